@@ -1,0 +1,45 @@
+// Command mpigo launches MPI jobs written with github.com/mpigo/mpigo/mpi (and any other
+// program) and reports what mpigo finds on this machine.
+//
+//	mpigo run -n 4 ./examples/pi          build the package once, run it as 4 ranks
+//	mpigo run -n 2 --tag-output hostname  any program
+//	mpigo info                            version, machine, every setting and its source
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func usage() {
+	fmt.Fprint(os.Stderr, `usage: mpigo <command> [arguments]
+
+commands:
+  run      run a program as an MPI job: mpigo run -n N PROGRAM [ARGS...]
+  info     show the version, the machine and every runtime setting
+  version  print the version
+
+Run 'mpigo run -h' for the flags of run.
+`)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "run", "exec":
+		os.Exit(runCmd(os.Args[2:]))
+	case "info":
+		os.Exit(infoCmd(os.Args[2:]))
+	case "version", "--version", "-version":
+		fmt.Println("mpigo", version())
+	case "help", "-h", "--help":
+		usage()
+	default:
+		fmt.Fprintf(os.Stderr, "mpigo: unknown command %q\n", os.Args[1])
+		usage()
+		os.Exit(2)
+	}
+}

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var mpigoBin, rankBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mpigo-test-bin")
+	if err != nil {
+		panic(err)
+	}
+	mpigoBin = filepath.Join(dir, "mpigo")
+	rankBin = filepath.Join(dir, "rankprog")
+	for _, b := range [][2]string{{mpigoBin, "."}, {rankBin, "./testdata/rankprog"}} {
+		cmd := exec.Command("go", "build", "-o", b[0], b[1])
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b[1], err, out)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type run struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+// mpigo runs the mpigo command with a hard deadline, so a hang fails the test instead
+// of stalling it.
+func mpigo(t *testing.T, stdin string, args ...string) run {
+	t.Helper()
+	cmd := exec.Command(mpigoBin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	cmd.Wait()
+	r := run{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+		t.Fatalf("mpigo %v was killed by %v (hung?)\nstdout:\n%s\nstderr:\n%s", args, ws.Signal(), r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "goroutine ") && !strings.Contains(r.stderr, "panic: deliberate") {
+		t.Errorf("mpigo %v printed a stack trace:\n%s", args, r.stderr)
+	}
+	return r
+}
+
+var pidLine = regexp.MustCompile(`pid (\d+) rank (\d+)`)
+
+// pids returns the process ids the ranks printed.
+func pids(out string) []int {
+	var ps []int
+	for _, m := range pidLine.FindAllStringSubmatch(out, -1) {
+		p, _ := strconv.Atoi(m[1])
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// assertGone checks that every pid has ended, waiting (bounded) on a pidfd: a process
+// that is not our child may take a moment to be killed by its parent-death signal.
+func assertGone(t *testing.T, ps []int) {
+	t.Helper()
+	for _, p := range ps {
+		fd, err := unix.PidfdOpen(p, 0)
+		if err != nil {
+			continue // already reaped
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, _ := unix.Poll(fds, 5000)
+		unix.Close(fd)
+		if n != 1 {
+			t.Errorf("process %d of the job is still running", p)
+		}
+	}
+}
+
+func TestHelloManyRanksOversubscribed(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "12", "--oversubscribe", rankBin, "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := len(pids(r.stdout)); got != 12 {
+		t.Fatalf("%d ranks reported, want 12:\n%s", got, r.stdout)
+	}
+}
+
+func TestOutputForwardingKeepsLinesWholeAndLosesNothing(t *testing.T) {
+	const n, lines = 4, 20000
+	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--tag-output", rankBin, "lines", strconv.Itoa(lines))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	seen := make([]int, n)
+	for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var tag, rk, i int
+		var rest string
+		if _, err := fmt.Sscanf(l, "[%d] rank %d line %d %s", &tag, &rk, &i, &rest); err != nil || tag != rk ||
+			rest != "abcdefghijklmnopqrstuvwxyz0123456789" {
+			if !strings.Contains(l, "pid") {
+				t.Fatalf("mangled line %q", l)
+			}
+			continue
+		}
+		if i != seen[rk] {
+			t.Fatalf("rank %d: line %d after %d lines", rk, i, seen[rk])
+		}
+		seen[rk]++
+	}
+	for rk, c := range seen {
+		if c != lines {
+			t.Errorf("rank %d: %d lines forwarded, want %d", rk, c, lines)
+		}
+		if want := fmt.Sprintf("[%d] rank %d stderr done\n", rk, rk); !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q (a last line without newline):\n%s", want, r.stderr)
+		}
+	}
+}
+
+func TestNonMPIProgram(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "3", "sh", "-c", "echo rank=$MPIGO_RANK size=$MPIGO_SIZE local=$MPIGO_LOCAL_RANK/$MPIGO_LOCAL_SIZE")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for i := 0; i < 3; i++ {
+		if want := fmt.Sprintf("rank=%d size=3 local=%d/3", i, i); !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q in\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestEnvironmentForwarding(t *testing.T) {
+	t.Setenv("MPIGO_TEST_FROM_LAUNCHER", "inherited")
+	r := mpigo(t, "", "run", "-n", "2", "-x", "FOO=bar baz", "-x", "MPIGO_TEST_FROM_LAUNCHER", rankBin, "env",
+		"FOO", "MPIGO_TEST_FROM_LAUNCHER", "MPIGO_RANK", "MPIGO_SIZE", "MPIGO_LOCAL_RANK", "MPIGO_LOCAL_SIZE")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for rk := 0; rk < 2; rk++ {
+		for _, kv := range []string{"FOO=bar baz", "MPIGO_TEST_FROM_LAUNCHER=inherited",
+			fmt.Sprintf("MPIGO_RANK=%d", rk), "MPIGO_SIZE=2", fmt.Sprintf("MPIGO_LOCAL_RANK=%d", rk), "MPIGO_LOCAL_SIZE=2"} {
+			if want := fmt.Sprintf("rank %d %s\n", rk, kv); !strings.Contains(r.stdout, want) {
+				t.Errorf("missing %q in\n%s", want, r.stdout)
+			}
+		}
+	}
+}
+
+func TestStdinGoesToRankZero(t *testing.T) {
+	r := mpigo(t, "one\ntwo\n", "run", "-n", "2", rankBin, "stdin")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "stdin: one\nstdin: two\n") || strings.Count(r.stdout, "stdin:") != 2 {
+		t.Errorf("stdin not delivered once to rank 0:\n%s", r.stdout)
+	}
+}
+
+func TestSingleton(t *testing.T) {
+	out, err := exec.Command(rankBin, "hello").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "rank 0") {
+		t.Errorf("singleton output %q", out)
+	}
+}
+
+func TestGoPackagePath(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "2", "../../examples/hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for i := 0; i < 2; i++ {
+		if want := fmt.Sprintf("hello from rank %d of 2", i); !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// failure checks a job that must fail: exit code, a message naming the rank and the
+// cause, no process left, in bounded time.
+func failure(t *testing.T, wantCode int, wantMsg string, args ...string) run {
+	t.Helper()
+	r := mpigo(t, "", args...)
+	if r.code != wantCode {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, wantCode, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, wantMsg) {
+		t.Errorf("stderr lacks %q:\n%s", wantMsg, r.stderr)
+	}
+	if r.took > 2*time.Second {
+		t.Errorf("the job took %v to end, want under 2s", r.took)
+	}
+	assertGone(t, pids(r.stdout))
+	return r
+}
+
+func TestRankFailure(t *testing.T) {
+	host, _ := os.Hostname()
+	cases := []struct {
+		name string
+		code int
+		msg  string
+		args []string
+	}{
+		{"at start", 7, "rank 1 (pid ", []string{"exit-at-start", "1", "7"}},
+		{"killed at start", 137, "was killed by signal 9", []string{"signal-at-start", "2"}},
+		{"in the middle", 7, "exited with code 7", []string{"exit-mid", "2", "7"}},
+		{"without finalize", 1, "without calling mpi.Finalize", []string{"no-finalize", "0"}},
+		{"panic with deferred finalize", 2, "panicked: deliberate failure in rank 1", []string{"panic", "1"}},
+		{"abort", 5, "called Abort with code 5", []string{"abort", "2", "5"}},
+		{"after finalize", 3, "exited with code 3", []string{"exit-after-finalize", "1", "3"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := failure(t, c.code, c.msg, append([]string{"run", "-n", "3", rankBin}, c.args...)...)
+			if !strings.Contains(r.stderr, "host "+host) {
+				t.Errorf("the message does not name the host %s:\n%s", host, r.stderr)
+			}
+		})
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "2", "--timeout", "0.5", rankBin, "block")
+	if r.code != 124 || !strings.Contains(r.stderr, "timed out") {
+		t.Errorf("exit %d, stderr %q; want 124 and a timeout message", r.code, r.stderr)
+	}
+	assertGone(t, pids(r.stdout))
+}
+
+// startJob starts mpigo in the background and waits until every rank printed "ready".
+func startJob(t *testing.T, n int, mode string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(mpigoBin, "run", "-n", strconv.Itoa(n), rankBin, mode)
+	pr, pw, _ := os.Pipe()
+	var out, errb bytes.Buffer
+	cmd.Stdout = pw
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	done := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		ready := 0
+		for ready < n {
+			k, err := pr.Read(buf)
+			out.Write(buf[:k])
+			ready = strings.Count(out.String(), "ready ")
+			if err != nil {
+				break
+			}
+		}
+		close(done)
+		// Keep draining so the ranks never block on output.
+		for {
+			k, err := pr.Read(buf)
+			out.Write(buf[:k])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the ranks never all said ready: %s %s", out.String(), errb.String())
+	}
+	return cmd, &out, &errb
+}
+
+func TestSignalForwarding(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, out, _ := startJob(t, 3, "wait-signal")
+			ps := pids(out.String())
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+				t.Errorf("exit code %d, want %d", code, 128+int(sig))
+			}
+			for rk := 0; rk < 3; rk++ {
+				if want := fmt.Sprintf("rank %d got %v", rk, sig); !strings.Contains(out.String(), want) {
+					t.Errorf("rank %d did not receive %v:\n%s", rk, sig, out.String())
+				}
+			}
+			assertGone(t, ps)
+		})
+	}
+}
+
+func TestLauncherKilledTakesRanksWithIt(t *testing.T) {
+	cmd, out, _ := startJob(t, 3, "block")
+	ps := pids(out.String())
+	if len(ps) != 3 {
+		t.Fatalf("pids %v from %q", ps, out.String())
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	assertGone(t, ps)
+}
+
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"run", "--frobnicate", "-n", "2", "hostname"}, "not defined: -frobnicate"},
+		{[]string{"run", "-n", "0", "hostname"}, "-n 0: the number of ranks must be at least 1"},
+		{[]string{"run", "-n", "-3", "hostname"}, "must be at least 1"},
+		{[]string{"run", "hostname"}, "-n is required"},
+		{[]string{"run", "-n", "2"}, "no program given"},
+		{[]string{"run", "-n", "2", "./no/such/program"}, "no such file or directory"},
+		{[]string{"run", "-n", "2", "no-such-command-mpigo"}, "not found in PATH"},
+		{[]string{"run", "-n", "two", "hostname"}, "invalid value \"two\" for flag -n"},
+		{[]string{"run", "-n", "2", "--set", "nonsense=1", "hostname"}, "--set \"nonsense=1\""},
+		{[]string{"frobnicate"}, "unknown command"},
+	}
+	for _, c := range cases {
+		r := mpigo(t, "", c.args...)
+		if r.code == 0 {
+			t.Errorf("mpigo %v: exit 0, want an error", c.args)
+		}
+		if !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("mpigo %v: stderr %q lacks %q", c.args, r.stderr, c.msg)
+		}
+	}
+}
+
+func TestInfoListsSettingsWithSources(t *testing.T) {
+	cmd := exec.Command(mpigoBin, "info")
+	cmd.Env = append(os.Environ(), "MPIGO_GROUP_STORAGE=dense")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"go1.", "cpus", "settings"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+// Rankprog is the program the mpigo command's tests launch: what it does is chosen by
+// its arguments, so that one binary plays every part (a rank that fails at start, in the
+// middle or at finalize, one that prints a lot, one that waits for a signal).
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/mpigo/mpigo/mpi"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: rankprog MODE [args]")
+		os.Exit(2)
+	}
+	mode := os.Args[1]
+	arg := func(i int) int {
+		v, _ := strconv.Atoi(os.Args[i])
+		return v
+	}
+	rank, _ := strconv.Atoi(os.Getenv("MPIGO_RANK"))
+	switch mode {
+	case "exit-at-start": // RANK CODE: that rank exits before Init; the others wait in Init
+		if rank == arg(2) {
+			os.Exit(arg(3))
+		}
+	case "signal-at-start": // RANK: that rank kills itself with SIGKILL before Init
+		if rank == arg(2) {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
+	fmt.Printf("pid %d rank %d\n", os.Getpid(), rank)
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	switch mode {
+	case "exit-mid": // RANK CODE: after Init, that rank exits; the others wait in Finalize
+		if rank == arg(2) {
+			os.Exit(arg(3))
+		}
+	case "no-finalize": // RANK: that rank returns from main without Finalize
+		if rank == arg(2) {
+			os.Exit(0)
+		}
+	case "panic": // RANK: that rank panics with Finalize deferred
+		defer mpi.Finalize()
+		if rank == arg(2) {
+			panic("deliberate failure in rank " + strconv.Itoa(rank))
+		}
+		return
+	case "abort": // RANK CODE
+		if rank == arg(2) {
+			mpi.World.Abort(arg(3))
+		}
+	case "exit-after-finalize": // RANK CODE: fails after a clean Finalize
+		mpi.Finalize()
+		if rank == arg(2) {
+			os.Exit(arg(3))
+		}
+		return
+	case "lines": // N: print N numbered lines on stdout and stderr, then exit at once
+		n := arg(2)
+		w := bufio.NewWriterSize(os.Stdout, 1<<16)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(w, "rank %d line %d %s\n", rank, i, "abcdefghijklmnopqrstuvwxyz0123456789")
+		}
+		w.Flush()
+		fmt.Fprintf(os.Stderr, "rank %d stderr done", rank) // no newline: the launcher adds one
+	case "env": // NAME...: print the named variables
+		for _, name := range os.Args[2:] {
+			fmt.Printf("rank %d %s=%s\n", rank, name, os.Getenv(name))
+		}
+	case "stdin": // rank 0 echoes its standard input
+		if rank == 0 {
+			sc := bufio.NewScanner(os.Stdin)
+			for sc.Scan() {
+				fmt.Println("stdin:", sc.Text())
+			}
+		}
+	case "wait-signal": // say ready, then report the signal the launcher forwards
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+		fmt.Printf("ready %d\n", rank)
+		s := <-sigs
+		fmt.Printf("rank %d got %v\n", rank, s)
+		os.Exit(0)
+	case "hello":
+	case "block": // say ready and wait forever (the test ends the job)
+		fmt.Printf("ready %d\n", rank)
+		select {}
+	}
+	if err := mpi.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,65 @@
+package transport
+
+import (
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Doorbell is what a rank sleeps on when it has waited long enough for a packet, and
+// what a peer (or a local reader goroutine) rings after handing it one. It is a pair of
+// 32-bit words that may live in shared memory: a counter that every ring bumps, and the
+// number of sleepers, so that a ring costs one atomic load when nobody sleeps.
+//
+// The futex is not process-private, so the words may be in a mapping shared between
+// processes. Waits always carry a timeout: a peer can die without ringing.
+type Doorbell struct {
+	seq      *uint32
+	sleepers *uint32
+}
+
+// NewDoorbell makes a doorbell over two words; they must be 4-byte aligned and stay
+// mapped as long as the doorbell is used. NewLocalDoorbell makes one in Go memory.
+func NewDoorbell(seq, sleepers *uint32) Doorbell { return Doorbell{seq, sleepers} }
+
+// NewLocalDoorbell makes a doorbell for this process alone.
+func NewLocalDoorbell() Doorbell {
+	w := new([2]uint32)
+	return Doorbell{&w[0], &w[1]}
+}
+
+// Seq returns the current ring count. A sleeper reads it, checks for work, then sleeps
+// with Wait(seq): a ring in between makes Wait return at once.
+func (d Doorbell) Seq() uint32 { return atomic.LoadUint32(d.seq) }
+
+// Ring wakes the sleepers, if any.
+func (d Doorbell) Ring() {
+	atomic.AddUint32(d.seq, 1)
+	if atomic.LoadUint32(d.sleepers) != 0 {
+		futex(d.seq, futexWake, 1<<30, nil)
+	}
+}
+
+// Wait sleeps until the ring count differs from seq, or timeout passes.
+func (d Doorbell) Wait(seq uint32, timeout time.Duration) {
+	atomic.AddUint32(d.sleepers, 1)
+	if atomic.LoadUint32(d.seq) == seq {
+		ts := unix.NsecToTimespec(int64(timeout))
+		futex(d.seq, futexWait, seq, &ts)
+	}
+	atomic.AddUint32(d.sleepers, ^uint32(0))
+}
+
+// Futex operations (linux/futex.h); x/sys/unix does not export them. Not private:
+// the word may be shared between processes.
+const (
+	futexWait = 0
+	futexWake = 1
+)
+
+func futex(addr *uint32, op int, val uint32, ts *unix.Timespec) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), uintptr(op), uintptr(val),
+		uintptr(unsafe.Pointer(ts)), 0, 0)
+}

@@ -1,0 +1,116 @@
+// Package transport is the contract between the point-to-point engine and the ways of
+// moving bytes to a peer: self, shared memory (shm) and TCP. A transport knows nothing
+// of tags, communicators or matching: it moves packets to a peer, in order, and says
+// what it can do and at what cost, so that the engine can choose a protocol for every
+// message (seed 003: the transport recommends the protocol).
+package transport
+
+import (
+	"errors"
+	"time"
+)
+
+// Header is the fixed part of every packet. Its fields mean what the point-to-point
+// engine says they mean; a transport copies it verbatim, ahead of the payload.
+type Header struct {
+	Kind    uint8 // packet kind (eager, rendezvous request, ...), defined by p2p
+	Flags   uint8 // kind-specific flags
+	_       [2]byte
+	Src     int32  // sender's world rank
+	Context uint32 // communicator context id
+	Tag     int32  // message tag
+	Len     uint64 // total message length in bytes
+	SendID  uint64 // sender's request cookie
+	RecvID  uint64 // receiver's request cookie
+	Addr    uint64 // sender's buffer address, for single-copy reads
+	Offset  uint64 // byte offset of this fragment in the message
+}
+
+// HeaderSize is the number of bytes a Header takes on the wire.
+const HeaderSize = 56
+
+// ErrWouldBlock is returned by Send when the packet does not fit now. Nothing was
+// written; the caller makes progress (Poll) and tries again.
+var ErrWouldBlock = errors.New("transport: would block")
+
+// ErrPeerGone is returned (wrapped) when a peer has died or closed its end.
+var ErrPeerGone = errors.New("transport: peer gone")
+
+// Handler receives packets. Payload is valid only during the call.
+type Handler interface {
+	Packet(h *Header, payload []byte)
+}
+
+// Endpoint is a connection to one peer.
+type Endpoint interface {
+	// Send writes one packet, h then payload, or returns ErrWouldBlock having written
+	// nothing. The transport has copied (or written out) both before it returns.
+	Send(h *Header, payload []byte) error
+	// MaxPayload is the largest payload one Send accepts.
+	MaxPayload() int
+	// Models lists the protocols this endpoint can carry and their cost, so the
+	// engine can build its selection table for this peer.
+	Models() []Model
+}
+
+// Transport reaches a set of peers.
+type Transport interface {
+	// Name is "self", "shm" or "tcp".
+	Name() string
+	// Reaches reports whether this transport can reach the world rank peer.
+	Reaches(peer int) bool
+	// Endpoint returns the endpoint for peer, connecting on first use.
+	Endpoint(peer int) (Endpoint, error)
+	// Poll hands every packet that has arrived to h, in per-peer order, without
+	// blocking, and returns how many it handed over.
+	Poll(h Handler) int
+	// Close releases everything the transport holds (mappings, sockets, files).
+	Close() error
+}
+
+// SingleCopy is implemented by transports that can copy straight from a peer's memory
+// (Linux cross-memory attach). addr is an address in the peer's address space.
+type SingleCopy interface {
+	ReadFrom(peer int, dst []byte, addr uint64) error
+}
+
+// Protocol is how a message travels.
+type Protocol uint8
+
+const (
+	// Eager copies the message into the packet: one copy in, one copy out, no handshake.
+	Eager Protocol = iota
+	// Pipeline sends a request, and after the match streams fragments through the
+	// transport's buffers: two copies, overlapped, sender and receiver copying at once.
+	Pipeline
+	// Get sends a request with the sender's address; the receiver copies the message
+	// straight out of the sender's memory (single copy), then tells it it is done.
+	Get
+)
+
+func (p Protocol) String() string {
+	switch p {
+	case Eager:
+		return "eager"
+	case Pipeline:
+		return "pipeline"
+	case Get:
+		return "get"
+	}
+	return "protocol?"
+}
+
+// Model is a protocol's cost on an endpoint: Fixed + n/Bandwidth for an n-byte message,
+// for n in [MinSize, MaxSize] (MaxSize 0: unbounded).
+type Model struct {
+	Protocol  Protocol
+	MinSize   int64
+	MaxSize   int64
+	Fixed     time.Duration
+	Bandwidth float64 // bytes per second
+}
+
+// Cost estimates the time an n-byte message takes.
+func (m Model) Cost(n int64) time.Duration {
+	return m.Fixed + time.Duration(float64(n)/m.Bandwidth*1e9)
+}

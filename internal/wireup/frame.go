@@ -1,0 +1,54 @@
+package wireup
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Message types. Up: rank (or agent) to launcher; down: launcher to rank.
+const (
+	MsgHello    byte = 1 // up: pid (uvarint); the rank has called Init
+	MsgFenceUp  byte = 2 // up: a Contribution (see encode.go)
+	MsgFenceDn  byte = 3 // down: the fence's result (see encode.go)
+	MsgAbort    byte = 4 // up: code (varint), message (rest)
+	MsgFinalize byte = 5 // up: the rank finished cleanly
+	MsgError    byte = 6 // down: the job is failing; text follows
+)
+
+// maxFrame bounds a frame: a fence at 16,384 ranks with a few hundred bytes each is
+// well under it; anything larger is a corrupt stream.
+const maxFrame = 1 << 30
+
+// WriteFrame writes one frame: 4-byte little-endian length of type+body, type, body.
+func WriteFrame(w io.Writer, typ byte, body []byte) error {
+	buf := make([]byte, 5, 5+len(body))
+	binary.LittleEndian.PutUint32(buf, uint32(1+len(body)))
+	buf[4] = typ
+	_, err := w.Write(append(buf, body...))
+	return err
+}
+
+// ReadFrame reads one frame into buf (grown as needed) and returns its type and body.
+func ReadFrame(r io.Reader, buf []byte) (typ byte, body []byte, err error) {
+	var hdr [4]byte
+	if _, err = io.ReadFull(r, hdr[:]); err != nil {
+		return 0, buf, err
+	}
+	n := binary.LittleEndian.Uint32(hdr[:])
+	if n == 0 || n > maxFrame {
+		return 0, buf, fmt.Errorf("wireup: bad frame length %d", n)
+	}
+	if cap(buf) < int(n) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err = io.ReadFull(r, buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, buf, err
+	}
+	return buf[0], buf[1:], nil
+}

@@ -1,0 +1,156 @@
+package mpi
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/pm"
+	"github.com/mpigo/mpigo/internal/wireup"
+)
+
+const (
+	stateNone int32 = iota
+	stateInit
+	stateFinal
+)
+
+var (
+	lifeMu sync.Mutex
+	state  atomic.Int32
+	proc   pm.Client
+	epoch  = time.Now()
+)
+
+// Init starts MPI in this process: it joins the job the launcher started (or becomes a
+// job of one rank when there is none) and connects the ranks. Call it once, before any
+// other MPI call, and defer Finalize.
+func Init() error {
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	switch state.Load() {
+	case stateInit:
+		return errorf(ClassOther, "Init", "MPI is already initialised")
+	case stateFinal:
+		return errorf(ClassOther, "Init", "MPI was finalised; it cannot be initialised again")
+	}
+	c, err := connect()
+	if err != nil {
+		return &Error{Class: ClassOther, Op: "Init", Msg: "cannot reach the process manager", Err: err}
+	}
+	if err := startWorld(c); err != nil {
+		return err
+	}
+	proc = c
+	state.Store(stateInit)
+	return nil
+}
+
+// connect finds who launched this process: mpigo's own launcher, or nobody (singleton).
+// Launchers speaking PMI are detected here too, with a clear word on those mpigo does not speak.
+func connect() (pm.Client, error) {
+	c, err := wireup.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		wireup.OnLauncherLost = func(err error) {
+			fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v; exiting\n", c.Rank(), err)
+			os.Exit(1)
+		}
+		if err := c.Hello(); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	for _, v := range []string{"PMIX_RANK", "PMIX_VERSION", "PRTE_LAUNCHED"} {
+		if _, ok := os.LookupEnv(v); ok {
+			return nil, fmt.Errorf("launched by a PMIx launcher (prterun or srun --mpi=pmix), which mpigo does not speak; use mpigo run")
+		}
+	}
+	for _, v := range []string{"PMI_FD", "PMI_PORT"} {
+		if _, ok := os.LookupEnv(v); ok {
+			return nil, fmt.Errorf("launched by a PMI launcher (%s is set); mpigo does not speak PMI yet; use mpigo run", v)
+		}
+	}
+	return pm.Singleton(), nil
+}
+
+// Initialized reports whether Init has succeeded.
+func Initialized() bool { return state.Load() != stateNone }
+
+// Finalized reports whether Finalize has run.
+func Finalized() bool { return state.Load() == stateFinal }
+
+// Finalize ends MPI in this process, once every rank has reached it. It is safe to
+// defer: called before a successful Init, or twice, it returns an error; deferred
+// directly (defer mpi.Finalize()) while the program panics, it reports the panic with
+// its stack, ends the whole job, and exits with code 2, so that no rank waits forever
+// for one that is gone.
+func Finalize() error {
+	if r := recover(); r != nil {
+		fmt.Fprintf(os.Stderr, "panic: %v\n\n%s", r, debug.Stack())
+		if state.Load() == stateInit {
+			proc.Abort(2, fmt.Sprintf("rank %d panicked: %v", proc.Rank(), r))
+		}
+		os.Exit(2)
+	}
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	switch state.Load() {
+	case stateNone:
+		return errorf(ClassOther, "Finalize", "MPI is not initialised")
+	case stateFinal:
+		return errorf(ClassOther, "Finalize", "MPI is already finalised")
+	}
+	err := stopWorld()
+	if ferr := proc.Fence(); ferr != nil && err == nil {
+		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "waiting for the other ranks", Err: ferr}
+	}
+	if ferr := proc.Finalize(); ferr != nil && err == nil {
+		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "telling the launcher", Err: ferr}
+	}
+	state.Store(stateFinal)
+	return err
+}
+
+// Abort ends every rank of the job with code (MPI_Abort on the world communicator).
+// It does not return.
+func Abort(code int) {
+	if state.Load() == stateInit {
+		proc.Abort(code, "")
+	}
+	os.Exit(code)
+}
+
+// Wtime returns the elapsed time in seconds since an arbitrary moment in the past that
+// does not change while the process runs.
+func Wtime() float64 { return time.Since(epoch).Seconds() }
+
+// Wtick is the resolution of Wtime, in seconds.
+func Wtick() float64 { return 1e-9 }
+
+// ProcessorName names the machine this rank runs on.
+func ProcessorName() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "localhost"
+	}
+	return h
+}
+
+// ThreadLevel is the thread support MPI provides.
+type ThreadLevel int
+
+const (
+	ThreadSingle ThreadLevel = iota
+	ThreadFunneled
+	ThreadSerialized
+	ThreadMultiple
+)
+
+// QueryThread reports the thread level: every mpigo call is safe from many goroutines at once.
+func QueryThread() ThreadLevel { return ThreadMultiple }
