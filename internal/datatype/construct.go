@@ -1,0 +1,597 @@
+package datatype
+
+import (
+	"fmt"
+	"math"
+)
+
+// Order is the storage order of multi-dimensional arrays in Subarray and Darray.
+type Order int64
+
+// Array storage orders.
+const (
+	OrderC       Order = 0 // row-major: the last index varies fastest
+	OrderFortran Order = 1 // column-major: the first index varies fastest
+)
+
+// Distribution of one dimension in Darray.
+type Distribution int64
+
+// Darray distributions.
+const (
+	DistributeNone   Distribution = 0
+	DistributeBlock  Distribution = 1
+	DistributeCyclic Distribution = 2
+)
+
+// DefaultDarg asks Darray for the default distribution argument.
+const DefaultDarg int64 = -1
+
+func checkCount(arg string, n int64) error {
+	if n < 0 {
+		return argErr(arg, "must be >= 0, got %d", n)
+	}
+	return nil
+}
+
+// finish computes size, bounds, alignment and kind of t from t.def.
+// It is the only place bounds are derived, and every constructor goes through
+// it, so overflow is caught at construction.
+func (t *Type) finish() (*Type, error) {
+	var c checked
+	first := true
+	dataFirst := true
+	kindSet := false
+	t.kind = KindNone
+	t.align = 1
+	// span merges the block [lo, hi) and the data [tlo, thi) into t's bounds.
+	span := func(lo, hi int64, old *Type, tlo, thi int64) {
+		if first || lo < t.lb {
+			t.lb = lo
+		}
+		if first || hi > t.ub {
+			t.ub = hi
+		}
+		first = false
+		if old.size > 0 {
+			if dataFirst || tlo < t.tlb {
+				t.tlb = tlo
+			}
+			if dataFirst || thi > t.tub {
+				t.tub = thi
+			}
+			dataFirst = false
+		}
+		t.align = max(t.align, old.align)
+		if old.size > 0 || old.kind != KindNone {
+			if !kindSet {
+				t.kind, kindSet = old.kind, true
+			} else if t.kind != old.kind {
+				t.kind = KindNone
+			}
+		}
+	}
+	switch d := t.def; d.op {
+	case defVec:
+		old := d.old
+		ext := old.Extent()
+		if d.count > 0 && d.blen > 0 {
+			last := c.mul(d.count-1, d.stride)
+			smin, smax := min(0, last), max(0, last)
+			inner := c.mul(d.blen-1, ext)
+			span(c.add(smin, old.lb), c.add(c.add(smax, inner), old.ub), old,
+				c.add(smin, old.tlb), c.add(c.add(smax, inner), old.tub))
+			t.size = c.mul(c.mul(d.count, d.blen), old.size)
+		}
+	case defBlocks:
+		if d.blocks == nil {
+			// One old type: find the extreme blocks first, then merge
+			// bounds once, so a 100k-block index costs one tight loop.
+			old := d.old
+			ext := old.Extent()
+			var lo, hi, total int64
+			any := false
+			// Overflow of disp*unit and (n-1)*ext is checked against limits
+			// divided out once: a division per block would dominate.
+			dmin, dmax, nmax := int64(math.MinInt64), int64(math.MaxInt64), int64(math.MaxInt64)
+			if d.unit > 0 {
+				dmin, dmax = math.MinInt64/d.unit, math.MaxInt64/d.unit
+			}
+			if ext > 0 {
+				nmax = math.MaxInt64 / ext
+			}
+			for i, dd := range d.disps {
+				n := d.blen
+				if d.lens != nil {
+					n = d.lens[i]
+				}
+				if dd < dmin || dd > dmax {
+					return nil, fmt.Errorf("%w: displs[%d] = %d times %d", ErrOverflow, i, dd, d.unit)
+				}
+				if n <= 0 {
+					if n < 0 {
+						return nil, argErr(fmt.Sprintf("blocklens[%d]", i), "must be >= 0, got %d", n)
+					}
+					continue
+				}
+				if n-1 > nmax {
+					return nil, fmt.Errorf("%w: blocklens[%d] = %d copies of extent %d", ErrOverflow, i, n, ext)
+				}
+				start := dd * d.unit
+				end := c.add(start, (n-1)*ext)
+				if !any || start < lo {
+					lo = start
+				}
+				if !any || end > hi {
+					hi = end
+				}
+				any = true
+				total = c.add(total, n)
+			}
+			if any {
+				span(c.add(lo, old.lb), c.add(hi, old.ub), old, c.add(lo, old.tlb), c.add(hi, old.tub))
+				t.size = c.mul(total, old.size)
+			}
+			break
+		}
+		for i := range d.nblocks() {
+			b := d.block(i)
+			if b.n == 0 {
+				continue
+			}
+			inner := c.mul(b.n-1, b.t.Extent())
+			span(c.add(b.disp, b.t.lb), c.add(c.add(b.disp, inner), b.t.ub), b.t,
+				c.add(b.disp, b.t.tlb), c.add(c.add(b.disp, inner), b.t.tub))
+			t.size = c.add(t.size, c.mul(b.n, b.t.size))
+		}
+		if t.comb == CombinerStruct && !first {
+			// MPI pads a struct's extent to its strictest alignment, as C does.
+			ext := c.add(t.ub, -t.lb)
+			if r := ext % t.align; r != 0 {
+				t.ub = c.add(t.ub, t.align-r)
+			}
+		}
+	case defResized:
+		old := d.old
+		t.size, t.tlb, t.tub, t.align, t.kind = old.size, old.tlb, old.tub, old.align, old.kind
+	}
+	if t.size == 0 {
+		t.tlb, t.tub = 0, 0
+	}
+	if c.of {
+		return nil, fmt.Errorf("%w: %s type", ErrOverflow, t.comb)
+	}
+	if _, of := add(t.ub, -t.lb); of {
+		return nil, fmt.Errorf("%w: %s type extent", ErrOverflow, t.comb)
+	}
+	return t, nil
+}
+
+// Contiguous returns count copies of old laid end to end by extent
+// (MPI_Type_contiguous).
+func Contiguous(count int64, old *Type) (*Type, error) {
+	if err := checkCount("count", count); err != nil {
+		return nil, err
+	}
+	if err := usable("old", old); err != nil {
+		return nil, err
+	}
+	t := &Type{comb: CombinerContiguous, ints: []int64{count}, types: []*Type{old},
+		def: def{op: defVec, count: 1, blen: count, old: old}}
+	return t.finish()
+}
+
+// Vector returns count blocks of blocklen copies of old, the blocks stride
+// extents of old apart (MPI_Type_vector).
+func Vector(count, blocklen, stride int64, old *Type) (*Type, error) {
+	if err := checkVec(count, blocklen, old); err != nil {
+		return nil, err
+	}
+	bstride, of := mul(stride, old.Extent())
+	if of {
+		return nil, fmt.Errorf("%w: stride %d * extent %d", ErrOverflow, stride, old.Extent())
+	}
+	t := &Type{comb: CombinerVector, ints: []int64{count, blocklen, stride}, types: []*Type{old},
+		def: def{op: defVec, count: count, blen: blocklen, stride: bstride, old: old}}
+	return t.finish()
+}
+
+// Hvector is Vector with the stride in bytes (MPI_Type_create_hvector).
+func Hvector(count, blocklen, stride int64, old *Type) (*Type, error) {
+	if err := checkVec(count, blocklen, old); err != nil {
+		return nil, err
+	}
+	t := &Type{comb: CombinerHvector, ints: []int64{count, blocklen}, addrs: []int64{stride},
+		types: []*Type{old}, def: def{op: defVec, count: count, blen: blocklen, stride: stride, old: old}}
+	return t.finish()
+}
+
+func checkVec(count, blocklen int64, old *Type) error {
+	if err := checkCount("count", count); err != nil {
+		return err
+	}
+	if err := checkCount("blocklen", blocklen); err != nil {
+		return err
+	}
+	return usable("old", old)
+}
+
+// Indexed returns blocks of blocklens[i] copies of old at displacements
+// displs[i] in extents of old (MPI_Type_indexed).
+func Indexed(blocklens, displs []int64, old *Type) (*Type, error) {
+	return indexed(CombinerIndexed, blocklens, displs, old)
+}
+
+// Hindexed is Indexed with byte displacements (MPI_Type_create_hindexed).
+func Hindexed(blocklens, displs []int64, old *Type) (*Type, error) {
+	return indexed(CombinerHindexed, blocklens, displs, old)
+}
+
+func indexed(comb Combiner, blocklens, displs []int64, old *Type) (*Type, error) {
+	if err := usable("old", old); err != nil {
+		return nil, err
+	}
+	unit := int64(1)
+	if comb == CombinerIndexed {
+		unit = old.Extent()
+	}
+	if len(blocklens) != len(displs) {
+		return nil, argErr("displs", "length %d differs from blocklens length %d", len(displs), len(blocklens))
+	}
+	n := len(blocklens)
+	// finish checks each block: one pass over 100k blocks, not two.
+	t := &Type{comb: comb, types: []*Type{old}}
+	if comb == CombinerIndexed {
+		t.ints = make([]int64, 1+2*n)
+		t.ints[0] = int64(n)
+		copy(t.ints[1:], blocklens)
+		copy(t.ints[1+n:], displs)
+		t.def = def{op: defBlocks, old: old, unit: unit, lens: t.ints[1 : 1+n], disps: t.ints[1+n:]}
+	} else {
+		t.ints = make([]int64, 1+n)
+		t.ints[0] = int64(n)
+		copy(t.ints[1:], blocklens)
+		t.addrs = append([]int64(nil), displs...)
+		t.def = def{op: defBlocks, old: old, unit: unit, lens: t.ints[1:], disps: t.addrs}
+	}
+	return t.finish()
+}
+
+// IndexedBlock is Indexed with one block length (MPI_Type_create_indexed_block).
+func IndexedBlock(blocklen int64, displs []int64, old *Type) (*Type, error) {
+	return indexedBlock(CombinerIndexedBlock, blocklen, displs, old)
+}
+
+// HindexedBlock is IndexedBlock with byte displacements
+// (MPI_Type_create_hindexed_block).
+func HindexedBlock(blocklen int64, displs []int64, old *Type) (*Type, error) {
+	return indexedBlock(CombinerHindexedBlock, blocklen, displs, old)
+}
+
+func indexedBlock(comb Combiner, blocklen int64, displs []int64, old *Type) (*Type, error) {
+	if err := checkCount("blocklen", blocklen); err != nil {
+		return nil, err
+	}
+	if err := usable("old", old); err != nil {
+		return nil, err
+	}
+	unit := int64(1)
+	if comb == CombinerIndexedBlock {
+		unit = old.Extent()
+	}
+	t := &Type{comb: comb, types: []*Type{old}}
+	if comb == CombinerIndexedBlock {
+		t.ints = append([]int64{int64(len(displs)), blocklen}, displs...)
+		t.def = def{op: defBlocks, old: old, unit: unit, blen: blocklen, disps: t.ints[2:]}
+	} else {
+		t.ints = []int64{int64(len(displs)), blocklen}
+		t.addrs = append([]int64(nil), displs...)
+		t.def = def{op: defBlocks, old: old, unit: unit, blen: blocklen, disps: t.addrs}
+	}
+	return t.finish()
+}
+
+// Struct returns blocks of blocklens[i] copies of types[i] at byte
+// displacements displs[i] (MPI_Type_create_struct). The extent is padded to a
+// multiple of the strictest alignment of the members, as in C.
+func Struct(blocklens, displs []int64, types []*Type) (*Type, error) {
+	n := len(blocklens)
+	if len(displs) != n {
+		return nil, argErr("displs", "length %d differs from blocklens length %d", len(displs), n)
+	}
+	if len(types) != n {
+		return nil, argErr("types", "length %d differs from blocklens length %d", len(types), n)
+	}
+	bl := make([]block, n)
+	for i := range n {
+		if blocklens[i] < 0 {
+			return nil, argErr(fmt.Sprintf("blocklens[%d]", i), "must be >= 0, got %d", blocklens[i])
+		}
+		if err := usable(fmt.Sprintf("types[%d]", i), types[i]); err != nil {
+			return nil, err
+		}
+		bl[i] = block{displs[i], blocklens[i], types[i]}
+	}
+	t := &Type{comb: CombinerStruct, def: def{op: defBlocks, blocks: bl},
+		ints:  append([]int64{int64(n)}, blocklens...),
+		addrs: append([]int64(nil), displs...), types: append([]*Type(nil), types...)}
+	return t.finish()
+}
+
+// Resized returns old with lower bound lb and extent extent
+// (MPI_Type_create_resized). Negative extents are refused.
+func Resized(old *Type, lb, extent int64) (*Type, error) {
+	if err := usable("old", old); err != nil {
+		return nil, err
+	}
+	if extent < 0 {
+		return nil, argErr("extent", "must be >= 0, got %d", extent)
+	}
+	ub, of := add(lb, extent)
+	if of {
+		return nil, fmt.Errorf("%w: lb %d + extent %d", ErrOverflow, lb, extent)
+	}
+	t := &Type{comb: CombinerResized, addrs: []int64{lb, extent}, types: []*Type{old},
+		def: def{op: defResized, old: old}}
+	if _, err := t.finish(); err != nil {
+		return nil, err
+	}
+	t.lb, t.ub = lb, ub
+	return t, nil
+}
+
+// Dup returns a new type with the typemap of old (MPI_Type_dup); it is
+// committed if old is.
+func Dup(old *Type) (*Type, error) {
+	if err := usable("old", old); err != nil {
+		return nil, err
+	}
+	t := &Type{comb: CombinerDup, types: []*Type{old}, def: def{op: defResized, old: old}}
+	if _, err := t.finish(); err != nil {
+		return nil, err
+	}
+	t.lb, t.ub = old.lb, old.ub
+	t.kind = old.kind
+	if old.committed {
+		if err := t.Commit(); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Subarray returns the sub-block subsizes at starts of an array of sizes
+// elements of old in order (MPI_Type_create_subarray). Its lower bound is 0
+// and its extent the whole array's.
+func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, error) {
+	if err := usable("old", old); err != nil {
+		return nil, err
+	}
+	nd := len(sizes)
+	if nd == 0 {
+		return nil, argErr("sizes", "must have at least one dimension")
+	}
+	if len(subsizes) != nd {
+		return nil, argErr("subsizes", "length %d differs from sizes length %d", len(subsizes), nd)
+	}
+	if len(starts) != nd {
+		return nil, argErr("starts", "length %d differs from sizes length %d", len(starts), nd)
+	}
+	if order != OrderC && order != OrderFortran {
+		return nil, argErr("order", "must be OrderC or OrderFortran, got %d", order)
+	}
+	for i := range nd {
+		if sizes[i] < 1 {
+			return nil, argErr(fmt.Sprintf("sizes[%d]", i), "must be >= 1, got %d", sizes[i])
+		}
+		if subsizes[i] < 1 || subsizes[i] > sizes[i] {
+			return nil, argErr(fmt.Sprintf("subsizes[%d]", i), "must be in 1..sizes[%d]=%d, got %d", i, sizes[i], subsizes[i])
+		}
+		if starts[i] < 0 || starts[i] > sizes[i]-subsizes[i] {
+			return nil, argErr(fmt.Sprintf("starts[%d]", i), "must be in 0..sizes-subsizes=%d, got %d", sizes[i]-subsizes[i], starts[i])
+		}
+	}
+	// Visit dimensions from fastest to slowest varying.
+	dims := make([]int, nd)
+	for i := range nd {
+		if order == OrderC {
+			dims[i] = nd - 1 - i
+		} else {
+			dims[i] = i
+		}
+	}
+	var c checked
+	ext := old.Extent()
+	stride := ext
+	var disp int64
+	cur := old
+	for _, d := range dims {
+		// One row of this dimension: subsizes[d] copies of cur, stride apart.
+		nt := &Type{comb: CombinerHvector, def: def{op: defVec, count: subsizes[d], blen: 1, stride: stride, old: cur}}
+		if _, err := nt.finish(); err != nil {
+			return nil, err
+		}
+		cur = nt
+		disp = c.add(disp, c.mul(starts[d], stride))
+		stride = c.mul(stride, sizes[d])
+	}
+	if c.of {
+		return nil, fmt.Errorf("%w: subarray of %v", ErrOverflow, sizes)
+	}
+	shifted := &Type{comb: CombinerHindexed, def: def{op: defBlocks, blocks: []block{{disp, 1, cur}}}}
+	if _, err := shifted.finish(); err != nil {
+		return nil, err
+	}
+	t := &Type{comb: CombinerSubarray, types: []*Type{old}, def: def{op: defResized, old: shifted}}
+	t.ints = append(append(append(append([]int64{int64(nd)}, sizes...), subsizes...), starts...), int64(order))
+	if _, err := t.finish(); err != nil {
+		return nil, err
+	}
+	t.lb, t.ub = 0, stride
+	return t, nil
+}
+
+// dimRuns are the indexes of one Darray dimension a process owns: nfull
+// blocks of k indexes, the first at first, step apart, then last indexes
+// (0 <= last < k) at first+nfull*step.
+type dimRuns struct {
+	first, nfull, k, step, last int64
+}
+
+// Darray returns the part of a gsizes array of old owned by process rank of
+// size processes arranged in a psizes grid (MPI_Type_create_darray). dargs[i]
+// may be DefaultDarg. The lower bound is 0 and the extent the whole array's.
+func Darray(size, rank int64, gsizes []int64, distribs []Distribution, dargs, psizes []int64,
+	order Order, old *Type) (*Type, error) {
+	if err := usable("old", old); err != nil {
+		return nil, err
+	}
+	if size < 1 {
+		return nil, argErr("size", "must be >= 1, got %d", size)
+	}
+	if rank < 0 || rank >= size {
+		return nil, argErr("rank", "must be in 0..size-1=%d, got %d", size-1, rank)
+	}
+	nd := len(gsizes)
+	if nd == 0 {
+		return nil, argErr("gsizes", "must have at least one dimension")
+	}
+	for i, l := range []int{len(distribs), len(dargs), len(psizes)} {
+		if l != nd {
+			return nil, argErr([]string{"distribs", "dargs", "psizes"}[i], "length %d differs from gsizes length %d", l, nd)
+		}
+	}
+	if order != OrderC && order != OrderFortran {
+		return nil, argErr("order", "must be OrderC or OrderFortran, got %d", order)
+	}
+	nprocs := int64(1)
+	for i := range nd {
+		if psizes[i] < 1 {
+			return nil, argErr(fmt.Sprintf("psizes[%d]", i), "must be >= 1, got %d", psizes[i])
+		}
+		var of bool
+		if nprocs, of = mul(nprocs, psizes[i]); of {
+			return nil, fmt.Errorf("%w: psizes", ErrOverflow)
+		}
+	}
+	if nprocs != size {
+		return nil, argErr("psizes", "product %d differs from size %d", nprocs, size)
+	}
+	// Process coordinates are always row-major in the process grid.
+	coords := make([]int64, nd)
+	r := rank
+	for i := nd - 1; i >= 0; i-- {
+		coords[i] = r % psizes[i]
+		r /= psizes[i]
+	}
+	// runs[i]: the owned indexes of dimension i, regular so that a cyclic
+	// distribution of a billion elements is not a billion blocks.
+	runs := make([]dimRuns, nd)
+	for i := range nd {
+		g, p, dg := gsizes[i], psizes[i], dargs[i]
+		arg := fmt.Sprintf("dargs[%d]", i)
+		if g < 1 {
+			return nil, argErr(fmt.Sprintf("gsizes[%d]", i), "must be >= 1, got %d", g)
+		}
+		switch distribs[i] {
+		case DistributeNone:
+			if p != 1 {
+				return nil, argErr(fmt.Sprintf("psizes[%d]", i), "must be 1 for DistributeNone, got %d", p)
+			}
+			runs[i] = dimRuns{0, 1, g, 0, 0}
+		case DistributeBlock:
+			b := (g + p - 1) / p
+			if dg != DefaultDarg {
+				if dg < 1 {
+					return nil, argErr(arg, "must be >= 1 or DefaultDarg, got %d", dg)
+				}
+				if bp, of := mul(dg, p); of || bp < g {
+					return nil, argErr(arg, "block %d * psizes %d must cover gsizes %d", dg, p, g)
+				}
+				b = dg
+			}
+			lo := min(coords[i]*b, g)
+			hi := min(lo+b, g)
+			if hi > lo {
+				runs[i] = dimRuns{lo, 1, hi - lo, 0, 0}
+			}
+		case DistributeCyclic:
+			k := int64(1)
+			if dg != DefaultDarg {
+				if dg < 1 {
+					return nil, argErr(arg, "must be >= 1 or DefaultDarg, got %d", dg)
+				}
+				k = dg
+			}
+			step, of := mul(k, p)
+			if of {
+				return nil, fmt.Errorf("%w: %s * psizes", ErrOverflow, arg)
+			}
+			if first := coords[i] * k; first < g {
+				nb := (g - first + step - 1) / step // blocks starting below g
+				last := min(k, g-(first+(nb-1)*step))
+				if last == k {
+					runs[i] = dimRuns{first, nb, k, step, 0}
+				} else {
+					runs[i] = dimRuns{first, nb - 1, k, step, last}
+				}
+			}
+		default:
+			return nil, argErr(fmt.Sprintf("distribs[%d]", i), "unknown distribution %d", distribs[i])
+		}
+	}
+	dims := make([]int, nd)
+	for i := range nd {
+		if order == OrderC {
+			dims[i] = nd - 1 - i
+		} else {
+			dims[i] = i
+		}
+	}
+	var c checked
+	stride := old.Extent()
+	cur := old
+	for _, d := range dims {
+		// This dimension's owned runs of cur, each cur resized to one row.
+		row, err := Resized(cur, 0, stride)
+		if err != nil {
+			return nil, err
+		}
+		ru := runs[d]
+		bl := []block{} // non-nil: an empty list, not the array form
+		if ru.nfull > 0 {
+			hv := &Type{comb: CombinerHvector, def: def{op: defVec, count: ru.nfull, blen: ru.k,
+				stride: c.mul(ru.step, stride), old: row}}
+			if _, err := hv.finish(); err != nil {
+				return nil, err
+			}
+			bl = append(bl, block{c.mul(ru.first, stride), 1, hv})
+		}
+		if ru.last > 0 {
+			bl = append(bl, block{c.mul(c.add(ru.first, c.mul(ru.nfull, ru.step)), stride), ru.last, row})
+		}
+		nt := &Type{comb: CombinerHindexed, def: def{op: defBlocks, blocks: bl}}
+		if _, err := nt.finish(); err != nil {
+			return nil, err
+		}
+		cur = nt
+		stride = c.mul(stride, gsizes[d])
+	}
+	if c.of {
+		return nil, fmt.Errorf("%w: darray of %v", ErrOverflow, gsizes)
+	}
+	t := &Type{comb: CombinerDarray, types: []*Type{old}, def: def{op: defResized, old: cur}}
+	t.ints = []int64{size, rank, int64(nd)}
+	t.ints = append(t.ints, gsizes...)
+	for _, d := range distribs {
+		t.ints = append(t.ints, int64(d))
+	}
+	t.ints = append(t.ints, dargs...)
+	t.ints = append(t.ints, psizes...)
+	t.ints = append(t.ints, int64(order))
+	if _, err := t.finish(); err != nil {
+		return nil, err
+	}
+	t.lb, t.ub = 0, stride
+	return t, nil
+}

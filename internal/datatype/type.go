@@ -1,0 +1,320 @@
+package datatype
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Kind is the Go element kind of a predefined type. Reductions use it to pick a
+// typed operator; derived types report the kind shared by all their elements, or
+// KindNone when they mix kinds.
+type Kind uint8
+
+// The element kinds. The pair kinds are the MPI types for MAXLOC and MINLOC.
+const (
+	KindNone Kind = iota
+	KindInt8
+	KindInt16
+	KindInt32
+	KindInt64
+	KindInt
+	KindUint8
+	KindUint16
+	KindUint32
+	KindUint64
+	KindUint
+	KindFloat32
+	KindFloat64
+	KindComplex64
+	KindComplex128
+	KindBool
+	KindByte
+	KindFloat32Int32 // MPI_FLOAT_INT: {float32; int32}
+	KindFloat64Int32 // MPI_DOUBLE_INT: {float64; int32; pad}
+	KindInt64Int32   // MPI_LONG_INT: {int64; int32; pad}
+	KindInt32Int32   // MPI_2INT: {int32; int32}
+	KindInt16Int32   // MPI_SHORT_INT: {int16; pad; int32}
+)
+
+var kindNames = [...]string{"none", "int8", "int16", "int32", "int64", "int", "uint8", "uint16",
+	"uint32", "uint64", "uint", "float32", "float64", "complex64", "complex128", "bool", "byte",
+	"float32int32", "float64int32", "int64int32", "int32int32", "int16int32"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Combiner says which constructor made a type (MPI_COMBINER_*).
+type Combiner uint8
+
+// The combiners.
+const (
+	CombinerNamed Combiner = iota
+	CombinerDup
+	CombinerContiguous
+	CombinerVector
+	CombinerHvector
+	CombinerIndexed
+	CombinerHindexed
+	CombinerIndexedBlock
+	CombinerHindexedBlock
+	CombinerStruct
+	CombinerSubarray
+	CombinerDarray
+	CombinerResized
+)
+
+var combinerNames = [...]string{"named", "dup", "contiguous", "vector", "hvector", "indexed",
+	"hindexed", "indexed_block", "hindexed_block", "struct", "subarray", "darray", "resized"}
+
+func (c Combiner) String() string {
+	if int(c) < len(combinerNames) {
+		return combinerNames[c]
+	}
+	return fmt.Sprintf("Combiner(%d)", uint8(c))
+}
+
+// Type is an MPI datatype: a typemap of basic elements at byte displacements,
+// with a lower bound and an extent. A Type is immutable after construction
+// except for Commit and Free; it may be used by many goroutines at once once
+// committed.
+type Type struct {
+	name string
+	kind Kind // element kind shared by all basic elements, or KindNone
+	comb Combiner
+
+	// Envelope and contents, as the constructor was called.
+	ints  []int64
+	addrs []int64
+	types []*Type
+
+	size  int64 // bytes of data in one instance
+	lb    int64
+	ub    int64
+	tlb   int64 // true lower bound: lowest byte of data
+	tub   int64 // true upper bound: one past the highest byte of data
+	align int64 // strictest alignment of a basic element, for struct padding
+
+	// def is how the typemap is made of old types, in the form the compiler
+	// consumes.
+	def def
+
+	predefined bool
+	committed  bool
+	freed      bool
+
+	commitOnce  sync.Once
+	commitErr   error
+	compileOnce sync.Once
+	prog        *node // compiled program for one instance
+	rep         *node // committed, not contiguous: a vector of prog at the extent, for count > 1
+	repNode     node  // rep's storage, saving Commit an allocation
+	compileErr  error
+	contig      bool // committed: one instance is size bytes at tlb, and extent == size
+}
+
+// def describes a derived typemap. Vector-like constructors become one
+// strided op (vector -> hvector at construction), indexed-like ones a block
+// list (indexed -> hindexed), so the compiler sees three shapes only.
+type def struct {
+	op     defOp
+	count  int64 // defVec: count blocks
+	blen   int64 // defVec: copies of old per block
+	stride int64 // defVec: bytes between blocks
+	old    *Type // defVec, defResized
+	blocks []block
+	// defBlocks with one old type (indexed kinds) stores the caller's
+	// arrays instead of blocks: block i is lens[i] (or blen if lens is nil)
+	// copies of old at disps[i]*unit. Pointer-free, shared with contents.
+	lens  []int64
+	disps []int64
+	unit  int64
+}
+
+// nblocks returns the number of blocks of a defBlocks.
+func (d *def) nblocks() int {
+	if d.blocks != nil {
+		return len(d.blocks)
+	}
+	return len(d.disps)
+}
+
+// block returns block i of a defBlocks.
+func (d *def) block(i int) block {
+	if d.blocks != nil {
+		return d.blocks[i]
+	}
+	n := d.blen
+	if d.lens != nil {
+		n = d.lens[i]
+	}
+	return block{d.disps[i] * d.unit, n, d.old}
+}
+
+type defOp uint8
+
+const (
+	defBasic   defOp = iota // a predefined element
+	defVec                  // count blocks of blen olds, stride bytes apart
+	defBlocks               // arbitrary blocks
+	defResized              // old with new bounds
+)
+
+// block is n copies of t at disp, the i-th at disp + i*t.Extent().
+type block struct {
+	disp int64
+	n    int64
+	t    *Type
+}
+
+// Errors returned by the engine; wrapped with details.
+var (
+	ErrNotCommitted = errors.New("datatype: type not committed")
+	ErrFreed        = errors.New("datatype: type has been freed")
+	ErrArg          = errors.New("datatype: invalid argument")
+	ErrOverflow     = errors.New("datatype: size or displacement overflows int64")
+	ErrBuffer       = errors.New("datatype: buffer too small")
+)
+
+func argErr(arg, rule string, a ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrArg, arg, fmt.Sprintf(rule, a...))
+}
+
+// Name returns the type's name: the Go name for predefined types, the
+// combiner for derived ones.
+func (t *Type) Name() string {
+	if t.name != "" {
+		return t.name
+	}
+	return t.comb.String()
+}
+
+func (t *Type) String() string { return t.Name() }
+
+// Kind returns the element kind shared by all basic elements of t, or KindNone.
+func (t *Type) Kind() Kind { return t.kind }
+
+// Size returns the number of data bytes in one instance (MPI_Type_size).
+func (t *Type) Size() int64 { return t.size }
+
+// Extent returns ub - lb (MPI_Type_get_extent).
+func (t *Type) Extent() int64 { return t.ub - t.lb }
+
+// LB returns the lower bound.
+func (t *Type) LB() int64 { return t.lb }
+
+// UB returns the upper bound.
+func (t *Type) UB() int64 { return t.ub }
+
+// TrueLB returns the displacement of the lowest data byte.
+func (t *Type) TrueLB() int64 { return t.tlb }
+
+// TrueExtent returns the span from the lowest to one past the highest data byte.
+func (t *Type) TrueExtent() int64 { return t.tub - t.tlb }
+
+// IsPredefined reports whether t is one of the package's predefined types.
+func (t *Type) IsPredefined() bool { return t.predefined }
+
+// IsCommitted reports whether Commit has succeeded on t.
+func (t *Type) IsCommitted() bool { return t.committed }
+
+// IsContiguous reports whether count instances of a committed t are one
+// contiguous run of count*Size() bytes starting at buffer offset TrueLB(), so
+// a transport can send the user's memory without packing. It is false for
+// uncommitted types.
+func (t *Type) IsContiguous() bool { return t.committed && t.contig }
+
+// ContiguousSpan returns, for a contiguous committed type, the byte offset
+// from the buffer base and the length of count instances.
+func (t *Type) ContiguousSpan(count int64) (off, n int64, ok bool) {
+	if !t.IsContiguous() || count < 0 {
+		return 0, 0, false
+	}
+	n, of := mul(count, t.size)
+	if of {
+		return 0, 0, false
+	}
+	return t.tlb, n, true
+}
+
+// Envelope returns the combiner and the number of integers, addresses and
+// types that Contents returns (MPI_Type_get_envelope).
+func (t *Type) Envelope() (c Combiner, nints, naddrs, ntypes int) {
+	return t.comb, len(t.ints), len(t.addrs), len(t.types)
+}
+
+// Contents returns copies of the arguments the constructor was called with
+// (MPI_Type_get_contents). Counts, block lengths, sizes, starts, orders and
+// distributions are in ints, byte displacements and strides in addrs, in the
+// MPI standard's order.
+func (t *Type) Contents() (ints, addrs []int64, types []*Type, err error) {
+	if t.comb == CombinerNamed {
+		return nil, nil, nil, argErr("t", "predefined type %s has no contents", t.name)
+	}
+	return append([]int64(nil), t.ints...), append([]int64(nil), t.addrs...),
+		append([]*Type(nil), t.types...), nil
+}
+
+// Free marks t freed (MPI_Type_free). Types built from t stay valid. Freeing
+// a predefined type or freeing twice is an error.
+func (t *Type) Free() error {
+	if t == nil {
+		return argErr("t", "nil type")
+	}
+	if t.predefined {
+		return argErr("t", "predefined type %s cannot be freed", t.name)
+	}
+	if t.freed {
+		return fmt.Errorf("%w: Free called twice", ErrFreed)
+	}
+	t.freed = true
+	return nil
+}
+
+// usable checks that t can be used to build a new type.
+func usable(arg string, t *Type) error {
+	if t == nil {
+		return argErr(arg, "nil type")
+	}
+	if t.freed {
+		return fmt.Errorf("%w: %s", ErrFreed, arg)
+	}
+	return nil
+}
+
+// mul returns a*b and whether it overflowed.
+func mul(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, false
+	}
+	c := a * b
+	if c/b != a || (a == -1 && b == -1<<63) || (b == -1 && a == -1<<63) {
+		return c, true
+	}
+	return c, false
+}
+
+// add returns a+b and whether it overflowed.
+func add(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (c > a) != (b > 0)
+}
+
+// checked accumulates overflow while computing bounds.
+type checked struct{ of bool }
+
+func (c *checked) mul(a, b int64) int64 {
+	r, of := mul(a, b)
+	c.of = c.of || of
+	return r
+}
+
+func (c *checked) add(a, b int64) int64 {
+	r, of := add(a, b)
+	c.of = c.of || of
+	return r
+}
