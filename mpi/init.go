@@ -106,9 +106,12 @@ func Finalize() error {
 	case stateFinal:
 		return errorf(ClassOther, "Finalize", "MPI is already finalised")
 	}
-	err := stopWorld()
-	if ferr := proc.Fence(); ferr != nil && err == nil {
+	var err error
+	if ferr := proc.Fence(); ferr != nil {
 		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "waiting for the other ranks", Err: ferr}
+	}
+	if serr := stopWorld(); serr != nil && err == nil {
+		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "closing the transports", Err: serr}
 	}
 	if ferr := proc.Finalize(); ferr != nil && err == nil {
 		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "telling the launcher", Err: ferr}

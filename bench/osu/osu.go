@@ -1,0 +1,64 @@
+// Package osu holds what mpigo's OSU-style benchmark programs share with the C anchor
+// programs in ../shared/anchors: the scale argument, buffers allocated and touched the
+// same way, size labels, and the "RESULT <bench> <key> <value> <unit>" output lines.
+package osu
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Scale is the iteration scale: the first argument, else $ANCHOR_SCALE, else 1.
+func Scale() float64 {
+	s := os.Getenv("ANCHOR_SCALE")
+	if len(os.Args) > 1 {
+		s = os.Args[1]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v <= 0 {
+		return 1
+	}
+	return v
+}
+
+// Scaled is n*scale, at least 1.
+func Scaled(n int, scale float64) int {
+	v := int(float64(n) * scale)
+	if v < 1 {
+		return 1
+	}
+	return v
+}
+
+// Buffer returns n bytes, page aligned (Go's allocator aligns allocations this large),
+// and touched, as the C programs' xalloc does, so no page fault lands in a timed loop.
+func Buffer(n int) []byte {
+	b := make([]byte, max(n, 4096))
+	for i := range b {
+		b[i] = 0x5a
+	}
+	return b[:n]
+}
+
+// Label writes a size as the C programs do: 4K, 1M, 512.
+func Label(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dM", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dK", n>>10)
+	}
+	return strconv.Itoa(n)
+}
+
+// Result prints one result line.
+func Result(bench, key string, value float64, prec int, unit string) {
+	fmt.Printf("RESULT %s %s %.*f %s\n", bench, key, prec, value, unit)
+}
+
+// Die prints a message and exits non-zero.
+func Die(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", a...)
+	os.Exit(1)
+}

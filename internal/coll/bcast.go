@@ -1,0 +1,126 @@
+package coll
+
+// Barrier is the dissemination barrier: ceil(log2 n) rounds; in round k each rank
+// signals rank+2^k and hears from rank-2^k, so no rank is a hot spot and any n works.
+func (s *Sched) Barrier() {
+	n, r := s.size, s.rank
+	for k := 1; k < n; k <<= 1 {
+		s.recv(nil, (r-k+n)%n)
+		s.send(nil, (r+k)%n)
+		s.fence()
+	}
+}
+
+// Bcast sends root's buf to every rank's buf.
+func (s *Sched) Bcast(buf []byte, root int) {
+	n := s.size
+	if n == 1 || len(buf) == 0 {
+		return
+	}
+	t := tuning()
+	alg := t.Bcast
+	if alg == "auto" {
+		switch {
+		case n <= 2 || len(buf) < t.BcastLarge:
+			alg = "binomial"
+		default:
+			alg = "scatter_ring"
+		}
+	}
+	switch {
+	case alg == "scatter_ring" && len(buf) >= n:
+		s.bcastScatterRing(buf, root)
+	case alg == "pipeline" && len(buf) > t.Segment:
+		s.bcastPipeline(buf, root, t.Segment)
+	default:
+		s.bcastBinomial(buf, root)
+	}
+}
+
+// bcastBinomial: in relative ranks (root is 0), rank v receives from v minus its
+// lowest set bit and then sends to v+2^k for each 2^k below that bit, largest first, so
+// the farthest subtrees start earliest. log2 n rounds of the whole message.
+func (s *Sched) bcastBinomial(buf []byte, root int) {
+	n := s.size
+	v := (s.rank - root + n) % n
+	mask := 1
+	for mask < n {
+		if v&mask != 0 {
+			s.recv(buf, (v-mask+root)%n)
+			s.fence()
+			break
+		}
+		mask <<= 1
+	}
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if v+mask < n {
+			s.send(buf, (v+mask+root)%n)
+		}
+	}
+	s.fence()
+}
+
+// bcastScatterRing is van de Geijn's broadcast for long messages: a binomial scatter
+// gives relative rank v block v of the message, then a ring allgather circulates the
+// blocks. Each rank moves about 2(n-1)/n of the message instead of log2 n times it.
+func (s *Sched) bcastScatterRing(buf []byte, root int) {
+	n := s.size
+	v := (s.rank - root + n) % n
+	bs := (len(buf) + n - 1) / n
+	block := func(i, nb int) []byte { // blocks [i, i+nb) of the message
+		lo, hi := min(i*bs, len(buf)), min((i+nb)*bs, len(buf))
+		return buf[lo:hi]
+	}
+	real := func(u int) int { return (u + root) % n }
+	// Scatter: v's subtree is [v, v+lowbit(v)) and receives those blocks.
+	mask := 1
+	for mask < n {
+		if v&mask != 0 {
+			if b := block(v, min(mask, n-v)); len(b) > 0 {
+				s.recv(b, real(v-mask))
+				s.fence()
+			}
+			break
+		}
+		mask <<= 1
+	}
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if c := v + mask; c < n {
+			if b := block(c, min(mask, n-c)); len(b) > 0 {
+				s.send(b, real(c))
+			}
+		}
+	}
+	s.fence()
+	// Ring allgather of the blocks, in relative ranks: at step k, send block v-k to the
+	// right and receive block v-k-1 from the left.
+	right, left := real((v+1)%n), real((v-1+n)%n)
+	for k := 0; k < n-1; k++ {
+		if b := block((v-k+n)%n, 1); len(b) > 0 {
+			s.send(b, right)
+		}
+		if b := block((v-k-1+2*n)%n, 1); len(b) > 0 {
+			s.recv(b, left)
+		}
+		s.fence()
+	}
+}
+
+// bcastPipeline sends the message down a chain in segments: at step k a rank forwards
+// segment k-1 while it receives segment k, so all links work at once.
+func (s *Sched) bcastPipeline(buf []byte, root int, seg int) {
+	n := s.size
+	v := (s.rank - root + n) % n
+	nseg := (len(buf) + seg - 1) / seg
+	segment := func(i int) []byte { return buf[i*seg : min((i+1)*seg, len(buf))] }
+	next, prev := (v+1+root)%n, (v-1+root+n)%n
+	for k := 0; k <= nseg; k++ {
+		if v > 0 && k < nseg {
+			s.recv(segment(k), prev)
+		}
+		if v < n-1 && k > 0 {
+			s.send(segment(k-1), next)
+		}
+		s.fence()
+	}
+}

@@ -1,0 +1,292 @@
+// Package coll holds mpigo's collective algorithms: barrier, broadcast, reductions,
+// gathers, scatters, all-to-all and scans, each in the classic forms (binomial trees,
+// recursive doubling and halving, rings, Bruck, pairwise exchange) and chosen by
+// message size and communicator size.
+//
+// An algorithm does not talk to the network itself: it appends steps (send, receive,
+// fence, local reduce, local copy) to a schedule, and a Sched runs them over a Conn, the
+// point-to-point operations of one communicator's collective context. The same
+// schedule serves the blocking call (Run waits at each fence) and the nonblocking one
+// (Progress tests the fence's requests and returns when they are not done yet), so
+// Ibcast and Bcast share one implementation and the algorithms can be tested over an
+// in-memory Conn.
+//
+// Buffers are bytes; a reduction is a Kernel over bytes that the mpi package builds
+// from a typed one, and esize (the element size) keeps block splits on element
+// boundaries.
+package coll
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// Req is a point-to-point request of a Conn: Q for the engine, ID for other
+// implementations (the tests' in-memory network).
+type Req struct {
+	Q  p2p.Request
+	ID int
+}
+
+// Conn is point-to-point messaging among the ranks of one communicator, on a context
+// no user message can match. Ranks are ranks of the communicator.
+type Conn interface {
+	Rank() int
+	Size() int
+	Isend(b []byte, dest, tag int) (Req, error)
+	Irecv(b []byte, src, tag int) (Req, error)
+	// Wait waits for q to complete and makes it null.
+	Wait(q *Req) error
+	// Test reports whether q has completed; a completed q becomes null, and testing a
+	// null request reports true.
+	Test(q *Req) (bool, error)
+}
+
+// Kernel is a reduction over two equal-length byte buffers holding whole elements: it
+// sets inout to in ⊕ inout, element by element, in that order (MPI's convention, which
+// matters for a non-commutative ⊕: in holds the contribution of lower ranks).
+type Kernel func(inout, in []byte)
+
+// Op is a reduction: its kernel and whether ⊕ commutes. Algorithms that reorder
+// operands are used only for commutative ops; the others apply ⊕ in rank order.
+type Op struct {
+	Fn      Kernel
+	Commute bool
+}
+
+type stepKind uint8
+
+const (
+	stSend stepKind = iota
+	stRecv
+	stFence  // wait for every request posted since the last fence
+	stReduce // Fn(a, b): a = b ⊕ a
+	stCopy   // copy(a, b)
+)
+
+type step struct {
+	kind stepKind
+	peer int
+	a, b []byte
+}
+
+// Sched is one collective operation as a list of steps, and its execution state.
+// Steps between two fences are posted together; local steps run when reached, so a
+// builder puts a fence before any local step that reads a received buffer or writes a
+// buffer being sent.
+type Sched struct {
+	c     Conn
+	tag   int
+	rank  int
+	size  int
+	op    Op
+	esize int
+
+	steps   []step
+	pc      int
+	reqs    []Req
+	scratch []*[]byte
+	err     error
+	done    bool
+}
+
+var schedPool = sync.Pool{New: func() any { return new(Sched) }}
+
+// New returns an empty schedule for one collective on c, whose messages carry tag.
+// esize is the element size of the buffers (1 when they are plain bytes).
+func New(c Conn, tag, esize int) *Sched {
+	s := schedPool.Get().(*Sched)
+	s.c, s.tag, s.esize = c, tag, max(esize, 1)
+	s.rank, s.size = c.Rank(), c.Size()
+	return s
+}
+
+// Free returns s and its scratch buffers to their pools. Call it once s is done (or
+// has failed); s must not be used afterwards.
+func (s *Sched) Free() {
+	for _, p := range s.scratch {
+		putBuf(p)
+	}
+	clear(s.steps)
+	clear(s.scratch)
+	clear(s.reqs)
+	*s = Sched{steps: s.steps[:0], reqs: s.reqs[:0], scratch: s.scratch[:0]}
+	schedPool.Put(s)
+}
+
+func (s *Sched) send(b []byte, peer int) {
+	s.steps = append(s.steps, step{kind: stSend, peer: peer, a: b})
+}
+func (s *Sched) recv(b []byte, peer int) {
+	s.steps = append(s.steps, step{kind: stRecv, peer: peer, a: b})
+}
+func (s *Sched) fence() { s.steps = append(s.steps, step{kind: stFence}) }
+
+// reduce appends inout = in ⊕ inout.
+func (s *Sched) reduce(inout, in []byte) {
+	if len(inout) > 0 {
+		s.steps = append(s.steps, step{kind: stReduce, a: inout, b: in})
+	}
+}
+
+// copy appends copy(dst, src), unless both are the same memory.
+func (s *Sched) copy(dst, src []byte) {
+	if len(dst) > 0 && !same(dst, src) {
+		s.steps = append(s.steps, step{kind: stCopy, a: dst, b: src})
+	}
+}
+
+// same reports whether a and b start at the same address.
+func same(a, b []byte) bool {
+	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
+}
+
+// buf returns a scratch buffer of n bytes, released by Free.
+func (s *Sched) buf(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	p := getBuf(n)
+	s.scratch = append(s.scratch, p)
+	return (*p)[:n]
+}
+
+// Run executes s to completion, waiting at each fence.
+func (s *Sched) Run() error {
+	for {
+		done, err := s.advance(true)
+		if done {
+			return err
+		}
+	}
+}
+
+// Progress advances s as far as it can without waiting and reports whether it is done
+// (then with the operation's error).
+func (s *Sched) Progress() (bool, error) { return s.advance(false) }
+
+// Done reports whether s has completed.
+func (s *Sched) Done() bool { return s.done }
+
+func (s *Sched) advance(block bool) (bool, error) {
+	if s.done {
+		return true, s.err
+	}
+	for {
+		for i := range s.reqs {
+			q := &s.reqs[i]
+			if block {
+				if err := s.c.Wait(q); err != nil {
+					return s.fail(err)
+				}
+				continue
+			}
+			ok, err := s.c.Test(q)
+			if err != nil {
+				return s.fail(err)
+			}
+			if !ok {
+				s.reqs = s.reqs[i:] // the completed ones are null: drop them
+				return false, nil
+			}
+		}
+		s.reqs = s.reqs[:0]
+		if s.pc == len(s.steps) {
+			s.done = true
+			return true, nil
+		}
+	steps:
+		for s.pc < len(s.steps) {
+			st := &s.steps[s.pc]
+			s.pc++
+			switch st.kind {
+			case stFence:
+				break steps
+			case stSend:
+				q, err := s.c.Isend(st.a, st.peer, s.tag)
+				if err != nil {
+					return s.fail(err)
+				}
+				s.reqs = append(s.reqs, q)
+			case stRecv:
+				q, err := s.c.Irecv(st.a, st.peer, s.tag)
+				if err != nil {
+					return s.fail(err)
+				}
+				s.reqs = append(s.reqs, q)
+			case stReduce:
+				s.op.Fn(st.a, st.b)
+			case stCopy:
+				copy(st.a, st.b)
+			}
+		}
+	}
+}
+
+// fail ends s with err. Requests still pending are waited for, so that no buffer is
+// touched by the engine after the caller regains it; they fail too when a peer is gone.
+func (s *Sched) fail(err error) (bool, error) {
+	for i := range s.reqs {
+		s.c.Wait(&s.reqs[i])
+	}
+	s.reqs = s.reqs[:0]
+	s.err, s.done = err, true
+	return true, err
+}
+
+// String describes the schedule, for tests and debugging.
+func (s *Sched) String() string {
+	out := fmt.Sprintf("sched rank %d/%d tag %d:", s.rank, s.size, s.tag)
+	for _, st := range s.steps {
+		switch st.kind {
+		case stSend:
+			out += fmt.Sprintf(" send(%d→%d)", len(st.a), st.peer)
+		case stRecv:
+			out += fmt.Sprintf(" recv(%d←%d)", len(st.a), st.peer)
+		case stFence:
+			out += " |"
+		case stReduce:
+			out += fmt.Sprintf(" reduce(%d)", len(st.a))
+		case stCopy:
+			out += fmt.Sprintf(" copy(%d)", len(st.a))
+		}
+	}
+	return out
+}
+
+// Scratch buffers come from pools by power-of-two size class, so that a collective
+// called in a loop allocates nothing.
+const maxClass = 28 // 256 MiB; larger buffers are allocated each time
+
+var bufPools [maxClass + 1]sync.Pool
+
+func class(n int) int {
+	c := 6 // 64 bytes at least
+	for 1<<c < n {
+		c++
+	}
+	return c
+}
+
+func getBuf(n int) *[]byte {
+	c := class(n)
+	if c > maxClass {
+		b := make([]byte, n)
+		return &b
+	}
+	if p, _ := bufPools[c].Get().(*[]byte); p != nil {
+		return p
+	}
+	b := make([]byte, 1<<c)
+	return &b
+}
+
+func putBuf(p *[]byte) {
+	c := class(cap(*p))
+	if c <= maxClass && cap(*p) == 1<<c {
+		*p = (*p)[:cap(*p)]
+		bufPools[c].Put(p)
+	}
+}

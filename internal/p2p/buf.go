@@ -1,0 +1,65 @@
+package p2p
+
+// Layout is a non-contiguous buffer seen as a packed byte stream of Len bytes, packed
+// and unpacked in resumable pieces at any byte offset: the datatype engine's cursor
+// plugs in here. PackAt fills dst with stream bytes [off, off+len(dst)) and UnpackAt
+// stores src as stream bytes [off, off+len(src)); both return the bytes handled.
+type Layout interface {
+	Len() int64
+	PackAt(dst []byte, off int64) int
+	UnpackAt(src []byte, off int64) int
+}
+
+// Buf is a send or receive buffer: plain bytes (the fast path: the engine copies
+// straight from or into them, and a peer may read them in place) or a Layout.
+type Buf struct {
+	b []byte
+	l Layout
+}
+
+// Bytes makes a contiguous buffer.
+func Bytes(b []byte) Buf { return Buf{b: b} }
+
+// Packed makes a non-contiguous buffer.
+func Packed(l Layout) Buf { return Buf{l: l} }
+
+// Len is the buffer's size in bytes.
+func (b Buf) Len() int64 {
+	if b.l != nil {
+		return b.l.Len()
+	}
+	return int64(len(b.b))
+}
+
+// set stores b in r.
+func (r *request) setBuf(b Buf) {
+	r.buf, r.lay = b.b, b.l
+	r.size = b.Len()
+}
+
+// readAt copies message bytes [off, off+len(dst)) of a send buffer into dst, packing
+// if needed, and returns the bytes to send: a subslice of the buffer itself when it is
+// contiguous (no copy).
+func (r *request) chunk(scratch []byte, off int64, n int) []byte {
+	if r.lay == nil {
+		return r.buf[off : off+int64(n)]
+	}
+	r.lay.PackAt(scratch[:n], off)
+	return scratch[:n]
+}
+
+// store copies received bytes to message offset off of a receive buffer, clipping at
+// the buffer's end.
+func (r *request) store(src []byte, off int64) {
+	if off >= r.size {
+		return
+	}
+	if rest := r.size - off; int64(len(src)) > rest {
+		src = src[:rest]
+	}
+	if r.lay == nil {
+		copy(r.buf[off:], src)
+		return
+	}
+	r.lay.UnpackAt(src, off)
+}

@@ -1,0 +1,451 @@
+// Package p2p is mpigo's point-to-point engine: matching of sends to receives by
+// (context, source, tag), the protocols that move a message (eager, pipelined
+// rendezvous, single-copy get), requests and their completion, and the progress loop
+// that drives the transports.
+//
+// The engine is a state machine over transport.Transport values: it never knows
+// whether it drives shared memory, TCP or the in-memory transport of its tests. It
+// deals in world ranks, 32-bit context ids and bytes; the mpi package adds
+// communicators, rank translation and typed buffers on top.
+//
+// Concurrency: every method is safe for concurrent use (MPI_THREAD_MULTIPLE). One
+// mutex guards the engine's state and serialises every call into the transports, so
+// transports need not be safe for concurrent Poll or Send. A waiting goroutine takes
+// the mutex only with TryLock: one goroutine polls while the others watch their own
+// request's completion flag. The engine never calls Endpoint.Send from inside
+// Handler.Packet: answers generated while handling packets are queued and sent after
+// Poll returns.
+package p2p
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// Special ranks and tags. The mpi layer maps MPI_ANY_SOURCE, MPI_PROC_NULL and
+// MPI_ANY_TAG to these.
+const (
+	AnySource = -1
+	ProcNull  = -2
+	AnyTag    = -1
+	// MaxTag is the largest tag (MPI_TAG_UB): tags travel as int32.
+	MaxTag = math.MaxInt32
+)
+
+// Mode is a send mode.
+type Mode uint8
+
+const (
+	Standard    Mode = iota
+	Synchronous      // completes only once a receive has matched the message
+	Ready            // the receive is known to be posted (sent as Standard)
+	Buffered         // copied into the attached buffer; completes at once
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Standard:
+		return "standard"
+	case Synchronous:
+		return "synchronous"
+	case Ready:
+		return "ready"
+	case Buffered:
+		return "buffered"
+	}
+	return "mode?"
+}
+
+// Errors. Statuses and returned errors wrap these, so errors.Is works on them.
+var (
+	ErrTruncate = errors.New("p2p: message truncated")
+	ErrBuffer   = errors.New("p2p: attached buffer too small")
+	ErrClosed   = errors.New("p2p: engine closed")
+	ErrRequest  = errors.New("p2p: invalid request")
+)
+
+var (
+	setProtocol = config.String("p2p_protocol", "auto",
+		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get")
+	setEagerLimit = config.Size("eager_limit", 0,
+		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model")
+	setSpin = config.Int("p2p_spin", 4000,
+		"polls a waiting rank spins through before it starts yielding the CPU")
+	setYield = config.Int("p2p_yield", 200,
+		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell")
+	setSleep = config.String("p2p_sleep", "1ms",
+		"longest sleep on the doorbell between checks (a dead peer rings nobody)")
+	setProtoInfo = config.Bool("proto_info", false,
+		"print each peer's protocol selection table to stderr when the peer is first used (like UCX_PROTO_INFO)")
+)
+
+// Options tune an engine. The zero value takes every setting from internal/config.
+type Options struct {
+	// Doorbell is the rank's doorbell, rung by transports when a packet arrives. The
+	// zero value makes a local one (waiters then wake only by timeout or completion).
+	Doorbell transport.Doorbell
+	// Protocol forces a protocol: "eager", "pipeline", "get"; "" or "auto" selects by cost.
+	Protocol string
+	// EagerLimit caps eager messages in bytes; 0 takes the setting, negative: no cap.
+	EagerLimit int64
+	// Spin and Yield are the idle policy's poll counts (0: the settings; negative: none).
+	Spin, Yield int
+	// Sleep is the longest doorbell sleep (0: the setting).
+	Sleep time.Duration
+	// Oversubscribed says ranks outnumber cores: waiters yield the CPU far sooner.
+	Oversubscribed bool
+	// ProtoInfo receives each peer's protocol table when the peer is first used
+	// (nil: stderr if the proto_info setting is on).
+	ProtoInfo io.Writer
+	// KeepWildcards keeps AnySource receives pending when a peer fails (by default
+	// they complete with the failure, as MPI-4 prescribes for ULFM).
+	KeepWildcards bool
+}
+
+// PeerChecker may be implemented by a Transport that can tell, other than by a failed
+// Send, that a peer died. The engine asks after a doorbell sleep, for peers in use.
+type PeerChecker interface {
+	CheckPeer(peer int) error
+}
+
+// checker is the coarser form (the shm transport's Check): an error wrapping
+// transport.ErrPeerGone. If the error carries the rank (a Peer() int method) only that
+// peer fails; otherwise the whole engine does.
+type checker interface {
+	Check() error
+}
+
+// Engine is one rank's point-to-point engine.
+type Engine struct {
+	mu sync.Mutex
+
+	self   int
+	self32 int32
+	size   int
+	trs    []transport.Transport
+	h      transport.Handler // the engine as a packet handler, boxed once
+
+	peers []*peer
+	busy  []*peer // peers with queued packets or streams
+	gets  reqList // receives reading a sender's memory (Get protocol)
+	ctxs  []*ctxq // matching queues by context id (dense ids)
+	ctxm  map[uint32]*ctxq
+	reqs  []*request // every request ever made, by index (cookies name them)
+	freeR []*request
+	freeU []*umsg
+	pool  bufPool
+	hdr   transport.Header // scratch header: Send's argument must not escape per call
+	pack  []byte           // scratch for packing non-contiguous data
+
+	db       transport.Doorbell
+	sleepers atomic.Int32
+	spin     int
+	yield    int
+	sleep    time.Duration
+	force    string
+	eagerCap int64
+	info     io.Writer
+	keepWild bool
+
+	failed error
+	bsend  bsendState
+}
+
+// New makes the engine of rank self in a job of size ranks. Each peer is reached by
+// the first transport in trs that Reaches it (order them self, shm, tcp); endpoints are
+// made on first use.
+func New(self, size int, trs []transport.Transport, opts Options) (*Engine, error) {
+	if size <= 0 || size > math.MaxInt32 {
+		return nil, fmt.Errorf("p2p: New: size %d out of range [1,%d]", size, math.MaxInt32)
+	}
+	if self < 0 || self >= size {
+		return nil, fmt.Errorf("p2p: New: self %d out of range [0,%d)", self, size)
+	}
+	e := &Engine{
+		self:   self,
+		self32: int32(self),
+		size:   size,
+		trs:    append([]transport.Transport(nil), trs...),
+		peers:  make([]*peer, size),
+		db:     opts.Doorbell,
+	}
+	e.h = (*handler)(e)
+	if e.db == (transport.Doorbell{}) {
+		e.db = transport.NewLocalDoorbell()
+	}
+	e.force = opts.Protocol
+	if e.force == "" {
+		e.force = setProtocol.Get()
+	}
+	switch e.force {
+	case "auto", "eager", "pipeline", "get":
+	default:
+		return nil, fmt.Errorf("p2p: New: protocol %q: must be auto, eager, pipeline or get", e.force)
+	}
+	e.eagerCap = opts.EagerLimit
+	if e.eagerCap == 0 {
+		e.eagerCap = setEagerLimit.Get()
+	}
+	e.spin, e.yield = opts.Spin, opts.Yield
+	if e.spin == 0 {
+		e.spin = int(setSpin.Get())
+	}
+	if e.yield == 0 {
+		e.yield = int(setYield.Get())
+	}
+	e.spin, e.yield = max(e.spin, 0), max(e.yield, 0)
+	if opts.Oversubscribed {
+		// Another rank needs this core: spinning only delays it.
+		e.spin = min(e.spin, 16)
+	}
+	e.sleep = opts.Sleep
+	if e.sleep <= 0 {
+		d, err := time.ParseDuration(setSleep.Get())
+		if err != nil || d <= 0 {
+			d = time.Millisecond
+		}
+		e.sleep = d
+	}
+	e.info = opts.ProtoInfo
+	if e.info == nil && setProtoInfo.Get() {
+		e.info = os.Stderr
+	}
+	e.keepWild = opts.KeepWildcards
+	e.reqs = make([]*request, 0, 64)
+	e.pack = make([]byte, 64<<10)
+	return e, nil
+}
+
+// Rank and Size describe the job the engine belongs to.
+func (e *Engine) Rank() int { return e.self }
+func (e *Engine) Size() int { return e.size }
+
+// Doorbell returns the doorbell the engine sleeps on.
+func (e *Engine) Doorbell() transport.Doorbell { return e.db }
+
+// peer is the engine's state for one remote rank.
+type peer struct {
+	rank       int
+	tr         transport.Transport
+	ep         transport.Endpoint
+	sc         transport.SingleCopy
+	maxPayload int
+	eagerMax   int64 // messages up to this size go eagerly; -1: none
+	table      Table
+	err        error // set once the peer has failed
+
+	sendq    reqList            // sends whose first packet waits, in order
+	streams  reqList            // pipeline sends streaming fragments
+	ctrl     []transport.Header // answers waiting to be sent (CTS, FIN, ACK)
+	ctrlHead int
+	inBusy   bool
+}
+
+func (p *peer) idle() bool {
+	return p.ctrlHead == len(p.ctrl) && p.sendq.head == nil && p.streams.head == nil
+}
+
+// peerState returns the state of rank, making it (without an endpoint) on first use.
+func (e *Engine) peerState(rank int) *peer {
+	p := e.peers[rank]
+	if p == nil {
+		p = &peer{rank: rank, eagerMax: -1}
+		e.peers[rank] = p
+	}
+	return p
+}
+
+// connect routes p to the first transport that reaches it and builds its protocol
+// table. On failure the peer is failed.
+func (e *Engine) connect(p *peer) error {
+	if p.err != nil {
+		return p.err
+	}
+	if p.ep != nil {
+		return nil
+	}
+	for _, t := range e.trs {
+		if !t.Reaches(p.rank) {
+			continue
+		}
+		ep, err := t.Endpoint(p.rank)
+		if err != nil {
+			e.failPeer(p, fmt.Errorf("p2p: endpoint of rank %d over %s: %w", p.rank, t.Name(), err))
+			return p.err
+		}
+		p.tr, p.ep = t, ep
+		p.sc, _ = t.(transport.SingleCopy)
+		p.maxPayload = ep.MaxPayload()
+		p.table = Select(ep.Models(), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
+		p.table.Peer, p.table.Transport = p.rank, t.Name()
+		p.eagerMax = p.table.eagerMax()
+		if e.info != nil {
+			fmt.Fprint(e.info, p.table.String())
+		}
+		if p.maxPayload > len(e.pack) {
+			e.pack = make([]byte, p.maxPayload)
+		}
+		return nil
+	}
+	p.err = fmt.Errorf("p2p: no transport reaches rank %d", p.rank)
+	return p.err
+}
+
+// Protocols returns the protocol selection table for rank, connecting to it if needed.
+func (e *Engine) Protocols(rank int) (Table, error) {
+	if rank < 0 || rank >= e.size {
+		return Table{}, fmt.Errorf("p2p: Protocols: rank %d out of range [0,%d)", rank, e.size)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.peerState(rank)
+	if err := e.connect(p); err != nil {
+		return Table{}, err
+	}
+	return p.table, nil
+}
+
+func (e *Engine) markBusy(p *peer) {
+	if !p.inBusy {
+		p.inBusy = true
+		e.busy = append(e.busy, p)
+	}
+}
+
+// queueCtrl queues an answer packet to rank; it is sent by the progress loop, never
+// from inside a packet handler.
+func (e *Engine) queueCtrl(rank int32, kind uint8, sendID, recvID uint64, off, n int64) {
+	p := e.peerState(int(rank))
+	if p.err != nil {
+		return
+	}
+	p.ctrl = append(p.ctrl, transport.Header{
+		Kind: kind, Src: e.self32, SendID: sendID, RecvID: recvID,
+		Offset: uint64(off), Len: uint64(n),
+	})
+	e.markBusy(p)
+}
+
+// PeerFailed tells the engine that rank has died (from the process manager, say):
+// every request waiting on it completes with an error naming it.
+func (e *Engine) PeerFailed(rank int, err error) {
+	if rank < 0 || rank >= e.size {
+		return
+	}
+	e.mu.Lock()
+	e.failPeer(e.peerState(rank), err)
+	e.mu.Unlock()
+}
+
+// failPeer completes with an error every request that waits on p: sends to it,
+// receives matched to its messages or posted for it, and (unless KeepWildcards)
+// AnySource receives.
+func (e *Engine) failPeer(p *peer, err error) {
+	if p.err != nil {
+		return
+	}
+	if err == nil {
+		err = transport.ErrPeerGone
+	}
+	p.err = fmt.Errorf("p2p: rank %d failed: %w", p.rank, err)
+	p.ctrl, p.ctrlHead = p.ctrl[:0], 0
+	rank := int32(p.rank)
+	for _, r := range e.reqs {
+		if !r.inUse || r.done.Load() != 0 || !r.started {
+			continue
+		}
+		switch {
+		case r.kind == sendReq && r.peer == rank:
+		case r.kind == recvReq && r.matched && r.st.Source == p.rank:
+		case r.kind == recvReq && !r.matched && (r.peer == rank || (r.peer == AnySource && !e.keepWild)):
+		default:
+			continue
+		}
+		e.fail(r, p.err)
+	}
+}
+
+// fail completes r with err.
+func (e *Engine) fail(r *request, err error) {
+	if r.list != nil {
+		r.list.remove(r)
+	}
+	r.st.Err = err
+	e.complete(r)
+}
+
+// Fail aborts the engine: every pending request completes with err, and every later
+// operation returns it.
+func (e *Engine) Fail(err error) {
+	if err == nil {
+		err = ErrClosed
+	}
+	e.mu.Lock()
+	if e.failed == nil {
+		e.failed = err
+	}
+	for _, r := range e.reqs {
+		if r.inUse && r.started && r.done.Load() == 0 {
+			e.fail(r, e.failed)
+		}
+	}
+	for _, p := range e.peers {
+		if p != nil {
+			p.ctrl, p.ctrlHead = p.ctrl[:0], 0
+		}
+	}
+	e.mu.Unlock()
+	e.db.Ring()
+}
+
+// Close aborts every pending operation with ErrClosed. It does not close the
+// transports: they belong to the caller.
+func (e *Engine) Close() error {
+	e.Fail(ErrClosed)
+	return nil
+}
+
+// checkPeers asks transports that can tell whether peers in use have died.
+func (e *Engine) checkPeers() {
+	for _, t := range e.trs {
+		switch c := t.(type) {
+		case PeerChecker:
+			for _, p := range e.peers {
+				if p != nil && p.err == nil && t.Reaches(p.rank) {
+					if err := c.CheckPeer(p.rank); err != nil {
+						e.failPeer(p, err)
+					}
+				}
+			}
+		case checker:
+			if err := c.Check(); err != nil {
+				var pe interface{ Peer() int }
+				if errors.As(err, &pe) && pe.Peer() >= 0 && pe.Peer() < e.size {
+					e.failPeer(e.peerState(pe.Peer()), err)
+				} else {
+					e.failAll(err)
+				}
+			}
+		}
+	}
+}
+
+func (e *Engine) failAll(err error) {
+	if e.failed == nil {
+		e.failed = err
+	}
+	for _, r := range e.reqs {
+		if r.inUse && r.started && r.done.Load() == 0 {
+			e.fail(r, err)
+		}
+	}
+}

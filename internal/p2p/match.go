@@ -1,0 +1,271 @@
+package p2p
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// ctxq holds the matching queues of one context. Receives posted and not yet
+// matched wait on the list of their source, or on the wildcard list, stamped with
+// their posting order; messages arrived and not yet matched wait on one list in
+// arrival order and on the list of their source. An arriving message looks at its
+// source's receives and the wildcard ones and takes the earlier posted; a receive
+// looks at its source's messages, or all of them for AnySource. Arrival order is
+// per-peer transport order, so matching at the first packet of every message (eager
+// or request-to-send) keeps MPI's non-overtaking rule whatever protocol each message
+// uses.
+type ctxq struct {
+	seq   uint64     // posting stamp of the next receive
+	wild  reqList    // AnySource receives
+	bySrc []reqList  // other receives by source, grown on demand
+	unexp umsgList   // every arrived message (links next, prev)
+	uSrc  []umsgList // arrived messages by source (links snext, sprev)
+}
+
+// ctxq returns the queues of context id c. Context ids are small and dense in practice
+// (the mpi layer allocates them), so they index a slice; others go to a map.
+func (e *Engine) ctxq(c uint32) *ctxq {
+	if c < uint32(len(e.ctxs)) {
+		if q := e.ctxs[c]; q != nil {
+			return q
+		}
+	}
+	return e.ctxqSlow(c)
+}
+
+const denseContexts = 1 << 16
+
+func (e *Engine) ctxqSlow(c uint32) *ctxq {
+	if c < denseContexts {
+		if c >= uint32(len(e.ctxs)) {
+			n := max(int(c)+1, 2*len(e.ctxs), 16)
+			e.ctxs = append(e.ctxs, make([]*ctxq, n-len(e.ctxs))...)
+		}
+		q := new(ctxq)
+		e.ctxs[c] = q
+		return q
+	}
+	if e.ctxm == nil {
+		e.ctxm = map[uint32]*ctxq{}
+	}
+	q := e.ctxm[c]
+	if q == nil {
+		q = new(ctxq)
+		e.ctxm[c] = q
+	}
+	return q
+}
+
+func tagMatch(want, tag int32) bool { return want == tag || want == AnyTag }
+
+// matchPosted finds the earliest posted receive that takes a message (src, tag).
+func (q *ctxq) matchPosted(src, tag int32) *request {
+	var best *request
+	if int(src) < len(q.bySrc) {
+		for r := q.bySrc[src].head; r != nil; r = r.next {
+			if tagMatch(r.tag, tag) {
+				best = r
+				break
+			}
+		}
+	}
+	for r := q.wild.head; r != nil; r = r.next {
+		if tagMatch(r.tag, tag) {
+			if best == nil || r.seq < best.seq {
+				best = r
+			}
+			break
+		}
+	}
+	return best
+}
+
+// anyPosted says whether a message from src could match at all (the fast path).
+func (q *ctxq) anyPosted(src int32) bool {
+	return q.wild.head != nil || (int(src) < len(q.bySrc) && q.bySrc[src].head != nil)
+}
+
+// post queues receive r.
+func (q *ctxq) post(r *request) {
+	r.seq = q.seq
+	q.seq++
+	if r.peer == AnySource {
+		q.wild.push(r)
+		return
+	}
+	if int(r.peer) >= len(q.bySrc) {
+		q.bySrc = append(q.bySrc, make([]reqList, max(int(r.peer)+1, 2*len(q.bySrc), 8)-len(q.bySrc))...)
+		for i := range q.bySrc { // the lists moved: fix the back pointers
+			for x := q.bySrc[i].head; x != nil; x = x.next {
+				x.list = &q.bySrc[i]
+			}
+		}
+	}
+	q.bySrc[r.peer].push(r)
+}
+
+// matchUnexp finds the first arrived message a receive (src, tag) takes.
+func (q *ctxq) matchUnexp(src, tag int32) *umsg {
+	if src == AnySource {
+		for m := q.unexp.head; m != nil; m = m.next {
+			if tagMatch(tag, m.tag) {
+				return m
+			}
+		}
+		return nil
+	}
+	if int(src) >= len(q.uSrc) {
+		return nil
+	}
+	for m := q.uSrc[src].head; m != nil; m = m.snext {
+		if tagMatch(tag, m.tag) {
+			return m
+		}
+	}
+	return nil
+}
+
+// arrive queues an unmatched message.
+func (q *ctxq) arrive(m *umsg) {
+	q.unexp.push(m)
+	if int(m.src) >= len(q.uSrc) {
+		q.uSrc = append(q.uSrc, make([]umsgList, max(int(m.src)+1, 2*len(q.uSrc), 8)-len(q.uSrc))...)
+	}
+	l := &q.uSrc[m.src]
+	m.snext, m.sprev = nil, l.tail
+	if l.tail != nil {
+		l.tail.snext = m
+	} else {
+		l.head = m
+	}
+	l.tail = m
+}
+
+// take removes a matched message from the queues.
+func (q *ctxq) take(m *umsg) {
+	q.unexp.remove(m)
+	l := &q.uSrc[m.src]
+	if m.sprev != nil {
+		m.sprev.snext = m.snext
+	} else {
+		l.head = m.snext
+	}
+	if m.snext != nil {
+		m.snext.sprev = m.sprev
+	} else {
+		l.tail = m.sprev
+	}
+	m.snext, m.sprev = nil, nil
+}
+
+// umsg is a message that arrived before its receive: an eager message with its data
+// (in a pooled buffer), or a request-to-send.
+type umsg struct {
+	next, prev   *umsg // all arrived messages of the context
+	snext, sprev *umsg // those from the same source
+	gen          uint32
+	kind         uint8
+	flags        uint8
+	ctx          uint32
+	src          int32
+	tag          int32
+	len          int64
+	sendID       uint64
+	addr         uint64
+	data         []byte
+}
+
+type umsgList struct{ head, tail *umsg }
+
+func (l *umsgList) push(m *umsg) {
+	m.next, m.prev = nil, l.tail
+	if l.tail != nil {
+		l.tail.next = m
+	} else {
+		l.head = m
+	}
+	l.tail = m
+}
+
+func (l *umsgList) remove(m *umsg) {
+	if m.prev != nil {
+		m.prev.next = m.next
+	} else {
+		l.head = m.next
+	}
+	if m.next != nil {
+		m.next.prev = m.prev
+	} else {
+		l.tail = m.prev
+	}
+	m.next, m.prev = nil, nil
+}
+
+func (e *Engine) newUmsg() *umsg {
+	if n := len(e.freeU); n > 0 {
+		m := e.freeU[n-1]
+		e.freeU = e.freeU[:n-1]
+		return m
+	}
+	return &umsg{gen: 1}
+}
+
+func (e *Engine) freeUmsg(m *umsg) {
+	if m.data != nil {
+		e.pool.put(m.data)
+	}
+	gen := m.gen + 1
+	if gen == 0 {
+		gen = 1
+	}
+	*m = umsg{gen: gen}
+	e.freeU = append(e.freeU, m)
+}
+
+func (m *umsg) status() Status {
+	return Status{Source: int(m.src), Tag: int(m.tag), Count: m.len}
+}
+
+// bufPool keeps buffers for unexpected eager data in power-of-two size classes, so a
+// steady stream of unexpected messages allocates nothing.
+type bufPool struct {
+	free [poolClasses][][]byte
+}
+
+const (
+	poolMinShift = 6  // 64 bytes
+	poolClasses  = 21 // up to 64 MiB; larger buffers are not kept
+)
+
+func poolClass(n int) int {
+	if n <= 1<<poolMinShift {
+		return 0
+	}
+	return bits.Len(uint(n-1)) - poolMinShift
+}
+
+func (p *bufPool) get(n int) []byte {
+	c := poolClass(n)
+	if c >= poolClasses {
+		return make([]byte, n)
+	}
+	if l := len(p.free[c]); l > 0 {
+		b := p.free[c][l-1]
+		p.free[c] = p.free[c][:l-1]
+		return b[:n]
+	}
+	return make([]byte, n, 1<<(c+poolMinShift))
+}
+
+func (p *bufPool) put(b []byte) {
+	c := poolClass(cap(b))
+	if c >= poolClasses || cap(b) != 1<<(c+poolMinShift) {
+		return
+	}
+	p.free[c] = append(p.free[c], b[:0])
+}
+
+// truncErr is the error of a receive whose buffer is smaller than the message.
+func truncErr(msg, buf int64) error {
+	return fmt.Errorf("%w: %d-byte message, %d-byte receive buffer", ErrTruncate, msg, buf)
+}

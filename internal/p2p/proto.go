@@ -1,0 +1,206 @@
+package p2p
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+func protoOf(flags uint8) transport.Protocol { return transport.Protocol(flags) }
+
+// Range is one row of a selection table: messages of Min to Max bytes (inclusive) use
+// Protocol. Model is the cost model that won (zero when the protocol was forced).
+type Range struct {
+	Min, Max int64
+	Protocol transport.Protocol
+	Model    transport.Model
+}
+
+// Table is the protocol selection of one endpoint, cheapest protocol by message size.
+type Table struct {
+	Peer       int
+	Transport  string
+	MaxPayload int
+	SingleCopy bool
+	Forced     string // "" or the forced protocol
+	Ranges     []Range
+}
+
+// Select builds the selection table of an endpoint from its cost models, as UCX's
+// proto_select does: every size range where the set of applicable models is constant
+// is split further where two models' lines cross, and each piece takes the cheapest.
+// Eager needs the message in one packet (maxPayload); get needs single copy. force is
+// "", "auto", "eager", "pipeline" or "get"; eagerLimit > 0 makes exactly the messages
+// up to it (and up to maxPayload) eager, and < 0 lets the models alone decide.
+func Select(models []transport.Model, maxPayload int, singleCopy bool, force string, eagerLimit int64) Table {
+	t := Table{MaxPayload: maxPayload, SingleCopy: singleCopy}
+	eagerCap := int64(maxPayload)
+	if eagerLimit > 0 {
+		eagerCap = min(eagerCap, eagerLimit)
+	}
+	const top = math.MaxInt64
+	switch force {
+	case "eager":
+		t.Forced = force
+		t.Ranges = []Range{{Min: 0, Max: eagerCap, Protocol: transport.Eager}}
+		if eagerCap < top {
+			t.Ranges = append(t.Ranges, Range{Min: eagerCap + 1, Max: top, Protocol: transport.Pipeline})
+		}
+		return t
+	case "pipeline":
+		t.Forced = force
+		t.Ranges = []Range{{Min: 0, Max: top, Protocol: transport.Pipeline}}
+		return t
+	case "get":
+		t.Forced = force
+		p := transport.Pipeline
+		if singleCopy {
+			p = transport.Get
+		}
+		t.Ranges = []Range{{Min: 0, Max: top, Protocol: p}}
+		return t
+	}
+
+	var cands []transport.Model
+	for _, m := range models {
+		if m.Bandwidth <= 0 || m.MinSize < 0 || (m.MaxSize != 0 && m.MaxSize < m.MinSize) {
+			continue
+		}
+		if m.MaxSize == 0 {
+			m.MaxSize = top
+		}
+		switch m.Protocol {
+		case transport.Get:
+			if !singleCopy {
+				continue
+			}
+		case transport.Eager:
+			if eagerLimit > 0 {
+				continue // the limit decides, below
+			}
+			if m.MinSize > eagerCap {
+				continue
+			}
+			m.MaxSize = min(m.MaxSize, eagerCap)
+		}
+		cands = append(cands, m)
+	}
+	lo := int64(0)
+	if eagerLimit > 0 && eagerCap >= 0 {
+		t.Ranges = append(t.Ranges, Range{Min: 0, Max: eagerCap, Protocol: transport.Eager})
+		lo = eagerCap + 1
+	}
+
+	// Breakpoints: where a model starts or stops applying, and where two lines cross.
+	points := []int64{lo}
+	for i, a := range cands {
+		points = append(points, a.MinSize)
+		if a.MaxSize < top {
+			points = append(points, a.MaxSize+1)
+		}
+		for _, b := range cands[i+1:] {
+			ia, ib := 1/a.Bandwidth, 1/b.Bandwidth
+			if ia == ib {
+				continue
+			}
+			x := (b.Fixed.Seconds() - a.Fixed.Seconds()) / (ia - ib)
+			if x > 0 && x < 1<<62 {
+				points = append(points, int64(math.Ceil(x)))
+			}
+		}
+	}
+	slices.Sort(points)
+	points = slices.Compact(points)
+	for i, p := range points {
+		if p < lo {
+			continue
+		}
+		end := int64(top)
+		if i+1 < len(points) {
+			end = points[i+1] - 1
+		}
+		// The order of the lines is constant inside the piece: judge at its middle.
+		probe := p + (min(end, p+1<<40)-p)/2
+		best, ok := transport.Model{}, false
+		bestCost := math.Inf(1)
+		for _, m := range cands {
+			if probe < m.MinSize || probe > m.MaxSize {
+				continue
+			}
+			c := m.Fixed.Seconds() + float64(probe)/m.Bandwidth
+			if c < bestCost || (c == bestCost && m.Protocol < best.Protocol) {
+				best, bestCost, ok = m, c, true
+			}
+		}
+		r := Range{Min: p, Max: end, Protocol: transport.Pipeline, Model: best}
+		if ok {
+			r.Protocol = best.Protocol
+		} else {
+			r.Model = transport.Model{} // nothing applies: pipeline works on any endpoint
+		}
+		if n := len(t.Ranges); n > 0 && t.Ranges[n-1].Protocol == r.Protocol {
+			t.Ranges[n-1].Max = end
+			continue
+		}
+		t.Ranges = append(t.Ranges, r)
+	}
+	return t
+}
+
+// lookup returns the protocol of an n-byte message.
+func (t *Table) lookup(n int64) transport.Protocol {
+	for i := range t.Ranges {
+		if n <= t.Ranges[i].Max {
+			return t.Ranges[i].Protocol
+		}
+	}
+	return transport.Pipeline
+}
+
+// eagerMax is the largest size up to which every message goes eagerly, or -1.
+func (t *Table) eagerMax() int64 {
+	if len(t.Ranges) > 0 && t.Ranges[0].Min == 0 && t.Ranges[0].Protocol == transport.Eager {
+		return min(t.Ranges[0].Max, int64(t.MaxPayload))
+	}
+	return -1
+}
+
+// String prints the table the way `mpigo info` and MPIGO_PROTO_INFO show it.
+func (t Table) String() string {
+	var b strings.Builder
+	sc := "no"
+	if t.SingleCopy {
+		sc = "yes"
+	}
+	fmt.Fprintf(&b, "rank %d via %s (max payload %s, single copy %s", t.Peer, t.Transport, FormatSize(int64(t.MaxPayload)), sc)
+	if t.Forced != "" {
+		fmt.Fprintf(&b, ", forced %s", t.Forced)
+	}
+	b.WriteString("):\n")
+	for _, r := range t.Ranges {
+		hi := FormatSize(r.Max)
+		if r.Max == math.MaxInt64 {
+			hi = "inf"
+		}
+		fmt.Fprintf(&b, "  %10s .. %-10s %-9s", FormatSize(r.Min), hi, r.Protocol)
+		if r.Model.Bandwidth > 0 {
+			fmt.Fprintf(&b, " %v + n / %.1f GB/s", r.Model.Fixed, r.Model.Bandwidth/1e9)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// FormatSize prints a byte count exactly and briefly: 512, 4097, 4K, 64M.
+func FormatSize(n int64) string {
+	units := []string{"", "K", "M", "G", "T", "P"}
+	u := 0
+	for n != 0 && n%1024 == 0 && u < len(units)-1 {
+		n /= 1024
+		u++
+	}
+	return fmt.Sprintf("%d%s", n, units[u])
+}

@@ -1,0 +1,333 @@
+package p2p
+
+import (
+	"context"
+	"fmt"
+)
+
+func (e *Engine) checkRecv(op string, src, tag int) error {
+	if src != ProcNull && src != AnySource && (src < 0 || src >= e.size) {
+		return fmt.Errorf("p2p: %s: source %d out of range [0,%d) (nor AnySource or ProcNull)", op, src, e.size)
+	}
+	if tag != AnyTag && (tag < 0 || tag > MaxTag) {
+		return fmt.Errorf("p2p: %s: tag %d out of range [0,%d] (nor AnyTag)", op, tag, MaxTag)
+	}
+	return nil
+}
+
+var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
+
+// Recv receives into b a message from world rank src (or AnySource) with tag (or
+// AnyTag) in context ctx. A longer message fills b and returns an error wrapping
+// ErrTruncate; the rest of it is discarded.
+func (e *Engine) Recv(b Buf, src, tag int, ctx uint32) (Status, error) {
+	if err := e.checkRecv("Recv", src, tag); err != nil {
+		return Status{}, err
+	}
+	if src == ProcNull {
+		return procNullStatus, nil
+	}
+	e.mu.Lock()
+	r := e.newReq()
+	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
+	r.setBuf(b)
+	e.startRecv(r)
+	if r.done.Load() == 0 {
+		e.block(nil, r, nil)
+	} else {
+		e.flush()
+	}
+	st := r.st
+	e.freeReq(r)
+	e.mu.Unlock()
+	return st, st.Err
+}
+
+// Irecv starts a receive and returns its request.
+func (e *Engine) Irecv(b Buf, src, tag int, ctx uint32) (Request, error) {
+	if err := e.checkRecv("Irecv", src, tag); err != nil {
+		return Request{}, err
+	}
+	e.mu.Lock()
+	r := e.newReq()
+	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
+	r.setBuf(b)
+	e.startRecv(r)
+	e.flush()
+	q := Request{r, r.gen}
+	e.mu.Unlock()
+	return q, nil
+}
+
+// RecvInit makes a persistent receive request; Start starts it.
+func (e *Engine) RecvInit(b Buf, src, tag int, ctx uint32) (Request, error) {
+	if err := e.checkRecv("RecvInit", src, tag); err != nil {
+		return Request{}, err
+	}
+	e.mu.Lock()
+	r := e.newReq()
+	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
+	r.setBuf(b)
+	r.persistent = true
+	q := Request{r, r.gen}
+	e.mu.Unlock()
+	return q, nil
+}
+
+// startRecv matches r against the messages already arrived, or posts it. The caller
+// holds e.mu.
+func (e *Engine) startRecv(r *request) {
+	r.started, r.matched = true, false
+	if r.done.Load() != 0 {
+		r.done.Store(0)
+	}
+	r.got, r.expect = 0, 0
+	if r.peer == ProcNull {
+		r.st = procNullStatus
+		e.complete(r)
+		return
+	}
+	r.st = Status{}
+	q := e.ctxq(r.ctx)
+	if q.unexp.head != nil {
+		if m := q.matchUnexp(r.peer, r.tag); m != nil {
+			q.take(m)
+			e.takeUnexp(r, m)
+			return
+		}
+	}
+	if e.failed != nil {
+		e.fail(r, e.failed)
+		return
+	}
+	if r.peer >= 0 {
+		if p := e.peerState(int(r.peer)); p.err != nil {
+			e.fail(r, p.err)
+			return
+		}
+	}
+	q.post(r)
+}
+
+// takeUnexp delivers arrived message m to receive r and recycles m.
+func (e *Engine) takeUnexp(r *request, m *umsg) {
+	if m.kind == kindEager {
+		e.deliverEager(r, m.src, m.tag, m.data)
+		if m.flags&flagSync != 0 {
+			e.queueCtrl(m.src, kindAck, m.sendID, 0, 0, 0)
+		}
+	} else {
+		e.startRndv(r, m.src, m.tag, m.len, m.sendID, m.addr, protoOf(m.flags))
+	}
+	e.freeUmsg(m)
+}
+
+// Start starts an inactive persistent request.
+func (e *Engine) Start(q *Request) error {
+	r := q.r
+	if r == nil || r.gen != q.gen || !r.persistent {
+		return fmt.Errorf("p2p: Start: %w: not a persistent request", ErrRequest)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r.started {
+		return fmt.Errorf("p2p: Start: %w: request already active", ErrRequest)
+	}
+	if r.kind == sendReq {
+		e.startSend(r)
+	} else {
+		e.startRecv(r)
+	}
+	return nil
+}
+
+// Startall starts every request of qs.
+func (e *Engine) Startall(qs []Request) error {
+	for i := range qs {
+		if err := e.Start(&qs[i]); err != nil {
+			return fmt.Errorf("p2p: Startall: request %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// Cancel cancels a receive that has not matched (persistent or not), or a send whose
+// first packet has not left. A cancelled request completes with Status.Cancelled;
+// one too late to cancel completes normally. It still has to be waited for.
+func (e *Engine) Cancel(q *Request) error {
+	r := q.r
+	if r == nil {
+		return nil
+	}
+	if r.gen != q.gen || !r.inUse {
+		return fmt.Errorf("p2p: Cancel: %w: stale handle", ErrRequest)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !r.started || r.done.Load() != 0 {
+		return nil
+	}
+	cancellable := (r.kind == recvReq && !r.matched && r.list != nil) ||
+		(r.kind == sendReq && r.list != nil && r.list == &e.peers[r.peer].sendq)
+	if cancellable {
+		r.list.remove(r)
+		r.st = Status{Source: int(r.peer), Tag: int(r.tag), Cancelled: true}
+		e.complete(r)
+	}
+	return nil
+}
+
+// Free releases a request. One still pending completes in the background (its
+// buffer must not be touched until the operation is known to be done).
+func (e *Engine) Free(q *Request) error {
+	r := q.r
+	if r == nil {
+		return nil
+	}
+	if r.gen != q.gen || !r.inUse {
+		return fmt.Errorf("p2p: Free: %w: stale handle", ErrRequest)
+	}
+	e.mu.Lock()
+	if r.started && r.done.Load() == 0 {
+		r.orphan = true
+	} else {
+		e.freeReq(r)
+	}
+	e.mu.Unlock()
+	*q = Request{}
+	return nil
+}
+
+// Message is a message taken off the matching queues by Mprobe or Improbe, to be
+// received by Mrecv or Imrecv. The zero value is no message.
+type Message struct {
+	m      *umsg
+	gen    uint32
+	noProc bool
+}
+
+// IsNull reports whether m holds no message.
+func (m Message) IsNull() bool { return m.m == nil && !m.noProc }
+
+// Iprobe reports whether a message matching (src, tag, ctx) has arrived, without
+// receiving it.
+func (e *Engine) Iprobe(src, tag int, ctx uint32) (Status, bool, error) {
+	st, _, ok, err := e.probe("Iprobe", nil, src, tag, ctx, false, false)
+	return st, ok, err
+}
+
+// Probe waits for a message matching (src, tag, ctx), without receiving it.
+func (e *Engine) Probe(src, tag int, ctx uint32) (Status, error) {
+	st, _, _, err := e.probe("Probe", nil, src, tag, ctx, true, false)
+	return st, err
+}
+
+// ProbeCtx is Probe that gives up when c is done.
+func (e *Engine) ProbeCtx(c context.Context, src, tag int, ctx uint32) (Status, error) {
+	st, _, _, err := e.probe("Probe", c, src, tag, ctx, true, false)
+	return st, err
+}
+
+// Improbe is Iprobe that also takes the message off the queues: only Mrecv or Imrecv
+// with the returned Message can receive it.
+func (e *Engine) Improbe(src, tag int, ctx uint32) (Message, Status, bool, error) {
+	st, m, ok, err := e.probe("Improbe", nil, src, tag, ctx, false, true)
+	return m, st, ok, err
+}
+
+// Mprobe is Probe that takes the message, as Improbe does.
+func (e *Engine) Mprobe(src, tag int, ctx uint32) (Message, Status, error) {
+	st, m, _, err := e.probe("Mprobe", nil, src, tag, ctx, true, true)
+	return m, st, err
+}
+
+func (e *Engine) probe(op string, c context.Context, src, tag int, ctx uint32, wait, take bool) (Status, Message, bool, error) {
+	if err := e.checkRecv(op, src, tag); err != nil {
+		return Status{}, Message{}, false, err
+	}
+	if src == ProcNull {
+		return procNullStatus, Message{noProc: true}, true, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	q := e.ctxq(ctx)
+	var m *umsg
+	var err error
+	look := func() bool {
+		if q.unexp.head != nil {
+			m = q.matchUnexp(int32(src), int32(tag))
+		}
+		if m != nil {
+			return true
+		}
+		if e.failed != nil {
+			err = e.failed
+			return true
+		}
+		if src >= 0 {
+			if p := e.peers[src]; p != nil && p.err != nil {
+				err = p.err
+				return true
+			}
+		}
+		return false
+	}
+	if !look() {
+		e.progressLocked()
+		if !look() && wait {
+			if werr := e.block(c, nil, look); werr != nil {
+				return Status{}, Message{}, false, werr
+			}
+		}
+	}
+	if m == nil {
+		return Status{}, Message{}, false, err
+	}
+	st := m.status()
+	if !take {
+		return st, Message{}, true, nil
+	}
+	q.take(m)
+	return st, Message{m: m, gen: m.gen}, true, nil
+}
+
+// Mrecv receives the message m (from Mprobe or Improbe) into b.
+func (e *Engine) Mrecv(b Buf, m *Message) (Status, error) {
+	q, err := e.imrecv("Mrecv", b, m)
+	if err != nil {
+		return Status{}, err
+	}
+	return e.Wait(&q)
+}
+
+// Imrecv starts receiving the message m into b.
+func (e *Engine) Imrecv(b Buf, m *Message) (Request, error) {
+	return e.imrecv("Imrecv", b, m)
+}
+
+func (e *Engine) imrecv(op string, b Buf, msg *Message) (Request, error) {
+	if msg.noProc {
+		*msg = Message{}
+		e.mu.Lock()
+		r := e.newReq()
+		r.kind, r.peer = recvReq, ProcNull
+		e.startRecv(r)
+		q := Request{r, r.gen}
+		e.mu.Unlock()
+		return q, nil
+	}
+	m := msg.m
+	if m == nil || m.gen != msg.gen {
+		return Request{}, fmt.Errorf("p2p: %s: %w: no message (null or already received)", op, ErrRequest)
+	}
+	*msg = Message{}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := e.newReq()
+	r.kind, r.ctx, r.peer, r.tag = recvReq, m.ctx, m.src, m.tag
+	r.setBuf(b)
+	r.started = true
+	e.takeUnexp(r, m)
+	e.flush()
+	return Request{r, r.gen}, nil
+}

@@ -1,0 +1,182 @@
+package p2p
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// Status describes a completed receive (or send).
+type Status struct {
+	Source    int   // world rank of the sender (ProcNull, AnySource for an empty status)
+	Tag       int   // the message's tag
+	Count     int64 // bytes received
+	Err       error // nil, or why the request failed (wraps ErrTruncate, transport.ErrPeerGone, ...)
+	Cancelled bool  // the request was cancelled before it matched
+}
+
+var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
+
+// Request is a handle on a nonblocking operation. The zero value is the null request.
+// Completing a request (Wait, or Test reporting true) frees it and sets the handle to
+// null, except for persistent requests, which become inactive until Start or Free.
+// Handles are values: a stale copy is detected (its generation no longer matches) and
+// rejected with ErrRequest.
+type Request struct {
+	r   *request
+	gen uint32
+}
+
+// IsNull reports whether q is the null request.
+func (q Request) IsNull() bool { return q.r == nil }
+
+type reqKind uint8
+
+const (
+	sendReq reqKind = iota + 1
+	recvReq
+)
+
+// request is the engine's state of one operation. Requests are pooled: the index in
+// Engine.reqs and the generation together form the cookie peers use to name it.
+type request struct {
+	done atomic.Uint32 // set last when the operation completes; waiters read it unlocked
+
+	idx        uint32
+	gen        uint32
+	kind       reqKind
+	mode       Mode
+	proto      transport.Protocol
+	inUse      bool // taken from the pool
+	started    bool // an operation is under way or completed but not yet reported
+	persistent bool
+	internal   bool // a buffered send's carrier: the engine frees it on completion
+	orphan     bool // freed by the user while pending: the engine frees it on completion
+	matched    bool // receive: a message is matched to it
+
+	ctx  uint32
+	peer int32 // send: destination; receive: source filter
+	tag  int32
+	buf  []byte
+	lay  Layout
+	size int64 // bytes in the buffer
+
+	sent, limit int64          // send: bytes streamed so far, and how many the receiver takes
+	remote      uint64         // the peer's cookie for this message
+	addr        uint64         // receive: sender's buffer address (Get)
+	pin         unsafe.Pointer // send: keeps the buffer alive while a peer reads it (Get)
+	got, expect int64          // receive: bytes arrived, bytes to arrive
+	seq         uint64         // receive: posting order in its context
+	boff        int            // buffered send: offset of the copy in the attached buffer
+
+	st Status
+
+	list       *reqList
+	next, prev *request
+}
+
+func (r *request) cookie() uint64 { return uint64(r.gen)<<32 | uint64(r.idx) }
+
+func (r *request) contiguous() bool { return r.lay == nil }
+
+// newReq takes a request from the pool. The caller holds e.mu.
+func (e *Engine) newReq() *request {
+	var r *request
+	if n := len(e.freeR); n > 0 {
+		r = e.freeR[n-1]
+		e.freeR = e.freeR[:n-1]
+	} else {
+		r = &request{idx: uint32(len(e.reqs)), gen: 1}
+		e.reqs = append(e.reqs, r)
+	}
+	r.inUse = true
+	return r
+}
+
+// freeReq returns r to the pool. The caller holds e.mu.
+func (e *Engine) freeReq(r *request) {
+	gen := r.gen + 1
+	if gen == 0 {
+		gen = 1
+	}
+	idx := r.idx
+	if r.done.Load() != 0 {
+		r.done.Store(0) // a store is a locked exchange on amd64: skip it when we can
+	}
+	*r = request{idx: idx, gen: gen}
+	e.freeR = append(e.freeR, r)
+}
+
+// lookup finds the live request a cookie names, or nil.
+func (e *Engine) lookup(c uint64, kind reqKind) *request {
+	idx := uint32(c)
+	if uint64(idx) >= uint64(len(e.reqs)) {
+		return nil
+	}
+	r := e.reqs[idx]
+	if r.gen != uint32(c>>32) || !r.inUse || r.kind != kind || !r.started || r.done.Load() != 0 {
+		return nil
+	}
+	return r
+}
+
+// complete marks r complete and wakes sleepers. The caller holds e.mu and has taken
+// r off every list.
+func (e *Engine) complete(r *request) {
+	if r.internal {
+		e.bsendDone(r)
+		e.freeReq(r)
+		return
+	}
+	if r.orphan {
+		e.freeReq(r)
+		return
+	}
+	r.pin = nil
+	r.done.Store(1)
+	if e.sleepers.Load() != 0 {
+		e.db.Ring()
+	}
+}
+
+// finish reports a completed request's status and frees it, or deactivates it if
+// persistent. The caller holds e.mu.
+func (e *Engine) finish(q *Request) Status {
+	r := q.r
+	st := r.st
+	if r.persistent {
+		r.started = false
+		return st
+	}
+	e.freeReq(r)
+	*q = Request{}
+	return st
+}
+
+// reqList is an intrusive doubly linked list; a request is on at most one at a time.
+type reqList struct{ head, tail *request }
+
+func (l *reqList) push(r *request) {
+	r.list, r.next, r.prev = l, nil, l.tail
+	if l.tail != nil {
+		l.tail.next = r
+	} else {
+		l.head = r
+	}
+	l.tail = r
+}
+
+func (l *reqList) remove(r *request) {
+	if r.prev != nil {
+		r.prev.next = r.next
+	} else {
+		l.head = r.next
+	}
+	if r.next != nil {
+		r.next.prev = r.prev
+	} else {
+		l.tail = r.prev
+	}
+	r.list, r.next, r.prev = nil, nil, nil
+}

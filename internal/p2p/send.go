@@ -1,0 +1,337 @@
+package p2p
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+func (e *Engine) checkSend(op string, dest, tag int, mode Mode) error {
+	if dest != ProcNull && (dest < 0 || dest >= e.size) {
+		return fmt.Errorf("p2p: %s: dest %d out of range [0,%d)", op, dest, e.size)
+	}
+	if tag < 0 || tag > MaxTag {
+		return fmt.Errorf("p2p: %s: tag %d out of range [0,%d]", op, tag, MaxTag)
+	}
+	if mode > Buffered {
+		return fmt.Errorf("p2p: %s: unknown send mode %d", op, mode)
+	}
+	return nil
+}
+
+func isGone(err error) bool { return errors.Is(err, transport.ErrPeerGone) }
+
+// Send sends b to world rank dest with tag in context ctx, and returns when b may be
+// reused. An eager message that the transport takes at once involves no request, no
+// goroutine and no allocation.
+func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
+	if err := e.checkSend("Send", dest, tag, mode); err != nil {
+		return err
+	}
+	if dest == ProcNull {
+		return nil
+	}
+	if mode == Buffered {
+		e.mu.Lock()
+		err := e.bsendLocked(b, dest, tag, ctx)
+		e.mu.Unlock()
+		return err
+	}
+	e.mu.Lock()
+	if e.failed != nil {
+		err := e.failed
+		e.mu.Unlock()
+		return err
+	}
+	p := e.peers[dest]
+	if p != nil && p.ep != nil && mode != Synchronous && p.sendq.head == nil && p.err == nil {
+		if n := b.Len(); n <= p.eagerMax {
+			var payload []byte
+			if b.l == nil {
+				payload = b.b
+			} else {
+				payload = e.pack[:n]
+				b.l.PackAt(payload, 0)
+			}
+			h := &e.hdr
+			*h = transport.Header{Kind: kindEager, Src: e.self32, Context: ctx, Tag: int32(tag), Len: uint64(n)}
+			err := p.ep.Send(h, payload)
+			if err == nil {
+				e.wakeSelf(p)
+				e.mu.Unlock()
+				return nil
+			}
+			if err != transport.ErrWouldBlock && !errors.Is(err, transport.ErrWouldBlock) {
+				e.failPeer(p, err)
+				err = p.err
+				e.mu.Unlock()
+				return err
+			}
+		}
+	}
+	r := e.newReq()
+	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, mode, ctx, int32(dest), int32(tag)
+	r.setBuf(b)
+	e.startSend(r)
+	err := e.block(nil, r, nil)
+	if err == nil {
+		err = r.st.Err
+	}
+	e.freeReq(r)
+	e.mu.Unlock()
+	return err
+}
+
+// Isend starts a send and returns its request.
+func (e *Engine) Isend(b Buf, dest, tag int, ctx uint32, mode Mode) (Request, error) {
+	if err := e.checkSend("Isend", dest, tag, mode); err != nil {
+		return Request{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := e.newReq()
+	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, mode, ctx, int32(dest), int32(tag)
+	r.setBuf(b)
+	if mode == Buffered && dest != ProcNull {
+		if err := e.bsendLocked(b, dest, tag, ctx); err != nil {
+			e.freeReq(r)
+			return Request{}, err
+		}
+		r.started = true
+		r.st = Status{Source: dest, Tag: tag, Count: r.size}
+		e.complete(r)
+		return Request{r, r.gen}, nil
+	}
+	e.startSend(r)
+	return Request{r, r.gen}, nil
+}
+
+// SendInit makes a persistent send request; Start starts it.
+func (e *Engine) SendInit(b Buf, dest, tag int, ctx uint32, mode Mode) (Request, error) {
+	if err := e.checkSend("SendInit", dest, tag, mode); err != nil {
+		return Request{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := e.newReq()
+	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, mode, ctx, int32(dest), int32(tag)
+	r.setBuf(b)
+	r.persistent = true
+	return Request{r, r.gen}, nil
+}
+
+// startSend starts send r: chooses its protocol and sends its first packet, or queues
+// it behind earlier sends to the same peer. The caller holds e.mu.
+func (e *Engine) startSend(r *request) {
+	r.started = true
+	if r.done.Load() != 0 {
+		r.done.Store(0)
+	}
+	r.sent, r.limit, r.remote = 0, 0, 0
+	if r.peer == ProcNull {
+		r.st = Status{Source: ProcNull, Tag: AnyTag}
+		e.complete(r)
+		return
+	}
+	r.st = Status{Source: int(r.peer), Tag: int(r.tag), Count: r.size}
+	if e.failed != nil {
+		e.fail(r, e.failed)
+		return
+	}
+	if r.mode == Buffered {
+		// A persistent buffered send: copy now, complete now.
+		if err := e.bsendLocked(Buf{r.buf, r.lay}, int(r.peer), int(r.tag), r.ctx); err != nil {
+			r.st.Err = err
+		}
+		e.complete(r)
+		return
+	}
+	p := e.peerState(int(r.peer))
+	if err := e.connect(p); err != nil {
+		e.fail(r, err)
+		return
+	}
+	r.proto = transport.Eager
+	if r.size > p.eagerMax {
+		r.proto = p.table.lookup(r.size)
+		if r.proto == transport.Eager { // eager_limit or MaxPayload said no
+			r.proto = transport.Pipeline
+		}
+		if r.proto == transport.Get && (r.lay != nil || p.sc == nil) {
+			r.proto = transport.Pipeline
+		}
+	}
+	if p.sendq.head == nil && e.sendFirst(p, r) {
+		return
+	}
+	p.sendq.push(r)
+	e.markBusy(p)
+}
+
+// sendFirst sends r's first packet (eager or request to send). It reports false when
+// the transport would block (r stays queued).
+func (e *Engine) sendFirst(p *peer, r *request) bool {
+	h := &e.hdr
+	*h = transport.Header{Src: e.self32, Context: r.ctx, Tag: r.tag, Len: uint64(r.size)}
+	var payload []byte
+	switch r.proto {
+	case transport.Eager:
+		h.Kind = kindEager
+		if r.mode == Synchronous {
+			h.Flags, h.SendID = flagSync, r.cookie()
+		}
+		payload = r.chunk(e.pack, 0, int(r.size))
+	case transport.Get:
+		h.Kind, h.Flags, h.SendID = kindRTS, uint8(transport.Get), r.cookie()
+		if r.size > 0 {
+			r.pin = unsafe.Pointer(unsafe.SliceData(r.buf))
+			h.Addr = uint64(uintptr(r.pin))
+		}
+	default:
+		h.Kind, h.Flags, h.SendID = kindRTS, uint8(transport.Pipeline), r.cookie()
+	}
+	err := p.ep.Send(h, payload)
+	if err == transport.ErrWouldBlock || (err != nil && errors.Is(err, transport.ErrWouldBlock)) {
+		return false
+	}
+	if r.list != nil {
+		r.list.remove(r)
+	}
+	if err != nil {
+		e.failPeer(p, err)
+		if r.done.Load() == 0 {
+			e.fail(r, p.err)
+		}
+		return true
+	}
+	e.wakeSelf(p)
+	if r.proto == transport.Eager && r.mode != Synchronous {
+		e.complete(r)
+	}
+	return true
+}
+
+// wakeSelf rings this rank's doorbell after a packet to itself, if anyone sleeps:
+// transports ring the receiver's doorbell, and here the receiver is us.
+func (e *Engine) wakeSelf(p *peer) {
+	if p.rank == e.self && e.sleepers.Load() != 0 {
+		e.db.Ring()
+	}
+}
+
+// pushPeer sends what waits for p: answers, then first packets in order, then
+// pipeline fragments. It returns the number of packets sent.
+func (e *Engine) pushPeer(p *peer) (n int) {
+	if p.err != nil {
+		return 0
+	}
+	if p.ep == nil {
+		if e.connect(p) != nil {
+			return 0
+		}
+	}
+	if p.rank == e.self {
+		defer e.wakeSelf(p)
+	}
+	for p.ctrlHead < len(p.ctrl) {
+		err := p.ep.Send(&p.ctrl[p.ctrlHead], nil)
+		if err != nil {
+			if errors.Is(err, transport.ErrWouldBlock) {
+				return n
+			}
+			e.failPeer(p, err)
+			return n
+		}
+		p.ctrlHead++
+		n++
+	}
+	p.ctrl, p.ctrlHead = p.ctrl[:0], 0
+	for r := p.sendq.head; r != nil; r = p.sendq.head {
+		if !e.sendFirst(p, r) {
+			return n
+		}
+		n++
+		if p.err != nil {
+			return n
+		}
+	}
+	for r := p.streams.head; r != nil; r = p.streams.head {
+		h := &e.hdr
+		for r.sent < r.limit {
+			c := int(min(r.limit-r.sent, int64(p.maxPayload)))
+			*h = transport.Header{Kind: kindData, Src: e.self32, RecvID: r.remote, Offset: uint64(r.sent)}
+			err := p.ep.Send(h, r.chunk(e.pack, r.sent, c))
+			if err != nil {
+				if errors.Is(err, transport.ErrWouldBlock) {
+					return n
+				}
+				e.failPeer(p, err)
+				return n
+			}
+			r.sent += int64(c)
+			n++
+		}
+		p.streams.remove(r)
+		e.complete(r)
+	}
+	return n
+}
+
+// Progress polls every transport once and pushes queued sends; it returns how many
+// packets moved. Waiting calls drive progress themselves; Progress is for callers
+// that poll (a progress goroutine, a test stepping engines in turn).
+func (e *Engine) Progress() int {
+	e.mu.Lock()
+	n := e.progressLocked()
+	e.mu.Unlock()
+	return n
+}
+
+func (e *Engine) progressLocked() int {
+	n := 0
+	for _, t := range e.trs {
+		n += t.Poll(e.h)
+	}
+	if len(e.busy) > 0 || e.gets.head != nil {
+		n += e.push()
+	}
+	return n
+}
+
+// flush sends what handling packets or matching queued (answers such as a get's FIN
+// or a synchronous send's ack), so a peer is not left waiting until this rank's next
+// call. The caller holds e.mu.
+func (e *Engine) flush() {
+	if len(e.busy) > 0 || e.gets.head != nil {
+		e.push()
+	}
+}
+
+func (e *Engine) push() int {
+	n := 0
+	// Reads first: they queue FINs the loop below then sends.
+	for k := 0; k < 64 && e.gets.head != nil; k++ {
+		r := e.gets.head
+		e.gets.remove(r)
+		if e.doGet(r) {
+			e.gets.push(r) // more to read: round robin with other gets
+		}
+		n++
+	}
+	for i := 0; i < len(e.busy); {
+		p := e.busy[i]
+		n += e.pushPeer(p)
+		if p.idle() || p.err != nil {
+			p.inBusy = false
+			last := len(e.busy) - 1
+			e.busy[i] = e.busy[last]
+			e.busy[last] = nil
+			e.busy = e.busy[:last]
+			continue
+		}
+		i++
+	}
+	return n
+}

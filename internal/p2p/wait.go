@@ -1,0 +1,307 @@
+package p2p
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// block drives progress until r completes (r non-nil; checked without the lock, so a
+// request completed by another goroutine's progress is seen at once) or cond holds
+// (cond non-nil; evaluated with e.mu held). It is entered and left with e.mu held.
+//
+// Idle policy: poll e.spin times, then poll and yield the OS thread e.yield times
+// (when ranks outnumber cores, the peer we wait for may need this core), then sleep on
+// the doorbell, which transports ring when a packet arrives, for at most e.sleep (a
+// dead peer rings nobody). Only one goroutine polls at a time: the others spin on
+// their request's flag and TryLock.
+func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
+	ready := func() bool {
+		return (r != nil && r.done.Load() != 0) || (cond != nil && cond())
+	}
+	spins := 0
+	locked := true
+	for {
+		if locked {
+			if ready() {
+				e.flush()
+				return nil
+			}
+			if e.progressLocked() > 0 {
+				spins = 0
+				if ready() {
+					e.flush()
+					return nil
+				}
+			}
+			e.mu.Unlock()
+		} else if r != nil && r.done.Load() != 0 {
+			e.mu.Lock()
+			e.flush()
+			return nil
+		}
+		spins++
+		switch {
+		case spins <= e.spin:
+			if spins&31 == 0 {
+				runtime.Gosched() // other goroutines of this process may be what we wait for
+			}
+		case c != nil && c.Err() != nil:
+			e.mu.Lock()
+			return c.Err()
+		case spins <= e.spin+e.yield || !e.mu.TryLock():
+			osYield()
+		default:
+			// Holding the lock: announce the sleep, then look one last time. A packet or
+			// a completion after this look rings the doorbell and Wait returns at once.
+			e.sleepers.Add(1)
+			seq := e.db.Seq()
+			if ready() || e.progressLocked() > 0 {
+				e.sleepers.Add(-1)
+				spins = 0
+				locked = true
+				continue
+			}
+			e.mu.Unlock()
+			e.db.Wait(seq, e.sleep)
+			e.sleepers.Add(-1)
+			e.mu.Lock()
+			if e.db.Seq() == seq {
+				e.checkPeers() // timed out: has a peer died silently?
+			}
+			spins = e.spin
+			locked = true
+			continue
+		}
+		locked = e.mu.TryLock()
+	}
+}
+
+func osYield() {
+	runtime.Gosched()
+	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+// Wait waits for q to complete, reports its status and frees it (a persistent request
+// becomes inactive). Waiting on the null or an inactive request returns an empty status.
+func (e *Engine) Wait(q *Request) (Status, error) { return e.wait(nil, q) }
+
+// WaitCtx is Wait that gives up when c is done, returning c.Err() and leaving the
+// request pending.
+func (e *Engine) WaitCtx(c context.Context, q *Request) (Status, error) { return e.wait(c, q) }
+
+func (e *Engine) wait(c context.Context, q *Request) (Status, error) {
+	r := q.r
+	if r == nil {
+		return emptyStatus, nil
+	}
+	if r.gen != q.gen {
+		return Status{}, fmt.Errorf("p2p: Wait: %w: stale handle (request already completed)", ErrRequest)
+	}
+	if !r.started {
+		return emptyStatus, nil
+	}
+	e.mu.Lock()
+	if r.done.Load() == 0 {
+		if err := e.block(c, r, nil); err != nil {
+			e.mu.Unlock()
+			return Status{}, err
+		}
+	}
+	st := e.finish(q)
+	e.mu.Unlock()
+	return st, st.Err
+}
+
+// Test reports whether q has completed; if so it is finished as by Wait.
+func (e *Engine) Test(q *Request) (Status, bool, error) {
+	r := q.r
+	if r == nil {
+		return emptyStatus, true, nil
+	}
+	if r.gen != q.gen {
+		return Status{}, false, fmt.Errorf("p2p: Test: %w: stale handle (request already completed)", ErrRequest)
+	}
+	if !r.started {
+		return emptyStatus, true, nil
+	}
+	if r.done.Load() == 0 {
+		if !e.mu.TryLock() {
+			return Status{}, false, nil // another goroutine is making progress
+		}
+		e.progressLocked()
+		if r.done.Load() == 0 {
+			e.mu.Unlock()
+			return Status{}, false, nil
+		}
+	} else {
+		e.mu.Lock()
+	}
+	st := e.finish(q)
+	e.mu.Unlock()
+	return st, true, st.Err
+}
+
+// Waitall waits for every request of qs. sts, if not nil, receives each status. The
+// error, if any, names the first failed request; sts has them all.
+func (e *Engine) Waitall(qs []Request, sts []Status) error { return e.WaitallCtx(nil, qs, sts) }
+
+// WaitallCtx is Waitall that gives up when c is done.
+func (e *Engine) WaitallCtx(c context.Context, qs []Request, sts []Status) error {
+	var first error
+	for i := range qs {
+		st, err := e.wait(c, &qs[i])
+		if c != nil && err != nil && err == c.Err() {
+			return err
+		}
+		if sts != nil {
+			sts[i] = st
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("p2p: Waitall: request %d: %w", i, err)
+		}
+	}
+	return first
+}
+
+// active reports whether q names a started request.
+func (q *Request) active() bool { return q.r != nil && q.r.gen == q.gen && q.r.started }
+
+// Waitany waits for one of qs to complete and returns its index and status; -1 when
+// every request is null or inactive.
+func (e *Engine) Waitany(qs []Request) (int, Status, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	found := -1
+	any := func() bool {
+		found = -1
+		seen := false
+		for i := range qs {
+			if qs[i].active() {
+				seen = true
+				if qs[i].r.done.Load() != 0 {
+					found = i
+					return true
+				}
+			}
+		}
+		return !seen
+	}
+	if err := e.block(nil, nil, any); err != nil {
+		return -1, Status{}, err
+	}
+	if found < 0 {
+		return -1, emptyStatus, nil
+	}
+	st := e.finish(&qs[found])
+	return found, st, st.Err
+}
+
+// Testany is Waitany that does not wait: ok is false when none has completed.
+func (e *Engine) Testany(qs []Request) (idx int, st Status, ok bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progressLocked()
+	seen := false
+	for i := range qs {
+		if qs[i].active() {
+			seen = true
+			if qs[i].r.done.Load() != 0 {
+				st := e.finish(&qs[i])
+				return i, st, true, st.Err
+			}
+		}
+	}
+	if !seen {
+		return -1, emptyStatus, true, nil
+	}
+	return -1, Status{}, false, nil
+}
+
+// Waitsome waits until at least one of qs completes, finishes all that have, and
+// writes their indices to idx and statuses to sts (if not nil), both at least
+// len(qs) long. It returns how many; -1 when every request is null or inactive.
+func (e *Engine) Waitsome(qs []Request, idx []int, sts []Status) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	some := func() bool {
+		seen := false
+		for i := range qs {
+			if qs[i].active() {
+				seen = true
+				if qs[i].r.done.Load() != 0 {
+					return true
+				}
+			}
+		}
+		return !seen
+	}
+	if err := e.block(nil, nil, some); err != nil {
+		return 0, err
+	}
+	return e.collect(qs, idx, sts)
+}
+
+// Testsome is Waitsome that does not wait: it returns 0 when none has completed.
+func (e *Engine) Testsome(qs []Request, idx []int, sts []Status) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progressLocked()
+	return e.collect(qs, idx, sts)
+}
+
+func (e *Engine) collect(qs []Request, idx []int, sts []Status) (int, error) {
+	n, seen := 0, false
+	var first error
+	for i := range qs {
+		if !qs[i].active() {
+			continue
+		}
+		seen = true
+		if qs[i].r.done.Load() == 0 {
+			continue
+		}
+		st := e.finish(&qs[i])
+		idx[n] = i
+		if sts != nil {
+			sts[n] = st
+		}
+		if st.Err != nil && first == nil {
+			first = fmt.Errorf("p2p: request %d: %w", i, st.Err)
+		}
+		n++
+	}
+	if !seen {
+		return -1, nil
+	}
+	return n, first
+}
+
+// Testall reports whether every request of qs has completed; only then are they all
+// finished (statuses to sts, if not nil).
+func (e *Engine) Testall(qs []Request, sts []Status) (bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progressLocked()
+	for i := range qs {
+		if qs[i].active() && qs[i].r.done.Load() == 0 {
+			return false, nil
+		}
+	}
+	var first error
+	for i := range qs {
+		st := emptyStatus
+		if qs[i].active() {
+			st = e.finish(&qs[i])
+		}
+		if sts != nil {
+			sts[i] = st
+		}
+		if st.Err != nil && first == nil {
+			first = fmt.Errorf("p2p: Testall: request %d: %w", i, st.Err)
+		}
+	}
+	return true, first
+}

@@ -1,0 +1,90 @@
+package topo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxAffinityCPU is what unix.CPUSet can hold; sched_{get,set}affinity work with it.
+const maxAffinityCPU = 1024
+
+func toUnix(s CPUSet) (unix.CPUSet, error) {
+	var u unix.CPUSet
+	for _, c := range s.List() {
+		if c >= maxAffinityCPU {
+			return u, fmt.Errorf("topo: cpu %d is above the %d CPUs binding supports", c, maxAffinityCPU-1)
+		}
+		u.Set(c)
+	}
+	return u, nil
+}
+
+func fromUnix(u *unix.CPUSet) CPUSet {
+	var s CPUSet
+	for c := range maxAffinityCPU {
+		if u.IsSet(c) {
+			s.Add(c)
+		}
+	}
+	return s
+}
+
+// Allowed returns the CPUs this process may run on. It asks for the calling thread,
+// which has the process's mask unless something bound threads one by one.
+func Allowed() (CPUSet, error) {
+	var u unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &u); err != nil {
+		return CPUSet{}, fmt.Errorf("topo: sched_getaffinity: %w", err)
+	}
+	return fromUnix(&u), nil
+}
+
+// Bind restricts the whole process to the CPUs of set (a core, for --bind-to core).
+// sched_setaffinity works per thread and a Go process has several, so every thread in
+// /proc/self/task is bound; threads created later inherit the mask from their creator.
+// The listing is repeated until a pass finds no thread it has not bound, since the
+// runtime may start one meanwhile.
+func Bind(set CPUSet) error { return BindPID(os.Getpid(), set) }
+
+// BindPID binds every thread of process pid (a launcher binds a rank it started).
+func BindPID(pid int, set CPUSet) error {
+	if set.IsEmpty() {
+		return errors.New("topo: bind: the CPU set is empty; a process needs at least one CPU")
+	}
+	u, err := toUnix(set)
+	if err != nil {
+		return err
+	}
+	done := map[int]bool{}
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	for pass := 0; pass < 10; pass++ {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			// No /proc: bind what we can name, the process's main thread.
+			if err := unix.SchedSetaffinity(pid, &u); err != nil {
+				return fmt.Errorf("topo: bind pid %d to cpus %s: %w", pid, set, err)
+			}
+			return nil
+		}
+		fresh := 0
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			fresh++
+			if err := unix.SchedSetaffinity(tid, &u); err != nil && !errors.Is(err, unix.ESRCH) {
+				return fmt.Errorf("topo: bind thread %d of pid %d to cpus %s: %w", tid, pid, set, err)
+			}
+			done[tid] = true
+		}
+		if fresh == 0 {
+			return nil
+		}
+	}
+	return nil
+}

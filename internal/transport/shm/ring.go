@@ -1,0 +1,201 @@
+package shm
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// The ring of one sender→receiver pair. It is two single-producer single-consumer
+// rings that advance together:
+//
+//   - cells: fixed 64-byte slots. Every packet takes exactly one cell. The cell's first
+//     word is its stamp, written last with an atomic store (release) and polled by the
+//     consumer with an atomic load (acquire): low 32 bits = the cell's absolute index + 1
+//     (mod 2^32), high 32 bits = payload length | compactBit. Every lap rewrites every
+//     cell's stamp, so a stale stamp is always the previous lap's value and can never
+//     be mistaken for the expected one, whatever bytes the payloads contained.
+//   - data: a byte ring for payloads that do not fit in the cell. Positions are
+//     absolute byte counts; a payload never wraps (if it does not fit before the end it
+//     starts at the beginning of the next lap), and both sides compute the same
+//     placement from the sequence of lengths, so the cell need not carry an offset.
+//
+// A compact cell carries a whole small message in one cache line: the first 16 bytes
+// of the Header (kind, flags, source, context, tag), SendID, and up to 32 payload bytes,
+// used when Len equals the payload length and RecvID, Addr and Offset are zero (an
+// eager message). Other packets store the 56-byte Header verbatim in the cell.
+//
+// The consumer publishes how far it has consumed (cells and data bytes) in its own
+// cache line, which the producer reads only when its cached copy says the ring is full;
+// in steady state a packet moves one cache line for the cell plus the payload's lines.
+
+const (
+	offCompactSendID = 24 // in a compact cell: SendID; the payload follows at 32
+	offInline        = 32
+)
+
+// outbound is the producer side of one pair: this rank sending to peer.
+type outbound struct {
+	t        *Transport
+	peer     int
+	seg      *segment
+	cells    unsafe.Pointer
+	data     unsafe.Pointer
+	cons     *[2]uint64 // consumer's positions (shared)
+	closed   *uint32    // receiver's closed flag
+	door     transport.Doorbell
+	cellMask uint64
+	nCells   uint64
+	dataMask uint64
+	dataSize uint64
+
+	cellPos, dataPos uint64 // next cell, next data byte (absolute)
+	consCell         uint64 // cached consumer positions
+	consData         uint64
+	full             uint32 // consecutive ErrWouldBlock returns, for liveness checks
+
+	maxPayload int
+	models     []transport.Model
+	live       liveness
+	err        error // sticky: the peer is gone
+}
+
+func (e *outbound) MaxPayload() int           { return e.maxPayload }
+func (e *outbound) Models() []transport.Model { return e.models }
+
+// Send implements transport.Endpoint. It is not safe for concurrent use on one
+// endpoint: the engine serialises the sends to a peer.
+func (e *outbound) Send(h *transport.Header, payload []byte) error {
+	n := len(payload)
+	if e.err != nil {
+		return e.err
+	}
+	if n > e.maxPayload {
+		return fmt.Errorf("shm: Send to rank %d: payload of %d bytes exceeds MaxPayload %d; split it into fragments",
+			e.peer, n, e.maxPayload)
+	}
+	if atomic.LoadUint32(e.closed) != 0 {
+		e.err = closedBy(e.peer)
+		return e.err
+	}
+	if e.cellPos-e.consCell >= e.nCells {
+		e.consCell = atomic.LoadUint64(&e.cons[0])
+		if e.cellPos-e.consCell >= e.nCells {
+			return e.blocked()
+		}
+	}
+	compact := n <= inlineMax && h.Len == uint64(n) && h.RecvID == 0 && h.Addr == 0 && h.Offset == 0
+	start, end := e.dataPos, e.dataPos
+	if !compact && n > 0 {
+		need := (uint64(n) + lineSize - 1) &^ (lineSize - 1)
+		if off := start & e.dataMask; off+need > e.dataSize {
+			start += e.dataSize - off
+		}
+		end = start + need
+		if end-e.consData > e.dataSize {
+			e.consData = atomic.LoadUint64(&e.cons[1])
+			if end-e.consData > e.dataSize {
+				return e.blocked()
+			}
+		}
+	}
+	e.full = 0
+	cell := unsafe.Add(e.cells, (e.cellPos&e.cellMask)*cellSize)
+	meta := uint64(n)
+	if compact {
+		// Kind, Flags, Src, Context and Tag are the Header's first 16 bytes.
+		*(*[16]byte)(unsafe.Add(cell, 8)) = *(*[16]byte)(unsafe.Pointer(h))
+		*(*uint64)(unsafe.Add(cell, offCompactSendID)) = h.SendID
+		copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
+		meta |= compactBit
+	} else {
+		*(*transport.Header)(unsafe.Add(cell, 8)) = *h
+		if n > 0 {
+			copy(unsafe.Slice((*byte)(unsafe.Add(e.data, start&e.dataMask)), n), payload)
+		}
+	}
+	atomic.StoreUint64((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)
+	e.cellPos++
+	e.dataPos = end
+	e.door.Ring()
+	return nil
+}
+
+// blocked is the full-ring path. Every so often it checks that the receiver still
+// lives, so that a sender retrying against a dead peer gets ErrPeerGone, not a hang.
+func (e *outbound) blocked() error {
+	e.full++
+	if e.full%1024 == 0 && !e.live.alive() {
+		e.err = died(e.peer, e.live.pid)
+		return e.err
+	}
+	return transport.ErrWouldBlock
+}
+
+// inbound is the consumer side of one pair: a sender writing into this rank's segment.
+type inbound struct {
+	src      int // sender's world rank
+	cells    unsafe.Pointer
+	data     unsafe.Pointer
+	cons     *[2]uint64
+	cellMask uint64
+	dataMask uint64
+	dataSize uint64
+	pos      uint64
+	dataPos  uint64
+	hdr      transport.Header // reused: handed to the handler, valid during the call
+	live     liveness
+}
+
+// drain hands the packets present to h, at most max of them.
+func (in *inbound) drain(h transport.Handler, max int) int {
+	n := 0
+	for n < max {
+		cell := unsafe.Add(in.cells, (in.pos&in.cellMask)*cellSize)
+		w := atomic.LoadUint64((*uint64)(cell))
+		if uint32(w) != uint32(in.pos+1) {
+			break
+		}
+		meta := uint32(w >> 32)
+		plen := uint64(meta &^ compactBit)
+		var payload []byte
+		end := in.dataPos
+		if meta&compactBit != 0 {
+			in.hdr = transport.Header{}
+			*(*[16]byte)(unsafe.Pointer(&in.hdr)) = *(*[16]byte)(unsafe.Add(cell, 8))
+			in.hdr.Len = plen
+			in.hdr.SendID = *(*uint64)(unsafe.Add(cell, offCompactSendID))
+			payload = unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), plen)
+		} else {
+			in.hdr = *(*transport.Header)(unsafe.Add(cell, 8))
+			if plen > 0 {
+				start := in.dataPos
+				need := (plen + lineSize - 1) &^ (lineSize - 1)
+				if off := start & in.dataMask; off+need > in.dataSize {
+					start += in.dataSize - off
+				}
+				end = start + need
+				payload = unsafe.Slice((*byte)(unsafe.Add(in.data, start&in.dataMask)), plen)
+			}
+		}
+		h.Packet(&in.hdr, payload)
+		in.pos++
+		// Give the space back only after the handler is done with the payload, and
+		// one packet at a time, so that a pipelining sender can refill at once.
+		atomic.StoreUint64(&in.cons[0], in.pos)
+		if end != in.dataPos {
+			in.dataPos = end
+			atomic.StoreUint64(&in.cons[1], end)
+		}
+		n++
+	}
+	return n
+}
+
+// pending reports whether a packet is waiting, without consuming it.
+func (in *inbound) pending() bool {
+	cell := unsafe.Add(in.cells, (in.pos&in.cellMask)*cellSize)
+	return uint32(atomic.LoadUint64((*uint64)(cell))) == uint32(in.pos+1)
+}

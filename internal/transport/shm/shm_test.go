@@ -1,0 +1,355 @@
+package shm
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+var jobSeq atomic.Int64
+
+func testJob(t testing.TB) string {
+	return "test" + strconv.Itoa(int(time.Now().UnixNano()%1e9)) + "-" + strconv.Itoa(int(jobSeq.Add(1)))
+}
+
+// inProcess makes n transports in this process, all started.
+func inProcess(t testing.TB, n int, o Options) []*Transport {
+	t.Helper()
+	clients := newMemJob(testJob(t), n)
+	ts := make([]*Transport, n)
+	for i, c := range clients {
+		tr, err := New(c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts[i] = tr
+		t.Cleanup(func() { tr.Close() })
+	}
+	for _, tr := range ts {
+		if err := tr.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ts
+}
+
+type packet struct {
+	h       transport.Header
+	payload []byte
+}
+
+type collector struct{ got []packet }
+
+func (c *collector) Packet(h *transport.Header, payload []byte) {
+	c.got = append(c.got, packet{*h, append([]byte(nil), payload...)})
+}
+
+type discard struct{ n int }
+
+func (d *discard) Packet(h *transport.Header, payload []byte) { d.n += len(payload) }
+
+func endpoint(t testing.TB, tr *Transport, peer int) transport.Endpoint {
+	t.Helper()
+	e, err := tr.Endpoint(peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func testHeader(i, n int) transport.Header {
+	h := transport.Header{Kind: uint8(i), Flags: uint8(i >> 8), Src: 0, Context: uint32(i * 7), Tag: int32(i - 100),
+		Len: uint64(n), SendID: uint64(i) << 20}
+	switch i % 3 {
+	case 1: // a fragment of something larger: not compact
+		h.Len, h.Offset, h.RecvID = uint64(n)*3, uint64(i), 99
+	case 2:
+		h.Addr = 0xdead0000 + uint64(i)
+	}
+	return h
+}
+
+// fill writes byte(seed + 31*j) at every index j. The formula repeats every 256 bytes, so
+// the bulk is doubled with copy, which keeps -race runs fast.
+func fill(b []byte, seed int) []byte {
+	n := min(len(b), 256)
+	for j := 0; j < n; j++ {
+		b[j] = byte(seed + j*31)
+	}
+	for done := n; done < len(b); done *= 2 {
+		copy(b[done:], b[:done])
+	}
+	return b
+}
+
+// TestOrderAndWrap pushes messages of mixed sizes and formats through a tiny ring, many
+// laps around both the cells and the data ring, retrying on ErrWouldBlock.
+func TestOrderAndWrap(t *testing.T) {
+	for _, mode := range []string{"memfd", "file"} {
+		t.Run(mode, func(t *testing.T) {
+			ts := inProcess(t, 2, Options{RingSize: 4096, Cells: 8, MaxFragment: 2048, EagerLimit: 1024, Memory: mode})
+			e := endpoint(t, ts[0], 1)
+			sizes := []int{0, 1, 8, 31, 32, 33, 64, 100, 1000, 2047, 2048}
+			var c collector
+			const msgs = 5000
+			blocked := 0
+			var want []packet
+			for i := 0; i < msgs; i++ {
+				n := sizes[i%len(sizes)]
+				h := testHeader(i, n)
+				p := fill(make([]byte, n), i)
+				want = append(want, packet{h, p})
+				for {
+					err := e.Send(&h, p)
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, transport.ErrWouldBlock) {
+						t.Fatal(err)
+					}
+					blocked++
+					if ts[1].Poll(&c) == 0 {
+						t.Fatalf("message %d: ring full but the receiver found nothing", i)
+					}
+				}
+			}
+			for ts[1].Poll(&c) > 0 {
+			}
+			if len(c.got) != msgs {
+				t.Fatalf("received %d packets, sent %d", len(c.got), msgs)
+			}
+			for i, g := range c.got {
+				if g.h != want[i].h || !bytes.Equal(g.payload, want[i].payload) {
+					t.Fatalf("packet %d: got %+v (%d bytes), want %+v (%d bytes)", i, g.h, len(g.payload), want[i].h, len(want[i].payload))
+				}
+			}
+			if blocked == 0 {
+				t.Fatal("the ring never filled: the test does not exercise ErrWouldBlock")
+			}
+			if c.got[0].h.Src != 0 {
+				t.Fatalf("Src %d, want 0", c.got[0].h.Src)
+			}
+		})
+	}
+}
+
+func TestFullRing(t *testing.T) {
+	ts := inProcess(t, 2, Options{RingSize: 4096, Cells: 8, MaxFragment: 2048, EagerLimit: 1024})
+	e := endpoint(t, ts[0], 1)
+	h := transport.Header{Len: 8}
+	small := make([]byte, 8)
+	sent := 0
+	for ; sent < 100; sent++ {
+		if err := e.Send(&h, small); err != nil {
+			if !errors.Is(err, transport.ErrWouldBlock) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if sent != 8 {
+		t.Fatalf("%d compact sends fit in 8 cells", sent)
+	}
+	var d discard
+	if n := ts[1].Poll(&d); n != 8 {
+		t.Fatalf("Poll handed %d packets, want 8", n)
+	}
+	// Now the data ring: 2048-byte payloads, two fit in 4096 bytes.
+	big := make([]byte, 2048)
+	hb := transport.Header{Len: 1 << 20}
+	for i := 0; i < 2; i++ {
+		if err := e.Send(&hb, big); err != nil {
+			t.Fatalf("send %d of 2: %v", i, err)
+		}
+	}
+	if err := e.Send(&hb, big); !errors.Is(err, transport.ErrWouldBlock) {
+		t.Fatalf("third 2 KiB send into a 4 KiB ring: %v, want ErrWouldBlock", err)
+	}
+	if n := ts[1].Poll(&d); n != 2 {
+		t.Fatalf("Poll handed %d, want 2", n)
+	}
+	if err := e.Send(&hb, big); err != nil {
+		t.Fatalf("after Poll: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	clients := newMemJob(testJob(t), 2)
+	tr, err := New(clients[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if _, err := tr.Endpoint(1); err == nil {
+		t.Fatal("Endpoint before Start succeeded")
+	}
+	tr.Start()
+	if _, err := tr.Endpoint(0); err == nil {
+		t.Fatal("Endpoint to self succeeded")
+	}
+	if _, err := tr.Endpoint(5); err == nil {
+		t.Fatal("Endpoint to rank 5 of 2 succeeded")
+	}
+	if _, err := tr.Endpoint(1); err == nil {
+		t.Fatal("Endpoint to a rank that published nothing succeeded")
+	}
+	for _, o := range []Options{{RingSize: 100}, {Cells: 2}, {Memory: "disk"}, {RingSize: 8192, MaxFragment: 8192}, {EagerLimit: 1 << 30}} {
+		if _, err := New(clients[1], o); err == nil {
+			t.Errorf("New with %+v succeeded", o)
+		}
+	}
+	ts := inProcess(t, 2, Options{RingSize: 8192, MaxFragment: 4096, EagerLimit: 1024})
+	e := endpoint(t, ts[0], 1)
+	if e.MaxPayload() != 4096 {
+		t.Fatalf("MaxPayload %d", e.MaxPayload())
+	}
+	if err := e.Send(&transport.Header{}, make([]byte, 4097)); err == nil {
+		t.Fatal("Send over MaxPayload succeeded")
+	}
+}
+
+func TestCloseTellsSenders(t *testing.T) {
+	ts := inProcess(t, 2, Options{Memory: "file"})
+	e := endpoint(t, ts[0], 1)
+	if err := e.Send(&transport.Header{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Send(&transport.Header{}, nil); !errors.Is(err, transport.ErrPeerGone) {
+		t.Fatalf("Send to a closed peer: %v, want ErrPeerGone", err)
+	}
+	if err := ts[0].Check(); !errors.Is(err, transport.ErrPeerGone) {
+		t.Fatalf("Check: %v, want ErrPeerGone", err)
+	}
+	ts[0].Close()
+	left, _ := filepath.Glob(FilePrefix(ts[0].c.JobID()) + "*")
+	if len(left) != 0 {
+		t.Fatalf("left behind after Close: %v", left)
+	}
+}
+
+func TestDoorbellWakes(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	e := endpoint(t, ts[0], 1)
+	woke := make(chan time.Duration, 1)
+	ready := make(chan struct{})
+	go func() {
+		db := ts[1].Doorbell()
+		var d discard
+		start := time.Now()
+		close(ready)
+		for ts[1].Poll(&d) == 0 {
+			seq := db.Seq()
+			if ts[1].Pending() {
+				continue
+			}
+			db.Wait(seq, 5*time.Second)
+		}
+		woke <- time.Since(start)
+	}()
+	<-ready
+	if err := e.Send(&transport.Header{}, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if d := <-woke; d > 4*time.Second {
+		t.Fatalf("the sleeper woke after %v: the doorbell did not ring", d)
+	}
+}
+
+func TestReadFromInProcess(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	if ok, why := ts[1].CMA(); !ok {
+		t.Skip("no CMA here: " + why)
+	}
+	src := fill(make([]byte, 3<<20+5), 7)
+	dst := make([]byte, len(src))
+	if err := ts[1].ReadFrom(0, dst, uint64(uintptr(unsafe.Pointer(&src[0])))); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(src, dst) {
+		t.Fatal("ReadFrom copied wrong bytes")
+	}
+	if err := ts[1].ReadFrom(0, dst[:8], 8); err == nil {
+		t.Fatal("ReadFrom of an unmapped address succeeded")
+	}
+}
+
+func TestModels(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	e := endpoint(t, ts[0], 1)
+	best := func(n int64) transport.Protocol {
+		var p transport.Protocol
+		var c time.Duration = -1
+		for _, m := range e.Models() {
+			if n < m.MinSize || (m.MaxSize != 0 && n > m.MaxSize) {
+				continue
+			}
+			if k := m.Cost(n); c < 0 || k < c {
+				p, c = m.Protocol, k
+			}
+		}
+		return p
+	}
+	cma, _ := ts[0].CMA()
+	loc, _ := locality(&ts[0].myCPUs, ts[0].pid)
+	t.Logf("locality %v, cma %v", loc, cma)
+	for _, m := range e.Models() {
+		t.Logf("%-8v [%d, %d] fixed %v bw %.1f GB/s", m.Protocol, m.MinSize, m.MaxSize, m.Fixed, m.Bandwidth/1e9)
+	}
+	if best(8) != transport.Eager {
+		t.Errorf("8 B: %v, want eager", best(8))
+	}
+	if cma && loc == SharedCache {
+		for n, want := range map[int64]transport.Protocol{64 << 10: transport.Get, 1 << 20: transport.Get, 4 << 20: transport.Pipeline} {
+			if got := best(n); got != want {
+				t.Errorf("%d B: %v, want %v", n, got, want)
+			}
+		}
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	e := endpoint(t, ts[0], 1)
+	var d discard
+	for _, n := range []int{8, 1024, 64 << 10} {
+		p := make([]byte, n)
+		h := transport.Header{Len: uint64(n)}
+		allocs := testing.AllocsPerRun(200, func() {
+			if err := e.Send(&h, p); err != nil {
+				panic(err)
+			}
+			ts[1].Poll(&d)
+		})
+		if allocs != 0 {
+			t.Errorf("%d B: %v allocations per Send+Poll", n, allocs)
+		}
+	}
+	if ok, _ := ts[1].CMA(); ok {
+		src, dst := make([]byte, 4096), make([]byte, 4096)
+		addr := uint64(uintptr(unsafe.Pointer(&src[0])))
+		if a := testing.AllocsPerRun(100, func() { ts[1].ReadFrom(0, dst, addr) }); a != 0 {
+			t.Errorf("ReadFrom: %v allocations", a)
+		}
+	}
+}
+
+func TestAddressRoundTrip(t *testing.T) {
+	a := address{mode: modeFile, pid: 1234, fd: 7, size: 1 << 30, base: 0x7f0000001000, path: "/dev/shm/mpigo-x-1"}
+	b, err := decodeAddress(a.encode())
+	if err != nil || b != a {
+		t.Fatalf("%+v -> %+v, %v", a, b, err)
+	}
+	if _, err := decodeAddress([]byte{9, 9}); err == nil {
+		t.Fatal("malformed address decoded")
+	}
+}

@@ -1,0 +1,202 @@
+package tcp
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The handshake, dialer D to acceptor A (the stream will carry D's packets to A):
+//
+//	D -> A  hello: magic "mpigoTCP", version, D's rank, A's rank, nonce_d (32 bytes)
+//	A -> D  nonce_a (32 bytes), mac_a = HMAC(secret, "A" | hello | nonce_a)
+//	D -> A  mac_d = HMAC(secret, "D" | hello | nonce_a)
+//	A -> D  one byte: accepted
+//
+// Each side proves it knows the secret over a nonce the other side just chose, so a
+// recorded handshake replayed later fails (nonce_a differs), and a process that does
+// not know the secret learns nothing it can reuse. Ranks are inside the MACs, so a
+// proof made for one pair of ranks is worth nothing for another.
+
+const (
+	helloMagic   = "mpigoTCP"
+	helloVersion = 1
+	nonceSize    = 32
+	helloSize    = len(helloMagic) + 4 + 4 + 4 + nonceSize
+	accepted     = 0xA5
+)
+
+func mac(secret []byte, role byte, hello, nonceA []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte{role})
+	m.Write(hello)
+	m.Write(nonceA)
+	return m.Sum(nil)
+}
+
+// dialHandshake runs the dialer's side over c; it returns nil once A has accepted.
+func (t *Transport) dialHandshake(c net.Conn, peer int) error {
+	c.SetDeadline(time.Now().Add(t.timeout))
+	hello := make([]byte, helloSize)
+	copy(hello, helloMagic)
+	binary.LittleEndian.PutUint32(hello[8:], helloVersion)
+	binary.LittleEndian.PutUint32(hello[12:], uint32(t.rank))
+	binary.LittleEndian.PutUint32(hello[16:], uint32(peer))
+	if _, err := rand.Read(hello[20:]); err != nil {
+		return err
+	}
+	if _, err := c.Write(hello); err != nil {
+		return fmt.Errorf("send hello: %w", err)
+	}
+	reply := make([]byte, nonceSize+sha256.Size)
+	if _, err := io.ReadFull(c, reply); err != nil {
+		return fmt.Errorf("read challenge (is rank %d of this job listening there?): %w", peer, err)
+	}
+	nonceA, macA := reply[:nonceSize], reply[nonceSize:]
+	if !hmac.Equal(macA, mac(t.secret, 'A', hello, nonceA)) {
+		return errors.New("the peer does not prove knowledge of the job secret")
+	}
+	if _, err := c.Write(mac(t.secret, 'D', hello, nonceA)); err != nil {
+		return fmt.Errorf("send proof: %w", err)
+	}
+	var ack [1]byte
+	if _, err := io.ReadFull(c, ack[:]); err != nil || ack[0] != accepted {
+		return fmt.Errorf("the peer refused the connection: %v", err)
+	}
+	c.SetDeadline(time.Time{})
+	return nil
+}
+
+// acceptHandshake runs the acceptor's side and returns the dialer's rank.
+func (t *Transport) acceptHandshake(c net.Conn) (int, error) {
+	c.SetDeadline(time.Now().Add(t.timeout))
+	hello := make([]byte, helloSize)
+	if _, err := io.ReadFull(c, hello); err != nil {
+		return -1, fmt.Errorf("read hello: %w", err)
+	}
+	if string(hello[:8]) != helloMagic {
+		return -1, errors.New("not an mpigo hello")
+	}
+	if v := binary.LittleEndian.Uint32(hello[8:]); v != helloVersion {
+		return -1, fmt.Errorf("handshake version %d, want %d", v, helloVersion)
+	}
+	from := int(int32(binary.LittleEndian.Uint32(hello[12:])))
+	to := int(int32(binary.LittleEndian.Uint32(hello[16:])))
+	if to != t.rank {
+		return -1, fmt.Errorf("hello is for rank %d, this is rank %d", to, t.rank)
+	}
+	if from < 0 || from >= t.size || from == t.rank {
+		return -1, fmt.Errorf("hello from rank %d: must be another rank in [0, %d)", from, t.size)
+	}
+	nonceA := make([]byte, nonceSize)
+	if _, err := rand.Read(nonceA); err != nil {
+		return -1, err
+	}
+	if _, err := c.Write(append(nonceA, mac(t.secret, 'A', hello, nonceA)...)); err != nil {
+		return -1, fmt.Errorf("send challenge: %w", err)
+	}
+	macD := make([]byte, sha256.Size)
+	if _, err := io.ReadFull(c, macD); err != nil {
+		return -1, fmt.Errorf("read proof: %w", err)
+	}
+	if !hmac.Equal(macD, mac(t.secret, 'D', hello, nonceA)) {
+		return -1, fmt.Errorf("rank %d's proof does not match the job secret (wrong secret or replayed handshake)", from)
+	}
+	return from, nil
+}
+
+// acceptLoop serves one listener until Close: each connection is authenticated in a
+// goroutine of its own, so a slow or hostile client holds up nobody.
+func (t *Transport) acceptLoop(ln net.Listener) {
+	defer t.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if t.closed.Load() {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			// EMFILE and friends: keep serving rather than lose the job's listener.
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			t.accept(c)
+		}()
+	}
+}
+
+func (t *Transport) accept(c net.Conn) {
+	from, err := t.acceptHandshake(c)
+	if err != nil {
+		t.refuse.add(c.RemoteAddr(), err)
+		c.Close()
+		return
+	}
+	if t.closed.Load() {
+		c.Close()
+		return
+	}
+	// A second stream from the same rank is refused (addRecv checks again, atomically).
+	// Packets the dialer sends right after the ack wait in the socket until addRecv
+	// puts the stream in the epoll set, which is level-triggered.
+	if t.recv[from].Load() != nil || t.PeerErr(from) != nil {
+		t.refuse.add(c.RemoteAddr(), fmt.Errorf("rank %d already has a stream here, or is gone", from))
+		c.Close()
+		return
+	}
+	if _, err := c.Write([]byte{accepted}); err != nil {
+		c.Close()
+		return
+	}
+	fd, err := rawFD(c)
+	if err != nil {
+		t.refuse.add(nil, err)
+		return
+	}
+	if err := t.addRecv(from, fd); err != nil {
+		t.refuse.add(nil, err)
+	}
+}
+
+// refusals keeps the last few refused connections, for diagnostics and tests.
+type refusals struct {
+	mu    sync.Mutex
+	n     int
+	cause []string
+}
+
+func (r *refusals) add(from net.Addr, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n++
+	s := err.Error()
+	if from != nil {
+		s = from.String() + ": " + s
+	}
+	if len(r.cause) == 16 {
+		copy(r.cause, r.cause[1:])
+		r.cause = r.cause[:15]
+	}
+	r.cause = append(r.cause, s)
+}
+
+// Refused reports how many incoming connections were refused, and the latest causes.
+func (t *Transport) Refused() (int, string) {
+	t.refuse.mu.Lock()
+	defer t.refuse.mu.Unlock()
+	return t.refuse.n, strings.Join(t.refuse.cause, "\n")
+}

@@ -1,0 +1,282 @@
+package tcp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// recvConn is the stream a peer dialled to us. Its buffer starts small (streams of
+// small packets are the common case, and there may be thousands of peers) and grows,
+// once, to hold a frame of the largest size when the first large one comes, so that a
+// packet is always handed over in one piece, straight from here.
+type recvConn struct {
+	peer       int
+	fd         int
+	buf        []byte
+	start, end int // unparsed bytes are buf[start:end]
+	hdr        transport.Header
+}
+
+// recvSlack is read room beyond one largest frame, so that small packets arrive many
+// to a read(2).
+const recvSlack = 64 << 10
+
+// addRecv puts an authenticated stream from peer in the poll set.
+func (t *Transport) addRecv(peer, fd int) error {
+	rc := &recvConn{peer: peer, fd: fd, buf: make([]byte, recvSlack)}
+	if !t.recv[peer].CompareAndSwap(nil, rc) {
+		unix.Close(fd)
+		return fmt.Errorf("tcp: rank %d already has a stream here", peer)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(peer)}
+	if err := unix.EpollCtl(t.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		t.recv[peer].Store(nil)
+		unix.Close(fd)
+		return fmt.Errorf("tcp: epoll_ctl for rank %d: %w", peer, err)
+	}
+	t.setActive(rc, true)
+	return nil
+}
+
+// directMax is the number of streams up to which Poll reads each one directly rather
+// than asking epoll which are readable: with one or two peers, a read that finds
+// nothing costs what epoll_wait costs, and a read that finds a packet saves a call.
+const directMax = 2
+
+// setActive adds rc to, or removes it from, the list Poll walks. The list is copied
+// on change (rare) so that Poll reads it with one atomic load.
+func (t *Transport) setActive(rc *recvConn, on bool) {
+	t.activeMu.Lock()
+	defer t.activeMu.Unlock()
+	var next []*recvConn
+	if old := t.active.Load(); old != nil {
+		for _, x := range *old {
+			if x != rc {
+				next = append(next, x)
+			}
+		}
+	}
+	if on {
+		next = append(next, rc)
+	}
+	t.active.Store(&next)
+}
+
+// armIdle is how long Poll must have found nothing before it arms the watcher by
+// itself. It is a safety net for an engine that sleeps without calling Arm: long
+// enough that a busy engine never pays for a watcher wake-up (each costs a context
+// switch, dear when every core runs a rank), short enough to bound the delay for one
+// that dozes off.
+const armIdle = time.Millisecond
+
+// Poll hands over every packet that has arrived, in per-peer order, without blocking.
+// It also writes out the tails of partly sent packets. Only one goroutine polls at a
+// time; a concurrent (or re-entrant, from a handler) Poll returns 0 at once.
+func (t *Transport) Poll(h transport.Handler) int {
+	if !t.pollMu.TryLock() {
+		return 0
+	}
+	defer t.pollMu.Unlock()
+	if t.closed.Load() {
+		return 0
+	}
+	if t.pending.Load() > 0 {
+		t.flushPending()
+	}
+	n := 0
+	if list := t.active.Load(); list != nil && len(*list) <= directMax {
+		for _, rc := range *list {
+			n += t.readConn(rc, h)
+		}
+	} else if list != nil {
+		nev, err := unix.EpollWait(t.epfd, t.events[:], 0)
+		if err == nil {
+			for i := range nev {
+				peer := t.events[i].Fd
+				if peer < 0 {
+					continue // the close eventfd
+				}
+				if rc := t.recv[peer].Load(); rc != nil {
+					n += t.readConn(rc, h)
+				}
+			}
+		}
+	}
+	if t.goneNew.Load() {
+		t.reportGone()
+	}
+	if n > 0 {
+		t.idleSince = 0
+	} else {
+		now := nanotime()
+		if t.idleSince == 0 {
+			t.idleSince = now
+		} else if now-t.idleSince > int64(armIdle) {
+			t.Arm()
+		}
+	}
+	return n
+}
+
+var epoch = time.Now()
+
+// nanotime is monotonic nanoseconds since start; never 0 after the first call.
+func nanotime() int64 { return int64(time.Since(epoch)) + 1 }
+
+// readConn reads once from rc and hands over every complete frame.
+func (t *Transport) readConn(rc *recvConn, h transport.Handler) int {
+	nr, errno := read(rc.fd, rc.buf[rc.end:])
+	if errno == unix.EAGAIN || errno == unix.EINTR {
+		return 0
+	}
+	if errno != 0 || nr == 0 {
+		cause := error(errno)
+		if errno == 0 {
+			cause = fmt.Errorf("connection closed")
+			if rc.end > rc.start {
+				cause = fmt.Errorf("connection closed inside a packet")
+			}
+		}
+		t.dropRecv(rc, cause)
+		return 0
+	}
+	rc.end += nr
+	le := binary.LittleEndian
+	n := 0
+	for rc.end-rc.start >= frameSize {
+		b := rc.buf[rc.start:rc.end]
+		plen := int(le.Uint32(b))
+		if le.Uint32(b[4:]) != frameMagic || plen > t.maxPayload {
+			t.dropRecv(rc, fmt.Errorf("stream out of step: frame magic %#x, payload %d bytes (limit %d)", le.Uint32(b[4:]), plen, t.maxPayload))
+			return n
+		}
+		if len(b) < frameSize+plen {
+			if len(rc.buf) < frameSize+t.maxPayload+recvSlack {
+				// First large packet on this stream: grow once, to hold the largest.
+				nb := make([]byte, frameSize+t.maxPayload+recvSlack)
+				rc.end = copy(nb, b)
+				rc.start, rc.buf = 0, nb
+			}
+			break
+		}
+		getFrame(&rc.hdr, b)
+		h.Packet(&rc.hdr, b[frameSize:frameSize+plen:frameSize+plen])
+		rc.start += frameSize + plen
+		n++
+		if t.recv[rc.peer].Load() != rc { // the handler closed the transport
+			return n
+		}
+	}
+	// Keep room for the rest of a partial frame: move it to the front when it could
+	// not finish where it is. Afterwards end < len(buf), so the next read has room
+	// and a zero-byte read always means end of stream.
+	if rc.start == rc.end {
+		rc.start, rc.end = 0, 0
+	} else {
+		need := frameSize
+		if rc.end-rc.start >= frameSize {
+			need += int(le.Uint32(rc.buf[rc.start:]))
+		}
+		if rc.start+need > len(rc.buf) {
+			rc.end = copy(rc.buf, rc.buf[rc.start:rc.end])
+			rc.start = 0
+		}
+	}
+	return n
+}
+
+// getFrame decodes what putFrame wrote.
+func getFrame(h *transport.Header, b []byte) {
+	le := binary.LittleEndian
+	h.Kind, h.Flags = b[8], b[9]
+	h.Src = int32(le.Uint32(b[12:]))
+	h.Context = le.Uint32(b[16:])
+	h.Tag = int32(le.Uint32(b[20:]))
+	h.Len = le.Uint64(b[24:])
+	h.SendID = le.Uint64(b[32:])
+	h.RecvID = le.Uint64(b[40:])
+	h.Addr = le.Uint64(b[48:])
+	h.Offset = le.Uint64(b[56:])
+}
+
+// dropRecv ends a stream whose peer closed, died or sent garbage, and marks the peer gone.
+func (t *Transport) dropRecv(rc *recvConn, cause error) {
+	if t.recv[rc.peer].CompareAndSwap(rc, nil) {
+		unix.EpollCtl(t.epfd, unix.EPOLL_CTL_DEL, rc.fd, nil)
+		unix.Close(rc.fd)
+		t.setActive(rc, false)
+	}
+	t.markGone(rc.peer, fmt.Errorf("receive: %v", cause))
+}
+
+// flushPending writes out kept tails, skipping endpoints another goroutine holds.
+func (t *Transport) flushPending() {
+	for i := range t.eps {
+		e := t.eps[i].Load()
+		if e == nil || !e.mu.TryLock() {
+			continue
+		}
+		if e.pendEnd > e.pendOff && e.err == nil {
+			e.flush()
+		}
+		e.mu.Unlock()
+	}
+}
+
+// reportGone calls Options.PeerGone once for every newly gone peer.
+func (t *Transport) reportGone() {
+	t.goneNew.Store(false)
+	for peer := range t.gone {
+		t.goneMu.Lock()
+		err := t.gone[peer]
+		fresh := err != nil && !t.reported[peer]
+		if fresh {
+			t.reported[peer] = true
+		}
+		t.goneMu.Unlock()
+		if fresh && t.peerGone != nil {
+			t.peerGone(peer, err)
+		}
+	}
+}
+
+// Arm makes the watcher ring the doorbell when a packet next waits (or at once if one
+// does). Call it before sleeping on the doorbell; Poll also arms it by itself after
+// armIdle without packets. It costs one atomic operation when already armed.
+func (t *Transport) Arm() {
+	if t.armed.CompareAndSwap(false, true) {
+		select {
+		case t.armCh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// watch rings the doorbell for a sleeping engine: once armed, it blocks in epoll_wait
+// on the streams (level-triggered, so data already waiting counts), rings, and waits
+// to be armed again. While the engine is busy it is never armed and never runs.
+func (t *Transport) watch() {
+	defer t.wg.Done()
+	var evs [8]unix.EpollEvent
+	for range t.armCh {
+		if t.closed.Load() {
+			return
+		}
+		for {
+			_, err := unix.EpollWait(t.epfd, evs[:], -1)
+			if err != unix.EINTR {
+				break
+			}
+		}
+		if t.closed.Load() {
+			return
+		}
+		t.armed.Store(false)
+		t.bell.Ring()
+	}
+}

@@ -1,0 +1,254 @@
+package tcp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mpigo/mpigo/internal/pm"
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// endpoint is this rank's stream to one peer. Everything a Send needs is
+// preallocated here: the frame header, the iovec and the msghdr.
+type endpoint struct {
+	t    *Transport
+	peer int
+
+	mu  sync.Mutex
+	fd  int
+	err error // set once the stream is unusable; wraps ErrPeerGone
+	hdr [frameSize]byte
+	iov [2]unix.Iovec
+	msg unix.Msghdr
+	// pend holds the unwritten tail of a packet the kernel took only in part, so that
+	// Send can return having "written out" the packet. Allocated on first need, once.
+	pendBuf          []byte
+	pendOff, pendEnd int
+}
+
+// Endpoint returns the stream to peer, dialling and authenticating it on first use.
+// Start must have been called.
+func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
+	if !t.Reaches(peer) {
+		return nil, fmt.Errorf("tcp: Endpoint(%d): peer must be another rank in [0, %d), not %d itself", peer, t.size, t.rank)
+	}
+	if t.closed.Load() {
+		return nil, fmt.Errorf("tcp: Endpoint(%d): the transport is closed", peer)
+	}
+	if !t.started.Load() {
+		return nil, fmt.Errorf("tcp: Endpoint(%d): call Start (after the fence that follows New) first", peer)
+	}
+	if t.goneFlag(peer) {
+		return nil, t.PeerErr(peer)
+	}
+	if e := t.eps[peer].Load(); e != nil {
+		return e, nil
+	}
+	t.dialMu[peer].Lock()
+	defer t.dialMu[peer].Unlock()
+	if e := t.eps[peer].Load(); e != nil {
+		return e, nil
+	}
+	if err := t.PeerErr(peer); err != nil {
+		return nil, err
+	}
+	fd, err := t.dial(peer)
+	if err != nil {
+		return nil, err
+	}
+	e := &endpoint{t: t, peer: peer, fd: fd}
+	e.msg.Iov = &e.iov[0]
+	t.eps[peer].Store(e)
+	if t.closed.Load() { // Close ran meanwhile and may have missed it
+		e.mu.Lock()
+		e.close()
+		e.mu.Unlock()
+	}
+	return e, nil
+}
+
+// dial connects to peer's published addresses in turn and authenticates.
+func (t *Transport) dial(peer int) (int, error) {
+	v, ok := t.c.Get(pm.Proc, pm.KeyTCP, peer)
+	if !ok || len(v) == 0 {
+		return -1, fmt.Errorf("tcp: rank %d published no address (key %v)", peer, pm.KeyTCP)
+	}
+	var errs []error
+	d := net.Dialer{Timeout: t.timeout}
+	for addr := range strings.SplitSeq(string(v), ",") {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := t.dialHandshake(c, peer); err != nil {
+			c.Close()
+			errs = append(errs, fmt.Errorf("handshake with %s: %w", addr, err))
+			continue
+		}
+		return rawFD(c)
+	}
+	return -1, fmt.Errorf("tcp: connect to rank %d: %w", peer, errors.Join(errs...))
+}
+
+// MaxPayload is the largest payload one Send takes.
+func (e *endpoint) MaxPayload() int { return e.t.maxPayload }
+
+// Models are the costs measured on loopback (see models.go).
+func (e *endpoint) Models() []transport.Model { return e.t.models() }
+
+// putFrame writes the frame header: payload length, magic, then the Header fields in
+// little-endian order, as the receiver's getFrame reads them.
+func putFrame(b *[frameSize]byte, h *transport.Header, n int) {
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], uint32(n))
+	le.PutUint32(b[4:], frameMagic)
+	b[8], b[9], b[10], b[11] = h.Kind, h.Flags, 0, 0
+	le.PutUint32(b[12:], uint32(h.Src))
+	le.PutUint32(b[16:], h.Context)
+	le.PutUint32(b[20:], uint32(h.Tag))
+	le.PutUint64(b[24:], h.Len)
+	le.PutUint64(b[32:], h.SendID)
+	le.PutUint64(b[40:], h.RecvID)
+	le.PutUint64(b[48:], h.Addr)
+	le.PutUint64(b[56:], h.Offset)
+}
+
+// sendmsg is sendmsg(2) without the allocations of the x/sys wrapper, and with
+// MSG_NOSIGNAL, so that a dead peer gives EPIPE and never SIGPIPE. The socket is
+// non-blocking, so the call cannot park the thread, and the raw form skips the
+// scheduler's system-call bookkeeping on every packet.
+func sendmsg(fd int, msg *unix.Msghdr) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(msg)),
+		unix.MSG_NOSIGNAL|unix.MSG_DONTWAIT)
+	return int(r), e
+}
+
+// read is read(2) on a non-blocking socket, raw for the same reason as sendmsg.
+func read(fd int, b []byte) (int, unix.Errno) {
+	if len(b) == 0 {
+		return 0, unix.EINVAL
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), e
+}
+
+// Send writes one packet with a single sendmsg. A socket with no room gives
+// ErrWouldBlock with nothing written; if the kernel takes part of the packet, the rest
+// is copied aside and written by later Sends or Polls, and Send returns nil.
+func (e *endpoint) Send(h *transport.Header, payload []byte) error {
+	if h == nil {
+		return errors.New("tcp: Send: header is nil")
+	}
+	if len(payload) > e.t.maxPayload {
+		return fmt.Errorf("tcp: Send: payload of %d bytes exceeds MaxPayload %d; fragment it", len(payload), e.t.maxPayload)
+	}
+	if e.t.goneFlag(e.peer) {
+		return e.t.PeerErr(e.peer)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return e.err
+	}
+	if e.pendEnd > e.pendOff {
+		if err := e.flush(); err != nil {
+			return err
+		}
+		if e.pendEnd > e.pendOff {
+			return transport.ErrWouldBlock
+		}
+	}
+	putFrame(&e.hdr, h, len(payload))
+	e.iov[0].Base = &e.hdr[0]
+	e.iov[0].SetLen(frameSize)
+	niov := 1
+	if len(payload) > 0 {
+		e.iov[1].Base = &payload[0]
+		e.iov[1].SetLen(len(payload))
+		niov = 2
+	}
+	e.msg.SetIovlen(niov)
+	total := frameSize + len(payload)
+	n, errno := sendmsg(e.fd, &e.msg)
+	for errno == unix.EINTR {
+		n, errno = sendmsg(e.fd, &e.msg)
+	}
+	e.iov[1].Base = nil // do not keep the caller's buffer alive
+	switch {
+	case errno == unix.EAGAIN:
+		return transport.ErrWouldBlock
+	case errno != 0:
+		return e.fail(errno)
+	case n < total:
+		e.keep(payload, n)
+	}
+	return nil
+}
+
+// keep saves what sendmsg left of the packet just sent (it wrote n bytes).
+func (e *endpoint) keep(payload []byte, n int) {
+	if e.pendBuf == nil {
+		e.pendBuf = make([]byte, frameSize+e.t.maxPayload)
+	}
+	m := 0
+	if n < frameSize {
+		m = copy(e.pendBuf, e.hdr[n:])
+		m += copy(e.pendBuf[m:], payload)
+	} else {
+		m = copy(e.pendBuf, payload[n-frameSize:])
+	}
+	e.pendOff, e.pendEnd = 0, m
+	e.t.pending.Add(1)
+}
+
+// flush writes as much of the kept tail as the socket takes.
+func (e *endpoint) flush() error {
+	buf := e.pendBuf
+	for e.pendEnd > e.pendOff {
+		e.iov[0].Base = &buf[e.pendOff]
+		e.iov[0].SetLen(e.pendEnd - e.pendOff)
+		e.msg.SetIovlen(1)
+		n, errno := sendmsg(e.fd, &e.msg)
+		switch {
+		case errno == unix.EINTR:
+			continue
+		case errno == unix.EAGAIN:
+			return nil
+		case errno != 0:
+			return e.fail(errno)
+		}
+		e.pendOff += n
+	}
+	e.pendOff, e.pendEnd = 0, 0
+	e.t.pending.Add(-1)
+	return nil
+}
+
+// fail marks the stream, and the peer, gone.
+func (e *endpoint) fail(errno unix.Errno) error {
+	e.err = e.t.markGone(e.peer, fmt.Errorf("send: %v", errno))
+	e.close()
+	return e.err
+}
+
+func (e *endpoint) close() {
+	if e.fd >= 0 {
+		unix.Close(e.fd)
+		e.fd = -1
+	}
+	if e.err == nil {
+		e.err = fmt.Errorf("tcp: rank %d: %w (transport closed)", e.peer, transport.ErrPeerGone)
+	}
+	if e.pendEnd > e.pendOff {
+		e.pendOff, e.pendEnd = 0, 0
+		e.t.pending.Add(-1)
+	}
+}

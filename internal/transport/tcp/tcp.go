@@ -1,0 +1,395 @@
+// Package tcp is the TCP transport: it carries packets between ranks that share no
+// memory (other nodes), or between any two ranks when shared memory is turned off.
+//
+// # Set-up
+//
+// Set-up has two phases around the process manager's fence:
+//
+//	t, err := tcp.New(client, tcp.Options{})   // listens, puts pm.KeyTCP (and the secret, on rank 0)
+//	err = client.Fence()                       // the caller fences
+//	err = t.Start()                            // reads the secret, starts accepting
+//
+// New listens on loopback when every rank is on one node, otherwise on the routable
+// interfaces (setting tcp_interfaces chooses), and publishes the addresses as this
+// rank's pm.KeyTCP. When no job secret (pm.KeySecret, job scope) is known yet, rank 0
+// makes 32 random bytes and puts them, so the secret crosses the same fence as the
+// addresses; a launcher that sets the secret itself takes precedence.
+//
+// # Connections
+//
+// Each rank dials each peer it sends to, lazily, on the first Endpoint(peer); it reads
+// from the connections its peers dialled to it. So every ordered pair of ranks has its
+// own one-way stream: per-peer order is TCP's order, and two ranks that dial each other
+// at once need no tie-break. Every connection starts with a challenge-response handshake
+// (handshake.go) proving that both sides know the job secret; the acceptor refuses
+// garbage, a wrong secret or a replayed handshake before it reads any packet, and keeps
+// serving the job.
+//
+// # Progress
+//
+// Poll reads the sockets itself, without blocking: with one or two incoming streams it
+// reads each directly, with more it asks epoll_wait (zero timeout) which are readable;
+// packets go to the handler straight from the stream's buffer. No goroutine sits
+// between the socket and the engine, because on a machine whose cores all run
+// busy-polling ranks, waking a reader thread for each packet costs a context switch,
+// and that is most of a loopback round trip. For a rank that would rather sleep than
+// spin, a watcher goroutine blocks in epoll_wait and rings the doorbell
+// (Options.Doorbell, shared with shm, or Doorbell()) — but only once armed, so that a
+// busy engine pays nothing. An engine calls Arm before it sleeps on the doorbell:
+//
+//	seq := bell.Seq()
+//	if engine.poll() == 0 {
+//		tcp.Arm()
+//		if engine.poll() == 0 {
+//			bell.Wait(seq, timeout)
+//		}
+//	}
+//
+// Poll also arms the watcher by itself after a millisecond without packets.
+//
+// Send writes header and payload with one sendmsg from a preallocated iovec and never
+// blocks: a full socket gives ErrWouldBlock, and a packet the kernel took only in part
+// is finished from a per-peer buffer by later Sends and Polls. Nothing allocates per
+// packet. Large messages travel as Pipeline fragments of at most MaxPayload bytes;
+// there is no single-copy Get over TCP.
+package tcp
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/pm"
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+var (
+	interfacesSetting = config.String("tcp_interfaces", "",
+		"network interfaces (names like eth0, or CIDR prefixes like 10.1.0.0/16), comma-separated, that the TCP transport listens on; empty: loopback when the job is on one node, else every routable interface")
+	maxPayloadSetting = config.Size("tcp_max_payload", 256<<10,
+		"largest payload of one TCP packet: pipeline fragments of large messages are this big")
+	// 4 MiB: on loopback here it halved the 1 MiB ping-pong time against autotuning,
+	// which starts a stream at 128 KiB and grows it only as traffic goes by.
+	socketBufferSetting = config.Size("tcp_socket_buffer", 4<<20,
+		"SO_SNDBUF and SO_RCVBUF of every TCP stream (the kernel caps them at net.core.[rw]mem_max); 0 leaves them to the kernel's autotuning")
+)
+
+// frameSize is what precedes every payload on the wire: the payload length, a magic
+// word that catches a stream out of step, and the transport.Header.
+const frameSize = 8 + transport.HeaderSize
+
+// frameMagic marks every frame ("MPGT").
+const frameMagic = 0x5447504d
+
+// Limits on MaxPayload: below the lower one, pipelining costs more in headers than it
+// saves; above the upper one, per-connection buffers get silly.
+const (
+	minMaxPayload = 4 << 10
+	maxMaxPayload = 64 << 20
+)
+
+// Options tune a Transport; the zero value is the default.
+type Options struct {
+	// Doorbell is rung when packets wait for Poll and the transport has been armed
+	// (see Arm); pass the rank's doorbell so that shm and tcp wake one sleeper. The
+	// zero value makes the transport use a doorbell of its own.
+	Doorbell transport.Doorbell
+	// MaxPayload is the largest payload of one packet; 0 takes setting tcp_max_payload.
+	MaxPayload int
+	// Interfaces overrides setting tcp_interfaces.
+	Interfaces string
+	// HandshakeTimeout bounds connecting and each handshake; 0 means 30 s.
+	HandshakeTimeout time.Duration
+	// PeerGone, if set, is called from Poll (in the polling goroutine) once for each
+	// peer found dead or closed.
+	PeerGone func(peer int, err error)
+}
+
+// Transport is the TCP transport of one rank.
+type Transport struct {
+	c          pm.Client
+	rank, size int
+	maxPayload int
+	timeout    time.Duration
+	bell       transport.Doorbell
+	peerGone   func(int, error)
+
+	listeners []net.Listener
+	addrs     []string
+	secret    []byte
+	started   atomic.Bool
+	closed    atomic.Bool
+	wg        sync.WaitGroup
+
+	eps    []atomic.Pointer[endpoint] // by peer rank: our stream to it, once dialled
+	dialMu []sync.Mutex
+
+	recv     []atomic.Pointer[recvConn]  // by peer rank: the stream it dialled to us
+	active   atomic.Pointer[[]*recvConn] // the streams in recv, for Poll to walk
+	activeMu sync.Mutex
+	epfd     int
+	wakeFD   int // eventfd that ends the watcher at Close
+	events   [64]unix.EpollEvent
+	pollMu   sync.Mutex
+	goneMu   sync.Mutex
+	gone     []error // by peer: why the peer is gone, nil while it lives
+	goneBit  []atomic.Bool
+	goneNew  atomic.Bool
+	reported []bool
+
+	pending atomic.Int32 // endpoints holding the tail of a partly written packet
+
+	idleSince int64 // monotonic ns of the first of a run of empty Polls, under pollMu
+	armed     atomic.Bool
+	armCh     chan struct{}
+	refuse    refusals
+}
+
+// armAfter is how many consecutive empty Polls arm the watcher: a few tens of
+// microseconds of spinning, longer than a loopback round trip, so a ping-pong never
+// wakes it but an engine about to sleep has.
+const armAfter = 64
+
+// New listens, publishes this rank's address (and, on rank 0, a fresh job secret if
+// none is known yet) with c.Put. The caller then fences and calls Start.
+func New(c pm.Client, opts Options) (*Transport, error) {
+	if c == nil {
+		return nil, errors.New("tcp: New: the pm client is nil")
+	}
+	t := &Transport{
+		c: c, rank: c.Rank(), size: c.Size(),
+		maxPayload: opts.MaxPayload,
+		timeout:    opts.HandshakeTimeout,
+		bell:       opts.Doorbell,
+		peerGone:   opts.PeerGone,
+		epfd:       -1, wakeFD: -1,
+		armCh: make(chan struct{}, 1),
+	}
+	if t.size <= 0 || t.rank < 0 || t.rank >= t.size {
+		return nil, fmt.Errorf("tcp: New: rank %d of size %d: the rank must lie in [0, size)", t.rank, t.size)
+	}
+	if t.maxPayload == 0 {
+		t.maxPayload = int(maxPayloadSetting.Get())
+	}
+	if t.maxPayload < minMaxPayload || t.maxPayload > maxMaxPayload {
+		return nil, fmt.Errorf("tcp: max payload %d: must lie in [%d, %d]", t.maxPayload, minMaxPayload, maxMaxPayload)
+	}
+	if t.timeout <= 0 {
+		t.timeout = 30 * time.Second
+	}
+	if t.bell == (transport.Doorbell{}) {
+		t.bell = transport.NewLocalDoorbell()
+	}
+	t.eps = make([]atomic.Pointer[endpoint], t.size)
+	t.goneBit = make([]atomic.Bool, t.size)
+	t.dialMu = make([]sync.Mutex, t.size)
+	t.recv = make([]atomic.Pointer[recvConn], t.size)
+	t.gone = make([]error, t.size)
+	t.reported = make([]bool, t.size)
+
+	ifaces := opts.Interfaces
+	if ifaces == "" {
+		ifaces = interfacesSetting.Get()
+	}
+	hosts, err := listenHosts(ifaces, c.NumNodes() > 1)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hosts {
+		ln, err := net.Listen("tcp", net.JoinHostPort(h, "0"))
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("tcp: listen on %s: %w", h, err)
+		}
+		t.listeners = append(t.listeners, ln)
+		t.addrs = append(t.addrs, ln.Addr().String())
+	}
+	if err := c.Put(pm.Proc, pm.KeyTCP, []byte(strings.Join(t.addrs, ","))); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("tcp: publish address: %w", err)
+	}
+	if t.rank == 0 {
+		if _, ok := c.Get(pm.Job, pm.KeySecret, 0); !ok {
+			s := make([]byte, 32)
+			if _, err := rand.Read(s); err != nil {
+				t.Close()
+				return nil, fmt.Errorf("tcp: make job secret: %w", err)
+			}
+			if err := c.Put(pm.Job, pm.KeySecret, s); err != nil {
+				t.Close()
+				return nil, fmt.Errorf("tcp: publish job secret: %w", err)
+			}
+		}
+	}
+	if t.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("tcp: epoll_create1: %w", err)
+	}
+	if t.wakeFD, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("tcp: eventfd: %w", err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
+	if err := unix.EpollCtl(t.epfd, unix.EPOLL_CTL_ADD, t.wakeFD, &ev); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("tcp: epoll_ctl: %w", err)
+	}
+	return t, nil
+}
+
+// Addrs are the addresses this rank listens on, as published.
+func (t *Transport) Addrs() []string { return t.addrs }
+
+// Start reads the job secret (visible after the fence that follows New) and starts
+// accepting connections. It must be called once, after that fence.
+func (t *Transport) Start() error {
+	if t.closed.Load() {
+		return errors.New("tcp: Start: the transport is closed")
+	}
+	s, ok := t.c.Get(pm.Job, pm.KeySecret, 0)
+	if !ok || len(s) < 16 {
+		return fmt.Errorf("tcp: Start: job secret (key %v) missing or shorter than 16 bytes; fence after New and before Start", pm.KeySecret)
+	}
+	if !t.started.CompareAndSwap(false, true) {
+		return errors.New("tcp: Start called twice")
+	}
+	t.secret = append([]byte(nil), s...)
+	for _, ln := range t.listeners {
+		t.wg.Add(1)
+		go t.acceptLoop(ln)
+	}
+	t.wg.Add(1)
+	go t.watch()
+	return nil
+}
+
+// Name is "tcp".
+func (t *Transport) Name() string { return "tcp" }
+
+// Reaches reports whether peer is another rank of the job; TCP reaches every one.
+func (t *Transport) Reaches(peer int) bool { return peer >= 0 && peer < t.size && peer != t.rank }
+
+// Doorbell is the doorbell the transport rings when armed and packets wait.
+func (t *Transport) Doorbell() transport.Doorbell { return t.bell }
+
+// MaxPayload is the largest payload of one packet.
+func (t *Transport) MaxPayload() int { return t.maxPayload }
+
+// PeerErr returns why peer is gone (wrapping transport.ErrPeerGone), or nil.
+func (t *Transport) PeerErr(peer int) error {
+	if peer < 0 || peer >= t.size {
+		return nil
+	}
+	t.goneMu.Lock()
+	defer t.goneMu.Unlock()
+	return t.gone[peer]
+}
+
+func (t *Transport) goneFlag(peer int) bool { return t.goneBit[peer].Load() }
+
+// markGone records that peer is gone, closes both streams to and from it, and rings
+// the doorbell so that a sleeping engine notices. The first cause is kept.
+func (t *Transport) markGone(peer int, cause error) error {
+	t.goneMu.Lock()
+	err := t.gone[peer]
+	if err == nil {
+		if cause == nil {
+			err = fmt.Errorf("tcp: rank %d: %w", peer, transport.ErrPeerGone)
+		} else {
+			err = fmt.Errorf("tcp: rank %d: %w (%v)", peer, transport.ErrPeerGone, cause)
+		}
+		t.gone[peer] = err
+		t.goneBit[peer].Store(true)
+		t.goneNew.Store(true)
+	}
+	t.goneMu.Unlock()
+	t.bell.Ring()
+	return err
+}
+
+// Close shuts every socket, stops the goroutines and waits for them. Packets not yet
+// written out are dropped: the engine finishes its sends before it closes.
+func (t *Transport) Close() error {
+	if !t.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	for _, ln := range t.listeners {
+		ln.Close()
+	}
+	if t.wakeFD >= 0 {
+		var one = [8]byte{1}
+		unix.Write(t.wakeFD, one[:])
+	}
+	select { // let the watcher see the eventfd if it waits to be armed
+	case t.armCh <- struct{}{}:
+	default:
+	}
+	t.wg.Wait()
+	t.pollMu.Lock()
+	defer t.pollMu.Unlock()
+	for i := range t.eps {
+		if e := t.eps[i].Load(); e != nil {
+			e.mu.Lock()
+			e.close()
+			e.mu.Unlock()
+		}
+	}
+	for i := range t.recv {
+		if rc := t.recv[i].Swap(nil); rc != nil {
+			unix.Close(rc.fd)
+		}
+	}
+	if t.epfd >= 0 {
+		unix.Close(t.epfd)
+	}
+	if t.wakeFD >= 0 {
+		unix.Close(t.wakeFD)
+	}
+	return nil
+}
+
+// rawFD takes the socket out of Go's network poller: it duplicates the descriptor,
+// makes the copy non-blocking, and closes the net.Conn (which unregisters the original
+// from the runtime's epoll), so that no runtime thread is woken when data arrives.
+func rawFD(c net.Conn) (int, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		c.Close()
+		return -1, errors.New("tcp: connection has no file descriptor")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		c.Close()
+		return -1, err
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(f uintptr) {
+		fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		derr = err
+	}
+	c.Close()
+	if derr != nil {
+		return -1, fmt.Errorf("tcp: dup socket: %w", derr)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("tcp: set non-blocking: %w", err)
+	}
+	if n := socketBufferSetting.Get(); n > 0 {
+		// Best effort: the kernel caps the values, and a refusal costs only speed.
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, int(min(n, 1<<30)))
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, int(min(n, 1<<30)))
+	}
+	return fd, nil
+}

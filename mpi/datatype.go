@@ -1,0 +1,498 @@
+package mpi
+
+import (
+	"errors"
+	"reflect"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// Datatype describes a layout of typed data in memory (MPI_Datatype): the predefined
+// types, and derived types built from them that pick pieces out of a buffer (a column
+// of a matrix, a halo, the fields of a struct). A derived type must be committed before
+// it is used in communication; commit compiles it into tight loops.
+type Datatype struct{ t *datatype.Type }
+
+// The predefined datatypes, one per Go element type, plus the pair types of MAXLOC and MINLOC.
+var (
+	Int8       = &Datatype{datatype.Int8}
+	Int16      = &Datatype{datatype.Int16}
+	Int32      = &Datatype{datatype.Int32}
+	Int64      = &Datatype{datatype.Int64}
+	Int        = &Datatype{datatype.Int}
+	Uint8      = &Datatype{datatype.Uint8}
+	Uint16     = &Datatype{datatype.Uint16}
+	Uint32     = &Datatype{datatype.Uint32}
+	Uint64     = &Datatype{datatype.Uint64}
+	Uint       = &Datatype{datatype.Uint}
+	Float32    = &Datatype{datatype.Float32}
+	Float64    = &Datatype{datatype.Float64}
+	Complex64  = &Datatype{datatype.Complex64}
+	Complex128 = &Datatype{datatype.Complex128}
+	Bool       = &Datatype{datatype.Bool}
+	Byte       = &Datatype{datatype.Byte}
+	Packed     = &Datatype{datatype.Packed}
+
+	Float32Int32 = &Datatype{datatype.Float32Int32} // MPI_FLOAT_INT
+	Float64Int32 = &Datatype{datatype.Float64Int32} // MPI_DOUBLE_INT
+	Int64Int32   = &Datatype{datatype.Int64Int32}   // MPI_LONG_INT
+	Int32Int32   = &Datatype{datatype.Int32Int32}   // MPI_2INT
+	Int16Int32   = &Datatype{datatype.Int16Int32}   // MPI_SHORT_INT
+)
+
+// Order is the storage order of a multi-dimensional array.
+type Order = datatype.Order
+
+// Distribution is how Darray spreads one dimension over the process grid.
+type Distribution = datatype.Distribution
+
+const (
+	OrderC           = datatype.OrderC       // row-major
+	OrderFortran     = datatype.OrderFortran // column-major
+	DistributeNone   = datatype.DistributeNone
+	DistributeBlock  = datatype.DistributeBlock
+	DistributeCyclic = datatype.DistributeCyclic
+	DistributeDflt   = int(datatype.DefaultDarg)
+)
+
+// typeErr gives a datatype engine error its MPI class.
+func typeErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	class := ClassType
+	switch {
+	case errors.Is(err, datatype.ErrArg), errors.Is(err, datatype.ErrOverflow):
+		class = ClassArg
+	case errors.Is(err, datatype.ErrBuffer):
+		class = ClassBuffer
+	}
+	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
+}
+
+func i64s(v []int) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
+}
+
+func wrap(op string, t *datatype.Type, err error) (*Datatype, error) {
+	if err != nil {
+		return nil, typeErr(op, err)
+	}
+	return &Datatype{t}, nil
+}
+
+func (d *Datatype) inner(op, arg string) (*datatype.Type, error) {
+	if d == nil || d.t == nil {
+		return nil, errorf(ClassType, op, "%s is a nil datatype", arg)
+	}
+	return d.t, nil
+}
+
+// TypeContiguous is count copies of old, one after another.
+func TypeContiguous(count int, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeContiguous", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Contiguous(int64(count), o)
+	return wrap("TypeContiguous", t, err)
+}
+
+// TypeVector is count blocks of blocklen elements of old, the blocks stride elements apart.
+func TypeVector(count, blocklen, stride int, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeVector", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Vector(int64(count), int64(blocklen), int64(stride), o)
+	return wrap("TypeVector", t, err)
+}
+
+// TypeHvector is TypeVector with the stride in bytes.
+func TypeHvector(count, blocklen, strideBytes int, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeHvector", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Hvector(int64(count), int64(blocklen), int64(strideBytes), o)
+	return wrap("TypeHvector", t, err)
+}
+
+// TypeIndexed is blocks of blocklens[i] elements of old at displacements displs[i] (in elements).
+func TypeIndexed(blocklens, displs []int, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeIndexed", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Indexed(i64s(blocklens), i64s(displs), o)
+	return wrap("TypeIndexed", t, err)
+}
+
+// TypeHindexed is TypeIndexed with displacements in bytes.
+func TypeHindexed(blocklens, displsBytes []int, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeHindexed", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Hindexed(i64s(blocklens), i64s(displsBytes), o)
+	return wrap("TypeHindexed", t, err)
+}
+
+// TypeIndexedBlock is blocks of the same length at displacements in elements.
+func TypeIndexedBlock(blocklen int, displs []int, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeIndexedBlock", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.IndexedBlock(int64(blocklen), i64s(displs), o)
+	return wrap("TypeIndexedBlock", t, err)
+}
+
+// TypeHindexedBlock is TypeIndexedBlock with displacements in bytes.
+func TypeHindexedBlock(blocklen int, displsBytes []int, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeHindexedBlock", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.HindexedBlock(int64(blocklen), i64s(displsBytes), o)
+	return wrap("TypeHindexedBlock", t, err)
+}
+
+// TypeStruct is blocks of blocklens[i] elements of types[i] at byte displacements displs[i].
+func TypeStruct(blocklens, displsBytes []int, types []*Datatype) (*Datatype, error) {
+	ts := make([]*datatype.Type, len(types))
+	for i, d := range types {
+		if d == nil || d.t == nil {
+			return nil, errorf(ClassType, "TypeStruct", "types[%d] is a nil datatype", i)
+		}
+		ts[i] = d.t
+	}
+	t, err := datatype.Struct(i64s(blocklens), i64s(displsBytes), ts)
+	return wrap("TypeStruct", t, err)
+}
+
+// TypeSubarray is the subarray of subsizes starting at starts of an array of sizes.
+func TypeSubarray(sizes, subsizes, starts []int, order Order, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeSubarray", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Subarray(i64s(sizes), i64s(subsizes), i64s(starts), order, o)
+	return wrap("TypeSubarray", t, err)
+}
+
+// TypeDarray is the part of a distributed array of gsizes that process rank of a grid
+// of psizes owns (MPI_Type_create_darray).
+func TypeDarray(size, rank int, gsizes []int, distribs []Distribution, dargs, psizes []int, order Order, old *Datatype) (*Datatype, error) {
+	o, err := old.inner("TypeDarray", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Darray(int64(size), int64(rank), i64s(gsizes), distribs, i64s(dargs), i64s(psizes), order, o)
+	return wrap("TypeDarray", t, err)
+}
+
+// TypeResized gives old a new lower bound and extent (in bytes).
+func TypeResized(old *Datatype, lb, extent int) (*Datatype, error) {
+	o, err := old.inner("TypeResized", "old")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Resized(o, int64(lb), int64(extent))
+	return wrap("TypeResized", t, err)
+}
+
+// Dup returns a copy of d (MPI_Type_dup).
+func (d *Datatype) Dup() (*Datatype, error) {
+	o, err := d.inner("TypeDup", "d")
+	if err != nil {
+		return nil, err
+	}
+	t, err := datatype.Dup(o)
+	return wrap("TypeDup", t, err)
+}
+
+// TypeOf returns the committed datatype of the Go type T, built from its real field
+// offsets and padding. Types holding pointers, slices, maps, strings, interfaces,
+// channels or functions are refused: their bytes mean nothing in another process.
+func TypeOf[T any]() (*Datatype, error) {
+	t, err := datatype.Of(reflect.TypeFor[T]())
+	return wrap("TypeOf", t, err)
+}
+
+// Commit compiles d for use in communication. Committing twice is harmless.
+func (d *Datatype) Commit() error {
+	o, err := d.inner("TypeCommit", "d")
+	if err != nil {
+		return err
+	}
+	return typeErr("TypeCommit", o.Commit())
+}
+
+// Free releases d; predefined types cannot be freed.
+func (d *Datatype) Free() error {
+	o, err := d.inner("TypeFree", "d")
+	if err != nil {
+		return err
+	}
+	return typeErr("TypeFree", o.Free())
+}
+
+// Size is the number of bytes of data in one d (MPI_Type_size).
+func (d *Datatype) Size() int64 { return d.t.Size() }
+
+// Extent is the span one d occupies, lower to upper bound (MPI_Type_get_extent).
+func (d *Datatype) Extent() int64 { return d.t.Extent() }
+
+// LB is d's lower bound.
+func (d *Datatype) LB() int64 { return d.t.LB() }
+
+// TrueLB and TrueExtent bound the bytes d really touches.
+func (d *Datatype) TrueLB() int64 { return d.t.TrueLB() }
+
+// TrueExtent: see TrueLB.
+func (d *Datatype) TrueExtent() int64 { return d.t.TrueExtent() }
+
+// Name names d.
+func (d *Datatype) Name() string { return d.t.Name() }
+
+// Envelope returns the combiner that built d and the lengths of its contents.
+func (d *Datatype) Envelope() (combiner string, nints, naddrs, ntypes int) {
+	c, ni, na, nt := d.t.Envelope()
+	return c.String(), ni, na, nt
+}
+
+// Buf is memory paired with its layout: count items of a datatype, laid out from the
+// start of a Go slice (MPI's buf, count, datatype triple). Make one with Typed.
+type Buf struct {
+	mem   []byte
+	count int64
+	dt    *datatype.Type
+	err   error
+}
+
+// Typed describes count items of dt in s. The slice's element type must hold no
+// pointers (for a receive would overwrite them); the datatype may not reach outside the
+// slice, which is checked when the Buf is used.
+func Typed[T any](s []T, count int, dt *Datatype) Buf {
+	if dt == nil || dt.t == nil {
+		return Buf{err: errorf(ClassType, "Typed", "dt is a nil datatype")}
+	}
+	if count < 0 {
+		return Buf{err: errorf(ClassCount, "Typed", "count %d is negative", count)}
+	}
+	var z T
+	if _, err := datatype.Of(reflect.TypeOf(z)); err != nil && reflect.TypeOf(z) != nil {
+		return Buf{err: errorf(ClassBuffer, "Typed", "elements of type %T cannot be sent as raw memory: %v", z, err)}
+	}
+	var mem []byte
+	if len(s) > 0 {
+		mem = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(len(s))*unsafe.Sizeof(z))
+	}
+	return Buf{mem: mem, count: int64(count), dt: dt.t}
+}
+
+// layout is a Buf seen as a packed stream, for the engine: it packs and unpacks
+// fragments at any offset through the datatype engine's cursor.
+type layout struct {
+	cur datatype.Cursor
+	mem []byte
+}
+
+func (l *layout) Len() int64 { return l.cur.Size() }
+
+func (l *layout) PackAt(dst []byte, off int64) int {
+	l.cur.Seek(off, 0)
+	n, _ := l.cur.Pack(dst, l.mem)
+	return n
+}
+
+func (l *layout) UnpackAt(src []byte, off int64) int {
+	l.cur.Seek(off, 0)
+	n, _ := l.cur.Unpack(l.mem, src)
+	return n
+}
+
+// engineBuf turns b into what the engine moves: the bytes themselves when the layout
+// is contiguous (no copy of mpigo's own), otherwise a packing layout.
+func (b Buf) engineBuf(op string) (p2p.Buf, error) {
+	if b.err != nil {
+		return p2p.Buf{}, b.err
+	}
+	if !b.dt.IsCommitted() {
+		return p2p.Buf{}, errorf(ClassType, op, "datatype %s is not committed (call Commit)", b.dt.Name())
+	}
+	lo, hi, err := b.dt.Span(b.count)
+	if err != nil {
+		return p2p.Buf{}, typeErr(op, err)
+	}
+	if lo < 0 || hi > int64(len(b.mem)) {
+		return p2p.Buf{}, errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes",
+			b.count, b.dt.Name(), lo, hi, len(b.mem))
+	}
+	if off, n, ok := b.dt.ContiguousSpan(b.count); ok {
+		return p2p.Bytes(b.mem[off : off+n]), nil
+	}
+	l := &layout{mem: b.mem}
+	if err := l.cur.Init(b.dt, b.count); err != nil {
+		return p2p.Buf{}, typeErr(op, err)
+	}
+	return p2p.Packed(l), nil
+}
+
+func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
+	return c.handle(op, sendBuf0(op, c, b, dest, tag, mode))
+}
+
+func sendBuf0(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
+	w, err := c.checkPeer(op, "dest", dest, false)
+	if err != nil {
+		return err
+	}
+	if err := checkTag(op, tag, false); err != nil {
+		return err
+	}
+	eb, err := b.engineBuf(op)
+	if err != nil {
+		return err
+	}
+	return mapErr(op, eng.Send(eb, w, tag, c.ctx, mode))
+}
+
+// SendBuf sends a typed buffer (see Typed) to dest.
+func SendBuf(c *Comm, b Buf, dest, tag int) error {
+	return sendBuf("Send", c, b, dest, tag, p2p.Standard)
+}
+
+// SsendBuf is SendBuf that returns once the receiver has matched the message.
+func SsendBuf(c *Comm, b Buf, dest, tag int) error {
+	return sendBuf("Ssend", c, b, dest, tag, p2p.Synchronous)
+}
+
+// RecvBuf receives into a typed buffer.
+func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
+	w, err := c.checkPeer("Recv", "source", src, true)
+	if err != nil {
+		return Status{}, err
+	}
+	if err := checkTag("Recv", tag, true); err != nil {
+		return Status{}, err
+	}
+	eb, err := b.engineBuf("Recv")
+	if err != nil {
+		return Status{}, err
+	}
+	st, err := eng.Recv(eb, w, tag, c.ctx)
+	return c.status(st), mapErr("Recv", err)
+}
+
+// IsendBuf starts sending a typed buffer.
+func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	w, err := c.checkPeer("Isend", "dest", dest, false)
+	if err != nil {
+		return Request{}, err
+	}
+	if err := checkTag("Isend", tag, false); err != nil {
+		return Request{}, err
+	}
+	eb, err := b.engineBuf("Isend")
+	if err != nil {
+		return Request{}, err
+	}
+	q, err := eng.Isend(eb, w, tag, c.ctx, p2p.Standard)
+	return Request{q: q, c: c}, mapErr("Isend", err)
+}
+
+// IrecvBuf starts receiving into a typed buffer.
+func IrecvBuf(c *Comm, b Buf, src, tag int) (Request, error) {
+	w, err := c.checkPeer("Irecv", "source", src, true)
+	if err != nil {
+		return Request{}, err
+	}
+	if err := checkTag("Irecv", tag, true); err != nil {
+		return Request{}, err
+	}
+	eb, err := b.engineBuf("Irecv")
+	if err != nil {
+		return Request{}, err
+	}
+	q, err := eng.Irecv(eb, w, tag, c.ctx)
+	return Request{q: q, c: c}, mapErr("Irecv", err)
+}
+
+// GetElements is the number of whole dt items a message filled, or Undefined
+// (MPI_Get_count with a datatype).
+func (s Status) GetElements(dt *Datatype) int {
+	n := dt.Size()
+	if n == 0 || s.bytes%n != 0 {
+		if s.bytes == 0 {
+			return 0
+		}
+		return Undefined
+	}
+	return int(s.bytes / n)
+}
+
+// PackSize is the number of bytes Pack needs for count items of dt.
+func PackSize(count int, dt *Datatype) (int, error) {
+	n, err := dt.t.PackSize(int64(count))
+	return int(n), typeErr("PackSize", err)
+}
+
+// Pack packs b into out at *pos and advances *pos (MPI_Pack).
+func Pack(b Buf, out []byte, pos *int) error {
+	if b.err != nil {
+		return b.err
+	}
+	if *pos < 0 || *pos > len(out) {
+		return errorf(ClassArg, "Pack", "position %d outside the output buffer of %d bytes", *pos, len(out))
+	}
+	n, err := b.dt.Pack(out[*pos:], b.mem, b.count)
+	*pos += int(n)
+	return typeErr("Pack", err)
+}
+
+// Unpack unpacks from in at *pos into b and advances *pos (MPI_Unpack).
+func Unpack(in []byte, pos *int, b Buf) error {
+	if b.err != nil {
+		return b.err
+	}
+	if *pos < 0 || *pos > len(in) {
+		return errorf(ClassArg, "Unpack", "position %d outside the input buffer of %d bytes", *pos, len(in))
+	}
+	n, err := b.dt.Unpack(b.mem, in[*pos:], b.count)
+	*pos += int(n)
+	return typeErr("Unpack", err)
+}
+
+// PackExternal packs b into out in the external32 representation (big-endian, fixed sizes).
+func PackExternal(b Buf, out []byte, pos *int) error {
+	if b.err != nil {
+		return b.err
+	}
+	if *pos < 0 || *pos > len(out) {
+		return errorf(ClassArg, "PackExternal", "position %d outside the output buffer of %d bytes", *pos, len(out))
+	}
+	n, err := b.dt.PackExternal(out[*pos:], b.mem, b.count)
+	*pos += int(n)
+	return typeErr("PackExternal", err)
+}
+
+// UnpackExternal unpacks external32 data from in at *pos into b.
+func UnpackExternal(in []byte, pos *int, b Buf) error {
+	if b.err != nil {
+		return b.err
+	}
+	if *pos < 0 || *pos > len(in) {
+		return errorf(ClassArg, "UnpackExternal", "position %d outside the input buffer of %d bytes", *pos, len(in))
+	}
+	n, err := b.dt.UnpackExternal(b.mem, in[*pos:], b.count)
+	*pos += int(n)
+	return typeErr("UnpackExternal", err)
+}

@@ -1,0 +1,135 @@
+package mpi_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// TestVectorColumnToContiguous sends a column of a row-major matrix, described by a
+// vector type, into a plain slice on the other side.
+func TestVectorColumnToContiguous(t *testing.T) {
+	const rows, cols = 300, 50
+	job(t, 2, func(t *testing.T, rank, size int) {
+		col, err := mpi.TypeVector(rows, 1, cols, mpi.Float64)
+		must(t, err)
+		must(t, col.Commit())
+		if rank == 0 {
+			m := make([]float64, rows*cols)
+			for i := range m {
+				m[i] = float64(i)
+			}
+			must(t, mpi.SendBuf(mpi.World, mpi.Typed(m[7:], 1, col), 1, 0)) // column 7
+			return
+		}
+		got := make([]float64, rows)
+		st, err := mpi.Recv(mpi.World, got, 0, 0)
+		must(t, err)
+		for r := range got {
+			if got[r] != float64(r*cols+7) {
+				t.Fatalf("row %d: %v", r, got[r])
+			}
+		}
+		if st.GetElements(col) != 1 {
+			t.Errorf("GetElements = %d", st.GetElements(col))
+		}
+	})
+}
+
+type particle struct {
+	ID   int32
+	Pos  [3]float64
+	Kind uint8
+	Mass float32
+}
+
+func TestStructToStruct(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		pt, err := mpi.TypeOf[particle]()
+		must(t, err)
+		ps := make([]particle, 1000)
+		if rank == 0 {
+			for i := range ps {
+				ps[i] = particle{ID: int32(i), Pos: [3]float64{float64(i), 1, -1}, Kind: uint8(i), Mass: 0.5}
+			}
+			must(t, mpi.SendBuf(mpi.World, mpi.Typed(ps, len(ps), pt), 1, 0))
+			return
+		}
+		_, err = mpi.RecvBuf(mpi.World, mpi.Typed(ps, len(ps), pt), 0, 0)
+		must(t, err)
+		for i, p := range ps {
+			if p != (particle{ID: int32(i), Pos: [3]float64{float64(i), 1, -1}, Kind: uint8(i), Mass: 0.5}) {
+				t.Fatalf("particle %d: %+v", i, p)
+			}
+		}
+	})
+}
+
+// TestSubarrayHalo exchanges the boundary rows and columns of a 2-D block (halos) between
+// two ranks with subarray types, received straight into the neighbour's ghost cells.
+func TestSubarrayHalo(t *testing.T) {
+	const n = 64 // local block n x n with one ghost layer: (n+2) x (n+2)
+	job(t, 2, func(t *testing.T, rank, size int) {
+		g := n + 2
+		grid := make([]int32, g*g)
+		for i := 1; i <= n; i++ {
+			for j := 1; j <= n; j++ {
+				grid[i*g+j] = int32(rank*100000 + i*1000 + j)
+			}
+		}
+		// Rank 0's right interior column goes to rank 1's left ghost column, and back.
+		sendCol, err := mpi.TypeSubarray([]int{g, g}, []int{n, 1}, []int{1, n - rank*(n-1)}, mpi.OrderC, mpi.Int32)
+		must(t, err)
+		recvCol, err := mpi.TypeSubarray([]int{g, g}, []int{n, 1}, []int{1, (1 - rank) * (n + 1)}, mpi.OrderC, mpi.Int32)
+		must(t, err)
+		must(t, sendCol.Commit())
+		must(t, recvCol.Commit())
+		peer := 1 - rank
+		r, err := mpi.IrecvBuf(mpi.World, mpi.Typed(grid, 1, recvCol), peer, 0)
+		must(t, err)
+		must(t, mpi.SendBuf(mpi.World, mpi.Typed(grid, 1, sendCol), peer, 0))
+		_, err = r.Wait()
+		must(t, err)
+		gc := (1 - rank) * (n + 1) // ghost column
+		pc := n - peer*(n-1)       // the peer's interior column it came from
+		for i := 1; i <= n; i++ {
+			if want := int32(peer*100000 + i*1000 + pc); grid[i*g+gc] != want {
+				t.Fatalf("ghost row %d = %d, want %d", i, grid[i*g+gc], want)
+			}
+		}
+	})
+}
+
+func TestPackUnpackAndTypeErrors(t *testing.T) {
+	vec, err := mpi.TypeVector(4, 1, 3, mpi.Int16)
+	must(t, err)
+	src := []int16{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	out := make([]byte, 64)
+	pos := 0
+	if err := mpi.Pack(mpi.Typed(src, 1, vec), out, &pos); err == nil {
+		t.Error("packing with an uncommitted type succeeded")
+	}
+	must(t, vec.Commit())
+	must(t, mpi.Pack(mpi.Typed(src, 1, vec), out, &pos))
+	if n, _ := mpi.PackSize(1, vec); pos != n || n != 8 {
+		t.Fatalf("packed %d bytes, PackSize %d", pos, n)
+	}
+	back := make([]int16, 4)
+	p := 0
+	must(t, mpi.Unpack(out, &p, mpi.Typed(back, 4, mpi.Int16)))
+	if back[0] != 0 || back[1] != 3 || back[2] != 6 || back[3] != 9 {
+		t.Errorf("unpacked %v", back)
+	}
+	pos = 0
+	if err := mpi.Pack(mpi.Typed(src[:5], 1, vec), out, &pos); !errors.Is(err, mpi.ErrBuffer) {
+		t.Errorf("a type reaching past the slice: %v, want ErrBuffer", err)
+	}
+	if _, err := mpi.TypeVector(-1, 1, 1, mpi.Int32); !errors.Is(err, mpi.ErrArg) || err == nil {
+		t.Errorf("negative count: %v", err)
+	}
+	type bad struct{ P *int }
+	if _, err := mpi.TypeOf[bad](); err == nil {
+		t.Error("TypeOf accepted a struct with a pointer")
+	}
+}

@@ -1,0 +1,165 @@
+package mpi
+
+import (
+	"errors"
+
+	"github.com/mpigo/mpigo/internal/group"
+)
+
+// Group is an ordered set of processes (MPI_Group). Groups are values to compute with:
+// making one communicates nothing. Their storage is the smallest of a list, runs, a
+// stride or a bitmap, chosen automatically (MPIGO_GROUP_STORAGE=dense turns that off).
+type Group struct{ g *group.Group }
+
+// Comparison is the result of comparing groups or communicators, with MPI's values.
+type Comparison int
+
+const (
+	Ident     Comparison = iota // same members in the same order (communicators: the same one)
+	Congruent                   // communicators: same members in the same order, different contexts
+	Similar                     // same members, another order
+	Unequal                     // different members
+)
+
+func (c Comparison) String() string {
+	return [...]string{"MPI_IDENT", "MPI_CONGRUENT", "MPI_SIMILAR", "MPI_UNEQUAL"}[c]
+}
+
+func comparison(c group.Comparison) Comparison {
+	switch c {
+	case group.Ident:
+		return Ident
+	case group.Similar:
+		return Similar
+	}
+	return Unequal
+}
+
+// GroupEmpty is the group with no members.
+var GroupEmpty = &Group{group.Empty()}
+
+// groupErr gives a group error its MPI class.
+func groupErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	class := ClassGroup
+	switch {
+	case errors.Is(err, group.ErrRank):
+		class = ClassRank
+	case errors.Is(err, group.ErrArg):
+		class = ClassArg
+	}
+	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
+}
+
+func (g *Group) inner() *group.Group {
+	if g == nil {
+		return nil
+	}
+	return g.g
+}
+
+func wrapGroup(op string, g *group.Group, err error) (*Group, error) {
+	if err != nil {
+		return nil, groupErr(op, err)
+	}
+	return &Group{g}, nil
+}
+
+// Size is the number of members.
+func (g *Group) Size() int { return g.inner().Size() }
+
+// Rank is the calling process's rank in g, or Undefined when it is not a member.
+func (g *Group) Rank() int {
+	r := g.inner().Rank(int32(World.rank))
+	if r == group.Undefined {
+		return Undefined
+	}
+	return r
+}
+
+// String describes the group and its storage.
+func (g *Group) String() string { return g.inner().String() }
+
+// Bytes is the memory the group's storage takes.
+func (g *Group) Bytes() int { return g.inner().Bytes() }
+
+// Free releases g (MPI_Group_free); Go's collector owns the memory.
+func (g *Group) Free() {}
+
+// Incl is the group of the members of g at ranks, in that order.
+func (g *Group) Incl(ranks []int) (*Group, error) {
+	n, err := g.inner().Incl(ranks)
+	return wrapGroup("GroupIncl", n, err)
+}
+
+// Excl is g without the members at ranks.
+func (g *Group) Excl(ranks []int) (*Group, error) {
+	n, err := g.inner().Excl(ranks)
+	return wrapGroup("GroupExcl", n, err)
+}
+
+// Range is a run of ranks first, first+stride, ... up to last (inclusive).
+type Range = group.Range
+
+// RangeIncl is the group of the members at the ranks of the ranges, in order.
+func (g *Group) RangeIncl(ranges []Range) (*Group, error) {
+	n, err := g.inner().RangeIncl(ranges)
+	return wrapGroup("GroupRangeIncl", n, err)
+}
+
+// RangeExcl is g without the members at the ranks of the ranges.
+func (g *Group) RangeExcl(ranges []Range) (*Group, error) {
+	n, err := g.inner().RangeExcl(ranges)
+	return wrapGroup("GroupRangeExcl", n, err)
+}
+
+// GroupUnion is the members of g1, then those of g2 not in g1.
+func GroupUnion(g1, g2 *Group) (*Group, error) {
+	n, err := group.Union(g1.inner(), g2.inner())
+	return wrapGroup("GroupUnion", n, err)
+}
+
+// GroupIntersection is the members of g1 that are in g2, in g1's order.
+func GroupIntersection(g1, g2 *Group) (*Group, error) {
+	n, err := group.Intersection(g1.inner(), g2.inner())
+	return wrapGroup("GroupIntersection", n, err)
+}
+
+// GroupDifference is the members of g1 not in g2, in g1's order.
+func GroupDifference(g1, g2 *Group) (*Group, error) {
+	n, err := group.Difference(g1.inner(), g2.inner())
+	return wrapGroup("GroupDifference", n, err)
+}
+
+// GroupCompare compares two groups: Ident, Similar or Unequal.
+func GroupCompare(g1, g2 *Group) (Comparison, error) {
+	c, err := group.Compare(g1.inner(), g2.inner())
+	return comparison(c), groupErr("GroupCompare", err)
+}
+
+// TranslateRanks maps ranks of g1 to the ranks of the same processes in g2 (Undefined
+// for those not in g2; ProcNull stays ProcNull).
+func TranslateRanks(g1 *Group, ranks []int, g2 *Group) ([]int, error) {
+	in := make([]int, len(ranks))
+	for i, r := range ranks {
+		if r == ProcNull {
+			r = group.ProcNull
+		}
+		in[i] = r
+	}
+	out, err := group.TranslateRanks(g1.inner(), in, g2.inner())
+	if err != nil {
+		return nil, groupErr("GroupTranslateRanks", err)
+	}
+	for i, r := range out {
+		switch r {
+		case group.ProcNull:
+			out[i] = ProcNull
+		case group.Undefined:
+			out[i] = Undefined
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,544 @@
+package mpi
+
+import (
+	"context"
+	"errors"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// Elem is the set of Go element types that travel as MPI's predefined datatypes.
+type Elem interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~int | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint | ~uintptr |
+		~float32 | ~float64 | ~complex64 | ~complex128 | ~bool
+}
+
+// Wildcards and the null process.
+const (
+	AnySource = p2p.AnySource // receive from any rank
+	AnyTag    = p2p.AnyTag    // receive with any tag
+	ProcNull  = p2p.ProcNull  // a send to it or a receive from it completes at once, moving nothing
+	Undefined = -32766        // MPI_UNDEFINED: GetCount of a count that is not whole
+	TagUB     = p2p.MaxTag    // the largest tag
+)
+
+// asBytes views a slice of elements as its bytes, without copying.
+func asBytes[T Elem](b []T) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)*int(unsafe.Sizeof(b[0])))
+}
+
+// Status describes a received message (or a completed request).
+type Status struct {
+	Source int   // the sender's rank in the communicator
+	Tag    int   // the message's tag
+	Err    error // the request's own error, for Waitall and its kin
+	bytes  int64
+	cancel bool
+}
+
+// Bytes is the number of bytes received.
+func (s Status) Bytes() int64 { return s.bytes }
+
+// Cancelled reports whether the request was cancelled (MPI_Test_cancelled).
+func (s Status) Cancelled() bool { return s.cancel }
+
+// GetCount is the number of whole elements of type T received, or Undefined when the
+// message was not a whole number of them (MPI_Get_count).
+func GetCount[T Elem](s Status) int {
+	var z T
+	n := int64(unsafe.Sizeof(z))
+	if s.bytes%n != 0 {
+		return Undefined
+	}
+	return int(s.bytes / n)
+}
+
+func (c *Comm) status(st p2p.Status) Status {
+	s := Status{Source: st.Source, Tag: st.Tag, bytes: st.Count, cancel: st.Cancelled}
+	if st.Source >= 0 {
+		s.Source = c.commRank(st.Source)
+	}
+	if st.Err != nil {
+		s.Err = mapErr("", st.Err)
+	}
+	return s
+}
+
+// mapErr gives an engine error its MPI class.
+func mapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	class := ClassOther
+	switch {
+	case errors.Is(err, p2p.ErrTruncate):
+		class = ClassTruncate
+	case errors.Is(err, p2p.ErrBuffer):
+		class = ClassBuffer
+	case errors.Is(err, p2p.ErrRequest):
+		class = ClassRequest
+	case errors.Is(err, transport.ErrPeerGone):
+		class = ClassProcFailed
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		class = ClassOther
+	}
+	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
+}
+
+func (c *Comm) checkPeer(op, what string, r int, wild bool) (int, error) {
+	if state.Load() != stateInit {
+		return 0, errorf(ClassOther, op, "MPI is not initialised (call mpi.Init first)")
+	}
+	switch {
+	case r == ProcNull:
+		return ProcNull, nil
+	case wild && r == AnySource:
+		return AnySource, nil
+	case r < 0 || r >= c.peers():
+		return 0, errorf(ClassRank, op, "%s %d out of range [0,%d) for %s", what, r, c.peers(), c.Name())
+	}
+	return c.worldRank(r), nil
+}
+
+func checkTag(op string, tag int, wild bool) error {
+	if (wild && tag == AnyTag) || (tag >= 0 && tag <= TagUB) {
+		return nil
+	}
+	return errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, TagUB)
+}
+
+func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
+	return c.handle(op, send0(op, c, b, dest, tag, mode))
+}
+
+func send0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
+	w, err := c.checkPeer(op, "dest", dest, false)
+	if err != nil {
+		return err
+	}
+	if err := checkTag(op, tag, false); err != nil {
+		return err
+	}
+	return mapErr(op, eng.Send(p2p.Bytes(b), w, tag, c.ctx, mode))
+}
+
+// Send sends buf to rank dest of c with tag, and returns when buf may be reused.
+func Send[T Elem](c *Comm, buf []T, dest, tag int) error {
+	return send("Send", c, asBytes(buf), dest, tag, p2p.Standard)
+}
+
+// Ssend is Send that returns only once the receiver has matched the message.
+func Ssend[T Elem](c *Comm, buf []T, dest, tag int) error {
+	return send("Ssend", c, asBytes(buf), dest, tag, p2p.Synchronous)
+}
+
+// Rsend is Send for when the matching receive is known to be posted already.
+func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
+	return send("Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
+}
+
+// Bsend copies buf into the buffer given to BufferAttach and returns at once.
+func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
+	return send("Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
+}
+
+// BufferAttach gives MPI a buffer for Bsend and Ibsend (MPI_Buffer_attach).
+func BufferAttach(buf []byte) error {
+	if err := ready("BufferAttach"); err != nil {
+		return err
+	}
+	return mapErr("BufferAttach", eng.BufferAttach(buf))
+}
+
+// BufferDetach waits until every buffered message has left and returns the buffer.
+func BufferDetach() ([]byte, error) {
+	if err := ready("BufferDetach"); err != nil {
+		return nil, err
+	}
+	b, err := eng.BufferDetach()
+	return b, mapErr("BufferDetach", err)
+}
+
+func ready(op string) error {
+	if state.Load() != stateInit {
+		return errorf(ClassOther, op, "MPI is not initialised (call mpi.Init first)")
+	}
+	return nil
+}
+
+// Recv receives into buf a message from rank src of c (or AnySource) with tag (or
+// AnyTag). A longer message fills buf and returns an error of class ErrTruncate.
+func Recv[T Elem](c *Comm, buf []T, src, tag int) (Status, error) {
+	return recv("Recv", c, asBytes(buf), src, tag)
+}
+
+func recv(op string, c *Comm, b []byte, src, tag int) (Status, error) {
+	st, err := recv0(op, c, b, src, tag)
+	return st, c.handle(op, err)
+}
+
+func recv0(op string, c *Comm, b []byte, src, tag int) (Status, error) {
+	w, err := c.checkPeer(op, "source", src, true)
+	if err != nil {
+		return Status{}, err
+	}
+	if err := checkTag(op, tag, true); err != nil {
+		return Status{}, err
+	}
+	st, err := eng.Recv(p2p.Bytes(b), w, tag, c.ctx)
+	return c.status(st), mapErr(op, err)
+}
+
+// Sendrecv sends sendbuf to dest and receives into recvbuf from src, at once, so that
+// pairs of ranks exchanging do not deadlock.
+func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Status, error) {
+	q, err := irecv("Sendrecv", c, asBytes(recvbuf), src, recvtag, false)
+	if err != nil {
+		return Status{}, err
+	}
+	if err := send("Sendrecv", c, asBytes(sendbuf), dest, sendtag, p2p.Standard); err != nil {
+		q.Cancel()
+		q.Wait()
+		return Status{}, err
+	}
+	return q.Wait()
+}
+
+// SendrecvReplace sends buf to dest and replaces its contents with a message from src.
+func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) (Status, error) {
+	b := asBytes(buf)
+	tmp := make([]byte, len(b))
+	st, err := Sendrecv(c, b, dest, sendtag, tmp, src, recvtag)
+	copy(b, tmp[:st.bytes])
+	return st, err
+}
+
+// Request is a nonblocking operation under way. Complete it with Wait or Test (or the
+// Waitall family); until then the buffer given to it belongs to MPI. A completed request
+// becomes the null request; a persistent one becomes inactive until Start.
+type Request struct {
+	q p2p.Request
+	c *Comm
+}
+
+// IsNull reports whether r is the null request (completed, or never started).
+func (r *Request) IsNull() bool { return r.q.IsNull() }
+
+func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
+	r, err := isend0(op, c, b, dest, tag, mode, persistent)
+	return r, c.handle(op, err)
+}
+
+func isend0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
+	w, err := c.checkPeer(op, "dest", dest, false)
+	if err != nil {
+		return Request{}, err
+	}
+	if err := checkTag(op, tag, false); err != nil {
+		return Request{}, err
+	}
+	var q p2p.Request
+	if persistent {
+		q, err = eng.SendInit(p2p.Bytes(b), w, tag, c.ctx, mode)
+	} else {
+		q, err = eng.Isend(p2p.Bytes(b), w, tag, c.ctx, mode)
+	}
+	return Request{q, c}, mapErr(op, err)
+}
+
+func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
+	r, err := irecv0(op, c, b, src, tag, persistent)
+	return r, c.handle(op, err)
+}
+
+func irecv0(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
+	w, err := c.checkPeer(op, "source", src, true)
+	if err != nil {
+		return Request{}, err
+	}
+	if err := checkTag(op, tag, true); err != nil {
+		return Request{}, err
+	}
+	var q p2p.Request
+	if persistent {
+		q, err = eng.RecvInit(p2p.Bytes(b), w, tag, c.ctx)
+	} else {
+		q, err = eng.Irecv(p2p.Bytes(b), w, tag, c.ctx)
+	}
+	return Request{q, c}, mapErr(op, err)
+}
+
+// Isend starts sending buf to dest; buf must not change until the request completes.
+func Isend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("Isend", c, asBytes(buf), dest, tag, p2p.Standard, false)
+}
+
+// Issend is Isend that completes only once the receiver has matched the message.
+func Issend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("Issend", c, asBytes(buf), dest, tag, p2p.Synchronous, false)
+}
+
+// Irsend is Isend for when the matching receive is known to be posted.
+func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("Irsend", c, asBytes(buf), dest, tag, p2p.Ready, false)
+}
+
+// Ibsend copies buf into the attached buffer; the request is complete at once.
+func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered, false)
+}
+
+// Irecv starts receiving into buf; read buf only after the request completes.
+func Irecv[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
+	return irecv("Irecv", c, asBytes(buf), src, tag, false)
+}
+
+// SendInit makes a persistent send request: Start runs it, as often as wanted.
+func SendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("SendInit", c, asBytes(buf), dest, tag, p2p.Standard, true)
+}
+
+// SsendInit makes a persistent synchronous send request.
+func SsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("SsendInit", c, asBytes(buf), dest, tag, p2p.Synchronous, true)
+}
+
+// RsendInit makes a persistent ready send request.
+func RsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("RsendInit", c, asBytes(buf), dest, tag, p2p.Ready, true)
+}
+
+// BsendInit makes a persistent buffered send request.
+func BsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	return isend("BsendInit", c, asBytes(buf), dest, tag, p2p.Buffered, true)
+}
+
+// RecvInit makes a persistent receive request.
+func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
+	return irecv("RecvInit", c, asBytes(buf), src, tag, true)
+}
+
+// Wait waits for r to complete and returns its status.
+func (r *Request) Wait() (Status, error) {
+	st, err := eng.Wait(&r.q)
+	return r.c.status(st), r.c.handle("Wait", mapErr("Wait", err))
+}
+
+// WaitContext is Wait that gives up when ctx is done; r stays pending then.
+func (r *Request) WaitContext(ctx context.Context) (Status, error) {
+	st, err := eng.WaitCtx(ctx, &r.q)
+	return r.c.status(st), mapErr("Wait", err)
+}
+
+// Test reports whether r has completed, and its status if so.
+func (r *Request) Test() (Status, bool, error) {
+	st, ok, err := eng.Test(&r.q)
+	return r.c.status(st), ok, r.c.handle("Test", mapErr("Test", err))
+}
+
+// Cancel asks that a pending receive be cancelled; Wait then completes it, and its
+// status says whether the cancel took effect.
+func (r *Request) Cancel() error { return mapErr("Cancel", eng.Cancel(&r.q)) }
+
+// Free releases r; a pending operation still completes, unobserved.
+func (r *Request) Free() error { return mapErr("Free", eng.Free(&r.q)) }
+
+// Start starts an inactive persistent request.
+func (r *Request) Start() error { return mapErr("Start", eng.Start(&r.q)) }
+
+func engReqs(rs []Request, buf []p2p.Request) []p2p.Request {
+	buf = buf[:0]
+	for _, r := range rs {
+		buf = append(buf, r.q)
+	}
+	return buf
+}
+
+func putBack(rs []Request, qs []p2p.Request) {
+	for i := range rs {
+		rs[i].q = qs[i]
+	}
+}
+
+func (c *Comm) orWorld() *Comm {
+	if c == nil {
+		return World
+	}
+	return c
+}
+
+// Startall starts every request of rs.
+func Startall(rs []Request) error {
+	qs := engReqs(rs, nil)
+	err := eng.Startall(qs)
+	putBack(rs, qs)
+	return mapErr("Startall", err)
+}
+
+// Waitall waits for every request of rs; sts, if not nil, gets their statuses (it must
+// be as long as rs). An error of class ErrInStatus means some failed: see sts[i].Err.
+func Waitall(rs []Request, sts []Status) error {
+	if sts != nil && len(sts) < len(rs) {
+		return errorf(ClassArg, "Waitall", "len(statuses) %d < len(requests) %d", len(sts), len(rs))
+	}
+	qs := engReqs(rs, nil)
+	ps := make([]p2p.Status, len(rs))
+	err := eng.Waitall(qs, ps)
+	putBack(rs, qs)
+	for i := range sts[:min(len(sts), len(rs))] {
+		sts[i] = rs[i].c.orWorld().status(ps[i])
+	}
+	if err != nil {
+		return &Error{Class: ClassInStatus, Op: "Waitall", Msg: "a request failed", Err: err}
+	}
+	return nil
+}
+
+// Waitany waits until one request of rs completes and returns its index (Undefined
+// when every request is null).
+func Waitany(rs []Request) (int, Status, error) {
+	qs := engReqs(rs, nil)
+	i, st, err := eng.Waitany(qs)
+	putBack(rs, qs)
+	if i < 0 {
+		return Undefined, Status{Source: AnySource, Tag: AnyTag}, mapErr("Waitany", err)
+	}
+	return i, rs[i].c.orWorld().status(st), mapErr("Waitany", err)
+}
+
+// Testany is Waitany that does not wait: ok is false when none has completed.
+func Testany(rs []Request) (int, Status, bool, error) {
+	qs := engReqs(rs, nil)
+	i, st, ok, err := eng.Testany(qs)
+	putBack(rs, qs)
+	if i < 0 {
+		return Undefined, Status{Source: AnySource, Tag: AnyTag}, ok, mapErr("Testany", err)
+	}
+	return i, rs[i].c.orWorld().status(st), ok, mapErr("Testany", err)
+}
+
+// Testall reports whether every request of rs has completed (and completes them all if so).
+func Testall(rs []Request, sts []Status) (bool, error) {
+	qs := engReqs(rs, nil)
+	ps := make([]p2p.Status, len(rs))
+	ok, err := eng.Testall(qs, ps)
+	putBack(rs, qs)
+	for i := range sts[:min(len(sts), len(rs))] {
+		sts[i] = rs[i].c.orWorld().status(ps[i])
+	}
+	return ok, mapErr("Testall", err)
+}
+
+// Waitsome waits until at least one request completes and returns the indices of all
+// that did (nil when every request is null).
+func Waitsome(rs []Request) ([]int, []Status, error) {
+	return some("Waitsome", rs, eng.Waitsome)
+}
+
+// Testsome returns the indices of the requests that have completed, without waiting.
+func Testsome(rs []Request) ([]int, []Status, error) {
+	return some("Testsome", rs, eng.Testsome)
+}
+
+func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (int, error)) ([]int, []Status, error) {
+	qs := engReqs(rs, nil)
+	idx := make([]int, len(rs))
+	ps := make([]p2p.Status, len(rs))
+	n, err := f(qs, idx, ps)
+	putBack(rs, qs)
+	if n <= 0 {
+		return nil, nil, mapErr(op, err)
+	}
+	sts := make([]Status, n)
+	for k := 0; k < n; k++ {
+		sts[k] = rs[idx[k]].c.orWorld().status(ps[k])
+	}
+	return idx[:n], sts, mapErr(op, err)
+}
+
+// Probe waits for a message from src (or AnySource) with tag (or AnyTag) and describes
+// it, without receiving it.
+func (c *Comm) Probe(src, tag int) (Status, error) {
+	w, err := c.checkPeer("Probe", "source", src, true)
+	if err != nil {
+		return Status{}, err
+	}
+	if err := checkTag("Probe", tag, true); err != nil {
+		return Status{}, err
+	}
+	st, err := eng.Probe(w, tag, c.ctx)
+	return c.status(st), c.handle("Probe", mapErr("Probe", err))
+}
+
+// Iprobe is Probe that does not wait: ok says whether a message was there.
+func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
+	w, err := c.checkPeer("Iprobe", "source", src, true)
+	if err != nil {
+		return Status{}, false, err
+	}
+	if err := checkTag("Iprobe", tag, true); err != nil {
+		return Status{}, false, err
+	}
+	st, ok, err := eng.Iprobe(w, tag, c.ctx)
+	return c.status(st), ok, mapErr("Iprobe", err)
+}
+
+// Message is a message taken off the queue by Mprobe or Improbe: only Mrecv or Imrecv
+// with it can receive it, so no other receive can steal it in between.
+type Message struct {
+	m p2p.Message
+	c *Comm
+}
+
+// Mprobe waits for a matching message and takes it for Mrecv.
+func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
+	w, err := c.checkPeer("Mprobe", "source", src, true)
+	if err != nil {
+		return Message{}, Status{}, err
+	}
+	if err := checkTag("Mprobe", tag, true); err != nil {
+		return Message{}, Status{}, err
+	}
+	m, st, err := eng.Mprobe(w, tag, c.ctx)
+	return Message{m, c}, c.status(st), mapErr("Mprobe", err)
+}
+
+// Improbe is Mprobe that does not wait.
+func (c *Comm) Improbe(src, tag int) (Message, Status, bool, error) {
+	w, err := c.checkPeer("Improbe", "source", src, true)
+	if err != nil {
+		return Message{}, Status{}, false, err
+	}
+	if err := checkTag("Improbe", tag, true); err != nil {
+		return Message{}, Status{}, false, err
+	}
+	m, st, ok, err := eng.Improbe(w, tag, c.ctx)
+	return Message{m, c}, c.status(st), ok, mapErr("Improbe", err)
+}
+
+// Mrecv receives the message m into buf.
+func Mrecv[T Elem](buf []T, m *Message) (Status, error) {
+	if m.c == nil {
+		return Status{}, errorf(ClassRequest, "Mrecv", "no message (from Mprobe or Improbe)")
+	}
+	st, err := eng.Mrecv(p2p.Bytes(asBytes(buf)), &m.m)
+	return m.c.status(st), mapErr("Mrecv", err)
+}
+
+// Imrecv starts receiving the message m into buf.
+func Imrecv[T Elem](buf []T, m *Message) (Request, error) {
+	if m.c == nil {
+		return Request{}, errorf(ClassRequest, "Imrecv", "no message (from Mprobe or Improbe)")
+	}
+	q, err := eng.Imrecv(p2p.Bytes(asBytes(buf)), &m.m)
+	return Request{q, m.c}, mapErr("Imrecv", err)
+}

@@ -1,0 +1,137 @@
+package mpi
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/pm"
+	"github.com/mpigo/mpigo/internal/topo"
+	"github.com/mpigo/mpigo/internal/transport"
+	"github.com/mpigo/mpigo/internal/transport/self"
+	"github.com/mpigo/mpigo/internal/transport/shm"
+	"github.com/mpigo/mpigo/internal/transport/tcp"
+)
+
+var setTransports = config.String("transports", "self,shm,tcp",
+	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)")
+
+var setBindTo = config.String("bind_to", "none",
+	"bind each rank to a core: none, or core (the i-th rank of a node to the i-th core); mpigo run --bind-to sets it")
+
+var (
+	eng        *p2p.Engine
+	transports []transport.Transport
+)
+
+// startWorld builds the transports and the engine: each transport publishes its address
+// in the wire-up, one fence exchanges them, and connections are then made lazily, on
+// the first message to a peer.
+func startWorld(c pm.Client) error {
+	if err := setupWorldComms(c.Rank(), c.Size()); err != nil {
+		return &Error{Class: ClassIntern, Op: "Init", Msg: "the world group", Err: err}
+	}
+	switch b := setBindTo.Get(); b {
+	case "none", "":
+	case "core":
+		if err := topo.Bind(topo.Machine().CoreFor(c.LocalRank())); err != nil {
+			return &Error{Class: ClassOther, Op: "Init", Msg: "binding to a core", Err: err}
+		}
+	default:
+		return errorf(ClassArg, "Init", "setting bind_to=%q: want none or core", b)
+	}
+	want := map[string]bool{}
+	for _, t := range strings.Split(setTransports.Get(), ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "self", "shm", "tcp":
+			want[t] = true
+		case "":
+		default:
+			return errorf(ClassArg, "Init", "setting transports: unknown transport %q (want self, shm or tcp)", t)
+		}
+	}
+	fail := func(what string, err error) error {
+		closeTransports()
+		return &Error{Class: ClassOther, Op: "Init", Msg: what, Err: err}
+	}
+	var (
+		sh   *shm.Transport
+		tc   *tcp.Transport
+		bell = transport.NewLocalDoorbell()
+		err  error
+	)
+	if c.Size() > 1 && want["shm"] && c.LocalSize() > 1 {
+		if sh, err = shm.New(c, shm.Options{}); err != nil {
+			return fail("shared-memory transport", err)
+		}
+		bell = sh.Doorbell()
+	}
+	if c.Size() > 1 && want["tcp"] && (c.NumNodes() > 1 || sh == nil) {
+		if tc, err = tcp.New(c, tcp.Options{Doorbell: bell}); err != nil {
+			return fail("TCP transport", err)
+		}
+	}
+	transports = transports[:0]
+	transports = append(transports, self.New(c.Rank()))
+	if sh != nil {
+		transports = append(transports, sh)
+	}
+	if tc != nil {
+		transports = append(transports, tc)
+	}
+	if err := c.Fence(); err != nil {
+		return fail("wire-up with the other ranks", err)
+	}
+	if sh != nil {
+		if err := sh.Start(); err != nil {
+			return fail("shared-memory transport", err)
+		}
+	}
+	if tc != nil {
+		if err := tc.Start(); err != nil {
+			return fail("TCP transport", err)
+		}
+	}
+	eng, err = p2p.New(c.Rank(), c.Size(), transports, p2p.Options{
+		Doorbell:       bell,
+		Oversubscribed: c.LocalSize() > runtime.NumCPU(),
+	})
+	if err != nil {
+		return fail("point-to-point engine", err)
+	}
+	for r := 0; r < c.Size(); r++ {
+		if !reachable(r) {
+			return fail("transports", fmt.Errorf("no transport of %q reaches rank %d", setTransports.Get(), r))
+		}
+	}
+	return nil
+}
+
+func reachable(r int) bool {
+	for _, t := range transports {
+		if t.Reaches(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func closeTransports() {
+	for _, t := range transports {
+		t.Close()
+	}
+	transports = transports[:0]
+}
+
+// stopWorld releases the engine and the transports; every rank has passed the final
+// fence, so no peer reads this rank's memory any more.
+func stopWorld() error {
+	var err error
+	if eng != nil {
+		err = eng.Close()
+	}
+	closeTransports()
+	return err
+}
