@@ -9,6 +9,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/mpigo/mpigo/internal/launch"
 )
 
 func usage() {
@@ -33,6 +35,8 @@ func main() {
 		os.Exit(runCmd(os.Args[2:]))
 	case "info":
 		os.Exit(infoCmd(os.Args[2:]))
+	case "agent": // started by another mpigo over ssh or --launch-agent; speaks on stdin/stdout
+		os.Exit(launch.RunAgent(os.Stdin, os.Stdout))
 	case "version", "--version", "-version":
 		fmt.Println("mpigo", version())
 	case "help", "-h", "--help":

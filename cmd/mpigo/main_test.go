@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -255,56 +256,74 @@ func TestTimeout(t *testing.T) {
 	assertGone(t, pids(r.stdout))
 }
 
+// lockedBuffer is written by a reader goroutine while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // startJob starts mpigo in the background and waits until every rank printed "ready".
-func startJob(t *testing.T, n int, mode string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func startJob(t *testing.T, n int, mode string) (*exec.Cmd, *lockedBuffer, <-chan struct{}) {
 	t.Helper()
 	cmd := exec.Command(mpigoBin, "run", "-n", strconv.Itoa(n), rankBin, mode)
 	pr, pw, _ := os.Pipe()
-	var out, errb bytes.Buffer
+	out := new(lockedBuffer)
 	cmd.Stdout = pw
-	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pw.Close()
 	t.Cleanup(func() { cmd.Process.Kill() })
-	done := make(chan struct{})
+	ready := make(chan struct{})
+	drained := make(chan struct{})
 	go func() {
+		defer close(drained)
 		buf := make([]byte, 4096)
-		ready := 0
-		for ready < n {
-			k, err := pr.Read(buf)
-			out.Write(buf[:k])
-			ready = strings.Count(out.String(), "ready ")
-			if err != nil {
-				break
-			}
-		}
-		close(done)
-		// Keep draining so the ranks never block on output.
+		signalled := false
 		for {
 			k, err := pr.Read(buf)
 			out.Write(buf[:k])
+			if !signalled && strings.Count(out.String(), "ready ") >= n {
+				close(ready)
+				signalled = true
+			}
 			if err != nil {
+				if !signalled {
+					close(ready)
+				}
 				return
 			}
 		}
 	}()
+	t.Cleanup(func() { <-drained })
 	select {
-	case <-done:
+	case <-ready:
 	case <-time.After(30 * time.Second):
-		t.Fatalf("the ranks never all said ready: %s %s", out.String(), errb.String())
+		t.Fatalf("the ranks never all said ready: %s", out.String())
 	}
-	return cmd, &out, &errb
+	return cmd, out, drained
 }
 
 func TestSignalForwarding(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd, out, _ := startJob(t, 3, "wait-signal")
+			cmd, out, drained := startJob(t, 3, "wait-signal")
 			ps := pids(out.String())
 			cmd.Process.Signal(sig)
 			cmd.Wait()
+			<-drained // every line the ranks wrote has been read
 			if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
 				t.Errorf("exit code %d, want %d", code, 128+int(sig))
 			}

@@ -24,10 +24,15 @@ func runCmd(args []string) int {
 		n             int
 		envs, sets    listFlag
 		hosts         string
+		hostfile      string
+		agent         string
+		fanout        int
+		npernode      int
 		tag           bool
 		timeout       float64
 		oversubscribe bool
 		bindTo, mapBy string
+		agentArgv     []string
 	)
 	fs.IntVar(&n, "n", 0, "number of ranks")
 	fs.IntVar(&n, "np", 0, "number of ranks (same as -n)")
@@ -38,8 +43,12 @@ func runCmd(args []string) int {
 	fs.BoolVar(&oversubscribe, "oversubscribe", false, "allow more ranks than cores (always allowed; ranks then wait politely)")
 	fs.StringVar(&bindTo, "bind-to", "none", "none or core")
 	fs.StringVar(&mapBy, "map-by", "slot", "slot or node")
-	fs.StringVar(&hosts, "host", "", "hosts to run on; only this machine for now")
+	fs.StringVar(&hosts, "host", "", "hosts to run on, with slots: a,b:4")
 	fs.StringVar(&hosts, "H", "", "same as --host")
+	fs.StringVar(&hostfile, "hostfile", "", "file of hosts, one a line: NAME [slots=N]")
+	fs.StringVar(&agent, "launch-agent", "ssh", "command that runs a command on a host: CMD HOST COMMAND...")
+	fs.IntVar(&fanout, "fanout", 32, "agents each agent starts (the launch tree's fan-out)")
+	fs.IntVar(&npernode, "npernode", 0, "ranks on each host (0: by slots)")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -57,7 +66,7 @@ func runCmd(args []string) int {
 	if fs.NArg() == 0 {
 		return bad("no program given: mpigo run -n N PROGRAM [ARGS...]")
 	}
-	if n <= 0 {
+	if n <= 0 && hosts == "" && hostfile == "" {
 		if n == 0 && !flagSet(fs, "n") && !flagSet(fs, "np") {
 			return bad("-n is required: how many ranks to start (mpigo run -n 4 %s)", fs.Arg(0))
 		}
@@ -72,16 +81,49 @@ func runCmd(args []string) int {
 	if mapBy != "slot" && mapBy != "node" {
 		return bad("--map-by %q: must be slot or node", mapBy)
 	}
-	if hosts != "" {
-		self, _ := os.Hostname()
-		for _, h := range strings.Split(hosts, ",") {
-			h, _, _ = strings.Cut(h, ":")
-			if h != "localhost" && h != self && h != "127.0.0.1" {
-				return bad("--host %s: runs on other machines are not supported yet; only this machine (%s)", h, self)
-			}
+	var hostList []launch.Host
+	var err error
+	switch {
+	case hosts != "" && hostfile != "":
+		return bad("--host and --hostfile: give one or the other")
+	case hosts != "":
+		hostList, err = launch.ParseHosts(hosts)
+	case hostfile != "":
+		hostList, err = launch.ReadHostfile(hostfile)
+	}
+	if err != nil {
+		return bad("%v", err)
+	}
+	if fanout < 1 {
+		return bad("--fanout %d: must be at least 1", fanout)
+	}
+	if npernode < 0 {
+		return bad("-npernode %d: must not be negative", npernode)
+	}
+	if len(hostList) > 0 && !flagSet(fs, "n") && !flagSet(fs, "np") {
+		n = 0 // filled below from the slots
+		for _, h := range hostList {
+			n += h.Slots
+		}
+		if npernode > 0 {
+			n = npernode * len(hostList)
+		}
+	}
+	if len(hostList) > 0 {
+		if n <= 0 {
+			return bad("-n %d: the number of ranks must be at least 1", n)
+		}
+		// Every named host starts an agent, even this one: the host list says where ranks
+		// go, and an agent per host keeps one way of doing it.
+		if a := strings.Fields(agent); len(a) > 0 {
+			agentArgv = a
+		} else {
+			return bad("--launch-agent %q: empty command", agent)
 		}
 	}
 	spec := launch.Spec{N: n, Args: fs.Args()[1:], TagOutput: tag,
+		Hosts: hostList, Agent: agentArgv, Fanout: fanout,
+		Mapping: launch.Mapping{ByNode: mapBy == "node", PerNode: npernode, Oversubscribe: oversubscribe},
 		Timeout: time.Duration(timeout * float64(time.Second)), Stdin: os.Stdin,
 		Settings: map[string]string{}}
 	for _, e := range envs {

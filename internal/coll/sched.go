@@ -290,3 +290,8 @@ func putBuf(p *[]byte) {
 		bufPools[c].Put(p)
 	}
 }
+
+// Pending returns the requests s waits for at its current fence. A caller may wait on
+// them itself (the engine's Waitany over several schedules) and store them back
+// completed (null); Progress then sees them done.
+func (s *Sched) Pending() []Req { return s.reqs }

@@ -51,30 +51,31 @@ func (s *bitmapStore) selectBit(i int32) int32 {
 		end = s.pos[j+1]
 	}
 	w0 := int(p >> 6)
-	if int((end-1)>>6)-w0 >= scanWords {
+	// Locally sparse members, and the last few words, go through the block counts.
+	if int((end-1)>>6)-w0 >= scanWords || w0+scanWords > len(s.words) {
 		return s.selectBlock(i, int(p/blockBits), int(min(end, s.nbits-1)/blockBits))
 	}
-	// Member i lies in the scanWords words from the sample's: count them all, with
-	// the bits below the sample cleared, without a data-dependent branch.
+	// Member i lies in the scanWords words from the sample's. Count them all, the
+	// bits below the sample cleared, and find the word as the number of words that start at or
+	// before member rem: the popcounts are independent and the only serial work is
+	// one add per word, with no data-dependent branch.
 	rem := i & (1<<s.shift - 1) // members after the sample's
-	ws := s.words[w0:min(w0+scanWords, len(s.words))]
-	low := ^uint64(0) << (p & 63)
-	var at, done int32
-	for x, word := range ws {
-		if x == 0 {
-			word &= low
-		}
-		c := int32(bits.OnesCount64(word))
-		in := (rem - c) >> 31 // all ones when rem < c
-		at |= int32(x) & in &^ done
-		rem -= c &^ (in | done)
-		done |= in
+	ws := s.words[w0 : w0+scanWords]
+	x := ws[0] & (^uint64(0) << (p & 63))
+	c := int32(bits.OnesCount64(x))
+	pre := c // members in the words before word k
+	var at, before int32
+	for k := 1; k < scanWords; k++ {
+		le := 1 + (rem-pre)>>31 // 1 while word k starts at or before member rem
+		at += le
+		before += c & -le
+		c = int32(bits.OnesCount64(ws[k]))
+		pre += c
 	}
-	word := ws[at]
-	if at == 0 {
-		word &= low
+	if at != 0 {
+		x = ws[at]
 	}
-	return int32(w0+int(at))*64 + select64(word, rem)
+	return int32(w0+int(at))*64 + select64(x, rem-before)
 }
 
 // selectBlock finds member i through the block counts, knowing it lies in blocks

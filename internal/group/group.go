@@ -232,7 +232,9 @@ func (g *Group) Free() {}
 // [0, Size()). This is the lookup point-to-point does for every message; it never
 // walks a chain of groups.
 func (g *Group) WorldRank(i int) int32 {
-	// Small enough to inline: a plain stride group costs the caller no call at all.
+	// The plain stride (the world, every k-th rank, a range) is answered before the
+	// type switch. (The function is just over the inliner's budget with the nil
+	// check; the call costs about a nanosecond.)
 	if g != nil && g.ext == nil && uint(i) < uint(g.n) {
 		return g.first + int32(i)*g.step
 	}

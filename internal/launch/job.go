@@ -31,6 +31,14 @@ type Spec struct {
 	Timeout   time.Duration     // end the job after this long (0: never)
 	KillGrace time.Duration     // between forwarding a signal and SIGKILL (0: 1s)
 
+	// Hosts, when set, runs the job on these machines through one agent per host,
+	// started with Agent (default ssh) in a tree of the given Fanout (default 32).
+	Hosts     []Host
+	Mapping   Mapping
+	Agent     []string
+	Fanout    int
+	AgentPath string // the mpigo binary the agents run (default: this executable)
+
 	Stdin          *os.File  // for rank 0 (nil: /dev/null)
 	Stdout, Stderr io.Writer // nil: os.Stdout, os.Stderr
 }
@@ -41,24 +49,44 @@ const (
 	ExitTimeout = 124 // --timeout expired (as timeout(1))
 )
 
-type rank struct {
-	id        int
-	cmd       *exec.Cmd
+// child is one connection a collector gathers fence contributions from: a local rank,
+// or an agent standing for the ranks of its hosts.
+type child struct {
+	idx  int
+	conn io.ReadWriteCloser
+	wmu  sync.Mutex
+	cmd  *exec.Cmd
+	pid  int
+
+	rank      int     // a local rank's global rank; -1 for an agent
+	host      int     // the node id the child runs on (an agent: its own host)
+	spanRanks []int32 // an agent: the ranks of its subtree
+
+	hello, finalized bool
+	abort            *abortMsg
+	pmDone           chan struct{} // the connection has ended
+	outDone          sync.WaitGroup
+}
+
+func (c *child) write(typ byte, body []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return wireup.WriteFrame(c.conn, typ, body)
+}
+
+// event is something the supervising loop must judge or pass on.
+type event struct {
+	rank      int // global rank, or -1
 	pid       int
-	conn      *os.File
-	wmu       sync.Mutex
+	host      int
+	status    syscall.WaitStatus
+	exited    bool
 	hello     bool
 	finalized bool
 	abort     *abortMsg
-	pmDone    chan struct{} // the wire-up reader has seen the end of the connection
-	outDone   sync.WaitGroup
-}
-
-type event struct {
-	rank  int
-	state *os.ProcessState // exit
-	abort *abortMsg
-	err   error
+	err       error  // a rank broke the protocol
+	failure   string // an agent's word on what went wrong (host named)
+	lost      *child // an agent's connection ended
 }
 
 type abortMsg struct {
@@ -66,21 +94,32 @@ type abortMsg struct {
 	msg  string
 }
 
-// Job is one run of Spec.
-type Job struct {
-	spec   Spec
+// node is what the launcher and an agent have in common: local ranks and child agents
+// under one collector, and the events they raise.
+type node struct {
+	spec   *Spec
 	id     string
-	host   string
-	lay    *wireup.Layout
-	ranks  []*rank
+	lay    *wireup.Layout // the whole job
 	events chan event
-	exited int         // exit events consumed
-	killer *time.Timer // SIGKILL after the grace period
-	stdout *lineWriter
-	stderr *lineWriter
 
-	fmu  sync.Mutex // the fence
+	children []*child
+	ranks    []*child // the local ranks among children
+	agents   []*child
+
+	fmu  sync.Mutex
 	coll *wireup.Collector
+	// done is called with the collector's encoded result when every child has entered
+	// the fence: the launcher sends it down, an agent sends it up.
+	done func(*wireup.Collector) []byte
+	up   func(msg []byte)
+	// relay, in an agent, passes a child agent's news up unchanged.
+	relay func(typ byte, body []byte)
+	// finishedSet records which ranks have ended, to tell a lost agent whose ranks
+	// were all done from one that took running ranks with it.
+	finishedSet map[int]bool
+
+	stdout, stderr *lineWriter
+	killer         *time.Timer
 }
 
 // Run runs the job to its end and returns the launcher's exit code. Diagnostics go to
@@ -95,14 +134,23 @@ func Run(spec Spec) int {
 	if spec.KillGrace == 0 {
 		spec.KillGrace = time.Second
 	}
-	j := &Job{spec: spec, events: make(chan event, 4*spec.N+4),
-		stdout: &lineWriter{w: spec.Stdout}, stderr: &lineWriter{w: spec.Stderr}}
+	j := &Job{node: node{spec: &spec, events: make(chan event, 4*spec.N+16),
+		stdout: &lineWriter{w: spec.Stdout}, stderr: &lineWriter{w: spec.Stderr}}}
 	defer j.cleanup()
 	return j.run()
 }
 
-func (j *Job) diag(format string, a ...any) {
-	j.stderr.write([]byte("mpigo: " + fmt.Sprintf(format, a...) + "\n"))
+// Job is the launcher's view of a run: it judges every rank's end.
+type Job struct {
+	node
+	pids       map[int]int // global rank -> pid, for messages
+	exited     int
+	finished   []bool
+	agentsGone int
+}
+
+func (n *node) diag(format string, a ...any) {
+	n.stderr.write([]byte("mpigo: " + fmt.Sprintf(format, a...) + "\n"))
 }
 
 func newJobID() string {
@@ -113,28 +161,33 @@ func newJobID() string {
 
 func (j *Job) run() int {
 	j.id = newJobID()
-	j.host, _ = os.Hostname()
-	if j.host == "" {
-		j.host = "localhost"
-	}
-	j.lay = &wireup.Layout{NodeOf: make([]int32, j.spec.N), Hosts: []string{j.host}}
-	spans := make([]wireup.Span, j.spec.N)
-	for r := range spans {
-		spans[r] = j.lay.RankSpan(r)
-	}
-	j.coll = wireup.NewCollector(j.lay, spans)
-
+	j.pids = map[int]int{}
+	j.finished = make([]bool, j.spec.N)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	for r := 0; r < j.spec.N; r++ {
-		if err := j.start(r); err != nil {
-			j.diag("cannot start rank %d (%s): %v", r, j.spec.Program, err)
-			j.stopAll(syscall.SIGKILL)
-			j.reapAll()
-			return 1
+	if len(j.spec.Hosts) == 0 {
+		host, _ := os.Hostname()
+		if host == "" {
+			host = "localhost"
 		}
+		j.lay = &wireup.Layout{NodeOf: make([]int32, j.spec.N), Hosts: []string{host}}
+		spans := make([]wireup.Span, j.spec.N)
+		for r := range spans {
+			spans[r] = j.lay.RankSpan(r)
+		}
+		j.coll = wireup.NewCollector(j.lay, spans)
+		j.done = (*wireup.Collector).Result
+		for r := 0; r < j.spec.N; r++ {
+			if err := j.startRank(r, r, j.stdout, j.stderr, rankTag(j.spec.TagOutput, r)); err != nil {
+				j.diag("cannot start rank %d (%s): %v", r, j.spec.Program, err)
+				return j.fail(1)
+			}
+			j.pids[r] = j.ranks[r].pid
+		}
+	} else if code, ok := j.startAgents(); !ok {
+		return code
 	}
 	var timeout <-chan time.Time
 	if j.spec.Timeout > 0 {
@@ -142,54 +195,83 @@ func (j *Job) run() int {
 		defer t.Stop()
 		timeout = t.C
 	}
-	running := j.spec.N
-	for running > 0 {
+	for j.exited < j.spec.N {
 		select {
 		case ev := <-j.events:
-			r := j.ranks[ev.rank]
-			if ev.abort != nil {
-				j.diag("rank %d (pid %d, host %s) called Abort with code %d%s; stopping the job",
-					ev.rank, r.pid, j.host, ev.abort.code, colonMsg(ev.abort.msg))
-				return j.fail(exitCodeOr1(ev.abort.code))
-			}
-			if ev.err != nil {
-				j.diag("rank %d (pid %d, host %s): %v; stopping the job", ev.rank, r.pid, j.host, ev.err)
-				return j.fail(1)
-			}
-			running--
-			j.exited++
-			// The rank is gone: let its wire-up reader drain what it sent last (an
-			// Abort or Finalize) before judging how it ended.
-			select {
-			case <-r.pmDone:
-			case <-time.After(200 * time.Millisecond):
-			}
-			if ab := j.abortOf(r); ab != nil {
-				j.diag("rank %d (pid %d, host %s) called Abort with code %d%s; stopping the job",
-					ev.rank, r.pid, j.host, ab.code, colonMsg(ab.msg))
-				return j.fail(exitCodeOr1(ab.code))
-			}
-			if c, why := judge(ev.state, r); c != 0 {
-				if running > 0 {
-					j.diag("rank %d (pid %d, host %s) %s; stopping the job", ev.rank, r.pid, j.host, why)
-				} else {
-					j.diag("rank %d (pid %d, host %s) %s", ev.rank, r.pid, j.host, why)
-				}
-				return j.fail(c)
+			if code, stop := j.judge(ev); stop {
+				return code
 			}
 		case s := <-sigs:
 			sig := s.(syscall.Signal)
-			j.diag("received %v; forwarding it to %d ranks", sig, running)
-			j.stopAll(sig)
+			j.diag("received %v; forwarding it to %d ranks", sig, j.spec.N-j.exited)
+			j.signalAll(sig)
 			j.reapAll()
 			return 128 + int(sig)
 		case <-timeout:
-			j.diag("job timed out after %v; stopping %d ranks", j.spec.Timeout, running)
+			j.diag("job timed out after %v; stopping %d ranks", j.spec.Timeout, j.spec.N-j.exited)
 			return j.fail(ExitTimeout)
 		}
 	}
 	j.drainOutput()
 	return 0
+}
+
+func (j *Job) hostName(h int) string {
+	if h >= 0 && h < len(j.lay.Hosts) {
+		return j.lay.Hosts[h]
+	}
+	return "?"
+}
+
+// judge decides what an event means for the job: whether to stop it, and with what code.
+func (j *Job) judge(ev event) (int, bool) {
+	who := func() string {
+		return fmt.Sprintf("rank %d (pid %d, host %s)", ev.rank, ev.pid, j.hostName(ev.host))
+	}
+	switch {
+	case ev.abort != nil:
+		j.diag("%s called Abort with code %d%s; stopping the job", who(), ev.abort.code, colonMsg(ev.abort.msg))
+		return j.fail(exitCodeOr1(ev.abort.code)), true
+	case ev.err != nil:
+		j.diag("%s: %v; stopping the job", who(), ev.err)
+		return j.fail(1), true
+	case ev.failure != "":
+		j.diag("%s; stopping the job", ev.failure)
+		return j.fail(1), true
+	case ev.lost != nil:
+		j.agentsGone++
+		for _, r := range ev.lost.spanRanks {
+			if !j.finished[r] {
+				j.diag("lost the agent on host %s (%v) with ranks still running; stopping the job",
+					j.hostName(ev.lost.host), exitOf(ev.lost))
+				return j.fail(1), true
+			}
+		}
+		return 0, false
+	case ev.exited:
+		if ev.rank < 0 || ev.rank >= len(j.finished) || j.finished[ev.rank] {
+			return 0, false
+		}
+		j.finished[ev.rank] = true
+		j.exited++
+		code, why := exitCode(ev)
+		if code == 0 {
+			return 0, false
+		}
+		if j.exited < j.spec.N {
+			why += "; stopping the job"
+		}
+		j.diag("%s %s", who(), why)
+		return j.fail(code), true
+	}
+	return 0, false
+}
+
+func exitOf(c *child) string {
+	if c.cmd != nil && c.cmd.ProcessState != nil {
+		return c.cmd.ProcessState.String()
+	}
+	return "connection closed"
 }
 
 func colonMsg(m string) string {
@@ -206,15 +288,15 @@ func exitCodeOr1(c int) int {
 	return c
 }
 
-// judge returns the exit code a rank's end gives the job (0: fine) and why.
-func judge(st *os.ProcessState, r *rank) (int, string) {
-	ws, _ := st.Sys().(syscall.WaitStatus)
+// exitCode returns the exit code a rank's end gives the job (0: fine) and why.
+func exitCode(ev event) (int, string) {
+	ws := ev.status
 	switch {
 	case ws.Signaled():
 		return 128 + int(ws.Signal()), fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	case ws.ExitStatus() != 0:
 		return ws.ExitStatus(), fmt.Sprintf("exited with code %d", ws.ExitStatus())
-	case r.hello && !r.finalized:
+	case ev.hello && !ev.finalized:
 		return 1, "exited with code 0 without calling mpi.Finalize"
 	}
 	return 0, ""
@@ -222,34 +304,41 @@ func judge(st *os.ProcessState, r *rank) (int, string) {
 
 // fail stops the job after a failure and returns code once every rank is gone.
 func (j *Job) fail(code int) int {
-	j.stopAll(syscall.SIGTERM)
+	j.signalAll(syscall.SIGTERM)
 	j.reapAll()
 	return code
 }
 
-// stopAll sends sig to every rank's process group, then SIGKILL to whatever is left
-// after the grace period; it returns at once, reapAll waits.
-func (j *Job) stopAll(sig syscall.Signal) {
-	for _, r := range j.ranks {
+// signalAll sends sig to every local rank's process group and every agent (which pass
+// it on), then SIGKILL to whatever is left after the grace period.
+func (n *node) signalAll(sig syscall.Signal) {
+	for _, r := range n.ranks {
 		if r.pid > 0 {
 			syscall.Kill(-r.pid, sig)
 		}
 	}
-	if sig == syscall.SIGKILL {
-		return
+	for _, a := range n.agents {
+		a.write(msgSignal, appendUvarints(nil, uint64(sig)))
 	}
-	if j.killer == nil {
-		j.killer = time.AfterFunc(j.spec.KillGrace, func() { j.stopAll(syscall.SIGKILL) })
+	if sig != syscall.SIGKILL && n.killer == nil {
+		n.killer = time.AfterFunc(n.spec.KillGrace, func() { n.signalAll(syscall.SIGKILL) })
 	}
 }
 
-// reapAll waits until every started rank has exited (their process groups were
-// signalled; SIGKILL follows the grace period), then kills whatever they left behind
-// in their process groups.
+// reapAll waits until every rank has been reported gone and every agent has ended,
+// then kills whatever the ranks left in their process groups.
 func (j *Job) reapAll() {
-	for j.exited < len(j.ranks) {
-		if ev := <-j.events; ev.state != nil {
+	agentsLeft := len(j.agents) - j.agentsGone
+	for (j.exited < j.spec.N && (len(j.agents) == 0 || agentsLeft > 0)) || agentsLeft > 0 {
+		// With agents, the last word is each agent's end: a subtree whose agent is gone
+		// has no ranks left (they die with their parent), reported or not.
+		ev := <-j.events
+		switch {
+		case ev.exited && ev.rank >= 0 && ev.rank < len(j.finished) && !j.finished[ev.rank]:
+			j.finished[ev.rank] = true
 			j.exited++
+		case ev.lost != nil:
+			agentsLeft--
 		}
 	}
 	if j.killer != nil {
@@ -263,10 +352,10 @@ func (j *Job) reapAll() {
 
 // drainOutput waits for the output forwarders, bounded: a background process a rank
 // started may hold its pipe open.
-func (j *Job) drainOutput() {
+func (n *node) drainOutput() {
 	done := make(chan struct{})
 	go func() {
-		for _, r := range j.ranks {
+		for _, r := range n.children {
 			r.outDone.Wait()
 		}
 		close(done)
@@ -277,14 +366,8 @@ func (j *Job) drainOutput() {
 	}
 }
 
-func (j *Job) abortOf(r *rank) *abortMsg {
-	j.fmu.Lock()
-	defer j.fmu.Unlock()
-	return r.abort
-}
-
-// start launches rank r.
-func (j *Job) start(r int) error {
+// startRank launches global rank r as child number idx, its output going to out and errw.
+func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -292,7 +375,6 @@ func (j *Job) start(r int) error {
 	mine := os.NewFile(uintptr(fds[0]), "pm")
 	theirs := os.NewFile(uintptr(fds[1]), "pm-child")
 	defer theirs.Close()
-
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		mine.Close()
@@ -308,12 +390,12 @@ func (j *Job) start(r int) error {
 	defer outW.Close()
 	defer errW.Close()
 
-	cmd := exec.Command(j.spec.Program, j.spec.Args...)
-	cmd.Env = j.env(r)
+	cmd := exec.Command(n.spec.Program, n.spec.Args...)
+	cmd.Env = n.rankEnv(r)
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3
 	cmd.Stdout, cmd.Stderr = outW, errW
-	if r == 0 && j.spec.Stdin != nil {
-		cmd.Stdin = j.spec.Stdin
+	if r == 0 && n.spec.Stdin != nil {
+		cmd.Stdin = n.spec.Stdin
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -322,53 +404,61 @@ func (j *Job) start(r int) error {
 		errR.Close()
 		return err
 	}
-	rk := &rank{id: r, cmd: cmd, pid: cmd.Process.Pid, conn: mine, pmDone: make(chan struct{})}
-	j.ranks = append(j.ranks, rk)
-	tag := ""
-	if j.spec.TagOutput {
-		tag = rankTag(r)
-	}
-	rk.outDone.Add(2)
-	go func() { forward(outR, j.stdout, tag); outR.Close(); rk.outDone.Done() }()
-	go func() { forward(errR, j.stderr, tag); errR.Close(); rk.outDone.Done() }()
-	go j.serve(rk)
+	c := &child{idx: idx, conn: mine, cmd: cmd, pid: cmd.Process.Pid, rank: r, host: int(n.lay.NodeOf[r]),
+		pmDone: make(chan struct{})}
+	n.children = append(n.children, c)
+	n.ranks = append(n.ranks, c)
+	c.outDone.Add(2)
+	go func() { forward(outR, out, tag); outR.Close(); c.outDone.Done() }()
+	go func() { forward(errR, errw, tag); errR.Close(); c.outDone.Done() }()
+	go n.serveRank(c)
 	go func() {
 		cmd.Wait()
-		j.events <- event{rank: r, state: cmd.ProcessState}
+		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize)
+		// before its end is judged; bounded, as a child of the rank may hold the socket.
+		select {
+		case <-c.pmDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+		n.fmu.Lock()
+		ev := event{rank: r, pid: c.pid, host: c.host, exited: true, hello: c.hello, finalized: c.finalized,
+			status: cmd.ProcessState.Sys().(syscall.WaitStatus)}
+		n.fmu.Unlock()
+		n.events <- ev
 	}()
 	return nil
 }
 
-func (j *Job) env(r int) []string {
-	local, nlocal := j.lay.LocalRank(r)
+func (n *node) rankEnv(r int) []string {
+	local, nlocal := n.lay.LocalRank(r)
 	env := os.Environ()
 	env = append(env,
 		wireup.EnvRank+"="+strconv.Itoa(r),
-		wireup.EnvSize+"="+strconv.Itoa(j.spec.N),
+		wireup.EnvSize+"="+strconv.Itoa(n.lay.Size()),
 		wireup.EnvLocalRank+"="+strconv.Itoa(local),
 		wireup.EnvLocalSize+"="+strconv.Itoa(nlocal),
-		wireup.EnvJobID+"="+j.id,
-		wireup.EnvNodeMap+"="+j.lay.EncodeNodeMap(),
-		wireup.EnvHosts+"="+strings.Join(j.lay.Hosts, ","),
+		wireup.EnvJobID+"="+n.id,
+		wireup.EnvNodeMap+"="+n.lay.EncodeNodeMap(),
+		wireup.EnvHosts+"="+strings.Join(n.lay.Hosts, ","),
 		wireup.EnvFD+"=3",
 	)
-	if len(j.spec.Settings) > 0 {
+	if len(n.spec.Settings) > 0 {
 		var names []string
-		for k, v := range j.spec.Settings {
+		for k, v := range n.spec.Settings {
 			env = append(env, config.EnvPrefix+strings.ToUpper(k)+"="+v)
 			names = append(names, k)
 		}
 		env = append(env, config.FlagsVar+"="+strings.Join(names, ","))
 	}
-	return append(env, j.spec.Env...)
+	return append(env, n.spec.Env...)
 }
 
-// serve reads rank r's wire-up messages until its connection ends.
-func (j *Job) serve(r *rank) {
-	defer close(r.pmDone)
+// serveRank reads a local rank's wire-up messages until its connection ends.
+func (n *node) serveRank(c *child) {
+	defer close(c.pmDone)
 	var buf []byte
 	for {
-		typ, body, err := wireup.ReadFrame(r.conn, buf)
+		typ, body, err := wireup.ReadFrame(c.conn, buf)
 		buf = body[:0]
 		if err != nil {
 			return
@@ -376,66 +466,76 @@ func (j *Job) serve(r *rank) {
 		switch typ {
 		case wireup.MsgHello:
 			pid, _ := binary.Uvarint(body)
-			j.fmu.Lock()
-			r.hello = true
+			n.fmu.Lock()
+			c.hello = true
 			if pid != 0 {
-				r.pid = int(pid)
+				c.pid = int(pid)
 			}
-			j.fmu.Unlock()
+			n.fmu.Unlock()
 		case wireup.MsgFenceUp:
-			j.fence(r, body)
+			n.fence(c, body)
 		case wireup.MsgAbort:
-			code, n := binary.Varint(body)
+			code, k := binary.Varint(body)
 			msg := ""
-			if n > 0 {
-				msg = string(body[n:])
+			if k > 0 {
+				msg = string(body[k:])
 			}
-			j.fmu.Lock()
-			r.abort = &abortMsg{int(code), msg}
-			j.fmu.Unlock()
-			j.events <- event{rank: r.id, abort: r.abort}
+			ab := &abortMsg{int(code), msg}
+			n.fmu.Lock()
+			c.abort = ab
+			n.fmu.Unlock()
+			n.events <- event{rank: c.rank, pid: c.pid, host: c.host, abort: ab}
 		case wireup.MsgFinalize:
-			j.fmu.Lock()
-			r.finalized = true
-			j.fmu.Unlock()
+			n.fmu.Lock()
+			c.finalized = true
+			n.fmu.Unlock()
 		default:
-			j.events <- event{rank: r.id, err: fmt.Errorf("sent an unknown wire-up message type %d", typ)}
+			n.events <- event{rank: c.rank, pid: c.pid, host: c.host,
+				err: fmt.Errorf("sent an unknown wire-up message type %d", typ)}
 			return
 		}
 	}
 }
 
-func (j *Job) fence(r *rank, body []byte) {
-	j.fmu.Lock()
-	done, err := j.coll.Add(r.id, body)
+// fence records child c's contribution; the last one completes the fence.
+func (n *node) fence(c *child, body []byte) {
+	n.fmu.Lock()
+	complete, err := n.coll.Add(c.idx, body)
 	var msg []byte
-	if err == nil && done {
-		msg = j.coll.Result()
+	if err == nil && complete {
+		msg = n.done(n.coll)
 	}
-	j.fmu.Unlock()
+	n.fmu.Unlock()
 	if err != nil {
-		j.events <- event{rank: r.id, err: fmt.Errorf("bad fence message: %v", err)}
+		n.events <- event{rank: c.rank, pid: c.pid, host: c.host, err: fmt.Errorf("bad fence message: %v", err)}
 		return
 	}
 	if msg == nil {
 		return
 	}
-	for _, q := range j.ranks {
-		q.wmu.Lock()
-		wireup.WriteFrame(q.conn, wireup.MsgFenceDn, msg)
-		q.wmu.Unlock()
+	if n.up != nil {
+		n.up(msg)
+		return
+	}
+	n.down(msg)
+}
+
+// down sends a fence result to every child.
+func (n *node) down(msg []byte) {
+	for _, c := range n.children {
+		c.write(wireup.MsgFenceDn, msg)
 	}
 }
 
 // cleanup removes what the job may have left: connections and shared-memory files.
-func (j *Job) cleanup() {
-	for _, r := range j.ranks {
-		r.conn.Close()
+func (n *node) cleanup() {
+	for _, c := range n.children {
+		c.conn.Close()
 	}
-	if j.id == "" {
+	if n.id == "" {
 		return
 	}
-	left, _ := filepath.Glob(filepath.Join(ShmDir, "mpigo-"+j.id+"*"))
+	left, _ := filepath.Glob(filepath.Join(ShmDir, "mpigo-"+n.id+"*"))
 	for _, f := range left {
 		os.Remove(f)
 	}

@@ -24,28 +24,33 @@ func (lw *lineWriter) write(b []byte) {
 // written as a line of its own rather than buffering without limit.
 const maxLine = 1 << 20
 
+// writeTagged writes a batch of whole lines, each prefixed with tag when tag is not
+// empty, in one write; out is scratch space, returned for reuse.
+func (lw *lineWriter) writeTagged(tag string, lines, out []byte) []byte {
+	if tag == "" {
+		lw.write(lines)
+		return out
+	}
+	out = out[:0]
+	for len(lines) > 0 {
+		i := bytes.IndexByte(lines, '\n') + 1
+		if i == 0 {
+			i = len(lines)
+		}
+		out = append(out, tag...)
+		out = append(out, lines[:i]...)
+		lines = lines[i:]
+	}
+	lw.write(out)
+	return out
+}
+
 // forward copies r to lw a batch of whole lines at a time, each prefixed with tag when
 // tag is not empty, until r ends; a last line without a newline gets one.
 func forward(r io.Reader, lw *lineWriter, tag string) {
 	buf := make([]byte, 0, 64<<10)
 	var out []byte
-	emit := func(lines []byte) {
-		if tag == "" {
-			lw.write(lines)
-			return
-		}
-		out = out[:0]
-		for len(lines) > 0 {
-			i := bytes.IndexByte(lines, '\n') + 1
-			if i == 0 {
-				i = len(lines)
-			}
-			out = append(out, tag...)
-			out = append(out, lines[:i]...)
-			lines = lines[i:]
-		}
-		lw.write(out)
-	}
+	emit := func(lines []byte) { out = lw.writeTagged(tag, lines, out) }
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -68,4 +73,10 @@ func forward(r io.Reader, lw *lineWriter, tag string) {
 	}
 }
 
-func rankTag(r int) string { return "[" + strconv.Itoa(r) + "] " }
+// rankTag is the prefix of rank r's lines under --tag-output.
+func rankTag(on bool, r int) string {
+	if !on {
+		return ""
+	}
+	return "[" + strconv.Itoa(r) + "] "
+}

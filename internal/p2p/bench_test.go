@@ -117,11 +117,14 @@ func BenchmarkPingPong(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(2 * size))
 				b.ResetTimer()
-				for range b.N {
+				var best bestChunk
+				for i := range b.N {
 					round()
+					best.tick(i)
 				}
 				b.StopTimer()
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "one-way-ns")
+				best.report(b)
 				stop()
 			})
 		}

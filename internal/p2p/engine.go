@@ -112,16 +112,21 @@ type Options struct {
 }
 
 // PeerChecker may be implemented by a Transport that can tell, other than by a failed
-// Send, that a peer died. The engine asks after a doorbell sleep, for peers in use.
+// Send, that a peer died (the shm transport: a dead pid). The engine asks after a
+// doorbell sleep timed out, for peers in use. PeerErr (the TCP transport's name for
+// it) is accepted too.
 type PeerChecker interface {
 	CheckPeer(peer int) error
 }
 
-// checker is the coarser form (the shm transport's Check): an error wrapping
-// transport.ErrPeerGone. If the error carries the rank (a Peer() int method) only that
-// peer fails; otherwise the whole engine does.
-type checker interface {
-	Check() error
+type peerErrer interface {
+	PeerErr(peer int) error
+}
+
+// Armer is implemented by a Transport that must be told before the engine sleeps so
+// that it rings the doorbell when a packet arrives (TCP arms its socket watcher).
+type Armer interface {
+	Arm()
 }
 
 // Engine is one rank's point-to-point engine.
@@ -133,6 +138,7 @@ type Engine struct {
 	size   int
 	trs    []transport.Transport
 	h      transport.Handler // the engine as a packet handler, boxed once
+	armers []Armer
 
 	peers []*peer
 	busy  []*peer // peers with queued packets or streams
@@ -158,6 +164,10 @@ type Engine struct {
 
 	failed error
 	bsend  bsendState
+
+	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
+	failQ   []peerFailure
+	failNew atomic.Bool
 }
 
 // New makes the engine of rank self in a job of size ranks. Each peer is reached by
@@ -179,6 +189,11 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		db:     opts.Doorbell,
 	}
 	e.h = (*handler)(e)
+	for _, t := range e.trs {
+		if a, ok := t.(Armer); ok {
+			e.armers = append(e.armers, a)
+		}
+	}
 	if e.db == (transport.Doorbell{}) {
 		e.db = transport.NewLocalDoorbell()
 	}
@@ -335,15 +350,41 @@ func (e *Engine) queueCtrl(rank int32, kind uint8, sendID, recvID uint64, off, n
 	e.markBusy(p)
 }
 
-// PeerFailed tells the engine that rank has died (from the process manager, say):
-// every request waiting on it completes with an error naming it.
+// PeerFailed tells the engine that rank has died (from the process manager, or a
+// transport's callback): every request waiting on it completes with an error naming
+// it. It may be called from any goroutine, including from inside a transport's Poll
+// (where the engine's lock is held): the failure is queued and applied by the next
+// progress step.
 func (e *Engine) PeerFailed(rank int, err error) {
 	if rank < 0 || rank >= e.size {
 		return
 	}
-	e.mu.Lock()
-	e.failPeer(e.peerState(rank), err)
-	e.mu.Unlock()
+	e.failMu.Lock()
+	e.failQ = append(e.failQ, peerFailure{rank, err})
+	e.failMu.Unlock()
+	e.failNew.Store(true)
+	if e.mu.TryLock() {
+		e.applyFailures()
+		e.mu.Unlock()
+	}
+	e.db.Ring()
+}
+
+type peerFailure struct {
+	rank int
+	err  error
+}
+
+// applyFailures applies the failures PeerFailed queued. The caller holds e.mu.
+func (e *Engine) applyFailures() {
+	e.failNew.Store(false)
+	e.failMu.Lock()
+	q := e.failQ
+	e.failQ = nil
+	e.failMu.Unlock()
+	for _, f := range q {
+		e.failPeer(e.peerState(f.rank), f.err)
+	}
 }
 
 // failPeer completes with an error every request that waits on p: sends to it,
@@ -414,38 +455,24 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// checkPeers asks transports that can tell whether peers in use have died.
+// checkPeers asks the transports that can tell whether peers in use have died.
 func (e *Engine) checkPeers() {
 	for _, t := range e.trs {
+		var check func(int) error
 		switch c := t.(type) {
 		case PeerChecker:
-			for _, p := range e.peers {
-				if p != nil && p.err == nil && t.Reaches(p.rank) {
-					if err := c.CheckPeer(p.rank); err != nil {
-						e.failPeer(p, err)
-					}
-				}
-			}
-		case checker:
-			if err := c.Check(); err != nil {
-				var pe interface{ Peer() int }
-				if errors.As(err, &pe) && pe.Peer() >= 0 && pe.Peer() < e.size {
-					e.failPeer(e.peerState(pe.Peer()), err)
-				} else {
-					e.failAll(err)
-				}
-			}
+			check = c.CheckPeer
+		case peerErrer:
+			check = c.PeerErr
+		default:
+			continue
 		}
-	}
-}
-
-func (e *Engine) failAll(err error) {
-	if e.failed == nil {
-		e.failed = err
-	}
-	for _, r := range e.reqs {
-		if r.inUse && r.started && r.done.Load() == 0 {
-			e.fail(r, err)
+		for _, p := range e.peers {
+			if p != nil && p.err == nil && (p.tr == t || (p.tr == nil && t.Reaches(p.rank))) {
+				if err := check(p.rank); err != nil {
+					e.failPeer(p, err)
+				}
+			}
 		}
 	}
 }

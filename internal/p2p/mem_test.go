@@ -62,6 +62,7 @@ func newMemNet(n int) *memNet {
 
 // memTr is rank's view of the net.
 type memTr struct {
+	arms atomic.Int64 // Arm calls: the engine arms before it sleeps
 	net  *memNet
 	rank int
 	eps  []*memEP
@@ -131,6 +132,9 @@ func (t *memTr) Poll(h transport.Handler) int {
 }
 
 func (t *memTr) Close() error { return nil }
+
+// Arm implements Armer.
+func (t *memTr) Arm() { t.arms.Add(1) }
 
 // CheckPeer implements PeerChecker.
 func (t *memTr) CheckPeer(peer int) error {

@@ -588,6 +588,9 @@ func TestPeerGone(t *testing.T) {
 	if _, err := es[0].Wait(&other); err != nil || string(buf) != "alive!!!" {
 		t.Fatalf("receive from a live peer: %v %q", err, buf)
 	}
+	if es[0].trs[1].(memTrSC).arms.Load() == 0 {
+		t.Error("the engine slept without arming the transport")
+	}
 	// Engine.Fail aborts a waiting receive.
 	q, err := es[2].Irecv(Bytes(buf), 0, 9, 0)
 	mustOK(t, err)
@@ -973,5 +976,34 @@ func TestMatchPostingOrder(t *testing.T) {
 			}
 		}
 		mustOK(t, es[0].Waitall(qs, nil))
+	}
+}
+
+// reentrantTr calls PeerFailed from inside Poll, as the TCP transport's PeerGone
+// callback does: it must not deadlock on the engine's lock.
+type reentrantTr struct {
+	transport.Transport
+	e     *Engine
+	fired bool
+}
+
+func (t *reentrantTr) Poll(h transport.Handler) int {
+	if !t.fired && t.e != nil {
+		t.fired = true
+		t.e.PeerFailed(1, fmt.Errorf("tcp: connection reset: %w", transport.ErrPeerGone))
+	}
+	return t.Transport.Poll(h)
+}
+
+func TestPeerFailedFromPoll(t *testing.T) {
+	net := newMemNet(2)
+	rt := &reentrantTr{Transport: net.transport(0)}
+	e, err := New(0, 2, []transport.Transport{rt}, Options{Doorbell: net.bells[0], Spin: 10, Yield: 2})
+	mustOK(t, err)
+	q, err := e.Irecv(Bytes(nil), 1, 0, 0)
+	mustOK(t, err)
+	rt.e = e
+	if _, err := e.Wait(&q); !errors.Is(err, transport.ErrPeerGone) || !strings.Contains(err.Error(), "rank 1") {
+		t.Fatalf("Wait: %v", err)
 	}
 }

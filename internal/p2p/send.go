@@ -294,6 +294,10 @@ func (e *Engine) progressLocked() int {
 	for _, t := range e.trs {
 		n += t.Poll(e.h)
 	}
+	if e.failNew.Load() {
+		e.applyFailures()
+		n++
+	}
 	if len(e.busy) > 0 || e.gets.head != nil {
 		n += e.push()
 	}

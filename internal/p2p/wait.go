@@ -58,6 +58,9 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 			// a completion after this look rings the doorbell and Wait returns at once.
 			e.sleepers.Add(1)
 			seq := e.db.Seq()
+			for _, a := range e.armers {
+				a.Arm()
+			}
 			if ready() || e.progressLocked() > 0 {
 				e.sleepers.Add(-1)
 				spins = 0

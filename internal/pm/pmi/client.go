@@ -1,6 +1,7 @@
 package pmi
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -37,7 +38,9 @@ const maxKeyLen = 40
 // Client is a rank's pm.Client over a PMI-1 or PMI-2 process manager.
 //
 // Puts are kept until the next Fence, which sends them (each at most once: a value put
-// again unchanged is not resent) and then runs the server's barrier. Get asks the
+// again unchanged is not resent) and then runs the server's barrier. A value, once
+// published at a fence, cannot change: Put refuses a different one (servers differ
+// on replacing values; Hydra's PMI-2 keeps the first). Get asks the
 // server for a value the first time it is wanted after a fence and keeps the answer
 // (found or not) until the next fence, in arrays indexed by rank or node.
 type Client struct {
@@ -61,14 +64,17 @@ type Client struct {
 	cache table      // values fetched from the server since the last fence
 	sent  map[string]string
 	epoch int   // fences completed
+	seq   uint64 // puts so far
 	err   error // first failed exchange in a Get (which cannot return it)
 	done  bool  // finalized
 }
 
 type entry struct {
-	scope pm.Scope
-	key   pm.Key
-	val   []byte
+	scope     pm.Scope
+	key       pm.Key
+	val       []byte
+	published bool   // sent at a completed fence (own entries only)
+	seq       uint64 // order of puts, to tell which ones a fence sent
 }
 
 // Cached value states.
@@ -262,20 +268,29 @@ func (c *Client) Put(s pm.Scope, k pm.Key, v []byte) error {
 	if k == pm.KeyInvalid {
 		return errors.New("pmi: Put: key 0 is not a key")
 	}
-	e := entry{s, k, append([]byte(nil), v...)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.seq++
+	e := entry{scope: s, key: k, val: append([]byte(nil), v...), seq: c.seq}
 	if c.done {
 		return errors.New("pmi: Put after Finalize")
 	}
-	c.pend = append(c.pend, e)
 	for i := range c.own {
-		if c.own[i].scope == s && c.own[i].key == k {
-			c.own[i] = e
-			return nil
+		o := &c.own[i]
+		if o.scope != s || o.key != k {
+			continue
 		}
+		if o.published && !bytes.Equal(o.val, v) {
+			return fmt.Errorf("pmi: Put(%s, %s): this rank published a different value at an earlier fence; "+
+				"PMI servers do not all replace values (Hydra's PMI-2 keeps the first), so a published value cannot change", s, k)
+		}
+		e.published = o.published
+		*o = e
+		c.pend = append(c.pend, e)
+		return nil
 	}
 	c.own = append(c.own, e)
+	c.pend = append(c.pend, e)
 	return nil
 }
 
@@ -293,6 +308,7 @@ func (c *Client) Fence() error {
 	}
 	pend := c.pend
 	c.pend = nil
+	sentUpTo := c.seq
 	c.mu.Unlock()
 
 	// The last put of a (scope, key) wins; earlier ones are not sent.
@@ -334,6 +350,11 @@ func (c *Client) Fence() error {
 		return err
 	}
 	c.mu.Lock()
+	for i := range c.own {
+		if c.own[i].seq <= sentUpTo { // not put again while this fence ran
+			c.own[i].published = true
+		}
+	}
 	c.epoch++
 	c.cache = table{} // a value may have been put again: ask anew
 	c.mu.Unlock()
@@ -409,15 +430,38 @@ func (c *Client) ownIndex(s pm.Scope) int {
 
 func (c *Client) fetch(s pm.Scope, k pm.Key, idx int) ([]byte, bool, error) {
 	sk := serverKey(s, k, idx)
-	get := c.d.get
 	if s == pm.Node && idx == int(c.nodeOf[c.rank]) && c.d.nodeAttrs() {
-		get = c.d.getNode
+		// The node's own data, from the node's attributes. Hydra stores them
+		// asynchronously (its proxy relays them through mpiexec), so a fence does not
+		// guarantee they are there yet: on a miss, or a segment missing, read the KVS,
+		// where the fence guarantees the value.
+		var wireErr error
+		getNode := func(key string) (string, bool, error) {
+			v, ok, err := c.d.getNode(key)
+			if err != nil {
+				wireErr = err
+			}
+			return v, ok, err
+		}
+		head, found, err := getNode(sk)
+		if err != nil {
+			return nil, false, err
+		}
+		if found {
+			v, err := decode(sk, head, getNode)
+			if wireErr != nil {
+				return nil, false, wireErr
+			}
+			if err == nil {
+				return v, true, nil
+			}
+		}
 	}
-	head, found, err := get(sk)
+	head, found, err := c.d.get(sk)
 	if err != nil || !found {
 		return nil, false, err
 	}
-	v, err := decode(sk, head, get)
+	v, err := decode(sk, head, c.d.get)
 	if err != nil {
 		return nil, false, err
 	}

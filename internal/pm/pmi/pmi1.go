@@ -141,7 +141,6 @@ func (w *pmi1) initack(id string, d time.Duration) error {
 	return nil
 }
 
-
 // start runs PMI-1 initialisation: version handshake, limits, KVS name, and the process
 // mapping.
 func (w *pmi1) start(d time.Duration) error {
@@ -258,8 +257,8 @@ func (w *pmi1) getTimeout(key string, d time.Duration) (string, bool, error) {
 	return v, true, nil
 }
 
-func (w *pmi1) nodeAttrs() bool                    { return false }
-func (w *pmi1) putNode(string, string) error       { return errNoNodeAttrs }
+func (w *pmi1) nodeAttrs() bool                      { return false }
+func (w *pmi1) putNode(string, string) error         { return errNoNodeAttrs }
 func (w *pmi1) getNode(string) (string, bool, error) { return "", false, errNoNodeAttrs }
 
 // abort asks the server to end the job; PMI-1 servers do not answer (they kill us).

@@ -64,8 +64,9 @@ func (w *pmi2) call(name, args, about string, d time.Duration) (fields, error) {
 
 // start runs PMI-2 initialisation: version handshake (in PMI-1 framing), fullinit,
 // the job id, and the process mapping. rank is this process's rank as the environment
-// gives it (PMI_RANK), jobid the environment's PMI_JOBID (Slurm requires it back).
-func (w *pmi2) start(rank int, envJobID string, d time.Duration) error {
+// gives it (PMI_RANK), jobid the environment's PMI_JOBID (Slurm requires it back), and
+// portID PMI_ID in port mode (where the environment gives no rank).
+func (w *pmi2) start(rank int, envJobID, portID string, d time.Duration) error {
 	l := w.l
 	l.mu.Lock()
 	// Short and alone: Slurm reads this line with one read(64).
@@ -96,7 +97,13 @@ func (w *pmi2) start(rank int, envJobID string, d time.Duration) error {
 	if envJobID != "" {
 		args += "pmijobid=" + envJobID + ";"
 	}
-	args += "pmirank=" + strconv.Itoa(rank) + ";threaded=FALSE;"
+	// In port mode the environment has no rank; Hydra's PMI_ID is the rank, and its
+	// fullinit requires pmirank.
+	id := strconv.Itoa(rank)
+	if portID != "" {
+		id = portID
+	}
+	args += "pmirank=" + id + ";threaded=FALSE;"
 	if f, err = w.call("fullinit", args, "", d); err != nil {
 		return err
 	}

@@ -177,7 +177,7 @@ func TestTwoProcesses(t *testing.T) {
 	t0, e, cmd := startChild(t, "echo")
 	c := &collector{}
 	sizes := []int{0, 8, 100, 4096, 65536, e.MaxPayload()}
-	const rounds = 300
+	const rounds = 120
 	more := deadline(t)
 	start := time.Now()
 	for i := range rounds {

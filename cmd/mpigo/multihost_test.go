@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeSSH writes a launch agent that runs the command on this machine, as if on the
+// named host, and records the agent's pid in dir/agent-HOST.pid (exec keeps the pid).
+func fakeSSH(t *testing.T) (agent, dir string) {
+	dir = t.TempDir()
+	agent = filepath.Join(dir, "fakessh")
+	script := "#!/bin/sh\nhost=$1; shift\necho $$ > " + dir + "/agent-$host.pid\nexec \"$@\"\n"
+	if err := os.WriteFile(agent, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return agent, dir
+}
+
+func TestMultiHostThroughAgents(t *testing.T) {
+	agent, _ := fakeSSH(t)
+	r := mpigo(t, "", "run", "--host", "alpha:2,beta:2,gamma:1", "--launch-agent", agent, "--tag-output",
+		rankBin, "env", "MPIGO_RANK", "MPIGO_LOCAL_RANK", "MPIGO_LOCAL_SIZE", "MPIGO_NODEMAP", "MPIGO_HOSTS")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	want := []string{
+		"[0] rank 0 MPIGO_LOCAL_RANK=0", "[1] rank 1 MPIGO_LOCAL_RANK=1", "[2] rank 2 MPIGO_LOCAL_RANK=0",
+		"[3] rank 3 MPIGO_LOCAL_SIZE=2", "[4] rank 4 MPIGO_LOCAL_SIZE=1",
+		"[4] rank 4 MPIGO_NODEMAP=0*2,1*2,2*1", "[0] rank 0 MPIGO_HOSTS=alpha,beta,gamma",
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stdout, w+"\n") {
+			t.Errorf("missing %q in:\n%s", w, r.stdout)
+		}
+	}
+	// Messages between ranks on different hosts, and the result.
+	r = mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--map-by", "node",
+		"../../examples/pi", "100000")
+	if r.code != 0 || !strings.Contains(r.stdout, "on 4 ranks") || !strings.Contains(r.stdout, "error 8.3e-12") {
+		t.Errorf("pi across hosts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestMultiHostFailures(t *testing.T) {
+	agent, _ := fakeSSH(t)
+	cases := []struct {
+		code int
+		msg  string
+		args []string
+	}{
+		{9, "rank 3 (pid ", []string{"exit-mid", "3", "9"}},
+		{9, "host beta) exited with code 9", []string{"exit-mid", "3", "9"}},
+		{4, "host beta) called Abort with code 4", []string{"abort", "2", "4"}},
+		{137, "rank 1 (pid", []string{"signal-at-start", "1"}},
+	}
+	for _, c := range cases {
+		r := failure(t, c.code, c.msg, append([]string{"run", "--host", "alpha:2,beta:2", "--launch-agent", agent, rankBin}, c.args...)...)
+		if strings.Contains(r.stderr, "pid 0,") {
+			t.Errorf("a message without the pid:\n%s", r.stderr)
+		}
+	}
+}
+
+// TestAgentKilledMidJob kills one host's agent while its ranks run: the job ends with a
+// message naming the host, and no rank anywhere is left.
+func TestAgentKilledMidJob(t *testing.T) {
+	agent, dir := fakeSSH(t)
+	cmd := exec.Command(mpigoBin, "run", "--host", "alpha:1,beta:2,gamma:1", "--launch-agent", agent, rankBin, "block")
+	out, errb := new(lockedBuffer), new(lockedBuffer)
+	pr, pw, _ := os.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	ready := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		closed := false
+		for {
+			k, err := pr.Read(buf)
+			out.Write(buf[:k])
+			if !closed && (strings.Count(out.String(), "ready ") == 4 || err != nil) {
+				close(ready)
+				closed = true
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not ready: %s", out.String())
+	}
+	pidText, err := os.ReadFile(filepath.Join(dir, "agent-beta.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPid, _ := strconv.Atoi(strings.TrimSpace(string(pidText)))
+	ranks := pids(out.String())
+	start := time.Now()
+	syscall.Kill(agentPid, syscall.SIGKILL)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job did not end after its agent was killed")
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v to end the job", took)
+	}
+	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(errb.String(), "lost the agent on host beta") {
+		t.Errorf("exit %d, stderr:\n%s", cmd.ProcessState.ExitCode(), errb.String())
+	}
+	assertGone(t, append(ranks, agentPid))
+}
+
+// TestLaunchTree starts 16 agents in a tree of fan-out 4 and reports the launch time.
+func TestLaunchTree(t *testing.T) {
+	agent, _ := fakeSSH(t)
+	var hosts []string
+	for i := 0; i < 16; i++ {
+		hosts = append(hosts, fmt.Sprintf("h%02d", i))
+	}
+	r := mpigo(t, "", "run", "--host", strings.Join(hosts, ","), "--launch-agent", agent, "--fanout", "4", rankBin, "hello")
+	if r.code != 0 || len(pids(r.stdout)) != 16 {
+		t.Fatalf("exit %d, %d ranks:\n%s%s", r.code, len(pids(r.stdout)), r.stdout, r.stderr)
+	}
+	t.Logf("16 agents, fan-out 4, one rank each: %v from start to end", r.took)
+}
+
+func TestHostfileAndBadHosts(t *testing.T) {
+	agent, dir := fakeSSH(t)
+	hf := filepath.Join(dir, "hosts")
+	os.WriteFile(hf, []byte("# two nodes\nn1 slots=2\nn2 slots=1\n"), 0o644)
+	r := mpigo(t, "", "run", "--hostfile", hf, "--launch-agent", agent, rankBin, "hello")
+	if r.code != 0 || len(pids(r.stdout)) != 3 {
+		t.Errorf("hostfile run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"run", "--host", "a:1", "-n", "3", rankBin}, "the hosts have 1 slots"},
+		{[]string{"run", "--host", "a:x", rankBin}, "slot count \"x\""},
+		{[]string{"run", "--hostfile", "/no/such/file", rankBin}, "no such file"},
+		{[]string{"run", "--host", "a", "--hostfile", hf, rankBin}, "one or the other"},
+		{[]string{"run", "--host", "a", "--fanout", "0", rankBin}, "--fanout 0"},
+	} {
+		r := mpigo(t, "", c.args...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("mpigo %v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.msg)
+		}
+	}
+	// A launch agent that cannot reach the host.
+	r = mpigo(t, "", "run", "--host", "a,b", "--launch-agent", "false", rankBin, "hello")
+	if r.code == 0 || !strings.Contains(r.stderr, "lost the agent on host") {
+		t.Errorf("unreachable host: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,239 @@
+package mpi
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// Nonblocking collectives. Each is the blocking one's schedule, driven step by step:
+// the call posts the first round and returns; every Test or Wait on any collective
+// request then advances all of them, so ranks that wait on their requests in different
+// orders cannot deadlock, and a Wait sleeps through the engine's idle policy (Waitany
+// over every pending message of every schedule), not in a spin.
+
+// CollRequest is a nonblocking collective under way. Until Wait or Test reports it
+// complete, its buffers belong to MPI. The zero value is the null request.
+//
+// It is a type of its own until Request can carry a collective schedule too.
+type CollRequest struct {
+	x *collOp
+}
+
+type collOp struct {
+	s    *coll.Sched
+	name string
+	done bool
+	err  error
+	out  bool // its pending requests are lent to a waiter's Waitany
+}
+
+var nbColl struct {
+	mu  sync.Mutex
+	ops []*collOp
+}
+
+// IsNull reports whether r is the null request (completed, or never started).
+func (r *CollRequest) IsNull() bool { return r.x == nil }
+
+func startColl(name string, s *coll.Sched, err error) (CollRequest, error) {
+	if err != nil {
+		return CollRequest{}, err
+	}
+	x := &collOp{s: s, name: name}
+	nbColl.mu.Lock()
+	nbColl.ops = append(nbColl.ops, x)
+	progressColl()
+	nbColl.mu.Unlock()
+	return CollRequest{x}, nil
+}
+
+// progressColl advances every schedule not lent to a waiter; finished ones leave the
+// list. The caller holds nbColl.mu.
+func progressColl() {
+	ops := nbColl.ops[:0]
+	for _, x := range nbColl.ops {
+		if !x.out {
+			if done, err := x.s.Progress(); done {
+				x.done, x.err = true, err
+				x.s.Free()
+				x.s = nil
+				continue
+			}
+		}
+		ops = append(ops, x)
+	}
+	clear(nbColl.ops[len(ops):])
+	nbColl.ops = ops
+}
+
+// Test reports whether r has completed, advancing every outstanding collective.
+func (r *CollRequest) Test() (Status, bool, error) {
+	x := r.x
+	if x == nil {
+		return Status{Source: AnySource, Tag: AnyTag}, true, nil
+	}
+	nbColl.mu.Lock()
+	progressColl()
+	done := x.done
+	nbColl.mu.Unlock()
+	if !done {
+		return Status{}, false, nil
+	}
+	r.x = nil
+	return Status{Source: AnySource, Tag: AnyTag}, true, mapErr(x.name, x.err)
+}
+
+type lent struct {
+	x *collOp
+	i int
+}
+
+// Wait waits for r to complete, advancing every outstanding collective meanwhile.
+func (r *CollRequest) Wait() (Status, error) {
+	x := r.x
+	if x == nil {
+		return Status{Source: AnySource, Tag: AnyTag}, nil
+	}
+	var (
+		qs    []p2p.Request
+		backs []lent
+		mine  []*collOp
+	)
+	for {
+		nbColl.mu.Lock()
+		progressColl()
+		if x.done {
+			nbColl.mu.Unlock()
+			r.x = nil
+			return Status{Source: AnySource, Tag: AnyTag}, mapErr(x.name, x.err)
+		}
+		qs, backs, mine = qs[:0], backs[:0], mine[:0]
+		for _, y := range nbColl.ops {
+			if y.out {
+				continue
+			}
+			y.out = true
+			mine = append(mine, y)
+			for i, q := range y.s.Pending() {
+				qs = append(qs, q.Q)
+				backs = append(backs, lent{y, i})
+			}
+		}
+		nbColl.mu.Unlock()
+		if len(qs) > 0 {
+			eng.Waitany(qs)
+		} else {
+			runtime.Gosched() // another goroutine's Wait holds every schedule
+		}
+		nbColl.mu.Lock()
+		for k, b := range backs {
+			b.x.s.Pending()[b.i].Q = qs[k]
+		}
+		for _, y := range mine {
+			y.out = false
+		}
+		nbColl.mu.Unlock()
+	}
+}
+
+// Ibarrier starts a barrier; the request completes once every rank has called it.
+func (c *Comm) Ibarrier() (CollRequest, error) {
+	s, err := begin(c, call{op: "Ibarrier", kind: kBarrier, root: -1, nonblocking: true}, 1)
+	if err == nil {
+		s.Barrier()
+	}
+	return startColl("Ibarrier", s, err)
+}
+
+// Ibcast starts a Bcast.
+func Ibcast[T Elem](c *Comm, buf []T, root int) (CollRequest, error) {
+	s, err := bcast("Ibcast", c, buf, root, true)
+	return startColl("Ibcast", s, err)
+}
+
+// Ireduce starts a Reduce.
+func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (CollRequest, error) {
+	s, err := reduce("Ireduce", c, send, recv, op, root, true)
+	return startColl("Ireduce", s, err)
+}
+
+// Iallreduce starts an Allreduce.
+func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+	s, err := allreduce("Iallreduce", c, send, recv, op, true)
+	return startColl("Iallreduce", s, err)
+}
+
+// Igather starts a Gather.
+func Igather[T Elem](c *Comm, send, recv []T, root int) (CollRequest, error) {
+	s, err := gather("Igather", c, send, recv, root, true)
+	return startColl("Igather", s, err)
+}
+
+// Igatherv starts a Gatherv.
+func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (CollRequest, error) {
+	s, err := gatherv("Igatherv", c, send, recv, counts, displs, root, true)
+	return startColl("Igatherv", s, err)
+}
+
+// Iscatter starts a Scatter.
+func Iscatter[T Elem](c *Comm, send, recv []T, root int) (CollRequest, error) {
+	s, err := scatter("Iscatter", c, send, recv, root, true)
+	return startColl("Iscatter", s, err)
+}
+
+// Iscatterv starts a Scatterv.
+func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) (CollRequest, error) {
+	s, err := scatterv("Iscatterv", c, send, counts, displs, recv, root, true)
+	return startColl("Iscatterv", s, err)
+}
+
+// Iallgather starts an Allgather.
+func Iallgather[T Elem](c *Comm, send, recv []T) (CollRequest, error) {
+	s, err := allgather("Iallgather", c, send, recv, true)
+	return startColl("Iallgather", s, err)
+}
+
+// Iallgatherv starts an Allgatherv.
+func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (CollRequest, error) {
+	s, err := allgatherv("Iallgatherv", c, send, recv, counts, displs, true)
+	return startColl("Iallgatherv", s, err)
+}
+
+// Ialltoall starts an Alltoall.
+func Ialltoall[T Elem](c *Comm, send, recv []T) (CollRequest, error) {
+	s, err := alltoall("Ialltoall", c, send, recv, true)
+	return startColl("Ialltoall", s, err)
+}
+
+// Ialltoallv starts an Alltoallv.
+func Ialltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (CollRequest, error) {
+	s, err := alltoallv("Ialltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
+	return startColl("Ialltoallv", s, err)
+}
+
+// IreduceScatterBlock starts a ReduceScatterBlock.
+func IreduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+	s, err := reduceScatterBlock("IreduceScatterBlock", c, send, recv, op, true)
+	return startColl("IreduceScatterBlock", s, err)
+}
+
+// IreduceScatter starts a ReduceScatter.
+func IreduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) (CollRequest, error) {
+	s, err := reduceScatter("IreduceScatter", c, send, recv, counts, op, true)
+	return startColl("IreduceScatter", s, err)
+}
+
+// Iscan starts a Scan.
+func Iscan[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+	s, err := scan("Iscan", c, send, recv, op, false, true)
+	return startColl("Iscan", s, err)
+}
+
+// Iexscan starts an Exscan.
+func Iexscan[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+	s, err := scan("Iexscan", c, send, recv, op, true, true)
+	return startColl("Iexscan", s, err)
+}
