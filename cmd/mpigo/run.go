@@ -28,6 +28,7 @@ func runCmd(args []string) int {
 		agent         string
 		fanout        int
 		npernode      int
+		wireupStats   bool
 		tag           bool
 		timeout       float64
 		oversubscribe bool
@@ -49,6 +50,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&agent, "launch-agent", "ssh", "command that runs a command on a host: CMD HOST COMMAND...")
 	fs.IntVar(&fanout, "fanout", 32, "agents each agent starts (the launch tree's fan-out)")
 	fs.IntVar(&npernode, "npernode", 0, "ranks on each host (0: by slots)")
+	fs.BoolVar(&wireupStats, "wireup-stats", false, "print the fence traffic per node at the end (with --host)")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -66,7 +68,7 @@ func runCmd(args []string) int {
 	if fs.NArg() == 0 {
 		return bad("no program given: mpigo run -n N PROGRAM [ARGS...]")
 	}
-	if n <= 0 && hosts == "" && hostfile == "" {
+	if n <= 0 && hosts == "" && hostfile == "" && os.Getenv("SLURM_JOB_ID") == "" {
 		if n == 0 && !flagSet(fs, "n") && !flagSet(fs, "np") {
 			return bad("-n is required: how many ranks to start (mpigo run -n 4 %s)", fs.Arg(0))
 		}
@@ -94,13 +96,26 @@ func runCmd(args []string) int {
 	if err != nil {
 		return bad("%v", err)
 	}
+	if hostList == nil {
+		// Inside a Slurm allocation the allocation is the host list, and srun reaches it.
+		sh, sagent, inSlurm, err := launch.SlurmHosts()
+		if err != nil {
+			return bad("in the Slurm allocation: %v", err)
+		}
+		if inSlurm {
+			hostList = sh
+			if !flagSet(fs, "launch-agent") {
+				agent = strings.Join(sagent, " ")
+			}
+		}
+	}
 	if fanout < 1 {
 		return bad("--fanout %d: must be at least 1", fanout)
 	}
 	if npernode < 0 {
 		return bad("-npernode %d: must not be negative", npernode)
 	}
-	if len(hostList) > 0 && !flagSet(fs, "n") && !flagSet(fs, "np") {
+	if len(hostList) > 0 && !flagSet(fs, "n") && !flagSet(fs, "np") && n <= 0 {
 		n = 0 // filled below from the slots
 		for _, h := range hostList {
 			n += h.Slots
@@ -122,7 +137,7 @@ func runCmd(args []string) int {
 		}
 	}
 	spec := launch.Spec{N: n, Args: fs.Args()[1:], TagOutput: tag,
-		Hosts: hostList, Agent: agentArgv, Fanout: fanout,
+		Hosts: hostList, Agent: agentArgv, Fanout: fanout, WireupStats: wireupStats,
 		Mapping: launch.Mapping{ByNode: mapBy == "node", PerNode: npernode, Oversubscribe: oversubscribe},
 		Timeout: time.Duration(timeout * float64(time.Second)), Stdin: os.Stdin,
 		Settings: map[string]string{}}

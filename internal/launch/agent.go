@@ -179,6 +179,12 @@ func (n *node) serveAgent(c *child) {
 			n.events <- event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), abort: &abortMsg{int(code), string(rest[k:])}}
 		case msgFailure:
 			n.events <- event{rank: -1, host: c.host, failure: string(body)}
+		case msgStats:
+			if v, _, err := uvarints(body, 4); err == nil {
+				n.fmu.Lock()
+				n.stats = append(n.stats, agentStats{int64(v[0]), int64(v[1]), int64(v[2]), int64(v[3])})
+				n.fmu.Unlock()
+			}
 		}
 	}
 }
@@ -319,6 +325,10 @@ func RunAgent(in io.Reader, out io.Writer) int {
 		}
 	}
 	a.drainOutput()
+	a.fmu.Lock()
+	stats := appendUvarints(nil, uint64(spec.Host), uint64(a.fences), uint64(a.upBytes), uint64(a.downBytes))
+	a.fmu.Unlock()
+	parent.write(msgStats, stats)
 	return 0
 }
 

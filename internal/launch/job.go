@@ -39,6 +39,10 @@ type Spec struct {
 	Fanout    int
 	AgentPath string // the mpigo binary the agents run (default: this executable)
 
+	// WireupStats prints, at the end, the fence traffic between the launcher and each
+	// agent: what crosses the network per node.
+	WireupStats bool
+
 	Stdin          *os.File  // for rank 0 (nil: /dev/null)
 	Stdout, Stderr io.Writer // nil: os.Stdout, os.Stderr
 }
@@ -120,7 +124,14 @@ type node struct {
 
 	stdout, stderr *lineWriter
 	killer         *time.Timer
+
+	// Fence traffic between this node and its parent (an agent) or children (the
+	// launcher), for --wireup-stats.
+	fences, upBytes, downBytes int64
+	stats                      []agentStats
 }
+
+type agentStats struct{ node, fences, up, down int64 }
 
 // Run runs the job to its end and returns the launcher's exit code. Diagnostics go to
 // spec.Stderr as single lines starting "mpigo: ".
@@ -195,6 +206,7 @@ func (j *Job) run() int {
 		defer t.Stop()
 		timeout = t.C
 	}
+	defer j.printStats()
 	for j.exited < j.spec.N {
 		select {
 		case ev := <-j.events:
@@ -514,6 +526,9 @@ func (n *node) fence(c *child, body []byte) {
 		return
 	}
 	if n.up != nil {
+		n.fmu.Lock()
+		n.upBytes += int64(len(msg) + 5)
+		n.fmu.Unlock()
 		n.up(msg)
 		return
 	}
@@ -522,6 +537,10 @@ func (n *node) fence(c *child, body []byte) {
 
 // down sends a fence result to every child.
 func (n *node) down(msg []byte) {
+	n.fmu.Lock()
+	n.fences++
+	n.downBytes += int64(len(msg) + 5)
+	n.fmu.Unlock()
 	for _, c := range n.children {
 		c.write(wireup.MsgFenceDn, msg)
 	}
@@ -544,3 +563,37 @@ func (n *node) cleanup() {
 // ShmDir is where shared-memory files live; the shm transport names its files
 // "mpigo-<jobid>-..." there, so the launcher can remove whatever a killed job left.
 var ShmDir = "/dev/shm"
+
+// printStats reports each agent's fence traffic (--wireup-stats).
+func (j *Job) printStats() {
+	if !j.spec.WireupStats || len(j.agents) == 0 {
+		return
+	}
+	j.drainAgents()
+	var up, down, fences int64
+	for _, s := range j.stats {
+		up += s.up
+		down += s.down
+		fences = max(fences, s.fences)
+	}
+	n := int64(len(j.stats))
+	if n == 0 || fences == 0 {
+		j.diag("wire-up: no agent reported its traffic")
+		return
+	}
+	j.diag("wire-up: %d agents, %d fences; per node per fence %.0f bytes up, %.0f bytes down (%.0f in all)",
+		n, fences, float64(up)/float64(n*fences), float64(down)/float64(n*fences), float64(up+down)/float64(n*fences))
+}
+
+// drainAgents waits (bounded) until every agent has ended, so that their last
+// messages, the statistics, have been read.
+func (j *Job) drainAgents() {
+	deadline := time.After(2 * time.Second)
+	for _, a := range j.agents {
+		select {
+		case <-a.pmDone:
+		case <-deadline:
+			return
+		}
+	}
+}

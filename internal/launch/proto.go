@@ -20,6 +20,7 @@ const (
 	msgExit    byte = 19 // up: rank, pid, wait status (uvarints), flags (1 hello, 2 finalized)
 	msgAbort   byte = 20 // up: rank, pid (uvarints), code (varint), message
 	msgFailure byte = 21 // up: host index (uvarint), what went wrong (text)
+	msgStats   byte = 22 // up, last: node id, fences, bytes up, bytes down (uvarints) of one agent
 )
 
 // agentSpec is what an agent needs to run its part of the job.
