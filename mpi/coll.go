@@ -110,8 +110,11 @@ var kindNames = map[collKind]string{kBarrier: "Barrier", kBcast: "Bcast", kReduc
 	kAlltoallv: "Alltoallv", kReduceScatter: "ReduceScatter", kReduceScatterBlock: "ReduceScatterBlock",
 	kScan: "Scan", kExscan: "Exscan"}
 
-// call describes one collective call for coll_check: what it is, its root (-1: none)
-// and a size every rank must agree on (-1: none to compare).
+// noRoot is call.root for collectives without one.
+const noRoot = -1 << 31
+
+// call describes one collective call for coll_check: what it is, its root
+// (noRoot: none) and a size every rank must agree on (-1: none to compare).
 type call struct {
 	op          string
 	kind        collKind
@@ -130,7 +133,7 @@ func begin(c *Comm, cl call, esize int) (*coll.Sched, error) {
 	if c.remote != nil {
 		return nil, errorf(ClassComm, cl.op, "collectives on intercommunicators are not supported yet")
 	}
-	if cl.root != -1 && (cl.root < 0 || cl.root >= c.size) {
+	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
 		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
 	}
 	st := c.coll()
@@ -197,7 +200,7 @@ func esize[T Elem]() int {
 // Barrier returns once every rank of c has called it (dissemination: ceil(log2 n)
 // rounds of empty messages).
 func (c *Comm) Barrier() error {
-	s, err := begin(c, call{op: "Barrier", kind: kBarrier, root: -1}, 1)
+	s, err := begin(c, call{op: "Barrier", kind: kBarrier, root: noRoot}, 1)
 	if err != nil {
 		return err
 	}
@@ -291,7 +294,7 @@ func allreduce[T Elem](name string, c *Comm, send, recv []T, op Op, nb bool) (*c
 	if err := pairs(name, op, len(send)); err != nil {
 		return nil, err
 	}
-	s, err := begin(c, call{op: name, kind: kAllreduce, root: -1, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kAllreduce, root: noRoot, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +480,7 @@ func allgather[T Elem](name string, c *Comm, send, recv []T, nb bool) (*coll.Sch
 	if len(recv) != n*len(send) {
 		return nil, errorf(ClassCount, name, "len(recv) %d != size %d × len(send) %d", len(recv), n, len(send))
 	}
-	s, err := begin(c, call{op: name, kind: kAllgather, root: -1, size: int64(len(send)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kAllgather, root: noRoot, size: int64(len(send)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -509,7 +512,7 @@ func allgatherv[T Elem](name string, c *Comm, send, recv []T, counts, displs []i
 	if len(send) != counts[r] {
 		return nil, errorf(ClassCount, name, "len(send) %d != counts[%d] %d", len(send), r, counts[r])
 	}
-	s, err := begin(c, call{op: name, kind: kAllgatherv, root: -1, size: -1, elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kAllgatherv, root: noRoot, size: -1, elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -538,7 +541,7 @@ func alltoall[T Elem](name string, c *Comm, send, recv []T, nb bool) (*coll.Sche
 	if len(send) != len(recv) || len(recv)%c.size != 0 {
 		return nil, errorf(ClassCount, name, "len(send) %d and len(recv) %d must be equal multiples of the size %d", len(send), len(recv), c.size)
 	}
-	s, err := begin(c, call{op: name, kind: kAlltoall, root: -1, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kAlltoall, root: noRoot, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -570,7 +573,7 @@ func alltoallv[T Elem](name string, c *Comm, send []T, scounts, sdispls []int, r
 	if err := checkV(name, "r", c.size, rcounts, rdispls, len(recv)); err != nil {
 		return nil, err
 	}
-	s, err := begin(c, call{op: name, kind: kAlltoallv, root: -1, size: -1, elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kAlltoallv, root: noRoot, size: -1, elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -611,7 +614,7 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 	if err := pairs(name, op, m); err != nil {
 		return nil, err
 	}
-	s, err := begin(c, call{op: name, kind: kReduceScatterBlock, root: -1, size: int64(m), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kReduceScatterBlock, root: noRoot, size: int64(m), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -663,7 +666,7 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 	if len(send) != total {
 		return nil, errorf(ClassCount, name, "len(send) %d != sum(counts) %d", len(send), total)
 	}
-	s, err := begin(c, call{op: name, kind: kReduceScatter, root: -1, size: int64(total), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kReduceScatter, root: noRoot, size: int64(total), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -709,7 +712,7 @@ func scan[T Elem](name string, c *Comm, send, recv []T, op Op, excl, nb bool) (*
 	if excl {
 		kind = kExscan
 	}
-	s, err := begin(c, call{op: name, kind: kind, root: -1, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	s, err := begin(c, call{op: name, kind: kind, root: noRoot, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}

@@ -141,7 +141,7 @@ func (r *CollRequest) Wait() (Status, error) {
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.
 func (c *Comm) Ibarrier() (CollRequest, error) {
-	s, err := begin(c, call{op: "Ibarrier", kind: kBarrier, root: -1, nonblocking: true}, 1)
+	s, err := begin(c, call{op: "Ibarrier", kind: kBarrier, root: noRoot, nonblocking: true}, 1)
 	if err == nil {
 		s.Barrier()
 	}
