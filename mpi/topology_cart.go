@@ -105,64 +105,107 @@ func DimsCreate(nnodes int, dims []int) error {
 }
 
 // balancedFactors splits n into k factors, largest first, with the smallest spread
-// (largest minus smallest), ties to the lexicographically smallest. It is a
-// depth-first search over the divisors of n, each factor no larger than the one
-// before, pruned by a lower bound on the spread: the factors still to choose can be no
-// smaller than needed to reach the product and their smallest is at most the
-// (k-i)-th root of what is left.
+// (largest minus smallest), ties to the lexicographically smallest.
+//
+// For a given largest factor top, the spread is smallest when the smallest factor is
+// largest, so the search is over top, from the k-th root of n up, asking each time for
+// the largest smallest factor the rest can have (maxMin, memoised: the same remainders
+// recur across branches). It stops once top minus the best smallest factor it could
+// possibly have exceeds the best spread found. The factors after top are then rebuilt,
+// each the smallest (no larger than the one before) that still lets the rest keep the
+// smallest factor: the lexicographically smallest, in non-increasing order.
 func balancedFactors(n, k int) []int {
-	var divs []int // ascending
-	var hi []int
-	for d := 1; d*d <= n; d++ {
-		if n%d == 0 {
-			divs = append(divs, d)
-			if d*d != n {
-				hi = append(hi, n/d)
+	divs := divisors(n)
+	type key struct{ rest, m, hi int }
+	memo := map[key]int{}
+	// maxMin is the largest possible smallest factor of rest split into m factors of
+	// at most hi each (all divisors of n), 0 if there is no such split.
+	var maxMin func(rest, m, hi int) int
+	maxMin = func(rest, m, hi int) int {
+		switch {
+		case rest == 1:
+			return 1
+		case m == 1:
+			if rest <= hi {
+				return rest
 			}
+			return 0
 		}
-	}
-	slices.Reverse(hi)
-	divs = append(divs, hi...)
-
-	cur := make([]int, k)
-	var best []int
-	bestSpread := math.MaxInt
-	var search func(i, rest, max int)
-	search = func(i, rest, max int) {
-		if i == k-1 {
-			if rest > max {
-				return
-			}
-			cur[i] = rest
-			spread := cur[0] - rest
-			if spread < bestSpread || (spread == bestSpread && slices.Compare(cur, best) < 0) {
-				bestSpread, best = spread, slices.Clone(cur)
-			}
-			return
+		hi = min(hi, rest)
+		kk := key{rest, m, hi}
+		if v, ok := memo[kk]; ok {
+			return v
 		}
+		best := 0
 		for _, d := range divs {
-			if d > max || d > rest {
+			if d > hi {
 				break
 			}
-			if rest%d != 0 || !powAtLeast(d, k-i, rest) {
-				continue // d cannot be the largest of the factors left: they would not reach rest
+			if rest%d != 0 || !powAtLeast(d, m, rest) {
+				continue // d cannot be the largest: m factors of at most d would not reach rest
 			}
-			top := d
-			if i > 0 {
-				top = cur[0]
+			if iroot(rest/d, m-1) <= best {
+				break // the smallest of the others is at most this, and it only falls as d grows
 			}
-			if top-min(d, iroot(rest/d, k-i-1)) > bestSpread {
-				if i == 0 {
-					break // the bound only grows with d at the first factor
-				}
-				continue
-			}
-			cur[i] = d
-			search(i+1, rest/d, d)
+			best = max(best, min(d, maxMin(rest/d, m-1, d)))
+		}
+		memo[kk] = best
+		return best
+	}
+
+	top, lo, bestSpread := n, 1, math.MaxInt
+	for _, d := range divs {
+		if !powAtLeast(d, k, n) {
+			continue
+		}
+		if d-min(d, iroot(n/d, k-1)) >= bestSpread {
+			break // a lower bound on the spread, growing with d; ties go to the smaller top
+		}
+		if mm := min(d, maxMin(n/d, k-1, d)); mm > 0 && d-mm < bestSpread {
+			top, lo, bestSpread = d, mm, d-mm
 		}
 	}
-	search(0, n, n)
-	return best
+	f := []int{top}
+	rest, prev := n/top, top
+	for m := k - 1; m > 0; m-- {
+		if m == 1 {
+			f = append(f, rest)
+			break
+		}
+		for _, d := range divs {
+			if d >= lo && d <= prev && rest%d == 0 && maxMin(rest/d, m-1, d) >= lo {
+				f, rest, prev = append(f, d), rest/d, d
+				break
+			}
+		}
+	}
+	return f
+}
+
+// divisors returns the divisors of n in ascending order, from its factorisation into
+// primes, so that a smooth n (the usual case) is quick whatever its size.
+func divisors(n int) []int {
+	divs := []int{1}
+	for p := 2; n > 1; p++ {
+		if p > n/p {
+			p = n // what is left is prime
+		}
+		e := 0
+		for n%p == 0 {
+			n /= p
+			e++
+		}
+		cur := len(divs)
+		pk := 1
+		for range e {
+			pk *= p
+			for _, d := range divs[:cur] {
+				divs = append(divs, d*pk)
+			}
+		}
+	}
+	slices.Sort(divs)
+	return divs
 }
 
 // powAtLeast reports whether d**m >= x, without overflowing.

@@ -40,6 +40,9 @@ func TestDimsCreate(t *testing.T) {
 		{1000000, []int{0, 0, 0}, []int{100, 100, 100}, 0, ""},
 		{1000003, []int{0, 0, 0}, []int{1000003, 1, 1}, 0, ""}, // a prime
 		{1 << 30, make([]int, 8), []int{16, 16, 16, 16, 16, 16, 8, 8}, 0, ""},
+		// 2**62 in 30: 4**30 is 2**60, so two factors must be 8.
+		{1 << 62, make([]int, 30), append([]int{8, 8}, slices.Repeat([]int{4}, 28)...), 0, ""},
+		{720720, make([]int, 6), []int{13, 11, 10, 9, 8, 7}, 0, ""}, // 2^4 3^2 5 7 11 13
 		// Fixed entries stay; the free ones share what is left.
 		{12, []int{2, 0, 0}, []int{2, 3, 2}, 0, ""},
 		{24, []int{0, 4, 0}, []int{3, 4, 2}, 0, ""},
@@ -71,7 +74,8 @@ func TestDimsCreate(t *testing.T) {
 }
 
 // TestDimsCreateBalanced checks DimsCreate against an exhaustive search for the
-// smallest spread, on every nnodes up to 300 in two to four dimensions.
+// smallest spread, on every nnodes up to 300 in two to four dimensions and up to 100
+// in five.
 func TestDimsCreateBalanced(t *testing.T) {
 	// minSpread is the smallest spread of n in k factors, each at most max, after a
 	// first factor top (0: none chosen yet); MaxInt for none.
@@ -94,8 +98,8 @@ func TestDimsCreateBalanced(t *testing.T) {
 		}
 		return b
 	}
-	for k := 2; k <= 4; k++ {
-		for n := 1; n <= 300; n++ {
+	for k := 2; k <= 5; k++ {
+		for n := 1; n <= map[bool]int{true: 100, false: 300}[k == 5]; n++ {
 			dims := make([]int, k)
 			if err := mpi.DimsCreate(n, dims); err != nil {
 				t.Fatalf("DimsCreate(%d, %d zeros): %v", n, k, err)
@@ -110,6 +114,17 @@ func TestDimsCreateBalanced(t *testing.T) {
 			if want := minSpread(n, k, n, 0); dims[0]-dims[k-1] != want {
 				t.Errorf("DimsCreate(%d) = %v, spread %d; the best is %d", n, dims, dims[0]-dims[k-1], want)
 			}
+		}
+	}
+}
+
+func BenchmarkDimsCreate(b *testing.B) {
+	b.ReportAllocs()
+	dims := make([]int, 3)
+	for b.Loop() {
+		clear(dims)
+		if err := mpi.DimsCreate(720720, dims); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

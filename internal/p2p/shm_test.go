@@ -2,11 +2,11 @@ package p2p
 
 import (
 	"bytes"
-	"time"
 	"fmt"
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/pm"
 	"github.com/mpigo/mpigo/internal/transport"
@@ -165,7 +165,7 @@ type bestChunk struct {
 func (c *bestChunk) tick(i int) {
 	if i%200 == 0 {
 		now := time.Now()
-		if i > 0 && (c.n == 0 || now.Sub(c.start) < c.best) {
+		if i > 0 && (c.best == 0 || now.Sub(c.start) < c.best) {
 			c.best = now.Sub(c.start)
 		}
 		c.start = now
