@@ -138,7 +138,7 @@ func begin(c *Comm, cl call, esize int) (*coll.Sched, error) {
 	}
 	st := c.coll()
 	seq := int(st.seq.Add(1)-1) & tagSeqMask
-	if coll.Check.Get() {
+	if coll.Checking() {
 		if err := verify(c, st, seq, cl); err != nil {
 			return nil, err
 		}

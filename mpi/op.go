@@ -156,6 +156,8 @@ func reg[T Elem](o opCode, fn coll.Kernel) {
 
 func regInt[T integer]() {
 	regOrdered[T]()
+	reg[T](opMin, minB[T])
+	reg[T](opMax, maxB[T])
 	reg[T](opLand, landB[T])
 	reg[T](opLor, lorB[T])
 	reg[T](opLxor, lxorB[T])
@@ -166,10 +168,14 @@ func regInt[T integer]() {
 
 func regOrdered[T integer | float]() {
 	regNumber[T]()
-	reg[T](opMin, minB[T])
-	reg[T](opMax, maxB[T])
 	reg[T](opMaxloc, maxlocB[T])
 	reg[T](opMinloc, minlocB[T])
+}
+
+func regFloat[T float]() {
+	regOrdered[T]()
+	reg[T](opMin, minF[T])
+	reg[T](opMax, maxF[T])
 }
 
 func regNumber[T number]() {
@@ -191,8 +197,8 @@ func init() {
 	regInt[uint64]()
 	regInt[uint]()
 	regInt[uintptr]()
-	regOrdered[float32]()
-	regOrdered[float64]()
+	regFloat[float32]()
+	regFloat[float64]()
 	regNumber[complex64]()
 	regNumber[complex128]()
 	reg[bool](opLand, landBool)

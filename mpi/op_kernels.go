@@ -51,7 +51,25 @@ func prodB[T number](inout, in []byte) {
 	}
 }
 
-func minB[T integer | float](inout, in []byte) {
+// minB and maxB use the builtins on integers (branch-free code) and a comparison on
+// floats, which keeps C's result for NaNs (the builtins would spread them).
+func minB[T integer](inout, in []byte) {
+	a, b := view[T](inout), view[T](in)
+	b = b[:len(a)]
+	for i := range a {
+		a[i] = min(a[i], b[i])
+	}
+}
+
+func maxB[T integer](inout, in []byte) {
+	a, b := view[T](inout), view[T](in)
+	b = b[:len(a)]
+	for i := range a {
+		a[i] = max(a[i], b[i])
+	}
+}
+
+func minF[T float](inout, in []byte) {
 	a, b := view[T](inout), view[T](in)
 	b = b[:len(a)]
 	for i := range a {
@@ -61,7 +79,7 @@ func minB[T integer | float](inout, in []byte) {
 	}
 }
 
-func maxB[T integer | float](inout, in []byte) {
+func maxF[T float](inout, in []byte) {
 	a, b := view[T](inout), view[T](in)
 	b = b[:len(a)]
 	for i := range a {

@@ -79,13 +79,7 @@ func (c *Comm) neighbors() (sources, destinations []int, ok bool) {
 	}
 	switch t := c.topo.(type) {
 	case *cartTopo:
-		coords := t.coords(c.rank)
-		nb := make([]int, 0, 2*len(t.dims))
-		for d := range t.dims {
-			src, dest := t.shift(coords, d, 1)
-			nb = append(nb, src, dest)
-		}
-		return nb, nb, true
+		return t.nbrs, t.nbrs, true
 	case *graphTopo:
 		nb := t.neighbors(c.rank)
 		return nb, nb, true
@@ -192,9 +186,12 @@ func (c *Comm) createFirst(op string, n int) (*Comm, error) {
 		// Every rank agreed on n, so every rank returns nil here and none waits.
 		return nil, nil
 	}
-	g, err := c.group.RangeIncl([]group.Range{{First: 0, Last: n - 1, Stride: 1}})
-	if err != nil {
-		return nil, groupErr(op, err)
+	g := c.group
+	if n < c.size {
+		var err error
+		if g, err = c.group.RangeIncl([]group.Range{{First: 0, Last: n - 1, Stride: 1}}); err != nil {
+			return nil, groupErr(op, err)
+		}
 	}
 	nc, err := c.Create(&Group{g})
 	if err != nil || nc == nil {

@@ -6,11 +6,25 @@ import (
 )
 
 // cartTopo is a Cartesian grid. Ranks are laid out in row-major order, the last
-// dimension varying fastest, as MPI specifies; a process's coordinates are computed
-// from its rank, so the topology is the same on every member and Dup can share it.
+// dimension varying fastest, as MPI specifies, so coordinates are computed from ranks.
 type cartTopo struct {
 	dims    []int
 	periods []bool
+	// nbrs is this process's neighbours in the order of the neighbourhood
+	// collectives, worked out once because those ask on every call. It belongs to
+	// the process's rank, which a Dup keeps.
+	nbrs []int
+}
+
+func newCartTopo(dims []int, periods []bool, rank int) *cartTopo {
+	t := &cartTopo{dims: dims, periods: periods}
+	co := t.coords(rank)
+	t.nbrs = make([]int, 0, 2*len(dims))
+	for d := range dims {
+		src, dest := t.shift(co, d, 1)
+		t.nbrs = append(t.nbrs, src, dest)
+	}
+	return t
 }
 
 // coords returns the coordinates of rank r.
@@ -58,15 +72,18 @@ func (t *cartTopo) shift(coords []int, dir, disp int) (src, dest int) {
 // dimensions are as close to one another as possible (MPI_Dims_create). Positive
 // entries are fixed and kept; the entries it sets come out in non-increasing order.
 // It fails when nnodes is not a multiple of the fixed entries' product, and for a
-// negative entry. It is local: it needs no communicator and no Init.
+// negative entry. nnodes is at most MaxInt32, as MPI's C int is. It is local: it
+// needs no communicator and no Init.
 //
 // "As close as possible" means the smallest difference between the largest and the
 // smallest free dimension, ties going to the smaller largest one: 16 in three
 // dimensions is 4x2x2, not 4x4x1.
 func DimsCreate(nnodes int, dims []int) error {
 	const op = "DimsCreate"
-	if nnodes < 1 {
-		return errorf(ClassArg, op, "nnodes = %d must be positive", nnodes)
+	if nnodes < 1 || nnodes > math.MaxInt32 {
+		// MPI's nnodes is a C int. The bound also keeps factorising nnodes by trial
+		// division quick (at most 46341 trials), whatever nnodes is.
+		return errorf(ClassArg, op, "nnodes = %d must be in [1,%d]", nnodes, math.MaxInt32)
 	}
 	fixed, free := 1, 0
 	for i, d := range dims {
@@ -208,19 +225,28 @@ func divisors(n int) []int {
 	return divs
 }
 
-// powAtLeast reports whether d**m >= x, without overflowing.
-func powAtLeast(d, m, x int) bool {
-	p := 1
+// pow is d**m, or ok = false when that exceeds MaxInt.
+func pow(d, m int) (p int, ok bool) {
+	p = 1
 	for range m {
-		if p >= x {
-			return true
-		}
 		if d > 1 && p > math.MaxInt/d {
-			return true
+			return 0, false
 		}
 		p *= d
 	}
-	return p >= x
+	return p, true
+}
+
+// powAtLeast reports whether d**m >= x.
+func powAtLeast(d, m, x int) bool {
+	p, ok := pow(d, m)
+	return !ok || p >= x
+}
+
+// powAbove reports whether d**m > x.
+func powAbove(d, m, x int) bool {
+	p, ok := pow(d, m)
+	return !ok || p > x
 }
 
 // iroot is the largest r with r**m <= x, for x >= 1 and m >= 1.
@@ -228,14 +254,14 @@ func iroot(x, m int) int {
 	if m <= 1 {
 		return x
 	}
-	r := int(math.Pow(float64(x), 1/float64(m)))
-	for r > 1 && powAtLeast(r, m, x+1) { // r**m > x
+	r := max(int(math.Pow(float64(x), 1/float64(m))), 1)
+	for r > 1 && powAbove(r, m, x) {
 		r--
 	}
-	for !powAtLeast(r+1, m, x+1) { // (r+1)**m <= x
+	for !powAbove(r+1, m, x) {
 		r++
 	}
-	return max(r, 1)
+	return r
 }
 
 // checkCart validates a grid for a communicator of size ranks and returns its number
@@ -279,7 +305,7 @@ func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Comm, erro
 	if err != nil || nc == nil {
 		return nil, c.handle(op, err)
 	}
-	nc.topo = &cartTopo{dims: slices.Clone(dims), periods: slices.Clone(periods)}
+	nc.topo = newCartTopo(slices.Clone(dims), slices.Clone(periods), nc.rank)
 	return nc, nil
 }
 
@@ -290,7 +316,7 @@ func (c *Comm) cart(op string) (*cartTopo, error) {
 	}
 	t, ok := c.topo.(*cartTopo)
 	if !ok {
-		return nil, noTopo(c, op, TopoCart)
+		return nil, c.handle(op, noTopo(c, op, TopoCart))
 	}
 	return t, nil
 }
@@ -323,13 +349,13 @@ func (c *Comm) CartRank(coords []int) (int, error) {
 		return 0, err
 	}
 	if len(coords) != len(t.dims) {
-		return 0, errorf(ClassArg, op, "len(coords) = %d, want the grid's %d dimensions", len(coords), len(t.dims))
+		return 0, c.handle(op, errorf(ClassArg, op, "len(coords) = %d, want the grid's %d dimensions", len(coords), len(t.dims)))
 	}
 	r, ok := t.rank(coords)
 	if !ok {
 		for i, x := range coords {
 			if !t.periods[i] && (x < 0 || x >= t.dims[i]) {
-				return 0, errorf(ClassArg, op, "coords[%d] = %d is outside [0,%d) and dimension %d is not periodic", i, x, t.dims[i], i)
+				return 0, c.handle(op, errorf(ClassArg, op, "coords[%d] = %d is outside [0,%d) and dimension %d is not periodic", i, x, t.dims[i], i))
 			}
 		}
 	}
@@ -344,7 +370,7 @@ func (c *Comm) CartCoords(rank int) ([]int, error) {
 		return nil, err
 	}
 	if rank < 0 || rank >= c.size {
-		return nil, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, c.size)
+		return nil, c.handle(op, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, c.size))
 	}
 	return t.coords(rank), nil
 }
@@ -360,7 +386,7 @@ func (c *Comm) CartShift(direction, disp int) (src, dest int, err error) {
 		return 0, 0, err
 	}
 	if direction < 0 || direction >= len(t.dims) {
-		return 0, 0, errorf(ClassArg, op, "direction %d out of range [0,%d)", direction, len(t.dims))
+		return 0, 0, c.handle(op, errorf(ClassArg, op, "direction %d out of range [0,%d)", direction, len(t.dims)))
 	}
 	src, dest = t.shift(t.coords(c.rank), direction, disp)
 	return src, dest, nil
@@ -407,7 +433,7 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	c.mu.Lock()
 	nc.errh = c.errh
 	c.mu.Unlock()
-	nc.topo = &cartTopo{dims: dims, periods: periods}
+	nc.topo = newCartTopo(dims, periods, nc.rank)
 	return nc, nil
 }
 
@@ -420,7 +446,7 @@ func (c *Comm) CartMap(dims []int, periods []bool) (int, error) {
 	}
 	n, err := checkCart(op, dims, periods, c.size)
 	if err != nil {
-		return 0, err
+		return 0, c.handle(op, err)
 	}
 	if c.rank >= n {
 		return Undefined, nil

@@ -40,8 +40,9 @@ func TestDimsCreate(t *testing.T) {
 		{1000000, []int{0, 0, 0}, []int{100, 100, 100}, 0, ""},
 		{1000003, []int{0, 0, 0}, []int{1000003, 1, 1}, 0, ""}, // a prime
 		{1 << 30, make([]int, 8), []int{16, 16, 16, 16, 16, 16, 8, 8}, 0, ""},
-		// 2**62 in 30: 4**30 is 2**60, so two factors must be 8.
-		{1 << 62, make([]int, 30), append([]int{8, 8}, slices.Repeat([]int{4}, 28)...), 0, ""},
+		// 2**30 in 14: 4**14 is 2**28, so two factors must be 8.
+		{1 << 30, make([]int, 14), append([]int{8, 8}, slices.Repeat([]int{4}, 12)...), 0, ""},
+		{math.MaxInt32, []int{0, 0}, []int{math.MaxInt32, 1}, 0, ""}, // a prime
 		{720720, make([]int, 6), []int{13, 11, 10, 9, 8, 7}, 0, ""}, // 2^4 3^2 5 7 11 13
 		// Fixed entries stay; the free ones share what is left.
 		{12, []int{2, 0, 0}, []int{2, 3, 2}, 0, ""},
@@ -54,8 +55,9 @@ func TestDimsCreate(t *testing.T) {
 		{8, []int{2, 2, 3}, nil, mpi.ClassDims, "multiply to more than nnodes = 8"},
 		{5, []int{}, nil, mpi.ClassDims, "multiply to 1, not nnodes = 5"},
 		{6, []int{-1, 0}, nil, mpi.ClassDims, "dims[0] = -1 must not be negative"},
-		{0, []int{0}, nil, mpi.ClassArg, "nnodes = 0 must be positive"},
-		{math.MaxInt, []int{math.MaxInt / 2, 3}, nil, mpi.ClassDims, "more than nnodes"},
+		{0, []int{0}, nil, mpi.ClassArg, "nnodes = 0 must be in [1,2147483647]"},
+		{math.MaxInt32 + 1, []int{0}, nil, mpi.ClassArg, "nnodes = 2147483648 must be in"},
+		{math.MaxInt32, []int{math.MaxInt32 / 2, 3}, nil, mpi.ClassDims, "more than nnodes"},
 	}
 	for _, tc := range tests {
 		dims := slices.Clone(tc.dims)
@@ -457,6 +459,22 @@ func TestCartErrors(t *testing.T) {
 				t.Errorf("%s: %v; want a %v error saying %q", q.name, q.err, q.class, q.msg)
 			}
 		}
+		// Errors go through the communicator's handler, which new communicators inherit.
+		calls := 0
+		h := mpi.NewErrHandler(func(*mpi.Comm, error) { calls++ })
+		c.SetErrHandler(h)
+		c.CartShift(9, 1)
+		c.CartCoords(-5)
+		if calls != 2 {
+			t.Errorf("the error handler ran %d times for 2 errors", calls)
+		}
+		s, err := c.CartSub([]bool{true, false})
+		must(t, err)
+		if s.ErrHandler() != h {
+			t.Errorf("CartSub did not inherit the error handler")
+		}
+		must(t, s.Free())
+		c.SetErrHandler(nil)
 		// Periodic wrap in the second dimension is no error.
 		if r, err := c.CartRank([]int{1, -1}); err != nil || r != 3 {
 			t.Errorf("CartRank({1,-1}) = %d, %v; want 3", r, err)

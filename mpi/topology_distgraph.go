@@ -27,14 +27,14 @@ type distGraphTopo struct {
 // Flags the distributed-graph constructors agree on.
 const (
 	flagWeights   = 1 << 0 // some rank gave weights
-	flagUnweighed = 1 << 1 // some rank with edges gave none
+	flagUnweighted = 1 << 1 // some rank with edges gave none
 )
 
 // checkWeights validates the weights of n edges and returns this rank's flags.
 func checkWeights(op, what string, w []int, n int) (uint64, error) {
 	switch {
 	case w == nil && n > 0:
-		return flagUnweighed, nil
+		return flagUnweighted, nil
 	case w == nil:
 		return 0, nil
 	}
@@ -65,8 +65,8 @@ func checkRanks(op, what string, rs []int, size int) error {
 // weighted settles, from every rank's flags, whether the graph has weights: all ranks
 // with edges must agree.
 func weighted(op string, flags, mine uint64) (bool, error) {
-	if flags&flagWeights != 0 && flags&flagUnweighed != 0 {
-		if mine&(flagWeights|flagUnweighed) == flagWeights|flagUnweighed {
+	if flags&flagWeights != 0 && flags&flagUnweighted != 0 {
+		if mine&(flagWeights|flagUnweighted) == flagWeights|flagUnweighted {
 			return false, errorf(ClassArg, op, "this rank gave weights for some edges and Unweighted for others")
 		}
 		return false, errorf(ClassArg, op, "some ranks gave weights and some ranks with edges gave Unweighted: give weights on all or on none")
@@ -332,7 +332,7 @@ func (c *Comm) distGraph(op string) (*distGraphTopo, error) {
 	}
 	t, ok := c.topo.(*distGraphTopo)
 	if !ok {
-		return nil, noTopo(c, op, TopoDistGraph)
+		return nil, c.handle(op, noTopo(c, op, TopoDistGraph))
 	}
 	return t, nil
 }

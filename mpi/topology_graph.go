@@ -75,7 +75,7 @@ func (c *Comm) graph(op string) (*graphTopo, error) {
 	}
 	t, ok := c.topo.(*graphTopo)
 	if !ok {
-		return nil, noTopo(c, op, TopoGraph)
+		return nil, c.handle(op, noTopo(c, op, TopoGraph))
 	}
 	return t, nil
 }
@@ -119,7 +119,7 @@ func (c *Comm) graphNeighbors(op string, rank int) ([]int, error) {
 		return nil, err
 	}
 	if rank < 0 || rank >= len(t.index) {
-		return nil, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, len(t.index))
+		return nil, c.handle(op, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, len(t.index)))
 	}
 	return t.neighbors(rank), nil
 }
@@ -132,7 +132,7 @@ func (c *Comm) GraphMap(index, edges []int) (int, error) {
 		return 0, err
 	}
 	if err := checkGraph(op, index, edges, c.size); err != nil {
-		return 0, err
+		return 0, c.handle(op, err)
 	}
 	if c.rank >= len(index) {
 		return Undefined, nil

@@ -39,6 +39,7 @@ type Tuning struct {
 	Bcast, Allreduce, Allgather, Alltoall                string
 	BcastLarge, AllreduceLarge, AllgatherLarge, A2ALarge int
 	Segment                                              int
+	Check                                                bool // coll_check
 }
 
 var (
@@ -74,10 +75,14 @@ func Tune() (*Tuning, error) {
 			AllgatherLarge: int(setAllgatherLarge.Get()),
 			A2ALarge:       int(setAlltoallLarge.Get()),
 			Segment:        max(int(setPipeSeg.Get()), 1024),
+			Check:          Check.Get(),
 		}
 	})
 	return &tune, tuneErr
 }
+
+// Checking reports whether coll_check is on.
+func Checking() bool { return tuning().Check }
 
 func tuning() *Tuning {
 	t, _ := Tune()

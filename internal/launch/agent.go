@@ -79,7 +79,7 @@ func (j *Job) startAgents() (int, bool) {
 		Fanout: j.spec.Fanout, Agent: j.spec.Agent, AgentPath: j.spec.AgentPath, KillGrace: int64(j.spec.KillGrace)}
 	for i, h := range tops {
 		if err := j.startAgent(i, h, spec, spans[i]); err != nil {
-			j.diag("cannot start the agent for host %s: %v", j.lay.Hosts[h], err)
+			j.diag("cannot reach host %s: %v", j.lay.Hosts[h], err)
 			return j.fail(1), false
 		}
 	}
@@ -108,11 +108,14 @@ func (n *node) startAgent(idx, h int, spec agentSpec, span wireup.Span) error {
 	c.spanRanks = span.Ranks
 	n.children = append(n.children, c)
 	n.agents = append(n.agents, c)
+	// Serve before writing: an agent that dies at once must still be reported gone, or
+	// the launcher would wait for it forever.
+	go n.serveAgent(c)
 	spec.Host = h
 	if err := writeJSON(c.conn, msgSpec, spec); err != nil {
-		return err
+		return fmt.Errorf("%q ended before the agent took the job (is mpigo installed as %s there?)",
+			strings.Join(argv, " "), spec.AgentPath)
 	}
-	go n.serveAgent(c)
 	return nil
 }
 

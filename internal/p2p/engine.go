@@ -162,6 +162,8 @@ type Engine struct {
 	info     io.Writer
 	keepWild bool
 
+	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
+
 	failed error
 	bsend  bsendState
 
@@ -401,7 +403,7 @@ func (e *Engine) failPeer(p *peer, err error) {
 	p.ctrl, p.ctrlHead = p.ctrl[:0], 0
 	rank := int32(p.rank)
 	for _, r := range e.reqs {
-		if !r.inUse || r.done.Load() != 0 || !r.started {
+		if !r.pending() {
 			continue
 		}
 		switch {
@@ -435,7 +437,7 @@ func (e *Engine) Fail(err error) {
 		e.failed = err
 	}
 	for _, r := range e.reqs {
-		if r.inUse && r.started && r.done.Load() == 0 {
+		if r.pending() {
 			e.fail(r, e.failed)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -1005,5 +1006,134 @@ func TestPeerFailedFromPoll(t *testing.T) {
 	rt.e = e
 	if _, err := e.Wait(&q); !errors.Is(err, transport.ErrPeerGone) || !strings.Contains(err.Error(), "rank 1") {
 		t.Fatalf("Wait: %v", err)
+	}
+}
+
+// checkPool verifies the request pool: every free request is unique and not in use.
+func checkPool(t *testing.T, e *Engine) {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := map[*request]bool{}
+	for _, r := range e.freeR {
+		if seen[r] || r.inUse {
+			t.Fatalf("request %d free twice or free while in use", r.idx)
+		}
+		seen[r] = true
+	}
+}
+
+// TestFailureFreesOnce: requests the engine frees itself (buffered-send carriers,
+// requests freed by the user while pending) are freed exactly once when their peer
+// fails, whichever path notices the failure.
+func TestFailureFreesOnce(t *testing.T) {
+	for _, proto := range []string{"eager", "pipeline", "get"} {
+		t.Run(proto, func(t *testing.T) {
+			net := newMemNet(2)
+			net.capacity = 2
+			es := net.engines(t, Options{Protocol: proto})
+			mustOK(t, es[0].BufferAttach(make([]byte, 1<<20)))
+			for range 5 {
+				mustOK(t, es[0].Send(Bytes(make([]byte, 3000)), 1, 0, 0, Buffered))
+				q, err := es[0].Isend(Bytes(make([]byte, 3000)), 1, 0, 0, Standard)
+				mustOK(t, err)
+				mustOK(t, es[0].Free(&q))
+			}
+			net.dead[1].Store(true)
+			es[0].Progress()
+			_ = es[0].Send(Bytes(make([]byte, 10)), 1, 0, 0, Standard)
+			es[0].PeerFailed(1, transport.ErrPeerGone)
+			if _, err := es[0].BufferDetach(); err != nil {
+				t.Fatal(err)
+			}
+			checkPool(t, es[0])
+			for _, r := range es[0].reqs {
+				if r.inUse {
+					t.Fatalf("request %d still in use after its peer failed", r.idx)
+				}
+			}
+		})
+	}
+}
+
+// TestRandomTraffic: three ranks send each other messages of random sizes, tags,
+// modes and buffer kinds, with random protocol and transport settings, stepped
+// deterministically from one goroutine. Receives name (source, tag) or use
+// wildcards; every (source, tag) stream must arrive complete and in order.
+func TestRandomTraffic(t *testing.T) {
+	for seed := range 12 {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 7))
+			net := newMemNet(3)
+			net.mtu = []int{64, 1024, 4096}[rng.IntN(3)]
+			net.capacity = rng.IntN(4) * 3
+			net.blockEvery = rng.IntN(3) * 5
+			net.noGet = rng.IntN(4) == 0
+			es := net.engines(t, Options{Protocol: protocols[rng.IntN(len(protocols))]})
+			const per = 30
+			type key struct{ src, dst, tag int }
+			sentSeq := map[key]int{}
+			var reqs []Request
+			var owners []*Engine
+			type recvd struct {
+				buf []byte
+				q   int
+			}
+			var recvs []recvd
+			for range per * 6 {
+				src, dst := rng.IntN(3), rng.IntN(3)
+				tag := rng.IntN(3)
+				k := key{src, dst, tag}
+				seq := sentSeq[k]
+				sentSeq[k]++
+				n := []int{0, 5, 100, 3000, 20000}[rng.IntN(5)]
+				msg := pattern(src*100+dst*10+tag+seq*1000, n)
+				if len(msg) >= 4 {
+					msg[0], msg[1], msg[2], msg[3] = byte(src), byte(tag), byte(seq), byte(seq>>8)
+				}
+				mode := []Mode{Standard, Synchronous, Ready}[rng.IntN(3)]
+				q, err := es[src].Isend(Bytes(msg), dst, tag, 2, mode)
+				mustOK(t, err)
+				reqs, owners = append(reqs, q), append(owners, es[src])
+				// The matching receive, by name: posted now or later, same order per stream.
+				buf := make([]byte, n)
+				r, err := es[dst].Irecv(Bytes(buf), src, tag, 2)
+				mustOK(t, err)
+				recvs = append(recvs, recvd{buf, len(reqs)})
+				reqs, owners = append(reqs, r), append(owners, es[dst])
+				for range rng.IntN(3) {
+					es[rng.IntN(3)].Progress()
+				}
+			}
+			drive(t, es, func() bool {
+				for i := range reqs {
+					if reqs[i].r.done.Load() == 0 {
+						return false
+					}
+				}
+				return true
+			})
+			for i := range reqs {
+				if _, err := owners[i].Wait(&reqs[i]); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+			}
+			// Per stream, sequence numbers must come in order.
+			next := map[[2]int]int{}
+			for _, rv := range recvs {
+				if len(rv.buf) < 4 {
+					continue
+				}
+				s := [2]int{int(rv.buf[0]), int(rv.buf[1])}
+				seq := int(rv.buf[2]) | int(rv.buf[3])<<8
+				if seq < next[s] {
+					t.Fatalf("stream %v: message %d after %d", s, seq, next[s])
+				}
+				next[s] = seq + 1
+			}
+			for _, e := range es {
+				checkPool(t, e)
+			}
+		})
 	}
 }

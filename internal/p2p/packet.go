@@ -115,22 +115,16 @@ func (e *Engine) startRndv(r *request, src, tag int32, msgLen int64, sendID, add
 		r.st.Err = truncErr(msgLen, r.size)
 	}
 	r.remote, r.got = sendID, 0
-	p := e.peerState(int(src))
 	if proto == transport.Get {
 		if r.expect == 0 {
 			e.queueCtrl(src, kindFin, sendID, 0, 0, 0)
 			e.complete(r)
 			return
 		}
-		// The receiver's route decides: without single copy, ask for a stream instead.
-		if p.ep == nil {
-			e.connect(p)
-		}
-		if p.sc != nil && p.err == nil {
-			r.proto, r.addr = transport.Get, addr
-			e.gets.push(r)
-			return
-		}
+		// Read in the progress loop, outside the transport's Poll.
+		r.proto, r.addr = transport.Get, addr
+		e.gets.push(r)
+		return
 	}
 	r.proto = transport.Pipeline
 	e.queueCtrl(src, kindCTS, sendID, r.cookie(), 0, r.expect)
@@ -175,7 +169,19 @@ const getChunk = 8 << 20
 // reports whether r is still in flight.
 func (e *Engine) doGet(r *request) bool {
 	src := r.st.Source
-	p := e.peers[src]
+	p := e.peerState(src)
+	if p.ep == nil && e.connect(p) != nil {
+		if r.pending() {
+			e.fail(r, p.err)
+		}
+		return false
+	}
+	if p.sc == nil {
+		// This rank's route to the sender has no single copy: ask for a stream.
+		r.proto = transport.Pipeline
+		e.queueCtrl(int32(src), kindCTS, r.remote, r.cookie(), r.got, r.expect)
+		return false
+	}
 	n := min(r.expect-r.got, getChunk)
 	var dst []byte
 	if r.lay == nil {
@@ -187,7 +193,7 @@ func (e *Engine) doGet(r *request) bool {
 	if err := p.sc.ReadFrom(src, dst, r.addr+uint64(r.got)); err != nil {
 		if isGone(err) {
 			e.failPeer(p, err)
-			if r.done.Load() == 0 {
+			if r.pending() {
 				e.fail(r, p.err)
 			}
 			return false

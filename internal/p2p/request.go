@@ -76,6 +76,10 @@ type request struct {
 	next, prev *request
 }
 
+// pending reports whether r is an operation under way (not free, not complete). A
+// request the engine frees on completion (internal, orphan) is not pending after it.
+func (r *request) pending() bool { return r.inUse && r.started && r.done.Load() == 0 }
+
 func (r *request) cookie() uint64 { return uint64(r.gen)<<32 | uint64(r.idx) }
 
 func (r *request) contiguous() bool { return r.lay == nil }

@@ -150,7 +150,9 @@ func (e *Engine) startSend(r *request) {
 	}
 	p := e.peerState(int(r.peer))
 	if err := e.connect(p); err != nil {
-		e.fail(r, err)
+		if r.pending() { // failing the peer may have failed r already
+			e.fail(r, err)
+		}
 		return
 	}
 	r.proto = transport.Eager
@@ -201,7 +203,7 @@ func (e *Engine) sendFirst(p *peer, r *request) bool {
 	}
 	if err != nil {
 		e.failPeer(p, err)
-		if r.done.Load() == 0 {
+		if r.pending() {
 			e.fail(r, p.err)
 		}
 		return true

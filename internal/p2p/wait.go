@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,7 +73,12 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 			e.sleepers.Add(-1)
 			e.mu.Lock()
 			if e.db.Seq() == seq {
-				e.checkPeers() // timed out: has a peer died silently?
+				// Timed out: has a peer died silently? Checking may cost a system call
+				// per peer, so not on every timeout of a long wait.
+				if now := time.Now(); now.Sub(e.lastCheck) >= checkEvery {
+					e.lastCheck = now
+					e.checkPeers()
+				}
 			}
 			spins = e.spin
 			locked = true
@@ -81,6 +87,9 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 		locked = e.mu.TryLock()
 	}
 }
+
+// checkEvery bounds how often a sleeping waiter asks transports about dead peers.
+const checkEvery = 20 * time.Millisecond
 
 func osYield() {
 	runtime.Gosched()

@@ -162,3 +162,39 @@ func BenchmarkStream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSendPoll is the CPU cost of one packet with no scheduling in the way: one
+// goroutine sends and then polls the receiving transport until the packet is in.
+func BenchmarkSendPoll(b *testing.B) {
+	for _, size := range []int{8, 4 << 10, 256 << 10} {
+		b.Run(sizeName(size), func(b *testing.B) {
+			ts := job(b, 2, Options{})
+			e, err := ts[0].Endpoint(1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := &counter{}
+			h := &transport.Header{}
+			p := make([]byte, size)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			for i := range b.N {
+				for {
+					err := e.Send(h, p)
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, transport.ErrWouldBlock) {
+						b.Fatal(err)
+					}
+					ts[1].Poll(c)
+				}
+				for c.n <= i {
+					ts[1].Poll(c)
+					ts[0].Poll(c)
+				}
+			}
+		})
+	}
+}

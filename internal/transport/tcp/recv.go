@@ -76,7 +76,8 @@ const armIdle = time.Millisecond
 
 // Poll hands over every packet that has arrived, in per-peer order, without blocking.
 // It also writes out the tails of partly sent packets. Only one goroutine polls at a
-// time; a concurrent (or re-entrant, from a handler) Poll returns 0 at once.
+// time; a concurrent (or re-entrant, from a handler) Poll returns 0 at once. Handlers
+// may Send, but must not Close the transport.
 func (t *Transport) Poll(h transport.Handler) int {
 	if !t.pollMu.TryLock() {
 		return 0
