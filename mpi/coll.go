@@ -67,6 +67,10 @@ func (k *collConn) Isend(b []byte, dest, tag int) (coll.Req, error) {
 	return coll.Req{Q: q}, err
 }
 
+func (k *collConn) Send(b []byte, dest, tag int) error {
+	return eng.Send(p2p.Bytes(b), k.c.worldRank(dest), tag, k.ctx, p2p.Standard)
+}
+
 func (k *collConn) Irecv(b []byte, src, tag int) (coll.Req, error) {
 	q, err := eng.Irecv(p2p.Bytes(b), k.c.worldRank(src), tag, k.ctx)
 	return coll.Req{Q: q}, err
@@ -135,6 +139,9 @@ func begin(c *Comm, cl call, esize int) (*coll.Sched, error) {
 	}
 	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
 		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
+	}
+	if _, err := coll.Tune(); err != nil {
+		return nil, errorf(ClassArg, cl.op, "%v", err)
 	}
 	st := c.coll()
 	seq := int(st.seq.Add(1)-1) & tagSeqMask

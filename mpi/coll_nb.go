@@ -9,10 +9,13 @@ import (
 )
 
 // Nonblocking collectives. Each is the blocking one's schedule, driven step by step:
-// the call posts the first round and returns; every Test or Wait on any collective
-// request then advances all of them, so ranks that wait on their requests in different
-// orders cannot deadlock, and a Wait sleeps through the engine's idle policy (Waitany
-// over every pending message of every schedule), not in a spin.
+// the call posts the first round and returns. A progress goroutine, alive while any
+// nonblocking collective is outstanding, waits on all their pending messages at once
+// (the engine's Waitany, so it sleeps through the engine's idle policy rather than
+// spinning) and advances each schedule as its messages complete. So a collective
+// completes while its caller computes, or blocks in some other call, and ranks that
+// wait on their requests in different orders cannot deadlock. Test and Wait advance
+// the schedules too, so a request found complete is reported at once.
 
 // CollRequest is a nonblocking collective under way. Until Wait or Test reports it
 // complete, its buffers belong to MPI. The zero value is the null request.
@@ -27,12 +30,14 @@ type collOp struct {
 	name string
 	done bool
 	err  error
-	out  bool // its pending requests are lent to a waiter's Waitany
+	out  bool          // its pending requests are lent to the progress goroutine
+	ch   chan struct{} // closed once done
 }
 
 var nbColl struct {
-	mu  sync.Mutex
-	ops []*collOp
+	mu      sync.Mutex
+	ops     []*collOp
+	running bool // the progress goroutine is alive
 }
 
 // IsNull reports whether r is the null request (completed, or never started).
@@ -42,16 +47,20 @@ func startColl(name string, s *coll.Sched, err error) (CollRequest, error) {
 	if err != nil {
 		return CollRequest{}, err
 	}
-	x := &collOp{s: s, name: name}
+	x := &collOp{s: s, name: name, ch: make(chan struct{})}
 	nbColl.mu.Lock()
 	nbColl.ops = append(nbColl.ops, x)
 	progressColl()
+	if !x.done && !nbColl.running {
+		nbColl.running = true
+		go progressLoop()
+	}
 	nbColl.mu.Unlock()
 	return CollRequest{x}, nil
 }
 
-// progressColl advances every schedule not lent to a waiter; finished ones leave the
-// list. The caller holds nbColl.mu.
+// progressColl advances every schedule not lent out; finished ones leave the list.
+// The caller holds nbColl.mu.
 func progressColl() {
 	ops := nbColl.ops[:0]
 	for _, x := range nbColl.ops {
@@ -60,6 +69,7 @@ func progressColl() {
 				x.done, x.err = true, err
 				x.s.Free()
 				x.s = nil
+				close(x.ch)
 				continue
 			}
 		}
@@ -67,6 +77,54 @@ func progressColl() {
 	}
 	clear(nbColl.ops[len(ops):])
 	nbColl.ops = ops
+}
+
+type lent struct {
+	x *collOp
+	i int
+}
+
+// progressLoop is the progress goroutine: it borrows the pending requests of every
+// outstanding schedule, waits until one completes, gives them back and advances the
+// schedules, until none is left.
+func progressLoop() {
+	var (
+		qs    []p2p.Request
+		backs []lent
+		mine  []*collOp
+	)
+	for {
+		nbColl.mu.Lock()
+		progressColl()
+		if len(nbColl.ops) == 0 {
+			nbColl.running = false
+			nbColl.mu.Unlock()
+			return
+		}
+		qs, backs, mine = qs[:0], backs[:0], mine[:0]
+		for _, y := range nbColl.ops {
+			y.out = true
+			mine = append(mine, y)
+			for i, q := range y.s.Pending() {
+				qs = append(qs, q.Q)
+				backs = append(backs, lent{y, i})
+			}
+		}
+		nbColl.mu.Unlock()
+		if len(qs) > 0 {
+			eng.Waitany(qs)
+		} else {
+			runtime.Gosched()
+		}
+		nbColl.mu.Lock()
+		for k, b := range backs {
+			b.x.s.Pending()[b.i].Q = qs[k]
+		}
+		for _, y := range mine {
+			y.out = false
+		}
+		nbColl.mu.Unlock()
+	}
 }
 
 // Test reports whether r has completed, advancing every outstanding collective.
@@ -86,57 +144,18 @@ func (r *CollRequest) Test() (Status, bool, error) {
 	return Status{Source: AnySource, Tag: AnyTag}, true, mapErr(x.name, x.err)
 }
 
-type lent struct {
-	x *collOp
-	i int
-}
-
-// Wait waits for r to complete, advancing every outstanding collective meanwhile.
+// Wait waits for r to complete.
 func (r *CollRequest) Wait() (Status, error) {
 	x := r.x
 	if x == nil {
 		return Status{Source: AnySource, Tag: AnyTag}, nil
 	}
-	var (
-		qs    []p2p.Request
-		backs []lent
-		mine  []*collOp
-	)
-	for {
-		nbColl.mu.Lock()
-		progressColl()
-		if x.done {
-			nbColl.mu.Unlock()
-			r.x = nil
-			return Status{Source: AnySource, Tag: AnyTag}, mapErr(x.name, x.err)
-		}
-		qs, backs, mine = qs[:0], backs[:0], mine[:0]
-		for _, y := range nbColl.ops {
-			if y.out {
-				continue
-			}
-			y.out = true
-			mine = append(mine, y)
-			for i, q := range y.s.Pending() {
-				qs = append(qs, q.Q)
-				backs = append(backs, lent{y, i})
-			}
-		}
-		nbColl.mu.Unlock()
-		if len(qs) > 0 {
-			eng.Waitany(qs)
-		} else {
-			runtime.Gosched() // another goroutine's Wait holds every schedule
-		}
-		nbColl.mu.Lock()
-		for k, b := range backs {
-			b.x.s.Pending()[b.i].Q = qs[k]
-		}
-		for _, y := range mine {
-			y.out = false
-		}
-		nbColl.mu.Unlock()
-	}
+	nbColl.mu.Lock()
+	progressColl()
+	nbColl.mu.Unlock()
+	<-x.ch
+	r.x = nil
+	return Status{Source: AnySource, Tag: AnyTag}, mapErr(x.name, x.err)
 }
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.

@@ -501,37 +501,3 @@ func collCheckBody(t *testing.T) {
 	chk(t, "Barrier", c.Barrier())
 	chk(t, "Finalize", mpi.Finalize())
 }
-
-// TestCollAllocs: the blocking collectives of a benchmark loop allocate nothing once
-// warm (schedules and scratch buffers are pooled).
-func TestCollAllocs(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("allocation counts differ under -race")
-	}
-	collJob(t, []int{2, 3}, func(t *testing.T, c *mpi.Comm) {
-		send, recv := make([]float64, 1), make([]float64, 1)
-		big, bigr := make([]float64, 8192), make([]float64, 8192)
-		cases := []struct {
-			name string
-			f    func() error
-		}{
-			{"Barrier", c.Barrier},
-			{"Bcast", func() error { return mpi.Bcast(c, send, 0) }},
-			{"Allreduce", func() error { return mpi.Allreduce(c, send, recv, mpi.Sum) }},
-			{"Allreduce 64K", func() error { return mpi.Allreduce(c, big, bigr, mpi.Sum) }},
-			{"Reduce", func() error { return mpi.Reduce(c, send, recv, mpi.Max, 0) }},
-		}
-		for _, tc := range cases {
-			var err error
-			a := testing.AllocsPerRun(50, func() {
-				if e := tc.f(); e != nil {
-					err = e
-				}
-			})
-			chk(t, tc.name, err)
-			if a > 0 {
-				t.Errorf("rank %d: %s: %.1f allocations per call", c.Rank(), tc.name, a)
-			}
-		}
-	})
-}

@@ -196,8 +196,17 @@ func (c *Comm) usable(op string) error {
 	return nil
 }
 
-func newComm(ctx uint32, g *group.Group) *Comm {
-	return &Comm{ctx: ctx, group: g, size: g.Size(), rank: g.Rank(int32(World.rank))}
+// newComm makes a communicator derived from parent: it inherits the error handler, as
+// MPI requires of every new communicator.
+func newComm(parent *Comm, ctx uint32, g *group.Group) *Comm {
+	c := &Comm{ctx: ctx, group: g, size: g.Size(), rank: g.Rank(int32(World.rank))}
+	if parent != nil {
+		c.errh = parent.ErrHandler()
+		if c.errh == ErrorsReturn {
+			c.errh = nil
+		}
+	}
+	return c
 }
 
 // Dup returns a new communicator with the same group and a new context: messages on
@@ -210,9 +219,8 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err != nil {
 		return nil, c.handle("Dup", err)
 	}
-	d := newComm(ctx, c.group)
+	d := newComm(c, ctx, c.group)
 	d.topo = c.topo
-	d.errh = c.ErrHandler()
 	if err := c.copyAttrs(d); err != nil {
 		releaseCtx(ctx)
 		return nil, c.handle("Dup", &Error{Class: ClassOther, Op: "Dup", Msg: "an attribute copy function failed", Err: err})
@@ -261,7 +269,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 		releaseCtx(ctx)
 		return nil, groupErr("Split", err)
 	}
-	return newComm(ctx, g), nil
+	return newComm(c, ctx, g), nil
 }
 
 // SplitType kinds.
@@ -302,7 +310,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 		releaseCtx(ctx)
 		return nil, nil
 	}
-	return newComm(ctx, g.g), nil
+	return newComm(c, ctx, g.g), nil
 }
 
 // CreateGroup makes a communicator of the members of g, a subgroup of c's group,
@@ -330,7 +338,7 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newComm(ctx, g.g), nil
+	return newComm(c, ctx, g.g), nil
 }
 
 func (c *Comm) subgroup(op string, g *group.Group) error {

@@ -120,7 +120,7 @@ func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag
 	if err != nil {
 		return nil, err
 	}
-	c := newComm(ctx, local.group)
+	c := newComm(local, ctx, local.group)
 	c.remote = rg
 	return c, nil
 }
@@ -181,5 +181,5 @@ func (c *Comm) IntercommMerge(high bool) (*Comm, error) {
 		releaseCtx(ctx)
 		return nil, groupErr(op, err)
 	}
-	return newComm(ctx, u), nil
+	return newComm(c, ctx, u), nil
 }

@@ -100,17 +100,13 @@ func (c *Comm) topoUsable(op string) error {
 	return nil
 }
 
-// agreement is what the ranks learn from agree.
-type agreement struct {
-	flags uint64 // the OR of every rank's flags
-}
-
 // agree makes a topology constructor fail on every rank or on none. Each rank checks
 // its own arguments (local); then all exchange whether they passed, a hash of the
 // arguments that must be the same everywhere, and some flags. Without this a rank that
 // rejected its arguments would return while the others waited for it in the creation
-// of the new communicator: a hang instead of an error.
-func (c *Comm) agree(op string, local error, sameHash, flags uint64) (agreement, error) {
+// of the new communicator: a hang instead of an error. It returns the OR of every
+// rank's flags.
+func (c *Comm) agree(op string, local error, sameHash, flags uint64) (uint64, error) {
 	const none = math.MaxUint64
 	buf := make([]byte, 8*5)
 	put := func(i int, v uint64) { binary.LittleEndian.PutUint64(buf[8*i:], v) }
@@ -137,17 +133,17 @@ func (c *Comm) agree(op string, local error, sameHash, flags uint64) (agreement,
 	})
 	switch {
 	case err != nil:
-		return agreement{}, mapErr(op, err)
+		return 0, mapErr(op, err)
 	case local != nil:
-		return agreement{}, local
+		return 0, local
 	case get(buf, 0) != none:
-		return agreement{}, errorf(ErrorClass(get(buf, 1)), op,
+		return 0, errorf(ErrorClass(get(buf, 1)), op,
 			"rank %d of %q passed invalid arguments (its error says which); no rank created a communicator", get(buf, 0), c.Name())
 	case get(buf, 3) != 0:
-		return agreement{}, errorf(ClassArg, op,
+		return 0, errorf(ClassArg, op,
 			"the ranks of %q passed different arguments; every rank must pass the same ones", c.Name())
 	}
-	return agreement{flags: get(buf, 4)}, nil
+	return get(buf, 4), nil
 }
 
 // argHash hashes integers (and booleans as 0/1) for agree.

@@ -43,7 +43,7 @@ func TestDimsCreate(t *testing.T) {
 		// 2**30 in 14: 4**14 is 2**28, so two factors must be 8.
 		{1 << 30, make([]int, 14), append([]int{8, 8}, slices.Repeat([]int{4}, 12)...), 0, ""},
 		{math.MaxInt32, []int{0, 0}, []int{math.MaxInt32, 1}, 0, ""}, // a prime
-		{720720, make([]int, 6), []int{13, 11, 10, 9, 8, 7}, 0, ""}, // 2^4 3^2 5 7 11 13
+		{720720, make([]int, 6), []int{13, 11, 10, 9, 8, 7}, 0, ""},  // 2^4 3^2 5 7 11 13
 		// Fixed entries stay; the free ones share what is left.
 		{12, []int{2, 0, 0}, []int{2, 3, 2}, 0, ""},
 		{24, []int{0, 4, 0}, []int{3, 4, 2}, 0, ""},

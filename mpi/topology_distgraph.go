@@ -26,7 +26,7 @@ type distGraphTopo struct {
 
 // Flags the distributed-graph constructors agree on.
 const (
-	flagWeights   = 1 << 0 // some rank gave weights
+	flagWeights    = 1 << 0 // some rank gave weights
 	flagUnweighted = 1 << 1 // some rank with edges gave none
 )
 
@@ -103,11 +103,11 @@ func (c *Comm) DistGraphCreateAdjacent(sources, sourceWeights, destinations, des
 	}
 	var h argHash
 	h.bools(reorder)
-	a, err := c.agree(op, err, h.sum(), mine)
+	flags, err := c.agree(op, err, h.sum(), mine)
 	if err != nil {
 		return nil, c.handle(op, err)
 	}
-	w, err := weighted(op, a.flags, mine)
+	w, err := weighted(op, flags, mine)
 	if err != nil {
 		return nil, c.handle(op, err)
 	}
@@ -201,11 +201,11 @@ func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, re
 	}()
 	var h argHash
 	h.bools(reorder)
-	a, err := c.agree(op, err, h.sum(), mine)
+	flags, err := c.agree(op, err, h.sum(), mine)
 	if err != nil {
 		return nil, c.handle(op, err)
 	}
-	w, err := weighted(op, a.flags, mine)
+	w, err := weighted(op, flags, mine)
 	if err != nil {
 		return nil, c.handle(op, err)
 	}

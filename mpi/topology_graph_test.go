@@ -349,3 +349,88 @@ func TestDistGraphErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestDistGraphCreateLarge has rank 0 name every edge of a dense multigraph, so the
+// edge lists it sends are far past the eager limit and travel by rendezvous.
+func TestDistGraphCreateLarge(t *testing.T) {
+	const copies = 1000 // parallel edges between each ordered pair
+	job(t, 4, func(t *testing.T, rank, size int) {
+		var sources, degrees, destinations, weights []int
+		if rank == 0 {
+			for s := 0; s < size; s++ {
+				sources = append(sources, s)
+				degrees = append(degrees, (size-1)*copies)
+				for k := 0; k < copies; k++ {
+					for d := 0; d < size; d++ {
+						if d != s {
+							destinations = append(destinations, d)
+							weights = append(weights, weightOf(s, d)+k)
+						}
+					}
+				}
+			}
+		}
+		g, err := mpi.World.DistGraphCreate(sources, degrees, destinations, weights, false)
+		must(t, err)
+		src, srcW, dst, dstW, err := g.DistGraphNeighbors()
+		must(t, err)
+		// In rank 0's order: source by source, copy by copy, destination by destination.
+		var wantSrc, wantSrcW, wantDst, wantDstW []int
+		for s := 0; s < size; s++ {
+			for k := 0; k < copies; k++ {
+				for d := 0; d < size; d++ {
+					if d == s {
+						continue
+					}
+					if d == rank {
+						wantSrc, wantSrcW = append(wantSrc, s), append(wantSrcW, weightOf(s, d)+k)
+					}
+					if s == rank {
+						wantDst, wantDstW = append(wantDst, d), append(wantDstW, weightOf(s, d)+k)
+					}
+				}
+			}
+		}
+		if !slices.Equal(src, wantSrc) || !slices.Equal(srcW, wantSrcW) || !slices.Equal(dst, wantDst) || !slices.Equal(dstW, wantDstW) {
+			t.Errorf("rank %d: %d sources, %d destinations; want %d, %d (or the order or weights differ)",
+				rank, len(src), len(dst), len(wantSrc), len(wantDst))
+		}
+		must(t, g.Free())
+	})
+}
+
+// TestTopologyConcurrent builds topologies on two communicators at once from two
+// goroutines, started in opposite orders on alternate ranks.
+func TestTopologyConcurrent(t *testing.T) {
+	job(t, 4, func(t *testing.T, rank, size int) {
+		d1, err := mpi.World.Dup()
+		must(t, err)
+		d2, err := mpi.World.Dup()
+		must(t, err)
+		var cart, dist *mpi.Comm
+		var errCart, errDist error
+		mkCart := func() { cart, errCart = d1.CartCreate([]int{2, 2}, []bool{true, true}, false) }
+		mkDist := func() {
+			dist, errDist = d2.DistGraphCreate([]int{rank}, []int{1}, []int{(rank + 1) % size}, nil, false)
+		}
+		first, second := mkCart, mkDist
+		if rank%2 == 1 {
+			first, second = mkDist, mkCart
+		}
+		done := make(chan struct{})
+		go func() { first(); close(done) }()
+		second()
+		<-done
+		must(t, errCart)
+		must(t, errDist)
+		if src, dst, ok := mpi.Neighbors(dist); !ok || !slices.Equal(src, []int{(rank + size - 1) % size}) || !slices.Equal(dst, []int{(rank + 1) % size}) {
+			t.Errorf("ring neighbours %v %v", src, dst)
+		}
+		if _, _, co, err := cart.CartGet(); err != nil || !slices.Equal(co, []int{rank / 2, rank % 2}) {
+			t.Errorf("grid coordinates %v, %v", co, err)
+		}
+		for _, c := range []*mpi.Comm{cart, dist, d1, d2} {
+			must(t, c.Free())
+		}
+	})
+}

@@ -60,13 +60,14 @@ type child struct {
 	conn io.ReadWriteCloser
 	wmu  sync.Mutex
 	cmd  *exec.Cmd
-	pid  int
+	pid  int // the process started (its process group's id); set once, never changed
 
 	rank      int     // a local rank's global rank; -1 for an agent
 	host      int     // the node id the child runs on (an agent: its own host)
 	spanRanks []int32 // an agent: the ranks of its subtree
 
 	hello, finalized bool
+	mpiPid           int // the pid the rank reported at Init (a wrapper may have exec'd it)
 	abort            *abortMsg
 	pmDone           chan struct{} // the connection has ended
 	outDone          sync.WaitGroup
@@ -154,7 +155,6 @@ func Run(spec Spec) int {
 // Job is the launcher's view of a run: it judges every rank's end.
 type Job struct {
 	node
-	pids       map[int]int // global rank -> pid, for messages
 	exited     int
 	finished   []bool
 	agentsGone int
@@ -172,7 +172,6 @@ func newJobID() string {
 
 func (j *Job) run() int {
 	j.id = newJobID()
-	j.pids = map[int]int{}
 	j.finished = make([]bool, j.spec.N)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -195,7 +194,6 @@ func (j *Job) run() int {
 				j.diag("cannot start rank %d (%s): %v", r, j.spec.Program, err)
 				return j.fail(1)
 			}
-			j.pids[r] = j.ranks[r].pid
 		}
 	} else if code, ok := j.startAgents(); !ok {
 		return code
@@ -435,6 +433,9 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		n.fmu.Lock()
 		ev := event{rank: r, pid: c.pid, host: c.host, exited: true, hello: c.hello, finalized: c.finalized,
 			status: cmd.ProcessState.Sys().(syscall.WaitStatus)}
+		if c.mpiPid != 0 {
+			ev.pid = c.mpiPid
+		}
 		n.fmu.Unlock()
 		n.events <- ev
 	}()
@@ -480,9 +481,7 @@ func (n *node) serveRank(c *child) {
 			pid, _ := binary.Uvarint(body)
 			n.fmu.Lock()
 			c.hello = true
-			if pid != 0 {
-				c.pid = int(pid)
-			}
+			c.mpiPid = int(pid)
 			n.fmu.Unlock()
 		case wireup.MsgFenceUp:
 			n.fence(c, body)
