@@ -69,7 +69,14 @@ func startWorld(c pm.Client) error {
 		bell = sh.Doorbell()
 	}
 	if c.Size() > 1 && want["tcp"] && (c.NumNodes() > 1 || sh == nil) {
-		if tc, err = tcp.New(c, tcp.Options{Doorbell: bell}); err != nil {
+		// A peer found dead inside Poll fails its requests; the engine queues the failure
+		// and applies it after Poll returns.
+		gone := func(peer int, err error) {
+			if eng != nil {
+				eng.PeerFailed(peer, err)
+			}
+		}
+		if tc, err = tcp.New(c, tcp.Options{Doorbell: bell, PeerGone: gone}); err != nil {
 			return fail("TCP transport", err)
 		}
 	}

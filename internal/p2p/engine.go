@@ -5,14 +5,25 @@
 //
 // The engine is a state machine over transport.Transport values: it never knows
 // whether it drives shared memory, TCP or the in-memory transport of its tests. It
-// deals in world ranks, 32-bit context ids and bytes; the mpi package adds
-// communicators, rank translation and typed buffers on top.
+// deals in world ranks, 32-bit context ids and bytes (or a Layout, the datatype
+// engine's resumable pack/unpack cursor); the mpi package adds communicators, rank
+// translation and typed buffers on top.
+//
+// Each peer is routed to the first transport that reaches it, on first use, and gets
+// a protocol selection table computed from its endpoint's cost models (Select; the
+// settings p2p_protocol and eager_limit override it). Messages are matched when their
+// first packet (eager data or a request to send) is handled, in per-peer arrival
+// order, so small and large messages never overtake each other whatever protocol each
+// one takes. The packet kinds and their use of transport.Header are described in
+// packet.go.
 //
 // Concurrency: every method is safe for concurrent use (MPI_THREAD_MULTIPLE). One
 // mutex guards the engine's state and serialises every call into the transports, so
 // transports need not be safe for concurrent Poll or Send. A waiting goroutine takes
 // the mutex only with TryLock: one goroutine polls while the others watch their own
-// request's completion flag. The engine never calls Endpoint.Send from inside
+// request's completion flag. A waiter spins (p2p_spin polls), then yields the OS
+// thread between polls (p2p_yield), then sleeps on the rank's doorbell for at most
+// p2p_sleep. The engine never calls Endpoint.Send or Transport.Endpoint from inside
 // Handler.Packet: answers generated while handling packets are queued and sent after
 // Poll returns.
 package p2p

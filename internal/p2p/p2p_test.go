@@ -372,43 +372,48 @@ func TestManyGoroutines(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			net := newMemNet(2)
 			net.capacity = 16
-			es := net.engines(t, Options{Protocol: proto})
-			const workers, rounds = 8, 50
-			var wg sync.WaitGroup
-			for w := range workers {
-				for side := range 2 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						e, other := es[side], 1-side
-						size := []int{8, 3000, 9000}[w%3]
-						out, in := pattern(w, size), make([]byte, size)
-						for i := range rounds {
-							if side == 0 {
-								mustOK(t, e.Send(Bytes(out), other, w, 0, Standard))
-								_, err := e.Recv(Bytes(in), other, w, 0)
-								mustOK(t, err)
-							} else {
-								q, err := e.Irecv(Bytes(in), other, w, 0)
-								mustOK(t, err)
-								_, err = e.Wait(&q)
-								mustOK(t, err)
-								q, err = e.Isend(Bytes(out), other, w, 0, Standard)
-								mustOK(t, err)
-								_, err = e.Wait(&q)
-								mustOK(t, err)
-							}
-							if !bytes.Equal(in, out) {
-								t.Errorf("worker %d round %d: wrong data", w, i)
-								return
-							}
-						}
-					}()
-				}
-			}
-			wg.Wait()
+			manyGoroutines(t, net.engines(t, Options{Protocol: proto}))
 		})
 	}
+}
+
+// manyGoroutines runs 8 ping-pong pairs at once between es[0] and es[1], each on its
+// own tag, mixing blocking and nonblocking calls and message sizes.
+func manyGoroutines(t *testing.T, es []*Engine) {
+	const workers, rounds = 8, 50
+	var wg sync.WaitGroup
+	for w := range workers {
+		for side := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e, other := es[side], 1-side
+				size := []int{8, 3000, 9000, 100000}[w%4]
+				out, in := pattern(w, size), make([]byte, size)
+				for i := range rounds {
+					if side == 0 {
+						mustOK(t, e.Send(Bytes(out), other, w, 0, Standard))
+						_, err := e.Recv(Bytes(in), other, w, 0)
+						mustOK(t, err)
+					} else {
+						q, err := e.Irecv(Bytes(in), other, w, 0)
+						mustOK(t, err)
+						_, err = e.Wait(&q)
+						mustOK(t, err)
+						q, err = e.Isend(Bytes(out), other, w, 0, Standard)
+						mustOK(t, err)
+						_, err = e.Wait(&q)
+						mustOK(t, err)
+					}
+					if !bytes.Equal(in, out) {
+						t.Errorf("worker %d round %d: wrong data", w, i)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
 }
 
 func TestCancel(t *testing.T) {
@@ -798,8 +803,8 @@ func (s *synth) UnpackAt(src []byte, off int64) int {
 
 // TestHugeMessage sends a message beyond 2 GiB (int64 lengths and offsets).
 func TestHugeMessage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("moves 2.1 GiB")
+	if testing.Short() || raceEnabled {
+		t.Skip("moves 2.1 GiB: not in -short or -race runs")
 	}
 	const n = 1<<31 + 1<<20 + 12345
 	net := newMemNet(2)
@@ -1077,7 +1082,7 @@ func TestRandomTraffic(t *testing.T) {
 			var owners []*Engine
 			type recvd struct {
 				buf []byte
-				q   int
+				dst int
 			}
 			var recvs []recvd
 			for range per * 6 {
@@ -1099,7 +1104,7 @@ func TestRandomTraffic(t *testing.T) {
 				buf := make([]byte, n)
 				r, err := es[dst].Irecv(Bytes(buf), src, tag, 2)
 				mustOK(t, err)
-				recvs = append(recvs, recvd{buf, len(reqs)})
+				recvs = append(recvs, recvd{buf, dst})
 				reqs, owners = append(reqs, r), append(owners, es[dst])
 				for range rng.IntN(3) {
 					es[rng.IntN(3)].Progress()
@@ -1119,12 +1124,12 @@ func TestRandomTraffic(t *testing.T) {
 				}
 			}
 			// Per stream, sequence numbers must come in order.
-			next := map[[2]int]int{}
+			next := map[[3]int]int{}
 			for _, rv := range recvs {
 				if len(rv.buf) < 4 {
 					continue
 				}
-				s := [2]int{int(rv.buf[0]), int(rv.buf[1])}
+				s := [3]int{int(rv.buf[0]), int(rv.buf[1]), rv.dst}
 				seq := int(rv.buf[2]) | int(rv.buf[3])<<8
 				if seq < next[s] {
 					t.Fatalf("stream %v: message %d after %d", s, seq, next[s])
@@ -1135,5 +1140,34 @@ func TestRandomTraffic(t *testing.T) {
 				checkPool(t, e)
 			}
 		})
+	}
+}
+
+// TestContexts: messages in different contexts never match each other, whether the
+// context id is small (slice-indexed) or large (map).
+func TestContexts(t *testing.T) {
+	net := newMemNet(2)
+	es := net.engines(t, Options{})
+	ctxs := []uint32{0, 1, 70000, 1 << 31, math.MaxUint32}
+	qs := make([]Request, len(ctxs))
+	bufs := make([][]byte, len(ctxs))
+	for i, c := range ctxs {
+		bufs[i] = make([]byte, 1)
+		var err error
+		qs[i], err = es[1].RecvInit(Bytes(bufs[i]), 0, 0, c)
+		mustOK(t, err)
+	}
+	mustOK(t, es[1].Startall(qs))
+	for i := len(ctxs) - 1; i >= 0; i-- {
+		mustOK(t, es[0].Send(Bytes([]byte{byte(i)}), 1, 0, ctxs[i], Standard))
+	}
+	mustOK(t, es[1].Waitall(qs, nil))
+	for i := range ctxs {
+		if bufs[i][0] != byte(i) {
+			t.Errorf("context %d received message of context %d", ctxs[i], ctxs[bufs[i][0]])
+		}
+	}
+	for i := range qs {
+		mustOK(t, es[1].Free(&qs[i]))
 	}
 }

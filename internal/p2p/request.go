@@ -82,8 +82,6 @@ func (r *request) pending() bool { return r.inUse && r.started && r.done.Load() 
 
 func (r *request) cookie() uint64 { return uint64(r.gen)<<32 | uint64(r.idx) }
 
-func (r *request) contiguous() bool { return r.lay == nil }
-
 // newReq takes a request from the pool. The caller holds e.mu.
 func (e *Engine) newReq() *request {
 	var r *request

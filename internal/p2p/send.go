@@ -223,6 +223,9 @@ func (e *Engine) wakeSelf(p *peer) {
 	}
 }
 
+// maxFragsPerPush bounds the pipeline fragments one progress step sends to a peer.
+const maxFragsPerPush = 64
+
 // pushPeer sends what waits for p: answers, then first packets in order, then
 // pipeline fragments. It returns the number of packets sent.
 func (e *Engine) pushPeer(p *peer) (n int) {
@@ -259,9 +262,14 @@ func (e *Engine) pushPeer(p *peer) (n int) {
 			return n
 		}
 	}
+	frags := 0
 	for r := p.streams.head; r != nil; r = p.streams.head {
 		h := &e.hdr
 		for r.sent < r.limit {
+			if frags == maxFragsPerPush {
+				return n // other peers' turn; and a transport that never blocks (self) is not flooded
+			}
+			frags++
 			c := int(min(r.limit-r.sent, int64(p.maxPayload)))
 			*h = transport.Header{Kind: kindData, Src: e.self32, RecvID: r.remote, Offset: uint64(r.sent)}
 			err := p.ep.Send(h, r.chunk(e.pack, r.sent, c))

@@ -96,6 +96,9 @@ func TestShmMixedSizes(t *testing.T) {
 	for _, proto := range protocols {
 		t.Run(proto, func(t *testing.T) {
 			es := shmEngines(t, 2, Options{Protocol: proto, Spin: 200, Yield: 20})
+			if tab, err := es[0].Protocols(1); err == nil && proto == "auto" {
+				t.Logf("\n%s", tab)
+			}
 			var wg sync.WaitGroup
 			wg.Add(1)
 			go func() {
@@ -122,36 +125,53 @@ func TestShmMixedSizes(t *testing.T) {
 	}
 }
 
+func TestShmManyGoroutines(t *testing.T) {
+	for _, proto := range []string{"auto", "pipeline"} {
+		t.Run(proto, func(t *testing.T) {
+			manyGoroutines(t, shmEngines(t, 2, Options{Protocol: proto, Spin: 100, Yield: 10}))
+		})
+	}
+}
+
 // BenchmarkShmPingPong: round trips between two engines over shared memory, blocking
 // Send and Recv; one-way-ns is half a round trip (OSU latency's method).
 func BenchmarkShmPingPong(b *testing.B) {
 	for _, size := range []int{8, 4096, 64 << 10, 1 << 20} {
-		b.Run(fmt.Sprint(size), func(b *testing.B) {
-			es := shmEngines(b, 2, Options{Spin: 1 << 20, Yield: 100})
-			var wg sync.WaitGroup
-			wg.Add(1)
-			go echo(es[1], size, &wg)
-			out, in := make([]byte, size), make([]byte, size)
-			for range 100 { // warm up
-				es[0].Send(Bytes(out), 1, 0, 0, Standard)
-				es[0].Recv(Bytes(in), 1, 0, 0)
+		for _, proto := range []string{"auto", "pipeline", "get"} {
+			if size <= 4096 && proto != "auto" {
+				continue
 			}
-			b.ReportAllocs()
-			b.SetBytes(int64(2 * size))
-			b.ResetTimer()
-			var best bestChunk
-			for i := range b.N {
-				es[0].Send(Bytes(out), 1, 0, 0, Standard)
-				es[0].Recv(Bytes(in), 1, 0, 0)
-				best.tick(i)
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "one-way-ns")
-			best.report(b)
-			es[0].Send(Bytes(nil), 1, 1, 0, Standard)
-			wg.Wait()
-		})
+			b.Run(fmt.Sprintf("%d/%s", size, proto), func(b *testing.B) {
+				benchShm(b, size, proto)
+			})
+		}
 	}
+}
+
+func benchShm(b *testing.B, size int, proto string) {
+	es := shmEngines(b, 2, Options{Spin: 1 << 20, Yield: 100, Protocol: proto})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go echo(es[1], size, &wg)
+	out, in := make([]byte, size), make([]byte, size)
+	for range 100 { // warm up
+		es[0].Send(Bytes(out), 1, 0, 0, Standard)
+		es[0].Recv(Bytes(in), 1, 0, 0)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(2 * size))
+	b.ResetTimer()
+	var best bestChunk
+	for i := range b.N {
+		es[0].Send(Bytes(out), 1, 0, 0, Standard)
+		es[0].Recv(Bytes(in), 1, 0, 0)
+		best.tick(i)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "one-way-ns")
+	best.report(b)
+	es[0].Send(Bytes(nil), 1, 1, 0, Standard)
+	wg.Wait()
 }
 
 // bestChunk times chunks of 200 round trips and keeps the fastest: on a shared
