@@ -129,9 +129,26 @@ func progressLoop() {
 
 // Test reports whether r has completed, advancing every outstanding collective.
 func (r *CollRequest) Test() (Status, bool, error) {
-	x := r.x
+	st, done, err := r.x.test()
+	if done {
+		r.x = nil
+	}
+	return st, done, err
+}
+
+// Wait waits for r to complete.
+func (r *CollRequest) Wait() (Status, error) {
+	st, err := r.x.wait()
+	r.x = nil
+	return st, err
+}
+
+// test and wait are CollRequest's Test and Wait on the operation itself (nil: the
+// null request), for Request to call once it carries collectives too.
+func (x *collOp) test() (Status, bool, error) {
+	empty := Status{Source: AnySource, Tag: AnyTag}
 	if x == nil {
-		return Status{Source: AnySource, Tag: AnyTag}, true, nil
+		return empty, true, nil
 	}
 	nbColl.mu.Lock()
 	progressColl()
@@ -140,22 +157,19 @@ func (r *CollRequest) Test() (Status, bool, error) {
 	if !done {
 		return Status{}, false, nil
 	}
-	r.x = nil
-	return Status{Source: AnySource, Tag: AnyTag}, true, mapErr(x.name, x.err)
+	return empty, true, mapErr(x.name, x.err)
 }
 
-// Wait waits for r to complete.
-func (r *CollRequest) Wait() (Status, error) {
-	x := r.x
+func (x *collOp) wait() (Status, error) {
+	empty := Status{Source: AnySource, Tag: AnyTag}
 	if x == nil {
-		return Status{Source: AnySource, Tag: AnyTag}, nil
+		return empty, nil
 	}
 	nbColl.mu.Lock()
 	progressColl()
 	nbColl.mu.Unlock()
 	<-x.ch
-	r.x = nil
-	return Status{Source: AnySource, Tag: AnyTag}, mapErr(x.name, x.err)
+	return empty, mapErr(x.name, x.err)
 }
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.

@@ -411,6 +411,16 @@ func TestCollectives(t *testing.T) {
 			}
 		})
 
+		t.Run("Self", func(t *testing.T) {
+			x := vec(r, 5)
+			chk(t, "Self Barrier", mpi.Self.Barrier())
+			chk(t, "Self Allreduce", mpi.Allreduce(mpi.Self, mpi.InPlace[float64](), x, mpi.Sum))
+			eq(t, "Self Allreduce", r, x, vec(r, 5))
+			g := make([]float64, 5)
+			chk(t, "Self Allgather", mpi.Allgather(mpi.Self, x, g))
+			eq(t, "Self Allgather", r, g, x)
+		})
+
 		chk(t, "final Barrier", c.Barrier())
 	})
 }
@@ -438,6 +448,16 @@ func TestCollArgs(t *testing.T) {
 			{"alltoall lengths", mpi.Alltoall(c, make([]int8, 3), make([]int8, 4)), mpi.ErrCount, "equal multiples"},
 			{"maxloc odd", mpi.Allreduce(c, []int32{1, 2, 3}, make([]int32, 3), mpi.Maxloc), mpi.ErrCount, "pairs"},
 			{"reduce_scatter counts", mpi.ReduceScatter(c, make([]int64, 4), make([]int64, 1), []int{1, 1}, mpi.Sum), mpi.ErrCount, "len(counts) 2 != the size 3"},
+		}
+		q, err := mpi.Ibcast(c, []int8{1}, 7)
+		cases = append(cases, struct {
+			name  string
+			err   error
+			class error
+			text  string
+		}{"ibcast root", err, mpi.ErrRoot, "mpi: Ibcast: root 7 out of range [0,3)"})
+		if !q.IsNull() {
+			t.Error("a failed Ibcast returned a live request")
 		}
 		for _, tc := range cases {
 			if !errors.Is(tc.err, tc.class) || tc.err == nil || !strings.Contains(tc.err.Error(), tc.text) {

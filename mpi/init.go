@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/pm"
+	"github.com/mpigo/mpigo/internal/pm/pmi"
 	"github.com/mpigo/mpigo/internal/wireup"
 )
 
@@ -49,8 +50,9 @@ func Init() error {
 	return nil
 }
 
-// connect finds who launched this process: mpigo's own launcher, or nobody (singleton).
-// Launchers speaking PMI are detected here too, with a clear word on those mpigo does not speak.
+// connect finds who launched this process, in order: mpigo's own launcher, a PMI-1 or
+// PMI-2 launcher (MPICH's mpiexec, Slurm's srun --mpi=pmi2), a PMIx launcher (refused
+// with a clear word: mpigo does not speak PMIx), or nobody (a singleton).
 func connect() (pm.Client, error) {
 	c, err := wireup.FromEnv()
 	if err != nil {
@@ -66,14 +68,14 @@ func connect() (pm.Client, error) {
 		}
 		return c, nil
 	}
+	if pc, err := pmi.FromEnv(); err != nil {
+		return nil, err
+	} else if pc != nil {
+		return pc, nil
+	}
 	for _, v := range []string{"PMIX_RANK", "PMIX_VERSION", "PRTE_LAUNCHED"} {
 		if _, ok := os.LookupEnv(v); ok {
 			return nil, fmt.Errorf("launched by a PMIx launcher (prterun or srun --mpi=pmix), which mpigo does not speak; use mpigo run")
-		}
-	}
-	for _, v := range []string{"PMI_FD", "PMI_PORT"} {
-		if _, ok := os.LookupEnv(v); ok {
-			return nil, fmt.Errorf("launched by a PMI launcher (%s is set); mpigo does not speak PMI yet; use mpigo run", v)
 		}
 	}
 	return pm.Singleton(), nil

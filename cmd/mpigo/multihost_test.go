@@ -170,3 +170,17 @@ func TestHostfileAndBadHosts(t *testing.T) {
 		t.Errorf("unreachable host: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestInsideSlurmAllocation: in an allocation, mpigo run takes the hosts from Slurm and
+// starts its agents with srun. Needs a running Slurm (MPIGO_TEST_SLURM=1; see
+// internal/pm/pmi/testdata/slurm-setup.sh).
+func TestInsideSlurmAllocation(t *testing.T) {
+	if os.Getenv("MPIGO_TEST_SLURM") != "1" {
+		t.Skip("set MPIGO_TEST_SLURM=1 with a running Slurm")
+	}
+	cmd := exec.Command("salloc", "-n", "4", mpigoBin, "run", "--tag-output", rankBin, "hello")
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(pids(string(out))) != 4 {
+		t.Fatalf("salloc -n 4 mpigo run: %v\n%s", err, out)
+	}
+}

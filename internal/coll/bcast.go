@@ -1,9 +1,25 @@
 package coll
 
+import "runtime"
+
 // Barrier is the dissemination barrier: ceil(log2 n) rounds; in round k each rank
 // signals rank+2^k and hears from rank-2^k, so no rank is a hot spot and any n works.
+//
+// On a few ranks it is flat instead: every rank signals every other and waits for all,
+// one round of n-1 messages. A barrier cannot take fewer than one round, and where
+// ranks share cores every extra round costs a wake-up of the rank it waits for.
 func (s *Sched) Barrier() {
 	n, r := s.size, s.rank
+	if s.flat(0) {
+		for k := 1; k < n; k++ {
+			s.recv(nil, (r-k+n)%n)
+		}
+		for k := 1; k < n; k++ {
+			s.send(nil, (r+k)%n)
+		}
+		s.fence()
+		return
+	}
 	for k := 1; k < n; k <<= 1 {
 		s.recv(nil, (r-k+n)%n)
 		s.send(nil, (r+k)%n)
@@ -20,14 +36,28 @@ func (s *Sched) Bcast(buf []byte, root int) {
 	t := tuning()
 	alg := t.Bcast
 	if alg == "auto" {
+		// Scatter-ring shortens the critical path but moves more bytes in all
+		// (about n-1+(n-1)/n messages' worth against the tree's n-1): a win when each
+		// rank has a core to copy with, a loss when ranks share cores, where every
+		// copy is on the critical path.
 		switch {
-		case n <= 2 || len(buf) < t.BcastLarge:
+		case n <= 2 || len(buf) < t.BcastLarge || n > runtime.NumCPU():
 			alg = "binomial"
 		default:
 			alg = "scatter_ring"
 		}
 	}
 	switch {
+	case t.Bcast == "auto" && s.flat(len(buf)):
+		// Short message, few ranks: root sends to each directly (one round).
+		if s.rank == root {
+			for k := 1; k < n; k++ {
+				s.send(buf, (root+k)%n)
+			}
+		} else {
+			s.recv(buf, root)
+		}
+		s.fence()
 	case alg == "scatter_ring" && len(buf) >= n:
 		s.bcastScatterRing(buf, root)
 	case alg == "pipeline" && len(buf) > t.Segment:

@@ -88,6 +88,11 @@ func (c *memConn) Isend(b []byte, dest, tag int) (Req, error) {
 	return c.add(&memReq{done: true}), nil
 }
 
+func (c *memConn) Send(b []byte, dest, tag int) error {
+	_, err := c.Isend(b, dest, tag)
+	return err
+}
+
 func (c *memConn) Irecv(b []byte, src, tag int) (Req, error) {
 	if src < 0 || src >= c.size || src == c.rank {
 		return Req{}, fmt.Errorf("rank %d: receive from %d", c.rank, src)

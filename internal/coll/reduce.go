@@ -14,6 +14,10 @@ func (s *Sched) Reduce(send, recv []byte, op Op, root int) {
 		s.copy(recv, send)
 		return
 	}
+	if tuning().Allreduce == "auto" && s.flat(len(send)) {
+		s.reduceFlat(send, recv, root)
+		return
+	}
 	top := root
 	if !op.Commute {
 		top = 0
@@ -73,8 +77,8 @@ func (s *Sched) Reduce(send, recv []byte, op Op, root int) {
 func (s *Sched) Allreduce(send, recv []byte, op Op) {
 	s.op = op
 	n := s.size
-	s.copy(recv, send)
 	if n == 1 || len(recv) == 0 {
+		s.copy(recv, send)
 		return
 	}
 	t := tuning()
@@ -95,12 +99,63 @@ func (s *Sched) Allreduce(send, recv []byte, op Op) {
 		}
 	}
 	switch {
+	case t.Allreduce == "auto" && s.flat(len(recv)):
+		s.allreduceFlat(send, recv)
 	case alg == "rabenseifner" && op.Commute && count >= pof2:
-		s.allreduceRabenseifner(recv)
+		s.allreduceRabenseifner(send, recv)
 	case alg == "ring" && op.Commute && count >= n:
+		s.copy(recv, send)
 		s.allreduceRing(recv)
 	default:
+		s.copy(recv, send)
 		s.allreduceRD(recv)
+	}
+}
+
+// reduceFlat: every rank sends its vector to root, which combines them in rank order.
+func (s *Sched) reduceFlat(send, recv []byte, root int) {
+	n, r, m := s.size, s.rank, len(send)
+	if r != root {
+		s.send(send, root)
+		s.fence()
+		return
+	}
+	all := s.buf(n * m)
+	for i := 0; i < n; i++ {
+		if i != r {
+			s.recv(all[i*m:(i+1)*m], i)
+		}
+	}
+	s.fence()
+	s.combine(send, recv, all, m)
+}
+
+// allreduceFlat: every rank sends its vector to every other and combines the n
+// vectors itself, in rank order: one round of messages.
+func (s *Sched) allreduceFlat(send, recv []byte) {
+	n, r, m := s.size, s.rank, len(send)
+	all := s.buf(n * m)
+	for k := 1; k < n; k++ {
+		i := (r - k + n) % n
+		s.recv(all[i*m:(i+1)*m], i)
+	}
+	for k := 1; k < n; k++ {
+		s.send(send, (r+k)%n)
+	}
+	s.fence()
+	s.combine(send, recv, all, m)
+}
+
+// combine sets recv to v0 ⊕ v1 ⊕ ... ⊕ v(n-1), where v_i is block i of all and this
+// rank's own is send: from the last rank down, so the order holds for any op.
+// In place (send is recv) this rank's vector is set aside first.
+func (s *Sched) combine(send, recv, all []byte, m int) {
+	n, r := s.size, s.rank
+	blk := func(i int) []byte { return all[i*m : (i+1)*m] }
+	s.copy(blk(r), send)
+	s.copy(recv, blk(n-1))
+	for i := n - 2; i >= 0; i-- {
+		s.reduce(recv, blk(i))
 	}
 }
 
@@ -193,7 +248,10 @@ func (s *Sched) blockRange(count, n, i int) (lo, hi int) {
 // allgather by recursive doubling (Rabenseifner; Thakur, Rabenseifner and Gropp 2005):
 // each rank sends and reduces about the vector's length in all, instead of log2 n
 // times it. Commutative ops only.
-func (s *Sched) allreduceRabenseifner(recv []byte) {
+//
+// On a power-of-two communicator the first round sends straight from send and
+// receives straight into recv, so send is never copied.
+func (s *Sched) allreduceRabenseifner(send, recv []byte) {
 	pof2 := 1
 	for pof2*2 <= s.size {
 		pof2 *= 2
@@ -201,13 +259,19 @@ func (s *Sched) allreduceRabenseifner(recv []byte) {
 	rem := s.size - pof2
 	count := len(recv) / s.esize
 	tmp := s.buf(len(recv))
+	cur := send // where the window's data is: send until the first round, recv after
+	if rem > 0 {
+		s.copy(recv, send)
+		cur = recv
+	}
 	newrank := s.fold(recv, tmp, pof2)
 	if newrank >= 0 {
-		span := func(a, b int) []byte { // blocks [a, b) of pof2
+		spanOf := func(buf []byte, a, b int) []byte { // blocks [a, b) of pof2
 			lo, _ := s.blockRange(count, pof2, a)
 			_, hi := s.blockRange(count, pof2, b-1)
-			return recv[lo:hi]
+			return buf[lo:hi]
 		}
+		span := func(a, b int) []byte { return spanOf(recv, a, b) }
 		tspan := func(a, b int) []byte {
 			lo, _ := s.blockRange(count, pof2, a)
 			_, hi := s.blockRange(count, pof2, b-1)
@@ -223,10 +287,20 @@ func (s *Sched) allreduceRabenseifner(recv []byte) {
 			if newrank&mask != 0 {
 				keepLo, keepHi, sendLo, sendHi = mid, hi, lo, mid
 			}
-			s.recv(tspan(keepLo, keepHi), dst)
-			s.send(span(sendLo, sendHi), dst)
-			s.fence()
-			s.reduce(span(keepLo, keepHi), tspan(keepLo, keepHi))
+			if !same(cur, recv) {
+				// First round, not in place: the partner's half lands in recv and
+				// this rank's half of send is folded into it (the op commutes).
+				s.recv(span(keepLo, keepHi), dst)
+				s.send(spanOf(cur, sendLo, sendHi), dst)
+				s.fence()
+				s.reduce(span(keepLo, keepHi), spanOf(cur, keepLo, keepHi))
+				cur = recv
+			} else {
+				s.recv(tspan(keepLo, keepHi), dst)
+				s.send(span(sendLo, sendHi), dst)
+				s.fence()
+				s.reduce(span(keepLo, keepHi), tspan(keepLo, keepHi))
+			}
 			lo, hi = keepLo, keepHi
 		}
 		// Doubling: the window doubles back, each round receiving the partner's half.

@@ -19,6 +19,7 @@ package coll
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/p2p"
 )
@@ -37,6 +38,9 @@ type Conn interface {
 	Size() int
 	Isend(b []byte, dest, tag int) (Req, error)
 	Irecv(b []byte, src, tag int) (Req, error)
+	// Send sends a short message and returns once b may be reused; Run uses it for
+	// messages of at most SmallSend bytes, which go eagerly and need no request.
+	Send(b []byte, dest, tag int) error
 	// Wait waits for q to complete and makes it null.
 	Wait(q *Req) error
 	// Test reports whether q has completed; a completed q becomes null, and testing a
@@ -90,7 +94,15 @@ type Sched struct {
 	scratch []*[]byte
 	err     error
 	done    bool
+
+	// arena serves small scratch buffers (a short allreduce's) without the pools;
+	// words, so that kernels may view it as any element type.
+	arena [32]uint64
+	used  int
 }
+
+// SmallSend is the largest message a blocking schedule sends with Conn.Send.
+const SmallSend = 256
 
 var schedPool = sync.Pool{New: func() any { return new(Sched) }}
 
@@ -112,7 +124,9 @@ func (s *Sched) Free() {
 	clear(s.steps)
 	clear(s.scratch)
 	clear(s.reqs)
-	*s = Sched{steps: s.steps[:0], reqs: s.reqs[:0], scratch: s.scratch[:0]}
+	steps, reqs, scratch := s.steps[:0], s.reqs[:0], s.scratch[:0]
+	*s = Sched{}
+	s.steps, s.reqs, s.scratch = steps, reqs, scratch
 	schedPool.Put(s)
 }
 
@@ -147,6 +161,11 @@ func same(a, b []byte) bool {
 func (s *Sched) buf(n int) []byte {
 	if n == 0 {
 		return nil
+	}
+	if a := 8 * len(s.arena); n <= a-s.used {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&s.arena[0])), a)[s.used : s.used+n : s.used+n]
+		s.used += (n + 7) &^ 7
+		return b
 	}
 	p := getBuf(n)
 	s.scratch = append(s.scratch, p)
@@ -205,6 +224,14 @@ func (s *Sched) advance(block bool) (bool, error) {
 			case stFence:
 				break steps
 			case stSend:
+				if block && len(st.a) <= SmallSend {
+					// Receives of the round are posted already (builders put them
+					// first), so a blocking eager send cannot deadlock.
+					if err := s.c.Send(st.a, st.peer, s.tag); err != nil {
+						return s.fail(err)
+					}
+					continue
+				}
 				q, err := s.c.Isend(st.a, st.peer, s.tag)
 				if err != nil {
 					return s.fail(err)

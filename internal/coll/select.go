@@ -27,6 +27,10 @@ var (
 		"alltoall algorithm: auto, linear (every message posted at once), pairwise (n-1 exchange rounds)")
 	setAlltoallLarge = config.Size("coll_alltoall_large", 4096,
 		"auto: alltoalls of at least this many bytes per block use pairwise")
+	setFlatMax = config.Int("coll_flat_max", 4,
+		"auto: on communicators of at most this many ranks, barrier and short bcast, reduce and allreduce talk to every rank directly (one round of messages instead of log2 n)")
+	setFlatBytes = config.Size("coll_flat_bytes", 1024,
+		"auto: messages of at most this many bytes may use the direct (flat) algorithms")
 	setPipeSeg = config.Size("coll_segment", 128<<10,
 		"segment size of the pipelined broadcast")
 	// Check is read by the mpi package, which owns the verification exchange.
@@ -40,6 +44,7 @@ type Tuning struct {
 	BcastLarge, AllreduceLarge, AllgatherLarge, A2ALarge int
 	Segment                                              int
 	Check                                                bool // coll_check
+	FlatMax, FlatBytes                                   int
 }
 
 var (
@@ -76,6 +81,8 @@ func Tune() (*Tuning, error) {
 			A2ALarge:       int(setAlltoallLarge.Get()),
 			Segment:        max(int(setPipeSeg.Get()), 1024),
 			Check:          Check.Get(),
+			FlatMax:        int(setFlatMax.Get()),
+			FlatBytes:      int(setFlatBytes.Get()),
 		}
 	})
 	return &tune, tuneErr
@@ -83,6 +90,12 @@ func Tune() (*Tuning, error) {
 
 // Checking reports whether coll_check is on.
 func Checking() bool { return tuning().Check }
+
+// flat reports whether a collective of n bytes on this communicator goes direct.
+func (s *Sched) flat(n int) bool {
+	t := tuning()
+	return s.size <= t.FlatMax && n <= t.FlatBytes
+}
 
 func tuning() *Tuning {
 	t, _ := Tune()

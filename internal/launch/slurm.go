@@ -37,8 +37,9 @@ func SlurmHosts() (hosts []Host, agent []string, ok bool, err error) {
 		}
 		hosts = append(hosts, Host{Name: n, Slots: slots})
 	}
-	// srun runs the agent as one task on exactly that node, inside this allocation.
-	agent = []string{"srun", "--nodes=1", "--ntasks=1", "--kill-on-bad-exit", "--nodelist"}
+	// srun runs the agent as one task on exactly that node, inside this allocation;
+	// unbuffered, since srun would otherwise hold the agent's frames until a newline.
+	agent = []string{"srun", "--unbuffered", "--nodes=1", "--ntasks=1", "--kill-on-bad-exit", "--nodelist"}
 	return hosts, agent, true, nil
 }
 

@@ -39,10 +39,10 @@ const maxKeyLen = 40
 //
 // Puts are kept until the next Fence, which sends them (each at most once: a value put
 // again unchanged is not resent) and then runs the server's barrier. A value, once
-// published at a fence, cannot change: Put refuses a different one (servers differ
-// on replacing values; Hydra's PMI-2 keeps the first). Get asks the
-// server for a value the first time it is wanted after a fence and keeps the answer
-// (found or not) until the next fence, in arrays indexed by rank or node.
+// published at a fence, cannot change: Put refuses a different one, because servers
+// differ on replacing values (Hydra's PMI-2 keeps the first). Get asks the server for
+// a value the first time it is wanted after a fence and keeps the answer (found or
+// not) until the next fence, in arrays indexed by rank or node.
 type Client struct {
 	d       dialect
 	version int // 1 or 2
@@ -56,17 +56,17 @@ type Client struct {
 	jobID         string
 	appnum        int
 
-	fmu sync.Mutex // one fence (or finalize) at a time
+	fmu  sync.Mutex        // one fence (or finalize) at a time
+	sent map[string]string // server key -> value this rank sent; guarded by fmu
 
 	mu    sync.Mutex // guards everything below
 	pend  []entry    // puts since the last fence
 	own   []entry    // this rank's own values, last put wins: visible to it at once
 	cache table      // values fetched from the server since the last fence
-	sent  map[string]string
-	epoch int   // fences completed
-	seq   uint64 // puts so far
-	err   error // first failed exchange in a Get (which cannot return it)
-	done  bool  // finalized
+	epoch int        // fences completed
+	seq   uint64     // puts so far
+	err   error      // first failed exchange in a Get (which cannot return it)
+	done  bool       // finalized
 }
 
 type entry struct {
@@ -310,6 +310,14 @@ func (c *Client) Fence() error {
 	c.pend = nil
 	sentUpTo := c.seq
 	c.mu.Unlock()
+	ok := false
+	defer func() {
+		if !ok { // keep the puts for a retry; those sent are not sent again
+			c.mu.Lock()
+			c.pend = append(pend, c.pend...)
+			c.mu.Unlock()
+		}
+	}()
 
 	// The last put of a (scope, key) wins; earlier ones are not sent.
 	for i, p := range pend {
@@ -332,7 +340,7 @@ func (c *Client) Fence() error {
 		}
 		sk := serverKey(p.scope, p.key, idx)
 		for _, e := range encode(sk, p.val, c.d.chunk()) {
-			if old, ok := c.sent[e.k]; ok && old == e.v {
+			if old, seen := c.sent[e.k]; seen && old == e.v {
 				continue
 			}
 			if err := c.d.put(e.k, e.v); err != nil {
@@ -349,6 +357,7 @@ func (c *Client) Fence() error {
 	if err := c.d.fence(); err != nil {
 		return err
 	}
+	ok = true
 	c.mu.Lock()
 	for i := range c.own {
 		if c.own[i].seq <= sentUpTo { // not put again while this fence ran

@@ -120,6 +120,8 @@ var pmi2Intro = []step{
 	{"cmd=info-getjobattr;key=PMI_process_mapping;", frame2("cmd=info-getjobattr-response;rc=0;found=FALSE;")},
 }
 
+const pmi2FenceGet = "cmd=kvs-get;jobid=j1;srcid=-1;key=mpigo-fence;"
+
 func frame2(body string) string { return fmt.Sprintf("%-6d%s", len(body), body) }
 
 // step is one request a scripted server expects and its raw answer ("" for none:
@@ -200,7 +202,6 @@ func concat(s ...[]step) []step {
 // TestServerErrors checks that every kind of failure ends in an error that says what
 // was wrong, within the deadline, never a hang.
 func TestServerErrors(t *testing.T) {
-	short := Options{Timeout: 200 * time.Millisecond, FenceTimeout: 200 * time.Millisecond}
 	for _, tc := range []struct {
 		name    string
 		version int
@@ -258,6 +259,13 @@ func TestServerErrors(t *testing.T) {
 			"server answered cmd=kvs-put-response rc=1 errmsg=full to kvs-put for key mpigo-shm-0"},
 		{"pmi2 fence never ends", 2, concat(pmi2Intro, []step{{"cmd=kvs-fence;", ""}}),
 			func(c *Client) error { return c.Fence() }, "no answer to kvs-fence within 200ms"},
+		{"pmi2 fence's wait never ends", 2, concat(pmi2Intro, []step{
+			{"cmd=kvs-fence;", frame2("cmd=kvs-fence-response;rc=0;")}, {pmi2FenceGet, ""}}),
+			func(c *Client) error { return c.Fence() }, "no answer to kvs-get for key mpigo-fence within 200ms"},
+		{"pmi2 fence key exists", 2, concat(pmi2Intro, []step{
+			{"cmd=kvs-fence;", frame2("cmd=kvs-fence-response;rc=0;")},
+			{pmi2FenceGet, frame2("cmd=kvs-get-response;rc=0;found=TRUE;value=1;")}}),
+			func(c *Client) error { return c.Fence() }, "has a value for mpigo-fence, which nobody puts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl, _, srv := socketpair(t, false)
@@ -267,12 +275,17 @@ func TestServerErrors(t *testing.T) {
 				steps = concat(steps[:len(pmi2Intro)], []step{
 					{"cmd=kvs-put;key=mpigo-host-0;value=x" + hexHost(t) + ";", frame2("cmd=kvs-put-response;rc=0;")},
 					{"cmd=kvs-fence;", frame2("cmd=kvs-fence-response;rc=0;")},
+					{pmi2FenceGet, frame2("cmd=kvs-get-response;rc=0;found=FALSE;")},
 					{"cmd=kvs-get;jobid=j1;srcid=-1;key=mpigo-host-0;", frame2("cmd=kvs-get-response;rc=0;found=TRUE;value=x" + hexHost(t) + ";")},
 				}, steps[len(pmi2Intro):])
 			}
 			scripted(t, srv, steps)
-			o := short
-			o.Version = tc.version
+			// Short deadlines only where the server is silent: elsewhere a slow machine
+			// must not turn a prompt answer into a timeout.
+			o := Options{Version: tc.version, Timeout: 10 * time.Second, FenceTimeout: 10 * time.Second}
+			if strings.Contains(tc.want, "no answer") {
+				o.Timeout, o.FenceTimeout = 200*time.Millisecond, 200*time.Millisecond
+			}
 			c, err := Start(cl, o, Env{Rank: 0, Size: 1})
 			if tc.act != nil {
 				if err != nil {
@@ -297,34 +310,86 @@ func hexHost(t *testing.T) string {
 
 // TestAbortDuringFence: Abort is sent even while another goroutine waits in a fence.
 func TestAbortDuringFence(t *testing.T) {
-	for _, version := range []int{1, 2} {
-		t.Run(strconv.Itoa(version), func(t *testing.T) {
-			j := newFakeJob(t, hydra41, 2, "(vector,(0,1,2))")
+	pmi2Mapped := concat(pmi2Intro[:3], []step{{pmi2Intro[3].want,
+		frame2("cmd=info-getjobattr-response;rc=0;found=TRUE;value=(vector,(0,1,2));")}})
+	pmi2Mapped[1].reply = frame2("cmd=fullinit-response;rc=0;rank=0;size=2;")
+	pmi1Mapped := concat(pmi1Intro[:5], []step{{pmi1Intro[5].want, "cmd=get_result rc=0 value=(vector,(0,1,2))\n"}})
+	for _, tc := range []struct {
+		version     int
+		intro       []step
+		fence, want string
+	}{
+		{1, pmi1Mapped, "cmd=barrier_in", "cmd=abort exitcode=3"},
+		{2, pmi2Mapped, "cmd=kvs-fence;", "cmd=abort;isworld=TRUE;msg=rank 0  gave up;"},
+	} {
+		t.Run(strconv.Itoa(tc.version), func(t *testing.T) {
 			cl, _, srv := socketpair(t, false)
-			j.serve(srv, 0)
-			o := testOpts
-			o.Version = version
-			c, err := Start(cl, o, Env{Rank: 0, Size: 2})
+			cmds := recorder(t, srv, tc.intro, tc.version == 2)
+			c, err := Start(cl, Options{Version: tc.version, Timeout: 10 * time.Second, FenceTimeout: time.Minute},
+				Env{Rank: 0, Size: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
 			fenced := make(chan error, 1)
-			go func() { fenced <- c.Fence() }() // rank 1 never comes: blocks at the server
+			go func() { fenced <- c.Fence() }() // rank 1 never comes: no answer
+			if got := <-cmds; got != tc.fence {
+				t.Fatalf("server got %q; want %q", got, tc.fence)
+			}
 			if err := c.Abort(3, "rank 0; gave up"); err != nil {
 				t.Fatal(err)
 			}
-			j.wait() // the server ends its session on abort
-			if err := <-fenced; err == nil {
-				t.Fatal("the fence succeeded without rank 1")
+			if got := <-cmds; got != tc.want {
+				t.Fatalf("server got %q; want %q", got, tc.want)
 			}
-			j.mu.Lock()
-			defer j.mu.Unlock()
-			want := map[int]string{1: "cmd=abort exitcode=3", 2: "cmd=abort;isworld=TRUE;msg=rank 0  gave up;"}[version]
-			if len(j.aborted) != 1 || j.aborted[0] != want {
-				t.Fatalf("server saw aborts %q; want %q", j.aborted, want)
+			srv.Close() // the process manager ends the job
+			if err := <-fenced; err == nil || !strings.Contains(err.Error(), "closed the connection") {
+				t.Fatalf("fence after the server hung up: %v", err)
 			}
 		})
 	}
+}
+
+// recorder answers intro, then passes every further command to the channel without
+// answering, until the connection closes.
+func recorder(t *testing.T, srv net.Conn, intro []step, framed bool) <-chan string {
+	cmds := make(chan string, 8)
+	done := make(chan struct{})
+	t.Cleanup(func() { srv.Close(); <-done })
+	go func() {
+		defer close(done)
+		br := bufio.NewReader(srv)
+		for i := 0; ; i++ {
+			var got string
+			if !framed || i == 0 {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				got = strings.TrimSuffix(line, "\n")
+			} else {
+				head := make([]byte, 6)
+				if _, err := ioReadFull(br, head); err != nil {
+					return
+				}
+				n, _ := strconv.Atoi(strings.TrimSpace(string(head)))
+				body := make([]byte, n)
+				if _, err := ioReadFull(br, body); err != nil {
+					return
+				}
+				got = string(body)
+			}
+			if i < len(intro) {
+				if got != intro[i].want {
+					t.Errorf("server got %q; want %q", got, intro[i].want)
+					return
+				}
+				srv.Write([]byte(intro[i].reply))
+				continue
+			}
+			cmds <- got
+		}
+	}()
+	return cmds
 }
 
 func TestEncode(t *testing.T) {
@@ -440,5 +505,97 @@ func TestGetBeforeFence(t *testing.T) {
 	}
 	if err := c.Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFenceRetry: a fence that fails keeps its puts, and the next one sends those the
+// server did not take (and not again those it took).
+func TestFenceRetry(t *testing.T) {
+	cl, _, srv := socketpair(t, false)
+	scripted(t, srv, concat(pmi1Intro, []step{
+		{"cmd=put kvsname=kvs_1_0 key=mpigo-pid-0 value=x01", "cmd=put_result rc=0\n"},
+		{"cmd=put kvsname=kvs_1_0 key=mpigo-tcp-0 value=x02", "cmd=put_result rc=1 msg=busy\n"},
+		{"cmd=put kvsname=kvs_1_0 key=mpigo-tcp-0 value=x02", "cmd=put_result rc=0\n"},
+		{"cmd=barrier_in", "cmd=barrier_out rc=0\n"},
+		{"cmd=finalize", "cmd=finalize_ack\n"},
+	}))
+	o := testOpts
+	o.Version = 1
+	c, err := Start(cl, o, Env{Rank: 0, Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Put(pm.Proc, pm.KeyPID, []byte{1})
+	c.Put(pm.Proc, pm.KeyTCP, []byte{2})
+	if err := c.Fence(); err == nil || !strings.Contains(err.Error(), "msg=busy for key mpigo-tcp-0") {
+		t.Fatalf("first fence: %v", err)
+	}
+	if err := c.Fence(); err != nil {
+		t.Fatalf("second fence: %v", err)
+	}
+	if err := c.Put(pm.Proc, pm.KeyTCP, []byte{3}); err == nil {
+		t.Fatal("changing a published value was accepted")
+	}
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Finalize(); err == nil {
+		t.Fatal("second Finalize succeeded")
+	}
+}
+
+// TestFenceIsBarrier: Fence returns only after every rank has called it, also over
+// Hydra's PMI-2, whose kvs-fence answers at once: rank 0's Fence must be held by the
+// server, not return, until rank 1 fences.
+func TestFenceIsBarrier(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		st      style
+		version int
+	}{
+		{"hydra-pmi1", hydra40, 1},
+		{"slurm-pmi1", slurm, 1},
+		{"hydra-pmi2", hydra41, 2},
+		{"slurm-pmi2", slurm, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := newFakeJob(t, tc.st, 2, "(vector,(0,1,2))")
+			held := make(chan int, 4)
+			j.onHold = held
+			cs := make([]*Client, 2)
+			for r := range cs {
+				cl, _, srv := socketpair(t, false)
+				j.serve(srv, r)
+				o := testOpts
+				o.Version = tc.version
+				c, err := Start(cl, o, Env{Rank: r, Size: 2, JobID: "7.0"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs[r] = c
+			}
+			done := make(chan error, 1)
+			go func() { done <- cs[0].Fence() }()
+			select {
+			case r := <-held:
+				if r != 0 {
+					t.Fatalf("the server holds rank %d", r)
+				}
+			case err := <-done:
+				t.Fatalf("rank 0's Fence returned (%v) before rank 1 called Fence", err)
+			}
+			if err := cs[1].Fence(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cs {
+				if err := c.Finalize(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j.wait()
+		})
 	}
 }

@@ -15,6 +15,12 @@
 // under a head key that gives their number. Under PMI-2 node-scoped values are also
 // stored as node attributes, from which the node's own ranks read them.
 //
+// Fence is a barrier on every server: Hydra's PMI-2 kvs-fence is not one (it answers
+// at once and holds gets until every process has fenced), so under PMI-2 a fence also
+// gets a key nobody puts, which Hydra holds until every rank has fenced and Slurm
+// answers at once. A value once published cannot change (Hydra's PMI-2 keeps the first
+// value of a key), so Put refuses a different value for a key published at a fence.
+//
 // The node map comes from the server's PMI_process_mapping; without one, ranks
 // exchange host names.
 package pmi

@@ -68,6 +68,8 @@ type fakeJob struct {
 	nodeAttr map[int32]map[string]string
 	arrived  int
 	gen      int
+	epochs   []int      // PMI-2 fences each rank made (Hydra style)
+	onHold   chan<- int // if set, told the rank whenever the server holds a rank's fence
 	aborted  []string
 	wg       sync.WaitGroup
 }
@@ -77,6 +79,7 @@ func newFakeJob(t *testing.T, st style, size int, mapping string) *fakeJob {
 		nodeAttr: map[int32]map[string]string{}}
 	j.cond = sync.NewCond(&j.mu)
 	j.nodeOf = make([]int32, size)
+	j.epochs = make([]int, size)
 	if mapping != "" {
 		n, _, err := ParseMapping(mapping, size)
 		if err != nil {
@@ -192,7 +195,7 @@ func (j *fakeJob) session(conn net.Conn, rank int) error {
 }
 
 // barrier returns once all ranks have called it.
-func (j *fakeJob) barrier() {
+func (j *fakeJob) barrier(rank int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	g := j.gen
@@ -203,9 +206,22 @@ func (j *fakeJob) barrier() {
 		j.cond.Broadcast()
 		return
 	}
+	if j.onHold != nil {
+		j.onHold <- rank
+	}
 	for j.gen == g {
 		j.cond.Wait()
 	}
+}
+
+// epochReached reports whether every rank has made as many fences as rank; j.mu held.
+func (j *fakeJob) epochReached(rank int) bool {
+	for _, e := range j.epochs {
+		if e < j.epochs[rank] {
+			return false
+		}
+	}
+	return true
 }
 
 func (j *fakeJob) lookup(key string) (string, bool) {
@@ -279,7 +295,7 @@ func (j *fakeJob) pmi1(conn net.Conn, br *bufio.Reader, rank int) error {
 				reply = "cmd=get_result rc=1"
 			}
 		case "barrier_in":
-			j.barrier()
+			j.barrier(rank)
 			reply = "cmd=barrier_out" + rc0
 		case "finalize":
 			reply = "cmd=finalize_ack" + rc0
@@ -355,13 +371,38 @@ func (j *fakeJob) pmi2(conn net.Conn, br *bufio.Reader, rank int) error {
 		case "kvs-put":
 			j.mu.Lock()
 			j.kvs[key] = val
+			j.cond.Broadcast()
 			j.mu.Unlock()
 			reply = "cmd=kvs-put-response;rc=0;"
 		case "kvs-fence":
-			j.barrier()
+			if j.st == slurm {
+				j.barrier(rank)
+			} else {
+				// Hydra: the fence answers at once; gets wait for the epoch instead.
+				j.mu.Lock()
+				j.epochs[rank]++
+				j.cond.Broadcast()
+				j.mu.Unlock()
+			}
 			reply = "cmd=kvs-fence-response;rc=0;"
 		case "kvs-get":
-			if v, ok := j.lookup(key); ok {
+			v, ok := j.lookup(key)
+			if !ok && j.st != slurm {
+				// Hydra holds a get of a missing key until every rank has reached
+				// the getter's epoch.
+				j.mu.Lock()
+				for held := false; ; held = true {
+					if v, ok = j.kvs[key]; ok || j.epochReached(rank) {
+						break
+					}
+					if !held && j.onHold != nil {
+						j.onHold <- rank
+					}
+					j.cond.Wait()
+				}
+				j.mu.Unlock()
+			}
+			if ok {
 				reply = "cmd=kvs-get-response;rc=0;found=TRUE;value=" + v + ";"
 			} else {
 				reply = "cmd=kvs-get-response;rc=0;found=FALSE;"

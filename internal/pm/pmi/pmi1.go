@@ -27,15 +27,11 @@ type pmi1 struct {
 // longer would be cut, so no line we send reaches it.
 const slurmLine = 1024
 
-// call sends req (one line, no '\n') and returns the reply, which must be cmd=want with
-// rc 0 unless miss is set; about names the subject for error messages.
+// call sends req (one line, without its '\n') and returns the reply, which must be
+// cmd=want (its rc is the caller's to judge); about names the subject for errors.
 func (w *pmi1) call(req, want, about string, d time.Duration) (fields, error) {
 	w.l.mu.Lock()
 	defer w.l.mu.Unlock()
-	return w.callLocked(req, want, about, d)
-}
-
-func (w *pmi1) callLocked(req, want, about string, d time.Duration) (fields, error) {
 	name := req
 	if i := strings.IndexByte(req, ' '); i >= 0 {
 		name = req[:i]
@@ -280,7 +276,7 @@ func (w *pmi1) jobID() string { return w.kvs }
 // enough that the whole put line stays under Slurm's 1024-byte read with mpigo's longest
 // key (maxKeyLen).
 func (w *pmi1) chunk() int {
-	c := w.valMax
+	c := w.valMax - 1 // vallen_max counts C's terminating NUL
 	if lim := slurmLine - 1 - len("cmd=put kvsname= key= value=\n") - len(w.kvs) - maxKeyLen; lim < c {
 		c = lim
 	}

@@ -144,16 +144,32 @@ func (w *pmi2) put(key, val string) error {
 	return err
 }
 
+// fenceKey is a key nobody puts: getting it after kvs-fence is the barrier's wait.
+const fenceKey = "mpigo-fence"
+
+// fence is kvs-fence followed by a get of a key nobody puts. Slurm's kvs-fence is a
+// barrier, and the get is answered found=FALSE at once by the node's slurmstepd. Hydra's
+// kvs-fence is not: it answers at once, and its server instead holds a kvs-get of a
+// missing key until every process has reached the getter's fence (its "epoch"); the
+// get makes the barrier that pm.Client's Fence promises.
 func (w *pmi2) fence() error {
-	_, err := w.call("kvs-fence", "", "", w.fenceTimeout)
+	if _, err := w.call("kvs-fence", "", "", w.fenceTimeout); err != nil {
+		return err
+	}
+	_, found, err := w.getTimeout(fenceKey, w.fenceTimeout)
+	if err == nil && found {
+		err = fmt.Errorf("pmi: the server has a value for %s, which nobody puts; the fence cannot wait on it", fenceKey)
+	}
 	return err
 }
 
 // get asks for a key after a fence. Slurm answers found=FALSE at once for a key nobody
-// put; Hydra would wait for the fence's epoch, which has passed.
-func (w *pmi2) get(key string) (string, bool, error) {
+// put; Hydra waits for the fence's epoch, which has passed (Fence waited for it).
+func (w *pmi2) get(key string) (string, bool, error) { return w.getTimeout(key, w.l.timeout) }
+
+func (w *pmi2) getTimeout(key string, d time.Duration) (string, bool, error) {
 	about := " for key " + key
-	f, err := w.call("kvs-get", "jobid="+w.jobid+";srcid=-1;key="+key+";", about, w.l.timeout)
+	f, err := w.call("kvs-get", "jobid="+w.jobid+";srcid=-1;key="+key+";", about, d)
 	if err != nil {
 		return "", false, err
 	}

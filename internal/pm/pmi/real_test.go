@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +16,10 @@ import (
 
 // The real process-manager tests start this test binary as the ranks of a job; with
 // envChild set, TestMain runs child instead of the tests.
-const envChild = "MPIGO_PMI_TEST_CHILD"
+const (
+	envChild      = "MPIGO_PMI_TEST_CHILD"
+	envChildAbort = "MPIGO_PMI_TEST_ABORT"
+)
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envChild) == "1" {
@@ -45,6 +49,22 @@ func child() error {
 	}
 	if c == nil {
 		return fmt.Errorf("FromEnv found no PMI process manager")
+	}
+	if os.Getenv(envChildAbort) == "1" {
+		// Rank 1 aborts while the others wait in a fence: the process manager must end
+		// them all. A rank that comes back from the fence reports it.
+		if c.Rank() == 1 {
+			if err := c.Abort(7, "rank 1 aborts the test job"); err != nil {
+				return err
+			}
+			// Not a fence: the others' fence must not complete before the kill comes.
+			<-time.After(time.Minute)
+			fmt.Printf("NOT KILLED rank 1 within a minute of its abort\n")
+			return fmt.Errorf("still running after an abort")
+		}
+		err := c.Fence()
+		fmt.Printf("NOT KILLED rank %d: fence returned %v\n", c.Rank(), err)
+		return fmt.Errorf("still running after an abort")
 	}
 	if err := exercise(c); err != nil {
 		return err
@@ -78,6 +98,19 @@ func exercise(c *Client) error {
 	if err := c.Fence(); err != nil {
 		return err
 	}
+	// Readers in parallel with the checks below: Get is safe for concurrent use.
+	var wg sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := n - 1; p >= 0; p-- {
+				c.Get(pm.Proc, pm.KeyTopo, p)
+				c.Get(pm.Node, pm.KeyNodeTopo, p)
+			}
+		}()
+	}
+	defer wg.Wait()
 	for p := 0; p < n; p++ {
 		if v, ok := c.Get(pm.Proc, pm.KeyTCP, p); !ok || !bytes.Equal(v, procValue(p)) {
 			return fmt.Errorf("Get(proc, tcp, %d) = %q, %v; want %q (err %v)", p, v, ok, procValue(p), c.Err())
@@ -116,9 +149,9 @@ func exercise(c *Client) error {
 	return c.Err()
 }
 
-// runJob runs the test binary as n ranks under a launcher command and checks each
-// rank said OK.
-func runJob(t *testing.T, n int, env []string, launcher ...string) {
+// runJob runs the test binary as n ranks on nodes nodes under a launcher command and
+// checks each rank said OK and saw the nodes.
+func runJob(t *testing.T, n, nodes int, env []string, launcher ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -128,28 +161,44 @@ func runJob(t *testing.T, n int, env []string, launcher ...string) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	if err != nil || strings.Count(out.String(), "OK rank") != n {
-		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(launcher, " "), err, out.String(), errb.String())
+	if err != nil || strings.Count(out.String(), "OK rank") != n ||
+		strings.Count(out.String(), fmt.Sprintf("/%d pmi-", nodes)) != n {
+		t.Fatalf("%s: %v (want %d ranks on %d nodes)\nstdout:\n%s\nstderr:\n%s",
+			strings.Join(launcher, " "), err, n, nodes, out.String(), errb.String())
 	}
 	t.Logf("%s\n%s", strings.Join(launcher, " "), out.String())
 }
 
+// TestHydra runs jobs under MPICH's mpiexec in each protocol and connection mode. Two
+// "nodes" on one machine: Hydra starts a proxy per host name and takes both the
+// machine's name and localhost as local, so the job spans two proxies (two node ids,
+// separate node attributes) without ssh.
 func TestHydra(t *testing.T) {
 	if _, err := exec.LookPath("mpiexec.mpich"); err != nil {
 		t.Skip("mpiexec.mpich (MPICH's Hydra) is not installed: apt-get install mpich")
 	}
+	host, _ := os.Hostname()
+	twoNodes := host != "" && host != "localhost"
 	for _, tc := range []struct {
-		name string
-		env  []string
-		args []string
+		name  string
+		env   []string
+		args  []string
+		nodes int
 	}{
-		{"pmi1-fd", nil, nil},
-		{"pmi1-port", nil, []string{"-pmi-port"}},
-		{"pmi2-fd", []string{EnvVersion + "=2"}, nil},
-		{"pmi2-port", []string{EnvVersion + "=2"}, []string{"-pmi-port"}},
+		{"pmi1-fd", nil, nil, 1},
+		{"pmi1-port", nil, []string{"-pmi-port"}, 1},
+		{"pmi2-fd", []string{EnvVersion + "=2"}, nil, 1},
+		{"pmi2-port", []string{EnvVersion + "=2"}, []string{"-pmi-port"}, 1},
+		{"pmi1-2nodes-block", nil, []string{"-hosts", host + ",localhost", "-ppn", "2"}, 2},
+		{"pmi1-2nodes-cyclic", nil, []string{"-hosts", host + ":1,localhost:1"}, 2},
+		{"pmi2-2nodes-block", []string{EnvVersion + "=2"}, []string{"-hosts", host + ",localhost", "-ppn", "2"}, 2},
+		{"pmi2-2nodes-cyclic-port", []string{EnvVersion + "=2"}, []string{"-pmi-port", "-hosts", host + ":1,localhost:1"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			runJob(t, 4, tc.env, append(append([]string{"mpiexec.mpich"}, tc.args...), "-n", "4")...)
+			if tc.nodes > 1 && !twoNodes {
+				t.Skipf("host name %q: cannot make two local host names", host)
+			}
+			runJob(t, 4, tc.nodes, tc.env, append(append([]string{"mpiexec.mpich"}, tc.args...), "-n", "4")...)
 		})
 	}
 }
@@ -168,7 +217,46 @@ func TestSlurm(t *testing.T) {
 		{"pmi1", []string{EnvVersion + "=1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			runJob(t, 4, tc.env, "srun", "--mpi=pmi2", "-n", "4", "--time=2")
+			runJob(t, 4, 1, tc.env, "srun", "--mpi=pmi2", "-n", "4", "--time=2")
+		})
+	}
+}
+
+// runAbort runs a job whose rank 1 aborts, and checks the launcher ends every rank
+// and fails.
+func runAbort(t *testing.T, env []string, launcher ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append(launcher[1:], os.Args[0], "-test.run=^$")
+	cmd := exec.CommandContext(ctx, launcher[0], args...)
+	cmd.Env = append(append(os.Environ(), envChild+"=1", envChildAbort+"=1"), env...)
+	out, err := cmd.CombinedOutput()
+	// A rank may print NOT KILLED: the others' fence can complete while the job is
+	// torn down (Hydra 4.0 does not know PMI-2's abort command and fails, ending the
+	// job with exit code 255). What matters is that the job ends, and fails.
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("%s: %v (context: %v); want the job ended by rank 1's abort\n%s", strings.Join(launcher, " "), err, ctx.Err(), out)
+	}
+	t.Logf("%s: %v\n%s", strings.Join(launcher, " "), err, out)
+}
+
+func TestHydraAbort(t *testing.T) {
+	if _, err := exec.LookPath("mpiexec.mpich"); err != nil {
+		t.Skip("mpiexec.mpich (MPICH's Hydra) is not installed: apt-get install mpich")
+	}
+	for _, v := range []string{"1", "2"} {
+		t.Run("pmi"+v, func(t *testing.T) { runAbort(t, []string{EnvVersion + "=" + v}, "mpiexec.mpich", "-n", "3") })
+	}
+}
+
+func TestSlurmAbort(t *testing.T) {
+	if os.Getenv("MPIGO_TEST_SLURM") != "1" {
+		t.Skip("set MPIGO_TEST_SLURM=1 to run under srun (after testdata/slurm-setup.sh)")
+	}
+	for _, v := range []string{"1", "2"} {
+		t.Run("pmi"+v, func(t *testing.T) {
+			runAbort(t, []string{EnvVersion + "=" + v}, "srun", "--mpi=pmi2", "-n", "3", "--time=2")
 		})
 	}
 }

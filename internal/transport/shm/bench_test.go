@@ -1,13 +1,28 @@
 package shm
 
 import (
+	"os"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/transport"
+	"golang.org/x/sys/unix"
 )
+
+// pin binds the calling goroutine's thread to one CPU when MPIGO_SHM_BENCH_PIN is set
+// (rank r to CPU r mod #CPUs), as the anchors bind each rank to a core (--bind-to core).
+func pin(rank int) {
+	if os.Getenv("MPIGO_SHM_BENCH_PIN") == "" {
+		return
+	}
+	runtime.LockOSThread()
+	var set unix.CPUSet
+	set.Set(rank % runtime.NumCPU())
+	unix.SchedSetaffinity(0, &set)
+}
 
 // The benchmarks run rank 0 in the benchmark process and rank 1 in a child process, both
 // spinning (no binding), as the anchors in shared/anchors/RESULTS.md were measured.
@@ -25,6 +40,7 @@ func sizeName(n int) string {
 // BenchmarkPingPong is the raw transport's one-way latency: half a round trip of one
 // packet of n payload bytes (one packet even at 64 KiB: shm_max_fragment).
 func BenchmarkPingPong(b *testing.B) {
+	pin(0)
 	j, tr := startJob(b, "echo", 2, "auto")
 	e := endpoint(b, tr, 1)
 	for _, n := range []int{8, 4096, 64 << 10} {
@@ -63,6 +79,7 @@ func BenchmarkPingPong(b *testing.B) {
 // copies them out; get sends a request per message and the receiver reads the message
 // with process_vm_readv and answers.
 func BenchmarkStream(b *testing.B) {
+	pin(0)
 	j, tr := startJob(b, "sink", 2, "auto")
 	e := endpoint(b, tr, 1)
 	cma, _ := tr.CMA()

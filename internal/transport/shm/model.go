@@ -25,57 +25,49 @@ func (l Locality) String() string {
 	return [...]string{"same core", "shared cache", "same socket", "other socket"}[l]
 }
 
-// Cost constants, measured on the reference machine (2-core Emerald Rapids KVM guest,
-// shared/anchors) with this package's benchmarks, two processes, unbound, in the shared
-// cache locality:
+// What does not depend on the host's copy speed, measured on the reference machine
+// (2 vCPUs of an AMD EPYC KVM guest, November 2026) with this package's benchmarks (two
+// processes spinning, unbound; best 1000-iteration chunk on a shared machine):
 //
-//	go test ./internal/transport/shm -run XXX -bench . -benchtime 2s
+//	go test ./internal/transport/shm -run XXX -bench . -benchtime 1s
 //
-// eagerFixed: one-way latency of an 8-byte ping-pong; eagerBW: the slope of the one-way
-// latency from 8 B to 4 KiB. Handshake: what a rendezvous adds before data moves (a
-// request and an answer, about two one-way small-packet latencies). pipeBW: streaming
-// bandwidth of 64 KiB fragments through the ring at 4 MiB (two copies overlapped);
-// getBWCache and getBWMem: process_vm_readv of a buffer that fits in the sender's L2,
-// and of one that does not. The numbers are in the package's tests' report (see
-// BenchmarkStream*); update them together.
+// eagerFixed: one-way latency of an 8-byte ping-pong through one compact cell (0.08-0.15
+// us; 0.25 allows for a busier engine). handshake: what a rendezvous adds before data
+// moves, a request and an answer, about two small-packet one-way latencies plus the
+// engine's matching. pipeEff: streaming fragments through the ring reached about 0.8
+// of one core's memcpy speed over a 4 MiB block (40-47 GB/s against 50-57 GB/s), since
+// sender and receiver copy at the same time but share the last-level cache.
 const (
-	eagerFixed   = 250 * time.Nanosecond
-	eagerBW      = 6.0e9
-	handshake    = 600 * time.Nanosecond
-	cmaSyscall   = 700 * time.Nanosecond // fixed part of a process_vm_readv
-	pipeBWCache  = 11e9
-	pipeBWMem    = 14e9
-	getBWCache   = 18e9
-	getBWMem     = 10e9
-	defaultCache = 1 << 20
+	eagerFixed = 250 * time.Nanosecond
+	handshake  = 600 * time.Nanosecond
+	pipeEff    = 0.8
 )
 
-// models builds the selection table of one endpoint. The point of the piecewise Get:
-// single copy wins while the sender's buffer sits in a cache the reader can pull from,
-// and loses to the two-copy pipeline (both cores copying at once) beyond it.
+// models builds the selection table of one endpoint from the host's calibrated copy
+// speeds (calibrate.go) and the two ranks' locality. Eager copies in, then out: half
+// the copy speed. Pipeline overlaps the two copies after the first fragment. Get is one
+// process_vm_readv: the kernel pins the sender's pages and copies once, which on some
+// hosts beats two overlapped copies (the anchors' Intel machine, 4 KiB-1 MiB) and on
+// others does not (this AMD guest: 8-15 GB/s against 40+ for the pipeline).
 func (t *Transport) models(peerPID, maxPayload int, cma bool) []transport.Model {
-	loc, cache := locality(&t.myCPUs, peerPID)
-	pipeCache, pipeMem, getCache, getMem := pipeBWCache, pipeBWMem, getBWCache, getBWMem
+	loc, _ := locality(&t.myCPUs, peerPID)
+	c := hostCosts()
+	pipe, get := c.copyBW*pipeEff, c.cmaBW
 	switch loc {
 	case SameCore:
-		// One core does both copies, one after the other.
-		pipeCache, pipeMem = pipeCache/2, pipeMem/2
-	case SameSocket:
-		getCache = getMem
+		// One core does both copies, one after the other, and no overlap is possible.
+		pipe = c.copyBW / 2
 	case OtherSocket:
-		// Not measured here (one socket); remote reads suffer more than streaming writes.
-		pipeCache, pipeMem, getCache, getMem = pipeCache*0.7, pipeMem*0.7, getMem*0.5, getMem*0.5
+		// Not measured (one socket here); remote reads suffer more than streaming writes.
+		pipe, get = pipe*0.7, get*0.5
 	}
-	fragFill := time.Duration(float64(maxPayload) / pipeMem * 1e9) // the first fragment is not overlapped
+	fragFill := time.Duration(float64(maxPayload) / c.copyBW * 1e9) // the first fragment is not overlapped
 	ms := []transport.Model{
-		{Protocol: transport.Eager, MinSize: 0, MaxSize: int64(t.opts.EagerLimit), Fixed: eagerFixed, Bandwidth: eagerBW},
-		{Protocol: transport.Pipeline, MinSize: 0, MaxSize: int64(cache), Fixed: handshake + fragFill, Bandwidth: pipeCache},
-		{Protocol: transport.Pipeline, MinSize: int64(cache), MaxSize: 0, Fixed: handshake + fragFill, Bandwidth: pipeMem},
+		{Protocol: transport.Eager, MinSize: 0, MaxSize: int64(t.opts.EagerLimit), Fixed: eagerFixed, Bandwidth: c.copyBW / 2},
+		{Protocol: transport.Pipeline, MinSize: 0, MaxSize: 0, Fixed: handshake + fragFill, Bandwidth: pipe},
 	}
-	if cma {
-		ms = append(ms,
-			transport.Model{Protocol: transport.Get, MinSize: 0, MaxSize: int64(cache), Fixed: handshake + cmaSyscall, Bandwidth: getCache},
-			transport.Model{Protocol: transport.Get, MinSize: int64(cache), MaxSize: 0, Fixed: handshake + cmaSyscall, Bandwidth: getMem})
+	if cma && c.cmaBW > 0 {
+		ms = append(ms, transport.Model{Protocol: transport.Get, MinSize: 0, MaxSize: 0, Fixed: handshake + c.cmaFixed, Bandwidth: get})
 	}
 	return ms
 }
@@ -90,7 +82,7 @@ func locality(mine *unix.CPUSet, peerPID int) (Locality, int) {
 	}
 	all := cpuList(mine, &theirs)
 	if len(all) == 0 {
-		return SharedCache, defaultCache
+		return SharedCache, l2Size(0)
 	}
 	cache := l2Size(all[0])
 	cores := map[string]bool{}
@@ -166,7 +158,7 @@ func l2Size(cpu int) int {
 			}
 		}
 	}
-	return defaultCache
+	return 1 << 20
 }
 
 // parseList reads a kernel CPU list such as "0-3,8".

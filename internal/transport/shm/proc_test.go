@@ -111,6 +111,7 @@ func TestChild(t *testing.T) {
 	}
 	rank, _ := strconv.Atoi(os.Getenv(envRank))
 	size, _ := strconv.Atoi(os.Getenv(envSize))
+	pin(rank)
 	tr, err := join(newFilePM(os.Getenv(envDir), os.Getenv(envJob), rank, size), os.Getenv(envMemory))
 	if err == nil {
 		err = children[role](tr)

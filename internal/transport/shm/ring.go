@@ -45,6 +45,7 @@ type outbound struct {
 	data     unsafe.Pointer
 	cons     *[2]uint64 // consumer's positions (shared)
 	closed   *uint32    // receiver's closed flag
+	block    *uint32    // our "blocked" flag in the receiver's slot
 	door     transport.Doorbell
 	cellMask uint64
 	nCells   uint64
@@ -126,6 +127,12 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 // blocked is the full-ring path. Every so often it checks that the receiver still
 // lives, so that a sender retrying against a dead peer gets ErrPeerGone, not a hang.
 func (e *outbound) blocked() error {
+	// Ask the receiver to ring our doorbell once it has made room, in case the engine
+	// goes to sleep before it retries. The engine retries after the flag is up, so
+	// either the receiver sees the flag or the retry sees the room.
+	if atomic.LoadUint32(e.block) == 0 {
+		atomic.StoreUint32(e.block, 1)
+	}
 	e.full++
 	if e.full%1024 == 0 && !e.live.alive() {
 		e.err = died(e.peer, e.live.pid)
@@ -147,6 +154,10 @@ type inbound struct {
 	dataPos  uint64
 	hdr      transport.Header // reused: handed to the handler, valid during the call
 	live     liveness
+	block    *uint32 // the sender's "blocked" flag
+	t        *Transport
+	door     transport.Doorbell // the sender's, attached when first needed
+	doorSeg  *segment
 }
 
 // drain hands the packets present to h, at most max of them.
@@ -191,7 +202,26 @@ func (in *inbound) drain(h transport.Handler, max int) int {
 		}
 		n++
 	}
+	if n > 0 && atomic.LoadUint32(in.block) != 0 {
+		atomic.StoreUint32(in.block, 0)
+		in.wakeSender()
+	}
 	return n
+}
+
+// wakeSender rings the doorbell of a sender that met a full ring. The receiver maps
+// the sender's segment for that, the first time only; if it cannot, the sender wakes
+// by its own timeout.
+func (in *inbound) wakeSender() {
+	if in.doorSeg == nil {
+		seg, err := in.t.openPeer(in.src)
+		if err != nil {
+			return
+		}
+		in.doorSeg = seg
+		in.door = transport.NewDoorbell(seg.u32(offDoorbell), seg.u32(offDoorbell+4))
+	}
+	in.door.Ring()
 }
 
 // pending reports whether a packet is waiting, without consuming it.

@@ -28,7 +28,8 @@ import (
 //	  line 2: connection generation: bumped by a sender after it set its bit
 //	  line 3..: connected bitmap, one bit per local sender
 //	slot s (slotSize bytes, page aligned), for the sender of local rank s:
-//	  line 0: sender's world rank + 1, sender's pid (written once by the sender)
+//	  line 0: sender's world rank + 1, sender's pid (written once by the sender), and
+//	          the sender's "blocked" flag (set when it met a full ring)
 //	  line 1: consumer positions (cells consumed, data bytes consumed), written by the owner
 //	  cells: nCells cells of 64 bytes, each a stamp word then 56 bytes
 //	  data: ringBytes bytes of payload, a power of two
@@ -54,6 +55,7 @@ const (
 	offConnected = 3 * lineSize
 
 	slotMeta  = 0
+	slotBlock = 8 // in the meta line: the sender found the ring full and may sleep
 	slotCons  = lineSize
 	slotCells = 2 * lineSize
 )

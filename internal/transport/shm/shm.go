@@ -3,24 +3,51 @@
 // out of a peer's memory with cross-memory attach (process_vm_readv) when the kernel
 // allows it.
 //
-// Every rank owns one segment (a memfd, or a file in /dev/shm where memfd is
-// unavailable) holding its doorbell and one ring slot per possible sender on the node.
-// A sender attaches to the receiver's segment the first time it asks for the
-// endpoint, claims the slot of its local rank and from then on writes packets there
-// with no system call, lock or allocation: a small message is one 64-byte cache line
-// published by a single atomic store. The receiver polls only the slots of senders
-// that have attached, and can sleep on its doorbell, which senders ring after every
-// packet (one atomic add when nobody sleeps).
+// # Set-up
 //
-// Set-up has two phases because peers' addresses are only known after the wire-up
-// fence: New creates the segment and Puts this rank's address (pm.KeyShm) and pid
-// (pm.KeyPID); the caller then runs pm.Client.Fence once for all transports, and calls
-// Start, after which Reaches, Endpoint and ReadFrom work. Nothing is attached before a
-// peer is actually talked to.
+// Peers' addresses are known only after the wire-up fence, so set-up has two phases:
 //
-// Concurrency: Poll must not run concurrently with itself, and Send on one endpoint
-// must not run concurrently with itself (the point-to-point engine serialises both).
-// Everything else is safe for concurrent use.
+//	t, err := shm.New(client, shm.Options{}) // creates the segment, puts pm.KeyShm and pm.KeyPID
+//	err = client.Fence()                      // the caller fences once, for all transports
+//	err = t.Start()                           // probes CMA; attaches to nobody
+//
+// Connections are lazy: the first Endpoint(peer) maps the peer's segment and claims
+// this rank's slot in it; a receiver learns of a new sender from a bit the sender sets
+// in the receiver's control block. Memory is spent only on pairs that talk.
+//
+// # Memory, and nothing left behind
+//
+// Every rank owns one segment: an anonymous memfd, which peers open through
+// /proc/<pid>/fd/<fd> (same user, no Yama restriction on reading /proc), so there is
+// never a name to remove and a rank killed with -9 leaves nothing. Where memfd fails
+// (or shm_memory=file) the segment is a file FilePrefix(job)+"<rank>-<pid>" in
+// /dev/shm, unlinked as soon as every local peer has attached, and at Close; the
+// launcher removes what killed ranks left with RemoveLeftovers(job).
+//
+// # Rings
+//
+// The segment holds the rank's doorbell and one slot per possible sender on the node
+// (indexed by local rank). The rings live in the receiver's memory: the receiver polls
+// its own pages and never maps anyone, and packets already written survive the death
+// of their sender. A slot is a ring of 64-byte cells (one per packet; a small eager
+// message fits whole in one cell, one cache line published by one atomic store) beside
+// a byte ring for larger payloads (ring.go). A sender writes with no system call, lock
+// or allocation, and rings the receiver's doorbell (one atomic add when nobody sleeps).
+// Poll looks only at the slots of senders that attached.
+//
+// # Protocols
+//
+// Eager packets and pipeline fragments (up to shm_max_fragment, 64 KiB) go through the
+// rings; Get is ReadFrom (process_vm_readv). Each endpoint's Models come from the host's
+// copy and CMA speeds, measured once per process in the background after Start
+// (calibrate.go),
+// and from the two ranks' locality (model.go).
+//
+// # Concurrency
+//
+// Poll must not run concurrently with itself, and Send on one endpoint must not run
+// concurrently with itself (the point-to-point engine serialises both). Everything
+// else is safe for concurrent use.
 package shm
 
 import (
@@ -42,7 +69,8 @@ import (
 var (
 	setRingSize = config.Size("shm_ring_size", 1<<20,
 		"payload ring bytes per sender→receiver pair on a node (rounded up to a power of two); "+
-			"pipelined messages stream through it, so it should hold several fragments")
+			"pipelined messages stream through it, so it should hold several fragments; left at "+
+			"the default it shrinks to 16 MiB/(local ranks-1), not below 256 KiB")
 	setCells = config.Int("shm_ring_cells", 256,
 		"packet slots (64 bytes each) per sender→receiver pair (rounded up to a power of two)")
 	setFragment = config.Size("shm_max_fragment", 64<<10,
@@ -70,9 +98,18 @@ type Options struct {
 	NoCMA       bool   // never offer Get
 }
 
-func (o Options) resolve() (Options, error) {
+// ringBudget bounds the default rings' memory per receiver: with many ranks on a node,
+// each pair's ring shrinks (not below 256 KiB, four 64 KiB fragments in flight) so that
+// a fully connected node of n ranks holds about n x 16 MiB, not n x (n-1) MiB.
+const ringBudget = 16 << 20
+
+func (o Options) resolve(localSize int) (Options, error) {
 	if o.RingSize == 0 {
 		o.RingSize = int(setRingSize.Get())
+		if _, src := setRingSize.Value(); src == config.Default && localSize > 2 {
+			share := 1 << (bits.Len(uint(ringBudget/(localSize-1))) - 1) // a power of two, rounded down
+			o.RingSize = max(256<<10, min(o.RingSize, share))
+		}
 	}
 	if o.Cells == 0 {
 		o.Cells = int(setCells.Get())
@@ -144,11 +181,11 @@ type Transport struct {
 // New creates this rank's segment and publishes its address with c.Put. The caller
 // must then run c.Fence and call Start.
 func New(c pm.Client, opts Options) (*Transport, error) {
-	o, err := opts.resolve()
+	localSize, localRank := c.LocalSize(), c.LocalRank()
+	o, err := opts.resolve(localSize)
 	if err != nil {
 		return nil, err
 	}
-	localSize, localRank := c.LocalSize(), c.LocalRank()
 	if localSize < 1 || localRank < 0 || localRank >= localSize {
 		return nil, fmt.Errorf("shm: local rank %d of %d: must be in [0, local size)", localRank, localSize)
 	}
@@ -199,6 +236,9 @@ func (t *Transport) Start() error {
 		t.cma, t.cmaWhy = probeCMA()
 	}
 	unix.SchedGetaffinity(0, &t.myCPUs)
+	// Calibrate in the background: the first Endpoint waits for it only if it comes
+	// within the few milliseconds calibration takes.
+	go hostCosts()
 	t.started = true
 	return nil
 }
@@ -246,11 +286,7 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	case t.c.NodeOf(peer) != t.node:
 		return nil, fmt.Errorf("shm: Endpoint(%d): peer is on node %d, this rank on node %d", peer, t.c.NodeOf(peer), t.node)
 	}
-	raw, ok := t.c.Get(pm.Proc, pm.KeyShm, peer)
-	if !ok {
-		return nil, fmt.Errorf("shm: Endpoint(%d): peer published no shm address (did every rank call New before the fence?)", peer)
-	}
-	a, err := decodeAddress(raw)
+	a, err := t.address(peer)
 	if err != nil {
 		return nil, fmt.Errorf("shm: Endpoint(%d): %w", peer, err)
 	}
@@ -284,6 +320,7 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 		data:       unsafe.Add(seg.base, slot+slotCells+l.cells*cellSize),
 		cons:       (*[2]uint64)(unsafe.Add(seg.base, slot+slotCons)),
 		closed:     seg.u32(offClosed),
+		block:      seg.u32(slot + slotMeta + slotBlock),
 		door:       door,
 		cellMask:   uint64(l.cells - 1),
 		nCells:     uint64(l.cells),
@@ -303,6 +340,23 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	e.models = t.models(a.pid, e.maxPayload, p.cma)
 	t.out[peer] = e
 	return e, nil
+}
+
+func (t *Transport) address(peer int) (address, error) {
+	raw, ok := t.c.Get(pm.Proc, pm.KeyShm, peer)
+	if !ok {
+		return address{}, errors.New("peer published no shm address (did every rank call New before the fence?)")
+	}
+	return decodeAddress(raw)
+}
+
+// openPeer maps peer's segment for ringing its doorbell (Poll's goroutine only).
+func (t *Transport) openPeer(peer int) (*segment, error) {
+	a, err := t.address(peer)
+	if err != nil {
+		return nil, err
+	}
+	return openSegment(a)
 }
 
 // Poll implements transport.Transport.
@@ -342,6 +396,8 @@ func (t *Transport) attach() {
 				dataMask: uint64(l.ringBytes - 1),
 				dataSize: uint64(l.ringBytes),
 				live:     newLiveness(pid),
+				block:    t.seg.u32(slot + slotMeta + slotBlock),
+				t:        t,
 			}
 			t.mu.Lock()
 			t.in = append(t.in, in)
@@ -466,6 +522,9 @@ func (t *Transport) Close() error {
 	}
 	for _, in := range t.in {
 		in.live.close()
+		if in.doorSeg != nil {
+			keep(unix.Munmap(in.doorSeg.mem))
+		}
 	}
 	for _, p := range t.peers {
 		if p.live != nil {

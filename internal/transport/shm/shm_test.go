@@ -308,12 +308,18 @@ func TestModels(t *testing.T) {
 	if best(8) != transport.Eager {
 		t.Errorf("8 B: %v, want eager", best(8))
 	}
-	if cma && loc == SharedCache {
-		for n, want := range map[int64]transport.Protocol{64 << 10: transport.Get, 1 << 20: transport.Get, 4 << 20: transport.Pipeline} {
-			if got := best(n); got != want {
-				t.Errorf("%d B: %v, want %v", n, got, want)
-			}
+	hasGet := false
+	for _, m := range e.Models() {
+		hasGet = hasGet || m.Protocol == transport.Get
+		if m.Bandwidth <= 0 || m.Fixed < 0 {
+			t.Errorf("%v: bandwidth %v, fixed %v", m.Protocol, m.Bandwidth, m.Fixed)
 		}
+	}
+	if hasGet != cma {
+		t.Errorf("Get offered: %v, CMA usable: %v", hasGet, cma)
+	}
+	for _, n := range []int64{4096, 64 << 10, 1 << 20, 4 << 20} {
+		t.Logf("%8d B: %v", n, best(n))
 	}
 }
 
@@ -351,5 +357,52 @@ func TestAddressRoundTrip(t *testing.T) {
 	}
 	if _, err := decodeAddress([]byte{9, 9}); err == nil {
 		t.Fatal("malformed address decoded")
+	}
+}
+
+func TestRingShrinksWithLocalSize(t *testing.T) {
+	if _, src := setRingSize.Value(); src != 0 {
+		t.Skip("shm_ring_size is set explicitly")
+	}
+	for _, c := range []struct{ local, want int }{{1, 1 << 20}, {2, 1 << 20}, {17, 1 << 20}, {18, 512 << 10}, {64, 256 << 10}, {1000, 256 << 10}} {
+		o, err := Options{}.resolve(c.local)
+		if err != nil || o.RingSize != c.want {
+			t.Errorf("%d local ranks: ring %d, %v; want %d", c.local, o.RingSize, err, c.want)
+		}
+	}
+}
+
+// TestFullRingWakesSender: a sender that met a full ring and sleeps on its doorbell is
+// woken by the receiver making room, not by its timeout.
+func TestFullRingWakesSender(t *testing.T) {
+	ts := inProcess(t, 2, Options{RingSize: 4096, Cells: 8, MaxFragment: 2048, EagerLimit: 1024})
+	e := endpoint(t, ts[0], 1)
+	h := transport.Header{Len: 8}
+	for {
+		err := e.Send(&h, make([]byte, 8))
+		if errors.Is(err, transport.ErrWouldBlock) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := ts[0].Doorbell()
+	seq := db.Seq()
+	done := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		db.Wait(seq, 5*time.Second)
+		done <- time.Since(start)
+	}()
+	var d discard
+	if ts[1].Poll(&d) == 0 {
+		t.Fatal("nothing to poll")
+	}
+	if took := <-done; took > 4*time.Second || db.Seq() == seq {
+		t.Fatalf("the blocked sender was not woken (slept %v)", took)
+	}
+	if err := e.Send(&h, make([]byte, 8)); err != nil {
+		t.Fatalf("after the wake-up: %v", err)
 	}
 }

@@ -35,6 +35,15 @@ mkdir -p /run/munge /var/log/munge /var/lib/munge
 chown munge:munge /run/munge /var/log/munge /var/lib/munge
 if ! munge -n </dev/null >/dev/null 2>&1; then
 	su -s /bin/sh munge -c /usr/sbin/munged
+	i=0
+	until munge -n </dev/null >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -ge 50 ]; then
+			echo "slurm-setup.sh: munged does not answer; see /var/log/munge/munged.log" >&2
+			exit 1
+		fi
+		sleep 0.2
+	done
 fi
 
 mkdir -p /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
@@ -89,4 +98,16 @@ while :; do
 	fi
 	sleep 1
 done
-echo "slurm-setup.sh: node $host is $state"
+
+# The controller may report the node idle from its saved state before slurmd has
+# registered: a real job step is the proof.
+i=0
+until timeout 30 srun -n 1 --time=1 true 2>/dev/null; do
+	i=$((i + 1))
+	if [ $i -ge 5 ]; then
+		echo "slurm-setup.sh: srun -n 1 true fails; see /var/log/slurm/" >&2
+		exit 1
+	fi
+	sleep 2
+done
+echo "slurm-setup.sh: node $host is $state; srun works"

@@ -1,0 +1,57 @@
+package mpi_test
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// underOtherLaunchers is the body the ranks run under MPICH's mpiexec and Slurm's srun:
+// the world, a ring of messages, a communicator of its own.
+func underOtherLaunchers(t *testing.T) {
+	must(t, mpi.Init())
+	w := mpi.World
+	if w.Size() != 4 {
+		t.Fatalf("size %d, want 4", w.Size())
+	}
+	got := []int{-1}
+	_, err := mpi.Sendrecv(w, []int{w.Rank()}, (w.Rank()+1)%4, 0, got, (w.Rank()+3)%4, 0)
+	must(t, err)
+	if got[0] != (w.Rank()+3)%4 {
+		t.Errorf("ring: got %d", got[0])
+	}
+	d, err := w.Dup()
+	must(t, err)
+	must(t, d.Barrier())
+	must(t, mpi.Finalize())
+}
+
+// runUnder runs this test's body as 4 ranks started by another launcher.
+func runUnder(t *testing.T, launcher ...string) {
+	if mpitest.IsRank(t) {
+		underOtherLaunchers(t)
+		return
+	}
+	if _, err := exec.LookPath(launcher[0]); err != nil {
+		t.Skipf("%s is not installed", launcher[0])
+	}
+	args := append(launcher[1:], os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd := exec.Command(launcher[0], args...)
+	cmd.Env = append(os.Environ(), "MPIGO_TEST_CHILD="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", launcher, err, out)
+	}
+}
+
+func TestUnderMPICHHydra(t *testing.T) { runUnder(t, "mpiexec.mpich", "-n", "4") }
+
+func TestUnderSlurmPMI2(t *testing.T) {
+	if os.Getenv("MPIGO_TEST_SLURM") != "1" && !mpitest.IsRank(t) {
+		t.Skip("set MPIGO_TEST_SLURM=1 with a running Slurm (internal/pm/pmi/testdata/slurm-setup.sh)")
+	}
+	runUnder(t, "srun", "--mpi=pmi2", "-n", "4")
+}
