@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/topo"
-	_ "github.com/mpigo/mpigo/mpi" // declares the library's settings
+	"github.com/mpigo/mpigo/mpi"
 )
 
 func version() string {
@@ -21,6 +24,9 @@ func version() string {
 }
 
 func infoCmd(args []string) int {
+	if len(args) > 0 && args[0] == "--probe" {
+		return probe()
+	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "mpigo\t%s\n", version())
 	fmt.Fprintf(w, "go\t%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
@@ -41,6 +47,15 @@ func infoCmd(args []string) int {
 		fmt.Printf("  this process may run on cpus %s\n", set)
 	}
 	fmt.Println()
+	fmt.Println("transports and protocols (a 2-rank probe job on this machine; MPIGO_* settings apply):")
+	if out, err := probeJob(); err != nil {
+		fmt.Printf("  probe failed: %v\n", err)
+	} else {
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			fmt.Println("  " + line)
+		}
+	}
+	fmt.Println()
 	fmt.Println("settings (flag: mpigo run --set NAME=VALUE; environment: MPIGO_NAME; file: NAME = VALUE):")
 	w = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "  NAME\tVALUE\tSOURCE\tMEANING")
@@ -52,5 +67,42 @@ func infoCmd(args []string) int {
 		}
 	}
 	w.Flush()
+	return 0
+}
+
+// probeJob runs `mpigo info --probe` as a 2-rank job and returns what rank 0 reports.
+func probeJob() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	var out, errb bytes.Buffer
+	code := launch.Run(launch.Spec{N: 2, Program: self, Args: []string{"info", "--probe"},
+		Stdout: &out, Stderr: &errb, Timeout: 30 * time.Second})
+	if code != 0 {
+		return "", fmt.Errorf("exit code %d: %s", code, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// probe is one rank of the probe job: rank 0 prints what it uses to reach rank 1.
+func probe() int {
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer mpi.Finalize()
+	// A first message makes the connection, so the endpoint reports its real models.
+	if mpi.World.Rank() == 0 {
+		mpi.Send(mpi.World, []byte{1}, 1, 0)
+		info, err := mpi.TransportInfo(1)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Print(info)
+	} else {
+		mpi.Recv(mpi.World, []byte{0}, 0, 0)
+	}
 	return 0
 }

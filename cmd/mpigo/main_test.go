@@ -382,9 +382,19 @@ func TestInfoListsSettingsWithSources(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	for _, want := range []string{"go1.", "cpus", "settings"} {
+	for _, want := range []string{"go1.", "cpus", "settings", "L1d", "transport shm", "rank 1 via shm",
+		"eager", "group_storage", "dense", "environment", "p2p_protocol", "auto", "default"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("info lacks %q:\n%s", want, out)
 		}
+	}
+	// A setting from a config file says so.
+	cfg := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(cfg, []byte("# mpigo settings\nshm_max_fragment = 32k\n"), 0o644)
+	cmd = exec.Command(mpigoBin, "info")
+	cmd.Env = append(os.Environ(), "MPIGO_CONFIG="+cfg)
+	out, _ = cmd.CombinedOutput()
+	if !regexp.MustCompile(`shm_max_fragment\s+32k\s+file`).Match(out) {
+		t.Errorf("a setting from the config file is not reported as such:\n%s", out)
 	}
 }
