@@ -22,6 +22,8 @@ type Comm struct {
 	// DistGraphCreate (topology*.go), nil for none.
 	topo any
 
+	idup sync.Mutex // orders duplications of this communicator (Dup, Idup)
+
 	mu    sync.Mutex
 	name  string
 	freed bool

@@ -202,3 +202,28 @@ func TestCommBadInput(t *testing.T) {
 		}
 	})
 }
+
+func TestIdup(t *testing.T) {
+	job(t, 3, func(t *testing.T, rank, size int) {
+		d, req, err := mpi.World.Idup()
+		must(t, err)
+		// The parent stays usable meanwhile, point-to-point and collectives.
+		got := []int{-1}
+		_, err = mpi.Sendrecv(mpi.World, []int{rank}, (rank+1)%size, 0, got, (rank+size-1)%size, 0)
+		must(t, err)
+		must(t, mpi.World.Barrier())
+		d2, req2, err := mpi.World.Idup()
+		must(t, err)
+		reqs := []mpi.Request{req, req2}
+		must(t, mpi.Waitall(reqs, nil))
+		for _, c := range []*mpi.Comm{d, d2} {
+			if c.Size() != size || c.Rank() != rank {
+				t.Fatalf("idup'd communicator: rank %d of %d", c.Rank(), c.Size())
+			}
+			must(t, c.Barrier())
+		}
+		if cmp, _ := mpi.CommCompare(d, d2); cmp != mpi.Congruent {
+			t.Errorf("two duplicates compare %v", cmp)
+		}
+	})
+}

@@ -215,6 +215,12 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.usable("Dup"); err != nil {
 		return nil, err
 	}
+	c.idup.Lock()
+	defer c.idup.Unlock()
+	return c.dup()
+}
+
+func (c *Comm) dup() (*Comm, error) {
 	ctx, err := allocCtx("Dup", c.all(), c.ctx, tagCtxAlloc)
 	if err != nil {
 		return nil, c.handle("Dup", err)
@@ -226,6 +232,52 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, c.handle("Dup", &Error{Class: ClassOther, Op: "Dup", Msg: "an attribute copy function failed", Err: err})
 	}
 	return d, nil
+}
+
+// Idup starts duplicating c and returns the new communicator at once, with a request
+// that completes when it is ready (MPI_Comm_idup); the new communicator must not be used
+// before then. Meanwhile c stays usable, collectives included.
+func (c *Comm) Idup() (*Comm, Request, error) {
+	if err := c.usable("Idup"); err != nil {
+		return nil, Request{}, err
+	}
+	d := &Comm{}
+	op := &bgOp{name: "Idup", done: make(chan struct{})}
+	c.idup.Lock() // duplications of one communicator run in call order, as MPI requires
+	go func() {
+		defer c.idup.Unlock()
+		defer close(op.done)
+		nd, err := c.dup()
+		if err != nil {
+			op.err = err
+			return
+		}
+		// The new communicator becomes visible to the caller through the request's
+		// completion, which orders these writes before any use.
+		d.ctx, d.rank, d.size, d.group, d.topo, d.errh, d.attrs = nd.ctx, nd.rank, nd.size, nd.group, nd.topo, nd.errh, nd.attrs
+	}()
+	return d, Request{c: c, x: op}, nil
+}
+
+// bgOp is an operation running in a goroutine of its own.
+type bgOp struct {
+	name string
+	done chan struct{}
+	err  error
+}
+
+func (o *bgOp) test() (Status, bool, error) {
+	select {
+	case <-o.done:
+		return Status{Source: AnySource, Tag: AnyTag}, true, o.err
+	default:
+		return Status{}, false, nil
+	}
+}
+
+func (o *bgOp) wait() (Status, error) {
+	<-o.done
+	return Status{Source: AnySource, Tag: AnyTag}, o.err
 }
 
 // Split partitions c: the ranks that pass the same color form a new communicator, ranked

@@ -228,10 +228,18 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 type Request struct {
 	q p2p.Request
 	c *Comm
+	x pendingOp // an operation that is not one message (a collective, Idup); nil for point-to-point
+}
+
+// pendingOp is a nonblocking operation made of more than one message, progressed in
+// the background.
+type pendingOp interface {
+	test() (Status, bool, error)
+	wait() (Status, error)
 }
 
 // IsNull reports whether r is the null request (completed, or never started).
-func (r *Request) IsNull() bool { return r.q.IsNull() }
+func (r *Request) IsNull() bool { return r.q.IsNull() && r.x == nil }
 
 func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
 	r, err := isend0(op, c, b, dest, tag, mode, persistent)
@@ -252,7 +260,7 @@ func isend0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persiste
 	} else {
 		q, err = eng.Isend(p2p.Bytes(b), w, tag, c.ctx, mode)
 	}
-	return Request{q, c}, mapErr(op, err)
+	return Request{q: q, c: c}, mapErr(op, err)
 }
 
 func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
@@ -274,7 +282,7 @@ func irecv0(op string, c *Comm, b []byte, src, tag int, persistent bool) (Reques
 	} else {
 		q, err = eng.Irecv(p2p.Bytes(b), w, tag, c.ctx)
 	}
-	return Request{q, c}, mapErr(op, err)
+	return Request{q: q, c: c}, mapErr(op, err)
 }
 
 // Isend starts sending buf to dest; buf must not change until the request completes.
@@ -329,6 +337,11 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 
 // Wait waits for r to complete and returns its status.
 func (r *Request) Wait() (Status, error) {
+	if r.x != nil {
+		st, err := r.x.wait()
+		r.x = nil
+		return st, r.c.handle("Wait", err)
+	}
 	st, err := eng.Wait(&r.q)
 	return r.c.status(st), r.c.handle("Wait", mapErr("Wait", err))
 }
@@ -341,6 +354,13 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 
 // Test reports whether r has completed, and its status if so.
 func (r *Request) Test() (Status, bool, error) {
+	if r.x != nil {
+		st, ok, err := r.x.test()
+		if ok {
+			r.x = nil
+		}
+		return st, ok, r.c.handle("Test", err)
+	}
 	st, ok, err := eng.Test(&r.q)
 	return r.c.status(st), ok, r.c.handle("Test", mapErr("Test", err))
 }
@@ -396,6 +416,18 @@ func Waitall(rs []Request, sts []Status) error {
 	putBack(rs, qs)
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].c.orWorld().status(ps[i])
+	}
+	for i := range rs { // operations of many messages complete on their own
+		if rs[i].x != nil {
+			st, xerr := rs[i].Wait()
+			if i < len(sts) {
+				sts[i] = st
+				sts[i].Err = xerr
+			}
+			if xerr != nil && err == nil {
+				err = xerr
+			}
+		}
 	}
 	if err != nil {
 		return &Error{Class: ClassInStatus, Op: "Waitall", Msg: "a request failed", Err: err}
@@ -540,5 +572,5 @@ func Imrecv[T Elem](buf []T, m *Message) (Request, error) {
 		return Request{}, errorf(ClassRequest, "Imrecv", "no message (from Mprobe or Improbe)")
 	}
 	q, err := eng.Imrecv(p2p.Bytes(asBytes(buf)), &m.m)
-	return Request{q, m.c}, mapErr("Imrecv", err)
+	return Request{q: q, c: m.c}, mapErr("Imrecv", err)
 }
