@@ -393,3 +393,11 @@ func rawFD(c net.Conn) (int, error) {
 	}
 	return fd, nil
 }
+
+// Describe is one line for `mpigo info` and diagnostics: where this rank listens and how
+// many connections it has refused (strangers, wrong secrets, replays).
+func (t *Transport) Describe() string {
+	n, _ := t.Refused()
+	return fmt.Sprintf("listening on %s, %d connections refused, packets up to %d bytes",
+		strings.Join(t.Addrs(), " "), n, t.maxPayload)
+}
