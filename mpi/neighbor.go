@@ -1,0 +1,208 @@
+package mpi
+
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// Neighbourhood collectives exchange data along the edges of a communicator's process
+// topology (MPI standard 7.6): every rank sends to its destinations and receives from
+// its sources, in the topology's neighbour order. For a Cartesian grid that order is, for
+// each dimension, the -1 then the +1 neighbour; a ProcNull neighbour (a non-periodic
+// edge) sends nothing and leaves its receive block untouched.
+
+const tagNeighbor = tagManage + 200
+
+// neighborExchange posts a receive per source and a send per destination on c's
+// collective context and waits for them all. On a Cartesian grid each message's tag
+// names the receiver's slot, so that in a dimension of size 1 or 2 (where the -1 and +1
+// neighbours are the same rank) each block lands in its place.
+func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []byte) error {
+	srcs, dsts, _ := c.neighbors()
+	_, cart := c.topo.(*cartTopo)
+	reqs := make([]p2p.Request, 0, len(srcs)+len(dsts))
+	fail := func(err error) error {
+		for i := range reqs {
+			eng.Cancel(&reqs[i])
+		}
+		eng.Waitall(reqs, nil)
+		return c.handle(op, mapErr(op, err))
+	}
+	for i, s := range srcs {
+		if s == ProcNull {
+			continue
+		}
+		tag := tagNeighbor
+		if cart {
+			tag += i
+		}
+		q, err := eng.Irecv(p2p.Bytes(recvBlock(i)), c.worldRank(s), tag, c.ctx+1)
+		if err != nil {
+			return fail(err)
+		}
+		reqs = append(reqs, q)
+	}
+	for j, d := range dsts {
+		if d == ProcNull {
+			continue
+		}
+		tag := tagNeighbor
+		if cart {
+			tag += j ^ 1 // our +1 neighbour receives us as its -1 neighbour, and back
+		}
+		q, err := eng.Isend(p2p.Bytes(sendBlock(j)), c.worldRank(d), tag, c.ctx+1, p2p.Standard)
+		if err != nil {
+			return fail(err)
+		}
+		reqs = append(reqs, q)
+	}
+	if err := eng.Waitall(reqs, nil); err != nil {
+		return c.handle(op, mapErr(op, err))
+	}
+	return nil
+}
+
+// neighborShape checks c has a topology and returns its in- and out-degree.
+func (c *Comm) neighborShape(op string) (in, out int, err error) {
+	if err := c.usable(op); err != nil {
+		return 0, 0, err
+	}
+	srcs, dsts, ok := c.neighbors()
+	if !ok {
+		return 0, 0, c.handle(op, errorf(ClassTopology, op,
+			"communicator %q has no process topology (make one with CartCreate, GraphCreate or DistGraphCreate)", c.Name()))
+	}
+	return len(srcs), len(dsts), nil
+}
+
+func checkBlocks(op, what string, counts, displs []int, n, size int) error {
+	if len(counts) < n || len(displs) < n {
+		return errorf(ClassArg, op, "%s: %d counts and %d displacements for %d neighbours", what, len(counts), len(displs), n)
+	}
+	for i := 0; i < n; i++ {
+		if counts[i] < 0 || displs[i] < 0 || displs[i]+counts[i] > size {
+			return errorf(ClassArg, op, "%s block %d: count %d at displacement %d outside the buffer of %d elements",
+				what, i, counts[i], displs[i], size)
+		}
+	}
+	return nil
+}
+
+func elemSize[T Elem]() int {
+	var z T
+	return int(unsafe.Sizeof(z))
+}
+
+// NeighborAllgather sends send to every destination and receives one block of
+// len(send) elements from each source into recv, in neighbour order
+// (MPI_Neighbor_allgather).
+func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
+	const op = "NeighborAllgather"
+	in, _, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	n := len(send)
+	if len(recv) < n*in {
+		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+	}
+	sb, rb := asBytes(send), asBytes(recv)
+	bs := n * elemSize[T]()
+	return c.neighborExchange(op, func(int) []byte { return sb }, func(i int) []byte { return rb[i*bs : (i+1)*bs] })
+}
+
+// NeighborAllgatherv is NeighborAllgather with the block from source i received as
+// counts[i] elements at displs[i] of recv (MPI_Neighbor_allgatherv).
+func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
+	const op = "NeighborAllgatherv"
+	in, _, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	if err := checkBlocks(op, "recv", counts, displs, in, len(recv)); err != nil {
+		return c.handle(op, err)
+	}
+	sb, rb, es := asBytes(send), asBytes(recv), elemSize[T]()
+	return c.neighborExchange(op, func(int) []byte { return sb },
+		func(i int) []byte { return rb[displs[i]*es : (displs[i]+counts[i])*es] })
+}
+
+// NeighborAlltoall sends block j of send to destination j and receives block i of recv
+// from source i, every block len(send)/outdegree elements (MPI_Neighbor_alltoall).
+func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
+	const op = "NeighborAlltoall"
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	if out == 0 {
+		return c.neighborExchange(op, nil, func(int) []byte { return nil })
+	}
+	if len(send)%out != 0 {
+		return c.handle(op, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out))
+	}
+	n := len(send) / out
+	if len(recv) < n*in {
+		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+	}
+	sb, rb := asBytes(send), asBytes(recv)
+	bs := n * elemSize[T]()
+	return c.neighborExchange(op, func(j int) []byte { return sb[j*bs : (j+1)*bs] },
+		func(i int) []byte { return rb[i*bs : (i+1)*bs] })
+}
+
+// NeighborAlltoallv is NeighborAlltoall with blocks of their own sizes and places
+// (MPI_Neighbor_alltoallv).
+func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	const op = "NeighborAlltoallv"
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	if err := checkBlocks(op, "send", scounts, sdispls, out, len(send)); err != nil {
+		return c.handle(op, err)
+	}
+	if err := checkBlocks(op, "recv", rcounts, rdispls, in, len(recv)); err != nil {
+		return c.handle(op, err)
+	}
+	sb, rb, es := asBytes(send), asBytes(recv), elemSize[T]()
+	return c.neighborExchange(op, func(j int) []byte { return sb[sdispls[j]*es : (sdispls[j]+scounts[j])*es] },
+		func(i int) []byte { return rb[rdispls[i]*es : (rdispls[i]+rcounts[i])*es] })
+}
+
+// background runs a blocking collective in a goroutine of its own, as the nonblocking
+// form's request.
+func (c *Comm) background(op string, f func() error) (Request, error) {
+	if err := c.usable(op); err != nil {
+		return Request{}, err
+	}
+	o := &bgOp{name: op, done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		o.err = f()
+	}()
+	return Request{c: c, x: o}, nil
+}
+
+// IneighborAllgather is the nonblocking NeighborAllgather.
+func IneighborAllgather[T Elem](c *Comm, send, recv []T) (Request, error) {
+	return c.background("IneighborAllgather", func() error { return NeighborAllgather(c, send, recv) })
+}
+
+// IneighborAllgatherv is the nonblocking NeighborAllgatherv.
+func IneighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
+	return c.background("IneighborAllgatherv", func() error { return NeighborAllgatherv(c, send, recv, counts, displs) })
+}
+
+// IneighborAlltoall is the nonblocking NeighborAlltoall.
+func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
+	return c.background("IneighborAlltoall", func() error { return NeighborAlltoall(c, send, recv) })
+}
+
+// IneighborAlltoallv is the nonblocking NeighborAlltoallv.
+func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
+	return c.background("IneighborAlltoallv", func() error {
+		return NeighborAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
+	})
+}
