@@ -109,6 +109,12 @@ func Finalize() error {
 		return errorf(ClassOther, "Finalize", "MPI is already finalised")
 	}
 	var err error
+	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
+	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
+	// waits in the fence below.
+	if eng != nil {
+		eng.BufferDetach() // an error only says no buffer was attached
+	}
 	if ferr := proc.Fence(); ferr != nil {
 		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "waiting for the other ranks", Err: ferr}
 	}
