@@ -71,6 +71,11 @@ func (k *collConn) Send(b []byte, dest, tag int) error {
 	return eng.Send(p2p.Bytes(b), k.c.worldRank(dest), tag, k.ctx, p2p.Standard)
 }
 
+func (k *collConn) Recv(b []byte, src, tag int) error {
+	_, err := eng.Recv(p2p.Bytes(b), k.c.worldRank(src), tag, k.ctx)
+	return err
+}
+
 func (k *collConn) Irecv(b []byte, src, tag int) (coll.Req, error) {
 	q, err := eng.Irecv(p2p.Bytes(b), k.c.worldRank(src), tag, k.ctx)
 	return coll.Req{Q: q}, err

@@ -93,6 +93,14 @@ func (c *memConn) Send(b []byte, dest, tag int) error {
 	return err
 }
 
+func (c *memConn) Recv(b []byte, src, tag int) error {
+	q, err := c.Irecv(b, src, tag)
+	if err != nil {
+		return err
+	}
+	return c.Wait(&q)
+}
+
 func (c *memConn) Irecv(b []byte, src, tag int) (Req, error) {
 	if src < 0 || src >= c.size || src == c.rank {
 		return Req{}, fmt.Errorf("rank %d: receive from %d", c.rank, src)

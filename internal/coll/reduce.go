@@ -14,7 +14,7 @@ func (s *Sched) Reduce(send, recv []byte, op Op, root int) {
 		s.copy(recv, send)
 		return
 	}
-	if tuning().Allreduce == "auto" && s.flat(len(send)) {
+	if s.flat(len(send)) {
 		s.reduceFlat(send, recv, root)
 		return
 	}

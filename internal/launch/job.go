@@ -338,10 +338,11 @@ func (n *node) signalAll(sig syscall.Signal) {
 // reapAll waits until every rank has been reported gone and every agent has ended,
 // then kills whatever the ranks left in their process groups.
 func (j *Job) reapAll() {
+	// With agents, the last word is each agent's end: a subtree whose agent is gone has
+	// no ranks left (they die with their parent), reported or not. Without agents, each
+	// local rank's exit.
 	agentsLeft := len(j.agents) - j.agentsGone
-	for (j.exited < j.spec.N && (len(j.agents) == 0 || agentsLeft > 0)) || agentsLeft > 0 {
-		// With agents, the last word is each agent's end: a subtree whose agent is gone
-		// has no ranks left (they die with their parent), reported or not.
+	for agentsLeft > 0 || len(j.agents) == 0 && j.exited < j.spec.N {
 		ev := <-j.events
 		switch {
 		case ev.exited && ev.rank >= 0 && ev.rank < len(j.finished) && !j.finished[ev.rank]:

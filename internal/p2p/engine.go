@@ -95,6 +95,9 @@ var (
 		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell")
 	setSleep = config.String("p2p_sleep", "1ms",
 		"longest sleep on the doorbell between checks (a dead peer rings nobody)")
+	setAdapt = config.Bool("p2p_adapt", true,
+		"let the receiver of a large message (32 KiB and more) choose between pipeline and get by timing both, "+
+			"where single copy is possible; false: the cost models alone decide")
 	setProtoInfo = config.Bool("proto_info", false,
 		"print each peer's protocol selection table to stderr when the peer is first used (like UCX_PROTO_INFO)")
 )
@@ -172,6 +175,7 @@ type Engine struct {
 	eagerCap int64
 	info     io.Writer
 	keepWild bool
+	adaptive bool // p2p_adapt, and no protocol forced
 
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
 
@@ -248,6 +252,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		e.info = os.Stderr
 	}
 	e.keepWild = opts.KeepWildcards
+	e.adaptive = e.force == "auto" && setAdapt.Get()
 	e.reqs = make([]*request, 0, 64)
 	e.pack = make([]byte, 64<<10)
 	return e, nil
@@ -276,6 +281,8 @@ type peer struct {
 	ctrl     []transport.Header // answers waiting to be sent (CTS, FIN, ACK)
 	ctrlHead int
 	inBusy   bool
+
+	adapt adaptive // large receives from this peer, timed by protocol (adapt.go)
 }
 
 func (p *peer) idle() bool {

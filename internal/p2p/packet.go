@@ -121,6 +121,16 @@ func (e *Engine) startRndv(r *request, src, tag int32, msgLen int64, sendID, add
 			e.complete(r)
 			return
 		}
+		if e.adaptive && r.expect >= adaptMin {
+			// The sender offers both: read its memory, or ask it to stream (adapt.go).
+			if p := e.peers[src]; p != nil && p.ep != nil && p.sc != nil {
+				if e.chooseRndv(p, r, p.table.lookup(r.expect)) == transport.Pipeline {
+					r.proto = transport.Pipeline
+					e.queueCtrl(src, kindCTS, sendID, r.cookie(), 0, r.expect)
+					return
+				}
+			}
+		}
 		// Read in the progress loop, outside the transport's Poll.
 		r.proto, r.addr = transport.Get, addr
 		e.gets.push(r)

@@ -30,9 +30,10 @@ func (e *Engine) Recv(b Buf, src, tag int, ctx uint32) (Status, error) {
 	e.mu.Lock()
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
+	r.private = true
 	r.setBuf(b)
 	e.startRecv(r)
-	if r.done.Load() == 0 {
+	if !r.fin {
 		e.block(nil, r, nil)
 	} else {
 		e.flush()

@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/transport"
@@ -54,6 +55,9 @@ type request struct {
 	internal   bool // a buffered send's carrier: the engine frees it on completion
 	orphan     bool // freed by the user while pending: the engine frees it on completion
 	matched    bool // receive: a message is matched to it
+	adapt      bool // receive: a rendezvous whose protocol this rank chose by measurement
+	private    bool // a blocking Send's or Recv's own request: no handle on it exists
+	fin        bool // a private request completed (set and read under e.mu)
 
 	ctx  uint32
 	peer int32 // send: destination; receive: source filter
@@ -69,6 +73,7 @@ type request struct {
 	got, expect int64          // receive: bytes arrived, bytes to arrive
 	seq         uint64         // receive: posting order in its context
 	boff        int            // buffered send: offset of the copy in the attached buffer
+	t0          time.Time      // adaptive receive: when its uncontended transfer began
 
 	st Status
 
@@ -78,7 +83,7 @@ type request struct {
 
 // pending reports whether r is an operation under way (not free, not complete). A
 // request the engine frees on completion (internal, orphan) is not pending after it.
-func (r *request) pending() bool { return r.inUse && r.started && r.done.Load() == 0 }
+func (r *request) pending() bool { return r.inUse && r.started && !r.fin && r.done.Load() == 0 }
 
 func (r *request) cookie() uint64 { return uint64(r.gen)<<32 | uint64(r.idx) }
 
@@ -117,7 +122,7 @@ func (e *Engine) lookup(c uint64, kind reqKind) *request {
 		return nil
 	}
 	r := e.reqs[idx]
-	if r.gen != uint32(c>>32) || !r.inUse || r.kind != kind || !r.started || r.done.Load() != 0 {
+	if r.gen != uint32(c>>32) || !r.inUse || r.kind != kind || !r.started || r.fin || r.done.Load() != 0 {
 		return nil
 	}
 	return r
@@ -126,6 +131,9 @@ func (e *Engine) lookup(c uint64, kind reqKind) *request {
 // complete marks r complete and wakes sleepers. The caller holds e.mu and has taken
 // r off every list.
 func (e *Engine) complete(r *request) {
+	if r.adapt {
+		e.adaptDone(r)
+	}
 	if r.internal {
 		e.bsendDone(r)
 		e.freeReq(r)
@@ -136,7 +144,13 @@ func (e *Engine) complete(r *request) {
 		return
 	}
 	r.pin = nil
-	r.done.Store(1)
+	if r.private {
+		// Only its blocking caller waits for it, and looks under e.mu: a plain write
+		// saves two locked exchanges (this one and freeReq's) per blocking call.
+		r.fin = true
+	} else {
+		r.done.Store(1)
+	}
 	if e.sleepers.Load() != 0 {
 		e.db.Ring()
 	}

@@ -73,6 +73,7 @@ func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
 	}
 	r := e.newReq()
 	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, mode, ctx, int32(dest), int32(tag)
+	r.private = true
 	r.setBuf(b)
 	e.startSend(r)
 	err := e.block(nil, r, nil)
@@ -163,6 +164,10 @@ func (e *Engine) startSend(r *request) {
 		}
 		if r.proto == transport.Get && (r.lay != nil || p.sc == nil) {
 			r.proto = transport.Pipeline
+		}
+		if r.size >= adaptMin && e.adaptive && r.lay == nil && p.sc != nil {
+			// Offer both protocols: the receiver chooses by measurement (adapt.go).
+			r.proto = transport.Get
 		}
 	}
 	if p.sendq.head == nil && e.sendFirst(p, r) {

@@ -10,7 +10,8 @@ import (
 )
 
 // block drives progress until r completes (r non-nil; checked without the lock, so a
-// request completed by another goroutine's progress is seen at once) or cond holds
+// request completed by another goroutine's progress is seen at once, except a private
+// one, seen when this goroutine next takes the lock) or cond holds
 // (cond non-nil; evaluated with e.mu held). It is entered and left with e.mu held.
 //
 // Idle policy: poll e.spin times, then poll and yield the OS thread e.yield times
@@ -20,7 +21,7 @@ import (
 // their request's flag and TryLock.
 func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 	ready := func() bool {
-		return (r != nil && r.done.Load() != 0) || (cond != nil && cond())
+		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
 	spins := 0
 	locked := true
@@ -49,6 +50,7 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 			if spins&31 == 0 {
 				runtime.Gosched() // other goroutines of this process may be what we wait for
 			}
+
 		case c != nil && c.Err() != nil:
 			e.mu.Lock()
 			return c.Err()
@@ -58,18 +60,20 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 			// Holding the lock: announce the sleep, then look one last time. A packet or
 			// a completion after this look rings the doorbell and Wait returns at once.
 			e.sleepers.Add(1)
-			seq := e.db.Seq()
+			seq := e.db.Prepare() // before the last look: shm rings only known sleepers
 			for _, a := range e.armers {
 				a.Arm()
 			}
 			if ready() || e.progressLocked() > 0 {
+				e.db.Leave()
 				e.sleepers.Add(-1)
 				spins = 0
 				locked = true
 				continue
 			}
 			e.mu.Unlock()
-			e.db.Wait(seq, e.sleep)
+			e.db.Sleep(seq, e.sleep)
+			e.db.Leave()
 			e.sleepers.Add(-1)
 			e.mu.Lock()
 			if e.db.Seq() == seq {

@@ -63,3 +63,36 @@ func futex(addr *uint32, op int, val uint32, ts *unix.Timespec) {
 	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), uintptr(op), uintptr(val),
 		uintptr(unsafe.Pointer(ts)), 0, 0)
 }
+
+// Prepare, Sleep and Leave are Wait in three steps, for a sleeper that checks for work
+// after announcing itself: seq := d.Prepare(); if no work { d.Sleep(seq, timeout) };
+// d.Leave(). A sleeper that follows this order is woken by WakeSleepers too, which
+// costs a ringer one load, not a read-modify-write, when nobody sleeps.
+func (d Doorbell) Prepare() uint32 {
+	atomic.AddUint32(d.sleepers, 1)
+	return atomic.LoadUint32(d.seq)
+}
+
+// Sleep sleeps until the ring count differs from seq, or timeout passes; the caller
+// has called Prepare (and calls Leave after).
+func (d Doorbell) Sleep(seq uint32, timeout time.Duration) {
+	if atomic.LoadUint32(d.seq) == seq {
+		ts := unix.NsecToTimespec(int64(timeout))
+		futex(d.seq, futexWait, seq, &ts)
+	}
+}
+
+// Leave ends what Prepare began.
+func (d Doorbell) Leave() { atomic.AddUint32(d.sleepers, ^uint32(0)) }
+
+// WakeSleepers is Ring for doorbells whose sleepers all use Prepare, Sleep and Leave
+// (the point-to-point engine does): the ring count moves only when someone sleeps. The
+// work the sleeper checks for must have been published (with an atomic store) before.
+// Either the sleeper's Prepare comes first, and this sees it and rings, or it comes
+// after, and the sleeper's check sees the work.
+func (d Doorbell) WakeSleepers() {
+	if atomic.LoadUint32(d.sleepers) != 0 {
+		atomic.AddUint32(d.seq, 1)
+		futex(d.seq, futexWake, 1<<30, nil)
+	}
+}

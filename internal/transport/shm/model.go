@@ -64,7 +64,10 @@ func (t *Transport) models(peerPID, maxPayload int, cma bool) []transport.Model 
 	fragFill := time.Duration(float64(maxPayload) / c.copyBW * 1e9) // the first fragment is not overlapped
 	ms := []transport.Model{
 		{Protocol: transport.Eager, MinSize: 0, MaxSize: int64(t.opts.EagerLimit), Fixed: eagerFixed, Bandwidth: c.copyBW / 2},
-		{Protocol: transport.Pipeline, MinSize: 0, MaxSize: 0, Fixed: handshake + fragFill, Bandwidth: pipe},
+		// A message of one fragment is copied in, then out: nothing overlaps. Longer
+		// ones overlap the copies after the first fragment.
+		{Protocol: transport.Pipeline, MinSize: 0, MaxSize: int64(maxPayload), Fixed: handshake, Bandwidth: c.copyBW / 2},
+		{Protocol: transport.Pipeline, MinSize: int64(maxPayload) + 1, MaxSize: 0, Fixed: handshake + fragFill, Bandwidth: pipe},
 	}
 	if cma && c.cmaBW > 0 {
 		ms = append(ms, transport.Model{Protocol: transport.Get, MinSize: 0, MaxSize: 0, Fixed: handshake + c.cmaFixed, Bandwidth: get})

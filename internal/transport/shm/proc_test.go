@@ -418,10 +418,11 @@ func TestPeerKilled(t *testing.T) {
 			got := false
 			db := tr.Doorbell()
 			for deadline := time.Now().Add(20 * time.Second); !got; {
-				seq := db.Seq()
+				seq := db.Prepare()
 				if tr.Poll(handlerFunc(func(h *transport.Header, p []byte) { got = string(p) == "hello" })) == 0 {
-					db.Wait(seq, 100*time.Millisecond)
+					db.Sleep(seq, 100*time.Millisecond)
 				}
+				db.Leave()
 				if time.Now().After(deadline) {
 					t.Fatal("no packet from rank 1")
 				}

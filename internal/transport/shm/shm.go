@@ -398,6 +398,9 @@ func (t *Transport) attach() {
 				live:     newLiveness(pid),
 				block:    t.seg.u32(slot + slotMeta + slotBlock),
 				t:        t,
+				// Less than the ring by a margin, so a sender never finds it full
+				// while this rank has drained it (ring.go).
+				lazyCells: uint64(max(l.cells/4, 1)),
 			}
 			t.mu.Lock()
 			t.in = append(t.in, in)

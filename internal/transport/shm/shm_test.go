@@ -248,11 +248,11 @@ func TestDoorbellWakes(t *testing.T) {
 		start := time.Now()
 		close(ready)
 		for ts[1].Poll(&d) == 0 {
-			seq := db.Seq()
-			if ts[1].Pending() {
-				continue
+			seq := db.Prepare()
+			if !ts[1].Pending() {
+				db.Sleep(seq, 5*time.Second)
 			}
-			db.Wait(seq, 5*time.Second)
+			db.Leave()
 		}
 		woke <- time.Since(start)
 	}()

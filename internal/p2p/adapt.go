@@ -1,0 +1,137 @@
+package p2p
+
+import (
+	"fmt"
+	"os"
+	"math/bits"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// Adaptive rendezvous: which of pipeline (two copies, overlapped) and get (one
+// single-copy read) is faster for a large message is not a property of the host
+// alone. On the shared VM this was tuned on, pipelining ran at 25-40 GB/s in some
+// periods and 7-9 GB/s in others (with the two ranks' vCPUs placed differently by the
+// host), while process_vm_readv stayed at 10-16 GB/s; a start-up calibration inside
+// one process cannot see which period it is in. So for messages of adaptMin bytes
+// and more, when a single-copy route exists, the sender offers both (a get request
+// carrying its address) and the receiver chooses: it times uncontended transfers of
+// each protocol per size class (from the match to the last byte in place) and takes
+// the faster, trying the other one now and then.
+
+// adaptMin is the smallest message whose protocol the receiver chooses by measurement.
+const adaptMin = 32 << 10
+
+// adaptProbe: one in this many uncontended large receives tries the protocol that is
+// not the best at the moment, so that a change of conditions is noticed.
+const adaptProbe = 32
+
+const adaptClasses = 12 // size classes 32 KiB, 64 KiB, ... 32 MiB and above
+
+// adaptive is a receiver's record of one sender's large transfers.
+type adaptive struct {
+	inflight int // adaptive receives from this peer under way
+	class    [adaptClasses]struct {
+		nsPerKB [2]float64 // moving average; index 0 pipeline, 1 get; 0: no sample yet
+		decided uint32     // uncontended decisions made
+	}
+}
+
+func adaptClass(n int64) int {
+	c := bits.Len64(uint64(n)) - bits.Len64(adaptMin)
+	return min(max(c, 0), adaptClasses-1)
+}
+
+func protoIdx(p transport.Protocol) int {
+	if p == transport.Get {
+		return 1
+	}
+	return 0
+}
+
+// chooseRndv decides how receive r takes a large message offered for get from peer
+// p; table is what the cost models say. It starts r's timing when the transfer will
+// run alone, so that the sample measures the protocol, not a queue.
+func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) transport.Protocol {
+	a := &p.adapt
+	c := &a.class[adaptClass(r.expect)]
+	a.inflight++
+	r.adapt = true
+	pipe, get := c.nsPerKB[0], c.nsPerKB[1]
+	best := table
+	switch {
+	case pipe > 0 && get > 0:
+		best = transport.Pipeline
+		if get < pipe {
+			best = transport.Get
+		}
+	case pipe > 0:
+		best = transport.Pipeline
+	case get > 0:
+		best = transport.Get
+	}
+	if a.inflight > 1 {
+		return best // under contention: no sample
+	}
+	r.t0 = time.Now()
+	c.decided++
+	other := transport.Get
+	if best == transport.Get {
+		other = transport.Pipeline
+	}
+	if pipe == 0 || get == 0 {
+		if c.decided == 1 {
+			return best // the models' choice first
+		}
+		return other
+	}
+	// Try the other protocol now and then: the further behind it is, the more a try
+	// costs and the less likely conditions have changed that much.
+	every := uint32(adaptProbe)
+	if ratio := max(pipe, get) / min(pipe, get); ratio > 3 {
+		every *= 16
+	} else if ratio > 1.5 {
+		every *= 4
+	}
+	if c.decided%every == 0 {
+		return other
+	}
+	return best
+}
+
+// adaptDone records the end of an adaptive receive. The caller holds e.mu.
+func (e *Engine) adaptDone(r *request) {
+	r.adapt = false
+	p := e.peers[r.st.Source]
+	if p == nil {
+		return
+	}
+	a := &p.adapt
+	a.inflight--
+	if r.t0.IsZero() || r.st.Err != nil || r.got < adaptMin {
+		r.t0 = time.Time{}
+		return
+	}
+	ns := float64(time.Since(r.t0).Nanoseconds()) / float64(r.got) * 1024
+	r.t0 = time.Time{}
+	c := &a.class[adaptClass(r.got)]
+	i := protoIdx(r.proto)
+	if debugAdapt {
+		fmt.Fprintf(os.Stderr, "adapt rank %d class %d %v %.1f ns/KB (avg %.1f %.1f)\n", e.self, adaptClass(r.got), r.proto, ns, c.nsPerKB[0], c.nsPerKB[1])
+	}
+	// Interference (a descheduled rank, a neighbour's burst) only ever slows a
+	// transfer, by up to a whole time slice: a faster sample is believed at once
+	// (half way), a slower one slowly and at most twice the estimate, so one outlier
+	// does not switch protocols but a lasting slow-down does, after a dozen samples.
+	switch old := c.nsPerKB[i]; {
+	case old == 0:
+		c.nsPerKB[i] = ns
+	case ns < old:
+		c.nsPerKB[i] = old + 0.5*(ns-old)
+	default:
+		c.nsPerKB[i] = old + 0.1*(min(ns, 2*old)-old)
+	}
+}
+
+var debugAdapt = os.Getenv("MPIGO_ADAPT_DEBUG") != ""

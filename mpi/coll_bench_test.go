@@ -1,0 +1,39 @@
+package mpi_test
+
+import (
+	"testing"
+
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// BenchmarkCollOverhead measures the per-call cost of the collective layer alone: on
+// a job of one rank no message moves, so what is left is argument checks, the
+// communicator's state, the schedule and its pools. Run it alone
+// (go test -run XXX -bench CollOverhead): the process must not have finalised MPI.
+func BenchmarkCollOverhead(b *testing.B) {
+	if !mpi.Initialized() {
+		if err := mpi.Init(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if mpi.Finalized() {
+		b.Skip("MPI was finalised by an earlier test")
+	}
+	send, recv := []float64{1}, []float64{0}
+	b.Run("Barrier", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := mpi.World.Barrier(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Allreduce8", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := mpi.Allreduce(mpi.World, send, recv, mpi.Sum); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
