@@ -16,33 +16,15 @@ const window = 64
 var sizes = []int{1024, 65536, 1048576, 4194304}
 
 func main() {
-	if err := mpi.Init(); err != nil {
-		osu.Die("%v", err)
-	}
+	w := osu.Pair("bibw")
 	defer mpi.Finalize()
-	w := mpi.World
-	if w.Size() != 2 {
-		if w.Rank() == 0 {
-			osu.Die("bibw needs exactly 2 ranks")
-		}
-		mpi.Abort(1)
-	}
 	scale := osu.Scale()
 	maxsz := sizes[len(sizes)-1]
 	sbuf, rbuf := osu.Buffer(maxsz), osu.Buffer(maxsz)
 	reqs := make([]mpi.Request, 2*window)
 	peer := 1 - w.Rank()
 	for _, n := range sizes {
-		iters, skip := 20, 2
-		switch {
-		case n <= 1024:
-			iters, skip = 5000, 500
-		case n <= 65536:
-			iters, skip = 500, 50
-		case n <= 1048576:
-			iters, skip = 60, 6
-		}
-		iters, skip = osu.Scaled(iters, scale), osu.Scaled(skip, scale)
+		iters, skip := osu.BandwidthIters(n, scale)
 		s, r := sbuf[:n], rbuf[:n]
 		if err := w.Barrier(); err != nil {
 			osu.Die("%v", err)

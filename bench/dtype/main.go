@@ -10,10 +10,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/mpigo/mpigo/bench/osu"
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -37,18 +37,6 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return 0.5 * (s[n/2-1] + s[n/2])
-}
-
-func scale() float64 {
-	s := os.Getenv("ANCHOR_SCALE")
-	if len(os.Args) > 1 {
-		s = os.Args[1]
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v <= 0 {
-		return 1
-	}
-	return v
 }
 
 // alloc returns n float64s, touched before timing as xalloc does.
@@ -148,7 +136,7 @@ func benchType(name string, mk func() (*datatype.Type, error), src []float64, ex
 }
 
 func main() {
-	nreps := min(max(int(reps*scale()), 1), reps)
+	nreps := min(max(int(reps*osu.Scale()), 1), reps)
 
 	vsrc := alloc(2 * vcount)
 	for i := range vsrc {

@@ -14,17 +14,8 @@ import (
 var sizes = []int{0, 1, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304}
 
 func main() {
-	if err := mpi.Init(); err != nil {
-		osu.Die("%v", err)
-	}
+	w := osu.Pair("lat")
 	defer mpi.Finalize()
-	w := mpi.World
-	if w.Size() != 2 {
-		if w.Rank() == 0 {
-			osu.Die("lat needs exactly 2 ranks")
-		}
-		mpi.Abort(1)
-	}
 	scale := osu.Scale()
 	maxsz := sizes[len(sizes)-1]
 	sbuf, rbuf := osu.Buffer(maxsz), osu.Buffer(maxsz)

@@ -7,7 +7,40 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/mpigo/mpigo/mpi"
 )
+
+// Pair starts MPI for a benchmark of exactly two ranks, as the C programs require, and
+// returns the world; the caller defers mpi.Finalize.
+func Pair(name string) *mpi.Comm {
+	if err := mpi.Init(); err != nil {
+		Die("%v", err)
+	}
+	w := mpi.World
+	if w.Size() != 2 {
+		if w.Rank() == 0 {
+			fmt.Fprintf(os.Stderr, "%s needs exactly 2 ranks\n", name)
+		}
+		mpi.Abort(1)
+	}
+	return w
+}
+
+// BandwidthIters is the iteration count and warm-up of the bandwidth programs for a
+// message size, as bw.c has them.
+func BandwidthIters(n int, scale float64) (iters, skip int) {
+	iters, skip = 20, 2
+	switch {
+	case n <= 1024:
+		iters, skip = 5000, 500
+	case n <= 65536:
+		iters, skip = 500, 50
+	case n <= 1048576:
+		iters, skip = 60, 6
+	}
+	return Scaled(iters, scale), Scaled(skip, scale)
+}
 
 // Scale is the iteration scale: the first argument, else $ANCHOR_SCALE, else 1.
 func Scale() float64 {
