@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -42,15 +41,11 @@ type collState struct {
 	conn collConn
 }
 
-var collStates sync.Map // *Comm -> *collState
-
+// coll returns c's collective state, made on first use (after the communicator's
+// context is final, also for one made by Idup).
 func (c *Comm) coll() *collState {
-	if v, ok := collStates.Load(c); ok {
-		return v.(*collState)
-	}
-	st := &collState{conn: collConn{c: c, ctx: c.ctx + 1}}
-	v, _ := collStates.LoadOrStore(c, st)
-	return v.(*collState)
+	c.collOnce.Do(func() { c.cs = &collState{conn: collConn{c: c, ctx: c.ctx + 1}} })
+	return c.cs
 }
 
 // collConn is coll.Conn over the engine, on c's collective context.

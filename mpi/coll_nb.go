@@ -17,14 +17,8 @@ import (
 // wait on their requests in different orders cannot deadlock. Test and Wait advance
 // the schedules too, so a request found complete is reported at once.
 
-// CollRequest is a nonblocking collective under way. Until Wait or Test reports it
-// complete, its buffers belong to MPI. The zero value is the null request.
-//
-// It is a type of its own until Request can carry a collective schedule too.
-type CollRequest struct {
-	x *collOp
-}
-
+// A nonblocking collective is a Request whose operation is a collOp: until Wait or
+// Test reports it complete, its buffers belong to MPI.
 type collOp struct {
 	s    *coll.Sched
 	name string
@@ -40,12 +34,9 @@ var nbColl struct {
 	running bool // the progress goroutine is alive
 }
 
-// IsNull reports whether r is the null request (completed, or never started).
-func (r *CollRequest) IsNull() bool { return r.x == nil }
-
-func startColl(name string, s *coll.Sched, err error) (CollRequest, error) {
+func startColl(c *Comm, name string, s *coll.Sched, err error) (Request, error) {
 	if err != nil {
-		return CollRequest{}, err
+		return Request{}, err
 	}
 	x := &collOp{s: s, name: name, ch: make(chan struct{})}
 	nbColl.mu.Lock()
@@ -56,7 +47,7 @@ func startColl(name string, s *coll.Sched, err error) (CollRequest, error) {
 		go progressLoop()
 	}
 	nbColl.mu.Unlock()
-	return CollRequest{x}, nil
+	return Request{c: c, x: x}, nil
 }
 
 // progressColl advances every schedule not lent out; finished ones leave the list.
@@ -127,24 +118,7 @@ func progressLoop() {
 	}
 }
 
-// Test reports whether r has completed, advancing every outstanding collective.
-func (r *CollRequest) Test() (Status, bool, error) {
-	st, done, err := r.x.test()
-	if done {
-		r.x = nil
-	}
-	return st, done, err
-}
-
-// Wait waits for r to complete.
-func (r *CollRequest) Wait() (Status, error) {
-	st, err := r.x.wait()
-	r.x = nil
-	return st, err
-}
-
-// test and wait are CollRequest's Test and Wait on the operation itself (nil: the
-// null request), for Request to call once it carries collectives too.
+// test and wait are a collective request's Test and Wait (nil: the null request).
 func (x *collOp) test() (Status, bool, error) {
 	empty := Status{Source: AnySource, Tag: AnyTag}
 	if x == nil {
@@ -173,100 +147,100 @@ func (x *collOp) wait() (Status, error) {
 }
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.
-func (c *Comm) Ibarrier() (CollRequest, error) {
+func (c *Comm) Ibarrier() (Request, error) {
 	s, err := begin(c, call{op: "Ibarrier", kind: kBarrier, root: noRoot, nonblocking: true}, 1)
 	if err == nil {
 		s.Barrier()
 	}
-	return startColl("Ibarrier", s, err)
+	return startColl(c, "Ibarrier", s, err)
 }
 
 // Ibcast starts a Bcast.
-func Ibcast[T Elem](c *Comm, buf []T, root int) (CollRequest, error) {
+func Ibcast[T Elem](c *Comm, buf []T, root int) (Request, error) {
 	s, err := bcast("Ibcast", c, buf, root, true)
-	return startColl("Ibcast", s, err)
+	return startColl(c, "Ibcast", s, err)
 }
 
 // Ireduce starts a Reduce.
-func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (CollRequest, error) {
+func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (Request, error) {
 	s, err := reduce("Ireduce", c, send, recv, op, root, true)
-	return startColl("Ireduce", s, err)
+	return startColl(c, "Ireduce", s, err)
 }
 
 // Iallreduce starts an Allreduce.
-func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 	s, err := allreduce("Iallreduce", c, send, recv, op, true)
-	return startColl("Iallreduce", s, err)
+	return startColl(c, "Iallreduce", s, err)
 }
 
 // Igather starts a Gather.
-func Igather[T Elem](c *Comm, send, recv []T, root int) (CollRequest, error) {
+func Igather[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
 	s, err := gather("Igather", c, send, recv, root, true)
-	return startColl("Igather", s, err)
+	return startColl(c, "Igather", s, err)
 }
 
 // Igatherv starts a Gatherv.
-func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (CollRequest, error) {
+func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (Request, error) {
 	s, err := gatherv("Igatherv", c, send, recv, counts, displs, root, true)
-	return startColl("Igatherv", s, err)
+	return startColl(c, "Igatherv", s, err)
 }
 
 // Iscatter starts a Scatter.
-func Iscatter[T Elem](c *Comm, send, recv []T, root int) (CollRequest, error) {
+func Iscatter[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
 	s, err := scatter("Iscatter", c, send, recv, root, true)
-	return startColl("Iscatter", s, err)
+	return startColl(c, "Iscatter", s, err)
 }
 
 // Iscatterv starts a Scatterv.
-func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) (CollRequest, error) {
+func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) (Request, error) {
 	s, err := scatterv("Iscatterv", c, send, counts, displs, recv, root, true)
-	return startColl("Iscatterv", s, err)
+	return startColl(c, "Iscatterv", s, err)
 }
 
 // Iallgather starts an Allgather.
-func Iallgather[T Elem](c *Comm, send, recv []T) (CollRequest, error) {
+func Iallgather[T Elem](c *Comm, send, recv []T) (Request, error) {
 	s, err := allgather("Iallgather", c, send, recv, true)
-	return startColl("Iallgather", s, err)
+	return startColl(c, "Iallgather", s, err)
 }
 
 // Iallgatherv starts an Allgatherv.
-func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (CollRequest, error) {
+func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
 	s, err := allgatherv("Iallgatherv", c, send, recv, counts, displs, true)
-	return startColl("Iallgatherv", s, err)
+	return startColl(c, "Iallgatherv", s, err)
 }
 
 // Ialltoall starts an Alltoall.
-func Ialltoall[T Elem](c *Comm, send, recv []T) (CollRequest, error) {
+func Ialltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
 	s, err := alltoall("Ialltoall", c, send, recv, true)
-	return startColl("Ialltoall", s, err)
+	return startColl(c, "Ialltoall", s, err)
 }
 
 // Ialltoallv starts an Alltoallv.
-func Ialltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (CollRequest, error) {
+func Ialltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
 	s, err := alltoallv("Ialltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
-	return startColl("Ialltoallv", s, err)
+	return startColl(c, "Ialltoallv", s, err)
 }
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
-func IreduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+func IreduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 	s, err := reduceScatterBlock("IreduceScatterBlock", c, send, recv, op, true)
-	return startColl("IreduceScatterBlock", s, err)
+	return startColl(c, "IreduceScatterBlock", s, err)
 }
 
 // IreduceScatter starts a ReduceScatter.
-func IreduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) (CollRequest, error) {
+func IreduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) (Request, error) {
 	s, err := reduceScatter("IreduceScatter", c, send, recv, counts, op, true)
-	return startColl("IreduceScatter", s, err)
+	return startColl(c, "IreduceScatter", s, err)
 }
 
 // Iscan starts a Scan.
-func Iscan[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+func Iscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 	s, err := scan("Iscan", c, send, recv, op, false, true)
-	return startColl("Iscan", s, err)
+	return startColl(c, "Iscan", s, err)
 }
 
 // Iexscan starts an Exscan.
-func Iexscan[T Elem](c *Comm, send, recv []T, op Op) (CollRequest, error) {
+func Iexscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 	s, err := scan("Iexscan", c, send, recv, op, true, true)
-	return startColl("Iexscan", s, err)
+	return startColl(c, "Iexscan", s, err)
 }

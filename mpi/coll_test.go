@@ -344,8 +344,8 @@ func TestCollectives(t *testing.T) {
 		t.Run("Nonblocking", func(t *testing.T) {
 			// Many collectives outstanding at once; odd ranks complete them in reverse.
 			const m = 600
-			var reqs []mpi.CollRequest
-			add := func(q mpi.CollRequest, err error) {
+			var reqs []mpi.Request
+			add := func(q mpi.Request, err error) {
 				t.Helper()
 				chk(t, "start", err)
 				reqs = append(reqs, q)

@@ -24,6 +24,9 @@ type Comm struct {
 
 	idup sync.Mutex // orders duplications of this communicator (Dup, Idup)
 
+	collOnce sync.Once
+	cs       *collState // the collectives' sequence and connection (coll.go)
+
 	mu    sync.Mutex
 	name  string
 	freed bool

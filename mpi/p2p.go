@@ -3,6 +3,7 @@ package mpi
 import (
 	"context"
 	"errors"
+	"runtime"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -367,10 +368,21 @@ func (r *Request) Test() (Status, bool, error) {
 
 // Cancel asks that a pending receive be cancelled; Wait then completes it, and its
 // status says whether the cancel took effect.
-func (r *Request) Cancel() error { return mapErr("Cancel", eng.Cancel(&r.q)) }
+func (r *Request) Cancel() error {
+	if r.x != nil {
+		return errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled")
+	}
+	return mapErr("Cancel", eng.Cancel(&r.q))
+}
 
 // Free releases r; a pending operation still completes, unobserved.
-func (r *Request) Free() error { return mapErr("Free", eng.Free(&r.q)) }
+func (r *Request) Free() error {
+	if r.x != nil {
+		r.x = nil // it completes in the background
+		return nil
+	}
+	return mapErr("Free", eng.Free(&r.q))
+}
 
 // Start starts an inactive persistent request.
 func (r *Request) Start() error { return mapErr("Start", eng.Start(&r.q)) }
@@ -410,8 +422,14 @@ func Waitall(rs []Request, sts []Status) error {
 	if sts != nil && len(sts) < len(rs) {
 		return errorf(ClassArg, "Waitall", "len(statuses) %d < len(requests) %d", len(sts), len(rs))
 	}
-	qs := engReqs(rs, nil)
-	ps := make([]p2p.Status, len(rs))
+	// The common window (OSU's 64 requests) needs no allocation: engine handles on
+	// the stack, and no engine statuses when the caller wants none.
+	var stack [64]p2p.Request
+	qs := engReqs(rs, stack[:0])
+	var ps []p2p.Status
+	if sts != nil {
+		ps = make([]p2p.Status, len(rs))
+	}
 	err := eng.Waitall(qs, ps)
 	putBack(rs, qs)
 	for i := range sts[:min(len(sts), len(rs))] {
@@ -435,9 +453,47 @@ func Waitall(rs []Request, sts []Status) error {
 	return nil
 }
 
+func hasOps(rs []Request) bool {
+	for i := range rs {
+		if rs[i].x != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pollAny tests each request in turn until one completes (Undefined when all are
+// null): the form of Waitany for sets that hold collectives, which complete in the
+// background.
+func pollAny(rs []Request, wait bool) (int, Status, bool, error) {
+	for {
+		live := false
+		for i := range rs {
+			if rs[i].IsNull() {
+				continue
+			}
+			live = true
+			if st, ok, err := rs[i].Test(); ok {
+				return i, st, true, err
+			}
+		}
+		if !live {
+			return Undefined, Status{Source: AnySource, Tag: AnyTag}, true, nil
+		}
+		if !wait {
+			return Undefined, Status{}, false, nil
+		}
+		runtime.Gosched()
+	}
+}
+
 // Waitany waits until one request of rs completes and returns its index (Undefined
 // when every request is null).
 func Waitany(rs []Request) (int, Status, error) {
+	if hasOps(rs) {
+		i, st, _, err := pollAny(rs, true)
+		return i, st, err
+	}
 	qs := engReqs(rs, nil)
 	i, st, err := eng.Waitany(qs)
 	putBack(rs, qs)
@@ -449,6 +505,9 @@ func Waitany(rs []Request) (int, Status, error) {
 
 // Testany is Waitany that does not wait: ok is false when none has completed.
 func Testany(rs []Request) (int, Status, bool, error) {
+	if hasOps(rs) {
+		return pollAny(rs, false)
+	}
 	qs := engReqs(rs, nil)
 	i, st, ok, err := eng.Testany(qs)
 	putBack(rs, qs)
@@ -460,14 +519,35 @@ func Testany(rs []Request) (int, Status, bool, error) {
 
 // Testall reports whether every request of rs has completed (and completes them all if so).
 func Testall(rs []Request, sts []Status) (bool, error) {
+	for i := range rs { // operations of many messages must all be done first
+		if rs[i].x != nil {
+			if _, ok, _ := rs[i].x.test(); !ok {
+				return false, nil
+			}
+		}
+	}
 	qs := engReqs(rs, nil)
 	ps := make([]p2p.Status, len(rs))
 	ok, err := eng.Testall(qs, ps)
 	putBack(rs, qs)
+	if !ok {
+		return false, mapErr("Testall", err)
+	}
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].c.orWorld().status(ps[i])
 	}
-	return ok, mapErr("Testall", err)
+	for i := range rs { // done: this completes them without waiting
+		if rs[i].x != nil {
+			st, xerr := rs[i].Wait()
+			if i < len(sts) {
+				sts[i], sts[i].Err = st, xerr
+			}
+			if xerr != nil && err == nil {
+				err = xerr
+			}
+		}
+	}
+	return true, mapErr("Testall", err)
 }
 
 // Waitsome waits until at least one request completes and returns the indices of all
@@ -482,6 +562,29 @@ func Testsome(rs []Request) ([]int, []Status, error) {
 }
 
 func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (int, error)) ([]int, []Status, error) {
+	if hasOps(rs) {
+		// Collectives among them: report what has completed, waiting (for Waitsome)
+		// until at least one has.
+		for {
+			var idx []int
+			var sts []Status
+			live := false
+			for i := range rs {
+				if rs[i].IsNull() {
+					continue
+				}
+				live = true
+				if st, ok, err := rs[i].Test(); ok {
+					st.Err = err
+					idx, sts = append(idx, i), append(sts, st)
+				}
+			}
+			if len(idx) > 0 || !live || op == "Testsome" {
+				return idx, sts, nil
+			}
+			runtime.Gosched()
+		}
+	}
 	qs := engReqs(rs, nil)
 	idx := make([]int, len(rs))
 	ps := make([]p2p.Status, len(rs))

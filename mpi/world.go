@@ -2,7 +2,9 @@ package mpi
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/mpigo/mpigo/internal/config"
@@ -21,6 +23,30 @@ var setTransports = config.String("transports", "self,shm,tcp",
 var setBindTo = config.String("bind_to", "none",
 	"bind each rank to a core: none, or core (the i-th rank of a node to the i-th core); mpigo run --bind-to sets it")
 
+var setGOMAXPROCS = config.String("gomaxprocs", "auto",
+	"Go threads per rank: auto (the node's CPUs shared out among its ranks, at least 1), keep (Go's default), or a number; a GOMAXPROCS variable wins")
+
+// shareCPUs sets GOMAXPROCS so that the ranks of a node do not each run a thread per
+// CPU: with more runnable threads than cores, a rank waiting for a message is
+// descheduled behind its own runtime's threads, and every message hop pays for it.
+func shareCPUs(localSize int) error {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set {
+		return nil
+	}
+	switch v := setGOMAXPROCS.Get(); v {
+	case "keep":
+	case "auto", "":
+		runtime.GOMAXPROCS(max(1, runtime.NumCPU()/max(1, localSize)))
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errorf(ClassArg, "Init", "setting gomaxprocs=%q: want auto, keep or a positive number", v)
+		}
+		runtime.GOMAXPROCS(n)
+	}
+	return nil
+}
+
 var (
 	eng        *p2p.Engine
 	transports []transport.Transport
@@ -32,6 +58,9 @@ var (
 func startWorld(c pm.Client) error {
 	if err := setupWorldComms(c.Rank(), c.Size()); err != nil {
 		return &Error{Class: ClassIntern, Op: "Init", Msg: "the world group", Err: err}
+	}
+	if err := shareCPUs(c.LocalSize()); err != nil {
+		return err
 	}
 	switch b := setBindTo.Get(); b {
 	case "none", "":

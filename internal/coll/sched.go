@@ -41,6 +41,8 @@ type Conn interface {
 	// Send sends a short message and returns once b may be reused; Run uses it for
 	// messages of at most SmallSend bytes, which go eagerly and need no request.
 	Send(b []byte, dest, tag int) error
+	// Recv receives a short message (at most SmallSend bytes) and returns once it is in b.
+	Recv(b []byte, src, tag int) error
 	// Wait waits for q to complete and makes it null.
 	Wait(q *Req) error
 	// Test reports whether q has completed; a completed q becomes null, and testing a
