@@ -91,6 +91,33 @@ func main() {
 		s := <-sigs
 		fmt.Printf("rank %d got %v\n", rank, s)
 		os.Exit(0)
+	case "coll": // collectives across the job: prints "coll ok" when every result is right
+		w := mpi.World
+		n := w.Size()
+		sum := []int{0}
+		if err := mpi.Allreduce(w, []int{w.Rank()}, sum, mpi.Sum); err != nil || sum[0] != n*(n-1)/2 {
+			fmt.Fprintf(os.Stderr, "allreduce: %v %v\n", sum, err)
+			os.Exit(1)
+		}
+		big := make([]float64, 1<<18)
+		if w.Rank() == n-1 {
+			for i := range big {
+				big[i] = float64(i)
+			}
+		}
+		if err := mpi.Bcast(w, big, n-1); err != nil || big[12345] != 12345 {
+			fmt.Fprintf(os.Stderr, "bcast: %v\n", err)
+			os.Exit(1)
+		}
+		all := make([]int, n)
+		if err := mpi.Allgather(w, []int{w.Rank() * 10}, all); err != nil || all[n-1] != (n-1)*10 {
+			fmt.Fprintf(os.Stderr, "allgather: %v %v\n", all, err)
+			os.Exit(1)
+		}
+		if err := w.Barrier(); err != nil {
+			os.Exit(1)
+		}
+		fmt.Printf("coll ok rank %d\n", w.Rank())
 	case "hello":
 	case "block": // say ready and wait forever (the test ends the job)
 		fmt.Printf("ready %d\n", rank)
