@@ -75,7 +75,7 @@ func connect() (pm.Client, error) {
 	}
 	for _, v := range []string{"PMIX_RANK", "PMIX_VERSION", "PRTE_LAUNCHED"} {
 		if _, ok := os.LookupEnv(v); ok {
-			return nil, fmt.Errorf("launched by a PMIx launcher (prterun or srun --mpi=pmix), which mpigo does not speak; use mpigo run")
+			return nil, fmt.Errorf("launched by a PMIx launcher (prterun or srun --mpi=pmix), which mpigo does not speak; use srun --mpi=pmi2 or mpigo run")
 		}
 	}
 	return pm.Singleton(), nil

@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
@@ -54,4 +55,26 @@ func TestUnderSlurmPMI2(t *testing.T) {
 		t.Skip("set MPIGO_TEST_SLURM=1 with a running Slurm (internal/pm/pmi/testdata/slurm-setup.sh)")
 	}
 	runUnder(t, "srun", "--mpi=pmi2", "-n", "4")
+}
+
+// TestExamplesUnderOtherLaunchers runs examples/pi under MPICH's mpiexec (and under
+// srun with MPIGO_TEST_SLURM=1) and checks its answer.
+func TestExamplesUnderOtherLaunchers(t *testing.T) {
+	if _, err := exec.LookPath("mpiexec.mpich"); err != nil {
+		t.Skip("mpiexec.mpich is not installed")
+	}
+	pi := t.TempDir() + "/pi"
+	if out, err := exec.Command("go", "build", "-o", pi, "../examples/pi").CombinedOutput(); err != nil {
+		t.Fatalf("building examples/pi: %v\n%s", err, out)
+	}
+	launchers := [][]string{{"mpiexec.mpich", "-n", "4"}}
+	if os.Getenv("MPIGO_TEST_SLURM") == "1" {
+		launchers = append(launchers, []string{"srun", "--mpi=pmi2", "-n", "4"})
+	}
+	for _, l := range launchers {
+		out, err := exec.Command(l[0], append(l[1:], pi, "1000000")...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "error 1.1e-13") || !strings.Contains(string(out), "on 4 ranks") {
+			t.Errorf("%v pi: %v\n%s", l, err, out)
+		}
+	}
 }

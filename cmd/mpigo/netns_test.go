@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // netnsHosts makes n test hosts: network namespaces joined by a bridge, each with its own
@@ -66,4 +69,66 @@ func TestNetworkNamespaceHosts(t *testing.T) {
 	if r.code != 3 || !strings.Contains(r.stderr, "host "+hosts[2]+") exited with code 3") {
 		t.Errorf("failure on a namespace host: exit %d\n%s", r.code, r.stderr)
 	}
+}
+
+// TestNamespaceHostAgentKilled kills one namespace host's agent mid-job: the job ends,
+// naming the host, and no rank is left on any host.
+func TestNamespaceHostAgentKilled(t *testing.T) {
+	hosts := netnsHosts(t, 3)
+	cmd := exec.Command(mpigoBin, "run", "--host", strings.Join(hosts, ","), "--launch-agent", "ip netns exec", rankBin, "block")
+	out, errb := new(lockedBuffer), new(lockedBuffer)
+	pr, pw, _ := os.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	ready := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		closed := false
+		for {
+			k, err := pr.Read(buf)
+			out.Write(buf[:k])
+			if !closed && (strings.Count(out.String(), "ready ") == 3 || err != nil) {
+				close(ready)
+				closed = true
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not ready: %s %s", out.String(), errb.String())
+	}
+	ranks := pids(out.String())
+	// The agent of the second host runs inside its namespace: find it by its netns.
+	agents, _ := exec.Command("ip", "netns", "pids", hosts[1]).Output()
+	var agentPid int
+	for _, f := range strings.Fields(string(agents)) {
+		pid, _ := strconv.Atoi(f)
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(cmdline), "agent") {
+			agentPid = pid
+		}
+	}
+	if agentPid == 0 {
+		t.Fatalf("no agent found in namespace %s (pids %q)", hosts[1], agents)
+	}
+	syscall.Kill(agentPid, syscall.SIGKILL)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job did not end after a host's agent was killed")
+	}
+	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(errb.String(), "lost the agent on host "+hosts[1]) {
+		t.Errorf("exit %d, stderr:\n%s", cmd.ProcessState.ExitCode(), errb.String())
+	}
+	assertGone(t, append(ranks, agentPid))
 }

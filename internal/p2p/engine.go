@@ -11,7 +11,9 @@
 //
 // Each peer is routed to the first transport that reaches it, on first use, and gets
 // a protocol selection table computed from its endpoint's cost models (Select; the
-// settings p2p_protocol and eager_limit override it). Messages are matched when their
+// settings p2p_protocol and eager_limit override it). Where single copy is possible,
+// a message of 32 KiB or more is offered both ways and its receiver chooses between
+// pipeline and get by timing both (adapt.go; p2p_adapt). Messages are matched when their
 // first packet (eager data or a request to send) is handled, in per-peer arrival
 // order, so small and large messages never overtake each other whatever protocol each
 // one takes. The packet kinds and their use of transport.Header are described in

@@ -24,20 +24,31 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
 	spins := 0
+	naps := 0 // doorbell sleeps so far
 	locked := true
 	for {
 		if locked {
-			if ready() {
-				e.flush()
-				return nil
+			// While spinning, poll a few times per hold of the lock: an unlock and a
+			// re-lock cost two locked instructions, more than a poll that finds
+			// nothing, and they widen the gap in which an arriving packet waits.
+			polls := 1
+			if spins < e.spin {
+				polls = lockPolls
 			}
-			if e.progressLocked() > 0 {
-				spins = 0
+			for k := 0; k < polls; k++ {
 				if ready() {
 					e.flush()
 					return nil
 				}
+				if e.progressLocked() > 0 {
+					spins = 0
+					if ready() {
+						e.flush()
+						return nil
+					}
+				}
 			}
+			spins += polls - 1
 			e.mu.Unlock()
 		} else if r != nil && r.done.Load() != 0 {
 			e.mu.Lock()
@@ -47,10 +58,9 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 		spins++
 		switch {
 		case spins <= e.spin:
-			if spins&31 == 0 {
+			if spins&goschedMask == 0 {
 				runtime.Gosched() // other goroutines of this process may be what we wait for
 			}
-
 		case c != nil && c.Err() != nil:
 			e.mu.Lock()
 			return c.Err()
@@ -58,7 +68,7 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 			osYield()
 		default:
 			// Holding the lock: announce the sleep, then look one last time. A packet or
-			// a completion after this look rings the doorbell and Wait returns at once.
+			// a completion after this look rings the doorbell and Sleep returns at once.
 			e.sleepers.Add(1)
 			seq := e.db.Prepare() // before the last look: shm rings only known sleepers
 			for _, a := range e.armers {
@@ -72,7 +82,15 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 				continue
 			}
 			e.mu.Unlock()
-			e.db.Sleep(seq, e.sleep)
+			// The first nap of a wait is short: a transport may publish a packet with a
+			// plain store and then look for sleepers (shm on amd64), and in the
+			// instant the store takes to reach memory neither side sees the other.
+			nap := e.sleep
+			if naps == 0 {
+				nap = min(nap, firstNap)
+			}
+			naps++
+			e.db.Sleep(seq, nap)
 			e.db.Leave()
 			e.sleepers.Add(-1)
 			e.mu.Lock()
@@ -91,6 +109,16 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 		locked = e.mu.TryLock()
 	}
 }
+
+// firstNap bounds a wait's first doorbell sleep (see block).
+const firstNap = 50 * time.Microsecond
+
+// lockPolls is how many polls a spinning waiter makes per hold of the engine's lock.
+const lockPolls = 8
+
+// goschedMask: a spinning waiter lets other goroutines of the process run once per
+// goschedMask+1 polls (a Gosched costs about as much as a poll's whole round trip).
+const goschedMask = 255
 
 // checkEvery bounds how often a sleeping waiter asks transports about dead peers.
 const checkEvery = 20 * time.Millisecond
@@ -120,14 +148,20 @@ func (e *Engine) wait(c context.Context, q *Request) (Status, error) {
 		return emptyStatus, nil
 	}
 	e.mu.Lock()
-	if r.done.Load() == 0 {
-		if err := e.block(c, r, nil); err != nil {
-			e.mu.Unlock()
+	st, err := e.waitLocked(c, q)
+	e.mu.Unlock()
+	return st, err
+}
+
+// waitLocked is wait for a started request q.r of the current generation, with e.mu
+// held (block may release and retake it).
+func (e *Engine) waitLocked(c context.Context, q *Request) (Status, error) {
+	if q.r.done.Load() == 0 {
+		if err := e.block(c, q.r, nil); err != nil {
 			return Status{}, err
 		}
 	}
 	st := e.finish(q)
-	e.mu.Unlock()
 	return st, st.Err
 }
 
@@ -167,9 +201,23 @@ func (e *Engine) Waitall(qs []Request, sts []Status) error { return e.WaitallCtx
 // WaitallCtx is Waitall that gives up when c is done.
 func (e *Engine) WaitallCtx(c context.Context, qs []Request, sts []Status) error {
 	var first error
+	locked := false // one hold of the lock for the requests that are done or started
 	for i := range qs {
-		st, err := e.wait(c, &qs[i])
+		var st Status
+		var err error
+		if q := &qs[i]; q.r != nil && q.r.gen == q.gen && q.r.started {
+			if !locked {
+				e.mu.Lock()
+				locked = true
+			}
+			st, err = e.waitLocked(c, q)
+		} else {
+			st, err = e.wait(c, q)
+		}
 		if c != nil && err != nil && err == c.Err() {
+			if locked {
+				e.mu.Unlock()
+			}
 			return err
 		}
 		if sts != nil {
@@ -178,6 +226,9 @@ func (e *Engine) WaitallCtx(c context.Context, qs []Request, sts []Status) error
 		if err != nil && first == nil {
 			first = fmt.Errorf("p2p: Waitall: request %d: %w", i, err)
 		}
+	}
+	if locked {
+		e.mu.Unlock()
 	}
 	return first
 }

@@ -87,9 +87,11 @@ func (d Doorbell) Leave() { atomic.AddUint32(d.sleepers, ^uint32(0)) }
 
 // WakeSleepers is Ring for doorbells whose sleepers all use Prepare, Sleep and Leave
 // (the point-to-point engine does): the ring count moves only when someone sleeps. The
-// work the sleeper checks for must have been published (with an atomic store) before.
-// Either the sleeper's Prepare comes first, and this sees it and rings, or it comes
-// after, and the sleeper's check sees the work.
+// work the sleeper checks for must have been published before. If it was published
+// with an atomic store, either the sleeper's Prepare comes first, and this sees it and
+// rings, or it comes after, and the sleeper's check sees the work. A plain store (shm
+// on amd64) may still sit in the store buffer when this looks: the sleeper then misses
+// it until its sleep times out, which is why the engine's first sleep of a wait is short.
 func (d Doorbell) WakeSleepers() {
 	if atomic.LoadUint32(d.sleepers) != 0 {
 		atomic.AddUint32(d.seq, 1)

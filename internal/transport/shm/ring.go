@@ -117,12 +117,13 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 			copy(unsafe.Slice((*byte)(unsafe.Add(e.data, start&e.dataMask)), n), payload)
 		}
 	}
-	atomic.StoreUint64((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)
+	publishStamp((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)
 	e.cellPos++
 	e.dataPos = end
 	// The receiver's engine announces itself on the doorbell before its last look
 	// (Prepare), so when nobody sleeps a packet costs one load here, not an atomic add
-	// on a line the receiver may be reading.
+	// on a line the receiver may be reading. (With publishStamp's plain store, the
+	// load may pass the stamp: see Doorbell.WakeSleepers for why that is tolerable.)
 	e.door.WakeSleepers()
 	return nil
 }
@@ -135,6 +136,9 @@ func (e *outbound) blocked() error {
 	// either the receiver sees the flag or the retry sees the room.
 	if atomic.LoadUint32(e.block) == 0 {
 		atomic.StoreUint32(e.block, 1)
+		// The receiver may be asleep with our ring's space consumed but not yet given
+		// back (it publishes small packets' space lazily): wake it to look.
+		e.door.WakeSleepers()
 	}
 	e.full++
 	if e.full%1024 == 0 && !e.live.alive() {
@@ -155,16 +159,18 @@ type inbound struct {
 	dataSize uint64
 	pos      uint64
 	dataPos  uint64
-	// published is the cell position last stored in cons[0]; it lags pos by less than
-	// lazyCells (a quarter of the cells), so the sender never waits on it for long.
-	published uint64
-	lazyCells uint64
-	hdr       transport.Header // reused: handed to the handler, valid during the call
-	live      liveness
-	block     *uint32 // the sender's "blocked" flag
-	t         *Transport
-	door      transport.Doorbell // the sender's, attached when first needed
-	doorSeg   *segment
+	// published and publishedData are the positions last stored in cons; they lag
+	// pos and dataPos by less than lazyCells and lazyData (a quarter of each ring).
+	published     uint64
+	publishedData uint64
+	lazyCells     uint64
+	lazyData      uint64
+	hdr           transport.Header // reused: handed to the handler, valid during the call
+	live          liveness
+	block         *uint32 // the sender's "blocked" flag
+	t             *Transport
+	door          transport.Doorbell // the sender's, attached when first needed
+	doorSeg       *segment
 }
 
 // drain hands the packets present to h, at most max of them.
@@ -200,32 +206,39 @@ func (in *inbound) drain(h transport.Handler, max int) int {
 		}
 		h.Packet(&in.hdr, payload)
 		in.pos++
-		// Give the space back only after the handler is done with the payload, and
-		// one packet at a time, so that a pipelining sender can refill at once. A
-		// cell alone (a small message) is given back lazily, a quarter of the ring at
-		// a time: the sender looks at the consumer's position only when its cached
-		// copy says the ring is full, which it cannot be while the receiver drains,
-		// and each publication is a locked exchange on the latency path.
-		if end != in.dataPos {
-			in.dataPos = end
-			in.published = in.pos
-			atomic.StoreUint64(&in.cons[0], in.pos)
-			atomic.StoreUint64(&in.cons[1], end)
-		} else if in.pos-in.published >= in.lazyCells {
-			in.published = in.pos
-			atomic.StoreUint64(&in.cons[0], in.pos)
+		in.dataPos = end
+		// Give the space back only after the handler is done with the payload. A
+		// fragment's space goes back at once, so that a pipelining sender can refill;
+		// a small packet's lazily, a quarter of the ring at a time: every publication
+		// is a locked exchange on the path of each message, and the sender looks at
+		// the positions only when its cached copy says the ring is full. A sender that
+		// finds it full raises its blocked flag, and Poll then publishes everything.
+		if plen > lazyPayload || in.pos-in.published >= in.lazyCells || in.dataPos-in.publishedData >= in.lazyData {
+			in.publish()
 		}
 		n++
 	}
-	if n > 0 && atomic.LoadUint32(in.block) != 0 {
-		if in.published != in.pos {
-			in.published = in.pos
-			atomic.StoreUint64(&in.cons[0], in.pos)
-		}
+	if atomic.LoadUint32(in.block) != 0 {
+		in.publish()
 		atomic.StoreUint32(in.block, 0)
 		in.wakeSender()
 	}
 	return n
+}
+
+// lazyPayload is the largest payload whose ring space is given back lazily.
+const lazyPayload = 4096
+
+// publish gives the sender back the space of every packet consumed.
+func (in *inbound) publish() {
+	if in.published != in.pos {
+		in.published = in.pos
+		atomic.StoreUint64(&in.cons[0], in.pos)
+	}
+	if in.publishedData != in.dataPos {
+		in.publishedData = in.dataPos
+		atomic.StoreUint64(&in.cons[1], in.dataPos)
+	}
 }
 
 // wakeSender rings the doorbell of a sender that met a full ring. The receiver maps

@@ -401,6 +401,7 @@ func (t *Transport) attach() {
 				// Less than the ring by a margin, so a sender never finds it full
 				// while this rank has drained it (ring.go).
 				lazyCells: uint64(max(l.cells/4, 1)),
+				lazyData:  uint64(max(l.ringBytes/4, 1)),
 			}
 			t.mu.Lock()
 			t.in = append(t.in, in)
