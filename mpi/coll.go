@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -39,6 +40,11 @@ func isInPlace[T Elem](b []T) bool {
 type collState struct {
 	seq  atomic.Uint32
 	conn collConn
+
+	// For an intercommunicator: the view of its local group that runs the local
+	// phases of its collectives (coll_inter.go), made on first use.
+	localOnce sync.Once
+	local     *Comm
 }
 
 // coll returns c's collective state, made on first use (after the communicator's
@@ -135,7 +141,7 @@ func begin(c *Comm, cl call, esize int) (*coll.Sched, error) {
 		return nil, err
 	}
 	if c.remote != nil {
-		return nil, errorf(ClassComm, cl.op, "collectives on intercommunicators are not supported yet")
+		return nil, errorf(ClassComm, cl.op, "this collective (or its nonblocking form) is not supported on intercommunicators yet; Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather and Alltoall are")
 	}
 	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
 		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
@@ -207,6 +213,9 @@ func esize[T Elem]() int {
 // Barrier returns once every rank of c has called it (dissemination: ceil(log2 n)
 // rounds of empty messages).
 func (c *Comm) Barrier() error {
+	if c != nil && c.remote != nil {
+		return interBarrier(c)
+	}
 	s, err := begin(c, call{op: "Barrier", kind: kBarrier, root: noRoot}, 1)
 	if err != nil {
 		return err
@@ -217,6 +226,9 @@ func (c *Comm) Barrier() error {
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
+	if c != nil && c.remote != nil {
+		return interBcast(c, buf, root)
+	}
 	s, err := bcast("Bcast", c, buf, root, false)
 	if err != nil {
 		return err
@@ -237,6 +249,9 @@ func bcast[T Elem](op string, c *Comm, buf []T, root int, nb bool) (*coll.Sched,
 // as long as send (recv is ignored on the other ranks). In place at root: send is
 // InPlace[T]() and root's input is in recv.
 func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
+	if c != nil && c.remote != nil {
+		return interReduce(c, send, recv, op, root)
+	}
 	s, err := reduce("Reduce", c, send, recv, op, root, false)
 	if err != nil {
 		return err
@@ -280,6 +295,9 @@ func pairs(name string, op Op, n int) error {
 // Allreduce combines every rank's send with op into every rank's recv (as long as
 // send). In place: send is InPlace[T]() and the input is in recv.
 func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
+	if c != nil && c.remote != nil {
+		return interAllreduce(c, send, recv, op)
+	}
 	s, err := allreduce("Allreduce", c, send, recv, op, false)
 	if err != nil {
 		return err
@@ -313,6 +331,9 @@ func allreduce[T Elem](name string, c *Comm, send, recv []T, op Op, nb bool) (*c
 // (recv is Size()*len(send) long at root, ignored elsewhere). In place at root: send is
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
+	if c != nil && c.remote != nil {
+		return interGather(c, send, recv, root)
+	}
 	s, err := gather("Gather", c, send, recv, root, false)
 	if err != nil {
 		return err
@@ -395,6 +416,9 @@ func gatherv[T Elem](name string, c *Comm, send, recv []T, counts, displs []int,
 // Scatter sends block i of root's send (Size()*len(recv) elements) to rank i's recv.
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
+	if c != nil && c.remote != nil {
+		return interScatter(c, send, recv, root)
+	}
 	s, err := scatter("Scatter", c, send, recv, root, false)
 	if err != nil {
 		return err
@@ -465,6 +489,9 @@ func scatterv[T Elem](name string, c *Comm, send []T, counts, displs []int, recv
 // elements), rank i's at recv[i*len(send):]. In place: send is InPlace[T]() and this
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
+	if c != nil && c.remote != nil {
+		return interAllgather(c, send, recv)
+	}
 	s, err := allgather("Allgather", c, send, recv, false)
 	if err != nil {
 		return err
@@ -531,6 +558,9 @@ func allgatherv[T Elem](name string, c *Comm, send, recv []T, counts, displs []i
 // of its recv; send and recv are Size() blocks of equal length. In place: send is
 // InPlace[T]() and the blocks to send are in recv.
 func Alltoall[T Elem](c *Comm, send, recv []T) error {
+	if c != nil && c.remote != nil {
+		return interAlltoall(c, send, recv)
+	}
 	s, err := alltoall("Alltoall", c, send, recv, false)
 	if err != nil {
 		return err

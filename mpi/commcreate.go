@@ -30,8 +30,9 @@ type participants struct {
 	ctx   uint32
 }
 
+// all is every member of c's own group (for an intercommunicator, the local group).
 func (c *Comm) all() participants {
-	return participants{world: c.worldRank, n: c.size, me: c.rank, ctx: c.ctx + 1}
+	return participants{world: func(i int) int { return int(c.group.WorldRank(i)) }, n: c.size, me: c.rank, ctx: c.ctx + 1}
 }
 
 // reduceBcast combines every member's buf with combine (a binomial tree to member 0)
@@ -221,11 +222,21 @@ func (c *Comm) Dup() (*Comm, error) {
 }
 
 func (c *Comm) dup() (*Comm, error) {
-	ctx, err := allocCtx("Dup", c.all(), c.ctx, tagCtxAlloc)
+	p := c.all()
+	if c.remote != nil {
+		// Both groups of an intercommunicator take part, listed the same way everywhere.
+		a, b := c.group, c.remote
+		if b.WorldRank(0) < a.WorldRank(0) {
+			a, b = b, a
+		}
+		p = unionParticipants(a, b, c.ctx+1)
+	}
+	ctx, err := allocCtx("Dup", p, c.ctx, tagCtxAlloc)
 	if err != nil {
 		return nil, c.handle("Dup", err)
 	}
 	d := newComm(c, ctx, c.group)
+	d.remote = c.remote
 	d.topo = c.topo
 	if err := c.copyAttrs(d); err != nil {
 		releaseCtx(ctx)
@@ -254,7 +265,8 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 		}
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
-		d.ctx, d.rank, d.size, d.group, d.topo, d.errh, d.attrs = nd.ctx, nd.rank, nd.size, nd.group, nd.topo, nd.errh, nd.attrs
+		d.ctx, d.rank, d.size, d.group, d.remote = nd.ctx, nd.rank, nd.size, nd.group, nd.remote
+		d.topo, d.errh, d.attrs = nd.topo, nd.errh, nd.attrs
 	}()
 	return d, Request{c: c, x: op}, nil
 }
@@ -285,6 +297,9 @@ func (o *bgOp) wait() (Status, error) {
 func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.usable("Split"); err != nil {
 		return nil, err
+	}
+	if c.remote != nil {
+		return nil, errorf(ClassComm, "Split", "not supported on intercommunicator %q yet; merge it first (IntercommMerge)", c.Name())
 	}
 	if color < 0 && color != Undefined {
 		return nil, errorf(ClassArg, "Split", "color %d is negative (and not Undefined)", color)
@@ -348,6 +363,9 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if err := c.usable("Create"); err != nil {
 		return nil, err
 	}
+	if c.remote != nil {
+		return nil, errorf(ClassComm, "Create", "not supported on intercommunicator %q yet; merge it first (IntercommMerge)", c.Name())
+	}
 	if g == nil || g.g == nil {
 		return nil, errorf(ClassGroup, "Create", "the group is nil")
 	}
@@ -371,6 +389,9 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if err := c.usable("CreateGroup"); err != nil {
 		return nil, err
+	}
+	if c.remote != nil {
+		return nil, errorf(ClassComm, "CreateGroup", "not supported on intercommunicator %q yet; merge it first (IntercommMerge)", c.Name())
 	}
 	if g == nil || g.g == nil {
 		return nil, errorf(ClassGroup, "CreateGroup", "the group is nil")

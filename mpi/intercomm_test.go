@@ -36,6 +36,23 @@ func TestIntercommunicator(t *testing.T) {
 				t.Errorf("B rank %d got %d from remote rank %d", ic.Rank(), got[0], st.Source)
 			}
 		}
+		// A duplicate of an intercommunicator is one too, with its own context.
+		dup, err := ic.Dup()
+		must(t, err)
+		if !dup.IsInter() || dup.RemoteSize() != ic.RemoteSize() {
+			t.Fatalf("Dup of an intercommunicator: inter %v remote size %d", dup.IsInter(), dup.RemoteSize())
+		}
+		if side == 0 && dup.Rank() == 0 {
+			must(t, mpi.Send(dup, []int{7}, 0, 2))
+		}
+		if side == 1 && dup.Rank() == 0 {
+			got := []int{0}
+			_, err := mpi.Recv(dup, got, 0, 2)
+			must(t, err)
+			if got[0] != 7 {
+				t.Errorf("across the duplicate: %d", got[0])
+			}
+		}
 		// Merge with B high: A's ranks come first.
 		m, err := ic.IntercommMerge(side == 1)
 		must(t, err)

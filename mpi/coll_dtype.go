@@ -1,0 +1,195 @@
+package mpi
+
+import (
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// Reductions over derived datatypes. MPI defines a reduction on a derived datatype
+// element by element of its typemap, so a derived type whose basic elements are all of
+// one predefined type reduces like a flat array of that type: each Buf is packed to a
+// contiguous array of the base elements, the base type's kernel runs on it (the same
+// collectives as Reduce and Allreduce), and the result is unpacked through the
+// receive Buf's layout. Only the signature matters: the send and receive layouts may
+// differ (a strided column in, a contiguous row out) as long as they hold the same
+// number of base elements.
+
+// ReduceBuf is Reduce over typed buffers (see Typed): every rank's send, combined with
+// op element by element of the base type, lands in root's recv, which must hold as many
+// base elements as send (recv is ignored elsewhere). The datatypes must be built from
+// one predefined type (a vector of Float64, a struct of Int32 fields...); a type mixing
+// element types is refused with ErrType. On an intercommunicator root follows the
+// Root / ProcNull convention of Reduce, and send is ignored in the root's group.
+func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
+	const name = "ReduceBuf"
+	if err := c.usable(name); err != nil {
+		return err
+	}
+	hasSend, hasRecv := true, c.rank == root
+	if c.remote != nil {
+		hasSend, hasRecv = root != Root && root != ProcNull, root == Root
+	}
+	return reduceBuf(name, c, send, recv, op, root, hasSend, hasRecv, false)
+}
+
+// AllreduceBuf is Allreduce over typed buffers: every rank's recv gets the combination
+// of every rank's send (on an intercommunicator, of the other group's), element by
+// element of the base type. send and recv must hold the same number of base elements
+// and be built from the same single predefined type, as for ReduceBuf.
+func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
+	const name = "AllreduceBuf"
+	if err := c.usable(name); err != nil {
+		return err
+	}
+	return reduceBuf(name, c, send, recv, op, noRoot, true, true, true)
+}
+
+// reduceArg is one Buf of a reduction, checked: its layout, its base kind and the
+// number of bytes of base elements it holds.
+type reduceArg struct {
+	b     Buf
+	kind  datatype.Kind
+	bytes int64
+}
+
+func checkReduceBuf(name, arg string, b Buf) (reduceArg, error) {
+	if b.err != nil {
+		return reduceArg{}, b.err
+	}
+	if b.dt == nil {
+		return reduceArg{}, errorf(ClassType, name, "%s has no datatype (make it with Typed)", arg)
+	}
+	if !b.dt.IsCommitted() {
+		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s is not committed (call Commit)", arg, b.dt.Name())
+	}
+	lo, hi, err := b.dt.Span(b.count)
+	if err != nil {
+		return reduceArg{}, typeErr(name, err)
+	}
+	if lo < 0 || hi > int64(len(b.mem)) {
+		return reduceArg{}, errorf(ClassBuffer, name, "%s: %d items of %s span bytes [%d,%d) but the buffer has %d bytes",
+			arg, b.count, b.dt.Name(), lo, hi, len(b.mem))
+	}
+	k := b.dt.Kind()
+	if k == datatype.KindNone && b.dt.Size() == 0 {
+		k = datatype.KindUint8 // no data: nothing to combine
+	}
+	if k == datatype.KindNone {
+		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s mixes element types; a reduction over a derived datatype needs every element of one predefined type (MPI: predefined ops act on the base elements)", arg, b.dt.Name())
+	}
+	n, err := b.dt.PackSize(b.count)
+	if err != nil {
+		return reduceArg{}, typeErr(name, err)
+	}
+	return reduceArg{b: b, kind: k, bytes: n}, nil
+}
+
+func reduceBuf(name string, c *Comm, send, recv Buf, op Op, root int, hasSend, hasRecv, all bool) error {
+	var s, r reduceArg
+	var err error
+	if hasSend {
+		if s, err = checkReduceBuf(name, "send", send); err != nil {
+			return err
+		}
+	}
+	if hasRecv {
+		if r, err = checkReduceBuf(name, "recv", recv); err != nil {
+			return err
+		}
+	}
+	if hasSend && hasRecv {
+		if s.kind != r.kind && s.bytes > 0 && r.bytes > 0 {
+			return errorf(ClassType, name, "send holds %s elements and recv %s; both must be built from the same predefined type", s.kind, r.kind)
+		}
+		if s.bytes != r.bytes {
+			return errorf(ClassCount, name, "send holds %d bytes of base elements and recv %d; they must hold as many", s.bytes, r.bytes)
+		}
+	}
+	kind := s.kind
+	if !hasSend {
+		kind = r.kind
+	}
+	if !hasSend && !hasRecv {
+		// A process of the root's group on an intercommunicator other than the root:
+		// it moves nothing, but takes its part in the call's sequence.
+		return Reduce[uint8](c, nil, nil, NoOp, root)
+	}
+	switch kind {
+	case datatype.KindInt8:
+		return reducePacked[int8](name, c, s, r, op, root, all)
+	case datatype.KindInt16:
+		return reducePacked[int16](name, c, s, r, op, root, all)
+	case datatype.KindInt32:
+		return reducePacked[int32](name, c, s, r, op, root, all)
+	case datatype.KindInt64:
+		return reducePacked[int64](name, c, s, r, op, root, all)
+	case datatype.KindInt:
+		return reducePacked[int](name, c, s, r, op, root, all)
+	case datatype.KindUint8:
+		return reducePacked[uint8](name, c, s, r, op, root, all)
+	case datatype.KindUint16:
+		return reducePacked[uint16](name, c, s, r, op, root, all)
+	case datatype.KindUint32:
+		return reducePacked[uint32](name, c, s, r, op, root, all)
+	case datatype.KindUint64:
+		return reducePacked[uint64](name, c, s, r, op, root, all)
+	case datatype.KindUint:
+		return reducePacked[uint](name, c, s, r, op, root, all)
+	case datatype.KindFloat32:
+		return reducePacked[float32](name, c, s, r, op, root, all)
+	case datatype.KindFloat64:
+		return reducePacked[float64](name, c, s, r, op, root, all)
+	case datatype.KindComplex64:
+		return reducePacked[complex64](name, c, s, r, op, root, all)
+	case datatype.KindComplex128:
+		return reducePacked[complex128](name, c, s, r, op, root, all)
+	case datatype.KindBool:
+		return reducePacked[bool](name, c, s, r, op, root, all)
+	case datatype.KindByte:
+		// MPI defines only the bitwise ops on MPI_BYTE.
+		switch {
+		case op.user != nil:
+		case op.code == opBand, op.code == opBor, op.code == opBxor, op.code == opReplace, op.code == opNoOp:
+		default:
+			return errorf(ClassOp, name, "op %v is not defined on byte (MPI_BYTE takes Band, Bor and Bxor)", op)
+		}
+		return reducePacked[uint8](name, c, s, r, op, root, all)
+	case datatype.KindInt32Int32:
+		// MPI_2INT packs to flat (value, index) pairs of int32, which Maxloc and
+		// Minloc take as they are.
+		if op.code != opMaxloc && op.code != opMinloc || op.user != nil {
+			return errorf(ClassOp, name, "op %v on int32int32 (MPI_2INT): the pair types take Maxloc and Minloc only", op)
+		}
+		return reducePacked[int32](name, c, s, r, op, root, all)
+	}
+	return errorf(ClassType, name, "datatype built from %s: its elements pair a value with an int32 index of another type, so they pack to mixed types; reduce them as a Go struct with OpCreate, or use Int32Int32", kind)
+}
+
+// reducePacked packs send to base elements of T, reduces, and unpacks into recv.
+func reducePacked[T Elem](name string, c *Comm, s, r reduceArg, op Op, root int, all bool) error {
+	es := int64(esize[T]())
+	var in, out []T
+	if s.b.dt != nil {
+		in = make([]T, s.bytes/es)
+		if _, err := s.b.dt.Pack(asBytes(in), s.b.mem, s.b.count); err != nil {
+			return typeErr(name, err)
+		}
+	}
+	if r.b.dt != nil {
+		out = make([]T, r.bytes/es)
+	}
+	var err error
+	if all {
+		err = Allreduce(c, in, out, op)
+	} else {
+		err = Reduce(c, in, out, op, root)
+	}
+	if err != nil {
+		return err
+	}
+	if r.b.dt != nil {
+		if _, err := r.b.dt.Unpack(r.b.mem, asBytes(out), r.b.count); err != nil {
+			return typeErr(name, err)
+		}
+	}
+	return nil
+}
