@@ -9,10 +9,11 @@ import (
 
 // Adaptive rendezvous: which of pipeline (two copies, overlapped) and get (one
 // single-copy read) is faster for a large message is not a property of the host
-// alone. On the shared VM this was tuned on, pipelining ran at 25-40 GB/s in some
-// periods and 7-9 GB/s in others (with the two ranks' vCPUs placed differently by the
-// host), while process_vm_readv stayed at 10-16 GB/s; a start-up calibration inside
-// one process cannot see which period it is in. So for messages of adaptMin bytes
+// alone. On the shared 2-vCPU VM this was tuned on, a 1 MiB ping-pong took 25 us
+// pipelined in some periods and 130 us in others (everything, the C MPIs' small
+// messages included, ran slower then: the host's doing, presumably), while a get took
+// 80-250 us; a start-up calibration inside one process cannot see which period the
+// job is in, nor what two ranks copying at once achieve. So for messages of adaptMin bytes
 // and more, when a single-copy route exists, the sender offers both (a get request
 // carrying its address) and the receiver chooses: it times uncontended transfers of
 // each protocol per size class (from the match to the last byte in place) and takes
