@@ -6,10 +6,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 )
+
+var netnsSeq atomic.Int32
 
 // netnsHosts makes n test hosts: network namespaces joined by a bridge, each with its own
 // address on 10.77.<k>.0/24, a network that exists only inside this test. It needs root
@@ -22,7 +25,9 @@ func netnsHosts(t *testing.T, n int) []string {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("no ip command (iproute2)")
 	}
-	id := os.Getpid() % 10000
+	// Names unique to this call: two tests of one process must not meet each other's
+	// namespaces while the kernel is still tearing the first ones down.
+	id := os.Getpid()%1000*10 + int(netnsSeq.Add(1)%10)
 	br := fmt.Sprintf("mpgbr%d", id)
 	run := func(args ...string) {
 		t.Helper()
