@@ -1,7 +1,10 @@
 package shm
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -38,9 +41,63 @@ func hostCosts() costs {
 		if !setCalibrate.Get() {
 			return
 		}
+		if c, ok := loadCosts(); ok {
+			calVal = c
+			return
+		}
 		calVal = calibrate()
+		saveCosts(calVal)
 	})
 	return calVal
+}
+
+// The speeds belong to the machine, not to the job: the first job after a boot measures
+// them and later jobs read them back (about 9 ms less start-up on 2 cores, where every
+// rank calibrating at once also slows the others). The file is named by the kernel's
+// boot id, so a reboot, and with it a possibly different host, measures again.
+func costsFile() (string, bool) {
+	id, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	dir, derr := os.UserCacheDir()
+	if err != nil || derr != nil {
+		return "", false
+	}
+	return filepath.Join(dir, "mpigo", "shm-costs-"+strings.TrimSpace(string(id))), true
+}
+
+func loadCosts() (costs, bool) {
+	p, ok := costsFile()
+	if !ok {
+		return costs{}, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return costs{}, false
+	}
+	var c costs
+	var fixed int64
+	if n, err := fmt.Sscanf(string(b), "copy %g cma %g cmafixed %d", &c.copyBW, &c.cmaBW, &fixed); err != nil || n != 3 ||
+		c.copyBW <= 0 || c.cmaBW < 0 || fixed < 0 {
+		return costs{}, false
+	}
+	c.cmaFixed = time.Duration(fixed)
+	return c, true
+}
+
+func saveCosts(c costs) {
+	p, ok := costsFile()
+	if !ok {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return
+	}
+	// Written whole under a temporary name and renamed: ranks calibrating at once must
+	// never read half a file.
+	tmp := fmt.Sprintf("%s.%d", p, os.Getpid())
+	text := fmt.Sprintf("copy %g cma %g cmafixed %d\n", c.copyBW, c.cmaBW, int64(c.cmaFixed))
+	if os.WriteFile(tmp, []byte(text), 0o644) == nil {
+		os.Rename(tmp, p)
+	}
 }
 
 // The copy is timed on a block twice a core's L2, within a shared last-level cache: a
