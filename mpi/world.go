@@ -154,9 +154,11 @@ func reachable(r int) bool {
 	return false
 }
 
+// closeTransports closes the transports in the reverse of their order: tcp rings the
+// doorbell that lives in shm's segment, so it must be gone before shm unmaps it.
 func closeTransports() {
-	for _, t := range transports {
-		t.Close()
+	for i := len(transports) - 1; i >= 0; i-- {
+		transports[i].Close()
 	}
 	transports = transports[:0]
 }

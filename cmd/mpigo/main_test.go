@@ -277,10 +277,19 @@ func (l *lockedBuffer) String() string {
 // startJob starts mpigo in the background and waits until every rank printed "ready".
 func startJob(t *testing.T, n int, mode string) (*exec.Cmd, *lockedBuffer, <-chan struct{}) {
 	t.Helper()
-	cmd := exec.Command(mpigoBin, "run", "-n", strconv.Itoa(n), rankBin, mode)
+	cmd, out, _, drained := startReady(t, n, "run", "-n", strconv.Itoa(n), rankBin, mode)
+	return cmd, out, drained
+}
+
+// startReady runs mpigo with args in the background and waits until n ranks printed
+// "ready"; it returns the command, its output and error so far, and a channel closed
+// once the output has all been read.
+func startReady(t *testing.T, n int, args ...string) (*exec.Cmd, *lockedBuffer, *lockedBuffer, <-chan struct{}) {
+	t.Helper()
+	cmd := exec.Command(mpigoBin, args...)
 	pr, pw, _ := os.Pipe()
-	out := new(lockedBuffer)
-	cmd.Stdout = pw
+	out, errb := new(lockedBuffer), new(lockedBuffer)
+	cmd.Stdout, cmd.Stderr = pw, errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -311,9 +320,9 @@ func startJob(t *testing.T, n int, mode string) (*exec.Cmd, *lockedBuffer, <-cha
 	select {
 	case <-ready:
 	case <-time.After(30 * time.Second):
-		t.Fatalf("the ranks never all said ready: %s", out.String())
+		t.Fatalf("the ranks never all said ready: %s %s", out.String(), errb.String())
 	}
-	return cmd, out, drained
+	return cmd, out, errb, drained
 }
 
 func TestSignalForwarding(t *testing.T) {

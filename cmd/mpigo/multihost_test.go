@@ -73,36 +73,7 @@ func TestMultiHostFailures(t *testing.T) {
 // message naming the host, and no rank anywhere is left.
 func TestAgentKilledMidJob(t *testing.T) {
 	agent, dir := fakeSSH(t)
-	cmd := exec.Command(mpigoBin, "run", "--host", "alpha:1,beta:2,gamma:1", "--launch-agent", agent, rankBin, "block")
-	out, errb := new(lockedBuffer), new(lockedBuffer)
-	pr, pw, _ := os.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	t.Cleanup(func() { cmd.Process.Kill() })
-	ready := make(chan struct{})
-	go func() {
-		buf := make([]byte, 4096)
-		closed := false
-		for {
-			k, err := pr.Read(buf)
-			out.Write(buf[:k])
-			if !closed && (strings.Count(out.String(), "ready ") == 4 || err != nil) {
-				close(ready)
-				closed = true
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("not ready: %s", out.String())
-	}
+	cmd, out, errb, _ := startReady(t, 4, "run", "--host", "alpha:1,beta:2,gamma:1", "--launch-agent", agent, rankBin, "block")
 	pidText, err := os.ReadFile(filepath.Join(dir, "agent-beta.pid"))
 	if err != nil {
 		t.Fatal(err)

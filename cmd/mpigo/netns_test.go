@@ -80,36 +80,7 @@ func TestNetworkNamespaceHosts(t *testing.T) {
 // naming the host, and no rank is left on any host.
 func TestNamespaceHostAgentKilled(t *testing.T) {
 	hosts := netnsHosts(t, 3)
-	cmd := exec.Command(mpigoBin, "run", "--host", strings.Join(hosts, ","), "--launch-agent", "ip netns exec", rankBin, "block")
-	out, errb := new(lockedBuffer), new(lockedBuffer)
-	pr, pw, _ := os.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	t.Cleanup(func() { cmd.Process.Kill() })
-	ready := make(chan struct{})
-	go func() {
-		buf := make([]byte, 4096)
-		closed := false
-		for {
-			k, err := pr.Read(buf)
-			out.Write(buf[:k])
-			if !closed && (strings.Count(out.String(), "ready ") == 3 || err != nil) {
-				close(ready)
-				closed = true
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("not ready: %s %s", out.String(), errb.String())
-	}
+	cmd, out, errb, _ := startReady(t, 3, "run", "--host", strings.Join(hosts, ","), "--launch-agent", "ip netns exec", rankBin, "block")
 	ranks := pids(out.String())
 	// The agent of the second host runs inside its namespace: find it by its netns.
 	agents, _ := exec.Command("ip", "netns", "pids", hosts[1]).Output()
