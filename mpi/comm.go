@@ -68,8 +68,12 @@ func (c *Comm) Group() *Group { return &Group{c.group} }
 func (c *Comm) Abort(code int) { Abort(code) }
 
 // worldRank translates a peer's rank in c (in the remote group, for an
-// intercommunicator) to the world rank the engine addresses.
+// intercommunicator) to the world rank the engine addresses. World and its duplicates
+// share the world group, whose ranks are world ranks: no lookup at all on every message.
 func (c *Comm) worldRank(r int) int {
+	if c.group == World.group && c.remote == nil {
+		return r
+	}
 	if c.remote != nil {
 		return int(c.remote.WorldRank(r))
 	}
@@ -78,6 +82,9 @@ func (c *Comm) worldRank(r int) int {
 
 // commRank translates a sender's world rank back to its rank in c.
 func (c *Comm) commRank(w int) int {
+	if c.group == World.group && c.remote == nil {
+		return w
+	}
 	if c.remote != nil {
 		return c.remote.Rank(int32(w))
 	}
