@@ -345,20 +345,9 @@ func gather[T Elem](name string, c *Comm, send, recv []T, root int, nb bool) (*c
 	if c == nil {
 		return begin(c, call{op: name}, 1)
 	}
-	n := c.size
-	if c.rank == root {
-		if isInPlace(send) {
-			if len(recv)%n != 0 {
-				return nil, errorf(ClassCount, name, "len(recv) %d is not a multiple of the size %d", len(recv), n)
-			}
-			m := len(recv) / n
-			send = recv[root*m : (root+1)*m]
-		}
-		if len(recv) != n*len(send) {
-			return nil, errorf(ClassCount, name, "len(recv) %d != size %d × len(send) %d at the root", len(recv), n, len(send))
-		}
-	} else if isInPlace(send) {
-		return nil, errorf(ClassBuffer, name, "InPlace is for the root only")
+	send, err := rootBlocks(name, c, root, recv, send, "recv", "send")
+	if err != nil {
+		return nil, err
 	}
 	s, err := begin(c, call{op: name, kind: kGather, root: root, size: int64(len(send)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
@@ -426,24 +415,37 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 	return run("Scatter", s)
 }
 
+// rootBlocks checks the buffers of Gather and Scatter: at the root, whole holds one
+// block of part's length per rank, and an InPlace part stands for the root's own block
+// of whole (which is returned in its place); elsewhere InPlace is refused.
+func rootBlocks[T Elem](name string, c *Comm, root int, whole, part []T, wholeName, partName string) ([]T, error) {
+	n := c.size
+	if c.rank != root {
+		if isInPlace(part) {
+			return nil, errorf(ClassBuffer, name, "InPlace is for the root only")
+		}
+		return part, nil
+	}
+	if isInPlace(part) {
+		if len(whole)%n != 0 {
+			return nil, errorf(ClassCount, name, "len(%s) %d is not a multiple of the size %d", wholeName, len(whole), n)
+		}
+		m := len(whole) / n
+		part = whole[root*m : (root+1)*m]
+	}
+	if len(whole) != n*len(part) {
+		return nil, errorf(ClassCount, name, "len(%s) %d != size %d × len(%s) %d at the root", wholeName, len(whole), n, partName, len(part))
+	}
+	return part, nil
+}
+
 func scatter[T Elem](name string, c *Comm, send, recv []T, root int, nb bool) (*coll.Sched, error) {
 	if c == nil {
 		return begin(c, call{op: name}, 1)
 	}
-	n := c.size
-	if c.rank == root {
-		if isInPlace(recv) {
-			if len(send)%n != 0 {
-				return nil, errorf(ClassCount, name, "len(send) %d is not a multiple of the size %d", len(send), n)
-			}
-			m := len(send) / n
-			recv = send[root*m : (root+1)*m]
-		}
-		if len(send) != n*len(recv) {
-			return nil, errorf(ClassCount, name, "len(send) %d != size %d × len(recv) %d at the root", len(send), n, len(recv))
-		}
-	} else if isInPlace(recv) {
-		return nil, errorf(ClassBuffer, name, "InPlace is for the root only")
+	recv, err := rootBlocks(name, c, root, send, recv, "send", "recv")
+	if err != nil {
+		return nil, err
 	}
 	s, err := begin(c, call{op: name, kind: kScatter, root: root, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {

@@ -351,11 +351,8 @@ func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
 }
 
 func sendBuf0(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
-	w, err := c.checkPeer(op, "dest", dest, false)
+	w, err := c.target(op, "dest", dest, tag, false)
 	if err != nil {
-		return err
-	}
-	if err := checkTag(op, tag, false); err != nil {
 		return err
 	}
 	eb, err := b.engineBuf(op)
@@ -377,11 +374,8 @@ func SsendBuf(c *Comm, b Buf, dest, tag int) error {
 
 // RecvBuf receives into a typed buffer.
 func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
-	w, err := c.checkPeer("Recv", "source", src, true)
+	w, err := c.target("Recv", "source", src, tag, true)
 	if err != nil {
-		return Status{}, err
-	}
-	if err := checkTag("Recv", tag, true); err != nil {
 		return Status{}, err
 	}
 	eb, err := b.engineBuf("Recv")
@@ -394,11 +388,8 @@ func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
 
 // IsendBuf starts sending a typed buffer.
 func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
-	w, err := c.checkPeer("Isend", "dest", dest, false)
+	w, err := c.target("Isend", "dest", dest, tag, false)
 	if err != nil {
-		return Request{}, err
-	}
-	if err := checkTag("Isend", tag, false); err != nil {
 		return Request{}, err
 	}
 	eb, err := b.engineBuf("Isend")
@@ -411,11 +402,8 @@ func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
 
 // IrecvBuf starts receiving into a typed buffer.
 func IrecvBuf(c *Comm, b Buf, src, tag int) (Request, error) {
-	w, err := c.checkPeer("Irecv", "source", src, true)
+	w, err := c.target("Irecv", "source", src, tag, true)
 	if err != nil {
-		return Request{}, err
-	}
-	if err := checkTag("Irecv", tag, true); err != nil {
 		return Request{}, err
 	}
 	eb, err := b.engineBuf("Irecv")

@@ -1,10 +1,6 @@
 package mpi
 
-import (
-	"unsafe"
-
-	"github.com/mpigo/mpigo/internal/p2p"
-)
+import "github.com/mpigo/mpigo/internal/p2p"
 
 // Neighbourhood collectives exchange data along the edges of a communicator's process
 // topology (MPI standard 7.6): every rank sends to its destinations and receives from
@@ -89,11 +85,6 @@ func checkBlocks(op, what string, counts, displs []int, n, size int) error {
 	return nil
 }
 
-func elemSize[T Elem]() int {
-	var z T
-	return int(unsafe.Sizeof(z))
-}
-
 // NeighborAllgather sends send to every destination and receives one block of
 // len(send) elements from each source into recv, in neighbour order
 // (MPI_Neighbor_allgather).
@@ -108,7 +99,7 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
 	}
 	sb, rb := asBytes(send), asBytes(recv)
-	bs := n * elemSize[T]()
+	bs := n * esize[T]()
 	return c.neighborExchange(op, func(int) []byte { return sb }, func(i int) []byte { return rb[i*bs : (i+1)*bs] })
 }
 
@@ -123,7 +114,7 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 	if err := checkBlocks(op, "recv", counts, displs, in, len(recv)); err != nil {
 		return c.handle(op, err)
 	}
-	sb, rb, es := asBytes(send), asBytes(recv), elemSize[T]()
+	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
 	return c.neighborExchange(op, func(int) []byte { return sb },
 		func(i int) []byte { return rb[displs[i]*es : (displs[i]+counts[i])*es] })
 }
@@ -147,7 +138,7 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
 	}
 	sb, rb := asBytes(send), asBytes(recv)
-	bs := n * elemSize[T]()
+	bs := n * esize[T]()
 	return c.neighborExchange(op, func(j int) []byte { return sb[j*bs : (j+1)*bs] },
 		func(i int) []byte { return rb[i*bs : (i+1)*bs] })
 }
@@ -166,7 +157,7 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 	if err := checkBlocks(op, "recv", rcounts, rdispls, in, len(recv)); err != nil {
 		return c.handle(op, err)
 	}
-	sb, rb, es := asBytes(send), asBytes(recv), elemSize[T]()
+	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
 	return c.neighborExchange(op, func(j int) []byte { return sb[sdispls[j]*es : (sdispls[j]+scounts[j])*es] },
 		func(i int) []byte { return rb[rdispls[i]*es : (rdispls[i]+rcounts[i])*es] })
 }

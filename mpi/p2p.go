@@ -110,6 +110,16 @@ func (c *Comm) checkPeer(op, what string, r int, wild bool) (int, error) {
 	return c.worldRank(r), nil
 }
 
+// target checks a peer rank and a tag for op (wild: a receive, which may take
+// AnySource and AnyTag) and returns the peer's world rank.
+func (c *Comm) target(op, what string, r, tag int, wild bool) (int, error) {
+	w, err := c.checkPeer(op, what, r, wild)
+	if err != nil {
+		return 0, err
+	}
+	return w, checkTag(op, tag, wild)
+}
+
 func checkTag(op string, tag int, wild bool) error {
 	if (wild && tag == AnyTag) || (tag >= 0 && tag <= TagUB) {
 		return nil
@@ -122,11 +132,8 @@ func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
 }
 
 func send0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
-	w, err := c.checkPeer(op, "dest", dest, false)
+	w, err := c.target(op, "dest", dest, tag, false)
 	if err != nil {
-		return err
-	}
-	if err := checkTag(op, tag, false); err != nil {
 		return err
 	}
 	return mapErr(op, eng.Send(p2p.Bytes(b), w, tag, c.ctx, mode))
@@ -188,11 +195,8 @@ func recv(op string, c *Comm, b []byte, src, tag int) (Status, error) {
 }
 
 func recv0(op string, c *Comm, b []byte, src, tag int) (Status, error) {
-	w, err := c.checkPeer(op, "source", src, true)
+	w, err := c.target(op, "source", src, tag, true)
 	if err != nil {
-		return Status{}, err
-	}
-	if err := checkTag(op, tag, true); err != nil {
 		return Status{}, err
 	}
 	st, err := eng.Recv(p2p.Bytes(b), w, tag, c.ctx)
@@ -248,11 +252,8 @@ func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persisten
 }
 
 func isend0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
-	w, err := c.checkPeer(op, "dest", dest, false)
+	w, err := c.target(op, "dest", dest, tag, false)
 	if err != nil {
-		return Request{}, err
-	}
-	if err := checkTag(op, tag, false); err != nil {
 		return Request{}, err
 	}
 	var q p2p.Request
@@ -270,11 +271,8 @@ func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request
 }
 
 func irecv0(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
-	w, err := c.checkPeer(op, "source", src, true)
+	w, err := c.target(op, "source", src, tag, true)
 	if err != nil {
-		return Request{}, err
-	}
-	if err := checkTag(op, tag, true); err != nil {
 		return Request{}, err
 	}
 	var q p2p.Request
@@ -603,11 +601,8 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 // Probe waits for a message from src (or AnySource) with tag (or AnyTag) and describes
 // it, without receiving it.
 func (c *Comm) Probe(src, tag int) (Status, error) {
-	w, err := c.checkPeer("Probe", "source", src, true)
+	w, err := c.target("Probe", "source", src, tag, true)
 	if err != nil {
-		return Status{}, err
-	}
-	if err := checkTag("Probe", tag, true); err != nil {
 		return Status{}, err
 	}
 	st, err := eng.Probe(w, tag, c.ctx)
@@ -616,11 +611,8 @@ func (c *Comm) Probe(src, tag int) (Status, error) {
 
 // Iprobe is Probe that does not wait: ok says whether a message was there.
 func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
-	w, err := c.checkPeer("Iprobe", "source", src, true)
+	w, err := c.target("Iprobe", "source", src, tag, true)
 	if err != nil {
-		return Status{}, false, err
-	}
-	if err := checkTag("Iprobe", tag, true); err != nil {
 		return Status{}, false, err
 	}
 	st, ok, err := eng.Iprobe(w, tag, c.ctx)
@@ -636,11 +628,8 @@ type Message struct {
 
 // Mprobe waits for a matching message and takes it for Mrecv.
 func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
-	w, err := c.checkPeer("Mprobe", "source", src, true)
+	w, err := c.target("Mprobe", "source", src, tag, true)
 	if err != nil {
-		return Message{}, Status{}, err
-	}
-	if err := checkTag("Mprobe", tag, true); err != nil {
 		return Message{}, Status{}, err
 	}
 	m, st, err := eng.Mprobe(w, tag, c.ctx)
@@ -649,11 +638,8 @@ func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
 
 // Improbe is Mprobe that does not wait.
 func (c *Comm) Improbe(src, tag int) (Message, Status, bool, error) {
-	w, err := c.checkPeer("Improbe", "source", src, true)
+	w, err := c.target("Improbe", "source", src, tag, true)
 	if err != nil {
-		return Message{}, Status{}, false, err
-	}
-	if err := checkTag("Improbe", tag, true); err != nil {
 		return Message{}, Status{}, false, err
 	}
 	m, st, ok, err := eng.Improbe(w, tag, c.ctx)
