@@ -17,7 +17,6 @@ const (
 	tagManage    = 1 << 30
 	tagCtxAlloc  = tagManage + 1
 	tagGather    = tagManage + 2
-	tagBcast     = tagManage + 3
 	tagGroupBase = tagManage + 1<<20 // CreateGroup: tagGroupBase + the user's tag, per round
 )
 

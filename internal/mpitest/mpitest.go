@@ -11,7 +11,6 @@ package mpitest
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -97,8 +96,3 @@ type syncBuffer struct {
 // Write is called with the launcher's line lock held, so no second lock is needed.
 func (s *syncBuffer) Write(p []byte) (int, error) { return s.b.Write(p) }
 func (s *syncBuffer) String() string              { return s.b.String() }
-
-// Rankf formats a message prefixed with the rank number, for failures in rank processes.
-func Rankf(rank int, format string, a ...any) string {
-	return fmt.Sprintf("rank %d: ", rank) + fmt.Sprintf(format, a...)
-}

@@ -13,16 +13,15 @@ type Key uint16
 
 // The schema.
 const (
-	KeyInvalid    Key = iota
-	KeyPID            // proc: the process id, little-endian uint32 (single-copy CMA reads)
-	KeyShm            // proc: the shared-memory transport's address of this rank
-	KeyTCP            // proc: the TCP transport's listening address(es)
-	KeyTopo           // proc: the cores this rank may run on
-	KeyNodeTopo       // node: the node's cache and socket layout
-	KeySecret         // job: the job's connection secret
-	KeyBarrier        // job: unused value; fences with no data use it in tests
-	firstDynamic  Key = 256
-	numStaticKeys     = 256
+	KeyInvalid   Key = iota
+	KeyPID           // proc: the process id, little-endian uint32 (single-copy CMA reads)
+	KeyShm           // proc: the shared-memory transport's address of this rank
+	KeyTCP           // proc: the TCP transport's listening address(es)
+	KeyTopo          // proc: the cores this rank may run on
+	KeyNodeTopo      // node: the node's cache and socket layout
+	KeySecret        // job: the job's connection secret
+	KeyBarrier       // job: unused value; fences with no data use it in tests
+	firstDynamic Key = 256
 )
 
 var (

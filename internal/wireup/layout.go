@@ -36,17 +36,6 @@ func (l *Layout) RankSpan(r int) Span {
 	return Span{Ranks: []int32{int32(r)}, Nodes: []int32{l.NodeOf[r]}}
 }
 
-// NodeSpan spans the ranks of one node.
-func (l *Layout) NodeSpan(node int) Span {
-	sp := Span{Nodes: []int32{int32(node)}}
-	for r, n := range l.NodeOf {
-		if int(n) == node {
-			sp.Ranks = append(sp.Ranks, int32(r))
-		}
-	}
-	return sp
-}
-
 // NodeSpans returns every node's span, in one pass over the ranks.
 func (l *Layout) NodeSpans() []Span {
 	sp := make([]Span, len(l.Hosts))
