@@ -45,6 +45,8 @@ type collState struct {
 	// phases of its collectives (coll_inter.go), made on first use.
 	localOnce sync.Once
 	local     *Comm
+
+	node *nodeColl // node-local shared-memory collectives (coll_node.go), made on first use
 }
 
 // coll returns c's collective state, made on first use (after the communicator's
@@ -108,6 +110,7 @@ const (
 	kAllgatherv
 	kAlltoall
 	kAlltoallv
+	kAlltoallw
 	kReduceScatter
 	kReduceScatterBlock
 	kScan
@@ -117,7 +120,7 @@ const (
 var kindNames = map[collKind]string{kBarrier: "Barrier", kBcast: "Bcast", kReduce: "Reduce",
 	kAllreduce: "Allreduce", kGather: "Gather", kGatherv: "Gatherv", kScatter: "Scatter",
 	kScatterv: "Scatterv", kAllgather: "Allgather", kAllgatherv: "Allgatherv", kAlltoall: "Alltoall",
-	kAlltoallv: "Alltoallv", kReduceScatter: "ReduceScatter", kReduceScatterBlock: "ReduceScatterBlock",
+	kAlltoallv: "Alltoallv", kAlltoallw: "Alltoallw", kReduceScatter: "ReduceScatter", kReduceScatterBlock: "ReduceScatterBlock",
 	kScan: "Scan", kExscan: "Exscan"}
 
 // noRoot is call.root for collectives without one.
@@ -141,7 +144,8 @@ func begin(c *Comm, cl call, esize int) (*coll.Sched, error) {
 		return nil, err
 	}
 	if c.remote != nil {
-		return nil, errorf(ClassComm, cl.op, "this collective (or its nonblocking form) is not supported on intercommunicators yet; Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather and Alltoall are")
+		// Every collective defined on intercommunicators goes to coll_inter.go first.
+		return nil, errorf(ClassComm, cl.op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", cl.op)
 	}
 	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
 		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
@@ -210,11 +214,22 @@ func esize[T Elem]() int {
 	return int(unsafe.Sizeof(z))
 }
 
-// Barrier returns once every rank of c has called it (dissemination: ceil(log2 n)
-// rounds of empty messages).
+// Barrier returns once every rank of c has called it (on one node: flags in shared
+// memory; otherwise dissemination: ceil(log2 n) rounds of empty messages).
 func (c *Comm) Barrier() error {
 	if c != nil && c.remote != nil {
 		return interBarrier(c)
+	}
+	if g, err := nodeGroup(c, call{op: "Barrier", kind: kBarrier, root: noRoot}, 0, 0); err != nil {
+		return err
+	} else if g != nil {
+		return mapErr("Barrier", g.Barrier())
+	}
+	if h, err := hierGroup(c, call{op: "Barrier", kind: kBarrier, root: noRoot}, 0, 0); err != nil || h != nil {
+		if err != nil {
+			return err
+		}
+		return hierBarrier(h)
 	}
 	s, err := begin(c, call{op: "Barrier", kind: kBarrier, root: noRoot}, 1)
 	if err != nil {
@@ -230,14 +245,30 @@ func Bcast[T Elem](c *Comm, buf []T, root int) error {
 		return interBcast(c, buf, root)
 	}
 	s, err := bcast("Bcast", c, buf, root, false)
-	if err != nil {
+	if err != nil || s == nil {
 		return err
 	}
 	return run("Bcast", s)
 }
 
+// bcast returns the schedule of a Bcast, or nil when a blocking one has run through
+// the node's shared memory.
 func bcast[T Elem](op string, c *Comm, buf []T, root int, nb bool) (*coll.Sched, error) {
-	s, err := begin(c, call{op: op, kind: kBcast, root: root, size: int64(len(buf)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	cl := call{op: op, kind: kBcast, root: root, size: int64(len(buf)), elem: int64(esize[T]()), nonblocking: nb}
+	if !nb {
+		if g, err := nodeGroup(c, cl, int64(len(buf)*esize[T]()), bcastMax(c)); err != nil {
+			return nil, err
+		} else if g != nil {
+			return nil, mapErr(op, g.Bcast(asBytes(buf), root))
+		}
+		if h, err := hierGroup(c, cl, int64(len(buf)*esize[T]()), bcastMax(c)); err != nil || h != nil {
+			if err != nil {
+				return nil, err
+			}
+			return nil, hierBcast(h, c, buf, root)
+		}
+	}
+	s, err := begin(c, cl, esize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +284,7 @@ func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 		return interReduce(c, send, recv, op, root)
 	}
 	s, err := reduce("Reduce", c, send, recv, op, root, false)
-	if err != nil {
+	if err != nil || s == nil {
 		return err
 	}
 	return run("Reduce", s)
@@ -277,12 +308,29 @@ func reduce[T Elem](name string, c *Comm, send, recv []T, op Op, root int, nb bo
 	if err := pairs(name, op, len(send)); err != nil {
 		return nil, err
 	}
-	s, err := begin(c, call{op: name, kind: kReduce, root: root, size: int64(len(send)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	cl := call{op: name, kind: kReduce, root: root, size: int64(len(send)), elem: int64(esize[T]()), nonblocking: nb}
+	if !nb {
+		if g, err := nodeGroup(c, cl, int64(len(send)*esize[T]()), reduceLimit(c, op)); err != nil {
+			return nil, err
+		} else if g != nil {
+			return nil, mapErr(name, g.Reduce(asBytes(send), asBytes(recv), esize[T](), k.Fn, root))
+		}
+	}
+	s, err := begin(c, cl, opEsize[T](op))
 	if err != nil {
 		return nil, err
 	}
 	s.Reduce(asBytes(send), asBytes(recv), k, root)
 	return s, nil
+}
+
+// opEsize is the unit a reduction's schedule may split its buffers at: an element, or
+// for Maxloc and Minloc a (value, index) pair, which the kernel must see whole.
+func opEsize[T Elem](op Op) int {
+	if (op.code == opMaxloc || op.code == opMinloc) && op.user == nil {
+		return 2 * esize[T]()
+	}
+	return esize[T]()
 }
 
 func pairs(name string, op Op, n int) error {
@@ -299,7 +347,7 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 		return interAllreduce(c, send, recv, op)
 	}
 	s, err := allreduce("Allreduce", c, send, recv, op, false)
-	if err != nil {
+	if err != nil || s == nil {
 		return err
 	}
 	return run("Allreduce", s)
@@ -319,7 +367,23 @@ func allreduce[T Elem](name string, c *Comm, send, recv []T, op Op, nb bool) (*c
 	if err := pairs(name, op, len(send)); err != nil {
 		return nil, err
 	}
-	s, err := begin(c, call{op: name, kind: kAllreduce, root: noRoot, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
+	cl := call{op: name, kind: kAllreduce, root: noRoot, size: int64(len(recv)), elem: int64(esize[T]()), nonblocking: nb}
+	if !nb {
+		if g, err := nodeGroup(c, cl, int64(len(recv)*esize[T]()), reduceLimit(c, op)); err != nil {
+			return nil, err
+		} else if g != nil {
+			return nil, mapErr(name, nodeAllreduce(g, asBytes(send), asBytes(recv), esize[T](), op, k.Fn))
+		}
+		if k.Commute {
+			if h, err := hierGroup(c, cl, int64(len(recv)*esize[T]()), reduceMax(c)); err != nil || h != nil {
+				if err != nil {
+					return nil, err
+				}
+				return nil, hierAllreduce(h, send, recv, op)
+			}
+		}
+	}
+	s, err := begin(c, cl, opEsize[T](op))
 	if err != nil {
 		return nil, err
 	}
@@ -373,6 +437,9 @@ func checkV(name, what string, size int, counts, displs []int, n int) error {
 // Gatherv is Gather with rank i's block of counts[i] elements at recv[displs[i]:];
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	if c != nil && c.remote != nil {
+		return interGatherv(c, send, recv, counts, displs, root)
+	}
 	s, err := gatherv("Gatherv", c, send, recv, counts, displs, root, false)
 	if err != nil {
 		return err
@@ -458,6 +525,9 @@ func scatter[T Elem](name string, c *Comm, send, recv []T, root int, nb bool) (*
 // Scatterv is Scatter with rank i's block of counts[i] elements at send[displs[i]:];
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	if c != nil && c.remote != nil {
+		return interScatterv(c, send, counts, displs, recv, root)
+	}
 	s, err := scatterv("Scatterv", c, send, counts, displs, recv, root, false)
 	if err != nil {
 		return err
@@ -527,6 +597,9 @@ func allgather[T Elem](name string, c *Comm, send, recv []T, nb bool) (*coll.Sch
 // Allgatherv is Allgather with rank i's block of counts[i] elements at recv[displs[i]:].
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
+	if c != nil && c.remote != nil {
+		return interAllgatherv(c, send, recv, counts, displs)
+	}
 	s, err := allgatherv("Allgatherv", c, send, recv, counts, displs, false)
 	if err != nil {
 		return err
@@ -592,6 +665,9 @@ func alltoall[T Elem](name string, c *Comm, send, recv []T, nb bool) (*coll.Sche
 // send is InPlace[T]() (scounts and sdispls are then ignored), and the data to send is
 // in recv, laid out by rcounts and rdispls.
 func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	if c != nil && c.remote != nil {
+		return interAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
+	}
 	s, err := alltoallv("Alltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, false)
 	if err != nil {
 		return err
@@ -624,6 +700,9 @@ func alltoallv[T Elem](name string, c *Comm, send []T, scounts, sdispls []int, r
 // leaves block i of the result in rank i's recv. In place: send is InPlace[T](), recv
 // holds the whole input and gets the result in recv[:len(recv)/Size()].
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
+	if c != nil && c.remote != nil {
+		return interReduceScatterBlock(c, send, recv, op)
+	}
 	s, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
 	if err != nil {
 		return err
@@ -669,6 +748,9 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 // the counts[i] elements of block i of the result in rank i's recv. In place: send is
 // InPlace[T](), recv holds the whole input and gets the result in recv[:counts[rank]].
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
+	if c != nil && c.remote != nil {
+		return interReduceScatter(c, send, recv, counts, op)
+	}
 	s, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
 	if err != nil {
 		return err

@@ -9,49 +9,81 @@ import (
 // two disjoint groups; its collectives move data from one group to the other. The
 // rooted ones follow the standard's root convention: in the group holding the root,
 // the root passes Root and every other process ProcNull; the processes of the other
-// group pass the root's rank in the root's group (their remote group). Allreduce and
-// Allgather give each group the result computed from the OTHER group's data.
+// group pass the root's rank in the root's group (their remote group). Allreduce,
+// Allgather(v), Alltoall(v,w) and ReduceScatter(Block) give each group the result
+// computed from the OTHER group's data. Scan and Exscan are not defined on
+// intercommunicators, and none of these takes InPlace.
 //
-// Each is built from collectives on the local group plus an exchange between the
-// groups' leaders (local rank 0). The local group runs them on a view of the
-// intercommunicator's own collective context: the view addresses only local members,
-// the two groups are disjoint and the leaders' exchange uses tags of its own, so the
-// messages of the two groups' local phases and of the exchange can never match each
-// other's receives, and no new context is needed.
+// Each is one schedule of internal/coll (its Inter* builders): collectives on the
+// local group plus exchanges with the remote group, through the groups' leaders (local
+// rank 0) or straight between the processes. So the blocking and the nonblocking forms
+// are the same schedule, and the nonblocking one progresses on coll_nb.go's progress
+// goroutine like any other. A schedule runs on the intercommunicator's collective
+// context with one tag per call, numbered by the intercommunicator's collective
+// sequence (which both groups advance in the same order): the local phases and the
+// exchanges of one call cannot match each other's receives (the groups are disjoint),
+// and calls in flight at the same time cannot match each other's either.
 
 // Root is what the root passes as root to a rooted collective on an intercommunicator
 // (MPI_ROOT); the other processes of its group pass ProcNull.
 const Root = -3
 
-// Tags of the leaders' exchange on an intercommunicator's collective context: one per
-// call, numbered by the intercommunicator's collective sequence, which both groups
-// advance in the same order.
+// Tags of the intercommunicator collectives on the collective context: one per call,
+// numbered by the intercommunicator's collective sequence.
 const (
 	tagInterColl    = tagManage + 1<<29
 	tagInterCheck   = tagInterColl + 1<<25 // + seq: coll_check's exchange
 	tagInterSeqMask = 1<<24 - 1
 )
 
-// interLocal is the view of c's local group that runs the local phases.
-func (c *Comm) interLocal() *Comm {
-	st := c.coll()
-	st.localOnce.Do(func() {
-		st.local = &Comm{ctx: c.ctx, rank: c.rank, size: c.size, group: c.group, name: c.Name() + " (local group)"}
-	})
-	return st.local
+// interConn is coll.Conn over both groups of an intercommunicator: peers 0..size-1
+// are the local group, size+j is rank j of the remote group (internal/coll/inter.go).
+// It is a single pointer, so making one per call costs nothing.
+type interConn struct{ c *Comm }
+
+func (k interConn) Rank() int { return k.c.rank }
+func (k interConn) Size() int { return k.c.size }
+
+func (k interConn) world(p int) int {
+	if p < k.c.size {
+		return int(k.c.group.WorldRank(p))
+	}
+	return int(k.c.remote.WorldRank(p - k.c.size))
 }
 
-// interOp is one collective call on an intercommunicator.
-type interOp struct {
-	name  string
-	c     *Comm
-	local *Comm
-	tag   int
+func (k interConn) Isend(b []byte, dest, tag int) (coll.Req, error) {
+	q, err := eng.Isend(p2p.Bytes(b), k.world(dest), tag, k.c.ctx+1, p2p.Standard)
+	return coll.Req{Q: q}, err
 }
 
-// beginInter checks c and numbers the call; with coll_check on it first verifies that
-// the processes of both groups make matching calls.
-func beginInter(c *Comm, cl interCall) (*interOp, error) {
+func (k interConn) Send(b []byte, dest, tag int) error {
+	return eng.Send(p2p.Bytes(b), k.world(dest), tag, k.c.ctx+1, p2p.Standard)
+}
+
+func (k interConn) Recv(b []byte, src, tag int) error {
+	_, err := eng.Recv(p2p.Bytes(b), k.world(src), tag, k.c.ctx+1)
+	return err
+}
+
+func (k interConn) Irecv(b []byte, src, tag int) (coll.Req, error) {
+	q, err := eng.Irecv(p2p.Bytes(b), k.world(src), tag, k.c.ctx+1)
+	return coll.Req{Q: q}, err
+}
+
+func (k interConn) Wait(q *coll.Req) error {
+	_, err := eng.Wait(&q.Q)
+	return err
+}
+
+func (k interConn) Test(q *coll.Req) (bool, error) {
+	_, ok, err := eng.Test(&q.Q)
+	return ok, err
+}
+
+// beginInter checks c and returns an empty schedule for the call with its tag; with
+// coll_check on it first verifies that the processes of both groups make matching
+// calls.
+func beginInter(c *Comm, cl interCall, esize int) (*coll.Sched, error) {
 	if err := c.usable(cl.op); err != nil {
 		return nil, err
 	}
@@ -65,26 +97,15 @@ func beginInter(c *Comm, cl interCall) (*interOp, error) {
 			return nil, err
 		}
 	}
-	return &interOp{name: cl.op, c: c, local: c.interLocal(), tag: tagInterColl + seq}, nil
+	return coll.New(interConn{c}, tagInterColl+seq, esize), nil
 }
 
-// leader reports whether this process is its group's leader.
-func (o *interOp) leader() bool { return o.c.rank == 0 }
-
-// send and recv move bytes to and from rank r of the remote group.
-func (o *interOp) send(b []byte, r int) error {
-	return mapErr(o.name, eng.Send(p2p.Bytes(b), o.c.worldRank(r), o.tag, o.c.ctx+1, p2p.Standard))
-}
-
-func (o *interOp) recv(b []byte, r int) error {
-	_, err := eng.Recv(p2p.Bytes(b), o.c.worldRank(r), o.tag, o.c.ctx+1)
-	return mapErr(o.name, err)
-}
-
-// exchange is the leaders' exchange: out to the remote leader, in from it.
-func (o *interOp) exchange(out, in []byte) error {
-	_, err := mpiSendrecvBytes(o.c.ctx+1, out, in, o.c.worldRank(0), o.tag)
-	return mapErr(o.name, err)
+// runInter runs a blocking intercommunicator collective's schedule.
+func runInter(name string, s *coll.Sched, err error) error {
+	if err != nil {
+		return err
+	}
+	return run(name, s)
 }
 
 // interRole is what a process's root argument makes it in a rooted collective.
@@ -116,266 +137,409 @@ func noInPlaceInter[T Elem](name, arg string, b []T) error {
 	return nil
 }
 
-func interBarrier(c *Comm) error {
-	o, err := beginInter(c, interCall{op: "Barrier", kind: kBarrier, out: -1, in: -1})
+func interBarrierSched(name string, c *Comm, nb bool) (*coll.Sched, error) {
+	s, err := beginInter(c, interCall{op: name, kind: kBarrier, out: -1, in: -1, elem: -1, nb: nb}, 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Everyone here has arrived once the local barrier ends; the leaders then learn
-	// that the other group has too, and the second local barrier tells the rest.
-	if err := o.local.Barrier(); err != nil {
-		return err
+	s.InterBarrier()
+	return s, nil
+}
+
+func interBarrier(c *Comm) error {
+	s, err := interBarrierSched("Barrier", c, false)
+	return runInter("Barrier", s, err)
+}
+
+func interBcastSched[T Elem](name string, c *Comm, buf []T, root int, nb bool) (*coll.Sched, error) {
+	role, err := interRootRole(name, c, root)
+	if err != nil {
+		return nil, err
 	}
-	if o.leader() {
-		if err := o.exchange(nil, nil); err != nil {
-			return err
+	if role == roleRemote {
+		if err := noInPlaceInter(name, "buf", buf); err != nil {
+			return nil, err
 		}
 	}
-	return o.local.Barrier()
+	s, err := beginInter(c, interCall{op: name, kind: kBcast, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRoot, len(buf)), in: ifRole(role, roleRemote, len(buf)), nb: nb}, esize[T]())
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterBcastSend(asBytes(buf))
+	case roleRemote:
+		s.InterBcastRecv(asBytes(buf), root)
+	}
+	return s, nil
 }
 
 func interBcast[T Elem](c *Comm, buf []T, root int) error {
-	const name = "Bcast"
-	role, err := interRootRole(name, c, root)
-	if err != nil {
-		return err
-	}
-	o, err := beginInter(c, interCall{op: name, kind: kBcast, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRoot, len(buf)), in: ifRole(role, roleRemote, len(buf))})
-	if err != nil {
-		return err
-	}
-	switch role {
-	case roleRoot:
-		return o.send(asBytes(buf), 0)
-	case roleIdle:
-		return nil
-	}
-	if o.leader() {
-		if err := o.recv(asBytes(buf), root); err != nil {
-			return err
-		}
-	}
-	return Bcast(o.local, buf, 0)
+	s, err := interBcastSched("Bcast", c, buf, root, false)
+	return runInter("Bcast", s, err)
 }
 
-func interReduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
-	const name = "Reduce"
+func interReduceSched[T Elem](name string, c *Comm, send, recv []T, op Op, root int, nb bool) (*coll.Sched, error) {
 	role, err := interRootRole(name, c, root)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := kernel[T](name, op); err != nil {
-		return err
+	k, err := kernel[T](name, op)
+	if err != nil {
+		return nil, err
 	}
 	if role == roleRemote {
 		if err := noInPlaceInter(name, "send", send); err != nil {
-			return err
+			return nil, err
 		}
 		if err := pairs(name, op, len(send)); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	o, err := beginInter(c, interCall{op: name, kind: kReduce, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRemote, len(send)), in: ifRole(role, roleRoot, len(recv))})
+	s, err := beginInter(c, interCall{op: name, kind: kReduce, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRemote, len(send)), in: ifRole(role, roleRoot, len(recv)), nb: nb}, opEsize[T](op))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch role {
 	case roleRoot:
-		return o.recv(asBytes(recv), 0)
-	case roleIdle:
-		return nil
+		s.InterReduceRecv(asBytes(recv))
+	case roleRemote:
+		s.InterReduceSend(asBytes(send), k, root)
 	}
-	var acc []T
-	if o.leader() {
-		acc = make([]T, len(send))
+	return s, nil
+}
+
+func interReduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
+	s, err := interReduceSched("Reduce", c, send, recv, op, root, false)
+	return runInter("Reduce", s, err)
+}
+
+func interAllreduceSched[T Elem](name string, c *Comm, send, recv []T, op Op, nb bool) (*coll.Sched, error) {
+	k, err := kernel[T](name, op)
+	if err != nil {
+		return nil, err
 	}
-	if err := Reduce(o.local, send, acc, op, 0); err != nil {
-		return err
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
 	}
-	if o.leader() {
-		return o.send(asBytes(acc), root)
+	if len(send) != len(recv) {
+		return nil, errorf(ClassCount, name, "len(send) %d != len(recv) %d", len(send), len(recv))
 	}
-	return nil
+	if err := pairs(name, op, len(send)); err != nil {
+		return nil, err
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kAllreduce, elem: int64(esize[T]()), out: int64(len(send)), in: int64(len(recv)), nb: nb}, opEsize[T](op))
+	if err != nil {
+		return nil, err
+	}
+	s.InterAllreduce(asBytes(send), asBytes(recv), k)
+	return s, nil
 }
 
 func interAllreduce[T Elem](c *Comm, send, recv []T, op Op) error {
-	const name = "Allreduce"
-	if _, err := kernel[T](name, op); err != nil {
-		return err
-	}
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return err
-	}
-	if len(send) != len(recv) {
-		return errorf(ClassCount, name, "len(send) %d != len(recv) %d", len(send), len(recv))
-	}
-	if err := pairs(name, op, len(send)); err != nil {
-		return err
-	}
-	o, err := beginInter(c, interCall{op: name, kind: kAllreduce, elem: int64(esize[T]()), out: int64(len(send)), in: int64(len(recv))})
-	if err != nil {
-		return err
-	}
-	var acc []T
-	if o.leader() {
-		acc = make([]T, len(send))
-	}
-	if err := Reduce(o.local, send, acc, op, 0); err != nil {
-		return err
-	}
-	if o.leader() {
-		if err := o.exchange(asBytes(acc), asBytes(recv)); err != nil {
-			return err
-		}
-	}
-	return Bcast(o.local, recv, 0)
+	s, err := interAllreduceSched("Allreduce", c, send, recv, op, false)
+	return runInter("Allreduce", s, err)
 }
 
-func interGather[T Elem](c *Comm, send, recv []T, root int) error {
-	const name = "Gather"
+func interGatherSched[T Elem](name string, c *Comm, send, recv []T, root int, nb bool) (*coll.Sched, error) {
 	role, err := interRootRole(name, c, root)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	m := c.remote.Size()
 	switch role {
 	case roleRoot:
-		if n := c.remote.Size(); len(recv)%n != 0 {
-			return errorf(ClassCount, name, "len(recv) %d at the root is not a multiple of the remote group's size %d", len(recv), n)
+		if len(recv)%m != 0 {
+			return nil, errorf(ClassCount, name, "len(recv) %d at the root is not a multiple of the remote group's size %d", len(recv), m)
 		}
 	case roleRemote:
 		if err := noInPlaceInter(name, "send", send); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	o, err := beginInter(c, interCall{op: name, kind: kGather, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRemote, len(send)), in: ifRole(role, roleRoot, len(recv)/c.remote.Size())})
+	s, err := beginInter(c, interCall{op: name, kind: kGather, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRemote, len(send)), in: ifRole(role, roleRoot, len(recv)/m), nb: nb}, esize[T]())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch role {
 	case roleRoot:
-		return o.recv(asBytes(recv), 0)
-	case roleIdle:
-		return nil
+		s.InterGatherRecv(asBytes(recv))
+	case roleRemote:
+		s.InterGatherSend(asBytes(send), root)
 	}
-	var all []T
-	if o.leader() {
-		all = make([]T, c.size*len(send))
-	}
-	if err := Gather(o.local, send, all, 0); err != nil {
-		return err
-	}
-	if o.leader() {
-		return o.send(asBytes(all), root)
-	}
-	return nil
+	return s, nil
 }
 
-func interScatter[T Elem](c *Comm, send, recv []T, root int) error {
-	const name = "Scatter"
+func interGather[T Elem](c *Comm, send, recv []T, root int) error {
+	s, err := interGatherSched("Gather", c, send, recv, root, false)
+	return runInter("Gather", s, err)
+}
+
+func interGathervSched[T Elem](name string, c *Comm, send, recv []T, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
 	role, err := interRootRole(name, c, root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch role {
 	case roleRoot:
-		if n := c.remote.Size(); len(send)%n != 0 {
-			return errorf(ClassCount, name, "len(send) %d at the root is not a multiple of the remote group's size %d", len(send), n)
+		if err := checkV(name, "", c.remote.Size(), counts, displs, len(recv)); err != nil {
+			return nil, err
+		}
+	case roleRemote:
+		if err := noInPlaceInter(name, "send", send); err != nil {
+			return nil, err
+		}
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kGatherv, role: role, root: root, elem: int64(esize[T]()), out: -1, in: -1, nb: nb}, esize[T]())
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterGathervRecv(asBytes(recv), counts, displs)
+	case roleRemote:
+		s.InterGathervSend(asBytes(send), root)
+	}
+	return s, nil
+}
+
+func interGatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	s, err := interGathervSched("Gatherv", c, send, recv, counts, displs, root, false)
+	return runInter("Gatherv", s, err)
+}
+
+func interScatterSched[T Elem](name string, c *Comm, send, recv []T, root int, nb bool) (*coll.Sched, error) {
+	role, err := interRootRole(name, c, root)
+	if err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	switch role {
+	case roleRoot:
+		if len(send)%m != 0 {
+			return nil, errorf(ClassCount, name, "len(send) %d at the root is not a multiple of the remote group's size %d", len(send), m)
 		}
 	case roleRemote:
 		if err := noInPlaceInter(name, "recv", recv); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	o, err := beginInter(c, interCall{op: name, kind: kScatter, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRoot, len(send)/c.remote.Size()), in: ifRole(role, roleRemote, len(recv))})
+	s, err := beginInter(c, interCall{op: name, kind: kScatter, role: role, root: root, elem: int64(esize[T]()), out: ifRole(role, roleRoot, len(send)/m), in: ifRole(role, roleRemote, len(recv)), nb: nb}, esize[T]())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch role {
 	case roleRoot:
-		return o.send(asBytes(send), 0)
-	case roleIdle:
-		return nil
+		s.InterScatterSend(asBytes(send))
+	case roleRemote:
+		s.InterScatterRecv(asBytes(recv), root)
 	}
-	var all []T
-	if o.leader() {
-		all = make([]T, c.size*len(recv))
-		if err := o.recv(asBytes(all), root); err != nil {
-			return err
+	return s, nil
+}
+
+func interScatter[T Elem](c *Comm, send, recv []T, root int) error {
+	s, err := interScatterSched("Scatter", c, send, recv, root, false)
+	return runInter("Scatter", s, err)
+}
+
+func interScattervSched[T Elem](name string, c *Comm, send []T, counts, displs []int, recv []T, root int, nb bool) (*coll.Sched, error) {
+	role, err := interRootRole(name, c, root)
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		if err := checkV(name, "", c.remote.Size(), counts, displs, len(send)); err != nil {
+			return nil, err
+		}
+	case roleRemote:
+		if err := noInPlaceInter(name, "recv", recv); err != nil {
+			return nil, err
 		}
 	}
-	return Scatter(o.local, all, recv, 0)
+	s, err := beginInter(c, interCall{op: name, kind: kScatterv, role: role, root: root, elem: int64(esize[T]()), out: -1, in: -1, nb: nb}, esize[T]())
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterScattervSend(asBytes(send), counts, displs)
+	case roleRemote:
+		s.InterScattervRecv(asBytes(recv), root)
+	}
+	return s, nil
+}
+
+func interScatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	s, err := interScattervSched("Scatterv", c, send, counts, displs, recv, root, false)
+	return runInter("Scatterv", s, err)
+}
+
+func interAllgatherSched[T Elem](name string, c *Comm, send, recv []T, nb bool) (*coll.Sched, error) {
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	if len(recv)%m != 0 {
+		return nil, errorf(ClassCount, name, "len(recv) %d is not a multiple of the remote group's size %d", len(recv), m)
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kAllgather, elem: int64(esize[T]()), out: int64(len(send)), in: int64(len(recv) / m), nb: nb}, esize[T]())
+	if err != nil {
+		return nil, err
+	}
+	s.InterAllgather(asBytes(send), asBytes(recv))
+	return s, nil
 }
 
 func interAllgather[T Elem](c *Comm, send, recv []T) error {
-	const name = "Allgather"
+	s, err := interAllgatherSched("Allgather", c, send, recv, false)
+	return runInter("Allgather", s, err)
+}
+
+func interAllgathervSched[T Elem](name string, c *Comm, send, recv []T, counts, displs []int, nb bool) (*coll.Sched, error) {
 	if err := noInPlaceInter(name, "send", send); err != nil {
-		return err
+		return nil, err
 	}
-	if n := c.remote.Size(); len(recv)%n != 0 {
-		return errorf(ClassCount, name, "len(recv) %d is not a multiple of the remote group's size %d", len(recv), n)
+	if err := checkV(name, "", c.remote.Size(), counts, displs, len(recv)); err != nil {
+		return nil, err
 	}
-	o, err := beginInter(c, interCall{op: name, kind: kAllgather, elem: int64(esize[T]()), out: int64(len(send)), in: int64(len(recv) / c.remote.Size())})
+	s, err := beginInter(c, interCall{op: name, kind: kAllgatherv, elem: int64(esize[T]()), out: -1, in: -1, nb: nb}, esize[T]())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var all []T
-	if o.leader() {
-		all = make([]T, c.size*len(send))
-	}
-	if err := Gather(o.local, send, all, 0); err != nil {
-		return err
-	}
-	if o.leader() {
-		if err := o.exchange(asBytes(all), asBytes(recv)); err != nil {
-			return err
+	if coll.Checking() {
+		out := make([]int64, len(counts))
+		for j := range out {
+			out[j] = int64(len(send) * esize[T]())
+		}
+		if err := checkPairs(name, c, s, out, bytesOf(counts, esize[T]())); err != nil {
+			s.Free()
+			return nil, err
 		}
 	}
-	return Bcast(o.local, recv, 0)
+	s.InterAllgatherv(asBytes(send), asBytes(recv), counts, displs)
+	return s, nil
+}
+
+func interAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
+	s, err := interAllgathervSched("Allgatherv", c, send, recv, counts, displs, false)
+	return runInter("Allgatherv", s, err)
+}
+
+func interAlltoallSched[T Elem](name string, c *Comm, send, recv []T, nb bool) (*coll.Sched, error) {
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	if len(send)%m != 0 || len(recv)%m != 0 {
+		return nil, errorf(ClassCount, name, "len(send) %d and len(recv) %d must be multiples of the remote group's size %d", len(send), len(recv), m)
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kAlltoall, elem: int64(esize[T]()), out: int64(len(send) / m), in: int64(len(recv) / m), nb: nb}, esize[T]())
+	if err != nil {
+		return nil, err
+	}
+	s.InterAlltoall(asBytes(send), asBytes(recv), m)
+	return s, nil
 }
 
 func interAlltoall[T Elem](c *Comm, send, recv []T) error {
-	const name = "Alltoall"
+	s, err := interAlltoallSched("Alltoall", c, send, recv, false)
+	return runInter("Alltoall", s, err)
+}
+
+func interAlltoallvSched[T Elem](name string, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
 	if err := noInPlaceInter(name, "send", send); err != nil {
-		return err
+		return nil, err
 	}
-	n := c.remote.Size()
-	if len(send)%n != 0 || len(recv)%n != 0 {
-		return errorf(ClassCount, name, "len(send) %d and len(recv) %d must be multiples of the remote group's size %d", len(send), len(recv), n)
+	m := c.remote.Size()
+	if err := checkV(name, "s", m, scounts, sdispls, len(send)); err != nil {
+		return nil, err
 	}
-	o, err := beginInter(c, interCall{op: name, kind: kAlltoall, elem: int64(esize[T]()), out: int64(len(send) / n), in: int64(len(recv) / n)})
+	if err := checkV(name, "r", m, rcounts, rdispls, len(recv)); err != nil {
+		return nil, err
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kAlltoallv, elem: int64(esize[T]()), out: -1, in: -1, nb: nb}, esize[T]())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Block j goes straight to remote rank j and block j of recv comes from it: every
-	// receive is posted before any send, so no order of the peers can deadlock.
-	sm, rm := len(send)/n, len(recv)/n
-	qs := make([]p2p.Request, 0, 2*n)
-	var first error
-	for j := 0; j < n && first == nil; j++ {
-		q, err := eng.Irecv(p2p.Bytes(asBytes(recv[j*rm:(j+1)*rm])), c.worldRank(j), o.tag, c.ctx+1)
-		if err != nil {
-			first = err
-			break
-		}
-		qs = append(qs, q)
-	}
-	for j := 0; j < n && first == nil; j++ {
-		// Start with the peer after this rank, so that the peers' sends spread out.
-		k := (c.rank + j) % n
-		q, err := eng.Isend(p2p.Bytes(asBytes(send[k*sm:(k+1)*sm])), c.worldRank(k), o.tag, c.ctx+1, p2p.Standard)
-		if err != nil {
-			first = err
-			break
-		}
-		qs = append(qs, q)
-	}
-	for i := range qs {
-		if first != nil {
-			eng.Cancel(&qs[i])
-		}
-		if _, err := eng.Wait(&qs[i]); err != nil && first == nil {
-			first = err
+	if coll.Checking() {
+		if err := checkPairs(name, c, s, bytesOf(scounts, esize[T]()), bytesOf(rcounts, esize[T]())); err != nil {
+			s.Free()
+			return nil, err
 		}
 	}
-	return mapErr(name, first)
+	s.InterAlltoallv(asBytes(send), scounts, sdispls, asBytes(recv), rcounts, rdispls)
+	return s, nil
+}
+
+func interAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	s, err := interAlltoallvSched("Alltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, false)
+	return runInter("Alltoallv", s, err)
+}
+
+func interReduceScatterBlockSched[T Elem](name string, c *Comm, send, recv []T, op Op, nb bool) (*coll.Sched, error) {
+	k, err := kernel[T](name, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	if len(send) != c.size*len(recv) {
+		return nil, errorf(ClassCount, name, "len(send) %d != local group size %d × len(recv) %d", len(send), c.size, len(recv))
+	}
+	if err := pairs(name, op, len(recv)); err != nil {
+		return nil, err
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kReduceScatterBlock, elem: int64(esize[T]()), out: int64(len(send)), in: int64(len(send)), nb: nb}, esize[T]())
+	if err != nil {
+		return nil, err
+	}
+	s.InterReduceScatterBlock(asBytes(send), asBytes(recv), k)
+	return s, nil
+}
+
+func interReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
+	s, err := interReduceScatterBlockSched("ReduceScatterBlock", c, send, recv, op, false)
+	return runInter("ReduceScatterBlock", s, err)
+}
+
+func interReduceScatterSched[T Elem](name string, c *Comm, send, recv []T, counts []int, op Op, nb bool) (*coll.Sched, error) {
+	k, err := kernel[T](name, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	if len(counts) != c.size {
+		return nil, errorf(ClassCount, name, "len(counts) %d != the local group's size %d", len(counts), c.size)
+	}
+	total := 0
+	for i, n := range counts {
+		if n < 0 {
+			return nil, errorf(ClassCount, name, "counts[%d] %d is negative", i, n)
+		}
+		if err := pairs(name, op, n); err != nil {
+			return nil, err
+		}
+		total += n
+	}
+	if len(recv) != counts[c.rank] {
+		return nil, errorf(ClassCount, name, "len(recv) %d != counts[%d] %d", len(recv), c.rank, counts[c.rank])
+	}
+	if len(send) != total {
+		return nil, errorf(ClassCount, name, "len(send) %d != sum(counts) %d", len(send), total)
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kReduceScatter, elem: int64(esize[T]()), out: int64(total), in: int64(total), nb: nb}, esize[T]())
+	if err != nil {
+		return nil, err
+	}
+	s.InterReduceScatter(asBytes(send), asBytes(recv), counts, k)
+	return s, nil
+}
+
+func interReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
+	s, err := interReduceScatterSched("ReduceScatter", c, send, recv, counts, op, false)
+	return runInter("ReduceScatter", s, err)
 }

@@ -9,7 +9,10 @@ import (
 // call descriptions and reduce them to one for the group (or find that they disagree);
 // the leaders swap the two groups' descriptions and each tells its group; then every
 // process of both groups judges the same pair of descriptions, so all of them return
-// the same verdict and none is left waiting on a call the others did not make.
+// the same verdict and none is left waiting on a call the others did not make. The
+// calls whose block sizes differ per pair of processes (Alltoallv, Alltoallw,
+// Allgatherv) then compare every pair's sizes as well (checkPairs, in
+// coll_alltoallw_check.go).
 
 // interCall describes one call of an intercommunicator collective: role and root for
 // the rooted ones, and the block lengths (in elements) the process sends to and
@@ -21,6 +24,7 @@ type interCall struct {
 	root    int
 	elem    int64
 	out, in int64
+	nb      bool // the nonblocking form
 }
 
 func ifRole(role, want interRole, n int) int64 {
@@ -39,16 +43,17 @@ type interSummary struct {
 	elem  int64
 	out   int64
 	in    int64
+	nb    int64 // 1: the nonblocking form
 }
 
-const summaryWords = 7
+const summaryWords = 8
 
 func (s interSummary) words() [summaryWords]int64 {
-	return [summaryWords]int64{int64(s.class), int64(s.kind), int64(s.role), s.root, s.elem, s.out, s.in}
+	return [summaryWords]int64{int64(s.class), int64(s.kind), int64(s.role), s.root, s.elem, s.out, s.in, s.nb}
 }
 
 func summaryOf(w []int64) interSummary {
-	return interSummary{class: ErrorClass(w[0]), kind: collKind(w[1]), role: interRole(w[2]), root: w[3], elem: w[4], out: w[5], in: w[6]}
+	return interSummary{class: ErrorClass(w[0]), kind: collKind(w[1]), role: interRole(w[2]), root: w[3], elem: w[4], out: w[5], in: w[6], nb: w[7]}
 }
 
 func encodeWords(w []int64) []byte {
@@ -75,9 +80,10 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 		fElem
 		fOut
 		fIn
+		fNB
 	)
 	first := recs[0]
-	s := interSummary{kind: collKind(first[fKind]), elem: -1, out: -1, in: -1}
+	s := interSummary{kind: collKind(first[fKind]), elem: -1, out: -1, in: -1, nb: first[fNB]}
 	bad := func(class ErrorClass, f string, a ...any) (interSummary, *Error) {
 		return interSummary{class: class}, &Error{Class: class, Msg: "coll_check: " + fmt.Sprintf(f, a...)}
 	}
@@ -86,6 +92,8 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 		switch {
 		case collKind(x[fKind]) != s.kind:
 			return bad(ClassArg, "local rank %d called %s while local rank 0 called %s", r, kindNames[collKind(x[fKind])], kindNames[s.kind])
+		case x[fNB] != s.nb:
+			return bad(ClassArg, "local rank %d called the %s form, local rank 0 the %s one (they do not match)", r, form(x[fNB]), form(s.nb))
 		case interRole(x[fRole]) == roleIdle:
 			continue // ProcNull in the root's group: its arguments do not matter
 		case s.elem >= 0 && x[fElem] != s.elem:
@@ -133,7 +141,10 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 
 // verifyInter runs coll_check for one call on the intercommunicator c.
 func verifyInter(c *Comm, tag int, cl interCall) error {
-	me := [summaryWords]int64{int64(cl.kind), int64(cl.role), int64(cl.root), cl.elem, cl.out, cl.in}
+	me := [summaryWords]int64{int64(cl.kind), int64(cl.role), int64(cl.root), cl.elem, cl.out, cl.in, 0}
+	if cl.nb {
+		me[6] = 1
+	}
 	local := participants{world: func(i int) int { return int(c.group.WorldRank(i)) }, n: c.size, me: c.rank, ctx: c.ctx + 1}
 	all, err := local.allgather(encodeWords(me[:]), tag)
 	if err != nil {
@@ -166,6 +177,8 @@ func verifyInter(c *Comm, tag int, cl interCall) error {
 		return errorf(t.class, cl.op, "coll_check: the processes of the remote group do not make matching calls")
 	case t.kind != mine.kind:
 		return errorf(ClassArg, cl.op, "coll_check: the remote group called %s while this group called %s", kindNames[t.kind], kindNames[mine.kind])
+	case t.nb != mine.nb:
+		return errorf(ClassArg, cl.op, "coll_check: the remote group called the %s form, this group the %s one (they do not match)", form(t.nb), form(mine.nb))
 	case t.elem >= 0 && mine.elem >= 0 && t.elem != mine.elem:
 		return errorf(ClassType, cl.op, "coll_check: the remote group has elements of %d bytes, this group of %d", t.elem, mine.elem)
 	}

@@ -223,8 +223,15 @@ func TestInterCollErrors(t *testing.T) {
 		if err := mpi.Allreduce(ic, []bool{true}, []bool{false}, mpi.Sum); !errors.Is(err, mpi.ErrOp) {
 			t.Errorf("Allreduce Sum on bool: %v, want ErrOp", err)
 		}
-		if _, err := mpi.Iallreduce(ic, buf, buf, mpi.Sum); !errors.Is(err, mpi.ErrComm) {
-			t.Errorf("Iallreduce on an intercommunicator: %v, want ErrComm", err)
+		// Scan and Exscan are not defined on intercommunicators.
+		if err := mpi.Scan(ic, buf, make([]int, 1), mpi.Sum); !errors.Is(err, mpi.ErrComm) || !strings.Contains(err.Error(), "not defined on intercommunicators") {
+			t.Errorf("Scan on an intercommunicator: %v, want ErrComm", err)
+		}
+		if err := mpi.Exscan(ic, buf, make([]int, 1), mpi.Sum); !errors.Is(err, mpi.ErrComm) {
+			t.Errorf("Exscan on an intercommunicator: %v, want ErrComm", err)
+		}
+		if _, err := mpi.Iscan(ic, buf, make([]int, 1), mpi.Sum); !errors.Is(err, mpi.ErrComm) {
+			t.Errorf("Iscan on an intercommunicator: %v, want ErrComm", err)
 		}
 		// The refusals above left the intercommunicator usable.
 		out := []int{0}

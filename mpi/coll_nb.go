@@ -16,6 +16,10 @@ import (
 // completes while its caller computes, or blocks in some other call, and ranks that
 // wait on their requests in different orders cannot deadlock. Test and Wait advance
 // the schedules too, so a request found complete is reported at once.
+//
+// On an intercommunicator the nonblocking forms run the schedules of coll_inter.go
+// (local phases plus exchanges with the remote group) on the same machinery; Iscan and
+// Iexscan, like Scan and Exscan, are not defined there.
 
 // A nonblocking collective is a Request whose operation is a collOp: until Wait or
 // Test reports it complete, its buffers belong to MPI.
@@ -26,6 +30,10 @@ type collOp struct {
 	err  error
 	out  bool          // its pending requests are lent to the progress goroutine
 	ch   chan struct{} // closed once done
+	box  pending       // its Request's handle on it
+	// fin, if set, runs once the schedule has succeeded, before its scratch buffers
+	// go back (Alltoallw unpacks what it received there into the user's layout).
+	fin func() error
 }
 
 var nbColl struct {
@@ -35,10 +43,15 @@ var nbColl struct {
 }
 
 func startColl(c *Comm, name string, s *coll.Sched, err error) (Request, error) {
+	return startCollFin(c, name, s, nil, err)
+}
+
+// startCollFin is startColl with a function to run once the schedule has succeeded.
+func startCollFin(c *Comm, name string, s *coll.Sched, fin func() error, err error) (Request, error) {
 	if err != nil {
 		return Request{}, err
 	}
-	x := &collOp{s: s, name: name, ch: make(chan struct{})}
+	x := &collOp{s: s, name: name, ch: make(chan struct{}), fin: fin}
 	nbColl.mu.Lock()
 	nbColl.ops = append(nbColl.ops, x)
 	progressColl()
@@ -47,7 +60,8 @@ func startColl(c *Comm, name string, s *coll.Sched, err error) (Request, error) 
 		go progressLoop()
 	}
 	nbColl.mu.Unlock()
-	return Request{c: c, x: x}, nil
+	x.box.op = x
+	return Request{c: c, x: &x.box}, nil
 }
 
 // progressColl advances every schedule not lent out; finished ones leave the list.
@@ -57,6 +71,9 @@ func progressColl() {
 	for _, x := range nbColl.ops {
 		if !x.out {
 			if done, err := x.s.Progress(); done {
+				if err == nil && x.fin != nil {
+					err = x.fin()
+				}
 				x.done, x.err = true, err
 				x.s.Free()
 				x.s = nil
@@ -148,6 +165,10 @@ func (x *collOp) wait() (Status, error) {
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.
 func (c *Comm) Ibarrier() (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interBarrierSched("Ibarrier", c, true)
+		return startColl(c, "Ibarrier", s, err)
+	}
 	s, err := begin(c, call{op: "Ibarrier", kind: kBarrier, root: noRoot, nonblocking: true}, 1)
 	if err == nil {
 		s.Barrier()
@@ -157,78 +178,130 @@ func (c *Comm) Ibarrier() (Request, error) {
 
 // Ibcast starts a Bcast.
 func Ibcast[T Elem](c *Comm, buf []T, root int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interBcastSched("Ibcast", c, buf, root, true)
+		return startColl(c, "Ibcast", s, err)
+	}
 	s, err := bcast("Ibcast", c, buf, root, true)
 	return startColl(c, "Ibcast", s, err)
 }
 
 // Ireduce starts a Reduce.
 func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interReduceSched("Ireduce", c, send, recv, op, root, true)
+		return startColl(c, "Ireduce", s, err)
+	}
 	s, err := reduce("Ireduce", c, send, recv, op, root, true)
 	return startColl(c, "Ireduce", s, err)
 }
 
 // Iallreduce starts an Allreduce.
 func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interAllreduceSched("Iallreduce", c, send, recv, op, true)
+		return startColl(c, "Iallreduce", s, err)
+	}
 	s, err := allreduce("Iallreduce", c, send, recv, op, true)
 	return startColl(c, "Iallreduce", s, err)
 }
 
 // Igather starts a Gather.
 func Igather[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interGatherSched("Igather", c, send, recv, root, true)
+		return startColl(c, "Igather", s, err)
+	}
 	s, err := gather("Igather", c, send, recv, root, true)
 	return startColl(c, "Igather", s, err)
 }
 
 // Igatherv starts a Gatherv.
 func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interGathervSched("Igatherv", c, send, recv, counts, displs, root, true)
+		return startColl(c, "Igatherv", s, err)
+	}
 	s, err := gatherv("Igatherv", c, send, recv, counts, displs, root, true)
 	return startColl(c, "Igatherv", s, err)
 }
 
 // Iscatter starts a Scatter.
 func Iscatter[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interScatterSched("Iscatter", c, send, recv, root, true)
+		return startColl(c, "Iscatter", s, err)
+	}
 	s, err := scatter("Iscatter", c, send, recv, root, true)
 	return startColl(c, "Iscatter", s, err)
 }
 
 // Iscatterv starts a Scatterv.
 func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interScattervSched("Iscatterv", c, send, counts, displs, recv, root, true)
+		return startColl(c, "Iscatterv", s, err)
+	}
 	s, err := scatterv("Iscatterv", c, send, counts, displs, recv, root, true)
 	return startColl(c, "Iscatterv", s, err)
 }
 
 // Iallgather starts an Allgather.
 func Iallgather[T Elem](c *Comm, send, recv []T) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interAllgatherSched("Iallgather", c, send, recv, true)
+		return startColl(c, "Iallgather", s, err)
+	}
 	s, err := allgather("Iallgather", c, send, recv, true)
 	return startColl(c, "Iallgather", s, err)
 }
 
 // Iallgatherv starts an Allgatherv.
 func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interAllgathervSched("Iallgatherv", c, send, recv, counts, displs, true)
+		return startColl(c, "Iallgatherv", s, err)
+	}
 	s, err := allgatherv("Iallgatherv", c, send, recv, counts, displs, true)
 	return startColl(c, "Iallgatherv", s, err)
 }
 
 // Ialltoall starts an Alltoall.
 func Ialltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interAlltoallSched("Ialltoall", c, send, recv, true)
+		return startColl(c, "Ialltoall", s, err)
+	}
 	s, err := alltoall("Ialltoall", c, send, recv, true)
 	return startColl(c, "Ialltoall", s, err)
 }
 
 // Ialltoallv starts an Alltoallv.
 func Ialltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interAlltoallvSched("Ialltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
+		return startColl(c, "Ialltoallv", s, err)
+	}
 	s, err := alltoallv("Ialltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
 	return startColl(c, "Ialltoallv", s, err)
 }
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func IreduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interReduceScatterBlockSched("IreduceScatterBlock", c, send, recv, op, true)
+		return startColl(c, "IreduceScatterBlock", s, err)
+	}
 	s, err := reduceScatterBlock("IreduceScatterBlock", c, send, recv, op, true)
 	return startColl(c, "IreduceScatterBlock", s, err)
 }
 
 // IreduceScatter starts a ReduceScatter.
 func IreduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) (Request, error) {
+	if c != nil && c.remote != nil {
+		s, err := interReduceScatterSched("IreduceScatter", c, send, recv, counts, op, true)
+		return startColl(c, "IreduceScatter", s, err)
+	}
 	s, err := reduceScatter("IreduceScatter", c, send, recv, counts, op, true)
 	return startColl(c, "IreduceScatter", s, err)
 }

@@ -267,7 +267,8 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 		d.ctx, d.rank, d.size, d.group, d.remote = nd.ctx, nd.rank, nd.size, nd.group, nd.remote
 		d.topo, d.errh, d.attrs = nd.topo, nd.errh, nd.attrs
 	}()
-	return d, Request{c: c, x: op}, nil
+	op.box.op = op
+	return d, Request{c: c, x: &op.box}, nil
 }
 
 // bgOp is an operation running in a goroutine of its own.
@@ -275,6 +276,7 @@ type bgOp struct {
 	name string
 	done chan struct{}
 	err  error
+	box  pending // its Request's handle on it
 }
 
 func (o *bgOp) test() (Status, bool, error) {
@@ -440,6 +442,7 @@ func (c *Comm) Free() error {
 	c.mu.Lock()
 	c.freed = true
 	c.mu.Unlock()
+	c.freeNode()
 	releaseCtx(c.ctx)
 	if err != nil {
 		return &Error{Class: ClassOther, Op: "Free", Msg: "an attribute delete function failed", Err: err}

@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -66,5 +67,65 @@ func TestEveryTransportAndProtocol(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// smallCollectives runs collectives whose blocking schedules send short messages
+// (barrier, short allreduce, allgather and bcast), checking their results.
+func smallCollectives(t *testing.T) {
+	must(t, mpi.Init())
+	w := mpi.World
+	rank, size := w.Rank(), w.Size()
+	for it := 0; it < 3; it++ {
+		must(t, w.Barrier())
+		sum := make([]int64, 4)
+		must(t, mpi.Allreduce(w, []int64{int64(rank), 1, int64(it), -int64(rank)}, sum, mpi.Sum))
+		want := []int64{int64(size * (size - 1) / 2), int64(size), int64(size * it), -int64(size * (size - 1) / 2)}
+		for i := range sum {
+			if sum[i] != want[i] {
+				t.Fatalf("Allreduce: element %d is %d, want %d", i, sum[i], want[i])
+			}
+		}
+		all := make([]int32, size)
+		must(t, mpi.Allgather(w, []int32{int32(10*rank + it)}, all))
+		for r, v := range all {
+			if v != int32(10*r+it) {
+				t.Fatalf("Allgather: slot %d is %d, want %d", r, v, 10*r+it)
+			}
+		}
+		b := []byte{0, 0, 0}
+		if rank == it%size {
+			b = []byte{1, 2, byte(it)}
+		}
+		must(t, mpi.Bcast(w, b, it%size))
+		if b[0] != 1 || b[1] != 2 || b[2] != byte(it) {
+			t.Fatalf("Bcast from %d: got %v", it%size, b)
+		}
+	}
+	must(t, mpi.Finalize())
+}
+
+// TestCollectivesUnderForcedRendezvous: with a rendezvous protocol forced for every
+// size (or an eager limit below the collectives' short messages), a blocking send of a
+// short message waits for its receiver, so the schedules must not use them where every
+// rank sends before it receives. The node's shared-memory collectives are off, so that
+// the point-to-point schedules run.
+func TestCollectivesUnderForcedRendezvous(t *testing.T) {
+	for _, set := range []map[string]string{
+		{"p2p_protocol": "pipeline"},
+		{"p2p_protocol": "get"},
+		{"eager_limit": "1"},
+		{"p2p_protocol": "pipeline", "transports": "self,tcp"},
+	} {
+		set["coll_shm"] = "off"
+		t.Run(fmt.Sprint(set), func(t *testing.T) {
+			res := mpitest.Launch(t, mpitest.Options{N: 4, Settings: set, Timeout: 30 * time.Second}, smallCollectives)
+			if mpitest.IsRank(t) {
+				return
+			}
+			if res.Code != 0 {
+				t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+			}
+		})
 	}
 }

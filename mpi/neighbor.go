@@ -173,7 +173,8 @@ func (c *Comm) background(op string, f func() error) (Request, error) {
 		defer close(o.done)
 		o.err = f()
 	}()
-	return Request{c: c, x: o}, nil
+	o.box.op = o
+	return Request{c: c, x: &o.box}, nil
 }
 
 // IneighborAllgather is the nonblocking NeighborAllgather.

@@ -59,6 +59,19 @@ func GetCount[T Elem](s Status) int {
 	return int(s.bytes / n)
 }
 
+// storeStatus is status storing into *s one field at a time: the copies of a
+// whole Status, which does not fit in registers, are what a small message's call
+// costs most (see recvInto).
+func (c *Comm) storeStatus(s *Status, st *p2p.Status) {
+	s.Source, s.Tag, s.bytes, s.cancel = st.Source, st.Tag, st.Count, st.Cancelled
+	if st.Source >= 0 {
+		s.Source = c.commRank(st.Source)
+	}
+	if st.Err != nil {
+		s.Err = mapErr("", st.Err)
+	}
+}
+
 func (c *Comm) status(st p2p.Status) Status {
 	s := Status{Source: st.Source, Tag: st.Tag, bytes: st.Count, cancel: st.Cancelled}
 	if st.Source >= 0 {
@@ -185,22 +198,31 @@ func ready(op string) error {
 
 // Recv receives into buf a message from rank src of c (or AnySource) with tag (or
 // AnyTag). A longer message fills buf and returns an error of class ErrTruncate.
-func Recv[T Elem](c *Comm, buf []T, src, tag int) (Status, error) {
-	return recv("Recv", c, asBytes(buf), src, tag)
+func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
+	err = recvInto(&st, "Recv", c, asBytes(buf), src, tag)
+	return st, err
 }
 
-func recv(op string, c *Comm, b []byte, src, tag int) (Status, error) {
-	st, err := recv0(op, c, b, src, tag)
-	return st, c.handle(op, err)
-}
-
-func recv0(op string, c *Comm, b []byte, src, tag int) (Status, error) {
+// recvInto is the blocking receive. It fills *st field by field, from the engine's
+// field-by-field answer: a Status (48 bytes) passed or returned by value through a few
+// calls is copied through memory each time, and each copy of one just written stalls
+// on store forwarding, which cost as much as the rest of the call's own work.
+func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 	w, err := c.target(op, "source", src, tag, true)
 	if err != nil {
-		return Status{}, err
+		return c.handle(op, err)
 	}
-	st, err := eng.Recv(p2p.Bytes(b), w, tag, c.ctx)
-	return c.status(st), mapErr(op, err)
+	from, t, n, err := eng.RecvInfo(p2p.Bytes(b), w, tag, c.ctx)
+	if from >= 0 {
+		from = c.commRank(from)
+	}
+	st.Source, st.Tag, st.bytes = from, t, n
+	if err != nil {
+		err = mapErr(op, err)
+		st.Err = err
+		return c.handle(op, err)
+	}
+	return nil
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from src, at once, so that
@@ -233,7 +255,15 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 type Request struct {
 	q p2p.Request
 	c *Comm
-	x pendingOp // an operation that is not one message (a collective, Idup); nil for point-to-point
+	x *pending // an operation that is not one message (a collective, Idup); nil for point-to-point
+}
+
+// pending boxes a pendingOp so that a Request is four words: a struct of
+// at most four fields and 32 bytes is kept in registers by the compiler, a larger one
+// is copied through memory at every call and return, and Isend and Irecv return one
+// per message. Each operation holds its own box, so boxing allocates nothing.
+type pending struct {
+	op pendingOp
 }
 
 // pendingOp is a nonblocking operation made of more than one message, progressed in
@@ -335,14 +365,16 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 }
 
 // Wait waits for r to complete and returns its status.
-func (r *Request) Wait() (Status, error) {
+func (r *Request) Wait() (st Status, err error) {
 	if r.x != nil {
-		st, err := r.x.wait()
+		st, err = r.x.op.wait()
 		r.x = nil
 		return st, r.c.handle("Wait", err)
 	}
-	st, err := eng.Wait(&r.q)
-	return r.c.status(st), r.c.handle("Wait", mapErr("Wait", err))
+	var ps p2p.Status
+	err = eng.WaitInto(&r.q, &ps)
+	r.c.storeStatus(&st, &ps)
+	return st, r.c.handle("Wait", mapErr("Wait", err))
 }
 
 // WaitContext is Wait that gives up when ctx is done; r stays pending then.
@@ -352,16 +384,20 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 }
 
 // Test reports whether r has completed, and its status if so.
-func (r *Request) Test() (Status, bool, error) {
+func (r *Request) Test() (st Status, ok bool, err error) {
 	if r.x != nil {
-		st, ok, err := r.x.test()
+		st, ok, err = r.x.op.test()
 		if ok {
 			r.x = nil
 		}
 		return st, ok, r.c.handle("Test", err)
 	}
-	st, ok, err := eng.Test(&r.q)
-	return r.c.status(st), ok, r.c.handle("Test", mapErr("Test", err))
+	var ps p2p.Status
+	ok, err = eng.TestInto(&r.q, &ps)
+	if ok {
+		r.c.storeStatus(&st, &ps)
+	}
+	return st, ok, r.c.handle("Test", mapErr("Test", err))
 }
 
 // Cancel asks that a pending receive be cancelled; Wait then completes it, and its
@@ -519,7 +555,7 @@ func Testany(rs []Request) (int, Status, bool, error) {
 func Testall(rs []Request, sts []Status) (bool, error) {
 	for i := range rs { // operations of many messages must all be done first
 		if rs[i].x != nil {
-			if _, ok, _ := rs[i].x.test(); !ok {
+			if _, ok, _ := rs[i].x.op.test(); !ok {
 				return false, nil
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/pm"
@@ -137,6 +138,7 @@ func startWorld(c pm.Client) error {
 	if err != nil {
 		return fail("point-to-point engine", err)
 	}
+	coll.SmallSendsEager(eng.EagerUpTo(coll.SmallSend))
 	for r := 0; r < c.Size(); r++ {
 		if !reachable(r) {
 			return fail("transports", fmt.Errorf("no transport of %q reaches rank %d", setTransports.Get(), r))
@@ -170,6 +172,7 @@ func stopWorld() error {
 	if eng != nil {
 		err = eng.Close()
 	}
+	closeNodeRegions()
 	closeTransports()
 	return err
 }

@@ -106,6 +106,23 @@ type Sched struct {
 // SmallSend is the largest message a blocking schedule sends with Conn.Send.
 const SmallSend = 256
 
+// smallSend is the limit in force: SmallSend, or -1 once SmallSendsEager(false) has
+// said that such sends may wait for their receiver (a rendezvous protocol forced for
+// every size), where a round whose ranks all send before they receive would deadlock.
+var smallSend = SmallSend
+
+// SmallSendsEager tells the schedules whether messages of up to SmallSend bytes leave
+// eagerly, so that a blocking send of one returns without its receiver (the default).
+// The mpi package calls it once at start-up, from the point-to-point engine's
+// protocol settings, before any collective runs.
+func SmallSendsEager(ok bool) {
+	if ok {
+		smallSend = SmallSend
+	} else {
+		smallSend = -1
+	}
+}
+
 var schedPool = sync.Pool{New: func() any { return new(Sched) }}
 
 // New returns an empty schedule for one collective on c, whose messages carry tag.
@@ -226,7 +243,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 			case stFence:
 				break steps
 			case stSend:
-				if block && len(st.a) <= SmallSend {
+				if block && len(st.a) <= smallSend {
 					// Receives of the round are posted already (builders put them
 					// first), so a blocking eager send cannot deadlock.
 					if err := s.c.Send(st.a, st.peer, s.tag); err != nil {
@@ -240,7 +257,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 				}
 				s.reqs = append(s.reqs, q)
 			case stRecv:
-				if block && len(s.reqs) == 0 && len(st.a) <= SmallSend {
+				if block && len(s.reqs) == 0 && len(st.a) <= smallSend {
 					if end, ok := s.shortRound(); ok {
 						// A round of one short receive and short sends (a barrier or
 						// small allreduce step): send eagerly, then receive, with no
@@ -276,7 +293,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 func (s *Sched) shortRound() (int, bool) {
 	j := s.pc
 	for ; j < len(s.steps) && s.steps[j].kind != stFence; j++ {
-		if s.steps[j].kind != stSend || len(s.steps[j].a) > SmallSend {
+		if s.steps[j].kind != stSend || len(s.steps[j].a) > smallSend {
 			return j, false
 		}
 	}

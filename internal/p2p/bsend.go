@@ -66,7 +66,7 @@ func (e *Engine) bsendLocked(b Buf, dest, tag int, ctx uint32) error {
 	if b.l != nil {
 		b.l.PackAt(dst, 0)
 	} else {
-		copy(dst, b.b)
+		copy(dst, b.bytes())
 	}
 	r := e.newReq()
 	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, Standard, ctx, int32(dest), int32(tag)

@@ -260,6 +260,14 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	return e, nil
 }
 
+// EagerUpTo reports whether every message of at most n bytes leaves eagerly (a
+// blocking Send of one returns without waiting for its receiver), whatever the peer:
+// not when a rendezvous protocol is forced for every size, or the eager limit is set
+// below n. (The transports' cost models always choose eager for a few hundred bytes.)
+func (e *Engine) EagerUpTo(n int64) bool {
+	return (e.force == "auto" || e.force == "eager") && (e.eagerCap <= 0 || e.eagerCap >= n)
+}
+
 // Rank and Size describe the job the engine belongs to.
 func (e *Engine) Rank() int { return e.self }
 func (e *Engine) Size() int { return e.size }

@@ -158,15 +158,27 @@ func (e *Engine) complete(r *request) {
 // finish reports a completed request's status and frees it, or deactivates it if
 // persistent. The caller holds e.mu.
 func (e *Engine) finish(q *Request) Status {
+	st := q.r.st
+	e.release(q)
+	return st
+}
+
+// release frees a completed request, or deactivates it if persistent. The caller
+// holds e.mu.
+func (e *Engine) release(q *Request) {
 	r := q.r
-	st := r.st
 	if r.persistent {
 		r.started = false
-		return st
+		return
 	}
 	e.freeReq(r)
 	*q = Request{}
-	return st
+}
+
+// storeStatus copies r's status into *st one field at a time (see RecvInfo for why
+// not as a whole).
+func (r *request) storeStatus(st *Status) {
+	st.Source, st.Tag, st.Count, st.Err, st.Cancelled = r.st.Source, r.st.Tag, r.st.Count, r.st.Err, r.st.Cancelled
 }
 
 // reqList is an intrusive doubly linked list; a request is on at most one at a time.

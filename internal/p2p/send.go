@@ -50,7 +50,7 @@ func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
 		if n := b.Len(); n <= p.eagerMax {
 			var payload []byte
 			if b.l == nil {
-				payload = b.b
+				payload = b.bytes()
 			} else {
 				payload = e.pack[:n]
 				b.l.PackAt(payload, 0)
@@ -143,7 +143,7 @@ func (e *Engine) startSend(r *request) {
 	}
 	if r.mode == Buffered {
 		// A persistent buffered send: copy now, complete now.
-		if err := e.bsendLocked(Buf{r.buf, r.lay}, int(r.peer), int(r.tag), r.ctx); err != nil {
+		if err := e.bsendLocked(Buf{p: unsafe.SliceData(r.buf), n: len(r.buf), l: r.lay}, int(r.peer), int(r.tag), r.ctx); err != nil {
 			r.st.Err = err
 		}
 		e.complete(r)

@@ -132,6 +132,31 @@ func osYield() {
 // becomes inactive). Waiting on the null or an inactive request returns an empty status.
 func (e *Engine) Wait(q *Request) (Status, error) { return e.wait(nil, q) }
 
+// WaitInto is Wait that stores the status in *st (see RecvInfo for why). Waiting on
+// the null or an inactive request stores an empty status.
+func (e *Engine) WaitInto(q *Request, st *Status) error {
+	r := q.r
+	if r == nil || (r.gen == q.gen && !r.started) {
+		*st = emptyStatus
+		return nil
+	}
+	if r.gen != q.gen {
+		*st = Status{}
+		return fmt.Errorf("p2p: Wait: %w: stale handle (request already completed)", ErrRequest)
+	}
+	e.mu.Lock()
+	if r.done.Load() == 0 {
+		if err := e.block(nil, r, nil); err != nil {
+			e.mu.Unlock()
+			return err
+		}
+	}
+	r.storeStatus(st)
+	e.release(q)
+	e.mu.Unlock()
+	return st.Err
+}
+
 // WaitCtx is Wait that gives up when c is done, returning c.Err() and leaving the
 // request pending.
 func (e *Engine) WaitCtx(c context.Context, q *Request) (Status, error) { return e.wait(c, q) }
@@ -163,6 +188,34 @@ func (e *Engine) waitLocked(c context.Context, q *Request) (Status, error) {
 	}
 	st := e.finish(q)
 	return st, st.Err
+}
+
+// TestInto is Test that stores the status in *st when q has completed (see RecvInfo).
+func (e *Engine) TestInto(q *Request, st *Status) (bool, error) {
+	r := q.r
+	if r == nil || (r.gen == q.gen && !r.started) {
+		*st = emptyStatus
+		return true, nil
+	}
+	if r.gen != q.gen {
+		return false, fmt.Errorf("p2p: Test: %w: stale handle (request already completed)", ErrRequest)
+	}
+	if r.done.Load() == 0 {
+		if !e.mu.TryLock() {
+			return false, nil // another goroutine is making progress
+		}
+		e.progressLocked()
+		if r.done.Load() == 0 {
+			e.mu.Unlock()
+			return false, nil
+		}
+	} else {
+		e.mu.Lock()
+	}
+	r.storeStatus(st)
+	e.release(q)
+	e.mu.Unlock()
+	return true, st.Err
 }
 
 // Test reports whether q has completed; if so it is finished as by Wait.

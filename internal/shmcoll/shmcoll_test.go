@@ -1,0 +1,290 @@
+package shmcoll
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// region maps shared anonymous memory for l and formats it; the test unmaps it.
+func region(t testing.TB, l Layout) []byte {
+	t.Helper()
+	mem, err := unix.Mmap(-1, 0, l.Size(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Munmap(mem) })
+	if err := Format(mem, l); err != nil {
+		t.Fatal(err)
+	}
+	return mem
+}
+
+// group runs body as every rank of a group of n goroutines over one region.
+func group(t *testing.T, l Layout, o Options, body func(g *Group) error) {
+	t.Helper()
+	mem := region(t, l)
+	errs := make([]error, l.Ranks)
+	var wg sync.WaitGroup
+	for r := 0; r < l.Ranks; r++ {
+		g, err := Attach(mem, r, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[r] = body(g)
+		}()
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
+var small = Layout{Chunk: 128, Chunks: 3, Slot: 192}
+
+func sumU64(inout, in []byte) {
+	for i := 0; i+8 <= len(inout); i += 8 {
+		binary.LittleEndian.PutUint64(inout[i:], binary.LittleEndian.Uint64(inout[i:])+binary.LittleEndian.Uint64(in[i:]))
+	}
+}
+
+// compose is a non-commutative op on affine maps x -> a*x+b (two uint64 per
+// element): inout = in ∘ inout.
+func compose(inout, in []byte) {
+	le := binary.LittleEndian
+	for i := 0; i+16 <= len(inout); i += 16 {
+		a1, b1 := le.Uint64(in[i:]), le.Uint64(in[i+8:])
+		a2, b2 := le.Uint64(inout[i:]), le.Uint64(inout[i+8:])
+		le.PutUint64(inout[i:], a1*a2)
+		le.PutUint64(inout[i+8:], a1*b2+b1)
+	}
+}
+
+func fill(b []byte, rank, iter int) {
+	for i := range b {
+		b[i] = byte(rank*31 + iter*7 + i*13 + 1)
+	}
+}
+
+func TestBcastAllSizes(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			group(t, l, Options{}, func(g *Group) error {
+				buf := make([]byte, 2000)
+				want := make([]byte, 2000)
+				for it := 0; it < 300; it++ {
+					root := it % n
+					m := (it * 97) % len(buf) // crosses chunks and ring reuse
+					fill(want[:m], root, it)
+					if g.rank == root {
+						copy(buf, want[:m])
+					} else {
+						clear(buf)
+					}
+					if err := g.Bcast(buf[:m], root); err != nil {
+						return err
+					}
+					if !bytes.Equal(buf[:m], want[:m]) {
+						return fmt.Errorf("iteration %d (root %d, %d bytes): wrong data", it, root, m)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func TestReductionsAllSizes(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			group(t, l, Options{}, func(g *Group) error {
+				for it := 0; it < 200; it++ {
+					m := 16 * ((it * 7) % 50) // up to 784 bytes: several pieces of a 192-byte slot
+					send := make([]byte, m)
+					all := make([][]byte, n)
+					for r := range all {
+						all[r] = make([]byte, m)
+						fill(all[r], r, it)
+						for i := 0; i < m; i += 16 { // odd multipliers
+							all[r][i] |= 1
+						}
+					}
+					copy(send, all[g.rank])
+					op, esize := Kernel(compose), 16
+					if (it/4)%2 == 1 {
+						op, esize = sumU64, 8
+					}
+					want := append([]byte(nil), all[n-1]...)
+					for r := n - 2; r >= 0; r-- {
+						op(want, all[r])
+					}
+					root := it % n
+					recv := make([]byte, m)
+					var err error
+					switch it % 4 {
+					case 0:
+						err = g.Allreduce(send, recv, esize, op)
+					case 1: // in place
+						copy(recv, send)
+						err = g.Allreduce(recv, recv, esize, op)
+					case 2:
+						err = g.Reduce(send, recv, esize, op, root)
+					case 3:
+						err = g.AllreduceSplit(send, recv, esize, op)
+					}
+					if err != nil {
+						return err
+					}
+					if (it%4 != 2 || g.rank == root) && !bytes.Equal(recv, want) {
+						return fmt.Errorf("iteration %d (%d bytes, kind %d): wrong result", it, m, it%4)
+					}
+					if it%5 == 0 {
+						if err := g.Barrier(); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func TestBarrierOrders(t *testing.T) {
+	const n = 5
+	l := small
+	l.Ranks = n
+	var mu sync.Mutex
+	count := 0
+	group(t, l, Options{}, func(g *Group) error {
+		for it := 1; it <= 200; it++ {
+			mu.Lock()
+			count++
+			mu.Unlock()
+			if err := g.Barrier(); err != nil {
+				return err
+			}
+			mu.Lock()
+			c := count
+			mu.Unlock()
+			if c < it*n {
+				return fmt.Errorf("barrier %d passed with %d arrivals", it, c)
+			}
+			if err := g.Barrier(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// TestDeadPeer: rank 1 never comes; the check says it died, so the others fail with an
+// error naming it, in bounded time, and stay failed.
+func TestDeadPeer(t *testing.T) {
+	l := small
+	l.Ranks = 3
+	mem := region(t, l)
+	gone := errors.New("died (pid 42)")
+	o := Options{Spin: 10, Yield: 10, Check: func(r int) error {
+		if r == 1 {
+			return gone
+		}
+		return nil
+	}}
+	for _, op := range []string{"bcast", "barrier"} {
+		g, err := Attach(mem, 0, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if op == "bcast" {
+			err = g.Bcast(make([]byte, 10), 1)
+		} else {
+			err = g.Barrier()
+		}
+		if !errors.Is(err, gone) || !strings.Contains(err.Error(), "rank 1") {
+			t.Errorf("%s: err %v, want one naming rank 1 and wrapping %v", op, err, gone)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: took %v to notice", op, d)
+		}
+		if err2 := g.Barrier(); err2 != err {
+			t.Errorf("%s: after the failure Barrier returned %v, want the same error", op, err2)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	l := small
+	l.Ranks = 2
+	mem := region(t, l)
+	if _, err := Attach(mem, 2, Options{}); err == nil || !strings.Contains(err.Error(), "rank 2") {
+		t.Errorf("Attach rank 2: %v", err)
+	}
+	if err := Format(mem, Layout{Ranks: 2, Chunk: 100, Chunks: 2, Slot: 64}); err == nil || !strings.Contains(err.Error(), "Chunk") {
+		t.Errorf("Format with Chunk 100: %v", err)
+	}
+	if _, err := Attach(make([]byte, 4096), 0, Options{}); err == nil {
+		t.Error("Attach to an unformatted region succeeded")
+	}
+	g, _ := Attach(mem, 0, Options{})
+	if err := g.Bcast(nil, 5); err == nil || !strings.Contains(err.Error(), "root 5") {
+		t.Errorf("Bcast root 5: %v", err)
+	}
+	if err := g.Allreduce(make([]byte, 12), make([]byte, 12), 8, sumU64); err == nil || !strings.Contains(err.Error(), "element size") {
+		t.Errorf("Allreduce of 12 bytes of 8-byte elements: %v", err)
+	}
+}
+
+// TestNoAllocs: the collectives allocate nothing (two ranks, one of them measured).
+func TestNoAllocs(t *testing.T) {
+	l := Layout{Ranks: 2, Chunk: 4096, Chunks: 4, Slot: 4096}
+	mem := region(t, l)
+	g0, _ := Attach(mem, 0, Options{})
+	g1, _ := Attach(mem, 1, Options{})
+	const runs = 100
+	buf0, buf1 := make([]byte, 10000), make([]byte, 10000)
+	out0, out1 := make([]byte, 10000), make([]byte, 10000)
+	done := make(chan error)
+	go func() {
+		var err error
+		for i := 0; i < runs+1 && err == nil; i++ { // AllocsPerRun runs once more to warm up
+			if err = g1.Barrier(); err == nil {
+				if err = g1.Bcast(buf1, 0); err == nil {
+					if err = g1.Allreduce(buf1, out1, 8, sumU64); err == nil {
+						err = g1.AllreduceSplit(buf1, out1, 8, sumU64)
+					}
+				}
+			}
+		}
+		done <- err
+	}()
+	a := testing.AllocsPerRun(runs, func() {
+		g0.Barrier()
+		g0.Bcast(buf0, 0)
+		g0.Allreduce(buf0, out0, 8, sumU64)
+		g0.AllreduceSplit(buf0, out0, 8, sumU64)
+	})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if a != 0 {
+		t.Errorf("%v allocations per Barrier+Bcast+Allreduce, want 0", a)
+	}
+}

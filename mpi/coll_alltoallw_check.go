@@ -1,0 +1,94 @@
+package mpi
+
+import "github.com/mpigo/mpigo/internal/coll"
+
+// coll_check's second look, for the collectives whose block sizes differ from pair to
+// pair of processes (Alltoallw, and on intercommunicators Alltoallv and Allgatherv):
+// the first exchange (verify, verifyInter) finds that every process made the same
+// call; this one has every process tell each peer how many bytes it will send it, and
+// each compares what it hears with what it expects to receive. A mismatch is known to
+// its receiver only, so a reduction then gives every process the same verdict, and
+// all of them return the error instead of some waiting for a message that never
+// comes. Both exchanges use the call's check tag, one after the other.
+
+// checkPairs runs that look for the call whose schedule is s: out[j] is the number of
+// bytes this process sends peer j, in[j] the number it expects from j (peers of the
+// remote group on an intercommunicator).
+func checkPairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
+	var (
+		conn coll.Conn
+		tag  int
+	)
+	inter := c.remote != nil
+	if inter {
+		conn, tag = interConn{c}, s.Tag()-tagInterColl+tagInterCheck
+	} else {
+		conn, tag = &c.coll().conn, tagCheck+s.Tag()
+	}
+	n := len(in)
+	got := make([]int64, n)
+	x := coll.New(conn, tag, 8)
+	if inter {
+		x.InterAlltoall(asBytes(out), asBytes(got), n)
+	} else {
+		x.Alltoall(asBytes(out), asBytes(got))
+	}
+	if err := run(name, x); err != nil {
+		return err
+	}
+	// bad is 0, or 1 + the first disagreeing pair, encoded so that every process can
+	// name it: the receiver's group (on an intercommunicator), the sender and the
+	// receiver.
+	grp := int64(0)
+	if inter && c.group.WorldRank(0) > c.remote.WorldRank(0) {
+		grp = 1
+	}
+	var bad, verdict, remote [1]int64
+	for i := range got {
+		if got[i] != in[i] {
+			bad[0] = 1 + (grp<<40 | int64(i)<<20 | int64(c.rank))
+			break
+		}
+	}
+	k, err := kernel[int64](name, Max)
+	if err != nil {
+		return err
+	}
+	x = coll.New(conn, tag, 8)
+	x.Allreduce(asBytes(bad[:]), asBytes(verdict[:]), k)
+	if err := run(name, x); err != nil {
+		return err
+	}
+	if inter {
+		x = coll.New(conn, tag, 8)
+		x.InterAllreduce(asBytes(verdict[:]), asBytes(remote[:]), k)
+		if err := run(name, x); err != nil {
+			return err
+		}
+		verdict[0] = max(verdict[0], remote[0])
+	}
+	if verdict[0] == 0 {
+		return nil
+	}
+	v := verdict[0] - 1
+	g, from, to := v>>40, v>>20&(1<<20-1), v&(1<<20-1)
+	if !inter {
+		return errorf(ClassCount, name, "coll_check: the block rank %d sends rank %d is not the size rank %d expects (a block sent and the block received for it must have the same type signature)", from, to, to)
+	}
+	where := [2]string{"this group", "the remote group"}
+	rg := 0 // the receiver's group, as this process sees it
+	if g != grp {
+		rg = 1
+	}
+	return errorf(ClassCount, name, "coll_check: the block rank %d of %s sends rank %d of %s is not the size that process expects (a block sent and the block received for it must have the same type signature)",
+		from, where[1-rg], to, where[rg])
+}
+
+// bytesOf returns counts[j]*esize for every j, as checkPairs takes them.
+func bytesOf(counts []int, esize int) []int64 {
+	b := make([]int64, len(counts))
+	for j, n := range counts {
+		b[j] = int64(n) * int64(esize)
+	}
+	return b
+}

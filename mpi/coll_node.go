@@ -1,0 +1,537 @@
+package mpi
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/shmcoll"
+	"github.com/mpigo/mpigo/internal/transport/shm"
+)
+
+// Node-local collectives: when every rank of an intracommunicator runs on this node and
+// the ranks talk through the shared-memory transport, the blocking Barrier, Bcast,
+// Reduce and Allreduce (up to the size settings below) run through one region of shared
+// memory per communicator (internal/shmcoll) instead of point-to-point messages. The
+// region is made on the communicator's first such collective: its leader (rank 0)
+// creates it, broadcasts its address over the point-to-point collectives, the others
+// map it, and a gather and a broadcast agree that every rank did (else every rank keeps
+// the point-to-point algorithms for that communicator). Free and Finalize unmap it. A
+// communicator spanning nodes, with several ranks on some, runs Barrier, Bcast and
+// commutative Allreduce hierarchically (hierColl). The size limits were measured at 2
+// and 4 ranks on 2 cores (docs/ARCHITECTURE.md).
+var (
+	setCollShm = config.String("coll_shm", "auto",
+		"node-local collectives (Barrier, Bcast, Reduce, Allreduce) through shared memory when all ranks of a "+
+			"communicator share a node: auto, or off (point-to-point algorithms only)")
+	setShmBcastMax = config.Size("coll_shm_bcast_max", 128<<10,
+		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory; larger ones use the "+
+			"point-to-point algorithms")
+	setShmBcastMax2 = config.Size("coll_shm_bcast_max2", 32<<10,
+		"largest Bcast (bytes) on 2 ranks that goes through node shared memory (beyond, a single-copy get is faster)")
+	setShmReduceMax = config.Size("coll_shm_reduce_max", 1<<20,
+		"largest Reduce or Allreduce (bytes) on 3 or more ranks that goes through node shared memory")
+	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", 16<<10,
+		"largest Reduce or Allreduce (bytes) on 2 ranks that goes through node shared memory")
+	setShmSplit = config.Size("coll_shm_split", 64<<10,
+		"Allreduce (bytes) from which the node shared-memory path splits the reduction among the ranks "+
+			"(each combines a section, all copy the result) instead of each rank combining it all")
+	setShmChunk = config.Size("coll_shm_chunk", 16<<10,
+		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step")
+	setShmChunks = config.Int("coll_shm_chunks", 8,
+		"buffers in a node shared-memory Bcast's ring (at least 2)")
+	setShmSlot = config.Size("coll_shm_slot", 256<<10,
+		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
+			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB")
+)
+
+// nodeColl is a communicator's node-local collective state (collState.node), made on
+// its first collective that could use it.
+type nodeColl struct {
+	state int8   // nodeUnknown, nodeOn, nodeOff, nodeHier
+	why   string // why off
+	err   error  // a bad setting, reported by every collective that could use the region
+	g     *shmcoll.Group
+	reg   *shm.Region
+	hier  *hierColl // nodeHier: the node and leaders' communicators, made on first use
+}
+
+const (
+	nodeUnknown int8 = iota // one node: usable, region not made yet
+	nodeOn                  // one node: region in use
+	nodeOff                 // point-to-point algorithms only
+	nodeHier                // several nodes, some with several ranks: hierarchical
+)
+
+// hierColl is what a communicator spanning nodes needs for hierarchical collectives:
+// its ranks on this node (node, whose rank 0 is the node's leader: its lowest rank in
+// c), the leaders' communicator (leaders, nil on the other ranks), and for every rank
+// of c its node's leader's rank in leaders and its own rank in its node.
+type hierColl struct {
+	node      *Comm
+	leaders   *Comm
+	leaderIdx []int
+	nodeRank  []int
+}
+
+// nodeRegions are the regions mapped now, for Finalize.
+var nodeRegions struct {
+	sync.Mutex
+	m map[*nodeColl]struct{}
+}
+
+// nodeGroup returns the shared-memory group that runs c's blocking collective cl of
+// nbytes bytes, or nil when the point-to-point algorithms do (c spans nodes, the size
+// is above limit, coll_shm=off, ...). On the nil path it has checked nothing; otherwise
+// it has checked c and cl's root and run coll_check, and an error ends the call.
+func nodeGroup(c *Comm, cl call, nbytes int64, limit int64) (*shmcoll.Group, error) {
+	if c == nil || c.remote != nil || c.size < 2 || nbytes > limit || state.Load() != stateInit {
+		return nil, nil
+	}
+	st := c.coll()
+	n := st.node
+	if n == nil {
+		n = newNodeColl(c)
+		st.node = n
+	}
+	if n.state == nodeOff || n.state == nodeHier {
+		if n.err != nil {
+			if err := c.usable(cl.op); err != nil {
+				return nil, err
+			}
+			return nil, errorf(ClassArg, cl.op, "%v", n.err)
+		}
+		return nil, nil
+	}
+	if err := c.usable(cl.op); err != nil {
+		return nil, err
+	}
+	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
+		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
+	}
+	if coll.Checking() {
+		seq := int(st.seq.Add(1)-1) & tagSeqMask
+		if err := verify(c, st, seq, cl); err != nil {
+			return nil, err
+		}
+	}
+	if n.state == nodeUnknown {
+		if err := n.setup(c, st); err != nil {
+			return nil, mapErr(cl.op, err)
+		}
+		if n.state != nodeOn {
+			return nil, nil
+		}
+	}
+	return n.g, nil
+}
+
+// Size limits of the shared-memory path for a communicator of size ranks (measured on
+// 2 cores: for two ranks the point-to-point single-copy protocols win sooner).
+// The settings are read once (parsing them on every call would cost more than a short
+// collective).
+var shmLimits = sync.OnceValue(func() [5]int64 {
+	return [5]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get()}
+})
+
+// reduceLimit is the largest reduction with op on c that goes through shared memory:
+// a user op may treat several elements as one (the tests' 2x2 matrices of four
+// int64s), so its message must fit one slot and is never cut.
+func reduceLimit(c *Comm, op Op) int64 {
+	if c == nil {
+		return 0
+	}
+	if op.user != nil {
+		l, _ := nodeLayout(c.size)
+		return min(reduceMax(c), int64(l.Slot))
+	}
+	return reduceMax(c)
+}
+
+// nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a
+// predefined op splits the reduction (in whole (value, index) pairs for Maxloc and
+// Minloc).
+func nodeAllreduce(g *shmcoll.Group, send, recv []byte, esize int, op Op, k coll.Kernel) error {
+	if op.user == nil && int64(len(send)) >= shmLimits()[4] && g.Size() > 2 {
+		unit := esize
+		if op.code == opMaxloc || op.code == opMinloc {
+			unit = 2 * esize
+		}
+		return g.AllreduceSplit(send, recv, unit, k)
+	}
+	return g.Allreduce(send, recv, esize, k)
+}
+
+func bcastMax(c *Comm) int64 {
+	if c != nil && c.size == 2 {
+		return shmLimits()[0]
+	}
+	return shmLimits()[1]
+}
+
+func reduceMax(c *Comm) int64 {
+	if c != nil && c.size == 2 {
+		return shmLimits()[2]
+	}
+	return shmLimits()[3]
+}
+
+// nodeLayout is the region geometry the settings ask for, for size ranks.
+func nodeLayout(size int) (shmcoll.Layout, error) {
+	up := func(v int64) int { return int(min(max(v, 0), 1<<30)+63) &^ 63 }
+	l := shmcoll.Layout{Ranks: size, Chunk: up(setShmChunk.Get()), Chunks: int(setShmChunks.Get()), Slot: up(setShmSlot.Get())}
+	if _, src := setShmSlot.Value(); src == config.Default {
+		// The slots take 2 x ranks x Slot bytes: bound them at about 8 MiB.
+		l.Slot = min(l.Slot, max(64<<10, up(4<<20/int64(size))))
+	}
+	if err := l.Check(); err != nil {
+		return l, fmt.Errorf("settings coll_shm_chunk, coll_shm_chunks, coll_shm_slot: %v", err)
+	}
+	return l, nil
+}
+
+// newNodeColl decides whether c can use the node's shared memory at all.
+func newNodeColl(c *Comm) *nodeColl {
+	off := func(why string) *nodeColl { return &nodeColl{state: nodeOff, why: why} }
+	switch v := setCollShm.Get(); v {
+	case "off":
+		return off("coll_shm=off")
+	case "auto", "":
+	default:
+		return &nodeColl{state: nodeOff, err: fmt.Errorf("setting coll_shm=%q: want auto or off", v)}
+	}
+	if _, err := nodeLayout(c.size); err != nil {
+		return &nodeColl{state: nodeOff, err: err}
+	}
+	// Decide from what every rank knows alike (the node map), so that all agree.
+	perNode := map[int]int{}
+	for r := 0; r < c.size; r++ {
+		perNode[proc.NodeOf(c.worldRank(r))]++
+	}
+	if len(perNode) > 1 {
+		for _, k := range perNode {
+			if k > 1 {
+				return &nodeColl{state: nodeHier, why: "several nodes: hierarchical"}
+			}
+		}
+		return off("one rank per node")
+	}
+	sh := shmTransport()
+	if sh == nil {
+		return off("no shared-memory transport")
+	}
+	for r := 0; r < c.size; r++ {
+		if w := c.worldRank(r); w != World.rank && !sh.Reaches(w) {
+			return off("the shared-memory transport does not reach rank " + strconv.Itoa(r))
+		}
+	}
+	return &nodeColl{}
+}
+
+func shmTransport() *shm.Transport {
+	for _, t := range transports {
+		if sh, ok := t.(*shm.Transport); ok {
+			return sh
+		}
+	}
+	return nil
+}
+
+// setup makes the region (leader) or maps it (the others), and agrees with every rank
+// that all did; any failure leaves every rank on the point-to-point algorithms. Only
+// the point-to-point exchanges' own failures are returned.
+func (n *nodeColl) setup(c *Comm, st *collState) error {
+	var (
+		addr [1 + 64]byte // ok byte, then the region's address
+		reg  *shm.Region
+		err  error
+		why  string
+	)
+	if c.rank == 0 {
+		l, lerr := nodeLayout(c.size)
+		if lerr == nil {
+			reg, lerr = shm.CreateRegion("coll-"+strconv.Itoa(World.rank)+"-"+strconv.Itoa(int(c.ctx)), l.Size())
+		}
+		if lerr == nil {
+			if lerr = shmcoll.Format(reg.Mem, l); lerr != nil {
+				reg.Close()
+				reg = nil
+			}
+		}
+		if lerr != nil {
+			why = lerr.Error()
+		} else if a := reg.Addr(); len(a) < len(addr) {
+			addr[0] = byte(1 + len(a))
+			copy(addr[1:], a)
+		} else {
+			why = "region address too long"
+			reg.Close()
+			reg = nil
+		}
+	}
+	s := coll.New(&st.conn, int(st.seq.Add(1)-1)&tagSeqMask, 1)
+	s.Bcast(addr[:], 0)
+	if err = s.Run(); err != nil {
+		s.Free()
+		if reg != nil {
+			reg.Close()
+		}
+		return err
+	}
+	s.Free()
+	if addr[0] == 0 && why == "" {
+		why = "the leader could not make the region"
+	}
+	if c.rank != 0 && addr[0] != 0 {
+		if reg, err = shm.OpenRegion(addr[1:addr[0]]); err != nil {
+			why, reg = err.Error(), nil
+		}
+	}
+	var g *shmcoll.Group
+	if reg != nil {
+		sh := shmTransport()
+		g, err = shmcoll.Attach(reg.Mem, c.rank, waitOptions(c, sh))
+		if err != nil {
+			why = err.Error()
+		}
+	}
+	mine := [1]byte{}
+	if g != nil {
+		mine[0] = 1
+	}
+	// Agree: gather the outcomes at the leader, which broadcasts the verdict (trees
+	// only: the blocking sends of small messages then never wait on each other, even
+	// with p2p_protocol forced to a rendezvous).
+	all := make([]byte, c.size)
+	s = coll.New(&st.conn, int(st.seq.Add(1)-1)&tagSeqMask, 1)
+	s.Gather(mine[:], all, 0)
+	err = s.Run()
+	s.Free()
+	verdict := [1]byte{1}
+	for r, b := range all {
+		if b == 0 && c.rank == 0 && verdict[0] != 0 {
+			verdict[0] = 0
+			why = "rank " + strconv.Itoa(r) + " could not map the region"
+		}
+	}
+	if err == nil {
+		s = coll.New(&st.conn, int(st.seq.Add(1)-1)&tagSeqMask, 1)
+		s.Bcast(verdict[:], 0)
+		err = s.Run()
+		s.Free()
+	}
+	ok := err == nil && verdict[0] == 1 && g != nil
+	if !ok && why == "" {
+		why = "another rank could not map the region"
+	}
+	if !ok {
+		if reg != nil {
+			reg.Close()
+		}
+		n.state, n.why = nodeOff, why
+		return err
+	}
+	reg.CloseFd() // every rank has mapped it: nobody opens it any more
+	n.state, n.g, n.reg = nodeOn, g, reg
+	nodeRegions.Lock()
+	if nodeRegions.m == nil {
+		nodeRegions.m = map[*nodeColl]struct{}{}
+	}
+	nodeRegions.m[n] = struct{}{}
+	nodeRegions.Unlock()
+	return nil
+}
+
+// waitOptions follows the point-to-point engine's idle policy (p2p_spin, p2p_yield,
+// p2p_sleep; oversubscribed nodes spin little), and checks the shm transport's view of
+// a peer a wait is for about every millisecond.
+func waitOptions(c *Comm, sh *shm.Transport) shmcoll.Options {
+	o := shmcoll.Options{
+		Spin:           int(settingInt("p2p_spin")),
+		Yield:          int(settingInt("p2p_yield")),
+		Oversubscribed: proc.LocalSize() > runtime.NumCPU(),
+		CheckEvery:     time.Millisecond,
+		Progress:       func() { eng.Progress() },
+	}
+	if s, ok := config.Lookup("p2p_sleep"); ok {
+		v, _ := s.Value()
+		if d, err := time.ParseDuration(v); err == nil {
+			o.Sleep = d
+		}
+	}
+	if sh != nil {
+		o.Check = func(r int) error { return sh.CheckPeer(c.worldRank(r)) }
+	}
+	return o
+}
+
+func settingInt(name string) int64 {
+	s, ok := config.Lookup(name)
+	if !ok {
+		return 0
+	}
+	v, _ := s.Value()
+	n, _ := strconv.ParseInt(v, 0, 64)
+	return n
+}
+
+// close unmaps the region; the communicator's collectives must not run afterwards.
+func (n *nodeColl) close() {
+	if n.reg != nil {
+		n.reg.Close()
+	}
+	n.state, n.g, n.reg = nodeOff, nil, nil
+}
+
+// hierGroup returns the hierarchical set-up for c's blocking collective cl of nbytes
+// bytes when c spans nodes and has several ranks on some (made on first use: two
+// Splits of c), or nil for the point-to-point algorithms; like nodeGroup, it has
+// checked c and run coll_check when it returns one.
+func hierGroup(c *Comm, cl call, nbytes, limit int64) (*hierColl, error) {
+	if c == nil || c.remote != nil || c.size < 2 || nbytes > limit || state.Load() != stateInit {
+		return nil, nil
+	}
+	st := c.coll()
+	n := st.node
+	if n == nil || n.state != nodeHier {
+		return nil, nil // nodeGroup has made and judged it
+	}
+	if err := c.usable(cl.op); err != nil {
+		return nil, err
+	}
+	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
+		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
+	}
+	if coll.Checking() {
+		seq := int(st.seq.Add(1)-1) & tagSeqMask
+		if err := verify(c, st, seq, cl); err != nil {
+			return nil, err
+		}
+	}
+	if n.hier == nil {
+		h, err := makeHier(c)
+		if err != nil {
+			return nil, err
+		}
+		n.hier = h
+	}
+	return n.hier, nil
+}
+
+func makeHier(c *Comm) (*hierColl, error) {
+	h := &hierColl{leaderIdx: make([]int, c.size), nodeRank: make([]int, c.size)}
+	seen := map[int][2]int{} // node -> (leader's index, ranks so far)
+	for r := 0; r < c.size; r++ {
+		nd := proc.NodeOf(c.worldRank(r))
+		e, ok := seen[nd]
+		if !ok {
+			e = [2]int{len(seen), 0}
+		}
+		h.leaderIdx[r], h.nodeRank[r] = e[0], e[1]
+		e[1]++
+		seen[nd] = e
+	}
+	var err error
+	if h.node, err = c.Split(proc.NodeOf(World.rank), c.rank); err != nil {
+		return nil, err
+	}
+	color := Undefined
+	if h.nodeRank[c.rank] == 0 {
+		color = 0
+	}
+	if h.leaders, err = c.Split(color, c.rank); err != nil {
+		h.node.Free()
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *hierColl) free() {
+	h.node.Free()
+	if h.leaders != nil {
+		h.leaders.Free()
+	}
+}
+
+// hierBarrier: the node's ranks meet, their leaders meet, the node's ranks are let go.
+func hierBarrier(h *hierColl) error {
+	if err := h.node.Barrier(); err != nil {
+		return err
+	}
+	if h.leaders != nil {
+		if err := h.leaders.Barrier(); err != nil {
+			return err
+		}
+	}
+	return h.node.Barrier()
+}
+
+// hierBcast: root's node first (when root does not lead it), then the leaders, then
+// the other nodes (and root's, when root leads it).
+func hierBcast[T Elem](h *hierColl, c *Comm, buf []T, root int) error {
+	mine := h.leaderIdx[c.rank] == h.leaderIdx[root]
+	rootLeads := h.nodeRank[root] == 0
+	if mine && !rootLeads {
+		if err := Bcast(h.node, buf, h.nodeRank[root]); err != nil {
+			return err
+		}
+	}
+	if h.leaders != nil {
+		if err := Bcast(h.leaders, buf, h.leaderIdx[root]); err != nil {
+			return err
+		}
+	}
+	if !mine || rootLeads {
+		return Bcast(h.node, buf, 0)
+	}
+	return nil
+}
+
+// hierAllreduce (commutative ops only): reduce to the node's leader, allreduce among
+// the leaders, broadcast on the node.
+func hierAllreduce[T Elem](h *hierColl, send, recv []T, op Op) error {
+	leader := h.leaders != nil
+	if leader && len(send) > 0 && &send[0] == &recv[0] {
+		send = InPlace[T]()
+	}
+	if err := Reduce(h.node, send, recv, op, 0); err != nil {
+		return err
+	}
+	if leader {
+		if err := Allreduce(h.leaders, InPlace[T](), recv, op); err != nil {
+			return err
+		}
+	}
+	return Bcast(h.node, recv, 0)
+}
+
+// freeNode releases c's region, or its node and leaders' communicators (Comm.Free).
+func (c *Comm) freeNode() {
+	if c.cs == nil || c.cs.node == nil {
+		return
+	}
+	n := c.cs.node
+	if n.hier != nil {
+		n.hier.free()
+		n.hier = nil
+	}
+	nodeRegions.Lock()
+	delete(nodeRegions.m, n)
+	nodeRegions.Unlock()
+	n.close()
+}
+
+// closeNodeRegions releases every region (Finalize, once every rank has passed its
+// fence).
+func closeNodeRegions() {
+	nodeRegions.Lock()
+	defer nodeRegions.Unlock()
+	for n := range nodeRegions.m {
+		n.close()
+	}
+	clear(nodeRegions.m)
+}
