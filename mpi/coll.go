@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -36,15 +35,9 @@ func isInPlace[T Elem](b []T) bool {
 }
 
 // collState is a communicator's collective state: its sequence counter and its Conn.
-// It lives in a side table until Comm has a field for it.
 type collState struct {
 	seq  atomic.Uint32
 	conn collConn
-
-	// For an intercommunicator: the view of its local group that runs the local
-	// phases of its collectives (coll_inter.go), made on first use.
-	localOnce sync.Once
-	local     *Comm
 
 	node *nodeColl // node-local shared-memory collectives (coll_node.go), made on first use
 }

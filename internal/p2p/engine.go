@@ -171,6 +171,7 @@ type Engine struct {
 	db       transport.Doorbell
 	sleepers atomic.Int32
 	spin     int
+	spinNow  int // the spin in force: spin, or less while waits find this core shared (block)
 	yield    int
 	sleep    time.Duration
 	force    string
@@ -241,6 +242,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		// Another rank needs this core: spinning only delays it.
 		e.spin = min(e.spin, 16)
 	}
+	e.spinNow = e.spin
 	e.sleep = opts.Sleep
 	if e.sleep <= 0 {
 		d, err := time.ParseDuration(setSleep.Get())

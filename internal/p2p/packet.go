@@ -58,6 +58,23 @@ func (h *handler) Packet(hd *transport.Header, payload []byte) {
 	}
 }
 
+// Place tells a transport that can read a payload straight into its destination (the
+// TCP transport's Placer) where a pipeline fragment belongs: the part of a contiguous
+// receive buffer it fills. The transport then hands the fragment to Packet with that
+// slice as the payload, and onData's copy is a copy onto itself, which copy skips.
+// Anything else is staged as usual (nil).
+func (h *handler) Place(hd *transport.Header, n int) []byte {
+	e := (*Engine)(h)
+	if hd.Kind != kindData {
+		return nil
+	}
+	r := e.lookup(hd.RecvID, recvReq)
+	if r == nil || r.lay != nil || hd.Offset > uint64(len(r.buf)) || uint64(n) > uint64(len(r.buf))-hd.Offset {
+		return nil
+	}
+	return r.buf[hd.Offset : hd.Offset+uint64(n) : hd.Offset+uint64(n)]
+}
+
 func (e *Engine) onEager(hd *transport.Header, payload []byte) {
 	q := e.ctxq(hd.Context)
 	if q.anyPosted(hd.Src) {

@@ -26,46 +26,64 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 	spins := 0
 	naps := 0 // doorbell sleeps so far
 	locked := true
+	spin := e.spinNow
+	switched := false // a yield of this wait gave the core to another process
+	done := func() {
+		// Adapt the spin (e.mu is held): a wait that ended soon after a yield that
+		// gave the core away waited for a rank that needed this core (the OS may leave
+		// two ranks on one core when other work runs), and spinning only delays it:
+		// spin little until a wait ends without such a yield.
+		if switched && spins <= spin+4 {
+			e.spinNow = min(e.spin, minSpin)
+		} else if !switched && e.spinNow < e.spin {
+			e.spinNow = min(e.spin, 2*e.spinNow+minSpin)
+		}
+	}
 	for {
 		if locked {
 			// While spinning, poll a few times per hold of the lock: an unlock and a
 			// re-lock cost two locked instructions, more than a poll that finds
 			// nothing, and they widen the gap in which an arriving packet waits.
 			polls := 1
-			if spins < e.spin {
+			if spins < spin {
 				polls = lockPolls
 			}
 			for k := 0; k < polls; k++ {
 				if ready() {
+					done()
 					e.flush()
 					return nil
 				}
 				if e.progressLocked() > 0 {
-					spins = 0
 					if ready() {
+						done()
 						e.flush()
 						return nil
 					}
+					spins = 0
 				}
 			}
 			spins += polls - 1
 			e.mu.Unlock()
 		} else if r != nil && r.done.Load() != 0 {
 			e.mu.Lock()
+			done()
 			e.flush()
 			return nil
 		}
 		spins++
 		switch {
-		case spins <= e.spin:
+		case spins <= spin:
 			if spins&goschedMask == 0 {
 				runtime.Gosched() // other goroutines of this process may be what we wait for
 			}
 		case c != nil && c.Err() != nil:
 			e.mu.Lock()
 			return c.Err()
-		case spins <= e.spin+e.yield || !e.mu.TryLock():
-			osYield()
+		case spins <= spin+e.yield || !e.mu.TryLock():
+			if osYield() {
+				switched = true
+			}
 		default:
 			// Holding the lock: announce the sleep, then look one last time. A packet or
 			// a completion after this look rings the doorbell and Sleep returns at once.
@@ -102,7 +120,7 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 					e.checkPeers()
 				}
 			}
-			spins = e.spin
+			spins = spin
 			locked = true
 			continue
 		}
@@ -123,10 +141,25 @@ const goschedMask = 255
 // checkEvery bounds how often a sleeping waiter asks transports about dead peers.
 const checkEvery = 20 * time.Millisecond
 
-func osYield() {
+// osYield lets other goroutines, then other processes, run, and reports whether
+// another process took the core meanwhile (the yield took long).
+func osYield() bool {
 	runtime.Gosched()
+	t0 := nanotime()
 	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+	return nanotime()-t0 > switchNanos
 }
+
+// minSpin is the least spin of an adapted wait (see block); a yield longer than
+// switchNanos means another process ran on this core meanwhile.
+const (
+	minSpin     = 16
+	switchNanos = 2000
+)
+
+var clock0 = time.Now()
+
+func nanotime() int64 { return int64(time.Since(clock0)) }
 
 // Wait waits for q to complete, reports its status and frees it (a persistent request
 // becomes inactive). Waiting on the null or an inactive request returns an empty status.

@@ -20,6 +20,12 @@ type recvConn struct {
 	buf        []byte
 	start, end int // unparsed bytes are buf[start:end]
 	hdr        transport.Header
+	// dst, when not nil, is where the payload of the frame whose header is hdr is
+	// being read, straight from the socket (see Placer); dstGot bytes of it have come.
+	// buf is empty meanwhile.
+	dst    []byte
+	dstGot int
+	iov    [2]unix.Iovec
 }
 
 // recvSlack is read room beyond one largest frame, so that small packets arrive many
@@ -100,7 +106,10 @@ func (t *Transport) Poll(h transport.Handler) int {
 			for i := range nev {
 				peer := t.events[i].Fd
 				if peer < 0 {
-					continue // the close eventfd
+					if peer <= -2 { // a socket we send on drained: Send finds out
+						t.sawWritable(peer)
+					}
+					continue // or the close eventfd
 				}
 				if rc := t.recv[peer].Load(); rc != nil {
 					n += t.readConn(rc, h)
@@ -129,24 +138,109 @@ var epoch = time.Now()
 // nanotime is monotonic nanoseconds since start; never 0 after the first call.
 func nanotime() int64 { return int64(time.Since(epoch)) + 1 }
 
-// readConn reads once from rc and hands over every complete frame.
+// firstRead bounds a read that starts a frame: enough for dozens of small packets at
+// once, little to copy out of buf when the frame's payload is then placed.
+const firstRead = 16 << 10
+
+// maxPasses bounds the reads readConn makes on one stream per Poll, so that a stream
+// of large fragments does not starve the others.
+const maxPasses = 4
+
+// readConn reads from rc and hands over every complete frame. A frame whose payload is
+// still on its way, and which the handler can place (Placer), has the rest of its
+// payload read straight into its destination, across Polls if need be.
 func (t *Transport) readConn(rc *recvConn, h transport.Handler) int {
-	nr, errno := read(rc.fd, rc.buf[rc.end:])
+	n := 0
+	for range maxPasses {
+		placed := rc.dst != nil
+		if placed {
+			if !t.readDirect(rc) {
+				return n
+			}
+			dst := rc.dst
+			rc.dst, rc.dstGot = nil, 0
+			h.Packet(&rc.hdr, dst)
+			n++
+			if t.recv[rc.peer].Load() != rc { // the handler closed the transport
+				return n
+			}
+			// readDirect may have read the next frame's header too: parse it before
+			// reading again, for it may be a whole packet (most have no payload).
+		} else {
+			// Unless a staged frame is being completed, read a little: if this is the
+			// start of a placed payload, the less went into buf, the less to copy.
+			end := len(rc.buf)
+			if rc.end-rc.start < frameSize {
+				end = min(end, rc.end+firstRead)
+			}
+			nr, errno := read(rc.fd, rc.buf[rc.end:end])
+			if errno == unix.EAGAIN || errno == unix.EINTR {
+				return n
+			}
+			if errno != 0 || nr == 0 {
+				cause := error(errno)
+				if errno == 0 {
+					cause = fmt.Errorf("connection closed")
+					if rc.end > rc.start {
+						cause = fmt.Errorf("connection closed inside a packet")
+					}
+				}
+				t.dropRecv(rc, cause)
+				return n
+			}
+			rc.end += nr
+		}
+		m, ok := t.parse(rc, h)
+		n += m
+		if !ok || (rc.dst == nil && !placed) {
+			return n // after a staged read, the socket is most likely empty
+		}
+	}
+	return n
+}
+
+// readDirect reads more of the payload being placed, and with it at most the header
+// of the next frame, into buf. It reports whether the payload is complete.
+func (t *Transport) readDirect(rc *recvConn) bool {
+	if t.goneFlag(rc.peer) {
+		// The peer failed (seen on the send side): the engine fails the receive, and
+		// its buffer is the user's again, so nothing more may land in it.
+		rc.dst, rc.dstGot = nil, 0
+		t.dropRecv(rc, fmt.Errorf("peer gone inside a packet"))
+		return false
+	}
+	rest := rc.dst[rc.dstGot:]
+	rc.iov[0].Base = &rest[0]
+	rc.iov[0].SetLen(len(rest))
+	rc.iov[1].Base = &rc.buf[0] // buf is empty while a payload is placed
+	rc.iov[1].SetLen(frameSize)
+	nr, errno := readv(rc.fd, &rc.iov)
+	rc.iov[0].Base = nil // rc.dst holds the destination, as long as it is needed
 	if errno == unix.EAGAIN || errno == unix.EINTR {
-		return 0
+		return false
 	}
 	if errno != 0 || nr == 0 {
 		cause := error(errno)
 		if errno == 0 {
-			cause = fmt.Errorf("connection closed")
-			if rc.end > rc.start {
-				cause = fmt.Errorf("connection closed inside a packet")
-			}
+			cause = fmt.Errorf("connection closed inside a packet")
 		}
+		rc.dst, rc.dstGot = nil, 0 // let go of the destination
 		t.dropRecv(rc, cause)
-		return 0
+		return false
 	}
-	rc.end += nr
+	if nr <= len(rest) {
+		rc.dstGot += nr
+	} else {
+		rc.dstGot = len(rc.dst)
+		rc.start, rc.end = 0, nr-len(rest)
+	}
+	return rc.dstGot == len(rc.dst)
+}
+
+// parse hands over every complete frame in buf, and starts placing the payload of an
+// incomplete one when the handler can. It reports false if the stream was dropped or
+// the transport closed by a handler.
+func (t *Transport) parse(rc *recvConn, h transport.Handler) (int, bool) {
 	le := binary.LittleEndian
 	n := 0
 	for rc.end-rc.start >= frameSize {
@@ -154,11 +248,21 @@ func (t *Transport) readConn(rc *recvConn, h transport.Handler) int {
 		plen := int(le.Uint32(b))
 		if le.Uint32(b[4:]) != frameMagic || plen > t.maxPayload {
 			t.dropRecv(rc, fmt.Errorf("stream out of step: frame magic %#x, payload %d bytes (limit %d)", le.Uint32(b[4:]), plen, t.maxPayload))
-			return n
+			return n, false
 		}
 		if len(b) < frameSize+plen {
+			if p, ok := h.(Placer); ok && plen >= placeMin {
+				getFrame(&rc.hdr, b)
+				if dst := p.Place(&rc.hdr, plen); len(dst) == plen {
+					rc.dstGot = copy(dst, b[frameSize:])
+					rc.dst = dst
+					rc.start, rc.end = 0, 0
+					return n, true
+				}
+			}
 			if len(rc.buf) < frameSize+t.maxPayload+recvSlack {
-				// First large packet on this stream: grow once, to hold the largest.
+				// First large packet on this stream that must be staged: grow once, to
+				// hold the largest.
 				nb := make([]byte, frameSize+t.maxPayload+recvSlack)
 				rc.end = copy(nb, b)
 				rc.start, rc.buf = 0, nb
@@ -170,7 +274,7 @@ func (t *Transport) readConn(rc *recvConn, h transport.Handler) int {
 		rc.start += frameSize + plen
 		n++
 		if t.recv[rc.peer].Load() != rc { // the handler closed the transport
-			return n
+			return n, false
 		}
 	}
 	// Keep room for the rest of a partial frame: move it to the front when it could
@@ -188,7 +292,7 @@ func (t *Transport) readConn(rc *recvConn, h transport.Handler) int {
 			rc.start = 0
 		}
 	}
-	return n
+	return n, true
 }
 
 // getFrame decodes what putFrame wrote.
@@ -248,12 +352,56 @@ func (t *Transport) reportGone() {
 
 // Arm makes the watcher ring the doorbell when a packet next waits (or at once if one
 // does). Call it before sleeping on the doorbell; Poll also arms it by itself after
-// armIdle without packets. It costs one atomic operation when already armed.
+// armIdle without packets. It costs two atomic loads when already armed and no send
+// is blocked.
 func (t *Transport) Arm() {
+	if t.blocked.Load() > 0 || t.pending.Load() > 0 {
+		t.watchWritable()
+	}
 	if t.armed.CompareAndSwap(false, true) {
 		select {
 		case t.armCh <- struct{}{}:
 		default:
+		}
+	}
+}
+
+// watchWritable has the watcher wake the engine also when a socket that could not take
+// a packet (or holds a tail to write) drains: a sender that sleeps while its peer
+// reads would otherwise wait for its nap to end. The sockets join the epoll set for
+// EPOLLOUT, one-shot, with event data -2-peer (recv streams use peer, the close
+// eventfd -1); whoever sees the event clears outArmed, and the next Arm re-arms.
+func (t *Transport) watchWritable() {
+	for i := range t.eps {
+		e := t.eps[i].Load()
+		if e == nil || e.outArmed.Load() {
+			continue
+		}
+		e.mu.Lock()
+		if e.fd >= 0 && e.err == nil && (e.blocked || e.pendEnd > e.pendOff) {
+			ev := unix.EpollEvent{Events: unix.EPOLLOUT | unix.EPOLLONESHOT, Fd: outEvent(i)}
+			op := unix.EPOLL_CTL_MOD
+			if !e.inEpoll {
+				op = unix.EPOLL_CTL_ADD
+			}
+			if unix.EpollCtl(t.epfd, op, e.fd, &ev) == nil {
+				e.inEpoll = true
+				e.outArmed.Store(true)
+			}
+		}
+		e.mu.Unlock()
+	}
+}
+
+// outEvent is the epoll event data of peer's outgoing socket; outPeer inverts it.
+func outEvent(peer int) int32 { return int32(-2 - peer) }
+func outPeer(fd int32) int    { return int(-2 - fd) }
+
+// sawWritable records that the one-shot EPOLLOUT event of event data fd has fired.
+func (t *Transport) sawWritable(fd int32) {
+	if p := outPeer(fd); p >= 0 && p < len(t.eps) {
+		if e := t.eps[p].Load(); e != nil {
+			e.outArmed.Store(false)
 		}
 	}
 }
@@ -269,7 +417,12 @@ func (t *Transport) watch() {
 			return
 		}
 		for {
-			_, err := unix.EpollWait(t.epfd, evs[:], -1)
+			n, err := unix.EpollWait(t.epfd, evs[:], -1)
+			for i := range max(n, 0) {
+				if evs[i].Fd <= -2 {
+					t.sawWritable(evs[i].Fd)
+				}
+			}
 			if err != unix.EINTR {
 				break
 			}

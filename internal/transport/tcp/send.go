@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -31,6 +32,77 @@ type endpoint struct {
 	// Send can return having "written out" the packet. Allocated on first need, once.
 	pendBuf          []byte
 	pendOff, pendEnd int
+	// room is how many bytes the socket queues before a large write may be cut short:
+	// three quarters of SO_SNDBUF as the kernel reports it (twice what was asked, to
+	// cover its own overhead); 0 if the kernel autotunes the size (read it each time);
+	// negative: no check (tests of partly written packets).
+	room int
+	opt  int32 // getsockopt's answer, here so that it does not escape per call
+	optn uint32
+	// queued bounds the bytes in the send queue: what SIOCOUTQ last said plus what
+	// Send wrote since (the queue only shrinks by itself), so that a packet that fits
+	// under the bound needs no ioctl. A packet counts whole once the kernel took
+	// some of it.
+	queued int
+	// blocked: the last Send gave ErrWouldBlock (counted in Transport.blocked). Arm
+	// then has the watcher wait for the socket to drain too (EPOLLOUT, one-shot):
+	// inEpoll says the socket is in the epoll set, outArmed that the one-shot waits.
+	blocked  bool
+	inEpoll  bool
+	outArmed atomic.Bool
+}
+
+// wouldBlock notes that Send could not write, for Arm, and says so.
+func (e *endpoint) wouldBlock() error {
+	if !e.blocked {
+		e.blocked = true
+		e.t.blocked.Add(1)
+	}
+	return transport.ErrWouldBlock
+}
+
+// roomCheckMin is the smallest payload for which Send first checks that the socket has
+// room for the whole packet. A packet the kernel takes only in part leaves a tail that
+// Send must copy aside, and with a stream of large fragments into a full socket that
+// would be nearly every fragment: a second copy of the message on the sending side.
+// Waiting for room instead costs an ioctl per large packet.
+const roomCheckMin = 32 << 10
+
+// hasRoom reports whether the socket will take n more bytes whole: the bytes still in
+// its send queue (SIOCOUTQ) plus n fit in room, or the queue is empty (a packet larger
+// than the whole buffer must go in pieces anyway). When unsure it says yes: sendmsg
+// then decides.
+func (e *endpoint) hasRoom(n int) bool {
+	room := e.room
+	if room < 0 { // tests: let the kernel cut packets short
+		return true
+	}
+	if room > 0 && e.queued+n <= room {
+		return true
+	}
+	var q int32
+	if _, _, errno := unix.RawSyscall(unix.SYS_IOCTL, uintptr(e.fd), unix.SIOCOUTQ, uintptr(unsafe.Pointer(&q))); errno != 0 || q <= 0 {
+		e.queued = 0
+		return true
+	}
+	e.queued = int(q)
+	if room == 0 {
+		if room = e.sndbuf(); room == 0 {
+			return true
+		}
+	}
+	return int(q)+n <= room
+}
+
+// sndbuf is three quarters of SO_SNDBUF, or 0 if it cannot be read.
+func (e *endpoint) sndbuf() int {
+	e.optn = 4
+	_, _, errno := unix.RawSyscall6(unix.SYS_GETSOCKOPT, uintptr(e.fd), unix.SOL_SOCKET, unix.SO_SNDBUF,
+		uintptr(unsafe.Pointer(&e.opt)), uintptr(unsafe.Pointer(&e.optn)), 0)
+	if errno != 0 || e.opt <= 0 {
+		return 0
+	}
+	return int(e.opt) / 4 * 3
 }
 
 // Endpoint returns the stream to peer, dialling and authenticating it on first use.
@@ -65,6 +137,9 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	}
 	e := &endpoint{t: t, peer: peer, fd: fd}
 	e.msg.Iov = &e.iov[0]
+	if socketBufferSetting.Get() > 0 {
+		e.room = e.sndbuf() // fixed, since set explicitly; 0 (unknown) reads it each time
+	}
 	t.eps[peer].Store(e)
 	if t.closed.Load() { // Close ran meanwhile and may have missed it
 		e.mu.Lock()
@@ -140,8 +215,15 @@ func read(fd int, b []byte) (int, unix.Errno) {
 	return int(r), e
 }
 
+// readv is readv(2) on a non-blocking socket, raw like read.
+func readv(fd int, iov *[2]unix.Iovec) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_READV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), 2)
+	return int(r), e
+}
+
 // Send writes one packet with a single sendmsg. A socket with no room gives
-// ErrWouldBlock with nothing written; if the kernel takes part of the packet, the rest
+// ErrWouldBlock with nothing written, and so does one without room for the whole of a
+// large packet (hasRoom); if the kernel takes part of a packet all the same, the rest
 // is copied aside and written by later Sends or Polls, and Send returns nil.
 func (e *endpoint) Send(h *transport.Header, payload []byte) error {
 	if h == nil {
@@ -163,8 +245,11 @@ func (e *endpoint) Send(h *transport.Header, payload []byte) error {
 			return err
 		}
 		if e.pendEnd > e.pendOff {
-			return transport.ErrWouldBlock
+			return e.wouldBlock()
 		}
+	}
+	if len(payload) >= roomCheckMin && !e.hasRoom(frameSize+len(payload)) {
+		return e.wouldBlock()
 	}
 	putFrame(&e.hdr, h, len(payload))
 	e.iov[0].Base = &e.hdr[0]
@@ -182,13 +267,20 @@ func (e *endpoint) Send(h *transport.Header, payload []byte) error {
 		n, errno = sendmsg(e.fd, &e.msg)
 	}
 	e.iov[1].Base = nil // do not keep the caller's buffer alive
+	if n > 0 {
+		e.queued += total // the tail, if any, is written later
+	}
 	switch {
 	case errno == unix.EAGAIN:
-		return transport.ErrWouldBlock
+		return e.wouldBlock()
 	case errno != 0:
 		return e.fail(errno)
 	case n < total:
 		e.keep(payload, n)
+	}
+	if e.blocked {
+		e.blocked = false
+		e.t.blocked.Add(-1)
 	}
 	return nil
 }
@@ -250,5 +342,9 @@ func (e *endpoint) close() {
 	if e.pendEnd > e.pendOff {
 		e.pendOff, e.pendEnd = 0, 0
 		e.t.pending.Add(-1)
+	}
+	if e.blocked {
+		e.blocked = false
+		e.t.blocked.Add(-1)
 	}
 }

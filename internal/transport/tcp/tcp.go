@@ -48,10 +48,18 @@
 // Poll also arms the watcher by itself after a millisecond without packets.
 //
 // Send writes header and payload with one sendmsg from a preallocated iovec and never
-// blocks: a full socket gives ErrWouldBlock, and a packet the kernel took only in part
-// is finished from a per-peer buffer by later Sends and Polls. Nothing allocates per
-// packet. Large messages travel as Pipeline fragments of at most MaxPayload bytes;
-// there is no single-copy Get over TCP.
+// blocks: a full socket gives ErrWouldBlock. A large packet is written only when the
+// socket has room for all of it (SIOCOUTQ against SO_SNDBUF), because a packet the
+// kernel took in part must have its tail copied aside (to be finished by later Sends
+// and Polls), and in a stream into a full socket that would be nearly every fragment.
+// When an armed engine sleeps with a send blocked, the watcher also waits for that
+// socket to drain (EPOLLOUT). Nothing allocates per packet.
+//
+// Large messages travel as Pipeline fragments of at most MaxPayload bytes; there is no
+// single-copy Get over TCP, but the receiving side copies once: a handler that can tell
+// where a fragment belongs (Placer; the engine does, for contiguous receive buffers)
+// has its payload read by the kernel straight into the receive buffer, as Open MPI's
+// TCP BTL does for its RDMA-style puts, instead of through the stream buffer.
 package tcp
 
 import (
@@ -82,6 +90,22 @@ var (
 	socketBufferSetting = config.Size("tcp_socket_buffer", 4<<20,
 		"SO_SNDBUF and SO_RCVBUF of every TCP stream (the kernel caps them at net.core.[rw]mem_max); 0 leaves them to the kernel's autotuning")
 )
+
+// Placer is implemented by a transport.Handler that can tell, from a packet's header,
+// where its payload belongs (the point-to-point engine does, for the fragments of a
+// pipelined message bound for a contiguous receive buffer). For a packet whose payload
+// is still on its way, Poll asks Place, and if it returns a slice of exactly n bytes,
+// reads the rest of the payload straight into it, over as many Polls as it takes, and
+// finally calls Packet with that slice as the payload: the bytes are copied once, by
+// the kernel, instead of twice. Place must not change the handler's state; between
+// Place and Packet the destination must stay valid (it may receive nothing else).
+type Placer interface {
+	Place(h *transport.Header, n int) []byte
+}
+
+// placeMin is the smallest payload Poll offers to a Placer: below it, staging and
+// copying cost less than the question.
+const placeMin = 4 << 10
 
 // frameSize is what precedes every payload on the wire: the payload length, a magic
 // word that catches a stream out of step, and the transport.Header.
@@ -147,6 +171,7 @@ type Transport struct {
 	reported []bool
 
 	pending atomic.Int32 // endpoints holding the tail of a partly written packet
+	blocked atomic.Int32 // endpoints whose last Send gave ErrWouldBlock
 
 	idleSince int64 // monotonic ns of the first of a run of empty Polls, under pollMu
 	armed     atomic.Bool
