@@ -51,27 +51,8 @@ func (e *Engine) RecvInfo(b Buf, src, tag int, ctx uint32) (from, gotTag int, n 
 // AnyTag) in context ctx. A longer message fills b and returns an error wrapping
 // ErrTruncate; the rest of it is discarded.
 func (e *Engine) Recv(b Buf, src, tag int, ctx uint32) (Status, error) {
-	if err := e.checkRecv("Recv", src, tag); err != nil {
-		return Status{}, err
-	}
-	if src == ProcNull {
-		return procNullStatus, nil
-	}
-	e.mu.Lock()
-	r := e.newReq()
-	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
-	r.private = true
-	r.setBuf(b)
-	e.startRecv(r)
-	if !r.fin {
-		e.block(nil, r, nil)
-	} else {
-		e.flush()
-	}
-	st := r.st
-	e.freeReq(r)
-	e.mu.Unlock()
-	return st, st.Err
+	from, t, n, err := e.RecvInfo(b, src, tag, ctx)
+	return Status{Source: from, Tag: t, Count: n, Err: err}, err
 }
 
 // Irecv starts a receive and returns its request.
