@@ -133,15 +133,8 @@ type call struct {
 // begin checks that c can run a collective and returns a schedule for it with the
 // next tag; with coll_check on it first verifies that every rank makes the same call.
 func begin(c *Comm, cl call, esize int) (*coll.Sched, error) {
-	if err := c.usable(cl.op); err != nil {
+	if err := admit(c, cl); err != nil {
 		return nil, err
-	}
-	if c.remote != nil {
-		// Every collective defined on intercommunicators goes to coll_inter.go first.
-		return nil, errorf(ClassComm, cl.op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", cl.op)
-	}
-	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
-		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
 	}
 	if _, err := coll.Tune(); err != nil {
 		return nil, errorf(ClassArg, cl.op, "%v", err)
@@ -154,6 +147,22 @@ func begin(c *Comm, cl call, esize int) (*coll.Sched, error) {
 		}
 	}
 	return coll.New(&st.conn, seq, esize), nil
+}
+
+// admit checks that c can run the collective cl on an intracommunicator: c usable,
+// not an intercommunicator (every collective defined there goes to coll_inter.go
+// first), the root in range.
+func admit(c *Comm, cl call) error {
+	if err := c.usable(cl.op); err != nil {
+		return err
+	}
+	if c.remote != nil {
+		return errorf(ClassComm, cl.op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", cl.op)
+	}
+	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
+		return errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
+	}
+	return nil
 }
 
 // verify is coll_check: an allgather of every rank's call description, compared here.
@@ -324,6 +333,26 @@ func opEsize[T Elem](op Op) int {
 		return 2 * esize[T]()
 	}
 	return esize[T]()
+}
+
+// countsTotal checks ReduceScatter's counts, one per rank of a group of size n (named
+// group in the error): none negative, whole (value, index) pairs for Maxloc and Minloc.
+// It returns their sum.
+func countsTotal(name string, op Op, counts []int, n int, group string) (int, error) {
+	if len(counts) != n {
+		return 0, errorf(ClassCount, name, "len(counts) %d != %s %d", len(counts), group, n)
+	}
+	total := 0
+	for i, k := range counts {
+		if k < 0 {
+			return 0, errorf(ClassCount, name, "counts[%d] %d is negative", i, k)
+		}
+		if err := pairs(name, op, k); err != nil {
+			return 0, err
+		}
+		total += k
+	}
+	return total, nil
 }
 
 func pairs(name string, op Op, n int) error {
@@ -759,18 +788,9 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 	if c == nil {
 		return begin(c, call{op: name}, 1)
 	}
-	if len(counts) != c.size {
-		return nil, errorf(ClassCount, name, "len(counts) %d != the size %d", len(counts), c.size)
-	}
-	total := 0
-	for i, n := range counts {
-		if n < 0 {
-			return nil, errorf(ClassCount, name, "counts[%d] %d is negative", i, n)
-		}
-		if err := pairs(name, op, n); err != nil {
-			return nil, err
-		}
-		total += n
+	total, err := countsTotal(name, op, counts, c.size, "the size")
+	if err != nil {
+		return nil, err
 	}
 	if isInPlace(send) {
 		send = recv

@@ -512,18 +512,9 @@ func interReduceScatterSched[T Elem](name string, c *Comm, send, recv []T, count
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
 	}
-	if len(counts) != c.size {
-		return nil, errorf(ClassCount, name, "len(counts) %d != the local group's size %d", len(counts), c.size)
-	}
-	total := 0
-	for i, n := range counts {
-		if n < 0 {
-			return nil, errorf(ClassCount, name, "counts[%d] %d is negative", i, n)
-		}
-		if err := pairs(name, op, n); err != nil {
-			return nil, err
-		}
-		total += n
+	total, err := countsTotal(name, op, counts, c.size, "the local group's size")
+	if err != nil {
+		return nil, err
 	}
 	if len(recv) != counts[c.rank] {
 		return nil, errorf(ClassCount, name, "len(recv) %d != counts[%d] %d", len(recv), c.rank, counts[c.rank])

@@ -107,15 +107,11 @@ func nodeGroup(c *Comm, cl call, nbytes int64, limit int64) (*shmcoll.Group, err
 		}
 		return nil, nil
 	}
-	if err := c.usable(cl.op); err != nil {
+	if err := admit(c, cl); err != nil {
 		return nil, err
 	}
-	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
-		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
-	}
 	if coll.Checking() {
-		seq := int(st.seq.Add(1)-1) & tagSeqMask
-		if err := verify(c, st, seq, cl); err != nil {
+		if err := verify(c, st, int(st.seq.Add(1)-1)&tagSeqMask, cl); err != nil {
 			return nil, err
 		}
 	}
@@ -400,15 +396,11 @@ func hierGroup(c *Comm, cl call, nbytes, limit int64) (*hierColl, error) {
 	if n == nil || n.state != nodeHier {
 		return nil, nil // nodeGroup has made and judged it
 	}
-	if err := c.usable(cl.op); err != nil {
+	if err := admit(c, cl); err != nil {
 		return nil, err
 	}
-	if cl.root != noRoot && (cl.root < 0 || cl.root >= c.size) {
-		return nil, errorf(ClassRoot, cl.op, "root %d out of range [0,%d)", cl.root, c.size)
-	}
 	if coll.Checking() {
-		seq := int(st.seq.Add(1)-1) & tagSeqMask
-		if err := verify(c, st, seq, cl); err != nil {
+		if err := verify(c, st, int(st.seq.Add(1)-1)&tagSeqMask, cl); err != nil {
 			return nil, err
 		}
 	}

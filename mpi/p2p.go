@@ -59,9 +59,9 @@ func GetCount[T Elem](s Status) int {
 	return int(s.bytes / n)
 }
 
-// storeStatus is status storing into *s one field at a time: the copies of a
-// whole Status, which does not fit in registers, are what a small message's call
-// costs most (see recvInto).
+// storeStatus translates an engine status into *s one field at a time: a copy of a
+// whole Status, which does not fit in registers, costs a small message's call more
+// than the rest of its work (see recvInto).
 func (c *Comm) storeStatus(s *Status, st *p2p.Status) {
 	s.Source, s.Tag, s.bytes, s.cancel = st.Source, st.Tag, st.Count, st.Cancelled
 	if st.Source >= 0 {
@@ -72,14 +72,9 @@ func (c *Comm) storeStatus(s *Status, st *p2p.Status) {
 	}
 }
 
-func (c *Comm) status(st p2p.Status) Status {
-	s := Status{Source: st.Source, Tag: st.Tag, bytes: st.Count, cancel: st.Cancelled}
-	if st.Source >= 0 {
-		s.Source = c.commRank(st.Source)
-	}
-	if st.Err != nil {
-		s.Err = mapErr("", st.Err)
-	}
+// status is storeStatus returning the Status, for the calls off the small-message path.
+func (c *Comm) status(st p2p.Status) (s Status) {
+	c.storeStatus(&s, &st)
 	return s
 }
 

@@ -163,64 +163,56 @@ func nanotime() int64 { return int64(time.Since(clock0)) }
 
 // Wait waits for q to complete, reports its status and frees it (a persistent request
 // becomes inactive). Waiting on the null or an inactive request returns an empty status.
-func (e *Engine) Wait(q *Request) (Status, error) { return e.wait(nil, q) }
+func (e *Engine) Wait(q *Request) (Status, error) {
+	var st Status
+	err := e.waitInto(nil, q, &st)
+	return st, err
+}
 
-// WaitInto is Wait that stores the status in *st (see RecvInfo for why). Waiting on
-// the null or an inactive request stores an empty status.
-func (e *Engine) WaitInto(q *Request, st *Status) error {
+// WaitInto is Wait that stores the status in *st (see RecvInfo for why).
+func (e *Engine) WaitInto(q *Request, st *Status) error { return e.waitInto(nil, q, st) }
+
+// WaitCtx is Wait that gives up when c is done, returning c.Err() and leaving the
+// request pending.
+func (e *Engine) WaitCtx(c context.Context, q *Request) (Status, error) {
+	var st Status
+	err := e.waitInto(c, q, &st)
+	return st, err
+}
+
+func (e *Engine) waitInto(c context.Context, q *Request, st *Status) error {
 	r := q.r
 	if r == nil || (r.gen == q.gen && !r.started) {
 		*st = emptyStatus
 		return nil
 	}
 	if r.gen != q.gen {
-		*st = Status{}
 		return fmt.Errorf("p2p: Wait: %w: stale handle (request already completed)", ErrRequest)
 	}
 	e.mu.Lock()
-	if r.done.Load() == 0 {
-		if err := e.block(nil, r, nil); err != nil {
-			e.mu.Unlock()
+	err := e.waitLocked(c, q, st)
+	e.mu.Unlock()
+	return err
+}
+
+// waitLocked is waitInto for a started request q.r of the current generation, with
+// e.mu held (block may release and retake it).
+func (e *Engine) waitLocked(c context.Context, q *Request, st *Status) error {
+	if q.r.done.Load() == 0 {
+		if err := e.block(c, q.r, nil); err != nil {
 			return err
 		}
 	}
-	r.storeStatus(st)
+	q.r.storeStatus(st)
 	e.release(q)
-	e.mu.Unlock()
 	return st.Err
 }
 
-// WaitCtx is Wait that gives up when c is done, returning c.Err() and leaving the
-// request pending.
-func (e *Engine) WaitCtx(c context.Context, q *Request) (Status, error) { return e.wait(c, q) }
-
-func (e *Engine) wait(c context.Context, q *Request) (Status, error) {
-	r := q.r
-	if r == nil {
-		return emptyStatus, nil
-	}
-	if r.gen != q.gen {
-		return Status{}, fmt.Errorf("p2p: Wait: %w: stale handle (request already completed)", ErrRequest)
-	}
-	if !r.started {
-		return emptyStatus, nil
-	}
-	e.mu.Lock()
-	st, err := e.waitLocked(c, q)
-	e.mu.Unlock()
-	return st, err
-}
-
-// waitLocked is wait for a started request q.r of the current generation, with e.mu
-// held (block may release and retake it).
-func (e *Engine) waitLocked(c context.Context, q *Request) (Status, error) {
-	if q.r.done.Load() == 0 {
-		if err := e.block(c, q.r, nil); err != nil {
-			return Status{}, err
-		}
-	}
-	st := e.finish(q)
-	return st, st.Err
+// Test reports whether q has completed; if so it is finished as by Wait.
+func (e *Engine) Test(q *Request) (Status, bool, error) {
+	var st Status
+	ok, err := e.TestInto(q, &st)
+	return st, ok, err
 }
 
 // TestInto is Test that stores the status in *st when q has completed (see RecvInfo).
@@ -251,35 +243,6 @@ func (e *Engine) TestInto(q *Request, st *Status) (bool, error) {
 	return true, st.Err
 }
 
-// Test reports whether q has completed; if so it is finished as by Wait.
-func (e *Engine) Test(q *Request) (Status, bool, error) {
-	r := q.r
-	if r == nil {
-		return emptyStatus, true, nil
-	}
-	if r.gen != q.gen {
-		return Status{}, false, fmt.Errorf("p2p: Test: %w: stale handle (request already completed)", ErrRequest)
-	}
-	if !r.started {
-		return emptyStatus, true, nil
-	}
-	if r.done.Load() == 0 {
-		if !e.mu.TryLock() {
-			return Status{}, false, nil // another goroutine is making progress
-		}
-		e.progressLocked()
-		if r.done.Load() == 0 {
-			e.mu.Unlock()
-			return Status{}, false, nil
-		}
-	} else {
-		e.mu.Lock()
-	}
-	st := e.finish(q)
-	e.mu.Unlock()
-	return st, true, st.Err
-}
-
 // Waitall waits for every request of qs. sts, if not nil, receives each status. The
 // error, if any, names the first failed request; sts has them all.
 func (e *Engine) Waitall(qs []Request, sts []Status) error { return e.WaitallCtx(nil, qs, sts) }
@@ -296,9 +259,9 @@ func (e *Engine) WaitallCtx(c context.Context, qs []Request, sts []Status) error
 				e.mu.Lock()
 				locked = true
 			}
-			st, err = e.waitLocked(c, q)
+			err = e.waitLocked(c, q, &st)
 		} else {
-			st, err = e.wait(c, q)
+			err = e.waitInto(c, q, &st)
 		}
 		if c != nil && err != nil && err == c.Err() {
 			if locked {
