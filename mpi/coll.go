@@ -227,7 +227,7 @@ func (c *Comm) Barrier() error {
 	} else if g != nil {
 		return mapErr("Barrier", g.Barrier())
 	}
-	if h, err := hierGroup(c, call{op: "Barrier", kind: kBarrier, root: noRoot}, 0, 0); err != nil || h != nil {
+	if h, err := hierGroup(c, call{op: "Barrier", kind: kBarrier, root: noRoot}, 0, 0, true); err != nil || h != nil {
 		if err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func bcast[T Elem](op string, c *Comm, buf []T, root int, nb bool) (*coll.Sched,
 		} else if g != nil {
 			return nil, mapErr(op, g.Bcast(asBytes(buf), root))
 		}
-		if h, err := hierGroup(c, cl, int64(len(buf)*esize[T]()), bcastMax(c)); err != nil || h != nil {
+		if h, err := hierGroup(c, cl, int64(len(buf)*esize[T]()), bcastMax(c), true); err != nil || h != nil {
 			if err != nil {
 				return nil, err
 			}
@@ -316,6 +316,12 @@ func reduce[T Elem](name string, c *Comm, send, recv []T, op Op, root int, nb bo
 			return nil, err
 		} else if g != nil {
 			return nil, mapErr(name, g.Reduce(asBytes(send), asBytes(recv), esize[T](), k.Fn, root))
+		}
+		if h, err := hierGroup(c, cl, int64(len(send)*esize[T]()), reduceMax(c), k.Commute); err != nil || h != nil {
+			if err != nil {
+				return nil, err
+			}
+			return nil, hierReduce(h, c, send, recv, op, root)
 		}
 	}
 	s, err := begin(c, cl, opEsize[T](op))
@@ -396,13 +402,11 @@ func allreduce[T Elem](name string, c *Comm, send, recv []T, op Op, nb bool) (*c
 		} else if g != nil {
 			return nil, mapErr(name, nodeAllreduce(g, asBytes(send), asBytes(recv), esize[T](), op, k.Fn))
 		}
-		if k.Commute {
-			if h, err := hierGroup(c, cl, int64(len(recv)*esize[T]()), reduceMax(c)); err != nil || h != nil {
-				if err != nil {
-					return nil, err
-				}
-				return nil, hierAllreduce(h, send, recv, op)
+		if h, err := hierGroup(c, cl, int64(len(recv)*esize[T]()), reduceMax(c), k.Commute); err != nil || h != nil {
+			if err != nil {
+				return nil, err
 			}
+			return nil, hierAllreduce(h, send, recv, op)
 		}
 	}
 	s, err := begin(c, cl, opEsize[T](op))

@@ -76,6 +76,11 @@ type hierColl struct {
 	leaders   *Comm
 	leaderIdx []int
 	nodeRank  []int
+	// blocks: every node holds a block of consecutive ranks of c (leaders are then in
+	// the blocks' order), so a reduction on the nodes, then across the leaders, combines
+	// in rank order and is right for non-commutative operations too.
+	blocks  bool
+	scratch []byte // a leader's partial result in a hierarchical Reduce, kept for reuse
 }
 
 // nodeRegions are the regions mapped now, for Finalize.
@@ -385,9 +390,11 @@ func (n *nodeColl) close() {
 
 // hierGroup returns the hierarchical set-up for c's blocking collective cl of nbytes
 // bytes when c spans nodes and has several ranks on some (made on first use: two
-// Splits of c), or nil for the point-to-point algorithms; like nodeGroup, it has
-// checked c and run coll_check when it returns one.
-func hierGroup(c *Comm, cl call, nbytes, limit int64) (*hierColl, error) {
+// Splits of c), or nil for the point-to-point algorithms. A reduction whose operation
+// does not commute (commute false) runs hierarchically only when the nodes hold blocks
+// of consecutive ranks. Like nodeGroup, it has checked c and run coll_check when it
+// returns one.
+func hierGroup(c *Comm, cl call, nbytes, limit int64, commute bool) (*hierColl, error) {
 	if c == nil || c.remote != nil || c.size < 2 || nbytes > limit || state.Load() != stateInit {
 		return nil, nil
 	}
@@ -399,17 +406,20 @@ func hierGroup(c *Comm, cl call, nbytes, limit int64) (*hierColl, error) {
 	if err := admit(c, cl); err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
-		if err := verify(c, st, int(st.seq.Add(1)-1)&tagSeqMask, cl); err != nil {
-			return nil, err
-		}
-	}
 	if n.hier == nil {
 		h, err := makeHier(c)
 		if err != nil {
 			return nil, err
 		}
 		n.hier = h
+	}
+	if !commute && !n.hier.blocks {
+		return nil, nil // every rank decides alike
+	}
+	if coll.Checking() {
+		if err := verify(c, st, int(st.seq.Add(1)-1)&tagSeqMask, cl); err != nil {
+			return nil, err
+		}
 	}
 	return n.hier, nil
 }
@@ -426,6 +436,12 @@ func makeHier(c *Comm) (*hierColl, error) {
 		h.leaderIdx[r], h.nodeRank[r] = e[0], e[1]
 		e[1]++
 		seen[nd] = e
+	}
+	h.blocks = true
+	for r := 1; r < c.size; r++ {
+		if h.leaderIdx[r] < h.leaderIdx[r-1] {
+			h.blocks = false
+		}
 	}
 	var err error
 	if h.node, err = c.Split(proc.NodeOf(World.rank), c.rank); err != nil {
@@ -483,8 +499,8 @@ func hierBcast[T Elem](h *hierColl, c *Comm, buf []T, root int) error {
 	return nil
 }
 
-// hierAllreduce (commutative ops only): reduce to the node's leader, allreduce among
-// the leaders, broadcast on the node.
+// hierAllreduce (an operation that commutes, or nodes that hold blocks of ranks): reduce to the node's leader, allreduce among the
+// leaders, broadcast on the node.
 func hierAllreduce[T Elem](h *hierColl, send, recv []T, op Op) error {
 	leader := h.leaders != nil
 	if leader && len(send) > 0 && &send[0] == &recv[0] {
@@ -500,6 +516,64 @@ func hierAllreduce[T Elem](h *hierColl, send, recv []T, op Op) error {
 	}
 	return Bcast(h.node, recv, 0)
 }
+
+// hierReduce (an operation that commutes, or nodes that hold blocks of ranks): reduce to each node's leader, reduce among the leaders to
+// the leader of root's node, which passes the result to root when root does not lead.
+// Only leaders' partial results and that last message cross the network.
+func hierReduce[T Elem](h *hierColl, c *Comm, send, recv []T, op Op, root int) error {
+	isRoot := c.rank == root
+	if isRoot && isInPlace(send) {
+		send = recv
+	}
+	n := len(send)
+	leader := h.leaders != nil
+	rootLeads := h.nodeRank[root] == 0
+	rootNode := h.leaderIdx[c.rank] == h.leaderIdx[root]
+	// Where this rank's node-level result goes: root's recv when root leads its node,
+	// else (leaders only) the scratch buffer.
+	var part []T
+	if leader {
+		if isRoot {
+			part = recv
+		} else {
+			need := n * esize[T]()
+			if cap(h.scratch) < need {
+				h.scratch = make([]byte, need)
+			}
+			part = view[T](h.scratch[:need])[:n:n]
+		}
+	}
+	nodeSend := send
+	if leader && n > 0 && &send[0] == &part[0] {
+		nodeSend = InPlace[T]()
+	}
+	if err := Reduce(h.node, nodeSend, part, op, 0); err != nil {
+		return err
+	}
+	if leader {
+		lsend := InPlace[T]()
+		if h.leaderIdx[c.rank] != h.leaderIdx[root] {
+			lsend = part // only the root's leader reduces in place
+		}
+		if err := Reduce(h.leaders, lsend, part, op, h.leaderIdx[root]); err != nil {
+			return err
+		}
+	}
+	if rootNode && !rootLeads {
+		switch {
+		case leader:
+			return Send(h.node, part, h.nodeRank[root], hierTag)
+		case isRoot:
+			_, err := Recv(h.node, recv, 0, hierTag)
+			return err
+		}
+	}
+	return nil
+}
+
+// hierTag is the tag of a hierarchical collective's point-to-point message on a node
+// communicator (made by makeHier, where user code sends nothing).
+const hierTag = 1
 
 // freeNode releases c's region, or its node and leaders' communicators (Comm.Free).
 func (c *Comm) freeNode() {

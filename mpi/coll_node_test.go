@@ -40,8 +40,14 @@ func launchOK(t *testing.T, n int, settings map[string]string, body func(t *test
 // input is rank r's deterministic contribution to iteration it.
 func input(r, it, i int) int64 { return int64((r+1)*1000003 + it*7919 + i*31) }
 
-// affine packs x -> a*x+b (mod 2^32) as a<<32|b; compose(f, g) = f∘g is associative
-// and not commutative.
+// affine is rank r's map for element i (a uint64 packs x -> a*x+b mod 2^32 as
+// a<<32|b): odd multipliers, so that no order of composition collapses to one rank's
+// map.
+func affine(r, it, i int) uint64 {
+	return uint64(2*input(r, it, i)+1)<<32 | uint64(input(r, it, i+1))&0xffffffff
+}
+
+// compose(f, g) = f∘g of two packed affine maps is associative and not commutative.
 func compose(f, g uint64) uint64 {
 	a1, b1 := f>>32, f&0xffffffff
 	a2, b2 := g>>32, g&0xffffffff
@@ -136,18 +142,23 @@ func nodeCollCheck(t *testing.T, c *mpi.Comm, iters int) {
 		// A non-commutative op, in rank order.
 		fs := make([]uint64, m)
 		for i := range fs {
-			fs[i] = uint64(input(me, it, i))
+			fs[i] = affine(me, it, i)
 		}
 		want := make([]uint64, m)
 		for i := range want {
-			want[i] = uint64(input(n-1, it, i))
+			want[i] = affine(n-1, it, i)
 			for r := n - 2; r >= 0; r-- {
-				want[i] = compose(uint64(input(r, it, i)), want[i])
+				want[i] = compose(affine(r, it, i), want[i])
 			}
 		}
 		got := make([]uint64, m)
 		must(t, mpi.Allreduce(c, fs, got, composeOp))
 		equal(t, fmt.Sprintf("size %d it %d Allreduce of a non-commutative op", n, it), got, want)
+		clear(got)
+		must(t, mpi.Reduce(c, fs, got, composeOp, root))
+		if me == root {
+			equal(t, fmt.Sprintf("size %d it %d Reduce of a non-commutative op to %d", n, it, root), got, want)
+		}
 		if it%7 == 0 {
 			must(t, c.Barrier())
 		}
@@ -337,10 +348,11 @@ func TestNodeCollNoAllocs(t *testing.T) {
 }
 
 // TestNodeCollHierarchical: communicators spanning three (pretend) hosts, with ranks
-// mapped round robin, run Barrier, Bcast and Allreduce hierarchically (shared memory on
-// each host, one rank per host across); a non-commutative Allreduce keeps the
-// point-to-point algorithms. The job goes through mpigo's agents, started by a script
-// standing in for ssh that runs them on this machine.
+// mapped round robin or in blocks, run Barrier, Bcast, Reduce and Allreduce
+// hierarchically (shared memory on each host, one rank per host across); a
+// non-commutative reduction does so only when the hosts hold blocks of ranks, and keeps
+// the point-to-point algorithms otherwise. The job goes through mpigo's agents, started
+// by a script standing in for ssh that runs them on this machine.
 func TestNodeCollHierarchical(t *testing.T) {
 	if os.Getenv("MPIGO_TEST_CHILD") == t.Name() {
 		must(t, mpi.Init())
@@ -367,23 +379,27 @@ func TestNodeCollHierarchical(t *testing.T) {
 	if err := os.WriteFile(agent, []byte("#!/bin/sh\nshift\nexec \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb lockedBuffer
-	code := launch.Run(launch.Spec{
-		N:         7,
-		Program:   os.Args[0],
-		Args:      []string{"-test.run=^" + t.Name() + "$", "-test.count=1"},
-		Env:       []string{"MPIGO_TEST_CHILD=" + t.Name()},
-		Settings:  nodeSettings,
-		Timeout:   2 * time.Minute,
-		Hosts:     []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 3}, {Name: "gamma", Slots: 1}},
-		Mapping:   launch.Mapping{ByNode: true},
-		Agent:     []string{agent},
-		AgentPath: mpigo,
-		Stdout:    &out,
-		Stderr:    &errb,
-	})
-	if code != 0 {
-		t.Fatalf("exit %d\n--- stdout\n%s--- stderr\n%s", code, out.String(), errb.String())
+	for _, byNode := range []bool{true, false} {
+		t.Run(fmt.Sprintf("bynode=%v", byNode), func(t *testing.T) {
+			var out, errb lockedBuffer
+			code := launch.Run(launch.Spec{
+				N:         7,
+				Program:   os.Args[0],
+				Args:      []string{"-test.run=^" + t.Name()[:strings.IndexByte(t.Name(), '/')] + "$", "-test.count=1"},
+				Env:       []string{"MPIGO_TEST_CHILD=" + t.Name()[:strings.IndexByte(t.Name(), '/')]},
+				Settings:  nodeSettings,
+				Timeout:   2 * time.Minute,
+				Hosts:     []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 3}, {Name: "gamma", Slots: 1}},
+				Mapping:   launch.Mapping{ByNode: byNode},
+				Agent:     []string{agent},
+				AgentPath: mpigo,
+				Stdout:    &out,
+				Stderr:    &errb,
+			})
+			if code != 0 {
+				t.Fatalf("exit %d\n--- stdout\n%s--- stderr\n%s", code, out.String(), errb.String())
+			}
+		})
 	}
 }
 

@@ -146,7 +146,7 @@ const checkEvery = 20 * time.Millisecond
 func osYield() bool {
 	runtime.Gosched()
 	t0 := nanotime()
-	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+	unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 	return nanotime()-t0 > switchNanos
 }
 

@@ -349,7 +349,7 @@ func (g *Group) waitSlow(r int, p *uint64, v uint64) error {
 		if n <= spin+g.yield {
 			runtime.Gosched()
 			t0 := time.Now()
-			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+			unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 			if time.Since(t0) > switchTime {
 				switched = true
 			}
@@ -432,7 +432,7 @@ func (g *Group) Barrier() error {
 		if g.rank == 0 {
 			g.raise(fDone, g.s)
 		} else if atomic.LoadUint64(g.flag(0, fDone)) < g.s {
-			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+			unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		}
 	}
 	return nil
