@@ -491,6 +491,12 @@ func gatherv[T Elem](name string, c *Comm, send, recv []T, counts, displs []int,
 	if err != nil {
 		return nil, err
 	}
+	if coll.Checking() {
+		out, in := vPairs(c.size, root, c.rank == root, true, counts, len(send)*esize[T](), esize[T](), true)
+		if err := checkPairs(name, c, s, out, in); err != nil {
+			return nil, err
+		}
+	}
 	s.Gatherv(asBytes(send), asBytes(recv), counts, displs, root)
 	return s, nil
 }
@@ -579,6 +585,12 @@ func scatterv[T Elem](name string, c *Comm, send []T, counts, displs []int, recv
 	if err != nil {
 		return nil, err
 	}
+	if coll.Checking() {
+		out, in := vPairs(c.size, root, c.rank == root, true, counts, len(recv)*esize[T](), esize[T](), false)
+		if err := checkPairs(name, c, s, out, in); err != nil {
+			return nil, err
+		}
+	}
 	s.Scatterv(asBytes(send), counts, displs, asBytes(recv), root)
 	return s, nil
 }
@@ -651,6 +663,11 @@ func allgatherv[T Elem](name string, c *Comm, send, recv []T, counts, displs []i
 	if err != nil {
 		return nil, err
 	}
+	if coll.Checking() {
+		if err := checkPairs(name, c, s, blocksOf(c.size, len(send)*esize[T]()), bytesOf(counts, esize[T]())); err != nil {
+			return nil, err
+		}
+	}
 	s.Allgatherv(asBytes(send), asBytes(recv), counts, displs)
 	return s, nil
 }
@@ -717,6 +734,11 @@ func alltoallv[T Elem](name string, c *Comm, send []T, scounts, sdispls []int, r
 	s, err := begin(c, call{op: name, kind: kAlltoallv, root: noRoot, size: -1, elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
+	}
+	if coll.Checking() {
+		if err := checkPairs(name, c, s, bytesOf(scounts, esize[T]()), bytesOf(rcounts, esize[T]())); err != nil {
+			return nil, err
+		}
 	}
 	s.Alltoallv(asBytes(send), scounts, sdispls, asBytes(recv), rcounts, rdispls)
 	return s, nil

@@ -200,7 +200,6 @@ func alltoallwArgs[S, R any](name string, c *Comm, send []S, scounts, sdispls []
 	}
 	if coll.Checking() {
 		if err := checkPairs(name, c, s, ints64(out.bytes), ints64(in.bytes)); err != nil {
-			s.Free()
 			return nil, nil, err
 		}
 	}

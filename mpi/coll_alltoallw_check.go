@@ -13,8 +13,16 @@ import "github.com/mpigo/mpigo/internal/coll"
 
 // checkPairs runs that look for the call whose schedule is s: out[j] is the number of
 // bytes this process sends peer j, in[j] the number it expects from j (peers of the
-// remote group on an intercommunicator).
+// remote group on an intercommunicator). On an error it frees s, which must not run.
 func checkPairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
+	err := comparePairs(name, c, s, out, in)
+	if err != nil {
+		s.Free()
+	}
+	return err
+}
+
+func comparePairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
 	var (
 		conn coll.Conn
 		tag  int
@@ -82,6 +90,40 @@ func checkPairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
 	}
 	return errorf(ClassCount, name, "coll_check: the block rank %d of %s sends rank %d of %s is not the size that process expects (a block sent and the block received for it must have the same type signature)",
 		from, where[1-rg], to, where[rg])
+}
+
+// vPairs returns, for checkPairs, the bytes a process of a rooted v collective (Gatherv
+// when gather, else Scatterv) sends to and receives from each of the n processes it
+// addresses: at the root (atRoot) its counts, on the side of the blocks it receives
+// (gather) or sends; at a process that exchanges a block with the root (atOther: every
+// process of an intracommunicator, the root too, and the remote group of an
+// intercommunicator's) its own block of mine bytes.
+func vPairs(n, root int, atRoot, atOther bool, counts []int, mine, esz int, gather bool) (out, in []int64) {
+	out, in = make([]int64, n), make([]int64, n)
+	if atRoot {
+		if gather {
+			in = bytesOf(counts, esz)
+		} else {
+			out = bytesOf(counts, esz)
+		}
+	}
+	if atOther {
+		if gather {
+			out[root] = int64(mine)
+		} else {
+			in[root] = int64(mine)
+		}
+	}
+	return out, in
+}
+
+// blocksOf returns n copies of a block of bytes bytes, as checkPairs takes them.
+func blocksOf(n, bytes int) []int64 {
+	b := make([]int64, n)
+	for j := range b {
+		b[j] = int64(bytes)
+	}
+	return b
 }
 
 // bytesOf returns counts[j]*esize for every j, as checkPairs takes them.

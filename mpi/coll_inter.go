@@ -294,6 +294,12 @@ func interGathervSched[T Elem](name string, c *Comm, send, recv []T, counts, dis
 	if err != nil {
 		return nil, err
 	}
+	if coll.Checking() {
+		out, in := vPairs(c.remote.Size(), root, role == roleRoot, role == roleRemote, counts, len(send)*esize[T](), esize[T](), true)
+		if err := checkPairs(name, c, s, out, in); err != nil {
+			return nil, err
+		}
+	}
 	switch role {
 	case roleRoot:
 		s.InterGathervRecv(asBytes(recv), counts, displs)
@@ -361,6 +367,12 @@ func interScattervSched[T Elem](name string, c *Comm, send []T, counts, displs [
 	if err != nil {
 		return nil, err
 	}
+	if coll.Checking() {
+		out, in := vPairs(c.remote.Size(), root, role == roleRoot, role == roleRemote, counts, len(recv)*esize[T](), esize[T](), false)
+		if err := checkPairs(name, c, s, out, in); err != nil {
+			return nil, err
+		}
+	}
 	switch role {
 	case roleRoot:
 		s.InterScattervSend(asBytes(send), counts, displs)
@@ -408,12 +420,7 @@ func interAllgathervSched[T Elem](name string, c *Comm, send, recv []T, counts, 
 		return nil, err
 	}
 	if coll.Checking() {
-		out := make([]int64, len(counts))
-		for j := range out {
-			out[j] = int64(len(send) * esize[T]())
-		}
-		if err := checkPairs(name, c, s, out, bytesOf(counts, esize[T]())); err != nil {
-			s.Free()
+		if err := checkPairs(name, c, s, blocksOf(len(counts), len(send)*esize[T]()), bytesOf(counts, esize[T]())); err != nil {
 			return nil, err
 		}
 	}
@@ -464,7 +471,6 @@ func interAlltoallvSched[T Elem](name string, c *Comm, send []T, scounts, sdispl
 	}
 	if coll.Checking() {
 		if err := checkPairs(name, c, s, bytesOf(scounts, esize[T]()), bytesOf(rcounts, esize[T]())); err != nil {
-			s.Free()
 			return nil, err
 		}
 	}

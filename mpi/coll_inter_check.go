@@ -11,8 +11,8 @@ import (
 // process of both groups judges the same pair of descriptions, so all of them return
 // the same verdict and none is left waiting on a call the others did not make. The
 // calls whose block sizes differ per pair of processes (Alltoallv, Alltoallw,
-// Allgatherv) then compare every pair's sizes as well (checkPairs, in
-// coll_alltoallw_check.go).
+// Allgatherv, Gatherv and Scatterv) then compare every pair's sizes as well
+// (checkPairs, in coll_alltoallw_check.go).
 
 // interCall describes one call of an intercommunicator collective: role and root for
 // the rooted ones, and the block lengths (in elements) the process sends to and

@@ -584,7 +584,32 @@ func interMoreCheckBody(t *testing.T) {
 	if err != nil && !strings.Contains(err.Error(), want) {
 		t.Errorf("side %d rank %d: %v does not say %q", side, r, err, want)
 	}
+	// Gatherv to A's rank 0 and Scatterv from it, where the root counts one element
+	// too many for B's rank 1.
+	root := mpi.ProcNull
+	if side == 0 && r == 0 {
+		root = mpi.Root
+	} else if side == 1 {
+		root = 0
+	}
+	vc, vd := make([]int, m), make([]int, m)
+	for j := range vc {
+		vc[j], vd[j] = 1, 2*j
+	}
+	vc[m-1] = 2 // B has two processes or more
+	var one [1]float64
+	// Every process learns of it, ProcNull ones too.
+	err = mpi.Gatherv(ic, one[:], make([]float64, 2*m), vc, vd, root)
+	if !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "coll_check") {
+		t.Errorf("side %d rank %d: Gatherv with a root count that does not match: %v", side, r, err)
+	}
+	err = mpi.Scatterv(ic, make([]float64, 2*m), vc, vd, one[:], root)
+	if !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "coll_check") {
+		t.Errorf("side %d rank %d: Scatterv with a root count that does not match: %v", side, r, err)
+	}
 	// Matching calls still pass.
+	chk(t, "Gatherv", mpi.Gatherv(ic, one[:], make([]float64, 2*m), ones, vd, root))
+	chk(t, "Scatterv", mpi.Scatterv(ic, make([]float64, 2*m), ones, vd, one[:], root))
 	chk(t, "Alltoallw", mpi.Alltoallw(ic, buf, ones, bdispls, types, make([]float64, m), ones, bdispls, types))
 	chk(t, "Barrier", ic.Barrier())
 	chk(t, "Finalize", mpi.Finalize())

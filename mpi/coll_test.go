@@ -518,6 +518,37 @@ func collCheckBody(t *testing.T) {
 	if !errors.Is(err, mpi.ErrRoot) {
 		t.Errorf("rank %d: different roots: %v", r, err)
 	}
+	// The v forms: the root (or the receiver) counts one element more for rank 2 than
+	// rank 2 sends; every rank learns of it.
+	n := c.Size()
+	counts, displs := make([]int, n), make([]int, n)
+	for j := range counts {
+		counts[j], displs[j] = 1, 2*j
+	}
+	bad := append([]int(nil), counts...)
+	bad[n-1] = 2
+	one := []float64{float64(r)}
+	err = mpi.Gatherv(c, one, make([]float64, 2*n), bad, displs, 0)
+	if !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "coll_check") {
+		t.Errorf("rank %d: Gatherv with a root count that does not match: %v", r, err)
+	}
+	err = mpi.Scatterv(c, make([]float64, 2*n), bad, displs, one, 1)
+	if !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "coll_check") {
+		t.Errorf("rank %d: Scatterv with a root count that does not match: %v", r, err)
+	}
+	rc := counts
+	if r == 0 {
+		rc = bad
+	}
+	err = mpi.Alltoallv(c, make([]float64, 2*n), counts, displs, make([]float64, 2*n), rc, displs)
+	if !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "coll_check") {
+		t.Errorf("rank %d: Alltoallv with a receive count that does not match: %v", r, err)
+	}
+	err = mpi.Allgatherv(c, one, make([]float64, 2*n), rc, displs)
+	if !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "coll_check") {
+		t.Errorf("rank %d: Allgatherv with a count that does not match: %v", r, err)
+	}
+	chk(t, "Gatherv", mpi.Gatherv(c, one, make([]float64, 2*n), counts, displs, 0))
 	chk(t, "Barrier", c.Barrier())
 	chk(t, "Finalize", mpi.Finalize())
 }
