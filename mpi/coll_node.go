@@ -499,8 +499,8 @@ func hierBcast[T Elem](h *hierColl, c *Comm, buf []T, root int) error {
 	return nil
 }
 
-// hierAllreduce (an operation that commutes, or nodes that hold blocks of ranks): reduce to the node's leader, allreduce among the
-// leaders, broadcast on the node.
+// hierAllreduce (an operation that commutes, or nodes that hold blocks of ranks):
+// reduce to the node's leader, allreduce among the leaders, broadcast on the node.
 func hierAllreduce[T Elem](h *hierColl, send, recv []T, op Op) error {
 	leader := h.leaders != nil
 	if leader && len(send) > 0 && &send[0] == &recv[0] {
@@ -517,9 +517,10 @@ func hierAllreduce[T Elem](h *hierColl, send, recv []T, op Op) error {
 	return Bcast(h.node, recv, 0)
 }
 
-// hierReduce (an operation that commutes, or nodes that hold blocks of ranks): reduce to each node's leader, reduce among the leaders to
-// the leader of root's node, which passes the result to root when root does not lead.
-// Only leaders' partial results and that last message cross the network.
+// hierReduce (an operation that commutes, or nodes that hold blocks of ranks):
+// reduce to each node's leader, reduce among the leaders to the leader of root's node,
+// which passes the result to root when root does not lead. Only leaders' partial
+// results cross the network.
 func hierReduce[T Elem](h *hierColl, c *Comm, send, recv []T, op Op, root int) error {
 	isRoot := c.rank == root
 	if isRoot && isInPlace(send) {
@@ -552,7 +553,7 @@ func hierReduce[T Elem](h *hierColl, c *Comm, send, recv []T, op Op, root int) e
 	}
 	if leader {
 		lsend := InPlace[T]()
-		if h.leaderIdx[c.rank] != h.leaderIdx[root] {
+		if !rootNode {
 			lsend = part // only the root's leader reduces in place
 		}
 		if err := Reduce(h.leaders, lsend, part, op, h.leaderIdx[root]); err != nil {
