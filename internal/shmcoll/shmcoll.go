@@ -8,8 +8,10 @@
 // internal/transport/shm's Region) holds, after a header:
 //
 //	one flag block per rank (128 bytes, two cache lines, so that no prefetcher pairs
-//	  two ranks' flags): arrive, chunk, ack and done, each a uint64 only its rank writes
-//	a ring of Chunks buffers of Chunk bytes, which broadcasts stream through
+//	  two ranks' flags): arrive, ack and done, each a uint64 only its rank writes
+//	a ring of Chunks buffers of Chunk bytes, which broadcasts stream through, each
+//	  after a line of its own that holds the buffer's chunk sequence number and, for
+//	  a chunk of at most 56 bytes, the chunk itself (one cache line carries both)
 //	two banks (by sequence parity) of one slot of Slot bytes per rank, where
 //	  reductions put their contributions, and one result buffer of Slot bytes per bank
 //
@@ -22,15 +24,15 @@
 //
 //   - arrive = s: the rank has entered op s, so it has finished every read of op s-1
 //     and before, and its contribution to s (a reduction's slot) is in place.
-//   - chunk = c: as a broadcast's root, the rank has written chunk c into ring buffer
-//     c mod Chunks.
+//   - a ring buffer's sequence = c: the broadcast's root has written chunk c into
+//     ring buffer c mod Chunks.
 //   - ack = c: the rank is done with chunk c (copied it out, or wrote it as root).
 //   - done = s: the rank has combined its section of a split Allreduce's op s (or,
 //     rank 0 only, left Barrier op s).
 //
 // Barrier: arrive = s, then wait until every rank's arrive ≥ s. Bcast: the root copies
-// each chunk of the message into the ring once and raises its chunk flag; the others
-// copy it out and raise their ack, so root and readers copy at the same time; the root
+// each chunk of the message into the ring once and raises the buffer's sequence; the
+// others copy it out and raise their ack, so root and readers copy at the same time; the root
 // reuses a ring buffer only once every other rank has acknowledged the chunk that was
 // in it (ack ≥ c-Chunks). Reduce and Allreduce: each rank copies its contribution into
 // its slot of bank s mod 2 and raises arrive; then the root (Reduce) or every rank
@@ -66,20 +68,21 @@ package shmcoll
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mpigo/mpigo/internal/yield"
 )
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 1
+	version = 2
 
 	lineSize   = 64
-	rankStride = 2 * lineSize
+	rankStride = 4 * lineSize
 	hdrSize    = 2 * lineSize
 
 	offMagic    = 0
@@ -91,9 +94,10 @@ const (
 	offSleepers = lineSize // int32: waiters asleep on a futex
 
 	fArrive = 0
-	fChunk  = 8
 	fAck    = 16
 	fDone   = 24 // a split Allreduce: this rank has reduced its section of op s
+
+	offInline = 2 * lineSize // a rank's two lines (one per bank) of small contributions
 )
 
 // Layout is the geometry of a region: for how many ranks, and its buffers' sizes.
@@ -119,8 +123,12 @@ func (l Layout) Check() error {
 	return nil
 }
 
-func (l Layout) ringOff() int  { return hdrSize + l.Ranks*rankStride }
-func (l Layout) slotsOff() int { return l.ringOff() + l.Chunks*l.Chunk }
+// inlineMax is the longest broadcast chunk that goes in its ring buffer's sequence line.
+const inlineMax = lineSize - 8
+
+func (l Layout) ringOff() int    { return hdrSize + l.Ranks*rankStride }
+func (l Layout) ringStride() int { return lineSize + l.Chunk }
+func (l Layout) slotsOff() int   { return l.ringOff() + l.Chunks*l.ringStride() }
 
 func (l Layout) resultOff() int { return l.slotsOff() + 2*l.Ranks*l.Slot }
 
@@ -276,9 +284,16 @@ func (g *Group) flag(r, off int) *uint64 {
 
 func (g *Group) sleepers() *int32 { return (*int32)(unsafe.Add(g.base, offSleepers)) }
 
-func (g *Group) ring(c uint64) []byte {
-	off := g.l.ringOff() + int(c%uint64(g.l.Chunks))*g.l.Chunk
-	return g.mem[off : off+g.l.Chunk : off+g.l.Chunk]
+// ring returns the sequence word of ring buffer c mod Chunks and where chunk c of n
+// bytes goes: inline after the word when it fits, else the buffer.
+func (g *Group) ring(c uint64, n int) (*uint64, []byte) {
+	off := g.l.ringOff() + int(c%uint64(g.l.Chunks))*g.l.ringStride()
+	seq := (*uint64)(unsafe.Pointer(&g.mem[off]))
+	if n <= inlineMax {
+		return seq, g.mem[off+8 : off+8+n : off+8+n]
+	}
+	off += lineSize
+	return seq, g.mem[off : off+n : off+n]
 }
 
 // result is bank's buffer for a split Allreduce's combined piece.
@@ -293,8 +308,11 @@ func (g *Group) slot(bank uint64, r int) []byte {
 }
 
 // raise sets this rank's flag to v and wakes whoever sleeps on it.
-func (g *Group) raise(off int, v uint64) {
-	p := g.flag(g.rank, off)
+func (g *Group) raise(off int, v uint64) { g.raiseAt(g.flag(g.rank, off), v) }
+
+// raiseAt sets the word at p, which only this rank writes, to v and wakes whoever
+// sleeps on it.
+func (g *Group) raiseAt(p *uint64, v uint64) {
 	publish(p, v)
 	if atomic.LoadInt32(g.sleepers()) != 0 {
 		futexWake(p)
@@ -302,20 +320,18 @@ func (g *Group) raise(off int, v uint64) {
 }
 
 // wait returns once rank r's flag at off is at least v.
-func (g *Group) wait(r, off int, v uint64) error {
-	p := g.flag(r, off)
+func (g *Group) wait(r, off int, v uint64) error { return g.waitAt(r, g.flag(r, off), v) }
+
+// waitAt returns once the word at p, which rank r writes, is at least v.
+func (g *Group) waitAt(r int, p *uint64, v uint64) error {
 	if atomic.LoadUint64(p) >= v {
 		return nil
 	}
 	return g.waitSlow(r, p, v)
 }
 
-// minSpin is the least spin of an adaptive wait; switchTime is how long a yield must
-// take to say that another process ran on this core meanwhile.
-const (
-	minSpin    = 16
-	switchTime = 2 * time.Microsecond
-)
+// minSpin is the least spin of an adaptive wait.
+const minSpin = 16
 
 func (g *Group) waitSlow(r int, p *uint64, v uint64) error {
 	var next time.Time // when to call check next; zero until the spinning ends
@@ -336,7 +352,7 @@ func (g *Group) waitSlow(r int, p *uint64, v uint64) error {
 		}
 		if n <= spin {
 			if n&255 == 0 {
-				runtime.Gosched() // what we wait for may be a goroutine of this process
+				yield.Gosched() // what we wait for may be a goroutine of this process
 				if g.progress != nil {
 					g.progress()
 				}
@@ -347,10 +363,7 @@ func (g *Group) waitSlow(r int, p *uint64, v uint64) error {
 			g.progress()
 		}
 		if n <= spin+g.yield {
-			runtime.Gosched()
-			t0 := time.Now()
-			unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-			if time.Since(t0) > switchTime {
+			if yield.OS() {
 				switched = true
 			}
 		} else {
@@ -432,7 +445,7 @@ func (g *Group) Barrier() error {
 		if g.rank == 0 {
 			g.raise(fDone, g.s)
 		} else if atomic.LoadUint64(g.flag(0, fDone)) < g.s {
-			unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+			yield.Core()
 		}
 	}
 	return nil
@@ -453,7 +466,7 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		part := buf[off:min(off+g.l.Chunk, len(buf))]
 		g.c++
 		c := g.c
-		b := g.ring(c)
+		seq, b := g.ring(c, len(part))
 		if g.rank == root {
 			if c > k && g.ackKnown < c-k {
 				// Look at the others' acks only when the last look does not cover c-k
@@ -464,13 +477,13 @@ func (g *Group) Bcast(buf []byte, root int) error {
 				g.ackKnown = g.minOther(fAck)
 			}
 			copy(b, part)
-			g.raise(fChunk, c)
+			g.raiseAt(seq, c)
 			g.raise(fAck, c) // for the reuse checks of later roots
 		} else {
-			if err := g.wait(root, fChunk, c); err != nil {
+			if err := g.waitAt(root, seq, c); err != nil {
 				return err
 			}
-			copy(part, b[:len(part)])
+			copy(part, b)
 			g.raise(fAck, c)
 		}
 	}
@@ -497,7 +510,7 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 	piece := g.l.Slot / esize * esize
 	for off := 0; off < len(send); off += piece {
 		m := min(piece, len(send)-off)
-		s, err := g.contribute(send[off : off+m])
+		s, err := g.contribute(send[off:off+m], false)
 		if err != nil {
 			return err
 		}
@@ -525,8 +538,9 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 }
 
 // contribute starts the next op: it waits until bank s mod 2 is free (last read in op
-// s-2: everyone must be past it), copies b into this rank's slot and raises arrive.
-func (g *Group) contribute(b []byte) (uint64, error) {
+// s-2: everyone must be past it), copies b into this rank's slot of the bank, or its
+// inline line of the bank when small (raising the line's sequence), and raises arrive.
+func (g *Group) contribute(b []byte, small bool) (uint64, error) {
 	g.s++
 	s := g.s
 	if s > 2 {
@@ -534,9 +548,41 @@ func (g *Group) contribute(b []byte) (uint64, error) {
 			return 0, err
 		}
 	}
-	copy(g.slot(s, g.rank), b)
+	if small {
+		seq, d := g.inline(g.rank, s)
+		copy(d, b)
+		g.raiseAt(seq, s)
+	} else {
+		copy(g.slot(s, g.rank), b)
+	}
 	g.raise(fArrive, s)
 	return s, nil
+}
+
+// inline returns rank r's sequence word and data line of op s's bank: a contribution
+// of at most inlineMax bytes goes in the same cache line as the word that announces it.
+func (g *Group) inline(r int, s uint64) (*uint64, []byte) {
+	off := hdrSize + r*rankStride + offInline + int(s&1)*lineSize
+	return (*uint64)(unsafe.Pointer(&g.mem[off])), g.mem[off+8 : off+lineSize : off+lineSize]
+}
+
+// combineInline combines the ranks' inline contributions to op s into acc, in rank
+// order, waiting for each as it comes to it.
+func (g *Group) combineInline(acc []byte, s uint64, k Kernel) error {
+	for j := g.size - 1; j >= 0; j-- {
+		seq, d := g.inline(j, s)
+		if j != g.rank {
+			if err := g.waitAt(j, seq, s); err != nil {
+				return err
+			}
+		}
+		if j == g.size-1 {
+			copy(acc, d)
+		} else {
+			k(acc, d[:len(acc)])
+		}
+	}
+	return nil
 }
 
 func (g *Group) reduceArgs(send, recv []byte, esize int, want bool) error {
@@ -569,11 +615,18 @@ func (g *Group) reduce(send, recv []byte, esize int, k Kernel, root int) error {
 	piece := g.l.Slot / esize * esize
 	for off := 0; off < len(send); off += piece {
 		m := min(piece, len(send)-off)
-		s, err := g.contribute(send[off : off+m])
+		small := m <= inlineMax
+		s, err := g.contribute(send[off:off+m], small)
 		if err != nil {
 			return err
 		}
 		if !all && g.rank != root {
+			continue
+		}
+		if small {
+			if err := g.combineInline(recv[off:off+m], s, k); err != nil {
+				return err
+			}
 			continue
 		}
 		if err := g.waitAll(fArrive, s); err != nil {

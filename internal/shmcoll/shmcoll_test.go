@@ -89,6 +89,9 @@ func TestBcastAllSizes(t *testing.T) {
 				for it := 0; it < 300; it++ {
 					root := it % n
 					m := (it * 97) % len(buf) // crosses chunks and ring reuse
+					if it%3 == 0 {
+						m = it % 70 // around inlineMax: in the sequence line or not
+					}
 					fill(want[:m], root, it)
 					if g.rank == root {
 						copy(buf, want[:m])
@@ -116,6 +119,9 @@ func TestReductionsAllSizes(t *testing.T) {
 			group(t, l, Options{}, func(g *Group) error {
 				for it := 0; it < 200; it++ {
 					m := 16 * ((it * 7) % 50) // up to 784 bytes: several pieces of a 192-byte slot
+					if it%3 == 0 {
+						m = 16 * (it % 5) // around inlineMax: in the sequence line or in the slot
+					}
 					send := make([]byte, m)
 					all := make([][]byte, n)
 					for r := range all {
