@@ -1,11 +1,11 @@
 package mpi
 
 import (
-	"runtime"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/yield"
 )
 
 // Nonblocking collectives. Each is the blocking one's schedule, driven step by step:
@@ -122,7 +122,7 @@ func progressLoop() {
 		if len(qs) > 0 {
 			eng.Waitany(qs)
 		} else {
-			runtime.Gosched()
+			yield.Gosched()
 		}
 		nbColl.mu.Lock()
 		for k, b := range backs {

@@ -3,12 +3,12 @@ package mpi
 import (
 	"encoding/binary"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/yield"
 )
 
 // Tags on a communicator's collective context that communicator management uses; the
@@ -170,7 +170,7 @@ func allocCtx(op string, p participants, parent uint32, tag int) (uint32, error)
 		if allOffered {
 			return 0, errorf(ClassOther, op, "no context id is free on every member: %d communicators are alive; free some", 64*ctxWords)
 		}
-		runtime.Gosched()
+		yield.Gosched()
 	}
 }
 

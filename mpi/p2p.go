@@ -3,11 +3,11 @@ package mpi
 import (
 	"context"
 	"errors"
-	"runtime"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/transport"
+	"github.com/mpigo/mpigo/internal/yield"
 )
 
 // Elem is the set of Go element types that travel as MPI's predefined datatypes.
@@ -512,7 +512,7 @@ func pollAny(rs []Request, wait bool) (int, Status, bool, error) {
 		if !wait {
 			return Undefined, Status{}, false, nil
 		}
-		runtime.Gosched()
+		yield.Gosched()
 	}
 }
 
@@ -611,7 +611,7 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 			if len(idx) > 0 || !live || op == "Testsome" {
 				return idx, sts, nil
 			}
-			runtime.Gosched()
+			yield.Gosched()
 		}
 	}
 	qs := engReqs(rs, nil)

@@ -3,10 +3,9 @@ package p2p
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/mpigo/mpigo/internal/yield"
 )
 
 // block drives progress until r completes (r non-nil; checked without the lock, so a
@@ -75,13 +74,13 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 		switch {
 		case spins <= spin:
 			if spins&goschedMask == 0 {
-				runtime.Gosched() // other goroutines of this process may be what we wait for
+				yield.Gosched() // other goroutines of this process may be what we wait for
 			}
 		case c != nil && c.Err() != nil:
 			e.mu.Lock()
 			return c.Err()
 		case spins <= spin+e.yield || !e.mu.TryLock():
-			if osYield() {
+			if yield.OS() {
 				switched = true
 			}
 		default:
@@ -141,25 +140,8 @@ const goschedMask = 255
 // checkEvery bounds how often a sleeping waiter asks transports about dead peers.
 const checkEvery = 20 * time.Millisecond
 
-// osYield lets other goroutines, then other processes, run, and reports whether
-// another process took the core meanwhile (the yield took long).
-func osYield() bool {
-	runtime.Gosched()
-	t0 := nanotime()
-	unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-	return nanotime()-t0 > switchNanos
-}
-
-// minSpin is the least spin of an adapted wait (see block); a yield longer than
-// switchNanos means another process ran on this core meanwhile.
-const (
-	minSpin     = 16
-	switchNanos = 2000
-)
-
-var clock0 = time.Now()
-
-func nanotime() int64 { return int64(time.Since(clock0)) }
+// minSpin is the least spin of an adapted wait (see block).
+const minSpin = 16
 
 // Wait waits for q to complete, reports its status and frees it (a persistent request
 // becomes inactive). Waiting on the null or an inactive request returns an empty status.

@@ -1,0 +1,67 @@
+package yield
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// A goroutine locked to its thread makes Gosched skip; an unlocked one afterwards
+// makes it stop skipping.
+func TestGoschedNoticesLockedCallers(t *testing.T) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for i := 0; i < 10 && !Skipping(); i++ {
+			Gosched()
+		}
+	}()
+	wg.Wait()
+	if !Skipping() {
+		t.Fatal("Gosched from a goroutine locked to its thread: not skipping")
+	}
+	for i := 0; i < 4*(Skip+1) && Skipping(); i++ {
+		Gosched()
+	}
+	if Skipping() {
+		t.Fatal("Gosched from an unlocked goroutine: still skipping")
+	}
+}
+
+// Other goroutines still run while Gosched skips: a locked waiter that spins on
+// Gosched sees another goroutine's work complete.
+func TestGoschedLetsOthersRunWhenSkipping(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	done := make(chan struct{})
+	var flag atomic.Bool
+	go func() { flag.Store(true); close(done) }()
+	for !flag.Load() {
+		Gosched()
+	}
+	<-done
+}
+
+func BenchmarkGosched(b *testing.B) {
+	for _, locked := range []bool{false, true} {
+		name := "unlocked"
+		if locked {
+			name = "locked"
+		}
+		b.Run(name, func(b *testing.B) {
+			if locked {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				Gosched()
+			}
+		})
+	}
+}
