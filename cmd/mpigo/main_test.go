@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -405,5 +406,46 @@ func TestInfoListsSettingsWithSources(t *testing.T) {
 	out, _ = cmd.CombinedOutput()
 	if !regexp.MustCompile(`shm_max_fragment\s+32k\s+file`).Match(out) {
 		t.Errorf("a setting from the config file is not reported as such:\n%s", out)
+	}
+}
+
+// The ranks of a node with no more CPUs than ranks start with a 1 ms timer slack (see
+// internal/launch's setRankSlack); other nodes' ranks, and any with the setting at 0,
+// keep the launcher's.
+func TestRankTimerSlack(t *testing.T) {
+	own, err := os.ReadFile("/proc/self/timerslack_ns")
+	if err != nil {
+		t.Skip("no /proc/self/timerslack_ns:", err)
+	}
+	keep := strings.TrimSpace(string(own))
+	full := runtime.NumCPU()
+	cases := []struct {
+		n    int
+		set  string
+		want string
+	}{
+		{full, "", "1000000"},
+		{full, "rank_timer_slack=250", "250000"},
+		{full, "rank_timer_slack=0", keep},
+	}
+	if full > 1 {
+		cases = append(cases, struct {
+			n    int
+			set  string
+			want string
+		}{full - 1, "", keep})
+	}
+	for _, c := range cases {
+		args := []string{"run", "-n", strconv.Itoa(c.n)}
+		if c.set != "" {
+			args = append(args, "--set", c.set)
+		}
+		r := mpigo(t, "", append(args, "sh", "-c", "echo slack=$(cat /proc/self/timerslack_ns)")...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		if got := strings.Count(r.stdout, "slack="+c.want+"\n"); got != c.n {
+			t.Errorf("%v: want %d ranks with slack %s ns, got output\n%s", args, c.n, c.want, r.stdout)
+		}
 	}
 }

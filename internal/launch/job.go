@@ -409,7 +409,8 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		cmd.Stdin = n.spec.Stdin
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	_, nlocal := n.lay.LocalRank(r)
+	if err := startWithSlack(cmd, rankSlack(n.spec.Settings, nlocal)); err != nil {
 		mine.Close()
 		outR.Close()
 		errR.Close()
