@@ -7,8 +7,10 @@
 // The region (made by the communicator's leader, mapped by every member; see
 // internal/transport/shm's Region) holds, after a header:
 //
-//	one flag block per rank (128 bytes, two cache lines, so that no prefetcher pairs
-//	  two ranks' flags): arrive, ack and done, each a uint64 only its rank writes
+//	one block per rank (256 bytes: no prefetcher pairs two ranks' lines): a line of
+//	  flags, arrive, ack and done, each a uint64 only its rank writes, a spare line,
+//	  and two inline lines, one per bank (sequence parity), that each hold a sequence
+//	  number and a reduction contribution of at most 56 bytes
 //	a ring of Chunks buffers of Chunk bytes, which broadcasts stream through, each
 //	  after a line of its own that holds the buffer's chunk sequence number and, for
 //	  a chunk of at most 56 bytes, the chunk itself (one cache line carries both)
@@ -24,6 +26,8 @@
 //
 //   - arrive = s: the rank has entered op s, so it has finished every read of op s-1
 //     and before, and its contribution to s (a reduction's slot) is in place.
+//   - an inline line's sequence = s: the rank's small contribution to op s is in the
+//     line (the bank of s).
 //   - a ring buffer's sequence = c: the broadcast's root has written chunk c into
 //     ring buffer c mod Chunks.
 //   - ack = c: the rank is done with chunk c (copied it out, or wrote it as root).
@@ -310,8 +314,9 @@ func (g *Group) slot(bank uint64, r int) []byte {
 // raise sets this rank's flag to v and wakes whoever sleeps on it.
 func (g *Group) raise(off int, v uint64) { g.raiseAt(g.flag(g.rank, off), v) }
 
-// raiseAt sets the word at p, which only this rank writes, to v and wakes whoever
-// sleeps on it.
+// raiseAt sets the word at p to v and wakes whoever sleeps on it. Only this rank
+// writes the word meanwhile (its own flags and inline lines; a ring buffer's sequence
+// while this rank is the root that owns the buffer).
 func (g *Group) raiseAt(p *uint64, v uint64) {
 	publish(p, v)
 	if atomic.LoadInt32(g.sleepers()) != 0 {
