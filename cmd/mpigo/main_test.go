@@ -372,6 +372,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-n", "2", "no-such-command-mpigo"}, "not found in PATH"},
 		{[]string{"run", "-n", "two", "hostname"}, "invalid value \"two\" for flag -n"},
 		{[]string{"run", "-n", "2", "--set", "nonsense=1", "hostname"}, "--set \"nonsense=1\""},
+		{[]string{"run", "-n", "2", "--set", "rank_timer_slack=1ms", "hostname"}, "rank_timer_slack wants an int"},
+		{[]string{"run", "-n", "2", "--set", "coll_check=maybe", "hostname"}, "coll_check wants a bool"},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, c := range cases {

@@ -157,6 +157,9 @@ func runCmd(args []string) int {
 		if !ok || !known {
 			return bad("--set %q: want NAME=VALUE with a setting listed by 'mpigo info'", s)
 		}
+		if err := st.Check(val); err != nil {
+			return bad("--set %q: %v", s, err)
+		}
 		spec.Settings[st.Name] = val
 	}
 	if bindTo == "core" {

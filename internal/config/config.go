@@ -100,6 +100,22 @@ func (s *Setting) Value() (string, Source) { s.resolve(); return s.value, s.src 
 // Err reports a value that could not be parsed (the default is used instead).
 func (s *Setting) Err() error { s.resolve(); return s.err }
 
+// Check reports whether v is a valid value for s (an int, a size, a bool), naming
+// the rule when it is not.
+func (s *Setting) Check(v string) error {
+	if err := check(s.Kind, v); err != nil {
+		return fmt.Errorf("%s wants %s %s: %v", s.Name, article(s.Kind), s.Kind, err)
+	}
+	return nil
+}
+
+func article(kind string) string {
+	if kind == "int" {
+		return "an"
+	}
+	return "a"
+}
+
 func check(kind, v string) error {
 	switch kind {
 	case "int":

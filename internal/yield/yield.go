@@ -5,7 +5,7 @@
 // MPI's MPI_THREAD_FUNNELED often are) pays for a runtime.Gosched with two thread
 // hand-offs: 25 us on a 2-core VM against 0.1 us unlocked, which made a 2-rank
 // Barrier 100 times slower. Gosched notices such a caller (its thread sleeps inside
-// runtime.Gosched) and then gives way only once per Skip+1 calls, until a call is
+// runtime.Gosched) and then gives way only once per skip+1 calls, until a call is
 // cheap again.
 package yield
 
@@ -17,16 +17,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Skip is how many Gosched calls are skipped per call that runs while the callers
+// skip is how many Gosched calls are skipped per call that runs while the callers
 // seem locked to their threads.
-const Skip = 63
+const skip = 63
 
 // slowNanos: a runtime.Gosched longer than this either ran other goroutines or
 // handed a locked caller's thread off; a cheap one did neither.
 const slowNanos = 5000
 
-// SwitchNanos: a sched_yield longer than this let another process run on the core.
-const SwitchNanos = 2000
+// switchNanos: a sched_yield longer than this let another process run on the core.
+const switchNanos = 2000
 
 var (
 	skipping atomic.Bool   // the last costly Gosched handed its caller's thread off
@@ -35,19 +35,19 @@ var (
 
 var clock0 = time.Now()
 
-// Nanotime is a monotonic clock in nanoseconds.
-func Nanotime() int64 { return int64(time.Since(clock0)) }
+// nanotime is a monotonic clock in nanoseconds.
+func nanotime() int64 { return int64(time.Since(clock0)) }
 
 // Gosched lets the process's other goroutines run (runtime.Gosched), except that
-// while its callers seem locked to their threads it does so only once per Skip+1
+// while its callers seem locked to their threads it does so only once per skip+1
 // calls (see the package comment). Safe for concurrent use.
 func Gosched() {
-	if skipping.Load() && calls.Add(1)%(Skip+1) != 0 {
+	if skipping.Load() && calls.Add(1)%(skip+1) != 0 {
 		return
 	}
-	t0 := Nanotime()
+	t0 := nanotime()
 	runtime.Gosched()
-	if Nanotime()-t0 < slowNanos {
+	if nanotime()-t0 < slowNanos {
 		skipping.Store(false)
 		return
 	}
@@ -87,7 +87,7 @@ func Core() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 // process took the core meanwhile (the yield took long).
 func OS() bool {
 	Gosched()
-	t0 := Nanotime()
+	t0 := nanotime()
 	Core()
-	return Nanotime()-t0 > SwitchNanos
+	return nanotime()-t0 > switchNanos
 }

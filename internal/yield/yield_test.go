@@ -24,7 +24,7 @@ func TestGoschedNoticesLockedCallers(t *testing.T) {
 	if !Skipping() {
 		t.Fatal("Gosched from a goroutine locked to its thread: not skipping")
 	}
-	for i := 0; i < 4*(Skip+1) && Skipping(); i++ {
+	for i := 0; i < 4*(skip+1) && Skipping(); i++ {
 		Gosched()
 	}
 	if Skipping() {
@@ -38,6 +38,12 @@ func TestGoschedLetsOthersRunWhenSkipping(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	for i := 0; i < 10 && !Skipping(); i++ {
+		Gosched()
+	}
+	if !Skipping() {
+		t.Fatal("Gosched from a goroutine locked to its thread: not skipping")
+	}
 	done := make(chan struct{})
 	var flag atomic.Bool
 	go func() { flag.Store(true); close(done) }()
