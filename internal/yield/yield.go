@@ -3,10 +3,10 @@
 //
 // A goroutine locked to its thread (runtime.LockOSThread, as programs written for a C
 // MPI's MPI_THREAD_FUNNELED often are) pays for a runtime.Gosched with two thread
-// hand-offs: 25 us on a 2-core VM against 0.1 us unlocked, which made a 2-rank
-// Barrier 100 times slower. Gosched notices such a caller (its thread sleeps inside
-// runtime.Gosched) and then gives way only once per skip+1 calls, until a call is
-// cheap again.
+// hand-offs: on a 2-core VM 5-9 us (GOMAXPROCS=2) or 25 us (GOMAXPROCS=1) against
+// 0.1 us unlocked, which made a 2-rank Barrier 100 times slower. Gosched notices such
+// a caller (its thread is switched out inside runtime.Gosched) and then gives way
+// only once per skip+1 calls, until a call is cheap again.
 package yield
 
 import (
@@ -23,7 +23,7 @@ const skip = 63
 
 // slowNanos: a runtime.Gosched longer than this either ran other goroutines or
 // handed a locked caller's thread off; a cheap one did neither.
-const slowNanos = 5000
+const slowNanos = 2000
 
 // switchNanos: a sched_yield longer than this let another process run on the core.
 const switchNanos = 2000
@@ -31,7 +31,11 @@ const switchNanos = 2000
 var (
 	skipping atomic.Bool   // the last costly Gosched handed its caller's thread off
 	calls    atomic.Uint32 // Gosched calls while skipping
+	quiet    atomic.Int32  // costly Gosched calls to go before the next probe
 )
+
+// probeEvery is how many costly Gosched calls go unprobed after a probe.
+const probeEvery = 64
 
 var clock0 = time.Now()
 
@@ -51,16 +55,22 @@ func Gosched() {
 		skipping.Store(false)
 		return
 	}
-	if !skipping.Load() {
+	// Costly: ask why, but only one costly call in probeEvery+1 (the probe costs two
+	// more Goscheds and five system calls), so that neither unlocked goroutines that
+	// keep each other busy nor a locked caller pay for it often. A caller taken for
+	// locked by mistake gets every Gosched again at its next cheap one, or probe.
+	if quiet.Add(-1) < 0 {
 		skipping.Store(handsOff())
+		quiet.Store(probeEvery)
 	}
 }
 
-// handsOff reports whether a runtime.Gosched puts the calling thread to sleep, as it
-// does every time when the calling goroutine is locked to it. An unlocked goroutine's
+// handsOff reports whether a runtime.Gosched switches the calling thread out, as it
+// does every time when the calling goroutine is locked to it: the thread sleeps until
+// the P comes back, or the thread it wakes preempts it first. An unlocked goroutine's
 // thread runs the other goroutines itself, or the goroutine moves to another thread:
-// two tries, each of which must end on the same thread after it slept, keep a thread
-// that happened to park meanwhile from passing for a locked one.
+// two tries, each of which must end on the same thread after a switch, keep a thread
+// that happened to park or be preempted meanwhile from passing for a locked one.
 func handsOff() bool {
 	for try := 0; try < 2; try++ {
 		tid := unix.Gettid()
@@ -69,7 +79,8 @@ func handsOff() bool {
 			return false
 		}
 		runtime.Gosched()
-		if unix.Getrusage(unix.RUSAGE_THREAD, &b) != nil || unix.Gettid() != tid || b.Nvcsw == a.Nvcsw {
+		if unix.Getrusage(unix.RUSAGE_THREAD, &b) != nil || unix.Gettid() != tid ||
+			b.Nvcsw+b.Nivcsw == a.Nvcsw+a.Nivcsw {
 			return false
 		}
 	}

@@ -16,7 +16,7 @@ func TestGoschedNoticesLockedCallers(t *testing.T) {
 		defer wg.Done()
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		for i := 0; i < 10 && !Skipping(); i++ {
+		for i := 0; i < 4*(probeEvery+1) && !Skipping(); i++ {
 			Gosched()
 		}
 	}()
@@ -38,7 +38,7 @@ func TestGoschedLetsOthersRunWhenSkipping(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	for i := 0; i < 10 && !Skipping(); i++ {
+	for i := 0; i < 4*(probeEvery+1) && !Skipping(); i++ {
 		Gosched()
 	}
 	if !Skipping() {
