@@ -9,17 +9,28 @@ import (
 
 // Adaptive rendezvous: which of pipeline (two copies, overlapped) and get (one
 // single-copy read) is faster for a large message is not a property of the host
-// alone. On the shared 2-vCPU VM this was tuned on, a 1 MiB ping-pong took 25 us
-// pipelined in some periods and 130 us in others (everything, the C MPIs' small
-// messages included, ran slower then: the host's doing, presumably), while a get took
-// 80-250 us; a start-up calibration inside one process cannot see which period the
-// job is in, nor what two ranks copying at once achieve. So for messages of adaptMin bytes
-// and more, when a single-copy route exists, the sender offers both (a get request
-// carrying its address) and the receiver chooses: it times uncontended transfers of
-// each protocol per size class (from the match to the last byte in place) and takes
-// the faster, trying the other one now and then. A message matched while another
-// large one from the same peer is under way takes the models' choice: that is a
-// stream, where throughput counts, not the latency the samples measure.
+// alone. On the shared 2-vCPU VMs this was tuned on, the two vCPUs sometimes share a
+// cache and sometimes do not (everything that moves cache lines between them, the C
+// MPIs' small messages included, then runs two to three times slower): a stream of
+// 1 MiB messages ran at 45 GB/s pipelined in the first kind of period and at 6-9 GB/s
+// in the second, while by get it ran at 11 GB/s in both. A start-up calibration
+// inside one process cannot see which period the job is in, nor what two ranks
+// copying at once achieve. So for messages of adaptMin bytes and more, when a
+// single-copy route exists, the sender offers both (a get request carrying its
+// address) and the receiver chooses, by measurement, per size class:
+//
+//   - A message that arrives alone (no other adaptive receive from the peer under
+//     way) is timed from the match to its last byte: latency.
+//   - Messages that arrive while others are under way form a stream, where
+//     throughput counts. They are timed by the interval between consecutive
+//     completions of the same protocol. A stream changes protocol at most once per
+//     burst (a burst ends when nothing from the peer is in flight, or after
+//     streamEpoch decisions), and the messages after the change are held until the
+//     ones before it have completed, so that the two protocols never run at once and
+//     each interval measures one of them.
+//
+// Both start with a few transfers of each protocol, then take the faster and try the
+// other now and then, less often the further behind it is.
 
 // adaptMin is the smallest message whose protocol the receiver chooses by measurement.
 const adaptMin = 32 << 10
@@ -32,19 +43,71 @@ const adaptProbe = 32
 // with; the fastest of them is the first estimate.
 const adaptFirst = 3
 
+const (
+	// streamFirst is how many intervals of each protocol a size class's streams
+	// measure before they choose.
+	streamFirst = 4
+	// streamBlock is how many decisions at the start of a burst take the protocol
+	// being explored or probed; the rest of the burst takes the other one.
+	streamBlock = 16
+	// streamProbe: one burst in this many probes the protocol that is behind (one in
+	// four times, sixteen times as many when it is far behind).
+	streamProbe = 8
+	// streamEpoch bounds a burst, so that an endless stream is probed too.
+	streamEpoch = 256
+)
+
 const adaptClasses = 12 // size classes 32 KiB, 64 KiB, ... 32 MiB and above
 
 // adaptive is a receiver's record of one sender's large transfers.
 type adaptive struct {
 	inflight int // adaptive receives from this peer under way
-	class    [adaptClasses]struct {
-		nsPerKB [2]float64 // estimate; index 0 pipeline, 1 get; 0: no sample yet
-		samples [2]uint32
-		decided uint32 // uncontended decisions made
-	}
+	// The current burst of streamed receives: its number, the receives started per
+	// protocol (index 0 pipeline, 1 get), and those held back behind a change of
+	// protocol, to be started (as heldProto) when the running ones have completed.
+	burst     uint32
+	running   [2]int
+	held      reqList
+	heldProto transport.Protocol
+	// The last streamed completion, for the interval to the next (zero: none yet in
+	// this burst, or the previous completion was not streamed).
+	last      time.Time
+	lastProto transport.Protocol
+	class     [adaptClasses]adaptClass
 }
 
-func adaptClass(n int64) int {
+// adaptClass is what a receiver knows of one size class's transfers from one peer.
+type adaptClass struct {
+	alone   estimate // uncontended transfers
+	stream  estimate // streamed transfers
+	decided uint32   // uncontended decisions made
+	// The class's part of the current burst: the burst's number, the decisions made
+	// in it, and its plan (first for the first streamBlock decisions, then rest).
+	burst       uint32
+	n           uint32
+	bursts      uint32
+	first, rest transport.Protocol
+}
+
+// estimate is a per-protocol cost in nanoseconds per KiB (index 0 pipeline, 1 get).
+type estimate struct {
+	nsPerKB [2]float64 // 0: no sample yet
+	samples [2]uint32
+}
+
+// ready reports whether both protocols have at least k samples.
+func (s *estimate) ready(k uint32) bool { return s.samples[0] >= k && s.samples[1] >= k }
+
+// best returns the cheaper protocol and how many times dearer the other one is.
+func (s *estimate) best() (transport.Protocol, float64) {
+	pipe, get := s.nsPerKB[0], s.nsPerKB[1]
+	if get < pipe {
+		return transport.Get, pipe / get
+	}
+	return transport.Pipeline, get / pipe
+}
+
+func sizeClass(n int64) int {
 	c := bits.Len64(uint64(n)) - bits.Len64(adaptMin)
 	return min(max(c, 0), adaptClasses-1)
 }
@@ -56,66 +119,104 @@ func protoIdx(p transport.Protocol) int {
 	return 0
 }
 
+func otherProto(p transport.Protocol) transport.Protocol {
+	if p == transport.Get {
+		return transport.Pipeline
+	}
+	return transport.Get
+}
+
 // chooseRndv decides how receive r takes a large message offered for get from peer
-// p; table is what the cost models say. It starts r's timing when the transfer will
-// run alone, so that the sample measures the protocol, not a queue.
-func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) transport.Protocol {
+// p; table is what the cost models say. hold means r must wait in p.adapt.held until
+// the receives of the other protocol under way have completed.
+func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (proto transport.Protocol, hold bool) {
 	a := &p.adapt
-	c := &a.class[adaptClass(r.expect)]
+	c := &a.class[sizeClass(r.expect)]
 	a.inflight++
 	r.adapt = true
 	if a.inflight > 1 {
-		// Under contention (a window of messages in flight) no sample is taken, and
-		// the models decide: an uncontended transfer times latency, while here
-		// throughput counts, where the pipeline's two copies run at once (on the
-		// reference machine 64 KiB messages streamed at 33 GB/s pipelined, 11 by get,
-		// though one alone took about as long either way).
-		return table
-	}
-	pipe, get := c.nsPerKB[0], c.nsPerKB[1]
-	best := table
-	switch {
-	case pipe > 0 && get > 0:
-		best = transport.Pipeline
-		if get < pipe {
-			best = transport.Get
-		}
-	case pipe > 0:
-		best = transport.Pipeline
-	case get > 0:
-		best = transport.Get
+		return a.streamed(c, r, table)
 	}
 	r.t0 = time.Now()
 	c.decided++
-	other := transport.Get
-	if best == transport.Get {
-		other = transport.Pipeline
-	}
-	if n := c.samples; n[0] < adaptFirst || n[1] < adaptFirst {
+	s := &c.alone
+	if !s.ready(adaptFirst) {
 		// Start with a few of each, the models' choice first, and believe the best
 		// of them: one transfer slowed by a neighbour must not decide for the run.
+		n := s.samples
 		switch {
 		case n[protoIdx(table)] == 0:
-			return table
+			return table, false
 		case n[0] < n[1]:
-			return transport.Pipeline
+			return transport.Pipeline, false
 		case n[1] < n[0]:
-			return transport.Get
+			return transport.Get, false
 		}
-		return table
+		return table, false
 	}
 	// Try the other protocol now and then: the further behind it is, the more a try
 	// costs and the less likely conditions have changed that much.
-	every := uint32(adaptProbe)
-	if ratio := max(pipe, get) / min(pipe, get); ratio > 3 {
-		every *= 16
-	} else if ratio > 1.5 {
-		every *= 4
+	best, ratio := s.best()
+	if c.decided%probeEvery(adaptProbe, ratio) == 0 {
+		return otherProto(best), false
 	}
-	if c.decided%every == 0 {
-		return other
+	return best, false
+}
+
+// probeEvery stretches a probing period by how far behind the other protocol is.
+func probeEvery(every uint32, ratio float64) uint32 {
+	switch {
+	case ratio > 3:
+		return every * 16
+	case ratio > 1.5:
+		return every * 4
 	}
-	return best
+	return every
+}
+
+// streamed chooses the protocol of a receive that joins a stream.
+func (a *adaptive) streamed(c *adaptClass, r *request, table transport.Protocol) (transport.Protocol, bool) {
+	if c.n == 0 || c.burst != a.burst || c.n >= streamEpoch {
+		// The class's first decision in this burst: plan it.
+		c.burst, c.n = a.burst, 0
+		c.bursts++
+		s := &c.stream
+		switch {
+		case !s.ready(streamFirst):
+			// Explore: the protocol with fewer samples first, then the other.
+			c.first = table
+			if n := s.samples; n[protoIdx(table)] > n[protoIdx(otherProto(table))] {
+				c.first = otherProto(table)
+			}
+			c.rest = otherProto(c.first)
+		default:
+			best, ratio := s.best()
+			c.first, c.rest = best, best
+			if c.bursts%probeEvery(streamProbe, ratio) == 0 {
+				c.first = otherProto(best)
+			}
+		}
+	}
+	proto := c.rest
+	if c.n < streamBlock {
+		proto = c.first
+	}
+	c.n++
+	r.stream = true
+	i := protoIdx(proto)
+	if a.held.head != nil {
+		// A change is already waiting: join it, whatever the plan says, so that the
+		// protocols do not mix.
+		r.proto = a.heldProto
+		return a.heldProto, true
+	}
+	if a.running[1-i] > 0 {
+		a.heldProto = proto
+		return proto, true
+	}
+	a.running[i]++
+	r.running = true
+	return proto, false
 }
 
 // adaptDone records the end of an adaptive receive. The caller holds e.mu.
@@ -127,27 +228,90 @@ func (e *Engine) adaptDone(r *request) {
 	}
 	a := &p.adapt
 	a.inflight--
+	if r.stream {
+		e.streamDone(p, r)
+	}
+	if a.inflight == 0 {
+		a.burst++
+		a.last = time.Time{}
+	}
 	if r.t0.IsZero() || r.st.Err != nil || r.got < adaptMin {
 		r.t0 = time.Time{}
 		return
 	}
 	ns := float64(time.Since(r.t0).Nanoseconds()) / float64(r.got) * 1024
 	r.t0 = time.Time{}
-	c := &a.class[adaptClass(r.got)]
+	s := &a.class[sizeClass(r.got)].alone
 	i := protoIdx(r.proto)
 	// Interference (a descheduled rank, a neighbour's burst) only ever slows a
 	// transfer, by up to a whole time slice: a faster sample is believed at once
 	// (half way), a slower one slowly and at most twice the estimate, so one outlier
 	// does not switch protocols but a lasting slow-down does, after a dozen samples.
-	c.samples[i]++
-	switch old := c.nsPerKB[i]; {
+	s.samples[i]++
+	switch old := s.nsPerKB[i]; {
 	case old == 0:
-		c.nsPerKB[i] = ns
-	case c.samples[i] <= adaptFirst:
-		c.nsPerKB[i] = min(old, ns)
+		s.nsPerKB[i] = ns
+	case s.samples[i] <= adaptFirst:
+		s.nsPerKB[i] = min(old, ns)
 	case ns < old:
-		c.nsPerKB[i] = old + 0.5*(ns-old)
+		s.nsPerKB[i] = old + 0.5*(ns-old)
 	default:
-		c.nsPerKB[i] = old + 0.1*(min(ns, 2*old)-old)
+		s.nsPerKB[i] = old + 0.1*(min(ns, 2*old)-old)
+	}
+}
+
+// streamDone accounts for the end of streamed receive r: it times the interval from
+// the previous streamed completion, and starts the held receives once the other
+// protocol's have all completed.
+func (e *Engine) streamDone(p *peer, r *request) {
+	a := &p.adapt
+	r.stream = false
+	i := protoIdx(r.proto)
+	if r.running {
+		r.running = false
+		a.running[i]--
+		if a.running[i] == 0 && a.held.head != nil {
+			e.releaseHeld(p)
+		}
+	}
+	if r.st.Err != nil || r.got < adaptMin {
+		a.last = time.Time{}
+		return
+	}
+	now := time.Now()
+	if !a.last.IsZero() && a.lastProto == r.proto {
+		// The receives of one protocol run one after another at the pace of the
+		// stream: the interval between completions is the cost of one. Intervals
+		// scatter (a receive completing in the same poll as the one before, a
+		// preempted rank), so the estimate is their running mean, an outlier
+		// bounded at four times it.
+		ns := float64(now.Sub(a.last).Nanoseconds()) / float64(r.got) * 1024
+		s := &a.class[sizeClass(r.got)].stream
+		s.samples[i]++
+		switch old := s.nsPerKB[i]; {
+		case old == 0:
+			s.nsPerKB[i] = ns
+		case s.samples[i] <= 8:
+			s.nsPerKB[i] = old + (min(ns, 4*old)-old)/float64(s.samples[i])
+		default:
+			s.nsPerKB[i] = old + (min(ns, 4*old)-old)/8
+		}
+	}
+	a.last, a.lastProto = now, r.proto
+}
+
+// releaseHeld starts the receives held behind a change of protocol.
+func (e *Engine) releaseHeld(p *peer) {
+	a := &p.adapt
+	i := protoIdx(a.heldProto)
+	for r := a.held.head; r != nil; r = a.held.head {
+		a.held.remove(r)
+		a.running[i]++
+		r.running = true
+		if r.proto == transport.Pipeline {
+			e.queueCtrl(int32(r.st.Source), kindCTS, r.remote, r.cookie(), 0, r.expect)
+		} else {
+			e.gets.push(r)
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"sync"
 	"testing"
-
-	"github.com/mpigo/mpigo/internal/transport"
 )
 
 // TestShmAdaptive: large messages over shared memory in auto mode are offered for get
@@ -70,9 +68,82 @@ func TestShmAdaptive(t *testing.T) {
 		t.Errorf("%d adaptive receives still counted in flight", a.inflight)
 	}
 	for _, n := range sizes {
-		c := a.class[adaptClass(int64(n))]
-		if c.nsPerKB[protoIdx(transport.Pipeline)] == 0 || c.nsPerKB[protoIdx(transport.Get)] == 0 {
-			t.Errorf("%d bytes: not both protocols timed: %v ns/KiB (pipeline, get)", n, c.nsPerKB)
+		c := a.class[sizeClass(int64(n))]
+		if c.alone.nsPerKB[0] == 0 || c.alone.nsPerKB[1] == 0 {
+			t.Errorf("%d bytes: not both protocols timed: %v ns/KiB (pipeline, get)", n, c.alone.nsPerKB)
 		}
+	}
+}
+
+// TestShmAdaptiveStream: windows of large messages in flight together form streams,
+// whose protocol the receiver chooses by timing intervals between completions. A
+// change of protocol inside a window holds the later receives back until the earlier
+// ones have completed; every message must still arrive whole and in place, the held
+// list must end empty, and both protocols must have been timed in a stream.
+func TestShmAdaptiveStream(t *testing.T) {
+	es := shmEngines(t, 2, Options{Spin: 200, Yield: 20})
+	tab, err := es[1].Protocols(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tab.SingleCopy || !es[1].adaptive {
+		t.Skip("no single copy between the ranks: nothing to choose")
+	}
+	const (
+		window  = 40 // more than streamBlock, so that a window changes protocol
+		windows = 12
+		size    = 64 << 10
+	)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		qs := make([]Request, window)
+		for w := range windows {
+			for i := range qs {
+				var err error
+				if qs[i], err = es[0].Isend(Bytes(pattern(w*window+i, size)), 1, 3, 0, Standard); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if err := es[0].Waitall(qs, nil); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	qs := make([]Request, window)
+	bufs := make([][]byte, window)
+	for i := range bufs {
+		bufs[i] = make([]byte, size)
+	}
+	sts := make([]Status, window)
+	for w := range windows {
+		for i := range qs {
+			clear(bufs[i])
+			var err error
+			if qs[i], err = es[1].Irecv(Bytes(bufs[i]), 0, 3, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := es[1].Waitall(qs, sts); err != nil {
+			t.Fatal(err)
+		}
+		for i := range qs {
+			if sts[i].Count != size || !bytes.Equal(bufs[i], pattern(w*window+i, size)) {
+				t.Fatalf("window %d, message %d: count %d, data ok %v", w, i, sts[i].Count, bytes.Equal(bufs[i], pattern(w*window+i, size)))
+			}
+		}
+	}
+	wg.Wait()
+	es[1].mu.Lock()
+	defer es[1].mu.Unlock()
+	a := &es[1].peers[0].adapt
+	if a.inflight != 0 || a.running != [2]int{} || a.held.head != nil {
+		t.Errorf("after the streams: %d in flight, %v running, held list empty %v", a.inflight, a.running, a.held.head == nil)
+	}
+	if s := a.class[sizeClass(size)].stream; s.samples[0] < streamFirst || s.samples[1] < streamFirst {
+		t.Errorf("stream intervals timed (pipeline, get): %v, want at least %d each", s.samples, streamFirst)
 	}
 }

@@ -141,11 +141,17 @@ func (e *Engine) startRndv(r *request, src, tag int32, msgLen int64, sendID, add
 		if e.adaptive && r.expect >= adaptMin {
 			// The sender offers both: read its memory, or ask it to stream (adapt.go).
 			if p := e.peers[src]; p != nil && p.ep != nil && p.sc != nil {
-				if e.chooseRndv(p, r, p.table.lookup(r.expect)) == transport.Pipeline {
-					r.proto = transport.Pipeline
+				proto, hold := e.chooseRndv(p, r, p.table.lookup(r.expect))
+				r.proto, r.addr = proto, addr
+				switch {
+				case hold:
+					p.adapt.held.push(r) // started by releaseHeld
+				case proto == transport.Pipeline:
 					e.queueCtrl(src, kindCTS, sendID, r.cookie(), 0, r.expect)
-					return
+				default:
+					e.gets.push(r)
 				}
+				return
 			}
 		}
 		// Read in the progress loop, outside the transport's Poll.
