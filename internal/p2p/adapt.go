@@ -22,12 +22,14 @@ import (
 //   - A message that arrives alone (no other adaptive receive from the peer under
 //     way) is timed from the match to its last byte: latency.
 //   - Messages that arrive while others are under way form a stream, where
-//     throughput counts. They are timed by the interval between consecutive
-//     completions of the same protocol. A stream changes protocol at most once per
-//     burst (a burst ends when nothing from the peer is in flight, or after
-//     streamEpoch decisions), and the messages after the change are held until the
-//     ones before it have completed, so that the two protocols never run at once and
-//     each interval measures one of them.
+//     throughput counts. A stream changes protocol at most once per burst (a burst
+//     ends when nothing from the peer is in flight, or after streamEpoch
+//     decisions), and the messages after the change are held until the ones before
+//     it have completed, so that the two protocols never run at once. Each run of
+//     one protocol (a segment) is timed as a whole, from its start (the burst's, or
+//     the previous segment's last completion) to its last completion, over the
+//     bytes it moved: completions bunch (a split get's halves are read many in a
+//     row, then acknowledged together), so the intervals between them do not tell.
 //
 // Both start with a few transfers of each protocol, then take the faster and try the
 // other now and then, less often the further behind it is.
@@ -40,13 +42,18 @@ const adaptMin = 32 << 10
 const adaptProbe = 32
 
 // adaptFirst is how many uncontended transfers of each protocol a size class starts
-// with; the fastest of them is the first estimate.
-const adaptFirst = 3
+// with; the fastest of them is the first estimate. The first few of a class run
+// 1.5 to 3 times slower than the rest (pages and caches still cold on both sides), so
+// three were not always enough: a protocol whose three came early was judged slow
+// and, probed rarely for it, stayed so.
+const adaptFirst = 6
 
 const (
-	// streamFirst is how many intervals of each protocol a size class's streams
-	// measure before they choose.
-	streamFirst = 4
+	// streamFirst is how many segments of each protocol a size class's streams time
+	// before they choose.
+	streamFirst = 1
+	// segMin is the fewest completions a segment needs to be timed.
+	segMin = 4
 	// streamBlock is how many decisions at the start of a burst take the protocol
 	// being explored or probed; the rest of the burst takes the other one.
 	streamBlock = 16
@@ -69,11 +76,15 @@ type adaptive struct {
 	running   [2]int
 	held      reqList
 	heldProto transport.Protocol
-	// The last streamed completion, for the interval to the next (zero: none yet in
-	// this burst, or the previous completion was not streamed).
-	last      time.Time
-	lastProto transport.Protocol
-	class     [adaptClasses]adaptClass
+	// The segment being timed: when it began, its protocol and size class, how many
+	// receives and bytes have completed in it, and when the last did.
+	segBegin time.Time
+	segProto transport.Protocol
+	segClass int
+	segN     int
+	segBytes int64
+	segLast  time.Time
+	class    [adaptClasses]adaptClass
 }
 
 // adaptClass is what a receiver knows of one size class's transfers from one peer.
@@ -134,6 +145,9 @@ func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (prot
 	c := &a.class[sizeClass(r.expect)]
 	a.inflight++
 	r.adapt = true
+	if a.inflight == 1 {
+		a.segBegin, a.segN, a.segBytes = time.Now(), 0, 0 // a burst may start here
+	}
 	if a.inflight > 1 {
 		return a.streamed(c, r, table)
 	}
@@ -233,7 +247,7 @@ func (e *Engine) adaptDone(r *request) {
 	}
 	if a.inflight == 0 {
 		a.burst++
-		a.last = time.Time{}
+		a.endSegment()
 	}
 	if r.t0.IsZero() || r.st.Err != nil || r.got < adaptMin {
 		r.t0 = time.Time{}
@@ -260,9 +274,9 @@ func (e *Engine) adaptDone(r *request) {
 	}
 }
 
-// streamDone accounts for the end of streamed receive r: it times the interval from
-// the previous streamed completion, and starts the held receives once the other
-// protocol's have all completed.
+// streamDone accounts for the end of streamed receive r: it adds r to the segment
+// being timed (closing the previous one if r's protocol differs), and starts the held
+// receives once the other protocol's have all completed.
 func (e *Engine) streamDone(p *peer, r *request) {
 	a := &p.adapt
 	r.stream = false
@@ -274,30 +288,38 @@ func (e *Engine) streamDone(p *peer, r *request) {
 			e.releaseHeld(p)
 		}
 	}
-	if r.st.Err != nil || r.got < adaptMin {
-		a.last = time.Time{}
+	now := time.Now()
+	if a.segN > 0 && r.proto != a.segProto {
+		a.endSegment()
+		a.segBegin = a.segLast // the held receives started when the last one ended
+	}
+	if a.segN == 0 {
+		a.segProto, a.segClass = r.proto, sizeClass(r.got)
+	}
+	a.segN++
+	a.segBytes += r.got
+	a.segLast = now
+}
+
+// endSegment times the segment under way, if it is long enough, and starts a new one.
+func (a *adaptive) endSegment() {
+	n, bytes := a.segN, a.segBytes
+	a.segN, a.segBytes = 0, 0
+	if n < segMin || bytes <= 0 || a.segBegin.IsZero() {
 		return
 	}
-	now := time.Now()
-	if !a.last.IsZero() && a.lastProto == r.proto {
-		// The receives of one protocol run one after another at the pace of the
-		// stream: the interval between completions is the cost of one. Intervals
-		// scatter (a receive completing in the same poll as the one before, a
-		// preempted rank), so the estimate is their running mean, an outlier
-		// bounded at four times it.
-		ns := float64(now.Sub(a.last).Nanoseconds()) / float64(r.got) * 1024
-		s := &a.class[sizeClass(r.got)].stream
-		s.samples[i]++
-		switch old := s.nsPerKB[i]; {
-		case old == 0:
-			s.nsPerKB[i] = ns
-		case s.samples[i] <= 8:
-			s.nsPerKB[i] = old + (min(ns, 4*old)-old)/float64(s.samples[i])
-		default:
-			s.nsPerKB[i] = old + (min(ns, 4*old)-old)/8
-		}
+	ns := float64(a.segLast.Sub(a.segBegin).Nanoseconds()) / float64(bytes) * 1024
+	s := &a.class[a.segClass].stream
+	i := protoIdx(a.segProto)
+	s.samples[i]++
+	// A segment averages many transfers, but one may contain a preempted rank: the
+	// estimate follows the segments with a weight of a quarter, an outlier bounded
+	// at four times it.
+	if old := s.nsPerKB[i]; old == 0 {
+		s.nsPerKB[i] = ns
+	} else {
+		s.nsPerKB[i] = old + (min(ns, 4*old)-old)/4
 	}
-	a.last, a.lastProto = now, r.proto
 }
 
 // releaseHeld starts the receives held behind a change of protocol.
@@ -311,7 +333,7 @@ func (e *Engine) releaseHeld(p *peer) {
 		if r.proto == transport.Pipeline {
 			e.queueCtrl(int32(r.st.Source), kindCTS, r.remote, r.cookie(), 0, r.expect)
 		} else {
-			e.gets.push(r)
+			e.startGet(p, r)
 		}
 	}
 }

@@ -147,3 +147,49 @@ func TestShmAdaptiveStream(t *testing.T) {
 		t.Errorf("stream intervals timed (pipeline, get): %v, want at least %d each", s.samples, streamFirst)
 	}
 }
+
+// TestSplitGet: once a single-copy read from a peer has worked, a large get is split:
+// the receiver reads the first half and the sender writes the second. The data must
+// arrive whole (also into a truncating receive, which asks only for its prefix), and
+// when the sender may not write, the receiver reads that half itself.
+func TestSplitGet(t *testing.T) {
+	for _, refuse := range []bool{false, true} {
+		net := newMemNet(2)
+		net.noPut = refuse
+		es := net.engines(t, Options{Protocol: "get"})
+		sizes := []int{100000, 100000, 1 << 20, splitMin, splitMin - 1}
+		for i, n := range sizes {
+			want := pattern(i, n)
+			got := make([]byte, n)
+			sq, err := es[0].Isend(Bytes(want), 1, 5, 0, Standard)
+			mustOK(t, err)
+			rq, err := es[1].Irecv(Bytes(got), 0, 5, 0)
+			mustOK(t, err)
+			drive(t, es, func() bool { return sq.r.done.Load() != 0 && rq.r.done.Load() != 0 })
+			mustOK(t, es[0].Waitall([]Request{sq}, nil))
+			var st [1]Status
+			mustOK(t, es[1].Waitall([]Request{rq}, st[:]))
+			if st[0].Count != int64(n) || !bytes.Equal(got, want) {
+				t.Fatalf("refused %v, message %d (%d bytes): count %d, data ok %v", refuse, i, n, st[0].Count, bytes.Equal(got, want))
+			}
+		}
+		// A truncating receive: the split covers only the prefix it takes.
+		want := pattern(9, 300000)
+		got := make([]byte, 200000)
+		sq, err := es[0].Isend(Bytes(want), 1, 6, 0, Standard)
+		mustOK(t, err)
+		rq, err := es[1].Irecv(Bytes(got), 0, 6, 0)
+		mustOK(t, err)
+		drive(t, es, func() bool { return sq.r.done.Load() != 0 && rq.r.done.Load() != 0 })
+		mustOK(t, es[0].Waitall([]Request{sq}, nil))
+		st, err := es[1].Wait(&rq)
+		if !errors.Is(err, ErrTruncate) || st.Count != int64(len(got)) || !bytes.Equal(got, want[:len(got)]) {
+			t.Fatalf("refused %v, truncating receive: %v, count %d, data ok %v", refuse, err, st.Count, bytes.Equal(got, want[:len(got)]))
+		}
+		// The first get is whole (nothing known of the peer yet), the next three large
+		// ones and the truncating one are split; the one below splitMin is not.
+		if puts, done := net.kinds[kindPut].Load(), net.kinds[kindPutDone].Load(); puts != 4 || done != 4 {
+			t.Errorf("refused %v: %d put and %d putdone packets, want 4 and 4", refuse, puts, done)
+		}
+	}
+}

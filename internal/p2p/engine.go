@@ -100,6 +100,9 @@ var (
 	setAdapt = config.Bool("p2p_adapt", true,
 		"let the receiver of a large message (32 KiB and more) choose between pipeline and get by timing both, "+
 			"where single copy is possible; false: the cost models alone decide")
+	setSplit = config.Bool("p2p_split", true,
+		"split a single-copy get of 32 KiB or more between the two ranks: the receiver reads half, the sender writes the other half "+
+			"(both cores copy); false: the receiver reads it all")
 	setProtoInfo = config.Bool("proto_info", false,
 		"print each peer's protocol selection table to stderr when the peer is first used (like UCX_PROTO_INFO)")
 )
@@ -179,6 +182,8 @@ type Engine struct {
 	info     io.Writer
 	keepWild bool
 	adaptive bool // p2p_adapt, and no protocol forced
+	split    bool // p2p_split
+	putAsked bool // a split get's put request is queued: push sends it before reading
 
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
 
@@ -257,6 +262,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	}
 	e.keepWild = opts.KeepWildcards
 	e.adaptive = e.force == "auto" && setAdapt.Get()
+	e.split = setSplit.Get()
 	e.reqs = make([]*request, 0, 64)
 	e.pack = make([]byte, 64<<10)
 	return e, nil
@@ -295,6 +301,7 @@ type peer struct {
 	inBusy   bool
 
 	adapt adaptive // large receives from this peer, timed by protocol (adapt.go)
+	getOK bool     // a single-copy read from this peer has worked: gets may be split
 }
 
 func (p *peer) idle() bool {
@@ -371,14 +378,17 @@ func (e *Engine) markBusy(p *peer) {
 // queueCtrl queues an answer packet to rank; it is sent by the progress loop, never
 // from inside a packet handler.
 func (e *Engine) queueCtrl(rank int32, kind uint8, sendID, recvID uint64, off, n int64) {
+	e.queueCtrlHdr(rank, transport.Header{Kind: kind, SendID: sendID, RecvID: recvID, Offset: uint64(off), Len: uint64(n)})
+}
+
+// queueCtrlHdr queues control packet h (its Src is filled in) for rank.
+func (e *Engine) queueCtrlHdr(rank int32, h transport.Header) {
 	p := e.peerState(int(rank))
 	if p.err != nil {
 		return
 	}
-	p.ctrl = append(p.ctrl, transport.Header{
-		Kind: kind, Src: e.self32, SendID: sendID, RecvID: recvID,
-		Offset: uint64(off), Len: uint64(n),
-	})
+	h.Src = e.self32
+	p.ctrl = append(p.ctrl, h)
 	e.markBusy(p)
 }
 

@@ -22,11 +22,13 @@ type memNet struct {
 	capacity   int  // packets a link holds before Send would block (0: unbounded)
 	blockEvery int  // every k-th Send on a link returns ErrWouldBlock (0: never)
 	noGet      bool // ReadFrom fails (not gone): exercises the pipeline fallback
+	noPut      bool // WriteTo fails (not gone): exercises the split get's fallback
 	noSC       bool // the transport does not implement SingleCopy
 	models     []transport.Model
 	links      []*memLink // links[src*n+dst]
 	bells      []transport.Doorbell
 	dead       []atomic.Bool
+	kinds      [16]atomic.Int64 // packets sent, by kind
 }
 
 type memLink struct {
@@ -157,6 +159,19 @@ func (t memTrSC) ReadFrom(peer int, dst []byte, addr uint64) error {
 	return nil
 }
 
+func (t memTrSC) WriteTo(peer int, src []byte, addr uint64) error {
+	if t.net.dead[peer].Load() {
+		return fmt.Errorf("mem: WriteTo rank %d: %w", peer, transport.ErrPeerGone)
+	}
+	if t.net.noGet || t.net.noPut {
+		return errors.New("mem: WriteTo: not permitted")
+	}
+	if len(src) > 0 {
+		copy(unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), len(src)), src)
+	}
+	return nil
+}
+
 func (ep *memEP) Send(h *transport.Header, payload []byte) error {
 	net := ep.t.net
 	if net.dead[ep.peer].Load() {
@@ -172,6 +187,7 @@ func (ep *memEP) Send(h *transport.Header, payload []byte) error {
 		l.mu.Unlock()
 		return transport.ErrWouldBlock
 	}
+	net.kinds[h.Kind&15].Add(1)
 	var b []byte
 	if len(payload) > 0 {
 		if n := len(l.free); n > 0 && cap(l.free[n-1]) >= len(payload) {

@@ -53,17 +53,19 @@ type netCfg struct {
 	capacity   int
 	blockEvery int
 	noGet      bool
+	noPut      bool
 }
 
 var netCfgs = []netCfg{
 	{name: "plain", mtu: 4096},
 	{name: "tiny-blocking", mtu: 64, capacity: 4, blockEvery: 3},
 	{name: "get-refused", mtu: 1024, noGet: true},
+	{name: "put-refused", mtu: 4096, noPut: true},
 }
 
 func (c netCfg) net(n int) *memNet {
 	m := newMemNet(n)
-	m.mtu, m.capacity, m.blockEvery, m.noGet = c.mtu, c.capacity, c.blockEvery, c.noGet
+	m.mtu, m.capacity, m.blockEvery, m.noGet, m.noPut = c.mtu, c.capacity, c.blockEvery, c.noGet, c.noPut
 	return m
 }
 

@@ -68,9 +68,13 @@ type request struct {
 	lay  Layout
 	size int64 // bytes in the buffer
 
-	sent, limit int64          // send: bytes streamed so far, and how many the receiver takes
-	remote      uint64         // the peer's cookie for this message
-	addr        uint64         // receive: sender's buffer address (Get)
+	sent, limit int64  // send: bytes streamed so far, and how many the receiver takes
+	remote      uint64 // the peer's cookie for this message
+	addr        uint64 // receive: sender's buffer address (Get); send: receiver's (put)
+	putOff      int64  // send: the next byte, and the end, of its part of a split get
+	putEnd      int64
+	split       int64          // receive: where the sender's part of a split get begins (0: not split)
+	putWait     bool           // receive: the sender's part of a split get is not in place yet
 	pin         unsafe.Pointer // send: keeps the buffer alive while a peer reads it (Get)
 	got, expect int64          // receive: bytes arrived, bytes to arrive
 	seq         uint64         // receive: posting order in its context

@@ -330,15 +330,33 @@ func (e *Engine) flush() {
 
 func (e *Engine) push() int {
 	n := 0
+	if e.putAsked {
+		// A split get's request to the sender goes out before this rank starts its
+		// own part, or the two halves would be copied one after the other.
+		e.putAsked = false
+		n += e.pushBusy()
+	}
 	// Reads first: they queue FINs the loop below then sends.
 	for k := 0; k < 64 && e.gets.head != nil; k++ {
 		r := e.gets.head
 		e.gets.remove(r)
-		if e.doGet(r) {
+		more := false
+		if r.kind == sendReq {
+			more = e.doPut(r)
+		} else {
+			more = e.doGet(r)
+		}
+		if more {
 			e.gets.push(r) // more to read: round robin with other gets
 		}
 		n++
 	}
+	return n + e.pushBusy()
+}
+
+// pushBusy sends what the busy peers have queued.
+func (e *Engine) pushBusy() int {
+	n := 0
 	for i := 0; i < len(e.busy); {
 		p := e.busy[i]
 		n += e.pushPeer(p)

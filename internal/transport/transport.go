@@ -68,10 +68,12 @@ type Transport interface {
 	Close() error
 }
 
-// SingleCopy is implemented by transports that can copy straight from a peer's memory
-// (Linux cross-memory attach). addr is an address in the peer's address space.
+// SingleCopy is implemented by transports that can copy straight from and into a
+// peer's memory (Linux cross-memory attach). addr is an address in the peer's address
+// space.
 type SingleCopy interface {
 	ReadFrom(peer int, dst []byte, addr uint64) error
+	WriteTo(peer int, src []byte, addr uint64) error
 }
 
 // Protocol is how a message travels.

@@ -75,6 +75,51 @@ func readv(pid int, dst []byte, addr uint64) error {
 	return nil
 }
 
+// writev copies src to addr in process pid, looping over partial writes.
+func writev(pid int, src []byte, addr uint64) error {
+	for len(src) > 0 {
+		local := [1]unix.Iovec{{Base: &src[0]}}
+		local[0].SetLen(len(src))
+		remote := [1]unix.RemoteIovec{{Base: uintptr(addr), Len: len(src)}}
+		n, err := unix.ProcessVMWritev(pid, local[:], remote[:], 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return err
+		case n <= 0:
+			return unix.EFAULT
+		}
+		src = src[n:]
+		addr += uint64(n)
+	}
+	return nil
+}
+
+// WriteTo implements transport.SingleCopy: it copies src to addr in peer's address
+// space, with one or more process_vm_writev calls.
+func (t *Transport) WriteTo(peer int, src []byte, addr uint64) error {
+	if len(src) == 0 {
+		return nil
+	}
+	t.mu.Lock()
+	p, err := t.peerLocked(peer)
+	t.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !p.cma {
+		return fmt.Errorf("shm: WriteTo rank %d: single-copy writes are not available (%s)", peer, p.why)
+	}
+	if err := writev(p.pid, src, addr); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return died(peer, p.pid)
+		}
+		return fmt.Errorf("shm: WriteTo rank %d: %d bytes at %#x: %w", peer, len(src), addr, err)
+	}
+	return nil
+}
+
 // ReadFrom implements transport.SingleCopy: it copies len(dst) bytes at addr in peer's
 // address space into dst, with one or more process_vm_readv calls.
 func (t *Transport) ReadFrom(peer int, dst []byte, addr uint64) error {
