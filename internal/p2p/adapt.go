@@ -221,7 +221,6 @@ func (a *adaptive) streamed(c *adaptClass, r *request, table transport.Protocol)
 	if a.held.head != nil {
 		// A change is already waiting: join it, whatever the plan says, so that the
 		// protocols do not mix.
-		r.proto = a.heldProto
 		return a.heldProto, true
 	}
 	if a.running[1-i] > 0 {

@@ -240,9 +240,8 @@ func (e *Engine) startGet(p *peer, r *request) {
 func (e *Engine) onPut(hd *transport.Header) {
 	r := e.lookup(hd.SendID, sendReq)
 	if r == nil || r.proto != transport.Get || r.lay != nil {
-		if hd.SendID != 0 {
-			e.queueCtrlHdr(hd.Src, transport.Header{Kind: kindPutDone, Flags: flagRefused, RecvID: hd.RecvID})
-		}
+		// Not a get this rank offered: refuse, so the receiver reads the part itself.
+		e.queueCtrlHdr(hd.Src, transport.Header{Kind: kindPutDone, Flags: flagRefused, RecvID: hd.RecvID})
 		return
 	}
 	r.remote, r.addr = hd.RecvID, hd.Addr

@@ -53,14 +53,24 @@ func probePeer(pid int, base uint64) bool {
 	return err == nil && got == magic
 }
 
-// readv copies len(dst) bytes from addr in process pid, looping over partial reads (the
-// kernel stops at a page it cannot get, or at MAX_RW_COUNT).
-func readv(pid int, dst []byte, addr uint64) error {
-	for len(dst) > 0 {
-		local := [1]unix.Iovec{{Base: &dst[0]}}
-		local[0].SetLen(len(dst))
-		remote := [1]unix.RemoteIovec{{Base: uintptr(addr), Len: len(dst)}}
-		n, err := unix.ProcessVMReadv(pid, local[:], remote[:], 0)
+// readv copies len(dst) bytes from addr in process pid.
+func readv(pid int, dst []byte, addr uint64) error { return cma(pid, dst, addr, false) }
+
+// cma copies between buf and addr in process pid: from there into buf, or with write
+// from buf to there. It loops over partial transfers (the kernel stops at a page it
+// cannot get, or at MAX_RW_COUNT).
+func cma(pid int, buf []byte, addr uint64, write bool) error {
+	for len(buf) > 0 {
+		local := [1]unix.Iovec{{Base: &buf[0]}}
+		local[0].SetLen(len(buf))
+		remote := [1]unix.RemoteIovec{{Base: uintptr(addr), Len: len(buf)}}
+		var n int
+		var err error
+		if write {
+			n, err = unix.ProcessVMWritev(pid, local[:], remote[:], 0)
+		} else {
+			n, err = unix.ProcessVMReadv(pid, local[:], remote[:], 0)
+		}
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -69,53 +79,8 @@ func readv(pid int, dst []byte, addr uint64) error {
 		case n <= 0:
 			return unix.EFAULT
 		}
-		dst = dst[n:]
+		buf = buf[n:]
 		addr += uint64(n)
-	}
-	return nil
-}
-
-// writev copies src to addr in process pid, looping over partial writes.
-func writev(pid int, src []byte, addr uint64) error {
-	for len(src) > 0 {
-		local := [1]unix.Iovec{{Base: &src[0]}}
-		local[0].SetLen(len(src))
-		remote := [1]unix.RemoteIovec{{Base: uintptr(addr), Len: len(src)}}
-		n, err := unix.ProcessVMWritev(pid, local[:], remote[:], 0)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return err
-		case n <= 0:
-			return unix.EFAULT
-		}
-		src = src[n:]
-		addr += uint64(n)
-	}
-	return nil
-}
-
-// WriteTo implements transport.SingleCopy: it copies src to addr in peer's address
-// space, with one or more process_vm_writev calls.
-func (t *Transport) WriteTo(peer int, src []byte, addr uint64) error {
-	if len(src) == 0 {
-		return nil
-	}
-	t.mu.Lock()
-	p, err := t.peerLocked(peer)
-	t.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if !p.cma {
-		return fmt.Errorf("shm: WriteTo rank %d: single-copy writes are not available (%s)", peer, p.why)
-	}
-	if err := writev(p.pid, src, addr); err != nil {
-		if errors.Is(err, unix.ESRCH) {
-			return died(peer, p.pid)
-		}
-		return fmt.Errorf("shm: WriteTo rank %d: %d bytes at %#x: %w", peer, len(src), addr, err)
 	}
 	return nil
 }
@@ -123,8 +88,23 @@ func (t *Transport) WriteTo(peer int, src []byte, addr uint64) error {
 // ReadFrom implements transport.SingleCopy: it copies len(dst) bytes at addr in peer's
 // address space into dst, with one or more process_vm_readv calls.
 func (t *Transport) ReadFrom(peer int, dst []byte, addr uint64) error {
-	if len(dst) == 0 {
+	return t.single(peer, dst, addr, false)
+}
+
+// WriteTo implements transport.SingleCopy: it copies src to addr in peer's address
+// space, with one or more process_vm_writev calls.
+func (t *Transport) WriteTo(peer int, src []byte, addr uint64) error {
+	return t.single(peer, src, addr, true)
+}
+
+// single is ReadFrom, or with write WriteTo.
+func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error {
+	if len(buf) == 0 {
 		return nil
+	}
+	op, what := "ReadFrom", "reads"
+	if write {
+		op, what = "WriteTo", "writes"
 	}
 	t.mu.Lock()
 	p, err := t.peerLocked(peer)
@@ -133,13 +113,13 @@ func (t *Transport) ReadFrom(peer int, dst []byte, addr uint64) error {
 		return err
 	}
 	if !p.cma {
-		return fmt.Errorf("shm: ReadFrom rank %d: single-copy reads are not available (%s)", peer, p.why)
+		return fmt.Errorf("shm: %s rank %d: single-copy %s are not available (%s)", op, peer, what, p.why)
 	}
-	if err := readv(p.pid, dst, addr); err != nil {
+	if err := cma(p.pid, buf, addr, write); err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return died(peer, p.pid)
 		}
-		return fmt.Errorf("shm: ReadFrom rank %d: %d bytes at %#x: %w", peer, len(dst), addr, err)
+		return fmt.Errorf("shm: %s rank %d: %d bytes at %#x: %w", op, peer, len(buf), addr, err)
 	}
 	return nil
 }
