@@ -249,6 +249,18 @@ func TestRankFailure(t *testing.T) {
 	}
 }
 
+// TestRankFailureOthersKilled: a rank found killed by a signal the launcher did not
+// send is named too, besides the failure that stopped the job (a rank killed by -9 and
+// a survivor that saw it go reach the launcher in either order).
+func TestRankFailureOthersKilled(t *testing.T) {
+	r := failure(t, 7, "rank 1 (pid ", "run", "-n", "3", rankBin, "exit-mid-selfkill", "1", "7")
+	for _, rank := range []string{"rank 0 (pid ", "rank 2 (pid "} {
+		if !strings.Contains(r.stderr, rank) || strings.Count(r.stderr, "also was killed by signal 9") != 2 {
+			t.Errorf("stderr does not name %s as also killed by signal 9:\n%s", rank, r.stderr)
+		}
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	r := mpigo(t, "", "run", "-n", "2", "--timeout", "0.5", rankBin, "block")
 	if r.code != 124 || !strings.Contains(r.stderr, "timed out") {

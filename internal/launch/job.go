@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -125,6 +126,7 @@ type node struct {
 
 	stdout, stderr *lineWriter
 	killer         *time.Timer
+	killing        atomic.Bool // the SIGKILL that ends a stopped job has been sent
 
 	// Fence traffic between this node and its parent (an agent) or children (the
 	// launcher), for --wireup-stats.
@@ -215,7 +217,7 @@ func (j *Job) run() int {
 			sig := s.(syscall.Signal)
 			j.diag("received %v; forwarding it to %d ranks", sig, j.spec.N-j.exited)
 			j.signalAll(sig)
-			j.reapAll()
+			j.reapAll(sig)
 			return 128 + int(sig)
 		case <-timeout:
 			j.diag("job timed out after %v; stopping %d ranks", j.spec.Timeout, j.spec.N-j.exited)
@@ -315,7 +317,7 @@ func exitCode(ev event) (int, string) {
 // fail stops the job after a failure and returns code once every rank is gone.
 func (j *Job) fail(code int) int {
 	j.signalAll(syscall.SIGTERM)
-	j.reapAll()
+	j.reapAll(syscall.SIGTERM)
 	return code
 }
 
@@ -330,14 +332,20 @@ func (n *node) signalAll(sig syscall.Signal) {
 	for _, a := range n.agents {
 		a.write(msgSignal, appendUvarints(nil, uint64(sig)))
 	}
+	if sig == syscall.SIGKILL {
+		n.killing.Store(true)
+	}
 	if sig != syscall.SIGKILL && n.killer == nil {
 		n.killer = time.AfterFunc(n.spec.KillGrace, func() { n.signalAll(syscall.SIGKILL) })
 	}
 }
 
 // reapAll waits until every rank has been reported gone and every agent has ended,
-// then kills whatever the ranks left in their process groups.
-func (j *Job) reapAll() {
+// then kills whatever the ranks left in their process groups. sent is the signal the
+// job was stopped with: a rank found killed by another one (a SIGKILL before the
+// stop's own) died on its own, perhaps before the failure that stopped the job (its
+// end and a survivor's reach the launcher in either order), so it is reported too.
+func (j *Job) reapAll(sent syscall.Signal) {
 	// With agents, the last word is each agent's end: a subtree whose agent is gone has
 	// no ranks left (they die with their parent), reported or not. Without agents, each
 	// local rank's exit.
@@ -348,6 +356,10 @@ func (j *Job) reapAll() {
 		case ev.exited && ev.rank >= 0 && ev.rank < len(j.finished) && !j.finished[ev.rank]:
 			j.finished[ev.rank] = true
 			j.exited++
+			if ws := ev.status; ws.Signaled() && ws.Signal() != sent && (ws.Signal() != syscall.SIGKILL || !j.killing.Load()) {
+				_, why := exitCode(ev)
+				j.diag("rank %d (pid %d, host %s) also %s", ev.rank, ev.pid, j.hostName(ev.host), why)
+			}
 		case ev.lost != nil:
 			agentsLeft--
 		}

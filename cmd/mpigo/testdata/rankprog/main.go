@@ -35,6 +35,11 @@ func main() {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 	}
+	var termSigs chan os.Signal
+	if mode == "exit-mid-selfkill" {
+		termSigs = make(chan os.Signal, 1)
+		signal.Notify(termSigs, syscall.SIGTERM)
+	}
 	fmt.Printf("pid %d rank %d\n", os.Getpid(), rank)
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -45,6 +50,17 @@ func main() {
 		if rank == arg(2) {
 			os.Exit(arg(3))
 		}
+	case "exit-mid-selfkill": // RANK CODE: after Init and a Barrier (every rank is then
+		// listening for SIGTERM), that rank exits; the others answer the launcher's
+		// SIGTERM by killing themselves with SIGKILL
+		if err := mpi.World.Barrier(); err != nil {
+			os.Exit(1)
+		}
+		if rank == arg(2) {
+			os.Exit(arg(3))
+		}
+		<-termSigs
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	case "no-finalize": // RANK: that rank returns from main without Finalize
 		if rank == arg(2) {
 			os.Exit(0)
