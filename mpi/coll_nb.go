@@ -57,6 +57,7 @@ func startCollFin(c *Comm, name string, s *coll.Sched, fin func() error, err err
 	progressColl()
 	if !x.done && !nbColl.running {
 		nbColl.running = true
+		eng.Concurrent() // the loop calls the engine beside the caller
 		go progressLoop()
 	}
 	nbColl.mu.Unlock()

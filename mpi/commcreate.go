@@ -253,7 +253,8 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 	}
 	d := &Comm{}
 	op := &bgOp{name: "Idup", done: make(chan struct{})}
-	c.idup.Lock() // duplications of one communicator run in call order, as MPI requires
+	c.idup.Lock()    // duplications of one communicator run in call order, as MPI requires
+	eng.Concurrent() // the goroutine calls the engine beside the caller
 	go func() {
 		defer c.idup.Unlock()
 		defer close(op.done)

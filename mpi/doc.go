@@ -8,7 +8,9 @@
 //
 // A program started any other way (go run, go test) is a job of one rank.
 //
-// Every function is safe to call from many goroutines at once (MPI_THREAD_MULTIPLE is
-// the only thread level). Errors are values: each maps to an MPI error class, and
+// After Init every function is safe to call from many goroutines at once
+// (MPI_THREAD_MULTIPLE). A program whose calls never overlap may say so with
+// InitThread(ThreadSerialized) or a lower level, and mpigo then runs its
+// point-to-point paths without a lock. Errors are values: each maps to an MPI error class, and
 // errors.Is(err, mpi.ErrTruncate) tells one class from another.
 package mpi

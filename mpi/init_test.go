@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
@@ -91,5 +92,111 @@ func TestErrorClasses(t *testing.T) {
 	}
 	if got := err.Error(); got != "wrapped: mpi: Recv: message of 10 bytes, buffer of 4" {
 		t.Errorf("message %q", got)
+	}
+}
+
+// TestInitThread: InitThread checks its level, provides the one asked for (QueryThread
+// reports it), and a serialised program runs correctly: calls handed from goroutine to
+// goroutine through a channel, every protocol's sizes, then one of the goroutines mpigo
+// starts itself (a nonblocking collective's progress, Idup, a nonblocking
+// neighbourhood collective) beside the caller's own calls, which turns the engine's
+// lock back on: go test -race, which CI runs on this package, fails the case whose
+// goroutine did not.
+func TestInitThread(t *testing.T) {
+	beside := map[string]func(w *mpi.Comm) (mpi.Request, func() error, error){
+		"Iallreduce": func(w *mpi.Comm) (mpi.Request, func() error, error) {
+			got := []int{0}
+			q, err := mpi.Iallreduce(w, []int{w.Rank() + 1}, got, mpi.Sum)
+			return q, func() error {
+				if n := w.Size(); got[0] != n*(n+1)/2 {
+					return fmt.Errorf("Iallreduce: %d, want %d", got[0], n*(n+1)/2)
+				}
+				return nil
+			}, err
+		},
+		"Idup": func(w *mpi.Comm) (mpi.Request, func() error, error) {
+			d, q, err := w.Idup()
+			return q, func() error {
+				sum := []int{0}
+				if err := mpi.Allreduce(d, []int{1}, sum, mpi.Sum); err != nil || sum[0] != w.Size() {
+					return fmt.Errorf("on the duplicate: sum %d, want %d (%v)", sum[0], w.Size(), err)
+				}
+				return nil
+			}, err
+		},
+		"IneighborAllgather": func(w *mpi.Comm) (mpi.Request, func() error, error) {
+			rank, size := w.Rank(), w.Size()
+			prev, next := (rank+size-1)%size, (rank+1)%size
+			ring, err := w.DistGraphCreateAdjacent([]int{prev}, mpi.Unweighted, []int{next}, mpi.Unweighted, false)
+			if err != nil {
+				return mpi.Request{}, nil, err
+			}
+			got := []int{-1}
+			q, err := mpi.IneighborAllgather(ring, []int{rank}, got)
+			return q, func() error {
+				if got[0] != prev {
+					return fmt.Errorf("neighbour allgather: %d, want %d", got[0], prev)
+				}
+				return nil
+			}, err
+		},
+	}
+	for name, start := range beside {
+		t.Run(name, func(t *testing.T) {
+			mpitest.Run(t, 3, func(t *testing.T) {
+				if _, err := mpi.InitThread(mpi.ThreadLevel(4)); !errors.Is(err, mpi.ErrArg) || !strings.Contains(err.Error(), "required") {
+					t.Fatalf("InitThread(4): %v, want an MPI_ERR_ARG error naming required", err)
+				}
+				if mpi.Initialized() {
+					t.Fatal("a refused InitThread initialised MPI")
+				}
+				got, err := mpi.InitThread(mpi.ThreadSerialized)
+				must(t, err)
+				if got != mpi.ThreadSerialized || mpi.QueryThread() != mpi.ThreadSerialized {
+					t.Fatalf("provided %v, QueryThread %v, want ThreadSerialized", got, mpi.QueryThread())
+				}
+				w := mpi.World
+				rank, size := w.Rank(), w.Size()
+				next, prev := (rank+1)%size, (rank+size-1)%size
+				for i, n := range []int{0, 8, 4096, 100000, 1 << 20} {
+					out, in := make([]byte, n), make([]byte, n)
+					for j := range out {
+						out[j] = byte(rank + i + j)
+					}
+					rq, err := mpi.Irecv(w, in, prev, i)
+					must(t, err)
+					handoff := make(chan mpi.Request)
+					go func() { // starts the send; the test's goroutine waits for it
+						sq, err := mpi.Isend(w, out, next, i)
+						if err != nil {
+							t.Error(err)
+						}
+						handoff <- sq
+					}()
+					sq := <-handoff
+					must(t, mpi.Waitall([]mpi.Request{sq, rq}, nil))
+					for j := range in {
+						if in[j] != byte(prev+i+j) {
+							t.Fatalf("%d bytes from rank %d: byte %d is %d, want %d", n, prev, j, in[j], byte(prev+i+j))
+						}
+					}
+				}
+
+				q, check, err := start(w)
+				must(t, err)
+				from := []int{-1}
+				for k := range 20 { // the caller's own calls while mpigo's goroutine runs
+					_, err = mpi.Sendrecv(w, []int{rank + k}, next, 7, from, prev, 7)
+					must(t, err)
+					if from[0] != prev+k {
+						t.Fatalf("received %d, want %d", from[0], prev+k)
+					}
+				}
+				_, err = q.Wait()
+				must(t, err)
+				must(t, check())
+				must(t, mpi.Finalize())
+			})
+		})
 	}
 }

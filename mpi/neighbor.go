@@ -169,6 +169,7 @@ func (c *Comm) background(op string, f func() error) (Request, error) {
 		return Request{}, err
 	}
 	o := &bgOp{name: op, done: make(chan struct{})}
+	eng.Concurrent() // the goroutine calls the engine beside the caller
 	go func() {
 		defer close(o.done)
 		o.err = f()

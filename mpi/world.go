@@ -134,6 +134,7 @@ func startWorld(c pm.Client) error {
 	eng, err = p2p.New(c.Rank(), c.Size(), transports, p2p.Options{
 		Doorbell:       bell,
 		Oversubscribed: c.LocalSize() > runtime.NumCPU(),
+		Serialized:     threadLevel < ThreadMultiple,
 	})
 	if err != nil {
 		return fail("point-to-point engine", err)

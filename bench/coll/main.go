@@ -52,7 +52,7 @@ func report(w *mpi.Comm, op, lab string, mean float64) {
 }
 
 func main() {
-	must(mpi.Init())
+	osu.Init()
 	defer mpi.Finalize()
 	w := mpi.World
 	np := w.Size()

@@ -11,12 +11,27 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// Pair starts MPI for a benchmark of exactly two ranks, as the C programs require, and
-// returns the world; the caller defers mpi.Finalize.
-func Pair(name string) *mpi.Comm {
-	if err := mpi.Init(); err != nil {
+// Init starts MPI as the C programs do: their MPI_Init provides MPI_THREAD_SINGLE,
+// so this asks for ThreadSingle too, unless $BENCH_THREAD is "multiple" (mpi.Init's
+// level: every call safe from any goroutine), to measure what that safety costs.
+func Init() {
+	level := mpi.ThreadSingle
+	switch v := os.Getenv("BENCH_THREAD"); v {
+	case "", "single":
+	case "multiple":
+		level = mpi.ThreadMultiple
+	default:
+		Die("BENCH_THREAD=%q: want single or multiple", v)
+	}
+	if _, err := mpi.InitThread(level); err != nil {
 		Die("%v", err)
 	}
+}
+
+// Pair starts MPI (Init) for a benchmark of exactly two ranks, as the C programs
+// require, and returns the world; the caller defers mpi.Finalize.
+func Pair(name string) *mpi.Comm {
+	Init()
 	w := mpi.World
 	if w.Size() != 2 {
 		if w.Rank() == 0 {

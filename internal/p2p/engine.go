@@ -128,6 +128,11 @@ type Options struct {
 	// KeepWildcards keeps AnySource receives pending when a peer fails (by default
 	// they complete with the failure, as MPI-4 prescribes for ULFM).
 	KeepWildcards bool
+	// Serialized promises that the engine's methods are called by one goroutine at a
+	// time (each call happening before the next), as MPI_THREAD_SERIALIZED does: the
+	// engine then takes no lock, until Concurrent. PeerFailed may still come from any
+	// goroutine.
+	Serialized bool
 }
 
 // PeerChecker may be implemented by a Transport that can tell, other than by a failed
@@ -150,7 +155,7 @@ type Armer interface {
 
 // Engine is one rank's point-to-point engine.
 type Engine struct {
-	mu sync.Mutex
+	mu engineLock // a sync.Mutex, or none at all for a serialised program (lock.go)
 
 	self   int
 	self32 int32
@@ -212,6 +217,9 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		trs:    append([]transport.Transport(nil), trs...),
 		peers:  make([]*peer, size),
 		db:     opts.Doorbell,
+	}
+	if opts.Serialized {
+		e.mu.off.Store(true)
 	}
 	e.h = (*handler)(e)
 	for _, t := range e.trs {
@@ -405,9 +413,11 @@ func (e *Engine) PeerFailed(rank int, err error) {
 	e.failQ = append(e.failQ, peerFailure{rank, err})
 	e.failMu.Unlock()
 	e.failNew.Store(true)
-	if e.mu.TryLock() {
+	// Serialised, the lock is no lock: the program's goroutine applies the failure
+	// when it next makes progress.
+	if !e.mu.off.Load() && e.mu.mu.TryLock() {
 		e.applyFailures()
-		e.mu.Unlock()
+		e.mu.mu.Unlock()
 	}
 	e.db.Ring()
 }

@@ -54,6 +54,7 @@ type netCfg struct {
 	blockEvery int
 	noGet      bool
 	noPut      bool
+	serialized bool // Options.Serialized: the engines take no lock
 }
 
 var netCfgs = []netCfg{
@@ -61,6 +62,7 @@ var netCfgs = []netCfg{
 	{name: "tiny-blocking", mtu: 64, capacity: 4, blockEvery: 3},
 	{name: "get-refused", mtu: 1024, noGet: true},
 	{name: "put-refused", mtu: 4096, noPut: true},
+	{name: "serialized", mtu: 4096, serialized: true},
 }
 
 func (c netCfg) net(n int) *memNet {
@@ -78,7 +80,7 @@ func TestOrderMixedSizes(t *testing.T) {
 		for _, cfg := range netCfgs {
 			t.Run(proto+"/"+cfg.name, func(t *testing.T) {
 				net := cfg.net(2)
-				es := net.engines(t, Options{Protocol: proto})
+				es := net.engines(t, Options{Protocol: proto, Serialized: cfg.serialized})
 				recvs := make([]Request, len(sizes))
 				bufs := make([][]byte, len(sizes))
 				early := len(sizes) / 3
@@ -1172,4 +1174,59 @@ func TestContexts(t *testing.T) {
 	for i := range qs {
 		mustOK(t, es[1].Free(&qs[i]))
 	}
+}
+
+// TestSerialized: engines made with Options.Serialized take no lock: each is driven by
+// one goroutine at a time (here one per engine, handing a request across goroutines
+// through a channel, which orders the calls), a failure reported from another
+// goroutine still reaches a waiter, and after Concurrent the engines take many
+// goroutines at once (go test -race fails this if Concurrent leaves the lock off).
+func TestSerialized(t *testing.T) {
+	net := newMemNet(3)
+	net.capacity = 16
+	es := net.engines(t, Options{Serialized: true})
+	for i, e := range es {
+		if !e.Serialized() {
+			t.Fatalf("engine %d: Serialized() false with Options.Serialized", i)
+		}
+	}
+	var wg sync.WaitGroup
+	for side := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, other := es[side], 1-side
+			handoff := make(chan Request)
+			for i, size := range []int{0, 8, 3000, 9000, 100000, 8} {
+				out, in := pattern(i, size), make([]byte, size)
+				q, err := e.Irecv(Bytes(in), other, i, 0)
+				mustOK(t, err)
+				go func() { handoff <- q }() // another goroutine started it; this one waits
+				mustOK(t, e.Send(Bytes(out), other, i, 0, Standard))
+				q = <-handoff
+				st, err := e.Wait(&q)
+				mustOK(t, err)
+				if st.Count != int64(size) || !bytes.Equal(in, out) {
+					t.Errorf("side %d message %d: %d bytes, want %d, or wrong data", side, i, st.Count, size)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	// Rank 2 never sends: its failure, reported from another goroutine, ends a wait.
+	q, err := es[0].Irecv(Bytes(nil), 2, 0, 0)
+	mustOK(t, err)
+	go es[0].PeerFailed(2, transport.ErrPeerGone)
+	if _, err := es[0].Wait(&q); !errors.Is(err, transport.ErrPeerGone) {
+		t.Fatalf("Wait on a receive from a failed peer: %v, want ErrPeerGone", err)
+	}
+
+	for _, e := range es {
+		e.Concurrent()
+		if e.Serialized() {
+			t.Fatal("Serialized() still true after Concurrent")
+		}
+	}
+	manyGoroutines(t, es[:2])
 }

@@ -154,7 +154,7 @@ func (e *Engine) complete(r *request) {
 		// saves two locked exchanges (this one and freeReq's) per blocking call.
 		r.fin = true
 	} else {
-		r.done.Store(1)
+		e.setDone(r)
 	}
 	if e.sleepers.Load() != 0 {
 		e.db.Ring()
