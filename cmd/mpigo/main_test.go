@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mpigo/mpigo/internal/topo"
 )
 
 var mpigoBin, rankBin string
@@ -461,5 +463,45 @@ func TestRankTimerSlack(t *testing.T) {
 		if got := strings.Count(r.stdout, "slack="+c.want+"\n"); got != c.n {
 			t.Errorf("%v: want %d ranks with slack %s ns, got output\n%s", args, c.n, c.want, r.stdout)
 		}
+	}
+}
+
+// TestBindAuto: by default a node with more ranks than CPUs binds its ranks to cores
+// round robin, one with no more ranks than CPUs leaves them free, and --bind-to none
+// leaves an oversubscribed node free too.
+func TestBindAuto(t *testing.T) {
+	m := topo.Machine()
+	all, err := topo.Allowed()
+	if err != nil || !all.Equal(m.CPUs) {
+		t.Skipf("this process may not use every CPU of the machine (%v, %v): auto binding stands aside", all, err)
+	}
+	over := all.Count() + 1
+	cases := []struct {
+		name  string
+		n     int
+		args  []string
+		bound bool
+	}{
+		{"oversubscribed", over, nil, true},
+		{"not-oversubscribed", all.Count(), nil, false},
+		{"oversubscribed-none", over, []string{"--bind-to", "none"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append([]string{"run", "-n", strconv.Itoa(c.n)}, c.args...), rankBin, "affinity")
+			r := mpigo(t, "", args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for rk := range c.n {
+				want := all
+				if c.bound {
+					want = m.CoreFor(rk)
+				}
+				if line := fmt.Sprintf("rank %d cpus %s\n", rk, want); !strings.Contains(r.stdout, line) {
+					t.Errorf("missing %q in\n%s", line, r.stdout)
+				}
+			}
+		})
 	}
 }

@@ -42,7 +42,7 @@ func runCmd(args []string) int {
 	fs.BoolVar(&tag, "tag-output", false, "prefix every output line with [rank]")
 	fs.Float64Var(&timeout, "timeout", 0, "end the job after SECONDS (exit code 124)")
 	fs.BoolVar(&oversubscribe, "oversubscribe", false, "allow more ranks than cores (always allowed; ranks then wait politely)")
-	fs.StringVar(&bindTo, "bind-to", "none", "none or core")
+	fs.StringVar(&bindTo, "bind-to", "auto", "none, core, or auto (core where a node has more ranks than CPUs)")
 	fs.StringVar(&mapBy, "map-by", "slot", "slot or node")
 	fs.StringVar(&hosts, "host", "", "hosts to run on, with slots: a,b:4")
 	fs.StringVar(&hosts, "H", "", "same as --host")
@@ -77,8 +77,8 @@ func runCmd(args []string) int {
 	if timeout < 0 {
 		return bad("--timeout %v: must not be negative", timeout)
 	}
-	if bindTo != "none" && bindTo != "core" {
-		return bad("--bind-to %q: must be none or core", bindTo)
+	if bindTo != "none" && bindTo != "core" && bindTo != "auto" {
+		return bad("--bind-to %q: must be none, core or auto", bindTo)
 	}
 	if mapBy != "slot" && mapBy != "node" {
 		return bad("--map-by %q: must be slot or node", mapBy)
@@ -162,8 +162,8 @@ func runCmd(args []string) int {
 		}
 		spec.Settings[st.Name] = val
 	}
-	if bindTo == "core" {
-		spec.Settings["bind_to"] = "core"
+	if bindTo != "auto" {
+		spec.Settings["bind_to"] = bindTo
 	}
 	prog, err := launch.Resolve(fs.Arg(0))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/mpigo/mpigo/internal/topo"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -135,11 +136,22 @@ func main() {
 		}
 		fmt.Printf("coll ok rank %d\n", w.Rank())
 	case "hello":
+	case "affinity": // print the CPUs this rank may run on
+		cpus, err := topo.Allowed()
+		must(err)
+		fmt.Printf("rank %d cpus %s\n", rank, cpus)
 	case "block": // say ready and wait forever (the test ends the job)
 		fmt.Printf("ready %d\n", rank)
 		select {}
 	}
 	if err := mpi.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func must(err error) {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
