@@ -43,10 +43,11 @@ func Init() error {
 // (each returns before the next starts, in the Go memory model's sense: the same
 // goroutine, or goroutines ordered by a channel or mutex); ThreadFunneled and
 // ThreadSingle, that moreover one goroutine makes them all. mpigo takes no lock on its
-// point-to-point paths then, which saves a locked instruction, and the wait for the
-// stores before it to drain, per message: a stream of 1 KiB messages runs up to twice
-// as fast. (It takes its lock again, for good, where it runs goroutines of its own
-// beside the caller's: Idup and the nonblocking neighbourhood collectives.) Breaking
+// point-to-point paths then, which saves locked instructions per message, and with
+// them the wait for the stores before them to drain (a stream of 1 KiB messages
+// measured about 10% faster on average). It takes its lock again, for good, where it
+// runs goroutines of its own beside the caller's: nonblocking collectives, Idup and
+// the nonblocking neighbourhood collectives. Breaking
 // the promise corrupts the rank's state (the race detector, go test -race, catches
 // such overlaps when they happen).
 func InitThread(required ThreadLevel) (ThreadLevel, error) {
