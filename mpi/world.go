@@ -22,7 +22,7 @@ var setTransports = config.String("transports", "self,shm,tcp",
 	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)")
 
 var setBindTo = config.String("bind_to", "auto",
-	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has more ranks than CPUs and nobody bound the ranks, else none; mpigo run --bind-to sets it")
+	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it")
 
 var setGOMAXPROCS = config.String("gomaxprocs", "auto",
 	"Go threads per rank: auto (the node's CPUs shared out among its ranks, at least 1), keep (Go's default), or a number; a GOMAXPROCS variable wins")
@@ -66,13 +66,15 @@ func startWorld(c pm.Client) error {
 	switch b := setBindTo.Get(); b {
 	case "none":
 	case "auto", "":
-		// Ranks that outnumber the CPUs share them best two (or k) to a core, placed
-		// once: left to the scheduler, 4 ranks on 2 cores ran a Barrier at 3.8 us or at
-		// 5.5-6.5, run by run, as it happened to stack and move them; bound, 3.9-4.3.
-		// Only where the process may use every CPU (nobody, srun or mpiexec, bound
-		// it), and a refusal leaves it unbound.
+		// Ranks that fill or outnumber the CPUs are best placed once, one (or k) to a
+		// core. Left to the scheduler, 4 ranks on 2 cores ran a Barrier at 3.8 us or at
+		// 5.5-6.5, run by run, as it happened to stack and move them (bound, 3.9-4.3);
+		// and 2 ranks on 2 CPUs were now and then started on one CPU and left there
+		// for the whole run (a Barrier at 1.9 us instead of 0.1, in 1 run of 20 or
+		// so). Only where the process may use every CPU (nobody, srun or mpiexec,
+		// bound it), and a refusal leaves it unbound.
 		m := topo.Machine()
-		if all, err := topo.Allowed(); err == nil && all.Equal(m.CPUs) && c.LocalSize() > all.Count() {
+		if all, err := topo.Allowed(); err == nil && all.Equal(m.CPUs) && c.LocalSize() >= all.Count() {
 			_ = topo.Bind(m.CoreFor(c.LocalRank()))
 		}
 	case "core":

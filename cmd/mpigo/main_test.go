@@ -466,9 +466,9 @@ func TestRankTimerSlack(t *testing.T) {
 	}
 }
 
-// TestBindAuto: by default a node with more ranks than CPUs binds its ranks to cores
-// round robin, one with no more ranks than CPUs leaves them free, and --bind-to none
-// leaves an oversubscribed node free too.
+// TestBindAuto: by default a node with as many ranks as CPUs or more binds its ranks
+// to cores round robin, one with fewer ranks than CPUs leaves them free, and
+// --bind-to none leaves an oversubscribed node free too.
 func TestBindAuto(t *testing.T) {
 	m := topo.Machine()
 	all, err := topo.Allowed()
@@ -483,11 +483,15 @@ func TestBindAuto(t *testing.T) {
 		bound bool
 	}{
 		{"oversubscribed", over, nil, true},
-		{"not-oversubscribed", all.Count(), nil, false},
+		{"one-per-cpu", all.Count(), nil, true},
+		{"fewer-than-cpus", all.Count() - 1, nil, false},
 		{"oversubscribed-none", over, []string{"--bind-to", "none"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.n < 1 {
+				t.Skip("one CPU: no job has fewer ranks")
+			}
 			args := append(append([]string{"run", "-n", strconv.Itoa(c.n)}, c.args...), rankBin, "affinity")
 			r := mpigo(t, "", args...)
 			if r.code != 0 {

@@ -42,7 +42,7 @@ func runCmd(args []string) int {
 	fs.BoolVar(&tag, "tag-output", false, "prefix every output line with [rank]")
 	fs.Float64Var(&timeout, "timeout", 0, "end the job after SECONDS (exit code 124)")
 	fs.BoolVar(&oversubscribe, "oversubscribe", false, "allow more ranks than cores (always allowed; ranks then wait politely)")
-	fs.StringVar(&bindTo, "bind-to", "auto", "none, core, or auto (core where a node has more ranks than CPUs)")
+	fs.StringVar(&bindTo, "bind-to", "auto", "none, core, or auto (core where a node has as many ranks as CPUs or more)")
 	fs.StringVar(&mapBy, "map-by", "slot", "slot or node")
 	fs.StringVar(&hosts, "host", "", "hosts to run on, with slots: a,b:4")
 	fs.StringVar(&hosts, "H", "", "same as --host")
