@@ -474,31 +474,56 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 }
 
 func gatherv[T Elem](name string, c *Comm, send, recv []T, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
-	if c != nil && c.rank == root {
-		if err := checkV(name, "", c.size, counts, displs, len(recv)); err != nil {
-			return nil, err
-		}
-		if isInPlace(send) {
-			send = recv[displs[root] : displs[root]+counts[root]]
-		}
-		if len(send) != counts[root] {
-			return nil, errorf(ClassCount, name, "len(send) %d != counts[%d] %d at the root", len(send), root, counts[root])
-		}
-	} else if isInPlace(send) {
-		return nil, errorf(ClassBuffer, name, "InPlace is for the root only")
+	send, err := rootVBlocks(name, c, root, recv, send, counts, displs, "send")
+	if err != nil {
+		return nil, err
 	}
 	s, err := begin(c, call{op: name, kind: kGatherv, root: root, size: -1, elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
-		out, in := vPairs(c.size, root, c.rank == root, true, counts, len(send)*esize[T](), esize[T](), true)
-		if err := checkPairs(name, c, s, out, in); err != nil {
-			return nil, err
-		}
+	if err := checkVPairs(name, c, s, c.size, root, c.rank == root, true, counts, len(send), esize[T](), true); err != nil {
+		return nil, err
 	}
 	s.Gatherv(asBytes(send), asBytes(recv), counts, displs, root)
 	return s, nil
+}
+
+// rootVBlocks checks the buffers of Gatherv and Scatterv: at the root, counts and
+// displs place each rank's block in whole, part is the root's own block, and an InPlace
+// part stands for that block of whole (which is returned in its place); elsewhere
+// InPlace is refused.
+func rootVBlocks[T Elem](name string, c *Comm, root int, whole, part []T, counts, displs []int, partName string) ([]T, error) {
+	if c == nil {
+		return part, nil // begin reports the nil communicator
+	}
+	if c.rank != root {
+		if isInPlace(part) {
+			return nil, errorf(ClassBuffer, name, "InPlace is for the root only")
+		}
+		return part, nil
+	}
+	if err := checkV(name, "", c.size, counts, displs, len(whole)); err != nil {
+		return nil, err
+	}
+	if isInPlace(part) {
+		part = whole[displs[root] : displs[root]+counts[root]]
+	}
+	if len(part) != counts[root] {
+		return nil, errorf(ClassCount, name, "len(%s) %d != counts[%d] %d at the root", partName, len(part), root, counts[root])
+	}
+	return part, nil
+}
+
+// checkVPairs is the debug check (coll.Checking) of a v-form rooted collective on n
+// ranks: the root's counts against the others' block of mine elements of esz bytes
+// (gather: the blocks go to the root; else they come from it).
+func checkVPairs(name string, c *Comm, s *coll.Sched, n, root int, atRoot, atOther bool, counts []int, mine, esz int, gather bool) error {
+	if !coll.Checking() {
+		return nil
+	}
+	out, in := vPairs(n, root, atRoot, atOther, counts, mine*esz, esz, gather)
+	return checkPairs(name, c, s, out, in)
 }
 
 // Scatter sends block i of root's send (Size()*len(recv) elements) to rank i's recv.
@@ -568,28 +593,16 @@ func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 }
 
 func scatterv[T Elem](name string, c *Comm, send []T, counts, displs []int, recv []T, root int, nb bool) (*coll.Sched, error) {
-	if c != nil && c.rank == root {
-		if err := checkV(name, "", c.size, counts, displs, len(send)); err != nil {
-			return nil, err
-		}
-		if isInPlace(recv) {
-			recv = send[displs[root] : displs[root]+counts[root]]
-		}
-		if len(recv) != counts[root] {
-			return nil, errorf(ClassCount, name, "len(recv) %d != counts[%d] %d at the root", len(recv), root, counts[root])
-		}
-	} else if isInPlace(recv) {
-		return nil, errorf(ClassBuffer, name, "InPlace is for the root only")
+	recv, err := rootVBlocks(name, c, root, send, recv, counts, displs, "recv")
+	if err != nil {
+		return nil, err
 	}
 	s, err := begin(c, call{op: name, kind: kScatterv, root: root, size: -1, elem: int64(esize[T]()), nonblocking: nb}, esize[T]())
 	if err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
-		out, in := vPairs(c.size, root, c.rank == root, true, counts, len(recv)*esize[T](), esize[T](), false)
-		if err := checkPairs(name, c, s, out, in); err != nil {
-			return nil, err
-		}
+	if err := checkVPairs(name, c, s, c.size, root, c.rank == root, true, counts, len(recv), esize[T](), false); err != nil {
+		return nil, err
 	}
 	s.Scatterv(asBytes(send), counts, displs, asBytes(recv), root)
 	return s, nil

@@ -276,29 +276,9 @@ func interGather[T Elem](c *Comm, send, recv []T, root int) error {
 }
 
 func interGathervSched[T Elem](name string, c *Comm, send, recv []T, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
-	role, err := interRootRole(name, c, root)
+	s, role, err := beginInterV(name, c, kGatherv, root, recv, send, counts, displs, "send", true, nb)
 	if err != nil {
 		return nil, err
-	}
-	switch role {
-	case roleRoot:
-		if err := checkV(name, "", c.remote.Size(), counts, displs, len(recv)); err != nil {
-			return nil, err
-		}
-	case roleRemote:
-		if err := noInPlaceInter(name, "send", send); err != nil {
-			return nil, err
-		}
-	}
-	s, err := beginInter(c, interCall{op: name, kind: kGatherv, role: role, root: root, elem: int64(esize[T]()), out: -1, in: -1, nb: nb}, esize[T]())
-	if err != nil {
-		return nil, err
-	}
-	if coll.Checking() {
-		out, in := vPairs(c.remote.Size(), root, role == roleRoot, role == roleRemote, counts, len(send)*esize[T](), esize[T](), true)
-		if err := checkPairs(name, c, s, out, in); err != nil {
-			return nil, err
-		}
 	}
 	switch role {
 	case roleRoot:
@@ -307,6 +287,34 @@ func interGathervSched[T Elem](name string, c *Comm, send, recv []T, counts, dis
 		s.InterGathervSend(asBytes(send), root)
 	}
 	return s, nil
+}
+
+// beginInterV checks the arguments of an intercommunicator Gatherv or Scatterv and
+// begins its schedule: the root's counts and displs place the remote ranks' blocks in
+// whole; a remote rank's part (partName) may not be InPlace.
+func beginInterV[T Elem](name string, c *Comm, kind collKind, root int, whole, part []T, counts, displs []int, partName string, gather, nb bool) (*coll.Sched, interRole, error) {
+	role, err := interRootRole(name, c, root)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch role {
+	case roleRoot:
+		if err := checkV(name, "", c.remote.Size(), counts, displs, len(whole)); err != nil {
+			return nil, 0, err
+		}
+	case roleRemote:
+		if err := noInPlaceInter(name, partName, part); err != nil {
+			return nil, 0, err
+		}
+	}
+	s, err := beginInter(c, interCall{op: name, kind: kind, role: role, root: root, elem: int64(esize[T]()), out: -1, in: -1, nb: nb}, esize[T]())
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := checkVPairs(name, c, s, c.remote.Size(), root, role == roleRoot, role == roleRemote, counts, len(part), esize[T](), gather); err != nil {
+		return nil, 0, err
+	}
+	return s, role, nil
 }
 
 func interGatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
@@ -349,29 +357,9 @@ func interScatter[T Elem](c *Comm, send, recv []T, root int) error {
 }
 
 func interScattervSched[T Elem](name string, c *Comm, send []T, counts, displs []int, recv []T, root int, nb bool) (*coll.Sched, error) {
-	role, err := interRootRole(name, c, root)
+	s, role, err := beginInterV(name, c, kScatterv, root, send, recv, counts, displs, "recv", false, nb)
 	if err != nil {
 		return nil, err
-	}
-	switch role {
-	case roleRoot:
-		if err := checkV(name, "", c.remote.Size(), counts, displs, len(send)); err != nil {
-			return nil, err
-		}
-	case roleRemote:
-		if err := noInPlaceInter(name, "recv", recv); err != nil {
-			return nil, err
-		}
-	}
-	s, err := beginInter(c, interCall{op: name, kind: kScatterv, role: role, root: root, elem: int64(esize[T]()), out: -1, in: -1, nb: nb}, esize[T]())
-	if err != nil {
-		return nil, err
-	}
-	if coll.Checking() {
-		out, in := vPairs(c.remote.Size(), root, role == roleRoot, role == roleRemote, counts, len(recv)*esize[T](), esize[T](), false)
-		if err := checkPairs(name, c, s, out, in); err != nil {
-			return nil, err
-		}
 	}
 	switch role {
 	case roleRoot:
