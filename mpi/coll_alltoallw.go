@@ -131,9 +131,9 @@ func checkW(name, w string, n int, mem []byte, counts, displs []int, types []*Da
 }
 
 // block returns the bytes to move for peer j: the slice's own memory when its layout is
-// contiguous (and direct is set), else a scratch buffer of the packed size; packed
+// contiguous (and direct is set), else a buffer of the packed size from scratch; packed
 // reports which.
-func (w *wSide) block(s *coll.Sched, j int, direct bool) (b []byte, packed bool) {
+func (w *wSide) block(scratch func(int) []byte, j int, direct bool) (b []byte, packed bool) {
 	n := w.bytes[j]
 	if n == 0 {
 		return nil, false
@@ -144,7 +144,23 @@ func (w *wSide) block(s *coll.Sched, j int, direct bool) (b []byte, packed bool)
 			return w.mem[at : at+n], false
 		}
 	}
-	return s.Scratch(n), true
+	return scratch(n), true
+}
+
+// pack packs peer j's items into b, a packed block that block returned.
+func (w *wSide) pack(name string, j int, b []byte) error {
+	if _, err := w.types[j].PackAt(b, w.mem, int64(w.displs[j]), int64(w.counts[j])); err != nil {
+		return typeErr(name, err)
+	}
+	return nil
+}
+
+// unpack unpacks b, a packed block received from peer j, into its place.
+func (w *wSide) unpack(name string, j int, b []byte) error {
+	if _, err := w.types[j].UnpackAt(w.mem, int64(w.displs[j]), b, int64(w.counts[j])); err != nil {
+		return typeErr(name, err)
+	}
+	return nil
 }
 
 // alltoallwArgs checks an Alltoallw's arguments and builds its schedule; fin unpacks the
@@ -208,15 +224,15 @@ func alltoallwArgs[S, R any](name string, c *Comm, send []S, scounts, sdispls []
 	for j := 0; j < n; j++ {
 		// In place, every block to send is packed aside first: the receives overwrite
 		// recv while sends may still read from it.
-		b, packed := out.block(s, j, !inPlace)
+		b, packed := out.block(s.Scratch, j, !inPlace)
 		if packed {
-			if _, err := out.types[j].PackAt(b, out.mem, int64(out.displs[j]), int64(out.counts[j])); err != nil {
+			if err := out.pack(name, j, b); err != nil {
 				s.Free()
-				return nil, nil, typeErr(name, err)
+				return nil, nil, err
 			}
 		}
 		sends[j] = b
-		if recvs[j], packed = in.block(s, j, true); packed {
+		if recvs[j], packed = in.block(s.Scratch, j, true); packed {
 			unpack = append(unpack, j)
 		}
 	}
@@ -227,8 +243,8 @@ func alltoallwArgs[S, R any](name string, c *Comm, send []S, scounts, sdispls []
 	}
 	fin := func() error {
 		for _, j := range unpack {
-			if _, err := in.types[j].UnpackAt(in.mem, int64(in.displs[j]), recvs[j], int64(in.counts[j])); err != nil {
-				return typeErr(name, err)
+			if err := in.unpack(name, j, recvs[j]); err != nil {
+				return err
 			}
 		}
 		return nil

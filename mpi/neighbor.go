@@ -162,6 +162,64 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 		func(i int) []byte { return rb[rdispls[i]*es : (rdispls[i]+rcounts[i])*es] })
 }
 
+// NeighborAlltoallw is NeighborAlltoallv with a datatype per neighbour and
+// displacements in bytes (MPI_Neighbor_alltoallw): scounts[j] items of stypes[j], laid
+// out from byte sdispls[j] of send, go to destination j, and rcounts[i] items of
+// rtypes[i] are received from source i, laid out from byte rdispls[i] of recv. The
+// send slices have one entry per destination, the receive slices one per source; the
+// rules on element types, datatypes and blocks are Alltoallw's, and a ProcNull
+// neighbour's block is neither sent nor touched.
+func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
+	const op = "NeighborAlltoallw"
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	smem, err := rawBytes(op, "send", send)
+	if err != nil {
+		return c.handle(op, err)
+	}
+	rmem, err := rawBytes(op, "recv", recv)
+	if err != nil {
+		return c.handle(op, err)
+	}
+	ws, err := checkW(op, "s", out, smem, scounts, sdispls, stypes)
+	if err != nil {
+		return c.handle(op, err)
+	}
+	wr, err := checkW(op, "r", in, rmem, rcounts, rdispls, rtypes)
+	if err != nil {
+		return c.handle(op, err)
+	}
+	scratch := func(n int) []byte { return make([]byte, n) }
+	sends, recvs := make([][]byte, out), make([][]byte, in)
+	unpack := make([]bool, in)
+	for j := range sends {
+		b, packed := ws.block(scratch, j, true)
+		if packed {
+			if err := ws.pack(op, j, b); err != nil {
+				return c.handle(op, err)
+			}
+		}
+		sends[j] = b
+	}
+	for i := range recvs {
+		recvs[i], unpack[i] = wr.block(scratch, i, true)
+	}
+	if err := c.neighborExchange(op, func(j int) []byte { return sends[j] }, func(i int) []byte { return recvs[i] }); err != nil {
+		return err
+	}
+	srcs, _, _ := c.neighbors()
+	for i, s := range srcs {
+		if unpack[i] && s != ProcNull {
+			if err := wr.unpack(op, i, recvs[i]); err != nil {
+				return c.handle(op, err)
+			}
+		}
+	}
+	return nil
+}
+
 // background runs a blocking collective in a goroutine of its own, as the nonblocking
 // form's request.
 func (c *Comm) background(op string, f func() error) (Request, error) {
@@ -197,5 +255,13 @@ func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
 func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
 	return c.background("IneighborAlltoallv", func() error {
 		return NeighborAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
+	})
+}
+
+// IneighborAlltoallw is the nonblocking NeighborAlltoallw. Until the request
+// completes, send and recv belong to MPI.
+func IneighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
+	return c.background("IneighborAlltoallw", func() error {
+		return NeighborAlltoallw(c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }
