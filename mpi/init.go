@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -168,6 +169,28 @@ func Wtime() float64 { return time.Since(epoch).Seconds() }
 
 // Wtick is the resolution of Wtime, in seconds.
 func Wtick() float64 { return 1e-9 }
+
+// LibraryVersion describes this MPI library (MPI_Get_library_version): mpigo's module
+// version as the program was built with it ("devel" in a build from a work tree),
+// and the Go toolchain and platform.
+func LibraryVersion() string {
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
+		for _, m := range mods {
+			if m.Path == modulePath && m.Version != "" && m.Version != "(devel)" {
+				v = m.Version
+				if m.Replace != nil && m.Replace.Version != "" {
+					v = m.Replace.Version
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("mpigo %s (%s %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// modulePath is mpigo's module, as build information names it.
+const modulePath = "github.com/mpigo/mpigo"
 
 // ProcessorName names the machine this rank runs on.
 func ProcessorName() string {

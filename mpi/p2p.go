@@ -379,20 +379,32 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 }
 
 // Test reports whether r has completed, and its status if so.
-func (r *Request) Test() (st Status, ok bool, err error) {
+func (r *Request) Test() (st Status, ok bool, err error) { return r.test("Test", true) }
+
+// GetStatus is Test that leaves r as it is (MPI_Request_get_status): it reports
+// whether r has completed, and its status if so, and r stays to be waited on, tested
+// or freed; a persistent request stays active.
+func (r *Request) GetStatus() (st Status, ok bool, err error) { return r.test("GetStatus", false) }
+
+// test is Test (release: a completed request is used up) and GetStatus.
+func (r *Request) test(op string, release bool) (st Status, ok bool, err error) {
 	if r.x != nil {
 		st, ok, err = r.x.op.test()
-		if ok {
+		if ok && release {
 			r.x = nil
 		}
-		return st, ok, r.c.handle("Test", err)
+		return st, ok, r.c.handle(op, err)
 	}
 	var ps p2p.Status
-	ok, err = eng.TestInto(&r.q, &ps)
+	if release {
+		ok, err = eng.TestInto(&r.q, &ps)
+	} else {
+		ok, err = eng.PeekInto(&r.q, &ps)
+	}
 	if ok {
 		r.c.storeStatus(&st, &ps)
 	}
-	return st, ok, r.c.handle("Test", mapErr("Test", err))
+	return st, ok, r.c.handle(op, mapErr(op, err))
 }
 
 // Cancel asks that a pending receive be cancelled; Wait then completes it, and its

@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
@@ -236,6 +237,83 @@ func TestManyOutstandingRequests(t *testing.T) {
 					t.Fatalf("request %d received %d", i, bufs[i][0])
 				}
 			}
+		}
+	})
+}
+
+// TestRequestGetStatus: GetStatus reports completion without using the request up:
+// the same request then waits (and a persistent one restarts), and a nonblocking
+// collective's request answers too.
+func TestRequestGetStatus(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		if rank == 0 {
+			buf := make([]int, 3)
+			r, err := mpi.Irecv(w, buf, 1, 7)
+			must(t, err)
+			// Rank 1 sends only after this rank has seen the receive pending.
+			st, ok, err := r.GetStatus()
+			must(t, err)
+			if ok {
+				t.Fatalf("GetStatus before the message was sent: complete, %+v", st)
+			}
+			must(t, mpi.Send(w, []int{1}, 1, 8))
+			for !ok {
+				st, ok, err = r.GetStatus()
+				must(t, err)
+			}
+			if st.Source != 1 || st.Tag != 7 || mpi.GetCount[int](st) != 3 {
+				t.Errorf("GetStatus: %+v, want source 1, tag 7, 3 ints", st)
+			}
+			st2, ok2, err := r.GetStatus() // again: still there
+			must(t, err)
+			if !ok2 || st2.Source != 1 {
+				t.Errorf("a second GetStatus: %v %+v", ok2, st2)
+			}
+			st3, err := r.Wait()
+			must(t, err)
+			if st3.Source != 1 || st3.Tag != 7 || buf[2] != 42 {
+				t.Errorf("Wait after GetStatus: %+v, %v", st3, buf)
+			}
+			// A persistent receive: complete by GetStatus, then still active until Wait,
+			// and startable again after it.
+			p, err := mpi.RecvInit(w, buf, 1, 9)
+			must(t, err)
+			for round := 0; round < 2; round++ {
+				must(t, p.Start())
+				must(t, mpi.Send(w, []int{round}, 1, 10))
+				for ok = false; !ok; {
+					_, ok, err = p.GetStatus()
+					must(t, err)
+				}
+				_, err = p.Wait()
+				must(t, err)
+				if buf[0] != round {
+					t.Errorf("persistent round %d: got %v", round, buf)
+				}
+			}
+			must(t, p.Free())
+		} else {
+			var go1 [1]int
+			_, err := mpi.Recv(w, go1[:], 0, 8)
+			must(t, err)
+			must(t, mpi.Send(w, []int{0, 0, 42}, 0, 7))
+			for round := 0; round < 2; round++ {
+				_, err = mpi.Recv(w, go1[:], 0, 10)
+				must(t, err)
+				must(t, mpi.Send(w, []int{round, 0, 0}, 0, 9))
+			}
+		}
+		r, err := w.Ibarrier()
+		must(t, err)
+		for ok := false; !ok; {
+			_, ok, err = r.GetStatus()
+			must(t, err)
+		}
+		_, err = r.Wait()
+		must(t, err)
+		if !strings.HasPrefix(mpi.LibraryVersion(), "mpigo ") {
+			t.Errorf("LibraryVersion() = %q", mpi.LibraryVersion())
 		}
 	})
 }

@@ -198,7 +198,13 @@ func (e *Engine) Test(q *Request) (Status, bool, error) {
 }
 
 // TestInto is Test that stores the status in *st when q has completed (see RecvInfo).
-func (e *Engine) TestInto(q *Request, st *Status) (bool, error) {
+func (e *Engine) TestInto(q *Request, st *Status) (bool, error) { return e.test(q, st, true) }
+
+// PeekInto is TestInto that leaves q as it is (MPI_Request_get_status): a completed
+// request stays to be waited on, tested or freed.
+func (e *Engine) PeekInto(q *Request, st *Status) (bool, error) { return e.test(q, st, false) }
+
+func (e *Engine) test(q *Request, st *Status, release bool) (bool, error) {
 	r := q.r
 	if r == nil || (r.gen == q.gen && !r.started) {
 		*st = emptyStatus
@@ -220,7 +226,9 @@ func (e *Engine) TestInto(q *Request, st *Status) (bool, error) {
 		e.mu.Lock()
 	}
 	r.storeStatus(st)
-	e.release(q)
+	if release {
+		e.release(q)
+	}
 	e.mu.Unlock()
 	return true, st.Err
 }
