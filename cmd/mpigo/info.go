@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,20 +14,12 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
-
 func infoCmd(args []string) int {
 	if len(args) > 0 && args[0] == "--probe" {
 		return probe()
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "mpigo\t%s\n", version())
-	fmt.Fprintf(w, "go\t%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(w, "library\t%s\n", mpi.LibraryVersion())
 	if p := config.FilePath(); p != "" {
 		fmt.Fprintf(w, "config file\t%s\n", p)
 	} else {

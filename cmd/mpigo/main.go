@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/mpigo/mpigo/internal/launch"
+	"github.com/mpigo/mpigo/mpi"
 )
 
 func usage() {
@@ -38,7 +39,7 @@ func main() {
 	case "agent": // started by another mpigo over ssh or --launch-agent; speaks on stdin/stdout
 		os.Exit(launch.RunAgent(os.Stdin, os.Stdout))
 	case "version", "--version", "-version":
-		fmt.Println("mpigo", version())
+		fmt.Println(mpi.LibraryVersion())
 	case "help", "-h", "--help":
 		usage()
 	default:
