@@ -80,6 +80,13 @@ func (c *Comm) worldRank(r int) int {
 	return int(c.group.WorldRank(r))
 }
 
+// worldRanks reports whether MPI is running and c's ranks are world ranks (World and
+// its duplicates: an intracommunicator of the world group), so point-to-point calls
+// need no translation: their fast path (send, recvInto). A nil c says false.
+func (c *Comm) worldRanks() bool {
+	return state.Load() == stateInit && c != nil && c.remote == nil && c.group == World.group
+}
+
 // commRank translates a sender's world rank back to its rank in c.
 func (c *Comm) commRank(w int) int {
 	if c.group == World.group && c.remote == nil {

@@ -136,6 +136,13 @@ func checkTag(op string, tag int, wild bool) error {
 }
 
 func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
+	if c.worldRanks() && uint(dest) < uint(c.size) && uint(tag) <= TagUB {
+		// The common case in one call: no rank to translate, nothing to check further.
+		if err := eng.Send(p2p.Bytes(b), dest, tag, c.ctx, mode); err != nil {
+			return c.handle(op, mapErr(op, err))
+		}
+		return nil
+	}
 	return c.handle(op, send0(op, c, b, dest, tag, mode))
 }
 
@@ -203,6 +210,17 @@ func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
 // calls is copied through memory each time, and each copy of one just written stalls
 // on store forwarding, which cost as much as the rest of the call's own work.
 func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
+	if c.worldRanks() && (uint(src) < uint(c.size) || src == AnySource) && (uint(tag) <= TagUB || tag == AnyTag) {
+		// The common case in one call (see send): the sender's world rank is its rank in c.
+		from, t, n, err := eng.RecvInfo(p2p.Bytes(b), src, tag, c.ctx)
+		st.Source, st.Tag, st.bytes = from, t, n
+		if err != nil {
+			err = mapErr(op, err)
+			st.Err = err
+			return c.handle(op, err)
+		}
+		return nil
+	}
 	w, err := c.target(op, "source", src, tag, true)
 	if err != nil {
 		return c.handle(op, err)

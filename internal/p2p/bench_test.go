@@ -202,15 +202,21 @@ func (t *loopTr) Poll(h transport.Handler) int {
 }
 
 // BenchmarkEngine: one eager message through the engine's sender and receiver paths
-// (blocking Send, then blocking Recv), with a transport that costs next to nothing.
+// (blocking Send, then blocking Recv), with a transport that costs next to nothing;
+// with the engine's lock (MPI_THREAD_MULTIPLE) and without (serialized, the level of
+// the benchmarks against the C MPIs).
 func BenchmarkEngine(b *testing.B) {
 	for _, tc := range []struct {
 		name     string
 		preRecv  bool // Irecv posted before the message arrives (the expected path)
 		nonblock bool
-	}{{"Send+Recv", false, false}, {"Irecv+Send+Wait", true, false}, {"Isend+Irecv+Wait+Wait", true, true}} {
+		serial   bool
+	}{
+		{"Send+Recv", false, false, false}, {"Irecv+Send+Wait", true, false, false}, {"Isend+Irecv+Wait+Wait", true, true, false},
+		{"serialized/Send+Recv", false, false, true}, {"serialized/Irecv+Send+Wait", true, false, true},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
-			e, err := New(0, 2, []transport.Transport{&loopTr{}}, Options{})
+			e, err := New(0, 2, []transport.Transport{&loopTr{}}, Options{Serialized: tc.serial})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -24,21 +24,32 @@ type engineLock struct {
 	off atomic.Bool
 }
 
+// Lock, Unlock and TryLock test off inline and call the mutex out of line: inlined
+// whole, the mutex's own fast path would make them too big to inline, and a serialised
+// program would pay a call for nothing several times per message.
 func (l *engineLock) Lock() {
 	if !l.off.Load() {
-		l.mu.Lock()
+		l.lock()
 	}
 }
 
 func (l *engineLock) Unlock() {
 	if !l.off.Load() {
-		l.mu.Unlock()
+		l.unlock()
 	}
 }
 
 func (l *engineLock) TryLock() bool {
-	return l.off.Load() || l.mu.TryLock()
+	return l.off.Load() || l.tryLock()
 }
+
+//go:noinline
+func (l *engineLock) lock() { l.mu.Lock() }
+
+//go:noinline
+func (l *engineLock) unlock() { l.mu.Unlock() }
+
+func (l *engineLock) tryLock() bool { return l.mu.TryLock() }
 
 // Serialized reports whether the engine runs without its lock (see Options.Serialized).
 func (e *Engine) Serialized() bool { return e.mu.off.Load() }

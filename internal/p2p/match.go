@@ -25,10 +25,8 @@ type ctxq struct {
 // ctxq returns the queues of context id c. Context ids are small and dense in practice
 // (the mpi layer allocates them), so they index a slice; others go to a map.
 func (e *Engine) ctxq(c uint32) *ctxq {
-	if c < uint32(len(e.ctxs)) {
-		if q := e.ctxs[c]; q != nil {
-			return q
-		}
+	if c < uint32(len(e.ctxs)) && e.ctxs[c] != nil { // small enough to inline
+		return e.ctxs[c]
 	}
 	return e.ctxqSlow(c)
 }
@@ -78,6 +76,18 @@ func (q *ctxq) matchPosted(src, tag int32) *request {
 		}
 	}
 	return best
+}
+
+// firstPosted is matchPosted's common case, small enough to inline: no wildcard
+// receive, and the first receive posted for src takes the message. Otherwise nil
+// (ask matchPosted).
+func (q *ctxq) firstPosted(src, tag int32) *request {
+	if q.wild.head == nil && int(src) < len(q.bySrc) {
+		if r := q.bySrc[src].head; r != nil && (r.tag == tag || r.tag == AnyTag) {
+			return r
+		}
+	}
+	return nil
 }
 
 // anyPosted says whether a message from src could match at all (the fast path).

@@ -97,7 +97,11 @@ func (h *handler) Place(hd *transport.Header, n int) []byte {
 func (e *Engine) onEager(hd *transport.Header, payload []byte) {
 	q := e.ctxq(hd.Context)
 	if q.anyPosted(hd.Src) {
-		if r := q.matchPosted(hd.Src, hd.Tag); r != nil {
+		r := q.firstPosted(hd.Src, hd.Tag)
+		if r == nil {
+			r = q.matchPosted(hd.Src, hd.Tag)
+		}
+		if r != nil {
 			r.list.remove(r)
 			e.deliverEager(r, hd.Src, hd.Tag, payload)
 			if hd.Flags&flagSync != 0 {

@@ -103,7 +103,10 @@ func (e *Engine) newReq() *request {
 		r = &request{idx: uint32(len(e.reqs)), gen: 1}
 		e.reqs = append(e.reqs, r)
 	}
-	r.inUse = true
+	// Cleared here rather than in freeReq: a blocking receive frees its request on the
+	// way back to its caller, which is about to answer, and takes the next one while
+	// its message travels.
+	*r = request{idx: r.idx, gen: r.gen, inUse: true}
 	return r
 }
 
@@ -113,10 +116,12 @@ func (e *Engine) freeReq(r *request) {
 	if gen == 0 {
 		gen = 1
 	}
-	idx := r.idx
-	// This clears done too, without an atomic store (a locked exchange on amd64): only
-	// the holder of the request's handle reads done without the lock, and it has let go.
-	*r = request{idx: idx, gen: gen}
+	r.gen, r.inUse = gen, false
+	// done without an atomic store (a locked exchange on amd64): only the holder of
+	// the request's handle reads done without the lock, and it has let go. The
+	// buffers are let go of for the collector; newReq clears the rest.
+	*(*uint32)(unsafe.Pointer(&r.done)) = 0
+	r.buf, r.lay, r.pin = nil, nil, nil
 	e.freeR = append(e.freeR, r)
 }
 

@@ -27,11 +27,11 @@ func isGone(err error) bool { return errors.Is(err, transport.ErrPeerGone) }
 // reused. An eager message that the transport takes at once involves no request, no
 // goroutine and no allocation.
 func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
-	if err := e.checkSend("Send", dest, tag, mode); err != nil {
-		return err
-	}
-	if dest == ProcNull {
-		return nil
+	if uint(dest) >= uint(e.size) || uint(tag) > MaxTag || mode > Buffered { // checked inline first
+		if err := e.checkSend("Send", dest, tag, mode); err != nil {
+			return err
+		}
+		return nil // ProcNull
 	}
 	if mode == Buffered {
 		e.mu.Lock()
