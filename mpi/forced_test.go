@@ -51,14 +51,18 @@ func exchangeMixed(t *testing.T) {
 }
 
 func TestEveryTransportAndProtocol(t *testing.T) {
-	for _, tr := range []string{"self,shm,tcp", "self,tcp"} {
+	for _, tr := range []string{"self,shm,tcp", "self,tcp", "self,shm,tcp/nt"} {
 		for _, proto := range []string{"auto", "eager", "pipeline", "get"} {
-			if tr == "self,tcp" && proto == "get" {
-				continue // TCP has no single-copy path
+			if tr != "self,shm,tcp" && proto == "get" {
+				continue // TCP has no single-copy path; nt is about eager copies
 			}
 			t.Run(fmt.Sprintf("%s/%s", tr, proto), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{
-					"transports": tr, "p2p_protocol": proto}}, exchangeMixed)
+				set := map[string]string{"transports": tr, "p2p_protocol": proto}
+				if tr == "self,shm,tcp/nt" {
+					// Every shared-memory eager payload of 64 bytes or more by non-temporal stores.
+					set["transports"], set["shm_nt_copy"], set["shm_nt_min"] = "self,shm,tcp", "on", "64"
+				}
+				res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: set}, exchangeMixed)
 				if mpitest.IsRank(t) {
 					return
 				}

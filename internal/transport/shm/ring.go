@@ -60,7 +60,8 @@ type outbound struct {
 	maxPayload int
 	models     []transport.Model
 	live       liveness
-	err        error // sticky: the peer is gone
+	err        error       // sticky: the peer is gone
+	cc         copyChooser // how payloads are copied (streamcopy.go)
 }
 
 func (e *outbound) MaxPayload() int           { return e.maxPayload }
@@ -113,8 +114,10 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 		meta |= compactBit
 	} else {
 		*(*transport.Header)(unsafe.Add(cell, 8)) = *h
-		if n > 0 {
-			copy(unsafe.Slice((*byte)(unsafe.Add(e.data, start&e.dataMask)), n), payload)
+		if dst := unsafe.Add(e.data, start&e.dataMask); n >= e.cc.min && n <= e.cc.max {
+			e.cc.copy(dst, payload)
+		} else if n > 0 {
+			copy(unsafe.Slice((*byte)(dst), n), payload)
 		}
 	}
 	publishStamp((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)

@@ -81,6 +81,12 @@ var (
 		"shared memory backing: auto (memfd, else /dev/shm file), memfd, or file")
 	setCMA = config.Bool("shm_cma", true,
 		"use cross-memory attach (process_vm_readv) for single-copy gets between ranks of a node")
+	setNTCopy = config.String("shm_nt_copy", "auto",
+		"how a sender copies a whole message of shm_nt_min bytes up to shm_eager_limit into the receiver's ring: auto "+
+			"(each pair times ordinary and non-temporal stores and keeps the faster), on (non-temporal), "+
+			"off (ordinary); non-temporal stores exist on amd64 only")
+	setNTMin = config.Size("shm_nt_min", 1024,
+		"smallest payload that shm_nt_copy applies to")
 )
 
 var (
@@ -96,6 +102,8 @@ type Options struct {
 	EagerLimit  int    // largest message the Eager model covers
 	Memory      string // "auto", "memfd" or "file"
 	NoCMA       bool   // never offer Get
+	NTCopy      string // "auto", "on" or "off" (streamcopy.go)
+	NTMin       int    // smallest payload NTCopy applies to
 }
 
 // ringBudget bounds the default rings' memory per receiver: with many ranks on a node,
@@ -126,6 +134,12 @@ func (o Options) resolve(localSize int) (Options, error) {
 	if !setCMA.Get() {
 		o.NoCMA = true
 	}
+	if o.NTCopy == "" {
+		o.NTCopy = setNTCopy.Get()
+	}
+	if o.NTMin == 0 {
+		o.NTMin = int(setNTMin.Get())
+	}
 	switch {
 	case o.RingSize < pageSize || o.RingSize > 1<<30:
 		return o, fmt.Errorf("shm: ring size %d bytes: must be between %d and 1 GiB", o.RingSize, pageSize)
@@ -133,6 +147,10 @@ func (o Options) resolve(localSize int) (Options, error) {
 		return o, fmt.Errorf("shm: ring cells %d: must be between 4 and 1048576", o.Cells)
 	case o.Memory != "auto" && o.Memory != "memfd" && o.Memory != "file":
 		return o, fmt.Errorf("shm: memory %q: must be auto, memfd or file", o.Memory)
+	case o.NTCopy != "auto" && o.NTCopy != "on" && o.NTCopy != "off":
+		return o, fmt.Errorf("shm: nt_copy %q: must be auto, on or off", o.NTCopy)
+	case o.NTMin < lineSize:
+		return o, fmt.Errorf("shm: nt_min %d bytes: must be at least %d (a cache line)", o.NTMin, lineSize)
 	}
 	o.RingSize = 1 << bits.Len(uint(o.RingSize-1))
 	o.Cells = 1 << bits.Len(uint(o.Cells-1))
@@ -328,6 +346,7 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 		dataSize:   uint64(l.ringBytes),
 		maxPayload: min(t.opts.MaxFragment, l.ringBytes/2),
 		live:       live,
+		cc:         newCopyChooser(t.opts.NTCopy, t.opts.NTMin, t.opts.EagerLimit),
 	}
 	p, ok := t.peers[peer]
 	if !ok {

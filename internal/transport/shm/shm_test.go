@@ -90,11 +90,19 @@ func fill(b []byte, seed int) []byte {
 }
 
 // TestOrderAndWrap pushes messages of mixed sizes and formats through a tiny ring, many
-// laps around both the cells and the data ring, retrying on ErrWouldBlock.
+// laps around both the cells and the data ring, retrying on ErrWouldBlock; also with
+// every payload of 64 bytes to the eager limit copied by non-temporal stores.
 func TestOrderAndWrap(t *testing.T) {
-	for _, mode := range []string{"memfd", "file"} {
+	for _, mode := range []string{"memfd", "file", "memfd/nt"} {
 		t.Run(mode, func(t *testing.T) {
-			ts := inProcess(t, 2, Options{RingSize: 4096, Cells: 8, MaxFragment: 2048, EagerLimit: 1024, Memory: mode})
+			o := Options{RingSize: 4096, Cells: 8, MaxFragment: 2048, EagerLimit: 1024, Memory: mode, NTCopy: "off"}
+			if mode == "memfd/nt" {
+				if !haveNT {
+					t.Skip("no non-temporal stores on this platform")
+				}
+				o.Memory, o.NTCopy, o.NTMin = "memfd", "on", 64
+			}
+			ts := inProcess(t, 2, o)
 			e := endpoint(t, ts[0], 1)
 			sizes := []int{0, 1, 8, 31, 32, 33, 64, 100, 1000, 2047, 2048}
 			var c collector
@@ -200,7 +208,8 @@ func TestErrors(t *testing.T) {
 	if _, err := tr.Endpoint(1); err == nil {
 		t.Fatal("Endpoint to a rank that published nothing succeeded")
 	}
-	for _, o := range []Options{{RingSize: 100}, {Cells: 2}, {Memory: "disk"}, {RingSize: 8192, MaxFragment: 8192}, {EagerLimit: 1 << 30}} {
+	for _, o := range []Options{{RingSize: 100}, {Cells: 2}, {Memory: "disk"}, {RingSize: 8192, MaxFragment: 8192}, {EagerLimit: 1 << 30},
+		{NTCopy: "sometimes"}, {NTMin: 8}} {
 		if _, err := New(clients[1], o); err == nil {
 			t.Errorf("New with %+v succeeded", o)
 		}
