@@ -210,23 +210,17 @@ func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
 // calls is copied through memory each time, and each copy of one just written stalls
 // on store forwarding, which cost as much as the rest of the call's own work.
 func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
-	if c.worldRanks() && (uint(src) < uint(c.size) || src == AnySource) && (uint(tag) <= TagUB || tag == AnyTag) {
-		// The common case in one call (see send): the sender's world rank is its rank in c.
-		from, t, n, err := eng.RecvInfo(p2p.Bytes(b), src, tag, c.ctx)
-		st.Source, st.Tag, st.bytes = from, t, n
-		if err != nil {
-			err = mapErr(op, err)
-			st.Err = err
+	// The common case goes straight to the engine (see send): ranks are world ranks.
+	w := src
+	direct := c.worldRanks() && (uint(src) < uint(c.size) || src == AnySource) && (uint(tag) <= TagUB || tag == AnyTag)
+	if !direct {
+		var err error
+		if w, err = c.target(op, "source", src, tag, true); err != nil {
 			return c.handle(op, err)
 		}
-		return nil
-	}
-	w, err := c.target(op, "source", src, tag, true)
-	if err != nil {
-		return c.handle(op, err)
 	}
 	from, t, n, err := eng.RecvInfo(p2p.Bytes(b), w, tag, c.ctx)
-	if from >= 0 {
+	if !direct && from >= 0 {
 		from = c.commRank(from)
 	}
 	st.Source, st.Tag, st.bytes = from, t, n
