@@ -142,24 +142,24 @@ func (o Options) resolve(localSize int) (Options, error) {
 	}
 	switch {
 	case o.RingSize < pageSize || o.RingSize > 1<<30:
-		return o, fmt.Errorf("shm: ring size %d bytes: must be between %d and 1 GiB", o.RingSize, pageSize)
+		return o, fmt.Errorf("shm: shm_ring_size %d bytes: must be between %d and 1 GiB", o.RingSize, pageSize)
 	case o.Cells < 4 || o.Cells > 1<<20:
-		return o, fmt.Errorf("shm: ring cells %d: must be between 4 and 1048576", o.Cells)
+		return o, fmt.Errorf("shm: shm_ring_cells %d: must be between 4 and 1048576", o.Cells)
 	case o.Memory != "auto" && o.Memory != "memfd" && o.Memory != "file":
-		return o, fmt.Errorf("shm: memory %q: must be auto, memfd or file", o.Memory)
+		return o, fmt.Errorf("shm: shm_memory %q: must be auto, memfd or file", o.Memory)
 	case o.NTCopy != "auto" && o.NTCopy != "on" && o.NTCopy != "off":
-		return o, fmt.Errorf("shm: nt_copy %q: must be auto, on or off", o.NTCopy)
+		return o, fmt.Errorf("shm: shm_nt_copy %q: must be auto, on or off", o.NTCopy)
 	case o.NTMin < lineSize:
-		return o, fmt.Errorf("shm: nt_min %d bytes: must be at least %d (a cache line)", o.NTMin, lineSize)
+		return o, fmt.Errorf("shm: shm_nt_min %d bytes: must be at least %d (a cache line)", o.NTMin, lineSize)
 	}
 	o.RingSize = 1 << bits.Len(uint(o.RingSize-1))
 	o.Cells = 1 << bits.Len(uint(o.Cells-1))
 	if o.MaxFragment <= 0 || o.MaxFragment > o.RingSize/2 {
-		return o, fmt.Errorf("shm: max fragment %d bytes: must be positive and at most half the ring (%d bytes)",
+		return o, fmt.Errorf("shm: shm_max_fragment %d bytes: must be positive and at most half the ring (%d bytes)",
 			o.MaxFragment, o.RingSize/2)
 	}
 	if o.EagerLimit < 0 || o.EagerLimit > o.MaxFragment {
-		return o, fmt.Errorf("shm: eager limit %d bytes: must be between 0 and the max fragment (%d bytes)",
+		return o, fmt.Errorf("shm: shm_eager_limit %d bytes: must be between 0 and shm_max_fragment (%d bytes)",
 			o.EagerLimit, o.MaxFragment)
 	}
 	return o, nil
