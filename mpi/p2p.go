@@ -284,6 +284,14 @@ type pendingOp interface {
 func (r *Request) IsNull() bool { return r.q.IsNull() && r.x == nil }
 
 func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
+	if !persistent && c.worldRanks() && uint(dest) < uint(c.size) && uint(tag) <= TagUB {
+		// The common case in one call, as in send.
+		q, err := eng.Isend(p2p.Bytes(b), dest, tag, c.ctx, mode)
+		if err != nil {
+			return Request{}, c.handle(op, mapErr(op, err))
+		}
+		return Request{q: q, c: c}, nil
+	}
 	r, err := isend0(op, c, b, dest, tag, mode, persistent)
 	return r, c.handle(op, err)
 }
@@ -303,6 +311,13 @@ func isend0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persiste
 }
 
 func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
+	if !persistent && c.worldRanks() && uint(src) < uint(c.size) && uint(tag) <= TagUB {
+		q, err := eng.Irecv(p2p.Bytes(b), src, tag, c.ctx)
+		if err != nil {
+			return Request{}, c.handle(op, mapErr(op, err))
+		}
+		return Request{q: q, c: c}, nil
+	}
 	r, err := irecv0(op, c, b, src, tag, persistent)
 	return r, c.handle(op, err)
 }

@@ -107,13 +107,14 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 	cell := unsafe.Add(e.cells, (e.cellPos&e.cellMask)*cellSize)
 	meta := uint64(n)
 	if compact {
-		// Kind, Flags, Src, Context and Tag are the Header's first 16 bytes.
-		*(*[16]byte)(unsafe.Add(cell, 8)) = *(*[16]byte)(unsafe.Pointer(h))
+		putHeadWords(cell, h)
 		*(*uint64)(unsafe.Add(cell, offCompactSendID)) = h.SendID
 		copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
 		meta |= compactBit
 	} else {
-		*(*transport.Header)(unsafe.Add(cell, 8)) = *h
+		putHeadWords(cell, h)
+		w := (*[5]uint64)(unsafe.Add(cell, 24))
+		w[0], w[1], w[2], w[3], w[4] = h.Len, h.SendID, h.RecvID, h.Addr, h.Offset
 		if dst := unsafe.Add(e.data, start&e.dataMask); n >= e.cc.min && n <= e.cc.max {
 			e.cc.copy(dst, payload)
 		} else if n > 0 {
@@ -129,6 +130,17 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 	// load may pass the stamp: see Doorbell.WakeSleepers for why that is tolerable.)
 	e.door.WakeSleepers()
 	return nil
+}
+
+// putHeadWords stores the Header's first 16 bytes (Kind, Flags, Src, Context, Tag) at
+// cell+8, in two words built from the fields. The caller has just stored the fields
+// one by one, and a wider load of them (copying *h) cannot be forwarded from the store
+// buffer: it would wait for every earlier store to reach the cache, the previous
+// message's ring lines included (see p2p's setHeader).
+func putHeadWords(cell unsafe.Pointer, h *transport.Header) {
+	w := (*[2]uint64)(unsafe.Add(cell, 8))
+	w[0] = uint64(h.Kind) | uint64(h.Flags)<<8 | uint64(uint32(h.Src))<<32
+	w[1] = uint64(h.Context) | uint64(uint32(h.Tag))<<32
 }
 
 // blocked is the full-ring path. Every so often it checks that the receiver still
