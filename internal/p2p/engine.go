@@ -95,6 +95,8 @@ var (
 		"polls a waiting rank spins through before it starts yielding the CPU")
 	setYield = config.Int("p2p_yield", 200,
 		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell")
+	setPeerPolls = config.Int("p2p_peer_polls", 512,
+		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none")
 	setSleep = config.String("p2p_sleep", "1ms",
 		"longest sleep on the doorbell between checks (a dead peer rings nobody)")
 	setAdapt = config.Bool("p2p_adapt", true,
@@ -176,19 +178,20 @@ type Engine struct {
 	hdr   transport.Header // scratch header: Send's argument must not escape per call
 	pack  []byte           // scratch for packing non-contiguous data
 
-	db       transport.Doorbell
-	sleepers atomic.Int32
-	spin     int
-	spinNow  int // the spin in force: spin, or less while waits find this core shared (block)
-	yield    int
-	sleep    time.Duration
-	force    string
-	eagerCap int64
-	info     io.Writer
-	keepWild bool
-	adaptive bool // p2p_adapt, and no protocol forced
-	split    bool // p2p_split
-	putAsked bool // a split get's put request is queued: push sends it before reading
+	db        transport.Doorbell
+	sleepers  atomic.Int32
+	spin      int
+	spinNow   int // the spin in force: spin, or less while waits find this core shared (block)
+	peerPolls int // a receive's polls of its peer's packets alone (pollPeer)
+	yield     int
+	sleep     time.Duration
+	force     string
+	eagerCap  int64
+	info      io.Writer
+	keepWild  bool
+	adaptive  bool // p2p_adapt, and no protocol forced
+	split     bool // p2p_split
+	putAsked  bool // a split get's put request is queued: push sends it before reading
 
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
 
@@ -256,6 +259,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		e.spin = min(e.spin, 16)
 	}
 	e.spinNow = e.spin
+	e.peerPolls = max(int(setPeerPolls.Get()), 0)
 	e.sleep = opts.Sleep
 	if e.sleep <= 0 {
 		d, err := time.ParseDuration(setSleep.Get())
@@ -310,6 +314,9 @@ type peer struct {
 
 	adapt adaptive // large receives from this peer, timed by protocol (adapt.go)
 	getOK bool     // a single-copy read from this peer has worked: gets may be split
+
+	pp      transport.PeerPoll // polls this peer's packets alone (see pollPeer)
+	ppTries uint8              // lookups of pp that found none yet
 }
 
 func (p *peer) idle() bool {

@@ -198,3 +198,80 @@ func (c *bestChunk) report(b *testing.B) {
 		b.ReportMetric(float64(c.best.Nanoseconds())/200/2, "one-way-best-ns")
 	}
 }
+
+// TestShmSerializedPeerPoll: serialised engines, whose blocking receives from one peer
+// first poll that peer's ring alone (pollPeer). Order and matching must be those of
+// the full progress loop, and progress owed to other peers must still be made: rank 0
+// waits in Recv for rank 2, whose message depends on rank 1's large send to rank 0
+// getting through first (its rendezvous needs rank 0's progress).
+func TestShmSerializedPeerPoll(t *testing.T) {
+	es := shmEngines(t, 3, Options{Serialized: true})
+	big := pattern(99, 1<<20)
+	sizes := []int{0, 8, 33, 4096, 70000, 1, 300000}
+	errs := make(chan error, 3)
+	var inbig []byte
+	go func() { // rank 0
+		errs <- func() error {
+			inbig = make([]byte, len(big))
+			q, err := es[0].Irecv(Bytes(inbig), 1, 7, 0)
+			if err != nil {
+				return err
+			}
+			buf := make([]byte, 8)
+			if st, err := es[0].Recv(Bytes(buf), 2, 8, 0); err != nil || st.Count != 8 || !bytes.Equal(buf, pattern(8, 8)) {
+				return fmt.Errorf("rank 0: Recv from 2: %v, %+v", err, st)
+			}
+			if _, err := es[0].Wait(&q); err != nil {
+				return err
+			}
+			// Then a stream from rank 1, each message received by source and tag in turn.
+			for i, n := range sizes {
+				buf := make([]byte, n)
+				st, err := es[0].Recv(Bytes(buf), 1, i, 0)
+				if err != nil || st.Count != int64(n) || !bytes.Equal(buf, pattern(i, n)) {
+					return fmt.Errorf("rank 0: message %d (%d bytes): %v, %+v", i, n, err, st)
+				}
+			}
+			return nil
+		}()
+	}()
+	go func() { // rank 1
+		errs <- func() error {
+			if err := es[1].Send(Bytes(big), 0, 7, 0, Standard); err != nil {
+				return err
+			}
+			if err := es[1].Send(Bytes(nil), 2, 1, 0, Standard); err != nil {
+				return err
+			}
+			for i, n := range sizes {
+				mode := []Mode{Standard, Synchronous}[i%2]
+				if err := es[1].Send(Bytes(pattern(i, n)), 0, i, 0, mode); err != nil {
+					return err
+				}
+			}
+			return nil
+		}()
+	}()
+	go func() { // rank 2
+		errs <- func() error {
+			if _, err := es[2].Recv(Bytes(nil), 1, 1, 0); err != nil {
+				return err
+			}
+			return es[2].Send(Bytes(pattern(8, 8)), 0, 8, 0, Standard)
+		}()
+	}()
+	timeout := time.After(60 * time.Second)
+	for range 3 {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-timeout:
+			t.Fatal("serialised ranks did not finish in 60 s")
+		}
+	}
+	if !bytes.Equal(inbig, big) {
+		t.Fatal("rank 0: the 1 MiB message from rank 1 arrived corrupted")
+	}
+}

@@ -172,6 +172,9 @@ func (e *Engine) waitInto(c context.Context, q *Request, st *Status) error {
 		return fmt.Errorf("p2p: Wait: %w: stale handle (request already completed)", ErrRequest)
 	}
 	e.mu.Lock()
+	if r.kind == recvReq && r.peer >= 0 && c == nil && r.done.Load() == 0 {
+		e.pollPeer(r, int(r.peer))
+	}
 	err := e.waitLocked(c, q, st)
 	e.mu.Unlock()
 	return err

@@ -76,6 +76,20 @@ type SingleCopy interface {
 	WriteTo(peer int, src []byte, addr uint64) error
 }
 
+// PeerPoller is implemented by transports that can poll one peer's packets alone
+// (shm: that sender's ring), which a receive waiting for one peer polls first.
+type PeerPoller interface {
+	// PeerPoll returns a poller of peer's packets, or nil while none can be had yet
+	// (shm: the peer has not sent to this rank yet).
+	PeerPoll(peer int) PeerPoll
+}
+
+// PeerPoll polls one peer's packets: it hands at most max of those that have arrived
+// to h, in order, and returns how many. Packets of other peers wait for Poll.
+type PeerPoll interface {
+	Poll(h Handler, max int) int
+}
+
 // Protocol is how a message travels.
 type Protocol uint8
 

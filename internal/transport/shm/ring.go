@@ -241,6 +241,14 @@ func (in *inbound) drain(h transport.Handler, max int) int {
 	return n
 }
 
+// Poll hands over this sender's packets alone, at most max (transport.PeerPoll).
+func (in *inbound) Poll(h transport.Handler, max int) int {
+	if in.t.done.Load() {
+		return 0 // closed: the segment is unmapped
+	}
+	return in.drain(h, max)
+}
+
 // lazyPayload is the largest payload whose ring space is given back lazily.
 const lazyPayload = 4096
 

@@ -394,6 +394,21 @@ func (t *Transport) Poll(h transport.Handler) int {
 	return n
 }
 
+// PeerPoll implements transport.PeerPoller: the ring of peer, once it has attached.
+func (t *Transport) PeerPoll(peer int) transport.PeerPoll {
+	if t.done.Load() {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, in := range t.in {
+		if in.src == peer {
+			return in
+		}
+	}
+	return nil
+}
+
 // attach picks up the senders that claimed a slot since the last look.
 func (t *Transport) attach() {
 	gen := atomic.LoadUint32(t.connGen)
