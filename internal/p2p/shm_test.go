@@ -275,3 +275,35 @@ func TestShmSerializedPeerPoll(t *testing.T) {
 		t.Fatal("rank 0: the 1 MiB message from rank 1 arrived corrupted")
 	}
 }
+
+// BenchmarkShmIdleProgress: one progress round that finds nothing (over self and shm,
+// with a peer attached), and one poll of that peer's ring alone: what a waiting
+// rank pays per poll, and so about half of it is added to the latency of every
+// message it waits for.
+func BenchmarkShmIdleProgress(b *testing.B) {
+	es := shmEngines(b, 2, Options{Serialized: true})
+	// Attach rank 0 to rank 1's ring (the first message), and have rank 1's receive
+	// find its poller (the second).
+	for range 2 {
+		if err := es[0].Send(Bytes(nil), 1, 0, 0, Standard); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := es[1].Recv(Bytes(nil), 0, 0, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("progress", func(b *testing.B) {
+		for range b.N {
+			es[1].Progress()
+		}
+	})
+	b.Run("peer", func(b *testing.B) {
+		p := es[1].peerState(0)
+		if p.pp == nil {
+			b.Skip("no peer poller")
+		}
+		for range b.N {
+			p.pp.Poll(es[1].h, 1)
+		}
+	})
+}
