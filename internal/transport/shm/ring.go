@@ -112,14 +112,17 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 		copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
 		meta |= compactBit
 	} else {
-		putHeadWords(cell, h)
-		w := (*[5]uint64)(unsafe.Add(cell, 24))
-		w[0], w[1], w[2], w[3], w[4] = h.Len, h.SendID, h.RecvID, h.Addr, h.Offset
+		// The payload first, then the cell's words and at once its stamp: the receiver
+		// polls this cell, and takes its line back whenever it can, so the cell's
+		// stores are kept together to need the line once.
 		if dst := unsafe.Add(e.data, start&e.dataMask); n >= e.cc.min && n <= e.cc.max {
 			e.cc.copy(dst, payload)
 		} else if n > 0 {
 			copy(unsafe.Slice((*byte)(dst), n), payload)
 		}
+		putHeadWords(cell, h)
+		w := (*[5]uint64)(unsafe.Add(cell, 24))
+		w[0], w[1], w[2], w[3], w[4] = h.Len, h.SendID, h.RecvID, h.Addr, h.Offset
 	}
 	publishStamp((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)
 	e.cellPos++
