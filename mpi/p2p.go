@@ -135,8 +135,20 @@ func checkTag(op string, tag int, wild bool) error {
 	return errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, TagUB)
 }
 
+// directSend reports whether a send to dest with tag can go to the engine as it is:
+// c's ranks are world ranks and both are in range (no ProcNull). directRecv is the
+// same for a receive, which may also name AnySource and AnyTag. The hot calls (Send,
+// Recv, Isend, Irecv) take this path; the others translate and check in target.
+func (c *Comm) directSend(dest, tag int) bool {
+	return c.worldRanks() && uint(dest) < uint(c.size) && uint(tag) <= TagUB
+}
+
+func (c *Comm) directRecv(src, tag int) bool {
+	return c.worldRanks() && (uint(src) < uint(c.size) || src == AnySource) && (uint(tag) <= TagUB || tag == AnyTag)
+}
+
 func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
-	if c.worldRanks() && uint(dest) < uint(c.size) && uint(tag) <= TagUB {
+	if c.directSend(dest, tag) {
 		// The common case in one call: no rank to translate, nothing to check further.
 		if err := eng.Send(p2p.Bytes(b), dest, tag, c.ctx, mode); err != nil {
 			return c.handle(op, mapErr(op, err))
@@ -212,7 +224,7 @@ func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
 func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 	// The common case goes straight to the engine (see send): ranks are world ranks.
 	w := src
-	direct := c.worldRanks() && (uint(src) < uint(c.size) || src == AnySource) && (uint(tag) <= TagUB || tag == AnyTag)
+	direct := c.directRecv(src, tag)
 	if !direct {
 		var err error
 		if w, err = c.target(op, "source", src, tag, true); err != nil {
@@ -284,7 +296,7 @@ type pendingOp interface {
 func (r *Request) IsNull() bool { return r.q.IsNull() && r.x == nil }
 
 func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
-	if !persistent && c.worldRanks() && uint(dest) < uint(c.size) && uint(tag) <= TagUB {
+	if !persistent && c.directSend(dest, tag) {
 		// The common case in one call, as in send.
 		q, err := eng.Isend(p2p.Bytes(b), dest, tag, c.ctx, mode)
 		if err != nil {
@@ -311,7 +323,7 @@ func isend0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persiste
 }
 
 func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
-	if !persistent && c.worldRanks() && uint(src) < uint(c.size) && uint(tag) <= TagUB {
+	if !persistent && c.directRecv(src, tag) {
 		q, err := eng.Irecv(p2p.Bytes(b), src, tag, c.ctx)
 		if err != nil {
 			return Request{}, c.handle(op, mapErr(op, err))
