@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/shmcoll"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
@@ -347,37 +348,23 @@ func (n *nodeColl) setup(c *Comm, st *collState) error {
 	return nil
 }
 
-// waitOptions follows the point-to-point engine's idle policy (p2p_spin, p2p_yield,
-// p2p_sleep; oversubscribed nodes spin little), and checks the shm transport's view of
-// a peer a wait is for about every millisecond.
+// waitOptions follows the point-to-point engine's idle policy (idle.Configured:
+// p2p_spin, p2p_yield, p2p_sleep; oversubscribed nodes spin little), and checks the shm
+// transport's view of a peer a wait is for about every millisecond.
 func waitOptions(c *Comm, sh *shm.Transport) shmcoll.Options {
+	p := idle.Configured()
 	o := shmcoll.Options{
-		Spin:           int(settingInt("p2p_spin")),
-		Yield:          int(settingInt("p2p_yield")),
+		Spin:           p.Spin,
+		Yield:          p.Yield,
+		Sleep:          p.Sleep,
 		Oversubscribed: proc.LocalSize() > runtime.NumCPU(),
 		CheckEvery:     time.Millisecond,
 		Progress:       func() { eng.Progress() },
-	}
-	if s, ok := config.Lookup("p2p_sleep"); ok {
-		v, _ := s.Value()
-		if d, err := time.ParseDuration(v); err == nil {
-			o.Sleep = d
-		}
 	}
 	if sh != nil {
 		o.Check = func(r int) error { return sh.CheckPeer(c.worldRank(r)) }
 	}
 	return o
-}
-
-func settingInt(name string) int64 {
-	s, ok := config.Lookup(name)
-	if !ok {
-		return 0
-	}
-	v, _ := s.Value()
-	n, _ := strconv.ParseInt(v, 0, 64)
-	return n
 }
 
 // close unmaps the region; the communicator's collectives must not run afterwards.

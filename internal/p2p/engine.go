@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -91,14 +92,8 @@ var (
 		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get")
 	setEagerLimit = config.Size("eager_limit", 0,
 		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model")
-	setSpin = config.Int("p2p_spin", 4000,
-		"polls a waiting rank spins through before it starts yielding the CPU")
-	setYield = config.Int("p2p_yield", 200,
-		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell")
 	setPeerPolls = config.Int("p2p_peer_polls", 512,
 		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none")
-	setSleep = config.String("p2p_sleep", "1ms",
-		"longest sleep on the doorbell between checks (a dead peer rings nobody)")
 	setAdapt = config.Bool("p2p_adapt", true,
 		"let the receiver of a large message (32 KiB and more) choose between pipeline and get by timing both, "+
 			"where single copy is possible; false: the cost models alone decide")
@@ -118,7 +113,8 @@ type Options struct {
 	Protocol string
 	// EagerLimit caps eager messages in bytes; 0 takes the setting, negative: no cap.
 	EagerLimit int64
-	// Spin and Yield are the idle policy's poll counts (0: the settings; negative: none).
+	// Spin and Yield are the idle policy's poll counts (0: the settings, through
+	// idle.Configured; negative: none).
 	Spin, Yield int
 	// Sleep is the longest doorbell sleep (0: the setting).
 	Sleep time.Duration
@@ -180,11 +176,8 @@ type Engine struct {
 
 	db        transport.Doorbell
 	sleepers  atomic.Int32
-	spin      int
-	spinNow   int // the spin in force: spin, or less while waits find this core shared (block)
-	peerPolls int // a receive's polls of its peer's packets alone (pollPeer)
-	yield     int
-	sleep     time.Duration
+	idle      idle.Adaptive // the idle policy of block, with the spin in force
+	peerPolls int           // a receive's polls of its peer's packets alone (pollPeer)
 	force     string
 	eagerCap  int64
 	info      io.Writer
@@ -246,28 +239,12 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	if e.eagerCap == 0 {
 		e.eagerCap = setEagerLimit.Get()
 	}
-	e.spin, e.yield = opts.Spin, opts.Yield
-	if e.spin == 0 {
-		e.spin = int(setSpin.Get())
-	}
-	if e.yield == 0 {
-		e.yield = int(setYield.Get())
-	}
-	e.spin, e.yield = max(e.spin, 0), max(e.yield, 0)
+	p := idle.Policy{Spin: opts.Spin, Yield: opts.Yield, Sleep: opts.Sleep}.Or(idle.Configured())
 	if opts.Oversubscribed {
-		// Another rank needs this core: spinning only delays it.
-		e.spin = min(e.spin, 16)
+		p = p.Oversubscribed()
 	}
-	e.spinNow = e.spin
+	e.idle = idle.NewAdaptive(p, endWindow)
 	e.peerPolls = max(int(setPeerPolls.Get()), 0)
-	e.sleep = opts.Sleep
-	if e.sleep <= 0 {
-		d, err := time.ParseDuration(setSleep.Get())
-		if err != nil || d <= 0 {
-			d = time.Millisecond
-		}
-		e.sleep = d
-	}
 	e.info = opts.ProtoInfo
 	if e.info == nil && setProtoInfo.Get() {
 		e.info = os.Stderr

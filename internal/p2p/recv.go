@@ -83,7 +83,7 @@ func (e *Engine) pollPeer(r *request, src int) {
 			return
 		}
 	}
-	for i := min(e.peerPolls, e.spinNow); i > 0; i-- {
+	for i := min(e.peerPolls, e.idle.Spin()); i > 0; i-- {
 		if p.pp.Poll(e.h, 1) > 0 && (r.fin || r.done.Load() != 0 || len(e.busy) > 0 || e.gets.head != nil) {
 			return
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/mpigo/mpigo/internal/yield"
 )
 
 // block drives progress until r completes (r non-nil; checked without the lock, so a
@@ -13,76 +11,56 @@ import (
 // one, seen when this goroutine next takes the lock) or cond holds
 // (cond non-nil; evaluated with e.mu held). It is entered and left with e.mu held.
 //
-// Idle policy: poll e.spin times, then poll and yield the OS thread e.yield times
-// (when ranks outnumber cores, the peer we wait for may need this core), then sleep on
-// the doorbell, which transports ring when a packet arrives, for at most e.sleep (a
-// dead peer rings nobody). Only one goroutine polls at a time: the others spin on
-// their request's flag and TryLock.
+// Idle policy (internal/idle, e.idle): poll while spinning, then poll and yield the OS
+// thread, then sleep on the doorbell, which transports ring when a packet arrives, for
+// at most the policy's sleep (a dead peer rings nobody), and yield again after every
+// sleep. Only one goroutine polls at a time: the others spin on their request's flag
+// and TryLock.
 func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 	ready := func() bool {
 		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
-	spins := 0
-	naps := 0 // doorbell sleeps so far
+	w := e.idle.Begin() // End (with e.mu held) adapts the spin of the next waits
 	locked := true
-	spin := e.spinNow
-	switched := false // a yield of this wait gave the core to another process
-	done := func() {
-		// Adapt the spin (e.mu is held): a wait that ended soon after a yield that
-		// gave the core away waited for a rank that needed this core (the OS may leave
-		// two ranks on one core when other work runs), and spinning only delays it:
-		// spin little until a wait ends without such a yield.
-		if switched && spins <= spin+4 {
-			e.spinNow = min(e.spin, minSpin)
-		} else if !switched && e.spinNow < e.spin {
-			e.spinNow = min(e.spin, 2*e.spinNow+minSpin)
-		}
-	}
 	for {
+		polls := 1
 		if locked {
 			// While spinning, poll a few times per hold of the lock: an unlock and a
 			// re-lock cost two locked instructions, more than a poll that finds
 			// nothing, and they widen the gap in which an arriving packet waits.
-			polls := 1
-			if spins < spin {
+			if w.Spinning() {
 				polls = lockPolls
 			}
 			for k := 0; k < polls; k++ {
 				if ready() {
-					done()
+					w.End()
 					e.flush()
 					return nil
 				}
 				if e.progressLocked() > 0 {
 					if ready() {
-						done()
+						w.End()
 						e.flush()
 						return nil
 					}
-					spins = 0
+					w.Restart()
 				}
 			}
-			spins += polls - 1
 			e.mu.Unlock()
 		} else if r != nil && r.done.Load() != 0 {
 			e.mu.Lock()
-			done()
+			w.End()
 			e.flush()
 			return nil
 		}
-		spins++
 		switch {
-		case spins <= spin:
-			if spins&goschedMask == 0 {
-				yield.Gosched() // other goroutines of this process may be what we wait for
-			}
+		case w.Next(polls):
+			w.Gosched() // other goroutines of this process may be what we wait for
 		case c != nil && c.Err() != nil:
 			e.mu.Lock()
 			return c.Err()
-		case spins <= spin+e.yield || !e.mu.TryLock():
-			if yield.OS() {
-				switched = true
-			}
+		case w.Yielding() || !e.mu.TryLock():
+			w.Yield()
 		default:
 			// Holding the lock: announce the sleep, then look one last time. A packet or
 			// a completion after this look rings the doorbell and Sleep returns at once.
@@ -94,20 +72,12 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 			if ready() || e.progressLocked() > 0 {
 				e.db.Leave()
 				e.sleepers.Add(-1)
-				spins = 0
+				w.Restart()
 				locked = true
 				continue
 			}
 			e.mu.Unlock()
-			// The first nap of a wait is short: a transport may publish a packet with a
-			// plain store and then look for sleepers (shm on amd64), and in the
-			// instant the store takes to reach memory neither side sees the other.
-			nap := e.sleep
-			if naps == 0 {
-				nap = min(nap, firstNap)
-			}
-			naps++
-			e.db.Sleep(seq, nap)
+			e.db.Sleep(seq, w.Nap())
 			e.db.Leave()
 			e.sleepers.Add(-1)
 			e.mu.Lock()
@@ -119,7 +89,7 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 					e.checkPeers()
 				}
 			}
-			spins = spin
+			w.YieldAgain()
 			locked = true
 			continue
 		}
@@ -127,21 +97,16 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 	}
 }
 
-// firstNap bounds a wait's first doorbell sleep (see block).
-const firstNap = 50 * time.Microsecond
-
 // lockPolls is how many polls a spinning waiter makes per hold of the engine's lock.
 const lockPolls = 8
 
-// goschedMask: a spinning waiter lets other goroutines of the process run once per
-// goschedMask+1 polls (a Gosched costs about as much as a poll's whole round trip).
-const goschedMask = 255
+// endWindow: a wait that ends at most this many polls past its spin, after a yield
+// that gave the core away, ended right after that yield (idle.NewAdaptive); with
+// block's counting, after at most four yields.
+const endWindow = 4
 
 // checkEvery bounds how often a sleeping waiter asks transports about dead peers.
 const checkEvery = 20 * time.Millisecond
-
-// minSpin is the least spin of an adapted wait (see block).
-const minSpin = 16
 
 // Wait waits for q to complete, reports its status and frees it (a persistent request
 // becomes inactive). Waiting on the null or an inactive request returns an empty status.

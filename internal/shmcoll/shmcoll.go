@@ -49,14 +49,11 @@
 //
 // # Waiting
 //
-// A waiter polls the flag (p2p_spin polls, only a few when ranks outnumber cores),
-// then polls and yields the CPU (runtime.Gosched and sched_yield, p2p_yield times),
-// then sleeps on a futex on the flag's word for at most a millisecond; a rank that
-// raises a flag wakes the word's sleepers when the region's sleeper count is not zero.
-// The spin adapts: when a wait ends right after a yield that gave the core away, the
-// awaited rank was waiting for this core (the OS may leave two ranks on one core when
-// other work runs), so the next waits spin only a little, until one ends without
-// such a yield.
+// A waiter follows the idle policy of internal/idle (Options: p2p_spin polls, only a
+// few when ranks outnumber cores, then p2p_yield polls each followed by a yield, and
+// its adaptation to a shared core), and sleeps on a futex on the flag's word for at
+// most a millisecond; a rank that raises a flag wakes the word's sleepers when the
+// region's sleeper count is not zero.
 // Between polls it calls Options.Progress now and then, so that the rank's pending
 // point-to-point messages move on (a peer may need them before it can come).
 // About every millisecond of waiting the waiter calls Options.Check on the rank it
@@ -76,8 +73,7 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/yield"
 )
 
@@ -188,7 +184,8 @@ func readLayout(mem []byte) (Layout, error) {
 // Options tune a Group's waiting; the zero value spins a little, yields, then sleeps.
 type Options struct {
 	// Spin is how many polls a waiter spins through before it yields; Yield how many
-	// polls, each followed by a yield of the CPU, before it sleeps (negative: none).
+	// polls, each followed by a yield of the CPU, before it sleeps (0: idle.Default's;
+	// negative: none).
 	Spin, Yield int
 	// Oversubscribed says ranks outnumber cores: spinning is cut to a few polls.
 	Oversubscribed bool
@@ -221,13 +218,11 @@ type Group struct {
 	s uint64 // ops run
 	c uint64 // ring chunks used
 
-	spin, yield int
-	spinNow     int // the spin of the next wait: spin, or less while the peers seem to share our core
-	sleep       time.Duration
-	check       func(int) error
-	checkEvery  time.Duration
-	progress    func()
-	oversub     bool
+	idle       idle.Adaptive
+	check      func(int) error
+	checkEvery time.Duration
+	progress   func()
+	oversub    bool
 
 	ackKnown uint64 // every other rank's ack was at least this when last looked at
 
@@ -245,22 +240,15 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 		return nil, fmt.Errorf("shmcoll: Attach: rank %d out of range [0, %d)", rank, l.Ranks)
 	}
 	g := &Group{mem: mem, base: unsafe.Pointer(&mem[0]), l: l, rank: rank, size: l.Ranks,
-		spin: o.Spin, yield: o.Yield, sleep: o.Sleep, check: o.Check, checkEvery: o.CheckEvery,
-		progress: o.Progress, oversub: o.Oversubscribed}
-	if g.spin == 0 {
-		g.spin = 4000
-	}
-	if g.yield == 0 {
-		g.yield = 200
-	}
-	g.spin, g.yield = max(g.spin, 0), max(g.yield, 0)
+		check: o.Check, checkEvery: o.CheckEvery, progress: o.Progress, oversub: o.Oversubscribed}
+	p := idle.Policy{Spin: o.Spin, Yield: o.Yield, Sleep: o.Sleep}.Or(idle.Default())
 	if o.Oversubscribed {
-		g.spin = min(g.spin, 16)
+		p = p.Oversubscribed()
 	}
-	g.spinNow = g.spin
-	if g.sleep <= 0 || g.sleep > time.Millisecond {
-		g.sleep = time.Millisecond
+	if p.Sleep > time.Millisecond {
+		p.Sleep = time.Millisecond
 	}
+	g.idle = idle.NewAdaptive(p, endWindow)
 	if g.checkEvery <= 0 {
 		g.checkEvery = time.Millisecond
 	}
@@ -318,11 +306,14 @@ func (g *Group) raise(off int, v uint64) { g.raiseAt(g.flag(g.rank, off), v) }
 // writes the word meanwhile (its own flags and inline lines; a ring buffer's sequence
 // while this rank is the root that owns the buffer).
 func (g *Group) raiseAt(p *uint64, v uint64) {
-	publish(p, v)
+	idle.Publish(p, v)
 	if atomic.LoadInt32(g.sleepers()) != 0 {
-		futexWake(p)
+		idle.FutexWake(word(p))
 	}
 }
+
+// word is the futex word of a flag: its low half (little-endian machines: amd64, arm64).
+func word(p *uint64) *uint32 { return (*uint32)(unsafe.Pointer(p)) }
 
 // wait returns once rank r's flag at off is at least v.
 func (g *Group) wait(r, off int, v uint64) error { return g.waitAt(r, g.flag(r, off), v) }
@@ -335,55 +326,36 @@ func (g *Group) waitAt(r int, p *uint64, v uint64) error {
 	return g.waitSlow(r, p, v)
 }
 
-// minSpin is the least spin of an adaptive wait.
-const minSpin = 16
+// endWindow: a wait that ends at most this many polls past its spin, after a yield
+// that gave the core away, ended right after that yield (idle.NewAdaptive); with
+// waitSlow's counting, after at most two yields.
+const endWindow = 2
 
 func (g *Group) waitSlow(r int, p *uint64, v uint64) error {
 	var next time.Time // when to call check next; zero until the spinning ends
-	naps := 0
-	spin := g.spinNow
-	switched := false // a yield of this wait let another process run on this core
-	for n := 1; ; n++ {
+	w := g.idle.Begin()
+	for {
 		if atomic.LoadUint64(p) >= v {
-			// Adapt the spin: when the awaited rank came only after a yield that gave
-			// this core away, it was waiting for the core (two ranks on one core, as
-			// the OS may leave them when other work runs): spinning only delays it.
-			if switched && n <= spin+3 {
-				g.spinNow = minSpin
-			} else if !switched {
-				g.spinNow = min(g.spin, 2*g.spinNow+minSpin)
-			}
+			w.End()
 			return nil
 		}
-		if n <= spin {
-			if n&255 == 0 {
-				yield.Gosched() // what we wait for may be a goroutine of this process
-				if g.progress != nil {
-					g.progress()
-				}
+		if w.Next(1) {
+			if w.Gosched() && g.progress != nil {
+				g.progress()
 			}
 			continue
 		}
 		if g.progress != nil {
 			g.progress()
 		}
-		if n <= spin+g.yield {
-			if yield.OS() {
-				switched = true
-			}
+		if w.Yielding() {
+			w.Yield()
 		} else {
 			sl := g.sleepers()
 			atomic.AddInt32(sl, 1)
 			cur := atomic.LoadUint64(p) // after announcing: a raise from now on wakes us
 			if cur < v {
-				// The first nap is short: a raise's flag store may reach memory just
-				// after its look at the sleeper count (publish), and then nobody wakes us.
-				nap := g.sleep
-				if naps == 0 {
-					nap = min(nap, firstNap)
-				}
-				naps++
-				futexWait(p, uint32(cur), nap)
+				w.Sleep(word(p), uint32(cur))
 			}
 			atomic.AddInt32(sl, -1)
 		}
@@ -645,23 +617,3 @@ func (g *Group) reduce(send, recv []byte, esize int, k Kernel, root int) error {
 	}
 	return nil
 }
-
-// The futex word is the low half of a flag (little-endian machines: amd64, arm64).
-func futexWake(p *uint64) {
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(p)), futexWakeOp, 1<<30, 0, 0, 0)
-}
-
-func futexWait(p *uint64, old uint32, d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(p)), futexWaitOp, uintptr(old),
-		uintptr(unsafe.Pointer(&ts)), 0, 0)
-}
-
-// firstNap bounds a wait's first futex sleep (see waitSlow).
-const firstNap = 50 * time.Microsecond
-
-// Shared (not private) futex operations: the words live in memory other processes map.
-const (
-	futexWaitOp = 0 // FUTEX_WAIT
-	futexWakeOp = 1 // FUTEX_WAKE
-)

@@ -3,9 +3,8 @@ package transport
 import (
 	"sync/atomic"
 	"time"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/mpigo/mpigo/internal/idle"
 )
 
 // Doorbell is what a rank sleeps on when it has waited long enough for a packet, and
@@ -13,8 +12,8 @@ import (
 // 32-bit words that may live in shared memory: a counter that every ring bumps, and the
 // number of sleepers, so that a ring costs one atomic load when nobody sleeps.
 //
-// The futex is not process-private, so the words may be in a mapping shared between
-// processes. Waits always carry a timeout: a peer can die without ringing.
+// The futex (idle.FutexWait) is not process-private, so the words may be in a mapping
+// shared between processes. Waits always carry a timeout: a peer can die without ringing.
 type Doorbell struct {
 	seq      *uint32
 	sleepers *uint32
@@ -38,7 +37,7 @@ func (d Doorbell) Seq() uint32 { return atomic.LoadUint32(d.seq) }
 func (d Doorbell) Ring() {
 	atomic.AddUint32(d.seq, 1)
 	if atomic.LoadUint32(d.sleepers) != 0 {
-		futex(d.seq, futexWake, 1<<30, nil)
+		idle.FutexWake(d.seq)
 	}
 }
 
@@ -46,22 +45,9 @@ func (d Doorbell) Ring() {
 func (d Doorbell) Wait(seq uint32, timeout time.Duration) {
 	atomic.AddUint32(d.sleepers, 1)
 	if atomic.LoadUint32(d.seq) == seq {
-		ts := unix.NsecToTimespec(int64(timeout))
-		futex(d.seq, futexWait, seq, &ts)
+		idle.FutexWait(d.seq, seq, timeout)
 	}
 	atomic.AddUint32(d.sleepers, ^uint32(0))
-}
-
-// Futex operations (linux/futex.h); x/sys/unix does not export them. Not private:
-// the word may be shared between processes.
-const (
-	futexWait = 0
-	futexWake = 1
-)
-
-func futex(addr *uint32, op int, val uint32, ts *unix.Timespec) {
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), uintptr(op), uintptr(val),
-		uintptr(unsafe.Pointer(ts)), 0, 0)
 }
 
 // Prepare, Sleep and Leave are Wait in three steps, for a sleeper that checks for work
@@ -77,8 +63,7 @@ func (d Doorbell) Prepare() uint32 {
 // has called Prepare (and calls Leave after).
 func (d Doorbell) Sleep(seq uint32, timeout time.Duration) {
 	if atomic.LoadUint32(d.seq) == seq {
-		ts := unix.NsecToTimespec(int64(timeout))
-		futex(d.seq, futexWait, seq, &ts)
+		idle.FutexWait(d.seq, seq, timeout)
 	}
 }
 
@@ -90,11 +75,12 @@ func (d Doorbell) Leave() { atomic.AddUint32(d.sleepers, ^uint32(0)) }
 // work the sleeper checks for must have been published before. If it was published
 // with an atomic store, either the sleeper's Prepare comes first, and this sees it and
 // rings, or it comes after, and the sleeper's check sees the work. A plain store (shm
-// on amd64) may still sit in the store buffer when this looks: the sleeper then misses
-// it until its sleep times out, which is why the engine's first sleep of a wait is short.
+// on amd64, idle.Publish) may still sit in the store buffer when this looks: the
+// sleeper then misses it until its sleep times out, which is why the first sleep of a
+// wait is short (idle.FirstNap).
 func (d Doorbell) WakeSleepers() {
 	if atomic.LoadUint32(d.sleepers) != 0 {
 		atomic.AddUint32(d.seq, 1)
-		futex(d.seq, futexWake, 1<<30, nil)
+		idle.FutexWake(d.seq)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -124,12 +125,13 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 		w := (*[5]uint64)(unsafe.Add(cell, 24))
 		w[0], w[1], w[2], w[3], w[4] = h.Len, h.SendID, h.RecvID, h.Addr, h.Offset
 	}
-	publishStamp((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)
+	// The stamp releases the cell's contents to the reader.
+	idle.Publish((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)
 	e.cellPos++
 	e.dataPos = end
 	// The receiver's engine announces itself on the doorbell before its last look
 	// (Prepare), so when nobody sleeps a packet costs one load here, not an atomic add
-	// on a line the receiver may be reading. (With publishStamp's plain store, the
+	// on a line the receiver may be reading. (With idle.Publish's plain store, the
 	// load may pass the stamp: see Doorbell.WakeSleepers for why that is tolerable.)
 	e.door.WakeSleepers()
 	return nil

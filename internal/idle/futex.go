@@ -1,0 +1,33 @@
+package idle
+
+import (
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// FutexWait sleeps while the 32-bit word at addr holds val, until a FutexWake on it or
+// for at most timeout; it returns at once if the word differs. It may also return
+// early (a signal, a wake for an earlier value), so callers look again. Waits always
+// carry a timeout: a peer can die without waking anyone.
+//
+// The futex is not process-private: the word may be in memory other processes map,
+// the wakers.
+func FutexWait(addr *uint32, val uint32, timeout time.Duration) {
+	ts := unix.NsecToTimespec(int64(timeout))
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, uintptr(val),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+// FutexWake wakes every sleeper on the word at addr.
+func FutexWake(addr *uint32) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakeOp, 1<<30, 0, 0, 0)
+}
+
+// Futex operations (linux/futex.h; x/sys/unix does not export them), shared, not
+// FUTEX_PRIVATE_FLAG: the words live in memory other processes map.
+const (
+	futexWaitOp = 0 // FUTEX_WAIT
+	futexWakeOp = 1 // FUTEX_WAKE
+)

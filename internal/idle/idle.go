@@ -1,0 +1,208 @@
+// Package idle is how a rank waits for a peer: the idle policy that the point-to-point
+// engine and the node-local collectives share, the futex its sleeps use, and the store
+// that publishes a word to a waiter in another process.
+//
+// A wait polls its condition Policy.Spin times, then polls and yields the OS thread
+// (sched_yield) Policy.Yield times, because when ranks outnumber cores the peer it
+// waits for may need this core, then sleeps on a futex word for at most Policy.Sleep at
+// a time, because a peer that dies wakes nobody. The spin adapts (Adaptive): a wait that
+// ends right after a yield that gave the core away was waiting for a rank that needed
+// this core (the OS may leave two ranks on one core while other work runs), and
+// spinning only delays it, so the next waits spin little until one ends without such a
+// yield.
+//
+// The caller owns the loop, because what a poll is differs (a progress round under a
+// lock, a flag in shared memory) and the poll must stay inline: it asks a Waiter, after
+// each poll that found nothing, which phase the wait is in. The Waiter's methods are
+// small enough to be inlined, so a loop written with them compiles to what one written
+// with local counters does.
+//
+// The policy's settings are p2p_spin, p2p_yield and p2p_sleep (named when only the
+// engine had a policy); Configured reads them.
+package idle
+
+import (
+	"time"
+
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/yield"
+)
+
+// Policy is the idle policy's parameters.
+type Policy struct {
+	Spin  int           // polls before a wait starts yielding the OS thread
+	Yield int           // polls, each followed by a yield, before a wait sleeps
+	Sleep time.Duration // longest sleep, after which the waiter looks again
+}
+
+// The settings' defaults.
+const (
+	DefaultSpin  = 4000
+	DefaultYield = 200
+	DefaultSleep = time.Millisecond
+)
+
+// Default returns the policy of the settings' defaults.
+func Default() Policy { return Policy{Spin: DefaultSpin, Yield: DefaultYield, Sleep: DefaultSleep} }
+
+var (
+	setSpin = config.Int("p2p_spin", DefaultSpin,
+		"polls a waiting rank spins through before it starts yielding the CPU")
+	setYield = config.Int("p2p_yield", DefaultYield,
+		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell")
+	setSleep = config.String("p2p_sleep", "1ms",
+		"longest sleep on the doorbell between checks (a dead peer rings nobody)")
+)
+
+// Configured returns the policy the settings p2p_spin, p2p_yield and p2p_sleep give. A
+// p2p_sleep that is not a positive duration gives DefaultSleep.
+func Configured() Policy {
+	d, err := time.ParseDuration(setSleep.Get())
+	if err != nil || d <= 0 {
+		d = DefaultSleep
+	}
+	return Policy{Spin: int(setSpin.Get()), Yield: int(setYield.Get()), Sleep: d}
+}
+
+// Or returns p with its zero counts and a Sleep not above zero taken from d, and
+// negative counts made zero (none), as the engine's and the groups' options read them.
+func (p Policy) Or(d Policy) Policy {
+	if p.Spin == 0 {
+		p.Spin = d.Spin
+	}
+	if p.Yield == 0 {
+		p.Yield = d.Yield
+	}
+	if p.Sleep <= 0 {
+		p.Sleep = d.Sleep
+	}
+	p.Spin, p.Yield = max(p.Spin, 0), max(p.Yield, 0)
+	return p
+}
+
+// Oversubscribed returns p for a rank whose node has more ranks than cores: another
+// rank needs this core, so p spins at most MinSpin polls.
+func (p Policy) Oversubscribed() Policy {
+	p.Spin = min(p.Spin, MinSpin)
+	return p
+}
+
+// MinSpin is the spin of an oversubscribed rank, and the least spin of an adapted one.
+const MinSpin = 16
+
+// FirstNap bounds a wait's first sleep. A peer publishes its word with a plain store
+// on amd64 (Publish) and then looks whether anyone sleeps; the store may reach memory
+// after that look, and a waiter that announced its sleep in that instant is woken by
+// nobody. The short first nap bounds what that costs.
+const FirstNap = 50 * time.Microsecond
+
+// goschedMask: a spinning waiter lets the process's other goroutines run once per
+// goschedMask+1 polls (a Gosched costs about as much as a poll's whole round trip).
+const goschedMask = 255
+
+// Adaptive is a Policy applied to the successive waits of one waiter (an engine, a
+// rank of a group), with the spin in force: the policy's, or less while waits find
+// this core shared (see the package comment). Not safe for concurrent use.
+type Adaptive struct {
+	p      Policy
+	window int // a wait "ends right after" a yield within window polls of its spin's end
+	now    int // the spin of the next wait
+}
+
+// NewAdaptive applies p to a series of waits (negative counts are none; a Sleep not
+// above zero is DefaultSleep). window is how many polls past its spin a wait that
+// yielded the core away may take and still count as ended right after that yield; it
+// depends on how the caller counts its polls.
+func NewAdaptive(p Policy, window int) Adaptive {
+	p = p.Or(Policy{Sleep: DefaultSleep})
+	return Adaptive{p: p, window: window, now: p.Spin}
+}
+
+// Policy returns the policy applied.
+func (a *Adaptive) Policy() Policy { return a.p }
+
+// Spin returns the spin of the next wait.
+func (a *Adaptive) Spin() int { return a.now }
+
+// Begin starts a wait.
+func (a *Adaptive) Begin() Waiter {
+	return Waiter{a: a, spin: a.now, yield: a.now + a.p.Yield}
+}
+
+// Waiter is one wait. After each poll that found nothing the caller counts it with
+// Next, which says whether the wait still spins; past the spin, Yielding says whether
+// it yields (Yield) or sleeps (Sleep, or the caller's own futex sleep bounded by Nap).
+// When the condition holds, End adapts the spin of the next waits.
+type Waiter struct {
+	a        *Adaptive
+	n        int  // polls that found nothing since the wait began or Restart
+	spin     int  // the spin phase's last poll
+	yield    int  // the yield phase's last poll
+	napped   bool // a sleep has been bounded: the next ones are not short
+	switched bool // a yield of this wait gave the core to another process
+}
+
+// Next counts k polls that found nothing and reports whether the wait still spins.
+func (w *Waiter) Next(k int) bool {
+	w.n += k
+	return w.n <= w.spin
+}
+
+// Spinning reports whether the next poll is still one of the spin phase.
+func (w *Waiter) Spinning() bool { return w.n < w.spin }
+
+// Gosched, in the spin phase, lets the process's other goroutines run (what the wait
+// is for may be one of them) once every goschedMask+1 polls, and reports whether it did.
+func (w *Waiter) Gosched() bool {
+	if w.n&goschedMask != 0 {
+		return false
+	}
+	yield.Gosched()
+	return true
+}
+
+// Yielding reports whether the wait, past its spin, is still in its yield phase (else
+// it sleeps).
+func (w *Waiter) Yielding() bool { return w.n <= w.yield }
+
+// Yield lets other goroutines, then other processes, run, and notes whether another
+// process took the core meanwhile.
+func (w *Waiter) Yield() {
+	if yield.OS() {
+		w.switched = true
+	}
+}
+
+// Nap returns the bound of the next sleep: the policy's Sleep, the first one at most
+// FirstNap.
+func (w *Waiter) Nap() time.Duration {
+	if !w.napped {
+		w.napped = true
+		return min(w.a.p.Sleep, FirstNap)
+	}
+	return w.a.p.Sleep
+}
+
+// Sleep sleeps until the word at addr no longer holds val and a waker calls FutexWake
+// on it, or Nap's bound passes (see FutexWait).
+func (w *Waiter) Sleep(addr *uint32, val uint32) { FutexWait(addr, val, w.Nap()) }
+
+// Restart starts the wait's counting over: something happened that may be followed
+// by what it waits for soon (the engine's progress found a packet).
+func (w *Waiter) Restart() { w.n = 0 }
+
+// YieldAgain puts the wait back at the start of its yield phase (the engine yields
+// again after every sleep before it sleeps again).
+func (w *Waiter) YieldAgain() { w.n = w.spin }
+
+// End adapts the spin of the next waits to how this one, whose condition now holds,
+// ended: after a yield that gave the core away, within the Adaptive's window of polls
+// past its spin, the next waits spin little; after none, the spin grows back.
+func (w *Waiter) End() {
+	a := w.a
+	if w.switched && w.n <= w.spin+a.window {
+		a.now = min(a.p.Spin, MinSpin)
+	} else if !w.switched && a.now < a.p.Spin {
+		a.now = min(a.p.Spin, 2*a.now+MinSpin)
+	}
+}
