@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/transport/shm"
 	"github.com/mpigo/mpigo/internal/wireup"
 )
 
@@ -567,15 +567,8 @@ func (n *node) cleanup() {
 	if n.id == "" {
 		return
 	}
-	left, _ := filepath.Glob(filepath.Join(ShmDir, "mpigo-"+n.id+"*"))
-	for _, f := range left {
-		os.Remove(f)
-	}
+	shm.RemoveLeftovers(n.id) // what ranks killed with -9 could not remove
 }
-
-// ShmDir is where shared-memory files live; the shm transport names its files
-// "mpigo-<jobid>-..." there, so the launcher can remove whatever a killed job left.
-var ShmDir = "/dev/shm"
 
 // printStats reports each agent's fence traffic (--wireup-stats).
 func (j *Job) printStats() {

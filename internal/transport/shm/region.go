@@ -30,7 +30,7 @@ func CreateRegion(name string, size int) (*Region, error) {
 		return nil, fmt.Errorf("shm: region of %d bytes: the size must be in (0, 1 TiB]", size)
 	}
 	size = roundUp(size, pageSize)
-	fd, err := unix.MemfdCreate("mpigo-"+sanitize(name), unix.MFD_CLOEXEC)
+	fd, err := unix.MemfdCreate(namePrefix+sanitize(name), unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("shm: memfd for a region of %d bytes: %w", size, err)
 	}

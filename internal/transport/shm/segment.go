@@ -136,11 +136,19 @@ const (
 // ShmDir is where file-mode segments live; FilePrefix(job) starts their names.
 const ShmDir = "/dev/shm"
 
+// Name is the name of job's shared-memory object part: "mpigo-<job>-<part>". A
+// file-mode segment is a file of that name in ShmDir, a memfd segment shows it in
+// /proc/<pid>/fd, so either tells whose it is.
+func Name(job, part string) string { return namePrefix + sanitize(job) + "-" + part }
+
+// namePrefix starts the name of every shared-memory object mpigo makes.
+const namePrefix = "mpigo-"
+
 // FilePrefix is the path prefix of every file the shm transport of job may create. The
 // transport removes its file at Close; a rank killed with -9 cannot, so the launcher
 // removes leftovers with RemoveLeftovers(job) once the job has ended. With memfd (the
 // default where it works) there is never a file to remove.
-func FilePrefix(job string) string { return filepath.Join(ShmDir, "mpigo-"+sanitize(job)+"-") }
+func FilePrefix(job string) string { return filepath.Join(ShmDir, Name(job, "")) }
 
 // RemoveLeftovers deletes the files FilePrefix(job) names. The launcher calls it after
 // every rank of job has exited.
@@ -205,7 +213,7 @@ func decodeAddress(b []byte) (address, error) {
 func createSegment(mode int, job string, rank, pid int, l layout) (*segment, address, int, error) {
 	size := l.size()
 	if mode == 0 || mode == modeMemfd {
-		fd, err := unix.MemfdCreate("mpigo-"+sanitize(job)+"-"+strconv.Itoa(rank), unix.MFD_CLOEXEC)
+		fd, err := unix.MemfdCreate(Name(job, strconv.Itoa(rank)), unix.MFD_CLOEXEC)
 		if err == nil {
 			seg, err := mapFd(fd, size)
 			if err == nil {
