@@ -34,7 +34,7 @@ var (
 	// KeyTagUB is the largest tag (an int).
 	KeyTagUB = &Keyval{id: -1, fixed: func() any { return TagUB }}
 	// KeyUniverseSize is the number of processes the job can hold (an int).
-	KeyUniverseSize = &Keyval{id: -2, fixed: func() any { return World.size }}
+	KeyUniverseSize = &Keyval{id: -2, fixed: func() any { return World.Size() }}
 	// KeyAppNum is this program's number in a job of several programs (an int).
 	KeyAppNum = &Keyval{id: -3, fixed: func() any { return 0 }}
 	// KeyWtimeIsGlobal says whether Wtime is synchronised across ranks (a bool).
@@ -43,11 +43,11 @@ var (
 
 // SetAttr attaches val to c under k, replacing (and deleting) any earlier value.
 func (c *Comm) SetAttr(k *Keyval, val any) error {
-	if err := c.usable("SetAttr"); err != nil {
+	if err := c.check("SetAttr"); err != nil {
 		return err
 	}
 	if k == nil || k.fixed != nil {
-		return errorf(ClassArg, "SetAttr", "keyval is nil or predefined (predefined attributes are read-only)")
+		return c.fail("SetAttr", errorf(ClassArg, "SetAttr", "keyval is nil or predefined (predefined attributes are read-only)"))
 	}
 	c.mu.Lock()
 	old, had := c.attrs[k]
@@ -57,14 +57,14 @@ func (c *Comm) SetAttr(k *Keyval, val any) error {
 	c.attrs[k] = val
 	c.mu.Unlock()
 	if had && k.delete != nil {
-		return c.handle("SetAttr", k.delete(c, k, old))
+		return c.fail("SetAttr", k.delete(c, k, old))
 	}
 	return nil
 }
 
 // Attr returns c's attribute k and whether it is set.
 func (c *Comm) Attr(k *Keyval) (any, bool) {
-	if k == nil {
+	if k == nil || c.check("Attr") != nil {
 		return nil, false
 	}
 	if k.fixed != nil {
@@ -78,15 +78,18 @@ func (c *Comm) Attr(k *Keyval) (any, bool) {
 
 // DeleteAttr removes c's attribute k, calling its delete function.
 func (c *Comm) DeleteAttr(k *Keyval) error {
+	if err := c.check("DeleteAttr"); err != nil {
+		return err
+	}
 	if k == nil || k.fixed != nil {
-		return errorf(ClassArg, "DeleteAttr", "keyval is nil or predefined")
+		return c.fail("DeleteAttr", errorf(ClassArg, "DeleteAttr", "keyval is nil or predefined"))
 	}
 	c.mu.Lock()
 	v, ok := c.attrs[k]
 	delete(c.attrs, k)
 	c.mu.Unlock()
 	if ok && k.delete != nil {
-		return c.handle("DeleteAttr", k.delete(c, k, v))
+		return c.fail("DeleteAttr", k.delete(c, k, v))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -21,14 +22,14 @@ import (
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 	const name = "ReduceBuf"
-	if err := c.usable(name); err != nil {
+	if err := c.check(name); err != nil {
 		return err
 	}
-	hasSend, hasRecv := true, c.rank == root
-	if c.remote != nil {
+	hasSend, hasRecv := true, c.Rank() == root
+	if c.IsInter() {
 		hasSend, hasRecv = root != Root && root != ProcNull, root == Root
 	}
-	return reduceBuf(name, c, send, recv, op, root, hasSend, hasRecv, false)
+	return c.fail(name, reduceBuf(name, c, send, recv, op, root, hasSend, hasRecv, false))
 }
 
 // AllreduceBuf is Allreduce over typed buffers: every rank's recv gets the combination
@@ -37,10 +38,10 @@ func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 // and be built from the same single predefined type, as for ReduceBuf.
 func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
 	const name = "AllreduceBuf"
-	if err := c.usable(name); err != nil {
+	if err := c.check(name); err != nil {
 		return err
 	}
-	return reduceBuf(name, c, send, recv, op, noRoot, true, true, true)
+	return c.fail(name, reduceBuf(name, c, send, recv, op, core.NoRoot, true, true, true))
 }
 
 // reduceArg is one Buf of a reduction, checked: its layout, its base kind and the
@@ -111,7 +112,8 @@ func reduceBuf(name string, c *Comm, send, recv Buf, op Op, root int, hasSend, h
 	if !hasSend && !hasRecv {
 		// A process of the root's group on an intercommunicator other than the root:
 		// it moves nothing, but takes its part in the call's sequence.
-		return Reduce[uint8](c, nil, nil, NoOp, root)
+		r, _ := red[uint8](name, NoOp)
+		return c.dev().Reduce(name, vec[uint8](nil), vec[uint8](nil), r, root)
 	}
 	switch kind {
 	case datatype.KindInt8:
@@ -177,11 +179,14 @@ func reducePacked[T Elem](name string, c *Comm, s, r reduceArg, op Op, root int,
 	if r.b.dt != nil {
 		out = make([]T, r.bytes/es)
 	}
-	var err error
+	rd, err := red[T](name, op)
+	if err != nil {
+		return err
+	}
 	if all {
-		err = Allreduce(c, in, out, op)
+		err = c.dev().Allreduce(name, vec(in), vec(out), rd)
 	} else {
-		err = Reduce(c, in, out, op, root)
+		err = c.dev().Reduce(name, vec(in), vec(out), rd, root)
 	}
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"errors"
 	"reflect"
 	"unsafe"
 
@@ -56,21 +55,6 @@ const (
 	DistributeCyclic = datatype.DistributeCyclic
 	DistributeDflt   = int(datatype.DefaultDarg)
 )
-
-// typeErr gives a datatype engine error its MPI class.
-func typeErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	class := ClassType
-	switch {
-	case errors.Is(err, datatype.ErrArg), errors.Is(err, datatype.ErrOverflow):
-		class = ClassArg
-	case errors.Is(err, datatype.ErrBuffer):
-		class = ClassBuffer
-	}
-	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
-}
 
 func i64s(v []int) []int64 {
 	out := make([]int64, len(v))
@@ -347,19 +331,11 @@ func (b Buf) engineBuf(op string) (p2p.Buf, error) {
 }
 
 func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
-	return c.handle(op, sendBuf0(op, c, b, dest, tag, mode))
-}
-
-func sendBuf0(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
-	w, err := c.target(op, "dest", dest, tag, false)
-	if err != nil {
-		return err
-	}
 	eb, err := b.engineBuf(op)
 	if err != nil {
-		return err
+		return c.fail(op, err)
 	}
-	return mapErr(op, eng.Send(eb, w, tag, c.ctx, mode))
+	return c.fail(op, c.dev().Send(op, eb, dest, tag, mode))
 }
 
 // SendBuf sends a typed buffer (see Typed) to dest.
@@ -374,44 +350,42 @@ func SsendBuf(c *Comm, b Buf, dest, tag int) error {
 
 // RecvBuf receives into a typed buffer.
 func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
-	w, err := c.target("Recv", "source", src, tag, true)
-	if err != nil {
-		return Status{}, err
-	}
 	eb, err := b.engineBuf("Recv")
 	if err != nil {
-		return Status{}, err
+		return Status{}, c.fail("Recv", err)
 	}
-	st, err := eng.Recv(eb, w, tag, c.ctx)
-	return c.status(st), mapErr("Recv", err)
+	var st Status
+	st.Source, st.Tag, st.bytes, err = c.dev().Recv("Recv", eb, src, tag)
+	if err != nil {
+		st.Err = err
+	}
+	return st, c.fail("Recv", err)
 }
 
 // IsendBuf starts sending a typed buffer.
 func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
-	w, err := c.target("Isend", "dest", dest, tag, false)
-	if err != nil {
-		return Request{}, err
-	}
 	eb, err := b.engineBuf("Isend")
 	if err != nil {
-		return Request{}, err
+		return Request{}, c.fail("Isend", err)
 	}
-	q, err := eng.Isend(eb, w, tag, c.ctx, p2p.Standard)
-	return Request{q: q, c: c}, mapErr("Isend", err)
+	q, err := c.dev().Isend("Isend", eb, dest, tag, p2p.Standard, false)
+	if err != nil {
+		return Request{}, c.fail("Isend", err)
+	}
+	return Request{q: q, c: c}, nil
 }
 
 // IrecvBuf starts receiving into a typed buffer.
 func IrecvBuf(c *Comm, b Buf, src, tag int) (Request, error) {
-	w, err := c.target("Irecv", "source", src, tag, true)
-	if err != nil {
-		return Request{}, err
-	}
 	eb, err := b.engineBuf("Irecv")
 	if err != nil {
-		return Request{}, err
+		return Request{}, c.fail("Irecv", err)
 	}
-	q, err := eng.Irecv(eb, w, tag, c.ctx)
-	return Request{q: q, c: c}, mapErr("Irecv", err)
+	q, err := c.dev().Irecv("Irecv", eb, src, tag, false)
+	if err != nil {
+		return Request{}, c.fail("Irecv", err)
+	}
+	return Request{q: q, c: c}, nil
 }
 
 // GetElements is the number of whole dt items a message filled, or Undefined

@@ -1,8 +1,7 @@
 package mpi
 
 import (
-	"errors"
-
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
 )
 
@@ -38,21 +37,6 @@ func comparison(c group.Comparison) Comparison {
 // GroupEmpty is the group with no members.
 var GroupEmpty = &Group{group.Empty()}
 
-// groupErr gives a group error its MPI class.
-func groupErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	class := ClassGroup
-	switch {
-	case errors.Is(err, group.ErrRank):
-		class = ClassRank
-	case errors.Is(err, group.ErrArg):
-		class = ClassArg
-	}
-	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
-}
-
 func (g *Group) inner() *group.Group {
 	if g == nil {
 		return nil
@@ -72,7 +56,7 @@ func (g *Group) Size() int { return g.inner().Size() }
 
 // Rank is the calling process's rank in g, or Undefined when it is not a member.
 func (g *Group) Rank() int {
-	r := g.inner().Rank(int32(World.rank))
+	r := g.inner().Rank(int32(core.WorldRank()))
 	if r == group.Undefined {
 		return Undefined
 	}

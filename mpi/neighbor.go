@@ -1,14 +1,15 @@
 package mpi
 
-import "github.com/mpigo/mpigo/internal/p2p"
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
 
 // Neighbourhood collectives exchange data along the edges of a communicator's process
 // topology (MPI standard 7.6): every rank sends to its destinations and receives from
 // its sources, in the topology's neighbour order. For a Cartesian grid that order is, for
 // each dimension, the -1 then the +1 neighbour; a ProcNull neighbour (a non-periodic
 // edge) sends nothing and leaves its receive block untouched.
-
-const tagNeighbor = tagManage + 200
 
 // neighborExchange posts a receive per source and a send per destination on c's
 // collective context and waits for them all. On a Cartesian grid each message's tag
@@ -20,20 +21,20 @@ func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []by
 	reqs := make([]p2p.Request, 0, len(srcs)+len(dsts))
 	fail := func(err error) error {
 		for i := range reqs {
-			eng.Cancel(&reqs[i])
+			core.Cancel(&reqs[i])
 		}
-		eng.Waitall(reqs, nil)
-		return c.handle(op, mapErr(op, err))
+		core.Waitall(reqs, nil)
+		return c.fail(op, mapErr(op, err))
 	}
 	for i, s := range srcs {
 		if s == ProcNull {
 			continue
 		}
-		tag := tagNeighbor
+		tag := core.TagNeighbor
 		if cart {
 			tag += i
 		}
-		q, err := eng.Irecv(p2p.Bytes(recvBlock(i)), c.worldRank(s), tag, c.ctx+1)
+		q, err := c.d.IrecvInternal(recvBlock(i), s, tag)
 		if err != nil {
 			return fail(err)
 		}
@@ -43,30 +44,30 @@ func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []by
 		if d == ProcNull {
 			continue
 		}
-		tag := tagNeighbor
+		tag := core.TagNeighbor
 		if cart {
 			tag += j ^ 1 // our +1 neighbour receives us as its -1 neighbour, and back
 		}
-		q, err := eng.Isend(p2p.Bytes(sendBlock(j)), c.worldRank(d), tag, c.ctx+1, p2p.Standard)
+		q, err := c.d.IsendInternal(sendBlock(j), d, tag)
 		if err != nil {
 			return fail(err)
 		}
 		reqs = append(reqs, q)
 	}
-	if err := eng.Waitall(reqs, nil); err != nil {
-		return c.handle(op, mapErr(op, err))
+	if err := core.Waitall(reqs, nil); err != nil {
+		return c.fail(op, mapErr(op, err))
 	}
 	return nil
 }
 
 // neighborShape checks c has a topology and returns its in- and out-degree.
 func (c *Comm) neighborShape(op string) (in, out int, err error) {
-	if err := c.usable(op); err != nil {
+	if err := c.check(op); err != nil {
 		return 0, 0, err
 	}
 	srcs, dsts, ok := c.neighbors()
 	if !ok {
-		return 0, 0, c.handle(op, errorf(ClassTopology, op,
+		return 0, 0, c.fail(op, errorf(ClassTopology, op,
 			"communicator %q has no process topology (make one with CartCreate, GraphCreate or DistGraphCreate)", c.Name()))
 	}
 	return len(srcs), len(dsts), nil
@@ -96,7 +97,7 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 	}
 	n := len(send)
 	if len(recv) < n*in {
-		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+		return c.fail(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
 	}
 	sb, rb := asBytes(send), asBytes(recv)
 	bs := n * esize[T]()
@@ -112,7 +113,7 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 		return err
 	}
 	if err := checkBlocks(op, "recv", counts, displs, in, len(recv)); err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
 	return c.neighborExchange(op, func(int) []byte { return sb },
@@ -131,11 +132,11 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 		return c.neighborExchange(op, nil, func(int) []byte { return nil })
 	}
 	if len(send)%out != 0 {
-		return c.handle(op, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out))
+		return c.fail(op, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out))
 	}
 	n := len(send) / out
 	if len(recv) < n*in {
-		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+		return c.fail(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
 	}
 	sb, rb := asBytes(send), asBytes(recv)
 	bs := n * esize[T]()
@@ -152,10 +153,10 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 		return err
 	}
 	if err := checkBlocks(op, "send", scounts, sdispls, out, len(send)); err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	if err := checkBlocks(op, "recv", rcounts, rdispls, in, len(recv)); err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
 	return c.neighborExchange(op, func(j int) []byte { return sb[sdispls[j]*es : (sdispls[j]+scounts[j])*es] },
@@ -177,34 +178,34 @@ func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, styp
 	}
 	smem, err := rawBytes(op, "send", send)
 	if err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	rmem, err := rawBytes(op, "recv", recv)
 	if err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
-	ws, err := checkW(op, "s", out, smem, scounts, sdispls, stypes)
+	ws, err := core.CheckW(op, "s", out, smem, scounts, sdispls, types(stypes))
 	if err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
-	wr, err := checkW(op, "r", in, rmem, rcounts, rdispls, rtypes)
+	wr, err := core.CheckW(op, "r", in, rmem, rcounts, rdispls, types(rtypes))
 	if err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	scratch := func(n int) []byte { return make([]byte, n) }
 	sends, recvs := make([][]byte, out), make([][]byte, in)
 	unpack := make([]bool, in)
 	for j := range sends {
-		b, packed := ws.block(scratch, j, true)
+		b, packed := ws.Block(scratch, j, true)
 		if packed {
-			if err := ws.pack(op, j, b); err != nil {
-				return c.handle(op, err)
+			if err := ws.Pack(op, j, b); err != nil {
+				return c.fail(op, err)
 			}
 		}
 		sends[j] = b
 	}
 	for i := range recvs {
-		recvs[i], unpack[i] = wr.block(scratch, i, true)
+		recvs[i], unpack[i] = wr.Block(scratch, i, true)
 	}
 	if err := c.neighborExchange(op, func(j int) []byte { return sends[j] }, func(i int) []byte { return recvs[i] }); err != nil {
 		return err
@@ -212,48 +213,43 @@ func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, styp
 	srcs, _, _ := c.neighbors()
 	for i, s := range srcs {
 		if unpack[i] && s != ProcNull {
-			if err := wr.unpack(op, i, recvs[i]); err != nil {
-				return c.handle(op, err)
+			if err := wr.Unpack(op, i, recvs[i]); err != nil {
+				return c.fail(op, err)
 			}
 		}
 	}
 	return nil
 }
 
-// background runs a blocking collective in a goroutine of its own, as the nonblocking
-// form's request.
-func (c *Comm) background(op string, f func() error) (Request, error) {
-	if err := c.usable(op); err != nil {
+// background runs a blocking neighbourhood collective in a goroutine of its own, as
+// the nonblocking form's request. f runs on a view of c without its error handler:
+// the error reaches c's handler once, when the request is waited for or tested.
+func (c *Comm) background(op string, f func(c *Comm) error) (Request, error) {
+	if err := c.check(op); err != nil {
 		return Request{}, err
 	}
-	o := &bgOp{name: op, done: make(chan struct{})}
-	eng.Concurrent() // the goroutine calls the engine beside the caller
-	go func() {
-		defer close(o.done)
-		o.err = f()
-	}()
-	o.box.op = o
-	return Request{c: c, x: &o.box}, nil
+	quiet := &Comm{d: c.d, topo: c.topo}
+	return Request{c: c, x: core.Go(op, func() error { return f(quiet) })}, nil
 }
 
 // IneighborAllgather is the nonblocking NeighborAllgather.
 func IneighborAllgather[T Elem](c *Comm, send, recv []T) (Request, error) {
-	return c.background("IneighborAllgather", func() error { return NeighborAllgather(c, send, recv) })
+	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgather(c, send, recv) })
 }
 
 // IneighborAllgatherv is the nonblocking NeighborAllgatherv.
 func IneighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
-	return c.background("IneighborAllgatherv", func() error { return NeighborAllgatherv(c, send, recv, counts, displs) })
+	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgatherv(c, send, recv, counts, displs) })
 }
 
 // IneighborAlltoall is the nonblocking NeighborAlltoall.
 func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
-	return c.background("IneighborAlltoall", func() error { return NeighborAlltoall(c, send, recv) })
+	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoall(c, send, recv) })
 }
 
 // IneighborAlltoallv is the nonblocking NeighborAlltoallv.
 func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
-	return c.background("IneighborAlltoallv", func() error {
+	return c.background("IneighborAlltoallv", func(c *Comm) error {
 		return NeighborAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
@@ -261,7 +257,7 @@ func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv 
 // IneighborAlltoallw is the nonblocking NeighborAlltoallw. Until the request
 // completes, send and recv belong to MPI.
 func IneighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
-	return c.background("IneighborAlltoallw", func() error {
+	return c.background("IneighborAlltoallw", func(c *Comm) error {
 		return NeighborAlltoallw(c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }

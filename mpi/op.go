@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 )
 
 // Op is a reduction operation for Reduce, Allreduce, Scan and their kin. The
@@ -206,4 +207,23 @@ func init() {
 	reg[bool](opLxor, lxorBool)
 	reg[bool](opReplace, replaceB)
 	reg[bool](opNoOp, noopB)
+}
+
+// red is op over T as the device runs it, or an MPI_ERR_OP error naming the op and the
+// type it is not defined on.
+func red[T Elem](name string, o Op) (core.Red, error) {
+	k, err := kernel[T](name, o)
+	if err != nil {
+		return core.Red{}, err
+	}
+	pair := (o.code == opMaxloc || o.code == opMinloc) && o.user == nil
+	unit := esize[T]()
+	if pair {
+		unit *= 2
+	}
+	r := core.Red{K: k, Unit: unit, Pair: pair, Code: uint64(o.code), Name: opNames[o.code]}
+	if o.user != nil {
+		r.User, r.Code, r.Name = true, 1<<32, "a user op"
+	}
+	return r, nil
 }

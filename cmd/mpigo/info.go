@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/topo"
 	"github.com/mpigo/mpigo/mpi"
@@ -85,7 +86,7 @@ func probe() int {
 	// A first message makes the connection, so the endpoint reports its real models.
 	if mpi.World.Rank() == 0 {
 		mpi.Send(mpi.World, []byte{1}, 1, 0)
-		info, err := mpi.TransportInfo(1)
+		info, err := core.TransportInfo(1)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

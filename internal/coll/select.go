@@ -38,13 +38,54 @@ var (
 		"verify before each collective that every rank called the same one with matching sizes and root (costs an extra exchange)")
 )
 
+// Algo names a collective algorithm, as the coll_* settings spell it.
+type Algo uint8
+
+const (
+	Auto              Algo = iota // chosen by message and communicator size
+	Binomial                      // bcast: binomial tree
+	ScatterRing                   // bcast: binomial scatter, then ring allgather (van de Geijn)
+	Pipeline                      // bcast: segmented chain
+	RecursiveDoubling             // allreduce
+	Rabenseifner                  // allreduce: reduce-scatter by halving, allgather by doubling
+	Ring                          // allreduce, allgather
+	Bruck                         // allgather
+	Linear                        // alltoall: every message posted at once
+	Pairwise                      // alltoall: n-1 exchange rounds
+)
+
+var algoNames = [...]string{"auto", "binomial", "scatter_ring", "pipeline", "recursive_doubling", "rabenseifner", "ring", "bruck", "linear", "pairwise"}
+
+func (a Algo) String() string {
+	if int(a) < len(algoNames) {
+		return algoNames[a]
+	}
+	return fmt.Sprintf("algorithm %d", a)
+}
+
+// Limits are the sizes at which Auto changes algorithm, in bytes (FlatMax in ranks).
+type Limits struct {
+	BcastLarge     int // bcasts of at least this many bytes on more than 2 ranks: ScatterRing
+	AllreduceLarge int // allreduces of at least this: Rabenseifner (power-of-two ranks) or Ring
+	AllgatherLarge int // allgathers of at least this in all: Ring, below it Bruck
+	AlltoallLarge  int // alltoalls of at least this per block: Pairwise
+	Segment        int // the pipelined bcast's segment
+	FlatMax        int // at most this many ranks: short calls talk to every rank directly
+	FlatBytes      int // messages of at most this may go direct
+}
+
 // Tuning is the algorithm selection in force, read once from the settings.
 type Tuning struct {
-	Bcast, Allreduce, Allgather, Alltoall                string
-	BcastLarge, AllreduceLarge, AllgatherLarge, A2ALarge int
-	Segment                                              int
-	Check                                                bool // coll_check
-	FlatMax, FlatBytes                                   int
+	Bcast, Allreduce, Allgather, Alltoall Algo
+	Limits
+	Check bool // coll_check
+}
+
+func (t *Tuning) String() string {
+	return fmt.Sprintf("bcast %v (scatter_ring from %d B, pipeline segment %d B), allreduce %v (from %d B rabenseifner/ring), "+
+		"allgather %v (ring from %d B), alltoall %v (pairwise from %d B per block), direct up to %d ranks and %d B",
+		t.Bcast, t.BcastLarge, t.Segment, t.Allreduce, t.AllreduceLarge, t.Allgather, t.AllgatherLarge,
+		t.Alltoall, t.AlltoallLarge, t.FlatMax, t.FlatBytes)
 }
 
 var (
@@ -57,32 +98,34 @@ var (
 // does not know (the default is used for it).
 func Tune() (*Tuning, error) {
 	tuneOnce.Do(func() {
-		pick := func(s config.StringSetting, ok ...string) string {
+		pick := func(s config.StringSetting, ok ...Algo) Algo {
 			v := s.Get()
-			if v == "auto" {
-				return v
+			if v == Auto.String() {
+				return Auto
 			}
 			for _, o := range ok {
-				if v == o {
-					return v
+				if v == o.String() {
+					return o
 				}
 			}
 			tuneErr = fmt.Errorf("coll: setting %s=%q: want auto or one of %v", s.Name, v, ok)
-			return "auto"
+			return Auto
 		}
 		tune = Tuning{
-			Bcast:          pick(setBcast, "binomial", "scatter_ring", "pipeline"),
-			Allreduce:      pick(setAllreduce, "recursive_doubling", "rabenseifner", "ring"),
-			Allgather:      pick(setAllgather, "bruck", "ring"),
-			Alltoall:       pick(setAlltoall, "linear", "pairwise"),
-			BcastLarge:     int(setBcastLarge.Get()),
-			AllreduceLarge: int(setAllreduceLarge.Get()),
-			AllgatherLarge: int(setAllgatherLarge.Get()),
-			A2ALarge:       int(setAlltoallLarge.Get()),
-			Segment:        max(int(setPipeSeg.Get()), 1024),
-			Check:          Check.Get(),
-			FlatMax:        int(setFlatMax.Get()),
-			FlatBytes:      int(setFlatBytes.Get()),
+			Bcast:     pick(setBcast, Binomial, ScatterRing, Pipeline),
+			Allreduce: pick(setAllreduce, RecursiveDoubling, Rabenseifner, Ring),
+			Allgather: pick(setAllgather, Bruck, Ring),
+			Alltoall:  pick(setAlltoall, Linear, Pairwise),
+			Limits: Limits{
+				BcastLarge:     int(setBcastLarge.Get()),
+				AllreduceLarge: int(setAllreduceLarge.Get()),
+				AllgatherLarge: int(setAllgatherLarge.Get()),
+				AlltoallLarge:  int(setAlltoallLarge.Get()),
+				Segment:        max(int(setPipeSeg.Get()), 1024),
+				FlatMax:        int(setFlatMax.Get()),
+				FlatBytes:      int(setFlatBytes.Get()),
+			},
+			Check: Check.Get(),
 		}
 	})
 	return &tune, tuneErr

@@ -596,3 +596,7 @@ func (t *Transport) Describe() string {
 	return fmt.Sprintf("shm: %s, %d local ranks, %d cells + %d KiB ring per pair, fragments of %d KiB, eager up to %d B, %s",
 		backing, t.seg.l.localSize, t.opts.Cells, t.opts.RingSize>>10, t.opts.MaxFragment>>10, t.opts.EagerLimit, cma)
 }
+
+// SharedMemory says that the peers this transport reaches share memory with this
+// process (the node collectives' capability).
+func (t *Transport) SharedMemory() bool { return true }

@@ -1,4 +1,16 @@
-package mpi
+// Package core is mpigo's device: the untyped MPI machinery under the Go facade (package
+// mpi) and, later, the C ABI, one-sided windows and I/O. It owns the process's runtime
+// (the process manager, the transports, the point-to-point engine, the world), the
+// communicator core (context ids, the tag spaces of every context, rank translation,
+// intercommunicator addressing), the error classes, the collectives each communicator
+// chose when it was made, and the progress of nonblocking operations.
+//
+// Its API speaks bytes: a buffer is memory (a byte slice, which may view Go or C
+// memory) with an element size or a datatype of the datatype engine, as MPI's C binding
+// does. Nothing above core talks to the engine's transports, and core never calls up
+// into the facade: error handlers, attributes with Go values and argument checks that
+// need Go types belong to the layer that owns the handle.
+package core
 
 import (
 	"fmt"
@@ -41,7 +53,7 @@ func shareCPUs(localSize int) error {
 	default:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return errorf(ClassArg, "Init", "setting gomaxprocs=%q: want auto, keep or a positive number", v)
+			return Errorf(ClassArg, "Init", "setting gomaxprocs=%q: want auto, keep or a positive number", v)
 		}
 		runtime.GOMAXPROCS(n)
 	}
@@ -57,9 +69,6 @@ var (
 // in the wire-up, one fence exchanges them, and connections are then made lazily, on
 // the first message to a peer.
 func startWorld(c pm.Client) error {
-	if err := setupWorldComms(c.Rank(), c.Size()); err != nil {
-		return &Error{Class: ClassIntern, Op: "Init", Msg: "the world group", Err: err}
-	}
 	if err := shareCPUs(c.LocalSize()); err != nil {
 		return err
 	}
@@ -82,7 +91,7 @@ func startWorld(c pm.Client) error {
 			return &Error{Class: ClassOther, Op: "Init", Msg: "binding to a core", Err: err}
 		}
 	default:
-		return errorf(ClassArg, "Init", "setting bind_to=%q: want none, core or auto", b)
+		return Errorf(ClassArg, "Init", "setting bind_to=%q: want none, core or auto", b)
 	}
 	want := map[string]bool{}
 	for _, t := range strings.Split(setTransports.Get(), ",") {
@@ -91,7 +100,7 @@ func startWorld(c pm.Client) error {
 			want[t] = true
 		case "":
 		default:
-			return errorf(ClassArg, "Init", "setting transports: unknown transport %q (want self, shm or tcp)", t)
+			return Errorf(ClassArg, "Init", "setting transports: unknown transport %q (want self, shm or tcp)", t)
 		}
 	}
 	fail := func(what string, err error) error {

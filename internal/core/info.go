@@ -1,4 +1,4 @@
-package mpi
+package core
 
 import (
 	"fmt"
@@ -11,9 +11,10 @@ type describer interface{ Describe() string }
 
 // TransportInfo describes the transports this rank uses and, for up to max peers, the
 // protocol each message size takes to them and why (the cost model of each range), as
-// UCX_PROTO_INFO does. `mpigo info` prints it from a two-rank probe job.
+// UCX_PROTO_INFO does; then World's collective table. `mpigo info` prints it from a
+// two-rank probe job.
 func TransportInfo(max int) (string, error) {
-	if err := ready("TransportInfo"); err != nil {
+	if err := Ready("TransportInfo"); err != nil {
 		return "", err
 	}
 	var b strings.Builder
@@ -31,10 +32,11 @@ func TransportInfo(max int) (string, error) {
 		}
 		tab, err := eng.Protocols(r)
 		if err != nil {
-			return "", mapErr("TransportInfo", err)
+			return "", MapErr("TransportInfo", err)
 		}
 		b.WriteString(tab.String())
 		shown++
 	}
+	b.WriteString(World.CollTable())
 	return b.String(), nil
 }
