@@ -77,8 +77,10 @@ func (c *Comm) check(op string) error {
 	return nil
 }
 
-func (c *Comm) raise(op string, err error) error {
-	err = core.MapErr(op, err)
+func (c *Comm) raise(op string, err error) error { return c.invoke(op, core.MapErr(op, err)) }
+
+// invoke runs the handler of c (of Self, for a nil communicator) on err and returns err.
+func (c *Comm) invoke(op string, err error) error {
 	at := c
 	if c == nil || c.d == nil {
 		at = Self
@@ -106,4 +108,10 @@ func (c *Comm) raise(op string, err error) error {
 }
 
 // CallErrHandler invokes c's handler on err, as MPI_Comm_call_errhandler does.
-func (c *Comm) CallErrHandler(err error) error { return c.fail("CallErrHandler", err) }
+// The error is passed as it is, not given a class.
+func (c *Comm) CallErrHandler(err error) error {
+	if err == nil {
+		return nil
+	}
+	return c.invoke("CallErrHandler", err)
+}

@@ -302,7 +302,12 @@ var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 // WaitContext is Wait that gives up when ctx is done; r stays pending then.
 func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 	if r.x != nil {
-		return Status{}, errorf(ClassRequest, "Wait", "WaitContext takes point-to-point requests; wait for a collective with Wait")
+		err := r.x.WaitContext(ctx)
+		if err == ctx.Err() && err != nil {
+			return Status{}, r.c.fail("Wait", err) // still pending
+		}
+		r.x = nil
+		return emptyStatus, r.c.fail("Wait", err)
 	}
 	st, err := core.WaitCtx(ctx, &r.q)
 	return r.c.status(st), r.c.fail("Wait", mapErr("Wait", err))

@@ -70,11 +70,16 @@ func (e *Error) Error() string {
 		return "mpi: " + e.Class.String()
 	}
 	s := "mpi: " + e.Op
+	sep := ": "
+	if e.Op == "" {
+		sep = ""
+	}
 	if e.Msg != "" {
-		s += ": " + e.Msg
+		s += sep + e.Msg
+		sep = ": "
 	}
 	if e.Err != nil {
-		s += ": " + e.Err.Error()
+		s += sep + e.Err.Error()
 	}
 	return s
 }

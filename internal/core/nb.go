@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
@@ -27,6 +28,7 @@ type Pending struct {
 type pendingOp interface {
 	test() (bool, error)
 	wait() error
+	doneCh() <-chan struct{}
 }
 
 // Test reports whether p has completed, and its error if so.
@@ -35,6 +37,23 @@ func (p *Pending) Test() (bool, error) {
 		return true, nil
 	}
 	return p.op.test()
+}
+
+// WaitContext is Wait that gives up when ctx is done, with ctx's error; p stays
+// pending then.
+func (p *Pending) WaitContext(ctx context.Context) error {
+	if p == nil || p.op == nil {
+		return nil
+	}
+	if ok, err := p.op.test(); ok {
+		return err
+	}
+	select {
+	case <-p.op.doneCh():
+		return p.op.wait()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Wait waits for p to complete and returns its error.
@@ -167,6 +186,8 @@ func (x *collOp) test() (bool, error) {
 	return true, MapErr(x.name, x.err)
 }
 
+func (x *collOp) doneCh() <-chan struct{} { return x.ch }
+
 func (x *collOp) wait() error {
 	nbColl.mu.Lock()
 	progressColl()
@@ -179,10 +200,10 @@ func (x *collOp) wait() error {
 // nonblocking neighbourhood collectives): the engine takes its lock from now on, since
 // f calls it beside the caller.
 func Go(op string, f func() error) *Pending {
-	o := &bgOp{done: make(chan struct{})}
+	o := &bgOp{ch: make(chan struct{})}
 	eng.Concurrent()
 	go func() {
-		defer close(o.done)
+		defer close(o.ch)
 		o.err = f()
 	}()
 	o.box.op = o
@@ -191,21 +212,23 @@ func Go(op string, f func() error) *Pending {
 
 // bgOp is an operation running in a goroutine of its own.
 type bgOp struct {
-	done chan struct{}
-	err  error
-	box  Pending
+	ch  chan struct{}
+	err error
+	box Pending
 }
 
 func (o *bgOp) test() (bool, error) {
 	select {
-	case <-o.done:
+	case <-o.ch:
 		return true, o.err
 	default:
 		return false, nil
 	}
 }
 
+func (o *bgOp) doneCh() <-chan struct{} { return o.ch }
+
 func (o *bgOp) wait() error {
-	<-o.done
+	<-o.ch
 	return o.err
 }
