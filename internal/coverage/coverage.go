@@ -150,6 +150,7 @@ func ReadAPI(dir string) (API, error) {
 		return nil, err
 	}
 	api := API{}
+	aliases := map[string][2]string{} // exported alias -> (package name, type) it stands for
 	fset := token.NewFileSet()
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
@@ -160,6 +161,17 @@ func ReadAPI(dir string) (API, error) {
 			return nil, err
 		}
 		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+				for _, sp := range gd.Specs {
+					ts := sp.(*ast.TypeSpec)
+					if se, ok := ts.Type.(*ast.SelectorExpr); ok && ts.Assign.IsValid() && ts.Name.IsExported() {
+						if pk, ok := se.X.(*ast.Ident); ok {
+							aliases[ts.Name.Name] = [2]string{pk.Name, se.Sel.Name}
+						}
+					}
+				}
+				continue
+			}
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || !fd.Name.IsExported() {
 				continue
@@ -191,6 +203,19 @@ func ReadAPI(dir string) (API, error) {
 	}
 	if len(api) == 0 {
 		return nil, fmt.Errorf("no exported functions in %s", dir)
+	}
+	// An alias of another package's type (mpi's Error is internal/core's) has that
+	// type's methods.
+	for name, to := range aliases {
+		other, err := ReadAPI(filepath.Join(dir, "..", "internal", to[0]))
+		if err != nil {
+			continue // not one of the module's internal packages
+		}
+		for key := range other {
+			if t, m, ok := strings.Cut(key, "."); ok && t == to[1] {
+				api[name+"."+m] = strings.Replace(other[key], to[1], name, 1)
+			}
+		}
 	}
 	return api, nil
 }
