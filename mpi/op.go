@@ -3,7 +3,6 @@ package mpi
 import (
 	"reflect"
 
-	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/core"
 )
 
@@ -65,7 +64,7 @@ var (
 
 type userOp struct {
 	typ     reflect.Type
-	fn      coll.Kernel
+	fn      core.Kernel
 	commute bool
 }
 
@@ -102,26 +101,26 @@ func (o *Op) Free() { *o = Op{} }
 
 // kernel returns op's reduction over T as bytes, or an MPI_ERR_OP error naming the op
 // and the type it is not defined on.
-func kernel[T Elem](opName string, o Op) (coll.Op, error) {
+func kernel[T Elem](opName string, o Op) (core.ReduceOp, error) {
 	t := reflect.TypeFor[T]()
 	if o.user != nil {
 		if o.user.typ != t {
-			return coll.Op{}, errorf(ClassOp, opName, "op made by OpCreate for %v used on %v", o.user.typ, t)
+			return core.ReduceOp{}, errorf(ClassOp, opName, "op made by OpCreate for %v used on %v", o.user.typ, t)
 		}
-		return coll.Op{Fn: o.user.fn, Commute: o.user.commute}, nil
+		return core.ReduceOp{Fn: o.user.fn, Commute: o.user.commute}, nil
 	}
 	if o.code == opNone || o.code >= numOps {
-		return coll.Op{}, errorf(ClassOp, opName, "op is the zero Op (use Sum, Max, ... or OpCreate)")
+		return core.ReduceOp{}, errorf(ClassOp, opName, "op is the zero Op (use Sum, Max, ... or OpCreate)")
 	}
 	k := t.Kind()
-	var fn coll.Kernel
+	var fn core.Kernel
 	if int(k) < len(kernels[o.code]) {
 		fn = kernels[o.code][k]
 	}
 	if fn == nil {
-		return coll.Op{}, errorf(ClassOp, opName, "op %v is not defined on %v (%s)", o, t, opRule[o.code])
+		return core.ReduceOp{}, errorf(ClassOp, opName, "op %v is not defined on %v (%s)", o, t, opRule[o.code])
 	}
-	return coll.Op{Fn: fn, Commute: o.Commutative()}, nil
+	return core.ReduceOp{Fn: fn, Commute: o.Commutative()}, nil
 }
 
 var opRule = [numOps]string{
@@ -149,9 +148,9 @@ func ReduceLocal[T Elem](in, inout []T, op Op) error {
 }
 
 // kernels[op][kind] is op's byte kernel for element kind, nil where op is not defined.
-var kernels [numOps][reflect.UnsafePointer + 1]coll.Kernel
+var kernels [numOps][reflect.UnsafePointer + 1]core.Kernel
 
-func reg[T Elem](o opCode, fn coll.Kernel) {
+func reg[T Elem](o opCode, fn core.Kernel) {
 	kernels[o][reflect.TypeFor[T]().Kind()] = fn
 }
 

@@ -62,7 +62,7 @@ func (k *conn) Size() int { return k.size }
 
 func (k *conn) Isend(b []byte, dest, tag int) (coll.Req, error) {
 	q, err := eng.Isend(p2p.Bytes(b), k.world(dest), tag, k.ctx, p2p.Standard)
-	return coll.Req{Q: q}, err
+	return collReq(q), err
 }
 
 func (k *conn) Send(b []byte, dest, tag int) error {
@@ -76,18 +76,37 @@ func (k *conn) Recv(b []byte, src, tag int) error {
 
 func (k *conn) Irecv(b []byte, src, tag int) (coll.Req, error) {
 	q, err := eng.Irecv(p2p.Bytes(b), k.world(src), tag, k.ctx)
-	return coll.Req{Q: q}, err
+	return collReq(q), err
 }
 
 func (k *conn) Wait(q *coll.Req) error {
-	_, err := eng.Wait(&q.Q)
+	r := engReq(*q)
+	_, err := eng.Wait(&r)
+	*q = collReq(r)
 	return err
 }
 
 func (k *conn) Test(q *coll.Req) (bool, error) {
-	_, ok, err := eng.Test(&q.Q)
+	r := engReq(*q)
+	_, ok, err := eng.Test(&r)
+	*q = collReq(r)
 	return ok, err
 }
+
+// EagerMax is the largest message a blocking send of which returns before its
+// receiver comes: SmallSend, unless a rendezvous protocol is forced for every size.
+func (k *conn) EagerMax() int { return eagerMax }
+
+// eagerMax is EagerMax's answer, fixed at Init from the engine's protocols.
+var eagerMax = coll.SmallSend
+
+// collReq and engReq carry an engine request through coll's opaque Req.
+func collReq(q p2p.Request) coll.Req {
+	p, gen := q.Handle()
+	return coll.Req{Ref: p, N: uint64(gen)}
+}
+
+func engReq(q coll.Req) p2p.Request { return p2p.RequestOf(q.Ref, uint32(q.N)) }
 
 // all is the conn over every member of k (both groups), for creation's agreements.
 func (k conn) all() *conn {

@@ -154,7 +154,7 @@ func progressLoop() {
 			y.out = true
 			mine = append(mine, y)
 			for i, q := range y.s.Pending() {
-				qs = append(qs, q.Q)
+				qs = append(qs, engReq(q))
 				backs = append(backs, lent{y, i})
 			}
 		}
@@ -166,7 +166,7 @@ func progressLoop() {
 		}
 		nbColl.mu.Lock()
 		for k, b := range backs {
-			b.x.s.Pending()[b.i].Q = qs[k]
+			b.x.s.Pending()[b.i] = collReq(qs[k])
 		}
 		for _, y := range mine {
 			y.out = false

@@ -160,7 +160,10 @@ func startWorld(c pm.Client) error {
 	if err != nil {
 		return fail("point-to-point engine", err)
 	}
-	coll.SmallSendsEager(eng.EagerUpTo(coll.SmallSend))
+	eagerMax = coll.SmallSend
+	if !eng.EagerUpTo(coll.SmallSend) {
+		eagerMax = -1
+	}
 	for r := 0; r < c.Size(); r++ {
 		if !reachable(r) {
 			return fail("transports", fmt.Errorf("no transport of %q reaches rank %d", setTransports.Get(), r))

@@ -66,3 +66,10 @@ func (r Red) unit(esz int) int {
 }
 
 func (r Red) String() string { return fmt.Sprint(r.Name) }
+
+// Kernel is a reduction over two equal-length byte buffers of whole elements:
+// inout = in ⊕ inout (in holds the lower ranks' contribution).
+type Kernel = coll.Kernel
+
+// ReduceOp is a reduction's kernel and whether it commutes.
+type ReduceOp = coll.Op

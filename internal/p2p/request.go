@@ -32,6 +32,13 @@ type Request struct {
 // IsNull reports whether q is the null request.
 func (q Request) IsNull() bool { return q.r == nil }
 
+// Handle is q as an opaque pointer and generation, for a layer that holds requests
+// without knowing the engine's type (internal/coll's Req); RequestOf turns it back.
+func (q Request) Handle() (unsafe.Pointer, uint32) { return unsafe.Pointer(q.r), q.gen }
+
+// RequestOf is the request whose Handle gave p and gen.
+func RequestOf(p unsafe.Pointer, gen uint32) Request { return Request{r: (*request)(p), gen: gen} }
+
 type reqKind uint8
 
 const (
