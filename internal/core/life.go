@@ -100,10 +100,10 @@ func connect() (pm.Client, error) {
 		return nil, err
 	}
 	if c != nil {
-		wireup.OnLauncherLost = func(err error) {
+		c.OnLost(func(err error) {
 			fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v; exiting\n", c.Rank(), err)
 			os.Exit(1)
-		}
+		})
 		if err := c.Hello(); err != nil {
 			return nil, err
 		}

@@ -76,12 +76,10 @@ func startWorld(c pm.Client) error {
 	case "none":
 	case "auto", "":
 		// Ranks that fill or outnumber the CPUs are best placed once, one (or k) to a
-		// core. Left to the scheduler, 4 ranks on 2 cores ran a Barrier at 3.8 us or at
-		// 5.5-6.5, run by run, as it happened to stack and move them (bound, 3.9-4.3);
-		// and 2 ranks on 2 CPUs were now and then started on one CPU and left there
-		// for the whole run (a Barrier at 1.9 us instead of 0.1, in 1 run of 20 or
-		// so). Only where the process may use every CPU (nobody, srun or mpiexec,
-		// bound it), and a refusal leaves it unbound.
+		// core: left to the scheduler they are stacked and moved run by run, and two
+		// ranks may stay on one CPU for a whole run (docs/BENCHMARKS.md, Binding).
+		// Only where the process may use every CPU (nobody, srun or mpiexec, bound
+		// it), and a refusal leaves it unbound.
 		m := topo.Machine()
 		if all, err := topo.Allowed(); err == nil && all.Equal(m.CPUs) && c.LocalSize() >= all.Count() {
 			_ = topo.Bind(m.CoreFor(c.LocalRank()))
