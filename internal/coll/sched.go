@@ -360,3 +360,14 @@ func putBuf(p *[]byte) {
 // them itself (the engine's Waitany over several schedules) and store them back
 // completed (null); Progress then sees them done.
 func (s *Sched) Pending() []Req { return s.reqs }
+
+// GetScratch returns a pooled buffer of at least n bytes (its length is n), for
+// callers that stage data around a schedule; PutScratch gives it back.
+func GetScratch(n int) *[]byte {
+	p := getBuf(n)
+	*p = (*p)[:n]
+	return p
+}
+
+// PutScratch returns a buffer from GetScratch to its pool.
+func PutScratch(p *[]byte) { putBuf(p) }

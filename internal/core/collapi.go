@@ -17,6 +17,10 @@ func (c *Comm) Bcast(op string, buf Vec, root int) error {
 	if err := c.Check(op); err != nil {
 		return err
 	}
+	if buf.Type != nil {
+		_, err := c.bcastTyped(op, buf, root, false)
+		return err
+	}
 	return c.coll.bcast(c, op, buf, root)
 }
 
@@ -38,6 +42,9 @@ func (c *Comm) Gather(op string, send, recv Vec, root int, nb bool) (*Pending, e
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.gatherTyped(op, send, recv, nil, nil, root, false, nb)
+	}
 	s, err := c.coll.sched.gather(c, op, send, recv, root, nb)
 	return finish(op, nb, nil, s, err)
 }
@@ -45,6 +52,9 @@ func (c *Comm) Gather(op string, send, recv Vec, root int, nb bool) (*Pending, e
 func (c *Comm) Gatherv(op string, send, recv Vec, counts, displs []int, root int, nb bool) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
+	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.gatherTyped(op, send, recv, counts, displs, root, true, nb)
 	}
 	s, err := c.coll.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
 	return finish(op, nb, nil, s, err)
@@ -54,6 +64,9 @@ func (c *Comm) Scatter(op string, send, recv Vec, root int, nb bool) (*Pending, 
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.scatterTyped(op, send, nil, nil, recv, root, false, nb)
+	}
 	s, err := c.coll.sched.scatter(c, op, send, recv, root, nb)
 	return finish(op, nb, nil, s, err)
 }
@@ -61,6 +74,9 @@ func (c *Comm) Scatter(op string, send, recv Vec, root int, nb bool) (*Pending, 
 func (c *Comm) Scatterv(op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
+	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.scatterTyped(op, send, counts, displs, recv, root, true, nb)
 	}
 	s, err := c.coll.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
 	return finish(op, nb, nil, s, err)
@@ -70,6 +86,9 @@ func (c *Comm) Allgather(op string, send, recv Vec, nb bool) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.allgatherTyped(op, send, recv, nil, nil, false, nb)
+	}
 	s, err := c.coll.sched.allgather(c, op, send, recv, nb)
 	return finish(op, nb, nil, s, err)
 }
@@ -77,6 +96,9 @@ func (c *Comm) Allgather(op string, send, recv Vec, nb bool) (*Pending, error) {
 func (c *Comm) Allgatherv(op string, send, recv Vec, counts, displs []int, nb bool) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
+	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.allgatherTyped(op, send, recv, counts, displs, true, nb)
 	}
 	s, err := c.coll.sched.allgatherv(c, op, send, recv, counts, displs, nb)
 	return finish(op, nb, nil, s, err)
@@ -86,6 +108,9 @@ func (c *Comm) Alltoall(op string, send, recv Vec, nb bool) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.alltoallTyped(op, send, nil, nil, recv, nil, nil, false, nb)
+	}
 	s, err := c.coll.sched.alltoall(c, op, send, recv, nb)
 	return finish(op, nb, nil, s, err)
 }
@@ -93,6 +118,9 @@ func (c *Comm) Alltoall(op string, send, recv Vec, nb bool) (*Pending, error) {
 func (c *Comm) Alltoallv(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
+	}
+	if typed(role{v: &send}, role{v: &recv}) {
+		return c.alltoallTyped(op, send, scounts, sdispls, recv, rcounts, rdispls, true, nb)
 	}
 	s, err := c.coll.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
 	return finish(op, nb, nil, s, err)
@@ -137,6 +165,9 @@ func (c *Comm) Ibarrier(op string) (*Pending, error) {
 func (c *Comm) Ibcast(op string, buf Vec, root int) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
+	}
+	if typed(role{v: &buf}) {
+		return c.bcastTyped(op, buf, root, true)
 	}
 	s, err := c.coll.sched.bcast(c, op, buf, root, true)
 	return finish(op, true, nil, s, err)

@@ -4,15 +4,31 @@ import (
 	"fmt"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/datatype"
 )
 
 // Vec is a collective's buffer: contiguous elements of Esz bytes each in B (whose
 // length is a whole number of them), or the in-place marker (MPI_IN_PLACE), which
 // says that the input is where the collective documents it to be in the other buffer.
+//
+// With a Type, the buffer is Count items of that datatype laid out from the start of B
+// (MPI's buf, count, datatype); the entry points lay it out as contiguous items of the
+// type's size before the builders see it (typed.go).
 type Vec struct {
 	B       []byte
 	Esz     int
 	InPlace bool
+	Type    *datatype.Type
+	Count   int
+}
+
+// TypedVec is count items of dt laid out from the start of mem.
+func TypedVec(mem []byte, count int, dt *datatype.Type) Vec {
+	v := Vec{B: mem, Count: count, Type: dt}
+	if dt != nil {
+		v.Esz = int(dt.Size())
+	}
+	return v
 }
 
 // InPlaceVec is the in-place marker of a collective whose elements are esz bytes.
@@ -20,6 +36,9 @@ func InPlaceVec(esz int) Vec { return Vec{Esz: esz, InPlace: true} }
 
 // N is the number of elements in v.
 func (v Vec) N() int {
+	if v.Type != nil {
+		return v.Count
+	}
 	if v.Esz <= 0 {
 		return len(v.B)
 	}

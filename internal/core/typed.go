@@ -1,0 +1,352 @@
+package core
+
+import (
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// Collectives on buffers described by datatypes (a Vec with a Type). The builders
+// take contiguous elements, so an entry point first lays each typed buffer out: a
+// contiguous type is its own memory, sliced, with the type's size as the element
+// size; another type gets pooled scratch of its packed items, packed from the user's
+// memory where the buffer holds input on this process, and unpacked back once the
+// collective has succeeded where it holds output. The counts and displacements of
+// the v forms count items, so they index the scratch as they index the layout, and
+// only their blocks are packed and unpacked. A nonblocking call unpacks when its
+// request completes.
+
+// role is what a buffer is on this process in one call.
+type role struct {
+	v              *Vec
+	in, out        bool
+	counts, displs []int // the v forms' blocks (nil: all Count items)
+}
+
+// output is a typed buffer to unpack once the call has succeeded.
+type output struct {
+	t              *datatype.Type
+	mem, packed    []byte
+	items          int
+	counts, displs []int
+}
+
+// staged is the typed buffers of one call, laid out.
+type staged struct {
+	op      string
+	outs    []output
+	scratch []*[]byte
+}
+
+// typed reports whether any buffer of rs needs laying out.
+func typed(rs ...role) bool {
+	for _, r := range rs {
+		if r.v.Type != nil && !r.v.InPlace {
+			return true
+		}
+	}
+	return false
+}
+
+// stage lays out every typed buffer of rs in place (each rs[i].v is replaced by its
+// contiguous form).
+func stage(op string, rs ...role) (*staged, error) {
+	st := &staged{op: op}
+	for _, r := range rs {
+		if r.v.Type == nil || r.v.InPlace {
+			continue
+		}
+		if err := st.lay(r); err != nil {
+			st.release()
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+func (st *staged) lay(r role) error {
+	t, mem := r.v.Type, r.v.B
+	if !t.IsCommitted() {
+		return Errorf(ClassType, st.op, "datatype %s is not committed (call Commit)", t.Name())
+	}
+	if r.v.Count < 0 {
+		return Errorf(ClassCount, st.op, "count %d is negative", r.v.Count)
+	}
+	items := r.v.Count
+	if r.counts != nil {
+		items = blocksEnd(r.counts, r.displs)
+	}
+	lo, hi, err := t.Span(int64(items))
+	if err != nil {
+		return TypeErr(st.op, err)
+	}
+	if lo < 0 || hi > int64(len(mem)) {
+		return Errorf(ClassBuffer, st.op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(mem))
+	}
+	size := int(t.Size())
+	if off, n, ok := t.ContiguousSpan(int64(items)); ok {
+		*r.v = Vec{B: mem[off : off+n], Esz: size}
+		return nil
+	}
+	p := coll.GetScratch(items * size)
+	st.scratch = append(st.scratch, p)
+	packed := *p
+	if r.in {
+		err := eachBlock(items, r.counts, r.displs, func(at, n int) error {
+			_, err := t.PackAt(packed[at*size:], mem, int64(at)*t.Extent(), int64(n))
+			return err
+		})
+		if err != nil {
+			return TypeErr(st.op, err)
+		}
+	}
+	if r.out {
+		st.outs = append(st.outs, output{t: t, mem: mem, packed: packed, items: items, counts: r.counts, displs: r.displs})
+	}
+	*r.v = Vec{B: packed, Esz: size}
+	return nil
+}
+
+// done ends a blocking call: on success it unpacks the outputs; it releases the
+// scratch either way.
+func (st *staged) done(err error) error {
+	if err == nil {
+		err = st.unpack()
+	}
+	st.release()
+	return err
+}
+
+func (st *staged) unpack() error {
+	for _, o := range st.outs {
+		size := int(o.t.Size())
+		err := eachBlock(o.items, o.counts, o.displs, func(at, n int) error {
+			_, err := o.t.UnpackAt(o.mem, int64(at)*o.t.Extent(), o.packed[at*size:], int64(n))
+			return err
+		})
+		if err != nil {
+			return TypeErr(st.op, err)
+		}
+	}
+	return nil
+}
+
+func (st *staged) release() {
+	for _, p := range st.scratch {
+		coll.PutScratch(p)
+	}
+	st.scratch, st.outs = nil, nil
+}
+
+// finish ends a call of either form: a blocking one (p nil) now, a nonblocking one
+// when its request completes.
+func (st *staged) finish(p *Pending, err error) (*Pending, error) {
+	if err != nil || p == nil {
+		return nil, st.done(err)
+	}
+	return &Pending{op: &thenOp{p: p, st: st}}, nil
+}
+
+// thenOp is a nonblocking collective whose typed outputs are unpacked once it
+// completes, by whichever of Test and Wait sees that first.
+type thenOp struct {
+	p    *Pending
+	st   *staged
+	once sync.Once
+	err  error
+}
+
+func (o *thenOp) end(err error) error {
+	o.once.Do(func() { o.err = o.st.done(err) })
+	return o.err
+}
+
+func (o *thenOp) test() (bool, error) {
+	ok, err := o.p.Test()
+	if !ok {
+		return false, nil
+	}
+	return true, o.end(err)
+}
+
+func (o *thenOp) wait() error             { return o.end(o.p.Wait()) }
+func (o *thenOp) doneCh() <-chan struct{} { return o.p.op.doneCh() }
+
+// eachBlock calls f with each block (first item, items): the counts and
+// displacements, or all items.
+func eachBlock(items int, counts, displs []int, f func(at, n int) error) error {
+	if counts == nil {
+		return f(0, items)
+	}
+	for i, n := range counts {
+		if n > 0 {
+			if err := f(displs[i], n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// blocksEnd is the item just past the last block.
+func blocksEnd(counts, displs []int) int {
+	end := 0
+	for i := range counts {
+		if i < len(displs) && counts[i] > 0 {
+			end = max(end, displs[i]+counts[i])
+		}
+	}
+	return end
+}
+
+// bytesOfVec makes a laid-out buffer plain bytes: collectives on datatypes compare
+// and move type signatures, which are bytes of packed items, so a process may
+// describe its side with another type of the same signature (3 int32s against one
+// contiguous type of 3 int32s).
+func bytesOfVec(v *Vec) {
+	if !v.InPlace {
+		v.Esz = 1
+	}
+}
+
+// scaled is counts (or displacements) in items of size bytes, as bytes.
+func scaled(v []int, size int) []int {
+	if v == nil {
+		return nil
+	}
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = x * size
+	}
+	return out
+}
+
+// typeSize is v's item size, for scaling its counts (0 when v is not typed).
+func typeSize(v Vec) int {
+	if v.Type == nil {
+		return 0
+	}
+	return int(v.Type.Size())
+}
+
+// rootOf reports whether this process is a rooted collective's root and whether it
+// exchanges data at all (the root's group's other processes on an intercommunicator
+// do not).
+func (c *Comm) rootOf(root int) (isRoot, takesPart bool) {
+	if c.remote != nil {
+		return root == Root, root == Root || root >= 0
+	}
+	return c.rank == root, true
+}
+
+// typedColl runs call on the laid-out buffers of rs and finishes the call.
+func typedColl(op string, rs []role, call func() (*Pending, error)) (*Pending, error) {
+	st, err := stage(op, rs...)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		bytesOfVec(r.v)
+	}
+	p, err := call()
+	return st.finish(p, err)
+}
+
+func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, error) {
+	isRoot, part := c.rootOf(root)
+	rs := []role{{v: &buf, in: isRoot, out: part && !isRoot}}
+	return typedColl(op, rs, func() (*Pending, error) {
+		if nb {
+			s, err := c.coll.sched.bcast(c, op, buf, root, true)
+			return finish(op, true, nil, s, err)
+		}
+		return nil, c.coll.bcast(c, op, buf, root)
+	})
+}
+
+func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root int, v, nb bool) (*Pending, error) {
+	isRoot, part := c.rootOf(root)
+	rs := []role{{v: &send, in: part && !(isRoot && send.InPlace)}, {v: &recv, in: isRoot && send.InPlace, out: isRoot}}
+	if v {
+		rs[1].counts, rs[1].displs = counts, displs
+		if sz := typeSize(recv); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
+	}
+	return typedColl(op, rs, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
+		} else {
+			s, err = c.coll.sched.gather(c, op, send, recv, root, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}
+
+func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec, root int, v, nb bool) (*Pending, error) {
+	isRoot, part := c.rootOf(root)
+	rs := []role{{v: &send, in: isRoot}, {v: &recv, out: part && !(isRoot && recv.InPlace)}}
+	if v {
+		rs[0].counts, rs[0].displs = counts, displs
+		if sz := typeSize(send); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
+	}
+	return typedColl(op, rs, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
+		} else {
+			s, err = c.coll.sched.scatter(c, op, send, recv, root, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}
+
+func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v, nb bool) (*Pending, error) {
+	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
+	if v {
+		rs[1].counts, rs[1].displs = counts, displs
+		if sz := typeSize(recv); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
+	}
+	return typedColl(op, rs, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.allgatherv(c, op, send, recv, counts, displs, nb)
+		} else {
+			s, err = c.coll.sched.allgather(c, op, send, recv, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}
+
+func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, v, nb bool) (*Pending, error) {
+	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
+	if v {
+		rs[0].counts, rs[0].displs = scounts, sdispls
+		rs[1].counts, rs[1].displs = rcounts, rdispls
+		if sz := typeSize(send); sz > 0 {
+			scounts, sdispls = scaled(scounts, sz), scaled(sdispls, sz)
+		}
+		if sz := typeSize(recv); sz > 0 {
+			rcounts, rdispls = scaled(rcounts, sz), scaled(rdispls, sz)
+		}
+	}
+	return typedColl(op, rs, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
+		} else {
+			s, err = c.coll.sched.alltoall(c, op, send, recv, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}

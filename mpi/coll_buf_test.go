@@ -1,0 +1,248 @@
+package mpi_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// gparticle has padding (after Alive), so its datatype is not contiguous and the
+// typed collectives pack it.
+type gparticle struct {
+	X, Y  float64
+	ID    int32
+	Alive bool
+}
+
+func gparticles(n, seed int) []gparticle {
+	ps := make([]gparticle, n)
+	for i := range ps {
+		ps[i] = gparticle{X: float64(seed*100 + i), Y: -float64(i), ID: int32(seed*1000 + i), Alive: i%2 == 0}
+	}
+	return ps
+}
+
+// nb runs a typed collective's blocking form or, with nb, its nonblocking form and
+// Wait.
+func waitOr(t *testing.T, nb bool, blocking func() error, start func() (mpi.Request, error)) {
+	t.Helper()
+	if !nb {
+		must(t, blocking())
+		return
+	}
+	r, err := start()
+	must(t, err)
+	_, err = r.Wait()
+	must(t, err)
+}
+
+// TestBcastBufStructs: BcastBuf of Go structs (TypeOf) gives every rank root's values,
+// blocking and nonblocking.
+func TestBcastBufStructs(t *testing.T) {
+	job(t, 3, func(t *testing.T, rank, size int) {
+		pt, err := mpi.TypeOf[gparticle]()
+		must(t, err)
+		for _, nb := range []bool{false, true} {
+			want := gparticles(5, 7)
+			buf := make([]gparticle, 5)
+			if rank == 1 {
+				copy(buf, want)
+			}
+			b := mpi.Typed(buf, 5, pt)
+			waitOr(t, nb, func() error { return mpi.BcastBuf(mpi.World, b, 1) },
+				func() (mpi.Request, error) { return mpi.IbcastBuf(mpi.World, b, 1) })
+			if !slices.Equal(buf, want) {
+				t.Errorf("nb %v: rank %d got %v", nb, rank, buf)
+			}
+		}
+	})
+}
+
+// columnType is one column of an n×n row-major matrix of int32, resized so that
+// consecutive items are consecutive columns.
+func columnType(t *testing.T, n int) *mpi.Datatype {
+	col, err := mpi.TypeVector(n, 1, n, mpi.Int32)
+	must(t, err)
+	col, err = mpi.TypeResized(col, 0, 4)
+	must(t, err)
+	must(t, col.Commit())
+	return col
+}
+
+// TestScatterGatherColumns: root scatters the columns of a matrix, one to each rank,
+// which receives it as contiguous int32s; root gathers them back as columns, so the
+// matrix comes back transposed twice: equal.
+func TestScatterGatherColumns(t *testing.T) {
+	job(t, 4, func(t *testing.T, rank, size int) {
+		n := size
+		col := columnType(t, n)
+		for _, nb := range []bool{false, true} {
+			var m []int32
+			if rank == 0 {
+				m = make([]int32, n*n)
+				for i := range m {
+					m[i] = int32(i*3 + 1)
+				}
+			}
+			mine := make([]int32, n)
+			send, recv := mpi.Buf{}, mpi.Typed(mine, n, mpi.Int32)
+			if rank == 0 {
+				send = mpi.Typed(m, n, col)
+			}
+			waitOr(t, nb, func() error { return mpi.ScatterBuf(mpi.World, send, recv, 0) },
+				func() (mpi.Request, error) { return mpi.IscatterBuf(mpi.World, send, recv, 0) })
+			for i := range mine {
+				if want := int32((i*n+rank)*3 + 1); mine[i] != want {
+					t.Fatalf("nb %v: rank %d column element %d = %d, want %d", nb, rank, i, mine[i], want)
+				}
+			}
+			back := make([]int32, n*n)
+			gr := mpi.Buf{}
+			if rank == 0 {
+				gr = mpi.Typed(back, n, col)
+			}
+			waitOr(t, nb, func() error { return mpi.GatherBuf(mpi.World, recv, gr, 0) },
+				func() (mpi.Request, error) { return mpi.IgatherBuf(mpi.World, recv, gr, 0) })
+			if rank == 0 && !slices.Equal(back, m) {
+				t.Errorf("nb %v: gathered columns %v, want %v", nb, back, m)
+			}
+		}
+	})
+}
+
+// TestGathervScattervBufStrided: rank i contributes i+1 items of a strided vector type
+// (every other int32); root places them at displacements in a matrix of such items,
+// and scatters them back.
+func TestGathervScattervBufStrided(t *testing.T) {
+	job(t, 3, func(t *testing.T, rank, size int) {
+		every2, err := mpi.TypeVector(1, 1, 2, mpi.Int32)
+		must(t, err)
+		every2, err = mpi.TypeResized(every2, 0, 8)
+		must(t, err)
+		must(t, every2.Commit())
+		counts, displs := []int{1, 2, 3}, []int{5, 0, 2} // items, in units of the extent
+		for _, nb := range []bool{false, true} {
+			src := make([]int32, 2*(rank+1))
+			for i := range rank + 1 {
+				src[2*i], src[2*i+1] = int32(10*rank+i), -1 // odd slots are gaps, never sent
+			}
+			all := make([]int32, 2*6)
+			for i := range all {
+				all[i] = 99
+			}
+			rb := mpi.Buf{}
+			if rank == 0 {
+				rb = mpi.Typed(all, 6, every2)
+			}
+			sb := mpi.Typed(src, rank+1, every2)
+			waitOr(t, nb, func() error { return mpi.GathervBuf(mpi.World, sb, rb, counts, displs, 0) },
+				func() (mpi.Request, error) { return mpi.IgathervBuf(mpi.World, sb, rb, counts, displs, 0) })
+			if rank == 0 {
+				want := []int32{10, 99, 11, 99, 20, 99, 21, 99, 22, 99, 0, 99}
+				if !slices.Equal(all, want) {
+					t.Errorf("nb %v: gatherv %v, want %v", nb, all, want)
+				}
+			}
+			got := make([]int32, rank+1)
+			gb := mpi.Typed(got, rank+1, mpi.Int32)
+			waitOr(t, nb, func() error { return mpi.ScattervBuf(mpi.World, rb, counts, displs, gb, 0) },
+				func() (mpi.Request, error) { return mpi.IscattervBuf(mpi.World, rb, counts, displs, gb, 0) })
+			for i := range got {
+				if got[i] != int32(10*rank+i) {
+					t.Errorf("nb %v: rank %d scatterv %v", nb, rank, got)
+					break
+				}
+			}
+		}
+	})
+}
+
+// TestAllgatherAlltoallBuf: the all-to-all forms on struct and column types, checked
+// against the values each rank knows it should get.
+func TestAllgatherAlltoallBuf(t *testing.T) {
+	job(t, 3, func(t *testing.T, rank, size int) {
+		pt, err := mpi.TypeOf[gparticle]()
+		must(t, err)
+		for _, nb := range []bool{false, true} {
+			mine := gparticles(2, rank)
+			all := make([]gparticle, 2*size)
+			s, r := mpi.Typed(mine, 2, pt), mpi.Typed(all, 2*size, pt)
+			waitOr(t, nb, func() error { return mpi.AllgatherBuf(mpi.World, s, r) },
+				func() (mpi.Request, error) { return mpi.IallgatherBuf(mpi.World, s, r) })
+			for q := range size {
+				if !slices.Equal(all[2*q:2*q+2], gparticles(2, q)) {
+					t.Errorf("nb %v: allgather block %d = %v", nb, q, all[2*q:2*q+2])
+				}
+			}
+			// Allgatherv with rank q's 1 gparticle at item 2q+1 (and gaps).
+			allv := make([]gparticle, 2*size)
+			counts, displs := []int{1, 1, 1}, []int{1, 3, 5}
+			rv := mpi.Typed(allv, 2*size, pt)
+			one := mpi.Typed(mine, 1, pt)
+			waitOr(t, nb, func() error { return mpi.AllgathervBuf(mpi.World, one, rv, counts, displs) },
+				func() (mpi.Request, error) { return mpi.IallgathervBuf(mpi.World, one, rv, counts, displs) })
+			for q := range size {
+				if allv[2*q+1] != gparticles(1, q)[0] || allv[2*q] != (gparticle{}) {
+					t.Errorf("nb %v: allgatherv at %d: %v", nb, q, allv[2*q:2*q+2])
+				}
+			}
+			// Alltoall: block q (one gparticle) to rank q.
+			out := gparticles(size, rank)
+			in := make([]gparticle, size)
+			so, ri := mpi.Typed(out, size, pt), mpi.Typed(in, size, pt)
+			waitOr(t, nb, func() error { return mpi.AlltoallBuf(mpi.World, so, ri) },
+				func() (mpi.Request, error) { return mpi.IalltoallBuf(mpi.World, so, ri) })
+			for q := range size {
+				if in[q] != gparticles(size, q)[rank] {
+					t.Errorf("nb %v: alltoall from %d: %v", nb, q, in[q])
+				}
+			}
+			// Alltoallv: rank q gets rank+1 particles... one each, reversed places.
+			ones, places := []int{1, 1, 1}, []int{2, 1, 0}
+			in2 := make([]gparticle, size)
+			ri2 := mpi.Typed(in2, size, pt)
+			waitOr(t, nb, func() error { return mpi.AlltoallvBuf(mpi.World, so, ones, []int{0, 1, 2}, ri2, ones, places) },
+				func() (mpi.Request, error) {
+					return mpi.IalltoallvBuf(mpi.World, so, ones, []int{0, 1, 2}, ri2, ones, places)
+				})
+			for q := range size {
+				if in2[places[q]] != gparticles(size, q)[rank] {
+					t.Errorf("nb %v: alltoallv from %d: %v", nb, q, in2[places[q]])
+				}
+			}
+		}
+	})
+}
+
+// TestTypedCollectiveBadInput: an uncommitted type, a buffer too short for its items
+// and a nil-type Buf are refused with the class that names the problem.
+func TestTypedCollectiveBadInput(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		raw, err := mpi.TypeVector(2, 1, 2, mpi.Int32)
+		must(t, err)
+		if err := mpi.BcastBuf(mpi.World, mpi.Typed(make([]int32, 4), 1, raw), 0); !errors.Is(err, mpi.ErrType) {
+			t.Errorf("uncommitted: %v, want ErrType", err)
+		}
+		must(t, raw.Commit())
+		if err := mpi.BcastBuf(mpi.World, mpi.Typed(make([]int32, 2), 2, raw), 0); !errors.Is(err, mpi.ErrBuffer) {
+			t.Errorf("short buffer: %v, want ErrBuffer", err)
+		}
+		if err := mpi.BcastBuf(mpi.World, mpi.Typed(make([]int32, 2), 1, nil), 0); !errors.Is(err, mpi.ErrType) {
+			t.Errorf("nil type: %v, want ErrType", err)
+		}
+		// In place at the root of a gather with a typed receive buffer.
+		all := make([]int32, 2*size)
+		all[2*rank], all[2*rank+1] = int32(rank), int32(rank)
+		send := mpi.Typed(all[2*rank:2*rank+2], 2, mpi.Int32)
+		recv := mpi.Buf{}
+		if rank == 0 {
+			send, recv = mpi.InPlaceBuf, mpi.Typed(all, 2*size, mpi.Int32)
+		}
+		must(t, mpi.GatherBuf(mpi.World, send, recv, 0))
+		if rank == 0 && !slices.Equal(all, []int32{0, 0, 1, 1}) {
+			t.Errorf("in place gather: %v", all)
+		}
+	})
+}
