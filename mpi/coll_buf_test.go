@@ -246,3 +246,66 @@ func TestTypedCollectiveBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestNeighborCollectivesBuf: the neighbourhood collectives on typed buffers, on a
+// periodic ring of 3 (neighbours: -1 then +1), blocking and nonblocking, with a
+// struct type and a strided one.
+func TestNeighborCollectivesBuf(t *testing.T) {
+	job(t, 3, func(t *testing.T, rank, size int) {
+		ring, err := mpi.World.CartCreate([]int{size}, []bool{true}, false)
+		must(t, err)
+		left, right := (rank+size-1)%size, (rank+1)%size
+		pt, err := mpi.TypeOf[gparticle]()
+		must(t, err)
+		every2, err := mpi.TypeVector(1, 1, 2, mpi.Int32)
+		must(t, err)
+		every2, err = mpi.TypeResized(every2, 0, 8)
+		must(t, err)
+		must(t, every2.Commit())
+		call := func(nb bool, blocking func() error, start func() (mpi.Request, error)) { waitOr(t, nb, blocking, start) }
+		for _, nb := range []bool{false, true} {
+			// Allgather: my 2 particles to both neighbours; 2 from each back.
+			mine := gparticles(2, rank)
+			got := make([]gparticle, 4)
+			s, r := mpi.Typed(mine, 2, pt), mpi.Typed(got, 4, pt)
+			call(nb, func() error { return mpi.NeighborAllgatherBuf(ring, s, r) },
+				func() (mpi.Request, error) { return mpi.IneighborAllgatherBuf(ring, s, r) })
+			if !slices.Equal(got[:2], gparticles(2, left)) || !slices.Equal(got[2:], gparticles(2, right)) {
+				t.Errorf("nb %v: allgather %v", nb, got)
+			}
+			// Allgatherv into strided slots: from the -1 neighbour at item 2, the +1 at 0.
+			slots := make([]int32, 2*3)
+			rv := mpi.Typed(slots, 3, every2)
+			one := mpi.Typed([]int32{int32(rank)}, 1, mpi.Int32)
+			call(nb, func() error { return mpi.NeighborAllgathervBuf(ring, one, rv, []int{1, 1}, []int{2, 0}) },
+				func() (mpi.Request, error) { return mpi.IneighborAllgathervBuf(ring, one, rv, []int{1, 1}, []int{2, 0}) })
+			if want := []int32{int32(right), 0, 0, 0, int32(left), 0}; !slices.Equal(slots, want) {
+				t.Errorf("nb %v: allgatherv %v, want %v", nb, slots, want)
+			}
+			// Alltoall: block 0 to the -1 neighbour, block 1 to the +1.
+			out := []int32{int32(10*rank + 0), int32(10*rank + 1)}
+			in := make([]int32, 2)
+			so, ri := mpi.Typed(out, 2, mpi.Int32), mpi.Typed(in, 2, mpi.Int32)
+			call(nb, func() error { return mpi.NeighborAlltoallBuf(ring, so, ri) },
+				func() (mpi.Request, error) { return mpi.IneighborAlltoallBuf(ring, so, ri) })
+			if in[0] != int32(10*left+1) || in[1] != int32(10*right+0) {
+				t.Errorf("nb %v: alltoall %v", nb, in)
+			}
+			// Alltoallv: the blocks swapped in place in recv.
+			in2 := make([]int32, 2)
+			ri2 := mpi.Typed(in2, 2, mpi.Int32)
+			ones, sw := []int{1, 1}, []int{1, 0}
+			call(nb, func() error { return mpi.NeighborAlltoallvBuf(ring, so, ones, []int{0, 1}, ri2, ones, sw) },
+				func() (mpi.Request, error) {
+					return mpi.IneighborAlltoallvBuf(ring, so, ones, []int{0, 1}, ri2, ones, sw)
+				})
+			if in2[1] != int32(10*left+1) || in2[0] != int32(10*right+0) {
+				t.Errorf("nb %v: alltoallv %v", nb, in2)
+			}
+		}
+		if err := mpi.NeighborAllgatherBuf(mpi.World, mpi.Typed([]int32{1}, 1, mpi.Int32), mpi.Typed(make([]int32, 2), 2, mpi.Int32)); !errors.Is(err, mpi.ErrTopology) {
+			t.Errorf("no topology: %v, want ErrTopology", err)
+		}
+		must(t, ring.Free())
+	})
+}

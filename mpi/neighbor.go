@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
 )
 
@@ -172,10 +173,6 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 // neighbour's block is neither sent nor touched.
 func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
 	const op = "NeighborAlltoallw"
-	in, out, err := c.neighborShape(op)
-	if err != nil {
-		return err
-	}
 	smem, err := rawBytes(op, "send", send)
 	if err != nil {
 		return c.fail(op, err)
@@ -184,11 +181,22 @@ func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, styp
 	if err != nil {
 		return c.fail(op, err)
 	}
-	ws, err := core.CheckW(op, "s", out, smem, scounts, sdispls, types(stypes))
+	return c.neighborW(op, smem, scounts, sdispls, types(stypes), rmem, rcounts, rdispls, types(rtypes))
+}
+
+// neighborW is the neighbourhood exchange of typed blocks: scounts[j] items of
+// stypes[j] from byte sdispls[j] of smem to destination j, rcounts[i] items of
+// rtypes[i] from source i into byte rdispls[i] of rmem.
+func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type) error {
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	ws, err := core.CheckW(op, "s", out, smem, scounts, sdispls, stypes)
 	if err != nil {
 		return c.fail(op, err)
 	}
-	wr, err := core.CheckW(op, "r", in, rmem, rcounts, rdispls, types(rtypes))
+	wr, err := core.CheckW(op, "r", in, rmem, rcounts, rdispls, rtypes)
 	if err != nil {
 		return c.fail(op, err)
 	}
@@ -221,6 +229,121 @@ func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, styp
 	return nil
 }
 
+// The neighbourhood collectives on typed buffers (see Typed and the collectives'
+// Buf forms): blocks are items of the buffer's datatype, displacements in units of
+// its extent.
+
+// NeighborAllgatherBuf sends send's items to every destination and receives from each
+// source a block of recv's items (its count divided among the sources), in neighbour
+// order.
+func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
+	const op = "NeighborAllgather"
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	if recv.dt == nil || in > 0 && int(recv.count)%in != 0 {
+		return c.fail(op, errorf(ClassCount, op, "recv's %d items are not a whole block for each of %d sources", recv.count, in))
+	}
+	per := 0
+	if in > 0 {
+		per = int(recv.count) / in
+	}
+	return c.neighborBuf(op, send, recv, repeat(out, int(send.count)), repeat(out, 0), repeat(in, per), steps(in, per))
+}
+
+// NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
+// as counts[i] items at item displs[i] of recv.
+func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	const op = "NeighborAllgatherv"
+	_, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	return c.neighborBuf(op, send, recv, repeat(out, int(send.count)), repeat(out, 0), counts, displs)
+}
+
+// NeighborAlltoallBuf sends block j of send to destination j and receives block i of
+// recv from source i; each buffer's items are divided evenly among its neighbours.
+func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
+	const op = "NeighborAlltoall"
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	if send.dt == nil || recv.dt == nil || out > 0 && int(send.count)%out != 0 || in > 0 && int(recv.count)%in != 0 {
+		return c.fail(op, errorf(ClassCount, op, "send's %d items must be a whole block for each of %d destinations and recv's %d for each of %d sources",
+			send.count, out, recv.count, in))
+	}
+	sp, rp := 0, 0
+	if out > 0 {
+		sp = int(send.count) / out
+	}
+	if in > 0 {
+		rp = int(recv.count) / in
+	}
+	return c.neighborBuf(op, send, recv, repeat(out, sp), steps(out, sp), repeat(in, rp), steps(in, rp))
+}
+
+// NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
+// places (in items).
+func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	return c.neighborBuf("NeighborAlltoallv", send, recv, scounts, sdispls, rcounts, rdispls)
+}
+
+// neighborBuf is a neighbourhood exchange of typed buffers with counts and
+// displacements in items, as neighborW's typed blocks.
+func (c *Comm) neighborBuf(op string, send, recv Buf, scounts, sdispls, rcounts, rdispls []int) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	for _, b := range []Buf{send, recv} {
+		if b.err != nil {
+			return c.fail(op, b.err)
+		}
+		if b.dt == nil {
+			return c.fail(op, errorf(ClassType, op, "a buffer has no datatype (make it with Typed)"))
+		}
+	}
+	return c.neighborW(op, send.mem, scounts, byExtent(sdispls, send.dt), same(len(scounts), send.dt),
+		recv.mem, rcounts, byExtent(rdispls, recv.dt), same(len(rcounts), recv.dt))
+}
+
+// repeat is n copies of v; steps is 0, v, 2v, ... (n of them).
+func repeat(n, v int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func steps(n, v int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i * v
+	}
+	return out
+}
+
+// byExtent is displacements in items of dt as bytes.
+func byExtent(displs []int, dt *datatype.Type) []int {
+	out := make([]int, len(displs))
+	for i, d := range displs {
+		out[i] = d * int(dt.Extent())
+	}
+	return out
+}
+
+// same is n copies of dt.
+func same(n int, dt *datatype.Type) []*datatype.Type {
+	out := make([]*datatype.Type, n)
+	for i := range out {
+		out[i] = dt
+	}
+	return out
+}
+
 // background runs a blocking neighbourhood collective in a goroutine of its own, as
 // the nonblocking form's request. f runs on a view of c without its error handler:
 // the error reaches c's handler once, when the request is waited for or tested.
@@ -251,6 +374,28 @@ func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
 func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
 	return c.background("IneighborAlltoallv", func(c *Comm) error {
 		return NeighborAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
+	})
+}
+
+// IneighborAllgatherBuf is the nonblocking NeighborAllgatherBuf.
+func IneighborAllgatherBuf(c *Comm, send, recv Buf) (Request, error) {
+	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgatherBuf(c, send, recv) })
+}
+
+// IneighborAllgathervBuf is the nonblocking NeighborAllgathervBuf.
+func IneighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
+	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgathervBuf(c, send, recv, counts, displs) })
+}
+
+// IneighborAlltoallBuf is the nonblocking NeighborAlltoallBuf.
+func IneighborAlltoallBuf(c *Comm, send, recv Buf) (Request, error) {
+	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoallBuf(c, send, recv) })
+}
+
+// IneighborAlltoallvBuf is the nonblocking NeighborAlltoallvBuf.
+func IneighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
+	return c.background("IneighborAlltoallv", func(c *Comm) error {
+		return NeighborAlltoallvBuf(c, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
 
