@@ -262,7 +262,9 @@ func TestNeighborCollectivesBuf(t *testing.T) {
 		every2, err = mpi.TypeResized(every2, 0, 8)
 		must(t, err)
 		must(t, every2.Commit())
-		call := func(nb bool, blocking func() error, start func() (mpi.Request, error)) { waitOr(t, nb, blocking, start) }
+		call := func(nb bool, blocking func() error, start func() (mpi.Request, error)) {
+			waitOr(t, nb, blocking, start)
+		}
 		for _, nb := range []bool{false, true} {
 			// Allgather: my 2 particles to both neighbours; 2 from each back.
 			mine := gparticles(2, rank)
@@ -278,7 +280,9 @@ func TestNeighborCollectivesBuf(t *testing.T) {
 			rv := mpi.Typed(slots, 3, every2)
 			one := mpi.Typed([]int32{int32(rank)}, 1, mpi.Int32)
 			call(nb, func() error { return mpi.NeighborAllgathervBuf(ring, one, rv, []int{1, 1}, []int{2, 0}) },
-				func() (mpi.Request, error) { return mpi.IneighborAllgathervBuf(ring, one, rv, []int{1, 1}, []int{2, 0}) })
+				func() (mpi.Request, error) {
+					return mpi.IneighborAllgathervBuf(ring, one, rv, []int{1, 1}, []int{2, 0})
+				})
 			if want := []int32{int32(right), 0, 0, 0, int32(left), 0}; !slices.Equal(slots, want) {
 				t.Errorf("nb %v: allgatherv %v, want %v", nb, slots, want)
 			}
