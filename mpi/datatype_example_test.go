@@ -29,7 +29,12 @@ func ExampleTypeIndexed() {
 		fmt.Println(err)
 		return
 	}
-	packed := make([]byte, upper.Size())
+	size, err := mpi.PackSize(1, upper)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	packed := make([]byte, size)
 	pos := 0
 	if err := mpi.Pack(mpi.Typed(a, 1, upper), packed, &pos); err != nil {
 		fmt.Println(err)

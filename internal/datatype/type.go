@@ -103,6 +103,8 @@ type Type struct {
 	// consumes.
 	def def
 
+	origin *Type // Clone's source, so clones compare alike
+
 	predefined bool
 	committed  bool
 	freed      bool
