@@ -12,13 +12,17 @@ import (
 // collectives as Reduce and Allreduce), and the result is unpacked through the
 // receive Buf's layout. Only the signature matters: the send and receive layouts may
 // differ (a strided column in, a contiguous row out) as long as they hold the same
-// number of base elements.
+// number of base elements. The pair types of Maxloc and Minloc reduce as packed
+// (value, index) records, and a user op over a Go type T sees the data laid out as []T.
 
 // ReduceBuf is Reduce over typed buffers (see Typed): every rank's send, combined with
 // op element by element of the base type, lands in root's recv, which must hold as many
-// base elements as send (recv is ignored elsewhere). The datatypes must be built from
-// one predefined type (a vector of Float64, a struct of Int32 fields...); a type mixing
-// element types is refused with ErrType. On an intercommunicator root follows the
+// base elements as send (recv is ignored elsewhere). With a predefined op the datatypes
+// must be built from one predefined type (a vector of Float64, a struct of Int32
+// fields...), or be a pair type with Maxloc or Minloc; a type mixing element types is
+// refused with ErrType. With an op made by OpCreate over a Go type T, the buffers may
+// hold any whole number of T's elements (Typed(s, n, TypeOf[T]()), or another layout of
+// the same elements). On an intercommunicator root follows the
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 	const name = "ReduceBuf"

@@ -11,11 +11,14 @@ import (
 // Op is a reduction operation for Reduce, Allreduce, Scan and their kin. The
 // predefined ones (Sum, Max, Band, ...) work on every element type they make sense
 // for, with no instantiation: the call picks the kernel for its element type once, not
-// per element. A user op is made by OpCreate from a Go function over one element type.
+// per element. A user op is made by OpCreate from a Go function over one Go type: an
+// element type, or a pointer-free struct or array for the typed-buffer reductions.
 //
 // Maxloc and Minloc take a slice of (value, index) pairs of the same type laid out
 // flat, as MPI_2INT and MPI_2DOUBLE_PRECISION do: element 2i is a value, 2i+1 its
-// index. The result keeps the largest (smallest) value and, on ties, the smallest index.
+// index; or, through ReduceBuf and AllreduceBuf, the pair types Float32Int32,
+// Float64Int32, Int64Int32, Int32Int32 and Int16Int32 (see TypeGetValueIndex). The
+// result keeps the largest (smallest) value and, on ties, the smallest index.
 type Op struct {
 	code opCode
 	user *userOp
