@@ -1,6 +1,8 @@
 package mpi
 
 import (
+	"unsafe"
+
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
@@ -287,6 +289,10 @@ func reduceUser(name string, c *Comm, s, r reduceArg, u *userOp, root int, all b
 	if err != nil {
 		return err
 	}
+	if overlap(in, out) {
+		// One buffer passed as both: the reduction must read the input as it was.
+		in = append([]byte(nil), in...)
+	}
 	rd := core.Red{K: core.ReduceOp{Fn: u.fn, Commute: u.commute}, Unit: esz, User: true, Code: 1 << 32, Name: "a user op"}
 	if err := reduceBytes(name, c, in, out, esz, rd, root, all); err != nil {
 		return err
@@ -313,7 +319,9 @@ func (u *userOp) goLayout(name, arg string, a reduceArg, fill bool) ([]byte, boo
 			arg, a.bytes, u.typ, data)
 	}
 	n := a.bytes / data
-	if a.b.dt.Origin() == u.dt.Origin() {
+	if a.b.dt.Origin() == u.dt.Origin() && int64(len(a.b.mem)) >= n*int64(esz) {
+		// Items of TypeOf[T] are T's at T's stride: the memory is a []T already
+		// (unless it stops inside the last one's trailing padding).
 		return a.b.mem[:n*int64(esz)], true, nil
 	}
 	g := asBytes(make([]uint64, (n*int64(esz)+7)/8))[:n*int64(esz)]
@@ -328,4 +336,13 @@ func (u *userOp) goLayout(name, arg string, a reduceArg, fill bool) ([]byte, boo
 		return nil, false, typeErr(name, err)
 	}
 	return g, false, nil
+}
+
+// overlap reports whether a and b share memory.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }

@@ -247,6 +247,13 @@ func TestOpCreateOnStructs(t *testing.T) {
 			t.Fatalf("AllreduceBuf: first records %+v, want %+v", got[:2], want[:2])
 		}
 
+		// One buffer as both send and recv: the input is read as it was.
+		same := slices.Clone(mine)
+		must(t, mpi.AllreduceBuf(w, mpi.Typed(same, n, pt), mpi.Typed(same, n, pt), combineParticles))
+		if !slices.Equal(same, want) {
+			t.Fatalf("AllreduceBuf on one buffer: first records %+v, want %+v", same[:2], want[:2])
+		}
+
 		// Sent as one item of a contiguous type, received in another layout.
 		all, err := mpi.TypeContiguous(n, pt)
 		must(t, err)
