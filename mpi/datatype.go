@@ -103,6 +103,9 @@ func (d *Datatype) inner(op, arg string) (*datatype.Type, error) {
 	if d == nil || d.t == nil {
 		return nil, errorf(ClassType, op, "%s is a nil datatype", arg)
 	}
+	if d.t.IsFreed() {
+		return nil, errorf(ClassType, op, "%s has been freed", arg)
+	}
 	return d.t, nil
 }
 

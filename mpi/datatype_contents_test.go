@@ -141,8 +141,11 @@ func TestTypeGetContentsRebuilds(t *testing.T) {
 		_, _, ts, err := v.Contents()
 		must(t, err)
 		must(t, pair.Free())
-		if _, err := pair.Dup(); err == nil {
-			t.Errorf("Dup of a freed type succeeded")
+		if _, err := pair.Dup(); !errors.Is(err, mpi.ErrType) {
+			t.Errorf("Dup of a freed type: %v, want ErrType", err)
+		}
+		if _, err := pair.Size(); !errors.Is(err, mpi.ErrType) {
+			t.Errorf("Size of a freed type: %v, want ErrType", err)
 		}
 		again, err := mpi.TypeContiguous(2, ts[0])
 		must(t, err)

@@ -221,6 +221,9 @@ func (t *Type) TrueExtent() int64 { return t.tub - t.tlb }
 // IsPredefined reports whether t is one of the package's predefined types.
 func (t *Type) IsPredefined() bool { return t.predefined }
 
+// IsFreed reports whether Free has been called on t.
+func (t *Type) IsFreed() bool { return t.freed }
+
 // IsCommitted reports whether Commit has succeeded on t.
 func (t *Type) IsCommitted() bool { return t.committed }
 
