@@ -24,7 +24,7 @@ func checkLayout[T number](t *testing.T, rank int, name string, dt *mpi.Datatype
 	t.Helper()
 	w := mpi.World
 	must(t, dt.Commit())
-	if got, wantSize := dt.Size()*int64(count), int64(len(want))*int64(binary.Size(T(0))); got != wantSize {
+	if got, wantSize := mustV(dt.Size())(t)*int64(count), int64(len(want))*int64(binary.Size(T(0))); got != wantSize {
 		t.Errorf("%s: %d items are %d bytes of data, want %d", name, count, got, wantSize)
 	}
 	switch rank {
@@ -40,8 +40,8 @@ func checkLayout[T number](t *testing.T, rank int, name string, dt *mpi.Datatype
 		back := make([]T, n)
 		st, err := mpi.RecvBuf(w, mpi.Typed(back, count, dt), 1, 31)
 		must(t, err)
-		if st.GetElements(dt) != count {
-			t.Errorf("%s: the reply filled %d items, want %d", name, st.GetElements(dt), count)
+		if got := mustV(st.GetCount(dt))(t); got != count {
+			t.Errorf("%s: the reply filled %d items, want %d", name, got, count)
 		}
 		expect := make([]T, n)
 		for _, k := range want {
@@ -155,9 +155,10 @@ func TestTypeDarray(t *testing.T) {
 				must(t, err)
 				must(t, dt.Commit())
 				types[r] = dt
-				if dt.Size() != int64(8*len(c.owned[r])) || dt.LB() != 0 || dt.Extent() != 24*8 {
+				sz, lb, ext := mustV(dt.Size())(t), mustV(dt.LB())(t), mustV(dt.Extent())(t)
+				if sz != int64(8*len(c.owned[r])) || lb != 0 || ext != 24*8 {
 					t.Errorf("%s: rank %d's type: size %d, lb %d, extent %d; want %d, 0 and the whole array's 192",
-						c.name, r, dt.Size(), dt.LB(), dt.Extent(), 8*len(c.owned[r]))
+						c.name, r, sz, lb, ext, 8*len(c.owned[r]))
 				}
 			}
 			mine := make([]float64, len(c.owned[rank]))
@@ -220,35 +221,38 @@ func TestDatatypeQueries(t *testing.T) {
 		must(t, err)
 		type q struct {
 			size, lb, extent, trueLB, trueExtent int64
-			name, comb                           string
+			name                                 string
+			comb                                 mpi.Combiner
 			ni, na, nt                           int
 		}
 		query := func(d *mpi.Datatype) q {
-			c, ni, na, nt := d.Envelope()
-			return q{d.Size(), d.LB(), d.Extent(), d.TrueLB(), d.TrueExtent(), d.Name(), c, ni, na, nt}
+			c, ni, na, nt, err := d.Envelope()
+			must(t, err)
+			return q{mustV(d.Size())(t), mustV(d.LB())(t), mustV(d.Extent())(t), mustV(d.TrueLB())(t),
+				mustV(d.TrueExtent())(t), mustV(d.Name())(t), c, ni, na, nt}
 		}
 		// The envelope counts are MPI_Type_get_envelope's: 2*count+1 integers for indexed.
-		if got, want := query(ix), (q{12, 4, 16, 4, 16, "indexed", "indexed", 5, 0, 1}); got != want {
+		if got, want := query(ix), (q{12, 4, 16, 4, 16, "", mpi.CombinerIndexed, 5, 0, 1}); got != want {
 			t.Errorf("TypeIndexed: %+v, want %+v", got, want)
 		}
 		rs, err := mpi.TypeResized(ix, 0, 32)
 		must(t, err)
-		if got, want := query(rs), (q{12, 0, 32, 4, 16, "resized", "resized", 0, 2, 1}); got != want {
+		if got, want := query(rs), (q{12, 0, 32, 4, 16, "", mpi.CombinerResized, 0, 2, 1}); got != want {
 			t.Errorf("TypeResized: %+v, want %+v", got, want)
 		}
 		hix, err := mpi.TypeHindexed([]int{1, 2}, []int{24, 0}, mpi.Int64)
 		must(t, err)
-		if got, want := query(hix), (q{24, 0, 32, 0, 32, "hindexed", "hindexed", 3, 2, 1}); got != want {
+		if got, want := query(hix), (q{24, 0, 32, 0, 32, "", mpi.CombinerHindexed, 3, 2, 1}); got != want {
 			t.Errorf("TypeHindexed: %+v, want %+v", got, want)
 		}
-		if got, want := query(mpi.Int32), (q{4, 0, 4, 0, 4, "int32", "named", 0, 0, 0}); got != want {
+		if got, want := query(mpi.Int32), (q{4, 0, 4, 0, 4, "MPI_INT32_T", mpi.CombinerNamed, 0, 0, 0}); got != want {
 			t.Errorf("Int32: %+v, want %+v", got, want)
 		}
 
 		must(t, rs.Commit())
 		dup, err := rs.Dup()
 		must(t, err)
-		if got, want := query(dup), (q{12, 0, 32, 4, 16, "dup", "dup", 0, 0, 1}); got != want {
+		if got, want := query(dup), (q{12, 0, 32, 4, 16, "", mpi.CombinerDup, 0, 0, 1}); got != want {
 			t.Errorf("Dup: %+v, want %+v", got, want)
 		}
 		// The duplicate of a committed type is committed: two items of it, 8 elements

@@ -26,6 +26,8 @@ func TestExamplesInJobs(t *testing.T) {
 		{"SendInit/3", 3, ExampleSendInit, "sum of ranks: 3\n"},
 		{"GroupUnion/4", 4, ExampleGroupUnion, "world ranks [0 2 3] make a communicator of 3\n"},
 		{"CartShift/4", 4, ExampleComm_CartShift, ""},
+		{"OpCreate_struct/1", 1, ExampleOpCreate_struct, "mass 0 from rank 0\n"},
+		{"OpCreate_struct/4", 4, ExampleOpCreate_struct, "mass 1 from rank 1\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
