@@ -136,6 +136,9 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 // intercommunicator each side passes a subgroup of its own group, and the result joins
 // them (nil where either is empty).
 func (c *Comm) Create(g *Group) (*Comm, error) {
+	if err := c.check("Create"); err != nil {
+		return nil, err
+	}
 	if g == nil || g.g == nil {
 		return nil, c.fail("Create", errorf(ClassGroup, "Create", "the group is nil"))
 	}
