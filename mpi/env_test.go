@@ -154,7 +154,7 @@ func TestPredefinedAttributes(t *testing.T) {
 // or "" (the standard's empty string when none was set); it is erroneous to set or
 // remove the string of a predefined class, to remove a class that has codes, a code
 // that has a string, or anything not added. These calls may be made before Init and
-// after Finalize (section 11.4.1, table 11.1). An error of an added code reaches an
+// after Finalize ("MPI Functionality that is Always Available"). An error of an added code reaches an
 // error handler with its class, code and string.
 func TestErrorClassesAndCodes(t *testing.T) {
 	mpitest.Run(t, 2, func(t *testing.T) {

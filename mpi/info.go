@@ -317,7 +317,7 @@ func (c *Comm) SetInfo(info *Info) error {
 // Info returns a new Info holding the hints in effect on c (MPI_Comm_get_info): every
 // hint mpigo takes, at its value or default. The caller owns it.
 func (c *Comm) Info() (*Info, error) {
-	if err := c.check("GetInfo"); err != nil {
+	if err := c.check("Info"); err != nil {
 		return nil, err
 	}
 	in := InfoCreate()

@@ -38,7 +38,7 @@ func infoPairs(t *testing.T, in *mpi.Info) []string {
 // longer than MPI_MAX_INFO_KEY are MPI_ERR_INFO_KEY, values longer than
 // MPI_MAX_INFO_VAL MPI_ERR_INFO_VALUE; MPI_INFO_DUP copies the pairs and their order; a
 // freed info (and MPI_INFO_NULL) is MPI_ERR_INFO. The info calls may be made before Init
-// and after Finalize (section 11.4.1, table 11.1).
+// and after Finalize ("MPI Functionality that is Always Available").
 func TestInfo(t *testing.T) {
 	mpitest.Run(t, 2, func(t *testing.T) {
 		in := mpi.InfoCreate() // before Init
@@ -254,8 +254,10 @@ func ExampleAddErrorCode() {
 	fmt.Println(mpi.ClassOf(err) == class, mpi.CodeOf(err) == code)
 	s, _ := mpi.ErrorString(mpi.ErrorCode(mpi.ClassOf(err)))
 	fmt.Println(s)
+	fmt.Println(mpi.NewError(mpi.ErrorCode(class), "no widget library"))
 	// Output:
 	// mpi: out of widgets: 3 wanted
 	// true true
 	// widget library error
+	// mpi: widget library error: no widget library
 }

@@ -43,15 +43,29 @@ func callsOnWorld() map[string]error {
 	calls["FreeMem"] = mpi.FreeMem(make([]byte, 8))
 	_, calls["IsThreadMain"] = mpi.IsThreadMain()
 	_, calls["IntercommCreate"] = mpi.IntercommCreate(w, 0, w, 0, 0)
+	calls["Ssend"] = mpi.Ssend(w, []int{1}, 0, 0)
+	calls["Bsend"] = mpi.Bsend(w, []int{1}, 0, 0)
+	_, calls["Sendrecv"] = mpi.Sendrecv(w, []int{1}, 0, 0, make([]int, 1), 0, 0)
+	_, calls["SendInit"] = mpi.SendInit(w, []int{1}, 0, 0)
+	_, _, calls["Mprobe"] = w.Mprobe(0, 0)
+	calls["BufferAttach"] = mpi.BufferAttach(make([]byte, 1<<16))
+	_, calls["BufferDetach"] = mpi.BufferDetach()
+	calls["Scan"] = mpi.Scan(w, []int{1}, make([]int, 1), mpi.Sum)
+	calls["Alltoall"] = mpi.Alltoall(w, []int{1}, make([]int, 1))
+	calls["ReduceScatterBlock"] = mpi.ReduceScatterBlock(w, []int{1}, make([]int, 1), mpi.Sum)
+	calls["NeighborAllgather"] = mpi.NeighborAllgather(w, []int{1}, make([]int, 1))
+	_, calls["Cartdim"] = w.Cartdim()
+	_, calls["IntercommMerge"] = w.IntercommMerge(false)
+	_, calls["SplitType"] = w.SplitType(mpi.SplitTypeShared, 0)
 	return calls
 }
 
 // TestCallsSayWhyMPIIsNotRunning: before Init and after Finalize every call that needs
 // MPI fails with an error of class MPI_ERR_OTHER saying which of the two it is
 // ("MPI is not initialised yet", "MPI was finalised"), never a panic nor a wrong
-// class (the standard allows no such call: MPI 4.1 section 11.2.1; only those of
-// table 11.1 may be made at any time). World's Rank and Size are Undefined and 0 before
-// Init.
+// class (MPI 4.1 allows no such call; only those listed under "MPI Functionality that
+// is Always Available" may be made at any time). World's Rank and Size are Undefined
+// and 0 before Init.
 func TestCallsSayWhyMPIIsNotRunning(t *testing.T) {
 	mpitest.Run(t, 2, func(t *testing.T) {
 		if r, s := mpi.World.Rank(), mpi.World.Size(); r != mpi.Undefined || s != 0 {

@@ -84,7 +84,7 @@ func (e *Error) Error() string {
 		return "mpi: " + e.codeText()
 	}
 	head := e.Op
-	if head == "" && e.Code != 0 {
+	if head == "" && (e.Code != 0 || ErrorCode(e.Class) > LastCode) {
 		head = e.codeText()
 	}
 	s := "mpi: " + head
