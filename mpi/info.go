@@ -30,7 +30,7 @@ type Info struct {
 const (
 	// MaxInfoKey is MPI_MAX_INFO_KEY, the longest key in bytes (MPICH's value).
 	MaxInfoKey = 255
-	// MaxInfoVal is MPI_MAX_INFO_VAL, the longest value in bytes (MPICH's value).
+	// MaxInfoVal is MPI_MAX_INFO_VAL, the longest value in bytes Set takes (MPICH's value).
 	MaxInfoVal = 1024
 )
 
@@ -39,7 +39,9 @@ const (
 // number of ranks the job started), "host" (this machine's name), "arch" (GOARCH) and
 // "wdir" (the working directory). The standard's other keys, "soft", "file" and
 // "thread_level", describe requests mpigo's launcher does not take, so they are not
-// set. InfoEnv is read-only and cannot be freed: InfoCreateEnv gives a copy to change.
+// set. Values are whole, even a command line longer than MaxInfoVal (Get never cuts a
+// value). InfoEnv is read-only and cannot be freed: InfoCreateEnv gives a copy to
+// change.
 var InfoEnv = &Info{env: true}
 
 // InfoCreate makes an empty Info (MPI_Info_create).
@@ -57,7 +59,7 @@ func (in *Info) fillEnv() {
 	in.vals = map[string]string{}
 	put := func(k, v string) {
 		in.keys = append(in.keys, k)
-		in.vals[k] = truncInfo(v)
+		in.vals[k] = v
 	}
 	put("command", os.Args[0])
 	put("argv", strings.Join(os.Args[1:], " "))
@@ -69,15 +71,6 @@ func (in *Info) fillEnv() {
 	if wd, err := os.Getwd(); err == nil {
 		put("wdir", wd)
 	}
-}
-
-// truncInfo keeps a value of the environment within MaxInfoVal, which the standard
-// makes the limit of every value: only a command line or directory that long is cut.
-func truncInfo(v string) string {
-	if len(v) > MaxInfoVal {
-		return v[:MaxInfoVal]
-	}
-	return v
 }
 
 // maxprocs is the job's number of ranks: World's size once MPI runs, before that what
