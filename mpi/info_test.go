@@ -211,12 +211,20 @@ func TestCommInfo(t *testing.T) {
 		if _, _, err := c.IdupWithInfo(in); !errors.Is(err, mpi.ErrInfo) {
 			t.Errorf("IdupWithInfo of a freed info: %v", err)
 		}
-		var null *mpi.Comm
-		if _, err := null.Info(); !errors.Is(err, mpi.ErrComm) {
-			t.Errorf("Info of the nil communicator: %v", err)
-		}
 		for _, x := range []*mpi.Comm{c, dup, withInfo, idup} {
 			must(t, x.Free())
+		}
+		var null *mpi.Comm
+		for name, x := range map[string]*mpi.Comm{"the nil communicator": null, "a freed communicator": c} {
+			_, errInfo := x.Info()
+			_, errDup := x.DupWithInfo(nil)
+			_, _, errIdup := x.IdupWithInfo(nil)
+			for call, err := range map[string]error{"Info": errInfo, "SetInfo": x.SetInfo(nil),
+				"DupWithInfo": errDup, "IdupWithInfo": errIdup} {
+				if !errors.Is(err, mpi.ErrComm) {
+					t.Errorf("%s on %s: %v, want ErrComm", call, name, err)
+				}
+			}
 		}
 	})
 }
