@@ -87,8 +87,8 @@ func TestCommNamesAttributesAndHandlers(t *testing.T) {
 		if err := d.DeleteAttr(k2); !errors.Is(err, refused) {
 			t.Errorf("DeleteAttr with a failing delete function: %v, want its error", err)
 		}
-		if err := d.DeleteAttr(mpi.KeyTagUB); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("DeleteAttr of a predefined attribute: %v, want class ErrArg", err)
+		if err := d.DeleteAttr(mpi.KeyTagUB); !errors.Is(err, mpi.ErrKeyval) {
+			t.Errorf("DeleteAttr of a predefined attribute: %v, want class ErrKeyval", err)
 		}
 
 		mine := errors.New("mine")

@@ -19,8 +19,9 @@ type Comm struct {
 
 	mu    sync.Mutex
 	attrs map[*Keyval]any
-	order []*Keyval   // attrs in the order they were set (Self's delete callbacks at Finalize run in reverse)
-	errh  *ErrHandler // nil: ErrorsReturn
+	order []*Keyval         // attrs in the order they were set (Self's delete callbacks at Finalize run in reverse)
+	errh  *ErrHandler       // nil: ErrorsReturn
+	hints map[string]string // the info hints set (info.go); nil: all at their defaults
 }
 
 // World is every rank of the job (MPI_COMM_WORLD); Self is this rank alone

@@ -26,7 +26,7 @@ func (c *Comm) dup() (*Comm, error) {
 		return nil, err
 	}
 	d := wrapComm(c, nd)
-	d.topo = c.topo
+	d.topo, d.hints = c.topo, c.cloneHints()
 	if err := c.copyAttrs(d); err != nil {
 		nd.Free("Dup")
 		return nil, core.Wrap(ClassOther, "Dup", "an attribute copy function failed", err)
@@ -41,6 +41,11 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 	if err := c.check("Idup"); err != nil {
 		return nil, Request{}, err
 	}
+	return c.idup(false, nil)
+}
+
+// idup starts the duplication; withInfo gives the new communicator hints instead of c's.
+func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, error) {
 	d := &Comm{}
 	p := core.Go("Idup", func() error {
 		nd, err := c.dup()
@@ -50,9 +55,46 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
 		d.d, d.topo, d.errh, d.attrs, d.order = nd.d, nd.topo, nd.errh, nd.attrs, nd.order
+		d.hints = nd.hints
+		if withInfo {
+			d.hints = hints
+		}
 		return nil
 	})
 	return d, Request{c: c, x: p}, nil
+}
+
+// DupWithInfo is Dup, except that the new communicator takes its hints from info
+// instead of from c (MPI_Comm_dup_with_info; see SetInfo for the hints mpigo takes).
+// A nil info gives every hint its default.
+func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
+	if err := c.check("DupWithInfo"); err != nil {
+		return nil, err
+	}
+	pairs, err := info.pairs("DupWithInfo")
+	if err != nil {
+		return nil, c.fail("DupWithInfo", err)
+	}
+	d, err := c.dup()
+	if err != nil {
+		return nil, c.fail("DupWithInfo", err)
+	}
+	d.hints = applyHints(nil, pairs)
+	return d, nil
+}
+
+// IdupWithInfo is Idup, except that the new communicator takes its hints from info
+// instead of from c (MPI_Comm_idup_with_info). info is read before it returns, so the
+// caller may free it at once.
+func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
+	if err := c.check("IdupWithInfo"); err != nil {
+		return nil, Request{}, err
+	}
+	pairs, err := info.pairs("IdupWithInfo")
+	if err != nil {
+		return nil, Request{}, c.fail("IdupWithInfo", err)
+	}
+	return c.idup(true, applyHints(nil, pairs))
 }
 
 // Split partitions c: the ranks that pass the same color form a new communicator, ranked
@@ -94,6 +136,9 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 // intercommunicator each side passes a subgroup of its own group, and the result joins
 // them (nil where either is empty).
 func (c *Comm) Create(g *Group) (*Comm, error) {
+	if err := c.check("Create"); err != nil {
+		return nil, err
+	}
 	if g == nil || g.g == nil {
 		return nil, c.fail("Create", errorf(ClassGroup, "Create", "the group is nil"))
 	}

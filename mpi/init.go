@@ -5,6 +5,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -39,8 +42,42 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	if err := core.Init(int(required)); err != nil {
 		return 0, err
 	}
+	mainGoroutine.Store(goid())
 	return required, nil
 }
+
+// mainGoroutine is the goroutine that called Init: MPI's main thread.
+var mainGoroutine atomic.Int64
+
+// goid is the calling goroutine's number, which the first line of its stack trace
+// gives ("goroutine 7 [running]:"); Go offers no other way to tell goroutines apart.
+func goid() int64 {
+	var buf [64]byte
+	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
+	id, _ := strconv.ParseInt(s[:strings.IndexByte(s, ' ')], 10, 64)
+	return id
+}
+
+// IsThreadMain reports whether the calling goroutine is the one that called Init or
+// InitThread (MPI_Is_thread_main): at ThreadFunneled, the one that may make MPI calls.
+// Goroutines are MPI's threads here; a goroutine that moves between OS threads stays
+// the same one.
+func IsThreadMain() (bool, error) {
+	if err := core.Ready("IsThreadMain"); err != nil {
+		return false, Self.fail("IsThreadMain", err)
+	}
+	return goid() == mainGoroutine.Load(), nil
+}
+
+// The version of the MPI standard mpigo implements (MPI_VERSION, MPI_SUBVERSION).
+const (
+	Version    = 4
+	Subversion = 1
+)
+
+// GetVersion returns the version of the MPI standard mpigo implements, 4.1
+// (MPI_Get_version). It may be called at any time, before Init and after Finalize too.
+func GetVersion() (version, subversion int) { return Version, Subversion }
 
 // Initialized reports whether Init has succeeded.
 func Initialized() bool { return core.Initialized() }
@@ -61,7 +98,17 @@ func Finalize() error {
 		}
 		os.Exit(2)
 	}
-	return core.Finalize(nil)
+	return core.Finalize(finalizeSelf)
+}
+
+// finalizeSelf frees Self's attributes before anything else is torn down, as MPI
+// requires (MPI 4.1, section 11.2.4): their delete functions run, the last set first,
+// while MPI is still usable (Finalized reports false).
+func finalizeSelf() error {
+	if err := Self.deleteAttrs(); err != nil {
+		return Self.fail("Finalize", core.Wrap(ClassOther, "Finalize", "a delete function of an attribute of Self failed", err))
+	}
+	return nil
 }
 
 // Abort ends every rank of the job with code (MPI_Abort on the world communicator).

@@ -20,7 +20,8 @@ func infoCmd(args []string) int {
 		return probe()
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "library\t%s\n", mpi.LibraryVersion())
+	v, sv := mpi.GetVersion()
+	fmt.Fprintf(w, "library\t%s, MPI %d.%d\n", mpi.LibraryVersion(), v, sv)
 	if p := config.FilePath(); p != "" {
 		fmt.Fprintf(w, "config file\t%s\n", p)
 	} else {

@@ -408,6 +408,9 @@ func TestInfoListsSettingsWithSources(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	if !regexp.MustCompile(`(?m)^library\s+mpigo .*, MPI 4\.1$`).Match(out) {
+		t.Errorf("info's library line does not say MPI 4.1:\n%s", out)
+	}
 	for _, want := range []string{"go1.", "cpus", "settings", "L1d", "transport shm", "rank 1 via shm",
 		"eager", "group_storage", "dense", "environment", "p2p_protocol", "auto", "default"} {
 		if !strings.Contains(string(out), want) {

@@ -34,6 +34,13 @@ const (
 	ClassIntern     ErrorClass = 17
 	ClassInStatus   ErrorClass = 18
 	ClassPending    ErrorClass = 19
+	ClassInfo       ErrorClass = 28 // MPICH's numbers from here (Open MPI's differ)
+	ClassInfoKey    ErrorClass = 29
+	ClassInfoValue  ErrorClass = 30
+	ClassInfoNokey  ErrorClass = 31
+	ClassNoMem      ErrorClass = 34
+	ClassBase       ErrorClass = 46
+	ClassKeyval     ErrorClass = 48
 	ClassProcFailed ErrorClass = 75 // MPIX_ERR_PROC_FAILED (ULFM)
 )
 
@@ -45,12 +52,18 @@ var classNames = map[ErrorClass]string{
 	ClassDims: "MPI_ERR_DIMS", ClassArg: "MPI_ERR_ARG", ClassUnknown: "MPI_ERR_UNKNOWN",
 	ClassTruncate: "MPI_ERR_TRUNCATE", ClassOther: "MPI_ERR_OTHER", ClassIntern: "MPI_ERR_INTERN",
 	ClassInStatus: "MPI_ERR_IN_STATUS", ClassPending: "MPI_ERR_PENDING",
-	ClassProcFailed: "MPIX_ERR_PROC_FAILED",
+	ClassProcFailed: "MPIX_ERR_PROC_FAILED", ClassInfo: "MPI_ERR_INFO", ClassInfoKey: "MPI_ERR_INFO_KEY",
+	ClassInfoValue: "MPI_ERR_INFO_VALUE", ClassInfoNokey: "MPI_ERR_INFO_NOKEY", ClassNoMem: "MPI_ERR_NO_MEM",
+	ClassBase: "MPI_ERR_BASE", ClassKeyval: "MPI_ERR_KEYVAL",
 }
 
+// String is the class's MPI name; an added class's string (AddString), if it has one.
 func (c ErrorClass) String() string {
 	if n, ok := classNames[c]; ok {
 		return n
+	}
+	if s, ok := addedString(ErrorCode(c)); ok {
+		return s
 	}
 	return fmt.Sprintf("MPI error class %d", int(c))
 }
@@ -58,7 +71,8 @@ func (c ErrorClass) String() string {
 // Error is an error from an MPI call: its class, the call, and what went wrong.
 type Error struct {
 	Class ErrorClass
-	Op    string // the call, e.g. "Send"
+	Code  ErrorCode // an added code of Class (AddCode); 0 for the class itself
+	Op    string    // the call, e.g. "Send"
 	Msg   string
 	Err   error // the cause, if any
 }
@@ -67,11 +81,15 @@ type Error struct {
 // wraps another says only what it adds (Msg may be empty) before the cause's own words.
 func (e *Error) Error() string {
 	if e.Op == "" && e.Msg == "" && e.Err == nil {
-		return "mpi: " + e.Class.String()
+		return "mpi: " + e.codeText()
 	}
-	s := "mpi: " + e.Op
+	head := e.Op
+	if head == "" && (e.Code != 0 || ErrorCode(e.Class) > LastCode) {
+		head = e.codeText()
+	}
+	s := "mpi: " + head
 	sep := ": "
-	if e.Op == "" {
+	if head == "" {
 		sep = ""
 	}
 	if e.Msg != "" {
@@ -86,10 +104,12 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, mpi.ErrTruncate) true for every error of that class.
+// Is makes errors.Is(err, mpi.ErrTruncate) true for every error of that class, and
+// errors.Is(err, NewError(code, "")) for every error of that added code.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Op == "" && t.Msg == "" && t.Err == nil && t.Class == e.Class
+	return ok && t.Op == "" && t.Msg == "" && t.Err == nil && t.Class == e.Class &&
+		(t.Code == 0 || t.Code == e.Code)
 }
 
 // One sentinel per class, for errors.Is.
@@ -114,6 +134,13 @@ var (
 	ErrInStatus   = &Error{Class: ClassInStatus}
 	ErrPending    = &Error{Class: ClassPending}
 	ErrProcFailed = &Error{Class: ClassProcFailed}
+	ErrInfo       = &Error{Class: ClassInfo}
+	ErrInfoKey    = &Error{Class: ClassInfoKey}
+	ErrInfoValue  = &Error{Class: ClassInfoValue}
+	ErrInfoNokey  = &Error{Class: ClassInfoNokey}
+	ErrNoMem      = &Error{Class: ClassNoMem}
+	ErrBase       = &Error{Class: ClassBase}
+	ErrKeyval     = &Error{Class: ClassKeyval}
 )
 
 // ClassOf returns the MPI error class of err: ClassSuccess for nil, ClassOther for an
