@@ -187,8 +187,11 @@ func (c *Comm) Free() error {
 // CommCompare compares two communicators: Ident (the same one), Congruent (same
 // members and order), Similar (same members) or Unequal.
 func CommCompare(c1, c2 *Comm) (Comparison, error) {
-	if c1.dev() == nil || c2.dev() == nil {
-		return Unequal, errorf(ClassComm, "CommCompare", "a communicator is nil")
+	if err := c1.check("CommCompare"); err != nil {
+		return Unequal, err
+	}
+	if err := c2.check("CommCompare"); err != nil {
+		return Unequal, err
 	}
 	if c1 == c2 {
 		return Ident, nil
