@@ -26,6 +26,9 @@ func TestExamplesInJobs(t *testing.T) {
 		{"SendInit/3", 3, ExampleSendInit, "sum of ranks: 3\n"},
 		{"GroupUnion/4", 4, ExampleGroupUnion, "world ranks [0 2 3] make a communicator of 3\n"},
 		{"CartShift/4", 4, ExampleComm_CartShift, ""},
+		{"GrequestStart/1", 1, ExampleGrequestStart, "sum 10 of 4 values\n"},
+		{"Isendrecv/1", 1, ExampleIsendrecv, "rank 0 got 0 from rank 0\n"},
+		{"Isendrecv/3", 3, ExampleIsendrecv, "rank 0 got 2 from rank 2\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
