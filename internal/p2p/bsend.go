@@ -29,6 +29,14 @@ type bregion struct{ off, n int }
 
 func (s *bsendState) busy() bool { return len(s.used) > 0 || s.live > 0 }
 
+// bufOp names a buffer call for its errors: the process's, or a communicator's.
+func bufOp(process string, key uint32) string {
+	if key == ProcessBuffer {
+		return process
+	}
+	return "communicator " + process
+}
+
 // bufFor is the buffer state a key names (ProcessBuffer, or a context); nil when
 // that context has none. The caller holds e.mu.
 func (e *Engine) bufFor(key uint32) *bsendState {
@@ -51,10 +59,10 @@ func (e *Engine) AttachBuffer(key uint32, b []byte, auto bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if s := e.bufFor(key); s.attached() {
-		return fmt.Errorf("p2p: attach: %w: a buffer is already attached", ErrBufferAttached)
+		return fmt.Errorf("p2p: %s: %w", bufOp("BufferAttach", key), ErrBufferAttached)
 	}
 	if !auto && len(b) == 0 {
-		return fmt.Errorf("p2p: attach: %w: empty buffer", ErrBuffer)
+		return fmt.Errorf("p2p: %s: %w: empty buffer", bufOp("BufferAttach", key), ErrBuffer)
 	}
 	if key == ProcessBuffer {
 		e.bsend = bsendState{buf: b, auto: auto, used: e.bsend.used[:0], live: e.bsend.live}
@@ -81,7 +89,7 @@ func (e *Engine) DetachBuffer(key uint32) (b []byte, auto bool, err error) {
 	defer e.mu.Unlock()
 	s := e.bufFor(key)
 	if !s.attached() {
-		return nil, false, fmt.Errorf("p2p: detach: %w", ErrNoBuffer)
+		return nil, false, fmt.Errorf("p2p: %s: %w", bufOp("BufferDetach", key), ErrNoBuffer)
 	}
 	if err := e.drain(s); err != nil {
 		return nil, false, err

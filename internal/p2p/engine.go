@@ -82,9 +82,9 @@ func (m Mode) String() string {
 var (
 	ErrTruncate = errors.New("p2p: message truncated")
 	ErrBuffer   = errors.New("p2p: attached buffer too small")
-	ErrNoBuffer = errors.New("p2p: no buffer attached")
+	ErrNoBuffer = errors.New("no buffer attached")
 	// ErrBufferAttached is an attach where a buffer is attached already.
-	ErrBufferAttached = errors.New("p2p: buffer already attached")
+	ErrBufferAttached = errors.New("a buffer is attached already")
 	ErrClosed         = errors.New("p2p: engine closed")
 	ErrRequest        = errors.New("p2p: invalid request")
 )
