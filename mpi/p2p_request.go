@@ -70,7 +70,8 @@ func (r *Request) GrequestComplete() error {
 
 // SetElements makes s describe count items of dt (MPI_Status_set_elements), so that
 // s.GetElements(dt) is count and s.Bytes() is count times dt's size: for a
-// generalized request's query function to fill.
+// generalized request's query function to fill. For a derived datatype count is of
+// whole items, as GetElements counts, not of the basic elements the standard counts.
 func (s *Status) SetElements(dt *Datatype, count int) error {
 	const op = "StatusSetElements"
 	switch {
