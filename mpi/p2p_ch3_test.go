@@ -502,3 +502,37 @@ func TestCommBuffer(t *testing.T) {
 		}
 	})
 }
+
+// TestIsendrecvEdges: a truncated receive fails the request with ErrTruncate; a
+// cancelled one says so in its status; a freed one still delivers its send.
+func TestIsendrecvEdges(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		peer := 1 - rank
+		small := make([]int, 1)
+		q, err := mpi.Isendrecv(mpi.World, []int{1, 2}, peer, 1, small, peer, 1)
+		must(t, err)
+		st, err := q.Wait()
+		if !errors.Is(err, mpi.ErrTruncate) || !errors.Is(st.Err, mpi.ErrTruncate) {
+			t.Errorf("truncated: err %v, status err %v", err, st.Err)
+		}
+
+		q, err = mpi.Isendrecv(mpi.World, []int{}, mpi.ProcNull, 0, small, peer, 99) // nothing comes
+		must(t, err)
+		must(t, q.Cancel())
+		st, err = q.Wait()
+		must(t, err)
+		if !st.Cancelled() {
+			t.Errorf("cancelled request's status %+v", st)
+		}
+
+		q, err = mpi.Isendrecv(mpi.World, []int{rank + 5}, peer, 2, make([]int, 1), mpi.ProcNull, 0)
+		must(t, err)
+		must(t, q.Free())
+		got := []int{0}
+		_, err = mpi.Recv(mpi.World, got, peer, 2)
+		must(t, err)
+		if got[0] != peer+5 {
+			t.Errorf("freed request's send delivered %d", got[0])
+		}
+	})
+}
