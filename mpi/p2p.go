@@ -103,7 +103,9 @@ func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
 	return send("Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
 }
 
-// Bsend copies buf into the buffer given to BufferAttach and returns at once.
+// Bsend copies buf into an attached buffer and returns at once: c's own (see
+// (*Comm).AttachBuffer), else the process's (BufferAttach). With neither, or too
+// little room left, it fails with ErrBuffer.
 func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
 	return send("Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
 }
@@ -228,7 +230,7 @@ func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	return isend("Irsend", c, asBytes(buf), dest, tag, p2p.Ready, false)
 }
 
-// Ibsend copies buf into the attached buffer; the request is complete at once.
+// Ibsend copies buf into an attached buffer, as Bsend; the request is complete at once.
 func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	return isend("Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered, false)
 }

@@ -121,10 +121,11 @@ func (e *Engine) FlushBuffer(key uint32) error {
 func (e *Engine) FlushAllBuffers() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.drain(&e.bsend); err != nil {
-		return err
+	all := []*bsendState{&e.bsend}
+	for _, s := range e.cbufs { // taken first: drain lets go of e.mu while it waits
+		all = append(all, s)
 	}
-	for _, s := range e.cbufs {
+	for _, s := range all {
 		if err := e.drain(s); err != nil {
 			return err
 		}
