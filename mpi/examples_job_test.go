@@ -28,6 +28,9 @@ func TestExamplesInJobs(t *testing.T) {
 		{"CartShift/4", 4, ExampleComm_CartShift, ""},
 		{"OpCreate_struct/1", 1, ExampleOpCreate_struct, "mass 0 from rank 0\n"},
 		{"OpCreate_struct/4", 4, ExampleOpCreate_struct, "mass 1 from rank 1\n"},
+		{"GrequestStart/1", 1, ExampleGrequestStart, "sum 10 of 4 values\n"},
+		{"Isendrecv/1", 1, ExampleIsendrecv, "rank 0 got 0 from rank 0\n"},
+		{"Isendrecv/3", 3, ExampleIsendrecv, "rank 0 got 2 from rank 2\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

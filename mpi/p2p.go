@@ -103,26 +103,11 @@ func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
 	return send("Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
 }
 
-// Bsend copies buf into the buffer given to BufferAttach and returns at once.
+// Bsend copies buf into an attached buffer and returns at once: c's own (see
+// (*Comm).AttachBuffer), else the process's (BufferAttach). With neither, or too
+// little room left, it fails with ErrBuffer.
 func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
 	return send("Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
-}
-
-// BufferAttach gives MPI a buffer for Bsend and Ibsend (MPI_Buffer_attach).
-func BufferAttach(buf []byte) error {
-	if err := ready("BufferAttach"); err != nil {
-		return err
-	}
-	return mapErr("BufferAttach", core.BufferAttach(buf))
-}
-
-// BufferDetach waits until every buffered message has left and returns the buffer.
-func BufferDetach() ([]byte, error) {
-	if err := ready("BufferDetach"); err != nil {
-		return nil, err
-	}
-	b, err := core.BufferDetach()
-	return b, mapErr("BufferDetach", err)
 }
 
 func ready(op string) error { return core.Ready(op) }
@@ -245,7 +230,7 @@ func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	return isend("Irsend", c, asBytes(buf), dest, tag, p2p.Ready, false)
 }
 
-// Ibsend copies buf into the attached buffer; the request is complete at once.
+// Ibsend copies buf into an attached buffer, as Bsend; the request is complete at once.
 func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	return isend("Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered, false)
 }
@@ -284,8 +269,10 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 func (r *Request) Wait() (st Status, err error) {
 	if r.x != nil {
 		err = r.x.Wait()
-		r.x = nil
-		return emptyStatus, r.c.fail("Wait", err)
+		if xerr := r.xReport(&st, true); err == nil {
+			err = xerr
+		}
+		return st, r.c.fail("Wait", err)
 	}
 	var ps p2p.Status
 	err = core.WaitInto(&r.q, &ps)
@@ -306,8 +293,11 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 		if err == ctx.Err() && err != nil {
 			return Status{}, r.c.fail("Wait", err) // still pending
 		}
-		r.x = nil
-		return emptyStatus, r.c.fail("Wait", err)
+		var st Status
+		if xerr := r.xReport(&st, true); err == nil {
+			err = xerr
+		}
+		return st, r.c.fail("Wait", err)
 	}
 	st, err := core.WaitCtx(ctx, &r.q)
 	return r.c.status(st), r.c.fail("Wait", mapErr("Wait", err))
@@ -325,11 +315,10 @@ func (r *Request) GetStatus() (st Status, ok bool, err error) { return r.test("G
 func (r *Request) test(op string, release bool) (st Status, ok bool, err error) {
 	if r.x != nil {
 		ok, err = r.x.Test()
-		if ok && release {
-			r.x = nil
-		}
 		if ok {
-			st = emptyStatus
+			if xerr := r.xReport(&st, release); err == nil {
+				err = xerr
+			}
 		}
 		return st, ok, r.c.fail(op, err)
 	}
@@ -349,7 +338,10 @@ func (r *Request) test(op string, release bool) (st Status, ok bool, err error) 
 // status says whether the cancel took effect.
 func (r *Request) Cancel() error {
 	if r.x != nil {
-		return errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled")
+		if !r.x.Cancelable() {
+			return r.c.fail("Cancel", errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled"))
+		}
+		return r.c.fail("Cancel", mapErr("Cancel", r.x.Cancel()))
 	}
 	return r.c.fail("Cancel", mapErr("Cancel", core.Cancel(&r.q)))
 }
@@ -357,8 +349,9 @@ func (r *Request) Cancel() error {
 // Free releases r; a pending operation still completes, unobserved.
 func (r *Request) Free() error {
 	if r.x != nil {
-		r.x = nil // it completes in the background
-		return nil
+		err := r.x.Free() // it completes in the background
+		r.x = nil
+		return r.c.fail("Free", mapErr("Free", err))
 	}
 	return r.c.fail("Free", mapErr("Free", core.FreeRequest(&r.q)))
 }

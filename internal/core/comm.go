@@ -166,6 +166,7 @@ func (c *Comm) Free(op string) error {
 	}
 	c.direct = false
 	c.freeNode()
+	eng.DropBuffer(c.ctx) // its buffered messages under way still go
 	releaseCtx(c.ctx)
 	return nil
 }

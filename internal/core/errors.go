@@ -181,7 +181,7 @@ func MapErr(op string, err error) error {
 	switch {
 	case errors.Is(err, p2p.ErrTruncate):
 		class = ClassTruncate
-	case errors.Is(err, p2p.ErrBuffer):
+	case errors.Is(err, p2p.ErrBuffer), errors.Is(err, p2p.ErrNoBuffer), errors.Is(err, p2p.ErrBufferAttached):
 		class = ClassBuffer
 	case errors.Is(err, p2p.ErrRequest):
 		class = ClassRequest

@@ -156,7 +156,7 @@ func Finalize(before func() error) error {
 	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
 	// waits in the fence below.
 	if eng != nil {
-		eng.BufferDetach() // an error only says no buffer was attached
+		eng.FlushAllBuffers() // an error is a failed peer, which the fence reports too
 	}
 	if ferr := proc.Fence(); ferr != nil && err == nil {
 		err = Wrap(ClassOther, "Finalize", "waiting for the other ranks", ferr)

@@ -45,6 +45,9 @@ func (p *Pending) WaitContext(ctx context.Context) error {
 	if p == nil || p.op == nil {
 		return nil
 	}
+	if w, ok := p.op.(waitCtxOp); ok {
+		return w.waitCtx(ctx)
+	}
 	if ok, err := p.op.test(); ok {
 		return err
 	}

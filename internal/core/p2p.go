@@ -215,6 +215,59 @@ func Testsome(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
 func BufferAttach(b []byte) error   { return eng.BufferAttach(b) }
 func BufferDetach() ([]byte, error) { return eng.BufferDetach() }
 
+// AttachBuffer attaches b (auto: an automatic buffer, MPI_BUFFER_AUTOMATIC) as the
+// process's buffer (c nil) or c's (MPI_Comm_attach_buffer): a buffered send on c uses
+// c's buffer if it has one, else the process's.
+func (c *Comm) AttachBuffer(op string, b []byte, auto bool) error {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return err
+	}
+	return MapErr(op, eng.AttachBuffer(key, b, auto))
+}
+
+// DetachBuffer waits until the messages in the buffer of c (the process's, for c nil)
+// have left, detaches it and returns it (auto: it was automatic).
+func (c *Comm) DetachBuffer(op string) ([]byte, bool, error) {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return nil, false, err
+	}
+	b, auto, err := eng.DetachBuffer(key)
+	return b, auto, MapErr(op, err)
+}
+
+// FlushBuffer waits until the messages in the buffer of c (the process's, for c nil)
+// have left.
+func (c *Comm) FlushBuffer(op string) error {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return err
+	}
+	return MapErr(op, eng.FlushBuffer(key))
+}
+
+// IflushBuffer is FlushBuffer as a nonblocking operation.
+func (c *Comm) IflushBuffer(op string) (*Pending, error) {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return nil, err
+	}
+	return Go(op, func() error { return MapErr(op, eng.FlushBuffer(key)) }), nil
+}
+
+// bufKey is the engine's name for the buffer of c: its context, or the process's
+// buffer for c nil.
+func (c *Comm) bufKey(op string) (uint32, error) {
+	if c == nil {
+		return p2p.ProcessBuffer, Ready(op)
+	}
+	if err := c.Check(op); err != nil {
+		return 0, err
+	}
+	return c.ctx, nil
+}
+
 // Concurrent tells the engine that goroutines of the library's own (or the facade's)
 // call it beside the user's: it takes its lock from now on.
 func Concurrent() { eng.Concurrent() }

@@ -82,8 +82,11 @@ func (m Mode) String() string {
 var (
 	ErrTruncate = errors.New("p2p: message truncated")
 	ErrBuffer   = errors.New("p2p: attached buffer too small")
-	ErrClosed   = errors.New("p2p: engine closed")
-	ErrRequest  = errors.New("p2p: invalid request")
+	ErrNoBuffer = errors.New("no buffer attached")
+	// ErrBufferAttached is an attach where a buffer is attached already.
+	ErrBufferAttached = errors.New("a buffer is attached already")
+	ErrClosed         = errors.New("p2p: engine closed")
+	ErrRequest        = errors.New("p2p: invalid request")
 )
 
 var (
@@ -196,7 +199,8 @@ type Engine struct {
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
 
 	failed error
-	bsend  bsendState
+	bsend  bsendState             // the process's buffer (MPI_Buffer_attach)
+	cbufs  map[uint32]*bsendState // communicators' buffers, by context (MPI_Comm_attach_buffer)
 
 	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
 	failQ   []peerFailure
