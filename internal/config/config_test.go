@@ -7,7 +7,19 @@ import (
 	"time"
 )
 
+// forget removes settings a test declared, so that it can run again (-count).
+func forget(t *testing.T, names ...string) {
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range names {
+			delete(settings, n)
+		}
+	})
+}
+
 func TestRules(t *testing.T) {
+	forget(t, "test_count", "test_free", "test_bytes", "test_wait", "test_flag", "test_word", "test_word_num", "test_list")
 	n := Int("test_count", 8, "").Range(2, 16)
 	free := Int("test_free", -3, "")
 	sz := Size("test_bytes", 4096, "").Range(1<<10, 1<<30)
@@ -54,6 +66,7 @@ func TestRules(t *testing.T) {
 
 // A declaration whose default breaks its own rule is refused when the program starts.
 func TestDefaultMustObeyRule(t *testing.T) {
+	forget(t, "test_bad_default")
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(r.(string), "test_bad_default") {
 			t.Errorf("recovered %v, want a panic naming the setting", r)
@@ -70,6 +83,7 @@ func TestRefusedValueFallsBack(t *testing.T) {
 	warnings = &warned
 	defer func() { warnings = old }()
 	t.Setenv("MPIGO_TEST_CELLS", "3")
+	forget(t, "test_cells")
 	s := Int("test_cells", 256, "").Range(4, 1<<20)
 	if got := s.Get(); got != 256 {
 		t.Errorf("Get = %d, want the default 256", got)
