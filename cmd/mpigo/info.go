@@ -50,12 +50,12 @@ func infoCmd(args []string) int {
 	fmt.Println()
 	fmt.Println("settings (flag: mpigo run --set NAME=VALUE; environment: MPIGO_NAME; file: NAME = VALUE):")
 	w = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "  NAME\tVALUE\tSOURCE\tMEANING")
+	fmt.Fprintln(w, "  NAME\tVALUE\tSOURCE\tVALID VALUES\tMEANING")
 	for _, s := range config.All() {
 		v, src := s.Value()
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", s.Name, v, src, s.Help)
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", s.Name, v, src, s.Rule(), s.Help)
 		if err := s.Err(); err != nil {
-			fmt.Fprintf(w, "  \t\t\tignored: %v\n", err)
+			fmt.Fprintf(w, "  \t\t\t\tignored: %v\n", err)
 		}
 	}
 	w.Flush()

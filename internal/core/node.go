@@ -27,7 +27,7 @@ import (
 var (
 	setCollShm = config.String("coll_shm", "auto",
 		"node-local collectives (Barrier, Bcast, Reduce, Allreduce) through shared memory when all ranks of a "+
-			"communicator share a node: auto, or off (point-to-point algorithms only)")
+			"communicator share a node: auto, or off (point-to-point algorithms only)").OneOf("auto", "off")
 	setShmBcastMax = config.Size("coll_shm_bcast_max", 128<<10,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory; larger ones use the "+
 			"point-to-point algorithms")
@@ -41,12 +41,12 @@ var (
 		"Allreduce (bytes) from which the node shared-memory path splits the reduction among the ranks "+
 			"(each combines a section, all copy the result) instead of each rank combining it all")
 	setShmChunk = config.Size("coll_shm_chunk", 16<<10,
-		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step")
+		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step").Range(1, 1<<30)
 	setShmChunks = config.Int("coll_shm_chunks", 8,
-		"buffers in a node shared-memory Bcast's ring (at least 2)")
+		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16)
 	setShmSlot = config.Size("coll_shm_slot", 256<<10,
 		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
-			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB")
+			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB").Range(1, 1<<30)
 )
 
 // nodeColl is a communicator's node-local collective state (collState.node), made on

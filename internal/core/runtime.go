@@ -31,13 +31,13 @@ import (
 )
 
 var setTransports = config.String("transports", "self,shm,tcp",
-	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)")
+	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)").ListOf("self", "shm", "tcp")
 
 var setBindTo = config.String("bind_to", "auto",
-	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it")
+	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")
 
 var setGOMAXPROCS = config.String("gomaxprocs", "auto",
-	"Go threads per rank: auto (the node's CPUs shared out among its ranks, at least 1), keep (Go's default), or a number; a GOMAXPROCS variable wins")
+	"Go threads per rank: auto (the node's CPUs shared out among its ranks, at least 1), keep (Go's default), or a number; a GOMAXPROCS variable wins").OneOf("auto", "keep").OrRange(1, 1<<16)
 
 // shareCPUs sets GOMAXPROCS so that the ranks of a node do not each run a thread per
 // CPU: with more runnable threads than cores, a rank waiting for a message is

@@ -28,7 +28,7 @@ import (
 // end up to the slack later. Go's timers already round sleeps up to a millisecond,
 // and mpigo's waits are woken by their peers, not by their timeouts.
 var setRankSlack = config.Int("rank_timer_slack", 1000,
-	"timer slack, in microseconds, that the launcher gives the ranks of a node with no more CPUs than ranks, so that Go's runtime monitor wakes them less often (0: the launcher's own slack)")
+	"timer slack, in microseconds, that the launcher gives the ranks of a node with no more CPUs than ranks, so that Go's runtime monitor wakes them less often (0: the launcher's own slack)").Range(0, 1_000_000)
 
 // rankSlack is the slack in nanoseconds for the ranks of a node that runs nlocal of
 // them, or 0 to leave the slack alone. settings are the job's --set flags.

@@ -91,17 +91,17 @@ var (
 
 var (
 	setProtocol = config.String("p2p_protocol", "auto",
-		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get")
+		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get").OneOf("auto", "eager", "pipeline", "get")
 	setEagerLimit = config.Size("eager_limit", 0,
 		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model")
 	setSpin = config.Int("p2p_spin", 4000,
-		"polls a waiting rank spins through before it starts yielding the CPU")
+		"polls a waiting rank spins through before it starts yielding the CPU").AtLeast(0)
 	setYield = config.Int("p2p_yield", 200,
-		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell")
+		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell").AtLeast(0)
 	setPeerPolls = config.Int("p2p_peer_polls", 512,
-		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none")
-	setSleep = config.String("p2p_sleep", "1ms",
-		"longest sleep on the doorbell between checks (a dead peer rings nobody)")
+		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none").AtLeast(0)
+	setSleep = config.Duration("p2p_sleep", time.Millisecond,
+		"longest sleep on the doorbell between checks (a dead peer rings nobody)").Range(time.Microsecond, time.Second)
 	setAdapt = config.Bool("p2p_adapt", true,
 		"let the receiver of a large message (32 KiB and more) choose between pipeline and get by timing both, "+
 			"where single copy is possible; false: the cost models alone decide")
@@ -266,11 +266,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	e.peerPolls = max(int(setPeerPolls.Get()), 0)
 	e.sleep = opts.Sleep
 	if e.sleep <= 0 {
-		d, err := time.ParseDuration(setSleep.Get())
-		if err != nil || d <= 0 {
-			d = time.Millisecond
-		}
-		e.sleep = d
+		e.sleep = setSleep.Get()
 	}
 	e.info = opts.ProtoInfo
 	if e.info == nil && setProtoInfo.Get() {
