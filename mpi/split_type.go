@@ -50,8 +50,7 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 //   - SplitTypeHWGuided: the ranks within one instance of the hardware resource type
 //     that info's "mpi_hw_resource_type" names: HWSharedMemory (the node), or a type of
 //     GetHwResourceInfo ("hwloc://Machine", "hwloc://Package", "hwloc://NUMANode",
-//     "hwloc://L3Cache", "hwloc://L2Cache", "hwloc://L1Cache", "hwloc://Core",
-//     "hwloc://PU"). A rank not bound within one instance (see mpigo run --bind-to) gets
+//     "hwloc://L4Cache" to "hwloc://L1Cache", "hwloc://Core", "hwloc://PU"). A rank not bound within one instance (see mpigo run --bind-to) gets
 //     nil, and so does every rank when info is nil, lacks the key or names a type
 //     mpigo does not know.
 //   - SplitTypeResourceGuided: as SplitTypeHWGuided, or by the process set that
@@ -117,9 +116,8 @@ func splitTypeArgs(kind, key int, pairs [][2]string) core.SplitTypeArgs {
 // GetHwResourceInfo returns a new Info describing the hardware this process runs on
 // (MPI_Get_hw_resource_info, MPI 4.1 section 9.1.2): a key for each hardware resource
 // type this machine has, in the standard's URI form provider://type with hwloc's
-// names ("hwloc://Machine", "hwloc://Package", "hwloc://NUMANode", "hwloc://L3Cache",
-// "hwloc://L2Cache", "hwloc://L1Cache", "hwloc://Core", "hwloc://PU", as many as
-// /sys shows), whose value is "true" if the CPUs this process may run on lie within one
+// names ("hwloc://Machine", "hwloc://Package", "hwloc://NUMANode", "hwloc://L4Cache"
+// to "hwloc://L1Cache", "hwloc://Core", "hwloc://PU", as many as /sys shows), whose value is "true" if the CPUs this process may run on lie within one
 // instance of the type and "false" otherwise. Each key is a value SplitTypeInfo takes
 // for "mpi_hw_resource_type". It reads the machine at the moment of the call, and may
 // be called at any time, before Init and after Finalize too. The caller frees the Info.

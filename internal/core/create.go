@@ -224,16 +224,16 @@ func (c *Comm) SplitType(op string, a SplitTypeArgs) (*Comm, string, error) {
 		return nil, "", err
 	}
 	level, typ := splitLevel(a, all)
-	return c.splitTypeBy(op, a, level, local, remote, typ)
+	return c.splitTypeBy(op, level, local, remote, typ)
 }
 
 // splitTypeBy forms the split at the resource level chosen, its colors drawn from the
 // records.
-func (c *Comm) splitTypeBy(op string, a SplitTypeArgs, level int, local, remote []byte, typ string) (*Comm, string, error) {
-	lck, color := colorKeys(a, level, local, c.rank)
+func (c *Comm) splitTypeBy(op string, level int, local, remote []byte, typ string) (*Comm, string, error) {
+	lck, color := colorKeys(level, local, c.rank)
 	var rck []byte
 	if remote != nil {
-		rck, _ = colorKeys(a, level, remote, -1)
+		rck, _ = colorKeys(level, remote, -1)
 	}
 	nc, err := c.splitBy(op, lck, rck, color)
 	if nc == nil {
@@ -302,17 +302,17 @@ func canonicalPset(name string) string {
 
 // checkSplitType is the agreement every process reaches alike from the records of all.
 func checkSplitType(op string, a SplitTypeArgs, all []byte) error {
-	kind, print := Undefined, 0
+	kind, fp := Undefined, 0
 	for off := 0; off < len(all); off += stLen() {
 		rec := all[off : off+stLen()]
 		k, p := word(rec, stKind), word(rec, stPrint)
 		switch {
 		case k == Undefined:
 		case kind == Undefined:
-			kind, print = k, p
+			kind, fp = k, p
 		case k != kind:
 			return Errorf(ClassArg, op, "the processes pass different split types (%d and %d); all but those passing Undefined must pass the same", kind, k)
-		case p != print:
+		case p != fp:
 			return Errorf(ClassInfoValue, op, "the processes pass different values for the info keys of split type %d; all must pass the same", kind)
 		}
 	}
@@ -421,7 +421,7 @@ func levelColor(rec []byte, level int) int {
 
 // colorKeys turns records into Split's (color, key) records at a level, and returns
 // the color of the record of rank me (if me >= 0).
-func colorKeys(a SplitTypeArgs, level int, recs []byte, me int) ([]byte, int) {
+func colorKeys(level int, recs []byte, me int) ([]byte, int) {
 	n := len(recs) / stLen()
 	out := make([]byte, 0, 16*n)
 	mine := Undefined
