@@ -162,14 +162,6 @@ func colorRanks(all []byte, color int) []int {
 	return ranks
 }
 
-// SplitShared splits c by node (MPI_COMM_TYPE_SHARED): one communicator per node.
-func (c *Comm) SplitShared(op string, key int) (*Comm, error) {
-	if err := c.Check(op); err != nil {
-		return nil, err
-	}
-	return c.Split(op, proc.NodeOf(World.rank), key)
-}
-
 // Split types of MPI_Comm_split_type, numbered as MPICH numbers them.
 const (
 	SplitShared         = 1 // MPI_COMM_TYPE_SHARED: one communicator per node
