@@ -109,28 +109,6 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	return wrapComm(c, nd), nil
 }
 
-// SplitType kinds.
-const (
-	// SplitTypeShared groups the ranks that can share memory: those of one node.
-	SplitTypeShared = 1
-)
-
-// SplitType splits c by a property of the machine: with SplitTypeShared, one
-// communicator per node (MPI_Comm_split_type).
-func (c *Comm) SplitType(kind, key int) (*Comm, error) {
-	switch kind {
-	case SplitTypeShared:
-		nd, err := c.dev().SplitShared("SplitType", key)
-		if err != nil {
-			return nil, c.fail("SplitType", err)
-		}
-		return wrapComm(c, nd), nil
-	case Undefined:
-		return c.Split(Undefined, key)
-	}
-	return nil, c.fail("SplitType", errorf(ClassArg, "SplitType", "split type %d: want SplitTypeShared or Undefined", kind))
-}
-
 // Create makes a communicator of the members of g, a subgroup of c's group; it is
 // collective over all of c, and ranks outside g get nil (MPI_Comm_create). On an
 // intercommunicator each side passes a subgroup of its own group, and the result joins
