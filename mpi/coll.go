@@ -51,7 +51,8 @@ func (c *Comm) Barrier() error {
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
-	return c.fail("Bcast", c.dev().Bcast("Bcast", vec(buf), root))
+	v := vec(buf)
+	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
 }
 
 // Reduce combines every rank's send with op, in rank order, into root's recv, which is
@@ -62,7 +63,8 @@ func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 	if err != nil {
 		return c.fail("Reduce", err)
 	}
-	return c.fail("Reduce", c.dev().Reduce("Reduce", vec(send), vec(recv), r, root))
+	s, rv := vec(send), vec(recv)
+	return c.fail("Reduce", c.dev().Reduce("Reduce", &s, &rv, &r, root))
 }
 
 // Allreduce combines every rank's send with op into every rank's recv (as long as
@@ -72,7 +74,8 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 	if err != nil {
 		return c.fail("Allreduce", err)
 	}
-	return c.fail("Allreduce", c.dev().Allreduce("Allreduce", vec(send), vec(recv), r))
+	s, rv := vec(send), vec(recv)
+	return c.fail("Allreduce", c.dev().Allreduce("Allreduce", &s, &rv, &r))
 }
 
 // Gather collects every rank's send into root's recv, rank i's at recv[i*len(send):]

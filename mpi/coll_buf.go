@@ -43,7 +43,7 @@ func BcastBuf(c *Comm, buf Buf, root int) error {
 	if err != nil {
 		return c.fail("Bcast", err)
 	}
-	return c.fail("Bcast", c.dev().Bcast("Bcast", v, root))
+	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
 }
 
 // IbcastBuf starts a BcastBuf.

@@ -119,7 +119,8 @@ func reduceBuf(name string, c *Comm, send, recv Buf, op Op, root int, hasSend, h
 		// A process of the root's group on an intercommunicator other than the root:
 		// it moves nothing, but takes its part in the call's sequence.
 		r, _ := red[uint8](name, NoOp)
-		return c.dev().Reduce(name, vec[uint8](nil), vec[uint8](nil), r, root)
+		none := vec[uint8](nil)
+		return c.dev().Reduce(name, &none, &none, &r, root)
 	}
 	if op.user != nil {
 		return reduceUser(name, c, s, r, op.user, root, all)
@@ -205,10 +206,11 @@ func reducePacked[T Elem](name string, c *Comm, s, r reduceArg, op Op, root int,
 	if err != nil {
 		return err
 	}
+	iv, ov := vec(in), vec(out)
 	if all {
-		err = c.dev().Allreduce(name, vec(in), vec(out), rd)
+		err = c.dev().Allreduce(name, &iv, &ov, &rd)
 	} else {
-		err = c.dev().Reduce(name, vec(in), vec(out), rd, root)
+		err = c.dev().Reduce(name, &iv, &ov, &rd, root)
 	}
 	if err != nil {
 		return err
@@ -226,9 +228,9 @@ func reducePacked[T Elem](name string, c *Comm, s, r reduceArg, op Op, root int,
 func reduceBytes(name string, c *Comm, in, out []byte, esz int, rd core.Red, root int, all bool) error {
 	iv, ov := core.Vec{B: in, Esz: esz}, core.Vec{B: out, Esz: esz}
 	if all {
-		return c.dev().Allreduce(name, iv, ov, rd)
+		return c.dev().Allreduce(name, &iv, &ov, &rd)
 	}
-	return c.dev().Reduce(name, iv, ov, rd, root)
+	return c.dev().Reduce(name, &iv, &ov, &rd, root)
 }
 
 // packed returns a's data packed, or nil for an absent buffer.

@@ -78,7 +78,7 @@ func (c *Comm) seqTag() int { return int(c.seq.Add(1)-1) & tagSeqMask }
 // schedule for it with the next tag and element size esize; with coll_check on it
 // first verifies that every rank makes the same call.
 func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
-	if err := c.admit(cl); err != nil {
+	if err := c.admit(&cl); err != nil {
 		return nil, err
 	}
 	if _, err := coll.Tune(); err != nil {
@@ -86,7 +86,7 @@ func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
 	}
 	seq := c.seqTag()
 	if coll.Checking() {
-		if err := c.verify(seq, cl); err != nil {
+		if err := c.verify(seq, &cl); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +95,7 @@ func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
 
 // admit checks that c can run the collective cl on an intracommunicator: c usable,
 // not an intercommunicator, the root in range.
-func (c *Comm) admit(cl Call) error {
+func (c *Comm) admit(cl *Call) error {
 	if err := c.Check(cl.Op); err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (c *Comm) admit(cl Call) error {
 }
 
 // verify is coll_check: an allgather of every rank's call description, compared here.
-func (c *Comm) verify(seq int, cl Call) error {
+func (c *Comm) verify(seq int, cl *Call) error {
 	me := [6]int64{int64(cl.Kind), int64(cl.Root), cl.Size, cl.Elem, 0, int64(cl.Red)}
 	if cl.Nonblocking {
 		me[4] = 1
@@ -183,7 +183,7 @@ func (c *Comm) bcastSched(op string, buf Vec, root int, nb bool) (*coll.Sched, e
 
 // reduceArgs checks Reduce's buffers at rank me (root: root) and returns the send
 // buffer to use (recv itself, in place).
-func reduceArgs(op string, me, root int, send, recv Vec, r Red) (Vec, error) {
+func reduceArgs(op string, me, root int, send, recv *Vec, r *Red) (*Vec, error) {
 	if me == root {
 		if send.InPlace {
 			send = recv
@@ -198,11 +198,12 @@ func reduceArgs(op string, me, root int, send, recv Vec, r Red) (Vec, error) {
 }
 
 func (c *Comm) reduceSched(op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
-	send, err := reduceArgs(op, c.rank, root, send, recv, r)
+	sp, err := reduceArgs(op, c.rank, root, &send, &recv, &r)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Begin(Call{Op: op, Kind: KReduce, Root: root, Size: int64(send.N()), Elem: int64(send.Esz), Red: r.code(), Nonblocking: nb}, r.unit(send.Esz))
+	send = *sp
+	s, err := c.Begin(Call{Op: op, Kind: KReduce, Root: root, Size: int64(send.N()), Elem: int64(send.Esz), Red: (&r).code(), Nonblocking: nb}, (&r).unit(send.Esz))
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +212,7 @@ func (c *Comm) reduceSched(op string, send, recv Vec, r Red, root int, nb bool) 
 }
 
 // allreduceArgs checks Allreduce's buffers and returns the send buffer to use.
-func allreduceArgs(op string, send, recv Vec, r Red) (Vec, error) {
+func allreduceArgs(op string, send, recv *Vec, r *Red) (*Vec, error) {
 	if send.InPlace {
 		send = recv
 	}
@@ -222,11 +223,12 @@ func allreduceArgs(op string, send, recv Vec, r Red) (Vec, error) {
 }
 
 func (c *Comm) allreduceSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
-	send, err := allreduceArgs(op, send, recv, r)
+	sp, err := allreduceArgs(op, &send, &recv, &r)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Begin(Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code(), Nonblocking: nb}, r.unit(recv.Esz))
+	send = *sp
+	s, err := c.Begin(Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, (&r).unit(recv.Esz))
 	if err != nil {
 		return nil, err
 	}
@@ -484,10 +486,10 @@ func (c *Comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool
 	if send.N() != n*m {
 		return nil, Errorf(ClassCount, op, "len(send) %d != size %d × len(recv) %d", send.N(), n, m)
 	}
-	if err := r.pairs(op, m); err != nil {
+	if err := (&r).pairs(op, m); err != nil {
 		return nil, err
 	}
-	s, err := c.Begin(Call{Op: op, Kind: KReduceScatterBlock, Root: NoRoot, Size: int64(m), Elem: int64(recv.Esz), Red: r.code(), Nonblocking: nb}, recv.Esz)
+	s, err := c.Begin(Call{Op: op, Kind: KReduceScatterBlock, Root: NoRoot, Size: int64(m), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +537,7 @@ func (c *Comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red
 	if send.N() != total {
 		return nil, Errorf(ClassCount, op, "len(send) %d != sum(counts) %d", send.N(), total)
 	}
-	s, err := c.Begin(Call{Op: op, Kind: KReduceScatter, Root: NoRoot, Size: int64(total), Elem: int64(recv.Esz), Red: r.code(), Nonblocking: nb}, recv.Esz)
+	s, err := c.Begin(Call{Op: op, Kind: KReduceScatter, Root: NoRoot, Size: int64(total), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
 	if err != nil {
 		return nil, err
 	}
@@ -544,15 +546,16 @@ func (c *Comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red
 }
 
 func (c *Comm) scanSched(op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error) {
-	send, err := allreduceArgs(op, send, recv, r)
+	sp, err := allreduceArgs(op, &send, &recv, &r)
 	if err != nil {
 		return nil, err
 	}
+	send = *sp
 	kind := KScan
 	if excl {
 		kind = KExscan
 	}
-	s, err := c.Begin(Call{Op: op, Kind: kind, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code(), Nonblocking: nb}, recv.Esz)
+	s, err := c.Begin(Call{Op: op, Kind: kind, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
 	if err != nil {
 		return nil, err
 	}

@@ -6,36 +6,70 @@ import "github.com/mpigo/mpigo/internal/coll"
 // table its communicator chose when it was made. The blocking forms return when the
 // call is done; the I forms return a Pending that completes in the background.
 
+// The blocking Barrier, Bcast, Reduce and Allreduce take their buffers and reduction
+// by pointer and choose their path by a switch on the one the communicator chose when
+// it was made: direct calls, so that the buffers' descriptions are neither copied at
+// every level nor moved to the heap (an indirect call would let them escape).
+
 func (c *Comm) Barrier(op string) error {
 	if err := c.Check(op); err != nil {
 		return err
 	}
-	return c.coll.barrier(c, op)
+	switch c.coll.path {
+	case PathNode:
+		return nodeBarrier(c, op)
+	case PathHier:
+		return hierBarrierEntry(c, op)
+	}
+	return schedBarrier(c, op)
 }
 
-func (c *Comm) Bcast(op string, buf Vec, root int) error {
+func (c *Comm) Bcast(op string, buf *Vec, root int) error {
 	if err := c.Check(op); err != nil {
 		return err
 	}
 	if buf.Type != nil {
-		_, err := c.bcastTyped(op, buf, root, false)
+		_, err := c.bcastTyped(op, *buf, root, false)
 		return err
 	}
-	return c.coll.bcast(c, op, buf, root)
+	return c.bcast(op, buf, root)
 }
 
-func (c *Comm) Reduce(op string, send, recv Vec, r Red, root int) error {
+// bcast is Bcast on a laid-out buffer.
+func (c *Comm) bcast(op string, buf *Vec, root int) error {
+	switch c.coll.path {
+	case PathNode:
+		return nodeBcast(c, op, buf, root)
+	case PathHier:
+		return hierBcastEntry(c, op, buf, root)
+	}
+	return schedBcast(c, op, buf, root)
+}
+
+func (c *Comm) Reduce(op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.Check(op); err != nil {
 		return err
 	}
-	return c.coll.reduce(c, op, send, recv, r, root)
+	switch c.coll.path {
+	case PathNode:
+		return nodeReduce(c, op, send, recv, r, root)
+	case PathHier:
+		return hierReduceEntry(c, op, send, recv, r, root)
+	}
+	return schedReduce(c, op, send, recv, r, root)
 }
 
-func (c *Comm) Allreduce(op string, send, recv Vec, r Red) error {
+func (c *Comm) Allreduce(op string, send, recv *Vec, r *Red) error {
 	if err := c.Check(op); err != nil {
 		return err
 	}
-	return c.coll.allreduce(c, op, send, recv, r)
+	switch c.coll.path {
+	case PathNode:
+		return nodeAllreduceEntry(c, op, send, recv, r)
+	case PathHier:
+		return hierAllreduceEntry(c, op, send, recv, r)
+	}
+	return schedAllreduce(c, op, send, recv, r)
 }
 
 func (c *Comm) Gather(op string, send, recv Vec, root int, nb bool) (*Pending, error) {

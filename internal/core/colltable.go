@@ -37,13 +37,9 @@ func (p Path) String() string {
 // paths than schedules, and the schedule builders (intra- or intercommunicator) that
 // serve every other call and every nonblocking one.
 type collTable struct {
-	path      Path
-	why       string // why not a faster path, for mpigo info
-	barrier   func(c *Comm, op string) error
-	bcast     func(c *Comm, op string, buf Vec, root int) error
-	reduce    func(c *Comm, op string, send, recv Vec, r Red, root int) error
-	allreduce func(c *Comm, op string, send, recv Vec, r Red) error
-	sched     *schedTable
+	path  Path
+	why   string // why not a faster path, for mpigo info
+	sched *schedTable
 }
 
 // schedTable builds the schedule of each collective (nb: the nonblocking form).
@@ -88,14 +84,12 @@ var interSched = &schedTable{
 // chooseColl fills c's table from what every member knows alike (its groups, the node
 // map, the settings), so that all members choose the same.
 func (c *Comm) chooseColl() {
-	t := collTable{path: PathSched, sched: intraSched,
-		barrier: schedBarrier, bcast: schedBcast, reduce: schedReduce, allreduce: schedAllreduce}
+	t := collTable{path: PathSched, sched: intraSched}
 	c.lconn = c.localConn()
 	switch {
 	case c.remote != nil:
 		c.iconn = c.interConn()
-		t = collTable{path: PathInter, sched: interSched,
-			barrier: schedBarrier, bcast: schedBcast, reduce: schedReduce, allreduce: schedAllreduce}
+		t = collTable{path: PathInter, sched: interSched}
 	case c.size < 2:
 		t.why = "one rank"
 	default:
@@ -103,13 +97,13 @@ func (c *Comm) chooseColl() {
 		c.node = n
 		switch {
 		case n.err != nil:
-			t.path, t.barrier, t.bcast, t.reduce, t.allreduce = PathNode, nodeBarrier, nodeBcast, nodeReduce, nodeAllreduceEntry
+			t.path = PathNode
 		case n.state == nodeHier:
-			t.path, t.barrier, t.bcast, t.reduce, t.allreduce = PathHier, hierBarrierEntry, hierBcastEntry, hierReduceEntry, hierAllreduceEntry
+			t.path = PathHier
 		case n.state == nodeOff:
 			t.why = n.why
 		default:
-			t.path, t.barrier, t.bcast, t.reduce, t.allreduce = PathNode, nodeBarrier, nodeBcast, nodeReduce, nodeAllreduceEntry
+			t.path = PathNode
 		}
 	}
 	c.coll = t
@@ -159,18 +153,18 @@ func schedBarrier(c *Comm, op string) error {
 	return runSched(op, s, err)
 }
 
-func schedBcast(c *Comm, op string, buf Vec, root int) error {
-	s, err := c.coll.sched.bcast(c, op, buf, root, false)
+func schedBcast(c *Comm, op string, buf *Vec, root int) error {
+	s, err := c.coll.sched.bcast(c, op, *buf, root, false)
 	return runSched(op, s, err)
 }
 
-func schedReduce(c *Comm, op string, send, recv Vec, r Red, root int) error {
-	s, err := c.coll.sched.reduce(c, op, send, recv, r, root, false)
+func schedReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
+	s, err := c.coll.sched.reduce(c, op, *send, *recv, *r, root, false)
 	return runSched(op, s, err)
 }
 
-func schedAllreduce(c *Comm, op string, send, recv Vec, r Red) error {
-	s, err := c.coll.sched.allreduce(c, op, send, recv, r, false)
+func schedAllreduce(c *Comm, op string, send, recv *Vec, r *Red) error {
+	s, err := c.coll.sched.allreduce(c, op, *send, *recv, *r, false)
 	return runSched(op, s, err)
 }
 
@@ -187,7 +181,8 @@ func nodeBarrier(c *Comm, op string) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
-	g, err := c.nodeGroup(Call{Op: op, Kind: KBarrier, Root: NoRoot}, 0, 0)
+	cl := Call{Op: op, Kind: KBarrier, Root: NoRoot}
+	g, err := c.nodeGroup(&cl, 0, 0)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
@@ -197,12 +192,12 @@ func nodeBarrier(c *Comm, op string) error {
 	return MapErr(op, g.Barrier())
 }
 
-func nodeBcast(c *Comm, op string, buf Vec, root int) error {
+func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	g, err := c.nodeGroup(cl, int64(len(buf.B)), bcastMax(c))
+	g, err := c.nodeGroup(&cl, int64(len(buf.B)), bcastMax(c))
 	if err != nil || g == nil {
 		if err != nil {
 			return err
@@ -212,7 +207,7 @@ func nodeBcast(c *Comm, op string, buf Vec, root int) error {
 	return MapErr(op, g.Bcast(buf.B, root))
 }
 
-func nodeReduce(c *Comm, op string, send, recv Vec, r Red, root int) error {
+func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
@@ -221,7 +216,7 @@ func nodeReduce(c *Comm, op string, send, recv Vec, r Red, root int) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
-	g, err := c.nodeGroup(cl, int64(len(s.B)), reduceLimit(c, r))
+	g, err := c.nodeGroup(&cl, int64(len(s.B)), reduceLimit(c, r))
 	if err != nil || g == nil {
 		if err != nil {
 			return err
@@ -231,7 +226,7 @@ func nodeReduce(c *Comm, op string, send, recv Vec, r Red, root int) error {
 	return MapErr(op, g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root))
 }
 
-func nodeAllreduceEntry(c *Comm, op string, send, recv Vec, r Red) error {
+func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
@@ -240,7 +235,7 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv Vec, r Red) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
-	g, err := c.nodeGroup(cl, int64(len(recv.B)), reduceLimit(c, r))
+	g, err := c.nodeGroup(&cl, int64(len(recv.B)), reduceLimit(c, r))
 	if err != nil || g == nil {
 		if err != nil {
 			return err
@@ -251,7 +246,8 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv Vec, r Red) error {
 }
 
 func hierBarrierEntry(c *Comm, op string) error {
-	h, err := c.hierGroup(Call{Op: op, Kind: KBarrier, Root: NoRoot}, 0, 0, true)
+	cl := Call{Op: op, Kind: KBarrier, Root: NoRoot}
+	h, err := c.hierGroup(&cl, 0, 0, true)
 	if err != nil || h == nil {
 		if err != nil {
 			return err
@@ -261,9 +257,9 @@ func hierBarrierEntry(c *Comm, op string) error {
 	return hierBarrier(h, op)
 }
 
-func hierBcastEntry(c *Comm, op string, buf Vec, root int) error {
+func hierBcastEntry(c *Comm, op string, buf *Vec, root int) error {
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	h, err := c.hierGroup(cl, int64(len(buf.B)), bcastMax(c), true)
+	h, err := c.hierGroup(&cl, int64(len(buf.B)), bcastMax(c), true)
 	if err != nil || h == nil {
 		if err != nil {
 			return err
@@ -273,13 +269,13 @@ func hierBcastEntry(c *Comm, op string, buf Vec, root int) error {
 	return hierBcast(h, c, op, buf, root)
 }
 
-func hierReduceEntry(c *Comm, op string, send, recv Vec, r Red, root int) error {
+func hierReduceEntry(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 	s, err := reduceArgs(op, c.rank, root, send, recv, r)
 	if err != nil {
 		return err
 	}
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
-	h, err := c.hierGroup(cl, int64(len(s.B)), reduceMax(c), r.K.Commute)
+	h, err := c.hierGroup(&cl, int64(len(s.B)), reduceMax(c), r.K.Commute)
 	if err != nil || h == nil {
 		if err != nil {
 			return err
@@ -289,13 +285,13 @@ func hierReduceEntry(c *Comm, op string, send, recv Vec, r Red, root int) error 
 	return hierReduce(h, c, op, send, recv, r, root)
 }
 
-func hierAllreduceEntry(c *Comm, op string, send, recv Vec, r Red) error {
+func hierAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 	s, err := allreduceArgs(op, send, recv, r)
 	if err != nil {
 		return err
 	}
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
-	h, err := c.hierGroup(cl, int64(len(recv.B)), reduceMax(c), r.K.Commute)
+	h, err := c.hierGroup(&cl, int64(len(recv.B)), reduceMax(c), r.K.Commute)
 	if err != nil || h == nil {
 		if err != nil {
 			return err

@@ -94,7 +94,7 @@ var nodeRegions struct {
 // could not be made). On the nil path it has checked nothing; otherwise it has checked
 // c and cl's root and run coll_check, and an error ends the call. Only a communicator
 // whose table chose the node path calls it.
-func (c *Comm) nodeGroup(cl Call, nbytes int64, limit int64) (*shmcoll.Group, error) {
+func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, error) {
 	n := c.node
 	if nbytes > limit || n.state == nodeOff {
 		return nil, nil
@@ -129,7 +129,7 @@ var shmLimits = sync.OnceValue(func() [5]int64 {
 // reduceLimit is the largest reduction with op on c that goes through shared memory:
 // a user op may treat several elements as one (the tests' 2x2 matrices of four
 // int64s), so its message must fit one slot and is never cut.
-func reduceLimit(c *Comm, r Red) int64 {
+func reduceLimit(c *Comm, r *Red) int64 {
 	if r.User {
 		l, _ := nodeLayout(c.size)
 		return min(reduceMax(c), int64(l.Slot))
@@ -140,7 +140,7 @@ func reduceLimit(c *Comm, r Red) int64 {
 // nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a
 // predefined op splits the reduction (in whole (value, index) pairs for Maxloc and
 // Minloc).
-func nodeAllreduce(g *shmcoll.Group, send, recv []byte, esize int, r Red) error {
+func nodeAllreduce(g *shmcoll.Group, send, recv []byte, esize int, r *Red) error {
 	if !r.User && int64(len(send)) >= shmLimits()[4] && g.Size() > 2 {
 		return g.AllreduceSplit(send, recv, r.unit(esize), r.K.Fn)
 	}
@@ -383,7 +383,7 @@ func (n *nodeColl) close() {
 // nodes hold blocks of consecutive ranks. Like nodeGroup, it has checked c and run
 // coll_check when it returns one. Only a communicator whose table chose the
 // hierarchical path calls it.
-func (c *Comm) hierGroup(cl Call, nbytes, limit int64, commute bool) (*hierColl, error) {
+func (c *Comm) hierGroup(cl *Call, nbytes, limit int64, commute bool) (*hierColl, error) {
 	if nbytes > limit {
 		return nil, nil
 	}
@@ -469,7 +469,7 @@ func hierBarrier(h *hierColl, op string) error {
 
 // hierBcast: root's node first (when root does not lead it), then the leaders, then
 // the other nodes (and root's, when root leads it).
-func hierBcast(h *hierColl, c *Comm, op string, buf Vec, root int) error {
+func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 	mine := h.leaderIdx[c.rank] == h.leaderIdx[root]
 	rootLeads := h.nodeRank[root] == 0
 	if mine && !rootLeads {
@@ -490,16 +490,18 @@ func hierBcast(h *hierColl, c *Comm, op string, buf Vec, root int) error {
 
 // hierAllreduce (an operation that commutes, or nodes that hold blocks of ranks):
 // reduce to the node's leader, allreduce among the leaders, broadcast on the node.
-func hierAllreduce(h *hierColl, op string, send, recv Vec, r Red) error {
+func hierAllreduce(h *hierColl, op string, send, recv *Vec, r *Red) error {
 	leader := h.leaders != nil
 	if leader && same(send.B, recv.B) {
-		send = InPlaceVec(recv.Esz)
+		ip := InPlaceVec(recv.Esz)
+		send = &ip
 	}
 	if err := h.node.Reduce(op, send, recv, r, 0); err != nil {
 		return err
 	}
 	if leader {
-		if err := h.leaders.Allreduce(op, InPlaceVec(recv.Esz), recv, r); err != nil {
+		ip := InPlaceVec(recv.Esz)
+		if err := h.leaders.Allreduce(op, &ip, recv, r); err != nil {
 			return err
 		}
 	}
@@ -510,7 +512,7 @@ func hierAllreduce(h *hierColl, op string, send, recv Vec, r Red) error {
 // reduce to each node's leader, reduce among the leaders to the leader of root's node,
 // which passes the result to root when root does not lead. Only leaders' partial
 // results cross the network.
-func hierReduce(h *hierColl, c *Comm, op string, send, recv Vec, r Red, root int) error {
+func hierReduce(h *hierColl, c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 	isRoot := c.rank == root
 	if isRoot && send.InPlace {
 		send = recv
@@ -520,7 +522,7 @@ func hierReduce(h *hierColl, c *Comm, op string, send, recv Vec, r Red, root int
 	rootNode := h.leaderIdx[c.rank] == h.leaderIdx[root]
 	// Where this rank's node-level result goes: root's recv when root leads its node,
 	// else (leaders only) the scratch buffer.
-	var part Vec
+	var part *Vec
 	if leader {
 		if isRoot {
 			part = recv
@@ -529,18 +531,22 @@ func hierReduce(h *hierColl, c *Comm, op string, send, recv Vec, r Red, root int
 			if cap(h.scratch) < need {
 				h.scratch = make([]byte, need)
 			}
-			part = Vec{B: h.scratch[:need:need], Esz: send.Esz}
+			part = &Vec{B: h.scratch[:need:need], Esz: send.Esz}
 		}
 	}
 	nodeSend := send
+	ip := InPlaceVec(send.Esz)
 	if leader && same(send.B, part.B) {
-		nodeSend = InPlaceVec(send.Esz)
+		nodeSend = &ip
+	}
+	if part == nil {
+		part = &Vec{Esz: send.Esz}
 	}
 	if err := h.node.Reduce(op, nodeSend, part, r, 0); err != nil {
 		return err
 	}
 	if leader {
-		lsend := InPlaceVec(send.Esz)
+		lsend := &ip
 		if !rootNode {
 			lsend = part // only the root's leader reduces in place
 		}

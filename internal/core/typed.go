@@ -261,7 +261,7 @@ func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, erro
 			s, err := c.coll.sched.bcast(c, op, buf, root, true)
 			return finish(op, true, nil, s, err)
 		}
-		return nil, c.coll.bcast(c, op, buf, root)
+		return nil, c.bcast(op, &buf, root)
 	})
 }
 

@@ -66,10 +66,10 @@ type Red struct {
 	Code uint64
 }
 
-func (r Red) code() uint64 { return r.Code }
+func (r *Red) code() uint64 { return r.Code }
 
 // pairs checks that n elements are whole (value, index) pairs where r needs them.
-func (r Red) pairs(op string, n int) error {
+func (r *Red) pairs(op string, n int) error {
 	if r.Pair && n%2 != 0 {
 		return Errorf(ClassCount, op, "%s takes (value, index) pairs: the buffer's length %d is odd", r.Name, n)
 	}
@@ -77,14 +77,14 @@ func (r Red) pairs(op string, n int) error {
 }
 
 // unit is the schedule's element size for r over elements of esz bytes.
-func (r Red) unit(esz int) int {
+func (r *Red) unit(esz int) int {
 	if r.Unit > 0 {
 		return r.Unit
 	}
 	return esz
 }
 
-func (r Red) String() string { return fmt.Sprint(r.Name) }
+func (r *Red) String() string { return fmt.Sprint(r.Name) }
 
 // Kernel is a reduction over two equal-length byte buffers of whole elements:
 // inout = in ⊕ inout (in holds the lower ranks' contribution).
