@@ -288,3 +288,45 @@ func TestIntercommSplitAndCreate(t *testing.T) {
 		must(t, local.Free())
 	})
 }
+
+// TestCollCheckComparesTheOp: with coll_check on, a reduction whose ranks pass
+// different operations (Sum on some, Max on one) is an error of class ErrOp on every
+// rank (MPI 4.1 §6.9.1: all processes provide the same op), on the node path, the
+// schedules and a nonblocking form alike.
+func TestCollCheckComparesTheOp(t *testing.T) {
+	for _, shm := range []string{"auto", "off"} {
+		t.Run("coll_shm_"+shm, func(t *testing.T) {
+			opts := mpitest.Options{N: 3, Settings: map[string]string{"coll_check": "true", "coll_shm": shm}}
+			res := mpitest.Launch(t, opts, func(t *testing.T) {
+				must(t, mpi.Init())
+				op := mpi.Sum
+				if mpi.World.Rank() == 1 {
+					op = mpi.Max
+				}
+				recv := make([]int, 1)
+				if err := mpi.Allreduce(mpi.World, []int{1}, recv, op); !errors.Is(err, mpi.ErrOp) {
+					t.Errorf("Allreduce with Max on rank 1: %v, want ErrOp", err)
+				}
+				if err := mpi.Reduce(mpi.World, []int{1}, recv, op, 0); !errors.Is(err, mpi.ErrOp) {
+					t.Errorf("Reduce with Max on rank 1: %v, want ErrOp", err)
+				}
+				r, err := mpi.Iallreduce(mpi.World, []int{1}, recv, op)
+				if err == nil {
+					_, err = r.Wait()
+				}
+				if !errors.Is(err, mpi.ErrOp) {
+					t.Errorf("Iallreduce with Max on rank 1: %v, want ErrOp", err)
+				}
+				// The same op everywhere still works.
+				must(t, mpi.Allreduce(mpi.World, []int{1}, recv, mpi.Sum))
+				if recv[0] != 3 {
+					t.Errorf("Allreduce after the mismatches: %d, want 3", recv[0])
+				}
+				must(t, mpi.Finalize())
+			})
+			if !mpitest.IsRank(t) && res.Code != 0 {
+				t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
