@@ -145,20 +145,33 @@ func (st *staged) finish(p *Pending, err error) (*Pending, error) {
 	if err != nil || p == nil {
 		return nil, st.done(err)
 	}
-	return &Pending{op: &thenOp{p: p, st: st}}, nil
+	return &Pending{op: &thenOp{p: p, end: st.done}}, nil
 }
 
-// thenOp is a nonblocking collective whose typed outputs are unpacked once it
-// completes, by whichever of Test and Wait sees that first.
+// Then returns a Pending that completes when p does, after fin has run once p has
+// succeeded, by whichever of Test and Wait sees the completion first (the facade
+// unpacks typed results into the user's layout there). fin does not run when p
+// fails: the buffers it would read may still be targets of messages in flight.
+func Then(p *Pending, fin func() error) *Pending {
+	return &Pending{op: &thenOp{p: p, end: func(err error) error {
+		if err != nil {
+			return err
+		}
+		return fin()
+	}}}
+}
+
+// thenOp is a nonblocking operation with work to do once it completes (unpacking
+// typed outputs), done once, by whichever of Test and Wait sees the completion first.
 type thenOp struct {
 	p    *Pending
-	st   *staged
+	end  func(error) error
 	once sync.Once
 	err  error
 }
 
-func (o *thenOp) end(err error) error {
-	o.once.Do(func() { o.err = o.st.done(err) })
+func (o *thenOp) finish(err error) error {
+	o.once.Do(func() { o.err = o.end(err) })
 	return o.err
 }
 
@@ -167,11 +180,24 @@ func (o *thenOp) test() (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	return true, o.end(err)
+	return true, o.finish(err)
 }
 
-func (o *thenOp) wait() error             { return o.end(o.p.Wait()) }
-func (o *thenOp) doneCh() <-chan struct{} { return o.p.op.doneCh() }
+func (o *thenOp) wait() error { return o.finish(o.p.Wait()) }
+
+func (o *thenOp) doneCh() <-chan struct{} {
+	if o.p == nil || o.p.op == nil {
+		return closed
+	}
+	return o.p.op.doneCh()
+}
+
+// closed is the done channel of an operation that was complete from the start.
+var closed = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
 
 // eachBlock calls f with each block (first item, items): the counts and
 // displacements, or all items.
@@ -350,3 +376,10 @@ func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv V
 		return finish(op, nb, nil, s, err)
 	})
 }
+
+// Scratch returns pooled memory of n bytes (aligned for any element type) for the
+// facade's staging of typed buffers around a call; ReleaseScratch gives it back.
+func Scratch(n int) *[]byte { return coll.GetScratch(n) }
+
+// ReleaseScratch returns memory from Scratch to its pool.
+func ReleaseScratch(p *[]byte) { coll.PutScratch(p) }
