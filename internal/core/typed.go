@@ -266,6 +266,16 @@ func (c *Comm) rootOf(root int) (isRoot, takesPart bool) {
 	return c.rank == root, true
 }
 
+// blocks makes counts and displs (in items of v's datatype) r's blocks, and returns
+// them in bytes, as the laid-out buffers count.
+func (r *role) blocks(counts, displs []int, v Vec) ([]int, []int) {
+	r.counts, r.displs = counts, displs
+	if sz := typeSize(v); sz > 0 {
+		return scaled(counts, sz), scaled(displs, sz)
+	}
+	return counts, displs
+}
+
 // typedColl runs call on the laid-out buffers of rs and finishes the call.
 func typedColl(op string, rs []role, call func() (*Pending, error)) (*Pending, error) {
 	st, err := stage(op, rs...)
@@ -295,10 +305,7 @@ func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &send, in: part && !(isRoot && send.InPlace)}, {v: &recv, in: isRoot && send.InPlace, out: isRoot}}
 	if v {
-		rs[1].counts, rs[1].displs = counts, displs
-		if sz := typeSize(recv); sz > 0 {
-			counts, displs = scaled(counts, sz), scaled(displs, sz)
-		}
+		counts, displs = rs[1].blocks(counts, displs, recv)
 	}
 	return typedColl(op, rs, func() (*Pending, error) {
 		var s *coll.Sched
@@ -316,10 +323,7 @@ func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec,
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &send, in: isRoot}, {v: &recv, out: part && !(isRoot && recv.InPlace)}}
 	if v {
-		rs[0].counts, rs[0].displs = counts, displs
-		if sz := typeSize(send); sz > 0 {
-			counts, displs = scaled(counts, sz), scaled(displs, sz)
-		}
+		counts, displs = rs[0].blocks(counts, displs, send)
 	}
 	return typedColl(op, rs, func() (*Pending, error) {
 		var s *coll.Sched
@@ -336,10 +340,7 @@ func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec,
 func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v, nb bool) (*Pending, error) {
 	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
 	if v {
-		rs[1].counts, rs[1].displs = counts, displs
-		if sz := typeSize(recv); sz > 0 {
-			counts, displs = scaled(counts, sz), scaled(displs, sz)
-		}
+		counts, displs = rs[1].blocks(counts, displs, recv)
 	}
 	return typedColl(op, rs, func() (*Pending, error) {
 		var s *coll.Sched
@@ -356,14 +357,8 @@ func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v
 func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, v, nb bool) (*Pending, error) {
 	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
 	if v {
-		rs[0].counts, rs[0].displs = scounts, sdispls
-		rs[1].counts, rs[1].displs = rcounts, rdispls
-		if sz := typeSize(send); sz > 0 {
-			scounts, sdispls = scaled(scounts, sz), scaled(sdispls, sz)
-		}
-		if sz := typeSize(recv); sz > 0 {
-			rcounts, rdispls = scaled(rcounts, sz), scaled(rdispls, sz)
-		}
+		scounts, sdispls = rs[0].blocks(scounts, sdispls, send)
+		rcounts, rdispls = rs[1].blocks(rcounts, rdispls, recv)
 	}
 	return typedColl(op, rs, func() (*Pending, error) {
 		var s *coll.Sched
