@@ -180,14 +180,17 @@ func (rc redCall) laid(f redForm, s, r reduceArg, inPlace bool, wcounts []int) (
 		w.release()
 		return nil, err
 	}
-	fin := func() error {
-		defer w.release()
-		return f.back(rc.name, r, out, rc.resultItems(r, inPlace), &w)
-	}
+	items := rc.resultItems(r, inPlace)
 	if p == nil {
-		return nil, fin()
+		err = f.back(rc.name, r, out, items, &w)
+		w.release()
+		return nil, err
 	}
-	return core.Then(p, fin), nil
+	held := w // the request's own, so that a blocking call's stays on the stack
+	return core.Then(p, func() error {
+		defer held.release()
+		return f.back(rc.name, r, out, items, &held)
+	}), nil
 }
 
 // layout returns the laid-out input and output and the device buffers for them.
@@ -331,18 +334,24 @@ func overlap(a, b []byte) bool {
 	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
-// scratchSet is the pooled memory one call lays its buffers out in.
-type scratchSet struct{ ps []*[]byte }
+// scratchSet is the pooled memory one call lays its buffers out in: at most five
+// pieces (the input and the output, each with a packed stage for a user op's padded
+// T, and a stage to unpack the result through).
+type scratchSet struct {
+	ps [5]*[]byte
+	n  int
+}
 
 func (w *scratchSet) get(n int) []byte {
 	p := core.Scratch(n)
-	w.ps = append(w.ps, p)
+	w.ps[w.n] = p
+	w.n++
 	return *p
 }
 
 func (w *scratchSet) release() {
-	for _, p := range w.ps {
+	for _, p := range w.ps[:w.n] {
 		core.ReleaseScratch(p)
 	}
-	w.ps = nil
+	*w = scratchSet{}
 }
