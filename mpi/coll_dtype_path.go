@@ -62,20 +62,8 @@ func (rc *redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
 	if !hasSend && !hasRecv {
 		return rc.bystander()
 	}
-	user := op.user != nil
 	var s, r reduceArg
-	var err error
-	if hasSend && !inPlace {
-		if s, err = checkReduceBuf(rc.name, "send", send, user); err != nil {
-			return nil, err
-		}
-	}
-	if hasRecv {
-		if r, err = checkReduceBuf(rc.name, "recv", recv, user); err != nil {
-			return nil, err
-		}
-	}
-	if err := rc.sameElements(&s, &r, user); err != nil {
+	if err := rc.args(&s, &r, send, recv, hasSend && !inPlace, hasRecv, op.user != nil); err != nil {
 		return nil, err
 	}
 	kind := s.kind
@@ -94,6 +82,23 @@ func (rc *redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
 		return nil, err
 	}
 	return rc.laid(&f, &s, &r, inPlace, wcounts)
+}
+
+// args checks send and recv where they hold data (absent ones stay zero) and that
+// they agree.
+func (rc *redCall) args(s, r *reduceArg, send, recv Buf, hasSend, hasRecv, user bool) error {
+	var err error
+	if hasSend {
+		if *s, err = checkReduceBuf(rc.name, "send", send, user); err != nil {
+			return err
+		}
+	}
+	if hasRecv {
+		if *r, err = checkReduceBuf(rc.name, "recv", recv, user); err != nil {
+			return err
+		}
+	}
+	return rc.sameElements(s, r, user)
 }
 
 // inPlaceAllowed refuses InPlaceBuf where the slice form refuses InPlace.

@@ -552,6 +552,9 @@ func TestReductionsBufRefusals(t *testing.T) {
 
 		expect("ReduceLocalBuf in place", mpi.ReduceLocalBuf(mpi.InPlaceBuf, f4, mpi.Sum), mpi.ErrBuffer, "InPlaceBuf")
 		expect("InPlaceBuf as recv", mpi.ScanBuf(w, f4, mpi.InPlaceBuf, mpi.Sum), mpi.ErrBuffer, "InPlaceBuf")
+		expect("ReduceBuf root out of range", mpi.ReduceBuf(w, f4, f4, mpi.Sum, size), mpi.ErrRoot, "")
+		_, err = mpi.IreduceBuf(w, f4, f4, mpi.Sum, -3)
+		expect("IreduceBuf root out of range", err, mpi.ErrRoot, "")
 		dt := committed(mpi.TypeContiguous(2, mpi.Float64))(t)
 		must(t, dt.Free())
 		expect("freed datatype", mpi.ReduceLocalBuf(f4, mpi.Typed(f, 2, dt), mpi.Sum), mpi.ErrType, "")
