@@ -31,7 +31,7 @@ func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 	if err := c.check(name); err != nil {
 		return err
 	}
-	_, err := redCall{name: name, c: c, kind: kReduce, root: root}.run(send, recv, op)
+	_, err := (&redCall{name: name, c: c, kind: kReduce, root: root}).run(send, recv, op)
 	return c.fail(name, err)
 }
 
@@ -42,7 +42,7 @@ func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
 	if err := c.check(name); err != nil {
 		return Request{}, err
 	}
-	p, err := redCall{name: name, c: c, kind: kReduce, root: root, nb: true}.run(send, recv, op)
+	p, err := (&redCall{name: name, c: c, kind: kReduce, root: root, nb: true}).run(send, recv, op)
 	return c.start(name, p, err)
 }
 
@@ -55,7 +55,7 @@ func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
 	if err := c.check(name); err != nil {
 		return err
 	}
-	_, err := redCall{name: name, c: c, kind: kAllreduce}.run(send, recv, op)
+	_, err := (&redCall{name: name, c: c, kind: kAllreduce}).run(send, recv, op)
 	return c.fail(name, err)
 }
 
@@ -65,7 +65,7 @@ func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 	if err := c.check(name); err != nil {
 		return Request{}, err
 	}
-	p, err := redCall{name: name, c: c, kind: kAllreduce, nb: true}.run(send, recv, op)
+	p, err := (&redCall{name: name, c: c, kind: kAllreduce, nb: true}).run(send, recv, op)
 	return c.start(name, p, err)
 }
 
@@ -78,7 +78,7 @@ func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
 	if err := c.check(name); err != nil {
 		return err
 	}
-	_, err := redCall{name: name, c: c, kind: kReduceScatterBlock}.run(send, recv, op)
+	_, err := (&redCall{name: name, c: c, kind: kReduceScatterBlock}).run(send, recv, op)
 	return c.fail(name, err)
 }
 
@@ -88,7 +88,7 @@ func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 	if err := c.check(name); err != nil {
 		return Request{}, err
 	}
-	p, err := redCall{name: name, c: c, kind: kReduceScatterBlock, nb: true}.run(send, recv, op)
+	p, err := (&redCall{name: name, c: c, kind: kReduceScatterBlock, nb: true}).run(send, recv, op)
 	return c.start(name, p, err)
 }
 
@@ -100,7 +100,7 @@ func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
 	if err := c.check(name); err != nil {
 		return err
 	}
-	_, err := redCall{name: name, c: c, kind: kReduceScatter, counts: counts}.run(send, recv, op)
+	_, err := (&redCall{name: name, c: c, kind: kReduceScatter, counts: counts}).run(send, recv, op)
 	return c.fail(name, err)
 }
 
@@ -110,7 +110,7 @@ func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, e
 	if err := c.check(name); err != nil {
 		return Request{}, err
 	}
-	p, err := redCall{name: name, c: c, kind: kReduceScatter, counts: counts, nb: true}.run(send, recv, op)
+	p, err := (&redCall{name: name, c: c, kind: kReduceScatter, counts: counts, nb: true}).run(send, recv, op)
 	return c.start(name, p, err)
 }
 
@@ -121,7 +121,7 @@ func ScanBuf(c *Comm, send, recv Buf, op Op) error {
 	if err := c.check(name); err != nil {
 		return err
 	}
-	_, err := redCall{name: name, c: c, kind: kScan}.run(send, recv, op)
+	_, err := (&redCall{name: name, c: c, kind: kScan}).run(send, recv, op)
 	return c.fail(name, err)
 }
 
@@ -131,7 +131,7 @@ func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 	if err := c.check(name); err != nil {
 		return Request{}, err
 	}
-	p, err := redCall{name: name, c: c, kind: kScan, nb: true}.run(send, recv, op)
+	p, err := (&redCall{name: name, c: c, kind: kScan, nb: true}).run(send, recv, op)
 	return c.start(name, p, err)
 }
 
@@ -142,7 +142,7 @@ func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
 	if err := c.check(name); err != nil {
 		return err
 	}
-	_, err := redCall{name: name, c: c, kind: kExscan}.run(send, recv, op)
+	_, err := (&redCall{name: name, c: c, kind: kExscan}).run(send, recv, op)
 	return c.fail(name, err)
 }
 
@@ -152,7 +152,7 @@ func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 	if err := c.check(name); err != nil {
 		return Request{}, err
 	}
-	p, err := redCall{name: name, c: c, kind: kExscan, nb: true}.run(send, recv, op)
+	p, err := (&redCall{name: name, c: c, kind: kExscan, nb: true}).run(send, recv, op)
 	return c.start(name, p, err)
 }
 
@@ -161,6 +161,6 @@ func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // and the op. It involves no other process, so its errors are returned, not passed to
 // a communicator's handler, as ReduceLocal's are.
 func ReduceLocalBuf(in, inout Buf, op Op) error {
-	_, err := redCall{name: "ReduceLocalBuf", kind: kLocal}.run(in, inout, op)
+	_, err := (&redCall{name: "ReduceLocalBuf", kind: kLocal}).run(in, inout, op)
 	return err
 }

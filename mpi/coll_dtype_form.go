@@ -126,7 +126,7 @@ func pairOp(name string, op Op, kind datatype.Kind) error {
 
 // whole checks that the present buffers hold whole elements of f (only a user op's
 // T can fail this: the base elements of a predefined type always divide).
-func (f redForm) whole(name string, args ...reduceArg) error {
+func (f *redForm) whole(name string, args ...*reduceArg) error {
 	for i, a := range args {
 		if a.b.dt != nil && a.bytes%f.data != 0 {
 			arg := [2]string{"send", "recv"}[i]
@@ -139,7 +139,7 @@ func (f redForm) whole(name string, args ...reduceArg) error {
 // direct returns a's memory when it already is laid out in form f, aligned for the
 // kernel: a contiguous buffer of packed elements, or items of TypeOf[T] for a user
 // op over T.
-func (f redForm) direct(a reduceArg) ([]byte, bool) {
+func (f *redForm) direct(a *reduceArg) ([]byte, bool) {
 	n := a.bytes / f.data * int64(f.esz)
 	var w []byte
 	switch {
@@ -160,14 +160,14 @@ func (f redForm) direct(a reduceArg) ([]byte, bool) {
 	return w, true
 }
 
-func (f redForm) isDirect(a reduceArg) bool {
+func (f *redForm) isDirect(a *reduceArg) bool {
 	_, ok := f.direct(a)
 	return ok
 }
 
 // lay returns a's data in form f (nil for an absent buffer), filled from a when fill
 // is set, and whether it is a's own memory.
-func (f redForm) lay(name string, a reduceArg, w *scratchSet, fill bool) ([]byte, bool, error) {
+func (f *redForm) lay(name string, a *reduceArg, w *scratchSet, fill bool) ([]byte, bool, error) {
 	if a.b.dt == nil {
 		return nil, false, nil
 	}
@@ -184,7 +184,7 @@ func (f redForm) lay(name string, a reduceArg, w *scratchSet, fill bool) ([]byte
 }
 
 // fill writes a's data into g in form f.
-func (f redForm) fill(name string, a reduceArg, g []byte, w *scratchSet) error {
+func (f *redForm) fill(name string, a *reduceArg, g []byte, w *scratchSet) error {
 	if f.goT == nil {
 		_, err := a.b.dt.Pack(g, a.b.mem, a.b.count)
 		return typeErr(name, err)
@@ -199,7 +199,7 @@ func (f redForm) fill(name string, a reduceArg, g []byte, w *scratchSet) error {
 
 // back stores the first items items of the result, laid out in form f in out, into
 // r's buffer (nothing to do when out is r's own memory).
-func (f redForm) back(name string, r reduceArg, out []byte, items int64, w *scratchSet) error {
+func (f *redForm) back(name string, r *reduceArg, out []byte, items int64, w *scratchSet) error {
 	if items == 0 || r.b.dt == nil || overlap(out, r.b.mem) {
 		return nil
 	}

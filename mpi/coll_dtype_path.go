@@ -41,7 +41,7 @@ type redCall struct {
 func (b Buf) isInPlace() bool { return b.err == nil && b.count == -1 && b.dt == nil && b.mem == nil }
 
 // roles says whether send and recv hold data on this process.
-func (rc redCall) roles() (hasSend, hasRecv bool) {
+func (rc *redCall) roles() (hasSend, hasRecv bool) {
 	if rc.kind != kReduce {
 		return true, true
 	}
@@ -53,7 +53,7 @@ func (rc redCall) roles() (hasSend, hasRecv bool) {
 
 // run checks and lays out the buffers and runs the call; a nonblocking call returns
 // its Pending.
-func (rc redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
+func (rc *redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
 	inPlace := send.isInPlace()
 	if err := rc.inPlaceAllowed(inPlace); err != nil {
 		return nil, err
@@ -62,20 +62,8 @@ func (rc redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
 	if !hasSend && !hasRecv {
 		return rc.bystander()
 	}
-	user := op.user != nil
 	var s, r reduceArg
-	var err error
-	if hasSend && !inPlace {
-		if s, err = checkReduceBuf(rc.name, "send", send, user); err != nil {
-			return nil, err
-		}
-	}
-	if hasRecv {
-		if r, err = checkReduceBuf(rc.name, "recv", recv, user); err != nil {
-			return nil, err
-		}
-	}
-	if err := rc.sameElements(s, r, user); err != nil {
+	if err := rc.args(&s, &r, send, recv, hasSend && !inPlace, hasRecv, op.user != nil); err != nil {
 		return nil, err
 	}
 	kind := s.kind
@@ -86,18 +74,35 @@ func (rc redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.whole(rc.name, s, r); err != nil {
+	if err := f.whole(rc.name, &s, &r); err != nil {
 		return nil, err
 	}
-	wcounts, err := rc.elemCounts(f, r, inPlace)
+	wcounts, err := rc.elemCounts(&f, &r, inPlace)
 	if err != nil {
 		return nil, err
 	}
-	return rc.laid(f, s, r, inPlace, wcounts)
+	return rc.laid(&f, &s, &r, inPlace, wcounts)
+}
+
+// args checks send and recv where they hold data (absent ones stay zero) and that
+// they agree.
+func (rc *redCall) args(s, r *reduceArg, send, recv Buf, hasSend, hasRecv, user bool) error {
+	var err error
+	if hasSend {
+		if *s, err = checkReduceBuf(rc.name, "send", send, user); err != nil {
+			return err
+		}
+	}
+	if hasRecv {
+		if *r, err = checkReduceBuf(rc.name, "recv", recv, user); err != nil {
+			return err
+		}
+	}
+	return rc.sameElements(s, r, user)
 }
 
 // inPlaceAllowed refuses InPlaceBuf where the slice form refuses InPlace.
-func (rc redCall) inPlaceAllowed(inPlace bool) error {
+func (rc *redCall) inPlaceAllowed(inPlace bool) error {
 	switch {
 	case !inPlace:
 		return nil
@@ -113,7 +118,7 @@ func (rc redCall) inPlaceAllowed(inPlace bool) error {
 
 // sameElements checks that send and recv hold the same kind of elements, and as many
 // where the call combines them element for element.
-func (rc redCall) sameElements(s, r reduceArg, user bool) error {
+func (rc *redCall) sameElements(s, r *reduceArg, user bool) error {
 	if s.b.dt == nil || r.b.dt == nil {
 		return nil
 	}
@@ -132,7 +137,7 @@ func (rc redCall) sameElements(s, r reduceArg, user bool) error {
 
 // bystander takes a process of the root's group on an intercommunicator other than
 // the root through the call: it moves nothing, but takes its part in the sequence.
-func (rc redCall) bystander() (*core.Pending, error) {
+func (rc *redCall) bystander() (*core.Pending, error) {
 	rd, _ := red[uint8](rc.name, NoOp)
 	if rc.nb {
 		return rc.c.dev().Ireduce(rc.name, vec[uint8](nil), vec[uint8](nil), rd, rc.root)
@@ -143,7 +148,7 @@ func (rc redCall) bystander() (*core.Pending, error) {
 
 // elemCounts converts ReduceScatter's counts, in items of recv's datatype, to
 // elements of f.
-func (rc redCall) elemCounts(f redForm, r reduceArg, inPlace bool) ([]int, error) {
+func (rc *redCall) elemCounts(f *redForm, r *reduceArg, inPlace bool) ([]int, error) {
 	if rc.kind != kReduceScatter {
 		return nil, nil
 	}
@@ -169,7 +174,7 @@ func (rc redCall) elemCounts(f redForm, r reduceArg, inPlace bool) ([]int, error
 }
 
 // laid lays the checked buffers out in form f, runs the call and finishes it.
-func (rc redCall) laid(f redForm, s, r reduceArg, inPlace bool, wcounts []int) (*core.Pending, error) {
+func (rc *redCall) laid(f *redForm, s, r *reduceArg, inPlace bool, wcounts []int) (*core.Pending, error) {
 	var w scratchSet
 	in, out, sv, rv, err := rc.layout(f, s, r, inPlace, &w)
 	if err != nil {
@@ -181,18 +186,22 @@ func (rc redCall) laid(f redForm, s, r reduceArg, inPlace bool, wcounts []int) (
 		w.release()
 		return nil, err
 	}
-	fin := func() error {
-		defer w.release()
-		return f.back(rc.name, r, out, rc.resultItems(r, inPlace), &w)
-	}
+	items := rc.resultItems(r, inPlace)
 	if p == nil {
-		return nil, fin()
+		err = f.back(rc.name, r, out, items, &w)
+		w.release()
+		return nil, err
 	}
-	return core.Then(p, fin), nil
+	// The request's own copies, so that a blocking call's stay on the stack.
+	held, hf, hr, name := w, *f, *r, rc.name
+	return core.Then(p, func() error {
+		defer held.release()
+		return hf.back(name, &hr, out, items, &held)
+	}), nil
 }
 
 // layout returns the laid-out input and output and the device buffers for them.
-func (rc redCall) layout(f redForm, s, r reduceArg, inPlace bool, w *scratchSet) (in, out []byte, sv, rv core.Vec, err error) {
+func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, w *scratchSet) (in, out []byte, sv, rv core.Vec, err error) {
 	hasSend := s.b.dt != nil
 	fill := inPlace || rc.kind == kLocal // recv holds input
 	out, direct, err := f.lay(rc.name, r, w, fill)
@@ -228,7 +237,7 @@ func (rc redCall) layout(f redForm, s, r reduceArg, inPlace bool, w *scratchSet)
 }
 
 // inPlaceWorks reports whether the call may take its input from its result buffer.
-func (rc redCall) inPlaceWorks() bool {
+func (rc *redCall) inPlaceWorks() bool {
 	switch rc.kind {
 	case kReduce, kAllreduce, kScan, kExscan:
 		return !rc.c.IsInter()
@@ -237,7 +246,7 @@ func (rc redCall) inPlaceWorks() bool {
 }
 
 // call runs the device call of rc on the laid-out buffers.
-func (rc redCall) call(f redForm, sv, rv core.Vec, in, out []byte, wcounts []int) (*core.Pending, error) {
+func (rc *redCall) call(f *redForm, sv, rv core.Vec, in, out []byte, wcounts []int) (*core.Pending, error) {
 	if rc.kind == kLocal {
 		f.rd.K.Fn(out, in)
 		return nil, nil
@@ -263,7 +272,7 @@ func (rc redCall) call(f redForm, sv, rv core.Vec, in, out []byte, wcounts []int
 }
 
 // resultItems is how many items of recv hold the result on this process.
-func (rc redCall) resultItems(r reduceArg, inPlace bool) int64 {
+func (rc *redCall) resultItems(r *reduceArg, inPlace bool) int64 {
 	switch {
 	case r.b.dt == nil:
 		return 0
@@ -332,18 +341,24 @@ func overlap(a, b []byte) bool {
 	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
-// scratchSet is the pooled memory one call lays its buffers out in.
-type scratchSet struct{ ps []*[]byte }
+// scratchSet is the pooled memory one call lays its buffers out in: at most five
+// pieces (the input and the output, each with a packed stage for a user op's padded
+// T, and a stage to unpack the result through).
+type scratchSet struct {
+	ps [5]*[]byte
+	n  int
+}
 
 func (w *scratchSet) get(n int) []byte {
 	p := core.Scratch(n)
-	w.ps = append(w.ps, p)
+	w.ps[w.n] = p
+	w.n++
 	return *p
 }
 
 func (w *scratchSet) release() {
-	for _, p := range w.ps {
+	for _, p := range w.ps[:w.n] {
 		core.ReleaseScratch(p)
 	}
-	w.ps = nil
+	*w = scratchSet{}
 }

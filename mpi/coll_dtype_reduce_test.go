@@ -457,7 +457,51 @@ func TestReduceScatterBufInter(t *testing.T) {
 		checkInterRS(t, ic, side, affFam(t))
 		checkInterRS(t, ic, side, vecFam(t))
 		checkInterRS(t, ic, side, pairFam(t))
+		checkInterReduce(t, ic, side, affFam(t))
+		checkInterReduce(t, ic, side, pairFam(t))
 	})
+}
+
+// checkInterReduce runs IreduceBuf into B's rank 1 (the other processes of B pass
+// ProcNull) and IallreduceBuf on an intercommunicator, and checks that ScanBuf and
+// ExscanBuf are refused there, as Scan and Exscan are.
+func checkInterReduce[E any](t *testing.T, ic *mpi.Comm, side int, f redFam[E]) {
+	const m = 4
+	r, n := ic.Rank(), ic.RemoteSize()
+	other := make([]int, n)
+	for j := range other {
+		other[j] = 10*(1-side) + j
+	}
+	s := f.send.of(f.input(10*side+r, m))
+	sb := f.send.buf(t, s, m)
+	got := f.recv.filled(m)
+	rb := f.recv.buf(t, got, m)
+	req, err := mpi.IallreduceBuf(ic, sb, rb, f.op)
+	must(t, err)
+	_, err = req.Wait()
+	must(t, err)
+	sameBytes(t, f.name+": inter IallreduceBuf", got, f.recv.of(f.fold(other, 0, m)))
+
+	root, want := 1, f.recv.filled(m)
+	switch {
+	case side == 1 && r == 1:
+		root, want = mpi.Root, f.recv.of(f.fold(other, 0, m))
+	case side == 1:
+		root = mpi.ProcNull
+	}
+	got = f.recv.filled(m)
+	req, err = mpi.IreduceBuf(ic, sb, f.recv.buf(t, got, m), f.op, root)
+	must(t, err)
+	_, err = req.Wait()
+	must(t, err)
+	sameBytes(t, f.name+": inter IreduceBuf", got, want)
+
+	if err := mpi.ScanBuf(ic, sb, rb, f.op); !errors.Is(err, mpi.ErrComm) {
+		t.Errorf("%s: ScanBuf on an intercommunicator: %v, want ErrComm", f.name, err)
+	}
+	if _, err := mpi.IexscanBuf(ic, sb, rb, f.op); !errors.Is(err, mpi.ErrComm) {
+		t.Errorf("%s: IexscanBuf on an intercommunicator: %v, want ErrComm", f.name, err)
+	}
 }
 
 // TestReductionsBufRefusals: the errors MPI names, alike on every rank, and the ranks
@@ -508,6 +552,9 @@ func TestReductionsBufRefusals(t *testing.T) {
 
 		expect("ReduceLocalBuf in place", mpi.ReduceLocalBuf(mpi.InPlaceBuf, f4, mpi.Sum), mpi.ErrBuffer, "InPlaceBuf")
 		expect("InPlaceBuf as recv", mpi.ScanBuf(w, f4, mpi.InPlaceBuf, mpi.Sum), mpi.ErrBuffer, "InPlaceBuf")
+		expect("ReduceBuf root out of range", mpi.ReduceBuf(w, f4, f4, mpi.Sum, size), mpi.ErrRoot, "")
+		_, err = mpi.IreduceBuf(w, f4, f4, mpi.Sum, -3)
+		expect("IreduceBuf root out of range", err, mpi.ErrRoot, "")
 		dt := committed(mpi.TypeContiguous(2, mpi.Float64))(t)
 		must(t, dt.Free())
 		expect("freed datatype", mpi.ReduceLocalBuf(f4, mpi.Typed(f, 2, dt), mpi.Sum), mpi.ErrType, "")

@@ -243,7 +243,7 @@ func Typed[T any](s []T, count int, dt *Datatype) Buf {
 		return Buf{err: errorf(ClassCount, "Typed", "count %d is negative", count)}
 	}
 	var z T
-	if _, err := datatype.Of(reflect.TypeOf(z)); err != nil && reflect.TypeOf(z) != nil {
+	if err := rawErr[T](); err != nil {
 		return Buf{err: errorf(ClassBuffer, "Typed", "elements of type %T cannot be sent as raw memory: %v", z, err)}
 	}
 	var mem []byte
@@ -251,6 +251,21 @@ func Typed[T any](s []T, count int, dt *Datatype) Buf {
 		mem = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(len(s))*unsafe.Sizeof(z))
 	}
 	return Buf{mem: mem, count: int64(count), dt: dt.t}
+}
+
+// rawErr is why elements of T cannot be sent as raw memory, or nil.
+func rawErr[T any]() error {
+	if k := reflect.TypeFor[T]().Kind(); k >= reflect.Bool && k <= reflect.Complex128 {
+		// A bool or number holds no pointer. Skipping the cached type's map lookup
+		// keeps Typed on []float64 cheap beside the calls that take its Buf.
+		return nil
+	}
+	var z T
+	if reflect.TypeOf(z) == nil {
+		return nil
+	}
+	_, err := datatype.Of(reflect.TypeOf(z))
+	return err
 }
 
 // layout is a Buf seen as a packed stream, for the engine: it packs and unpacks

@@ -16,9 +16,10 @@ import (
 //
 // Maxloc and Minloc take a slice of (value, index) pairs of the same type laid out
 // flat, as MPI_2INT and MPI_2DOUBLE_PRECISION do: element 2i is a value, 2i+1 its
-// index; or, through ReduceBuf and AllreduceBuf, the pair types Float32Int32,
-// Float64Int32, Int64Int32, Int32Int32 and Int16Int32 (see TypeGetValueIndex). The
-// result keeps the largest (smallest) value and, on ties, the smallest index.
+// index; or, through the typed-buffer reductions (ReduceBuf, ScanBuf, ...), the
+// pair types Float32Int32, Float64Int32, Int64Int32, Int32Int32 and Int16Int32 (see
+// TypeGetValueIndex). The result keeps the largest (smallest) value and, on ties, the
+// smallest index.
 type Op struct {
 	code opCode
 	user *userOp
@@ -80,8 +81,9 @@ type userOp struct {
 // ⊕ is commutative; if not, reductions apply it in rank order. The op works on []T only.
 //
 // T may be an element type, for Reduce, Allreduce, Scan and the other typed-slice
-// calls, or any Go type without pointers (a struct of numbers, an array), for ReduceBuf
-// and AllreduceBuf over Typed(buf, n, dt): the buffers' data is laid out as []T (by
+// calls, or any Go type without pointers (a struct of numbers, an array), for the
+// typed-buffer reductions (ReduceBuf, AllreduceBuf, ReduceScatterBuf, ScanBuf,
+// ReduceLocalBuf, ...) over Typed(buf, n, dt): the buffers' data is laid out as []T (by
 // TypeOf[T]'s typemap) before f sees it, so dt may be TypeOf[T]() or any datatype
 // holding the same sequence of elements. A T holding pointers, strings, slices, maps,
 // interfaces, channels or functions cannot travel between processes: reductions with

@@ -19,10 +19,14 @@ import (
 
 // role is what a buffer is on this process in one call.
 type role struct {
-	v              *Vec
-	in, out        bool
-	counts, displs []int // the v forms' blocks (nil: all Count items)
+	v       *Vec
+	in, out bool
 }
+
+// blocks are the v forms' blocks of the buffer of the role of the same index (nil
+// counts: all Count items). They are kept apart from the roles so that the roles'
+// Vecs, the callers' own variables, do not escape with them.
+type blocks struct{ counts, displs []int }
 
 // output is a typed buffer to unpack once the call has succeeded.
 type output struct {
@@ -32,11 +36,14 @@ type output struct {
 	counts, displs []int
 }
 
-// staged is the typed buffers of one call, laid out.
+// staged is the typed buffers of one call, laid out: at most two (send and
+// receive), held in arrays so that a blocking call allocates nothing for them.
 type staged struct {
 	op      string
-	outs    []output
-	scratch []*[]byte
+	outs    [2]output
+	nouts   int
+	scratch [2]*[]byte
+	nscr    int
 }
 
 // typed reports whether any buffer of rs needs laying out.
@@ -50,32 +57,35 @@ func typed(rs ...role) bool {
 }
 
 // stage lays out every typed buffer of rs in place (each rs[i].v is replaced by its
-// contiguous form).
-func stage(op string, rs ...role) (*staged, error) {
-	st := &staged{op: op}
-	for _, r := range rs {
+// contiguous form), rs[i]'s blocks being bl[i].
+func (st *staged) stage(op string, rs []role, bl *[2]blocks) error {
+	st.op = op
+	for i, r := range rs {
 		if r.v.Type == nil || r.v.InPlace {
 			continue
 		}
-		if err := st.lay(r); err != nil {
+		if err := st.lay(r.v, r.in, r.out, bl[i].counts, bl[i].displs); err != nil {
 			st.release()
-			return nil, err
+			return err
 		}
 	}
-	return st, nil
+	return nil
 }
 
-func (st *staged) lay(r role) error {
-	t, mem := r.v.Type, r.v.B
+// lay lays out v, an input (in) or output (out) of the call; counts and displs are
+// the v forms' blocks. They come apart from v so that v, often the caller's own
+// variable, does not escape.
+func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
+	t, mem := v.Type, v.B
 	if !t.IsCommitted() {
 		return Errorf(ClassType, st.op, "datatype %s is not committed (call Commit)", t.Name())
 	}
-	if r.v.Count < 0 {
-		return Errorf(ClassCount, st.op, "count %d is negative", r.v.Count)
+	if v.Count < 0 {
+		return Errorf(ClassCount, st.op, "count %d is negative", v.Count)
 	}
-	items := r.v.Count
-	if r.counts != nil {
-		items = blocksEnd(r.counts, r.displs)
+	items := v.Count
+	if counts != nil {
+		items = blocksEnd(counts, displs)
 	}
 	lo, hi, err := t.Span(int64(items))
 	if err != nil {
@@ -86,14 +96,15 @@ func (st *staged) lay(r role) error {
 	}
 	size := int(t.Size())
 	if off, n, ok := t.ContiguousSpan(int64(items)); ok {
-		*r.v = Vec{B: mem[off : off+n], Esz: size}
+		*v = Vec{B: mem[off : off+n], Esz: size}
 		return nil
 	}
 	p := coll.GetScratch(items * size)
-	st.scratch = append(st.scratch, p)
+	st.scratch[st.nscr] = p
+	st.nscr++
 	packed := *p
-	if r.in {
-		err := eachBlock(items, r.counts, r.displs, func(at, n int) error {
+	if in {
+		err := eachBlock(items, counts, displs, func(at, n int) error {
 			_, err := t.PackAt(packed[at*size:], mem, int64(at)*t.Extent(), int64(n))
 			return err
 		})
@@ -101,10 +112,11 @@ func (st *staged) lay(r role) error {
 			return TypeErr(st.op, err)
 		}
 	}
-	if r.out {
-		st.outs = append(st.outs, output{t: t, mem: mem, packed: packed, items: items, counts: r.counts, displs: r.displs})
+	if out {
+		st.outs[st.nouts] = output{t: t, mem: mem, packed: packed, items: items, counts: counts, displs: displs}
+		st.nouts++
 	}
-	*r.v = Vec{B: packed, Esz: size}
+	*v = Vec{B: packed, Esz: size}
 	return nil
 }
 
@@ -119,7 +131,7 @@ func (st *staged) done(err error) error {
 }
 
 func (st *staged) unpack() error {
-	for _, o := range st.outs {
+	for _, o := range st.outs[:st.nouts] {
 		size := int(o.t.Size())
 		err := eachBlock(o.items, o.counts, o.displs, func(at, n int) error {
 			_, err := o.t.UnpackAt(o.mem, int64(at)*o.t.Extent(), o.packed[at*size:], int64(n))
@@ -133,10 +145,10 @@ func (st *staged) unpack() error {
 }
 
 func (st *staged) release() {
-	for _, p := range st.scratch {
+	for _, p := range st.scratch[:st.nscr] {
 		coll.PutScratch(p)
 	}
-	st.scratch, st.outs = nil, nil
+	*st = staged{op: st.op}
 }
 
 // finish ends a call of either form: a blocking one (p nil) now, a nonblocking one
@@ -145,7 +157,9 @@ func (st *staged) finish(p *Pending, err error) (*Pending, error) {
 	if err != nil || p == nil {
 		return nil, st.done(err)
 	}
-	return &Pending{op: &thenOp{p: p, end: st.done}}, nil
+	h := new(staged) // the request's own: a blocking call's stays on the stack
+	*h = *st
+	return &Pending{op: &thenOp{p: p, end: h.done}}, nil
 }
 
 // Then returns a Pending that completes when p does, after fin has run once p has
@@ -266,20 +280,11 @@ func (c *Comm) rootOf(root int) (isRoot, takesPart bool) {
 	return c.rank == root, true
 }
 
-// blocks makes counts and displs (in items of v's datatype) r's blocks, and returns
-// them in bytes, as the laid-out buffers count.
-func (r *role) blocks(counts, displs []int, v Vec) ([]int, []int) {
-	r.counts, r.displs = counts, displs
-	if sz := typeSize(v); sz > 0 {
-		return scaled(counts, sz), scaled(displs, sz)
-	}
-	return counts, displs
-}
-
-// typedColl runs call on the laid-out buffers of rs and finishes the call.
-func typedColl(op string, rs []role, call func() (*Pending, error)) (*Pending, error) {
-	st, err := stage(op, rs...)
-	if err != nil {
+// typedColl runs call on the laid-out buffers of rs (with blocks bl) and finishes
+// the call.
+func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error)) (*Pending, error) {
+	var st staged
+	if err := st.stage(op, rs, bl); err != nil {
 		return nil, err
 	}
 	for _, r := range rs {
@@ -292,7 +297,7 @@ func typedColl(op string, rs []role, call func() (*Pending, error)) (*Pending, e
 func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, error) {
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &buf, in: isRoot, out: part && !isRoot}}
-	return typedColl(op, rs, func() (*Pending, error) {
+	return typedColl(op, rs, &[2]blocks{}, func() (*Pending, error) {
 		if nb {
 			s, err := c.coll.sched.bcast(c, op, buf, root, true)
 			return finish(op, true, nil, s, err)
@@ -304,10 +309,14 @@ func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, erro
 func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root int, v, nb bool) (*Pending, error) {
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &send, in: part && !(isRoot && send.InPlace)}, {v: &recv, in: isRoot && send.InPlace, out: isRoot}}
+	var bl [2]blocks
 	if v {
-		counts, displs = rs[1].blocks(counts, displs, recv)
+		bl[1] = blocks{counts, displs}
+		if sz := typeSize(recv); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
 	}
-	return typedColl(op, rs, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
@@ -322,10 +331,14 @@ func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root
 func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec, root int, v, nb bool) (*Pending, error) {
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &send, in: isRoot}, {v: &recv, out: part && !(isRoot && recv.InPlace)}}
+	var bl [2]blocks
 	if v {
-		counts, displs = rs[0].blocks(counts, displs, send)
+		bl[0] = blocks{counts, displs}
+		if sz := typeSize(send); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
 	}
-	return typedColl(op, rs, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
@@ -339,10 +352,14 @@ func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec,
 
 func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v, nb bool) (*Pending, error) {
 	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
+	var bl [2]blocks
 	if v {
-		counts, displs = rs[1].blocks(counts, displs, recv)
+		bl[1] = blocks{counts, displs}
+		if sz := typeSize(recv); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
 	}
-	return typedColl(op, rs, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
@@ -356,11 +373,17 @@ func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v
 
 func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, v, nb bool) (*Pending, error) {
 	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
+	var bl [2]blocks
 	if v {
-		scounts, sdispls = rs[0].blocks(scounts, sdispls, send)
-		rcounts, rdispls = rs[1].blocks(rcounts, rdispls, recv)
+		bl[0], bl[1] = blocks{scounts, sdispls}, blocks{rcounts, rdispls}
+		if sz := typeSize(send); sz > 0 {
+			scounts, sdispls = scaled(scounts, sz), scaled(sdispls, sz)
+		}
+		if sz := typeSize(recv); sz > 0 {
+			rcounts, rdispls = scaled(rcounts, sz), scaled(rdispls, sz)
+		}
 	}
-	return typedColl(op, rs, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
