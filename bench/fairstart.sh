@@ -13,12 +13,10 @@
 # lets the host place them near again. compare.sh starts each program the moment the
 # one before it ends. Open MPI's launcher idles about 2.5 s before its ranks start,
 # MPICH's and mpigo's a few milliseconds, so they mostly start in the state the
-# previous program ended in. Measured here: 16 pairs of MPICH then mpigo, back to back,
-# were both slow 15 times and in the same state 16 of 16; with 2 s before each
-# program, 4 and 2 of 16 were slow. A 31-round compare.sh gave Open MPI 12 slow
-# latency runs, MPICH 16, mpigo (which follows MPICH) 20; with this wrapper (21 rounds)
-# 3, 9 and 8: the pause narrows the difference but does not remove it, so compare
-# small-message figures within one state too. See docs/ARCHITECTURE.md.
+# previous program ended in. The pause narrows the difference in the states each
+# implementation draws but does not remove it, so compare small-message figures
+# within one state too. The counts behind this: docs/BENCHMARKS.md (host states,
+# comparing fairly); the design: docs/ARCHITECTURE.md (point-to-point, shared memory).
 #
 # How: compare.sh launches every program through timeout(1); this puts a timeout on
 # PATH that idles GAP seconds and then runs the real one. Nothing else changes: the

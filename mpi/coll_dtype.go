@@ -1,9 +1,5 @@
 package mpi
 
-import (
-	"github.com/mpigo/mpigo/internal/datatype"
-)
-
 // Reductions over derived datatypes. MPI defines a reduction on a derived datatype
 // element by element of its typemap, so a derived type whose basic elements are all of
 // one predefined type reduces like a flat array of that type: each Buf is packed to a
@@ -11,24 +7,43 @@ import (
 // collectives as Reduce and Allreduce), and the result is unpacked through the
 // receive Buf's layout. Only the signature matters: the send and receive layouts may
 // differ (a strided column in, a contiguous row out) as long as they hold the same
-// number of base elements.
+// number of base elements. The pair types of Maxloc and Minloc reduce as packed
+// (value, index) records, and a user op over a Go type T sees the data laid out as []T.
+// Every call below goes through one path (coll_dtype_path.go): check, lay out, run
+// the slice form's device call, unpack.
+//
+// In place: InPlaceBuf as send where the slice form takes InPlace; the input is then
+// in recv, described as the slice form describes it (for ReduceScatterBlockBuf and
+// ReduceScatterBuf recv holds the whole input, and the result lands in its first
+// items).
 
 // ReduceBuf is Reduce over typed buffers (see Typed): every rank's send, combined with
 // op element by element of the base type, lands in root's recv, which must hold as many
-// base elements as send (recv is ignored elsewhere). The datatypes must be built from
-// one predefined type (a vector of Float64, a struct of Int32 fields...); a type mixing
-// element types is refused with ErrType. On an intercommunicator root follows the
+// base elements as send (recv is ignored elsewhere). With a predefined op the datatypes
+// must be built from one predefined type (a vector of Float64, a struct of Int32
+// fields...), or be a pair type with Maxloc or Minloc; a type mixing element types is
+// refused with ErrType. With an op made by OpCreate over a Go type T, the buffers may
+// hold any whole number of T's elements (Typed(s, n, TypeOf[T]()), or another layout of
+// the same elements). On an intercommunicator root follows the
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 	const name = "ReduceBuf"
-	if err := c.usable(name); err != nil {
+	if err := c.check(name); err != nil {
 		return err
 	}
-	hasSend, hasRecv := true, c.rank == root
-	if c.remote != nil {
-		hasSend, hasRecv = root != Root && root != ProcNull, root == Root
+	_, err := (&redCall{name: name, c: c, kind: kReduce, root: root}).run(send, recv, op)
+	return c.fail(name, err)
+}
+
+// IreduceBuf starts a ReduceBuf; root's recv holds the result once the request
+// completes.
+func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
+	const name = "IreduceBuf"
+	if err := c.check(name); err != nil {
+		return Request{}, err
 	}
-	return reduceBuf(name, c, send, recv, op, root, hasSend, hasRecv, false)
+	p, err := (&redCall{name: name, c: c, kind: kReduce, root: root, nb: true}).run(send, recv, op)
+	return c.start(name, p, err)
 }
 
 // AllreduceBuf is Allreduce over typed buffers: every rank's recv gets the combination
@@ -37,159 +52,115 @@ func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 // and be built from the same single predefined type, as for ReduceBuf.
 func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
 	const name = "AllreduceBuf"
-	if err := c.usable(name); err != nil {
+	if err := c.check(name); err != nil {
 		return err
 	}
-	return reduceBuf(name, c, send, recv, op, noRoot, true, true, true)
+	_, err := (&redCall{name: name, c: c, kind: kAllreduce}).run(send, recv, op)
+	return c.fail(name, err)
 }
 
-// reduceArg is one Buf of a reduction, checked: its layout, its base kind and the
-// number of bytes of base elements it holds.
-type reduceArg struct {
-	b     Buf
-	kind  datatype.Kind
-	bytes int64
+// IallreduceBuf starts an AllreduceBuf.
+func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	const name = "IallreduceBuf"
+	if err := c.check(name); err != nil {
+		return Request{}, err
+	}
+	p, err := (&redCall{name: name, c: c, kind: kAllreduce, nb: true}).run(send, recv, op)
+	return c.start(name, p, err)
 }
 
-func checkReduceBuf(name, arg string, b Buf) (reduceArg, error) {
-	if b.err != nil {
-		return reduceArg{}, b.err
-	}
-	if b.dt == nil {
-		return reduceArg{}, errorf(ClassType, name, "%s has no datatype (make it with Typed)", arg)
-	}
-	if !b.dt.IsCommitted() {
-		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s is not committed (call Commit)", arg, b.dt.Name())
-	}
-	lo, hi, err := b.dt.Span(b.count)
-	if err != nil {
-		return reduceArg{}, typeErr(name, err)
-	}
-	if lo < 0 || hi > int64(len(b.mem)) {
-		return reduceArg{}, errorf(ClassBuffer, name, "%s: %d items of %s span bytes [%d,%d) but the buffer has %d bytes",
-			arg, b.count, b.dt.Name(), lo, hi, len(b.mem))
-	}
-	k := b.dt.Kind()
-	if k == datatype.KindNone && b.dt.Size() == 0 {
-		k = datatype.KindUint8 // no data: nothing to combine
-	}
-	if k == datatype.KindNone {
-		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s mixes element types; a reduction over a derived datatype needs every element of one predefined type (MPI: predefined ops act on the base elements)", arg, b.dt.Name())
-	}
-	n, err := b.dt.PackSize(b.count)
-	if err != nil {
-		return reduceArg{}, typeErr(name, err)
-	}
-	return reduceArg{b: b, kind: k, bytes: n}, nil
-}
-
-func reduceBuf(name string, c *Comm, send, recv Buf, op Op, root int, hasSend, hasRecv, all bool) error {
-	var s, r reduceArg
-	var err error
-	if hasSend {
-		if s, err = checkReduceBuf(name, "send", send); err != nil {
-			return err
-		}
-	}
-	if hasRecv {
-		if r, err = checkReduceBuf(name, "recv", recv); err != nil {
-			return err
-		}
-	}
-	if hasSend && hasRecv {
-		if s.kind != r.kind && s.bytes > 0 && r.bytes > 0 {
-			return errorf(ClassType, name, "send holds %s elements and recv %s; both must be built from the same predefined type", s.kind, r.kind)
-		}
-		if s.bytes != r.bytes {
-			return errorf(ClassCount, name, "send holds %d bytes of base elements and recv %d; they must hold as many", s.bytes, r.bytes)
-		}
-	}
-	kind := s.kind
-	if !hasSend {
-		kind = r.kind
-	}
-	if !hasSend && !hasRecv {
-		// A process of the root's group on an intercommunicator other than the root:
-		// it moves nothing, but takes its part in the call's sequence.
-		return Reduce[uint8](c, nil, nil, NoOp, root)
-	}
-	switch kind {
-	case datatype.KindInt8:
-		return reducePacked[int8](name, c, s, r, op, root, all)
-	case datatype.KindInt16:
-		return reducePacked[int16](name, c, s, r, op, root, all)
-	case datatype.KindInt32:
-		return reducePacked[int32](name, c, s, r, op, root, all)
-	case datatype.KindInt64:
-		return reducePacked[int64](name, c, s, r, op, root, all)
-	case datatype.KindInt:
-		return reducePacked[int](name, c, s, r, op, root, all)
-	case datatype.KindUint8:
-		return reducePacked[uint8](name, c, s, r, op, root, all)
-	case datatype.KindUint16:
-		return reducePacked[uint16](name, c, s, r, op, root, all)
-	case datatype.KindUint32:
-		return reducePacked[uint32](name, c, s, r, op, root, all)
-	case datatype.KindUint64:
-		return reducePacked[uint64](name, c, s, r, op, root, all)
-	case datatype.KindUint:
-		return reducePacked[uint](name, c, s, r, op, root, all)
-	case datatype.KindFloat32:
-		return reducePacked[float32](name, c, s, r, op, root, all)
-	case datatype.KindFloat64:
-		return reducePacked[float64](name, c, s, r, op, root, all)
-	case datatype.KindComplex64:
-		return reducePacked[complex64](name, c, s, r, op, root, all)
-	case datatype.KindComplex128:
-		return reducePacked[complex128](name, c, s, r, op, root, all)
-	case datatype.KindBool:
-		return reducePacked[bool](name, c, s, r, op, root, all)
-	case datatype.KindByte:
-		// MPI defines only the bitwise ops on MPI_BYTE.
-		switch {
-		case op.user != nil:
-		case op.code == opBand, op.code == opBor, op.code == opBxor, op.code == opReplace, op.code == opNoOp:
-		default:
-			return errorf(ClassOp, name, "op %v is not defined on byte (MPI_BYTE takes Band, Bor and Bxor)", op)
-		}
-		return reducePacked[uint8](name, c, s, r, op, root, all)
-	case datatype.KindInt32Int32:
-		// MPI_2INT packs to flat (value, index) pairs of int32, which Maxloc and
-		// Minloc take as they are.
-		if op.code != opMaxloc && op.code != opMinloc || op.user != nil {
-			return errorf(ClassOp, name, "op %v on int32int32 (MPI_2INT): the pair types take Maxloc and Minloc only", op)
-		}
-		return reducePacked[int32](name, c, s, r, op, root, all)
-	}
-	return errorf(ClassType, name, "datatype built from %s: its elements pair a value with an int32 index of another type, so they pack to mixed types; reduce them as a Go struct with OpCreate, or use Int32Int32", kind)
-}
-
-// reducePacked packs send to base elements of T, reduces, and unpacks into recv.
-func reducePacked[T Elem](name string, c *Comm, s, r reduceArg, op Op, root int, all bool) error {
-	es := int64(esize[T]())
-	var in, out []T
-	if s.b.dt != nil {
-		in = make([]T, s.bytes/es)
-		if _, err := s.b.dt.Pack(asBytes(in), s.b.mem, s.b.count); err != nil {
-			return typeErr(name, err)
-		}
-	}
-	if r.b.dt != nil {
-		out = make([]T, r.bytes/es)
-	}
-	var err error
-	if all {
-		err = Allreduce(c, in, out, op)
-	} else {
-		err = Reduce(c, in, out, op, root)
-	}
-	if err != nil {
+// ReduceScatterBlockBuf is ReduceScatterBlock over typed buffers: send holds Size()
+// blocks of as many base elements as recv, they are combined with op across the
+// ranks, and rank i's recv gets block i. On an intercommunicator the other group's
+// sends are combined, as for ReduceScatterBlock.
+func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
+	const name = "ReduceScatterBlockBuf"
+	if err := c.check(name); err != nil {
 		return err
 	}
-	if r.b.dt != nil {
-		if _, err := r.b.dt.Unpack(r.b.mem, asBytes(out), r.b.count); err != nil {
-			return typeErr(name, err)
-		}
+	_, err := (&redCall{name: name, c: c, kind: kReduceScatterBlock}).run(send, recv, op)
+	return c.fail(name, err)
+}
+
+// IreduceScatterBlockBuf starts a ReduceScatterBlockBuf.
+func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	const name = "IreduceScatterBlockBuf"
+	if err := c.check(name); err != nil {
+		return Request{}, err
 	}
-	return nil
+	p, err := (&redCall{name: name, c: c, kind: kReduceScatterBlock, nb: true}).run(send, recv, op)
+	return c.start(name, p, err)
+}
+
+// ReduceScatterBuf is ReduceScatter over typed buffers: counts are items of recv's
+// datatype (MPI's recvcounts), so send holds the base elements of sum(counts) such
+// items, and rank i's recv, counts[i] items, gets block i of the combination.
+func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
+	const name = "ReduceScatterBuf"
+	if err := c.check(name); err != nil {
+		return err
+	}
+	_, err := (&redCall{name: name, c: c, kind: kReduceScatter, counts: counts}).run(send, recv, op)
+	return c.fail(name, err)
+}
+
+// IreduceScatterBuf starts a ReduceScatterBuf.
+func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, error) {
+	const name = "IreduceScatterBuf"
+	if err := c.check(name); err != nil {
+		return Request{}, err
+	}
+	p, err := (&redCall{name: name, c: c, kind: kReduceScatter, counts: counts, nb: true}).run(send, recv, op)
+	return c.start(name, p, err)
+}
+
+// ScanBuf is Scan over typed buffers: rank r's recv gets the combination of the sends
+// of ranks 0..r, in rank order.
+func ScanBuf(c *Comm, send, recv Buf, op Op) error {
+	const name = "ScanBuf"
+	if err := c.check(name); err != nil {
+		return err
+	}
+	_, err := (&redCall{name: name, c: c, kind: kScan}).run(send, recv, op)
+	return c.fail(name, err)
+}
+
+// IscanBuf starts a ScanBuf.
+func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	const name = "IscanBuf"
+	if err := c.check(name); err != nil {
+		return Request{}, err
+	}
+	p, err := (&redCall{name: name, c: c, kind: kScan, nb: true}).run(send, recv, op)
+	return c.start(name, p, err)
+}
+
+// ExscanBuf is Exscan over typed buffers: rank r's recv gets the combination of the
+// sends of ranks 0..r-1; rank 0's recv is left as it was.
+func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
+	const name = "ExscanBuf"
+	if err := c.check(name); err != nil {
+		return err
+	}
+	_, err := (&redCall{name: name, c: c, kind: kExscan}).run(send, recv, op)
+	return c.fail(name, err)
+}
+
+// IexscanBuf starts an ExscanBuf.
+func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	const name = "IexscanBuf"
+	if err := c.check(name); err != nil {
+		return Request{}, err
+	}
+	p, err := (&redCall{name: name, c: c, kind: kExscan, nb: true}).run(send, recv, op)
+	return c.start(name, p, err)
+}
+
+// ReduceLocalBuf sets inout = in ⊕ inout element by element of the base type
+// (MPI_Reduce_local on typed buffers), with the rules of ReduceBuf for the datatypes
+// and the op. It involves no other process, so its errors are returned, not passed to
+// a communicator's handler, as ReduceLocal's are.
+func ReduceLocalBuf(in, inout Buf, op Op) error {
+	_, err := (&redCall{name: "ReduceLocalBuf", kind: kLocal}).run(in, inout, op)
+	return err
 }

@@ -287,16 +287,18 @@ func TestNodeCollFreeRemake(t *testing.T) {
 	})
 }
 
-// TestNodeCollBadSetting: a bad coll_shm value is an error naming the setting.
+// TestNodeCollBadSetting: a bad coll_shm value is refused by the launcher, naming the
+// setting, before any rank starts.
 func TestNodeCollBadSetting(t *testing.T) {
-	launchOK(t, 2, map[string]string{"coll_shm": "maybe"}, func(t *testing.T) {
-		must(t, mpi.Init())
-		err := mpi.World.Barrier()
-		if err == nil || !contains(err.Error(), "coll_shm") {
-			t.Errorf("Barrier with coll_shm=maybe: %v, want an error naming coll_shm", err)
-		}
-		must(t, mpi.Finalize())
+	res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: map[string]string{"coll_shm": "maybe"}}, func(t *testing.T) {
+		t.Error("a rank started with coll_shm=maybe")
 	})
+	if mpitest.IsRank(t) {
+		return
+	}
+	if res.Code != 2 || !contains(res.Stderr, `coll_shm wants one of auto, off, not "maybe"`) {
+		t.Errorf("exit %d, stderr %q; want exit 2 and a message naming coll_shm and its values", res.Code, res.Stderr)
+	}
 }
 
 // TestNodeCollRankDies: a rank dies in the middle of a run of shared-memory Bcasts; the

@@ -1,8 +1,8 @@
 package mpi
 
 import (
-	"errors"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/datatype"
@@ -12,35 +12,62 @@ import (
 // Datatype describes a layout of typed data in memory (MPI_Datatype): the predefined
 // types, and derived types built from them that pick pieces out of a buffer (a column
 // of a matrix, a halo, the fields of a struct). A derived type must be committed before
-// it is used in communication; commit compiles it into tight loops.
-type Datatype struct{ t *datatype.Type }
+// it is used in communication; commit compiles it into tight loops. A nil *Datatype is
+// MPI_DATATYPE_NULL: every call given one returns an error of class ErrType.
+type Datatype struct {
+	t *datatype.Type
 
-// The predefined datatypes, one per Go element type, plus the pair types of MAXLOC and MINLOC.
+	mu    sync.Mutex
+	name  string
+	attrs map[*TypeKeyval]any
+}
+
+// The predefined datatypes, one per Go element type, plus the pair types of MAXLOC and
+// MINLOC. Each is named (Name) after the MPI type of the same size and meaning: Go's
+// int and uint are 64 bits, as C's long on the platforms Go supports, hence MPI_LONG.
 var (
-	Int8       = &Datatype{datatype.Int8}
-	Int16      = &Datatype{datatype.Int16}
-	Int32      = &Datatype{datatype.Int32}
-	Int64      = &Datatype{datatype.Int64}
-	Int        = &Datatype{datatype.Int}
-	Uint8      = &Datatype{datatype.Uint8}
-	Uint16     = &Datatype{datatype.Uint16}
-	Uint32     = &Datatype{datatype.Uint32}
-	Uint64     = &Datatype{datatype.Uint64}
-	Uint       = &Datatype{datatype.Uint}
-	Float32    = &Datatype{datatype.Float32}
-	Float64    = &Datatype{datatype.Float64}
-	Complex64  = &Datatype{datatype.Complex64}
-	Complex128 = &Datatype{datatype.Complex128}
-	Bool       = &Datatype{datatype.Bool}
-	Byte       = &Datatype{datatype.Byte}
-	Packed     = &Datatype{datatype.Packed}
+	Int8       = predefined(datatype.Int8, "MPI_INT8_T")
+	Int16      = predefined(datatype.Int16, "MPI_INT16_T")
+	Int32      = predefined(datatype.Int32, "MPI_INT32_T")
+	Int64      = predefined(datatype.Int64, "MPI_INT64_T")
+	Int        = predefined(datatype.Int, "MPI_LONG")
+	Uint8      = predefined(datatype.Uint8, "MPI_UINT8_T")
+	Uint16     = predefined(datatype.Uint16, "MPI_UINT16_T")
+	Uint32     = predefined(datatype.Uint32, "MPI_UINT32_T")
+	Uint64     = predefined(datatype.Uint64, "MPI_UINT64_T")
+	Uint       = predefined(datatype.Uint, "MPI_UNSIGNED_LONG")
+	Float32    = predefined(datatype.Float32, "MPI_FLOAT")
+	Float64    = predefined(datatype.Float64, "MPI_DOUBLE")
+	Complex64  = predefined(datatype.Complex64, "MPI_C_FLOAT_COMPLEX")
+	Complex128 = predefined(datatype.Complex128, "MPI_C_DOUBLE_COMPLEX")
+	Bool       = predefined(datatype.Bool, "MPI_C_BOOL")
+	Byte       = predefined(datatype.Byte, "MPI_BYTE")
+	Packed     = predefined(datatype.Packed, "MPI_PACKED")
 
-	Float32Int32 = &Datatype{datatype.Float32Int32} // MPI_FLOAT_INT
-	Float64Int32 = &Datatype{datatype.Float64Int32} // MPI_DOUBLE_INT
-	Int64Int32   = &Datatype{datatype.Int64Int32}   // MPI_LONG_INT
-	Int32Int32   = &Datatype{datatype.Int32Int32}   // MPI_2INT
-	Int16Int32   = &Datatype{datatype.Int16Int32}   // MPI_SHORT_INT
+	Float32Int32 = predefined(datatype.Float32Int32, "MPI_FLOAT_INT")  // {float32; int32}
+	Float64Int32 = predefined(datatype.Float64Int32, "MPI_DOUBLE_INT") // {float64; int32}
+	Int64Int32   = predefined(datatype.Int64Int32, "MPI_LONG_INT")     // {int64; int32}
+	Int32Int32   = predefined(datatype.Int32Int32, "MPI_2INT")         // {int32; int32}
+	Int16Int32   = predefined(datatype.Int16Int32, "MPI_SHORT_INT")    // {int16; int32}
 )
+
+// predefinedOf maps the engine's predefined types to their handles, so that calls
+// returning datatypes (Contents) give back the package's variables.
+var predefinedOf = map[*datatype.Type]*Datatype{}
+
+func predefined(t *datatype.Type, name string) *Datatype {
+	d := &Datatype{t: t, name: name}
+	predefinedOf[t] = d
+	return d
+}
+
+// handle is the Datatype for an engine type: the predefined handle, or a new one.
+func handle(t *datatype.Type) *Datatype {
+	if d, ok := predefinedOf[t]; ok {
+		return d
+	}
+	return &Datatype{t: t}
+}
 
 // Order is the storage order of a multi-dimensional array.
 type Order = datatype.Order
@@ -57,21 +84,6 @@ const (
 	DistributeDflt   = int(datatype.DefaultDarg)
 )
 
-// typeErr gives a datatype engine error its MPI class.
-func typeErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	class := ClassType
-	switch {
-	case errors.Is(err, datatype.ErrArg), errors.Is(err, datatype.ErrOverflow):
-		class = ClassArg
-	case errors.Is(err, datatype.ErrBuffer):
-		class = ClassBuffer
-	}
-	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
-}
-
 func i64s(v []int) []int64 {
 	out := make([]int64, len(v))
 	for i, x := range v {
@@ -84,12 +96,15 @@ func wrap(op string, t *datatype.Type, err error) (*Datatype, error) {
 	if err != nil {
 		return nil, typeErr(op, err)
 	}
-	return &Datatype{t}, nil
+	return &Datatype{t: t}, nil
 }
 
 func (d *Datatype) inner(op, arg string) (*datatype.Type, error) {
 	if d == nil || d.t == nil {
 		return nil, errorf(ClassType, op, "%s is a nil datatype", arg)
+	}
+	if d.t.IsFreed() {
+		return nil, errorf(ClassType, op, "%s has been freed", arg)
 	}
 	return d.t, nil
 }
@@ -208,66 +223,6 @@ func TypeResized(old *Datatype, lb, extent int) (*Datatype, error) {
 	return wrap("TypeResized", t, err)
 }
 
-// Dup returns a copy of d (MPI_Type_dup).
-func (d *Datatype) Dup() (*Datatype, error) {
-	o, err := d.inner("TypeDup", "d")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Dup(o)
-	return wrap("TypeDup", t, err)
-}
-
-// TypeOf returns the committed datatype of the Go type T, built from its real field
-// offsets and padding. Types holding pointers, slices, maps, strings, interfaces,
-// channels or functions are refused: their bytes mean nothing in another process.
-func TypeOf[T any]() (*Datatype, error) {
-	t, err := datatype.Of(reflect.TypeFor[T]())
-	return wrap("TypeOf", t, err)
-}
-
-// Commit compiles d for use in communication. Committing twice is harmless.
-func (d *Datatype) Commit() error {
-	o, err := d.inner("TypeCommit", "d")
-	if err != nil {
-		return err
-	}
-	return typeErr("TypeCommit", o.Commit())
-}
-
-// Free releases d; predefined types cannot be freed.
-func (d *Datatype) Free() error {
-	o, err := d.inner("TypeFree", "d")
-	if err != nil {
-		return err
-	}
-	return typeErr("TypeFree", o.Free())
-}
-
-// Size is the number of bytes of data in one d (MPI_Type_size).
-func (d *Datatype) Size() int64 { return d.t.Size() }
-
-// Extent is the span one d occupies, lower to upper bound (MPI_Type_get_extent).
-func (d *Datatype) Extent() int64 { return d.t.Extent() }
-
-// LB is d's lower bound.
-func (d *Datatype) LB() int64 { return d.t.LB() }
-
-// TrueLB and TrueExtent bound the bytes d really touches.
-func (d *Datatype) TrueLB() int64 { return d.t.TrueLB() }
-
-// TrueExtent: see TrueLB.
-func (d *Datatype) TrueExtent() int64 { return d.t.TrueExtent() }
-
-// Name names d.
-func (d *Datatype) Name() string { return d.t.Name() }
-
-// Envelope returns the combiner that built d and the lengths of its contents.
-func (d *Datatype) Envelope() (combiner string, nints, naddrs, ntypes int) {
-	c, ni, na, nt := d.t.Envelope()
-	return c.String(), ni, na, nt
-}
-
 // Buf is memory paired with its layout: count items of a datatype, laid out from the
 // start of a Go slice (MPI's buf, count, datatype triple). Make one with Typed.
 type Buf struct {
@@ -288,7 +243,7 @@ func Typed[T any](s []T, count int, dt *Datatype) Buf {
 		return Buf{err: errorf(ClassCount, "Typed", "count %d is negative", count)}
 	}
 	var z T
-	if _, err := datatype.Of(reflect.TypeOf(z)); err != nil && reflect.TypeOf(z) != nil {
+	if err := rawErr[T](); err != nil {
 		return Buf{err: errorf(ClassBuffer, "Typed", "elements of type %T cannot be sent as raw memory: %v", z, err)}
 	}
 	var mem []byte
@@ -296,6 +251,21 @@ func Typed[T any](s []T, count int, dt *Datatype) Buf {
 		mem = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(len(s))*unsafe.Sizeof(z))
 	}
 	return Buf{mem: mem, count: int64(count), dt: dt.t}
+}
+
+// rawErr is why elements of T cannot be sent as raw memory, or nil.
+func rawErr[T any]() error {
+	if k := reflect.TypeFor[T]().Kind(); k >= reflect.Bool && k <= reflect.Complex128 {
+		// A bool or number holds no pointer. Skipping the cached type's map lookup
+		// keeps Typed on []float64 cheap beside the calls that take its Buf.
+		return nil
+	}
+	var z T
+	if reflect.TypeOf(z) == nil {
+		return nil
+	}
+	_, err := datatype.Of(reflect.TypeOf(z))
+	return err
 }
 
 // layout is a Buf seen as a packed stream, for the engine: it packs and unpacks
@@ -347,19 +317,11 @@ func (b Buf) engineBuf(op string) (p2p.Buf, error) {
 }
 
 func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
-	return c.handle(op, sendBuf0(op, c, b, dest, tag, mode))
-}
-
-func sendBuf0(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
-	w, err := c.target(op, "dest", dest, tag, false)
-	if err != nil {
-		return err
-	}
 	eb, err := b.engineBuf(op)
 	if err != nil {
-		return err
+		return c.fail(op, err)
 	}
-	return mapErr(op, eng.Send(eb, w, tag, c.ctx, mode))
+	return c.fail(op, c.dev().Send(op, eb, dest, tag, mode))
 }
 
 // SendBuf sends a typed buffer (see Typed) to dest.
@@ -374,62 +336,51 @@ func SsendBuf(c *Comm, b Buf, dest, tag int) error {
 
 // RecvBuf receives into a typed buffer.
 func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
-	w, err := c.target("Recv", "source", src, tag, true)
-	if err != nil {
-		return Status{}, err
-	}
 	eb, err := b.engineBuf("Recv")
 	if err != nil {
-		return Status{}, err
+		return Status{}, c.fail("Recv", err)
 	}
-	st, err := eng.Recv(eb, w, tag, c.ctx)
-	return c.status(st), mapErr("Recv", err)
+	var st Status
+	st.Source, st.Tag, st.bytes, err = c.dev().Recv("Recv", eb, src, tag)
+	if err != nil {
+		st.Err = err
+	}
+	return st, c.fail("Recv", err)
 }
 
 // IsendBuf starts sending a typed buffer.
 func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
-	w, err := c.target("Isend", "dest", dest, tag, false)
-	if err != nil {
-		return Request{}, err
-	}
 	eb, err := b.engineBuf("Isend")
 	if err != nil {
-		return Request{}, err
+		return Request{}, c.fail("Isend", err)
 	}
-	q, err := eng.Isend(eb, w, tag, c.ctx, p2p.Standard)
-	return Request{q: q, c: c}, mapErr("Isend", err)
+	q, err := c.dev().Isend("Isend", eb, dest, tag, p2p.Standard, false)
+	if err != nil {
+		return Request{}, c.fail("Isend", err)
+	}
+	return Request{q: q, c: c}, nil
 }
 
 // IrecvBuf starts receiving into a typed buffer.
 func IrecvBuf(c *Comm, b Buf, src, tag int) (Request, error) {
-	w, err := c.target("Irecv", "source", src, tag, true)
-	if err != nil {
-		return Request{}, err
-	}
 	eb, err := b.engineBuf("Irecv")
 	if err != nil {
-		return Request{}, err
+		return Request{}, c.fail("Irecv", err)
 	}
-	q, err := eng.Irecv(eb, w, tag, c.ctx)
-	return Request{q: q, c: c}, mapErr("Irecv", err)
-}
-
-// GetElements is the number of whole dt items a message filled, or Undefined
-// (MPI_Get_count with a datatype).
-func (s Status) GetElements(dt *Datatype) int {
-	n := dt.Size()
-	if n == 0 || s.bytes%n != 0 {
-		if s.bytes == 0 {
-			return 0
-		}
-		return Undefined
+	q, err := c.dev().Irecv("Irecv", eb, src, tag, false)
+	if err != nil {
+		return Request{}, c.fail("Irecv", err)
 	}
-	return int(s.bytes / n)
+	return Request{q: q, c: c}, nil
 }
 
 // PackSize is the number of bytes Pack needs for count items of dt.
 func PackSize(count int, dt *Datatype) (int, error) {
-	n, err := dt.t.PackSize(int64(count))
+	t, err := dt.inner("PackSize", "dt")
+	if err != nil {
+		return 0, err
+	}
+	n, err := t.PackSize(int64(count))
 	return int(n), typeErr("PackSize", err)
 }
 
@@ -437,6 +388,9 @@ func PackSize(count int, dt *Datatype) (int, error) {
 func Pack(b Buf, out []byte, pos *int) error {
 	if b.err != nil {
 		return b.err
+	}
+	if pos == nil {
+		return errorf(ClassArg, "Pack", "pos is nil")
 	}
 	if *pos < 0 || *pos > len(out) {
 		return errorf(ClassArg, "Pack", "position %d outside the output buffer of %d bytes", *pos, len(out))
@@ -451,6 +405,9 @@ func Unpack(in []byte, pos *int, b Buf) error {
 	if b.err != nil {
 		return b.err
 	}
+	if pos == nil {
+		return errorf(ClassArg, "Unpack", "pos is nil")
+	}
 	if *pos < 0 || *pos > len(in) {
 		return errorf(ClassArg, "Unpack", "position %d outside the input buffer of %d bytes", *pos, len(in))
 	}
@@ -464,6 +421,9 @@ func PackExternal(b Buf, out []byte, pos *int) error {
 	if b.err != nil {
 		return b.err
 	}
+	if pos == nil {
+		return errorf(ClassArg, "PackExternal", "pos is nil")
+	}
 	if *pos < 0 || *pos > len(out) {
 		return errorf(ClassArg, "PackExternal", "position %d outside the output buffer of %d bytes", *pos, len(out))
 	}
@@ -476,6 +436,9 @@ func PackExternal(b Buf, out []byte, pos *int) error {
 func UnpackExternal(in []byte, pos *int, b Buf) error {
 	if b.err != nil {
 		return b.err
+	}
+	if pos == nil {
+		return errorf(ClassArg, "UnpackExternal", "pos is nil")
 	}
 	if *pos < 0 || *pos > len(in) {
 		return errorf(ClassArg, "UnpackExternal", "position %d outside the input buffer of %d bytes", *pos, len(in))

@@ -31,8 +31,8 @@ func TestVectorColumnToContiguous(t *testing.T) {
 				t.Fatalf("row %d: %v", r, got[r])
 			}
 		}
-		if st.GetElements(col) != 1 {
-			t.Errorf("GetElements = %d", st.GetElements(col))
+		if n, err := st.GetCount(col); err != nil || n != 1 {
+			t.Errorf("GetCount = %d, %v; want 1", n, err)
 		}
 	})
 }
@@ -131,5 +131,15 @@ func TestPackUnpackAndTypeErrors(t *testing.T) {
 	type bad struct{ P *int }
 	if _, err := mpi.TypeOf[bad](); err == nil {
 		t.Error("TypeOf accepted a struct with a pointer")
+	}
+}
+
+// mustV returns a function that fails t if err is set and otherwise returns v:
+// mustV(dt.Size())(t).
+func mustV[V any](v V, err error) func(t *testing.T) V {
+	return func(t *testing.T) V {
+		t.Helper()
+		must(t, err)
+		return v
 	}
 }

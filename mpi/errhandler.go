@@ -3,13 +3,15 @@ package mpi
 import (
 	"fmt"
 	"os"
+
+	"github.com/mpigo/mpigo/internal/core"
 )
 
 // ErrHandler decides what happens when an MPI call on a communicator fails
 // (MPI_Errhandler). The Go default is ErrorsReturn: every call returns its error.
-// ErrorsAreFatal ends the whole job with a message naming the rank and the error, as
-// MPI's own default does; a handler made by NewErrHandler is called first, and the
-// error is then returned.
+// ErrorsAreFatal ends the whole job with a message naming the rank, the call and the
+// error, as MPI's own default does; a handler made by NewErrHandler is called first,
+// and the error is then returned.
 type ErrHandler struct {
 	fn    func(c *Comm, err error)
 	fatal bool
@@ -29,14 +31,24 @@ func NewErrHandler(fn func(c *Comm, err error)) *ErrHandler {
 }
 
 // SetErrHandler sets c's handler; nil restores ErrorsReturn.
-func (c *Comm) SetErrHandler(h *ErrHandler) {
+func (c *Comm) SetErrHandler(h *ErrHandler) error {
+	if err := c.check("SetErrHandler"); err != nil {
+		return err
+	}
+	if h == ErrorsReturn {
+		h = nil
+	}
 	c.mu.Lock()
 	c.errh = h
 	c.mu.Unlock()
+	return nil
 }
 
-// ErrHandler returns c's handler.
+// ErrHandler returns c's handler (ErrorsReturn for a nil communicator).
 func (c *Comm) ErrHandler() *ErrHandler {
+	if c == nil {
+		return ErrorsReturn
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.errh == nil {
@@ -45,35 +57,61 @@ func (c *Comm) ErrHandler() *ErrHandler {
 	return c.errh
 }
 
-// handle passes a failed call's error through c's handler. With the default handler
-// it costs one nil check and a load.
-func (c *Comm) handle(op string, err error) error {
-	if err == nil || c == nil {
-		return err
+// fail is the one seam every call's error passes through: it goes to the handler of
+// the call's communicator (Self's, for a nil communicator, MPI's rule for errors with
+// no valid object). On success it costs one comparison, inlined.
+func (c *Comm) fail(op string, err error) error {
+	if err == nil {
+		return nil
 	}
-	c.mu.Lock()
-	h := c.errh
-	c.mu.Unlock()
+	return c.raise(op, err)
+}
+
+// check is the seam's handle check: nil when c can be used by op; otherwise the error
+// (class ErrComm for a nil or freed communicator, ErrOther when MPI does not run),
+// through the handler.
+func (c *Comm) check(op string) error {
+	if err := c.dev().Check(op); err != nil {
+		return c.raise(op, err)
+	}
+	return nil
+}
+
+func (c *Comm) raise(op string, err error) error { return c.invoke(op, core.MapErr(op, err)) }
+
+// invoke runs the handler of c (of Self, for a nil communicator) on err and returns err.
+func (c *Comm) invoke(op string, err error) error {
+	at := c
+	if c == nil || c.d == nil {
+		at = Self
+	}
+	at.mu.Lock()
+	h := at.errh
+	at.mu.Unlock()
 	if h == nil {
 		return err
 	}
 	if h.fn != nil {
-		h.fn(c, err)
+		h.fn(at, err)
 	}
 	if h.fatal {
-		msg := fmt.Sprintf("rank %d: %v (communicator %s, errors are fatal)", World.rank, err, c.Name())
+		rank := core.WorldRank()
+		msg := fmt.Sprintf("rank %d: %v (in %s on communicator %s; errors are fatal)", rank, err, op, at.Name())
 		fmt.Fprintln(os.Stderr, "mpigo:", msg)
-		if state.Load() == stateInit {
-			code := int(ClassOf(err)) // the error class, as the exit code
-			if code < 1 || code > 255 {
-				code = 1
-			}
-			proc.Abort(code, msg)
+		code := int(ClassOf(err)) // the error class, as the exit code
+		if code < 1 || code > 255 {
+			code = 1
 		}
-		os.Exit(1)
+		core.Abort(code, msg)
 	}
 	return err
 }
 
 // CallErrHandler invokes c's handler on err, as MPI_Comm_call_errhandler does.
-func (c *Comm) CallErrHandler(err error) error { return c.handle("CallErrHandler", err) }
+// The error is passed as it is, not given a class.
+func (c *Comm) CallErrHandler(err error) error {
+	if err == nil {
+		return nil
+	}
+	return c.invoke("CallErrHandler", err)
+}

@@ -1,119 +1,164 @@
 package mpi
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/mpigo/mpigo/internal/core"
 
 // ErrorClass is an MPI error class (MPI_ERR_*), with the numbers MPICH and Open MPI use.
-type ErrorClass int
+type ErrorClass = core.ErrorClass
 
+// Error is an error from an MPI call: its class, the call, what went wrong, and the
+// cause from below, if any. Its text says each once.
+type Error = core.Error
+
+// The error classes.
 const (
-	ClassSuccess    ErrorClass = 0
-	ClassBuffer     ErrorClass = 1
-	ClassCount      ErrorClass = 2
-	ClassType       ErrorClass = 3
-	ClassTag        ErrorClass = 4
-	ClassComm       ErrorClass = 5
-	ClassRank       ErrorClass = 6
-	ClassRequest    ErrorClass = 7
-	ClassRoot       ErrorClass = 8
-	ClassGroup      ErrorClass = 9
-	ClassOp         ErrorClass = 10
-	ClassTopology   ErrorClass = 11
-	ClassDims       ErrorClass = 12
-	ClassArg        ErrorClass = 13
-	ClassUnknown    ErrorClass = 14
-	ClassTruncate   ErrorClass = 15
-	ClassOther      ErrorClass = 16
-	ClassIntern     ErrorClass = 17
-	ClassInStatus   ErrorClass = 18
-	ClassPending    ErrorClass = 19
-	ClassProcFailed ErrorClass = 75 // MPIX_ERR_PROC_FAILED (ULFM)
+	ClassSuccess    = core.ClassSuccess
+	ClassBuffer     = core.ClassBuffer
+	ClassCount      = core.ClassCount
+	ClassType       = core.ClassType
+	ClassTag        = core.ClassTag
+	ClassComm       = core.ClassComm
+	ClassRank       = core.ClassRank
+	ClassRequest    = core.ClassRequest
+	ClassRoot       = core.ClassRoot
+	ClassGroup      = core.ClassGroup
+	ClassOp         = core.ClassOp
+	ClassTopology   = core.ClassTopology
+	ClassDims       = core.ClassDims
+	ClassArg        = core.ClassArg
+	ClassUnknown    = core.ClassUnknown
+	ClassTruncate   = core.ClassTruncate
+	ClassOther      = core.ClassOther
+	ClassIntern     = core.ClassIntern
+	ClassInStatus   = core.ClassInStatus
+	ClassPending    = core.ClassPending
+	ClassProcFailed = core.ClassProcFailed
+	ClassInfo       = core.ClassInfo
+	ClassInfoKey    = core.ClassInfoKey
+	ClassInfoValue  = core.ClassInfoValue
+	ClassInfoNokey  = core.ClassInfoNokey
+	ClassNoMem      = core.ClassNoMem
+	ClassBase       = core.ClassBase
+	ClassKeyval     = core.ClassKeyval
 )
 
-var classNames = map[ErrorClass]string{
-	ClassSuccess: "MPI_SUCCESS", ClassBuffer: "MPI_ERR_BUFFER", ClassCount: "MPI_ERR_COUNT",
-	ClassType: "MPI_ERR_TYPE", ClassTag: "MPI_ERR_TAG", ClassComm: "MPI_ERR_COMM",
-	ClassRank: "MPI_ERR_RANK", ClassRequest: "MPI_ERR_REQUEST", ClassRoot: "MPI_ERR_ROOT",
-	ClassGroup: "MPI_ERR_GROUP", ClassOp: "MPI_ERR_OP", ClassTopology: "MPI_ERR_TOPOLOGY",
-	ClassDims: "MPI_ERR_DIMS", ClassArg: "MPI_ERR_ARG", ClassUnknown: "MPI_ERR_UNKNOWN",
-	ClassTruncate: "MPI_ERR_TRUNCATE", ClassOther: "MPI_ERR_OTHER", ClassIntern: "MPI_ERR_INTERN",
-	ClassInStatus: "MPI_ERR_IN_STATUS", ClassPending: "MPI_ERR_PENDING",
-	ClassProcFailed: "MPIX_ERR_PROC_FAILED",
-}
-
-func (c ErrorClass) String() string {
-	if n, ok := classNames[c]; ok {
-		return n
-	}
-	return fmt.Sprintf("MPI error class %d", int(c))
-}
-
-// Error is an error from an MPI call: its class, the call, and what went wrong.
-type Error struct {
-	Class ErrorClass
-	Op    string // the call, e.g. "Send"
-	Msg   string
-	Err   error // the cause, if any
-}
-
-func (e *Error) Error() string {
-	if e.Op == "" && e.Msg == "" {
-		return "mpi: " + e.Class.String()
-	}
-	s := "mpi: " + e.Op + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, mpi.ErrTruncate) true for every error of that class.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Op == "" && t.Msg == "" && t.Err == nil && t.Class == e.Class
-}
-
-// One sentinel per class, for errors.Is.
+// One sentinel per class, for errors.Is(err, mpi.ErrTruncate).
 var (
-	ErrBuffer     = &Error{Class: ClassBuffer}
-	ErrCount      = &Error{Class: ClassCount}
-	ErrType       = &Error{Class: ClassType}
-	ErrTag        = &Error{Class: ClassTag}
-	ErrComm       = &Error{Class: ClassComm}
-	ErrRank       = &Error{Class: ClassRank}
-	ErrRequest    = &Error{Class: ClassRequest}
-	ErrRoot       = &Error{Class: ClassRoot}
-	ErrGroup      = &Error{Class: ClassGroup}
-	ErrOp         = &Error{Class: ClassOp}
-	ErrTopology   = &Error{Class: ClassTopology}
-	ErrDims       = &Error{Class: ClassDims}
-	ErrArg        = &Error{Class: ClassArg}
-	ErrUnknown    = &Error{Class: ClassUnknown}
-	ErrTruncate   = &Error{Class: ClassTruncate}
-	ErrOther      = &Error{Class: ClassOther}
-	ErrIntern     = &Error{Class: ClassIntern}
-	ErrInStatus   = &Error{Class: ClassInStatus}
-	ErrPending    = &Error{Class: ClassPending}
-	ErrProcFailed = &Error{Class: ClassProcFailed}
+	ErrBuffer     = core.ErrBuffer
+	ErrCount      = core.ErrCount
+	ErrType       = core.ErrType
+	ErrTag        = core.ErrTag
+	ErrComm       = core.ErrComm
+	ErrRank       = core.ErrRank
+	ErrRequest    = core.ErrRequest
+	ErrRoot       = core.ErrRoot
+	ErrGroup      = core.ErrGroup
+	ErrOp         = core.ErrOp
+	ErrTopology   = core.ErrTopology
+	ErrDims       = core.ErrDims
+	ErrArg        = core.ErrArg
+	ErrUnknown    = core.ErrUnknown
+	ErrTruncate   = core.ErrTruncate
+	ErrOther      = core.ErrOther
+	ErrIntern     = core.ErrIntern
+	ErrInStatus   = core.ErrInStatus
+	ErrPending    = core.ErrPending
+	ErrProcFailed = core.ErrProcFailed
+	ErrInfo       = core.ErrInfo
+	ErrInfoKey    = core.ErrInfoKey
+	ErrInfoValue  = core.ErrInfoValue
+	ErrInfoNokey  = core.ErrInfoNokey
+	ErrNoMem      = core.ErrNoMem
+	ErrBase       = core.ErrBase
+	ErrKeyval     = core.ErrKeyval
 )
 
 // ClassOf returns the MPI error class of err: ClassSuccess for nil, ClassOther for an
 // error that did not come from an MPI call.
-func ClassOf(err error) ErrorClass {
-	if err == nil {
-		return ClassSuccess
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Class
-	}
-	return ClassOther
+func ClassOf(err error) ErrorClass { return core.ClassOf(err) }
+
+// ErrorCode is an MPI error code. Every class is also a code, ErrorCode(class);
+// AddErrorCode makes finer codes of a class, which NewError turns into errors.
+type ErrorCode = core.ErrorCode
+
+const (
+	// LastErrorCode is MPI_ERR_LASTCODE: every predefined class is at or below it, every
+	// class or code AddErrorClass and AddErrorCode make is above it.
+	LastErrorCode = core.LastCode
+	// MaxErrorString is MPI_MAX_ERROR_STRING, the longest string (in bytes)
+	// AddErrorString takes.
+	MaxErrorString = core.MaxErrorString
+)
+
+// AddErrorClass makes a new error class, local to this process: other ranks may number
+// theirs differently, so give it the same string everywhere (MPI_Add_error_class). It
+// may be called at any time, before Init and after Finalize too; KeyLastUsedCode then
+// reports it.
+func AddErrorClass() (ErrorClass, error) {
+	c, err := core.AddClass("AddErrorClass")
+	return c, Self.fail("AddErrorClass", err)
 }
 
-func errorf(class ErrorClass, op, format string, a ...any) error {
-	return &Error{Class: class, Op: op, Msg: fmt.Sprintf(format, a...)}
+// AddErrorCode makes a new error code of class, a predefined class or one AddErrorClass
+// made (MPI_Add_error_code).
+func AddErrorCode(class ErrorClass) (ErrorCode, error) {
+	c, err := core.AddCode("AddErrorCode", class)
+	return c, Self.fail("AddErrorCode", err)
 }
+
+// AddErrorString gives a class or code that AddErrorClass or AddErrorCode made its
+// text, at most MaxErrorString bytes, replacing any it had (MPI_Add_error_string). Pass
+// ErrorCode(class) for a class. Predefined classes keep their texts.
+func AddErrorString(code ErrorCode, s string) error {
+	return Self.fail("AddErrorString", core.AddString("AddErrorString", code, s))
+}
+
+// RemoveErrorClass removes a class AddErrorClass made, and its string; its codes must
+// be removed first (MPI_Remove_error_class).
+func RemoveErrorClass(class ErrorClass) error {
+	return Self.fail("RemoveErrorClass", core.RemoveClass("RemoveErrorClass", class))
+}
+
+// RemoveErrorCode removes a code AddErrorCode made; its string must be removed first
+// (MPI_Remove_error_code).
+func RemoveErrorCode(code ErrorCode) error {
+	return Self.fail("RemoveErrorCode", core.RemoveCode("RemoveErrorCode", code))
+}
+
+// RemoveErrorString removes the string AddErrorString gave a class or code
+// (MPI_Remove_error_string).
+func RemoveErrorString(code ErrorCode) error {
+	return Self.fail("RemoveErrorString", core.RemoveString("RemoveErrorString", code))
+}
+
+// ErrorString is the text of an error code or class (MPI_Error_string): for a
+// predefined class its name and meaning ("MPI_ERR_TRUNCATE: message truncated"); for an
+// added class or code the string AddErrorString gave it, empty if none. An error value
+// says more: its Error method names the call and what went wrong.
+func ErrorString(code ErrorCode) (string, error) {
+	s, err := core.CodeString("ErrorString", code)
+	return s, Self.fail("ErrorString", err)
+}
+
+// ErrorClassOf is the class of an error code (MPI_Error_class); a class is its own.
+// ClassOf gives the class of an error value.
+func ErrorClassOf(code ErrorCode) (ErrorClass, error) {
+	c, err := core.ClassOfCode("ErrorClassOf", code)
+	return c, Self.fail("ErrorClassOf", err)
+}
+
+// NewError makes an error of code, predefined or added, saying msg: its class is the
+// code's, errors.Is(err, NewError(code, "")) matches it, and CodeOf gives the code back.
+// An error handler can be given it (Comm.CallErrHandler). A code that does not exist
+// gives an error of class ClassArg saying so.
+func NewError(code ErrorCode, msg string) *Error { return core.NewCodeError("NewError", code, msg) }
+
+// CodeOf is the error code of err: the code NewError gave it, else its class (see
+// ClassOf).
+func CodeOf(err error) ErrorCode { return core.CodeOf(err) }
+
+var (
+	errorf   = core.Errorf
+	mapErr   = core.MapErr
+	typeErr  = core.TypeErr
+	groupErr = core.GroupErr
+)

@@ -1,8 +1,7 @@
 package mpi
 
 import (
-	"errors"
-
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
 )
 
@@ -35,23 +34,10 @@ func comparison(c group.Comparison) Comparison {
 	return Unequal
 }
 
-// GroupEmpty is the group with no members.
+// GroupEmpty is the group with no members (MPI_GROUP_EMPTY). Every call that makes a
+// group returns it, this very handle, when the group it makes is empty, so
+// g == GroupEmpty tests for emptiness as MPI programs compare with MPI_GROUP_EMPTY.
 var GroupEmpty = &Group{group.Empty()}
-
-// groupErr gives a group error its MPI class.
-func groupErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	class := ClassGroup
-	switch {
-	case errors.Is(err, group.ErrRank):
-		class = ClassRank
-	case errors.Is(err, group.ErrArg):
-		class = ClassArg
-	}
-	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
-}
 
 func (g *Group) inner() *group.Group {
 	if g == nil {
@@ -60,11 +46,27 @@ func (g *Group) inner() *group.Group {
 	return g.g
 }
 
+// wrapGroup gives a group computed by op its handle: GroupEmpty itself for an empty
+// one, as MPI 4.1 section 7.3.2 says of every group constructor ("the new group can be
+// empty, that is, equal to MPI_GROUP_EMPTY").
 func wrapGroup(op string, g *group.Group, err error) (*Group, error) {
 	if err != nil {
 		return nil, groupErr(op, err)
 	}
+	if g.Size() == 0 {
+		return GroupEmpty, nil
+	}
 	return &Group{g}, nil
+}
+
+// derive is wrapGroup for a group computed from from: where the computation kept from
+// unchanged (Excl of no ranks: "newgroup is identical to group", section 7.3.2), from
+// itself.
+func derive(op string, from *Group, g *group.Group, err error) (*Group, error) {
+	if err == nil && g != nil && g == from.inner() && g.Size() > 0 {
+		return from, nil
+	}
+	return wrapGroup(op, g, err)
 }
 
 // Size is the number of members.
@@ -72,7 +74,7 @@ func (g *Group) Size() int { return g.inner().Size() }
 
 // Rank is the calling process's rank in g, or Undefined when it is not a member.
 func (g *Group) Rank() int {
-	r := g.inner().Rank(int32(World.rank))
+	r := g.inner().Rank(int32(core.WorldRank()))
 	if r == group.Undefined {
 		return Undefined
 	}
@@ -88,16 +90,17 @@ func (g *Group) Bytes() int { return g.inner().Bytes() }
 // Free releases g (MPI_Group_free); Go's collector owns the memory.
 func (g *Group) Free() {}
 
-// Incl is the group of the members of g at ranks, in that order.
+// Incl is the group of the members of g at ranks, in that order; GroupEmpty for no
+// ranks.
 func (g *Group) Incl(ranks []int) (*Group, error) {
 	n, err := g.inner().Incl(ranks)
 	return wrapGroup("GroupIncl", n, err)
 }
 
-// Excl is g without the members at ranks.
+// Excl is g without the members at ranks: g itself for no ranks, GroupEmpty for all.
 func (g *Group) Excl(ranks []int) (*Group, error) {
 	n, err := g.inner().Excl(ranks)
-	return wrapGroup("GroupExcl", n, err)
+	return derive("GroupExcl", g, n, err)
 }
 
 // Range is a run of ranks first, first+stride, ... up to last (inclusive).
@@ -112,7 +115,7 @@ func (g *Group) RangeIncl(ranges []Range) (*Group, error) {
 // RangeExcl is g without the members at the ranks of the ranges.
 func (g *Group) RangeExcl(ranges []Range) (*Group, error) {
 	n, err := g.inner().RangeExcl(ranges)
-	return wrapGroup("GroupRangeExcl", n, err)
+	return derive("GroupRangeExcl", g, n, err)
 }
 
 // GroupUnion is the members of g1, then those of g2 not in g1.

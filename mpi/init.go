@@ -5,27 +5,15 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sync"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/mpigo/mpigo/internal/pm"
-	"github.com/mpigo/mpigo/internal/pm/pmi"
-	"github.com/mpigo/mpigo/internal/wireup"
+	"github.com/mpigo/mpigo/internal/core"
 )
 
-const (
-	stateNone int32 = iota
-	stateInit
-	stateFinal
-)
-
-var (
-	lifeMu sync.Mutex
-	state  atomic.Int32
-	proc   pm.Client
-	epoch  = time.Now()
-)
+var epoch = time.Now()
 
 // Init starts MPI in this process: it joins the job the launcher started (or becomes a
 // job of one rank when there is none) and connects the ranks. Call it once, before any
@@ -45,73 +33,57 @@ func Init() error {
 // goroutine, or goroutines ordered by a channel or mutex); ThreadFunneled and
 // ThreadSingle, that moreover one goroutine makes them all. mpigo takes no lock on its
 // point-to-point paths then, which saves locked instructions per message, and with
-// them the wait for the stores before them to drain (a stream of 1 KiB messages
-// measured about 10% faster on average). It takes its lock again, for good, where it
-// runs goroutines of its own beside the caller's: nonblocking collectives, Idup and
-// the nonblocking neighbourhood collectives. Breaking
-// the promise corrupts the rank's state (the race detector, go test -race, catches
-// such overlaps when they happen).
+// them the wait for the stores before them to drain. It takes its lock again, for
+// good, where it runs goroutines of its own beside the caller's: nonblocking
+// collectives, Idup and the nonblocking neighbourhood collectives. Breaking the
+// promise corrupts the rank's state (the race detector, go test -race, catches such
+// overlaps when they happen).
 func InitThread(required ThreadLevel) (ThreadLevel, error) {
-	if required < ThreadSingle || required > ThreadMultiple {
-		return 0, errorf(ClassArg, "InitThread", "required = %d: want ThreadSingle, ThreadFunneled, ThreadSerialized or ThreadMultiple (0 to 3)", int(required))
-	}
-	lifeMu.Lock()
-	defer lifeMu.Unlock()
-	switch state.Load() {
-	case stateInit:
-		return 0, errorf(ClassOther, "Init", "MPI is already initialised")
-	case stateFinal:
-		return 0, errorf(ClassOther, "Init", "MPI was finalised; it cannot be initialised again")
-	}
-	c, err := connect()
-	if err != nil {
-		return 0, &Error{Class: ClassOther, Op: "Init", Msg: "cannot reach the process manager", Err: err}
-	}
-	threadLevel = required
-	if err := startWorld(c); err != nil {
+	if err := core.Init(int(required)); err != nil {
 		return 0, err
 	}
-	proc = c
-	state.Store(stateInit)
+	mainGoroutine.Store(goid())
 	return required, nil
 }
 
-// connect finds who launched this process, in order: mpigo's own launcher, a PMI-1 or
-// PMI-2 launcher (MPICH's mpiexec, Slurm's srun --mpi=pmi2), a PMIx launcher (refused
-// with a clear word: mpigo does not speak PMIx), or nobody (a singleton).
-func connect() (pm.Client, error) {
-	c, err := wireup.FromEnv()
-	if err != nil {
-		return nil, err
-	}
-	if c != nil {
-		wireup.OnLauncherLost = func(err error) {
-			fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v; exiting\n", c.Rank(), err)
-			os.Exit(1)
-		}
-		if err := c.Hello(); err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
-	if pc, err := pmi.FromEnv(); err != nil {
-		return nil, err
-	} else if pc != nil {
-		return pc, nil
-	}
-	for _, v := range []string{"PMIX_RANK", "PMIX_VERSION", "PRTE_LAUNCHED"} {
-		if _, ok := os.LookupEnv(v); ok {
-			return nil, fmt.Errorf("launched by a PMIx launcher (prterun or srun --mpi=pmix), which mpigo does not speak; use srun --mpi=pmi2 or mpigo run")
-		}
-	}
-	return pm.Singleton(), nil
+// mainGoroutine is the goroutine that called Init: MPI's main thread.
+var mainGoroutine atomic.Int64
+
+// goid is the calling goroutine's number, which the first line of its stack trace
+// gives ("goroutine 7 [running]:"); Go offers no other way to tell goroutines apart.
+func goid() int64 {
+	var buf [64]byte
+	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
+	id, _ := strconv.ParseInt(s[:strings.IndexByte(s, ' ')], 10, 64)
+	return id
 }
 
+// IsThreadMain reports whether the calling goroutine is the one that called Init or
+// InitThread (MPI_Is_thread_main): at ThreadFunneled, the one that may make MPI calls.
+// Goroutines are MPI's threads here; a goroutine that moves between OS threads stays
+// the same one.
+func IsThreadMain() (bool, error) {
+	if err := core.Ready("IsThreadMain"); err != nil {
+		return false, Self.fail("IsThreadMain", err)
+	}
+	return goid() == mainGoroutine.Load(), nil
+}
+
+// The version of the MPI standard mpigo implements (MPI_VERSION, MPI_SUBVERSION).
+const (
+	Version    = 4
+	Subversion = 1
+)
+
+// GetVersion returns the version of the MPI standard mpigo implements, 4.1
+// (MPI_Get_version). It may be called at any time, before Init and after Finalize too.
+func GetVersion() (version, subversion int) { return Version, Subversion }
+
 // Initialized reports whether Init has succeeded.
-func Initialized() bool { return state.Load() != stateNone }
+func Initialized() bool { return core.Initialized() }
 
 // Finalized reports whether Finalize has run.
-func Finalized() bool { return state.Load() == stateFinal }
+func Finalized() bool { return core.Finalized() }
 
 // Finalize ends MPI in this process, once every rank has reached it. It is safe to
 // defer: called before a successful Init, or twice, it returns an error; deferred
@@ -121,47 +93,27 @@ func Finalized() bool { return state.Load() == stateFinal }
 func Finalize() error {
 	if r := recover(); r != nil {
 		fmt.Fprintf(os.Stderr, "panic: %v\n\n%s", r, debug.Stack())
-		if state.Load() == stateInit {
-			proc.Abort(2, fmt.Sprintf("rank %d panicked: %v", proc.Rank(), r))
+		if core.Live() {
+			core.Abort(2, fmt.Sprintf("rank %d panicked: %v", core.WorldRank(), r))
 		}
 		os.Exit(2)
 	}
-	lifeMu.Lock()
-	defer lifeMu.Unlock()
-	switch state.Load() {
-	case stateNone:
-		return errorf(ClassOther, "Finalize", "MPI is not initialised")
-	case stateFinal:
-		return errorf(ClassOther, "Finalize", "MPI is already finalised")
+	return core.Finalize(finalizeSelf)
+}
+
+// finalizeSelf frees Self's attributes before anything else is torn down, as MPI
+// requires (MPI 4.1, section 11.2.4): their delete functions run, the last set first,
+// while MPI is still usable (Finalized reports false).
+func finalizeSelf() error {
+	if err := Self.deleteAttrs(); err != nil {
+		return Self.fail("Finalize", core.Wrap(ClassOther, "Finalize", "a delete function of an attribute of Self failed", err))
 	}
-	var err error
-	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
-	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
-	// waits in the fence below.
-	if eng != nil {
-		eng.BufferDetach() // an error only says no buffer was attached
-	}
-	if ferr := proc.Fence(); ferr != nil {
-		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "waiting for the other ranks", Err: ferr}
-	}
-	if serr := stopWorld(); serr != nil && err == nil {
-		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "closing the transports", Err: serr}
-	}
-	if ferr := proc.Finalize(); ferr != nil && err == nil {
-		err = &Error{Class: ClassOther, Op: "Finalize", Msg: "telling the launcher", Err: ferr}
-	}
-	state.Store(stateFinal)
-	return err
+	return nil
 }
 
 // Abort ends every rank of the job with code (MPI_Abort on the world communicator).
 // It does not return.
-func Abort(code int) {
-	if state.Load() == stateInit {
-		proc.Abort(code, "")
-	}
-	os.Exit(code)
-}
+func Abort(code int) { core.Abort(code, "") }
 
 // Wtime returns the elapsed time in seconds since an arbitrary moment in the past that
 // does not change while the process runs.
@@ -205,16 +157,13 @@ func ProcessorName() string {
 type ThreadLevel int
 
 const (
-	ThreadSingle ThreadLevel = iota
-	ThreadFunneled
-	ThreadSerialized
-	ThreadMultiple
+	ThreadSingle     ThreadLevel = core.ThreadSingle
+	ThreadFunneled   ThreadLevel = core.ThreadFunneled
+	ThreadSerialized ThreadLevel = core.ThreadSerialized
+	ThreadMultiple   ThreadLevel = core.ThreadMultiple
 )
-
-// threadLevel is the level Init provided; set before the world starts, read after.
-var threadLevel = ThreadMultiple
 
 // QueryThread reports the thread level Init or InitThread provided (MPI_Query_thread):
 // ThreadMultiple, every call safe from many goroutines at once, unless InitThread was
 // asked for less.
-func QueryThread() ThreadLevel { return threadLevel }
+func QueryThread() ThreadLevel { return ThreadLevel(core.ThreadLevel()) }

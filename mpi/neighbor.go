@@ -1,14 +1,16 @@
 package mpi
 
-import "github.com/mpigo/mpigo/internal/p2p"
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
 
 // Neighbourhood collectives exchange data along the edges of a communicator's process
 // topology (MPI standard 7.6): every rank sends to its destinations and receives from
 // its sources, in the topology's neighbour order. For a Cartesian grid that order is, for
 // each dimension, the -1 then the +1 neighbour; a ProcNull neighbour (a non-periodic
 // edge) sends nothing and leaves its receive block untouched.
-
-const tagNeighbor = tagManage + 200
 
 // neighborExchange posts a receive per source and a send per destination on c's
 // collective context and waits for them all. On a Cartesian grid each message's tag
@@ -20,20 +22,20 @@ func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []by
 	reqs := make([]p2p.Request, 0, len(srcs)+len(dsts))
 	fail := func(err error) error {
 		for i := range reqs {
-			eng.Cancel(&reqs[i])
+			core.Cancel(&reqs[i])
 		}
-		eng.Waitall(reqs, nil)
-		return c.handle(op, mapErr(op, err))
+		core.Waitall(reqs, nil)
+		return c.fail(op, mapErr(op, err))
 	}
 	for i, s := range srcs {
 		if s == ProcNull {
 			continue
 		}
-		tag := tagNeighbor
+		tag := core.TagNeighbor
 		if cart {
 			tag += i
 		}
-		q, err := eng.Irecv(p2p.Bytes(recvBlock(i)), c.worldRank(s), tag, c.ctx+1)
+		q, err := c.d.IrecvInternal(recvBlock(i), s, tag)
 		if err != nil {
 			return fail(err)
 		}
@@ -43,30 +45,30 @@ func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []by
 		if d == ProcNull {
 			continue
 		}
-		tag := tagNeighbor
+		tag := core.TagNeighbor
 		if cart {
 			tag += j ^ 1 // our +1 neighbour receives us as its -1 neighbour, and back
 		}
-		q, err := eng.Isend(p2p.Bytes(sendBlock(j)), c.worldRank(d), tag, c.ctx+1, p2p.Standard)
+		q, err := c.d.IsendInternal(sendBlock(j), d, tag)
 		if err != nil {
 			return fail(err)
 		}
 		reqs = append(reqs, q)
 	}
-	if err := eng.Waitall(reqs, nil); err != nil {
-		return c.handle(op, mapErr(op, err))
+	if err := core.Waitall(reqs, nil); err != nil {
+		return c.fail(op, mapErr(op, err))
 	}
 	return nil
 }
 
 // neighborShape checks c has a topology and returns its in- and out-degree.
 func (c *Comm) neighborShape(op string) (in, out int, err error) {
-	if err := c.usable(op); err != nil {
+	if err := c.check(op); err != nil {
 		return 0, 0, err
 	}
 	srcs, dsts, ok := c.neighbors()
 	if !ok {
-		return 0, 0, c.handle(op, errorf(ClassTopology, op,
+		return 0, 0, c.fail(op, errorf(ClassTopology, op,
 			"communicator %q has no process topology (make one with CartCreate, GraphCreate or DistGraphCreate)", c.Name()))
 	}
 	return len(srcs), len(dsts), nil
@@ -96,7 +98,7 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 	}
 	n := len(send)
 	if len(recv) < n*in {
-		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+		return c.fail(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
 	}
 	sb, rb := asBytes(send), asBytes(recv)
 	bs := n * esize[T]()
@@ -112,7 +114,7 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 		return err
 	}
 	if err := checkBlocks(op, "recv", counts, displs, in, len(recv)); err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
 	return c.neighborExchange(op, func(int) []byte { return sb },
@@ -131,11 +133,11 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 		return c.neighborExchange(op, nil, func(int) []byte { return nil })
 	}
 	if len(send)%out != 0 {
-		return c.handle(op, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out))
+		return c.fail(op, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out))
 	}
 	n := len(send) / out
 	if len(recv) < n*in {
-		return c.handle(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+		return c.fail(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
 	}
 	sb, rb := asBytes(send), asBytes(recv)
 	bs := n * esize[T]()
@@ -152,10 +154,10 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 		return err
 	}
 	if err := checkBlocks(op, "send", scounts, sdispls, out, len(send)); err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	if err := checkBlocks(op, "recv", rcounts, rdispls, in, len(recv)); err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
 	return c.neighborExchange(op, func(j int) []byte { return sb[sdispls[j]*es : (sdispls[j]+scounts[j])*es] },
@@ -171,40 +173,47 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 // neighbour's block is neither sent nor touched.
 func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
 	const op = "NeighborAlltoallw"
+	smem, err := rawBytes(op, "send", send)
+	if err != nil {
+		return c.fail(op, err)
+	}
+	rmem, err := rawBytes(op, "recv", recv)
+	if err != nil {
+		return c.fail(op, err)
+	}
+	return c.neighborW(op, smem, scounts, sdispls, types(stypes), rmem, rcounts, rdispls, types(rtypes))
+}
+
+// neighborW is the neighbourhood exchange of typed blocks: scounts[j] items of
+// stypes[j] from byte sdispls[j] of smem to destination j, rcounts[i] items of
+// rtypes[i] from source i into byte rdispls[i] of rmem.
+func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type) error {
 	in, out, err := c.neighborShape(op)
 	if err != nil {
 		return err
 	}
-	smem, err := rawBytes(op, "send", send)
+	ws, err := core.CheckW(op, "s", out, smem, scounts, sdispls, stypes)
 	if err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
-	rmem, err := rawBytes(op, "recv", recv)
+	wr, err := core.CheckW(op, "r", in, rmem, rcounts, rdispls, rtypes)
 	if err != nil {
-		return c.handle(op, err)
-	}
-	ws, err := checkW(op, "s", out, smem, scounts, sdispls, stypes)
-	if err != nil {
-		return c.handle(op, err)
-	}
-	wr, err := checkW(op, "r", in, rmem, rcounts, rdispls, rtypes)
-	if err != nil {
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	scratch := func(n int) []byte { return make([]byte, n) }
 	sends, recvs := make([][]byte, out), make([][]byte, in)
 	unpack := make([]bool, in)
 	for j := range sends {
-		b, packed := ws.block(scratch, j, true)
+		b, packed := ws.Block(scratch, j, true)
 		if packed {
-			if err := ws.pack(op, j, b); err != nil {
-				return c.handle(op, err)
+			if err := ws.Pack(op, j, b); err != nil {
+				return c.fail(op, err)
 			}
 		}
 		sends[j] = b
 	}
 	for i := range recvs {
-		recvs[i], unpack[i] = wr.block(scratch, i, true)
+		recvs[i], unpack[i] = wr.Block(scratch, i, true)
 	}
 	if err := c.neighborExchange(op, func(j int) []byte { return sends[j] }, func(i int) []byte { return recvs[i] }); err != nil {
 		return err
@@ -212,56 +221,188 @@ func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, styp
 	srcs, _, _ := c.neighbors()
 	for i, s := range srcs {
 		if unpack[i] && s != ProcNull {
-			if err := wr.unpack(op, i, recvs[i]); err != nil {
-				return c.handle(op, err)
+			if err := wr.Unpack(op, i, recvs[i]); err != nil {
+				return c.fail(op, err)
 			}
 		}
 	}
 	return nil
 }
 
-// background runs a blocking collective in a goroutine of its own, as the nonblocking
-// form's request.
-func (c *Comm) background(op string, f func() error) (Request, error) {
-	if err := c.usable(op); err != nil {
+// The neighbourhood collectives on typed buffers (see Typed and the collectives'
+// Buf forms): blocks are items of the buffer's datatype, displacements in units of
+// its extent.
+
+// NeighborAllgatherBuf sends send's items to every destination and receives from each
+// source a block of recv's items (its count divided among the sources), in neighbour
+// order.
+func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
+	const op = "NeighborAllgather"
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	if recv.dt == nil || in > 0 && int(recv.count)%in != 0 {
+		return c.fail(op, errorf(ClassCount, op, "recv's %d items are not a whole block for each of %d sources", recv.count, in))
+	}
+	per := 0
+	if in > 0 {
+		per = int(recv.count) / in
+	}
+	return c.neighborBuf(op, send, recv, repeat(out, int(send.count)), repeat(out, 0), repeat(in, per), steps(in, per))
+}
+
+// NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
+// as counts[i] items at item displs[i] of recv.
+func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	const op = "NeighborAllgatherv"
+	_, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	return c.neighborBuf(op, send, recv, repeat(out, int(send.count)), repeat(out, 0), counts, displs)
+}
+
+// NeighborAlltoallBuf sends block j of send to destination j and receives block i of
+// recv from source i; each buffer's items are divided evenly among its neighbours.
+func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
+	const op = "NeighborAlltoall"
+	in, out, err := c.neighborShape(op)
+	if err != nil {
+		return err
+	}
+	if send.dt == nil || recv.dt == nil || out > 0 && int(send.count)%out != 0 || in > 0 && int(recv.count)%in != 0 {
+		return c.fail(op, errorf(ClassCount, op, "send's %d items must be a whole block for each of %d destinations and recv's %d for each of %d sources",
+			send.count, out, recv.count, in))
+	}
+	sp, rp := 0, 0
+	if out > 0 {
+		sp = int(send.count) / out
+	}
+	if in > 0 {
+		rp = int(recv.count) / in
+	}
+	return c.neighborBuf(op, send, recv, repeat(out, sp), steps(out, sp), repeat(in, rp), steps(in, rp))
+}
+
+// NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
+// places (in items).
+func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	return c.neighborBuf("NeighborAlltoallv", send, recv, scounts, sdispls, rcounts, rdispls)
+}
+
+// neighborBuf is a neighbourhood exchange of typed buffers with counts and
+// displacements in items, as neighborW's typed blocks.
+func (c *Comm) neighborBuf(op string, send, recv Buf, scounts, sdispls, rcounts, rdispls []int) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	for _, b := range []Buf{send, recv} {
+		if b.err != nil {
+			return c.fail(op, b.err)
+		}
+		if b.dt == nil {
+			return c.fail(op, errorf(ClassType, op, "a buffer has no datatype (make it with Typed)"))
+		}
+	}
+	return c.neighborW(op, send.mem, scounts, byExtent(sdispls, send.dt), same(len(scounts), send.dt),
+		recv.mem, rcounts, byExtent(rdispls, recv.dt), same(len(rcounts), recv.dt))
+}
+
+// repeat is n copies of v; steps is 0, v, 2v, ... (n of them).
+func repeat(n, v int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func steps(n, v int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i * v
+	}
+	return out
+}
+
+// byExtent is displacements in items of dt as bytes.
+func byExtent(displs []int, dt *datatype.Type) []int {
+	out := make([]int, len(displs))
+	for i, d := range displs {
+		out[i] = d * int(dt.Extent())
+	}
+	return out
+}
+
+// same is n copies of dt.
+func same(n int, dt *datatype.Type) []*datatype.Type {
+	out := make([]*datatype.Type, n)
+	for i := range out {
+		out[i] = dt
+	}
+	return out
+}
+
+// background runs a blocking neighbourhood collective in a goroutine of its own, as
+// the nonblocking form's request. f runs on a view of c without its error handler:
+// the error reaches c's handler once, when the request is waited for or tested.
+func (c *Comm) background(op string, f func(c *Comm) error) (Request, error) {
+	if err := c.check(op); err != nil {
 		return Request{}, err
 	}
-	o := &bgOp{name: op, done: make(chan struct{})}
-	eng.Concurrent() // the goroutine calls the engine beside the caller
-	go func() {
-		defer close(o.done)
-		o.err = f()
-	}()
-	o.box.op = o
-	return Request{c: c, x: &o.box}, nil
+	quiet := &Comm{d: c.d, topo: c.topo}
+	return Request{c: c, x: core.Go(op, func() error { return f(quiet) })}, nil
 }
 
 // IneighborAllgather is the nonblocking NeighborAllgather.
 func IneighborAllgather[T Elem](c *Comm, send, recv []T) (Request, error) {
-	return c.background("IneighborAllgather", func() error { return NeighborAllgather(c, send, recv) })
+	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgather(c, send, recv) })
 }
 
 // IneighborAllgatherv is the nonblocking NeighborAllgatherv.
 func IneighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
-	return c.background("IneighborAllgatherv", func() error { return NeighborAllgatherv(c, send, recv, counts, displs) })
+	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgatherv(c, send, recv, counts, displs) })
 }
 
 // IneighborAlltoall is the nonblocking NeighborAlltoall.
 func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
-	return c.background("IneighborAlltoall", func() error { return NeighborAlltoall(c, send, recv) })
+	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoall(c, send, recv) })
 }
 
 // IneighborAlltoallv is the nonblocking NeighborAlltoallv.
 func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
-	return c.background("IneighborAlltoallv", func() error {
+	return c.background("IneighborAlltoallv", func(c *Comm) error {
 		return NeighborAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
+	})
+}
+
+// IneighborAllgatherBuf is the nonblocking NeighborAllgatherBuf.
+func IneighborAllgatherBuf(c *Comm, send, recv Buf) (Request, error) {
+	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgatherBuf(c, send, recv) })
+}
+
+// IneighborAllgathervBuf is the nonblocking NeighborAllgathervBuf.
+func IneighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
+	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgathervBuf(c, send, recv, counts, displs) })
+}
+
+// IneighborAlltoallBuf is the nonblocking NeighborAlltoallBuf.
+func IneighborAlltoallBuf(c *Comm, send, recv Buf) (Request, error) {
+	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoallBuf(c, send, recv) })
+}
+
+// IneighborAlltoallvBuf is the nonblocking NeighborAlltoallvBuf.
+func IneighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
+	return c.background("IneighborAlltoallv", func(c *Comm) error {
+		return NeighborAlltoallvBuf(c, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
 
 // IneighborAlltoallw is the nonblocking NeighborAlltoallw. Until the request
 // completes, send and recv belong to MPI.
 func IneighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
-	return c.background("IneighborAlltoallw", func() error {
+	return c.background("IneighborAlltoallw", func(c *Comm) error {
 		return NeighborAlltoallw(c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }

@@ -1,19 +1,25 @@
 package mpi
 
 import (
+	"errors"
 	"reflect"
 
-	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
 )
 
 // Op is a reduction operation for Reduce, Allreduce, Scan and their kin. The
 // predefined ones (Sum, Max, Band, ...) work on every element type they make sense
 // for, with no instantiation: the call picks the kernel for its element type once, not
-// per element. A user op is made by OpCreate from a Go function over one element type.
+// per element. A user op is made by OpCreate from a Go function over one Go type: an
+// element type, or a pointer-free struct or array for the typed-buffer reductions.
 //
 // Maxloc and Minloc take a slice of (value, index) pairs of the same type laid out
 // flat, as MPI_2INT and MPI_2DOUBLE_PRECISION do: element 2i is a value, 2i+1 its
-// index. The result keeps the largest (smallest) value and, on ties, the smallest index.
+// index; or, through the typed-buffer reductions (ReduceBuf, ScanBuf, ...), the
+// pair types Float32Int32, Float64Int32, Int64Int32, Int32Int32 and Int16Int32 (see
+// TypeGetValueIndex). The result keeps the largest (smallest) value and, on ties, the
+// smallest index.
 type Op struct {
 	code opCode
 	user *userOp
@@ -64,21 +70,45 @@ var (
 
 type userOp struct {
 	typ     reflect.Type
-	fn      coll.Kernel
+	fn      core.Kernel
 	commute bool
+	dt      *datatype.Type // typ's layout, for reductions over typed buffers
+	err     error          // why typ cannot be reduced (it holds pointers), reported at use
 }
 
 // OpCreate makes an op from f, which must set inout[i] = in[i] ⊕ inout[i] for every i
 // (MPI_Op_create's order: in holds the lower ranks' contribution). commute says whether
 // ⊕ is commutative; if not, reductions apply it in rank order. The op works on []T only.
-func OpCreate[T Elem](f func(inout, in []T), commute bool) Op {
-	return Op{code: opNone, user: &userOp{
+//
+// T may be an element type, for Reduce, Allreduce, Scan and the other typed-slice
+// calls, or any Go type without pointers (a struct of numbers, an array), for the
+// typed-buffer reductions (ReduceBuf, AllreduceBuf, ReduceScatterBuf, ScanBuf,
+// ReduceLocalBuf, ...) over Typed(buf, n, dt): the buffers' data is laid out as []T (by
+// TypeOf[T]'s typemap) before f sees it, so dt may be TypeOf[T]() or any datatype
+// holding the same sequence of elements. A T holding pointers, strings, slices, maps,
+// interfaces, channels or functions cannot travel between processes: reductions with
+// such an op fail with an error of class ErrOp naming the field.
+func OpCreate[T any](f func(inout, in []T), commute bool) Op {
+	u := &userOp{
 		typ:     reflect.TypeFor[T](),
 		commute: commute,
 		fn: func(inout, in []byte) {
 			f(view[T](inout), view[T](in))
 		},
-	}}
+	}
+	u.dt, u.err = datatype.Of(u.typ)
+	if u.err == nil && u.typ.Size() == 0 {
+		u.err = errors.New("it holds no data")
+	}
+	return Op{code: opNone, user: u}
+}
+
+// check refuses an op over a type that cannot be reduced.
+func (u *userOp) check(name string) error {
+	if u.err != nil {
+		return errorf(ClassOp, name, "op made by OpCreate for %v: %v", u.typ, u.err)
+	}
+	return nil
 }
 
 // Commutative reports whether the op commutes (MPI_Op_commutative).
@@ -101,26 +131,29 @@ func (o *Op) Free() { *o = Op{} }
 
 // kernel returns op's reduction over T as bytes, or an MPI_ERR_OP error naming the op
 // and the type it is not defined on.
-func kernel[T Elem](opName string, o Op) (coll.Op, error) {
+func kernel[T Elem](opName string, o Op) (core.ReduceOp, error) {
 	t := reflect.TypeFor[T]()
 	if o.user != nil {
 		if o.user.typ != t {
-			return coll.Op{}, errorf(ClassOp, opName, "op made by OpCreate for %v used on %v", o.user.typ, t)
+			return core.ReduceOp{}, errorf(ClassOp, opName, "op made by OpCreate for %v used on %v", o.user.typ, t)
 		}
-		return coll.Op{Fn: o.user.fn, Commute: o.user.commute}, nil
+		if err := o.user.check(opName); err != nil {
+			return core.ReduceOp{}, err
+		}
+		return core.ReduceOp{Fn: o.user.fn, Commute: o.user.commute}, nil
 	}
 	if o.code == opNone || o.code >= numOps {
-		return coll.Op{}, errorf(ClassOp, opName, "op is the zero Op (use Sum, Max, ... or OpCreate)")
+		return core.ReduceOp{}, errorf(ClassOp, opName, "op is the zero Op (use Sum, Max, ... or OpCreate)")
 	}
 	k := t.Kind()
-	var fn coll.Kernel
+	var fn core.Kernel
 	if int(k) < len(kernels[o.code]) {
 		fn = kernels[o.code][k]
 	}
 	if fn == nil {
-		return coll.Op{}, errorf(ClassOp, opName, "op %v is not defined on %v (%s)", o, t, opRule[o.code])
+		return core.ReduceOp{}, errorf(ClassOp, opName, "op %v is not defined on %v (%s)", o, t, opRule[o.code])
 	}
-	return coll.Op{Fn: fn, Commute: o.Commutative()}, nil
+	return core.ReduceOp{Fn: fn, Commute: o.Commutative()}, nil
 }
 
 var opRule = [numOps]string{
@@ -148,9 +181,9 @@ func ReduceLocal[T Elem](in, inout []T, op Op) error {
 }
 
 // kernels[op][kind] is op's byte kernel for element kind, nil where op is not defined.
-var kernels [numOps][reflect.UnsafePointer + 1]coll.Kernel
+var kernels [numOps][reflect.UnsafePointer + 1]core.Kernel
 
-func reg[T Elem](o opCode, fn coll.Kernel) {
+func reg[T Elem](o opCode, fn core.Kernel) {
 	kernels[o][reflect.TypeFor[T]().Kind()] = fn
 }
 
@@ -206,4 +239,23 @@ func init() {
 	reg[bool](opLxor, lxorBool)
 	reg[bool](opReplace, replaceB)
 	reg[bool](opNoOp, noopB)
+}
+
+// red is op over T as the device runs it, or an MPI_ERR_OP error naming the op and the
+// type it is not defined on.
+func red[T Elem](name string, o Op) (core.Red, error) {
+	k, err := kernel[T](name, o)
+	if err != nil {
+		return core.Red{}, err
+	}
+	pair := (o.code == opMaxloc || o.code == opMinloc) && o.user == nil
+	unit := esize[T]()
+	if pair {
+		unit *= 2
+	}
+	r := core.Red{K: k, Unit: unit, Pair: pair, Code: uint64(o.code), Name: opNames[o.code]}
+	if o.user != nil {
+		r.User, r.Code, r.Name = true, 1<<32, "a user op"
+	}
+	return r, nil
 }

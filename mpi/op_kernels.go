@@ -1,6 +1,13 @@
 package mpi
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+)
 
 // Reduction kernels: one generic loop per op, instantiated per element type at init
 // and stored in a table, so a call dispatches once and the loop runs on the concrete
@@ -205,3 +212,46 @@ func replaceB(inout, in []byte) {}
 
 // noopB: in ⊕ inout = in (the earlier rank's value stays).
 func noopB(inout, in []byte) { copy(inout, in) }
+
+// The pair types' kernels work on packed records: a value of V, then an int32 index,
+// rec bytes in all with no padding, so values fall at any alignment and are read and
+// written through encoding/binary rather than as Go values.
+
+// pairKernel returns the record size and the Maxloc (or Minloc) kernel of a pair kind.
+func pairKernel(k datatype.Kind, maxloc bool) (int, core.Kernel) {
+	switch k {
+	case datatype.KindFloat32Int32:
+		return 8, locKernel(4, func(b []byte) float32 { return math.Float32frombits(binary.NativeEndian.Uint32(b)) }, maxloc)
+	case datatype.KindFloat64Int32:
+		return 12, locKernel(8, func(b []byte) float64 { return math.Float64frombits(binary.NativeEndian.Uint64(b)) }, maxloc)
+	case datatype.KindInt64Int32:
+		return 12, locKernel(8, func(b []byte) int64 { return int64(binary.NativeEndian.Uint64(b)) }, maxloc)
+	case datatype.KindInt16Int32:
+		return 6, locKernel(2, func(b []byte) int16 { return int16(binary.NativeEndian.Uint16(b)) }, maxloc)
+	}
+	return 0, nil
+}
+
+// locKernel is Maxloc or Minloc over records of a vs-byte value read by load and an
+// int32 index: the better value wins with its index; on equal values the smaller index
+// stays (MPI 4.1 §6.9.4).
+func locKernel[V integer | float](vs int, load func([]byte) V, maxloc bool) core.Kernel {
+	rec := vs + 4
+	return func(inout, in []byte) {
+		in = in[:len(inout)]
+		for o := 0; o+rec <= len(inout); o += rec {
+			a, b := inout[o:o+rec], in[o:o+rec]
+			va, vb := load(a), load(b)
+			better := vb < va
+			if maxloc {
+				better = vb > va
+			}
+			switch {
+			case better:
+				copy(a, b)
+			case vb == va && int32(binary.NativeEndian.Uint32(b[vs:])) < int32(binary.NativeEndian.Uint32(a[vs:])):
+				copy(a[vs:], b[vs:])
+			}
+		}
+	}
+}

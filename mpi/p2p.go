@@ -2,11 +2,10 @@ package mpi
 
 import (
 	"context"
-	"errors"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
-	"github.com/mpigo/mpigo/internal/transport"
 	"github.com/mpigo/mpigo/internal/yield"
 )
 
@@ -18,11 +17,11 @@ type Elem interface {
 
 // Wildcards and the null process.
 const (
-	AnySource = p2p.AnySource // receive from any rank
-	AnyTag    = p2p.AnyTag    // receive with any tag
-	ProcNull  = p2p.ProcNull  // a send to it or a receive from it completes at once, moving nothing
-	Undefined = -32766        // MPI_UNDEFINED: GetCount of a count that is not whole
-	TagUB     = p2p.MaxTag    // the largest tag
+	AnySource = core.AnySource // receive from any rank
+	AnyTag    = core.AnyTag    // receive with any tag
+	ProcNull  = core.ProcNull  // a send to it or a receive from it completes at once, moving nothing
+	Undefined = core.Undefined // MPI_UNDEFINED: GetCount of a count that is not whole
+	TagUB     = core.MaxTag    // the largest tag
 )
 
 // asBytes views a slice of elements as its bytes, without copying.
@@ -64,8 +63,8 @@ func GetCount[T Elem](s Status) int {
 // than the rest of its work (see recvInto).
 func (c *Comm) storeStatus(s *Status, st *p2p.Status) {
 	s.Source, s.Tag, s.bytes, s.cancel = st.Source, st.Tag, st.Count, st.Cancelled
-	if st.Source >= 0 {
-		s.Source = c.commRank(st.Source)
+	if st.Source >= 0 && c.dev() != nil {
+		s.Source = c.d.CommRank(st.Source)
 	}
 	if st.Err != nil {
 		s.Err = mapErr("", st.Err)
@@ -78,92 +77,15 @@ func (c *Comm) status(st p2p.Status) (s Status) {
 	return s
 }
 
-// mapErr gives an engine error its MPI class.
-func mapErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return err
-	}
-	class := ClassOther
-	switch {
-	case errors.Is(err, p2p.ErrTruncate):
-		class = ClassTruncate
-	case errors.Is(err, p2p.ErrBuffer):
-		class = ClassBuffer
-	case errors.Is(err, p2p.ErrRequest):
-		class = ClassRequest
-	case errors.Is(err, transport.ErrPeerGone):
-		class = ClassProcFailed
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		class = ClassOther
-	}
-	return &Error{Class: class, Op: op, Msg: err.Error(), Err: err}
-}
-
-func (c *Comm) checkPeer(op, what string, r int, wild bool) (int, error) {
-	if state.Load() != stateInit {
-		return 0, errorf(ClassOther, op, "MPI is not initialised (call mpi.Init first)")
-	}
-	switch {
-	case r == ProcNull:
-		return ProcNull, nil
-	case wild && r == AnySource:
-		return AnySource, nil
-	case r < 0 || r >= c.peers():
-		return 0, errorf(ClassRank, op, "%s %d out of range [0,%d) for %s", what, r, c.peers(), c.Name())
-	}
-	return c.worldRank(r), nil
-}
-
-// target checks a peer rank and a tag for op (wild: a receive, which may take
-// AnySource and AnyTag) and returns the peer's world rank.
-func (c *Comm) target(op, what string, r, tag int, wild bool) (int, error) {
-	w, err := c.checkPeer(op, what, r, wild)
-	if err != nil {
-		return 0, err
-	}
-	return w, checkTag(op, tag, wild)
-}
-
-func checkTag(op string, tag int, wild bool) error {
-	if (wild && tag == AnyTag) || (tag >= 0 && tag <= TagUB) {
-		return nil
-	}
-	return errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, TagUB)
-}
-
-// directSend reports whether a send to dest with tag can go to the engine as it is:
-// c's ranks are world ranks and both are in range (no ProcNull). directRecv is the
-// same for a receive, which may also name AnySource and AnyTag. The hot calls (Send,
-// Recv, Isend, Irecv) take this path; the others translate and check in target.
-func (c *Comm) directSend(dest, tag int) bool {
-	return c.worldRanks() && uint(dest) < uint(c.size) && uint(tag) <= TagUB
-}
-
-func (c *Comm) directRecv(src, tag int) bool {
-	return c.worldRanks() && (uint(src) < uint(c.size) || src == AnySource) && (uint(tag) <= TagUB || tag == AnyTag)
-}
-
 func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
-	if c.directSend(dest, tag) {
+	if d := c.dev(); d.DirectSend(dest, tag) {
 		// The common case in one call: no rank to translate, nothing to check further.
-		if err := eng.Send(p2p.Bytes(b), dest, tag, c.ctx, mode); err != nil {
-			return c.handle(op, mapErr(op, err))
+		if err := d.SendDirect(p2p.Bytes(b), dest, tag, mode); err != nil {
+			return c.fail(op, mapErr(op, err))
 		}
 		return nil
 	}
-	return c.handle(op, send0(op, c, b, dest, tag, mode))
-}
-
-func send0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
-	w, err := c.target(op, "dest", dest, tag, false)
-	if err != nil {
-		return err
-	}
-	return mapErr(op, eng.Send(p2p.Bytes(b), w, tag, c.ctx, mode))
+	return c.fail(op, c.dev().Send(op, p2p.Bytes(b), dest, tag, mode))
 }
 
 // Send sends buf to rank dest of c with tag, and returns when buf may be reused.
@@ -181,34 +103,14 @@ func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
 	return send("Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
 }
 
-// Bsend copies buf into the buffer given to BufferAttach and returns at once.
+// Bsend copies buf into an attached buffer and returns at once: c's own (see
+// (*Comm).AttachBuffer), else the process's (BufferAttach). With neither, or too
+// little room left, it fails with ErrBuffer.
 func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
 	return send("Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
 }
 
-// BufferAttach gives MPI a buffer for Bsend and Ibsend (MPI_Buffer_attach).
-func BufferAttach(buf []byte) error {
-	if err := ready("BufferAttach"); err != nil {
-		return err
-	}
-	return mapErr("BufferAttach", eng.BufferAttach(buf))
-}
-
-// BufferDetach waits until every buffered message has left and returns the buffer.
-func BufferDetach() ([]byte, error) {
-	if err := ready("BufferDetach"); err != nil {
-		return nil, err
-	}
-	b, err := eng.BufferDetach()
-	return b, mapErr("BufferDetach", err)
-}
-
-func ready(op string) error {
-	if state.Load() != stateInit {
-		return errorf(ClassOther, op, "MPI is not initialised (call mpi.Init first)")
-	}
-	return nil
-}
+func ready(op string) error { return core.Ready(op) }
 
 // Recv receives into buf a message from rank src of c (or AnySource) with tag (or
 // AnyTag). A longer message fills buf and returns an error of class ErrTruncate.
@@ -223,23 +125,21 @@ func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
 // on store forwarding, which cost as much as the rest of the call's own work.
 func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 	// The common case goes straight to the engine (see send): ranks are world ranks.
-	w := src
-	direct := c.directRecv(src, tag)
-	if !direct {
-		var err error
-		if w, err = c.target(op, "source", src, tag, true); err != nil {
-			return c.handle(op, err)
-		}
-	}
-	from, t, n, err := eng.RecvInfo(p2p.Bytes(b), w, tag, c.ctx)
-	if !direct && from >= 0 {
-		from = c.commRank(from)
+	var (
+		from, t int
+		n       int64
+		err     error
+	)
+	if d := c.dev(); d.DirectRecv(src, tag) {
+		from, t, n, err = d.RecvDirect(p2p.Bytes(b), src, tag)
+	} else {
+		from, t, n, err = d.Recv(op, p2p.Bytes(b), src, tag)
 	}
 	st.Source, st.Tag, st.bytes = from, t, n
 	if err != nil {
 		err = mapErr(op, err)
 		st.Err = err
-		return c.handle(op, err)
+		return c.fail(op, err)
 	}
 	return nil
 }
@@ -271,81 +171,48 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 // Request is a nonblocking operation under way. Complete it with Wait or Test (or the
 // Waitall family); until then the buffer given to it belongs to MPI. A completed request
 // becomes the null request; a persistent one becomes inactive until Start.
+//
+// A Request is four words (a struct of at most four fields and 32 bytes is kept in
+// registers by the compiler; a larger one is copied through memory at every call and
+// return, and Isend and Irecv return one per message).
 type Request struct {
 	q p2p.Request
 	c *Comm
-	x *pending // an operation that is not one message (a collective, Idup); nil for point-to-point
-}
-
-// pending boxes a pendingOp so that a Request is four words: a struct of
-// at most four fields and 32 bytes is kept in registers by the compiler, a larger one
-// is copied through memory at every call and return, and Isend and Irecv return one
-// per message. Each operation holds its own box, so boxing allocates nothing.
-type pending struct {
-	op pendingOp
-}
-
-// pendingOp is a nonblocking operation made of more than one message, progressed in
-// the background.
-type pendingOp interface {
-	test() (Status, bool, error)
-	wait() (Status, error)
+	x *core.Pending // an operation that is not one message (a collective, Idup); nil for point-to-point
 }
 
 // IsNull reports whether r is the null request (completed, or never started).
 func (r *Request) IsNull() bool { return r.q.IsNull() && r.x == nil }
 
 func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
-	if !persistent && c.directSend(dest, tag) {
+	if d := c.dev(); !persistent && d.DirectSend(dest, tag) {
 		// The common case in one call, as in send.
-		q, err := eng.Isend(p2p.Bytes(b), dest, tag, c.ctx, mode)
+		q, err := d.IsendDirect(p2p.Bytes(b), dest, tag, mode)
 		if err != nil {
-			return Request{}, c.handle(op, mapErr(op, err))
+			return Request{}, c.fail(op, mapErr(op, err))
 		}
 		return Request{q: q, c: c}, nil
 	}
-	r, err := isend0(op, c, b, dest, tag, mode, persistent)
-	return r, c.handle(op, err)
-}
-
-func isend0(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
-	w, err := c.target(op, "dest", dest, tag, false)
+	q, err := c.dev().Isend(op, p2p.Bytes(b), dest, tag, mode, persistent)
 	if err != nil {
-		return Request{}, err
+		return Request{}, c.fail(op, err)
 	}
-	var q p2p.Request
-	if persistent {
-		q, err = eng.SendInit(p2p.Bytes(b), w, tag, c.ctx, mode)
-	} else {
-		q, err = eng.Isend(p2p.Bytes(b), w, tag, c.ctx, mode)
-	}
-	return Request{q: q, c: c}, mapErr(op, err)
+	return Request{q: q, c: c}, nil
 }
 
 func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
-	if !persistent && c.directRecv(src, tag) {
-		q, err := eng.Irecv(p2p.Bytes(b), src, tag, c.ctx)
+	if d := c.dev(); !persistent && d.DirectRecv(src, tag) {
+		q, err := d.IrecvDirect(p2p.Bytes(b), src, tag)
 		if err != nil {
-			return Request{}, c.handle(op, mapErr(op, err))
+			return Request{}, c.fail(op, mapErr(op, err))
 		}
 		return Request{q: q, c: c}, nil
 	}
-	r, err := irecv0(op, c, b, src, tag, persistent)
-	return r, c.handle(op, err)
-}
-
-func irecv0(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
-	w, err := c.target(op, "source", src, tag, true)
+	q, err := c.dev().Irecv(op, p2p.Bytes(b), src, tag, persistent)
 	if err != nil {
-		return Request{}, err
+		return Request{}, c.fail(op, err)
 	}
-	var q p2p.Request
-	if persistent {
-		q, err = eng.RecvInit(p2p.Bytes(b), w, tag, c.ctx)
-	} else {
-		q, err = eng.Irecv(p2p.Bytes(b), w, tag, c.ctx)
-	}
-	return Request{q: q, c: c}, mapErr(op, err)
+	return Request{q: q, c: c}, nil
 }
 
 // Isend starts sending buf to dest; buf must not change until the request completes.
@@ -363,7 +230,7 @@ func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	return isend("Irsend", c, asBytes(buf), dest, tag, p2p.Ready, false)
 }
 
-// Ibsend copies buf into the attached buffer; the request is complete at once.
+// Ibsend copies buf into an attached buffer, as Bsend; the request is complete at once.
 func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	return isend("Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered, false)
 }
@@ -401,20 +268,39 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 // Wait waits for r to complete and returns its status.
 func (r *Request) Wait() (st Status, err error) {
 	if r.x != nil {
-		st, err = r.x.op.wait()
-		r.x = nil
-		return st, r.c.handle("Wait", err)
+		err = r.x.Wait()
+		if xerr := r.xReport(&st, true); err == nil {
+			err = xerr
+		}
+		return st, r.c.fail("Wait", err)
 	}
 	var ps p2p.Status
-	err = eng.WaitInto(&r.q, &ps)
+	err = core.WaitInto(&r.q, &ps)
 	r.c.storeStatus(&st, &ps)
-	return st, r.c.handle("Wait", mapErr("Wait", err))
+	if err != nil {
+		return st, r.c.fail("Wait", mapErr("Wait", err))
+	}
+	return st, nil
 }
+
+// emptyStatus is the status of a request that received nothing (MPI's empty status).
+var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 
 // WaitContext is Wait that gives up when ctx is done; r stays pending then.
 func (r *Request) WaitContext(ctx context.Context) (Status, error) {
-	st, err := eng.WaitCtx(ctx, &r.q)
-	return r.c.status(st), mapErr("Wait", err)
+	if r.x != nil {
+		err := r.x.WaitContext(ctx)
+		if err == ctx.Err() && err != nil {
+			return Status{}, r.c.fail("Wait", err) // still pending
+		}
+		var st Status
+		if xerr := r.xReport(&st, true); err == nil {
+			err = xerr
+		}
+		return st, r.c.fail("Wait", err)
+	}
+	st, err := core.WaitCtx(ctx, &r.q)
+	return r.c.status(st), r.c.fail("Wait", mapErr("Wait", err))
 }
 
 // Test reports whether r has completed, and its status if so.
@@ -428,44 +314,50 @@ func (r *Request) GetStatus() (st Status, ok bool, err error) { return r.test("G
 // test is Test (release: a completed request is used up) and GetStatus.
 func (r *Request) test(op string, release bool) (st Status, ok bool, err error) {
 	if r.x != nil {
-		st, ok, err = r.x.op.test()
-		if ok && release {
-			r.x = nil
+		ok, err = r.x.Test()
+		if ok {
+			if xerr := r.xReport(&st, release); err == nil {
+				err = xerr
+			}
 		}
-		return st, ok, r.c.handle(op, err)
+		return st, ok, r.c.fail(op, err)
 	}
 	var ps p2p.Status
 	if release {
-		ok, err = eng.TestInto(&r.q, &ps)
+		ok, err = core.TestInto(&r.q, &ps)
 	} else {
-		ok, err = eng.PeekInto(&r.q, &ps)
+		ok, err = core.PeekInto(&r.q, &ps)
 	}
 	if ok {
 		r.c.storeStatus(&st, &ps)
 	}
-	return st, ok, r.c.handle(op, mapErr(op, err))
+	return st, ok, r.c.fail(op, mapErr(op, err))
 }
 
 // Cancel asks that a pending receive be cancelled; Wait then completes it, and its
 // status says whether the cancel took effect.
 func (r *Request) Cancel() error {
 	if r.x != nil {
-		return errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled")
+		if !r.x.Cancelable() {
+			return r.c.fail("Cancel", errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled"))
+		}
+		return r.c.fail("Cancel", mapErr("Cancel", r.x.Cancel()))
 	}
-	return mapErr("Cancel", eng.Cancel(&r.q))
+	return r.c.fail("Cancel", mapErr("Cancel", core.Cancel(&r.q)))
 }
 
 // Free releases r; a pending operation still completes, unobserved.
 func (r *Request) Free() error {
 	if r.x != nil {
-		r.x = nil // it completes in the background
-		return nil
+		err := r.x.Free() // it completes in the background
+		r.x = nil
+		return r.c.fail("Free", mapErr("Free", err))
 	}
-	return mapErr("Free", eng.Free(&r.q))
+	return r.c.fail("Free", mapErr("Free", core.FreeRequest(&r.q)))
 }
 
 // Start starts an inactive persistent request.
-func (r *Request) Start() error { return mapErr("Start", eng.Start(&r.q)) }
+func (r *Request) Start() error { return r.c.fail("Start", mapErr("Start", core.Start(&r.q))) }
 
 func engReqs(rs []Request, buf []p2p.Request) []p2p.Request {
 	buf = buf[:0]
@@ -491,7 +383,7 @@ func (c *Comm) orWorld() *Comm {
 // Startall starts every request of rs.
 func Startall(rs []Request) error {
 	qs := engReqs(rs, nil)
-	err := eng.Startall(qs)
+	err := core.Startall(qs)
 	putBack(rs, qs)
 	return mapErr("Startall", err)
 }
@@ -510,7 +402,7 @@ func Waitall(rs []Request, sts []Status) error {
 	if sts != nil {
 		ps = make([]p2p.Status, len(rs))
 	}
-	err := eng.Waitall(qs, ps)
+	err := core.Waitall(qs, ps)
 	putBack(rs, qs)
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].c.orWorld().status(ps[i])
@@ -575,7 +467,7 @@ func Waitany(rs []Request) (int, Status, error) {
 		return i, st, err
 	}
 	qs := engReqs(rs, nil)
-	i, st, err := eng.Waitany(qs)
+	i, st, err := core.Waitany(qs)
 	putBack(rs, qs)
 	if i < 0 {
 		return Undefined, Status{Source: AnySource, Tag: AnyTag}, mapErr("Waitany", err)
@@ -589,7 +481,7 @@ func Testany(rs []Request) (int, Status, bool, error) {
 		return pollAny(rs, false)
 	}
 	qs := engReqs(rs, nil)
-	i, st, ok, err := eng.Testany(qs)
+	i, st, ok, err := core.Testany(qs)
 	putBack(rs, qs)
 	if i < 0 {
 		return Undefined, Status{Source: AnySource, Tag: AnyTag}, ok, mapErr("Testany", err)
@@ -601,14 +493,14 @@ func Testany(rs []Request) (int, Status, bool, error) {
 func Testall(rs []Request, sts []Status) (bool, error) {
 	for i := range rs { // operations of many messages must all be done first
 		if rs[i].x != nil {
-			if _, ok, _ := rs[i].x.op.test(); !ok {
+			if ok, _ := rs[i].x.Test(); !ok {
 				return false, nil
 			}
 		}
 	}
 	qs := engReqs(rs, nil)
 	ps := make([]p2p.Status, len(rs))
-	ok, err := eng.Testall(qs, ps)
+	ok, err := core.Testall(qs, ps)
 	putBack(rs, qs)
 	if !ok {
 		return false, mapErr("Testall", err)
@@ -633,12 +525,12 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 // Waitsome waits until at least one request completes and returns the indices of all
 // that did (nil when every request is null).
 func Waitsome(rs []Request) ([]int, []Status, error) {
-	return some("Waitsome", rs, eng.Waitsome)
+	return some("Waitsome", rs, core.Waitsome)
 }
 
 // Testsome returns the indices of the requests that have completed, without waiting.
 func Testsome(rs []Request) ([]int, []Status, error) {
-	return some("Testsome", rs, eng.Testsome)
+	return some("Testsome", rs, core.Testsome)
 }
 
 func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (int, error)) ([]int, []Status, error) {
@@ -683,22 +575,14 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 // Probe waits for a message from src (or AnySource) with tag (or AnyTag) and describes
 // it, without receiving it.
 func (c *Comm) Probe(src, tag int) (Status, error) {
-	w, err := c.target("Probe", "source", src, tag, true)
-	if err != nil {
-		return Status{}, err
-	}
-	st, err := eng.Probe(w, tag, c.ctx)
-	return c.status(st), c.handle("Probe", mapErr("Probe", err))
+	st, err := c.dev().Probe("Probe", src, tag)
+	return c.status(st), c.fail("Probe", err)
 }
 
 // Iprobe is Probe that does not wait: ok says whether a message was there.
 func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
-	w, err := c.target("Iprobe", "source", src, tag, true)
-	if err != nil {
-		return Status{}, false, err
-	}
-	st, ok, err := eng.Iprobe(w, tag, c.ctx)
-	return c.status(st), ok, mapErr("Iprobe", err)
+	st, ok, err := c.dev().Iprobe("Iprobe", src, tag)
+	return c.status(st), ok, c.fail("Iprobe", err)
 }
 
 // Message is a message taken off the queue by Mprobe or Improbe: only Mrecv or Imrecv
@@ -710,38 +594,30 @@ type Message struct {
 
 // Mprobe waits for a matching message and takes it for Mrecv.
 func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
-	w, err := c.target("Mprobe", "source", src, tag, true)
-	if err != nil {
-		return Message{}, Status{}, err
-	}
-	m, st, err := eng.Mprobe(w, tag, c.ctx)
-	return Message{m, c}, c.status(st), mapErr("Mprobe", err)
+	m, st, err := c.dev().Mprobe("Mprobe", src, tag)
+	return Message{m, c}, c.status(st), c.fail("Mprobe", err)
 }
 
 // Improbe is Mprobe that does not wait.
 func (c *Comm) Improbe(src, tag int) (Message, Status, bool, error) {
-	w, err := c.target("Improbe", "source", src, tag, true)
-	if err != nil {
-		return Message{}, Status{}, false, err
-	}
-	m, st, ok, err := eng.Improbe(w, tag, c.ctx)
-	return Message{m, c}, c.status(st), ok, mapErr("Improbe", err)
+	m, st, ok, err := c.dev().Improbe("Improbe", src, tag)
+	return Message{m, c}, c.status(st), ok, c.fail("Improbe", err)
 }
 
 // Mrecv receives the message m into buf.
 func Mrecv[T Elem](buf []T, m *Message) (Status, error) {
-	if m.c == nil {
+	if m == nil || m.c == nil {
 		return Status{}, errorf(ClassRequest, "Mrecv", "no message (from Mprobe or Improbe)")
 	}
-	st, err := eng.Mrecv(p2p.Bytes(asBytes(buf)), &m.m)
-	return m.c.status(st), mapErr("Mrecv", err)
+	st, err := core.Mrecv(p2p.Bytes(asBytes(buf)), &m.m)
+	return m.c.status(st), m.c.fail("Mrecv", mapErr("Mrecv", err))
 }
 
 // Imrecv starts receiving the message m into buf.
 func Imrecv[T Elem](buf []T, m *Message) (Request, error) {
-	if m.c == nil {
+	if m == nil || m.c == nil {
 		return Request{}, errorf(ClassRequest, "Imrecv", "no message (from Mprobe or Improbe)")
 	}
-	q, err := eng.Imrecv(p2p.Bytes(asBytes(buf)), &m.m)
-	return Request{q: q, c: m.c}, mapErr("Imrecv", err)
+	q, err := core.Imrecv(p2p.Bytes(asBytes(buf)), &m.m)
+	return Request{q: q, c: m.c}, m.c.fail("Imrecv", mapErr("Imrecv", err))
 }

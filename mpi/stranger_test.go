@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
@@ -20,7 +21,7 @@ func TestStrangerIsRefused(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
 		if w.Rank() == 0 {
-			info, err := mpi.TransportInfo(0)
+			info, err := core.TransportInfo(0)
 			must(t, err)
 			m := listenAddr.FindStringSubmatch(info)
 			if m == nil {
@@ -54,7 +55,7 @@ func TestStrangerIsRefused(t *testing.T) {
 			}
 		}
 		if w.Rank() == 0 {
-			info, _ := mpi.TransportInfo(0)
+			info, _ := core.TransportInfo(0)
 			m := refusedCount.FindStringSubmatch(info)
 			if m == nil || m[1] != "3" {
 				t.Errorf("refusals reported: %q", info)

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
 )
 
@@ -13,15 +14,6 @@ import (
 // one of *cartTopo, *graphTopo or *distGraphTopo. It is set before the communicator is
 // handed out and never changed afterwards, so reading it needs no lock, and Dup may
 // share the pointer.
-
-// Tags on the old communicator's collective context (the agreement) and the new one's
-// (DistGraphCreate's edge exchange). They sit with the other management tags, above
-// anything the collectives use.
-const (
-	tagTopoAgree = tagManage + 100
-	tagTopoCount = tagManage + 101
-	tagTopoEdges = tagManage + 102
-)
 
 // TopoKind is the kind of topology attached to a communicator (the status of
 // MPI_Topo_test).
@@ -81,7 +73,7 @@ func (c *Comm) neighbors() (sources, destinations []int, ok bool) {
 	case *cartTopo:
 		return t.nbrs, t.nbrs, true
 	case *graphTopo:
-		nb := t.neighbors(c.rank)
+		nb := t.neighbors(c.Rank())
 		return nb, nb, true
 	case *distGraphTopo:
 		return t.sources, t.destinations, true
@@ -91,10 +83,10 @@ func (c *Comm) neighbors() (sources, destinations []int, ok bool) {
 
 // topoUsable checks that c can take a topology constructor: a live intracommunicator.
 func (c *Comm) topoUsable(op string) error {
-	if err := c.usable(op); err != nil {
+	if err := c.check(op); err != nil {
 		return err
 	}
-	if c.remote != nil {
+	if c.IsInter() {
 		return errorf(ClassComm, op, "communicator %q is an intercommunicator; topologies need an intracommunicator", c.Name())
 	}
 	return nil
@@ -113,13 +105,13 @@ func (c *Comm) agree(op string, local error, sameHash, flags uint64) (uint64, er
 	get := func(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	put(0, none) // the lowest rank whose arguments were bad
 	if local != nil {
-		put(0, uint64(c.rank))
+		put(0, uint64(c.Rank()))
 		put(1, uint64(ClassOf(local)))
 	}
 	put(2, sameHash)
 	put(3, 0) // 1: two ranks' hashes differ
 	put(4, flags)
-	err := c.all().reduceBcast(buf, tagTopoAgree, func(acc, in []byte) {
+	err := c.d.InternalAllreduce(op, buf, len(buf), func(acc, in []byte) {
 		if get(in, 0) < get(acc, 0) {
 			binary.LittleEndian.PutUint64(acc, get(in, 0))
 			binary.LittleEndian.PutUint64(acc[8:], get(in, 1))
@@ -130,7 +122,7 @@ func (c *Comm) agree(op string, local error, sameHash, flags uint64) (uint64, er
 			binary.LittleEndian.PutUint64(acc[24:], 1)
 		}
 		binary.LittleEndian.PutUint64(acc[32:], get(acc, 4)|get(in, 4))
-	})
+	}, core.TagTopoAgree)
 	switch {
 	case err != nil:
 		return 0, mapErr(op, err)
@@ -182,21 +174,18 @@ func (c *Comm) createFirst(op string, n int) (*Comm, error) {
 		// Every rank agreed on n, so every rank returns nil here and none waits.
 		return nil, nil
 	}
-	g := c.group
-	if n < c.size {
+	g := c.d.Group()
+	if n < c.Size() {
 		var err error
-		if g, err = c.group.RangeIncl([]group.Range{{First: 0, Last: n - 1, Stride: 1}}); err != nil {
+		if g, err = g.RangeIncl([]group.Range{{First: 0, Last: n - 1, Stride: 1}}); err != nil {
 			return nil, groupErr(op, err)
 		}
 	}
-	nc, err := c.Create(&Group{g})
-	if err != nil || nc == nil {
+	nd, err := c.d.Create(op, g)
+	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	nc.errh = c.errh
-	c.mu.Unlock()
-	return nc, nil
+	return wrapComm(c, nd), nil
 }
 
 // noTopo is the error of a topology query on a communicator of another kind.

@@ -293,30 +293,30 @@ func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Comm, erro
 	if err := c.topoUsable(op); err != nil {
 		return nil, err
 	}
-	n, err := checkCart(op, dims, periods, c.size)
+	n, err := checkCart(op, dims, periods, c.Size())
 	var h argHash
 	h.ints(dims...)
 	h.bools(periods...)
 	h.bools(reorder)
 	if _, err := c.agree(op, err, h.sum(), 0); err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	nc, err := c.createFirst(op, n)
 	if err != nil || nc == nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
-	nc.topo = newCartTopo(slices.Clone(dims), slices.Clone(periods), nc.rank)
+	nc.topo = newCartTopo(slices.Clone(dims), slices.Clone(periods), nc.Rank())
 	return nc, nil
 }
 
 // cart returns c's grid, or an error naming op when c has none.
 func (c *Comm) cart(op string) (*cartTopo, error) {
-	if err := c.usable(op); err != nil {
+	if err := c.check(op); err != nil {
 		return nil, err
 	}
 	t, ok := c.topo.(*cartTopo)
 	if !ok {
-		return nil, c.handle(op, noTopo(c, op, TopoCart))
+		return nil, c.fail(op, noTopo(c, op, TopoCart))
 	}
 	return t, nil
 }
@@ -337,7 +337,7 @@ func (c *Comm) CartGet() (dims []int, periods []bool, coords []int, err error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return slices.Clone(t.dims), slices.Clone(t.periods), t.coords(c.rank), nil
+	return slices.Clone(t.dims), slices.Clone(t.periods), t.coords(c.Rank()), nil
 }
 
 // CartRank returns the rank at coords in c's grid (MPI_Cart_rank). A coordinate off a
@@ -349,13 +349,13 @@ func (c *Comm) CartRank(coords []int) (int, error) {
 		return 0, err
 	}
 	if len(coords) != len(t.dims) {
-		return 0, c.handle(op, errorf(ClassArg, op, "len(coords) = %d, want the grid's %d dimensions", len(coords), len(t.dims)))
+		return 0, c.fail(op, errorf(ClassArg, op, "len(coords) = %d, want the grid's %d dimensions", len(coords), len(t.dims)))
 	}
 	r, ok := t.rank(coords)
 	if !ok {
 		for i, x := range coords {
 			if !t.periods[i] && (x < 0 || x >= t.dims[i]) {
-				return 0, c.handle(op, errorf(ClassArg, op, "coords[%d] = %d is outside [0,%d) and dimension %d is not periodic", i, x, t.dims[i], i))
+				return 0, c.fail(op, errorf(ClassArg, op, "coords[%d] = %d is outside [0,%d) and dimension %d is not periodic", i, x, t.dims[i], i))
 			}
 		}
 	}
@@ -369,8 +369,8 @@ func (c *Comm) CartCoords(rank int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rank < 0 || rank >= c.size {
-		return nil, c.handle(op, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, c.size))
+	if rank < 0 || rank >= c.Size() {
+		return nil, c.fail(op, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, c.Size()))
 	}
 	return t.coords(rank), nil
 }
@@ -386,9 +386,9 @@ func (c *Comm) CartShift(direction, disp int) (src, dest int, err error) {
 		return 0, 0, err
 	}
 	if direction < 0 || direction >= len(t.dims) {
-		return 0, 0, c.handle(op, errorf(ClassArg, op, "direction %d out of range [0,%d)", direction, len(t.dims)))
+		return 0, 0, c.fail(op, errorf(ClassArg, op, "direction %d out of range [0,%d)", direction, len(t.dims)))
 	}
-	src, dest = t.shift(t.coords(c.rank), direction, disp)
+	src, dest = t.shift(t.coords(c.Rank()), direction, disp)
 	return src, dest, nil
 }
 
@@ -409,11 +409,11 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	var h argHash
 	h.bools(remain...)
 	if _, err := c.agree(op, err, h.sum(), 0); err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	// Colour by the dropped coordinates, key by the kept ones: row-major order of the
 	// kept coordinates is then the rank order of the subgrid.
-	co := t.coords(c.rank)
+	co := t.coords(c.Rank())
 	color, key := 0, 0
 	var dims []int
 	var periods []bool
@@ -428,12 +428,11 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	}
 	nc, err := c.Split(color, key)
 	if err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	c.mu.Lock()
-	nc.errh = c.errh
 	c.mu.Unlock()
-	nc.topo = newCartTopo(dims, periods, nc.rank)
+	nc.topo = newCartTopo(dims, periods, nc.Rank())
 	return nc, nil
 }
 
@@ -444,12 +443,12 @@ func (c *Comm) CartMap(dims []int, periods []bool) (int, error) {
 	if err := c.topoUsable(op); err != nil {
 		return 0, err
 	}
-	n, err := checkCart(op, dims, periods, c.size)
+	n, err := checkCart(op, dims, periods, c.Size())
 	if err != nil {
-		return 0, c.handle(op, err)
+		return 0, c.fail(op, err)
 	}
-	if c.rank >= n {
+	if c.Rank() >= n {
 		return Undefined, nil
 	}
-	return c.rank, nil
+	return c.Rank(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
 )
 
@@ -87,9 +88,9 @@ func (c *Comm) DistGraphCreateAdjacent(sources, sourceWeights, destinations, des
 		return nil, err
 	}
 	var mine uint64
-	err := checkRanks(op, "sources", sources, c.size)
+	err := checkRanks(op, "sources", sources, c.Size())
 	if err == nil {
-		err = checkRanks(op, "destinations", destinations, c.size)
+		err = checkRanks(op, "destinations", destinations, c.Size())
 	}
 	if err == nil {
 		var f uint64
@@ -105,15 +106,15 @@ func (c *Comm) DistGraphCreateAdjacent(sources, sourceWeights, destinations, des
 	h.bools(reorder)
 	flags, err := c.agree(op, err, h.sum(), mine)
 	if err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	w, err := weighted(op, flags, mine)
 	if err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
-	nc, err := c.createFirst(op, c.size)
+	nc, err := c.createFirst(op, c.Size())
 	if err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	t := &distGraphTopo{sources: slices.Clone(sources), destinations: slices.Clone(destinations), weighted: w}
 	if w {
@@ -179,7 +180,7 @@ func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, re
 		if len(degrees) != len(sources) {
 			return errorf(ClassArg, op, "len(degrees) = %d, want len(sources) = %d", len(degrees), len(sources))
 		}
-		if err := checkRanks(op, "sources", sources, c.size); err != nil {
+		if err := checkRanks(op, "sources", sources, c.Size()); err != nil {
 			return err
 		}
 		total := 0
@@ -192,7 +193,7 @@ func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, re
 		if total != len(destinations) {
 			return errorf(ClassArg, op, "the degrees add up to %d, but there are %d destinations", total, len(destinations))
 		}
-		if err := checkRanks(op, "destinations", destinations, c.size); err != nil {
+		if err := checkRanks(op, "destinations", destinations, c.Size()); err != nil {
 			return err
 		}
 		f, err := checkWeights(op, "weights", weights, len(destinations))
@@ -203,20 +204,20 @@ func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, re
 	h.bools(reorder)
 	flags, err := c.agree(op, err, h.sum(), mine)
 	if err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	w, err := weighted(op, flags, mine)
 	if err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
-	nc, err := c.createFirst(op, c.size)
+	nc, err := c.createFirst(op, c.Size())
 	if err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	t, err := nc.exchangeEdges(op, sources, degrees, destinations, weights)
 	if err != nil {
 		nc.Free()
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	t.weighted = w
 	if !w {
@@ -232,7 +233,7 @@ func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, re
 // edges for (nonblocking, so that no two ranks wait on each other's sends) and
 // receives the counted number, of whatever length, by matched probe.
 func (nc *Comm) exchangeEdges(op string, sources, degrees, destinations, weights []int) (*distGraphTopo, error) {
-	me, n := nc.rank, nc.size
+	me, n := nc.Rank(), nc.Size()
 	outgoing := map[int][]byte{}
 	var local []edgeRec
 	add := func(to int, e edgeRec) {
@@ -259,24 +260,23 @@ func (nc *Comm) exchangeEdges(op string, sources, degrees, destinations, weights
 	for to := range outgoing {
 		binary.LittleEndian.PutUint64(counts[8*to:], 1)
 	}
-	err := nc.all().reduceBcast(counts, tagTopoCount, func(acc, in []byte) {
+	err := nc.d.InternalAllreduce(op, counts, 8, func(acc, in []byte) {
 		for i := 0; i < len(acc); i += 8 {
 			binary.LittleEndian.PutUint64(acc[i:], binary.LittleEndian.Uint64(acc[i:])+binary.LittleEndian.Uint64(in[i:]))
 		}
-	})
+	}, core.TagTopoCount)
 	if err != nil {
 		return nil, mapErr(op, err)
 	}
 	expect := int(binary.LittleEndian.Uint64(counts[8*me:]))
 
-	ctx := nc.ctx + 1
 	var sends []p2p.Request
 	defer func() {
 		// On an early return, the sends still belong to the engine until they end.
-		eng.Waitall(sends, nil)
+		core.Waitall(sends, nil)
 	}()
 	for _, to := range slices.Sorted(maps.Keys(outgoing)) {
-		q, err := eng.Isend(p2p.Bytes(outgoing[to]), nc.worldRank(to), tagTopoEdges, ctx, p2p.Standard)
+		q, err := nc.d.IsendInternal(outgoing[to], to, core.TagTopoEdges)
 		if err != nil {
 			return nil, mapErr(op, err)
 		}
@@ -284,19 +284,15 @@ func (nc *Comm) exchangeEdges(op string, sources, degrees, destinations, weights
 	}
 	recs := local
 	for range expect {
-		m, st, err := eng.Mprobe(p2p.AnySource, tagTopoEdges, ctx)
+		buf, err := nc.d.RecvAnyInternal(core.TagTopoEdges)
 		if err != nil {
-			return nil, mapErr(op, err)
-		}
-		buf := make([]byte, st.Count)
-		if _, err := eng.Mrecv(p2p.Bytes(buf), &m); err != nil {
 			return nil, mapErr(op, err)
 		}
 		for off := 0; off+edgeRecBytes <= len(buf); off += edgeRecBytes {
 			recs = append(recs, decodeEdge(buf[off:]))
 		}
 	}
-	if err := eng.Waitall(sends, nil); err != nil {
+	if err := core.Waitall(sends, nil); err != nil {
 		sends = nil
 		return nil, mapErr(op, err)
 	}
@@ -327,12 +323,12 @@ func boolInt(b bool) int {
 
 // distGraph returns c's distributed graph, or an error naming op when c has none.
 func (c *Comm) distGraph(op string) (*distGraphTopo, error) {
-	if err := c.usable(op); err != nil {
+	if err := c.check(op); err != nil {
 		return nil, err
 	}
 	t, ok := c.topo.(*distGraphTopo)
 	if !ok {
-		return nil, c.handle(op, noTopo(c, op, TopoDistGraph))
+		return nil, c.fail(op, noTopo(c, op, TopoDistGraph))
 	}
 	return t, nil
 }

@@ -52,17 +52,17 @@ func (c *Comm) GraphCreate(index, edges []int, reorder bool) (*Comm, error) {
 	if err := c.topoUsable(op); err != nil {
 		return nil, err
 	}
-	err := checkGraph(op, index, edges, c.size)
+	err := checkGraph(op, index, edges, c.Size())
 	var h argHash
 	h.ints(index...)
 	h.ints(edges...)
 	h.bools(reorder)
 	if _, err := c.agree(op, err, h.sum(), 0); err != nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	nc, err := c.createFirst(op, len(index))
 	if err != nil || nc == nil {
-		return nil, c.handle(op, err)
+		return nil, c.fail(op, err)
 	}
 	nc.topo = &graphTopo{index: slices.Clone(index), edges: slices.Clone(edges)}
 	return nc, nil
@@ -70,12 +70,12 @@ func (c *Comm) GraphCreate(index, edges []int, reorder bool) (*Comm, error) {
 
 // graph returns c's graph, or an error naming op when c has none.
 func (c *Comm) graph(op string) (*graphTopo, error) {
-	if err := c.usable(op); err != nil {
+	if err := c.check(op); err != nil {
 		return nil, err
 	}
 	t, ok := c.topo.(*graphTopo)
 	if !ok {
-		return nil, c.handle(op, noTopo(c, op, TopoGraph))
+		return nil, c.fail(op, noTopo(c, op, TopoGraph))
 	}
 	return t, nil
 }
@@ -119,7 +119,7 @@ func (c *Comm) graphNeighbors(op string, rank int) ([]int, error) {
 		return nil, err
 	}
 	if rank < 0 || rank >= len(t.index) {
-		return nil, c.handle(op, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, len(t.index)))
+		return nil, c.fail(op, errorf(ClassRank, op, "rank %d out of range [0,%d)", rank, len(t.index)))
 	}
 	return t.neighbors(rank), nil
 }
@@ -131,11 +131,11 @@ func (c *Comm) GraphMap(index, edges []int) (int, error) {
 	if err := c.topoUsable(op); err != nil {
 		return 0, err
 	}
-	if err := checkGraph(op, index, edges, c.size); err != nil {
-		return 0, c.handle(op, err)
+	if err := checkGraph(op, index, edges, c.Size()); err != nil {
+		return 0, c.fail(op, err)
 	}
-	if c.rank >= len(index) {
+	if c.Rank() >= len(index) {
 		return Undefined, nil
 	}
-	return c.rank, nil
+	return c.Rank(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/topo"
 	"github.com/mpigo/mpigo/mpi"
@@ -19,7 +20,8 @@ func infoCmd(args []string) int {
 		return probe()
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "library\t%s\n", mpi.LibraryVersion())
+	v, sv := mpi.GetVersion()
+	fmt.Fprintf(w, "library\t%s, MPI %d.%d\n", mpi.LibraryVersion(), v, sv)
 	if p := config.FilePath(); p != "" {
 		fmt.Fprintf(w, "config file\t%s\n", p)
 	} else {
@@ -48,12 +50,12 @@ func infoCmd(args []string) int {
 	fmt.Println()
 	fmt.Println("settings (flag: mpigo run --set NAME=VALUE; environment: MPIGO_NAME; file: NAME = VALUE):")
 	w = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "  NAME\tVALUE\tSOURCE\tMEANING")
+	fmt.Fprintln(w, "  NAME\tVALUE\tSOURCE\tVALID VALUES\tMEANING")
 	for _, s := range config.All() {
 		v, src := s.Value()
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", s.Name, v, src, s.Help)
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", s.Name, v, src, s.Rule(), s.Help)
 		if err := s.Err(); err != nil {
-			fmt.Fprintf(w, "  \t\t\tignored: %v\n", err)
+			fmt.Fprintf(w, "  \t\t\t\tignored: %v\n", err)
 		}
 	}
 	w.Flush()
@@ -85,7 +87,7 @@ func probe() int {
 	// A first message makes the connection, so the endpoint reports its real models.
 	if mpi.World.Rank() == 0 {
 		mpi.Send(mpi.World, []byte{1}, 1, 0)
-		info, err := mpi.TransportInfo(1)
+		info, err := core.TransportInfo(1)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -51,7 +51,16 @@ type run struct {
 // of stalling it.
 func mpigo(t *testing.T, stdin string, args ...string) run {
 	t.Helper()
+	return mpigoEnv(t, nil, stdin, args...)
+}
+
+// mpigoEnv is mpigo with env added to the test's environment.
+func mpigoEnv(t *testing.T, env []string, stdin string, args ...string) run {
+	t.Helper()
 	cmd := exec.Command(mpigoBin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if stdin != "" {
@@ -386,8 +395,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-n", "2", "no-such-command-mpigo"}, "not found in PATH"},
 		{[]string{"run", "-n", "two", "hostname"}, "invalid value \"two\" for flag -n"},
 		{[]string{"run", "-n", "2", "--set", "nonsense=1", "hostname"}, "--set \"nonsense=1\""},
-		{[]string{"run", "-n", "2", "--set", "rank_timer_slack=1ms", "hostname"}, "rank_timer_slack wants an int"},
-		{[]string{"run", "-n", "2", "--set", "coll_check=maybe", "hostname"}, "coll_check wants a bool"},
+		{[]string{"run", "-n", "2", "--set", "rank_timer_slack=1ms", "hostname"}, "rank_timer_slack wants an integer from 0 to 1000000, not \"1ms\""},
+		{[]string{"run", "-n", "2", "--set", "coll_check=maybe", "hostname"}, "coll_check wants true or false, not \"maybe\""},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, c := range cases {
@@ -401,6 +410,66 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestBadSettings: a setting value that breaks its rule, however it is given, stops
+// the job before any rank starts, with one line naming the setting, the value and the
+// rule. One or two bad values of each kind.
+func TestBadSettings(t *testing.T) {
+	cases := []struct{ set, msg string }{
+		{"shm_ring_size=0", `shm_ring_size wants a byte count from 4 KiB to 1 GiB (written like 4096, 64k, 1MiB), not "0"`},
+		{"tcp_max_payload=2g", `tcp_max_payload wants a byte count from 4 KiB to 64 MiB`},
+		{"eager_limit=-1", `eager_limit wants a byte count (written like 4096, 64k, 1MiB), not "-1"`},
+		{"eager_limit=99999999999g", `eager_limit wants a byte count`},
+		{"coll_shm_chunks=0", `coll_shm_chunks wants an integer from 2 to 65536, not "0"`},
+		{"p2p_spin=-5", `p2p_spin wants an integer of at least 0, not "-5"`},
+		{"shm_ring_cells=many", `shm_ring_cells wants an integer from 4 to 1048576, not "many"`},
+		{"p2p_sleep=-1ms", `p2p_sleep wants a duration from 1µs to 1s (written like 250us, 1ms, 2s), not "-1ms"`},
+		{"p2p_sleep=5", `p2p_sleep wants a duration`},
+		{"p2p_sleep=1h", `p2p_sleep wants a duration from 1µs to 1s`},
+		{"transports=foo", `transports wants a comma-separated list of self, shm, tcp (at least one, each once), not "foo"`},
+		{"transports=shm,shm", `transports wants a comma-separated list`},
+		{"transports=", `transports wants a comma-separated list`},
+		{"coll_shm=on", `coll_shm wants one of auto, off, not "on"`},
+		{"p2p_protocol=Eager", `p2p_protocol wants one of auto, eager, pipeline, get, not "Eager"`},
+		{"gomaxprocs=0", `gomaxprocs wants auto, keep or an integer from 1 to 65536, not "0"`},
+		{"tcp_interfaces=10.0.0.0/99", `tcp_interfaces wants comma-separated interface names`},
+		{"shm_cma=yes", `shm_cma wants true or false, not "yes"`},
+	}
+	for _, c := range cases {
+		r := mpigo(t, "", "run", "-n", "2", "--set", c.set, rankBin, "hello")
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("--set %s: exit %d, output %q; want exit 2 and no rank started", c.set, r.code, r.stdout)
+		}
+		if !strings.Contains(r.stderr, "mpigo run: --set "+c.set+": "+c.msg) {
+			t.Errorf("--set %s: stderr %q lacks %q", c.set, r.stderr, c.msg)
+		}
+	}
+	// The same rules hold for a value from the environment, from -x and from the
+	// config file; a --set overrides a bad value from the environment.
+	cfg := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(cfg, []byte("shm_ring_cells = 2\n"), 0o644)
+	others := []struct {
+		env  []string
+		args []string
+		msg  string
+	}{
+		{[]string{"MPIGO_SHM_RING_SIZE=0"}, nil,
+			`mpigo run: shm_ring_size wants a byte count from 4 KiB to 1 GiB (written like 4096, 64k, 1MiB), not "0" (from the environment, MPIGO_SHM_RING_SIZE)`},
+		{nil, []string{"-x", "MPIGO_COLL_SHM_CHUNKS=1"}, `mpigo run: -x MPIGO_COLL_SHM_CHUNKS=1: coll_shm_chunks wants an integer from 2 to 65536, not "1"`},
+		{[]string{"MPIGO_CONFIG=" + cfg}, nil,
+			`mpigo run: shm_ring_cells wants an integer from 4 to 1048576, not "2" (from the config file ` + cfg + ")"},
+	}
+	for _, c := range others {
+		r := mpigoEnv(t, c.env, "", append(append([]string{"run", "-n", "2"}, c.args...), rankBin, "hello")...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("%v %v: exit %d, stdout %q, stderr %q; want exit 2, no output and %q", c.env, c.args, r.code, r.stdout, r.stderr, c.msg)
+		}
+	}
+	r := mpigoEnv(t, []string{"MPIGO_TRANSPORTS=foo"}, "", "run", "-n", "2", "--set", "transports=self,shm", rankBin, "hello")
+	if r.code != 0 || len(pids(r.stdout)) != 2 {
+		t.Errorf("--set over a bad MPIGO_TRANSPORTS: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestInfoListsSettingsWithSources(t *testing.T) {
 	cmd := exec.Command(mpigoBin, "info")
 	cmd.Env = append(os.Environ(), "MPIGO_GROUP_STORAGE=dense")
@@ -408,8 +477,12 @@ func TestInfoListsSettingsWithSources(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	if !regexp.MustCompile(`(?m)^library\s+mpigo .*, MPI 4\.1$`).Match(out) {
+		t.Errorf("info's library line does not say MPI 4.1:\n%s", out)
+	}
 	for _, want := range []string{"go1.", "cpus", "settings", "L1d", "transport shm", "rank 1 via shm",
-		"eager", "group_storage", "dense", "environment", "p2p_protocol", "auto", "default"} {
+		"eager", "group_storage", "dense", "environment", "p2p_protocol", "auto", "default", "VALID VALUES",
+		"one of auto, eager, pipeline, get", "a byte count from 4 KiB to 1 GiB", "a duration from 1µs to 1s"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("info lacks %q:\n%s", want, out)
 		}

@@ -157,13 +157,17 @@ func runCmd(args []string) int {
 		if !ok || !known {
 			return bad("--set %q: want NAME=VALUE with a setting listed by 'mpigo info'", s)
 		}
-		if err := st.Check(val); err != nil {
-			return bad("--set %q: %v", s, err)
-		}
 		spec.Settings[st.Name] = val
 	}
 	if bindTo != "auto" {
 		spec.Settings["bind_to"] = bindTo
+	}
+	// Before the program is resolved, which may build it.
+	if err := launch.CheckSettings(&spec); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(os.Stderr, "mpigo run: %s\n", line)
+		}
+		return launch.ExitUsage
 	}
 	prog, err := launch.Resolve(fs.Arg(0))
 	if err != nil {

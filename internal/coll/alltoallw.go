@@ -11,7 +11,7 @@ package coll
 func (s *Sched) Alltoallw(send, recv [][]byte) {
 	n, r := s.size, s.rank
 	s.copy(recv[r], send[r])
-	pairwise := tuning().Alltoall == "pairwise"
+	pairwise := tuning().Alltoall == Pairwise
 	for k := 1; k < n; k++ {
 		from, to := (r-k+n)%n, (r+k)%n
 		if b := recv[from]; len(b) > 0 {

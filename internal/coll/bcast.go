@@ -35,20 +35,20 @@ func (s *Sched) Bcast(buf []byte, root int) {
 	}
 	t := tuning()
 	alg := t.Bcast
-	if alg == "auto" {
+	if alg == Auto {
 		// Scatter-ring shortens the critical path but moves more bytes in all
 		// (about n-1+(n-1)/n messages' worth against the tree's n-1): a win when each
 		// rank has a core to copy with, a loss when ranks share cores, where every
 		// copy is on the critical path.
 		switch {
 		case n <= 2 || len(buf) < t.BcastLarge || n > runtime.NumCPU():
-			alg = "binomial"
+			alg = Binomial
 		default:
-			alg = "scatter_ring"
+			alg = ScatterRing
 		}
 	}
 	switch {
-	case t.Bcast == "auto" && s.flat(len(buf)):
+	case t.Bcast == Auto && s.flat(len(buf)):
 		// Short message, few ranks: root sends to each directly (one round).
 		if s.rank == root {
 			for k := 1; k < n; k++ {
@@ -58,9 +58,9 @@ func (s *Sched) Bcast(buf []byte, root int) {
 			s.recv(buf, root)
 		}
 		s.fence()
-	case alg == "scatter_ring" && len(buf) >= n:
+	case alg == ScatterRing && len(buf) >= n:
 		s.bcastScatterRing(buf, root)
-	case alg == "pipeline" && len(buf) > t.Segment:
+	case alg == Pipeline && len(buf) > t.Segment:
 		s.bcastPipeline(buf, root, t.Segment)
 	default:
 		s.bcastBinomial(buf, root)

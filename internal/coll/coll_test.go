@@ -132,7 +132,7 @@ func TestBarrier(t *testing.T) {
 }
 
 func TestBcast(t *testing.T) {
-	for _, alg := range []string{"binomial", "scatter_ring", "pipeline", "auto"} {
+	for _, alg := range []Algo{Binomial, ScatterRing, Pipeline, Auto} {
 		for _, n := range sizes {
 			for _, m := range []int{0, 1, 7, 3000, 70001} {
 				for _, root := range []int{0, n - 1, n / 2} {
@@ -201,7 +201,7 @@ func TestReduce(t *testing.T) {
 }
 
 func TestAllreduce(t *testing.T) {
-	for _, alg := range []string{"recursive_doubling", "rabenseifner", "ring", "auto"} {
+	for _, alg := range []Algo{RecursiveDoubling, Rabenseifner, Ring, Auto} {
 		for _, oc := range ops {
 			for _, n := range sizes {
 				for _, count := range []int{1, 3, 17, 1000} {
@@ -305,7 +305,7 @@ func vlayout(n, m int) (counts, displs []int) {
 }
 
 func TestAllgather(t *testing.T) {
-	for _, alg := range []string{"bruck", "ring"} {
+	for _, alg := range []Algo{Bruck, Ring} {
 		for _, n := range sizes {
 			for _, m := range []int{0, 1, 5, 2000} {
 				for _, inPlace := range []bool{false, true} {
@@ -364,7 +364,7 @@ func TestAllgatherv(t *testing.T) {
 func a2a(i, j, m int) []byte { return data(i*100+j, m, 1) }
 
 func TestAlltoall(t *testing.T) {
-	for _, alg := range []string{"linear", "pairwise"} {
+	for _, alg := range []Algo{Linear, Pairwise} {
 		for _, n := range sizes {
 			for _, m := range []int{0, 1, 600} {
 				for _, inPlace := range []bool{false, true} {

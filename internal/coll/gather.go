@@ -103,13 +103,13 @@ func (s *Sched) Allgather(send, recv []byte) {
 	}
 	t := tuning()
 	alg := t.Allgather
-	if alg == "auto" {
-		alg = "bruck"
+	if alg == Auto {
+		alg = Bruck
 		if m*n >= t.AllgatherLarge {
-			alg = "ring"
+			alg = Ring
 		}
 	}
-	if alg == "ring" {
+	if alg == Ring {
 		s.allgatherRing(recv, m)
 		return
 	}
@@ -181,7 +181,7 @@ func (s *Sched) Alltoall(send, recv []byte) {
 	}
 	s.copy(recv[r*m:(r+1)*m], send[r*m:(r+1)*m])
 	t := tuning()
-	pairwise := t.Alltoall == "pairwise" || (t.Alltoall == "auto" && m >= t.A2ALarge)
+	pairwise := t.Alltoall == Pairwise || (t.Alltoall == Auto && m >= t.AlltoallLarge)
 	for k := 1; k < n; k++ {
 		from, to := (r-k+n)%n, (r+k)%n
 		s.recv(recv[from*m:(from+1)*m], from)
@@ -205,7 +205,7 @@ func (s *Sched) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcou
 	sb := func(i int) []byte { return send[sdispls[i]*e : (sdispls[i]+scounts[i])*e] }
 	rb := func(i int) []byte { return recv[rdispls[i]*e : (rdispls[i]+rcounts[i])*e] }
 	s.copy(rb(r), sb(r))
-	pairwise := tuning().Alltoall == "pairwise"
+	pairwise := tuning().Alltoall == Pairwise
 	for k := 1; k < n; k++ {
 		from, to := (r-k+n)%n, (r+k)%n
 		if b := rb(from); len(b) > 0 {

@@ -37,7 +37,7 @@ func newMemNet(n int) *memNet {
 type memConn struct {
 	net        *memNet
 	rank, size int
-	reqs       []*memReq // Req.ID-1 indexes it
+	reqs       []*memReq // Req.N-1 indexes it
 	mu         sync.Mutex
 }
 
@@ -45,20 +45,21 @@ func (m *memNet) conn(rank int) *memConn {
 	return &memConn{net: m, rank: rank, size: len(m.unexp)}
 }
 
-func (c *memConn) Rank() int { return c.rank }
-func (c *memConn) Size() int { return c.size }
+func (c *memConn) EagerMax() int { return SmallSend }
+func (c *memConn) Rank() int     { return c.rank }
+func (c *memConn) Size() int     { return c.size }
 
 func (c *memConn) add(r *memReq) Req {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reqs = append(c.reqs, r)
-	return Req{ID: len(c.reqs)}
+	return Req{N: uint64(len(c.reqs))}
 }
 
 func (c *memConn) get(q *Req) *memReq {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.reqs[q.ID-1]
+	return c.reqs[q.N-1]
 }
 
 func deliver(r *memReq, src int, data []byte) {
@@ -121,7 +122,7 @@ func (c *memConn) Irecv(b []byte, src, tag int) (Req, error) {
 }
 
 func (c *memConn) Wait(q *Req) error {
-	if q.ID == 0 {
+	if q.N == 0 {
 		return nil
 	}
 	r := c.get(q)
@@ -136,7 +137,7 @@ func (c *memConn) Wait(q *Req) error {
 }
 
 func (c *memConn) Test(q *Req) (bool, error) {
-	if q.ID == 0 {
+	if q.N == 0 {
 		return true, nil
 	}
 	r := c.get(q)

@@ -88,22 +88,22 @@ func (s *Sched) Allreduce(send, recv []byte, op Op) {
 	for pof2*2 <= n {
 		pof2 *= 2
 	}
-	if alg == "auto" {
+	if alg == Auto {
 		switch {
 		case len(recv) < t.AllreduceLarge:
-			alg = "recursive_doubling"
+			alg = RecursiveDoubling
 		case pof2 == n:
-			alg = "rabenseifner"
+			alg = Rabenseifner
 		default:
-			alg = "ring"
+			alg = Ring
 		}
 	}
 	switch {
-	case t.Allreduce == "auto" && s.flat(len(recv)):
+	case t.Allreduce == Auto && s.flat(len(recv)):
 		s.allreduceFlat(send, recv)
-	case alg == "rabenseifner" && op.Commute && count >= pof2:
+	case alg == Rabenseifner && op.Commute && count >= pof2:
 		s.allreduceRabenseifner(send, recv)
-	case alg == "ring" && op.Commute && count >= n:
+	case alg == Ring && op.Commute && count >= n:
 		s.copy(recv, send)
 		s.allreduceRing(recv)
 	default:

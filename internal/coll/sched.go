@@ -20,15 +20,14 @@ import (
 	"fmt"
 	"sync"
 	"unsafe"
-
-	"github.com/mpigo/mpigo/internal/p2p"
 )
 
-// Req is a point-to-point request of a Conn: Q for the engine, ID for other
-// implementations (the tests' in-memory network).
+// Req is a Conn's handle on one of its point-to-point requests: a pointer the Conn
+// keeps alive and a number, which mean what the Conn makes them mean. The zero Req is
+// the null request.
 type Req struct {
-	Q  p2p.Request
-	ID int
+	Ref unsafe.Pointer
+	N   uint64
 }
 
 // Conn is point-to-point messaging among the ranks of one communicator, on a context
@@ -43,6 +42,11 @@ type Conn interface {
 	Send(b []byte, dest, tag int) error
 	// Recv receives a short message (at most SmallSend bytes) and returns once it is in b.
 	Recv(b []byte, src, tag int) error
+	// EagerMax is the largest message (at most SmallSend) a blocking Send of which
+	// returns before its receiver comes; -1 when none does (a rendezvous protocol forced
+	// for every size), where a round whose ranks all send before they receive would
+	// deadlock if sent blocking.
+	EagerMax() int
 	// Wait waits for q to complete and makes it null.
 	Wait(q *Req) error
 	// Test reports whether q has completed; a completed q becomes null, and testing a
@@ -97,6 +101,8 @@ type Sched struct {
 	err     error
 	done    bool
 
+	small int // messages of at most this go by blocking Send (Conn.EagerMax)
+
 	// arena serves small scratch buffers (a short allreduce's) without the pools;
 	// words, so that kernels may view it as any element type.
 	arena [32]uint64
@@ -106,23 +112,6 @@ type Sched struct {
 // SmallSend is the largest message a blocking schedule sends with Conn.Send.
 const SmallSend = 256
 
-// smallSend is the limit in force: SmallSend, or -1 once SmallSendsEager(false) has
-// said that such sends may wait for their receiver (a rendezvous protocol forced for
-// every size), where a round whose ranks all send before they receive would deadlock.
-var smallSend = SmallSend
-
-// SmallSendsEager tells the schedules whether messages of up to SmallSend bytes leave
-// eagerly, so that a blocking send of one returns without its receiver (the default).
-// The mpi package calls it once at start-up, from the point-to-point engine's
-// protocol settings, before any collective runs.
-func SmallSendsEager(ok bool) {
-	if ok {
-		smallSend = SmallSend
-	} else {
-		smallSend = -1
-	}
-}
-
 var schedPool = sync.Pool{New: func() any { return new(Sched) }}
 
 // New returns an empty schedule for one collective on c, whose messages carry tag.
@@ -130,6 +119,7 @@ var schedPool = sync.Pool{New: func() any { return new(Sched) }}
 func New(c Conn, tag, esize int) *Sched {
 	s := schedPool.Get().(*Sched)
 	s.c, s.tag, s.esize = c, tag, max(esize, 1)
+	s.small = min(c.EagerMax(), SmallSend)
 	s.rank, s.size = c.Rank(), c.Size()
 	return s
 }
@@ -243,7 +233,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 			case stFence:
 				break steps
 			case stSend:
-				if block && len(st.a) <= smallSend {
+				if block && len(st.a) <= s.small {
 					// Receives of the round are posted already (builders put them
 					// first), so a blocking eager send cannot deadlock.
 					if err := s.c.Send(st.a, st.peer, s.tag); err != nil {
@@ -257,7 +247,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 				}
 				s.reqs = append(s.reqs, q)
 			case stRecv:
-				if block && len(s.reqs) == 0 && len(st.a) <= smallSend {
+				if block && len(s.reqs) == 0 && len(st.a) <= s.small {
 					if end, ok := s.shortRound(); ok {
 						// A round of one short receive and short sends (a barrier or
 						// small allreduce step): send eagerly, then receive, with no
@@ -293,7 +283,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 func (s *Sched) shortRound() (int, bool) {
 	j := s.pc
 	for ; j < len(s.steps) && s.steps[j].kind != stFence; j++ {
-		if s.steps[j].kind != stSend || len(s.steps[j].a) > smallSend {
+		if s.steps[j].kind != stSend || len(s.steps[j].a) > s.small {
 			return j, false
 		}
 	}
@@ -370,3 +360,14 @@ func putBuf(p *[]byte) {
 // them itself (the engine's Waitany over several schedules) and store them back
 // completed (null); Progress then sees them done.
 func (s *Sched) Pending() []Req { return s.reqs }
+
+// GetScratch returns a pooled buffer of at least n bytes (its length is n), for
+// callers that stage data around a schedule; PutScratch gives it back.
+func GetScratch(n int) *[]byte {
+	p := getBuf(n)
+	*p = (*p)[:n]
+	return p
+}
+
+// PutScratch returns a buffer from GetScratch to its pool.
+func PutScratch(p *[]byte) { putBuf(p) }

@@ -1,17 +1,20 @@
 // Package config holds mpigo's runtime settings: each is declared once by the package
-// that uses it, with a default and a line of help, and takes its value from (first
-// match wins) a flag of `mpigo run --set NAME=VALUE`, an MPIGO_NAME environment variable,
-// the config file, or the default. `mpigo info` lists every setting with its value and
-// where the value came from, as `ompi_info --all` does.
+// that uses it, with a default, a line of help and the rule its values obey (a range,
+// a set of words), and takes its value from (first match wins) a flag of `mpigo run
+// --set NAME=VALUE`, an MPIGO_NAME environment variable, the config file, or the
+// default. A value that breaks the rule is refused by the launcher before any rank
+// starts; a program that meets one anyway uses the default and says so on stderr.
+// `mpigo info` lists every setting with its value, where the value came from and its
+// rule, as `ompi_info --all` does.
 package config
 
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -43,14 +46,17 @@ const FileVar = "MPIGO_CONFIG"
 
 // Setting is one named runtime setting.
 type Setting struct {
-	Name  string // lower case with underscores: eager_limit
-	Help  string
-	Def   string
-	Kind  string // "int", "size", "bool", "string", "duration"
-	once  sync.Once
-	value string
-	src   Source
-	err   error
+	Name string // lower case with underscores: eager_limit
+	Help string
+	Def  string
+	Kind string // "int", "size", "bool", "duration", "string" or "list"
+	rule rule
+
+	once     sync.Once
+	warnOnce sync.Once
+	value    string
+	src      Source
+	err      error
 }
 
 var (
@@ -65,7 +71,7 @@ func declare(name, kind, def, help string) *Setting {
 	if _, dup := settings[name]; dup {
 		panic("config: setting " + name + " declared twice")
 	}
-	s := &Setting{Name: name, Help: help, Def: def, Kind: kind}
+	s := &Setting{Name: name, Help: help, Def: def, Kind: kind, rule: kindRule(kind)}
 	settings[name] = s
 	return s
 }
@@ -87,113 +93,49 @@ func (s *Setting) resolve() {
 				}
 			}
 		}
-		if err := check(s.Kind, s.value); err != nil {
-			s.err = fmt.Errorf("setting %s=%q (from %s): %v", s.Name, s.value, s.src, err)
+		if err := s.Check(s.value); err != nil {
+			s.err = fmt.Errorf("%v (from %s)", err, s.origin())
 			s.value, s.src = s.Def, Default
 		}
 	})
 }
 
+// origin says where a value of the setting's source was found, for messages.
+func (s *Setting) origin() string {
+	switch s.src {
+	case Flag:
+		return "mpigo run --set"
+	case Env:
+		return "the environment, " + s.EnvName()
+	case File:
+		return "the config file " + FilePath()
+	}
+	return "the default"
+}
+
 // Value returns the setting's value as text and where it came from.
 func (s *Setting) Value() (string, Source) { s.resolve(); return s.value, s.src }
 
-// Err reports a value that could not be parsed (the default is used instead).
+// Err reports a value that broke the setting's rule (the default is used instead),
+// naming the setting, the value, the rule and where the value came from.
 func (s *Setting) Err() error { s.resolve(); return s.err }
 
-// Check reports whether v is a valid value for s (an int, a size, a bool), naming
-// the rule when it is not.
-func (s *Setting) Check(v string) error {
-	if err := check(s.Kind, v); err != nil {
-		return fmt.Errorf("%s wants %s %s: %v", s.Name, article(s.Kind), s.Kind, err)
+// warnings receives the notice of a refused value (a variable for tests).
+var warnings io.Writer = os.Stderr
+
+// get is the value a program uses. A refused value was meant to change something, so
+// the first use says on stderr that the default stands in for it: a rank started
+// without mpigo's launcher (which refuses such values before starting anything) would
+// otherwise run with a setting other than the one asked for, unnoticed.
+func (s *Setting) get() string {
+	s.resolve()
+	if s.err != nil {
+		s.warnOnce.Do(func() {
+			fmt.Fprintf(warnings, "mpigo: ignoring setting: %v; using the default %q\n", s.err, s.Def)
+		})
 	}
-	return nil
+	return s.value
 }
-
-func article(kind string) string {
-	if kind == "int" {
-		return "an"
-	}
-	return "a"
-}
-
-func check(kind, v string) error {
-	switch kind {
-	case "int":
-		_, err := strconv.ParseInt(v, 0, 64)
-		return err
-	case "size":
-		_, err := ParseSize(v)
-		return err
-	case "bool":
-		_, err := strconv.ParseBool(v)
-		return err
-	}
-	return nil
-}
-
-// ParseSize reads a byte count: 4096, 4k, 64KiB, 1M, 2g.
-func ParseSize(v string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(v))
-	mult := int64(1)
-	for _, u := range []struct {
-		suf string
-		m   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
-		if strings.HasSuffix(t, u.suf) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suf)), u.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 0, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("not a byte size (examples: 4096, 64k, 1MiB)")
-	}
-	return n * mult, nil
-}
-
-// IntSetting is an integer setting.
-type IntSetting struct{ *Setting }
-
-// Int declares an integer setting.
-func Int(name string, def int64, help string) IntSetting {
-	return IntSetting{declare(name, "int", strconv.FormatInt(def, 10), help)}
-}
-
-// Get returns the value.
-func (s IntSetting) Get() int64 { v, _ := s.Value(); n, _ := strconv.ParseInt(v, 0, 64); return n }
-
-// SizeSetting is a byte-count setting.
-type SizeSetting struct{ *Setting }
-
-// Size declares a byte-count setting.
-func Size(name string, def int64, help string) SizeSetting {
-	return SizeSetting{declare(name, "size", strconv.FormatInt(def, 10), help)}
-}
-
-// Get returns the value in bytes.
-func (s SizeSetting) Get() int64 { v, _ := s.Value(); n, _ := ParseSize(v); return n }
-
-// BoolSetting is a boolean setting.
-type BoolSetting struct{ *Setting }
-
-// Bool declares a boolean setting.
-func Bool(name string, def bool, help string) BoolSetting {
-	return BoolSetting{declare(name, "bool", strconv.FormatBool(def), help)}
-}
-
-// Get returns the value.
-func (s BoolSetting) Get() bool { v, _ := s.Value(); b, _ := strconv.ParseBool(v); return b }
-
-// StringSetting is a free-form or enumerated setting.
-type StringSetting struct{ *Setting }
-
-// String declares a text setting.
-func String(name, def, help string) StringSetting {
-	return StringSetting{declare(name, "string", def, help)}
-}
-
-// Get returns the value.
-func (s StringSetting) Get() string { v, _ := s.Value(); return v }
 
 // All returns every declared setting, sorted by name.
 func All() []*Setting {

@@ -103,6 +103,8 @@ type Type struct {
 	// consumes.
 	def def
 
+	origin *Type // Clone's source, so clones compare alike
+
 	predefined bool
 	committed  bool
 	freed      bool
@@ -218,6 +220,9 @@ func (t *Type) TrueExtent() int64 { return t.tub - t.tlb }
 
 // IsPredefined reports whether t is one of the package's predefined types.
 func (t *Type) IsPredefined() bool { return t.predefined }
+
+// IsFreed reports whether Free has been called on t.
+func (t *Type) IsFreed() bool { return t.freed }
 
 // IsCommitted reports whether Commit has succeeded on t.
 func (t *Type) IsCommitted() bool { return t.committed }

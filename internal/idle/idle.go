@@ -47,21 +47,17 @@ func Default() Policy { return Policy{Spin: DefaultSpin, Yield: DefaultYield, Sl
 
 var (
 	setSpin = config.Int("p2p_spin", DefaultSpin,
-		"polls a waiting rank spins through before it starts yielding the CPU")
+		"polls a waiting rank spins through before it starts yielding the CPU").AtLeast(0)
 	setYield = config.Int("p2p_yield", DefaultYield,
-		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell")
-	setSleep = config.String("p2p_sleep", "1ms",
-		"longest sleep on the doorbell between checks (a dead peer rings nobody)")
+		"polls, each followed by sched_yield, before a waiting rank sleeps on its doorbell").AtLeast(0)
+	setSleep = config.Duration("p2p_sleep", DefaultSleep,
+		"longest sleep on the doorbell between checks (a dead peer rings nobody)").Range(time.Microsecond, time.Second)
 )
 
-// Configured returns the policy the settings p2p_spin, p2p_yield and p2p_sleep give. A
-// p2p_sleep that is not a positive duration gives DefaultSleep.
+// Configured returns the policy the settings p2p_spin, p2p_yield and p2p_sleep give (a
+// value outside a setting's rule gives its default).
 func Configured() Policy {
-	d, err := time.ParseDuration(setSleep.Get())
-	if err != nil || d <= 0 {
-		d = DefaultSleep
-	}
-	return Policy{Spin: int(setSpin.Get()), Yield: int(setYield.Get()), Sleep: d}
+	return Policy{Spin: int(setSpin.Get()), Yield: int(setYield.Get()), Sleep: setSleep.Get()}
 }
 
 // Or returns p with its zero counts and a Sleep not above zero taken from d, and

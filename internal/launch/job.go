@@ -148,6 +148,12 @@ func Run(spec Spec) int {
 	if spec.KillGrace == 0 {
 		spec.KillGrace = time.Second
 	}
+	if err := CheckSettings(&spec); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(spec.Stderr, "mpigo: %s\n", line)
+		}
+		return ExitUsage
+	}
 	j := &Job{node: node{spec: &spec, events: make(chan event, 4*spec.N+16),
 		stdout: &lineWriter{w: spec.Stdout}, stderr: &lineWriter{w: spec.Stderr}}}
 	defer j.cleanup()

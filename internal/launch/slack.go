@@ -16,10 +16,10 @@ import (
 // collective, any wait that slept), the runtime's monitor thread (sysmon) wakes every
 // 20 us for its next 50 rounds before it backs off to 10 ms. When a node's ranks
 // leave no CPU idle, each wake-up interrupts a rank that is working or waiting on a
-// peer: measured on 2 cores, 4 ranks' Barrier takes 8-17 us for the first ~400
-// calls against 4-5 us afterwards, and a Go runtime that backs off at once removes
-// the difference. A timer slack lets the kernel fire sysmon's short sleeps together
-// with other timers, at most one slack late: with 1 ms the Barrier is at its
+// peer, and a Barrier's first few hundred calls run markedly slower than the later
+// ones (a Go runtime that backs off at once removes the difference; the figures:
+// docs/BENCHMARKS.md, launch). A timer slack lets the kernel fire sysmon's short sleeps
+// together with other timers, at most one slack late: with 1 ms the Barrier is at its
 // steady-state speed from the first call. sysmon starts before any of a program's
 // code runs, so only its parent can give it a slack: the launcher sets it on the
 // thread that starts the rank, and the rank's threads inherit it.
@@ -28,7 +28,7 @@ import (
 // end up to the slack later. Go's timers already round sleeps up to a millisecond,
 // and mpigo's waits are woken by their peers, not by their timeouts.
 var setRankSlack = config.Int("rank_timer_slack", 1000,
-	"timer slack, in microseconds, that the launcher gives the ranks of a node with no more CPUs than ranks, so that Go's runtime monitor wakes them less often (0: the launcher's own slack)")
+	"timer slack, in microseconds, that the launcher gives the ranks of a node with no more CPUs than ranks, so that Go's runtime monitor wakes them less often (0: the launcher's own slack)").Range(0, 1_000_000)
 
 // rankSlack is the slack in nanoseconds for the ranks of a node that runs nlocal of
 // them, or 0 to leave the slack alone. settings are the job's --set flags.

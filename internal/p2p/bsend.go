@@ -10,59 +10,157 @@ import (
 // reserves it, so users size buffers the way the standard tells them to.
 const BsendOverhead = 64
 
-// bsendState is the attached buffer and the regions of it still holding messages
-// that are being sent, sorted by offset.
+// ProcessBuffer names the process's buffer (MPI_Buffer_attach) where a buffer call
+// takes a context: a buffered send on a context with no buffer of its own uses it.
+const ProcessBuffer = ^uint32(0)
+
+// bsendState is an attached buffer and the regions of it still holding messages
+// that are being sent, sorted by offset. An automatic one (MPI_BUFFER_AUTOMATIC) has
+// no memory of its own: each message gets a copy the collector takes back once sent,
+// and live counts those still under way.
 type bsendState struct {
 	buf  []byte
 	used []bregion
+	auto bool
+	live int
 }
 
 type bregion struct{ off, n int }
 
+func (s *bsendState) busy() bool { return len(s.used) > 0 || s.live > 0 }
+
+// bufOp names a buffer call for its errors: the process's, or a communicator's.
+func bufOp(process string, key uint32) string {
+	if key == ProcessBuffer {
+		return process
+	}
+	return "communicator " + process
+}
+
+// bufFor is the buffer state a key names (ProcessBuffer, or a context); nil when
+// that context has none. The caller holds e.mu.
+func (e *Engine) bufFor(key uint32) *bsendState {
+	if key == ProcessBuffer {
+		return &e.bsend
+	}
+	return e.cbufs[key]
+}
+
+// attached reports whether s holds a buffer.
+func (s *bsendState) attached() bool { return s != nil && (s.buf != nil || s.auto) }
+
 // BufferAttach gives the engine b for buffered sends (MPI_Buffer_attach).
-func (e *Engine) BufferAttach(b []byte) error {
+func (e *Engine) BufferAttach(b []byte) error { return e.AttachBuffer(ProcessBuffer, b, false) }
+
+// AttachBuffer attaches b as the buffer of key (ProcessBuffer, or a context: that
+// communicator's buffer, MPI_Comm_attach_buffer); auto attaches an automatic buffer
+// instead, which grows as messages need.
+func (e *Engine) AttachBuffer(key uint32, b []byte, auto bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.bsend.buf != nil {
-		return fmt.Errorf("p2p: BufferAttach: a %d-byte buffer is already attached", len(e.bsend.buf))
+	if s := e.bufFor(key); s.attached() {
+		return fmt.Errorf("p2p: %s: %w", bufOp("BufferAttach", key), ErrBufferAttached)
 	}
-	if len(b) == 0 {
-		return fmt.Errorf("p2p: BufferAttach: empty buffer")
+	if !auto && len(b) == 0 {
+		return fmt.Errorf("p2p: %s: %w: empty buffer", bufOp("BufferAttach", key), ErrBuffer)
 	}
-	e.bsend.buf = b
+	if key == ProcessBuffer {
+		e.bsend = bsendState{buf: b, auto: auto, used: e.bsend.used[:0], live: e.bsend.live}
+		return nil
+	}
+	if e.cbufs == nil {
+		e.cbufs = map[uint32]*bsendState{}
+	}
+	e.cbufs[key] = &bsendState{buf: b, auto: auto}
 	return nil
 }
 
 // BufferDetach waits until every buffered message has left the attached buffer, then
 // detaches and returns it (MPI_Buffer_detach).
 func (e *Engine) BufferDetach() ([]byte, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.bsend.buf == nil {
-		return nil, fmt.Errorf("p2p: BufferDetach: no buffer attached")
-	}
-	if err := e.block(nil, nil, func() bool { return len(e.bsend.used) == 0 || e.failed != nil }); err != nil {
-		return nil, err
-	}
-	b := e.bsend.buf
-	e.bsend = bsendState{used: e.bsend.used[:0]}
-	return b, nil
+	b, _, err := e.DetachBuffer(ProcessBuffer)
+	return b, err
 }
 
-// bsendLocked copies b into the attached buffer and sends the copy. The caller holds
-// e.mu.
+// DetachBuffer waits until every message in key's buffer has left it, then detaches
+// it and returns it (auto: it was an automatic buffer).
+func (e *Engine) DetachBuffer(key uint32) (b []byte, auto bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.bufFor(key)
+	if !s.attached() {
+		return nil, false, fmt.Errorf("p2p: %s: %w", bufOp("BufferDetach", key), ErrNoBuffer)
+	}
+	if err := e.drain(s); err != nil {
+		return nil, false, err
+	}
+	b, auto = s.buf, s.auto
+	if key == ProcessBuffer {
+		e.bsend = bsendState{used: s.used[:0]}
+	} else {
+		delete(e.cbufs, key)
+	}
+	return b, auto, nil
+}
+
+// FlushBuffer waits until every message in key's buffer has left it
+// (MPI_Buffer_flush, MPI_Comm_flush_buffer). With no buffer attached there is
+// nothing to wait for.
+func (e *Engine) FlushBuffer(key uint32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.bufFor(key)
+	if s == nil {
+		return nil
+	}
+	return e.drain(s)
+}
+
+// FlushAllBuffers waits until every buffered message of the process has left, for
+// MPI_Finalize, which delivers them whatever buffer holds them.
+func (e *Engine) FlushAllBuffers() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	all := []*bsendState{&e.bsend}
+	for _, s := range e.cbufs { // taken first: drain lets go of e.mu while it waits
+		all = append(all, s)
+	}
+	for _, s := range all {
+		if err := e.drain(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DropBuffer forgets the buffer of a context being freed; its messages under way
+// still complete (their carriers hold the state).
+func (e *Engine) DropBuffer(ctx uint32) {
+	e.mu.Lock()
+	delete(e.cbufs, ctx)
+	e.mu.Unlock()
+}
+
+// drain waits, driving progress, until s holds no message. The caller holds e.mu.
+func (e *Engine) drain(s *bsendState) error {
+	return e.block(nil, nil, func() bool { return !s.busy() || e.failed != nil })
+}
+
+// bsendLocked copies b into the buffer its context uses (the context's own, else the
+// process's) and sends the copy. The caller holds e.mu.
 func (e *Engine) bsendLocked(b Buf, dest, tag int, ctx uint32) error {
 	if e.failed != nil {
 		return e.failed
 	}
-	n := b.Len()
-	need := int((n + 2*BsendOverhead - 1) / BsendOverhead * BsendOverhead)
-	off, ok := e.bsend.alloc(need)
-	if !ok {
-		return fmt.Errorf("p2p: Bsend: %w: %d-byte message needs %d bytes, %d free of %d attached",
-			ErrBuffer, n, need, e.bsend.free(), len(e.bsend.buf))
+	s := e.cbufs[ctx]
+	if s == nil {
+		s = &e.bsend
 	}
-	dst := e.bsend.buf[off : off+int(n)]
+	n := b.Len()
+	dst, off, err := s.take(n)
+	if err != nil {
+		return err
+	}
 	if b.l != nil {
 		b.l.PackAt(dst, 0)
 	} else {
@@ -71,9 +169,25 @@ func (e *Engine) bsendLocked(b Buf, dest, tag int, ctx uint32) error {
 	r := e.newReq()
 	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, Standard, ctx, int32(dest), int32(tag)
 	r.setBuf(Bytes(dst))
-	r.internal, r.boff = true, off
+	r.internal, r.boff, r.bst = true, off, s
 	e.startSend(r)
 	return nil
+}
+
+// take reserves room for an n-byte message: a region of the attached memory, or a
+// fresh copy of an automatic buffer's (off -1).
+func (s *bsendState) take(n int64) ([]byte, int, error) {
+	if s.auto {
+		s.live++
+		return make([]byte, n), -1, nil
+	}
+	need := int((n + 2*BsendOverhead - 1) / BsendOverhead * BsendOverhead)
+	off, ok := s.alloc(need)
+	if !ok {
+		return nil, 0, fmt.Errorf("p2p: Bsend: %w: %d-byte message needs %d bytes, %d free of %d attached",
+			ErrBuffer, n, need, s.free(), len(s.buf))
+	}
+	return s.buf[off : off+int(n)], off, nil
 }
 
 // alloc finds the first gap of n bytes.
@@ -103,11 +217,13 @@ func (s *bsendState) free() int {
 
 // bsendDone releases the region of a buffered send's carrier request.
 func (e *Engine) bsendDone(r *request) {
-	i, ok := slices.BinarySearchFunc(e.bsend.used, r.boff, func(u bregion, off int) int { return u.off - off })
-	if ok {
-		e.bsend.used = slices.Delete(e.bsend.used, i, i+1)
+	s := r.bst
+	if r.boff < 0 {
+		s.live--
+	} else if i, ok := slices.BinarySearchFunc(s.used, r.boff, func(u bregion, off int) int { return u.off - off }); ok {
+		s.used = slices.Delete(s.used, i, i+1)
 	}
-	if len(e.bsend.used) == 0 && e.sleepers.Load() != 0 {
-		e.db.Ring() // a BufferDetach may be waiting
+	if !s.busy() && e.sleepers.Load() != 0 {
+		e.db.Ring() // a detach or flush may be waiting
 	}
 }

@@ -83,17 +83,20 @@ func (m Mode) String() string {
 var (
 	ErrTruncate = errors.New("p2p: message truncated")
 	ErrBuffer   = errors.New("p2p: attached buffer too small")
-	ErrClosed   = errors.New("p2p: engine closed")
-	ErrRequest  = errors.New("p2p: invalid request")
+	ErrNoBuffer = errors.New("no buffer attached")
+	// ErrBufferAttached is an attach where a buffer is attached already.
+	ErrBufferAttached = errors.New("a buffer is attached already")
+	ErrClosed         = errors.New("p2p: engine closed")
+	ErrRequest        = errors.New("p2p: invalid request")
 )
 
 var (
 	setProtocol = config.String("p2p_protocol", "auto",
-		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get")
+		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get").OneOf("auto", "eager", "pipeline", "get")
 	setEagerLimit = config.Size("eager_limit", 0,
 		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model")
 	setPeerPolls = config.Int("p2p_peer_polls", 512,
-		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none")
+		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none").AtLeast(0)
 	setAdapt = config.Bool("p2p_adapt", true,
 		"let the receiver of a large message (32 KiB and more) choose between pipeline and get by timing both, "+
 			"where single copy is possible; false: the cost models alone decide")
@@ -189,7 +192,8 @@ type Engine struct {
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
 
 	failed error
-	bsend  bsendState
+	bsend  bsendState             // the process's buffer (MPI_Buffer_attach)
+	cbufs  map[uint32]*bsendState // communicators' buffers, by context (MPI_Comm_attach_buffer)
 
 	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
 	failQ   []peerFailure

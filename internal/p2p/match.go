@@ -220,6 +220,11 @@ func (e *Engine) newUmsg() *umsg {
 	return &umsg{gen: 1}
 }
 
+// umsgKeep bounds the records of unexpected messages kept for reuse, as bufPool bounds
+// their buffers: a flood of unexpected messages needs a record each at once, and what
+// a steady stream needs is far less.
+const umsgKeep = 4096
+
 func (e *Engine) freeUmsg(m *umsg) {
 	if m.data != nil {
 		e.pool.put(m.data)
@@ -229,7 +234,9 @@ func (e *Engine) freeUmsg(m *umsg) {
 		gen = 1
 	}
 	*m = umsg{gen: gen}
-	e.freeU = append(e.freeU, m)
+	if len(e.freeU) < umsgKeep {
+		e.freeU = append(e.freeU, m)
+	}
 }
 
 func (m *umsg) status() Status {
@@ -237,14 +244,21 @@ func (m *umsg) status() Status {
 }
 
 // bufPool keeps buffers for unexpected eager data in power-of-two size classes, so a
-// steady stream of unexpected messages allocates nothing.
+// steady stream of unexpected messages allocates nothing. Each class keeps at most
+// poolClassBytes: unexpected messages all wait in memory at once, so a flood of them
+// (a receiver that falls behind, a rank that posts its receives late) takes many
+// buffers, which would otherwise stay in the pool for the life of the rank. The rest
+// go back to the Go heap. A steady stream needs as many buffers as messages wait at
+// once, which the bound leaves room for at the eager sizes (256 of 4 KiB, 16 of
+// 64 KiB).
 type bufPool struct {
 	free [poolClasses][][]byte
 }
 
 const (
-	poolMinShift = 6  // 64 bytes
-	poolClasses  = 21 // up to 64 MiB; larger buffers are not kept
+	poolMinShift   = 6  // 64 bytes
+	poolClasses    = 15 // up to 1 MiB; larger buffers are not kept
+	poolClassBytes = 1 << 20
 )
 
 func poolClass(n int) int {
@@ -254,6 +268,9 @@ func poolClass(n int) int {
 	return bits.Len(uint(n-1)) - poolMinShift
 }
 
+// poolKeep is how many buffers class c keeps: poolClassBytes of them.
+func poolKeep(c int) int { return poolClassBytes >> (c + poolMinShift) }
+
 func (p *bufPool) get(n int) []byte {
 	c := poolClass(n)
 	if c >= poolClasses {
@@ -261,6 +278,7 @@ func (p *bufPool) get(n int) []byte {
 	}
 	if l := len(p.free[c]); l > 0 {
 		b := p.free[c][l-1]
+		p.free[c][l-1] = nil
 		p.free[c] = p.free[c][:l-1]
 		return b[:n]
 	}
@@ -269,10 +287,19 @@ func (p *bufPool) get(n int) []byte {
 
 func (p *bufPool) put(b []byte) {
 	c := poolClass(cap(b))
-	if c >= poolClasses || cap(b) != 1<<(c+poolMinShift) {
+	if c >= poolClasses || cap(b) != 1<<(c+poolMinShift) || len(p.free[c]) >= poolKeep(c) {
 		return
 	}
 	p.free[c] = append(p.free[c], b[:0])
+}
+
+// kept is the bytes the pool holds.
+func (p *bufPool) kept() int {
+	n := 0
+	for c := range p.free {
+		n += len(p.free[c]) << (c + poolMinShift)
+	}
+	return n
 }
 
 // truncErr is the error of a receive whose buffer is smaller than the message.

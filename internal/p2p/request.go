@@ -32,6 +32,17 @@ type Request struct {
 // IsNull reports whether q is the null request.
 func (q Request) IsNull() bool { return q.r == nil }
 
+// Active reports whether q is started and not yet reported: not null, not an
+// inactive persistent request.
+func (q Request) Active() bool { return q.active() }
+
+// Handle is q as an opaque pointer and generation, for a layer that holds requests
+// without knowing the engine's type (internal/coll's Req); RequestOf turns it back.
+func (q Request) Handle() (unsafe.Pointer, uint32) { return unsafe.Pointer(q.r), q.gen }
+
+// RequestOf is the request whose Handle gave p and gen.
+func RequestOf(p unsafe.Pointer, gen uint32) Request { return Request{r: (*request)(p), gen: gen} }
+
 type reqKind uint8
 
 const (
@@ -78,7 +89,8 @@ type request struct {
 	pin         unsafe.Pointer // send: keeps the buffer alive while a peer reads it (Get)
 	got, expect int64          // receive: bytes arrived, bytes to arrive
 	seq         uint64         // receive: posting order in its context
-	boff        int            // buffered send: offset of the copy in the attached buffer
+	boff        int            // buffered send: offset of the copy in the attached buffer (-1: an automatic buffer's own copy)
+	bst         *bsendState    // buffered send: the buffer holding the copy
 	t0          time.Time      // adaptive receive: when its uncontended transfer began
 
 	st Status
@@ -121,7 +133,7 @@ func (e *Engine) freeReq(r *request) {
 	// the request's handle reads done without the lock, and it has let go. The
 	// buffers are let go of for the collector; newReq clears the rest.
 	*(*uint32)(unsafe.Pointer(&r.done)) = 0
-	r.buf, r.lay, r.pin = nil, nil, nil
+	r.buf, r.lay, r.pin, r.bst = nil, nil, nil, nil
 	e.freeR = append(e.freeR, r)
 }
 

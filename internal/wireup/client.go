@@ -52,6 +52,7 @@ type Client struct {
 	err   error // why dead is closed
 
 	finalized bool
+	onLost    func(err error) // OnLost's function
 }
 
 // FromEnv returns a client if this process was started by mpigo's launcher, (nil, nil)
@@ -103,9 +104,18 @@ func NewClient(conn io.ReadWriteCloser, rank int, lay *Layout, jobID string) *Cl
 // ErrLauncherGone is reported when the connection to the launcher breaks.
 var ErrLauncherGone = errors.New("the mpigo launcher is gone")
 
-// OnLauncherLost, if set, is called once when the connection to the launcher breaks
-// before Finalize. The mpi package ends the process there: a rank must not outlive its job.
-var OnLauncherLost func(err error)
+// OnLost makes f be called once when the connection to the launcher breaks before
+// Finalize (at once, if it already has). The device ends the process there: a rank
+// must not outlive its job.
+func (c *Client) OnLost(f func(err error)) {
+	c.mu.Lock()
+	c.onLost = f
+	lost := c.err != nil && !c.finalized
+	c.mu.Unlock()
+	if lost {
+		f(c.err)
+	}
+}
 
 func (c *Client) read() {
 	var buf []byte
@@ -129,11 +139,11 @@ func (c *Client) read() {
 func (c *Client) die(err error) {
 	c.mu.Lock()
 	c.err = err
-	fin := c.finalized
+	fin, f := c.finalized, c.onLost
 	c.mu.Unlock()
 	close(c.dead)
-	if !fin && OnLauncherLost != nil {
-		OnLauncherLost(err)
+	if !fin && f != nil {
+		f(err)
 	}
 }
 

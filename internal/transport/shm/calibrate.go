@@ -52,9 +52,10 @@ func hostCosts() costs {
 }
 
 // The speeds belong to the machine, not to the job: the first job after a boot measures
-// them and later jobs read them back (about 9 ms less start-up on 2 cores, where every
-// rank calibrating at once also slows the others). The file is named by the kernel's
-// boot id, so a reboot, and with it a possibly different host, measures again.
+// them and later jobs read them back, which spares them the start-up time (every rank
+// of a node calibrating at once also slows the others; see docs/BENCHMARKS.md, shared
+// memory: calibration). The file is named by the kernel's boot id, so a reboot, and
+// with it a possibly different host, measures again.
 func costsFile() (string, bool) {
 	id, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	dir, derr := os.UserCacheDir()
@@ -102,16 +103,16 @@ func saveCosts(c costs) {
 
 // The copy is timed on a block twice a core's L2, within a shared last-level cache: a
 // pipelined fragment crosses between cores through that cache, so a copy within one
-// core's L2 (twice as fast here) would promise too much. The CMA read is timed on a
-// smaller block, like the messages it is chosen for. Calibration takes 2-6 ms, most of
-// it faulting in the buffers; Start runs it in the background, so that neither start-up
-// nor the first message waits for it.
+// core's L2, which is faster, would promise too much. The CMA read is timed on a
+// smaller block, like the messages it is chosen for. Calibration takes a few
+// milliseconds, most of it faulting in the buffers; Start runs it in the background, so
+// that neither start-up nor the first message waits for it.
 const calBytes = 256 << 10
 
 // calRuns is how many timed runs each figure is the fastest of. The ranks of a node
-// calibrate at the same moment and share the memory system: with five runs, the copy
-// speed measured on the reference machine ranged over 20-42 GB/s from job to job,
-// and which of pipeline and get looked faster at 64 KiB-4 MiB flipped with it.
+// calibrate at the same moment and share the memory system: with a handful of runs the
+// copy speed varied from job to job enough to flip the choice between pipeline and get
+// (docs/BENCHMARKS.md, shared memory: calibration).
 const calRuns = 25
 
 func calibrate() costs {

@@ -25,22 +25,18 @@ func (l Locality) String() string {
 	return [...]string{"same core", "shared cache", "same socket", "other socket"}[l]
 }
 
-// What does not depend on the host's copy speed, measured on the reference machine
-// (2 vCPUs of an AMD EPYC KVM guest, November 2026) with this package's benchmarks (two
-// processes spinning, unbound; best 1000-iteration chunk on a shared machine):
+// What does not depend on the host's copy speed, set from this package's benchmarks on
+// the reference machine (the figures: docs/BENCHMARKS.md, shared memory: cost models).
 //
-//	go test ./internal/transport/shm -run XXX -bench . -benchtime 1s
+// eagerFixed: one-way latency of a small ping-pong through one compact cell, with room
+// for a busier engine than the benchmark's. handshake: what a rendezvous adds before
+// data moves, a request and an answer, about two small-packet one-way latencies plus
+// the engine's matching. pipeEff: the share of one core's memcpy speed that streaming
+// fragments through the ring reaches: sender and receiver copy at the same time but
+// share the last-level cache.
 //
-// eagerFixed: one-way latency of an 8-byte ping-pong through one compact cell (0.08-0.15
-// us; 0.25 allows for a busier engine). handshake: what a rendezvous adds before data
-// moves, a request and an answer, about two small-packet one-way latencies plus the
-// engine's matching. pipeEff: streaming fragments through the ring reached about 0.8
-// of one core's memcpy speed over a 4 MiB block (40-47 GB/s against 50-57 GB/s), since
-// sender and receiver copy at the same time but share the last-level cache.
-//
-// cmaEff: process_vm_readv of a peer's buffer ran slower than calibration's read of the
-// process's own memory: 4-15 GB/s in ping-pongs of 256 KiB-4 MiB and about 12 GB/s
-// streaming, against 16 GB/s calibrated.
+// cmaEff: process_vm_readv of a peer's buffer runs slower than calibration's read of
+// the process's own memory.
 const (
 	eagerFixed = 250 * time.Nanosecond
 	handshake  = 600 * time.Nanosecond
@@ -52,8 +48,8 @@ const (
 // speeds (calibrate.go) and the two ranks' locality. Eager copies in, then out: half
 // the copy speed. Pipeline overlaps the two copies after the first fragment. Get is one
 // process_vm_readv: the kernel pins the sender's pages and copies once, which on some
-// hosts beats two overlapped copies (the anchors' Intel machine, 4 KiB-1 MiB) and on
-// others does not (this AMD guest: 8-15 GB/s against 40+ for the pipeline).
+// hosts beats two overlapped copies and on others does not (docs/BENCHMARKS.md, shared
+// memory: cost models).
 func (t *Transport) models(peerPID, maxPayload int, cma bool) []transport.Model {
 	loc, _ := locality(&t.myCPUs, peerPID)
 	c := hostCosts()

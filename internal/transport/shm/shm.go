@@ -70,23 +70,23 @@ var (
 	setRingSize = config.Size("shm_ring_size", 1<<20,
 		"payload ring bytes per sender→receiver pair on a node (rounded up to a power of two); "+
 			"pipelined messages stream through it, so it should hold several fragments; left at "+
-			"the default it shrinks to 16 MiB/(local ranks-1), not below 256 KiB")
+			"the default it shrinks to 16 MiB/(local ranks-1), not below 256 KiB").Range(pageSize, 1<<30)
 	setCells = config.Int("shm_ring_cells", 256,
-		"packet slots (64 bytes each) per sender→receiver pair (rounded up to a power of two)")
+		"packet slots (64 bytes each) per sender→receiver pair (rounded up to a power of two)").Range(4, 1<<20)
 	setFragment = config.Size("shm_max_fragment", 64<<10,
-		"largest payload of one shared-memory packet: the pipeline fragment size")
+		"largest payload of one shared-memory packet: the pipeline fragment size").Range(1, 512<<20)
 	setEager = config.Size("shm_eager_limit", 4096,
-		"largest message the shared-memory transport offers to send eagerly (copied in, copied out)")
+		"largest message the shared-memory transport offers to send eagerly (copied in, copied out)").Range(0, 512<<20)
 	setMemory = config.String("shm_memory", "auto",
-		"shared memory backing: auto (memfd, else /dev/shm file), memfd, or file")
+		"shared memory backing: auto (memfd, else /dev/shm file), memfd, or file").OneOf("auto", "memfd", "file")
 	setCMA = config.Bool("shm_cma", true,
 		"use cross-memory attach (process_vm_readv) for single-copy gets between ranks of a node")
 	setNTCopy = config.String("shm_nt_copy", "auto",
 		"how a sender copies a whole message of shm_nt_min bytes up to shm_eager_limit into the receiver's ring: auto "+
 			"(each pair times ordinary and non-temporal stores and keeps the faster), on (non-temporal), "+
-			"off (ordinary); non-temporal stores exist on amd64 only")
+			"off (ordinary); non-temporal stores exist on amd64 only").OneOf("auto", "on", "off")
 	setNTMin = config.Size("shm_nt_min", 1024,
-		"smallest payload that shm_nt_copy applies to")
+		"smallest payload that shm_nt_copy applies to").Range(lineSize, 1<<30)
 )
 
 var (
@@ -596,3 +596,7 @@ func (t *Transport) Describe() string {
 	return fmt.Sprintf("shm: %s, %d local ranks, %d cells + %d KiB ring per pair, fragments of %d KiB, eager up to %d B, %s",
 		backing, t.seg.l.localSize, t.opts.Cells, t.opts.RingSize>>10, t.opts.MaxFragment>>10, t.opts.EagerLimit, cma)
 }
+
+// SharedMemory says that the peers this transport reaches share memory with this
+// process (the node collectives' capability).
+func (t *Transport) SharedMemory() bool { return true }

@@ -9,19 +9,17 @@ import (
 // How a sender copies a whole small message (shm_nt_min bytes up to the eager limit)
 // into the receiver's ring: with ordinary stores, or with non-temporal stores that write
 // to memory without taking the cache lines. Pipeline fragments of large messages are
-// always copied the ordinary way: at 4 MiB neither way won in 6 paired runs, and large
-// messages mostly go single-copy anyway.
+// always copied the ordinary way: at 4 MiB neither way won, and large messages mostly
+// go single-copy anyway.
 //
 // An ordinary store must first take its line from the receiver, which read it a lap
-// ago. Between two cores that share a cache that is quick (about 55 ns per line on the
-// machine this was written on); between cores far apart (another socket or die, or,
-// in a VM, wherever the host runs the two vCPUs at the time) it is slow (250-280 ns
-// there), and a sender of 1 KiB messages stalls on 17 such transfers per message. A
-// non-temporal store takes no line; the receiver then reads from memory, which is
-// slower than a near cache and faster than a far one. Streaming 1 KiB messages
-// (window 64, as bench/bw): ordinary stores 7-11 GB/s near and 2.2-2.8 GB/s far,
-// non-temporal 3.5-4.1 GB/s either way; at 4 KiB 4.6 against 11.5 GB/s far; at 512
-// bytes non-temporal never won.
+// ago. Between two cores that share a cache that is quick; between cores far apart
+// (another socket or die, or, in a VM, wherever the host runs the two vCPUs at the
+// time) it is slow, and a sender of 1 KiB messages stalls on 17 such transfers per
+// message. A non-temporal store takes no line; the receiver then reads from memory,
+// which is slower than a near cache and faster than a far one. So ordinary stores win
+// between near cores and non-temporal ones between far cores, from about 1 KiB up
+// (docs/BENCHMARKS.md, shared memory: eager copy).
 //
 // Where the two cores sit is not visible from inside a guest and changes from one run
 // to the next, so with shm_nt_copy=auto each sender→receiver pair measures: it times

@@ -10,6 +10,24 @@ import (
 // interface names and CIDR prefixes, comma-separated. With no spec, a job on one node
 // uses loopback only (nothing else is needed, and nothing is exposed); a job on several
 // nodes uses every address of every interface that is up and not loopback.
+// interfacesRule is what tcp_interfaces accepts: the launcher checks the spelling only,
+// since the interfaces that exist differ from node to node.
+const interfacesRule = "comma-separated interface names (eth0) or CIDR prefixes (10.1.0.0/16), or empty"
+
+// checkInterfaces refuses an item of tcp_interfaces that is spelt as neither.
+func checkInterfaces(spec string) error {
+	for item := range strings.SplitSeq(spec, ",") {
+		item = strings.TrimSpace(item)
+		if _, _, err := net.ParseCIDR(item); strings.Contains(item, "/") && err != nil {
+			return err
+		}
+		if strings.ContainsAny(item, " \t") || len(item) > 15 && !strings.Contains(item, "/") {
+			return fmt.Errorf("%q is not an interface name", item)
+		}
+	}
+	return nil
+}
+
 func listenHosts(spec string, multiNode bool) ([]string, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" && !multiNode {

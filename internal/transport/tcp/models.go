@@ -6,19 +6,13 @@ import (
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
-// Cost models, measured on loopback on the development machine (2 vCPU KVM guest,
-// shared with other jobs, so the best of several rounds is taken) with the engine on
-// top, TCP forced:
-//
-//	mpigo run -n 2 --set transports=self,tcp ./bench/lat
-//
-// one-way 8 B 5 us, 4 KiB 4.5 us, 32 KiB 6.5 us (eager); 256 KiB 35 us, 1 MiB 117 us,
-// 4 MiB 450-500 us (pipeline, fragments placed straight in the receive buffer).
-// Eager: the small-packet latency, and the slope up to 32 KiB. Pipeline: the request
-// round trip, then the streaming rate of MaxPayload fragments. Across real networks
-// these are optimistic; what matters for the engine is their shape: over TCP, eager is
-// the cheaper protocol up to its limit, and pipeline exists to bound the receiver's
-// buffering of unexpected data.
+// Cost models, set from loopback measurements on the development machine with the
+// engine on top and TCP forced (the figures and how they were taken: docs/BENCHMARKS.md,
+// TCP). Eager: the small-packet latency, and the slope up to 32 KiB. Pipeline: the
+// request round trip, then the streaming rate of MaxPayload fragments. Across real
+// networks these are optimistic; what matters for the engine is their shape: over TCP,
+// eager is the cheaper protocol up to its limit, and pipeline exists to bound the
+// receiver's buffering of unexpected data.
 const (
 	eagerFixed        = 4 * time.Microsecond
 	eagerBandwidth    = 12.0e9

@@ -82,13 +82,14 @@ import (
 
 var (
 	interfacesSetting = config.String("tcp_interfaces", "",
-		"network interfaces (names like eth0, or CIDR prefixes like 10.1.0.0/16), comma-separated, that the TCP transport listens on; empty: loopback when the job is on one node, else every routable interface")
+		"network interfaces (names like eth0, or CIDR prefixes like 10.1.0.0/16), comma-separated, that the TCP transport listens on; empty: loopback when the job is on one node, else every routable interface").Rule(interfacesRule, checkInterfaces)
 	maxPayloadSetting = config.Size("tcp_max_payload", 256<<10,
-		"largest payload of one TCP packet: pipeline fragments of large messages are this big")
-	// 4 MiB: on loopback here it halved the 1 MiB ping-pong time against autotuning,
-	// which starts a stream at 128 KiB and grows it only as traffic goes by.
+		"largest payload of one TCP packet: pipeline fragments of large messages are this big").Range(minMaxPayload, maxMaxPayload)
+	// 4 MiB rather than autotuning, which starts a stream at 128 KiB and grows it only
+	// as traffic goes by: on loopback the fixed size halved the 1 MiB ping-pong time
+	// (docs/BENCHMARKS.md, TCP).
 	socketBufferSetting = config.Size("tcp_socket_buffer", 4<<20,
-		"SO_SNDBUF and SO_RCVBUF of every TCP stream (the kernel caps them at net.core.[rw]mem_max); 0 leaves them to the kernel's autotuning")
+		"SO_SNDBUF and SO_RCVBUF of every TCP stream (the kernel caps them at net.core.[rw]mem_max); 0 leaves them to the kernel's autotuning").Range(0, 1<<30)
 )
 
 // Placer is implemented by a transport.Handler that can tell, from a packet's header,

@@ -1,8 +1,10 @@
-package mpi
+package core
 
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/mpigo/mpigo/internal/coll"
 )
 
 // coll_check on intercommunicators. The processes of each group first gather their
@@ -19,7 +21,7 @@ import (
 // receives from each process of the other group (-1: none).
 type interCall struct {
 	op      string
-	kind    collKind
+	kind    Kind
 	role    interRole
 	root    int
 	elem    int64
@@ -37,7 +39,7 @@ func ifRole(role, want interRole, n int) int64 {
 // interSummary is a group's description of a call, as the leaders exchange it.
 type interSummary struct {
 	class ErrorClass // non-zero: the group's processes disagree among themselves
-	kind  collKind
+	kind  Kind
 	role  interRole // roleNone, roleRoot (the group holds the root) or roleRemote
 	root  int64     // roleRoot: the root's local rank; roleRemote: the root the group names
 	elem  int64
@@ -53,7 +55,7 @@ func (s interSummary) words() [summaryWords]int64 {
 }
 
 func summaryOf(w []int64) interSummary {
-	return interSummary{class: ErrorClass(w[0]), kind: collKind(w[1]), role: interRole(w[2]), root: w[3], elem: w[4], out: w[5], in: w[6], nb: w[7]}
+	return interSummary{class: ErrorClass(w[0]), kind: Kind(w[1]), role: interRole(w[2]), root: w[3], elem: w[4], out: w[5], in: w[6], nb: w[7]}
 }
 
 func encodeWords(w []int64) []byte {
@@ -83,15 +85,15 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 		fNB
 	)
 	first := recs[0]
-	s := interSummary{kind: collKind(first[fKind]), elem: -1, out: -1, in: -1, nb: first[fNB]}
+	s := interSummary{kind: Kind(first[fKind]), elem: -1, out: -1, in: -1, nb: first[fNB]}
 	bad := func(class ErrorClass, f string, a ...any) (interSummary, *Error) {
 		return interSummary{class: class}, &Error{Class: class, Msg: "coll_check: " + fmt.Sprintf(f, a...)}
 	}
 	roots, remotes := 0, 0
 	for r, x := range recs {
 		switch {
-		case collKind(x[fKind]) != s.kind:
-			return bad(ClassArg, "local rank %d called %s while local rank 0 called %s", r, kindNames[collKind(x[fKind])], kindNames[s.kind])
+		case Kind(x[fKind]) != s.kind:
+			return bad(ClassArg, "local rank %d called %s while local rank 0 called %s", r, Kind(x[fKind]), s.kind)
 		case x[fNB] != s.nb:
 			return bad(ClassArg, "local rank %d called the %s form, local rank 0 the %s one (they do not match)", r, form(x[fNB]), form(s.nb))
 		case interRole(x[fRole]) == roleIdle:
@@ -140,15 +142,15 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 }
 
 // verifyInter runs coll_check for one call on the intercommunicator c.
-func verifyInter(c *Comm, tag int, cl interCall) error {
+func (c *Comm) verifyInter(tag int, cl interCall) error {
 	me := [summaryWords]int64{int64(cl.kind), int64(cl.role), int64(cl.root), cl.elem, cl.out, cl.in, 0}
 	if cl.nb {
 		me[6] = 1
 	}
-	local := participants{world: func(i int) int { return int(c.group.WorldRank(i)) }, n: c.size, me: c.rank, ctx: c.ctx + 1}
-	all, err := local.allgather(encodeWords(me[:]), tag)
+	all := make([]byte, 8*summaryWords*c.size)
+	err := c.lconn.run(tag, 8, func(s *coll.Sched) { s.Allgather(encodeWords(me[:]), all) })
 	if err != nil {
-		return mapErr(cl.op, err)
+		return MapErr(cl.op, err)
 	}
 	recs := make([][summaryWords]int64, c.size)
 	for r := range recs {
@@ -158,12 +160,12 @@ func verifyInter(c *Comm, tag int, cl interCall) error {
 	w := mine.words()
 	got := make([]byte, 8*summaryWords)
 	if c.rank == 0 {
-		if _, err := mpiSendrecvBytes(c.ctx+1, encodeWords(w[:]), got, c.worldRank(0), tag); err != nil {
-			return mapErr(cl.op, err)
+		if err := c.iconn.sendrecv(encodeWords(w[:]), got, c.size, tag); err != nil {
+			return MapErr(cl.op, err)
 		}
 	}
-	if err := local.bcast(got, tag); err != nil {
-		return mapErr(cl.op, err)
+	if err := c.lconn.run(tag, 1, func(s *coll.Sched) { s.Bcast(got, 0) }); err != nil {
+		return MapErr(cl.op, err)
 	}
 	var theirs [summaryWords]int64
 	decodeWords(got, theirs[:])
@@ -174,13 +176,13 @@ func verifyInter(c *Comm, tag int, cl interCall) error {
 	t := summaryOf(theirs[:])
 	switch {
 	case t.class != 0:
-		return errorf(t.class, cl.op, "coll_check: the processes of the remote group do not make matching calls")
+		return Errorf(t.class, cl.op, "coll_check: the processes of the remote group do not make matching calls")
 	case t.kind != mine.kind:
-		return errorf(ClassArg, cl.op, "coll_check: the remote group called %s while this group called %s", kindNames[t.kind], kindNames[mine.kind])
+		return Errorf(ClassArg, cl.op, "coll_check: the remote group called %s while this group called %s", t.kind, mine.kind)
 	case t.nb != mine.nb:
-		return errorf(ClassArg, cl.op, "coll_check: the remote group called the %s form, this group the %s one (they do not match)", form(t.nb), form(mine.nb))
+		return Errorf(ClassArg, cl.op, "coll_check: the remote group called the %s form, this group the %s one (they do not match)", form(t.nb), form(mine.nb))
 	case t.elem >= 0 && mine.elem >= 0 && t.elem != mine.elem:
-		return errorf(ClassType, cl.op, "coll_check: the remote group has elements of %d bytes, this group of %d", t.elem, mine.elem)
+		return Errorf(ClassType, cl.op, "coll_check: the remote group has elements of %d bytes, this group of %d", t.elem, mine.elem)
 	}
 	if mine.role != roleNone {
 		rootSide, other := mine, t
@@ -189,16 +191,16 @@ func verifyInter(c *Comm, tag int, cl interCall) error {
 		}
 		switch {
 		case rootSide.role != roleRoot || other.role != roleRemote:
-			return errorf(ClassRoot, cl.op, "coll_check: exactly one group must hold the root (Root there, ProcNull for the rest) and the other name it; here neither or both do")
+			return Errorf(ClassRoot, cl.op, "coll_check: exactly one group must hold the root (Root there, ProcNull for the rest) and the other name it; here neither or both do")
 		case other.root != rootSide.root:
-			return errorf(ClassRoot, cl.op, "coll_check: the root is local rank %d of its group but the other group names rank %d", rootSide.root, other.root)
+			return Errorf(ClassRoot, cl.op, "coll_check: the root is local rank %d of its group but the other group names rank %d", rootSide.root, other.root)
 		}
 	}
 	switch {
 	case mine.out >= 0 && t.in >= 0 && mine.out != t.in:
-		return errorf(ClassCount, cl.op, "coll_check: this group sends blocks of %d elements, the remote group receives blocks of %d", mine.out, t.in)
+		return Errorf(ClassCount, cl.op, "coll_check: this group sends blocks of %d elements, the remote group receives blocks of %d", mine.out, t.in)
 	case t.out >= 0 && mine.in >= 0 && t.out != mine.in:
-		return errorf(ClassCount, cl.op, "coll_check: the remote group sends blocks of %d elements, this group receives blocks of %d", t.out, mine.in)
+		return Errorf(ClassCount, cl.op, "coll_check: the remote group sends blocks of %d elements, this group receives blocks of %d", t.out, mine.in)
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
-package mpi
+package core
 
-import "github.com/mpigo/mpigo/internal/coll"
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/coll"
+)
 
 // coll_check's second look, for the collectives whose block sizes differ from pair to
 // pair of processes (Alltoallw, and on intercommunicators Alltoallv and Allgatherv):
@@ -14,34 +18,34 @@ import "github.com/mpigo/mpigo/internal/coll"
 // checkPairs runs that look for the call whose schedule is s: out[j] is the number of
 // bytes this process sends peer j, in[j] the number it expects from j (peers of the
 // remote group on an intercommunicator). On an error it frees s, which must not run.
-func checkPairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
-	err := comparePairs(name, c, s, out, in)
+func (c *Comm) checkPairs(name string, s *coll.Sched, out, in []int64) error {
+	err := c.comparePairs(name, s, out, in)
 	if err != nil {
 		s.Free()
 	}
 	return err
 }
 
-func comparePairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
+func (c *Comm) comparePairs(name string, s *coll.Sched, out, in []int64) error {
 	var (
 		conn coll.Conn
 		tag  int
 	)
 	inter := c.remote != nil
 	if inter {
-		conn, tag = interConn{c}, s.Tag()-tagInterColl+tagInterCheck
+		conn, tag = &c.iconn, s.Tag()-tagInterColl+tagInterCheck
 	} else {
-		conn, tag = &c.coll().conn, tagCheck+s.Tag()
+		conn, tag = &c.lconn, tagCheck+s.Tag()
 	}
 	n := len(in)
 	got := make([]int64, n)
 	x := coll.New(conn, tag, 8)
 	if inter {
-		x.InterAlltoall(asBytes(out), asBytes(got), n)
+		x.InterAlltoall(words(out), words(got), n)
 	} else {
-		x.Alltoall(asBytes(out), asBytes(got))
+		x.Alltoall(words(out), words(got))
 	}
-	if err := run(name, x); err != nil {
+	if err := Run(name, x); err != nil {
 		return err
 	}
 	// bad is 0, or 1 + the first disagreeing pair, encoded so that every process can
@@ -58,19 +62,16 @@ func comparePairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
 			break
 		}
 	}
-	k, err := kernel[int64](name, Max)
-	if err != nil {
-		return err
-	}
+	k := coll.Op{Fn: maxInt64, Commute: true}
 	x = coll.New(conn, tag, 8)
-	x.Allreduce(asBytes(bad[:]), asBytes(verdict[:]), k)
-	if err := run(name, x); err != nil {
+	x.Allreduce(words(bad[:]), words(verdict[:]), k)
+	if err := Run(name, x); err != nil {
 		return err
 	}
 	if inter {
 		x = coll.New(conn, tag, 8)
-		x.InterAllreduce(asBytes(verdict[:]), asBytes(remote[:]), k)
-		if err := run(name, x); err != nil {
+		x.InterAllreduce(words(verdict[:]), words(remote[:]), k)
+		if err := Run(name, x); err != nil {
 			return err
 		}
 		verdict[0] = max(verdict[0], remote[0])
@@ -81,14 +82,14 @@ func comparePairs(name string, c *Comm, s *coll.Sched, out, in []int64) error {
 	v := verdict[0] - 1
 	g, from, to := v>>40, v>>20&(1<<20-1), v&(1<<20-1)
 	if !inter {
-		return errorf(ClassCount, name, "coll_check: the block rank %d sends rank %d is not the size rank %d expects (a block sent and the block received for it must have the same type signature)", from, to, to)
+		return Errorf(ClassCount, name, "coll_check: the block rank %d sends rank %d is not the size rank %d expects (a block sent and the block received for it must have the same type signature)", from, to, to)
 	}
 	where := [2]string{"this group", "the remote group"}
 	rg := 0 // the receiver's group, as this process sees it
 	if g != grp {
 		rg = 1
 	}
-	return errorf(ClassCount, name, "coll_check: the block rank %d of %s sends rank %d of %s is not the size that process expects (a block sent and the block received for it must have the same type signature)",
+	return Errorf(ClassCount, name, "coll_check: the block rank %d of %s sends rank %d of %s is not the size that process expects (a block sent and the block received for it must have the same type signature)",
 		from, where[1-rg], to, where[rg])
 }
 
@@ -133,4 +134,12 @@ func bytesOf(counts []int, esize int) []int64 {
 		b[j] = int64(n) * int64(esize)
 	}
 	return b
+}
+
+// maxInt64 is the verdict's reduction.
+func maxInt64(inout, in []byte) {
+	a, b := unsafe.Slice((*int64)(unsafe.Pointer(&inout[0])), len(inout)/8), unsafe.Slice((*int64)(unsafe.Pointer(&in[0])), len(in)/8)
+	for i := range a {
+		a[i] = max(a[i], b[i])
+	}
 }

@@ -1,4 +1,4 @@
-package mpi
+package core
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ import (
 var (
 	setCollShm = config.String("coll_shm", "auto",
 		"node-local collectives (Barrier, Bcast, Reduce, Allreduce) through shared memory when all ranks of a "+
-			"communicator share a node: auto, or off (point-to-point algorithms only)")
+			"communicator share a node: auto, or off (point-to-point algorithms only)").OneOf("auto", "off")
 	setShmBcastMax = config.Size("coll_shm_bcast_max", 128<<10,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory; larger ones use the "+
 			"point-to-point algorithms")
@@ -42,12 +42,12 @@ var (
 		"Allreduce (bytes) from which the node shared-memory path splits the reduction among the ranks "+
 			"(each combines a section, all copy the result) instead of each rank combining it all")
 	setShmChunk = config.Size("coll_shm_chunk", 16<<10,
-		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step")
+		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step").Range(1, 1<<30)
 	setShmChunks = config.Int("coll_shm_chunks", 8,
-		"buffers in a node shared-memory Bcast's ring (at least 2)")
+		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16)
 	setShmSlot = config.Size("coll_shm_slot", 256<<10,
 		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
-			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB")
+			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB").Range(1, 1<<30)
 )
 
 // nodeColl is a communicator's node-local collective state (collState.node), made on
@@ -91,39 +91,26 @@ var nodeRegions struct {
 }
 
 // nodeGroup returns the shared-memory group that runs c's blocking collective cl of
-// nbytes bytes, or nil when the point-to-point algorithms do (c spans nodes, the size
-// is above limit, coll_shm=off, ...). On the nil path it has checked nothing; otherwise
-// it has checked c and cl's root and run coll_check, and an error ends the call.
-func nodeGroup(c *Comm, cl call, nbytes int64, limit int64) (*shmcoll.Group, error) {
-	if c == nil || c.remote != nil || c.size < 2 || nbytes > limit || state.Load() != stateInit {
+// nbytes bytes, or nil when the schedules do (the size is above limit, the region
+// could not be made). On the nil path it has checked nothing; otherwise it has checked
+// c and cl's root and run coll_check, and an error ends the call. Only a communicator
+// whose table chose the node path calls it.
+func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, error) {
+	n := c.node
+	if nbytes > limit || n.state == nodeOff {
 		return nil, nil
 	}
-	st := c.coll()
-	n := st.node
-	if n == nil {
-		n = newNodeColl(c)
-		st.node = n
-	}
-	if n.state == nodeOff || n.state == nodeHier {
-		if n.err != nil {
-			if err := c.usable(cl.op); err != nil {
-				return nil, err
-			}
-			return nil, errorf(ClassArg, cl.op, "%v", n.err)
-		}
-		return nil, nil
-	}
-	if err := admit(c, cl); err != nil {
+	if err := c.admit(cl); err != nil {
 		return nil, err
 	}
 	if coll.Checking() {
-		if err := verify(c, st, int(st.seq.Add(1)-1)&tagSeqMask, cl); err != nil {
+		if err := c.verify(c.seqTag(), cl); err != nil {
 			return nil, err
 		}
 	}
 	if n.state == nodeUnknown {
-		if err := n.setup(c, st); err != nil {
-			return nil, mapErr(cl.op, err)
+		if err := n.setup(c); err != nil {
+			return nil, MapErr(cl.Op, err)
 		}
 		if n.state != nodeOn {
 			return nil, nil
@@ -143,11 +130,8 @@ var shmLimits = sync.OnceValue(func() [5]int64 {
 // reduceLimit is the largest reduction with op on c that goes through shared memory:
 // a user op may treat several elements as one (the tests' 2x2 matrices of four
 // int64s), so its message must fit one slot and is never cut.
-func reduceLimit(c *Comm, op Op) int64 {
-	if c == nil {
-		return 0
-	}
-	if op.user != nil {
+func reduceLimit(c *Comm, r *Red) int64 {
+	if r.User {
 		l, _ := nodeLayout(c.size)
 		return min(reduceMax(c), int64(l.Slot))
 	}
@@ -157,26 +141,22 @@ func reduceLimit(c *Comm, op Op) int64 {
 // nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a
 // predefined op splits the reduction (in whole (value, index) pairs for Maxloc and
 // Minloc).
-func nodeAllreduce(g *shmcoll.Group, send, recv []byte, esize int, op Op, k coll.Kernel) error {
-	if op.user == nil && int64(len(send)) >= shmLimits()[4] && g.Size() > 2 {
-		unit := esize
-		if op.code == opMaxloc || op.code == opMinloc {
-			unit = 2 * esize
-		}
-		return g.AllreduceSplit(send, recv, unit, k)
+func nodeAllreduce(g *shmcoll.Group, send, recv []byte, esize int, r *Red) error {
+	if !r.User && int64(len(send)) >= shmLimits()[4] && g.Size() > 2 {
+		return g.AllreduceSplit(send, recv, r.unit(esize), r.K.Fn)
 	}
-	return g.Allreduce(send, recv, esize, k)
+	return g.Allreduce(send, recv, esize, r.K.Fn)
 }
 
 func bcastMax(c *Comm) int64 {
-	if c != nil && c.size == 2 {
+	if c.size == 2 {
 		return shmLimits()[0]
 	}
 	return shmLimits()[1]
 }
 
 func reduceMax(c *Comm) int64 {
-	if c != nil && c.size == 2 {
+	if c.size == 2 {
 		return shmLimits()[2]
 	}
 	return shmLimits()[3]
@@ -212,7 +192,7 @@ func newNodeColl(c *Comm) *nodeColl {
 	// Decide from what every rank knows alike (the node map), so that all agree.
 	perNode := map[int]int{}
 	for r := 0; r < c.size; r++ {
-		perNode[proc.NodeOf(c.worldRank(r))]++
+		perNode[proc.NodeOf(c.LocalWorldRank(r))]++
 	}
 	if len(perNode) > 1 {
 		for _, k := range perNode {
@@ -222,21 +202,31 @@ func newNodeColl(c *Comm) *nodeColl {
 		}
 		return off("one rank per node")
 	}
-	sh := shmTransport()
+	sh := nodeTransport()
 	if sh == nil {
 		return off("no shared-memory transport")
 	}
 	for r := 0; r < c.size; r++ {
-		if w := c.worldRank(r); w != World.rank && !sh.Reaches(w) {
+		if w := c.LocalWorldRank(r); w != World.rank && !sh.Reaches(w) {
 			return off("the shared-memory transport does not reach rank " + strconv.Itoa(r))
 		}
 	}
 	return &nodeColl{}
 }
 
-func shmTransport() *shm.Transport {
+// nodeMemory is the capability the node collectives need of a transport: it reaches
+// the node's peers through memory they share, and can tell whether a peer's process
+// still lives.
+type nodeMemory interface {
+	Reaches(rank int) bool
+	SharedMemory() bool
+	CheckPeer(rank int) error
+}
+
+// nodeTransport is the transport that shares memory with the node's peers, or nil.
+func nodeTransport() nodeMemory {
 	for _, t := range transports {
-		if sh, ok := t.(*shm.Transport); ok {
+		if sh, ok := t.(nodeMemory); ok && sh.SharedMemory() {
 			return sh
 		}
 	}
@@ -246,7 +236,7 @@ func shmTransport() *shm.Transport {
 // setup makes the region (leader) or maps it (the others), and agrees with every rank
 // that all did; any failure leaves every rank on the point-to-point algorithms. Only
 // the point-to-point exchanges' own failures are returned.
-func (n *nodeColl) setup(c *Comm, st *collState) error {
+func (n *nodeColl) setup(c *Comm) error {
 	var (
 		addr [1 + 64]byte // ok byte, then the region's address
 		reg  *shm.Region
@@ -275,7 +265,7 @@ func (n *nodeColl) setup(c *Comm, st *collState) error {
 			reg = nil
 		}
 	}
-	s := coll.New(&st.conn, int(st.seq.Add(1)-1)&tagSeqMask, 1)
+	s := coll.New(&c.lconn, c.seqTag(), 1)
 	s.Bcast(addr[:], 0)
 	if err = s.Run(); err != nil {
 		s.Free()
@@ -295,8 +285,7 @@ func (n *nodeColl) setup(c *Comm, st *collState) error {
 	}
 	var g *shmcoll.Group
 	if reg != nil {
-		sh := shmTransport()
-		g, err = shmcoll.Attach(reg.Mem, c.rank, waitOptions(c, sh))
+		g, err = shmcoll.Attach(reg.Mem, c.rank, waitOptions(c, nodeTransport()))
 		if err != nil {
 			why = err.Error()
 		}
@@ -309,7 +298,7 @@ func (n *nodeColl) setup(c *Comm, st *collState) error {
 	// only: the blocking sends of small messages then never wait on each other, even
 	// with p2p_protocol forced to a rendezvous).
 	all := make([]byte, c.size)
-	s = coll.New(&st.conn, int(st.seq.Add(1)-1)&tagSeqMask, 1)
+	s = coll.New(&c.lconn, c.seqTag(), 1)
 	s.Gather(mine[:], all, 0)
 	err = s.Run()
 	s.Free()
@@ -321,7 +310,7 @@ func (n *nodeColl) setup(c *Comm, st *collState) error {
 		}
 	}
 	if err == nil {
-		s = coll.New(&st.conn, int(st.seq.Add(1)-1)&tagSeqMask, 1)
+		s = coll.New(&c.lconn, c.seqTag(), 1)
 		s.Bcast(verdict[:], 0)
 		err = s.Run()
 		s.Free()
@@ -351,7 +340,7 @@ func (n *nodeColl) setup(c *Comm, st *collState) error {
 // waitOptions follows the point-to-point engine's idle policy (idle.Configured:
 // p2p_spin, p2p_yield, p2p_sleep; oversubscribed nodes spin little), and checks the shm
 // transport's view of a peer a wait is for about every millisecond.
-func waitOptions(c *Comm, sh *shm.Transport) shmcoll.Options {
+func waitOptions(c *Comm, sh nodeMemory) shmcoll.Options {
 	p := idle.Configured()
 	o := shmcoll.Options{
 		Spin:           p.Spin,
@@ -362,7 +351,7 @@ func waitOptions(c *Comm, sh *shm.Transport) shmcoll.Options {
 		Progress:       func() { eng.Progress() },
 	}
 	if sh != nil {
-		o.Check = func(r int) error { return sh.CheckPeer(c.worldRank(r)) }
+		o.Check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
 	}
 	return o
 }
@@ -376,21 +365,17 @@ func (n *nodeColl) close() {
 }
 
 // hierGroup returns the hierarchical set-up for c's blocking collective cl of nbytes
-// bytes when c spans nodes and has several ranks on some (made on first use: two
-// Splits of c), or nil for the point-to-point algorithms. A reduction whose operation
-// does not commute (commute false) runs hierarchically only when the nodes hold blocks
-// of consecutive ranks. Like nodeGroup, it has checked c and run coll_check when it
-// returns one.
-func hierGroup(c *Comm, cl call, nbytes, limit int64, commute bool) (*hierColl, error) {
-	if c == nil || c.remote != nil || c.size < 2 || nbytes > limit || state.Load() != stateInit {
+// bytes (made on first use: two Splits of c), or nil for the schedules. A reduction
+// whose operation does not commute (commute false) runs hierarchically only when the
+// nodes hold blocks of consecutive ranks. Like nodeGroup, it has checked c and run
+// coll_check when it returns one. Only a communicator whose table chose the
+// hierarchical path calls it.
+func (c *Comm) hierGroup(cl *Call, nbytes, limit int64, commute bool) (*hierColl, error) {
+	if nbytes > limit {
 		return nil, nil
 	}
-	st := c.coll()
-	n := st.node
-	if n == nil || n.state != nodeHier {
-		return nil, nil // nodeGroup has made and judged it
-	}
-	if err := admit(c, cl); err != nil {
+	n := c.node
+	if err := c.admit(cl); err != nil {
 		return nil, err
 	}
 	if n.hier == nil {
@@ -404,7 +389,7 @@ func hierGroup(c *Comm, cl call, nbytes, limit int64, commute bool) (*hierColl, 
 		return nil, nil // every rank decides alike
 	}
 	if coll.Checking() {
-		if err := verify(c, st, int(st.seq.Add(1)-1)&tagSeqMask, cl); err != nil {
+		if err := c.verify(c.seqTag(), cl); err != nil {
 			return nil, err
 		}
 	}
@@ -415,7 +400,7 @@ func makeHier(c *Comm) (*hierColl, error) {
 	h := &hierColl{leaderIdx: make([]int, c.size), nodeRank: make([]int, c.size)}
 	seen := map[int][2]int{} // node -> (leader's index, ranks so far)
 	for r := 0; r < c.size; r++ {
-		nd := proc.NodeOf(c.worldRank(r))
+		nd := proc.NodeOf(c.LocalWorldRank(r))
 		e, ok := seen[nd]
 		if !ok {
 			e = [2]int{len(seen), 0}
@@ -431,144 +416,149 @@ func makeHier(c *Comm) (*hierColl, error) {
 		}
 	}
 	var err error
-	if h.node, err = c.Split(proc.NodeOf(World.rank), c.rank); err != nil {
+	if h.node, err = c.Split("Split", proc.NodeOf(World.rank), c.rank); err != nil {
 		return nil, err
 	}
 	color := Undefined
 	if h.nodeRank[c.rank] == 0 {
 		color = 0
 	}
-	if h.leaders, err = c.Split(color, c.rank); err != nil {
-		h.node.Free()
+	if h.leaders, err = c.Split("Split", color, c.rank); err != nil {
+		h.node.Free("Free")
 		return nil, err
 	}
 	return h, nil
 }
 
 func (h *hierColl) free() {
-	h.node.Free()
+	h.node.Free("Free")
 	if h.leaders != nil {
-		h.leaders.Free()
+		h.leaders.Free("Free")
 	}
 }
 
+// The hierarchical collectives are composed of the node and leaders' communicators'
+// own entry points (their tables: node shared memory on the node, schedules among
+// the leaders).
+
 // hierBarrier: the node's ranks meet, their leaders meet, the node's ranks are let go.
-func hierBarrier(h *hierColl) error {
-	if err := h.node.Barrier(); err != nil {
+func hierBarrier(h *hierColl, op string) error {
+	if err := h.node.Barrier(op); err != nil {
 		return err
 	}
 	if h.leaders != nil {
-		if err := h.leaders.Barrier(); err != nil {
+		if err := h.leaders.Barrier(op); err != nil {
 			return err
 		}
 	}
-	return h.node.Barrier()
+	return h.node.Barrier(op)
 }
 
 // hierBcast: root's node first (when root does not lead it), then the leaders, then
 // the other nodes (and root's, when root leads it).
-func hierBcast[T Elem](h *hierColl, c *Comm, buf []T, root int) error {
+func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 	mine := h.leaderIdx[c.rank] == h.leaderIdx[root]
 	rootLeads := h.nodeRank[root] == 0
 	if mine && !rootLeads {
-		if err := Bcast(h.node, buf, h.nodeRank[root]); err != nil {
+		if err := h.node.Bcast(op, buf, h.nodeRank[root]); err != nil {
 			return err
 		}
 	}
 	if h.leaders != nil {
-		if err := Bcast(h.leaders, buf, h.leaderIdx[root]); err != nil {
+		if err := h.leaders.Bcast(op, buf, h.leaderIdx[root]); err != nil {
 			return err
 		}
 	}
 	if !mine || rootLeads {
-		return Bcast(h.node, buf, 0)
+		return h.node.Bcast(op, buf, 0)
 	}
 	return nil
 }
 
 // hierAllreduce (an operation that commutes, or nodes that hold blocks of ranks):
 // reduce to the node's leader, allreduce among the leaders, broadcast on the node.
-func hierAllreduce[T Elem](h *hierColl, send, recv []T, op Op) error {
+func hierAllreduce(h *hierColl, op string, send, recv *Vec, r *Red) error {
 	leader := h.leaders != nil
-	if leader && len(send) > 0 && &send[0] == &recv[0] {
-		send = InPlace[T]()
+	if leader && same(send.B, recv.B) {
+		ip := InPlaceVec(recv.Esz)
+		send = &ip
 	}
-	if err := Reduce(h.node, send, recv, op, 0); err != nil {
+	if err := h.node.Reduce(op, send, recv, r, 0); err != nil {
 		return err
 	}
 	if leader {
-		if err := Allreduce(h.leaders, InPlace[T](), recv, op); err != nil {
+		ip := InPlaceVec(recv.Esz)
+		if err := h.leaders.Allreduce(op, &ip, recv, r); err != nil {
 			return err
 		}
 	}
-	return Bcast(h.node, recv, 0)
+	return h.node.Bcast(op, recv, 0)
 }
 
 // hierReduce (an operation that commutes, or nodes that hold blocks of ranks):
 // reduce to each node's leader, reduce among the leaders to the leader of root's node,
 // which passes the result to root when root does not lead. Only leaders' partial
 // results cross the network.
-func hierReduce[T Elem](h *hierColl, c *Comm, send, recv []T, op Op, root int) error {
+func hierReduce(h *hierColl, c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 	isRoot := c.rank == root
-	if isRoot && isInPlace(send) {
+	if isRoot && send.InPlace {
 		send = recv
 	}
-	n := len(send)
 	leader := h.leaders != nil
 	rootLeads := h.nodeRank[root] == 0
 	rootNode := h.leaderIdx[c.rank] == h.leaderIdx[root]
 	// Where this rank's node-level result goes: root's recv when root leads its node,
 	// else (leaders only) the scratch buffer.
-	var part []T
+	var part *Vec
 	if leader {
 		if isRoot {
 			part = recv
 		} else {
-			need := n * esize[T]()
+			need := len(send.B)
 			if cap(h.scratch) < need {
 				h.scratch = make([]byte, need)
 			}
-			part = view[T](h.scratch[:need])[:n:n]
+			part = &Vec{B: h.scratch[:need:need], Esz: send.Esz}
 		}
 	}
 	nodeSend := send
-	if leader && n > 0 && &send[0] == &part[0] {
-		nodeSend = InPlace[T]()
+	ip := InPlaceVec(send.Esz)
+	if leader && same(send.B, part.B) {
+		nodeSend = &ip
 	}
-	if err := Reduce(h.node, nodeSend, part, op, 0); err != nil {
+	if part == nil {
+		part = &Vec{Esz: send.Esz}
+	}
+	if err := h.node.Reduce(op, nodeSend, part, r, 0); err != nil {
 		return err
 	}
 	if leader {
-		lsend := InPlace[T]()
+		lsend := &ip
 		if !rootNode {
 			lsend = part // only the root's leader reduces in place
 		}
-		if err := Reduce(h.leaders, lsend, part, op, h.leaderIdx[root]); err != nil {
+		if err := h.leaders.Reduce(op, lsend, part, r, h.leaderIdx[root]); err != nil {
 			return err
 		}
 	}
 	if rootNode && !rootLeads {
+		k := h.node.localConn()
 		switch {
 		case leader:
-			return Send(h.node, part, h.nodeRank[root], hierTag)
+			return MapErr(op, k.Send(part.B, h.nodeRank[root], tagHier))
 		case isRoot:
-			_, err := Recv(h.node, recv, 0, hierTag)
-			return err
+			return MapErr(op, k.Recv(recv.B, 0, tagHier))
 		}
 	}
 	return nil
 }
 
-// hierTag is the tag of a hierarchical collective's point-to-point message on a node
-// communicator (made by makeHier, where user code sends nothing).
-const hierTag = 1
-
-// freeNode releases c's region, or its node and leaders' communicators (Comm.Free).
+// freeNode releases c's region, or its node and leaders' communicators (Free).
 func (c *Comm) freeNode() {
-	if c.cs == nil || c.cs.node == nil {
+	n := c.node
+	if n == nil {
 		return
 	}
-	n := c.cs.node
 	if n.hier != nil {
 		n.hier.free()
 		n.hier = nil

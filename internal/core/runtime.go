@@ -1,4 +1,16 @@
-package mpi
+// Package core is mpigo's device: the untyped MPI machinery under the Go facade (package
+// mpi) and, later, the C ABI, one-sided windows and I/O. It owns the process's runtime
+// (the process manager, the transports, the point-to-point engine, the world), the
+// communicator core (context ids, the tag spaces of every context, rank translation,
+// intercommunicator addressing), the error classes, the collectives each communicator
+// chose when it was made, and the progress of nonblocking operations.
+//
+// Its API speaks bytes: a buffer is memory (a byte slice, which may view Go or C
+// memory) with an element size or a datatype of the datatype engine, as MPI's C binding
+// does. Nothing above core talks to the engine's transports, and core never calls up
+// into the facade: error handlers, attributes with Go values and argument checks that
+// need Go types belong to the layer that owns the handle.
+package core
 
 import (
 	"fmt"
@@ -19,13 +31,13 @@ import (
 )
 
 var setTransports = config.String("transports", "self,shm,tcp",
-	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)")
+	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)").ListOf("self", "shm", "tcp")
 
 var setBindTo = config.String("bind_to", "auto",
-	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it")
+	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")
 
 var setGOMAXPROCS = config.String("gomaxprocs", "auto",
-	"Go threads per rank: auto (the node's CPUs shared out among its ranks, at least 1), keep (Go's default), or a number; a GOMAXPROCS variable wins")
+	"Go threads per rank: auto (the node's CPUs shared out among its ranks, at least 1), keep (Go's default), or a number; a GOMAXPROCS variable wins").OneOf("auto", "keep").OrRange(1, 1<<16)
 
 // shareCPUs sets GOMAXPROCS so that the ranks of a node do not each run a thread per
 // CPU: with more runnable threads than cores, a rank waiting for a message is
@@ -41,7 +53,7 @@ func shareCPUs(localSize int) error {
 	default:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return errorf(ClassArg, "Init", "setting gomaxprocs=%q: want auto, keep or a positive number", v)
+			return Errorf(ClassArg, "Init", "setting gomaxprocs=%q: want auto, keep or a positive number", v)
 		}
 		runtime.GOMAXPROCS(n)
 	}
@@ -57,9 +69,6 @@ var (
 // in the wire-up, one fence exchanges them, and connections are then made lazily, on
 // the first message to a peer.
 func startWorld(c pm.Client) error {
-	if err := setupWorldComms(c.Rank(), c.Size()); err != nil {
-		return &Error{Class: ClassIntern, Op: "Init", Msg: "the world group", Err: err}
-	}
 	if err := shareCPUs(c.LocalSize()); err != nil {
 		return err
 	}
@@ -67,12 +76,10 @@ func startWorld(c pm.Client) error {
 	case "none":
 	case "auto", "":
 		// Ranks that fill or outnumber the CPUs are best placed once, one (or k) to a
-		// core. Left to the scheduler, 4 ranks on 2 cores ran a Barrier at 3.8 us or at
-		// 5.5-6.5, run by run, as it happened to stack and move them (bound, 3.9-4.3);
-		// and 2 ranks on 2 CPUs were now and then started on one CPU and left there
-		// for the whole run (a Barrier at 1.9 us instead of 0.1, in 1 run of 20 or
-		// so). Only where the process may use every CPU (nobody, srun or mpiexec,
-		// bound it), and a refusal leaves it unbound.
+		// core: left to the scheduler they are stacked and moved run by run, and two
+		// ranks may stay on one CPU for a whole run (docs/BENCHMARKS.md, Binding).
+		// Only where the process may use every CPU (nobody, srun or mpiexec, bound
+		// it), and a refusal leaves it unbound.
 		m := topo.Machine()
 		if all, err := topo.Allowed(); err == nil && all.Equal(m.CPUs) && c.LocalSize() >= all.Count() {
 			_ = topo.Bind(m.CoreFor(c.LocalRank()))
@@ -82,7 +89,7 @@ func startWorld(c pm.Client) error {
 			return &Error{Class: ClassOther, Op: "Init", Msg: "binding to a core", Err: err}
 		}
 	default:
-		return errorf(ClassArg, "Init", "setting bind_to=%q: want none, core or auto", b)
+		return Errorf(ClassArg, "Init", "setting bind_to=%q: want none, core or auto", b)
 	}
 	want := map[string]bool{}
 	for _, t := range strings.Split(setTransports.Get(), ",") {
@@ -91,7 +98,7 @@ func startWorld(c pm.Client) error {
 			want[t] = true
 		case "":
 		default:
-			return errorf(ClassArg, "Init", "setting transports: unknown transport %q (want self, shm or tcp)", t)
+			return Errorf(ClassArg, "Init", "setting transports: unknown transport %q (want self, shm or tcp)", t)
 		}
 	}
 	fail := func(what string, err error) error {
@@ -151,7 +158,10 @@ func startWorld(c pm.Client) error {
 	if err != nil {
 		return fail("point-to-point engine", err)
 	}
-	coll.SmallSendsEager(eng.EagerUpTo(coll.SmallSend))
+	eagerMax = coll.SmallSend
+	if !eng.EagerUpTo(coll.SmallSend) {
+		eagerMax = -1
+	}
 	for r := 0; r < c.Size(); r++ {
 		if !reachable(r) {
 			return fail("transports", fmt.Errorf("no transport of %q reaches rank %d", setTransports.Get(), r))

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// IntSetting is an integer setting.
+type IntSetting struct{ *Setting }
+
+// Int declares an integer setting. Its declaration states the valid range with Range
+// or AtLeast.
+func Int(name string, def int64, help string) IntSetting {
+	return IntSetting{declare(name, "int", strconv.FormatInt(def, 10), help)}
+}
+
+// Range makes the setting accept only lo to hi, inclusive.
+func (s IntSetting) Range(lo, hi int64) IntSetting { s.narrow(rule{lo: lo, hi: hi}); return s }
+
+// AtLeast makes the setting accept only lo and above.
+func (s IntSetting) AtLeast(lo int64) IntSetting { return s.Range(lo, math.MaxInt64) }
+
+// Get returns the value.
+func (s IntSetting) Get() int64 { n, _ := strconv.ParseInt(s.get(), 0, 64); return n }
+
+// SizeSetting is a byte-count setting; it is never negative.
+type SizeSetting struct{ *Setting }
+
+// Size declares a byte-count setting.
+func Size(name string, def int64, help string) SizeSetting {
+	return SizeSetting{declare(name, "size", strconv.FormatInt(def, 10), help)}
+}
+
+// Range makes the setting accept only lo to hi bytes, inclusive.
+func (s SizeSetting) Range(lo, hi int64) SizeSetting { s.narrow(rule{lo: lo, hi: hi}); return s }
+
+// Get returns the value in bytes.
+func (s SizeSetting) Get() int64 { n, _ := ParseSize(s.get()); return n }
+
+// DurationSetting is a length of time, written as Go writes durations (250us, 1ms).
+type DurationSetting struct{ *Setting }
+
+// Duration declares a duration setting; it is never negative.
+func Duration(name string, def time.Duration, help string) DurationSetting {
+	return DurationSetting{declare(name, "duration", def.String(), help)}
+}
+
+// Range makes the setting accept only lo to hi, inclusive.
+func (s DurationSetting) Range(lo, hi time.Duration) DurationSetting {
+	s.narrow(rule{lo: int64(lo), hi: int64(hi)})
+	return s
+}
+
+// Get returns the value.
+func (s DurationSetting) Get() time.Duration { d, _ := time.ParseDuration(s.get()); return d }
+
+// BoolSetting is a boolean setting.
+type BoolSetting struct{ *Setting }
+
+// Bool declares a boolean setting.
+func Bool(name string, def bool, help string) BoolSetting {
+	return BoolSetting{declare(name, "bool", strconv.FormatBool(def), help)}
+}
+
+// Get returns the value.
+func (s BoolSetting) Get() bool { b, _ := strconv.ParseBool(s.get()); return b }
+
+// StringSetting is a free-form or enumerated setting.
+type StringSetting struct{ *Setting }
+
+// String declares a text setting. Its declaration states the valid values with OneOf,
+// ListOf or Rule; without one it takes any text.
+func String(name, def, help string) StringSetting {
+	return StringSetting{declare(name, "string", def, help)}
+}
+
+// OneOf makes the setting accept only these words, spelt exactly.
+func (s StringSetting) OneOf(words ...string) StringSetting {
+	s.narrow(rule{words: words})
+	return s
+}
+
+// OrRange makes a OneOf setting accept an integer from lo to hi as well.
+func (s StringSetting) OrRange(lo, hi int64) StringSetting {
+	s.narrow(rule{words: s.rule.words, num: true, lo: lo, hi: hi})
+	return s
+}
+
+// ListOf makes the setting a comma-separated list of these words, each at most once.
+func (s StringSetting) ListOf(words ...string) StringSetting {
+	s.Kind = "list"
+	s.narrow(rule{words: words})
+	return s
+}
+
+// Rule makes the setting accept the values check accepts; desc says which they are.
+func (s StringSetting) Rule(desc string, check func(string) error) StringSetting {
+	s.narrow(rule{desc: desc, check: check})
+	return s
+}
+
+// Get returns the value.
+func (s StringSetting) Get() string { return s.get() }

@@ -1,0 +1,568 @@
+package core
+
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/coll"
+)
+
+// Collectives run as schedules of internal/coll over the communicator's conn on its
+// internal context. Each call takes the next number of the communicator's collective
+// sequence as its tag: ranks call collectives on a communicator in the same order, so
+// they agree on it, and the messages of collectives in flight at the same time
+// (nonblocking ones) can never match each other's receives.
+//
+// Which implementation a communicator's collectives take (node shared memory,
+// hierarchical, schedules, intercommunicator schedules) was chosen when it was made
+// (colltable.go); the entry points here (Comm.Bcast, Comm.Ibcast, ...) go through that
+// table. The builders below check the arguments and build an intracommunicator's
+// schedule.
+
+// Kind names a collective (coll_check compares them across ranks).
+type Kind int64
+
+const (
+	KBarrier Kind = iota + 1
+	KBcast
+	KReduce
+	KAllreduce
+	KGather
+	KGatherv
+	KScatter
+	KScatterv
+	KAllgather
+	KAllgatherv
+	KAlltoall
+	KAlltoallv
+	KAlltoallw
+	KReduceScatter
+	KReduceScatterBlock
+	KScan
+	KExscan
+	numKinds
+)
+
+var kindNames = [numKinds]string{KBarrier: "Barrier", KBcast: "Bcast", KReduce: "Reduce",
+	KAllreduce: "Allreduce", KGather: "Gather", KGatherv: "Gatherv", KScatter: "Scatter",
+	KScatterv: "Scatterv", KAllgather: "Allgather", KAllgatherv: "Allgatherv", KAlltoall: "Alltoall",
+	KAlltoallv: "Alltoallv", KAlltoallw: "Alltoallw", KReduceScatter: "ReduceScatter", KReduceScatterBlock: "ReduceScatterBlock",
+	KScan: "Scan", KExscan: "Exscan"}
+
+func (k Kind) String() string {
+	if k > 0 && k < numKinds {
+		return kindNames[k]
+	}
+	return "an unknown collective"
+}
+
+// NoRoot is Call.Root for collectives without one.
+const NoRoot = -1 << 31
+
+// Call describes one collective call for coll_check: what it is, its root (NoRoot:
+// none), a size every rank must agree on (-1: none to compare), the element size, the
+// reduction (for ops every rank must pass alike) and the form.
+type Call struct {
+	Op          string
+	Kind        Kind
+	Root        int
+	Size        int64
+	Elem        int64
+	Red         uint64 // a code of the reduction operation, 0 for none
+	Nonblocking bool
+}
+
+// seqTag takes c's next collective sequence number.
+func (c *Comm) seqTag() int { return int(c.seq.Add(1)-1) & tagSeqMask }
+
+// Begin checks that c can run the intracommunicator collective cl and returns an empty
+// schedule for it with the next tag and element size esize; with coll_check on it
+// first verifies that every rank makes the same call.
+func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
+	if err := c.admit(&cl); err != nil {
+		return nil, err
+	}
+	if _, err := coll.Tune(); err != nil {
+		return nil, Errorf(ClassArg, cl.Op, "%v", err)
+	}
+	seq := c.seqTag()
+	if coll.Checking() {
+		if err := c.verify(seq, &cl); err != nil {
+			return nil, err
+		}
+	}
+	return coll.New(&c.lconn, seq, esize), nil
+}
+
+// admit checks that c can run the collective cl on an intracommunicator: c usable,
+// not an intercommunicator, the root in range.
+func (c *Comm) admit(cl *Call) error {
+	if err := c.Check(cl.Op); err != nil {
+		return err
+	}
+	if c.remote != nil {
+		return Errorf(ClassComm, cl.Op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", cl.Op)
+	}
+	if cl.Root != NoRoot && (cl.Root < 0 || cl.Root >= c.size) {
+		return Errorf(ClassRoot, cl.Op, "root %d out of range [0,%d)", cl.Root, c.size)
+	}
+	return nil
+}
+
+// verify is coll_check: an allgather of every rank's call description, compared here.
+func (c *Comm) verify(seq int, cl *Call) error {
+	me := [6]int64{int64(cl.Kind), int64(cl.Root), cl.Size, cl.Elem, 0, int64(cl.Red)}
+	if cl.Nonblocking {
+		me[4] = 1
+	}
+	all := make([]int64, 6*c.size)
+	s := coll.New(&c.lconn, tagCheck+seq, 8)
+	s.Allgather(words(me[:]), words(all))
+	err := s.Run()
+	s.Free()
+	if err != nil {
+		return MapErr(cl.Op, err)
+	}
+	for r := 0; r < c.size; r++ {
+		o := all[6*r : 6*r+6]
+		switch {
+		case Kind(o[0]) != cl.Kind:
+			return Errorf(ClassArg, cl.Op, "coll_check: rank %d called %s while rank %d called %s", r, Kind(o[0]), c.rank, cl.Op)
+		case o[1] != me[1]:
+			return Errorf(ClassRoot, cl.Op, "coll_check: rank %d gave root %d, rank %d root %d", r, o[1], c.rank, me[1])
+		case o[3] != me[3]:
+			return Errorf(ClassType, cl.Op, "coll_check: rank %d has elements of %d bytes, rank %d of %d", r, o[3], c.rank, me[3])
+		case o[4] != me[4]:
+			return Errorf(ClassArg, cl.Op, "coll_check: rank %d called the %s form, rank %d the %s one (they do not match)", r, form(o[4]), c.rank, form(me[4]))
+		case o[5] != me[5]:
+			return Errorf(ClassOp, cl.Op, "coll_check: rank %d and rank %d passed different reduction operations", r, c.rank)
+		case o[2] != me[2] && o[2] >= 0 && me[2] >= 0:
+			return Errorf(ClassCount, cl.Op, "coll_check: rank %d has %d elements, rank %d has %d", r, o[2], c.rank, me[2])
+		}
+	}
+	return nil
+}
+
+func form(nb int64) string {
+	if nb != 0 {
+		return "nonblocking"
+	}
+	return "blocking"
+}
+
+// words views int64s as bytes.
+func words(w []int64) []byte {
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 8*len(w))
+}
+
+// Run runs a blocking collective's schedule and releases it.
+func Run(op string, s *coll.Sched) error {
+	err := s.Run()
+	s.Free()
+	return MapErr(op, err)
+}
+
+func (c *Comm) barrierSched(op string, nb bool) (*coll.Sched, error) {
+	s, err := c.Begin(Call{Op: op, Kind: KBarrier, Root: NoRoot, Nonblocking: nb}, 1)
+	if err == nil {
+		s.Barrier()
+	}
+	return s, err
+}
+
+func (c *Comm) bcastSched(op string, buf Vec, root int, nb bool) (*coll.Sched, error) {
+	s, err := c.Begin(Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz), Nonblocking: nb}, buf.Esz)
+	if err != nil {
+		return nil, err
+	}
+	s.Bcast(buf.B, root)
+	return s, nil
+}
+
+// reduceArgs checks Reduce's buffers at rank me (root: root) and returns the send
+// buffer to use (recv itself, in place).
+func reduceArgs(op string, me, root int, send, recv *Vec, r *Red) (*Vec, error) {
+	if me == root {
+		if send.InPlace {
+			send = recv
+		}
+		if send.N() != recv.N() {
+			return send, Errorf(ClassCount, op, "len(send) %d != len(recv) %d at the root", send.N(), recv.N())
+		}
+	} else if send.InPlace {
+		return send, Errorf(ClassBuffer, op, "InPlace is for the root only")
+	}
+	return send, r.pairs(op, send.N())
+}
+
+func (c *Comm) reduceSched(op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
+	sp, err := reduceArgs(op, c.rank, root, &send, &recv, &r)
+	if err != nil {
+		return nil, err
+	}
+	send = *sp
+	s, err := c.Begin(Call{Op: op, Kind: KReduce, Root: root, Size: int64(send.N()), Elem: int64(send.Esz), Red: (&r).code(), Nonblocking: nb}, (&r).unit(send.Esz))
+	if err != nil {
+		return nil, err
+	}
+	s.Reduce(send.B, recv.B, r.K, root)
+	return s, nil
+}
+
+// allreduceArgs checks Allreduce's buffers and returns the send buffer to use.
+func allreduceArgs(op string, send, recv *Vec, r *Red) (*Vec, error) {
+	if send.InPlace {
+		send = recv
+	}
+	if send.N() != recv.N() {
+		return send, Errorf(ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
+	}
+	return send, r.pairs(op, send.N())
+}
+
+func (c *Comm) allreduceSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+	sp, err := allreduceArgs(op, &send, &recv, &r)
+	if err != nil {
+		return nil, err
+	}
+	send = *sp
+	s, err := c.Begin(Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, (&r).unit(recv.Esz))
+	if err != nil {
+		return nil, err
+	}
+	s.Allreduce(send.B, recv.B, r.K)
+	return s, nil
+}
+
+func (c *Comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	send, err := c.rootBlocks(op, root, recv, send, "recv", "send")
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KGather, Root: root, Size: int64(send.N()), Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
+	if err != nil {
+		return nil, err
+	}
+	s.Gather(send.B, recv.B, root)
+	return s, nil
+}
+
+// checkV checks counts and displacements (in elements) against a buffer of n elements.
+func checkV(op, what string, size int, counts, displs []int, n int) error {
+	if len(counts) != size || len(displs) != size {
+		return Errorf(ClassCount, op, "len(%scounts) %d and len(%sdispls) %d must be the size %d", what, len(counts), what, len(displs), size)
+	}
+	for i := range counts {
+		if counts[i] < 0 || displs[i] < 0 || displs[i]+counts[i] > n {
+			return Errorf(ClassCount, op, "%scounts[%d] %d at %sdispls[%d] %d out of the buffer of %d", what, i, counts[i], what, i, displs[i], n)
+		}
+	}
+	return nil
+}
+
+func (c *Comm) gathervSched(op string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	send, err := c.rootVBlocks(op, root, recv, send, counts, displs, "send")
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KGatherv, Root: root, Size: -1, Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkVPairs(op, s, c.size, root, c.rank == root, true, counts, send.N(), send.Esz, true); err != nil {
+		return nil, err
+	}
+	s.Gatherv(send.B, recv.B, counts, displs, root)
+	return s, nil
+}
+
+// rootVBlocks checks the buffers of Gatherv and Scatterv: at the root, counts and
+// displs place each rank's block in whole, part is the root's own block, and an InPlace
+// part stands for that block of whole (which is returned in its place); elsewhere
+// InPlace is refused.
+func (c *Comm) rootVBlocks(op string, root int, whole, part Vec, counts, displs []int, partName string) (Vec, error) {
+	if c.rank != root {
+		if part.InPlace {
+			return part, Errorf(ClassBuffer, op, "InPlace is for the root only")
+		}
+		return part, nil
+	}
+	if err := checkV(op, "", c.size, counts, displs, whole.N()); err != nil {
+		return part, err
+	}
+	if part.InPlace {
+		part = whole.Sub(displs[root], displs[root]+counts[root])
+	}
+	if part.N() != counts[root] {
+		return part, Errorf(ClassCount, op, "len(%s) %d != counts[%d] %d at the root", partName, part.N(), root, counts[root])
+	}
+	return part, nil
+}
+
+// checkVPairs is the debug check (coll.Checking) of a v-form rooted collective on n
+// ranks: the root's counts against the others' block of mine elements of esz bytes
+// (gather: the blocks go to the root; else they come from it).
+func (c *Comm) checkVPairs(op string, s *coll.Sched, n, root int, atRoot, atOther bool, counts []int, mine, esz int, gather bool) error {
+	if !coll.Checking() {
+		return nil
+	}
+	out, in := vPairs(n, root, atRoot, atOther, counts, mine*esz, esz, gather)
+	return c.checkPairs(op, s, out, in)
+}
+
+// rootBlocks checks the buffers of Gather and Scatter: at the root, whole holds one
+// block of part's length per rank, and an InPlace part stands for the root's own block
+// of whole (which is returned in its place); elsewhere InPlace is refused.
+func (c *Comm) rootBlocks(op string, root int, whole, part Vec, wholeName, partName string) (Vec, error) {
+	n := c.size
+	if c.rank != root {
+		if part.InPlace {
+			return part, Errorf(ClassBuffer, op, "InPlace is for the root only")
+		}
+		return part, nil
+	}
+	if part.InPlace {
+		if whole.N()%n != 0 {
+			return part, Errorf(ClassCount, op, "len(%s) %d is not a multiple of the size %d", wholeName, whole.N(), n)
+		}
+		m := whole.N() / n
+		part = whole.Sub(root*m, (root+1)*m)
+	}
+	if whole.N() != n*part.N() {
+		return part, Errorf(ClassCount, op, "len(%s) %d != size %d × len(%s) %d at the root", wholeName, whole.N(), n, partName, part.N())
+	}
+	return part, nil
+}
+
+func (c *Comm) scatterSched(op string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	recv, err := c.rootBlocks(op, root, send, recv, "send", "recv")
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KScatter, Root: root, Size: int64(recv.N()), Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
+	if err != nil {
+		return nil, err
+	}
+	s.Scatter(send.B, recv.B, root)
+	return s, nil
+}
+
+func (c *Comm) scattervSched(op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	recv, err := c.rootVBlocks(op, root, send, recv, counts, displs, "recv")
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KScatterv, Root: root, Size: -1, Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkVPairs(op, s, c.size, root, c.rank == root, true, counts, recv.N(), recv.Esz, false); err != nil {
+		return nil, err
+	}
+	s.Scatterv(send.B, counts, displs, recv.B, root)
+	return s, nil
+}
+
+func (c *Comm) allgatherSched(op string, send, recv Vec, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	n := c.size
+	if send.InPlace {
+		if recv.N()%n != 0 {
+			return nil, Errorf(ClassCount, op, "len(recv) %d is not a multiple of the size %d", recv.N(), n)
+		}
+		m := recv.N() / n
+		send = recv.Sub(c.rank*m, (c.rank+1)*m)
+	}
+	if recv.N() != n*send.N() {
+		return nil, Errorf(ClassCount, op, "len(recv) %d != size %d × len(send) %d", recv.N(), n, send.N())
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KAllgather, Root: NoRoot, Size: int64(send.N()), Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
+	if err != nil {
+		return nil, err
+	}
+	s.Allgather(send.B, recv.B)
+	return s, nil
+}
+
+func (c *Comm) allgathervSched(op string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if err := checkV(op, "", c.size, counts, displs, recv.N()); err != nil {
+		return nil, err
+	}
+	r := c.rank
+	if send.InPlace {
+		send = recv.Sub(displs[r], displs[r]+counts[r])
+	}
+	if send.N() != counts[r] {
+		return nil, Errorf(ClassCount, op, "len(send) %d != counts[%d] %d", send.N(), r, counts[r])
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KAllgatherv, Root: NoRoot, Size: -1, Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
+	if err != nil {
+		return nil, err
+	}
+	if coll.Checking() {
+		if err := c.checkPairs(op, s, blocksOf(c.size, len(send.B)), bytesOf(counts, send.Esz)); err != nil {
+			return nil, err
+		}
+	}
+	s.Allgatherv(send.B, recv.B, counts, displs)
+	return s, nil
+}
+
+func (c *Comm) alltoallSched(op string, send, recv Vec, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if send.InPlace {
+		send = recv
+	}
+	if send.N() != recv.N() || recv.N()%c.size != 0 {
+		return nil, Errorf(ClassCount, op, "len(send) %d and len(recv) %d must be equal multiples of the size %d", send.N(), recv.N(), c.size)
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KAlltoall, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
+	if err != nil {
+		return nil, err
+	}
+	s.Alltoall(send.B, recv.B)
+	return s, nil
+}
+
+func (c *Comm) alltoallvSched(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if send.InPlace {
+		send, scounts, sdispls = recv, rcounts, rdispls
+	}
+	if err := checkV(op, "s", c.size, scounts, sdispls, send.N()); err != nil {
+		return nil, err
+	}
+	if err := checkV(op, "r", c.size, rcounts, rdispls, recv.N()); err != nil {
+		return nil, err
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KAlltoallv, Root: NoRoot, Size: -1, Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
+	if err != nil {
+		return nil, err
+	}
+	if coll.Checking() {
+		if err := c.checkPairs(op, s, bytesOf(scounts, recv.Esz), bytesOf(rcounts, recv.Esz)); err != nil {
+			return nil, err
+		}
+	}
+	s.Alltoallv(send.B, scounts, sdispls, recv.B, rcounts, rdispls)
+	return s, nil
+}
+
+func (c *Comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	n := c.size
+	m := recv.N()
+	if send.InPlace {
+		if recv.N()%n != 0 {
+			return nil, Errorf(ClassCount, op, "in place: len(recv) %d is not a multiple of the size %d", recv.N(), n)
+		}
+		send, m = recv, recv.N()/n
+	}
+	if send.N() != n*m {
+		return nil, Errorf(ClassCount, op, "len(send) %d != size %d × len(recv) %d", send.N(), n, m)
+	}
+	if err := (&r).pairs(op, m); err != nil {
+		return nil, err
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KReduceScatterBlock, Root: NoRoot, Size: int64(m), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]int, n)
+	for i := range counts {
+		counts[i] = m
+	}
+	s.ReduceScatter(send.B, recv.B, counts, r.K)
+	return s, nil
+}
+
+// countsTotal checks ReduceScatter's counts, one per rank of a group of size n (named
+// group in the error): none negative, whole (value, index) pairs for Maxloc and Minloc.
+// It returns their sum.
+func countsTotal(op string, r Red, counts []int, n int, group string) (int, error) {
+	if len(counts) != n {
+		return 0, Errorf(ClassCount, op, "len(counts) %d != %s %d", len(counts), group, n)
+	}
+	total := 0
+	for i, k := range counts {
+		if k < 0 {
+			return 0, Errorf(ClassCount, op, "counts[%d] %d is negative", i, k)
+		}
+		if err := r.pairs(op, k); err != nil {
+			return 0, err
+		}
+		total += k
+	}
+	return total, nil
+}
+
+func (c *Comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	total, err := countsTotal(op, r, counts, c.size, "the size")
+	if err != nil {
+		return nil, err
+	}
+	if send.InPlace {
+		send = recv
+	} else if recv.N() != counts[c.rank] {
+		return nil, Errorf(ClassCount, op, "len(recv) %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
+	}
+	if send.N() != total {
+		return nil, Errorf(ClassCount, op, "len(send) %d != sum(counts) %d", send.N(), total)
+	}
+	s, err := c.Begin(Call{Op: op, Kind: KReduceScatter, Root: NoRoot, Size: int64(total), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
+	if err != nil {
+		return nil, err
+	}
+	s.ReduceScatter(send.B, recv.B, counts, r.K)
+	return s, nil
+}
+
+func (c *Comm) scanSched(op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error) {
+	sp, err := allreduceArgs(op, &send, &recv, &r)
+	if err != nil {
+		return nil, err
+	}
+	send = *sp
+	kind := KScan
+	if excl {
+		kind = KExscan
+	}
+	s, err := c.Begin(Call{Op: op, Kind: kind, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
+	if err != nil {
+		return nil, err
+	}
+	if excl {
+		s.Exscan(send.B, recv.B, r.K)
+	} else {
+		s.Scan(send.B, recv.B, r.K)
+	}
+	return s, nil
+}

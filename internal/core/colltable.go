@@ -1,0 +1,302 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mpigo/mpigo/internal/coll"
+)
+
+// Every communicator chooses its collectives once, when it is made (as Open MPI's
+// c_coll and MPICH's collective selection do): chooseColl fills its table of entry
+// points, and every call goes through it without asking again whether the
+// communicator is an intercommunicator, lives on one node or spans several. Within an
+// entry, the choice left per call is by message size (a node shared-memory Bcast up
+// to a limit, the schedules beyond), as point-to-point chooses a protocol per message.
+
+// Path is how a communicator's blocking Barrier, Bcast, Reduce and Allreduce run.
+type Path uint8
+
+const (
+	// PathSched: schedules of point-to-point messages (internal/coll).
+	PathSched Path = iota
+	// PathNode: every rank on this node: one region of shared memory.
+	PathNode
+	// PathHier: several nodes, several ranks on some: the node's shared memory, then
+	// one leader per node, composed of the core's entry points on two communicators.
+	PathHier
+	// PathInter: an intercommunicator: schedules over both groups.
+	PathInter
+)
+
+func (p Path) String() string {
+	return [...]string{"schedule", "node shared memory", "hierarchical", "intercommunicator"}[p]
+}
+
+// collTable is a communicator's collectives: the blocking entries that have faster
+// paths than schedules, and the schedule builders (intra- or intercommunicator) that
+// serve every other call and every nonblocking one.
+type collTable struct {
+	path  Path
+	why   string // why not a faster path, for mpigo info
+	sched *schedTable
+}
+
+// schedTable builds the schedule of each collective (nb: the nonblocking form).
+type schedTable struct {
+	barrier            func(c *Comm, op string, nb bool) (*coll.Sched, error)
+	bcast              func(c *Comm, op string, buf Vec, root int, nb bool) (*coll.Sched, error)
+	reduce             func(c *Comm, op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error)
+	allreduce          func(c *Comm, op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error)
+	gather             func(c *Comm, op string, send, recv Vec, root int, nb bool) (*coll.Sched, error)
+	gatherv            func(c *Comm, op string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error)
+	scatter            func(c *Comm, op string, send, recv Vec, root int, nb bool) (*coll.Sched, error)
+	scatterv           func(c *Comm, op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error)
+	allgather          func(c *Comm, op string, send, recv Vec, nb bool) (*coll.Sched, error)
+	allgatherv         func(c *Comm, op string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error)
+	alltoall           func(c *Comm, op string, send, recv Vec, nb bool) (*coll.Sched, error)
+	alltoallv          func(c *Comm, op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error)
+	reduceScatterBlock func(c *Comm, op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error)
+	reduceScatter      func(c *Comm, op string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error)
+	scan               func(c *Comm, op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error)
+}
+
+var intraSched = &schedTable{
+	barrier: (*Comm).barrierSched, bcast: (*Comm).bcastSched, reduce: (*Comm).reduceSched,
+	allreduce: (*Comm).allreduceSched, gather: (*Comm).gatherSched, gatherv: (*Comm).gathervSched,
+	scatter: (*Comm).scatterSched, scatterv: (*Comm).scattervSched, allgather: (*Comm).allgatherSched,
+	allgatherv: (*Comm).allgathervSched, alltoall: (*Comm).alltoallSched, alltoallv: (*Comm).alltoallvSched,
+	reduceScatterBlock: (*Comm).reduceScatterBlockSched, reduceScatter: (*Comm).reduceScatterSched,
+	scan: (*Comm).scanSched,
+}
+
+var interSched = &schedTable{
+	barrier: (*Comm).interBarrierSched, bcast: (*Comm).interBcastSched, reduce: (*Comm).interReduceSched,
+	allreduce: (*Comm).interAllreduceSched, gather: (*Comm).interGatherSched, gatherv: (*Comm).interGathervSched,
+	scatter: (*Comm).interScatterSched, scatterv: (*Comm).interScattervSched, allgather: (*Comm).interAllgatherSched,
+	allgatherv: (*Comm).interAllgathervSched, alltoall: (*Comm).interAlltoallSched, alltoallv: (*Comm).interAlltoallvSched,
+	reduceScatterBlock: (*Comm).interReduceScatterBlockSched, reduceScatter: (*Comm).interReduceScatterSched,
+	scan: func(c *Comm, op string, _, _ Vec, _ Red, _, _ bool) (*coll.Sched, error) {
+		return nil, Errorf(ClassComm, op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", op)
+	},
+}
+
+// chooseColl fills c's table from what every member knows alike (its groups, the node
+// map, the settings), so that all members choose the same.
+func (c *Comm) chooseColl() {
+	t := collTable{path: PathSched, sched: intraSched}
+	c.lconn = c.localConn()
+	switch {
+	case c.remote != nil:
+		c.iconn = c.interConn()
+		t = collTable{path: PathInter, sched: interSched}
+	case c.size < 2:
+		t.why = "one rank"
+	default:
+		n := newNodeColl(c)
+		c.node = n
+		switch {
+		case n.err != nil:
+			t.path = PathNode
+		case n.state == nodeHier:
+			t.path = PathHier
+		case n.state == nodeOff:
+			t.why = n.why
+		default:
+			t.path = PathNode
+		}
+	}
+	c.coll = t
+}
+
+// CollPath reports how c's blocking Barrier, Bcast, Reduce and Allreduce run, and why
+// not faster where a faster path was ruled out.
+func (c *Comm) CollPath() (Path, string) { return c.coll.path, c.coll.why }
+
+// CollTable describes c's collective table for people (mpigo info): the path of the
+// blocking collectives that have several, the size limits, and the schedules'
+// algorithm selection.
+func (c *Comm) CollTable() string {
+	var b strings.Builder
+	p, why := c.CollPath()
+	fmt.Fprintf(&b, "collectives of %s (%d ranks): Barrier, Bcast, Reduce, Allreduce by %s", c.Name(), c.size, p)
+	if why != "" {
+		fmt.Fprintf(&b, " (%s)", why)
+	}
+	b.WriteString("\n")
+	if p == PathNode || p == PathHier {
+		l := shmLimits()
+		if c.size == 2 {
+			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B; beyond, schedules\n", l[0], l[2])
+		} else {
+			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B (split from %d B); beyond, schedules\n", l[1], l[3], l[4])
+		}
+	}
+	t, err := coll.Tune()
+	if err != nil {
+		fmt.Fprintf(&b, "  %v\n", err)
+	}
+	fmt.Fprintf(&b, "  schedules: %s\n", t)
+	b.WriteString("  every other collective, and every nonblocking one: schedules\n")
+	return b.String()
+}
+
+func runSched(op string, s *coll.Sched, err error) error {
+	if err != nil {
+		return err
+	}
+	return Run(op, s)
+}
+
+func schedBarrier(c *Comm, op string) error {
+	s, err := c.coll.sched.barrier(c, op, false)
+	return runSched(op, s, err)
+}
+
+func schedBcast(c *Comm, op string, buf *Vec, root int) error {
+	s, err := c.coll.sched.bcast(c, op, *buf, root, false)
+	return runSched(op, s, err)
+}
+
+func schedReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
+	s, err := c.coll.sched.reduce(c, op, *send, *recv, *r, root, false)
+	return runSched(op, s, err)
+}
+
+func schedAllreduce(c *Comm, op string, send, recv *Vec, r *Red) error {
+	s, err := c.coll.sched.allreduce(c, op, *send, *recv, *r, false)
+	return runSched(op, s, err)
+}
+
+// nodeErr is a bad node setting, reported by every collective that could use the
+// region; nil otherwise.
+func (c *Comm) nodeErr(op string) error {
+	if c.node.err != nil {
+		return Errorf(ClassArg, op, "%v", c.node.err)
+	}
+	return nil
+}
+
+func nodeBarrier(c *Comm, op string) error {
+	if err := c.nodeErr(op); err != nil {
+		return err
+	}
+	cl := Call{Op: op, Kind: KBarrier, Root: NoRoot}
+	g, err := c.nodeGroup(&cl, 0, 0)
+	if err != nil || g == nil {
+		if err != nil {
+			return err
+		}
+		return schedBarrier(c, op)
+	}
+	return MapErr(op, g.Barrier())
+}
+
+func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
+	if err := c.nodeErr(op); err != nil {
+		return err
+	}
+	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
+	g, err := c.nodeGroup(&cl, int64(len(buf.B)), bcastMax(c))
+	if err != nil || g == nil {
+		if err != nil {
+			return err
+		}
+		return schedBcast(c, op, buf, root)
+	}
+	return MapErr(op, g.Bcast(buf.B, root))
+}
+
+func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
+	if err := c.nodeErr(op); err != nil {
+		return err
+	}
+	s, err := reduceArgs(op, c.rank, root, send, recv, r)
+	if err != nil {
+		return err
+	}
+	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
+	g, err := c.nodeGroup(&cl, int64(len(s.B)), reduceLimit(c, r))
+	if err != nil || g == nil {
+		if err != nil {
+			return err
+		}
+		return schedReduce(c, op, send, recv, r, root)
+	}
+	return MapErr(op, g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root))
+}
+
+func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
+	if err := c.nodeErr(op); err != nil {
+		return err
+	}
+	s, err := allreduceArgs(op, send, recv, r)
+	if err != nil {
+		return err
+	}
+	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
+	g, err := c.nodeGroup(&cl, int64(len(recv.B)), reduceLimit(c, r))
+	if err != nil || g == nil {
+		if err != nil {
+			return err
+		}
+		return schedAllreduce(c, op, send, recv, r)
+	}
+	return MapErr(op, nodeAllreduce(g, s.B, recv.B, recv.Esz, r))
+}
+
+func hierBarrierEntry(c *Comm, op string) error {
+	cl := Call{Op: op, Kind: KBarrier, Root: NoRoot}
+	h, err := c.hierGroup(&cl, 0, 0, true)
+	if err != nil || h == nil {
+		if err != nil {
+			return err
+		}
+		return schedBarrier(c, op)
+	}
+	return hierBarrier(h, op)
+}
+
+func hierBcastEntry(c *Comm, op string, buf *Vec, root int) error {
+	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
+	h, err := c.hierGroup(&cl, int64(len(buf.B)), bcastMax(c), true)
+	if err != nil || h == nil {
+		if err != nil {
+			return err
+		}
+		return schedBcast(c, op, buf, root)
+	}
+	return hierBcast(h, c, op, buf, root)
+}
+
+func hierReduceEntry(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
+	s, err := reduceArgs(op, c.rank, root, send, recv, r)
+	if err != nil {
+		return err
+	}
+	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
+	h, err := c.hierGroup(&cl, int64(len(s.B)), reduceMax(c), r.K.Commute)
+	if err != nil || h == nil {
+		if err != nil {
+			return err
+		}
+		return schedReduce(c, op, send, recv, r, root)
+	}
+	return hierReduce(h, c, op, send, recv, r, root)
+}
+
+func hierAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
+	s, err := allreduceArgs(op, send, recv, r)
+	if err != nil {
+		return err
+	}
+	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
+	h, err := c.hierGroup(&cl, int64(len(recv.B)), reduceMax(c), r.K.Commute)
+	if err != nil || h == nil {
+		if err != nil {
+			return err
+		}
+		return schedAllreduce(c, op, send, recv, r)
+	}
+	return hierAllreduce(h, op, s, recv, r)
+}

@@ -1,0 +1,175 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/mpigo/mpigo/internal/group"
+)
+
+// Comm is the core of a communicator: its group (world ranks), this process's rank in
+// it, its context id, the remote group of an intercommunicator, and the collectives it
+// chose when it was made. Each communicator owns two contexts, Ctx for point-to-point
+// and Ctx+1 for everything internal (tags.go divides that one among its users), so
+// internal traffic never matches a user's receive.
+//
+// A Comm is made by Init (World, Self) or by a creation call of this package, and is
+// usable until Free. Every method may be called on a nil or freed Comm: Check says
+// what is wrong.
+type Comm struct {
+	ctx    uint32
+	rank   int
+	size   int
+	group  *group.Group
+	remote *group.Group // an intercommunicator's other group; nil for an intracommunicator
+
+	// direct says that ranks in c are world ranks (World and its duplicates), so that
+	// point-to-point needs no translation; Free clears it, sending the calls that
+	// follow down the checked path, which refuses them.
+	direct bool
+	freed  atomic.Bool
+
+	seq   atomic.Uint32 // the collective sequence: each collective's tag
+	coll  collTable     // the collectives chosen when c was made (colltable.go)
+	lconn conn          // the local group on the internal context
+	iconn conn          // an intercommunicator's both groups (local first)
+	node  *nodeColl     // node shared-memory or hierarchical state, made on first use
+
+	mu   sync.Mutex
+	name string
+	idup sync.Mutex // orders duplications of c (Dup, Idup), as MPI requires
+}
+
+// World is every rank of the job; Self is this rank alone. Init fills them.
+var (
+	World = &Comm{ctx: 0, name: "MPI_COMM_WORLD"}
+	Self  = &Comm{ctx: 2, name: "MPI_COMM_SELF"}
+)
+
+// setGroup makes c a communicator of g (and remote, for an intercommunicator).
+func (c *Comm) setGroup(g, remote *group.Group) {
+	c.group, c.remote, c.size = g, remote, g.Size()
+	c.rank = g.Rank(int32(World.rank))
+	c.direct = remote == nil && g == World.group
+}
+
+// Rank is this process's rank in c (in its local group).
+func (c *Comm) Rank() int { return c.rank }
+
+// Size is the size of c's (local) group.
+func (c *Comm) Size() int { return c.size }
+
+// Ctx is c's point-to-point context id.
+func (c *Comm) Ctx() uint32 { return c.ctx }
+
+// Group is c's (local) group.
+func (c *Comm) Group() *group.Group { return c.group }
+
+// Remote is an intercommunicator's remote group, nil for an intracommunicator.
+func (c *Comm) Remote() *group.Group { return c.remote }
+
+// IsInter reports whether c is an intercommunicator.
+func (c *Comm) IsInter() bool { return c.remote != nil }
+
+// Name is c's name, for messages.
+func (c *Comm) Name() string {
+	if c == nil {
+		return "MPI_COMM_NULL"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name
+}
+
+// SetName names c.
+func (c *Comm) SetName(name string) {
+	c.mu.Lock()
+	c.name = name
+	c.mu.Unlock()
+}
+
+// Check returns nil when c can be used by op, else an error of the class MPI names:
+// MPI not running (ClassOther), a nil communicator or a freed one (ClassComm).
+func (c *Comm) Check(op string) error {
+	if err := Ready(op); err != nil {
+		return err
+	}
+	if c == nil {
+		return Errorf(ClassComm, op, "the communicator is nil (MPI_COMM_NULL)")
+	}
+	if c.freed.Load() {
+		return Errorf(ClassComm, op, "communicator %q was freed", c.Name())
+	}
+	return nil
+}
+
+// Peers is the number of ranks point-to-point on c addresses: the remote group's size
+// for an intercommunicator.
+func (c *Comm) Peers() int {
+	if c.remote != nil {
+		return c.remote.Size()
+	}
+	return c.size
+}
+
+// WorldRank translates a peer's rank in c (in the remote group, for an
+// intercommunicator) to the world rank the engine addresses.
+func (c *Comm) WorldRank(r int) int {
+	if c.direct {
+		return r
+	}
+	if c.remote != nil {
+		return int(c.remote.WorldRank(r))
+	}
+	return int(c.group.WorldRank(r))
+}
+
+// CommRank translates a sender's world rank back to its rank in c.
+func (c *Comm) CommRank(w int) int {
+	if c.direct {
+		return w
+	}
+	if c.remote != nil {
+		return c.remote.Rank(int32(w))
+	}
+	return c.group.Rank(int32(w))
+}
+
+// LocalWorldRank translates a rank of c's local group to a world rank.
+func (c *Comm) LocalWorldRank(r int) int {
+	if c.direct {
+		return r
+	}
+	return int(c.group.WorldRank(r))
+}
+
+// newComm makes a communicator of g (and remote) on context ctx.
+func newComm(ctx uint32, g, remote *group.Group) *Comm {
+	c := &Comm{ctx: ctx}
+	c.setGroup(g, remote)
+	c.chooseColl()
+	return c
+}
+
+// Free releases c: its collectives' resources and its context id, which a later
+// communicator may reuse once every member has freed it. World and Self cannot be
+// freed.
+func (c *Comm) Free(op string) error {
+	if err := c.Check(op); err != nil {
+		return err
+	}
+	if c == World || c == Self {
+		return Errorf(ClassComm, op, "%s cannot be freed", c.Name())
+	}
+	if c.freed.Swap(true) {
+		return Errorf(ClassComm, op, "communicator %q was freed", c.Name())
+	}
+	c.direct = false
+	c.freeNode()
+	eng.DropBuffer(c.ctx) // its buffered messages under way still go
+	releaseCtx(c.ctx)
+	return nil
+}
+
+// Freed reports whether c has been freed.
+func (c *Comm) Freed() bool { return c.freed.Load() }

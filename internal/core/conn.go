@@ -1,0 +1,140 @@
+package core
+
+import (
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// conn is the one coll.Conn: point-to-point among a list of processes on a context no
+// user message can match. Member i is rank i of a, then rank i-len(a) of b: a
+// communicator's group (an intracommunicator's collectives), its local then remote
+// group (an intercommunicator's, which address the other side as size+j), or two
+// groups in an order every member lists alike (creation over both sides of an
+// intercommunicator). direct says member i is world rank i.
+type conn struct {
+	ctx    uint32
+	me, n  int
+	a, b   *group.Group
+	na     int // members in a
+	size   int // Size(): the local group's (na) for an intercommunicator's collectives, else n
+	direct bool
+}
+
+// localConn is c's intracommunicator conn (its local group) on c's internal context.
+func (c *Comm) localConn() conn {
+	return conn{ctx: c.ctx + 1, me: c.rank, n: c.size, a: c.group, na: c.size, size: c.size, direct: c.direct || c.group == World.group}
+}
+
+// interConn addresses both groups of an intercommunicator: local ranks first, then the
+// remote group (internal/coll/inter.go's convention).
+func (c *Comm) interConn() conn {
+	return conn{ctx: c.ctx + 1, me: c.rank, n: c.size + c.remote.Size(), a: c.group, b: c.remote, na: c.size, size: c.size}
+}
+
+// unionConn lists a then b on context ctx (this process is in one of them).
+func unionConn(a, b *group.Group, ctx uint32) conn {
+	na := a.Size()
+	me := a.Rank(int32(World.rank))
+	if me == group.Undefined {
+		me = na + b.Rank(int32(World.rank))
+	}
+	return conn{ctx: ctx, me: me, n: na + b.Size(), a: a, b: b, na: na, size: na + b.Size()}
+}
+
+// groupConn is the members of g on context ctx (this process is one of them).
+func groupConn(g *group.Group, ctx uint32) conn {
+	return conn{ctx: ctx, me: g.Rank(int32(World.rank)), n: g.Size(), a: g, na: g.Size(), size: g.Size()}
+}
+
+func (k *conn) world(i int) int {
+	switch {
+	case k.direct:
+		return i
+	case i < k.na:
+		return int(k.a.WorldRank(i))
+	}
+	return int(k.b.WorldRank(i - k.na))
+}
+
+func (k *conn) Rank() int { return k.me }
+func (k *conn) Size() int { return k.size }
+
+func (k *conn) Isend(b []byte, dest, tag int) (coll.Req, error) {
+	q, err := eng.Isend(p2p.Bytes(b), k.world(dest), tag, k.ctx, p2p.Standard)
+	return collReq(q), err
+}
+
+func (k *conn) Send(b []byte, dest, tag int) error {
+	return eng.Send(p2p.Bytes(b), k.world(dest), tag, k.ctx, p2p.Standard)
+}
+
+func (k *conn) Recv(b []byte, src, tag int) error {
+	_, err := eng.Recv(p2p.Bytes(b), k.world(src), tag, k.ctx)
+	return err
+}
+
+func (k *conn) Irecv(b []byte, src, tag int) (coll.Req, error) {
+	q, err := eng.Irecv(p2p.Bytes(b), k.world(src), tag, k.ctx)
+	return collReq(q), err
+}
+
+func (k *conn) Wait(q *coll.Req) error {
+	r := engReq(*q)
+	_, err := eng.Wait(&r)
+	*q = collReq(r)
+	return err
+}
+
+func (k *conn) Test(q *coll.Req) (bool, error) {
+	r := engReq(*q)
+	_, ok, err := eng.Test(&r)
+	*q = collReq(r)
+	return ok, err
+}
+
+// EagerMax is the largest message a blocking send of which returns before its
+// receiver comes: SmallSend, unless a rendezvous protocol is forced for every size.
+func (k *conn) EagerMax() int { return eagerMax }
+
+// eagerMax is EagerMax's answer, fixed at Init from the engine's protocols.
+var eagerMax = coll.SmallSend
+
+// collReq and engReq carry an engine request through coll's opaque Req.
+func collReq(q p2p.Request) coll.Req {
+	p, gen := q.Handle()
+	return coll.Req{Ref: p, N: uint64(gen)}
+}
+
+func engReq(q coll.Req) p2p.Request { return p2p.RequestOf(q.Ref, uint32(q.N)) }
+
+// all is the conn over every member of k (both groups), for creation's agreements.
+func (k conn) all() *conn {
+	k.size = k.n
+	return &k
+}
+
+// run builds a schedule over every member of k with tag and element size esize, runs
+// it and releases it: the collectives of communicator management.
+func (k conn) run(tag, esize int, build func(s *coll.Sched)) error {
+	s := coll.New(k.all(), tag, esize)
+	build(s)
+	err := s.Run()
+	s.Free()
+	return err
+}
+
+// sendrecv exchanges out and in with member peer, on k's context.
+func (k *conn) sendrecv(out, in []byte, peer, tag int) error {
+	q, err := eng.Irecv(p2p.Bytes(in), k.world(peer), tag, k.ctx)
+	if err != nil {
+		return err
+	}
+	if err := eng.Send(p2p.Bytes(out), k.world(peer), tag, k.ctx, p2p.Standard); err != nil {
+		eng.Cancel(&q)
+		eng.Wait(&q)
+		return err
+	}
+	_, err = eng.Wait(&q)
+	return err
+}

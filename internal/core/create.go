@@ -1,0 +1,665 @@
+package core
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/topo"
+)
+
+// Communicator creation. Every call agrees on a new context id (ctx.go) over the
+// processes that take part, using the collectives of internal/coll over a conn of
+// those processes on a context no user message can match (the parent's internal
+// context, or World's for IntercommCreate, whose two groups share no communicator
+// but World). A new communicator chooses its collectives at once (colltable.go).
+
+// Undefined is MPI_UNDEFINED: the color that leaves a process out of Split.
+const Undefined = -32766
+
+// Dup returns a communicator with c's groups and a new context (MPI_Comm_dup).
+// Duplications of one communicator run in call order, as MPI requires (Idup runs
+// Dup in the background).
+func (c *Comm) Dup(op string) (*Comm, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	c.idup.Lock()
+	defer c.idup.Unlock()
+	k := c.lconn
+	if c.remote != nil {
+		// Both groups of an intercommunicator take part, listed alike everywhere.
+		a, b := c.group, c.remote
+		if b.WorldRank(0) < a.WorldRank(0) {
+			a, b = b, a
+		}
+		k = unionConn(a, b, c.ctx+1)
+	}
+	ctx, err := allocCtx(op, &k, c.ctx, tagCtxAlloc)
+	if err != nil {
+		return nil, err
+	}
+	return newComm(ctx, c.group, c.remote), nil
+}
+
+// Split partitions c (MPI_Comm_split): the processes that pass the same color form a
+// new communicator, ranked by key (ties by rank in c). A process passing Undefined
+// gets nil. On an intercommunicator each color's processes of both groups form an
+// intercommunicator; a color found in one group only gives nil there.
+func (c *Comm) Split(op string, color, key int) (*Comm, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if color < 0 && color != Undefined {
+		return nil, Errorf(ClassArg, op, "color %d is negative (and not Undefined)", color)
+	}
+	local, remote, err := c.gather(op, colorKey(color, key))
+	if err != nil {
+		return nil, err
+	}
+	return c.splitBy(op, local, remote, color)
+}
+
+// colorKey is a process's record in a split: its color and key.
+func colorKey(color, key int) []byte {
+	rec := make([]byte, 16)
+	binary.LittleEndian.PutUint64(rec, uint64(int64(color)))
+	binary.LittleEndian.PutUint64(rec[8:], uint64(int64(key)))
+	return rec
+}
+
+// gather gives every process of c every process's record (all of one length): local
+// holds its group's by rank and, on an intercommunicator, remote the other group's.
+// The local group gathers its records, then the leaders swap them and tell their groups.
+func (c *Comm) gather(op string, rec []byte) (local, remote []byte, err error) {
+	n := len(rec)
+	local = make([]byte, n*c.size)
+	if err := c.lconn.run(tagGather, 1, func(s *coll.Sched) { s.Allgather(rec, local) }); err != nil {
+		return nil, nil, MapErr(op, err)
+	}
+	if c.remote == nil {
+		return local, nil, nil
+	}
+	remote = make([]byte, n*c.remote.Size())
+	if c.rank == 0 {
+		if err := c.iconn.sendrecv(local, remote, c.size, tagGather); err != nil {
+			return nil, nil, MapErr(op, err)
+		}
+	}
+	if err := c.lconn.run(tagGather, 1, func(s *coll.Sched) { s.Bcast(remote, 0) }); err != nil {
+		return nil, nil, MapErr(op, err)
+	}
+	return local, remote, nil
+}
+
+// splitBy makes this process's communicator of a split whose (color, key) records
+// (colorKey) every process has: each color's processes of the local group, and on an
+// intercommunicator (remote not nil) the same color's processes of the other group
+// (MPI 4.1 section 7.4.2). All of c agree on one context, which the new communicators
+// share, as they are disjoint.
+func (c *Comm) splitBy(op string, local, remote []byte, color int) (*Comm, error) {
+	var ctx uint32
+	var err error
+	if c.remote == nil {
+		ctx, err = allocCtx(op, &c.lconn, c.ctx, tagCtxAlloc)
+	} else {
+		a, b := c.group, c.remote
+		if b.WorldRank(0) < a.WorldRank(0) {
+			a, b = b, a
+		}
+		k := unionConn(a, b, c.ctx+1)
+		ctx, err = allocCtx(op, &k, c.ctx, tagCtxAlloc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if color == Undefined {
+		releaseCtx(ctx)
+		return nil, nil
+	}
+	lg, err := c.group.Incl(colorRanks(local, color))
+	if err != nil {
+		releaseCtx(ctx)
+		return nil, GroupErr(op, err)
+	}
+	if c.remote == nil {
+		return newComm(ctx, lg, nil), nil
+	}
+	rr := colorRanks(remote, color)
+	if len(rr) == 0 {
+		releaseCtx(ctx)
+		return nil, nil
+	}
+	rg, err := c.remote.Incl(rr)
+	if err != nil {
+		releaseCtx(ctx)
+		return nil, GroupErr(op, err)
+	}
+	return newComm(ctx, lg, rg), nil
+}
+
+// colorRanks lists the ranks whose (color, key) records in all carry color, ordered
+// by key, ties by rank.
+func colorRanks(all []byte, color int) []int {
+	type member struct{ key, rank int }
+	var ms []member
+	for r := 0; r < len(all)/16; r++ {
+		if int(int64(binary.LittleEndian.Uint64(all[16*r:]))) == color {
+			ms = append(ms, member{int(int64(binary.LittleEndian.Uint64(all[16*r+8:]))), r})
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b member) int { return cmp.Compare(a.key, b.key) })
+	ranks := make([]int, len(ms))
+	for i, m := range ms {
+		ranks[i] = m.rank
+	}
+	return ranks
+}
+
+// Split types of MPI_Comm_split_type, numbered as MPICH numbers them.
+const (
+	SplitShared         = 1 // MPI_COMM_TYPE_SHARED: one communicator per node
+	SplitHWUnguided     = 2 // MPI_COMM_TYPE_HW_UNGUIDED: the next level of the hardware
+	SplitHWGuided       = 3 // MPI_COMM_TYPE_HW_GUIDED: by mpi_hw_resource_type
+	SplitResourceGuided = 4 // MPI_COMM_TYPE_RESOURCE_GUIDED: by mpi_hw_resource_type or mpi_pset_name
+)
+
+// SharedMemory is the reserved value of mpi_hw_resource_type that splits as
+// SplitShared does; HWPrefix begins the names of the hardware resource types
+// (topo.ResourceTypes), as hwloc's provider names them (MPI 4.1 section 9.1.2).
+const (
+	SharedMemory = "mpi_shared_memory"
+	HWPrefix     = "hwloc://"
+)
+
+// The process sets a communicator may be split by (MPI 4.1 section 11.3.2).
+const (
+	PsetWorld = "mpi://WORLD"
+	PsetSelf  = "mpi://SELF"
+)
+
+// SplitTypeArgs are one process's arguments to SplitType: the split type (or
+// Undefined), the key, and the values of the info keys mpi_hw_resource_type and
+// mpi_pset_name, with whether each was given.
+type SplitTypeArgs struct {
+	Kind, Key          int
+	HWType, Pset       string
+	HasHWType, HasPset bool
+}
+
+// SplitType splits c by where its processes run (MPI_Comm_split_type, MPI 4.1 section
+// 7.4.2). Every process learns every process's arguments and places (node, and the
+// instance of each hardware resource type it is bound within), so all decide alike:
+// processes whose split types or info values differ (Undefined aside) get an error
+// everywhere, as does RESOURCE_GUIDED given both keys. A process gets nil where the
+// standard says MPI_COMM_NULL: it passed Undefined, the info lacks the key or names a
+// type or set mpigo does not know, the process is not within one instance of the
+// type, or (HW_UNGUIDED) no level of the hardware splits c. On an intercommunicator the
+// processes of both groups within one instance form an intercommunicator, as Split's
+// colors do. The second result is the resource type HW_UNGUIDED split by.
+func (c *Comm) SplitType(op string, a SplitTypeArgs) (*Comm, string, error) {
+	if err := c.Check(op); err != nil {
+		return nil, "", err
+	}
+	local, remote, err := c.gather(op, a.record(World.rank))
+	if err != nil {
+		return nil, "", err
+	}
+	all := append(slices.Clip(local), remote...)
+	if err := checkSplitType(op, a, all); err != nil {
+		return nil, "", err
+	}
+	level, typ := splitLevel(a, all)
+	return c.splitTypeBy(op, level, local, remote, typ)
+}
+
+// splitTypeBy forms the split at the resource level chosen, its colors drawn from the
+// records.
+func (c *Comm) splitTypeBy(op string, level int, local, remote []byte, typ string) (*Comm, string, error) {
+	lck, color := colorKeys(level, local, c.rank)
+	var rck []byte
+	if remote != nil {
+		rck, _ = colorKeys(level, remote, -1)
+	}
+	nc, err := c.splitBy(op, lck, rck, color)
+	if nc == nil {
+		typ = ""
+	}
+	return nc, typ, err
+}
+
+// A SplitType record is int64 words: the split type, a fingerprint of the info values
+// that split type reads, the key, the node, the world rank, then for each of
+// topo.ResourceTypes the instance the process is within (-1 if none).
+const (
+	stKind = iota
+	stPrint
+	stKey
+	stNode
+	stWorld
+	stLevels
+)
+
+func stLen() int { return 8 * (stLevels + len(topo.ResourceTypes)) }
+
+func word(rec []byte, i int) int { return int(int64(binary.LittleEndian.Uint64(rec[8*i:]))) }
+
+func (a SplitTypeArgs) record(world int) []byte {
+	w := []int{a.Kind, a.fingerprint(), a.Key, proc.NodeOf(world), world}
+	set, err := topo.Allowed()
+	m := topo.Machine()
+	for _, typ := range topo.ResourceTypes {
+		id := -1
+		if err == nil {
+			id = m.InstanceOf(typ, set)
+		}
+		w = append(w, id)
+	}
+	rec := make([]byte, 0, stLen())
+	for _, v := range w {
+		rec = binary.LittleEndian.AppendUint64(rec, uint64(int64(v)))
+	}
+	return rec
+}
+
+// fingerprint stands for the info values a split type reads, which every process must
+// give alike.
+func (a SplitTypeArgs) fingerprint() int {
+	h := fnv.New64a()
+	switch a.Kind {
+	case SplitHWGuided:
+		fmt.Fprintf(h, "%t\x00%s", a.HasHWType, a.HWType)
+	case SplitResourceGuided:
+		fmt.Fprintf(h, "%t\x00%s\x00%t\x00%s", a.HasHWType, a.HWType, a.HasPset, canonicalPset(a.Pset))
+	}
+	return int(h.Sum64() >> 1)
+}
+
+// canonicalPset spells the predefined process sets as the standard does; MPICH, too,
+// takes their names in any case.
+func canonicalPset(name string) string {
+	for _, p := range []string{PsetWorld, PsetSelf} {
+		if strings.EqualFold(name, p) {
+			return p
+		}
+	}
+	return name
+}
+
+// checkSplitType is the agreement every process reaches alike from the records of all.
+func checkSplitType(op string, a SplitTypeArgs, all []byte) error {
+	kind, fp := Undefined, 0
+	for off := 0; off < len(all); off += stLen() {
+		rec := all[off : off+stLen()]
+		k, p := word(rec, stKind), word(rec, stPrint)
+		switch {
+		case k == Undefined:
+		case kind == Undefined:
+			kind, fp = k, p
+		case k != kind:
+			return Errorf(ClassArg, op, "the processes pass different split types (%d and %d); all but those passing Undefined must pass the same", kind, k)
+		case p != fp:
+			return Errorf(ClassInfoValue, op, "the processes pass different values for the info keys of split type %d; all must pass the same", kind)
+		}
+	}
+	if kind < SplitShared && kind != Undefined || kind > SplitResourceGuided {
+		return Errorf(ClassArg, op, "split type %d: want SplitTypeShared, SplitTypeHWUnguided, SplitTypeHWGuided, SplitTypeResourceGuided or Undefined", kind)
+	}
+	if kind == SplitResourceGuided && a.HasHWType && a.HasPset {
+		return Errorf(ClassInfoKey, op, "the info gives both mpi_hw_resource_type and mpi_pset_name; SplitTypeResourceGuided takes one of them")
+	}
+	return nil
+}
+
+// Resource levels of a split: a hardware resource type's index in topo.ResourceTypes,
+// or one of these.
+const (
+	levelNone  = -1 // everyone gets nil
+	levelWorld = -2 // the process set mpi://WORLD
+	levelSelf  = -3 // the process set mpi://SELF
+)
+
+// splitLevel chooses what the split goes by, alike on every process (the records are
+// checked to agree), and for HW_UNGUIDED the name of the resource type chosen.
+func splitLevel(a SplitTypeArgs, all []byte) (int, string) {
+	kind := a.Kind
+	if kind == Undefined {
+		// Whatever the others split by, this process gets nil.
+		return levelNone, ""
+	}
+	switch {
+	case kind == SplitShared:
+		return 0, ""
+	case kind == SplitHWUnguided:
+		return unguidedLevel(all)
+	case a.HasHWType:
+		return hwLevel(a.HWType), ""
+	case kind == SplitResourceGuided && a.HasPset:
+		switch canonicalPset(a.Pset) {
+		case PsetWorld:
+			return levelWorld, ""
+		case PsetSelf:
+			return levelSelf, ""
+		}
+	}
+	return levelNone, ""
+}
+
+// hwLevel is the level an mpi_hw_resource_type value names, levelNone if none.
+// Machine is the node, as mpi_shared_memory is.
+func hwLevel(typ string) int {
+	if typ == SharedMemory {
+		return 0
+	}
+	name, ok := strings.CutPrefix(typ, HWPrefix)
+	if i := slices.Index(topo.ResourceTypes, name); ok && i >= 0 {
+		return i
+	}
+	return levelNone
+}
+
+// unguidedLevel is the first level, from the node down, whose instances part the
+// processes taking part (those not passing Undefined) into strict subsets: some
+// process is within an instance, and no instance holds them all.
+func unguidedLevel(all []byte) (int, string) {
+	for l := range topo.ResourceTypes {
+		count := map[int]int{}
+		n := 0
+		for off := 0; off < len(all); off += stLen() {
+			rec := all[off : off+stLen()]
+			if word(rec, stKind) == Undefined {
+				continue
+			}
+			n++
+			if col := levelColor(rec, l); col != Undefined {
+				count[col]++
+			}
+		}
+		if len(count) > 0 && !slices.Contains(slices.Collect(maps.Values(count)), n) {
+			if l == 0 {
+				return l, SharedMemory
+			}
+			return l, HWPrefix + topo.ResourceTypes[l]
+		}
+	}
+	return levelNone, ""
+}
+
+// levelColor is the color of a record's process at a level: its instance there, made
+// unique across nodes, or Undefined.
+func levelColor(rec []byte, level int) int {
+	switch {
+	case word(rec, stKind) == Undefined || level == levelNone:
+		return Undefined
+	case level == levelWorld:
+		return 0
+	case level == levelSelf:
+		return word(rec, stWorld)
+	case level == 0:
+		return word(rec, stNode)
+	}
+	id := word(rec, stLevels+level)
+	if id < 0 {
+		return Undefined
+	}
+	return word(rec, stNode)<<32 | id
+}
+
+// colorKeys turns records into Split's (color, key) records at a level, and returns
+// the color of the record of rank me (if me >= 0).
+func colorKeys(level int, recs []byte, me int) ([]byte, int) {
+	n := len(recs) / stLen()
+	out := make([]byte, 0, 16*n)
+	mine := Undefined
+	for r := 0; r < n; r++ {
+		rec := recs[r*stLen() : (r+1)*stLen()]
+		col := levelColor(rec, level)
+		if r == me {
+			mine = col
+		}
+		out = append(out, colorKey(col, word(rec, stKey))...)
+	}
+	return out, mine
+}
+
+// Create makes a communicator of the members of g, a subgroup of c's group; it is
+// collective over all of c, and processes outside g get nil (MPI_Comm_create). On an
+// intercommunicator g is a subgroup of the local group, and the result joins each
+// side's g (nil where either side's g is empty).
+func (c *Comm) Create(op string, g *group.Group) (*Comm, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, Errorf(ClassGroup, op, "the group is nil")
+	}
+	if err := c.subgroup(op, g); err != nil {
+		return nil, err
+	}
+	if c.remote != nil {
+		return c.createInter(op, g)
+	}
+	ctx, err := allocCtx(op, &c.lconn, c.ctx, tagCtxAlloc)
+	if err != nil {
+		return nil, err
+	}
+	if g.Rank(int32(World.rank)) == group.Undefined {
+		releaseCtx(ctx)
+		return nil, nil
+	}
+	return newComm(ctx, g, nil), nil
+}
+
+// createInter is Create on an intercommunicator: each side passes a subgroup of its
+// own group; the leaders swap them and tell their sides.
+func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
+	mine := encodeRanks(g)
+	sizes := make([]byte, 8)
+	var theirs []byte
+	if c.rank == 0 {
+		n := make([]byte, 8)
+		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
+		if err := c.iconn.sendrecv(n, sizes, c.size, tagInterBcast); err != nil {
+			return nil, MapErr(op, err)
+		}
+		theirs = make([]byte, binary.LittleEndian.Uint64(sizes))
+		if err := c.iconn.sendrecv(mine, theirs, c.size, tagInterBcast); err != nil {
+			return nil, MapErr(op, err)
+		}
+	}
+	if err := c.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, 0) }); err != nil {
+		return nil, MapErr(op, err)
+	}
+	if theirs == nil {
+		theirs = make([]byte, binary.LittleEndian.Uint64(sizes))
+	}
+	if err := c.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(theirs, 0) }); err != nil {
+		return nil, MapErr(op, err)
+	}
+	rg, err := World.group.Incl(decodeRanks(theirs))
+	if err != nil {
+		return nil, GroupErr(op, err)
+	}
+	a, b := c.group, c.remote
+	if b.WorldRank(0) < a.WorldRank(0) {
+		a, b = b, a
+	}
+	k := unionConn(a, b, c.ctx+1)
+	ctx, err := allocCtx(op, &k, c.ctx, tagCtxAlloc)
+	if err != nil {
+		return nil, err
+	}
+	if g.Rank(int32(World.rank)) == group.Undefined || rg.Size() == 0 {
+		releaseCtx(ctx)
+		return nil, nil
+	}
+	return newComm(ctx, g, rg), nil
+}
+
+// CreateGroup makes a communicator of the members of g, a subgroup of c's group,
+// collectively over g's members only (MPI_Comm_create_group); concurrent calls on
+// overlapping groups are told apart by tag.
+func (c *Comm) CreateGroup(op string, g *group.Group, tag int) (*Comm, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if c.remote != nil {
+		return nil, Errorf(ClassComm, op, "%q is an intercommunicator; MPI_Comm_create_group takes an intracommunicator", c.Name())
+	}
+	if g == nil {
+		return nil, Errorf(ClassGroup, op, "the group is nil")
+	}
+	if tag < 0 || tag >= GroupTagLimit {
+		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d)", tag, GroupTagLimit)
+	}
+	if g.Rank(int32(World.rank)) == group.Undefined {
+		return nil, Errorf(ClassGroup, op, "the calling rank is not a member of the group")
+	}
+	if err := c.subgroup(op, g); err != nil {
+		return nil, err
+	}
+	k := groupConn(g, c.ctx+1)
+	ctx, err := allocCtx(op, &k, c.ctx, tagGroupBase+tag)
+	if err != nil {
+		return nil, err
+	}
+	return newComm(ctx, g, nil), nil
+}
+
+func (c *Comm) subgroup(op string, g *group.Group) error {
+	for i, w := range g.All() {
+		if c.group.Rank(w) == group.Undefined {
+			return Errorf(ClassGroup, op, "member %d of the group is not in communicator %q", i, c.Name())
+		}
+	}
+	return nil
+}
+
+func encodeRanks(g *group.Group) []byte {
+	b := make([]byte, 0, 4*g.Size())
+	for _, w := range g.All() {
+		b = binary.LittleEndian.AppendUint32(b, uint32(w))
+	}
+	return b
+}
+
+func decodeRanks(b []byte) []int {
+	out := make([]int, len(b)/4)
+	for i := range out {
+		out[i] = int(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// IntercommCreate makes an intercommunicator between local (the caller's side) and the
+// disjoint group led by remoteLeader, a rank of peer that both leaders belong to
+// (MPI_Intercomm_create). It is collective over both groups; localLeader is the
+// leader's rank in local, tag keeps concurrent creations apart on peer.
+func IntercommCreate(op string, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
+	if err := local.Check(op); err != nil {
+		return nil, err
+	}
+	if localLeader < 0 || localLeader >= local.size {
+		return nil, Errorf(ClassRank, op, "localLeader %d out of range [0,%d)", localLeader, local.size)
+	}
+	if tag < 0 || tag > MaxTag-tagInterLeaders {
+		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, MaxTag-tagInterLeaders)
+	}
+	sizes := make([]byte, 8)
+	var remote []byte
+	if local.rank == localLeader {
+		if err := peer.Check(op); err != nil {
+			return nil, err
+		}
+		if remoteLeader < 0 || remoteLeader >= peer.size {
+			return nil, Errorf(ClassRank, op, "remoteLeader %d out of range [0,%d) of the peer communicator", remoteLeader, peer.size)
+		}
+		mine := encodeRanks(local.group)
+		n := make([]byte, 8)
+		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
+		if err := peer.lconn.sendrecv(n, sizes, remoteLeader, tagInterLeaders+tag); err != nil {
+			return nil, MapErr(op, err)
+		}
+		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
+		if err := peer.lconn.sendrecv(mine, remote, remoteLeader, tagInterLeaders+tag); err != nil {
+			return nil, MapErr(op, err)
+		}
+	}
+	if err := local.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, localLeader) }); err != nil {
+		return nil, MapErr(op, err)
+	}
+	if remote == nil {
+		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
+	}
+	if err := local.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(remote, localLeader) }); err != nil {
+		return nil, MapErr(op, err)
+	}
+	rg, err := World.group.Incl(decodeRanks(remote))
+	if err != nil {
+		return nil, GroupErr(op, err)
+	}
+	if both, err := group.Intersection(local.group, rg); err != nil || both.Size() > 0 {
+		return nil, Errorf(ClassGroup, op, "the local and remote groups overlap; an intercommunicator joins disjoint groups")
+	}
+	// Both sides agree on one context over the union, ordered by the leaders' world
+	// ranks so that every process lists it alike, on World's internal context (the
+	// one communicator every process is in).
+	a, b := local.group, rg
+	if rg.WorldRank(0) < local.group.WorldRank(0) {
+		a, b = rg, local.group
+	}
+	k := unionConn(a, b, World.ctx+1)
+	ctx, err := allocCtx(op, &k, 0, tagInterCtx)
+	if err != nil {
+		return nil, err
+	}
+	return newComm(ctx, local.group, rg), nil
+}
+
+// Merge makes an intracommunicator of both groups of an intercommunicator
+// (MPI_Intercomm_merge): the group whose processes pass high=false comes first
+// (ties broken by the groups' leaders).
+func (c *Comm) Merge(op string, high bool) (*Comm, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if c.remote == nil {
+		return nil, Errorf(ClassComm, op, "%q is not an intercommunicator", c.Name())
+	}
+	flag := []byte{0}
+	if high {
+		flag[0] = 1
+	}
+	theirs := []byte{0}
+	if c.rank == 0 {
+		if err := c.iconn.sendrecv(flag, theirs, c.size, tagMergeFlags); err != nil {
+			return nil, MapErr(op, err)
+		}
+	}
+	both := []byte{flag[0], theirs[0]}
+	if err := c.lconn.run(tagMergeFlags, 1, func(s *coll.Sched) { s.Bcast(both, 0) }); err != nil {
+		return nil, MapErr(op, err)
+	}
+	mineHigh, theirHigh := both[0] == 1, both[1] == 1
+	first, second := c.group, c.remote
+	if mineHigh && !theirHigh || mineHigh == theirHigh && c.remote.WorldRank(0) < c.group.WorldRank(0) {
+		first, second = c.remote, c.group
+	}
+	k := unionConn(first, second, c.ctx+1)
+	ctx, err := allocCtx(op, &k, c.ctx, tagInterCtx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := group.Union(first, second)
+	if err != nil {
+		releaseCtx(ctx)
+		return nil, GroupErr(op, err)
+	}
+	return newComm(ctx, u, nil), nil
+}

@@ -1,0 +1,392 @@
+package core
+
+import "github.com/mpigo/mpigo/internal/coll"
+
+// Collectives on intercommunicators (MPI 4.1, chapter 6). An intercommunicator joins
+// two disjoint groups; its collectives move data from one group to the other. The
+// rooted ones follow the standard's root convention: in the group holding the root,
+// the root passes Root and every other process ProcNull; the processes of the other
+// group pass the root's rank in the root's group (their remote group). Allreduce,
+// Allgather(v), Alltoall(v,w) and ReduceScatter(Block) give each group the result
+// computed from the OTHER group's data. Scan and Exscan are not defined on
+// intercommunicators, and none of these takes InPlace.
+//
+// Each is one schedule of internal/coll (its Inter* builders): collectives on the
+// local group plus exchanges with the remote group, through the groups' leaders (local
+// rank 0) or straight between the processes. So the blocking and the nonblocking forms
+// are the same schedule, and the nonblocking one progresses on nb.go's progress
+// goroutine like any other. A schedule runs on the intercommunicator's collective
+// context with one tag per call, numbered by the intercommunicator's collective
+// sequence (which both groups advance in the same order): the local phases and the
+// exchanges of one call cannot match each other's receives (the groups are disjoint),
+// and calls in flight at the same time cannot match each other's either.
+
+// Root is what the root passes as root to a rooted collective on an intercommunicator
+// (MPI_ROOT); the other processes of its group pass ProcNull.
+const Root = -3
+
+// beginInter checks c and returns an empty schedule for the call with its tag; with
+// coll_check on it first verifies that the processes of both groups make matching
+// calls.
+func (c *Comm) beginInter(cl interCall, esize int) (*coll.Sched, error) {
+	if err := c.Check(cl.op); err != nil {
+		return nil, err
+	}
+	if _, err := coll.Tune(); err != nil {
+		return nil, Errorf(ClassArg, cl.op, "%v", err)
+	}
+	seq := int(c.seq.Add(1)-1) & tagInterSeqMask
+	if coll.Checking() {
+		if err := c.verifyInter(tagInterCheck+seq, cl); err != nil {
+			return nil, err
+		}
+	}
+	return coll.New(&c.iconn, tagInterColl+seq, esize), nil
+}
+
+// interRole is what a process's root argument makes it in a rooted collective.
+type interRole int
+
+const (
+	roleNone   interRole = iota // a collective without a root
+	roleRoot                    // the root (Root)
+	roleIdle                    // another process of the root's group (ProcNull)
+	roleRemote                  // a process of the other group, root is the root's rank there
+)
+
+func (c *Comm) interRootRole(name string, root int) (interRole, error) {
+	switch {
+	case root == Root:
+		return roleRoot, nil
+	case root == ProcNull:
+		return roleIdle, nil
+	case root >= 0 && root < c.remote.Size():
+		return roleRemote, nil
+	}
+	return 0, Errorf(ClassRoot, name, "root %d on an intercommunicator: the root passes Root, the rest of its group ProcNull, and the other group the root's rank in [0,%d) of its remote group", root, c.remote.Size())
+}
+
+func noInPlaceInter(name, arg string, b Vec) error {
+	if b.InPlace {
+		return Errorf(ClassBuffer, name, "%s is InPlace, which intercommunicator collectives do not take", arg)
+	}
+	return nil
+}
+
+func (c *Comm) interBarrierSched(name string, nb bool) (*coll.Sched, error) {
+	s, err := c.beginInter(interCall{op: name, kind: KBarrier, out: -1, in: -1, elem: -1, nb: nb}, 1)
+	if err != nil {
+		return nil, err
+	}
+	s.InterBarrier()
+	return s, nil
+}
+
+func (c *Comm) interBcastSched(name string, buf Vec, root int, nb bool) (*coll.Sched, error) {
+	esz := buf.Esz
+	role, err := c.interRootRole(name, root)
+	if err != nil {
+		return nil, err
+	}
+	if role == roleRemote {
+		if err := noInPlaceInter(name, "buf", buf); err != nil {
+			return nil, err
+		}
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KBcast, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRoot, buf.N()), in: ifRole(role, roleRemote, buf.N()), nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterBcastSend(buf.B)
+	case roleRemote:
+		s.InterBcastRecv(buf.B, root)
+	}
+	return s, nil
+}
+
+func (c *Comm) interReduceSched(name string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	role, err := c.interRootRole(name, root)
+	if err != nil {
+		return nil, err
+	}
+	if role == roleRemote {
+		if err := noInPlaceInter(name, "send", send); err != nil {
+			return nil, err
+		}
+		if err := r.pairs(name, send.N()); err != nil {
+			return nil, err
+		}
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KReduce, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRemote, send.N()), in: ifRole(role, roleRoot, recv.N()), nb: nb}, r.unit(esz))
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterReduceRecv(recv.B)
+	case roleRemote:
+		s.InterReduceSend(send.B, r.K, root)
+	}
+	return s, nil
+}
+
+func (c *Comm) interAllreduceSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	if send.N() != recv.N() {
+		return nil, Errorf(ClassCount, name, "send.N() %d != recv.N() %d", send.N(), recv.N())
+	}
+	if err := r.pairs(name, send.N()); err != nil {
+		return nil, err
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KAllreduce, elem: int64(esz), out: int64(send.N()), in: int64(recv.N()), nb: nb}, r.unit(esz))
+	if err != nil {
+		return nil, err
+	}
+	s.InterAllreduce(send.B, recv.B, r.K)
+	return s, nil
+}
+
+func (c *Comm) interGatherSched(name string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	role, err := c.interRootRole(name, root)
+	if err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	switch role {
+	case roleRoot:
+		if recv.N()%m != 0 {
+			return nil, Errorf(ClassCount, name, "recv.N() %d at the root is not a multiple of the remote group's size %d", recv.N(), m)
+		}
+	case roleRemote:
+		if err := noInPlaceInter(name, "send", send); err != nil {
+			return nil, err
+		}
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KGather, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRemote, send.N()), in: ifRole(role, roleRoot, recv.N()/m), nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterGatherRecv(recv.B)
+	case roleRemote:
+		s.InterGatherSend(send.B, root)
+	}
+	return s, nil
+}
+
+func (c *Comm) interGathervSched(name string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
+	s, role, err := c.beginInterV(name, KGatherv, root, recv, send, counts, displs, "send", true, nb)
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterGathervRecv(recv.B, counts, displs)
+	case roleRemote:
+		s.InterGathervSend(send.B, root)
+	}
+	return s, nil
+}
+
+// beginInterV checks the arguments of an intercommunicator Gatherv or Scatterv and
+// begins its schedule: the root's counts and displs place the remote ranks' blocks in
+// whole; a remote rank's part (partName) may not be InPlace.
+func (c *Comm) beginInterV(name string, kind Kind, root int, whole, part Vec, counts, displs []int, partName string, gather, nb bool) (*coll.Sched, interRole, error) {
+	esz := part.Esz
+	role, err := c.interRootRole(name, root)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch role {
+	case roleRoot:
+		if err := checkV(name, "", c.remote.Size(), counts, displs, whole.N()); err != nil {
+			return nil, 0, err
+		}
+	case roleRemote:
+		if err := noInPlaceInter(name, partName, part); err != nil {
+			return nil, 0, err
+		}
+	}
+	s, err := c.beginInter(interCall{op: name, kind: kind, role: role, root: root, elem: int64(esz), out: -1, in: -1, nb: nb}, esz)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := c.checkVPairs(name, s, c.remote.Size(), root, role == roleRoot, role == roleRemote, counts, part.N(), esz, gather); err != nil {
+		return nil, 0, err
+	}
+	return s, role, nil
+}
+
+func (c *Comm) interScatterSched(name string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+	esz := recv.Esz
+	role, err := c.interRootRole(name, root)
+	if err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	switch role {
+	case roleRoot:
+		if send.N()%m != 0 {
+			return nil, Errorf(ClassCount, name, "send.N() %d at the root is not a multiple of the remote group's size %d", send.N(), m)
+		}
+	case roleRemote:
+		if err := noInPlaceInter(name, "recv", recv); err != nil {
+			return nil, err
+		}
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KScatter, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRoot, send.N()/m), in: ifRole(role, roleRemote, recv.N()), nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterScatterSend(send.B)
+	case roleRemote:
+		s.InterScatterRecv(recv.B, root)
+	}
+	return s, nil
+}
+
+func (c *Comm) interScattervSched(name string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error) {
+	s, role, err := c.beginInterV(name, KScatterv, root, send, recv, counts, displs, "recv", false, nb)
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case roleRoot:
+		s.InterScattervSend(send.B, counts, displs)
+	case roleRemote:
+		s.InterScattervRecv(recv.B, root)
+	}
+	return s, nil
+}
+
+func (c *Comm) interAllgatherSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	if recv.N()%m != 0 {
+		return nil, Errorf(ClassCount, name, "recv.N() %d is not a multiple of the remote group's size %d", recv.N(), m)
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KAllgather, elem: int64(esz), out: int64(send.N()), in: int64(recv.N() / m), nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	s.InterAllgather(send.B, recv.B)
+	return s, nil
+}
+
+func (c *Comm) interAllgathervSched(name string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	if err := checkV(name, "", c.remote.Size(), counts, displs, recv.N()); err != nil {
+		return nil, err
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KAllgatherv, elem: int64(esz), out: -1, in: -1, nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	if coll.Checking() {
+		if err := c.checkPairs(name, s, blocksOf(len(counts), send.N()*esz), bytesOf(counts, esz)); err != nil {
+			return nil, err
+		}
+	}
+	s.InterAllgatherv(send.B, recv.B, counts, displs)
+	return s, nil
+}
+
+func (c *Comm) interAlltoallSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	if send.N()%m != 0 || recv.N()%m != 0 {
+		return nil, Errorf(ClassCount, name, "send.N() %d and recv.N() %d must be multiples of the remote group's size %d", send.N(), recv.N(), m)
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KAlltoall, elem: int64(esz), out: int64(send.N() / m), in: int64(recv.N() / m), nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	s.InterAlltoall(send.B, recv.B, m)
+	return s, nil
+}
+
+func (c *Comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	m := c.remote.Size()
+	if err := checkV(name, "s", m, scounts, sdispls, send.N()); err != nil {
+		return nil, err
+	}
+	if err := checkV(name, "r", m, rcounts, rdispls, recv.N()); err != nil {
+		return nil, err
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KAlltoallv, elem: int64(esz), out: -1, in: -1, nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	if coll.Checking() {
+		if err := c.checkPairs(name, s, bytesOf(scounts, esz), bytesOf(rcounts, esz)); err != nil {
+			return nil, err
+		}
+	}
+	s.InterAlltoallv(send.B, scounts, sdispls, recv.B, rcounts, rdispls)
+	return s, nil
+}
+
+func (c *Comm) interReduceScatterBlockSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	if send.N() != c.size*recv.N() {
+		return nil, Errorf(ClassCount, name, "send.N() %d != local group size %d × recv.N() %d", send.N(), c.size, recv.N())
+	}
+	if err := r.pairs(name, recv.N()); err != nil {
+		return nil, err
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KReduceScatterBlock, elem: int64(esz), out: int64(send.N()), in: int64(send.N()), nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	s.InterReduceScatterBlock(send.B, recv.B, r.K)
+	return s, nil
+}
+
+func (c *Comm) interReduceScatterSched(name string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
+	esz := send.Esz
+	if err := noInPlaceInter(name, "send", send); err != nil {
+		return nil, err
+	}
+	total, err := countsTotal(name, r, counts, c.size, "the local group's size")
+	if err != nil {
+		return nil, err
+	}
+	if recv.N() != counts[c.rank] {
+		return nil, Errorf(ClassCount, name, "recv.N() %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
+	}
+	if send.N() != total {
+		return nil, Errorf(ClassCount, name, "send.N() %d != sum(counts) %d", send.N(), total)
+	}
+	s, err := c.beginInter(interCall{op: name, kind: KReduceScatter, elem: int64(esz), out: int64(total), in: int64(total), nb: nb}, esz)
+	if err != nil {
+		return nil, err
+	}
+	s.InterReduceScatter(send.B, recv.B, counts, r.K)
+	return s, nil
+}

@@ -1,0 +1,195 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/pm"
+	"github.com/mpigo/mpigo/internal/pm/pmi"
+	"github.com/mpigo/mpigo/internal/wireup"
+)
+
+const (
+	stateNone int32 = iota
+	stateInit
+	stateFinal
+)
+
+var (
+	lifeMu sync.Mutex
+	state  atomic.Int32
+	proc   pm.Client
+)
+
+// Thread levels (MPI_THREAD_*).
+const (
+	ThreadSingle = iota
+	ThreadFunneled
+	ThreadSerialized
+	ThreadMultiple
+)
+
+// threadLevel is the level Init provided; set before the world starts, read after.
+var threadLevel = ThreadMultiple
+
+// ThreadLevel is the level Init provided.
+func ThreadLevel() int { return threadLevel }
+
+// Live reports whether MPI is initialised and not finalised.
+func Live() bool { return state.Load() == stateInit }
+
+// Initialized reports whether Init has succeeded (also after Finalize).
+func Initialized() bool { return state.Load() != stateNone }
+
+// Finalized reports whether Finalize has run.
+func Finalized() bool { return state.Load() == stateFinal }
+
+// Ready returns nil when MPI is running, else an error for op that says why not in
+// the words of the situation: before Init, or after Finalize.
+func Ready(op string) error {
+	switch state.Load() {
+	case stateInit:
+		return nil
+	case stateNone:
+		return Errorf(ClassOther, op, "MPI is not initialised yet (call mpi.Init first)")
+	}
+	return Errorf(ClassOther, op, "MPI was finalised; no MPI call may follow Finalize")
+}
+
+// Init joins the job (or becomes a job of one rank), starts the transports and the
+// engine at the thread level required, and makes World and Self.
+func Init(required int) error {
+	if required < ThreadSingle || required > ThreadMultiple {
+		return Errorf(ClassArg, "InitThread", "required = %d: want ThreadSingle, ThreadFunneled, ThreadSerialized or ThreadMultiple (0 to 3)", required)
+	}
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	switch state.Load() {
+	case stateInit:
+		return Errorf(ClassOther, "Init", "MPI is already initialised")
+	case stateFinal:
+		return Errorf(ClassOther, "Init", "MPI was finalised; it cannot be initialised again")
+	}
+	c, err := connect()
+	if err != nil {
+		return Wrap(ClassOther, "Init", "cannot reach the process manager", err)
+	}
+	threadLevel = required
+	if err := setupWorldComms(c.Rank(), c.Size()); err != nil {
+		return Wrap(ClassIntern, "Init", "the world group", err)
+	}
+	if err := startWorld(c); err != nil {
+		return err
+	}
+	proc = c
+	state.Store(stateInit)
+	World.chooseColl()
+	Self.chooseColl()
+	return nil
+}
+
+// connect finds who launched this process, in order: mpigo's own launcher, a PMI-1 or
+// PMI-2 launcher (MPICH's mpiexec, Slurm's srun --mpi=pmi2), a PMIx launcher (refused
+// with a clear word: mpigo does not speak PMIx), or nobody (a singleton).
+func connect() (pm.Client, error) {
+	c, err := wireup.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		c.OnLost(func(err error) {
+			fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v; exiting\n", c.Rank(), err)
+			os.Exit(1)
+		})
+		if err := c.Hello(); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	if pc, err := pmi.FromEnv(); err != nil {
+		return nil, err
+	} else if pc != nil {
+		return pc, nil
+	}
+	for _, v := range []string{"PMIX_RANK", "PMIX_VERSION", "PRTE_LAUNCHED"} {
+		if _, ok := os.LookupEnv(v); ok {
+			return nil, fmt.Errorf("launched by a PMIx launcher (prterun or srun --mpi=pmix), which mpigo does not speak; use srun --mpi=pmi2 or mpigo run")
+		}
+	}
+	return pm.Singleton(), nil
+}
+
+func setupWorldComms(rank, size int) error {
+	wg, err := group.World(size)
+	if err != nil {
+		return err
+	}
+	sg, err := wg.Incl([]int{rank})
+	if err != nil {
+		return err
+	}
+	World.rank, World.size, World.group, World.direct = rank, size, wg, true
+	Self.setGroup(sg, nil)
+	return nil
+}
+
+// Finalize ends MPI once every rank has reached it: buffered sends are flushed, the
+// ranks fence, the transports close and the launcher is told. before runs first, with
+// MPI still usable (the facade's delete callbacks on Self).
+func Finalize(before func() error) error {
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	if err := Ready("Finalize"); err != nil {
+		if state.Load() == stateFinal {
+			return Errorf(ClassOther, "Finalize", "MPI is already finalised")
+		}
+		return err
+	}
+	var err error
+	if before != nil {
+		err = before()
+	}
+	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
+	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
+	// waits in the fence below.
+	if eng != nil {
+		eng.FlushAllBuffers() // an error is a failed peer, which the fence reports too
+	}
+	if ferr := proc.Fence(); ferr != nil && err == nil {
+		err = Wrap(ClassOther, "Finalize", "waiting for the other ranks", ferr)
+	}
+	if serr := stopWorld(); serr != nil && err == nil {
+		err = Wrap(ClassOther, "Finalize", "closing the transports", serr)
+	}
+	if ferr := proc.Finalize(); ferr != nil && err == nil {
+		err = Wrap(ClassOther, "Finalize", "telling the launcher", ferr)
+	}
+	state.Store(stateFinal)
+	return err
+}
+
+// Abort ends every rank of the job with code, msg saying why (MPI_Abort). It does not
+// return.
+func Abort(code int, msg string) {
+	if state.Load() == stateInit {
+		proc.Abort(code, msg)
+	}
+	os.Exit(code)
+}
+
+// WorldRank is this process's rank in the world, -1 before Init.
+func WorldRank() int {
+	if proc == nil {
+		return -1
+	}
+	return World.rank
+}
+
+// NodeOf is the node (index in the job's node map) of a world rank.
+func NodeOf(worldRank int) int { return proc.NodeOf(worldRank) }
+
+// LocalSize is the number of ranks on this node.
+func LocalSize() int { return proc.LocalSize() }

@@ -1,0 +1,298 @@
+package core
+
+import (
+	"context"
+
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// Point-to-point on a communicator's user context. Buffers are the engine's p2p.Buf
+// (bytes, or a datatype's packing layout); ranks are ranks of the communicator (of the
+// remote group on an intercommunicator); statuses come back with world ranks, which
+// CommRank translates. The Direct* forms are the small-message path: the facade asks
+// DirectSend or DirectRecv (inlined) and, when it says yes, calls them with nothing
+// left to check or translate.
+
+// Wildcards, the null process and the tag bound.
+const (
+	AnySource = p2p.AnySource
+	AnyTag    = p2p.AnyTag
+	ProcNull  = p2p.ProcNull
+	MaxTag    = p2p.MaxTag
+)
+
+// Modes of a send.
+const (
+	Standard    = p2p.Standard
+	Synchronous = p2p.Synchronous
+	ReadyMode   = p2p.Ready
+	Buffered    = p2p.Buffered
+)
+
+// DirectSend reports whether a send on c to dest with tag can go to the engine as it
+// is: MPI runs, c's ranks are world ranks (World and its duplicates, not freed), dest
+// and tag are in range (no ProcNull).
+func (c *Comm) DirectSend(dest, tag int) bool {
+	return state.Load() == stateInit && c != nil && c.direct && uint(dest) < uint(c.size) && uint(tag) <= MaxTag
+}
+
+// DirectRecv is DirectSend for a receive, which may also name AnySource and AnyTag.
+func (c *Comm) DirectRecv(src, tag int) bool {
+	return state.Load() == stateInit && c != nil && c.direct && (uint(src) < uint(c.size) || src == AnySource) && (uint(tag) <= MaxTag || tag == AnyTag)
+}
+
+// SendDirect sends where DirectSend said yes.
+func (c *Comm) SendDirect(b p2p.Buf, dest, tag int, mode p2p.Mode) error {
+	return eng.Send(b, dest, tag, c.ctx, mode)
+}
+
+// IsendDirect starts a send where DirectSend said yes.
+func (c *Comm) IsendDirect(b p2p.Buf, dest, tag int, mode p2p.Mode) (p2p.Request, error) {
+	return eng.Isend(b, dest, tag, c.ctx, mode)
+}
+
+// IrecvDirect starts a receive where DirectRecv said yes.
+func (c *Comm) IrecvDirect(b p2p.Buf, src, tag int) (p2p.Request, error) {
+	return eng.Irecv(b, src, tag, c.ctx)
+}
+
+// RecvDirect receives where DirectRecv said yes, and answers field by field (a
+// Status returned whole is copied through memory at each return).
+func (c *Comm) RecvDirect(b p2p.Buf, src, tag int) (int, int, int64, error) {
+	return eng.RecvInfo(b, src, tag, c.ctx)
+}
+
+// Target checks c, a peer rank and a tag for op (wild: a receive, which may take
+// AnySource and AnyTag) and returns the peer's world rank (ProcNull and AnySource as
+// they are).
+func (c *Comm) Target(op, what string, r, tag int, wild bool) (int, error) {
+	if err := c.Check(op); err != nil {
+		return 0, err
+	}
+	w := 0
+	switch {
+	case r == ProcNull:
+		w = ProcNull
+	case wild && r == AnySource:
+		w = AnySource
+	case r < 0 || r >= c.Peers():
+		return 0, Errorf(ClassRank, op, "%s %d out of range [0,%d) for %s", what, r, c.Peers(), c.Name())
+	default:
+		w = c.WorldRank(r)
+	}
+	return w, CheckTag(op, tag, wild)
+}
+
+// CheckTag checks a tag (wild: AnyTag allowed).
+func CheckTag(op string, tag int, wild bool) error {
+	if (wild && tag == AnyTag) || (tag >= 0 && tag <= MaxTag) {
+		return nil
+	}
+	return Errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, MaxTag)
+}
+
+// Send sends b to dest with tag on c, checked and translated.
+func (c *Comm) Send(op string, b p2p.Buf, dest, tag int, mode p2p.Mode) error {
+	w, err := c.Target(op, "dest", dest, tag, false)
+	if err != nil {
+		return err
+	}
+	return MapErr(op, eng.Send(b, w, tag, c.ctx, mode))
+}
+
+// Isend starts a send (persistent: makes an inactive persistent request).
+func (c *Comm) Isend(op string, b p2p.Buf, dest, tag int, mode p2p.Mode, persistent bool) (p2p.Request, error) {
+	w, err := c.Target(op, "dest", dest, tag, false)
+	if err != nil {
+		return p2p.Request{}, err
+	}
+	var q p2p.Request
+	if persistent {
+		q, err = eng.SendInit(b, w, tag, c.ctx, mode)
+	} else {
+		q, err = eng.Isend(b, w, tag, c.ctx, mode)
+	}
+	return q, MapErr(op, err)
+}
+
+// Irecv starts a receive (persistent: makes an inactive persistent request).
+func (c *Comm) Irecv(op string, b p2p.Buf, src, tag int, persistent bool) (p2p.Request, error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return p2p.Request{}, err
+	}
+	var q p2p.Request
+	if persistent {
+		q, err = eng.RecvInit(b, w, tag, c.ctx)
+	} else {
+		q, err = eng.Irecv(b, w, tag, c.ctx)
+	}
+	return q, MapErr(op, err)
+}
+
+// Recv receives into b, checked and translated; from is the sender's rank in c.
+func (c *Comm) Recv(op string, b p2p.Buf, src, tag int) (from, gotTag int, n int64, err error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	from, gotTag, n, err = eng.RecvInfo(b, w, tag, c.ctx)
+	if from >= 0 {
+		from = c.CommRank(from)
+	}
+	return from, gotTag, n, MapErr(op, err)
+}
+
+// Probe waits for a matching message and describes it.
+func (c *Comm) Probe(op string, src, tag int) (p2p.Status, error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return p2p.Status{}, err
+	}
+	st, err := eng.Probe(w, tag, c.ctx)
+	return st, MapErr(op, err)
+}
+
+// Iprobe is Probe that does not wait.
+func (c *Comm) Iprobe(op string, src, tag int) (p2p.Status, bool, error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return p2p.Status{}, false, err
+	}
+	st, ok, err := eng.Iprobe(w, tag, c.ctx)
+	return st, ok, MapErr(op, err)
+}
+
+// Mprobe waits for a matching message and takes it off the queue for Mrecv.
+func (c *Comm) Mprobe(op string, src, tag int) (p2p.Message, p2p.Status, error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return p2p.Message{}, p2p.Status{}, err
+	}
+	m, st, err := eng.Mprobe(w, tag, c.ctx)
+	return m, st, MapErr(op, err)
+}
+
+// Improbe is Mprobe that does not wait.
+func (c *Comm) Improbe(op string, src, tag int) (p2p.Message, p2p.Status, bool, error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return p2p.Message{}, p2p.Status{}, false, err
+	}
+	m, st, ok, err := eng.Improbe(w, tag, c.ctx)
+	return m, st, ok, MapErr(op, err)
+}
+
+// The calls on requests and messages, which the engine owns; the communicator a
+// request came from is the facade's to remember.
+
+func Mrecv(b p2p.Buf, m *p2p.Message) (p2p.Status, error)   { return eng.Mrecv(b, m) }
+func Imrecv(b p2p.Buf, m *p2p.Message) (p2p.Request, error) { return eng.Imrecv(b, m) }
+func WaitInto(q *p2p.Request, st *p2p.Status) error         { return eng.WaitInto(q, st) }
+func WaitCtx(ctx context.Context, q *p2p.Request) (p2p.Status, error) {
+	return eng.WaitCtx(ctx, q)
+}
+func TestInto(q *p2p.Request, st *p2p.Status) (bool, error) { return eng.TestInto(q, st) }
+func PeekInto(q *p2p.Request, st *p2p.Status) (bool, error) { return eng.PeekInto(q, st) }
+func Cancel(q *p2p.Request) error                           { return eng.Cancel(q) }
+func FreeRequest(q *p2p.Request) error                      { return eng.Free(q) }
+func Start(q *p2p.Request) error                            { return eng.Start(q) }
+func Startall(qs []p2p.Request) error                       { return eng.Startall(qs) }
+func Waitall(qs []p2p.Request, sts []p2p.Status) error      { return eng.Waitall(qs, sts) }
+func Waitany(qs []p2p.Request) (int, p2p.Status, error)     { return eng.Waitany(qs) }
+func Testany(qs []p2p.Request) (int, p2p.Status, bool, error) {
+	return eng.Testany(qs)
+}
+func Testall(qs []p2p.Request, sts []p2p.Status) (bool, error) { return eng.Testall(qs, sts) }
+func Waitsome(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
+	return eng.Waitsome(qs, idx, sts)
+}
+func Testsome(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
+	return eng.Testsome(qs, idx, sts)
+}
+
+// BufferAttach and BufferDetach manage the buffered sends' buffer.
+func BufferAttach(b []byte) error   { return eng.BufferAttach(b) }
+func BufferDetach() ([]byte, error) { return eng.BufferDetach() }
+
+// AttachBuffer attaches b (auto: an automatic buffer, MPI_BUFFER_AUTOMATIC) as the
+// process's buffer (c nil) or c's (MPI_Comm_attach_buffer): a buffered send on c uses
+// c's buffer if it has one, else the process's.
+func (c *Comm) AttachBuffer(op string, b []byte, auto bool) error {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return err
+	}
+	return MapErr(op, eng.AttachBuffer(key, b, auto))
+}
+
+// DetachBuffer waits until the messages in the buffer of c (the process's, for c nil)
+// have left, detaches it and returns it (auto: it was automatic).
+func (c *Comm) DetachBuffer(op string) ([]byte, bool, error) {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return nil, false, err
+	}
+	b, auto, err := eng.DetachBuffer(key)
+	return b, auto, MapErr(op, err)
+}
+
+// FlushBuffer waits until the messages in the buffer of c (the process's, for c nil)
+// have left.
+func (c *Comm) FlushBuffer(op string) error {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return err
+	}
+	return MapErr(op, eng.FlushBuffer(key))
+}
+
+// IflushBuffer is FlushBuffer as a nonblocking operation.
+func (c *Comm) IflushBuffer(op string) (*Pending, error) {
+	key, err := c.bufKey(op)
+	if err != nil {
+		return nil, err
+	}
+	return Go(op, func() error { return MapErr(op, eng.FlushBuffer(key)) }), nil
+}
+
+// bufKey is the engine's name for the buffer of c: its context, or the process's
+// buffer for c nil.
+func (c *Comm) bufKey(op string) (uint32, error) {
+	if c == nil {
+		return p2p.ProcessBuffer, Ready(op)
+	}
+	if err := c.Check(op); err != nil {
+		return 0, err
+	}
+	return c.ctx, nil
+}
+
+// Concurrent tells the engine that goroutines of the library's own (or the facade's)
+// call it beside the user's: it takes its lock from now on.
+func Concurrent() { eng.Concurrent() }
+
+// The internal context's point-to-point, for the facade's neighbourhood collectives
+// and topology constructors, with the tags of tags.go; ranks are ranks in c.
+
+// IsendInternal starts a send of b to dest on c's internal context.
+func (c *Comm) IsendInternal(b []byte, dest, tag int) (p2p.Request, error) {
+	return eng.Isend(p2p.Bytes(b), c.WorldRank(dest), tag, c.ctx+1, p2p.Standard)
+}
+
+// IrecvInternal starts a receive from src on c's internal context.
+func (c *Comm) IrecvInternal(b []byte, src, tag int) (p2p.Request, error) {
+	return eng.Irecv(p2p.Bytes(b), c.WorldRank(src), tag, c.ctx+1)
+}
+
+// RecvAnyInternal receives the next message with tag from any rank on c's internal
+// context, whatever its length.
+func (c *Comm) RecvAnyInternal(tag int) ([]byte, error) {
+	m, st, err := eng.Mprobe(AnySource, tag, c.ctx+1)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, st.Count)
+	_, err = eng.Mrecv(p2p.Bytes(buf), &m)
+	return buf, err
+}

@@ -1,0 +1,39 @@
+package core
+
+// The tag spaces of a communicator's internal context (Ctx+1), all in one place. The
+// collectives number their calls (the communicator's collective sequence) and keep
+// below tagManage; everything else the library sends on that context (communicator
+// creation, topologies, neighbourhood collectives, intercommunicator collectives) has
+// a range above it. User messages travel on Ctx and never meet any of these.
+const (
+	tagSeqMask = 1<<29 - 1 // a collective's tag: its sequence number, masked
+	tagCheck   = 1 << 29   // + seq: coll_check's exchange before a collective
+
+	tagManage       = 1 << 30
+	tagCtxAlloc     = tagManage + 1  // context id agreement
+	tagGather       = tagManage + 2  // Split's (color, key) allgather
+	tagInterLeaders = tagManage + 10 // + the user's tag: leaders swap groups on the peer communicator
+	tagInterBcast   = tagManage + 11 // a side learns the other's group from its leader
+	tagInterCtx     = tagManage + 12 // context agreement over both groups
+	tagMergeFlags   = tagManage + 13 // IntercommMerge's high flags
+	tagHier         = tagManage + 20 // a hierarchical Reduce's result to a root that does not lead its node
+
+	// TagTopoAgree, TagTopoCount and TagTopoEdges are the topology constructors':
+	// the agreement on the old communicator, DistGraphCreate's edge counts and edges on
+	// the new one.
+	TagTopoAgree = tagManage + 100
+	TagTopoCount = tagManage + 101
+	TagTopoEdges = tagManage + 102
+
+	// TagNeighbor (+ a slot on a Cartesian grid, below 1<<10) is the neighbourhood
+	// collectives'.
+	TagNeighbor = tagManage + 200
+
+	tagGroupBase = tagManage + 1<<20 // + the user's tag (below 1<<20): CreateGroup
+	// GroupTagLimit bounds CreateGroup's tag.
+	GroupTagLimit = 1 << 20
+
+	tagInterColl    = tagManage + 1<<29    // + seq: an intercommunicator collective
+	tagInterCheck   = tagInterColl + 1<<25 // + seq: its coll_check exchange
+	tagInterSeqMask = 1<<24 - 1
+)

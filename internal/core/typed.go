@@ -1,0 +1,403 @@
+package core
+
+import (
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// Collectives on buffers described by datatypes (a Vec with a Type). The builders
+// take contiguous elements, so an entry point first lays each typed buffer out: a
+// contiguous type is its own memory, sliced, with the type's size as the element
+// size; another type gets pooled scratch of its packed items, packed from the user's
+// memory where the buffer holds input on this process, and unpacked back once the
+// collective has succeeded where it holds output. The counts and displacements of
+// the v forms count items, so they index the scratch as they index the layout, and
+// only their blocks are packed and unpacked. A nonblocking call unpacks when its
+// request completes.
+
+// role is what a buffer is on this process in one call.
+type role struct {
+	v       *Vec
+	in, out bool
+}
+
+// blocks are the v forms' blocks of the buffer of the role of the same index (nil
+// counts: all Count items). They are kept apart from the roles so that the roles'
+// Vecs, the callers' own variables, do not escape with them.
+type blocks struct{ counts, displs []int }
+
+// output is a typed buffer to unpack once the call has succeeded.
+type output struct {
+	t              *datatype.Type
+	mem, packed    []byte
+	items          int
+	counts, displs []int
+}
+
+// staged is the typed buffers of one call, laid out: at most two (send and
+// receive), held in arrays so that a blocking call allocates nothing for them.
+type staged struct {
+	op      string
+	outs    [2]output
+	nouts   int
+	scratch [2]*[]byte
+	nscr    int
+}
+
+// typed reports whether any buffer of rs needs laying out.
+func typed(rs ...role) bool {
+	for _, r := range rs {
+		if r.v.Type != nil && !r.v.InPlace {
+			return true
+		}
+	}
+	return false
+}
+
+// stage lays out every typed buffer of rs in place (each rs[i].v is replaced by its
+// contiguous form), rs[i]'s blocks being bl[i].
+func (st *staged) stage(op string, rs []role, bl *[2]blocks) error {
+	st.op = op
+	for i, r := range rs {
+		if r.v.Type == nil || r.v.InPlace {
+			continue
+		}
+		if err := st.lay(r.v, r.in, r.out, bl[i].counts, bl[i].displs); err != nil {
+			st.release()
+			return err
+		}
+	}
+	return nil
+}
+
+// lay lays out v, an input (in) or output (out) of the call; counts and displs are
+// the v forms' blocks. They come apart from v so that v, often the caller's own
+// variable, does not escape.
+func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
+	t, mem := v.Type, v.B
+	if !t.IsCommitted() {
+		return Errorf(ClassType, st.op, "datatype %s is not committed (call Commit)", t.Name())
+	}
+	if v.Count < 0 {
+		return Errorf(ClassCount, st.op, "count %d is negative", v.Count)
+	}
+	items := v.Count
+	if counts != nil {
+		items = blocksEnd(counts, displs)
+	}
+	lo, hi, err := t.Span(int64(items))
+	if err != nil {
+		return TypeErr(st.op, err)
+	}
+	if lo < 0 || hi > int64(len(mem)) {
+		return Errorf(ClassBuffer, st.op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(mem))
+	}
+	size := int(t.Size())
+	if off, n, ok := t.ContiguousSpan(int64(items)); ok {
+		*v = Vec{B: mem[off : off+n], Esz: size}
+		return nil
+	}
+	p := coll.GetScratch(items * size)
+	st.scratch[st.nscr] = p
+	st.nscr++
+	packed := *p
+	if in {
+		err := eachBlock(items, counts, displs, func(at, n int) error {
+			_, err := t.PackAt(packed[at*size:], mem, int64(at)*t.Extent(), int64(n))
+			return err
+		})
+		if err != nil {
+			return TypeErr(st.op, err)
+		}
+	}
+	if out {
+		st.outs[st.nouts] = output{t: t, mem: mem, packed: packed, items: items, counts: counts, displs: displs}
+		st.nouts++
+	}
+	*v = Vec{B: packed, Esz: size}
+	return nil
+}
+
+// done ends a blocking call: on success it unpacks the outputs; it releases the
+// scratch either way.
+func (st *staged) done(err error) error {
+	if err == nil {
+		err = st.unpack()
+	}
+	st.release()
+	return err
+}
+
+func (st *staged) unpack() error {
+	for _, o := range st.outs[:st.nouts] {
+		size := int(o.t.Size())
+		err := eachBlock(o.items, o.counts, o.displs, func(at, n int) error {
+			_, err := o.t.UnpackAt(o.mem, int64(at)*o.t.Extent(), o.packed[at*size:], int64(n))
+			return err
+		})
+		if err != nil {
+			return TypeErr(st.op, err)
+		}
+	}
+	return nil
+}
+
+func (st *staged) release() {
+	for _, p := range st.scratch[:st.nscr] {
+		coll.PutScratch(p)
+	}
+	*st = staged{op: st.op}
+}
+
+// finish ends a call of either form: a blocking one (p nil) now, a nonblocking one
+// when its request completes.
+func (st *staged) finish(p *Pending, err error) (*Pending, error) {
+	if err != nil || p == nil {
+		return nil, st.done(err)
+	}
+	h := new(staged) // the request's own: a blocking call's stays on the stack
+	*h = *st
+	return &Pending{op: &thenOp{p: p, end: h.done}}, nil
+}
+
+// Then returns a Pending that completes when p does, after fin has run once p has
+// succeeded, by whichever of Test and Wait sees the completion first (the facade
+// unpacks typed results into the user's layout there). fin does not run when p
+// fails: the buffers it would read may still be targets of messages in flight.
+func Then(p *Pending, fin func() error) *Pending {
+	return &Pending{op: &thenOp{p: p, end: func(err error) error {
+		if err != nil {
+			return err
+		}
+		return fin()
+	}}}
+}
+
+// thenOp is a nonblocking operation with work to do once it completes (unpacking
+// typed outputs), done once, by whichever of Test and Wait sees the completion first.
+type thenOp struct {
+	p    *Pending
+	end  func(error) error
+	once sync.Once
+	err  error
+}
+
+func (o *thenOp) finish(err error) error {
+	o.once.Do(func() { o.err = o.end(err) })
+	return o.err
+}
+
+func (o *thenOp) test() (bool, error) {
+	ok, err := o.p.Test()
+	if !ok {
+		return false, nil
+	}
+	return true, o.finish(err)
+}
+
+func (o *thenOp) wait() error { return o.finish(o.p.Wait()) }
+
+func (o *thenOp) doneCh() <-chan struct{} {
+	if o.p == nil || o.p.op == nil {
+		return closed
+	}
+	return o.p.op.doneCh()
+}
+
+// closed is the done channel of an operation that was complete from the start.
+var closed = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// eachBlock calls f with each block (first item, items): the counts and
+// displacements, or all items.
+func eachBlock(items int, counts, displs []int, f func(at, n int) error) error {
+	if counts == nil {
+		return f(0, items)
+	}
+	for i, n := range counts {
+		if n > 0 {
+			if err := f(displs[i], n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// blocksEnd is the item just past the last block.
+func blocksEnd(counts, displs []int) int {
+	end := 0
+	for i := range counts {
+		if i < len(displs) && counts[i] > 0 {
+			end = max(end, displs[i]+counts[i])
+		}
+	}
+	return end
+}
+
+// bytesOfVec makes a laid-out buffer plain bytes: collectives on datatypes compare
+// and move type signatures, which are bytes of packed items, so a process may
+// describe its side with another type of the same signature (3 int32s against one
+// contiguous type of 3 int32s).
+func bytesOfVec(v *Vec) {
+	if !v.InPlace {
+		v.Esz = 1
+	}
+}
+
+// scaled is counts (or displacements) in items of size bytes, as bytes.
+func scaled(v []int, size int) []int {
+	if v == nil {
+		return nil
+	}
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = x * size
+	}
+	return out
+}
+
+// typeSize is v's item size, for scaling its counts (0 when v is not typed).
+func typeSize(v Vec) int {
+	if v.Type == nil {
+		return 0
+	}
+	return int(v.Type.Size())
+}
+
+// rootOf reports whether this process is a rooted collective's root and whether it
+// exchanges data at all (the root's group's other processes on an intercommunicator
+// do not).
+func (c *Comm) rootOf(root int) (isRoot, takesPart bool) {
+	if c.remote != nil {
+		return root == Root, root == Root || root >= 0
+	}
+	return c.rank == root, true
+}
+
+// typedColl runs call on the laid-out buffers of rs (with blocks bl) and finishes
+// the call.
+func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error)) (*Pending, error) {
+	var st staged
+	if err := st.stage(op, rs, bl); err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		bytesOfVec(r.v)
+	}
+	p, err := call()
+	return st.finish(p, err)
+}
+
+func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, error) {
+	isRoot, part := c.rootOf(root)
+	rs := []role{{v: &buf, in: isRoot, out: part && !isRoot}}
+	return typedColl(op, rs, &[2]blocks{}, func() (*Pending, error) {
+		if nb {
+			s, err := c.coll.sched.bcast(c, op, buf, root, true)
+			return finish(op, true, nil, s, err)
+		}
+		return nil, c.bcast(op, &buf, root)
+	})
+}
+
+func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root int, v, nb bool) (*Pending, error) {
+	isRoot, part := c.rootOf(root)
+	rs := []role{{v: &send, in: part && !(isRoot && send.InPlace)}, {v: &recv, in: isRoot && send.InPlace, out: isRoot}}
+	var bl [2]blocks
+	if v {
+		bl[1] = blocks{counts, displs}
+		if sz := typeSize(recv); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
+	}
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
+		} else {
+			s, err = c.coll.sched.gather(c, op, send, recv, root, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}
+
+func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec, root int, v, nb bool) (*Pending, error) {
+	isRoot, part := c.rootOf(root)
+	rs := []role{{v: &send, in: isRoot}, {v: &recv, out: part && !(isRoot && recv.InPlace)}}
+	var bl [2]blocks
+	if v {
+		bl[0] = blocks{counts, displs}
+		if sz := typeSize(send); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
+	}
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
+		} else {
+			s, err = c.coll.sched.scatter(c, op, send, recv, root, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}
+
+func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v, nb bool) (*Pending, error) {
+	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
+	var bl [2]blocks
+	if v {
+		bl[1] = blocks{counts, displs}
+		if sz := typeSize(recv); sz > 0 {
+			counts, displs = scaled(counts, sz), scaled(displs, sz)
+		}
+	}
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.allgatherv(c, op, send, recv, counts, displs, nb)
+		} else {
+			s, err = c.coll.sched.allgather(c, op, send, recv, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}
+
+func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, v, nb bool) (*Pending, error) {
+	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
+	var bl [2]blocks
+	if v {
+		bl[0], bl[1] = blocks{scounts, sdispls}, blocks{rcounts, rdispls}
+		if sz := typeSize(send); sz > 0 {
+			scounts, sdispls = scaled(scounts, sz), scaled(sdispls, sz)
+		}
+		if sz := typeSize(recv); sz > 0 {
+			rcounts, rdispls = scaled(rcounts, sz), scaled(rdispls, sz)
+		}
+	}
+	return typedColl(op, rs, &bl, func() (*Pending, error) {
+		var s *coll.Sched
+		var err error
+		if v {
+			s, err = c.coll.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
+		} else {
+			s, err = c.coll.sched.alltoall(c, op, send, recv, nb)
+		}
+		return finish(op, nb, nil, s, err)
+	})
+}
+
+// Scratch returns pooled memory of n bytes (aligned for any element type) for the
+// facade's staging of typed buffers around a call; ReleaseScratch gives it back.
+func Scratch(n int) *[]byte { return coll.GetScratch(n) }
+
+// ReleaseScratch returns memory from Scratch to its pool.
+func ReleaseScratch(p *[]byte) { coll.PutScratch(p) }

@@ -1,0 +1,201 @@
+package mpi
+
+import "github.com/mpigo/mpigo/internal/core"
+
+// The collectives on typed buffers (see Typed): each moves the items of a datatype
+// (a struct, a column of a matrix, a subarray) as the slice-typed collective of the
+// same name moves elements. The two sides of a transfer may describe it with
+// different datatypes of the same type signature (the same sequence of basic
+// elements). Counts and displacements of the v forms count items of the buffer's
+// datatype, displacements in units of its extent, as MPI's do. A Buf an argument
+// does not use on this rank (recv off the root, say) may be the zero Buf. In place:
+// InPlaceBuf where the slice form takes InPlace.
+
+// InPlaceBuf is the in-place marker (MPI_IN_PLACE) of the typed-buffer collectives.
+var InPlaceBuf = Buf{count: -1}
+
+// cvec is b as the device's collective buffer.
+func (b Buf) cvec() (core.Vec, error) {
+	switch {
+	case b.err != nil:
+		return core.Vec{}, b.err
+	case b.count == -1 && b.dt == nil && b.mem == nil:
+		return core.Vec{InPlace: true}, nil
+	case b.dt == nil:
+		return core.Vec{}, nil // the zero Buf: an argument this rank does not use
+	}
+	return core.TypedVec(b.mem, int(b.count), b.dt), nil
+}
+
+// cvecs converts two Bufs.
+func cvecs(a, b Buf) (core.Vec, core.Vec, error) {
+	va, err := a.cvec()
+	if err != nil {
+		return va, va, err
+	}
+	vb, err := b.cvec()
+	return va, vb, err
+}
+
+// BcastBuf is Bcast of a typed buffer: root's items reach every rank's buf.
+func BcastBuf(c *Comm, buf Buf, root int) error {
+	v, err := buf.cvec()
+	if err != nil {
+		return c.fail("Bcast", err)
+	}
+	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
+}
+
+// IbcastBuf starts a BcastBuf.
+func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
+	v, err := buf.cvec()
+	if err != nil {
+		return Request{}, c.fail("Ibcast", err)
+	}
+	p, err := c.dev().Ibcast("Ibcast", v, root)
+	return c.start("Ibcast", p, err)
+}
+
+// GatherBuf is Gather of typed buffers: every rank's send items land in root's recv,
+// rank i's at item i*(its count).
+func GatherBuf(c *Comm, send, recv Buf, root int) error {
+	_, err := gatherBuf("Gather", c, send, recv, nil, nil, root, false, false)
+	return c.fail("Gather", err)
+}
+
+// IgatherBuf starts a GatherBuf.
+func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
+	p, err := gatherBuf("Igather", c, send, recv, nil, nil, root, false, true)
+	return c.start("Igather", p, err)
+}
+
+// GathervBuf is Gatherv of typed buffers: rank i's items land in root's recv at item
+// displs[i], counts[i] of them.
+func GathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) error {
+	_, err := gatherBuf("Gatherv", c, send, recv, counts, displs, root, true, false)
+	return c.fail("Gatherv", err)
+}
+
+// IgathervBuf starts a GathervBuf.
+func IgathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) (Request, error) {
+	p, err := gatherBuf("Igatherv", c, send, recv, counts, displs, root, true, true)
+	return c.start("Igatherv", p, err)
+}
+
+func gatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, root int, v, nb bool) (*core.Pending, error) {
+	s, r, err := cvecs(send, recv)
+	if err != nil {
+		return nil, err
+	}
+	if v {
+		return c.dev().Gatherv(op, s, r, counts, displs, root, nb)
+	}
+	return c.dev().Gather(op, s, r, root, nb)
+}
+
+// ScatterBuf is Scatter of typed buffers: root's send, one block of the receivers'
+// count per rank, is dealt out to every rank's recv.
+func ScatterBuf(c *Comm, send, recv Buf, root int) error {
+	_, err := scatterBuf("Scatter", c, send, nil, nil, recv, root, false, false)
+	return c.fail("Scatter", err)
+}
+
+// IscatterBuf starts a ScatterBuf.
+func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
+	p, err := scatterBuf("Iscatter", c, send, nil, nil, recv, root, false, true)
+	return c.start("Iscatter", p, err)
+}
+
+// ScattervBuf is Scatterv of typed buffers: rank i gets counts[i] items of root's send
+// from item displs[i].
+func ScattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) error {
+	_, err := scatterBuf("Scatterv", c, send, counts, displs, recv, root, true, false)
+	return c.fail("Scatterv", err)
+}
+
+// IscattervBuf starts a ScattervBuf.
+func IscattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) (Request, error) {
+	p, err := scatterBuf("Iscatterv", c, send, counts, displs, recv, root, true, true)
+	return c.start("Iscatterv", p, err)
+}
+
+func scatterBuf(op string, c *Comm, send Buf, counts, displs []int, recv Buf, root int, v, nb bool) (*core.Pending, error) {
+	s, r, err := cvecs(send, recv)
+	if err != nil {
+		return nil, err
+	}
+	if v {
+		return c.dev().Scatterv(op, s, counts, displs, r, root, nb)
+	}
+	return c.dev().Scatter(op, s, r, root, nb)
+}
+
+// AllgatherBuf is Allgather of typed buffers.
+func AllgatherBuf(c *Comm, send, recv Buf) error {
+	_, err := allgatherBuf("Allgather", c, send, recv, nil, nil, false, false)
+	return c.fail("Allgather", err)
+}
+
+// IallgatherBuf starts an AllgatherBuf.
+func IallgatherBuf(c *Comm, send, recv Buf) (Request, error) {
+	p, err := allgatherBuf("Iallgather", c, send, recv, nil, nil, false, true)
+	return c.start("Iallgather", p, err)
+}
+
+// AllgathervBuf is Allgatherv of typed buffers.
+func AllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	_, err := allgatherBuf("Allgatherv", c, send, recv, counts, displs, true, false)
+	return c.fail("Allgatherv", err)
+}
+
+// IallgathervBuf starts an AllgathervBuf.
+func IallgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
+	p, err := allgatherBuf("Iallgatherv", c, send, recv, counts, displs, true, true)
+	return c.start("Iallgatherv", p, err)
+}
+
+func allgatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, v, nb bool) (*core.Pending, error) {
+	s, r, err := cvecs(send, recv)
+	if err != nil {
+		return nil, err
+	}
+	if v {
+		return c.dev().Allgatherv(op, s, r, counts, displs, nb)
+	}
+	return c.dev().Allgather(op, s, r, nb)
+}
+
+// AlltoallBuf is Alltoall of typed buffers.
+func AlltoallBuf(c *Comm, send, recv Buf) error {
+	_, err := alltoallBuf("Alltoall", c, send, nil, nil, recv, nil, nil, false, false)
+	return c.fail("Alltoall", err)
+}
+
+// IalltoallBuf starts an AlltoallBuf.
+func IalltoallBuf(c *Comm, send, recv Buf) (Request, error) {
+	p, err := alltoallBuf("Ialltoall", c, send, nil, nil, recv, nil, nil, false, true)
+	return c.start("Ialltoall", p, err)
+}
+
+// AlltoallvBuf is Alltoallv of typed buffers.
+func AlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	_, err := alltoallBuf("Alltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true, false)
+	return c.fail("Alltoallv", err)
+}
+
+// IalltoallvBuf starts an AlltoallvBuf.
+func IalltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
+	p, err := alltoallBuf("Ialltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true, true)
+	return c.start("Ialltoallv", p, err)
+}
+
+func alltoallBuf(op string, c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int, v, nb bool) (*core.Pending, error) {
+	s, r, err := cvecs(send, recv)
+	if err != nil {
+		return nil, err
+	}
+	if v {
+		return c.dev().Alltoallv(op, s, scounts, sdispls, r, rcounts, rdispls, nb)
+	}
+	return c.dev().Alltoall(op, s, r, nb)
+}

@@ -1,0 +1,218 @@
+package mpi
+
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// redForm is the form of the elements a reduction's kernel combines, and how a typed
+// buffer is laid out in it: a predefined op's base elements and the pair records are
+// the buffer packed; a user op's []T is the buffer packed and then spread to T's
+// layout when T has padding.
+type redForm struct {
+	rd     core.Red
+	esz    int            // bytes of one element as the kernel sees it
+	data   int64          // bytes of one element packed
+	align  uintptr        // the alignment the kernel needs of its memory
+	goT    *datatype.Type // T's layout, when it is not T's packed form (padding)
+	origin *datatype.Type // user op: TypeOf[T]'s type, whose items are T's in memory
+}
+
+// formOf is the form in which op combines elements of kind.
+func formOf(name string, op Op, kind datatype.Kind) (redForm, error) {
+	if op.user != nil {
+		return userForm(name, op.user)
+	}
+	switch kind {
+	case datatype.KindInt8:
+		return predefForm[int8](name, op)
+	case datatype.KindInt16:
+		return predefForm[int16](name, op)
+	case datatype.KindInt32:
+		return predefForm[int32](name, op)
+	case datatype.KindInt64:
+		return predefForm[int64](name, op)
+	case datatype.KindInt:
+		return predefForm[int](name, op)
+	case datatype.KindUint8:
+		return predefForm[uint8](name, op)
+	case datatype.KindUint16:
+		return predefForm[uint16](name, op)
+	case datatype.KindUint32:
+		return predefForm[uint32](name, op)
+	case datatype.KindUint64:
+		return predefForm[uint64](name, op)
+	case datatype.KindUint:
+		return predefForm[uint](name, op)
+	case datatype.KindFloat32:
+		return predefForm[float32](name, op)
+	case datatype.KindFloat64:
+		return predefForm[float64](name, op)
+	case datatype.KindComplex64:
+		return predefForm[complex64](name, op)
+	case datatype.KindComplex128:
+		return predefForm[complex128](name, op)
+	case datatype.KindBool:
+		return predefForm[bool](name, op)
+	case datatype.KindByte:
+		// MPI defines only the bitwise ops on MPI_BYTE.
+		switch op.code {
+		case opBand, opBor, opBxor, opReplace, opNoOp:
+			return predefForm[uint8](name, op)
+		}
+		return redForm{}, errorf(ClassOp, name, "op %v is not defined on byte (MPI_BYTE takes Band, Bor and Bxor)", op)
+	case datatype.KindInt32Int32:
+		// MPI_2INT packs to flat (value, index) pairs of int32, which Maxloc and
+		// Minloc take as they are.
+		if err := pairOp(name, op, kind); err != nil {
+			return redForm{}, err
+		}
+		return predefForm[int32](name, op)
+	case datatype.KindFloat32Int32, datatype.KindFloat64Int32, datatype.KindInt64Int32, datatype.KindInt16Int32:
+		if err := pairOp(name, op, kind); err != nil {
+			return redForm{}, err
+		}
+		return pairForm(op, kind), nil
+	}
+	return redForm{}, errorf(ClassType, name, "datatype built from %s: no predefined op takes it", kind)
+}
+
+// predefForm is a predefined op over packed elements of T.
+func predefForm[T Elem](name string, op Op) (redForm, error) {
+	rd, err := red[T](name, op)
+	var z T
+	sz := int(unsafe.Sizeof(z))
+	return redForm{rd: rd, esz: sz, data: int64(sz), align: unsafe.Alignof(z)}, err
+}
+
+// pairForm reduces the value-index pair types (MPI_FLOAT_INT, MPI_DOUBLE_INT,
+// MPI_LONG_INT, MPI_SHORT_INT) as packed records: the value, then its int32 index, with
+// no padding between records, which the kernels read wherever they fall.
+func pairForm(op Op, kind datatype.Kind) redForm {
+	rec, k := pairKernel(kind, op.code == opMaxloc)
+	rd := core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: rec, Code: uint64(op.code), Name: opNames[op.code]}
+	return redForm{rd: rd, esz: rec, data: int64(rec), align: 1}
+}
+
+// userForm runs a user op over T (OpCreate[T]) on the data laid out as []T; T's
+// elements are the unit no schedule cuts.
+func userForm(name string, u *userOp) (redForm, error) {
+	if err := u.check(name); err != nil {
+		return redForm{}, err
+	}
+	esz := int(u.typ.Size())
+	f := redForm{
+		rd:     core.Red{K: core.ReduceOp{Fn: u.fn, Commute: u.commute}, Unit: esz, User: true, Code: 1 << 32, Name: "a user op"},
+		esz:    esz,
+		data:   u.dt.Size(),
+		align:  uintptr(u.typ.Align()),
+		origin: u.dt.Origin(),
+	}
+	if f.data != int64(esz) {
+		f.goT = u.dt
+	}
+	return f, nil
+}
+
+// pairOp refuses every op but Maxloc and Minloc on the pair types (MPI 4.1 §6.9.4).
+func pairOp(name string, op Op, kind datatype.Kind) error {
+	if op.code != opMaxloc && op.code != opMinloc {
+		return errorf(ClassOp, name, "op %v on %s: the pair types take Maxloc and Minloc only", op, kind)
+	}
+	return nil
+}
+
+// whole checks that the present buffers hold whole elements of f (only a user op's
+// T can fail this: the base elements of a predefined type always divide).
+func (f *redForm) whole(name string, args ...*reduceArg) error {
+	for i, a := range args {
+		if a.b.dt != nil && a.bytes%f.data != 0 {
+			arg := [2]string{"send", "recv"}[i]
+			return errorf(ClassType, name, "%s holds %d bytes of data, not a whole number of the op's elements (%d bytes of data each)", arg, a.bytes, f.data)
+		}
+	}
+	return nil
+}
+
+// direct returns a's memory when it already is laid out in form f, aligned for the
+// kernel: a contiguous buffer of packed elements, or items of TypeOf[T] for a user
+// op over T.
+func (f *redForm) direct(a *reduceArg) ([]byte, bool) {
+	n := a.bytes / f.data * int64(f.esz)
+	var w []byte
+	switch {
+	case f.origin != nil && a.b.dt.Origin() == f.origin && int64(len(a.b.mem)) >= n:
+		w = a.b.mem[:n]
+	case f.goT == nil:
+		off, m, ok := a.b.dt.ContiguousSpan(a.b.count)
+		if !ok {
+			return nil, false
+		}
+		w = a.b.mem[off : off+m]
+	default:
+		return nil, false
+	}
+	if len(w) > 0 && uintptr(unsafe.Pointer(&w[0]))%f.align != 0 {
+		return nil, false
+	}
+	return w, true
+}
+
+func (f *redForm) isDirect(a *reduceArg) bool {
+	_, ok := f.direct(a)
+	return ok
+}
+
+// lay returns a's data in form f (nil for an absent buffer), filled from a when fill
+// is set, and whether it is a's own memory.
+func (f *redForm) lay(name string, a *reduceArg, w *scratchSet, fill bool) ([]byte, bool, error) {
+	if a.b.dt == nil {
+		return nil, false, nil
+	}
+	if d, ok := f.direct(a); ok {
+		return d, true, nil
+	}
+	g := w.get(int(a.bytes / f.data * int64(f.esz)))
+	if fill {
+		if err := f.fill(name, a, g, w); err != nil {
+			return nil, false, err
+		}
+	}
+	return g, false, nil
+}
+
+// fill writes a's data into g in form f.
+func (f *redForm) fill(name string, a *reduceArg, g []byte, w *scratchSet) error {
+	if f.goT == nil {
+		_, err := a.b.dt.Pack(g, a.b.mem, a.b.count)
+		return typeErr(name, err)
+	}
+	p := w.get(int(a.bytes))
+	if _, err := a.b.dt.Pack(p, a.b.mem, a.b.count); err != nil {
+		return typeErr(name, err)
+	}
+	_, err := f.goT.Unpack(g, p, a.bytes/f.data)
+	return typeErr(name, err)
+}
+
+// back stores the first items items of the result, laid out in form f in out, into
+// r's buffer (nothing to do when out is r's own memory).
+func (f *redForm) back(name string, r *reduceArg, out []byte, items int64, w *scratchSet) error {
+	if items == 0 || r.b.dt == nil || overlap(out, r.b.mem) {
+		return nil
+	}
+	if f.goT == nil {
+		_, err := r.b.dt.Unpack(r.b.mem, out, items)
+		return typeErr(name, err)
+	}
+	nd := items * r.b.dt.Size()
+	k := nd / f.data
+	p := w.get(int(nd))
+	if _, err := f.goT.Pack(p, out[:k*int64(f.esz)], k); err != nil {
+		return typeErr(name, err)
+	}
+	_, err := r.b.dt.Unpack(r.b.mem, p, items)
+	return typeErr(name, err)
+}

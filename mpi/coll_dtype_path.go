@@ -1,0 +1,364 @@
+package mpi
+
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// The one path of the reductions on typed buffers: check both Bufs, choose the
+// element form the kernel works on (the base type's elements, packed pair records,
+// or a user op's []T), lay each buffer out in that form (its own memory when it
+// already is, else pooled scratch), run the slice form's device call on the laid-out
+// bytes, and unpack the result through recv's layout: at once for a blocking call,
+// when the request completes for a nonblocking one.
+
+// redKind is the reduction a call runs.
+type redKind uint8
+
+const (
+	kReduce redKind = iota
+	kAllreduce
+	kReduceScatterBlock
+	kReduceScatter
+	kScan
+	kExscan
+	kLocal
+)
+
+// redCall is one call of a reduction on typed buffers.
+type redCall struct {
+	name   string
+	c      *Comm // nil for ReduceLocalBuf
+	kind   redKind
+	root   int
+	counts []int // ReduceScatter: items of recv's datatype per rank
+	nb     bool
+}
+
+// isInPlace reports whether b is InPlaceBuf.
+func (b Buf) isInPlace() bool { return b.err == nil && b.count == -1 && b.dt == nil && b.mem == nil }
+
+// roles says whether send and recv hold data on this process.
+func (rc *redCall) roles() (hasSend, hasRecv bool) {
+	if rc.kind != kReduce {
+		return true, true
+	}
+	if rc.c.IsInter() {
+		return rc.root != Root && rc.root != ProcNull, rc.root == Root
+	}
+	return true, rc.c.Rank() == rc.root
+}
+
+// run checks and lays out the buffers and runs the call; a nonblocking call returns
+// its Pending.
+func (rc *redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
+	inPlace := send.isInPlace()
+	if err := rc.inPlaceAllowed(inPlace); err != nil {
+		return nil, err
+	}
+	hasSend, hasRecv := rc.roles()
+	if !hasSend && !hasRecv {
+		return rc.bystander()
+	}
+	var s, r reduceArg
+	if err := rc.args(&s, &r, send, recv, hasSend && !inPlace, hasRecv, op.user != nil); err != nil {
+		return nil, err
+	}
+	kind := s.kind
+	if s.b.dt == nil {
+		kind = r.kind
+	}
+	f, err := formOf(rc.name, op, kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.whole(rc.name, &s, &r); err != nil {
+		return nil, err
+	}
+	wcounts, err := rc.elemCounts(&f, &r, inPlace)
+	if err != nil {
+		return nil, err
+	}
+	return rc.laid(&f, &s, &r, inPlace, wcounts)
+}
+
+// args checks send and recv where they hold data (absent ones stay zero) and that
+// they agree.
+func (rc *redCall) args(s, r *reduceArg, send, recv Buf, hasSend, hasRecv, user bool) error {
+	var err error
+	if hasSend {
+		if *s, err = checkReduceBuf(rc.name, "send", send, user); err != nil {
+			return err
+		}
+	}
+	if hasRecv {
+		if *r, err = checkReduceBuf(rc.name, "recv", recv, user); err != nil {
+			return err
+		}
+	}
+	return rc.sameElements(s, r, user)
+}
+
+// inPlaceAllowed refuses InPlaceBuf where the slice form refuses InPlace.
+func (rc *redCall) inPlaceAllowed(inPlace bool) error {
+	switch {
+	case !inPlace:
+		return nil
+	case rc.kind == kLocal:
+		return errorf(ClassBuffer, rc.name, "in is InPlaceBuf; MPI_Reduce_local takes two buffers")
+	case rc.c.IsInter():
+		return errorf(ClassBuffer, rc.name, "send is InPlaceBuf, which intercommunicator collectives do not take")
+	case rc.kind == kReduce && rc.c.Rank() != rc.root:
+		return errorf(ClassBuffer, rc.name, "InPlaceBuf is for the root only")
+	}
+	return nil
+}
+
+// sameElements checks that send and recv hold the same kind of elements, and as many
+// where the call combines them element for element.
+func (rc *redCall) sameElements(s, r *reduceArg, user bool) error {
+	if s.b.dt == nil || r.b.dt == nil {
+		return nil
+	}
+	if s.kind != r.kind && s.bytes > 0 && r.bytes > 0 && !user {
+		return errorf(ClassType, rc.name, "send holds %s elements and recv %s; both must be built from the same predefined type", s.kind, r.kind)
+	}
+	switch rc.kind {
+	case kReduceScatterBlock, kReduceScatter:
+		return nil // the device checks send against the blocks
+	}
+	if s.bytes != r.bytes {
+		return errorf(ClassCount, rc.name, "send holds %d bytes of base elements and recv %d; they must hold as many", s.bytes, r.bytes)
+	}
+	return nil
+}
+
+// bystander takes a process of the root's group on an intercommunicator other than
+// the root through the call: it moves nothing, but takes its part in the sequence.
+func (rc *redCall) bystander() (*core.Pending, error) {
+	rd, _ := red[uint8](rc.name, NoOp)
+	if rc.nb {
+		return rc.c.dev().Ireduce(rc.name, vec[uint8](nil), vec[uint8](nil), rd, rc.root)
+	}
+	none := vec[uint8](nil)
+	return nil, rc.c.dev().Reduce(rc.name, &none, &none, &rd, rc.root)
+}
+
+// elemCounts converts ReduceScatter's counts, in items of recv's datatype, to
+// elements of f.
+func (rc *redCall) elemCounts(f *redForm, r *reduceArg, inPlace bool) ([]int, error) {
+	if rc.kind != kReduceScatter {
+		return nil, nil
+	}
+	if n := rc.c.Size(); len(rc.counts) != n {
+		return nil, errorf(ClassCount, rc.name, "len(counts) %d != the group's size %d", len(rc.counts), n)
+	}
+	size := r.b.dt.Size()
+	out := make([]int, len(rc.counts))
+	for i, k := range rc.counts {
+		if k < 0 {
+			return nil, errorf(ClassCount, rc.name, "counts[%d] %d is negative", i, k)
+		}
+		if int64(k)*size%f.data != 0 {
+			return nil, errorf(ClassType, rc.name, "counts[%d] %d items of recv's %s (%d bytes of data each) are not a whole number of the op's elements of %d bytes",
+				i, k, r.b.dt.Name(), size, f.data)
+		}
+		out[i] = int(int64(k) * size / f.data)
+	}
+	if me := rc.c.Rank(); !inPlace && r.b.count != int64(rc.counts[me]) {
+		return nil, errorf(ClassCount, rc.name, "recv holds %d items and counts[%d] is %d; they must be equal", r.b.count, me, rc.counts[me])
+	}
+	return out, nil
+}
+
+// laid lays the checked buffers out in form f, runs the call and finishes it.
+func (rc *redCall) laid(f *redForm, s, r *reduceArg, inPlace bool, wcounts []int) (*core.Pending, error) {
+	var w scratchSet
+	in, out, sv, rv, err := rc.layout(f, s, r, inPlace, &w)
+	if err != nil {
+		w.release()
+		return nil, err
+	}
+	p, err := rc.call(f, sv, rv, in, out, wcounts)
+	if err != nil {
+		w.release()
+		return nil, err
+	}
+	items := rc.resultItems(r, inPlace)
+	if p == nil {
+		err = f.back(rc.name, r, out, items, &w)
+		w.release()
+		return nil, err
+	}
+	// The request's own copies, so that a blocking call's stay on the stack.
+	held, hf, hr, name := w, *f, *r, rc.name
+	return core.Then(p, func() error {
+		defer held.release()
+		return hf.back(name, &hr, out, items, &held)
+	}), nil
+}
+
+// layout returns the laid-out input and output and the device buffers for them.
+func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, w *scratchSet) (in, out []byte, sv, rv core.Vec, err error) {
+	hasSend := s.b.dt != nil
+	fill := inPlace || rc.kind == kLocal // recv holds input
+	out, direct, err := f.lay(rc.name, r, w, fill)
+	if err != nil {
+		return
+	}
+	sv, rv = core.Vec{Esz: f.esz}, core.Vec{B: out, Esz: f.esz}
+	switch {
+	case inPlace:
+		sv = core.InPlaceVec(f.esz)
+		return
+	case !hasSend:
+		return
+	case r.b.dt != nil && !direct && rc.inPlaceWorks() && !f.isDirect(s):
+		// Pack send straight into the result's scratch and reduce in place there:
+		// one buffer and one copy fewer.
+		if err = f.fill(rc.name, s, out, w); err == nil {
+			sv = core.InPlaceVec(f.esz)
+		}
+		return
+	}
+	if in, _, err = f.lay(rc.name, s, w, true); err != nil {
+		return
+	}
+	if overlap(in, out) {
+		// One buffer passed as both: the reduction must read the input as it was.
+		p := w.get(len(in))
+		copy(p, in)
+		in = p
+	}
+	sv.B = in
+	return
+}
+
+// inPlaceWorks reports whether the call may take its input from its result buffer.
+func (rc *redCall) inPlaceWorks() bool {
+	switch rc.kind {
+	case kReduce, kAllreduce, kScan, kExscan:
+		return !rc.c.IsInter()
+	}
+	return false
+}
+
+// call runs the device call of rc on the laid-out buffers.
+func (rc *redCall) call(f *redForm, sv, rv core.Vec, in, out []byte, wcounts []int) (*core.Pending, error) {
+	if rc.kind == kLocal {
+		f.rd.K.Fn(out, in)
+		return nil, nil
+	}
+	d, name, nb := rc.c.dev(), rc.name, rc.nb
+	switch rc.kind {
+	case kReduce:
+		if nb {
+			return d.Ireduce(name, sv, rv, f.rd, rc.root)
+		}
+		return nil, d.Reduce(name, &sv, &rv, &f.rd, rc.root)
+	case kAllreduce:
+		if nb {
+			return d.Iallreduce(name, sv, rv, f.rd)
+		}
+		return nil, d.Allreduce(name, &sv, &rv, &f.rd)
+	case kReduceScatterBlock:
+		return d.ReduceScatterBlock(name, sv, rv, f.rd, nb)
+	case kReduceScatter:
+		return d.ReduceScatter(name, sv, rv, wcounts, f.rd, nb)
+	}
+	return d.Scan(name, sv, rv, f.rd, rc.kind == kExscan, nb)
+}
+
+// resultItems is how many items of recv hold the result on this process.
+func (rc *redCall) resultItems(r *reduceArg, inPlace bool) int64 {
+	switch {
+	case r.b.dt == nil:
+		return 0
+	case rc.kind == kExscan && rc.c.Rank() == 0:
+		return 0 // rank 0's recv is left as it was
+	case inPlace && rc.kind == kReduceScatterBlock:
+		return r.b.count / int64(rc.c.Size())
+	case inPlace && rc.kind == kReduceScatter:
+		return int64(rc.counts[rc.c.Rank()])
+	}
+	return r.b.count
+}
+
+// reduceArg is one Buf of a reduction, checked: its layout, its base kind and the
+// number of bytes of base elements it holds.
+type reduceArg struct {
+	b     Buf
+	kind  datatype.Kind
+	bytes int64
+}
+
+func checkReduceBuf(name, arg string, b Buf, user bool) (reduceArg, error) {
+	if b.err != nil {
+		return reduceArg{}, b.err
+	}
+	if b.isInPlace() {
+		return reduceArg{}, errorf(ClassBuffer, name, "%s is InPlaceBuf, which only send may be", arg)
+	}
+	if b.dt == nil {
+		return reduceArg{}, errorf(ClassType, name, "%s has no datatype (make it with Typed)", arg)
+	}
+	if b.dt.IsFreed() {
+		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s has been freed", arg, b.dt.Name())
+	}
+	if !b.dt.IsCommitted() {
+		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s is not committed (call Commit)", arg, b.dt.Name())
+	}
+	lo, hi, err := b.dt.Span(b.count)
+	if err != nil {
+		return reduceArg{}, typeErr(name, err)
+	}
+	if lo < 0 || hi > int64(len(b.mem)) {
+		return reduceArg{}, errorf(ClassBuffer, name, "%s: %d items of %s span bytes [%d,%d) but the buffer has %d bytes",
+			arg, b.count, b.dt.Name(), lo, hi, len(b.mem))
+	}
+	k := b.dt.Kind()
+	if k == datatype.KindNone && b.dt.Size() == 0 {
+		k = datatype.KindUint8 // no data: nothing to combine
+	}
+	if k == datatype.KindNone && !user {
+		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s mixes element types; a reduction over a derived datatype needs every element of one predefined type (MPI: predefined ops act on the base elements)", arg, b.dt.Name())
+	}
+	n, err := b.dt.PackSize(b.count)
+	if err != nil {
+		return reduceArg{}, typeErr(name, err)
+	}
+	return reduceArg{b: b, kind: k, bytes: n}, nil
+}
+
+// overlap reports whether a and b share memory.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
+}
+
+// scratchSet is the pooled memory one call lays its buffers out in: at most five
+// pieces (the input and the output, each with a packed stage for a user op's padded
+// T, and a stage to unpack the result through).
+type scratchSet struct {
+	ps [5]*[]byte
+	n  int
+}
+
+func (w *scratchSet) get(n int) []byte {
+	p := core.Scratch(n)
+	w.ps[w.n] = p
+	w.n++
+	return *p
+}
+
+func (w *scratchSet) release() {
+	for _, p := range w.ps[:w.n] {
+		core.ReleaseScratch(p)
+	}
+	*w = scratchSet{}
+}

@@ -1,0 +1,84 @@
+package mpi_test
+
+import (
+	"fmt"
+
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// TypeIndexed picks blocks of different lengths at chosen places: here the upper
+// triangle of a 4x4 row-major matrix, row i from its diagonal element on. Sent with
+// mpi.SendBuf(c, mpi.Typed(a, 1, upper), dest, tag), those elements travel one after
+// another, as Pack lays them out here.
+func ExampleTypeIndexed() {
+	const n = 4
+	a := make([]float64, n*n)
+	for i := range a {
+		a[i] = float64(i)
+	}
+	lens, displs := make([]int, n), make([]int, n)
+	for i := range n {
+		lens[i], displs[i] = n-i, i*n+i // in elements of the old type
+	}
+	upper, err := mpi.TypeIndexed(lens, displs, mpi.Float64)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := upper.Commit(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	size, err := mpi.PackSize(1, upper)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	packed := make([]byte, size)
+	pos := 0
+	if err := mpi.Pack(mpi.Typed(a, 1, upper), packed, &pos); err != nil {
+		fmt.Println(err)
+		return
+	}
+	tri := make([]float64, n*(n+1)/2)
+	pos = 0
+	if err := mpi.Unpack(packed, &pos, mpi.Typed(tri, len(tri), mpi.Float64)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tri)
+	// Output: [0 1 2 3 5 6 7 10 11 15]
+}
+
+// Contents gives back what a type was built with, so that a tool can print or rebuild
+// it; the old type comes back as the package's own handle.
+func ExampleDatatype_Contents() {
+	col, err := mpi.TypeVector(3, 1, 4, mpi.Float64) // a column of a 3x4 matrix
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	comb, _, _, _, _ := col.Envelope()
+	ints, _, types, err := col.Contents()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	name, _ := types[0].Name()
+	fmt.Println(comb, ints, name, types[0] == mpi.Float64)
+	// Output: vector [3 1 4] MPI_DOUBLE true
+}
+
+// TypeGetValueIndex finds the pair type Maxloc and Minloc take for a value type and
+// an index type; a Go struct of the same layout holds the pairs.
+func ExampleTypeGetValueIndex() {
+	pair, err := mpi.TypeGetValueIndex(mpi.Float64, mpi.Int32)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	name, _ := pair.Name()
+	none, _ := mpi.TypeGetValueIndex(mpi.Float64, mpi.Int64)
+	fmt.Println(name, none == nil)
+	// Output: MPI_DOUBLE_INT true
+}

@@ -1,0 +1,132 @@
+package mpi
+
+import (
+	"runtime"
+	"strconv"
+	"sync"
+	"unsafe"
+)
+
+// allocated holds the start of every slice AllocMem gave and FreeMem has not taken
+// back, as addresses: it does not keep the memory alive, and a cleanup forgets an
+// address once the collector has freed its memory. Each allocation has its own number,
+// so a late cleanup cannot forget a newer allocation at a reused address.
+var allocated struct {
+	sync.Mutex
+	n  uint64
+	at map[uintptr]uint64
+}
+
+// allocation names one allocation, for its cleanup.
+type allocation struct {
+	at uintptr
+	n  uint64
+}
+
+// minAlloc keeps every allocation out of Go's allocator for tiny objects, which packs
+// several into one block whose cleanups may never run.
+const minAlloc = 16
+
+// AllocMem returns size bytes of memory for message buffers (MPI_Alloc_mem). It is
+// ordinary Go memory, zeroed, that the collector manages: mpigo's transports need no
+// special memory, and one-sided windows will take it as they take any slice. Give it
+// back with FreeMem when done; memory left unreferenced without FreeMem is collected
+// all the same.
+//
+// info may be nil. Of its hints AllocMem takes "mpi_minimum_memory_alignment" (MPI 4.1):
+// a power of two the slice's address is then a multiple of (beyond Go's own alignment,
+// at most 1 GiB). A size below 0 is an error of class ErrArg, memory the system cannot
+// give one of class ErrNoMem.
+func AllocMem(size int, info *Info) ([]byte, error) {
+	if err := Self.check("AllocMem"); err != nil {
+		return nil, err
+	}
+	if size < 0 {
+		return nil, Self.fail("AllocMem", errorf(ClassArg, "AllocMem", "size = %d: want 0 or more bytes", size))
+	}
+	align, err := allocAlign(info)
+	if err != nil {
+		return nil, Self.fail("AllocMem", err)
+	}
+	b, err := allocate(size, align)
+	if err != nil {
+		return nil, Self.fail("AllocMem", err)
+	}
+	return b, nil
+}
+
+// allocAlign reads the alignment hint of info: 1 when there is none.
+func allocAlign(info *Info) (int, error) {
+	pairs, err := info.pairs("AllocMem")
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range pairs {
+		if p[0] != "mpi_minimum_memory_alignment" {
+			continue
+		}
+		a, err := strconv.Atoi(p[1])
+		if err != nil || a <= 0 || a&(a-1) != 0 || a > 1<<30 {
+			return 0, errorf(ClassInfoValue, "AllocMem", "mpi_minimum_memory_alignment = %q: want a power of two up to 1 GiB", p[1])
+		}
+		return a, nil
+	}
+	return 1, nil
+}
+
+// allocate makes the slice, aligned to align, and records its start. Asking the
+// runtime for more than it can ever give panics; that becomes ErrNoMem.
+func allocate(size, align int) (b []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, errorf(ClassNoMem, "AllocMem", "cannot allocate %d bytes: %v", size, r)
+		}
+	}()
+	raw := make([]byte, max(size, minAlloc)+align-1)
+	off := 0
+	if rem := int(uintptr(unsafe.Pointer(&raw[0])) % uintptr(align)); rem != 0 {
+		off = align - rem
+	}
+	b = raw[off : off+size : off+max(size, minAlloc)]
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	allocated.Lock()
+	if allocated.at == nil {
+		allocated.at = map[uintptr]uint64{}
+	}
+	allocated.n++
+	a := allocation{at, allocated.n}
+	allocated.at[at] = a.n
+	allocated.Unlock()
+	runtime.AddCleanup(&raw[0], forget, a)
+	return b, nil
+}
+
+// forget drops an allocation whose memory the collector freed.
+func forget(a allocation) {
+	allocated.Lock()
+	if allocated.at[a.at] == a.n {
+		delete(allocated.at, a.at)
+	}
+	allocated.Unlock()
+}
+
+// FreeMem gives back memory AllocMem returned (MPI_Free_mem); b must not be used
+// after. b must be the slice AllocMem gave (any length, but starting where it
+// started), given back once: anything else is an error of class ErrBase.
+func FreeMem(b []byte) error {
+	if err := Self.check("FreeMem"); err != nil {
+		return err
+	}
+	if cap(b) == 0 {
+		return Self.fail("FreeMem", errorf(ClassBase, "FreeMem", "the slice is empty, with no capacity: AllocMem gives none such"))
+	}
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	allocated.Lock()
+	_, ok := allocated.at[at]
+	delete(allocated.at, at)
+	allocated.Unlock()
+	if !ok {
+		return Self.fail("FreeMem", errorf(ClassBase, "FreeMem", "the slice does not start where one AllocMem returned does, or was given back already"))
+	}
+	return nil
+}

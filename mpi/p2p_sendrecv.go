@@ -1,0 +1,146 @@
+package mpi
+
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// isendrecv starts a receive and a send as one request (MPI_Isendrecv); fin, if not
+// nil, runs once both have completed without error.
+func isendrecv(op string, c *Comm, sb p2p.Buf, dest, sendtag int, rb p2p.Buf, src, recvtag int,
+	fin func(st *p2p.Status)) (Request, error) {
+	if err := c.check(op); err != nil {
+		return Request{}, err
+	}
+	// The send's arguments first: a receive posted and then taken back could have
+	// matched a message meanwhile.
+	if _, err := c.d.Target(op, "dest", dest, sendtag, false); err != nil {
+		return Request{}, c.fail(op, err)
+	}
+	rq, err := c.d.Irecv(op, rb, src, recvtag, false)
+	if err != nil {
+		return Request{}, c.fail(op, err)
+	}
+	sq, err := c.d.Isend(op, sb, dest, sendtag, p2p.Standard, false)
+	if err != nil {
+		var ps p2p.Status
+		core.Cancel(&rq)
+		core.WaitInto(&rq, &ps)
+		return Request{}, c.fail(op, err)
+	}
+	return Request{c: c, x: core.StartPair(op, sq, rq, fin)}, nil
+}
+
+// Isendrecv starts sending sendbuf to dest and receiving into recvbuf from src
+// (MPI_Isendrecv): one request, complete once both are, whose status is the
+// receive's. Neither buffer may be touched until then.
+func Isendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Request, error) {
+	return isendrecv("Isendrecv", c, p2p.Bytes(asBytes(sendbuf)), dest, sendtag, p2p.Bytes(asBytes(recvbuf)), src, recvtag, nil)
+}
+
+// IsendrecvReplace starts sending buf to dest and replacing its contents with a
+// message from src (MPI_Isendrecv_replace): the message is received into a temporary
+// of MPI's and copied into buf once both parts have completed. buf belongs to MPI
+// until then.
+func IsendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) (Request, error) {
+	b := asBytes(buf)
+	tmp := make([]byte, len(b))
+	return isendrecv("IsendrecvReplace", c, p2p.Bytes(b), dest, sendtag, p2p.Bytes(tmp), src, recvtag,
+		func(st *p2p.Status) { copy(b, tmp[:st.Count]) })
+}
+
+// IsendrecvBuf is Isendrecv with typed buffers (see Typed).
+func IsendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, recvtag int) (Request, error) {
+	const op = "Isendrecv"
+	sb, rb, err := bufPair(op, sendbuf, recvbuf)
+	if err != nil {
+		return Request{}, c.fail(op, err)
+	}
+	return isendrecv(op, c, sb, dest, sendtag, rb, src, recvtag, nil)
+}
+
+// IsendrecvReplaceBuf is IsendrecvReplace with a typed buffer.
+func IsendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Request, error) {
+	const op = "IsendrecvReplace"
+	eb, err := buf.engineBuf(op)
+	if err != nil {
+		return Request{}, c.fail(op, err)
+	}
+	tmp := make([]byte, eb.Len())
+	return isendrecv(op, c, eb, dest, sendtag, p2p.Bytes(tmp), src, recvtag,
+		func(st *p2p.Status) { buf.unpackPrefix(tmp[:st.Count]) })
+}
+
+// SendrecvBuf is Sendrecv with typed buffers (see Typed).
+func SendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, recvtag int) (Status, error) {
+	const op = "Sendrecv"
+	sb, rb, err := bufPair(op, sendbuf, recvbuf)
+	if err != nil {
+		return Status{}, c.fail(op, err)
+	}
+	q, err := isendrecv(op, c, sb, dest, sendtag, rb, src, recvtag, nil)
+	if err != nil {
+		return Status{}, err
+	}
+	return q.Wait()
+}
+
+// SendrecvReplaceBuf is SendrecvReplace with a typed buffer.
+func SendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Status, error) {
+	q, err := IsendrecvReplaceBuf(c, buf, dest, sendtag, src, recvtag)
+	if err != nil {
+		return Status{}, err
+	}
+	return q.Wait()
+}
+
+func bufPair(op string, s, r Buf) (p2p.Buf, p2p.Buf, error) {
+	sb, err := s.engineBuf(op)
+	if err != nil {
+		return sb, p2p.Buf{}, err
+	}
+	rb, err := r.engineBuf(op)
+	return sb, rb, err
+}
+
+// unpackPrefix lays the packed bytes src out in b from its start (a message may be
+// shorter than b); b has passed engineBuf.
+func (b Buf) unpackPrefix(src []byte) {
+	if off, _, ok := b.dt.ContiguousSpan(b.count); ok {
+		copy(b.mem[off:], src)
+		return
+	}
+	l := &layout{mem: b.mem}
+	if l.cur.Init(b.dt, b.count) == nil {
+		l.UnpackAt(src, 0)
+	}
+}
+
+// MrecvBuf receives the message m into a typed buffer (MPI_Mrecv with a datatype).
+func MrecvBuf(b Buf, m *Message) (Status, error) {
+	const op = "Mrecv"
+	if m == nil || m.c == nil {
+		return Status{}, (*Comm)(nil).fail(op, errorf(ClassRequest, op, "m is no message (from Mprobe or Improbe)"))
+	}
+	eb, err := b.engineBuf(op)
+	if err != nil {
+		return Status{}, m.c.fail(op, err)
+	}
+	st, err := core.Mrecv(eb, &m.m)
+	return m.c.status(st), m.c.fail(op, mapErr(op, err))
+}
+
+// ImrecvBuf starts receiving the message m into a typed buffer (MPI_Imrecv with a
+// datatype).
+func ImrecvBuf(b Buf, m *Message) (Request, error) {
+	const op = "Imrecv"
+	if m == nil || m.c == nil {
+		return Request{}, (*Comm)(nil).fail(op, errorf(ClassRequest, op, "m is no message (from Mprobe or Improbe)"))
+	}
+	eb, err := b.engineBuf(op)
+	if err != nil {
+		return Request{}, m.c.fail(op, err)
+	}
+	q, err := core.Imrecv(eb, &m.m)
+	return Request{q: q, c: m.c}, m.c.fail(op, mapErr(op, err))
+}

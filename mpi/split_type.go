@@ -1,0 +1,154 @@
+package mpi
+
+import (
+	"strconv"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/topo"
+)
+
+// Split types of SplitType and SplitTypeInfo (MPI 4.1 section 7.4.2).
+const (
+	// SplitTypeShared groups the ranks that can share memory: those of one node
+	// (MPI_COMM_TYPE_SHARED).
+	SplitTypeShared = core.SplitShared
+	// SplitTypeHWUnguided splits by the largest hardware resource that parts the
+	// communicator into strict subsets (MPI_COMM_TYPE_HW_UNGUIDED).
+	SplitTypeHWUnguided = core.SplitHWUnguided
+	// SplitTypeHWGuided splits by the hardware resource type the info key
+	// mpi_hw_resource_type names (MPI_COMM_TYPE_HW_GUIDED).
+	SplitTypeHWGuided = core.SplitHWGuided
+	// SplitTypeResourceGuided splits by the hardware resource type of
+	// mpi_hw_resource_type or the process set of mpi_pset_name
+	// (MPI_COMM_TYPE_RESOURCE_GUIDED).
+	SplitTypeResourceGuided = core.SplitResourceGuided
+)
+
+// Values of the info keys SplitTypeInfo reads.
+const (
+	// HWSharedMemory is the mpi_hw_resource_type value that splits as SplitTypeShared
+	// does ("mpi_shared_memory").
+	HWSharedMemory = core.SharedMemory
+	// PsetWorld and PsetSelf are the process sets mpigo has for mpi_pset_name: every
+	// rank of the job, and the calling rank alone.
+	PsetWorld = core.PsetWorld
+	PsetSelf  = core.PsetSelf
+)
+
+// SplitType is SplitTypeInfo with no info (MPI_INFO_NULL): SplitTypeShared gives one
+// communicator per node, SplitTypeHWUnguided the next level of the hardware, and the
+// guided types, which need their info key, nil.
+func (c *Comm) SplitType(kind, key int) (*Comm, error) {
+	return c.splitType("SplitType", kind, key, nil)
+}
+
+// SplitTypeInfo splits c by where its ranks run (MPI_Comm_split_type). Every rank
+// passes the same kind, or Undefined to get nil; the new communicators rank their
+// members by key, ties by rank in c, and take their hints from info.
+//
+//   - SplitTypeShared: the ranks of one node.
+//   - SplitTypeHWGuided: the ranks within one instance of the hardware resource type
+//     that info's "mpi_hw_resource_type" names: HWSharedMemory (the node), or a type of
+//     GetHwResourceInfo ("hwloc://Machine", "hwloc://Package", "hwloc://NUMANode",
+//     "hwloc://L4Cache" to "hwloc://L1Cache", "hwloc://Core", "hwloc://PU"). A rank not bound within one instance (see mpigo run --bind-to) gets
+//     nil, and so does every rank when info is nil, lacks the key or names a type
+//     mpigo does not know.
+//   - SplitTypeResourceGuided: as SplitTypeHWGuided, or by the process set that
+//     "mpi_pset_name" names: PsetWorld (all of c in one communicator) or PsetSelf (each
+//     rank alone); other sets give nil. Giving both keys is an error (ErrInfoKey).
+//   - SplitTypeHWUnguided: the first level from the node down whose instances part c's
+//     ranks into strict subsets; nil where a rank is within none, everywhere when no
+//     level parts them. The type chosen is set as info's "mpi_hw_resource_type" on the
+//     ranks that get a communicator (unless info is nil or InfoEnv).
+//
+// The ranks must give the same value for the keys their kind reads: if kinds (other
+// than Undefined) or values differ, every rank gets an error (ErrArg, ErrInfoValue).
+// On an intercommunicator the ranks of both groups within one instance form an
+// intercommunicator (nil where the instance has ranks in one group only), as Split's
+// colors do.
+func (c *Comm) SplitTypeInfo(kind, key int, info *Info) (*Comm, error) {
+	return c.splitType("SplitTypeInfo", kind, key, info)
+}
+
+func (c *Comm) splitType(op string, kind, key int, info *Info) (*Comm, error) {
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	pairs, infoErr := info.pairs(op)
+	args := splitTypeArgs(kind, key, pairs)
+	if infoErr != nil {
+		// Still take part, with a split type no one passes, so that the others
+		// get an error instead of waiting for this rank.
+		args.Kind = -1
+	}
+	nd, typ, err := c.d.SplitType(op, args)
+	if infoErr != nil {
+		return nil, c.fail(op, infoErr)
+	}
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	d := wrapComm(c, nd)
+	if d == nil {
+		return nil, nil
+	}
+	d.hints = applyHints(nil, pairs)
+	if typ != "" && info != nil && !info.env {
+		info.setKey("mpi_hw_resource_type", typ)
+	}
+	return d, nil
+}
+
+// splitTypeArgs reads the info keys of MPI_Comm_split_type from info's pairs.
+func splitTypeArgs(kind, key int, pairs [][2]string) core.SplitTypeArgs {
+	a := core.SplitTypeArgs{Kind: kind, Key: key}
+	for _, p := range pairs {
+		switch p[0] {
+		case "mpi_hw_resource_type":
+			a.HWType, a.HasHWType = p[1], true
+		case "mpi_pset_name":
+			a.Pset, a.HasPset = p[1], true
+		}
+	}
+	return a
+}
+
+// GetHwResourceInfo returns a new Info describing the hardware this process runs on
+// (MPI_Get_hw_resource_info, MPI 4.1 section 9.1.2): a key for each hardware resource
+// type this machine has, in the standard's URI form provider://type with hwloc's
+// names ("hwloc://Machine", "hwloc://Package", "hwloc://NUMANode", "hwloc://L4Cache"
+// to "hwloc://L1Cache", "hwloc://Core", "hwloc://PU", as many as /sys shows), whose value is "true" if the CPUs this process may run on lie within one
+// instance of the type and "false" otherwise. Each key is a value SplitTypeInfo takes
+// for "mpi_hw_resource_type". It reads the machine at the moment of the call, and may
+// be called at any time, before Init and after Finalize too. The caller frees the Info.
+func GetHwResourceInfo() (*Info, error) {
+	const op = "GetHwResourceInfo"
+	set, err := topo.Allowed()
+	if err != nil {
+		return nil, Self.fail(op, errorf(ClassOther, op, "cannot read the CPUs this process may run on: %v", err))
+	}
+	in := InfoCreate()
+	m := topo.Machine()
+	for _, typ := range topo.ResourceTypes {
+		if len(m.Instances(typ)) == 0 {
+			continue
+		}
+		restricted := m.InstanceOf(typ, set) >= 0
+		in.setKey(core.HWPrefix+typ, strconv.FormatBool(restricted))
+	}
+	return in, nil
+}
+
+// setKey is Set for values mpigo makes, which need none of its checks; a freed info
+// is left alone.
+func (in *Info) setKey(key, value string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.freed {
+		return
+	}
+	if _, ok := in.vals[key]; !ok {
+		in.keys = append(in.keys, key)
+	}
+	in.vals[key] = value
+}
