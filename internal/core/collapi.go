@@ -240,12 +240,6 @@ func finish(op string, nb bool, fin func() error, s *coll.Sched, err error) (*Pe
 	return nil, MapErr(op, err)
 }
 
-// Finish is finish for the facade's own schedules (Alltoallw, reductions of derived
-// datatypes), built with Begin or BeginInter.
-func Finish(op string, nb bool, fin func() error, s *coll.Sched, err error) (*Pending, error) {
-	return finish(op, nb, fin, s, err)
-}
-
 // InternalAllreduce combines every local member's buf with fn (a commutative
 // reduction over esz-byte elements, inout = in ⊕ inout) and leaves the result in
 // every member's buf, on c's internal context with tag (a tag of tags.go): the

@@ -59,9 +59,6 @@ func (c *Comm) Rank() int { return c.rank }
 // Size is the size of c's (local) group.
 func (c *Comm) Size() int { return c.size }
 
-// Ctx is c's point-to-point context id.
-func (c *Comm) Ctx() uint32 { return c.ctx }
-
 // Group is c's (local) group.
 func (c *Comm) Group() *group.Group { return c.group }
 
@@ -170,6 +167,3 @@ func (c *Comm) Free(op string) error {
 	releaseCtx(c.ctx)
 	return nil
 }
-
-// Freed reports whether c has been freed.
-func (c *Comm) Freed() bool { return c.freed.Load() }

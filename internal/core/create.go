@@ -515,8 +515,8 @@ func (c *Comm) CreateGroup(op string, g *group.Group, tag int) (*Comm, error) {
 	if g == nil {
 		return nil, Errorf(ClassGroup, op, "the group is nil")
 	}
-	if tag < 0 || tag >= GroupTagLimit {
-		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d)", tag, GroupTagLimit)
+	if tag < 0 || tag >= groupTagLimit {
+		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d)", tag, groupTagLimit)
 	}
 	if g.Rank(int32(World.rank)) == group.Undefined {
 		return nil, Errorf(ClassGroup, op, "the calling rank is not a member of the group")

@@ -21,14 +21,6 @@ const (
 	MaxTag    = p2p.MaxTag
 )
 
-// Modes of a send.
-const (
-	Standard    = p2p.Standard
-	Synchronous = p2p.Synchronous
-	ReadyMode   = p2p.Ready
-	Buffered    = p2p.Buffered
-)
-
 // DirectSend reports whether a send on c to dest with tag can go to the engine as it
 // is: MPI runs, c's ranks are world ranks (World and its duplicates, not freed), dest
 // and tag are in range (no ProcNull).

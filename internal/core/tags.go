@@ -30,8 +30,8 @@ const (
 	TagNeighbor = tagManage + 200
 
 	tagGroupBase = tagManage + 1<<20 // + the user's tag (below 1<<20): CreateGroup
-	// GroupTagLimit bounds CreateGroup's tag.
-	GroupTagLimit = 1 << 20
+	// groupTagLimit bounds CreateGroup's tag.
+	groupTagLimit = 1 << 20
 
 	tagInterColl    = tagManage + 1<<29    // + seq: an intercommunicator collective
 	tagInterCheck   = tagInterColl + 1<<25 // + seq: its coll_check exchange
