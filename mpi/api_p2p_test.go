@@ -499,8 +499,8 @@ func TestWaitanyFamily(t *testing.T) {
 			}
 		}
 		// Slots 1 and 2 are null now; 0 and 3 are pending.
-		if idx, sts, err := mpi.Testsome(c.reqs); len(idx) != 0 || len(sts) != 0 || err != nil {
-			t.Errorf("Testsome before any message was sent: %v %v %v", idx, sts, err)
+		if idx, sts, err := mpi.Testsome(c.reqs); idx == nil || len(idx) != 0 || len(sts) != 0 || err != nil {
+			t.Errorf("Testsome before any message was sent: %#v %v %v, want an empty, non-nil slice (outcount 0)", idx, sts, err)
 		}
 		c.release(3)
 		for !seen[3] {
@@ -537,6 +537,83 @@ func TestWaitanyFamily(t *testing.T) {
 			idx, sts, err := mpi.Waitsome(c.reqs)
 			must(t, err)
 			report("Waitsome", idx, sts, 0, 1, 2, 3)
+		}
+	})
+}
+
+// TestWaitanyMixedSets: Waitany and Waitsome over sets that mix a message with
+// operations of many messages (a nonblocking barrier, a generalized request completed
+// by another goroutine) report each as it completes, and a generalized request's
+// completion wakes a waiter asleep in the idle policy's last phase.
+func TestWaitanyMixedSets(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		buf := []int{-1}
+		peer := 1 - rank
+		if rank == 1 {
+			// The message rank 0 waits for is sent only once rank 0 has seen the
+			// barrier complete, so the barrier must be the first of its set to.
+			bq, err := w.Ibarrier()
+			must(t, err)
+			_, err = bq.Wait()
+			must(t, err)
+			await(t, 0, tagGo)
+			must(t, mpi.Send(w, []int{11}, 0, 7))
+		} else {
+			rq, err := mpi.Irecv(w, buf, 1, 7)
+			must(t, err)
+			bq, err := w.Ibarrier()
+			must(t, err)
+			rs := []mpi.Request{rq, bq}
+			i, _, err := mpi.Waitany(rs)
+			must(t, err)
+			if i != 1 {
+				t.Fatalf("Waitany over {Irecv, Ibarrier}: index %d, want 1 (the barrier; no message is sent yet)", i)
+			}
+			signal(t, 1, tagGo)
+			i, st, err := mpi.Waitany(rs)
+			must(t, err)
+			if i != 0 || buf[0] != 11 || st.Source != 1 || st.Tag != 7 {
+				t.Fatalf("Waitany: index %d, buf %v, status %+v; want 0, [11], from 1 tag 7", i, buf, st)
+			}
+		}
+
+		// A generalized request completed after a delay the waiter cannot know: the
+		// completion, not a timeout, ends the wait.
+		if rank == 1 {
+			await(t, 0, tagGo)
+			must(t, mpi.Send(w, []int{21}, 0, 8))
+			return
+		}
+		gq, err := mpi.GrequestStart[int](nil, nil, nil, 0)
+		must(t, err)
+		done := make(chan struct{})
+		go func() {
+			<-done
+			if err := gq.GrequestComplete(); err != nil {
+				t.Errorf("GrequestComplete: %v", err)
+			}
+		}()
+		other, err := mpi.Irecv(w, buf, peer, 8)
+		must(t, err)
+		set := []mpi.Request{other, gq}
+		if idx, _, err := mpi.Testsome(set); err != nil || idx == nil || len(idx) != 0 {
+			t.Fatalf("Testsome before anything completed: %#v, %v; want an empty slice", idx, err)
+		}
+		close(done)
+		idx, _, err := mpi.Waitsome(set)
+		must(t, err)
+		if len(idx) != 1 || idx[0] != 1 {
+			t.Fatalf("Waitsome: %v, want [1] (only the generalized request completed)", idx)
+		}
+		signal(t, 1, tagGo)
+		idx, _, err = mpi.Waitsome(set)
+		must(t, err)
+		if len(idx) != 1 || idx[0] != 0 || buf[0] != 21 {
+			t.Fatalf("Waitsome: %v, buf %v; want [0], [21]", idx, buf)
+		}
+		if idx, _, err := mpi.Waitsome(set); idx != nil || err != nil {
+			t.Fatalf("Waitsome on null requests: %v %v, want nil", idx, err)
 		}
 	})
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
-	"github.com/mpigo/mpigo/internal/yield"
 )
 
 // Elem is the set of Go element types that travel as MPI's predefined datatypes.
@@ -436,27 +435,34 @@ func hasOps(rs []Request) bool {
 
 // pollAny tests each request in turn until one completes (Undefined when all are
 // null): the form of Waitany for sets that hold collectives, which complete in the
-// background.
-func pollAny(rs []Request, wait bool) (int, Status, bool, error) {
-	for {
+// background. It waits through the device's idle policy.
+func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
+	poll := func() bool {
 		live := false
-		for i := range rs {
-			if rs[i].IsNull() {
+		for k := range rs {
+			if rs[k].IsNull() {
 				continue
 			}
 			live = true
-			if st, ok, err := rs[i].Test(); ok {
-				return i, st, true, err
+			if s, done, e := rs[k].Test(); done {
+				i, st, ok, err = k, s, true, e
+				return true
 			}
 		}
 		if !live {
-			return Undefined, Status{Source: AnySource, Tag: AnyTag}, true, nil
+			i, st, ok, err = Undefined, Status{Source: AnySource, Tag: AnyTag}, true, nil
+			return true
 		}
-		if !wait {
-			return Undefined, Status{}, false, nil
-		}
-		yield.Gosched()
+		return false
 	}
+	if wait {
+		core.Await(poll)
+		return i, st, ok, err
+	}
+	if !poll() {
+		return Undefined, Status{}, false, nil
+	}
+	return i, st, ok, err
 }
 
 // Waitany waits until one request of rs completes and returns its index (Undefined
@@ -528,7 +534,9 @@ func Waitsome(rs []Request) ([]int, []Status, error) {
 	return some("Waitsome", rs, core.Waitsome)
 }
 
-// Testsome returns the indices of the requests that have completed, without waiting.
+// Testsome returns the indices of the requests that have completed, without waiting:
+// an empty (not nil) slice when none has, nil when every request is null
+// (MPI_Testsome's outcount 0 and MPI_UNDEFINED).
 func Testsome(rs []Request) ([]int, []Status, error) {
 	return some("Testsome", rs, core.Testsome)
 }
@@ -537,9 +545,9 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 	if hasOps(rs) {
 		// Collectives among them: report what has completed, waiting (for Waitsome)
 		// until at least one has.
-		for {
-			var idx []int
-			var sts []Status
+		var idx []int
+		var sts []Status
+		poll := func() bool {
 			live := false
 			for i := range rs {
 				if rs[i].IsNull() {
@@ -551,18 +559,24 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 					idx, sts = append(idx, i), append(sts, st)
 				}
 			}
-			if len(idx) > 0 || !live || op == "Testsome" {
-				return idx, sts, nil
+			if live && idx == nil {
+				idx = []int{}
 			}
-			yield.Gosched()
+			return len(idx) > 0 || !live
 		}
+		if op == "Testsome" {
+			poll()
+		} else {
+			core.Await(poll)
+		}
+		return idx, sts, nil
 	}
 	qs := engReqs(rs, nil)
 	idx := make([]int, len(rs))
 	ps := make([]p2p.Status, len(rs))
 	n, err := f(qs, idx, ps)
 	putBack(rs, qs)
-	if n <= 0 {
+	if n < 0 {
 		return nil, nil, mapErr(op, err)
 	}
 	sts := make([]Status, n)

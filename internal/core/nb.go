@@ -121,6 +121,7 @@ func progressColl() {
 				x.s.Free()
 				x.s = nil
 				close(x.ch)
+				noteDone()
 				continue
 			}
 		}
@@ -206,8 +207,9 @@ func Go(op string, f func() error) *Pending {
 	o := &bgOp{ch: make(chan struct{})}
 	eng.Concurrent()
 	go func() {
-		defer close(o.ch)
 		o.err = f()
+		close(o.ch)
+		noteDone()
 	}()
 	o.box.op = o
 	return &o.box

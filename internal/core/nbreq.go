@@ -256,6 +256,7 @@ func (p *Pending) GrequestComplete(op string) error {
 	freed := x.freed
 	close(x.ch)
 	x.mu.Unlock()
+	noteDone()
 	if freed {
 		return x.callFree()
 	}

@@ -1,0 +1,56 @@
+package core
+
+import (
+	"sync/atomic"
+
+	"github.com/mpigo/mpigo/internal/idle"
+)
+
+// Waiting on a set of requests that mixes messages with operations of many messages
+// (nonblocking collectives, Idup, generalized requests) cannot be one engine Waitany:
+// the operations complete in the background. Such a wait polls the set through the
+// idle policy, and in its sleep phase sleeps on doneWord, which every completing
+// operation bumps, so the completion of an operation wakes it at once and a message's
+// completion is seen within the policy's nap.
+
+var (
+	doneWord uint32       // counts operations completed
+	sleepers atomic.Int32 // waiters asleep (or about to be) on doneWord
+)
+
+// noteDone records that an operation completed and wakes the waiters asleep on it. A
+// waiter announces itself before it reads the word and polls once more, and this bumps
+// the word before it looks for waiters, so one of the two sees the other.
+func noteDone() {
+	atomic.AddUint32(&doneWord, 1)
+	if sleepers.Load() > 0 {
+		idle.FutexWake(&doneWord)
+	}
+}
+
+// Await waits, through the idle policy, until poll reports true. poll tests the set
+// (and so drives the engine's progress).
+func Await(poll func() bool) {
+	if poll() {
+		return
+	}
+	a := idle.NewAdaptive(idle.Configured(), 0)
+	w := a.Begin()
+	for {
+		if w.Next(1) {
+			w.Gosched()
+		} else if w.Yielding() {
+			w.Yield()
+		} else {
+			sleepers.Add(1)
+			v := atomic.LoadUint32(&doneWord)
+			if !poll() {
+				w.Sleep(&doneWord, v)
+			}
+			sleepers.Add(-1)
+		}
+		if poll() {
+			return
+		}
+	}
+}
