@@ -11,9 +11,9 @@ import (
 // single-copy read) is faster for a large message is not a property of the host
 // alone. On the shared 2-vCPU VMs this was tuned on, the two vCPUs sometimes share a
 // cache and sometimes do not (everything that moves cache lines between them, the C
-// MPIs' small messages included, then runs two to three times slower): a stream of
-// 1 MiB messages ran at 45 GB/s pipelined in the first kind of period and at 6-9 GB/s
-// in the second, while by get it ran at 11 GB/s in both. A start-up calibration
+// MPIs' small messages included, then runs two to three times slower): pipeline wins
+// by far in the first kind of period and get in the second (docs/BENCHMARKS.md, Host
+// states and Rendezvous). A start-up calibration
 // inside one process cannot see which period the job is in, nor what two ranks
 // copying at once achieve. So for messages of adaptMin bytes and more, when a
 // single-copy route exists, the sender offers both (a get request carrying its

@@ -405,10 +405,7 @@ func (g *Group) minOther(off int) uint64 {
 // there are more than two), rank 0 then raises its done flag, and the others, before
 // they leave, yield the CPU once if rank 0 has not left yet: this lets rank 0, which
 // often speaks first afterwards (a Bcast's root), go first, at the price of one yield
-// (at 4 ranks on 2 cores: Barrier 1.5 us slower, a Bcast of 8 bytes after it 1.1 us
-// faster).
-// (Waiting for rank 0's release instead, a gather then release, takes two rounds of
-// scheduling every rank and measured 20-40% slower at 4 ranks on 2 cores.)
+// (the figures, and why not a gather then release: docs/BENCHMARKS.md, Collectives).
 func (g *Group) Barrier() error {
 	if g.err != nil {
 		return g.err
