@@ -44,6 +44,16 @@ func vec[T Elem](b []T) core.Vec {
 	return core.Vec{B: asBytes(b), Esz: esize[T]()}
 }
 
+// setVec makes *v b as the device's collective buffer, in place (see setRed).
+func setVec[T Elem](v *core.Vec, b []T) {
+	v.Esz = esize[T]()
+	if isInPlace(b) {
+		v.InPlace = true
+		return
+	}
+	v.B = asBytes(b)
+}
+
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier() error {
 	return c.fail("Barrier", c.dev().Barrier("Barrier"))
@@ -51,7 +61,8 @@ func (c *Comm) Barrier() error {
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
-	v := vec(buf)
+	var v core.Vec
+	setVec(&v, buf)
 	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
 }
 
@@ -59,22 +70,26 @@ func Bcast[T Elem](c *Comm, buf []T, root int) error {
 // as long as send (recv is ignored on the other ranks). In place at root: send is
 // InPlace[T]() and root's input is in recv.
 func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
-	r, err := red[T]("Reduce", op)
-	if err != nil {
+	var r core.Red
+	if err := setRed[T](&r, "Reduce", op); err != nil {
 		return c.fail("Reduce", err)
 	}
-	s, rv := vec(send), vec(recv)
+	var s, rv core.Vec
+	setVec(&s, send)
+	setVec(&rv, recv)
 	return c.fail("Reduce", c.dev().Reduce("Reduce", &s, &rv, &r, root))
 }
 
 // Allreduce combines every rank's send with op into every rank's recv (as long as
 // send). In place: send is InPlace[T]() and the input is in recv.
 func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
-	r, err := red[T]("Allreduce", op)
-	if err != nil {
+	var r core.Red
+	if err := setRed[T](&r, "Allreduce", op); err != nil {
 		return c.fail("Allreduce", err)
 	}
-	s, rv := vec(send), vec(recv)
+	var s, rv core.Vec
+	setVec(&s, send)
+	setVec(&rv, recv)
 	return c.fail("Allreduce", c.dev().Allreduce("Allreduce", &s, &rv, &r))
 }
 

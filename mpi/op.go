@@ -244,18 +244,29 @@ func init() {
 // red is op over T as the device runs it, or an MPI_ERR_OP error naming the op and the
 // type it is not defined on.
 func red[T Elem](name string, o Op) (core.Red, error) {
+	var r core.Red
+	err := setRed[T](&r, name, o)
+	return r, err
+}
+
+// setRed fills *r, the device's reduction of o over T's elements: in place, since
+// a struct returned by value and then copied is read back before its fields' stores
+// have drained (the blocking reductions are the path of every short one).
+func setRed[T Elem](r *core.Red, name string, o Op) error {
 	k, err := kernel[T](name, o)
 	if err != nil {
-		return core.Red{}, err
+		return err
 	}
-	pair := (o.code == opMaxloc || o.code == opMinloc) && o.user == nil
-	unit := esize[T]()
-	if pair {
-		unit *= 2
-	}
-	r := core.Red{K: k, Unit: unit, Pair: pair, Code: uint64(o.code), Name: opNames[o.code]}
+	r.K = k
+	r.Unit = esize[T]()
 	if o.user != nil {
 		r.User, r.Code, r.Name = true, 1<<32, "a user op"
+		return nil
 	}
-	return r, nil
+	if o.code == opMaxloc || o.code == opMinloc {
+		r.Pair = true
+		r.Unit *= 2
+	}
+	r.Code, r.Name = uint64(o.code), opNames[o.code]
+	return nil
 }
