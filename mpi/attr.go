@@ -123,9 +123,15 @@ func (c *Comm) dropOrder(k *Keyval) {
 	}
 }
 
-// Attr returns c's attribute k and whether it is set.
+// Attr returns c's attribute k and whether it is set. A nil or freed communicator
+// (ErrComm) or a nil keyval (ErrKeyval) gives false, after the error goes to the
+// handler (MPI_Comm_get_attr).
 func (c *Comm) Attr(k *Keyval) (any, bool) {
-	if k == nil || c.check("Attr") != nil {
+	if c.check("Attr") != nil {
+		return nil, false
+	}
+	if k == nil {
+		c.raise("Attr", errorf(ClassKeyval, "Attr", "the keyval is nil"))
 		return nil, false
 	}
 	if k.fixed != nil {

@@ -79,10 +79,8 @@ func isInPlaceAny[T any](b []T) bool {
 // rawBytes is the memory of s, whose elements must hold no pointers.
 func rawBytes[T any](name, arg string, s []T) ([]byte, error) {
 	var z T
-	if t := reflect.TypeOf(z); t != nil {
-		if _, err := datatype.Of(t); err != nil {
-			return nil, errorf(ClassBuffer, name, "%s: elements of type %T cannot be sent as raw memory: %v", arg, z, err)
-		}
+	if _, err := datatype.Of(reflect.TypeFor[T]()); err != nil {
+		return nil, errorf(ClassBuffer, name, "%s: elements of type %v cannot be sent as raw memory: %v", arg, reflect.TypeFor[T](), err)
 	}
 	if len(s) == 0 {
 		return nil, nil

@@ -1,6 +1,7 @@
 package mpi_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -444,4 +445,78 @@ func TestNodeCollProgress(t *testing.T) {
 		}
 		must(t, mpi.Finalize())
 	})
+}
+
+// TestBcastTruncationEveryPath: a Bcast whose receiver's buffer is shorter than the
+// root's message reports MPI_ERR_TRUNCATE (MPI 4.1 §6.4: the amount of data sent must
+// equal the amount received; §3.2.4: a longer message is an overflow error) with the
+// first values received, on the node shared-memory path as on the schedules and over
+// TCP; the communicator stays in step for the next Bcast; a root's shorter or empty
+// message leaves the rest of a longer buffer as it was.
+func TestBcastTruncationEveryPath(t *testing.T) {
+	paths := map[string]map[string]string{
+		"shm":   {"coll_shm": "auto"},
+		"sched": {"coll_shm": "off"},
+		"tcp":   {"coll_shm": "off", "transports": "self,tcp"},
+	}
+	for name, set := range paths {
+		t.Run(name, func(t *testing.T) {
+			body := func(t *testing.T) {
+				must(t, mpi.Init())
+				w, rank := mpi.World, mpi.World.Rank()
+				for _, n := range []int{5, 300, 5000} {
+					buf := make([]int32, n)
+					if rank == 2 {
+						buf = buf[:n/2]
+					}
+					if rank == 0 {
+						for i := range buf {
+							buf[i] = int32(i + 1)
+						}
+					}
+					err := mpi.Bcast(w, buf, 0)
+					switch {
+					case rank == 2 && !errors.Is(err, mpi.ErrTruncate):
+						t.Errorf("%d ints into %d: err %v, want ErrTruncate", n, len(buf), err)
+					case rank != 2 && err != nil:
+						t.Errorf("%d ints: %v", n, err)
+					}
+					for i, v := range buf {
+						if v != int32(i+1) {
+							t.Fatalf("%d ints: buf[%d] = %d, want %d", n, i, v, i+1)
+						}
+					}
+					// In step: a Bcast of matching lengths works after it.
+					next := []int64{int64(n * (rank + 1))}
+					must(t, mpi.Bcast(w, next, 0))
+					if next[0] != int64(n) {
+						t.Fatalf("the Bcast after a truncated one got %d, want %d", next[0], n)
+					}
+				}
+				// The root sends less than the others' buffers hold: they get what it
+				// sent, and the rest stays.
+				buf := []int32{-1, -1, -1, -1}
+				if rank == 0 {
+					buf = []int32{7, 8}
+				}
+				must(t, mpi.Bcast(w, buf, 0))
+				if rank != 0 && (buf[0] != 7 || buf[1] != 8 || buf[2] != -1 || buf[3] != -1) {
+					t.Errorf("a 2-int Bcast into 4 ints: %v, want [7 8 -1 -1]", buf)
+				}
+				empty := []int32{-1}
+				if rank == 0 {
+					empty = nil
+				}
+				must(t, mpi.Bcast(w, empty, 0))
+				if rank != 0 && empty[0] != -1 {
+					t.Errorf("an empty Bcast changed a receiver's buffer: %v", empty)
+				}
+				must(t, mpi.Finalize())
+			}
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: set, Timeout: 20 * time.Second}, body)
+			if !mpitest.IsRank(t) && res.Code != 0 {
+				t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
 }

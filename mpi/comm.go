@@ -70,7 +70,8 @@ func (c *Comm) SetName(name string) error {
 }
 
 // Group returns the communicator's group (the local group of an intercommunicator);
-// nil for a nil or freed communicator.
+// nil for a nil or freed communicator, after an error of class ErrComm goes to the
+// handler.
 func (c *Comm) Group() *Group {
 	if c.check("Group") != nil {
 		return nil
@@ -84,21 +85,36 @@ func (c *Comm) Abort(code int) { Abort(code) }
 // IsInter reports whether c is an intercommunicator (false for a nil communicator).
 func (c *Comm) IsInter() bool { return c.dev() != nil && c.d.IsInter() }
 
-// RemoteSize is the size of an intercommunicator's remote group (0 for an
-// intracommunicator).
+// RemoteSize is the size of an intercommunicator's remote group. On an
+// intracommunicator, a nil or a freed communicator it is 0, after an error of class
+// ErrComm goes to the handler (MPI_Comm_remote_size).
 func (c *Comm) RemoteSize() int {
-	if !c.IsInter() {
+	if !c.interOK("RemoteSize") {
 		return 0
 	}
 	return c.d.Remote().Size()
 }
 
-// RemoteGroup is an intercommunicator's remote group (nil for an intracommunicator).
+// RemoteGroup is an intercommunicator's remote group. On an intracommunicator, a nil or
+// a freed communicator it is nil, after an error of class ErrComm goes to the handler
+// (MPI_Comm_remote_group).
 func (c *Comm) RemoteGroup() *Group {
-	if !c.IsInter() {
+	if !c.interOK("RemoteGroup") {
 		return nil
 	}
 	return &Group{c.d.Remote()}
+}
+
+// interOK checks that c is a live intercommunicator for op, raising ErrComm if not.
+func (c *Comm) interOK(op string) bool {
+	if c.check(op) != nil {
+		return false
+	}
+	if !c.d.IsInter() {
+		c.raise(op, errorf(ClassComm, op, "%s is an intracommunicator: only an intercommunicator has a remote group", c.Name()))
+		return false
+	}
+	return true
 }
 
 // wrapComm makes the facade's communicator of a new device communicator made from

@@ -244,7 +244,7 @@ func Typed[T any](s []T, count int, dt *Datatype) Buf {
 	}
 	var z T
 	if err := rawErr[T](); err != nil {
-		return Buf{err: errorf(ClassBuffer, "Typed", "elements of type %T cannot be sent as raw memory: %v", z, err)}
+		return Buf{err: errorf(ClassBuffer, "Typed", "elements of type %v cannot be sent as raw memory: %v", reflect.TypeFor[T](), err)}
 	}
 	var mem []byte
 	if len(s) > 0 {
@@ -260,11 +260,9 @@ func rawErr[T any]() error {
 		// keeps Typed on []float64 cheap beside the calls that take its Buf.
 		return nil
 	}
-	var z T
-	if reflect.TypeOf(z) == nil {
-		return nil
-	}
-	_, err := datatype.Of(reflect.TypeOf(z))
+	// TypeFor, not TypeOf of a zero value: that is nil for an interface type, whose
+	// elements hold pointers.
+	_, err := datatype.Of(reflect.TypeFor[T]())
 	return err
 }
 

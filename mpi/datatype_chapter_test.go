@@ -306,3 +306,31 @@ func TestOpCreateOnStructs(t *testing.T) {
 		}
 	})
 }
+
+// TestDatatypeBadHandles: freeing a predefined datatype is an error of class ErrType
+// (MPI 4.1 §5.1.10: it is erroneous), and the predefined type stays usable; a Typed
+// buffer over elements that hold pointers (interfaces included) is refused with
+// ErrBuffer, naming the element type, by the call that takes it.
+func TestDatatypeBadHandles(t *testing.T) {
+	job(t, 1, func(t *testing.T, rank, size int) {
+		err := mpi.Int32.Free()
+		if !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), "predefined") {
+			t.Errorf("Int32.Free() = %v, want ErrType naming the predefined type", err)
+		}
+		if sz, err := mpi.Int32.Size(); err != nil || sz != 4 {
+			t.Errorf("Int32 after a refused Free: size %d, %v", sz, err)
+		}
+		for name, b := range map[string]mpi.Buf{
+			"[]any":    mpi.Typed([]any{1, 2}, 1, mpi.Int64),
+			"[]*int":   mpi.Typed([]*int{nil}, 1, mpi.Int64),
+			"[]string": mpi.Typed([]string{"x"}, 1, mpi.Int64),
+			"[]error":  mpi.Typed([]error{nil}, 1, mpi.Int64),
+		} {
+			err := mpi.SendBuf(mpi.Self, b, 0, 0)
+			elem := strings.Replace(strings.TrimPrefix(name, "[]"), "any", "interface {}", 1)
+			if !errors.Is(err, mpi.ErrBuffer) || !strings.Contains(err.Error(), elem) {
+				t.Errorf("SendBuf of Typed(%s): %v, want ErrBuffer naming the element type", name, err)
+			}
+		}
+	})
+}

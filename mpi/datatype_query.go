@@ -53,7 +53,9 @@ func (d *Datatype) Free() error {
 		return err
 	}
 	if o.IsPredefined() {
-		return typeErr("TypeFree", o.Free())
+		// MPI 4.1 §5.1.10: freeing a predefined datatype is erroneous; the type is the
+		// argument at fault, as MPICH and Open MPI say.
+		return errorf(ClassType, "TypeFree", "d is the predefined %s, which cannot be freed", o.Name())
 	}
 	if err := d.deleteAttrs(); err != nil {
 		return attrErr("TypeFree", err)

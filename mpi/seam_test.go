@@ -168,6 +168,28 @@ func TestErrHandlerEveryFamily(t *testing.T) {
 				t.Errorf("%s: handler called %d times with (%v, %v); the call returned %v", cl.name, h.n, h.comm, h.err, err)
 			}
 		}
+		// Calls that answer a value rather than an error report through the handler
+		// too (MPI 4.1 §7.4.1, §7.6.2, §7.7.2): what they return alone cannot tell a
+		// bad handle from an empty answer.
+		queries := []struct {
+			name  string
+			class mpi.ErrorClass
+			f     func() bool // whether the answer is the empty one
+		}{
+			{"RemoteSize", mpi.ClassComm, func() bool { return c.RemoteSize() == 0 }},
+			{"RemoteGroup", mpi.ClassComm, func() bool { return c.RemoteGroup() == nil }},
+			{"Attr", mpi.ClassKeyval, func() bool { v, ok := c.Attr(nil); return v == nil && !ok }},
+		}
+		for _, q := range queries {
+			h = handled{}
+			if !q.f() {
+				t.Errorf("%s on an intracommunicator / with a nil keyval: not the empty answer", q.name)
+			}
+			if h.n != 1 || h.comm != c || mpi.ClassOf(h.err) != q.class {
+				t.Errorf("%s: handler called %d times with (%v, %v), want once with class %v", q.name, h.n, h.comm, h.err, q.class)
+			}
+		}
+
 		// The handler is inherited by the communicators c makes.
 		d, err := c.Dup()
 		must(t, err)

@@ -27,10 +27,12 @@ func (s *Sched) Barrier() {
 	}
 }
 
-// Bcast sends root's buf to every rank's buf.
+// Bcast sends root's buf to every rank's buf. An empty one still sends its (empty)
+// messages: a receiver whose buffer is longer than the root's, an erroneous call that
+// the shared-memory path answers, then gets nothing rather than waiting forever.
 func (s *Sched) Bcast(buf []byte, root int) {
 	n := s.size
-	if n == 1 || len(buf) == 0 {
+	if n == 1 {
 		return
 	}
 	t := tuning()

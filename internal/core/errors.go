@@ -7,6 +7,7 @@ import (
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/shmcoll"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -179,7 +180,7 @@ func MapErr(op string, err error) error {
 	}
 	class := ClassOther
 	switch {
-	case errors.Is(err, p2p.ErrTruncate):
+	case errors.Is(err, p2p.ErrTruncate), errors.Is(err, shmcoll.ErrTruncate):
 		class = ClassTruncate
 	case errors.Is(err, p2p.ErrBuffer), errors.Is(err, p2p.ErrNoBuffer), errors.Is(err, p2p.ErrBufferAttached):
 		class = ClassBuffer

@@ -79,7 +79,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 2
+	version = 3
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
@@ -123,8 +123,16 @@ func (l Layout) Check() error {
 	return nil
 }
 
-// inlineMax is the longest broadcast chunk that goes in its ring buffer's sequence line.
+// inlineMax is the longest small reduction contribution that goes in its sequence line.
 const inlineMax = lineSize - 8
+
+// bcastInlineMax is the longest broadcast chunk that goes in its ring buffer's sequence
+// line, whose last word holds the broadcast's length (total).
+const bcastInlineMax = lineSize - 16
+
+// ErrTruncate: a broadcast's root sent more than a reader's buffer holds. The reader
+// got the first len(buf) bytes, and the group stays in step.
+var ErrTruncate = errors.New("shmcoll: broadcast truncated: the root sent more bytes than the buffer holds")
 
 func (l Layout) ringOff() int    { return hdrSize + l.Ranks*rankStride }
 func (l Layout) ringStride() int { return lineSize + l.Chunk }
@@ -281,11 +289,19 @@ func (g *Group) sleepers() *int32 { return (*int32)(unsafe.Add(g.base, offSleepe
 func (g *Group) ring(c uint64, n int) (*uint64, []byte) {
 	off := g.l.ringOff() + int(c%uint64(g.l.Chunks))*g.l.ringStride()
 	seq := (*uint64)(unsafe.Pointer(&g.mem[off]))
-	if n <= inlineMax {
+	if n <= bcastInlineMax {
 		return seq, g.mem[off+8 : off+8+n : off+8+n]
 	}
 	off += lineSize
 	return seq, g.mem[off : off+n : off+n]
+}
+
+// total is the word of ring buffer c's sequence line that holds the length of the
+// whole broadcast the chunk belongs to: readers learn it with the first chunk, in the
+// line they read anyway, and it stays until every rank has acknowledged the chunk.
+func (g *Group) total(c uint64) *uint64 {
+	off := g.l.ringOff() + int(c%uint64(g.l.Chunks))*g.l.ringStride() + lineSize - 8
+	return (*uint64)(unsafe.Pointer(&g.mem[off]))
 }
 
 // result is bank's buffer for a split Allreduce's combined piece.
@@ -435,13 +451,17 @@ func (g *Group) Bcast(buf []byte, root int) error {
 	}
 	g.s++
 	g.raise(fArrive, g.s)
+	// The root's length decides how many chunks go (at least one, so that an empty
+	// broadcast keeps every rank's chunk count in step): readers learn it from the
+	// first chunk and follow it, whatever their own buffer's length.
 	k := uint64(g.l.Chunks)
-	for off := 0; off < len(buf); off += g.l.Chunk {
-		part := buf[off:min(off+g.l.Chunk, len(buf))]
+	n := len(buf)
+	for off := 0; off < n || off == 0; off += g.l.Chunk {
 		g.c++
 		c := g.c
-		seq, b := g.ring(c, len(part))
 		if g.rank == root {
+			part := buf[off:min(off+g.l.Chunk, n)]
+			seq, b := g.ring(c, len(part))
 			if c > k && g.ackKnown < c-k {
 				// Look at the others' acks only when the last look does not cover c-k
 				// (each look costs a cache miss per rank): the root runs ahead.
@@ -451,15 +471,26 @@ func (g *Group) Bcast(buf []byte, root int) error {
 				g.ackKnown = g.minOther(fAck)
 			}
 			copy(b, part)
+			*g.total(c) = uint64(n)
 			g.raiseAt(seq, c)
 			g.raise(fAck, c) // for the reuse checks of later roots
-		} else {
-			if err := g.waitAt(root, seq, c); err != nil {
-				return err
-			}
-			copy(part, b)
-			g.raise(fAck, c)
+			continue
 		}
+		seq, _ := g.ring(c, 0)
+		if err := g.waitAt(root, seq, c); err != nil {
+			return err
+		}
+		if off == 0 {
+			n = int(*g.total(c))
+		}
+		_, b := g.ring(c, min(g.l.Chunk, n-off))
+		if off < len(buf) {
+			copy(buf[off:], b)
+		}
+		g.raise(fAck, c)
+	}
+	if n > len(buf) {
+		return ErrTruncate
 	}
 	return nil
 }
