@@ -1,10 +1,13 @@
 package mpi_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -40,12 +43,31 @@ func runUnder(t *testing.T, launcher ...string) {
 		t.Skipf("%s is not installed", launcher[0])
 	}
 	args := append(launcher[1:], os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
-	cmd := exec.Command(launcher[0], args...)
-	cmd.Env = append(os.Environ(), "MPIGO_TEST_CHILD="+t.Name())
-	out, err := cmd.CombinedOutput()
+	out, err := runLauncher(t, launcher[0], args, "MPIGO_TEST_CHILD="+t.Name())
 	if err != nil {
 		t.Fatalf("%v: %v\n%s", launcher, err, out)
 	}
+}
+
+// runLauncher runs another MPI's launcher in bounded time and leaves nothing behind:
+// its ranks carry a mark, and any that outlive it (Hydra may exit before its ranks)
+// are killed and reported.
+func runLauncher(t *testing.T, name string, args []string, env ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	mark := mpitest.JobMark()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(append(os.Environ(), mark), env...)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%s did not end within 2 minutes: %v", name, err)
+	}
+	if left := mpitest.KillMarked(mark); len(left) > 0 {
+		t.Errorf("%s left processes of the job running; killed %v", name, left)
+	}
+	return out, err
 }
 
 func TestUnderMPICHHydra(t *testing.T) { runUnder(t, "mpiexec.mpich", "-n", "4") }
@@ -72,7 +94,7 @@ func TestExamplesUnderOtherLaunchers(t *testing.T) {
 		launchers = append(launchers, []string{"srun", "--mpi=pmi2", "-n", "4"})
 	}
 	for _, l := range launchers {
-		out, err := exec.Command(l[0], append(l[1:], pi, "1000000")...).CombinedOutput()
+		out, err := runLauncher(t, l[0], append(l[1:], pi, "1000000"))
 		if err != nil || !strings.Contains(string(out), "error 1.1e-13") || !strings.Contains(string(out), "on 4 ranks") {
 			t.Errorf("%v pi: %v\n%s", l, err, out)
 		}

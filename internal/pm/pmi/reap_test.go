@@ -2,12 +2,9 @@ package pmi
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
 )
 
 // A launcher such as Hydra puts each rank in a process group of its own, and its
@@ -29,15 +28,8 @@ func becomeSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// envJob marks every process of one job, so that what is left of it can be found.
-const envJob = "MPIGO_PMI_TEST_JOB"
-
 // newJobMark returns the NAME=VALUE that marks a new job's processes.
-func newJobMark() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return envJob + "=" + hex.EncodeToString(b)
-}
+func newJobMark() string { return mpitest.JobMark() }
 
 // endGrace is how long a rank left behind by its launcher may take to end by itself
 // (a rank whose process manager is gone notices it at once) before it is killed.
@@ -53,7 +45,7 @@ func endJob(t *testing.T, mark string) {
 	if len(killed) > 0 {
 		t.Logf("the process manager left %d process(es) of the job running; killed %v", len(killed), killed)
 	}
-	if left := marked(mark); len(left) > 0 {
+	if left := mpitest.Marked(mark); len(left) > 0 {
 		t.Errorf("processes of the job still exist after it ended: %v", left)
 	}
 }
@@ -106,18 +98,6 @@ func children() []int {
 	var out []int
 	for _, p := range procs() {
 		if ppid, ok := parentOf(p); ok && ppid == self {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// marked lists the processes whose environment holds mark.
-func marked(mark string) []int {
-	var out []int
-	for _, p := range procs() {
-		env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "environ"))
-		if err == nil && bytes.Contains(append([]byte{0}, env...), []byte("\x00"+mark+"\x00")) {
 			out = append(out, p)
 		}
 	}
