@@ -121,7 +121,7 @@ func TestConcurrentAccExact(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := 0; i < N; i++ {
-					if err := Acc(mem, []Piece{{0, 64}}, org, nil, OpSum, k, &lock, nil); err != nil {
+					if err := Acc(mem, []Piece{{Off: 0, Len: 64}}, org, nil, OpSum, k, &lock, nil); err != nil {
 						t.Error(err)
 						return
 					}
@@ -199,7 +199,7 @@ func TestRWLock(t *testing.T) {
 
 func TestEncodeDecode(t *testing.T) {
 	h := Header{Kind: KGetAcc, Op: OpMax, Elem: datatype.KindFloat32, Flags: 1, Pieces: 2, ID: 77, Base: 4096, Data: 5}
-	ps := []Piece{{1, 2}, {30, 3}}
+	ps := []Piece{{Off: 1, Len: 2}, {Off: 30, Len: 3}}
 	b := make([]uint64, (h.Len()+7)/8)
 	buf := unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), h.Len())
 	copy(Encode(buf, &h, ps), "hello")
@@ -210,7 +210,7 @@ func TestEncodeDecode(t *testing.T) {
 	if _, _, _, err := Decode(buf[:h.Len()-1]); err == nil {
 		t.Error("a short request decoded")
 	}
-	if err := Check([]Piece{{10, 10}}, 15); err == nil {
+	if err := Check([]Piece{{Off: 10, Len: 10}}, 15); err == nil {
 		t.Error("a piece past the end passed Check")
 	}
 }
