@@ -423,9 +423,27 @@ func (w *Win) Sync() error { return w.fail("WinSync", w.dev().Sync("WinSync")) }
 
 // Operations.
 
-// elemType is the predefined datatype of T.
+// elemType is the predefined datatype of T: a type switch for the plain element
+// types (no reflection on the path of a small Put), reflection for named ones.
 func elemType[T Elem]() *datatype.Type {
-	switch reflect.TypeFor[T]().Kind() {
+	var z T
+	switch any(z).(type) {
+	case byte:
+		return datatype.Uint8
+	case int64:
+		return datatype.Int64
+	case float64:
+		return datatype.Float64
+	case int32:
+		return datatype.Int32
+	case int:
+		return datatype.Int
+	}
+	return elemTypeOf(reflect.TypeFor[T]().Kind())
+}
+
+func elemTypeOf(k reflect.Kind) *datatype.Type {
+	switch k {
 	case reflect.Int8:
 		return datatype.Int8
 	case reflect.Int16:

@@ -62,14 +62,34 @@ func (w *Win) prepare(op string, t *Target) (prepared, error) {
 	if t.Count < 0 {
 		return prepared{}, Errorf(ClassCount, op, "target count %d is negative", t.Count)
 	}
-	if err := typeReady(op, "target datatype", t.Type); err != nil {
+	if err := typeReady(op, "target", t.Type); err != nil {
 		return prepared{}, err
 	}
 	p := &w.peers[t.Rank]
+	if toff, n, ok := contig(t.Type, t.Count); ok && w.flavor != FlavorDynamic {
+		// The common case, without the datatype engine's general span computations.
+		off := t.Disp * int64(p.dispUnit)
+		if t.Disp < 0 || off+toff+n > p.size {
+			return w.prepareSlow(op, t, p, n)
+		}
+		return prepared{p: p, off: off, bytes: n}, nil
+	}
 	n, err := t.Type.PackSize(t.Count)
 	if err != nil {
 		return prepared{}, TypeErr(op, err)
 	}
+	return w.prepareSlow(op, t, p, n)
+}
+
+// contig is ContiguousSpan with a short way for the basic predefined types.
+func contig(dt *datatype.Type, count int64) (off, n int64, ok bool) {
+	if dt.IsPredefined() && dt.Size() == dt.Extent() {
+		return 0, count * dt.Size(), true
+	}
+	return dt.ContiguousSpan(count)
+}
+
+func (w *Win) prepareSlow(op string, t *Target, p *winPeer, n int64) (prepared, error) {
 	if w.flavor == FlavorDynamic {
 		return prepared{p: p, off: t.Disp, bytes: n}, nil
 	}
@@ -90,26 +110,30 @@ func (w *Win) prepare(op string, t *Target) (prepared, error) {
 	return prepared{p: p, off: off, bytes: n}, nil
 }
 
+// typeReady checks the datatype of the buffer what.
 func typeReady(op, what string, t *datatype.Type) error {
 	if t == nil {
-		return Errorf(ClassType, op, "%s is nil", what)
+		return Errorf(ClassType, op, "the %s datatype is nil", what)
 	}
 	if t.IsFreed() {
-		return Errorf(ClassType, op, "%s %s was freed", what, t.Name())
+		return Errorf(ClassType, op, "the %s datatype %s was freed", what, t.Name())
 	}
 	if !t.IsCommitted() {
-		return Errorf(ClassType, op, "%s %s is not committed (call Commit)", what, t.Name())
+		return Errorf(ClassType, op, "the %s datatype %s is not committed (call Commit)", what, t.Name())
 	}
 	return nil
 }
 
 // origin checks an origin or result buffer against n packed bytes.
 func origin(op, what string, b *RBuf, n int64) error {
-	if err := typeReady(op, what+" datatype", b.Type); err != nil {
+	if err := typeReady(op, what, b.Type); err != nil {
 		return err
 	}
 	if b.Count < 0 {
 		return Errorf(ClassCount, op, "%s count %d is negative", what, b.Count)
+	}
+	if _, m, ok := contig(b.Type, b.Count); ok && m == n && m <= int64(len(b.Mem)) && b.Type.IsPredefined() {
+		return nil
 	}
 	m, err := b.Type.PackSize(b.Count)
 	if err != nil {
@@ -133,7 +157,7 @@ func origin(op, what string, b *RBuf, n int64) error {
 // stream is b as a packed stream: its own bytes when contiguous, else packed into
 // new memory.
 func stream(b *RBuf) []byte {
-	if off, n, ok := b.Type.ContiguousSpan(b.Count); ok {
+	if off, n, ok := contig(b.Type, b.Count); ok {
 		return b.Mem[off : off+n]
 	}
 	n, _ := b.Type.PackSize(b.Count)
@@ -144,7 +168,7 @@ func stream(b *RBuf) []byte {
 
 // unstream stores the packed stream s into b.
 func unstream(b *RBuf, s []byte) {
-	if off, n, ok := b.Type.ContiguousSpan(b.Count); ok {
+	if off, n, ok := contig(b.Type, b.Count); ok {
 		copy(b.Mem[off:off+n], s)
 		return
 	}
@@ -154,7 +178,7 @@ func unstream(b *RBuf, s []byte) {
 // pieces are the target's runs of memory, offsets from the window's base (or from
 // the address, in a dynamic window). one is room for a contiguous target.
 func pieces(t *Target, off int64, one *[1]rma.Piece) []rma.Piece {
-	if o, n, ok := t.Type.ContiguousSpan(t.Count); ok {
+	if o, n, ok := contig(t.Type, t.Count); ok {
 		one[0] = rma.Piece{Off: off + o, Len: n}
 		return one[:]
 	}
@@ -188,14 +212,14 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 	if err != nil || pr.null {
 		return donePending, err
 	}
-	if err := origin(op, "origin buffer", o, pr.bytes); err != nil {
+	if err := origin(op, "origin", o, pr.bytes); err != nil {
 		return nil, err
 	}
 	if pr.p.direct {
 		mem := pr.p.mem
-		if toff, n, ok := t.Type.ContiguousSpan(t.Count); ok {
+		if toff, n, ok := contig(t.Type, t.Count); ok {
 			dst := mem[pr.off+toff : pr.off+toff+n]
-			if ooff, m, ok := o.Type.ContiguousSpan(o.Count); ok {
+			if ooff, m, ok := contig(o.Type, o.Count); ok {
 				copy(dst, o.Mem[ooff:ooff+m])
 			} else {
 				o.Type.Pack(dst, o.Mem, o.Count)
@@ -224,12 +248,12 @@ func (w *Win) get(op string, o *RBuf, t *Target) (*Pending, error) {
 	if err != nil || pr.null {
 		return donePending, err
 	}
-	if err := origin(op, "origin buffer", o, pr.bytes); err != nil {
+	if err := origin(op, "origin", o, pr.bytes); err != nil {
 		return nil, err
 	}
 	if pr.p.direct {
 		mem := pr.p.mem
-		if toff, n, ok := t.Type.ContiguousSpan(t.Count); ok {
+		if toff, n, ok := contig(t.Type, t.Count); ok {
 			unstream(o, mem[pr.off+toff:pr.off+toff+n])
 		} else if ooff, m, ok := o.Type.ContiguousSpan(o.Count); ok {
 			t.Type.PackAt(o.Mem[ooff:ooff+m], mem, pr.off, t.Count)
@@ -294,12 +318,12 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error
 		o = nil
 	}
 	if o != nil {
-		if err := origin(op, "origin buffer", o, pr.bytes); err != nil {
+		if err := origin(op, "origin", o, pr.bytes); err != nil {
 			return nil, err
 		}
 	}
 	if r != nil {
-		if err := origin(op, "result buffer", r, pr.bytes); err != nil {
+		if err := origin(op, "result", r, pr.bytes); err != nil {
 			return nil, err
 		}
 	}
@@ -340,7 +364,7 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error
 
 // resultStream is where the old values go: r's own bytes when contiguous.
 func resultStream(r *RBuf) []byte {
-	if off, n, ok := r.Type.ContiguousSpan(r.Count); ok {
+	if off, n, ok := contig(r.Type, r.Count); ok {
 		return r.Mem[off : off+n]
 	}
 	n, _ := r.Type.PackSize(r.Count)
@@ -348,7 +372,7 @@ func resultStream(r *RBuf) []byte {
 }
 
 func finishResult(r *RBuf, s []byte) {
-	if _, _, ok := r.Type.ContiguousSpan(r.Count); !ok {
+	if _, _, ok := contig(r.Type, r.Count); !ok {
 		r.Type.Unpack(r.Mem, s, r.Count)
 	}
 }

@@ -261,7 +261,9 @@ func (w *Win) Flush(op string, t int, local bool) error {
 		return Errorf(ClassRMASync, op, "no passive-target epoch at rank %d (call Lock or LockAll first)", t)
 	}
 	if w.peers[t].direct {
-		fenceWord.Add(1) // a full barrier: the stores before it are visible to loads after any later one
+		// The loads and stores are done: a direct operation completes in its call. A
+		// target sees them after its own synchronisation (a lock, Sync, a barrier),
+		// which orders its loads; a fence here would only slow the origin down.
 		return nil
 	}
 	if local {
