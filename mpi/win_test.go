@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -334,5 +335,179 @@ func TestWinBadInputs(t *testing.T) {
 		check("nil window", nilw.Fence(0), mpi.ErrWin)
 		_, err = mpi.WinCreate(nil, 0, nil, mpi.World)
 		check("disp unit 0", err, mpi.ErrDisp)
+	})
+}
+
+// TestWinExamplesInJobs runs the window Examples as real jobs and checks what rank 0
+// prints.
+func TestWinExamplesInJobs(t *testing.T) {
+	cases := []struct {
+		name    string
+		n       int
+		example func()
+		want    string
+	}{
+		{"Fence/3", 3, ExampleWin_Fence, "rank 0 got 2 from its left neighbour\n"},
+		{"Start/4", 4, ExampleWin_Start, "sum of the other ranks: 6\n"},
+		{"Lock/4", 4, ExampleWin_Lock, "tickets given: 4\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mpitest.Run(t, c.n, func(t *testing.T) {
+				out := stdoutOf(t, c.example)
+				want := c.want
+				if mpi.World.Rank() != 0 {
+					want = ""
+				}
+				if out != want {
+					t.Errorf("rank %d printed %q, want %q", mpi.World.Rank(), out, want)
+				}
+			})
+		})
+	}
+}
+
+// TestWinDerivedDatatypes: Put, Get, Accumulate and GetAccumulate with a strided
+// (vector) datatype on the target and on the origin, in fence, PSCW and lock epochs.
+func TestWinDerivedDatatypes(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		vec, err := mpi.TypeVector(4, 1, 2, mpi.Int64) // elements 0, 2, 4, 6
+		must(t, err)
+		must(t, vec.Commit())
+		peer := 1 - rank
+		g, _ := mpi.World.Group().Incl([]int{peer})
+		for _, mode := range []string{"fence", "pscw", "lock"} {
+			w, mem, err := mpi.WinAllocate(8*8, 8, nil, mpi.World)
+			must(t, err)
+			clear(mem)
+			open := func() {
+				switch mode {
+				case "fence":
+					must(t, w.Fence(0))
+				case "pscw":
+					must(t, w.Post(g, 0))
+					must(t, w.Start(g, 0))
+				case "lock":
+					must(t, mpi.World.Barrier())
+					must(t, w.Lock(mpi.LockExclusive, peer, 0))
+				}
+			}
+			close := func() {
+				switch mode {
+				case "fence":
+					must(t, w.Fence(0))
+				case "pscw":
+					must(t, w.Complete())
+					must(t, w.Wait())
+				case "lock":
+					must(t, w.Unlock(peer))
+					must(t, mpi.World.Barrier())
+				}
+			}
+			open()
+			// contiguous origin -> strided target
+			must(t, mpi.PutBuf(w, mpi.Typed([]int64{1, 2, 3, 4}, 4, mpi.Int64), peer, 0, 1, vec))
+			close()
+			open()
+			// strided target += contiguous origin; old values back, strided origin view
+			old := make([]int64, 8)
+			must(t, mpi.GetAccumulateBuf(w, mpi.Typed([]int64{10, 20, 30, 40}, 4, mpi.Int64), mpi.Typed(old, 1, vec), peer, 0, 1, vec, mpi.Sum))
+			must(t, mpi.AccumulateBuf(w, mpi.Typed([]int64{100, 0, 100, 0, 100, 0, 100, 0}, 1, vec), peer, 0, 1, vec, mpi.Sum))
+			close()
+			if want := []int64{1, 0, 2, 0, 3, 0, 4, 0}; fmt.Sprint(old) != fmt.Sprint(want) {
+				t.Fatalf("%s: GetAccumulate's old values %v, want %v", mode, old, want)
+			}
+			open()
+			got := make([]int64, 8)
+			must(t, mpi.GetBuf(w, mpi.Typed(got, 1, vec), peer, 0, 1, vec))
+			close()
+			if want := []int64{111, 0, 122, 0, 133, 0, 144, 0}; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s: got %v, want %v", mode, got, want)
+			}
+			if v := i64view(mem); v[1] != 0 || v[7] != 0 {
+				t.Fatalf("%s: a gap of the vector was written: %v", mode, v)
+			}
+			// request forms
+			must(t, w.Fence(0))
+			rq, err := mpi.RputBuf(w, mpi.Typed([]int64{5, 6, 7, 8}, 4, mpi.Int64), peer, 0, 1, vec)
+			must(t, err)
+			_, err = rq.Wait()
+			must(t, err)
+			must(t, w.Fence(0))
+			r2 := make([]int64, 4)
+			rq, err = mpi.Rget(w, r2, peer, 0)
+			must(t, err)
+			_, err = rq.Wait()
+			must(t, err)
+			must(t, w.Fence(mpi.ModeNoSucceed))
+			if fmt.Sprint(r2) != fmt.Sprint([]int64{5, 0, 6, 0}) {
+				t.Fatalf("%s: Rput/Rget gave %v", mode, r2)
+			}
+			must(t, w.Free())
+		}
+	})
+}
+
+// TestWinDynamic: memory attached to a dynamic window is read and written at the
+// address Attach gives; an address outside every attachment is an error.
+func TestWinDynamic(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		w, err := mpi.WinCreateDynamic(nil, mpi.World)
+		must(t, err)
+		buf := make([]int64, 4)
+		addr, err := w.Attach(asBytesI64(buf))
+		must(t, err)
+		addrs := make([]int64, 2)
+		must(t, mpi.Allgather(mpi.World, []int64{int64(addr)}, addrs))
+		peer := 1 - rank
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		must(t, mpi.Put(w, []int64{int64(rank + 7)}, peer, int(addrs[peer])+8))
+		must(t, mpi.Accumulate(w, []int64{3}, peer, int(addrs[peer])+16, mpi.Sum))
+		must(t, w.Unlock(peer))
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		must(t, mpi.Put(w, []int64{1}, peer, int(addrs[peer])+32)) // one past the end
+		if err := w.Unlock(peer); !errors.Is(err, mpi.ErrRMARange) {
+			t.Errorf("a put past the attached memory: %v, want ErrRMARange", err)
+		}
+		must(t, mpi.World.Barrier())
+		must(t, w.Lock(mpi.LockExclusive, rank, 0))
+		if buf[1] != int64(peer+7) || buf[2] != 3 {
+			t.Errorf("attached memory holds %v", buf)
+		}
+		must(t, w.Unlock(rank))
+		must(t, mpi.World.Barrier())
+		must(t, w.Detach(asBytesI64(buf)))
+		must(t, w.Free())
+	})
+}
+
+func asBytesI64(s []int64) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 8*len(s)) }
+
+// TestWinSharedQuery: a shared window's parts are read and written with plain loads
+// and stores by every rank after SharedQuery.
+func TestWinSharedQuery(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		w, mine, err := mpi.WinAllocateShared(64, 8, nil, mpi.World)
+		must(t, err)
+		next := (rank + 1) % size
+		nb, du, err := w.SharedQuery(next)
+		must(t, err)
+		if du != 8 || len(nb) != 64 {
+			t.Fatalf("SharedQuery: %d bytes, disp unit %d", len(nb), du)
+		}
+		must(t, w.LockAll(0))
+		nb[rank] = byte(rank + 1) // a plain store into the neighbour's part
+		must(t, w.Sync())
+		must(t, mpi.World.Barrier())
+		must(t, w.Sync())
+		prev := (rank + size - 1) % size
+		if mine[prev] != byte(prev+1) {
+			t.Errorf("my part holds %d at %d, want %d", mine[prev], prev, prev+1)
+		}
+		must(t, w.UnlockAll())
+		if fl, ok := w.Attr(mpi.WinCreateFlavor); !ok || fl != mpi.FlavorShared {
+			t.Errorf("flavor attribute %v %v", fl, ok)
+		}
+		must(t, w.Free())
 	})
 }

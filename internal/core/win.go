@@ -600,3 +600,15 @@ func (w *Win) id() uint32 {
 	w.mu.Unlock()
 	return id
 }
+
+// RMAInfo says how windows reach their targets from this rank, for `mpigo info`.
+func RMAInfo() string {
+	alloc := "shipped to the target's progress goroutine (no shared-memory transport)"
+	if setRMAShm.Get() == "off" {
+		alloc = "shipped to the target's progress goroutine (rma_shm=off)"
+	} else if nodeTransport() != nil {
+		alloc = "direct loads, stores and atomics in node shared memory"
+	}
+	return "rma: WinAllocate targets on this node: " + alloc + "; WinAllocateShared: direct; " +
+		"other nodes, WinCreate and dynamic windows: shipped to the target's progress goroutine\n"
+}
