@@ -14,6 +14,7 @@ import (
 // and the error is then returned.
 type ErrHandler struct {
 	fn    func(c *Comm, err error)
+	wfn   func(w *Win, err error) // a window's handler (NewWinErrHandler)
 	fatal bool
 	name  string
 }
@@ -95,16 +96,21 @@ func (c *Comm) invoke(op string, err error) error {
 		h.fn(at, err)
 	}
 	if h.fatal {
-		rank := core.WorldRank()
-		msg := fmt.Sprintf("rank %d: %v (in %s on communicator %s; errors are fatal)", rank, err, op, at.Name())
-		fmt.Fprintln(os.Stderr, "mpigo:", msg)
-		code := int(ClassOf(err)) // the error class, as the exit code
-		if code < 1 || code > 255 {
-			code = 1
-		}
-		core.Abort(code, msg)
+		fatal(op, "communicator "+at.Name(), err)
 	}
 	return err
+}
+
+// fatal ends the job for err met by op on obj (ErrorsAreFatal), naming the rank.
+func fatal(op, obj string, err error) {
+	rank := core.WorldRank()
+	msg := fmt.Sprintf("rank %d: %v (in %s on %s; errors are fatal)", rank, err, op, obj)
+	fmt.Fprintln(os.Stderr, "mpigo:", msg)
+	code := int(ClassOf(err)) // the error class, as the exit code
+	if code < 1 || code > 255 {
+		code = 1
+	}
+	core.Abort(code, msg)
 }
 
 // CallErrHandler invokes c's handler on err, as MPI_Comm_call_errhandler does.

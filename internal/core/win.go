@@ -1,0 +1,614 @@
+package core
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/rma"
+	"github.com/mpigo/mpigo/internal/transport/shm"
+)
+
+// Windows: MPI's one-sided communication. A window is made collectively over a
+// communicator and gets a communicator of its own (a Dup: its own context ids), on
+// whose point-to-point context requests travel and whose collectives serve Fence and
+// Free. Each rank exposes its memory (Mem) with a size and displacement unit, and a
+// control block: the passive-target lock word, the accumulate lock word, and per peer
+// a counter of exposure epochs posted to it and one of access epochs completed at it.
+//
+// Per target, an origin reaches the memory one of two ways, chosen when the window is
+// made from what every rank knows alike (the node map, the flavour, the transports):
+//
+//   - direct: the window's memory (WinAllocate, WinAllocateShared) lies in one region
+//     of node shared memory per node (internal/transport/shm's Region: a memfd, never
+//     a name in /dev/shm), which every rank of the node maps; an origin on the target's
+//     node reads and writes it with loads and stores, accumulates with the CPU's
+//     atomics or the target's accumulate lock (internal/rma), and takes the
+//     passive-target lock word itself. A rank's own memory is always direct.
+//   - shipped: every other target (another node, the TCP transport forced, memory the
+//     caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
+//     applied in order by a progress goroutine of the target's, which runs while the
+//     window lives and sleeps in the engine's wait when there is nothing to do, so that
+//     passive-target operations complete while the target computes and never calls
+//     MPI. The goroutine gets a Go thread of its own (GOMAXPROCS one higher while such
+//     windows live): a rank given one thread would otherwise serve requests only when
+//     its computation is preempted.
+//
+// Completion: direct operations are complete when the call returns. A shipped Put or
+// Accumulate is complete when the target has applied it; Flush, Unlock, Complete and
+// Fence send a request whose reply comes after every earlier one from this origin was
+// applied (one stream per pair keeps the order), and wait for the replies of
+// operations that return data.
+var setRMAShm = config.String("rma_shm", "auto",
+	"one-sided windows of WinAllocate in node shared memory, read and written directly by the node's ranks: "+
+		"auto (when the shared-memory transport is in use), or off (every operation shipped to its target's progress goroutine)").OneOf("auto", "off")
+
+// Flavor is how a window's memory came to be (MPI_WIN_FLAVOR_*, MPICH's values).
+type Flavor int
+
+const (
+	FlavorCreate   Flavor = 1
+	FlavorAllocate Flavor = 2
+	FlavorDynamic  Flavor = 3
+	FlavorShared   Flavor = 4
+)
+
+func (f Flavor) String() string {
+	switch f {
+	case FlavorCreate:
+		return "create"
+	case FlavorAllocate:
+		return "allocate"
+	case FlavorDynamic:
+		return "dynamic"
+	case FlavorShared:
+		return "shared"
+	}
+	return "flavor " + strconv.Itoa(int(f))
+}
+
+// WinArgs describe this rank's part of a new window.
+type WinArgs struct {
+	Flavor    Flavor
+	Size      int64  // bytes (Create: len(Mem); Dynamic: 0)
+	DispUnit  int    // bytes per displacement unit, at least 1
+	Mem       []byte // Create: the caller's memory
+	Noncontig bool   // Shared: alloc_shared_noncontig (each rank's part page aligned)
+}
+
+// Lock types (MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED).
+const (
+	LockExclusive = 234
+	LockShared    = 235
+)
+
+// Assertions (MPI_MODE_*, MPICH's values).
+const (
+	ModeNoCheck   = 1024
+	ModeNoStore   = 2048
+	ModeNoPut     = 4096
+	ModeNoPrecede = 8192
+	ModeNoSucceed = 16384
+)
+
+// Win is a window's device state.
+type Win struct {
+	comm   *Comm // the window's own communicator
+	flavor Flavor
+	rank   int
+	size   int
+
+	mem      []byte // this rank's memory
+	dispUnit int
+	ctrl     ctrlBlock // this rank's control block
+	peers    []winPeer
+	reg      *shm.Region // the node's region, for direct windows
+	local    []uint64    // a control block (and Allocate memory) not in a region
+
+	ships    bool // some target is shipped to
+	served   bool // some origin ships to this rank: the progress goroutine runs
+	serveEnd chan struct{}
+	procs    bool // GOMAXPROCS was raised for the goroutine
+
+	mu       sync.Mutex
+	nextID   uint32
+	out      [][]*shipOp // per target: shipped operations not yet complete
+	dirty    []bool      // per target: shipped without a reply since its last flush
+	attached []attachment
+	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
+
+	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
+	// exposure epoch, per target a passive lock (0 none, else LockShared or
+	// LockExclusive), LockAll.
+	fence     atomic.Bool
+	access    []int
+	exposure  []int
+	locks     []atomic.Int32
+	lockAll   atomic.Bool
+	startSeen []uint64
+	waitSeen  []uint64
+	freed     atomic.Bool
+	name      string
+}
+
+type winPeer struct {
+	mem      []byte // its memory, mapped here (direct), else nil
+	size     int64
+	dispUnit int
+	direct   bool
+	ctrl     ctrlBlock
+}
+
+type attachment struct {
+	addr uintptr
+	mem  []byte
+}
+
+// ctrlBlock is a rank's control words: [0] the passive-target lock, [1] the
+// accumulate lock (low 32 bits), then n post counters and n complete counters.
+type ctrlBlock []uint64
+
+func ctrlWords(n int) int { return (2 + 2*n + 7) &^ 7 }
+
+func (c ctrlBlock) lock() *uint64 { return &c[0] }
+func (c ctrlBlock) acc() *uint32  { return (*uint32)(unsafe.Pointer(&c[1])) }
+func (c ctrlBlock) post(from int) *uint64 {
+	return &c[2+from]
+}
+func (c ctrlBlock) complete(from int, n int) *uint64 { return &c[2+n+from] }
+
+func u64s(b []byte) []uint64 {
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
+const winRecord = 40 // size, disp unit, node, direct-capable, spare: int64 each
+
+// CreateWin makes a window over c (collective): WinCreate, WinAllocate,
+// WinAllocateShared or WinCreateDynamic by a.Flavor.
+func (c *Comm) CreateWin(op string, a WinArgs) (*Win, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if c.IsInter() {
+		return nil, Errorf(ClassComm, op, "windows are made over intracommunicators; %s is an intercommunicator", c.Name())
+	}
+	if a.Size < 0 {
+		return nil, Errorf(ClassSize, op, "size %d is negative", a.Size)
+	}
+	if a.DispUnit < 1 {
+		return nil, Errorf(ClassDispUnit, op, "disp_unit %d must be at least 1", a.DispUnit)
+	}
+	wc, err := c.Dup(op)
+	if err != nil {
+		return nil, err
+	}
+	wc.SetName("window of " + c.Name())
+	w := &Win{comm: wc, flavor: a.Flavor, rank: wc.rank, size: wc.size, dispUnit: a.DispUnit}
+	if err := w.setup(op, a); err != nil {
+		wc.Free(op)
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Win) setup(op string, a WinArgs) error {
+	n := w.size
+	regionWanted := a.Flavor == FlavorShared || (a.Flavor == FlavorAllocate && setRMAShm.Get() != "off" && nodeTransport() != nil)
+	rec := make([]byte, winRecord)
+	binary.LittleEndian.PutUint64(rec[0:], uint64(a.Size))
+	binary.LittleEndian.PutUint64(rec[8:], uint64(a.DispUnit))
+	binary.LittleEndian.PutUint64(rec[16:], uint64(proc.NodeOf(World.rank)))
+	all, err := w.allgather(rec)
+	if err != nil {
+		return MapErr(op, err)
+	}
+	sizes, units, nodes := make([]int64, n), make([]int, n), make([]int, n)
+	for r := 0; r < n; r++ {
+		sizes[r] = int64(binary.LittleEndian.Uint64(all[r*winRecord:]))
+		units[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+8:]))
+		nodes[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+16:]))
+	}
+	me := nodes[w.rank]
+	offNode := false
+	for r := range n {
+		offNode = offNode || nodes[r] != me
+	}
+	if a.Flavor == FlavorShared && offNode {
+		return Errorf(ClassComm, op, "WinAllocateShared needs every rank of the communicator on one node (shared memory); %s spans nodes", w.comm.Name())
+	}
+	w.peers = make([]winPeer, n)
+	for r := range n {
+		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r]}
+	}
+	cw := ctrlWords(n)
+	if regionWanted {
+		ok, err := w.mapRegion(op, a, sizes, nodes, cw)
+		if err != nil {
+			return err
+		}
+		if !ok && a.Flavor == FlavorShared {
+			return Errorf(ClassNoMem, op, "could not make or map the node's shared memory for the window")
+		}
+		regionWanted = ok
+	}
+	if !regionWanted {
+		// Control block (and WinAllocate's memory) in this process's own memory,
+		// 8-byte aligned for the atomics.
+		extra := 0
+		if a.Flavor == FlavorAllocate {
+			extra = int((a.Size + 7) / 8)
+		}
+		w.local = make([]uint64, cw+extra)
+		w.ctrl = ctrlBlock(w.local[:cw])
+		switch a.Flavor {
+		case FlavorAllocate:
+			w.mem = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.local[cw:]))), extra*8)[:a.Size:a.Size]
+		case FlavorCreate:
+			w.mem = a.Mem
+		}
+	}
+	me0 := &w.peers[w.rank]
+	me0.mem, me0.direct, me0.ctrl = w.mem, true, w.ctrl
+	for r := range n {
+		p := &w.peers[r]
+		if !p.direct {
+			w.ships = true
+		}
+		// A peer ships to this rank unless it maps this rank's memory.
+		if r != w.rank && !(regionWanted && nodes[r] == me) {
+			w.served = true
+		}
+	}
+	if a.Flavor == FlavorDynamic {
+		w.ships, w.served = true, true // every target, this rank too, goes through the goroutine
+		me0.direct = false
+	}
+	w.out, w.dirty = make([][]*shipOp, n), make([]bool, n)
+	w.locks = make([]atomic.Int32, n)
+	w.startSeen, w.waitSeen = make([]uint64, n), make([]uint64, n)
+	w.nextID = 2
+	if w.served {
+		w.startServing()
+	}
+	// Nobody may ship before every target serves.
+	return w.comm.Barrier(op)
+}
+
+// allgather gathers rec (winRecord bytes) from every rank of the window.
+func (w *Win) allgather(rec []byte) ([]byte, error) {
+	all := make([]byte, len(rec)*w.size)
+	c := w.comm
+	err := c.lconn.run(c.seqTag(), 1, func(s *coll.Sched) { s.Allgather(rec, all) })
+	return all, err
+}
+
+// mapRegion puts the window's memory and control blocks in one region per node,
+// made by the node's lowest rank and mapped by the others. It reports whether every
+// rank of the window succeeded (all decide alike).
+func (w *Win) mapRegion(op string, a WinArgs, sizes []int64, nodes []int, cw int) (bool, error) {
+	n := w.size
+	me := nodes[w.rank]
+	var locals []int
+	for r := range n {
+		if nodes[r] == me {
+			locals = append(locals, r)
+		}
+	}
+	// Layout: the locals' control blocks, then their memory: page aligned each for
+	// WinAllocate and noncontiguous shared windows, back to back for a contiguous
+	// shared window (MPI's default: rank i's part follows rank i-1's).
+	const page = 4096
+	ctrlBytes := int64(len(locals) * cw * 8)
+	off := (ctrlBytes + page - 1) &^ (page - 1)
+	offs := make([]int64, len(locals))
+	for i, r := range locals {
+		if a.Flavor != FlavorShared || a.Noncontig {
+			off = (off + page - 1) &^ (page - 1)
+		}
+		offs[i] = off
+		off += sizes[r]
+	}
+	total := max(off, 1)
+	addr := make([]byte, 1+64)
+	var reg *shm.Region
+	var err error
+	why := ""
+	if w.rank == locals[0] {
+		reg, err = shm.CreateRegion("win-"+strconv.Itoa(World.rank)+"-"+strconv.Itoa(int(w.comm.ctx)), int(total))
+		if err != nil {
+			why = err.Error()
+		} else if ad := reg.Addr(); len(ad) < len(addr) {
+			addr[0] = byte(1 + len(ad))
+			copy(addr[1:], ad)
+		}
+	}
+	all, err := w.allgatherN(addr)
+	if err != nil {
+		if reg != nil {
+			reg.Close()
+		}
+		return false, MapErr(op, err)
+	}
+	lead := all[locals[0]*len(addr):][:len(addr)]
+	if w.rank != locals[0] && lead[0] != 0 {
+		if reg, err = shm.OpenRegion(lead[1:lead[0]]); err != nil {
+			why = err.Error()
+		}
+	}
+	okb := []byte{0}
+	if reg != nil && why == "" {
+		okb[0] = 1
+	}
+	agree, err := w.allgatherN(okb)
+	if err != nil {
+		if reg != nil {
+			reg.Close()
+		}
+		return false, MapErr(op, err)
+	}
+	for _, b := range agree {
+		if b == 0 {
+			if reg != nil {
+				reg.Close()
+			}
+			return false, nil
+		}
+	}
+	reg.CloseFd()
+	w.reg = reg
+	for i, r := range locals {
+		p := &w.peers[r]
+		p.direct = true
+		p.ctrl = ctrlBlock(u64s(reg.Mem[i*cw*8:][:cw*8]))
+		p.mem = reg.Mem[offs[i]:][:sizes[r]:sizes[r]]
+	}
+	w.mem, w.ctrl = w.peers[w.rank].mem, w.peers[w.rank].ctrl
+	return true, nil
+}
+
+func (w *Win) allgatherN(rec []byte) ([]byte, error) {
+	all := make([]byte, len(rec)*w.size)
+	c := w.comm
+	err := c.lconn.run(c.seqTag(), 1, func(s *coll.Sched) { s.Allgather(rec, all) })
+	return all, err
+}
+
+// Check returns nil when w can be used by op.
+func (w *Win) Check(op string) error {
+	if err := Ready(op); err != nil {
+		return err
+	}
+	if w == nil {
+		return Errorf(ClassWin, op, "the window is nil (MPI_WIN_NULL)")
+	}
+	if w.freed.Load() {
+		return Errorf(ClassWin, op, "window %q was freed", w.Name())
+	}
+	return nil
+}
+
+// Mem is this rank's memory in the window (nil for a dynamic window).
+func (w *Win) Mem() []byte { return w.mem }
+
+// Flavor is how the window was made.
+func (w *Win) Flavor() Flavor { return w.flavor }
+
+// DispUnit is this rank's displacement unit.
+func (w *Win) DispUnit() int { return w.dispUnit }
+
+// Comm is the window's own communicator (its group is the window's).
+func (w *Win) Comm() *Comm { return w.comm }
+
+// Unified reports whether the window's memory model is MPI_WIN_UNIFIED: every
+// operation writes the memory the target's loads see, which holds for every mpigo
+// window.
+func (w *Win) Unified() bool { return true }
+
+// Name is w's name.
+func (w *Win) Name() string {
+	if w == nil {
+		return "MPI_WIN_NULL"
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.name
+}
+
+// SetName names w.
+func (w *Win) SetName(s string) {
+	w.mu.Lock()
+	w.name = s
+	w.mu.Unlock()
+}
+
+// SharedQuery returns the memory of rank r (of the lowest rank with a non-empty part,
+// for r ProcNull) in a shared window, and its displacement unit
+// (MPI_Win_shared_query).
+func (w *Win) SharedQuery(op string, r int) ([]byte, int, error) {
+	if err := w.Check(op); err != nil {
+		return nil, 0, err
+	}
+	if r == ProcNull {
+		for q := range w.peers {
+			if w.peers[q].size > 0 {
+				r = q
+				break
+			}
+		}
+		if r == ProcNull {
+			return nil, w.peers[0].dispUnit, nil
+		}
+	}
+	if r < 0 || r >= w.size {
+		return nil, 0, Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", r, w.size)
+	}
+	p := &w.peers[r]
+	if !p.direct || w.reg == nil {
+		return nil, 0, Errorf(ClassRMAFlavor, op, "rank %d's memory is not mapped here: only windows of WinAllocateShared (and WinAllocate on one node) share memory", r)
+	}
+	return p.mem, p.dispUnit, nil
+}
+
+// Route describes how this rank reaches each target, for `mpigo info`.
+func (w *Win) Route() string {
+	d, s := 0, 0
+	for r := range w.peers {
+		if w.peers[r].direct {
+			d++
+		} else {
+			s++
+		}
+	}
+	return fmt.Sprintf("%s window: %d targets direct (node shared memory), %d shipped to their progress goroutine", w.flavor, d, s)
+}
+
+// Free frees w (collective): this rank's operations complete, every rank waits until
+// all have (so nobody still writes this rank's memory), then the progress goroutine
+// stops and the memory is unmapped.
+func (w *Win) Free(op string) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if err := w.flushAll(op); err != nil {
+		return err
+	}
+	if err := w.comm.Barrier(op); err != nil {
+		return err
+	}
+	if w.freed.Swap(true) {
+		return Errorf(ClassWin, op, "window %q was freed", w.Name())
+	}
+	w.stopServing()
+	if w.reg != nil {
+		w.reg.Close()
+	}
+	w.mem, w.peers, w.local = nil, nil, nil
+	return w.comm.Free(op)
+}
+
+// Attach exposes mem in a dynamic window (MPI_Win_attach) and returns the
+// displacement origins name its first byte by (its address).
+func (w *Win) Attach(op string, mem []byte) (int64, error) {
+	if err := w.Check(op); err != nil {
+		return 0, err
+	}
+	if w.flavor != FlavorDynamic {
+		return 0, Errorf(ClassRMAFlavor, op, "Attach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
+	}
+	if len(mem) == 0 {
+		return 0, nil
+	}
+	a := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, x := range w.attached {
+		if a < x.addr+uintptr(len(x.mem)) && x.addr < a+uintptr(len(mem)) {
+			return 0, Errorf(ClassRMAAttach, op, "the memory overlaps memory already attached to the window")
+		}
+	}
+	w.attached = append(w.attached, attachment{addr: a, mem: mem})
+	return int64(a), nil
+}
+
+// Detach stops exposing memory attached with Attach (MPI_Win_detach).
+func (w *Win) Detach(op string, mem []byte) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if w.flavor != FlavorDynamic {
+		return Errorf(ClassRMAFlavor, op, "Detach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
+	}
+	if len(mem) == 0 {
+		return nil
+	}
+	a := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, x := range w.attached {
+		if x.addr == a {
+			w.attached = append(w.attached[:i], w.attached[i+1:]...)
+			return nil
+		}
+	}
+	return Errorf(ClassRMAAttach, op, "the memory is not attached to the window")
+}
+
+// dynamicMem finds the attached memory that holds [addr, addr+n) (target side).
+func (w *Win) dynamicMem(addr, n int64) ([]byte, int64, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, x := range w.attached {
+		if uintptr(addr) >= x.addr && addr+n <= int64(x.addr)+int64(len(x.mem)) {
+			return x.mem, addr - int64(x.addr), true
+		}
+	}
+	return nil, 0, false
+}
+
+// raiseProcs gives the progress goroutines a thread: see the package comment.
+var procsMu sync.Mutex
+
+func (w *Win) startServing() {
+	eng.Concurrent()
+	procsMu.Lock()
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	w.procs = true
+	procsMu.Unlock()
+	w.errs = map[int]string{}
+	w.serveEnd = make(chan struct{})
+	go w.serve()
+}
+
+func (w *Win) stopServing() {
+	if !w.served {
+		return
+	}
+	var msg [rma.HeaderLen]byte
+	rma.Encode(msg[:], &rma.Header{Kind: rma.KStop}, nil)
+	if err := eng.Send(p2p.Bytes(msg[:]), World.rank, tagRMA, w.comm.ctx, p2p.Standard); err == nil {
+		<-w.serveEnd
+	}
+	if w.procs {
+		procsMu.Lock()
+		runtime.GOMAXPROCS(max(1, runtime.GOMAXPROCS(0)-1))
+		procsMu.Unlock()
+	}
+}
+
+// The window's tags on its communicator's point-to-point context: requests to a
+// target, and replies, each tagged with its request's ID (from tagReplies up).
+const (
+	tagRMA     = 1
+	tagReplies = 2
+)
+
+// id returns a fresh reply tag.
+func (w *Win) id() uint32 {
+	w.mu.Lock()
+	id := w.nextID
+	w.nextID++
+	if w.nextID >= MaxTag {
+		w.nextID = tagReplies
+	}
+	w.mu.Unlock()
+	return id
+}
+
+// RMAInfo says how windows reach their targets from this rank, for `mpigo info`.
+func RMAInfo() string {
+	alloc := "shipped to the target's progress goroutine (no shared-memory transport)"
+	if setRMAShm.Get() == "off" {
+		alloc = "shipped to the target's progress goroutine (rma_shm=off)"
+	} else if nodeTransport() != nil {
+		alloc = "direct loads, stores and atomics in node shared memory"
+	}
+	return "rma: WinAllocate targets on this node: " + alloc + "; WinAllocateShared: direct; " +
+		"other nodes, WinCreate and dynamic windows: shipped to the target's progress goroutine\n"
+}

@@ -1,0 +1,431 @@
+package core
+
+import (
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/rma"
+)
+
+// RBuf is an origin or result buffer of a one-sided operation: Count items of Type
+// laid out from Mem[0] (MPI's buf, count, datatype).
+type RBuf struct {
+	Mem   []byte
+	Count int64
+	Type  *datatype.Type
+}
+
+// Target names where an operation acts: Disp units of the target's displacement unit
+// from the start of rank Rank's window (in a dynamic window, an address Attach gave),
+// Count items of Type there.
+type Target struct {
+	Rank  int
+	Disp  int64
+	Count int64
+	Type  *datatype.Type
+}
+
+// doneOp is an operation complete when its call returned (a direct one's request).
+type doneOp struct{}
+
+func (doneOp) test() (bool, error)     { return true, nil }
+func (doneOp) wait() error             { return nil }
+func (doneOp) doneCh() <-chan struct{} { return closedCh }
+
+var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+var donePending = &Pending{op: doneOp{}}
+
+// prepared is an operation's target, checked: the peer, the byte offset of the
+// target type's base in its memory (an address in a dynamic window), and the
+// target's packed size.
+type prepared struct {
+	p     *winPeer
+	off   int64
+	bytes int64
+	null  bool // ProcNull: nothing to do
+}
+
+// prepare checks w, the epoch and the target for op.
+func (w *Win) prepare(op string, t *Target) (prepared, error) {
+	if err := w.Check(op); err != nil {
+		return prepared{}, err
+	}
+	if t.Rank == ProcNull {
+		return prepared{null: true}, nil
+	}
+	if t.Rank < 0 || t.Rank >= w.size {
+		return prepared{}, Errorf(ClassRank, op, "target rank %d out of range [0,%d) of the window", t.Rank, w.size)
+	}
+	if !w.inEpoch(t.Rank) {
+		return prepared{}, Errorf(ClassRMASync, op, "no epoch gives access to rank %d: call Fence, Start, Lock or LockAll first", t.Rank)
+	}
+	if t.Count < 0 {
+		return prepared{}, Errorf(ClassCount, op, "target count %d is negative", t.Count)
+	}
+	if err := typeReady(op, "target", t.Type); err != nil {
+		return prepared{}, err
+	}
+	p := &w.peers[t.Rank]
+	if toff, n, ok := contig(t.Type, t.Count); ok && w.flavor != FlavorDynamic {
+		// The common case, without the datatype engine's general span computations.
+		off := t.Disp * int64(p.dispUnit)
+		if t.Disp < 0 || off+toff+n > p.size {
+			return w.prepareSlow(op, t, p, n)
+		}
+		return prepared{p: p, off: off, bytes: n}, nil
+	}
+	n, err := t.Type.PackSize(t.Count)
+	if err != nil {
+		return prepared{}, TypeErr(op, err)
+	}
+	return w.prepareSlow(op, t, p, n)
+}
+
+// contig is ContiguousSpan with a short way for the basic predefined types.
+func contig(dt *datatype.Type, count int64) (off, n int64, ok bool) {
+	if dt.IsPredefined() && dt.Size() == dt.Extent() {
+		return 0, count * dt.Size(), true
+	}
+	return dt.ContiguousSpan(count)
+}
+
+func (w *Win) prepareSlow(op string, t *Target, p *winPeer, n int64) (prepared, error) {
+	if w.flavor == FlavorDynamic {
+		return prepared{p: p, off: t.Disp, bytes: n}, nil
+	}
+	if t.Disp < 0 {
+		return prepared{}, Errorf(ClassDisp, op, "target displacement %d is negative", t.Disp)
+	}
+	off := t.Disp * int64(p.dispUnit)
+	if n > 0 {
+		lo, hi, err := t.Type.Span(t.Count)
+		if err != nil {
+			return prepared{}, TypeErr(op, err)
+		}
+		if off+lo < 0 || off+hi > p.size {
+			return prepared{}, Errorf(ClassRMARange, op, "target displacement %d (x disp unit %d) with %d items of %s reaches bytes [%d,%d) of rank %d's window, which has %d bytes",
+				t.Disp, p.dispUnit, t.Count, t.Type.Name(), off+lo, off+hi, t.Rank, p.size)
+		}
+	}
+	return prepared{p: p, off: off, bytes: n}, nil
+}
+
+// typeReady checks the datatype of the buffer what.
+func typeReady(op, what string, t *datatype.Type) error {
+	if t == nil {
+		return Errorf(ClassType, op, "the %s datatype is nil", what)
+	}
+	if t.IsFreed() {
+		return Errorf(ClassType, op, "the %s datatype %s was freed", what, t.Name())
+	}
+	if !t.IsCommitted() {
+		return Errorf(ClassType, op, "the %s datatype %s is not committed (call Commit)", what, t.Name())
+	}
+	return nil
+}
+
+// origin checks an origin or result buffer against n packed bytes.
+func origin(op, what string, b *RBuf, n int64) error {
+	if err := typeReady(op, what, b.Type); err != nil {
+		return err
+	}
+	if b.Count < 0 {
+		return Errorf(ClassCount, op, "%s count %d is negative", what, b.Count)
+	}
+	if _, m, ok := contig(b.Type, b.Count); ok && m == n && m <= int64(len(b.Mem)) && b.Type.IsPredefined() {
+		return nil
+	}
+	m, err := b.Type.PackSize(b.Count)
+	if err != nil {
+		return TypeErr(op, err)
+	}
+	if m != n {
+		return Errorf(ClassType, op, "the %s holds %d bytes (%d items of %s) but the target %d: the type signatures must match", what, m, b.Count, b.Type.Name(), n)
+	}
+	if m > 0 {
+		lo, hi, err := b.Type.Span(b.Count)
+		if err != nil {
+			return TypeErr(op, err)
+		}
+		if lo < 0 || hi > int64(len(b.Mem)) {
+			return Errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the %s has %d bytes", b.Count, b.Type.Name(), lo, hi, what, len(b.Mem))
+		}
+	}
+	return nil
+}
+
+// stream is b as a packed stream: its own bytes when contiguous, else packed into
+// new memory.
+func stream(b *RBuf) []byte {
+	if off, n, ok := contig(b.Type, b.Count); ok {
+		return b.Mem[off : off+n]
+	}
+	n, _ := b.Type.PackSize(b.Count)
+	s := make([]byte, n)
+	b.Type.Pack(s, b.Mem, b.Count)
+	return s
+}
+
+// unstream stores the packed stream s into b.
+func unstream(b *RBuf, s []byte) {
+	if off, n, ok := contig(b.Type, b.Count); ok {
+		copy(b.Mem[off:off+n], s)
+		return
+	}
+	b.Type.Unpack(b.Mem, s, b.Count)
+}
+
+// pieces are the target's runs of memory, offsets from the window's base (or from
+// the address, in a dynamic window). one is room for a contiguous target.
+func pieces(t *Target, off int64, one *[1]rma.Piece) []rma.Piece {
+	if o, n, ok := contig(t.Type, t.Count); ok {
+		one[0] = rma.Piece{Off: off + o, Len: n}
+		return one[:]
+	}
+	var ps []rma.Piece
+	var buf [64]rma.Piece
+	total, _ := t.Type.PackSize(t.Count)
+	for from := int64(0); from < total; {
+		k, next, err := t.Type.Iov(buf[:], t.Count, from)
+		if err != nil || next == from {
+			break
+		}
+		for _, p := range buf[:k] {
+			ps = append(ps, rma.Piece{Off: off + p.Off, Len: p.Len})
+		}
+		from = next
+	}
+	return ps
+}
+
+// Put writes o to the target (MPI_Put).
+func (w *Win) Put(op string, o *RBuf, t *Target) error {
+	_, err := w.put(op, o, t, false)
+	return err
+}
+
+// Rput is Put returning a request that completes when o may be reused.
+func (w *Win) Rput(op string, o *RBuf, t *Target) (*Pending, error) { return w.put(op, o, t, true) }
+
+func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
+	pr, err := w.prepare(op, t)
+	if err != nil || pr.null {
+		return donePending, err
+	}
+	if err := origin(op, "origin", o, pr.bytes); err != nil {
+		return nil, err
+	}
+	if pr.p.direct {
+		mem := pr.p.mem
+		if toff, n, ok := contig(t.Type, t.Count); ok {
+			dst := mem[pr.off+toff : pr.off+toff+n]
+			if ooff, m, ok := contig(o.Type, o.Count); ok {
+				copy(dst, o.Mem[ooff:ooff+m])
+			} else {
+				o.Type.Pack(dst, o.Mem, o.Count)
+			}
+		} else {
+			t.Type.UnpackAt(mem, pr.off, stream(o), t.Count)
+		}
+		return donePending, nil
+	}
+	var one [1]rma.Piece
+	x := w.ship(t.Rank, &rma.Header{Kind: rma.KPut}, pr.off, pieces(t, 0, &one), stream(o), nil, nil)
+	return x.pending(), nil
+}
+
+// Get reads the target into o (MPI_Get).
+func (w *Win) Get(op string, o *RBuf, t *Target) error {
+	_, err := w.get(op, o, t)
+	return err
+}
+
+// Rget is Get returning a request that completes when o holds the data.
+func (w *Win) Rget(op string, o *RBuf, t *Target) (*Pending, error) { return w.get(op, o, t) }
+
+func (w *Win) get(op string, o *RBuf, t *Target) (*Pending, error) {
+	pr, err := w.prepare(op, t)
+	if err != nil || pr.null {
+		return donePending, err
+	}
+	if err := origin(op, "origin", o, pr.bytes); err != nil {
+		return nil, err
+	}
+	if pr.p.direct {
+		mem := pr.p.mem
+		if toff, n, ok := contig(t.Type, t.Count); ok {
+			unstream(o, mem[pr.off+toff:pr.off+toff+n])
+		} else if ooff, m, ok := o.Type.ContiguousSpan(o.Count); ok {
+			t.Type.PackAt(o.Mem[ooff:ooff+m], mem, pr.off, t.Count)
+		} else {
+			s := make([]byte, pr.bytes)
+			t.Type.PackAt(s, mem, pr.off, t.Count)
+			unstream(o, s)
+		}
+		return donePending, nil
+	}
+	var one [1]rma.Piece
+	ob := *o
+	x := w.ship(t.Rank, &rma.Header{Kind: rma.KGet}, pr.off, pieces(t, 0, &one), nil, make([]byte, 1+pr.bytes),
+		func(r []byte) { unstream(&ob, r) })
+	return x.pending(), nil
+}
+
+// accKind checks op against the origin's and target's element kinds and returns the
+// target's.
+func accKind(opName string, o *RBuf, t *Target, rop rma.Op) (datatype.Kind, error) {
+	k := t.Type.Kind()
+	if rop != rma.OpNoOp && o != nil && o.Type.Kind() != k {
+		return 0, Errorf(ClassType, opName, "origin datatype %s and target datatype %s are not of one predefined element type", o.Type.Name(), t.Type.Name())
+	}
+	if _, err := rma.Lookup(rop, k); err != nil {
+		return 0, Errorf(ClassOp, opName, "%v", err)
+	}
+	return k, nil
+}
+
+// Accumulate combines o into the target with rop, element-wise atomically
+// (MPI_Accumulate).
+func (w *Win) Accumulate(op string, o *RBuf, t *Target, rop rma.Op) error {
+	_, err := w.acc(op, o, nil, t, rop)
+	return err
+}
+
+// Raccumulate is Accumulate returning a request that completes when o may be reused.
+func (w *Win) Raccumulate(op string, o *RBuf, t *Target, rop rma.Op) (*Pending, error) {
+	return w.acc(op, o, nil, t, rop)
+}
+
+// GetAccumulate returns the target's values in r, then combines o into them
+// (MPI_Get_accumulate); with NoOp it only reads, atomically, and o is ignored.
+func (w *Win) GetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) error {
+	_, err := w.acc(op, o, r, t, rop)
+	return err
+}
+
+// RgetAccumulate is GetAccumulate returning a request that completes when r holds
+// the values.
+func (w *Win) RgetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error) {
+	return w.acc(op, o, r, t, rop)
+}
+
+func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error) {
+	pr, err := w.prepare(op, t)
+	if err != nil || pr.null {
+		return donePending, err
+	}
+	if rop == rma.OpNoOp && r != nil {
+		o = nil
+	}
+	if o != nil {
+		if err := origin(op, "origin", o, pr.bytes); err != nil {
+			return nil, err
+		}
+	}
+	if r != nil {
+		if err := origin(op, "result", r, pr.bytes); err != nil {
+			return nil, err
+		}
+	}
+	k, err := accKind(op, o, t, rop)
+	if err != nil {
+		return nil, err
+	}
+	var data []byte
+	if o != nil {
+		data = stream(o)
+	} else {
+		data = make([]byte, pr.bytes) // NoOp reads; the kernel ignores it
+	}
+	var one [1]rma.Piece
+	if pr.p.direct {
+		ps := pieces(t, pr.off, &one)
+		var old []byte
+		if r != nil {
+			old = resultStream(r)
+		}
+		if err := rma.Acc(pr.p.mem, ps, data, old, rop, k, pr.p.ctrl.acc(), nil); err != nil {
+			return nil, Errorf(ClassOp, op, "%v", err)
+		}
+		if r != nil {
+			finishResult(r, old)
+		}
+		return donePending, nil
+	}
+	h := &rma.Header{Kind: rma.KAcc, Op: rop, Elem: k}
+	if r == nil {
+		return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, nil, nil).pending(), nil
+	}
+	h.Kind = rma.KGetAcc
+	rb := *r
+	return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, make([]byte, 1+pr.bytes),
+		func(s []byte) { unstream(&rb, s) }).pending(), nil
+}
+
+// resultStream is where the old values go: r's own bytes when contiguous.
+func resultStream(r *RBuf) []byte {
+	if off, n, ok := contig(r.Type, r.Count); ok {
+		return r.Mem[off : off+n]
+	}
+	n, _ := r.Type.PackSize(r.Count)
+	return make([]byte, n)
+}
+
+func finishResult(r *RBuf, s []byte) {
+	if _, _, ok := contig(r.Type, r.Count); !ok {
+		r.Type.Unpack(r.Mem, s, r.Count)
+	}
+}
+
+// FetchAndOp is GetAccumulate of one element of the predefined type dt
+// (MPI_Fetch_and_op): o and r hold one element each. Unlike MPI's, it returns with r
+// filled (a shipped one waits for its reply), since the facade returns the value.
+func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop rma.Op) error {
+	if dt != nil && !dt.IsPredefined() {
+		return Errorf(ClassType, op, "datatype %s is not predefined: FetchAndOp takes one element of a predefined type", dt.Name())
+	}
+	ob, rb := RBuf{Mem: o, Count: 1, Type: dt}, RBuf{Mem: r, Count: 1, Type: dt}
+	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
+	p, err := w.acc(op, &ob, &rb, &t, rop)
+	if err != nil {
+		return err
+	}
+	return p.Wait() // the facade returns the value: wait for it
+}
+
+// CompareAndSwap replaces the target element by o if it equals cmp and returns its
+// old value in r (MPI_Compare_and_swap); dt is a predefined integer, bool or byte type.
+func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, rank int, disp int64) error {
+	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
+	pr, err := w.prepare(op, &t)
+	if err != nil || pr.null {
+		return err
+	}
+	if !dt.IsPredefined() || !rma.CompareSwapKind(dt.Kind()) {
+		return Errorf(ClassType, op, "datatype %s: CompareAndSwap takes one element of a predefined integer, bool or byte type", dt.Name())
+	}
+	n := int(dt.Size())
+	for _, b := range []struct {
+		name string
+		b    []byte
+	}{{"origin", o}, {"compare", cmp}, {"result", r}} {
+		if len(b.b) < n {
+			return Errorf(ClassBuffer, op, "the %s buffer has %d bytes; one %s needs %d", b.name, len(b.b), dt.Name(), n)
+		}
+	}
+	if pr.p.direct {
+		rma.CompareSwap(pr.p.mem, pr.off, cmp[:n], o[:n], r[:n], dt.Kind(), pr.p.ctrl.acc())
+		return nil
+	}
+	data := make([]byte, 2*n)
+	copy(data, cmp[:n])
+	copy(data[n:], o[:n])
+	x := w.ship(rank, &rma.Header{Kind: rma.KCas, Elem: dt.Kind()}, pr.off, []rma.Piece{{Off: 0, Len: int64(n)}}, data, make([]byte, 1+n),
+		func(s []byte) { copy(r, s) })
+	return x.complete()
+}
+
+// worldOf is the engine's name for a rank of the window.
+func (w *Win) worldOf(r int) int { return w.comm.WorldRank(r) }
+
+var _ = p2p.Standard

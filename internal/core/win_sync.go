@@ -1,0 +1,436 @@
+package core
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/rma"
+	"github.com/mpigo/mpigo/internal/yield"
+	"golang.org/x/sys/unix"
+)
+
+// Synchronisation: Fence, post/start/complete/wait, and passive target. Direct
+// targets are synchronised through their control blocks in node shared memory;
+// shipped ones through requests their progress goroutine serves (win_ship.go). The
+// PSCW counters only grow: Start waits until a target's post counter passes the
+// number of epochs this rank has started at it, Wait until each origin's complete
+// counter passes the number waited for, so nothing is ever reset.
+
+const lockNoCheck = 1 << 16 // in locks[t]: taken with ModeNoCheck, so nothing to release
+
+// inEpoch reports whether an operation on target t is inside an access epoch.
+func (w *Win) inEpoch(t int) bool {
+	if w.fence.Load() || w.lockAll.Load() || w.locks[t].Load() != 0 {
+		return true
+	}
+	w.mu.Lock()
+	ok := slices.Contains(w.access, t)
+	w.mu.Unlock()
+	return ok
+}
+
+// await polls cond until it holds: spinning, then yielding the thread (ranks may
+// outnumber cores), then napping; the engine progresses meanwhile when the window
+// ships, so that this rank's own requests and replies move.
+func (w *Win) await(cond func() bool) {
+	for i := 0; !cond(); i++ {
+		if (w.ships || w.served) && i&63 == 63 {
+			eng.Progress()
+		}
+		switch {
+		case i < 1000:
+			if i&63 == 63 {
+				yield.Gosched()
+			}
+		case i < 100000:
+			awaitYield()
+		default:
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+}
+
+func awaitYield() {
+	yield.Gosched()
+	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+func checkAssert(op string, assert, allowed int) error {
+	if assert&^allowed != 0 {
+		return Errorf(ClassAssert, op, "assert %#x has bits outside those %s takes (%#x)", assert, op, allowed)
+	}
+	return nil
+}
+
+// Fence ends the fence epoch and starts the next (MPI_Win_fence), unless assert has
+// ModeNoSucceed.
+func (w *Win) Fence(op string, assert int) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if err := checkAssert(op, assert, ModeNoStore|ModeNoPut|ModeNoPrecede|ModeNoSucceed); err != nil {
+		return err
+	}
+	if err := w.flushAll(op); err != nil {
+		return err
+	}
+	if err := w.comm.Barrier(op); err != nil {
+		return err
+	}
+	w.fence.Store(assert&ModeNoSucceed == 0)
+	return nil
+}
+
+// Lock starts a passive-target epoch at t (MPI_Win_lock): LockShared or
+// LockExclusive; ModeNoCheck promises no conflicting lock, and takes none.
+func (w *Win) Lock(op string, typ, t, assert int) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if typ != LockShared && typ != LockExclusive {
+		return Errorf(ClassLocktype, op, "lock type %d is neither LockShared nor LockExclusive", typ)
+	}
+	if err := checkAssert(op, assert, ModeNoCheck); err != nil {
+		return err
+	}
+	if t == ProcNull {
+		return nil
+	}
+	if t < 0 || t >= w.size {
+		return Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
+	}
+	if w.locks[t].Load() != 0 || w.lockAll.Load() {
+		return Errorf(ClassRMASync, op, "rank %d is already locked by this rank (Unlock it first)", t)
+	}
+	if assert&ModeNoCheck != 0 {
+		w.locks[t].Store(int32(typ) | lockNoCheck)
+		return nil
+	}
+	if err := w.acquire(op, t, typ == LockExclusive); err != nil {
+		return err
+	}
+	w.locks[t].Store(int32(typ))
+	return nil
+}
+
+func (w *Win) acquire(op string, t int, exclusive bool) error {
+	p := &w.peers[t]
+	if p.direct {
+		try := rma.TryShared
+		if exclusive {
+			try = rma.TryExclusive
+		}
+		w.await(func() bool { return try(p.ctrl.lock()) })
+		return nil
+	}
+	h := rma.Header{Kind: rma.KLock}
+	if exclusive {
+		h.Flags = rma.Exclusive
+	}
+	for i := 0; ; i++ {
+		r, err := w.call(op, t, &h)
+		if err != nil {
+			return err
+		}
+		if len(r) == 1 && r[0] == 1 {
+			return nil
+		}
+		if i > 10 {
+			time.Sleep(time.Duration(min(i, 100)) * 10 * time.Microsecond)
+		} else {
+			awaitYield()
+		}
+	}
+}
+
+// Unlock completes every operation to t, at t too, and ends the epoch
+// (MPI_Win_unlock).
+func (w *Win) Unlock(op string, t int) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if t == ProcNull {
+		return nil
+	}
+	if t < 0 || t >= w.size {
+		return Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
+	}
+	st := w.locks[t].Load()
+	if st == 0 {
+		return Errorf(ClassRMASync, op, "rank %d is not locked by this rank", t)
+	}
+	err := w.release(op, t, st)
+	w.locks[t].Store(0)
+	return err
+}
+
+func (w *Win) release(op string, t int, st int32) error {
+	p := &w.peers[t]
+	excl := st&^lockNoCheck == LockExclusive
+	if p.direct {
+		if st&lockNoCheck == 0 {
+			rma.Release(p.ctrl.lock(), excl)
+		}
+		return nil
+	}
+	err := w.completeOut(op, t)
+	if st&lockNoCheck != 0 {
+		if ferr := w.flushShipped(op, t); err == nil {
+			err = ferr
+		}
+		return err
+	}
+	h := rma.Header{Kind: rma.KUnlock}
+	if excl {
+		h.Flags = rma.Exclusive
+	}
+	w.mu.Lock()
+	w.dirty[t] = false
+	w.mu.Unlock()
+	if _, uerr := w.call(op, t, &h); err == nil {
+		err = uerr
+	}
+	return err
+}
+
+// LockAll starts a shared passive-target epoch at every rank (MPI_Win_lock_all).
+func (w *Win) LockAll(op string, assert int) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if err := checkAssert(op, assert, ModeNoCheck); err != nil {
+		return err
+	}
+	if w.lockAll.Load() {
+		return Errorf(ClassRMASync, op, "this rank already holds LockAll")
+	}
+	for t := range w.locks {
+		if w.locks[t].Load() != 0 {
+			return Errorf(ClassRMASync, op, "rank %d is locked by this rank (Unlock it first)", t)
+		}
+	}
+	for t := range w.locks {
+		if assert&ModeNoCheck != 0 {
+			w.locks[t].Store(LockShared | lockNoCheck)
+			continue
+		}
+		if err := w.acquire(op, t, false); err != nil {
+			return err
+		}
+		w.locks[t].Store(LockShared)
+	}
+	w.lockAll.Store(true)
+	return nil
+}
+
+// UnlockAll ends LockAll's epoch, completing every operation (MPI_Win_unlock_all).
+func (w *Win) UnlockAll(op string) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if !w.lockAll.Load() {
+		return Errorf(ClassRMASync, op, "this rank holds no LockAll")
+	}
+	var first error
+	for t := range w.locks {
+		if err := w.release(op, t, w.locks[t].Load()); err != nil && first == nil {
+			first = err
+		}
+		w.locks[t].Store(0)
+	}
+	w.lockAll.Store(false)
+	return first
+}
+
+var fenceWord atomic.Uint64
+
+// Flush completes every operation to t, at t too (MPI_Win_flush); local, only at
+// this rank (MPI_Win_flush_local): the buffers may be reused, or hold the data.
+func (w *Win) Flush(op string, t int, local bool) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if t == ProcNull {
+		return nil
+	}
+	if t < 0 || t >= w.size {
+		return Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
+	}
+	if w.locks[t].Load() == 0 {
+		return Errorf(ClassRMASync, op, "no passive-target epoch at rank %d (call Lock or LockAll first)", t)
+	}
+	if w.peers[t].direct {
+		// The loads and stores are done: a direct operation completes in its call. A
+		// target sees them after its own synchronisation (a lock, Sync, a barrier),
+		// which orders its loads; a fence here would only slow the origin down.
+		return nil
+	}
+	if local {
+		return w.completeOut(op, t)
+	}
+	return w.flushShipped(op, t)
+}
+
+// FlushAll is Flush to every rank (MPI_Win_flush_all, MPI_Win_flush_local_all).
+func (w *Win) FlushAll(op string, local bool) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	var first error
+	for t := range w.locks {
+		if w.locks[t].Load() == 0 {
+			continue
+		}
+		if err := w.Flush(op, t, local); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Sync makes this rank's loads and stores and the window's memory agree
+// (MPI_Win_sync): a full memory barrier.
+func (w *Win) Sync(op string) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	fenceWord.Add(1)
+	return nil
+}
+
+func (w *Win) checkGroup(op string, g []int) error {
+	for _, r := range g {
+		if r < 0 || r >= w.size {
+			return Errorf(ClassGroup, op, "the group holds a process that is not in the window (rank %d)", r)
+		}
+	}
+	return nil
+}
+
+// Post starts an exposure epoch to the origins g (ranks of the window)
+// (MPI_Win_post).
+func (w *Win) Post(op string, g []int, assert int) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if err := checkAssert(op, assert, ModeNoCheck|ModeNoStore|ModeNoPut); err != nil {
+		return err
+	}
+	if err := w.checkGroup(op, g); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	if w.exposure != nil {
+		w.mu.Unlock()
+		return Errorf(ClassRMASync, op, "an exposure epoch is open already (call Wait or Test)")
+	}
+	w.exposure = append([]int{}, g...)
+	w.mu.Unlock()
+	if assert&ModeNoCheck != 0 {
+		return nil
+	}
+	for _, o := range g {
+		if p := &w.peers[o]; p.direct {
+			atomic.AddUint64(p.ctrl.post(w.rank), 1)
+		} else {
+			w.ship(o, &rma.Header{Kind: rma.KPost}, 0, nil, nil, nil, nil)
+		}
+	}
+	return nil
+}
+
+// Start starts an access epoch to the targets g, once each has posted
+// (MPI_Win_start).
+func (w *Win) Start(op string, g []int, assert int) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	if err := checkAssert(op, assert, ModeNoCheck); err != nil {
+		return err
+	}
+	if err := w.checkGroup(op, g); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	open := w.access != nil
+	w.mu.Unlock()
+	if open {
+		return Errorf(ClassRMASync, op, "an access epoch is open already (call Complete)")
+	}
+	if assert&ModeNoCheck == 0 {
+		for _, t := range g {
+			seen := w.startSeen[t]
+			w.await(func() bool { return atomic.LoadUint64(w.ctrl.post(t)) > seen })
+			w.startSeen[t]++
+		}
+	}
+	w.mu.Lock()
+	w.access = append([]int{}, g...)
+	w.mu.Unlock()
+	return nil
+}
+
+// Complete ends the access epoch Start began; the targets learn it after every
+// operation of the epoch has reached them (MPI_Win_complete).
+func (w *Win) Complete(op string) error {
+	if err := w.Check(op); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	g := w.access
+	w.access = nil
+	w.mu.Unlock()
+	if g == nil {
+		return Errorf(ClassRMASync, op, "no access epoch is open (call Start first)")
+	}
+	var first error
+	for _, t := range g {
+		p := &w.peers[t]
+		if p.direct {
+			atomic.AddUint64(p.ctrl.complete(w.rank, w.size), 1)
+			continue
+		}
+		if err := w.completeOut(op, t); err != nil && first == nil {
+			first = err
+		}
+		w.ship(t, &rma.Header{Kind: rma.KComplete}, 0, nil, nil, nil, nil)
+	}
+	return first
+}
+
+// Wait ends the exposure epoch Post began, once every origin has completed
+// (MPI_Win_wait); Test is Wait that does not wait (MPI_Win_test).
+func (w *Win) Wait(op string, test bool) (bool, error) {
+	if err := w.Check(op); err != nil {
+		return false, err
+	}
+	w.mu.Lock()
+	g := w.exposure
+	w.mu.Unlock()
+	if g == nil {
+		return false, Errorf(ClassRMASync, op, "no exposure epoch is open (call Post first)")
+	}
+	ready := func(o int) bool { return atomic.LoadUint64(w.ctrl.complete(o, w.size)) > w.waitSeen[o] }
+	if test {
+		for _, o := range g {
+			if !ready(o) {
+				if w.ships || w.served {
+					eng.Progress()
+				}
+				return false, nil
+			}
+		}
+	} else {
+		for _, o := range g {
+			w.await(func() bool { return ready(o) })
+		}
+	}
+	for _, o := range g {
+		w.waitSeen[o]++
+	}
+	w.mu.Lock()
+	w.exposure = nil
+	w.mu.Unlock()
+	return true, nil
+}

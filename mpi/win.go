@@ -1,0 +1,603 @@
+package mpi
+
+import (
+	"reflect"
+	"sync"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/rma"
+)
+
+// Win is a window of one-sided communication (MPI_Win): memory each rank of a
+// communicator exposes, which the others read and write with Put, Get, Accumulate and
+// their kin, inside epochs opened by Fence, Start/Post, or Lock/LockAll. A nil *Win is
+// MPI_WIN_NULL; every call on it, as on a freed window, returns an error of class
+// ErrWin.
+//
+// On one node the memory of WinAllocate and WinAllocateShared windows is node shared
+// memory every rank maps: an operation there is a load or store by the origin (an
+// 8-byte Put plus Flush costs about what a store and a fence do). Targets on other
+// nodes (and every target of WinCreate and WinCreateDynamic windows, whose memory is
+// the owner's Go memory) get the operations shipped to a progress goroutine of
+// theirs, which applies them while the target's program computes. Memory a window
+// gives out (WinAllocate's, SharedQuery's) must not be used after Free.
+//
+// A window's error handler is ErrorsReturn until SetErrHandler changes it.
+type Win struct {
+	d *core.Win
+
+	mu    sync.Mutex
+	errh  *ErrHandler
+	attrs map[*WinKeyval]any
+	info  map[string]string
+	name  string
+}
+
+// Lock types for Lock.
+const (
+	LockExclusive = core.LockExclusive // MPI_LOCK_EXCLUSIVE: no other epoch at the target
+	LockShared    = core.LockShared    // MPI_LOCK_SHARED: other shared epochs may overlap
+)
+
+// Assertions for Fence, Start, Post, Lock and LockAll (MPI_MODE_*): promises that let
+// the synchronisation do less. mpigo takes NoCheck (Lock, LockAll: no lock is taken;
+// Start and Post: no notification, which both sides must then promise) and
+// NoSucceed (Fence: no epoch follows); the others are accepted.
+const (
+	ModeNoCheck   = core.ModeNoCheck
+	ModeNoStore   = core.ModeNoStore
+	ModeNoPut     = core.ModeNoPut
+	ModeNoPrecede = core.ModeNoPrecede
+	ModeNoSucceed = core.ModeNoSucceed
+)
+
+// Flavor is how a window's memory came to be (MPI_WIN_FLAVOR_*).
+type Flavor = core.Flavor
+
+const (
+	FlavorCreate   = core.FlavorCreate   // WinCreate: memory the caller owns
+	FlavorAllocate = core.FlavorAllocate // WinAllocate
+	FlavorDynamic  = core.FlavorDynamic  // WinCreateDynamic
+	FlavorShared   = core.FlavorShared   // WinAllocateShared
+)
+
+// Memory models (MPI_WIN_SEPARATE, MPI_WIN_UNIFIED): every mpigo window is unified,
+// its public and private copies being the same memory.
+const (
+	WinSeparate = 1
+	WinUnified  = 2
+)
+
+// The error classes of one-sided communication.
+const (
+	ClassWin         = core.ClassWin
+	ClassLocktype    = core.ClassLocktype
+	ClassRMAConflict = core.ClassRMAConflict
+	ClassRMASync     = core.ClassRMASync
+	ClassSize        = core.ClassSize
+	ClassDisp        = core.ClassDisp
+	ClassAssert      = core.ClassAssert
+	ClassRMARange    = core.ClassRMARange
+	ClassRMAAttach   = core.ClassRMAAttach
+	ClassRMAShared   = core.ClassRMAShared
+	ClassRMAFlavor   = core.ClassRMAFlavor
+)
+
+// Sentinels of the one-sided classes, for errors.Is.
+var (
+	ErrWin         = core.ErrWin
+	ErrLocktype    = core.ErrLocktype
+	ErrRMAConflict = core.ErrRMAConflict
+	ErrRMASync     = core.ErrRMASync
+	ErrSize        = core.ErrSize
+	ErrDisp        = core.ErrDisp
+	ErrAssert      = core.ErrAssert
+	ErrRMARange    = core.ErrRMARange
+	ErrRMAAttach   = core.ErrRMAAttach
+	ErrRMAShared   = core.ErrRMAShared
+	ErrRMAFlavor   = core.ErrRMAFlavor
+)
+
+// The info keys a window takes (MPI 4.1, section 12.2.1) and their defaults; Info
+// reports them all.
+var winInfoDefaults = map[string]string{
+	"no_locks": "false", "accumulate_ordering": "rar,raw,war,waw", "accumulate_ops": "same_op_no_op",
+	"same_size": "false", "same_disp_unit": "false", "alloc_shared_noncontig": "false",
+	"mpi_accumulate_granularity": "8",
+}
+
+func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	hints := map[string]string{}
+	for k, v := range winInfoDefaults {
+		hints[k] = v
+	}
+	if info != nil {
+		kv, err := info.pairs(op)
+		if err != nil {
+			return nil, c.fail(op, err)
+		}
+		for _, p := range kv {
+			if _, known := winInfoDefaults[p[0]]; known {
+				hints[p[0]] = p[1]
+			}
+		}
+	}
+	a.Noncontig = hints["alloc_shared_noncontig"] == "true"
+	d, err := c.d.CreateWin(op, a)
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	return &Win{d: d, info: hints}, nil
+}
+
+// WinCreate exposes mem, memory this rank owns, in a new window over c (collective;
+// MPI_Win_create). dispUnit is the bytes one displacement unit of this rank stands
+// for (the element size, typically). The memory stays the caller's, and every
+// operation on it is applied by this rank's progress goroutine.
+func WinCreate(mem []byte, dispUnit int, info *Info, c *Comm) (*Win, error) {
+	return newWin("WinCreate", c, info, core.WinArgs{Flavor: core.FlavorCreate, Size: int64(len(mem)), DispUnit: dispUnit, Mem: mem})
+}
+
+// WinAllocate makes a window over c (collective) whose size bytes on this rank mpigo
+// allocates, in node shared memory where the node's ranks map it, and returns them
+// (MPI_Win_allocate). The memory is valid until Free.
+func WinAllocate(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
+	w, err := newWin("WinAllocate", c, info, core.WinArgs{Flavor: core.FlavorAllocate, Size: int64(size), DispUnit: dispUnit})
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, w.d.Mem(), nil
+}
+
+// WinAllocateShared is WinAllocate whose memory every rank of c, which must all run
+// on one node, can read and write with plain loads and stores: SharedQuery gives a
+// rank's part (MPI_Win_allocate_shared). The parts follow each other in rank order
+// unless the info key alloc_shared_noncontig is "true".
+func WinAllocateShared(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
+	w, err := newWin("WinAllocateShared", c, info, core.WinArgs{Flavor: core.FlavorShared, Size: int64(size), DispUnit: dispUnit})
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, w.d.Mem(), nil
+}
+
+// WinCreateDynamic makes a window over c with no memory (collective;
+// MPI_Win_create_dynamic): Attach exposes memory, and origins address it by the
+// displacement Attach returns (its address, which the owner tells them).
+func WinCreateDynamic(info *Info, c *Comm) (*Win, error) {
+	return newWin("WinCreateDynamic", c, info, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
+}
+
+// dev is w's device window, nil for a nil w.
+func (w *Win) dev() *core.Win {
+	if w == nil {
+		return nil
+	}
+	return w.d
+}
+
+// SharedQuery returns rank's memory in a shared window, and its displacement unit
+// (MPI_Win_shared_query); rank ProcNull gives the lowest rank's non-empty part.
+func (w *Win) SharedQuery(rank int) ([]byte, int, error) {
+	b, du, err := w.dev().SharedQuery("WinSharedQuery", rank)
+	return b, du, w.fail("WinSharedQuery", err)
+}
+
+// Attach exposes mem in a dynamic window (MPI_Win_attach) and returns the
+// displacement that names mem[0] to origins (MPI_Get_address of it).
+func (w *Win) Attach(mem []byte) (int, error) {
+	d, err := w.dev().Attach("WinAttach", mem)
+	return int(d), w.fail("WinAttach", err)
+}
+
+// Detach stops exposing memory Attach exposed (MPI_Win_detach).
+func (w *Win) Detach(mem []byte) error { return w.fail("WinDetach", w.dev().Detach("WinDetach", mem)) }
+
+// Free frees the window (collective; MPI_Win_free): every rank's operations complete
+// first. The attributes' delete functions run before.
+func (w *Win) Free() error {
+	if err := w.dev().Check("WinFree"); err != nil {
+		return w.fail("WinFree", err)
+	}
+	if err := w.deleteAttrs(); err != nil {
+		return w.fail("WinFree", err)
+	}
+	return w.fail("WinFree", w.d.Free("WinFree"))
+}
+
+// Group returns the window's group (MPI_Win_get_group); nil for a nil or freed window.
+func (w *Win) Group() *Group {
+	if w.dev().Check("WinGetGroup") != nil {
+		return nil
+	}
+	return &Group{w.d.Comm().Group()}
+}
+
+// Name is the window's name (MPI_Win_get_name); "MPI_WIN_NULL" for a nil one.
+func (w *Win) Name() string {
+	if w == nil {
+		return "MPI_WIN_NULL"
+	}
+	return w.d.Name()
+}
+
+// SetName names the window (MPI_Win_set_name).
+func (w *Win) SetName(name string) error {
+	if err := w.dev().Check("WinSetName"); err != nil {
+		return w.fail("WinSetName", err)
+	}
+	w.d.SetName(name)
+	return nil
+}
+
+// Base is this rank's memory in the window (the attribute MPI_WIN_BASE); nil for a
+// dynamic window.
+func (w *Win) Base() []byte {
+	if w.dev() == nil {
+		return nil
+	}
+	return w.d.Mem()
+}
+
+// Size is the size in bytes of this rank's memory (MPI_WIN_SIZE).
+func (w *Win) Size() int { return len(w.Base()) }
+
+// DispUnit is this rank's displacement unit (MPI_WIN_DISP_UNIT).
+func (w *Win) DispUnit() int {
+	if w.dev() == nil {
+		return 0
+	}
+	return w.d.DispUnit()
+}
+
+// CreateFlavor is how the window was made (MPI_WIN_CREATE_FLAVOR).
+func (w *Win) CreateFlavor() Flavor {
+	if w.dev() == nil {
+		return 0
+	}
+	return w.d.Flavor()
+}
+
+// Model is the memory model (MPI_WIN_MODEL): WinUnified.
+func (w *Win) Model() int { return WinUnified }
+
+// SetInfo sets the window's hints (MPI_Win_set_info): the keys of one-sided
+// communication are recorded; others are ignored, as MPI allows.
+func (w *Win) SetInfo(info *Info) error {
+	if err := w.dev().Check("WinSetInfo"); err != nil {
+		return w.fail("WinSetInfo", err)
+	}
+	kv, err := info.pairs("WinSetInfo")
+	if err != nil {
+		return w.fail("WinSetInfo", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range kv {
+		if _, known := winInfoDefaults[p[0]]; known {
+			w.info[p[0]] = p[1]
+		}
+	}
+	return nil
+}
+
+// Info returns the hints in use (MPI_Win_get_info): every key mpigo knows, with its
+// value.
+func (w *Win) Info() (*Info, error) {
+	if err := w.dev().Check("WinGetInfo"); err != nil {
+		return nil, w.fail("WinGetInfo", err)
+	}
+	in := InfoCreate()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range sortedKeys(w.info) {
+		in.Set(k, w.info[k])
+	}
+	return in, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// Synchronisation.
+
+// Fence closes the current fence epoch and opens the next, collectively
+// (MPI_Win_fence); assert ModeNoSucceed opens none.
+func (w *Win) Fence(assert int) error {
+	return w.fail("WinFence", w.dev().Fence("WinFence", assert))
+}
+
+// ranksOf translates g into ranks of the window.
+func (w *Win) ranksOf(op string, g *Group) ([]int, error) {
+	if g == nil || g.g == nil {
+		return nil, errorf(ClassGroup, op, "the group is nil")
+	}
+	wg := w.d.Comm().Group()
+	out := make([]int, g.g.Size())
+	for i := range out {
+		r := wg.Rank(g.g.WorldRank(i))
+		if r < 0 {
+			return nil, errorf(ClassGroup, op, "member %d of the group is not in the window's group", i)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// Start opens an access epoch to the ranks of g, once each has posted
+// (MPI_Win_start).
+func (w *Win) Start(g *Group, assert int) error {
+	if err := w.dev().Check("WinStart"); err != nil {
+		return w.fail("WinStart", err)
+	}
+	rs, err := w.ranksOf("WinStart", g)
+	if err != nil {
+		return w.fail("WinStart", err)
+	}
+	return w.fail("WinStart", w.d.Start("WinStart", rs, assert))
+}
+
+// Complete closes the access epoch Start opened (MPI_Win_complete).
+func (w *Win) Complete() error { return w.fail("WinComplete", w.dev().Complete("WinComplete")) }
+
+// Post opens an exposure epoch to the ranks of g (MPI_Win_post).
+func (w *Win) Post(g *Group, assert int) error {
+	if err := w.dev().Check("WinPost"); err != nil {
+		return w.fail("WinPost", err)
+	}
+	rs, err := w.ranksOf("WinPost", g)
+	if err != nil {
+		return w.fail("WinPost", err)
+	}
+	return w.fail("WinPost", w.d.Post("WinPost", rs, assert))
+}
+
+// Wait closes the exposure epoch Post opened, once every origin has completed
+// (MPI_Win_wait).
+func (w *Win) Wait() error {
+	_, err := w.dev().Wait("WinWait", false)
+	return w.fail("WinWait", err)
+}
+
+// Test is Wait that does not wait (MPI_Win_test): it reports whether the epoch closed.
+func (w *Win) Test() (bool, error) {
+	ok, err := w.dev().Wait("WinTest", true)
+	return ok, w.fail("WinTest", err)
+}
+
+// Lock opens a passive-target epoch at rank (MPI_Win_lock): LockShared or
+// LockExclusive.
+func (w *Win) Lock(lockType, rank, assert int) error {
+	return w.fail("WinLock", w.dev().Lock("WinLock", lockType, rank, assert))
+}
+
+// Unlock closes the epoch at rank; every operation in it is complete, at the target
+// too (MPI_Win_unlock).
+func (w *Win) Unlock(rank int) error { return w.fail("WinUnlock", w.dev().Unlock("WinUnlock", rank)) }
+
+// LockAll opens a shared passive-target epoch at every rank (MPI_Win_lock_all).
+func (w *Win) LockAll(assert int) error {
+	return w.fail("WinLockAll", w.dev().LockAll("WinLockAll", assert))
+}
+
+// UnlockAll closes LockAll's epoch (MPI_Win_unlock_all).
+func (w *Win) UnlockAll() error { return w.fail("WinUnlockAll", w.dev().UnlockAll("WinUnlockAll")) }
+
+// Flush completes every operation to rank, at the target too (MPI_Win_flush).
+func (w *Win) Flush(rank int) error {
+	return w.fail("WinFlush", w.dev().Flush("WinFlush", rank, false))
+}
+
+// FlushAll is Flush to every rank (MPI_Win_flush_all).
+func (w *Win) FlushAll() error { return w.fail("WinFlushAll", w.dev().FlushAll("WinFlushAll", false)) }
+
+// FlushLocal completes the operations to rank at this rank only: their buffers may be
+// reused, or hold their results (MPI_Win_flush_local).
+func (w *Win) FlushLocal(rank int) error {
+	return w.fail("WinFlushLocal", w.dev().Flush("WinFlushLocal", rank, true))
+}
+
+// FlushLocalAll is FlushLocal to every rank (MPI_Win_flush_local_all).
+func (w *Win) FlushLocalAll() error {
+	return w.fail("WinFlushLocalAll", w.dev().FlushAll("WinFlushLocalAll", true))
+}
+
+// Sync makes this rank's own loads and stores and the window's memory agree
+// (MPI_Win_sync): a memory barrier.
+func (w *Win) Sync() error { return w.fail("WinSync", w.dev().Sync("WinSync")) }
+
+// Operations.
+
+// elemType is the predefined datatype of T: a type switch for the plain element
+// types (no reflection on the path of a small Put), reflection for named ones.
+func elemType[T Elem]() *datatype.Type {
+	var z T
+	switch any(z).(type) {
+	case byte:
+		return datatype.Uint8
+	case int64:
+		return datatype.Int64
+	case float64:
+		return datatype.Float64
+	case int32:
+		return datatype.Int32
+	case int:
+		return datatype.Int
+	}
+	return elemTypeOf(reflect.TypeFor[T]().Kind())
+}
+
+func elemTypeOf(k reflect.Kind) *datatype.Type {
+	switch k {
+	case reflect.Int8:
+		return datatype.Int8
+	case reflect.Int16:
+		return datatype.Int16
+	case reflect.Int32:
+		return datatype.Int32
+	case reflect.Int64:
+		return datatype.Int64
+	case reflect.Int:
+		return datatype.Int
+	case reflect.Uint8:
+		return datatype.Uint8
+	case reflect.Uint16:
+		return datatype.Uint16
+	case reflect.Uint32:
+		return datatype.Uint32
+	case reflect.Uint64, reflect.Uintptr:
+		return datatype.Uint64
+	case reflect.Uint:
+		return datatype.Uint
+	case reflect.Float32:
+		return datatype.Float32
+	case reflect.Float64:
+		return datatype.Float64
+	case reflect.Complex64:
+		return datatype.Complex64
+	case reflect.Complex128:
+		return datatype.Complex128
+	}
+	return datatype.Bool
+}
+
+func slice[T Elem](s []T) core.RBuf {
+	return core.RBuf{Mem: asBytes(s), Count: int64(len(s)), Type: elemType[T]()}
+}
+
+func target[T Elem](rank, disp, count int) core.Target {
+	return core.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: elemType[T]()}
+}
+
+// accOp is o as the device's accumulate operation.
+func accOp(name string, o Op) (rma.Op, error) {
+	if o.user != nil {
+		return 0, errorf(ClassOp, name, "one-sided accumulates take predefined ops only (MPI forbids user ops): got %v", o)
+	}
+	if o.code == opNone || o.code >= numOps {
+		return 0, errorf(ClassOp, name, "op is the zero Op (use Sum, Max, Replace, NoOp, ...)")
+	}
+	return rma.Op(o.code), nil
+}
+
+// Put writes origin to rank's window, disp displacement units from its start, as
+// len(origin) elements (MPI_Put).
+func Put[T Elem](w *Win, origin []T, rank, disp int) error {
+	o, t := slice(origin), target[T](rank, disp, len(origin))
+	return w.fail("Put", w.dev().Put("Put", &o, &t))
+}
+
+// Get reads len(origin) elements of rank's window at disp into origin (MPI_Get).
+func Get[T Elem](w *Win, origin []T, rank, disp int) error {
+	o, t := slice(origin), target[T](rank, disp, len(origin))
+	return w.fail("Get", w.dev().Get("Get", &o, &t))
+}
+
+// Accumulate combines origin into rank's window at disp with op, element by element
+// and atomically per element (MPI_Accumulate): a predefined op, Replace or NoOp.
+func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
+	o, t := slice(origin), target[T](rank, disp, len(origin))
+	k, err := accOp("Accumulate", op)
+	if err != nil {
+		return w.fail("Accumulate", err)
+	}
+	return w.fail("Accumulate", w.dev().Accumulate("Accumulate", &o, &t, k))
+}
+
+// GetAccumulate stores the target's elements in result, then combines origin into
+// them with op (MPI_Get_accumulate); with NoOp it reads atomically and ignores origin
+// (which may be nil).
+func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) error {
+	o, r, t := slice(origin), slice(result), target[T](rank, disp, len(result))
+	k, err := accOp("GetAccumulate", op)
+	if err != nil {
+		return w.fail("GetAccumulate", err)
+	}
+	if op.code == opNoOp {
+		o = r
+	}
+	return w.fail("GetAccumulate", w.dev().GetAccumulate("GetAccumulate", &o, &r, &t, k))
+}
+
+// FetchAndOp returns rank's element at disp and combines origin into it with op,
+// atomically (MPI_Fetch_and_op).
+func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
+	var res T
+	k, err := accOp("FetchAndOp", op)
+	if err != nil {
+		return res, w.fail("FetchAndOp", err)
+	}
+	err = w.dev().FetchAndOp("FetchAndOp", elemBytes(&origin), elemBytes(&res), elemType[T](), rank, int64(disp), k)
+	return res, w.fail("FetchAndOp", err)
+}
+
+// CompareAndSwap replaces rank's element at disp by origin if it equals compare, and
+// returns the value it held, atomically (MPI_Compare_and_swap). T is an integer or
+// bool type.
+func CompareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
+	var res T
+	err := w.dev().CompareAndSwap("CompareAndSwap", elemBytes(&origin), elemBytes(&compare), elemBytes(&res), elemType[T](), rank, int64(disp))
+	return res, w.fail("CompareAndSwap", err)
+}
+
+func elemBytes[T Elem](p *T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
+}
+
+// Rput is Put returning a request that completes when origin may be reused
+// (MPI_Rput); the operation is complete at the target after a Flush or the epoch's
+// end.
+func Rput[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
+	o, t := slice(origin), target[T](rank, disp, len(origin))
+	p, err := w.dev().Rput("Rput", &o, &t)
+	return Request{x: p}, w.fail("Rput", err)
+}
+
+// Rget is Get returning a request that completes when origin holds the data
+// (MPI_Rget).
+func Rget[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
+	o, t := slice(origin), target[T](rank, disp, len(origin))
+	p, err := w.dev().Rget("Rget", &o, &t)
+	return Request{x: p}, w.fail("Rget", err)
+}
+
+// Raccumulate is Accumulate returning a request (MPI_Raccumulate).
+func Raccumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) (Request, error) {
+	o, t := slice(origin), target[T](rank, disp, len(origin))
+	k, err := accOp("Raccumulate", op)
+	if err != nil {
+		return Request{}, w.fail("Raccumulate", err)
+	}
+	p, err := w.dev().Raccumulate("Raccumulate", &o, &t, k)
+	return Request{x: p}, w.fail("Raccumulate", err)
+}
+
+// RgetAccumulate is GetAccumulate returning a request that completes when result
+// holds the values (MPI_Rget_accumulate).
+func RgetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) (Request, error) {
+	o, r, t := slice(origin), slice(result), target[T](rank, disp, len(result))
+	k, err := accOp("RgetAccumulate", op)
+	if err != nil {
+		return Request{}, w.fail("RgetAccumulate", err)
+	}
+	if op.code == opNoOp {
+		o = r
+	}
+	p, err := w.dev().RgetAccumulate("RgetAccumulate", &o, &r, &t, k)
+	return Request{x: p}, w.fail("RgetAccumulate", err)
+}

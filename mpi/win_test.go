@@ -1,0 +1,513 @@
+package mpi_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// transportsRMA are the ways windows reach their targets: node shared memory (direct
+// loads and stores), and TCP forced (every operation shipped to the target's progress
+// goroutine).
+var transportsRMA = []string{"self,shm,tcp", "self,tcp"}
+
+// winJob runs body on n ranks over each transport.
+func winJob(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
+	t.Helper()
+	for _, tr := range transportsRMA {
+		t.Run(tr, func(t *testing.T) {
+			res := mpitest.Launch(t, mpitest.Options{N: n, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+				if _, err := mpi.InitThread(mpi.ThreadMultiple); err != nil {
+					t.Fatal(err)
+				}
+				body(t, mpi.World.Rank(), mpi.World.Size())
+				must(t, mpi.Finalize())
+			})
+			if mpitest.IsRank(t) {
+				return
+			}
+			if res.Code != 0 {
+				t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+func i64view(b []byte) []int64 {
+	out := make([]int64, len(b)/8)
+	for i := range out {
+		for k := 7; k >= 0; k-- {
+			out[i] = out[i]<<8 | int64(b[8*i+k])
+		}
+	}
+	return out
+}
+
+// TestWinFencePutGet: every rank puts its rank into slot rank of every other rank's
+// window between fences, then gets a neighbour's whole window back.
+func TestWinFencePutGet(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		for _, flavor := range []string{"allocate", "create", "shared"} {
+			var w *mpi.Win
+			var err error
+			switch flavor {
+			case "allocate":
+				w, _, err = mpi.WinAllocate(8*size, 8, nil, mpi.World)
+			case "create":
+				w, err = mpi.WinCreate(make([]byte, 8*size), 8, nil, mpi.World)
+			case "shared":
+				w, _, err = mpi.WinAllocateShared(8*size, 8, nil, mpi.World)
+			}
+			must(t, err)
+			must(t, w.Fence(0))
+			for r := 0; r < size; r++ {
+				must(t, mpi.Put(w, []int64{int64(100*rank + r)}, r, rank))
+			}
+			must(t, w.Fence(0))
+			got := make([]int64, size)
+			must(t, mpi.Get(w, got, (rank+1)%size, 0))
+			must(t, w.Fence(mpi.ModeNoSucceed))
+			for s := 0; s < size; s++ {
+				if want := int64(100*s + (rank+1)%size); got[s] != want {
+					t.Fatalf("%s: slot %d of rank %d is %d, want %d", flavor, s, (rank+1)%size, got[s], want)
+				}
+			}
+			mine := i64view(w.Base())
+			for s := 0; s < size; s++ {
+				if mine[s] != int64(100*s+rank) {
+					t.Fatalf("%s: my slot %d is %d", flavor, s, mine[s])
+				}
+			}
+			must(t, w.Free())
+		}
+	})
+}
+
+// TestWinConcurrentAccumulateExact: every rank adds to the same elements of rank 0's
+// window many times under a shared lock; the sums must be exact.
+func TestWinConcurrentAccumulateExact(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		w, mem, err := mpi.WinAllocate(64, 8, nil, mpi.World)
+		must(t, err)
+		clear(mem)
+		must(t, mpi.World.Barrier())
+		const N = 300
+		must(t, w.Lock(mpi.LockShared, 0, 0))
+		for i := 0; i < N; i++ {
+			must(t, mpi.Accumulate(w, []int64{1, 2}, 0, 0, mpi.Sum))
+			must(t, mpi.Accumulate(w, []float64{0.5}, 0, 2, mpi.Sum))
+			must(t, mpi.Accumulate(w, []int32{1, 1}, 0, 3, mpi.Sum)) // bytes 24..31 as two int32
+		}
+		must(t, w.Unlock(0))
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			must(t, w.Lock(mpi.LockExclusive, 0, 0))
+			v := i64view(mem)
+			f := make([]float64, 1)
+			must(t, mpi.Get(w, f, 0, 2))
+			i32 := make([]int32, 2)
+			must(t, mpi.Get(w, i32, 0, 3))
+			must(t, w.Unlock(0))
+			if v[0] != int64(N*size) || v[1] != int64(2*N*size) || f[0] != float64(N*size)/2 || i32[0] != int32(N*size) || i32[1] != int32(N*size) {
+				t.Fatalf("sums %v %v %v, want %d %d %v %d", v[:2], f, i32, N*size, 2*N*size, float64(N*size)/2, N*size)
+			}
+		}
+		must(t, w.Free())
+	})
+}
+
+// TestWinFetchAndOpTickets: FetchAndOp as a shared counter at rank 0 hands out unique
+// tickets to many goroutines on every rank.
+func TestWinFetchAndOpTickets(t *testing.T) {
+	winJob(t, 3, func(t *testing.T, rank, size int) {
+		w, mem, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+		must(t, err)
+		clear(mem)
+		must(t, mpi.World.Barrier())
+		const G, N = 4, 200
+		must(t, w.LockAll(0))
+		tickets := make([][]int64, G)
+		var wg sync.WaitGroup
+		for g := 0; g < G; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < N; i++ {
+					v, err := mpi.FetchAndOp(w, int64(1), 0, 0, mpi.Sum)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					tickets[g] = append(tickets[g], v)
+				}
+			}()
+		}
+		wg.Wait()
+		must(t, w.UnlockAll())
+		var mine []int64
+		for _, ts := range tickets {
+			mine = append(mine, ts...)
+		}
+		all := make([]int64, G*N*size)
+		must(t, mpi.Allgather(mpi.World, mine, all))
+		seen := make([]bool, len(all))
+		for _, v := range all {
+			if v < 0 || v >= int64(len(all)) || seen[v] {
+				t.Fatalf("ticket %d given twice or out of range [0,%d)", v, len(all))
+			}
+			seen[v] = true
+		}
+		must(t, w.Free())
+	})
+}
+
+// TestWinCompareAndSwapLock: CompareAndSwap as a spin lock at rank 0 guards a
+// read-modify-write of rank 1's counter by Get and Put.
+func TestWinCompareAndSwapLock(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		w, mem, err := mpi.WinAllocate(16, 8, nil, mpi.World)
+		must(t, err)
+		clear(mem)
+		must(t, mpi.World.Barrier())
+		const N = 50
+		must(t, w.LockAll(0))
+		for i := 0; i < N; i++ {
+			for {
+				old, err := mpi.CompareAndSwap(w, int64(rank+1), 0, 0, 0)
+				must(t, err)
+				if old == 0 {
+					break
+				}
+			}
+			v := make([]int64, 1)
+			must(t, mpi.Get(w, v, 1, 1))
+			must(t, w.Flush(1))
+			v[0]++
+			must(t, mpi.Put(w, v, 1, 1))
+			must(t, w.Flush(1))
+			old, err := mpi.CompareAndSwap(w, int64(0), int64(rank+1), 0, 0)
+			must(t, err)
+			if old != int64(rank+1) {
+				t.Fatalf("lock held by %d while I held it", old)
+			}
+		}
+		must(t, w.UnlockAll())
+		must(t, mpi.World.Barrier())
+		if rank == 1 {
+			if got := i64view(mem)[1]; got != int64(N*size) {
+				t.Fatalf("counter %d, want %d", got, N*size)
+			}
+		}
+		must(t, w.Free())
+	})
+}
+
+// TestWinPSCW: a ring of post/start/complete/wait epochs, with Test on the exposure.
+func TestWinPSCW(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		w, mem, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+		must(t, err)
+		wg := mpi.World.Group()
+		left, right := (rank+size-1)%size, (rank+1)%size
+		from, _ := wg.Incl([]int{left})
+		to, _ := wg.Incl([]int{right})
+		for it := 0; it < 20; it++ {
+			must(t, w.Post(from, 0))
+			must(t, w.Start(to, 0))
+			must(t, mpi.Put(w, []int64{int64(1000*it + rank)}, right, 0))
+			must(t, w.Complete())
+			if it%2 == 0 {
+				must(t, w.Wait())
+			} else {
+				for {
+					ok, err := w.Test()
+					must(t, err)
+					if ok {
+						break
+					}
+				}
+			}
+			if got := i64view(mem)[0]; got != int64(1000*it+left) {
+				t.Fatalf("iteration %d: %d, want %d", it, got, 1000*it+left)
+			}
+		}
+		must(t, w.Free())
+	})
+}
+
+// TestWinPassiveProgress: rank 1 computes without calling MPI while rank 0 locks its
+// window, puts, gets and accumulates; rank 0 must finish before rank 1 stops.
+func TestWinPassiveProgress(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		win, err := mpi.WinCreate(make([]byte, 64), 1, nil, mpi.World)
+		must(t, err)
+		flag, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+		must(t, err)
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			must(t, win.Lock(mpi.LockExclusive, 1, 0))
+			must(t, mpi.Put(win, []byte("hello"), 1, 0))
+			got := make([]byte, 5)
+			must(t, mpi.Get(win, got, 1, 0))
+			must(t, mpi.Accumulate(win, []int64{7}, 1, 8, mpi.Sum))
+			must(t, win.Unlock(1))
+			if string(got) != "hello" {
+				t.Fatalf("got %q", got)
+			}
+			// Tell rank 1 to stop computing.
+			must(t, flag.Lock(mpi.LockExclusive, 1, 0))
+			must(t, mpi.Accumulate(flag, []int64{1}, 1, 0, mpi.Replace)) // atomic: rank 1 polls it
+			must(t, flag.Unlock(1))
+		} else {
+			deadline := time.Now().Add(60 * time.Second)
+			x := 0
+			word := (*int64)(unsafe.Pointer(&flag.Base()[0]))
+			for atomic.LoadInt64(word) == 0 { // computing, never calling MPI
+				for k := 0; k < 1000; k++ {
+					x += k * k
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("rank 0 did not complete its passive-target epoch while rank 1 computed")
+				}
+			}
+			_ = x
+			// MPI's rule for reading one's own window after a passive epoch: a lock.
+			must(t, win.Lock(mpi.LockExclusive, 1, 0))
+			if string(win.Base()[:5]) != "hello" {
+				t.Fatalf("window holds %q", win.Base()[:5])
+			}
+			must(t, win.Unlock(1))
+		}
+		must(t, flag.Free())
+		must(t, win.Free())
+	})
+}
+
+// TestWinBadInputs: every bad input is a clear error of the right class, and nothing
+// outside the window is written.
+func TestWinBadInputs(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		w, mem, err := mpi.WinAllocate(32, 8, nil, mpi.World)
+		must(t, err)
+		clear(mem)
+		check := func(what string, err error, want error) {
+			t.Helper()
+			if !errors.Is(err, want) {
+				t.Errorf("%s: got %v, want class %v", what, err, want)
+			}
+		}
+		peer := 1 - rank
+		check("put outside any epoch", mpi.Put(w, []int64{1}, peer, 0), mpi.ErrRMASync)
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		check("put past the end", mpi.Put(w, []int64{1, 2}, peer, 3), mpi.ErrRMARange)
+		check("negative disp", mpi.Put(w, []int64{1}, peer, -1), mpi.ErrDisp)
+		check("rank outside the window", mpi.Put(w, []int64{1}, 5, 0), mpi.ErrRank)
+		check("user op in accumulate", mpi.Accumulate(w, []int64{1}, peer, 0, mpi.OpCreate(func(a, b []int64) {}, true)), mpi.ErrOp)
+		check("band on floats", mpi.Accumulate(w, []float64{1}, peer, 0, mpi.Band), mpi.ErrOp)
+		_, err = mpi.CompareAndSwap(w, 1.5, 2.5, peer, 0)
+		check("cas on floats", err, mpi.ErrType)
+		check("lock twice", w.Lock(mpi.LockShared, peer, 0), mpi.ErrRMASync)
+		must(t, w.Unlock(peer))
+		check("unlock unlocked", w.Unlock(peer), mpi.ErrRMASync)
+		check("lock type", w.Lock(99, peer, 0), mpi.ErrLocktype)
+		check("lock rank", w.Lock(mpi.LockShared, 7, 0), mpi.ErrRank)
+		check("fence assert", w.Fence(1), mpi.ErrAssert)
+		check("complete without start", w.Complete(), mpi.ErrRMASync)
+		check("wait without post", w.Wait(), mpi.ErrRMASync)
+		check("flush outside lock", w.Flush(peer), mpi.ErrRMASync)
+		must(t, mpi.World.Barrier())
+		for i, b := range mem {
+			if b != 0 {
+				t.Fatalf("byte %d of the window was written: %d", i, b)
+			}
+		}
+		must(t, w.Free())
+		check("put on freed window", mpi.Put(w, []int64{1}, peer, 0), mpi.ErrWin)
+		check("free twice", w.Free(), mpi.ErrWin)
+		var nilw *mpi.Win
+		check("nil window", nilw.Fence(0), mpi.ErrWin)
+		_, err = mpi.WinCreate(nil, 0, nil, mpi.World)
+		check("disp unit 0", err, mpi.ErrDisp)
+	})
+}
+
+// TestWinExamplesInJobs runs the window Examples as real jobs and checks what rank 0
+// prints.
+func TestWinExamplesInJobs(t *testing.T) {
+	cases := []struct {
+		name    string
+		n       int
+		example func()
+		want    string
+	}{
+		{"Fence/3", 3, ExampleWin_Fence, "rank 0 got 2 from its left neighbour\n"},
+		{"Start/4", 4, ExampleWin_Start, "sum of the other ranks: 6\n"},
+		{"Lock/4", 4, ExampleWin_Lock, "tickets given: 4\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mpitest.Run(t, c.n, func(t *testing.T) {
+				out := stdoutOf(t, c.example)
+				want := c.want
+				if mpi.World.Rank() != 0 {
+					want = ""
+				}
+				if out != want {
+					t.Errorf("rank %d printed %q, want %q", mpi.World.Rank(), out, want)
+				}
+			})
+		})
+	}
+}
+
+// TestWinDerivedDatatypes: Put, Get, Accumulate and GetAccumulate with a strided
+// (vector) datatype on the target and on the origin, in fence, PSCW and lock epochs.
+func TestWinDerivedDatatypes(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		vec, err := mpi.TypeVector(4, 1, 2, mpi.Int64) // elements 0, 2, 4, 6
+		must(t, err)
+		must(t, vec.Commit())
+		peer := 1 - rank
+		g, _ := mpi.World.Group().Incl([]int{peer})
+		for _, mode := range []string{"fence", "pscw", "lock"} {
+			w, mem, err := mpi.WinAllocate(8*8, 8, nil, mpi.World)
+			must(t, err)
+			clear(mem)
+			open := func() {
+				switch mode {
+				case "fence":
+					must(t, w.Fence(0))
+				case "pscw":
+					must(t, w.Post(g, 0))
+					must(t, w.Start(g, 0))
+				case "lock":
+					must(t, mpi.World.Barrier())
+					must(t, w.Lock(mpi.LockExclusive, peer, 0))
+				}
+			}
+			close := func() {
+				switch mode {
+				case "fence":
+					must(t, w.Fence(0))
+				case "pscw":
+					must(t, w.Complete())
+					must(t, w.Wait())
+				case "lock":
+					must(t, w.Unlock(peer))
+					must(t, mpi.World.Barrier())
+				}
+			}
+			open()
+			// contiguous origin -> strided target
+			must(t, mpi.PutBuf(w, mpi.Typed([]int64{1, 2, 3, 4}, 4, mpi.Int64), peer, 0, 1, vec))
+			close()
+			open()
+			// strided target += contiguous origin; old values back, strided origin view
+			old := make([]int64, 8)
+			must(t, mpi.GetAccumulateBuf(w, mpi.Typed([]int64{10, 20, 30, 40}, 4, mpi.Int64), mpi.Typed(old, 1, vec), peer, 0, 1, vec, mpi.Sum))
+			must(t, mpi.AccumulateBuf(w, mpi.Typed([]int64{100, 0, 100, 0, 100, 0, 100, 0}, 1, vec), peer, 0, 1, vec, mpi.Sum))
+			close()
+			if want := []int64{1, 0, 2, 0, 3, 0, 4, 0}; fmt.Sprint(old) != fmt.Sprint(want) {
+				t.Fatalf("%s: GetAccumulate's old values %v, want %v", mode, old, want)
+			}
+			open()
+			got := make([]int64, 8)
+			must(t, mpi.GetBuf(w, mpi.Typed(got, 1, vec), peer, 0, 1, vec))
+			close()
+			if want := []int64{111, 0, 122, 0, 133, 0, 144, 0}; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s: got %v, want %v", mode, got, want)
+			}
+			if v := i64view(mem); v[1] != 0 || v[7] != 0 {
+				t.Fatalf("%s: a gap of the vector was written: %v", mode, v)
+			}
+			// request forms
+			must(t, w.Fence(0))
+			rq, err := mpi.RputBuf(w, mpi.Typed([]int64{5, 6, 7, 8}, 4, mpi.Int64), peer, 0, 1, vec)
+			must(t, err)
+			_, err = rq.Wait()
+			must(t, err)
+			must(t, w.Fence(0))
+			r2 := make([]int64, 4)
+			rq, err = mpi.Rget(w, r2, peer, 0)
+			must(t, err)
+			_, err = rq.Wait()
+			must(t, err)
+			must(t, w.Fence(mpi.ModeNoSucceed))
+			if fmt.Sprint(r2) != fmt.Sprint([]int64{5, 0, 6, 0}) {
+				t.Fatalf("%s: Rput/Rget gave %v", mode, r2)
+			}
+			must(t, w.Free())
+		}
+	})
+}
+
+// TestWinDynamic: memory attached to a dynamic window is read and written at the
+// address Attach gives; an address outside every attachment is an error.
+func TestWinDynamic(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		w, err := mpi.WinCreateDynamic(nil, mpi.World)
+		must(t, err)
+		buf := make([]int64, 4)
+		addr, err := w.Attach(asBytesI64(buf))
+		must(t, err)
+		addrs := make([]int64, 2)
+		must(t, mpi.Allgather(mpi.World, []int64{int64(addr)}, addrs))
+		peer := 1 - rank
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		must(t, mpi.Put(w, []int64{int64(rank + 7)}, peer, int(addrs[peer])+8))
+		must(t, mpi.Accumulate(w, []int64{3}, peer, int(addrs[peer])+16, mpi.Sum))
+		must(t, w.Unlock(peer))
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		must(t, mpi.Put(w, []int64{1}, peer, int(addrs[peer])+32)) // one past the end
+		if err := w.Unlock(peer); !errors.Is(err, mpi.ErrRMARange) {
+			t.Errorf("a put past the attached memory: %v, want ErrRMARange", err)
+		}
+		must(t, mpi.World.Barrier())
+		must(t, w.Lock(mpi.LockExclusive, rank, 0))
+		if buf[1] != int64(peer+7) || buf[2] != 3 {
+			t.Errorf("attached memory holds %v", buf)
+		}
+		must(t, w.Unlock(rank))
+		must(t, mpi.World.Barrier())
+		must(t, w.Detach(asBytesI64(buf)))
+		must(t, w.Free())
+	})
+}
+
+func asBytesI64(s []int64) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 8*len(s)) }
+
+// TestWinSharedQuery: a shared window's parts are read and written with plain loads
+// and stores by every rank after SharedQuery.
+func TestWinSharedQuery(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		w, mine, err := mpi.WinAllocateShared(64, 8, nil, mpi.World)
+		must(t, err)
+		next := (rank + 1) % size
+		nb, du, err := w.SharedQuery(next)
+		must(t, err)
+		if du != 8 || len(nb) != 64 {
+			t.Fatalf("SharedQuery: %d bytes, disp unit %d", len(nb), du)
+		}
+		must(t, w.LockAll(0))
+		nb[rank] = byte(rank + 1) // a plain store into the neighbour's part
+		must(t, w.Sync())
+		must(t, mpi.World.Barrier())
+		must(t, w.Sync())
+		prev := (rank + size - 1) % size
+		if mine[prev] != byte(prev+1) {
+			t.Errorf("my part holds %d at %d, want %d", mine[prev], prev, prev+1)
+		}
+		must(t, w.UnlockAll())
+		if fl, ok := w.Attr(mpi.WinCreateFlavor); !ok || fl != mpi.FlavorShared {
+			t.Errorf("flavor attribute %v %v", fl, ok)
+		}
+		must(t, w.Free())
+	})
+}
