@@ -29,6 +29,8 @@ func runCmd(args []string) int {
 		fanout        int
 		npernode      int
 		wireupStats   bool
+		profile       string
+		report        bool
 		tag           bool
 		timeout       float64
 		oversubscribe bool
@@ -50,6 +52,8 @@ func runCmd(args []string) int {
 	fs.StringVar(&agent, "launch-agent", "ssh", "command that runs a command on a host: CMD HOST COMMAND...")
 	fs.IntVar(&fanout, "fanout", 32, "agents each agent starts (the launch tree's fan-out)")
 	fs.IntVar(&npernode, "npernode", 0, "ranks on each host (0: by slots)")
+	fs.StringVar(&profile, "profile", "", "profile the job into DIR: every rank's MPI calls (counters, matrix, timeline); at the end a summary, matrix.csv, trace.json and profile.html (setting profile)")
+	fs.BoolVar(&report, "report", false, "at the end, print one line per rank of its time in MPI")
 	fs.BoolVar(&wireupStats, "wireup-stats", false, "print the fence traffic per node at the end (with --host)")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -138,6 +142,7 @@ func runCmd(args []string) int {
 	}
 	spec := launch.Spec{N: n, Args: fs.Args()[1:], TagOutput: tag,
 		Hosts: hostList, Agent: agentArgv, Fanout: fanout, WireupStats: wireupStats,
+		Profile: profile, Report: report,
 		Mapping: launch.Mapping{ByNode: mapBy == "node", PerNode: npernode, Oversubscribe: oversubscribe},
 		Timeout: time.Duration(timeout * float64(time.Second)), Stdin: os.Stdin,
 		Settings: map[string]string{}}
