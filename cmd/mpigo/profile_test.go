@@ -266,3 +266,57 @@ func chromium(t *testing.T, browser string, args ...string) (string, string) {
 	}
 	return out.String(), strings.Join(console, "\n")
 }
+
+// Help goes to stdout, with the flags spelt as the README spells them.
+func TestHelpToStdout(t *testing.T) {
+	for _, args := range [][]string{{"run", "--help"}, {"run", "-h"}, {"help", "run"}} {
+		r := mpigo(t, "", args...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("mpigo %v: exit %d, stderr %q; want 0 and nothing on stderr", args, r.code, r.stderr)
+		}
+		for _, f := range []string{"\n  -n INT", "\n  -np INT", "\n  --timeout SECONDS", "\n  --tag-output\n", "\n  --set VALUE", "\n  -x VALUE", "\n  --profile STRING", "\n  --report\n", "\n  --bind-to STRING (default auto)"} {
+			if !strings.Contains(r.stdout, f) {
+				t.Errorf("mpigo %v: help lacks %q:\n%s", args, f, r.stdout)
+			}
+		}
+	}
+	if r := mpigo(t, "", "help"); r.code != 0 || !strings.Contains(r.stdout, "cache") {
+		t.Errorf("mpigo help: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// Every command refuses what it does not know, naming it.
+func TestUnknownFlagsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--bogus", "-n", "1", "true"}, `mpigo run: unknown flag "--bogus"`},
+		{[]string{"info", "--bogus"}, `mpigo info: unknown argument "--bogus"`},
+		{[]string{"version", "--bogus"}, `mpigo version: unknown argument "--bogus"`},
+		{[]string{"cache", "--bogus"}, `mpigo cache: unknown argument "--bogus"`},
+		{[]string{"bogus"}, `mpigo: unknown command "bogus"`},
+	} {
+		r := mpigo(t, "", c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("mpigo %v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// mpigo cache shows the programs mpigo run built, and clean empties it.
+func TestCacheClean(t *testing.T) {
+	env := []string{"XDG_CACHE_HOME=" + t.TempDir()}
+	if r := mpigoEnv(t, env, "", "run", "-n", "1", "./testdata/rankprog", "hello"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r := mpigoEnv(t, env, "", "cache"); r.code != 0 || !strings.Contains(r.stdout, ": 1 programs") {
+		t.Errorf("mpigo cache: exit %d, %q; want 1 program", r.code, r.stdout)
+	}
+	if r := mpigoEnv(t, env, "", "cache", "clean"); r.code != 0 || !strings.Contains(r.stdout, "removed 1 programs") {
+		t.Errorf("mpigo cache clean: exit %d, %q", r.code, r.stdout)
+	}
+	if r := mpigoEnv(t, env, "", "cache"); !strings.Contains(r.stdout, ": 0 programs") {
+		t.Errorf("after clean: %q", r.stdout)
+	}
+}

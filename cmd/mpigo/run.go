@@ -61,8 +61,19 @@ func runCmd(args []string) int {
 			runUsage(fs)
 			return 0
 		}
-		fmt.Fprintf(os.Stderr, "mpigo run: %v\n", strings.TrimPrefix(err.Error(), "flag "))
-		fmt.Fprintln(os.Stderr, "run 'mpigo run -h' for the flags")
+		msg := strings.TrimPrefix(err.Error(), "flag ")
+		if name, ok := strings.CutPrefix(msg, "provided but not defined: -"); ok {
+			typed := "-" + name // as the user typed it: -name or --name
+			for _, a := range args {
+				if k, _, _ := strings.Cut(a, "="); strings.TrimLeft(k, "-") == name && strings.HasPrefix(k, "-") {
+					typed = k
+					break
+				}
+			}
+			msg = fmt.Sprintf("unknown flag %q", typed)
+		}
+		fmt.Fprintf(os.Stderr, "mpigo run: %s\n", msg)
+		fmt.Fprintln(os.Stderr, "run 'mpigo run --help' for the flags")
 		return launch.ExitUsage
 	}
 	bad := func(format string, a ...any) int {
@@ -192,10 +203,33 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// runUsage prints the flags to stdout (mpigo run --help | less), spelt as the README
+// spells them: one dash for one letter (-n, -x, -H), two for words (--timeout).
 func runUsage(fs *flag.FlagSet) {
-	fmt.Fprintln(os.Stderr, "usage: mpigo run [flags] PROGRAM [ARGS...]")
-	fmt.Fprintln(os.Stderr, "PROGRAM is an executable, a command in PATH, or a Go package (./examples/pi).")
-	fmt.Fprintln(os.Stderr, "flags:")
-	fs.SetOutput(os.Stderr)
-	fs.PrintDefaults()
+	w := os.Stdout
+	fmt.Fprintln(w, "usage: mpigo run [flags] PROGRAM [ARGS...]")
+	fmt.Fprintln(w, "PROGRAM is an executable, a command in PATH, or a Go package (./examples/pi).")
+	fmt.Fprintln(w, "flags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(w, "  %s\n    \t%s\n", flagSpelling(f), strings.ReplaceAll(f.Usage, "\n", "\n    \t"))
+	})
+}
+
+func flagSpelling(f *flag.Flag) string {
+	dash := "--"
+	if len(f.Name) == 1 || f.Name == "np" || f.Name == "npernode" {
+		dash = "-" // as mpirun spells them
+	}
+	s := dash + f.Name
+	name, _ := flag.UnquoteUsage(f)
+	if name == "float" {
+		name = "seconds"
+	}
+	if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); !isBool && name != "" {
+		s += " " + strings.ToUpper(name)
+	}
+	if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "[]" {
+		s += " (default " + d + ")"
+	}
+	return s
 }
