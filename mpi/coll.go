@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // The collectives: each typed call views its slices as bytes (core.Vec), looks up the
@@ -56,11 +57,13 @@ func setVec[T Elem](v *core.Vec, b []T) {
 
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier() error {
+	defer prof.Exit(prof.Barrier, c.enter(prof.Barrier, prof.NoPeer, 0), 0)
 	return c.fail("Barrier", c.dev().Barrier("Barrier"))
 }
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
+	defer prof.Exit(prof.Bcast, c.enter(prof.Bcast, root, nbytes(buf)), nbytes(buf))
 	var v core.Vec
 	setVec(&v, buf)
 	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
@@ -70,6 +73,7 @@ func Bcast[T Elem](c *Comm, buf []T, root int) error {
 // as long as send (recv is ignored on the other ranks). In place at root: send is
 // InPlace[T]() and root's input is in recv.
 func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
+	defer prof.Exit(prof.Reduce, c.enter(prof.Reduce, root, collBytes(send, recv)), collBytes(send, recv))
 	var r core.Red
 	if err := setRed[T](&r, "Reduce", op); err != nil {
 		return c.fail("Reduce", err)
@@ -83,6 +87,7 @@ func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 // Allreduce combines every rank's send with op into every rank's recv (as long as
 // send). In place: send is InPlace[T]() and the input is in recv.
 func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
+	defer prof.Exit(prof.Allreduce, c.enter(prof.Allreduce, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	var r core.Red
 	if err := setRed[T](&r, "Allreduce", op); err != nil {
 		return c.fail("Allreduce", err)
@@ -97,6 +102,7 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 // (recv is Size()*len(send) long at root, ignored elsewhere). In place at root: send is
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
+	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collBytes(send, recv)), collBytes(send, recv))
 	_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
 	return c.fail("Gather", err)
 }
@@ -104,6 +110,7 @@ func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 // Gatherv is Gather with rank i's block of counts[i] elements at recv[displs[i]:];
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, nbytes(send)), nbytes(send))
 	_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
 	return c.fail("Gatherv", err)
 }
@@ -111,6 +118,7 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 // Scatter sends block i of root's send (Size()*len(recv) elements) to rank i's recv.
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
+	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, nbytes(recv)), nbytes(recv))
 	_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
 	return c.fail("Scatter", err)
 }
@@ -118,6 +126,7 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 // Scatterv is Scatter with rank i's block of counts[i] elements at send[displs[i]:];
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, nbytes(recv)), nbytes(recv))
 	_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
 	return c.fail("Scatterv", err)
 }
@@ -126,6 +135,7 @@ func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 // elements), rank i's at recv[i*len(send):]. In place: send is InPlace[T]() and this
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
+	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
 	return c.fail("Allgather", err)
 }
@@ -133,6 +143,7 @@ func Allgather[T Elem](c *Comm, send, recv []T) error {
 // Allgatherv is Allgather with rank i's block of counts[i] elements at recv[displs[i]:].
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
+	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, nbytes(send)), nbytes(send))
 	_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
 	return c.fail("Allgatherv", err)
 }
@@ -141,6 +152,7 @@ func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 // of its recv; send and recv are Size() blocks of equal length. In place: send is
 // InPlace[T]() and the blocks to send are in recv.
 func Alltoall[T Elem](c *Comm, send, recv []T) error {
+	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
 	return c.fail("Alltoall", err)
 }
@@ -149,6 +161,7 @@ func Alltoall[T Elem](c *Comm, send, recv []T) error {
 // send is InPlace[T]() (scounts and sdispls are then ignored), and the data to send is
 // in recv, laid out by rcounts and rdispls.
 func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
 	_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
 	return c.fail("Alltoallv", err)
 }
@@ -157,6 +170,7 @@ func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 // leaves block i of the result in rank i's recv. In place: send is InPlace[T](), recv
 // holds the whole input and gets the result in recv[:len(recv)/Size()].
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
+	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
 	return c.fail("ReduceScatterBlock", err)
 }
@@ -173,6 +187,7 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 // the counts[i] elements of block i of the result in rank i's recv. In place: send is
 // InPlace[T](), recv holds the whole input and gets the result in recv[:counts[rank]].
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
+	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
 	return c.fail("ReduceScatter", err)
 }
@@ -188,6 +203,7 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 // Scan leaves in rank r's recv the combination with op of the sends of ranks 0..r, in
 // rank order. In place: send is InPlace[T]() and the input is in recv.
 func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
+	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	_, err := scan("Scan", c, send, recv, op, false, false)
 	return c.fail("Scan", err)
 }
@@ -195,6 +211,7 @@ func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 // Exscan leaves in rank r's recv the combination of the sends of ranks 0..r-1; rank
 // 0's recv is left as it was. In place: send is InPlace[T]().
 func Exscan[T Elem](c *Comm, send, recv []T, op Op) error {
+	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	_, err := scan("Exscan", c, send, recv, op, true, false)
 	return c.fail("Exscan", err)
 }
@@ -223,18 +240,21 @@ func (c *Comm) start(op string, p *core.Pending, err error) (Request, error) {
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.
 func (c *Comm) Ibarrier() (Request, error) {
+	defer prof.Exit(prof.Ibarrier, c.enter(prof.Ibarrier, prof.NoPeer, 0), 0)
 	p, err := c.dev().Ibarrier("Ibarrier")
 	return c.start("Ibarrier", p, err)
 }
 
 // Ibcast starts a Bcast.
 func Ibcast[T Elem](c *Comm, buf []T, root int) (Request, error) {
+	defer prof.Exit(prof.Ibcast, c.enter(prof.Ibcast, root, nbytes(buf)), nbytes(buf))
 	p, err := c.dev().Ibcast("Ibcast", vec(buf), root)
 	return c.start("Ibcast", p, err)
 }
 
 // Ireduce starts a Reduce.
 func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (Request, error) {
+	defer prof.Exit(prof.Ireduce, c.enter(prof.Ireduce, root, collBytes(send, recv)), collBytes(send, recv))
 	r, err := red[T]("Ireduce", op)
 	if err != nil {
 		return Request{}, c.fail("Ireduce", err)
@@ -245,6 +265,7 @@ func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (Request, error) 
 
 // Iallreduce starts an Allreduce.
 func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
+	defer prof.Exit(prof.Iallreduce, c.enter(prof.Iallreduce, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	r, err := red[T]("Iallreduce", op)
 	if err != nil {
 		return Request{}, c.fail("Iallreduce", err)
@@ -255,6 +276,7 @@ func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 
 // Igather starts a Gather.
 func Igather[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
+	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
 	p, err := c.dev().Gather("Igather", vec(send), vec(recv), root, true)
 	return c.start("Igather", p, err)
 }
@@ -267,6 +289,7 @@ func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (
 
 // Iscatter starts a Scatter.
 func Iscatter[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
+	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
 	p, err := c.dev().Scatter("Iscatter", vec(send), vec(recv), root, true)
 	return c.start("Iscatter", p, err)
 }
@@ -279,6 +302,7 @@ func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root i
 
 // Iallgather starts an Allgather.
 func Iallgather[T Elem](c *Comm, send, recv []T) (Request, error) {
+	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
 	p, err := c.dev().Allgather("Iallgather", vec(send), vec(recv), true)
 	return c.start("Iallgather", p, err)
 }
@@ -291,6 +315,7 @@ func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request
 
 // Ialltoall starts an Alltoall.
 func Ialltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
+	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
 	p, err := c.dev().Alltoall("Ialltoall", vec(send), vec(recv), true)
 	return c.start("Ialltoall", p, err)
 }

@@ -10,6 +10,14 @@ import (
 // (MPI_Comm). A nil *Comm is MPI_COMM_NULL (what Split gives a rank that passes
 // Undefined): every call on it, as on a freed communicator, returns an error of class
 // ErrComm.
+//
+// The operations that move typed data are package functions taking the communicator
+// first, not methods: mpi.Send(c, buf, dest, tag), mpi.Recv(c, buf, src, tag),
+// mpi.Bcast(c, buf, root), mpi.Allreduce(c, send, recv, mpi.Sum). Go methods cannot
+// have type parameters, and these are generic over the element type of the slice
+// ([]float64, []int32, ...), so that a message's datatype is the slice's and needs no
+// argument of its own. Calls that move no typed data are methods: c.Rank(), c.Size(),
+// c.Barrier(), c.Split(color, key), c.Dup(), c.Free().
 type Comm struct {
 	d *core.Comm // the device's communicator; nil until an Idup completes
 

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // ErrHandler decides what happens when an MPI call on a communicator fails
@@ -82,6 +83,7 @@ func (c *Comm) raise(op string, err error) error { return c.invoke(op, core.MapE
 
 // invoke runs the handler of c (of Self, for a nil communicator) on err and returns err.
 func (c *Comm) invoke(op string, err error) error {
+	prof.OnError() // the program may exit on it: a profiled rank writes what it has
 	at := c
 	if c == nil || c.d == nil {
 		at = Self

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Elem is the set of Go element types that travel as MPI's predefined datatypes.
@@ -89,24 +90,24 @@ func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
 
 // Send sends buf to rank dest of c with tag, and returns when buf may be reused.
 func Send[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send("Send", c, asBytes(buf), dest, tag, p2p.Standard)
+	return psend(prof.Send, "Send", c, asBytes(buf), dest, tag, p2p.Standard)
 }
 
 // Ssend is Send that returns only once the receiver has matched the message.
 func Ssend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send("Ssend", c, asBytes(buf), dest, tag, p2p.Synchronous)
+	return psend(prof.Ssend, "Ssend", c, asBytes(buf), dest, tag, p2p.Synchronous)
 }
 
 // Rsend is Send for when the matching receive is known to be posted already.
 func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send("Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
+	return psend(prof.Rsend, "Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
 }
 
 // Bsend copies buf into an attached buffer and returns at once: c's own (see
 // (*Comm).AttachBuffer), else the process's (BufferAttach). With neither, or too
 // little room left, it fails with ErrBuffer.
 func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send("Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
+	return psend(prof.Bsend, "Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
 }
 
 func ready(op string) error { return core.Ready(op) }
@@ -114,7 +115,7 @@ func ready(op string) error { return core.Ready(op) }
 // Recv receives into buf a message from rank src of c (or AnySource) with tag (or
 // AnyTag). A longer message fills buf and returns an error of class ErrTruncate.
 func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
-	err = recvInto(&st, "Recv", c, asBytes(buf), src, tag)
+	err = precv(&st, c, asBytes(buf), src, tag)
 	return st, err
 }
 
@@ -146,6 +147,9 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 // Sendrecv sends sendbuf to dest and receives into recvbuf from src, at once, so that
 // pairs of ranks exchanging do not deadlock.
 func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Status, error) {
+	n := nbytes(sendbuf)
+	t := c.dev().ProfEnter(prof.Sendrecv, dest, sendtag, n)
+	defer c.dev().ProfExitSend(prof.Sendrecv, t, n, dest)
 	q, err := irecv("Sendrecv", c, asBytes(recvbuf), src, recvtag, false)
 	if err != nil {
 		return Status{}, err
@@ -216,27 +220,27 @@ func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request
 
 // Isend starts sending buf to dest; buf must not change until the request completes.
 func Isend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return isend("Isend", c, asBytes(buf), dest, tag, p2p.Standard, false)
+	return pisend("Isend", c, asBytes(buf), dest, tag, p2p.Standard)
 }
 
 // Issend is Isend that completes only once the receiver has matched the message.
 func Issend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return isend("Issend", c, asBytes(buf), dest, tag, p2p.Synchronous, false)
+	return pisend("Issend", c, asBytes(buf), dest, tag, p2p.Synchronous)
 }
 
 // Irsend is Isend for when the matching receive is known to be posted.
 func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return isend("Irsend", c, asBytes(buf), dest, tag, p2p.Ready, false)
+	return pisend("Irsend", c, asBytes(buf), dest, tag, p2p.Ready)
 }
 
 // Ibsend copies buf into an attached buffer, as Bsend; the request is complete at once.
 func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return isend("Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered, false)
+	return pisend("Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered)
 }
 
 // Irecv starts receiving into buf; read buf only after the request completes.
 func Irecv[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
-	return irecv("Irecv", c, asBytes(buf), src, tag, false)
+	return pirecv(c, asBytes(buf), src, tag)
 }
 
 // SendInit makes a persistent send request: Start runs it, as often as wanted.
@@ -266,6 +270,7 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 
 // Wait waits for r to complete and returns its status.
 func (r *Request) Wait() (st Status, err error) {
+	defer prof.Exit(prof.Wait, r.c.dev().ProfEnter(prof.Wait, prof.NoPeer, -1, 0), 0)
 	if r.x != nil {
 		err = r.x.Wait()
 		if xerr := r.xReport(&st, true); err == nil {
@@ -303,7 +308,10 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 }
 
 // Test reports whether r has completed, and its status if so.
-func (r *Request) Test() (st Status, ok bool, err error) { return r.test("Test", true) }
+func (r *Request) Test() (st Status, ok bool, err error) {
+	defer prof.Exit(prof.Test, r.c.dev().ProfEnter(prof.Test, prof.NoPeer, -1, 0), 0)
+	return r.test("Test", true)
+}
 
 // GetStatus is Test that leaves r as it is (MPI_Request_get_status): it reports
 // whether r has completed, and its status if so, and r stays to be waited on, tested
@@ -390,6 +398,7 @@ func Startall(rs []Request) error {
 // Waitall waits for every request of rs; sts, if not nil, gets their statuses (it must
 // be as long as rs). An error of class ErrInStatus means some failed: see sts[i].Err.
 func Waitall(rs []Request, sts []Status) error {
+	defer prof.Exit(prof.Waitall, (*Comm)(nil).dev().ProfEnter(prof.Waitall, prof.NoPeer, -1, 0), 0)
 	if sts != nil && len(sts) < len(rs) {
 		return errorf(ClassArg, "Waitall", "len(statuses) %d < len(requests) %d", len(sts), len(rs))
 	}
@@ -468,6 +477,7 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 // Waitany waits until one request of rs completes and returns its index (Undefined
 // when every request is null).
 func Waitany(rs []Request) (int, Status, error) {
+	defer prof.Exit(prof.Waitany, (*Comm)(nil).dev().ProfEnter(prof.Waitany, prof.NoPeer, -1, 0), 0)
 	if hasOps(rs) {
 		i, st, _, err := pollAny(rs, true)
 		return i, st, err
@@ -483,6 +493,7 @@ func Waitany(rs []Request) (int, Status, error) {
 
 // Testany is Waitany that does not wait: ok is false when none has completed.
 func Testany(rs []Request) (int, Status, bool, error) {
+	defer prof.Exit(prof.Testany, (*Comm)(nil).dev().ProfEnter(prof.Testany, prof.NoPeer, -1, 0), 0)
 	if hasOps(rs) {
 		return pollAny(rs, false)
 	}
@@ -497,6 +508,7 @@ func Testany(rs []Request) (int, Status, bool, error) {
 
 // Testall reports whether every request of rs has completed (and completes them all if so).
 func Testall(rs []Request, sts []Status) (bool, error) {
+	defer prof.Exit(prof.Testall, (*Comm)(nil).dev().ProfEnter(prof.Testall, prof.NoPeer, -1, 0), 0)
 	for i := range rs { // operations of many messages must all be done first
 		if rs[i].x != nil {
 			if ok, _ := rs[i].x.Test(); !ok {
@@ -531,6 +543,7 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 // Waitsome waits until at least one request completes and returns the indices of all
 // that did (nil when every request is null).
 func Waitsome(rs []Request) ([]int, []Status, error) {
+	defer prof.Exit(prof.Waitsome, (*Comm)(nil).dev().ProfEnter(prof.Waitsome, prof.NoPeer, -1, 0), 0)
 	return some("Waitsome", rs, core.Waitsome)
 }
 
@@ -538,6 +551,7 @@ func Waitsome(rs []Request) ([]int, []Status, error) {
 // an empty (not nil) slice when none has, nil when every request is null
 // (MPI_Testsome's outcount 0 and MPI_UNDEFINED).
 func Testsome(rs []Request) ([]int, []Status, error) {
+	defer prof.Exit(prof.Testsome, (*Comm)(nil).dev().ProfEnter(prof.Testsome, prof.NoPeer, -1, 0), 0)
 	return some("Testsome", rs, core.Testsome)
 }
 
@@ -589,12 +603,14 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 // Probe waits for a message from src (or AnySource) with tag (or AnyTag) and describes
 // it, without receiving it.
 func (c *Comm) Probe(src, tag int) (Status, error) {
+	defer prof.Exit(prof.Probe, c.dev().ProfEnter(prof.Probe, src, tag, 0), 0)
 	st, err := c.dev().Probe("Probe", src, tag)
 	return c.status(st), c.fail("Probe", err)
 }
 
 // Iprobe is Probe that does not wait: ok says whether a message was there.
 func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
+	defer prof.Exit(prof.Iprobe, c.dev().ProfEnter(prof.Iprobe, src, tag, 0), 0)
 	st, ok, err := c.dev().Iprobe("Iprobe", src, tag)
 	return c.status(st), ok, c.fail("Iprobe", err)
 }
@@ -608,6 +624,7 @@ type Message struct {
 
 // Mprobe waits for a matching message and takes it for Mrecv.
 func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
+	defer prof.Exit(prof.Probe, c.dev().ProfEnter(prof.Probe, src, tag, 0), 0)
 	m, st, err := c.dev().Mprobe("Mprobe", src, tag)
 	return Message{m, c}, c.status(st), c.fail("Mprobe", err)
 }
@@ -620,6 +637,7 @@ func (c *Comm) Improbe(src, tag int) (Message, Status, bool, error) {
 
 // Mrecv receives the message m into buf.
 func Mrecv[T Elem](buf []T, m *Message) (Status, error) {
+	defer prof.Exit(prof.Mrecv, (*Comm)(nil).dev().ProfEnter(prof.Mrecv, prof.NoPeer, -1, nbytes(buf)), nbytes(buf))
 	if m == nil || m.c == nil {
 		return Status{}, errorf(ClassRequest, "Mrecv", "no message (from Mprobe or Improbe)")
 	}

@@ -19,6 +19,13 @@ func infoCmd(args []string) int {
 	if len(args) > 0 && args[0] == "--probe" {
 		return probe()
 	}
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Println("usage: mpigo info\nprints the version, the machine, the transports and every setting with its value and source")
+		return 0
+	}
+	if !noArgs("info", args) {
+		return launch.ExitUsage
+	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	v, sv := mpi.GetVersion()
 	fmt.Fprintf(w, "library\t%s, MPI %d.%d\n", mpi.LibraryVersion(), v, sv)

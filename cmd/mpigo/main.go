@@ -8,27 +8,40 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/mpi"
 )
 
-func usage() {
-	fmt.Fprint(os.Stderr, `usage: mpigo <command> [arguments]
+// usage prints the commands: to stdout when asked for (mpigo help | less), to stderr
+// after a mistake.
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: mpigo <command> [arguments]
 
 commands:
-  run      run a program as an MPI job: mpigo run -n N PROGRAM [ARGS...]
-  info     show the version, the machine and every runtime setting
-  version  print the version
+  run          run a program as an MPI job: mpigo run -n N PROGRAM [ARGS...]
+  info         show the version, the machine and every runtime setting
+  cache        show mpigo's cache of built Go programs; 'mpigo cache clean' empties it
+  version      print the version
 
-Run 'mpigo run -h' for the flags of run.
+Run 'mpigo run --help' for the flags of run.
 `)
+}
+
+// noArgs refuses arguments to a command that takes none.
+func noArgs(cmd string, args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	fmt.Fprintf(os.Stderr, "mpigo %s: unknown argument %q (it takes none)\n", cmd, args[0])
+	return false
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		usage()
+		usage(os.Stderr)
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -38,13 +51,21 @@ func main() {
 		os.Exit(infoCmd(os.Args[2:]))
 	case "agent": // started by another mpigo over ssh or --launch-agent; speaks on stdin/stdout
 		os.Exit(launch.RunAgent(os.Stdin, os.Stdout))
+	case "cache":
+		os.Exit(cacheCmd(os.Args[2:]))
 	case "version", "--version", "-version":
+		if !noArgs("version", os.Args[2:]) {
+			os.Exit(2)
+		}
 		fmt.Println(mpi.LibraryVersion())
 	case "help", "-h", "--help":
-		usage()
+		if len(os.Args) > 2 && os.Args[2] == "run" {
+			os.Exit(runCmd([]string{"--help"}))
+		}
+		usage(os.Stdout)
 	default:
 		fmt.Fprintf(os.Stderr, "mpigo: unknown command %q\n", os.Args[1])
-		usage()
+		usage(os.Stderr)
 		os.Exit(2)
 	}
 }

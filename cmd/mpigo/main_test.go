@@ -386,7 +386,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"run", "--frobnicate", "-n", "2", "hostname"}, "not defined: -frobnicate"},
+		{[]string{"run", "--frobnicate", "-n", "2", "hostname"}, `unknown flag "--frobnicate"`},
 		{[]string{"run", "-n", "0", "hostname"}, "-n 0: the number of ranks must be at least 1"},
 		{[]string{"run", "-n", "-3", "hostname"}, "must be at least 1"},
 		{[]string{"run", "hostname"}, "-n is required"},

@@ -29,6 +29,8 @@ func runCmd(args []string) int {
 		fanout        int
 		npernode      int
 		wireupStats   bool
+		profile       string
+		report        bool
 		tag           bool
 		timeout       float64
 		oversubscribe bool
@@ -50,6 +52,8 @@ func runCmd(args []string) int {
 	fs.StringVar(&agent, "launch-agent", "ssh", "command that runs a command on a host: CMD HOST COMMAND...")
 	fs.IntVar(&fanout, "fanout", 32, "agents each agent starts (the launch tree's fan-out)")
 	fs.IntVar(&npernode, "npernode", 0, "ranks on each host (0: by slots)")
+	fs.StringVar(&profile, "profile", "", "profile the job into DIR: every rank's MPI calls (counters, matrix, timeline); at the end a summary, matrix.csv, trace.json and profile.html (setting profile)")
+	fs.BoolVar(&report, "report", false, "at the end, print one line per rank of its time in MPI")
 	fs.BoolVar(&wireupStats, "wireup-stats", false, "print the fence traffic per node at the end (with --host)")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -57,8 +61,19 @@ func runCmd(args []string) int {
 			runUsage(fs)
 			return 0
 		}
-		fmt.Fprintf(os.Stderr, "mpigo run: %v\n", strings.TrimPrefix(err.Error(), "flag "))
-		fmt.Fprintln(os.Stderr, "run 'mpigo run -h' for the flags")
+		msg := strings.TrimPrefix(err.Error(), "flag ")
+		if name, ok := strings.CutPrefix(msg, "provided but not defined: -"); ok {
+			typed := "-" + name // as the user typed it: -name or --name
+			for _, a := range args {
+				if k, _, _ := strings.Cut(a, "="); strings.TrimLeft(k, "-") == name && strings.HasPrefix(k, "-") {
+					typed = k
+					break
+				}
+			}
+			msg = fmt.Sprintf("unknown flag %q", typed)
+		}
+		fmt.Fprintf(os.Stderr, "mpigo run: %s\n", msg)
+		fmt.Fprintln(os.Stderr, "run 'mpigo run --help' for the flags")
 		return launch.ExitUsage
 	}
 	bad := func(format string, a ...any) int {
@@ -138,6 +153,7 @@ func runCmd(args []string) int {
 	}
 	spec := launch.Spec{N: n, Args: fs.Args()[1:], TagOutput: tag,
 		Hosts: hostList, Agent: agentArgv, Fanout: fanout, WireupStats: wireupStats,
+		Profile: profile, Report: report,
 		Mapping: launch.Mapping{ByNode: mapBy == "node", PerNode: npernode, Oversubscribe: oversubscribe},
 		Timeout: time.Duration(timeout * float64(time.Second)), Stdin: os.Stdin,
 		Settings: map[string]string{}}
@@ -187,10 +203,33 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// runUsage prints the flags to stdout (mpigo run --help | less), spelt as the README
+// spells them: one dash for one letter (-n, -x, -H), two for words (--timeout).
 func runUsage(fs *flag.FlagSet) {
-	fmt.Fprintln(os.Stderr, "usage: mpigo run [flags] PROGRAM [ARGS...]")
-	fmt.Fprintln(os.Stderr, "PROGRAM is an executable, a command in PATH, or a Go package (./examples/pi).")
-	fmt.Fprintln(os.Stderr, "flags:")
-	fs.SetOutput(os.Stderr)
-	fs.PrintDefaults()
+	w := os.Stdout
+	fmt.Fprintln(w, "usage: mpigo run [flags] PROGRAM [ARGS...]")
+	fmt.Fprintln(w, "PROGRAM is an executable, a command in PATH, or a Go package (./examples/pi).")
+	fmt.Fprintln(w, "flags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(w, "  %s\n    \t%s\n", flagSpelling(f), strings.ReplaceAll(f.Usage, "\n", "\n    \t"))
+	})
+}
+
+func flagSpelling(f *flag.Flag) string {
+	dash := "--"
+	if len(f.Name) == 1 || f.Name == "np" || f.Name == "npernode" {
+		dash = "-" // as mpirun spells them
+	}
+	s := dash + f.Name
+	name, _ := flag.UnquoteUsage(f)
+	if name == "float" {
+		name = "seconds"
+	}
+	if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); !isBool && name != "" {
+		s += " " + strings.ToUpper(name)
+	}
+	if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "[]" {
+		s += " (default " + d + ")"
+	}
+	return s
 }

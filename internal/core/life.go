@@ -88,6 +88,7 @@ func Init(required int) error {
 	state.Store(stateInit)
 	World.chooseColl()
 	Self.chooseColl()
+	startProfile()
 	return nil
 }
 
@@ -148,6 +149,7 @@ func Finalize(before func() error) error {
 		}
 		return err
 	}
+	t := beginFinalize()
 	var err error
 	if before != nil {
 		err = before()
@@ -161,6 +163,7 @@ func Finalize(before func() error) error {
 	if ferr := proc.Fence(); ferr != nil && err == nil {
 		err = Wrap(ClassOther, "Finalize", "waiting for the other ranks", ferr)
 	}
+	endProfile(t)
 	if serr := stopWorld(); serr != nil && err == nil {
 		err = Wrap(ClassOther, "Finalize", "closing the transports", serr)
 	}
@@ -175,6 +178,7 @@ func Finalize(before func() error) error {
 // return.
 func Abort(code int, msg string) {
 	if state.Load() == stateInit {
+		abortProfile()
 		proc.Abort(code, msg)
 	}
 	os.Exit(code)

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/yield"
 )
 
@@ -164,6 +165,7 @@ func (w *Waiter) Yielding() bool { return w.n <= w.yield }
 // Yield lets other goroutines, then other processes, run, and notes whether another
 // process took the core meanwhile.
 func (w *Waiter) Yield() {
+	prof.Blocked() // the call being served really waits: time it from here
 	if yield.OS() {
 		w.switched = true
 	}
@@ -172,6 +174,7 @@ func (w *Waiter) Yield() {
 // Nap returns the bound of the next sleep: the policy's Sleep, the first one at most
 // FirstNap.
 func (w *Waiter) Nap() time.Duration {
+	prof.Blocked()
 	if !w.napped {
 		w.napped = true
 		return min(w.a.p.Sleep, FirstNap)

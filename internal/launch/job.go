@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 	"github.com/mpigo/mpigo/internal/wireup"
 )
@@ -39,6 +40,12 @@ type Spec struct {
 	Agent     []string
 	Fanout    int
 	AgentPath string // the mpigo binary the agents run (default: this executable)
+
+	// Profile, when set, is the directory where every rank writes its profile and the
+	// launcher, at the end, the job's picture (profile.go). Report prints one line per
+	// rank of its time in MPI at the end.
+	Profile string
+	Report  bool
 
 	// WireupStats prints, at the end, the fence traffic between the launcher and each
 	// agent: what crosses the network per node.
@@ -70,6 +77,8 @@ type child struct {
 	hello, finalized bool
 	mpiPid           int // the pid the rank reported at Init (a wrapper may have exec'd it)
 	abort            *abortMsg
+	report           *prof.Report  // sent at Finalize
+	answer           *prof.Answer  // the last answer to MsgQuery
 	pmDone           chan struct{} // the connection has ended
 	outDone          sync.WaitGroup
 }
@@ -154,6 +163,10 @@ func Run(spec Spec) int {
 		}
 		return ExitUsage
 	}
+	if err := setupProfile(&spec); err != nil {
+		fmt.Fprintf(spec.Stderr, "mpigo: profile directory %s: %v\n", spec.Profile, err)
+		return ExitUsage
+	}
 	j := &Job{node: node{spec: &spec, events: make(chan event, 4*spec.N+16),
 		stdout: &lineWriter{w: spec.Stdout}, stderr: &lineWriter{w: spec.Stderr}}}
 	defer j.cleanup()
@@ -166,6 +179,7 @@ type Job struct {
 	exited     int
 	finished   []bool
 	agentsGone int
+	queried    bool // the ranks were asked where they are (profile.go)
 }
 
 func (n *node) diag(format string, a ...any) {
@@ -213,6 +227,7 @@ func (j *Job) run() int {
 		timeout = t.C
 	}
 	defer j.printStats()
+	defer j.endProfile()
 	for j.exited < j.spec.N {
 		select {
 		case ev := <-j.events:
@@ -221,11 +236,13 @@ func (j *Job) run() int {
 			}
 		case s := <-sigs:
 			sig := s.(syscall.Signal)
+			j.explain(fmt.Sprintf("received %v", sig))
 			j.diag("received %v; forwarding it to %d ranks", sig, j.spec.N-j.exited)
 			j.signalAll(sig)
 			j.reapAll(sig)
 			return 128 + int(sig)
 		case <-timeout:
+			j.explain(fmt.Sprintf("the job timed out after %v", j.spec.Timeout))
 			j.diag("job timed out after %v; stopping %d ranks", j.spec.Timeout, j.spec.N-j.exited)
 			return j.fail(ExitTimeout)
 		}
@@ -322,6 +339,7 @@ func exitCode(ev event) (int, string) {
 
 // fail stops the job after a failure and returns code once every rank is gone.
 func (j *Job) fail(code int) int {
+	j.flushRanks()
 	j.signalAll(syscall.SIGTERM)
 	j.reapAll(syscall.SIGTERM)
 	return code
@@ -520,6 +538,8 @@ func (n *node) serveRank(c *child) {
 			n.fmu.Lock()
 			c.finalized = true
 			n.fmu.Unlock()
+		case wireup.MsgReport, wireup.MsgState:
+			n.answered(c, typ, body)
 		default:
 			n.events <- event{rank: c.rank, pid: c.pid, host: c.host,
 				err: fmt.Errorf("sent an unknown wire-up message type %d", typ)}

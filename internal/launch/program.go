@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 )
 
 // Resolve turns what the user typed into an executable path. A name without a slash is
@@ -52,11 +54,7 @@ func build(pkg string) (string, error) {
 	}
 	wd, _ := os.Getwd()
 	sum := sha256.Sum256([]byte(key + "\x00" + wd))
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	dir = filepath.Join(dir, "mpigo", "bin")
+	dir := CacheDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -72,5 +70,81 @@ func build(pkg string) (string, error) {
 	if err := os.Rename(tmp, out); err != nil {
 		return "", err
 	}
+	pruneCache(dir, out)
 	return out, nil
+}
+
+// CacheKeep is how many built programs the cache keeps: one is kept per package and
+// directory it was built from, so without a bound it would only grow.
+const CacheKeep = 64
+
+// CacheDir is where mpigo run keeps the Go programs it builds.
+func CacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "mpigo", "bin")
+}
+
+type cached struct {
+	path string
+	mod  time.Time
+	size int64
+}
+
+func cacheEntries(dir string) ([]cached, error) {
+	ents, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []cached
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			out = append(out, cached{filepath.Join(dir, e.Name()), info.ModTime(), info.Size()})
+		}
+	}
+	return out, nil
+}
+
+// pruneCache removes all but the CacheKeep most recently built programs (never keep,
+// the one about to run). A program another job runs at that moment keeps running:
+// removing a file leaves its open copies alone.
+func pruneCache(dir, keep string) {
+	ents, err := cacheEntries(dir)
+	if err != nil || len(ents) <= CacheKeep {
+		return
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].mod.After(ents[j].mod) })
+	for _, e := range ents[CacheKeep:] {
+		if e.path != keep {
+			os.Remove(e.path)
+		}
+	}
+}
+
+// CacheUsage returns how many programs the cache holds and their bytes.
+func CacheUsage() (n int, size int64, err error) {
+	ents, err := cacheEntries(CacheDir())
+	for _, e := range ents {
+		size += e.size
+	}
+	return len(ents), size, err
+}
+
+// CleanCache removes every program from the cache and returns how many there were.
+func CleanCache() (int, error) {
+	ents, err := cacheEntries(CacheDir())
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		if err := os.Remove(e.path); err != nil && !os.IsNotExist(err) {
+			return 0, err
+		}
+	}
+	return len(ents), nil
 }

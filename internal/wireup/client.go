@@ -53,6 +53,7 @@ type Client struct {
 
 	finalized bool
 	onLost    func(err error) // OnLost's function
+	onQuery   func() []byte   // OnQuery's function
 }
 
 // FromEnv returns a client if this process was started by mpigo's launcher, (nil, nil)
@@ -132,6 +133,14 @@ func (c *Client) read() {
 		case MsgError:
 			c.die(errors.New(string(body)))
 			return
+		case MsgQuery:
+			c.mu.Lock()
+			f := c.onQuery
+			c.mu.Unlock()
+			if f != nil {
+				// Off the reader, which must go on delivering fence results.
+				go func() { c.send(MsgState, f()) }()
+			}
 		}
 	}
 }
@@ -257,6 +266,17 @@ func (c *Client) Get(s pm.Scope, k pm.Key, r int) ([]byte, bool) {
 func (c *Client) Abort(code int, msg string) error {
 	return c.send(MsgAbort, append(binary.AppendVarint(nil, int64(code)), msg...))
 }
+
+// OnQuery makes f answer the launcher's question about this rank (MsgQuery): what it
+// returns goes up as MsgState. f runs in a goroutine of its own.
+func (c *Client) OnQuery(f func() []byte) {
+	c.mu.Lock()
+	c.onQuery = f
+	c.mu.Unlock()
+}
+
+// Report sends the rank's account (MsgReport) to the launcher, before Finalize.
+func (c *Client) Report(b []byte) error { return c.send(MsgReport, b) }
 
 // Finalize tells the launcher this rank is done; its exit is then not a failure.
 func (c *Client) Finalize() error {

@@ -15,6 +15,9 @@ const (
 	MsgAbort    byte = 4 // up: code (varint), message (rest)
 	MsgFinalize byte = 5 // up: the rank finished cleanly
 	MsgError    byte = 6 // down: the job is failing; text follows
+	MsgQuery    byte = 7 // down: where is the rank? It flushes its profile and answers MsgState
+	MsgState    byte = 8 // up: the answer to MsgQuery (JSON: internal/prof.Answer)
+	MsgReport   byte = 9 // up, before MsgFinalize: the rank's account (JSON: internal/prof.Report)
 )
 
 // maxFrame bounds a frame: a fence at 16,384 ranks with a few hundred bytes each is

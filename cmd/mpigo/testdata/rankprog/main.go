@@ -135,6 +135,29 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("coll ok rank %d\n", w.Rank())
+	case "hang-recv": // rank 0 waits in Recv for a message from rank 1 (tag 7) that never comes
+		if rank == 0 {
+			mpi.Recv(mpi.World, make([]int64, 1), 1, 7)
+		}
+	case "ring": // ROUNDS [FAILRANK]: each rank sends 1 KiB to the next ROUNDS times, then
+		// an Allreduce; FAILRANK (if given) then exits with code 3 while the others wait
+		// in a Barrier
+		w := mpi.World
+		n, me := w.Size(), w.Rank()
+		buf, in := make([]byte, 1024), make([]byte, 1024)
+		for i := 0; i < arg(2); i++ {
+			q, err := mpi.Irecv(w, in, (me+n-1)%n, 1)
+			must(err)
+			must(mpi.Send(w, buf, (me+1)%n, 1))
+			_, err = q.Wait()
+			must(err)
+		}
+		sum := []int{0}
+		must(mpi.Allreduce(w, []int{1}, sum, mpi.Sum))
+		if len(os.Args) > 3 && me == arg(3) {
+			os.Exit(3)
+		}
+		must(w.Barrier())
 	case "hello":
 	case "affinity": // print the CPUs this rank may run on
 		cpus, err := topo.Allowed()

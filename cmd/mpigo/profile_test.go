@@ -1,0 +1,322 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A job whose rank 0 waits in Recv forever while the others sit in Finalize, ended
+// by --timeout, says so before it is stopped: the rank, the call, the peer and tag.
+func TestHungJobExplainsItself(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "3", "--timeout", "2", rankBin, "hang-recv")
+	if r.code != 124 {
+		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, re := range []string{
+		`RANK\s+CALL\s+COMM\s+PEER\s+TAG\s+BYTES\s+FOR`,
+		`mpigo:\s+0\s+Recv\s+WORLD\s+1\s+7\s+8\s+[0-9.]+m?s`,
+		`mpigo:\s+1\s+Finalize\s+WORLD`,
+		`rank 0 waits in Recv for a message from rank 1 \(tag 7\) that never came: rank 1 is in Finalize`,
+		`2 of 3 ranks of WORLD are in Finalize \(ranks 1,2\); they wait for the others: rank 0 is in Recv \(peer 1, tag 7\)`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, r.stderr)
+		}
+	}
+	// The explanation comes before the ranks are stopped.
+	if i, j := strings.Index(r.stderr, "never came"), strings.Index(r.stderr, "stopping 3 ranks"); i < 0 || j < i {
+		t.Errorf("the explanation should precede the stop:\n%s", r.stderr)
+	}
+}
+
+// --report prints one line per rank of its time in MPI, for any job.
+func TestReport(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "3", "--report", rankBin, "ring", "50")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	re := regexp.MustCompile(`mpigo: rank (\d): ([0-9.]+) s in MPI of ([0-9.]+) s \(([0-9.]+)%\), (\d+) calls`)
+	m := re.FindAllStringSubmatch(r.stderr, -1)
+	if len(m) != 3 {
+		t.Fatalf("want 3 report lines, got %d:\n%s", len(m), r.stderr)
+	}
+	for i, x := range m {
+		calls, _ := strconv.Atoi(x[5])
+		// 50 x (Irecv, Send, Wait), Allreduce, Barrier, Finalize.
+		if x[1] != strconv.Itoa(i) || calls != 153 {
+			t.Errorf("line %q: want rank %d with 153 calls", x[0], i)
+		}
+	}
+}
+
+func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int][2]int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	matrix = map[[2]int][2]int{}
+	for _, row := range rows[1:] {
+		var v [4]int
+		for i := range v {
+			v[i], _ = strconv.Atoi(row[i])
+		}
+		matrix[[2]int{v[0], v[1]}] = [2]int{v[2], v[3]}
+	}
+	return string(b), matrix
+}
+
+// A profiled job: the summary, the matrix of a ring (each rank sends only to the
+// next), a trace with one track per rank, and the page.
+func TestProfile(t *testing.T) {
+	dir := t.TempDir()
+	r := mpigo(t, "", "run", "-n", "4", "--profile", dir, rankBin, "ring", "20")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	sum, m := readProfileDir(t, dir)
+	for _, want := range []string{"time per rank:", "slowest ranks", "load imbalance", "time per call", "message sizes", "Allreduce", "Irecv"} {
+		if !strings.Contains(sum, want) || !strings.Contains(r.stderr, want) {
+			t.Errorf("summary (printed and in summary.txt) lacks %q:\n%s", want, sum)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\s+Send\s+send\s+80\s`).MatchString(sum) {
+		t.Errorf("summary should count 80 Sends over the job:\n%s", sum)
+	}
+	if !regexp.MustCompile(`(?m)^\s+Send\s+1K-2K\s+80$`).MatchString(sum) {
+		t.Errorf("histogram should put the 80 Sends at 1K-2K:\n%s", sum)
+	}
+	if len(m) != 4 {
+		t.Errorf("matrix: want 4 pairs, got %v", m)
+	}
+	for from := 0; from < 4; from++ {
+		if got := m[[2]int{from, (from + 1) % 4}]; got != [2]int{20 * 1024, 20} {
+			t.Errorf("matrix %d->%d = %v, want 20480 bytes in 20 messages", from, (from+1)%4, got)
+		}
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name, Cat, Ph string
+			Pid           int
+			Dur           float64
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatalf("trace.json: %v", err)
+	}
+	perRank := map[int]map[string]int{}
+	for _, e := range tr.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		if perRank[e.Pid] == nil {
+			perRank[e.Pid] = map[string]int{}
+		}
+		perRank[e.Pid][e.Name+"/"+e.Cat]++
+	}
+	for rank := 0; rank < 4; rank++ {
+		c := perRank[rank]
+		if c["Send/send"] != 20 || c["Wait/wait"] != 20 || c["Allreduce/collective"] != 1 || c["Barrier/collective"] != 1 {
+			t.Errorf("rank %d's track: %v; want 20 Sends, 20 Waits, one Allreduce and one Barrier marked as collectives", rank, c)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "profile.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+// A job one of whose ranks fails still leaves the profile of the others: the launcher
+// has them write it before it stops them.
+func TestProfileOfFailingJob(t *testing.T) {
+	dir := t.TempDir()
+	r := mpigo(t, "", "run", "-n", "3", "--profile", dir, rankBin, "ring", "5", "1")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3: %s", r.code, r.stderr)
+	}
+	sum, m := readProfileDir(t, dir)
+	if !strings.Contains(sum, "no profile from ranks 1") {
+		t.Errorf("summary should name rank 1 as missing:\n%s", sum)
+	}
+	for _, rank := range []string{"0", "2"} {
+		if !regexp.MustCompile(`(?m)^\s+` + rank + `\s.*(stopped|error)$`).MatchString(sum) {
+			t.Errorf("rank %s should be in the summary, written when the job failed:\n%s", rank, sum)
+		}
+	}
+	if got := m[[2]int{0, 1}]; got != [2]int{5 * 1024, 5} {
+		t.Errorf("matrix 0->1 = %v, want 5120 bytes in 5 messages", got)
+	}
+}
+
+// The page opens in a real browser with no console error, and draws the matrix: at 4
+// ranks, and at 64 (a tiny program, as the machine may have 2 cores).
+func TestProfileHTMLInChromium(t *testing.T) {
+	browser := ""
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no chromium (apt-get install -y chromium; .ci/run installs it)")
+	}
+	for _, n := range []int{4, 64} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			dir := t.TempDir()
+			r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin, "ring", "3")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			page := "file://" + filepath.Join(dir, "profile.html")
+			args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+				"--user-data-dir=" + filepath.Join(dir, "chrome"), "--enable-logging=stderr", "--v=0"}
+			dom, logs := chromium(t, browser, append(args, "--dump-dom", page)...)
+			if !strings.Contains(dom, `data-status="ok"`) {
+				t.Errorf("the page did not finish drawing: %s\n%s", statusOf(dom), logs)
+			}
+			if strings.Contains(logs, "CONSOLE") || strings.Contains(logs, "Uncaught") {
+				t.Errorf("console messages:\n%s", logs)
+			}
+			shot := filepath.Join(dir, "shot.png")
+			chromium(t, browser, append(args, "--window-size=1200,1000", "--screenshot="+shot, page)...)
+			f, err := os.Open(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			img, err := png.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The matrix's canvas starts at about (17, 80); its cells are pale grey
+			// (nothing sent) or red (the ring). Count red pixels in its area.
+			red, colors := 0, map[[3]uint32]bool{}
+			for y := 60; y < 520 && y < img.Bounds().Dy(); y++ {
+				for x := 0; x < 460; x++ {
+					r, g, b := rgb(img, x, y)
+					colors[[3]uint32{r >> 4, g >> 4, b >> 4}] = true
+					if r > 120 && g < 100 && b < 100 {
+						red++
+					}
+				}
+			}
+			if red < 4*n || len(colors) < 4 {
+				t.Errorf("the screenshot shows no matrix: %d red pixels, %d colours", red, len(colors))
+			}
+		})
+	}
+}
+
+func rgb(img image.Image, x, y int) (uint32, uint32, uint32) {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return r >> 8, g >> 8, b >> 8
+}
+
+func statusOf(dom string) string {
+	i := strings.Index(dom, "data-status=")
+	if i < 0 {
+		return "no status"
+	}
+	return dom[i:min(len(dom), i+200)]
+}
+
+// chromium runs the browser (bounded) and returns its standard output and the console
+// lines of its log.
+func chromium(t *testing.T, browser string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(browser, args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v\n%s", browser, err, errb.String())
+	}
+	var console []string
+	for _, line := range strings.Split(errb.String(), "\n") {
+		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+			console = append(console, line)
+		}
+	}
+	return out.String(), strings.Join(console, "\n")
+}
+
+// Help goes to stdout, with the flags spelt as the README spells them.
+func TestHelpToStdout(t *testing.T) {
+	for _, args := range [][]string{{"run", "--help"}, {"run", "-h"}, {"help", "run"}} {
+		r := mpigo(t, "", args...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("mpigo %v: exit %d, stderr %q; want 0 and nothing on stderr", args, r.code, r.stderr)
+		}
+		for _, f := range []string{"\n  -n INT", "\n  -np INT", "\n  --timeout SECONDS", "\n  --tag-output\n", "\n  --set VALUE", "\n  -x VALUE", "\n  --profile STRING", "\n  --report\n", "\n  --bind-to STRING (default auto)"} {
+			if !strings.Contains(r.stdout, f) {
+				t.Errorf("mpigo %v: help lacks %q:\n%s", args, f, r.stdout)
+			}
+		}
+	}
+	if r := mpigo(t, "", "help"); r.code != 0 || !strings.Contains(r.stdout, "cache") {
+		t.Errorf("mpigo help: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// Every command refuses what it does not know, naming it.
+func TestUnknownFlagsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--bogus", "-n", "1", "true"}, `mpigo run: unknown flag "--bogus"`},
+		{[]string{"info", "--bogus"}, `mpigo info: unknown argument "--bogus"`},
+		{[]string{"version", "--bogus"}, `mpigo version: unknown argument "--bogus"`},
+		{[]string{"cache", "--bogus"}, `mpigo cache: unknown argument "--bogus"`},
+		{[]string{"bogus"}, `mpigo: unknown command "bogus"`},
+	} {
+		r := mpigo(t, "", c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("mpigo %v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// mpigo cache shows the programs mpigo run built, and clean empties it.
+func TestCacheClean(t *testing.T) {
+	env := []string{"XDG_CACHE_HOME=" + t.TempDir()}
+	if r := mpigoEnv(t, env, "", "run", "-n", "1", "./testdata/rankprog", "hello"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r := mpigoEnv(t, env, "", "cache"); r.code != 0 || !strings.Contains(r.stdout, ": 1 programs") {
+		t.Errorf("mpigo cache: exit %d, %q; want 1 program", r.code, r.stdout)
+	}
+	if r := mpigoEnv(t, env, "", "cache", "clean"); r.code != 0 || !strings.Contains(r.stdout, "removed 1 programs") {
+		t.Errorf("mpigo cache clean: exit %d, %q", r.code, r.stdout)
+	}
+	if r := mpigoEnv(t, env, "", "cache"); !strings.Contains(r.stdout, ": 0 programs") {
+		t.Errorf("after clean: %q", r.stdout)
+	}
+}

@@ -1,0 +1,384 @@
+package launch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/wireup"
+)
+
+// What the launcher learns from the ranks' records (internal/prof): their reports at
+// Finalize (--report), their answers when the launcher asks where they are (a job
+// that times out or is interrupted explains itself; a profiled job that fails still
+// gets its ranks' profiles), and, at the end, the job's picture (picture.go).
+
+// queryWait bounds how long the launcher waits for the ranks' answers: a rank whose
+// goroutines cannot run (stopped, or spinning with the runtime's preemption off) does
+// not hold the job's end.
+const queryWait = 2 * time.Second
+
+// answered stores a rank's report or answer.
+func (n *node) answered(c *child, typ byte, body []byte) {
+	n.fmu.Lock()
+	defer n.fmu.Unlock()
+	switch typ {
+	case wireup.MsgReport:
+		r := new(prof.Report)
+		if json.Unmarshal(body, r) == nil {
+			c.report = r
+		}
+	case wireup.MsgState:
+		a := new(prof.Answer)
+		if json.Unmarshal(body, a) == nil {
+			c.answer = a
+		}
+	}
+}
+
+// query asks every local rank still connected where it is (each flushes its profile
+// first) and waits, bounded, for their answers. It returns the answers by rank
+// (nil: none came).
+func (j *Job) query() []*prof.Answer {
+	j.queried = true
+	var asked []*child
+	j.fmu.Lock()
+	for _, c := range j.ranks {
+		c.answer = nil
+	}
+	j.fmu.Unlock()
+	for _, c := range j.ranks {
+		select {
+		case <-c.pmDone:
+			continue
+		default:
+		}
+		if c.write(wireup.MsgQuery, nil) == nil {
+			asked = append(asked, c)
+		}
+	}
+	deadline := time.Now().Add(queryWait)
+	for {
+		j.fmu.Lock()
+		left := 0
+		for _, c := range asked {
+			select {
+			case <-c.pmDone:
+				continue
+			default:
+			}
+			if c.answer == nil {
+				left++
+			}
+		}
+		j.fmu.Unlock()
+		if left == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	out := make([]*prof.Answer, j.spec.N)
+	j.fmu.Lock()
+	for _, c := range j.ranks {
+		out[c.rank] = c.answer
+	}
+	j.fmu.Unlock()
+	return out
+}
+
+// flushRanks, in a failing profiled job, has the surviving ranks write their
+// profiles before they are stopped.
+func (j *Job) flushRanks() {
+	if j.spec.Profile == "" || j.queried {
+		return
+	}
+	j.query()
+}
+
+// explain prints, before a job that timed out or was interrupted is stopped, what
+// each rank is blocked in, and which ranks wait for one that never came.
+func (j *Job) explain(why string) {
+	ans := j.query()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s; what each rank is doing:\n", why)
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "  RANK\tCALL\tCOMM\tPEER\tTAG\tBYTES\tFOR")
+	for r := 0; r < j.spec.N; r++ {
+		a := ans[r]
+		switch {
+		case j.finished[r]:
+			fmt.Fprintf(w, "  %d\t(exited)\t\t\t\t\t\n", r)
+		case a == nil:
+			fmt.Fprintf(w, "  %d\t(no answer: not in MPI yet, or not an mpigo program)\t\t\t\t\t\n", r)
+		case a.Where.Call == "":
+			fmt.Fprintf(w, "  %d\t(not in an MPI call)\t\t\t\t\t\n", r)
+		default:
+			x := a.Where
+			tag := "-"
+			if k := prof.CallNamed(x.Call).Kind(); k == prof.KindSend || k == prof.KindRecv || k == prof.KindWait {
+				tag = tagName(x.Tag)
+			}
+			fmt.Fprintf(w, "  %d\t%s\t%s\t%s\t%s\t%d\t%s\n", r, x.Call, commName(x.Comm, x.Size), peerName(x), tag, x.Bytes, since(x.Blocked))
+		}
+	}
+	w.Flush()
+	for _, line := range diagnose(ans, j.finished) {
+		fmt.Fprintln(&b, line)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		j.diag("%s", line)
+	}
+}
+
+func commName(ctx uint32, size int) string {
+	switch ctx {
+	case 0:
+		return "WORLD"
+	case 2:
+		return "SELF"
+	}
+	return fmt.Sprintf("ctx%d(size %d)", ctx, size)
+}
+
+func peerName(x prof.Where) string {
+	switch {
+	case x.Peer == -1:
+		return "any"
+	case x.Peer == -2:
+		return "null"
+	case x.Peer == prof.NoPeer:
+		return "-"
+	case prof.CallNamed(x.Call).Kind() == prof.KindColl:
+		return fmt.Sprintf("root %d", x.Peer)
+	}
+	return fmt.Sprint(x.Peer)
+}
+
+func tagName(t int) string {
+	if t == -1 {
+		return "any"
+	}
+	if t < -1 {
+		return "-"
+	}
+	return fmt.Sprint(t)
+}
+
+func since(s float64) string {
+	if s < 0 {
+		return "?"
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+// receives are the calls that wait for a message from a peer.
+func receives(c prof.Call) bool {
+	return c == prof.Recv || c == prof.Probe || c == prof.Sendrecv || c == prof.Mrecv
+}
+
+// diagnose says which ranks wait for one that never came: a receive that no rank is
+// sending, a collective some ranks of its communicator never entered.
+func diagnose(ans []*prof.Answer, finished []bool) []string {
+	var out []string
+	doing := func(r int) string {
+		switch {
+		case r < 0 || r >= len(ans):
+			return "not a rank of the job"
+		case finished[r]:
+			return "has exited"
+		case ans[r] == nil:
+			return "did not answer"
+		case ans[r].Where.Call == "":
+			return "is not in an MPI call"
+		}
+		x := ans[r].Where
+		s := "is in " + x.Call
+		if prof.CallNamed(x.Call).Kind() == prof.KindSend || receives(prof.CallNamed(x.Call)) {
+			s += fmt.Sprintf(" (peer %s, tag %s)", peerName(x), tagName(x.Tag))
+		}
+		return s
+	}
+	sendsTo := func(s, r, tag int) bool {
+		if s < 0 || s >= len(ans) || ans[s] == nil {
+			return false
+		}
+		x := ans[s].Where
+		c := prof.CallNamed(x.Call)
+		return c.Kind() == prof.KindSend && x.Peer == r && (tag == -1 || x.Tag == tag)
+	}
+	// Collectives: group the ranks in one by communicator.
+	type key struct {
+		comm uint32
+		call string
+	}
+	in := map[key][]int{}
+	var keys []key
+	for r, a := range ans {
+		if a == nil {
+			continue
+		}
+		x := a.Where
+		c := prof.CallNamed(x.Call)
+		switch {
+		case receives(c) && x.Peer >= 0:
+			if !sendsTo(x.Peer, r, x.Tag) {
+				out = append(out, fmt.Sprintf("rank %d waits in %s for a message from rank %d (tag %s) that never came: rank %d %s",
+					r, x.Call, x.Peer, tagName(x.Tag), x.Peer, doing(x.Peer)))
+			}
+		case receives(c) && x.Peer == -1:
+			any := false
+			for s := range ans {
+				any = any || sendsTo(s, r, x.Tag)
+			}
+			if !any {
+				out = append(out, fmt.Sprintf("rank %d waits in %s for a message from any rank (tag %s) that no rank is sending", r, x.Call, tagName(x.Tag)))
+			}
+		case c.Kind() == prof.KindColl || c == prof.Finalize:
+			k := key{x.Comm, x.Call}
+			if _, ok := in[k]; !ok {
+				keys = append(keys, k)
+			}
+			in[k] = append(in[k], r)
+		}
+	}
+	sort.Slice(keys, func(a, b int) bool { return keys[a].comm < keys[b].comm })
+	for _, k := range keys {
+		rs := in[k]
+		size := ans[rs[0]].Where.Size
+		if len(rs) >= size {
+			continue
+		}
+		if k.call == prof.Finalize.String() && len(rs) == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("%d of %d ranks of %s are in %s (%s)", len(rs), size, commName(k.comm, size), k.call, rankList(rs))
+		if k.comm == 0 { // the world: the missing ones are known
+			var missing []string
+			member := map[int]bool{}
+			for _, r := range rs {
+				member[r] = true
+			}
+			for r := range ans {
+				if !member[r] {
+					missing = append(missing, fmt.Sprintf("rank %d %s", r, doing(r)))
+				}
+			}
+			if k.call == prof.Finalize.String() {
+				msg += "; they wait for the others: " + strings.Join(missing, "; ")
+			} else {
+				msg += "; never entered it: " + strings.Join(missing, "; ")
+			}
+		} else {
+			msg += fmt.Sprintf("; %d members never entered it", size-len(rs))
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+func rankList(rs []int) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, fmt.Sprint(r))
+	}
+	return "ranks " + strings.Join(s, ",")
+}
+
+// endProfile, once every rank is gone, prints the --report lines and draws the
+// picture of a profiled job from the files its ranks wrote.
+func (j *Job) endProfile() {
+	if j.spec.Report {
+		j.printReport()
+	}
+	if j.spec.Profile == "" {
+		return
+	}
+	pic, err := readProfile(j.spec.Profile, j.spec.N)
+	if err != nil {
+		j.diag("profile: %v", err)
+		return
+	}
+	var b strings.Builder
+	pic.summary(&b)
+	j.stderr.write([]byte(b.String()))
+	if err := pic.writeAll(j.spec.Profile, b.String()); err != nil {
+		j.diag("profile: %v", err)
+		return
+	}
+	j.diag("profile of %d ranks in %s: summary.txt, matrix.csv, trace.json (chrome://tracing, ui.perfetto.dev), profile.html",
+		len(pic.ranks), j.spec.Profile)
+}
+
+// printReport prints one line per rank: its time in MPI (--report).
+func (j *Job) printReport() {
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	for _, c := range j.ranks {
+		r := c.report
+		if r == nil && c.answer != nil {
+			r = &c.answer.Report
+		}
+		if r == nil || r.Rank < 0 {
+			j.diag("rank %d: no report (it ended before Finalize, or does not use mpigo)", c.rank)
+			continue
+		}
+		pct := 0.0
+		if r.Wall > 0 {
+			pct = 100 * r.MPI / r.Wall
+		}
+		top := ""
+		if r.Top != "" {
+			top = fmt.Sprintf(", most in %s (%.3f s)", r.Top, r.TopS)
+		}
+		j.diag("rank %d: %.3f s in MPI of %.3f s (%.1f%%), %d calls%s", c.rank, r.MPI, r.Wall, pct, r.Calls, top)
+	}
+}
+
+// prepareProfile makes the profile directory and removes what an earlier job left
+// there (ranks' files and the picture), so that the picture is of this job only.
+func prepareProfile(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, pat := range []string{"rank-*.json", "rank-*.events", "rank-*.json.tmp"} {
+		old, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
+	for _, f := range pictureFiles {
+		os.Remove(filepath.Join(dir, f))
+	}
+	return nil
+}
+
+// setupProfile settles where a profiled job writes: --profile, else the profile
+// setting (--set, the environment, the config file), which the ranks are then given.
+func setupProfile(spec *Spec) error {
+	if spec.Profile == "" {
+		if v, ok := spec.Settings[prof.SettingProfile]; ok {
+			spec.Profile = v
+		} else {
+			spec.Profile = prof.Directory()
+		}
+	}
+	if spec.Profile == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(spec.Profile)
+	if err != nil {
+		return err
+	}
+	spec.Profile = abs
+	if spec.Settings == nil {
+		spec.Settings = map[string]string{}
+	}
+	spec.Settings[prof.SettingProfile] = abs
+	return prepareProfile(abs)
+}

@@ -1,0 +1,347 @@
+package prof
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/config"
+)
+
+var (
+	setProfile = config.String("profile", "",
+		"directory where each rank writes its profile (counters, matrix row, timeline of every MPI call); mpigo run --profile DIR sets it and draws the job's picture there; empty: off")
+	setEvents = config.Int("profile_events", 1<<16,
+		"timeline events a rank keeps in memory before it appends them to its file").Range(1<<10, 1<<24)
+)
+
+// SettingProfile is the name of the profile setting, for the launcher.
+const SettingProfile = "profile"
+
+// Event is one call of the timeline as the file stores it (EventSize bytes, little
+// endian, in this order).
+type Event struct {
+	Start, Dur int64 // ticks
+	Bytes      int64
+	Peer, Tag  int32
+	Comm       uint32
+	Call       Call
+}
+
+// EventSize is the size of an encoded Event.
+const EventSize = 8 + 8 + 8 + 4 + 4 + 4 + 4
+
+// timeline is a buffer of events the recording goroutine appends to and, when it is
+// full, writes out; Flush (from any goroutine) writes what was appended since.
+type timeline struct {
+	ev      []Event
+	head    uint64 // events appended (published: Flush reads up to it)
+	flushed int    // events written to the file
+	f       *os.File
+	buf     []byte
+}
+
+func (t *timeline) add(call Call, word uint64, start, end int64, n int) {
+	if concurrent {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	h := int(load(&t.head))
+	if h == len(t.ev) {
+		if !concurrent {
+			mu.Lock()
+		}
+		t.write()
+		publish(&t.head, 0)
+		t.flushed = 0
+		if !concurrent {
+			mu.Unlock()
+		}
+		h = 0
+	}
+	p := load(&cur.peer)
+	t.ev[h] = Event{Start: start, Dur: end - start, Bytes: int64(n), Peer: int32(uint32(p)), Tag: int32(uint32(p >> 32)),
+		Comm: uint32(word >> 8), Call: call}
+	publish(&t.head, uint64(h+1))
+}
+
+// write appends the events not yet written to the file (mu held).
+func (t *timeline) write() {
+	h := int(atomic.LoadUint64(&t.head))
+	if t.f == nil || h <= t.flushed {
+		return
+	}
+	b := t.buf[:0]
+	for _, e := range t.ev[t.flushed:h] {
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.Start))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.Dur))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.Bytes))
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.Peer))
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.Tag))
+		b = binary.LittleEndian.AppendUint32(b, e.Comm)
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.Call))
+	}
+	t.buf = b
+	t.f.Write(b) // a full disk loses events, never the job
+	t.flushed = h
+}
+
+// Process facts recorded at Start.
+var (
+	rank, size int
+	host       string
+	dir        string
+	start      pair
+	started    atomic.Bool
+)
+
+// Start begins the rank's record once MPI is up: rank and size of the world, and
+// whether calls may overlap (a program at ThreadMultiple). With the profile setting
+// on, every call is timed and goes into the timeline.
+func Start(r, n int, multi bool) error {
+	mu.Lock()
+	defer mu.Unlock()
+	rank, size, concurrent = r, n, multi
+	host, _ = os.Hostname()
+	matBytes, matMsgs = make([]uint64, n), make([]uint64, n)
+	start = pairNow()
+	started.Store(true)
+	dir = setProfile.Get()
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		dir = ""
+		return fmt.Errorf("profile directory: %v", err)
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.events", r)))
+	if err != nil {
+		dir = ""
+		return fmt.Errorf("profile: %v", err)
+	}
+	tl.f, tl.ev = f, make([]Event, setEvents.Get())
+	tl.buf = make([]byte, 0, len(tl.ev)*EventSize)
+	timed = true
+	return nil
+}
+
+// Directory is the profile setting's value: where ranks write their profiles.
+func Directory() string { return setProfile.Get() }
+
+// Dir is the directory this rank profiles into, "" when the profile is off.
+func Dir() string { mu.Lock(); defer mu.Unlock(); return dir }
+
+// CallTotals is one call's totals as a rank writes them.
+type CallTotals struct {
+	Call  string
+	Kind  string
+	N     uint64
+	Bytes uint64
+	Timed uint64
+	Ns    float64 // time in the call (measured, or estimated from samples)
+	Hist  []uint64
+}
+
+// Profile is what a rank writes at its end (rank-N.json).
+type Profile struct {
+	Rank, Size int
+	Host       string
+	Pid        int
+	Reason     string    // "finalize", "abort", "error", "stopped" (the launcher asked)
+	Start, End time.Time // wall clock of Start and of this write
+	Wall       float64   // seconds from Start to this write
+	MPI        float64   // seconds in MPI calls
+	Calls      []CallTotals
+	SentBytes  []uint64 // to each world rank
+	SentMsgs   []uint64
+	// Clock converts the timeline's ticks: Unix ns = Unix0 + (ticks-Ticks0)*NsPerTick.
+	Ticks0    int64
+	Unix0     int64
+	NsPerTick float64
+}
+
+// nsPerTick converts ticks, measured from Start to now.
+func nsPerTick(now pair) float64 {
+	if now.Ticks <= start.Ticks || now.Unix <= start.Unix {
+		return 1
+	}
+	return float64(now.Unix-start.Unix) / float64(now.Ticks-start.Ticks)
+}
+
+// snapshot reads the counters (from any goroutine).
+func snapshot(reason string) *Profile {
+	now := pairNow()
+	k := nsPerTick(now)
+	p := &Profile{Rank: rank, Size: size, Host: host, Pid: os.Getpid(), Reason: reason,
+		Start: time.Unix(0, start.Unix), End: time.Unix(0, now.Unix),
+		Wall: float64(now.Unix-start.Unix) / 1e9, Ticks0: start.Ticks, Unix0: start.Unix, NsPerTick: k}
+	for i := Call(1); i < NumCalls; i++ {
+		c := &counts[i]
+		n := atomic.LoadUint64(&c.N)
+		if n == 0 {
+			continue
+		}
+		t := CallTotals{Call: i.String(), Kind: i.Kind().String(), N: n, Bytes: atomic.LoadUint64(&c.Bytes),
+			Timed: atomic.LoadUint64(&c.Timed), Hist: make([]uint64, HistBuckets)}
+		ticks := float64(atomic.LoadUint64(&c.Ticks))
+		if t.Timed > 0 && t.Timed < n && i < Barrier && i > Finalize {
+			// Short calls were sampled; the unsampled ones that waited were measured in
+			// full and are in ticks already, so this slightly overstates them: the
+			// error is the samples' mean times the waits, negligible next to a wait.
+			ticks *= float64(n) / float64(t.Timed)
+		}
+		t.Ns = ticks * k
+		for b := range t.Hist {
+			t.Hist[b] = atomic.LoadUint64(&c.Hist[b])
+		}
+		p.MPI += t.Ns / 1e9
+		p.Calls = append(p.Calls, t)
+	}
+	p.SentBytes = make([]uint64, len(matBytes))
+	p.SentMsgs = make([]uint64, len(matMsgs))
+	for i := range matBytes {
+		p.SentBytes[i] = atomic.LoadUint64(&matBytes[i])
+		p.SentMsgs[i] = atomic.LoadUint64(&matMsgs[i])
+	}
+	return p
+}
+
+// Flush writes the rank's profile (rank-N.json) and the timeline's events not yet
+// written, when the profile is on. reason says why (see Profile.Reason). It may be
+// called more than once and from any goroutine; the last call's file stands.
+func Flush(reason string) error {
+	if !started.Load() {
+		return nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if dir == "" {
+		return nil
+	}
+	tl.write()
+	p := snapshot(reason)
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(dir, fmt.Sprintf("rank-%d.json", rank))
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+// Report is a rank's one-line account for mpigo run --report.
+type Report struct {
+	Rank  int
+	Wall  float64 // seconds from Init to now
+	MPI   float64 // seconds in MPI calls
+	Calls uint64
+	Top   string  // the call with the most time
+	TopS  float64 // its seconds
+}
+
+// Summary returns the rank's report so far.
+func Summary() Report {
+	if !started.Load() {
+		return Report{Rank: -1}
+	}
+	p := snapshot("")
+	r := Report{Rank: p.Rank, Wall: p.Wall, MPI: p.MPI}
+	for _, c := range p.Calls {
+		r.Calls += c.N
+		if c.Ns/1e9 > r.TopS {
+			r.Top, r.TopS = c.Call, c.Ns/1e9
+		}
+	}
+	return r
+}
+
+// Where is the call a rank is in, as State reports it.
+type Where struct {
+	Rank    int
+	Call    string // "" when not in MPI
+	Comm    uint32 // the communicator's context id (0: the world)
+	Size    int    // its size
+	Peer    int    // world rank; AnySource (-1), ProcNull (-2), NoPeer (-3), or a collective's root as a rank of the communicator
+	Tag     int
+	Bytes   int64
+	Blocked float64 // seconds since it entered the call or began to wait; -1 unknown
+}
+
+// State returns the call the rank is in now, read when two reads agree (the
+// recording goroutine writes it with plain stores).
+func State() Where {
+	var a, b current
+	for i := 0; i < 100; i++ {
+		a = readCur()
+		b = readCur()
+		if a == b {
+			break
+		}
+	}
+	w := Where{Rank: rank, Peer: -1, Blocked: -1}
+	call := Call(a.call & 0xff)
+	if call == None || call >= NumCalls {
+		return w
+	}
+	w.Call = call.String()
+	w.Comm = uint32(a.call >> 8)
+	w.Size = int(uint32(a.call >> 40))
+	w.Peer = int(int32(uint32(a.peer)))
+	w.Tag = int(int32(uint32(a.peer >> 32)))
+	w.Bytes = int64(a.bytes)
+	if a.since != 0 && started.Load() {
+		now := pairNow()
+		w.Blocked = float64(now.Ticks-int64(a.since)) * nsPerTick(now) / 1e9
+	}
+	return w
+}
+
+func readCur() current {
+	return current{atomic.LoadUint64(&cur.call), atomic.LoadUint64(&cur.peer),
+		atomic.LoadUint64(&cur.bytes), atomic.LoadUint64(&cur.since)}
+}
+
+// StateMessage is the rank's answer to the launcher's question (JSON of State and
+// Summary).
+func StateMessage() []byte {
+	b, _ := json.Marshal(Answer{Where: State(), Report: Summary()})
+	return b
+}
+
+// Answer is StateMessage's content.
+type Answer struct {
+	Where  Where
+	Report Report
+}
+
+// ReportMessage is the rank's report at Finalize (JSON of Summary).
+func ReportMessage() []byte {
+	b, _ := json.Marshal(Summary())
+	return b
+}
+
+var lastErrorFlush atomic.Int64
+
+// OnError is called by the facade's error seam for every error a call returns: a
+// program often exits on one (a failed peer), so a profiled rank writes its profile
+// then, at most once every errorFlushGap (a program that meets errors in a loop does
+// not write at every one).
+func OnError() {
+	if !timed {
+		return
+	}
+	now := time.Now().UnixNano()
+	if last := lastErrorFlush.Load(); now-last < int64(errorFlushGap) || !lastErrorFlush.CompareAndSwap(last, now) {
+		return
+	}
+	Flush("error")
+}
+
+const errorFlushGap = 100 * time.Millisecond

@@ -1,0 +1,3 @@
+package prof
+
+func ticks() int64
