@@ -4,12 +4,14 @@
 //	mpigo run -n 4 ./examples/pi          build the package once, run it as 4 ranks
 //	mpigo run -n 2 --tag-output hostname  any program
 //	mpigo info                            version, machine, every setting and its source
+//	mpigo cc -O2 -o ring ring.c           compile a C program against the MPI standard ABI
 package main
 
 import (
 	"fmt"
 	"os"
 
+	"github.com/mpigo/mpigo/abi"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/mpi"
 )
@@ -20,6 +22,9 @@ func usage() {
 commands:
   run      run a program as an MPI job: mpigo run -n N PROGRAM [ARGS...]
   info     show the version, the machine and every runtime setting
+  cc       compile and link a C program against mpigo (MPI standard ABI): mpigo cc -o x x.c
+  cxx      the same for C++
+  abi      abi install --prefix DIR: lay out include/, lib/ and bin/mpicc for build systems
   version  print the version
 
 Run 'mpigo run -h' for the flags of run.
@@ -36,6 +41,12 @@ func main() {
 		os.Exit(runCmd(os.Args[2:]))
 	case "info":
 		os.Exit(infoCmd(os.Args[2:]))
+	case "cc", "mpicc":
+		os.Exit(abi.CC(os.Args[2:], false))
+	case "cxx", "c++", "mpicxx":
+		os.Exit(abi.CC(os.Args[2:], true))
+	case "abi":
+		os.Exit(abiCmd(os.Args[2:]))
 	case "agent": // started by another mpigo over ssh or --launch-agent; speaks on stdin/stdout
 		os.Exit(launch.RunAgent(os.Stdin, os.Stdout))
 	case "version", "--version", "-version":
