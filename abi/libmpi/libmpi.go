@@ -27,6 +27,23 @@
 //     from abi/gen/procs.txt and checks the Go exports' parameter types against the
 //     prototypes.
 //
+// Implemented (230 of the standard's 660 procedures, each with its _c form where it
+// has one and its PMPI_ twin): MPI_Init, MPI_Init_thread (every level), MPI_Finalize,
+// MPI_Abort, the environment queries and MPI_Wtime; point-to-point in every mode,
+// blocking, nonblocking and persistent, probe and matched probe, the Wait/Test
+// families, cancellation, statuses and counts, the buffered sends' buffer; the
+// blocking collectives, with MPI_IN_PLACE, and the nonblocking forms of Barrier,
+// Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Scan and Exscan;
+// derived datatypes (contiguous, vector, hvector, indexed, hindexed, the block forms,
+// struct, resized, subarray, dup), their sizes, extents and names, MPI_Get_address,
+// pack and unpack; predefined and C user reductions, MPI_Reduce_local;
+// communicators (dup, split, split_type shared, create, create_group, intercomm
+// create and merge, compare, names) and groups; C error handlers, error classes,
+// codes and strings; attributes with C copy and delete callbacks (and MPI_COMM_SELF's
+// deleted at Finalize), the predefined attributes; MPI_Pcontrol; the handle-integer
+// conversions and status accessors of MPI 5.0. Everything else is a stub returning
+// MPI_ERR_UNSUPPORTED_OPERATION (docs/ARCHITECTURE.md, the C ABI, lists it).
+//
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),
 // uintptr (a handle) and unsafe.Pointer (any pointer): a handle held in a Go pointer
 // type would be a small integer where the garbage collector expects an address.
