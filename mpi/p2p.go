@@ -363,8 +363,23 @@ func (r *Request) Free() error {
 	return r.c.fail("Free", mapErr("Free", core.FreeRequest(&r.q)))
 }
 
-// Start starts an inactive persistent request.
-func (r *Request) Start() error { return r.c.fail("Start", mapErr("Start", core.Start(&r.q))) }
+// Start starts an inactive persistent request (a persistent send or receive, or a
+// persistent collective).
+func (r *Request) Start() error {
+	if r.x != nil {
+		// A persistent collective: an error of its run went through the handler as
+		// the run began.
+		if err := r.x.Start("Start"); err != nil {
+			return r.c.fail("Start", err)
+		}
+		return nil
+	}
+	return r.c.fail("Start", mapErr("Start", core.Start(&r.q)))
+}
+
+// inactive reports whether completion calls treat r as the null request: it is null,
+// or a persistent collective not started.
+func (r *Request) inactive() bool { return r.IsNull() || (r.x != nil && !r.x.Active()) }
 
 func engReqs(rs []Request, buf []p2p.Request) []p2p.Request {
 	buf = buf[:0]
@@ -389,10 +404,14 @@ func (c *Comm) orWorld() *Comm {
 
 // Startall starts every request of rs.
 func Startall(rs []Request) error {
-	qs := engReqs(rs, nil)
-	err := core.Startall(qs)
-	putBack(rs, qs)
-	return mapErr("Startall", err)
+	// In the order given, as MPI_Startall does: persistent collectives must start in
+	// the same order on every member.
+	for i := range rs {
+		if err := rs[i].Start(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Waitall waits for every request of rs; sts, if not nil, gets their statuses (it must
@@ -449,7 +468,7 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 	poll := func() bool {
 		live := false
 		for k := range rs {
-			if rs[k].IsNull() {
+			if rs[k].inactive() {
 				continue
 			}
 			live = true
@@ -564,7 +583,7 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 		poll := func() bool {
 			live := false
 			for i := range rs {
-				if rs[i].IsNull() {
+				if rs[i].inactive() {
 					continue
 				}
 				live = true
