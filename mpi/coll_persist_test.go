@@ -102,7 +102,9 @@ func TestPersistentCollectives(t *testing.T) {
 			}, func(s, r []int32) error { return mpi.Alltoallv(w, s, cnt, dsp, r, cnt, dsp) }),
 			mk("AlltoallwInit", n*k, n*k, func(s, r []int32) (mpi.Request, error) {
 				return mpi.AlltoallwInit(w, s, cnt, bytes(dsp), types(n), r, cnt, bytes(dsp), types(n))
-			}, func(s, r []int32) error { return mpi.Alltoallw(w, s, cnt, bytes(dsp), types(n), r, cnt, bytes(dsp), types(n)) }),
+			}, func(s, r []int32) error {
+				return mpi.Alltoallw(w, s, cnt, bytes(dsp), types(n), r, cnt, bytes(dsp), types(n))
+			}),
 			mk("ReduceScatterBlockInit", n*k, k, func(s, r []int32) (mpi.Request, error) { return mpi.ReduceScatterBlockInit(w, s, r, mpi.Sum) },
 				func(s, r []int32) error { return mpi.ReduceScatterBlock(w, s, r, mpi.Sum) }),
 			mk("ReduceScatterBlockInitBuf", n*k, k, func(s, r []int32) (mpi.Request, error) {
