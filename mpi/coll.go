@@ -46,11 +46,17 @@ func vec[T Elem](b []T) core.Vec {
 
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier() error {
+	if c.special() {
+		return c.coll("Barrier", func() (*core.Pending, error) { return c.dev().Ibarrier("Barrier") })
+	}
 	return c.fail("Barrier", c.dev().Barrier("Barrier"))
 }
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
+	if c.special() {
+		return c.coll("Bcast", func() (*core.Pending, error) { return c.dev().Ibcast("Bcast", vec(buf), root) })
+	}
 	v := vec(buf)
 	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
 }
@@ -63,6 +69,9 @@ func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 	if err != nil {
 		return c.fail("Reduce", err)
 	}
+	if c.special() {
+		return c.coll("Reduce", func() (*core.Pending, error) { return c.dev().Ireduce("Reduce", vec(send), vec(recv), r, root) })
+	}
 	s, rv := vec(send), vec(recv)
 	return c.fail("Reduce", c.dev().Reduce("Reduce", &s, &rv, &r, root))
 }
@@ -74,6 +83,9 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 	if err != nil {
 		return c.fail("Allreduce", err)
 	}
+	if c.special() {
+		return c.coll("Allreduce", func() (*core.Pending, error) { return c.dev().Iallreduce("Allreduce", vec(send), vec(recv), r) })
+	}
 	s, rv := vec(send), vec(recv)
 	return c.fail("Allreduce", c.dev().Allreduce("Allreduce", &s, &rv, &r))
 }
@@ -82,6 +94,9 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 // (recv is Size()*len(send) long at root, ignored elsewhere). In place at root: send is
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
+	if c.special() {
+		return c.coll("Gather", func() (*core.Pending, error) { return c.dev().Gather("Gather", vec(send), vec(recv), root, true) })
+	}
 	_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
 	return c.fail("Gather", err)
 }
@@ -89,6 +104,11 @@ func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 // Gatherv is Gather with rank i's block of counts[i] elements at recv[displs[i]:];
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	if c.special() {
+		return c.coll("Gatherv", func() (*core.Pending, error) {
+			return c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, true)
+		})
+	}
 	_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
 	return c.fail("Gatherv", err)
 }
@@ -96,6 +116,9 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 // Scatter sends block i of root's send (Size()*len(recv) elements) to rank i's recv.
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
+	if c.special() {
+		return c.coll("Scatter", func() (*core.Pending, error) { return c.dev().Scatter("Scatter", vec(send), vec(recv), root, true) })
+	}
 	_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
 	return c.fail("Scatter", err)
 }
@@ -103,6 +126,11 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 // Scatterv is Scatter with rank i's block of counts[i] elements at send[displs[i]:];
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	if c.special() {
+		return c.coll("Scatterv", func() (*core.Pending, error) {
+			return c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, true)
+		})
+	}
 	_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
 	return c.fail("Scatterv", err)
 }
@@ -111,6 +139,9 @@ func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 // elements), rank i's at recv[i*len(send):]. In place: send is InPlace[T]() and this
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
+	if c.special() {
+		return c.coll("Allgather", func() (*core.Pending, error) { return c.dev().Allgather("Allgather", vec(send), vec(recv), true) })
+	}
 	_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
 	return c.fail("Allgather", err)
 }
@@ -118,6 +149,11 @@ func Allgather[T Elem](c *Comm, send, recv []T) error {
 // Allgatherv is Allgather with rank i's block of counts[i] elements at recv[displs[i]:].
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
+	if c.special() {
+		return c.coll("Allgatherv", func() (*core.Pending, error) {
+			return c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, true)
+		})
+	}
 	_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
 	return c.fail("Allgatherv", err)
 }
@@ -126,6 +162,9 @@ func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 // of its recv; send and recv are Size() blocks of equal length. In place: send is
 // InPlace[T]() and the blocks to send are in recv.
 func Alltoall[T Elem](c *Comm, send, recv []T) error {
+	if c.special() {
+		return c.coll("Alltoall", func() (*core.Pending, error) { return c.dev().Alltoall("Alltoall", vec(send), vec(recv), true) })
+	}
 	_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
 	return c.fail("Alltoall", err)
 }
@@ -134,6 +173,11 @@ func Alltoall[T Elem](c *Comm, send, recv []T) error {
 // send is InPlace[T]() (scounts and sdispls are then ignored), and the data to send is
 // in recv, laid out by rcounts and rdispls.
 func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	if c.special() {
+		return c.coll("Alltoallv", func() (*core.Pending, error) {
+			return c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, true)
+		})
+	}
 	_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
 	return c.fail("Alltoallv", err)
 }
@@ -142,6 +186,11 @@ func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 // leaves block i of the result in rank i's recv. In place: send is InPlace[T](), recv
 // holds the whole input and gets the result in recv[:len(recv)/Size()].
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
+	if c.special() {
+		return c.coll("ReduceScatterBlock", func() (*core.Pending, error) {
+			return reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, true)
+		})
+	}
 	_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
 	return c.fail("ReduceScatterBlock", err)
 }
@@ -158,6 +207,9 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 // the counts[i] elements of block i of the result in rank i's recv. In place: send is
 // InPlace[T](), recv holds the whole input and gets the result in recv[:counts[rank]].
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
+	if c.special() {
+		return c.coll("ReduceScatter", func() (*core.Pending, error) { return reduceScatter("ReduceScatter", c, send, recv, counts, op, true) })
+	}
 	_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
 	return c.fail("ReduceScatter", err)
 }
@@ -173,6 +225,9 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 // Scan leaves in rank r's recv the combination with op of the sends of ranks 0..r, in
 // rank order. In place: send is InPlace[T]() and the input is in recv.
 func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
+	if c.special() {
+		return c.coll("Scan", func() (*core.Pending, error) { return scan("Scan", c, send, recv, op, false, true) })
+	}
 	_, err := scan("Scan", c, send, recv, op, false, false)
 	return c.fail("Scan", err)
 }
@@ -180,6 +235,9 @@ func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 // Exscan leaves in rank r's recv the combination of the sends of ranks 0..r-1; rank
 // 0's recv is left as it was. In place: send is InPlace[T]().
 func Exscan[T Elem](c *Comm, send, recv []T, op Op) error {
+	if c.special() {
+		return c.coll("Exscan", func() (*core.Pending, error) { return scan("Exscan", c, send, recv, op, true, true) })
+	}
 	_, err := scan("Exscan", c, send, recv, op, true, false)
 	return c.fail("Exscan", err)
 }

@@ -78,12 +78,15 @@ func (c *Comm) status(st p2p.Status) (s Status) {
 }
 
 func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
-	if d := c.dev(); d.DirectSend(dest, tag) {
+	if d := c.dev(); d.DirectSend(dest, tag) && c.ctx == nil {
 		// The common case in one call: no rank to translate, nothing to check further.
 		if err := d.SendDirect(p2p.Bytes(b), dest, tag, mode); err != nil {
 			return c.fail(op, mapErr(op, err))
 		}
 		return nil
+	}
+	if c != nil && c.ctx != nil {
+		return sendCtx(op, c, p2p.Bytes(b), dest, tag, mode)
 	}
 	return c.fail(op, c.dev().Send(op, p2p.Bytes(b), dest, tag, mode))
 }
@@ -130,8 +133,10 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 		n       int64
 		err     error
 	)
-	if d := c.dev(); d.DirectRecv(src, tag) {
+	if d := c.dev(); d.DirectRecv(src, tag) && c.ctx == nil {
 		from, t, n, err = d.RecvDirect(p2p.Bytes(b), src, tag)
+	} else if c != nil && c.ctx != nil {
+		return recvCtx(st, op, c, p2p.Bytes(b), src, tag)
 	} else {
 		from, t, n, err = d.Recv(op, p2p.Bytes(b), src, tag)
 	}
@@ -153,8 +158,14 @@ func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 	}
 	if err := send("Sendrecv", c, asBytes(sendbuf), dest, sendtag, p2p.Standard); err != nil {
 		q.Cancel()
+		q.c = c.base()
 		q.Wait()
 		return Status{}, err
+	}
+	if c.ctx != nil {
+		var ps p2p.Status
+		err := c.endRecv("Sendrecv", &q.q, &ps)
+		return c.status(ps), c.fail("Sendrecv", err)
 	}
 	return q.Wait()
 }
@@ -268,11 +279,17 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 // Wait waits for r to complete and returns its status.
 func (r *Request) Wait() (st Status, err error) {
 	if r.x != nil {
+		if r.c != nil && r.c.ctx != nil {
+			return r.WaitContext(r.c.ctx)
+		}
 		err = r.x.Wait()
 		if xerr := r.xReport(&st, true); err == nil {
 			err = xerr
 		}
 		return st, r.c.fail("Wait", err)
+	}
+	if r.c != nil && r.c.ctx != nil {
+		return r.WaitContext(r.c.ctx)
 	}
 	var ps p2p.Status
 	err = core.WaitInto(&r.q, &ps)
@@ -402,8 +419,18 @@ func Waitall(rs []Request, sts []Status) error {
 	if sts != nil {
 		ps = make([]p2p.Status, len(rs))
 	}
-	err := core.Waitall(qs, ps)
+	ctx := ctxOf(rs)
+	if ctx != nil && ps == nil {
+		ps = make([]p2p.Status, len(rs))
+	}
+	err := core.WaitallCtx(ctx, qs, ps)
 	putBack(rs, qs)
+	if isCtx(ctx, err) {
+		for i := range sts[:min(len(sts), len(rs))] {
+			sts[i] = rs[i].c.orWorld().status(ps[i]) // empty for the pending ones
+		}
+		return ctxErr("Waitall", err, "gave up when its context ended; the requests not completed are still pending")
+	}
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].c.orWorld().status(ps[i])
 	}
@@ -575,6 +602,13 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 // Probe waits for a message from src (or AnySource) with tag (or AnyTag) and describes
 // it, without receiving it.
 func (c *Comm) Probe(src, tag int) (Status, error) {
+	if c != nil && c.ctx != nil {
+		st, err := c.dev().ProbeCtx(c.ctx, "Probe", src, tag)
+		if isCtx(c.ctx, err) {
+			err = ctxErr("Probe", err, "gave up when its context ended")
+		}
+		return c.status(st), c.fail("Probe", err)
+	}
 	st, err := c.dev().Probe("Probe", src, tag)
 	return c.status(st), c.fail("Probe", err)
 }
@@ -594,6 +628,16 @@ type Message struct {
 
 // Mprobe waits for a matching message and takes it for Mrecv.
 func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
+	for c != nil && c.ctx != nil {
+		// Probe under the context, then take the message; another goroutine may take
+		// it first, and then the probe starts again.
+		if _, err := c.Probe(src, tag); err != nil {
+			return Message{}, Status{}, err
+		}
+		if m, st, ok, err := c.Improbe(src, tag); ok || err != nil {
+			return m, st, err
+		}
+	}
 	m, st, err := c.dev().Mprobe("Mprobe", src, tag)
 	return Message{m, c}, c.status(st), c.fail("Mprobe", err)
 }

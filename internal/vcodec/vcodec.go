@@ -288,19 +288,18 @@ type Dec struct {
 // value deeper than that is taken for a cycle (a cyclic value has no finite encoding).
 const maxDepth = 1 << 14
 
-// header: magic, version, flags, reserved, the type's hash, then the sender's type
-// name (uvarint length and bytes), then the value.
+// The header: magic, version, two reserved bytes, the type's hash (8 bytes), the
+// caller's out-of-band sequence number (4) and the number of out-of-band slices (4),
+// then the sender's type name (uvarint length and bytes), then the value.
 const (
 	magic      = 0x56 // 'V'
 	version    = 1
-	fixedHead  = 12
-	flagOOB    = 1
-	headerSeqO = 12 // where Encode leaves room for the caller's 4-byte out-of-band sequence
+	headerSeqO = 12
+	headerOOBO = 16
 )
 
-// HeaderSize is the bytes before the sender's type name: magic, version, flags, a
-// reserved byte, the type hash (8), the out-of-band sequence (4).
-const HeaderSize = 16
+// HeaderSize is the bytes before the sender's type name.
+const HeaderSize = 20
 
 // Encode writes the message of the value at p (of c's type) to e.Buf, which it resets,
 // and lists out-of-band slices in e.OOB.
@@ -316,20 +315,21 @@ func (c *Codec) Encode(e *Enc, p unsafe.Pointer) error {
 	if e.err != nil {
 		return fmt.Errorf("encoding a value of type %s: %w", c.name, e.err)
 	}
-	if len(e.OOB) > 0 {
-		e.Buf[2] |= flagOOB
-	}
+	binary.LittleEndian.PutUint32(e.Buf[headerOOBO:], uint32(len(e.OOB)))
 	return nil
 }
 
 // SetSeq stores the caller's out-of-band sequence number in an encoded message.
 func SetSeq(msg []byte, seq uint32) { binary.LittleEndian.PutUint32(msg[headerSeqO:], seq) }
 
-// Seq is the out-of-band sequence number of a message (that Check accepted).
-func Seq(msg []byte) uint32 { return binary.LittleEndian.Uint32(msg[headerSeqO:]) }
-
-// HasOOB reports whether a message (that Check accepted) has out-of-band slices.
-func HasOOB(msg []byte) bool { return msg[2]&flagOOB != 0 }
+// OOB returns a message's out-of-band sequence number and the number of its
+// out-of-band slices; ok is false for bytes too short to be a message.
+func OOB(msg []byte) (seq, n uint32, ok bool) {
+	if len(msg) < HeaderSize || msg[0] != magic {
+		return 0, 0, false
+	}
+	return binary.LittleEndian.Uint32(msg[headerSeqO:]), binary.LittleEndian.Uint32(msg[headerOOBO:]), true
+}
 
 // MismatchError is a message holding a value of another type than the one asked for.
 type MismatchError struct{ Got, Want string }

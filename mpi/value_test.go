@@ -1,0 +1,186 @@
+package mpi_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// Values of every shape the value calls must carry.
+type vInner struct {
+	Label string
+	Xs    []float64
+}
+
+type vRecord struct {
+	ID     int
+	Name   string
+	Data   []byte
+	Tags   map[string]int
+	In     vInner
+	Ins    []vInner
+	Ptr    *vInner
+	Grid   [][]int32
+	Nil    []int
+	Empty  []string
+	NilMap map[string]int
+	Big    []float64 // out of band when long
+}
+
+func sampleRecord(rank, big int) vRecord {
+	r := vRecord{
+		ID: rank, Name: fmt.Sprintf("rank %d", rank), Data: []byte("bytes"),
+		Tags:  map[string]int{"a": rank, "b": 2},
+		In:    vInner{"in", []float64{1, float64(rank)}},
+		Ins:   []vInner{{"x", nil}, {"", []float64{}}},
+		Ptr:   &vInner{"p", []float64{3}},
+		Grid:  [][]int32{{1, 2}, nil, {}},
+		Empty: []string{},
+	}
+	if big > 0 {
+		r.Big = make([]float64, big)
+		for i := range r.Big {
+			r.Big[i] = float64(rank*big + i)
+		}
+	}
+	return r
+}
+
+// valueJob runs body on n ranks, over shared memory and, as a subtest, forced TCP.
+func valueJob(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
+	t.Helper()
+	for _, tr := range []string{"shm", "tcp"} {
+		t.Run(tr, func(t *testing.T) {
+			set := map[string]string{}
+			if tr == "tcp" {
+				set["transports"] = "self,tcp"
+			}
+			res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set}, func(t *testing.T) {
+				must(t, mpi.Init())
+				body(t, mpi.World.Rank(), mpi.World.Size())
+				must(t, mpi.Finalize())
+			})
+			if !mpitest.IsRank(t) && res.Code != 0 {
+				t.Fatalf("job of %d ranks failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+func wantEqual[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: got %+v\nwant %+v", what, got, want)
+	}
+}
+
+// TestValuePointToPoint: every point-to-point value call carries maps, nested
+// structs, slices of structs, strings, nil and empty values, and large out-of-band
+// slices, around a ring.
+func TestValuePointToPoint(t *testing.T) {
+	valueJob(t, 3, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		next, prev := (rank+1)%size, (rank+size-1)%size
+		for _, big := range []int{0, 100, 1 << 16} {
+			// SendValue / RecvValue (the even ranks send first).
+			if rank%2 == 0 {
+				must(t, mpi.SendValue(w, sampleRecord(rank, big), next, 1))
+			}
+			got, st, err := mpi.RecvValue[vRecord](w, prev, 1)
+			must(t, err)
+			if rank%2 == 1 {
+				must(t, mpi.SendValue(w, sampleRecord(rank, big), next, 1))
+			}
+			wantEqual(t, "RecvValue", got, sampleRecord(prev, big))
+			if st.Source != prev || st.Tag != 1 || st.Bytes() < int64(8*big) {
+				t.Fatalf("status %+v (%d bytes)", st, st.Bytes())
+			}
+			// IsendValue / IrecvValue, the receive posted first.
+			rr, err := mpi.IrecvValue[vRecord](w, mpi.AnySource, 2)
+			must(t, err)
+			sr, err := mpi.IsendValue(w, sampleRecord(rank, big), next, 2)
+			must(t, err)
+			got, st, err = rr.Wait()
+			must(t, err)
+			wantEqual(t, "IrecvValue", got, sampleRecord(prev, big))
+			if st.Source != prev {
+				t.Fatalf("IrecvValue from %d, want %d", st.Source, prev)
+			}
+			_, _, err = sr.Wait()
+			must(t, err)
+			// SendrecvValue.
+			got, _, err = mpi.SendrecvValue[vRecord, vRecord](w, sampleRecord(rank, big), next, 3, prev, 3)
+			must(t, err)
+			wantEqual(t, "SendrecvValue", got, sampleRecord(prev, big))
+		}
+		// Other types, nil and empty values.
+		m, _, err := mpi.SendrecvValue[map[string]int, map[string]int](w, map[string]int{"k": rank}, next, 4, prev, 4)
+		must(t, err)
+		wantEqual(t, "map", m, map[string]int{"k": prev})
+		s, _, err := mpi.SendrecvValue[string, string](w, "", next, 4, prev, 4)
+		must(t, err)
+		wantEqual(t, "empty string", s, "")
+		var nilMap map[string]int
+		m, _, err = mpi.SendrecvValue[map[string]int, map[string]int](w, nilMap, next, 4, prev, 4)
+		must(t, err)
+		if m != nil {
+			t.Fatalf("nil map arrived as %v", m)
+		}
+		ps, _, err := mpi.SendrecvValue[[]*vInner, []*vInner](w, []*vInner{nil, {"q", nil}}, next, 4, prev, 4)
+		must(t, err)
+		wantEqual(t, "pointers", ps, []*vInner{nil, {"q", nil}})
+		// ProcNull: nothing moves.
+		must(t, mpi.SendValue(w, 5, mpi.ProcNull, 0))
+		z, st, err := mpi.RecvValue[int](w, mpi.ProcNull, 0)
+		if err != nil || z != 0 || st.Source != mpi.ProcNull {
+			t.Fatalf("from ProcNull: %v %+v %v", z, st, err)
+		}
+	})
+}
+
+// TestValueErrors: a type that cannot be sent is refused naming the field; a
+// receive of the wrong type names both types and leaves the communicator usable,
+// also when the value had out-of-band slices.
+func TestValueErrors(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		type bad struct {
+			Jobs []struct{ Done chan bool }
+		}
+		err := mpi.SendValue(w, bad{}, 1-rank, 0)
+		if !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), ".Jobs[i].Done") {
+			t.Fatalf("chan field: %v", err)
+		}
+		if err := mpi.SendValue(w, func() {}, 1-rank, 0); !errors.Is(err, mpi.ErrType) {
+			t.Fatalf("func: %v", err)
+		}
+		if rank == 0 {
+			must(t, mpi.SendValue(w, map[string]int{"a": 1}, 1, 5))
+			must(t, mpi.SendValue(w, make([]float64, 1<<15), 1, 5)) // out of band
+			must(t, mpi.SendValue(w, "after", 1, 5))
+		} else {
+			_, _, err := mpi.RecvValue[[]string](w, 0, 5)
+			if !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), "map[string]int") || !strings.Contains(err.Error(), "[]string") {
+				t.Fatalf("wrong type: %v", err)
+			}
+			_, _, err = mpi.RecvValue[int](w, 0, 5)
+			if !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), "[]float64") {
+				t.Fatalf("wrong type (out of band): %v", err)
+			}
+			s, _, err := mpi.RecvValue[string](w, 0, 5)
+			must(t, err)
+			wantEqual(t, "after errors", s, "after")
+		}
+		// Typed messages are not values.
+		if rank == 0 {
+			must(t, mpi.Send(w, []int32{1, 2}, 1, 6))
+		} else if _, _, err := mpi.RecvValue[int](w, 0, 6); err == nil {
+			t.Fatal("a typed message decoded as a value")
+		}
+	})
+}
