@@ -184,3 +184,95 @@ func TestValueErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestValueCollectives: every value collective on 1 to 8 ranks, over shared memory
+// and forced TCP, with nested values, large out-of-band slices (BcastValue), nil
+// and empty values, roots other than 0, and a reduction that does not commute.
+func TestValueCollectives(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 8} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			valueJob(t, n, valueCollectives)
+		})
+	}
+}
+
+func valueCollectives(t *testing.T, rank, size int) {
+	w := mpi.World
+	root := size - 1
+	for _, big := range []int{0, 1 << 13} {
+		var in vRecord
+		if rank == root {
+			in = sampleRecord(root, big)
+		}
+		got, err := mpi.BcastValue(w, in, root)
+		must(t, err)
+		wantEqual(t, "BcastValue", got, sampleRecord(root, big))
+	}
+	nilMap, err := mpi.BcastValue[map[string]int](w, nil, 0)
+	must(t, err)
+	if nilMap != nil {
+		t.Fatalf("BcastValue of a nil map: %v", nilMap)
+	}
+	all, err := mpi.GatherValues(w, sampleRecord(rank, 10), root)
+	must(t, err)
+	if rank == root {
+		for i := range size {
+			wantEqual(t, "GatherValues", all[i], sampleRecord(i, 10))
+		}
+	} else if all != nil {
+		t.Fatalf("GatherValues off the root: %v", all)
+	}
+	var vs []map[string][]string
+	if rank == 0 {
+		for i := range size {
+			vs = append(vs, map[string][]string{"to": {fmt.Sprint(i)}, "empty": {}})
+		}
+	}
+	mine, err := mpi.ScatterValues(w, vs, 0)
+	must(t, err)
+	wantEqual(t, "ScatterValues", mine, map[string][]string{"to": {fmt.Sprint(rank)}, "empty": {}})
+	strs, err := mpi.AllgatherValues(w, strings.Repeat("x", rank))
+	must(t, err)
+	for i := range size {
+		wantEqual(t, "AllgatherValues", strs[i], strings.Repeat("x", i))
+	}
+	out := make([][]vInner, size)
+	for j := range size {
+		out[j] = []vInner{{fmt.Sprintf("%d->%d", rank, j), []float64{float64(j)}}}
+	}
+	in, err := mpi.AlltoallValues(w, out)
+	must(t, err)
+	for i := range size {
+		wantEqual(t, "AlltoallValues", in[i], []vInner{{fmt.Sprintf("%d->%d", i, rank), []float64{float64(rank)}}})
+	}
+	// Concatenation does not commute: the result shows the order.
+	cat := func(a, b []int) []int { return append(append([]int{}, a...), b...) }
+	want := make([]int, size)
+	for i := range want {
+		want[i] = i
+	}
+	for r := range size {
+		red, err := mpi.ReduceValue(w, []int{rank}, cat, r)
+		must(t, err)
+		if rank == r {
+			wantEqual(t, "ReduceValue", red, want)
+		} else if red != nil {
+			t.Fatalf("ReduceValue off the root: %v", red)
+		}
+	}
+	red, err := mpi.AllreduceValue(w, []int{rank}, cat)
+	must(t, err)
+	wantEqual(t, "AllreduceValue", red, want)
+	sum, err := mpi.AllreduceValue(w, map[string]int{"n": 1}, func(a, b map[string]int) map[string]int {
+		return map[string]int{"n": a["n"] + b["n"]}
+	})
+	must(t, err)
+	wantEqual(t, "AllreduceValue of maps", sum, map[string]int{"n": size})
+	// A rank whose value cannot be encoded: every rank gets an error, none waits.
+	type withChan struct{ C chan int }
+	_, err = mpi.AllgatherValues(w, withChan{})
+	if !errors.Is(err, mpi.ErrType) {
+		t.Fatalf("AllgatherValues of a chan: %v", err)
+	}
+	must(t, w.Barrier())
+}
