@@ -1,6 +1,10 @@
 package p2p
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mpigo/mpigo/internal/rawmem"
+)
 
 // Receives of any size. A receive whose caller cannot know the message's length (mpi's
 // value messages, whose length travels with them) gets a buffer of exactly that length,
@@ -34,9 +38,10 @@ func (e *Engine) IrecvAlloc(dst *[]byte, src, tag int, ctx uint32) (Request, err
 }
 
 // alloc gives receive r a buffer of n bytes, now that its message has matched. The
-// caller holds e.mu.
+// caller holds e.mu. The message overwrites it whole, so it is not zeroed (rawmem);
+// a receive that fails part way leaves no buffer to its caller.
 func (r *request) alloc(n int64) {
-	b := make([]byte, n)
+	b := rawmem.Bytes(int(n))
 	*r.dst = b
 	r.buf, r.lay, r.size = b, nil, n
 	r.dst = nil

@@ -36,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/rawmem"
 )
 
 // Codec encodes and decodes values of one Go type.
@@ -563,9 +565,13 @@ func (b *builder) sliceCodec(t reflect.Type) (func(*Enc, unsafe.Pointer), func(*
 						d.fail(fmt.Errorf("slice of %d bytes is not possible", nb))
 						return
 					}
-					v := reflect.MakeSlice(t, int(n), int(n))
-					q := v.UnsafePointer()
-					d.OOB = append(d.OOB, unsafe.Slice((*byte)(q), int(nb)))
+					// Not zeroed (rawmem): the caller fills it whole from its message.
+					mem := rawmem.Bytes(int(nb))
+					q := unsafe.Pointer(unsafe.SliceData(mem))
+					if nb == 0 {
+						q = unsafe.Pointer(&zeroByte)
+					}
+					d.OOB = append(d.OOB, mem)
 					*s = sliceHeader{q, int(n), int(n)}
 					return
 				}
