@@ -47,7 +47,9 @@ func vec[T Elem](b []T) core.Vec {
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier() error {
 	if c.special() {
-		return c.coll("Barrier", func() (*core.Pending, error) { return c.dev().Ibarrier("Barrier") })
+		return c.coll("Barrier", func() error {
+			return c.dev().Barrier("Barrier")
+		})
 	}
 	return c.fail("Barrier", c.dev().Barrier("Barrier"))
 }
@@ -55,7 +57,10 @@ func (c *Comm) Barrier() error {
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
 	if c.special() {
-		return c.coll("Bcast", func() (*core.Pending, error) { return c.dev().Ibcast("Bcast", vec(buf), root) })
+		return c.coll("Bcast", func() error {
+			v := vec(buf)
+			return c.dev().Bcast("Bcast", &v, root)
+		})
 	}
 	v := vec(buf)
 	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
@@ -70,10 +75,20 @@ func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 		return c.fail("Reduce", err)
 	}
 	if c.special() {
-		return c.coll("Reduce", func() (*core.Pending, error) { return c.dev().Ireduce("Reduce", vec(send), vec(recv), r, root) })
+		return c.coll("Reduce", reduceCall(c, vec(send), vec(recv), r, root))
 	}
 	s, rv := vec(send), vec(recv)
 	return c.fail("Reduce", c.dev().Reduce("Reduce", &s, &rv, &r, root))
+}
+
+// reduceCall and allreduceCall are Reduce's and Allreduce's calls for coll, made
+// apart so that the closure's variables do not move to the heap in the common path.
+func reduceCall(c *Comm, s, rv core.Vec, r core.Red, root int) func() error {
+	return func() error { return c.dev().Reduce("Reduce", &s, &rv, &r, root) }
+}
+
+func allreduceCall(c *Comm, s, rv core.Vec, r core.Red) func() error {
+	return func() error { return c.dev().Allreduce("Allreduce", &s, &rv, &r) }
 }
 
 // Allreduce combines every rank's send with op into every rank's recv (as long as
@@ -84,7 +99,7 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 		return c.fail("Allreduce", err)
 	}
 	if c.special() {
-		return c.coll("Allreduce", func() (*core.Pending, error) { return c.dev().Iallreduce("Allreduce", vec(send), vec(recv), r) })
+		return c.coll("Allreduce", allreduceCall(c, vec(send), vec(recv), r))
 	}
 	s, rv := vec(send), vec(recv)
 	return c.fail("Allreduce", c.dev().Allreduce("Allreduce", &s, &rv, &r))
@@ -95,7 +110,10 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
-		return c.coll("Gather", func() (*core.Pending, error) { return c.dev().Gather("Gather", vec(send), vec(recv), root, true) })
+		return c.coll("Gather", func() error {
+			_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
+			return err
+		})
 	}
 	_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
 	return c.fail("Gather", err)
@@ -105,8 +123,9 @@ func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	if c.special() {
-		return c.coll("Gatherv", func() (*core.Pending, error) {
-			return c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, true)
+		return c.coll("Gatherv", func() error {
+			_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
+			return err
 		})
 	}
 	_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
@@ -117,7 +136,10 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
-		return c.coll("Scatter", func() (*core.Pending, error) { return c.dev().Scatter("Scatter", vec(send), vec(recv), root, true) })
+		return c.coll("Scatter", func() error {
+			_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
+			return err
+		})
 	}
 	_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
 	return c.fail("Scatter", err)
@@ -127,8 +149,9 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	if c.special() {
-		return c.coll("Scatterv", func() (*core.Pending, error) {
-			return c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, true)
+		return c.coll("Scatterv", func() error {
+			_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
+			return err
 		})
 	}
 	_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
@@ -140,7 +163,10 @@ func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
-		return c.coll("Allgather", func() (*core.Pending, error) { return c.dev().Allgather("Allgather", vec(send), vec(recv), true) })
+		return c.coll("Allgather", func() error {
+			_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
+			return err
+		})
 	}
 	_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
 	return c.fail("Allgather", err)
@@ -150,8 +176,9 @@ func Allgather[T Elem](c *Comm, send, recv []T) error {
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	if c.special() {
-		return c.coll("Allgatherv", func() (*core.Pending, error) {
-			return c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, true)
+		return c.coll("Allgatherv", func() error {
+			_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
+			return err
 		})
 	}
 	_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
@@ -163,7 +190,10 @@ func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 // InPlace[T]() and the blocks to send are in recv.
 func Alltoall[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
-		return c.coll("Alltoall", func() (*core.Pending, error) { return c.dev().Alltoall("Alltoall", vec(send), vec(recv), true) })
+		return c.coll("Alltoall", func() error {
+			_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
+			return err
+		})
 	}
 	_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
 	return c.fail("Alltoall", err)
@@ -174,8 +204,9 @@ func Alltoall[T Elem](c *Comm, send, recv []T) error {
 // in recv, laid out by rcounts and rdispls.
 func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	if c.special() {
-		return c.coll("Alltoallv", func() (*core.Pending, error) {
-			return c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, true)
+		return c.coll("Alltoallv", func() error {
+			_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
+			return err
 		})
 	}
 	_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
@@ -187,8 +218,9 @@ func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 // holds the whole input and gets the result in recv[:len(recv)/Size()].
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
 	if c.special() {
-		return c.coll("ReduceScatterBlock", func() (*core.Pending, error) {
-			return reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, true)
+		return c.coll("ReduceScatterBlock", func() error {
+			_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
+			return err
 		})
 	}
 	_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
@@ -208,7 +240,10 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 // InPlace[T](), recv holds the whole input and gets the result in recv[:counts[rank]].
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
 	if c.special() {
-		return c.coll("ReduceScatter", func() (*core.Pending, error) { return reduceScatter("ReduceScatter", c, send, recv, counts, op, true) })
+		return c.coll("ReduceScatter", func() error {
+			_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
+			return err
+		})
 	}
 	_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
 	return c.fail("ReduceScatter", err)
@@ -226,7 +261,10 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 // rank order. In place: send is InPlace[T]() and the input is in recv.
 func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 	if c.special() {
-		return c.coll("Scan", func() (*core.Pending, error) { return scan("Scan", c, send, recv, op, false, true) })
+		return c.coll("Scan", func() error {
+			_, err := scan("Scan", c, send, recv, op, false, false)
+			return err
+		})
 	}
 	_, err := scan("Scan", c, send, recv, op, false, false)
 	return c.fail("Scan", err)
@@ -236,7 +274,10 @@ func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 // 0's recv is left as it was. In place: send is InPlace[T]().
 func Exscan[T Elem](c *Comm, send, recv []T, op Op) error {
 	if c.special() {
-		return c.coll("Exscan", func() (*core.Pending, error) { return scan("Exscan", c, send, recv, op, true, true) })
+		return c.coll("Exscan", func() error {
+			_, err := scan("Exscan", c, send, recv, op, true, false)
+			return err
+		})
 	}
 	_, err := scan("Exscan", c, send, recv, op, true, false)
 	return c.fail("Exscan", err)

@@ -30,9 +30,10 @@ import (
 //     the communicator (every view of it too) runs no more collectives: each returns
 //     an error of class ErrComm that says so. Point-to-point on it still works.
 //
-// A view's blocking collectives run as their nonblocking forms (which turns the
-// engine's lock on for good, as any nonblocking collective does) and so never take
-// the node's shared-memory paths. Communicator constructors, topology constructors,
+// A view's blocking collective runs in a goroutine of its own, the caller waiting for
+// it or the context (which turns the engine's lock on for good, as a nonblocking
+// collective does); given up, it goes on in the background and completes if the
+// other ranks come, so its buffers belong to MPI until then. Communicator constructors, topology constructors,
 // the buffer-and-datatype (Buf) collectives and the neighbourhood collectives do not
 // honour the context: run their nonblocking forms and Request.WaitContext.
 
@@ -156,24 +157,45 @@ func (c *Comm) collStopped(op string) error {
 // view, or some communicator's collectives were stopped (then c's may be).
 func (c *Comm) special() bool { return c != nil && (c.ctx != nil || stopped.any.Load()) }
 
-// coll runs blocking collective op as its nonblocking form, waiting under c's
-// context (see special).
-func (c *Comm) coll(op string, start func() (*core.Pending, error)) error {
+// coll runs blocking collective op (run: the call itself, on the device) on a view,
+// or on a communicator whose collectives may have been stopped (see special). A
+// view's call runs in a goroutine of its own while the caller waits for it or for the
+// context, so that it is the very collective the other ranks run (blocking
+// collectives do not match nonblocking ones, and the node's paths differ); given up,
+// it goes on in the background, and completes if the others come.
+func (c *Comm) coll(op string, run func() error) error {
 	if err := c.collStopped(op); err != nil {
 		return c.fail(op, err)
 	}
-	p, err := start()
-	if err != nil {
-		return c.fail(op, err)
+	ctx := c.ctx
+	if ctx == nil || ctx.Done() == nil {
+		return c.fail(op, run())
 	}
-	ctx := c.Context()
-	err = p.WaitContext(ctx)
-	if isCtx(ctx, err) {
-		stopped.m.LoadOrStore(c.d, fmt.Sprintf("a %s was given up when its context ended (%v)", op, err))
-		stopped.any.Store(true)
+	if err := ctx.Err(); err != nil { // nothing started: c stays usable
+		return c.fail(op, ctxErr(op, err, "its context had ended; nothing was started"))
+	}
+	core.Concurrent() // the collective's goroutine calls the engine beside the caller's
+	done := make(chan error, 1)
+	go func() { done <- run() }()
+	select {
+	case err := <-done:
+		return c.fail(op, err)
+	case <-ctx.Done():
+		select {
+		case err := <-done: // it completed meanwhile
+			return c.fail(op, err)
+		default:
+		}
+		err := ctx.Err()
+		c.stopColl(op, err)
 		return c.fail(op, ctxErr(op, err, "given up when its context ended; the other ranks may still be in it, so %s can run no more collectives", c.Name()))
 	}
-	return c.fail(op, mapErr(op, err))
+}
+
+// stopColl stops c's collectives: op's wait gave up with err.
+func (c *Comm) stopColl(op string, err error) {
+	stopped.m.LoadOrStore(c.d, fmt.Sprintf("a %s was given up when its context ended (%v)", op, err))
+	stopped.any.Store(true)
 }
 
 // base is c without its context (c itself when it is not a view).

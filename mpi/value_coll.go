@@ -494,8 +494,7 @@ func (c *Comm) collWait(op string, q *p2p.Request, recv bool) error {
 		core.Cancel(q)
 	}
 	core.FreeRequest(q)
-	stopped.m.LoadOrStore(c.d, fmt.Sprintf("a %s was given up when its context ended (%v)", op, err))
-	stopped.any.Store(true)
+	c.stopColl(op, err)
 	return ctxErr(op, err, "given up when its context ended; the other ranks may still be in it, so %s can run no more collectives", c.Name())
 }
 

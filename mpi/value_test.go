@@ -1,6 +1,7 @@
 package mpi_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -275,4 +276,50 @@ func valueCollectives(t *testing.T, rank, size int) {
 		t.Fatalf("AllgatherValues of a chan: %v", err)
 	}
 	must(t, w.Barrier())
+}
+
+// TestValueRequests: Test completes a value request, Cancel cancels a value receive
+// that has no message, and a view reports its context.
+func TestValueRequests(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		peer := 1 - rank
+		rr, err := mpi.IrecvValue[[]vInner](w, peer, 1)
+		must(t, err)
+		sr, err := mpi.IsendValue(w, []vInner{{"t", make([]float64, 1<<13)}}, peer, 1)
+		must(t, err)
+		for {
+			v, st, ok, err := rr.Test()
+			must(t, err)
+			if ok {
+				if len(v) != 1 || v[0].Label != "t" || len(v[0].Xs) != 1<<13 || st.Source != peer {
+					t.Fatalf("Test gave %d values, status %+v", len(v), st)
+				}
+				break
+			}
+		}
+		for {
+			_, _, ok, err := sr.Test()
+			must(t, err)
+			if ok {
+				break
+			}
+		}
+		never, err := mpi.IrecvValue[string](w, peer, 99)
+		must(t, err)
+		must(t, never.Cancel())
+		s, st, err := never.Wait()
+		if err != nil || s != "" || !st.Cancelled() {
+			t.Fatalf("cancelled value receive: %q %+v %v", s, st, err)
+		}
+		if w.Context() != context.Background() {
+			t.Fatal("World has a context of its own")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if w.WithContext(ctx).Context() != ctx {
+			t.Fatal("a view does not report its context")
+		}
+		must(t, w.Barrier())
+	})
 }
