@@ -323,3 +323,41 @@ func TestValueRequests(t *testing.T) {
 		must(t, w.Barrier())
 	})
 }
+
+// TestValueNilComm: every value call on a nil communicator (MPI_COMM_NULL) is an
+// error of class ErrComm, not a panic.
+func TestValueNilComm(t *testing.T) {
+	job(t, 1, func(t *testing.T, rank, size int) {
+		var c *mpi.Comm
+		add := func(a, b int) int { return a + b }
+		errs := map[string]error{}
+		errs["SendValue"] = mpi.SendValue(c, 1, 0, 0)
+		_, _, errs["RecvValue"] = mpi.RecvValue[int](c, 0, 0)
+		_, errs["IsendValue"] = mpi.IsendValue(c, 1, 0, 0)
+		_, errs["IrecvValue"] = mpi.IrecvValue[int](c, 0, 0)
+		_, _, errs["SendrecvValue"] = mpi.SendrecvValue[int, int](c, 1, 0, 0, 0, 0)
+		_, errs["BcastValue"] = mpi.BcastValue(c, 1, 0)
+		_, errs["GatherValues"] = mpi.GatherValues(c, 1, 0)
+		_, errs["ScatterValues"] = mpi.ScatterValues(c, []int{1}, 0)
+		_, errs["AllgatherValues"] = mpi.AllgatherValues(c, 1)
+		_, errs["AlltoallValues"] = mpi.AlltoallValues(c, []int{1})
+		_, errs["ReduceValue"] = mpi.ReduceValue(c, 1, add, 0)
+		_, errs["AllreduceValue"] = mpi.AllreduceValue(c, 1, add)
+		errs["Recv through a view"] = func() error { _, err := mpi.Recv(c.WithContext(context.Background()), []int{0}, 0, 0); return err }()
+		for name, err := range errs {
+			if !errors.Is(err, mpi.ErrComm) {
+				t.Errorf("%s on a nil communicator: %v", name, err)
+			}
+		}
+		// Wrong arguments: a short vs, a nil operation, a root out of range.
+		if _, err := mpi.ScatterValues(mpi.World, []int{1, 2}, 0); !errors.Is(err, mpi.ErrCount) {
+			t.Errorf("ScatterValues with 2 values on 1 rank: %v", err)
+		}
+		if _, err := mpi.ReduceValue[int](mpi.World, 1, nil, 0); !errors.Is(err, mpi.ErrOp) {
+			t.Errorf("ReduceValue with a nil op: %v", err)
+		}
+		if _, err := mpi.ReduceValue(mpi.World, 1, add, 3); !errors.Is(err, mpi.ErrRoot) {
+			t.Errorf("ReduceValue to root 3 of 1: %v", err)
+		}
+	})
+}
