@@ -87,14 +87,19 @@ func oobTag(seq uint32, i int) int { return core.TagValueOOB + int((seq+uint32(i
 // decode decodes msg into a new T.
 func decode[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec) (T, error) {
 	var v T
-	if err := cd.Decode(d, msg, unsafe.Pointer(&v)); err != nil {
+	return v, decodeInto(op, cd, msg, d, &v)
+}
+
+// decodeInto decodes msg into *v.
+func decodeInto[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec, v *T) error {
+	if err := cd.Decode(d, msg, unsafe.Pointer(v)); err != nil {
 		var me *vcodec.MismatchError
 		if errors.As(err, &me) {
-			return v, &Error{Class: ClassType, Op: op, Err: err}
+			return &Error{Class: ClassType, Op: op, Err: err}
 		}
-		return v, &Error{Class: ClassOther, Op: op, Err: err}
+		return &Error{Class: ClassOther, Op: op, Err: err}
 	}
-	return v, nil
+	return nil
 }
 
 // SendValue sends v, a value of any type (see the encoding path above), to rank dest
@@ -171,6 +176,25 @@ func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
 	return r.Wait()
 }
 
+// RecvValueInto is RecvValue that decodes into *v: every part of *v is overwritten,
+// and v's large pointer-free slices (those that travel out of band) are received into
+// their own memory where their capacity suffices, so a loop that receives into the
+// same value allocates no large slices (their previous contents, and every slice that
+// shares them, are overwritten). A message of another type leaves *v as it was.
+func RecvValueInto[T any](c *Comm, v *T, src, tag int) (Status, error) {
+	const op = "RecvValueInto"
+	if v == nil {
+		return Status{}, c.fail(op, errorf(ClassArg, op, "nil value pointer"))
+	}
+	r, err := irecvValue[T](op, c, src, tag)
+	if err != nil {
+		return Status{}, err
+	}
+	r.into = v
+	_, st, err := r.Wait()
+	return st, err
+}
+
 // ValueRequest is a nonblocking value operation (IsendValue, IrecvValue): Wait or
 // Test completes it and gives the value received (T's zero value for a send).
 type ValueRequest[T any] struct {
@@ -184,6 +208,7 @@ type ValueRequest[T any] struct {
 	msg    []byte // a receive's message, allocated by the engine
 	st     p2p.Status
 	v      T
+	into   *T    // RecvValueInto's value, decoded into instead of v
 	err    error // decoding's
 	staged bool  // the message is in and decoded; out-of-band receives posted
 	done   bool
@@ -328,7 +353,11 @@ func (r *ValueRequest[T]) stage() {
 	r.staged = true
 	r.bytes = int64(len(r.msg))
 	d := new(vcodec.Dec)
-	r.v, r.err = decode[T](r.op, r.cd, r.msg, d)
+	target := r.into
+	if target == nil {
+		target = &r.v
+	}
+	r.err = decodeInto(r.op, r.cd, r.msg, d, target)
 	seq, n, _ := vcodec.OOB(r.msg)
 	dst := d.OOB
 	if r.err != nil || len(dst) != int(n) {

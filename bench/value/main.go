@@ -13,6 +13,8 @@
 //	plain1M, typed1M    a []float64 of 1 MiB as a value; the same with Send and Recv
 //	typedNew1M          typed1M with a new receive buffer (make) for every message, as
 //	                    a value receive has: what new memory costs
+//	plainInto1M         plain1M received with RecvValueInto into the same value, whose
+//	                    slice's memory is reused
 //
 //	mpigo run -n 2 ./bench/value [scale]
 package main
@@ -46,6 +48,7 @@ func main() {
 	big := make([]float64, 1<<17)
 	report(w, "plain1M", pingValue(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10)))
 	report(w, "typed1M", pingTyped(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10), false))
+	report(w, "plainInto1M", pingInto(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10)))
 	report(w, "typedNew1M", pingTyped(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10), true))
 }
 
@@ -75,6 +78,35 @@ func pingValue[T any](w *mpi.Comm, v T, iters, skip int) float64 {
 		} else {
 			var got T
 			if got, _, err = mpi.RecvValue[T](w, peer, 1); err == nil {
+				err = mpi.SendValue(w, got, peer, 1)
+			}
+		}
+		if err != nil {
+			osu.Die("%T: %v", v, err)
+		}
+	}
+	return (mpi.Wtime() - t0) * 1e6 / (2 * float64(iters))
+}
+
+// pingInto is pingValue receiving with RecvValueInto into one value per rank.
+func pingInto[T any](w *mpi.Comm, v T, iters, skip int) float64 {
+	rank, peer := w.Rank(), 1-w.Rank()
+	if err := w.Barrier(); err != nil {
+		osu.Die("%v", err)
+	}
+	var got T
+	var t0 float64
+	for i := 0; i < iters+skip; i++ {
+		if i == skip {
+			t0 = mpi.Wtime()
+		}
+		var err error
+		if rank == 0 {
+			if err = mpi.SendValue(w, v, peer, 1); err == nil {
+				_, err = mpi.RecvValueInto(w, &got, peer, 1)
+			}
+		} else {
+			if _, err = mpi.RecvValueInto(w, &got, peer, 1); err == nil {
 				err = mpi.SendValue(w, got, peer, 1)
 			}
 		}

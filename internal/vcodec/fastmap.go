@@ -93,6 +93,7 @@ func mapCodec[K comparable, V any, KC elemCodec[K], VC elemCodec[V]]() (func(*En
 		}, func(d *Dec, p unsafe.Pointer) {
 			n := d.uvarint()
 			if n == 0 || d.err != nil {
+				*(*map[K]V)(p) = nil
 				return
 			}
 			n--

@@ -340,9 +340,12 @@ func (e *MismatchError) Error() string {
 	return fmt.Sprintf("the message holds a value of type %s, not %s as asked", e.Got, e.Want)
 }
 
-// Decode decodes msg, a message of c's type, into the value at p (a zero value of the
-// type), sharing msg's memory as the package doc says. A message of another type is
-// a *MismatchError.
+// Decode decodes msg, a message of c's type, into the value at p, sharing msg's
+// memory as the package doc says. Every part of the value is overwritten; an
+// out-of-band slice reuses the memory of the slice already at its place when that
+// slice's capacity suffices (so a value decoded into again and again allocates no
+// large slices). A message of another type is a *MismatchError, and leaves the value
+// as it was; a message that fails part way leaves it partly overwritten.
 func (c *Codec) Decode(d *Dec, msg []byte, p unsafe.Pointer) error {
 	*d = Dec{buf: msg, OOB: d.OOB[:0]}
 	if len(msg) < HeaderSize || msg[0] != magic {
@@ -456,9 +459,11 @@ func encString(e *Enc, p unsafe.Pointer) {
 func decString(d *Dec, p unsafe.Pointer) {
 	n := d.uvarint()
 	b := d.take(n)
-	if len(b) > 0 {
-		*(*string)(p) = unsafe.String(&b[0], len(b)) // shares the message: strings are immutable
+	if len(b) == 0 {
+		*(*string)(p) = ""
+		return
 	}
+	*(*string)(p) = unsafe.String(&b[0], len(b)) // shares the message: strings are immutable
 }
 
 func (b *builder) pointerCodec(t reflect.Type) (func(*Enc, unsafe.Pointer), func(*Dec, unsafe.Pointer)) {
@@ -479,6 +484,7 @@ func (b *builder) pointerCodec(t reflect.Type) (func(*Enc, unsafe.Pointer), func
 		}, func(d *Dec, p unsafe.Pointer) {
 			f := d.take(1)
 			if f == nil || f[0] == 0 {
+				*(*unsafe.Pointer)(p) = nil
 				return
 			}
 			if d.deeper() {
@@ -547,6 +553,7 @@ func (b *builder) sliceCodec(t reflect.Type) (func(*Enc, unsafe.Pointer), func(*
 			}, func(d *Dec, p unsafe.Pointer) {
 				v := d.uvarint()
 				if v == 0 || d.err != nil {
+					*(*sliceHeader)(p) = sliceHeader{}
 					return
 				}
 				n := v - 1
@@ -565,9 +572,18 @@ func (b *builder) sliceCodec(t reflect.Type) (func(*Enc, unsafe.Pointer), func(*
 						d.fail(fmt.Errorf("slice of %d bytes is not possible", nb))
 						return
 					}
-					// Not zeroed (rawmem): the caller fills it whole from its message.
-					mem := rawmem.Bytes(int(nb))
-					q := unsafe.Pointer(unsafe.SliceData(mem))
+					// The slice already there if it is long enough (decoding into a
+					// value again), else new memory, not zeroed (rawmem): the caller
+					// fills it whole from its message.
+					var mem []byte
+					var q unsafe.Pointer
+					if s.data != nil && uint64(s.cap) >= n && nb > 0 {
+						q = s.data
+						mem = unsafe.Slice((*byte)(q), int(nb))
+					} else {
+						mem = rawmem.Bytes(int(nb))
+						q = unsafe.Pointer(unsafe.SliceData(mem))
+					}
 					if nb == 0 {
 						q = unsafe.Pointer(&zeroByte)
 					}
@@ -615,6 +631,7 @@ func (b *builder) sliceCodec(t reflect.Type) (func(*Enc, unsafe.Pointer), func(*
 		}, func(d *Dec, p unsafe.Pointer) {
 			v := d.uvarint()
 			if v == 0 || d.err != nil {
+				*(*sliceHeader)(p) = sliceHeader{}
 				return
 			}
 			n := v - 1
@@ -715,6 +732,7 @@ func (b *builder) mapCodec(t reflect.Type) (func(*Enc, unsafe.Pointer), func(*De
 		}, func(d *Dec, p unsafe.Pointer) {
 			n := d.uvarint()
 			if n == 0 || d.err != nil {
+				reflect.NewAt(t, p).Elem().SetZero()
 				return
 			}
 			n--

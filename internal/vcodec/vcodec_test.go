@@ -207,3 +207,42 @@ func TestCycle(t *testing.T) {
 		t.Fatalf("cycle: %v", err)
 	}
 }
+
+// TestDecodeInto: decoding into a value that holds something overwrites every part
+// (nil and empty ones too), and an out-of-band slice reuses the memory already there
+// when it is long enough.
+func TestDecodeInto(t *testing.T) {
+	c, _ := For(reflect.TypeFor[record]())
+	msgOf := func(r record, oob int) ([]byte, [][]byte) {
+		e := Enc{OOBMin: oob}
+		if err := c.Encode(&e, unsafe.Pointer(&r)); err != nil {
+			t.Fatal(err)
+		}
+		return append([]byte(nil), e.Buf...), e.OOB
+	}
+	full := record{ID: 1, Name: "n", Data: make([]byte, 64), Tags: map[string]int{"a": 1},
+		Ptr: &inner{1, "p", nil}, Grid: [][]int32{{1}}, Nil: []int{1}, NilMap: map[string]int{"x": 1}, Empty: []int{}}
+	empty := record{}
+	msg, _ := msgOf(empty, 0)
+	got := full
+	var d Dec
+	if err := c.Decode(&d, msg, unsafe.Pointer(&got)); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, empty) {
+		t.Fatalf("decoding the zero record over a full one left %+v", got)
+	}
+	msg, oob := msgOf(full, 16)
+	got = record{Data: make([]byte, 10, 100)}
+	keep := unsafe.SliceData(got.Data)
+	if err := c.Decode(&d, msg, unsafe.Pointer(&got)); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.OOB) != 1 || len(oob) != 1 || unsafe.SliceData(d.OOB[0]) != keep || unsafe.SliceData(got.Data) != keep {
+		t.Fatalf("the out-of-band slice did not reuse the memory there")
+	}
+	copy(d.OOB[0], oob[0])
+	if !reflect.DeepEqual(got, full) {
+		t.Fatalf("decoding into: %+v", got)
+	}
+}
