@@ -33,9 +33,11 @@ import (
 // A view's blocking collective runs in a goroutine of its own, the caller waiting for
 // it or the context (which turns the engine's lock on for good, as a nonblocking
 // collective does); given up, it goes on in the background and completes if the
-// other ranks come, so its buffers belong to MPI until then. Communicator constructors, topology constructors,
-// the buffer-and-datatype (Buf) collectives and the neighbourhood collectives do not
-// honour the context: run their nonblocking forms and Request.WaitContext.
+// other ranks come, so its buffers belong to MPI until then. The same holds for the
+// buffer-and-datatype (Buf) collectives, the neighbourhood collectives, Dup, Split
+// and Create. The other communicator and topology constructors (CreateGroup,
+// SplitType, IntercommCreate, IntercommMerge, CartCreate, ...) do not honour the
+// context yet.
 
 // WithContext returns a view of c whose blocking calls honour ctx (see above). The
 // view shares c's communication, name, error handler (as it was when the view was
@@ -179,17 +181,55 @@ func (c *Comm) coll(op string, run func() error) error {
 	go func() { done <- run() }()
 	select {
 	case err := <-done:
-		return c.fail(op, err)
+		return c.failOnce(op, err)
 	case <-ctx.Done():
 		select {
 		case err := <-done: // it completed meanwhile
-			return c.fail(op, err)
+			return c.failOnce(op, err)
 		default:
 		}
 		err := ctx.Err()
 		c.stopColl(op, err)
 		return c.fail(op, ctxErr(op, err, "given up when its context ended; the other ranks may still be in it, so %s can run no more collectives", c.Name()))
 	}
+}
+
+// around runs a blocking collective op of c that has no device-level form of its own
+// (the Buf, neighbourhood and communicator-making calls) as coll does, by calling the
+// same function on c without its context (call, whose errors have been through the
+// handler already); done is false when c is neither a view nor stopped, and the
+// caller goes on as usual.
+func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error) {
+	if !c.special() {
+		return false, nil
+	}
+	if err := c.collStopped(op); err != nil {
+		return true, c.fail(op, err)
+	}
+	if c.ctx == nil || c.ctx.Done() == nil {
+		return false, nil
+	}
+	b := c.base()
+	return true, c.coll(op, func() error {
+		if err := call(b); err != nil {
+			return raised{err}
+		}
+		return nil
+	})
+}
+
+// raised marks an error that has been through the handler already, so coll does not
+// pass it again.
+type raised struct{ err error }
+
+func (r raised) Error() string { return r.err.Error() }
+
+// failOnce is fail for an error that may have been through the handler already.
+func (c *Comm) failOnce(op string, err error) error {
+	if r, ok := err.(raised); ok {
+		return r.err
+	}
+	return c.fail(op, err)
 }
 
 // stopColl stops c's collectives: op's wait gave up with err.

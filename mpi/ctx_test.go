@@ -146,3 +146,37 @@ func TestContextCollective(t *testing.T) {
 		must(t, mpi.World.Barrier())
 	})
 }
+
+// TestContextOtherCollectives: a typed-buffer collective, a neighbourhood collective
+// and Dup through a view complete as usual; a Dup that one rank never enters in time
+// ends with its context and stops the communicator's collectives.
+func TestContextOtherCollectives(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		c, err := mpi.World.Dup()
+		must(t, err)
+		v := c.WithContext(context.Background())
+		buf := []int32{int32(rank), 7}
+		must(t, mpi.BcastBuf(v, mpi.Typed(buf, 2, mpi.Int32), 1))
+		if buf[0] != 1 {
+			t.Fatalf("BcastBuf through a view: %v", buf)
+		}
+		d, err := v.Dup()
+		must(t, err)
+		must(t, d.Free())
+		if rank == 0 {
+			_, err := c.WithContext(deadline(t)).Dup()
+			wantCtxErr(t, "Dup", err)
+			if err := mpi.BcastBuf(c, mpi.Typed(buf, 2, mpi.Int32), 0); !errors.Is(err, mpi.ErrComm) {
+				t.Fatalf("BcastBuf after a given-up Dup: %v", err)
+			}
+			must(t, mpi.Send(mpi.World, []int{1}, 1, 0))
+		} else {
+			_, err := mpi.Recv(mpi.World, make([]int, 1), 0, 0)
+			must(t, err)
+			late, err := c.Dup() // meets rank 0's given-up Dup
+			must(t, err)
+			must(t, late.Free())
+		}
+		must(t, mpi.World.Barrier())
+	})
+}

@@ -361,3 +361,42 @@ func TestValueNilComm(t *testing.T) {
 		}
 	})
 }
+
+// TestRecvValueInto: receiving into the same value again reuses its large slices'
+// memory and overwrites every part; a wrong type leaves it as it was.
+func TestRecvValueInto(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		if rank == 0 {
+			for i := range 3 {
+				must(t, mpi.SendValue(w, sampleRecord(i, 1<<13), 1, 0))
+			}
+			must(t, mpi.SendValue(w, vRecord{}, 1, 0))
+			must(t, mpi.SendValue(w, "not a record", 1, 0))
+			return
+		}
+		var v vRecord
+		var mem *float64
+		for i := range 3 {
+			_, err := mpi.RecvValueInto(w, &v, 0, 0)
+			must(t, err)
+			wantEqual(t, "RecvValueInto", v, sampleRecord(i, 1<<13))
+			if i == 0 {
+				mem = &v.Big[0]
+			} else if &v.Big[0] != mem {
+				t.Fatalf("receive %d: the large slice was not received into the memory it had", i)
+			}
+		}
+		_, err := mpi.RecvValueInto(w, &v, 0, 0)
+		must(t, err)
+		wantEqual(t, "RecvValueInto of the zero record", v, vRecord{})
+		v = sampleRecord(5, 0)
+		if _, err := mpi.RecvValueInto(w, &v, 0, 0); !errors.Is(err, mpi.ErrType) {
+			t.Fatalf("wrong type: %v", err)
+		}
+		wantEqual(t, "value after a wrong type", v, sampleRecord(5, 0))
+		if _, err := mpi.RecvValueInto[int](w, nil, 0, 0); !errors.Is(err, mpi.ErrArg) {
+			t.Fatalf("nil pointer: %v", err)
+		}
+	})
+}
