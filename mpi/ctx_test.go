@@ -180,3 +180,53 @@ func TestContextOtherCollectives(t *testing.T) {
 		must(t, mpi.World.Barrier())
 	})
 }
+
+// TestContextWaitanySend: Waitany and Waitsome on requests of a view end with its
+// context; a blocking send through a view whose message has left ends with it too,
+// and the message is still delivered.
+func TestContextWaitanySend(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		big := make([]byte, 4<<20) // a rendezvous: it waits for its receiver
+		for i := range big {
+			big[i] = byte(i)
+		}
+		if rank == 0 {
+			v := w.WithContext(deadline(t))
+			rs := make([]mpi.Request, 2)
+			var err error
+			rs[0], err = mpi.Irecv(v, make([]int, 1), 1, 1)
+			must(t, err)
+			rs[1], err = mpi.Irecv(v, make([]int, 1), 1, 2)
+			must(t, err)
+			_, _, err = mpi.Waitany(rs)
+			wantCtxErr(t, "Waitany", err)
+			_, _, err = mpi.Waitsome(rs)
+			wantCtxErr(t, "Waitsome", err)
+			err = mpi.Send(w.WithContext(deadline(t)), big, 1, 3)
+			wantCtxErr(t, "Send", err)
+			if !strings.Contains(err.Error(), "delivered when the receiver takes it") {
+				t.Fatalf("Send's error does not say the message is still on its way: %v", err)
+			}
+			must(t, mpi.Send(w, []int{1}, 1, 9))
+			for i := range rs {
+				_, err := rs[i].WaitContext(context.Background())
+				must(t, err)
+			}
+		} else {
+			_, err := mpi.Recv(w, make([]int, 1), 0, 9)
+			must(t, err)
+			must(t, mpi.Send(w, []int{1}, 0, 1))
+			must(t, mpi.Send(w, []int{2}, 0, 2))
+			in := make([]byte, len(big))
+			_, err = mpi.Recv(w, in, 0, 3)
+			must(t, err)
+			for i := range in {
+				if in[i] != big[i] {
+					t.Fatalf("byte %d of the send given up: %d, want %d", i, in[i], big[i])
+				}
+			}
+		}
+		must(t, w.Barrier())
+	})
+}

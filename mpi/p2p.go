@@ -482,6 +482,9 @@ func pollAny(rs []Request, wait bool) (int, Status, bool, error) {
 		if !wait {
 			return Undefined, Status{}, false, nil
 		}
+		if ctx := ctxOf(rs); ctx != nil && ctx.Err() != nil {
+			return Undefined, Status{}, false, ctxErr("Waitany", ctx.Err(), "gave up when its context ended; the requests are still pending")
+		}
 		yield.Gosched()
 	}
 }
@@ -494,8 +497,12 @@ func Waitany(rs []Request) (int, Status, error) {
 		return i, st, err
 	}
 	qs := engReqs(rs, nil)
-	i, st, err := core.Waitany(qs)
+	ctx := ctxOf(rs)
+	i, st, err := core.WaitanyCtx(ctx, qs)
 	putBack(rs, qs)
+	if isCtx(ctx, err) {
+		return Undefined, Status{}, ctxErr("Waitany", err, "gave up when its context ended; the requests are still pending")
+	}
 	if i < 0 {
 		return Undefined, Status{Source: AnySource, Tag: AnyTag}, mapErr("Waitany", err)
 	}
@@ -552,7 +559,10 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 // Waitsome waits until at least one request completes and returns the indices of all
 // that did (nil when every request is null).
 func Waitsome(rs []Request) ([]int, []Status, error) {
-	return some("Waitsome", rs, core.Waitsome)
+	ctx := ctxOf(rs)
+	return some("Waitsome", rs, func(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
+		return core.WaitsomeCtx(ctx, qs, idx, sts)
+	})
 }
 
 // Testsome returns the indices of the requests that have completed, without waiting.
@@ -581,6 +591,9 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 			if len(idx) > 0 || !live || op == "Testsome" {
 				return idx, sts, nil
 			}
+			if ctx := ctxOf(rs); ctx != nil && ctx.Err() != nil {
+				return nil, nil, ctxErr(op, ctx.Err(), "gave up when its context ended; the requests are still pending")
+			}
 			yield.Gosched()
 		}
 	}
@@ -589,6 +602,9 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 	ps := make([]p2p.Status, len(rs))
 	n, err := f(qs, idx, ps)
 	putBack(rs, qs)
+	if ctx := ctxOf(rs); isCtx(ctx, err) {
+		return nil, nil, ctxErr(op, err, "gave up when its context ended; the requests are still pending")
+	}
 	if n <= 0 {
 		return nil, nil, mapErr(op, err)
 	}

@@ -43,3 +43,13 @@ func (c *Comm) ProbeCtx(ctx context.Context, op string, src, tag int) (p2p.Statu
 func WaitallCtx(ctx context.Context, qs []p2p.Request, sts []p2p.Status) error {
 	return eng.WaitallCtx(ctx, qs, sts)
 }
+
+// WaitanyCtx is Waitany that gives up with ctx's error when ctx ends.
+func WaitanyCtx(ctx context.Context, qs []p2p.Request) (int, p2p.Status, error) {
+	return eng.WaitanyCtx(ctx, qs)
+}
+
+// WaitsomeCtx is Waitsome that gives up with ctx's error when ctx ends.
+func WaitsomeCtx(ctx context.Context, qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
+	return eng.WaitsomeCtx(ctx, qs, idx, sts)
+}

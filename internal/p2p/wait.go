@@ -251,7 +251,12 @@ func (q *Request) active() bool { return q.r != nil && q.r.gen == q.gen && q.r.s
 
 // Waitany waits for one of qs to complete and returns its index and status; -1 when
 // every request is null or inactive.
-func (e *Engine) Waitany(qs []Request) (int, Status, error) {
+func (e *Engine) Waitany(qs []Request) (int, Status, error) { return e.WaitanyCtx(nil, qs) }
+
+// WaitanyCtx is Waitany that gives up when c is done (the requests stay pending).
+func (e *Engine) WaitanyCtx(c context.Context, qs []Request) (int, Status, error) {
+	cw := e.watch(c)
+	defer cw.end()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	found := -1
@@ -269,7 +274,7 @@ func (e *Engine) Waitany(qs []Request) (int, Status, error) {
 		}
 		return !seen
 	}
-	if err := e.block(nil, nil, any); err != nil {
+	if err := e.block(cw, nil, any); err != nil {
 		return -1, Status{}, err
 	}
 	if found < 0 {
@@ -304,6 +309,13 @@ func (e *Engine) Testany(qs []Request) (idx int, st Status, ok bool, err error) 
 // writes their indices to idx and statuses to sts (if not nil), both at least
 // len(qs) long. It returns how many; -1 when every request is null or inactive.
 func (e *Engine) Waitsome(qs []Request, idx []int, sts []Status) (int, error) {
+	return e.WaitsomeCtx(nil, qs, idx, sts)
+}
+
+// WaitsomeCtx is Waitsome that gives up when c is done (the requests stay pending).
+func (e *Engine) WaitsomeCtx(c context.Context, qs []Request, idx []int, sts []Status) (int, error) {
+	cw := e.watch(c)
+	defer cw.end()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	some := func() bool {
@@ -318,7 +330,7 @@ func (e *Engine) Waitsome(qs []Request, idx []int, sts []Status) (int, error) {
 		}
 		return !seen
 	}
-	if err := e.block(nil, nil, some); err != nil {
+	if err := e.block(cw, nil, some); err != nil {
 		return 0, err
 	}
 	return e.collect(qs, idx, sts)
