@@ -24,8 +24,8 @@ import (
 //     already matched its message completes instead, and returns it;
 //   - a send is cancelled if its message has not left; otherwise the message is
 //     delivered when its receiver takes it, and buf must not change until then;
-//   - Probe just stops waiting; Wait and Waitall on requests started through the view
-//     stop waiting and leave the requests pending (as Request.WaitContext does);
+//   - Probe just stops waiting; Wait, Waitall, Waitany and Waitsome on requests started
+//     through the view stop waiting and leave them pending (as Request.WaitContext does);
 //   - a collective cannot be taken back once started (other ranks may be in it), so
 //     the communicator (every view of it too) runs no more collectives: each returns
 //     an error of class ErrComm that says so. Point-to-point on it still works.
