@@ -13,7 +13,7 @@ import (
 // run is the next collective on the communicator, as a nonblocking one is.
 type persistOp struct {
 	mu    sync.Mutex
-	start func() (*Pending, error)
+	start1 func() (*Pending, error)
 	cur   *Pending // the run under way; nil while inactive
 	freed bool
 }
@@ -21,16 +21,23 @@ type persistOp struct {
 // Persistent makes the persistent request of an operation whose every run start
 // begins: the request is inactive until Start.
 func Persistent(start func() (*Pending, error)) *Pending {
-	o := &persistOp{start: start}
+	o := &persistOp{start1: start}
 	return &Pending{op: o}
 }
 
-// IsPersistent reports whether p is a persistent operation (from Persistent).
+// startOp is an operation that is started anew for each round: a persistent
+// collective, a partitioned send or receive.
+type startOp interface {
+	start(op string) error
+	isActive() bool
+}
+
+// IsPersistent reports whether p is a persistent operation (Persistent, PartInit).
 func (p *Pending) IsPersistent() bool {
 	if p == nil {
 		return false
 	}
-	_, ok := p.op.(*persistOp)
+	_, ok := p.op.(startOp)
 	return ok
 }
 
@@ -40,10 +47,8 @@ func (p *Pending) Active() bool {
 	if p == nil || p.op == nil {
 		return false
 	}
-	if o, ok := p.op.(*persistOp); ok {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		return o.cur != nil
+	if o, ok := p.op.(startOp); ok {
+		return o.isActive()
 	}
 	return true
 }
@@ -51,13 +56,23 @@ func (p *Pending) Active() bool {
 // Start starts a run of the persistent operation p (MPI_Start); starting one that is
 // active, or an operation that is not persistent, is an error of class ErrRequest.
 func (p *Pending) Start(op string) error {
-	o, ok := (*persistOp)(nil), false
+	o, ok := startOp(nil), false
 	if p != nil {
-		o, ok = p.op.(*persistOp)
+		o, ok = p.op.(startOp)
 	}
 	if !ok {
 		return Errorf(ClassRequest, op, "not a persistent request")
 	}
+	return o.start(op)
+}
+
+func (o *persistOp) isActive() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.cur != nil
+}
+
+func (o *persistOp) start(op string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.freed {
@@ -66,7 +81,7 @@ func (p *Pending) Start(op string) error {
 	if o.cur != nil {
 		return Errorf(ClassRequest, op, "the persistent request is active: complete it (Wait, Test) before starting it again")
 	}
-	cur, err := o.start()
+	cur, err := o.start1()
 	if err != nil {
 		return err
 	}
