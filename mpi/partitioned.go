@@ -9,7 +9,10 @@ package mpi
 // length must be the same. A send and a receive on one communicator with one (peer,
 // tag) match in the order of their Init calls.
 
-import "github.com/mpigo/mpigo/internal/core"
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
 
 // MaxPartitions is the most partitions a partitioned send or receive may have.
 const MaxPartitions = core.MaxPartitions
@@ -29,11 +32,37 @@ func PrecvInit[T Elem](c *Comm, buf []T, partitions, source, tag int) (Request, 
 	return partInit("PrecvInit", c, false, asBytes(buf), esize[T](), partitions, source, tag)
 }
 
+// PsendInitBuf is PsendInit on a typed buffer (see Typed): partition i is items
+// i*count to (i+1)*count-1 of b's datatype, count being b's count / partitions.
+func PsendInitBuf(c *Comm, b Buf, partitions, dest, tag int) (Request, error) {
+	return partInitBuf("PsendInit", c, true, b, partitions, dest, tag)
+}
+
+// PrecvInitBuf is PrecvInit on a typed buffer (see Typed).
+func PrecvInitBuf(c *Comm, b Buf, partitions, source, tag int) (Request, error) {
+	return partInitBuf("PrecvInit", c, false, b, partitions, source, tag)
+}
+
+func partInitBuf(op string, c *Comm, send bool, b Buf, parts, peer, tag int) (Request, error) {
+	if b.err == nil && parts >= 1 && b.count%int64(parts) != 0 {
+		return Request{}, c.fail(op, errorf(ClassCount, op, "the buffer's %d items do not cut into %d equal partitions", b.count, parts))
+	}
+	eb, err := b.engineBuf(op)
+	if err != nil {
+		return Request{}, c.fail(op, err)
+	}
+	return partStart(op, c, send, eb, parts, peer, tag)
+}
+
 func partInit(op string, c *Comm, send bool, mem []byte, esz, parts, peer, tag int) (Request, error) {
 	if parts >= 1 && len(mem)/esz%parts != 0 {
 		return Request{}, c.fail(op, errorf(ClassCount, op, "len(buf) %d does not cut into %d equal partitions", len(mem)/esz, parts))
 	}
-	p, err := c.dev().PartInit(op, send, mem, parts, peer, tag)
+	return partStart(op, c, send, p2p.Bytes(mem), parts, peer, tag)
+}
+
+func partStart(op string, c *Comm, send bool, b p2p.Buf, parts, peer, tag int) (Request, error) {
+	p, err := c.dev().PartInit(op, send, b, parts, peer, tag)
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}

@@ -134,3 +134,48 @@ func partitioned(t *testing.T, rank, size int) {
 	must(t, ra.Free())
 	must(t, rb.Free())
 }
+
+// TestPartitionedDatatypes: a partitioned send of a matrix column (a derived datatype
+// of one int32 with a row's extent, 4 partitions) into a partitioned receive of packed
+// int32 cut into 2 (PsendInitBuf, PrecvInitBuf), over shm and forced TCP.
+func TestPartitionedDatatypes(t *testing.T) {
+	for _, transports := range []string{"self,shm,tcp", "self,tcp"} {
+		t.Run(transports, func(t *testing.T) {
+			jobSettings(t, 2, map[string]string{"transports": transports}, func(t *testing.T, rank, size int) {
+				const rows, cols = 64, 4
+				w := mpi.World
+				if rank == 0 {
+					cell, err := mpi.TypeResized(mpi.Int32, 0, 4*cols)
+					must(t, err)
+					must(t, cell.Commit())
+					m := make([]int32, rows*cols)
+					for i := range m {
+						m[i] = int32(i)
+					}
+					r, err := mpi.PsendInitBuf(w, mpi.Typed(m[1:], rows, cell), 4, 1, 9)
+					must(t, err)
+					must(t, r.Start())
+					for p := 3; p >= 0; p-- {
+						must(t, r.Pready(p))
+					}
+					_, err = r.Wait()
+					must(t, err)
+					must(t, r.Free())
+					return
+				}
+				got := make([]int32, rows)
+				r, err := mpi.PrecvInitBuf(w, mpi.Typed(got, rows, mpi.Int32), 2, 0, 9)
+				must(t, err)
+				must(t, r.Start())
+				_, err = r.Wait()
+				must(t, err)
+				for i, v := range got {
+					if v != int32(i*cols+1) {
+						t.Fatalf("got[%d] = %d, want %d (column 1 of the matrix)", i, v, i*cols+1)
+					}
+				}
+				must(t, r.Free())
+			})
+		})
+	}
+}

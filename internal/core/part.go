@@ -59,7 +59,7 @@ type partOp struct {
 	c         *Comm
 	op        string
 	send      bool
-	mem       []byte
+	buf       p2p.Buf
 	parts     int   // this side's partitions
 	psize     int64 // this side's partition size in bytes
 	peer, tag int   // the peer's rank in c (ProcNull: nothing moves)
@@ -86,7 +86,7 @@ type partOp struct {
 // PartInit makes a partitioned send (send) or receive of mem, cut into parts
 // partitions, with peer and tag (MPI_Psend_init, MPI_Precv_init). The request is
 // inactive until Start.
-func (c *Comm) PartInit(op string, send bool, mem []byte, parts, peer, tag int) (*Pending, error) {
+func (c *Comm) PartInit(op string, send bool, buf p2p.Buf, parts, peer, tag int) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -101,10 +101,10 @@ func (c *Comm) PartInit(op string, send bool, mem []byte, parts, peer, tag int) 
 	if parts < 1 || parts > MaxPartitions {
 		return nil, Errorf(ClassArg, op, "partitions %d must be in [1, %d]", parts, MaxPartitions)
 	}
-	if len(mem)%parts != 0 {
-		return nil, Errorf(ClassCount, op, "the buffer's %d bytes do not cut into %d equal partitions", len(mem), parts)
+	if buf.Len()%int64(parts) != 0 {
+		return nil, Errorf(ClassCount, op, "the buffer's %d bytes do not cut into %d equal partitions", buf.Len(), parts)
 	}
-	o := &partOp{c: c, op: op, send: send, mem: mem, parts: parts, psize: int64(len(mem) / parts), peer: peer, tag: tag, wpeer: w}
+	o := &partOp{c: c, op: op, send: send, buf: buf, parts: parts, psize: buf.Len() / int64(parts), peer: peer, tag: tag, wpeer: w}
 	o.box.op = o
 	if peer == ProcNull {
 		return &o.box, nil
@@ -238,7 +238,7 @@ func (p *Pending) Pready(op string, lo, hi int) error {
 		if o.peer == ProcNull {
 			continue
 		}
-		q, err := o.c.IsendInternal(o.mem[int64(i)*o.psize:int64(i+1)*o.psize], o.peer, o.dataTag(i))
+		q, err := eng.Isend(o.buf.Slice(int64(i)*o.psize, o.psize), o.wpeer, o.dataTag(i), o.c.ctx+1, p2p.Standard)
 		if err != nil {
 			return MapErr(op, err)
 		}
@@ -329,16 +329,16 @@ func (o *partOp) progress(op string) error {
 	if !o.active || !o.matched || o.posted {
 		return nil
 	}
-	if int64(o.far.parts)*o.far.psize != int64(len(o.mem)) {
+	if int64(o.far.parts)*o.far.psize != o.buf.Len() {
 		o.err = Errorf(ClassTruncate, op, "the partitioned send from rank %d has %d partitions of %d bytes; the receive's buffer has %d bytes",
-			o.peer, o.far.parts, o.far.psize, len(o.mem))
+			o.peer, o.far.parts, o.far.psize, o.buf.Len())
 		o.posted = true
 		o.done, o.ndone = make([]bool, o.far.parts), o.far.parts
 		return o.err
 	}
 	o.reqs, o.done = make([]p2p.Request, o.far.parts), make([]bool, o.far.parts)
 	for j := range o.far.parts {
-		q, err := o.c.IrecvInternal(o.mem[int64(j)*o.far.psize:int64(j+1)*o.far.psize], o.peer, o.dataTag(j))
+		q, err := eng.Irecv(o.buf.Slice(int64(j)*o.far.psize, o.far.psize), o.wpeer, o.dataTag(j), o.c.ctx+1)
 		if err != nil {
 			return MapErr(op, err)
 		}
@@ -409,7 +409,7 @@ func (o *partOp) status(st *p2p.Status) error {
 	if o.send {
 		*st = p2p.Status{Source: AnySource, Tag: AnyTag}
 	} else {
-		*st = p2p.Status{Source: o.wpeer, Tag: o.tag, Count: int64(len(o.mem))}
+		*st = p2p.Status{Source: o.wpeer, Tag: o.tag, Count: o.buf.Len()}
 	}
 	return o.err
 }
