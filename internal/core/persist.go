@@ -12,10 +12,10 @@ import (
 // requires, every member starts its persistent collectives in the same order, so each
 // run is the next collective on the communicator, as a nonblocking one is.
 type persistOp struct {
-	mu    sync.Mutex
+	mu     sync.Mutex
 	start1 func() (*Pending, error)
-	cur   *Pending // the run under way; nil while inactive
-	freed bool
+	cur    *Pending // the run under way; nil while inactive
+	freed  bool
 }
 
 // Persistent makes the persistent request of an operation whose every run start
