@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -67,6 +68,7 @@ func (w *Win) invoke(op string, err error) error {
 	if w == nil || w.d == nil {
 		return Self.invoke(op, err)
 	}
+	prof.OnError() // the program may exit on it: a profiled rank writes what it has
 	h := w.ErrHandler()
 	if h.wfn != nil {
 		h.wfn(w, err)

@@ -278,13 +278,18 @@ func (w *Win) FlushAll(op string, local bool) error {
 		return err
 	}
 	var first error
+	locked := false
 	for t := range w.locks {
 		if w.locks[t].Load() == 0 {
 			continue
 		}
+		locked = true
 		if err := w.Flush(op, t, local); err != nil && first == nil {
 			first = err
 		}
+	}
+	if !locked {
+		return Errorf(ClassRMASync, op, "no passive-target epoch is open (call Lock or LockAll first)")
 	}
 	return first
 }
