@@ -61,8 +61,10 @@ func (w *Win) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return w.invoke(op, core.MapErr(op, err))
+	return w.raise(op, err)
 }
+
+func (w *Win) raise(op string, err error) error { return w.invoke(op, core.MapErr(op, err)) }
 
 func (w *Win) invoke(op string, err error) error {
 	if w == nil || w.d == nil {
