@@ -3,6 +3,7 @@ package mpi
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -32,7 +33,8 @@ type Win struct {
 	errh  *ErrHandler
 	attrs map[*WinKeyval]any
 	info  map[string]string
-	name  string
+
+	lastGroup atomic.Pointer[groupRanks] // ranksOf's last translation
 }
 
 // Lock types for Lock.
@@ -322,11 +324,29 @@ func (w *Win) Fence(assert int) error {
 	return w.fail("WinFence", w.dev().Fence("WinFence", assert))
 }
 
-// ranksOf translates g into ranks of the window.
+// ranksOf translates g into ranks of the window. Groups never change, so the last
+// translation is kept: an epoch loop that starts (or posts to) one group translates
+// it once.
 func (w *Win) ranksOf(op string, g *Group) ([]int, error) {
 	if g == nil || g.g == nil {
 		return nil, errorf(ClassGroup, op, "the group is nil")
 	}
+	if last := w.lastGroup.Load(); last != nil && last.g == g {
+		return last.ranks, nil
+	}
+	rs, err := w.translate(op, g)
+	if err == nil {
+		w.lastGroup.Store(&groupRanks{g, rs})
+	}
+	return rs, err
+}
+
+type groupRanks struct {
+	g     *Group
+	ranks []int
+}
+
+func (w *Win) translate(op string, g *Group) ([]int, error) {
 	wg := w.d.Comm().Group()
 	out := make([]int, g.g.Size())
 	for i := range out {
@@ -400,6 +420,13 @@ func (w *Win) UnlockAll() error { return w.fail("WinUnlockAll", w.dev().UnlockAl
 
 // Flush completes every operation to rank, at the target too (MPI_Win_flush).
 func (w *Win) Flush(rank int) error {
+	if w != nil && w.d.FlushDirect(rank) {
+		return nil // a direct target's operations completed in their calls
+	}
+	return w.flush(rank)
+}
+
+func (w *Win) flush(rank int) error {
 	return w.fail("WinFlush", w.dev().Flush("WinFlush", rank, false))
 }
 
@@ -440,6 +467,23 @@ func elemType[T Elem]() *datatype.Type {
 		return datatype.Int
 	}
 	return elemTypeOf(reflect.TypeFor[T]().Kind())
+}
+
+// elemKind is elemType[T]().Kind() without the call for the element types
+// accumulates take most.
+func elemKind[T Elem]() datatype.Kind {
+	var z T
+	switch any(z).(type) {
+	case int32:
+		return datatype.KindInt32
+	case float64:
+		return datatype.KindFloat64
+	case int64:
+		return datatype.KindInt64
+	case float32:
+		return datatype.KindFloat32
+	}
+	return elemType[T]().Kind()
 }
 
 func elemTypeOf(k reflect.Kind) *datatype.Type {
@@ -498,12 +542,26 @@ func accOp(name string, o Op) (rma.Op, error) {
 // Put writes origin to rank's window, disp displacement units from its start, as
 // len(origin) elements (MPI_Put).
 func Put[T Elem](w *Win, origin []T, rank, disp int) error {
+	if w != nil && w.d.PutBytes(rank, int64(disp), asBytes(origin)) {
+		return nil
+	}
+	return put(w, origin, rank, disp)
+}
+
+func put[T Elem](w *Win, origin []T, rank, disp int) error {
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	return w.fail("Put", w.dev().Put("Put", &o, &t))
 }
 
 // Get reads len(origin) elements of rank's window at disp into origin (MPI_Get).
 func Get[T Elem](w *Win, origin []T, rank, disp int) error {
+	if w != nil && w.d.GetBytes(rank, int64(disp), asBytes(origin)) {
+		return nil
+	}
+	return get(w, origin, rank, disp)
+}
+
+func get[T Elem](w *Win, origin []T, rank, disp int) error {
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	return w.fail("Get", w.dev().Get("Get", &o, &t))
 }
@@ -511,6 +569,9 @@ func Get[T Elem](w *Win, origin []T, rank, disp int) error {
 // Accumulate combines origin into rank's window at disp with op, element by element
 // and atomically per element (MPI_Accumulate): a predefined op, Replace or NoOp.
 func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
+	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), rma.Op(op.code), elemKind[T]()) {
+		return nil
+	}
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	k, err := accOp("Accumulate", op)
 	if err != nil {
@@ -537,6 +598,15 @@ func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) er
 // FetchAndOp returns rank's element at disp and combines origin into it with op,
 // atomically (MPI_Fetch_and_op).
 func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
+	if w != nil && op.user == nil && isWord[T]() {
+		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), rma.Op(op.code)); ok {
+			return *(*T)(unsafe.Pointer(&old)), nil
+		}
+	}
+	return fetchAndOp(w, origin, rank, disp, op)
+}
+
+func fetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 	var res T
 	k, err := accOp("FetchAndOp", op)
 	if err != nil {
@@ -550,9 +620,30 @@ func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 // returns the value it held, atomically (MPI_Compare_and_swap). T is an integer or
 // bool type.
 func CompareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
+	if w != nil && isWord[T]() {
+		if old, ok := w.d.CasWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&compare)), *(*uint64)(unsafe.Pointer(&origin))); ok {
+			return *(*T)(unsafe.Pointer(&old)), nil
+		}
+	}
+	return compareAndSwap(w, origin, compare, rank, disp)
+}
+
+func compareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
 	var res T
 	err := w.dev().CompareAndSwap("CompareAndSwap", elemBytes(&origin), elemBytes(&compare), elemBytes(&res), elemType[T](), rank, int64(disp))
 	return res, w.fail("CompareAndSwap", err)
+}
+
+// isWord reports whether T is an 8-byte integer type, whose FetchAndOp and
+// CompareAndSwap on a direct target are one atomic instruction. Named types take the
+// general path.
+func isWord[T Elem]() bool {
+	var z T
+	switch any(z).(type) {
+	case int64, uint64, int, uint, uintptr:
+		return true
+	}
+	return false
 }
 
 func elemBytes[T Elem](p *T) []byte {

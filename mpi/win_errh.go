@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -60,13 +61,16 @@ func (w *Win) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return w.invoke(op, core.MapErr(op, err))
+	return w.raise(op, err)
 }
+
+func (w *Win) raise(op string, err error) error { return w.invoke(op, core.MapErr(op, err)) }
 
 func (w *Win) invoke(op string, err error) error {
 	if w == nil || w.d == nil {
 		return Self.invoke(op, err)
 	}
+	prof.OnError() // the program may exit on it: a profiled rank writes what it has
 	h := w.ErrHandler()
 	if h.wfn != nil {
 		h.wfn(w, err)

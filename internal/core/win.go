@@ -127,21 +127,28 @@ type Win struct {
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
 	// LockExclusive), LockAll.
-	fence     atomic.Bool
-	access    []int
-	exposure  []int
+	fence atomic.Bool
+	// The epoch calls of one window are serialised by the program (MPI's rule), so
+	// the group slices need no lock; the flags publish them.
+	access    []int         // the targets of the open PSCW access epoch (accessing)
+	accessTo  []atomic.Bool // per target: in the open access epoch
+	accessing atomic.Bool
+	exposure  []int // the origins of the open exposure epoch (exposed)
+	exposed   atomic.Bool
 	locks     []atomic.Int32
 	lockAll   atomic.Bool
 	startSeen []uint64
 	waitSeen  []uint64
 	freed     atomic.Bool
 	name      string
+	streamed  atomic.Int64 // bytes copied to or from direct targets since the last Flush (win_fast.go)
 }
 
 type winPeer struct {
 	mem      []byte // its memory, mapped here (direct), else nil
 	size     int64
 	dispUnit int
+	maxDisp  int64 // size / dispUnit: the largest displacement inside the window
 	direct   bool
 	ctrl     ctrlBlock
 }
@@ -225,7 +232,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 	}
 	w.peers = make([]winPeer, n)
 	for r := range n {
-		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r]}
+		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1))}
 	}
 	cw := ctrlWords(n)
 	if regionWanted {
@@ -271,7 +278,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 		me0.direct = false
 	}
 	w.out, w.dirty = make([][]*shipOp, n), make([]bool, n)
-	w.locks = make([]atomic.Int32, n)
+	w.locks, w.accessTo = make([]atomic.Int32, n), make([]atomic.Bool, n)
 	w.startSeen, w.waitSeen = make([]uint64, n), make([]uint64, n)
 	w.nextID = 2
 	if w.served {

@@ -220,7 +220,7 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 		if toff, n, ok := contig(t.Type, t.Count); ok {
 			dst := mem[pr.off+toff : pr.off+toff+n]
 			if ooff, m, ok := contig(o.Type, o.Count); ok {
-				copy(dst, o.Mem[ooff:ooff+m])
+				w.copyDirect(dst, o.Mem[ooff:ooff+m])
 			} else {
 				o.Type.Pack(dst, o.Mem, o.Count)
 			}

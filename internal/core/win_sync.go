@@ -1,7 +1,6 @@
 package core
 
 import (
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -21,13 +20,7 @@ const lockNoCheck = 1 << 16 // in locks[t]: taken with ModeNoCheck, so nothing t
 
 // inEpoch reports whether an operation on target t is inside an access epoch.
 func (w *Win) inEpoch(t int) bool {
-	if w.fence.Load() || w.lockAll.Load() || w.locks[t].Load() != 0 {
-		return true
-	}
-	w.mu.Lock()
-	ok := slices.Contains(w.access, t)
-	w.mu.Unlock()
-	return ok
+	return w.fence.Load() || w.lockAll.Load() || w.locks[t].Load() != 0 || w.accessTo[t].Load()
 }
 
 // await polls cond until it holds: spinning, then yielding the thread (ranks may
@@ -278,13 +271,18 @@ func (w *Win) FlushAll(op string, local bool) error {
 		return err
 	}
 	var first error
+	locked := false
 	for t := range w.locks {
 		if w.locks[t].Load() == 0 {
 			continue
 		}
+		locked = true
 		if err := w.Flush(op, t, local); err != nil && first == nil {
 			first = err
 		}
+	}
+	if !locked {
+		return Errorf(ClassRMASync, op, "no passive-target epoch is open (call Lock or LockAll first)")
 	}
 	return first
 }
@@ -320,13 +318,11 @@ func (w *Win) Post(op string, g []int, assert int) error {
 	if err := w.checkGroup(op, g); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	if w.exposure != nil {
-		w.mu.Unlock()
+	if w.exposed.Load() {
 		return Errorf(ClassRMASync, op, "an exposure epoch is open already (call Wait or Test)")
 	}
-	w.exposure = append([]int{}, g...)
-	w.mu.Unlock()
+	w.exposure = append(w.exposure[:0], g...)
+	w.exposed.Store(true)
 	if assert&ModeNoCheck != 0 {
 		return nil
 	}
@@ -352,10 +348,7 @@ func (w *Win) Start(op string, g []int, assert int) error {
 	if err := w.checkGroup(op, g); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	open := w.access != nil
-	w.mu.Unlock()
-	if open {
+	if w.accessing.Load() {
 		return Errorf(ClassRMASync, op, "an access epoch is open already (call Complete)")
 	}
 	if assert&ModeNoCheck == 0 {
@@ -365,9 +358,11 @@ func (w *Win) Start(op string, g []int, assert int) error {
 			w.startSeen[t]++
 		}
 	}
-	w.mu.Lock()
-	w.access = append([]int{}, g...)
-	w.mu.Unlock()
+	w.access = append(w.access[:0], g...)
+	for _, t := range g {
+		w.accessTo[t].Store(true)
+	}
+	w.accessing.Store(true)
 	return nil
 }
 
@@ -377,12 +372,12 @@ func (w *Win) Complete(op string) error {
 	if err := w.Check(op); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	g := w.access
-	w.access = nil
-	w.mu.Unlock()
-	if g == nil {
+	if !w.accessing.Swap(false) {
 		return Errorf(ClassRMASync, op, "no access epoch is open (call Start first)")
+	}
+	g := w.access
+	for _, t := range g {
+		w.accessTo[t].Store(false)
 	}
 	var first error
 	for _, t := range g {
@@ -405,12 +400,10 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 	if err := w.Check(op); err != nil {
 		return false, err
 	}
-	w.mu.Lock()
-	g := w.exposure
-	w.mu.Unlock()
-	if g == nil {
+	if !w.exposed.Load() {
 		return false, Errorf(ClassRMASync, op, "no exposure epoch is open (call Post first)")
 	}
+	g := w.exposure
 	ready := func(o int) bool { return atomic.LoadUint64(w.ctrl.complete(o, w.size)) > w.waitSeen[o] }
 	if test {
 		for _, o := range g {
@@ -429,8 +422,6 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 	for _, o := range g {
 		w.waitSeen[o]++
 	}
-	w.mu.Lock()
-	w.exposure = nil
-	w.mu.Unlock()
+	w.exposed.Store(false)
 	return true, nil
 }

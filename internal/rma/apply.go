@@ -94,6 +94,40 @@ func Acc(mem []byte, ps []Piece, origin, old []byte, op Op, k datatype.Kind, loc
 	return nil
 }
 
+// AccContig is Acc on one contiguous run, target (len(origin) bytes of whole
+// elements of kind k) ⊕= origin, without old values; it reports false, doing
+// nothing, when op is not defined on k (Lookup says why).
+func AccContig(target, origin []byte, op Op, k datatype.Kind, lock *uint32) bool {
+	if op >= NumOps || int(k) >= len(kernels[op]) {
+		return false
+	}
+	fn := kernels[op][k]
+	if len(target) < 64 {
+		fn = scalar[op][k] // below the vector loops' block: the Go loop, one call
+	}
+	if fn == nil {
+		return false
+	}
+	if Atomic(k) {
+		accAtomic(target, []Piece{{Off: 0, Len: int64(len(target))}}, origin, nil, op, fn)
+		return true
+	}
+	Lock(lock)
+	fn(target, origin)
+	Unlock(lock)
+	return true
+}
+
+// CasWord replaces *a by swap if it holds cmp, atomically, and returns what it held.
+func CasWord(a *uint64, cmp, swap uint64) uint64 {
+	for {
+		was := atomic.LoadUint64(a)
+		if was != cmp || atomic.CompareAndSwapUint64(a, cmp, swap) {
+			return was
+		}
+	}
+}
+
 func word(b []byte, i int) *uint64 { return (*uint64)(unsafe.Pointer(&b[i])) }
 
 // accAtomic updates 8-byte integers one by one with the CPU's atomic instructions.
@@ -139,15 +173,9 @@ func accAtomic(mem []byte, ps []Piece, origin, old []byte, op Op, fn Kernel) {
 func CompareSwap(mem []byte, off int64, cmp, swap, old []byte, k datatype.Kind, lock *uint32) {
 	n := int64(len(swap))
 	if Atomic(k) {
-		w := word(mem, int(off))
-		c, s := binary.LittleEndian.Uint64(cmp), binary.LittleEndian.Uint64(swap)
-		for {
-			was := atomic.LoadUint64(w)
-			if was != c || atomic.CompareAndSwapUint64(w, was, s) {
-				binary.LittleEndian.PutUint64(old, was)
-				return
-			}
-		}
+		was := CasWord(word(mem, int(off)), binary.LittleEndian.Uint64(cmp), binary.LittleEndian.Uint64(swap))
+		binary.LittleEndian.PutUint64(old, was)
+		return
 	}
 	Lock(lock)
 	t := mem[off : off+n]
@@ -172,7 +200,13 @@ func CompareSwapKind(k datatype.Kind) bool {
 // Lock takes a spin lock word (the accumulate lock): 0 free, 1 held. A holder keeps
 // it for one operation's copy, so waiting spins, letting other goroutines run.
 func Lock(w *uint32) {
-	for i := 0; !atomic.CompareAndSwapUint32(w, 0, 1); i++ {
+	if !atomic.CompareAndSwapUint32(w, 0, 1) {
+		lockSlow(w)
+	}
+}
+
+func lockSlow(w *uint32) {
+	for i := 1; !atomic.CompareAndSwapUint32(w, 0, 1); i++ {
 		if i&63 == 63 {
 			runtime.Gosched()
 		}

@@ -75,7 +75,9 @@ func Atomic(k datatype.Kind) bool {
 	return false
 }
 
-var kernels [NumOps][datatype.KindInt16Int32 + 1]Kernel
+// kernels are the kernels by op and element kind; scalar the Go loops among them,
+// before vector loops replaced some (simdKernels).
+var kernels, scalar [NumOps][datatype.KindInt16Int32 + 1]Kernel
 
 type integer interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~int | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint
@@ -94,60 +96,119 @@ func view[T any](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-func reg[T any](k datatype.Kind, op Op, fn func(a, b []T)) {
-	kernels[op][k] = func(target, origin []byte) {
-		a := view[T](target)
-		fn(a, view[T](origin)[:len(a)])
+// Kernels are named generic functions stored in the table directly, so that applying
+// one is a single indirect call on the concrete element type.
+
+func sumK[T number](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		a[i] += b[i]
+		a[i+1] += b[i+1]
+		a[i+2] += b[i+2]
+		a[i+3] += b[i+3]
+		a[i+4] += b[i+4]
+		a[i+5] += b[i+5]
+		a[i+6] += b[i+6]
+		a[i+7] += b[i+7]
+	}
+	for ; i < len(a); i++ {
+		a[i] += b[i]
 	}
 }
 
-func regInt[T integer](k datatype.Kind) {
-	regNum[T](k)
-	reg(k, OpMin, func(a, b []T) {
-		for i := range a {
-			a[i] = min(a[i], b[i])
-		}
-	})
-	reg(k, OpMax, func(a, b []T) {
-		for i := range a {
-			a[i] = max(a[i], b[i])
-		}
-	})
-	regBits[T](k)
-	reg(k, OpLand, func(a, b []T) {
-		for i := range a {
-			a[i] = b2i[T](a[i] != 0 && b[i] != 0)
-		}
-	})
-	reg(k, OpLor, func(a, b []T) {
-		for i := range a {
-			a[i] = b2i[T](a[i] != 0 || b[i] != 0)
-		}
-	})
-	reg(k, OpLxor, func(a, b []T) {
-		for i := range a {
-			a[i] = b2i[T]((a[i] != 0) != (b[i] != 0))
-		}
-	})
+func prodK[T number](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] *= b[i]
+	}
 }
 
-func regBits[T integer](k datatype.Kind) {
-	reg(k, OpBand, func(a, b []T) {
-		for i := range a {
-			a[i] &= b[i]
-		}
-	})
-	reg(k, OpBor, func(a, b []T) {
-		for i := range a {
-			a[i] |= b[i]
-		}
-	})
-	reg(k, OpBxor, func(a, b []T) {
-		for i := range a {
-			a[i] ^= b[i]
-		}
-	})
+func minK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] = min(a[i], b[i])
+	}
 }
+
+func maxK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] = max(a[i], b[i])
+	}
+}
+
+// MPI's MIN and MAX on floats: a NaN operand gives NaN, as in the facade.
+func fminK[T float](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] = T(math.Min(float64(a[i]), float64(b[i])))
+	}
+}
+
+func fmaxK[T float](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] = T(math.Max(float64(a[i]), float64(b[i])))
+	}
+}
+
+func landK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] = b2i[T](a[i] != 0 && b[i] != 0)
+	}
+}
+
+func lorK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] = b2i[T](a[i] != 0 || b[i] != 0)
+	}
+}
+
+func lxorK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] = b2i[T]((a[i] != 0) != (b[i] != 0))
+	}
+}
+
+func bandK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] &= b[i]
+	}
+}
+
+func borK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] |= b[i]
+	}
+}
+
+func bxorK[T integer](t, o []byte) {
+	a := view[T](t)
+	b := view[T](o)[:len(a)]
+	for i := range a {
+		a[i] ^= b[i]
+	}
+}
+
+func replaceK(t, o []byte) { copy(t, o[:len(t)]) }
+func noopK(t, o []byte)    {}
 
 func b2i[T integer](v bool) T {
 	if v {
@@ -156,38 +217,39 @@ func b2i[T integer](v bool) T {
 	return 0
 }
 
-func regNum[T number](k datatype.Kind) {
-	reg(k, OpSum, func(a, b []T) {
-		for i := range a {
-			a[i] += b[i]
-		}
-	})
-	reg(k, OpProd, func(a, b []T) {
-		for i := range a {
-			a[i] *= b[i]
-		}
-	})
-	regMove[T](k)
+func regInt[T integer](k datatype.Kind) {
+	regNum[T](k)
+	kernels[OpMin][k], kernels[OpMax][k] = minK[T], maxK[T]
+	kernels[OpLand][k], kernels[OpLor][k], kernels[OpLxor][k] = landK[T], lorK[T], lxorK[T]
+	regBits[T](k)
 }
 
-func regMove[T any](k datatype.Kind) {
-	reg(k, OpReplace, func(a, b []T) { copy(a, b) })
-	reg(k, OpNoOp, func(a, b []T) {})
+func regBits[T integer](k datatype.Kind) {
+	kernels[OpBand][k], kernels[OpBor][k], kernels[OpBxor][k] = bandK[T], borK[T], bxorK[T]
+}
+
+func regNum[T number](k datatype.Kind) {
+	kernels[OpSum][k], kernels[OpProd][k] = sumK[T], prodK[T]
+	regMove(k)
+}
+
+func regMove(k datatype.Kind) {
+	kernels[OpReplace][k], kernels[OpNoOp][k] = replaceK, noopK
 }
 
 func regFloat[T float](k datatype.Kind) {
 	regNum[T](k)
-	// MPI's MIN and MAX on floats: a NaN operand gives NaN, as in the facade.
-	reg(k, OpMin, func(a, b []T) {
+	kernels[OpMin][k], kernels[OpMax][k] = fminK[T], fmaxK[T]
+}
+
+func boolK(op func(x, y bool) bool) Kernel {
+	return func(t, o []byte) {
+		a := view[bool](t)
+		b := view[bool](o)[:len(a)]
 		for i := range a {
-			a[i] = T(math.Min(float64(a[i]), float64(b[i])))
+			a[i] = op(a[i], b[i])
 		}
-	})
-	reg(k, OpMax, func(a, b []T) {
-		for i := range a {
-			a[i] = T(math.Max(float64(a[i]), float64(b[i])))
-		}
-	})
+	}
 }
 
 // loc registers Maxloc and Minloc on a pair kind: a value of type V at offset 0, an
@@ -209,8 +271,7 @@ func loc[V integer | float](k datatype.Kind, ioff, size int) {
 	}
 	kernels[OpMaxloc][k] = mk(func(x, y V) bool { return x > y })
 	kernels[OpMinloc][k] = mk(func(x, y V) bool { return x < y })
-	kernels[OpReplace][k] = func(a, b []byte) { copy(a, b[:len(a)]) }
-	kernels[OpNoOp][k] = func(a, b []byte) {}
+	regMove(k)
 }
 
 func init() {
@@ -229,26 +290,16 @@ func init() {
 	regNum[complex64](datatype.KindComplex64)
 	regNum[complex128](datatype.KindComplex128)
 	regBits[uint8](datatype.KindByte)
-	regMove[uint8](datatype.KindByte)
-	reg(datatype.KindBool, OpLand, func(a, b []bool) {
-		for i := range a {
-			a[i] = a[i] && b[i]
-		}
-	})
-	reg(datatype.KindBool, OpLor, func(a, b []bool) {
-		for i := range a {
-			a[i] = a[i] || b[i]
-		}
-	})
-	reg(datatype.KindBool, OpLxor, func(a, b []bool) {
-		for i := range a {
-			a[i] = a[i] != b[i]
-		}
-	})
-	regMove[bool](datatype.KindBool)
+	regMove(datatype.KindByte)
+	kernels[OpLand][datatype.KindBool] = boolK(func(x, y bool) bool { return x && y })
+	kernels[OpLor][datatype.KindBool] = boolK(func(x, y bool) bool { return x || y })
+	kernels[OpLxor][datatype.KindBool] = boolK(func(x, y bool) bool { return x != y })
+	regMove(datatype.KindBool)
 	loc[float32](datatype.KindFloat32Int32, 4, 8)
 	loc[float64](datatype.KindFloat64Int32, 8, 12)
 	loc[int64](datatype.KindInt64Int32, 8, 12)
 	loc[int32](datatype.KindInt32Int32, 4, 8)
 	loc[int16](datatype.KindInt16Int32, 2, 6)
+	scalar = kernels
+	simdKernels()
 }

@@ -214,3 +214,122 @@ func TestEncodeDecode(t *testing.T) {
 		t.Error("a piece past the end passed Check")
 	}
 }
+
+// TestKernelsAgreeWithGoLoops: every kernel (the vector ones too, where the CPU has
+// them) gives what an element-by-element Go loop gives, for lengths around the vector
+// loops' 64-byte blocks and at unaligned offsets.
+func TestKernelsAgreeWithGoLoops(t *testing.T) {
+	type c struct {
+		k    datatype.Kind
+		size int
+		ref  func(a, b []byte, op Op)
+	}
+	intRef := func(a, b []byte, size int, op Op) {
+		for i := 0; i < len(a); i += size {
+			var x, y uint64
+			for j := size - 1; j >= 0; j-- {
+				x, y = x<<8|uint64(a[i+j]), y<<8|uint64(b[i+j])
+			}
+			var r uint64
+			switch op {
+			case OpSum:
+				r = x + y
+			case OpBand:
+				r = x & y
+			case OpBor:
+				r = x | y
+			case OpBxor:
+				r = x ^ y
+			}
+			for j := 0; j < size; j++ {
+				a[i+j] = byte(r >> (8 * j))
+			}
+		}
+	}
+	cases := []c{
+		{datatype.KindInt8, 1, func(a, b []byte, op Op) { intRef(a, b, 1, op) }},
+		{datatype.KindUint16, 2, func(a, b []byte, op Op) { intRef(a, b, 2, op) }},
+		{datatype.KindInt32, 4, func(a, b []byte, op Op) { intRef(a, b, 4, op) }},
+		{datatype.KindUint32, 4, func(a, b []byte, op Op) { intRef(a, b, 4, op) }},
+		{datatype.KindFloat32, 4, func(a, b []byte, op Op) {
+			for i := 0; i < len(a); i += 4 {
+				x := math.Float32frombits(binary.LittleEndian.Uint32(a[i:]))
+				y := math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))
+				binary.LittleEndian.PutUint32(a[i:], math.Float32bits(x+y))
+			}
+		}},
+		{datatype.KindFloat64, 8, func(a, b []byte, op Op) {
+			for i := 0; i < len(a); i += 8 {
+				x := math.Float64frombits(binary.LittleEndian.Uint64(a[i:]))
+				y := math.Float64frombits(binary.LittleEndian.Uint64(b[i:]))
+				binary.LittleEndian.PutUint64(a[i:], math.Float64bits(x+y))
+			}
+		}},
+	}
+	seed := uint32(1)
+	rnd := func() byte { seed = seed*1664525 + 1013904223; return byte(seed >> 24) }
+	for _, cs := range cases {
+		ops := []Op{OpSum}
+		if cs.k != datatype.KindFloat32 && cs.k != datatype.KindFloat64 {
+			ops = append(ops, OpBand, OpBor, OpBxor)
+		}
+		for _, op := range ops {
+			fn, err := Lookup(op, cs.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := 0; n <= 300; n += cs.size {
+				for _, shift := range []int{0, 1, 8} {
+					a, b := make([]byte, n+shift), make([]byte, n+shift)
+					for i := range a {
+						a[i], b[i] = rnd(), rnd()
+					}
+					if cs.size >= 4 && cs.k != datatype.KindInt32 && cs.k != datatype.KindUint32 {
+						// finite floats: exponents away from NaN and Inf
+						for i := cs.size - 1; i < len(a); i += cs.size {
+							a[i], b[i] = a[i]&0x3f, b[i]&0x3f
+						}
+					}
+					want := append([]byte(nil), a[shift:]...)
+					cs.ref(want, b[shift:], op)
+					fn(a[shift:], b[shift:])
+					if string(a[shift:]) != string(want) {
+						t.Fatalf("%v on %v, %d bytes at offset %d: kernel and Go loop differ", op, cs.k, n, shift)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAccContig: the short way's accumulate agrees with Acc, refuses what Lookup
+// refuses, and CasWord swaps only on a match.
+func TestAccContig(t *testing.T) {
+	var lock uint32
+	mem, org := make([]byte, 4096), make([]byte, 4096)
+	for i := range org {
+		org[i] = byte(i)
+	}
+	if !AccContig(mem, org, OpSum, datatype.KindInt32, &lock) || !AccContig(mem, org, OpSum, datatype.KindInt32, &lock) {
+		t.Fatal("Sum on int32 refused")
+	}
+	for i := 0; i < 4096; i += 4 {
+		if got, want := binary.LittleEndian.Uint32(mem[i:]), 2*binary.LittleEndian.Uint32(org[i:]); got != want {
+			t.Fatalf("element %d: %d, want %d", i/4, got, want)
+		}
+	}
+	if AccContig(mem[:8], org[:8], OpBand, datatype.KindFloat64, &lock) {
+		t.Error("Band on float64 accepted")
+	}
+	w := i64s(5, 0)
+	if !AccContig(w, i64s(3, 4), OpSum, datatype.KindInt64, &lock) || binary.LittleEndian.Uint64(w) != 8 || binary.LittleEndian.Uint64(w[8:]) != 4 {
+		t.Errorf("atomic Sum on int64 gave %v", w)
+	}
+	a := uint64(7)
+	if was := CasWord(&a, 6, 9); was != 7 || a != 7 {
+		t.Errorf("CasWord without a match: was %d, now %d", was, a)
+	}
+	if was := CasWord(&a, 7, 9); was != 7 || a != 9 {
+		t.Errorf("CasWord with a match: was %d, now %d", was, a)
+	}
+}

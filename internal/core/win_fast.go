@@ -1,0 +1,168 @@
+package core
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/rma"
+)
+
+// The short way of direct operations: contiguous bytes to or from a target whose
+// memory this rank maps, inside a passive-target or fence epoch, inside the target's
+// window. Each entry checks exactly that with plain loads (no function values, no
+// datatype engine, no allocation) and reports false for anything else: the caller
+// then takes the general path, which does the same operation or names what is wrong.
+// So the short way changes no outcome, only its cost: an 8-byte Put plus Flush is
+// the checks, one store and a return.
+
+// directPeer returns target t when an operation on it may take the short way: inEpoch
+// without its mutex (LockAll sets every target's lock word, so it needs no check of
+// its own).
+func (w *Win) directPeer(t int) *winPeer {
+	if uint(t) < uint(len(w.peers)) && state.Load() == stateInit && !w.freed.Load() {
+		if p := &w.peers[t]; p.direct && (w.locks[t].Load() != 0 || w.fence.Load() || w.accessTo[t].Load()) {
+			return p
+		}
+	}
+	return nil
+}
+
+// at returns the byte offset of disp (units) in p's memory when n bytes from there
+// lie in its window.
+func (p *winPeer) at(disp int64, n int) (int64, bool) {
+	if disp < 0 || disp > p.maxDisp {
+		return 0, false
+	}
+	off := disp * int64(p.dispUnit) // <= size: no overflow
+	return off, int64(n) <= p.size-off
+}
+
+// PutBytes stores src at disp of target t's window when the short way applies.
+func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
+	p := w.directPeer(t)
+	if p == nil {
+		return false
+	}
+	off, ok := p.at(disp, len(src))
+	if !ok {
+		return false
+	}
+	if len(src) == 8 {
+		// One store: memmove's size dispatch costs more than the copy.
+		*(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(src)))
+		return true
+	}
+	w.copyDirect(p.mem[off:off+int64(len(src))], src)
+	return true
+}
+
+// GetBytes loads len(dst) bytes from disp of target t's window when the short way
+// applies.
+func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
+	p := w.directPeer(t)
+	if p == nil {
+		return false
+	}
+	off, ok := p.at(disp, len(dst))
+	if !ok {
+		return false
+	}
+	if len(dst) == 8 {
+		*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
+		return true
+	}
+	w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
+	return true
+}
+
+// Large copies and the cache. Go's memmove switches to non-temporal stores from 1 MiB
+// on, which sends the bytes to memory, past the caches: right for a stream larger
+// than the cache, which would evict them anyway, wrong for a megabyte the target (or,
+// for Get, the origin) reads next from its cache, as in a put-flush loop. The cost
+// model: bytes this rank copied to or from direct targets since its last Flush of a
+// direct target (Win.streamed) beyond streamBytes, about a core's L2, are a stream and
+// take memmove's non-temporal stores; below it, copies go in chunks under 1 MiB, which
+// stay in cache.
+const (
+	streamBytes = 2 << 20
+	copyChunk   = 512 << 10
+)
+
+// copyDirect is copy(dst, src) (equal lengths) into or out of a direct target.
+func (w *Win) copyDirect(dst, src []byte) {
+	if len(src) < 1<<20 || w.streamed.Add(int64(len(src))) > streamBytes {
+		copy(dst, src)
+		return
+	}
+	for len(src) > 0 {
+		n := copy(dst[:min(len(dst), copyChunk)], src)
+		dst, src = dst[n:], src[n:]
+	}
+}
+
+// AccBytes combines origin (elements of kind k) into disp of target t's window with
+// op when the short way applies: 8-byte integers with the CPU's atomics, other kinds
+// under the target's accumulate lock with rma's kernels.
+func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.Kind) bool {
+	p := w.directPeer(t)
+	if p == nil {
+		return false
+	}
+	off, ok := p.at(disp, len(origin))
+	if !ok {
+		return false
+	}
+	return rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc())
+}
+
+// FetchWord is FetchAndOp on an 8-byte integer at disp of target t's window when the
+// short way applies and op is one instruction: Sum (LOCK XADD), Replace (XCHG) or
+// NoOp (a load).
+func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
+	p := w.directPeer(t)
+	if p == nil {
+		return 0, false
+	}
+	off, ok := p.at(disp, 8)
+	if !ok || off&7 != 0 {
+		return 0, false
+	}
+	a := (*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
+	switch op {
+	case rma.OpSum:
+		return atomic.AddUint64(a, v) - v, true
+	case rma.OpReplace:
+		return atomic.SwapUint64(a, v), true
+	case rma.OpNoOp:
+		return atomic.LoadUint64(a), true
+	}
+	return 0, false
+}
+
+// CasWord is CompareAndSwap on an 8-byte integer at disp of target t's window when
+// the short way applies.
+func (w *Win) CasWord(t int, disp int64, cmp, swap uint64) (uint64, bool) {
+	p := w.directPeer(t)
+	if p == nil {
+		return 0, false
+	}
+	off, ok := p.at(disp, 8)
+	if !ok || off&7 != 0 {
+		return 0, false
+	}
+	return rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap), true
+}
+
+// FlushDirect reports whether Flush of target t has nothing to do: t is direct and
+// locked by this rank, so its operations completed in their calls.
+func (w *Win) FlushDirect(t int) bool {
+	if uint(t) < uint(len(w.peers)) && state.Load() == stateInit && !w.freed.Load() &&
+		w.peers[t].direct && w.locks[t].Load() != 0 {
+		if w.streamed.Load() != 0 {
+			w.streamed.Store(0)
+		}
+		return true
+	}
+	return false
+}

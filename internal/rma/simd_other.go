@@ -1,0 +1,6 @@
+//go:build !amd64
+
+package rma
+
+// simdKernels: no vector loops on this platform; the Go kernels serve.
+func simdKernels() {}
