@@ -215,3 +215,9 @@ func TestAnchors(t *testing.T) {
 		})
 	}
 }
+
+func TestTopologiesNeighbors(t *testing.T) { job(t, "topo", 4) }
+
+func TestCollectivesVPersistentLarge(t *testing.T) { job(t, "collv", 3) }
+
+func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }

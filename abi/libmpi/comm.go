@@ -19,6 +19,7 @@ import "C"
 
 import (
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/topo"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,6 +39,8 @@ type comm struct {
 	mu    sync.Mutex
 	attrs map[int32]uintptr
 	name  string
+	topo  *topology // set at creation, never changed
+	hints *info     // MPI_Comm_set_info's, under mu
 }
 
 var (
@@ -282,12 +286,29 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	nh := *(*uintptr)(out)
+	commOf(nh).topo, commOf(nh).hints = c.topo, c.hintsFor(0)
 	return fail(op, ch, copyAttrs(c, ch, commOf(nh), nh))
 }
 
 //export PMPI_Comm_dup_with_info
 func PMPI_Comm_dup_with_info(ch uintptr, info uintptr, out unsafe.Pointer) int32 {
-	return PMPI_Comm_dup(ch, out)
+	const op = "Comm_dup_with_info"
+	c, r := needComm(op, ch)
+	if c == nil {
+		return r
+	}
+	if info != hInfoNull && infoOf(info) == nil {
+		return fail(op, ch, errorf(errInfo, op, "info %#x is not an info object", info))
+	}
+	if r := PMPI_Comm_dup(ch, out); r != 0 {
+		return r
+	}
+	n := commOf(*(*uintptr)(out))
+	n.hints = nil
+	if info != hInfoNull {
+		n.hints = infoOf(info).clone()
+	}
+	return 0
 }
 
 //export PMPI_Comm_split
@@ -308,17 +329,56 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	if c == nil {
 		return r
 	}
-	a := core.SplitTypeArgs{Kind: int(kind), Key: int(key)}
+	a := core.SplitTypeArgs{Key: int(key)}
 	switch kind {
 	case 221:
 		a.Kind = core.SplitShared
-	case -32766:
+	case 222:
+		a.Kind = core.SplitHWUnguided
+	case 223:
+		a.Kind = core.SplitHWGuided
+	case 224:
+		a.Kind = core.SplitResourceGuided
+	case undefined:
 		a.Kind = core.Undefined
 	default:
-		return fail(op, ch, errorf(errArg, op, "split_type %d: mpigo's C ABI supports MPI_COMM_TYPE_SHARED and MPI_UNDEFINED", kind))
+		return fail(op, ch, errorf(errArg, op, "split_type %d is not MPI_COMM_TYPE_SHARED, _HW_UNGUIDED, _HW_GUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", kind))
 	}
-	nc, _, err := c.c.SplitType(op, a)
-	return created(op, c, ch, nc, err, out)
+	in := infoOf(info)
+	if in != nil && info != hInfoNull {
+		a.HWType, a.HasHWType = in.get("mpi_hw_resource_type")
+		a.Pset, a.HasPset = in.get("mpi_pset_name")
+	}
+	nc, typ, err := c.c.SplitType(op, a)
+	if r := created(op, c, ch, nc, err, out); r != 0 {
+		return r
+	}
+	// HW_UNGUIDED says which level it split by in the info (MPI 4.1 7.4.2).
+	if typ != "" && in != nil && info != hInfoEnv && info != hInfoNull {
+		in.set("mpi_hw_resource_type", typ)
+	}
+	return 0
+}
+
+//export PMPI_Get_hw_resource_info
+func PMPI_Get_hw_resource_info(out unsafe.Pointer) int32 {
+	const op = "Get_hw_resource_info"
+	if out == nil {
+		return fail(op, 0, errorf(errArg, op, "hw_info is NULL"))
+	}
+	set, err := topo.Allowed()
+	if err != nil {
+		return fail(op, 0, errorf(errOther, op, "cannot read the CPUs this process may run on: %v", err))
+	}
+	in := &info{}
+	m := topo.Machine()
+	for _, typ := range topo.ResourceTypes {
+		if len(m.Instances(typ)) > 0 {
+			in.set(core.HWPrefix+typ, strconv.FormatBool(m.InstanceOf(typ, set) >= 0))
+		}
+	}
+	setHandle(out, infos.add(in))
+	return 0
 }
 
 //export PMPI_Comm_create
@@ -794,23 +854,9 @@ func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
 	}
 	old.mu.Unlock()
 	for key, val := range attrs {
-		k := keyvals.get(uintptr(key))
-		if k == nil {
-			continue
-		}
-		var out uintptr
-		keep := false
-		switch uintptr(k.copyFn) {
-		case 0: // MPI_COMM_NULL_COPY_FN
-		case 1: // MPI_COMM_DUP_FN
-			out, keep = val, true
-		default:
-			var flag C.int
-			rc := C.call_copy_attr(k.copyFn, C.uintptr_t(oh), C.int(key), k.extra, C.uintptr_t(val), unsafe.Pointer(&out), &flag)
-			if rc != 0 {
-				return errorf(int32(rc), "Comm_dup", "the copy callback of keyval %d returned %d", key, int(rc))
-			}
-			keep = flag != 0
+		out, keep, err := copyAttr("Comm_dup", oh, key, val)
+		if err != nil {
+			return err
 		}
 		if keep {
 			nw.mu.Lock()
@@ -822,6 +868,28 @@ func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
 		}
 	}
 	return nil
+}
+
+// copyAttr runs the copy callback of key on an attribute of object oh: the new
+// value, and whether the duplicate gets it.
+func copyAttr(op string, oh uintptr, key int32, val uintptr) (uintptr, bool, error) {
+	k := keyvals.get(uintptr(key))
+	if k == nil {
+		return 0, false, nil
+	}
+	switch uintptr(k.copyFn) {
+	case 0: // MPI_x_NULL_COPY_FN
+		return 0, false, nil
+	case 1: // MPI_x_DUP_FN
+		return val, true, nil
+	}
+	var out uintptr
+	var flag C.int
+	rc := C.call_copy_attr(k.copyFn, C.uintptr_t(oh), C.int(key), k.extra, C.uintptr_t(val), unsafe.Pointer(&out), &flag)
+	if rc != 0 {
+		return 0, false, errorf(int32(rc), op, "the copy callback of keyval %d returned %d", key, int(rc))
+	}
+	return out, flag != 0, nil
 }
 
 // deleteAll runs the delete callbacks of every attribute of c (Comm_free, and

@@ -158,6 +158,9 @@ type request struct {
 	persistent bool
 	live       bool
 	keep       any // what a nonblocking collective's C arrays became, kept until it completes
+	// start starts a persistent collective (or generalized operation): MPI_Start sets
+	// x to what it returns; x is nil while the request is inactive.
+	start func() (*core.Pending, error)
 }
 
 // requests are kept in chunks that never move, so that a *request stays valid while
@@ -225,6 +228,13 @@ func addP2P(q p2p.Request, c *comm, ch uintptr, persistent bool, out unsafe.Poin
 func addPending(x *core.Pending, c *comm, ch uintptr, keep any, out unsafe.Pointer) {
 	h, r := newRequest()
 	r.x, r.c, r.ch, r.keep = x, c, ch, keep
+	*(*uintptr)(out) = h
+}
+
+// addPersistent makes the handle of an inactive persistent collective.
+func addPersistent(c *comm, ch uintptr, start func() (*core.Pending, error), out unsafe.Pointer) {
+	h, r := newRequest()
+	r.c, r.ch, r.persistent, r.start = c, ch, true, start
 	*(*uintptr)(out) = h
 }
 
@@ -373,6 +383,17 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 	if r == nil || !r.persistent {
 		return fail("Start", 0, errorf(errRequest, "Start", "request %#x is not a persistent request", h))
 	}
+	if r.start != nil {
+		if r.x != nil {
+			return fail("Start", r.ch, errorf(errRequest, "Start", "the persistent request is active (complete it before starting it again)"))
+		}
+		x, err := r.start()
+		if err != nil {
+			return fail("Start", r.ch, err)
+		}
+		r.x = x
+		return 0
+	}
 	return fail("Start", r.ch, core.MapErr("Start", core.Start(&r.q)))
 }
 
@@ -424,6 +445,9 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 		if release {
 			if ferr := r.x.Release(); err == nil {
 				err = ferr
+			}
+			if r.start != nil {
+				r.x = nil // inactive until started again
 			}
 		}
 	} else {
@@ -675,9 +699,10 @@ func PMPI_Request_free(p unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
 	}
 	var err error
-	if r.x != nil {
+	switch {
+	case r.x != nil:
 		err = r.x.Free()
-	} else {
+	case r.start == nil:
 		err = core.FreeRequest(&r.q)
 	}
 	ch := r.ch
@@ -845,6 +870,15 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
+	return mrecv(buf, int64(count), dh, mp, st)
+}
+
+//export PMPI_Mrecv_c
+func PMPI_Mrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
+	return mrecv(buf, count, dh, mp, st)
+}
+
+func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
 	const op = "Mrecv"
 	if mp == nil {
 		return fail(op, 0, errorf(errArg, op, "message is NULL"))
@@ -859,7 +893,7 @@ func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, 
 	if m == nil {
 		return fail(op, 0, errorf(errRequest, op, "message %#x is not a message from MPI_Mprobe", h))
 	}
-	b, err := cbuf(op, buf, int64(count), dh)
+	b, err := cbuf(op, buf, count, dh)
 	if err != nil {
 		return fail(op, m.ch, err)
 	}
@@ -880,12 +914,23 @@ func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, 
 //export PMPI_Sendrecv
 func PMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int32, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return sendrecv(sbuf, int64(scount), sdt, dest, stag, rbuf, int64(rcount), rdt, src, rtag, ch, st)
+}
+
+//export PMPI_Sendrecv_c
+func PMPI_Sendrecv_c(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
+	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, ch, st)
+}
+
+func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
+	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	const op = "Sendrecv"
 	var rq uintptr
-	if r := irecv(op, rbuf, int64(rcount), rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(op, rbuf, rcount, rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
-	if r := send(op, sbuf, int64(scount), sdt, dest, stag, ch, p2p.Standard); r != 0 {
+	if r := send(op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
 		PMPI_Cancel(unsafe.Pointer(&rq))
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return r
@@ -896,24 +941,47 @@ func PMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag in
 
 //export PMPI_Sendrecv_replace
 func PMPI_Sendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	const op = "Sendrecv_replace"
+	return sendrecvReplace(buf, int64(count), dh, dest, stag, src, rtag, ch, st)
+}
+
+//export PMPI_Sendrecv_replace_c
+func PMPI_Sendrecv_replace_c(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return sendrecvReplace(buf, count, dh, dest, stag, src, rtag, ch, st)
+}
+
+// packed copies count items of dh at buf into a new contiguous buffer.
+func packed(op string, buf unsafe.Pointer, count int64, dh uintptr, ch uintptr) ([]byte, int32) {
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return fail(op, ch, err)
+		return nil, fail(op, ch, err)
 	}
-	n, err := t.PackSize(int64(count))
+	n, err := t.PackSize(count)
 	if err != nil {
-		return fail(op, ch, core.TypeErr(op, err))
+		return nil, fail(op, ch, core.TypeErr(op, err))
 	}
 	tmp := make([]byte, n)
 	var pos int64
 	if n > 0 {
-		if r := PMPI_Pack_c(buf, int64(count), dh, unsafe.Pointer(&tmp[0]), n, unsafe.Pointer(&pos), ch); r != 0 {
-			return r
+		if r := PMPI_Pack_c(buf, count, dh, unsafe.Pointer(&tmp[0]), n, unsafe.Pointer(&pos), ch); r != 0 {
+			return nil, r
 		}
 	}
+	return tmp, 0
+}
+
+func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	const op = "Sendrecv_replace"
+	if commOf(ch) == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	tmp, r := packed(op, buf, count, dh, ch)
+	if r != 0 {
+		return r
+	}
+	var err error
 	var rq uintptr
-	if r := irecv(op, buf, int64(count), dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(op, buf, count, dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
 	c := commOf(ch)
