@@ -202,7 +202,7 @@ func TestAnchors(t *testing.T) {
 	for _, b := range []struct {
 		name, scale string
 		n           int
-	}{{"lat", "0.01", 2}, {"bw", "0.05", 2}, {"coll", "0.01", 2}, {"dtype", "0.01", 1}} {
+	}{{"lat", "0.01", 2}, {"bw", "0.05", 2}, {"coll", "0.01", 2}, {"dtype", "0.01", 1}, {"rma", "0.01", 2}} {
 		t.Run(b.name, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), b.name)
 			if out, errs, err := run(t, 5*time.Minute, mpigo, "cc", "-O2", "-w", "-o", bin, filepath.Join(dir, b.name+".c")); err != nil {
@@ -221,3 +221,13 @@ func TestTopologiesNeighbors(t *testing.T) { job(t, "topo", 4) }
 func TestCollectivesVPersistentLarge(t *testing.T) { job(t, "collv", 3) }
 
 func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
+
+func TestOneSided(t *testing.T) { job(t, "rma", 2) }
+
+// TestOneSidedTCP: over TCP with rma_shm=off the device would put an allocated
+// window's memory in the Go heap, so the library makes it again over C memory, and
+// every operation is shipped to the target's progress goroutine; the shared window
+// still maps the node's region.
+func TestOneSidedTCP(t *testing.T) {
+	job(t, "rma", 2, "--set", "transports=self,tcp", "--set", "rma_shm=off")
+}

@@ -76,7 +76,9 @@ func newComm(c *core.Comm, parent *comm) uintptr {
 		return hCommNull
 	}
 	n := &comm{c: c}
-	n.errh.Store(parent.errh.Load())
+	eh := parent.errh.Load()
+	refErrh(uintptr(eh))
+	n.errh.Store(eh)
 	return comms.add(n)
 }
 
@@ -457,6 +459,7 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	if err := c.c.Free(op); err != nil {
 		return fail(op, h, err)
 	}
+	unrefErrh(uintptr(c.errh.Load()))
 	comms.remove(h)
 	setHandle(p, hCommNull)
 	return 0
@@ -752,9 +755,43 @@ func PMPI_Group_free(p unsafe.Pointer) int32 {
 // keyval is a key made by MPI_Comm_create_keyval or MPI_Type_create_keyval: its C
 // callbacks (0 and 1 are the predefined NULL_COPY/NULL_DELETE and DUP functions)
 // and the extra state passed to them.
+//
+// A key is counted like an error handler: its handle, and each attribute set with it,
+// so that MPI_x_free_keyval releases the entry once no attribute uses the key.
 type keyval struct {
 	copyFn, deleteFn unsafe.Pointer
 	extra            unsafe.Pointer
+	refs             atomic.Int32
+	freed            atomic.Bool
+}
+
+// liveKey is the key of number k if a program may still set attributes with it.
+func liveKey(k int32) *keyval {
+	x := keyvals.get(uintptr(k))
+	if x == nil || x.freed.Load() {
+		return nil
+	}
+	return x
+}
+
+func refKey(k int32) {
+	if x := keyvals.get(uintptr(k)); x != nil {
+		x.refs.Add(1)
+	}
+}
+
+func unrefKey(k int32) {
+	if x := keyvals.get(uintptr(k)); x != nil && x.refs.Add(-1) == 0 {
+		keyvals.remove(uintptr(k))
+	}
+}
+
+// dropAttr runs the delete callback of an attribute being removed and releases its
+// key.
+func dropAttr(op string, obj uintptr, key int32, val uintptr) error {
+	err := callDelete(op, obj, key, val)
+	unrefKey(key)
+	return err
 }
 
 var keyvals table[keyval]
@@ -814,7 +851,9 @@ func createKeyval(op string, copyFn, deleteFn, key, extra unsafe.Pointer) int32 
 	if key == nil {
 		return fail(op, 0, errorf(errArg, op, "keyval is NULL"))
 	}
-	setInt(key, int(keyvals.add(&keyval{copyFn: copyFn, deleteFn: deleteFn, extra: extra})))
+	k := &keyval{copyFn: copyFn, deleteFn: deleteFn, extra: extra}
+	k.refs.Store(1)
+	setInt(key, int(keyvals.add(k)))
 	return 0
 }
 
@@ -823,11 +862,14 @@ func freeKeyval(op string, key unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "keyval is NULL"))
 	}
 	k := *(*int32)(key)
-	if keyvals.get(uintptr(k)) == nil {
+	x := liveKey(k)
+	if x == nil {
 		return fail(op, 0, errorf(errKeyval, op, "keyval %d is not a key this program made", k))
 	}
-	// Attributes set with the key keep their callbacks until they are deleted: the
-	// entry stays (it is three words).
+	// Attributes set with the key keep their callbacks until they are deleted.
+	if !x.freed.Swap(true) {
+		unrefKey(k)
+	}
 	setInt(key, 0) // MPI_KEYVAL_INVALID
 	return 0
 }
@@ -859,6 +901,7 @@ func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
 			return err
 		}
 		if keep {
+			refKey(key)
 			nw.mu.Lock()
 			if nw.attrs == nil {
 				nw.attrs = map[int32]uintptr{}
@@ -900,7 +943,7 @@ func deleteAll(c *comm, h uintptr) error {
 	c.attrs = nil
 	c.mu.Unlock()
 	for key, val := range attrs {
-		if err := callDelete("Comm_free", h, key, val); err != nil {
+		if err := dropAttr("Comm_free", h, key, val); err != nil {
 			return err
 		}
 	}
@@ -930,8 +973,8 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	if keyvals.get(uintptr(key)) == nil {
-		return fail(op, ch, errorf(errKeyval, op, "keyval %d is not a key this program made", key))
+	if liveKey(key) == nil {
+		return fail(op, ch, errorf(errKeyval, op, "keyval %d is not a key this program made (or was freed)", key))
 	}
 	c.mu.Lock()
 	old, had := c.attrs[key]
@@ -940,6 +983,8 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 		if err := callDelete(op, ch, key, old); err != nil {
 			return fail(op, ch, err)
 		}
+	} else {
+		refKey(key)
 	}
 	c.mu.Lock()
 	if c.attrs == nil {
@@ -1002,7 +1047,7 @@ func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	if !ok {
 		return fail(op, ch, errorf(errKeyval, op, "comm has no attribute with keyval %d", key))
 	}
-	return fail(op, ch, callDelete(op, ch, key, v))
+	return fail(op, ch, dropAttr(op, ch, key, v))
 }
 
 //export PMPI_Attr_delete

@@ -266,8 +266,8 @@ func PMPI_Type_set_attr(h uintptr, key int32, val unsafe.Pointer) int32 {
 	if d == nil {
 		return r
 	}
-	if keyvals.get(uintptr(key)) == nil {
-		return fail(op, 0, errorf(errKeyval, op, "keyval %d is not a key this program made", key))
+	if liveKey(key) == nil {
+		return fail(op, 0, errorf(errKeyval, op, "keyval %d is not a key this program made (or was freed)", key))
 	}
 	d.mu.Lock()
 	old, had := d.attrs[key]
@@ -276,6 +276,8 @@ func PMPI_Type_set_attr(h uintptr, key int32, val unsafe.Pointer) int32 {
 		if err := callDelete(op, h, key, old); err != nil {
 			return fail(op, 0, err)
 		}
+	} else {
+		refKey(key)
 	}
 	d.mu.Lock()
 	if d.attrs == nil {
@@ -323,7 +325,7 @@ func PMPI_Type_delete_attr(h uintptr, key int32) int32 {
 	if !ok {
 		return fail(op, 0, errorf(errKeyval, op, "the datatype has no attribute with keyval %d", key))
 	}
-	return fail(op, 0, callDelete(op, h, key, v))
+	return fail(op, 0, dropAttr(op, h, key, v))
 }
 
 // copyTypeAttrs runs the copy callbacks of old's attributes for its duplicate nw.
@@ -340,6 +342,7 @@ func copyTypeAttrs(old *dtype, oh uintptr, nw *dtype, nh uintptr) error {
 			return err
 		}
 		if keep {
+			refKey(key)
 			nw.mu.Lock()
 			if nw.attrs == nil {
 				nw.attrs = map[int32]uintptr{}
@@ -357,7 +360,7 @@ func deleteTypeAttrs(d *dtype, h uintptr) error {
 	d.attrs = nil
 	d.mu.Unlock()
 	for key, val := range attrs {
-		if err := callDelete("Type_free", h, key, val); err != nil {
+		if err := dropAttr("Type_free", h, key, val); err != nil {
 			return err
 		}
 	}

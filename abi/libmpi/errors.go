@@ -18,6 +18,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -162,6 +163,17 @@ func fail(op string, ch uintptr, err error) int32 {
 }
 
 func raise(op string, ch uintptr, err error) int32 {
+	code, msg := errMessage(op, err)
+	c := commOf(ch)
+	if c == nil {
+		c, ch = commOf(hCommSelf), hCommSelf
+	}
+	return invoke(c, ch, code, msg)
+}
+
+// errMessage is the code C receives for err and the text MPI_Error_string gives for it,
+// which names the call.
+func errMessage(op string, err error) (int32, string) {
 	code := codeOf(err)
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "MPI_") {
@@ -173,19 +185,21 @@ func raise(op string, ch uintptr, err error) int32 {
 		msg = "MPI_" + op + ": " + msg
 	}
 	recordMsg(code, msg)
-	c := commOf(ch)
-	if c == nil {
-		c, ch = commOf(hCommSelf), hCommSelf
-	}
-	return invoke(c, ch, code, msg)
+	return code, msg
 }
 
 // invoke runs c's error handler for code.
 func invoke(c *comm, ch uintptr, code int32, msg string) int32 {
-	eh := hErrhFatal
+	eh := int64(hErrhFatal)
 	if c != nil {
-		eh = int(c.errh.Load())
+		eh = c.errh.Load()
 	}
+	return invokeWith(eh, ch, code, msg)
+}
+
+// invokeWith runs error handler eh of the object h (a communicator or a window: their
+// C handler functions take a pointer to the handle and one to the code alike).
+func invokeWith(eh int64, h uintptr, code int32, msg string) int32 {
 	switch eh {
 	case hErrhReturn:
 		return code
@@ -197,11 +211,11 @@ func invoke(c *comm, ch uintptr, code int32, msg string) int32 {
 		}
 		core.Abort(exit, msg)
 	}
-	h := errhandlers.get(uintptr(eh))
-	if h == nil || h.fn == nil {
+	x := errhandlers.get(uintptr(eh))
+	if x == nil || x.fn == nil {
 		return code
 	}
-	C.call_comm_errh(h.fn, C.uintptr_t(ch), C.int(code))
+	C.call_comm_errh(x.fn, C.uintptr_t(h), C.int(code))
 	return code
 }
 
@@ -222,9 +236,13 @@ func mpigo_unsupported(name *C.char, comm uintptr) int32 {
 	return raise(strings.TrimPrefix(n, "MPI_"), comm, err)
 }
 
-// errhandler is an error handler a program made from a C function.
+// errhandler is an error handler a program made from a C function. It is counted:
+// the handle MPI_x_create_errhandler and MPI_x_get_errhandler give, and each
+// communicator or window it is set on; its entry goes when the count reaches zero.
 type errhandler struct {
-	fn unsafe.Pointer // MPI_Comm_errhandler_function *
+	fn    unsafe.Pointer // MPI_Comm_errhandler_function * (or Win's: the same ABI)
+	refs  atomic.Int32
+	freed atomic.Bool
 }
 
 var errhandlers table[errhandler]
@@ -234,7 +252,20 @@ func validErrh(h uintptr) bool {
 	case hErrhFatal, hErrhReturn, hErrhAbort:
 		return true
 	}
-	return errhandlers.get(h) != nil
+	x := errhandlers.get(h)
+	return x != nil && !x.freed.Load()
+}
+
+func refErrh(h uintptr) {
+	if x := errhandlers.get(h); x != nil {
+		x.refs.Add(1)
+	}
+}
+
+func unrefErrh(h uintptr) {
+	if x := errhandlers.get(h); x != nil && x.refs.Add(-1) == 0 {
+		errhandlers.remove(h)
+	}
 }
 
 //export PMPI_Comm_create_errhandler
@@ -246,7 +277,9 @@ func PMPI_Comm_create_errhandler(fn unsafe.Pointer, eh unsafe.Pointer) int32 {
 	if eh == nil {
 		return fail(op, 0, errorf(errArg, op, "errhandler is NULL"))
 	}
-	setHandle(eh, errhandlers.add(&errhandler{fn: fn}))
+	x := &errhandler{fn: fn}
+	x.refs.Store(1)
+	setHandle(eh, errhandlers.add(x))
 	return 0
 }
 
@@ -260,7 +293,8 @@ func PMPI_Comm_set_errhandler(ch uintptr, eh uintptr) int32 {
 	if !validErrh(eh) {
 		return fail(op, ch, errorf(errArg, op, "errhandler %#x is not an error handler", eh))
 	}
-	c.errh.Store(int64(eh))
+	refErrh(eh)
+	unrefErrh(uintptr(c.errh.Swap(int64(eh))))
 	return 0
 }
 
@@ -271,7 +305,9 @@ func PMPI_Comm_get_errhandler(ch uintptr, eh unsafe.Pointer) int32 {
 	if c == nil {
 		return fail(op, 0, errorf(errComm, op, "comm is not a communicator"))
 	}
-	setHandle(eh, uintptr(c.errh.Load()))
+	h := uintptr(c.errh.Load())
+	refErrh(h) // the caller frees what it gets (MPI 4.1 9.3)
+	setHandle(eh, h)
 	return 0
 }
 
@@ -285,9 +321,11 @@ func PMPI_Errhandler_free(eh unsafe.Pointer) int32 {
 	if !validErrh(h) {
 		return fail(op, 0, errorf(errArg, op, "errhandler %#x is not an error handler", h))
 	}
-	// A handler still set on a communicator keeps working: the table entry stays
-	// until no communicator refers to it, which is not tracked, so user handlers are
-	// kept (they are a pointer each).
+	// A handler still set on a communicator or window keeps working: its entry goes
+	// with the last reference.
+	if x := errhandlers.get(h); x != nil && !x.freed.Swap(true) {
+		unrefErrh(h)
+	}
 	setHandle(eh, hErrhNull)
 	return 0
 }

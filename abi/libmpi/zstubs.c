@@ -4,9 +4,6 @@
 
 extern int mpigo_unsupported(const char *name, MPI_Comm comm);
 
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Accumulate", MPI_COMM_NULL); }
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Accumulate_c", MPI_COMM_NULL); }
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) { return mpigo_unsupported("MPI_Alloc_mem", MPI_COMM_NULL); }
 int PMPI_Buffer_flush(void) { return mpigo_unsupported("MPI_Buffer_flush", MPI_COMM_NULL); }
 int PMPI_Buffer_iflush(MPI_Request *request) { return mpigo_unsupported("MPI_Buffer_iflush", MPI_COMM_NULL); }
 int PMPI_Close_port(const char *port_name) { return mpigo_unsupported("MPI_Close_port", MPI_COMM_NULL); }
@@ -22,8 +19,6 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return mpigo_
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return mpigo_unsupported("MPI_Comm_join", MPI_COMM_NULL); }
 int PMPI_Comm_spawn(const char *command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn", comm); }
 int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn_multiple", comm); }
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return mpigo_unsupported("MPI_Compare_and_swap", MPI_COMM_NULL); }
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Fetch_and_op", MPI_COMM_NULL); }
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return mpigo_unsupported("MPI_File_call_errhandler", MPI_COMM_NULL); }
 int PMPI_File_close(MPI_File *fh) { return mpigo_unsupported("MPI_File_close", MPI_COMM_NULL); }
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_File_create_errhandler", MPI_COMM_NULL); }
@@ -112,11 +107,6 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_end", MPI_COMM_NULL); }
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared", MPI_COMM_NULL); }
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared_c", MPI_COMM_NULL); }
-int PMPI_Free_mem(void *base) { return mpigo_unsupported("MPI_Free_mem", MPI_COMM_NULL); }
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Get", MPI_COMM_NULL); }
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Get_accumulate", MPI_COMM_NULL); }
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Get_accumulate_c", MPI_COMM_NULL); }
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Get_c", MPI_COMM_NULL); }
 int PMPI_Grequest_complete(MPI_Request request) { return mpigo_unsupported("MPI_Grequest_complete", MPI_COMM_NULL); }
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return mpigo_unsupported("MPI_Grequest_start", MPI_COMM_NULL); }
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return mpigo_unsupported("MPI_Group_from_session_pset", MPI_COMM_NULL); }
@@ -136,21 +126,11 @@ int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype d
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Psend_init", comm); }
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Psend_init_c", comm); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Put", MPI_COMM_NULL); }
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Put_c", MPI_COMM_NULL); }
-int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Raccumulate", MPI_COMM_NULL); }
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Raccumulate_c", MPI_COMM_NULL); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }
 int PMPI_Request_get_status_all(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) { return mpigo_unsupported("MPI_Request_get_status_all", MPI_COMM_NULL); }
 int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) { return mpigo_unsupported("MPI_Request_get_status_any", MPI_COMM_NULL); }
 int PMPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) { return mpigo_unsupported("MPI_Request_get_status_some", MPI_COMM_NULL); }
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget", MPI_COMM_NULL); }
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget_accumulate", MPI_COMM_NULL); }
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget_accumulate_c", MPI_COMM_NULL); }
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget_c", MPI_COMM_NULL); }
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rput", MPI_COMM_NULL); }
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rput_c", MPI_COMM_NULL); }
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return mpigo_unsupported("MPI_Session_attach_buffer", MPI_COMM_NULL); }
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return mpigo_unsupported("MPI_Session_attach_buffer_c", MPI_COMM_NULL); }
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return mpigo_unsupported("MPI_Session_call_errhandler", MPI_COMM_NULL); }
@@ -225,44 +205,3 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external", MPI_COMM_NULL); }
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external_c", MPI_COMM_NULL); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Unpublish_name", MPI_COMM_NULL); }
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate", comm); }
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate_c", comm); }
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate_shared", comm); }
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate_shared_c", comm); }
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) { return mpigo_unsupported("MPI_Win_attach", MPI_COMM_NULL); }
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) { return mpigo_unsupported("MPI_Win_call_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_complete(MPI_Win win) { return mpigo_unsupported("MPI_Win_complete", MPI_COMM_NULL); }
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return mpigo_unsupported("MPI_Win_create", comm); }
-int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return mpigo_unsupported("MPI_Win_create_c", comm); }
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) { return mpigo_unsupported("MPI_Win_create_dynamic", comm); }
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_Win_create_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) { return mpigo_unsupported("MPI_Win_create_keyval", MPI_COMM_NULL); }
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) { return mpigo_unsupported("MPI_Win_delete_attr", MPI_COMM_NULL); }
-int PMPI_Win_detach(MPI_Win win, const void *base) { return mpigo_unsupported("MPI_Win_detach", MPI_COMM_NULL); }
-int PMPI_Win_fence(int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_fence", MPI_COMM_NULL); }
-int PMPI_Win_flush(int rank, MPI_Win win) { return mpigo_unsupported("MPI_Win_flush", MPI_COMM_NULL); }
-int PMPI_Win_flush_all(MPI_Win win) { return mpigo_unsupported("MPI_Win_flush_all", MPI_COMM_NULL); }
-int PMPI_Win_flush_local(int rank, MPI_Win win) { return mpigo_unsupported("MPI_Win_flush_local", MPI_COMM_NULL); }
-int PMPI_Win_flush_local_all(MPI_Win win) { return mpigo_unsupported("MPI_Win_flush_local_all", MPI_COMM_NULL); }
-int PMPI_Win_free(MPI_Win *win) { return mpigo_unsupported("MPI_Win_free", MPI_COMM_NULL); }
-int PMPI_Win_free_keyval(int *win_keyval) { return mpigo_unsupported("MPI_Win_free_keyval", MPI_COMM_NULL); }
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) { return mpigo_unsupported("MPI_Win_get_attr", MPI_COMM_NULL); }
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_Win_get_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) { return mpigo_unsupported("MPI_Win_get_group", MPI_COMM_NULL); }
-int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) { return mpigo_unsupported("MPI_Win_get_info", MPI_COMM_NULL); }
-int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) { return mpigo_unsupported("MPI_Win_get_name", MPI_COMM_NULL); }
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_lock", MPI_COMM_NULL); }
-int PMPI_Win_lock_all(int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_lock_all", MPI_COMM_NULL); }
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_post", MPI_COMM_NULL); }
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) { return mpigo_unsupported("MPI_Win_set_attr", MPI_COMM_NULL); }
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { return mpigo_unsupported("MPI_Win_set_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info) { return mpigo_unsupported("MPI_Win_set_info", MPI_COMM_NULL); }
-int PMPI_Win_set_name(MPI_Win win, const char *win_name) { return mpigo_unsupported("MPI_Win_set_name", MPI_COMM_NULL); }
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) { return mpigo_unsupported("MPI_Win_shared_query", MPI_COMM_NULL); }
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) { return mpigo_unsupported("MPI_Win_shared_query_c", MPI_COMM_NULL); }
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_start", MPI_COMM_NULL); }
-int PMPI_Win_sync(MPI_Win win) { return mpigo_unsupported("MPI_Win_sync", MPI_COMM_NULL); }
-int PMPI_Win_test(MPI_Win win, int *flag) { return mpigo_unsupported("MPI_Win_test", MPI_COMM_NULL); }
-int PMPI_Win_unlock(int rank, MPI_Win win) { return mpigo_unsupported("MPI_Win_unlock", MPI_COMM_NULL); }
-int PMPI_Win_unlock_all(MPI_Win win) { return mpigo_unsupported("MPI_Win_unlock_all", MPI_COMM_NULL); }
-int PMPI_Win_wait(MPI_Win win) { return mpigo_unsupported("MPI_Win_wait", MPI_COMM_NULL); }
