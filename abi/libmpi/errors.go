@@ -174,7 +174,7 @@ func raise(op string, ch uintptr, err error) int32 {
 // errMessage is the code C receives for err and the text MPI_Error_string gives for it,
 // which names the call.
 func errMessage(op string, err error) (int32, string) {
-	code := codeOf(err)
+	class := codeOf(err)
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "MPI_") {
 		// The device's words begin "mpi: Call: "; C programmers know the call as MPI_Call.
@@ -184,8 +184,52 @@ func errMessage(op string, err error) (int32, string) {
 		}
 		msg = "MPI_" + op + ": " + msg
 	}
-	recordMsg(code, msg)
-	return code, msg
+	recordMsg(class, msg)
+	return newCode(class, msg), msg
+}
+
+// Error codes. A code returned to C names one error: its class in the low six bits
+// above codeBase, and a slot of a ring of the latest errors' messages, so that
+// MPI_Error_string of the code gives that call's message and MPI_Error_class its
+// class, as MPICH's codes do. MPI_ERR_IN_STATUS and MPI_ERR_PENDING (which programs
+// compare statuses with) and the classes and codes a program added stay themselves.
+// A code whose slot a later error took says its class only.
+const (
+	codeBase  = 0x4000 // above MPI_ERR_LASTCODE (0x3fff)
+	codeSlots = 1 << 16
+)
+
+var codeRing struct {
+	sync.Mutex
+	next int
+	msgs [codeSlots]struct {
+		code int32
+		msg  string
+	}
+}
+
+func newCode(class int32, msg string) int32 {
+	if class <= 0 || class >= int32(len(abiNames)) || class == errInStatus || class == errPending {
+		return class
+	}
+	codeRing.Lock()
+	slot := codeRing.next
+	codeRing.next = (slot + 1) % codeSlots
+	code := int32(codeBase + slot<<6 | int(class))
+	codeRing.msgs[slot].code, codeRing.msgs[slot].msg = code, msg
+	codeRing.Unlock()
+	return code
+}
+
+// isErrCode reports whether code is one newCode made.
+func isErrCode(code int32) bool { return code >= codeBase && code < codeBase+codeSlots<<6 }
+
+// classOfCode is the class of a code newCode made, or code itself.
+func classOfCode(code int32) int32 {
+	if isErrCode(code) {
+		return code & 63
+	}
+	return code
 }
 
 // invoke runs c's error handler for code.
@@ -204,8 +248,9 @@ func invokeWith(eh int64, h uintptr, code int32, msg string) int32 {
 	case hErrhReturn:
 		return code
 	case hErrhFatal, hErrhAbort:
-		fmt.Fprintf(os.Stderr, "mpigo: rank %d: %s (error code %d, %s)\n", core.WorldRank(), msg, code, className(code))
-		exit := int(code)
+		class := classOfCode(code)
+		fmt.Fprintf(os.Stderr, "mpigo: rank %d: %s (error code %d, %s)\n", core.WorldRank(), msg, code, className(class))
+		exit := int(class)
 		if exit <= 0 || exit > 255 {
 			exit = 1
 		}
@@ -344,6 +389,16 @@ func PMPI_Comm_call_errhandler(ch uintptr, code int32) int32 {
 // errorText is the text of an error code: the class's name, what the latest error of
 // the class said, or an added code's string.
 func errorText(code int32) string {
+	if isErrCode(code) {
+		slot := (code - codeBase) >> 6
+		codeRing.Lock()
+		e := codeRing.msgs[slot]
+		codeRing.Unlock()
+		if e.code == code {
+			return abiNames[code&63] + ": " + e.msg
+		}
+		return abiNames[code&63] + " (the message of this error was overwritten by later ones)"
+	}
 	if code >= 0 && int(code) < len(abiNames) {
 		s := abiNames[code]
 		if code == 0 {
@@ -369,7 +424,7 @@ func PMPI_Error_string(code int32, s unsafe.Pointer, n unsafe.Pointer) int32 {
 	if s == nil || n == nil {
 		return fail(op, 0, errorf(errArg, op, "string or resultlen is NULL"))
 	}
-	if !(code >= 0 && int(code) < len(abiNames)) && code < 1001 || code > 1018 && code <= lastCode {
+	if !isErrCode(code) && !(code >= 0 && int(code) < len(abiNames)) && code < 1001 || code > 1018 && code <= lastCode {
 		if _, err := core.ClassOfCode(op, core.ErrorCode(code)); err != nil {
 			return fail(op, 0, errorf(errArg, op, "%d is not an error code", code))
 		}
@@ -384,8 +439,8 @@ func PMPI_Error_class(code int32, class unsafe.Pointer) int32 {
 	if class == nil {
 		return fail(op, 0, errorf(errArg, op, "errorclass is NULL"))
 	}
-	if code >= 0 && int(code) < len(abiNames) {
-		setInt(class, int(code))
+	if isErrCode(code) || code >= 0 && int(code) < len(abiNames) {
+		setInt(class, int(classOfCode(code)))
 		return 0
 	}
 	c, err := core.ClassOfCode(op, core.ErrorCode(code))

@@ -1003,14 +1003,18 @@ func PMPI_Buffer_attach(p unsafe.Pointer, size int32) int32 {
 
 //export PMPI_Buffer_attach_c
 func PMPI_Buffer_attach_c(p unsafe.Pointer, size int64) int32 {
-	const op = "Buffer_attach"
+	return attachBuffer("Buffer_attach", nil, 0, p, size)
+}
+
+// attachBuffer attaches C memory as the buffer of c (the process's for nil).
+func attachBuffer(op string, c *core.Comm, ch uintptr, p unsafe.Pointer, size int64) int32 {
 	if uintptr(p) == 2 { // MPI_BUFFER_AUTOMATIC
-		return fail(op, 0, (*core.Comm)(nil).AttachBuffer(op, nil, true))
+		return fail(op, ch, c.AttachBuffer(op, nil, true))
 	}
 	if p == nil || size < 0 {
-		return fail(op, 0, errorf(errBuffer, op, "buffer is NULL or size %d negative", size))
+		return fail(op, ch, errorf(errBuffer, op, "buffer is NULL or size %d negative", size))
 	}
-	return fail(op, 0, (*core.Comm)(nil).AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+	return fail(op, ch, c.AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
 }
 
 //export PMPI_Buffer_detach
@@ -1025,24 +1029,106 @@ func PMPI_Buffer_detach(addr unsafe.Pointer, size unsafe.Pointer) int32 {
 
 //export PMPI_Buffer_detach_c
 func PMPI_Buffer_detach_c(addr unsafe.Pointer, size unsafe.Pointer) int32 {
-	const op = "Buffer_detach"
-	b, auto, err := (*core.Comm)(nil).DetachBuffer(op)
-	if err != nil {
-		return fail(op, 0, err)
+	return detachBuffer("Buffer_detach", nil, 0, addr, size)
+}
+
+func detachBuffer(op string, c *core.Comm, ch uintptr, addr unsafe.Pointer, size unsafe.Pointer) int32 {
+	if addr == nil || size == nil {
+		return fail(op, ch, errorf(errArg, op, "buffer_addr or size is NULL"))
 	}
-	if auto {
+	b, auto, err := c.DetachBuffer(op)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	switch {
+	case auto:
 		*(*uintptr)(addr) = 2
 		*(*int64)(size) = 0
-		return 0
-	}
-	if len(b) == 0 {
+	case len(b) == 0:
 		*(*uintptr)(addr) = 0
 		*(*int64)(size) = 0
-		return 0
+	default:
+		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
+		*(*int64)(size) = int64(len(b))
 	}
-	*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
-	*(*int64)(size) = int64(len(b))
 	return 0
+}
+
+//export PMPI_Buffer_flush
+func PMPI_Buffer_flush() int32 {
+	return fail("Buffer_flush", 0, (*core.Comm)(nil).FlushBuffer("Buffer_flush"))
+}
+
+//export PMPI_Buffer_iflush
+func PMPI_Buffer_iflush(req unsafe.Pointer) int32 {
+	return iflushBuffer("Buffer_iflush", nil, 0, req)
+}
+
+func iflushBuffer(op string, c *comm, ch uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return fail(op, ch, errorf(errArg, op, "request is NULL"))
+	}
+	var cc *core.Comm
+	if c != nil {
+		cc = c.c
+	}
+	p, err := cc.IflushBuffer(op)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addPending(p, c, ch, nil, req)
+	return 0
+}
+
+//export PMPI_Comm_attach_buffer
+func PMPI_Comm_attach_buffer(ch uintptr, p unsafe.Pointer, size int32) int32 {
+	return PMPI_Comm_attach_buffer_c(ch, p, int64(size))
+}
+
+//export PMPI_Comm_attach_buffer_c
+func PMPI_Comm_attach_buffer_c(ch uintptr, p unsafe.Pointer, size int64) int32 {
+	c, r := needComm("Comm_attach_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return attachBuffer("Comm_attach_buffer", c.c, ch, p, size)
+}
+
+//export PMPI_Comm_detach_buffer
+func PMPI_Comm_detach_buffer(ch uintptr, addr, size unsafe.Pointer) int32 {
+	var n int64
+	r := PMPI_Comm_detach_buffer_c(ch, addr, unsafe.Pointer(&n))
+	if r == 0 {
+		setInt(size, int(n))
+	}
+	return r
+}
+
+//export PMPI_Comm_detach_buffer_c
+func PMPI_Comm_detach_buffer_c(ch uintptr, addr, size unsafe.Pointer) int32 {
+	c, r := needComm("Comm_detach_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return detachBuffer("Comm_detach_buffer", c.c, ch, addr, size)
+}
+
+//export PMPI_Comm_flush_buffer
+func PMPI_Comm_flush_buffer(ch uintptr) int32 {
+	c, r := needComm("Comm_flush_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return fail("Comm_flush_buffer", ch, c.c.FlushBuffer("Comm_flush_buffer"))
+}
+
+//export PMPI_Comm_iflush_buffer
+func PMPI_Comm_iflush_buffer(ch uintptr, req unsafe.Pointer) int32 {
+	c, r := needComm("Comm_iflush_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return iflushBuffer("Comm_iflush_buffer", c, ch, req)
 }
 
 // The ABI's wildcards and sentinels differ from the device's (MPI_ANY_TAG is -2 and

@@ -4,18 +4,10 @@
 
 extern int mpigo_unsupported(const char *name, MPI_Comm comm);
 
-int PMPI_Buffer_flush(void) { return mpigo_unsupported("MPI_Buffer_flush", MPI_COMM_NULL); }
-int PMPI_Buffer_iflush(MPI_Request *request) { return mpigo_unsupported("MPI_Buffer_iflush", MPI_COMM_NULL); }
 int PMPI_Close_port(const char *port_name) { return mpigo_unsupported("MPI_Close_port", MPI_COMM_NULL); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_accept", comm); }
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) { return mpigo_unsupported("MPI_Comm_attach_buffer", comm); }
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) { return mpigo_unsupported("MPI_Comm_attach_buffer_c", comm); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_connect", comm); }
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_create_from_group", MPI_COMM_NULL); }
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) { return mpigo_unsupported("MPI_Comm_detach_buffer", comm); }
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) { return mpigo_unsupported("MPI_Comm_detach_buffer_c", comm); }
-int PMPI_Comm_flush_buffer(MPI_Comm comm) { return mpigo_unsupported("MPI_Comm_flush_buffer", comm); }
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Comm_iflush_buffer", comm); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return mpigo_unsupported("MPI_Comm_join", MPI_COMM_NULL); }
 int PMPI_Comm_spawn(const char *command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn", comm); }
 int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn_multiple", comm); }
@@ -107,8 +99,6 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_end", MPI_COMM_NULL); }
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared", MPI_COMM_NULL); }
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared_c", MPI_COMM_NULL); }
-int PMPI_Grequest_complete(MPI_Request request) { return mpigo_unsupported("MPI_Grequest_complete", MPI_COMM_NULL); }
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return mpigo_unsupported("MPI_Grequest_start", MPI_COMM_NULL); }
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return mpigo_unsupported("MPI_Group_from_session_pset", MPI_COMM_NULL); }
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return mpigo_unsupported("MPI_Intercomm_create_from_groups", MPI_COMM_NULL); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Lookup_name", MPI_COMM_NULL); }
@@ -128,9 +118,6 @@ int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Data
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }
-int PMPI_Request_get_status_all(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) { return mpigo_unsupported("MPI_Request_get_status_all", MPI_COMM_NULL); }
-int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) { return mpigo_unsupported("MPI_Request_get_status_any", MPI_COMM_NULL); }
-int PMPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) { return mpigo_unsupported("MPI_Request_get_status_some", MPI_COMM_NULL); }
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return mpigo_unsupported("MPI_Session_attach_buffer", MPI_COMM_NULL); }
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return mpigo_unsupported("MPI_Session_attach_buffer_c", MPI_COMM_NULL); }
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return mpigo_unsupported("MPI_Session_call_errhandler", MPI_COMM_NULL); }
