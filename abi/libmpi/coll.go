@@ -121,20 +121,100 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Ibcast(op, v, rankIn(root)) })
 }
 
-// reduceArgs makes the buffers and the reduction of the reductions.
-func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, recvUsed bool) (s, rv core.Vec, rd core.Red, err error) {
+// reduceArgs makes the buffers and the reduction of the reductions. The device
+// reduces contiguous items; for a datatype with gaps st stages them: packed into
+// scratch before the call and the result unpacked after (nil for a dense type).
+func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, recvUsed bool) (s, rv core.Vec, rd core.Red, st *redStage, err error) {
 	rd, err = red(op, oh, dh)
 	if err != nil {
 		return
+	}
+	if t := dtOf(dh); t != nil && t.t.IsCommitted() && !dense(t.t) {
+		return stageReduce(op, sbuf, rbuf, scount, rcount, t.t, rd, recvUsed)
 	}
 	if s, err = cvec(op, sbuf, scount, dh); err != nil {
 		return
 	}
 	if !recvUsed {
-		return s, ignored(esz(s)), rd, nil
+		return s, ignored(esz(s)), rd, nil, nil
 	}
 	rv, err = cvec(op, rbuf, rcount, dh)
 	return
+}
+
+// redStage is a reduction's buffers of a datatype with gaps: the C memory in the
+// type's layout and packed scratch the device reduces.
+type redStage struct {
+	t                 *datatype.Type
+	smem, rmem        []byte
+	sorg, rorg        int64
+	scount, rcount    int64
+	sbuf, rbuf        []byte
+	inPlace, recvUsed bool
+}
+
+func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, rd core.Red, recvUsed bool) (s, rv core.Vec, _ core.Red, st *redStage, err error) {
+	if scount < 0 || rcount < 0 {
+		return s, rv, rd, nil, errorf(errCount, op, "count %d is negative", min(scount, rcount))
+	}
+	size := int(t.Size())
+	st = &redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == 1, recvUsed: recvUsed}
+	if st.inPlace {
+		s = core.InPlaceVec(size)
+	} else {
+		if st.smem, st.sorg, err = span(op, sbuf, scount, t); err != nil {
+			return
+		}
+		st.sbuf = make([]byte, scount*int64(size))
+		s = core.Vec{B: st.sbuf, Esz: size}
+	}
+	if !recvUsed {
+		return s, ignored(size), rd, st, nil
+	}
+	if st.rmem, st.rorg, err = span(op, rbuf, rcount, t); err != nil {
+		return
+	}
+	st.rbuf = make([]byte, rcount*int64(size))
+	return s, core.Vec{B: st.rbuf, Esz: size}, rd, st, nil
+}
+
+// pack lays the input out for the device: the send buffer's items, or in place the
+// receive buffer's.
+func (st *redStage) pack() {
+	if !st.inPlace {
+		st.t.PackAt(st.sbuf, st.smem, st.sorg, st.scount)
+	} else if st.recvUsed {
+		st.t.PackAt(st.rbuf, st.rmem, st.rorg, st.rcount)
+	}
+}
+
+// unpack puts the result where the receive buffer's datatype says.
+func (st *redStage) unpack() error {
+	if st.recvUsed && st.rcount > 0 {
+		if _, err := st.t.UnpackAt(st.rmem, st.rorg, st.rbuf, st.rcount); err != nil {
+			return core.TypeErr("reduction", err)
+		}
+	}
+	return nil
+}
+
+// staged is run with st's packing before and unpacking after (once a nonblocking
+// one completes); run itself for a dense type.
+func staged(st *redStage, run func(nb bool) (*core.Pending, error)) func(nb bool) (*core.Pending, error) {
+	if st == nil {
+		return run
+	}
+	return func(nb bool) (*core.Pending, error) {
+		st.pack()
+		p, err := run(nb)
+		if err != nil {
+			return p, err
+		}
+		if !nb {
+			return nil, st.unpack()
+		}
+		return core.Then(p, st.unpack), nil
+	}
 }
 
 func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -142,14 +222,19 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 	if c == nil {
 		return r
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root))
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root))
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if m == mBlock {
+	if m == mBlock && st == nil {
 		return fail(op, ch, c.c.Reduce(op, &s, &rv, &rd, rankIn(root)))
 	}
-	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Ireduce(op, s, rv, rd, rankIn(root)) })
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) {
+		if !nb {
+			return nil, c.c.Reduce(op, &s, &rv, &rd, rankIn(root))
+		}
+		return c.c.Ireduce(op, s, rv, rd, rankIn(root))
+	}))
 }
 
 func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -157,14 +242,19 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 	if c == nil {
 		return r
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if m == mBlock {
+	if m == mBlock && st == nil {
 		return fail(op, ch, c.c.Allreduce(op, &s, &rv, &rd))
 	}
-	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Iallreduce(op, s, rv, rd) })
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) {
+		if !nb {
+			return nil, c.c.Allreduce(op, &s, &rv, &rd)
+		}
+		return c.c.Iallreduce(op, s, rv, rd)
+	}))
 }
 
 func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, excl bool, req unsafe.Pointer, m mode) int32 {
@@ -172,11 +262,11 @@ func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, c
 	if c == nil {
 		return r
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) })
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) }))
 }
 
 func scan(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -193,11 +283,11 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 		return r
 	}
 	n := rcount * int64(peers(c))
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, n, rcount, dh, oh, true)
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, n, rcount, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) })
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) }))
 }
 
 func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -213,11 +303,11 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	for _, k := range counts {
 		total += int64(k)
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, total, int64(counts[c.c.Rank()]), dh, oh, true)
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, total, int64(counts[c.c.Rank()]), dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) })
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) }))
 }
 
 // peers is the number of blocks of the all-to-all forms: the remote group's size on

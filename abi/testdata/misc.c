@@ -5,6 +5,21 @@
 #include <string.h>
 
 static int deleted = 0;
+
+/* A user reduction on items of two ints at offsets 0 and 2 of an extent of four: it
+ * reads the items where the datatype puts them (a wrong layout gives wrong sums). */
+static int op_calls = 0;
+static void sum_strided(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    int *a = in, *b = inout;
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(*dt, &lb, &ext);
+    if (ext != 4 * (MPI_Aint)sizeof(int)) abort();
+    for (int i = 0; i < *len; i++) {
+        b[4 * i] += a[4 * i];
+        b[4 * i + 2] += a[4 * i + 2];
+    }
+    op_calls++;
+}
 static int del_fn(MPI_Datatype t, int key, void *val, void *extra) {
     (void)t, (void)key, (void)extra;
     deleted += *(int *)val;
@@ -188,6 +203,38 @@ int main(int argc, char **argv) {
     CHECK(ms == MPI_REAL8, "match_size REAL 8");
     OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &ms));
     CHECK(ms == MPI_INTEGER4, "match_size INTEGER 4");
+
+    /* user op on a type with gaps, in Allreduce and Reduce_local */
+    MPI_Datatype v2, item;
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v2));
+    OK(MPI_Type_create_resized(v2, 0, 4 * sizeof(int), &item));
+    OK(MPI_Type_commit(&item));
+    MPI_Op uop;
+    OK(MPI_Op_create(sum_strided, 1, &uop));
+    int src[8], dst[8];
+    for (int i = 0; i < 8; i++) src[i] = (i % 4 == 0 || i % 4 == 2) ? rank + i : -7, dst[i] = -7;
+    rc = MPI_Allreduce(src, dst, 2, item, uop, MPI_COMM_WORLD);
+    if (rc) { char es[MPI_MAX_ERROR_STRING]; int el; MPI_Error_string(rc, es, &el); CHECK(0, "%s", es); }
+    for (int i = 0; i < 8; i += 4) {
+        CHECK(dst[i] == n * i + n * (n - 1) / 2 && dst[i + 2] == n * (i + 2) + n * (n - 1) / 2, "user op on a strided type: %d %d", dst[i], dst[i + 2]);
+        CHECK(dst[i + 1] == -7 && dst[i + 3] == -7, "the gaps are left alone");
+    }
+    /* a predefined op on the strided type, nonblocking, in place */
+    int ip[8];
+    for (int i = 0; i < 8; i++) ip[i] = (i % 2 == 0) ? rank + 1 : -5;
+    MPI_Request rq;
+    OK(MPI_Iallreduce(MPI_IN_PLACE, ip, 2, item, MPI_SUM, MPI_COMM_WORLD, &rq));
+    OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 8; i++) CHECK(ip[i] == (i % 2 == 0 ? n * (n + 1) / 2 : -5), "Iallreduce MPI_SUM in place on a strided type [%d] %d", i, ip[i]);
+    OK(MPI_Reduce_local(src, dst, 2, item, uop));
+    CHECK(dst[0] == n * (n - 1) / 2 + rank, "Reduce_local with a user op: %d", dst[0]);
+    int pa[8] = {1, -7, 2, -7, 3, -7, 4, -7}, pb[8] = {10, -9, 20, -9, 30, -9, 40, -9};
+    OK(MPI_Reduce_local(pa, pb, 2, item, MPI_SUM));
+    CHECK(pb[0] == 11 && pb[2] == 22 && pb[4] == 33 && pb[6] == 44 && pb[1] == -9, "Reduce_local MPI_SUM on a strided type");
+    CHECK(op_calls >= 2, "the user op ran");
+    OK(MPI_Op_free(&uop));
+    OK(MPI_Type_free(&v2));
+    OK(MPI_Type_free(&item));
 
     OK(MPI_Info_free(&in));
     OK(MPI_Finalize());
