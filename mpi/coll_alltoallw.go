@@ -33,6 +33,13 @@ import (
 // blocks are of one element type; Alltoallw is for blocks of different datatypes per
 // peer, such as a strided column to one rank and a struct to another.
 func Alltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
+	if c.special() {
+		if done, err := c.around("Alltoallw", func(b *Comm) error {
+			return Alltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+		}); done {
+			return err
+		}
+	}
 	_, err := alltoallw("Alltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, false)
 	return c.fail("Alltoallw", err)
 }

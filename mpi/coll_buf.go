@@ -39,6 +39,11 @@ func cvecs(a, b Buf) (core.Vec, core.Vec, error) {
 
 // BcastBuf is Bcast of a typed buffer: root's items reach every rank's buf.
 func BcastBuf(c *Comm, buf Buf, root int) error {
+	if c.special() {
+		if done, err := c.around("Bcast", func(b *Comm) error { return BcastBuf(b, buf, root) }); done {
+			return err
+		}
+	}
 	v, err := buf.cvec()
 	if err != nil {
 		return c.fail("Bcast", err)
@@ -59,6 +64,11 @@ func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
 // GatherBuf is Gather of typed buffers: every rank's send items land in root's recv,
 // rank i's at item i*(its count).
 func GatherBuf(c *Comm, send, recv Buf, root int) error {
+	if c.special() {
+		if done, err := c.around("Gather", func(b *Comm) error { return GatherBuf(b, send, recv, root) }); done {
+			return err
+		}
+	}
 	_, err := gatherBuf("Gather", c, send, recv, nil, nil, root, false, false)
 	return c.fail("Gather", err)
 }
@@ -72,6 +82,11 @@ func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // GathervBuf is Gatherv of typed buffers: rank i's items land in root's recv at item
 // displs[i], counts[i] of them.
 func GathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) error {
+	if c.special() {
+		if done, err := c.around("Gatherv", func(b *Comm) error { return GathervBuf(b, send, recv, counts, displs, root) }); done {
+			return err
+		}
+	}
 	_, err := gatherBuf("Gatherv", c, send, recv, counts, displs, root, true, false)
 	return c.fail("Gatherv", err)
 }
@@ -96,6 +111,11 @@ func gatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, root in
 // ScatterBuf is Scatter of typed buffers: root's send, one block of the receivers'
 // count per rank, is dealt out to every rank's recv.
 func ScatterBuf(c *Comm, send, recv Buf, root int) error {
+	if c.special() {
+		if done, err := c.around("Scatter", func(b *Comm) error { return ScatterBuf(b, send, recv, root) }); done {
+			return err
+		}
+	}
 	_, err := scatterBuf("Scatter", c, send, nil, nil, recv, root, false, false)
 	return c.fail("Scatter", err)
 }
@@ -109,6 +129,11 @@ func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // ScattervBuf is Scatterv of typed buffers: rank i gets counts[i] items of root's send
 // from item displs[i].
 func ScattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) error {
+	if c.special() {
+		if done, err := c.around("Scatterv", func(b *Comm) error { return ScattervBuf(b, send, counts, displs, recv, root) }); done {
+			return err
+		}
+	}
 	_, err := scatterBuf("Scatterv", c, send, counts, displs, recv, root, true, false)
 	return c.fail("Scatterv", err)
 }
@@ -132,6 +157,11 @@ func scatterBuf(op string, c *Comm, send Buf, counts, displs []int, recv Buf, ro
 
 // AllgatherBuf is Allgather of typed buffers.
 func AllgatherBuf(c *Comm, send, recv Buf) error {
+	if c.special() {
+		if done, err := c.around("Allgather", func(b *Comm) error { return AllgatherBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	_, err := allgatherBuf("Allgather", c, send, recv, nil, nil, false, false)
 	return c.fail("Allgather", err)
 }
@@ -144,6 +174,11 @@ func IallgatherBuf(c *Comm, send, recv Buf) (Request, error) {
 
 // AllgathervBuf is Allgatherv of typed buffers.
 func AllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	if c.special() {
+		if done, err := c.around("Allgatherv", func(b *Comm) error { return AllgathervBuf(b, send, recv, counts, displs) }); done {
+			return err
+		}
+	}
 	_, err := allgatherBuf("Allgatherv", c, send, recv, counts, displs, true, false)
 	return c.fail("Allgatherv", err)
 }
@@ -167,6 +202,11 @@ func allgatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, v, n
 
 // AlltoallBuf is Alltoall of typed buffers.
 func AlltoallBuf(c *Comm, send, recv Buf) error {
+	if c.special() {
+		if done, err := c.around("Alltoall", func(b *Comm) error { return AlltoallBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	_, err := alltoallBuf("Alltoall", c, send, nil, nil, recv, nil, nil, false, false)
 	return c.fail("Alltoall", err)
 }
@@ -179,6 +219,11 @@ func IalltoallBuf(c *Comm, send, recv Buf) (Request, error) {
 
 // AlltoallvBuf is Alltoallv of typed buffers.
 func AlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	if c.special() {
+		if done, err := c.around("Alltoallv", func(b *Comm) error { return AlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+			return err
+		}
+	}
 	_, err := alltoallBuf("Alltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true, false)
 	return c.fail("Alltoallv", err)
 }

@@ -27,6 +27,11 @@ package mpi
 // the same elements). On an intercommunicator root follows the
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
+	if c.special() {
+		if done, err := c.around("Reduce", func(b *Comm) error { return ReduceBuf(b, send, recv, op, root) }); done {
+			return err
+		}
+	}
 	const name = "ReduceBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -51,6 +56,11 @@ func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
 // element of the base type. send and recv must hold the same number of base elements
 // and be built from the same single predefined type, as for ReduceBuf.
 func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
+	if c.special() {
+		if done, err := c.around("Allreduce", func(b *Comm) error { return AllreduceBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "AllreduceBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -74,6 +84,11 @@ func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // ranks, and rank i's recv gets block i. On an intercommunicator the other group's
 // sends are combined, as for ReduceScatterBlock.
 func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
+	if c.special() {
+		if done, err := c.around("ReduceScatterBlock", func(b *Comm) error { return ReduceScatterBlockBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "ReduceScatterBlockBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -96,6 +111,11 @@ func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // datatype (MPI's recvcounts), so send holds the base elements of sum(counts) such
 // items, and rank i's recv, counts[i] items, gets block i of the combination.
 func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
+	if c.special() {
+		if done, err := c.around("ReduceScatter", func(b *Comm) error { return ReduceScatterBuf(b, send, recv, counts, op) }); done {
+			return err
+		}
+	}
 	const name = "ReduceScatterBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -117,6 +137,11 @@ func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, e
 // ScanBuf is Scan over typed buffers: rank r's recv gets the combination of the sends
 // of ranks 0..r, in rank order.
 func ScanBuf(c *Comm, send, recv Buf, op Op) error {
+	if c.special() {
+		if done, err := c.around("Scan", func(b *Comm) error { return ScanBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "ScanBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -138,6 +163,11 @@ func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // ExscanBuf is Exscan over typed buffers: rank r's recv gets the combination of the
 // sends of ranks 0..r-1; rank 0's recv is left as it was.
 func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
+	if c.special() {
+		if done, err := c.around("Exscan", func(b *Comm) error { return ExscanBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "ExscanBuf"
 	if err := c.check(name); err != nil {
 		return err

@@ -13,6 +13,15 @@ import (
 // one never match receives on the other (MPI_Comm_dup). Attributes are copied by their
 // keyvals' copy functions, and the topology is kept.
 func (c *Comm) Dup() (*Comm, error) {
+	if c.special() {
+		var nc *Comm
+		if done, err := c.around("Dup", func(b *Comm) (err error) { nc, err = b.Dup(); return err }); done {
+			if err != nil {
+				return nil, err // nc is not read: a given-up call may still set it
+			}
+			return nc, nil
+		}
+	}
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
@@ -102,6 +111,15 @@ func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
 // On an intercommunicator, each color's ranks of both groups form an intercommunicator
 // (nil where the color has no rank in the other group).
 func (c *Comm) Split(color, key int) (*Comm, error) {
+	if c.special() {
+		var nc *Comm
+		if done, err := c.around("Split", func(b *Comm) (err error) { nc, err = b.Split(color, key); return err }); done {
+			if err != nil {
+				return nil, err // nc is not read: a given-up call may still set it
+			}
+			return nc, nil
+		}
+	}
 	nd, err := c.dev().Split("Split", color, key)
 	if err != nil {
 		return nil, c.fail("Split", err)
@@ -114,6 +132,15 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 // intercommunicator each side passes a subgroup of its own group, and the result joins
 // them (nil where either is empty).
 func (c *Comm) Create(g *Group) (*Comm, error) {
+	if c.special() {
+		var nc *Comm
+		if done, err := c.around("Create", func(b *Comm) (err error) { nc, err = b.Create(g); return err }); done {
+			if err != nil {
+				return nil, err // nc is not read: a given-up call may still set it
+			}
+			return nc, nil
+		}
+	}
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}

@@ -91,6 +91,11 @@ func checkBlocks(op, what string, counts, displs []int, n, size int) error {
 // len(send) elements from each source into recv, in neighbour order
 // (MPI_Neighbor_allgather).
 func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
+	if c.special() {
+		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgather(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgather"
 	in, _, err := c.neighborShape(op)
 	if err != nil {
@@ -108,6 +113,11 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 // NeighborAllgatherv is NeighborAllgather with the block from source i received as
 // counts[i] elements at displs[i] of recv (MPI_Neighbor_allgatherv).
 func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
+	if c.special() {
+		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgatherv(b, send, recv, counts, displs) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgatherv"
 	in, _, err := c.neighborShape(op)
 	if err != nil {
@@ -124,6 +134,11 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 // NeighborAlltoall sends block j of send to destination j and receives block i of recv
 // from source i, every block len(send)/outdegree elements (MPI_Neighbor_alltoall).
 func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
+	if c.special() {
+		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoall(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoall"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -148,6 +163,11 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 // NeighborAlltoallv is NeighborAlltoall with blocks of their own sizes and places
 // (MPI_Neighbor_alltoallv).
 func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	if c.special() {
+		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallv(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoallv"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -172,6 +192,13 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 // rules on element types, datatypes and blocks are Alltoallw's, and a ProcNull
 // neighbour's block is neither sent nor touched.
 func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
+	if c.special() {
+		if done, err := c.around("NeighborAlltoallw", func(b *Comm) error {
+			return NeighborAlltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+		}); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoallw"
 	smem, err := rawBytes(op, "send", send)
 	if err != nil {
@@ -237,6 +264,11 @@ func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes 
 // source a block of recv's items (its count divided among the sources), in neighbour
 // order.
 func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
+	if c.special() {
+		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgatherBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgather"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -255,6 +287,11 @@ func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
 // NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
 // as counts[i] items at item displs[i] of recv.
 func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	if c.special() {
+		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgathervBuf(b, send, recv, counts, displs) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgatherv"
 	_, out, err := c.neighborShape(op)
 	if err != nil {
@@ -266,6 +303,11 @@ func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error 
 // NeighborAlltoallBuf sends block j of send to destination j and receives block i of
 // recv from source i; each buffer's items are divided evenly among its neighbours.
 func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
+	if c.special() {
+		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoallBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoall"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -288,6 +330,11 @@ func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 // NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
 // places (in items).
 func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	if c.special() {
+		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+			return err
+		}
+	}
 	return c.neighborBuf("NeighborAlltoallv", send, recv, scounts, sdispls, rcounts, rdispls)
 }
 
