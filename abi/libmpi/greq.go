@@ -112,7 +112,7 @@ func PMPI_Request_get_status_any(n int32, p, idx, flag, st unsafe.Pointer) int32
 		if hh == hRequestNull {
 			continue
 		}
-		if r := reqOf(hh); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+		if r := reqOf(hh); r != nil && r.inactive() {
 			continue
 		}
 		live = true
@@ -142,7 +142,7 @@ func PMPI_Request_get_status_some(n int32, p, outcount, idx, sts unsafe.Pointer)
 		if hh == hRequestNull {
 			continue
 		}
-		if r := reqOf(hh); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+		if r := reqOf(hh); r != nil && r.inactive() {
 			continue
 		}
 		live = true
@@ -158,4 +158,90 @@ func PMPI_Request_get_status_some(n int32, p, outcount, idx, sts unsafe.Pointer)
 	}
 	setInt(outcount, k)
 	return 0
+}
+
+// --- partitioned point-to-point (MPI 4.1 chapter 4), on core.PartInit ---
+
+func pinit(op string, send bool, buf unsafe.Pointer, parts int32, count int64, dh uintptr, peer, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	c, r := commArg(op, ch, out, mNB)
+	if c == nil {
+		return r
+	}
+	if parts < 1 || count < 0 {
+		return fail(op, ch, errorf(errArg, op, "partitions %d must be positive and count %d not negative", parts, count))
+	}
+	b, err := cbuf(op, buf, int64(parts)*count, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	x, err := c.c.PartInit(op, send, b, int(parts), rankIn(peer), tagIn(tag))
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addStartable(c, ch, x, out)
+	return 0
+}
+
+//export PMPI_Psend_init
+func PMPI_Psend_init(buf unsafe.Pointer, parts int32, count int64, dh uintptr, dest, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
+	return pinit("Psend_init", true, buf, parts, count, dh, dest, tag, ch, out)
+}
+
+//export PMPI_Psend_init_c
+func PMPI_Psend_init_c(buf unsafe.Pointer, parts int32, count int64, dh uintptr, dest, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
+	return pinit("Psend_init", true, buf, parts, count, dh, dest, tag, ch, out)
+}
+
+//export PMPI_Precv_init
+func PMPI_Precv_init(buf unsafe.Pointer, parts int32, count int64, dh uintptr, src, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
+	return pinit("Precv_init", false, buf, parts, count, dh, src, tag, ch, out)
+}
+
+//export PMPI_Precv_init_c
+func PMPI_Precv_init_c(buf unsafe.Pointer, parts int32, count int64, dh uintptr, src, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
+	return pinit("Precv_init", false, buf, parts, count, dh, src, tag, ch, out)
+}
+
+func partReq(op string, h uintptr) (*request, int32) {
+	r := reqOf(h)
+	if r == nil || r.x == nil || !r.x.IsPersistent() {
+		return nil, fail(op, 0, errorf(errRequest, op, "request %#x is not a partitioned request", h))
+	}
+	return r, 0
+}
+
+func pready(op string, lo, hi int32, h uintptr) int32 {
+	r, rc := partReq(op, h)
+	if r == nil {
+		return rc
+	}
+	return fail(op, r.ch, r.x.Pready(op, int(lo), int(hi)+1)) // the device's hi is exclusive
+}
+
+//export PMPI_Pready
+func PMPI_Pready(part int32, h uintptr) int32 { return pready("Pready", part, part, h) }
+
+//export PMPI_Pready_range
+func PMPI_Pready_range(lo, hi int32, h uintptr) int32 { return pready("Pready_range", lo, hi, h) }
+
+//export PMPI_Pready_list
+func PMPI_Pready_list(n int32, parts unsafe.Pointer, h uintptr) int32 {
+	for _, p := range ints(parts, int(n)) {
+		if rc := pready("Pready_list", p, p, h); rc != 0 {
+			return rc
+		}
+	}
+	return 0
+}
+
+//export PMPI_Parrived
+func PMPI_Parrived(h uintptr, part int32, flag unsafe.Pointer) int32 {
+	const op = "Parrived"
+	r, rc := partReq(op, h)
+	if r == nil {
+		return rc
+	}
+	ok, err := r.x.Parrived(op, int(part))
+	setBool(flag, ok)
+	return fail(op, r.ch, err)
 }

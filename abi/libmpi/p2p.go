@@ -158,9 +158,18 @@ type request struct {
 	persistent bool
 	live       bool
 	keep       any // what a nonblocking collective's C arrays became, kept until it completes
-	// start starts a persistent collective (or generalized operation): MPI_Start sets
-	// x to what it returns; x is nil while the request is inactive.
-	start func() (*core.Pending, error)
+}
+
+// inactive reports whether r is a persistent request not started (completion calls
+// treat it as a null request).
+func (r *request) inactive() bool {
+	if !r.persistent {
+		return false
+	}
+	if r.x != nil {
+		return !r.x.Active()
+	}
+	return !r.q.Active()
 }
 
 // requests are kept in chunks that never move, so that a *request stays valid while
@@ -231,10 +240,15 @@ func addPending(x *core.Pending, c *comm, ch uintptr, keep any, out unsafe.Point
 	*(*uintptr)(out) = h
 }
 
-// addPersistent makes the handle of an inactive persistent collective.
+// addPersistent makes the handle of an inactive persistent collective (or of a
+// partitioned operation, start nil: x is one already).
 func addPersistent(c *comm, ch uintptr, start func() (*core.Pending, error), out unsafe.Pointer) {
+	addStartable(c, ch, core.Persistent(start), out)
+}
+
+func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {
 	h, r := newRequest()
-	r.c, r.ch, r.persistent, r.start = c, ch, true, start
+	r.c, r.ch, r.persistent, r.x = c, ch, true, x
 	*(*uintptr)(out) = h
 }
 
@@ -383,16 +397,8 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 	if r == nil || !r.persistent {
 		return fail("Start", 0, errorf(errRequest, "Start", "request %#x is not a persistent request", h))
 	}
-	if r.start != nil {
-		if r.x != nil {
-			return fail("Start", r.ch, errorf(errRequest, "Start", "the persistent request is active (complete it before starting it again)"))
-		}
-		x, err := r.start()
-		if err != nil {
-			return fail("Start", r.ch, err)
-		}
-		r.x = x
-		return 0
+	if r.x != nil {
+		return fail("Start", r.ch, r.x.Start("Start"))
 	}
 	return fail("Start", r.ch, core.MapErr("Start", core.Start(&r.q)))
 }
@@ -429,6 +435,10 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 	}
 	var ps p2p.Status
 	var err error
+	if r.inactive() {
+		emptyStatus(st)
+		return true, 0, nil
+	}
 	if r.x != nil {
 		if wait {
 			err = r.x.Wait()
@@ -446,15 +456,8 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 			if ferr := r.x.Release(); err == nil {
 				err = ferr
 			}
-			if r.start != nil {
-				r.x = nil // inactive until started again
-			}
 		}
 	} else {
-		if r.persistent && !r.q.Active() {
-			emptyStatus(st)
-			return true, 0, nil
-		}
 		switch {
 		case wait:
 			err = core.WaitInto(&r.q, &ps)
@@ -605,7 +608,7 @@ func anyIndex(op string, hs []uintptr, st unsafe.Pointer, wait bool) (int, bool,
 			if hs[i] == hRequestNull {
 				continue
 			}
-			if r := reqOf(hs[i]); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+			if r := reqOf(hs[i]); r != nil && r.inactive() {
 				continue
 			}
 			live = true
@@ -649,7 +652,7 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool)
 			if hs[i] == hRequestNull {
 				continue
 			}
-			if r := reqOf(hs[i]); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+			if r := reqOf(hs[i]); r != nil && r.inactive() {
 				continue
 			}
 			live = true
@@ -699,10 +702,9 @@ func PMPI_Request_free(p unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
 	}
 	var err error
-	switch {
-	case r.x != nil:
+	if r.x != nil {
 		err = r.x.Free()
-	case r.start == nil:
+	} else {
 		err = core.FreeRequest(&r.q)
 	}
 	ch := r.ch

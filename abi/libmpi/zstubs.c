@@ -107,14 +107,6 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) { return mpigo_unsupported("MPI_Pack_external_c", MPI_COMM_NULL); }
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) { return mpigo_unsupported("MPI_Pack_external_size", MPI_COMM_NULL); }
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return mpigo_unsupported("MPI_Pack_external_size_c", MPI_COMM_NULL); }
-int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return mpigo_unsupported("MPI_Parrived", MPI_COMM_NULL); }
-int PMPI_Pready(int partition, MPI_Request request) { return mpigo_unsupported("MPI_Pready", MPI_COMM_NULL); }
-int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) { return mpigo_unsupported("MPI_Pready_list", MPI_COMM_NULL); }
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return mpigo_unsupported("MPI_Pready_range", MPI_COMM_NULL); }
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Precv_init", comm); }
-int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Precv_init_c", comm); }
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Psend_init", comm); }
-int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Psend_init_c", comm); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }

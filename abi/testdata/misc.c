@@ -236,6 +236,28 @@ int main(int argc, char **argv) {
     OK(MPI_Type_free(&v2));
     OK(MPI_Type_free(&item));
 
+    /* partitioned point-to-point, two rounds */
+    double pbuf[8];
+    MPI_Request pr;
+    if (rank == 0) OK(MPI_Psend_init(pbuf, 4, 2, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &pr));
+    else OK(MPI_Precv_init(pbuf, 4, 2, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &pr));
+    for (int round = 1; round <= 2; round++) {
+        for (int i = 0; i < 8; i++) pbuf[i] = rank == 0 ? round * 100 + i : -1;
+        OK(MPI_Start(&pr));
+        if (rank == 0) {
+            int rest[2] = {3, 2};
+            OK(MPI_Pready_range(0, 1, pr));
+            OK(MPI_Pready_list(2, rest, pr));
+        } else {
+            int arrived = 0;
+            while (!arrived) OK(MPI_Parrived(pr, 3, &arrived));
+        }
+        OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+        if (rank == 1)
+            for (int i = 0; i < 8; i++) CHECK(pbuf[i] == round * 100 + i, "partitioned round %d [%d] %g", round, i, pbuf[i]);
+    }
+    OK(MPI_Request_free(&pr));
+
     OK(MPI_Info_free(&in));
     OK(MPI_Finalize());
     if (rank == 0) printf("OK misc\n");
