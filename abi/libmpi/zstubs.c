@@ -180,7 +180,6 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_complex", MPI_COMM_NULL); }
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_integer", MPI_COMM_NULL); }
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_real", MPI_COMM_NULL); }
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) { return mpigo_unsupported("MPI_Type_get_value_index", MPI_COMM_NULL); }
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external", MPI_COMM_NULL); }
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external_c", MPI_COMM_NULL); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Unpublish_name", MPI_COMM_NULL); }

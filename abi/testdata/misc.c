@@ -201,6 +201,10 @@ int main(int argc, char **argv) {
     MPI_Datatype ms;
     OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &ms));
     CHECK(ms == MPI_REAL8, "match_size REAL 8");
+    OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &ms));
+    CHECK(ms == MPI_DOUBLE_INT, "Type_get_value_index");
+    OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_LONG, &ms));
+    CHECK(ms == MPI_DATATYPE_NULL, "Type_get_value_index without a pair type");
     OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &ms));
     CHECK(ms == MPI_INTEGER4, "match_size INTEGER 4");
 
