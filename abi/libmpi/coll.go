@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -547,7 +548,7 @@ func wtypes(op, what string, p unsafe.Pointer, n int) ([]*datatype.Type, error) 
 	for j, h := range hs {
 		t, err := typeOf(op, h)
 		if err != nil {
-			return nil, errorf(errType, op, "%s[%d]: %v", what, j, err)
+			return nil, errorf(errType, op, "%s[%d]: %s", what, j, strings.TrimPrefix(err.Error(), "MPI_"+op+": "))
 		}
 		out[j] = t
 	}

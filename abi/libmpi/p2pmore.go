@@ -181,6 +181,9 @@ func idup(op string, ch uintptr, info uintptr, out, req unsafe.Pointer) int32 {
 		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
 	}
 	hints := c.hintsFor(info)
+	if info == hInfoNull {
+		hints = nil // MPI_Comm_idup_with_info with no hints: none
+	}
 	addPending(core.Go(op, func() error {
 		nc, err := c.c.Dup(op)
 		if err != nil {

@@ -183,6 +183,17 @@ int main(int argc, char **argv) {
     cart();
     graph();
     distgraph();
+    /* one rank's bad dims fail every rank, none waits */
+    int bad[2] = {rank == 1 ? 0 : 2, 2}, per[2] = {0, 0}, cls2;
+    MPI_Comm never = MPI_COMM_WORLD;
+    int rc2 = MPI_Cart_create(MPI_COMM_WORLD, 2, bad, per, 0, &never);
+    MPI_Error_class(rc2, &cls2);
+    CHECK(rc2 != MPI_SUCCESS && never == MPI_COMM_WORLD, "Cart_create with rank 1's dims bad succeeded here");
+    CHECK(cls2 == MPI_ERR_DIMS, "Cart_create bad dims: class %d", cls2);
+    char es[MPI_MAX_ERROR_STRING];
+    int el;
+    OK(MPI_Error_string(rc2, es, &el));
+    CHECK(rank == 1 ? strstr(es, "dims[0] = 0") != NULL : strstr(es, "rank 1") != NULL, "the error names the cause: %s", es);
     /* no topology: a neighbourhood collective says so */
     int x = 0;
     int rc = MPI_Neighbor_allgather(&x, 1, MPI_INT, &x, 1, MPI_INT, MPI_COMM_WORLD);
