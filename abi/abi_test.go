@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/abi"
+	"github.com/mpigo/mpigo/internal/mpitest"
 )
 
 // The C programs of testdata/, built with `mpigo cc` and run as jobs with `mpigo run`:
@@ -202,7 +203,7 @@ func TestAnchors(t *testing.T) {
 	for _, b := range []struct {
 		name, scale string
 		n           int
-	}{{"lat", "0.01", 2}, {"bw", "0.05", 2}, {"coll", "0.01", 2}, {"dtype", "0.01", 1}} {
+	}{{"lat", "0.01", 2}, {"bw", "0.05", 2}, {"coll", "0.01", 2}, {"dtype", "0.01", 1}, {"rma", "0.01", 2}} {
 		t.Run(b.name, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), b.name)
 			if out, errs, err := run(t, 5*time.Minute, mpigo, "cc", "-O2", "-w", "-o", bin, filepath.Join(dir, b.name+".c")); err != nil {
@@ -213,5 +214,93 @@ func TestAnchors(t *testing.T) {
 				t.Fatalf("%s: %v\n--- stdout\n%s--- stderr\n%s", b.name, err, out, errs)
 			}
 		})
+	}
+}
+
+func TestTopologiesNeighbors(t *testing.T) { job(t, "topo", 4) }
+
+func TestCollectivesVPersistentLarge(t *testing.T) { job(t, "collv", 3) }
+
+func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
+
+func TestOneSided(t *testing.T) { job(t, "rma", 2) }
+
+// TestOneSidedTCP: over TCP with rma_shm=off the device would put an allocated
+// window's memory in the Go heap, so the library makes it again over C memory, and
+// every operation is shipped to the target's progress goroutine; the shared window
+// still maps the node's region.
+func TestOneSidedTCP(t *testing.T) {
+	job(t, "rma", 2, "--set", "transports=self,tcp", "--set", "rma_shm=off")
+}
+
+// TestOwnSignalHandlers: a C program's own handlers (SIGINT installed before MPI_Init,
+// SIGUSR1 after) stay its own: the library's Go runtime does not take the signals.
+func TestOwnSignalHandlers(t *testing.T) { job(t, "sigint", 2) }
+
+// TestOtherLaunchers: a C program built with `mpigo cc` runs under MPICH's mpiexec
+// (Hydra, PMI), and under Slurm's srun --mpi=pmi2 with MPIGO_TEST_SLURM=1, as under
+// `mpigo run`. The launchers' jobs are bounded in time and anything they leave behind
+// is killed and reported.
+func TestOtherLaunchers(t *testing.T) {
+	mpigo := setup(t)
+	launchers := [][]string{}
+	if _, err := exec.LookPath("mpiexec.mpich"); err == nil {
+		launchers = append(launchers, []string{"mpiexec.mpich", "-n", "3"})
+	}
+	if os.Getenv("MPIGO_TEST_SLURM") == "1" {
+		launchers = append(launchers, []string{"srun", "--mpi=pmi2", "-n", "3"})
+	}
+	if len(launchers) == 0 {
+		t.Skip("neither mpiexec.mpich nor (MPIGO_TEST_SLURM=1) srun is here")
+	}
+	bin := cc(t, mpigo, filepath.Join("testdata", "coll.c"))
+	for _, l := range launchers {
+		t.Run(l[0], func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			mark := mpitest.JobMark()
+			cmd := exec.CommandContext(ctx, l[0], append(l[1:], bin)...)
+			cmd.Env = append(os.Environ(), mark)
+			cmd.WaitDelay = 5 * time.Second
+			out, err := cmd.CombinedOutput()
+			if left := mpitest.KillMarked(mark); len(left) > 0 {
+				t.Errorf("%s left processes of the job running; killed %v", l[0], left)
+			}
+			if err != nil || strings.Count(string(out), "OK coll") != 1 { // once: rank 0 of one job, not three singletons
+				t.Fatalf("%v: %v\n%s", l, err, out)
+			}
+		})
+	}
+}
+
+// TestCMakeFindMPI: CMake's FindMPI finds the prefix `mpigo abi install` lays out
+// (through its bin/mpicc on PATH, as it finds any MPI), and the program it builds runs.
+func TestCMakeFindMPI(t *testing.T) {
+	mpigo := setup(t)
+	if _, err := exec.LookPath("cmake"); err != nil {
+		t.Skip("cmake is not installed")
+	}
+	prefix, dir := t.TempDir(), t.TempDir()
+	if out, errs, err := run(t, 5*time.Minute, mpigo, "abi", "install", "--prefix", prefix); err != nil {
+		t.Fatalf("mpigo abi install: %v\n%s%s", err, out, errs)
+	}
+	src, _ := filepath.Abs("testdata")
+	os.WriteFile(filepath.Join(dir, "CMakeLists.txt"), []byte(`cmake_minimum_required(VERSION 3.16)
+project(findmpi C)
+find_package(MPI REQUIRED COMPONENTS C)
+add_executable(pmpi `+filepath.Join(src, "pmpi.c")+`)
+target_link_libraries(pmpi MPI::MPI_C)
+`), 0o644)
+	t.Setenv("PATH", filepath.Join(prefix, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, errs, err := run(t, 2*time.Minute, "cmake", "-S", dir, "-B", filepath.Join(dir, "build"))
+	if err != nil || !strings.Contains(out, "Found MPI_C: "+filepath.Join(prefix, "lib")) {
+		t.Fatalf("cmake configure: %v\n%s%s", err, out, errs)
+	}
+	if out, errs, err := run(t, 2*time.Minute, "cmake", "--build", filepath.Join(dir, "build")); err != nil {
+		t.Fatalf("cmake --build: %v\n%s%s", err, out, errs)
+	}
+	out, errs, err = run(t, time.Minute, mpigo, "run", "-n", "2", filepath.Join(dir, "build", "pmpi"))
+	if err != nil || !strings.Contains(out, "OK pmpi") {
+		t.Fatalf("the program CMake built: %v\n%s%s", err, out, errs)
 	}
 }

@@ -152,10 +152,19 @@ func exports(dir string) (map[string][]string, map[string]string, map[string]boo
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		importsC := false
+		for _, im := range f.Imports {
+			importsC = importsC || im.Path.Value == `"C"`
+		}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Doc == nil || !hasExport(fd) {
 				continue
+			}
+			if !importsC {
+				// cgo ignores //export in a file that does not import "C": the
+				// symbol would be missing and the link of every program fail.
+				return nil, nil, nil, fmt.Errorf("%s: %s is exported in a file that does not import \"C\"", fn, fd.Name.Name)
 			}
 			var ts []string
 			for _, fl := range fd.Type.Params.List {

@@ -5,9 +5,11 @@ package main
 import "C"
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
 )
 
 // Collectives: each C buffer becomes a core.Vec over the C memory (cvec); a rooted
@@ -44,50 +46,69 @@ func maxItems(counts, displs []int) int64 {
 	return m
 }
 
-// finishColl turns a collective's result into the C return, and for a nonblocking
-// one its request.
-func finishColl(op string, c *comm, ch uintptr, p *core.Pending, err error, req unsafe.Pointer, keep any) int32 {
-	if err != nil {
+// mode is how a collective runs: blocking, nonblocking (an MPI_Ix) or persistent (an
+// MPI_x_init, started by MPI_Start).
+type mode int
+
+const (
+	mBlock mode = iota
+	mNB
+	mPersist
+)
+
+// launch runs a collective whose arguments are checked: run(nb) starts it (nb) or
+// runs it to completion. A nonblocking one's request holds the pending operation; a
+// persistent one's holds run, which MPI_Start calls.
+func launch(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, run func(nb bool) (*core.Pending, error)) int32 {
+	switch m {
+	case mBlock:
+		_, err := run(false)
 		return fail(op, ch, err)
+	case mNB:
+		p, err := run(true)
+		if err != nil {
+			return fail(op, ch, err)
+		}
+		addPending(p, c, ch, nil, req)
+		return 0
 	}
-	if req != nil {
-		addPending(p, c, ch, keep, req)
-	}
+	addPersistent(c, ch, func() (*core.Pending, error) { return run(true) }, req)
 	return 0
 }
 
-func commArg(op string, ch uintptr, req unsafe.Pointer, nb bool) (*comm, int32) {
+func commArg(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int32) {
 	c, r := needComm(op, ch)
 	if c == nil {
 		return nil, r
 	}
-	if nb && req == nil {
+	if m != mBlock && req == nil {
 		return nil, fail(op, ch, errorf(errArg, op, "request is NULL"))
 	}
 	return c, 0
 }
 
-//export PMPI_Barrier
-func PMPI_Barrier(ch uintptr) int32 {
-	c, r := needComm("Barrier", ch)
+// carr reads n counts or displacements of a C array: ints, or MPI_Count/MPI_Aint
+// (big).
+func carr(p unsafe.Pointer, n int, big bool) []int {
+	if big {
+		return i64ToInts(int64s(p, n))
+	}
+	return toInts(ints(p, n))
+}
+
+func barrier(op string, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
-	return fail("Barrier", ch, c.c.Barrier("Barrier"))
-}
-
-//export PMPI_Ibarrier
-func PMPI_Ibarrier(ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg("Ibarrier", ch, req, true)
-	if c == nil {
-		return r
+	if m == mBlock {
+		return fail(op, ch, c.c.Barrier(op))
 	}
-	p, err := c.c.Ibarrier("Ibarrier")
-	return finishColl("Ibarrier", c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Ibarrier(op) })
 }
 
-func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
@@ -95,196 +116,207 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if req == nil {
+	if m == mBlock {
 		return fail(op, ch, c.c.Bcast(op, &v, rankIn(root)))
 	}
-	p, err := c.c.Ibcast(op, v, rankIn(root))
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Ibcast(op, v, rankIn(root)) })
 }
 
-//export PMPI_Bcast
-func PMPI_Bcast(buf unsafe.Pointer, count int32, dh uintptr, root int32, ch uintptr) int32 {
-	return bcast("Bcast", buf, int64(count), dh, root, ch, nil)
-}
-
-//export PMPI_Bcast_c
-func PMPI_Bcast_c(buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr) int32 {
-	return bcast("Bcast", buf, count, dh, root, ch, nil)
-}
-
-//export PMPI_Ibcast
-func PMPI_Ibcast(buf unsafe.Pointer, count int32, dh uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Ibcast", ch, errorf(errArg, "Ibcast", "request is NULL"))
-	}
-	return bcast("Ibcast", buf, int64(count), dh, root, ch, req)
-}
-
-// reduceArgs makes the buffers and the reduction of the reductions.
-func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, recvUsed bool) (s, rv core.Vec, rd core.Red, err error) {
+// reduceArgs makes the buffers and the reduction of the reductions. The device
+// reduces contiguous items; for a datatype with gaps st stages them: packed into
+// scratch before the call and the result unpacked after (nil for a dense type).
+func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, recvUsed bool) (s, rv core.Vec, rd core.Red, st *redStage, err error) {
 	rd, err = red(op, oh, dh)
 	if err != nil {
 		return
+	}
+	if t := dtOf(dh); t != nil && t.t.IsCommitted() && !dense(t.t) {
+		return stageReduce(op, sbuf, rbuf, scount, rcount, t.t, rd, recvUsed)
 	}
 	if s, err = cvec(op, sbuf, scount, dh); err != nil {
 		return
 	}
 	if !recvUsed {
-		return s, ignored(esz(s)), rd, nil
+		return s, ignored(esz(s)), rd, nil, nil
 	}
 	rv, err = cvec(op, rbuf, rcount, dh)
 	return
 }
 
-func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+// redStage is a reduction's buffers of a datatype with gaps: the C memory in the
+// type's layout and packed scratch the device reduces.
+type redStage struct {
+	t                 *datatype.Type
+	smem, rmem        []byte
+	sorg, rorg        int64
+	scount, rcount    int64
+	sbuf, rbuf        []byte
+	inPlace, recvUsed bool
+}
+
+func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, rd core.Red, recvUsed bool) (s, rv core.Vec, _ core.Red, st *redStage, err error) {
+	if scount < 0 || rcount < 0 {
+		return s, rv, rd, nil, errorf(errCount, op, "count %d is negative", min(scount, rcount))
+	}
+	size := int(t.Size())
+	st = &redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == 1, recvUsed: recvUsed}
+	if st.inPlace {
+		s = core.InPlaceVec(size)
+	} else {
+		if st.smem, st.sorg, err = span(op, sbuf, scount, t); err != nil {
+			return
+		}
+		st.sbuf = make([]byte, scount*int64(size))
+		s = core.Vec{B: st.sbuf, Esz: size}
+	}
+	if !recvUsed {
+		return s, ignored(size), rd, st, nil
+	}
+	if st.rmem, st.rorg, err = span(op, rbuf, rcount, t); err != nil {
+		return
+	}
+	st.rbuf = make([]byte, rcount*int64(size))
+	return s, core.Vec{B: st.rbuf, Esz: size}, rd, st, nil
+}
+
+// pack lays the input out for the device: the send buffer's items, or in place the
+// receive buffer's.
+func (st *redStage) pack() {
+	if !st.inPlace {
+		st.t.PackAt(st.sbuf, st.smem, st.sorg, st.scount)
+	} else if st.recvUsed {
+		st.t.PackAt(st.rbuf, st.rmem, st.rorg, st.rcount)
+	}
+}
+
+// unpack puts the result where the receive buffer's datatype says.
+func (st *redStage) unpack() error {
+	if st.recvUsed && st.rcount > 0 {
+		if _, err := st.t.UnpackAt(st.rmem, st.rorg, st.rbuf, st.rcount); err != nil {
+			return core.TypeErr("reduction", err)
+		}
+	}
+	return nil
+}
+
+// staged is run with st's packing before and unpacking after (once a nonblocking
+// one completes); run itself for a dense type.
+func staged(st *redStage, run func(nb bool) (*core.Pending, error)) func(nb bool) (*core.Pending, error) {
+	if st == nil {
+		return run
+	}
+	return func(nb bool) (*core.Pending, error) {
+		st.pack()
+		p, err := run(nb)
+		if err != nil {
+			return p, err
+		}
+		if !nb {
+			return nil, st.unpack()
+		}
+		return core.Then(p, st.unpack), nil
+	}
+}
+
+func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root))
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root))
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if req == nil {
+	if m == mBlock && st == nil {
 		return fail(op, ch, c.c.Reduce(op, &s, &rv, &rd, rankIn(root)))
 	}
-	p, err := c.c.Ireduce(op, s, rv, rd, rankIn(root))
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) {
+		if !nb {
+			return nil, c.c.Reduce(op, &s, &rv, &rd, rankIn(root))
+		}
+		return c.c.Ireduce(op, s, rv, rd, rankIn(root))
+	}))
 }
 
-//export PMPI_Reduce
-func PMPI_Reduce(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, root int32, ch uintptr) int32 {
-	return reduce("Reduce", sbuf, rbuf, int64(count), dh, oh, root, ch, nil)
-}
-
-//export PMPI_Reduce_c
-func PMPI_Reduce_c(sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, root int32, ch uintptr) int32 {
-	return reduce("Reduce", sbuf, rbuf, count, dh, oh, root, ch, nil)
-}
-
-//export PMPI_Ireduce
-func PMPI_Ireduce(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Ireduce", ch, errorf(errArg, "Ireduce", "request is NULL"))
-	}
-	return reduce("Ireduce", sbuf, rbuf, int64(count), dh, oh, root, ch, req)
-}
-
-func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if req == nil {
+	if m == mBlock && st == nil {
 		return fail(op, ch, c.c.Allreduce(op, &s, &rv, &rd))
 	}
-	p, err := c.c.Iallreduce(op, s, rv, rd)
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) {
+		if !nb {
+			return nil, c.c.Allreduce(op, &s, &rv, &rd)
+		}
+		return c.c.Iallreduce(op, s, rv, rd)
+	}))
 }
 
-//export PMPI_Allreduce
-func PMPI_Allreduce(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, ch uintptr) int32 {
-	return allreduce("Allreduce", sbuf, rbuf, int64(count), dh, oh, ch, nil)
-}
-
-//export PMPI_Allreduce_c
-func PMPI_Allreduce_c(sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr) int32 {
-	return allreduce("Allreduce", sbuf, rbuf, count, dh, oh, ch, nil)
-}
-
-//export PMPI_Iallreduce
-func PMPI_Iallreduce(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Iallreduce", ch, errorf(errArg, "Iallreduce", "request is NULL"))
-	}
-	return allreduce("Iallreduce", sbuf, rbuf, int64(count), dh, oh, ch, req)
-}
-
-func scan(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, excl bool, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, excl bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	p, err := c.c.Scan(op, s, rv, rd, excl, req != nil)
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) }))
 }
 
-//export PMPI_Scan
-func PMPI_Scan(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, ch uintptr) int32 {
-	return scan("Scan", sbuf, rbuf, int64(count), dh, oh, ch, false, nil)
+func scan(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	return scanOf(op, sbuf, rbuf, count, dh, oh, ch, false, req, m)
 }
 
-//export PMPI_Exscan
-func PMPI_Exscan(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, ch uintptr) int32 {
-	return scan("Exscan", sbuf, rbuf, int64(count), dh, oh, ch, true, nil)
+func exscan(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	return scanOf(op, sbuf, rbuf, count, dh, oh, ch, true, req, m)
 }
 
-//export PMPI_Iscan
-func PMPI_Iscan(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Iscan", ch, errorf(errArg, "Iscan", "request is NULL"))
-	}
-	return scan("Iscan", sbuf, rbuf, int64(count), dh, oh, ch, false, req)
-}
-
-//export PMPI_Iexscan
-func PMPI_Iexscan(sbuf, rbuf unsafe.Pointer, count int32, dh, oh uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Iexscan", ch, errorf(errArg, "Iexscan", "request is NULL"))
-	}
-	return scan("Iexscan", sbuf, rbuf, int64(count), dh, oh, ch, true, req)
-}
-
-//export PMPI_Reduce_scatter_block
-func PMPI_Reduce_scatter_block(sbuf, rbuf unsafe.Pointer, rcount int32, dh, oh uintptr, ch uintptr) int32 {
-	const op = "Reduce_scatter_block"
-	c, r := needComm(op, ch)
+func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
-	n := int64(rcount) * int64(c.c.Size())
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, n, int64(rcount), dh, oh, true)
+	n := rcount * int64(peers(c))
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, n, rcount, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	_, err = c.c.ReduceScatterBlock(op, s, rv, rd, false)
-	return fail(op, ch, err)
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) }))
 }
 
-//export PMPI_Reduce_scatter
-func PMPI_Reduce_scatter(sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer, dh, oh uintptr, ch uintptr) int32 {
-	const op = "Reduce_scatter"
-	c, r := needComm(op, ch)
+func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
-	counts := toInts(ints(rcounts, c.c.Size()))
+	counts := carr(rcounts, c.c.Size(), big)
+	if counts == nil && c.c.Size() > 0 {
+		return fail(op, ch, errorf(errArg, op, "recvcounts is NULL"))
+	}
 	var total int64
 	for _, k := range counts {
 		total += int64(k)
 	}
-	s, rv, rd, err := reduceArgs(op, c, sbuf, rbuf, total, int64(counts[c.c.Rank()]), dh, oh, true)
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, total, int64(counts[c.c.Rank()]), dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	_, err = c.c.ReduceScatter(op, s, rv, counts, rd, false)
-	return fail(op, ch, err)
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) }))
 }
 
 // peers is the number of blocks of the all-to-all forms: the remote group's size on
 // an intercommunicator.
 func peers(c *comm) int { return c.c.Peers() }
 
-func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
@@ -306,27 +338,11 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 	} else {
 		rv = ignored(esz(s))
 	}
-	p, err := c.c.Gather(op, s, rv, rankIn(root), req != nil)
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Gather(op, s, rv, rankIn(root), nb) })
 }
 
-//export PMPI_Gather
-func PMPI_Gather(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, root int32, ch uintptr) int32 {
-	return gather("Gather", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, root, ch, nil)
-}
-
-//export PMPI_Igather
-func PMPI_Igather(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Igather", ch, errorf(errArg, "Igather", "request is NULL"))
-	}
-	return gather("Igather", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, root, ch, req)
-}
-
-//export PMPI_Gatherv
-func PMPI_Gatherv(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, root int32, ch uintptr) int32 {
-	const op = "Gatherv"
-	c, r := needComm(op, ch)
+func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
@@ -335,12 +351,12 @@ func PMPI_Gatherv(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Po
 	var counts, ds []int
 	var err error
 	if !c.c.IsInter() || !rootHere {
-		if s, err = cvec(op, sbuf, int64(scount), sdt); err != nil {
+		if s, err = cvec(op, sbuf, scount, sdt); err != nil {
 			return fail(op, ch, err)
 		}
 	}
 	if rootHere {
-		counts, ds = toInts(ints(rcounts, peers(c))), toInts(ints(displs, peers(c)))
+		counts, ds = carr(rcounts, peers(c), big), carr(displs, peers(c), big)
 		if rv, err = cvec(op, rbuf, maxItems(counts, ds), rdt); err != nil {
 			return fail(op, ch, err)
 		}
@@ -350,12 +366,13 @@ func PMPI_Gatherv(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Po
 	} else {
 		rv = ignored(esz(s))
 	}
-	_, err = c.c.Gatherv(op, s, rv, counts, ds, rankIn(root), false)
-	return fail(op, ch, err)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
+		return c.c.Gatherv(op, s, rv, counts, ds, rankIn(root), nb)
+	})
 }
 
-func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
@@ -377,27 +394,11 @@ func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	} else {
 		s = ignored(esz(rv))
 	}
-	p, err := c.c.Scatter(op, s, rv, rankIn(root), req != nil)
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Scatter(op, s, rv, rankIn(root), nb) })
 }
 
-//export PMPI_Scatter
-func PMPI_Scatter(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, root int32, ch uintptr) int32 {
-	return scatter("Scatter", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, root, ch, nil)
-}
-
-//export PMPI_Iscatter
-func PMPI_Iscatter(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, root int32, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Iscatter", ch, errorf(errArg, "Iscatter", "request is NULL"))
-	}
-	return scatter("Iscatter", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, root, ch, req)
-}
-
-//export PMPI_Scatterv
-func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, root int32, ch uintptr) int32 {
-	const op = "Scatterv"
-	c, r := needComm(op, ch)
+func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
@@ -406,12 +407,12 @@ func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sdt uint
 	var counts, ds []int
 	var err error
 	if !c.c.IsInter() || !rootHere {
-		if rv, err = cvec(op, rbuf, int64(rcount), rdt); err != nil {
+		if rv, err = cvec(op, rbuf, rcount, rdt); err != nil {
 			return fail(op, ch, err)
 		}
 	}
 	if rootHere {
-		counts, ds = toInts(ints(scounts, peers(c))), toInts(ints(displs, peers(c)))
+		counts, ds = carr(scounts, peers(c), big), carr(displs, peers(c), big)
 		if s, err = cvec(op, sbuf, maxItems(counts, ds), sdt); err != nil {
 			return fail(op, ch, err)
 		}
@@ -421,12 +422,13 @@ func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sdt uint
 	} else {
 		s = ignored(esz(rv))
 	}
-	_, err = c.c.Scatterv(op, s, counts, ds, rv, rankIn(root), false)
-	return fail(op, ch, err)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
+		return c.c.Scatterv(op, s, counts, ds, rv, rankIn(root), nb)
+	})
 }
 
-func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
@@ -438,32 +440,16 @@ func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf u
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	p, err := c.c.Allgather(op, s, rv, req != nil)
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgather(op, s, rv, nb) })
 }
 
-//export PMPI_Allgather
-func PMPI_Allgather(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, ch uintptr) int32 {
-	return allgather("Allgather", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, ch, nil)
-}
-
-//export PMPI_Iallgather
-func PMPI_Iallgather(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Iallgather", ch, errorf(errArg, "Iallgather", "request is NULL"))
-	}
-	return allgather("Iallgather", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, ch, req)
-}
-
-//export PMPI_Allgatherv
-func PMPI_Allgatherv(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr) int32 {
-	const op = "Allgatherv"
-	c, r := needComm(op, ch)
+func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
-	counts, ds := toInts(ints(rcounts, peers(c))), toInts(ints(displs, peers(c)))
-	s, err := cvec(op, sbuf, int64(scount), sdt)
+	counts, ds := carr(rcounts, peers(c), big), carr(displs, peers(c), big)
+	s, err := cvec(op, sbuf, scount, sdt)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -471,12 +457,11 @@ func PMPI_Allgatherv(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	_, err = c.c.Allgatherv(op, s, rv, counts, ds, false)
-	return fail(op, ch, err)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgatherv(op, s, rv, counts, ds, nb) })
 }
 
-func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, req != nil)
+func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
@@ -489,39 +474,23 @@ func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf un
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	p, err := c.c.Alltoall(op, s, rv, req != nil)
-	return finishColl(op, c, ch, p, err, req, nil)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoall(op, s, rv, nb) })
 }
 
-//export PMPI_Alltoall
-func PMPI_Alltoall(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, ch uintptr) int32 {
-	return alltoall("Alltoall", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, ch, nil)
-}
-
-//export PMPI_Ialltoall
-func PMPI_Ialltoall(sbuf unsafe.Pointer, scount int32, sdt uintptr, rbuf unsafe.Pointer, rcount int32, rdt uintptr, ch uintptr, req unsafe.Pointer) int32 {
-	if req == nil {
-		return fail("Ialltoall", ch, errorf(errArg, "Ialltoall", "request is NULL"))
-	}
-	return alltoall("Ialltoall", sbuf, int64(scount), sdt, rbuf, int64(rcount), rdt, ch, req)
-}
-
-//export PMPI_Alltoallv
-func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rdt uintptr, ch uintptr) int32 {
-	const op = "Alltoallv"
-	c, r := needComm(op, ch)
+func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
 	if c == nil {
 		return r
 	}
 	n := peers(c)
-	rc, rd := toInts(ints(rcounts, n)), toInts(ints(rdispls, n))
+	rc, rd := carr(rcounts, n, big), carr(rdispls, n, big)
 	var sc, sd []int
 	var s core.Vec
 	var err error
 	if uintptr(sbuf) == 1 {
-		s, sc, sd = core.InPlaceVec(1), rc, rd
+		sc, sd = rc, rd
 	} else {
-		sc, sd = toInts(ints(scounts, n)), toInts(ints(sdispls, n))
+		sc, sd = carr(scounts, n, big), carr(sdispls, n, big)
 		if s, err = cvec(op, sbuf, maxItems(sc, sd), sdt); err != nil {
 			return fail(op, ch, err)
 		}
@@ -530,9 +499,99 @@ func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, sdt ui
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if s.InPlace {
+	if uintptr(sbuf) == 1 {
 		s = core.InPlaceVec(esz(rv))
 	}
-	_, err = c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, false)
-	return fail(op, ch, err)
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, nb) })
+}
+
+// wmem is the C memory of one side of a w form: counts[j] items of types[j] at byte
+// displs[j] from p. It spans every block (p may be MPI_BOTTOM with absolute
+// displacements), and the displacements it returns count from its start.
+func wmem(p unsafe.Pointer, counts, displs []int, ts []*datatype.Type) ([]byte, []int, error) {
+	var lo, hi int64
+	first := true
+	for j := range counts {
+		if counts[j] <= 0 || ts[j] == nil || ts[j].Size() == 0 {
+			continue
+		}
+		l, h, err := ts[j].Span(int64(counts[j]))
+		if err != nil {
+			return nil, nil, err
+		}
+		l, h = l+int64(displs[j]), h+int64(displs[j])
+		if first || l < lo {
+			lo = l
+		}
+		if first || h > hi {
+			hi = h
+		}
+		first = false
+	}
+	out := make([]int, len(displs))
+	for j := range displs {
+		out[j] = displs[j] - int(lo)
+	}
+	if hi <= lo {
+		return nil, out, nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo), out, nil
+}
+
+// wtypes reads n datatype handles.
+func wtypes(op, what string, p unsafe.Pointer, n int) ([]*datatype.Type, error) {
+	hs := handles(p, n)
+	if hs == nil && n > 0 {
+		return nil, errorf(errArg, op, "%s is NULL", what)
+	}
+	out := make([]*datatype.Type, n)
+	for j, h := range hs {
+		t, err := typeOf(op, h)
+		if err != nil {
+			return nil, errorf(errType, op, "%s[%d]: %s", what, j, strings.TrimPrefix(err.Error(), "MPI_"+op+": "))
+		}
+		out[j] = t
+	}
+	return out, nil
+}
+
+// wside reads one side of a w form (bigDispls: the displacements are MPI_Aint).
+func wside(op, what string, n int, buf, counts, displs, types unsafe.Pointer, big, bigDispls bool) (mem []byte, cs, ds []int, ts []*datatype.Type, err error) {
+	cs, ds = carr(counts, n, big), carr(displs, n, bigDispls)
+	if ts, err = wtypes(op, what+"types", types, n); err != nil {
+		return
+	}
+	if len(cs) < n || len(ds) < n {
+		err = errorf(errArg, op, "%scounts or %sdispls is NULL", what, what)
+		return
+	}
+	mem, ds, err = wmem(buf, cs, ds, ts)
+	if err != nil {
+		err = core.TypeErr(op, err)
+	}
+	return
+}
+
+func alltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.Pointer, rbuf unsafe.Pointer, rcounts, rdispls, rtypes unsafe.Pointer, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
+	c, r := commArg(op, ch, req, m)
+	if c == nil {
+		return r
+	}
+	n := peers(c)
+	rmem, rc, rd, rt, err := wside(op, "recv", n, rbuf, rcounts, rdispls, rtypes, big, big)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	inPlace := uintptr(sbuf) == 1
+	var smem []byte
+	var sc, sd []int
+	var st []*datatype.Type
+	if !inPlace {
+		if smem, sc, sd, st, err = wside(op, "send", n, sbuf, scounts, sdispls, stypes, big, big); err != nil {
+			return fail(op, ch, err)
+		}
+	}
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
+		return c.c.Alltoallw(op, smem, inPlace, sc, sd, st, rmem, rc, rd, rt, nb)
+	})
 }

@@ -19,6 +19,7 @@ import "C"
 
 import (
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/topo"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,6 +39,8 @@ type comm struct {
 	mu    sync.Mutex
 	attrs map[int32]uintptr
 	name  string
+	topo  *topology // set at creation, never changed
+	hints *info     // MPI_Comm_set_info's, under mu
 }
 
 var (
@@ -72,7 +76,9 @@ func newComm(c *core.Comm, parent *comm) uintptr {
 		return hCommNull
 	}
 	n := &comm{c: c}
-	n.errh.Store(parent.errh.Load())
+	eh := parent.errh.Load()
+	refErrh(uintptr(eh))
+	n.errh.Store(eh)
 	return comms.add(n)
 }
 
@@ -282,12 +288,29 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	nh := *(*uintptr)(out)
+	commOf(nh).topo, commOf(nh).hints = c.topo, c.hintsFor(0)
 	return fail(op, ch, copyAttrs(c, ch, commOf(nh), nh))
 }
 
 //export PMPI_Comm_dup_with_info
 func PMPI_Comm_dup_with_info(ch uintptr, info uintptr, out unsafe.Pointer) int32 {
-	return PMPI_Comm_dup(ch, out)
+	const op = "Comm_dup_with_info"
+	c, r := needComm(op, ch)
+	if c == nil {
+		return r
+	}
+	if info != hInfoNull && infoOf(info) == nil {
+		return fail(op, ch, errorf(errInfo, op, "info %#x is not an info object", info))
+	}
+	if r := PMPI_Comm_dup(ch, out); r != 0 {
+		return r
+	}
+	n := commOf(*(*uintptr)(out))
+	n.hints = nil
+	if info != hInfoNull {
+		n.hints = infoOf(info).clone()
+	}
+	return 0
 }
 
 //export PMPI_Comm_split
@@ -308,17 +331,56 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	if c == nil {
 		return r
 	}
-	a := core.SplitTypeArgs{Kind: int(kind), Key: int(key)}
+	a := core.SplitTypeArgs{Key: int(key)}
 	switch kind {
 	case 221:
 		a.Kind = core.SplitShared
-	case -32766:
+	case 222:
+		a.Kind = core.SplitHWUnguided
+	case 223:
+		a.Kind = core.SplitHWGuided
+	case 224:
+		a.Kind = core.SplitResourceGuided
+	case undefined:
 		a.Kind = core.Undefined
 	default:
-		return fail(op, ch, errorf(errArg, op, "split_type %d: mpigo's C ABI supports MPI_COMM_TYPE_SHARED and MPI_UNDEFINED", kind))
+		return fail(op, ch, errorf(errArg, op, "split_type %d is not MPI_COMM_TYPE_SHARED, _HW_UNGUIDED, _HW_GUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", kind))
 	}
-	nc, _, err := c.c.SplitType(op, a)
-	return created(op, c, ch, nc, err, out)
+	in := infoOf(info)
+	if in != nil && info != hInfoNull {
+		a.HWType, a.HasHWType = in.get("mpi_hw_resource_type")
+		a.Pset, a.HasPset = in.get("mpi_pset_name")
+	}
+	nc, typ, err := c.c.SplitType(op, a)
+	if r := created(op, c, ch, nc, err, out); r != 0 {
+		return r
+	}
+	// HW_UNGUIDED says which level it split by in the info (MPI 4.1 7.4.2).
+	if typ != "" && in != nil && info != hInfoEnv && info != hInfoNull {
+		in.set("mpi_hw_resource_type", typ)
+	}
+	return 0
+}
+
+//export PMPI_Get_hw_resource_info
+func PMPI_Get_hw_resource_info(out unsafe.Pointer) int32 {
+	const op = "Get_hw_resource_info"
+	if out == nil {
+		return fail(op, 0, errorf(errArg, op, "hw_info is NULL"))
+	}
+	set, err := topo.Allowed()
+	if err != nil {
+		return fail(op, 0, errorf(errOther, op, "cannot read the CPUs this process may run on: %v", err))
+	}
+	in := &info{}
+	m := topo.Machine()
+	for _, typ := range topo.ResourceTypes {
+		if len(m.Instances(typ)) > 0 {
+			in.set(core.HWPrefix+typ, strconv.FormatBool(m.InstanceOf(typ, set) >= 0))
+		}
+	}
+	setHandle(out, infos.add(in))
+	return 0
 }
 
 //export PMPI_Comm_create
@@ -397,6 +459,7 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	if err := c.c.Free(op); err != nil {
 		return fail(op, h, err)
 	}
+	unrefErrh(uintptr(c.errh.Load()))
 	comms.remove(h)
 	setHandle(p, hCommNull)
 	return 0
@@ -692,9 +755,43 @@ func PMPI_Group_free(p unsafe.Pointer) int32 {
 // keyval is a key made by MPI_Comm_create_keyval or MPI_Type_create_keyval: its C
 // callbacks (0 and 1 are the predefined NULL_COPY/NULL_DELETE and DUP functions)
 // and the extra state passed to them.
+//
+// A key is counted like an error handler: its handle, and each attribute set with it,
+// so that MPI_x_free_keyval releases the entry once no attribute uses the key.
 type keyval struct {
 	copyFn, deleteFn unsafe.Pointer
 	extra            unsafe.Pointer
+	refs             atomic.Int32
+	freed            atomic.Bool
+}
+
+// liveKey is the key of number k if a program may still set attributes with it.
+func liveKey(k int32) *keyval {
+	x := keyvals.get(uintptr(k))
+	if x == nil || x.freed.Load() {
+		return nil
+	}
+	return x
+}
+
+func refKey(k int32) {
+	if x := keyvals.get(uintptr(k)); x != nil {
+		x.refs.Add(1)
+	}
+}
+
+func unrefKey(k int32) {
+	if x := keyvals.get(uintptr(k)); x != nil && x.refs.Add(-1) == 0 {
+		keyvals.remove(uintptr(k))
+	}
+}
+
+// dropAttr runs the delete callback of an attribute being removed and releases its
+// key.
+func dropAttr(op string, obj uintptr, key int32, val uintptr) error {
+	err := callDelete(op, obj, key, val)
+	unrefKey(key)
+	return err
 }
 
 var keyvals table[keyval]
@@ -754,7 +851,9 @@ func createKeyval(op string, copyFn, deleteFn, key, extra unsafe.Pointer) int32 
 	if key == nil {
 		return fail(op, 0, errorf(errArg, op, "keyval is NULL"))
 	}
-	setInt(key, int(keyvals.add(&keyval{copyFn: copyFn, deleteFn: deleteFn, extra: extra})))
+	k := &keyval{copyFn: copyFn, deleteFn: deleteFn, extra: extra}
+	k.refs.Store(1)
+	setInt(key, int(keyvals.add(k)))
 	return 0
 }
 
@@ -763,11 +862,14 @@ func freeKeyval(op string, key unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "keyval is NULL"))
 	}
 	k := *(*int32)(key)
-	if keyvals.get(uintptr(k)) == nil {
+	x := liveKey(k)
+	if x == nil {
 		return fail(op, 0, errorf(errKeyval, op, "keyval %d is not a key this program made", k))
 	}
-	// Attributes set with the key keep their callbacks until they are deleted: the
-	// entry stays (it is three words).
+	// Attributes set with the key keep their callbacks until they are deleted.
+	if !x.freed.Swap(true) {
+		unrefKey(k)
+	}
 	setInt(key, 0) // MPI_KEYVAL_INVALID
 	return 0
 }
@@ -794,25 +896,12 @@ func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
 	}
 	old.mu.Unlock()
 	for key, val := range attrs {
-		k := keyvals.get(uintptr(key))
-		if k == nil {
-			continue
-		}
-		var out uintptr
-		keep := false
-		switch uintptr(k.copyFn) {
-		case 0: // MPI_COMM_NULL_COPY_FN
-		case 1: // MPI_COMM_DUP_FN
-			out, keep = val, true
-		default:
-			var flag C.int
-			rc := C.call_copy_attr(k.copyFn, C.uintptr_t(oh), C.int(key), k.extra, C.uintptr_t(val), unsafe.Pointer(&out), &flag)
-			if rc != 0 {
-				return errorf(int32(rc), "Comm_dup", "the copy callback of keyval %d returned %d", key, int(rc))
-			}
-			keep = flag != 0
+		out, keep, err := copyAttr("Comm_dup", oh, key, val)
+		if err != nil {
+			return err
 		}
 		if keep {
+			refKey(key)
 			nw.mu.Lock()
 			if nw.attrs == nil {
 				nw.attrs = map[int32]uintptr{}
@@ -824,6 +913,28 @@ func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
 	return nil
 }
 
+// copyAttr runs the copy callback of key on an attribute of object oh: the new
+// value, and whether the duplicate gets it.
+func copyAttr(op string, oh uintptr, key int32, val uintptr) (uintptr, bool, error) {
+	k := keyvals.get(uintptr(key))
+	if k == nil {
+		return 0, false, nil
+	}
+	switch uintptr(k.copyFn) {
+	case 0: // MPI_x_NULL_COPY_FN
+		return 0, false, nil
+	case 1: // MPI_x_DUP_FN
+		return val, true, nil
+	}
+	var out uintptr
+	var flag C.int
+	rc := C.call_copy_attr(k.copyFn, C.uintptr_t(oh), C.int(key), k.extra, C.uintptr_t(val), unsafe.Pointer(&out), &flag)
+	if rc != 0 {
+		return 0, false, errorf(int32(rc), op, "the copy callback of keyval %d returned %d", key, int(rc))
+	}
+	return out, flag != 0, nil
+}
+
 // deleteAll runs the delete callbacks of every attribute of c (Comm_free, and
 // MPI_COMM_SELF's at Finalize).
 func deleteAll(c *comm, h uintptr) error {
@@ -832,7 +943,7 @@ func deleteAll(c *comm, h uintptr) error {
 	c.attrs = nil
 	c.mu.Unlock()
 	for key, val := range attrs {
-		if err := callDelete("Comm_free", h, key, val); err != nil {
+		if err := dropAttr("Comm_free", h, key, val); err != nil {
 			return err
 		}
 	}
@@ -862,8 +973,8 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	if keyvals.get(uintptr(key)) == nil {
-		return fail(op, ch, errorf(errKeyval, op, "keyval %d is not a key this program made", key))
+	if liveKey(key) == nil {
+		return fail(op, ch, errorf(errKeyval, op, "keyval %d is not a key this program made (or was freed)", key))
 	}
 	c.mu.Lock()
 	old, had := c.attrs[key]
@@ -872,6 +983,8 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 		if err := callDelete(op, ch, key, old); err != nil {
 			return fail(op, ch, err)
 		}
+	} else {
+		refKey(key)
 	}
 	c.mu.Lock()
 	if c.attrs == nil {
@@ -934,7 +1047,7 @@ func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	if !ok {
 		return fail(op, ch, errorf(errKeyval, op, "comm has no attribute with keyval %d", key))
 	}
-	return fail(op, ch, callDelete(op, ch, key, v))
+	return fail(op, ch, dropAttr(op, ch, key, v))
 }
 
 //export PMPI_Attr_delete

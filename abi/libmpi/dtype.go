@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -12,10 +13,14 @@ import (
 	"github.com/mpigo/mpigo/internal/p2p"
 )
 
-// dtype is a datatype: the engine's type and its MPI name.
+// dtype is a datatype: the engine's type, its MPI name, the types it was built
+// from (for MPI_Type_get_contents) and its attributes.
 type dtype struct {
-	t    *datatype.Type
-	name string
+	t     *datatype.Type
+	name  string
+	parts []*dtype
+	mu    sync.Mutex
+	attrs map[int32]uintptr
 }
 
 var (
@@ -289,14 +294,20 @@ func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Vec, error
 
 // --- constructors and queries ---
 
-func newType(op string, t *datatype.Type, err error, out unsafe.Pointer) int32 {
+// newType registers a type a constructor made from the types parts (their handles),
+// which MPI_Type_get_contents gives back.
+func newType(op string, t *datatype.Type, err error, out unsafe.Pointer, parts ...uintptr) int32 {
 	if err != nil {
 		return fail(op, 0, core.TypeErr(op, err))
 	}
 	if out == nil {
 		return fail(op, 0, errorf(errArg, op, "newtype is NULL"))
 	}
-	setHandle(out, types.add(&dtype{t: t}))
+	d := &dtype{t: t}
+	for _, h := range parts {
+		d.parts = append(d.parts, dtOf(h))
+	}
+	setHandle(out, types.add(d))
 	return 0
 }
 
@@ -320,7 +331,7 @@ func PMPI_Type_contiguous_c(count int64, old uintptr, out unsafe.Pointer) int32 
 		return r
 	}
 	nt, err := datatype.Contiguous(count, t)
-	return newType("Type_contiguous", nt, err, out)
+	return newType("Type_contiguous", nt, err, out, old)
 }
 
 //export PMPI_Type_vector
@@ -335,7 +346,7 @@ func PMPI_Type_vector_c(count, bl, stride int64, old uintptr, out unsafe.Pointer
 		return r
 	}
 	nt, err := datatype.Vector(count, bl, stride, t)
-	return newType("Type_vector", nt, err, out)
+	return newType("Type_vector", nt, err, out, old)
 }
 
 //export PMPI_Type_create_hvector
@@ -350,76 +361,103 @@ func PMPI_Type_create_hvector_c(count, bl, stride int64, old uintptr, out unsafe
 		return r
 	}
 	nt, err := datatype.Hvector(count, bl, stride, t)
-	return newType("Type_create_hvector", nt, err, out)
+	return newType("Type_create_hvector", nt, err, out, old)
+}
+
+// i64s reads n C ints (big: MPI_Count or MPI_Aint) as a new []int64.
+func i64s(p unsafe.Pointer, n int64, big bool) []int64 {
+	if big {
+		return append([]int64(nil), int64s(p, int(n))...)
+	}
+	return toInts64(ints(p, int(n)))
+}
+
+func indexed(op string, count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer, big, bytes bool) int32 {
+	t, r := needType(op, old)
+	if t == nil {
+		return r
+	}
+	if count < 0 {
+		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
+	}
+	b, d := i64s(bls, count, big), i64s(displs, count, big || bytes)
+	var nt *datatype.Type
+	var err error
+	if bytes {
+		nt, err = datatype.Hindexed(b, d, t)
+	} else {
+		nt, err = datatype.Indexed(b, d, t)
+	}
+	return newType(op, nt, err, out, old)
 }
 
 //export PMPI_Type_indexed
 func PMPI_Type_indexed(count int32, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_indexed", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Indexed(toInts64(ints(bls, int(count))), toInts64(ints(displs, int(count))), t)
-	return newType("Type_indexed", nt, err, out)
+	return indexed("Type_indexed", int64(count), bls, displs, old, out, false, false)
 }
 
 //export PMPI_Type_indexed_c
 func PMPI_Type_indexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_indexed", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Indexed(int64s(bls, int(count)), int64s(displs, int(count)), t)
-	return newType("Type_indexed", nt, err, out)
+	return indexed("Type_indexed", count, bls, displs, old, out, true, false)
 }
 
 //export PMPI_Type_create_hindexed
 func PMPI_Type_create_hindexed(count int32, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_create_hindexed", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Hindexed(toInts64(ints(bls, int(count))), append([]int64(nil), int64s(displs, int(count))...), t)
-	return newType("Type_create_hindexed", nt, err, out)
+	return indexed("Type_create_hindexed", int64(count), bls, displs, old, out, false, true)
 }
 
 //export PMPI_Type_create_hindexed_c
 func PMPI_Type_create_hindexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_create_hindexed", old)
+	return indexed("Type_create_hindexed", count, bls, displs, old, out, true, true)
+}
+
+func indexedBlock(op string, count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer, big, bytes bool) int32 {
+	t, r := needType(op, old)
 	if t == nil {
 		return r
 	}
-	nt, err := datatype.Hindexed(append([]int64(nil), int64s(bls, int(count))...), append([]int64(nil), int64s(displs, int(count))...), t)
-	return newType("Type_create_hindexed", nt, err, out)
+	if count < 0 {
+		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
+	}
+	d := i64s(displs, count, big || bytes)
+	var nt *datatype.Type
+	var err error
+	if bytes {
+		nt, err = datatype.HindexedBlock(bl, d, t)
+	} else {
+		nt, err = datatype.IndexedBlock(bl, d, t)
+	}
+	return newType(op, nt, err, out, old)
 }
 
 //export PMPI_Type_create_indexed_block
 func PMPI_Type_create_indexed_block(count, bl int32, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_create_indexed_block", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.IndexedBlock(int64(bl), toInts64(ints(displs, int(count))), t)
-	return newType("Type_create_indexed_block", nt, err, out)
+	return indexedBlock("Type_create_indexed_block", int64(count), int64(bl), displs, old, out, false, false)
+}
+
+//export PMPI_Type_create_indexed_block_c
+func PMPI_Type_create_indexed_block_c(count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	return indexedBlock("Type_create_indexed_block", count, bl, displs, old, out, true, false)
 }
 
 //export PMPI_Type_create_hindexed_block
 func PMPI_Type_create_hindexed_block(count, bl int32, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_create_hindexed_block", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.HindexedBlock(int64(bl), append([]int64(nil), int64s(displs, int(count))...), t)
-	return newType("Type_create_hindexed_block", nt, err, out)
+	return indexedBlock("Type_create_hindexed_block", int64(count), int64(bl), displs, old, out, false, true)
 }
 
-//export PMPI_Type_create_struct
-func PMPI_Type_create_struct(count int32, bls, displs, ts unsafe.Pointer, out unsafe.Pointer) int32 {
+//export PMPI_Type_create_hindexed_block_c
+func PMPI_Type_create_hindexed_block_c(count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	return indexedBlock("Type_create_hindexed_block", count, bl, displs, old, out, true, true)
+}
+
+func structType(count int64, bls, displs, ts unsafe.Pointer, out unsafe.Pointer, big bool) int32 {
 	const op = "Type_create_struct"
-	n := int(count)
-	var hs []uintptr
-	if n > 0 && ts != nil {
-		hs = unsafe.Slice((*uintptr)(ts), n)
+	if count < 0 {
+		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
+	}
+	hs := handles(ts, int(count))
+	if hs == nil && count > 0 {
+		return fail(op, 0, errorf(errArg, op, "array_of_types is NULL"))
 	}
 	tt := make([]*datatype.Type, len(hs))
 	for i, h := range hs {
@@ -429,8 +467,18 @@ func PMPI_Type_create_struct(count int32, bls, displs, ts unsafe.Pointer, out un
 		}
 		tt[i] = d.t
 	}
-	nt, err := datatype.Struct(toInts64(ints(bls, n)), append([]int64(nil), int64s(displs, n)...), tt)
-	return newType(op, nt, err, out)
+	nt, err := datatype.Struct(i64s(bls, count, big), i64s(displs, count, true), tt)
+	return newType(op, nt, err, out, hs...)
+}
+
+//export PMPI_Type_create_struct
+func PMPI_Type_create_struct(count int32, bls, displs, ts unsafe.Pointer, out unsafe.Pointer) int32 {
+	return structType(int64(count), bls, displs, ts, out, false)
+}
+
+//export PMPI_Type_create_struct_c
+func PMPI_Type_create_struct_c(count int64, bls, displs, ts unsafe.Pointer, out unsafe.Pointer) int32 {
+	return structType(count, bls, displs, ts, out, true)
 }
 
 //export PMPI_Type_create_resized
@@ -440,22 +488,49 @@ func PMPI_Type_create_resized(old uintptr, lb, extent int64, out unsafe.Pointer)
 		return r
 	}
 	nt, err := datatype.Resized(t, lb, extent)
-	return newType("Type_create_resized", nt, err, out)
+	return newType("Type_create_resized", nt, err, out, old)
+}
+
+//export PMPI_Type_create_resized_c
+func PMPI_Type_create_resized_c(old uintptr, lb, extent int64, out unsafe.Pointer) int32 {
+	return PMPI_Type_create_resized(old, lb, extent, out)
+}
+
+func orderIn(op string, order int32) (datatype.Order, error) {
+	switch order {
+	case 0xC:
+		return datatype.OrderC, nil
+	case 0xF:
+		return datatype.OrderFortran, nil
+	}
+	return 0, errorf(errArg, op, "order %d is not MPI_ORDER_C or MPI_ORDER_FORTRAN", order)
+}
+
+func subarray(ndims int64, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer, big bool) int32 {
+	const op = "Type_create_subarray"
+	t, r := needType(op, old)
+	if t == nil {
+		return r
+	}
+	o, err := orderIn(op, order)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	if ndims < 0 {
+		return fail(op, 0, errorf(errArg, op, "ndims %d is negative", ndims))
+	}
+	nt, err := datatype.Subarray(i64s(sizes, ndims, big), i64s(subsizes, ndims, big), i64s(starts, ndims, big), o, t)
+	return newType(op, nt, err, out, old)
 }
 
 //export PMPI_Type_create_subarray
 func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_create_subarray", old)
-	if t == nil {
-		return r
-	}
-	n := int(ndims)
-	o := datatype.OrderC
-	if order == 0xF {
-		o = datatype.OrderFortran
-	}
-	nt, err := datatype.Subarray(toInts64(ints(sizes, n)), toInts64(ints(subsizes, n)), toInts64(ints(starts, n)), o, t)
-	return newType("Type_create_subarray", nt, err, out)
+	return subarray(int64(ndims), sizes, subsizes, starts, order, old, out, false)
+}
+
+//export PMPI_Type_create_subarray_c
+func PMPI_Type_create_subarray_c(ndims int32, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
+	return subarray(int64(ndims), sizes, subsizes, starts, order, old, out, true)
 }
 
 //export PMPI_Type_dup
@@ -465,7 +540,11 @@ func PMPI_Type_dup(old uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	nt, err := datatype.Dup(t)
-	return newType("Type_dup", nt, err, out)
+	if r := newType("Type_dup", nt, err, out, old); r != 0 {
+		return r
+	}
+	nh := *(*uintptr)(out)
+	return fail("Type_dup", 0, copyTypeAttrs(dtOf(old), old, dtOf(nh), nh))
 }
 
 //export PMPI_Type_commit
@@ -496,6 +575,9 @@ func PMPI_Type_free(p unsafe.Pointer) int32 {
 	d := types.get(h)
 	if d == nil {
 		return fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+	}
+	if err := deleteTypeAttrs(d, h); err != nil {
+		return fail(op, 0, err)
 	}
 	if err := d.t.Free(); err != nil {
 		return fail(op, 0, core.TypeErr(op, err))

@@ -18,6 +18,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -162,7 +163,18 @@ func fail(op string, ch uintptr, err error) int32 {
 }
 
 func raise(op string, ch uintptr, err error) int32 {
-	code := codeOf(err)
+	code, msg := errMessage(op, err)
+	c := commOf(ch)
+	if c == nil {
+		c, ch = commOf(hCommSelf), hCommSelf
+	}
+	return invoke(c, ch, code, msg)
+}
+
+// errMessage is the code C receives for err and the text MPI_Error_string gives for it,
+// which names the call.
+func errMessage(op string, err error) (int32, string) {
+	class := codeOf(err)
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "MPI_") {
 		// The device's words begin "mpi: Call: "; C programmers know the call as MPI_Call.
@@ -172,36 +184,83 @@ func raise(op string, ch uintptr, err error) int32 {
 		}
 		msg = "MPI_" + op + ": " + msg
 	}
-	recordMsg(code, msg)
-	c := commOf(ch)
-	if c == nil {
-		c, ch = commOf(hCommSelf), hCommSelf
+	recordMsg(class, msg)
+	return newCode(class, msg), msg
+}
+
+// Error codes. A code returned to C names one error: its class in the low six bits
+// above codeBase, and a slot of a ring of the latest errors' messages, so that
+// MPI_Error_string of the code gives that call's message and MPI_Error_class its
+// class, as MPICH's codes do. MPI_ERR_IN_STATUS and MPI_ERR_PENDING (which programs
+// compare statuses with) and the classes and codes a program added stay themselves.
+// A code whose slot a later error took says its class only.
+const (
+	codeBase  = 0x4000 // above MPI_ERR_LASTCODE (0x3fff)
+	codeSlots = 1 << 16
+)
+
+var codeRing struct {
+	sync.Mutex
+	next int
+	msgs [codeSlots]struct {
+		code int32
+		msg  string
 	}
-	return invoke(c, ch, code, msg)
+}
+
+func newCode(class int32, msg string) int32 {
+	if class <= 0 || class >= int32(len(abiNames)) || class == errInStatus || class == errPending {
+		return class
+	}
+	codeRing.Lock()
+	slot := codeRing.next
+	codeRing.next = (slot + 1) % codeSlots
+	code := int32(codeBase + slot<<6 | int(class))
+	codeRing.msgs[slot].code, codeRing.msgs[slot].msg = code, msg
+	codeRing.Unlock()
+	return code
+}
+
+// isErrCode reports whether code is one newCode made.
+func isErrCode(code int32) bool { return code >= codeBase && code < codeBase+codeSlots<<6 }
+
+// classOfCode is the class of a code newCode made, or code itself.
+func classOfCode(code int32) int32 {
+	if isErrCode(code) {
+		return code & 63
+	}
+	return code
 }
 
 // invoke runs c's error handler for code.
 func invoke(c *comm, ch uintptr, code int32, msg string) int32 {
-	eh := hErrhFatal
+	eh := int64(hErrhFatal)
 	if c != nil {
-		eh = int(c.errh.Load())
+		eh = c.errh.Load()
 	}
+	return invokeWith(eh, ch, code, msg)
+}
+
+// invokeWith runs error handler eh of the object h (a communicator or a window: their
+// C handler functions take a pointer to the handle and one to the code alike).
+func invokeWith(eh int64, h uintptr, code int32, msg string) int32 {
 	switch eh {
 	case hErrhReturn:
 		return code
 	case hErrhFatal, hErrhAbort:
-		fmt.Fprintf(os.Stderr, "mpigo: rank %d: %s (error code %d, %s)\n", core.WorldRank(), msg, code, className(code))
-		exit := int(code)
+		class := classOfCode(code)
+		fmt.Fprintf(os.Stderr, "mpigo: rank %d: %s (error code %d, %s)\n", core.WorldRank(), msg, code, className(class))
+		exit := int(class)
 		if exit <= 0 || exit > 255 {
 			exit = 1
 		}
 		core.Abort(exit, msg)
 	}
-	h := errhandlers.get(uintptr(eh))
-	if h == nil || h.fn == nil {
+	x := errhandlers.get(uintptr(eh))
+	if x == nil || x.fn == nil {
 		return code
 	}
-	C.call_comm_errh(h.fn, C.uintptr_t(ch), C.int(code))
+	C.call_comm_errh(x.fn, C.uintptr_t(h), C.int(code))
 	return code
 }
 
@@ -222,9 +281,13 @@ func mpigo_unsupported(name *C.char, comm uintptr) int32 {
 	return raise(strings.TrimPrefix(n, "MPI_"), comm, err)
 }
 
-// errhandler is an error handler a program made from a C function.
+// errhandler is an error handler a program made from a C function. It is counted:
+// the handle MPI_x_create_errhandler and MPI_x_get_errhandler give, and each
+// communicator or window it is set on; its entry goes when the count reaches zero.
 type errhandler struct {
-	fn unsafe.Pointer // MPI_Comm_errhandler_function *
+	fn    unsafe.Pointer // MPI_Comm_errhandler_function * (or Win's: the same ABI)
+	refs  atomic.Int32
+	freed atomic.Bool
 }
 
 var errhandlers table[errhandler]
@@ -234,7 +297,20 @@ func validErrh(h uintptr) bool {
 	case hErrhFatal, hErrhReturn, hErrhAbort:
 		return true
 	}
-	return errhandlers.get(h) != nil
+	x := errhandlers.get(h)
+	return x != nil && !x.freed.Load()
+}
+
+func refErrh(h uintptr) {
+	if x := errhandlers.get(h); x != nil {
+		x.refs.Add(1)
+	}
+}
+
+func unrefErrh(h uintptr) {
+	if x := errhandlers.get(h); x != nil && x.refs.Add(-1) == 0 {
+		errhandlers.remove(h)
+	}
 }
 
 //export PMPI_Comm_create_errhandler
@@ -246,7 +322,9 @@ func PMPI_Comm_create_errhandler(fn unsafe.Pointer, eh unsafe.Pointer) int32 {
 	if eh == nil {
 		return fail(op, 0, errorf(errArg, op, "errhandler is NULL"))
 	}
-	setHandle(eh, errhandlers.add(&errhandler{fn: fn}))
+	x := &errhandler{fn: fn}
+	x.refs.Store(1)
+	setHandle(eh, errhandlers.add(x))
 	return 0
 }
 
@@ -260,7 +338,8 @@ func PMPI_Comm_set_errhandler(ch uintptr, eh uintptr) int32 {
 	if !validErrh(eh) {
 		return fail(op, ch, errorf(errArg, op, "errhandler %#x is not an error handler", eh))
 	}
-	c.errh.Store(int64(eh))
+	refErrh(eh)
+	unrefErrh(uintptr(c.errh.Swap(int64(eh))))
 	return 0
 }
 
@@ -271,7 +350,9 @@ func PMPI_Comm_get_errhandler(ch uintptr, eh unsafe.Pointer) int32 {
 	if c == nil {
 		return fail(op, 0, errorf(errComm, op, "comm is not a communicator"))
 	}
-	setHandle(eh, uintptr(c.errh.Load()))
+	h := uintptr(c.errh.Load())
+	refErrh(h) // the caller frees what it gets (MPI 4.1 9.3)
+	setHandle(eh, h)
 	return 0
 }
 
@@ -285,9 +366,11 @@ func PMPI_Errhandler_free(eh unsafe.Pointer) int32 {
 	if !validErrh(h) {
 		return fail(op, 0, errorf(errArg, op, "errhandler %#x is not an error handler", h))
 	}
-	// A handler still set on a communicator keeps working: the table entry stays
-	// until no communicator refers to it, which is not tracked, so user handlers are
-	// kept (they are a pointer each).
+	// A handler still set on a communicator or window keeps working: its entry goes
+	// with the last reference.
+	if x := errhandlers.get(h); x != nil && !x.freed.Swap(true) {
+		unrefErrh(h)
+	}
 	setHandle(eh, hErrhNull)
 	return 0
 }
@@ -306,6 +389,16 @@ func PMPI_Comm_call_errhandler(ch uintptr, code int32) int32 {
 // errorText is the text of an error code: the class's name, what the latest error of
 // the class said, or an added code's string.
 func errorText(code int32) string {
+	if isErrCode(code) {
+		slot := (code - codeBase) >> 6
+		codeRing.Lock()
+		e := codeRing.msgs[slot]
+		codeRing.Unlock()
+		if e.code == code {
+			return abiNames[code&63] + ": " + e.msg
+		}
+		return abiNames[code&63] + " (the message of this error was overwritten by later ones)"
+	}
 	if code >= 0 && int(code) < len(abiNames) {
 		s := abiNames[code]
 		if code == 0 {
@@ -331,7 +424,7 @@ func PMPI_Error_string(code int32, s unsafe.Pointer, n unsafe.Pointer) int32 {
 	if s == nil || n == nil {
 		return fail(op, 0, errorf(errArg, op, "string or resultlen is NULL"))
 	}
-	if !(code >= 0 && int(code) < len(abiNames)) && code < 1001 || code > 1018 && code <= lastCode {
+	if !isErrCode(code) && !(code >= 0 && int(code) < len(abiNames)) && code < 1001 || code > 1018 && code <= lastCode {
 		if _, err := core.ClassOfCode(op, core.ErrorCode(code)); err != nil {
 			return fail(op, 0, errorf(errArg, op, "%d is not an error code", code))
 		}
@@ -346,8 +439,8 @@ func PMPI_Error_class(code int32, class unsafe.Pointer) int32 {
 	if class == nil {
 		return fail(op, 0, errorf(errArg, op, "errorclass is NULL"))
 	}
-	if code >= 0 && int(code) < len(abiNames) {
-		setInt(class, int(code))
+	if isErrCode(code) || code >= 0 && int(code) < len(abiNames) {
+		setInt(class, int(classOfCode(code)))
 		return 0
 	}
 	c, err := core.ClassOfCode(op, core.ErrorCode(code))

@@ -27,22 +27,28 @@
 //     from abi/gen/procs.txt and checks the Go exports' parameter types against the
 //     prototypes.
 //
-// Implemented (230 of the standard's 660 procedures, each with its _c form where it
-// has one and its PMPI_ twin): MPI_Init, MPI_Init_thread (every level), MPI_Finalize,
-// MPI_Abort, the environment queries and MPI_Wtime; point-to-point in every mode,
-// blocking, nonblocking and persistent, probe and matched probe, the Wait/Test
-// families, cancellation, statuses and counts, the buffered sends' buffer; the
-// blocking collectives, with MPI_IN_PLACE, and the nonblocking forms of Barrier,
-// Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Scan and Exscan;
-// derived datatypes (contiguous, vector, hvector, indexed, hindexed, the block forms,
-// struct, resized, subarray, dup), their sizes, extents and names, MPI_Get_address,
-// pack and unpack; predefined and C user reductions, MPI_Reduce_local;
-// communicators (dup, split, split_type shared, create, create_group, intercomm
-// create and merge, compare, names) and groups; C error handlers, error classes,
-// codes and strings; attributes with C copy and delete callbacks (and MPI_COMM_SELF's
-// deleted at Finalize), the predefined attributes; MPI_Pcontrol; the handle-integer
+// Implemented (481 of the standard's 660 procedures, with their _c forms and PMPI_
+// twins; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init, MPI_Init_thread
+// (every level), MPI_Finalize, MPI_Abort, the environment queries, MPI_Wtime, info
+// objects (MPI_INFO_ENV, communicator and window hints), MPI_Abi_get_*; point-to-
+// point in every mode, blocking, nonblocking, persistent and partitioned, probe and
+// matched probe (MPI_Imrecv), MPI_(I)sendrecv(_replace), the Wait/Test families and
+// MPI_Request_get_status_*, cancellation, generalized requests with C callbacks,
+// statuses, the buffered sends' buffers (process and communicator); every collective
+// in every form (blocking, nonblocking, persistent; v and w forms; MPI_IN_PLACE), the
+// neighbourhood collectives; process topologies (Cartesian, graph, distributed graph,
+// every query, MPI_Dims_create); derived datatypes (every constructor but the Fortran
+// ones, darray included), their sizes, extents, names, attributes and decoding
+// (envelope, contents), MPI_Type_match_size and _get_value_index, pack and unpack; predefined and C user
+// reductions (a user function sees its datatype's layout), MPI_Reduce_local;
+// communicators (dup, idup, split, split_type of every kind, create, create_group,
+// intercommunicators, compare, names, MPI_Get_hw_resource_info) and groups; C error
+// handlers for communicators and windows, per-error codes, classes and strings;
+// attributes with C copy and delete callbacks on communicators, datatypes and windows;
+// one-sided communication (every window flavour, every operation and synchronisation
+// call, shared memory queries); MPI_Alloc_mem; MPI_Pcontrol; the handle-integer
 // conversions and status accessors of MPI 5.0. Everything else is a stub returning
-// MPI_ERR_UNSUPPORTED_OPERATION (docs/ARCHITECTURE.md, the C ABI, lists it).
+// MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),
 // uintptr (a handle) and unsafe.Pointer (any pointer): a handle held in a Go pointer

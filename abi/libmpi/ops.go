@@ -3,6 +3,7 @@ package main
 /*
 #define MPIGO_ABI_NO_PROTOTYPES 1
 #include "mpi.h"
+#include <stdlib.h>
 
 static void call_user_op(void *fn, int big, void *in, void *inout, long long n, uintptr_t dth) {
 	MPI_Datatype dt = (MPI_Datatype)dth;
@@ -116,8 +117,29 @@ func red(name string, oh uintptr, dh uintptr) (core.Red, error) {
 			if len(in) == 0 {
 				return
 			}
-			C.call_user_op(fn, boolInt(big), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]),
+			C.call_user_op(fn, C.int(boolInt(big)), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]),
 				C.longlong(int64(len(in))/size), C.uintptr_t(dh))
+		}
+		if !dense(t) {
+			// The device hands the kernel packed items; the function is called with
+			// the datatype, so it must see them laid out as the datatype says (MPI
+			// 4.1 6.9.5): unpack both into scratch memory of the type's span, call
+			// it there, and pack the result back.
+			k = func(inout, in []byte) {
+				n := int64(len(in)) / size
+				if n == 0 {
+					return
+				}
+				lo, hi, _ := t.Span(n)
+				a, b := C.malloc(C.size_t(hi-lo)), C.malloc(C.size_t(hi-lo))
+				defer C.free(a)
+				defer C.free(b)
+				ma, mb := unsafe.Slice((*byte)(a), hi-lo), unsafe.Slice((*byte)(b), hi-lo)
+				t.UnpackAt(ma, -lo, in, n)
+				t.UnpackAt(mb, -lo, inout, n)
+				C.call_user_op(fn, C.int(boolInt(big)), unsafe.Add(a, -lo), unsafe.Add(b, -lo), C.longlong(n), C.uintptr_t(dh))
+				t.PackAt(inout, mb, -lo, n)
+			}
 		}
 		return core.Red{K: coll.Op{Fn: k, Commute: u.commute}, Unit: int(size), User: true,
 			Name: "user function", Code: 1 << 20}, nil
@@ -133,11 +155,17 @@ func red(name string, oh uintptr, dh uintptr) (core.Red, error) {
 	return core.Red{K: coll.Op{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
 }
 
-func boolInt(b bool) C.int {
+func boolInt(b bool) int {
 	if b {
 		return 1
 	}
 	return 0
+}
+
+// dense reports whether items of t lie back to back with no gaps: their packed form
+// is their layout.
+func dense(t *datatype.Type) bool {
+	return t.IsContiguous() && t.LB() == 0 && t.Extent() == t.Size()
 }
 
 // The kernels of the predefined operations, over C's element types.
@@ -365,10 +393,37 @@ func PMPI_Reduce_local_c(in, inout unsafe.Pointer, count int64, dh uintptr, oh u
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	n := count * int64(r.Unit)
-	if n == 0 {
+	if count < 0 {
+		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
+	}
+	if count == 0 {
 		return 0
 	}
-	r.K.Fn(unsafe.Slice((*byte)(inout), n), unsafe.Slice((*byte)(in), n))
+	if u := userOps.get(oh); u != nil {
+		// The buffers are in the datatype's layout already: the function gets them.
+		C.call_user_op(u.fn, C.int(boolInt(u.big)), in, inout, C.longlong(count), C.uintptr_t(dh))
+		return 0
+	}
+	t, _ := typeOf(op, dh)
+	if dense(t) {
+		n := count * t.Size()
+		r.K.Fn(unsafe.Slice((*byte)(inout), n), unsafe.Slice((*byte)(in), n))
+		return 0
+	}
+	// A predefined operation on a type with gaps: its kernel runs on the packed items.
+	mi, oi, err := span(op, in, count, t)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	mo, oo, err := span(op, inout, count, t)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	n := count * t.Size()
+	a, b := make([]byte, n), make([]byte, n)
+	t.PackAt(a, mi, oi, count)
+	t.PackAt(b, mo, oo, count)
+	r.K.Fn(b, a)
+	t.UnpackAt(mo, oo, b, count)
 	return 0
 }

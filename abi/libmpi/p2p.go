@@ -160,6 +160,18 @@ type request struct {
 	keep       any // what a nonblocking collective's C arrays became, kept until it completes
 }
 
+// inactive reports whether r is a persistent request not started (completion calls
+// treat it as a null request).
+func (r *request) inactive() bool {
+	if !r.persistent {
+		return false
+	}
+	if r.x != nil {
+		return !r.x.Active()
+	}
+	return !r.q.Active()
+}
+
 // requests are kept in chunks that never move, so that a *request stays valid while
 // other threads add requests.
 const reqChunk = 1024
@@ -225,6 +237,18 @@ func addP2P(q p2p.Request, c *comm, ch uintptr, persistent bool, out unsafe.Poin
 func addPending(x *core.Pending, c *comm, ch uintptr, keep any, out unsafe.Pointer) {
 	h, r := newRequest()
 	r.x, r.c, r.ch, r.keep = x, c, ch, keep
+	*(*uintptr)(out) = h
+}
+
+// addPersistent makes the handle of an inactive persistent collective (or of a
+// partitioned operation, start nil: x is one already).
+func addPersistent(c *comm, ch uintptr, start func() (*core.Pending, error), out unsafe.Pointer) {
+	addStartable(c, ch, core.Persistent(start), out)
+}
+
+func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {
+	h, r := newRequest()
+	r.c, r.ch, r.persistent, r.x = c, ch, true, x
 	*(*uintptr)(out) = h
 }
 
@@ -373,6 +397,9 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 	if r == nil || !r.persistent {
 		return fail("Start", 0, errorf(errRequest, "Start", "request %#x is not a persistent request", h))
 	}
+	if r.x != nil {
+		return fail("Start", r.ch, r.x.Start("Start"))
+	}
 	return fail("Start", r.ch, core.MapErr("Start", core.Start(&r.q)))
 }
 
@@ -408,6 +435,10 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 	}
 	var ps p2p.Status
 	var err error
+	if r.inactive() {
+		emptyStatus(st)
+		return true, 0, nil
+	}
 	if r.x != nil {
 		if wait {
 			err = r.x.Wait()
@@ -427,10 +458,6 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 			}
 		}
 	} else {
-		if r.persistent && !r.q.Active() {
-			emptyStatus(st)
-			return true, 0, nil
-		}
 		switch {
 		case wait:
 			err = core.WaitInto(&r.q, &ps)
@@ -581,7 +608,7 @@ func anyIndex(op string, hs []uintptr, st unsafe.Pointer, wait bool) (int, bool,
 			if hs[i] == hRequestNull {
 				continue
 			}
-			if r := reqOf(hs[i]); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+			if r := reqOf(hs[i]); r != nil && r.inactive() {
 				continue
 			}
 			live = true
@@ -625,7 +652,7 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool)
 			if hs[i] == hRequestNull {
 				continue
 			}
-			if r := reqOf(hs[i]); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+			if r := reqOf(hs[i]); r != nil && r.inactive() {
 				continue
 			}
 			live = true
@@ -845,6 +872,15 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
+	return mrecv(buf, int64(count), dh, mp, st)
+}
+
+//export PMPI_Mrecv_c
+func PMPI_Mrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
+	return mrecv(buf, count, dh, mp, st)
+}
+
+func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
 	const op = "Mrecv"
 	if mp == nil {
 		return fail(op, 0, errorf(errArg, op, "message is NULL"))
@@ -859,7 +895,7 @@ func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, 
 	if m == nil {
 		return fail(op, 0, errorf(errRequest, op, "message %#x is not a message from MPI_Mprobe", h))
 	}
-	b, err := cbuf(op, buf, int64(count), dh)
+	b, err := cbuf(op, buf, count, dh)
 	if err != nil {
 		return fail(op, m.ch, err)
 	}
@@ -880,12 +916,23 @@ func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, 
 //export PMPI_Sendrecv
 func PMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int32, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return sendrecv(sbuf, int64(scount), sdt, dest, stag, rbuf, int64(rcount), rdt, src, rtag, ch, st)
+}
+
+//export PMPI_Sendrecv_c
+func PMPI_Sendrecv_c(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
+	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, ch, st)
+}
+
+func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
+	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	const op = "Sendrecv"
 	var rq uintptr
-	if r := irecv(op, rbuf, int64(rcount), rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(op, rbuf, rcount, rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
-	if r := send(op, sbuf, int64(scount), sdt, dest, stag, ch, p2p.Standard); r != 0 {
+	if r := send(op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
 		PMPI_Cancel(unsafe.Pointer(&rq))
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return r
@@ -896,24 +943,47 @@ func PMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag in
 
 //export PMPI_Sendrecv_replace
 func PMPI_Sendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	const op = "Sendrecv_replace"
+	return sendrecvReplace(buf, int64(count), dh, dest, stag, src, rtag, ch, st)
+}
+
+//export PMPI_Sendrecv_replace_c
+func PMPI_Sendrecv_replace_c(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return sendrecvReplace(buf, count, dh, dest, stag, src, rtag, ch, st)
+}
+
+// packed copies count items of dh at buf into a new contiguous buffer.
+func packed(op string, buf unsafe.Pointer, count int64, dh uintptr, ch uintptr) ([]byte, int32) {
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return fail(op, ch, err)
+		return nil, fail(op, ch, err)
 	}
-	n, err := t.PackSize(int64(count))
+	n, err := t.PackSize(count)
 	if err != nil {
-		return fail(op, ch, core.TypeErr(op, err))
+		return nil, fail(op, ch, core.TypeErr(op, err))
 	}
 	tmp := make([]byte, n)
 	var pos int64
 	if n > 0 {
-		if r := PMPI_Pack_c(buf, int64(count), dh, unsafe.Pointer(&tmp[0]), n, unsafe.Pointer(&pos), ch); r != 0 {
-			return r
+		if r := PMPI_Pack_c(buf, count, dh, unsafe.Pointer(&tmp[0]), n, unsafe.Pointer(&pos), ch); r != 0 {
+			return nil, r
 		}
 	}
+	return tmp, 0
+}
+
+func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	const op = "Sendrecv_replace"
+	if commOf(ch) == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	tmp, r := packed(op, buf, count, dh, ch)
+	if r != 0 {
+		return r
+	}
+	var err error
 	var rq uintptr
-	if r := irecv(op, buf, int64(count), dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(op, buf, count, dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
 	c := commOf(ch)
@@ -935,14 +1005,18 @@ func PMPI_Buffer_attach(p unsafe.Pointer, size int32) int32 {
 
 //export PMPI_Buffer_attach_c
 func PMPI_Buffer_attach_c(p unsafe.Pointer, size int64) int32 {
-	const op = "Buffer_attach"
+	return attachBuffer("Buffer_attach", nil, 0, p, size)
+}
+
+// attachBuffer attaches C memory as the buffer of c (the process's for nil).
+func attachBuffer(op string, c *core.Comm, ch uintptr, p unsafe.Pointer, size int64) int32 {
 	if uintptr(p) == 2 { // MPI_BUFFER_AUTOMATIC
-		return fail(op, 0, (*core.Comm)(nil).AttachBuffer(op, nil, true))
+		return fail(op, ch, c.AttachBuffer(op, nil, true))
 	}
 	if p == nil || size < 0 {
-		return fail(op, 0, errorf(errBuffer, op, "buffer is NULL or size %d negative", size))
+		return fail(op, ch, errorf(errBuffer, op, "buffer is NULL or size %d negative", size))
 	}
-	return fail(op, 0, (*core.Comm)(nil).AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+	return fail(op, ch, c.AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
 }
 
 //export PMPI_Buffer_detach
@@ -957,24 +1031,106 @@ func PMPI_Buffer_detach(addr unsafe.Pointer, size unsafe.Pointer) int32 {
 
 //export PMPI_Buffer_detach_c
 func PMPI_Buffer_detach_c(addr unsafe.Pointer, size unsafe.Pointer) int32 {
-	const op = "Buffer_detach"
-	b, auto, err := (*core.Comm)(nil).DetachBuffer(op)
-	if err != nil {
-		return fail(op, 0, err)
+	return detachBuffer("Buffer_detach", nil, 0, addr, size)
+}
+
+func detachBuffer(op string, c *core.Comm, ch uintptr, addr unsafe.Pointer, size unsafe.Pointer) int32 {
+	if addr == nil || size == nil {
+		return fail(op, ch, errorf(errArg, op, "buffer_addr or size is NULL"))
 	}
-	if auto {
+	b, auto, err := c.DetachBuffer(op)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	switch {
+	case auto:
 		*(*uintptr)(addr) = 2
 		*(*int64)(size) = 0
-		return 0
-	}
-	if len(b) == 0 {
+	case len(b) == 0:
 		*(*uintptr)(addr) = 0
 		*(*int64)(size) = 0
-		return 0
+	default:
+		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
+		*(*int64)(size) = int64(len(b))
 	}
-	*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
-	*(*int64)(size) = int64(len(b))
 	return 0
+}
+
+//export PMPI_Buffer_flush
+func PMPI_Buffer_flush() int32 {
+	return fail("Buffer_flush", 0, (*core.Comm)(nil).FlushBuffer("Buffer_flush"))
+}
+
+//export PMPI_Buffer_iflush
+func PMPI_Buffer_iflush(req unsafe.Pointer) int32 {
+	return iflushBuffer("Buffer_iflush", nil, 0, req)
+}
+
+func iflushBuffer(op string, c *comm, ch uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return fail(op, ch, errorf(errArg, op, "request is NULL"))
+	}
+	var cc *core.Comm
+	if c != nil {
+		cc = c.c
+	}
+	p, err := cc.IflushBuffer(op)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addPending(p, c, ch, nil, req)
+	return 0
+}
+
+//export PMPI_Comm_attach_buffer
+func PMPI_Comm_attach_buffer(ch uintptr, p unsafe.Pointer, size int32) int32 {
+	return PMPI_Comm_attach_buffer_c(ch, p, int64(size))
+}
+
+//export PMPI_Comm_attach_buffer_c
+func PMPI_Comm_attach_buffer_c(ch uintptr, p unsafe.Pointer, size int64) int32 {
+	c, r := needComm("Comm_attach_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return attachBuffer("Comm_attach_buffer", c.c, ch, p, size)
+}
+
+//export PMPI_Comm_detach_buffer
+func PMPI_Comm_detach_buffer(ch uintptr, addr, size unsafe.Pointer) int32 {
+	var n int64
+	r := PMPI_Comm_detach_buffer_c(ch, addr, unsafe.Pointer(&n))
+	if r == 0 {
+		setInt(size, int(n))
+	}
+	return r
+}
+
+//export PMPI_Comm_detach_buffer_c
+func PMPI_Comm_detach_buffer_c(ch uintptr, addr, size unsafe.Pointer) int32 {
+	c, r := needComm("Comm_detach_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return detachBuffer("Comm_detach_buffer", c.c, ch, addr, size)
+}
+
+//export PMPI_Comm_flush_buffer
+func PMPI_Comm_flush_buffer(ch uintptr) int32 {
+	c, r := needComm("Comm_flush_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return fail("Comm_flush_buffer", ch, c.c.FlushBuffer("Comm_flush_buffer"))
+}
+
+//export PMPI_Comm_iflush_buffer
+func PMPI_Comm_iflush_buffer(ch uintptr, req unsafe.Pointer) int32 {
+	c, r := needComm("Comm_iflush_buffer", ch)
+	if c == nil {
+		return r
+	}
+	return iflushBuffer("Comm_iflush_buffer", c, ch, req)
 }
 
 // The ABI's wildcards and sentinels differ from the device's (MPI_ANY_TAG is -2 and

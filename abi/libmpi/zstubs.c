@@ -4,69 +4,13 @@
 
 extern int mpigo_unsupported(const char *name, MPI_Comm comm);
 
-int PMPI_Abi_get_info(MPI_Info *info) { return mpigo_unsupported("MPI_Abi_get_info", MPI_COMM_NULL); }
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Accumulate", MPI_COMM_NULL); }
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Accumulate_c", MPI_COMM_NULL); }
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Allgather_c", comm); }
-int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Allgather_init", comm); }
-int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Allgather_init_c", comm); }
-int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Allgatherv_c", comm); }
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Allgatherv_init", comm); }
-int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Allgatherv_init_c", comm); }
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) { return mpigo_unsupported("MPI_Alloc_mem", MPI_COMM_NULL); }
-int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Allreduce_init", comm); }
-int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Allreduce_init_c", comm); }
-int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Alltoall_c", comm); }
-int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Alltoall_init", comm); }
-int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Alltoall_init_c", comm); }
-int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Alltoallv_c", comm); }
-int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Alltoallv_init", comm); }
-int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Alltoallv_init_c", comm); }
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return mpigo_unsupported("MPI_Alltoallw", comm); }
-int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return mpigo_unsupported("MPI_Alltoallw_c", comm); }
-int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Alltoallw_init", comm); }
-int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Alltoallw_init_c", comm); }
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Barrier_init", comm); }
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Bcast_init", comm); }
-int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Bcast_init_c", comm); }
-int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Bsend_init_c", comm); }
-int PMPI_Buffer_flush(void) { return mpigo_unsupported("MPI_Buffer_flush", MPI_COMM_NULL); }
-int PMPI_Buffer_iflush(MPI_Request *request) { return mpigo_unsupported("MPI_Buffer_iflush", MPI_COMM_NULL); }
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) { return mpigo_unsupported("MPI_Cart_coords", comm); }
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) { return mpigo_unsupported("MPI_Cart_create", comm_old); }
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) { return mpigo_unsupported("MPI_Cart_get", comm); }
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) { return mpigo_unsupported("MPI_Cart_map", comm); }
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) { return mpigo_unsupported("MPI_Cart_rank", comm); }
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) { return mpigo_unsupported("MPI_Cart_shift", comm); }
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Cart_sub", comm); }
-int PMPI_Cartdim_get(MPI_Comm comm, int *ndims) { return mpigo_unsupported("MPI_Cartdim_get", comm); }
 int PMPI_Close_port(const char *port_name) { return mpigo_unsupported("MPI_Close_port", MPI_COMM_NULL); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_accept", comm); }
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) { return mpigo_unsupported("MPI_Comm_attach_buffer", comm); }
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) { return mpigo_unsupported("MPI_Comm_attach_buffer_c", comm); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_connect", comm); }
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_create_from_group", MPI_COMM_NULL); }
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) { return mpigo_unsupported("MPI_Comm_detach_buffer", comm); }
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) { return mpigo_unsupported("MPI_Comm_detach_buffer_c", comm); }
-int PMPI_Comm_flush_buffer(MPI_Comm comm) { return mpigo_unsupported("MPI_Comm_flush_buffer", comm); }
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) { return mpigo_unsupported("MPI_Comm_get_info", comm); }
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) { return mpigo_unsupported("MPI_Comm_idup", comm); }
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) { return mpigo_unsupported("MPI_Comm_idup_with_info", comm); }
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Comm_iflush_buffer", comm); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return mpigo_unsupported("MPI_Comm_join", MPI_COMM_NULL); }
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) { return mpigo_unsupported("MPI_Comm_set_info", comm); }
 int PMPI_Comm_spawn(const char *command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn", comm); }
 int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn_multiple", comm); }
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return mpigo_unsupported("MPI_Compare_and_swap", MPI_COMM_NULL); }
-int PMPI_Dims_create(int nnodes, int ndims, int dims[]) { return mpigo_unsupported("MPI_Dims_create", MPI_COMM_NULL); }
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return mpigo_unsupported("MPI_Dist_graph_create", comm_old); }
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return mpigo_unsupported("MPI_Dist_graph_create_adjacent", comm_old); }
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return mpigo_unsupported("MPI_Dist_graph_neighbors", comm); }
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) { return mpigo_unsupported("MPI_Dist_graph_neighbors_count", comm); }
-int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return mpigo_unsupported("MPI_Exscan_c", comm); }
-int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Exscan_init", comm); }
-int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Exscan_init_c", comm); }
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Fetch_and_op", MPI_COMM_NULL); }
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return mpigo_unsupported("MPI_File_call_errhandler", MPI_COMM_NULL); }
 int PMPI_File_close(MPI_File *fh) { return mpigo_unsupported("MPI_File_close", MPI_COMM_NULL); }
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_File_create_errhandler", MPI_COMM_NULL); }
@@ -155,151 +99,17 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_end", MPI_COMM_NULL); }
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared", MPI_COMM_NULL); }
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared_c", MPI_COMM_NULL); }
-int PMPI_Free_mem(void *base) { return mpigo_unsupported("MPI_Free_mem", MPI_COMM_NULL); }
-int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return mpigo_unsupported("MPI_Gather_c", comm); }
-int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Gather_init", comm); }
-int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Gather_init_c", comm); }
-int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { return mpigo_unsupported("MPI_Gatherv_c", comm); }
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Gatherv_init", comm); }
-int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Gatherv_init_c", comm); }
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Get", MPI_COMM_NULL); }
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Get_accumulate", MPI_COMM_NULL); }
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return mpigo_unsupported("MPI_Get_accumulate_c", MPI_COMM_NULL); }
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Get_c", MPI_COMM_NULL); }
-int PMPI_Get_hw_resource_info(MPI_Info *hw_info) { return mpigo_unsupported("MPI_Get_hw_resource_info", MPI_COMM_NULL); }
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph) { return mpigo_unsupported("MPI_Graph_create", comm_old); }
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]) { return mpigo_unsupported("MPI_Graph_get", comm); }
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank) { return mpigo_unsupported("MPI_Graph_map", comm); }
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { return mpigo_unsupported("MPI_Graph_neighbors", comm); }
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) { return mpigo_unsupported("MPI_Graph_neighbors_count", comm); }
-int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) { return mpigo_unsupported("MPI_Graphdims_get", comm); }
-int PMPI_Grequest_complete(MPI_Request request) { return mpigo_unsupported("MPI_Grequest_complete", MPI_COMM_NULL); }
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return mpigo_unsupported("MPI_Grequest_start", MPI_COMM_NULL); }
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return mpigo_unsupported("MPI_Group_from_session_pset", MPI_COMM_NULL); }
-int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iallgather_c", comm); }
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iallgatherv", comm); }
-int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iallgatherv_c", comm); }
-int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iallreduce_c", comm); }
-int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ialltoall_c", comm); }
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ialltoallv", comm); }
-int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ialltoallv_c", comm); }
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ialltoallw", comm); }
-int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ialltoallw_c", comm); }
-int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ibcast_c", comm); }
-int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iexscan_c", comm); }
-int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Igather_c", comm); }
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Igatherv", comm); }
-int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Igatherv_c", comm); }
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) { return mpigo_unsupported("MPI_Imrecv", MPI_COMM_NULL); }
-int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) { return mpigo_unsupported("MPI_Imrecv_c", MPI_COMM_NULL); }
-int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_allgather", comm); }
-int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_allgather_c", comm); }
-int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_allgatherv", comm); }
-int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_allgatherv_c", comm); }
-int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_alltoall", comm); }
-int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_alltoall_c", comm); }
-int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_alltoallv", comm); }
-int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_alltoallv_c", comm); }
-int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_alltoallw", comm); }
-int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ineighbor_alltoallw_c", comm); }
-int PMPI_Info_create(MPI_Info *info) { return mpigo_unsupported("MPI_Info_create", MPI_COMM_NULL); }
-int PMPI_Info_create_env(int argc, char * argv[], MPI_Info *info) { return mpigo_unsupported("MPI_Info_create_env", MPI_COMM_NULL); }
-int PMPI_Info_delete(MPI_Info info, const char *key) { return mpigo_unsupported("MPI_Info_delete", MPI_COMM_NULL); }
-int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo) { return mpigo_unsupported("MPI_Info_dup", MPI_COMM_NULL); }
-int PMPI_Info_free(MPI_Info *info) { return mpigo_unsupported("MPI_Info_free", MPI_COMM_NULL); }
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) { return mpigo_unsupported("MPI_Info_get", MPI_COMM_NULL); }
-int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys) { return mpigo_unsupported("MPI_Info_get_nkeys", MPI_COMM_NULL); }
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key) { return mpigo_unsupported("MPI_Info_get_nthkey", MPI_COMM_NULL); }
-int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag) { return mpigo_unsupported("MPI_Info_get_string", MPI_COMM_NULL); }
-int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) { return mpigo_unsupported("MPI_Info_get_valuelen", MPI_COMM_NULL); }
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value) { return mpigo_unsupported("MPI_Info_set", MPI_COMM_NULL); }
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return mpigo_unsupported("MPI_Intercomm_create_from_groups", MPI_COMM_NULL); }
-int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ireduce_c", comm); }
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ireduce_scatter", comm); }
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ireduce_scatter_block", comm); }
-int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ireduce_scatter_block_c", comm); }
-int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ireduce_scatter_c", comm); }
-int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iscan_c", comm); }
-int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iscatter_c", comm); }
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iscatterv", comm); }
-int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Iscatterv_c", comm); }
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Isendrecv", comm); }
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Isendrecv_c", comm); }
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Isendrecv_replace", comm); }
-int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Isendrecv_replace_c", comm); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Lookup_name", MPI_COMM_NULL); }
-int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) { return mpigo_unsupported("MPI_Mrecv_c", MPI_COMM_NULL); }
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_allgather", comm); }
-int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_allgather_c", comm); }
-int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_allgather_init", comm); }
-int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_allgather_init_c", comm); }
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_allgatherv", comm); }
-int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_allgatherv_c", comm); }
-int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_allgatherv_init", comm); }
-int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_allgatherv_init_c", comm); }
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_alltoall", comm); }
-int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_alltoall_c", comm); }
-int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_alltoall_init", comm); }
-int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_alltoall_init_c", comm); }
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_alltoallv", comm); }
-int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_alltoallv_c", comm); }
-int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_alltoallv_init", comm); }
-int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_alltoallv_init_c", comm); }
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_alltoallw", comm); }
-int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return mpigo_unsupported("MPI_Neighbor_alltoallw_c", comm); }
-int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_alltoallw_init", comm); }
-int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Neighbor_alltoallw_init_c", comm); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Open_port", MPI_COMM_NULL); }
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) { return mpigo_unsupported("MPI_Pack_external", MPI_COMM_NULL); }
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) { return mpigo_unsupported("MPI_Pack_external_c", MPI_COMM_NULL); }
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) { return mpigo_unsupported("MPI_Pack_external_size", MPI_COMM_NULL); }
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return mpigo_unsupported("MPI_Pack_external_size_c", MPI_COMM_NULL); }
-int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return mpigo_unsupported("MPI_Parrived", MPI_COMM_NULL); }
-int PMPI_Pready(int partition, MPI_Request request) { return mpigo_unsupported("MPI_Pready", MPI_COMM_NULL); }
-int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) { return mpigo_unsupported("MPI_Pready_list", MPI_COMM_NULL); }
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return mpigo_unsupported("MPI_Pready_range", MPI_COMM_NULL); }
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Precv_init", comm); }
-int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Precv_init_c", comm); }
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Psend_init", comm); }
-int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Psend_init_c", comm); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Put", MPI_COMM_NULL); }
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return mpigo_unsupported("MPI_Put_c", MPI_COMM_NULL); }
-int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Raccumulate", MPI_COMM_NULL); }
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Raccumulate_c", MPI_COMM_NULL); }
-int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Recv_init_c", comm); }
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Reduce_init", comm); }
-int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Reduce_init_c", comm); }
-int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return mpigo_unsupported("MPI_Reduce_scatter_block_c", comm); }
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Reduce_scatter_block_init", comm); }
-int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Reduce_scatter_block_init_c", comm); }
-int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return mpigo_unsupported("MPI_Reduce_scatter_c", comm); }
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Reduce_scatter_init", comm); }
-int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Reduce_scatter_init_c", comm); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }
-int PMPI_Request_get_status_all(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) { return mpigo_unsupported("MPI_Request_get_status_all", MPI_COMM_NULL); }
-int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) { return mpigo_unsupported("MPI_Request_get_status_any", MPI_COMM_NULL); }
-int PMPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) { return mpigo_unsupported("MPI_Request_get_status_some", MPI_COMM_NULL); }
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget", MPI_COMM_NULL); }
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget_accumulate", MPI_COMM_NULL); }
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget_accumulate_c", MPI_COMM_NULL); }
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rget_c", MPI_COMM_NULL); }
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rput", MPI_COMM_NULL); }
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return mpigo_unsupported("MPI_Rput_c", MPI_COMM_NULL); }
-int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Rsend_init_c", comm); }
-int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return mpigo_unsupported("MPI_Scan_c", comm); }
-int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Scan_init", comm); }
-int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Scan_init_c", comm); }
-int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return mpigo_unsupported("MPI_Scatter_c", comm); }
-int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Scatter_init", comm); }
-int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Scatter_init_c", comm); }
-int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return mpigo_unsupported("MPI_Scatterv_c", comm); }
-int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Scatterv_init", comm); }
-int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return mpigo_unsupported("MPI_Scatterv_init_c", comm); }
-int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Send_init_c", comm); }
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return mpigo_unsupported("MPI_Sendrecv_c", comm); }
-int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return mpigo_unsupported("MPI_Sendrecv_replace_c", comm); }
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return mpigo_unsupported("MPI_Session_attach_buffer", MPI_COMM_NULL); }
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return mpigo_unsupported("MPI_Session_attach_buffer_c", MPI_COMM_NULL); }
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return mpigo_unsupported("MPI_Session_call_errhandler", MPI_COMM_NULL); }
@@ -316,7 +126,6 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return mpigo_unsupported("MPI_Session_iflush_buffer", MPI_COMM_NULL); }
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) { return mpigo_unsupported("MPI_Session_init", MPI_COMM_NULL); }
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return mpigo_unsupported("MPI_Session_set_errhandler", MPI_COMM_NULL); }
-int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return mpigo_unsupported("MPI_Ssend_init_c", comm); }
 int PMPI_T_category_changed(int *update_number) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return MPI_T_ERR_NOT_SUPPORTED; }
@@ -368,69 +177,9 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_source_get_num(int *num_sources) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return MPI_T_ERR_NOT_SUPPORTED; }
-int PMPI_Topo_test(MPI_Comm comm, int *status) { return mpigo_unsupported("MPI_Topo_test", comm); }
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes, int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_darray", MPI_COMM_NULL); }
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_darray_c", MPI_COMM_NULL); }
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_complex", MPI_COMM_NULL); }
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_integer", MPI_COMM_NULL); }
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_real", MPI_COMM_NULL); }
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_hindexed_block_c", MPI_COMM_NULL); }
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_indexed_block_c", MPI_COMM_NULL); }
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) { return mpigo_unsupported("MPI_Type_create_keyval", MPI_COMM_NULL); }
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_resized_c", MPI_COMM_NULL); }
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_struct_c", MPI_COMM_NULL); }
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_subarray_c", MPI_COMM_NULL); }
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) { return mpigo_unsupported("MPI_Type_delete_attr", MPI_COMM_NULL); }
-int PMPI_Type_free_keyval(int *type_keyval) { return mpigo_unsupported("MPI_Type_free_keyval", MPI_COMM_NULL); }
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) { return mpigo_unsupported("MPI_Type_get_attr", MPI_COMM_NULL); }
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return mpigo_unsupported("MPI_Type_get_contents", MPI_COMM_NULL); }
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) { return mpigo_unsupported("MPI_Type_get_contents_c", MPI_COMM_NULL); }
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return mpigo_unsupported("MPI_Type_get_envelope", MPI_COMM_NULL); }
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner) { return mpigo_unsupported("MPI_Type_get_envelope_c", MPI_COMM_NULL); }
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) { return mpigo_unsupported("MPI_Type_get_value_index", MPI_COMM_NULL); }
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) { return mpigo_unsupported("MPI_Type_match_size", MPI_COMM_NULL); }
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) { return mpigo_unsupported("MPI_Type_set_attr", MPI_COMM_NULL); }
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external", MPI_COMM_NULL); }
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external_c", MPI_COMM_NULL); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Unpublish_name", MPI_COMM_NULL); }
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate", comm); }
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate_c", comm); }
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate_shared", comm); }
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return mpigo_unsupported("MPI_Win_allocate_shared_c", comm); }
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) { return mpigo_unsupported("MPI_Win_attach", MPI_COMM_NULL); }
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) { return mpigo_unsupported("MPI_Win_call_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_complete(MPI_Win win) { return mpigo_unsupported("MPI_Win_complete", MPI_COMM_NULL); }
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return mpigo_unsupported("MPI_Win_create", comm); }
-int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return mpigo_unsupported("MPI_Win_create_c", comm); }
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) { return mpigo_unsupported("MPI_Win_create_dynamic", comm); }
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_Win_create_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) { return mpigo_unsupported("MPI_Win_create_keyval", MPI_COMM_NULL); }
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) { return mpigo_unsupported("MPI_Win_delete_attr", MPI_COMM_NULL); }
-int PMPI_Win_detach(MPI_Win win, const void *base) { return mpigo_unsupported("MPI_Win_detach", MPI_COMM_NULL); }
-int PMPI_Win_fence(int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_fence", MPI_COMM_NULL); }
-int PMPI_Win_flush(int rank, MPI_Win win) { return mpigo_unsupported("MPI_Win_flush", MPI_COMM_NULL); }
-int PMPI_Win_flush_all(MPI_Win win) { return mpigo_unsupported("MPI_Win_flush_all", MPI_COMM_NULL); }
-int PMPI_Win_flush_local(int rank, MPI_Win win) { return mpigo_unsupported("MPI_Win_flush_local", MPI_COMM_NULL); }
-int PMPI_Win_flush_local_all(MPI_Win win) { return mpigo_unsupported("MPI_Win_flush_local_all", MPI_COMM_NULL); }
-int PMPI_Win_free(MPI_Win *win) { return mpigo_unsupported("MPI_Win_free", MPI_COMM_NULL); }
-int PMPI_Win_free_keyval(int *win_keyval) { return mpigo_unsupported("MPI_Win_free_keyval", MPI_COMM_NULL); }
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) { return mpigo_unsupported("MPI_Win_get_attr", MPI_COMM_NULL); }
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_Win_get_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) { return mpigo_unsupported("MPI_Win_get_group", MPI_COMM_NULL); }
-int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) { return mpigo_unsupported("MPI_Win_get_info", MPI_COMM_NULL); }
-int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) { return mpigo_unsupported("MPI_Win_get_name", MPI_COMM_NULL); }
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_lock", MPI_COMM_NULL); }
-int PMPI_Win_lock_all(int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_lock_all", MPI_COMM_NULL); }
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_post", MPI_COMM_NULL); }
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) { return mpigo_unsupported("MPI_Win_set_attr", MPI_COMM_NULL); }
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { return mpigo_unsupported("MPI_Win_set_errhandler", MPI_COMM_NULL); }
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info) { return mpigo_unsupported("MPI_Win_set_info", MPI_COMM_NULL); }
-int PMPI_Win_set_name(MPI_Win win, const char *win_name) { return mpigo_unsupported("MPI_Win_set_name", MPI_COMM_NULL); }
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) { return mpigo_unsupported("MPI_Win_shared_query", MPI_COMM_NULL); }
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) { return mpigo_unsupported("MPI_Win_shared_query_c", MPI_COMM_NULL); }
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return mpigo_unsupported("MPI_Win_start", MPI_COMM_NULL); }
-int PMPI_Win_sync(MPI_Win win) { return mpigo_unsupported("MPI_Win_sync", MPI_COMM_NULL); }
-int PMPI_Win_test(MPI_Win win, int *flag) { return mpigo_unsupported("MPI_Win_test", MPI_COMM_NULL); }
-int PMPI_Win_unlock(int rank, MPI_Win win) { return mpigo_unsupported("MPI_Win_unlock", MPI_COMM_NULL); }
-int PMPI_Win_unlock_all(MPI_Win win) { return mpigo_unsupported("MPI_Win_unlock_all", MPI_COMM_NULL); }
-int PMPI_Win_wait(MPI_Win win) { return mpigo_unsupported("MPI_Win_wait", MPI_COMM_NULL); }

@@ -1,0 +1,1028 @@
+package main
+
+/*
+#define MPIGO_ABI_NO_PROTOTYPES 1
+#include "mpi.h"
+#include <stdlib.h>
+#include <string.h>
+
+// The predefined attributes of a window live in C memory: MPI_WIN_BASE's value is the
+// base address itself, the others point to an MPI_Aint or an int.
+typedef struct { MPI_Aint size; int disp_unit, flavor, model; } winattrs;
+*/
+import "C"
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/rma"
+)
+
+// One-sided communication (MPI 4.1 chapter 12) on the device's windows
+// (internal/core/win*.go). MPI_Win_allocate(_shared) hand C a pointer into the
+// window's memory, which is node shared memory (a mapped region, never Go's heap):
+// where the device would put an allocated window's memory in the Go heap (no shared
+// memory transport, or rma_shm=off), the window is made again, collectively, over
+// memory from C's malloc, as MPI_Win_create would, and reports the allocate flavour.
+// Errors of window calls go to the window's error handler (MPI_ERRORS_ARE_FATAL
+// unless set), as MPI 4.1 section 12.6 says.
+
+type win struct {
+	w      *core.Win
+	errh   atomic.Int64
+	mu     sync.Mutex
+	attrs  map[int32]uintptr
+	name   string
+	hints  *info
+	cmem   unsafe.Pointer // malloc'd memory of an allocated window, freed with it
+	pre    *C.winattrs
+	base   unsafe.Pointer
+	flavor int
+}
+
+var wins table[win]
+
+const hWinNull = 0x110
+
+// The device's RMA classes are MPICH's numbers; the ABI's differ.
+func init() {
+	for k, v := range map[core.ErrorClass]int32{core.ClassWin: 56, core.ClassLocktype: 37, core.ClassRMAConflict: 47,
+		core.ClassRMASync: 50, core.ClassSize: 52, core.ClassDisp: 26, core.ClassAssert: 22, core.ClassRMARange: 48,
+		core.ClassRMAAttach: 46, core.ClassRMAShared: 49, core.ClassRMAFlavor: 57} {
+		coreToABI[k] = v
+	}
+}
+
+func winOf(h uintptr) *win { return wins.get(h) }
+
+// failWin is fail for a window's calls: the window's handler.
+func failWin(op string, wh uintptr, err error) int32 {
+	if err == nil {
+		return 0
+	}
+	w := winOf(wh)
+	if w == nil {
+		return raise(op, 0, err)
+	}
+	code, msg := errMessage(op, err)
+	return invokeWith(w.errh.Load(), wh, code, msg)
+}
+
+func needWin(op string, h uintptr) (*win, int32) {
+	w := winOf(h)
+	if w == nil {
+		what := "is not a window"
+		if h == hWinNull {
+			what = "is MPI_WIN_NULL"
+		}
+		return nil, raise(op, 0, errorf(56, op, "win %#x %s", h, what))
+	}
+	return w, 0
+}
+
+var winFlavors = map[core.Flavor]int{core.FlavorCreate: 311, core.FlavorAllocate: 312, core.FlavorDynamic: 313, core.FlavorShared: 314}
+
+// newWin registers a window the device made and writes its handle.
+func newWin(cw *core.Win, c *comm, info uintptr, base, cmem unsafe.Pointer, size int64, unit int, flavor int, out unsafe.Pointer) {
+	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor}
+	w.errh.Store(hErrhFatal)
+	if in := infoOf(info); in != nil && info != hInfoNull {
+		w.hints = in.clone()
+	}
+	w.pre = (*C.winattrs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.winattrs{}))))
+	w.pre.size, w.pre.disp_unit, w.pre.flavor, w.pre.model = C.MPI_Aint(size), C.int(unit), C.int(flavor), 321 // MPI_WIN_UNIFIED
+	setHandle(out, wins.add(w))
+}
+
+func winArgs(op string, ch uintptr, size, unit int64, out unsafe.Pointer) (*comm, int32) {
+	c, r := needComm(op, ch)
+	if c == nil {
+		return nil, r
+	}
+	if out == nil {
+		return nil, fail(op, ch, errorf(errArg, op, "win is NULL"))
+	}
+	if size < 0 {
+		return nil, fail(op, ch, errorf(52, op, "size %d is negative", size))
+	}
+	if unit <= 0 || unit > 1<<30 {
+		return nil, fail(op, ch, errorf(26, op, "disp_unit %d must be positive", unit))
+	}
+	return c, 0
+}
+
+func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsafe.Pointer) int32 {
+	const op = "Win_create"
+	c, r := winArgs(op, ch, size, unit, out)
+	if c == nil {
+		return r
+	}
+	var mem []byte
+	if size > 0 {
+		if base == nil {
+			return fail(op, ch, errorf(errBuffer, op, "base is NULL for %d bytes", size))
+		}
+		mem = unsafe.Slice((*byte)(base), size)
+	}
+	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem})
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	newWin(cw, c, info, base, nil, size, int(unit), 311, out)
+	return 0
+}
+
+//export PMPI_Win_create
+func PMPI_Win_create(base unsafe.Pointer, size int64, unit int32, info, ch uintptr, out unsafe.Pointer) int32 {
+	return winCreate(base, size, int64(unit), info, ch, out)
+}
+
+//export PMPI_Win_create_c
+func PMPI_Win_create_c(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsafe.Pointer) int32 {
+	return winCreate(base, size, unit, info, ch, out)
+}
+
+func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer, shared bool) int32 {
+	c, r := winArgs(op, ch, size, unit, out)
+	if c == nil {
+		return r
+	}
+	if baseptr == nil {
+		return fail(op, ch, errorf(errArg, op, "baseptr is NULL"))
+	}
+	a := core.WinArgs{Flavor: core.FlavorAllocate, Size: size, DispUnit: int(unit)}
+	flavor := 312
+	if shared {
+		a.Flavor, flavor = core.FlavorShared, 314
+		if in := infoOf(info); in != nil && info != hInfoNull {
+			v, _ := in.get("alloc_shared_noncontig")
+			a.Noncontig = v == "true"
+		}
+	}
+	cw, err := c.c.CreateWin(op, a)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	var cmem unsafe.Pointer
+	if !cw.InRegion() {
+		// The device put the memory in the Go heap: C may not hold it. Every rank
+		// sees the same, so all make the window again over C memory.
+		if err := cw.Free(op); err != nil {
+			return fail(op, ch, err)
+		}
+		cmem = C.calloc(C.size_t(max(size, 1)), 1)
+		if cmem == nil {
+			return fail(op, ch, errorf(errNoMem, op, "cannot allocate %d bytes", size))
+		}
+		var mem []byte
+		if size > 0 {
+			mem = unsafe.Slice((*byte)(cmem), size)
+		}
+		if cw, err = c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem}); err != nil {
+			C.free(cmem)
+			return fail(op, ch, err)
+		}
+	}
+	var base unsafe.Pointer
+	if cmem != nil {
+		base = cmem
+	} else if m := cw.Mem(); len(m) > 0 {
+		base = unsafe.Pointer(unsafe.SliceData(m))
+	}
+	*(*unsafe.Pointer)(baseptr) = base
+	newWin(cw, c, info, base, cmem, size, int(unit), flavor, out)
+	return 0
+}
+
+//export PMPI_Win_allocate
+func PMPI_Win_allocate(size int64, unit int32, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
+	return winAllocate("Win_allocate", size, int64(unit), info, ch, baseptr, out, false)
+}
+
+//export PMPI_Win_allocate_c
+func PMPI_Win_allocate_c(size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
+	return winAllocate("Win_allocate", size, unit, info, ch, baseptr, out, false)
+}
+
+//export PMPI_Win_allocate_shared
+func PMPI_Win_allocate_shared(size int64, unit int32, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
+	return winAllocate("Win_allocate_shared", size, int64(unit), info, ch, baseptr, out, true)
+}
+
+//export PMPI_Win_allocate_shared_c
+func PMPI_Win_allocate_shared_c(size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
+	return winAllocate("Win_allocate_shared", size, unit, info, ch, baseptr, out, true)
+}
+
+//export PMPI_Win_create_dynamic
+func PMPI_Win_create_dynamic(info, ch uintptr, out unsafe.Pointer) int32 {
+	const op = "Win_create_dynamic"
+	c, r := winArgs(op, ch, 0, 1, out)
+	if c == nil {
+		return r
+	}
+	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	newWin(cw, c, info, nil, nil, 0, 1, 313, out)
+	return 0
+}
+
+//export PMPI_Win_attach
+func PMPI_Win_attach(wh uintptr, base unsafe.Pointer, size int64) int32 {
+	const op = "Win_attach"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	if size < 0 || size > 0 && base == nil {
+		return failWin(op, wh, errorf(52, op, "base %p and size %d do not name memory", base, size))
+	}
+	var mem []byte
+	if size > 0 {
+		mem = unsafe.Slice((*byte)(base), size)
+	}
+	_, err := w.w.Attach(op, mem)
+	return failWin(op, wh, err)
+}
+
+//export PMPI_Win_detach
+func PMPI_Win_detach(wh uintptr, base unsafe.Pointer) int32 {
+	const op = "Win_detach"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	// The device finds the attachment by its first byte.
+	return failWin(op, wh, w.w.Detach(op, unsafe.Slice((*byte)(base), 1)))
+}
+
+//export PMPI_Win_free
+func PMPI_Win_free(p unsafe.Pointer) int32 {
+	const op = "Win_free"
+	if p == nil {
+		return raise(op, 0, errorf(errArg, op, "win is NULL"))
+	}
+	wh := *(*uintptr)(p)
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	w.mu.Lock()
+	attrs := w.attrs
+	w.attrs = nil
+	w.mu.Unlock()
+	for key, val := range attrs {
+		if err := dropAttr(op, wh, key, val); err != nil {
+			return failWin(op, wh, err)
+		}
+	}
+	if err := w.w.Free(op); err != nil {
+		return failWin(op, wh, err)
+	}
+	unrefErrh(uintptr(w.errh.Load()))
+	if w.cmem != nil {
+		C.free(w.cmem)
+	}
+	C.free(unsafe.Pointer(w.pre))
+	wins.remove(wh)
+	setHandle(p, hWinNull)
+	return 0
+}
+
+//export PMPI_Win_shared_query
+func PMPI_Win_shared_query(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
+	var u int64
+	r := sharedQuery(wh, rank, size, unsafe.Pointer(&u), baseptr)
+	if r == 0 {
+		setInt(unit, int(u))
+	}
+	return r
+}
+
+//export PMPI_Win_shared_query_c
+func PMPI_Win_shared_query_c(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
+	return sharedQuery(wh, rank, size, unit, baseptr)
+}
+
+func sharedQuery(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
+	const op = "Win_shared_query"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	mem, u, err := w.w.SharedQuery(op, rankIn(rank))
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	var base unsafe.Pointer
+	if len(mem) > 0 {
+		base = unsafe.Pointer(unsafe.SliceData(mem))
+	}
+	*(*int64)(size) = int64(len(mem))
+	*(*int64)(unit) = int64(u)
+	*(*unsafe.Pointer)(baseptr) = base
+	return 0
+}
+
+//export PMPI_Win_get_group
+func PMPI_Win_get_group(wh uintptr, out unsafe.Pointer) int32 {
+	w, r := needWin("Win_get_group", wh)
+	if w == nil {
+		return r
+	}
+	setHandle(out, newGroup(w.w.Comm().Group()))
+	return 0
+}
+
+//export PMPI_Win_set_name
+func PMPI_Win_set_name(wh uintptr, name unsafe.Pointer) int32 {
+	w, r := needWin("Win_set_name", wh)
+	if w == nil {
+		return r
+	}
+	w.mu.Lock()
+	w.name = cstr(name)
+	w.mu.Unlock()
+	return 0
+}
+
+//export PMPI_Win_get_name
+func PMPI_Win_get_name(wh uintptr, name, n unsafe.Pointer) int32 {
+	w, r := needWin("Win_get_name", wh)
+	if w == nil {
+		return r
+	}
+	w.mu.Lock()
+	s := w.name
+	w.mu.Unlock()
+	putCString(name, 128, s, n)
+	return 0
+}
+
+// The info keys a window takes (MPI 4.1 12.2.7) and their defaults.
+var winInfoDefaults = [][2]string{{"no_locks", "false"}, {"accumulate_ordering", "rar,raw,war,waw"},
+	{"accumulate_ops", "same_op_no_op"}, {"same_size", "false"}, {"same_disp_unit", "false"},
+	{"alloc_shared_noncontig", "false"}, {"mpi_accumulate_granularity", "8"}}
+
+//export PMPI_Win_set_info
+func PMPI_Win_set_info(wh uintptr, ih uintptr) int32 {
+	const op = "Win_set_info"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	in, err := needInfo(op, ih, false)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	in = in.clone()
+	w.mu.Lock()
+	if w.hints == nil {
+		w.hints = &info{}
+	}
+	h := w.hints
+	w.mu.Unlock()
+	for _, k := range in.keys {
+		h.set(k, in.vals[k])
+	}
+	return 0
+}
+
+//export PMPI_Win_get_info
+func PMPI_Win_get_info(wh uintptr, out unsafe.Pointer) int32 {
+	w, r := needWin("Win_get_info", wh)
+	if w == nil {
+		return r
+	}
+	in := &info{}
+	for _, kv := range winInfoDefaults {
+		in.set(kv[0], kv[1])
+	}
+	w.mu.Lock()
+	h := w.hints
+	w.mu.Unlock()
+	if h != nil {
+		h = h.clone()
+		for _, k := range h.keys {
+			for _, kv := range winInfoDefaults {
+				if kv[0] == k { // only the keys a window knows are reported
+					in.set(k, h.vals[k])
+				}
+			}
+		}
+	}
+	setHandle(out, infos.add(in))
+	return 0
+}
+
+// --- attributes and error handlers ---
+
+//export PMPI_Win_create_keyval
+func PMPI_Win_create_keyval(copyFn, deleteFn, key, extra unsafe.Pointer) int32 {
+	return createKeyval("Win_create_keyval", copyFn, deleteFn, key, extra)
+}
+
+//export PMPI_Win_free_keyval
+func PMPI_Win_free_keyval(key unsafe.Pointer) int32 { return freeKeyval("Win_free_keyval", key) }
+
+//export PMPI_Win_set_attr
+func PMPI_Win_set_attr(wh uintptr, key int32, val unsafe.Pointer) int32 {
+	const op = "Win_set_attr"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	if liveKey(key) == nil {
+		return failWin(op, wh, errorf(errKeyval, op, "keyval %d is not a key this program made (or was freed)", key))
+	}
+	w.mu.Lock()
+	old, had := w.attrs[key]
+	w.mu.Unlock()
+	if had {
+		if err := callDelete(op, wh, key, old); err != nil {
+			return failWin(op, wh, err)
+		}
+	} else {
+		refKey(key)
+	}
+	w.mu.Lock()
+	if w.attrs == nil {
+		w.attrs = map[int32]uintptr{}
+	}
+	w.attrs[key] = uintptr(val)
+	w.mu.Unlock()
+	return 0
+}
+
+//export PMPI_Win_get_attr
+func PMPI_Win_get_attr(wh uintptr, key int32, val, flag unsafe.Pointer) int32 {
+	const op = "Win_get_attr"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	if val == nil || flag == nil {
+		return failWin(op, wh, errorf(errArg, op, "attribute_val or flag is NULL"))
+	}
+	var p unsafe.Pointer
+	switch key {
+	case 601: // MPI_WIN_BASE: the address itself
+		p = w.base
+	case 602:
+		p = unsafe.Pointer(&w.pre.disp_unit)
+	case 603:
+		p = unsafe.Pointer(&w.pre.size)
+	case 604:
+		p = unsafe.Pointer(&w.pre.flavor)
+	case 605:
+		p = unsafe.Pointer(&w.pre.model)
+	default:
+		if keyvals.get(uintptr(key)) == nil {
+			return failWin(op, wh, errorf(errKeyval, op, "keyval %d is not a key", key))
+		}
+		w.mu.Lock()
+		v, ok := w.attrs[key]
+		w.mu.Unlock()
+		if ok {
+			*(*uintptr)(val) = v
+		}
+		setBool(flag, ok)
+		return 0
+	}
+	*(*unsafe.Pointer)(val) = p
+	setInt(flag, 1)
+	return 0
+}
+
+//export PMPI_Win_delete_attr
+func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
+	const op = "Win_delete_attr"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	w.mu.Lock()
+	v, ok := w.attrs[key]
+	delete(w.attrs, key)
+	w.mu.Unlock()
+	if !ok {
+		return failWin(op, wh, errorf(errKeyval, op, "the window has no attribute with keyval %d", key))
+	}
+	return failWin(op, wh, dropAttr(op, wh, key, v))
+}
+
+//export PMPI_Win_create_errhandler
+func PMPI_Win_create_errhandler(fn, eh unsafe.Pointer) int32 {
+	return PMPI_Comm_create_errhandler(fn, eh) // the same C signature: (handle *, int *, ...)
+}
+
+//export PMPI_Win_set_errhandler
+func PMPI_Win_set_errhandler(wh uintptr, eh uintptr) int32 {
+	const op = "Win_set_errhandler"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	if !validErrh(eh) {
+		return failWin(op, wh, errorf(errArg, op, "errhandler %#x is not an error handler", eh))
+	}
+	refErrh(eh)
+	unrefErrh(uintptr(w.errh.Swap(int64(eh))))
+	return 0
+}
+
+//export PMPI_Win_get_errhandler
+func PMPI_Win_get_errhandler(wh uintptr, eh unsafe.Pointer) int32 {
+	w, r := needWin("Win_get_errhandler", wh)
+	if w == nil {
+		return r
+	}
+	h := uintptr(w.errh.Load())
+	refErrh(h) // the caller frees what it gets
+	setHandle(eh, h)
+	return 0
+}
+
+//export PMPI_Win_call_errhandler
+func PMPI_Win_call_errhandler(wh uintptr, code int32) int32 {
+	w, r := needWin("Win_call_errhandler", wh)
+	if w == nil {
+		return r
+	}
+	invokeWith(w.errh.Load(), wh, code, "MPI_Win_call_errhandler: "+errorText(code))
+	return 0
+}
+
+// --- operations ---
+
+// rbuf is an origin or result buffer: count items of dh at p, shifted (as cvec
+// does) so that the items start at the slice's start.
+func rbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.RBuf, error) {
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return core.RBuf{}, err
+	}
+	if count < 0 {
+		return core.RBuf{}, errorf(errCount, op, "count %d is negative", count)
+	}
+	if t.IsContiguous() && t.LB() == 0 {
+		n := count * t.Size()
+		if n == 0 {
+			return core.RBuf{Count: count, Type: t}, nil
+		}
+		if p == nil {
+			return core.RBuf{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+		}
+		return core.RBuf{Mem: unsafe.Slice((*byte)(p), n), Count: count, Type: t}, nil
+	}
+	mem, origin, err := span(op, p, count, t)
+	if err != nil {
+		return core.RBuf{}, err
+	}
+	if origin != 0 {
+		st, err := datatype.Hindexed([]int64{1}, []int64{origin}, t)
+		if err == nil {
+			err = st.Commit()
+		}
+		if err != nil {
+			return core.RBuf{}, core.TypeErr(op, err)
+		}
+		t = st
+	}
+	return core.RBuf{Mem: mem, Count: count, Type: t}, nil
+}
+
+func targetOf(op string, rank int32, disp, count int64, dh uintptr) (core.Target, error) {
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return core.Target{}, err
+	}
+	return core.Target{Rank: rankIn(rank), Disp: disp, Count: count, Type: t}, nil
+}
+
+var rmaOps = map[uintptr]rma.Op{opSum: rma.OpSum, opProd: rma.OpProd, opMin: rma.OpMin, opMax: rma.OpMax,
+	opLand: rma.OpLand, opLor: rma.OpLor, opLxor: rma.OpLxor, opBand: rma.OpBand, opBor: rma.OpBor,
+	opBxor: rma.OpBxor, opMaxloc: rma.OpMaxloc, opMinloc: rma.OpMinloc, opReplace: rma.OpReplace, opNoOp: rma.OpNoOp}
+
+func rmaOp(op string, oh uintptr) (rma.Op, error) {
+	o, ok := rmaOps[oh]
+	if !ok {
+		return 0, errorf(errOp, op, "op %#x: one-sided accumulates take predefined operations only", oh)
+	}
+	return o, nil
+}
+
+// rmaCall is the common start of an operation: the window, the origin and the target.
+func rmaCall(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr) (*win, core.RBuf, core.Target, int32) {
+	w, r := needWin(op, wh)
+	if w == nil {
+		return nil, core.RBuf{}, core.Target{}, r
+	}
+	ob, err := rbuf(op, o, oc, odt)
+	if err != nil {
+		return nil, core.RBuf{}, core.Target{}, failWin(op, wh, err)
+	}
+	t, err := targetOf(op, rank, disp, tc, tdt)
+	if err != nil {
+		return nil, core.RBuf{}, core.Target{}, failWin(op, wh, err)
+	}
+	return w, ob, t, 0
+}
+
+// rmaReq makes the request of an R operation.
+func rmaReq(op string, wh uintptr, p *core.Pending, err error, req unsafe.Pointer) int32 {
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	addPending(p, nil, 0, nil, req)
+	return 0
+}
+
+func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
+	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	if w == nil {
+		return r
+	}
+	if req == nil {
+		return failWin(op, wh, w.w.Put(op, &ob, &t))
+	}
+	p, err := w.w.Rput(op, &ob, &t)
+	return rmaReq(op, wh, p, err, req)
+}
+
+func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
+	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	if w == nil {
+		return r
+	}
+	if req == nil {
+		return failWin(op, wh, w.w.Get(op, &ob, &t))
+	}
+	p, err := w.w.Rget(op, &ob, &t)
+	return rmaReq(op, wh, p, err, req)
+}
+
+func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
+	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	if w == nil {
+		return r
+	}
+	rop, err := rmaOp(op, oh)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	if req == nil {
+		return failWin(op, wh, w.w.Accumulate(op, &ob, &t, rop))
+	}
+	p, err := w.w.Raccumulate(op, &ob, &t, rop)
+	return rmaReq(op, wh, p, err, req)
+}
+
+func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
+	if oh == opNoOp && odt == hDatatypeNull {
+		odt, oc = rdt, 0 // MPI_NO_OP ignores the origin buffer, which may be anything
+	}
+	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	if w == nil {
+		return r
+	}
+	if oh == opNoOp {
+		ob = core.RBuf{Count: 0, Type: t.Type}
+	}
+	rb, err := rbuf(op, res, rc, rdt)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	rop, err := rmaOp(op, oh)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	if req == nil {
+		return failWin(op, wh, w.w.GetAccumulate(op, &ob, &rb, &t, rop))
+	}
+	p, err := w.w.RgetAccumulate(op, &ob, &rb, &t, rop)
+	return rmaReq(op, wh, p, err, req)
+}
+
+//export PMPI_Put
+func PMPI_Put(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr) int32 {
+	return put("Put", o, int64(oc), odt, rank, disp, int64(tc), tdt, wh, nil)
+}
+
+//export PMPI_Put_c
+func PMPI_Put_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
+	return put("Put", o, oc, odt, rank, disp, tc, tdt, wh, nil)
+}
+
+//export PMPI_Rput
+func PMPI_Rput(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Rput", wh, errorf(errArg, "Rput", "request is NULL"))
+	}
+	return put("Rput", o, int64(oc), odt, rank, disp, int64(tc), tdt, wh, req)
+}
+
+//export PMPI_Rput_c
+func PMPI_Rput_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Rput", wh, errorf(errArg, "Rput", "request is NULL"))
+	}
+	return put("Rput", o, oc, odt, rank, disp, tc, tdt, wh, req)
+}
+
+//export PMPI_Get
+func PMPI_Get(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr) int32 {
+	return get("Get", o, int64(oc), odt, rank, disp, int64(tc), tdt, wh, nil)
+}
+
+//export PMPI_Get_c
+func PMPI_Get_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
+	return get("Get", o, oc, odt, rank, disp, tc, tdt, wh, nil)
+}
+
+//export PMPI_Rget
+func PMPI_Rget(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Rget", wh, errorf(errArg, "Rget", "request is NULL"))
+	}
+	return get("Rget", o, int64(oc), odt, rank, disp, int64(tc), tdt, wh, req)
+}
+
+//export PMPI_Rget_c
+func PMPI_Rget_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Rget", wh, errorf(errArg, "Rget", "request is NULL"))
+	}
+	return get("Rget", o, oc, odt, rank, disp, tc, tdt, wh, req)
+}
+
+//export PMPI_Accumulate
+func PMPI_Accumulate(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr) int32 {
+	return accumulate("Accumulate", o, int64(oc), odt, rank, disp, int64(tc), tdt, oh, wh, nil)
+}
+
+//export PMPI_Accumulate_c
+func PMPI_Accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
+	return accumulate("Accumulate", o, oc, odt, rank, disp, tc, tdt, oh, wh, nil)
+}
+
+//export PMPI_Raccumulate
+func PMPI_Raccumulate(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Raccumulate", wh, errorf(errArg, "Raccumulate", "request is NULL"))
+	}
+	return accumulate("Raccumulate", o, int64(oc), odt, rank, disp, int64(tc), tdt, oh, wh, req)
+}
+
+//export PMPI_Raccumulate_c
+func PMPI_Raccumulate_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Raccumulate", wh, errorf(errArg, "Raccumulate", "request is NULL"))
+	}
+	return accumulate("Raccumulate", o, oc, odt, rank, disp, tc, tdt, oh, wh, req)
+}
+
+//export PMPI_Get_accumulate
+func PMPI_Get_accumulate(o unsafe.Pointer, oc int32, odt uintptr, res unsafe.Pointer, rc int32, rdt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr) int32 {
+	return getAccumulate("Get_accumulate", o, int64(oc), odt, res, int64(rc), rdt, rank, disp, int64(tc), tdt, oh, wh, nil)
+}
+
+//export PMPI_Get_accumulate_c
+func PMPI_Get_accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
+	return getAccumulate("Get_accumulate", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, nil)
+}
+
+//export PMPI_Rget_accumulate
+func PMPI_Rget_accumulate(o unsafe.Pointer, oc int32, odt uintptr, res unsafe.Pointer, rc int32, rdt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Rget_accumulate", wh, errorf(errArg, "Rget_accumulate", "request is NULL"))
+	}
+	return getAccumulate("Rget_accumulate", o, int64(oc), odt, res, int64(rc), rdt, rank, disp, int64(tc), tdt, oh, wh, req)
+}
+
+//export PMPI_Rget_accumulate_c
+func PMPI_Rget_accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
+	if req == nil {
+		return failWin("Rget_accumulate", wh, errorf(errArg, "Rget_accumulate", "request is NULL"))
+	}
+	return getAccumulate("Rget_accumulate", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, req)
+}
+
+//export PMPI_Fetch_and_op
+func PMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int64, oh, wh uintptr) int32 {
+	const op = "Fetch_and_op"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	rop, err := rmaOp(op, oh)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	n := t.Size()
+	if res == nil || o == nil && oh != opNoOp {
+		return failWin(op, wh, errorf(errBuffer, op, "origin_addr or result_addr is NULL"))
+	}
+	var ob []byte
+	if o != nil {
+		ob = unsafe.Slice((*byte)(o), n)
+	} else {
+		ob = make([]byte, n)
+	}
+	return failWin(op, wh, w.w.FetchAndOp(op, ob, unsafe.Slice((*byte)(res), n), t, rankIn(rank), disp, rop))
+}
+
+//export PMPI_Compare_and_swap
+func PMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32, disp int64, wh uintptr) int32 {
+	const op = "Compare_and_swap"
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	if o == nil || cmp == nil || res == nil {
+		return failWin(op, wh, errorf(errBuffer, op, "origin_addr, compare_addr or result_addr is NULL"))
+	}
+	n := t.Size()
+	b := func(p unsafe.Pointer) []byte { return unsafe.Slice((*byte)(p), n) }
+	return failWin(op, wh, w.w.CompareAndSwap(op, b(o), b(cmp), b(res), t, rankIn(rank), disp))
+}
+
+// --- synchronisation ---
+
+// assertIn maps the ABI's MPI_MODE_* bits to the device's.
+func assertIn(a int32) int {
+	m := map[int32]int{1024: core.ModeNoCheck, 2048: core.ModeNoPrecede, 4096: core.ModeNoPut, 8192: core.ModeNoStore, 16384: core.ModeNoSucceed}
+	out := 0
+	for bit, v := range m {
+		if a&bit != 0 {
+			out |= v
+			a &^= bit
+		}
+	}
+	return out | int(a)<<16 // bits the device does not know stay wrong: it refuses them
+}
+
+func winSync(op string, wh uintptr, f func(w *core.Win) error) int32 {
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	return failWin(op, wh, f(w.w))
+}
+
+//export PMPI_Win_fence
+func PMPI_Win_fence(assert int32, wh uintptr) int32 {
+	return winSync("Win_fence", wh, func(w *core.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
+}
+
+// ranksIn is group gh as ranks of the window's group.
+func ranksIn(op string, w *core.Win, gh uintptr) ([]int, error) {
+	g := groupOf(gh)
+	if g == nil {
+		return nil, errorf(errGroup, op, "group %#x is not a group", gh)
+	}
+	in := make([]int, g.Size())
+	for i := range in {
+		in[i] = i
+	}
+	out, err := group.TranslateRanks(g, in, w.Comm().Group())
+	if err != nil {
+		return nil, core.GroupErr(op, err)
+	}
+	for i, r := range out {
+		if r == group.Undefined {
+			return nil, errorf(errGroup, op, "member %d of the group is not in the window's group", i)
+		}
+	}
+	return out, nil
+}
+
+//export PMPI_Win_start
+func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
+	const op = "Win_start"
+	return winSync(op, wh, func(w *core.Win) error {
+		rs, err := ranksIn(op, w, gh)
+		if err != nil {
+			return err
+		}
+		return w.Start(op, rs, assertIn(assert))
+	})
+}
+
+//export PMPI_Win_post
+func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
+	const op = "Win_post"
+	return winSync(op, wh, func(w *core.Win) error {
+		rs, err := ranksIn(op, w, gh)
+		if err != nil {
+			return err
+		}
+		return w.Post(op, rs, assertIn(assert))
+	})
+}
+
+//export PMPI_Win_complete
+func PMPI_Win_complete(wh uintptr) int32 {
+	return winSync("Win_complete", wh, func(w *core.Win) error { return w.Complete("Win_complete") })
+}
+
+//export PMPI_Win_wait
+func PMPI_Win_wait(wh uintptr) int32 {
+	return winSync("Win_wait", wh, func(w *core.Win) error { _, err := w.Wait("Win_wait", false); return err })
+}
+
+//export PMPI_Win_test
+func PMPI_Win_test(wh uintptr, flag unsafe.Pointer) int32 {
+	return winSync("Win_test", wh, func(w *core.Win) error {
+		ok, err := w.Wait("Win_test", true)
+		setBool(flag, ok)
+		return err
+	})
+}
+
+//export PMPI_Win_lock
+func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
+	t := -1
+	switch typ {
+	case 301:
+		t = core.LockExclusive
+	case 302:
+		t = core.LockShared
+	}
+	return winSync("Win_lock", wh, func(w *core.Win) error { return w.Lock("Win_lock", t, rankIn(rank), assertIn(assert)) })
+}
+
+//export PMPI_Win_unlock
+func PMPI_Win_unlock(rank int32, wh uintptr) int32 {
+	return winSync("Win_unlock", wh, func(w *core.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
+}
+
+//export PMPI_Win_lock_all
+func PMPI_Win_lock_all(assert int32, wh uintptr) int32 {
+	return winSync("Win_lock_all", wh, func(w *core.Win) error { return w.LockAll("Win_lock_all", assertIn(assert)) })
+}
+
+//export PMPI_Win_unlock_all
+func PMPI_Win_unlock_all(wh uintptr) int32 {
+	return winSync("Win_unlock_all", wh, func(w *core.Win) error { return w.UnlockAll("Win_unlock_all") })
+}
+
+//export PMPI_Win_flush
+func PMPI_Win_flush(rank int32, wh uintptr) int32 {
+	return winSync("Win_flush", wh, func(w *core.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
+}
+
+//export PMPI_Win_flush_local
+func PMPI_Win_flush_local(rank int32, wh uintptr) int32 {
+	return winSync("Win_flush_local", wh, func(w *core.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
+}
+
+//export PMPI_Win_flush_all
+func PMPI_Win_flush_all(wh uintptr) int32 {
+	return winSync("Win_flush_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_all", false) })
+}
+
+//export PMPI_Win_flush_local_all
+func PMPI_Win_flush_local_all(wh uintptr) int32 {
+	return winSync("Win_flush_local_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_local_all", true) })
+}
+
+//export PMPI_Win_sync
+func PMPI_Win_sync(wh uintptr) int32 {
+	return winSync("Win_sync", wh, func(w *core.Win) error { return w.Sync("Win_sync") })
+}
+
+//export PMPI_Alloc_mem
+func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
+	const op = "Alloc_mem"
+	if size < 0 || baseptr == nil {
+		return fail(op, 0, errorf(errArg, op, "size %d is negative or baseptr is NULL", size))
+	}
+	p := C.malloc(C.size_t(max(size, 1)))
+	if p == nil {
+		return fail(op, 0, errorf(errNoMem, op, "cannot allocate %d bytes", size))
+	}
+	*(*unsafe.Pointer)(baseptr) = p
+	return 0
+}
+
+//export PMPI_Free_mem
+func PMPI_Free_mem(base unsafe.Pointer) int32 {
+	C.free(base)
+	return 0
+}
