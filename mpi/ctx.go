@@ -178,7 +178,11 @@ func (c *Comm) coll(op string, run func() error) error {
 	}
 	core.Concurrent() // the collective's goroutine calls the engine beside the caller's
 	done := make(chan error, 1)
-	go func() { done <- run() }()
+	background.start()
+	go func() {
+		defer background.end()
+		done <- run()
+	}()
 	select {
 	case err := <-done:
 		return c.failOnce(op, err)
@@ -254,4 +258,44 @@ func ctxOf(rs []Request) context.Context {
 		}
 	}
 	return nil
+}
+
+// background counts the views' collectives running in goroutines of their own. One
+// given up goes on until the other ranks come; Finalize waits for them (an operation
+// under way is the program's to complete before Finalize, and tearing the transports
+// down beneath it would break it), which also orders their last use of the device
+// before its teardown.
+var background bgCalls
+
+type bgCalls struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	n    int
+}
+
+func (b *bgCalls) start() {
+	b.mu.Lock()
+	b.n++
+	b.mu.Unlock()
+}
+
+func (b *bgCalls) end() {
+	b.mu.Lock()
+	b.n--
+	if b.cond.L != nil {
+		b.cond.Broadcast()
+	}
+	b.mu.Unlock()
+}
+
+// wait returns once no view's collective runs in the background.
+func (b *bgCalls) wait() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cond.L == nil {
+		b.cond.L = &b.mu
+	}
+	for b.n > 0 {
+		b.cond.Wait()
+	}
 }

@@ -105,6 +105,7 @@ func Finalize() error {
 // requires (MPI 4.1, section 11.2.4): their delete functions run, the last set first,
 // while MPI is still usable (Finalized reports false).
 func finalizeSelf() error {
+	background.wait()
 	if err := Self.deleteAttrs(); err != nil {
 		return Self.fail("Finalize", core.Wrap(ClassOther, "Finalize", "a delete function of an attribute of Self failed", err))
 	}
