@@ -1,6 +1,9 @@
 package mpi
 
-import "github.com/mpigo/mpigo/internal/core"
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
+)
 
 // The collectives on typed buffers (see Typed): each moves the items of a datatype
 // (a struct, a column of a matrix, a subarray) as the slice-typed collective of the
@@ -39,6 +42,7 @@ func cvecs(a, b Buf) (core.Vec, core.Vec, error) {
 
 // BcastBuf is Bcast of a typed buffer: root's items reach every rank's buf.
 func BcastBuf(c *Comm, buf Buf, root int) error {
+	defer prof.Exit(prof.Bcast, c.enter(prof.Bcast, root, buf.size()), buf.size())
 	v, err := buf.cvec()
 	if err != nil {
 		return c.fail("Bcast", err)
@@ -48,6 +52,7 @@ func BcastBuf(c *Comm, buf Buf, root int) error {
 
 // IbcastBuf starts a BcastBuf.
 func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Ibcast, c.enter(prof.Ibcast, root, buf.size()), buf.size())
 	v, err := buf.cvec()
 	if err != nil {
 		return Request{}, c.fail("Ibcast", err)
@@ -59,12 +64,14 @@ func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
 // GatherBuf is Gather of typed buffers: every rank's send items land in root's recv,
 // rank i's at item i*(its count).
 func GatherBuf(c *Comm, send, recv Buf, root int) error {
+	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collSize(send, recv)), collSize(send, recv))
 	_, err := gatherBuf("Gather", c, send, recv, nil, nil, root, false, false)
 	return c.fail("Gather", err)
 }
 
 // IgatherBuf starts a GatherBuf.
 func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Igather, c.enter(prof.Igather, root, collSize(send, recv)), collSize(send, recv))
 	p, err := gatherBuf("Igather", c, send, recv, nil, nil, root, false, true)
 	return c.start("Igather", p, err)
 }
@@ -72,12 +79,14 @@ func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // GathervBuf is Gatherv of typed buffers: rank i's items land in root's recv at item
 // displs[i], counts[i] of them.
 func GathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) error {
+	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collSize(send, recv)), collSize(send, recv))
 	_, err := gatherBuf("Gatherv", c, send, recv, counts, displs, root, true, false)
 	return c.fail("Gatherv", err)
 }
 
 // IgathervBuf starts a GathervBuf.
 func IgathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) (Request, error) {
+	defer prof.Exit(prof.Igatherv, c.enter(prof.Igatherv, root, collSize(send, recv)), collSize(send, recv))
 	p, err := gatherBuf("Igatherv", c, send, recv, counts, displs, root, true, true)
 	return c.start("Igatherv", p, err)
 }
@@ -96,12 +105,14 @@ func gatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, root in
 // ScatterBuf is Scatter of typed buffers: root's send, one block of the receivers'
 // count per rank, is dealt out to every rank's recv.
 func ScatterBuf(c *Comm, send, recv Buf, root int) error {
+	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collSize(send, recv)), collSize(send, recv))
 	_, err := scatterBuf("Scatter", c, send, nil, nil, recv, root, false, false)
 	return c.fail("Scatter", err)
 }
 
 // IscatterBuf starts a ScatterBuf.
 func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Iscatter, c.enter(prof.Iscatter, root, collSize(send, recv)), collSize(send, recv))
 	p, err := scatterBuf("Iscatter", c, send, nil, nil, recv, root, false, true)
 	return c.start("Iscatter", p, err)
 }
@@ -109,12 +120,14 @@ func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // ScattervBuf is Scatterv of typed buffers: rank i gets counts[i] items of root's send
 // from item displs[i].
 func ScattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) error {
+	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, send.size()), send.size())
 	_, err := scatterBuf("Scatterv", c, send, counts, displs, recv, root, true, false)
 	return c.fail("Scatterv", err)
 }
 
 // IscattervBuf starts a ScattervBuf.
 func IscattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Iscatterv, c.enter(prof.Iscatterv, root, send.size()), send.size())
 	p, err := scatterBuf("Iscatterv", c, send, counts, displs, recv, root, true, true)
 	return c.start("Iscatterv", p, err)
 }
@@ -132,24 +145,28 @@ func scatterBuf(op string, c *Comm, send Buf, counts, displs []int, recv Buf, ro
 
 // AllgatherBuf is Allgather of typed buffers.
 func AllgatherBuf(c *Comm, send, recv Buf) error {
+	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	_, err := allgatherBuf("Allgather", c, send, recv, nil, nil, false, false)
 	return c.fail("Allgather", err)
 }
 
 // IallgatherBuf starts an AllgatherBuf.
 func IallgatherBuf(c *Comm, send, recv Buf) (Request, error) {
+	defer prof.Exit(prof.Iallgather, c.enter(prof.Iallgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	p, err := allgatherBuf("Iallgather", c, send, recv, nil, nil, false, true)
 	return c.start("Iallgather", p, err)
 }
 
 // AllgathervBuf is Allgatherv of typed buffers.
 func AllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	_, err := allgatherBuf("Allgatherv", c, send, recv, counts, displs, true, false)
 	return c.fail("Allgatherv", err)
 }
 
 // IallgathervBuf starts an AllgathervBuf.
 func IallgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
+	defer prof.Exit(prof.Iallgatherv, c.enter(prof.Iallgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	p, err := allgatherBuf("Iallgatherv", c, send, recv, counts, displs, true, true)
 	return c.start("Iallgatherv", p, err)
 }
@@ -167,24 +184,28 @@ func allgatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, v, n
 
 // AlltoallBuf is Alltoall of typed buffers.
 func AlltoallBuf(c *Comm, send, recv Buf) error {
+	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	_, err := alltoallBuf("Alltoall", c, send, nil, nil, recv, nil, nil, false, false)
 	return c.fail("Alltoall", err)
 }
 
 // IalltoallBuf starts an AlltoallBuf.
 func IalltoallBuf(c *Comm, send, recv Buf) (Request, error) {
+	defer prof.Exit(prof.Ialltoall, c.enter(prof.Ialltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	p, err := alltoallBuf("Ialltoall", c, send, nil, nil, recv, nil, nil, false, true)
 	return c.start("Ialltoall", p, err)
 }
 
 // AlltoallvBuf is Alltoallv of typed buffers.
 func AlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, send.size()), send.size())
 	_, err := alltoallBuf("Alltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true, false)
 	return c.fail("Alltoallv", err)
 }
 
 // IalltoallvBuf starts an AlltoallvBuf.
 func IalltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
+	defer prof.Exit(prof.Ialltoallv, c.enter(prof.Ialltoallv, prof.NoPeer, send.size()), send.size())
 	p, err := alltoallBuf("Ialltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true, true)
 	return c.start("Ialltoallv", p, err)
 }

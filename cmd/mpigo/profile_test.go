@@ -59,7 +59,9 @@ func TestReport(t *testing.T) {
 	}
 }
 
-func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int][2]int) {
+// readProfileDir reads summary.txt and matrix.csv: for each pair (from, to) the
+// point-to-point bytes and messages, and the collectives' bytes and messages.
+func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int][4]int) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
 	if err != nil {
@@ -74,13 +76,16 @@ func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int
 	if err != nil {
 		t.Fatal(err)
 	}
-	matrix = map[[2]int][2]int{}
+	if strings.Join(rows[0], ",") != "from,to,bytes,messages,coll_bytes,coll_messages" {
+		t.Fatalf("matrix.csv header %v", rows[0])
+	}
+	matrix = map[[2]int][4]int{}
 	for _, row := range rows[1:] {
-		var v [4]int
+		var v [6]int
 		for i := range v {
 			v[i], _ = strconv.Atoi(row[i])
 		}
-		matrix[[2]int{v[0], v[1]}] = [2]int{v[2], v[3]}
+		matrix[[2]int{v[0], v[1]}] = [4]int{v[2] - v[4], v[3] - v[5], v[4], v[5]}
 	}
 	return string(b), matrix
 }
@@ -105,12 +110,25 @@ func TestProfile(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^\s+Send\s+1K-2K\s+80$`).MatchString(sum) {
 		t.Errorf("histogram should put the 80 Sends at 1K-2K:\n%s", sum)
 	}
-	if len(m) != 4 {
-		t.Errorf("matrix: want 4 pairs, got %v", m)
+	// Point-to-point: the ring alone; collectives: the Allreduce's and the Barrier's
+	// messages, every rank sending some.
+	collFrom := map[int]int{}
+	for pair, v := range m {
+		want := 0
+		if pair[1] == (pair[0]+1)%4 {
+			want = 20
+		}
+		if v[0] != want*1024 || v[1] != want {
+			t.Errorf("matrix %d->%d point-to-point = %d bytes in %d messages, want %d in %d", pair[0], pair[1], v[0], v[1], want*1024, want)
+		}
+		collFrom[pair[0]] += v[3]
 	}
 	for from := 0; from < 4; from++ {
-		if got := m[[2]int{from, (from + 1) % 4}]; got != [2]int{20 * 1024, 20} {
-			t.Errorf("matrix %d->%d = %v, want 20480 bytes in 20 messages", from, (from+1)%4, got)
+		if _, ok := m[[2]int{from, (from + 1) % 4}]; !ok {
+			t.Errorf("matrix lacks %d->%d", from, (from+1)%4)
+		}
+		if collFrom[from] == 0 {
+			t.Errorf("matrix: rank %d sent no collective message: %v", from, m)
 		}
 	}
 	var tr struct {
@@ -165,7 +183,7 @@ func TestProfileOfFailingJob(t *testing.T) {
 			t.Errorf("rank %s should be in the summary, written when the job failed:\n%s", rank, sum)
 		}
 	}
-	if got := m[[2]int{0, 1}]; got != [2]int{5 * 1024, 5} {
+	if got := m[[2]int{0, 1}]; got[0] != 5*1024 || got[1] != 5 {
 		t.Errorf("matrix 0->1 = %v, want 5120 bytes in 5 messages", got)
 	}
 }

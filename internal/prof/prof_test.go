@@ -3,7 +3,7 @@ package prof
 import "testing"
 
 func TestBucket(t *testing.T) {
-	for _, c := range []struct{ n, b int }{{0, 0}, {1, 1}, {2, 2}, {3, 2}, {8, 4}, {1023, 10}, {1024, 11}, {1 << 62, HistBuckets - 1}} {
+	for _, c := range []struct{ n, b int }{{0, 0}, {1, 1}, {2, 2}, {3, 2}, {8, 4}, {1023, 10}, {1024, 11}, {1 << 62, 63}, {-1, 64}} {
 		if got := Bucket(c.n); got != c.b {
 			t.Errorf("Bucket(%d) = %d, want %d", c.n, got, c.b)
 		}
@@ -27,7 +27,7 @@ func TestNextGap(t *testing.T) {
 
 // Counting a call allocates nothing.
 func TestEnterExitAllocs(t *testing.T) {
-	if a := testing.AllocsPerRun(1000, func() { Exit(Send, Enter(Send, 0, 2, 1, 0, 8), 8) }); a != 0 {
+	if a := testing.AllocsPerRun(1000, func() { Exit(Send, Enter(Send, nil, 1, 0, 8), 8) }); a != 0 {
 		t.Errorf("%v allocations per call", a)
 	}
 }
@@ -37,5 +37,51 @@ func TestCallNames(t *testing.T) {
 		if c.String() == "" || CallNamed(c.String()) != c {
 			t.Errorf("call %d: name %q does not round-trip", c, c.String())
 		}
+	}
+}
+
+// call runs one short call as the facade's hot calls do: the short path, else Enter.
+func call(c Call, n int, inside func()) {
+	var t int64
+	if !Try(c, nil, 1, 5, n) {
+		t = Enter(c, nil, 1, 5, n)
+	}
+	if inside != nil {
+		inside()
+	}
+	if !TryExit(c, t, n) {
+		Exit(c, t, n)
+	}
+}
+
+// Every call is counted once, with its bytes and size class; about one in
+// SampleEvery is timed; a call made inside another is not counted; State sees the
+// call under way and nothing after it.
+func TestCountsAndSamples(t *testing.T) {
+	if err := Start(0, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	before := counts[Ssend]
+	const calls = 3200
+	for i := 0; i < calls; i++ {
+		call(Ssend, 8, func() { call(Recv, 1, nil) })
+	}
+	c := counts[Ssend]
+	if c.N-before.N != calls || c.Bytes-before.Bytes != 8*calls || c.Hist[4]-before.Hist[4] != calls {
+		t.Errorf("Ssend: %d calls, %d bytes, %d in bucket 4; want %d, %d, %d", c.N-before.N, c.Bytes-before.Bytes, c.Hist[4]-before.Hist[4], calls, 8*calls, calls)
+	}
+	if timed := c.Timed - before.Timed; timed < calls/(2*SampleEvery) || timed > 4*calls/SampleEvery {
+		t.Errorf("%d of %d calls timed, want about 1 in %d", timed, calls, SampleEvery)
+	}
+	if counts[Recv].N != 0 {
+		t.Errorf("the nested Recv was counted %d times", counts[Recv].N)
+	}
+	var in Where
+	call(Send, 3, func() { in = State() })
+	if in.Call != "Send" || in.Peer != 1 || in.Tag != 5 || in.Bytes != 3 {
+		t.Errorf("State inside Send = %+v", in)
+	}
+	if w := State(); w.Call != "" {
+		t.Errorf("State after the call = %+v, want none", w)
 	}
 }
