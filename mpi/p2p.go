@@ -411,7 +411,7 @@ func (c *Comm) orWorld() *Comm {
 
 // Startall starts every request of rs.
 func Startall(rs []Request) error {
-	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2), 0)
+	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2, false), 0)
 	qs := engReqs(rs, nil)
 	err := core.Startall(qs)
 	putBack(rs, qs)

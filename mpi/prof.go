@@ -86,11 +86,11 @@ func pirecv(c *Comm, b []byte, src, tag int) (Request, error) {
 
 // enterWait is prof.Enter for a completion call on r: its peer (a world rank) and tag.
 func (r *Request) enterWait(call prof.Call) int64 {
-	peer, tag := r.q.Target()
+	peer, tag, recv := r.q.Target()
 	if r.x != nil {
-		peer, tag = prof.NoPeer, -2
+		peer, tag, recv = prof.NoPeer, -2, false
 	}
-	return prof.EnterWait(call, r.c.pc(), peer, tag)
+	return prof.EnterWait(call, r.c.pc(), peer, tag, recv)
 }
 
 // enterAll is prof.Enter for a completion call on rs: the first active request's
@@ -101,7 +101,7 @@ func enterAll(call prof.Call, rs []Request) int64 {
 			return rs[i].enterWait(call)
 		}
 	}
-	return prof.EnterWait(call, nil, prof.NoPeer, -2)
+	return prof.EnterWait(call, nil, prof.NoPeer, -2, false)
 }
 
 // enter is prof.Enter for a receive of the message m (its communicator, no peer).

@@ -39,6 +39,31 @@ func TestHungJobExplainsItself(t *testing.T) {
 	}
 }
 
+// Across hosts (every rank under an agent): the ranks' answers come up through the
+// agents, and the analysis names the missing members of any communicator by world
+// rank. Rank 0 is in an Allreduce on the even half of a Split that rank 2 never
+// enters: rank 2 waits (Wait on an Irecv) for a message rank 3 never sends.
+func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
+	agent, _ := fakeSSH(t)
+	r := mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--timeout", "3", rankBin, "hang-split")
+	if r.code != 124 {
+		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, re := range []string{
+		`mpigo:\s+0\s+Allreduce\s+ctx\d+\(0,2\)\s+-\s+-\s+8\s`,
+		`mpigo:\s+1\s+Finalize\s+WORLD`,
+		`mpigo:\s+2\s+Wait\s+WORLD\s+3\s+9\s+0\s`,
+		`mpigo:\s+3\s+Finalize\s+WORLD`,
+		`rank 2 waits in Wait for a message from rank 3 \(tag 9\) that never came: rank 3 is in Finalize`,
+		`1 of 2 ranks of ctx\d+\(0,2\) are in Allreduce \(ranks 0\); never entered it: rank 2 is in Wait \(peer 3, tag 9\)`,
+		`2 of 4 ranks of WORLD are in Finalize \(ranks 1,3\); they wait for the others: rank 0 is in Allreduce; rank 2 is in Wait \(peer 3, tag 9\)`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, r.stderr)
+		}
+	}
+}
+
 // --report prints one line per rank of its time in MPI, for any job.
 func TestReport(t *testing.T) {
 	r := mpigo(t, "", "run", "-n", "3", "--report", rankBin, "ring", "50")
@@ -56,6 +81,15 @@ func TestReport(t *testing.T) {
 		if x[1] != strconv.Itoa(i) || calls != 153 {
 			t.Errorf("line %q: want rank %d with 153 calls", x[0], i)
 		}
+	}
+	// Across hosts, the reports come up through the agents.
+	agent, _ := fakeSSH(t)
+	r = mpigo(t, "", "run", "--host", "alpha:1,beta:2", "--launch-agent", agent, "--report", rankBin, "ring", "50")
+	if r.code != 0 {
+		t.Fatalf("across hosts: exit %d: %s", r.code, r.stderr)
+	}
+	if m := re.FindAllStringSubmatch(r.stderr, -1); len(m) != 3 || m[2][1] != "2" || m[2][5] != "153" {
+		t.Errorf("across hosts: want 3 report lines, the last of rank 2 with 153 calls:\n%s", r.stderr)
 	}
 }
 

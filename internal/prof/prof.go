@@ -58,6 +58,8 @@ func Bucket(n int) int { return bits.Len64(uint64(n)) }
 const (
 	// worldPeer: the peer is a world rank (a request's), not a rank of the communicator.
 	worldPeer = 1 << 8
+	// waitsRecv: the call waits for a receive (a request's).
+	waitsRecv = 1 << 9
 )
 
 // current is the call the rank is in: what State reports.
@@ -144,10 +146,14 @@ func EnterTimed(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 	return enter(uint64(call), comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, n, true)
 }
 
-// EnterWait is Enter for a completion call on a request to world rank peer (-1:
-// none or unknown) with tag.
-func EnterWait(call Call, comm unsafe.Pointer, peer, tag int) int64 {
-	return enter(uint64(call)|worldPeer, comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, 0, false)
+// EnterWait is Enter for a completion call on a request with world rank peer
+// (NoPeer: none) and tag; recv says the request is a receive's.
+func EnterWait(call Call, comm unsafe.Pointer, peer, tag int, recv bool) int64 {
+	w := uint64(call) | worldPeer
+	if recv {
+		w |= waitsRecv
+	}
+	return enter(w, comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, 0, false)
 }
 
 // enter is Enter's long path: a nested call, a sampled one, a timed one, a program

@@ -1,6 +1,10 @@
 package prof
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestBucket(t *testing.T) {
 	for _, c := range []struct{ n, b int }{{0, 0}, {1, 1}, {2, 2}, {3, 2}, {8, 4}, {1023, 10}, {1024, 11}, {1 << 62, 63}, {-1, 64}} {
@@ -84,4 +88,30 @@ func TestCountsAndSamples(t *testing.T) {
 	if w := State(); w.Call != "" {
 		t.Errorf("State after the call = %+v, want none", w)
 	}
+}
+
+// The cost of recording one short call: the always-on counters (short path, with the
+// sampled calls' clock reads), and with the timeline on (every call timed, an event
+// in the ring, the ring written to a file when full).
+func BenchmarkCall(b *testing.B) {
+	b.Run("counters", func(b *testing.B) {
+		Start(0, 2, false)
+		for i := 0; i < b.N; i++ {
+			call(Send, 8, nil)
+		}
+	})
+	b.Run("timeline", func(b *testing.B) {
+		Start(0, 2, false)
+		f, err := os.Create(filepath.Join(b.TempDir(), "events"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// What Start does with the profile setting on.
+		tl.f, tl.ev, timed, gate = f, make([]Event, setEvents.Get()), true, 0
+		defer func() { f.Close(); tl.f, timed, gate = nil, false, 1 }()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			call(Send, 8, nil)
+		}
+	})
 }

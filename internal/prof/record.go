@@ -303,6 +303,8 @@ type Where struct {
 	Tag      int
 	Bytes    int64
 	Blocked  float64 // seconds since it entered the call or began to wait; -1 unknown
+	// WaitsRecv: a completion call waits for a receive from Peer (a request's).
+	WaitsRecv bool `json:",omitempty"`
 }
 
 // State returns the call the rank is in now, read when two reads agree (the
@@ -325,6 +327,7 @@ func State() Where {
 	w.Peer = int(int32(uint32(a.peer)))
 	w.Tag = int(int32(uint32(a.peer >> 32)))
 	w.Bytes = int64(a.bytes)
+	w.WaitsRecv = a.call&waitsRecv != 0
 	if a.comm != nil && src.Describe != nil {
 		d := src.Describe(a.comm)
 		w.Comm, w.CommName, w.Size, w.Group, w.Remote = d.Ctx, d.Name, d.Size, d.Group, d.Remote

@@ -139,6 +139,19 @@ func main() {
 		if rank == 0 {
 			mpi.Recv(mpi.World, make([]int64, 1), 1, 7)
 		}
+	case "hang-split": // 4 ranks: the world split by parity; rank 0 enters an Allreduce
+		// on the even half that rank 2 never enters, as rank 2 waits (Irecv, Wait) for a
+		// message from rank 3 (tag 9) that never comes; the odd ranks go to Finalize
+		half, err := mpi.World.Split(rank%2, rank)
+		must(err)
+		switch rank {
+		case 0:
+			must(mpi.Allreduce(half, []int{1}, make([]int, 1), mpi.Sum))
+		case 2:
+			q, err := mpi.Irecv(mpi.World, make([]int64, 1), 3, 9)
+			must(err)
+			q.Wait()
+		}
 	case "ring": // ROUNDS [FAILRANK]: each rank sends 1 KiB to the next ROUNDS times, then
 		// an Allreduce; FAILRANK (if given) then exits with code 3 while the others wait
 		// in a Barrier
