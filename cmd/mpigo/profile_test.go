@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -36,6 +37,41 @@ func TestHungJobExplainsItself(t *testing.T) {
 	// The explanation comes before the ranks are stopped.
 	if i, j := strings.Index(r.stderr, "never came"), strings.Index(r.stderr, "stopping 3 ranks"); i < 0 || j < i {
 		t.Errorf("the explanation should precede the stop:\n%s", r.stderr)
+	}
+}
+
+// Ctrl-C on a hung job: the launcher prints the table before it stops the ranks, and
+// nothing of the job is left: no process, no file in /dev/shm.
+func TestInterruptedHungJobExplainsItself(t *testing.T) {
+	cmd, out, errb, drained := startReady(t, 3, "run", "-n", "3", "--set", "shm_memory=file", rankBin, "hang-recv")
+	ps := pids(out.String())
+	if len(ps) != 3 {
+		t.Fatalf("pids %v from %q", ps, out.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	<-drained
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGINT) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGINT))
+	}
+	stderr := errb.String()
+	for _, re := range []string{
+		`received interrupt; what each rank is doing:`,
+		`mpigo:\s+0\s+Recv\s+WORLD\s+1\s+7\s+8\s`,
+		`mpigo:\s+2\s+Finalize\s+WORLD`,
+		`rank 0 waits in Recv for a message from rank 1 \(tag 7\) that never came: rank 1 is in Finalize`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, stderr)
+		}
+	}
+	if i, j := strings.Index(stderr, "never came"), strings.Index(stderr, "forwarding it to 3 ranks"); i < 0 || j < i {
+		t.Errorf("the explanation should precede the signal's forwarding:\n%s", stderr)
+	}
+	assertGone(t, ps)
+	left, _ := filepath.Glob("/dev/shm/mpigo-" + strconv.FormatInt(int64(cmd.Process.Pid), 36) + "*")
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
 

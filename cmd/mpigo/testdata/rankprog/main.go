@@ -135,7 +135,9 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("coll ok rank %d\n", w.Rank())
-	case "hang-recv": // rank 0 waits in Recv for a message from rank 1 (tag 7) that never comes
+	case "hang-recv": // rank 0 waits in Recv for a message from rank 1 (tag 7) that never
+		// comes; every rank says "ready N" as it enters its last call (Recv, Finalize)
+		fmt.Printf("ready %d\n", rank)
 		if rank == 0 {
 			mpi.Recv(mpi.World, make([]int64, 1), 1, 7)
 		}
