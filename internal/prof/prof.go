@@ -250,6 +250,16 @@ func exit(call Call, t int64, n int) {
 	}
 }
 
+// Unwind ends the record of the call under way, uncounted: a panic (a user's error
+// handler's) is leaving it, and with it any call it was made in.
+func Unwind() {
+	publish(&cur.since, 0)
+	publish(&cur.call, 0)
+	if !concurrent {
+		gate &^= inCall
+	}
+}
+
 // Blocked is called by a wait that has spun in vain (internal/idle): the current call
 // is really waiting, so its time is measured from now if it was not from its entry.
 func Blocked() {

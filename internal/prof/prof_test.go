@@ -115,3 +115,24 @@ func BenchmarkCall(b *testing.B) {
 		}
 	})
 }
+
+// A call left by a panic (Unwind) does not leave the record believing the rank is
+// still in it: the calls that follow are counted.
+func TestUnwind(t *testing.T) {
+	Start(0, 2, false)
+	func() {
+		defer func() { recover() }()
+		call(Rsend, 1, func() {
+			defer Unwind()
+			panic("a user's error handler")
+		})
+	}()
+	if w := State(); w.Call != "" {
+		t.Fatalf("after the panic the rank is still in %s", w.Call)
+	}
+	before := counts[Bsend].N
+	call(Bsend, 1, nil)
+	if counts[Bsend].N != before+1 {
+		t.Errorf("the call after the panic was not counted")
+	}
+}
