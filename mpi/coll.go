@@ -58,12 +58,23 @@ func setVec[T Elem](v *core.Vec, b []T) {
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier() error {
 	defer prof.Exit(prof.Barrier, c.enter(prof.Barrier, prof.NoPeer, 0), 0)
+	if c.special() {
+		return c.coll("Barrier", func() error {
+			return c.dev().Barrier("Barrier")
+		})
+	}
 	return c.fail("Barrier", c.dev().Barrier("Barrier"))
 }
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
 	defer prof.Exit(prof.Bcast, c.enter(prof.Bcast, root, nbytes(buf)), nbytes(buf))
+	if c.special() {
+		return c.coll("Bcast", func() error {
+			v := vec(buf)
+			return c.dev().Bcast("Bcast", &v, root)
+		})
+	}
 	var v core.Vec
 	setVec(&v, buf)
 	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
@@ -78,10 +89,23 @@ func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 	if err := setRed[T](&r, "Reduce", op); err != nil {
 		return c.fail("Reduce", err)
 	}
+	if c.special() {
+		return c.coll("Reduce", reduceCall(c, vec(send), vec(recv), r, root))
+	}
 	var s, rv core.Vec
 	setVec(&s, send)
 	setVec(&rv, recv)
 	return c.fail("Reduce", c.dev().Reduce("Reduce", &s, &rv, &r, root))
+}
+
+// reduceCall and allreduceCall are Reduce's and Allreduce's calls for coll, made
+// apart so that the closure's variables do not move to the heap in the common path.
+func reduceCall(c *Comm, s, rv core.Vec, r core.Red, root int) func() error {
+	return func() error { return c.dev().Reduce("Reduce", &s, &rv, &r, root) }
+}
+
+func allreduceCall(c *Comm, s, rv core.Vec, r core.Red) func() error {
+	return func() error { return c.dev().Allreduce("Allreduce", &s, &rv, &r) }
 }
 
 // Allreduce combines every rank's send with op into every rank's recv (as long as
@@ -91,6 +115,9 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 	var r core.Red
 	if err := setRed[T](&r, "Allreduce", op); err != nil {
 		return c.fail("Allreduce", err)
+	}
+	if c.special() {
+		return c.coll("Allreduce", allreduceCall(c, vec(send), vec(recv), r))
 	}
 	var s, rv core.Vec
 	setVec(&s, send)
@@ -103,6 +130,12 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Gather", func() error {
+			_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
+			return err
+		})
+	}
 	_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
 	return c.fail("Gather", err)
 }
@@ -111,6 +144,12 @@ func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Gatherv", func() error {
+			_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
+			return err
+		})
+	}
 	_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
 	return c.fail("Gatherv", err)
 }
@@ -119,6 +158,12 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Scatter", func() error {
+			_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
+			return err
+		})
+	}
 	_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
 	return c.fail("Scatter", err)
 }
@@ -127,6 +172,12 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, nbytes(send)), nbytes(send))
+	if c.special() {
+		return c.coll("Scatterv", func() error {
+			_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
+			return err
+		})
+	}
 	_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
 	return c.fail("Scatterv", err)
 }
@@ -136,6 +187,12 @@ func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Allgather", func() error {
+			_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
+			return err
+		})
+	}
 	_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
 	return c.fail("Allgather", err)
 }
@@ -144,6 +201,12 @@ func Allgather[T Elem](c *Comm, send, recv []T) error {
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Allgatherv", func() error {
+			_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
+			return err
+		})
+	}
 	_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
 	return c.fail("Allgatherv", err)
 }
@@ -153,6 +216,12 @@ func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 // InPlace[T]() and the blocks to send are in recv.
 func Alltoall[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Alltoall", func() error {
+			_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
+			return err
+		})
+	}
 	_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
 	return c.fail("Alltoall", err)
 }
@@ -162,6 +231,12 @@ func Alltoall[T Elem](c *Comm, send, recv []T) error {
 // in recv, laid out by rcounts and rdispls.
 func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
+	if c.special() {
+		return c.coll("Alltoallv", func() error {
+			_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
+			return err
+		})
+	}
 	_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
 	return c.fail("Alltoallv", err)
 }
@@ -171,6 +246,12 @@ func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 // holds the whole input and gets the result in recv[:len(recv)/Size()].
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("ReduceScatterBlock", func() error {
+			_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
+			return err
+		})
+	}
 	_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
 	return c.fail("ReduceScatterBlock", err)
 }
@@ -188,6 +269,12 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 // InPlace[T](), recv holds the whole input and gets the result in recv[:counts[rank]].
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
 	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("ReduceScatter", func() error {
+			_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
+			return err
+		})
+	}
 	_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
 	return c.fail("ReduceScatter", err)
 }
@@ -204,6 +291,12 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 // rank order. In place: send is InPlace[T]() and the input is in recv.
 func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Scan", func() error {
+			_, err := scan("Scan", c, send, recv, op, false, false)
+			return err
+		})
+	}
 	_, err := scan("Scan", c, send, recv, op, false, false)
 	return c.fail("Scan", err)
 }
@@ -212,6 +305,12 @@ func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 // 0's recv is left as it was. In place: send is InPlace[T]().
 func Exscan[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		return c.coll("Exscan", func() error {
+			_, err := scan("Exscan", c, send, recv, op, true, false)
+			return err
+		})
+	}
 	_, err := scan("Exscan", c, send, recv, op, true, false)
 	return c.fail("Exscan", err)
 }

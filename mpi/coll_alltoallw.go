@@ -35,6 +35,13 @@ import (
 // peer, such as a strided column to one rank and a struct to another.
 func Alltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
 	defer prof.Exit(prof.Alltoallw, c.enter(prof.Alltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
+	if c.special() {
+		if done, err := c.around("Alltoallw", func(b *Comm) error {
+			return Alltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+		}); done {
+			return err
+		}
+	}
 	_, err := alltoallw("Alltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, false)
 	return c.fail("Alltoallw", err)
 }

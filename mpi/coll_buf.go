@@ -43,6 +43,11 @@ func cvecs(a, b Buf) (core.Vec, core.Vec, error) {
 // BcastBuf is Bcast of a typed buffer: root's items reach every rank's buf.
 func BcastBuf(c *Comm, buf Buf, root int) error {
 	defer prof.Exit(prof.Bcast, c.enter(prof.Bcast, root, buf.size()), buf.size())
+	if c.special() {
+		if done, err := c.around("Bcast", func(b *Comm) error { return BcastBuf(b, buf, root) }); done {
+			return err
+		}
+	}
 	v, err := buf.cvec()
 	if err != nil {
 		return c.fail("Bcast", err)
@@ -65,6 +70,11 @@ func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
 // rank i's at item i*(its count).
 func GatherBuf(c *Comm, send, recv Buf, root int) error {
 	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Gather", func(b *Comm) error { return GatherBuf(b, send, recv, root) }); done {
+			return err
+		}
+	}
 	_, err := gatherBuf("Gather", c, send, recv, nil, nil, root, false, false)
 	return c.fail("Gather", err)
 }
@@ -80,6 +90,11 @@ func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // displs[i], counts[i] of them.
 func GathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) error {
 	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Gatherv", func(b *Comm) error { return GathervBuf(b, send, recv, counts, displs, root) }); done {
+			return err
+		}
+	}
 	_, err := gatherBuf("Gatherv", c, send, recv, counts, displs, root, true, false)
 	return c.fail("Gatherv", err)
 }
@@ -106,6 +121,11 @@ func gatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, root in
 // count per rank, is dealt out to every rank's recv.
 func ScatterBuf(c *Comm, send, recv Buf, root int) error {
 	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Scatter", func(b *Comm) error { return ScatterBuf(b, send, recv, root) }); done {
+			return err
+		}
+	}
 	_, err := scatterBuf("Scatter", c, send, nil, nil, recv, root, false, false)
 	return c.fail("Scatter", err)
 }
@@ -121,6 +141,11 @@ func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // from item displs[i].
 func ScattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) error {
 	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, send.size()), send.size())
+	if c.special() {
+		if done, err := c.around("Scatterv", func(b *Comm) error { return ScattervBuf(b, send, counts, displs, recv, root) }); done {
+			return err
+		}
+	}
 	_, err := scatterBuf("Scatterv", c, send, counts, displs, recv, root, true, false)
 	return c.fail("Scatterv", err)
 }
@@ -146,6 +171,11 @@ func scatterBuf(op string, c *Comm, send Buf, counts, displs []int, recv Buf, ro
 // AllgatherBuf is Allgather of typed buffers.
 func AllgatherBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Allgather", func(b *Comm) error { return AllgatherBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	_, err := allgatherBuf("Allgather", c, send, recv, nil, nil, false, false)
 	return c.fail("Allgather", err)
 }
@@ -160,6 +190,11 @@ func IallgatherBuf(c *Comm, send, recv Buf) (Request, error) {
 // AllgathervBuf is Allgatherv of typed buffers.
 func AllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
 	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Allgatherv", func(b *Comm) error { return AllgathervBuf(b, send, recv, counts, displs) }); done {
+			return err
+		}
+	}
 	_, err := allgatherBuf("Allgatherv", c, send, recv, counts, displs, true, false)
 	return c.fail("Allgatherv", err)
 }
@@ -185,6 +220,11 @@ func allgatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, v, n
 // AlltoallBuf is Alltoall of typed buffers.
 func AlltoallBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Alltoall", func(b *Comm) error { return AlltoallBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	_, err := alltoallBuf("Alltoall", c, send, nil, nil, recv, nil, nil, false, false)
 	return c.fail("Alltoall", err)
 }
@@ -199,6 +239,11 @@ func IalltoallBuf(c *Comm, send, recv Buf) (Request, error) {
 // AlltoallvBuf is Alltoallv of typed buffers.
 func AlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, send.size()), send.size())
+	if c.special() {
+		if done, err := c.around("Alltoallv", func(b *Comm) error { return AlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+			return err
+		}
+	}
 	_, err := alltoallBuf("Alltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true, false)
 	return c.fail("Alltoallv", err)
 }

@@ -30,6 +30,11 @@ import "github.com/mpigo/mpigo/internal/prof"
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 	defer prof.Exit(prof.Reduce, c.enter(prof.Reduce, root, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Reduce", func(b *Comm) error { return ReduceBuf(b, send, recv, op, root) }); done {
+			return err
+		}
+	}
 	const name = "ReduceBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -56,6 +61,11 @@ func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
 // and be built from the same single predefined type, as for ReduceBuf.
 func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
 	defer prof.Exit(prof.Allreduce, c.enter(prof.Allreduce, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Allreduce", func(b *Comm) error { return AllreduceBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "AllreduceBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -81,6 +91,11 @@ func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // sends are combined, as for ReduceScatterBlock.
 func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
 	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("ReduceScatterBlock", func(b *Comm) error { return ReduceScatterBlockBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "ReduceScatterBlockBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -105,6 +120,11 @@ func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // items, and rank i's recv, counts[i] items, gets block i of the combination.
 func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
 	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("ReduceScatter", func(b *Comm) error { return ReduceScatterBuf(b, send, recv, counts, op) }); done {
+			return err
+		}
+	}
 	const name = "ReduceScatterBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -128,6 +148,11 @@ func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, e
 // of ranks 0..r, in rank order.
 func ScanBuf(c *Comm, send, recv Buf, op Op) error {
 	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Scan", func(b *Comm) error { return ScanBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "ScanBuf"
 	if err := c.check(name); err != nil {
 		return err
@@ -151,6 +176,11 @@ func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // sends of ranks 0..r-1; rank 0's recv is left as it was.
 func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
 	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("Exscan", func(b *Comm) error { return ExscanBuf(b, send, recv, op) }); done {
+			return err
+		}
+	}
 	const name = "ExscanBuf"
 	if err := c.check(name); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"context"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -30,6 +31,9 @@ type Comm struct {
 	order []*Keyval         // attrs in the order they were set (Self's delete callbacks at Finalize run in reverse)
 	errh  *ErrHandler       // nil: ErrorsReturn
 	hints map[string]string // the info hints set (info.go); nil: all at their defaults
+
+	// ctx is a view's context (WithContext, ctx.go); nil for the communicator itself.
+	ctx context.Context
 }
 
 // World is every rank of the job (MPI_COMM_WORLD); Self is this rank alone

@@ -15,6 +15,15 @@ import (
 // keyvals' copy functions, and the topology is kept.
 func (c *Comm) Dup() (*Comm, error) {
 	defer prof.Exit(prof.Dup, c.enter(prof.Dup, prof.NoPeer, 0), 0)
+	if c.special() {
+		var nc *Comm
+		if done, err := c.around("Dup", func(b *Comm) (err error) { nc, err = b.Dup(); return err }); done {
+			if err != nil {
+				return nil, err // nc is not read: a given-up call may still set it
+			}
+			return nc, nil
+		}
+	}
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
@@ -108,6 +117,15 @@ func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
 // (nil where the color has no rank in the other group).
 func (c *Comm) Split(color, key int) (*Comm, error) {
 	defer prof.Exit(prof.Split, c.enter(prof.Split, prof.NoPeer, 0), 0)
+	if c.special() {
+		var nc *Comm
+		if done, err := c.around("Split", func(b *Comm) (err error) { nc, err = b.Split(color, key); return err }); done {
+			if err != nil {
+				return nil, err // nc is not read: a given-up call may still set it
+			}
+			return nc, nil
+		}
+	}
 	nd, err := c.dev().Split("Split", color, key)
 	if err != nil {
 		return nil, c.fail("Split", err)
@@ -121,6 +139,15 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 // them (nil where either is empty).
 func (c *Comm) Create(g *Group) (*Comm, error) {
 	defer prof.Exit(prof.Create, c.enter(prof.Create, prof.NoPeer, 0), 0)
+	if c.special() {
+		var nc *Comm
+		if done, err := c.around("Create", func(b *Comm) (err error) { nc, err = b.Create(g); return err }); done {
+			if err != nil {
+				return nil, err // nc is not read: a given-up call may still set it
+			}
+			return nc, nil
+		}
+	}
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}

@@ -93,6 +93,11 @@ func checkBlocks(op, what string, counts, displs []int, n, size int) error {
 // (MPI_Neighbor_allgather).
 func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgather(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgather"
 	in, _, err := c.neighborShape(op)
 	if err != nil {
@@ -111,6 +116,11 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 // counts[i] elements at displs[i] of recv (MPI_Neighbor_allgatherv).
 func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgatherv(b, send, recv, counts, displs) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgatherv"
 	in, _, err := c.neighborShape(op)
 	if err != nil {
@@ -128,6 +138,11 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 // from source i, every block len(send)/outdegree elements (MPI_Neighbor_alltoall).
 func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	if c.special() {
+		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoall(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoall"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -153,6 +168,11 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 // (MPI_Neighbor_alltoallv).
 func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
+	if c.special() {
+		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallv(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoallv"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -178,6 +198,13 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 // neighbour's block is neither sent nor touched.
 func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
 	defer prof.Exit(prof.NeighborAlltoallw, c.enter(prof.NeighborAlltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
+	if c.special() {
+		if done, err := c.around("NeighborAlltoallw", func(b *Comm) error {
+			return NeighborAlltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+		}); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoallw"
 	smem, err := rawBytes(op, "send", send)
 	if err != nil {
@@ -244,6 +271,11 @@ func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes 
 // order.
 func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgatherBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgather"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -263,6 +295,11 @@ func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
 // as counts[i] items at item displs[i] of recv.
 func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
 	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgathervBuf(b, send, recv, counts, displs) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAllgatherv"
 	_, out, err := c.neighborShape(op)
 	if err != nil {
@@ -275,6 +312,11 @@ func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error 
 // recv from source i; each buffer's items are divided evenly among its neighbours.
 func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	if c.special() {
+		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoallBuf(b, send, recv) }); done {
+			return err
+		}
+	}
 	const op = "NeighborAlltoall"
 	in, out, err := c.neighborShape(op)
 	if err != nil {
@@ -298,6 +340,11 @@ func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 // places (in items).
 func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, send.size()), send.size())
+	if c.special() {
+		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+			return err
+		}
+	}
 	return c.neighborBuf("NeighborAlltoallv", send, recv, scounts, sdispls, rcounts, rdispls)
 }
 

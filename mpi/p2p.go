@@ -84,12 +84,15 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.
 	if !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
 		t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
 	}
-	if d.DirectSend(dest, tag) {
+	switch {
+	case d.DirectSend(dest, tag) && c.ctx == nil:
 		// The common case in one call: no rank to translate, nothing to check further.
 		if err = d.SendDirect(p2p.Bytes(b), dest, tag, mode); err != nil {
 			err = c.fail(op, mapErr(op, err))
 		}
-	} else {
+	case c != nil && c.ctx != nil:
+		err = sendCtx(op, c, p2p.Bytes(b), dest, tag, mode)
+	default:
 		err = c.fail(op, d.Send(op, p2p.Bytes(b), dest, tag, mode))
 	}
 	if !prof.TryExit(call, t, len(b)) {
@@ -146,8 +149,14 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 		n       int64
 		err     error
 	)
-	if d.DirectRecv(src, tag) {
+	if d.DirectRecv(src, tag) && c.ctx == nil {
 		from, t, n, err = d.RecvDirect(p2p.Bytes(b), src, tag)
+	} else if c != nil && c.ctx != nil {
+		err = recvCtx(st, op, c, p2p.Bytes(b), src, tag)
+		if !prof.TryExit(prof.Recv, pt, int(st.bytes)) {
+			prof.Exit(prof.Recv, pt, int(st.bytes))
+		}
+		return err
 	} else {
 		from, t, n, err = d.Recv(op, p2p.Bytes(b), src, tag)
 	}
@@ -174,8 +183,14 @@ func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 	}
 	if err := send(prof.Sendrecv, "Sendrecv", c, asBytes(sendbuf), dest, sendtag, p2p.Standard); err != nil {
 		q.Cancel()
+		q.c = c.base()
 		q.Wait()
 		return Status{}, err
+	}
+	if c.ctx != nil {
+		var ps p2p.Status
+		err := c.endRecv("Sendrecv", &q.q, &ps)
+		return c.status(ps), c.fail("Sendrecv", err)
 	}
 	return q.Wait()
 }
@@ -291,11 +306,17 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 func (r *Request) Wait() (st Status, err error) {
 	defer prof.Exit(prof.Wait, r.enterWait(prof.Wait), 0)
 	if r.x != nil {
+		if r.c != nil && r.c.ctx != nil {
+			return r.WaitContext(r.c.ctx)
+		}
 		err = r.x.Wait()
 		if xerr := r.xReport(&st, true); err == nil {
 			err = xerr
 		}
 		return st, r.c.fail("Wait", err)
+	}
+	if r.c != nil && r.c.ctx != nil {
+		return r.WaitContext(r.c.ctx)
 	}
 	var ps p2p.Status
 	err = core.WaitInto(&r.q, &ps)
@@ -382,11 +403,24 @@ func (r *Request) Free() error {
 	return r.c.fail("Free", mapErr("Free", core.FreeRequest(&r.q)))
 }
 
-// Start starts an inactive persistent request.
+// Start starts an inactive persistent request (a persistent send or receive, or a
+// persistent collective).
 func (r *Request) Start() error {
 	defer prof.Exit(prof.ReqStart, r.enterWait(prof.ReqStart), 0)
+	if r.x != nil {
+		// A persistent collective: an error of its run went through the handler as
+		// the run began.
+		if err := r.x.Start("Start"); err != nil {
+			return r.c.fail("Start", err)
+		}
+		return nil
+	}
 	return r.c.fail("Start", mapErr("Start", core.Start(&r.q)))
 }
+
+// inactive reports whether completion calls treat r as the null request: it is null,
+// or a persistent collective not started.
+func (r *Request) inactive() bool { return r.IsNull() || (r.x != nil && !r.x.Active()) }
 
 func engReqs(rs []Request, buf []p2p.Request) []p2p.Request {
 	buf = buf[:0]
@@ -412,10 +446,14 @@ func (c *Comm) orWorld() *Comm {
 // Startall starts every request of rs.
 func Startall(rs []Request) error {
 	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2, false), 0)
-	qs := engReqs(rs, nil)
-	err := core.Startall(qs)
-	putBack(rs, qs)
-	return mapErr("Startall", err)
+	// In the order given, as MPI_Startall does: persistent collectives must start in
+	// the same order on every member.
+	for i := range rs {
+		if err := rs[i].Start(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Waitall waits for every request of rs; sts, if not nil, gets their statuses (it must
@@ -433,8 +471,18 @@ func Waitall(rs []Request, sts []Status) error {
 	if sts != nil {
 		ps = make([]p2p.Status, len(rs))
 	}
-	err := core.Waitall(qs, ps)
+	ctx := ctxOf(rs)
+	if ctx != nil && ps == nil {
+		ps = make([]p2p.Status, len(rs))
+	}
+	err := core.WaitallCtx(ctx, qs, ps)
 	putBack(rs, qs)
+	if isCtx(ctx, err) {
+		for i := range sts[:min(len(sts), len(rs))] {
+			sts[i] = rs[i].c.orWorld().status(ps[i]) // empty for the pending ones
+		}
+		return ctxErr("Waitall", err, "gave up when its context ended; the requests not completed are still pending")
+	}
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].c.orWorld().status(ps[i])
 	}
@@ -472,7 +520,7 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 	poll := func() bool {
 		live := false
 		for k := range rs {
-			if rs[k].IsNull() {
+			if rs[k].inactive() {
 				continue
 			}
 			live = true
@@ -483,6 +531,10 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 		}
 		if !live {
 			i, st, ok, err = Undefined, Status{Source: AnySource, Tag: AnyTag}, true, nil
+			return true
+		}
+		if ctx := ctxOf(rs); wait && ctx != nil && ctx.Err() != nil {
+			i, st, ok, err = Undefined, Status{}, false, ctxErr("Waitany", ctx.Err(), "gave up when its context ended; the requests are still pending")
 			return true
 		}
 		return false
@@ -506,8 +558,12 @@ func Waitany(rs []Request) (int, Status, error) {
 		return i, st, err
 	}
 	qs := engReqs(rs, nil)
-	i, st, err := core.Waitany(qs)
+	ctx := ctxOf(rs)
+	i, st, err := core.WaitanyCtx(ctx, qs)
 	putBack(rs, qs)
+	if isCtx(ctx, err) {
+		return Undefined, Status{}, ctxErr("Waitany", err, "gave up when its context ended; the requests are still pending")
+	}
 	if i < 0 {
 		return Undefined, Status{Source: AnySource, Tag: AnyTag}, mapErr("Waitany", err)
 	}
@@ -567,7 +623,10 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 // that did (nil when every request is null).
 func Waitsome(rs []Request) ([]int, []Status, error) {
 	defer prof.Exit(prof.Waitsome, enterAll(prof.Waitsome, rs), 0)
-	return some("Waitsome", rs, core.Waitsome)
+	ctx := ctxOf(rs)
+	return some("Waitsome", rs, func(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
+		return core.WaitsomeCtx(ctx, qs, idx, sts)
+	})
 }
 
 // Testsome returns the indices of the requests that have completed, without waiting:
@@ -584,10 +643,11 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 		// until at least one has.
 		var idx []int
 		var sts []Status
+		var cerr error
 		poll := func() bool {
 			live := false
 			for i := range rs {
-				if rs[i].IsNull() {
+				if rs[i].inactive() {
 					continue
 				}
 				live = true
@@ -599,12 +659,19 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 			if live && idx == nil {
 				idx = []int{}
 			}
+			if ctx := ctxOf(rs); len(idx) == 0 && live && ctx != nil && ctx.Err() != nil {
+				cerr = ctxErr(op, ctx.Err(), "gave up when its context ended; the requests are still pending")
+				return true
+			}
 			return len(idx) > 0 || !live
 		}
 		if op == "Testsome" {
 			poll()
 		} else {
 			core.Await(poll)
+		}
+		if cerr != nil {
+			return nil, nil, cerr
 		}
 		return idx, sts, nil
 	}
@@ -613,6 +680,9 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 	ps := make([]p2p.Status, len(rs))
 	n, err := f(qs, idx, ps)
 	putBack(rs, qs)
+	if ctx := ctxOf(rs); isCtx(ctx, err) {
+		return nil, nil, ctxErr(op, err, "gave up when its context ended; the requests are still pending")
+	}
 	if n < 0 {
 		return nil, nil, mapErr(op, err)
 	}
@@ -627,6 +697,13 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 // it, without receiving it.
 func (c *Comm) Probe(src, tag int) (Status, error) {
 	defer prof.Exit(prof.Probe, c.enterP2P(prof.Probe, src, tag, 0), 0)
+	if c != nil && c.ctx != nil {
+		st, err := c.dev().ProbeCtx(c.ctx, "Probe", src, tag)
+		if isCtx(c.ctx, err) {
+			err = ctxErr("Probe", err, "gave up when its context ended")
+		}
+		return c.status(st), c.fail("Probe", err)
+	}
 	st, err := c.dev().Probe("Probe", src, tag)
 	return c.status(st), c.fail("Probe", err)
 }
@@ -648,6 +725,16 @@ type Message struct {
 // Mprobe waits for a matching message and takes it for Mrecv.
 func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
 	defer prof.Exit(prof.Mprobe, c.enterP2P(prof.Mprobe, src, tag, 0), 0)
+	for c != nil && c.ctx != nil {
+		// Probe under the context, then take the message; another goroutine may take
+		// it first, and then the probe starts again.
+		if _, err := c.Probe(src, tag); err != nil {
+			return Message{}, Status{}, err
+		}
+		if m, st, ok, err := c.Improbe(src, tag); ok || err != nil {
+			return m, st, err
+		}
+	}
 	m, st, err := c.dev().Mprobe("Mprobe", src, tag)
 	return Message{m, c}, c.status(st), c.fail("Mprobe", err)
 }

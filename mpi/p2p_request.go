@@ -17,7 +17,9 @@ func (r *Request) xReport(st *Status, release bool) error {
 		if ferr := r.x.Release(); err == nil {
 			err = ferr
 		}
-		r.x = nil
+		if !r.x.IsPersistent() { // a persistent one becomes inactive instead
+			r.x = nil
+		}
 	}
 	return err
 }

@@ -34,6 +34,7 @@ func infoCmd(args []string) int {
 	} else {
 		fmt.Fprintf(w, "config file\tnone (set %s, or write ~/.config/mpigo/config)\n", config.FileVar)
 	}
+	fmt.Fprintf(w, "C ABI library\t%s\n", abiInfo())
 	w.Flush()
 	fmt.Println()
 	fmt.Println("machine:")

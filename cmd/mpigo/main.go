@@ -4,6 +4,7 @@
 //	mpigo run -n 4 ./examples/pi          build the package once, run it as 4 ranks
 //	mpigo run -n 2 --tag-output hostname  any program
 //	mpigo info                            version, machine, every setting and its source
+//	mpigo cc -O2 -o ring ring.c           compile a C program against the MPI standard ABI
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mpigo/mpigo/abi"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/mpi"
 )
@@ -23,6 +25,9 @@ func usage(w io.Writer) {
 commands:
   run          run a program as an MPI job: mpigo run -n N PROGRAM [ARGS...]
   info         show the version, the machine and every runtime setting
+  cc           compile and link a C program against mpigo (MPI standard ABI): mpigo cc -o x x.c
+  cxx          the same for C++
+  abi          abi install --prefix DIR: lay out include/, lib/ and bin/mpicc for build systems
   cache        show mpigo's cache of built Go programs; 'mpigo cache clean' empties it
   version      print the version
 
@@ -49,6 +54,12 @@ func main() {
 		os.Exit(runCmd(os.Args[2:]))
 	case "info":
 		os.Exit(infoCmd(os.Args[2:]))
+	case "cc", "mpicc":
+		os.Exit(abi.CC(os.Args[2:], false))
+	case "cxx", "c++", "mpicxx":
+		os.Exit(abi.CC(os.Args[2:], true))
+	case "abi":
+		os.Exit(abiCmd(os.Args[2:]))
 	case "agent": // started by another mpigo over ssh or --launch-agent; speaks on stdin/stdout
 		os.Exit(launch.RunAgent(os.Stdin, os.Stdout))
 	case "cache":

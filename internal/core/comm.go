@@ -38,6 +38,7 @@ type Comm struct {
 	mu   sync.Mutex
 	name string
 	idup sync.Mutex // orders duplications of c (Dup, Idup), as MPI requires
+	part *partTable // partitioned communication's matching, made on first use
 }
 
 // World is every rank of the job; Self is this rank alone. Init fills them.

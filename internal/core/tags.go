@@ -29,6 +29,17 @@ const (
 	// collectives'.
 	TagNeighbor = tagManage + 200
 
+	// TagValueReduce is the value reductions' (mpi's ReduceValue) tree; TagValueOOB
+	// (+ a sequence number masked by TagValueMask) a value message's out-of-band parts.
+	TagValueReduce = tagManage + 300
+	TagValueOOB    = tagManage + 1<<16
+	TagValueMask   = 1<<16 - 1
+
+	// tagPartHello carries a partitioned send's description to its receiver;
+	// tagPartData + sid<<partBits + i is partition i of the sender's channel sid.
+	tagPartHello = tagManage + 400
+	tagPartData  = tagManage + 1<<28
+
 	tagGroupBase = tagManage + 1<<20 // + the user's tag (below 1<<20): CreateGroup
 	// groupTagLimit bounds CreateGroup's tag.
 	groupTagLimit = 1 << 20

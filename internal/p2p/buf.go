@@ -74,3 +74,22 @@ func (r *request) store(src []byte, off int64) {
 	}
 	r.lay.UnpackAt(src, off)
 }
+
+// Slice is bytes [off, off+n) of b's message: the same memory, for sending or
+// receiving part of a buffer on its own (a partition of a partitioned send).
+func (b Buf) Slice(off, n int64) Buf {
+	if b.l != nil {
+		return Packed(subLayout{b.l, off, n})
+	}
+	return Bytes(b.bytes()[off : off+n])
+}
+
+// subLayout is bytes [off, off+n) of a layout's message.
+type subLayout struct {
+	l      Layout
+	off, n int64
+}
+
+func (s subLayout) Len() int64                         { return s.n }
+func (s subLayout) PackAt(dst []byte, off int64) int   { return s.l.PackAt(dst, s.off+off) }
+func (s subLayout) UnpackAt(src []byte, off int64) int { return s.l.UnpackAt(src, s.off+off) }

@@ -121,6 +121,9 @@ func (e *Engine) onEager(hd *transport.Header, payload []byte) {
 // deliverEager completes receive r with an eager message's data.
 func (e *Engine) deliverEager(r *request, src, tag int32, data []byte) {
 	r.matched = true
+	if r.dst != nil {
+		r.alloc(int64(len(data)))
+	}
 	r.store(data, 0)
 	n := min(int64(len(data)), r.size)
 	r.st = Status{Source: int(src), Tag: int(tag), Count: n}
@@ -149,6 +152,9 @@ func (e *Engine) onRTS(hd *transport.Header) {
 // memory (get) or ask it to stream (cts). A truncating receive takes only its prefix.
 func (e *Engine) startRndv(r *request, src, tag int32, msgLen int64, sendID, addr uint64, proto transport.Protocol) {
 	r.matched = true
+	if r.dst != nil {
+		r.alloc(msgLen)
+	}
 	r.expect = min(msgLen, r.size)
 	r.st = Status{Source: int(src), Tag: int(tag), Count: r.expect}
 	if msgLen > r.size {

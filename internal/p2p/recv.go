@@ -283,7 +283,9 @@ func (e *Engine) Probe(src, tag int, ctx uint32) (Status, error) {
 
 // ProbeCtx is Probe that gives up when c is done.
 func (e *Engine) ProbeCtx(c context.Context, src, tag int, ctx uint32) (Status, error) {
-	st, _, _, err := e.probe("Probe", c, src, tag, ctx, true, false)
+	cw := e.watch(c)
+	st, _, _, err := e.probe("Probe", cw, src, tag, ctx, true, false)
+	cw.end()
 	return st, err
 }
 
@@ -300,7 +302,7 @@ func (e *Engine) Mprobe(src, tag int, ctx uint32) (Message, Status, error) {
 	return m, st, err
 }
 
-func (e *Engine) probe(op string, c context.Context, src, tag int, ctx uint32, wait, take bool) (Status, Message, bool, error) {
+func (e *Engine) probe(op string, c *watch, src, tag int, ctx uint32, wait, take bool) (Status, Message, bool, error) {
 	if err := e.checkRecv(op, src, tag); err != nil {
 		return Status{}, Message{}, false, err
 	}

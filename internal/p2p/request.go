@@ -77,7 +77,8 @@ type request struct {
 	tag  int32
 	buf  []byte
 	lay  Layout
-	size int64 // bytes in the buffer
+	size int64   // bytes in the buffer
+	dst  *[]byte // receive of any size: allocate the buffer at match, store it here (alloc.go)
 
 	sent, limit int64  // send: bytes streamed so far, and how many the receiver takes
 	remote      uint64 // the peer's cookie for this message
@@ -133,7 +134,7 @@ func (e *Engine) freeReq(r *request) {
 	// the request's handle reads done without the lock, and it has let go. The
 	// buffers are let go of for the collector; newReq clears the rest.
 	*(*uint32)(unsafe.Pointer(&r.done)) = 0
-	r.buf, r.lay, r.pin, r.bst = nil, nil, nil, nil
+	r.buf, r.lay, r.pin, r.bst, r.dst = nil, nil, nil, nil, nil
 	e.freeR = append(e.freeR, r)
 }
 

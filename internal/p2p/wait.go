@@ -15,8 +15,10 @@ import (
 // thread, then sleep on the doorbell, which transports ring when a packet arrives, for
 // at most the policy's sleep (a dead peer rings nobody), and yield again after every
 // sleep. Only one goroutine polls at a time: the others spin on their request's flag
-// and TryLock.
-func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
+// and TryLock. A wait given a context (cw non-nil) ends with the context's error when
+// the context ends: cw's flag, which the context's AfterFunc sets before it rings the
+// doorbell, is read after the spin, so neither the spin nor a sleep polls the context.
+func (e *Engine) block(cw *watch, r *request, cond func() bool) error {
 	ready := func() bool {
 		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
@@ -56,9 +58,9 @@ func (e *Engine) block(c context.Context, r *request, cond func() bool) error {
 		switch {
 		case w.Next(polls):
 			w.Gosched() // other goroutines of this process may be what we wait for
-		case c != nil && c.Err() != nil:
+		case cw.ended():
 			e.mu.Lock()
-			return c.Err()
+			return cw.c.Err()
 		case w.Yielding() || !e.mu.TryLock():
 			w.Yield()
 		default:
@@ -123,11 +125,13 @@ func (e *Engine) WaitInto(q *Request, st *Status) error { return e.waitInto(nil,
 // request pending.
 func (e *Engine) WaitCtx(c context.Context, q *Request) (Status, error) {
 	var st Status
-	err := e.waitInto(c, q, &st)
+	cw := e.watch(c)
+	err := e.waitInto(cw, q, &st)
+	cw.end()
 	return st, err
 }
 
-func (e *Engine) waitInto(c context.Context, q *Request, st *Status) error {
+func (e *Engine) waitInto(c *watch, q *Request, st *Status) error {
 	r := q.r
 	if r == nil || (r.gen == q.gen && !r.started) {
 		*st = emptyStatus
@@ -147,7 +151,7 @@ func (e *Engine) waitInto(c context.Context, q *Request, st *Status) error {
 
 // waitLocked is waitInto for a started request q.r of the current generation, with
 // e.mu held (block may release and retake it).
-func (e *Engine) waitLocked(c context.Context, q *Request, st *Status) error {
+func (e *Engine) waitLocked(c *watch, q *Request, st *Status) error {
 	if q.r.done.Load() == 0 {
 		if err := e.block(c, q.r, nil); err != nil {
 			return err
@@ -206,7 +210,9 @@ func (e *Engine) test(q *Request, st *Status, release bool) (bool, error) {
 func (e *Engine) Waitall(qs []Request, sts []Status) error { return e.WaitallCtx(nil, qs, sts) }
 
 // WaitallCtx is Waitall that gives up when c is done.
-func (e *Engine) WaitallCtx(c context.Context, qs []Request, sts []Status) error {
+func (e *Engine) WaitallCtx(ctx context.Context, qs []Request, sts []Status) error {
+	c := e.watch(ctx)
+	defer c.end()
 	var first error
 	locked := false // one hold of the lock for the requests that are done or started
 	for i := range qs {
@@ -221,7 +227,7 @@ func (e *Engine) WaitallCtx(c context.Context, qs []Request, sts []Status) error
 		} else {
 			err = e.waitInto(c, q, &st)
 		}
-		if c != nil && err != nil && err == c.Err() {
+		if c != nil && err != nil && err == ctx.Err() {
 			if locked {
 				e.mu.Unlock()
 			}
@@ -245,7 +251,12 @@ func (q *Request) active() bool { return q.r != nil && q.r.gen == q.gen && q.r.s
 
 // Waitany waits for one of qs to complete and returns its index and status; -1 when
 // every request is null or inactive.
-func (e *Engine) Waitany(qs []Request) (int, Status, error) {
+func (e *Engine) Waitany(qs []Request) (int, Status, error) { return e.WaitanyCtx(nil, qs) }
+
+// WaitanyCtx is Waitany that gives up when c is done (the requests stay pending).
+func (e *Engine) WaitanyCtx(c context.Context, qs []Request) (int, Status, error) {
+	cw := e.watch(c)
+	defer cw.end()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	found := -1
@@ -263,7 +274,7 @@ func (e *Engine) Waitany(qs []Request) (int, Status, error) {
 		}
 		return !seen
 	}
-	if err := e.block(nil, nil, any); err != nil {
+	if err := e.block(cw, nil, any); err != nil {
 		return -1, Status{}, err
 	}
 	if found < 0 {
@@ -298,6 +309,13 @@ func (e *Engine) Testany(qs []Request) (idx int, st Status, ok bool, err error) 
 // writes their indices to idx and statuses to sts (if not nil), both at least
 // len(qs) long. It returns how many; -1 when every request is null or inactive.
 func (e *Engine) Waitsome(qs []Request, idx []int, sts []Status) (int, error) {
+	return e.WaitsomeCtx(nil, qs, idx, sts)
+}
+
+// WaitsomeCtx is Waitsome that gives up when c is done (the requests stay pending).
+func (e *Engine) WaitsomeCtx(c context.Context, qs []Request, idx []int, sts []Status) (int, error) {
+	cw := e.watch(c)
+	defer cw.end()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	some := func() bool {
@@ -312,7 +330,7 @@ func (e *Engine) Waitsome(qs []Request, idx []int, sts []Status) (int, error) {
 		}
 		return !seen
 	}
-	if err := e.block(nil, nil, some); err != nil {
+	if err := e.block(cw, nil, some); err != nil {
 		return 0, err
 	}
 	return e.collect(qs, idx, sts)

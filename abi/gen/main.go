@@ -1,0 +1,306 @@
+// Command gen writes mpigo's C ABI files from the list of the standard's procedures
+// (procs.txt) and the hand-written part of the header (head.h):
+//
+//   - abi/include/mpi.h: head.h, then every prototype and its PMPI_ twin;
+//   - abi/libmpi/zforward.c: each MPI_x calls PMPI_x, so that a profiling tool that
+//     defines MPI_x and calls PMPI_x intercepts it;
+//   - abi/libmpi/zstubs.c: PMPI_x for every procedure the library does not implement
+//     (no "//export PMPI_x" in abi/libmpi/*.go and no definition in its hand-written
+//     C files): it returns MPI_ERR_UNSUPPORTED_OPERATION through the error handler.
+//
+// It also checks each Go export's parameters against the C prototype (count, and
+// the Go type each C type must have: int32 for int, int64 for MPI_Count, MPI_Aint and
+// MPI_Offset, uintptr for a handle, unsafe.Pointer for a pointer), since the C side
+// calls the Go exports through the header's prototypes and nothing else would catch
+// a mismatch.
+//
+// Run from the abi directory: go generate ./abi
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+type param struct{ typ, name string }
+
+type proc struct {
+	ret, name string
+	params    []param
+	variadic  bool
+}
+
+var protoRE = regexp.MustCompile(`^(.+?)\s+(MPI_\w+)\((.*)\)$`)
+
+func parseProcs(path string) ([]proc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []proc
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		m := protoRE.FindStringSubmatch(line)
+		if m == nil {
+			return nil, fmt.Errorf("procs.txt: cannot parse %q", line)
+		}
+		p := proc{ret: m[1], name: m[2]}
+		if args := strings.TrimSpace(m[3]); args != "void" {
+			for i, a := range strings.Split(args, ",") {
+				a = strings.TrimSpace(a)
+				if a == "..." {
+					p.variadic = true
+					continue
+				}
+				p.params = append(p.params, splitParam(a, i))
+			}
+		}
+		out = append(out, p)
+	}
+	return out, sc.Err()
+}
+
+var nameRE = regexp.MustCompile(`^(.*?)\s*\b(\w+)((?:\[\w*\])*)$`)
+
+// splitParam splits "const int ranges[][3]" into its type ("const int [][3]", kept
+// for the Go check) and its name.
+func splitParam(a string, i int) param {
+	m := nameRE.FindStringSubmatch(a)
+	if m == nil || m[1] == "" {
+		return param{typ: a, name: fmt.Sprintf("a%d", i)}
+	}
+	t := strings.TrimSpace(m[1])
+	if m[3] != "" {
+		t += " " + m[3]
+	}
+	return param{typ: t, name: m[2]}
+}
+
+func (p proc) cparams() string {
+	if len(p.params) == 0 && !p.variadic {
+		return "void"
+	}
+	var s []string
+	for _, q := range p.params {
+		s = append(s, cdecl(q))
+	}
+	if p.variadic {
+		s = append(s, "...")
+	}
+	return strings.Join(s, ", ")
+}
+
+func cdecl(q param) string {
+	if i := strings.Index(q.typ, " ["); i >= 0 {
+		return q.typ[:i] + " " + q.name + q.typ[i+1:]
+	}
+	if strings.HasSuffix(q.typ, "*") {
+		return q.typ + q.name
+	}
+	return q.typ + " " + q.name
+}
+
+func (p proc) args() string {
+	var s []string
+	for _, q := range p.params {
+		s = append(s, q.name)
+	}
+	return strings.Join(s, ", ")
+}
+
+// goType is the Go type a Go export must give a parameter of C type t.
+func goType(t string) string {
+	switch {
+	case strings.Contains(t, "*") || strings.Contains(t, "["):
+		return "unsafe.Pointer"
+	case t == "int" || t == "const int" || t == "MPI_T_cb_safety":
+		return "int32"
+	case t == "MPI_Count" || t == "MPI_Aint" || t == "MPI_Offset":
+		return "int64"
+	case t == "double":
+		return "float64"
+	case strings.HasPrefix(t, "MPI_"):
+		return "uintptr" // a handle
+	}
+	return "?" + t
+}
+
+// exports returns the Go exports of dir (name -> parameter types) and the names
+// defined by its hand-written C files.
+func exports(dir string) (map[string][]string, map[string]string, map[string]bool, error) {
+	fset := token.NewFileSet()
+	goFns := map[string][]string{}
+	goRet := map[string]string{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, fn := range files {
+		f, err := parser.ParseFile(fset, fn, nil, parser.ParseComments)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Doc == nil || !hasExport(fd) {
+				continue
+			}
+			var ts []string
+			for _, fl := range fd.Type.Params.List {
+				t := exprString(fl.Type)
+				n := len(fl.Names)
+				if n == 0 {
+					n = 1
+				}
+				for range n {
+					ts = append(ts, t)
+				}
+			}
+			goFns[fd.Name.Name] = ts
+			if fd.Type.Results != nil && len(fd.Type.Results.List) == 1 {
+				goRet[fd.Name.Name] = exprString(fd.Type.Results.List[0].Type)
+			}
+		}
+	}
+	cDefs := map[string]bool{}
+	cfiles, _ := filepath.Glob(filepath.Join(dir, "*.c"))
+	defRE := regexp.MustCompile(`(?m)^[A-Za-z_][\w \*]*\b(PMPI_\w+)\(`)
+	convRE := regexp.MustCompile(`(?m)^CONV\(\w+, (\w+)\)`)
+	for _, fn := range cfiles {
+		if strings.HasPrefix(filepath.Base(fn), "z") {
+			continue
+		}
+		b, err := os.ReadFile(fn)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, m := range defRE.FindAllSubmatch(b, -1) {
+			cDefs[string(m[1])] = true
+		}
+		for _, m := range convRE.FindAllSubmatch(b, -1) { // CONV(T, Name): both conversions
+			cDefs["PMPI_"+string(m[1])+"_fromint"] = true
+			cDefs["PMPI_"+string(m[1])+"_toint"] = true
+		}
+	}
+	return goFns, goRet, cDefs, nil
+}
+
+func hasExport(fd *ast.FuncDecl) bool {
+	for _, c := range fd.Doc.List {
+		if strings.HasPrefix(c.Text, "//export ") {
+			return true
+		}
+	}
+	return false
+}
+
+func exprString(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.SelectorExpr:
+		return exprString(x.X) + "." + x.Sel.Name
+	case *ast.StarExpr:
+		return "*" + exprString(x.X)
+	}
+	return fmt.Sprintf("%T", e)
+}
+
+// errObject is the handle argument whose error handler an unsupported call uses.
+func errObject(p proc) string {
+	for _, q := range p.params {
+		if q.typ == "MPI_Comm" {
+			return q.name
+		}
+	}
+	return "MPI_COMM_NULL"
+}
+
+func main() {
+	procs, err := parseProcs("gen/procs.txt")
+	check(err)
+	head, err := os.ReadFile("gen/head.h")
+	check(err)
+	goFns, goRet, cDefs, err := exports("libmpi")
+	check(err)
+
+	var h bytes.Buffer
+	h.Write(head)
+	h.WriteString("\n/* The procedures. The library defines MPIGO_ABI_NO_PROTOTYPES where it declares\n * them itself. */\n#if !defined(MPIGO_ABI_NO_PROTOTYPES)\n")
+	for _, pre := range []string{"MPI_", "PMPI_"} {
+		fmt.Fprintf(&h, "\n/* %sx */\n", pre)
+		for _, p := range procs {
+			fmt.Fprintf(&h, "%s %s%s(%s);\n", p.ret, pre, p.name[4:], p.cparams())
+		}
+	}
+	h.WriteString("\n#endif /* MPIGO_ABI_NO_PROTOTYPES */\n\n#if defined(__cplusplus)\n}\n#endif\n\n#endif /* MPI_H_ABI */\n")
+	check(os.WriteFile("include/mpi.h", h.Bytes(), 0o644))
+
+	const gen = "/* Code generated by abi/gen from abi/gen/procs.txt. DO NOT EDIT. */\n\n#include \"mpi.h\"\n\n"
+	var fw bytes.Buffer
+	fw.WriteString(gen)
+	var st bytes.Buffer
+	st.WriteString(gen + "extern int mpigo_unsupported(const char *name, MPI_Comm comm);\n\n")
+	var bad []string
+	implemented := 0
+	for _, p := range procs {
+		pname := "P" + p.name
+		if !p.variadic {
+			ret := "return "
+			fmt.Fprintf(&fw, "%s %s(%s) { %s%s(%s); }\n", p.ret, p.name, p.cparams(), ret, pname, p.args())
+		}
+		gp, isGo := goFns[pname]
+		switch {
+		case isGo:
+			implemented++
+			if len(gp) != len(p.params) {
+				bad = append(bad, fmt.Sprintf("%s: Go export has %d parameters, C %d", pname, len(gp), len(p.params)))
+				break
+			}
+			for i, q := range p.params {
+				if want := goType(q.typ); gp[i] != want {
+					bad = append(bad, fmt.Sprintf("%s: parameter %d (%s %s) is %s in Go, want %s", pname, i+1, q.typ, q.name, gp[i], want))
+				}
+			}
+			if want := goType(p.ret); goRet[pname] != want {
+				bad = append(bad, fmt.Sprintf("%s: Go result %s, want %s", pname, goRet[pname], want))
+			}
+		case cDefs[pname]:
+			implemented++
+		case p.ret != "int":
+			bad = append(bad, pname+": returns "+p.ret+": implement it (a stub cannot)")
+		case strings.HasPrefix(p.name, "MPI_T_"):
+			// The tools interface has no error handlers: its calls return its own codes.
+			fmt.Fprintf(&st, "int %s(%s) { return MPI_T_ERR_NOT_SUPPORTED; }\n", pname, p.cparams())
+		default:
+			fmt.Fprintf(&st, "int %s(%s) { return mpigo_unsupported(\"%s\", %s); }\n", pname, p.cparams(), p.name, errObject(p))
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		fmt.Fprintln(os.Stderr, strings.Join(bad, "\n"))
+		os.Exit(1)
+	}
+	check(os.WriteFile("libmpi/zforward.c", fw.Bytes(), 0o644))
+	check(os.WriteFile("libmpi/zstubs.c", st.Bytes(), 0o644))
+	fmt.Printf("gen: %d procedures, %d implemented\n", len(procs), implemented)
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,781 @@
+package main
+
+// #define MPIGO_ABI_NO_PROTOTYPES 1
+// #include "mpi.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// dtype is a datatype: the engine's type and its MPI name.
+type dtype struct {
+	t    *datatype.Type
+	name string
+}
+
+var (
+	types   table[dtype]
+	predefT [0x100]*dtype // predefined datatypes by handle - 0x200
+)
+
+func def(h uintptr, t *datatype.Type, name string) {
+	predefT[h-0x200] = &dtype{t: t, name: name}
+}
+
+func bytesType(n int64) *datatype.Type {
+	t, err := datatype.Contiguous(n, datatype.Byte)
+	if err != nil {
+		panic(err)
+	}
+	if err := t.Commit(); err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func pairOf(t *datatype.Type) *datatype.Type {
+	p, err := datatype.Contiguous(2, t)
+	if err != nil {
+		panic(err)
+	}
+	if err := p.Commit(); err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func init() {
+	d := datatype.Int8
+	_ = d
+	def(0x201, datatype.Int64, "MPI_AINT")
+	def(0x202, datatype.Int64, "MPI_COUNT")
+	def(0x203, datatype.Int64, "MPI_OFFSET")
+	def(0x207, datatype.Packed, "MPI_PACKED")
+	def(0x208, datatype.Int16, "MPI_SHORT")
+	def(0x209, datatype.Int32, "MPI_INT")
+	def(0x20a, datatype.Int64, "MPI_LONG")
+	def(0x20b, datatype.Int64, "MPI_LONG_LONG")
+	def(0x20c, datatype.Uint16, "MPI_UNSIGNED_SHORT")
+	def(0x20d, datatype.Uint32, "MPI_UNSIGNED")
+	def(0x20e, datatype.Uint64, "MPI_UNSIGNED_LONG")
+	def(0x20f, datatype.Uint64, "MPI_UNSIGNED_LONG_LONG")
+	def(0x210, datatype.Float32, "MPI_FLOAT")
+	def(0x212, datatype.Complex64, "MPI_C_FLOAT_COMPLEX")
+	def(0x213, datatype.Complex64, "MPI_CXX_FLOAT_COMPLEX")
+	def(0x214, datatype.Float64, "MPI_DOUBLE")
+	def(0x216, datatype.Complex128, "MPI_C_DOUBLE_COMPLEX")
+	def(0x217, datatype.Complex128, "MPI_CXX_DOUBLE_COMPLEX")
+	def(0x218, datatype.Int32, "MPI_LOGICAL")
+	def(0x219, datatype.Int32, "MPI_INTEGER")
+	def(0x21a, datatype.Float32, "MPI_REAL")
+	def(0x21b, datatype.Complex64, "MPI_COMPLEX")
+	def(0x21c, datatype.Float64, "MPI_DOUBLE_PRECISION")
+	def(0x21d, datatype.Complex128, "MPI_DOUBLE_COMPLEX")
+	// long double is x87 extended precision in 16 bytes: it moves, it does not reduce.
+	def(0x220, bytesType(16), "MPI_LONG_DOUBLE")
+	def(0x224, bytesType(32), "MPI_C_LONG_DOUBLE_COMPLEX")
+	def(0x225, bytesType(32), "MPI_CXX_LONG_DOUBLE_COMPLEX")
+	def(0x228, datatype.Float32Int32, "MPI_FLOAT_INT")
+	def(0x229, datatype.Float64Int32, "MPI_DOUBLE_INT")
+	def(0x22a, datatype.Int64Int32, "MPI_LONG_INT")
+	def(0x22b, datatype.Int32Int32, "MPI_2INT")
+	def(0x22c, datatype.Int16Int32, "MPI_SHORT_INT")
+	def(0x22d, bytesType(32), "MPI_LONG_DOUBLE_INT")
+	def(0x230, pairOf(datatype.Float32), "MPI_2REAL")
+	def(0x231, pairOf(datatype.Float64), "MPI_2DOUBLE_PRECISION")
+	def(0x232, pairOf(datatype.Int32), "MPI_2INTEGER")
+	def(0x238, datatype.Bool, "MPI_C_BOOL")
+	def(0x239, datatype.Bool, "MPI_CXX_BOOL")
+	def(0x23c, datatype.Int32, "MPI_WCHAR")
+	def(0x240, datatype.Int8, "MPI_INT8_T")
+	def(0x241, datatype.Uint8, "MPI_UINT8_T")
+	def(0x243, datatype.Int8, "MPI_CHAR")
+	def(0x244, datatype.Int8, "MPI_SIGNED_CHAR")
+	def(0x245, datatype.Uint8, "MPI_UNSIGNED_CHAR")
+	def(0x247, datatype.Byte, "MPI_BYTE")
+	def(0x248, datatype.Int16, "MPI_INT16_T")
+	def(0x249, datatype.Uint16, "MPI_UINT16_T")
+	def(0x250, datatype.Int32, "MPI_INT32_T")
+	def(0x251, datatype.Uint32, "MPI_UINT32_T")
+	def(0x258, datatype.Int64, "MPI_INT64_T")
+	def(0x259, datatype.Uint64, "MPI_UINT64_T")
+	def(0x2c0, datatype.Int8, "MPI_LOGICAL1")
+	def(0x2c1, datatype.Int8, "MPI_INTEGER1")
+	def(0x2c3, datatype.Uint8, "MPI_CHARACTER")
+	def(0x2c8, datatype.Int16, "MPI_LOGICAL2")
+	def(0x2c9, datatype.Int16, "MPI_INTEGER2")
+	def(0x2ca, bytesType(2), "MPI_REAL2")
+	def(0x2d0, datatype.Int32, "MPI_LOGICAL4")
+	def(0x2d1, datatype.Int32, "MPI_INTEGER4")
+	def(0x2d2, datatype.Float32, "MPI_REAL4")
+	def(0x2d3, bytesType(4), "MPI_COMPLEX4")
+	def(0x2d8, datatype.Int64, "MPI_LOGICAL8")
+	def(0x2d9, datatype.Int64, "MPI_INTEGER8")
+	def(0x2da, datatype.Float64, "MPI_REAL8")
+	def(0x2db, datatype.Complex64, "MPI_COMPLEX8")
+	def(0x2e0, bytesType(16), "MPI_LOGICAL16")
+	def(0x2e1, bytesType(16), "MPI_INTEGER16")
+	def(0x2e2, bytesType(16), "MPI_REAL16")
+	def(0x2e3, datatype.Complex128, "MPI_COMPLEX16")
+	def(0x2eb, bytesType(32), "MPI_COMPLEX32")
+}
+
+// dtOf is the datatype of handle h, nil when h is not one.
+func dtOf(h uintptr) *dtype {
+	if h >= 0x200 && h < 0x300 {
+		return predefT[h-0x200]
+	}
+	return types.get(h)
+}
+
+// typeOf checks a datatype argument.
+func typeOf(op string, h uintptr) (*datatype.Type, error) {
+	d := dtOf(h)
+	if d == nil {
+		if h == hDatatypeNull {
+			return nil, errorf(errType, op, "datatype is MPI_DATATYPE_NULL")
+		}
+		return nil, errorf(errType, op, "datatype %#x is not a datatype", h)
+	}
+	if !d.t.IsCommitted() {
+		return nil, errorf(errType, op, "datatype %s is not committed (call MPI_Type_commit)", d.name)
+	}
+	return d.t, nil
+}
+
+// layout is a non-contiguous C buffer as the engine packs and unpacks it.
+type layout struct {
+	cur datatype.Cursor
+	mem []byte
+}
+
+func (l *layout) Len() int64 { return l.cur.Size() }
+
+func (l *layout) PackAt(dst []byte, off int64) int {
+	l.cur.Seek(off, 0)
+	n, _ := l.cur.Pack(dst, l.mem)
+	return n
+}
+
+func (l *layout) UnpackAt(src []byte, off int64) int {
+	l.cur.Seek(off, 0)
+	n, _ := l.cur.Unpack(l.mem, src)
+	return n
+}
+
+// span is the C memory count items of t at p reach: the slice starts at the lowest
+// byte touched (p + lo, which for MPI_BOTTOM is the lowest absolute address), and
+// origin is where p falls in it.
+func span(op string, p unsafe.Pointer, count int64, t *datatype.Type) (mem []byte, origin int64, err error) {
+	lo, hi, err := t.Span(count)
+	if err != nil {
+		return nil, 0, core.TypeErr(op, err)
+	}
+	if hi <= lo {
+		return nil, 0, nil
+	}
+	base := unsafe.Add(p, lo)
+	if base == nil {
+		return nil, 0, errorf(errBuffer, op, "buffer is NULL but %d items of the datatype span %d bytes", count, hi-lo)
+	}
+	return unsafe.Slice((*byte)(base), hi-lo), -lo, nil
+}
+
+// cbuf is the engine's buffer for count items of datatype dh at p.
+func cbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (p2p.Buf, error) {
+	if dh >= 0x200 && dh < 0x300 { // a predefined type: contiguous bytes
+		if d := predefT[dh-0x200]; d != nil && d.t.IsContiguous() {
+			if count < 0 {
+				return p2p.Buf{}, errorf(errCount, op, "count %d is negative", count)
+			}
+			n := count * d.t.Size()
+			if n == 0 {
+				return p2p.Bytes(nil), nil
+			}
+			if p == nil {
+				return p2p.Buf{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+			}
+			return p2p.Bytes(unsafe.Slice((*byte)(p), n)), nil
+		}
+	}
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return p2p.Buf{}, err
+	}
+	if count < 0 {
+		return p2p.Buf{}, errorf(errCount, op, "count %d is negative", count)
+	}
+	if t.Size() == 0 || count == 0 {
+		return p2p.Bytes(nil), nil
+	}
+	if off, n, ok := t.ContiguousSpan(count); ok {
+		base := unsafe.Add(p, off)
+		if base == nil {
+			return p2p.Buf{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+		}
+		return p2p.Bytes(unsafe.Slice((*byte)(base), n)), nil
+	}
+	mem, origin, err := span(op, p, count, t)
+	if err != nil {
+		return p2p.Buf{}, err
+	}
+	l := &layout{mem: mem}
+	if err := l.cur.Init(t, count); err != nil {
+		return p2p.Buf{}, core.TypeErr(op, err)
+	}
+	if err := l.cur.SetOrigin(origin); err != nil {
+		return p2p.Buf{}, core.TypeErr(op, err)
+	}
+	return p2p.Packed(l), nil
+}
+
+// cvec is a collective's buffer: count items of dh at p, or MPI_IN_PLACE. A type
+// whose items do not start at p (a negative lower bound, MPI_BOTTOM) is shifted so
+// that they do, since the device lays typed buffers out from the start of their
+// memory.
+func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Vec, error) {
+	if uintptr(p) == 1 { // MPI_IN_PLACE
+		esz := 1
+		if d := dtOf(dh); d != nil && d.t.Size() > 0 {
+			esz = int(d.t.Size())
+		}
+		return core.InPlaceVec(esz), nil
+	}
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return core.Vec{}, err
+	}
+	if count < 0 {
+		return core.Vec{}, errorf(errCount, op, "count %d is negative", count)
+	}
+	esz := int(t.Size())
+	if t.IsContiguous() && t.LB() == 0 && t.Extent() == t.Size() {
+		if esz == 0 {
+			return core.Vec{Esz: 1}, nil
+		}
+		n := count * int64(esz)
+		if n == 0 {
+			return core.Vec{Esz: esz}, nil
+		}
+		if p == nil {
+			return core.Vec{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+		}
+		return core.Vec{B: unsafe.Slice((*byte)(p), n), Esz: esz}, nil
+	}
+	// For typed vectors the count may be a per-rank count; the memory must span what
+	// the largest use reaches, which the caller gives as count.
+	mem, origin, err := span(op, p, count, t)
+	if err != nil {
+		return core.Vec{}, err
+	}
+	if origin != 0 {
+		// Items at p + i*extent + d become items at base + i*extent + (d - lo).
+		st, err := datatype.Hindexed([]int64{1}, []int64{origin}, t)
+		if err == nil {
+			err = st.Commit()
+		}
+		if err != nil {
+			return core.Vec{}, core.TypeErr(op, err)
+		}
+		t = st
+	}
+	return core.TypedVec(mem, int(count), t), nil
+}
+
+// --- constructors and queries ---
+
+func newType(op string, t *datatype.Type, err error, out unsafe.Pointer) int32 {
+	if err != nil {
+		return fail(op, 0, core.TypeErr(op, err))
+	}
+	if out == nil {
+		return fail(op, 0, errorf(errArg, op, "newtype is NULL"))
+	}
+	setHandle(out, types.add(&dtype{t: t}))
+	return 0
+}
+
+func needType(op string, h uintptr) (*datatype.Type, int32) {
+	d := dtOf(h)
+	if d == nil {
+		return nil, fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+	}
+	return d.t, 0
+}
+
+//export PMPI_Type_contiguous
+func PMPI_Type_contiguous(count int32, old uintptr, out unsafe.Pointer) int32 {
+	return PMPI_Type_contiguous_c(int64(count), old, out)
+}
+
+//export PMPI_Type_contiguous_c
+func PMPI_Type_contiguous_c(count int64, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_contiguous", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Contiguous(count, t)
+	return newType("Type_contiguous", nt, err, out)
+}
+
+//export PMPI_Type_vector
+func PMPI_Type_vector(count, bl, stride int32, old uintptr, out unsafe.Pointer) int32 {
+	return PMPI_Type_vector_c(int64(count), int64(bl), int64(stride), old, out)
+}
+
+//export PMPI_Type_vector_c
+func PMPI_Type_vector_c(count, bl, stride int64, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_vector", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Vector(count, bl, stride, t)
+	return newType("Type_vector", nt, err, out)
+}
+
+//export PMPI_Type_create_hvector
+func PMPI_Type_create_hvector(count, bl int32, stride int64, old uintptr, out unsafe.Pointer) int32 {
+	return PMPI_Type_create_hvector_c(int64(count), int64(bl), stride, old, out)
+}
+
+//export PMPI_Type_create_hvector_c
+func PMPI_Type_create_hvector_c(count, bl, stride int64, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_create_hvector", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Hvector(count, bl, stride, t)
+	return newType("Type_create_hvector", nt, err, out)
+}
+
+//export PMPI_Type_indexed
+func PMPI_Type_indexed(count int32, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_indexed", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Indexed(toInts64(ints(bls, int(count))), toInts64(ints(displs, int(count))), t)
+	return newType("Type_indexed", nt, err, out)
+}
+
+//export PMPI_Type_indexed_c
+func PMPI_Type_indexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_indexed", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Indexed(int64s(bls, int(count)), int64s(displs, int(count)), t)
+	return newType("Type_indexed", nt, err, out)
+}
+
+//export PMPI_Type_create_hindexed
+func PMPI_Type_create_hindexed(count int32, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_create_hindexed", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Hindexed(toInts64(ints(bls, int(count))), append([]int64(nil), int64s(displs, int(count))...), t)
+	return newType("Type_create_hindexed", nt, err, out)
+}
+
+//export PMPI_Type_create_hindexed_c
+func PMPI_Type_create_hindexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_create_hindexed", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Hindexed(append([]int64(nil), int64s(bls, int(count))...), append([]int64(nil), int64s(displs, int(count))...), t)
+	return newType("Type_create_hindexed", nt, err, out)
+}
+
+//export PMPI_Type_create_indexed_block
+func PMPI_Type_create_indexed_block(count, bl int32, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_create_indexed_block", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.IndexedBlock(int64(bl), toInts64(ints(displs, int(count))), t)
+	return newType("Type_create_indexed_block", nt, err, out)
+}
+
+//export PMPI_Type_create_hindexed_block
+func PMPI_Type_create_hindexed_block(count, bl int32, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_create_hindexed_block", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.HindexedBlock(int64(bl), append([]int64(nil), int64s(displs, int(count))...), t)
+	return newType("Type_create_hindexed_block", nt, err, out)
+}
+
+//export PMPI_Type_create_struct
+func PMPI_Type_create_struct(count int32, bls, displs, ts unsafe.Pointer, out unsafe.Pointer) int32 {
+	const op = "Type_create_struct"
+	n := int(count)
+	var hs []uintptr
+	if n > 0 && ts != nil {
+		hs = unsafe.Slice((*uintptr)(ts), n)
+	}
+	tt := make([]*datatype.Type, len(hs))
+	for i, h := range hs {
+		d := dtOf(h)
+		if d == nil {
+			return fail(op, 0, errorf(errType, op, "array_of_types[%d] %#x is not a datatype", i, h))
+		}
+		tt[i] = d.t
+	}
+	nt, err := datatype.Struct(toInts64(ints(bls, n)), append([]int64(nil), int64s(displs, n)...), tt)
+	return newType(op, nt, err, out)
+}
+
+//export PMPI_Type_create_resized
+func PMPI_Type_create_resized(old uintptr, lb, extent int64, out unsafe.Pointer) int32 {
+	t, r := needType("Type_create_resized", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Resized(t, lb, extent)
+	return newType("Type_create_resized", nt, err, out)
+}
+
+//export PMPI_Type_create_subarray
+func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_create_subarray", old)
+	if t == nil {
+		return r
+	}
+	n := int(ndims)
+	o := datatype.OrderC
+	if order == 0xF {
+		o = datatype.OrderFortran
+	}
+	nt, err := datatype.Subarray(toInts64(ints(sizes, n)), toInts64(ints(subsizes, n)), toInts64(ints(starts, n)), o, t)
+	return newType("Type_create_subarray", nt, err, out)
+}
+
+//export PMPI_Type_dup
+func PMPI_Type_dup(old uintptr, out unsafe.Pointer) int32 {
+	t, r := needType("Type_dup", old)
+	if t == nil {
+		return r
+	}
+	nt, err := datatype.Dup(t)
+	return newType("Type_dup", nt, err, out)
+}
+
+//export PMPI_Type_commit
+func PMPI_Type_commit(p unsafe.Pointer) int32 {
+	if p == nil {
+		return fail("Type_commit", 0, errorf(errArg, "Type_commit", "datatype is NULL"))
+	}
+	t, r := needType("Type_commit", *(*uintptr)(p))
+	if t == nil {
+		return r
+	}
+	if err := t.Commit(); err != nil {
+		return fail("Type_commit", 0, core.TypeErr("Type_commit", err))
+	}
+	return 0
+}
+
+//export PMPI_Type_free
+func PMPI_Type_free(p unsafe.Pointer) int32 {
+	const op = "Type_free"
+	if p == nil {
+		return fail(op, 0, errorf(errArg, op, "datatype is NULL"))
+	}
+	h := *(*uintptr)(p)
+	if h < handleBase {
+		return fail(op, 0, errorf(errType, op, "a predefined datatype cannot be freed"))
+	}
+	d := types.get(h)
+	if d == nil {
+		return fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+	}
+	if err := d.t.Free(); err != nil {
+		return fail(op, 0, core.TypeErr(op, err))
+	}
+	types.remove(h)
+	setHandle(p, hDatatypeNull)
+	return 0
+}
+
+//export PMPI_Type_size
+func PMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
+	t, r := needType("Type_size", h)
+	if t == nil {
+		return r
+	}
+	setInt(size, int(t.Size()))
+	return 0
+}
+
+//export PMPI_Type_size_c
+func PMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
+	t, r := needType("Type_size", h)
+	if t == nil {
+		return r
+	}
+	*(*int64)(size) = t.Size()
+	return 0
+}
+
+//export PMPI_Type_size_x
+func PMPI_Type_size_x(h uintptr, size unsafe.Pointer) int32 { return PMPI_Type_size_c(h, size) }
+
+//export PMPI_Type_get_extent
+func PMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
+	t, r := needType("Type_get_extent", h)
+	if t == nil {
+		return r
+	}
+	*(*int64)(lb), *(*int64)(extent) = t.LB(), t.Extent()
+	return 0
+}
+
+//export PMPI_Type_get_extent_c
+func PMPI_Type_get_extent_c(h uintptr, lb, extent unsafe.Pointer) int32 {
+	return PMPI_Type_get_extent(h, lb, extent)
+}
+
+//export PMPI_Type_get_extent_x
+func PMPI_Type_get_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
+	return PMPI_Type_get_extent(h, lb, extent)
+}
+
+//export PMPI_Type_get_true_extent
+func PMPI_Type_get_true_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
+	t, r := needType("Type_get_true_extent", h)
+	if t == nil {
+		return r
+	}
+	*(*int64)(lb), *(*int64)(extent) = t.TrueLB(), t.TrueExtent()
+	return 0
+}
+
+//export PMPI_Type_get_true_extent_c
+func PMPI_Type_get_true_extent_c(h uintptr, lb, extent unsafe.Pointer) int32 {
+	return PMPI_Type_get_true_extent(h, lb, extent)
+}
+
+//export PMPI_Type_get_true_extent_x
+func PMPI_Type_get_true_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
+	return PMPI_Type_get_true_extent(h, lb, extent)
+}
+
+//export PMPI_Type_set_name
+func PMPI_Type_set_name(h uintptr, name unsafe.Pointer) int32 {
+	d := dtOf(h)
+	if d == nil {
+		return fail("Type_set_name", 0, errorf(errType, "Type_set_name", "datatype %#x is not a datatype", h))
+	}
+	d.name = cstr(name)
+	return 0
+}
+
+//export PMPI_Type_get_name
+func PMPI_Type_get_name(h uintptr, name, n unsafe.Pointer) int32 {
+	d := dtOf(h)
+	if d == nil {
+		return fail("Type_get_name", 0, errorf(errType, "Type_get_name", "datatype %#x is not a datatype", h))
+	}
+	putCString(name, 128, d.name, n)
+	return 0
+}
+
+//export PMPI_Get_address
+func PMPI_Get_address(p unsafe.Pointer, addr unsafe.Pointer) int32 {
+	*(*int64)(addr) = int64(uintptr(p))
+	return 0
+}
+
+// status fields mpigo keeps in MPI_Status's five private ints.
+type cstatus struct {
+	source, tag, err int32
+	countLo, countHi int32
+	cancelled        int32
+	_                [2]int32
+}
+
+func getCount(op string, st unsafe.Pointer, dh uintptr) (int64, int64, error) {
+	if st == nil {
+		return 0, 0, errorf(errArg, op, "status is NULL")
+	}
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return 0, 0, err
+	}
+	s := (*cstatus)(st)
+	n := int64(uint32(s.countLo)) | int64(s.countHi)<<32
+	return n, t.Size(), nil
+}
+
+//export PMPI_Get_count
+func PMPI_Get_count(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+	var c int64
+	r := PMPI_Get_count_c(st, dh, unsafe.Pointer(&c))
+	if r == 0 {
+		setInt(count, int(c))
+	}
+	return r
+}
+
+//export PMPI_Get_count_c
+func PMPI_Get_count_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+	n, size, err := getCount("Get_count", st, dh)
+	if err != nil {
+		return fail("Get_count", 0, err)
+	}
+	switch {
+	case size == 0:
+		*(*int64)(count) = 0
+	case n%size != 0:
+		*(*int64)(count) = -32766 // MPI_UNDEFINED
+	default:
+		*(*int64)(count) = n / size
+	}
+	return 0
+}
+
+//export PMPI_Get_elements
+func PMPI_Get_elements(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+	var c int64
+	r := PMPI_Get_elements_c(st, dh, unsafe.Pointer(&c))
+	if r == 0 {
+		setInt(count, int(c))
+	}
+	return r
+}
+
+//export PMPI_Get_elements_c
+func PMPI_Get_elements_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+	n, _, err := getCount("Get_elements", st, dh)
+	if err != nil {
+		return fail("Get_elements", 0, err)
+	}
+	t, _ := typeOf("Get_elements", dh)
+	e, ok := t.ElementsIn(n)
+	if !ok {
+		e = -32766
+	}
+	*(*int64)(count) = e
+	return 0
+}
+
+//export PMPI_Get_elements_x
+func PMPI_Get_elements_x(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+	return PMPI_Get_elements_c(st, dh, count)
+}
+
+// --- packing ---
+
+//export PMPI_Pack_size
+func PMPI_Pack_size(count int32, dh uintptr, ch uintptr, size unsafe.Pointer) int32 {
+	var n int64
+	r := PMPI_Pack_size_c(int64(count), dh, ch, unsafe.Pointer(&n))
+	if r == 0 {
+		setInt(size, int(n))
+	}
+	return r
+}
+
+//export PMPI_Pack_size_c
+func PMPI_Pack_size_c(count int64, dh uintptr, ch uintptr, size unsafe.Pointer) int32 {
+	t, err := typeOf("Pack_size", dh)
+	if err != nil {
+		return fail("Pack_size", ch, err)
+	}
+	n, err := t.PackSize(count)
+	if err != nil {
+		return fail("Pack_size", ch, core.TypeErr("Pack_size", err))
+	}
+	*(*int64)(size) = n
+	return 0
+}
+
+//export PMPI_Pack
+func PMPI_Pack(in unsafe.Pointer, count int32, dh uintptr, out unsafe.Pointer, outsize int32, pos unsafe.Pointer, ch uintptr) int32 {
+	p := int64(*(*int32)(pos))
+	r := PMPI_Pack_c(in, int64(count), dh, out, int64(outsize), unsafe.Pointer(&p), ch)
+	if r == 0 {
+		*(*int32)(pos) = int32(p)
+	}
+	return r
+}
+
+//export PMPI_Pack_c
+func PMPI_Pack_c(in unsafe.Pointer, count int64, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer, ch uintptr) int32 {
+	const op = "Pack"
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	p := *(*int64)(pos)
+	need, err := t.PackSize(count)
+	if err != nil {
+		return fail(op, ch, core.TypeErr(op, err))
+	}
+	if p < 0 || p+need > outsize {
+		return fail(op, ch, errorf(errTruncate, op, "packing %d bytes at position %d overflows outsize %d", need, p, outsize))
+	}
+	if need == 0 {
+		return 0
+	}
+	mem, origin, err := span(op, in, count, t)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	dst := unsafe.Slice((*byte)(unsafe.Add(out, p)), need)
+	n, err := t.PackAt(dst, mem, origin, count)
+	if err != nil {
+		return fail(op, ch, core.TypeErr(op, err))
+	}
+	*(*int64)(pos) = p + n
+	return 0
+}
+
+//export PMPI_Unpack
+func PMPI_Unpack(in unsafe.Pointer, insize int32, pos unsafe.Pointer, out unsafe.Pointer, count int32, dh uintptr, ch uintptr) int32 {
+	p := int64(*(*int32)(pos))
+	r := PMPI_Unpack_c(in, int64(insize), unsafe.Pointer(&p), out, int64(count), dh, ch)
+	if r == 0 {
+		*(*int32)(pos) = int32(p)
+	}
+	return r
+}
+
+//export PMPI_Unpack_c
+func PMPI_Unpack_c(in unsafe.Pointer, insize int64, pos unsafe.Pointer, out unsafe.Pointer, count int64, dh uintptr, ch uintptr) int32 {
+	const op = "Unpack"
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	p := *(*int64)(pos)
+	need, err := t.PackSize(count)
+	if err != nil {
+		return fail(op, ch, core.TypeErr(op, err))
+	}
+	if p < 0 || p+need > insize {
+		return fail(op, ch, errorf(errTruncate, op, "unpacking %d bytes at position %d overruns insize %d", need, p, insize))
+	}
+	if need == 0 {
+		return 0
+	}
+	mem, origin, err := span(op, out, count, t)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	src := unsafe.Slice((*byte)(unsafe.Add(in, p)), need)
+	n, err := t.UnpackAt(mem, origin, src, count)
+	if err != nil {
+		return fail(op, ch, core.TypeErr(op, err))
+	}
+	*(*int64)(pos) = p + n
+	return 0
+}

@@ -1,0 +1,34 @@
+/* The procedures simple enough to be C: the handle-integer conversions (handles are
+ * small integers in mpigo, so a handle is its own integer), address arithmetic, and
+ * MPI_Pcontrol, which is variadic and has no effect without a profiling library. */
+#include <stdint.h>
+#include "mpi.h"
+
+#define CONV(T, Name) \
+	T PMPI_##Name##_fromint(int i) { return (T)(intptr_t)i; } \
+	int PMPI_##Name##_toint(T h) { return (int)(intptr_t)h; }
+
+CONV(MPI_Comm, Comm)
+CONV(MPI_Errhandler, Errhandler)
+CONV(MPI_File, File)
+CONV(MPI_Group, Group)
+CONV(MPI_Info, Info)
+CONV(MPI_Message, Message)
+CONV(MPI_Op, Op)
+CONV(MPI_Request, Request)
+CONV(MPI_Session, Session)
+CONV(MPI_Datatype, Type)
+CONV(MPI_Win, Win)
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+
+int PMPI_Pcontrol(const int level, ...) { (void)level; return MPI_SUCCESS; }
+int MPI_Pcontrol(const int level, ...) { (void)level; return MPI_SUCCESS; }
+
+int PMPI_Status_get_source(const MPI_Status *s, int *v) { *v = s->MPI_SOURCE; return MPI_SUCCESS; }
+int PMPI_Status_get_tag(const MPI_Status *s, int *v) { *v = s->MPI_TAG; return MPI_SUCCESS; }
+int PMPI_Status_get_error(const MPI_Status *s, int *v) { *v = s->MPI_ERROR; return MPI_SUCCESS; }
+int PMPI_Status_set_source(MPI_Status *s, int v) { s->MPI_SOURCE = v; return MPI_SUCCESS; }
+int PMPI_Status_set_tag(MPI_Status *s, int v) { s->MPI_TAG = v; return MPI_SUCCESS; }
+int PMPI_Status_set_error(MPI_Status *s, int v) { s->MPI_ERROR = v; return MPI_SUCCESS; }

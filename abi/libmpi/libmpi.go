@@ -1,0 +1,233 @@
+// Command libmpi is mpigo's implementation of the MPI standard ABI: built with
+// "go build -buildmode=c-shared" it is libmpi_abi.so.1, the library a C (or C++, or
+// any language's) MPI program compiled against the standard ABI's mpi.h links to.
+// `mpigo cc` builds it on first use; see abi (package doc) for the tools.
+//
+// It is a second face of mpigo's device (internal/core), beside the Go facade mpi,
+// and the only package of mpigo that uses cgo. Contracts:
+//
+//   - Handles are small integers, never addresses: the predefined ones have the values
+//     the standard fixes (below 0x400) and the ones a program creates are indices into
+//     this package's tables offset by handleBase. C never holds a Go pointer, and Go
+//     never keeps a C pointer past the call that gave it, except the buffers of
+//     nonblocking operations, which the standard lends MPI until they complete.
+//   - C memory is used in place: a buffer is unsafe.Slice over the C pointer,
+//     spanning exactly the bytes the count and datatype reach (Span), handed to the
+//     device's untyped entry points (p2p.Buf, core.Vec with the datatype engine's
+//     types). MPI_BOTTOM and absolute addresses work because the slice starts at the
+//     lowest byte the datatype touches, wherever that is.
+//   - Every error passes one seam, fail: it maps the device's class to the ABI's
+//     number, records the message for MPI_Error_string, and runs the error handler
+//     of the call's communicator (of MPI_COMM_SELF where the call has none).
+//   - Each MPI_x is a C function that calls PMPI_x (zforward.c), so that a profiling
+//     library interposing MPI_x works; the PMPI_x are the Go exports of this package,
+//     the hand-written C of handles.c, and for what mpigo does not implement the stubs
+//     of zstubs.c, which return MPI_ERR_UNSUPPORTED_OPERATION through the handler with
+//     the procedure's name in the error string. abi/gen writes zforward.c and zstubs.c
+//     from abi/gen/procs.txt and checks the Go exports' parameter types against the
+//     prototypes.
+//
+// Implemented (230 of the standard's 660 procedures, each with its _c form where it
+// has one and its PMPI_ twin): MPI_Init, MPI_Init_thread (every level), MPI_Finalize,
+// MPI_Abort, the environment queries and MPI_Wtime; point-to-point in every mode,
+// blocking, nonblocking and persistent, probe and matched probe, the Wait/Test
+// families, cancellation, statuses and counts, the buffered sends' buffer; the
+// blocking collectives, with MPI_IN_PLACE, and the nonblocking forms of Barrier,
+// Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Scan and Exscan;
+// derived datatypes (contiguous, vector, hvector, indexed, hindexed, the block forms,
+// struct, resized, subarray, dup), their sizes, extents and names, MPI_Get_address,
+// pack and unpack; predefined and C user reductions, MPI_Reduce_local;
+// communicators (dup, split, split_type shared, create, create_group, intercomm
+// create and merge, compare, names) and groups; C error handlers, error classes,
+// codes and strings; attributes with C copy and delete callbacks (and MPI_COMM_SELF's
+// deleted at Finalize), the predefined attributes; MPI_Pcontrol; the handle-integer
+// conversions and status accessors of MPI 5.0. Everything else is a stub returning
+// MPI_ERR_UNSUPPORTED_OPERATION (docs/ARCHITECTURE.md, the C ABI, lists it).
+//
+// Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),
+// uintptr (a handle) and unsafe.Pointer (any pointer): a handle held in a Go pointer
+// type would be a small integer where the garbage collector expects an address.
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../include -O2
+#define MPIGO_ABI_NO_PROTOTYPES 1
+#include "mpi.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+)
+
+func main() {}
+
+// handleBase is the first handle value of an object a program creates: above every
+// predefined handle (the standard keeps those below 0x400).
+const handleBase = 0x1000
+
+// table holds the objects of one kind, indexed by handle - handleBase. Freed slots are
+// reused. Lookups take the lock: the C program may call from many threads
+// (MPI_THREAD_MULTIPLE), and a lock nobody else holds costs a few nanoseconds.
+type table[T any] struct {
+	mu   sync.Mutex
+	objs []*T
+	free []int
+}
+
+func (t *table[T]) add(o *T) uintptr {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n := len(t.free); n > 0 {
+		i := t.free[n-1]
+		t.free = t.free[:n-1]
+		t.objs[i] = o
+		return uintptr(i + handleBase)
+	}
+	t.objs = append(t.objs, o)
+	return uintptr(len(t.objs) - 1 + handleBase)
+}
+
+func (t *table[T]) get(h uintptr) *T {
+	i := int(h) - handleBase
+	t.mu.Lock()
+	var o *T
+	if i >= 0 && i < len(t.objs) {
+		o = t.objs[i]
+	}
+	t.mu.Unlock()
+	return o
+}
+
+func (t *table[T]) remove(h uintptr) {
+	i := int(h) - handleBase
+	t.mu.Lock()
+	if i >= 0 && i < len(t.objs) && t.objs[i] != nil {
+		t.objs[i] = nil
+		t.free = append(t.free, i)
+	}
+	t.mu.Unlock()
+}
+
+// each calls f on every live object (under no lock: f may call back in).
+func (t *table[T]) each(f func(h uintptr, o *T)) {
+	t.mu.Lock()
+	objs := append([]*T(nil), t.objs...)
+	t.mu.Unlock()
+	for i, o := range objs {
+		if o != nil {
+			f(uintptr(i+handleBase), o)
+		}
+	}
+}
+
+// Predefined handle values (mpi.h).
+const (
+	hCommNull  = 0x100
+	hCommWorld = 0x101
+	hCommSelf  = 0x102
+
+	hGroupNull  = 0x108
+	hGroupEmpty = 0x109
+
+	hMessageNull   = 0x128
+	hMessageNoProc = 0x129
+
+	hInfoNull = 0x130
+	hInfoEnv  = 0x131
+
+	hErrhNull   = 0x140
+	hErrhFatal  = 0x141
+	hErrhReturn = 0x142
+	hErrhAbort  = 0x143
+
+	hRequestNull = 0x180
+
+	hDatatypeNull = 0x200
+	hOpNull       = 0x020
+)
+
+// cstr copies a C string.
+func cstr(p unsafe.Pointer) string {
+	if p == nil {
+		return ""
+	}
+	return C.GoString((*C.char)(p))
+}
+
+// putCString writes s into the C buffer p of capacity max (with its terminating
+// zero), truncated to fit, and its length into *lenp if lenp is not nil.
+func putCString(p unsafe.Pointer, max int, s string, lenp unsafe.Pointer) {
+	if len(s) > max-1 {
+		s = s[:max-1]
+	}
+	if p != nil {
+		b := unsafe.Slice((*byte)(p), len(s)+1)
+		copy(b, s)
+		b[len(s)] = 0
+	}
+	if lenp != nil {
+		*(*int32)(lenp) = int32(len(s))
+	}
+}
+
+func setInt(p unsafe.Pointer, v int) {
+	if p != nil {
+		*(*int32)(p) = int32(v)
+	}
+}
+
+func setBool(p unsafe.Pointer, v bool) {
+	if v {
+		setInt(p, 1)
+	} else {
+		setInt(p, 0)
+	}
+}
+
+func setHandle(p unsafe.Pointer, h uintptr) {
+	if p != nil {
+		*(*uintptr)(p) = h
+	}
+}
+
+// ints views n C ints at p.
+func ints(p unsafe.Pointer, n int) []int32 {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(p), n)
+}
+
+// int64s views n C MPI_Count or MPI_Aint at p.
+func int64s(p unsafe.Pointer, n int) []int64 {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(p), n)
+}
+
+func toInts(s []int32) []int {
+	out := make([]int, len(s))
+	for i, v := range s {
+		out[i] = int(v)
+	}
+	return out
+}
+
+func toInts64(s []int32) []int64 {
+	out := make([]int64, len(s))
+	for i, v := range s {
+		out[i] = int64(v)
+	}
+	return out
+}
+
+func i64ToInts(s []int64) []int {
+	out := make([]int, len(s))
+	for i, v := range s {
+		out[i] = int(v)
+	}
+	return out
+}

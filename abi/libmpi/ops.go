@@ -1,0 +1,374 @@
+package main
+
+/*
+#define MPIGO_ABI_NO_PROTOTYPES 1
+#include "mpi.h"
+
+static void call_user_op(void *fn, int big, void *in, void *inout, long long n, uintptr_t dth) {
+	MPI_Datatype dt = (MPI_Datatype)dth;
+	if (big) {
+		MPI_Count c = n;
+		((MPI_User_function_c *)fn)(in, inout, &c, &dt);
+	} else {
+		int c = (int)n;
+		((MPI_User_function *)fn)(in, inout, &c, &dt);
+	}
+}
+*/
+import "C"
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// userOp is an operation a program made with MPI_Op_create from a C function.
+type userOp struct {
+	fn      unsafe.Pointer
+	commute bool
+	big     bool // MPI_Op_create_c: the count is an MPI_Count
+}
+
+var userOps table[userOp]
+
+// Predefined operations (mpi.h), by handle.
+const (
+	opSum     = 0x21
+	opMin     = 0x22
+	opMax     = 0x23
+	opProd    = 0x24
+	opBand    = 0x28
+	opBor     = 0x29
+	opBxor    = 0x2a
+	opLand    = 0x30
+	opLor     = 0x31
+	opLxor    = 0x32
+	opMinloc  = 0x38
+	opMaxloc  = 0x39
+	opReplace = 0x3c
+	opNoOp    = 0x3d
+)
+
+var opNames = map[uintptr]string{opSum: "MPI_SUM", opMin: "MPI_MIN", opMax: "MPI_MAX",
+	opProd: "MPI_PROD", opBand: "MPI_BAND", opBor: "MPI_BOR", opBxor: "MPI_BXOR",
+	opLand: "MPI_LAND", opLor: "MPI_LOR", opLxor: "MPI_LXOR", opMinloc: "MPI_MINLOC",
+	opMaxloc: "MPI_MAXLOC", opReplace: "MPI_REPLACE", opNoOp: "MPI_NO_OP"}
+
+//export PMPI_Op_create
+func PMPI_Op_create(fn unsafe.Pointer, commute int32, out unsafe.Pointer) int32 {
+	if fn == nil || out == nil {
+		return fail("Op_create", 0, errorf(errArg, "Op_create", "user_fn or op is NULL"))
+	}
+	setHandle(out, userOps.add(&userOp{fn: fn, commute: commute != 0}))
+	return 0
+}
+
+//export PMPI_Op_create_c
+func PMPI_Op_create_c(fn unsafe.Pointer, commute int32, out unsafe.Pointer) int32 {
+	if fn == nil || out == nil {
+		return fail("Op_create", 0, errorf(errArg, "Op_create", "user_fn or op is NULL"))
+	}
+	setHandle(out, userOps.add(&userOp{fn: fn, commute: commute != 0, big: true}))
+	return 0
+}
+
+//export PMPI_Op_free
+func PMPI_Op_free(p unsafe.Pointer) int32 {
+	if p == nil {
+		return fail("Op_free", 0, errorf(errArg, "Op_free", "op is NULL"))
+	}
+	h := *(*uintptr)(p)
+	if userOps.get(h) == nil {
+		return fail("Op_free", 0, errorf(errOp, "Op_free", "op %#x is not an operation MPI_Op_create made", h))
+	}
+	userOps.remove(h)
+	setHandle(p, hOpNull)
+	return 0
+}
+
+//export PMPI_Op_commutative
+func PMPI_Op_commutative(h uintptr, flag unsafe.Pointer) int32 {
+	if u := userOps.get(h); u != nil {
+		setBool(flag, u.commute)
+		return 0
+	}
+	if _, ok := opNames[h]; ok {
+		setBool(flag, true)
+		return 0
+	}
+	return fail("Op_commutative", 0, errorf(errOp, "Op_commutative", "op %#x is not an operation", h))
+}
+
+// red is the device's reduction for op on items of datatype dh.
+func red(name string, oh uintptr, dh uintptr) (core.Red, error) {
+	t, err := typeOf(name, dh)
+	if err != nil {
+		return core.Red{}, err
+	}
+	if u := userOps.get(oh); u != nil {
+		size := t.Size()
+		fn, big := u.fn, u.big
+		k := func(inout, in []byte) {
+			if len(in) == 0 {
+				return
+			}
+			C.call_user_op(fn, boolInt(big), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]),
+				C.longlong(int64(len(in))/size), C.uintptr_t(dh))
+		}
+		return core.Red{K: coll.Op{Fn: k, Commute: u.commute}, Unit: int(size), User: true,
+			Name: "user function", Code: 1 << 20}, nil
+	}
+	opName, ok := opNames[oh]
+	if !ok {
+		return core.Red{}, errorf(errOp, name, "op %#x is not an operation", oh)
+	}
+	k := kernelFor(oh, t.Kind())
+	if k == nil {
+		return core.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).name)
+	}
+	return core.Red{K: coll.Op{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The kernels of the predefined operations, over C's element types.
+
+type integer interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+type float interface{ ~float32 | ~float64 }
+
+type number interface{ integer | float }
+
+func view[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+}
+
+func sum[T number | complex64 | complex128](inout, in []byte) {
+	o, i := view[T](inout), view[T](in)
+	for k := range o {
+		o[k] += i[k]
+	}
+}
+
+func prod[T number | complex64 | complex128](inout, in []byte) {
+	o, i := view[T](inout), view[T](in)
+	for k := range o {
+		o[k] *= i[k]
+	}
+}
+
+func minK[T number](inout, in []byte) {
+	o, i := view[T](inout), view[T](in)
+	for k := range o {
+		o[k] = min(o[k], i[k])
+	}
+}
+
+func maxK[T number](inout, in []byte) {
+	o, i := view[T](inout), view[T](in)
+	for k := range o {
+		o[k] = max(o[k], i[k])
+	}
+}
+
+func bitK[T integer](f func(a, b T) T) coll.Kernel {
+	return func(inout, in []byte) {
+		o, i := view[T](inout), view[T](in)
+		for k := range o {
+			o[k] = f(o[k], i[k])
+		}
+	}
+}
+
+func logK[T integer](f func(a, b bool) bool) coll.Kernel {
+	return func(inout, in []byte) {
+		o, i := view[T](inout), view[T](in)
+		for k := range o {
+			if f(o[k] != 0, i[k] != 0) {
+				o[k] = 1
+			} else {
+				o[k] = 0
+			}
+		}
+	}
+}
+
+// loc is MAXLOC/MINLOC on C's pair structs {value; int} of size sz, value at 0 and
+// the int at idx.
+func loc[V number](sz, idx int, maxloc bool) coll.Kernel {
+	return func(inout, in []byte) {
+		for off := 0; off+sz <= len(inout); off += sz {
+			ov := *(*V)(unsafe.Pointer(&inout[off]))
+			iv := *(*V)(unsafe.Pointer(&in[off]))
+			oi := (*int32)(unsafe.Pointer(&inout[off+idx]))
+			ii := *(*int32)(unsafe.Pointer(&in[off+idx]))
+			better := iv < ov
+			if maxloc {
+				better = iv > ov
+			}
+			if better {
+				*(*V)(unsafe.Pointer(&inout[off])) = iv
+				*oi = ii
+			} else if iv == ov && ii < *oi {
+				*oi = ii
+			}
+		}
+	}
+}
+
+func replace(inout, in []byte) { copy(inout, in) }
+func noop(inout, in []byte)    {}
+
+func intKernels[T integer](op uintptr) coll.Kernel {
+	switch op {
+	case opSum:
+		return sum[T]
+	case opProd:
+		return prod[T]
+	case opMin:
+		return minK[T]
+	case opMax:
+		return maxK[T]
+	case opBand:
+		return bitK(func(a, b T) T { return a & b })
+	case opBor:
+		return bitK(func(a, b T) T { return a | b })
+	case opBxor:
+		return bitK(func(a, b T) T { return a ^ b })
+	case opLand:
+		return logK[T](func(a, b bool) bool { return a && b })
+	case opLor:
+		return logK[T](func(a, b bool) bool { return a || b })
+	case opLxor:
+		return logK[T](func(a, b bool) bool { return a != b })
+	}
+	return nil
+}
+
+func floatKernels[T float](op uintptr) coll.Kernel {
+	switch op {
+	case opSum:
+		return sum[T]
+	case opProd:
+		return prod[T]
+	case opMin:
+		return func(inout, in []byte) {
+			o, i := view[T](inout), view[T](in)
+			for k := range o {
+				o[k] = T(math.Min(float64(o[k]), float64(i[k])))
+			}
+		}
+	case opMax:
+		return func(inout, in []byte) {
+			o, i := view[T](inout), view[T](in)
+			for k := range o {
+				o[k] = T(math.Max(float64(o[k]), float64(i[k])))
+			}
+		}
+	}
+	return nil
+}
+
+// kernelFor is op's kernel on elements of kind k, nil where the standard does not
+// define it.
+func kernelFor(op uintptr, k datatype.Kind) coll.Kernel {
+	switch op {
+	case opReplace:
+		return replace
+	case opNoOp:
+		return noop
+	case opMaxloc, opMinloc:
+		mx := op == opMaxloc
+		switch k {
+		case datatype.KindFloat32Int32:
+			return loc[float32](8, 4, mx)
+		case datatype.KindFloat64Int32:
+			return loc[float64](16, 8, mx)
+		case datatype.KindInt64Int32:
+			return loc[int64](16, 8, mx)
+		case datatype.KindInt32Int32:
+			return loc[int32](8, 4, mx)
+		case datatype.KindInt16Int32:
+			return loc[int16](8, 4, mx)
+		}
+		return nil
+	}
+	switch k {
+	case datatype.KindInt8:
+		return intKernels[int8](op)
+	case datatype.KindInt16:
+		return intKernels[int16](op)
+	case datatype.KindInt32:
+		return intKernels[int32](op)
+	case datatype.KindInt64, datatype.KindInt:
+		return intKernels[int64](op)
+	case datatype.KindUint8, datatype.KindByte:
+		return intKernels[uint8](op)
+	case datatype.KindUint16:
+		return intKernels[uint16](op)
+	case datatype.KindUint32:
+		return intKernels[uint32](op)
+	case datatype.KindUint64, datatype.KindUint:
+		return intKernels[uint64](op)
+	case datatype.KindBool:
+		switch op {
+		case opLand, opLor, opLxor:
+			return intKernels[uint8](op)
+		}
+	case datatype.KindFloat32:
+		return floatKernels[float32](op)
+	case datatype.KindFloat64:
+		return floatKernels[float64](op)
+	case datatype.KindComplex64:
+		switch op {
+		case opSum:
+			return sum[complex64]
+		case opProd:
+			return prod[complex64]
+		}
+	case datatype.KindComplex128:
+		switch op {
+		case opSum:
+			return sum[complex128]
+		case opProd:
+			return prod[complex128]
+		}
+	}
+	return nil
+}
+
+//export PMPI_Reduce_local
+func PMPI_Reduce_local(in, inout unsafe.Pointer, count int32, dh uintptr, oh uintptr) int32 {
+	return PMPI_Reduce_local_c(in, inout, int64(count), dh, oh)
+}
+
+//export PMPI_Reduce_local_c
+func PMPI_Reduce_local_c(in, inout unsafe.Pointer, count int64, dh uintptr, oh uintptr) int32 {
+	const op = "Reduce_local"
+	r, err := red(op, oh, dh)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	n := count * int64(r.Unit)
+	if n == 0 {
+		return 0
+	}
+	r.K.Fn(unsafe.Slice((*byte)(inout), n), unsafe.Slice((*byte)(in), n))
+	return 0
+}

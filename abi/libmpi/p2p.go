@@ -1,0 +1,1023 @@
+package main
+
+// #define MPIGO_ABI_NO_PROTOTYPES 1
+// #include "mpi.h"
+import "C"
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// putStatus writes an engine status into a C MPI_Status (nothing for
+// MPI_STATUS_IGNORE), the source translated to a rank of c.
+func putStatus(st unsafe.Pointer, c *comm, ps *p2p.Status, code int32) {
+	if st == nil {
+		return
+	}
+	s := (*cstatus)(st)
+	src := ps.Source
+	if src >= 0 && c != nil {
+		src = c.c.CommRank(src)
+	}
+	s.source, s.tag = rankOut(src), tagOut(ps.Tag)
+	s.err = code
+	s.countLo, s.countHi = int32(uint32(ps.Count)), int32(ps.Count>>32)
+	s.cancelled = 0
+	if ps.Cancelled {
+		s.cancelled = 1
+	}
+}
+
+// emptyStatus is the status of a null or inactive request.
+func emptyStatus(st unsafe.Pointer) {
+	putStatus(st, nil, &p2p.Status{Source: core.AnySource, Tag: core.AnyTag}, 0)
+}
+
+func send(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode) int32 {
+	c := commOf(ch)
+	if c == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	d, tg := rankIn(dest), tagIn(tag)
+	if c.c.DirectSend(d, tg) {
+		if err := c.c.SendDirect(b, d, tg, mode); err != nil {
+			return fail(op, ch, core.MapErr(op, err))
+		}
+		return 0
+	}
+	return fail(op, ch, c.c.Send(op, b, d, tg, mode))
+}
+
+//export PMPI_Send
+func PMPI_Send(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Send", buf, int64(count), dh, dest, tag, ch, p2p.Standard)
+}
+
+//export PMPI_Send_c
+func PMPI_Send_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Send", buf, count, dh, dest, tag, ch, p2p.Standard)
+}
+
+//export PMPI_Ssend
+func PMPI_Ssend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Ssend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous)
+}
+
+//export PMPI_Ssend_c
+func PMPI_Ssend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Ssend", buf, count, dh, dest, tag, ch, p2p.Synchronous)
+}
+
+//export PMPI_Rsend
+func PMPI_Rsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Rsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready)
+}
+
+//export PMPI_Rsend_c
+func PMPI_Rsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Rsend", buf, count, dh, dest, tag, ch, p2p.Ready)
+}
+
+//export PMPI_Bsend
+func PMPI_Bsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Bsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered)
+}
+
+//export PMPI_Bsend_c
+func PMPI_Bsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send("Bsend", buf, count, dh, dest, tag, ch, p2p.Buffered)
+}
+
+func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
+	c := commOf(ch)
+	if c == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	var (
+		from, t int
+		n       int64
+	)
+	sr, tg := rankIn(src), tagIn(tag)
+	if c.c.DirectRecv(sr, tg) {
+		from, t, n, err = c.c.RecvDirect(b, sr, tg)
+		if err != nil {
+			err = core.MapErr(op, err)
+		}
+	} else {
+		from, t, n, err = c.c.Recv(op, b, sr, tg)
+	}
+	if st != nil {
+		s := (*cstatus)(st)
+		s.source, s.tag, s.err = rankOut(from), tagOut(t), 0
+		s.countLo, s.countHi, s.cancelled = int32(uint32(n)), int32(n>>32), 0
+	}
+	if err != nil {
+		code := fail(op, ch, err)
+		if st != nil {
+			(*cstatus)(st).err = code
+		}
+		return code
+	}
+	return 0
+}
+
+//export PMPI_Recv
+func PMPI_Recv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return recv("Recv", buf, int64(count), dh, src, tag, ch, st)
+}
+
+//export PMPI_Recv_c
+func PMPI_Recv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
+	return recv("Recv", buf, count, dh, src, tag, ch, st)
+}
+
+// --- requests ---
+
+// request is a nonblocking operation: a point-to-point request of the engine, or an
+// operation of many messages (a collective, Comm_idup, a generalized request).
+type request struct {
+	q          p2p.Request
+	x          *core.Pending
+	c          *comm
+	ch         uintptr
+	persistent bool
+	live       bool
+	keep       any // what a nonblocking collective's C arrays became, kept until it completes
+}
+
+// requests are kept in chunks that never move, so that a *request stays valid while
+// other threads add requests.
+const reqChunk = 1024
+
+var reqs struct {
+	sync.Mutex
+	chunks [][]request
+	free   []int
+	n      int
+}
+
+func newRequest() (uintptr, *request) {
+	reqs.Lock()
+	var i int
+	if k := len(reqs.free); k > 0 {
+		i = reqs.free[k-1]
+		reqs.free = reqs.free[:k-1]
+	} else {
+		i = reqs.n
+		reqs.n++
+		if i/reqChunk >= len(reqs.chunks) {
+			reqs.chunks = append(reqs.chunks, make([]request, reqChunk))
+		}
+	}
+	r := &reqs.chunks[i/reqChunk][i%reqChunk]
+	reqs.Unlock()
+	*r = request{live: true}
+	return uintptr(i + handleBase), r
+}
+
+func reqOf(h uintptr) *request {
+	i := int(h) - handleBase
+	if i < 0 {
+		return nil
+	}
+	reqs.Lock()
+	var r *request
+	if i < reqs.n {
+		r = &reqs.chunks[i/reqChunk][i%reqChunk]
+		if !r.live {
+			r = nil
+		}
+	}
+	reqs.Unlock()
+	return r
+}
+
+func freeRequest(h uintptr, r *request) {
+	*r = request{}
+	reqs.Lock()
+	reqs.free = append(reqs.free, int(h)-handleBase)
+	reqs.Unlock()
+}
+
+// addP2P makes the handle of an engine request.
+func addP2P(q p2p.Request, c *comm, ch uintptr, persistent bool, out unsafe.Pointer) {
+	h, r := newRequest()
+	r.q, r.c, r.ch, r.persistent = q, c, ch, persistent
+	*(*uintptr)(out) = h
+}
+
+// addPending makes the handle of an operation of many messages.
+func addPending(x *core.Pending, c *comm, ch uintptr, keep any, out unsafe.Pointer) {
+	h, r := newRequest()
+	r.x, r.c, r.ch, r.keep = x, c, ch, keep
+	*(*uintptr)(out) = h
+}
+
+func isend(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode, persistent bool, out unsafe.Pointer) int32 {
+	c := commOf(ch)
+	if c == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	if out == nil {
+		return fail(op, ch, errorf(errArg, op, "request is NULL"))
+	}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	var q p2p.Request
+	d, tg := rankIn(dest), tagIn(tag)
+	if !persistent && c.c.DirectSend(d, tg) {
+		q, err = c.c.IsendDirect(b, d, tg, mode)
+		if err != nil {
+			err = core.MapErr(op, err)
+		}
+	} else {
+		q, err = c.c.Isend(op, b, d, tg, mode, persistent)
+	}
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addP2P(q, c, ch, persistent, out)
+	return 0
+}
+
+func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
+	c := commOf(ch)
+	if c == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	if out == nil {
+		return fail(op, ch, errorf(errArg, op, "request is NULL"))
+	}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	var q p2p.Request
+	sr, tg := rankIn(src), tagIn(tag)
+	if !persistent && c.c.DirectRecv(sr, tg) {
+		q, err = c.c.IrecvDirect(b, sr, tg)
+		if err != nil {
+			err = core.MapErr(op, err)
+		}
+	} else {
+		q, err = c.c.Irecv(op, b, sr, tg, persistent)
+	}
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addP2P(q, c, ch, persistent, out)
+	return 0
+}
+
+//export PMPI_Isend
+func PMPI_Isend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Isend", buf, int64(count), dh, dest, tag, ch, p2p.Standard, false, out)
+}
+
+//export PMPI_Isend_c
+func PMPI_Isend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Isend", buf, count, dh, dest, tag, ch, p2p.Standard, false, out)
+}
+
+//export PMPI_Issend
+func PMPI_Issend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Issend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, false, out)
+}
+
+//export PMPI_Issend_c
+func PMPI_Issend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Issend", buf, count, dh, dest, tag, ch, p2p.Synchronous, false, out)
+}
+
+//export PMPI_Irsend
+func PMPI_Irsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Irsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready, false, out)
+}
+
+//export PMPI_Irsend_c
+func PMPI_Irsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Irsend", buf, count, dh, dest, tag, ch, p2p.Ready, false, out)
+}
+
+//export PMPI_Ibsend
+func PMPI_Ibsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Ibsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, false, out)
+}
+
+//export PMPI_Ibsend_c
+func PMPI_Ibsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Ibsend", buf, count, dh, dest, tag, ch, p2p.Buffered, false, out)
+}
+
+//export PMPI_Irecv
+func PMPI_Irecv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return irecv("Irecv", buf, int64(count), dh, src, tag, ch, false, out)
+}
+
+//export PMPI_Irecv_c
+func PMPI_Irecv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return irecv("Irecv", buf, count, dh, src, tag, ch, false, out)
+}
+
+//export PMPI_Send_init
+func PMPI_Send_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Send_init", buf, int64(count), dh, dest, tag, ch, p2p.Standard, true, out)
+}
+
+//export PMPI_Ssend_init
+func PMPI_Ssend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Ssend_init", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, true, out)
+}
+
+//export PMPI_Rsend_init
+func PMPI_Rsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Rsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Ready, true, out)
+}
+
+//export PMPI_Bsend_init
+func PMPI_Bsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return isend("Bsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, true, out)
+}
+
+//export PMPI_Recv_init
+func PMPI_Recv_init(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	return irecv("Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
+}
+
+//export PMPI_Start
+func PMPI_Start(p unsafe.Pointer) int32 {
+	if p == nil {
+		return fail("Start", 0, errorf(errArg, "Start", "request is NULL"))
+	}
+	h := *(*uintptr)(p)
+	r := reqOf(h)
+	if r == nil || !r.persistent {
+		return fail("Start", 0, errorf(errRequest, "Start", "request %#x is not a persistent request", h))
+	}
+	return fail("Start", r.ch, core.MapErr("Start", core.Start(&r.q)))
+}
+
+//export PMPI_Startall
+func PMPI_Startall(n int32, p unsafe.Pointer) int32 {
+	for _, h := range handles(p, int(n)) {
+		if r := PMPI_Start(unsafe.Pointer(&h)); r != 0 {
+			return r
+		}
+	}
+	return 0
+}
+
+func handles(p unsafe.Pointer, n int) []uintptr {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*uintptr)(p), n)
+}
+
+// complete reports request h (at *p) complete, filling st, and releases it: a
+// non-persistent request becomes MPI_REQUEST_NULL. wait: block until it completes.
+// It returns whether it completed and the error code of the operation (not raised).
+func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool) (bool, int32, error) {
+	h := *(*uintptr)(p)
+	if h == hRequestNull {
+		emptyStatus(st)
+		return true, 0, nil
+	}
+	r := reqOf(h)
+	if r == nil {
+		return false, 0, errorf(errRequest, op, "request %#x is not a request", h)
+	}
+	var ps p2p.Status
+	var err error
+	if r.x != nil {
+		if wait {
+			err = r.x.Wait()
+		} else {
+			var ok bool
+			ok, err = r.x.Test()
+			if !ok {
+				return false, 0, nil
+			}
+		}
+		if serr := r.x.StatusInto(&ps); err == nil {
+			err = serr
+		}
+		if release {
+			if ferr := r.x.Release(); err == nil {
+				err = ferr
+			}
+		}
+	} else {
+		if r.persistent && !r.q.Active() {
+			emptyStatus(st)
+			return true, 0, nil
+		}
+		switch {
+		case wait:
+			err = core.WaitInto(&r.q, &ps)
+		case release:
+			var ok bool
+			ok, err = core.TestInto(&r.q, &ps)
+			if !ok && err == nil {
+				return false, 0, nil
+			}
+		default:
+			var ok bool
+			ok, err = core.PeekInto(&r.q, &ps)
+			if !ok && err == nil {
+				return false, 0, nil
+			}
+		}
+	}
+	var code int32
+	if err != nil {
+		err = core.MapErr(op, err)
+		code = codeOf(err)
+	}
+	putStatus(st, r.c, &ps, code)
+	if release && !r.persistent {
+		freeRequest(h, r)
+		*(*uintptr)(p) = hRequestNull
+	}
+	return true, code, err
+}
+
+//export PMPI_Wait
+func PMPI_Wait(p unsafe.Pointer, st unsafe.Pointer) int32 {
+	if p == nil {
+		return fail("Wait", 0, errorf(errArg, "Wait", "request is NULL"))
+	}
+	ch := reqComm(*(*uintptr)(p))
+	_, _, err := complete("Wait", p, st, true, true)
+	return fail("Wait", ch, err)
+}
+
+//export PMPI_Test
+func PMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
+	if p == nil || flag == nil {
+		return fail("Test", 0, errorf(errArg, "Test", "request or flag is NULL"))
+	}
+	ch := reqComm(*(*uintptr)(p))
+	ok, _, err := complete("Test", p, st, false, true)
+	setBool(flag, ok)
+	return fail("Test", ch, err)
+}
+
+//export PMPI_Request_get_status
+func PMPI_Request_get_status(h uintptr, flag, st unsafe.Pointer) int32 {
+	ok, _, err := complete("Request_get_status", unsafe.Pointer(&h), st, false, false)
+	setBool(flag, ok)
+	return fail("Request_get_status", reqComm(h), err)
+}
+
+func reqComm(h uintptr) uintptr {
+	if r := reqOf(h); r != nil {
+		return r.ch
+	}
+	return 0
+}
+
+func statusAt(sts unsafe.Pointer, i int) unsafe.Pointer {
+	if sts == nil {
+		return nil
+	}
+	return unsafe.Add(sts, i*int(unsafe.Sizeof(cstatus{})))
+}
+
+//export PMPI_Waitall
+func PMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
+	const op = "Waitall"
+	hs := handles(p, int(n))
+	// All point-to-point and no statuses wanted (OSU's window): one engine call,
+	// with the requests on the stack.
+	if sts == nil && len(hs) <= 64 {
+		var stack [64]p2p.Request
+		var rs [64]*request
+		simple := true
+		for i, h := range hs {
+			if h == hRequestNull {
+				continue
+			}
+			r := reqOf(h)
+			if r == nil || r.x != nil || r.persistent {
+				simple = false
+				break
+			}
+			stack[i], rs[i] = r.q, r
+		}
+		if simple {
+			err := core.Waitall(stack[:len(hs)], nil)
+			for i, h := range hs {
+				if rs[i] != nil {
+					freeRequest(h, rs[i])
+					hs[i] = hRequestNull
+				}
+			}
+			if err != nil {
+				return fail(op, 0, &abiError{class: errInStatus, msg: "MPI_Waitall: a request failed: " + err.Error()})
+			}
+			return 0
+		}
+	}
+	var first error
+	var fch uintptr
+	for i := range hs {
+		ch := reqComm(hs[i])
+		_, _, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, i), true, true)
+		if err != nil && first == nil {
+			first, fch = err, ch
+		}
+	}
+	if first != nil {
+		return fail(op, fch, &abiError{class: errInStatus, msg: "MPI_Waitall: a request failed: " + first.Error()})
+	}
+	return 0
+}
+
+//export PMPI_Testall
+func PMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
+	const op = "Testall"
+	hs := handles(p, int(n))
+	for _, h := range hs { // all or nothing: peek first
+		if h == hRequestNull {
+			continue
+		}
+		hh := h
+		ok, _, err := complete(op, unsafe.Pointer(&hh), nil, false, false)
+		if err == nil && !ok {
+			setBool(flag, false)
+			return 0
+		}
+	}
+	setBool(flag, true)
+	return PMPI_Waitall(n, p, sts)
+}
+
+// anyIndex waits for (or tests) one of the active requests; -32766 (MPI_UNDEFINED)
+// when none is active.
+func anyIndex(op string, hs []uintptr, st unsafe.Pointer, wait bool) (int, bool, error) {
+	for {
+		live := false
+		for i := range hs {
+			if hs[i] == hRequestNull {
+				continue
+			}
+			if r := reqOf(hs[i]); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+				continue
+			}
+			live = true
+			ok, _, err := complete(op, unsafe.Pointer(&hs[i]), st, false, true)
+			if ok || err != nil {
+				return i, true, err
+			}
+		}
+		if !live {
+			emptyStatus(st)
+			return -32766, true, nil
+		}
+		if !wait {
+			return -32766, false, nil
+		}
+		runtime.Gosched()
+	}
+}
+
+//export PMPI_Waitany
+func PMPI_Waitany(n int32, p unsafe.Pointer, idx, st unsafe.Pointer) int32 {
+	i, _, err := anyIndex("Waitany", handles(p, int(n)), st, true)
+	setInt(idx, i)
+	return fail("Waitany", 0, err)
+}
+
+//export PMPI_Testany
+func PMPI_Testany(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
+	i, ok, err := anyIndex("Testany", handles(p, int(n)), st, false)
+	setInt(idx, i)
+	setBool(flag, ok)
+	return fail("Testany", 0, err)
+}
+
+func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool) int32 {
+	ix := ints(idx, len(hs))
+	for {
+		live, k := false, 0
+		var first error
+		for i := range hs {
+			if hs[i] == hRequestNull {
+				continue
+			}
+			if r := reqOf(hs[i]); r != nil && r.x == nil && r.persistent && !r.q.Active() {
+				continue
+			}
+			live = true
+			ok, _, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, k), false, true)
+			if ok || err != nil {
+				ix[k] = int32(i)
+				k++
+				if err != nil && first == nil {
+					first = err
+				}
+			}
+		}
+		if !live {
+			setInt(outcount, -32766)
+			return 0
+		}
+		if k > 0 || !wait {
+			setInt(outcount, k)
+			if first != nil {
+				return fail(op, 0, &abiError{class: errInStatus, msg: "MPI_" + op + ": a request failed: " + first.Error()})
+			}
+			return 0
+		}
+		runtime.Gosched()
+	}
+}
+
+//export PMPI_Waitsome
+func PMPI_Waitsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
+	return some("Waitsome", handles(p, int(n)), outcount, idx, sts, true)
+}
+
+//export PMPI_Testsome
+func PMPI_Testsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
+	return some("Testsome", handles(p, int(n)), outcount, idx, sts, false)
+}
+
+//export PMPI_Request_free
+func PMPI_Request_free(p unsafe.Pointer) int32 {
+	const op = "Request_free"
+	if p == nil {
+		return fail(op, 0, errorf(errArg, op, "request is NULL"))
+	}
+	h := *(*uintptr)(p)
+	r := reqOf(h)
+	if r == nil {
+		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
+	}
+	var err error
+	if r.x != nil {
+		err = r.x.Free()
+	} else {
+		err = core.FreeRequest(&r.q)
+	}
+	ch := r.ch
+	freeRequest(h, r)
+	*(*uintptr)(p) = hRequestNull
+	return fail(op, ch, core.MapErr(op, err))
+}
+
+//export PMPI_Cancel
+func PMPI_Cancel(p unsafe.Pointer) int32 {
+	const op = "Cancel"
+	if p == nil {
+		return fail(op, 0, errorf(errArg, op, "request is NULL"))
+	}
+	h := *(*uintptr)(p)
+	r := reqOf(h)
+	if r == nil {
+		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
+	}
+	if r.x != nil {
+		if !r.x.Cancelable() {
+			return fail(op, r.ch, errorf(errRequest, op, "a collective or communicator operation cannot be cancelled"))
+		}
+		return fail(op, r.ch, core.MapErr(op, r.x.Cancel()))
+	}
+	return fail(op, r.ch, core.MapErr(op, core.Cancel(&r.q)))
+}
+
+//export PMPI_Test_cancelled
+func PMPI_Test_cancelled(st unsafe.Pointer, flag unsafe.Pointer) int32 {
+	if st == nil {
+		return fail("Test_cancelled", 0, errorf(errArg, "Test_cancelled", "status is NULL"))
+	}
+	setBool(flag, (*cstatus)(st).cancelled != 0)
+	return 0
+}
+
+//export PMPI_Status_set_cancelled
+func PMPI_Status_set_cancelled(st unsafe.Pointer, flag int32) int32 {
+	if st == nil {
+		return fail("Status_set_cancelled", 0, errorf(errArg, "Status_set_cancelled", "status is NULL"))
+	}
+	(*cstatus)(st).cancelled = 0
+	if flag != 0 {
+		(*cstatus)(st).cancelled = 1
+	}
+	return 0
+}
+
+//export PMPI_Status_set_elements
+func PMPI_Status_set_elements(st unsafe.Pointer, dh uintptr, count int32) int32 {
+	return PMPI_Status_set_elements_c(st, dh, int64(count))
+}
+
+//export PMPI_Status_set_elements_c
+func PMPI_Status_set_elements_c(st unsafe.Pointer, dh uintptr, count int64) int32 {
+	const op = "Status_set_elements"
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	if st == nil || count < 0 {
+		return fail(op, 0, errorf(errArg, op, "status is NULL or count negative"))
+	}
+	// Whole items take their size; the elements of a partial item are counted as
+	// basic elements of the size of the type's first (predefined types: the count).
+	n := count * t.Size()
+	if e := t.Elements(); e > 1 {
+		n = (count / e * t.Size()) + (count%e)*(t.Size()/e)
+	}
+	s := (*cstatus)(st)
+	s.countLo, s.countHi = int32(uint32(n)), int32(n>>32)
+	return 0
+}
+
+//export PMPI_Status_set_elements_x
+func PMPI_Status_set_elements_x(st unsafe.Pointer, dh uintptr, count int64) int32 {
+	return PMPI_Status_set_elements_c(st, dh, count)
+}
+
+// --- probe ---
+
+func probeStatus(st unsafe.Pointer, c *comm, ps *p2p.Status) { putStatus(st, c, ps, 0) }
+
+//export PMPI_Probe
+func PMPI_Probe(src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
+	c, r := needComm("Probe", ch)
+	if c == nil {
+		return r
+	}
+	ps, err := c.c.Probe("Probe", rankIn(src), tagIn(tag))
+	if err != nil {
+		return fail("Probe", ch, err)
+	}
+	probeStatus(st, c, &ps)
+	return 0
+}
+
+//export PMPI_Iprobe
+func PMPI_Iprobe(src, tag int32, ch uintptr, flag, st unsafe.Pointer) int32 {
+	c, r := needComm("Iprobe", ch)
+	if c == nil {
+		return r
+	}
+	ps, ok, err := c.c.Iprobe("Iprobe", rankIn(src), tagIn(tag))
+	if err != nil {
+		return fail("Iprobe", ch, err)
+	}
+	setBool(flag, ok)
+	if ok {
+		probeStatus(st, c, &ps)
+	}
+	return 0
+}
+
+// messages are the matched messages of Mprobe, until Mrecv takes them.
+type message struct {
+	m  p2p.Message
+	c  *comm
+	ch uintptr
+}
+
+var messages table[message]
+
+func addMessage(m p2p.Message, c *comm, ch uintptr, ps *p2p.Status, out unsafe.Pointer) {
+	if ps.Source == core.ProcNull {
+		setHandle(out, hMessageNoProc)
+		return
+	}
+	setHandle(out, messages.add(&message{m: m, c: c, ch: ch}))
+}
+
+//export PMPI_Mprobe
+func PMPI_Mprobe(src, tag int32, ch uintptr, out, st unsafe.Pointer) int32 {
+	c, r := needComm("Mprobe", ch)
+	if c == nil {
+		return r
+	}
+	m, ps, err := c.c.Mprobe("Mprobe", rankIn(src), tagIn(tag))
+	if err != nil {
+		return fail("Mprobe", ch, err)
+	}
+	addMessage(m, c, ch, &ps, out)
+	probeStatus(st, c, &ps)
+	return 0
+}
+
+//export PMPI_Improbe
+func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int32 {
+	c, r := needComm("Improbe", ch)
+	if c == nil {
+		return r
+	}
+	m, ps, ok, err := c.c.Improbe("Improbe", rankIn(src), tagIn(tag))
+	if err != nil {
+		return fail("Improbe", ch, err)
+	}
+	setBool(flag, ok)
+	if ok {
+		addMessage(m, c, ch, &ps, out)
+		probeStatus(st, c, &ps)
+	}
+	return 0
+}
+
+//export PMPI_Mrecv
+func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
+	const op = "Mrecv"
+	if mp == nil {
+		return fail(op, 0, errorf(errArg, op, "message is NULL"))
+	}
+	h := *(*uintptr)(mp)
+	if h == hMessageNoProc {
+		putStatus(st, nil, &p2p.Status{Source: core.ProcNull, Tag: core.AnyTag}, 0)
+		*(*uintptr)(mp) = hMessageNull
+		return 0
+	}
+	m := messages.get(h)
+	if m == nil {
+		return fail(op, 0, errorf(errRequest, op, "message %#x is not a message from MPI_Mprobe", h))
+	}
+	b, err := cbuf(op, buf, int64(count), dh)
+	if err != nil {
+		return fail(op, m.ch, err)
+	}
+	ps, err := core.Mrecv(b, &m.m)
+	messages.remove(h)
+	*(*uintptr)(mp) = hMessageNull
+	if err != nil {
+		err = core.MapErr(op, err)
+		putStatus(st, m.c, &ps, codeOf(err))
+		return fail(op, m.ch, err)
+	}
+	putStatus(st, m.c, &ps, 0)
+	return 0
+}
+
+// --- combined ---
+
+//export PMPI_Sendrecv
+func PMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag int32,
+	rbuf unsafe.Pointer, rcount int32, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	const op = "Sendrecv"
+	var rq uintptr
+	if r := irecv(op, rbuf, int64(rcount), rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+		return r
+	}
+	if r := send(op, sbuf, int64(scount), sdt, dest, stag, ch, p2p.Standard); r != 0 {
+		PMPI_Cancel(unsafe.Pointer(&rq))
+		complete(op, unsafe.Pointer(&rq), nil, true, true)
+		return r
+	}
+	_, _, err := complete(op, unsafe.Pointer(&rq), st, true, true)
+	return fail(op, ch, err)
+}
+
+//export PMPI_Sendrecv_replace
+func PMPI_Sendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+	const op = "Sendrecv_replace"
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	n, err := t.PackSize(int64(count))
+	if err != nil {
+		return fail(op, ch, core.TypeErr(op, err))
+	}
+	tmp := make([]byte, n)
+	var pos int64
+	if n > 0 {
+		if r := PMPI_Pack_c(buf, int64(count), dh, unsafe.Pointer(&tmp[0]), n, unsafe.Pointer(&pos), ch); r != 0 {
+			return r
+		}
+	}
+	var rq uintptr
+	if r := irecv(op, buf, int64(count), dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+		return r
+	}
+	c := commOf(ch)
+	if err := c.c.Send(op, p2p.Bytes(tmp), rankIn(dest), tagIn(stag), p2p.Standard); err != nil {
+		PMPI_Cancel(unsafe.Pointer(&rq))
+		complete(op, unsafe.Pointer(&rq), nil, true, true)
+		return fail(op, ch, err)
+	}
+	_, _, err = complete(op, unsafe.Pointer(&rq), st, true, true)
+	return fail(op, ch, err)
+}
+
+// --- buffered sends' buffer ---
+
+//export PMPI_Buffer_attach
+func PMPI_Buffer_attach(p unsafe.Pointer, size int32) int32 {
+	return PMPI_Buffer_attach_c(p, int64(size))
+}
+
+//export PMPI_Buffer_attach_c
+func PMPI_Buffer_attach_c(p unsafe.Pointer, size int64) int32 {
+	const op = "Buffer_attach"
+	if uintptr(p) == 2 { // MPI_BUFFER_AUTOMATIC
+		return fail(op, 0, (*core.Comm)(nil).AttachBuffer(op, nil, true))
+	}
+	if p == nil || size < 0 {
+		return fail(op, 0, errorf(errBuffer, op, "buffer is NULL or size %d negative", size))
+	}
+	return fail(op, 0, (*core.Comm)(nil).AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+}
+
+//export PMPI_Buffer_detach
+func PMPI_Buffer_detach(addr unsafe.Pointer, size unsafe.Pointer) int32 {
+	var n int64
+	r := PMPI_Buffer_detach_c(addr, unsafe.Pointer(&n))
+	if r == 0 {
+		setInt(size, int(n))
+	}
+	return r
+}
+
+//export PMPI_Buffer_detach_c
+func PMPI_Buffer_detach_c(addr unsafe.Pointer, size unsafe.Pointer) int32 {
+	const op = "Buffer_detach"
+	b, auto, err := (*core.Comm)(nil).DetachBuffer(op)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	if auto {
+		*(*uintptr)(addr) = 2
+		*(*int64)(size) = 0
+		return 0
+	}
+	if len(b) == 0 {
+		*(*uintptr)(addr) = 0
+		*(*int64)(size) = 0
+		return 0
+	}
+	*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
+	*(*int64)(size) = int64(len(b))
+	return 0
+}
+
+// The ABI's wildcards and sentinels differ from the device's (MPI_ANY_TAG is -2 and
+// MPI_PROC_NULL -3 in the ABI, -1 and -2 in the device): arguments are translated on
+// the way in, statuses on the way out. A value that is a sentinel of the other kind
+// (-1 as a tag, -2 as a rank) becomes one the device rejects, naming the argument.
+const badSentinel = -1000
+
+func rankIn(r int32) int {
+	switch r {
+	case -3:
+		return core.ProcNull
+	case -4:
+		return core.Root
+	case -2:
+		return badSentinel
+	}
+	return int(r)
+}
+
+func tagIn(t int32) int {
+	switch t {
+	case -2:
+		return core.AnyTag
+	case -1:
+		return badSentinel
+	}
+	return int(t)
+}
+
+func rankOut(r int) int32 {
+	switch r {
+	case core.ProcNull:
+		return -3
+	case core.Root:
+		return -4
+	}
+	return int32(r)
+}
+
+func tagOut(t int) int32 {
+	if t == core.AnyTag {
+		return -2
+	}
+	return int32(t)
+}

@@ -1,0 +1,129 @@
+package core
+
+import (
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// persistOp is a persistent collective (MPI_Bcast_init and its kin, MPI 4.1 §6.13):
+// inactive until Start, which runs the operation's nonblocking form; once a completion
+// call has reported that run, it is inactive again, to be started anew. As MPI
+// requires, every member starts its persistent collectives in the same order, so each
+// run is the next collective on the communicator, as a nonblocking one is.
+type persistOp struct {
+	mu     sync.Mutex
+	start1 func() (*Pending, error)
+	cur    *Pending // the run under way; nil while inactive
+	freed  bool
+}
+
+// Persistent makes the persistent request of an operation whose every run start
+// begins: the request is inactive until Start.
+func Persistent(start func() (*Pending, error)) *Pending {
+	o := &persistOp{start1: start}
+	return &Pending{op: o}
+}
+
+// startOp is an operation that is started anew for each round: a persistent
+// collective, a partitioned send or receive.
+type startOp interface {
+	start(op string) error
+	isActive() bool
+}
+
+// IsPersistent reports whether p is a persistent operation (Persistent, PartInit).
+func (p *Pending) IsPersistent() bool {
+	if p == nil {
+		return false
+	}
+	_, ok := p.op.(startOp)
+	return ok
+}
+
+// Active reports whether p is under way: false for nil and for an inactive persistent
+// operation, which completion calls treat as a null request.
+func (p *Pending) Active() bool {
+	if p == nil || p.op == nil {
+		return false
+	}
+	if o, ok := p.op.(startOp); ok {
+		return o.isActive()
+	}
+	return true
+}
+
+// Start starts a run of the persistent operation p (MPI_Start); starting one that is
+// active, or an operation that is not persistent, is an error of class ErrRequest.
+func (p *Pending) Start(op string) error {
+	o, ok := startOp(nil), false
+	if p != nil {
+		o, ok = p.op.(startOp)
+	}
+	if !ok {
+		return Errorf(ClassRequest, op, "not a persistent request")
+	}
+	return o.start(op)
+}
+
+func (o *persistOp) isActive() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.cur != nil
+}
+
+func (o *persistOp) start(op string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.freed {
+		return Errorf(ClassRequest, op, "the persistent request has been freed")
+	}
+	if o.cur != nil {
+		return Errorf(ClassRequest, op, "the persistent request is active: complete it (Wait, Test) before starting it again")
+	}
+	cur, err := o.start1()
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		cur = &Pending{} // completed at once
+	}
+	o.cur = cur
+	return nil
+}
+
+func (o *persistOp) run() *Pending {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.cur
+}
+
+// An inactive persistent request completes at once with the empty status.
+func (o *persistOp) test() (bool, error) { return o.run().Test() }
+func (o *persistOp) wait() error         { return o.run().Wait() }
+
+func (o *persistOp) doneCh() <-chan struct{} {
+	if cur := o.run(); cur != nil && cur.op != nil {
+		return cur.op.doneCh()
+	}
+	return closed
+}
+
+func (o *persistOp) status(st *p2p.Status) error { return o.run().StatusInto(st) }
+
+// release makes the request inactive once a completion call has reported its run.
+func (o *persistOp) release() error {
+	o.mu.Lock()
+	cur := o.cur
+	o.cur = nil
+	o.mu.Unlock()
+	return cur.Release()
+}
+
+// free: a run under way completes unobserved; no other run can start.
+func (o *persistOp) free() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.freed = true
+	return o.cur.Free()
+}

@@ -1,0 +1,48 @@
+package p2p
+
+import (
+	"fmt"
+
+	"github.com/mpigo/mpigo/internal/rawmem"
+)
+
+// Receives of any size. A receive whose caller cannot know the message's length (mpi's
+// value messages, whose length travels with them) gets a buffer of exactly that length,
+// allocated when the message matches: the eager payload is copied into it once, and a
+// rendezvous reads or streams into it directly, as into any contiguous buffer, so a
+// large message is never staged. It matches, orders and cancels as any receive does;
+// Mprobe and Mrecv would give the same, with a second call and the window in which a
+// probed message is held apart from the queues.
+
+// IrecvAlloc starts a receive of a message of any length from src (or AnySource) with
+// tag (or AnyTag) in context ctx. When it matches, the engine allocates the message's
+// bytes and stores them in *dst, which the caller reads once the request completes
+// (nil for a cancelled receive or one from ProcNull).
+func (e *Engine) IrecvAlloc(dst *[]byte, src, tag int, ctx uint32) (Request, error) {
+	if dst == nil {
+		return Request{}, fmt.Errorf("p2p: IrecvAlloc: %w: nil destination", ErrRequest)
+	}
+	if err := e.checkRecv("Irecv", src, tag); err != nil {
+		return Request{}, err
+	}
+	*dst = nil
+	e.mu.Lock()
+	r := e.newReq()
+	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
+	r.dst = dst
+	e.startRecv(r)
+	e.flush()
+	q := Request{r, r.gen}
+	e.mu.Unlock()
+	return q, nil
+}
+
+// alloc gives receive r a buffer of n bytes, now that its message has matched. The
+// caller holds e.mu. The message overwrites it whole, so it is not zeroed (rawmem);
+// a receive that fails part way leaves no buffer to its caller.
+func (r *request) alloc(n int64) {
+	b := rawmem.Bytes(int(n))
+	*r.dst = b
+	r.buf, r.lay, r.size = b, nil, n
+	r.dst = nil
+}

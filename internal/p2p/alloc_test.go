@@ -1,0 +1,69 @@
+package p2p
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestIrecvAlloc: receives of any size get buffers of exactly their message's length,
+// under every protocol and transport shape, posted before and after the messages
+// arrive, in order; a cancelled one gets nothing and leaves the message to the next.
+func TestIrecvAlloc(t *testing.T) {
+	sizes := []int{0, 1, 8, 100, 4097, 65536, 200000, 3}
+	for _, proto := range protocols {
+		for _, cfg := range netCfgs {
+			t.Run(proto+"/"+cfg.name, func(t *testing.T) {
+				es := cfg.net(2).engines(t, Options{Protocol: proto, Serialized: cfg.serialized})
+				bufs := make([][]byte, len(sizes))
+				recvs := make([]Request, len(sizes))
+				early := len(sizes) / 2
+				for i := range early {
+					var err error
+					recvs[i], err = es[1].IrecvAlloc(&bufs[i], 0, 4, 2)
+					mustOK(t, err)
+				}
+				sends := make([]Request, len(sizes))
+				for i, n := range sizes {
+					var err error
+					sends[i], err = es[0].Isend(Bytes(pattern(i, n)), 1, 4, 2, Standard)
+					mustOK(t, err)
+				}
+				es[0].Progress()
+				es[1].Progress()
+				for i := early; i < len(sizes); i++ {
+					var err error
+					recvs[i], err = es[1].IrecvAlloc(&bufs[i], AnySource, AnyTag, 2)
+					mustOK(t, err)
+				}
+				all := append(append([]Request{}, sends...), recvs...)
+				drive(t, es, func() bool {
+					for i := range all {
+						if !all[i].IsNull() && all[i].r.done.Load() == 0 {
+							return false
+						}
+					}
+					return true
+				})
+				sts := make([]Status, len(sizes))
+				mustOK(t, es[0].Waitall(sends, nil))
+				mustOK(t, es[1].Waitall(recvs, sts))
+				for i, n := range sizes {
+					if sts[i].Count != int64(n) || len(bufs[i]) != n || !bytes.Equal(bufs[i], pattern(i, n)) {
+						t.Errorf("message %d: count %d, got %d bytes, want %d (or wrong data)", i, sts[i].Count, len(bufs[i]), n)
+					}
+				}
+			})
+		}
+	}
+	es := newMemNet(2).engines(t, Options{})
+	var b []byte
+	q, err := es[1].IrecvAlloc(&b, 0, 1, 0)
+	mustOK(t, err)
+	mustOK(t, es[1].Cancel(&q))
+	if st, err := es[1].Wait(&q); err != nil || !st.Cancelled || b != nil {
+		t.Fatalf("cancelled: %+v %v, buffer %v", st, err, b)
+	}
+	if _, err := es[1].IrecvAlloc(nil, 0, 1, 0); err == nil {
+		t.Fatal("nil destination accepted")
+	}
+}

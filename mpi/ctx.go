@@ -1,0 +1,257 @@
+package mpi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/p2p"
+)
+
+// Contexts: one mechanism for every blocking call. c.WithContext(ctx) is a view of c
+// whose blocking calls end when ctx ends, with an error that wraps ctx.Err()
+// (errors.Is(err, context.Canceled) holds) and has class ErrOther.
+//
+// The waits stay the engine's (the one idle policy: spin, yield, sleep on the
+// doorbell); the context is watched by context.AfterFunc, which sets the wait's flag
+// and rings the doorbell, so nothing polls the context and a sleeping wait wakes at
+// once. What ending means depends on the call:
+//   - a receive (Recv, RecvValue, Sendrecv's receive, Mprobe's) is cancelled in the
+//     engine (Request.Cancel), so no message is lost and c stays usable; one that had
+//     already matched its message completes instead, and returns it;
+//   - a send is cancelled if its message has not left; otherwise the message is
+//     delivered when its receiver takes it, and buf must not change until then;
+//   - Probe just stops waiting; Wait, Waitall, Waitany and Waitsome on requests started
+//     through the view stop waiting and leave them pending (as Request.WaitContext does);
+//   - a collective cannot be taken back once started (other ranks may be in it), so
+//     the communicator (every view of it too) runs no more collectives: each returns
+//     an error of class ErrComm that says so. Point-to-point on it still works.
+//
+// A view's blocking collective runs in a goroutine of its own, the caller waiting for
+// it or the context (which turns the engine's lock on for good, as a nonblocking
+// collective does); given up, it goes on in the background and completes if the
+// other ranks come, so its buffers belong to MPI until then. The same holds for the
+// buffer-and-datatype (Buf) collectives, the neighbourhood collectives, Dup, Split
+// and Create. The other communicator and topology constructors (CreateGroup,
+// SplitType, IntercommCreate, IntercommMerge, CartCreate, ...) do not honour the
+// context yet.
+
+// WithContext returns a view of c whose blocking calls honour ctx (see above). The
+// view shares c's communication, name, error handler (as it was when the view was
+// made) and hints; attributes are c's alone: set and get them on c. Requests started
+// through the view honour ctx in Wait. Free frees c, through any view. A nil ctx is
+// context.Background().
+func (c *Comm) WithContext(ctx context.Context) *Comm {
+	if c == nil {
+		return nil
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c.mu.Lock()
+	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx}
+	c.mu.Unlock()
+	return v
+}
+
+// Context is the context of a view made by WithContext; context.Background() for a
+// communicator that is not one.
+func (c *Comm) Context() context.Context {
+	if c == nil || c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
+}
+
+// ctxErr is the error of call op whose context ended.
+func ctxErr(op string, err error, format string, a ...any) error {
+	return &Error{Class: ClassOther, Op: op, Msg: fmt.Sprintf(format, a...), Err: err}
+}
+
+// isCtx reports whether err is ctx's own error (the wait gave up).
+func isCtx(ctx context.Context, err error) bool {
+	return ctx != nil && err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
+}
+
+// sendCtx is a blocking send through a view.
+func sendCtx(op string, c *Comm, b p2p.Buf, dest, tag int, mode p2p.Mode) error {
+	q, err := c.dev().Isend(op, b, dest, tag, mode, false)
+	if err != nil {
+		return c.fail(op, err)
+	}
+	_, err = c.endSend(op, &q, true)
+	return c.fail(op, err)
+}
+
+// endSend waits for a send under c's context. When the context ends first it cancels
+// the send (mayCancel) if its message has not left, else lets it complete unobserved;
+// cancelled says that nothing was sent.
+func (c *Comm) endSend(op string, q *p2p.Request, mayCancel bool) (cancelled bool, err error) {
+	_, err = core.WaitCtx(c.ctx, q)
+	if !isCtx(c.ctx, err) {
+		return false, mapErr(op, err)
+	}
+	if mayCancel {
+		core.Cancel(q)
+		var st p2p.Status
+		if ok, terr := core.TestInto(q, &st); ok {
+			if st.Cancelled {
+				return true, ctxErr(op, err, "cancelled by its context; nothing was sent")
+			}
+			return false, mapErr(op, terr) // it completed after all
+		}
+	}
+	core.FreeRequest(q)
+	return false, ctxErr(op, err, "its context ended after the message had left: it is delivered when the receiver takes it, and its buffer must not change until then")
+}
+
+// endRecv waits for a receive under c's context; when the context ends first it
+// cancels the receive, which then either is cancelled or, having matched, completes.
+func (c *Comm) endRecv(op string, q *p2p.Request, st *p2p.Status) error {
+	var err error
+	*st, err = core.WaitCtx(c.ctx, q)
+	if !isCtx(c.ctx, err) {
+		return mapErr(op, err)
+	}
+	cerr := err
+	core.Cancel(q)
+	*st, err = core.WaitCtx(nil, q)
+	if err == nil && st.Cancelled {
+		return ctxErr(op, cerr, "cancelled by its context; no message was received")
+	}
+	return mapErr(op, err)
+}
+
+// recvCtx is a blocking receive through a view.
+func recvCtx(st *Status, op string, c *Comm, b p2p.Buf, src, tag int) error {
+	q, err := c.dev().Irecv(op, b, src, tag, false)
+	if err != nil {
+		return c.fail(op, err)
+	}
+	var ps p2p.Status
+	err = c.endRecv(op, &q, &ps)
+	c.storeStatus(st, &ps)
+	return c.fail(op, err)
+}
+
+// Collectives stopped by a context: a communicator whose collective's wait gave up
+// cannot run another (its ranks no longer agree on what was run), on any view.
+var stopped struct {
+	any atomic.Bool
+	m   sync.Map // *core.Comm -> string (what stopped it)
+}
+
+// collStopped is the error of collective op on a stopped communicator, or nil.
+func (c *Comm) collStopped(op string) error {
+	if !stopped.any.Load() || c.dev() == nil {
+		return nil
+	}
+	if why, ok := stopped.m.Load(c.d); ok {
+		return &Error{Class: ClassComm, Op: op, Msg: fmt.Sprintf("%s can run no more collectives: %s", c.Name(), why.(string))}
+	}
+	return nil
+}
+
+// special reports whether c's blocking collectives take the nonblocking path: c is a
+// view, or some communicator's collectives were stopped (then c's may be).
+func (c *Comm) special() bool { return c != nil && (c.ctx != nil || stopped.any.Load()) }
+
+// coll runs blocking collective op (run: the call itself, on the device) on a view,
+// or on a communicator whose collectives may have been stopped (see special). A
+// view's call runs in a goroutine of its own while the caller waits for it or for the
+// context, so that it is the very collective the other ranks run (blocking
+// collectives do not match nonblocking ones, and the node's paths differ); given up,
+// it goes on in the background, and completes if the others come.
+func (c *Comm) coll(op string, run func() error) error {
+	if err := c.collStopped(op); err != nil {
+		return c.fail(op, err)
+	}
+	ctx := c.ctx
+	if ctx == nil || ctx.Done() == nil {
+		return c.fail(op, run())
+	}
+	if err := ctx.Err(); err != nil { // nothing started: c stays usable
+		return c.fail(op, ctxErr(op, err, "its context had ended; nothing was started"))
+	}
+	core.Concurrent() // the collective's goroutine calls the engine beside the caller's
+	done := make(chan error, 1)
+	go func() { done <- run() }()
+	select {
+	case err := <-done:
+		return c.failOnce(op, err)
+	case <-ctx.Done():
+		select {
+		case err := <-done: // it completed meanwhile
+			return c.failOnce(op, err)
+		default:
+		}
+		err := ctx.Err()
+		c.stopColl(op, err)
+		return c.fail(op, ctxErr(op, err, "given up when its context ended; the other ranks may still be in it, so %s can run no more collectives", c.Name()))
+	}
+}
+
+// around runs a blocking collective op of c that has no device-level form of its own
+// (the Buf, neighbourhood and communicator-making calls) as coll does, by calling the
+// same function on c without its context (call, whose errors have been through the
+// handler already); done is false when c is neither a view nor stopped, and the
+// caller goes on as usual.
+func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error) {
+	if !c.special() {
+		return false, nil
+	}
+	if err := c.collStopped(op); err != nil {
+		return true, c.fail(op, err)
+	}
+	if c.ctx == nil || c.ctx.Done() == nil {
+		return false, nil
+	}
+	b := c.base()
+	return true, c.coll(op, func() error {
+		if err := call(b); err != nil {
+			return raised{err}
+		}
+		return nil
+	})
+}
+
+// raised marks an error that has been through the handler already, so coll does not
+// pass it again.
+type raised struct{ err error }
+
+func (r raised) Error() string { return r.err.Error() }
+
+// failOnce is fail for an error that may have been through the handler already.
+func (c *Comm) failOnce(op string, err error) error {
+	if r, ok := err.(raised); ok {
+		return r.err
+	}
+	return c.fail(op, err)
+}
+
+// stopColl stops c's collectives: op's wait gave up with err.
+func (c *Comm) stopColl(op string, err error) {
+	stopped.m.LoadOrStore(c.d, fmt.Sprintf("a %s was given up when its context ended (%v)", op, err))
+	stopped.any.Store(true)
+}
+
+// base is c without its context (c itself when it is not a view).
+func (c *Comm) base() *Comm {
+	if c == nil || c.ctx == nil {
+		return c
+	}
+	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints}
+}
+
+// ctxOf is the context of the first request of rs started through a view, or nil.
+func ctxOf(rs []Request) context.Context {
+	for i := range rs {
+		if c := rs[i].c; c != nil && c.ctx != nil {
+			return c.ctx
+		}
+	}
+	return nil
+}

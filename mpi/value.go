@@ -1,0 +1,425 @@
+package mpi
+
+import (
+	"errors"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/vcodec"
+)
+
+// The encoding path: values of any Go type as messages, beside the buffer path of
+// typed slices and datatypes. A value call encodes its value (internal/vcodec: plans
+// compiled once per type; memory without pointers as its bytes), and the message
+// carries its own length and type, so a receiver names no buffer and no size: the
+// engine allocates the message's bytes when it matches (p2p's IrecvAlloc), and the
+// decoded value shares them (strings and pointer-free slices are not copied out).
+//
+// Large pointer-free slices in a value (at least valueOOBMin bytes: []float64,
+// []byte, slices of plain structs) are not encoded: point-to-point sends them as
+// messages of their own straight from the value's memory, on the communicator's
+// internal context with tags that the value's message names, and the receiver
+// receives them straight into the slices it allocates while decoding; BcastValue
+// broadcasts them the same way. So a large value is copied by the transport alone,
+// at any size.
+//
+// Values of the wrong type are refused on receipt, naming both types (class
+// ErrType); types that cannot be sent (channels, functions, interfaces) are refused
+// by the sender, naming the field. Both ends must be the same program on machines of
+// one architecture, as MPI's homogeneous case.
+
+// valueOOBMin is the size from which a pointer-free slice travels out of band: above
+// it a rendezvous of its own costs less than copying it into the message and out.
+const valueOOBMin = 32 << 10
+
+// oobSeq numbers the out-of-band slices this process sends (their tags).
+var oobSeq atomic.Uint32
+
+var encPool = sync.Pool{New: func() any { return new(vcodec.Enc) }}
+
+// codecOf is T's codec, or an error of class ErrType naming the field that cannot be
+// sent.
+func codecOf[T any](op string) (*vcodec.Codec, error) {
+	cd, err := vcodec.For(reflect.TypeFor[T]())
+	if err != nil {
+		return nil, &Error{Class: ClassType, Op: op, Err: err}
+	}
+	return cd, nil
+}
+
+// encode encodes v into a pooled encoder (oob: with out-of-band slices), numbering
+// the out-of-band slices.
+func encode[T any](op string, v *T, oob bool) (*vcodec.Codec, *vcodec.Enc, error) {
+	cd, err := codecOf[T](op)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := encPool.Get().(*vcodec.Enc)
+	e.OOBMin = 0
+	if oob {
+		e.OOBMin = valueOOBMin
+	}
+	if err := cd.Encode(e, unsafe.Pointer(v)); err != nil {
+		putEnc(e)
+		return nil, nil, &Error{Class: ClassType, Op: op, Err: err}
+	}
+	if n := uint32(len(e.OOB)); n > 0 {
+		vcodec.SetSeq(e.Buf, oobSeq.Add(n)-n)
+	}
+	return cd, e, nil
+}
+
+// putEnc gives an encoder back, unless its buffer grew very large (it would stay).
+func putEnc(e *vcodec.Enc) {
+	clear(e.OOB)
+	if cap(e.Buf) > 1<<20 {
+		e.Buf = nil
+	}
+	encPool.Put(e)
+}
+
+func oobTag(seq uint32, i int) int { return core.TagValueOOB + int((seq+uint32(i))&core.TagValueMask) }
+
+// decode decodes msg into a new T.
+func decode[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec) (T, error) {
+	var v T
+	return v, decodeInto(op, cd, msg, d, &v)
+}
+
+// decodeInto decodes msg into *v.
+func decodeInto[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec, v *T) error {
+	if err := cd.Decode(d, msg, unsafe.Pointer(v)); err != nil {
+		var me *vcodec.MismatchError
+		if errors.As(err, &me) {
+			return &Error{Class: ClassType, Op: op, Err: err}
+		}
+		return &Error{Class: ClassOther, Op: op, Err: err}
+	}
+	return nil
+}
+
+// SendValue sends v, a value of any type (see the encoding path above), to rank dest
+// of c with tag. RecvValue, IrecvValue or SendrecvValue receives it. It returns when
+// v may change: at once for a small value; once the receiver has taken them for the
+// large slices of a large one.
+func SendValue[T any](c *Comm, v T, dest, tag int) error {
+	const op = "SendValue"
+	_, e, err := encode(op, &v, true)
+	if err != nil {
+		return c.fail(op, err)
+	}
+	defer putEnc(e)
+	if len(e.OOB) == 0 {
+		return send(prof.Send, op, c, e.Buf, dest, tag, p2p.Standard)
+	}
+	qs, err := isendParts(op, c, e, dest, tag)
+	if err != nil {
+		return c.fail(op, err)
+	}
+	return c.fail(op, c.endSends(op, qs))
+}
+
+// isendParts starts the sends of an encoded value and of its out-of-band slices.
+func isendParts(op string, c *Comm, e *vcodec.Enc, dest, tag int) ([]p2p.Request, error) {
+	q, err := c.dev().Isend(op, p2p.Bytes(e.Buf), dest, tag, p2p.Standard, false)
+	if err != nil || dest == ProcNull {
+		return []p2p.Request{q}, err
+	}
+	qs := make([]p2p.Request, 1, 1+len(e.OOB))
+	qs[0] = q
+	seq, _, _ := vcodec.OOB(e.Buf)
+	for i, b := range e.OOB {
+		q, err := c.d.IsendInternal(b, dest, oobTag(seq, i))
+		if err != nil {
+			c.endSends(op, qs)
+			return nil, mapErr(op, err)
+		}
+		qs = append(qs, q)
+	}
+	return qs, nil
+}
+
+// endSends waits for the sends of one value under c's context: the message, then
+// its out-of-band slices. Once the message has left, its slices must follow (its
+// receiver will wait for them), so they are never cancelled, only left to complete
+// when the receiver takes them; if the message was cancelled, so are they.
+func (c *Comm) endSends(op string, qs []p2p.Request) error {
+	cancelled, first := c.endSend(op, &qs[0], true)
+	for i := 1; i < len(qs); i++ {
+		switch {
+		case cancelled:
+			core.Cancel(&qs[i])
+			core.FreeRequest(&qs[i])
+		case first != nil:
+			core.FreeRequest(&qs[i])
+		default:
+			_, first = c.endSend(op, &qs[i], false)
+		}
+	}
+	return first
+}
+
+// RecvValue receives a value of type T, sent by SendValue (or its kin) from rank src
+// of c (or AnySource) with tag (or AnyTag). A message holding another type is an
+// error of class ErrType naming both types (the message is consumed). From ProcNull
+// it returns T's zero value at once.
+func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
+	r, err := irecvValue[T]("RecvValue", c, src, tag)
+	if err != nil {
+		var z T
+		return z, Status{}, err
+	}
+	return r.Wait()
+}
+
+// RecvValueInto is RecvValue that decodes into *v: every part of *v is overwritten,
+// and v's large pointer-free slices (those that travel out of band) are received into
+// their own memory where their capacity suffices, so a loop that receives into the
+// same value allocates no large slices (their previous contents, and every slice that
+// shares them, are overwritten). A message of another type leaves *v as it was.
+func RecvValueInto[T any](c *Comm, v *T, src, tag int) (Status, error) {
+	const op = "RecvValueInto"
+	if v == nil {
+		return Status{}, c.fail(op, errorf(ClassArg, op, "nil value pointer"))
+	}
+	r, err := irecvValue[T](op, c, src, tag)
+	if err != nil {
+		return Status{}, err
+	}
+	r.into = v
+	_, st, err := r.Wait()
+	return st, err
+}
+
+// ValueRequest is a nonblocking value operation (IsendValue, IrecvValue): Wait or
+// Test completes it and gives the value received (T's zero value for a send).
+type ValueRequest[T any] struct {
+	op   string
+	c    *Comm
+	recv bool
+	qs   []p2p.Request // the message, then its out-of-band slices (once posted)
+	enc  *vcodec.Enc   // a send's encoding, until it completes
+
+	cd     *vcodec.Codec
+	msg    []byte // a receive's message, allocated by the engine
+	st     p2p.Status
+	v      T
+	into   *T    // RecvValueInto's value, decoded into instead of v
+	err    error // decoding's
+	staged bool  // the message is in and decoded; out-of-band receives posted
+	done   bool
+	bytes  int64
+}
+
+// IsendValue starts sending v, as SendValue. v is encoded at once (later changes to
+// it are not sent) except its large pointer-free slices, which must not change until
+// the request completes.
+func IsendValue[T any](c *Comm, v T, dest, tag int) (*ValueRequest[T], error) {
+	const op = "IsendValue"
+	_, e, err := encode(op, &v, true)
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	qs, err := isendParts(op, c, e, dest, tag)
+	if err != nil {
+		putEnc(e)
+		return nil, c.fail(op, err)
+	}
+	return &ValueRequest[T]{op: op, c: c, qs: qs, enc: e}, nil
+}
+
+// IrecvValue starts receiving a value, as RecvValue.
+func IrecvValue[T any](c *Comm, src, tag int) (*ValueRequest[T], error) {
+	return irecvValue[T]("IrecvValue", c, src, tag)
+}
+
+func irecvValue[T any](op string, c *Comm, src, tag int) (*ValueRequest[T], error) {
+	cd, err := codecOf[T](op)
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]p2p.Request, 1)}
+	r.qs[0], err = c.dev().IrecvAlloc(op, &r.msg, src, tag)
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	return r, nil
+}
+
+// Wait waits for r to complete and returns the value received (T's zero value for a
+// send) and its status; through a view made by WithContext, it gives up when the
+// context ends (see WithContext: a receive is cancelled then).
+func (r *ValueRequest[T]) Wait() (T, Status, error) {
+	if r == nil {
+		var z T
+		return z, emptyStatus, errorf(ClassRequest, "Wait", "nil value request")
+	}
+	if !r.done {
+		r.finish(true)
+	}
+	return r.v, r.status(), r.err
+}
+
+// Test reports whether r has completed, and its value and status if so.
+func (r *ValueRequest[T]) Test() (T, Status, bool, error) {
+	if r == nil {
+		var z T
+		return z, emptyStatus, false, errorf(ClassRequest, "Test", "nil value request")
+	}
+	if !r.done {
+		r.finish(false)
+	}
+	if !r.done {
+		var z T
+		return z, Status{}, false, nil
+	}
+	return r.v, r.status(), true, r.err
+}
+
+// Cancel asks that a receive whose message has not arrived be cancelled (Wait then
+// reports Cancelled in its status); a send, or a receive too late, completes as usual.
+func (r *ValueRequest[T]) Cancel() error {
+	if r == nil || r.done || r.staged || !r.recv {
+		return nil
+	}
+	return r.c.fail("Cancel", mapErr("Cancel", core.Cancel(&r.qs[0])))
+}
+
+func (r *ValueRequest[T]) status() Status {
+	st := r.c.status(r.st)
+	st.bytes = r.bytes
+	if r.err != nil {
+		st.Err = r.err
+	}
+	return st
+}
+
+// finish advances r (wait: until it completes).
+func (r *ValueRequest[T]) finish(wait bool) {
+	if !r.recv {
+		if !wait && !r.testAll() {
+			return
+		}
+		r.err = r.c.fail(r.op, r.c.endSends(r.op, r.qs))
+		r.st = p2p.Status{Source: AnySource, Tag: AnyTag}
+		r.bytes = int64(len(r.enc.Buf))
+		for _, b := range r.enc.OOB {
+			r.bytes += int64(len(b))
+		}
+		putEnc(r.enc)
+		r.enc, r.done = nil, true
+		return
+	}
+	if !r.staged {
+		if !wait && !r.peek(0) {
+			return
+		}
+		if err := r.c.endRecv(r.op, &r.qs[0], &r.st); err != nil || r.st.Cancelled || r.st.Source == ProcNull {
+			r.err, r.done = r.c.fail(r.op, err), true
+			return
+		}
+		r.stage()
+	}
+	if len(r.qs) > 1 {
+		if !wait && !r.testAll() {
+			return
+		}
+		for i := 1; i < len(r.qs); i++ {
+			// No context here: the sender is committed to these, which are on their way.
+			st, err := core.WaitCtx(nil, &r.qs[i])
+			if err != nil && r.err == nil {
+				r.err = mapErr(r.op, err)
+			}
+			r.bytes += st.Count
+		}
+		r.qs = r.qs[:1]
+	}
+	if r.err != nil {
+		var z T
+		r.v = z
+		r.err = r.c.fail(r.op, r.err)
+	}
+	r.done = true
+}
+
+// stage decodes the message and posts the receives of its out-of-band slices (into
+// the value's memory; or, when the value could not be decoded, to be discarded, so
+// the sender is not left waiting).
+func (r *ValueRequest[T]) stage() {
+	r.staged = true
+	r.bytes = int64(len(r.msg))
+	d := new(vcodec.Dec)
+	target := r.into
+	if target == nil {
+		target = &r.v
+	}
+	r.err = decodeInto(r.op, r.cd, r.msg, d, target)
+	seq, n, _ := vcodec.OOB(r.msg)
+	dst := d.OOB
+	if r.err != nil || len(dst) != int(n) {
+		dst = make([][]byte, n) // empty: each is received truncated, which ends it
+	}
+	for i := range dst {
+		q, err := r.c.d.IrecvInternal(dst[i], r.c.d.CommRank(r.st.Source), oobTag(seq, i))
+		if err != nil {
+			if r.err == nil {
+				r.err = mapErr(r.op, err)
+			}
+			continue
+		}
+		r.qs = append(r.qs, q)
+	}
+	if r.err == nil && len(dst) != int(n) {
+		r.err = errorf(ClassOther, r.op, "the message names %d out-of-band slices, its value %d", n, len(dst))
+	}
+	if r.err != nil {
+		for i := 1; i < len(r.qs); i++ { // discard what arrives; the truncation is expected
+			core.FreeRequest(&r.qs[i])
+		}
+		r.qs = r.qs[:1]
+	}
+}
+
+// peek reports whether request i has completed, leaving it to be waited on.
+func (r *ValueRequest[T]) peek(i int) bool {
+	var st p2p.Status
+	ok, _ := core.PeekInto(&r.qs[i], &st)
+	return ok
+}
+
+func (r *ValueRequest[T]) testAll() bool {
+	for i := range r.qs {
+		if !r.peek(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// SendrecvValue sends v to dest and receives a value of type R from src, at once,
+// so that ranks exchanging values do not deadlock.
+func SendrecvValue[S, R any](c *Comm, v S, dest, sendtag, src, recvtag int) (R, Status, error) {
+	const op = "SendrecvValue"
+	rr, err := irecvValue[R](op, c, src, recvtag)
+	if err != nil {
+		var z R
+		return z, Status{}, err
+	}
+	sr, err := IsendValue(c, v, dest, sendtag)
+	if err != nil {
+		rr.Cancel()
+		rr.Wait()
+		var z R
+		return z, Status{}, err
+	}
+	got, st, rerr := rr.Wait()
+	if _, _, serr := sr.Wait(); serr != nil && rerr == nil {
+		rerr = serr
+	}
+	return got, st, rerr
+}

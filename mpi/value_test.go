@@ -1,0 +1,402 @@
+package mpi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// Values of every shape the value calls must carry.
+type vInner struct {
+	Label string
+	Xs    []float64
+}
+
+type vRecord struct {
+	ID     int
+	Name   string
+	Data   []byte
+	Tags   map[string]int
+	In     vInner
+	Ins    []vInner
+	Ptr    *vInner
+	Grid   [][]int32
+	Nil    []int
+	Empty  []string
+	NilMap map[string]int
+	Big    []float64 // out of band when long
+}
+
+func sampleRecord(rank, big int) vRecord {
+	r := vRecord{
+		ID: rank, Name: fmt.Sprintf("rank %d", rank), Data: []byte("bytes"),
+		Tags:  map[string]int{"a": rank, "b": 2},
+		In:    vInner{"in", []float64{1, float64(rank)}},
+		Ins:   []vInner{{"x", nil}, {"", []float64{}}},
+		Ptr:   &vInner{"p", []float64{3}},
+		Grid:  [][]int32{{1, 2}, nil, {}},
+		Empty: []string{},
+	}
+	if big > 0 {
+		r.Big = make([]float64, big)
+		for i := range r.Big {
+			r.Big[i] = float64(rank*big + i)
+		}
+	}
+	return r
+}
+
+// valueJob runs body on n ranks, over shared memory and, as a subtest, forced TCP.
+func valueJob(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
+	t.Helper()
+	for _, tr := range []string{"shm", "tcp"} {
+		t.Run(tr, func(t *testing.T) {
+			set := map[string]string{}
+			if tr == "tcp" {
+				set["transports"] = "self,tcp"
+			}
+			res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set}, func(t *testing.T) {
+				must(t, mpi.Init())
+				body(t, mpi.World.Rank(), mpi.World.Size())
+				must(t, mpi.Finalize())
+			})
+			if !mpitest.IsRank(t) && res.Code != 0 {
+				t.Fatalf("job of %d ranks failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+func wantEqual[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: got %+v\nwant %+v", what, got, want)
+	}
+}
+
+// TestValuePointToPoint: every point-to-point value call carries maps, nested
+// structs, slices of structs, strings, nil and empty values, and large out-of-band
+// slices, around a ring.
+func TestValuePointToPoint(t *testing.T) {
+	valueJob(t, 3, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		next, prev := (rank+1)%size, (rank+size-1)%size
+		for _, big := range []int{0, 100, 1 << 16} {
+			// SendValue / RecvValue (the even ranks send first).
+			if rank%2 == 0 {
+				must(t, mpi.SendValue(w, sampleRecord(rank, big), next, 1))
+			}
+			got, st, err := mpi.RecvValue[vRecord](w, prev, 1)
+			must(t, err)
+			if rank%2 == 1 {
+				must(t, mpi.SendValue(w, sampleRecord(rank, big), next, 1))
+			}
+			wantEqual(t, "RecvValue", got, sampleRecord(prev, big))
+			if st.Source != prev || st.Tag != 1 || st.Bytes() < int64(8*big) {
+				t.Fatalf("status %+v (%d bytes)", st, st.Bytes())
+			}
+			// IsendValue / IrecvValue, the receive posted first.
+			rr, err := mpi.IrecvValue[vRecord](w, mpi.AnySource, 2)
+			must(t, err)
+			sr, err := mpi.IsendValue(w, sampleRecord(rank, big), next, 2)
+			must(t, err)
+			got, st, err = rr.Wait()
+			must(t, err)
+			wantEqual(t, "IrecvValue", got, sampleRecord(prev, big))
+			if st.Source != prev {
+				t.Fatalf("IrecvValue from %d, want %d", st.Source, prev)
+			}
+			_, _, err = sr.Wait()
+			must(t, err)
+			// SendrecvValue.
+			got, _, err = mpi.SendrecvValue[vRecord, vRecord](w, sampleRecord(rank, big), next, 3, prev, 3)
+			must(t, err)
+			wantEqual(t, "SendrecvValue", got, sampleRecord(prev, big))
+		}
+		// Other types, nil and empty values.
+		m, _, err := mpi.SendrecvValue[map[string]int, map[string]int](w, map[string]int{"k": rank}, next, 4, prev, 4)
+		must(t, err)
+		wantEqual(t, "map", m, map[string]int{"k": prev})
+		s, _, err := mpi.SendrecvValue[string, string](w, "", next, 4, prev, 4)
+		must(t, err)
+		wantEqual(t, "empty string", s, "")
+		var nilMap map[string]int
+		m, _, err = mpi.SendrecvValue[map[string]int, map[string]int](w, nilMap, next, 4, prev, 4)
+		must(t, err)
+		if m != nil {
+			t.Fatalf("nil map arrived as %v", m)
+		}
+		ps, _, err := mpi.SendrecvValue[[]*vInner, []*vInner](w, []*vInner{nil, {"q", nil}}, next, 4, prev, 4)
+		must(t, err)
+		wantEqual(t, "pointers", ps, []*vInner{nil, {"q", nil}})
+		// ProcNull: nothing moves.
+		must(t, mpi.SendValue(w, 5, mpi.ProcNull, 0))
+		z, st, err := mpi.RecvValue[int](w, mpi.ProcNull, 0)
+		if err != nil || z != 0 || st.Source != mpi.ProcNull {
+			t.Fatalf("from ProcNull: %v %+v %v", z, st, err)
+		}
+	})
+}
+
+// TestValueErrors: a type that cannot be sent is refused naming the field; a
+// receive of the wrong type names both types and leaves the communicator usable,
+// also when the value had out-of-band slices.
+func TestValueErrors(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		type bad struct {
+			Jobs []struct{ Done chan bool }
+		}
+		err := mpi.SendValue(w, bad{}, 1-rank, 0)
+		if !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), ".Jobs[i].Done") {
+			t.Fatalf("chan field: %v", err)
+		}
+		if err := mpi.SendValue(w, func() {}, 1-rank, 0); !errors.Is(err, mpi.ErrType) {
+			t.Fatalf("func: %v", err)
+		}
+		if rank == 0 {
+			must(t, mpi.SendValue(w, map[string]int{"a": 1}, 1, 5))
+			must(t, mpi.SendValue(w, make([]float64, 1<<15), 1, 5)) // out of band
+			must(t, mpi.SendValue(w, "after", 1, 5))
+		} else {
+			_, _, err := mpi.RecvValue[[]string](w, 0, 5)
+			if !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), "map[string]int") || !strings.Contains(err.Error(), "[]string") {
+				t.Fatalf("wrong type: %v", err)
+			}
+			_, _, err = mpi.RecvValue[int](w, 0, 5)
+			if !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), "[]float64") {
+				t.Fatalf("wrong type (out of band): %v", err)
+			}
+			s, _, err := mpi.RecvValue[string](w, 0, 5)
+			must(t, err)
+			wantEqual(t, "after errors", s, "after")
+		}
+		// Typed messages are not values.
+		if rank == 0 {
+			must(t, mpi.Send(w, []int32{1, 2}, 1, 6))
+		} else if _, _, err := mpi.RecvValue[int](w, 0, 6); err == nil {
+			t.Fatal("a typed message decoded as a value")
+		}
+	})
+}
+
+// TestValueCollectives: every value collective on 1 to 8 ranks, over shared memory
+// and forced TCP, with nested values, large out-of-band slices (BcastValue), nil
+// and empty values, roots other than 0, and a reduction that does not commute.
+func TestValueCollectives(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 8} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			valueJob(t, n, valueCollectives)
+		})
+	}
+}
+
+func valueCollectives(t *testing.T, rank, size int) {
+	w := mpi.World
+	root := size - 1
+	for _, big := range []int{0, 1 << 13} {
+		var in vRecord
+		if rank == root {
+			in = sampleRecord(root, big)
+		}
+		got, err := mpi.BcastValue(w, in, root)
+		must(t, err)
+		wantEqual(t, "BcastValue", got, sampleRecord(root, big))
+	}
+	nilMap, err := mpi.BcastValue[map[string]int](w, nil, 0)
+	must(t, err)
+	if nilMap != nil {
+		t.Fatalf("BcastValue of a nil map: %v", nilMap)
+	}
+	all, err := mpi.GatherValues(w, sampleRecord(rank, 10), root)
+	must(t, err)
+	if rank == root {
+		for i := range size {
+			wantEqual(t, "GatherValues", all[i], sampleRecord(i, 10))
+		}
+	} else if all != nil {
+		t.Fatalf("GatherValues off the root: %v", all)
+	}
+	var vs []map[string][]string
+	if rank == 0 {
+		for i := range size {
+			vs = append(vs, map[string][]string{"to": {fmt.Sprint(i)}, "empty": {}})
+		}
+	}
+	mine, err := mpi.ScatterValues(w, vs, 0)
+	must(t, err)
+	wantEqual(t, "ScatterValues", mine, map[string][]string{"to": {fmt.Sprint(rank)}, "empty": {}})
+	strs, err := mpi.AllgatherValues(w, strings.Repeat("x", rank))
+	must(t, err)
+	for i := range size {
+		wantEqual(t, "AllgatherValues", strs[i], strings.Repeat("x", i))
+	}
+	out := make([][]vInner, size)
+	for j := range size {
+		out[j] = []vInner{{fmt.Sprintf("%d->%d", rank, j), []float64{float64(j)}}}
+	}
+	in, err := mpi.AlltoallValues(w, out)
+	must(t, err)
+	for i := range size {
+		wantEqual(t, "AlltoallValues", in[i], []vInner{{fmt.Sprintf("%d->%d", i, rank), []float64{float64(rank)}}})
+	}
+	// Concatenation does not commute: the result shows the order.
+	cat := func(a, b []int) []int { return append(append([]int{}, a...), b...) }
+	want := make([]int, size)
+	for i := range want {
+		want[i] = i
+	}
+	for r := range size {
+		red, err := mpi.ReduceValue(w, []int{rank}, cat, r)
+		must(t, err)
+		if rank == r {
+			wantEqual(t, "ReduceValue", red, want)
+		} else if red != nil {
+			t.Fatalf("ReduceValue off the root: %v", red)
+		}
+	}
+	red, err := mpi.AllreduceValue(w, []int{rank}, cat)
+	must(t, err)
+	wantEqual(t, "AllreduceValue", red, want)
+	sum, err := mpi.AllreduceValue(w, map[string]int{"n": 1}, func(a, b map[string]int) map[string]int {
+		return map[string]int{"n": a["n"] + b["n"]}
+	})
+	must(t, err)
+	wantEqual(t, "AllreduceValue of maps", sum, map[string]int{"n": size})
+	// A rank whose value cannot be encoded: every rank gets an error, none waits.
+	type withChan struct{ C chan int }
+	_, err = mpi.AllgatherValues(w, withChan{})
+	if !errors.Is(err, mpi.ErrType) {
+		t.Fatalf("AllgatherValues of a chan: %v", err)
+	}
+	must(t, w.Barrier())
+}
+
+// TestValueRequests: Test completes a value request, Cancel cancels a value receive
+// that has no message, and a view reports its context.
+func TestValueRequests(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		peer := 1 - rank
+		rr, err := mpi.IrecvValue[[]vInner](w, peer, 1)
+		must(t, err)
+		sr, err := mpi.IsendValue(w, []vInner{{"t", make([]float64, 1<<13)}}, peer, 1)
+		must(t, err)
+		for {
+			v, st, ok, err := rr.Test()
+			must(t, err)
+			if ok {
+				if len(v) != 1 || v[0].Label != "t" || len(v[0].Xs) != 1<<13 || st.Source != peer {
+					t.Fatalf("Test gave %d values, status %+v", len(v), st)
+				}
+				break
+			}
+		}
+		for {
+			_, _, ok, err := sr.Test()
+			must(t, err)
+			if ok {
+				break
+			}
+		}
+		never, err := mpi.IrecvValue[string](w, peer, 99)
+		must(t, err)
+		must(t, never.Cancel())
+		s, st, err := never.Wait()
+		if err != nil || s != "" || !st.Cancelled() {
+			t.Fatalf("cancelled value receive: %q %+v %v", s, st, err)
+		}
+		if w.Context() != context.Background() {
+			t.Fatal("World has a context of its own")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if w.WithContext(ctx).Context() != ctx {
+			t.Fatal("a view does not report its context")
+		}
+		must(t, w.Barrier())
+	})
+}
+
+// TestValueNilComm: every value call on a nil communicator (MPI_COMM_NULL) is an
+// error of class ErrComm, not a panic.
+func TestValueNilComm(t *testing.T) {
+	job(t, 1, func(t *testing.T, rank, size int) {
+		var c *mpi.Comm
+		add := func(a, b int) int { return a + b }
+		errs := map[string]error{}
+		errs["SendValue"] = mpi.SendValue(c, 1, 0, 0)
+		_, _, errs["RecvValue"] = mpi.RecvValue[int](c, 0, 0)
+		_, errs["IsendValue"] = mpi.IsendValue(c, 1, 0, 0)
+		_, errs["IrecvValue"] = mpi.IrecvValue[int](c, 0, 0)
+		_, _, errs["SendrecvValue"] = mpi.SendrecvValue[int, int](c, 1, 0, 0, 0, 0)
+		_, errs["BcastValue"] = mpi.BcastValue(c, 1, 0)
+		_, errs["GatherValues"] = mpi.GatherValues(c, 1, 0)
+		_, errs["ScatterValues"] = mpi.ScatterValues(c, []int{1}, 0)
+		_, errs["AllgatherValues"] = mpi.AllgatherValues(c, 1)
+		_, errs["AlltoallValues"] = mpi.AlltoallValues(c, []int{1})
+		_, errs["ReduceValue"] = mpi.ReduceValue(c, 1, add, 0)
+		_, errs["AllreduceValue"] = mpi.AllreduceValue(c, 1, add)
+		errs["Recv through a view"] = func() error { _, err := mpi.Recv(c.WithContext(context.Background()), []int{0}, 0, 0); return err }()
+		for name, err := range errs {
+			if !errors.Is(err, mpi.ErrComm) {
+				t.Errorf("%s on a nil communicator: %v", name, err)
+			}
+		}
+		// Wrong arguments: a short vs, a nil operation, a root out of range.
+		if _, err := mpi.ScatterValues(mpi.World, []int{1, 2}, 0); !errors.Is(err, mpi.ErrCount) {
+			t.Errorf("ScatterValues with 2 values on 1 rank: %v", err)
+		}
+		if _, err := mpi.ReduceValue[int](mpi.World, 1, nil, 0); !errors.Is(err, mpi.ErrOp) {
+			t.Errorf("ReduceValue with a nil op: %v", err)
+		}
+		if _, err := mpi.ReduceValue(mpi.World, 1, add, 3); !errors.Is(err, mpi.ErrRoot) {
+			t.Errorf("ReduceValue to root 3 of 1: %v", err)
+		}
+	})
+}
+
+// TestRecvValueInto: receiving into the same value again reuses its large slices'
+// memory and overwrites every part; a wrong type leaves it as it was.
+func TestRecvValueInto(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		if rank == 0 {
+			for i := range 3 {
+				must(t, mpi.SendValue(w, sampleRecord(i, 1<<13), 1, 0))
+			}
+			must(t, mpi.SendValue(w, vRecord{}, 1, 0))
+			must(t, mpi.SendValue(w, "not a record", 1, 0))
+			return
+		}
+		var v vRecord
+		var mem *float64
+		for i := range 3 {
+			_, err := mpi.RecvValueInto(w, &v, 0, 0)
+			must(t, err)
+			wantEqual(t, "RecvValueInto", v, sampleRecord(i, 1<<13))
+			if i == 0 {
+				mem = &v.Big[0]
+			} else if &v.Big[0] != mem {
+				t.Fatalf("receive %d: the large slice was not received into the memory it had", i)
+			}
+		}
+		_, err := mpi.RecvValueInto(w, &v, 0, 0)
+		must(t, err)
+		wantEqual(t, "RecvValueInto of the zero record", v, vRecord{})
+		v = sampleRecord(5, 0)
+		if _, err := mpi.RecvValueInto(w, &v, 0, 0); !errors.Is(err, mpi.ErrType) {
+			t.Fatalf("wrong type: %v", err)
+		}
+		wantEqual(t, "value after a wrong type", v, sampleRecord(5, 0))
+		if _, err := mpi.RecvValueInto[int](w, nil, 0, 0); !errors.Is(err, mpi.ErrArg) {
+			t.Fatalf("nil pointer: %v", err)
+		}
+	})
+}
