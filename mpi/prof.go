@@ -86,6 +86,9 @@ func pirecv(c *Comm, b []byte, src, tag int) (Request, error) {
 
 // enterWait is prof.Enter for a completion call on r: its peer (a world rank) and tag.
 func (r *Request) enterWait(call prof.Call) int64 {
+	if r == nil {
+		return prof.EnterWait(call, nil, prof.NoPeer, -2, false)
+	}
 	peer, tag, recv := r.q.Target()
 	if r.x != nil {
 		peer, tag, recv = prof.NoPeer, -2, false

@@ -236,6 +236,53 @@ func TestProfile(t *testing.T) {
 	}
 }
 
+// Calls of every kind report themselves once: creation, topologies, neighbourhood
+// and nonblocking collectives, Isendrecv, windows, values, Free (rank 1's counts).
+func TestProfileCountsEveryKindOfCall(t *testing.T) {
+	dir := t.TempDir()
+	r := mpigo(t, "", "run", "-n", "3", "--profile", dir, rankBin, "calls")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "rank-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Calls []struct {
+			Call, Kind string
+			N          int
+		}
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	kind := map[string]string{}
+	for _, c := range p.Calls {
+		got[c.Call], kind[c.Call] = c.N, c.Kind
+	}
+	for call, n := range map[string]int{"Dup": 1, "Split": 1, "CartCreate": 1, "NeighborAlltoall": 1, "Ialltoall": 1,
+		"Isendrecv": 1, "Wait": 2, "WinAllocate": 1, "Fence": 2, "Put": 1, "WinFree": 1, "RecvValue": 1, "CommFree": 3,
+		"Finalize": 1} {
+		if got[call] != n {
+			t.Errorf("%s counted %d times, want %d (all: %v)", call, got[call], n, got)
+		}
+	}
+	for call, k := range map[string]string{"NeighborAlltoall": "neighbor", "Ialltoall": "start", "Put": "rma", "Fence": "collective", "RecvValue": "recv"} {
+		if kind[call] != k {
+			t.Errorf("%s is of kind %q, want %q", call, kind[call], k)
+		}
+	}
+	// Calls made inside others are not counted again (Split's and Dup's agreements,
+	// RecvValue's receive).
+	for _, inner := range []string{"Allreduce", "Allgather", "Recv", "Irecv"} {
+		if got[inner] != 0 {
+			t.Errorf("%s counted %d times inside other calls", inner, got[inner])
+		}
+	}
+}
+
 // A job one of whose ranks fails still leaves the profile of the others: the launcher
 // has them write it before it stops them.
 func TestProfileOfFailingJob(t *testing.T) {

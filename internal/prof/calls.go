@@ -131,6 +131,46 @@ const (
 	FlushLocal
 	FlushLocalAll
 	Sync
+	SendValue
+	IsendValue
+	SendrecvValue
+	RecvValue
+	IrecvValue
+	BcastValue
+	GatherValues
+	ScatterValues
+	AllgatherValues
+	AlltoallValues
+	ReduceValue
+	AllreduceValue
+	BarrierInit
+	BcastInit
+	ReduceInit
+	AllreduceInit
+	GatherInit
+	GathervInit
+	ScatterInit
+	ScattervInit
+	AllgatherInit
+	AllgathervInit
+	AlltoallInit
+	AlltoallvInit
+	AlltoallwInit
+	ReduceScatterBlockInit
+	ReduceScatterInit
+	ScanInit
+	ExscanInit
+	NeighborAllgatherInit
+	NeighborAllgathervInit
+	NeighborAlltoallInit
+	NeighborAlltoallvInit
+	NeighborAlltoallwInit
+	PsendInit
+	PrecvInit
+	Pready
+	PreadyRange
+	PreadyList
+	Parrived
 	NumCalls
 )
 
@@ -274,6 +314,46 @@ var calls = [NumCalls]struct {
 	FlushLocal:              {"FlushLocal", KindRMA},
 	FlushLocalAll:           {"FlushLocalAll", KindRMA},
 	Sync:                    {"Sync", KindRMA},
+	SendValue:               {"SendValue", KindSend},
+	IsendValue:              {"IsendValue", KindSend},
+	SendrecvValue:           {"SendrecvValue", KindSend},
+	RecvValue:               {"RecvValue", KindRecv},
+	IrecvValue:              {"IrecvValue", KindRecv},
+	BcastValue:              {"BcastValue", KindColl},
+	GatherValues:            {"GatherValues", KindColl},
+	ScatterValues:           {"ScatterValues", KindColl},
+	AllgatherValues:         {"AllgatherValues", KindColl},
+	AlltoallValues:          {"AlltoallValues", KindColl},
+	ReduceValue:             {"ReduceValue", KindColl},
+	AllreduceValue:          {"AllreduceValue", KindColl},
+	BarrierInit:             {"BarrierInit", KindStart},
+	BcastInit:               {"BcastInit", KindStart},
+	ReduceInit:              {"ReduceInit", KindStart},
+	AllreduceInit:           {"AllreduceInit", KindStart},
+	GatherInit:              {"GatherInit", KindStart},
+	GathervInit:             {"GathervInit", KindStart},
+	ScatterInit:             {"ScatterInit", KindStart},
+	ScattervInit:            {"ScattervInit", KindStart},
+	AllgatherInit:           {"AllgatherInit", KindStart},
+	AllgathervInit:          {"AllgathervInit", KindStart},
+	AlltoallInit:            {"AlltoallInit", KindStart},
+	AlltoallvInit:           {"AlltoallvInit", KindStart},
+	AlltoallwInit:           {"AlltoallwInit", KindStart},
+	ReduceScatterBlockInit:  {"ReduceScatterBlockInit", KindStart},
+	ReduceScatterInit:       {"ReduceScatterInit", KindStart},
+	ScanInit:                {"ScanInit", KindStart},
+	ExscanInit:              {"ExscanInit", KindStart},
+	NeighborAllgatherInit:   {"NeighborAllgatherInit", KindStart},
+	NeighborAllgathervInit:  {"NeighborAllgathervInit", KindStart},
+	NeighborAlltoallInit:    {"NeighborAlltoallInit", KindStart},
+	NeighborAlltoallvInit:   {"NeighborAlltoallvInit", KindStart},
+	NeighborAlltoallwInit:   {"NeighborAlltoallwInit", KindStart},
+	PsendInit:               {"PsendInit", KindOther},
+	PrecvInit:               {"PrecvInit", KindOther},
+	Pready:                  {"Pready", KindOther},
+	PreadyRange:             {"PreadyRange", KindOther},
+	PreadyList:              {"PreadyList", KindOther},
+	Parrived:                {"Parrived", KindWait},
 }
 
 // String is the call's name as the facade spells it.
