@@ -236,6 +236,48 @@ func TestProfile(t *testing.T) {
 	}
 }
 
+// A timeline many times longer than the ring (profile_events) keeps every event, in
+// order: the halves written by the writer goroutine and the rest by the final flush.
+func TestProfileTimelineLongerThanRing(t *testing.T) {
+	dir := t.TempDir()
+	const rounds = 3000 // 9000 events per rank, the ring holds 1024
+	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, "--set", "profile_events=1024", rankBin, "ring", strconv.Itoa(rounds))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Pid      int
+			Ts       float64
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	sends := map[int]int{}
+	last := map[int]float64{}
+	for _, e := range tr.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		if e.Name == "Send" {
+			sends[e.Pid]++
+		}
+		if e.Ts < last[e.Pid] {
+			t.Errorf("rank %d: an event at %v after one at %v", e.Pid, e.Ts, last[e.Pid])
+		}
+		last[e.Pid] = e.Ts
+	}
+	if sends[0] != rounds || sends[1] != rounds {
+		t.Errorf("Sends in the trace per rank: %v, want %d each", sends, rounds)
+	}
+}
+
 // Calls of every kind report themselves once: creation, topologies, neighbourhood
 // and nonblocking collectives, Isendrecv, windows, values, Free (rank 1's counts).
 func TestProfileCountsEveryKindOfCall(t *testing.T) {

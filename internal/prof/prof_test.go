@@ -1,6 +1,7 @@
 package prof
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -107,8 +108,9 @@ func BenchmarkCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		// What Start does with the profile setting on.
-		tl.f, tl.ev, timed, gate = f, make([]Event, setEvents.Get()), true, 0
-		defer func() { f.Close(); tl.f, timed, gate = nil, false, 1 }()
+		tl.start(f, int(setEvents.Get()))
+		timed, gate = true, 0
+		defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, gate = nil, false, 1 }()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			call(Send, 8, nil)
@@ -134,5 +136,37 @@ func TestUnwind(t *testing.T) {
 	call(Bsend, 1, nil)
 	if counts[Bsend].N != before+1 {
 		t.Errorf("the call after the panic was not counted")
+	}
+}
+
+// The ring's halves go to the file in order, through the writer goroutine, and a
+// write of the current half takes the rest: every event once.
+func TestTimelineRing(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "events")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r timeline
+	r.start(f, 4)
+	for i := 0; i < 11; i++ {
+		r.add(Send, nil, uint64(i), int64(100+i), int64(105+i), i)
+	}
+	mu.Lock()
+	r.write()
+	mu.Unlock()
+	f.Close()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != 11*EventSize {
+		t.Fatalf("%d bytes, want %d events", len(b), 11)
+	}
+	for i := 0; i < 11; i++ {
+		e := b[i*EventSize:]
+		if start, peer := int64(binary.LittleEndian.Uint64(e)), int32(binary.LittleEndian.Uint32(e[24:])); start != int64(100+i) || peer != int32(i) || Call(e[36]) != Send {
+			t.Errorf("event %d: start %d, peer %d, call %d", i, start, peer, e[36])
+		}
 	}
 }

@@ -37,21 +37,48 @@ type Event struct {
 // EventSize is the size of an encoded Event.
 const EventSize = 8 + 8 + 8 + 4 + 4 + 4 + 4
 
-// timeline is a ring of events the recording goroutine appends to and, when it is
-// full, writes out; Flush (from any goroutine) writes what was appended since. On a
-// little-endian machine the ring's memory is the file's bytes (Event is laid out as
-// the file is), so an event costs its stores and the file a write of the ring.
+// timeline is a ring of events in two halves: the recording goroutine appends to one
+// while a writer goroutine writes the other to the file, so that the write (a system
+// call and a copy, as much as the rest of an event's cost) is off the calls' path and
+// runs while the rank waits for messages. Flush (from any goroutine) writes what was
+// appended to the current half since. On a little-endian machine the ring's memory
+// is the file's bytes (Event is laid out as the file is).
+//
+// The file's order is the events' order: one token (idle) passes between the writer
+// and whoever writes the current half, so that no half is written before the one
+// handed over earlier, and none is refilled before it is written.
 type timeline struct {
 	ev      []Event
-	head    uint64 // events appended (published: Flush reads up to it)
-	flushed int    // events written to the file
+	half    int    // events per half
+	base    int    // the half being filled: 0 or half
+	head    uint64 // events appended to it (published: Flush reads up to it)
+	flushed int    // of those, events written to the file
 	f       *os.File
-	buf     []byte // encoding scratch on a big-endian machine
+	buf     []byte        // encoding scratch on a big-endian machine
+	full    chan []Event  // halves to write, to the writer
+	idle    chan struct{} // the token: no write is under way
 
 	// The communicator of the last event and its context id (describing one is not
 	// free; a program's calls mostly stay on one).
 	lastComm unsafe.Pointer
 	lastCtx  uint32
+}
+
+// start makes the ring of n events and starts its writer.
+func (t *timeline) start(f *os.File, n int) {
+	n = max(n, 2)
+	t.f, t.ev, t.half, t.base = f, make([]Event, n), n/2, 0
+	if !littleEndian {
+		t.buf = make([]byte, 0, t.half*EventSize)
+	}
+	t.full, t.idle = make(chan []Event), make(chan struct{}, 1)
+	t.idle <- struct{}{}
+	go func() {
+		for ev := range t.full {
+			t.writeEvents(ev)
+			t.idle <- struct{}{}
+		}
+	}()
 }
 
 func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end int64, n int) {
@@ -60,13 +87,11 @@ func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end i
 		defer mu.Unlock()
 	}
 	h := int(load(&t.head))
-	if h == len(t.ev) {
+	if h == t.half {
 		if !concurrent {
 			mu.Lock()
 		}
-		t.write()
-		publish(&t.head, 0)
-		t.flushed = 0
+		t.swap()
 		if !concurrent {
 			mu.Unlock()
 		}
@@ -75,19 +100,43 @@ func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end i
 	if comm != t.lastComm {
 		t.lastComm, t.lastCtx = comm, commCtx(comm)
 	}
-	e := &t.ev[h]
+	e := &t.ev[t.base+h]
 	e.Start, e.Dur, e.Bytes = start, end-start, int64(n)
 	e.Peer, e.Tag, e.Comm, e.Call = int32(uint32(peer)), int32(uint32(peer>>32)), t.lastCtx, call
 	publish(&t.head, uint64(h+1))
 }
 
-// write appends the events not yet written to the file (mu held).
+// swap hands the full half to the writer and starts filling the other once its
+// events are written (mu held).
+func (t *timeline) swap() {
+	<-t.idle
+	full := t.ev[t.base+t.flushed : t.base+t.half]
+	t.base = t.half - t.base
+	t.flushed = 0
+	publish(&t.head, 0)
+	t.full <- full
+}
+
+// write appends the events of the current half not yet written to the file, once the
+// writer is done with the other half (mu held).
 func (t *timeline) write() {
-	h := int(atomic.LoadUint64(&t.head))
-	if t.f == nil || h <= t.flushed {
+	if t.f == nil {
 		return
 	}
-	ev := t.ev[t.flushed:h]
+	<-t.idle
+	h := int(atomic.LoadUint64(&t.head))
+	if h > t.flushed {
+		t.writeEvents(t.ev[t.base+t.flushed : t.base+h])
+		t.flushed = h
+	}
+	t.idle <- struct{}{}
+}
+
+// writeEvents writes ev to the file (the idle token held).
+func (t *timeline) writeEvents(ev []Event) {
+	if len(ev) == 0 {
+		return
+	}
 	var b []byte
 	if littleEndian {
 		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ev))), len(ev)*EventSize)
@@ -105,7 +154,6 @@ func (t *timeline) write() {
 		t.buf = b
 	}
 	t.f.Write(b) // a full disk loses events, never the job
-	t.flushed = h
 }
 
 var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
@@ -145,10 +193,7 @@ func Start(r, n int, multi bool) error {
 		dir = ""
 		return fmt.Errorf("profile: %v", err)
 	}
-	tl.f, tl.ev = f, make([]Event, setEvents.Get())
-	if !littleEndian {
-		tl.buf = make([]byte, 0, len(tl.ev)*EventSize)
-	}
+	tl.start(f, int(setEvents.Get()))
 	timed = true
 	gate = 0 // every call is timed: Enter's long path
 	return nil
