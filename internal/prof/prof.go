@@ -1,23 +1,29 @@
 // Package prof is each rank's record of its own MPI calls: per-call counters that are
 // always on, the call the rank is in now (for a hung job to explain itself), and, when
 // the job is profiled, a timeline of every call. The facade reports each call's entry
-// and exit (Enter, Exit); the launcher reads what this package writes (Flush, Report,
-// State) and draws the picture of the job (internal/launch, profile*.go).
+// and exit (Try and TryExit inlined in the hot calls, else Enter, EnterTimed,
+// EnterWait and Exit); the layer below lends the record its view of communicators
+// and the engine's count of messages (SetSources); the launcher reads what this
+// package writes (Flush, Report, State) and draws the picture of the job
+// (internal/launch, profile*.go).
 //
 // Contracts:
 //   - Counting costs no allocation and no system call: fixed arrays indexed by Call.
-//   - Counts and bytes are exact. Time is exact for every call that is not a
-//     point-to-point call, for every call that waited past its spin (the idle policy's
-//     slow path reports it: Blocked), and for every call when the timeline is on; the
-//     short point-to-point calls that remain are timed one in about SampleEvery
-//     (chosen at random), and their time is the sampled mean times their count. A
-//     clock read costs 10-25 ns, a fifth of a small message's one-way latency, which
-//     is why the hot calls are not all timed.
-//   - The current call is a few words written with plain stores (Publish-like: atomic
-//     under the race detector); a reader (State) takes it when two reads agree. With
-//     several goroutines in MPI at once it is the last call entered.
-//   - In a program at ThreadMultiple, counters are updated atomically; below it, the
-//     caller's promise that calls never overlap lets them be plain adds.
+//     The short path (Try, TryExit) is a compare, four plain stores, three adds.
+//   - Counts and bytes are exact. Time is exact for the calls entered with EnterTimed
+//     (collectives, creation, window synchronisation, Finalize), for every call that
+//     waited past its spin (the idle policy's slow path reports it: Blocked), and for
+//     every call when the timeline is on; the other calls (point-to-point, waits,
+//     one-sided operations) are timed one in about SampleEvery (chosen at random), and
+//     their time is the sampled mean times their count. A clock read costs 10-25 ns,
+//     a tenth to a fifth of a small message's one-way latency, which is why the hot
+//     calls are not all timed.
+//   - The current call is a few words written with plain stores (atomic under the
+//     race detector and off amd64); a reader (State) takes it when two reads agree.
+//     With several goroutines in MPI at once it is the last call entered.
+//   - In a program at ThreadMultiple every call takes the long path, whose counters
+//     are updated atomically; below it, the caller's promise that calls never overlap
+//     lets them be plain adds.
 //   - Ticks are the CPU's time-stamp counter on amd64 (constant and synchronised on
 //     the machines Go supports there), nanoseconds elsewhere; Flush records two pairs
 //     (ticks, Unix nanoseconds) from which readers convert.
@@ -35,7 +41,7 @@ import (
 const NoPeer = -3
 
 // SampleEvery is the mean number of short point-to-point calls per timed one.
-const SampleEvery = 16
+const SampleEvery = 64
 
 // HistBuckets is the number of message-size classes: bucket b holds sizes whose
 // bit length is b (0; 1; 2-3; 4-7; ...; 2^63 and up in bucket 64), so that a size's
