@@ -1,6 +1,9 @@
 package mpi
 
-import "github.com/mpigo/mpigo/internal/p2p"
+import (
+	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
+)
 
 // The point-to-point calls on typed buffers (see Typed) that SendBuf, RecvBuf,
 // IsendBuf and IrecvBuf do not cover: the other send modes and the persistent
@@ -9,26 +12,31 @@ import "github.com/mpigo/mpigo/internal/p2p"
 
 // BsendBuf is Bsend of a typed buffer: it is copied into the attached buffer.
 func BsendBuf(c *Comm, b Buf, dest, tag int) error {
+	defer prof.Exit(prof.Bsend, c.enterP2P(prof.Bsend, dest, tag, b.size()), b.size())
 	return sendBuf("Bsend", c, b, dest, tag, p2p.Buffered)
 }
 
 // RsendBuf is Rsend of a typed buffer: the matching receive must be posted already.
 func RsendBuf(c *Comm, b Buf, dest, tag int) error {
+	defer prof.Exit(prof.Rsend, c.enterP2P(prof.Rsend, dest, tag, b.size()), b.size())
 	return sendBuf("Rsend", c, b, dest, tag, p2p.Ready)
 }
 
 // IssendBuf starts a synchronous send of a typed buffer.
 func IssendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.Issend, c.enterP2P(prof.Issend, dest, tag, b.size()), b.size())
 	return isendBuf("Issend", c, b, dest, tag, p2p.Synchronous, false)
 }
 
 // IrsendBuf starts a ready send of a typed buffer.
 func IrsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.Irsend, c.enterP2P(prof.Irsend, dest, tag, b.size()), b.size())
 	return isendBuf("Irsend", c, b, dest, tag, p2p.Ready, false)
 }
 
 // IbsendBuf starts a buffered send of a typed buffer (complete at once).
 func IbsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.Ibsend, c.enterP2P(prof.Ibsend, dest, tag, b.size()), b.size())
 	return isendBuf("Ibsend", c, b, dest, tag, p2p.Buffered, false)
 }
 

@@ -143,7 +143,7 @@ func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 // Gatherv is Gather with rank i's block of counts[i] elements at recv[displs[i]:];
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
-	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, nbytes(send)), nbytes(send))
+	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		return c.coll("Gatherv", func() error {
 			_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
@@ -157,7 +157,7 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 // Scatter sends block i of root's send (Size()*len(recv) elements) to rank i's recv.
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
-	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, nbytes(recv)), nbytes(recv))
+	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		return c.coll("Scatter", func() error {
 			_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
@@ -171,7 +171,7 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 // Scatterv is Scatter with rank i's block of counts[i] elements at send[displs[i]:];
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
-	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, nbytes(recv)), nbytes(recv))
+	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, nbytes(send)), nbytes(send))
 	if c.special() {
 		return c.coll("Scatterv", func() error {
 			_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
@@ -200,7 +200,7 @@ func Allgather[T Elem](c *Comm, send, recv []T) error {
 // Allgatherv is Allgather with rank i's block of counts[i] elements at recv[displs[i]:].
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
-	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, nbytes(send)), nbytes(send))
+	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		return c.coll("Allgatherv", func() error {
 			_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
@@ -375,76 +375,84 @@ func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 
 // Igather starts a Gather.
 func Igather[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
-	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
+	defer prof.Exit(prof.Igather, c.enter(prof.Igather, root, collBytes(send, recv)), collBytes(send, recv))
 	p, err := c.dev().Gather("Igather", vec(send), vec(recv), root, true)
 	return c.start("Igather", p, err)
 }
 
 // Igatherv starts a Gatherv.
 func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (Request, error) {
+	defer prof.Exit(prof.Igatherv, c.enter(prof.Igatherv, root, collBytes(send, recv)), collBytes(send, recv))
 	p, err := c.dev().Gatherv("Igatherv", vec(send), vec(recv), counts, displs, root, true)
 	return c.start("Igatherv", p, err)
 }
 
 // Iscatter starts a Scatter.
 func Iscatter[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
-	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
+	defer prof.Exit(prof.Iscatter, c.enter(prof.Iscatter, root, collBytes(send, recv)), collBytes(send, recv))
 	p, err := c.dev().Scatter("Iscatter", vec(send), vec(recv), root, true)
 	return c.start("Iscatter", p, err)
 }
 
 // Iscatterv starts a Scatterv.
 func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) (Request, error) {
+	defer prof.Exit(prof.Iscatterv, c.enter(prof.Iscatterv, root, nbytes(send)), nbytes(send))
 	p, err := c.dev().Scatterv("Iscatterv", vec(send), counts, displs, vec(recv), root, true)
 	return c.start("Iscatterv", p, err)
 }
 
 // Iallgather starts an Allgather.
 func Iallgather[T Elem](c *Comm, send, recv []T) (Request, error) {
-	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
+	defer prof.Exit(prof.Iallgather, c.enter(prof.Iallgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := c.dev().Allgather("Iallgather", vec(send), vec(recv), true)
 	return c.start("Iallgather", p, err)
 }
 
 // Iallgatherv starts an Allgatherv.
 func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
+	defer prof.Exit(prof.Iallgatherv, c.enter(prof.Iallgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := c.dev().Allgatherv("Iallgatherv", vec(send), vec(recv), counts, displs, true)
 	return c.start("Iallgatherv", p, err)
 }
 
 // Ialltoall starts an Alltoall.
 func Ialltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
-	defer prof.Exit(prof.Icoll, c.enter(prof.Icoll, prof.NoPeer, nbytes(send)), nbytes(send))
+	defer prof.Exit(prof.Ialltoall, c.enter(prof.Ialltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := c.dev().Alltoall("Ialltoall", vec(send), vec(recv), true)
 	return c.start("Ialltoall", p, err)
 }
 
 // Ialltoallv starts an Alltoallv.
 func Ialltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
+	defer prof.Exit(prof.Ialltoallv, c.enter(prof.Ialltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
 	p, err := c.dev().Alltoallv("Ialltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, true)
 	return c.start("Ialltoallv", p, err)
 }
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func IreduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
+	defer prof.Exit(prof.IreduceScatterBlock, c.enter(prof.IreduceScatterBlock, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := reduceScatterBlock("IreduceScatterBlock", c, send, recv, op, true)
 	return c.start("IreduceScatterBlock", p, err)
 }
 
 // IreduceScatter starts a ReduceScatter.
 func IreduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) (Request, error) {
+	defer prof.Exit(prof.IreduceScatter, c.enter(prof.IreduceScatter, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := reduceScatter("IreduceScatter", c, send, recv, counts, op, true)
 	return c.start("IreduceScatter", p, err)
 }
 
 // Iscan starts a Scan.
 func Iscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
+	defer prof.Exit(prof.Iscan, c.enter(prof.Iscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := scan("Iscan", c, send, recv, op, false, true)
 	return c.start("Iscan", p, err)
 }
 
 // Iexscan starts an Exscan.
 func Iexscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
+	defer prof.Exit(prof.Iexscan, c.enter(prof.Iexscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := scan("Iexscan", c, send, recv, op, true, true)
 	return c.start("Iexscan", p, err)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Alltoallw is Alltoallv with a datatype per peer and displacements in bytes
@@ -33,6 +34,7 @@ import (
 // blocks are of one element type; Alltoallw is for blocks of different datatypes per
 // peer, such as a strided column to one rank and a struct to another.
 func Alltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
+	defer prof.Exit(prof.Alltoallw, c.enter(prof.Alltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	if c.special() {
 		if done, err := c.around("Alltoallw", func(b *Comm) error {
 			return Alltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
@@ -47,6 +49,7 @@ func Alltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Da
 // Ialltoallw starts an Alltoallw. Until the request completes, send and recv belong
 // to MPI: the received blocks of non-contiguous types reach recv when it completes.
 func Ialltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
+	defer prof.Exit(prof.Ialltoallw, c.enter(prof.Ialltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	p, err := alltoallw("Ialltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, true)
 	return c.start("Ialltoallw", p, err)
 }

@@ -1,6 +1,9 @@
 package mpi
 
-import "github.com/mpigo/mpigo/internal/core"
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
+)
 
 // The collectives on typed buffers (see Typed): each moves the items of a datatype
 // (a struct, a column of a matrix, a subarray) as the slice-typed collective of the
@@ -39,6 +42,7 @@ func cvecs(a, b Buf) (core.Vec, core.Vec, error) {
 
 // BcastBuf is Bcast of a typed buffer: root's items reach every rank's buf.
 func BcastBuf(c *Comm, buf Buf, root int) error {
+	defer prof.Exit(prof.Bcast, c.enter(prof.Bcast, root, buf.size()), buf.size())
 	if c.special() {
 		if done, err := c.around("Bcast", func(b *Comm) error { return BcastBuf(b, buf, root) }); done {
 			return err
@@ -53,6 +57,7 @@ func BcastBuf(c *Comm, buf Buf, root int) error {
 
 // IbcastBuf starts a BcastBuf.
 func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Ibcast, c.enter(prof.Ibcast, root, buf.size()), buf.size())
 	v, err := buf.cvec()
 	if err != nil {
 		return Request{}, c.fail("Ibcast", err)
@@ -64,6 +69,7 @@ func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
 // GatherBuf is Gather of typed buffers: every rank's send items land in root's recv,
 // rank i's at item i*(its count).
 func GatherBuf(c *Comm, send, recv Buf, root int) error {
+	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Gather", func(b *Comm) error { return GatherBuf(b, send, recv, root) }); done {
 			return err
@@ -75,6 +81,7 @@ func GatherBuf(c *Comm, send, recv Buf, root int) error {
 
 // IgatherBuf starts a GatherBuf.
 func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Igather, c.enter(prof.Igather, root, collSize(send, recv)), collSize(send, recv))
 	p, err := gatherBuf("Igather", c, send, recv, nil, nil, root, false, true)
 	return c.start("Igather", p, err)
 }
@@ -82,6 +89,7 @@ func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // GathervBuf is Gatherv of typed buffers: rank i's items land in root's recv at item
 // displs[i], counts[i] of them.
 func GathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) error {
+	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Gatherv", func(b *Comm) error { return GathervBuf(b, send, recv, counts, displs, root) }); done {
 			return err
@@ -93,6 +101,7 @@ func GathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) error {
 
 // IgathervBuf starts a GathervBuf.
 func IgathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) (Request, error) {
+	defer prof.Exit(prof.Igatherv, c.enter(prof.Igatherv, root, collSize(send, recv)), collSize(send, recv))
 	p, err := gatherBuf("Igatherv", c, send, recv, counts, displs, root, true, true)
 	return c.start("Igatherv", p, err)
 }
@@ -111,6 +120,7 @@ func gatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, root in
 // ScatterBuf is Scatter of typed buffers: root's send, one block of the receivers'
 // count per rank, is dealt out to every rank's recv.
 func ScatterBuf(c *Comm, send, recv Buf, root int) error {
+	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Scatter", func(b *Comm) error { return ScatterBuf(b, send, recv, root) }); done {
 			return err
@@ -122,6 +132,7 @@ func ScatterBuf(c *Comm, send, recv Buf, root int) error {
 
 // IscatterBuf starts a ScatterBuf.
 func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Iscatter, c.enter(prof.Iscatter, root, collSize(send, recv)), collSize(send, recv))
 	p, err := scatterBuf("Iscatter", c, send, nil, nil, recv, root, false, true)
 	return c.start("Iscatter", p, err)
 }
@@ -129,6 +140,7 @@ func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 // ScattervBuf is Scatterv of typed buffers: rank i gets counts[i] items of root's send
 // from item displs[i].
 func ScattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) error {
+	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, send.size()), send.size())
 	if c.special() {
 		if done, err := c.around("Scatterv", func(b *Comm) error { return ScattervBuf(b, send, counts, displs, recv, root) }); done {
 			return err
@@ -140,6 +152,7 @@ func ScattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) er
 
 // IscattervBuf starts a ScattervBuf.
 func IscattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) (Request, error) {
+	defer prof.Exit(prof.Iscatterv, c.enter(prof.Iscatterv, root, send.size()), send.size())
 	p, err := scatterBuf("Iscatterv", c, send, counts, displs, recv, root, true, true)
 	return c.start("Iscatterv", p, err)
 }
@@ -157,6 +170,7 @@ func scatterBuf(op string, c *Comm, send Buf, counts, displs []int, recv Buf, ro
 
 // AllgatherBuf is Allgather of typed buffers.
 func AllgatherBuf(c *Comm, send, recv Buf) error {
+	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Allgather", func(b *Comm) error { return AllgatherBuf(b, send, recv) }); done {
 			return err
@@ -168,12 +182,14 @@ func AllgatherBuf(c *Comm, send, recv Buf) error {
 
 // IallgatherBuf starts an AllgatherBuf.
 func IallgatherBuf(c *Comm, send, recv Buf) (Request, error) {
+	defer prof.Exit(prof.Iallgather, c.enter(prof.Iallgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	p, err := allgatherBuf("Iallgather", c, send, recv, nil, nil, false, true)
 	return c.start("Iallgather", p, err)
 }
 
 // AllgathervBuf is Allgatherv of typed buffers.
 func AllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Allgatherv", func(b *Comm) error { return AllgathervBuf(b, send, recv, counts, displs) }); done {
 			return err
@@ -185,6 +201,7 @@ func AllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
 
 // IallgathervBuf starts an AllgathervBuf.
 func IallgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
+	defer prof.Exit(prof.Iallgatherv, c.enter(prof.Iallgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	p, err := allgatherBuf("Iallgatherv", c, send, recv, counts, displs, true, true)
 	return c.start("Iallgatherv", p, err)
 }
@@ -202,6 +219,7 @@ func allgatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, v, n
 
 // AlltoallBuf is Alltoall of typed buffers.
 func AlltoallBuf(c *Comm, send, recv Buf) error {
+	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Alltoall", func(b *Comm) error { return AlltoallBuf(b, send, recv) }); done {
 			return err
@@ -213,12 +231,14 @@ func AlltoallBuf(c *Comm, send, recv Buf) error {
 
 // IalltoallBuf starts an AlltoallBuf.
 func IalltoallBuf(c *Comm, send, recv Buf) (Request, error) {
+	defer prof.Exit(prof.Ialltoall, c.enter(prof.Ialltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	p, err := alltoallBuf("Ialltoall", c, send, nil, nil, recv, nil, nil, false, true)
 	return c.start("Ialltoall", p, err)
 }
 
 // AlltoallvBuf is Alltoallv of typed buffers.
 func AlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, send.size()), send.size())
 	if c.special() {
 		if done, err := c.around("Alltoallv", func(b *Comm) error { return AlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
 			return err
@@ -230,6 +250,7 @@ func AlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, 
 
 // IalltoallvBuf starts an AlltoallvBuf.
 func IalltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
+	defer prof.Exit(prof.Ialltoallv, c.enter(prof.Ialltoallv, prof.NoPeer, send.size()), send.size())
 	p, err := alltoallBuf("Ialltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true, true)
 	return c.start("Ialltoallv", p, err)
 }

@@ -1,5 +1,7 @@
 package mpi
 
+import "github.com/mpigo/mpigo/internal/prof"
+
 // Reductions over derived datatypes. MPI defines a reduction on a derived datatype
 // element by element of its typemap, so a derived type whose basic elements are all of
 // one predefined type reduces like a flat array of that type: each Buf is packed to a
@@ -27,6 +29,7 @@ package mpi
 // the same elements). On an intercommunicator root follows the
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
+	defer prof.Exit(prof.Reduce, c.enter(prof.Reduce, root, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Reduce", func(b *Comm) error { return ReduceBuf(b, send, recv, op, root) }); done {
 			return err
@@ -43,6 +46,7 @@ func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 // IreduceBuf starts a ReduceBuf; root's recv holds the result once the request
 // completes.
 func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
+	defer prof.Exit(prof.Ireduce, c.enter(prof.Ireduce, root, collSize(send, recv)), collSize(send, recv))
 	const name = "IreduceBuf"
 	if err := c.check(name); err != nil {
 		return Request{}, err
@@ -56,6 +60,7 @@ func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
 // element of the base type. send and recv must hold the same number of base elements
 // and be built from the same single predefined type, as for ReduceBuf.
 func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
+	defer prof.Exit(prof.Allreduce, c.enter(prof.Allreduce, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Allreduce", func(b *Comm) error { return AllreduceBuf(b, send, recv, op) }); done {
 			return err
@@ -71,6 +76,7 @@ func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
 
 // IallreduceBuf starts an AllreduceBuf.
 func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	defer prof.Exit(prof.Iallreduce, c.enter(prof.Iallreduce, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	const name = "IallreduceBuf"
 	if err := c.check(name); err != nil {
 		return Request{}, err
@@ -84,6 +90,7 @@ func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // ranks, and rank i's recv gets block i. On an intercommunicator the other group's
 // sends are combined, as for ReduceScatterBlock.
 func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
+	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("ReduceScatterBlock", func(b *Comm) error { return ReduceScatterBlockBuf(b, send, recv, op) }); done {
 			return err
@@ -99,6 +106,7 @@ func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
 
 // IreduceScatterBlockBuf starts a ReduceScatterBlockBuf.
 func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	defer prof.Exit(prof.IreduceScatterBlock, c.enter(prof.IreduceScatterBlock, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	const name = "IreduceScatterBlockBuf"
 	if err := c.check(name); err != nil {
 		return Request{}, err
@@ -111,6 +119,7 @@ func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // datatype (MPI's recvcounts), so send holds the base elements of sum(counts) such
 // items, and rank i's recv, counts[i] items, gets block i of the combination.
 func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
+	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("ReduceScatter", func(b *Comm) error { return ReduceScatterBuf(b, send, recv, counts, op) }); done {
 			return err
@@ -126,6 +135,7 @@ func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
 
 // IreduceScatterBuf starts a ReduceScatterBuf.
 func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, error) {
+	defer prof.Exit(prof.IreduceScatter, c.enter(prof.IreduceScatter, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	const name = "IreduceScatterBuf"
 	if err := c.check(name); err != nil {
 		return Request{}, err
@@ -137,6 +147,7 @@ func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, e
 // ScanBuf is Scan over typed buffers: rank r's recv gets the combination of the sends
 // of ranks 0..r, in rank order.
 func ScanBuf(c *Comm, send, recv Buf, op Op) error {
+	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Scan", func(b *Comm) error { return ScanBuf(b, send, recv, op) }); done {
 			return err
@@ -152,6 +163,7 @@ func ScanBuf(c *Comm, send, recv Buf, op Op) error {
 
 // IscanBuf starts a ScanBuf.
 func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	defer prof.Exit(prof.Iscan, c.enter(prof.Iscan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	const name = "IscanBuf"
 	if err := c.check(name); err != nil {
 		return Request{}, err
@@ -163,6 +175,7 @@ func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // ExscanBuf is Exscan over typed buffers: rank r's recv gets the combination of the
 // sends of ranks 0..r-1; rank 0's recv is left as it was.
 func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
+	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("Exscan", func(b *Comm) error { return ExscanBuf(b, send, recv, op) }); done {
 			return err
@@ -178,6 +191,7 @@ func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
 
 // IexscanBuf starts an ExscanBuf.
 func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
+	defer prof.Exit(prof.Iexscan, c.enter(prof.Iexscan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	const name = "IexscanBuf"
 	if err := c.check(name); err != nil {
 		return Request{}, err

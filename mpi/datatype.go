@@ -7,6 +7,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Datatype describes a layout of typed data in memory (MPI_Datatype): the predefined
@@ -324,16 +325,19 @@ func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
 
 // SendBuf sends a typed buffer (see Typed) to dest.
 func SendBuf(c *Comm, b Buf, dest, tag int) error {
+	defer prof.Exit(prof.Send, c.enterP2P(prof.Send, dest, tag, b.size()), b.size())
 	return sendBuf("Send", c, b, dest, tag, p2p.Standard)
 }
 
 // SsendBuf is SendBuf that returns once the receiver has matched the message.
 func SsendBuf(c *Comm, b Buf, dest, tag int) error {
+	defer prof.Exit(prof.Ssend, c.enterP2P(prof.Ssend, dest, tag, b.size()), b.size())
 	return sendBuf("Ssend", c, b, dest, tag, p2p.Synchronous)
 }
 
 // RecvBuf receives into a typed buffer.
 func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
+	defer prof.Exit(prof.Recv, c.enterP2P(prof.Recv, src, tag, b.size()), b.size())
 	eb, err := b.engineBuf("Recv")
 	if err != nil {
 		return Status{}, c.fail("Recv", err)
@@ -348,6 +352,7 @@ func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
 
 // IsendBuf starts sending a typed buffer.
 func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.Isend, c.enterP2P(prof.Isend, dest, tag, b.size()), b.size())
 	eb, err := b.engineBuf("Isend")
 	if err != nil {
 		return Request{}, c.fail("Isend", err)
@@ -361,6 +366,7 @@ func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
 
 // IrecvBuf starts receiving into a typed buffer.
 func IrecvBuf(c *Comm, b Buf, src, tag int) (Request, error) {
+	defer prof.Exit(prof.Irecv, c.enterP2P(prof.Irecv, src, tag, b.size()), b.size())
 	eb, err := b.engineBuf("Irecv")
 	if err != nil {
 		return Request{}, c.fail("Irecv", err)

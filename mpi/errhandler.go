@@ -95,7 +95,7 @@ func (c *Comm) invoke(op string, err error) error {
 		return err
 	}
 	if h.fn != nil {
-		h.fn(at, err)
+		runHandler(h.fn, at, err)
 	}
 	if h.fatal {
 		fatal(op, "communicator "+at.Name(), err)

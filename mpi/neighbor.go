@@ -4,6 +4,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Neighbourhood collectives exchange data along the edges of a communicator's process
@@ -91,6 +92,7 @@ func checkBlocks(op, what string, counts, displs []int, n, size int) error {
 // len(send) elements from each source into recv, in neighbour order
 // (MPI_Neighbor_allgather).
 func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
+	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgather(b, send, recv) }); done {
 			return err
@@ -113,6 +115,7 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 // NeighborAllgatherv is NeighborAllgather with the block from source i received as
 // counts[i] elements at displs[i] of recv (MPI_Neighbor_allgatherv).
 func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
+	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgatherv(b, send, recv, counts, displs) }); done {
 			return err
@@ -134,6 +137,7 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 // NeighborAlltoall sends block j of send to destination j and receives block i of recv
 // from source i, every block len(send)/outdegree elements (MPI_Neighbor_alltoall).
 func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
+	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoall(b, send, recv) }); done {
 			return err
@@ -163,6 +167,7 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 // NeighborAlltoallv is NeighborAlltoall with blocks of their own sizes and places
 // (MPI_Neighbor_alltoallv).
 func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
 	if c.special() {
 		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallv(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
 			return err
@@ -192,6 +197,7 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 // rules on element types, datatypes and blocks are Alltoallw's, and a ProcNull
 // neighbour's block is neither sent nor touched.
 func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
+	defer prof.Exit(prof.NeighborAlltoallw, c.enter(prof.NeighborAlltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	if c.special() {
 		if done, err := c.around("NeighborAlltoallw", func(b *Comm) error {
 			return NeighborAlltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
@@ -264,6 +270,7 @@ func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes 
 // source a block of recv's items (its count divided among the sources), in neighbour
 // order.
 func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
+	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgatherBuf(b, send, recv) }); done {
 			return err
@@ -287,6 +294,7 @@ func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
 // NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
 // as counts[i] items at item displs[i] of recv.
 func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
+	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgathervBuf(b, send, recv, counts, displs) }); done {
 			return err
@@ -303,6 +311,7 @@ func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error 
 // NeighborAlltoallBuf sends block j of send to destination j and receives block i of
 // recv from source i; each buffer's items are divided evenly among its neighbours.
 func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
+	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoallBuf(b, send, recv) }); done {
 			return err
@@ -330,6 +339,7 @@ func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 // NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
 // places (in items).
 func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
+	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, send.size()), send.size())
 	if c.special() {
 		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
 			return err
@@ -404,21 +414,25 @@ func (c *Comm) background(op string, f func(c *Comm) error) (Request, error) {
 
 // IneighborAllgather is the nonblocking NeighborAllgather.
 func IneighborAllgather[T Elem](c *Comm, send, recv []T) (Request, error) {
+	defer prof.Exit(prof.IneighborAllgather, c.enter(prof.IneighborAllgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgather(c, send, recv) })
 }
 
 // IneighborAllgatherv is the nonblocking NeighborAllgatherv.
 func IneighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
+	defer prof.Exit(prof.IneighborAllgatherv, c.enter(prof.IneighborAllgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgatherv(c, send, recv, counts, displs) })
 }
 
 // IneighborAlltoall is the nonblocking NeighborAlltoall.
 func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
+	defer prof.Exit(prof.IneighborAlltoall, c.enter(prof.IneighborAlltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoall(c, send, recv) })
 }
 
 // IneighborAlltoallv is the nonblocking NeighborAlltoallv.
 func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
+	defer prof.Exit(prof.IneighborAlltoallv, c.enter(prof.IneighborAlltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
 	return c.background("IneighborAlltoallv", func(c *Comm) error {
 		return NeighborAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
@@ -426,21 +440,25 @@ func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv 
 
 // IneighborAllgatherBuf is the nonblocking NeighborAllgatherBuf.
 func IneighborAllgatherBuf(c *Comm, send, recv Buf) (Request, error) {
+	defer prof.Exit(prof.IneighborAllgather, c.enter(prof.IneighborAllgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgatherBuf(c, send, recv) })
 }
 
 // IneighborAllgathervBuf is the nonblocking NeighborAllgathervBuf.
 func IneighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
+	defer prof.Exit(prof.IneighborAllgatherv, c.enter(prof.IneighborAllgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgathervBuf(c, send, recv, counts, displs) })
 }
 
 // IneighborAlltoallBuf is the nonblocking NeighborAlltoallBuf.
 func IneighborAlltoallBuf(c *Comm, send, recv Buf) (Request, error) {
+	defer prof.Exit(prof.IneighborAlltoall, c.enter(prof.IneighborAlltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoallBuf(c, send, recv) })
 }
 
 // IneighborAlltoallvBuf is the nonblocking NeighborAlltoallvBuf.
 func IneighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
+	defer prof.Exit(prof.IneighborAlltoallv, c.enter(prof.IneighborAlltoallv, prof.NoPeer, send.size()), send.size())
 	return c.background("IneighborAlltoallv", func(c *Comm) error {
 		return NeighborAlltoallvBuf(c, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
@@ -449,6 +467,7 @@ func IneighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, 
 // IneighborAlltoallw is the nonblocking NeighborAlltoallw. Until the request
 // completes, send and recv belong to MPI.
 func IneighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
+	defer prof.Exit(prof.IneighborAlltoallw, c.enter(prof.IneighborAlltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	return c.background("IneighborAlltoallw", func(c *Comm) error {
 		return NeighborAlltoallw(c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})

@@ -77,40 +77,50 @@ func (c *Comm) status(st p2p.Status) (s Status) {
 	return s
 }
 
-func send(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
-	if d := c.dev(); d.DirectSend(dest, tag) && c.ctx == nil {
+// send is the blocking send, recorded as call (see prof.go for the recorder's lines).
+func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (err error) {
+	d := c.dev()
+	var t int64
+	if !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
+		t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
+	}
+	switch {
+	case d.DirectSend(dest, tag) && c.ctx == nil:
 		// The common case in one call: no rank to translate, nothing to check further.
-		if err := d.SendDirect(p2p.Bytes(b), dest, tag, mode); err != nil {
-			return c.fail(op, mapErr(op, err))
+		if err = d.SendDirect(p2p.Bytes(b), dest, tag, mode); err != nil {
+			err = c.fail(op, mapErr(op, err))
 		}
-		return nil
+	case c != nil && c.ctx != nil:
+		err = sendCtx(op, c, p2p.Bytes(b), dest, tag, mode)
+	default:
+		err = c.fail(op, d.Send(op, p2p.Bytes(b), dest, tag, mode))
 	}
-	if c != nil && c.ctx != nil {
-		return sendCtx(op, c, p2p.Bytes(b), dest, tag, mode)
+	if !prof.TryExit(call, t, len(b)) {
+		prof.Exit(call, t, len(b))
 	}
-	return c.fail(op, c.dev().Send(op, p2p.Bytes(b), dest, tag, mode))
+	return err
 }
 
 // Send sends buf to rank dest of c with tag, and returns when buf may be reused.
 func Send[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return psend(prof.Send, "Send", c, asBytes(buf), dest, tag, p2p.Standard)
+	return send(prof.Send, "Send", c, asBytes(buf), dest, tag, p2p.Standard)
 }
 
 // Ssend is Send that returns only once the receiver has matched the message.
 func Ssend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return psend(prof.Ssend, "Ssend", c, asBytes(buf), dest, tag, p2p.Synchronous)
+	return send(prof.Ssend, "Ssend", c, asBytes(buf), dest, tag, p2p.Synchronous)
 }
 
 // Rsend is Send for when the matching receive is known to be posted already.
 func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return psend(prof.Rsend, "Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
+	return send(prof.Rsend, "Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
 }
 
 // Bsend copies buf into an attached buffer and returns at once: c's own (see
 // (*Comm).AttachBuffer), else the process's (BufferAttach). With neither, or too
 // little room left, it fails with ErrBuffer.
 func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return psend(prof.Bsend, "Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
+	return send(prof.Bsend, "Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
 }
 
 func ready(op string) error { return core.Ready(op) }
@@ -118,7 +128,7 @@ func ready(op string) error { return core.Ready(op) }
 // Recv receives into buf a message from rank src of c (or AnySource) with tag (or
 // AnyTag). A longer message fills buf and returns an error of class ErrTruncate.
 func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
-	err = precv(&st, c, asBytes(buf), src, tag)
+	err = recvInto(&st, "Recv", c, asBytes(buf), src, tag)
 	return st, err
 }
 
@@ -126,21 +136,34 @@ func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
 // field-by-field answer: a Status (48 bytes) passed or returned by value through a few
 // calls is copied through memory each time, and each copy of one just written stalls
 // on store forwarding, which cost as much as the rest of the call's own work.
+// It is recorded as Recv.
 func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
+	d := c.dev()
+	var pt int64
+	if !prof.Try(prof.Recv, d.ProfComm(), src, tag, len(b)) {
+		pt = prof.Enter(prof.Recv, d.ProfComm(), src, tag, len(b))
+	}
 	// The common case goes straight to the engine (see send): ranks are world ranks.
 	var (
 		from, t int
 		n       int64
 		err     error
 	)
-	if d := c.dev(); d.DirectRecv(src, tag) && c.ctx == nil {
+	if d.DirectRecv(src, tag) && c.ctx == nil {
 		from, t, n, err = d.RecvDirect(p2p.Bytes(b), src, tag)
 	} else if c != nil && c.ctx != nil {
-		return recvCtx(st, op, c, p2p.Bytes(b), src, tag)
+		err = recvCtx(st, op, c, p2p.Bytes(b), src, tag)
+		if !prof.TryExit(prof.Recv, pt, int(st.bytes)) {
+			prof.Exit(prof.Recv, pt, int(st.bytes))
+		}
+		return err
 	} else {
 		from, t, n, err = d.Recv(op, p2p.Bytes(b), src, tag)
 	}
 	st.Source, st.Tag, st.bytes = from, t, n
+	if !prof.TryExit(prof.Recv, pt, int(n)) {
+		prof.Exit(prof.Recv, pt, int(n))
+	}
 	if err != nil {
 		err = mapErr(op, err)
 		st.Err = err
@@ -153,13 +176,12 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 // pairs of ranks exchanging do not deadlock.
 func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Status, error) {
 	n := nbytes(sendbuf)
-	t := c.dev().ProfEnter(prof.Sendrecv, dest, sendtag, n)
-	defer c.dev().ProfExitSend(prof.Sendrecv, t, n, dest)
+	defer prof.Exit(prof.Sendrecv, c.enterP2P(prof.Sendrecv, dest, sendtag, n), n)
 	q, err := irecv("Sendrecv", c, asBytes(recvbuf), src, recvtag, false)
 	if err != nil {
 		return Status{}, err
 	}
-	if err := send("Sendrecv", c, asBytes(sendbuf), dest, sendtag, p2p.Standard); err != nil {
+	if err := send(prof.Sendrecv, "Sendrecv", c, asBytes(sendbuf), dest, sendtag, p2p.Standard); err != nil {
 		q.Cancel()
 		q.c = c.base()
 		q.Wait()
@@ -175,6 +197,7 @@ func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 
 // SendrecvReplace sends buf to dest and replaces its contents with a message from src.
 func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) (Status, error) {
+	defer prof.Exit(prof.SendrecvReplace, c.enterP2P(prof.SendrecvReplace, dest, sendtag, nbytes(buf)), nbytes(buf))
 	b := asBytes(buf)
 	tmp := make([]byte, len(b))
 	st, err := Sendrecv(c, b, dest, sendtag, tmp, src, recvtag)
@@ -231,22 +254,22 @@ func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request
 
 // Isend starts sending buf to dest; buf must not change until the request completes.
 func Isend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend("Isend", c, asBytes(buf), dest, tag, p2p.Standard)
+	return pisend(prof.Isend, "Isend", c, asBytes(buf), dest, tag, p2p.Standard)
 }
 
 // Issend is Isend that completes only once the receiver has matched the message.
 func Issend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend("Issend", c, asBytes(buf), dest, tag, p2p.Synchronous)
+	return pisend(prof.Issend, "Issend", c, asBytes(buf), dest, tag, p2p.Synchronous)
 }
 
 // Irsend is Isend for when the matching receive is known to be posted.
 func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend("Irsend", c, asBytes(buf), dest, tag, p2p.Ready)
+	return pisend(prof.Irsend, "Irsend", c, asBytes(buf), dest, tag, p2p.Ready)
 }
 
 // Ibsend copies buf into an attached buffer, as Bsend; the request is complete at once.
 func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend("Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered)
+	return pisend(prof.Ibsend, "Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered)
 }
 
 // Irecv starts receiving into buf; read buf only after the request completes.
@@ -281,7 +304,7 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 
 // Wait waits for r to complete and returns its status.
 func (r *Request) Wait() (st Status, err error) {
-	defer prof.Exit(prof.Wait, r.c.dev().ProfEnter(prof.Wait, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Wait, r.enterWait(prof.Wait), 0)
 	if r.x != nil {
 		if r.c != nil && r.c.ctx != nil {
 			return r.WaitContext(r.c.ctx)
@@ -326,7 +349,7 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 
 // Test reports whether r has completed, and its status if so.
 func (r *Request) Test() (st Status, ok bool, err error) {
-	defer prof.Exit(prof.Test, r.c.dev().ProfEnter(prof.Test, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Test, r.enterWait(prof.Test), 0)
 	return r.test("Test", true)
 }
 
@@ -383,6 +406,7 @@ func (r *Request) Free() error {
 // Start starts an inactive persistent request (a persistent send or receive, or a
 // persistent collective).
 func (r *Request) Start() error {
+	defer prof.Exit(prof.ReqStart, r.enterWait(prof.ReqStart), 0)
 	if r.x != nil {
 		// A persistent collective: an error of its run went through the handler as
 		// the run began.
@@ -421,6 +445,7 @@ func (c *Comm) orWorld() *Comm {
 
 // Startall starts every request of rs.
 func Startall(rs []Request) error {
+	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2, false), 0)
 	// In the order given, as MPI_Startall does: persistent collectives must start in
 	// the same order on every member.
 	for i := range rs {
@@ -434,7 +459,7 @@ func Startall(rs []Request) error {
 // Waitall waits for every request of rs; sts, if not nil, gets their statuses (it must
 // be as long as rs). An error of class ErrInStatus means some failed: see sts[i].Err.
 func Waitall(rs []Request, sts []Status) error {
-	defer prof.Exit(prof.Waitall, (*Comm)(nil).dev().ProfEnter(prof.Waitall, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Waitall, enterAll(prof.Waitall, rs), 0)
 	if sts != nil && len(sts) < len(rs) {
 		return errorf(ClassArg, "Waitall", "len(statuses) %d < len(requests) %d", len(sts), len(rs))
 	}
@@ -527,7 +552,7 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 // Waitany waits until one request of rs completes and returns its index (Undefined
 // when every request is null).
 func Waitany(rs []Request) (int, Status, error) {
-	defer prof.Exit(prof.Waitany, (*Comm)(nil).dev().ProfEnter(prof.Waitany, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Waitany, enterAll(prof.Waitany, rs), 0)
 	if hasOps(rs) {
 		i, st, _, err := pollAny(rs, true)
 		return i, st, err
@@ -547,7 +572,7 @@ func Waitany(rs []Request) (int, Status, error) {
 
 // Testany is Waitany that does not wait: ok is false when none has completed.
 func Testany(rs []Request) (int, Status, bool, error) {
-	defer prof.Exit(prof.Testany, (*Comm)(nil).dev().ProfEnter(prof.Testany, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Testany, enterAll(prof.Testany, rs), 0)
 	if hasOps(rs) {
 		return pollAny(rs, false)
 	}
@@ -562,7 +587,7 @@ func Testany(rs []Request) (int, Status, bool, error) {
 
 // Testall reports whether every request of rs has completed (and completes them all if so).
 func Testall(rs []Request, sts []Status) (bool, error) {
-	defer prof.Exit(prof.Testall, (*Comm)(nil).dev().ProfEnter(prof.Testall, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Testall, enterAll(prof.Testall, rs), 0)
 	for i := range rs { // operations of many messages must all be done first
 		if rs[i].x != nil {
 			if ok, _ := rs[i].x.Test(); !ok {
@@ -597,7 +622,7 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 // Waitsome waits until at least one request completes and returns the indices of all
 // that did (nil when every request is null).
 func Waitsome(rs []Request) ([]int, []Status, error) {
-	defer prof.Exit(prof.Waitsome, (*Comm)(nil).dev().ProfEnter(prof.Waitsome, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Waitsome, enterAll(prof.Waitsome, rs), 0)
 	ctx := ctxOf(rs)
 	return some("Waitsome", rs, func(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
 		return core.WaitsomeCtx(ctx, qs, idx, sts)
@@ -608,7 +633,7 @@ func Waitsome(rs []Request) ([]int, []Status, error) {
 // an empty (not nil) slice when none has, nil when every request is null
 // (MPI_Testsome's outcount 0 and MPI_UNDEFINED).
 func Testsome(rs []Request) ([]int, []Status, error) {
-	defer prof.Exit(prof.Testsome, (*Comm)(nil).dev().ProfEnter(prof.Testsome, prof.NoPeer, -1, 0), 0)
+	defer prof.Exit(prof.Testsome, enterAll(prof.Testsome, rs), 0)
 	return some("Testsome", rs, core.Testsome)
 }
 
@@ -671,7 +696,7 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 // Probe waits for a message from src (or AnySource) with tag (or AnyTag) and describes
 // it, without receiving it.
 func (c *Comm) Probe(src, tag int) (Status, error) {
-	defer prof.Exit(prof.Probe, c.dev().ProfEnter(prof.Probe, src, tag, 0), 0)
+	defer prof.Exit(prof.Probe, c.enterP2P(prof.Probe, src, tag, 0), 0)
 	if c != nil && c.ctx != nil {
 		st, err := c.dev().ProbeCtx(c.ctx, "Probe", src, tag)
 		if isCtx(c.ctx, err) {
@@ -685,7 +710,7 @@ func (c *Comm) Probe(src, tag int) (Status, error) {
 
 // Iprobe is Probe that does not wait: ok says whether a message was there.
 func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
-	defer prof.Exit(prof.Iprobe, c.dev().ProfEnter(prof.Iprobe, src, tag, 0), 0)
+	defer prof.Exit(prof.Iprobe, c.enterP2P(prof.Iprobe, src, tag, 0), 0)
 	st, ok, err := c.dev().Iprobe("Iprobe", src, tag)
 	return c.status(st), ok, c.fail("Iprobe", err)
 }
@@ -699,7 +724,7 @@ type Message struct {
 
 // Mprobe waits for a matching message and takes it for Mrecv.
 func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
-	defer prof.Exit(prof.Probe, c.dev().ProfEnter(prof.Probe, src, tag, 0), 0)
+	defer prof.Exit(prof.Mprobe, c.enterP2P(prof.Mprobe, src, tag, 0), 0)
 	for c != nil && c.ctx != nil {
 		// Probe under the context, then take the message; another goroutine may take
 		// it first, and then the probe starts again.
@@ -716,13 +741,14 @@ func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
 
 // Improbe is Mprobe that does not wait.
 func (c *Comm) Improbe(src, tag int) (Message, Status, bool, error) {
+	defer prof.Exit(prof.Improbe, c.enterP2P(prof.Improbe, src, tag, 0), 0)
 	m, st, ok, err := c.dev().Improbe("Improbe", src, tag)
 	return Message{m, c}, c.status(st), ok, c.fail("Improbe", err)
 }
 
 // Mrecv receives the message m into buf.
 func Mrecv[T Elem](buf []T, m *Message) (Status, error) {
-	defer prof.Exit(prof.Mrecv, (*Comm)(nil).dev().ProfEnter(prof.Mrecv, prof.NoPeer, -1, nbytes(buf)), nbytes(buf))
+	defer prof.Exit(prof.Mrecv, m.enter(prof.Mrecv, nbytes(buf)), nbytes(buf))
 	if m == nil || m.c == nil {
 		return Status{}, errorf(ClassRequest, "Mrecv", "no message (from Mprobe or Improbe)")
 	}
@@ -732,6 +758,7 @@ func Mrecv[T Elem](buf []T, m *Message) (Status, error) {
 
 // Imrecv starts receiving the message m into buf.
 func Imrecv[T Elem](buf []T, m *Message) (Request, error) {
+	defer prof.Exit(prof.Imrecv, m.enter(prof.Imrecv, nbytes(buf)), nbytes(buf))
 	if m == nil || m.c == nil {
 		return Request{}, errorf(ClassRequest, "Imrecv", "no message (from Mprobe or Improbe)")
 	}

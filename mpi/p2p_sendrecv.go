@@ -3,6 +3,7 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // isendrecv starts a receive and a send as one request (MPI_Isendrecv); fin, if not
@@ -35,6 +36,7 @@ func isendrecv(op string, c *Comm, sb p2p.Buf, dest, sendtag int, rb p2p.Buf, sr
 // (MPI_Isendrecv): one request, complete once both are, whose status is the
 // receive's. Neither buffer may be touched until then.
 func Isendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Request, error) {
+	defer prof.Exit(prof.Isendrecv, c.enterP2P(prof.Isendrecv, dest, sendtag, nbytes(sendbuf)), nbytes(sendbuf))
 	return isendrecv("Isendrecv", c, p2p.Bytes(asBytes(sendbuf)), dest, sendtag, p2p.Bytes(asBytes(recvbuf)), src, recvtag, nil)
 }
 
@@ -43,6 +45,7 @@ func Isendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, 
 // of MPI's and copied into buf once both parts have completed. buf belongs to MPI
 // until then.
 func IsendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) (Request, error) {
+	defer prof.Exit(prof.IsendrecvReplace, c.enterP2P(prof.IsendrecvReplace, dest, sendtag, nbytes(buf)), nbytes(buf))
 	b := asBytes(buf)
 	tmp := make([]byte, len(b))
 	return isendrecv("IsendrecvReplace", c, p2p.Bytes(b), dest, sendtag, p2p.Bytes(tmp), src, recvtag,
@@ -51,6 +54,7 @@ func IsendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int)
 
 // IsendrecvBuf is Isendrecv with typed buffers (see Typed).
 func IsendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, recvtag int) (Request, error) {
+	defer prof.Exit(prof.Isendrecv, c.enterP2P(prof.Isendrecv, dest, sendtag, sendbuf.size()), sendbuf.size())
 	const op = "Isendrecv"
 	sb, rb, err := bufPair(op, sendbuf, recvbuf)
 	if err != nil {
@@ -61,6 +65,7 @@ func IsendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, rec
 
 // IsendrecvReplaceBuf is IsendrecvReplace with a typed buffer.
 func IsendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Request, error) {
+	defer prof.Exit(prof.IsendrecvReplace, c.enterP2P(prof.IsendrecvReplace, dest, sendtag, buf.size()), buf.size())
 	const op = "IsendrecvReplace"
 	eb, err := buf.engineBuf(op)
 	if err != nil {
@@ -73,6 +78,7 @@ func IsendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Req
 
 // SendrecvBuf is Sendrecv with typed buffers (see Typed).
 func SendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, recvtag int) (Status, error) {
+	defer prof.Exit(prof.Sendrecv, c.enterP2P(prof.Sendrecv, dest, sendtag, sendbuf.size()), sendbuf.size())
 	const op = "Sendrecv"
 	sb, rb, err := bufPair(op, sendbuf, recvbuf)
 	if err != nil {
@@ -87,6 +93,7 @@ func SendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, recv
 
 // SendrecvReplaceBuf is SendrecvReplace with a typed buffer.
 func SendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Status, error) {
+	defer prof.Exit(prof.SendrecvReplace, c.enterP2P(prof.SendrecvReplace, dest, sendtag, buf.size()), buf.size())
 	q, err := IsendrecvReplaceBuf(c, buf, dest, sendtag, src, recvtag)
 	if err != nil {
 		return Status{}, err
@@ -118,6 +125,7 @@ func (b Buf) unpackPrefix(src []byte) {
 
 // MrecvBuf receives the message m into a typed buffer (MPI_Mrecv with a datatype).
 func MrecvBuf(b Buf, m *Message) (Status, error) {
+	defer prof.Exit(prof.Mrecv, m.enter(prof.Mrecv, b.size()), b.size())
 	const op = "Mrecv"
 	if m == nil || m.c == nil {
 		return Status{}, (*Comm)(nil).fail(op, errorf(ClassRequest, op, "m is no message (from Mprobe or Improbe)"))
@@ -133,6 +141,7 @@ func MrecvBuf(b Buf, m *Message) (Status, error) {
 // ImrecvBuf starts receiving the message m into a typed buffer (MPI_Imrecv with a
 // datatype).
 func ImrecvBuf(b Buf, m *Message) (Request, error) {
+	defer prof.Exit(prof.Imrecv, m.enter(prof.Imrecv, b.size()), b.size())
 	const op = "Imrecv"
 	if m == nil || m.c == nil {
 		return Request{}, (*Comm)(nil).fail(op, errorf(ClassRequest, op, "m is no message (from Mprobe or Improbe)"))

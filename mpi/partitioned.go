@@ -12,6 +12,7 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // MaxPartitions is the most partitions a partitioned send or receive may have.
@@ -21,6 +22,7 @@ const MaxPartitions = core.MaxPartitions
 // len(buf)/partitions elements, to dest with tag (MPI_Psend_init). Start it, mark its
 // partitions ready with Pready (each leaves at once), and complete it with Wait.
 func PsendInit[T Elem](c *Comm, buf []T, partitions, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.PsendInit, c.enterP2P(prof.PsendInit, dest, tag, nbytes(buf)), nbytes(buf))
 	return partInit("PsendInit", c, true, asBytes(buf), esize[T](), partitions, dest, tag)
 }
 
@@ -29,17 +31,20 @@ func PsendInit[T Elem](c *Comm, buf []T, partitions, dest, tag int) (Request, er
 // partition may be read once Parrived says it has arrived, the whole buffer once Wait
 // returns.
 func PrecvInit[T Elem](c *Comm, buf []T, partitions, source, tag int) (Request, error) {
+	defer prof.Exit(prof.PrecvInit, c.enterP2P(prof.PrecvInit, source, tag, nbytes(buf)), nbytes(buf))
 	return partInit("PrecvInit", c, false, asBytes(buf), esize[T](), partitions, source, tag)
 }
 
 // PsendInitBuf is PsendInit on a typed buffer (see Typed): partition i is items
 // i*count to (i+1)*count-1 of b's datatype, count being b's count / partitions.
 func PsendInitBuf(c *Comm, b Buf, partitions, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.PsendInit, c.enterP2P(prof.PsendInit, dest, tag, b.size()), b.size())
 	return partInitBuf("PsendInit", c, true, b, partitions, dest, tag)
 }
 
 // PrecvInitBuf is PrecvInit on a typed buffer (see Typed).
 func PrecvInitBuf(c *Comm, b Buf, partitions, source, tag int) (Request, error) {
+	defer prof.Exit(prof.PrecvInit, c.enterP2P(prof.PrecvInit, source, tag, b.size()), b.size())
 	return partInitBuf("PrecvInit", c, false, b, partitions, source, tag)
 }
 
@@ -71,13 +76,20 @@ func partStart(op string, c *Comm, send bool, b p2p.Buf, parts, peer, tag int) (
 
 // Pready marks partition i of the partitioned send r ready: it may be sent at once,
 // and the program must not change it until r completes (MPI_Pready).
-func (r *Request) Pready(i int) error { return r.pready("Pready", i, i+1) }
+func (r *Request) Pready(i int) error {
+	defer prof.Exit(prof.Pready, r.enterWait(prof.Pready), 0)
+	return r.pready("Pready", i, i+1)
+}
 
 // PreadyRange marks partitions lo to hi, both included, ready (MPI_Pready_range).
-func (r *Request) PreadyRange(lo, hi int) error { return r.pready("PreadyRange", lo, hi+1) }
+func (r *Request) PreadyRange(lo, hi int) error {
+	defer prof.Exit(prof.PreadyRange, r.enterWait(prof.PreadyRange), 0)
+	return r.pready("PreadyRange", lo, hi+1)
+}
 
 // PreadyList marks the partitions listed ready (MPI_Pready_list).
 func (r *Request) PreadyList(partitions []int) error {
+	defer prof.Exit(prof.PreadyList, r.enterWait(prof.PreadyList), 0)
 	for _, i := range partitions {
 		if err := r.pready("PreadyList", i, i+1); err != nil {
 			return err
@@ -96,6 +108,7 @@ func (r *Request) pready(op string, lo, hi int) error {
 // Parrived reports whether partition i of the partitioned receive r has arrived, so
 // that it may be read (MPI_Parrived). On an inactive request it is true.
 func (r *Request) Parrived(i int) (bool, error) {
+	defer prof.Exit(prof.Parrived, r.enterWait(prof.Parrived), 0)
 	if r == nil {
 		return false, (*Comm)(nil).fail("Parrived", errorf(ClassRequest, "Parrived", "nil request"))
 	}

@@ -1,15 +1,35 @@
 package mpi
 
 import (
+	"unsafe"
+
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // The facade's entry and exit as the recorder (internal/prof) sees them: each public
-// call reports itself once, at its entry point, through these. A call the facade
-// makes inside another (Sendrecv's Wait) is not counted again.
+// call that communicates reports itself once, at its entry point. Calls that are not
+// point-to-point open with one line,
+//
+//	defer prof.Exit(call, c.enter(call, peer, n), n)
+//
+// and the hot point-to-point calls (send, recvInto, pisend, pirecv) inline the
+// recorder's short path (prof.Try, prof.TryExit) and call it only when that says no.
+// A call the facade makes inside another (Sendrecv's Wait) is not counted again.
 
-func (c *Comm) enter(call prof.Call, peer, n int) int64 { return c.dev().ProfEnter(call, peer, -1, n) }
+// pc is c's device communicator as the recorder holds it (nil for a nil c).
+func (c *Comm) pc() unsafe.Pointer { return c.dev().ProfComm() }
+
+// enter is prof.EnterTimed for a call on c naming peer (a rank of c, a root, NoPeer)
+// and moving n bytes: the calls that are always timed.
+func (c *Comm) enter(call prof.Call, peer, n int) int64 {
+	return prof.EnterTimed(call, c.pc(), peer, -1, n)
+}
+
+// enterP2P is prof.EnterTimed for a point-to-point call on c with a tag.
+func (c *Comm) enterP2P(call prof.Call, peer, tag, n int) int64 {
+	return prof.EnterTimed(call, c.pc(), peer, tag, n)
+}
 
 // nbytes is the length of b in bytes.
 func nbytes[T Elem](b []T) int { return len(b) * esize[T]() }
@@ -22,30 +42,120 @@ func collBytes[T Elem](send, recv []T) int {
 	return nbytes(send)
 }
 
-func psend(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) error {
-	t := c.dev().ProfEnter(call, dest, tag, len(b))
-	err := send(op, c, b, dest, tag, mode)
-	c.dev().ProfExitSend(call, t, len(b), dest)
-	return err
+// size is b's bytes (0 for an invalid or in-place Buf).
+func (b Buf) size() int {
+	if b.dt == nil || b.count <= 0 {
+		return 0
+	}
+	return int(b.count * b.dt.Size())
 }
 
-func precv(st *Status, c *Comm, b []byte, src, tag int) error {
-	t := c.dev().ProfEnter(prof.Recv, src, tag, len(b))
-	err := recvInto(st, "Recv", c, b, src, tag)
-	prof.Exit(prof.Recv, t, int(st.bytes))
-	return err
+// collSize is collBytes of typed buffers.
+func collSize(send, recv Buf) int {
+	if send.isInPlace() {
+		return recv.size()
+	}
+	return send.size()
 }
 
-func pisend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (Request, error) {
-	t := c.dev().ProfEnter(prof.Isend, dest, tag, len(b))
+func pisend(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (Request, error) {
+	pc := c.pc()
+	var t int64
+	if !prof.Try(call, pc, dest, tag, len(b)) {
+		t = prof.Enter(call, pc, dest, tag, len(b))
+	}
 	q, err := isend(op, c, b, dest, tag, mode, false)
-	c.dev().ProfExitSend(prof.Isend, t, len(b), dest)
+	if !prof.TryExit(call, t, len(b)) {
+		prof.Exit(call, t, len(b))
+	}
 	return q, err
 }
 
 func pirecv(c *Comm, b []byte, src, tag int) (Request, error) {
-	t := c.dev().ProfEnter(prof.Irecv, src, tag, len(b))
+	pc := c.pc()
+	var t int64
+	if !prof.Try(prof.Irecv, pc, src, tag, len(b)) {
+		t = prof.Enter(prof.Irecv, pc, src, tag, len(b))
+	}
 	q, err := irecv("Irecv", c, b, src, tag, false)
-	prof.Exit(prof.Irecv, t, len(b))
+	if !prof.TryExit(prof.Irecv, t, len(b)) {
+		prof.Exit(prof.Irecv, t, len(b))
+	}
 	return q, err
+}
+
+// enterWait is prof.Enter for a completion call on r: its peer (a world rank) and tag.
+func (r *Request) enterWait(call prof.Call) int64 {
+	if r == nil {
+		return prof.EnterWait(call, nil, prof.NoPeer, -2, false)
+	}
+	peer, tag, recv := r.q.Target()
+	if r.x != nil {
+		peer, tag, recv = prof.NoPeer, -2, false
+	}
+	return prof.EnterWait(call, r.c.pc(), peer, tag, recv)
+}
+
+// enterAll is prof.Enter for a completion call on rs: the first active request's
+// peer and tag.
+func enterAll(call prof.Call, rs []Request) int64 {
+	for i := range rs {
+		if rs[i].x == nil && rs[i].q.Active() {
+			return rs[i].enterWait(call)
+		}
+	}
+	return prof.EnterWait(call, nil, prof.NoPeer, -2, false)
+}
+
+// enter is prof.Enter for a receive of the message m (its communicator, no peer).
+func (m *Message) enter(call prof.Call, n int) int64 {
+	var c *Comm
+	if m != nil {
+		c = m.c
+	}
+	return c.enterP2P(call, prof.NoPeer, -2, n)
+}
+
+// wBytes is the bytes an Alltoallw-style call sends: counts[i] items of types[i].
+func wBytes(counts []int, types []*Datatype) int {
+	n := 0
+	for i := range min(len(counts), len(types)) {
+		if types[i] != nil && types[i].t != nil {
+			n += counts[i] * int(types[i].t.Size())
+		}
+	}
+	return n
+}
+
+// pc is the window's communicator as the recorder holds it (nil for a nil w).
+func (w *Win) pc() unsafe.Pointer {
+	if d := w.dev(); d != nil {
+		return d.Comm().ProfComm()
+	}
+	return nil
+}
+
+// enter is prof.Enter for a one-sided operation on w to rank (of the window's group)
+// moving n bytes: sampled, as point-to-point calls are.
+func (w *Win) enter(call prof.Call, rank, n int) int64 {
+	return prof.Enter(call, w.pc(), rank, -2, n)
+}
+
+// enterSync is prof.EnterTimed for a window's synchronisation call (at rank, or
+// NoPeer): always timed.
+func (w *Win) enterSync(call prof.Call, rank int) int64 {
+	return prof.EnterTimed(call, w.pc(), rank, -2, 0)
+}
+
+// runHandler runs a user's error handler; one that panics leaves the call it was
+// raised in, and the recorder must not go on believing the rank is in it.
+func runHandler(fn func(*Comm, error), at *Comm, err error) {
+	done := false
+	defer func() {
+		if !done {
+			prof.Unwind()
+		}
+	}()
+	fn(at, err)
+	done = true
 }

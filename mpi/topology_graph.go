@@ -1,6 +1,10 @@
 package mpi
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/mpigo/mpigo/internal/prof"
+)
 
 // graphTopo is a graph every member knows whole, in MPI's compressed form: the
 // neighbours of node i are edges[index[i-1]:index[i]] (index[-1] being 0).
@@ -48,6 +52,7 @@ func checkGraph(op string, index, edges []int, size int) error {
 // nodes get nil (with no nodes, every rank does). Ranks keep their rank in c; reorder
 // is accepted, and mpigo does not reorder yet.
 func (c *Comm) GraphCreate(index, edges []int, reorder bool) (*Comm, error) {
+	defer prof.Exit(prof.GraphCreate, c.enter(prof.GraphCreate, prof.NoPeer, 0), 0)
 	const op = "GraphCreate"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/vcodec"
 )
 
@@ -107,6 +108,7 @@ func decodeInto[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec, v
 // v may change: at once for a small value; once the receiver has taken them for the
 // large slices of a large one.
 func SendValue[T any](c *Comm, v T, dest, tag int) error {
+	defer prof.Exit(prof.SendValue, c.enterP2P(prof.SendValue, dest, tag, 0), 0)
 	const op = "SendValue"
 	_, e, err := encode(op, &v, true)
 	if err != nil {
@@ -114,7 +116,7 @@ func SendValue[T any](c *Comm, v T, dest, tag int) error {
 	}
 	defer putEnc(e)
 	if len(e.OOB) == 0 {
-		return send(op, c, e.Buf, dest, tag, p2p.Standard)
+		return send(prof.Send, op, c, e.Buf, dest, tag, p2p.Standard)
 	}
 	qs, err := isendParts(op, c, e, dest, tag)
 	if err != nil {
@@ -168,6 +170,7 @@ func (c *Comm) endSends(op string, qs []p2p.Request) error {
 // error of class ErrType naming both types (the message is consumed). From ProcNull
 // it returns T's zero value at once.
 func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
+	defer prof.Exit(prof.RecvValue, c.enterP2P(prof.RecvValue, src, tag, 0), 0)
 	r, err := irecvValue[T]("RecvValue", c, src, tag)
 	if err != nil {
 		var z T
@@ -182,6 +185,7 @@ func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
 // same value allocates no large slices (their previous contents, and every slice that
 // shares them, are overwritten). A message of another type leaves *v as it was.
 func RecvValueInto[T any](c *Comm, v *T, src, tag int) (Status, error) {
+	defer prof.Exit(prof.RecvValue, c.enterP2P(prof.RecvValue, src, tag, 0), 0)
 	const op = "RecvValueInto"
 	if v == nil {
 		return Status{}, c.fail(op, errorf(ClassArg, op, "nil value pointer"))
@@ -219,6 +223,7 @@ type ValueRequest[T any] struct {
 // it are not sent) except its large pointer-free slices, which must not change until
 // the request completes.
 func IsendValue[T any](c *Comm, v T, dest, tag int) (*ValueRequest[T], error) {
+	defer prof.Exit(prof.IsendValue, c.enterP2P(prof.IsendValue, dest, tag, 0), 0)
 	const op = "IsendValue"
 	_, e, err := encode(op, &v, true)
 	if err != nil {
@@ -234,6 +239,7 @@ func IsendValue[T any](c *Comm, v T, dest, tag int) (*ValueRequest[T], error) {
 
 // IrecvValue starts receiving a value, as RecvValue.
 func IrecvValue[T any](c *Comm, src, tag int) (*ValueRequest[T], error) {
+	defer prof.Exit(prof.IrecvValue, c.enterP2P(prof.IrecvValue, src, tag, 0), 0)
 	return irecvValue[T]("IrecvValue", c, src, tag)
 }
 
@@ -403,6 +409,7 @@ func (r *ValueRequest[T]) testAll() bool {
 // SendrecvValue sends v to dest and receives a value of type R from src, at once,
 // so that ranks exchanging values do not deadlock.
 func SendrecvValue[S, R any](c *Comm, v S, dest, sendtag, src, recvtag int) (R, Status, error) {
+	defer prof.Exit(prof.SendrecvValue, c.enterP2P(prof.SendrecvValue, dest, sendtag, 0), 0)
 	const op = "SendrecvValue"
 	rr, err := irecvValue[R](op, c, src, recvtag)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/vcodec"
 )
 
@@ -94,6 +95,7 @@ func decodeBlocks[T any](op string, cd *vcodec.Codec, buf []byte, lens []int64, 
 // BcastValue sends root's v to every rank of c and returns it (the others' v are
 // ignored; root gets its own v back).
 func BcastValue[T any](c *Comm, v T, root int) (T, error) {
+	defer prof.Exit(prof.BcastValue, c.enter(prof.BcastValue, root, 0), 0)
 	return bcastValue("BcastValue", c, v, root, nil)
 }
 
@@ -176,6 +178,7 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 // GatherValues collects every rank's v at root, rank i's at index i (root's own is
 // v itself); it returns nil on the other ranks.
 func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
+	defer prof.Exit(prof.GatherValues, c.enter(prof.GatherValues, root, 0), 0)
 	const op = "GatherValues"
 	if err := c.valueColl(op); err != nil {
 		return nil, err
@@ -215,6 +218,7 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 // ScatterValues sends vs[i] of root's vs (Size() values) to rank i and returns this
 // rank's (root's is vs[root] itself); vs is ignored on the other ranks.
 func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
+	defer prof.Exit(prof.ScatterValues, c.enter(prof.ScatterValues, root, 0), 0)
 	const op = "ScatterValues"
 	var z T
 	if err := c.valueColl(op); err != nil {
@@ -283,6 +287,7 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 // AllgatherValues collects every rank's v at every rank, rank i's at index i (this
 // rank's own is v itself).
 func AllgatherValues[T any](c *Comm, v T) ([]T, error) {
+	defer prof.Exit(prof.AllgatherValues, c.enter(prof.AllgatherValues, prof.NoPeer, 0), 0)
 	const op = "AllgatherValues"
 	if err := c.valueColl(op); err != nil {
 		return nil, err
@@ -310,6 +315,7 @@ func AllgatherValues[T any](c *Comm, v T) ([]T, error) {
 // AlltoallValues sends vs[j] (Size() values) to rank j and returns the values every
 // rank sent this one, rank i's at index i (this rank's own is vs[rank] itself).
 func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
+	defer prof.Exit(prof.AlltoallValues, c.enter(prof.AlltoallValues, prof.NoPeer, 0), 0)
 	const op = "AlltoallValues"
 	if err := c.valueColl(op); err != nil {
 		return nil, err
@@ -369,6 +375,7 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 // it must associate), and returns the result at root (T's zero value elsewhere). The
 // values travel up a binomial tree: each rank combines what its subtree sends it.
 func ReduceValue[T any](c *Comm, v T, op func(a, b T) T, root int) (T, error) {
+	defer prof.Exit(prof.ReduceValue, c.enter(prof.ReduceValue, root, 0), 0)
 	const name = "ReduceValue"
 	var z T
 	if err := c.valueColl(name); err != nil {
@@ -501,6 +508,7 @@ func (c *Comm) collWait(op string, q *p2p.Request, recv bool) error {
 // AllreduceValue is ReduceValue whose result every rank gets: a reduction to rank 0
 // and a BcastValue.
 func AllreduceValue[T any](c *Comm, v T, op func(a, b T) T) (T, error) {
+	defer prof.Exit(prof.AllreduceValue, c.enter(prof.AllreduceValue, prof.NoPeer, 0), 0)
 	const name = "AllreduceValue"
 	var z T
 	if err := c.valueColl(name); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -142,6 +143,7 @@ func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
 // for (the element size, typically). The memory stays the caller's, and every
 // operation on it is applied by this rank's progress goroutine.
 func WinCreate(mem []byte, dispUnit int, info *Info, c *Comm) (*Win, error) {
+	defer prof.Exit(prof.WinCreate, c.enter(prof.WinCreate, prof.NoPeer, 0), 0)
 	return newWin("WinCreate", c, info, core.WinArgs{Flavor: core.FlavorCreate, Size: int64(len(mem)), DispUnit: dispUnit, Mem: mem})
 }
 
@@ -149,6 +151,7 @@ func WinCreate(mem []byte, dispUnit int, info *Info, c *Comm) (*Win, error) {
 // allocates, in node shared memory where the node's ranks map it, and returns them
 // (MPI_Win_allocate). The memory is valid until Free.
 func WinAllocate(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
+	defer prof.Exit(prof.WinAllocate, c.enter(prof.WinAllocate, prof.NoPeer, 0), 0)
 	w, err := newWin("WinAllocate", c, info, core.WinArgs{Flavor: core.FlavorAllocate, Size: int64(size), DispUnit: dispUnit})
 	if err != nil {
 		return nil, nil, err
@@ -161,6 +164,7 @@ func WinAllocate(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) 
 // rank's part (MPI_Win_allocate_shared). The parts follow each other in rank order
 // unless the info key alloc_shared_noncontig is "true".
 func WinAllocateShared(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
+	defer prof.Exit(prof.WinAllocateShared, c.enter(prof.WinAllocateShared, prof.NoPeer, 0), 0)
 	w, err := newWin("WinAllocateShared", c, info, core.WinArgs{Flavor: core.FlavorShared, Size: int64(size), DispUnit: dispUnit})
 	if err != nil {
 		return nil, nil, err
@@ -172,6 +176,7 @@ func WinAllocateShared(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, e
 // MPI_Win_create_dynamic): Attach exposes memory, and origins address it by the
 // displacement Attach returns (its address, which the owner tells them).
 func WinCreateDynamic(info *Info, c *Comm) (*Win, error) {
+	defer prof.Exit(prof.WinCreateDynamic, c.enter(prof.WinCreateDynamic, prof.NoPeer, 0), 0)
 	return newWin("WinCreateDynamic", c, info, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
 }
 
@@ -203,6 +208,7 @@ func (w *Win) Detach(mem []byte) error { return w.fail("WinDetach", w.dev().Deta
 // Free frees the window (collective; MPI_Win_free): every rank's operations complete
 // first. The attributes' delete functions run before.
 func (w *Win) Free() error {
+	defer prof.Exit(prof.WinFree, w.enterSync(prof.WinFree, prof.NoPeer), 0)
 	if err := w.dev().Check("WinFree"); err != nil {
 		return w.fail("WinFree", err)
 	}
@@ -321,6 +327,7 @@ func sortedKeys(m map[string]string) []string {
 // Fence closes the current fence epoch and opens the next, collectively
 // (MPI_Win_fence); assert ModeNoSucceed opens none.
 func (w *Win) Fence(assert int) error {
+	defer prof.Exit(prof.Fence, w.enterSync(prof.Fence, prof.NoPeer), 0)
 	return w.fail("WinFence", w.dev().Fence("WinFence", assert))
 }
 
@@ -362,6 +369,7 @@ func (w *Win) translate(op string, g *Group) ([]int, error) {
 // Start opens an access epoch to the ranks of g, once each has posted
 // (MPI_Win_start).
 func (w *Win) Start(g *Group, assert int) error {
+	defer prof.Exit(prof.WinStart, w.enterSync(prof.WinStart, prof.NoPeer), 0)
 	if err := w.dev().Check("WinStart"); err != nil {
 		return w.fail("WinStart", err)
 	}
@@ -373,10 +381,14 @@ func (w *Win) Start(g *Group, assert int) error {
 }
 
 // Complete closes the access epoch Start opened (MPI_Win_complete).
-func (w *Win) Complete() error { return w.fail("WinComplete", w.dev().Complete("WinComplete")) }
+func (w *Win) Complete() error {
+	defer prof.Exit(prof.Complete, w.enterSync(prof.Complete, prof.NoPeer), 0)
+	return w.fail("WinComplete", w.dev().Complete("WinComplete"))
+}
 
 // Post opens an exposure epoch to the ranks of g (MPI_Win_post).
 func (w *Win) Post(g *Group, assert int) error {
+	defer prof.Exit(prof.Post, w.enterSync(prof.Post, prof.NoPeer), 0)
 	if err := w.dev().Check("WinPost"); err != nil {
 		return w.fail("WinPost", err)
 	}
@@ -390,12 +402,14 @@ func (w *Win) Post(g *Group, assert int) error {
 // Wait closes the exposure epoch Post opened, once every origin has completed
 // (MPI_Win_wait).
 func (w *Win) Wait() error {
+	defer prof.Exit(prof.WinWait, w.enterSync(prof.WinWait, prof.NoPeer), 0)
 	_, err := w.dev().Wait("WinWait", false)
 	return w.fail("WinWait", err)
 }
 
 // Test is Wait that does not wait (MPI_Win_test): it reports whether the epoch closed.
 func (w *Win) Test() (bool, error) {
+	defer prof.Exit(prof.WinTest, w.enterSync(prof.WinTest, prof.NoPeer), 0)
 	ok, err := w.dev().Wait("WinTest", true)
 	return ok, w.fail("WinTest", err)
 }
@@ -403,20 +417,28 @@ func (w *Win) Test() (bool, error) {
 // Lock opens a passive-target epoch at rank (MPI_Win_lock): LockShared or
 // LockExclusive.
 func (w *Win) Lock(lockType, rank, assert int) error {
+	defer prof.Exit(prof.Lock, w.enterSync(prof.Lock, rank), 0)
 	return w.fail("WinLock", w.dev().Lock("WinLock", lockType, rank, assert))
 }
 
 // Unlock closes the epoch at rank; every operation in it is complete, at the target
 // too (MPI_Win_unlock).
-func (w *Win) Unlock(rank int) error { return w.fail("WinUnlock", w.dev().Unlock("WinUnlock", rank)) }
+func (w *Win) Unlock(rank int) error {
+	defer prof.Exit(prof.Unlock, w.enterSync(prof.Unlock, rank), 0)
+	return w.fail("WinUnlock", w.dev().Unlock("WinUnlock", rank))
+}
 
 // LockAll opens a shared passive-target epoch at every rank (MPI_Win_lock_all).
 func (w *Win) LockAll(assert int) error {
+	defer prof.Exit(prof.LockAll, w.enterSync(prof.LockAll, prof.NoPeer), 0)
 	return w.fail("WinLockAll", w.dev().LockAll("WinLockAll", assert))
 }
 
 // UnlockAll closes LockAll's epoch (MPI_Win_unlock_all).
-func (w *Win) UnlockAll() error { return w.fail("WinUnlockAll", w.dev().UnlockAll("WinUnlockAll")) }
+func (w *Win) UnlockAll() error {
+	defer prof.Exit(prof.UnlockAll, w.enterSync(prof.UnlockAll, prof.NoPeer), 0)
+	return w.fail("WinUnlockAll", w.dev().UnlockAll("WinUnlockAll"))
+}
 
 // Flush completes every operation to rank, at the target too (MPI_Win_flush).
 func (w *Win) Flush(rank int) error {
@@ -427,26 +449,35 @@ func (w *Win) Flush(rank int) error {
 }
 
 func (w *Win) flush(rank int) error {
+	defer prof.Exit(prof.WinFlush, w.enterSync(prof.WinFlush, rank), 0)
 	return w.fail("WinFlush", w.dev().Flush("WinFlush", rank, false))
 }
 
 // FlushAll is Flush to every rank (MPI_Win_flush_all).
-func (w *Win) FlushAll() error { return w.fail("WinFlushAll", w.dev().FlushAll("WinFlushAll", false)) }
+func (w *Win) FlushAll() error {
+	defer prof.Exit(prof.FlushAll, w.enterSync(prof.FlushAll, prof.NoPeer), 0)
+	return w.fail("WinFlushAll", w.dev().FlushAll("WinFlushAll", false))
+}
 
 // FlushLocal completes the operations to rank at this rank only: their buffers may be
 // reused, or hold their results (MPI_Win_flush_local).
 func (w *Win) FlushLocal(rank int) error {
+	defer prof.Exit(prof.FlushLocal, w.enterSync(prof.FlushLocal, rank), 0)
 	return w.fail("WinFlushLocal", w.dev().Flush("WinFlushLocal", rank, true))
 }
 
 // FlushLocalAll is FlushLocal to every rank (MPI_Win_flush_local_all).
 func (w *Win) FlushLocalAll() error {
+	defer prof.Exit(prof.FlushLocalAll, w.enterSync(prof.FlushLocalAll, prof.NoPeer), 0)
 	return w.fail("WinFlushLocalAll", w.dev().FlushAll("WinFlushLocalAll", true))
 }
 
 // Sync makes this rank's own loads and stores and the window's memory agree
 // (MPI_Win_sync): a memory barrier.
-func (w *Win) Sync() error { return w.fail("WinSync", w.dev().Sync("WinSync")) }
+func (w *Win) Sync() error {
+	defer prof.Exit(prof.Sync, w.enterSync(prof.Sync, prof.NoPeer), 0)
+	return w.fail("WinSync", w.dev().Sync("WinSync"))
+}
 
 // Operations.
 
@@ -549,6 +580,7 @@ func Put[T Elem](w *Win, origin []T, rank, disp int) error {
 }
 
 func put[T Elem](w *Win, origin []T, rank, disp int) error {
+	defer prof.Exit(prof.Put, w.enter(prof.Put, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	return w.fail("Put", w.dev().Put("Put", &o, &t))
 }
@@ -562,6 +594,7 @@ func Get[T Elem](w *Win, origin []T, rank, disp int) error {
 }
 
 func get[T Elem](w *Win, origin []T, rank, disp int) error {
+	defer prof.Exit(prof.Get, w.enter(prof.Get, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	return w.fail("Get", w.dev().Get("Get", &o, &t))
 }
@@ -572,6 +605,7 @@ func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
 	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), rma.Op(op.code), elemKind[T]()) {
 		return nil
 	}
+	defer prof.Exit(prof.Accumulate, w.enter(prof.Accumulate, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	k, err := accOp("Accumulate", op)
 	if err != nil {
@@ -584,6 +618,7 @@ func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
 // them with op (MPI_Get_accumulate); with NoOp it reads atomically and ignores origin
 // (which may be nil).
 func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) error {
+	defer prof.Exit(prof.GetAccumulate, w.enter(prof.GetAccumulate, rank, nbytes(origin)), nbytes(origin))
 	o, r, t := slice(origin), slice(result), target[T](rank, disp, len(result))
 	k, err := accOp("GetAccumulate", op)
 	if err != nil {
@@ -607,6 +642,7 @@ func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 }
 
 func fetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
+	defer prof.Exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rank, esize[T]()), esize[T]())
 	var res T
 	k, err := accOp("FetchAndOp", op)
 	if err != nil {
@@ -629,6 +665,7 @@ func CompareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error
 }
 
 func compareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
+	defer prof.Exit(prof.CompareAndSwap, w.enter(prof.CompareAndSwap, rank, esize[T]()), esize[T]())
 	var res T
 	err := w.dev().CompareAndSwap("CompareAndSwap", elemBytes(&origin), elemBytes(&compare), elemBytes(&res), elemType[T](), rank, int64(disp))
 	return res, w.fail("CompareAndSwap", err)
@@ -654,6 +691,7 @@ func elemBytes[T Elem](p *T) []byte {
 // (MPI_Rput); the operation is complete at the target after a Flush or the epoch's
 // end.
 func Rput[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
+	defer prof.Exit(prof.Rput, w.enter(prof.Rput, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	p, err := w.dev().Rput("Rput", &o, &t)
 	return Request{x: p}, w.fail("Rput", err)
@@ -662,6 +700,7 @@ func Rput[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
 // Rget is Get returning a request that completes when origin holds the data
 // (MPI_Rget).
 func Rget[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
+	defer prof.Exit(prof.Rget, w.enter(prof.Rget, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	p, err := w.dev().Rget("Rget", &o, &t)
 	return Request{x: p}, w.fail("Rget", err)
@@ -669,6 +708,7 @@ func Rget[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
 
 // Raccumulate is Accumulate returning a request (MPI_Raccumulate).
 func Raccumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) (Request, error) {
+	defer prof.Exit(prof.Raccumulate, w.enter(prof.Raccumulate, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
 	k, err := accOp("Raccumulate", op)
 	if err != nil {
@@ -681,6 +721,7 @@ func Raccumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) (Request, er
 // RgetAccumulate is GetAccumulate returning a request that completes when result
 // holds the values (MPI_Rget_accumulate).
 func RgetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) (Request, error) {
+	defer prof.Exit(prof.RgetAccumulate, w.enter(prof.RgetAccumulate, rank, nbytes(origin)), nbytes(origin))
 	o, r, t := slice(origin), slice(result), target[T](rank, disp, len(result))
 	k, err := accOp("RgetAccumulate", op)
 	if err != nil {

@@ -1,6 +1,7 @@
 package mpi
 
 import "github.com/mpigo/mpigo/internal/core"
+import "github.com/mpigo/mpigo/internal/prof"
 
 // The one-sided operations on typed buffers: the origin (and result) described by a
 // Buf (Typed), the target by a count and a datatype, as MPI's C binding takes them.
@@ -34,6 +35,7 @@ func (w *Win) args(op string, b Buf, rank, disp, count int, dt *Datatype) (core.
 
 // PutBuf is Put with datatypes: origin to count items of dt at disp in rank's window.
 func PutBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) error {
+	defer prof.Exit(prof.Put, w.enter(prof.Put, rank, origin.size()), origin.size())
 	o, t, err := w.args("Put", origin, rank, disp, count, dt)
 	if err == nil {
 		err = w.dev().Put("Put", &o, &t)
@@ -43,6 +45,7 @@ func PutBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) error {
 
 // GetBuf is Get with datatypes.
 func GetBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) error {
+	defer prof.Exit(prof.Get, w.enter(prof.Get, rank, origin.size()), origin.size())
 	o, t, err := w.args("Get", origin, rank, disp, count, dt)
 	if err == nil {
 		err = w.dev().Get("Get", &o, &t)
@@ -52,6 +55,7 @@ func GetBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) error {
 
 // AccumulateBuf is Accumulate with datatypes.
 func AccumulateBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype, op Op) error {
+	defer prof.Exit(prof.Accumulate, w.enter(prof.Accumulate, rank, origin.size()), origin.size())
 	o, t, err := w.args("Accumulate", origin, rank, disp, count, dt)
 	if err == nil {
 		var k = accOpOr(&err, "Accumulate", op)
@@ -64,6 +68,7 @@ func AccumulateBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype, op O
 
 // GetAccumulateBuf is GetAccumulate with datatypes; with NoOp origin is ignored.
 func GetAccumulateBuf(w *Win, origin, result Buf, rank, disp, count int, dt *Datatype, op Op) error {
+	defer prof.Exit(prof.GetAccumulate, w.enter(prof.GetAccumulate, rank, origin.size()), origin.size())
 	r, t, err := w.args("GetAccumulate", result, rank, disp, count, dt)
 	if err != nil {
 		return w.fail("GetAccumulate", err)
@@ -83,6 +88,7 @@ func GetAccumulateBuf(w *Win, origin, result Buf, rank, disp, count int, dt *Dat
 
 // RputBuf is Rput with datatypes.
 func RputBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) (Request, error) {
+	defer prof.Exit(prof.Rput, w.enter(prof.Rput, rank, origin.size()), origin.size())
 	o, t, err := w.args("Rput", origin, rank, disp, count, dt)
 	if err != nil {
 		return Request{}, w.fail("Rput", err)
@@ -93,6 +99,7 @@ func RputBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) (Request, 
 
 // RgetBuf is Rget with datatypes.
 func RgetBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) (Request, error) {
+	defer prof.Exit(prof.Rget, w.enter(prof.Rget, rank, origin.size()), origin.size())
 	o, t, err := w.args("Rget", origin, rank, disp, count, dt)
 	if err != nil {
 		return Request{}, w.fail("Rget", err)
@@ -103,6 +110,7 @@ func RgetBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) (Request, 
 
 // RaccumulateBuf is Raccumulate with datatypes.
 func RaccumulateBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype, op Op) (Request, error) {
+	defer prof.Exit(prof.Raccumulate, w.enter(prof.Raccumulate, rank, origin.size()), origin.size())
 	o, t, err := w.args("Raccumulate", origin, rank, disp, count, dt)
 	k := accOpOr(&err, "Raccumulate", op)
 	if err != nil {
@@ -114,6 +122,7 @@ func RaccumulateBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype, op 
 
 // RgetAccumulateBuf is RgetAccumulate with datatypes.
 func RgetAccumulateBuf(w *Win, origin, result Buf, rank, disp, count int, dt *Datatype, op Op) (Request, error) {
+	defer prof.Exit(prof.RgetAccumulate, w.enter(prof.RgetAccumulate, rank, origin.size()), origin.size())
 	r, t, err := w.args("RgetAccumulate", result, rank, disp, count, dt)
 	o := r
 	if err == nil && op.code != opNoOp {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -39,6 +40,66 @@ func TestHungJobExplainsItself(t *testing.T) {
 	}
 }
 
+// Ctrl-C on a hung job: the launcher prints the table before it stops the ranks, and
+// nothing of the job is left: no process, no file in /dev/shm.
+func TestInterruptedHungJobExplainsItself(t *testing.T) {
+	cmd, out, errb, drained := startReady(t, 3, "run", "-n", "3", "--set", "shm_memory=file", rankBin, "hang-recv")
+	ps := pids(out.String())
+	if len(ps) != 3 {
+		t.Fatalf("pids %v from %q", ps, out.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	<-drained
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGINT) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGINT))
+	}
+	stderr := errb.String()
+	for _, re := range []string{
+		`received interrupt; what each rank is doing:`,
+		`mpigo:\s+0\s+Recv\s+WORLD\s+1\s+7\s+8\s`,
+		`mpigo:\s+2\s+Finalize\s+WORLD`,
+		`rank 0 waits in Recv for a message from rank 1 \(tag 7\) that never came: rank 1 is in Finalize`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, stderr)
+		}
+	}
+	if i, j := strings.Index(stderr, "never came"), strings.Index(stderr, "forwarding it to 3 ranks"); i < 0 || j < i {
+		t.Errorf("the explanation should precede the signal's forwarding:\n%s", stderr)
+	}
+	assertGone(t, ps)
+	left, _ := filepath.Glob("/dev/shm/mpigo-" + strconv.FormatInt(int64(cmd.Process.Pid), 36) + "*")
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// Across hosts (every rank under an agent): the ranks' answers come up through the
+// agents, and the analysis names the missing members of any communicator by world
+// rank. Rank 0 is in an Allreduce on the even half of a Split that rank 2 never
+// enters: rank 2 waits (Wait on an Irecv) for a message rank 3 never sends.
+func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
+	agent, _ := fakeSSH(t)
+	r := mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--timeout", "3", rankBin, "hang-split")
+	if r.code != 124 {
+		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, re := range []string{
+		`mpigo:\s+0\s+Allreduce\s+ctx\d+\(0,2\)\s+-\s+-\s+8\s`,
+		`mpigo:\s+1\s+Finalize\s+WORLD`,
+		`mpigo:\s+2\s+Wait\s+WORLD\s+3\s+9\s+0\s`,
+		`mpigo:\s+3\s+Finalize\s+WORLD`,
+		`rank 2 waits in Wait for a message from rank 3 \(tag 9\) that never came: rank 3 is in Finalize`,
+		`1 of 2 ranks of ctx\d+\(0,2\) are in Allreduce \(ranks 0\); never entered it: rank 2 is in Wait \(peer 3, tag 9\)`,
+		`2 of 4 ranks of WORLD are in Finalize \(ranks 1,3\); they wait for the others: rank 0 is in Allreduce; rank 2 is in Wait \(peer 3, tag 9\)`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, r.stderr)
+		}
+	}
+}
+
 // --report prints one line per rank of its time in MPI, for any job.
 func TestReport(t *testing.T) {
 	r := mpigo(t, "", "run", "-n", "3", "--report", rankBin, "ring", "50")
@@ -57,9 +118,20 @@ func TestReport(t *testing.T) {
 			t.Errorf("line %q: want rank %d with 153 calls", x[0], i)
 		}
 	}
+	// Across hosts, the reports come up through the agents.
+	agent, _ := fakeSSH(t)
+	r = mpigo(t, "", "run", "--host", "alpha:1,beta:2", "--launch-agent", agent, "--report", rankBin, "ring", "50")
+	if r.code != 0 {
+		t.Fatalf("across hosts: exit %d: %s", r.code, r.stderr)
+	}
+	if m := re.FindAllStringSubmatch(r.stderr, -1); len(m) != 3 || m[2][1] != "2" || m[2][5] != "153" {
+		t.Errorf("across hosts: want 3 report lines, the last of rank 2 with 153 calls:\n%s", r.stderr)
+	}
 }
 
-func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int][2]int) {
+// readProfileDir reads summary.txt and matrix.csv: for each pair (from, to) the
+// point-to-point bytes and messages, and the collectives' bytes and messages.
+func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int][4]int) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
 	if err != nil {
@@ -74,13 +146,16 @@ func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int
 	if err != nil {
 		t.Fatal(err)
 	}
-	matrix = map[[2]int][2]int{}
+	if strings.Join(rows[0], ",") != "from,to,bytes,messages,coll_bytes,coll_messages" {
+		t.Fatalf("matrix.csv header %v", rows[0])
+	}
+	matrix = map[[2]int][4]int{}
 	for _, row := range rows[1:] {
-		var v [4]int
+		var v [6]int
 		for i := range v {
 			v[i], _ = strconv.Atoi(row[i])
 		}
-		matrix[[2]int{v[0], v[1]}] = [2]int{v[2], v[3]}
+		matrix[[2]int{v[0], v[1]}] = [4]int{v[2] - v[4], v[3] - v[5], v[4], v[5]}
 	}
 	return string(b), matrix
 }
@@ -105,12 +180,25 @@ func TestProfile(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^\s+Send\s+1K-2K\s+80$`).MatchString(sum) {
 		t.Errorf("histogram should put the 80 Sends at 1K-2K:\n%s", sum)
 	}
-	if len(m) != 4 {
-		t.Errorf("matrix: want 4 pairs, got %v", m)
+	// Point-to-point: the ring alone; collectives: the Allreduce's and the Barrier's
+	// messages, every rank sending some.
+	collFrom := map[int]int{}
+	for pair, v := range m {
+		want := 0
+		if pair[1] == (pair[0]+1)%4 {
+			want = 20
+		}
+		if v[0] != want*1024 || v[1] != want {
+			t.Errorf("matrix %d->%d point-to-point = %d bytes in %d messages, want %d in %d", pair[0], pair[1], v[0], v[1], want*1024, want)
+		}
+		collFrom[pair[0]] += v[3]
 	}
 	for from := 0; from < 4; from++ {
-		if got := m[[2]int{from, (from + 1) % 4}]; got != [2]int{20 * 1024, 20} {
-			t.Errorf("matrix %d->%d = %v, want 20480 bytes in 20 messages", from, (from+1)%4, got)
+		if _, ok := m[[2]int{from, (from + 1) % 4}]; !ok {
+			t.Errorf("matrix lacks %d->%d", from, (from+1)%4)
+		}
+		if collFrom[from] == 0 {
+			t.Errorf("matrix: rank %d sent no collective message: %v", from, m)
 		}
 	}
 	var tr struct {
@@ -148,6 +236,95 @@ func TestProfile(t *testing.T) {
 	}
 }
 
+// A timeline many times longer than the ring (profile_events) keeps every event, in
+// order: the halves written by the writer goroutine and the rest by the final flush.
+func TestProfileTimelineLongerThanRing(t *testing.T) {
+	dir := t.TempDir()
+	const rounds = 3000 // 9000 events per rank, the ring holds 1024
+	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, "--set", "profile_events=1024", rankBin, "ring", strconv.Itoa(rounds))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Pid      int
+			Ts       float64
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	sends := map[int]int{}
+	last := map[int]float64{}
+	for _, e := range tr.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		if e.Name == "Send" {
+			sends[e.Pid]++
+		}
+		if e.Ts < last[e.Pid] {
+			t.Errorf("rank %d: an event at %v after one at %v", e.Pid, e.Ts, last[e.Pid])
+		}
+		last[e.Pid] = e.Ts
+	}
+	if sends[0] != rounds || sends[1] != rounds {
+		t.Errorf("Sends in the trace per rank: %v, want %d each", sends, rounds)
+	}
+}
+
+// Calls of every kind report themselves once: creation, topologies, neighbourhood
+// and nonblocking collectives, Isendrecv, windows, values, Free (rank 1's counts).
+func TestProfileCountsEveryKindOfCall(t *testing.T) {
+	dir := t.TempDir()
+	r := mpigo(t, "", "run", "-n", "3", "--profile", dir, rankBin, "calls")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "rank-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Calls []struct {
+			Call, Kind string
+			N          int
+		}
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	kind := map[string]string{}
+	for _, c := range p.Calls {
+		got[c.Call], kind[c.Call] = c.N, c.Kind
+	}
+	for call, n := range map[string]int{"Dup": 1, "Split": 1, "CartCreate": 1, "NeighborAlltoall": 1, "Ialltoall": 1,
+		"Isendrecv": 1, "Wait": 2, "WinAllocate": 1, "Fence": 2, "Put": 1, "WinFree": 1, "RecvValue": 1, "CommFree": 3,
+		"Finalize": 1} {
+		if got[call] != n {
+			t.Errorf("%s counted %d times, want %d (all: %v)", call, got[call], n, got)
+		}
+	}
+	for call, k := range map[string]string{"NeighborAlltoall": "neighbor", "Ialltoall": "start", "Put": "rma", "Fence": "collective", "RecvValue": "recv"} {
+		if kind[call] != k {
+			t.Errorf("%s is of kind %q, want %q", call, kind[call], k)
+		}
+	}
+	// Calls made inside others are not counted again (Split's and Dup's agreements,
+	// RecvValue's receive).
+	for _, inner := range []string{"Allreduce", "Allgather", "Recv", "Irecv"} {
+		if got[inner] != 0 {
+			t.Errorf("%s counted %d times inside other calls", inner, got[inner])
+		}
+	}
+}
+
 // A job one of whose ranks fails still leaves the profile of the others: the launcher
 // has them write it before it stops them.
 func TestProfileOfFailingJob(t *testing.T) {
@@ -165,7 +342,7 @@ func TestProfileOfFailingJob(t *testing.T) {
 			t.Errorf("rank %s should be in the summary, written when the job failed:\n%s", rank, sum)
 		}
 	}
-	if got := m[[2]int{0, 1}]; got != [2]int{5 * 1024, 5} {
+	if got := m[[2]int{0, 1}]; got[0] != 5*1024 || got[1] != 5 {
 		t.Errorf("matrix 0->1 = %v, want 5120 bytes in 5 messages", got)
 	}
 }

@@ -3,33 +3,47 @@ package core
 import (
 	"fmt"
 	"os"
+	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// The recorder's view of a communicator (internal/prof): the facade reports each call
-// it serves with ProfEnter and ProfExitSend (or prof.Exit), and the runtime starts,
+// The recorder's view of the device (internal/prof): the facade reports each call it
+// serves to prof directly, naming the communicator by its *Comm (ProfComm); this file
+// lends the recorder what it needs to read those back (profSources) and starts,
 // flushes and reports the record (startProfile, endProfile, abortProfile).
 
-// ProfEnter is prof.Enter for call on c naming peer (a rank of c, a wildcard or
-// ProcNull), tag and n bytes; the peer is recorded as a world rank. A nil c is
-// recorded as the world.
-func (c *Comm) ProfEnter(call prof.Call, peer, tag, n int) int64 {
-	if c == nil {
-		return prof.Enter(call, 0, 0, peer, tag, n)
-	}
-	if !c.direct && peer >= 0 && peer < c.Peers() {
-		peer = c.WorldRank(peer)
-	}
-	return prof.Enter(call, c.ctx, c.size, peer, tag, n)
+// ProfComm is c as the recorder holds it (nil: none).
+func (c *Comm) ProfComm() unsafe.Pointer { return unsafe.Pointer(c) }
+
+// profSources describe the communicators prof holds and count what the engine sent.
+var profSources = prof.Sources{
+	Describe: func(p unsafe.Pointer) prof.CommInfo {
+		c := (*Comm)(p)
+		d := prof.CommInfo{Ctx: c.ctx, Name: c.Name(), Size: c.size}
+		if c.group != nil && c.group != World.group {
+			d.Group = worldRanks(c.group)
+		}
+		if c.remote != nil {
+			d.Remote = worldRanks(c.remote)
+		}
+		return d
+	},
+	Ctx: func(p unsafe.Pointer) uint32 { return (*Comm)(p).ctx },
+	Traffic: func(bytes, msgs, collBytes, collMsgs []uint64) {
+		if eng != nil {
+			eng.Traffic(bytes, msgs, collBytes, collMsgs)
+		}
+	},
 }
 
-// ProfExitSend is prof.ExitSend for a send on c to its rank dest.
-func (c *Comm) ProfExitSend(call prof.Call, t int64, n, dest int) {
-	if c != nil && !c.direct && dest >= 0 && dest < c.Peers() {
-		dest = c.WorldRank(dest)
+func worldRanks(g *group.Group) []int {
+	out := make([]int, g.Size())
+	for i := range out {
+		out[i] = int(g.WorldRank(i))
 	}
-	prof.ExitSend(call, t, n, dest)
+	return out
 }
 
 // profiler is what the launcher's connection offers the recorder: answering the
@@ -42,6 +56,7 @@ type profiler interface {
 }
 
 func startProfile() {
+	prof.SetSources(profSources)
 	if err := prof.Start(World.rank, World.size, threadLevel == ThreadMultiple); err != nil {
 		warnProfile(err)
 	}
@@ -74,7 +89,7 @@ func beginFinalize() int64 {
 	if !Live() {
 		return -1
 	}
-	return prof.Enter(prof.Finalize, World.ctx, World.size, prof.NoPeer, -1, 0)
+	return prof.EnterTimed(prof.Finalize, World.ProfComm(), prof.NoPeer, -1, 0)
 }
 
 func abortProfile() {

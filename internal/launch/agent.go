@@ -182,6 +182,12 @@ func (n *node) serveAgent(c *child) {
 			n.events <- event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), abort: &abortMsg{int(code), string(rest[k:])}}
 		case msgFailure:
 			n.events <- event{rank: -1, host: c.host, failure: string(body)}
+		case msgRank:
+			if v, rest, err := uvarints(body, 2); err == nil {
+				n.answered(int(v[0]), byte(v[1]), rest)
+			}
+		case msgAsked:
+			n.agentAsked(body)
 		case msgStats:
 			if v, _, err := uvarints(body, 4); err == nil {
 				n.fmu.Lock()
@@ -216,6 +222,10 @@ func RunAgent(in io.Reader, out io.Writer) int {
 	}
 	a.stdout = a.stderr
 	a.relay = func(typ byte, body []byte) { parent.write(typ, body) }
+	// A local rank's answer or report goes up with its rank (the launcher keeps them).
+	a.rankNews = func(rank int, typ byte, body []byte) {
+		parent.write(msgRank, append(appendUvarints(nil, uint64(rank), uint64(typ)), body...))
+	}
 	defer a.cleanup()
 
 	// The subtree's layout: its ranks and nodes renumbered from 0 in container order, so
@@ -297,6 +307,16 @@ func RunAgent(in io.Reader, out io.Writer) int {
 				if v, _, err := uvarints(body, 1); err == nil {
 					a.signalAll(syscall.Signal(v[0]))
 				}
+			case msgQuery:
+				// Ask this host's ranks and pass the question down; say whom.
+				asked := appendUvarints(nil, uint64(spec.Host))
+				for _, r := range a.askRanks() {
+					asked = appendUvarints(asked, uint64(r))
+				}
+				for _, c := range a.agents {
+					c.write(msgQuery, nil)
+				}
+				parent.write(msgAsked, asked)
 			}
 		}
 	}()

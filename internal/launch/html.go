@@ -50,7 +50,7 @@ func (p *picture) writeHTML(name, summary string) error {
 		}
 		d.Ranks = append(d.Ranks, hr)
 	}
-	d.Bytes, d.Msgs = p.matrix()
+	d.Bytes, d.Msgs, _, _ = p.matrix()
 	// The shortest events go first when there are too many.
 	total := 0
 	for _, ev := range p.events {

@@ -77,8 +77,6 @@ type child struct {
 	hello, finalized bool
 	mpiPid           int // the pid the rank reported at Init (a wrapper may have exec'd it)
 	abort            *abortMsg
-	report           *prof.Report  // sent at Finalize
-	answer           *prof.Answer  // the last answer to MsgQuery
 	pmDone           chan struct{} // the connection has ended
 	outDone          sync.WaitGroup
 }
@@ -127,8 +125,10 @@ type node struct {
 	// the fence: the launcher sends it down, an agent sends it up.
 	done func(*wireup.Collector) []byte
 	up   func(msg []byte)
-	// relay, in an agent, passes a child agent's news up unchanged.
-	relay func(typ byte, body []byte)
+	// relay, in an agent, passes a child agent's news up unchanged, and rankNews a
+	// local rank's report or answer.
+	relay    func(typ byte, body []byte)
+	rankNews func(rank int, typ byte, body []byte)
 	// finishedSet records which ranks have ended, to tell a lost agent whose ranks
 	// were all done from one that took running ranks with it.
 	finishedSet map[int]bool
@@ -136,6 +136,14 @@ type node struct {
 	stdout, stderr *lineWriter
 	killer         *time.Timer
 	killing        atomic.Bool // the SIGKILL that ends a stopped job has been sent
+
+	// What the ranks said of themselves (profile.go), by rank, under fmu: their
+	// reports at Finalize, their last answers to the launcher's question, and, while
+	// a question is out, the ranks asked and the hosts whose agents said whom they asked.
+	reports   map[int]*prof.Report
+	answers   map[int]*prof.Answer
+	asked     map[int]bool
+	askedHost map[int]bool
 
 	// Fence traffic between this node and its parent (an agent) or children (the
 	// launcher), for --wireup-stats.
@@ -539,7 +547,7 @@ func (n *node) serveRank(c *child) {
 			c.finalized = true
 			n.fmu.Unlock()
 		case wireup.MsgReport, wireup.MsgState:
-			n.answered(c, typ, body)
+			n.answered(c.rank, typ, body)
 		default:
 			n.events <- event{rank: c.rank, pid: c.pid, host: c.host,
 				err: fmt.Errorf("sent an unknown wire-up message type %d", typ)}

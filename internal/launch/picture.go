@@ -85,7 +85,7 @@ func readEvents(name string) ([]prof.Event, error) {
 		}
 		out = append(out, prof.Event{Start: int64(le.Uint64(b[0:])), Dur: int64(le.Uint64(b[8:])),
 			Bytes: int64(le.Uint64(b[16:])), Peer: int32(le.Uint32(b[24:])), Tag: int32(le.Uint32(b[28:])),
-			Comm: le.Uint32(b[32:]), Call: prof.Call(le.Uint32(b[36:]))})
+			Comm: le.Uint32(b[32:]), Call: prof.Call(b[36])})
 	}
 }
 
@@ -249,30 +249,39 @@ func pct(a, b float64) float64 {
 	return 100 * a / b
 }
 
-// matrix returns bytes and messages from rank i to rank j (point-to-point sends).
-func (p *picture) matrix() (bytes, msgs [][]uint64) {
-	bytes, msgs = make([][]uint64, p.n), make([][]uint64, p.n)
-	for i := range bytes {
-		bytes[i], msgs[i] = make([]uint64, p.n), make([]uint64, p.n)
-		if pr := p.ranks[i]; pr != nil {
+// matrix returns bytes and messages from rank i to rank j (every message the
+// engine sent), and of them the collectives'.
+func (p *picture) matrix() (bytes, msgs, collBytes, collMsgs [][]uint64) {
+	mk := func() [][]uint64 {
+		m := make([][]uint64, p.n)
+		for i := range m {
+			m[i] = make([]uint64, p.n)
+		}
+		return m
+	}
+	bytes, msgs, collBytes, collMsgs = mk(), mk(), mk(), mk()
+	for i, pr := range p.ranks {
+		if pr != nil {
 			copy(bytes[i], pr.SentBytes)
 			copy(msgs[i], pr.SentMsgs)
+			copy(collBytes[i], pr.CollBytes)
+			copy(collMsgs[i], pr.CollMsgs)
 		}
 	}
-	return bytes, msgs
+	return bytes, msgs, collBytes, collMsgs
 }
 
 func (p *picture) writeAll(dir, summary string) error {
 	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
 		return err
 	}
-	bytes, msgs := p.matrix()
+	bytes, msgs, cb, cm := p.matrix()
 	var m strings.Builder
-	m.WriteString("from,to,bytes,messages\n")
+	m.WriteString("from,to,bytes,messages,coll_bytes,coll_messages\n")
 	for i := range bytes {
 		for j := range bytes[i] {
 			if msgs[i][j] > 0 {
-				fmt.Fprintf(&m, "%d,%d,%d,%d\n", i, j, bytes[i][j], msgs[i][j])
+				fmt.Fprintf(&m, "%d,%d,%d,%d,%d,%d\n", i, j, bytes[i][j], msgs[i][j], cb[i][j], cm[i][j])
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,70 +25,127 @@ import (
 // not hold the job's end.
 const queryWait = 2 * time.Second
 
-// answered stores a rank's report or answer.
-func (n *node) answered(c *child, typ byte, body []byte) {
+// answered stores a rank's report or answer; in an agent, it passes it up.
+func (n *node) answered(rank int, typ byte, body []byte) {
+	if n.rankNews != nil {
+		n.rankNews(rank, typ, body)
+		return
+	}
 	n.fmu.Lock()
 	defer n.fmu.Unlock()
 	switch typ {
 	case wireup.MsgReport:
 		r := new(prof.Report)
 		if json.Unmarshal(body, r) == nil {
-			c.report = r
+			if n.reports == nil {
+				n.reports = map[int]*prof.Report{}
+			}
+			n.reports[rank] = r
 		}
 	case wireup.MsgState:
 		a := new(prof.Answer)
 		if json.Unmarshal(body, a) == nil {
-			c.answer = a
+			if n.answers == nil {
+				n.answers = map[int]*prof.Answer{}
+			}
+			n.answers[rank] = a
 		}
 	}
 }
 
-// query asks every local rank still connected where it is (each flushes its profile
-// first) and waits, bounded, for their answers. It returns the answers by rank
-// (nil: none came).
-func (j *Job) query() []*prof.Answer {
-	j.queried = true
-	var asked []*child
-	j.fmu.Lock()
-	for _, c := range j.ranks {
-		c.answer = nil
-	}
-	j.fmu.Unlock()
-	for _, c := range j.ranks {
+// askRanks asks every local rank still connected where it is, and returns whom it
+// asked.
+func (n *node) askRanks() []int {
+	var asked []int
+	for _, c := range n.ranks {
 		select {
 		case <-c.pmDone:
 			continue
 		default:
 		}
 		if c.write(wireup.MsgQuery, nil) == nil {
-			asked = append(asked, c)
+			asked = append(asked, c.rank)
 		}
+	}
+	return asked
+}
+
+// agentAsked notes an agent's answer to msgQuery: its node id and the ranks it asked.
+func (n *node) agentAsked(body []byte) {
+	h, k := binary.Uvarint(body)
+	if k <= 0 {
+		return
+	}
+	n.fmu.Lock()
+	defer n.fmu.Unlock()
+	if n.askedHost == nil {
+		return // no question out
+	}
+	n.askedHost[int(h)] = true
+	for body = body[k:]; len(body) > 0; body = body[k:] {
+		r, k2 := binary.Uvarint(body)
+		if k2 <= 0 {
+			return
+		}
+		k = k2
+		n.asked[int(r)] = true
+	}
+}
+
+// query asks every rank still connected, on this host and (through the agents) on
+// the others, where it is (each flushes its profile first), and waits, bounded, for
+// their answers. It returns the answers by rank (nil: none came).
+func (j *Job) query() []*prof.Answer {
+	j.queried = true
+	j.fmu.Lock()
+	j.answers = map[int]*prof.Answer{}
+	j.asked, j.askedHost = map[int]bool{}, map[int]bool{}
+	j.fmu.Unlock()
+	local := j.askRanks()
+	j.fmu.Lock()
+	for _, r := range local {
+		j.asked[r] = true
+	}
+	j.fmu.Unlock()
+	var agents []*child
+	for _, c := range j.agents {
+		select {
+		case <-c.pmDone:
+			continue
+		default:
+		}
+		if c.write(msgQuery, nil) == nil {
+			agents = append(agents, c)
+		}
+	}
+	// Every agent of the tree says whom it asked: one per host but the launcher's.
+	hosts := 0
+	if len(agents) > 0 {
+		hosts = j.lay.NumNodes()
 	}
 	deadline := time.Now().Add(queryWait)
 	for {
 		j.fmu.Lock()
-		left := 0
-		for _, c := range asked {
-			select {
-			case <-c.pmDone:
-				continue
-			default:
-			}
-			if c.answer == nil {
-				left++
+		done := len(j.askedHost) >= hosts
+		for r := range j.asked {
+			if j.answers[r] == nil && !j.finished[r] {
+				done = false
 			}
 		}
 		j.fmu.Unlock()
-		if left == 0 || time.Now().After(deadline) {
+		if done || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	out := make([]*prof.Answer, j.spec.N)
 	j.fmu.Lock()
-	for _, c := range j.ranks {
-		out[c.rank] = c.answer
+	for r, a := range j.answers {
+		if r >= 0 && r < len(out) {
+			out[r] = a
+		}
 	}
+	j.asked, j.askedHost = nil, nil
 	j.fmu.Unlock()
 	return out
 }
@@ -121,10 +179,10 @@ func (j *Job) explain(why string) {
 		default:
 			x := a.Where
 			tag := "-"
-			if k := prof.CallNamed(x.Call).Kind(); k == prof.KindSend || k == prof.KindRecv || k == prof.KindWait {
+			if k := prof.CallNamed(x.Call).Kind(); k == prof.KindSend || k == prof.KindRecv || k == prof.KindWait || k == prof.KindRMA {
 				tag = tagName(x.Tag)
 			}
-			fmt.Fprintf(w, "  %d\t%s\t%s\t%s\t%s\t%d\t%s\n", r, x.Call, commName(x.Comm, x.Size), peerName(x), tag, x.Bytes, since(x.Blocked))
+			fmt.Fprintf(w, "  %d\t%s\t%s\t%s\t%s\t%d\t%s\n", r, x.Call, commName(x), peerName(x), tag, x.Bytes, since(x.Blocked))
 		}
 	}
 	w.Flush()
@@ -136,14 +194,41 @@ func (j *Job) explain(why string) {
 	}
 }
 
-func commName(ctx uint32, size int) string {
-	switch ctx {
-	case 0:
+// commName names the communicator of x: WORLD, SELF, its name, or its context id and
+// its group's world ranks.
+func commName(x prof.Where) string {
+	switch {
+	case x.Comm == 0 && x.Group == nil:
 		return "WORLD"
-	case 2:
+	case x.Comm == 2:
 		return "SELF"
+	case x.CommName != "":
+		return x.CommName
+	case x.Group == nil:
+		return fmt.Sprintf("ctx%d(world)", x.Comm)
 	}
-	return fmt.Sprintf("ctx%d(size %d)", ctx, size)
+	return fmt.Sprintf("ctx%d(%s)", x.Comm, rankSet(x.Group))
+}
+
+// rankSet writes ranks compactly: 0-3,6,8-9.
+func rankSet(rs []int) string {
+	var b strings.Builder
+	for i := 0; i < len(rs); {
+		j := i
+		for j+1 < len(rs) && rs[j+1] == rs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", rs[i], rs[j])
+		} else {
+			fmt.Fprint(&b, rs[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }
 
 func peerName(x prof.Where) string {
@@ -154,7 +239,7 @@ func peerName(x prof.Where) string {
 		return "null"
 	case x.Peer == prof.NoPeer:
 		return "-"
-	case prof.CallNamed(x.Call).Kind() == prof.KindColl:
+	case prof.CallNamed(x.Call).Kind() == prof.KindColl || prof.CallNamed(x.Call).Kind() == prof.KindStart:
 		return fmt.Sprintf("root %d", x.Peer)
 	}
 	return fmt.Sprint(x.Peer)
@@ -179,7 +264,11 @@ func since(s float64) string {
 
 // receives are the calls that wait for a message from a peer.
 func receives(c prof.Call) bool {
-	return c == prof.Recv || c == prof.Probe || c == prof.Sendrecv || c == prof.Mrecv
+	switch c {
+	case prof.Recv, prof.Probe, prof.Mprobe, prof.Sendrecv, prof.SendrecvReplace:
+		return true
+	}
+	return false
 }
 
 // diagnose says which ranks wait for one that never came: a receive that no rank is
@@ -199,7 +288,7 @@ func diagnose(ans []*prof.Answer, finished []bool) []string {
 		}
 		x := ans[r].Where
 		s := "is in " + x.Call
-		if prof.CallNamed(x.Call).Kind() == prof.KindSend || receives(prof.CallNamed(x.Call)) {
+		if c := prof.CallNamed(x.Call); c.Kind() == prof.KindSend || receives(c) || (c.Kind() == prof.KindWait && x.Peer >= 0) {
 			s += fmt.Sprintf(" (peer %s, tag %s)", peerName(x), tagName(x.Tag))
 		}
 		return s
@@ -212,10 +301,12 @@ func diagnose(ans []*prof.Answer, finished []bool) []string {
 		c := prof.CallNamed(x.Call)
 		return c.Kind() == prof.KindSend && x.Peer == r && (tag == -1 || x.Tag == tag)
 	}
-	// Collectives: group the ranks in one by communicator.
+	// Collectives: group the ranks in one by communicator (its context id and group:
+	// disjoint communicators of one Split share a context id) and call.
 	type key struct {
-		comm uint32
-		call string
+		comm  uint32
+		group string
+		call  string
 	}
 	in := map[key][]int{}
 	var keys []key
@@ -225,6 +316,9 @@ func diagnose(ans []*prof.Answer, finished []bool) []string {
 		}
 		x := a.Where
 		c := prof.CallNamed(x.Call)
+		if x.WaitsRecv && c.Kind() == prof.KindWait {
+			c = prof.Recv // a wait for a receive waits as Recv does
+		}
 		switch {
 		case receives(c) && x.Peer >= 0:
 			if !sendsTo(x.Peer, r, x.Tag) {
@@ -240,42 +334,55 @@ func diagnose(ans []*prof.Answer, finished []bool) []string {
 				out = append(out, fmt.Sprintf("rank %d waits in %s for a message from any rank (tag %s) that no rank is sending", r, x.Call, tagName(x.Tag)))
 			}
 		case c.Kind() == prof.KindColl || c == prof.Finalize:
-			k := key{x.Comm, x.Call}
+			k := key{x.Comm, fmt.Sprint(x.Group), x.Call}
+			if c == prof.Finalize {
+				k = key{0, "", x.Call}
+			}
 			if _, ok := in[k]; !ok {
 				keys = append(keys, k)
 			}
 			in[k] = append(in[k], r)
 		}
 	}
-	sort.Slice(keys, func(a, b int) bool { return keys[a].comm < keys[b].comm })
+	sort.SliceStable(keys, func(a, b int) bool { return keys[a].comm < keys[b].comm })
 	for _, k := range keys {
 		rs := in[k]
-		size := ans[rs[0]].Where.Size
-		if len(rs) >= size {
-			continue
-		}
-		if k.call == prof.Finalize.String() && len(rs) == 0 {
-			continue
-		}
-		msg := fmt.Sprintf("%d of %d ranks of %s are in %s (%s)", len(rs), size, commName(k.comm, size), k.call, rankList(rs))
-		if k.comm == 0 { // the world: the missing ones are known
-			var missing []string
-			member := map[int]bool{}
-			for _, r := range rs {
-				member[r] = true
-			}
+		x := ans[rs[0]].Where
+		// The communicator's members, as world ranks.
+		var members []int
+		switch {
+		case k.call == prof.Finalize.String() || x.Group == nil:
 			for r := range ans {
-				if !member[r] {
-					missing = append(missing, fmt.Sprintf("rank %d %s", r, doing(r)))
-				}
+				members = append(members, r)
 			}
-			if k.call == prof.Finalize.String() {
-				msg += "; they wait for the others: " + strings.Join(missing, "; ")
-			} else {
-				msg += "; never entered it: " + strings.Join(missing, "; ")
+		default:
+			members = x.Group
+		}
+		if x.Remote != nil { // an intercommunicator's collective: both groups enter
+			members = append(append([]int{}, members...), x.Remote...)
+		}
+		if len(rs) >= len(members) {
+			continue
+		}
+		name := commName(x)
+		if k.call == prof.Finalize.String() {
+			name = "WORLD"
+		}
+		msg := fmt.Sprintf("%d of %d ranks of %s are in %s (%s)", len(rs), len(members), name, k.call, rankList(rs))
+		entered := map[int]bool{}
+		for _, r := range rs {
+			entered[r] = true
+		}
+		var missing []string
+		for _, r := range members {
+			if !entered[r] {
+				missing = append(missing, fmt.Sprintf("rank %d %s", r, doing(r)))
 			}
+		}
+		if k.call == prof.Finalize.String() {
+			msg += "; they wait for the others: " + strings.Join(missing, "; ")
 		} else {
-			msg += fmt.Sprintf("; %d members never entered it", size-len(rs))
+			msg += "; never entered it: " + strings.Join(missing, "; ")
 		}
 		out = append(out, msg)
 	}
@@ -319,13 +426,13 @@ func (j *Job) endProfile() {
 func (j *Job) printReport() {
 	j.fmu.Lock()
 	defer j.fmu.Unlock()
-	for _, c := range j.ranks {
-		r := c.report
-		if r == nil && c.answer != nil {
-			r = &c.answer.Report
+	for rank := 0; rank < j.spec.N; rank++ {
+		r := j.reports[rank]
+		if a := j.answers[rank]; r == nil && a != nil {
+			r = &a.Report
 		}
 		if r == nil || r.Rank < 0 {
-			j.diag("rank %d: no report (it ended before Finalize, or does not use mpigo)", c.rank)
+			j.diag("rank %d: no report (it ended before Finalize, or does not use mpigo)", rank)
 			continue
 		}
 		pct := 0.0
@@ -336,7 +443,7 @@ func (j *Job) printReport() {
 		if r.Top != "" {
 			top = fmt.Sprintf(", most in %s (%.3f s)", r.Top, r.TopS)
 		}
-		j.diag("rank %d: %.3f s in MPI of %.3f s (%.1f%%), %d calls%s", c.rank, r.MPI, r.Wall, pct, r.Calls, top)
+		j.diag("rank %d: %.3f s in MPI of %.3f s (%.1f%%), %d calls%s", rank, r.MPI, r.Wall, pct, r.Calls, top)
 	}
 }
 

@@ -21,6 +21,9 @@ const (
 	msgAbort   byte = 20 // up: rank, pid (uvarints), code (varint), message
 	msgFailure byte = 21 // up: host index (uvarint), what went wrong (text)
 	msgStats   byte = 22 // up, last: node id, fences, bytes up, bytes down (uvarints) of one agent
+	msgQuery   byte = 23 // down: ask every rank of the subtree where it is (wireup.MsgQuery)
+	msgRank    byte = 24 // up: rank (uvarint), wire-up type (MsgState or MsgReport), the rank's message
+	msgAsked   byte = 25 // up: an agent's answer to msgQuery: its node id, then the ranks it asked (uvarints)
 )
 
 // agentSpec is what an agent needs to run its part of the job.

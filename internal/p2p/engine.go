@@ -195,6 +195,12 @@ type Engine struct {
 	bsend  bsendState             // the process's buffer (MPI_Buffer_attach)
 	cbufs  map[uint32]*bsendState // communicators' buffers, by context (MPI_Comm_attach_buffer)
 
+	// sent counts what this rank sent to each world rank: sent[2*dest] on even
+	// contexts, sent[2*dest+1] on odd ones (core gives each communicator an even
+	// context for its users' messages and the odd one above it for its collectives).
+	// Written under e.mu with idle.Publish, read by Traffic from any goroutine.
+	sent []traffic
+
 	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
 	failQ   []peerFailure
 	failNew atomic.Bool
@@ -216,6 +222,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		size:   size,
 		trs:    append([]transport.Transport(nil), trs...),
 		peers:  make([]*peer, size),
+		sent:   make([]traffic, 2*size),
 		db:     opts.Doorbell,
 	}
 	if opts.Serialized {

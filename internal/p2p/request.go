@@ -231,3 +231,13 @@ func (l *reqList) remove(r *request) {
 	}
 	r.list, r.next, r.prev = nil, nil, nil
 }
+
+// Target is q's peer (a world rank: a send's destination, a receive's source or
+// AnySource) and tag, and whether it is a receive, for a record of what a wait waits
+// for; -3 (no peer) and -1 for the null request or one already released.
+func (q Request) Target() (peer, tag int, recv bool) {
+	if q.r == nil || q.r.gen != q.gen {
+		return -3, -1, false
+	}
+	return int(q.r.peer), int(q.r.tag), q.r.kind == recvReq
+}

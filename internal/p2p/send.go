@@ -59,6 +59,7 @@ func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
 			setHeader(h, kindEager, 0, e.self32, ctx, int32(tag), uint64(n), 0)
 			err := p.ep.Send(h, payload)
 			if err == nil {
+				e.count(dest, ctx, int64(n))
 				e.wakeSelf(p)
 				e.mu.Unlock()
 				return nil
@@ -117,6 +118,7 @@ func (e *Engine) isendEager(b Buf, dest, tag int, ctx uint32, mode Mode) Request
 		e.mu.Unlock()
 		return Request{}
 	}
+	e.count(dest, ctx, int64(b.n))
 	e.wakeSelf(p)
 	r := e.newReq()
 	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, mode, ctx, int32(dest), int32(tag)
@@ -184,6 +186,7 @@ func (e *Engine) startSend(r *request) {
 		return
 	}
 	if r.mode == Buffered {
+		// Counted as bsendLocked starts its copy's send.
 		// A persistent buffered send: copy now, complete now.
 		if err := e.bsendLocked(Buf{p: unsafe.SliceData(r.buf), n: len(r.buf), l: r.lay}, int(r.peer), int(r.tag), r.ctx); err != nil {
 			r.st.Err = err
@@ -191,6 +194,7 @@ func (e *Engine) startSend(r *request) {
 		e.complete(r)
 		return
 	}
+	e.count(int(r.peer), r.ctx, r.size)
 	p := e.peerState(int(r.peer))
 	if err := e.connect(p); err != nil {
 		if r.pending() { // failing the peer may have failed r already

@@ -1,7 +1,10 @@
 package prof
 
 // Call names an MPI call the recorder counts: an index into fixed arrays, so that
-// counting a call is an add at a constant offset, with no map and no string.
+// counting a call is an add at a constant offset, with no map and no string. The
+// window calls that share a name with another call carry a Win prefix (WinWait,
+// WinTest, WinStart, WinFree), Comm.Free is CommFree; the constants of Request.Start
+// and Win.Flush are ReqStart and WinFlush.
 type Call uint8
 
 // The calls, grouped by Kind. None is "not in MPI".
@@ -9,17 +12,29 @@ const (
 	None Call = iota
 	Init
 	Finalize
+	ReqStart
+	Startall
+	BufferFlush
 	Send
 	Ssend
 	Rsend
 	Bsend
-	Recv
-	Sendrecv
 	Isend
+	Issend
+	Irsend
+	Ibsend
+	Sendrecv
+	SendrecvReplace
+	Isendrecv
+	IsendrecvReplace
+	Recv
 	Irecv
+	Mrecv
+	Imrecv
 	Probe
 	Iprobe
-	Mrecv
+	Mprobe
+	Improbe
 	Wait
 	Waitall
 	Waitany
@@ -40,55 +55,319 @@ const (
 	Allgatherv
 	Alltoall
 	Alltoallv
+	Alltoallw
 	ReduceScatterBlock
 	ReduceScatter
 	Scan
 	Exscan
+	Dup
+	Split
+	SplitType
+	Create
+	CreateGroup
+	IntercommCreate
+	IntercommMerge
+	CommFree
+	CartCreate
+	CartSub
+	GraphCreate
+	DistGraphCreate
+	DistGraphCreateAdjacent
+	WinCreate
+	WinAllocate
+	WinAllocateShared
+	WinCreateDynamic
+	WinFree
+	Fence
+	NeighborAllgather
+	NeighborAllgatherv
+	NeighborAlltoall
+	NeighborAlltoallv
+	NeighborAlltoallw
 	Ibarrier
 	Ibcast
 	Ireduce
 	Iallreduce
-	Icoll // the other nonblocking collectives' starts
+	Igather
+	Igatherv
+	Iscatter
+	Iscatterv
+	Iallgather
+	Iallgatherv
+	Ialltoall
+	Ialltoallv
+	Ialltoallw
+	IreduceScatterBlock
+	IreduceScatter
+	Iscan
+	Iexscan
+	Idup
+	IneighborAllgather
+	IneighborAllgatherv
+	IneighborAlltoall
+	IneighborAlltoallv
+	IneighborAlltoallw
+	Put
+	Get
+	Accumulate
+	GetAccumulate
+	FetchAndOp
+	CompareAndSwap
+	Rput
+	Rget
+	Raccumulate
+	RgetAccumulate
+	WinStart
+	Complete
+	Post
+	WinWait
+	WinTest
+	Lock
+	Unlock
+	LockAll
+	UnlockAll
+	WinFlush
+	FlushAll
+	FlushLocal
+	FlushLocalAll
+	Sync
+	SendValue
+	IsendValue
+	SendrecvValue
+	RecvValue
+	IrecvValue
+	BcastValue
+	GatherValues
+	ScatterValues
+	AllgatherValues
+	AlltoallValues
+	ReduceValue
+	AllreduceValue
+	BarrierInit
+	BcastInit
+	ReduceInit
+	AllreduceInit
+	GatherInit
+	GathervInit
+	ScatterInit
+	ScattervInit
+	AllgatherInit
+	AllgathervInit
+	AlltoallInit
+	AlltoallvInit
+	AlltoallwInit
+	ReduceScatterBlockInit
+	ReduceScatterInit
+	ScanInit
+	ExscanInit
+	NeighborAllgatherInit
+	NeighborAllgathervInit
+	NeighborAlltoallInit
+	NeighborAlltoallvInit
+	NeighborAlltoallwInit
+	PsendInit
+	PrecvInit
+	Pready
+	PreadyRange
+	PreadyList
+	Parrived
 	NumCalls
 )
 
-// Kind groups calls for the summary and the timeline.
+// Kind groups calls for the summary, the timeline and the hung job's diagnosis.
 type Kind uint8
 
 const (
-	KindOther Kind = iota
-	KindSend       // a call that sends a message (counted in the matrix)
-	KindRecv       // a call that receives one
-	KindWait       // completion calls and probes: waiting for something started before
-	KindColl       // blocking collectives
-	KindStart      // nonblocking collectives' starts
+	KindOther    Kind = iota
+	KindSend          // a call that sends a message
+	KindRecv          // a call that receives one
+	KindWait          // completion calls and probes: waiting for something started before
+	KindColl          // a blocking call every member of its communicator (or window) enters: collectives, creation, fences
+	KindNeighbor      // a blocking neighbourhood collective: the topology's neighbours enter it
+	KindStart         // nonblocking collectives' starts
+	KindRMA           // one-sided operations and their passive and general-active synchronisation
 )
 
-var names = [NumCalls]string{
-	None: "-", Init: "Init", Finalize: "Finalize",
-	Send: "Send", Ssend: "Ssend", Rsend: "Rsend", Bsend: "Bsend", Recv: "Recv", Sendrecv: "Sendrecv",
-	Isend: "Isend", Irecv: "Irecv", Probe: "Probe", Iprobe: "Iprobe", Mrecv: "Mrecv",
-	Wait: "Wait", Waitall: "Waitall", Waitany: "Waitany", Waitsome: "Waitsome",
-	Test: "Test", Testall: "Testall", Testany: "Testany", Testsome: "Testsome",
-	Barrier: "Barrier", Bcast: "Bcast", Reduce: "Reduce", Allreduce: "Allreduce",
-	Gather: "Gather", Gatherv: "Gatherv", Scatter: "Scatter", Scatterv: "Scatterv",
-	Allgather: "Allgather", Allgatherv: "Allgatherv", Alltoall: "Alltoall", Alltoallv: "Alltoallv",
-	ReduceScatterBlock: "ReduceScatterBlock", ReduceScatter: "ReduceScatter", Scan: "Scan", Exscan: "Exscan",
-	Ibarrier: "Ibarrier", Ibcast: "Ibcast", Ireduce: "Ireduce", Iallreduce: "Iallreduce", Icoll: "Icoll",
+var calls = [NumCalls]struct {
+	name string
+	kind Kind
+}{
+	None:                    {"-", KindOther},
+	Init:                    {"Init", KindOther},
+	Finalize:                {"Finalize", KindOther},
+	ReqStart:                {"Start", KindOther},
+	Startall:                {"Startall", KindOther},
+	BufferFlush:             {"BufferFlush", KindOther},
+	Send:                    {"Send", KindSend},
+	Ssend:                   {"Ssend", KindSend},
+	Rsend:                   {"Rsend", KindSend},
+	Bsend:                   {"Bsend", KindSend},
+	Isend:                   {"Isend", KindSend},
+	Issend:                  {"Issend", KindSend},
+	Irsend:                  {"Irsend", KindSend},
+	Ibsend:                  {"Ibsend", KindSend},
+	Sendrecv:                {"Sendrecv", KindSend},
+	SendrecvReplace:         {"SendrecvReplace", KindSend},
+	Isendrecv:               {"Isendrecv", KindSend},
+	IsendrecvReplace:        {"IsendrecvReplace", KindSend},
+	Recv:                    {"Recv", KindRecv},
+	Irecv:                   {"Irecv", KindRecv},
+	Mrecv:                   {"Mrecv", KindRecv},
+	Imrecv:                  {"Imrecv", KindRecv},
+	Probe:                   {"Probe", KindWait},
+	Iprobe:                  {"Iprobe", KindWait},
+	Mprobe:                  {"Mprobe", KindWait},
+	Improbe:                 {"Improbe", KindWait},
+	Wait:                    {"Wait", KindWait},
+	Waitall:                 {"Waitall", KindWait},
+	Waitany:                 {"Waitany", KindWait},
+	Waitsome:                {"Waitsome", KindWait},
+	Test:                    {"Test", KindWait},
+	Testall:                 {"Testall", KindWait},
+	Testany:                 {"Testany", KindWait},
+	Testsome:                {"Testsome", KindWait},
+	Barrier:                 {"Barrier", KindColl},
+	Bcast:                   {"Bcast", KindColl},
+	Reduce:                  {"Reduce", KindColl},
+	Allreduce:               {"Allreduce", KindColl},
+	Gather:                  {"Gather", KindColl},
+	Gatherv:                 {"Gatherv", KindColl},
+	Scatter:                 {"Scatter", KindColl},
+	Scatterv:                {"Scatterv", KindColl},
+	Allgather:               {"Allgather", KindColl},
+	Allgatherv:              {"Allgatherv", KindColl},
+	Alltoall:                {"Alltoall", KindColl},
+	Alltoallv:               {"Alltoallv", KindColl},
+	Alltoallw:               {"Alltoallw", KindColl},
+	ReduceScatterBlock:      {"ReduceScatterBlock", KindColl},
+	ReduceScatter:           {"ReduceScatter", KindColl},
+	Scan:                    {"Scan", KindColl},
+	Exscan:                  {"Exscan", KindColl},
+	Dup:                     {"Dup", KindColl},
+	Split:                   {"Split", KindColl},
+	SplitType:               {"SplitType", KindColl},
+	Create:                  {"Create", KindColl},
+	CreateGroup:             {"CreateGroup", KindColl},
+	IntercommCreate:         {"IntercommCreate", KindColl},
+	IntercommMerge:          {"IntercommMerge", KindColl},
+	CommFree:                {"CommFree", KindColl},
+	CartCreate:              {"CartCreate", KindColl},
+	CartSub:                 {"CartSub", KindColl},
+	GraphCreate:             {"GraphCreate", KindColl},
+	DistGraphCreate:         {"DistGraphCreate", KindColl},
+	DistGraphCreateAdjacent: {"DistGraphCreateAdjacent", KindColl},
+	WinCreate:               {"WinCreate", KindColl},
+	WinAllocate:             {"WinAllocate", KindColl},
+	WinAllocateShared:       {"WinAllocateShared", KindColl},
+	WinCreateDynamic:        {"WinCreateDynamic", KindColl},
+	WinFree:                 {"WinFree", KindColl},
+	Fence:                   {"Fence", KindColl},
+	NeighborAllgather:       {"NeighborAllgather", KindNeighbor},
+	NeighborAllgatherv:      {"NeighborAllgatherv", KindNeighbor},
+	NeighborAlltoall:        {"NeighborAlltoall", KindNeighbor},
+	NeighborAlltoallv:       {"NeighborAlltoallv", KindNeighbor},
+	NeighborAlltoallw:       {"NeighborAlltoallw", KindNeighbor},
+	Ibarrier:                {"Ibarrier", KindStart},
+	Ibcast:                  {"Ibcast", KindStart},
+	Ireduce:                 {"Ireduce", KindStart},
+	Iallreduce:              {"Iallreduce", KindStart},
+	Igather:                 {"Igather", KindStart},
+	Igatherv:                {"Igatherv", KindStart},
+	Iscatter:                {"Iscatter", KindStart},
+	Iscatterv:               {"Iscatterv", KindStart},
+	Iallgather:              {"Iallgather", KindStart},
+	Iallgatherv:             {"Iallgatherv", KindStart},
+	Ialltoall:               {"Ialltoall", KindStart},
+	Ialltoallv:              {"Ialltoallv", KindStart},
+	Ialltoallw:              {"Ialltoallw", KindStart},
+	IreduceScatterBlock:     {"IreduceScatterBlock", KindStart},
+	IreduceScatter:          {"IreduceScatter", KindStart},
+	Iscan:                   {"Iscan", KindStart},
+	Iexscan:                 {"Iexscan", KindStart},
+	Idup:                    {"Idup", KindStart},
+	IneighborAllgather:      {"IneighborAllgather", KindStart},
+	IneighborAllgatherv:     {"IneighborAllgatherv", KindStart},
+	IneighborAlltoall:       {"IneighborAlltoall", KindStart},
+	IneighborAlltoallv:      {"IneighborAlltoallv", KindStart},
+	IneighborAlltoallw:      {"IneighborAlltoallw", KindStart},
+	Put:                     {"Put", KindRMA},
+	Get:                     {"Get", KindRMA},
+	Accumulate:              {"Accumulate", KindRMA},
+	GetAccumulate:           {"GetAccumulate", KindRMA},
+	FetchAndOp:              {"FetchAndOp", KindRMA},
+	CompareAndSwap:          {"CompareAndSwap", KindRMA},
+	Rput:                    {"Rput", KindRMA},
+	Rget:                    {"Rget", KindRMA},
+	Raccumulate:             {"Raccumulate", KindRMA},
+	RgetAccumulate:          {"RgetAccumulate", KindRMA},
+	WinStart:                {"WinStart", KindRMA},
+	Complete:                {"Complete", KindRMA},
+	Post:                    {"Post", KindRMA},
+	WinWait:                 {"WinWait", KindRMA},
+	WinTest:                 {"WinTest", KindRMA},
+	Lock:                    {"Lock", KindRMA},
+	Unlock:                  {"Unlock", KindRMA},
+	LockAll:                 {"LockAll", KindRMA},
+	UnlockAll:               {"UnlockAll", KindRMA},
+	WinFlush:                {"Flush", KindRMA},
+	FlushAll:                {"FlushAll", KindRMA},
+	FlushLocal:              {"FlushLocal", KindRMA},
+	FlushLocalAll:           {"FlushLocalAll", KindRMA},
+	Sync:                    {"Sync", KindRMA},
+	SendValue:               {"SendValue", KindSend},
+	IsendValue:              {"IsendValue", KindSend},
+	SendrecvValue:           {"SendrecvValue", KindSend},
+	RecvValue:               {"RecvValue", KindRecv},
+	IrecvValue:              {"IrecvValue", KindRecv},
+	BcastValue:              {"BcastValue", KindColl},
+	GatherValues:            {"GatherValues", KindColl},
+	ScatterValues:           {"ScatterValues", KindColl},
+	AllgatherValues:         {"AllgatherValues", KindColl},
+	AlltoallValues:          {"AlltoallValues", KindColl},
+	ReduceValue:             {"ReduceValue", KindColl},
+	AllreduceValue:          {"AllreduceValue", KindColl},
+	BarrierInit:             {"BarrierInit", KindStart},
+	BcastInit:               {"BcastInit", KindStart},
+	ReduceInit:              {"ReduceInit", KindStart},
+	AllreduceInit:           {"AllreduceInit", KindStart},
+	GatherInit:              {"GatherInit", KindStart},
+	GathervInit:             {"GathervInit", KindStart},
+	ScatterInit:             {"ScatterInit", KindStart},
+	ScattervInit:            {"ScattervInit", KindStart},
+	AllgatherInit:           {"AllgatherInit", KindStart},
+	AllgathervInit:          {"AllgathervInit", KindStart},
+	AlltoallInit:            {"AlltoallInit", KindStart},
+	AlltoallvInit:           {"AlltoallvInit", KindStart},
+	AlltoallwInit:           {"AlltoallwInit", KindStart},
+	ReduceScatterBlockInit:  {"ReduceScatterBlockInit", KindStart},
+	ReduceScatterInit:       {"ReduceScatterInit", KindStart},
+	ScanInit:                {"ScanInit", KindStart},
+	ExscanInit:              {"ExscanInit", KindStart},
+	NeighborAllgatherInit:   {"NeighborAllgatherInit", KindStart},
+	NeighborAllgathervInit:  {"NeighborAllgathervInit", KindStart},
+	NeighborAlltoallInit:    {"NeighborAlltoallInit", KindStart},
+	NeighborAlltoallvInit:   {"NeighborAlltoallvInit", KindStart},
+	NeighborAlltoallwInit:   {"NeighborAlltoallwInit", KindStart},
+	PsendInit:               {"PsendInit", KindOther},
+	PrecvInit:               {"PrecvInit", KindOther},
+	Pready:                  {"Pready", KindOther},
+	PreadyRange:             {"PreadyRange", KindOther},
+	PreadyList:              {"PreadyList", KindOther},
+	Parrived:                {"Parrived", KindWait},
 }
 
 // String is the call's name as the facade spells it.
 func (c Call) String() string {
 	if c < NumCalls {
-		return names[c]
+		return calls[c].name
 	}
 	return "?"
 }
 
 // CallNamed returns the call of that name, None if there is none.
 func CallNamed(name string) Call {
-	for i, n := range names {
-		if n == name {
+	for i := range calls {
+		if calls[i].name == name {
 			return Call(i)
 		}
 	}
@@ -97,23 +376,12 @@ func CallNamed(name string) Call {
 
 // Kind says what sort of call c is.
 func (c Call) Kind() Kind {
-	switch {
-	case c >= Send && c <= Bsend, c == Isend:
-		return KindSend
-	case c == Recv, c == Irecv, c == Mrecv:
-		return KindRecv
-	case c == Sendrecv:
-		return KindSend
-	case c >= Probe && c <= Testsome:
-		return KindWait
-	case c >= Barrier && c <= Exscan:
-		return KindColl
-	case c >= Ibarrier && c <= Icoll:
-		return KindStart
+	if c < NumCalls {
+		return calls[c].kind
 	}
 	return KindOther
 }
 
 func (k Kind) String() string {
-	return [...]string{"other", "send", "recv", "wait", "collective", "start"}[k]
+	return [...]string{"other", "send", "recv", "wait", "collective", "neighbor", "start", "rma"}[k]
 }

@@ -2,11 +2,18 @@
 
 package prof
 
+import "unsafe"
+
 // On amd64 a plain store is seen by other cores in program order (TSO), as
 // idle.Publish relies on; the reader (State, Flush) loads atomically and reads twice.
 // Under the race detector, which does not see plain stores as synchronisation, the
-// atomic forms (plain_other.go) are used.
+// atomic forms (plain_other.go) are used, and every call takes the long path.
 
-func publish(p *uint64, v uint64)  { *p = v }
-func load(p *uint64) uint64        { return *p }
-func plainAdd(p *uint64, v uint64) { *p += v }
+// fast: Enter and Exit may take their inlined short paths (plain stores and adds).
+const fast = true
+
+func publish(p *uint64, v uint64)                    { *p = v }
+func publishPtr(p *unsafe.Pointer, v unsafe.Pointer) { *p = v }
+func load(p *uint64) uint64                          { return *p }
+func loadPtr(p *unsafe.Pointer) unsafe.Pointer       { return *p }
+func plainAdd(p *uint64, v uint64)                   { *p += v }

@@ -1,23 +1,29 @@
 // Package prof is each rank's record of its own MPI calls: per-call counters that are
 // always on, the call the rank is in now (for a hung job to explain itself), and, when
 // the job is profiled, a timeline of every call. The facade reports each call's entry
-// and exit (Enter, Exit); the launcher reads what this package writes (Flush, Report,
-// State) and draws the picture of the job (internal/launch, profile*.go).
+// and exit (Try and TryExit inlined in the hot calls, else Enter, EnterTimed,
+// EnterWait and Exit); the layer below lends the record its view of communicators
+// and the engine's count of messages (SetSources); the launcher reads what this
+// package writes (Flush, Report, State) and draws the picture of the job
+// (internal/launch, profile*.go).
 //
 // Contracts:
 //   - Counting costs no allocation and no system call: fixed arrays indexed by Call.
-//   - Counts and bytes are exact. Time is exact for every call that is not a
-//     point-to-point call, for every call that waited past its spin (the idle policy's
-//     slow path reports it: Blocked), and for every call when the timeline is on; the
-//     short point-to-point calls that remain are timed one in about SampleEvery
-//     (chosen at random), and their time is the sampled mean times their count. A
-//     clock read costs 10-25 ns, a fifth of a small message's one-way latency, which
-//     is why the hot calls are not all timed.
-//   - The current call is a few words written with plain stores (Publish-like: atomic
-//     under the race detector); a reader (State) takes it when two reads agree. With
-//     several goroutines in MPI at once it is the last call entered.
-//   - In a program at ThreadMultiple, counters are updated atomically; below it, the
-//     caller's promise that calls never overlap lets them be plain adds.
+//     The short path (Try, TryExit) is a compare, four plain stores, three adds.
+//   - Counts and bytes are exact. Time is exact for the calls entered with EnterTimed
+//     (collectives, creation, window synchronisation, Finalize), for every call that
+//     waited past its spin (the idle policy's slow path reports it: Blocked), and for
+//     every call when the timeline is on; the other calls (point-to-point, waits,
+//     one-sided operations) are timed one in about SampleEvery (chosen at random), and
+//     their time is the sampled mean times their count. A clock read costs 10-25 ns,
+//     a tenth to a fifth of a small message's one-way latency, which is why the hot
+//     calls are not all timed.
+//   - The current call is a few words written with plain stores (atomic under the
+//     race detector and off amd64); a reader (State) takes it when two reads agree.
+//     With several goroutines in MPI at once it is the last call entered.
+//   - In a program at ThreadMultiple every call takes the long path, whose counters
+//     are updated atomically; below it, the caller's promise that calls never overlap
+//     lets them be plain adds.
 //   - Ticks are the CPU's time-stamp counter on amd64 (constant and synchronised on
 //     the machines Go supports there), nanoseconds elsewhere; Flush records two pairs
 //     (ticks, Unix nanoseconds) from which readers convert.
@@ -28,17 +34,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // NoPeer is the peer of a call that names none.
 const NoPeer = -3
 
 // SampleEvery is the mean number of short point-to-point calls per timed one.
-const SampleEvery = 16
+const SampleEvery = 64
 
 // HistBuckets is the number of message-size classes: bucket b holds sizes whose
-// bit length is b (0; 1; 2-3; 4-7; ...), the last one everything from 2^(b-1) up.
-const HistBuckets = 40
+// bit length is b (0; 1; 2-3; 4-7; ...; 2^63 and up in bucket 64), so that a size's
+// bucket is one instruction (bits.Len64) with no bound to apply.
+const HistBuckets = 65
 
 // Counter is one call's totals.
 type Counter struct {
@@ -50,12 +58,21 @@ type Counter struct {
 }
 
 // Bucket is the histogram bucket of a message of n bytes.
-func Bucket(n int) int { return min(bits.Len64(uint64(n)), HistBuckets-1) }
+func Bucket(n int) int { return bits.Len64(uint64(n)) }
+
+// Call-word flags (current.call above the call's byte).
+const (
+	// worldPeer: the peer is a world rank (a request's), not a rank of the communicator.
+	worldPeer = 1 << 8
+	// waitsRecv: the call waits for a receive (a request's).
+	waitsRecv = 1 << 9
+)
 
 // current is the call the rank is in: what State reports.
 type current struct {
-	call  uint64 // Call | comm context id << 8 | comm size << 40
-	peer  uint64 // peer world rank (int32) | tag (int32) << 32
+	call  uint64         // Call | flags
+	comm  unsafe.Pointer // the communicator, as the layer below knows it (see SetDescribe); nil: none
+	peer  uint64         // peer (int32: a rank of comm, a wildcard, NoPeer, a root) | tag (int32) << 32
 	bytes uint64
 	since uint64 // ticks at entry, or when it started waiting; 0: not known yet
 }
@@ -69,17 +86,20 @@ var (
 	concurrent bool
 	// timed: every call is timed (the timeline is on).
 	timed bool
-	// left counts down the short point-to-point calls to the next timed one.
-	left uint32 = 1
+	// gate is Enter's and Exit's short-path word: in its low bits the number of short
+	// calls to the next sampled one (the short path runs while it is above 1), plus
+	// inCall while a call is under way. Start holds it at 0 when every call must go
+	// the long way (concurrent, timed), and only this rank's calling goroutine writes it
+	// otherwise.
+	gate uint32 = 1
 	rng  uint64 = 0x9e3779b97f4a7c15
-
-	// The rank's row of the communication matrix: bytes and messages sent to each
-	// world rank by the point-to-point send calls.
-	matBytes, matMsgs []uint64
 
 	tl timeline
 	mu sync.Mutex // Start, Flush, the timeline's file
 )
+
+// inCall is gate's bit for "in a call".
+const inCall = 1 << 31
 
 func add(p *uint64, v uint64) {
 	if concurrent {
@@ -89,26 +109,83 @@ func add(p *uint64, v uint64) {
 	plainAdd(p, v)
 }
 
-// Enter records that the caller entered call on the communicator with context id comm
-// (size members) naming peer (a world rank, a wildcard, NoPeer, or a collective's
-// root), tag and n bytes. It returns the ticks at entry, 0 when this call is not timed
-// (a short point-to-point call between samples), or -1 when it is made inside another
-// call and not counted.
-func Enter(call Call, comm uint32, size, peer, tag, n int) int64 {
+// Enter records that the caller entered call, a short point-to-point call, on comm
+// (the layer below's communicator, described by SetSources' Describe; nil: none)
+// naming peer (a rank of comm, a wildcard, NoPeer), tag and n bytes. It returns the
+// ticks at entry, 0 when this call is not timed (between samples), or -1 when it is
+// made inside another call and not counted.
+//
+// A hot call tries the short path first, inlined, and calls Enter only when it says
+// no (Enter and Exit themselves, which hold the long path's call, cannot be inlined):
+//
+//	var t int64
+//	if !prof.Try(call, comm, peer, tag, n) {
+//		t = prof.Enter(call, comm, peer, tag, n)
+//	}
+//	...
+//	if !prof.TryExit(call, t, n) {
+//		prof.Exit(call, t, n)
+//	}
+func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+	return enter(uint64(call), comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, n, false)
+}
+
+// Try is Enter's short path: a call between samples, not nested in another, in a
+// program below ThreadMultiple, recorded by four plain stores (amd64 without the
+// race detector; elsewhere it always says no). It reports whether it recorded the
+// call, whose Enter answer is then 0.
+func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
+	if !fast || uint32(gate-2) >= inCall-2 {
+		return false
+	}
+	gate += inCall - 1
+	cur.call = uint64(call)
+	cur.comm = comm
+	cur.peer = uint64(uint32(peer)) | uint64(uint32(tag))<<32
+	cur.bytes = uint64(n)
+	return true
+}
+
+// EnterTimed is Enter for a call that is always timed: collectives, communicator
+// and window calls, Init and Finalize.
+func EnterTimed(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+	return enter(uint64(call), comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, n, true)
+}
+
+// EnterWait is Enter for a completion call on a request with world rank peer
+// (NoPeer: none) and tag; recv says the request is a receive's.
+func EnterWait(call Call, comm unsafe.Pointer, peer, tag int, recv bool) int64 {
+	w := uint64(call) | worldPeer
+	if recv {
+		w |= waitsRecv
+	}
+	return enter(w, comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, 0, false)
+}
+
+// enter is Enter's long path: a nested call, a sampled one, a timed one, a program
+// at ThreadMultiple, a build without the short path.
+func enter(word uint64, comm unsafe.Pointer, pt uint64, n int, always bool) int64 {
 	if !concurrent && load(&cur.call) != 0 {
 		// A call made by another (Sendrecv's Wait, Testall's): counted once, as the
 		// outer one. (At ThreadMultiple, where calls may overlap, it counts twice.)
 		return -1
 	}
 	var t int64
-	if call >= Barrier || call <= Finalize || timed {
+	switch {
+	case always || concurrent || timed:
 		t = Now()
-	} else if left--; left == 0 {
-		left = nextGap()
+	case gate <= 1:
+		gate = nextGap()
 		t = Now()
+	default:
+		gate--
 	}
-	publish(&cur.call, uint64(call)|uint64(comm)<<8|uint64(uint32(size))<<40)
-	publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
+	if !concurrent {
+		gate |= inCall
+	}
+	publish(&cur.call, word)
+	publishPtr(&cur.comm, comm)
+	publish(&cur.peer, pt)
 	publish(&cur.bytes, uint64(n))
 	publish(&cur.since, uint64(t))
 	return t
@@ -125,16 +202,43 @@ func nextGap() uint32 {
 
 // Exit records the end of call, entered at t (Enter's answer), having moved n bytes.
 func Exit(call Call, t int64, n int) {
+	if !TryExit(call, t, n) {
+		exit(call, t, n)
+	}
+}
+
+// TryExit is Exit's short path, inlined: a call not timed that did not wait is
+// counted by three adds and two stores. It reports whether it counted the call.
+func TryExit(call Call, t int64, n int) bool {
+	if !fast || t != 0 || cur.since != 0 {
+		return false
+	}
+	c := &counts[call]
+	c.N++
+	c.Bytes += uint64(n)
+	c.Hist[bits.Len64(uint64(n))]++
+	cur.call = 0
+	gate &^= inCall
+	return true
+}
+
+// exit is Exit's long path.
+func exit(call Call, t int64, n int) {
 	if t < 0 {
 		return
 	}
 	since := int64(load(&cur.since))
-	word := load(&cur.call)
+	peer := load(&cur.peer)
+	comm := loadPtr(&cur.comm)
+	publish(&cur.since, 0)
 	publish(&cur.call, 0)
+	if !concurrent {
+		gate &^= inCall
+	}
 	c := &counts[call]
 	add(&c.N, 1)
 	add(&c.Bytes, uint64(n))
-	add(&c.Hist[Bucket(n)], 1)
+	add(&c.Hist[bits.Len64(uint64(n))], 1)
 	if t == 0 && since == 0 {
 		return
 	}
@@ -148,17 +252,18 @@ func Exit(call Call, t int64, n int) {
 	}
 	add(&c.Ticks, uint64(end-t))
 	if timed {
-		tl.add(call, word, t, end, n)
+		tl.add(call, comm, peer, t, end, n)
 	}
 }
 
-// ExitSend is Exit for a call that sent n bytes to world rank peer: the matrix counts it.
-func ExitSend(call Call, t int64, n, peer int) {
-	if t >= 0 && uint(peer) < uint(len(matBytes)) {
-		add(&matBytes[peer], uint64(n))
-		add(&matMsgs[peer], 1)
+// Unwind ends the record of the call under way, uncounted: a panic (a user's error
+// handler's) is leaving it, and with it any call it was made in.
+func Unwind() {
+	publish(&cur.since, 0)
+	publish(&cur.call, 0)
+	if !concurrent {
+		gate &^= inCall
 	}
-	Exit(call, t, n)
 }
 
 // Blocked is called by a wait that has spun in vain (internal/idle): the current call

@@ -1,9 +1,14 @@
 package prof
 
-import "testing"
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestBucket(t *testing.T) {
-	for _, c := range []struct{ n, b int }{{0, 0}, {1, 1}, {2, 2}, {3, 2}, {8, 4}, {1023, 10}, {1024, 11}, {1 << 62, HistBuckets - 1}} {
+	for _, c := range []struct{ n, b int }{{0, 0}, {1, 1}, {2, 2}, {3, 2}, {8, 4}, {1023, 10}, {1024, 11}, {1 << 62, 63}, {-1, 64}} {
 		if got := Bucket(c.n); got != c.b {
 			t.Errorf("Bucket(%d) = %d, want %d", c.n, got, c.b)
 		}
@@ -27,7 +32,7 @@ func TestNextGap(t *testing.T) {
 
 // Counting a call allocates nothing.
 func TestEnterExitAllocs(t *testing.T) {
-	if a := testing.AllocsPerRun(1000, func() { Exit(Send, Enter(Send, 0, 2, 1, 0, 8), 8) }); a != 0 {
+	if a := testing.AllocsPerRun(1000, func() { Exit(Send, Enter(Send, nil, 1, 0, 8), 8) }); a != 0 {
 		t.Errorf("%v allocations per call", a)
 	}
 }
@@ -36,6 +41,132 @@ func TestCallNames(t *testing.T) {
 	for c := Call(0); c < NumCalls; c++ {
 		if c.String() == "" || CallNamed(c.String()) != c {
 			t.Errorf("call %d: name %q does not round-trip", c, c.String())
+		}
+	}
+}
+
+// call runs one short call as the facade's hot calls do: the short path, else Enter.
+func call(c Call, n int, inside func()) {
+	var t int64
+	if !Try(c, nil, 1, 5, n) {
+		t = Enter(c, nil, 1, 5, n)
+	}
+	if inside != nil {
+		inside()
+	}
+	if !TryExit(c, t, n) {
+		Exit(c, t, n)
+	}
+}
+
+// Every call is counted once, with its bytes and size class; about one in
+// SampleEvery is timed; a call made inside another is not counted; State sees the
+// call under way and nothing after it.
+func TestCountsAndSamples(t *testing.T) {
+	if err := Start(0, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	before := counts[Ssend]
+	const calls = 3200
+	for i := 0; i < calls; i++ {
+		call(Ssend, 8, func() { call(Recv, 1, nil) })
+	}
+	c := counts[Ssend]
+	if c.N-before.N != calls || c.Bytes-before.Bytes != 8*calls || c.Hist[4]-before.Hist[4] != calls {
+		t.Errorf("Ssend: %d calls, %d bytes, %d in bucket 4; want %d, %d, %d", c.N-before.N, c.Bytes-before.Bytes, c.Hist[4]-before.Hist[4], calls, 8*calls, calls)
+	}
+	if timed := c.Timed - before.Timed; timed < calls/(2*SampleEvery) || timed > 4*calls/SampleEvery {
+		t.Errorf("%d of %d calls timed, want about 1 in %d", timed, calls, SampleEvery)
+	}
+	if counts[Recv].N != 0 {
+		t.Errorf("the nested Recv was counted %d times", counts[Recv].N)
+	}
+	var in Where
+	call(Send, 3, func() { in = State() })
+	if in.Call != "Send" || in.Peer != 1 || in.Tag != 5 || in.Bytes != 3 {
+		t.Errorf("State inside Send = %+v", in)
+	}
+	if w := State(); w.Call != "" {
+		t.Errorf("State after the call = %+v, want none", w)
+	}
+}
+
+// The cost of recording one short call: the always-on counters (short path, with the
+// sampled calls' clock reads), and with the timeline on (every call timed, an event
+// in the ring, the ring written to a file when full).
+func BenchmarkCall(b *testing.B) {
+	b.Run("counters", func(b *testing.B) {
+		Start(0, 2, false)
+		for i := 0; i < b.N; i++ {
+			call(Send, 8, nil)
+		}
+	})
+	b.Run("timeline", func(b *testing.B) {
+		Start(0, 2, false)
+		f, err := os.Create(filepath.Join(b.TempDir(), "events"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// What Start does with the profile setting on.
+		tl.start(f, int(setEvents.Get()))
+		timed, gate = true, 0
+		defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, gate = nil, false, 1 }()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			call(Send, 8, nil)
+		}
+	})
+}
+
+// A call left by a panic (Unwind) does not leave the record believing the rank is
+// still in it: the calls that follow are counted.
+func TestUnwind(t *testing.T) {
+	Start(0, 2, false)
+	func() {
+		defer func() { recover() }()
+		call(Rsend, 1, func() {
+			defer Unwind()
+			panic("a user's error handler")
+		})
+	}()
+	if w := State(); w.Call != "" {
+		t.Fatalf("after the panic the rank is still in %s", w.Call)
+	}
+	before := counts[Bsend].N
+	call(Bsend, 1, nil)
+	if counts[Bsend].N != before+1 {
+		t.Errorf("the call after the panic was not counted")
+	}
+}
+
+// The ring's halves go to the file in order, through the writer goroutine, and a
+// write of the current half takes the rest: every event once.
+func TestTimelineRing(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "events")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r timeline
+	r.start(f, 4)
+	for i := 0; i < 11; i++ {
+		r.add(Send, nil, uint64(i), int64(100+i), int64(105+i), i)
+	}
+	mu.Lock()
+	r.write()
+	mu.Unlock()
+	f.Close()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != 11*EventSize {
+		t.Fatalf("%d bytes, want %d events", len(b), 11)
+	}
+	for i := 0; i < 11; i++ {
+		e := b[i*EventSize:]
+		if start, peer := int64(binary.LittleEndian.Uint64(e)), int32(binary.LittleEndian.Uint32(e[24:])); start != int64(100+i) || peer != int32(i) || Call(e[36]) != Send {
+			t.Errorf("event %d: start %d, peer %d, call %d", i, start, peer, e[36])
 		}
 	}
 }

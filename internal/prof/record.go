@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/config"
 )
@@ -23,72 +24,139 @@ var (
 const SettingProfile = "profile"
 
 // Event is one call of the timeline as the file stores it (EventSize bytes, little
-// endian, in this order).
+// endian, in this order; the call is byte 36, 37-39 are zero).
 type Event struct {
 	Start, Dur int64 // ticks
 	Bytes      int64
-	Peer, Tag  int32
+	Peer, Tag  int32 // Peer: a world rank, a wildcard or NoPeer; a collective's root as a rank of Comm
 	Comm       uint32
 	Call       Call
+	_          [3]byte
 }
 
 // EventSize is the size of an encoded Event.
 const EventSize = 8 + 8 + 8 + 4 + 4 + 4 + 4
 
-// timeline is a buffer of events the recording goroutine appends to and, when it is
-// full, writes out; Flush (from any goroutine) writes what was appended since.
+// timeline is a ring of events in two halves: the recording goroutine appends to one
+// while a writer goroutine writes the other to the file, so that the write (a system
+// call and a copy, as much as the rest of an event's cost) is off the calls' path and
+// runs while the rank waits for messages. Flush (from any goroutine) writes what was
+// appended to the current half since. On a little-endian machine the ring's memory
+// is the file's bytes (Event is laid out as the file is).
+//
+// The file's order is the events' order: one token (idle) passes between the writer
+// and whoever writes the current half, so that no half is written before the one
+// handed over earlier, and none is refilled before it is written.
 type timeline struct {
 	ev      []Event
-	head    uint64 // events appended (published: Flush reads up to it)
-	flushed int    // events written to the file
+	half    int    // events per half
+	base    int    // the half being filled: 0 or half
+	head    uint64 // events appended to it (published: Flush reads up to it)
+	flushed int    // of those, events written to the file
 	f       *os.File
-	buf     []byte
+	buf     []byte        // encoding scratch on a big-endian machine
+	full    chan []Event  // halves to write, to the writer
+	idle    chan struct{} // the token: no write is under way
+
+	// The communicator of the last event and its context id (describing one is not
+	// free; a program's calls mostly stay on one).
+	lastComm unsafe.Pointer
+	lastCtx  uint32
 }
 
-func (t *timeline) add(call Call, word uint64, start, end int64, n int) {
+// start makes the ring of n events and starts its writer.
+func (t *timeline) start(f *os.File, n int) {
+	n = max(n, 2)
+	t.f, t.ev, t.half, t.base = f, make([]Event, n), n/2, 0
+	if !littleEndian {
+		t.buf = make([]byte, 0, t.half*EventSize)
+	}
+	t.full, t.idle = make(chan []Event), make(chan struct{}, 1)
+	t.idle <- struct{}{}
+	go func() {
+		for ev := range t.full {
+			t.writeEvents(ev)
+			t.idle <- struct{}{}
+		}
+	}()
+}
+
+func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end int64, n int) {
 	if concurrent {
 		mu.Lock()
 		defer mu.Unlock()
 	}
 	h := int(load(&t.head))
-	if h == len(t.ev) {
+	if h == t.half {
 		if !concurrent {
 			mu.Lock()
 		}
-		t.write()
-		publish(&t.head, 0)
-		t.flushed = 0
+		t.swap()
 		if !concurrent {
 			mu.Unlock()
 		}
 		h = 0
 	}
-	p := load(&cur.peer)
-	t.ev[h] = Event{Start: start, Dur: end - start, Bytes: int64(n), Peer: int32(uint32(p)), Tag: int32(uint32(p >> 32)),
-		Comm: uint32(word >> 8), Call: call}
+	if comm != t.lastComm {
+		t.lastComm, t.lastCtx = comm, commCtx(comm)
+	}
+	e := &t.ev[t.base+h]
+	e.Start, e.Dur, e.Bytes = start, end-start, int64(n)
+	e.Peer, e.Tag, e.Comm, e.Call = int32(uint32(peer)), int32(uint32(peer>>32)), t.lastCtx, call
 	publish(&t.head, uint64(h+1))
 }
 
-// write appends the events not yet written to the file (mu held).
+// swap hands the full half to the writer and starts filling the other once its
+// events are written (mu held).
+func (t *timeline) swap() {
+	<-t.idle
+	full := t.ev[t.base+t.flushed : t.base+t.half]
+	t.base = t.half - t.base
+	t.flushed = 0
+	publish(&t.head, 0)
+	t.full <- full
+}
+
+// write appends the events of the current half not yet written to the file, once the
+// writer is done with the other half (mu held).
 func (t *timeline) write() {
-	h := int(atomic.LoadUint64(&t.head))
-	if t.f == nil || h <= t.flushed {
+	if t.f == nil {
 		return
 	}
-	b := t.buf[:0]
-	for _, e := range t.ev[t.flushed:h] {
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.Start))
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.Dur))
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.Bytes))
-		b = binary.LittleEndian.AppendUint32(b, uint32(e.Peer))
-		b = binary.LittleEndian.AppendUint32(b, uint32(e.Tag))
-		b = binary.LittleEndian.AppendUint32(b, e.Comm)
-		b = binary.LittleEndian.AppendUint32(b, uint32(e.Call))
+	<-t.idle
+	h := int(atomic.LoadUint64(&t.head))
+	if h > t.flushed {
+		t.writeEvents(t.ev[t.base+t.flushed : t.base+h])
+		t.flushed = h
 	}
-	t.buf = b
-	t.f.Write(b) // a full disk loses events, never the job
-	t.flushed = h
+	t.idle <- struct{}{}
 }
+
+// writeEvents writes ev to the file (the idle token held).
+func (t *timeline) writeEvents(ev []Event) {
+	if len(ev) == 0 {
+		return
+	}
+	var b []byte
+	if littleEndian {
+		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ev))), len(ev)*EventSize)
+	} else {
+		b = t.buf[:0]
+		for _, e := range ev {
+			b = binary.LittleEndian.AppendUint64(b, uint64(e.Start))
+			b = binary.LittleEndian.AppendUint64(b, uint64(e.Dur))
+			b = binary.LittleEndian.AppendUint64(b, uint64(e.Bytes))
+			b = binary.LittleEndian.AppendUint32(b, uint32(e.Peer))
+			b = binary.LittleEndian.AppendUint32(b, uint32(e.Tag))
+			b = binary.LittleEndian.AppendUint32(b, e.Comm)
+			b = binary.LittleEndian.AppendUint32(b, uint32(e.Call))
+		}
+		t.buf = b
+	}
+	t.f.Write(b) // a full disk loses events, never the job
+}
+
+var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
 // Process facts recorded at Start.
 var (
@@ -106,8 +174,10 @@ func Start(r, n int, multi bool) error {
 	mu.Lock()
 	defer mu.Unlock()
 	rank, size, concurrent = r, n, multi
+	if concurrent {
+		gate = 0 // every call takes Enter's long path (atomic counts)
+	}
 	host, _ = os.Hostname()
-	matBytes, matMsgs = make([]uint64, n), make([]uint64, n)
 	start = pairNow()
 	started.Store(true)
 	dir = setProfile.Get()
@@ -123,9 +193,9 @@ func Start(r, n int, multi bool) error {
 		dir = ""
 		return fmt.Errorf("profile: %v", err)
 	}
-	tl.f, tl.ev = f, make([]Event, setEvents.Get())
-	tl.buf = make([]byte, 0, len(tl.ev)*EventSize)
+	tl.start(f, int(setEvents.Get()))
 	timed = true
+	gate = 0 // every call is timed: Enter's long path
 	return nil
 }
 
@@ -156,8 +226,11 @@ type Profile struct {
 	Wall       float64   // seconds from Start to this write
 	MPI        float64   // seconds in MPI calls
 	Calls      []CallTotals
-	SentBytes  []uint64 // to each world rank
-	SentMsgs   []uint64
+	// The rank's row of the communication matrix: bytes and messages it sent to each
+	// world rank, every message the engine sent (point-to-point and collective), and
+	// of those the collectives' (sent on the communicators' internal contexts).
+	SentBytes, SentMsgs []uint64
+	CollBytes, CollMsgs []uint64
 	// Clock converts the timeline's ticks: Unix ns = Unix0 + (ticks-Ticks0)*NsPerTick.
 	Ticks0    int64
 	Unix0     int64
@@ -188,10 +261,11 @@ func snapshot(reason string) *Profile {
 		t := CallTotals{Call: i.String(), Kind: i.Kind().String(), N: n, Bytes: atomic.LoadUint64(&c.Bytes),
 			Timed: atomic.LoadUint64(&c.Timed), Hist: make([]uint64, HistBuckets)}
 		ticks := float64(atomic.LoadUint64(&c.Ticks))
-		if t.Timed > 0 && t.Timed < n && i < Barrier && i > Finalize {
-			// Short calls were sampled; the unsampled ones that waited were measured in
-			// full and are in ticks already, so this slightly overstates them: the
-			// error is the samples' mean times the waits, negligible next to a wait.
+		if t.Timed > 0 && t.Timed < n {
+			// Short calls were sampled (calls always timed have Timed == N); the
+			// unsampled ones that waited were measured in full and are in ticks
+			// already, so this slightly overstates them: the error is the samples'
+			// mean times the waits, negligible next to a wait.
 			ticks *= float64(n) / float64(t.Timed)
 		}
 		t.Ns = ticks * k
@@ -201,11 +275,10 @@ func snapshot(reason string) *Profile {
 		p.MPI += t.Ns / 1e9
 		p.Calls = append(p.Calls, t)
 	}
-	p.SentBytes = make([]uint64, len(matBytes))
-	p.SentMsgs = make([]uint64, len(matMsgs))
-	for i := range matBytes {
-		p.SentBytes[i] = atomic.LoadUint64(&matBytes[i])
-		p.SentMsgs[i] = atomic.LoadUint64(&matMsgs[i])
+	if src.Traffic != nil {
+		p.SentBytes, p.SentMsgs = make([]uint64, size), make([]uint64, size)
+		p.CollBytes, p.CollMsgs = make([]uint64, size), make([]uint64, size)
+		src.Traffic(p.SentBytes, p.SentMsgs, p.CollBytes, p.CollMsgs)
 	}
 	return p
 }
@@ -264,14 +337,19 @@ func Summary() Report {
 
 // Where is the call a rank is in, as State reports it.
 type Where struct {
-	Rank    int
-	Call    string // "" when not in MPI
-	Comm    uint32 // the communicator's context id (0: the world)
-	Size    int    // its size
-	Peer    int    // world rank; AnySource (-1), ProcNull (-2), NoPeer (-3), or a collective's root as a rank of the communicator
-	Tag     int
-	Bytes   int64
-	Blocked float64 // seconds since it entered the call or began to wait; -1 unknown
+	Rank     int
+	Call     string // "" when not in MPI
+	Comm     uint32 // the communicator's context id (0: the world)
+	CommName string
+	Size     int   // its size (of its local group)
+	Group    []int // the world ranks of its (local) group; nil: the world's, in order
+	Remote   []int // an intercommunicator's remote group
+	Peer     int   // world rank; AnySource (-1), ProcNull (-2), NoPeer (-3), or a collective's root as a rank of the communicator
+	Tag      int
+	Bytes    int64
+	Blocked  float64 // seconds since it entered the call or began to wait; -1 unknown
+	// WaitsRecv: a completion call waits for a receive from Peer (a request's).
+	WaitsRecv bool `json:",omitempty"`
 }
 
 // State returns the call the rank is in now, read when two reads agree (the
@@ -291,11 +369,25 @@ func State() Where {
 		return w
 	}
 	w.Call = call.String()
-	w.Comm = uint32(a.call >> 8)
-	w.Size = int(uint32(a.call >> 40))
 	w.Peer = int(int32(uint32(a.peer)))
 	w.Tag = int(int32(uint32(a.peer >> 32)))
 	w.Bytes = int64(a.bytes)
+	w.WaitsRecv = a.call&waitsRecv != 0
+	if a.comm != nil && src.Describe != nil {
+		d := src.Describe(a.comm)
+		w.Comm, w.CommName, w.Size, w.Group, w.Remote = d.Ctx, d.Name, d.Size, d.Group, d.Remote
+	} else {
+		w.CommName, w.Size = "MPI_COMM_WORLD", size
+	}
+	if a.call&worldPeer == 0 && w.Peer >= 0 && call.Kind() != KindColl && call.Kind() != KindStart {
+		// A rank of the communicator (of its remote group on an intercommunicator).
+		switch {
+		case w.Remote != nil && w.Peer < len(w.Remote):
+			w.Peer = w.Remote[w.Peer]
+		case w.Remote == nil && w.Group != nil && w.Peer < len(w.Group):
+			w.Peer = w.Group[w.Peer]
+		}
+	}
 	if a.since != 0 && started.Load() {
 		now := pairNow()
 		w.Blocked = float64(now.Ticks-int64(a.since)) * nsPerTick(now) / 1e9
@@ -304,8 +396,40 @@ func State() Where {
 }
 
 func readCur() current {
-	return current{atomic.LoadUint64(&cur.call), atomic.LoadUint64(&cur.peer),
-		atomic.LoadUint64(&cur.bytes), atomic.LoadUint64(&cur.since)}
+	return current{call: atomic.LoadUint64(&cur.call), comm: atomic.LoadPointer(&cur.comm),
+		peer: atomic.LoadUint64(&cur.peer), bytes: atomic.LoadUint64(&cur.bytes), since: atomic.LoadUint64(&cur.since)}
+}
+
+// CommInfo is what the layer below says of a communicator the record holds.
+type CommInfo struct {
+	Ctx    uint32 // its context id
+	Name   string
+	Size   int   // of its (local) group
+	Group  []int // the world ranks of its (local) group; nil: the world's, in order
+	Remote []int // an intercommunicator's remote group
+}
+
+// Sources is what the layer below (internal/core) lends the record: a description
+// of the communicators that Enter was given, and the engine's count of what this
+// rank sent to each world rank.
+type Sources struct {
+	Describe func(comm unsafe.Pointer) CommInfo
+	Ctx      func(comm unsafe.Pointer) uint32 // Describe's Ctx, without allocating
+	// Traffic adds what this rank sent to each world rank: every message, and the
+	// collectives' part of them.
+	Traffic func(bytes, msgs, collBytes, collMsgs []uint64)
+}
+
+var src Sources
+
+// SetSources sets the record's sources; call it before Start.
+func SetSources(s Sources) { src = s }
+
+func commCtx(comm unsafe.Pointer) uint32 {
+	if comm == nil || src.Ctx == nil {
+		return 0
+	}
+	return src.Ctx(comm)
 }
 
 // StateMessage is the rank's answer to the launcher's question (JSON of State and

@@ -135,9 +135,58 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("coll ok rank %d\n", w.Rank())
-	case "hang-recv": // rank 0 waits in Recv for a message from rank 1 (tag 7) that never comes
+	case "hang-recv": // rank 0 waits in Recv for a message from rank 1 (tag 7) that never
+		// comes; every rank says "ready N" as it enters its last call (Recv, Finalize)
+		fmt.Printf("ready %d\n", rank)
 		if rank == 0 {
 			mpi.Recv(mpi.World, make([]int64, 1), 1, 7)
+		}
+	case "hang-split": // 4 ranks: the world split by parity; rank 0 enters an Allreduce
+		// on the even half that rank 2 never enters, as rank 2 waits (Irecv, Wait) for a
+		// message from rank 3 (tag 9) that never comes; the odd ranks go to Finalize
+		half, err := mpi.World.Split(rank%2, rank)
+		must(err)
+		switch rank {
+		case 0:
+			must(mpi.Allreduce(half, []int{1}, make([]int, 1), mpi.Sum))
+		case 2:
+			q, err := mpi.Irecv(mpi.World, make([]int64, 1), 3, 9)
+			must(err)
+			q.Wait()
+		}
+	case "calls": // 2+ ranks: one of many kinds of call, for the profile's counts
+		w := mpi.World
+		n, me := w.Size(), w.Rank()
+		d, err := w.Dup()
+		must(err)
+		h, err := w.Split(me%2, me)
+		must(err)
+		cart, err := w.CartCreate([]int{n}, []bool{true}, false)
+		must(err)
+		must(mpi.NeighborAlltoall(cart, make([]int32, 2), make([]int32, 2)))
+		q, err := mpi.Ialltoall(d, make([]int32, n), make([]int32, n))
+		must(err)
+		_, err = q.Wait()
+		must(err)
+		q, err = mpi.Isendrecv(w, []int32{int32(me)}, (me+1)%n, 4, make([]int32, 1), (me+n-1)%n, 4)
+		must(err)
+		_, err = q.Wait()
+		must(err)
+		win, _, err := mpi.WinAllocate(8*n, 8, nil, w)
+		must(err)
+		must(win.Fence(0))
+		must(mpi.Put(win, []int64{1}, (me+1)%n, me))
+		must(win.Fence(0))
+		must(win.Free())
+		switch me {
+		case 0:
+			must(mpi.SendValue(w, map[string]int{"a": 1}, 1, 3))
+		case 1:
+			_, _, err := mpi.RecvValue[map[string]int](w, 0, 3)
+			must(err)
+		}
+		for _, c := range []*mpi.Comm{d, h, cart} {
+			must(c.Free())
 		}
 	case "ring": // ROUNDS [FAILRANK]: each rank sends 1 KiB to the next ROUNDS times, then
 		// an Allreduce; FAILRANK (if given) then exits with code 3 while the others wait
