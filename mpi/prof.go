@@ -31,6 +31,12 @@ func (c *Comm) enterP2P(call prof.Call, peer, tag, n int) int64 {
 	return prof.EnterTimed(call, c.pc(), peer, tag, n)
 }
 
+// enterShort is prof.Enter (sampled, as Send's) for a short point-to-point call on c:
+// the value calls of small values, which must stay near Send's cost.
+func (c *Comm) enterShort(call prof.Call, peer, tag, n int) int64 {
+	return prof.Enter(call, c.pc(), peer, tag, n)
+}
+
 // nbytes is the length of b in bytes.
 func nbytes[T Elem](b []T) int { return len(b) * esize[T]() }
 

@@ -94,13 +94,18 @@ func decode[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec) (T, e
 // decodeInto decodes msg into *v.
 func decodeInto[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec, v *T) error {
 	if err := cd.Decode(d, msg, unsafe.Pointer(v)); err != nil {
-		var me *vcodec.MismatchError
-		if errors.As(err, &me) {
-			return &Error{Class: ClassType, Op: op, Err: err}
-		}
-		return &Error{Class: ClassOther, Op: op, Err: err}
+		return valueErr(op, err)
 	}
 	return nil
+}
+
+// valueErr gives a decoding error its class: ErrType for a value of another type.
+func valueErr(op string, err error) error {
+	var me *vcodec.MismatchError
+	if errors.As(err, &me) {
+		return &Error{Class: ClassType, Op: op, Err: err}
+	}
+	return &Error{Class: ClassOther, Op: op, Err: err}
 }
 
 // SendValue sends v, a value of any type (see the encoding path above), to rank dest
@@ -108,8 +113,27 @@ func decodeInto[T any](op string, cd *vcodec.Codec, msg []byte, d *vcodec.Dec, v
 // v may change: at once for a small value; once the receiver has taken them for the
 // large slices of a large one.
 func SendValue[T any](c *Comm, v T, dest, tag int) error {
-	defer prof.Exit(prof.SendValue, c.enterP2P(prof.SendValue, dest, tag, 0), 0)
+	defer prof.Exit(prof.SendValue, c.enterShort(prof.SendValue, dest, tag, 0), 0)
 	const op = "SendValue"
+	if cd, err := codecOf[T](op); err == nil && cd.Plain() && unsafe.Sizeof(v) <= smallValue/2 {
+		// A small plain value: its header and bytes, built without a pointer to v
+		// leaving this frame.
+		bp := smallValues.Get().(*[smallValue]byte)
+		msg := cd.AppendPlainHeader(bp[:0])
+		if len(msg)+int(unsafe.Sizeof(v)) <= smallValue {
+			msg = append(msg, unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))...)
+			err := send(prof.Send, op, c, msg, dest, tag, p2p.Standard)
+			smallValues.Put(bp)
+			return err
+		}
+		smallValues.Put(bp)
+	}
+	return sendValueEnc(op, c, v, dest, tag)
+}
+
+// sendValueEnc is SendValue through the encoder (v, its own copy, goes to the heap:
+// the plain path above must not pay for that).
+func sendValueEnc[T any](op string, c *Comm, v T, dest, tag int) error {
 	_, e, err := encode(op, &v, true)
 	if err != nil {
 		return c.fail(op, err)
@@ -170,7 +194,10 @@ func (c *Comm) endSends(op string, qs []p2p.Request) error {
 // error of class ErrType naming both types (the message is consumed). From ProcNull
 // it returns T's zero value at once.
 func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
-	defer prof.Exit(prof.RecvValue, c.enterP2P(prof.RecvValue, src, tag, 0), 0)
+	defer prof.Exit(prof.RecvValue, c.enterShort(prof.RecvValue, src, tag, 0), 0)
+	if c != nil && c.ctx == nil {
+		return recvValueNow[T]("RecvValue", c, src, tag)
+	}
 	r, err := irecvValue[T]("RecvValue", c, src, tag)
 	if err != nil {
 		var z T
@@ -179,13 +206,66 @@ func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
 	return r.Wait()
 }
 
+// smallValue: a message of a plain value up to this long is received into a pooled
+// buffer rather than new memory (decoding a plain value copies it out).
+const smallValue = 256
+
+var smallValues = sync.Pool{New: func() any { return new([smallValue]byte) }}
+
+// recvValueNow is the blocking RecvValue on a communicator without a context: one
+// blocking receive of the message, and for a plain value no allocation at all.
+func recvValueNow[T any](op string, c *Comm, src, tag int) (T, Status, error) {
+	var v T
+	cd, err := codecOf[T](op)
+	if err != nil {
+		return v, Status{}, c.fail(op, err)
+	}
+	if !cd.Plain() {
+		return recvValueAlloc[T](op, c, cd, nil, src, tag)
+	}
+	bp := smallValues.Get().(*[smallValue]byte)
+	defer smallValues.Put(bp)
+	msg, ps, err := c.dev().RecvAlloc(op, bp[:], src, tag)
+	if err != nil || ps.Source == ProcNull {
+		return v, c.status(ps), c.fail(op, err)
+	}
+	if _, n, _ := vcodec.OOB(msg); n > 0 {
+		return recvValueAlloc[T](op, c, cd, msg, src, tag) // not this type's: say so
+	}
+	b, err := cd.PlainBytes(msg)
+	if err != nil {
+		return v, c.status(ps), c.fail(op, valueErr(op, err))
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(b)), b)
+	st := c.status(ps)
+	st.bytes = int64(len(msg))
+	return v, st, nil
+}
+
+// recvValueAlloc is recvValueNow for a type that is not plain, or for msg, a message
+// received already that names out-of-band slices, whose slices it receives.
+func recvValueAlloc[T any](op string, c *Comm, cd *vcodec.Codec, msg []byte, src, tag int) (T, Status, error) {
+	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]p2p.Request, 1)}
+	if msg == nil {
+		var err error
+		if r.msg, r.st, err = c.dev().RecvAlloc(op, nil, src, tag); err != nil || r.st.Source == ProcNull {
+			return r.v, r.status(), c.fail(op, err)
+		}
+	} else {
+		r.msg = msg
+	}
+	r.stage()
+	r.finish(true)
+	return r.v, r.status(), r.err
+}
+
 // RecvValueInto is RecvValue that decodes into *v: every part of *v is overwritten,
 // and v's large pointer-free slices (those that travel out of band) are received into
 // their own memory where their capacity suffices, so a loop that receives into the
 // same value allocates no large slices (their previous contents, and every slice that
 // shares them, are overwritten). A message of another type leaves *v as it was.
 func RecvValueInto[T any](c *Comm, v *T, src, tag int) (Status, error) {
-	defer prof.Exit(prof.RecvValue, c.enterP2P(prof.RecvValue, src, tag, 0), 0)
+	defer prof.Exit(prof.RecvValue, c.enterShort(prof.RecvValue, src, tag, 0), 0)
 	const op = "RecvValueInto"
 	if v == nil {
 		return Status{}, c.fail(op, errorf(ClassArg, op, "nil value pointer"))

@@ -183,6 +183,36 @@ func TestValueErrors(t *testing.T) {
 		} else if _, _, err := mpi.RecvValue[int](w, 0, 6); err == nil {
 			t.Fatal("a typed message decoded as a value")
 		}
+		// Plain values, small (the pooled path) and large (new memory): a value of
+		// another plain type is ErrType naming both; the right one round-trips.
+		type point struct{ X, Y int32 }
+		var big [100]int64
+		for i := range big {
+			big[i] = int64(i * i)
+		}
+		if rank == 0 {
+			must(t, mpi.SendValue(w, int32(7), 1, 7))
+			must(t, mpi.SendValue(w, point{3, 4}, 1, 7))
+			must(t, mpi.SendValue(w, big, 1, 7))
+			must(t, mpi.SendValue(w, big, 1, 7))
+		} else {
+			if _, _, err := mpi.RecvValue[int64](w, 0, 7); !errors.Is(err, mpi.ErrType) ||
+				!strings.Contains(err.Error(), "int32") || !strings.Contains(err.Error(), "int64") {
+				t.Fatalf("int32 received as int64: %v, want ErrType naming both", err)
+			}
+			p, st, err := mpi.RecvValue[point](w, 0, 7)
+			must(t, err)
+			wantEqual(t, "plain struct", p, point{3, 4})
+			if st.Source != 0 || st.Tag != 7 {
+				t.Errorf("status %+v, want source 0 tag 7", st)
+			}
+			if _, _, err := mpi.RecvValue[[99]int64](w, 0, 7); !errors.Is(err, mpi.ErrType) {
+				t.Fatalf("[100]int64 received as [99]int64: %v, want ErrType", err)
+			}
+			b, _, err := mpi.RecvValue[[100]int64](w, 0, 7)
+			must(t, err)
+			wantEqual(t, "large plain value", b, big)
+		}
 	})
 }
 

@@ -22,6 +22,17 @@ func (c *Comm) IrecvAlloc(op string, dst *[]byte, src, tag int) (p2p.Request, er
 	return q, MapErr(op, err)
 }
 
+// RecvAlloc is a blocking receive of a message of any length (p2p's RecvAlloc): into
+// fit when it fits, else into new memory. The status's source is a world rank.
+func (c *Comm) RecvAlloc(op string, fit []byte, src, tag int) ([]byte, p2p.Status, error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return nil, p2p.Status{}, err
+	}
+	msg, st, err := eng.RecvAlloc(fit, w, tag, c.ctx)
+	return msg, st, MapErr(op, err)
+}
+
 // IrecvAllocInternal is IrecvAlloc on c's internal context, from member src, with
 // one of tags.go's tags.
 func (c *Comm) IrecvAllocInternal(dst *[]byte, src, tag int) (p2p.Request, error) {

@@ -41,8 +41,44 @@ func (e *Engine) IrecvAlloc(dst *[]byte, src, tag int, ctx uint32) (Request, err
 // caller holds e.mu. The message overwrites it whole, so it is not zeroed (rawmem);
 // a receive that fails part way leaves no buffer to its caller.
 func (r *request) alloc(n int64) {
-	b := rawmem.Bytes(int(n))
+	var b []byte
+	if n <= int64(len(r.fit)) {
+		b = r.fit[:n:n]
+	} else {
+		b = rawmem.Bytes(int(n))
+	}
 	*r.dst = b
 	r.buf, r.lay, r.size = b, nil, n
 	r.dst = nil
+}
+
+// RecvAlloc is a blocking receive of a message of any length, as IrecvAlloc: into
+// fit[:n] when the message's n bytes fit there (a caller's reusable buffer for small
+// messages), else into new memory of exactly its length. It returns the message's
+// bytes and its status.
+func (e *Engine) RecvAlloc(fit []byte, src, tag int, ctx uint32) ([]byte, Status, error) {
+	if err := e.checkRecv("Recv", src, tag); err != nil {
+		return nil, Status{}, err
+	}
+	if src == ProcNull {
+		return nil, Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	e.mu.Lock()
+	r := e.newReq()
+	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
+	r.private = true
+	r.fit, r.dst = fit, &r.msg
+	e.startRecv(r)
+	if !r.fin && src >= 0 {
+		e.pollPeer(r, src)
+	}
+	if !r.fin {
+		e.block(nil, r, nil)
+	} else {
+		e.flush()
+	}
+	msg, st := r.msg, r.st
+	e.freeReq(r)
+	e.mu.Unlock()
+	return msg, st, st.Err
 }

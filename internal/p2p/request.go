@@ -79,6 +79,8 @@ type request struct {
 	lay  Layout
 	size int64   // bytes in the buffer
 	dst  *[]byte // receive of any size: allocate the buffer at match, store it here (alloc.go)
+	fit  []byte  // ... unless the message fits this buffer (RecvAlloc)
+	msg  []byte  // RecvAlloc's message: dst points here
 
 	sent, limit int64  // send: bytes streamed so far, and how many the receiver takes
 	remote      uint64 // the peer's cookie for this message
@@ -135,6 +137,7 @@ func (e *Engine) freeReq(r *request) {
 	// buffers are let go of for the collector; newReq clears the rest.
 	*(*uint32)(unsafe.Pointer(&r.done)) = 0
 	r.buf, r.lay, r.pin, r.bst, r.dst = nil, nil, nil, nil, nil
+	r.fit, r.msg = nil, nil
 	e.freeR = append(e.freeR, r)
 }
 

@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/rawmem"
@@ -73,6 +74,29 @@ var cache sync.Map // reflect.Type -> *Codec or error
 
 // For returns the codec of t, made once.
 func For(t reflect.Type) (*Codec, error) {
+	i := slot(t)
+	if c := recent[i].Load(); c != nil && c.t == t {
+		return c, nil
+	}
+	c, err := forSlow(t)
+	if c != nil {
+		recent[i].Store(c)
+	}
+	return c, err
+}
+
+// recent is a direct-mapped cache in front of cache: a program's value calls use few
+// types, and hashing the interface key of the map costs as much as copying a small
+// message.
+var recent [64]atomic.Pointer[Codec]
+
+// slot is t's place in recent: its *rtype's address, which is the interface's data
+// word.
+func slot(t reflect.Type) uintptr {
+	return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]) >> 4 % uintptr(len(recent))
+}
+
+func forSlow(t reflect.Type) (*Codec, error) {
 	if v, ok := cache.Load(t); ok {
 		if c, ok := v.(*Codec); ok {
 			return c, nil
@@ -321,6 +345,18 @@ func (c *Codec) Encode(e *Enc, p unsafe.Pointer) error {
 	return nil
 }
 
+// AppendPlainHeader appends the header of a message of c's plain type to buf: the
+// caller appends the value's bytes after it (Encode without a pointer to the value,
+// for the send of a small plain value).
+func (c *Codec) AppendPlainHeader(buf []byte) []byte {
+	var h [HeaderSize]byte
+	h[0], h[1] = magic, version
+	binary.LittleEndian.PutUint64(h[4:], c.hash)
+	buf = append(buf, h[:]...)
+	buf = binary.AppendUvarint(buf, uint64(len(c.name)))
+	return append(buf, c.name...)
+}
+
 // SetSeq stores the caller's out-of-band sequence number in an encoded message.
 func SetSeq(msg []byte, seq uint32) { binary.LittleEndian.PutUint32(msg[headerSeqO:], seq) }
 
@@ -371,6 +407,33 @@ func (c *Codec) Decode(d *Dec, msg []byte, p unsafe.Pointer) error {
 		return fmt.Errorf("value message for %s: %w", c.name, d.err)
 	}
 	return nil
+}
+
+// PlainBytes checks that msg is a value message of c's plain type holding no
+// out-of-band slices, and returns the value's bytes, to be copied over a value of the
+// type: Decode without a Dec, for the receive of a small plain value.
+func (c *Codec) PlainBytes(msg []byte) ([]byte, error) {
+	if !c.plain {
+		return nil, fmt.Errorf("%s is not a plain type", c.name)
+	}
+	if len(msg) < HeaderSize || msg[0] != magic {
+		return nil, fmt.Errorf("the message (%d bytes) is not a value message: it was not sent by a value call", len(msg))
+	}
+	if msg[1] != version {
+		return nil, fmt.Errorf("value message of version %d, this program reads version %d", msg[1], version)
+	}
+	d := Dec{buf: msg, off: HeaderSize}
+	name := d.take(d.uvarint())
+	if d.err != nil {
+		return nil, fmt.Errorf("value message for %s: %w", c.name, d.err)
+	}
+	if binary.LittleEndian.Uint64(msg[4:]) != c.hash {
+		return nil, &MismatchError{Got: string(name), Want: c.name}
+	}
+	if rest := msg[d.off:]; uintptr(len(rest)) == c.t.Size() {
+		return rest, nil
+	}
+	return nil, fmt.Errorf("value message for %s: %d bytes of value, want %d", c.name, len(msg)-d.off, c.t.Size())
 }
 
 var errShort = fmt.Errorf("message ends inside the value")
