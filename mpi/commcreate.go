@@ -14,7 +14,7 @@ import (
 // one never match receives on the other (MPI_Comm_dup). Attributes are copied by their
 // keyvals' copy functions, and the topology is kept.
 func (c *Comm) Dup() (*Comm, error) {
-	defer prof.Exit(prof.Dup, c.enter(prof.Dup, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.Dup, c.enterRare(prof.Dup, prof.NoPeer, 0), 0)
 	if c.special() {
 		var nc *Comm
 		if done, err := c.around("Dup", func(b *Comm) (err error) { nc, err = b.Dup(); return err }); done {
@@ -49,7 +49,7 @@ func (c *Comm) dup() (*Comm, error) {
 // that completes when it is ready (MPI_Comm_idup); the new communicator must not be used
 // before then. Meanwhile c stays usable, collectives included.
 func (c *Comm) Idup() (*Comm, Request, error) {
-	defer prof.Exit(prof.Idup, c.enter(prof.Idup, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.Idup, c.enterRare(prof.Idup, prof.NoPeer, 0), 0)
 	if err := c.check("Idup"); err != nil {
 		return nil, Request{}, err
 	}
@@ -80,7 +80,7 @@ func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, err
 // instead of from c (MPI_Comm_dup_with_info; see SetInfo for the hints mpigo takes).
 // A nil info gives every hint its default.
 func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
-	defer prof.Exit(prof.Dup, c.enter(prof.Dup, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.Dup, c.enterRare(prof.Dup, prof.NoPeer, 0), 0)
 	if err := c.check("DupWithInfo"); err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 // instead of from c (MPI_Comm_idup_with_info). info is read before it returns, so the
 // caller may free it at once.
 func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
-	defer prof.Exit(prof.Idup, c.enter(prof.Idup, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.Idup, c.enterRare(prof.Idup, prof.NoPeer, 0), 0)
 	if err := c.check("IdupWithInfo"); err != nil {
 		return nil, Request{}, err
 	}
@@ -116,7 +116,7 @@ func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
 // On an intercommunicator, each color's ranks of both groups form an intercommunicator
 // (nil where the color has no rank in the other group).
 func (c *Comm) Split(color, key int) (*Comm, error) {
-	defer prof.Exit(prof.Split, c.enter(prof.Split, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.Split, c.enterRare(prof.Split, prof.NoPeer, 0), 0)
 	if c.special() {
 		var nc *Comm
 		if done, err := c.around("Split", func(b *Comm) (err error) { nc, err = b.Split(color, key); return err }); done {
@@ -138,7 +138,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 // intercommunicator each side passes a subgroup of its own group, and the result joins
 // them (nil where either is empty).
 func (c *Comm) Create(g *Group) (*Comm, error) {
-	defer prof.Exit(prof.Create, c.enter(prof.Create, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.Create, c.enterRare(prof.Create, prof.NoPeer, 0), 0)
 	if c.special() {
 		var nc *Comm
 		if done, err := c.around("Create", func(b *Comm) (err error) { nc, err = b.Create(g); return err }); done {
@@ -165,7 +165,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 // collectively over g's members only: the rest of c need not take part. Concurrent
 // calls on overlapping groups are told apart by tag (MPI_Comm_create_group).
 func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
-	defer prof.Exit(prof.CreateGroup, c.enter(prof.CreateGroup, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.CreateGroup, c.enterRare(prof.CreateGroup, prof.NoPeer, 0), 0)
 	var gg *group.Group
 	if g != nil {
 		gg = g.g
@@ -181,7 +181,7 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 // reuse once every member has freed it (MPI_Comm_free). Attributes' delete functions
 // run first. World and Self cannot be freed. Every later call on c returns ErrComm.
 func (c *Comm) Free() error {
-	defer prof.Exit(prof.CommFree, c.enter(prof.CommFree, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.CommFree, c.enterRare(prof.CommFree, prof.NoPeer, 0), 0)
 	if err := c.check("Free"); err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag
 // group whose ranks pass high=false comes first (ties broken by the groups' leaders)
 // (MPI_Intercomm_merge).
 func (c *Comm) IntercommMerge(high bool) (*Comm, error) {
-	defer prof.Exit(prof.IntercommMerge, c.enter(prof.IntercommMerge, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.IntercommMerge, c.enterRare(prof.IntercommMerge, prof.NoPeer, 0), 0)
 	nd, err := c.dev().Merge("IntercommMerge", high)
 	if err != nil {
 		return nil, c.fail("IntercommMerge", err)

@@ -20,9 +20,16 @@ import (
 // pc is c's device communicator as the recorder holds it (nil for a nil c).
 func (c *Comm) pc() unsafe.Pointer { return c.dev().ProfComm() }
 
-// enter is prof.EnterTimed for a call on c naming peer (a rank of c, a root, NoPeer)
-// and moving n bytes: the calls that are always timed.
+// enter is prof.Enter for a call on c naming peer (a rank of c, a root, NoPeer) and
+// moving n bytes: sampled, as point-to-point calls are (two clock reads are a
+// quarter of an 8-byte Barrier's time on two ranks), and timed exactly once it waits.
 func (c *Comm) enter(call prof.Call, peer, n int) int64 {
+	return prof.Enter(call, c.pc(), peer, -1, n)
+}
+
+// enterRare is prof.EnterTimed for a call on c that is always timed: communicator
+// and topology creation, rare enough that its clock reads cost nothing that counts.
+func (c *Comm) enterRare(call prof.Call, peer, n int) int64 {
 	return prof.EnterTimed(call, c.pc(), peer, -1, n)
 }
 
@@ -147,10 +154,10 @@ func (w *Win) enter(call prof.Call, rank, n int) int64 {
 	return prof.Enter(call, w.pc(), rank, -2, n)
 }
 
-// enterSync is prof.EnterTimed for a window's synchronisation call (at rank, or
-// NoPeer): always timed.
+// enterSync is prof.Enter for a window's synchronisation call (at rank, or
+// NoPeer): sampled, timed exactly once it waits.
 func (w *Win) enterSync(call prof.Call, rank int) int64 {
-	return prof.EnterTimed(call, w.pc(), rank, -2, 0)
+	return prof.Enter(call, w.pc(), rank, -2, 0)
 }
 
 // runHandler runs a user's error handler; one that panics leaves the call it was

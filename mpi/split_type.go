@@ -40,7 +40,7 @@ const (
 // communicator per node, SplitTypeHWUnguided the next level of the hardware, and the
 // guided types, which need their info key, nil.
 func (c *Comm) SplitType(kind, key int) (*Comm, error) {
-	defer prof.Exit(prof.SplitType, c.enter(prof.SplitType, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.SplitType, c.enterRare(prof.SplitType, prof.NoPeer, 0), 0)
 	return c.splitType("SplitType", kind, key, nil)
 }
 
@@ -69,7 +69,7 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 // intercommunicator (nil where the instance has ranks in one group only), as Split's
 // colors do.
 func (c *Comm) SplitTypeInfo(kind, key int, info *Info) (*Comm, error) {
-	defer prof.Exit(prof.SplitType, c.enter(prof.SplitType, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.SplitType, c.enterRare(prof.SplitType, prof.NoPeer, 0), 0)
 	return c.splitType("SplitTypeInfo", kind, key, info)
 }
 

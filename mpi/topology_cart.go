@@ -291,7 +291,7 @@ func checkCart(op string, dims []int, periods []bool, size int) (int, error) {
 // keep their rank in c; reorder is accepted, and mpigo does not reorder yet. Every
 // rank must pass the same arguments; if any rank's are invalid, all get an error.
 func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Comm, error) {
-	defer prof.Exit(prof.CartCreate, c.enter(prof.CartCreate, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.CartCreate, c.enterRare(prof.CartCreate, prof.NoPeer, 0), 0)
 	const op = "CartCreate"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err
@@ -401,7 +401,7 @@ func (c *Comm) CartShift(direction, disp int) (src, dest int, err error) {
 // each), {true, false} the columns. With every entry false each rank gets a
 // communicator of itself alone, with a zero-dimensional grid.
 func (c *Comm) CartSub(remain []bool) (*Comm, error) {
-	defer prof.Exit(prof.CartSub, c.enter(prof.CartSub, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.CartSub, c.enterRare(prof.CartSub, prof.NoPeer, 0), 0)
 	const op = "CartSub"
 	t, err := c.cart(op)
 	if err != nil {

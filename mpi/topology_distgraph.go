@@ -84,7 +84,7 @@ func weighted(op string, flags, mine uint64) (bool, error) {
 // the new communicator, with its rank in c; reorder is accepted, and mpigo does not
 // reorder yet.
 func (c *Comm) DistGraphCreateAdjacent(sources, sourceWeights, destinations, destWeights []int, reorder bool) (*Comm, error) {
-	defer prof.Exit(prof.DistGraphCreateAdjacent, c.enter(prof.DistGraphCreateAdjacent, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.DistGraphCreateAdjacent, c.enterRare(prof.DistGraphCreateAdjacent, prof.NoPeer, 0), 0)
 	const op = "DistGraphCreateAdjacent"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func decodeEdge(b []byte) edgeRec {
 // Each rank's neighbours are listed by the rank that named the edge, then in that
 // rank's order, so repeated calls with the same arguments give the same lists.
 func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, reorder bool) (*Comm, error) {
-	defer prof.Exit(prof.DistGraphCreate, c.enter(prof.DistGraphCreate, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.DistGraphCreate, c.enterRare(prof.DistGraphCreate, prof.NoPeer, 0), 0)
 	const op = "DistGraphCreate"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err

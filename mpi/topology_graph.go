@@ -52,7 +52,7 @@ func checkGraph(op string, index, edges []int, size int) error {
 // nodes get nil (with no nodes, every rank does). Ranks keep their rank in c; reorder
 // is accepted, and mpigo does not reorder yet.
 func (c *Comm) GraphCreate(index, edges []int, reorder bool) (*Comm, error) {
-	defer prof.Exit(prof.GraphCreate, c.enter(prof.GraphCreate, prof.NoPeer, 0), 0)
+	defer prof.Exit(prof.GraphCreate, c.enterRare(prof.GraphCreate, prof.NoPeer, 0), 0)
 	const op = "GraphCreate"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err

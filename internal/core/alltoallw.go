@@ -143,7 +143,7 @@ func (c *Comm) alltoallwSched(name string, smem []byte, inPlace bool, scounts, s
 	if err != nil {
 		return nil, nil, err
 	}
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.checkPairs(name, s, ints64(out.bytes), ints64(in.bytes)); err != nil {
 			return nil, nil, err
 		}

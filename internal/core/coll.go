@@ -85,7 +85,7 @@ func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
 		return nil, Errorf(ClassArg, cl.Op, "%v", err)
 	}
 	seq := c.seqTag()
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.verify(seq, &cl); err != nil {
 			return nil, err
 		}
@@ -99,6 +99,12 @@ func (c *Comm) admit(cl *Call) error {
 	if err := c.Check(cl.Op); err != nil {
 		return err
 	}
+	return c.admitChecked(cl)
+}
+
+// admitChecked is admit for a communicator its caller has checked (the entry points
+// of the blocking collectives check it first).
+func (c *Comm) admitChecked(cl *Call) error {
 	if c.remote != nil {
 		return Errorf(ClassComm, cl.Op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", cl.Op)
 	}
@@ -311,7 +317,7 @@ func (c *Comm) rootVBlocks(op string, root int, whole, part Vec, counts, displs 
 // ranks: the root's counts against the others' block of mine elements of esz bytes
 // (gather: the blocks go to the root; else they come from it).
 func (c *Comm) checkVPairs(op string, s *coll.Sched, n, root int, atRoot, atOther bool, counts []int, mine, esz int, gather bool) error {
-	if !coll.Checking() {
+	if !c.coll.check {
 		return nil
 	}
 	out, in := vPairs(n, root, atRoot, atOther, counts, mine*esz, esz, gather)
@@ -418,7 +424,7 @@ func (c *Comm) allgathervSched(op string, send, recv Vec, counts, displs []int, 
 	if err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.checkPairs(op, s, blocksOf(c.size, len(send.B)), bytesOf(counts, send.Esz)); err != nil {
 			return nil, err
 		}
@@ -462,7 +468,7 @@ func (c *Comm) alltoallvSched(op string, send Vec, scounts, sdispls []int, recv 
 	if err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.checkPairs(op, s, bytesOf(scounts, recv.Esz), bytesOf(rcounts, recv.Esz)); err != nil {
 			return nil, err
 		}

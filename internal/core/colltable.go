@@ -40,6 +40,7 @@ type collTable struct {
 	path  Path
 	why   string // why not a faster path, for mpigo info
 	sched *schedTable
+	check bool // coll_check: verify that the members' calls match
 }
 
 // schedTable builds the schedule of each collective (nb: the nonblocking form).
@@ -106,6 +107,7 @@ func (c *Comm) chooseColl() {
 			t.path = PathNode
 		}
 	}
+	t.check = coll.Checking()
 	c.coll = t
 }
 

@@ -36,7 +36,7 @@ func (c *Comm) beginInter(cl interCall, esize int) (*coll.Sched, error) {
 		return nil, Errorf(ClassArg, cl.op, "%v", err)
 	}
 	seq := int(c.seq.Add(1)-1) & tagInterSeqMask
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.verifyInter(tagInterCheck+seq, cl); err != nil {
 			return nil, err
 		}
@@ -298,7 +298,7 @@ func (c *Comm) interAllgathervSched(name string, send, recv Vec, counts, displs 
 	if err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.checkPairs(name, s, blocksOf(len(counts), send.N()*esz), bytesOf(counts, esz)); err != nil {
 			return nil, err
 		}
@@ -340,7 +340,7 @@ func (c *Comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int
 	if err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.checkPairs(name, s, bytesOf(scounts, esz), bytesOf(rcounts, esz)); err != nil {
 			return nil, err
 		}

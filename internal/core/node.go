@@ -100,10 +100,10 @@ func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, e
 	if nbytes > limit || n.state == nodeOff {
 		return nil, nil
 	}
-	if err := c.admit(cl); err != nil {
+	if err := c.admitChecked(cl); err != nil {
 		return nil, err
 	}
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.verify(c.seqTag(), cl); err != nil {
 			return nil, err
 		}
@@ -388,7 +388,7 @@ func (c *Comm) hierGroup(cl *Call, nbytes, limit int64, commute bool) (*hierColl
 	if !commute && !n.hier.blocks {
 		return nil, nil // every rank decides alike
 	}
-	if coll.Checking() {
+	if c.coll.check {
 		if err := c.verify(c.seqTag(), cl); err != nil {
 			return nil, err
 		}
