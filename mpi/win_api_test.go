@@ -510,3 +510,35 @@ func TestWinAtomicsActiveTarget(t *testing.T) {
 		}
 	})
 }
+
+// TestWinExclusiveLockCounter: every rank increments a counter at rank 0 with Get and
+// Put under an exclusive lock, many times; the count must be exact. Remote requests
+// for the lock queue at rank 0 while rank 0 itself (direct) and the others hold it.
+func TestWinExclusiveLockCounter(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		for _, flavor := range []string{"allocate", "create"} {
+			w, mem := winOfFlavor(t, flavor, 8, 8)
+			clear(mem)
+			must(t, mpi.World.Barrier())
+			const N = 100
+			v := make([]int64, 1)
+			for i := 0; i < N; i++ {
+				must(t, w.Lock(mpi.LockExclusive, 0, 0))
+				must(t, mpi.Get(w, v, 0, 0))
+				must(t, w.Flush(0))
+				v[0]++
+				must(t, mpi.Put(w, v, 0, 0))
+				must(t, w.Unlock(0))
+			}
+			must(t, mpi.World.Barrier())
+			if rank == 0 {
+				must(t, w.Lock(mpi.LockShared, 0, 0))
+				if got := i64view(mem)[0]; got != int64(N*size) {
+					t.Errorf("%s: counter %d, want %d", flavor, got, N*size)
+				}
+				must(t, w.Unlock(0))
+			}
+			must(t, w.Free())
+		}
+	})
+}

@@ -123,6 +123,7 @@ type Win struct {
 	dirty    []bool      // per target: shipped without a reply since its last flush
 	attached []attachment
 	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
+	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (the progress goroutine's)
 
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
@@ -159,17 +160,22 @@ type attachment struct {
 }
 
 // ctrlBlock is a rank's control words: [0] the passive-target lock, [1] the
-// accumulate lock (low 32 bits), then n post counters and n complete counters.
+// accumulate lock (low 32 bits), [2] the number of remote lock requests queued at
+// this rank (win_ship.go), then per peer: n post counters, n complete counters, and
+// n holder words (the lock type origin o holds here, 0 for none, so that a waiter can
+// ask whether the holders still live).
 type ctrlBlock []uint64
 
-func ctrlWords(n int) int { return (2 + 2*n + 7) &^ 7 }
+func ctrlWords(n int) int { return (4 + 3*n + 7) &^ 7 }
 
-func (c ctrlBlock) lock() *uint64 { return &c[0] }
-func (c ctrlBlock) acc() *uint32  { return (*uint32)(unsafe.Pointer(&c[1])) }
+func (c ctrlBlock) lock() *uint64   { return &c[0] }
+func (c ctrlBlock) acc() *uint32    { return (*uint32)(unsafe.Pointer(&c[1])) }
+func (c ctrlBlock) queued() *uint64 { return &c[2] }
 func (c ctrlBlock) post(from int) *uint64 {
-	return &c[2+from]
+	return &c[4+from]
 }
-func (c ctrlBlock) complete(from int, n int) *uint64 { return &c[2+n+from] }
+func (c ctrlBlock) complete(from int, n int) *uint64 { return &c[4+n+from] }
+func (c ctrlBlock) held(o int, n int) *uint64        { return &c[4+2*n+o] }
 
 func u64s(b []byte) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)

@@ -296,18 +296,16 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 	case rma.KFlush:
 		w.replyErrs(origin, reply)
 	case rma.KLock:
-		ok := rma.TryShared
-		if h.Flags&rma.Exclusive != 0 {
-			ok = rma.TryExclusive
-		}
-		got := byte(0)
-		if ok(w.ctrl.lock()) {
-			got = 1
-		}
-		reply(0, []byte{got})
+		w.lockQ = append(w.lockQ, lockWaiter{origin: origin, src: src, id: h.ID, excl: h.Flags&rma.Exclusive != 0})
+		atomic.AddUint64(w.ctrl.queued(), 1)
+		w.grant()
 	case rma.KUnlock:
+		atomic.StoreUint64(w.ctrl.held(origin, w.size), 0)
 		rma.Release(w.ctrl.lock(), h.Flags&rma.Exclusive != 0)
 		w.replyErrs(origin, reply)
+		w.grant()
+	case rma.KGrant:
+		w.grant()
 	case rma.KPost:
 		atomic.AddUint64(w.ctrl.post(origin), 1)
 	case rma.KComplete:
@@ -318,6 +316,43 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		fail("unknown request")
 	}
 	return true
+}
+
+// lockWaiter is a remote lock request queued at its target.
+type lockWaiter struct {
+	origin, src int // window rank, world rank
+	id          uint32
+	excl        bool
+}
+
+// grant gives the lock to queued requests, in the order they came, while it can
+// (the progress goroutine only). The queued count in the control block tells a direct
+// origin that releases the lock to send KGrant: the count goes up before the first
+// try and a releaser reads it after its release, so either the try sees the lock free
+// or the releaser sees the count.
+func (w *Win) grant() {
+	for len(w.lockQ) > 0 {
+		q := w.lockQ[0]
+		try, typ := rma.TryShared, uint64(LockShared)
+		if q.excl {
+			try, typ = rma.TryExclusive, LockExclusive
+		}
+		if !try(w.ctrl.lock()) {
+			return
+		}
+		atomic.StoreUint64(w.ctrl.held(q.origin, w.size), typ)
+		w.lockQ = append(w.lockQ[:0], w.lockQ[1:]...)
+		atomic.AddUint64(w.ctrl.queued(), ^uint64(0))
+		granted := [2]byte{0, 1}
+		eng.Send(p2p.Bytes(granted[:]), q.src, int(q.id), w.comm.ctx, p2p.Standard)
+	}
+}
+
+// send sends a request without pieces, data or reply to t.
+func (w *Win) send(t int, h *rma.Header) {
+	var msg [rma.HeaderLen]byte
+	rma.Encode(msg[:], h, nil)
+	eng.Send(p2p.Bytes(msg[:]), w.worldOf(t), tagRMA, w.comm.ctx, p2p.Standard)
 }
 
 func sum(ps []rma.Piece) int {

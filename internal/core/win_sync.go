@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -26,7 +27,13 @@ func (w *Win) inEpoch(t int) bool {
 // await polls cond until it holds: spinning, then yielding the thread (ranks may
 // outnumber cores), then napping; the engine progresses meanwhile when the window
 // ships, so that this rank's own requests and replies move.
-func (w *Win) await(cond func() bool) {
+func (w *Win) await(cond func() bool) { w.awaitOr(cond, nil) }
+
+// awaitOr is await that, once the wait has stopped spinning, calls check every
+// checkEvery and gives up with its error: a wait for a lock held by a rank that
+// died must end.
+func (w *Win) awaitOr(cond func() bool, check func() error) error {
+	var last time.Time
 	for i := 0; !cond(); i++ {
 		if (w.ships || w.served) && i&63 == 63 {
 			eng.Progress()
@@ -41,7 +48,40 @@ func (w *Win) await(cond func() bool) {
 		default:
 			time.Sleep(20 * time.Microsecond)
 		}
+		if check != nil && i >= 1000 && i&255 == 0 {
+			if now := time.Now(); now.Sub(last) >= checkEvery {
+				last = now
+				if err := check(); err != nil {
+					return err
+				}
+			}
+		}
 	}
+	return nil
+}
+
+// checkEvery bounds how often a waiting lock asks whether its holders live (a system
+// call per holder).
+const checkEvery = 10 * time.Millisecond
+
+// holderGone returns an error naming a rank that holds target t's lock and has died,
+// if the node's shared-memory transport knows of one (it watches its peers' pids, as
+// for its own waits). Holders on other nodes are the launcher's to report.
+func (w *Win) holderGone(op string, t int) error {
+	nt := nodeTransport()
+	if nt == nil {
+		return nil
+	}
+	c := w.peers[t].ctrl
+	for o := range w.size {
+		if o == w.rank || atomic.LoadUint64(c.held(o, w.size)) == 0 {
+			continue
+		}
+		if err := nt.CheckPeer(w.worldOf(o)); err != nil {
+			return Wrap(ClassProcFailed, op, fmt.Sprintf("rank %d of the window, which holds the lock on rank %d, is gone", o, t), err)
+		}
+	}
+	return nil
 }
 
 func awaitYield() {
@@ -110,31 +150,30 @@ func (w *Win) Lock(op string, typ, t, assert int) error {
 func (w *Win) acquire(op string, t int, exclusive bool) error {
 	p := &w.peers[t]
 	if p.direct {
-		try := rma.TryShared
+		try, typ := rma.TryShared, uint64(LockShared)
 		if exclusive {
-			try = rma.TryExclusive
+			try, typ = rma.TryExclusive, LockExclusive
 		}
-		w.await(func() bool { return try(p.ctrl.lock()) })
+		if err := w.awaitOr(func() bool { return try(p.ctrl.lock()) }, func() error { return w.holderGone(op, t) }); err != nil {
+			return err
+		}
+		atomic.StoreUint64(p.ctrl.held(w.rank, w.size), typ)
 		return nil
 	}
+	// The target queues the request until it can grant it (win_ship.go): one round
+	// trip when the lock is free, no polling when it is not.
 	h := rma.Header{Kind: rma.KLock}
 	if exclusive {
 		h.Flags = rma.Exclusive
 	}
-	for i := 0; ; i++ {
-		r, err := w.call(op, t, &h)
-		if err != nil {
-			return err
-		}
-		if len(r) == 1 && r[0] == 1 {
-			return nil
-		}
-		if i > 10 {
-			time.Sleep(time.Duration(min(i, 100)) * 10 * time.Microsecond)
-		} else {
-			awaitYield()
-		}
+	r, err := w.call(op, t, &h)
+	if err != nil {
+		return err
 	}
+	if len(r) != 1 || r[0] != 1 {
+		return Errorf(ClassIntern, op, "rank %d answered a lock request with %v", t, r)
+	}
+	return nil
 }
 
 // Unlock completes every operation to t, at t too, and ends the epoch
@@ -163,7 +202,12 @@ func (w *Win) release(op string, t int, st int32) error {
 	excl := st&^lockNoCheck == LockExclusive
 	if p.direct {
 		if st&lockNoCheck == 0 {
+			atomic.StoreUint64(p.ctrl.held(w.rank, w.size), 0)
 			rma.Release(p.ctrl.lock(), excl)
+			if atomic.LoadUint64(p.ctrl.queued()) != 0 {
+				// Remote requests wait at t: its progress goroutine grants them.
+				w.send(t, &rma.Header{Kind: rma.KGrant})
+			}
 		}
 		return nil
 	}
