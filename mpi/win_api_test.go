@@ -3,10 +3,14 @@ package mpi_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -541,4 +545,46 @@ func TestWinExclusiveLockCounter(t *testing.T) {
 			must(t, w.Free())
 		}
 	})
+}
+
+// TestWinLockHolderDies: rank 1 dies while it holds rank 0's lock exclusively; the
+// ranks waiting for that lock must not hang: a direct wait asks whether the holder
+// lives and ends with an error naming it (ErrProcFailed), or the launcher ends the
+// job first. Either way the job ends within bounded time naming rank 1.
+func TestWinLockHolderDies(t *testing.T) {
+	for _, tr := range transportsRMA {
+		t.Run(tr, func(t *testing.T) {
+			start := time.Now()
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+				must(t, mpi.Init())
+				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+				must(t, err)
+				if mpi.World.Rank() == 1 {
+					must(t, w.Lock(mpi.LockExclusive, 0, 0))
+				}
+				must(t, mpi.World.Barrier())
+				if mpi.World.Rank() == 1 {
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+				err = w.Lock(mpi.LockExclusive, 0, 0)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "rank %d: Lock: %v\n", mpi.World.Rank(), err)
+					if !errors.Is(err, mpi.ErrProcFailed) {
+						os.Exit(4)
+					}
+					os.Exit(3) // an error on a survivor is a correct ending
+				}
+				t.Error("Lock returned although rank 1 holds the lock and died")
+			})
+			if mpitest.IsRank(t) {
+				return
+			}
+			if res.Code == 0 || res.Code == 4 || !contains(res.Stderr, "rank 1") {
+				t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v to end", took)
+			}
+		})
+	}
 }
