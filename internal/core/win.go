@@ -120,10 +120,15 @@ type Win struct {
 	mu       sync.Mutex
 	nextID   uint32
 	out      [][]*shipOp // per target: shipped operations not yet complete
+	batch    [][]byte    // per target: requests not sent yet (win_ship.go)
+	free     [][]byte    // sent batches' buffers, for reuse
+	xfree    []*shipOp   // completed shipOps, for reuse
 	dirty    []bool      // per target: shipped without a reply since its last flush
 	attached []attachment
 	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
 	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (the progress goroutine's)
+	rbuf     []uint64       // target side: the progress goroutine's receive buffer
+	scratch  []byte         // target side: the progress goroutine's replies
 
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
@@ -142,7 +147,8 @@ type Win struct {
 	waitSeen  []uint64
 	freed     atomic.Bool
 	name      string
-	streamed  atomic.Int64 // bytes copied to or from direct targets since the last Flush (win_fast.go)
+	streamed  atomic.Int64  // bytes copied to or from direct targets since the last Flush (win_fast.go)
+	applied   atomic.Uint64 // messages the progress goroutine has applied (observe)
 }
 
 type winPeer struct {
@@ -283,7 +289,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 		w.ships, w.served = true, true // every target, this rank too, goes through the goroutine
 		me0.direct = false
 	}
-	w.out, w.dirty = make([][]*shipOp, n), make([]bool, n)
+	w.out, w.dirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([][]byte, n)
 	w.locks, w.accessTo = make([]atomic.Int32, n), make([]atomic.Bool, n)
 	w.startSeen, w.waitSeen = make([]uint64, n), make([]uint64, n)
 	w.nextID = 2

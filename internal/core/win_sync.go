@@ -89,6 +89,13 @@ func awaitYield() {
 	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }
 
+// observe makes what the progress goroutine wrote into this rank's window so far
+// visible to the calling goroutine in Go's memory model (an atomic load of the count
+// it bumps after each message), as MPI's synchronisation calls promise: the target's
+// program then reads its window without a data race. Every call that ends or orders
+// an epoch at this rank calls it.
+func (w *Win) observe() { w.applied.Load() }
+
 func checkAssert(op string, assert, allowed int) error {
 	if assert&^allowed != 0 {
 		return Errorf(ClassAssert, op, "assert %#x has bits outside those %s takes (%#x)", assert, op, allowed)
@@ -112,6 +119,7 @@ func (w *Win) Fence(op string, assert int) error {
 		return err
 	}
 	w.fence.Store(assert&ModeNoSucceed == 0)
+	w.observe()
 	return nil
 }
 
@@ -144,6 +152,7 @@ func (w *Win) Lock(op string, typ, t, assert int) error {
 		return err
 	}
 	w.locks[t].Store(int32(typ))
+	w.observe()
 	return nil
 }
 
@@ -170,8 +179,8 @@ func (w *Win) acquire(op string, t int, exclusive bool) error {
 	if err != nil {
 		return err
 	}
-	if len(r) != 1 || r[0] != 1 {
-		return Errorf(ClassIntern, op, "rank %d answered a lock request with %v", t, r)
+	if r != 1 {
+		return Errorf(ClassIntern, op, "rank %d answered a lock request with %d", t, r)
 	}
 	return nil
 }
@@ -194,6 +203,7 @@ func (w *Win) Unlock(op string, t int) error {
 	}
 	err := w.release(op, t, st)
 	w.locks[t].Store(0)
+	w.observe()
 	return err
 }
 
@@ -258,6 +268,7 @@ func (w *Win) LockAll(op string, assert int) error {
 		w.locks[t].Store(LockShared)
 	}
 	w.lockAll.Store(true)
+	w.observe()
 	return nil
 }
 
@@ -277,6 +288,7 @@ func (w *Win) UnlockAll(op string) error {
 		w.locks[t].Store(0)
 	}
 	w.lockAll.Store(false)
+	w.observe()
 	return first
 }
 
@@ -338,6 +350,7 @@ func (w *Win) Sync(op string) error {
 		return err
 	}
 	fenceWord.Add(1)
+	w.observe()
 	return nil
 }
 
@@ -374,7 +387,8 @@ func (w *Win) Post(op string, g []int, assert int) error {
 		if p := &w.peers[o]; p.direct {
 			atomic.AddUint64(p.ctrl.post(w.rank), 1)
 		} else {
-			w.ship(o, &rma.Header{Kind: rma.KPost}, 0, nil, nil, nil, nil)
+			w.ship(o, &rma.Header{Kind: rma.KPost}, 0, nil, nil, false, false, nil, nil)
+			w.sendBatch(o) // the origin waits for it
 		}
 	}
 	return nil
@@ -433,7 +447,8 @@ func (w *Win) Complete(op string) error {
 		if err := w.completeOut(op, t); err != nil && first == nil {
 			first = err
 		}
-		w.ship(t, &rma.Header{Kind: rma.KComplete}, 0, nil, nil, nil, nil)
+		w.ship(t, &rma.Header{Kind: rma.KComplete}, 0, nil, nil, false, false, nil, nil)
+		w.sendBatch(t) // the target waits for it
 	}
 	return first
 }
@@ -467,5 +482,6 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 		w.waitSeen[o]++
 	}
 	w.exposed.Store(false)
+	w.observe()
 	return true, nil
 }

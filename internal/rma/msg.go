@@ -60,6 +60,13 @@ func (h *Header) Len() int { return HeaderLen + 16*int(h.Pieces) + int(h.Data) }
 // Encode writes h and the pieces at the start of b (at least Len bytes) and returns
 // the room for the data.
 func Encode(b []byte, h *Header, ps []Piece) []byte {
+	o := EncodeHeader(b, h, ps)
+	return b[o : o+int(h.Data)]
+}
+
+// EncodeHeader writes h and the pieces at the start of b (at least HeaderLen+16 per
+// piece bytes) and returns where the data would start.
+func EncodeHeader(b []byte, h *Header, ps []Piece) int {
 	b[0], b[1], b[2], b[3] = byte(h.Kind), byte(h.Op), byte(h.Elem), h.Flags
 	binary.LittleEndian.PutUint32(b[4:], h.Pieces)
 	binary.LittleEndian.PutUint32(b[8:], h.ID)
@@ -72,10 +79,25 @@ func Encode(b []byte, h *Header, ps []Piece) []byte {
 		binary.LittleEndian.PutUint64(b[o+8:], uint64(p.Len))
 		o += 16
 	}
-	return b[o : o+int(h.Data)]
+	return o
 }
 
 var errShort = errors.New("rma: request shorter than its header says")
+
+// Split returns the first request of a batch (requests back to back, each padded to
+// a multiple of 8 bytes) and the rest.
+func Split(b []byte) (req, rest []byte, err error) {
+	if len(b) < HeaderLen {
+		return nil, nil, errShort
+	}
+	pieces, data := int64(binary.LittleEndian.Uint32(b[4:])), int64(binary.LittleEndian.Uint64(b[24:]))
+	n := int64(HeaderLen) + 16*pieces + data
+	if data < 0 || n > int64(len(b)) {
+		return nil, nil, errShort
+	}
+	pad := min((n+7)&^7, int64(len(b)))
+	return b[:n], b[pad:], nil
+}
 
 // Decode reads a request: its header, its pieces (a view of b, which must be 8-byte
 // aligned) and its data.
