@@ -334,7 +334,7 @@ func TestWinFlushVariants(t *testing.T) {
 			must(t, mpi.World.Barrier()) // every rank's FlushAll is done: the values are at their targets
 			must(t, w.Sync())
 			for o := range size {
-				if got := i64view(mem)[o]; got != int64(1000*o+rank) {
+				if got := i64view(mem[:8*size])[o]; got != int64(1000*o+rank) {
 					t.Fatalf("%s: slot %d holds %d after FlushLocal+FlushAll, want %d", flavor, o, got, 1000*o+rank)
 				}
 			}
@@ -587,4 +587,79 @@ func TestWinLockHolderDies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWinLargeOperations: Put, Get, Accumulate and GetAccumulate of hundreds of
+// kilobytes, contiguous and strided on the target: shipped ones go alone, a Put's
+// data written into the window as it arrives; a large Put past the window's end is
+// an error and writes nothing.
+func TestWinLargeOperations(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		const n = 1<<17 + 3 // int64s: 1 MiB and a bit
+		vec, err := mpi.TypeVector(n/2, 1, 2, mpi.Int64)
+		must(t, err)
+		must(t, vec.Commit())
+		for _, flavor := range []string{"allocate", "create"} {
+			w, mem := winOfFlavor(t, flavor, 8*n, 8)
+			clear(mem)
+			peer := 1 - rank
+			src := make([]int64, n)
+			for i := range src {
+				src[i] = int64(i*7 + rank)
+			}
+			must(t, mpi.World.Barrier())
+			must(t, w.Lock(mpi.LockShared, peer, 0))
+			must(t, mpi.Put(w, src, peer, 0))
+			must(t, w.Flush(peer))
+			got := make([]int64, n)
+			must(t, mpi.Get(w, got, peer, 0))
+			must(t, w.Flush(peer))
+			if !slices.Equal(got, src) {
+				t.Fatalf("%s: a 1 MiB Put then Get differ", flavor)
+			}
+			// strided: every other element, from the origin's first n/2
+			must(t, mpi.PutBuf(w, mpi.Typed(make([]int64, n/2), n/2, mpi.Int64), peer, 0, 1, vec))
+			ones := make([]int32, 2*n)
+			for i := range ones {
+				ones[i] = 1
+			}
+			m := 2 * (n / 2) // int32s: the first n/2 int64s
+			must(t, mpi.Accumulate(w, ones[:m], peer, 0, mpi.Sum))
+			old := make([]int32, m)
+			must(t, mpi.GetAccumulate(w, ones[:m], old, peer, 0, mpi.Sum))
+			must(t, w.Flush(peer))
+			must(t, mpi.Get(w, got, peer, 0))
+			must(t, w.Flush(peer))
+			for i := 0; i < n; i++ {
+				want := src[i]
+				if i%2 == 0 && i/2 < n/2 {
+					want = 0 // the strided Put's zeros
+				}
+				if i < n/2 {
+					want += 2 + 2<<32 // two Sums of 1 on each int32 half (no carries: halves < 2^31)
+				}
+				if got[i] != want {
+					t.Fatalf("%s: element %d is %#x, want %#x", flavor, i, got[i], want)
+				}
+			}
+			if old[0] != 1 || old[1] != 1 {
+				t.Fatalf("%s: GetAccumulate's first old values %v, want 1 1", flavor, old[:2])
+			}
+			err := mpi.Put(w, src, peer, 1) // one element past the end
+			if uerr := w.Unlock(peer); err == nil {
+				err = uerr
+			}
+			if !errors.Is(err, mpi.ErrRMARange) {
+				t.Errorf("%s: a large Put past the end: %v, want ErrRMARange", flavor, err)
+			}
+			must(t, mpi.World.Barrier())
+			must(t, w.Lock(mpi.LockShared, rank, 0))
+			if v := i64view(mem); v[n-1] != int64((n-1)*7+peer) { // the peer's first Put
+				t.Errorf("%s: the refused Put wrote the window's last element: %d", flavor, v[n-1])
+			}
+			must(t, w.Unlock(rank))
+			must(t, mpi.World.Barrier())
+			must(t, w.Free())
+		}
+	})
 }

@@ -129,6 +129,7 @@ type Win struct {
 	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (the progress goroutine's)
 	rbuf     []uint64       // target side: the progress goroutine's receive buffer
 	scratch  []byte         // target side: the progress goroutine's replies
+	sink     putSink        // target side: the receiver of large requests
 
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
@@ -149,6 +150,7 @@ type Win struct {
 	name      string
 	streamed  atomic.Int64  // bytes copied to or from direct targets since the last Flush (win_fast.go)
 	applied   atomic.Uint64 // messages the progress goroutine has applied (observe)
+	published atomic.Uint32 // stored by synchronisation calls, loaded by the progress goroutine (observe)
 }
 
 type winPeer struct {

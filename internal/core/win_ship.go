@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/binary"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -126,7 +127,7 @@ type replySink struct {
 // replyRoom is the least room a reply gets, for an error's text.
 const replyRoom = 256
 
-func (r *replySink) Len() int64                     { return 1 + int64(max(len(r.data), replyRoom)) }
+func (r *replySink) Len() int64                       { return 1 + int64(max(len(r.data), replyRoom)) }
 func (r *replySink) PackAt(dst []byte, off int64) int { return 0 }
 func (r *replySink) UnpackAt(src []byte, off int64) int {
 	n := len(src)
@@ -376,14 +377,34 @@ func (w *Win) serve() {
 			// received leaves the window's origins to report their own failures.
 			continue
 		}
-		if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
-			w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
-		}
-		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
-		if _, err := eng.Mrecv(p2p.Bytes(b), &m); err != nil {
-			continue
-		}
+		w.published.Load() // see observe
 		origin := w.comm.CommRank(st.Source)
+		var b []byte
+		if st.Count > batchAlone {
+			// A large request, alone in its message: a Put is applied as its bytes
+			// arrive (putSink), anything else lands in a buffer of its own.
+			k := &w.sink
+			*k = putSink{w: w, origin: origin, size: st.Count, hdr: k.hdr[:0], ps: k.ps[:0]}
+			if _, err := eng.Mrecv(p2p.Packed(k), &m); err != nil {
+				continue
+			}
+			if k.buf == nil {
+				if k.bad != "" {
+					w.noteErr(origin, k.bad)
+				}
+				w.applied.Add(1)
+				continue
+			}
+			b = k.buf
+		} else {
+			if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
+				w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
+			}
+			b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
+			if _, err := eng.Mrecv(p2p.Bytes(b), &m); err != nil {
+				continue
+			}
+		}
 		for len(b) > 0 {
 			req, rest, err := rma.Split(b)
 			if err != nil {
@@ -397,6 +418,86 @@ func (w *Win) serve() {
 		}
 		w.applied.Add(1) // publishes the writes to the window (see observe)
 	}
+}
+
+// putSink receives a large request (p2p.Layout). Once its header and pieces are in,
+// a Put's pieces are checked and its data goes straight into the window as it
+// arrives, fragment after fragment: no buffer the size of the data and no second
+// copy, and the copy overlaps the transfer. Any other request, or bytes that come
+// out of order, fall back to buf, a buffer of the whole request, handled after.
+type putSink struct {
+	w      *Win
+	origin int
+	size   int64
+	hdr    []byte // the header and pieces received so far
+	need   int64  // their length, once the header says (0 before)
+	mem    []byte
+	ps     []rma.Piece
+	bad    string // why the Put may not be applied (reported at the next flush)
+	buf    []byte // fallback: the whole request
+}
+
+func (k *putSink) Len() int64                       { return k.size }
+func (k *putSink) PackAt(dst []byte, off int64) int { return 0 }
+func (k *putSink) UnpackAt(src []byte, off int64) int {
+	n := len(src)
+	if k.buf != nil {
+		copy(k.buf[off:], src)
+		return n
+	}
+	if k.need == 0 || int64(len(k.hdr)) < k.need { // still in the header
+		if off != int64(len(k.hdr)) {
+			k.fallback(src, off)
+			return n
+		}
+		for len(src) > 0 && (k.need == 0 || int64(len(k.hdr)) < k.need) {
+			want := int64(rma.HeaderLen)
+			if k.need > 0 {
+				want = k.need
+			}
+			c := min(int64(len(src)), want-int64(len(k.hdr)))
+			k.hdr = append(k.hdr, src[:c]...)
+			src, off = src[c:], off+c
+			if int64(len(k.hdr)) == rma.HeaderLen && k.need == 0 {
+				if rma.Kind(k.hdr[0]) != rma.KPut {
+					k.fallback(src, off)
+					return n
+				}
+				k.need = int64(rma.HeaderLen) + 16*int64(binary.LittleEndian.Uint32(k.hdr[4:]))
+			}
+			if k.need > 0 && int64(len(k.hdr)) == k.need {
+				k.open()
+			}
+		}
+	}
+	if len(src) > 0 && k.bad == "" && k.mem != nil {
+		rma.PutAt(k.mem, k.ps, off-k.need, src)
+	}
+	return n
+}
+
+// open decodes the complete header and checks the Put's pieces.
+func (k *putSink) open() {
+	h := rma.Header{Base: int64(binary.LittleEndian.Uint64(k.hdr[16:]))}
+	np := (len(k.hdr) - rma.HeaderLen) / 16
+	if cap(k.ps) < np {
+		k.ps = make([]rma.Piece, np)
+	}
+	k.ps = k.ps[:np]
+	for i := range k.ps {
+		o := rma.HeaderLen + 16*i
+		k.ps[i] = rma.Piece{Off: int64(binary.LittleEndian.Uint64(k.hdr[o:])), Len: int64(binary.LittleEndian.Uint64(k.hdr[o+8:]))}
+	}
+	k.mem, k.bad = k.w.resolve(h.Base, k.ps)
+}
+
+// fallback switches to buffering the whole request: src lands at off.
+func (k *putSink) fallback(src []byte, off int64) {
+	words := make([]uint64, (k.size+7)/8) // 8-byte aligned, for the pieces
+	k.buf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)[:k.size]
+	copy(k.buf, k.hdr)
+	copy(k.buf[off:], src)
+	k.mem, k.bad = nil, ""
 }
 
 // reply answers request id of world rank src: status (0: done), then payload (or an

@@ -89,12 +89,18 @@ func awaitYield() {
 	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }
 
-// observe makes what the progress goroutine wrote into this rank's window so far
-// visible to the calling goroutine in Go's memory model (an atomic load of the count
-// it bumps after each message), as MPI's synchronisation calls promise: the target's
-// program then reads its window without a data race. Every call that ends or orders
-// an epoch at this rank calls it.
-func (w *Win) observe() { w.applied.Load() }
+// observe orders this rank's goroutines and its progress goroutine in Go's memory
+// model, as MPI's synchronisation calls order a window's accesses: what the progress
+// goroutine wrote into this rank's window so far becomes visible to the caller (an
+// atomic load of the count it bumps after each message), and what the caller wrote
+// becomes visible to the progress goroutine's next message (an atomic store it loads
+// first). The program then reads and writes its window without a data race. Every
+// call that ends or orders an epoch at this rank calls it; Flush of a direct target
+// does the store when a progress goroutine runs.
+func (w *Win) observe() {
+	w.published.Store(1)
+	w.applied.Load()
+}
 
 func checkAssert(op string, assert, allowed int) error {
 	if assert&^allowed != 0 {
