@@ -297,13 +297,24 @@ func (w *Win) recycle(b []byte) {
 // call sends a request with no pieces or data to t and returns its reply's first
 // data byte (0 if none), once t has applied every earlier request from this rank.
 func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
-	w.sendBatch(t)
 	h.ID = w.id()
 	dest := w.worldOf(t)
-	var msg [rma.HeaderLen]byte
-	rma.Encode(msg[:], h, nil)
-	if err := eng.Send(p2p.Bytes(msg[:]), dest, tagRMA, w.comm.ctx, p2p.Standard); err != nil {
-		return 0, MapErr(op, err)
+	w.mu.Lock()
+	if len(w.batch[t]) > 0 {
+		// The request ends the batch: one message, one wake-up of the target.
+		b := w.batch[t]
+		at := len(b)
+		w.batch[t] = append(b, make([]byte, rma.HeaderLen)...)
+		rma.Encode(w.batch[t][at:], h, nil)
+		w.sendBatchLocked(t)
+		w.mu.Unlock()
+	} else {
+		w.mu.Unlock()
+		var msg [rma.HeaderLen]byte
+		rma.Encode(msg[:], h, nil)
+		if err := eng.Send(p2p.Bytes(msg[:]), dest, tagRMA, w.comm.ctx, p2p.Standard); err != nil {
+			return 0, MapErr(op, err)
+		}
 	}
 	var r replySink
 	var one [1]byte
@@ -336,15 +347,18 @@ func (w *Win) completeOut(op string, t int) error {
 
 // flushShipped completes every operation shipped to t: at the target too.
 func (w *Win) flushShipped(op string, t int) error {
-	err := w.completeOut(op, t)
 	w.mu.Lock()
 	dirty := w.dirty[t]
 	w.dirty[t] = false
 	w.mu.Unlock()
+	var err error
 	if dirty {
-		if _, ferr := w.call(op, t, &rma.Header{Kind: rma.KFlush}); err == nil {
-			err = ferr
-		}
+		// The flush request travels with the batch; its reply says the target has
+		// applied everything before it.
+		_, err = w.call(op, t, &rma.Header{Kind: rma.KFlush})
+	}
+	if cerr := w.completeOut(op, t); err == nil {
+		err = cerr
 	}
 	return err
 }

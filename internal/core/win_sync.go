@@ -227,13 +227,11 @@ func (w *Win) release(op string, t int, st int32) error {
 		}
 		return nil
 	}
-	err := w.completeOut(op, t)
 	if st&lockNoCheck != 0 {
-		if ferr := w.flushShipped(op, t); err == nil {
-			err = ferr
-		}
-		return err
+		return w.flushShipped(op, t)
 	}
+	// The unlock request travels with the batch; its reply comes once the target has
+	// applied everything before it and released the lock.
 	h := rma.Header{Kind: rma.KUnlock}
 	if excl {
 		h.Flags = rma.Exclusive
@@ -241,8 +239,9 @@ func (w *Win) release(op string, t int, st int32) error {
 	w.mu.Lock()
 	w.dirty[t] = false
 	w.mu.Unlock()
-	if _, uerr := w.call(op, t, &h); err == nil {
-		err = uerr
+	_, err := w.call(op, t, &h)
+	if cerr := w.completeOut(op, t); err == nil {
+		err = cerr
 	}
 	return err
 }
