@@ -663,3 +663,41 @@ func TestWinLargeOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestWinBatchesOfMediumPuts: runs of 4 KiB Puts and Accumulates at consecutive
+// offsets, then one Flush, as a bandwidth loop does: shipped ones travel in batches
+// larger than one request, which the target applies in order, all of them.
+func TestWinBatchesOfMediumPuts(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		const k, n = 64, 512 // operations, int64s each
+		w, mem := winOfFlavor(t, "create", 8*k*n, 8)
+		clear(mem)
+		peer := 1 - rank
+		must(t, mpi.World.Barrier())
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		src := make([]int64, k*n)
+		for i := range src {
+			src[i] = int64(i + 1)
+		}
+		for round := 0; round < 3; round++ {
+			for j := 0; j < k; j++ {
+				if round < 2 {
+					must(t, mpi.Put(w, src[j*n:(j+1)*n], peer, j*n))
+				} else {
+					must(t, mpi.Accumulate(w, src[j*n:(j+1)*n], peer, j*n, mpi.Sum))
+				}
+			}
+			must(t, w.Flush(peer))
+		}
+		got := make([]int64, k*n)
+		must(t, mpi.Get(w, got, peer, 0))
+		must(t, w.Unlock(peer))
+		for i := range got {
+			if got[i] != 2*src[i] {
+				t.Fatalf("element %d is %d after Puts and an Accumulate of %d, want %d", i, got[i], src[i], 2*src[i])
+			}
+		}
+		must(t, mpi.World.Barrier())
+		must(t, w.Free())
+	})
+}

@@ -395,8 +395,9 @@ func (w *Win) serve() {
 		origin := w.comm.CommRank(st.Source)
 		var b []byte
 		if st.Count > batchAlone {
-			// A large request, alone in its message: a Put is applied as its bytes
-			// arrive (putSink), anything else lands in a buffer of its own.
+			// A large message: a Put alone in it is applied as its bytes arrive
+			// (putSink); anything else (a batch, another request) lands in the
+			// kept buffer and is handled below.
 			k := &w.sink
 			*k = putSink{w: w, origin: origin, size: st.Count, hdr: k.hdr[:0], ps: k.ps[:0]}
 			if _, err := eng.Mrecv(p2p.Packed(k), &m); err != nil {
@@ -473,11 +474,13 @@ func (k *putSink) UnpackAt(src []byte, off int64) int {
 			k.hdr = append(k.hdr, src[:c]...)
 			src, off = src[c:], off+c
 			if int64(len(k.hdr)) == rma.HeaderLen && k.need == 0 {
-				if rma.Kind(k.hdr[0]) != rma.KPut {
+				k.need = int64(rma.HeaderLen) + 16*int64(binary.LittleEndian.Uint32(k.hdr[4:]))
+				data := int64(binary.LittleEndian.Uint64(k.hdr[24:]))
+				if rma.Kind(k.hdr[0]) != rma.KPut || data < 0 || k.need+data != k.size {
+					// Not a Put alone in its message (another request, or a batch).
 					k.fallback(src, off)
 					return n
 				}
-				k.need = int64(rma.HeaderLen) + 16*int64(binary.LittleEndian.Uint32(k.hdr[4:]))
 			}
 			if k.need > 0 && int64(len(k.hdr)) == k.need {
 				k.open()
@@ -507,8 +510,11 @@ func (k *putSink) open() {
 
 // fallback switches to buffering the whole request: src lands at off.
 func (k *putSink) fallback(src []byte, off int64) {
-	words := make([]uint64, (k.size+7)/8) // 8-byte aligned, for the pieces
-	k.buf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)[:k.size]
+	w := k.w
+	if need := int((k.size + 7) / 8); need > len(w.rbuf) {
+		w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
+	}
+	k.buf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:k.size]
 	copy(k.buf, k.hdr)
 	copy(k.buf[off:], src)
 	k.mem, k.bad = nil, ""
