@@ -608,6 +608,7 @@ func (w *Win) stopServing() {
 const (
 	tagRMA     = 1
 	tagReplies = 2
+	tagPost    = MaxTag - 1 // Post's notice to a shipped origin, which Start receives itself
 )
 
 // id returns a fresh reply tag.
@@ -615,7 +616,7 @@ func (w *Win) id() uint32 {
 	w.mu.Lock()
 	id := w.nextID
 	w.nextID++
-	if w.nextID >= MaxTag {
+	if w.nextID >= tagPost {
 		w.nextID = tagReplies
 	}
 	w.mu.Unlock()

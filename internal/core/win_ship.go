@@ -70,6 +70,32 @@ func (x *shipOp) finish(err error) {
 	x.done, x.err, x.fin, x.batch, x.sink.data, x.out = true, err, nil, nil, nil, sendLayout{}
 }
 
+// testSend is test for a batch's send with w.mu held: the batch's buffer goes back
+// to the free list directly.
+func (x *shipOp) testSend() (bool, error) {
+	if !x.mu.TryLock() {
+		return false, nil
+	}
+	defer x.mu.Unlock()
+	if x.done {
+		return true, x.err
+	}
+	var st p2p.Status
+	ok, err := eng.TestInto(&x.send, &st)
+	if !ok && err == nil {
+		return false, nil
+	}
+	if err != nil {
+		err = MapErr("RMA", err)
+	}
+	w := x.w
+	if len(w.free) < 4 {
+		w.free = append(w.free, x.batch[:0])
+	}
+	x.done, x.err, x.batch = true, err, nil
+	return true, err
+}
+
 func (x *shipOp) test() (bool, error) {
 	if !x.mu.TryLock() {
 		return false, nil
@@ -160,10 +186,10 @@ func (s *sendLayout) PackAt(dst []byte, off int64) int {
 }
 func (s *sendLayout) UnpackAt(src []byte, off int64) int { return 0 }
 
-// Batches: requests without a reply (Put, Accumulate, Post, Complete) are not sent
+// Batches: requests without a reply (Put, Accumulate, Complete) are not sent
 // one by one but gathered per target, back to back and each padded to 8 bytes, and
 // sent as one message when the batch is full or before anything that must reach the
-// target (a request with a reply, Flush, Unlock, Complete's wait for them, Post): one
+// target (a request with a reply, Flush, Unlock, Complete): one
 // system call per batch, not per operation, and no allocation (the batches' buffers
 // are reused). An operation in a batch is complete at the origin when its call
 // returns, since its data was copied.
@@ -236,6 +262,7 @@ func (w *Win) sendBatchLocked(t int) {
 	if len(b) == 0 {
 		return
 	}
+	w.reapLocked(t)
 	x := w.newOp(false)
 	x.batch = b
 	q, err := eng.Isend(p2p.Bytes(b), w.worldOf(t), tagRMA, w.comm.ctx, p2p.Standard)
@@ -267,15 +294,45 @@ func (w *Win) newOp(keep bool) *shipOp {
 
 // reuse takes back a completed shipOp nobody else holds.
 func (w *Win) reuse(x *shipOp) {
+	w.mu.Lock()
+	w.reuseLocked(x)
+	w.mu.Unlock()
+}
+
+func (w *Win) reuseLocked(x *shipOp) {
 	if x.keep {
 		return
 	}
 	*x = shipOp{w: w}
-	w.mu.Lock()
 	if len(w.xfree) < 64 {
 		w.xfree = append(w.xfree, x)
 	}
-	w.mu.Unlock()
+}
+
+// reapLocked forgets the sends to t at the front of its list that have completed
+// (w.mu held), so that a rank that only posts or completes epochs at t, and never
+// flushes it, does not pile up requests and batch buffers.
+func (w *Win) reapLocked(t int) {
+	out := w.out[t]
+	k := 0
+	for k < len(out) && out[k].batch != nil {
+		x := out[k]
+		if ok, _ := x.testSend(); !ok {
+			break
+		}
+		k++
+	}
+	if k == 0 {
+		return
+	}
+	for _, x := range out[:k] {
+		if x.err == nil {
+			w.reuseLocked(x) // a failed one stays for completeOut to report
+		}
+	}
+	n := copy(out, out[k:])
+	clear(out[n:])
+	w.out[t] = out[:n]
 }
 
 // sendBatch sends t's batch, if any.
@@ -612,8 +669,6 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		w.grant()
 	case rma.KGrant:
 		w.grant()
-	case rma.KPost:
-		atomic.AddUint64(w.ctrl.post(origin), 1)
 	case rma.KComplete:
 		atomic.AddUint64(w.ctrl.complete(origin, w.size), 1)
 	case rma.KStop:

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/rma"
 	"github.com/mpigo/mpigo/internal/yield"
 	"golang.org/x/sys/unix"
@@ -392,8 +393,12 @@ func (w *Win) Post(op string, g []int, assert int) error {
 		if p := &w.peers[o]; p.direct {
 			atomic.AddUint64(p.ctrl.post(w.rank), 1)
 		} else {
-			w.ship(o, &rma.Header{Kind: rma.KPost}, 0, nil, nil, false, false, nil, nil)
-			w.sendBatch(o) // the origin waits for it
+			// A message the origin's Start receives itself: no hand-off through its
+			// progress goroutine, which the notice needs nothing of.
+			var notice [1]byte
+			if err := eng.Send(p2p.Bytes(notice[:]), w.worldOf(o), tagPost, w.comm.ctx, p2p.Standard); err != nil {
+				return MapErr(op, err)
+			}
 		}
 	}
 	return nil
@@ -416,6 +421,13 @@ func (w *Win) Start(op string, g []int, assert int) error {
 	}
 	if assert&ModeNoCheck == 0 {
 		for _, t := range g {
+			if !w.peers[t].direct {
+				var notice [1]byte
+				if _, err := eng.Recv(p2p.Bytes(notice[:]), w.worldOf(t), tagPost, w.comm.ctx); err != nil {
+					return MapErr(op, err)
+				}
+				continue
+			}
 			seen := w.startSeen[t]
 			w.await(func() bool { return atomic.LoadUint64(w.ctrl.post(t)) > seen })
 			w.startSeen[t]++

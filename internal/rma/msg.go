@@ -30,7 +30,6 @@ const (
 	KFlush                    // reply once every earlier request is applied
 	KLock                     // Flags: Exclusive; reply (1) once granted: the target queues it
 	KUnlock                   // Flags: Exclusive; reply once released
-	KPost                     // the sender posted an exposure epoch to the receiver
 	KComplete                 // the sender completed an access epoch at the receiver
 	KStop                     // the window is being freed: the progress goroutine ends
 	KGrant                    // a direct origin released the lock: grant queued requests
