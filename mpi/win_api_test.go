@@ -591,8 +591,9 @@ func TestWinLockHolderDies(t *testing.T) {
 
 // TestWinLargeOperations: Put, Get, Accumulate and GetAccumulate of hundreds of
 // kilobytes, contiguous and strided on the target: shipped ones go alone, a Put's
-// data written into the window as it arrives; a large Put past the window's end is
-// an error and writes nothing.
+// and a Get's data in messages of their own, received straight into the window and
+// the caller's buffer; a large Put past the window's end is an error and writes
+// nothing.
 func TestWinLargeOperations(t *testing.T) {
 	winJob(t, 2, func(t *testing.T, rank, size int) {
 		const n = 1<<17 + 3 // int64s: 1 MiB and a bit

@@ -129,7 +129,6 @@ type Win struct {
 	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (the progress goroutine's)
 	rbuf     []uint64       // target side: the progress goroutine's receive buffer
 	scratch  []byte         // target side: the progress goroutine's replies
-	sink     putSink        // target side: the receiver of large requests
 
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
@@ -609,6 +608,7 @@ const (
 	tagRMA     = 1
 	tagReplies = 2
 	tagPost    = MaxTag - 1 // Post's notice to a shipped origin, which Start receives itself
+	tagData    = MaxTag - 2 // the data of a large Put (rma.Split)
 )
 
 // id returns a fresh reply tag.
@@ -616,7 +616,7 @@ func (w *Win) id() uint32 {
 	w.mu.Lock()
 	id := w.nextID
 	w.nextID++
-	if w.nextID >= tagPost {
+	if w.nextID >= tagData {
 		w.nextID = tagReplies
 	}
 	w.mu.Unlock()

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/binary"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -22,7 +21,9 @@ type shipOp struct {
 	w       *Win
 	send    p2p.Request
 	recv    p2p.Request
+	recv2   p2p.Request // a split reply's data
 	hasRecv bool
+	split   bool
 	sink    replySink
 	fin     func([]byte) // stores a reply's data in the caller's buffer
 	batch   []byte       // a sent batch, back to the window's free list once sent
@@ -46,6 +47,11 @@ func (x *shipOp) complete() error {
 	if x.hasRecv {
 		if rerr := eng.WaitInto(&x.recv, &st); err == nil {
 			err = rerr
+		}
+		if x.split {
+			if rerr := eng.WaitInto(&x.recv2, &st); err == nil {
+				err = rerr
+			}
 		}
 	}
 	x.finish(err)
@@ -108,6 +114,9 @@ func (x *shipOp) test() (bool, error) {
 	ok, err := eng.TestInto(&x.send, &st)
 	if err == nil && ok && x.hasRecv {
 		ok, err = eng.TestInto(&x.recv, &st)
+		if err == nil && ok && x.split {
+			ok, err = eng.TestInto(&x.recv2, &st)
+		}
 	}
 	if err != nil || ok {
 		x.finish(err)
@@ -220,6 +229,28 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		w.mu.Unlock()
 		return nil
 	}
+	if h.Kind == rma.KPut && !reply {
+		// A large Put: its header joins the batch, which goes now, and its data
+		// follows as a message of its own, sent from the caller's buffer and
+		// received by the target straight into its window.
+		h.Flags |= rma.SplitData
+		b := w.batch[t]
+		at := len(b)
+		hn := rma.HeaderLen + 16*len(ps)
+		w.batch[t] = append(b, make([]byte, (hn+7)&^7)...)
+		rma.EncodeHeader(w.batch[t][at:], h, ps)
+		w.dirty[t] = true
+		w.sendBatchLocked(t)
+		x := w.newOp(keep)
+		q, err := eng.Isend(p2p.Bytes(data), w.worldOf(t), tagData, w.comm.ctx, p2p.Standard)
+		if err != nil {
+			x.done, x.err = true, MapErr("RMA", err)
+		}
+		x.send = q
+		w.out[t] = append(w.out[t], x)
+		w.mu.Unlock()
+		return x
+	}
 	w.sendBatchLocked(t) // the order of requests is the order of the calls
 	x := w.newOp(keep)
 	w.mu.Unlock()
@@ -234,6 +265,17 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 			return x
 		}
 		x.recv, x.hasRecv = q, true
+		if h.Kind == rma.KGet && len(into) > batchAlone {
+			// The data comes in a message of its own, straight into into.
+			h.Flags |= rma.SplitData
+			x.sink.data = nil
+			q2, err := eng.Irecv(p2p.Bytes(into), dest, int(h.ID), w.comm.ctx)
+			if err != nil {
+				x.done, x.err = true, MapErr("RMA", err)
+				return x
+			}
+			x.recv2, x.split = q2, true
+		}
 	}
 	head := x.head[:]
 	if len(ps) > 1 {
@@ -450,32 +492,12 @@ func (w *Win) serve() {
 		}
 		w.published.Load() // see observe
 		origin := w.comm.CommRank(st.Source)
-		var b []byte
-		if st.Count > batchAlone {
-			// A large message: a Put alone in it is applied as its bytes arrive
-			// (putSink); anything else (a batch, another request) lands in the
-			// kept buffer and is handled below.
-			k := &w.sink
-			*k = putSink{w: w, origin: origin, size: st.Count, hdr: k.hdr[:0], ps: k.ps[:0]}
-			if _, err := eng.Mrecv(p2p.Packed(k), &m); err != nil {
-				continue
-			}
-			if k.buf == nil {
-				if k.bad != "" {
-					w.noteErr(origin, k.bad)
-				}
-				w.applied.Add(1)
-				continue
-			}
-			b = k.buf
-		} else {
-			if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
-				w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
-			}
-			b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
-			if _, err := eng.Mrecv(p2p.Bytes(b), &m); err != nil {
-				continue
-			}
+		if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
+			w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
+		}
+		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
+		if _, err := eng.Mrecv(p2p.Bytes(b), &m); err != nil {
+			continue
 		}
 		for len(b) > 0 {
 			req, rest, err := rma.Split(b)
@@ -492,89 +514,22 @@ func (w *Win) serve() {
 	}
 }
 
-// putSink receives a large request (p2p.Layout). Once its header and pieces are in,
-// a Put's pieces are checked and its data goes straight into the window as it
-// arrives, fragment after fragment: no buffer the size of the data and no second
-// copy, and the copy overlaps the transfer. Any other request, or bytes that come
-// out of order, fall back to buf, a buffer of the whole request, handled after.
-type putSink struct {
-	w      *Win
-	origin int
-	size   int64
-	hdr    []byte // the header and pieces received so far
-	need   int64  // their length, once the header says (0 before)
-	mem    []byte
-	ps     []rma.Piece
-	bad    string // why the Put may not be applied (reported at the next flush)
-	buf    []byte // fallback: the whole request
-}
-
-func (k *putSink) Len() int64                       { return k.size }
-func (k *putSink) PackAt(dst []byte, off int64) int { return 0 }
-func (k *putSink) UnpackAt(src []byte, off int64) int {
-	n := len(src)
-	if k.buf != nil {
-		copy(k.buf[off:], src)
-		return n
+// recvData receives the data of a split Put from world rank src: straight into the
+// window when it is one run, else through the scratch buffer; with mem nil (a Put
+// refused) it is received and dropped.
+func (w *Win) recvData(src int, mem []byte, ps []rma.Piece, n int64) {
+	if mem != nil && len(ps) == 1 && ps[0].Len == n {
+		eng.Recv(p2p.Bytes(mem[ps[0].Off:ps[0].Off+n]), src, tagData, w.comm.ctx)
+		return
 	}
-	if k.need == 0 || int64(len(k.hdr)) < k.need { // still in the header
-		if off != int64(len(k.hdr)) {
-			k.fallback(src, off)
-			return n
-		}
-		for len(src) > 0 && (k.need == 0 || int64(len(k.hdr)) < k.need) {
-			want := int64(rma.HeaderLen)
-			if k.need > 0 {
-				want = k.need
-			}
-			c := min(int64(len(src)), want-int64(len(k.hdr)))
-			k.hdr = append(k.hdr, src[:c]...)
-			src, off = src[c:], off+c
-			if int64(len(k.hdr)) == rma.HeaderLen && k.need == 0 {
-				k.need = int64(rma.HeaderLen) + 16*int64(binary.LittleEndian.Uint32(k.hdr[4:]))
-				data := int64(binary.LittleEndian.Uint64(k.hdr[24:]))
-				if rma.Kind(k.hdr[0]) != rma.KPut || data < 0 || k.need+data != k.size {
-					// Not a Put alone in its message (another request, or a batch).
-					k.fallback(src, off)
-					return n
-				}
-			}
-			if k.need > 0 && int64(len(k.hdr)) == k.need {
-				k.open()
-			}
-		}
+	if int64(cap(w.scratch)) < n {
+		w.scratch = make([]byte, n)
 	}
-	if len(src) > 0 && k.bad == "" && k.mem != nil {
-		rma.PutAt(k.mem, k.ps, off-k.need, src)
+	buf := w.scratch[:n]
+	eng.Recv(p2p.Bytes(buf), src, tagData, w.comm.ctx)
+	if mem != nil {
+		rma.Put(mem, ps, buf)
 	}
-	return n
-}
-
-// open decodes the complete header and checks the Put's pieces.
-func (k *putSink) open() {
-	h := rma.Header{Base: int64(binary.LittleEndian.Uint64(k.hdr[16:]))}
-	np := (len(k.hdr) - rma.HeaderLen) / 16
-	if cap(k.ps) < np {
-		k.ps = make([]rma.Piece, np)
-	}
-	k.ps = k.ps[:np]
-	for i := range k.ps {
-		o := rma.HeaderLen + 16*i
-		k.ps[i] = rma.Piece{Off: int64(binary.LittleEndian.Uint64(k.hdr[o:])), Len: int64(binary.LittleEndian.Uint64(k.hdr[o+8:]))}
-	}
-	k.mem, k.bad = k.w.resolve(h.Base, k.ps)
-}
-
-// fallback switches to buffering the whole request: src lands at off.
-func (k *putSink) fallback(src []byte, off int64) {
-	w := k.w
-	if need := int((k.size + 7) / 8); need > len(w.rbuf) {
-		w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
-	}
-	k.buf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:k.size]
-	copy(k.buf, k.hdr)
-	copy(k.buf[off:], src)
-	k.mem, k.bad = nil, ""
 }
 
 // reply answers request id of world rank src: status (0: done), then payload (or an
@@ -608,13 +563,44 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 			} else {
 				w.noteErr(origin, why)
 			}
+			if h.Flags&rma.SplitData != 0 {
+				// The data message still comes (Put), or is still awaited (Get).
+				if h.Kind == rma.KPut {
+					w.recvData(src, nil, nil, h.Data)
+				} else {
+					eng.Send(p2p.Bytes(nil), src, int(h.ID), w.comm.ctx, p2p.Standard)
+				}
+			}
 			return true
 		}
 	}
 	switch h.Kind {
 	case rma.KPut:
+		if h.Flags&rma.SplitData != 0 {
+			w.recvData(src, mem, ps, h.Data)
+			break
+		}
 		rma.Put(mem, ps, data)
 	case rma.KGet:
+		if h.Flags&rma.SplitData != 0 && len(ps) == 1 {
+			// Status, then the data straight from the window.
+			var ok [1]byte
+			eng.Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng.Send(p2p.Bytes(mem[ps[0].Off:ps[0].Off+ps[0].Len]), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			break
+		}
+		if h.Flags&rma.SplitData != 0 {
+			n := sum(ps)
+			if cap(w.scratch) < n {
+				w.scratch = make([]byte, n)
+			}
+			out := w.scratch[:n]
+			rma.Get(out, mem, ps)
+			var ok [1]byte
+			eng.Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			break
+		}
 		if len(ps) == 1 {
 			// Straight from the window: no copy here.
 			var ok [1]byte

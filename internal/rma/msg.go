@@ -35,8 +35,15 @@ const (
 	KGrant                    // a direct origin released the lock: grant queued requests
 )
 
-// Exclusive is the flag of an exclusive lock.
-const Exclusive = 1
+// Flags.
+const (
+	Exclusive = 1 // KLock, KUnlock: the exclusive lock
+	// SplitData: the data travels in a message of its own (tag TagData from the origin
+	// for KPut; the reply's tag, after the status, for KGet), so that the transport
+	// moves it straight between the caller's buffer and the window. The request's
+	// Data still says its length.
+	SplitData = 2
+)
 
 // HeaderLen is the size of a request's header.
 const HeaderLen = 32
@@ -90,7 +97,10 @@ func Split(b []byte) (req, rest []byte, err error) {
 		return nil, nil, errShort
 	}
 	pieces, data := int64(binary.LittleEndian.Uint32(b[4:])), int64(binary.LittleEndian.Uint64(b[24:]))
-	n := int64(HeaderLen) + 16*pieces + data
+	n := int64(HeaderLen) + 16*pieces
+	if b[3]&SplitData == 0 {
+		n += data
+	}
 	if data < 0 || n > int64(len(b)) {
 		return nil, nil, errShort
 	}
@@ -107,7 +117,11 @@ func Decode(b []byte) (h Header, ps []Piece, data []byte, err error) {
 	h = Header{Kind: Kind(b[0]), Op: Op(b[1]), Elem: datatype.Kind(b[2]), Flags: b[3],
 		Pieces: binary.LittleEndian.Uint32(b[4:]), ID: binary.LittleEndian.Uint32(b[8:]),
 		Base: int64(binary.LittleEndian.Uint64(b[16:])), Data: int64(binary.LittleEndian.Uint64(b[24:]))}
-	if h.Data < 0 || int64(len(b)) != int64(HeaderLen)+16*int64(h.Pieces)+h.Data {
+	inline := h.Data
+	if h.Flags&SplitData != 0 {
+		inline = 0
+	}
+	if h.Data < 0 || int64(len(b)) != int64(HeaderLen)+16*int64(h.Pieces)+inline {
 		return h, nil, nil, fmt.Errorf("rma: request of %d bytes announces %d pieces and %d data bytes", len(b), h.Pieces, h.Data)
 	}
 	if h.Pieces > 0 {
