@@ -461,11 +461,12 @@ func (w *Win) Complete(op string) error {
 			atomic.AddUint64(p.ctrl.complete(w.rank, w.size), 1)
 			continue
 		}
+		// The notice ends the epoch's batch: one message; the target applies it
+		// after everything before it.
+		w.ship(t, &rma.Header{Kind: rma.KComplete}, 0, nil, nil, false, false, nil, nil)
 		if err := w.completeOut(op, t); err != nil && first == nil {
 			first = err
 		}
-		w.ship(t, &rma.Header{Kind: rma.KComplete}, 0, nil, nil, false, false, nil, nil)
-		w.sendBatch(t) // the target waits for it
 	}
 	return first
 }
