@@ -3,10 +3,14 @@ package mpi_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -330,7 +334,7 @@ func TestWinFlushVariants(t *testing.T) {
 			must(t, mpi.World.Barrier()) // every rank's FlushAll is done: the values are at their targets
 			must(t, w.Sync())
 			for o := range size {
-				if got := i64view(mem)[o]; got != int64(1000*o+rank) {
+				if got := i64view(mem[:8*size])[o]; got != int64(1000*o+rank) {
 					t.Fatalf("%s: slot %d holds %d after FlushLocal+FlushAll, want %d", flavor, o, got, 1000*o+rank)
 				}
 			}
@@ -508,5 +512,193 @@ func TestWinAtomicsActiveTarget(t *testing.T) {
 				must(t, w.Free())
 			}
 		}
+	})
+}
+
+// TestWinExclusiveLockCounter: every rank increments a counter at rank 0 with Get and
+// Put under an exclusive lock, many times; the count must be exact. Remote requests
+// for the lock queue at rank 0 while rank 0 itself (direct) and the others hold it.
+func TestWinExclusiveLockCounter(t *testing.T) {
+	winJob(t, 4, func(t *testing.T, rank, size int) {
+		for _, flavor := range []string{"allocate", "create"} {
+			w, mem := winOfFlavor(t, flavor, 8, 8)
+			clear(mem)
+			must(t, mpi.World.Barrier())
+			const N = 100
+			v := make([]int64, 1)
+			for i := 0; i < N; i++ {
+				must(t, w.Lock(mpi.LockExclusive, 0, 0))
+				must(t, mpi.Get(w, v, 0, 0))
+				must(t, w.Flush(0))
+				v[0]++
+				must(t, mpi.Put(w, v, 0, 0))
+				must(t, w.Unlock(0))
+			}
+			must(t, mpi.World.Barrier())
+			if rank == 0 {
+				must(t, w.Lock(mpi.LockShared, 0, 0))
+				if got := i64view(mem)[0]; got != int64(N*size) {
+					t.Errorf("%s: counter %d, want %d", flavor, got, N*size)
+				}
+				must(t, w.Unlock(0))
+			}
+			must(t, w.Free())
+		}
+	})
+}
+
+// TestWinLockHolderDies: rank 1 dies while it holds rank 0's lock exclusively; the
+// ranks waiting for that lock must not hang: a direct wait asks whether the holder
+// lives and ends with an error naming it (ErrProcFailed), or the launcher ends the
+// job first. Either way the job ends within bounded time naming rank 1.
+func TestWinLockHolderDies(t *testing.T) {
+	for _, tr := range transportsRMA {
+		t.Run(tr, func(t *testing.T) {
+			start := time.Now()
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+				must(t, mpi.Init())
+				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+				must(t, err)
+				if mpi.World.Rank() == 1 {
+					must(t, w.Lock(mpi.LockExclusive, 0, 0))
+				}
+				must(t, mpi.World.Barrier())
+				if mpi.World.Rank() == 1 {
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+				err = w.Lock(mpi.LockExclusive, 0, 0)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "rank %d: Lock: %v\n", mpi.World.Rank(), err)
+					if !errors.Is(err, mpi.ErrProcFailed) {
+						os.Exit(4)
+					}
+					os.Exit(3) // an error on a survivor is a correct ending
+				}
+				t.Error("Lock returned although rank 1 holds the lock and died")
+			})
+			if mpitest.IsRank(t) {
+				return
+			}
+			if res.Code == 0 || res.Code == 4 || !contains(res.Stderr, "rank 1") {
+				t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v to end", took)
+			}
+		})
+	}
+}
+
+// TestWinLargeOperations: Put, Get, Accumulate and GetAccumulate of hundreds of
+// kilobytes, contiguous and strided on the target: shipped ones go alone, a Put's
+// and a Get's data in messages of their own, received straight into the window and
+// the caller's buffer; a large Put past the window's end is an error and writes
+// nothing.
+func TestWinLargeOperations(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		const n = 1<<17 + 3 // int64s: 1 MiB and a bit
+		vec, err := mpi.TypeVector(n/2, 1, 2, mpi.Int64)
+		must(t, err)
+		must(t, vec.Commit())
+		for _, flavor := range []string{"allocate", "create"} {
+			w, mem := winOfFlavor(t, flavor, 8*n, 8)
+			clear(mem)
+			peer := 1 - rank
+			src := make([]int64, n)
+			for i := range src {
+				src[i] = int64(i*7 + rank)
+			}
+			must(t, mpi.World.Barrier())
+			must(t, w.Lock(mpi.LockShared, peer, 0))
+			must(t, mpi.Put(w, src, peer, 0))
+			must(t, w.Flush(peer))
+			got := make([]int64, n)
+			must(t, mpi.Get(w, got, peer, 0))
+			must(t, w.Flush(peer))
+			if !slices.Equal(got, src) {
+				t.Fatalf("%s: a 1 MiB Put then Get differ", flavor)
+			}
+			// strided: every other element, from the origin's first n/2
+			must(t, mpi.PutBuf(w, mpi.Typed(make([]int64, n/2), n/2, mpi.Int64), peer, 0, 1, vec))
+			ones := make([]int32, 2*n)
+			for i := range ones {
+				ones[i] = 1
+			}
+			m := 2 * (n / 2) // int32s: the first n/2 int64s
+			must(t, mpi.Accumulate(w, ones[:m], peer, 0, mpi.Sum))
+			old := make([]int32, m)
+			must(t, mpi.GetAccumulate(w, ones[:m], old, peer, 0, mpi.Sum))
+			must(t, w.Flush(peer))
+			must(t, mpi.Get(w, got, peer, 0))
+			must(t, w.Flush(peer))
+			for i := 0; i < n; i++ {
+				want := src[i]
+				if i%2 == 0 && i/2 < n/2 {
+					want = 0 // the strided Put's zeros
+				}
+				if i < n/2 {
+					want += 2 + 2<<32 // two Sums of 1 on each int32 half (no carries: halves < 2^31)
+				}
+				if got[i] != want {
+					t.Fatalf("%s: element %d is %#x, want %#x", flavor, i, got[i], want)
+				}
+			}
+			if old[0] != 1 || old[1] != 1 {
+				t.Fatalf("%s: GetAccumulate's first old values %v, want 1 1", flavor, old[:2])
+			}
+			err := mpi.Put(w, src, peer, 1) // one element past the end
+			if uerr := w.Unlock(peer); err == nil {
+				err = uerr
+			}
+			if !errors.Is(err, mpi.ErrRMARange) {
+				t.Errorf("%s: a large Put past the end: %v, want ErrRMARange", flavor, err)
+			}
+			must(t, mpi.World.Barrier())
+			must(t, w.Lock(mpi.LockShared, rank, 0))
+			if v := i64view(mem); v[n-1] != int64((n-1)*7+peer) { // the peer's first Put
+				t.Errorf("%s: the refused Put wrote the window's last element: %d", flavor, v[n-1])
+			}
+			must(t, w.Unlock(rank))
+			must(t, mpi.World.Barrier())
+			must(t, w.Free())
+		}
+	})
+}
+
+// TestWinBatchesOfMediumPuts: runs of 4 KiB Puts and Accumulates at consecutive
+// offsets, then one Flush, as a bandwidth loop does: shipped ones travel in batches
+// larger than one request, which the target applies in order, all of them.
+func TestWinBatchesOfMediumPuts(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		const k, n = 64, 512 // operations, int64s each
+		w, mem := winOfFlavor(t, "create", 8*k*n, 8)
+		clear(mem)
+		peer := 1 - rank
+		must(t, mpi.World.Barrier())
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		src := make([]int64, k*n)
+		for i := range src {
+			src[i] = int64(i + 1)
+		}
+		for round := 0; round < 3; round++ {
+			for j := 0; j < k; j++ {
+				if round < 2 {
+					must(t, mpi.Put(w, src[j*n:(j+1)*n], peer, j*n))
+				} else {
+					must(t, mpi.Accumulate(w, src[j*n:(j+1)*n], peer, j*n, mpi.Sum))
+				}
+			}
+			must(t, w.Flush(peer))
+		}
+		got := make([]int64, k*n)
+		must(t, mpi.Get(w, got, peer, 0))
+		must(t, w.Unlock(peer))
+		for i := range got {
+			if got[i] != 2*src[i] {
+				t.Fatalf("element %d is %d after Puts and an Accumulate of %d, want %d", i, got[i], src[i], 2*src[i])
+			}
+		}
+		must(t, mpi.World.Barrier())
+		must(t, w.Free())
 	})
 }

@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -106,6 +107,9 @@ func BenchmarkRMA(b *testing.B) {
 // Accumulate, FetchAndOp and CompareAndSwap with their Flush, and a PSCW epoch
 // around a Put, allocate nothing per call.
 func TestWinDirectAllocatesNothing(t *testing.T) {
+	if interRace {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
 	job(t, 2, func(t *testing.T, rank, size int) {
 		w, _, err := mpi.WinAllocate(4096, 1, nil, mpi.World)
 		must(t, err)
@@ -144,4 +148,48 @@ func TestWinDirectAllocatesNothing(t *testing.T) {
 		}
 		must(t, w.Free())
 	})
+}
+
+// TestWinShippedAllocations: over forced TCP every target is shipped to. Puts and
+// Accumulates join a batch per target (no allocation per operation; one message per
+// batch), and Get's reply lands in the caller's buffer; the bounds below are per
+// call, Flush included, measured over runs of 64 operations.
+func TestWinShippedAllocations(t *testing.T) {
+	if interRace {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: map[string]string{"transports": "self,tcp"}}, func(t *testing.T) {
+		must(t, mpi.Init())
+		w, _, err := mpi.WinAllocate(4096, 1, nil, mpi.World)
+		must(t, err)
+		if mpi.World.Rank() == 0 {
+			b8, one := make([]byte, 8), []int32{1, 1}
+			must(t, w.Lock(mpi.LockShared, 1, 0))
+			for _, c := range []struct {
+				name string
+				max  float64
+				f    func(j int)
+			}{
+				{"Put", 0.2, func(j int) { must(t, mpi.Put(w, b8, 1, 8*j)) }},
+				{"Accumulate", 0.2, func(j int) { must(t, mpi.Accumulate(w, one, 1, 8*j, mpi.Sum)) }},
+				{"Get", 0.3, func(j int) { must(t, mpi.Get(w, b8, 1, 8*j)) }},
+			} {
+				n := testing.AllocsPerRun(20, func() {
+					for j := 0; j < 64; j++ {
+						c.f(j)
+					}
+					must(t, w.Flush(1))
+				}) / 64
+				if n > c.max {
+					t.Errorf("%s shipped: %.2f allocations per call, want at most %v", c.name, n, c.max)
+				}
+			}
+			must(t, w.Unlock(1))
+		}
+		must(t, w.Free())
+		must(t, mpi.Finalize())
+	})
+	if !mpitest.IsRank(t) && res.Code != 0 {
+		t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
 }

@@ -120,9 +120,15 @@ type Win struct {
 	mu       sync.Mutex
 	nextID   uint32
 	out      [][]*shipOp // per target: shipped operations not yet complete
+	batch    [][]byte    // per target: requests not sent yet (win_ship.go)
+	free     [][]byte    // sent batches' buffers, for reuse
+	xfree    []*shipOp   // completed shipOps, for reuse
 	dirty    []bool      // per target: shipped without a reply since its last flush
 	attached []attachment
 	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
+	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (the progress goroutine's)
+	rbuf     []uint64       // target side: the progress goroutine's receive buffer
+	scratch  []byte         // target side: the progress goroutine's replies
 
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
@@ -141,7 +147,9 @@ type Win struct {
 	waitSeen  []uint64
 	freed     atomic.Bool
 	name      string
-	streamed  atomic.Int64 // bytes copied to or from direct targets since the last Flush (win_fast.go)
+	streamed  atomic.Int64  // bytes copied to or from direct targets since the last Flush (win_fast.go)
+	applied   atomic.Uint64 // messages the progress goroutine has applied (observe)
+	published atomic.Uint32 // stored by synchronisation calls, loaded by the progress goroutine (observe)
 }
 
 type winPeer struct {
@@ -159,17 +167,22 @@ type attachment struct {
 }
 
 // ctrlBlock is a rank's control words: [0] the passive-target lock, [1] the
-// accumulate lock (low 32 bits), then n post counters and n complete counters.
+// accumulate lock (low 32 bits), [2] the number of remote lock requests queued at
+// this rank (win_ship.go), then per peer: n post counters, n complete counters, and
+// n holder words (the lock type origin o holds here, 0 for none, so that a waiter can
+// ask whether the holders still live).
 type ctrlBlock []uint64
 
-func ctrlWords(n int) int { return (2 + 2*n + 7) &^ 7 }
+func ctrlWords(n int) int { return (4 + 3*n + 7) &^ 7 }
 
-func (c ctrlBlock) lock() *uint64 { return &c[0] }
-func (c ctrlBlock) acc() *uint32  { return (*uint32)(unsafe.Pointer(&c[1])) }
+func (c ctrlBlock) lock() *uint64   { return &c[0] }
+func (c ctrlBlock) acc() *uint32    { return (*uint32)(unsafe.Pointer(&c[1])) }
+func (c ctrlBlock) queued() *uint64 { return &c[2] }
 func (c ctrlBlock) post(from int) *uint64 {
-	return &c[2+from]
+	return &c[4+from]
 }
-func (c ctrlBlock) complete(from int, n int) *uint64 { return &c[2+n+from] }
+func (c ctrlBlock) complete(from int, n int) *uint64 { return &c[4+n+from] }
+func (c ctrlBlock) held(o int, n int) *uint64        { return &c[4+2*n+o] }
 
 func u64s(b []byte) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
@@ -277,7 +290,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 		w.ships, w.served = true, true // every target, this rank too, goes through the goroutine
 		me0.direct = false
 	}
-	w.out, w.dirty = make([][]*shipOp, n), make([]bool, n)
+	w.out, w.dirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([][]byte, n)
 	w.locks, w.accessTo = make([]atomic.Int32, n), make([]atomic.Bool, n)
 	w.startSeen, w.waitSeen = make([]uint64, n), make([]uint64, n)
 	w.nextID = 2
@@ -594,6 +607,8 @@ func (w *Win) stopServing() {
 const (
 	tagRMA     = 1
 	tagReplies = 2
+	tagPost    = MaxTag - 1 // Post's notice to a shipped origin, which Start receives itself
+	tagData    = MaxTag - 2 // the data of a large Put (rma.Split)
 )
 
 // id returns a fresh reply tag.
@@ -601,7 +616,7 @@ func (w *Win) id() uint32 {
 	w.mu.Lock()
 	id := w.nextID
 	w.nextID++
-	if w.nextID >= MaxTag {
+	if w.nextID >= tagData {
 		w.nextID = tagReplies
 	}
 	w.mu.Unlock()

@@ -162,6 +162,9 @@ func (w *Win) FlushDirect(t int) bool {
 		if w.streamed.Load() != 0 {
 			w.streamed.Store(0)
 		}
+		if w.served {
+			w.published.Store(1) // see observe
+		}
 		return true
 	}
 	return false

@@ -230,20 +230,20 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 		return donePending, nil
 	}
 	var one [1]rma.Piece
-	x := w.ship(t.Rank, &rma.Header{Kind: rma.KPut}, pr.off, pieces(t, 0, &one), stream(o), nil, nil)
+	x := w.ship(t.Rank, &rma.Header{Kind: rma.KPut}, pr.off, pieces(t, 0, &one), stream(o), false, req, nil, nil)
 	return x.pending(), nil
 }
 
 // Get reads the target into o (MPI_Get).
 func (w *Win) Get(op string, o *RBuf, t *Target) error {
-	_, err := w.get(op, o, t)
+	_, err := w.get(op, o, t, false)
 	return err
 }
 
 // Rget is Get returning a request that completes when o holds the data.
-func (w *Win) Rget(op string, o *RBuf, t *Target) (*Pending, error) { return w.get(op, o, t) }
+func (w *Win) Rget(op string, o *RBuf, t *Target) (*Pending, error) { return w.get(op, o, t, true) }
 
-func (w *Win) get(op string, o *RBuf, t *Target) (*Pending, error) {
+func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 	pr, err := w.prepare(op, t)
 	if err != nil || pr.null {
 		return donePending, err
@@ -265,9 +265,8 @@ func (w *Win) get(op string, o *RBuf, t *Target) (*Pending, error) {
 		return donePending, nil
 	}
 	var one [1]rma.Piece
-	ob := *o
-	x := w.ship(t.Rank, &rma.Header{Kind: rma.KGet}, pr.off, pieces(t, 0, &one), nil, make([]byte, 1+pr.bytes),
-		func(r []byte) { unstream(&ob, r) })
+	into, fin := resultSink(o)
+	x := w.ship(t.Rank, &rma.Header{Kind: rma.KGet}, pr.off, pieces(t, 0, &one), nil, true, req, into, fin)
 	return x.pending(), nil
 }
 
@@ -287,29 +286,29 @@ func accKind(opName string, o *RBuf, t *Target, rop rma.Op) (datatype.Kind, erro
 // Accumulate combines o into the target with rop, element-wise atomically
 // (MPI_Accumulate).
 func (w *Win) Accumulate(op string, o *RBuf, t *Target, rop rma.Op) error {
-	_, err := w.acc(op, o, nil, t, rop)
+	_, err := w.acc(op, o, nil, t, rop, false)
 	return err
 }
 
 // Raccumulate is Accumulate returning a request that completes when o may be reused.
 func (w *Win) Raccumulate(op string, o *RBuf, t *Target, rop rma.Op) (*Pending, error) {
-	return w.acc(op, o, nil, t, rop)
+	return w.acc(op, o, nil, t, rop, true)
 }
 
 // GetAccumulate returns the target's values in r, then combines o into them
 // (MPI_Get_accumulate); with NoOp it only reads, atomically, and o is ignored.
 func (w *Win) GetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) error {
-	_, err := w.acc(op, o, r, t, rop)
+	_, err := w.acc(op, o, r, t, rop, false)
 	return err
 }
 
 // RgetAccumulate is GetAccumulate returning a request that completes when r holds
 // the values.
 func (w *Win) RgetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error) {
-	return w.acc(op, o, r, t, rop)
+	return w.acc(op, o, r, t, rop, true)
 }
 
-func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error) {
+func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*Pending, error) {
 	pr, err := w.prepare(op, t)
 	if err != nil || pr.null {
 		return donePending, err
@@ -354,12 +353,22 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error
 	}
 	h := &rma.Header{Kind: rma.KAcc, Op: rop, Elem: k}
 	if r == nil {
-		return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, nil, nil).pending(), nil
+		return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, false, req, nil, nil).pending(), nil
 	}
 	h.Kind = rma.KGetAcc
-	rb := *r
-	return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, make([]byte, 1+pr.bytes),
-		func(s []byte) { unstream(&rb, s) }).pending(), nil
+	into, fin := resultSink(r)
+	return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, true, req, into, fin).pending(), nil
+}
+
+// resultSink is where a shipped operation's reply goes: b's own bytes when it is
+// contiguous (no copy, no fin), else a packed stream that fin unpacks into b.
+func resultSink(b *RBuf) ([]byte, func([]byte)) {
+	if off, n, ok := contig(b.Type, b.Count); ok {
+		return b.Mem[off : off+n], nil
+	}
+	n, _ := b.Type.PackSize(b.Count)
+	rb := *b
+	return make([]byte, n), func(s []byte) { unstream(&rb, s) }
 }
 
 // resultStream is where the old values go: r's own bytes when contiguous.
@@ -386,7 +395,7 @@ func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, di
 	}
 	ob, rb := RBuf{Mem: o, Count: 1, Type: dt}, RBuf{Mem: r, Count: 1, Type: dt}
 	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
-	p, err := w.acc(op, &ob, &rb, &t, rop)
+	p, err := w.acc(op, &ob, &rb, &t, rop, true) // waited on below: kept
 	if err != nil {
 		return err
 	}
@@ -420,8 +429,7 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 	data := make([]byte, 2*n)
 	copy(data, cmp[:n])
 	copy(data[n:], o[:n])
-	x := w.ship(rank, &rma.Header{Kind: rma.KCas, Elem: dt.Kind()}, pr.off, []rma.Piece{{Off: 0, Len: int64(n)}}, data, make([]byte, 1+n),
-		func(s []byte) { copy(r, s) })
+	x := w.ship(rank, &rma.Header{Kind: rma.KCas, Elem: dt.Kind()}, pr.off, []rma.Piece{{Off: 0, Len: int64(n)}}, data, true, true, r[:n], nil)
 	return x.complete()
 }
 

@@ -13,15 +13,23 @@ import (
 // Shipped operations: the origin's side (ship, call) and the target's progress
 // goroutine (serve). See win.go for when a target is shipped to.
 
-// shipOp is a shipped operation the origin has not seen complete: its request's send
-// and, for an operation that returns data, the receive of the reply.
+// shipOp is a shipped operation the origin has not seen complete: the send of its
+// request (or of a batch of requests) and, for an operation that returns data, the
+// receive of the reply.
 type shipOp struct {
 	mu      sync.Mutex
+	w       *Win
 	send    p2p.Request
 	recv    p2p.Request
+	recv2   p2p.Request // a split reply's data
 	hasRecv bool
-	reply   []byte
+	split   bool
+	sink    replySink
 	fin     func([]byte) // stores a reply's data in the caller's buffer
+	batch   []byte       // a sent batch, back to the window's free list once sent
+	out     sendLayout
+	head    [rma.HeaderLen + 16]byte // the header and one piece, sent from here
+	keep    bool                     // handed out as a request: never reused
 	done    bool
 	err     error
 	box     Pending
@@ -40,6 +48,11 @@ func (x *shipOp) complete() error {
 		if rerr := eng.WaitInto(&x.recv, &st); err == nil {
 			err = rerr
 		}
+		if x.split {
+			if rerr := eng.WaitInto(&x.recv2, &st); err == nil {
+				err = rerr
+			}
+		}
 	}
 	x.finish(err)
 	return x.err
@@ -48,16 +61,45 @@ func (x *shipOp) complete() error {
 // finish records x's outcome; x.mu is held.
 func (x *shipOp) finish(err error) {
 	if err == nil && x.hasRecv {
-		if x.reply[0] != 0 {
-			err = Errorf(ClassRMARange, "", "%s", x.reply[1:])
+		if x.sink.status != 0 {
+			err = Errorf(ClassRMARange, "", "%s", x.sink.msg)
 		} else if x.fin != nil {
-			x.fin(x.reply[1:])
+			x.fin(x.sink.data)
 		}
 	}
 	if err != nil {
 		err = MapErr("RMA", err)
 	}
-	x.done, x.err, x.reply, x.fin = true, err, nil, nil
+	if x.batch != nil {
+		x.w.recycle(x.batch)
+	}
+	x.done, x.err, x.fin, x.batch, x.sink.data, x.out = true, err, nil, nil, nil, sendLayout{}
+}
+
+// testSend is test for a batch's send with w.mu held: the batch's buffer goes back
+// to the free list directly.
+func (x *shipOp) testSend() (bool, error) {
+	if !x.mu.TryLock() {
+		return false, nil
+	}
+	defer x.mu.Unlock()
+	if x.done {
+		return true, x.err
+	}
+	var st p2p.Status
+	ok, err := eng.TestInto(&x.send, &st)
+	if !ok && err == nil {
+		return false, nil
+	}
+	if err != nil {
+		err = MapErr("RMA", err)
+	}
+	w := x.w
+	if len(w.free) < 4 {
+		w.free = append(w.free, x.batch[:0])
+	}
+	x.done, x.err, x.batch = true, err, nil
+	return true, err
 }
 
 func (x *shipOp) test() (bool, error) {
@@ -72,6 +114,9 @@ func (x *shipOp) test() (bool, error) {
 	ok, err := eng.TestInto(&x.send, &st)
 	if err == nil && ok && x.hasRecv {
 		ok, err = eng.TestInto(&x.recv, &st)
+		if err == nil && ok && x.split {
+			ok, err = eng.TestInto(&x.recv2, &st)
+		}
 	}
 	if err != nil || ok {
 		x.finish(err)
@@ -105,25 +150,140 @@ func (x *shipOp) pending() *Pending {
 	return &x.box
 }
 
+// replySink receives a reply (p2p.Layout): the status byte, then the data straight
+// into data (the caller's own bytes when its buffer is contiguous: no copy), or, when
+// the status says the target failed, the error's text into msg.
+type replySink struct {
+	status byte
+	data   []byte
+	msg    []byte
+}
+
+// replyRoom is the least room a reply gets, for an error's text.
+const replyRoom = 256
+
+func (r *replySink) Len() int64                       { return 1 + int64(max(len(r.data), replyRoom)) }
+func (r *replySink) PackAt(dst []byte, off int64) int { return 0 }
+func (r *replySink) UnpackAt(src []byte, off int64) int {
+	n := len(src)
+	if off == 0 && n > 0 {
+		r.status, src, off = src[0], src[1:], 1
+	}
+	if r.status != 0 {
+		r.msg = append(r.msg, src...)
+	} else if off-1 < int64(len(r.data)) {
+		copy(r.data[off-1:], src)
+	}
+	return n
+}
+
+// sendLayout is a request sent without copying its data (p2p.Layout): the header and
+// pieces, then the caller's bytes, which MPI leaves untouched until the operation
+// completes at the origin.
+type sendLayout struct {
+	head, data []byte
+}
+
+func (s *sendLayout) Len() int64 { return int64(len(s.head) + len(s.data)) }
+func (s *sendLayout) PackAt(dst []byte, off int64) int {
+	n := 0
+	if off < int64(len(s.head)) {
+		n = copy(dst, s.head[off:])
+		dst, off = dst[n:], int64(len(s.head))
+	}
+	return n + copy(dst, s.data[off-int64(len(s.head)):])
+}
+func (s *sendLayout) UnpackAt(src []byte, off int64) int { return 0 }
+
+// Batches: requests without a reply (Put, Accumulate, Complete) are not sent
+// one by one but gathered per target, back to back and each padded to 8 bytes, and
+// sent as one message when the batch is full or before anything that must reach the
+// target (a request with a reply, Flush, Unlock, Complete): one
+// system call per batch, not per operation, and no allocation (the batches' buffers
+// are reused). An operation in a batch is complete at the origin when its call
+// returns, since its data was copied.
+const (
+	batchMax   = 64 << 10 // bytes of one batch
+	batchAlone = 16 << 10 // a request larger than this goes alone, its data not copied
+)
+
 // ship sends a request to target t: header h (its ID and sizes are filled here), the
-// pieces, data; reply, if not nil, receives the reply (status byte, then data for
-// fin).
-func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data, reply []byte, fin func([]byte)) *shipOp {
+// pieces, data. With reply, the reply's data goes to into (which the caller must not
+// touch until the operation completes), then to fin if not nil. A request without a
+// reply and at most batchAlone long joins t's batch and ship returns nil (complete).
+func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte, reply, keep bool, into []byte, fin func([]byte)) *shipOp {
 	h.Base, h.Pieces, h.Data = base, uint32(len(ps)), int64(len(data))
-	x := &shipOp{reply: reply, fin: fin}
+	n := h.Len()
+	w.mu.Lock()
+	if !reply && n <= batchAlone {
+		b := w.batch[t]
+		if len(b)+n > batchMax {
+			w.sendBatchLocked(t)
+			b = w.batch[t]
+		}
+		at := len(b)
+		b = append(b, make([]byte, (n+7)&^7)...)
+		copy(rma.Encode(b[at:], h, ps), data)
+		w.batch[t] = b
+		w.dirty[t] = true
+		w.mu.Unlock()
+		return nil
+	}
+	if h.Kind == rma.KPut && !reply {
+		// A large Put: its header joins the batch, which goes now, and its data
+		// follows as a message of its own, sent from the caller's buffer and
+		// received by the target straight into its window.
+		h.Flags |= rma.SplitData
+		b := w.batch[t]
+		at := len(b)
+		hn := rma.HeaderLen + 16*len(ps)
+		w.batch[t] = append(b, make([]byte, (hn+7)&^7)...)
+		rma.EncodeHeader(w.batch[t][at:], h, ps)
+		w.dirty[t] = true
+		w.sendBatchLocked(t)
+		x := w.newOp(keep)
+		q, err := eng.Isend(p2p.Bytes(data), w.worldOf(t), tagData, w.comm.ctx, p2p.Standard)
+		if err != nil {
+			x.done, x.err = true, MapErr("RMA", err)
+		}
+		x.send = q
+		w.out[t] = append(w.out[t], x)
+		w.mu.Unlock()
+		return x
+	}
+	w.sendBatchLocked(t) // the order of requests is the order of the calls
+	x := w.newOp(keep)
+	w.mu.Unlock()
 	dest := w.worldOf(t)
-	if reply != nil {
+	if reply {
 		h.ID = w.id()
-		q, err := eng.Irecv(p2p.Bytes(reply), dest, int(h.ID), w.comm.ctx)
+		x.sink.data = into
+		x.fin = fin
+		q, err := eng.Irecv(p2p.Packed(&x.sink), dest, int(h.ID), w.comm.ctx)
 		if err != nil {
 			x.done, x.err = true, MapErr("RMA", err)
 			return x
 		}
 		x.recv, x.hasRecv = q, true
+		if h.Kind == rma.KGet && len(into) > batchAlone {
+			// The data comes in a message of its own, straight into into.
+			h.Flags |= rma.SplitData
+			x.sink.data = nil
+			q2, err := eng.Irecv(p2p.Bytes(into), dest, int(h.ID), w.comm.ctx)
+			if err != nil {
+				x.done, x.err = true, MapErr("RMA", err)
+				return x
+			}
+			x.recv2, x.split = q2, true
+		}
 	}
-	msg := make([]byte, h.Len())
-	copy(rma.Encode(msg, h, ps), data)
-	q, err := eng.Isend(p2p.Bytes(msg), dest, tagRMA, w.comm.ctx, p2p.Standard)
+	head := x.head[:]
+	if len(ps) > 1 {
+		head = make([]byte, rma.HeaderLen+16*len(ps))
+	}
+	head = head[:rma.EncodeHeader(head, h, ps)]
+	x.out = sendLayout{head: head, data: data}
+	q, err := eng.Isend(p2p.Packed(&x.out), dest, tagRMA, w.comm.ctx, p2p.Standard)
 	if err != nil {
 		x.done, x.err = true, MapErr("RMA", err)
 		return x
@@ -131,43 +291,146 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data, reply
 	x.send = q
 	w.mu.Lock()
 	w.out[t] = append(w.out[t], x)
-	if reply == nil {
+	if !reply {
 		w.dirty[t] = true
 	}
 	w.mu.Unlock()
 	return x
 }
 
-// call sends a request with no pieces or data to t and returns its reply's data,
-// once t has applied every earlier request from this rank.
-func (w *Win) call(op string, t int, h *rma.Header) ([]byte, error) {
+// sendBatchLocked sends t's batch, if any (w.mu held).
+func (w *Win) sendBatchLocked(t int) {
+	b := w.batch[t]
+	if len(b) == 0 {
+		return
+	}
+	w.reapLocked(t)
+	x := w.newOp(false)
+	x.batch = b
+	q, err := eng.Isend(p2p.Bytes(b), w.worldOf(t), tagRMA, w.comm.ctx, p2p.Standard)
+	if err != nil {
+		x.done, x.err = true, MapErr("RMA", err)
+	}
+	x.send = q
+	w.out[t] = append(w.out[t], x)
+	if k := len(w.free); k > 0 {
+		w.batch[t], w.free = w.free[k-1][:0], w.free[:k-1]
+	} else {
+		w.batch[t] = make([]byte, 0, batchMax)
+	}
+}
+
+// newOp returns a shipOp from the window's free list (w.mu held). keep marks one
+// handed out as a request, which is never reused.
+func (w *Win) newOp(keep bool) *shipOp {
+	if keep {
+		return &shipOp{w: w, keep: true}
+	}
+	if k := len(w.xfree); k > 0 {
+		x := w.xfree[k-1]
+		w.xfree = w.xfree[:k-1]
+		return x
+	}
+	return &shipOp{w: w}
+}
+
+// reuse takes back a completed shipOp nobody else holds.
+func (w *Win) reuse(x *shipOp) {
+	w.mu.Lock()
+	w.reuseLocked(x)
+	w.mu.Unlock()
+}
+
+func (w *Win) reuseLocked(x *shipOp) {
+	if x.keep {
+		return
+	}
+	*x = shipOp{w: w}
+	if len(w.xfree) < 64 {
+		w.xfree = append(w.xfree, x)
+	}
+}
+
+// reapLocked forgets the sends to t at the front of its list that have completed
+// (w.mu held), so that a rank that only posts or completes epochs at t, and never
+// flushes it, does not pile up requests and batch buffers.
+func (w *Win) reapLocked(t int) {
+	out := w.out[t]
+	k := 0
+	for k < len(out) && out[k].batch != nil {
+		x := out[k]
+		if ok, _ := x.testSend(); !ok {
+			break
+		}
+		k++
+	}
+	if k == 0 {
+		return
+	}
+	for _, x := range out[:k] {
+		if x.err == nil {
+			w.reuseLocked(x) // a failed one stays for completeOut to report
+		}
+	}
+	n := copy(out, out[k:])
+	clear(out[n:])
+	w.out[t] = out[:n]
+}
+
+// sendBatch sends t's batch, if any.
+func (w *Win) sendBatch(t int) {
+	w.mu.Lock()
+	w.sendBatchLocked(t)
+	w.mu.Unlock()
+}
+
+// recycle takes back a sent batch's buffer.
+func (w *Win) recycle(b []byte) {
+	w.mu.Lock()
+	if len(w.free) < 4 {
+		w.free = append(w.free, b[:0])
+	}
+	w.mu.Unlock()
+}
+
+// call sends a request with no pieces or data to t and returns its reply's first
+// data byte (0 if none), once t has applied every earlier request from this rank.
+func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
 	h.ID = w.id()
 	dest := w.worldOf(t)
-	var msg [rma.HeaderLen]byte
-	rma.Encode(msg[:], h, nil)
-	if err := eng.Send(p2p.Bytes(msg[:]), dest, tagRMA, w.comm.ctx, p2p.Standard); err != nil {
-		return nil, MapErr(op, err)
+	w.mu.Lock()
+	if len(w.batch[t]) > 0 {
+		// The request ends the batch: one message, one wake-up of the target.
+		b := w.batch[t]
+		at := len(b)
+		w.batch[t] = append(b, make([]byte, rma.HeaderLen)...)
+		rma.Encode(w.batch[t][at:], h, nil)
+		w.sendBatchLocked(t)
+		w.mu.Unlock()
+	} else {
+		w.mu.Unlock()
+		var msg [rma.HeaderLen]byte
+		rma.Encode(msg[:], h, nil)
+		if err := eng.Send(p2p.Bytes(msg[:]), dest, tagRMA, w.comm.ctx, p2p.Standard); err != nil {
+			return 0, MapErr(op, err)
+		}
 	}
-	m, st, err := eng.Mprobe(dest, int(h.ID), w.comm.ctx)
-	if err != nil {
-		return nil, MapErr(op, err)
+	var r replySink
+	var one [1]byte
+	r.data = one[:]
+	if _, err := eng.Recv(p2p.Packed(&r), dest, int(h.ID), w.comm.ctx); err != nil {
+		return 0, MapErr(op, err)
 	}
-	b := make([]byte, st.Count)
-	if _, err := eng.Mrecv(p2p.Bytes(b), &m); err != nil {
-		return nil, MapErr(op, err)
+	if r.status != 0 {
+		return 0, Errorf(ClassRMARange, op, "at rank %d: %s", t, r.msg)
 	}
-	if len(b) == 0 {
-		return nil, Errorf(ClassIntern, op, "empty reply from rank %d", t)
-	}
-	if b[0] != 0 {
-		return nil, Errorf(ClassRMARange, op, "at rank %d: %s", t, b[1:])
-	}
-	return b[1:], nil
+	return one[0], nil
 }
 
 // completeOut waits for the shipped operations to t and forgets them.
 func (w *Win) completeOut(op string, t int) error {
 	w.mu.Lock()
+	w.sendBatchLocked(t)
 	out := w.out[t]
 	w.out[t] = nil
 	w.mu.Unlock()
@@ -176,21 +439,25 @@ func (w *Win) completeOut(op string, t int) error {
 		if err := x.complete(); err != nil && first == nil {
 			first = err
 		}
+		w.reuse(x)
 	}
 	return first
 }
 
 // flushShipped completes every operation shipped to t: at the target too.
 func (w *Win) flushShipped(op string, t int) error {
-	err := w.completeOut(op, t)
 	w.mu.Lock()
 	dirty := w.dirty[t]
 	w.dirty[t] = false
 	w.mu.Unlock()
+	var err error
 	if dirty {
-		if _, ferr := w.call(op, t, &rma.Header{Kind: rma.KFlush}); err == nil {
-			err = ferr
-		}
+		// The flush request travels with the batch; its reply says the target has
+		// applied everything before it.
+		_, err = w.call(op, t, &rma.Header{Kind: rma.KFlush})
+	}
+	if cerr := w.completeOut(op, t); err == nil {
+		err = cerr
 	}
 	return err
 }
@@ -223,15 +490,58 @@ func (w *Win) serve() {
 			// received leaves the window's origins to report their own failures.
 			continue
 		}
-		buf := make([]uint64, (st.Count+7)/8) // 8-byte aligned, for the pieces
-		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(buf))), len(buf)*8)[:st.Count]
+		w.published.Load() // see observe
+		origin := w.comm.CommRank(st.Source)
+		if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
+			w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
+		}
+		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
 		if _, err := eng.Mrecv(p2p.Bytes(b), &m); err != nil {
 			continue
 		}
-		if !w.handle(w.comm.CommRank(st.Source), st.Source, b) {
-			return
+		for len(b) > 0 {
+			req, rest, err := rma.Split(b)
+			if err != nil {
+				w.noteErr(origin, err.Error())
+				break
+			}
+			if !w.handle(origin, st.Source, req) {
+				return
+			}
+			b = rest
 		}
+		w.applied.Add(1) // publishes the writes to the window (see observe)
 	}
+}
+
+// recvData receives the data of a split Put from world rank src: straight into the
+// window when it is one run, else through the scratch buffer; with mem nil (a Put
+// refused) it is received and dropped.
+func (w *Win) recvData(src int, mem []byte, ps []rma.Piece, n int64) {
+	if mem != nil && len(ps) == 1 && ps[0].Len == n {
+		eng.Recv(p2p.Bytes(mem[ps[0].Off:ps[0].Off+n]), src, tagData, w.comm.ctx)
+		return
+	}
+	if int64(cap(w.scratch)) < n {
+		w.scratch = make([]byte, n)
+	}
+	buf := w.scratch[:n]
+	eng.Recv(p2p.Bytes(buf), src, tagData, w.comm.ctx)
+	if mem != nil {
+		rma.Put(mem, ps, buf)
+	}
+}
+
+// reply answers request id of world rank src: status (0: done), then payload (or an
+// error's text), from the progress goroutine's scratch buffer: no allocation.
+func (w *Win) reply(src int, id uint32, status byte, payload []byte) {
+	if cap(w.scratch) < 1+len(payload) {
+		w.scratch = make([]byte, 1+len(payload))
+	}
+	out := w.scratch[:1+len(payload)]
+	out[0] = status
+	copy(out[1:], payload)
+	eng.Send(p2p.Bytes(out), src, int(id), w.comm.ctx, p2p.Standard)
 }
 
 // handle applies one request from origin (rank in the window; world rank src); it
@@ -242,82 +552,158 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		w.noteErr(origin, err.Error())
 		return true
 	}
-	reply := func(status byte, payload []byte) {
-		out := make([]byte, 1+len(payload))
-		out[0] = status
-		copy(out[1:], payload)
-		eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
-	}
-	fail := func(msg string) {
-		if h.ID != 0 {
-			reply(1, []byte(msg))
-		} else {
-			w.noteErr(origin, msg)
-		}
-	}
 	var mem []byte
 	switch h.Kind {
 	case rma.KPut, rma.KGet, rma.KAcc, rma.KGetAcc, rma.KCas:
 		var why string
 		mem, why = w.resolve(h.Base, ps)
 		if why != "" {
-			fail(why)
+			if h.ID != 0 {
+				w.reply(src, h.ID, 1, []byte(why))
+			} else {
+				w.noteErr(origin, why)
+			}
+			if h.Flags&rma.SplitData != 0 {
+				// The data message still comes (Put), or is still awaited (Get).
+				if h.Kind == rma.KPut {
+					w.recvData(src, nil, nil, h.Data)
+				} else {
+					eng.Send(p2p.Bytes(nil), src, int(h.ID), w.comm.ctx, p2p.Standard)
+				}
+			}
 			return true
 		}
 	}
 	switch h.Kind {
 	case rma.KPut:
+		if h.Flags&rma.SplitData != 0 {
+			w.recvData(src, mem, ps, h.Data)
+			break
+		}
 		rma.Put(mem, ps, data)
 	case rma.KGet:
-		out := make([]byte, 1+sum(ps))
+		if h.Flags&rma.SplitData != 0 && len(ps) == 1 {
+			// Status, then the data straight from the window.
+			var ok [1]byte
+			eng.Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng.Send(p2p.Bytes(mem[ps[0].Off:ps[0].Off+ps[0].Len]), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			break
+		}
+		if h.Flags&rma.SplitData != 0 {
+			n := sum(ps)
+			if cap(w.scratch) < n {
+				w.scratch = make([]byte, n)
+			}
+			out := w.scratch[:n]
+			rma.Get(out, mem, ps)
+			var ok [1]byte
+			eng.Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			break
+		}
+		if len(ps) == 1 {
+			// Straight from the window: no copy here.
+			var ok [1]byte
+			l := sendLayout{head: ok[:], data: mem[ps[0].Off : ps[0].Off+ps[0].Len]}
+			eng.Send(p2p.Packed(&l), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			break
+		}
+		n := 1 + sum(ps)
+		if cap(w.scratch) < n {
+			w.scratch = make([]byte, n)
+		}
+		out := w.scratch[:n]
+		out[0] = 0
 		rma.Get(out[1:], mem, ps)
 		eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
 	case rma.KAcc, rma.KGetAcc:
 		var old []byte
 		if h.Kind == rma.KGetAcc {
-			old = make([]byte, 1+len(data))
+			if cap(w.scratch) < 1+len(data) {
+				w.scratch = make([]byte, 1+len(data))
+			}
+			old = w.scratch[1 : 1+len(data)]
 		}
-		var ob []byte
-		if old != nil {
-			ob = old[1:]
-		}
-		if err := rma.Acc(mem, ps, data, ob, h.Op, h.Elem, w.ctrl.acc(), nil); err != nil {
-			fail(err.Error())
+		if err := rma.Acc(mem, ps, data, old, h.Op, h.Elem, w.ctrl.acc(), nil); err != nil {
+			if h.ID != 0 {
+				w.reply(src, h.ID, 1, []byte(err.Error()))
+			} else {
+				w.noteErr(origin, err.Error())
+			}
 			return true
 		}
 		if old != nil {
-			eng.Send(p2p.Bytes(old), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			out := w.scratch[:1+len(data)]
+			out[0] = 0
+			eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
 		}
 	case rma.KCas:
 		n := len(data) / 2
-		old := make([]byte, n)
-		rma.CompareSwap(mem, ps[0].Off, data[:n], data[n:], old, h.Elem, w.ctrl.acc())
-		reply(0, old)
+		var old [16]byte
+		rma.CompareSwap(mem, ps[0].Off, data[:n], data[n:], old[:n], h.Elem, w.ctrl.acc())
+		w.reply(src, h.ID, 0, old[:n])
 	case rma.KFlush:
-		w.replyErrs(origin, reply)
+		w.replyErrs(origin, src, h.ID)
 	case rma.KLock:
-		ok := rma.TryShared
-		if h.Flags&rma.Exclusive != 0 {
-			ok = rma.TryExclusive
-		}
-		got := byte(0)
-		if ok(w.ctrl.lock()) {
-			got = 1
-		}
-		reply(0, []byte{got})
+		w.lockQ = append(w.lockQ, lockWaiter{origin: origin, src: src, id: h.ID, excl: h.Flags&rma.Exclusive != 0})
+		atomic.AddUint64(w.ctrl.queued(), 1)
+		w.grant()
 	case rma.KUnlock:
+		atomic.StoreUint64(w.ctrl.held(origin, w.size), 0)
 		rma.Release(w.ctrl.lock(), h.Flags&rma.Exclusive != 0)
-		w.replyErrs(origin, reply)
-	case rma.KPost:
-		atomic.AddUint64(w.ctrl.post(origin), 1)
+		w.replyErrs(origin, src, h.ID)
+		w.grant()
+	case rma.KGrant:
+		w.grant()
 	case rma.KComplete:
 		atomic.AddUint64(w.ctrl.complete(origin, w.size), 1)
 	case rma.KStop:
 		return false
 	default:
-		fail("unknown request")
+		if h.ID != 0 {
+			w.reply(src, h.ID, 1, []byte("unknown request"))
+		} else {
+			w.noteErr(origin, "unknown request")
+		}
 	}
 	return true
+}
+
+// lockWaiter is a remote lock request queued at its target.
+type lockWaiter struct {
+	origin, src int // window rank, world rank
+	id          uint32
+	excl        bool
+}
+
+// grant gives the lock to queued requests, in the order they came, while it can
+// (the progress goroutine only). The queued count in the control block tells a direct
+// origin that releases the lock to send KGrant: the count goes up before the first
+// try and a releaser reads it after its release, so either the try sees the lock free
+// or the releaser sees the count.
+func (w *Win) grant() {
+	for len(w.lockQ) > 0 {
+		q := w.lockQ[0]
+		try, typ := rma.TryShared, uint64(LockShared)
+		if q.excl {
+			try, typ = rma.TryExclusive, LockExclusive
+		}
+		if !try(w.ctrl.lock()) {
+			return
+		}
+		atomic.StoreUint64(w.ctrl.held(q.origin, w.size), typ)
+		w.lockQ = append(w.lockQ[:0], w.lockQ[1:]...)
+		atomic.AddUint64(w.ctrl.queued(), ^uint64(0))
+		granted := [2]byte{0, 1}
+		eng.Send(p2p.Bytes(granted[:]), q.src, int(q.id), w.comm.ctx, p2p.Standard)
+	}
+}
+
+// send sends a request without pieces, data or reply to t.
+func (w *Win) send(t int, h *rma.Header) {
+	var msg [rma.HeaderLen]byte
+	rma.Encode(msg[:], h, nil)
+	eng.Send(p2p.Bytes(msg[:]), w.worldOf(t), tagRMA, w.comm.ctx, p2p.Standard)
 }
 
 func sum(ps []rma.Piece) int {
@@ -357,14 +743,14 @@ func (w *Win) noteErr(origin int, msg string) {
 	w.mu.Unlock()
 }
 
-func (w *Win) replyErrs(origin int, reply func(byte, []byte)) {
+func (w *Win) replyErrs(origin, src int, id uint32) {
 	w.mu.Lock()
 	msg, bad := w.errs[origin]
 	delete(w.errs, origin)
 	w.mu.Unlock()
 	if bad {
-		reply(1, []byte(msg))
+		w.reply(src, id, 1, []byte(msg))
 	} else {
-		reply(0, nil)
+		w.reply(src, id, 0, nil)
 	}
 }

@@ -1,9 +1,11 @@
 package core
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/rma"
 	"github.com/mpigo/mpigo/internal/yield"
 	"golang.org/x/sys/unix"
@@ -26,7 +28,13 @@ func (w *Win) inEpoch(t int) bool {
 // await polls cond until it holds: spinning, then yielding the thread (ranks may
 // outnumber cores), then napping; the engine progresses meanwhile when the window
 // ships, so that this rank's own requests and replies move.
-func (w *Win) await(cond func() bool) {
+func (w *Win) await(cond func() bool) { w.awaitOr(cond, nil) }
+
+// awaitOr is await that, once the wait has stopped spinning, calls check every
+// checkEvery and gives up with its error: a wait for a lock held by a rank that
+// died must end.
+func (w *Win) awaitOr(cond func() bool, check func() error) error {
+	var last time.Time
 	for i := 0; !cond(); i++ {
 		if (w.ships || w.served) && i&63 == 63 {
 			eng.Progress()
@@ -41,12 +49,58 @@ func (w *Win) await(cond func() bool) {
 		default:
 			time.Sleep(20 * time.Microsecond)
 		}
+		if check != nil && i >= 1000 && i&255 == 0 {
+			if now := time.Now(); now.Sub(last) >= checkEvery {
+				last = now
+				if err := check(); err != nil {
+					return err
+				}
+			}
+		}
 	}
+	return nil
+}
+
+// checkEvery bounds how often a waiting lock asks whether its holders live (a system
+// call per holder).
+const checkEvery = 10 * time.Millisecond
+
+// holderGone returns an error naming a rank that holds target t's lock and has died,
+// if the node's shared-memory transport knows of one (it watches its peers' pids, as
+// for its own waits). Holders on other nodes are the launcher's to report.
+func (w *Win) holderGone(op string, t int) error {
+	nt := nodeTransport()
+	if nt == nil {
+		return nil
+	}
+	c := w.peers[t].ctrl
+	for o := range w.size {
+		if o == w.rank || atomic.LoadUint64(c.held(o, w.size)) == 0 {
+			continue
+		}
+		if err := nt.CheckPeer(w.worldOf(o)); err != nil {
+			return Wrap(ClassProcFailed, op, fmt.Sprintf("rank %d of the window, which holds the lock on rank %d, is gone", o, t), err)
+		}
+	}
+	return nil
 }
 
 func awaitYield() {
 	yield.Gosched()
 	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+// observe orders this rank's goroutines and its progress goroutine in Go's memory
+// model, as MPI's synchronisation calls order a window's accesses: what the progress
+// goroutine wrote into this rank's window so far becomes visible to the caller (an
+// atomic load of the count it bumps after each message), and what the caller wrote
+// becomes visible to the progress goroutine's next message (an atomic store it loads
+// first). The program then reads and writes its window without a data race. Every
+// call that ends or orders an epoch at this rank calls it; Flush of a direct target
+// does the store when a progress goroutine runs.
+func (w *Win) observe() {
+	w.published.Store(1)
+	w.applied.Load()
 }
 
 func checkAssert(op string, assert, allowed int) error {
@@ -72,6 +126,7 @@ func (w *Win) Fence(op string, assert int) error {
 		return err
 	}
 	w.fence.Store(assert&ModeNoSucceed == 0)
+	w.observe()
 	return nil
 }
 
@@ -104,37 +159,37 @@ func (w *Win) Lock(op string, typ, t, assert int) error {
 		return err
 	}
 	w.locks[t].Store(int32(typ))
+	w.observe()
 	return nil
 }
 
 func (w *Win) acquire(op string, t int, exclusive bool) error {
 	p := &w.peers[t]
 	if p.direct {
-		try := rma.TryShared
+		try, typ := rma.TryShared, uint64(LockShared)
 		if exclusive {
-			try = rma.TryExclusive
+			try, typ = rma.TryExclusive, LockExclusive
 		}
-		w.await(func() bool { return try(p.ctrl.lock()) })
+		if err := w.awaitOr(func() bool { return try(p.ctrl.lock()) }, func() error { return w.holderGone(op, t) }); err != nil {
+			return err
+		}
+		atomic.StoreUint64(p.ctrl.held(w.rank, w.size), typ)
 		return nil
 	}
+	// The target queues the request until it can grant it (win_ship.go): one round
+	// trip when the lock is free, no polling when it is not.
 	h := rma.Header{Kind: rma.KLock}
 	if exclusive {
 		h.Flags = rma.Exclusive
 	}
-	for i := 0; ; i++ {
-		r, err := w.call(op, t, &h)
-		if err != nil {
-			return err
-		}
-		if len(r) == 1 && r[0] == 1 {
-			return nil
-		}
-		if i > 10 {
-			time.Sleep(time.Duration(min(i, 100)) * 10 * time.Microsecond)
-		} else {
-			awaitYield()
-		}
+	r, err := w.call(op, t, &h)
+	if err != nil {
+		return err
 	}
+	if r != 1 {
+		return Errorf(ClassIntern, op, "rank %d answered a lock request with %d", t, r)
+	}
+	return nil
 }
 
 // Unlock completes every operation to t, at t too, and ends the epoch
@@ -155,6 +210,7 @@ func (w *Win) Unlock(op string, t int) error {
 	}
 	err := w.release(op, t, st)
 	w.locks[t].Store(0)
+	w.observe()
 	return err
 }
 
@@ -163,17 +219,20 @@ func (w *Win) release(op string, t int, st int32) error {
 	excl := st&^lockNoCheck == LockExclusive
 	if p.direct {
 		if st&lockNoCheck == 0 {
+			atomic.StoreUint64(p.ctrl.held(w.rank, w.size), 0)
 			rma.Release(p.ctrl.lock(), excl)
+			if atomic.LoadUint64(p.ctrl.queued()) != 0 {
+				// Remote requests wait at t: its progress goroutine grants them.
+				w.send(t, &rma.Header{Kind: rma.KGrant})
+			}
 		}
 		return nil
 	}
-	err := w.completeOut(op, t)
 	if st&lockNoCheck != 0 {
-		if ferr := w.flushShipped(op, t); err == nil {
-			err = ferr
-		}
-		return err
+		return w.flushShipped(op, t)
 	}
+	// The unlock request travels with the batch; its reply comes once the target has
+	// applied everything before it and released the lock.
 	h := rma.Header{Kind: rma.KUnlock}
 	if excl {
 		h.Flags = rma.Exclusive
@@ -181,8 +240,9 @@ func (w *Win) release(op string, t int, st int32) error {
 	w.mu.Lock()
 	w.dirty[t] = false
 	w.mu.Unlock()
-	if _, uerr := w.call(op, t, &h); err == nil {
-		err = uerr
+	_, err := w.call(op, t, &h)
+	if cerr := w.completeOut(op, t); err == nil {
+		err = cerr
 	}
 	return err
 }
@@ -214,6 +274,7 @@ func (w *Win) LockAll(op string, assert int) error {
 		w.locks[t].Store(LockShared)
 	}
 	w.lockAll.Store(true)
+	w.observe()
 	return nil
 }
 
@@ -233,6 +294,7 @@ func (w *Win) UnlockAll(op string) error {
 		w.locks[t].Store(0)
 	}
 	w.lockAll.Store(false)
+	w.observe()
 	return first
 }
 
@@ -294,6 +356,7 @@ func (w *Win) Sync(op string) error {
 		return err
 	}
 	fenceWord.Add(1)
+	w.observe()
 	return nil
 }
 
@@ -330,7 +393,12 @@ func (w *Win) Post(op string, g []int, assert int) error {
 		if p := &w.peers[o]; p.direct {
 			atomic.AddUint64(p.ctrl.post(w.rank), 1)
 		} else {
-			w.ship(o, &rma.Header{Kind: rma.KPost}, 0, nil, nil, nil, nil)
+			// A message the origin's Start receives itself: no hand-off through its
+			// progress goroutine, which the notice needs nothing of.
+			var notice [1]byte
+			if err := eng.Send(p2p.Bytes(notice[:]), w.worldOf(o), tagPost, w.comm.ctx, p2p.Standard); err != nil {
+				return MapErr(op, err)
+			}
 		}
 	}
 	return nil
@@ -353,6 +421,13 @@ func (w *Win) Start(op string, g []int, assert int) error {
 	}
 	if assert&ModeNoCheck == 0 {
 		for _, t := range g {
+			if !w.peers[t].direct {
+				var notice [1]byte
+				if _, err := eng.Recv(p2p.Bytes(notice[:]), w.worldOf(t), tagPost, w.comm.ctx); err != nil {
+					return MapErr(op, err)
+				}
+				continue
+			}
 			seen := w.startSeen[t]
 			w.await(func() bool { return atomic.LoadUint64(w.ctrl.post(t)) > seen })
 			w.startSeen[t]++
@@ -386,10 +461,12 @@ func (w *Win) Complete(op string) error {
 			atomic.AddUint64(p.ctrl.complete(w.rank, w.size), 1)
 			continue
 		}
+		// The notice ends the epoch's batch: one message; the target applies it
+		// after everything before it.
+		w.ship(t, &rma.Header{Kind: rma.KComplete}, 0, nil, nil, false, false, nil, nil)
 		if err := w.completeOut(op, t); err != nil && first == nil {
 			first = err
 		}
-		w.ship(t, &rma.Header{Kind: rma.KComplete}, 0, nil, nil, nil, nil)
 	}
 	return first
 }
@@ -423,5 +500,6 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 		w.waitSeen[o]++
 	}
 	w.exposed.Store(false)
+	w.observe()
 	return true, nil
 }

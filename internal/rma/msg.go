@@ -28,15 +28,22 @@ const (
 	KGetAcc                   // reply: pieces before; pieces ⊕= data
 	KCas                      // data is compare then swap; reply: the element before
 	KFlush                    // reply once every earlier request is applied
-	KLock                     // Flags: Exclusive; reply: 1 if taken, 0 if busy
+	KLock                     // Flags: Exclusive; reply (1) once granted: the target queues it
 	KUnlock                   // Flags: Exclusive; reply once released
-	KPost                     // the sender posted an exposure epoch to the receiver
 	KComplete                 // the sender completed an access epoch at the receiver
 	KStop                     // the window is being freed: the progress goroutine ends
+	KGrant                    // a direct origin released the lock: grant queued requests
 )
 
-// Exclusive is the flag of an exclusive lock.
-const Exclusive = 1
+// Flags.
+const (
+	Exclusive = 1 // KLock, KUnlock: the exclusive lock
+	// SplitData: the data travels in a message of its own (tag TagData from the origin
+	// for KPut; the reply's tag, after the status, for KGet), so that the transport
+	// moves it straight between the caller's buffer and the window. The request's
+	// Data still says its length.
+	SplitData = 2
+)
 
 // HeaderLen is the size of a request's header.
 const HeaderLen = 32
@@ -59,6 +66,13 @@ func (h *Header) Len() int { return HeaderLen + 16*int(h.Pieces) + int(h.Data) }
 // Encode writes h and the pieces at the start of b (at least Len bytes) and returns
 // the room for the data.
 func Encode(b []byte, h *Header, ps []Piece) []byte {
+	o := EncodeHeader(b, h, ps)
+	return b[o : o+int(h.Data)]
+}
+
+// EncodeHeader writes h and the pieces at the start of b (at least HeaderLen+16 per
+// piece bytes) and returns where the data would start.
+func EncodeHeader(b []byte, h *Header, ps []Piece) int {
 	b[0], b[1], b[2], b[3] = byte(h.Kind), byte(h.Op), byte(h.Elem), h.Flags
 	binary.LittleEndian.PutUint32(b[4:], h.Pieces)
 	binary.LittleEndian.PutUint32(b[8:], h.ID)
@@ -71,10 +85,28 @@ func Encode(b []byte, h *Header, ps []Piece) []byte {
 		binary.LittleEndian.PutUint64(b[o+8:], uint64(p.Len))
 		o += 16
 	}
-	return b[o : o+int(h.Data)]
+	return o
 }
 
 var errShort = errors.New("rma: request shorter than its header says")
+
+// Split returns the first request of a batch (requests back to back, each padded to
+// a multiple of 8 bytes) and the rest.
+func Split(b []byte) (req, rest []byte, err error) {
+	if len(b) < HeaderLen {
+		return nil, nil, errShort
+	}
+	pieces, data := int64(binary.LittleEndian.Uint32(b[4:])), int64(binary.LittleEndian.Uint64(b[24:]))
+	n := int64(HeaderLen) + 16*pieces
+	if b[3]&SplitData == 0 {
+		n += data
+	}
+	if data < 0 || n > int64(len(b)) {
+		return nil, nil, errShort
+	}
+	pad := min((n+7)&^7, int64(len(b)))
+	return b[:n], b[pad:], nil
+}
 
 // Decode reads a request: its header, its pieces (a view of b, which must be 8-byte
 // aligned) and its data.
@@ -85,7 +117,11 @@ func Decode(b []byte) (h Header, ps []Piece, data []byte, err error) {
 	h = Header{Kind: Kind(b[0]), Op: Op(b[1]), Elem: datatype.Kind(b[2]), Flags: b[3],
 		Pieces: binary.LittleEndian.Uint32(b[4:]), ID: binary.LittleEndian.Uint32(b[8:]),
 		Base: int64(binary.LittleEndian.Uint64(b[16:])), Data: int64(binary.LittleEndian.Uint64(b[24:]))}
-	if h.Data < 0 || int64(len(b)) != int64(HeaderLen)+16*int64(h.Pieces)+h.Data {
+	inline := h.Data
+	if h.Flags&SplitData != 0 {
+		inline = 0
+	}
+	if h.Data < 0 || int64(len(b)) != int64(HeaderLen)+16*int64(h.Pieces)+inline {
 		return h, nil, nil, fmt.Errorf("rma: request of %d bytes announces %d pieces and %d data bytes", len(b), h.Pieces, h.Data)
 	}
 	if h.Pieces > 0 {
