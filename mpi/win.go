@@ -443,6 +443,7 @@ func (w *Win) UnlockAll() error {
 // Flush completes every operation to rank, at the target too (MPI_Win_flush).
 func (w *Win) Flush(rank int) error {
 	if w != nil && w.d.FlushDirect(rank) {
+		prof.Done(prof.WinFlush, 0)
 		return nil // a direct target's operations completed in their calls
 	}
 	return w.flush(rank)
@@ -574,6 +575,7 @@ func accOp(name string, o Op) (rma.Op, error) {
 // len(origin) elements (MPI_Put).
 func Put[T Elem](w *Win, origin []T, rank, disp int) error {
 	if w != nil && w.d.PutBytes(rank, int64(disp), asBytes(origin)) {
+		prof.Done(prof.Put, nbytes(origin))
 		return nil
 	}
 	return put(w, origin, rank, disp)
@@ -588,6 +590,7 @@ func put[T Elem](w *Win, origin []T, rank, disp int) error {
 // Get reads len(origin) elements of rank's window at disp into origin (MPI_Get).
 func Get[T Elem](w *Win, origin []T, rank, disp int) error {
 	if w != nil && w.d.GetBytes(rank, int64(disp), asBytes(origin)) {
+		prof.Done(prof.Get, nbytes(origin))
 		return nil
 	}
 	return get(w, origin, rank, disp)
@@ -603,6 +606,7 @@ func get[T Elem](w *Win, origin []T, rank, disp int) error {
 // and atomically per element (MPI_Accumulate): a predefined op, Replace or NoOp.
 func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
 	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), rma.Op(op.code), elemKind[T]()) {
+		prof.Done(prof.Accumulate, nbytes(origin))
 		return nil
 	}
 	defer prof.Exit(prof.Accumulate, w.enter(prof.Accumulate, rank, nbytes(origin)), nbytes(origin))
@@ -635,6 +639,7 @@ func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) er
 func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 	if w != nil && op.user == nil && isWord[T]() {
 		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), rma.Op(op.code)); ok {
+			prof.Done(prof.FetchAndOp, esize[T]())
 			return *(*T)(unsafe.Pointer(&old)), nil
 		}
 	}
@@ -658,6 +663,7 @@ func fetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 func CompareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
 	if w != nil && isWord[T]() {
 		if old, ok := w.d.CasWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&compare)), *(*uint64)(unsafe.Pointer(&origin))); ok {
+			prof.Done(prof.CompareAndSwap, esize[T]())
 			return *(*T)(unsafe.Pointer(&old)), nil
 		}
 	}
