@@ -24,6 +24,9 @@ func (c *Comm) pc() unsafe.Pointer { return c.dev().ProfComm() }
 // moving n bytes: sampled, as point-to-point calls are (two clock reads are a
 // quarter of an 8-byte Barrier's time on two ranks), and timed exactly once it waits.
 func (c *Comm) enter(call prof.Call, peer, n int) int64 {
+	if prof.Try(call, c.pc(), peer, -1, n) {
+		return 0 // recorded by the inlined short path, as Send's calls are
+	}
 	return prof.Enter(call, c.pc(), peer, -1, n)
 }
 
