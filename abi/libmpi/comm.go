@@ -889,32 +889,37 @@ func callDelete(op string, obj uintptr, key int32, val uintptr) error {
 
 // copyAttrs runs the copy callbacks of old's attributes for its duplicate nw.
 func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
-	old.mu.Lock()
-	attrs := make(map[int32]uintptr, len(old.attrs))
-	for k, v := range old.attrs {
+	return copyAttrTable("Comm_dup", oh, &old.mu, &old.attrs, &nw.mu, &nw.attrs)
+}
+
+// copyAttrTable runs the copy callbacks (op: the duplication's name) of the
+// attributes in from, guarded by fmu, of the object oh, and keeps in *to, guarded by
+// tmu, those the callbacks keep: a communicator's or a datatype's duplication.
+func copyAttrTable(op string, oh uintptr, fmu *sync.Mutex, from *map[int32]uintptr, tmu *sync.Mutex, to *map[int32]uintptr) error {
+	fmu.Lock()
+	attrs := make(map[int32]uintptr, len(*from))
+	for k, v := range *from {
 		attrs[k] = v
 	}
-	old.mu.Unlock()
+	fmu.Unlock()
 	for key, val := range attrs {
-		out, keep, err := copyAttr("Comm_dup", oh, key, val)
+		out, keep, err := copyAttr(op, oh, key, val)
 		if err != nil {
 			return err
 		}
 		if keep {
 			refKey(key)
-			nw.mu.Lock()
-			if nw.attrs == nil {
-				nw.attrs = map[int32]uintptr{}
+			tmu.Lock()
+			if *to == nil {
+				*to = map[int32]uintptr{}
 			}
-			nw.attrs[key] = out
-			nw.mu.Unlock()
+			(*to)[key] = out
+			tmu.Unlock()
 		}
 	}
 	return nil
 }
 
-// copyAttr runs the copy callback of key on an attribute of object oh: the new
-// value, and whether the duplicate gets it.
 func copyAttr(op string, oh uintptr, key int32, val uintptr) (uintptr, bool, error) {
 	k := keyvals.get(uintptr(key))
 	if k == nil {

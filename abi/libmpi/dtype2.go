@@ -330,28 +330,7 @@ func PMPI_Type_delete_attr(h uintptr, key int32) int32 {
 
 // copyTypeAttrs runs the copy callbacks of old's attributes for its duplicate nw.
 func copyTypeAttrs(old *dtype, oh uintptr, nw *dtype, nh uintptr) error {
-	old.mu.Lock()
-	attrs := make(map[int32]uintptr, len(old.attrs))
-	for k, v := range old.attrs {
-		attrs[k] = v
-	}
-	old.mu.Unlock()
-	for key, val := range attrs {
-		out, keep, err := copyAttr("Type_dup", oh, key, val)
-		if err != nil {
-			return err
-		}
-		if keep {
-			refKey(key)
-			nw.mu.Lock()
-			if nw.attrs == nil {
-				nw.attrs = map[int32]uintptr{}
-			}
-			nw.attrs[key] = out
-			nw.mu.Unlock()
-		}
-	}
-	return nil
+	return copyAttrTable("Type_dup", oh, &old.mu, &old.attrs, &nw.mu, &nw.attrs)
 }
 
 func deleteTypeAttrs(d *dtype, h uintptr) error {
