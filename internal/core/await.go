@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/idle"
@@ -28,13 +29,16 @@ func noteDone() {
 	}
 }
 
+// awaitPolicy is the idle policy's settings, read once (Get parses them).
+var awaitPolicy = sync.OnceValue(idle.Configured)
+
 // Await waits, through the idle policy, until poll reports true. poll tests the set
 // (and so drives the engine's progress).
 func Await(poll func() bool) {
 	if poll() {
 		return
 	}
-	a := idle.NewAdaptive(idle.Configured(), 0)
+	a := idle.NewAdaptive(awaitPolicy(), 0)
 	w := a.Begin()
 	for {
 		if w.Next(1) {
