@@ -77,6 +77,7 @@ func partitioned(t *testing.T, rank, size int) {
 		}
 		must(t, sa.Free())
 		must(t, sb.Free())
+		zeroPartitions(t, 1)
 		return
 	}
 	if _, err := mpi.PrecvInit(w, make([]int64, n), rparts, mpi.AnySource, 5); !errors.Is(err, mpi.ErrRank) {
@@ -133,6 +134,29 @@ func partitioned(t *testing.T, rank, size int) {
 	}
 	must(t, ra.Free())
 	must(t, rb.Free())
+	zeroPartitions(t, 0)
+}
+
+// zeroPartitions: MPI's partitions argument is a non-negative integer; with 0 a
+// round carries nothing and completes, and a non-empty buffer is refused.
+func zeroPartitions(t *testing.T, peer int) {
+	w := mpi.World
+	init := mpi.PrecvInit[int64]
+	if mpi.World.Rank() == 0 {
+		init = mpi.PsendInit[int64]
+	}
+	if _, err := init(w, make([]int64, 4), 0, peer, 6); !errors.Is(err, mpi.ErrCount) {
+		t.Errorf("0 partitions of a 4-element buffer: %v, want ErrCount", err)
+	}
+	r, err := init(w, nil, 0, peer, 6)
+	must(t, err)
+	for range 2 {
+		must(t, r.Start())
+		if _, err := r.Wait(); err != nil {
+			t.Errorf("a round of 0 partitions: %v", err)
+		}
+	}
+	must(t, r.Free())
 }
 
 // TestPartitionedDatatypes: a partitioned send of a matrix column (a derived datatype

@@ -98,13 +98,20 @@ func (c *Comm) PartInit(op string, send bool, buf p2p.Buf, parts, peer, tag int)
 	if err != nil {
 		return nil, err
 	}
-	if parts < 1 || parts > MaxPartitions {
-		return nil, Errorf(ClassArg, op, "partitions %d must be in [1, %d]", parts, MaxPartitions)
+	if parts < 0 || parts > MaxPartitions {
+		return nil, Errorf(ClassArg, op, "partitions %d must be in [0, %d]", parts, MaxPartitions)
 	}
-	if buf.Len()%int64(parts) != 0 {
+	var psize int64
+	switch {
+	case parts == 0 && buf.Len() != 0:
+		// MPI's buffer is partitions*count elements: with none, it holds nothing.
+		return nil, Errorf(ClassCount, op, "0 partitions carry nothing, but the buffer has %d bytes", buf.Len())
+	case parts > 0 && buf.Len()%int64(parts) != 0:
 		return nil, Errorf(ClassCount, op, "the buffer's %d bytes do not cut into %d equal partitions", buf.Len(), parts)
+	case parts > 0:
+		psize = buf.Len() / int64(parts)
 	}
-	o := &partOp{c: c, op: op, send: send, buf: buf, parts: parts, psize: buf.Len() / int64(parts), peer: peer, tag: tag, wpeer: w}
+	o := &partOp{c: c, op: op, send: send, buf: buf, parts: parts, psize: psize, peer: peer, tag: tag, wpeer: w}
 	o.box.op = o
 	if peer == ProcNull {
 		return &o.box, nil
