@@ -234,3 +234,62 @@ func TestPersistentCollectiveStates(t *testing.T) {
 		}
 	})
 }
+
+// TestPersistentInitChecksArguments: a persistent collective's Init takes and checks
+// every argument (MPI 4.1 §6.13), so a bad root, bad lengths or counts, or an
+// operation the element type does not take are refused by the Init call through the
+// handler, not at Start; the checks send nothing, so the collectives that follow still
+// match, with coll_check on as well as off.
+func TestPersistentInitChecksArguments(t *testing.T) {
+	for _, check := range []string{"false", "true"} {
+		t.Run("coll_check="+check, func(t *testing.T) {
+			jobSettings(t, 3, map[string]string{"coll_check": check}, persistentInitChecks)
+		})
+	}
+}
+
+func persistentInitChecks(t *testing.T, rank, size int) {
+	w := mpi.World
+	if _, err := mpi.BcastInit(w, []int{1}, size); !errors.Is(err, mpi.ErrRoot) {
+		t.Errorf("BcastInit with root %d of %d: %v, want ErrRoot", size, size, err)
+	}
+	if _, err := mpi.AllreduceInit(w, []int{1, 2}, []int{0}, mpi.Sum); !errors.Is(err, mpi.ErrCount) {
+		t.Errorf("AllreduceInit of 2 into 1: %v, want ErrCount", err)
+	}
+	if _, err := mpi.AllgatherInit(w, []int{1}, make([]int, size+1)); !errors.Is(err, mpi.ErrCount) {
+		t.Errorf("AllgatherInit into %d of %d ranks: %v, want ErrCount", size+1, size, err)
+	}
+	if _, err := mpi.ReduceInit(w, []float64{1}, []float64{0}, mpi.Band, 0); !errors.Is(err, mpi.ErrOp) {
+		t.Errorf("ReduceInit of float64 with Band: %v, want ErrOp", err)
+	}
+	if _, err := mpi.GathervInit(w, []int{1}, make([]int, size), []int{1}, []int{0}, 0); rank == 0 && !errors.Is(err, mpi.ErrCount) {
+		t.Errorf("GathervInit with 1 count for %d ranks at the root: %v, want ErrCount", size, err)
+	}
+	called := 0
+	h := mpi.NewErrHandler(func(_ *mpi.Comm, err error) { called++ })
+	dup, err := w.Dup()
+	must(t, err)
+	must(t, dup.SetErrHandler(h))
+	if _, err := mpi.ScanInit(dup, []int{1}, []int{0, 0}, mpi.Sum); !errors.Is(err, mpi.ErrCount) || called != 1 {
+		t.Errorf("ScanInit of 1 into 2: %v, handler called %d times; want ErrCount, once", err, called)
+	}
+	must(t, dup.Free())
+	// Nothing was sent: the next collectives match on every rank.
+	sum := []int{0}
+	red, err := mpi.AllreduceInit(w, []int{rank}, sum, mpi.Sum)
+	must(t, err)
+	must(t, red.Start())
+	_, err = red.Wait()
+	must(t, err)
+	if want := size * (size - 1) / 2; sum[0] != want {
+		t.Errorf("Allreduce after the refused Inits: %d, want %d", sum[0], want)
+	}
+	must(t, red.Free())
+	all := make([]int, size)
+	must(t, mpi.Allgather(w, []int{rank}, all))
+	for i, v := range all {
+		if v != i {
+			t.Fatalf("Allgather after the refused Inits: %v", all)
+		}
+	}
+}

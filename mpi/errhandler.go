@@ -66,6 +66,9 @@ func (c *Comm) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
+	if core.IsDry(err) {
+		return err // a persistent Init's check of its arguments passed
+	}
 	return c.raise(op, err)
 }
 

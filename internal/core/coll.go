@@ -84,6 +84,9 @@ func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
 	if _, err := coll.Tune(); err != nil {
 		return nil, Errorf(ClassArg, cl.Op, "%v", err)
 	}
+	if c.dry.Load() {
+		return nil, errDry
+	}
 	seq := c.seqTag()
 	if c.coll.check {
 		if err := c.verify(seq, &cl); err != nil {

@@ -30,6 +30,7 @@ type Comm struct {
 	freed  atomic.Bool
 
 	seq   atomic.Uint32 // the collective sequence: each collective's tag
+	dry   atomic.Bool   // CheckArgs is running: builders stop after their checks
 	coll  collTable     // the collectives chosen when c was made (colltable.go)
 	lconn conn          // the local group on the internal context
 	iconn conn          // an intercommunicator's both groups (local first)

@@ -35,6 +35,9 @@ func (c *Comm) beginInter(cl interCall, esize int) (*coll.Sched, error) {
 	if _, err := coll.Tune(); err != nil {
 		return nil, Errorf(ClassArg, cl.op, "%v", err)
 	}
+	if c.dry.Load() {
+		return nil, errDry
+	}
 	seq := int(c.seq.Add(1)-1) & tagInterSeqMask
 	if c.coll.check {
 		if err := c.verifyInter(tagInterCheck+seq, cl); err != nil {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -16,6 +17,30 @@ type persistOp struct {
 	start1 func() (*Pending, error)
 	cur    *Pending // the run under way; nil while inactive
 	freed  bool
+}
+
+// errDry ends a build under CheckArgs once the builder's checks have passed.
+var errDry = errors.New("arguments checked")
+
+// IsDry reports whether err is a build's stop under CheckArgs, which is not an error
+// of the program's: the error seam lets it through untouched.
+func IsDry(err error) bool { return err == errDry }
+
+// CheckArgs runs start, which starts a nonblocking collective on c, only as far as its
+// argument checks: every schedule builder stops at Begin, before it takes the
+// collective's sequence number or talks to a peer, so nothing is sent and the
+// communicator's collective order is untouched. A persistent collective's Init calls
+// it so that a bad argument is reported there, as MPI 4.1 §6.13 has the init call take
+// and check every argument, not at each Start. As for any collective, the program
+// must not run another collective on c from another goroutine meanwhile.
+func (c *Comm) CheckArgs(start func() error) error {
+	c.dry.Store(true)
+	err := start()
+	c.dry.Store(false)
+	if err == errDry {
+		return nil
+	}
+	return err
 }
 
 // Persistent makes the persistent request of an operation whose every run start
