@@ -57,18 +57,37 @@ func setVec[T Elem](v *core.Vec, b []T) {
 
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier() error {
-	defer prof.Exit(prof.Barrier, c.enter(prof.Barrier, prof.NoPeer, 0), 0)
+	t := c.enter(prof.Barrier, prof.NoPeer, 0)
+	var err error
 	if c.special() {
-		return c.coll("Barrier", func() error {
+		err = c.coll("Barrier", func() error {
 			return c.dev().Barrier("Barrier")
 		})
+	} else {
+		err = c.fail("Barrier", c.dev().Barrier("Barrier"))
 	}
-	return c.fail("Barrier", c.dev().Barrier("Barrier"))
+	exit(prof.Barrier, t, 0)
+	return err
+}
+
+// exit is prof.Exit with its short path inlined: the short collectives end with it
+// rather than with a deferred Exit, whose wrapper costs as much again.
+func exit(call prof.Call, t int64, n int) {
+	if !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
 }
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
-	defer prof.Exit(prof.Bcast, c.enter(prof.Bcast, root, nbytes(buf)), nbytes(buf))
+	n := nbytes(buf)
+	t := c.enter(prof.Bcast, root, n)
+	err := bcast(c, buf, root)
+	exit(prof.Bcast, t, n)
+	return err
+}
+
+func bcast[T Elem](c *Comm, buf []T, root int) error {
 	if c.special() {
 		return c.coll("Bcast", func() error {
 			v := vec(buf)
@@ -84,7 +103,14 @@ func Bcast[T Elem](c *Comm, buf []T, root int) error {
 // as long as send (recv is ignored on the other ranks). In place at root: send is
 // InPlace[T]() and root's input is in recv.
 func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
-	defer prof.Exit(prof.Reduce, c.enter(prof.Reduce, root, collBytes(send, recv)), collBytes(send, recv))
+	n := collBytes(send, recv)
+	t := c.enter(prof.Reduce, root, n)
+	err := reduce(c, send, recv, op, root)
+	exit(prof.Reduce, t, n)
+	return err
+}
+
+func reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 	var r core.Red
 	if err := setRed[T](&r, "Reduce", op); err != nil {
 		return c.fail("Reduce", err)
@@ -111,7 +137,14 @@ func allreduceCall(c *Comm, s, rv core.Vec, r core.Red) func() error {
 // Allreduce combines every rank's send with op into every rank's recv (as long as
 // send). In place: send is InPlace[T]() and the input is in recv.
 func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
-	defer prof.Exit(prof.Allreduce, c.enter(prof.Allreduce, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	n := collBytes(send, recv)
+	t := c.enter(prof.Allreduce, prof.NoPeer, n)
+	err := allreduce(c, send, recv, op)
+	exit(prof.Allreduce, t, n)
+	return err
+}
+
+func allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 	var r core.Red
 	if err := setRed[T](&r, "Allreduce", op); err != nil {
 		return c.fail("Allreduce", err)

@@ -225,6 +225,15 @@ func allreduceArgs(op string, send, recv *Vec, r *Red) (*Vec, error) {
 	if send.InPlace {
 		send = recv
 	}
+	if send.Type == nil && recv.Type == nil && send.Esz == recv.Esz {
+		if len(send.B) != len(recv.B) {
+			return send, Errorf(ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
+		}
+		if r.Pair {
+			return send, r.pairs(op, send.N())
+		}
+		return send, nil
+	}
 	if send.N() != recv.N() {
 		return send, Errorf(ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
 	}

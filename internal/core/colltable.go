@@ -127,11 +127,11 @@ func (c *Comm) CollTable() string {
 	}
 	b.WriteString("\n")
 	if p == PathNode || p == PathHier {
-		l := shmLimits()
+		l := c.node.lim
 		if c.size == 2 {
-			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B; beyond, schedules\n", l[0], l[2])
+			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B; beyond, schedules\n", l.bcast, l.reduce)
 		} else {
-			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B (split from %d B); beyond, schedules\n", l[1], l[3], l[4])
+			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B (split from %d B); beyond, schedules\n", l.bcast, l.reduce, l.split)
 		}
 	}
 	t, err := coll.Tune()
@@ -174,10 +174,12 @@ func schedAllreduce(c *Comm, op string, send, recv *Vec, r *Red) error {
 // region; nil otherwise.
 func (c *Comm) nodeErr(op string) error {
 	if c.node.err != nil {
-		return Errorf(ClassArg, op, "%v", c.node.err)
+		return c.nodeErrSlow(op)
 	}
 	return nil
 }
+
+func (c *Comm) nodeErrSlow(op string) error { return Errorf(ClassArg, op, "%v", c.node.err) }
 
 func nodeBarrier(c *Comm, op string) error {
 	if err := c.nodeErr(op); err != nil {
@@ -199,7 +201,7 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	g, err := c.nodeGroup(&cl, int64(len(buf.B)), bcastMax(c))
+	g, err := c.nodeGroup(&cl, int64(len(buf.B)), c.node.lim.bcast)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
@@ -244,7 +246,7 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		}
 		return schedAllreduce(c, op, send, recv, r)
 	}
-	return MapErr(op, nodeAllreduce(g, s.B, recv.B, recv.Esz, r))
+	return MapErr(op, nodeAllreduce(g, c.node.lim.split, s.B, recv.B, recv.Esz, r))
 }
 
 func hierBarrierEntry(c *Comm, op string) error {
@@ -261,7 +263,7 @@ func hierBarrierEntry(c *Comm, op string) error {
 
 func hierBcastEntry(c *Comm, op string, buf *Vec, root int) error {
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	h, err := c.hierGroup(&cl, int64(len(buf.B)), bcastMax(c), true)
+	h, err := c.hierGroup(&cl, int64(len(buf.B)), c.node.lim.bcast, true)
 	if err != nil || h == nil {
 		if err != nil {
 			return err
@@ -277,7 +279,7 @@ func hierReduceEntry(c *Comm, op string, send, recv *Vec, r *Red, root int) erro
 		return err
 	}
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
-	h, err := c.hierGroup(&cl, int64(len(s.B)), reduceMax(c), r.K.Commute)
+	h, err := c.hierGroup(&cl, int64(len(s.B)), c.node.lim.reduce, r.K.Commute)
 	if err != nil || h == nil {
 		if err != nil {
 			return err
@@ -293,7 +295,7 @@ func hierAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
-	h, err := c.hierGroup(&cl, int64(len(recv.B)), reduceMax(c), r.K.Commute)
+	h, err := c.hierGroup(&cl, int64(len(recv.B)), c.node.lim.reduce, r.K.Commute)
 	if err != nil || h == nil {
 		if err != nil {
 			return err

@@ -90,6 +90,13 @@ func (c *Comm) SetName(name string) {
 // Check returns nil when c can be used by op, else an error of the class MPI names:
 // MPI not running (ClassOther), a nil communicator or a freed one (ClassComm).
 func (c *Comm) Check(op string) error {
+	if state.Load() == stateInit && c != nil && !c.freed.Load() {
+		return nil // inlined: every call's check costs three loads
+	}
+	return c.checkSlow(op)
+}
+
+func (c *Comm) checkSlow(op string) error {
 	if err := Ready(op); err != nil {
 		return err
 	}

@@ -172,8 +172,12 @@ func Wrap(class ErrorClass, op, msg string, err error) error {
 // once.
 func MapErr(op string, err error) error {
 	if err == nil {
-		return nil
+		return nil // inlined: the success path costs a compare
 	}
+	return mapErr(op, err)
+}
+
+func mapErr(op string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err

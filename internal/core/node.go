@@ -53,7 +53,8 @@ var (
 // nodeColl is a communicator's node-local collective state (collState.node), made on
 // its first collective that could use it.
 type nodeColl struct {
-	state int8   // nodeUnknown, nodeOn, nodeOff, nodeHier
+	state int8 // nodeUnknown, nodeOn, nodeOff, nodeHier
+	lim   nodeLimits
 	why   string // why off
 	err   error  // a bad setting, reported by every collective that could use the region
 	g     *shmcoll.Group
@@ -100,8 +101,8 @@ func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, e
 	if nbytes > limit || n.state == nodeOff {
 		return nil, nil
 	}
-	if err := c.admitChecked(cl); err != nil {
-		return nil, err
+	if cl.Root != NoRoot && uint(cl.Root) >= uint(c.size) {
+		return nil, Errorf(ClassRoot, cl.Op, "root %d out of range [0,%d)", cl.Root, c.size)
 	}
 	if c.coll.check {
 		if err := c.verify(c.seqTag(), cl); err != nil {
@@ -127,39 +128,46 @@ var shmLimits = sync.OnceValue(func() [5]int64 {
 	return [5]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get()}
 })
 
-// reduceLimit is the largest reduction with op on c that goes through shared memory:
-// a user op may treat several elements as one (the tests' 2x2 matrices of four
-// int64s), so its message must fit one slot and is never cut.
+// nodeLimits are the sizes up to which a communicator's blocking collectives take
+// the node's shared memory, fixed when the communicator is made.
+type nodeLimits struct {
+	bcast, reduce int64
+	// userReduce bounds a reduction with a user op, which may treat several elements
+	// as one (the tests' 2x2 matrices of four int64s): its message must fit one slot
+	// and is never cut.
+	userReduce int64
+	split      int64 // Allreduce from which the reduction is split among the ranks
+}
+
+func limitsFor(size int) nodeLimits {
+	l := shmLimits()
+	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4]}
+	if size == 2 {
+		lim.bcast, lim.reduce = l[0], l[2]
+	}
+	lim.userReduce = lim.reduce
+	if lay, err := nodeLayout(size); err == nil {
+		lim.userReduce = min(lim.reduce, int64(lay.Slot))
+	}
+	return lim
+}
+
+// reduceLimit is the largest reduction with r on c that goes through shared memory.
 func reduceLimit(c *Comm, r *Red) int64 {
 	if r.User {
-		l, _ := nodeLayout(c.size)
-		return min(reduceMax(c), int64(l.Slot))
+		return c.node.lim.userReduce
 	}
-	return reduceMax(c)
+	return c.node.lim.reduce
 }
 
 // nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a
 // predefined op splits the reduction (in whole (value, index) pairs for Maxloc and
 // Minloc).
-func nodeAllreduce(g *shmcoll.Group, send, recv []byte, esize int, r *Red) error {
-	if !r.User && int64(len(send)) >= shmLimits()[4] && g.Size() > 2 {
+func nodeAllreduce(g *shmcoll.Group, split int64, send, recv []byte, esize int, r *Red) error {
+	if !r.User && int64(len(send)) >= split && g.Size() > 2 {
 		return g.AllreduceSplit(send, recv, r.unit(esize), r.K.Fn)
 	}
 	return g.Allreduce(send, recv, esize, r.K.Fn)
-}
-
-func bcastMax(c *Comm) int64 {
-	if c.size == 2 {
-		return shmLimits()[0]
-	}
-	return shmLimits()[1]
-}
-
-func reduceMax(c *Comm) int64 {
-	if c.size == 2 {
-		return shmLimits()[2]
-	}
-	return shmLimits()[3]
 }
 
 // nodeLayout is the region geometry the settings ask for, for size ranks.
@@ -178,6 +186,12 @@ func nodeLayout(size int) (shmcoll.Layout, error) {
 
 // newNodeColl decides whether c can use the node's shared memory at all.
 func newNodeColl(c *Comm) *nodeColl {
+	n := chooseNode(c)
+	n.lim = limitsFor(c.size)
+	return n
+}
+
+func chooseNode(c *Comm) *nodeColl {
 	off := func(why string) *nodeColl { return &nodeColl{state: nodeOff, why: why} }
 	switch v := setCollShm.Get(); v {
 	case "off":
