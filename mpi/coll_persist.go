@@ -6,8 +6,7 @@ package mpi
 // their kin) completes the run and leaves the request inactive, to be started again.
 // The buffers belong to MPI from Start until the run completes. As the standard
 // requires, every member calls the Init functions in the same order and starts the
-// requests in the same order. Arguments are checked by the Init call (those of the
-// neighbourhood collectives only when a run completes). Free releases the
+// requests in the same order. Every argument is checked by the Init call. Free releases the
 // request (a run under way completes unobserved).
 
 import (
@@ -33,19 +32,27 @@ func (c *Comm) persistent(op string, start func() (Request, error)) (Request, er
 	if err != nil {
 		return Request{}, err
 	}
-	return c.persistentUnchecked(op, start)
+	return persistReq(c, start), nil
 }
 
-// persistentUnchecked is persistent for the neighbourhood collectives, whose
-// nonblocking forms check their arguments as they run.
-func (c *Comm) persistentUnchecked(op string, start func() (Request, error)) (Request, error) {
-	if err := c.check(op); err != nil {
-		return Request{}, err
-	}
+func persistReq(c *Comm, start func() (Request, error)) Request {
 	return Request{c: c, x: core.Persistent(func() (*core.Pending, error) {
 		r, err := start()
 		return r.x, err
-	})}, nil
+	})}
+}
+
+// persistentNeighbor is persistent for the neighbourhood collectives, whose
+// nonblocking forms run the blocking one in the background: Init runs check, the
+// blocking form, under CheckArgs, which stops it once its checks have passed.
+func (c *Comm) persistentNeighbor(op string, start func() (Request, error), check func() error) (Request, error) {
+	if err := c.check(op); err != nil {
+		return Request{}, err
+	}
+	if err := c.dev().CheckArgs(check); err != nil {
+		return Request{}, err
+	}
+	return persistReq(c, start), nil
 }
 
 // BarrierInit makes a persistent barrier (MPI_Barrier_init).
@@ -245,59 +252,61 @@ func ExscanInitBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // NeighborAllgatherInit makes a persistent NeighborAllgather (MPI_Neighbor_allgather_init).
 func NeighborAllgatherInit[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgatherInit, c.enter(prof.NeighborAllgatherInit, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.persistentUnchecked("NeighborAllgatherInit", func() (Request, error) { return IneighborAllgather[T](c, send, recv) })
+	return c.persistentNeighbor("NeighborAllgatherInit", func() (Request, error) { return IneighborAllgather[T](c, send, recv) }, func() error { return NeighborAllgather[T](c, send, recv) })
 }
 
 // NeighborAllgathervInit makes a persistent NeighborAllgatherv (MPI_Neighbor_allgatherv_init).
 func NeighborAllgathervInit[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgathervInit, c.enter(prof.NeighborAllgathervInit, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.persistentUnchecked("NeighborAllgathervInit", func() (Request, error) { return IneighborAllgatherv[T](c, send, recv, counts, displs) })
+	return c.persistentNeighbor("NeighborAllgathervInit", func() (Request, error) { return IneighborAllgatherv[T](c, send, recv, counts, displs) }, func() error { return NeighborAllgatherv[T](c, send, recv, counts, displs) })
 }
 
 // NeighborAlltoallInit makes a persistent NeighborAlltoall (MPI_Neighbor_alltoall_init).
 func NeighborAlltoallInit[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallInit, c.enter(prof.NeighborAlltoallInit, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.persistentUnchecked("NeighborAlltoallInit", func() (Request, error) { return IneighborAlltoall[T](c, send, recv) })
+	return c.persistentNeighbor("NeighborAlltoallInit", func() (Request, error) { return IneighborAlltoall[T](c, send, recv) }, func() error { return NeighborAlltoall[T](c, send, recv) })
 }
 
 // NeighborAlltoallvInit makes a persistent NeighborAlltoallv (MPI_Neighbor_alltoallv_init).
 func NeighborAlltoallvInit[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallvInit, c.enter(prof.NeighborAlltoallvInit, prof.NoPeer, nbytes(send)), nbytes(send))
-	return c.persistentUnchecked("NeighborAlltoallvInit", func() (Request, error) {
+	return c.persistentNeighbor("NeighborAlltoallvInit", func() (Request, error) {
 		return IneighborAlltoallv[T](c, send, scounts, sdispls, recv, rcounts, rdispls)
-	})
+	}, func() error { return NeighborAlltoallv[T](c, send, scounts, sdispls, recv, rcounts, rdispls) })
 }
 
 // NeighborAllgatherInitBuf makes a persistent NeighborAllgather (MPI_Neighbor_allgather_init).
 func NeighborAllgatherInitBuf(c *Comm, send, recv Buf) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgatherInit, c.enter(prof.NeighborAllgatherInit, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.persistentUnchecked("NeighborAllgatherInitBuf", func() (Request, error) { return IneighborAllgatherBuf(c, send, recv) })
+	return c.persistentNeighbor("NeighborAllgatherInitBuf", func() (Request, error) { return IneighborAllgatherBuf(c, send, recv) }, func() error { return NeighborAllgatherBuf(c, send, recv) })
 }
 
 // NeighborAllgathervInitBuf makes a persistent NeighborAllgatherv (MPI_Neighbor_allgatherv_init).
 func NeighborAllgathervInitBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgathervInit, c.enter(prof.NeighborAllgathervInit, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.persistentUnchecked("NeighborAllgathervInitBuf", func() (Request, error) { return IneighborAllgathervBuf(c, send, recv, counts, displs) })
+	return c.persistentNeighbor("NeighborAllgathervInitBuf", func() (Request, error) { return IneighborAllgathervBuf(c, send, recv, counts, displs) }, func() error { return NeighborAllgathervBuf(c, send, recv, counts, displs) })
 }
 
 // NeighborAlltoallInitBuf makes a persistent NeighborAlltoall (MPI_Neighbor_alltoall_init).
 func NeighborAlltoallInitBuf(c *Comm, send, recv Buf) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallInit, c.enter(prof.NeighborAlltoallInit, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.persistentUnchecked("NeighborAlltoallInitBuf", func() (Request, error) { return IneighborAlltoallBuf(c, send, recv) })
+	return c.persistentNeighbor("NeighborAlltoallInitBuf", func() (Request, error) { return IneighborAlltoallBuf(c, send, recv) }, func() error { return NeighborAlltoallBuf(c, send, recv) })
 }
 
 // NeighborAlltoallvInitBuf makes a persistent NeighborAlltoallv (MPI_Neighbor_alltoallv_init).
 func NeighborAlltoallvInitBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallvInit, c.enter(prof.NeighborAlltoallvInit, prof.NoPeer, send.size()), send.size())
-	return c.persistentUnchecked("NeighborAlltoallvInitBuf", func() (Request, error) {
+	return c.persistentNeighbor("NeighborAlltoallvInitBuf", func() (Request, error) {
 		return IneighborAlltoallvBuf(c, send, scounts, sdispls, recv, rcounts, rdispls)
-	})
+	}, func() error { return NeighborAlltoallvBuf(c, send, scounts, sdispls, recv, rcounts, rdispls) })
 }
 
 // NeighborAlltoallwInit makes a persistent NeighborAlltoallw (MPI_Neighbor_alltoallw_init).
 func NeighborAlltoallwInit[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallwInit, c.enter(prof.NeighborAlltoallwInit, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
-	return c.persistentUnchecked("NeighborAlltoallwInit", func() (Request, error) {
+	return c.persistentNeighbor("NeighborAlltoallwInit", func() (Request, error) {
 		return IneighborAlltoallw[S, R](c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	}, func() error {
+		return NeighborAlltoallw[S, R](c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }

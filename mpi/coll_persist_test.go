@@ -236,9 +236,9 @@ func TestPersistentCollectiveStates(t *testing.T) {
 }
 
 // TestPersistentInitChecksArguments: a persistent collective's Init takes and checks
-// every argument (MPI 4.1 §6.13), so a bad root, bad lengths or counts, or an
+// every argument (MPI 4.1 §6.13, §8.7.2), so a bad root, bad lengths or counts, or an
 // operation the element type does not take are refused by the Init call through the
-// handler, not at Start; the checks send nothing, so the collectives that follow still
+// handler, not at Start (the neighbourhood ones too); the checks send nothing, so the collectives that follow still
 // match, with coll_check on as well as off.
 func TestPersistentInitChecksArguments(t *testing.T) {
 	for _, check := range []string{"false", "true"} {
@@ -274,6 +274,22 @@ func persistentInitChecks(t *testing.T, rank, size int) {
 		t.Errorf("ScanInit of 1 into 2: %v, handler called %d times; want ErrCount, once", err, called)
 	}
 	must(t, dup.Free())
+	ring, err := w.CartCreate([]int{size}, []bool{true}, false)
+	must(t, err)
+	if _, err := mpi.NeighborAllgatherInit(ring, []int{rank}, []int{0}); !errors.Is(err, mpi.ErrCount) {
+		t.Errorf("NeighborAllgatherInit into 1 element from 2 neighbours: %v, want ErrCount", err)
+	}
+	nb := []int{-1, -1}
+	rq, err := mpi.NeighborAllgatherInit(ring, []int{rank}, nb)
+	must(t, err)
+	must(t, rq.Start())
+	_, err = rq.Wait()
+	must(t, err)
+	if want := []int{(rank + size - 1) % size, (rank + 1) % size}; nb[0] != want[0] || nb[1] != want[1] {
+		t.Errorf("NeighborAllgather run after a refused Init: %v, want %v", nb, want)
+	}
+	must(t, rq.Free())
+	must(t, ring.Free())
 	// Nothing was sent: the next collectives match on every rank.
 	sum := []int{0}
 	red, err := mpi.AllreduceInit(w, []int{rank}, sum, mpi.Sum)

@@ -18,6 +18,9 @@ import (
 // names the receiver's slot, so that in a dimension of size 1 or 2 (where the -1 and +1
 // neighbours are the same rank) each block lands in its place.
 func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []byte) error {
+	if err := c.d.DryStop(); err != nil {
+		return err // a persistent Init's check of its arguments passed
+	}
 	srcs, dsts, _ := c.neighbors()
 	_, cart := c.topo.(*cartTopo)
 	reqs := make([]p2p.Request, 0, len(srcs)+len(dsts))
@@ -232,6 +235,9 @@ func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes 
 	wr, err := core.CheckW(op, "r", in, rmem, rcounts, rdispls, rtypes)
 	if err != nil {
 		return c.fail(op, err)
+	}
+	if err := c.d.DryStop(); err != nil {
+		return err
 	}
 	scratch := func(n int) []byte { return make([]byte, n) }
 	sends, recvs := make([][]byte, out), make([][]byte, in)

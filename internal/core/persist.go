@@ -43,6 +43,16 @@ func (c *Comm) CheckArgs(start func() error) error {
 	return err
 }
 
+// DryStop is errDry while CheckArgs runs on c, nil otherwise: a collective built
+// above the device (the neighbourhood collectives) calls it once its checks have
+// passed, before it sends anything.
+func (c *Comm) DryStop() error {
+	if c.dry.Load() {
+		return errDry
+	}
+	return nil
+}
+
 // Persistent makes the persistent request of an operation whose every run start
 // begins: the request is inactive until Start.
 func Persistent(start func() (*Pending, error)) *Pending {
