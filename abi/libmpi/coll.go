@@ -72,6 +72,19 @@ func launch(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, run func
 		addPending(p, c, ch, nil, req)
 		return 0
 	}
+	// MPI_x_init checks every argument: run once under CheckArgs, which stops the
+	// schedule's builder after its checks, before anything is sent.
+	err := c.c.CheckArgs(func() error {
+		p, err := run(true)
+		if err == nil && p != nil {
+			p.Free()
+			return core.Errorf(core.ClassIntern, op, "the argument check started the operation")
+		}
+		return err
+	})
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	addPersistent(c, ch, func() (*core.Pending, error) { return run(true) }, req)
 	return 0
 }

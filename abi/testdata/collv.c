@@ -103,6 +103,23 @@ int main(int argc, char **argv) {
     OK(MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE)); /* inactive: completes at once */
     CHECK(flag, "Test of an inactive persistent request");
     for (int i = 0; i < 3; i++) OK(MPI_Request_free(&q[i]));
+
+    /* an init call checks its arguments (MPI 4.1 6.13): BAND on doubles and a root out
+     * of range are refused there, and nothing is sent, so the Barrier after them still
+     * matches */
+    MPI_Comm d;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    double da = 1, ds = 0;
+    MPI_Request bad = MPI_REQUEST_NULL;
+    int err = MPI_Allreduce_init(&da, &ds, 1, MPI_DOUBLE, MPI_BAND, d, MPI_INFO_NULL, &bad), cls = -1;
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_OP, "Allreduce_init with MPI_BAND on MPI_DOUBLE: class %d, want MPI_ERR_OP", cls);
+    err = MPI_Bcast_init(&da, 1, MPI_DOUBLE, n, d, MPI_INFO_NULL, &bad);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_ROOT, "Bcast_init with root %d of %d: class %d, want MPI_ERR_ROOT", n, n, cls);
+    OK(MPI_Barrier(d));
+    OK(MPI_Comm_free(&d));
     OK(MPI_Finalize());
     if (rank == 0) printf("OK collv\n");
     return 0;
