@@ -237,6 +237,13 @@ func TestOneSidedTCP(t *testing.T) {
 // SIGUSR1 after) stay its own: the library's Go runtime does not take the signals.
 func TestOwnSignalHandlers(t *testing.T) { job(t, "sigint", 2) }
 
+// TestForkedChildren: a C program that forks after MPI_Init (system(), a child that
+// calls exit() and so runs the atexit handlers, one that calls _exit()) keeps its MPI.
+func TestForkedChildren(t *testing.T) { job(t, "fork", 2) }
+
+// TestForkedChildrenTCP is TestForkedChildren over TCP, whose sockets a child inherits.
+func TestForkedChildrenTCP(t *testing.T) { job(t, "fork", 2, "--set", "transports=self,tcp") }
+
 // TestOtherLaunchers: a C program built with `mpigo cc` runs under MPICH's mpiexec
 // (Hydra, PMI), and under Slurm's srun --mpi=pmi2 with MPIGO_TEST_SLURM=1, as under
 // `mpigo run`. The launchers' jobs are bounded in time and anything they leave behind
