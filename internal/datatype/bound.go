@@ -22,11 +22,15 @@ type Bound struct {
 
 // Bind checks count instances of t over mem (base address mem[0]) and returns
 // them bound. Its errors are Pack's: ErrArg for a nil type or a negative count,
-// ErrFreed, ErrNotCommitted, ErrOverflow, and ErrBuffer when the instances reach
-// outside mem.
+// ErrNotCommitted, ErrOverflow, and ErrBuffer when the instances reach outside
+// mem. It does not refuse a freed type, which stays usable by the operations
+// that hold it; a caller starting a new operation checks IsFreed.
 func (t *Type) Bind(mem []byte, count int64) (Bound, error) {
-	if err := t.ready(); err != nil {
-		return Bound{}, err
+	switch {
+	case t == nil:
+		return Bound{}, argErr("t", "nil type")
+	case !t.committed:
+		return Bound{}, ErrNotCommitted
 	}
 	if uint64(count) <= uint64(t.safe) {
 		// The common case: nothing can overflow, and the span is the true
@@ -75,7 +79,7 @@ func (b *Bound) Size() int64 { return b.size }
 // type's instances are one run of bytes.
 func (b *Bound) Contiguous() ([]byte, bool) {
 	if b.size == 0 {
-		return nil, true
+		return b.mem[:0], true
 	}
 	if !b.t.contig {
 		return nil, false
