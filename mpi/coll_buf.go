@@ -56,6 +56,10 @@ func bcastBuf(c *Comm, buf *Buf, root int) error {
 			return err
 		}
 	}
+	if buf.err == nil && buf.dt != nil { // a typed buffer, which the device lays out
+		v := core.Vec{B: buf.mem, Count: int(buf.count), Type: buf.dt}
+		return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
+	}
 	v, err := buf.cvec()
 	if err != nil {
 		return c.fail("Bcast", err)

@@ -220,7 +220,10 @@ func (f *redForm) lay(name string, a *reduceArg, w *scratchSet, fill bool) ([]by
 // fill writes a's data into g in form f.
 func (f *redForm) fill(name string, a *reduceArg, g []byte, w *scratchSet) error {
 	if f.goT == nil {
-		return typeErr(name, a.bd.Pack(g))
+		if err := a.bd.Pack(g); err != nil {
+			return typeErr(name, err)
+		}
+		return nil
 	}
 	p := w.get(int(a.bytes))
 	if err := a.bd.Pack(p); err != nil {
@@ -239,7 +242,10 @@ func (f *redForm) back(name string, r *reduceArg, out []byte, items int64, w *sc
 	dt := r.bd.Type()
 	if f.goT == nil {
 		if items == r.bd.Count() {
-			return typeErr(name, r.bd.Unpack(out))
+			if err := r.bd.Unpack(out); err != nil {
+				return typeErr(name, err)
+			}
+			return nil
 		}
 		_, err := dt.Unpack(r.bd.Mem(), out, items)
 		return typeErr(name, err)

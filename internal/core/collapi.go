@@ -29,7 +29,7 @@ func (c *Comm) Bcast(op string, buf *Vec, root int) error {
 		return err
 	}
 	if buf.Type != nil {
-		return c.bcastStaged(op, *buf, root)
+		return c.bcastStaged(op, buf, root)
 	}
 	return c.bcast(op, buf, root)
 }

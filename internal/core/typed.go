@@ -324,9 +324,9 @@ func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error
 // bcastStaged is a blocking Bcast of a typed buffer, the path of every short one:
 // a single buffer, so it is laid out here rather than through typedColl's roles.
 // The root packs it into scratch, the others unpack the scratch once it has come.
-func (c *Comm) bcastStaged(op string, buf Vec, root int) error {
+func (c *Comm) bcastStaged(op string, buf *Vec, root int) error {
 	isRoot, part := c.rootOf(root)
-	bd, err := bindVec(op, &buf, buf.Count)
+	bd, err := bindVec(op, buf, buf.Count)
 	if err != nil {
 		return err
 	}
@@ -345,7 +345,10 @@ func (c *Comm) bcastStaged(op string, buf Vec, root int) error {
 	if err := c.bcast(op, &v, root); err != nil || isRoot || !part {
 		return err
 	}
-	return TypeErr(op, bd.Unpack(v.B))
+	if err := bd.Unpack(v.B); err != nil {
+		return TypeErr(op, err)
+	}
+	return nil
 }
 
 func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, error) {
