@@ -194,72 +194,79 @@ func (rc *redCall) elemCounts(f *redForm, r *reduceArg, inPlace bool) ([]int, er
 	return out, nil
 }
 
+// laidOut is one call's buffers laid out: the device's send and receive (rv.B holds
+// the result in the call's form) and the scratch they use.
+type laidOut struct {
+	sv, rv core.Vec
+	w      scratchSet
+}
+
 // laid lays the checked buffers out in form f, runs the call and finishes it.
 func (rc *redCall) laid(f *redForm, s, r *reduceArg, inPlace bool, wcounts []int) (*core.Pending, error) {
-	var w scratchSet
-	in, out, sv, rv, err := rc.layout(f, s, r, inPlace, &w)
-	if err != nil {
-		w.release()
+	var l laidOut
+	if err := rc.layout(f, s, r, inPlace, &l); err != nil {
+		l.w.release()
 		return nil, err
 	}
-	p, err := rc.call(f, sv, rv, in, out, wcounts)
+	p, err := rc.call(f, &l, wcounts)
 	if err != nil {
-		w.release()
+		l.w.release()
 		return nil, err
 	}
-	items := rc.resultItems(r, inPlace)
+	out, items := l.rv.B, rc.resultItems(r, inPlace)
 	if p == nil {
-		err = f.back(rc.name, r, out, items, &w)
-		w.release()
+		err = f.back(rc.name, r, out, items, &l.w)
+		l.w.release()
 		return nil, err
 	}
 	// The request's own copies, so that a blocking call's stay on the stack.
-	held, hf, hr, name := w, *f, *r, rc.name
+	held, hf, hr, name := l.w, *f, *r, rc.name
 	return core.Then(p, func() error {
 		defer held.release()
 		return hf.back(name, &hr, out, items, &held)
 	}), nil
 }
 
-// layout returns the laid-out input and output and the device buffers for them.
-func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, w *scratchSet) (in, out []byte, sv, rv core.Vec, err error) {
+// layout lays out recv (the result, and the input too in place or for
+// ReduceLocalBuf) and send in l.
+func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, l *laidOut) error {
 	fill := inPlace || rc.kind == kLocal // recv holds input
-	out, direct, err := f.lay(rc.name, r, w, fill)
+	out, direct, err := f.lay(rc.name, r, &l.w, fill)
 	if err != nil {
-		return
+		return err
 	}
-	sv, rv = core.Vec{Esz: f.esz}, core.Vec{B: out, Esz: f.esz}
+	l.sv, l.rv = core.Vec{Esz: f.esz}, core.Vec{B: out, Esz: f.esz}
 	switch {
 	case inPlace:
-		sv = core.InPlaceVec(f.esz)
-		return
+		l.sv.InPlace = true
+		return nil
 	case !s.present():
-		return
+		return nil
 	}
-	sd, sdirect := f.direct(s)
+	in, sdirect := f.direct(s)
 	if r.present() && !direct && !sdirect && rc.inPlaceWorks() {
 		// Pack send straight into the result's scratch and reduce in place there:
 		// one buffer and one copy fewer.
-		if err = f.fill(rc.name, s, out, w); err == nil {
-			sv = core.InPlaceVec(f.esz)
+		if err := f.fill(rc.name, s, out, &l.w); err != nil {
+			return err
 		}
-		return
+		l.sv.InPlace = true
+		return nil
 	}
-	in = sd
 	if !sdirect {
-		in = w.get(f.laidLen(s))
-		if err = f.fill(rc.name, s, in, w); err != nil {
-			return
+		in = l.w.get(f.laidLen(s))
+		if err := f.fill(rc.name, s, in, &l.w); err != nil {
+			return err
 		}
 	}
 	if overlap(in, out) {
 		// One buffer passed as both: the reduction must read the input as it was.
-		p := w.get(len(in))
+		p := l.w.get(len(in))
 		copy(p, in)
 		in = p
 	}
-	sv.B = in
-	return
+	l.sv.B = in
+	return nil
 }
 
 // inPlaceWorks reports whether the call may take its input from its result buffer.
@@ -272,29 +279,30 @@ func (rc *redCall) inPlaceWorks() bool {
 }
 
 // call runs the device call of rc on the laid-out buffers.
-func (rc *redCall) call(f *redForm, sv, rv core.Vec, in, out []byte, wcounts []int) (*core.Pending, error) {
+func (rc *redCall) call(f *redForm, l *laidOut, wcounts []int) (*core.Pending, error) {
+	sv, rv := &l.sv, &l.rv
 	if rc.kind == kLocal {
-		f.rd.K.Fn(out, in)
+		f.rd.K.Fn(rv.B, sv.B)
 		return nil, nil
 	}
 	d, name, nb := rc.c.dev(), rc.name, rc.nb
 	switch rc.kind {
 	case kReduce:
 		if nb {
-			return d.Ireduce(name, sv, rv, f.rd, rc.root)
+			return d.Ireduce(name, *sv, *rv, f.rd, rc.root)
 		}
-		return nil, d.Reduce(name, &sv, &rv, &f.rd, rc.root)
+		return nil, d.Reduce(name, sv, rv, &f.rd, rc.root)
 	case kAllreduce:
 		if nb {
-			return d.Iallreduce(name, sv, rv, f.rd)
+			return d.Iallreduce(name, *sv, *rv, f.rd)
 		}
-		return nil, d.Allreduce(name, &sv, &rv, &f.rd)
+		return nil, d.Allreduce(name, sv, rv, &f.rd)
 	case kReduceScatterBlock:
-		return d.ReduceScatterBlock(name, sv, rv, f.rd, nb)
+		return d.ReduceScatterBlock(name, *sv, *rv, f.rd, nb)
 	case kReduceScatter:
-		return d.ReduceScatter(name, sv, rv, wcounts, f.rd, nb)
+		return d.ReduceScatter(name, *sv, *rv, wcounts, f.rd, nb)
 	}
-	return d.Scan(name, sv, rv, f.rd, rc.kind == kExscan, nb)
+	return d.Scan(name, *sv, *rv, f.rd, rc.kind == kExscan, nb)
 }
 
 // resultItems is how many items of recv hold the result on this process.
@@ -331,8 +339,8 @@ func (a *reduceArg) check(name, arg string, b *Buf, user bool) error {
 	if b.err != nil || b.dt == nil || b.count < 0 || b.dt.IsFreed() {
 		return badReduceBuf(name, arg, b)
 	}
-	bd, err := b.dt.Bind(b.mem, b.count)
-	if err != nil {
+	var err error
+	if a.bd, err = b.dt.Bind(b.mem, b.count); err != nil {
 		return unboundReduceBuf(name, arg, b, err)
 	}
 	k := b.dt.Kind()
@@ -343,7 +351,7 @@ func (a *reduceArg) check(name, arg string, b *Buf, user bool) error {
 			return errorf(ClassType, name, "%s: datatype %s mixes element types; a reduction over a derived datatype needs every element of one predefined type (MPI: predefined ops act on the base elements)", arg, b.dt.Name())
 		}
 	}
-	*a = reduceArg{bd: bd, kind: k, bytes: bd.Size()}
+	a.kind, a.bytes = k, a.bd.Size()
 	return nil
 }
 
