@@ -81,8 +81,8 @@ func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
 	if counts != nil {
 		items = blocksEnd(counts, displs)
 	}
-	bd, err := bindVec(st.op, v, items)
-	if err != nil {
+	var bd datatype.Bound
+	if err := bindVec(st.op, v, items, &bd); err != nil {
 		return err
 	}
 	size := int(v.Type.Size())
@@ -108,24 +108,24 @@ func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
 }
 
 // bindVec checks items of v's datatype over v's memory (the type committed, the
-// count not negative, the items inside the memory) and binds them.
-func bindVec(op string, v *Vec, items int) (datatype.Bound, error) {
+// count not negative, the items inside the memory) and binds them in *bd.
+func bindVec(op string, v *Vec, items int, bd *datatype.Bound) error {
 	t := v.Type
 	if !t.IsCommitted() {
-		return datatype.Bound{}, Errorf(ClassType, op, "datatype %s is not committed (call Commit)", t.Name())
+		return Errorf(ClassType, op, "datatype %s is not committed (call Commit)", t.Name())
 	}
 	if v.Count < 0 {
-		return datatype.Bound{}, Errorf(ClassCount, op, "count %d is negative", v.Count)
+		return Errorf(ClassCount, op, "count %d is negative", v.Count)
 	}
-	bd, err := t.Bind(v.B, int64(items))
-	if err == nil {
-		return bd, nil
+	var err error
+	if *bd, err = t.Bind(v.B, int64(items)); err == nil {
+		return nil
 	}
 	lo, hi, serr := t.Span(int64(items))
 	if serr != nil || !errors.Is(err, datatype.ErrBuffer) {
-		return bd, TypeErr(op, err)
+		return TypeErr(op, err)
 	}
-	return bd, Errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(v.B))
+	return Errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(v.B))
 }
 
 // pack packs the blocks of bd's items (all of them for nil counts) into packed.
@@ -326,8 +326,8 @@ func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error
 // The root packs it into scratch, the others unpack the scratch once it has come.
 func (c *Comm) bcastStaged(op string, buf *Vec, root int) error {
 	isRoot, part := c.rootOf(root)
-	bd, err := bindVec(op, buf, buf.Count)
-	if err != nil {
+	var bd datatype.Bound
+	if err := bindVec(op, buf, buf.Count, &bd); err != nil {
 		return err
 	}
 	if mem, ok := bd.Contiguous(); ok {
@@ -335,14 +335,21 @@ func (c *Comm) bcastStaged(op string, buf *Vec, root int) error {
 		return c.bcast(op, &v, root)
 	}
 	p := coll.GetScratch(int(bd.Size()))
-	defer coll.PutScratch(p)
 	v := Vec{B: *p, Esz: 1}
-	if isRoot {
+	err := c.bcastPacked(op, &v, root, &bd, isRoot, part && !isRoot)
+	coll.PutScratch(p)
+	return err
+}
+
+// bcastPacked broadcasts bd packed in v: packed into it first at the root (in),
+// unpacked from it after where it is output (out).
+func (c *Comm) bcastPacked(op string, v *Vec, root int, bd *datatype.Bound, in, out bool) error {
+	if in {
 		if err := bd.Pack(v.B); err != nil {
 			return TypeErr(op, err)
 		}
 	}
-	if err := c.bcast(op, &v, root); err != nil || isRoot || !part {
+	if err := c.bcast(op, v, root); err != nil || !out {
 		return err
 	}
 	if err := bd.Unpack(v.B); err != nil {
