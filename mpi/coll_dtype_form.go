@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -21,36 +22,31 @@ type redForm struct {
 }
 
 // formOf is the form in which op combines elements of kind: a predefined op's from
-// the table made at init, another's built in *fs.
+// the table of forms made so far, another's built in *fs.
 func formOf(name string, op Op, kind datatype.Kind, fs *redForm) (*redForm, error) {
-	if op.user == nil && op.code < numOps && int(kind) < numKinds {
-		if f := &predefForms[op.code][kind]; f.rd.K.Fn != nil {
+	predef := op.user == nil && op.code < numOps && int(kind) < numKinds
+	if predef {
+		if f := predefForms[op.code][kind].Load(); f != nil {
 			return f, nil
 		}
 	}
 	var err error
-	*fs, err = makeForm(name, op, kind)
+	if *fs, err = makeForm(name, op, kind); err == nil && predef {
+		f := new(redForm)
+		*f = *fs
+		predefForms[op.code][kind].Store(f)
+	}
 	return fs, err
 }
 
 // numKinds is the number of datatype kinds.
 const numKinds = int(datatype.KindInt16Int32) + 1
 
-// predefForms holds the form of every predefined op over every kind it takes, so
-// that a call finds its form with one lookup; the zero form where the op does not
-// take the kind (makeForm then says why). op.go's init fills it once the kernels are
-// registered.
-var predefForms [numOps][numKinds]redForm
-
-func initPredefForms() {
-	for code := range numOps {
-		for k := range numKinds {
-			if f, err := makeForm("", Op{code: code}, datatype.Kind(k)); err == nil {
-				predefForms[code][k] = f
-			}
-		}
-	}
-}
+// predefForms holds the form of each predefined op over each kind it takes, made on
+// first use, so that later calls find it with one load rather than building it with
+// reflect and generics. (Making all of them at start-up cost every program ~0.6M
+// instructions, most in the messages of the pairs that do not go together.)
+var predefForms [numOps][numKinds]atomic.Pointer[redForm]
 
 // makeForm builds the form in which op combines elements of kind.
 func makeForm(name string, op Op, kind datatype.Kind) (redForm, error) {

@@ -239,7 +239,6 @@ func init() {
 	reg[bool](opLxor, lxorBool)
 	reg[bool](opReplace, replaceB)
 	reg[bool](opNoOp, noopB)
-	initPredefForms() // from the kernels just registered
 }
 
 // red is op over T as the device runs it, or an MPI_ERR_OP error naming the op and the
