@@ -42,3 +42,26 @@ func TestNoAllocationPerMessage(t *testing.T) {
 		}
 	})
 }
+
+// TestTypedCollNoAllocs: the blocking collectives on derived datatypes (a strided
+// column reduced, records broadcast) allocate nothing per call: their buffers are
+// checked in place and staged in pooled scratch.
+func TestTypedCollNoAllocs(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		const cols, n = 4, 256
+		a, res := make([]float64, cols*n), make([]float64, cols*n)
+		col := committed(mpi.TypeVector(n, 1, cols, mpi.Float64))(t)
+		pt := committed(mpi.TypeOf[Particle]())(t)
+		ps := make([]Particle, 64)
+		calls := func() {
+			must(t, mpi.AllreduceBuf(mpi.World, mpi.Typed(a[1:], 1, col), mpi.Typed(res[1:], 1, col), mpi.Sum))
+			must(t, mpi.ReduceBuf(mpi.World, mpi.Typed(a[2:], 1, col), mpi.Typed(res[2:], 1, col), mpi.Max, 1))
+			must(t, mpi.ScanBuf(mpi.World, mpi.Typed(a, 1, col), mpi.Typed(res, n, mpi.Float64), mpi.Sum))
+			must(t, mpi.BcastBuf(mpi.World, mpi.Typed(ps, len(ps), pt), 0))
+		}
+		calls() // the first calls fill the pools
+		if a := testing.AllocsPerRun(200, calls); a != 0 {
+			t.Errorf("%.2f allocations per AllreduceBuf+ReduceBuf+ScanBuf+BcastBuf, want 0", a)
+		}
+	})
+}

@@ -42,11 +42,23 @@ func cvecs(a, b Buf) (core.Vec, core.Vec, error) {
 
 // BcastBuf is Bcast of a typed buffer: root's items reach every rank's buf.
 func BcastBuf(c *Comm, buf Buf, root int) error {
-	defer prof.Exit(prof.Bcast, c.enter(prof.Bcast, root, buf.size()), buf.size())
+	n := buf.size()
+	t := c.enter(prof.Bcast, root, n)
+	err := bcastBuf(c, &buf, root)
+	exit(prof.Bcast, t, n)
+	return err
+}
+
+func bcastBuf(c *Comm, buf *Buf, root int) error {
 	if c.special() {
-		if done, err := c.around("Bcast", func(b *Comm) error { return BcastBuf(b, buf, root) }); done {
+		b := *buf
+		if done, err := c.around("Bcast", func(a *Comm) error { return BcastBuf(a, b, root) }); done {
 			return err
 		}
+	}
+	if buf.err == nil && buf.dt != nil { // a typed buffer, which the device lays out
+		v := core.Vec{B: buf.mem, Count: int(buf.count), Type: buf.dt}
+		return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
 	}
 	v, err := buf.cvec()
 	if err != nil {

@@ -29,30 +29,31 @@ import "github.com/mpigo/mpigo/internal/prof"
 // the same elements). On an intercommunicator root follows the
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
-	defer prof.Exit(prof.Reduce, c.enter(prof.Reduce, root, collSize(send, recv)), collSize(send, recv))
+	n := collSize(send, recv)
+	t := c.enter(prof.Reduce, root, n)
+	err := reduceBuf(c, &send, &recv, op, root)
+	exit(prof.Reduce, t, n)
+	return err
+}
+
+func reduceBuf(c *Comm, send, recv *Buf, op Op, root int) error {
 	if c.special() {
-		if done, err := c.around("Reduce", func(b *Comm) error { return ReduceBuf(b, send, recv, op, root) }); done {
+		s, r := *send, *recv
+		if done, err := c.around("Reduce", func(b *Comm) error { return ReduceBuf(b, s, r, op, root) }); done {
 			return err
 		}
 	}
-	const name = "ReduceBuf"
-	if err := c.check(name); err != nil {
-		return err
-	}
-	_, err := (&redCall{name: name, c: c, kind: kReduce, root: root}).run(send, recv, op)
-	return c.fail(name, err)
+	return (&redCall{name: "ReduceBuf", c: c, kind: kReduce, root: root}).blocking(send, recv, op)
 }
 
 // IreduceBuf starts a ReduceBuf; root's recv holds the result once the request
 // completes.
 func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
-	defer prof.Exit(prof.Ireduce, c.enter(prof.Ireduce, root, collSize(send, recv)), collSize(send, recv))
-	const name = "IreduceBuf"
-	if err := c.check(name); err != nil {
-		return Request{}, err
-	}
-	p, err := (&redCall{name: name, c: c, kind: kReduce, root: root, nb: true}).run(send, recv, op)
-	return c.start(name, p, err)
+	n := collSize(send, recv)
+	t := c.enter(prof.Ireduce, root, n)
+	rq, err := (&redCall{name: "IreduceBuf", c: c, kind: kReduce, root: root, nb: true}).start(&send, &recv, op)
+	exit(prof.Ireduce, t, n)
+	return rq, err
 }
 
 // AllreduceBuf is Allreduce over typed buffers: every rank's recv gets the combination
@@ -60,29 +61,30 @@ func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
 // element of the base type. send and recv must hold the same number of base elements
 // and be built from the same single predefined type, as for ReduceBuf.
 func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
-	defer prof.Exit(prof.Allreduce, c.enter(prof.Allreduce, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	n := collSize(send, recv)
+	t := c.enter(prof.Allreduce, prof.NoPeer, n)
+	err := allreduceBuf(c, &send, &recv, op)
+	exit(prof.Allreduce, t, n)
+	return err
+}
+
+func allreduceBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
-		if done, err := c.around("Allreduce", func(b *Comm) error { return AllreduceBuf(b, send, recv, op) }); done {
+		s, r := *send, *recv
+		if done, err := c.around("Allreduce", func(b *Comm) error { return AllreduceBuf(b, s, r, op) }); done {
 			return err
 		}
 	}
-	const name = "AllreduceBuf"
-	if err := c.check(name); err != nil {
-		return err
-	}
-	_, err := (&redCall{name: name, c: c, kind: kAllreduce}).run(send, recv, op)
-	return c.fail(name, err)
+	return (&redCall{name: "AllreduceBuf", c: c, kind: kAllreduce}).blocking(send, recv, op)
 }
 
 // IallreduceBuf starts an AllreduceBuf.
 func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	defer prof.Exit(prof.Iallreduce, c.enter(prof.Iallreduce, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	const name = "IallreduceBuf"
-	if err := c.check(name); err != nil {
-		return Request{}, err
-	}
-	p, err := (&redCall{name: name, c: c, kind: kAllreduce, nb: true}).run(send, recv, op)
-	return c.start(name, p, err)
+	n := collSize(send, recv)
+	t := c.enter(prof.Iallreduce, prof.NoPeer, n)
+	rq, err := (&redCall{name: "IallreduceBuf", c: c, kind: kAllreduce, nb: true}).start(&send, &recv, op)
+	exit(prof.Iallreduce, t, n)
+	return rq, err
 }
 
 // ReduceScatterBlockBuf is ReduceScatterBlock over typed buffers: send holds Size()
@@ -90,114 +92,118 @@ func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // ranks, and rank i's recv gets block i. On an intercommunicator the other group's
 // sends are combined, as for ReduceScatterBlock.
 func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
-	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	n := collSize(send, recv)
+	t := c.enter(prof.ReduceScatterBlock, prof.NoPeer, n)
+	err := reduceScatterBlockBuf(c, &send, &recv, op)
+	exit(prof.ReduceScatterBlock, t, n)
+	return err
+}
+
+func reduceScatterBlockBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
-		if done, err := c.around("ReduceScatterBlock", func(b *Comm) error { return ReduceScatterBlockBuf(b, send, recv, op) }); done {
+		s, r := *send, *recv
+		if done, err := c.around("ReduceScatterBlock", func(b *Comm) error { return ReduceScatterBlockBuf(b, s, r, op) }); done {
 			return err
 		}
 	}
-	const name = "ReduceScatterBlockBuf"
-	if err := c.check(name); err != nil {
-		return err
-	}
-	_, err := (&redCall{name: name, c: c, kind: kReduceScatterBlock}).run(send, recv, op)
-	return c.fail(name, err)
+	return (&redCall{name: "ReduceScatterBlockBuf", c: c, kind: kReduceScatterBlock}).blocking(send, recv, op)
 }
 
 // IreduceScatterBlockBuf starts a ReduceScatterBlockBuf.
 func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	defer prof.Exit(prof.IreduceScatterBlock, c.enter(prof.IreduceScatterBlock, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	const name = "IreduceScatterBlockBuf"
-	if err := c.check(name); err != nil {
-		return Request{}, err
-	}
-	p, err := (&redCall{name: name, c: c, kind: kReduceScatterBlock, nb: true}).run(send, recv, op)
-	return c.start(name, p, err)
+	n := collSize(send, recv)
+	t := c.enter(prof.IreduceScatterBlock, prof.NoPeer, n)
+	rq, err := (&redCall{name: "IreduceScatterBlockBuf", c: c, kind: kReduceScatterBlock, nb: true}).start(&send, &recv, op)
+	exit(prof.IreduceScatterBlock, t, n)
+	return rq, err
 }
 
 // ReduceScatterBuf is ReduceScatter over typed buffers: counts are items of recv's
 // datatype (MPI's recvcounts), so send holds the base elements of sum(counts) such
 // items, and rank i's recv, counts[i] items, gets block i of the combination.
 func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
-	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	n := collSize(send, recv)
+	t := c.enter(prof.ReduceScatter, prof.NoPeer, n)
+	err := reduceScatterBuf(c, &send, &recv, counts, op)
+	exit(prof.ReduceScatter, t, n)
+	return err
+}
+
+func reduceScatterBuf(c *Comm, send, recv *Buf, counts []int, op Op) error {
 	if c.special() {
-		if done, err := c.around("ReduceScatter", func(b *Comm) error { return ReduceScatterBuf(b, send, recv, counts, op) }); done {
+		s, r := *send, *recv
+		if done, err := c.around("ReduceScatter", func(b *Comm) error { return ReduceScatterBuf(b, s, r, counts, op) }); done {
 			return err
 		}
 	}
-	const name = "ReduceScatterBuf"
-	if err := c.check(name); err != nil {
-		return err
-	}
-	_, err := (&redCall{name: name, c: c, kind: kReduceScatter, counts: counts}).run(send, recv, op)
-	return c.fail(name, err)
+	return (&redCall{name: "ReduceScatterBuf", c: c, kind: kReduceScatter, counts: counts}).blocking(send, recv, op)
 }
 
 // IreduceScatterBuf starts a ReduceScatterBuf.
 func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, error) {
-	defer prof.Exit(prof.IreduceScatter, c.enter(prof.IreduceScatter, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	const name = "IreduceScatterBuf"
-	if err := c.check(name); err != nil {
-		return Request{}, err
-	}
-	p, err := (&redCall{name: name, c: c, kind: kReduceScatter, counts: counts, nb: true}).run(send, recv, op)
-	return c.start(name, p, err)
+	n := collSize(send, recv)
+	t := c.enter(prof.IreduceScatter, prof.NoPeer, n)
+	rq, err := (&redCall{name: "IreduceScatterBuf", c: c, kind: kReduceScatter, counts: counts, nb: true}).start(&send, &recv, op)
+	exit(prof.IreduceScatter, t, n)
+	return rq, err
 }
 
 // ScanBuf is Scan over typed buffers: rank r's recv gets the combination of the sends
 // of ranks 0..r, in rank order.
 func ScanBuf(c *Comm, send, recv Buf, op Op) error {
-	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	n := collSize(send, recv)
+	t := c.enter(prof.Scan, prof.NoPeer, n)
+	err := scanBuf(c, &send, &recv, op)
+	exit(prof.Scan, t, n)
+	return err
+}
+
+func scanBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
-		if done, err := c.around("Scan", func(b *Comm) error { return ScanBuf(b, send, recv, op) }); done {
+		s, r := *send, *recv
+		if done, err := c.around("Scan", func(b *Comm) error { return ScanBuf(b, s, r, op) }); done {
 			return err
 		}
 	}
-	const name = "ScanBuf"
-	if err := c.check(name); err != nil {
-		return err
-	}
-	_, err := (&redCall{name: name, c: c, kind: kScan}).run(send, recv, op)
-	return c.fail(name, err)
+	return (&redCall{name: "ScanBuf", c: c, kind: kScan}).blocking(send, recv, op)
 }
 
 // IscanBuf starts a ScanBuf.
 func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	defer prof.Exit(prof.Iscan, c.enter(prof.Iscan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	const name = "IscanBuf"
-	if err := c.check(name); err != nil {
-		return Request{}, err
-	}
-	p, err := (&redCall{name: name, c: c, kind: kScan, nb: true}).run(send, recv, op)
-	return c.start(name, p, err)
+	n := collSize(send, recv)
+	t := c.enter(prof.Iscan, prof.NoPeer, n)
+	rq, err := (&redCall{name: "IscanBuf", c: c, kind: kScan, nb: true}).start(&send, &recv, op)
+	exit(prof.Iscan, t, n)
+	return rq, err
 }
 
 // ExscanBuf is Exscan over typed buffers: rank r's recv gets the combination of the
 // sends of ranks 0..r-1; rank 0's recv is left as it was.
 func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
-	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
+	n := collSize(send, recv)
+	t := c.enter(prof.Exscan, prof.NoPeer, n)
+	err := exscanBuf(c, &send, &recv, op)
+	exit(prof.Exscan, t, n)
+	return err
+}
+
+func exscanBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
-		if done, err := c.around("Exscan", func(b *Comm) error { return ExscanBuf(b, send, recv, op) }); done {
+		s, r := *send, *recv
+		if done, err := c.around("Exscan", func(b *Comm) error { return ExscanBuf(b, s, r, op) }); done {
 			return err
 		}
 	}
-	const name = "ExscanBuf"
-	if err := c.check(name); err != nil {
-		return err
-	}
-	_, err := (&redCall{name: name, c: c, kind: kExscan}).run(send, recv, op)
-	return c.fail(name, err)
+	return (&redCall{name: "ExscanBuf", c: c, kind: kExscan}).blocking(send, recv, op)
 }
 
 // IexscanBuf starts an ExscanBuf.
 func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	defer prof.Exit(prof.Iexscan, c.enter(prof.Iexscan, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	const name = "IexscanBuf"
-	if err := c.check(name); err != nil {
-		return Request{}, err
-	}
-	p, err := (&redCall{name: name, c: c, kind: kExscan, nb: true}).run(send, recv, op)
-	return c.start(name, p, err)
+	n := collSize(send, recv)
+	t := c.enter(prof.Iexscan, prof.NoPeer, n)
+	rq, err := (&redCall{name: "IexscanBuf", c: c, kind: kExscan, nb: true}).start(&send, &recv, op)
+	exit(prof.Iexscan, t, n)
+	return rq, err
 }
 
 // ReduceLocalBuf sets inout = in ⊕ inout element by element of the base type
@@ -205,6 +211,6 @@ func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // and the op. It involves no other process, so its errors are returned, not passed to
 // a communicator's handler, as ReduceLocal's are.
 func ReduceLocalBuf(in, inout Buf, op Op) error {
-	_, err := (&redCall{name: "ReduceLocalBuf", kind: kLocal}).run(in, inout, op)
+	_, err := (&redCall{name: "ReduceLocalBuf", kind: kLocal}).run(&in, &inout, op)
 	return err
 }

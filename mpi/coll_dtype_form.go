@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -20,8 +21,35 @@ type redForm struct {
 	origin *datatype.Type // user op: TypeOf[T]'s type, whose items are T's in memory
 }
 
-// formOf is the form in which op combines elements of kind.
-func formOf(name string, op Op, kind datatype.Kind) (redForm, error) {
+// formOf is the form in which op combines elements of kind: a predefined op's from
+// the table of forms made so far, another's built in *fs.
+func formOf(name string, op Op, kind datatype.Kind, fs *redForm) (*redForm, error) {
+	predef := op.user == nil && op.code < numOps && int(kind) < numKinds
+	if predef {
+		if f := predefForms[op.code][kind].Load(); f != nil {
+			return f, nil
+		}
+	}
+	var err error
+	if *fs, err = makeForm(name, op, kind); err == nil && predef {
+		f := new(redForm)
+		*f = *fs
+		predefForms[op.code][kind].Store(f)
+	}
+	return fs, err
+}
+
+// numKinds is the number of datatype kinds.
+const numKinds = int(datatype.KindInt16Int32) + 1
+
+// predefForms holds the form of each predefined op over each kind it takes, made on
+// first use, so that later calls find it with one load rather than building it with
+// reflect and generics. (Making all of them at start-up cost every program ~0.6M
+// instructions, most in the messages of the pairs that do not go together.)
+var predefForms [numOps][numKinds]atomic.Pointer[redForm]
+
+// makeForm builds the form in which op combines elements of kind.
+func makeForm(name string, op Op, kind datatype.Kind) (redForm, error) {
 	if op.user != nil {
 		return userForm(name, op.user)
 	}
@@ -128,7 +156,7 @@ func pairOp(name string, op Op, kind datatype.Kind) error {
 // T can fail this: the base elements of a predefined type always divide).
 func (f *redForm) whole(name string, args ...*reduceArg) error {
 	for i, a := range args {
-		if a.b.dt != nil && a.bytes%f.data != 0 {
+		if a.present() && a.bytes%f.data != 0 {
 			arg := [2]string{"send", "recv"}[i]
 			return errorf(ClassType, name, "%s holds %d bytes of data, not a whole number of the op's elements (%d bytes of data each)", arg, a.bytes, f.data)
 		}
@@ -136,21 +164,28 @@ func (f *redForm) whole(name string, args ...*reduceArg) error {
 	return nil
 }
 
+// laidLen is the length of a's data laid out in form f.
+func (f *redForm) laidLen(a *reduceArg) int {
+	if f.goT == nil {
+		return int(a.bytes) // packed elements are the form
+	}
+	return int(a.bytes / f.data * int64(f.esz))
+}
+
 // direct returns a's memory when it already is laid out in form f, aligned for the
 // kernel: a contiguous buffer of packed elements, or items of TypeOf[T] for a user
 // op over T.
 func (f *redForm) direct(a *reduceArg) ([]byte, bool) {
-	n := a.bytes / f.data * int64(f.esz)
 	var w []byte
 	switch {
-	case f.origin != nil && a.b.dt.Origin() == f.origin && int64(len(a.b.mem)) >= n:
-		w = a.b.mem[:n]
+	case f.origin != nil && a.bd.Type().Origin() == f.origin && len(a.bd.Mem()) >= f.laidLen(a):
+		w = a.bd.Mem()[:f.laidLen(a)]
 	case f.goT == nil:
-		off, m, ok := a.b.dt.ContiguousSpan(a.b.count)
+		c, ok := a.bd.Contiguous()
 		if !ok {
 			return nil, false
 		}
-		w = a.b.mem[off : off+m]
+		w = c
 	default:
 		return nil, false
 	}
@@ -160,21 +195,16 @@ func (f *redForm) direct(a *reduceArg) ([]byte, bool) {
 	return w, true
 }
 
-func (f *redForm) isDirect(a *reduceArg) bool {
-	_, ok := f.direct(a)
-	return ok
-}
-
 // lay returns a's data in form f (nil for an absent buffer), filled from a when fill
 // is set, and whether it is a's own memory.
 func (f *redForm) lay(name string, a *reduceArg, w *scratchSet, fill bool) ([]byte, bool, error) {
-	if a.b.dt == nil {
+	if !a.present() {
 		return nil, false, nil
 	}
 	if d, ok := f.direct(a); ok {
 		return d, true, nil
 	}
-	g := w.get(int(a.bytes / f.data * int64(f.esz)))
+	g := w.get(f.laidLen(a))
 	if fill {
 		if err := f.fill(name, a, g, w); err != nil {
 			return nil, false, err
@@ -186,11 +216,13 @@ func (f *redForm) lay(name string, a *reduceArg, w *scratchSet, fill bool) ([]by
 // fill writes a's data into g in form f.
 func (f *redForm) fill(name string, a *reduceArg, g []byte, w *scratchSet) error {
 	if f.goT == nil {
-		_, err := a.b.dt.Pack(g, a.b.mem, a.b.count)
-		return typeErr(name, err)
+		if err := a.bd.Pack(g); err != nil {
+			return typeErr(name, err)
+		}
+		return nil
 	}
 	p := w.get(int(a.bytes))
-	if _, err := a.b.dt.Pack(p, a.b.mem, a.b.count); err != nil {
+	if err := a.bd.Pack(p); err != nil {
 		return typeErr(name, err)
 	}
 	_, err := f.goT.Unpack(g, p, a.bytes/f.data)
@@ -200,19 +232,26 @@ func (f *redForm) fill(name string, a *reduceArg, g []byte, w *scratchSet) error
 // back stores the first items items of the result, laid out in form f in out, into
 // r's buffer (nothing to do when out is r's own memory).
 func (f *redForm) back(name string, r *reduceArg, out []byte, items int64, w *scratchSet) error {
-	if items == 0 || r.b.dt == nil || overlap(out, r.b.mem) {
+	if items == 0 || !r.present() || overlap(out, r.bd.Mem()) {
 		return nil
 	}
+	dt := r.bd.Type()
 	if f.goT == nil {
-		_, err := r.b.dt.Unpack(r.b.mem, out, items)
+		if items == r.bd.Count() {
+			if err := r.bd.Unpack(out); err != nil {
+				return typeErr(name, err)
+			}
+			return nil
+		}
+		_, err := dt.Unpack(r.bd.Mem(), out, items)
 		return typeErr(name, err)
 	}
-	nd := items * r.b.dt.Size()
+	nd := items * dt.Size()
 	k := nd / f.data
 	p := w.get(int(nd))
 	if _, err := f.goT.Pack(p, out[:k*int64(f.esz)], k); err != nil {
 		return typeErr(name, err)
 	}
-	_, err := r.b.dt.Unpack(r.b.mem, p, items)
+	_, err := dt.Unpack(r.bd.Mem(), p, items)
 	return typeErr(name, err)
 }

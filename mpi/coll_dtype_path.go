@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -51,12 +52,32 @@ func (rc *redCall) roles() (hasSend, hasRecv bool) {
 	return true, rc.c.Rank() == rc.root
 }
 
+// blocking runs a blocking call, its error through the communicator's handler.
+func (rc *redCall) blocking(send, recv *Buf, op Op) error {
+	if err := rc.c.check(rc.name); err != nil {
+		return err
+	}
+	_, err := rc.run(send, recv, op)
+	return rc.c.fail(rc.name, err)
+}
+
+// start starts a nonblocking call.
+func (rc *redCall) start(send, recv *Buf, op Op) (Request, error) {
+	if err := rc.c.check(rc.name); err != nil {
+		return Request{}, err
+	}
+	p, err := rc.run(send, recv, op)
+	return rc.c.start(rc.name, p, err)
+}
+
 // run checks and lays out the buffers and runs the call; a nonblocking call returns
 // its Pending.
-func (rc *redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
+func (rc *redCall) run(send, recv *Buf, op Op) (*core.Pending, error) {
 	inPlace := send.isInPlace()
-	if err := rc.inPlaceAllowed(inPlace); err != nil {
-		return nil, err
+	if inPlace {
+		if err := rc.inPlaceAllowed(); err != nil {
+			return nil, err
+		}
 	}
 	hasSend, hasRecv := rc.roles()
 	if !hasSend && !hasRecv {
@@ -67,34 +88,38 @@ func (rc *redCall) run(send, recv Buf, op Op) (*core.Pending, error) {
 		return nil, err
 	}
 	kind := s.kind
-	if s.b.dt == nil {
+	if !s.present() {
 		kind = r.kind
 	}
-	f, err := formOf(rc.name, op, kind)
+	var fs redForm
+	f, err := formOf(rc.name, op, kind, &fs)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.whole(rc.name, &s, &r); err != nil {
-		return nil, err
+	if op.user != nil {
+		if err := f.whole(rc.name, &s, &r); err != nil {
+			return nil, err
+		}
 	}
-	wcounts, err := rc.elemCounts(&f, &r, inPlace)
-	if err != nil {
-		return nil, err
+	var wcounts []int
+	if rc.kind == kReduceScatter {
+		if wcounts, err = rc.elemCounts(f, &r, inPlace); err != nil {
+			return nil, err
+		}
 	}
-	return rc.laid(&f, &s, &r, inPlace, wcounts)
+	return rc.laid(f, &s, &r, inPlace, wcounts)
 }
 
 // args checks send and recv where they hold data (absent ones stay zero) and that
 // they agree.
-func (rc *redCall) args(s, r *reduceArg, send, recv Buf, hasSend, hasRecv, user bool) error {
-	var err error
+func (rc *redCall) args(s, r *reduceArg, send, recv *Buf, hasSend, hasRecv, user bool) error {
 	if hasSend {
-		if *s, err = checkReduceBuf(rc.name, "send", send, user); err != nil {
+		if err := s.check(rc.name, "send", send, user); err != nil {
 			return err
 		}
 	}
 	if hasRecv {
-		if *r, err = checkReduceBuf(rc.name, "recv", recv, user); err != nil {
+		if err := r.check(rc.name, "recv", recv, user); err != nil {
 			return err
 		}
 	}
@@ -102,10 +127,8 @@ func (rc *redCall) args(s, r *reduceArg, send, recv Buf, hasSend, hasRecv, user 
 }
 
 // inPlaceAllowed refuses InPlaceBuf where the slice form refuses InPlace.
-func (rc *redCall) inPlaceAllowed(inPlace bool) error {
+func (rc *redCall) inPlaceAllowed() error {
 	switch {
-	case !inPlace:
-		return nil
 	case rc.kind == kLocal:
 		return errorf(ClassBuffer, rc.name, "in is InPlaceBuf; MPI_Reduce_local takes two buffers")
 	case rc.c.IsInter():
@@ -119,7 +142,7 @@ func (rc *redCall) inPlaceAllowed(inPlace bool) error {
 // sameElements checks that send and recv hold the same kind of elements, and as many
 // where the call combines them element for element.
 func (rc *redCall) sameElements(s, r *reduceArg, user bool) error {
-	if s.b.dt == nil || r.b.dt == nil {
+	if !s.present() || !r.present() {
 		return nil
 	}
 	if s.kind != r.kind && s.bytes > 0 && r.bytes > 0 && !user {
@@ -149,13 +172,11 @@ func (rc *redCall) bystander() (*core.Pending, error) {
 // elemCounts converts ReduceScatter's counts, in items of recv's datatype, to
 // elements of f.
 func (rc *redCall) elemCounts(f *redForm, r *reduceArg, inPlace bool) ([]int, error) {
-	if rc.kind != kReduceScatter {
-		return nil, nil
-	}
 	if n := rc.c.Size(); len(rc.counts) != n {
 		return nil, errorf(ClassCount, rc.name, "len(counts) %d != the group's size %d", len(rc.counts), n)
 	}
-	size := r.b.dt.Size()
+	dt := r.bd.Type()
+	size := dt.Size()
 	out := make([]int, len(rc.counts))
 	for i, k := range rc.counts {
 		if k < 0 {
@@ -163,77 +184,89 @@ func (rc *redCall) elemCounts(f *redForm, r *reduceArg, inPlace bool) ([]int, er
 		}
 		if int64(k)*size%f.data != 0 {
 			return nil, errorf(ClassType, rc.name, "counts[%d] %d items of recv's %s (%d bytes of data each) are not a whole number of the op's elements of %d bytes",
-				i, k, r.b.dt.Name(), size, f.data)
+				i, k, dt.Name(), size, f.data)
 		}
 		out[i] = int(int64(k) * size / f.data)
 	}
-	if me := rc.c.Rank(); !inPlace && r.b.count != int64(rc.counts[me]) {
-		return nil, errorf(ClassCount, rc.name, "recv holds %d items and counts[%d] is %d; they must be equal", r.b.count, me, rc.counts[me])
+	if me := rc.c.Rank(); !inPlace && r.bd.Count() != int64(rc.counts[me]) {
+		return nil, errorf(ClassCount, rc.name, "recv holds %d items and counts[%d] is %d; they must be equal", r.bd.Count(), me, rc.counts[me])
 	}
 	return out, nil
 }
 
+// laidOut is one call's buffers laid out: the device's send and receive (rv.B holds
+// the result in the call's form) and the scratch they use.
+type laidOut struct {
+	sv, rv core.Vec
+	w      scratchSet
+}
+
 // laid lays the checked buffers out in form f, runs the call and finishes it.
 func (rc *redCall) laid(f *redForm, s, r *reduceArg, inPlace bool, wcounts []int) (*core.Pending, error) {
-	var w scratchSet
-	in, out, sv, rv, err := rc.layout(f, s, r, inPlace, &w)
-	if err != nil {
-		w.release()
+	var l laidOut
+	if err := rc.layout(f, s, r, inPlace, &l); err != nil {
+		l.w.release()
 		return nil, err
 	}
-	p, err := rc.call(f, sv, rv, in, out, wcounts)
+	p, err := rc.call(f, &l, wcounts)
 	if err != nil {
-		w.release()
+		l.w.release()
 		return nil, err
 	}
-	items := rc.resultItems(r, inPlace)
+	out, items := l.rv.B, rc.resultItems(r, inPlace)
 	if p == nil {
-		err = f.back(rc.name, r, out, items, &w)
-		w.release()
+		err = f.back(rc.name, r, out, items, &l.w)
+		l.w.release()
 		return nil, err
 	}
 	// The request's own copies, so that a blocking call's stay on the stack.
-	held, hf, hr, name := w, *f, *r, rc.name
+	held, hf, hr, name := l.w, *f, *r, rc.name
 	return core.Then(p, func() error {
 		defer held.release()
 		return hf.back(name, &hr, out, items, &held)
 	}), nil
 }
 
-// layout returns the laid-out input and output and the device buffers for them.
-func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, w *scratchSet) (in, out []byte, sv, rv core.Vec, err error) {
-	hasSend := s.b.dt != nil
+// layout lays out recv (the result, and the input too in place or for
+// ReduceLocalBuf) and send in l.
+func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, l *laidOut) error {
 	fill := inPlace || rc.kind == kLocal // recv holds input
-	out, direct, err := f.lay(rc.name, r, w, fill)
+	out, direct, err := f.lay(rc.name, r, &l.w, fill)
 	if err != nil {
-		return
+		return err
 	}
-	sv, rv = core.Vec{Esz: f.esz}, core.Vec{B: out, Esz: f.esz}
+	l.sv, l.rv = core.Vec{Esz: f.esz}, core.Vec{B: out, Esz: f.esz}
 	switch {
 	case inPlace:
-		sv = core.InPlaceVec(f.esz)
-		return
-	case !hasSend:
-		return
-	case r.b.dt != nil && !direct && rc.inPlaceWorks() && !f.isDirect(s):
+		l.sv.InPlace = true
+		return nil
+	case !s.present():
+		return nil
+	}
+	in, sdirect := f.direct(s)
+	if r.present() && !direct && !sdirect && rc.inPlaceWorks() {
 		// Pack send straight into the result's scratch and reduce in place there:
 		// one buffer and one copy fewer.
-		if err = f.fill(rc.name, s, out, w); err == nil {
-			sv = core.InPlaceVec(f.esz)
+		if err := f.fill(rc.name, s, out, &l.w); err != nil {
+			return err
 		}
-		return
+		l.sv.InPlace = true
+		return nil
 	}
-	if in, _, err = f.lay(rc.name, s, w, true); err != nil {
-		return
+	if !sdirect {
+		in = l.w.get(f.laidLen(s))
+		if err := f.fill(rc.name, s, in, &l.w); err != nil {
+			return err
+		}
 	}
 	if overlap(in, out) {
 		// One buffer passed as both: the reduction must read the input as it was.
-		p := w.get(len(in))
+		p := l.w.get(len(in))
 		copy(p, in)
 		in = p
 	}
-	sv.B = in
-	return
+	l.sv.B = in
+	return nil
 }
 
 // inPlaceWorks reports whether the call may take its input from its result buffer.
@@ -246,90 +279,108 @@ func (rc *redCall) inPlaceWorks() bool {
 }
 
 // call runs the device call of rc on the laid-out buffers.
-func (rc *redCall) call(f *redForm, sv, rv core.Vec, in, out []byte, wcounts []int) (*core.Pending, error) {
+func (rc *redCall) call(f *redForm, l *laidOut, wcounts []int) (*core.Pending, error) {
+	sv, rv := &l.sv, &l.rv
 	if rc.kind == kLocal {
-		f.rd.K.Fn(out, in)
+		f.rd.K.Fn(rv.B, sv.B)
 		return nil, nil
 	}
 	d, name, nb := rc.c.dev(), rc.name, rc.nb
 	switch rc.kind {
 	case kReduce:
 		if nb {
-			return d.Ireduce(name, sv, rv, f.rd, rc.root)
+			return d.Ireduce(name, *sv, *rv, f.rd, rc.root)
 		}
-		return nil, d.Reduce(name, &sv, &rv, &f.rd, rc.root)
+		return nil, d.Reduce(name, sv, rv, &f.rd, rc.root)
 	case kAllreduce:
 		if nb {
-			return d.Iallreduce(name, sv, rv, f.rd)
+			return d.Iallreduce(name, *sv, *rv, f.rd)
 		}
-		return nil, d.Allreduce(name, &sv, &rv, &f.rd)
+		return nil, d.Allreduce(name, sv, rv, &f.rd)
 	case kReduceScatterBlock:
-		return d.ReduceScatterBlock(name, sv, rv, f.rd, nb)
+		return d.ReduceScatterBlock(name, *sv, *rv, f.rd, nb)
 	case kReduceScatter:
-		return d.ReduceScatter(name, sv, rv, wcounts, f.rd, nb)
+		return d.ReduceScatter(name, *sv, *rv, wcounts, f.rd, nb)
 	}
-	return d.Scan(name, sv, rv, f.rd, rc.kind == kExscan, nb)
+	return d.Scan(name, *sv, *rv, f.rd, rc.kind == kExscan, nb)
 }
 
 // resultItems is how many items of recv hold the result on this process.
 func (rc *redCall) resultItems(r *reduceArg, inPlace bool) int64 {
 	switch {
-	case r.b.dt == nil:
+	case !r.present():
 		return 0
 	case rc.kind == kExscan && rc.c.Rank() == 0:
 		return 0 // rank 0's recv is left as it was
 	case inPlace && rc.kind == kReduceScatterBlock:
-		return r.b.count / int64(rc.c.Size())
+		return r.bd.Count() / int64(rc.c.Size())
 	case inPlace && rc.kind == kReduceScatter:
 		return int64(rc.counts[rc.c.Rank()])
 	}
-	return r.b.count
+	return r.bd.Count()
 }
 
-// reduceArg is one Buf of a reduction, checked: its layout, its base kind and the
-// number of bytes of base elements it holds.
+// reduceArg is one Buf of a reduction, checked: its items bound to its memory, their
+// base kind, and the number of bytes of base elements they hold. The zero reduceArg
+// is an absent buffer.
 type reduceArg struct {
-	b     Buf
+	bd    datatype.Bound
 	kind  datatype.Kind
 	bytes int64
 }
 
-func checkReduceBuf(name, arg string, b Buf, user bool) (reduceArg, error) {
-	if b.err != nil {
-		return reduceArg{}, b.err
+// present reports whether a holds a buffer.
+func (a *reduceArg) present() bool { return a.bd.Type() != nil }
+
+// check makes a the checked form of b, which must be a valid typed buffer of
+// committed datatype whose items lie inside its memory and, for a predefined op,
+// hold elements of one predefined type.
+func (a *reduceArg) check(name, arg string, b *Buf, user bool) error {
+	if b.err != nil || b.dt == nil || b.count < 0 || b.dt.IsFreed() {
+		return badReduceBuf(name, arg, b)
 	}
-	if b.isInPlace() {
-		return reduceArg{}, errorf(ClassBuffer, name, "%s is InPlaceBuf, which only send may be", arg)
-	}
-	if b.dt == nil {
-		return reduceArg{}, errorf(ClassType, name, "%s has no datatype (make it with Typed)", arg)
-	}
-	if b.dt.IsFreed() {
-		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s has been freed", arg, b.dt.Name())
-	}
-	if !b.dt.IsCommitted() {
-		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s is not committed (call Commit)", arg, b.dt.Name())
-	}
-	lo, hi, err := b.dt.Span(b.count)
-	if err != nil {
-		return reduceArg{}, typeErr(name, err)
-	}
-	if lo < 0 || hi > int64(len(b.mem)) {
-		return reduceArg{}, errorf(ClassBuffer, name, "%s: %d items of %s span bytes [%d,%d) but the buffer has %d bytes",
-			arg, b.count, b.dt.Name(), lo, hi, len(b.mem))
+	var err error
+	if a.bd, err = b.dt.Bind(b.mem, b.count); err != nil {
+		return unboundReduceBuf(name, arg, b, err)
 	}
 	k := b.dt.Kind()
-	if k == datatype.KindNone && b.dt.Size() == 0 {
-		k = datatype.KindUint8 // no data: nothing to combine
+	if k == datatype.KindNone {
+		if b.dt.Size() == 0 {
+			k = datatype.KindUint8 // no data: nothing to combine
+		} else if !user {
+			return errorf(ClassType, name, "%s: datatype %s mixes element types; a reduction over a derived datatype needs every element of one predefined type (MPI: predefined ops act on the base elements)", arg, b.dt.Name())
+		}
 	}
-	if k == datatype.KindNone && !user {
-		return reduceArg{}, errorf(ClassType, name, "%s: datatype %s mixes element types; a reduction over a derived datatype needs every element of one predefined type (MPI: predefined ops act on the base elements)", arg, b.dt.Name())
+	a.kind, a.bytes = k, a.bd.Size()
+	return nil
+}
+
+// badReduceBuf is the error of a Buf that is no typed buffer.
+func badReduceBuf(name, arg string, b *Buf) error {
+	switch {
+	case b.err != nil:
+		return b.err
+	case b.isInPlace():
+		return errorf(ClassBuffer, name, "%s is InPlaceBuf, which only send may be", arg)
+	case b.dt == nil:
+		return errorf(ClassType, name, "%s has no datatype (make it with Typed)", arg)
+	case b.dt.IsFreed():
+		return errorf(ClassType, name, "%s: datatype %s has been freed", arg, b.dt.Name())
 	}
-	n, err := b.dt.PackSize(b.count)
-	if err != nil {
-		return reduceArg{}, typeErr(name, err)
+	return errorf(ClassCount, name, "%s: count %d is negative", arg, b.count)
+}
+
+// unboundReduceBuf explains why b's datatype would not bind to its memory (err).
+func unboundReduceBuf(name, arg string, b *Buf, err error) error {
+	if !b.dt.IsCommitted() {
+		return errorf(ClassType, name, "%s: datatype %s is not committed (call Commit)", arg, b.dt.Name())
 	}
-	return reduceArg{b: b, kind: k, bytes: n}, nil
+	lo, hi, serr := b.dt.Span(b.count)
+	if serr != nil || !errors.Is(err, datatype.ErrBuffer) {
+		return typeErr(name, err)
+	}
+	return errorf(ClassBuffer, name, "%s: %d items of %s span bytes [%d,%d) but the buffer has %d bytes",
+		arg, b.count, b.dt.Name(), lo, hi, len(b.mem))
 }
 
 // overlap reports whether a and b share memory.

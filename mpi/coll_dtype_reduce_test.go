@@ -557,7 +557,9 @@ func TestReductionsBufRefusals(t *testing.T) {
 		expect("IreduceBuf root out of range", err, mpi.ErrRoot, "")
 		dt := committed(mpi.TypeContiguous(2, mpi.Float64))(t)
 		must(t, dt.Free())
-		expect("freed datatype", mpi.ReduceLocalBuf(f4, mpi.Typed(f, 2, dt), mpi.Sum), mpi.ErrType, "")
+		expect("freed datatype", mpi.ReduceLocalBuf(f4, mpi.Typed(f, 2, dt), mpi.Sum), mpi.ErrType, "freed")
+		expect("send past its slice", mpi.AllreduceBuf(w, mpi.Typed(f[:3], 4, mpi.Float64), f4, mpi.Sum), mpi.ErrBuffer, "span bytes")
+		expect("strided recv past its slice", mpi.ScanBuf(w, f4, mpi.Typed(f[1:], 2, committed(mpi.TypeVector(2, 1, 4, mpi.Float64))(t)), mpi.Sum), mpi.ErrBuffer, "span bytes")
 		var nilComm *mpi.Comm
 		expect("nil communicator", mpi.ScanBuf(nilComm, f4, f4, mpi.Sum), mpi.ErrComm, "")
 		_, err = mpi.IreduceScatterBlockBuf(nilComm, f4, f4, mpi.Sum)

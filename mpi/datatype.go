@@ -17,6 +17,9 @@ import (
 // MPI_DATATYPE_NULL: every call given one returns an error of class ErrType.
 type Datatype struct {
 	t *datatype.Type
+	// raw is T for TypeOf[T]'s types: T was found to hold no pointers when the
+	// type was made, so Typed on a []T need not look again.
+	raw reflect.Type
 
 	mu    sync.Mutex
 	name  string
@@ -244,8 +247,10 @@ func Typed[T any](s []T, count int, dt *Datatype) Buf {
 		return Buf{err: errorf(ClassCount, "Typed", "count %d is negative", count)}
 	}
 	var z T
-	if err := rawErr[T](); err != nil {
-		return Buf{err: errorf(ClassBuffer, "Typed", "elements of type %v cannot be sent as raw memory: %v", reflect.TypeFor[T](), err)}
+	if dt.raw == nil || dt.raw != reflect.TypeFor[T]() {
+		if err := rawErr[T](); err != nil {
+			return Buf{err: errorf(ClassBuffer, "Typed", "elements of type %v cannot be sent as raw memory: %v", reflect.TypeFor[T](), err)}
+		}
 	}
 	var mem []byte
 	if len(s) > 0 {

@@ -33,7 +33,7 @@ func TypeOf[T any]() (*Datatype, error) {
 	if err != nil {
 		return nil, typeErr("TypeOf", err)
 	}
-	return handle(t.Clone()), nil
+	return &Datatype{t: t.Clone(), raw: reflect.TypeFor[T]()}, nil // a clone: never predefined
 }
 
 // Commit compiles d for use in communication. Committing twice is harmless.

@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mpigo/mpigo/mpi"
@@ -141,5 +142,29 @@ func mustV[V any](v V, err error) func(t *testing.T) V {
 		t.Helper()
 		must(t, err)
 		return v
+	}
+}
+
+// TestTypedRawElements: Typed refuses slices whose elements hold pointers, whatever
+// the datatype says (a TypeOf type included), and takes TypeOf[T]'s own T.
+func TestTypedRawElements(t *testing.T) {
+	pt, err := mpi.TypeOf[Particle]()
+	must(t, err)
+	out := make([]byte, 64)
+	pos := 0
+	must(t, mpi.Pack(mpi.Typed(make([]Particle, 2), 2, pt), out, &pos))
+	type withPtr struct {
+		X, Y float64
+		P    *int
+	}
+	for name, b := range map[string]mpi.Buf{
+		"pointer struct, TypeOf[Particle]": mpi.Typed(make([]withPtr, 2), 1, pt),
+		"[]*int, TypeOf[Particle]":         mpi.Typed(make([]*int, 8), 1, pt),
+		"[]string, Byte":                   mpi.Typed(make([]string, 8), 1, mpi.Byte),
+	} {
+		pos = 0
+		if err := mpi.Pack(b, out, &pos); !errors.Is(err, mpi.ErrBuffer) || !strings.Contains(err.Error(), "raw memory") {
+			t.Errorf("%s: %v, want ErrBuffer naming raw memory", name, err)
+		}
 	}
 }

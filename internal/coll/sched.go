@@ -18,7 +18,9 @@ package coll
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -322,17 +324,22 @@ func (s *Sched) String() string {
 }
 
 // Scratch buffers come from pools by power-of-two size class, so that a collective
-// called in a loop allocates nothing.
+// called in a loop allocates nothing. Each class keeps one buffer in a slot beside
+// its pool: the common caller takes one buffer and gives it back within the call,
+// and swapping a pointer costs a fraction of the pool's pinning.
 const maxClass = 28 // 256 MiB; larger buffers are allocated each time
 
-var bufPools [maxClass + 1]sync.Pool
+var (
+	bufPools [maxClass + 1]sync.Pool
+	bufSlots [maxClass + 1]atomic.Pointer[[]byte]
+)
 
+// class is the size class of n bytes: buffers of 1<<class bytes, 64 at least.
 func class(n int) int {
-	c := 6 // 64 bytes at least
-	for 1<<c < n {
-		c++
+	if n <= 64 {
+		return 6
 	}
-	return c
+	return bits.Len(uint(n - 1))
 }
 
 func getBuf(n int) *[]byte {
@@ -340,6 +347,9 @@ func getBuf(n int) *[]byte {
 	if c > maxClass {
 		b := make([]byte, n)
 		return &b
+	}
+	if p := bufSlots[c].Swap(nil); p != nil {
+		return p
 	}
 	if p, _ := bufPools[c].Get().(*[]byte); p != nil {
 		return p
@@ -352,7 +362,9 @@ func putBuf(p *[]byte) {
 	c := class(cap(*p))
 	if c <= maxClass && cap(*p) == 1<<c {
 		*p = (*p)[:cap(*p)]
-		bufPools[c].Put(p)
+		if !bufSlots[c].CompareAndSwap(nil, p) {
+			bufPools[c].Put(p)
+		}
 	}
 }
 

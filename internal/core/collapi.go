@@ -29,8 +29,7 @@ func (c *Comm) Bcast(op string, buf *Vec, root int) error {
 		return err
 	}
 	if buf.Type != nil {
-		_, err := c.bcastTyped(op, *buf, root, false)
-		return err
+		return c.bcastStaged(op, buf, root)
 	}
 	return c.bcast(op, buf, root)
 }

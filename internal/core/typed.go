@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
@@ -28,11 +29,11 @@ type role struct {
 // Vecs, the callers' own variables, do not escape with them.
 type blocks struct{ counts, displs []int }
 
-// output is a typed buffer to unpack once the call has succeeded.
+// output is a typed buffer to unpack once the call has succeeded: all of its items
+// (bd), or the blocks counts and displs of them.
 type output struct {
-	t              *datatype.Type
-	mem, packed    []byte
-	items          int
+	bd             datatype.Bound
+	packed         []byte
 	counts, displs []int
 }
 
@@ -76,27 +77,17 @@ func (st *staged) stage(op string, rs []role, bl *[2]blocks) error {
 // the v forms' blocks. They come apart from v so that v, often the caller's own
 // variable, does not escape.
 func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
-	t, mem := v.Type, v.B
-	if !t.IsCommitted() {
-		return Errorf(ClassType, st.op, "datatype %s is not committed (call Commit)", t.Name())
-	}
-	if v.Count < 0 {
-		return Errorf(ClassCount, st.op, "count %d is negative", v.Count)
-	}
 	items := v.Count
 	if counts != nil {
 		items = blocksEnd(counts, displs)
 	}
-	lo, hi, err := t.Span(int64(items))
-	if err != nil {
-		return TypeErr(st.op, err)
+	var bd datatype.Bound
+	if err := bindVec(st.op, v, items, &bd); err != nil {
+		return err
 	}
-	if lo < 0 || hi > int64(len(mem)) {
-		return Errorf(ClassBuffer, st.op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(mem))
-	}
-	size := int(t.Size())
-	if off, n, ok := t.ContiguousSpan(int64(items)); ok {
-		*v = Vec{B: mem[off : off+n], Esz: size}
+	size := int(v.Type.Size())
+	if c, ok := bd.Contiguous(); ok {
+		*v = Vec{B: c, Esz: size}
 		return nil
 	}
 	p := coll.GetScratch(items * size)
@@ -104,20 +95,49 @@ func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
 	st.nscr++
 	packed := *p
 	if in {
-		err := eachBlock(items, counts, displs, func(at, n int) error {
-			_, err := t.PackAt(packed[at*size:], mem, int64(at)*t.Extent(), int64(n))
-			return err
-		})
-		if err != nil {
+		if err := st.pack(&bd, packed, counts, displs); err != nil {
 			return TypeErr(st.op, err)
 		}
 	}
 	if out {
-		st.outs[st.nouts] = output{t: t, mem: mem, packed: packed, items: items, counts: counts, displs: displs}
+		st.outs[st.nouts] = output{bd: bd, packed: packed, counts: counts, displs: displs}
 		st.nouts++
 	}
 	*v = Vec{B: packed, Esz: size}
 	return nil
+}
+
+// bindVec checks items of v's datatype over v's memory (the type committed, the
+// count not negative, the items inside the memory) and binds them in *bd.
+func bindVec(op string, v *Vec, items int, bd *datatype.Bound) error {
+	t := v.Type
+	if !t.IsCommitted() {
+		return Errorf(ClassType, op, "datatype %s is not committed (call Commit)", t.Name())
+	}
+	if v.Count < 0 {
+		return Errorf(ClassCount, op, "count %d is negative", v.Count)
+	}
+	var err error
+	if *bd, err = t.Bind(v.B, int64(items)); err == nil {
+		return nil
+	}
+	lo, hi, serr := t.Span(int64(items))
+	if serr != nil || !errors.Is(err, datatype.ErrBuffer) {
+		return TypeErr(op, err)
+	}
+	return Errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(v.B))
+}
+
+// pack packs the blocks of bd's items (all of them for nil counts) into packed.
+func (st *staged) pack(bd *datatype.Bound, packed []byte, counts, displs []int) error {
+	if counts == nil {
+		return bd.Pack(packed)
+	}
+	t, mem, size := bd.Type(), bd.Mem(), int(bd.Type().Size())
+	return eachBlock(0, counts, displs, func(at, n int) error {
+		_, err := t.PackAt(packed[at*size:], mem, int64(at)*t.Extent(), int64(n))
+		return err
+	})
 }
 
 // done ends a blocking call: on success it unpacks the outputs; it releases the
@@ -131,24 +151,31 @@ func (st *staged) done(err error) error {
 }
 
 func (st *staged) unpack() error {
-	for _, o := range st.outs[:st.nouts] {
-		size := int(o.t.Size())
-		err := eachBlock(o.items, o.counts, o.displs, func(at, n int) error {
-			_, err := o.t.UnpackAt(o.mem, int64(at)*o.t.Extent(), o.packed[at*size:], int64(n))
-			return err
-		})
-		if err != nil {
+	for i := range st.outs[:st.nouts] {
+		if err := st.outs[i].unpack(); err != nil {
 			return TypeErr(st.op, err)
 		}
 	}
 	return nil
 }
 
+// unpack unpacks o's blocks into its buffer.
+func (o *output) unpack() error {
+	if o.counts == nil {
+		return o.bd.Unpack(o.packed)
+	}
+	t, mem, size := o.bd.Type(), o.bd.Mem(), int(o.bd.Type().Size())
+	return eachBlock(0, o.counts, o.displs, func(at, n int) error {
+		_, err := t.UnpackAt(mem, int64(at)*t.Extent(), o.packed[at*size:], int64(n))
+		return err
+	})
+}
+
 func (st *staged) release() {
 	for _, p := range st.scratch[:st.nscr] {
 		coll.PutScratch(p)
 	}
-	*st = staged{op: st.op}
+	st.nscr, st.nouts = 0, 0
 }
 
 // finish ends a call of either form: a blocking one (p nil) now, a nonblocking one
@@ -292,6 +319,43 @@ func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error
 	}
 	p, err := call()
 	return st.finish(p, err)
+}
+
+// bcastStaged is a blocking Bcast of a typed buffer, the path of every short one:
+// a single buffer, so it is laid out here rather than through typedColl's roles.
+// The root packs it into scratch, the others unpack the scratch once it has come.
+func (c *Comm) bcastStaged(op string, buf *Vec, root int) error {
+	isRoot, part := c.rootOf(root)
+	var bd datatype.Bound
+	if err := bindVec(op, buf, buf.Count, &bd); err != nil {
+		return err
+	}
+	if mem, ok := bd.Contiguous(); ok {
+		v := Vec{B: mem, Esz: 1}
+		return c.bcast(op, &v, root)
+	}
+	p := coll.GetScratch(int(bd.Size()))
+	v := Vec{B: *p, Esz: 1}
+	err := c.bcastPacked(op, &v, root, &bd, isRoot, part && !isRoot)
+	coll.PutScratch(p)
+	return err
+}
+
+// bcastPacked broadcasts bd packed in v: packed into it first at the root (in),
+// unpacked from it after where it is output (out).
+func (c *Comm) bcastPacked(op string, v *Vec, root int, bd *datatype.Bound, in, out bool) error {
+	if in {
+		if err := bd.Pack(v.B); err != nil {
+			return TypeErr(op, err)
+		}
+	}
+	if err := c.bcast(op, v, root); err != nil || !out {
+		return err
+	}
+	if err := bd.Unpack(v.B); err != nil {
+		return TypeErr(op, err)
+	}
+	return nil
 }
 
 func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, error) {

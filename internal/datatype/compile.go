@@ -469,8 +469,32 @@ func (t *Type) commit() error {
 		t.rep = &t.repNode
 		setKernel(t.rep)
 	}
+	t.safe = t.safeCount()
 	t.committed = true
 	return nil
+}
+
+// safeCount is the largest count for which count*size, (count-1)*extent and the
+// true bounds added to it all stay within half of int64's range, so that Bind needs
+// no overflow checks below it.
+func (t *Type) safeCount() int64 {
+	const half = math.MaxInt64 / 2
+	bound := max(abs(t.tlb), abs(t.tub), abs(t.lb), abs(t.ub))
+	if bound >= half {
+		return 0
+	}
+	return (half - bound) / max(t.size, abs(t.Extent()), 1)
+}
+
+// abs is |x|, saturated at MaxInt64.
+func abs(x int64) int64 {
+	switch {
+	case x == math.MinInt64:
+		return math.MaxInt64
+	case x < 0:
+		return -x
+	}
+	return x
 }
 
 // Program returns a one-line description of the compiled program of a

@@ -46,6 +46,8 @@ func checkAgainstRef(t *testing.T, r *rand.Rand, ty *Type, count int64) {
 		t.Fatalf("%s x%d: PackAt = %d, %v\n got %v\nwant %v", ty.Program(), count, n, err, got[:n], want)
 	}
 
+	checkBound(t, ty, count, src, origin, want)
+
 	// Fragments of random sizes through a cursor, with seeks back and forth.
 	c, err := NewCursor(ty, count)
 	if err != nil {

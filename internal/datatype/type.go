@@ -117,6 +117,9 @@ type Type struct {
 	repNode     node  // rep's storage, saving Commit an allocation
 	compileErr  error
 	contig      bool // committed: one instance is size bytes at tlb, and extent == size
+	// safe is set at commit: no count in 0..safe overflows the packed size or
+	// the span, so Bind checks such counts with one comparison.
+	safe int64
 }
 
 // def describes a derived typemap. Vector-like constructors become one
