@@ -243,6 +243,11 @@ func Typed[T any](s []T, count int, dt *Datatype) Buf {
 	if dt == nil || dt.t == nil {
 		return Buf{err: errorf(ClassType, "Typed", "dt is a nil datatype")}
 	}
+	if dt.t.IsFreed() {
+		// Freed, the handle is MPI_DATATYPE_NULL to a new call (MPI 4.1 §5.1.9);
+		// calls already under way with it finish.
+		return Buf{err: errorf(ClassType, "Typed", "dt (%s) has been freed", dt.t.Name())}
+	}
 	if count < 0 {
 		return Buf{err: errorf(ClassCount, "Typed", "count %d is negative", count)}
 	}

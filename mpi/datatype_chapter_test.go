@@ -332,5 +332,24 @@ func TestDatatypeBadHandles(t *testing.T) {
 				t.Errorf("SendBuf of Typed(%s): %v, want ErrBuffer naming the element type", name, err)
 			}
 		}
+		// A freed datatype is refused by every call that takes a buffer of it, the
+		// collectives without a reduction among them.
+		v, err := mpi.TypeVector(2, 1, 2, mpi.Int32)
+		must(t, err)
+		must(t, v.Commit())
+		must(t, v.Free())
+		buf := make([]int32, 4)
+		for name, call := range map[string]func() error{
+			"BcastBuf":  func() error { return mpi.BcastBuf(mpi.Self, mpi.Typed(buf, 1, v), 0) },
+			"GatherBuf": func() error { return mpi.GatherBuf(mpi.Self, mpi.Typed(buf, 1, v), mpi.Typed(buf, 1, v), 0) },
+			"SendBuf":   func() error { return mpi.SendBuf(mpi.Self, mpi.Typed(buf, 1, v), 0, 0) },
+			"AllreduceBuf": func() error {
+				return mpi.AllreduceBuf(mpi.Self, mpi.Typed(buf, 1, v), mpi.Typed(make([]int32, 4), 1, v), mpi.Sum)
+			},
+		} {
+			if err := call(); !errors.Is(err, mpi.ErrType) || !strings.Contains(err.Error(), "freed") {
+				t.Errorf("%s of a freed datatype: %v, want ErrType saying it was freed", name, err)
+			}
+		}
 	})
 }
