@@ -213,6 +213,32 @@ func TestValueErrors(t *testing.T) {
 			must(t, err)
 			wantEqual(t, "large plain value", b, big)
 		}
+		// A named plain type arrives as its underlying type (the structure is the
+		// type's identity); a plain value received as a general type, and a general
+		// one as a plain type, are ErrType naming both.
+		type celsius float64
+		if rank == 0 {
+			must(t, mpi.SendValue(w, celsius(21.5), 1, 8))
+			must(t, mpi.SendValue(w, int32(9), 1, 8))
+			must(t, mpi.SendValue(w, []string{"x"}, 1, 8))
+			must(t, mpi.SendValue(w, celsius(-4), 1, 8))
+		} else {
+			f, _, err := mpi.RecvValue[float64](w, 0, 8)
+			must(t, err)
+			wantEqual(t, "celsius as float64", f, 21.5)
+			if _, _, err := mpi.RecvValue[map[string]int](w, 0, 8); !errors.Is(err, mpi.ErrType) ||
+				!strings.Contains(err.Error(), "int32") || !strings.Contains(err.Error(), "map[string]int") {
+				t.Fatalf("int32 received as a map: %v, want ErrType naming both", err)
+			}
+			if _, _, err := mpi.RecvValue[float64](w, 0, 8); !errors.Is(err, mpi.ErrType) ||
+				!strings.Contains(err.Error(), "[]string") || !strings.Contains(err.Error(), "float64") {
+				t.Fatalf("[]string received as float64: %v, want ErrType naming both", err)
+			}
+			var c celsius
+			_, err = mpi.RecvValueInto(w, &c, 0, 8)
+			must(t, err)
+			wantEqual(t, "celsius into", c, celsius(-4))
+		}
 	})
 }
 
