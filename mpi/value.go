@@ -116,7 +116,7 @@ func SendValue[T any](c *Comm, v T, dest, tag int) error {
 	if cd := plainOf[T](); cd != nil && cd.PlainLen() <= smallValue {
 		// A small plain value: its bytes stored in the scratch message (8 is T's
 		// alignment or more), with no pointer to v leaving this frame.
-		bp := takeScratch(&sendScratch)
+		bp := takeScratch(&sendShared, sendOwn)
 		*(*T)(unsafe.Pointer(&bp[8])) = v
 		return sendPlain("SendValue", cd, c, bp, dest, tag)
 	}
@@ -144,17 +144,32 @@ func plainSlow(t reflect.Type) *vcodec.Codec {
 	return cd
 }
 
-// scratch holds one buffer for small plain messages on each side: taken by a swap
-// and given back by a store, it costs two atomic operations where a sync.Pool costs
-// a pin and its bookkeeping (about 60 instructions each way). A call that finds it
-// taken (goroutines in MPI at once) makes its own.
-var sendScratch, recvScratch atomic.Pointer[[smallValue]byte]
+// Each side has a scratch buffer for small plain messages. Below ThreadMultiple the
+// program promises that calls never overlap, so one buffer per side serves every
+// call as it is, with no instruction to take it; at ThreadMultiple a call takes the
+// shared one by an atomic swap and gives it back by a store (a sync.Pool costs a pin
+// and its bookkeeping, about 60 instructions each way), and one that finds it taken
+// makes its own. (Locked instructions are what the serialised path saves: two per
+// side cost about as much as the rest of the value's work.)
+var (
+	sendOwn, recvOwn       = new([smallValue]byte), new([smallValue]byte)
+	sendShared, recvShared atomic.Pointer[[smallValue]byte]
+)
 
-func takeScratch(p *atomic.Pointer[[smallValue]byte]) *[smallValue]byte {
-	if b := p.Swap(nil); b != nil {
+func takeScratch(shared *atomic.Pointer[[smallValue]byte], own *[smallValue]byte) *[smallValue]byte {
+	if core.ThreadLevel() < core.ThreadMultiple {
+		return own
+	}
+	if b := shared.Swap(nil); b != nil {
 		return b
 	}
 	return new([smallValue]byte)
+}
+
+func putScratch(shared *atomic.Pointer[[smallValue]byte], own, b *[smallValue]byte) {
+	if b != own {
+		shared.Store(b)
+	}
 }
 
 // sendPlain sends the plain message in bp, whose value's bytes are in place, adding
@@ -163,7 +178,7 @@ func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest,
 	msg := bp[:cd.PlainLen()]
 	cd.PutPlain(msg)
 	err := send(prof.SendValue, op, c, msg, dest, tag, p2p.Standard)
-	sendScratch.Store(bp)
+	putScratch(&sendShared, sendOwn, bp)
 	return err
 }
 
@@ -233,12 +248,12 @@ func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
 	var v T
 	if cd := plainOf[T](); cd != nil && c != nil && c.ctx == nil {
 		var st Status
-		bp := takeScratch(&recvScratch)
+		bp := takeScratch(&recvShared, recvOwn)
 		msg, err := recvPlain(&st, "RecvValue", cd, c, bp, src, tag)
 		if msg != nil {
 			v = *(*T)(unsafe.Pointer(unsafe.SliceData(msg[8:]))) // 8-aligned: in bp or new memory
 		}
-		recvScratch.Store(bp)
+		putScratch(&recvShared, recvOwn, bp)
 		return v, st, err
 	}
 	defer prof.Exit(prof.RecvValue, c.enterShort(prof.RecvValue, src, tag, 0), 0)
