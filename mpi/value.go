@@ -127,9 +127,13 @@ func SendValue[T any](c *Comm, v T, dest, tag int) error {
 // plainOf is T's codec when T is plain (no pointers: a value is its bytes), else nil.
 // It is the fast paths' test: vcodec.For's cache, no allocation, no map.
 func plainOf[T any]() *vcodec.Codec {
-	cd := vcodec.Cached(reflect.TypeFor[T]())
+	// The key is *T's type descriptor, the type word of a nil *T in an interface: a
+	// constant of T's dictionary, where reflect.TypeFor[T] converts a T.
+	var p any = (*T)(nil)
+	k := (*[2]uintptr)(unsafe.Pointer(&p))[0]
+	cd := vcodec.CachedPtr(k)
 	if cd == nil {
-		cd = plainSlow(reflect.TypeFor[T]())
+		cd = plainSlow(k, reflect.TypeFor[T]())
 	}
 	if cd != nil && cd.Plain() {
 		return cd
@@ -139,8 +143,8 @@ func plainOf[T any]() *vcodec.Codec {
 
 // plainSlow is plainOf when the type is not in vcodec's cache: nil for a type that
 // cannot be sent, whose error the general path reports.
-func plainSlow(t reflect.Type) *vcodec.Codec {
-	cd, _ := vcodec.For(t)
+func plainSlow(k uintptr, t reflect.Type) *vcodec.Codec {
+	cd, _ := vcodec.ForPtrKey(k, t)
 	return cd
 }
 
@@ -152,6 +156,9 @@ func plainSlow(t reflect.Type) *vcodec.Codec {
 // makes its own. (Locked instructions are what the serialised path saves: two per
 // side cost about as much as the rest of the value's work.)
 var (
+	// sendOwnFor is the codec whose word and trailer sendOwn holds: a value of the
+	// same type overwrites only the bytes between them.
+	sendOwnFor             *vcodec.Codec
 	sendOwn, recvOwn       = new([smallValue]byte), new([smallValue]byte)
 	sendShared, recvShared atomic.Pointer[[smallValue]byte]
 )
@@ -176,7 +183,12 @@ func putScratch(shared *atomic.Pointer[[smallValue]byte], own, b *[smallValue]by
 // its word and trailer; recorded as SendValue. It gives bp back as the send scratch.
 func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest, tag int) error {
 	msg := bp[:cd.PlainLen()]
-	cd.PutPlain(msg)
+	if bp != sendOwn || sendOwnFor != cd {
+		cd.PutPlain(msg)
+		if bp == sendOwn {
+			sendOwnFor = cd
+		}
+	}
 	err := send(prof.SendValue, op, c, msg, dest, tag, p2p.Standard)
 	putScratch(&sendShared, sendOwn, bp)
 	return err

@@ -50,10 +50,11 @@ import (
 // Codec encodes and decodes values of one Go type.
 type Codec struct {
 	t     reflect.Type
-	key   uintptr // typeKey(t)
-	name  string  // the type's Go name, for errors
-	hash  uint64  // of sig
-	plain bool    // no pointers: the value is its bytes
+	key   uintptr        // typeKey(t)
+	pkey  atomic.Uintptr // the address of *t's descriptor, once ForPtrKey saw it
+	name  string         // the type's Go name, for errors
+	hash  uint64         // of sig
+	plain bool           // no pointers: the value is its bytes
 	root  *plan
 
 	size int // of a value
@@ -112,6 +113,32 @@ var recent [64]atomic.Pointer[Codec]
 // (comparing two reflect.Types as interfaces is a runtime call).
 func typeKey(t reflect.Type) uintptr {
 	return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1])
+}
+
+// CachedPtr is Cached for a caller that holds the address of *T's type descriptor
+// (the type word of a nil *T in an interface: no conversion of a T), k: T's codec if
+// ForPtrKey cached it under k, else nil.
+func CachedPtr(k uintptr) *Codec {
+	if c := recentPtr[k>>4&(uintptr(len(recentPtr))-1)].Load(); c != nil && c.pkey.Load() == k {
+		return c
+	}
+	return nil
+}
+
+// recentPtr is recent keyed by *T's descriptor (CachedPtr).
+var recentPtr [64]atomic.Pointer[Codec]
+
+// ForPtrKey is For(t), caching the codec for CachedPtr(k); k must be the address of
+// the descriptor of the pointer type to t (what CachedPtr's caller holds).
+func ForPtrKey(k uintptr, t reflect.Type) (*Codec, error) {
+	c, err := For(t)
+	if c != nil {
+		c.pkey.CompareAndSwap(0, k)
+		if c.pkey.Load() == k {
+			recentPtr[k>>4&(uintptr(len(recentPtr))-1)].Store(c)
+		}
+	}
+	return c, err
 }
 
 func forRecent(t reflect.Type) (*Codec, error) {
