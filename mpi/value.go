@@ -116,7 +116,7 @@ func SendValue[T any](c *Comm, v T, dest, tag int) error {
 	if cd := plainOf[T](); cd != nil && cd.PlainLen() <= smallValue {
 		// A small plain value: its bytes stored in the scratch message (8 is T's
 		// alignment or more), with no pointer to v leaving this frame.
-		bp := takeScratch(&sendShared, sendOwn)
+		bp := takeScratch(sendPool, sendOwn)
 		*(*T)(unsafe.Pointer(&bp[8])) = v
 		return sendPlain("SendValue", cd, c, bp, dest, tag)
 	}
@@ -150,32 +150,31 @@ func plainSlow(k uintptr, t reflect.Type) *vcodec.Codec {
 
 // Each side has a scratch buffer for small plain messages. Below ThreadMultiple the
 // program promises that calls never overlap, so one buffer per side serves every
-// call as it is, with no instruction to take it; at ThreadMultiple a call takes the
-// shared one by an atomic swap and gives it back by a store (a sync.Pool costs a pin
-// and its bookkeeping, about 60 instructions each way), and one that finds it taken
-// makes its own. (Locked instructions are what the serialised path saves: two per
-// side cost about as much as the rest of the value's work.)
+// call as it is, with no instruction to take it; at ThreadMultiple a call takes one
+// from a sync.Pool (a per-P slot: no locked instruction, where an atomic swap and
+// store of one shared buffer took two, and measured slower).
 var (
 	// sendOwnFor is the codec whose word and trailer sendOwn holds: a value of the
 	// same type overwrites only the bytes between them.
-	sendOwnFor             *vcodec.Codec
-	sendOwn, recvOwn       = new([smallValue]byte), new([smallValue]byte)
-	sendShared, recvShared atomic.Pointer[[smallValue]byte]
+	sendOwnFor         *vcodec.Codec
+	sendOwn, recvOwn   = new([smallValue]byte), new([smallValue]byte)
+	sendPool, recvPool = newScratchPool(), newScratchPool()
 )
 
-func takeScratch(shared *atomic.Pointer[[smallValue]byte], own *[smallValue]byte) *[smallValue]byte {
+func newScratchPool() *sync.Pool {
+	return &sync.Pool{New: func() any { return new([smallValue]byte) }}
+}
+
+func takeScratch(pool *sync.Pool, own *[smallValue]byte) *[smallValue]byte {
 	if core.ThreadLevel() < core.ThreadMultiple {
 		return own
 	}
-	if b := shared.Swap(nil); b != nil {
-		return b
-	}
-	return new([smallValue]byte)
+	return pool.Get().(*[smallValue]byte)
 }
 
-func putScratch(shared *atomic.Pointer[[smallValue]byte], own, b *[smallValue]byte) {
+func putScratch(pool *sync.Pool, own, b *[smallValue]byte) {
 	if b != own {
-		shared.Store(b)
+		pool.Put(b)
 	}
 }
 
@@ -190,7 +189,7 @@ func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest,
 		}
 	}
 	err := send(prof.SendValue, op, c, msg, dest, tag, p2p.Standard)
-	putScratch(&sendShared, sendOwn, bp)
+	putScratch(sendPool, sendOwn, bp)
 	return err
 }
 
@@ -260,12 +259,12 @@ func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
 	var v T
 	if cd := plainOf[T](); cd != nil && c != nil && c.ctx == nil {
 		var st Status
-		bp := takeScratch(&recvShared, recvOwn)
+		bp := takeScratch(recvPool, recvOwn)
 		msg, err := recvPlain(&st, "RecvValue", cd, c, bp, src, tag)
 		if msg != nil {
 			v = *(*T)(unsafe.Pointer(unsafe.SliceData(msg[8:]))) // 8-aligned: in bp or new memory
 		}
-		putScratch(&recvShared, recvOwn, bp)
+		putScratch(recvPool, recvOwn, bp)
 		return v, st, err
 	}
 	defer prof.Exit(prof.RecvValue, c.enterShort(prof.RecvValue, src, tag, 0), 0)
