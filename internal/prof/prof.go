@@ -222,7 +222,30 @@ func nextGap() uint32 {
 // Exit records the end of call, entered at t (Enter's answer), having moved n bytes.
 func Exit(call Call, t int64, n int) {
 	if t > 0 && timed && !concurrent {
-		exitTimed(call, t, n)
+		// The timeline's path below ThreadMultiple: one clock read, the counters, and
+		// the event's slot stored in the ring, in this frame (a call in the state of
+		// the last one recorded, whose fields fit a slot, in a half with room);
+		// record takes the rest.
+		end := Now()
+		peer, comm := cur.peer, cur.comm
+		publish(&cur.since, 0)
+		publish(&cur.call, 0)
+		c := &counts[call]
+		c.N++
+		c.Bytes += uint64(n)
+		c.Hist[bits.Len64(uint64(n))]++
+		c.Timed++
+		c.Ticks += uint64(end - t)
+		p := int32(uint32(peer))
+		dt, dur := uint64(t-tl.prev), uint64(end-t)
+		h := int(tl.head)
+		if comm == tl.stComm && uint32(peer>>32) == tl.tag && h < tl.half && dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
+			tl.ev[tl.base+h] = slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56}
+			tl.prev = t
+			publish(&tl.head, uint64(h+1))
+			return
+		}
+		tl.record(call, comm, peer, t, end, n)
 		return
 	}
 	if !TryExit(call, t, n) {
@@ -248,10 +271,6 @@ func TryExit(call Call, t int64, n int) bool {
 // exit is Exit's long path.
 func exit(call Call, t int64, n int) {
 	if t < 0 {
-		return
-	}
-	if timed && !concurrent && t > 0 {
-		exitTimed(call, t, n)
 		return
 	}
 	since := int64(load(&cur.since))
@@ -281,33 +300,6 @@ func exit(call Call, t int64, n int) {
 	if timed {
 		tl.add(call, comm, peer, t, end, n)
 	}
-}
-
-// exitTimed is exit's path when the timeline is on, below ThreadMultiple: one clock
-// read, the counters, and the event's slot stored in the ring, all in one frame (a
-// call in the same state as the last one recorded, whose fields fit a slot, in a
-// half with room); record takes the rest.
-func exitTimed(call Call, t int64, n int) {
-	end := Now()
-	peer, comm := cur.peer, cur.comm
-	publish(&cur.since, 0)
-	publish(&cur.call, 0)
-	c := &counts[call]
-	c.N++
-	c.Bytes += uint64(n)
-	c.Hist[bits.Len64(uint64(n))]++
-	c.Timed++
-	c.Ticks += uint64(end - t)
-	p := int32(uint32(peer))
-	dt, dur := uint64(t-tl.prev), uint64(end-t)
-	h := int(tl.head)
-	if comm == tl.stComm && uint32(peer>>32) == tl.tag && h < tl.half && dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
-		tl.ev[tl.base+h] = slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56}
-		tl.prev = t
-		publish(&tl.head, uint64(h+1))
-		return
-	}
-	tl.record(call, comm, peer, t, end, n)
 }
 
 // Unwind ends the record of the call under way, uncounted: a panic (a user's error

@@ -118,7 +118,7 @@ type timeline struct {
 	tag, ctx   uint32 // of the last state slot
 	stateValid bool
 	// stComm is the communicator of the last event recorded, whose state (ctx, tag) is
-	// the last state slot's: exitTimed's test that an event needs no state slot.
+	// the last state slot's: Exit's test that an event needs no state slot.
 	stComm unsafe.Pointer
 
 	// The communicator of the last event and its context id (describing one is not
