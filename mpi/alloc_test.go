@@ -40,6 +40,27 @@ func TestNoAllocationPerMessage(t *testing.T) {
 		if a := testing.AllocsPerRun(2000, nonblocking); a != 0 {
 			t.Errorf("Isend/Irecv/Wait: %.2f allocations per exchange", a)
 		}
+		// Small plain values (the value path's fast case): no allocation either.
+		type cell struct {
+			I, J int32
+			V    float64
+		}
+		values := func() {
+			if rank == 0 {
+				mpi.SendValue(w, int64(7), peer, 4)
+				mpi.RecvValue[int64](w, peer, 4)
+				mpi.SendValue(w, cell{1, 2, 3.5}, peer, 5)
+				mpi.RecvValue[cell](w, peer, 5)
+			} else {
+				v, _, _ := mpi.RecvValue[int64](w, peer, 4)
+				mpi.SendValue(w, v, peer, 4)
+				c, _, _ := mpi.RecvValue[cell](w, peer, 5)
+				mpi.SendValue(w, c, peer, 5)
+			}
+		}
+		if a := testing.AllocsPerRun(2000, values); a != 0 {
+			t.Errorf("SendValue/RecvValue of plain values: %.2f allocations per round trip", a)
+		}
 	})
 }
 

@@ -81,6 +81,9 @@ func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, err
 // A nil info gives every hint its default.
 func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 	defer prof.Exit(prof.Dup, c.enterRare(prof.Dup, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("DupWithInfo", func(b *Comm) (*Comm, error) { return b.DupWithInfo(info) }); done {
+		return nc, err
+	}
 	if err := c.check("DupWithInfo"); err != nil {
 		return nil, err
 	}
@@ -166,6 +169,9 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 // calls on overlapping groups are told apart by tag (MPI_Comm_create_group).
 func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	defer prof.Exit(prof.CreateGroup, c.enterRare(prof.CreateGroup, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("CreateGroup", func(b *Comm) (*Comm, error) { return b.CreateGroup(g, tag) }); done {
+		return nc, err
+	}
 	var gg *group.Group
 	if g != nil {
 		gg = g.g
@@ -241,6 +247,9 @@ func CommCompare(c1, c2 *Comm) (Comparison, error) {
 // concurrent creations apart on peer (MPI_Intercomm_create).
 func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	defer prof.Exit(prof.IntercommCreate, local.enter(prof.IntercommCreate, prof.NoPeer, 0), 0)
+	if nc, done, err := local.aroundNew("IntercommCreate", func(b *Comm) (*Comm, error) { return IntercommCreate(b, localLeader, peer, remoteLeader, tag) }); done {
+		return nc, err
+	}
 	nd, err := core.IntercommCreate("IntercommCreate", local.dev(), localLeader, peer.dev(), remoteLeader, tag)
 	if err != nil {
 		return nil, local.fail("IntercommCreate", err)
@@ -253,6 +262,9 @@ func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag
 // (MPI_Intercomm_merge).
 func (c *Comm) IntercommMerge(high bool) (*Comm, error) {
 	defer prof.Exit(prof.IntercommMerge, c.enterRare(prof.IntercommMerge, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("IntercommMerge", func(b *Comm) (*Comm, error) { return b.IntercommMerge(high) }); done {
+		return nc, err
+	}
 	nd, err := c.dev().Merge("IntercommMerge", high)
 	if err != nil {
 		return nil, c.fail("IntercommMerge", err)

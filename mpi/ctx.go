@@ -34,10 +34,12 @@ import (
 // it or the context (which turns the engine's lock on for good, as a nonblocking
 // collective does); given up, it goes on in the background and completes if the
 // other ranks come, so its buffers belong to MPI until then. The same holds for the
-// buffer-and-datatype (Buf) collectives, the neighbourhood collectives, Dup, Split
-// and Create. The other communicator and topology constructors (CreateGroup,
-// SplitType, IntercommCreate, IntercommMerge, CartCreate, ...) do not honour the
-// context yet.
+// buffer-and-datatype (Buf) collectives, the neighbourhood collectives, and every
+// communicator and topology constructor (Dup, DupWithInfo, Split, SplitType,
+// SplitTypeInfo, Create, CreateGroup, IntercommCreate (local's context),
+// IntercommMerge, CartCreate, CartSub, GraphCreate, DistGraphCreate,
+// DistGraphCreateAdjacent); a communicator made by a given-up call is never returned,
+// and stays MPI's.
 
 // WithContext returns a view of c whose blocking calls honour ctx (see above). The
 // view shares c's communication, name, error handler (as it was when the view was
@@ -220,6 +222,24 @@ func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error
 		}
 		return nil
 	})
+}
+
+// aroundNew is around for a constructor of communicators: call makes the new one on c
+// without its context. done is false when c is neither a view nor stopped; then the
+// caller goes on as usual.
+func (c *Comm) aroundNew(op string, call func(b *Comm) (*Comm, error)) (nc *Comm, done bool, err error) {
+	if !c.special() {
+		return nil, false, nil
+	}
+	var made *Comm
+	done, err = c.around(op, func(b *Comm) (err error) { made, err = call(b); return err })
+	if !done {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err // made is not read: a given-up call may still set it
+	}
+	return made, true, nil
 }
 
 // raised marks an error that has been through the handler already, so coll does not

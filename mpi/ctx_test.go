@@ -230,3 +230,82 @@ func TestContextWaitanySend(t *testing.T) {
 		must(t, w.Barrier())
 	})
 }
+
+// TestContextConstructors: every communicator and topology constructor through a view
+// works while its context lasts, and one given up (its context ended, the other rank
+// not there yet) returns the context's error, stops the communicator's collectives,
+// and is met by the other rank's late call.
+func TestContextConstructors(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		v := w.WithContext(context.Background())
+		made := func(what string, c *mpi.Comm, err error) *mpi.Comm {
+			t.Helper()
+			must(t, err)
+			if c == nil {
+				t.Fatalf("%s through a view: no communicator", what)
+			}
+			return c
+		}
+		free := func(c *mpi.Comm) { t.Helper(); must(t, c.Free()) }
+		c, err := v.DupWithInfo(nil)
+		free(made("DupWithInfo", c, err))
+		c, err = v.SplitType(mpi.SplitTypeShared, rank)
+		free(made("SplitType", c, err))
+		c, err = v.SplitTypeInfo(mpi.SplitTypeShared, rank, nil)
+		free(made("SplitTypeInfo", c, err))
+		c, err = v.CreateGroup(w.Group(), 3)
+		free(made("CreateGroup", c, err))
+		cart, err := v.CartCreate([]int{2}, []bool{true}, false)
+		made("CartCreate", cart, err)
+		c, err = cart.WithContext(context.Background()).CartSub([]bool{true})
+		free(made("CartSub", c, err))
+		free(cart)
+		c, err = v.GraphCreate([]int{1, 2}, []int{1, 0}, false)
+		free(made("GraphCreate", c, err))
+		c, err = v.DistGraphCreateAdjacent([]int{1 - rank}, mpi.Unweighted, []int{1 - rank}, mpi.Unweighted, false)
+		free(made("DistGraphCreateAdjacent", c, err))
+		c, err = v.DistGraphCreate([]int{rank}, []int{1}, []int{1 - rank}, mpi.Unweighted, false)
+		free(made("DistGraphCreate", c, err))
+		local, err := w.Split(rank, 0)
+		must(t, err)
+		ic, err := mpi.IntercommCreate(local.WithContext(context.Background()), 0, w, 1-rank, 5)
+		made("IntercommCreate", ic, err)
+		m, err := ic.WithContext(context.Background()).IntercommMerge(rank == 1)
+		free(made("IntercommMerge", m, err))
+		if m.Size() != 2 {
+			t.Fatalf("IntercommMerge: size %d", m.Size())
+		}
+		free(ic)
+		free(local)
+
+		// Given up: rank 0's calls end with their contexts; rank 1 comes late, once
+		// told, and its calls meet them.
+		calls := []struct {
+			name string
+			call func(c *mpi.Comm) (*mpi.Comm, error)
+		}{
+			{"SplitType", func(c *mpi.Comm) (*mpi.Comm, error) { return c.SplitType(mpi.SplitTypeShared, 0) }},
+			{"CartCreate", func(c *mpi.Comm) (*mpi.Comm, error) { return c.CartCreate([]int{2}, []bool{false}, false) }},
+			{"DupWithInfo", func(c *mpi.Comm) (*mpi.Comm, error) { return c.DupWithInfo(nil) }},
+		}
+		for i, k := range calls {
+			c, err := w.Dup()
+			must(t, err)
+			if rank == 0 {
+				_, err := k.call(c.WithContext(deadline(t)))
+				wantCtxErr(t, k.name, err)
+				if err := c.Barrier(); !errors.Is(err, mpi.ErrComm) {
+					t.Fatalf("Barrier after a given-up %s: %v, want ErrComm", k.name, err)
+				}
+				must(t, mpi.Send(w, []int{i}, 1, 20))
+			} else {
+				_, err := mpi.Recv(w, make([]int, 1), 0, 20)
+				must(t, err)
+				late, err := k.call(c) // meets rank 0's given-up call
+				free(made(k.name+" (late)", late, err))
+			}
+			must(t, w.Barrier())
+		}
+	})
+}

@@ -41,6 +41,9 @@ const (
 // guided types, which need their info key, nil.
 func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 	defer prof.Exit(prof.SplitType, c.enterRare(prof.SplitType, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("SplitType", func(b *Comm) (*Comm, error) { return b.SplitType(kind, key) }); done {
+		return nc, err
+	}
 	return c.splitType("SplitType", kind, key, nil)
 }
 
@@ -70,6 +73,9 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 // colors do.
 func (c *Comm) SplitTypeInfo(kind, key int, info *Info) (*Comm, error) {
 	defer prof.Exit(prof.SplitType, c.enterRare(prof.SplitType, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("SplitTypeInfo", func(b *Comm) (*Comm, error) { return b.SplitTypeInfo(kind, key, info) }); done {
+		return nc, err
+	}
 	return c.splitType("SplitTypeInfo", kind, key, info)
 }
 

@@ -292,6 +292,9 @@ func checkCart(op string, dims []int, periods []bool, size int) (int, error) {
 // rank must pass the same arguments; if any rank's are invalid, all get an error.
 func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Comm, error) {
 	defer prof.Exit(prof.CartCreate, c.enterRare(prof.CartCreate, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("CartCreate", func(b *Comm) (*Comm, error) { return b.CartCreate(dims, periods, reorder) }); done {
+		return nc, err
+	}
 	const op = "CartCreate"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err
@@ -402,6 +405,9 @@ func (c *Comm) CartShift(direction, disp int) (src, dest int, err error) {
 // communicator of itself alone, with a zero-dimensional grid.
 func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	defer prof.Exit(prof.CartSub, c.enterRare(prof.CartSub, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("CartSub", func(b *Comm) (*Comm, error) { return b.CartSub(remain) }); done {
+		return nc, err
+	}
 	const op = "CartSub"
 	t, err := c.cart(op)
 	if err != nil {

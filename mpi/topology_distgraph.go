@@ -85,6 +85,11 @@ func weighted(op string, flags, mine uint64) (bool, error) {
 // reorder yet.
 func (c *Comm) DistGraphCreateAdjacent(sources, sourceWeights, destinations, destWeights []int, reorder bool) (*Comm, error) {
 	defer prof.Exit(prof.DistGraphCreateAdjacent, c.enterRare(prof.DistGraphCreateAdjacent, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("DistGraphCreateAdjacent", func(b *Comm) (*Comm, error) {
+		return b.DistGraphCreateAdjacent(sources, sourceWeights, destinations, destWeights, reorder)
+	}); done {
+		return nc, err
+	}
 	const op = "DistGraphCreateAdjacent"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err
@@ -174,6 +179,11 @@ func decodeEdge(b []byte) edgeRec {
 // rank's order, so repeated calls with the same arguments give the same lists.
 func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, reorder bool) (*Comm, error) {
 	defer prof.Exit(prof.DistGraphCreate, c.enterRare(prof.DistGraphCreate, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("DistGraphCreate", func(b *Comm) (*Comm, error) {
+		return b.DistGraphCreate(sources, degrees, destinations, weights, reorder)
+	}); done {
+		return nc, err
+	}
 	const op = "DistGraphCreate"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err

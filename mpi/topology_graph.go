@@ -53,6 +53,9 @@ func checkGraph(op string, index, edges []int, size int) error {
 // is accepted, and mpigo does not reorder yet.
 func (c *Comm) GraphCreate(index, edges []int, reorder bool) (*Comm, error) {
 	defer prof.Exit(prof.GraphCreate, c.enterRare(prof.GraphCreate, prof.NoPeer, 0), 0)
+	if nc, done, err := c.aroundNew("GraphCreate", func(b *Comm) (*Comm, error) { return b.GraphCreate(index, edges, reorder) }); done {
+		return nc, err
+	}
 	const op = "GraphCreate"
 	if err := c.topoUsable(op); err != nil {
 		return nil, err

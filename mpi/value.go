@@ -113,22 +113,84 @@ func valueErr(op string, err error) error {
 // v may change: at once for a small value; once the receiver has taken them for the
 // large slices of a large one.
 func SendValue[T any](c *Comm, v T, dest, tag int) error {
-	defer prof.Exit(prof.SendValue, c.enterShort(prof.SendValue, dest, tag, 0), 0)
-	const op = "SendValue"
-	if cd, err := codecOf[T](op); err == nil && cd.Plain() && unsafe.Sizeof(v) <= smallValue/2 {
-		// A small plain value: its header and bytes, built without a pointer to v
-		// leaving this frame.
-		bp := smallValues.Get().(*[smallValue]byte)
-		msg := cd.AppendPlainHeader(bp[:0])
-		if len(msg)+int(unsafe.Sizeof(v)) <= smallValue {
-			msg = append(msg, unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))...)
-			err := send(prof.Send, op, c, msg, dest, tag, p2p.Standard)
-			smallValues.Put(bp)
-			return err
-		}
-		smallValues.Put(bp)
+	if cd := plainOf[T](); cd != nil && cd.PlainLen() <= smallValue {
+		// A small plain value: its bytes stored in the scratch message (8 is T's
+		// alignment or more), with no pointer to v leaving this frame.
+		bp := takeScratch(sendPool, sendOwn)
+		*(*T)(unsafe.Pointer(&bp[8])) = v
+		return sendPlain("SendValue", cd, c, bp, dest, tag)
 	}
-	return sendValueEnc(op, c, v, dest, tag)
+	defer prof.Exit(prof.SendValue, c.enterShort(prof.SendValue, dest, tag, 0), 0)
+	return sendValueEnc("SendValue", c, v, dest, tag)
+}
+
+// plainOf is T's codec when T is plain (no pointers: a value is its bytes), else nil.
+// It is the fast paths' test: vcodec.For's cache, no allocation, no map.
+func plainOf[T any]() *vcodec.Codec {
+	// The key is *T's type descriptor, the type word of a nil *T in an interface: a
+	// constant of T's dictionary, where reflect.TypeFor[T] converts a T.
+	var p any = (*T)(nil)
+	k := (*[2]uintptr)(unsafe.Pointer(&p))[0]
+	cd := vcodec.CachedPtr(k)
+	if cd == nil {
+		cd = plainSlow(k, reflect.TypeFor[T]())
+	}
+	if cd != nil && cd.Plain() {
+		return cd
+	}
+	return nil
+}
+
+// plainSlow is plainOf when the type is not in vcodec's cache: nil for a type that
+// cannot be sent, whose error the general path reports.
+func plainSlow(k uintptr, t reflect.Type) *vcodec.Codec {
+	cd, _ := vcodec.ForPtrKey(k, t)
+	return cd
+}
+
+// Each side has a scratch buffer for small plain messages. Below ThreadMultiple the
+// program promises that calls never overlap, so one buffer per side serves every
+// call as it is, with no instruction to take it; at ThreadMultiple a call takes one
+// from a sync.Pool (a per-P slot: no locked instruction, where an atomic swap and
+// store of one shared buffer took two, and measured slower).
+var (
+	// sendOwnFor is the codec whose word and trailer sendOwn holds: a value of the
+	// same type overwrites only the bytes between them.
+	sendOwnFor         *vcodec.Codec
+	sendOwn, recvOwn   = new([smallValue]byte), new([smallValue]byte)
+	sendPool, recvPool = newScratchPool(), newScratchPool()
+)
+
+func newScratchPool() *sync.Pool {
+	return &sync.Pool{New: func() any { return new([smallValue]byte) }}
+}
+
+func takeScratch(pool *sync.Pool, own *[smallValue]byte) *[smallValue]byte {
+	if core.ThreadLevel() < core.ThreadMultiple {
+		return own
+	}
+	return pool.Get().(*[smallValue]byte)
+}
+
+func putScratch(pool *sync.Pool, own, b *[smallValue]byte) {
+	if b != own {
+		pool.Put(b)
+	}
+}
+
+// sendPlain sends the plain message in bp, whose value's bytes are in place, adding
+// its word and trailer; recorded as SendValue. It gives bp back as the send scratch.
+func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest, tag int) error {
+	msg := bp[:cd.PlainLen()]
+	if bp != sendOwn || sendOwnFor != cd {
+		cd.PutPlain(msg)
+		if bp == sendOwn {
+			sendOwnFor = cd
+		}
+	}
+	err := send(prof.SendValue, op, c, msg, dest, tag, p2p.Standard)
+	putScratch(sendPool, sendOwn, bp)
+	return err
 }
 
 // sendValueEnc is SendValue through the encoder (v, its own copy, goes to the heap:
@@ -194,65 +256,106 @@ func (c *Comm) endSends(op string, qs []p2p.Request) error {
 // error of class ErrType naming both types (the message is consumed). From ProcNull
 // it returns T's zero value at once.
 func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
+	var v T
+	if cd := plainOf[T](); cd != nil && c != nil && c.ctx == nil {
+		var st Status
+		bp := takeScratch(recvPool, recvOwn)
+		msg, err := recvPlain(&st, "RecvValue", cd, c, bp, src, tag)
+		if msg != nil {
+			v = *(*T)(unsafe.Pointer(unsafe.SliceData(msg[8:]))) // 8-aligned: in bp or new memory
+		}
+		putScratch(recvPool, recvOwn, bp)
+		return v, st, err
+	}
 	defer prof.Exit(prof.RecvValue, c.enterShort(prof.RecvValue, src, tag, 0), 0)
 	if c != nil && c.ctx == nil {
-		return recvValueNow[T]("RecvValue", c, src, tag)
+		return recvValueAlloc[T]("RecvValue", c, src, tag)
 	}
 	r, err := irecvValue[T]("RecvValue", c, src, tag)
 	if err != nil {
-		var z T
-		return z, Status{}, err
+		return v, Status{}, err
 	}
 	return r.Wait()
 }
 
-// smallValue: a message of a plain value up to this long is received into a pooled
+// smallValue: a plain message up to this long is built and received in a scratch
 // buffer rather than new memory (decoding a plain value copies it out).
 const smallValue = 256
 
-var smallValues = sync.Pool{New: func() any { return new([smallValue]byte) }}
-
-// recvValueNow is the blocking RecvValue on a communicator without a context: one
-// blocking receive of the message, and for a plain value no allocation at all.
-func recvValueNow[T any](op string, c *Comm, src, tag int) (T, Status, error) {
-	var v T
-	cd, err := codecOf[T](op)
-	if err != nil {
-		return v, Status{}, c.fail(op, err)
+// recvPlain is the blocking RecvValue of a plain type on a communicator without a
+// context: one receive of the message into bp (new memory if it is longer), its word
+// and length checked; recorded as RecvValue and answered field by field into *st, as
+// recvInto. It returns the message, whose value's bytes are msg[8:], or nil. A
+// message of another type is consumed (and the out-of-band slices it names drained)
+// and reported.
+func recvPlain(st *Status, op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, src, tag int) ([]byte, error) {
+	d := c.dev()
+	var pt int64
+	if !prof.Try(prof.RecvValue, d.ProfComm(), src, tag, 0) {
+		pt = prof.Enter(prof.RecvValue, d.ProfComm(), src, tag, 0)
 	}
-	if !cd.Plain() {
-		return recvValueAlloc[T](op, c, cd, nil, src, tag)
+	var (
+		msg  []byte
+		from int
+		err  error
+	)
+	if d.DirectRecv(src, tag) {
+		msg, from, st.Tag, err = d.RecvAllocDirect(bp[:], src, tag)
+		st.Source = from
+	} else {
+		var ps p2p.Status
+		msg, ps, err = d.RecvAlloc(op, bp[:], src, tag)
+		from = ps.Source
+		*st = c.status(ps)
 	}
-	bp := smallValues.Get().(*[smallValue]byte)
-	defer smallValues.Put(bp)
-	msg, ps, err := c.dev().RecvAlloc(op, bp[:], src, tag)
-	if err != nil || ps.Source == ProcNull {
-		return v, c.status(ps), c.fail(op, err)
-	}
-	if _, n, _ := vcodec.OOB(msg); n > 0 {
-		return recvValueAlloc[T](op, c, cd, msg, src, tag) // not this type's: say so
-	}
-	b, err := cd.PlainBytes(msg)
-	if err != nil {
-		return v, c.status(ps), c.fail(op, valueErr(op, err))
-	}
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(b)), b)
-	st := c.status(ps)
 	st.bytes = int64(len(msg))
-	return v, st, nil
+	if !prof.TryExit(prof.RecvValue, pt, len(msg)) {
+		prof.Exit(prof.RecvValue, pt, len(msg))
+	}
+	if err == nil && from != ProcNull && !cd.PlainMsg(msg) {
+		// Not this type's message under this name: another name for its structure, or
+		// another type (consumed: the out-of-band slices it names are drained).
+		if _, perr := cd.PlainBytes(msg); perr != nil {
+			err = valueErr(op, perr)
+			if seq, n, _ := vcodec.OOB(msg); n > 0 {
+				c.drainOOB(seq, int(n), from)
+			}
+		}
+	}
+	if err != nil {
+		err = mapErr(op, err)
+		st.Err = err
+		return nil, c.fail(op, err)
+	}
+	if from == ProcNull {
+		return nil, nil
+	}
+	return msg, nil
 }
 
-// recvValueAlloc is recvValueNow for a type that is not plain, or for msg, a message
-// received already that names out-of-band slices, whose slices it receives.
-func recvValueAlloc[T any](op string, c *Comm, cd *vcodec.Codec, msg []byte, src, tag int) (T, Status, error) {
-	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]p2p.Request, 1)}
-	if msg == nil {
-		var err error
-		if r.msg, r.st, err = c.dev().RecvAlloc(op, nil, src, tag); err != nil || r.st.Source == ProcNull {
-			return r.v, r.status(), c.fail(op, err)
+// drainOOB receives and discards the n out-of-band slices (from seq) that a message
+// from world rank src named, so that their sender is not left waiting: each is
+// received truncated, which ends it.
+func (c *Comm) drainOOB(seq uint32, n int, src int) {
+	for i := range n {
+		if q, err := c.d.IrecvInternal(nil, c.d.CommRank(src), oobTag(seq, i)); err == nil {
+			core.FreeRequest(&q)
 		}
-	} else {
-		r.msg = msg
+	}
+}
+
+// recvValueAlloc is the blocking RecvValue of a type that is not plain on a
+// communicator without a context: the message into new memory, then its out-of-band
+// slices.
+func recvValueAlloc[T any](op string, c *Comm, src, tag int) (T, Status, error) {
+	cd, err := codecOf[T](op)
+	if err != nil {
+		var z T
+		return z, Status{}, c.fail(op, err)
+	}
+	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]p2p.Request, 1)}
+	if r.msg, r.st, err = c.dev().RecvAlloc(op, nil, src, tag); err != nil || r.st.Source == ProcNull {
+		return r.v, r.status(), c.fail(op, err)
 	}
 	r.stage()
 	r.finish(true)

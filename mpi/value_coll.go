@@ -17,17 +17,42 @@ import (
 // from the root's memory into the ones the others allocate. A rank whose value cannot
 // be encoded sends the length -1, so every rank returns an error instead of waiting.
 // Through a view (WithContext) they honour its context as the typed collectives do.
-// They are defined on intracommunicators.
+//
+// On an intercommunicator they have the typed collectives' meaning, and the same
+// shapes carry them: values go from one group to the other. With a root, the root
+// passes Root, the other ranks of its group ProcNull (they take no part and get zero
+// values), and the other group the root's rank; GatherValues and ScatterValues index
+// the remote group's ranks, and AllgatherValues and AlltoallValues give and take
+// RemoteSize() values. ReduceValue gives the root the reduction of the remote
+// group's values and AllreduceValue each group that of the other's, in rank order:
+// their values are gathered (GatherValues, AllgatherValues) and combined where they
+// arrive.
 
 // valueColl checks that c can run value collective op.
 func (c *Comm) valueColl(op string) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
-	if c.IsInter() {
-		return c.fail(op, errorf(ClassComm, op, "value collectives are defined on intracommunicators; %s is an intercommunicator", c.Name()))
-	}
 	return c.fail(op, c.collStopped(op))
+}
+
+// peers is the number of ranks a value collective on c gathers from or scatters to:
+// c's size, or an intercommunicator's remote size; own is the index of this rank's
+// own value among them (-1 on an intercommunicator).
+func (c *Comm) peers() (n, own int) {
+	if c.IsInter() {
+		return c.RemoteSize(), -1
+	}
+	return c.Size(), c.Rank()
+}
+
+// rootRole says what root makes of this rank in a rooted value collective: the root,
+// or (on an intercommunicator) a rank of the root's group that takes no part.
+func (c *Comm) rootRole(root int) (isRoot, idle bool) {
+	if c.IsInter() {
+		return root == Root, root == ProcNull
+	}
+	return c.Rank() == root, false
 }
 
 // encodeLen encodes v for a collective: its message, and its length or -1 (with the
@@ -106,14 +131,17 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 	if err := c.valueColl(op); err != nil {
 		return z, err
 	}
-	me := c.Rank()
+	if c.IsInter() {
+		return bcastInter(op, c, v, root)
+	}
+	isRoot := c.Rank() == root
 	// head: the length (-1: root failed) and the number of out-of-band slices.
 	var head [2]int64
 	var e *vcodec.Enc
 	var eerr error
-	if me == root && rootErr != nil {
+	if isRoot && rootErr != nil {
 		head[0], eerr = -1, rootErr
-	} else if me == root {
+	} else if isRoot {
 		var n int64
 		_, e, n, eerr = encodeLen(op, &v, true)
 		head[0] = n
@@ -126,14 +154,14 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 		return z, err
 	}
 	if head[0] < 0 {
-		if me == root {
+		if isRoot {
 			return z, c.fail(op, eerr)
 		}
 		return z, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
 	}
 	sizes := make([]int64, head[1])
 	var buf []byte
-	if me == root {
+	if isRoot {
 		for i, b := range e.OOB {
 			sizes[i] = int64(len(b))
 		}
@@ -151,7 +179,7 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 	}
 	oob := make([][]byte, len(sizes))
 	var derr error
-	if me == root {
+	if isRoot {
 		copy(oob, e.OOB)
 	} else {
 		cd, _ := codecOf[T](op)
@@ -175,6 +203,51 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 	return v, nil
 }
 
+// bcastInter is BcastValue on an intercommunicator. Its collectives are numbered by
+// the intercommunicator's sequence, which every process advances, the ones of the
+// root's group that take no part too: so every process makes the same two calls
+// (the length, then the message, empty when the root failed), and the value travels
+// encoded whole (no out-of-band slices, whose number the idle processes could not
+// know).
+func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
+	var z T
+	isRoot, idle := c.rootRole(root)
+	head := []int64{0}
+	var e *vcodec.Enc
+	var eerr error
+	if isRoot {
+		_, e, head[0], eerr = encodeLen(op, &v, false)
+		if e != nil {
+			defer putEnc(e)
+		}
+	}
+	if err := Bcast(c, head, root); err != nil {
+		return z, err
+	}
+	var buf []byte
+	switch {
+	case isRoot:
+		buf = bytesOf(e)
+	case !idle && head[0] > 0:
+		buf = make([]byte, head[0])
+	}
+	if err := Bcast(c, buf, root); err != nil {
+		return z, err
+	}
+	switch {
+	case idle:
+		return z, nil
+	case isRoot:
+		return v, c.fail(op, eerr)
+	case head[0] < 0:
+		return z, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
+	}
+	cd, _ := codecOf[T](op)
+	var d vcodec.Dec
+	got, err := decode[T](op, cd, buf, &d)
+	return got, c.fail(op, err)
+}
+
 // GatherValues collects every rank's v at root, rank i's at index i (root's own is
 // v itself); it returns nil on the other ranks.
 func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
@@ -183,13 +256,20 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 	if err := c.valueColl(op); err != nil {
 		return nil, err
 	}
+	isRoot, idle := c.rootRole(root)
+	if idle { // the intercommunicator's collective sequence counts these calls too
+		if err := Gather(c, []int64(nil), nil, root); err != nil {
+			return nil, err
+		}
+		return nil, Gatherv(c, []byte(nil), nil, nil, nil, root)
+	}
 	cd, e, n, eerr := encodeLen(op, &v, false)
 	if e != nil {
 		defer putEnc(e)
 	}
-	me, size := c.Rank(), c.Size()
+	size, own := c.peers()
 	var lens []int64
-	if me == root {
+	if isRoot {
 		lens = make([]int64, size)
 	}
 	if err := Gather(c, []int64{n}, lens, root); err != nil {
@@ -197,7 +277,7 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 	}
 	var buf []byte
 	var counts, displs []int
-	if me == root {
+	if isRoot {
 		var total int
 		counts, displs, total = valueLayout(lens)
 		buf = make([]byte, total)
@@ -205,13 +285,13 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 	if err := Gatherv(c, bytesOf(e), buf, counts, displs, root); err != nil {
 		return nil, err
 	}
-	if eerr != nil {
+	if eerr != nil && (!isRoot || own >= 0) { // an intercommunicator's root sends nothing
 		return nil, c.fail(op, eerr)
 	}
-	if me != root {
+	if !isRoot {
 		return nil, nil
 	}
-	out, err := decodeBlocks(op, cd, buf, lens, root, v)
+	out, err := decodeBlocks(op, cd, buf, lens, own, v)
 	return out, c.fail(op, err)
 }
 
@@ -224,7 +304,14 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 	if err := c.valueColl(op); err != nil {
 		return z, err
 	}
-	me, size := c.Rank(), c.Size()
+	isRoot, idle := c.rootRole(root)
+	if idle { // the intercommunicator's collective sequence counts these calls too
+		if err := Scatter(c, []int64(nil), nil, root); err != nil {
+			return z, err
+		}
+		return z, Scatterv(c, []byte(nil), nil, nil, nil, root)
+	}
+	size, own := c.peers()
 	cd, err := codecOf[T](op)
 	if err != nil {
 		return z, c.fail(op, err)
@@ -233,10 +320,10 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 	var send []byte
 	var counts, displs []int
 	var rerr error
-	if me == root {
+	if isRoot {
 		lens = make([]int64, size)
 		if len(vs) != size {
-			rerr = errorf(ClassCount, op, "len(vs) %d, want Size() %d", len(vs), size)
+			rerr = errorf(ClassCount, op, "len(vs) %d, want %d (Size(), or RemoteSize() on an intercommunicator)", len(vs), size)
 		}
 		var parts [][]byte
 		for i := 0; i < size && rerr == nil; i++ {
@@ -266,18 +353,40 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 	if err := Scatter(c, lens, my, root); err != nil {
 		return z, err
 	}
-	if my[0] < 0 {
-		if me == root {
+	// On an intracommunicator every rank knows of a failure now and stops; on an
+	// intercommunicator the idle ranks cannot, so the Scatterv is made regardless
+	// (empty).
+	failed := (isRoot && rerr != nil) || my[0] < 0
+	if failed && own >= 0 {
+		if isRoot {
 			return z, c.fail(op, rerr)
 		}
 		return z, c.fail(op, errorf(ClassRoot, op, "the root's values could not be encoded (its call says why)"))
 	}
-	recv := make([]byte, my[0])
+	var recv []byte
+	if !isRoot && my[0] > 0 {
+		recv = make([]byte, my[0])
+	} else if isRoot && own >= 0 {
+		recv = make([]byte, my[0])
+	}
+	if failed && isRoot {
+		counts = make([]int, size)
+		displs = make([]int, size)
+	}
 	if err := Scatterv(c, send, counts, displs, recv, root); err != nil {
 		return z, err
 	}
-	if me == root {
-		return vs[root], nil
+	if failed {
+		if isRoot {
+			return z, c.fail(op, rerr)
+		}
+		return z, c.fail(op, errorf(ClassRoot, op, "the root's values could not be encoded (its call says why)"))
+	}
+	if isRoot {
+		if own < 0 {
+			return z, nil // an intercommunicator's root keeps none of its values
+		}
+		return vs[own], nil
 	}
 	var d vcodec.Dec
 	v, err := decode[T](op, cd, recv, &d)
@@ -296,7 +405,8 @@ func AllgatherValues[T any](c *Comm, v T) ([]T, error) {
 	if e != nil {
 		defer putEnc(e)
 	}
-	lens := make([]int64, c.Size())
+	size, own := c.peers()
+	lens := make([]int64, size)
 	if err := Allgather(c, []int64{n}, lens); err != nil {
 		return nil, err
 	}
@@ -308,7 +418,7 @@ func AllgatherValues[T any](c *Comm, v T) ([]T, error) {
 	if eerr != nil {
 		return nil, c.fail(op, eerr)
 	}
-	out, err := decodeBlocks(op, cd, buf, lens, c.Rank(), v)
+	out, err := decodeBlocks(op, cd, buf, lens, own, v)
 	return out, c.fail(op, err)
 }
 
@@ -320,7 +430,7 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 	if err := c.valueColl(op); err != nil {
 		return nil, err
 	}
-	me, size := c.Rank(), c.Size()
+	size, own := c.peers()
 	cd, err := codecOf[T](op)
 	if err != nil {
 		return nil, c.fail(op, err)
@@ -328,7 +438,7 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 	slens := make([]int64, size)
 	var rerr error
 	if len(vs) != size {
-		rerr = errorf(ClassCount, op, "len(vs) %d, want Size() %d", len(vs), size)
+		rerr = errorf(ClassCount, op, "len(vs) %d, want %d (Size(), or RemoteSize() on an intercommunicator)", len(vs), size)
 	}
 	parts := make([][]byte, size)
 	for j := 0; j < size; j++ {
@@ -367,7 +477,11 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 	if rerr != nil {
 		return nil, c.fail(op, rerr)
 	}
-	out, err := decodeBlocks(op, cd, recv, rlens, me, vs[me])
+	var mine T
+	if own >= 0 {
+		mine = vs[own]
+	}
+	out, err := decodeBlocks(op, cd, recv, rlens, own, mine)
 	return out, c.fail(op, err)
 }
 
@@ -383,6 +497,9 @@ func ReduceValue[T any](c *Comm, v T, op func(a, b T) T, root int) (T, error) {
 	}
 	if op == nil {
 		return z, c.fail(name, errorf(ClassOp, name, "nil operation"))
+	}
+	if c.IsInter() {
+		return reduceInter(name, c, v, op, root)
 	}
 	me, size := c.Rank(), c.Size()
 	if root < 0 || root >= size {
@@ -444,6 +561,26 @@ func ReduceValue[T any](c *Comm, v T, op func(a, b T) T, root int) (T, error) {
 		return z, c.fail(name, first)
 	}
 	return acc, nil
+}
+
+// reduceInter is ReduceValue on an intercommunicator: the remote group's values
+// gathered at the root and combined there in rank order.
+func reduceInter[T any](name string, c *Comm, v T, op func(a, b T) T, root int) (T, error) {
+	var z T
+	vs, err := GatherValues(c, v, root)
+	if err != nil || root != Root {
+		return z, err
+	}
+	return combine(vs, op), nil
+}
+
+// combine folds vs with op in order (vs is not empty: groups are not).
+func combine[T any](vs []T, op func(a, b T) T) T {
+	acc := vs[0]
+	for _, x := range vs[1:] {
+		acc = op(acc, x)
+	}
+	return acc
 }
 
 // sendReduced sends a partial result up the tree on the internal context; an empty
@@ -513,6 +650,17 @@ func AllreduceValue[T any](c *Comm, v T, op func(a, b T) T) (T, error) {
 	var z T
 	if err := c.valueColl(name); err != nil {
 		return z, err
+	}
+	if op == nil {
+		return z, c.fail(name, errorf(ClassOp, name, "nil operation"))
+	}
+	if c.IsInter() {
+		// Each group gets the reduction of the other's values.
+		vs, err := AllgatherValues(c, v)
+		if err != nil {
+			return z, err
+		}
+		return combine(vs, op), nil
 	}
 	r, err := ReduceValue(c, v, op, 0)
 	if isCtx(c.ctx, err) || c.collStopped(name) != nil {

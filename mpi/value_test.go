@@ -213,6 +213,32 @@ func TestValueErrors(t *testing.T) {
 			must(t, err)
 			wantEqual(t, "large plain value", b, big)
 		}
+		// A named plain type arrives as its underlying type (the structure is the
+		// type's identity); a plain value received as a general type, and a general
+		// one as a plain type, are ErrType naming both.
+		type celsius float64
+		if rank == 0 {
+			must(t, mpi.SendValue(w, celsius(21.5), 1, 8))
+			must(t, mpi.SendValue(w, int32(9), 1, 8))
+			must(t, mpi.SendValue(w, []string{"x"}, 1, 8))
+			must(t, mpi.SendValue(w, celsius(-4), 1, 8))
+		} else {
+			f, _, err := mpi.RecvValue[float64](w, 0, 8)
+			must(t, err)
+			wantEqual(t, "celsius as float64", f, 21.5)
+			if _, _, err := mpi.RecvValue[map[string]int](w, 0, 8); !errors.Is(err, mpi.ErrType) ||
+				!strings.Contains(err.Error(), "int32") || !strings.Contains(err.Error(), "map[string]int") {
+				t.Fatalf("int32 received as a map: %v, want ErrType naming both", err)
+			}
+			if _, _, err := mpi.RecvValue[float64](w, 0, 8); !errors.Is(err, mpi.ErrType) ||
+				!strings.Contains(err.Error(), "[]string") || !strings.Contains(err.Error(), "float64") {
+				t.Fatalf("[]string received as float64: %v, want ErrType naming both", err)
+			}
+			var c celsius
+			_, err = mpi.RecvValueInto(w, &c, 0, 8)
+			must(t, err)
+			wantEqual(t, "celsius into", c, celsius(-4))
+		}
 	})
 }
 
@@ -428,5 +454,170 @@ func TestRecvValueInto(t *testing.T) {
 		if _, err := mpi.RecvValueInto[int](w, nil, 0, 0); !errors.Is(err, mpi.ErrArg) {
 			t.Fatalf("nil pointer: %v", err)
 		}
+	})
+}
+
+// TestValueConcurrentGoroutines: at ThreadMultiple, goroutines sending and receiving
+// small plain values at once (each with its own tag) share the scratch buffers
+// safely: every value arrives intact. Run under -race too.
+func TestValueConcurrentGoroutines(t *testing.T) {
+	valueJob(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		type pair struct{ G, I int64 }
+		const goroutines, n = 4, 300
+		errs := make(chan error, goroutines)
+		for g := 0; g < goroutines; g++ {
+			go func() {
+				for i := 0; i < n; i++ {
+					if err := mpi.SendValue(w, pair{int64(g), int64(i)}, 1-rank, 10+g); err != nil {
+						errs <- err
+						return
+					}
+					v, _, err := mpi.RecvValue[pair](w, 1-rank, 10+g)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if v != (pair{int64(g), int64(i)}) {
+						errs <- fmt.Errorf("goroutine %d, value %d: got %+v", g, i, v)
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for g := 0; g < goroutines; g++ {
+			must(t, <-errs)
+		}
+	})
+}
+
+// TestValueCollectivesInter: every value collective on an intercommunicator of
+// groups of 2 (world ranks 0 and 2) and 1 (world rank 1), over shared memory and
+// forced TCP: values go from one group to the other, roots pass Root and ProcNull,
+// the large slices of BcastValue's value out of band, a reduction in rank order.
+func TestValueCollectivesInter(t *testing.T) {
+	valueJob(t, 3, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		side := rank % 2
+		local, err := w.Split(side, rank)
+		must(t, err)
+		ic, err := mpi.IntercommCreate(local, 0, w, 1-side, 8) // leaders: world 0 and 1
+		must(t, err)
+		remote := map[int][]int{0: {1}, 1: {0, 2}}[side] // world ranks of the remote group
+		lr := local.Rank()
+		val := func(r int) string { return fmt.Sprintf("rank %d", r) }
+		// rooted: root is the local rank rootLocal of side rootSide.
+		rootArg := func(rootSide, rootLocal int) int {
+			switch {
+			case side != rootSide:
+				return rootLocal
+			case lr == rootLocal:
+				return mpi.Root
+			}
+			return mpi.ProcNull
+		}
+
+		// BcastValue from world rank 2 (side 0, local 1), with an out-of-band slice.
+		got, err := mpi.BcastValue(ic, sampleRecord(rank, 1<<14), rootArg(0, 1))
+		must(t, err)
+		switch {
+		case side == 1:
+			wantEqual(t, "BcastValue", got, sampleRecord(2, 1<<14))
+		case rank == 2:
+			wantEqual(t, "BcastValue at the root", got, sampleRecord(2, 1<<14))
+		default:
+			wantEqual(t, "BcastValue at a rank that takes no part", got, vRecord{})
+		}
+
+		// GatherValues at world rank 1 (side 1's only rank).
+		all, err := mpi.GatherValues(ic, val(rank), rootArg(1, 0))
+		must(t, err)
+		if side == 1 {
+			wantEqual(t, "GatherValues", all, []string{val(0), val(2)})
+		} else if all != nil {
+			t.Fatalf("GatherValues at a sender: %v", all)
+		}
+
+		// ScatterValues from world rank 0 (side 0, local 0) to side 1.
+		var vs []map[string]int
+		if rank == 0 {
+			vs = []map[string]int{{"to 1": 1}}
+		}
+		one, err := mpi.ScatterValues(ic, vs, rootArg(0, 0))
+		must(t, err)
+		if side == 1 {
+			wantEqual(t, "ScatterValues", one, map[string]int{"to 1": 1})
+		} else if one != nil {
+			t.Fatalf("ScatterValues at side 0: %v", one)
+		}
+
+		// AllgatherValues: each group gets the other's values.
+		all, err = mpi.AllgatherValues(ic, val(rank))
+		must(t, err)
+		want := []string{}
+		for _, r := range remote {
+			want = append(want, val(r))
+		}
+		wantEqual(t, "AllgatherValues", all, want)
+
+		// AlltoallValues: vs[j] to remote rank j.
+		out := make([]string, len(remote))
+		for j, r := range remote {
+			out[j] = fmt.Sprintf("%d->%d", rank, r)
+		}
+		in, err := mpi.AlltoallValues(ic, out)
+		must(t, err)
+		want = want[:0]
+		for _, r := range remote {
+			want = append(want, fmt.Sprintf("%d->%d", r, rank))
+		}
+		wantEqual(t, "AlltoallValues", in, want)
+
+		// ReduceValue at world rank 1 and AllreduceValue, with an operation that does
+		// not commute: the other group's values in rank order.
+		cat := func(a, b string) string { return a + "," + b }
+		red, err := mpi.ReduceValue(ic, val(rank), cat, rootArg(1, 0))
+		must(t, err)
+		if side == 1 {
+			wantEqual(t, "ReduceValue", red, val(0)+","+val(2))
+		} else if red != "" {
+			t.Fatalf("ReduceValue at a sender: %q", red)
+		}
+		red, err = mpi.AllreduceValue(ic, val(rank), cat)
+		must(t, err)
+		wantEqual(t, "AllreduceValue", red, map[int]string{0: val(1), 1: val(0) + "," + val(2)}[side])
+
+		// A wrong count is refused naming the rule.
+		if _, err := mpi.AlltoallValues(ic, []string{"a", "b", "c"}); !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "RemoteSize") {
+			t.Fatalf("AlltoallValues with 3 values: %v", err)
+		}
+		// A root whose value cannot be encoded (a cycle): the root says why, the other
+		// group gets ErrRoot, the idle rank nothing, and the calls after still match.
+		type link struct{ Next *link }
+		cyc := &link{}
+		cyc.Next = cyc
+		check := func(what string, err error) {
+			t.Helper()
+			switch {
+			case rank == 0 && (err == nil || !strings.Contains(err.Error(), "cycle")):
+				t.Fatalf("%s at the root: %v, want the cycle named", what, err)
+			case side == 1 && !errors.Is(err, mpi.ErrRoot):
+				t.Fatalf("%s at the other group: %v, want ErrRoot", what, err)
+			case rank == 2 && err != nil:
+				t.Fatalf("%s at the idle rank: %v", what, err)
+			}
+		}
+		_, err = mpi.ScatterValues(ic, []*link{cyc}, rootArg(0, 0))
+		check("ScatterValues", err)
+		_, err = mpi.BcastValue(ic, cyc, rootArg(0, 0))
+		check("BcastValue", err)
+		all, err = mpi.AllgatherValues(ic, val(rank))
+		must(t, err)
+		if len(all) != len(remote) {
+			t.Fatalf("AllgatherValues after the failures: %v", all)
+		}
+		must(t, ic.Free())
+		must(t, local.Free())
 	})
 }

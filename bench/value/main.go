@@ -13,6 +13,11 @@
 //	plain1M, typed1M    a []float64 of 1 MiB as a value; the same with Send and Recv
 //	typedNew1M          typed1M with a new receive buffer (make) for every message, as
 //	                    a value receive has: what new memory costs
+//	typedProbe1M        typed1M receiving a message of unknown size, as a value
+//	                    receive must: Probe, a new buffer of the probed size, Recv; the
+//	                    buffer path's analogue of plain1M (typedNew1M allocates before
+//	                    the message arrives, which hides half its allocations behind
+//	                    the wait; a receiver that does not know the size cannot)
 //	plainInto1M         plain1M received with RecvValueInto into the same value, whose
 //	                    slice's memory is reused
 //
@@ -21,6 +26,7 @@ package main
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/bench/osu"
 	"github.com/mpigo/mpigo/mpi"
@@ -50,6 +56,47 @@ func main() {
 	report(w, "typed1M", pingTyped(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10), false))
 	report(w, "plainInto1M", pingInto(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10)))
 	report(w, "typedNew1M", pingTyped(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10), true))
+	report(w, "typedProbe1M", pingProbe(w, big, osu.Scaled(500, scale), max(1, osu.Scaled(500, scale)/10)))
+}
+
+// pingProbe is pingTyped receiving each message into a new buffer of the size that
+// Probe reports (rank 1 sends back what it received).
+func pingProbe[T mpi.Elem](w *mpi.Comm, buf []T, iters, skip int) float64 {
+	rank, peer := w.Rank(), 1-w.Rank()
+	recv := func() ([]T, error) {
+		st, err := w.Probe(peer, 1)
+		if err != nil {
+			return nil, err
+		}
+		var z T
+		in := make([]T, st.Bytes()/int64(unsafe.Sizeof(z)))
+		_, err = mpi.Recv(w, in, peer, 1)
+		return in, err
+	}
+	if err := w.Barrier(); err != nil {
+		osu.Die("%v", err)
+	}
+	var t0 float64
+	for i := 0; i < iters+skip; i++ {
+		if i == skip {
+			t0 = mpi.Wtime()
+		}
+		var err error
+		if rank == 0 {
+			if err = mpi.Send(w, buf, peer, 1); err == nil {
+				_, err = recv()
+			}
+		} else {
+			var in []T
+			if in, err = recv(); err == nil {
+				err = mpi.Send(w, in, peer, 1)
+			}
+		}
+		if err != nil {
+			osu.Die("%v", err)
+		}
+	}
+	return (mpi.Wtime() - t0) * 1e6 / (2 * float64(iters))
 }
 
 func report(w *mpi.Comm, key string, us float64) {

@@ -33,6 +33,12 @@ func (c *Comm) RecvAlloc(op string, fit []byte, src, tag int) ([]byte, p2p.Statu
 	return msg, st, MapErr(op, err)
 }
 
+// RecvAllocDirect is RecvAlloc where DirectRecv said yes, answering field by field
+// (see RecvDirect); from is a rank of c.
+func (c *Comm) RecvAllocDirect(fit []byte, src, tag int) (msg []byte, from, gotTag int, err error) {
+	return eng.RecvAllocInfo(fit, src, tag, c.ctx)
+}
+
 // IrecvAllocInternal is IrecvAlloc on c's internal context, from member src, with
 // one of tags.go's tags.
 func (c *Comm) IrecvAllocInternal(dst *[]byte, src, tag int) (p2p.Request, error) {

@@ -2,7 +2,6 @@ package launch
 
 import (
 	"bufio"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -75,18 +74,7 @@ func readEvents(name string) ([]prof.Event, error) {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	var out []prof.Event
-	var b [prof.EventSize]byte
-	le := binary.LittleEndian
-	for {
-		if _, err := io.ReadFull(br, b[:]); err != nil {
-			return out, nil // a torn last record (a rank killed mid-write) is dropped
-		}
-		out = append(out, prof.Event{Start: int64(le.Uint64(b[0:])), Dur: int64(le.Uint64(b[8:])),
-			Bytes: int64(le.Uint64(b[16:])), Peer: int32(le.Uint32(b[24:])), Tag: int32(le.Uint32(b[28:])),
-			Comm: le.Uint32(b[32:]), Call: prof.Call(b[36])})
-	}
+	return prof.ReadEvents(f)
 }
 
 // callSum is one call's totals over the job.

@@ -63,7 +63,42 @@ func (e *Engine) RecvAlloc(fit []byte, src, tag int, ctx uint32) ([]byte, Status
 	if src == ProcNull {
 		return nil, Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
+	var st Status
+	msg := e.recvAlloc(fit, src, tag, ctx, &st)
+	return msg, st, st.Err
+}
+
+// RecvAllocInfo is RecvAlloc answering field by field (as RecvInfo, and for the same
+// reason), for src a rank (not ProcNull) or AnySource and tag a tag or AnyTag.
+func (e *Engine) RecvAllocInfo(fit []byte, src, tag int, ctx uint32) (msg []byte, from, gotTag int, err error) {
+	if (uint(src) >= uint(e.size) && src != AnySource) || (uint(tag) > MaxTag && tag != AnyTag) {
+		if err := e.checkRecv("Recv", src, tag); err != nil {
+			return nil, 0, 0, err
+		}
+		return nil, ProcNull, AnyTag, nil
+	}
 	e.mu.Lock()
+	r := e.allocReq(fit, src, tag, ctx)
+	msg, from, gotTag, err = r.msg, r.st.Source, r.st.Tag, r.st.Err
+	e.freeReq(r)
+	e.mu.Unlock()
+	return msg, from, gotTag, err
+}
+
+// recvAlloc is RecvAlloc's receive, its status stored in *st.
+func (e *Engine) recvAlloc(fit []byte, src, tag int, ctx uint32, st *Status) []byte {
+	e.mu.Lock()
+	r := e.allocReq(fit, src, tag, ctx)
+	msg := r.msg
+	*st = r.st
+	e.freeReq(r)
+	e.mu.Unlock()
+	return msg
+}
+
+// allocReq receives into fit or new memory and returns the completed request, to be
+// freed (the caller holds e.mu).
+func (e *Engine) allocReq(fit []byte, src, tag int, ctx uint32) *request {
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
 	r.private = true
@@ -77,8 +112,5 @@ func (e *Engine) RecvAlloc(fit []byte, src, tag int, ctx uint32) ([]byte, Status
 	} else {
 		e.flush()
 	}
-	msg, st := r.msg, r.st
-	e.freeReq(r)
-	e.mu.Unlock()
-	return msg, st, st.Err
+	return r
 }

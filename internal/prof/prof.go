@@ -136,6 +136,16 @@ func add(p *uint64, v uint64) {
 //		prof.Exit(call, t, n)
 //	}
 func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+	if timed && !concurrent && cur.call == 0 {
+		// The timeline's path: one clock read and the current call's stores.
+		t := Now()
+		publish(&cur.call, uint64(call))
+		publishPtr(&cur.comm, comm)
+		publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
+		publish(&cur.bytes, uint64(n))
+		publish(&cur.since, uint64(t))
+		return t
+	}
 	return enter(uint64(call), comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, n, false)
 }
 
@@ -211,6 +221,33 @@ func nextGap() uint32 {
 
 // Exit records the end of call, entered at t (Enter's answer), having moved n bytes.
 func Exit(call Call, t int64, n int) {
+	if t > 0 && timed && !concurrent {
+		// The timeline's path below ThreadMultiple: one clock read, the counters, and
+		// the event's slot stored in the ring, in this frame (a call in the state of
+		// the last one recorded, whose fields fit a slot, in a half with room);
+		// record takes the rest.
+		end := Now()
+		peer, comm := cur.peer, cur.comm
+		publish(&cur.since, 0)
+		publish(&cur.call, 0)
+		c := &counts[call]
+		c.N++
+		c.Bytes += uint64(n)
+		c.Hist[bits.Len64(uint64(n))]++
+		c.Timed++
+		c.Ticks += uint64(end - t)
+		p := int32(uint32(peer))
+		dt, dur := uint64(t-tl.prev), uint64(end-t)
+		h := int(tl.head)
+		if comm == tl.stComm && uint32(peer>>32) == tl.tag && h < tl.half && dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
+			tl.ev[tl.base+h] = slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56}
+			tl.prev = t
+			publish(&tl.head, uint64(h+1))
+			return
+		}
+		tl.record(call, comm, peer, t, end, n)
+		return
+	}
 	if !TryExit(call, t, n) {
 		exit(call, t, n)
 	}

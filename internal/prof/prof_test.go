@@ -1,7 +1,6 @@
 package prof
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -108,7 +107,7 @@ func BenchmarkCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		// What Start does with the profile setting on.
-		tl.start(f, int(setEvents.Get()))
+		tl.start(f, int(setEvents.Get()), Now())
 		timed, gate = true, 0
 		defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, gate = nil, false, 1 }()
 		b.ResetTimer()
@@ -140,7 +139,9 @@ func TestUnwind(t *testing.T) {
 }
 
 // The ring's halves go to the file in order, through the writer goroutine, and a
-// write of the current half takes the rest: every event once.
+// write of the current half takes the rest: every event once, as it was recorded,
+// whether it fits one slot or needs a full event, and under every tag and
+// communicator it was recorded with.
 func TestTimelineRing(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "events")
 	f, err := os.Create(name)
@@ -148,25 +149,48 @@ func TestTimelineRing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r timeline
-	r.start(f, 4)
-	for i := 0; i < 11; i++ {
-		r.add(Send, nil, uint64(i), int64(100+i), int64(105+i), i)
+	r.start(f, 8, 1000)
+	var want []Event
+	for i := 0; i < 41; i++ {
+		e := Event{Start: int64(1000 + 10*i), Dur: int64(5 + i), Bytes: int64(i), Peer: int32(i % 3), Tag: int32(i / 10), Call: Send}
+		switch i {
+		case 7:
+			e.Bytes = 5 << 32 // too large for a slot
+		case 8:
+			e.Peer = 1 << 20 // too
+		case 9:
+			e.Dur = 1 << 40 // too
+		case 10:
+			e.Start = 10 // before the previous one
+		case 11:
+			e.Peer, e.Tag = NoPeer, -2
+		}
+		want = append(want, e)
+		r.add(e.Call, nil, uint64(uint32(e.Peer))|uint64(uint32(e.Tag))<<32, e.Start, e.Start+e.Dur, int(e.Bytes))
 	}
 	mu.Lock()
 	r.write()
 	mu.Unlock()
 	f.Close()
-	b, err := os.ReadFile(name)
+	f, err = os.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) != 11*EventSize {
-		t.Fatalf("%d bytes, want %d events", len(b), 11)
+	defer f.Close()
+	got, err := ReadEvents(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := 0; i < 11; i++ {
-		e := b[i*EventSize:]
-		if start, peer := int64(binary.LittleEndian.Uint64(e)), int32(binary.LittleEndian.Uint32(e[24:])); start != int64(100+i) || peer != int32(i) || Call(e[36]) != Send {
-			t.Errorf("event %d: start %d, peer %d, call %d", i, start, peer, e[36])
+	if len(got) != len(want) {
+		t.Fatalf("%d events, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+	st, _ := os.Stat(name)
+	if st.Size() > int64(len(want)+20)*SlotSize {
+		t.Errorf("%d bytes for %d events: the common event is not one slot", st.Size(), len(want))
 	}
 }

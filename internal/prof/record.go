@@ -1,9 +1,11 @@
 package prof
 
 import (
+	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -16,47 +18,108 @@ import (
 var (
 	setProfile = config.String("profile", "",
 		"directory where each rank writes its profile (counters, matrix row, timeline of every MPI call); mpigo run --profile DIR sets it and draws the job's picture there; empty: off")
-	setEvents = config.Int("profile_events", 1<<16,
-		"timeline events a rank keeps in memory before it appends them to its file").Range(1<<10, 1<<24)
+	setEvents = config.Int("profile_events", 1<<14,
+		"timeline slots (16 bytes; one per call, mostly) a rank keeps in memory before it appends half of them to its file").Range(1<<10, 1<<24)
 )
 
 // SettingProfile is the name of the profile setting, for the launcher.
 const SettingProfile = "profile"
 
-// Event is one call of the timeline as the file stores it (EventSize bytes, little
-// endian, in this order; the call is byte 36, 37-39 are zero).
+// Event is one call of the timeline, as ReadEvents gives it back.
 type Event struct {
 	Start, Dur int64 // ticks
 	Bytes      int64
 	Peer, Tag  int32 // Peer: a world rank, a wildcard or NoPeer; a collective's root as a rank of Comm
 	Comm       uint32
 	Call       Call
-	_          [3]byte
 }
 
-// EventSize is the size of an encoded Event.
-const EventSize = 8 + 8 + 8 + 4 + 4 + 4 + 4
+// The timeline's file (and its ring in memory, which is the file's bytes on a
+// little-endian machine) is a sequence of 16-byte slots, two little-endian words a
+// and b, b's top byte the slot's kind. A call is one slot in the common case: its
+// start as the ticks since the previous event's start, its duration and bytes in 32
+// bits each, its peer in 16; its tag and communicator are those of the last state
+// slot, written only when they change. What does not fit takes a full event (three
+// slots). Deltas keep an event at 16 bytes, where the fields written out took 40:
+// less memory between the calls' stores and the writer (a ring that stays in the
+// core's cache, where a larger one evicted the engine's own lines), and less to write.
+const (
+	// SlotSize is the size of a slot.
+	SlotSize = 16
 
-// timeline is a ring of events in two halves: the recording goroutine appends to one
+	slotEvent = 1 // a: dt | dur<<32; b: bytes | uint16(peer)<<32 | call<<48
+	slotState = 2 // a: uint32(tag) | comm<<32: the tag and communicator of the events that follow
+	slotFull  = 3 // b: call<<48; then two raw slots: {start, dur}, {bytes, int64(peer)}
+	slotBase  = 4 // a: the ticks the first event's dt counts from (the file's first slot)
+)
+
+type slot struct{ a, b uint64 }
+
+// ReadEvents decodes a timeline file's slots. A torn last event (a rank killed
+// mid-write) is dropped; bytes that are not slots end the events with an error.
+func ReadEvents(r io.Reader) ([]Event, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var (
+		out       []Event
+		b         [3 * SlotSize]byte
+		prev      int64
+		tag, comm uint32
+	)
+	le := binary.LittleEndian
+	for {
+		if _, err := io.ReadFull(br, b[:SlotSize]); err != nil {
+			return out, nil
+		}
+		a, w := le.Uint64(b[0:]), le.Uint64(b[8:])
+		switch w >> 56 {
+		case slotEvent:
+			start := prev + int64(uint32(a))
+			out = append(out, Event{Start: start, Dur: int64(a >> 32), Bytes: int64(uint32(w)),
+				Peer: int32(int16(w >> 32)), Tag: int32(tag), Comm: comm, Call: Call(w >> 48)})
+			prev = start
+		case slotState:
+			tag, comm = uint32(a), uint32(a>>32)
+		case slotBase:
+			prev = int64(a)
+		case slotFull:
+			if _, err := io.ReadFull(br, b[SlotSize:3*SlotSize]); err != nil {
+				return out, nil
+			}
+			start := int64(le.Uint64(b[16:]))
+			out = append(out, Event{Start: start, Dur: int64(le.Uint64(b[24:])), Bytes: int64(le.Uint64(b[32:])),
+				Peer: int32(int64(le.Uint64(b[40:]))), Tag: int32(tag), Comm: comm, Call: Call(w >> 48)})
+			prev = start
+		default:
+			return out, fmt.Errorf("timeline: slot %d is of no kind (%#x)", len(out), w>>56)
+		}
+	}
+}
+
+// timeline is a ring of slots in two halves: the recording goroutine appends to one
 // while a writer goroutine writes the other to the file, so that the write (a system
-// call and a copy, as much as the rest of an event's cost) is off the calls' path and
-// runs while the rank waits for messages. Flush (from any goroutine) writes what was
-// appended to the current half since. On a little-endian machine the ring's memory
-// is the file's bytes (Event is laid out as the file is).
+// call and a copy) is off the calls' path and runs while the rank waits for messages.
+// Flush (from any goroutine) writes what was appended to the current half since.
 //
-// The file's order is the events' order: one token (idle) passes between the writer
+// The file's order is the slots' order: one token (idle) passes between the writer
 // and whoever writes the current half, so that no half is written before the one
 // handed over earlier, and none is refilled before it is written.
 type timeline struct {
-	ev      []Event
-	half    int    // events per half
+	ev      []slot
+	half    int    // slots per half
 	base    int    // the half being filled: 0 or half
-	head    uint64 // events appended to it (published: Flush reads up to it)
-	flushed int    // of those, events written to the file
+	head    uint64 // slots appended to it (published: Flush reads up to it)
+	flushed int    // of those, slots written to the file
 	f       *os.File
 	buf     []byte        // encoding scratch on a big-endian machine
-	full    chan []Event  // halves to write, to the writer
+	full    chan []slot   // halves to write, to the writer
 	idle    chan struct{} // the token: no write is under way
+
+	prev       int64  // the last event's start
+	tag, ctx   uint32 // of the last state slot
+	stateValid bool
+	// stComm is the communicator of the last event recorded, whose state (ctx, tag) is
+	// the last state slot's: Exit's test that an event needs no state slot.
+	stComm unsafe.Pointer
 
 	// The communicator of the last event and its context id (describing one is not
 	// free; a program's calls mostly stay on one).
@@ -64,51 +127,80 @@ type timeline struct {
 	lastCtx  uint32
 }
 
-// start makes the ring of n events and starts its writer.
-func (t *timeline) start(f *os.File, n int) {
-	n = max(n, 2)
-	t.f, t.ev, t.half, t.base = f, make([]Event, n), n/2, 0
+// start makes the ring of n slots and starts its writer; base is the ticks the first
+// event's start counts from.
+func (t *timeline) start(f *os.File, n int, base int64) {
+	n = max(n, 8)
+	t.f, t.ev, t.half, t.base = f, make([]slot, n), n/2, 0
+	t.head, t.flushed, t.stateValid, t.lastComm, t.lastCtx, t.stComm = 0, 0, false, nil, 0, noComm
 	if !littleEndian {
-		t.buf = make([]byte, 0, t.half*EventSize)
+		t.buf = make([]byte, 0, t.half*SlotSize)
 	}
-	t.full, t.idle = make(chan []Event), make(chan struct{}, 1)
+	t.full, t.idle = make(chan []slot), make(chan struct{}, 1)
 	t.idle <- struct{}{}
 	go func() {
 		for ev := range t.full {
-			t.writeEvents(ev)
+			t.writeSlots(ev)
 			t.idle <- struct{}{}
 		}
 	}()
+	t.prev = base
+	t.put(slot{uint64(base), slotBase << 56})
 }
 
+// add records a call (exit's). At ThreadMultiple calls may overlap: mu orders them.
 func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end int64, n int) {
 	if concurrent {
 		mu.Lock()
-		defer mu.Unlock()
+		t.record(call, comm, peer, start, end, n)
+		mu.Unlock()
+		return
 	}
-	h := int(load(&t.head))
-	if h == t.half {
-		if !concurrent {
-			mu.Lock()
-		}
-		t.swap()
-		if !concurrent {
-			mu.Unlock()
-		}
-		h = 0
-	}
+	t.record(call, comm, peer, start, end, n)
+}
+
+// record is add's work: a state slot when the tag or communicator changed, then the
+// event's slot (three for an event whose fields do not fit one).
+func (t *timeline) record(call Call, comm unsafe.Pointer, peer uint64, start, end int64, n int) {
 	if comm != t.lastComm {
 		t.lastComm, t.lastCtx = comm, commCtx(comm)
 	}
-	e := &t.ev[t.base+h]
-	e.Start, e.Dur, e.Bytes = start, end-start, int64(n)
-	e.Peer, e.Tag, e.Comm, e.Call = int32(uint32(peer)), int32(uint32(peer>>32)), t.lastCtx, call
+	tag := uint32(peer >> 32)
+	if tag != t.tag || t.lastCtx != t.ctx || !t.stateValid {
+		t.tag, t.ctx, t.stateValid = tag, t.lastCtx, true
+		t.put(slot{uint64(tag) | uint64(t.lastCtx)<<32, slotState << 56})
+	}
+	t.stComm = comm
+	p := int32(uint32(peer))
+	dt, dur := uint64(start-t.prev), uint64(end-start)
+	if dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
+		t.put(slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56})
+	} else {
+		t.put(slot{0, uint64(call)<<48 | slotFull<<56})
+		t.put(slot{uint64(start), dur})
+		t.put(slot{uint64(n), uint64(int64(p))})
+	}
+	t.prev = start
+}
+
+// put appends a slot to the ring, handing the half over when it is full.
+func (t *timeline) put(s slot) {
+	h := int(t.head)
+	if h == t.half {
+		t.swapHalf()
+		h = 0
+	}
+	t.ev[t.base+h] = s
 	publish(&t.head, uint64(h+1))
 }
 
-// swap hands the full half to the writer and starts filling the other once its
-// events are written (mu held).
-func (t *timeline) swap() {
+// swapHalf hands the full half to the writer (taking mu, unless the caller holds it
+// at ThreadMultiple) and starts filling the other once its slots are written.
+func (t *timeline) swapHalf() {
+	if !concurrent {
+		mu.Lock()
+		defer mu.Unlock()
+	}
 	<-t.idle
 	full := t.ev[t.base+t.flushed : t.base+t.half]
 	t.base = t.half - t.base
@@ -117,7 +209,7 @@ func (t *timeline) swap() {
 	t.full <- full
 }
 
-// write appends the events of the current half not yet written to the file, once the
+// write appends the slots of the current half not yet written to the file, once the
 // writer is done with the other half (mu held).
 func (t *timeline) write() {
 	if t.f == nil {
@@ -126,35 +218,33 @@ func (t *timeline) write() {
 	<-t.idle
 	h := int(atomic.LoadUint64(&t.head))
 	if h > t.flushed {
-		t.writeEvents(t.ev[t.base+t.flushed : t.base+h])
+		t.writeSlots(t.ev[t.base+t.flushed : t.base+h])
 		t.flushed = h
 	}
 	t.idle <- struct{}{}
 }
 
-// writeEvents writes ev to the file (the idle token held).
-func (t *timeline) writeEvents(ev []Event) {
+// writeSlots writes ev to the file (the idle token held).
+func (t *timeline) writeSlots(ev []slot) {
 	if len(ev) == 0 {
 		return
 	}
 	var b []byte
 	if littleEndian {
-		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ev))), len(ev)*EventSize)
+		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ev))), len(ev)*SlotSize)
 	} else {
 		b = t.buf[:0]
-		for _, e := range ev {
-			b = binary.LittleEndian.AppendUint64(b, uint64(e.Start))
-			b = binary.LittleEndian.AppendUint64(b, uint64(e.Dur))
-			b = binary.LittleEndian.AppendUint64(b, uint64(e.Bytes))
-			b = binary.LittleEndian.AppendUint32(b, uint32(e.Peer))
-			b = binary.LittleEndian.AppendUint32(b, uint32(e.Tag))
-			b = binary.LittleEndian.AppendUint32(b, e.Comm)
-			b = binary.LittleEndian.AppendUint32(b, uint32(e.Call))
+		for _, s := range ev {
+			b = binary.LittleEndian.AppendUint64(b, s.a)
+			b = binary.LittleEndian.AppendUint64(b, s.b)
 		}
 		t.buf = b
 	}
 	t.f.Write(b) // a full disk loses events, never the job
 }
+
+// noComm is no communicator's pointer: stComm before the first event.
+var noComm = unsafe.Pointer(new(byte))
 
 var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
@@ -193,7 +283,7 @@ func Start(r, n int, multi bool) error {
 		dir = ""
 		return fmt.Errorf("profile: %v", err)
 	}
-	tl.start(f, int(setEvents.Get()))
+	tl.start(f, int(setEvents.Get()), start.Ticks)
 	timed = true
 	gate = 0 // every call is timed: Enter's long path
 	return nil

@@ -12,6 +12,12 @@
 //     names; not its name, so a named type and its underlying type agree) and carries
 //     the sender's type name, so a receiver expecting another type refuses the message
 //     naming both, without decoding anything.
+//   - A value of a plain type (no pointers) is a plain message: an 8-byte word (a
+//     marker byte and 56 bits of the hash), the value's bytes, then the sender's type
+//     name and its length as a trailer. A receiver of the same type checks the word and
+//     the length (PlainMsg) and copies the bytes; it reads the name only to report a
+//     mismatch. Every other value is a general message (a 20-byte header, the name,
+//     the encoding).
 //   - Decoding never panics on bytes that are not a message of the type: it fails.
 //   - Slices of pointer-free elements are not copied out of a received message: the
 //     value shares the message's memory (with cap = len, so an append never reaches
@@ -44,10 +50,18 @@ import (
 // Codec encodes and decodes values of one Go type.
 type Codec struct {
 	t     reflect.Type
-	name  string // the type's Go name, for errors
-	hash  uint64 // of sig
-	plain bool   // no pointers: the value is its bytes
+	key   uintptr        // typeKey(t)
+	pkey  atomic.Uintptr // the address of *t's descriptor, once ForPtrKey saw it
+	name  string         // the type's Go name, for errors
+	hash  uint64         // of sig
+	plain bool           // no pointers: the value is its bytes
 	root  *plan
+
+	size int // of a value
+	// A plain type's message: word, the value's size bytes, trailer (msgLen bytes).
+	word    uint64
+	trailer string
+	msgLen  int
 }
 
 // Type is the codec's Go type.
@@ -74,26 +88,65 @@ var cache sync.Map // reflect.Type -> *Codec or error
 
 // For returns the codec of t, made once.
 func For(t reflect.Type) (*Codec, error) {
-	i := slot(t)
-	if c := recent[i].Load(); c != nil && c.t == t {
+	if c := Cached(t); c != nil {
 		return c, nil
 	}
-	c, err := forSlow(t)
-	if c != nil {
-		recent[i].Store(c)
+	return forRecent(t)
+}
+
+// Cached is For's fast path, inlined: t's codec if it is in the cache in front of
+// For's, else nil (then For makes or finds it, and caches it).
+func Cached(t reflect.Type) *Codec {
+	k := (*[2]uintptr)(unsafe.Pointer(&t))[1] // typeKey, spelt out for the inliner
+	if c := recent[k>>4&(uintptr(len(recent))-1)].Load(); c != nil && c.key == k {
+		return c
 	}
-	return c, err
+	return nil
 }
 
 // recent is a direct-mapped cache in front of cache: a program's value calls use few
 // types, and hashing the interface key of the map costs as much as copying a small
-// message.
+// message. Its hit (For) is a load and a compare of the type's address, inlined.
 var recent [64]atomic.Pointer[Codec]
 
-// slot is t's place in recent: its *rtype's address, which is the interface's data
-// word.
-func slot(t reflect.Type) uintptr {
-	return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]) >> 4 % uintptr(len(recent))
+// typeKey is t's *rtype's address, the interface's data word: what identifies a type
+// (comparing two reflect.Types as interfaces is a runtime call).
+func typeKey(t reflect.Type) uintptr {
+	return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1])
+}
+
+// CachedPtr is Cached for a caller that holds the address of *T's type descriptor
+// (the type word of a nil *T in an interface: no conversion of a T), k: T's codec if
+// ForPtrKey cached it under k, else nil.
+func CachedPtr(k uintptr) *Codec {
+	if c := recentPtr[k>>4&(uintptr(len(recentPtr))-1)].Load(); c != nil && c.pkey.Load() == k {
+		return c
+	}
+	return nil
+}
+
+// recentPtr is recent keyed by *T's descriptor (CachedPtr).
+var recentPtr [64]atomic.Pointer[Codec]
+
+// ForPtrKey is For(t), caching the codec for CachedPtr(k); k must be the address of
+// the descriptor of the pointer type to t (what CachedPtr's caller holds).
+func ForPtrKey(k uintptr, t reflect.Type) (*Codec, error) {
+	c, err := For(t)
+	if c != nil {
+		c.pkey.CompareAndSwap(0, k)
+		if c.pkey.Load() == k {
+			recentPtr[k>>4&(uintptr(len(recentPtr))-1)].Store(c)
+		}
+	}
+	return c, err
+}
+
+func forRecent(t reflect.Type) (*Codec, error) {
+	c, err := forSlow(t)
+	if c != nil {
+		recent[c.key>>4&(uintptr(len(recent))-1)].Store(c)
+	}
+	return c, err
 }
 
 func forSlow(t reflect.Type) (*Codec, error) {
@@ -132,7 +185,14 @@ func build(t reflect.Type) (*Codec, error) {
 	h := fnv.New64a()
 	h.Write([]byte(b.sig.String()))
 	p := b.plan(t)
-	return &Codec{t: t, name: t.String(), hash: h.Sum64(), plain: p.plain, root: p}, nil
+	c := &Codec{t: t, key: typeKey(t), name: t.String(), hash: h.Sum64(), plain: p.plain, root: p, size: int(t.Size())}
+	if c.plain {
+		name := c.name[:min(len(c.name), maxTrailerName)]
+		c.word = c.hash<<8 | plainMagic
+		c.trailer = name + string(binary.LittleEndian.AppendUint16(nil, uint16(len(name))))
+		c.msgLen = 8 + c.size + len(c.trailer)
+	}
+	return c, nil
 }
 
 // TypeError is a type that cannot be encoded; Path names where in it the trouble lies.
@@ -327,10 +387,43 @@ const (
 // HeaderSize is the bytes before the sender's type name.
 const HeaderSize = 20
 
+// plainMagic is the low byte of a plain message's word (a general message begins with
+// magic); maxTrailerName bounds the name a plain message carries (its length is two
+// bytes).
+const (
+	plainMagic     = 0x50 // 'P'
+	maxTrailerName = 1<<16 - 1
+)
+
+// Size is the size of a value of the type.
+func (c *Codec) Size() int { return c.size }
+
+// PlainLen is the length of a message of c's plain type.
+func (c *Codec) PlainLen() int { return c.msgLen }
+
+// PutPlain writes a plain message around the value's bytes, which the caller has
+// put (or puts) at msg[8:8+size]: the word and the trailer. msg is PlainLen long.
+func (c *Codec) PutPlain(msg []byte) {
+	binary.LittleEndian.PutUint64(msg, c.word)
+	copy(msg[8+c.size:], c.trailer)
+}
+
+// PlainMsg reports whether msg is a message of c's plain type, whose value's bytes
+// are msg[8:]: the receiver's check, a length and a word compared.
+func (c *Codec) PlainMsg(msg []byte) bool {
+	return len(msg) == c.msgLen && len(msg) >= 8 && binary.LittleEndian.Uint64(msg) == c.word
+}
+
 // Encode writes the message of the value at p (of c's type) to e.Buf, which it resets,
 // and lists out-of-band slices in e.OOB.
 func (c *Codec) Encode(e *Enc, p unsafe.Pointer) error {
 	e.Buf, e.OOB, e.depth, e.err = e.Buf[:0], e.OOB[:0], 0, nil
+	if c.plain {
+		e.Buf = append(e.Buf, make([]byte, c.msgLen)...)
+		copy(e.Buf[8:], unsafe.Slice((*byte)(p), c.size))
+		c.PutPlain(e.Buf)
+		return nil
+	}
 	var h [HeaderSize]byte
 	h[0], h[1] = magic, version
 	binary.LittleEndian.PutUint64(h[4:], c.hash)
@@ -343,18 +436,6 @@ func (c *Codec) Encode(e *Enc, p unsafe.Pointer) error {
 	}
 	binary.LittleEndian.PutUint32(e.Buf[headerOOBO:], uint32(len(e.OOB)))
 	return nil
-}
-
-// AppendPlainHeader appends the header of a message of c's plain type to buf: the
-// caller appends the value's bytes after it (Encode without a pointer to the value,
-// for the send of a small plain value).
-func (c *Codec) AppendPlainHeader(buf []byte) []byte {
-	var h [HeaderSize]byte
-	h[0], h[1] = magic, version
-	binary.LittleEndian.PutUint64(h[4:], c.hash)
-	buf = append(buf, h[:]...)
-	buf = binary.AppendUvarint(buf, uint64(len(c.name)))
-	return append(buf, c.name...)
 }
 
 // SetSeq stores the caller's out-of-band sequence number in an encoded message.
@@ -384,6 +465,13 @@ func (e *MismatchError) Error() string {
 // as it was; a message that fails part way leaves it partly overwritten.
 func (c *Codec) Decode(d *Dec, msg []byte, p unsafe.Pointer) error {
 	*d = Dec{buf: msg, OOB: d.OOB[:0]}
+	if c.PlainMsg(msg) || c.plainAlias(msg) {
+		copy(unsafe.Slice((*byte)(p), c.size), msg[8:])
+		return nil
+	}
+	if err := c.mismatch(msg); err != nil {
+		return err
+	}
 	if len(msg) < HeaderSize || msg[0] != magic {
 		return fmt.Errorf("the message (%d bytes) is not a value message: it was not sent by a value call", len(msg))
 	}
@@ -409,31 +497,58 @@ func (c *Codec) Decode(d *Dec, msg []byte, p unsafe.Pointer) error {
 	return nil
 }
 
-// PlainBytes checks that msg is a value message of c's plain type holding no
-// out-of-band slices, and returns the value's bytes, to be copied over a value of the
-// type: Decode without a Dec, for the receive of a small plain value.
+// PlainBytes returns the value's bytes in msg, a message of c's plain type, to be
+// copied over a value of the type; or the error saying why msg is not one (a
+// *MismatchError naming both types for a value of another type). PlainMsg is its
+// fast check.
 func (c *Codec) PlainBytes(msg []byte) ([]byte, error) {
+	if c.PlainMsg(msg) || c.plainAlias(msg) {
+		return msg[8 : 8+c.size], nil
+	}
 	if !c.plain {
 		return nil, fmt.Errorf("%s is not a plain type", c.name)
 	}
-	if len(msg) < HeaderSize || msg[0] != magic {
-		return nil, fmt.Errorf("the message (%d bytes) is not a value message: it was not sent by a value call", len(msg))
+	if err := c.mismatch(msg); err != nil {
+		return nil, err
 	}
-	if msg[1] != version {
-		return nil, fmt.Errorf("value message of version %d, this program reads version %d", msg[1], version)
+	return nil, fmt.Errorf("value message for %s: %d bytes, want %d", c.name, len(msg), c.msgLen)
+}
+
+// plainAlias reports whether msg is a plain message of a type of c's structure under
+// another name (a named type and its underlying type: a longer or shorter trailer).
+func (c *Codec) plainAlias(msg []byte) bool {
+	if !c.plain || len(msg) < 8+c.size+2 || binary.LittleEndian.Uint64(msg) != c.word {
+		return false
 	}
-	d := Dec{buf: msg, off: HeaderSize}
-	name := d.take(d.uvarint())
-	if d.err != nil {
-		return nil, fmt.Errorf("value message for %s: %w", c.name, d.err)
+	return len(msg) == 8+c.size+2+int(binary.LittleEndian.Uint16(msg[len(msg)-2:]))
+}
+
+// mismatch is the error for msg, a message that is not one of c's plain type when c
+// is plain (a general message holds a value of another type then), or a plain
+// message when c is not: a *MismatchError naming both types. It is nil for a message
+// that may be of c's type (to be decoded) or is not a value message at all.
+func (c *Codec) mismatch(msg []byte) error {
+	switch {
+	case len(msg) >= 8+2 && msg[0] == plainMagic:
+		if binary.LittleEndian.Uint64(msg) == c.word {
+			return nil // c's plain type, of the wrong length: not a mismatch of types
+		}
+		n := int(binary.LittleEndian.Uint16(msg[len(msg)-2:]))
+		got := "a plain type (its name garbled)"
+		if n <= len(msg)-10 {
+			got = string(msg[len(msg)-2-n : len(msg)-2])
+		}
+		return &MismatchError{Got: got, Want: c.name}
+	case c.plain && len(msg) >= HeaderSize && msg[0] == magic:
+		d := Dec{buf: msg, off: HeaderSize}
+		name := d.take(d.uvarint())
+		got := "another type (its name garbled)"
+		if d.err == nil {
+			got = string(name)
+		}
+		return &MismatchError{Got: got, Want: c.name}
 	}
-	if binary.LittleEndian.Uint64(msg[4:]) != c.hash {
-		return nil, &MismatchError{Got: string(name), Want: c.name}
-	}
-	if rest := msg[d.off:]; uintptr(len(rest)) == c.t.Size() {
-		return rest, nil
-	}
-	return nil, fmt.Errorf("value message for %s: %d bytes of value, want %d", c.name, len(msg)-d.off, c.t.Size())
+	return nil
 }
 
 var errShort = fmt.Errorf("message ends inside the value")

@@ -246,3 +246,80 @@ func TestDecodeInto(t *testing.T) {
 		t.Fatalf("decoding into: %+v", got)
 	}
 }
+
+// TestPlainMessages: a plain type's message is its word, bytes and trailer; the
+// receiver's check (PlainMsg) takes it, and refuses every message of another type,
+// plain or not, with a *MismatchError naming both types (the name read from the
+// trailer or the general header); no prefix of one decodes.
+func TestPlainMessages(t *testing.T) {
+	type celsius float64
+	enc := func(c *Codec, p unsafe.Pointer) []byte {
+		var e Enc
+		if err := c.Encode(&e, p); err != nil {
+			t.Fatal(err)
+		}
+		return append([]byte(nil), e.Buf...)
+	}
+	pc, _ := For(reflect.TypeFor[point]())
+	ic, _ := For(reflect.TypeFor[int64]())
+	mc, _ := For(reflect.TypeFor[map[string]int]())
+	p := point{1.5, -2}
+	msg := enc(pc, unsafe.Pointer(&p))
+	if len(msg) != pc.PlainLen() || !pc.PlainMsg(msg) || len(msg) != 8+16+len("vcodec.point")+2 {
+		t.Fatalf("plain message of %d bytes (PlainLen %d): %x", len(msg), pc.PlainLen(), msg)
+	}
+	var got point
+	var d Dec
+	if err := pc.Decode(&d, msg, unsafe.Pointer(&got)); err != nil || got != p {
+		t.Fatalf("decoded %v, %v", got, err)
+	}
+	b, err := pc.PlainBytes(msg)
+	if err != nil || len(b) != 16 {
+		t.Fatalf("PlainBytes: %d bytes, %v", len(b), err)
+	}
+	i := int64(3)
+	m := map[string]int{"a": 1}
+	wrong := []struct {
+		c        *Codec
+		msg      []byte
+		got, wnt string
+	}{
+		{ic, msg, "vcodec.point", "int64"},                           // plain as plain
+		{mc, msg, "vcodec.point", "map[string]int"},                  // plain as general
+		{pc, enc(ic, unsafe.Pointer(&i)), "int64", "vcodec.point"},   // plain as plain
+		{pc, enc(mc, unsafe.Pointer(&m)), "map[string]int", "point"}, // general as plain
+	}
+	for _, w := range wrong {
+		if w.c.PlainMsg(w.msg) {
+			t.Errorf("%s took a message of %s", w.c.Name(), w.got)
+		}
+		var v [64]byte
+		err := w.c.Decode(&d, w.msg, unsafe.Pointer(&v))
+		var me *MismatchError
+		if !errors.As(err, &me) || !strings.Contains(err.Error(), w.got) || !strings.Contains(err.Error(), w.wnt) {
+			t.Errorf("%s from %s: %v", w.wnt, w.got, err)
+		}
+		if w.c.Plain() {
+			if _, err := w.c.PlainBytes(w.msg); !errors.As(err, &me) {
+				t.Errorf("PlainBytes: %s from %s: %v", w.wnt, w.got, err)
+			}
+		}
+	}
+	// A named plain type and its underlying type agree, as general ones do.
+	cc, _ := For(reflect.TypeFor[celsius]())
+	fc, _ := For(reflect.TypeFor[float64]())
+	x := celsius(21.5)
+	var f float64
+	if err := fc.Decode(&d, enc(cc, unsafe.Pointer(&x)), unsafe.Pointer(&f)); err != nil || f != 21.5 {
+		t.Fatalf("celsius as float64: %v %v", f, err)
+	}
+	for n := range len(msg) {
+		var got point
+		if pc.PlainMsg(msg[:n]) || pc.Decode(&d, msg[:n], unsafe.Pointer(&got)) == nil {
+			t.Fatalf("prefix of %d bytes (of %d) decoded", n, len(msg))
+		}
+		if _, err := pc.PlainBytes(msg[:n]); err == nil {
+			t.Fatalf("prefix of %d bytes (of %d): PlainBytes took it", n, len(msg))
+		}
+	}
+}
