@@ -59,10 +59,10 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	"$mpigo" run -n "$np" --timeout "$timeout" $runflags "$bin" $args >"$log.out" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	if [ $rc -eq 0 ] && grep -q '^ No Errors' "$log.out"; then
+	if [ $rc -eq 0 ] && grep -Eq '^ *No [Ee]rrors' "$log.out"; then
 		printf '%-40s %2s  pass   %ss\n' "$test" "$np" "$secs" | tee -a "$results"
 	else
-		why=$(grep -v '^ No Errors' "$log.out" | grep -m1 -v '^[[:space:]]*$' | cut -c1-150)
+		why=$(grep -Ev '^ *No [Ee]rrors' "$log.out" | grep -m1 -v '^[[:space:]]*$' | cut -c1-150)
 		[ $rc -eq 124 ] && why="timeout after ${timeout}s; $why"
 		printf '%-40s %2s  FAIL   rc=%s %s\n' "$test" "$np" "$rc" "$why" | tee -a "$results"
 	fi
