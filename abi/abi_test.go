@@ -126,6 +126,9 @@ func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
 func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }
 
+// TestFoundByMPICHSuite keeps fixed what MPICH's test suite (abi/suite) found wrong.
+func TestFoundByMPICHSuite(t *testing.T) { job(t, "found", 2) }
+
 // TestFatalByDefault: an error on MPI_COMM_WORLD, whose handler is
 // MPI_ERRORS_ARE_FATAL, ends the job naming the call, the rank and the class.
 func TestFatalByDefault(t *testing.T) {
