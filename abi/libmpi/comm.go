@@ -289,7 +289,26 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 	}
 	nh := *(*uintptr)(out)
 	commOf(nh).topo, commOf(nh).hints = c.topo, c.hintsFor(0)
-	return fail(op, ch, copyAttrs(c, ch, commOf(nh), nh))
+	if err := copyAttrs(c, ch, commOf(nh), nh); err != nil {
+		discardComm(nh)
+		setHandle(out, hCommNull)
+		return fail(op, ch, err)
+	}
+	return 0
+}
+
+// discardComm frees the duplicate h whose attribute copy callback failed: the
+// duplication is not returned (newcomm is MPI_COMM_NULL), and the attributes copied
+// so far are deleted with their callbacks. Freeing is local.
+func discardComm(h uintptr) {
+	c := commOf(h)
+	if c == nil {
+		return
+	}
+	_ = deleteAll(c, h) // the duplication's own error is the one reported
+	_ = c.c.Free("Comm_dup")
+	unrefErrh(uintptr(c.errh.Load()))
+	comms.remove(h)
 }
 
 //export PMPI_Comm_dup_with_info
@@ -788,6 +807,28 @@ func unrefKey(k int32) {
 
 // dropAttr runs the delete callback of an attribute being removed and releases its
 // key.
+// deleteAttr removes the attribute key of the object obj, whose attributes are *attrs
+// guarded by mu (MPI_x_delete_attr): it runs the delete callback first and keeps the
+// attribute when the callback fails, so that the failed call changes nothing.
+func deleteAttr(op string, obj uintptr, mu *sync.Mutex, attrs *map[int32]uintptr, key int32) (found bool, err error) {
+	mu.Lock()
+	v, ok := (*attrs)[key]
+	mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	if err := callDelete(op, obj, key, v); err != nil {
+		return true, err
+	}
+	mu.Lock()
+	if cur, ok := (*attrs)[key]; ok && cur == v {
+		delete(*attrs, key)
+	}
+	mu.Unlock()
+	unrefKey(key)
+	return true, nil
+}
+
 func dropAttr(op string, obj uintptr, key int32, val uintptr) error {
 	err := callDelete(op, obj, key, val)
 	unrefKey(key)
@@ -1045,14 +1086,11 @@ func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	if c == nil {
 		return r
 	}
-	c.mu.Lock()
-	v, ok := c.attrs[key]
-	delete(c.attrs, key)
-	c.mu.Unlock()
+	ok, err := deleteAttr(op, ch, &c.mu, &c.attrs, key)
 	if !ok {
 		return fail(op, ch, errorf(errKeyval, op, "comm has no attribute with keyval %d", key))
 	}
-	return fail(op, ch, dropAttr(op, ch, key, v))
+	return fail(op, ch, err)
 }
 
 //export PMPI_Attr_delete

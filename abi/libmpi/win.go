@@ -508,14 +508,11 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 	if w == nil {
 		return r
 	}
-	w.mu.Lock()
-	v, ok := w.attrs[key]
-	delete(w.attrs, key)
-	w.mu.Unlock()
+	ok, err := deleteAttr(op, wh, &w.mu, &w.attrs, key)
 	if !ok {
 		return failWin(op, wh, errorf(errKeyval, op, "the window has no attribute with keyval %d", key))
 	}
-	return failWin(op, wh, dropAttr(op, wh, key, v))
+	return failWin(op, wh, err)
 }
 
 //export PMPI_Win_create_errhandler

@@ -28,11 +28,47 @@ static void freed_type_pending_recv(int rank) {
     }
 }
 
+/* An attribute whose delete callback fails stays (MPI_Comm_delete_attr fails and
+ * changes nothing); a copy callback that fails fails MPI_Comm_dup, which gives
+ * MPI_COMM_NULL and leaves no communicator behind (MPICH attr/attrerr). */
+static int refuse_delete = 1, deletes = 0;
+static int copy_fails(MPI_Comm c, int k, void *x, void *in, void *out, int *flag) {
+    (void)c; (void)k; (void)x; (void)in; (void)out;
+    *flag = 1;
+    return MPI_ERR_OTHER;
+}
+static int delete_refuses(MPI_Comm c, int k, void *v, void *x) {
+    (void)c; (void)k; (void)v; (void)x;
+    deletes++;
+    return refuse_delete ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+static void failing_attr_callbacks(void) {
+    MPI_Comm dup, d2 = MPI_COMM_WORLD;
+    int key, flag = 0;
+    void *val;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
+    OK(MPI_Comm_create_keyval(copy_fails, delete_refuses, &key, NULL));
+    OK(MPI_Comm_set_attr(dup, key, (void *)(MPI_Aint)42));
+    CHECK(MPI_Comm_delete_attr(dup, key) != MPI_SUCCESS, "delete_attr succeeded though the callback failed");
+    OK(MPI_Comm_get_attr(dup, key, &val, &flag));
+    CHECK(flag && val == (void *)(MPI_Aint)42, "the attribute whose delete failed is gone (flag %d)", flag);
+    CHECK(MPI_Comm_dup(dup, &d2) != MPI_SUCCESS, "Comm_dup succeeded though the copy callback failed");
+    CHECK(d2 == MPI_COMM_NULL, "Comm_dup failed but newcomm is not MPI_COMM_NULL");
+    refuse_delete = 0;
+    OK(MPI_Comm_delete_attr(dup, key));
+    OK(MPI_Comm_get_attr(dup, key, &val, &flag));
+    CHECK(!flag, "the attribute is still there after a delete that succeeded");
+    OK(MPI_Comm_free_keyval(&key));
+    OK(MPI_Comm_free(&dup));
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     freed_type_pending_recv(rank);
+    failing_attr_callbacks();
     OK(MPI_Finalize());
     if (rank == 0) printf("OK found\n");
     return 0;
