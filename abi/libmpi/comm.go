@@ -739,14 +739,27 @@ func PMPI_Group_translate_ranks(h1 uintptr, n int32, r1 unsafe.Pointer, h2 uintp
 	if g2 == nil {
 		return r
 	}
-	out, err := group.TranslateRanks(g1, toInts(ints(r1, int(n))), g2)
+	// MPI_PROC_NULL translates to itself (MPI-2.2 errata); it is -3 in the ABI and
+	// group.ProcNull in the group package.
+	in := toInts(ints(r1, int(n)))
+	for i, v := range in {
+		if v == -3 {
+			in[i] = group.ProcNull
+		} else if v == group.ProcNull {
+			in[i] = badSentinel
+		}
+	}
+	out, err := group.TranslateRanks(g1, in, g2)
 	if err != nil {
 		return fail("Group_translate_ranks", 0, core.GroupErr("Group_translate_ranks", err))
 	}
 	dst := ints(r2, int(n))
 	for i, v := range out {
-		if v == group.Undefined {
+		switch v {
+		case group.Undefined:
 			v = -32766
+		case group.ProcNull:
+			v = -3
 		}
 		dst[i] = int32(v)
 	}

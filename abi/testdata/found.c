@@ -63,12 +63,32 @@ static void failing_attr_callbacks(void) {
     OK(MPI_Comm_free(&dup));
 }
 
+/* MPI_Group_translate_ranks maps MPI_PROC_NULL to MPI_PROC_NULL (MPI-2.2 errata;
+ * MPICH group/gtranks); MPI_ANY_SOURCE is no rank. */
+static void translate_proc_null(int rank) {
+    MPI_Group world, self;
+    int in[3] = {MPI_PROC_NULL, rank, MPI_PROC_NULL}, out[3] = {0, -1, 0};
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    OK(MPI_Comm_group(MPI_COMM_SELF, &self));
+    OK(MPI_Group_translate_ranks(world, 3, in, self, out));
+    CHECK(out[0] == MPI_PROC_NULL && out[1] == 0 && out[2] == MPI_PROC_NULL,
+          "translated {PROC_NULL, %d, PROC_NULL} to {%d, %d, %d}", rank, out[0], out[1], out[2]);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    in[0] = MPI_ANY_SOURCE;
+    CHECK(MPI_Group_translate_ranks(world, 1, in, self, out) != MPI_SUCCESS,
+          "MPI_ANY_SOURCE was translated as a rank");
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    OK(MPI_Group_free(&world));
+    OK(MPI_Group_free(&self));
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     freed_type_pending_recv(rank);
     failing_attr_callbacks();
+    translate_proc_null(rank);
     OK(MPI_Finalize());
     if (rank == 0) printf("OK found\n");
     return 0;
