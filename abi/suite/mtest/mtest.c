@@ -608,28 +608,25 @@ int MTestGetDatatypes(MTestDatatype * s, MTestDatatype * r, MPI_Aint count)
             (void) i;
             break;
         }
-    case 8:{                   /* struct of (int, double) pairs sent; received as the same struct resized */
+    case 8:{                   /* struct of two ints with a gap between (one predefined type,
+                                 * so that accumulate may use it), resized to 16 bytes */
             int bl[2] = { 1, 1 };
-            MPI_Aint disp[2] = { 0, sizeof(double) };
-            MPI_Datatype types[2] = { MPI_INT, MPI_DOUBLE }, tmp;
+            MPI_Aint disp[2] = { 0, 2 * sizeof(int) };
+            MPI_Datatype types[2] = { MPI_INT, MPI_INT }, tmp;
             MPI_Type_create_struct(2, bl, disp, types, &tmp);
-            MPI_Type_create_resized(tmp, 0, 2 * sizeof(double), &s->datatype);
+            MPI_Type_create_resized(tmp, 0, 4 * sizeof(int), &s->datatype);
             MPI_Type_free(&tmp);
             MPI_Type_commit(&s->datatype);
-            MPI_Type_set_name(s->datatype, "int-double struct");
-            MPI_Type_dup(s->datatype, &r->datatype);
-            /* the padding of an (int, double) pair is no data: fill and check
-             * the blocks only, as indexed blocks of 4 and 8 bytes */
+            MPI_Type_set_name(s->datatype, "int-int struct with gaps");
             s->InitBuf = indexed_init;
             s->CheckBuf = indexed_check;
             s->FreeBuf = indexed_free;
-            s->basesize = 4;
+            s->basesize = sizeof(int);
             s->nblock = 2;
             s->index = malloc(2 * sizeof(int));
             s->displs = malloc(2 * sizeof(int));
-            s->index[0] = 1;
+            s->index[0] = s->index[1] = 1;
             s->displs[0] = 0;
-            s->index[1] = 2;
             s->displs[1] = 2;
             *r = *s;
             MPI_Type_dup(s->datatype, &r->datatype);
