@@ -19,6 +19,7 @@ import "C"
 
 import (
 	"os"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -38,9 +39,13 @@ type comm struct {
 	errh  atomic.Int64
 	mu    sync.Mutex
 	attrs map[int32]uintptr
-	name  string
-	topo  *topology // set at creation, never changed
-	hints *info     // MPI_Comm_set_info's, under mu
+	// attrSeq orders the attributes by when they were set (attrClock), so that
+	// their delete callbacks run last set, first deleted: MPI requires it of
+	// MPI_COMM_SELF at MPI_Finalize, and Comm_free keeps the same order.
+	attrSeq map[int32]uint64
+	name    string
+	topo    *topology // set at creation, never changed
+	hints   *info     // MPI_Comm_set_info's, under mu
 }
 
 var (
@@ -943,7 +948,27 @@ func callDelete(op string, obj uintptr, key int32, val uintptr) error {
 
 // copyAttrs runs the copy callbacks of old's attributes for its duplicate nw.
 func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
-	return copyAttrTable("Comm_dup", oh, &old.mu, &old.attrs, &nw.mu, &nw.attrs)
+	err := copyAttrTable("Comm_dup", oh, &old.mu, &old.attrs, &nw.mu, &nw.attrs)
+	// The duplicate's attributes keep the order they were set in on old.
+	type set struct {
+		key int32
+		seq uint64
+	}
+	old.mu.Lock()
+	sets := make([]set, 0, len(old.attrSeq))
+	for k, q := range old.attrSeq {
+		sets = append(sets, set{k, q})
+	}
+	old.mu.Unlock()
+	sort.Slice(sets, func(i, j int) bool { return sets[i].seq < sets[j].seq })
+	nw.mu.Lock()
+	for _, a := range sets {
+		if _, ok := nw.attrs[a.key]; ok {
+			nw.stampAttr(a.key)
+		}
+	}
+	nw.mu.Unlock()
+	return err
 }
 
 // copyAttrTable runs the copy callbacks (op: the duplication's name) of the
@@ -998,15 +1023,31 @@ func copyAttr(op string, oh uintptr, key int32, val uintptr) (uintptr, bool, err
 // MPI_COMM_SELF's at Finalize).
 func deleteAll(c *comm, h uintptr) error {
 	c.mu.Lock()
-	attrs := c.attrs
-	c.attrs = nil
+	attrs, seq := c.attrs, c.attrSeq
+	c.attrs, c.attrSeq = nil, nil
 	c.mu.Unlock()
-	for key, val := range attrs {
-		if err := dropAttr("Comm_free", h, key, val); err != nil {
+	keys := make([]int32, 0, len(attrs))
+	for key := range attrs {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return seq[keys[i]] > seq[keys[j]] })
+	for _, key := range keys {
+		if err := dropAttr("Comm_free", h, key, attrs[key]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// attrClock numbers the settings of communicator attributes (comm.attrSeq).
+var attrClock atomic.Uint64
+
+// stampAttr records that key was set on c now; c.mu is held.
+func (c *comm) stampAttr(key int32) {
+	if c.attrSeq == nil {
+		c.attrSeq = map[int32]uint64{}
+	}
+	c.attrSeq[key] = attrClock.Add(1)
 }
 
 //export PMPI_Comm_create_keyval
@@ -1050,6 +1091,7 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 		c.attrs = map[int32]uintptr{}
 	}
 	c.attrs[key] = uintptr(val)
+	c.stampAttr(key)
 	c.mu.Unlock()
 	return 0
 }

@@ -82,6 +82,30 @@ static void translate_proc_null(int rank) {
     OK(MPI_Group_free(&self));
 }
 
+/* The attributes of MPI_COMM_SELF are deleted at MPI_Finalize last set, first
+ * deleted (MPI-2.2; MPICH init/attrself). */
+static int self_keys[4], self_deleted = 0, self_order_ok = 1;
+static int self_delete(MPI_Comm c, int k, void *v, void *x) {
+    (void)c; (void)v; (void)x;
+    /* set in the order 2, 0, 3, 1: deleted 1, 3, 0, 2 */
+    static const int want[4] = {1, 3, 0, 2};
+    if (self_deleted >= 4 || k != self_keys[want[self_deleted]]) self_order_ok = 0;
+    self_deleted++;
+    return MPI_SUCCESS;
+}
+static void self_attrs_lifo(void) {
+    int i;
+    for (i = 0; i < 4; i++) OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &self_keys[i], NULL));
+    OK(MPI_Comm_set_attr(MPI_COMM_SELF, self_keys[2], NULL));
+    OK(MPI_Comm_set_attr(MPI_COMM_SELF, self_keys[0], NULL));
+    OK(MPI_Comm_set_attr(MPI_COMM_SELF, self_keys[3], NULL));
+    OK(MPI_Comm_set_attr(MPI_COMM_SELF, self_keys[1], NULL));
+    for (i = 0; i < 4; i++) {
+        int k = self_keys[i];
+        OK(MPI_Comm_free_keyval(&k));
+    }
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -89,7 +113,9 @@ int main(int argc, char **argv) {
     freed_type_pending_recv(rank);
     failing_attr_callbacks();
     translate_proc_null(rank);
+    self_attrs_lifo();
     OK(MPI_Finalize());
+    CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
     if (rank == 0) printf("OK found\n");
     return 0;
 }
