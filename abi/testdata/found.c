@@ -106,6 +106,41 @@ static void self_attrs_lifo(void) {
     }
 }
 
+/* MAXLOC and MINLOC on several pairs of the padded pair types (C pads {double; int},
+ * {long; int}, {short; int}): ties go to the lower rank in every element, not only
+ * the first (MPICH coll/opmaxloc). */
+#define PAIRS(T, DT, name)                                                         \
+    do {                                                                           \
+        struct { T val; int loc; } in[3], out[3];                                  \
+        for (i = 0; i < 3; i++) {                                                  \
+            in[i].val = (T)(i == 2 ? rank : 0);                                    \
+            in[i].loc = rank;                                                      \
+            out[i].val = (T)-7;                                                    \
+            out[i].loc = -1;                                                       \
+        }                                                                          \
+        OK(MPI_Allreduce(in, out, 3, DT, MPI_MAXLOC, MPI_COMM_WORLD));             \
+        CHECK(out[0].loc == 0 && out[1].loc == 0 && out[1].val == 0 &&             \
+              out[2].val == (T)(size - 1) && out[2].loc == size - 1,               \
+              "%s MAXLOC: locs %d %d %d", name, out[0].loc, out[1].loc, out[2].loc); \
+        OK(MPI_Allreduce(in, out, 3, DT, MPI_MINLOC, MPI_COMM_WORLD));             \
+        CHECK(out[0].loc == 0 && out[1].loc == 0 && out[2].val == 0 && out[2].loc == 0, \
+              "%s MINLOC: locs %d %d %d", name, out[0].loc, out[1].loc, out[2].loc); \
+        for (i = 0; i < 3; i++) out[i] = in[i], out[i].loc = 9;                   \
+        OK(MPI_Reduce_local(in, out, 3, DT, MPI_MAXLOC));                          \
+        CHECK(out[0].loc == rank && out[1].loc == rank && out[2].loc == rank,      \
+              "%s Reduce_local MAXLOC: locs %d %d %d", name, out[0].loc, out[1].loc, out[2].loc); \
+    } while (0)
+
+static void maxloc_pairs(int rank) {
+    int i, size;
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    PAIRS(double, MPI_DOUBLE_INT, "MPI_DOUBLE_INT");
+    PAIRS(long, MPI_LONG_INT, "MPI_LONG_INT");
+    PAIRS(short, MPI_SHORT_INT, "MPI_SHORT_INT");
+    PAIRS(float, MPI_FLOAT_INT, "MPI_FLOAT_INT");
+    PAIRS(int, MPI_2INT, "MPI_2INT");
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -113,6 +148,7 @@ int main(int argc, char **argv) {
     freed_type_pending_recv(rank);
     failing_attr_callbacks();
     translate_proc_null(rank);
+    maxloc_pairs(rank);
     self_attrs_lifo();
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
