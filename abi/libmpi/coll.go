@@ -284,7 +284,12 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 		return r
 	}
 	n := rcount * int64(peers(c))
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, n, rcount, dh, oh, true)
+	// In place, recvbuf holds every rank's block on the way in (MPI 4.1 6.10.1).
+	rspan := rcount
+	if uintptr(sbuf) == 1 {
+		rspan = n
+	}
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, n, rspan, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -304,7 +309,12 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	for _, k := range counts {
 		total += int64(k)
 	}
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, total, int64(counts[c.c.Rank()]), dh, oh, true)
+	// In place, recvbuf holds the whole input, sum(recvcounts) items (MPI 4.1 6.10.2).
+	rspan := int64(counts[c.c.Rank()])
+	if uintptr(sbuf) == 1 {
+		rspan = total
+	}
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, total, rspan, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}

@@ -141,6 +141,23 @@ static void maxloc_pairs(int rank) {
     PAIRS(int, MPI_2INT, "MPI_2INT");
 }
 
+/* In place, MPI_Reduce_scatter(_block)'s recvbuf holds every rank's blocks on the way
+ * in (MPICH coll/red_scat_block). */
+static void reduce_scatter_in_place(int rank) {
+    int size, i, buf[8], counts[4];
+    MPI_Request req;
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    for (i = 0; i < size; i++) buf[i] = rank + i;
+    OK(MPI_Reduce_scatter_block(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(buf[0] == size * rank + size * (size - 1) / 2, "Reduce_scatter_block in place: %d", buf[0]);
+    for (i = 0; i < 2 * size; i++) buf[i] = rank + i;
+    for (i = 0; i < size; i++) counts[i] = 2;
+    OK(MPI_Ireduce_scatter(MPI_IN_PLACE, buf, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (i = 0; i < 2; i++)
+        CHECK(buf[i] == size * (2 * rank + i) + size * (size - 1) / 2, "Ireduce_scatter in place: buf[%d] = %d", i, buf[i]);
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -149,6 +166,7 @@ int main(int argc, char **argv) {
     failing_attr_callbacks();
     translate_proc_null(rank);
     maxloc_pairs(rank);
+    reduce_scatter_in_place(rank);
     self_attrs_lifo();
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
