@@ -36,6 +36,13 @@ if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/mtest.o" "$here/mtest/mtest.
 	exit 2
 fi
 
+# The main of newer tests that define run() instead (MPICH's MULTI_TESTS form).
+if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/runmain.o" "$here/mtest/runmain.c" >>"$out/log/mtest.build" 2>&1; then
+	echo "building the MTest support failed:" >&2
+	cat "$out/log/mtest.build" >&2
+	exit 2
+fi
+
 pass=0 fail=0 nobuild=0
 results="$out/results.txt"
 : >"$results"
@@ -50,6 +57,9 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	# Some tests share a source file of a directory's own (e.g. coll's helpers).
 	extra=""
 	[ -f "$src/$dir/$name.extra" ] && extra=$(cat "$src/$dir/$name.extra")
+	if grep -q '^int run(const char \*arg)' "$src/$dir/$name.c" && ! grep -q 'main(' "$src/$dir/$name.c"; then
+		extra="$extra $out/runmain.o"
+	fi
 	if [ ! -f "$bin" ] || [ "$src/$dir/$name.c" -nt "$bin" ] || [ "$out/mtest.o" -nt "$bin" ]; then
 		# shellcheck disable=SC2086
 		if ! "$mpigo" cc -O1 -w -I"$here/mtest" -include "$here/mtest/mpi1compat.h" -I"$src/include" -I"$src/$dir" -o "$bin" \

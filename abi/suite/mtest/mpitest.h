@@ -8,6 +8,10 @@
 
 #include "mpitestconf.h"
 #include "mpi.h"
+/* Newer MPICH tests rely on mpitest.h for these. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void MTest_Init(int *argc, char ***argv);
 void MTest_Init_thread(int *argc, char ***argv, int required, int *provided);
