@@ -158,6 +158,25 @@ static void reduce_scatter_in_place(int rank) {
         CHECK(buf[i] == size * (2 * rank + i) + size * (size - 1) / 2, "Ireduce_scatter in place: buf[%d] = %d", i, buf[i]);
 }
 
+/* The v forms with a zero-sized datatype and nonzero counts, matched by zero counts
+ * of MPI_INT: nothing moves, nothing fails (MPICH coll/alltoallw_zeros). */
+static void zero_size_v_forms(int rank) {
+    int size, i, sb = 7, rb = 9, ones[4], zeros[4], disp[4];
+    MPI_Datatype empty;
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+    OK(MPI_Type_commit(&empty));
+    for (i = 0; i < size; i++) ones[i] = 1, zeros[i] = 0, disp[i] = 0;
+    OK(MPI_Alltoallv(&sb, ones, disp, empty, &rb, zeros, disp, MPI_INT, MPI_COMM_WORLD));
+    OK(MPI_Alltoallv(&sb, zeros, disp, MPI_INT, &rb, ones, disp, empty, MPI_COMM_WORLD));
+    OK(MPI_Allgatherv(&sb, 1, empty, &rb, ones, disp, empty, MPI_COMM_WORLD));
+    OK(MPI_Gatherv(&sb, 0, MPI_INT, &rb, ones, disp, empty, 0, MPI_COMM_WORLD));
+    OK(MPI_Scatterv(&sb, ones, disp, empty, &rb, 0, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK(sb == 7 && rb == 9, "a zero-sized type moved data: %d %d", sb, rb);
+    OK(MPI_Type_free(&empty));
+    (void)rank;
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -167,6 +186,7 @@ int main(int argc, char **argv) {
     translate_proc_null(rank);
     maxloc_pairs(rank);
     reduce_scatter_in_place(rank);
+    zero_size_v_forms(rank);
     self_attrs_lifo();
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
