@@ -3,6 +3,7 @@
  * fixed. Run on 2 ranks. */
 #include "check.h"
 #include <string.h>
+#include <stdint.h>
 
 /* MPI_Type_free while a receive uses the type: the receive completes normally
  * (MPICH datatype/tfree). */
@@ -177,6 +178,29 @@ static void zero_size_v_forms(int rank) {
     (void)rank;
 }
 
+/* The info hint mpi_minimum_memory_alignment is honoured by MPI_Alloc_mem (MPI 4.1
+ * §12.2); a value that is not a power of two is MPI_ERR_INFO_VALUE. (An MPICH test,
+ * rma/allocmem in newer versions, asks for 4096.) */
+static void alloc_mem_alignment(void) {
+    MPI_Info in;
+    void *p;
+    int n, cls;
+    OK(MPI_Info_create(&in));
+    OK(MPI_Info_set(in, "mpi_minimum_memory_alignment", "4096"));
+    for (n = 1; n < 100000; n *= 7) {
+        OK(MPI_Alloc_mem(n, in, &p));
+        CHECK((uintptr_t)p % 4096 == 0, "MPI_Alloc_mem(%d) with 4096 alignment gave %p", n, p);
+        OK(MPI_Free_mem(p));
+    }
+    OK(MPI_Info_set(in, "mpi_minimum_memory_alignment", "3000"));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    n = MPI_Alloc_mem(10, in, &p);
+    OK(MPI_Error_class(n, &cls));
+    CHECK(cls == MPI_ERR_INFO_VALUE, "alignment 3000: class %d", cls);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    OK(MPI_Info_free(&in));
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -187,6 +211,7 @@ int main(int argc, char **argv) {
     maxloc_pairs(rank);
     reduce_scatter_in_place(rank);
     zero_size_v_forms(rank);
+    alloc_mem_alignment();
     self_attrs_lifo();
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
