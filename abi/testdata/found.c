@@ -201,6 +201,31 @@ static void alloc_mem_alignment(void) {
     OK(MPI_Info_free(&in));
 }
 
+/* Sizes and counts an int cannot hold come back as MPI_UNDEFINED from the int forms,
+ * whole from the _c forms (MPICH datatype/large-count). */
+static void int_overflow_undefined(void) {
+    MPI_Datatype four, big;
+    MPI_Status st;
+    MPI_Count size_c, n_c;
+    int size, n;
+    OK(MPI_Type_contiguous(4, MPI_INT, &four));
+    OK(MPI_Type_vector(1 << 30, 1, 3, four, &big)); /* 2^34 bytes of data */
+    OK(MPI_Type_commit(&big));
+    OK(MPI_Type_size(big, &size));
+    CHECK(size == MPI_UNDEFINED, "MPI_Type_size of 2^34 bytes gave %d", size);
+    OK(MPI_Type_size_c(big, &size_c));
+    CHECK(size_c == (MPI_Count)1 << 34, "MPI_Type_size_c gave %lld", (long long)size_c);
+    OK(MPI_Status_set_elements_c(&st, MPI_BYTE, (MPI_Count)1 << 33));
+    OK(MPI_Get_count(&st, MPI_BYTE, &n));
+    CHECK(n == MPI_UNDEFINED, "MPI_Get_count of 2^33 bytes gave %d", n);
+    OK(MPI_Get_elements(&st, MPI_BYTE, &n));
+    CHECK(n == MPI_UNDEFINED, "MPI_Get_elements of 2^33 bytes gave %d", n);
+    OK(MPI_Get_count_c(&st, MPI_BYTE, &n_c));
+    CHECK(n_c == (MPI_Count)1 << 33, "MPI_Get_count_c gave %lld", (long long)n_c);
+    OK(MPI_Type_free(&big));
+    OK(MPI_Type_free(&four));
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -212,6 +237,7 @@ int main(int argc, char **argv) {
     reduce_scatter_in_place(rank);
     zero_size_v_forms(rank);
     alloc_mem_alignment();
+    int_overflow_undefined();
     self_attrs_lifo();
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
