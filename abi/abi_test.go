@@ -126,6 +126,24 @@ func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
 func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }
 
+// TestWeightSentinelsCompileClean: a program passing MPI_UNWEIGHTED and
+// MPI_WEIGHTS_EMPTY (small integers cast to int *, as the ABI fixes them) compiles
+// without warnings under -Wall -Wextra: gcc 12 warned -Wstringop-overread at each
+// call while the weight parameters were declared as arrays.
+func TestWeightSentinelsCompileClean(t *testing.T) {
+	mpigo := setup(t)
+	for _, opt := range []string{"-O0", "-O2"} {
+		out, errs, err := run(t, 5*time.Minute, mpigo, "cc", opt, "-Wall", "-Wextra", "-Werror", "-c",
+			"-o", filepath.Join(t.TempDir(), "topo.o"), filepath.Join("testdata", "topo.c"))
+		if err != nil {
+			t.Fatalf("mpigo cc %s -Wall -Wextra -Werror testdata/topo.c: %v\n%s%s", opt, err, out, errs)
+		}
+	}
+}
+
+// TestFoundByMPICHSuite keeps fixed what MPICH's test suite (abi/suite) found wrong.
+func TestFoundByMPICHSuite(t *testing.T) { job(t, "found", 2) }
+
 // TestFatalByDefault: an error on MPI_COMM_WORLD, whose handler is
 // MPI_ERRORS_ARE_FATAL, ends the job naming the call, the rank and the class.
 func TestFatalByDefault(t *testing.T) {

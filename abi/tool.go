@@ -148,7 +148,7 @@ func Ensure(log func(string)) (string, error) {
 	if err := os.MkdirAll(lib, 0o755); err != nil {
 		return "", err
 	}
-	if err := writeHeader(filepath.Join(dir, "include")); err != nil {
+	if err := writeHeader(filepath.Join(dir, "include"), headerOf(src)); err != nil {
 		return "", err
 	}
 	if log != nil {
@@ -176,11 +176,22 @@ func Ensure(log func(string)) (string, error) {
 	return dir, nil
 }
 
-func writeHeader(dir string) error {
+// headerOf is the mpi.h of the source src the library is built from: the one that
+// matches the library, which the running mpigo's embedded Header need not be (an
+// mpigo older than a checkout MPIGO_SOURCE names would otherwise lay an old header
+// beside a new library, in the cache directory keyed by the new sources).
+func headerOf(src string) []byte {
+	if h, err := os.ReadFile(filepath.Join(src, "abi", "include", "mpi.h")); err == nil {
+		return h
+	}
+	return Header
+}
+
+func writeHeader(dir string, h []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "mpi.h"), Header, 0o644)
+	return os.WriteFile(filepath.Join(dir, "mpi.h"), h, 0o644)
 }
 
 // compileOnly reports whether args ask the compiler not to link.
@@ -298,7 +309,11 @@ func Install(prefix, mpigo string) error {
 			return err
 		}
 	}
-	if err := writeHeader(inc); err != nil {
+	h, err := os.ReadFile(filepath.Join(dir, "include", "mpi.h")) // the library's own
+	if err != nil {
+		h = Header
+	}
+	if err := writeHeader(inc, h); err != nil {
 		return err
 	}
 	so, err := os.ReadFile(filepath.Join(dir, "lib", LibName))

@@ -105,7 +105,17 @@ func (p proc) cparams() string {
 	return strings.Join(s, ", ")
 }
 
+// sentinelArrays name the array parameters that may be passed MPI_UNWEIGHTED or
+// MPI_WEIGHTS_EMPTY, which are small integers cast to int * (the values the ABI
+// fixes). Declared as arrays, they let gcc (12 and later) take those constants for
+// zero-length arrays and warn -Wstringop-overread at every call that passes them; as
+// pointers (the same ABI in C) they do not.
+var sentinelArrays = map[string]bool{"weights": true, "sourceweights": true, "destweights": true}
+
 func cdecl(q param) string {
+	if sentinelArrays[q.name] && strings.HasSuffix(q.typ, "int []") {
+		return strings.TrimSuffix(q.typ, "[]") + "*" + q.name
+	}
 	if i := strings.Index(q.typ, " ["); i >= 0 {
 		return q.typ[:i] + " " + q.name + q.typ[i+1:]
 	}

@@ -46,6 +46,19 @@ func maxItems(counts, displs []int) int64 {
 	return m
 }
 
+// moved is the counts of a v form as the device moves them: zeros when the datatype
+// dh has size zero. Such items carry no data, and a zero-sized type's buffer has no
+// items for the counts to reach (MPI_Type_contiguous(0, ...) with count 1 is legal).
+func moved(counts []int, dh uintptr) []int {
+	if counts == nil {
+		return nil
+	}
+	if d := dtOf(dh); d == nil || d.t.Size() != 0 {
+		return counts
+	}
+	return make([]int, len(counts))
+}
+
 // mode is how a collective runs: blocking, nonblocking (an MPI_Ix) or persistent (an
 // MPI_x_init, started by MPI_Start).
 type mode int
@@ -297,7 +310,12 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 		return r
 	}
 	n := rcount * int64(peers(c))
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, n, rcount, dh, oh, true)
+	// In place, recvbuf holds every rank's block on the way in (MPI 4.1 6.10.1).
+	rspan := rcount
+	if uintptr(sbuf) == 1 {
+		rspan = n
+	}
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, n, rspan, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -317,7 +335,12 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	for _, k := range counts {
 		total += int64(k)
 	}
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, total, int64(counts[c.c.Rank()]), dh, oh, true)
+	// In place, recvbuf holds the whole input, sum(recvcounts) items (MPI 4.1 6.10.2).
+	rspan := int64(counts[c.c.Rank()])
+	if uintptr(sbuf) == 1 {
+		rspan = total
+	}
+	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, total, rspan, dh, oh, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -369,7 +392,7 @@ func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 		}
 	}
 	if rootHere {
-		counts, ds = carr(rcounts, peers(c), big), carr(displs, peers(c), big)
+		counts, ds = moved(carr(rcounts, peers(c), big), rdt), carr(displs, peers(c), big)
 		if rv, err = cvec(op, rbuf, maxItems(counts, ds), rdt); err != nil {
 			return fail(op, ch, err)
 		}
@@ -425,7 +448,7 @@ func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sd
 		}
 	}
 	if rootHere {
-		counts, ds = carr(scounts, peers(c), big), carr(displs, peers(c), big)
+		counts, ds = moved(carr(scounts, peers(c), big), sdt), carr(displs, peers(c), big)
 		if s, err = cvec(op, sbuf, maxItems(counts, ds), sdt); err != nil {
 			return fail(op, ch, err)
 		}
@@ -461,7 +484,7 @@ func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf 
 	if c == nil {
 		return r
 	}
-	counts, ds := carr(rcounts, peers(c), big), carr(displs, peers(c), big)
+	counts, ds := moved(carr(rcounts, peers(c), big), rdt), carr(displs, peers(c), big)
 	s, err := cvec(op, sbuf, scount, sdt)
 	if err != nil {
 		return fail(op, ch, err)
@@ -496,14 +519,14 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 		return r
 	}
 	n := peers(c)
-	rc, rd := carr(rcounts, n, big), carr(rdispls, n, big)
+	rc, rd := moved(carr(rcounts, n, big), rdt), carr(rdispls, n, big)
 	var sc, sd []int
 	var s core.Vec
 	var err error
 	if uintptr(sbuf) == 1 {
 		sc, sd = rc, rd
 	} else {
-		sc, sd = carr(scounts, n, big), carr(sdispls, n, big)
+		sc, sd = moved(carr(scounts, n, big), sdt), carr(sdispls, n, big)
 		if s, err = cvec(op, sbuf, maxItems(sc, sd), sdt); err != nil {
 			return fail(op, ch, err)
 		}

@@ -19,6 +19,7 @@ import "C"
 
 import (
 	"os"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -38,9 +39,13 @@ type comm struct {
 	errh  atomic.Int64
 	mu    sync.Mutex
 	attrs map[int32]uintptr
-	name  string
-	topo  *topology // set at creation, never changed
-	hints *info     // MPI_Comm_set_info's, under mu
+	// attrSeq orders the attributes by when they were set (attrClock), so that
+	// their delete callbacks run last set, first deleted: MPI requires it of
+	// MPI_COMM_SELF at MPI_Finalize, and Comm_free keeps the same order.
+	attrSeq map[int32]uint64
+	name    string
+	topo    *topology // set at creation, never changed
+	hints   *info     // MPI_Comm_set_info's, under mu
 }
 
 var (
@@ -289,7 +294,26 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 	}
 	nh := *(*uintptr)(out)
 	commOf(nh).topo, commOf(nh).hints = c.topo, c.hintsFor(0)
-	return fail(op, ch, copyAttrs(c, ch, commOf(nh), nh))
+	if err := copyAttrs(c, ch, commOf(nh), nh); err != nil {
+		discardComm(nh)
+		setHandle(out, hCommNull)
+		return fail(op, ch, err)
+	}
+	return 0
+}
+
+// discardComm frees the duplicate h whose attribute copy callback failed: the
+// duplication is not returned (newcomm is MPI_COMM_NULL), and the attributes copied
+// so far are deleted with their callbacks. Freeing is local.
+func discardComm(h uintptr) {
+	c := commOf(h)
+	if c == nil {
+		return
+	}
+	_ = deleteAll(c, h) // the duplication's own error is the one reported
+	_ = c.c.Free("Comm_dup")
+	unrefErrh(uintptr(c.errh.Load()))
+	comms.remove(h)
 }
 
 //export PMPI_Comm_dup_with_info
@@ -720,14 +744,27 @@ func PMPI_Group_translate_ranks(h1 uintptr, n int32, r1 unsafe.Pointer, h2 uintp
 	if g2 == nil {
 		return r
 	}
-	out, err := group.TranslateRanks(g1, toInts(ints(r1, int(n))), g2)
+	// MPI_PROC_NULL translates to itself (MPI-2.2 errata); it is -3 in the ABI and
+	// group.ProcNull in the group package.
+	in := toInts(ints(r1, int(n)))
+	for i, v := range in {
+		if v == -3 {
+			in[i] = group.ProcNull
+		} else if v == group.ProcNull {
+			in[i] = badSentinel
+		}
+	}
+	out, err := group.TranslateRanks(g1, in, g2)
 	if err != nil {
 		return fail("Group_translate_ranks", 0, core.GroupErr("Group_translate_ranks", err))
 	}
 	dst := ints(r2, int(n))
 	for i, v := range out {
-		if v == group.Undefined {
+		switch v {
+		case group.Undefined:
 			v = -32766
+		case group.ProcNull:
+			v = -3
 		}
 		dst[i] = int32(v)
 	}
@@ -788,6 +825,28 @@ func unrefKey(k int32) {
 
 // dropAttr runs the delete callback of an attribute being removed and releases its
 // key.
+// deleteAttr removes the attribute key of the object obj, whose attributes are *attrs
+// guarded by mu (MPI_x_delete_attr): it runs the delete callback first and keeps the
+// attribute when the callback fails, so that the failed call changes nothing.
+func deleteAttr(op string, obj uintptr, mu *sync.Mutex, attrs *map[int32]uintptr, key int32) (found bool, err error) {
+	mu.Lock()
+	v, ok := (*attrs)[key]
+	mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	if err := callDelete(op, obj, key, v); err != nil {
+		return true, err
+	}
+	mu.Lock()
+	if cur, ok := (*attrs)[key]; ok && cur == v {
+		delete(*attrs, key)
+	}
+	mu.Unlock()
+	unrefKey(key)
+	return true, nil
+}
+
 func dropAttr(op string, obj uintptr, key int32, val uintptr) error {
 	err := callDelete(op, obj, key, val)
 	unrefKey(key)
@@ -889,7 +948,27 @@ func callDelete(op string, obj uintptr, key int32, val uintptr) error {
 
 // copyAttrs runs the copy callbacks of old's attributes for its duplicate nw.
 func copyAttrs(old *comm, oh uintptr, nw *comm, nh uintptr) error {
-	return copyAttrTable("Comm_dup", oh, &old.mu, &old.attrs, &nw.mu, &nw.attrs)
+	err := copyAttrTable("Comm_dup", oh, &old.mu, &old.attrs, &nw.mu, &nw.attrs)
+	// The duplicate's attributes keep the order they were set in on old.
+	type set struct {
+		key int32
+		seq uint64
+	}
+	old.mu.Lock()
+	sets := make([]set, 0, len(old.attrSeq))
+	for k, q := range old.attrSeq {
+		sets = append(sets, set{k, q})
+	}
+	old.mu.Unlock()
+	sort.Slice(sets, func(i, j int) bool { return sets[i].seq < sets[j].seq })
+	nw.mu.Lock()
+	for _, a := range sets {
+		if _, ok := nw.attrs[a.key]; ok {
+			nw.stampAttr(a.key)
+		}
+	}
+	nw.mu.Unlock()
+	return err
 }
 
 // copyAttrTable runs the copy callbacks (op: the duplication's name) of the
@@ -944,15 +1023,31 @@ func copyAttr(op string, oh uintptr, key int32, val uintptr) (uintptr, bool, err
 // MPI_COMM_SELF's at Finalize).
 func deleteAll(c *comm, h uintptr) error {
 	c.mu.Lock()
-	attrs := c.attrs
-	c.attrs = nil
+	attrs, seq := c.attrs, c.attrSeq
+	c.attrs, c.attrSeq = nil, nil
 	c.mu.Unlock()
-	for key, val := range attrs {
-		if err := dropAttr("Comm_free", h, key, val); err != nil {
+	keys := make([]int32, 0, len(attrs))
+	for key := range attrs {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return seq[keys[i]] > seq[keys[j]] })
+	for _, key := range keys {
+		if err := dropAttr("Comm_free", h, key, attrs[key]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// attrClock numbers the settings of communicator attributes (comm.attrSeq).
+var attrClock atomic.Uint64
+
+// stampAttr records that key was set on c now; c.mu is held.
+func (c *comm) stampAttr(key int32) {
+	if c.attrSeq == nil {
+		c.attrSeq = map[int32]uint64{}
+	}
+	c.attrSeq[key] = attrClock.Add(1)
 }
 
 //export PMPI_Comm_create_keyval
@@ -996,6 +1091,7 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 		c.attrs = map[int32]uintptr{}
 	}
 	c.attrs[key] = uintptr(val)
+	c.stampAttr(key)
 	c.mu.Unlock()
 	return 0
 }
@@ -1045,14 +1141,11 @@ func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	if c == nil {
 		return r
 	}
-	c.mu.Lock()
-	v, ok := c.attrs[key]
-	delete(c.attrs, key)
-	c.mu.Unlock()
+	ok, err := deleteAttr(op, ch, &c.mu, &c.attrs, key)
 	if !ok {
 		return fail(op, ch, errorf(errKeyval, op, "comm has no attribute with keyval %d", key))
 	}
-	return fail(op, ch, dropAttr(op, ch, key, v))
+	return fail(op, ch, err)
 }
 
 //export PMPI_Attr_delete

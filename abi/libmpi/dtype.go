@@ -593,7 +593,7 @@ func PMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
 	if t == nil {
 		return r
 	}
-	setInt(size, int(t.Size()))
+	setIntOrUndefined(size, t.Size())
 	return 0
 }
 
@@ -702,7 +702,7 @@ func PMPI_Get_count(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
 	var c int64
 	r := PMPI_Get_count_c(st, dh, unsafe.Pointer(&c))
 	if r == 0 {
-		setInt(count, int(c))
+		setIntOrUndefined(count, c)
 	}
 	return r
 }
@@ -729,7 +729,7 @@ func PMPI_Get_elements(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int3
 	var c int64
 	r := PMPI_Get_elements_c(st, dh, unsafe.Pointer(&c))
 	if r == 0 {
-		setInt(count, int(c))
+		setIntOrUndefined(count, c)
 	}
 	return r
 }

@@ -318,14 +318,11 @@ func PMPI_Type_delete_attr(h uintptr, key int32) int32 {
 	if d == nil {
 		return r
 	}
-	d.mu.Lock()
-	v, ok := d.attrs[key]
-	delete(d.attrs, key)
-	d.mu.Unlock()
+	ok, err := deleteAttr(op, h, &d.mu, &d.attrs, key)
 	if !ok {
 		return fail(op, 0, errorf(errKeyval, op, "the datatype has no attribute with keyval %d", key))
 	}
-	return fail(op, 0, dropAttr(op, h, key, v))
+	return fail(op, 0, err)
 }
 
 // copyTypeAttrs runs the copy callbacks of old's attributes for its duplicate nw.

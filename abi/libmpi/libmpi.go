@@ -63,6 +63,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"sync"
 	"unsafe"
 )
@@ -182,6 +183,16 @@ func setInt(p unsafe.Pointer, v int) {
 	if p != nil {
 		*(*int32)(p) = int32(v)
 	}
+}
+
+// setIntOrUndefined stores a count or size in a C int, MPI_UNDEFINED when it does not
+// fit: what MPI_Type_size, MPI_Get_count and MPI_Get_elements give for values only
+// their _c (or _x) forms can hold (MPI 4.1 §5.1.5, §3.2.5).
+func setIntOrUndefined(p unsafe.Pointer, v int64) {
+	if v > math.MaxInt32 || v < math.MinInt32 {
+		v = -32766 // MPI_UNDEFINED
+	}
+	setInt(p, int(v))
 }
 
 func setBool(p unsafe.Pointer, v bool) {

@@ -237,8 +237,10 @@ func logK[T integer](f func(a, b bool) bool) coll.Kernel {
 	}
 }
 
-// loc is MAXLOC/MINLOC on C's pair structs {value; int} of size sz, value at 0 and
-// the int at idx.
+// loc is MAXLOC/MINLOC on packed pairs {value; int} of sz bytes, value at 0 and the
+// int at idx. Packed, not C's structs: the device hands a kernel packed items of a
+// type with gaps (red, PMPI_Reduce_local), and C pads {double; int}, {long; int}
+// and {short; int}, so their packed pairs are 12, 12 and 6 bytes.
 func loc[V number](sz, idx int, maxloc bool) coll.Kernel {
 	return func(inout, in []byte) {
 		for off := 0; off+sz <= len(inout); off += sz {
@@ -327,13 +329,13 @@ func kernelFor(op uintptr, k datatype.Kind) coll.Kernel {
 		case datatype.KindFloat32Int32:
 			return loc[float32](8, 4, mx)
 		case datatype.KindFloat64Int32:
-			return loc[float64](16, 8, mx)
+			return loc[float64](12, 8, mx)
 		case datatype.KindInt64Int32:
-			return loc[int64](16, 8, mx)
+			return loc[int64](12, 8, mx)
 		case datatype.KindInt32Int32:
 			return loc[int32](8, 4, mx)
 		case datatype.KindInt16Int32:
-			return loc[int16](8, 4, mx)
+			return loc[int16](6, 2, mx)
 		}
 		return nil
 	}

@@ -193,6 +193,7 @@ func idup(op string, ch uintptr, info uintptr, out, req unsafe.Pointer) int32 {
 		n := commOf(nh)
 		n.topo, n.hints = c.topo, hints
 		if err := copyAttrs(c, ch, n, nh); err != nil {
+			discardComm(nh)
 			return err
 		}
 		setHandle(out, nh)

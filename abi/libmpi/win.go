@@ -13,6 +13,8 @@ typedef struct { MPI_Aint size; int disp_unit, flavor, model; } winattrs;
 import "C"
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -508,14 +510,11 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 	if w == nil {
 		return r
 	}
-	w.mu.Lock()
-	v, ok := w.attrs[key]
-	delete(w.attrs, key)
-	w.mu.Unlock()
+	ok, err := deleteAttr(op, wh, &w.mu, &w.attrs, key)
 	if !ok {
 		return failWin(op, wh, errorf(errKeyval, op, "the window has no attribute with keyval %d", key))
 	}
-	return failWin(op, wh, dropAttr(op, wh, key, v))
+	return failWin(op, wh, err)
 }
 
 //export PMPI_Win_create_errhandler
@@ -1013,12 +1012,45 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	if size < 0 || baseptr == nil {
 		return fail(op, 0, errorf(errArg, op, "size %d is negative or baseptr is NULL", size))
 	}
-	p := C.malloc(C.size_t(max(size, 1)))
+	align, err := memAlignment(op, info)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	var p unsafe.Pointer
+	if align > 16 { // malloc's alignment serves every predefined type
+		if C.posix_memalign(&p, C.size_t(align), C.size_t(max(size, 1))) != 0 {
+			p = nil
+		}
+	} else {
+		p = C.malloc(C.size_t(max(size, 1)))
+	}
 	if p == nil {
 		return fail(op, 0, errorf(errNoMem, op, "cannot allocate %d bytes", size))
 	}
 	*(*unsafe.Pointer)(baseptr) = p
 	return 0
+}
+
+// memAlignment is the alignment the info hint mpi_minimum_memory_alignment asks of
+// allocated memory (MPI 4.1 §12.2: a power of two the implementation must honour
+// when it is above the default alignment), 0 when info has no such hint.
+func memAlignment(op string, ih uintptr) (int64, error) {
+	if ih == hInfoNull {
+		return 0, nil
+	}
+	in, err := needInfo(op, ih, false)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := in.get("mpi_minimum_memory_alignment")
+	if !ok {
+		return 0, nil
+	}
+	a, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if perr != nil || a <= 0 || a&(a-1) != 0 || a > 1<<30 {
+		return 0, errorf(errInfoValue, op, "info mpi_minimum_memory_alignment %q is not a power of two up to 1 GiB", v)
+	}
+	return a, nil
 }
 
 //export PMPI_Free_mem

@@ -291,7 +291,10 @@ func search[I idxInt](pre []I, x int64) int64 {
 // path to that offset (O(depth) steps, a binary search in block nodes), so a
 // cursor is a few words, can be copied, and allocates nothing per fragment.
 //
-// The zero Cursor is unusable; make one with NewCursor or Init.
+// The zero Cursor is unusable; make one with NewCursor or Init. A cursor made
+// before its type is freed keeps working: MPI_Type_free lets the communication
+// already using the type complete normally (the type's program is kept alive by
+// the cursor).
 type Cursor struct {
 	t      *Type
 	count  int64
@@ -399,9 +402,6 @@ func (c *Cursor) Unpack(dst, src []byte) (int, error) {
 func (c *Cursor) step(p, u []byte, up bool) (int, error) {
 	if c.t == nil {
 		return 0, argErr("c", "cursor not initialised")
-	}
-	if c.t.freed {
-		return 0, ErrFreed
 	}
 	n := min(int64(len(p)), c.total-c.pos)
 	if n <= 0 {

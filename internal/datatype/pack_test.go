@@ -351,3 +351,33 @@ func TestIovAndSpan(t *testing.T) {
 		t.Errorf("Span: %d %d %v", lo, hi, err)
 	}
 }
+
+// A cursor made before its type is freed finishes its work: MPI_Type_free lets
+// a pending receive that uses the type complete normally.
+func TestCursorOutlivesFree(t *testing.T) {
+	v, _ := Vector(4, 1, 2, Int32) // ints 0, 2, 4, 6 of 7
+	if err := v.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCursor(v, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewCursor(v, 1); !errors.Is(err, ErrFreed) {
+		t.Errorf("NewCursor on a freed type: %v, want ErrFreed", err)
+	}
+	src := []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0}
+	dst := make([]byte, 28)
+	n, err := c.Unpack(dst, src)
+	if err != nil || n != 16 {
+		t.Fatalf("Unpack after Free: %d, %v", n, err)
+	}
+	for i, want := range []byte{1, 2, 3, 4} {
+		if dst[8*i] != want {
+			t.Errorf("int %d = %d, want %d", 2*i, dst[8*i], want)
+		}
+	}
+}

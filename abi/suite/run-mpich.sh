@@ -1,0 +1,100 @@
+#!/bin/sh
+# run-mpich.sh - build and run MPICH's own test programs (test/mpi of pmodels/mpich)
+# against mpigo's C ABI library, and print a pass/fail table.
+#
+#   abi/suite/run-mpich.sh MPICH_TEST_DIR [LIST]
+#
+# MPICH_TEST_DIR holds MPICH's test sources as in MPICH's tree (pt2pt/anyall.c,
+# coll/bcast.c, ...); LIST (default abi/suite/mpich-tests.txt) names the tests, one a
+# line: DIR/NAME NPROCS [ARGS...] [xfail=REASON], as in MPICH's testlist files; '#'
+# starts a comment. A test marked xfail (a test whose expectation MPICH itself has
+# withdrawn, or a known limitation of mpigo) is reported XFAIL when it fails, XPASS
+# when it passes, and counts as neither.
+# The tests include mpitest.h: the MTest support they call is mpigo's own (abi/suite/mtest,
+# no MPICH code). A test passes when its job exits 0 and prints " No Errors".
+#
+# Environment: MPIGO (the mpigo command, default: mpigo in PATH), OUT (work directory,
+# default /tmp/mpich-suite-run), TIMEOUT (seconds a job may take, default 60), RUNFLAGS
+# (more flags for mpigo run, e.g. "--set transports=self,tcp"), ONLY (a regular
+# expression: run only the tests whose DIR/NAME matches).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=${1:?usage: run-mpich.sh MPICH_TEST_DIR [LIST]}
+list=${2:-$here/mpich-tests.txt}
+mpigo=${MPIGO:-mpigo}
+out=${OUT:-/tmp/mpich-suite-run}
+timeout=${TIMEOUT:-60}
+runflags=${RUNFLAGS:-}
+only=${ONLY:-.}
+src=$(cd "$src" && pwd)
+
+mkdir -p "$out/bin" "$out/log"
+# MTest support, built once.
+if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/mtest.o" "$here/mtest/mtest.c" >"$out/log/mtest.build" 2>&1; then
+	echo "building the MTest support failed:" >&2
+	cat "$out/log/mtest.build" >&2
+	exit 2
+fi
+
+# The main of newer tests that define run() instead (MPICH's MULTI_TESTS form).
+if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/runmain.o" "$here/mtest/runmain.c" >>"$out/log/mtest.build" 2>&1; then
+	echo "building the MTest support failed:" >&2
+	cat "$out/log/mtest.build" >&2
+	exit 2
+fi
+
+pass=0 fail=0 nobuild=0
+results="$out/results.txt"
+: >"$results"
+grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test np args; do
+	echo "$test" | grep -Eq "$only" || continue
+	xfail=$(echo "$args" | sed -n 's/.*xfail=\(.*\)/\1/p')
+	args=$(echo "$args" | sed 's/ *xfail=.*//')
+	dir=${test%/*}
+	name=${test##*/}
+	bin="$out/bin/$dir.$name"
+	log="$out/log/$dir.$name"
+	# Some tests share a source file of a directory's own (e.g. coll's helpers).
+	extra=""
+	[ -f "$src/$dir/$name.extra" ] && extra=$(cat "$src/$dir/$name.extra")
+	if grep -q '^int run(const char \*arg)' "$src/$dir/$name.c" && ! grep -q 'main(' "$src/$dir/$name.c"; then
+		extra="$extra $out/runmain.o"
+	fi
+	if [ ! -f "$bin" ] || [ "$src/$dir/$name.c" -nt "$bin" ] || [ "$out/mtest.o" -nt "$bin" ]; then
+		# shellcheck disable=SC2086
+		if ! "$mpigo" cc -O1 -w -I"$here/mtest" -include "$here/mtest/mpi1compat.h" -I"$src/include" -I"$src/$dir" -o "$bin" \
+			"$src/$dir/$name.c" $extra "$out/mtest.o" -lm -pthread >"$log.build" 2>&1; then
+			why=$(grep -m1 -E 'error|undefined' "$log.build" | cut -c1-150)
+			printf '%-40s %2s  BUILD  %s\n' "$test" "$np" "$why" | tee -a "$results"
+			continue
+		fi
+	fi
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	"$mpigo" run -n "$np" --timeout "$timeout" $runflags "$bin" $args >"$log.out" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	if [ $rc -eq 0 ] && grep -Eq '^ *No [Ee]rrors' "$log.out"; then
+		if [ -n "$xfail" ]; then
+			printf '%-40s %2s  XPASS  %s\n' "$test" "$np" "$xfail" | tee -a "$results"
+		else
+			printf '%-40s %2s  pass   %ss\n' "$test" "$np" "$secs" | tee -a "$results"
+		fi
+	elif [ -n "$xfail" ]; then
+		printf '%-40s %2s  XFAIL  %s\n' "$test" "$np" "$xfail" | tee -a "$results"
+	else
+		why=$(grep -Ev '^ *No [Ee]rrors' "$log.out" | grep -m1 -v '^[[:space:]]*$' | cut -c1-150)
+		[ $rc -eq 124 ] && why="timeout after ${timeout}s; $why"
+		printf '%-40s %2s  FAIL   rc=%s %s\n' "$test" "$np" "$rc" "$why" | tee -a "$results"
+	fi
+done
+pass=$(grep -c '  pass ' "$results")
+fail=$(grep -c '  FAIL ' "$results")
+nobuild=$(grep -c '  BUILD ' "$results")
+echo
+xfails=$(grep -c '  X[A-Z]* ' "$results")
+echo "per directory (pass/fail/build failure/xfail):"
+awk '{split($1, a, "/"); d=a[1]; n[d]; if ($3=="pass") p[d]++; else if ($3=="FAIL") f[d]++; else if ($3=="BUILD") b[d]++; else x[d]++}
+	END {for (d in n) printf "  %-10s %3d %3d %3d %3d\n", d, p[d], f[d], b[d], x[d]}' "$results" | sort
+echo "total: $pass passed, $fail failed, $nobuild did not build, $xfails marked xfail (logs in $out/log)"
+[ "$fail" -eq 0 ] && [ "$nobuild" -eq 0 ]
