@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"sync"
 	"unsafe"
 
@@ -760,6 +761,11 @@ func PMPI_Get_elements_x(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) in
 func PMPI_Pack_size(count int32, dh uintptr, ch uintptr, size unsafe.Pointer) int32 {
 	var n int64
 	r := PMPI_Pack_size_c(int64(count), dh, ch, unsafe.Pointer(&n))
+	if r == 0 && n > math.MaxInt32 {
+		// Only the _c form can hold it (MPI 4.1 §19.3.4 and its errata: the class
+		// for an output an int cannot hold).
+		return fail("Pack_size", ch, errorf(errValueTooLarge, "Pack_size", "the packed size %d does not fit in an int: use MPI_Pack_size_c", n))
+	}
 	if r == 0 {
 		setInt(size, int(n))
 	}

@@ -27,32 +27,33 @@ import (
 // ABI error classes mpigo raises itself (mpi.h); the device's classes map onto the
 // ABI's numbers in abiClass.
 const (
-	errBuffer      = 1
-	errCount       = 2
-	errType        = 3
-	errTag         = 4
-	errComm        = 5
-	errRank        = 6
-	errRequest     = 7
-	errRoot        = 8
-	errGroup       = 9
-	errOp          = 10
-	errTopology    = 11
-	errArg         = 13
-	errTruncate    = 15
-	errOther       = 16
-	errIntern      = 17
-	errPending     = 18
-	errInStatus    = 19
-	errInfoKey     = 31
-	errInfoNokey   = 32
-	errInfoValue   = 33
-	errInfo        = 34
-	errKeyval      = 36
-	errNoMem       = 39
-	errUnsupported = 55
-	errErrhandler  = 61
-	lastCode       = 0x3fff
+	errBuffer        = 1
+	errCount         = 2
+	errType          = 3
+	errTag           = 4
+	errComm          = 5
+	errRank          = 6
+	errRequest       = 7
+	errRoot          = 8
+	errGroup         = 9
+	errOp            = 10
+	errTopology      = 11
+	errArg           = 13
+	errTruncate      = 15
+	errOther         = 16
+	errIntern        = 17
+	errPending       = 18
+	errInStatus      = 19
+	errInfoKey       = 31
+	errInfoNokey     = 32
+	errInfoValue     = 33
+	errInfo          = 34
+	errKeyval        = 36
+	errNoMem         = 39
+	errUnsupported   = 55
+	errValueTooLarge = 59
+	errErrhandler    = 61
+	lastCode         = 0x3fff
 )
 
 // abiNames are the ABI's class names, by number.

@@ -201,8 +201,9 @@ static void alloc_mem_alignment(void) {
     OK(MPI_Info_free(&in));
 }
 
-/* Sizes and counts an int cannot hold come back as MPI_UNDEFINED from the int forms,
- * whole from the _c forms (MPICH datatype/large-count). */
+/* Sizes and counts an int cannot hold come back as MPI_UNDEFINED from the int forms
+ * that define it (MPI_ERR_VALUE_TOO_LARGE from MPI_Pack_size), whole from the _c
+ * forms (MPICH datatype/large-count). */
 static void int_overflow_undefined(void) {
     MPI_Datatype four, big;
     MPI_Status st;
@@ -222,6 +223,17 @@ static void int_overflow_undefined(void) {
     CHECK(n == MPI_UNDEFINED, "MPI_Get_elements of 2^33 bytes gave %d", n);
     OK(MPI_Get_count_c(&st, MPI_BYTE, &n_c));
     CHECK(n_c == (MPI_Count)1 << 33, "MPI_Get_count_c gave %lld", (long long)n_c);
+    /* MPI_Pack_size has no MPI_UNDEFINED answer: the int form raises
+     * MPI_ERR_VALUE_TOO_LARGE (MPI 4.1 errata), the _c form answers whole */
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int cls = -1;
+    size = -7;
+    n = MPI_Pack_size(1, big, MPI_COMM_SELF, &size);
+    OK(MPI_Error_class(n, &cls));
+    CHECK(cls == MPI_ERR_VALUE_TOO_LARGE && size == -7, "MPI_Pack_size of 2^34 bytes: class %d, size %d", cls, size);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    OK(MPI_Pack_size_c(1, big, MPI_COMM_SELF, &size_c));
+    CHECK(size_c >= (MPI_Count)1 << 34, "MPI_Pack_size_c gave %lld", (long long)size_c);
     OK(MPI_Type_free(&big));
     OK(MPI_Type_free(&four));
 }
