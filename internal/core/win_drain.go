@@ -1,6 +1,9 @@
 package core
 
 import (
+	"sync/atomic"
+	"time"
+
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -63,10 +66,40 @@ func (w *Win) serveWhile(done func() bool) bool {
 		case wt.Yielding():
 			wt.Yield()
 		default:
+			w.endServe()
 			return false
 		}
 	}
+	w.endServe()
 	return true
+}
+
+// Lock requests queued here while a holder of the lock may die must be looked after
+// (failQueuedLocks every checkEvery): by the progress goroutine, which sets itself a
+// timer when it sees requests queued before it waits, and by a call that serves
+// meanwhile (checkLocks). A call that stops serving with requests queued, which it
+// may have queued itself while the goroutine waits with no timer, wakes the
+// goroutine with a request to this rank (endServe). Each is one load when nothing is
+// queued.
+
+// endServe wakes the progress goroutine when lock requests are queued here.
+func (w *Win) endServe() {
+	if atomic.LoadUint64(w.ctrl.queued()) != 0 {
+		w.send(w.rank, &rma.Header{Kind: rma.KGrant})
+	}
+}
+
+// checkLocks runs failQueuedLocks at most every checkEvery (since *last) while lock
+// requests are queued here, unless another goroutine is applying requests.
+func (w *Win) checkLocks(last *time.Time) {
+	if atomic.LoadUint64(w.ctrl.queued()) == 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(*last) >= checkEvery && w.applyMu.TryLock() {
+		*last = now
+		w.failQueuedLocks()
+		w.applyMu.Unlock()
+	}
 }
 
 // waitReq waits for request q, serving meanwhile when this rank is shipped to.

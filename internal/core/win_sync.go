@@ -34,7 +34,10 @@ func (w *Win) await(cond func() bool) { w.awaitOr(cond, nil) }
 // checkEvery and gives up with its error: a wait for a lock held by a rank that
 // died must end.
 func (w *Win) awaitOr(cond func() bool, check func() error) error {
-	var last time.Time
+	var last, lastLocks time.Time
+	if w.served {
+		defer w.endServe()
+	}
 	for i := 0; !cond(); i++ {
 		if w.served {
 			// Apply this rank's requests here rather than wake the progress
@@ -42,6 +45,9 @@ func (w *Win) awaitOr(cond func() bool, check func() error) error {
 			eng.Progress()
 			if w.drain() {
 				continue
+			}
+			if i >= 1000 && i&255 == 0 {
+				w.checkLocks(&lastLocks)
 			}
 		} else if w.ships && i&63 == 63 {
 			eng.Progress()
@@ -520,6 +526,7 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 				}
 				if w.served {
 					w.drain()
+					w.endServe()
 				}
 				return false, nil
 			}
