@@ -1,6 +1,8 @@
 package core
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,7 +56,7 @@ func (w *Win) drain() bool {
 // reports whether done holds; false when the phases are over: the caller then sleeps
 // in the engine and the progress goroutine serves.
 func (w *Win) serveWhile(done func() bool) bool {
-	a := idle.NewAdaptive(awaitPolicy(), 0)
+	a := idle.NewAdaptive(servePolicy(), 0)
 	wt := a.Begin()
 	for !done() {
 		if w.drain() {
@@ -101,6 +103,16 @@ func (w *Win) checkLocks(last *time.Time) {
 		w.applyMu.Unlock()
 	}
 }
+
+// servePolicy is the idle policy of serveWhile: the engine's, read once (ranks that
+// outnumber the node's cores yield far sooner, as the engine's waits do).
+var servePolicy = sync.OnceValue(func() idle.Policy {
+	p := awaitPolicy()
+	if proc.LocalSize() > runtime.NumCPU() {
+		p = p.Oversubscribed()
+	}
+	return p
+})
 
 // waitReq waits for request q, serving meanwhile when this rank is shipped to.
 func (w *Win) waitReq(q *p2p.Request, st *p2p.Status) error {
