@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	ossignal "os/signal"
 	"slices"
 	"syscall"
 	"testing"
@@ -581,6 +582,121 @@ func TestWinLockHolderDies(t *testing.T) {
 			}
 			if res.Code == 0 || res.Code == 4 || !contains(res.Stderr, "rank 1") {
 				t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v to end", took)
+			}
+		})
+	}
+}
+
+// TestWinLockWaiterHolderDies: rank 1 dies while it holds rank 0's lock; rank 2's
+// Lock of rank 0 waits (on the lock word on one node; over TCP queued at rank 0, which
+// answers it) and must end with ErrProcFailed naming rank 1 by itself, not only by the
+// launcher stopping the job: the survivors ignore the launcher's SIGTERM, so only the
+// SIGKILL a second later would end them.
+func TestWinLockWaiterHolderDies(t *testing.T) {
+	for _, tr := range transportsRMA {
+		t.Run(tr, func(t *testing.T) {
+			start := time.Now()
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+				must(t, mpi.Init())
+				rank := mpi.World.Rank()
+				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+				must(t, err)
+				if rank == 1 {
+					must(t, w.Lock(mpi.LockExclusive, 0, 0))
+				} else {
+					ossignal.Ignore(syscall.SIGTERM)
+				}
+				must(t, mpi.World.Barrier())
+				switch rank {
+				case 1:
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				case 0:
+					// Serve (over TCP) until rank 2 is done.
+					mpi.World.SetErrHandler(mpi.ErrorsReturn)
+					var b [1]byte
+					mpi.Recv(mpi.World, b[:], 2, 0)
+					os.Exit(3)
+				}
+				err = w.Lock(mpi.LockExclusive, 0, 0)
+				fmt.Fprintf(os.Stderr, "rank 2: Lock: %v\n", err)
+				if !errors.Is(err, mpi.ErrProcFailed) {
+					os.Exit(4)
+				}
+				os.Exit(3)
+			})
+			if mpitest.IsRank(t) {
+				return
+			}
+			if !contains(res.Stderr, "rank 2: Lock:") || !contains(res.Stderr, "rank 1 of the window, which holds the lock on rank 0, is gone") {
+				t.Errorf("rank 2's Lock did not end naming rank 1: exit %d, stderr:\n%s", res.Code, res.Stderr)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v to end", took)
+			}
+		})
+	}
+}
+
+// TestWinLockWaiterHolderDiesTargetBusy is TestWinLockWaiterHolderDies with the
+// target inside a call on the window all along (Wait of an exposure epoch that rank 3
+// completes only once rank 2's Lock has returned), so that over TCP the target's own
+// call, not only its progress goroutine, may queue rank 2's request, and must then
+// answer it when the holder dies.
+func TestWinLockWaiterHolderDiesTargetBusy(t *testing.T) {
+	for _, tr := range transportsRMA {
+		t.Run(tr, func(t *testing.T) {
+			start := time.Now()
+			res := mpitest.Launch(t, mpitest.Options{N: 4, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+				must(t, mpi.Init())
+				rank := mpi.World.Rank()
+				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+				must(t, err)
+				if rank == 1 {
+					must(t, w.Lock(mpi.LockExclusive, 0, 0))
+				} else {
+					ossignal.Ignore(syscall.SIGTERM)
+				}
+				g := mpi.World.Group()
+				g0, err := g.Incl([]int{0})
+				must(t, err)
+				g3, err := g.Incl([]int{3})
+				must(t, err)
+				if rank == 0 {
+					must(t, w.Post(g3, 0))
+				}
+				must(t, mpi.World.Barrier())
+				switch rank {
+				case 1:
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				case 0:
+					err := w.Wait()
+					fmt.Fprintf(os.Stderr, "rank 0: Wait: %v\n", err)
+					os.Exit(3)
+				case 3:
+					must(t, w.Start(g0, 0))
+					mpi.World.SetErrHandler(mpi.ErrorsReturn)
+					var b [1]byte
+					mpi.Recv(mpi.World, b[:], 2, 0)
+					w.Complete()
+					os.Exit(3)
+				}
+				err = w.Lock(mpi.LockExclusive, 0, 0)
+				fmt.Fprintf(os.Stderr, "rank 2: Lock: %v\n", err)
+				mpi.World.SetErrHandler(mpi.ErrorsReturn)
+				mpi.Send(mpi.World, []byte{1}, 3, 0)
+				if !errors.Is(err, mpi.ErrProcFailed) {
+					os.Exit(4)
+				}
+				os.Exit(3)
+			})
+			if mpitest.IsRank(t) {
+				return
+			}
+			if !contains(res.Stderr, "rank 2: Lock:") || !contains(res.Stderr, "rank 1 of the window, which holds the lock on rank 0, is gone") {
+				t.Errorf("rank 2's Lock did not end naming rank 1: exit %d, stderr:\n%s", res.Code, res.Stderr)
 			}
 			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("took %v to end", took)

@@ -70,6 +70,10 @@ func TestNetworkNamespaceHosts(t *testing.T) {
 	if r.code != 0 || strings.Count(r.stdout, "coll ok") != 6 {
 		t.Fatalf("collectives on 3 namespace hosts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin, "rma")
+	if r.code != 0 || strings.Count(r.stdout, "rma ok") != 6 {
+		t.Fatalf("one-sided operations on 3 namespace hosts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin, "exit-mid", "4", "3")
 	if r.code != 3 || !strings.Contains(r.stderr, "host "+hosts[2]+") exited with code 3") {
 		t.Errorf("failure on a namespace host: exit %d\n%s", r.code, r.stderr)

@@ -39,7 +39,8 @@ import (
 //     passive-target operations complete while the target computes and never calls
 //     MPI. The goroutine gets a Go thread of its own (GOMAXPROCS one higher while such
 //     windows live): a rank given one thread would otherwise serve requests only when
-//     its computation is preempted.
+//     its computation is preempted. A rank waiting inside a call on the window applies
+//     the requests itself meanwhile (win_drain.go), one goroutine at a time.
 //
 // Completion: direct operations are complete when the call returns. A shipped Put or
 // Accumulate is complete when the target has applied it; Flush, Unlock, Complete and
@@ -117,6 +118,7 @@ type Win struct {
 	serveEnd chan struct{}
 	procs    bool // GOMAXPROCS was raised for the goroutine
 
+	applyMu  sync.Mutex // held by the goroutine applying this rank's requests (win_drain.go)
 	mu       sync.Mutex
 	nextID   uint32
 	out      [][]*shipOp // per target: shipped operations not yet complete
@@ -126,9 +128,9 @@ type Win struct {
 	dirty    []bool      // per target: shipped without a reply since its last flush
 	attached []attachment
 	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
-	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (the progress goroutine's)
-	rbuf     []uint64       // target side: the progress goroutine's receive buffer
-	scratch  []byte         // target side: the progress goroutine's replies
+	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (applyMu's)
+	rbuf     []uint64       // target side: the applier's receive buffer (applyMu's)
+	scratch  []byte         // target side: the applier's replies (applyMu's)
 
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
@@ -499,7 +501,7 @@ func (w *Win) Free(op string) error {
 	if err := w.flushAll(op); err != nil {
 		return err
 	}
-	if err := w.comm.Barrier(op); err != nil {
+	if err := w.barrier(op); err != nil {
 		return err
 	}
 	if w.freed.Swap(true) {

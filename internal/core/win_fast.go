@@ -22,6 +22,9 @@ import (
 func (w *Win) directPeer(t int) *winPeer {
 	if uint(t) < uint(len(w.peers)) && state.Load() == stateInit && !w.freed.Load() {
 		if p := &w.peers[t]; p.direct && (w.locks[t].Load() != 0 || w.fence.Load() || w.accessTo[t].Load()) {
+			if t == w.rank && w.served {
+				w.applied.Load() // what the progress goroutine applied here (see observe)
+			}
 			return p
 		}
 	}

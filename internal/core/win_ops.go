@@ -66,6 +66,9 @@ func (w *Win) prepare(op string, t *Target) (prepared, error) {
 		return prepared{}, err
 	}
 	p := &w.peers[t.Rank]
+	if t.Rank == w.rank && w.served {
+		w.applied.Load() // what the progress goroutine applied here (see observe)
+	}
 	if toff, n, ok := contig(t.Type, t.Count); ok && w.flavor != FlavorDynamic {
 		// The common case, without the datatype engine's general span computations.
 		off := t.Disp * int64(p.dispUnit)

@@ -398,6 +398,13 @@ func (w *Win) recycle(b []byte) {
 func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
 	h.ID = w.id()
 	dest := w.worldOf(t)
+	var r replySink
+	var one [1]byte
+	r.data = one[:]
+	q, err := eng.Irecv(p2p.Packed(&r), dest, int(h.ID), w.comm.ctx)
+	if err != nil {
+		return 0, MapErr(op, err)
+	}
 	w.mu.Lock()
 	if len(w.batch[t]) > 0 {
 		// The request ends the batch: one message, one wake-up of the target.
@@ -412,16 +419,20 @@ func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
 		var msg [rma.HeaderLen]byte
 		rma.Encode(msg[:], h, nil)
 		if err := eng.Send(p2p.Bytes(msg[:]), dest, tagRMA, w.comm.ctx, p2p.Standard); err != nil {
+			eng.Cancel(&q)
+			eng.Wait(&q)
 			return 0, MapErr(op, err)
 		}
 	}
-	var r replySink
-	var one [1]byte
-	r.data = one[:]
-	if _, err := eng.Recv(p2p.Packed(&r), dest, int(h.ID), w.comm.ctx); err != nil {
+	var st p2p.Status
+	if err := w.waitReq(&q, &st); err != nil {
 		return 0, MapErr(op, err)
 	}
-	if r.status != 0 {
+	switch r.status {
+	case 0:
+	case statusProcFailed:
+		return 0, Errorf(ClassProcFailed, op, "at rank %d: %s", t, r.msg)
+	default:
 		return 0, Errorf(ClassRMARange, op, "at rank %d: %s", t, r.msg)
 	}
 	return one[0], nil
@@ -436,7 +447,7 @@ func (w *Win) completeOut(op string, t int) error {
 	w.mu.Unlock()
 	var first error
 	for _, x := range out {
-		if err := x.complete(); err != nil && first == nil {
+		if err := w.waitOp(x); err != nil && first == nil {
 			first = err
 		}
 		w.reuse(x)
@@ -478,40 +489,69 @@ func (w *Win) flushAll(op string) error {
 	return first
 }
 
-// serve is the target's progress goroutine: it receives requests in order and
-// applies them, until Free's stop request.
+// serve is the target's progress goroutine: it waits for requests and applies them,
+// until Free's stop request. It takes each message and applies it holding applyMu
+// (taken as the engine hands the message over: MprobeClaim), as drain does, so that while this rank's own goroutine serves its requests inside
+// a synchronisation call, requests are still applied one at a time and in the order
+// they came.
 func (w *Win) serve() {
 	defer close(w.serveEnd)
 	ctx := w.comm.ctx
+	claim := w.applyMu.TryLock
 	for {
-		m, st, err := eng.Mprobe(AnySource, tagRMA, ctx)
+		var c context.Context
+		var cancel context.CancelFunc
+		if atomic.LoadUint64(w.ctrl.queued()) != 0 {
+			// Lock requests wait here: look now and then whether a holder died.
+			c, cancel = context.WithTimeout(context.Background(), checkEvery)
+		}
+		m, st, err := eng.MprobeClaim(c, AnySource, tagRMA, ctx, claim)
+		if cancel != nil {
+			cancel()
+		}
 		if err != nil {
+			if c != nil && c.Err() != nil {
+				w.applyMu.Lock()
+				w.failQueuedLocks()
+				w.applyMu.Unlock()
+			}
 			// A dead peer ends the job through the launcher; a request that cannot be
 			// received leaves the window's origins to report their own failures.
 			continue
 		}
-		w.published.Load() // see observe
-		origin := w.comm.CommRank(st.Source)
-		if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
-			w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
+		more := w.apply(&m, &st)
+		w.applyMu.Unlock()
+		if !more {
+			return
 		}
-		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
-		if _, err := eng.Mrecv(p2p.Bytes(b), &m); err != nil {
-			continue
-		}
-		for len(b) > 0 {
-			req, rest, err := rma.Split(b)
-			if err != nil {
-				w.noteErr(origin, err.Error())
-				break
-			}
-			if !w.handle(origin, st.Source, req) {
-				return
-			}
-			b = rest
-		}
-		w.applied.Add(1) // publishes the writes to the window (see observe)
 	}
+}
+
+// apply receives the message m (its status st) of requests and applies them, holding
+// applyMu; it returns false for the stop request.
+func (w *Win) apply(m *p2p.Message, st *p2p.Status) bool {
+	w.published.Load() // see observe
+	origin := w.comm.CommRank(st.Source)
+	if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
+		w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
+	if _, err := eng.Mrecv(p2p.Bytes(b), m); err != nil {
+		return true
+	}
+	defer w.applied.Add(1) // publishes the writes to the window (see observe)
+	for len(b) > 0 {
+		req, rest, err := rma.Split(b)
+		if err != nil {
+			w.noteErr(origin, err.Error())
+			break
+		}
+		if !w.handle(origin, st.Source, req) {
+			return false
+		}
+		b = rest
+	}
+	return true
 }
 
 // recvData receives the data of a split Put from world rank src: straight into the
@@ -547,6 +587,10 @@ func (w *Win) reply(src int, id uint32, status byte, payload []byte) {
 // handle applies one request from origin (rank in the window; world rank src); it
 // returns false for the stop request.
 func (w *Win) handle(origin, src int, b []byte) bool {
+	// Publish the earlier requests' writes before this one's reply can tell an origin
+	// they are complete: a rank that then reads its own window through the short way
+	// loads the count (see observe).
+	w.applied.Add(1)
 	h, ps, data, err := rma.Decode(b)
 	if err != nil {
 		w.noteErr(origin, err.Error())
@@ -668,6 +712,33 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 	}
 	return true
 }
+
+// failQueuedLocks answers the queued lock requests with ErrProcFailed when a holder
+// of the lock has died (applyMu held): the lock will never be free, and a waiter
+// told so can end (or its error handler end the job) naming the dead rank, as a
+// direct waiter does (holderGone).
+func (w *Win) failQueuedLocks() {
+	if len(w.lockQ) == 0 {
+		return
+	}
+	o, err := w.deadHolder(w.ctrl)
+	if err == nil {
+		return
+	}
+	msg := []byte(holderGoneMsg(o, w.rank) + ": " + err.Error())
+	for _, q := range w.lockQ {
+		w.reply(q.src, q.id, statusProcFailed, msg)
+		atomic.AddUint64(w.ctrl.queued(), ^uint64(0))
+	}
+	w.lockQ = w.lockQ[:0]
+}
+
+// Reply statuses: 0 done; statusFailed: the request failed (an error's text follows);
+// statusProcFailed: it cannot be done because a process died (the text names it).
+const (
+	statusFailed     = 1
+	statusProcFailed = 2
+)
 
 // lockWaiter is a remote lock request queued at its target.
 type lockWaiter struct {

@@ -34,9 +34,22 @@ func (w *Win) await(cond func() bool) { w.awaitOr(cond, nil) }
 // checkEvery and gives up with its error: a wait for a lock held by a rank that
 // died must end.
 func (w *Win) awaitOr(cond func() bool, check func() error) error {
-	var last time.Time
+	var last, lastLocks time.Time
+	if w.served {
+		defer w.endServe()
+	}
 	for i := 0; !cond(); i++ {
-		if (w.ships || w.served) && i&63 == 63 {
+		if w.served {
+			// Apply this rank's requests here rather than wake the progress
+			// goroutine (win_drain.go).
+			eng.Progress()
+			if w.drain() {
+				continue
+			}
+			if i >= 1000 && i&255 == 0 {
+				w.checkLocks(&lastLocks)
+			}
+		} else if w.ships && i&63 == 63 {
 			eng.Progress()
 		}
 		switch {
@@ -66,23 +79,39 @@ func (w *Win) awaitOr(cond func() bool, check func() error) error {
 const checkEvery = 10 * time.Millisecond
 
 // holderGone returns an error naming a rank that holds target t's lock and has died,
-// if the node's shared-memory transport knows of one (it watches its peers' pids, as
-// for its own waits). Holders on other nodes are the launcher's to report.
+// if this rank can tell (deadHolder).
 func (w *Win) holderGone(op string, t int) error {
-	nt := nodeTransport()
-	if nt == nil {
-		return nil
+	if o, err := w.deadHolder(w.peers[t].ctrl); err != nil {
+		return Wrap(ClassProcFailed, op, holderGoneMsg(o, t), err)
 	}
-	c := w.peers[t].ctrl
+	return nil
+}
+
+func holderGoneMsg(o, t int) string {
+	return fmt.Sprintf("rank %d of the window, which holds the lock on rank %d, is gone", o, t)
+}
+
+// deadHolder returns a rank that holds the lock of control block c and has died, and
+// why, if one has: the node's shared-memory transport watches its peers' pids (a
+// holder on this node), the engine knows the peers whose streams broke (TCP).
+func (w *Win) deadHolder(c ctrlBlock) (int, error) {
+	nt := nodeTransport()
 	for o := range w.size {
 		if o == w.rank || atomic.LoadUint64(c.held(o, w.size)) == 0 {
 			continue
 		}
-		if err := nt.CheckPeer(w.worldOf(o)); err != nil {
-			return Wrap(ClassProcFailed, op, fmt.Sprintf("rank %d of the window, which holds the lock on rank %d, is gone", o, t), err)
+		wo := w.worldOf(o)
+		var err error
+		if nt != nil && proc.NodeOf(wo) == proc.NodeOf(World.rank) {
+			err = nt.CheckPeer(wo)
+		} else {
+			err = eng.PeerErr(wo)
+		}
+		if err != nil {
+			return o, err
 		}
 	}
-	return nil
+	return -1, nil
 }
 
 func awaitYield() {
@@ -97,7 +126,9 @@ func awaitYield() {
 // becomes visible to the progress goroutine's next message (an atomic store it loads
 // first). The program then reads and writes its window without a data race. Every
 // call that ends or orders an epoch at this rank calls it; Flush of a direct target
-// does the store when a progress goroutine runs.
+// does the store when a progress goroutine runs, and an operation on this rank's own
+// memory the load (the goroutine bumps the count before each request, so before any
+// reply that tells an origin its earlier operations are complete).
 func (w *Win) observe() {
 	w.published.Store(1)
 	w.applied.Load()
@@ -122,7 +153,7 @@ func (w *Win) Fence(op string, assert int) error {
 	if err := w.flushAll(op); err != nil {
 		return err
 	}
-	if err := w.comm.Barrier(op); err != nil {
+	if err := w.barrier(op); err != nil {
 		return err
 	}
 	w.fence.Store(assert&ModeNoSucceed == 0)
@@ -423,7 +454,12 @@ func (w *Win) Start(op string, g []int, assert int) error {
 		for _, t := range g {
 			if !w.peers[t].direct {
 				var notice [1]byte
-				if _, err := eng.Recv(p2p.Bytes(notice[:]), w.worldOf(t), tagPost, w.comm.ctx); err != nil {
+				var st p2p.Status
+				q, err := eng.Irecv(p2p.Bytes(notice[:]), w.worldOf(t), tagPost, w.comm.ctx)
+				if err == nil {
+					err = w.waitReq(&q, &st)
+				}
+				if err != nil {
 					return MapErr(op, err)
 				}
 				continue
@@ -487,6 +523,10 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 			if !ready(o) {
 				if w.ships || w.served {
 					eng.Progress()
+				}
+				if w.served {
+					w.drain()
+					w.endServe()
 				}
 				return false, nil
 			}

@@ -502,6 +502,41 @@ func (e *Engine) Close() error {
 	return nil
 }
 
+// PeerErr returns why rank is known to have failed, or nil: a failure the engine has
+// recorded, or one that a transport that can tell (PeerChecker) reports when asked
+// here, which the engine then records.
+func (e *Engine) PeerErr(rank int) error {
+	if rank < 0 || rank >= e.size || rank == e.self {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.failNew.Load() {
+		e.applyFailures()
+	}
+	p := e.peerState(rank)
+	if p.err != nil {
+		return p.err
+	}
+	for _, t := range e.trs {
+		if p.tr != t && (p.tr != nil || !t.Reaches(rank)) {
+			continue
+		}
+		var err error
+		switch c := t.(type) {
+		case PeerChecker:
+			err = c.CheckPeer(rank)
+		case peerErrer:
+			err = c.PeerErr(rank)
+		}
+		if err != nil {
+			e.failPeer(p, err)
+			return p.err
+		}
+	}
+	return nil
+}
+
 // checkPeers asks the transports that can tell whether peers in use have died.
 func (e *Engine) checkPeers() {
 	for _, t := range e.trs {

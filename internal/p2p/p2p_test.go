@@ -3,6 +3,7 @@ package p2p
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -1221,6 +1222,12 @@ func TestSerialized(t *testing.T) {
 	if _, err := es[0].Wait(&q); !errors.Is(err, transport.ErrPeerGone) {
 		t.Fatalf("Wait on a receive from a failed peer: %v, want ErrPeerGone", err)
 	}
+	if err := es[0].PeerErr(2); !errors.Is(err, transport.ErrPeerGone) {
+		t.Fatalf("PeerErr of the failed peer: %v, want ErrPeerGone", err)
+	}
+	if err := es[0].PeerErr(1); err != nil {
+		t.Fatalf("PeerErr of a live peer: %v", err)
+	}
 
 	for _, e := range es {
 		e.Concurrent()
@@ -1229,4 +1236,102 @@ func TestSerialized(t *testing.T) {
 		}
 	}
 	manyGoroutines(t, es[:2])
+}
+
+// TestMprobeClaim: two goroutines share one stream, a claiming Mprobe and a drainer
+// that takes messages with Improbe, each taking and handling a message under one
+// mutex; every message is handled once and in the order sent. A claim that fails
+// leaves the message for later.
+func TestMprobeClaim(t *testing.T) {
+	net := newMemNet(2)
+	es := net.engines(t, Options{})
+	for _, e := range es {
+		e.Concurrent()
+	}
+	// A failing claim: the message stays; once the claim succeeds it is taken.
+	mustOK(t, es[0].Send(Bytes([]byte{7}), 1, 3, 0, Standard))
+	tries := 0
+	m, st, err := es[1].MprobeClaim(nil, 0, 3, 0, func() bool { tries++; return tries > 3 })
+	mustOK(t, err)
+	if tries != 4 || st.Count != 1 {
+		t.Fatalf("MprobeClaim after %d claims, count %d; want 4 claims, count 1", tries, st.Count)
+	}
+	var one [1]byte
+	if _, err := es[1].Mrecv(Bytes(one[:]), &m); err != nil || one[0] != 7 {
+		t.Fatalf("Mrecv: %v %d", err, one[0])
+	}
+	// With a context: it gives up when the context ends.
+	c, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	_, _, err = es[1].MprobeClaim(c, 0, 3, 0, func() bool { return true })
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("MprobeClaim with nothing to take and a context that ends: %v", err)
+	}
+
+	const n = 2000
+	go func() {
+		for i := 0; i <= n; i++ {
+			var b [4]byte
+			binary.LittleEndian.PutUint32(b[:], uint32(i))
+			es[0].Send(Bytes(b[:]), 1, 5, 0, Standard)
+		}
+		es[0].Send(Bytes(nil), 1, 6, 0, Standard) // the end, which only the claimer takes
+	}()
+	var mu sync.Mutex
+	var got []uint32
+	handle := func(m *Message) bool {
+		var b [4]byte
+		st, err := es[1].Mrecv(Bytes(b[:]), m)
+		if err != nil {
+			t.Error(err)
+		}
+		if st.Tag == 6 {
+			return true
+		}
+		got = append(got, binary.LittleEndian.Uint32(b[:]))
+		return false
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the drainer
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if !mu.TryLock() {
+				continue
+			}
+			for {
+				m, _, ok, err := es[1].Improbe(0, 5, 0)
+				if err != nil || !ok {
+					break
+				}
+				handle(&m)
+			}
+			mu.Unlock()
+		}
+	}()
+	for {
+		m, _, err := es[1].MprobeClaim(nil, 0, AnyTag, 0, mu.TryLock)
+		mustOK(t, err)
+		end := handle(&m)
+		mu.Unlock()
+		if end {
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for i, v := range got {
+		if v != uint32(i) {
+			t.Fatalf("message %d handled as %d-th: out of order or lost (%d handled)", v, i, len(got))
+		}
+	}
+	if len(got) != n+1 {
+		t.Fatalf("%d messages handled, want %d", len(got), n+1)
+	}
 }

@@ -271,20 +271,20 @@ func (m Message) IsNull() bool { return m.m == nil && !m.noProc }
 // Iprobe reports whether a message matching (src, tag, ctx) has arrived, without
 // receiving it.
 func (e *Engine) Iprobe(src, tag int, ctx uint32) (Status, bool, error) {
-	st, _, ok, err := e.probe("Iprobe", nil, src, tag, ctx, false, false)
+	st, _, ok, err := e.probe("Iprobe", nil, src, tag, ctx, false, false, nil, false)
 	return st, ok, err
 }
 
 // Probe waits for a message matching (src, tag, ctx), without receiving it.
 func (e *Engine) Probe(src, tag int, ctx uint32) (Status, error) {
-	st, _, _, err := e.probe("Probe", nil, src, tag, ctx, true, false)
+	st, _, _, err := e.probe("Probe", nil, src, tag, ctx, true, false, nil, false)
 	return st, err
 }
 
 // ProbeCtx is Probe that gives up when c is done.
 func (e *Engine) ProbeCtx(c context.Context, src, tag int, ctx uint32) (Status, error) {
 	cw := e.watch(c)
-	st, _, _, err := e.probe("Probe", cw, src, tag, ctx, true, false)
+	st, _, _, err := e.probe("Probe", cw, src, tag, ctx, true, false, nil, false)
 	cw.end()
 	return st, err
 }
@@ -292,17 +292,38 @@ func (e *Engine) ProbeCtx(c context.Context, src, tag int, ctx uint32) (Status, 
 // Improbe is Iprobe that also takes the message off the queues: only Mrecv or Imrecv
 // with the returned Message can receive it.
 func (e *Engine) Improbe(src, tag int, ctx uint32) (Message, Status, bool, error) {
-	st, m, ok, err := e.probe("Improbe", nil, src, tag, ctx, false, true)
+	st, m, ok, err := e.probe("Improbe", nil, src, tag, ctx, false, true, nil, false)
 	return m, st, ok, err
 }
 
 // Mprobe is Probe that takes the message, as Improbe does.
 func (e *Engine) Mprobe(src, tag int, ctx uint32) (Message, Status, error) {
-	st, m, _, err := e.probe("Mprobe", nil, src, tag, ctx, true, true)
+	st, m, _, err := e.probe("Mprobe", nil, src, tag, ctx, true, true, nil, false)
 	return m, st, err
 }
 
-func (e *Engine) probe(op string, c *watch, src, tag int, ctx uint32, wait, take bool) (Status, Message, bool, error) {
+// MprobeClaim is Mprobe for a consumer that shares a stream of messages with other
+// goroutines and must take and handle each one under a lock of its own, so that the
+// messages are handled one at a time in the order taken: when a matching message is
+// there, claim is called (with the engine's lock held, so it must not call the
+// engine; a TryLock), and the message is taken only if it returns true, the caller
+// then holding its lock; while it returns false, MprobeClaim waits as if none had come.
+// With c not nil, it gives up when c is done, returning c.Err().
+func (e *Engine) MprobeClaim(c context.Context, src, tag int, ctx uint32, claim func() bool) (Message, Status, error) {
+	cw := e.watch(c)
+	st, m, _, err := e.probe("Mprobe", cw, src, tag, ctx, true, true, claim, false)
+	cw.end()
+	return m, st, err
+}
+
+// ImprobeQueued is Improbe that only looks at the messages that have arrived, without
+// driving progress: for a caller that drives it otherwise and polls queues often.
+func (e *Engine) ImprobeQueued(src, tag int, ctx uint32) (Message, Status, bool, error) {
+	st, m, ok, err := e.probe("Improbe", nil, src, tag, ctx, false, true, nil, true)
+	return m, st, ok, err
+}
+
+func (e *Engine) probe(op string, c *watch, src, tag int, ctx uint32, wait, take bool, claim func() bool, noPoll bool) (Status, Message, bool, error) {
 	if err := e.checkRecv(op, src, tag); err != nil {
 		return Status{}, Message{}, false, err
 	}
@@ -319,6 +340,10 @@ func (e *Engine) probe(op string, c *watch, src, tag int, ctx uint32, wait, take
 			m = q.matchUnexp(int32(src), int32(tag))
 		}
 		if m != nil {
+			if claim != nil && !claim() {
+				m = nil
+				return false
+			}
 			return true
 		}
 		if e.failed != nil {
@@ -333,7 +358,7 @@ func (e *Engine) probe(op string, c *watch, src, tag int, ctx uint32, wait, take
 		}
 		return false
 	}
-	if !look() {
+	if !look() && !noPoll {
 		e.progressLocked()
 		if !look() && wait {
 			if werr := e.block(c, nil, look); werr != nil {

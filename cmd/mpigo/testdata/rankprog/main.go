@@ -135,6 +135,10 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("coll ok rank %d\n", w.Rank())
+	case "rma": // one-sided operations across the job, in every synchronisation mode:
+		// prints "rma ok" when every result is right
+		rmaCheck()
+		fmt.Printf("rma ok rank %d\n", mpi.World.Rank())
 	case "hang-recv": // rank 0 waits in Recv for a message from rank 1 (tag 7) that never
 		// comes; every rank says "ready N" as it enters its last call (Recv, Finalize)
 		fmt.Printf("ready %d\n", rank)
@@ -227,4 +231,80 @@ func must(err error) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// rmaCheck runs Fence, post/start/complete/wait and passive-target operations over a
+// window of WinAllocate across the job (shipped to ranks on other hosts, direct on
+// one's own) and exits 1 on a wrong result.
+func rmaCheck() {
+	w0 := mpi.World
+	n, me := w0.Size(), w0.Rank()
+	next, prev := (me+1)%n, (me+n-1)%n
+	const big = 1 << 17 // int64s: 1 MiB, shipped in messages of its own
+	w, _, err := mpi.WinAllocate(8*(n+big), 8, nil, w0)
+	must(err)
+	mem := make([]int64, n+big)
+	fail := func(what string, args ...any) {
+		fmt.Fprintf(os.Stderr, "rma: rank %d: "+what+"\n", append([]any{me}, args...)...)
+		os.Exit(1)
+	}
+	// Fence: every rank puts its rank into slot me of the next rank, and a block.
+	block := make([]int64, big)
+	for i := range block {
+		block[i] = int64(i*n + me)
+	}
+	must(w.Fence(0))
+	must(mpi.Put(w, []int64{int64(me + 1)}, next, me))
+	must(mpi.Put(w, block, next, n))
+	must(w.Fence(0))
+	must(mpi.Get(w, mem, me, 0))
+	must(w.Fence(0))
+	if mem[prev] != int64(prev+1) || mem[n+big-1] != int64((big-1)*n+prev) {
+		fail("fence: slot %d holds %d, the block ends in %d", prev, mem[prev], mem[n+big-1])
+	}
+	// PSCW around the ring: expose to the previous rank, access the next.
+	g := w0.Group()
+	from, err := g.Incl([]int{prev})
+	must(err)
+	to, err := g.Incl([]int{next})
+	must(err)
+	for round := range 3 {
+		must(w.Post(from, 0))
+		must(w.Start(to, 0))
+		must(mpi.Put(w, []int64{int64(100*round + me)}, next, me))
+		must(w.Complete())
+		must(w.Wait())
+		must(w.Lock(mpi.LockShared, me, 0))
+		must(mpi.Get(w, mem[:n], me, 0))
+		must(w.Unlock(me))
+		if mem[prev] != int64(100*round+prev) {
+			fail("pscw round %d: slot %d holds %d", round, prev, mem[prev])
+		}
+	}
+	// Passive target: a counter at rank 0 that every rank bumps.
+	must(w0.Barrier())
+	if me == 0 {
+		must(w.Lock(mpi.LockExclusive, 0, 0))
+		must(mpi.Put(w, []int64{0}, 0, 0))
+		must(w.Unlock(0))
+	}
+	must(w0.Barrier())
+	const bumps = 50
+	must(w.Lock(mpi.LockShared, 0, 0))
+	for range bumps {
+		if _, err := mpi.FetchAndOp(w, int64(1), 0, 0, mpi.Sum); err != nil {
+			fail("FetchAndOp: %v", err)
+		}
+	}
+	must(w.Unlock(0))
+	must(w0.Barrier())
+	if me == 0 {
+		must(w.Lock(mpi.LockShared, 0, 0))
+		must(mpi.Get(w, mem[:1], 0, 0))
+		must(w.Unlock(0))
+		if mem[0] != int64(n*bumps) {
+			fail("counter %d, want %d", mem[0], n*bumps)
+		}
+	}
+	must(w.Free())
 }
