@@ -40,7 +40,9 @@ func TestNoAllocationPerMessage(t *testing.T) {
 		if a := testing.AllocsPerRun(2000, nonblocking); a != 0 {
 			t.Errorf("Isend/Irecv/Wait: %.2f allocations per exchange", a)
 		}
-		// Small plain values (the value path's fast case): no allocation either.
+		// Small plain values (the value path's fast case): no allocation either (at
+		// ThreadMultiple their scratch comes from sync.Pools, which the race detector
+		// empties at random).
 		type cell struct {
 			I, J int32
 			V    float64
@@ -58,7 +60,7 @@ func TestNoAllocationPerMessage(t *testing.T) {
 				mpi.SendValue(w, c, peer, 5)
 			}
 		}
-		if a := testing.AllocsPerRun(2000, values); a != 0 {
+		if a := testing.AllocsPerRun(2000, values); a != 0 && !raceEnabled {
 			t.Errorf("SendValue/RecvValue of plain values: %.2f allocations per round trip", a)
 		}
 	})
@@ -68,6 +70,9 @@ func TestNoAllocationPerMessage(t *testing.T) {
 // column reduced, records broadcast) allocate nothing per call: their buffers are
 // checked in place and staged in pooled scratch.
 func TestTypedCollNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items, so allocations are not counted")
+	}
 	job(t, 2, func(t *testing.T, rank, size int) {
 		const cols, n = 4, 256
 		a, res := make([]float64, cols*n), make([]float64, cols*n)

@@ -619,7 +619,7 @@ func interMoreCheckBody(t *testing.T) {
 // blocking collectives on an intercommunicator called in a loop: their schedules,
 // scratch buffers and Conn come from pools, so there are none per call.
 func TestInterCollAllocs(t *testing.T) {
-	if interRace {
+	if raceEnabled {
 		t.Skip("allocation counts mean nothing under the race detector")
 	}
 	job(t, 5, func(t *testing.T, rank, size int) { interAllocs(t) })

@@ -107,7 +107,7 @@ func BenchmarkRMA(b *testing.B) {
 // Accumulate, FetchAndOp and CompareAndSwap with their Flush, and a PSCW epoch
 // around a Put, allocate nothing per call.
 func TestWinDirectAllocatesNothing(t *testing.T) {
-	if interRace {
+	if raceEnabled {
 		t.Skip("allocation counts mean nothing under the race detector")
 	}
 	job(t, 2, func(t *testing.T, rank, size int) {
@@ -155,7 +155,7 @@ func TestWinDirectAllocatesNothing(t *testing.T) {
 // batch), and Get's reply lands in the caller's buffer; the bounds below are per
 // call, Flush included, measured over runs of 64 operations.
 func TestWinShippedAllocations(t *testing.T) {
-	if interRace {
+	if raceEnabled {
 		t.Skip("allocation counts mean nothing under the race detector")
 	}
 	res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: map[string]string{"transports": "self,tcp"}}, func(t *testing.T) {

@@ -1,7 +1,0 @@
-//go:build !race
-
-package mpi_test
-
-// interRace is whether the race detector is on: it makes sync.Pool drop items at
-// random, so allocation counts mean nothing then.
-const interRace = false
