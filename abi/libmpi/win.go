@@ -644,7 +644,38 @@ func rmaReq(op string, wh uintptr, p *core.Pending, err error, req unsafe.Pointe
 	return 0
 }
 
+// contigBytes is count items of datatype h at p as bytes when the type is committed
+// and contiguous from its start and count is positive: what the one-sided calls'
+// short ways take, as the Go facade's do. ok false sends the call the long way, which
+// also reports every bad argument.
+func contigBytes(p unsafe.Pointer, count int64, h uintptr) (b []byte, t *datatype.Type, ok bool) {
+	d := dtOf(h)
+	if d == nil || p == nil || count <= 0 {
+		return nil, nil, false
+	}
+	t = d.t
+	n := count * t.Size()
+	if !t.IsCommitted() || !t.IsContiguous() || t.LB() != 0 || n <= 0 || n/count != t.Size() {
+		return nil, nil, false
+	}
+	return unsafe.Slice((*byte)(p), n), t, true
+}
+
+// short is the window of a call that may take a short way: a blocking operation
+// (no request) whose origin and target are the same count of the same datatype.
+func short(wh uintptr, req unsafe.Pointer, oc int64, odt uintptr, tc int64, tdt uintptr) *win {
+	if req != nil || odt != tdt || oc != tc {
+		return nil
+	}
+	return winOf(wh)
+}
+
 func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
+	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
+		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.PutBytes(int(rank), disp, b) {
+			return 0
+		}
+	}
 	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {
 		return r
@@ -657,6 +688,11 @@ func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 }
 
 func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
+	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
+		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.GetBytes(int(rank), disp, b) {
+			return 0
+		}
+	}
 	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {
 		return r
@@ -669,6 +705,13 @@ func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 }
 
 func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
+	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
+		if rop, ok := rmaOps[oh]; ok {
+			if b, t, ok := contigBytes(o, oc, odt); ok && t.Kind() != datatype.KindNone && w.w.AccBytes(int(rank), disp, b, rop, t.Kind()) {
+				return 0
+			}
+		}
+	}
 	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {
 		return r
@@ -983,6 +1026,9 @@ func PMPI_Win_unlock_all(wh uintptr) int32 {
 
 //export PMPI_Win_flush
 func PMPI_Win_flush(rank int32, wh uintptr) int32 {
+	if w := winOf(wh); w != nil && w.w.FlushDirect(int(rank)) {
+		return 0 // a direct target's operations completed in their calls
+	}
 	return winSync("Win_flush", wh, func(w *core.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
 }
 
