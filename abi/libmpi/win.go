@@ -661,6 +661,16 @@ func contigBytes(p unsafe.Pointer, count int64, h uintptr) (b []byte, t *datatyp
 	return unsafe.Slice((*byte)(p), n), t, true
 }
 
+// word reports whether t is an 8-byte integer, which the short ways of
+// MPI_Fetch_and_op and MPI_Compare_and_swap update with one atomic instruction.
+func word(t *datatype.Type) bool {
+	switch t.Kind() {
+	case datatype.KindInt64, datatype.KindUint64, datatype.KindInt, datatype.KindUint:
+		return t.Size() == 8 && t.IsContiguous()
+	}
+	return false
+}
+
 // short is the window of a call that may take a short way: a blocking operation
 // (no request) whose origin and target are the same count of the same datatype.
 func short(wh uintptr, req unsafe.Pointer, oc int64, odt uintptr, tc int64, tdt uintptr) *win {
@@ -876,6 +886,16 @@ func PMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int64
 	if res == nil || o == nil && oh != opNoOp {
 		return failWin(op, wh, errorf(errBuffer, op, "origin_addr or result_addr is NULL"))
 	}
+	if word(t) {
+		var v uint64
+		if o != nil {
+			v = *(*uint64)(o)
+		}
+		if old, ok := w.w.FetchWord(rankIn(rank), disp, v, rop); ok {
+			*(*uint64)(res) = old
+			return 0
+		}
+	}
 	var ob []byte
 	if o != nil {
 		ob = unsafe.Slice((*byte)(o), n)
@@ -898,6 +918,12 @@ func PMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32, d
 	}
 	if o == nil || cmp == nil || res == nil {
 		return failWin(op, wh, errorf(errBuffer, op, "origin_addr, compare_addr or result_addr is NULL"))
+	}
+	if word(t) {
+		if old, ok := w.w.CasWord(rankIn(rank), disp, *(*uint64)(cmp), *(*uint64)(o)); ok {
+			*(*uint64)(res) = old
+			return 0
+		}
 	}
 	n := t.Size()
 	b := func(p unsafe.Pointer) []byte { return unsafe.Slice((*byte)(p), n) }
