@@ -100,6 +100,10 @@ type event struct {
 	err       error  // a rank broke the protocol
 	failure   string // an agent's word on what went wrong (host named)
 	lost      *child // an agent's connection ended
+	// at is when the launcher saw a local rank's process end (zero for a rank on
+	// another host, whose agent reports it): the order of two ranks' ends, which
+	// their events may not keep.
+	at time.Time
 }
 
 type abortMsg struct {
@@ -247,7 +251,7 @@ func (j *Job) run() int {
 			j.explain(fmt.Sprintf("received %v", sig))
 			j.diag("received %v; forwarding it to %d ranks", sig, j.spec.N-j.exited)
 			j.signalAll(sig)
-			j.reapAll(sig)
+			j.reapAll(sig, time.Time{})
 			return 128 + int(sig)
 		case <-timeout:
 			j.explain(fmt.Sprintf("the job timed out after %v", j.spec.Timeout))
@@ -305,7 +309,17 @@ func (j *Job) judge(ev event) (int, bool) {
 			why += "; stopping the job"
 		}
 		j.diag("%s %s", who(), why)
-		return j.fail(code), true
+		j.flushRanks()
+		j.signalAll(syscall.SIGTERM)
+		if first, ok := j.reapAll(syscall.SIGTERM, ev.at); ok {
+			// Another rank ended with an error of its own before this one, which
+			// probably failed because of it (a survivor that saw its peer gone): the
+			// job ends with the first failure's code.
+			c, why := exitCode(first)
+			j.diag("rank %d (pid %d, host %s) %s before it; the job ends with its code", first.rank, first.pid, j.hostName(first.host), why)
+			code = c
+		}
+		return code, true
 	}
 	return 0, false
 }
@@ -349,7 +363,7 @@ func exitCode(ev event) (int, string) {
 func (j *Job) fail(code int) int {
 	j.flushRanks()
 	j.signalAll(syscall.SIGTERM)
-	j.reapAll(syscall.SIGTERM)
+	j.reapAll(syscall.SIGTERM, time.Time{})
 	return code
 }
 
@@ -377,7 +391,9 @@ func (n *node) signalAll(sig syscall.Signal) {
 // job was stopped with: a rank found killed by another one (a SIGKILL before the
 // stop's own) died on its own, perhaps before the failure that stopped the job (its
 // end and a survivor's reach the launcher in either order), so it is reported too.
-func (j *Job) reapAll(sent syscall.Signal) {
+// With stopAt (when the launcher saw the rank whose failure stopped the job end), it
+// also returns the earliest local rank that exited with an error code before then.
+func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bool) {
 	// With agents, the last word is each agent's end: a subtree whose agent is gone has
 	// no ranks left (they die with their parent), reported or not. Without agents, each
 	// local rank's exit.
@@ -392,6 +408,10 @@ func (j *Job) reapAll(sent syscall.Signal) {
 				_, why := exitCode(ev)
 				j.diag("rank %d (pid %d, host %s) also %s", ev.rank, ev.pid, j.hostName(ev.host), why)
 			}
+			if ws := ev.status; ws.Exited() && ws.ExitStatus() != 0 && !stopAt.IsZero() && !ev.at.IsZero() &&
+				ev.at.Before(stopAt) && (!ok || ev.at.Before(first.at)) {
+				first, ok = ev, true
+			}
 		case ev.lost != nil:
 			agentsLeft--
 		}
@@ -403,6 +423,7 @@ func (j *Job) reapAll(sent syscall.Signal) {
 		syscall.Kill(-r.pid, syscall.SIGKILL)
 	}
 	j.drainOutput()
+	return first, ok
 }
 
 // drainOutput waits for the output forwarders, bounded: a background process a rank
@@ -470,6 +491,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	go n.serveRank(c)
 	go func() {
 		cmd.Wait()
+		at := time.Now()
 		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize)
 		// before its end is judged; bounded, as a child of the rank may hold the socket.
 		select {
@@ -478,7 +500,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		}
 		n.fmu.Lock()
 		ev := event{rank: r, pid: c.pid, host: c.host, exited: true, hello: c.hello, finalized: c.finalized,
-			status: cmd.ProcessState.Sys().(syscall.WaitStatus)}
+			status: cmd.ProcessState.Sys().(syscall.WaitStatus), at: at}
 		if c.mpiPid != 0 {
 			ev.pid = c.mpiPid
 		}
