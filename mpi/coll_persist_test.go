@@ -1,6 +1,7 @@
 package mpi_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -287,6 +288,26 @@ func persistentInitChecks(t *testing.T, rank, size int) {
 	must(t, err)
 	if want := []int{(rank + size - 1) % size, (rank + 1) % size}; nb[0] != want[0] || nb[1] != want[1] {
 		t.Errorf("NeighborAllgather run after a refused Init: %v, want %v", nb, want)
+	}
+	must(t, rq.Free())
+	// The dry run is the calling goroutine's: a nonblocking neighbourhood collective
+	// in flight on the ring (its own goroutine) runs as usual meanwhile, and an Init
+	// through a view with a context checks without exchanging.
+	nb2, nb3 := []int{-1, -1}, []int{-1, -1}
+	pend, err := mpi.IneighborAllgather(ring, []int{10 * rank}, nb2)
+	must(t, err)
+	rq, err = mpi.NeighborAllgatherInit(ring.WithContext(context.Background()), []int{rank}, nb3)
+	must(t, err)
+	_, err = pend.Wait()
+	must(t, err)
+	if want := []int{10 * ((rank + size - 1) % size), 10 * ((rank + 1) % size)}; nb2[0] != want[0] || nb2[1] != want[1] {
+		t.Errorf("IneighborAllgather beside a persistent Init: %v, want %v", nb2, want)
+	}
+	must(t, rq.Start())
+	_, err = rq.Wait()
+	must(t, err)
+	if want := []int{(rank + size - 1) % size, (rank + 1) % size}; nb3[0] != want[0] || nb3[1] != want[1] {
+		t.Errorf("NeighborAllgatherInit through a view: %v, want %v", nb3, want)
 	}
 	must(t, rq.Free())
 	must(t, ring.Free())

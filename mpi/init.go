@@ -5,8 +5,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -42,7 +40,7 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	if err := core.Init(int(required)); err != nil {
 		return 0, err
 	}
-	mainGoroutine.Store(goid())
+	mainGoroutine.Store(core.GoroutineID())
 	return required, nil
 }
 
@@ -51,13 +49,6 @@ var mainGoroutine atomic.Int64
 
 // goid is the calling goroutine's number, which the first line of its stack trace
 // gives ("goroutine 7 [running]:"); Go offers no other way to tell goroutines apart.
-func goid() int64 {
-	var buf [64]byte
-	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
-	id, _ := strconv.ParseInt(s[:strings.IndexByte(s, ' ')], 10, 64)
-	return id
-}
-
 // IsThreadMain reports whether the calling goroutine is the one that called Init or
 // InitThread (MPI_Is_thread_main): at ThreadFunneled, the one that may make MPI calls.
 // Goroutines are MPI's threads here; a goroutine that moves between OS threads stays
@@ -66,7 +57,7 @@ func IsThreadMain() (bool, error) {
 	if err := core.Ready("IsThreadMain"); err != nil {
 		return false, Self.fail("IsThreadMain", err)
 	}
-	return goid() == mainGoroutine.Load(), nil
+	return core.GoroutineID() == mainGoroutine.Load(), nil
 }
 
 // The version of the MPI standard mpigo implements (MPI_VERSION, MPI_SUBVERSION).

@@ -85,7 +85,9 @@ func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
 		return nil, Errorf(ClassArg, cl.Op, "%v", err)
 	}
 	if c.dry.Load() {
-		return nil, errDry
+		if err := c.dryStop(); err != nil {
+			return nil, err
+		}
 	}
 	seq := c.seqTag()
 	if c.coll.check {

@@ -30,7 +30,8 @@ type Comm struct {
 	freed  atomic.Bool
 
 	seq   atomic.Uint32 // the collective sequence: each collective's tag
-	dry   atomic.Bool   // CheckArgs is running: builders stop after their checks
+	dry   atomic.Bool   // CheckArgs is running: its goroutine's builders stop after their checks
+	dryG  atomic.Int64  // the goroutine running CheckArgs
 	coll  collTable     // the collectives chosen when c was made (colltable.go)
 	lconn conn          // the local group on the internal context
 	iconn conn          // an intercommunicator's both groups (local first)

@@ -36,7 +36,9 @@ func (c *Comm) beginInter(cl interCall, esize int) (*coll.Sched, error) {
 		return nil, Errorf(ClassArg, cl.op, "%v", err)
 	}
 	if c.dry.Load() {
-		return nil, errDry
+		if err := c.dryStop(); err != nil {
+			return nil, err
+		}
 	}
 	seq := int(c.seq.Add(1)-1) & tagInterSeqMask
 	if c.coll.check {
