@@ -10,8 +10,7 @@ import (
 // FutexWait sleeps while the 32-bit word at addr holds val, until a FutexWake on it or
 // for at most timeout; it returns at once if the word differs. It may also return
 // early (a wake for an earlier value), so callers look again; a signal does not end
-// it. Waits always
-// carry a timeout: a peer can die without waking anyone.
+// it. Waits always carry a timeout: a peer can die without waking anyone.
 //
 // The futex is not process-private: the word may be in memory other processes map,
 // the wakers.
