@@ -278,6 +278,54 @@ func TestProfileTimelineLongerThanRing(t *testing.T) {
 	}
 }
 
+// A ping-pong of small messages, whose events' edges are read where they cost the
+// message's path nothing (a send's start once its message has left, a receive's end
+// at its wait's last polls): every Send and Recv is in its rank's track, in order,
+// none overlapping the next, and the last call (Finalize) too.
+func TestProfilePingPongTimeline(t *testing.T) {
+	dir := t.TempDir()
+	const rounds = 2000
+	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, rankBin, "pingpong-single", strconv.Itoa(rounds))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Pid      int
+			Ts, Dur  float64
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	count := map[int]map[string]int{0: {}, 1: {}}
+	end := map[int]float64{}
+	for _, e := range tr.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		count[e.Pid][e.Name]++
+		if e.Dur < 0 {
+			t.Errorf("rank %d: %s lasts %v us", e.Pid, e.Name, e.Dur)
+		}
+		// The trace's times are microseconds, rounded: allow a nanosecond.
+		if e.Ts < end[e.Pid]-0.001 {
+			t.Errorf("rank %d: %s at %v us starts before the previous event's end, %v us", e.Pid, e.Name, e.Ts, end[e.Pid])
+		}
+		end[e.Pid] = e.Ts + e.Dur
+	}
+	for rank, c := range count {
+		if c["Send"] != rounds || c["Recv"] != rounds || c["Finalize"] != 1 {
+			t.Errorf("rank %d's track: %d Sends, %d Recvs, %d Finalize; want %d, %d and 1", rank, c["Send"], c["Recv"], c["Finalize"], rounds, rounds)
+		}
+	}
+}
+
 // Calls of every kind report themselves once: creation, topologies, neighbourhood
 // and nonblocking collectives, Isendrecv, windows, values, Free (rank 1's counts).
 func TestProfileCountsEveryKindOfCall(t *testing.T) {

@@ -77,6 +77,7 @@ func endProfile(t int64) {
 		return
 	}
 	prof.Exit(prof.Finalize, t, 0)
+	prof.Settle()
 	if err := prof.Flush("finalize"); err != nil {
 		warnProfile(err)
 	}
@@ -93,6 +94,7 @@ func beginFinalize() int64 {
 }
 
 func abortProfile() {
+	prof.Settle()
 	if err := prof.Flush("abort"); err != nil {
 		warnProfile(err)
 	}

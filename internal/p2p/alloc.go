@@ -105,7 +105,7 @@ func (e *Engine) allocReq(fit []byte, src, tag int, ctx uint32) *request {
 	r.fit, r.dst = fit, &r.msg
 	e.startRecv(r)
 	if !r.fin && src >= 0 {
-		e.pollPeer(r, src)
+		e.pollPeer(r, src, false)
 	}
 	if !r.fin {
 		e.block(nil, r, nil)

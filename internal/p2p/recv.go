@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -26,6 +27,18 @@ var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
 // measure). The blocking receive of the mpi package, the path of every small message,
 // uses this form. cancelled is never true for a blocking receive.
 func (e *Engine) RecvInfo(b Buf, src, tag int, ctx uint32) (from, gotTag int, n int64, err error) {
+	return e.recvInfo(b, src, tag, ctx, false)
+}
+
+// RecvCall is RecvInfo for a program's own blocking receive, made on its calling
+// goroutine: when the profile's timeline is on, its wait is where the last call's
+// event goes into the ring, and its end is read before each poll (prof.Waiting,
+// prof.Stamp), off the path of the message it waits for.
+func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32) (from, gotTag int, n int64, err error) {
+	return e.recvInfo(b, src, tag, ctx, prof.Stamping())
+}
+
+func (e *Engine) recvInfo(b Buf, src, tag int, ctx uint32, stamp bool) (from, gotTag int, n int64, err error) {
 	if (uint(src) >= uint(e.size) && src != AnySource) || (uint(tag) > MaxTag && tag != AnyTag) { // checked inline first
 		if err := e.checkRecv("Recv", src, tag); err != nil {
 			return 0, 0, 0, err
@@ -38,10 +51,16 @@ func (e *Engine) RecvInfo(b Buf, src, tag int, ctx uint32) (from, gotTag int, n 
 	r.private = true
 	r.setBuf(b)
 	e.startRecv(r)
+	if !r.fin && stamp {
+		prof.Waiting()
+	}
 	if !r.fin && src >= 0 {
-		e.pollPeer(r, src)
+		e.pollPeer(r, src, stamp)
 	}
 	if !r.fin {
+		if stamp {
+			prof.Unstamp() // a wait past the peer's polls ends when block returns
+		}
 		e.block(nil, r, nil)
 	} else {
 		e.flush()
@@ -61,7 +80,7 @@ func (e *Engine) RecvInfo(b Buf, src, tag int, ctx uint32) (from, gotTag int, n 
 // of other peers wait those few microseconds at most; block then makes full progress.
 // It runs only in a serialised engine (a locked one releases its lock between polls,
 // in block) and only while this rank has nothing to send. The caller holds e.mu.
-func (e *Engine) pollPeer(r *request, src int) {
+func (e *Engine) pollPeer(r *request, src int, stamp bool) {
 	if len(e.busy) > 0 || e.gets.head != nil || !e.mu.off.Load() {
 		return
 	}
@@ -84,6 +103,9 @@ func (e *Engine) pollPeer(r *request, src int) {
 		}
 	}
 	for i := min(e.peerPolls, e.idle.Spin()); i > 0; i-- {
+		if stamp && i&stampMask == 0 {
+			prof.Stamp()
+		}
 		if p.pp.Poll(e.h, 1) > 0 && (r.fin || r.done.Load() != 0 || len(e.busy) > 0 || e.gets.head != nil) {
 			return
 		}
@@ -417,3 +439,8 @@ func (e *Engine) imrecv(op string, b Buf, msg *Message) (Request, error) {
 	e.flush()
 	return Request{r, r.gen}, nil
 }
+
+// stampMask: a profiled receive's wait reads the clock before one poll in
+// stampMask+1. A read before every poll (10 ns, the poll's own cost) slowed the
+// detection of the message by more than it saved at the receive's exit.
+const stampMask = 3

@@ -3,6 +3,7 @@ package p2p
 import (
 	"context"
 	"fmt"
+	"github.com/mpigo/mpigo/internal/prof"
 	"time"
 )
 
@@ -22,6 +23,7 @@ func (e *Engine) block(cw *watch, r *request, cond func() bool) error {
 	ready := func() bool {
 		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
+	prof.WaitBegins()
 	w := e.idle.Begin() // End (with e.mu held) adapts the spin of the next waits
 	locked := true
 	for {
@@ -142,7 +144,7 @@ func (e *Engine) waitInto(c *watch, q *Request, st *Status) error {
 	}
 	e.mu.Lock()
 	if r.kind == recvReq && r.peer >= 0 && c == nil && r.done.Load() == 0 {
-		e.pollPeer(r, int(r.peer))
+		e.pollPeer(r, int(r.peer), false)
 	}
 	err := e.waitLocked(c, q, st)
 	e.mu.Unlock()

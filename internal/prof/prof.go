@@ -18,6 +18,14 @@
 //     their time is the sampled mean times their count. A clock read costs 10-25 ns,
 //     a tenth to a fifth of a small message's one-way latency, which is why the hot
 //     calls are not all timed.
+//   - With the timeline on, an event's interval lies within the call's, a few tens of
+//     nanoseconds short at one edge in two cases, so that no clock read lies between a
+//     message's arrival and the answer a ping-pong sends: a send of at most
+//     stampedMax bytes starts when it begins to wait, else at its end (after its
+//     message has left); a blocking receive of at most stampedMax bytes whose wait
+//     found its message ends at the clock read before one of its last few polls. An
+//     event reaches the ring at the next call's exit or wait (pend; Settle before a
+//     Flush that must hold it).
 //   - The current call is a few words written with plain stores (atomic under the
 //     race detector and off amd64); a reader (State) takes it when two reads agree.
 //     With several goroutines in MPI at once it is the last call entered.
@@ -137,7 +145,18 @@ func add(p *uint64, v uint64) {
 //	}
 func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 	if timed && !concurrent && cur.call == 0 {
-		// The timeline's path: one clock read and the current call's stores.
+		// The timeline's path: one clock read and the current call's stores; none
+		// for a small send, whose start is read when it waits or else at its end,
+		// after its message has left (see deferred).
+		polled = 0
+		if n <= stampedMax && deferrable[call] {
+			publish(&cur.call, uint64(call))
+			publishPtr(&cur.comm, comm)
+			publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
+			publish(&cur.bytes, uint64(n))
+			publish(&cur.since, 0)
+			return deferred
+		}
 		t := Now()
 		publish(&cur.call, uint64(call))
 		publishPtr(&cur.comm, comm)
@@ -222,34 +241,133 @@ func nextGap() uint32 {
 // Exit records the end of call, entered at t (Enter's answer), having moved n bytes.
 func Exit(call Call, t int64, n int) {
 	if t > 0 && timed && !concurrent {
-		// The timeline's path below ThreadMultiple: one clock read, the counters, and
-		// the event's slot stored in the ring, in this frame (a call in the state of
-		// the last one recorded, whose fields fit a slot, in a half with room);
-		// record takes the rest.
-		end := Now()
+		// The timeline's path below ThreadMultiple: the end's clock read (none for a
+		// receive whose wait read it, see Stamp), the counters, and the event kept
+		// as pending: it goes into the ring at the next call's exit or wait, which
+		// in a ping-pong is after this rank's answer has left, not before.
+		end := polled
+		if end == 0 || call != Recv || n > stampedMax {
+			end = Now()
+		}
+		polled = 0
+		if t == deferred {
+			if t = int64(load(&cur.since)); t == 0 {
+				t = end
+			}
+		}
 		peer, comm := cur.peer, cur.comm
 		publish(&cur.since, 0)
 		publish(&cur.call, 0)
-		c := &counts[call]
-		c.N++
-		c.Bytes += uint64(n)
-		c.Hist[bits.Len64(uint64(n))]++
-		c.Timed++
-		c.Ticks += uint64(end - t)
-		p := int32(uint32(peer))
-		dt, dur := uint64(t-tl.prev), uint64(end-t)
-		h := int(tl.head)
-		if comm == tl.stComm && uint32(peer>>32) == tl.tag && h < tl.half && dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
-			tl.ev[tl.base+h] = slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56}
-			tl.prev = t
-			publish(&tl.head, uint64(h+1))
-			return
+		if pend.call != None {
+			commit()
 		}
-		tl.record(call, comm, peer, t, end, n)
+		pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end = call, n, comm, peer, t, end
 		return
 	}
 	if !TryExit(call, t, n) {
 		exit(call, t, n)
+	}
+}
+
+// deferred is Enter's answer for a call whose start is not read yet: a send of at
+// most stampedMax bytes, whose start is read when it begins to wait (WaitBegins) or
+// else is its end. Such a send is short unless it waits: its event starts late by
+// the time it took to hand its message over, a copy of at most stampedMax bytes, and
+// the clock read it saves is the one that lay between a ping-pong's arrival and its
+// answer.
+const deferred = 1
+
+// deferrable: the sends that may start deferred (not the send-receives, which wait
+// for their receive's message).
+var deferrable = func() (d [NumCalls]bool) {
+	for c := range d {
+		d[c] = calls[c].kind == KindSend
+	}
+	for _, c := range []Call{Sendrecv, SendrecvReplace, Isendrecv, IsendrecvReplace, SendrecvValue} {
+		d[c] = false
+	}
+	return d
+}()
+
+// stampedMax is the largest receive whose end is the clock read before the poll that
+// completed it: the copy of a larger message would make that read too early.
+const stampedMax = 1024
+
+// polled is the clock read before the last poll of a blocking receive's wait (Stamp);
+// 0: none since the call began.
+var polled int64
+
+// pend is the last timed call's event, not yet in the ring (see Exit). call None:
+// none.
+var pend struct {
+	call   Call
+	n      int
+	comm   unsafe.Pointer
+	peer   uint64
+	t, end int64
+}
+
+// commit puts the pending event into the ring: in the common case one slot, stored
+// here (a call in the state of the last one recorded, whose fields fit a slot, in a
+// half with room); record takes the rest.
+func commit() {
+	call, n, comm, peer, t, end := pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end
+	pend.call = None
+	c := &counts[call]
+	c.N++
+	c.Bytes += uint64(n)
+	c.Hist[bits.Len64(uint64(n))]++
+	c.Timed++
+	c.Ticks += uint64(end - t)
+	p := int32(uint32(peer))
+	dt, dur := uint64(t-tl.prev), uint64(end-t)
+	h := int(tl.head)
+	if comm == tl.stComm && uint32(peer>>32) == tl.tag && h < tl.half && dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
+		tl.ev[tl.base+h] = slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56}
+		tl.prev = t
+		publish(&tl.head, uint64(h+1))
+		return
+	}
+	tl.record(call, comm, peer, t, end, n)
+}
+
+// WaitBegins is called where a wait begins (the engine's): a call whose start is
+// deferred starts now.
+func WaitBegins() {
+	if timed && !concurrent && load(&cur.since) == 0 && load(&cur.call) != 0 {
+		publish(&cur.since, uint64(Now()))
+	}
+}
+
+// Stamping says whether a blocking receive's wait should call Waiting and Stamp:
+// the timeline is on, below ThreadMultiple.
+func Stamping() bool { return timed && !concurrent }
+
+// Waiting is called by a program's blocking receive (on its calling goroutine, the
+// timeline on) that found no message and starts to wait for one: the pending event
+// goes into the ring now, while the message is on its way.
+func Waiting() {
+	if pend.call != None {
+		commit()
+	}
+	polled = 0
+}
+
+// Stamp reads the clock before a poll of a blocking receive's wait: if the poll
+// completes the receive, that is its end, a poll and a small copy early, and the
+// receive's exit reads no clock on the path between the message's arrival and what
+// the rank does next (in a ping-pong, its answer).
+func Stamp() { polled = Now() }
+
+// Unstamp forgets the last Stamp: the receive waits on where the polls are not
+// stamped.
+func Unstamp() { polled = 0 }
+
+// Settle puts the pending event into the ring. The calling goroutine calls it before
+// a Flush that must include its last call (Finalize, Abort, an error).
+func Settle() {
+	if timed && !concurrent && pend.call != None {
+		commit()
 	}
 }
 
@@ -298,6 +416,9 @@ func exit(call Call, t int64, n int) {
 	}
 	add(&c.Ticks, uint64(end-t))
 	if timed {
+		if !concurrent && pend.call != None {
+			commit() // the events stay in the order of their ends
+		}
 		tl.add(call, comm, peer, t, end, n)
 	}
 }

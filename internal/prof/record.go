@@ -551,6 +551,7 @@ func OnError() {
 	if !timed {
 		return
 	}
+	Settle()
 	now := time.Now().UnixNano()
 	if last := lastErrorFlush.Load(); now-last < int64(errorFlushGap) || !lastErrorFlush.CompareAndSwap(last, now) {
 		return

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/mpigo/mpigo/internal/topo"
@@ -42,7 +43,15 @@ func main() {
 		signal.Notify(termSigs, syscall.SIGTERM)
 	}
 	fmt.Printf("pid %d rank %d\n", os.Getpid(), rank)
-	if err := mpi.Init(); err != nil {
+	var err error
+	if strings.HasSuffix(mode, "-single") {
+		// The mode at ThreadSingle, where the profile's calls take their serial path.
+		mode = strings.TrimSuffix(mode, "-single")
+		_, err = mpi.InitThread(mpi.ThreadSingle)
+	} else {
+		err = mpi.Init()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -211,6 +220,21 @@ func main() {
 			os.Exit(3)
 		}
 		must(w.Barrier())
+	case "pingpong": // ROUNDS: ranks 0 and 1 exchange 8 bytes ROUNDS times with blocking
+		// Send and Recv
+		w := mpi.World
+		me, buf := w.Rank(), make([]byte, 8)
+		for i := 0; i < arg(2); i++ {
+			if me == 0 {
+				must(mpi.Send(w, buf, 1, 1))
+				_, err := mpi.Recv(w, buf, 1, 1)
+				must(err)
+			} else if me == 1 {
+				_, err := mpi.Recv(w, buf, 0, 1)
+				must(err)
+				must(mpi.Send(w, buf, 0, 1))
+			}
+		}
 	case "hello":
 	case "affinity": // print the CPUs this rank may run on
 		cpus, err := topo.Allowed()
