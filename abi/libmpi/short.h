@@ -40,8 +40,10 @@ enum { MPIGO_K_NONE, MPIGO_K_I8, MPIGO_K_I16, MPIGO_K_I32, MPIGO_K_I64, MPIGO_K_
 
 #define MPIGO_SHORT_WINS 1024 /* windows above handle 0x1000 + this take the Go way */
 
-extern int32_t mpigo_short_live;
-extern mpigo_dt mpigo_short_dts[256];
-void mpigo_short_set(uintptr_t h, mpigo_win *d);
+/* The library's own: not in its dynamic symbol table. */
+#define MPIGO_HIDDEN __attribute__((visibility("hidden")))
+extern MPIGO_HIDDEN int32_t mpigo_short_live;
+extern MPIGO_HIDDEN mpigo_dt mpigo_short_dts[256];
+MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);
 
 #endif
