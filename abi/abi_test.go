@@ -85,10 +85,17 @@ func cc(t *testing.T, mpigo, src string) string {
 // that it ends well and prints "OK name".
 func job(t *testing.T, prog string, n int, extra ...string) string {
 	t.Helper()
+	return jobArgs(t, prog, n, extra, nil)
+}
+
+// jobArgs is job with arguments for the program.
+func jobArgs(t *testing.T, prog string, n int, extra, progArgs []string) string {
+	t.Helper()
 	mpigo := setup(t)
 	bin := cc(t, mpigo, filepath.Join("testdata", prog+".c"))
 	args := append([]string{"run", "-n", itoa(n)}, extra...)
 	args = append(args, bin)
+	args = append(args, progArgs...)
 	out, errs, err := run(t, 2*time.Minute, mpigo, args...)
 	if err != nil || !strings.Contains(out, "OK "+prog) {
 		t.Fatalf("%s on %d ranks: %v\n--- stdout\n%s--- stderr\n%s", prog, n, err, out, errs)
@@ -249,6 +256,27 @@ func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 // still maps the node's region.
 func TestOneSidedTCP(t *testing.T) {
 	job(t, "rma", 2, "--set", "transports=self,tcp", "--set", "rma_shm=off")
+}
+
+// TestOneSidedShortWays: the one-sided calls done in C (libmpi/short.c) where the
+// target's memory is mapped here, and in Go everywhere else, with the same data and
+// errors: on one node over shared memory, over TCP (the allocated window made again
+// over C memory: every target shipped, this rank's own memory served by its progress
+// goroutine), and on two nodes (ranks 1 and 2 share one, rank 0 reaches them over
+// TCP).
+func TestOneSidedShortWays(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { job(t, "rmashort", 2) })
+	t.Run("tcp", func(t *testing.T) {
+		jobArgs(t, "rmashort", 2, []string{"--set", "transports=self,tcp"}, []string{"tcp"})
+	})
+	t.Run("nodes", func(t *testing.T) {
+		dir := t.TempDir()
+		agent := filepath.Join(dir, "fakessh") // runs the command here, as if on the host named
+		if err := os.WriteFile(agent, []byte("#!/bin/sh\nshift\nexec \"$@\"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		jobArgs(t, "rmashort", 3, []string{"--host", "alpha:1,beta:2", "--launch-agent", agent}, nil)
+	})
 }
 
 // TestOwnSignalHandlers: a C program's own handlers (SIGINT installed before MPI_Init,

@@ -129,6 +129,7 @@ func initialize(op string, level int32) int32 {
 	if err := predefinedAttrs(); err != nil {
 		return fail(op, 0, err)
 	}
+	setShortLive(true)
 	return 0
 }
 
@@ -174,7 +175,12 @@ func PMPI_Finalized(flag unsafe.Pointer) int32 {
 func PMPI_Finalize() int32 {
 	// MPI_COMM_SELF's attributes are deleted first, while MPI still works, so that a
 	// library can hook the end of MPI with a delete callback (MPI 4.1 section 11.2.4).
-	err := core.Finalize(func() error { return deleteAll(&self, hCommSelf) })
+	err := core.Finalize(func() error {
+		err := deleteAll(&self, hCommSelf)
+		setShortLive(false) // after the callbacks, which may still use windows
+		return err
+	})
+	setShortLive(core.Live())
 	return fail("Finalize", 0, err)
 }
 

@@ -26,6 +26,13 @@
 //     the procedure's name in the error string. abi/gen writes zforward.c and zstubs.c
 //     from abi/gen/procs.txt and checks the Go exports' parameter types against the
 //     prototypes.
+//   - The one-sided calls' short ways are C (short.c): MPI_Put, MPI_Get,
+//     MPI_Accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and the flushes do the
+//     device's short way in C, without crossing into Go, when the target's memory is
+//     mapped here and the rules of internal/core/win_fast.go hold, reading a copy of
+//     the device's state in C memory that Go keeps true (short.go); anything else,
+//     every error included, goes to the call's Go half, the export goPMPI_x (zgo.h),
+//     so the outcome is the Go way's.
 //
 // Implemented (481 of the standard's 660 procedures, with their _c forms and PMPI_
 // twins; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init, MPI_Init_thread

@@ -45,6 +45,7 @@ type win struct {
 	pre    *C.winattrs
 	base   unsafe.Pointer
 	flavor int
+	short  *shortWin // the copy short.c reads (short.go)
 }
 
 var wins table[win]
@@ -98,7 +99,9 @@ func newWin(cw *core.Win, c *comm, info uintptr, base, cmem unsafe.Pointer, size
 	}
 	w.pre = (*C.winattrs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.winattrs{}))))
 	w.pre.size, w.pre.disp_unit, w.pre.flavor, w.pre.model = C.MPI_Aint(size), C.int(unit), C.int(flavor), 321 // MPI_WIN_UNIFIED
-	setHandle(out, wins.add(w))
+	h := wins.add(w)
+	newShort(w, h)
+	setHandle(out, h)
 }
 
 func winArgs(op string, ch uintptr, size, unit int64, out unsafe.Pointer) (*comm, int32) {
@@ -285,9 +288,12 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 			return failWin(op, wh, err)
 		}
 	}
+	hideShort(wh)
 	if err := w.w.Free(op); err != nil {
+		w.showShort(wh)
 		return failWin(op, wh, err)
 	}
+	w.freeShort()
 	unrefErrh(uintptr(w.errh.Load()))
 	if w.cmem != nil {
 		C.free(w.cmem)
@@ -683,6 +689,7 @@ func short(wh uintptr, req unsafe.Pointer, oc int64, odt uintptr, tc int64, tdt 
 func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.PutBytes(int(rank), disp, b) {
+			w.streamed(len(b))
 			return 0
 		}
 	}
@@ -690,6 +697,7 @@ func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w == nil {
 		return r
 	}
+	w.streamed(len(ob.Mem))
 	if req == nil {
 		return failWin(op, wh, w.w.Put(op, &ob, &t))
 	}
@@ -700,6 +708,7 @@ func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.GetBytes(int(rank), disp, b) {
+			w.streamed(len(b))
 			return 0
 		}
 	}
@@ -763,13 +772,15 @@ func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsaf
 	return rmaReq(op, wh, p, err, req)
 }
 
-//export PMPI_Put
-func PMPI_Put(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr) int32 {
+//export goPMPI_Put
+func goPMPI_Put(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr) int32 {
+	goHalves.Add(1)
 	return put("Put", o, int64(oc), odt, rank, disp, int64(tc), tdt, wh, nil)
 }
 
-//export PMPI_Put_c
-func PMPI_Put_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
+//export goPMPI_Put_c
+func goPMPI_Put_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
+	goHalves.Add(1)
 	return put("Put", o, oc, odt, rank, disp, tc, tdt, wh, nil)
 }
 
@@ -789,13 +800,15 @@ func PMPI_Rput_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc i
 	return put("Rput", o, oc, odt, rank, disp, tc, tdt, wh, req)
 }
 
-//export PMPI_Get
-func PMPI_Get(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr) int32 {
+//export goPMPI_Get
+func goPMPI_Get(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, wh uintptr) int32 {
+	goHalves.Add(1)
 	return get("Get", o, int64(oc), odt, rank, disp, int64(tc), tdt, wh, nil)
 }
 
-//export PMPI_Get_c
-func PMPI_Get_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
+//export goPMPI_Get_c
+func goPMPI_Get_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
+	goHalves.Add(1)
 	return get("Get", o, oc, odt, rank, disp, tc, tdt, wh, nil)
 }
 
@@ -815,13 +828,15 @@ func PMPI_Rget_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc i
 	return get("Rget", o, oc, odt, rank, disp, tc, tdt, wh, req)
 }
 
-//export PMPI_Accumulate
-func PMPI_Accumulate(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr) int32 {
+//export goPMPI_Accumulate
+func goPMPI_Accumulate(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr) int32 {
+	goHalves.Add(1)
 	return accumulate("Accumulate", o, int64(oc), odt, rank, disp, int64(tc), tdt, oh, wh, nil)
 }
 
-//export PMPI_Accumulate_c
-func PMPI_Accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
+//export goPMPI_Accumulate_c
+func goPMPI_Accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
+	goHalves.Add(1)
 	return accumulate("Accumulate", o, oc, odt, rank, disp, tc, tdt, oh, wh, nil)
 }
 
@@ -867,8 +882,9 @@ func PMPI_Rget_accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, res unsafe.
 	return getAccumulate("Rget_accumulate", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, req)
 }
 
-//export PMPI_Fetch_and_op
-func PMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int64, oh, wh uintptr) int32 {
+//export goPMPI_Fetch_and_op
+func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int64, oh, wh uintptr) int32 {
+	goHalves.Add(1)
 	const op = "Fetch_and_op"
 	w, r := needWin(op, wh)
 	if w == nil {
@@ -905,8 +921,9 @@ func PMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int64
 	return failWin(op, wh, w.w.FetchAndOp(op, ob, unsafe.Slice((*byte)(res), n), t, rankIn(rank), disp, rop))
 }
 
-//export PMPI_Compare_and_swap
-func PMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32, disp int64, wh uintptr) int32 {
+//export goPMPI_Compare_and_swap
+func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32, disp int64, wh uintptr) int32 {
+	goHalves.Add(1)
 	const op = "Compare_and_swap"
 	w, r := needWin(op, wh)
 	if w == nil {
@@ -945,12 +962,16 @@ func assertIn(a int32) int {
 	return out | int(a)<<16 // bits the device does not know stay wrong: it refuses them
 }
 
+// winSync runs a synchronisation call, then refreshes the copy of the window's state
+// that short.c reads.
 func winSync(op string, wh uintptr, f func(w *core.Win) error) int32 {
 	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	return failWin(op, wh, f(w.w))
+	err := f(w.w)
+	w.refreshShort()
+	return failWin(op, wh, err)
 }
 
 //export PMPI_Win_fence
@@ -1050,26 +1071,31 @@ func PMPI_Win_unlock_all(wh uintptr) int32 {
 	return winSync("Win_unlock_all", wh, func(w *core.Win) error { return w.UnlockAll("Win_unlock_all") })
 }
 
-//export PMPI_Win_flush
-func PMPI_Win_flush(rank int32, wh uintptr) int32 {
+//export goPMPI_Win_flush
+func goPMPI_Win_flush(rank int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	if w := winOf(wh); w != nil && w.w.FlushDirect(int(rank)) {
+		w.flushed()
 		return 0 // a direct target's operations completed in their calls
 	}
 	return winSync("Win_flush", wh, func(w *core.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
 }
 
-//export PMPI_Win_flush_local
-func PMPI_Win_flush_local(rank int32, wh uintptr) int32 {
+//export goPMPI_Win_flush_local
+func goPMPI_Win_flush_local(rank int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_flush_local", wh, func(w *core.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
 }
 
-//export PMPI_Win_flush_all
-func PMPI_Win_flush_all(wh uintptr) int32 {
+//export goPMPI_Win_flush_all
+func goPMPI_Win_flush_all(wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_flush_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_all", false) })
 }
 
-//export PMPI_Win_flush_local_all
-func PMPI_Win_flush_local_all(wh uintptr) int32 {
+//export goPMPI_Win_flush_local_all
+func goPMPI_Win_flush_local_all(wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_flush_local_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_local_all", true) })
 }
 

@@ -227,6 +227,9 @@ func (w *Win) setup(op string, a WinArgs) error {
 	binary.LittleEndian.PutUint64(rec[0:], uint64(a.Size))
 	binary.LittleEndian.PutUint64(rec[8:], uint64(a.DispUnit))
 	binary.LittleEndian.PutUint64(rec[16:], uint64(proc.NodeOf(World.rank)))
+	if regionWanted {
+		binary.LittleEndian.PutUint64(rec[24:], 1)
+	}
 	all, err := w.allgather(rec)
 	if err != nil {
 		return MapErr(op, err)
@@ -236,6 +239,10 @@ func (w *Win) setup(op string, a WinArgs) error {
 		sizes[r] = int64(binary.LittleEndian.Uint64(all[r*winRecord:]))
 		units[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+8:]))
 		nodes[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+16:]))
+		// mapRegion is collective: every rank maps a region if any wants one. A rank
+		// alone on its node has no shared-memory transport, but its node's ranks of
+		// the window (itself) still share a region (a memfd needs no transport).
+		regionWanted = regionWanted || binary.LittleEndian.Uint64(all[r*winRecord+24:]) != 0
 	}
 	me := nodes[w.rank]
 	offNode := false

@@ -172,3 +172,60 @@ func (w *Win) FlushDirect(t int) bool {
 	}
 	return false
 }
+
+// The short ways taken outside the device: the C ABI does the operations above in C,
+// without crossing into Go, from a copy of what they check that it refreshes after
+// every call that changes it (window creation, the synchronisation calls, Free).
+// These report that state; the rules stay the ones above.
+
+// DirectTarget returns target t's memory, mapped here, and displacement unit when t is
+// direct, and its accumulate lock word when the control block lies in node shared
+// memory (nil where it is this process's Go memory, a window not in a region).
+func (w *Win) DirectTarget(t int) (mem []byte, dispUnit int, acc *uint32, ok bool) {
+	if uint(t) >= uint(len(w.peers)) || w.freed.Load() || !w.peers[t].direct {
+		return nil, 0, nil, false
+	}
+	p := &w.peers[t]
+	if w.reg != nil {
+		acc = p.ctrl.acc()
+	}
+	return p.mem, p.dispUnit, acc, true
+}
+
+// Short states of a target (ShortState).
+const (
+	ShortNone  = 0 // no epoch gives access to the target here
+	ShortOps   = 1 // operations may take the short way (a fence or PSCW access epoch)
+	ShortFlush = 2 // and Flush has nothing to do: this rank holds a lock on it
+)
+
+// ShortState says what the short ways may do at direct target t now: what directPeer
+// and FlushDirect check, less what holds for the window's whole life.
+func (w *Win) ShortState(t int) int {
+	if uint(t) >= uint(len(w.peers)) || state.Load() != stateInit || w.freed.Load() || !w.peers[t].direct {
+		return ShortNone
+	}
+	switch {
+	case w.locks[t].Load() != 0:
+		return ShortFlush
+	case w.fence.Load() || w.accessTo[t].Load():
+		return ShortOps
+	}
+	return ShortNone
+}
+
+// Served reports whether a progress goroutine applies other ranks' requests to this
+// rank's memory: then an operation on this rank's own memory and Flush synchronise
+// with it (observe), which only the device's own short ways do.
+func (w *Win) Served() bool { return w.served }
+
+// Locked reports whether this rank holds a passive-target lock on t (Lock or LockAll).
+func (w *Win) Locked(t int) bool {
+	return uint(t) < uint(len(w.locks)) && !w.freed.Load() && w.locks[t].Load() != 0
+}
+
+// Size is the number of ranks of the window.
+func (w *Win) Size() int { return w.size }
+
+// Rank is this rank's rank in the window.
+func (w *Win) Rank() int { return w.rank }

@@ -1,0 +1,268 @@
+/* short.c - the one-sided calls' short ways in C. A C program's MPI_Put and
+ * MPI_Win_flush would each cross into Go (about 50 ns: the cgo callback), where the
+ * device's short way itself costs a few: so when the target's memory is mapped in this
+ * process (node shared memory), an epoch gives access to it, the datatype is one
+ * predefined contiguous type on both sides and the bytes lie inside the target's
+ * window, these calls do the operation here, as the device's short ways do it
+ * (internal/core/win_fast.go): loads and stores, the CPU's atomics for 8-byte
+ * integers, the target's accumulate lock for other accumulates. Anything else, and
+ * every error, goes to the call's Go half (goPMPI_x, zgo.h), which checks, reports
+ * through the window's error handler and takes the general path: the short way
+ * changes no outcome, only its cost.
+ *
+ * What they read is a copy in C memory of the device's state, per window (short.h):
+ * Go fills it when the window is made and refreshes it after every call that changes
+ * it (the synchronisation calls, Free, Finalize). C never holds Go memory. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* the accumulate loops: vectorised as the device's kernels are */
+#endif
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include "mpi.h"
+#include "short.h"
+#include "zgo.h"
+
+int32_t mpigo_short_live;
+mpigo_dt mpigo_short_dts[256];
+static mpigo_win *wins[MPIGO_SHORT_WINS];
+
+/* Copies of 1 MiB and more take the Go way, whose cost model chooses how they touch the
+ * caches (win_fast.go copyDirect); a crossing is nothing beside them. */
+#define SHORT_MAX (1 << 20)
+
+void mpigo_short_set(uintptr_t h, mpigo_win *d) {
+    uintptr_t i = h - 0x1000;
+    if (i < MPIGO_SHORT_WINS) __atomic_store_n(&wins[i], d, __ATOMIC_RELEASE);
+}
+
+static inline mpigo_win *win_of(MPI_Win h) {
+    uintptr_t i = (uintptr_t)h - 0x1000;
+    if (i >= MPIGO_SHORT_WINS || !__atomic_load_n(&mpigo_short_live, __ATOMIC_ACQUIRE)) return NULL;
+    return __atomic_load_n(&wins[i], __ATOMIC_ACQUIRE);
+}
+
+static inline const mpigo_dt *dt_of(MPI_Datatype h) {
+    uintptr_t i = (uintptr_t)h - 0x200;
+    return i < 256 && mpigo_short_dts[i].size > 0 ? &mpigo_short_dts[i] : NULL;
+}
+
+/* state reads target rank's state, 0 when it is not a rank of the window. */
+static inline int state(const mpigo_win *d, int rank) {
+    if ((unsigned)rank >= (unsigned)d->n) return 0;
+    return __atomic_load_n(&d->t[rank].state, __ATOMIC_ACQUIRE);
+}
+
+/* at returns where n bytes from disp of target rank lie here, when an operation on
+ * them may take the short way: the device's directPeer and at. */
+static inline char *at(const mpigo_win *d, int rank, MPI_Aint disp, int64_t n, uint32_t **acc) {
+    if (state(d, rank) < 1 || (rank == d->rank && d->served)) return NULL;
+    const mpigo_target *t = &d->t[rank];
+    if (disp < 0 || disp > t->maxdisp) return NULL;
+    int64_t off = disp * t->unit; /* <= size: no overflow */
+    if (n > t->size - off) return NULL;
+    if (acc) *acc = t->acc;
+    return t->mem + off;
+}
+
+/* bytes is count items of h when origin and target are the same count of the same
+ * predefined type and the call may take the short way; 0 otherwise. */
+static inline int64_t bytes(const void *buf, int64_t oc, MPI_Datatype odt, int64_t tc, MPI_Datatype tdt, const mpigo_dt **dt) {
+    if (oc != tc || odt != tdt || oc <= 0 || oc >= SHORT_MAX || buf == NULL) return 0;
+    const mpigo_dt *t = dt_of(odt);
+    if (t == NULL) return 0;
+    int64_t n = oc * t->size; /* sizes are at most 64 KiB: no overflow */
+    if (n >= SHORT_MAX) return 0;
+    if (dt) *dt = t;
+    return n;
+}
+
+static inline int short_put(const void *o, int64_t oc, MPI_Datatype odt, int rank, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Win win) {
+    int64_t n = bytes(o, oc, odt, tc, tdt, NULL);
+    mpigo_win *d;
+    char *p;
+    if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    if (n == 8) memcpy(p, o, 8); /* one store */
+    else memmove(p, o, n);
+    return 1;
+}
+
+static inline int short_get(void *o, int64_t oc, MPI_Datatype odt, int rank, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Win win) {
+    int64_t n = bytes(o, oc, odt, tc, tdt, NULL);
+    mpigo_win *d;
+    char *p;
+    if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    if (n == 8) memcpy(o, p, 8);
+    else memmove(o, p, n);
+    return 1;
+}
+
+/* The accumulate lock: rma.Lock and rma.Unlock's protocol on the same word. */
+static inline void acc_lock(uint32_t *w) {
+    for (int i = 1;; i++) {
+        uint32_t z = 0;
+        if (__atomic_compare_exchange_n(w, &z, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+        if ((i & 63) == 63) sched_yield();
+    }
+}
+
+static inline void acc_unlock(uint32_t *w) { __atomic_store_n(w, 0, __ATOMIC_SEQ_CST); }
+
+/* Unrolled, the vector loop issues several loads before its stores: twice as fast on a
+ * 4 KiB accumulate, whose stores otherwise stall the next loads (the origin and target
+ * often share their addresses' low 12 bits). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define UNROLL _Pragma("GCC unroll 4")
+#else
+#define UNROLL
+#endif
+#define SUM_LOOP(T, t, o, n)                                                              \
+    do {                                                                                  \
+        T *restrict t_ = (T *)(t);                                                        \
+        const T *restrict o_ = (const T *)(o);                                            \
+        UNROLL for (int64_t i_ = 0; i_ < (n) / (int64_t)sizeof(T); i_++) t_[i_] = t_[i_] + o_[i_]; \
+    } while (0)
+
+/* sum adds origin into target element-wise, as the device's kernels do (integers wrap:
+ * the unsigned type of the width); with AVX2 where the CPU has it, as they do. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void sum(int kind, void *t, const void *o, int64_t n) {
+    switch (kind) {
+    case MPIGO_K_I8: SUM_LOOP(uint8_t, t, o, n); break;
+    case MPIGO_K_I16: SUM_LOOP(uint16_t, t, o, n); break;
+    case MPIGO_K_I32: SUM_LOOP(uint32_t, t, o, n); break;
+    case MPIGO_K_I64: SUM_LOOP(uint64_t, t, o, n); break;
+    case MPIGO_K_F32: SUM_LOOP(float, t, o, n); break;
+    case MPIGO_K_F64: SUM_LOOP(double, t, o, n); break;
+    }
+}
+
+static inline int short_acc(const void *o, int64_t oc, MPI_Datatype odt, int rank, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Op op, MPI_Win win) {
+    const mpigo_dt *dt = NULL;
+    int64_t n = bytes(o, oc, odt, tc, tdt, &dt);
+    if (n == 0) return 0;
+    int replace = op == MPI_REPLACE;
+    if (!(replace ? dt->replace : op == MPI_SUM && dt->sum && dt->kind != MPIGO_K_NONE)) return 0;
+    mpigo_win *d = win_of(win);
+    uint32_t *lock = NULL;
+    char *p;
+    if (d == NULL || (p = at(d, rank, disp, n, &lock)) == NULL) return 0;
+    if (dt->atomic) {
+        /* 8-byte integers one by one with the CPU's atomics (rma.accAtomic). */
+        if ((uintptr_t)p & 7) return 0;
+        uint64_t *w = (uint64_t *)p;
+        for (int64_t i = 0; i < n / 8; i++) {
+            uint64_t v;
+            memcpy(&v, (const char *)o + 8 * i, 8);
+            if (replace) __atomic_exchange_n(&w[i], v, __ATOMIC_SEQ_CST);
+            else __atomic_fetch_add(&w[i], v, __ATOMIC_SEQ_CST);
+        }
+        return 1;
+    }
+    if (lock == NULL) return 0; /* the lock word is Go's memory: the Go way takes it */
+    acc_lock(lock);
+    if (replace) memmove(p, o, n);
+    else sum(dt->kind, p, o, n);
+    acc_unlock(lock);
+    return 1;
+}
+
+/* short_word is where the 8-byte integer at disp of target rank lies, for the atomics
+ * of MPI_Fetch_and_op and MPI_Compare_and_swap, when they may take the short way. */
+static inline uint64_t *short_word(MPI_Datatype dh, int rank, MPI_Aint disp, MPI_Win win) {
+    const mpigo_dt *dt = dt_of(dh);
+    mpigo_win *d;
+    char *p;
+    if (dt == NULL || !dt->atomic || (d = win_of(win)) == NULL || (p = at(d, rank, disp, 8, NULL)) == NULL ||
+        ((uintptr_t)p & 7))
+        return NULL;
+    return (uint64_t *)p;
+}
+
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    if (short_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)) return MPI_SUCCESS;
+    return goPMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    if (short_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)) return MPI_SUCCESS;
+    return goPMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    if (short_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)) return MPI_SUCCESS;
+    return goPMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    if (short_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)) return MPI_SUCCESS;
+    return goPMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    if (short_acc(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win)) return MPI_SUCCESS;
+    return goPMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    if (short_acc(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win)) return MPI_SUCCESS;
+    return goPMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+    uint64_t *w, v = 0, old;
+    if (result_addr != NULL && (origin_addr != NULL || op == MPI_NO_OP) && (op == MPI_SUM || op == MPI_REPLACE || op == MPI_NO_OP) &&
+        (w = short_word(datatype, target_rank, target_disp, win)) != NULL) {
+        if (origin_addr != NULL) memcpy(&v, origin_addr, 8);
+        if (op == MPI_SUM) old = __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);
+        else if (op == MPI_REPLACE) old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);
+        else old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+        memcpy(result_addr, &old, 8);
+        return MPI_SUCCESS;
+    }
+    return goPMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+}
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+    uint64_t *w, v, cmp;
+    if (origin_addr != NULL && compare_addr != NULL && result_addr != NULL &&
+        (w = short_word(datatype, target_rank, target_disp, win)) != NULL) {
+        memcpy(&v, origin_addr, 8);
+        memcpy(&cmp, compare_addr, 8);
+        /* On failure cmp receives what the word held; on success it held cmp. */
+        __atomic_compare_exchange_n(w, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        memcpy(result_addr, &cmp, 8);
+        return MPI_SUCCESS;
+    }
+    return goPMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+}
+
+/* Flush of a target this rank holds a lock on whose memory is mapped here: its
+ * operations completed in their calls (the device's FlushDirect). Where a progress
+ * goroutine runs, or Go copied a stream since the last flush, the Go half does it: it
+ * has more to do then. */
+int PMPI_Win_flush(int rank, MPI_Win win) {
+    mpigo_win *d = win_of(win);
+    if (d != NULL && !d->served && state(d, rank) == 2 && !__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    return goPMPI_Win_flush(rank, win);
+}
+
+int PMPI_Win_flush_local(int rank, MPI_Win win) {
+    mpigo_win *d = win_of(win);
+    if (d != NULL && state(d, rank) == 2) return MPI_SUCCESS;
+    return goPMPI_Win_flush_local(rank, win);
+}
+
+int PMPI_Win_flush_all(MPI_Win win) {
+    mpigo_win *d = win_of(win);
+    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    return goPMPI_Win_flush_all(win);
+}
+
+int PMPI_Win_flush_local_all(MPI_Win win) {
+    mpigo_win *d = win_of(win);
+    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    return goPMPI_Win_flush_local_all(win);
+}

@@ -1,0 +1,200 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "short.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/rma"
+)
+
+// The Go side of the one-sided calls' short ways in C (short.c): the copy of the
+// device's state they read, in C memory (short.h). The rules are the device's
+// (internal/core/win_fast.go); this file only keeps the copy true:
+//
+//   - the predefined datatypes, once, from this package's table;
+//   - per window, when it is made: each target's memory when it is mapped here (node
+//     shared memory, or this rank's own C memory), its displacement unit and size,
+//     its accumulate lock word when that lies in shared memory;
+//   - per target, after every synchronisation call (winSync): what its epoch allows,
+//     from the device (core.Win.ShortState), and whether MPI_Win_flush_all has
+//     anything to do;
+//   - before MPI_Win_free and MPI_Finalize: nothing, so the calls take the Go way
+//     and report what is wrong.
+//
+// The C side reads the words that change with atomic loads, so it is right under
+// MPI_THREAD_MULTIPLE; a program that frees a window or ends an epoch while another
+// thread still operates on it is erroneous in MPI too.
+
+// shortKinds are the element kinds short.c's kernels add.
+var shortKinds = map[datatype.Kind]C.uint8_t{
+	datatype.KindInt8: C.MPIGO_K_I8, datatype.KindUint8: C.MPIGO_K_I8,
+	datatype.KindInt16: C.MPIGO_K_I16, datatype.KindUint16: C.MPIGO_K_I16,
+	datatype.KindInt32: C.MPIGO_K_I32, datatype.KindUint32: C.MPIGO_K_I32,
+	datatype.KindInt64: C.MPIGO_K_I64, datatype.KindUint64: C.MPIGO_K_I64,
+	datatype.KindInt: C.MPIGO_K_I64, datatype.KindUint: C.MPIGO_K_I64,
+	datatype.KindFloat32: C.MPIGO_K_F32, datatype.KindFloat64: C.MPIGO_K_F64,
+}
+
+func init() {
+	for i, d := range predefT {
+		if d == nil {
+			continue
+		}
+		t := d.t
+		if !t.IsContiguous() || t.LB() != 0 || t.Size() <= 0 || t.Size() != t.Extent() || t.Size() > 1<<16 {
+			continue
+		}
+		e := &C.mpigo_short_dts[i]
+		e.size = C.int32_t(t.Size())
+		k := t.Kind()
+		if k == datatype.KindNone {
+			continue
+		}
+		if _, err := rma.Lookup(rma.OpReplace, k); err == nil {
+			e.replace = 1
+		}
+		if ck, ok := shortKinds[k]; ok {
+			e.kind = ck
+			if _, err := rma.Lookup(rma.OpSum, k); err == nil {
+				e.sum = 1
+			}
+		}
+		if rma.Atomic(k) && t.Size() == 8 {
+			e.atomic = 1
+		}
+	}
+}
+
+// shortWin is a window's copy for short.c and what keeps it.
+type shortWin struct {
+	mu     sync.Mutex
+	d      *C.mpigo_win
+	locked []bool // per target: this rank holds a lock on it
+	nLock  int    // targets locked
+	nShip  int    // targets locked that are not direct
+}
+
+// newShort makes w's copy and publishes it under handle h.
+func newShort(w *win, h uintptr) {
+	if h-handleBase >= C.MPIGO_SHORT_WINS {
+		return // short.c has no slot for it: every call takes the Go way
+	}
+	cw := w.w
+	n := cw.Size()
+	d := (*C.mpigo_win)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpigo_win{}))))
+	d.t = (*C.mpigo_target)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(C.mpigo_target{}))))
+	d.n, d.rank = C.int32_t(n), C.int32_t(cw.Rank())
+	if cw.Served() {
+		d.served = 1
+	}
+	ts := unsafe.Slice(d.t, n)
+	for r := range ts {
+		mem, unit, acc, ok := cw.DirectTarget(r)
+		if !ok {
+			continue
+		}
+		t := &ts[r]
+		if len(mem) > 0 {
+			t.mem = (*C.char)(unsafe.Pointer(unsafe.SliceData(mem)))
+		}
+		t.size, t.unit, t.maxdisp = C.int64_t(len(mem)), C.int64_t(unit), C.int64_t(int64(len(mem))/int64(unit))
+		t.acc = (*C.uint32_t)(unsafe.Pointer(acc))
+	}
+	w.short = &shortWin{d: d, locked: make([]bool, n)}
+	w.refreshShort()
+	C.mpigo_short_set(C.uintptr_t(h), d)
+}
+
+// refreshShort copies what every target's epoch allows now. Threads may synchronise
+// with different targets at once (MPI_THREAD_MULTIPLE): each refresh reads the
+// device's state afresh under s.mu, so the last one leaves it true.
+func (w *win) refreshShort() {
+	s := w.short
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts := unsafe.Slice(s.d.t, len(s.locked))
+	for r := range ts {
+		st := int32(w.w.ShortState(r))
+		atomic.StoreInt32((*int32)(unsafe.Pointer(&ts[r].state)), st)
+		if l := w.w.Locked(r); l != s.locked[r] {
+			s.locked[r] = l
+			d := 1
+			if !l {
+				d = -1
+			}
+			s.nLock += d
+			if _, _, _, direct := w.w.DirectTarget(r); !direct {
+				s.nShip += d
+			}
+		}
+	}
+	all := int32(0)
+	if s.nLock > 0 && s.nShip == 0 {
+		all = 1
+	}
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&s.d.flushall)), all)
+}
+
+// hideShort takes w's copy away from short.c: every call takes the Go way.
+func hideShort(h uintptr) { C.mpigo_short_set(C.uintptr_t(h), nil) }
+
+// showShort publishes w's copy again (MPI_Win_free failed).
+func (w *win) showShort(h uintptr) {
+	if s := w.short; s != nil {
+		C.mpigo_short_set(C.uintptr_t(h), s.d)
+	}
+}
+
+// freeShort frees w's copy once it is hidden.
+func (w *win) freeShort() {
+	if s := w.short; s != nil {
+		C.free(unsafe.Pointer(s.d.t))
+		C.free(unsafe.Pointer(s.d))
+		w.short = nil
+	}
+}
+
+// streamed notes that Go copied n bytes to or from a direct target: from 1 MiB on, the
+// device counts them towards its cache model until the next MPI_Win_flush, which
+// short.c then leaves to the Go half.
+func (w *win) streamed(n int) {
+	if s := w.short; s != nil && n >= 1<<20 {
+		atomic.StoreInt32((*int32)(unsafe.Pointer(&s.d.stream)), 1)
+	}
+}
+
+// flushed notes that the device's Flush reset that count.
+func (w *win) flushed() {
+	if s := w.short; s != nil {
+		atomic.StoreInt32((*int32)(unsafe.Pointer(&s.d.stream)), 0)
+	}
+}
+
+// goHalves counts the calls short.c handed to their Go halves (the goPMPI_x exports of
+// win.go), so that a test can tell that the short way was taken.
+var goHalves atomic.Int64
+
+// mpigo_short_fallbacks is goHalves for C programs (abi/testdata/rmashort.c).
+//
+//export mpigo_short_fallbacks
+func mpigo_short_fallbacks() int64 { return goHalves.Load() }
+
+// setShortLive says whether MPI runs, which short.c checks first.
+func setShortLive(live bool) {
+	v := int32(0)
+	if live {
+		v = 1
+	}
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_live)), v)
+}

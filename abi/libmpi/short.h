@@ -1,0 +1,49 @@
+/* short.h - what the C short ways of the one-sided calls (short.c) read: per window a
+ * copy of the device's state that decides whether an operation may be done here in C,
+ * kept by the Go side (short.go), in C memory. */
+#ifndef MPIGO_SHORT_H
+#define MPIGO_SHORT_H
+#include <stdint.h>
+
+/* A target of a window, as this rank reaches it. */
+typedef struct {
+    char *mem;        /* its memory, mapped here (node shared memory or C memory) */
+    int64_t size;     /* bytes */
+    int64_t maxdisp;  /* size / unit: the largest displacement inside the window */
+    int64_t unit;     /* displacement unit */
+    uint32_t *acc;    /* its accumulate lock word in shared memory, or NULL */
+    int32_t state;    /* atomic: 0 none, 1 operations, 2 operations and flush */
+    int32_t pad;
+} mpigo_target;
+
+/* A window. */
+typedef struct {
+    int32_t n, rank;   /* ranks in the window, this rank */
+    int32_t served;    /* a progress goroutine applies requests to this rank's memory */
+    int32_t stream;    /* atomic: a copy of 1 MiB or more went through Go since its last flush */
+    int32_t flushall;  /* atomic: MPI_Win_flush(_local)_all have nothing to do */
+    int32_t pad;
+    mpigo_target *t;   /* n targets */
+} mpigo_win;
+
+/* A predefined datatype (handle 0x200 + i), as Go's tables describe it. size 0: not
+ * taken here (not contiguous from 0, or not a plain type). */
+typedef struct {
+    int32_t size;
+    uint8_t kind;     /* MPIGO_K_*: what the C kernels add */
+    uint8_t atomic;   /* an 8-byte integer: accumulates with the CPU's atomics */
+    uint8_t sum;      /* the device has MPI_SUM for it */
+    uint8_t replace;  /* the device has MPI_REPLACE for it */
+} mpigo_dt;
+
+enum { MPIGO_K_NONE, MPIGO_K_I8, MPIGO_K_I16, MPIGO_K_I32, MPIGO_K_I64, MPIGO_K_F32, MPIGO_K_F64 };
+
+#define MPIGO_SHORT_WINS 1024 /* windows above handle 0x1000 + this take the Go way */
+
+/* The library's own: not in its dynamic symbol table. */
+#define MPIGO_HIDDEN __attribute__((visibility("hidden")))
+extern MPIGO_HIDDEN int32_t mpigo_short_live;
+extern MPIGO_HIDDEN mpigo_dt mpigo_short_dts[256];
+MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);
+
+#endif
