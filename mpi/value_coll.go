@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -205,47 +206,105 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 
 // bcastInter is BcastValue on an intercommunicator. Its collectives are numbered by
 // the intercommunicator's sequence, which every process advances, the ones of the
-// root's group that take no part too: so every process makes the same two calls
-// (the length, then the message, empty when the root failed), and the value travels
-// encoded whole (no out-of-band slices, whose number the idle processes could not
-// know).
+// root's group that take no part too: so every process makes the same calls. The
+// remote group learns the root's head (the length, -1 when the root failed, and the
+// number of out-of-band slices) from the first Bcast; the root's group, whose members
+// other than the root do not know which member it is, from a maximum over the group.
+// Then, as on an intracommunicator, the slices' sizes, the message and each slice in
+// a Bcast of its own: a large slice travels from its own memory, not copied into the
+// message.
 func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
 	var z T
 	isRoot, idle := c.rootRole(root)
-	head := []int64{0}
+	var head [2]int64
 	var e *vcodec.Enc
 	var eerr error
 	if isRoot {
-		_, e, head[0], eerr = encodeLen(op, &v, false)
+		_, e, head[0], eerr = encodeLen(op, &v, true)
 		if e != nil {
 			defer putEnc(e)
+			head[1] = int64(len(e.OOB))
 		}
 	}
-	if err := Bcast(c, head, root); err != nil {
+	if isRoot || idle {
+		// Words of length+2 (so that -1, a failed root, is above the idle members'
+		// zero) and the number of slices, combined by maximum.
+		w := [2]int64{head[0] + 2, head[1]}
+		if !isRoot {
+			w = [2]int64{}
+		}
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 16)
+		err := c.d.InternalAllreduce(op, b, 8, func(acc, in []byte) {
+			a := unsafe.Slice((*int64)(unsafe.Pointer(&acc[0])), len(acc)/8)
+			x := unsafe.Slice((*int64)(unsafe.Pointer(&in[0])), len(in)/8)
+			for i := range a {
+				a[i] = max(a[i], x[i])
+			}
+		}, core.TagValueHead)
+		if err != nil {
+			return z, c.fail(op, err)
+		}
+		head = [2]int64{w[0] - 2, w[1]}
+	}
+	if err := Bcast(c, head[:], root); err != nil {
 		return z, err
 	}
+	if head[0] < 0 {
+		switch {
+		case idle:
+			return z, nil
+		case isRoot:
+			return v, c.fail(op, eerr)
+		}
+		return z, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
+	}
+	sizes := make([]int64, head[1])
 	var buf []byte
 	switch {
 	case isRoot:
-		buf = bytesOf(e)
-	case !idle && head[0] > 0:
+		for i, b := range e.OOB {
+			sizes[i] = int64(len(b))
+		}
+		buf = e.Buf
+	case !idle:
 		buf = make([]byte, head[0])
+	}
+	if len(sizes) > 0 {
+		if err := Bcast(c, sizes, root); err != nil {
+			return z, err
+		}
 	}
 	if err := Bcast(c, buf, root); err != nil {
 		return z, err
 	}
+	oob := make([][]byte, len(sizes))
+	var derr error
+	switch {
+	case isRoot:
+		copy(oob, e.OOB)
+	case !idle:
+		cd, _ := codecOf[T](op)
+		var d vcodec.Dec
+		v, derr = decode[T](op, cd, buf, &d)
+		copy(oob, d.OOB)
+		for i := range oob {
+			if derr != nil || len(oob[i]) != int(sizes[i]) {
+				oob[i] = make([]byte, sizes[i]) // to take part; the value is lost
+			}
+		}
+	}
+	for i := range oob {
+		if err := Bcast(c, oob[i], root); err != nil {
+			return z, err
+		}
+	}
 	switch {
 	case idle:
 		return z, nil
-	case isRoot:
-		return v, c.fail(op, eerr)
-	case head[0] < 0:
-		return z, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
+	case derr != nil:
+		return z, c.fail(op, derr)
 	}
-	cd, _ := codecOf[T](op)
-	var d vcodec.Dec
-	got, err := decode[T](op, cd, buf, &d)
-	return got, c.fail(op, err)
+	return v, nil
 }
 
 // GatherValues collects every rank's v at root, rank i's at index i (root's own is

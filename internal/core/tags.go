@@ -32,6 +32,9 @@ const (
 	// TagValueReduce is the value reductions' (mpi's ReduceValue) tree; TagValueOOB
 	// (+ a sequence number masked by TagValueMask) a value message's out-of-band parts.
 	TagValueReduce = tagManage + 300
+	// TagValueHead is BcastValue's on an intercommunicator: the root's group learns
+	// the root's head (its members other than the root do not know which it is).
+	TagValueHead = tagManage + 301
 	TagValueOOB    = tagManage + 1<<16
 	TagValueMask   = 1<<16 - 1
 

@@ -9,9 +9,10 @@
 // for memory every byte of which is written before it is read, and never for memory
 // that is to hold pointers.
 //
-// It calls the runtime's allocator through go:linkname (runtime.mallocgc, which the
-// runtime keeps reachable that way for widely used packages); should a Go release
-// take that away, the build fails here, and make is the fallback.
+// It calls the runtime's allocator through go:linkname: runtime.mallocgc, which the
+// runtime marks "Do not remove or change the type signature" for the widely used
+// packages that reach it this way (go.dev/issue/67401). Should a Go release break
+// that promise, the build fails here, loudly, and make is the fallback.
 package rawmem
 
 import "unsafe"
