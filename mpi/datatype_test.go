@@ -168,3 +168,89 @@ func TestTypedRawElements(t *testing.T) {
 		}
 	}
 }
+
+// reversed is a resized type of negative extent: item k of a count lies k float64s
+// below item 0, which is the last element of an n-element slice.
+func reversed(t *testing.T, n int) *mpi.Datatype {
+	t.Helper()
+	last, err := mpi.TypeHindexedBlock(1, []int{8 * (n - 1)}, mpi.Float64)
+	must(t, err)
+	rev, err := mpi.TypeResized(last, 8*(n-1), -8)
+	must(t, err)
+	must(t, rev.Commit())
+	if lb, _ := rev.LB(); lb != int64(8*(n-1)) {
+		t.Errorf("LB = %d, want %d", lb, 8*(n-1))
+	}
+	if ext, _ := rev.Extent(); ext != -8 {
+		t.Errorf("Extent = %d, want -8", ext)
+	}
+	if tlb, _ := rev.TrueLB(); tlb != int64(8*(n-1)) {
+		t.Errorf("TrueLB = %d, want %d", tlb, 8*(n-1))
+	}
+	if text, _ := rev.TrueExtent(); text != 8 {
+		t.Errorf("TrueExtent = %d, want 8", text)
+	}
+	return rev
+}
+
+// TestResizedNegativeExtent sends and receives count > 1 items of a type of negative
+// extent (MPI 4.1 §5.1.7 allows any extent): the items step backwards through the
+// buffer, so a slice arrives reversed, over shared memory and over TCP, into a plain
+// slice and into the reversed type itself; Pack and Unpack agree.
+func TestResizedNegativeExtent(t *testing.T) {
+	const n = 1000
+	for _, transports := range []string{"", "self,tcp"} {
+		set := map[string]string{}
+		if transports != "" {
+			set["transports"] = transports
+		}
+		t.Run("transports="+transports, func(t *testing.T) {
+			jobSettings(t, 2, set, func(t *testing.T, rank, size int) {
+				rev := reversed(t, n)
+				a := make([]float64, n)
+				if rank == 0 {
+					for i := range a {
+						a[i] = float64(i)
+					}
+					must(t, mpi.SendBuf(mpi.World, mpi.Typed(a, n, rev), 1, 0))
+					must(t, mpi.SendBuf(mpi.World, mpi.Typed(a, n, mpi.Float64), 1, 1))
+					return
+				}
+				_, err := mpi.RecvBuf(mpi.World, mpi.Typed(a, n, mpi.Float64), 0, 0)
+				must(t, err)
+				for i, v := range a {
+					if v != float64(n-1-i) {
+						t.Fatalf("plain receive: a[%d] = %v, want %d", i, v, n-1-i)
+					}
+				}
+				st, err := mpi.RecvBuf(mpi.World, mpi.Typed(a, n, rev), 0, 1)
+				must(t, err)
+				for i, v := range a {
+					if v != float64(n-1-i) {
+						t.Fatalf("reversed receive: a[%d] = %v, want %d", i, v, n-1-i)
+					}
+				}
+				if c, err := st.GetCount(rev); err != nil || c != n {
+					t.Errorf("GetCount = %d, %v; want %d", c, err, n)
+				}
+				// Pack walks the items backwards; Unpack puts them back.
+				psize, err := mpi.PackSize(n, rev)
+				must(t, err)
+				packed := make([]byte, psize)
+				pos := 0
+				must(t, mpi.Pack(mpi.Typed(a, n, rev), packed, &pos))
+				flat := make([]float64, n)
+				pos = 0
+				must(t, mpi.Unpack(packed, &pos, mpi.Typed(flat, n, mpi.Float64)))
+				b := make([]float64, n)
+				pos = 0
+				must(t, mpi.Unpack(packed, &pos, mpi.Typed(b, n, rev)))
+				for i := range n {
+					if flat[i] != float64(i) || b[i] != a[i] {
+						t.Fatalf("item %d: packed %v, unpacked %v; want %d, %v", i, flat[i], b[i], i, a[i])
+					}
+				}
+			})
+		})
+	}
+}

@@ -98,6 +98,9 @@ type Type struct {
 	tlb   int64 // true lower bound: lowest byte of data
 	tub   int64 // true upper bound: one past the highest byte of data
 	align int64 // strictest alignment of a basic element, for struct padding
+	// marked: lb and ub are bound markers (set by Resized, kept by every
+	// type built from a marked one), which override the data's own bounds.
+	marked bool
 
 	// def is how the typemap is made of old types, in the form the compiler
 	// consumes.
