@@ -170,6 +170,7 @@ func (t *Type) finish() (*Type, error) {
 	if t.size == 0 {
 		t.tlb, t.tub = 0, 0
 	}
+	t.external(&c)
 	if c.of {
 		return nil, fmt.Errorf("%w: %s type", ErrOverflow, t.comb)
 	}
@@ -177,6 +178,40 @@ func (t *Type) finish() (*Type, error) {
 		return nil, fmt.Errorf("%w: %s type extent", ErrOverflow, t.comb)
 	}
 	return t, nil
+}
+
+// external sets t's external32 size and whether any of its elements converts
+// other than by a byte swap; it equals the size unless a part's does not.
+func (t *Type) external(c *checked) {
+	t.xsize = t.size
+	switch d := &t.def; d.op {
+	case defVec:
+		if t.xconv = d.old.xconv; t.xconv {
+			t.xsize = c.mul(c.mul(d.count, d.blen), d.old.xsize)
+		}
+	case defResized:
+		t.xsize, t.xconv = d.old.xsize, d.old.xconv
+	case defBlocks:
+		if d.blocks == nil {
+			if t.xconv = d.old.xconv; t.xconv {
+				var n int64
+				for i := range d.nblocks() {
+					n = c.add(n, d.block(i).n)
+				}
+				t.xsize = c.mul(n, d.old.xsize)
+			}
+			return
+		}
+		for _, b := range d.blocks {
+			t.xconv = t.xconv || b.t.xconv
+		}
+		if t.xconv {
+			t.xsize = 0
+			for _, b := range d.blocks {
+				t.xsize = c.add(t.xsize, c.mul(b.n, b.t.xsize))
+			}
+		}
+	}
 }
 
 // bounds gathers the lowest lower bound and the highest upper bound seen.
