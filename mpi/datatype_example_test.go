@@ -118,3 +118,25 @@ func ExampleTypeResized() {
 	fmt.Println(ext, out)
 	// Output: -8 [5 4 3 2 1]
 }
+
+// TypeCreateF90Real and TypeMatchSize find the predefined type for a precision and
+// range, or for a size in bytes, as Fortran programs do with its KINDs.
+func ExampleTypeCreateF90Real() {
+	d, err := mpi.TypeCreateF90Real(12, mpi.Undefined) // 12 decimal digits
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	name, _ := d.Name()
+	fmt.Println(name)
+	i, _ := mpi.TypeMatchSize(mpi.TypeClassInteger, 2)
+	name, _ = i.Name()
+	fmt.Println(name)
+	if _, err := mpi.TypeCreateF90Real(20, mpi.Undefined); err != nil {
+		fmt.Println("20 digits: no such type")
+	}
+	// Output:
+	// MPI_DOUBLE
+	// MPI_INT16_T
+	// 20 digits: no such type
+}

@@ -254,3 +254,58 @@ func TestResizedNegativeExtent(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeMatchSizeAndF90 picks predefined types by size and by precision and range,
+// uses them to move data, and checks the errors: no such type, and freeing one.
+func TestTypeMatchSizeAndF90(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		cases := []struct {
+			name string
+			f    func() (*mpi.Datatype, error)
+			want *mpi.Datatype
+		}{
+			{"match integer 4", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassInteger, 4) }, mpi.Int32},
+			{"match real 8", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassReal, 8) }, mpi.Float64},
+			{"match complex 8", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassComplex, 8) }, mpi.Complex64},
+			{"real(6, 37)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(6, 37) }, mpi.Float32},
+			{"real(-, 300)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(mpi.Undefined, 300) }, mpi.Float64},
+			{"complex(10, -)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Complex(10, mpi.Undefined) }, mpi.Complex128},
+			{"integer(2)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(2) }, mpi.Int8},
+			{"integer(10)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(10) }, mpi.Int64},
+		}
+		for _, c := range cases {
+			if d, err := c.f(); err != nil || d != c.want {
+				t.Errorf("%s = %v, %v; want %v", c.name, d, err, c.want)
+			}
+		}
+		for name, f := range map[string]func() (*mpi.Datatype, error){
+			"match real 2":          func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassReal, 2) },
+			"match class 9":         func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(9, 4) },
+			"real(16, -)":           func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(16, mpi.Undefined) },
+			"real(undefined twice)": func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(mpi.Undefined, mpi.Undefined) },
+			"complex(6, 400)":       func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Complex(6, 400) },
+			"integer(19)":           func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(19) },
+		} {
+			if d, err := f(); d != nil || !errors.Is(err, mpi.ErrArg) {
+				t.Errorf("%s = %v, %v; want an error of class ClassArg", name, d, err)
+			}
+		}
+		d, err := mpi.TypeCreateF90Real(12, mpi.Undefined)
+		must(t, err)
+		if err := d.Free(); err == nil {
+			t.Errorf("freeing the predefined type TypeCreateF90Real gave succeeded")
+		}
+		// The type moves data as any predefined type.
+		buf := []float64{1.5, 2.5}
+		if rank == 0 {
+			must(t, mpi.SendBuf(mpi.World, mpi.Typed(buf, 2, d), 1, 0))
+		} else {
+			in := make([]float64, 2)
+			_, err := mpi.RecvBuf(mpi.World, mpi.Typed(in, 2, d), 0, 0)
+			must(t, err)
+			if in[0] != 1.5 || in[1] != 2.5 {
+				t.Errorf("received %v", in)
+			}
+		}
+	})
+}
