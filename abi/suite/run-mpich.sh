@@ -36,6 +36,13 @@ if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/mtest.o" "$here/mtest/mtest.
 	exit 2
 fi
 
+# The thread part of MTest (threads/*), linked into every test.
+if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/mtestthread.o" "$here/mtest/mtestthread.c" >>"$out/log/mtest.build" 2>&1; then
+	echo "building the MTest support failed:" >&2
+	cat "$out/log/mtest.build" >&2
+	exit 2
+fi
+
 # The main of newer tests that define run() instead (MPICH's MULTI_TESTS form).
 if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/runmain.o" "$here/mtest/runmain.c" >>"$out/log/mtest.build" 2>&1; then
 	echo "building the MTest support failed:" >&2
@@ -52,8 +59,9 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	args=$(echo "$args" | sed 's/ *xfail=.*//')
 	dir=${test%/*}
 	name=${test##*/}
-	bin="$out/bin/$dir.$name"
-	log="$out/log/$dir.$name"
+	flat=$(echo "$dir" | tr / .) # threads/pt2pt -> threads.pt2pt
+	bin="$out/bin/$flat.$name"
+	log="$out/log/$flat.$name"
 	# Some tests share a source file of a directory's own (e.g. coll's helpers).
 	extra=""
 	[ -f "$src/$dir/$name.extra" ] && extra=$(cat "$src/$dir/$name.extra")
@@ -63,7 +71,7 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	if [ ! -f "$bin" ] || [ "$src/$dir/$name.c" -nt "$bin" ] || [ "$out/mtest.o" -nt "$bin" ]; then
 		# shellcheck disable=SC2086
 		if ! "$mpigo" cc -O1 -w -I"$here/mtest" -include "$here/mtest/mpi1compat.h" -I"$src/include" -I"$src/$dir" -o "$bin" \
-			"$src/$dir/$name.c" $extra "$out/mtest.o" -lm -pthread >"$log.build" 2>&1; then
+			"$src/$dir/$name.c" $extra "$out/mtest.o" "$out/mtestthread.o" -lm -pthread >"$log.build" 2>&1; then
 			why=$(grep -m1 -E 'error|undefined' "$log.build" | cut -c1-150)
 			printf '%-40s %2s  BUILD  %s\n' "$test" "$np" "$why" | tee -a "$results"
 			continue
