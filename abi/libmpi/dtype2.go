@@ -176,6 +176,11 @@ func partHandle(p *dtype, t *datatype.Type) uintptr {
 			return uintptr(0x200 + i)
 		}
 	}
+	if p != nil && p.f90 != nil {
+		if h := f90Handle(p); h != 0 {
+			return h // predefined too: the same handle, never a copy
+		}
+	}
 	d := &dtype{t: t.Clone()}
 	if p != nil {
 		d.parts, d.name = p.parts, p.name

@@ -195,6 +195,18 @@ func f90Type(comb int, p, r int32, base uintptr, args []int64) uintptr {
 	return h
 }
 
+// f90Handle is the handle of the MPI_Type_create_f90_* type d, or 0.
+func f90Handle(d *dtype) uintptr {
+	f90Mu.Lock()
+	defer f90Mu.Unlock()
+	for _, h := range f90Types {
+		if types.get(h) == d {
+			return h
+		}
+	}
+	return 0
+}
+
 // f90Kind picks a real (or complex) kind as gfortran's selected_real_kind does on
 // x86-64: kinds 4 and 8 (IEEE single and double), 10 (x87 extended precision in 16
 // bytes) and 16 (IEEE quad). It returns the kind, or 0 when none has precision p and

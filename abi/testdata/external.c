@@ -138,6 +138,17 @@ static void f90_types(void) {
     OK(MPI_Type_create_f90_integer(10, &t));
     OK(MPI_Type_size(t, &size));
     CHECK(size == 8, "integer(10): size %d", size);
+    /* a dup of one decodes to the very handle, predefined */
+    {
+        MPI_Datatype d, parts[1];
+        OK(MPI_Type_create_f90_real(6, 30, &t));
+        OK(MPI_Type_dup(t, &d));
+        OK(MPI_Type_get_envelope(d, &ni, &na, &nt, &comb));
+        CHECK(comb == MPI_COMBINER_DUP && nt == 1, "dup of an f90 type: combiner %d, %d types", comb, nt);
+        OK(MPI_Type_get_contents(d, 0, 0, 1, NULL, NULL, parts));
+        CHECK(parts[0] == t, "the dup's part is not the f90 handle itself");
+        OK(MPI_Type_free(&d));
+    }
     /* a returned type works in communication */
     int v[2] = {7, 8}, w[2] = {0, 0};
     OK(MPI_Type_create_f90_integer(9, &t));
