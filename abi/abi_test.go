@@ -115,6 +115,10 @@ func TestCollectivesInPlace(t *testing.T) { job(t, "coll", 3) }
 
 func TestDatatypesBottomUserOp(t *testing.T) { job(t, "dtype", 2) }
 
+// TestExternal32AndF90Types: MPI_Pack_external and kin in external32 (long in 4
+// bytes, long double as binary128, ...), MPI_Type_create_f90_* and MPI_Type_match_size.
+func TestExternal32AndF90Types(t *testing.T) { job(t, "external", 2) }
+
 func TestAttributeCallbacks(t *testing.T) {
 	out := job(t, "attr", 2)
 	if !strings.Contains(out, "self attribute deleted at finalize (MPI still running: yes)") {

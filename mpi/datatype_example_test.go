@@ -82,3 +82,61 @@ func ExampleTypeGetValueIndex() {
 	fmt.Println(name, none == nil)
 	// Output: MPI_DOUBLE_INT true
 }
+
+// TypeResized may give a type a negative extent: successive items of a count then
+// step backwards through memory. Here one float64 at the end of a slice, resized to
+// extent -8, walks a slice from its last element to its first.
+func ExampleTypeResized() {
+	a := []float64{1, 2, 3, 4, 5}
+	last, err := mpi.TypeHindexedBlock(1, []int{8 * (len(a) - 1)}, mpi.Float64)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rev, err := mpi.TypeResized(last, 0, -8)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := rev.Commit(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	packed := make([]byte, 8*len(a))
+	pos := 0
+	if err := mpi.Pack(mpi.Typed(a, len(a), rev), packed, &pos); err != nil {
+		fmt.Println(err)
+		return
+	}
+	out := make([]float64, len(a))
+	pos = 0
+	if err := mpi.Unpack(packed, &pos, mpi.Typed(out, len(out), mpi.Float64)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ext, _ := rev.Extent()
+	fmt.Println(ext, out)
+	// Output: -8 [5 4 3 2 1]
+}
+
+// TypeCreateF90Real and TypeMatchSize find the predefined type for a precision and
+// range, or for a size in bytes, as Fortran programs do with its KINDs.
+func ExampleTypeCreateF90Real() {
+	d, err := mpi.TypeCreateF90Real(12, mpi.Undefined) // 12 decimal digits
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	name, _ := d.Name()
+	fmt.Println(name)
+	i, _ := mpi.TypeMatchSize(mpi.TypeClassInteger, 2)
+	name, _ = i.Name()
+	fmt.Println(name)
+	if _, err := mpi.TypeCreateF90Real(20, mpi.Undefined); err != nil {
+		fmt.Println("20 digits: no such type")
+	}
+	// Output:
+	// MPI_DOUBLE
+	// MPI_INT16_T
+	// 20 digits: no such type
+}

@@ -168,3 +168,144 @@ func TestTypedRawElements(t *testing.T) {
 		}
 	}
 }
+
+// reversed is a resized type of negative extent: item k of a count lies k float64s
+// below item 0, which is the last element of an n-element slice.
+func reversed(t *testing.T, n int) *mpi.Datatype {
+	t.Helper()
+	last, err := mpi.TypeHindexedBlock(1, []int{8 * (n - 1)}, mpi.Float64)
+	must(t, err)
+	rev, err := mpi.TypeResized(last, 8*(n-1), -8)
+	must(t, err)
+	must(t, rev.Commit())
+	if lb, _ := rev.LB(); lb != int64(8*(n-1)) {
+		t.Errorf("LB = %d, want %d", lb, 8*(n-1))
+	}
+	if ext, _ := rev.Extent(); ext != -8 {
+		t.Errorf("Extent = %d, want -8", ext)
+	}
+	if tlb, _ := rev.TrueLB(); tlb != int64(8*(n-1)) {
+		t.Errorf("TrueLB = %d, want %d", tlb, 8*(n-1))
+	}
+	if text, _ := rev.TrueExtent(); text != 8 {
+		t.Errorf("TrueExtent = %d, want 8", text)
+	}
+	return rev
+}
+
+// TestResizedNegativeExtent sends and receives count > 1 items of a type of negative
+// extent (MPI 4.1 §5.1.7 allows any extent): the items step backwards through the
+// buffer, so a slice arrives reversed, over shared memory and over TCP, into a plain
+// slice and into the reversed type itself; Pack and Unpack agree.
+func TestResizedNegativeExtent(t *testing.T) {
+	const n = 1000
+	for _, transports := range []string{"", "self,tcp"} {
+		set := map[string]string{}
+		if transports != "" {
+			set["transports"] = transports
+		}
+		t.Run("transports="+transports, func(t *testing.T) {
+			jobSettings(t, 2, set, func(t *testing.T, rank, size int) {
+				rev := reversed(t, n)
+				a := make([]float64, n)
+				if rank == 0 {
+					for i := range a {
+						a[i] = float64(i)
+					}
+					must(t, mpi.SendBuf(mpi.World, mpi.Typed(a, n, rev), 1, 0))
+					must(t, mpi.SendBuf(mpi.World, mpi.Typed(a, n, mpi.Float64), 1, 1))
+					return
+				}
+				_, err := mpi.RecvBuf(mpi.World, mpi.Typed(a, n, mpi.Float64), 0, 0)
+				must(t, err)
+				for i, v := range a {
+					if v != float64(n-1-i) {
+						t.Fatalf("plain receive: a[%d] = %v, want %d", i, v, n-1-i)
+					}
+				}
+				st, err := mpi.RecvBuf(mpi.World, mpi.Typed(a, n, rev), 0, 1)
+				must(t, err)
+				for i, v := range a {
+					if v != float64(n-1-i) {
+						t.Fatalf("reversed receive: a[%d] = %v, want %d", i, v, n-1-i)
+					}
+				}
+				if c, err := st.GetCount(rev); err != nil || c != n {
+					t.Errorf("GetCount = %d, %v; want %d", c, err, n)
+				}
+				// Pack walks the items backwards; Unpack puts them back.
+				psize, err := mpi.PackSize(n, rev)
+				must(t, err)
+				packed := make([]byte, psize)
+				pos := 0
+				must(t, mpi.Pack(mpi.Typed(a, n, rev), packed, &pos))
+				flat := make([]float64, n)
+				pos = 0
+				must(t, mpi.Unpack(packed, &pos, mpi.Typed(flat, n, mpi.Float64)))
+				b := make([]float64, n)
+				pos = 0
+				must(t, mpi.Unpack(packed, &pos, mpi.Typed(b, n, rev)))
+				for i := range n {
+					if flat[i] != float64(i) || b[i] != a[i] {
+						t.Fatalf("item %d: packed %v, unpacked %v; want %d, %v", i, flat[i], b[i], i, a[i])
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestTypeMatchSizeAndF90 picks predefined types by size and by precision and range,
+// uses them to move data, and checks the errors: no such type, and freeing one.
+func TestTypeMatchSizeAndF90(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		cases := []struct {
+			name string
+			f    func() (*mpi.Datatype, error)
+			want *mpi.Datatype
+		}{
+			{"match integer 4", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassInteger, 4) }, mpi.Int32},
+			{"match real 8", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassReal, 8) }, mpi.Float64},
+			{"match complex 8", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassComplex, 8) }, mpi.Complex64},
+			{"real(6, 37)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(6, 37) }, mpi.Float32},
+			{"real(-, 300)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(mpi.Undefined, 300) }, mpi.Float64},
+			{"complex(10, -)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Complex(10, mpi.Undefined) }, mpi.Complex128},
+			{"integer(2)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(2) }, mpi.Int8},
+			{"integer(10)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(10) }, mpi.Int64},
+		}
+		for _, c := range cases {
+			if d, err := c.f(); err != nil || d != c.want {
+				t.Errorf("%s = %v, %v; want %v", c.name, d, err, c.want)
+			}
+		}
+		for name, f := range map[string]func() (*mpi.Datatype, error){
+			"match real 2":          func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassReal, 2) },
+			"match class 9":         func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(9, 4) },
+			"real(16, -)":           func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(16, mpi.Undefined) },
+			"real(undefined twice)": func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(mpi.Undefined, mpi.Undefined) },
+			"complex(6, 400)":       func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Complex(6, 400) },
+			"integer(19)":           func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(19) },
+		} {
+			if d, err := f(); d != nil || !errors.Is(err, mpi.ErrArg) {
+				t.Errorf("%s = %v, %v; want an error of class ClassArg", name, d, err)
+			}
+		}
+		d, err := mpi.TypeCreateF90Real(12, mpi.Undefined)
+		must(t, err)
+		if err := d.Free(); err == nil {
+			t.Errorf("freeing the predefined type TypeCreateF90Real gave succeeded")
+		}
+		// The type moves data as any predefined type.
+		buf := []float64{1.5, 2.5}
+		if rank == 0 {
+			must(t, mpi.SendBuf(mpi.World, mpi.Typed(buf, 2, d), 1, 0))
+		} else {
+			in := make([]float64, 2)
+			_, err := mpi.RecvBuf(mpi.World, mpi.Typed(in, 2, d), 0, 0)
+			must(t, err)
+			if in[0] != 1.5 || in[1] != 2.5 {
+				t.Errorf("received %v", in)
+			}
+		}
+	})
+}

@@ -22,6 +22,9 @@ type dtype struct {
 	parts []*dtype
 	mu    sync.Mutex
 	attrs map[int32]uintptr
+	// f90 is set on the types of MPI_Type_create_f90_*: predefined, so never
+	// freed, and decoded as their combiner says.
+	f90 *f90
 }
 
 var (
@@ -31,17 +34,6 @@ var (
 
 func def(h uintptr, t *datatype.Type, name string) {
 	predefT[h-0x200] = &dtype{t: t, name: name}
-}
-
-func bytesType(n int64) *datatype.Type {
-	t, err := datatype.Contiguous(n, datatype.Byte)
-	if err != nil {
-		panic(err)
-	}
-	if err := t.Commit(); err != nil {
-		panic(err)
-	}
-	return t
 }
 
 func pairOf(t *datatype.Type) *datatype.Type {
@@ -64,11 +56,11 @@ func init() {
 	def(0x207, datatype.Packed, "MPI_PACKED")
 	def(0x208, datatype.Int16, "MPI_SHORT")
 	def(0x209, datatype.Int32, "MPI_INT")
-	def(0x20a, datatype.Int64, "MPI_LONG")
+	def(0x20a, datatype.CLong, "MPI_LONG")
 	def(0x20b, datatype.Int64, "MPI_LONG_LONG")
 	def(0x20c, datatype.Uint16, "MPI_UNSIGNED_SHORT")
 	def(0x20d, datatype.Uint32, "MPI_UNSIGNED")
-	def(0x20e, datatype.Uint64, "MPI_UNSIGNED_LONG")
+	def(0x20e, datatype.CUlong, "MPI_UNSIGNED_LONG")
 	def(0x20f, datatype.Uint64, "MPI_UNSIGNED_LONG_LONG")
 	def(0x210, datatype.Float32, "MPI_FLOAT")
 	def(0x212, datatype.Complex64, "MPI_C_FLOAT_COMPLEX")
@@ -83,21 +75,23 @@ func init() {
 	def(0x21c, datatype.Float64, "MPI_DOUBLE_PRECISION")
 	def(0x21d, datatype.Complex128, "MPI_DOUBLE_COMPLEX")
 	// long double is x87 extended precision in 16 bytes: it moves, it does not reduce.
-	def(0x220, bytesType(16), "MPI_LONG_DOUBLE")
-	def(0x224, bytesType(32), "MPI_C_LONG_DOUBLE_COMPLEX")
-	def(0x225, bytesType(32), "MPI_CXX_LONG_DOUBLE_COMPLEX")
+	// Its types, long's and wchar_t's are the engine's C types, whose external32
+	// form differs from the Go type of the same size.
+	def(0x220, datatype.LongDouble, "MPI_LONG_DOUBLE")
+	def(0x224, datatype.LongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX")
+	def(0x225, datatype.LongDoubleComplex, "MPI_CXX_LONG_DOUBLE_COMPLEX")
 	def(0x228, datatype.Float32Int32, "MPI_FLOAT_INT")
 	def(0x229, datatype.Float64Int32, "MPI_DOUBLE_INT")
-	def(0x22a, datatype.Int64Int32, "MPI_LONG_INT")
+	def(0x22a, datatype.CLongInt, "MPI_LONG_INT")
 	def(0x22b, datatype.Int32Int32, "MPI_2INT")
 	def(0x22c, datatype.Int16Int32, "MPI_SHORT_INT")
-	def(0x22d, bytesType(32), "MPI_LONG_DOUBLE_INT")
+	def(0x22d, datatype.LongDoubleInt, "MPI_LONG_DOUBLE_INT")
 	def(0x230, pairOf(datatype.Float32), "MPI_2REAL")
 	def(0x231, pairOf(datatype.Float64), "MPI_2DOUBLE_PRECISION")
 	def(0x232, pairOf(datatype.Int32), "MPI_2INTEGER")
 	def(0x238, datatype.Bool, "MPI_C_BOOL")
 	def(0x239, datatype.Bool, "MPI_CXX_BOOL")
-	def(0x23c, datatype.Int32, "MPI_WCHAR")
+	def(0x23c, datatype.Wchar, "MPI_WCHAR")
 	def(0x240, datatype.Int8, "MPI_INT8_T")
 	def(0x241, datatype.Uint8, "MPI_UINT8_T")
 	def(0x243, datatype.Int8, "MPI_CHAR")
@@ -115,20 +109,20 @@ func init() {
 	def(0x2c3, datatype.Uint8, "MPI_CHARACTER")
 	def(0x2c8, datatype.Int16, "MPI_LOGICAL2")
 	def(0x2c9, datatype.Int16, "MPI_INTEGER2")
-	def(0x2ca, bytesType(2), "MPI_REAL2")
+	def(0x2ca, datatype.Swapped("real2", 2, 2), "MPI_REAL2")
 	def(0x2d0, datatype.Int32, "MPI_LOGICAL4")
 	def(0x2d1, datatype.Int32, "MPI_INTEGER4")
 	def(0x2d2, datatype.Float32, "MPI_REAL4")
-	def(0x2d3, bytesType(4), "MPI_COMPLEX4")
+	def(0x2d3, datatype.Swapped("complex4", 4, 2), "MPI_COMPLEX4")
 	def(0x2d8, datatype.Int64, "MPI_LOGICAL8")
 	def(0x2d9, datatype.Int64, "MPI_INTEGER8")
 	def(0x2da, datatype.Float64, "MPI_REAL8")
 	def(0x2db, datatype.Complex64, "MPI_COMPLEX8")
-	def(0x2e0, bytesType(16), "MPI_LOGICAL16")
-	def(0x2e1, bytesType(16), "MPI_INTEGER16")
-	def(0x2e2, bytesType(16), "MPI_REAL16")
+	def(0x2e0, datatype.Swapped("logical16", 16, 16), "MPI_LOGICAL16")
+	def(0x2e1, datatype.Swapped("integer16", 16, 16), "MPI_INTEGER16")
+	def(0x2e2, datatype.Swapped("real16", 16, 16), "MPI_REAL16")
 	def(0x2e3, datatype.Complex128, "MPI_COMPLEX16")
-	def(0x2eb, bytesType(32), "MPI_COMPLEX32")
+	def(0x2eb, datatype.Swapped("complex32", 32, 16), "MPI_COMPLEX32")
 }
 
 // dtOf is the datatype of handle h, nil when h is not one.
@@ -576,6 +570,9 @@ func PMPI_Type_free(p unsafe.Pointer) int32 {
 	d := types.get(h)
 	if d == nil {
 		return fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+	}
+	if d.f90 != nil {
+		return fail(op, 0, errorf(errType, op, "the types MPI_Type_create_f90_* return are predefined and cannot be freed"))
 	}
 	if err := deleteTypeAttrs(d, h); err != nil {
 		return fail(op, 0, err)

@@ -69,6 +69,15 @@ func combinerOut(c datatype.Combiner) int {
 	return 101 + int(c)
 }
 
+// combinerOf is the ABI's MPI_COMBINER_x of the datatype of handle h.
+func combinerOf(h uintptr) int {
+	d, c, _ := decoded("Type_get_envelope", h)
+	if d != nil && d.f90 != nil {
+		return d.f90.comb
+	}
+	return combinerOut(c)
+}
+
 // decoded is what the engine says of the type of handle h; predefined handles
 // (whatever the engine built them from) are MPI_COMBINER_NAMED.
 func decoded(op string, h uintptr) (*dtype, datatype.Combiner, int32) {
@@ -114,7 +123,10 @@ func envelope(op string, h uintptr, ni, na, nc, nt unsafe.Pointer, big bool) int
 		return r
 	}
 	var a, b, e int
-	if c != datatype.CombinerNamed {
+	switch {
+	case d.f90 != nil:
+		a = len(d.f90.args)
+	case c != datatype.CombinerNamed:
 		_, a, b, e = d.t.Envelope()
 	}
 	put := func(p unsafe.Pointer, v int) {
@@ -141,8 +153,7 @@ func envelope(op string, h uintptr, ni, na, nc, nt unsafe.Pointer, big bool) int
 func PMPI_Type_get_envelope(h uintptr, ni, na, nt, comb unsafe.Pointer) int32 {
 	r := envelope("Type_get_envelope", h, ni, na, nil, nt, false)
 	if r == 0 {
-		_, c, _ := decoded("Type_get_envelope", h)
-		setInt(comb, combinerOut(c))
+		setInt(comb, combinerOf(h))
 	}
 	return r
 }
@@ -151,8 +162,7 @@ func PMPI_Type_get_envelope(h uintptr, ni, na, nt, comb unsafe.Pointer) int32 {
 func PMPI_Type_get_envelope_c(h uintptr, ni, na, nc, nt, comb unsafe.Pointer) int32 {
 	r := envelope("Type_get_envelope", h, ni, na, nc, nt, true)
 	if r == 0 {
-		_, c, _ := decoded("Type_get_envelope", h)
-		setInt(comb, combinerOut(c))
+		setInt(comb, combinerOf(h))
 	}
 	return r
 }
@@ -166,6 +176,11 @@ func partHandle(p *dtype, t *datatype.Type) uintptr {
 			return uintptr(0x200 + i)
 		}
 	}
+	if p != nil && p.f90 != nil {
+		if h := f90Handle(p); h != 0 {
+			return h // predefined too: the same handle, never a copy
+		}
+	}
 	d := &dtype{t: t.Clone()}
 	if p != nil {
 		d.parts, d.name = p.parts, p.name
@@ -177,6 +192,20 @@ func contents(op string, h uintptr, maxi, maxa, maxt int64, is, as, ts unsafe.Po
 	d, c, r := decoded(op, h)
 	if d == nil {
 		return r
+	}
+	if f := d.f90; f != nil {
+		// p and r (or r): MPI 4.1 §5.1.13.
+		if int64(len(f.args)) > maxi {
+			return fail(op, 0, errorf(errArg, op, "the integer array holds %d entries; the contents need %d", maxi, len(f.args)))
+		}
+		if big {
+			copy(int64s(is, len(f.args)), f.args)
+		} else {
+			for i, v := range f.args {
+				ints(is, len(f.args))[i] = int32(v)
+			}
+		}
+		return 0
 	}
 	if c == datatype.CombinerNamed {
 		return fail(op, 0, errorf(errArg, op, "%s is a predefined datatype (MPI_COMBINER_NAMED): it has no contents", d.name))

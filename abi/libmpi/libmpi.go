@@ -34,7 +34,7 @@
 //     every error included, goes to the call's Go half, the export goPMPI_x (zgo.h),
 //     so the outcome is the Go way's.
 //
-// Implemented (481 of the standard's 660 procedures, with their _c forms and PMPI_
+// Implemented (490 of the standard's 660 procedures, with their _c forms and PMPI_
 // twins; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init, MPI_Init_thread
 // (every level), MPI_Finalize, MPI_Abort, the environment queries, MPI_Wtime, info
 // objects (MPI_INFO_ENV, communicator and window hints), MPI_Abi_get_*; point-to-
@@ -44,9 +44,9 @@
 // statuses, the buffered sends' buffers (process and communicator); every collective
 // in every form (blocking, nonblocking, persistent; v and w forms; MPI_IN_PLACE), the
 // neighbourhood collectives; process topologies (Cartesian, graph, distributed graph,
-// every query, MPI_Dims_create); derived datatypes (every constructor but the Fortran
-// ones, darray included), their sizes, extents, names, attributes and decoding
-// (envelope, contents), MPI_Type_match_size and _get_value_index, pack and unpack; predefined and C user
+// every query, MPI_Dims_create); derived datatypes (every constructor, darray and the
+// Fortran ones included), their sizes, extents, names, attributes and decoding
+// (envelope, contents), MPI_Type_match_size and _get_value_index, pack and unpack (external32 too); predefined and C user
 // reductions (a user function sees its datatype's layout), MPI_Reduce_local;
 // communicators (dup, idup, split, split_type of every kind, create, create_group,
 // intercommunicators, compare, names, MPI_Get_hw_resource_info) and groups; C error

@@ -103,10 +103,6 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return mpigo_unsupported("MPI_Intercomm_create_from_groups", MPI_COMM_NULL); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Lookup_name", MPI_COMM_NULL); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Open_port", MPI_COMM_NULL); }
-int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) { return mpigo_unsupported("MPI_Pack_external", MPI_COMM_NULL); }
-int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) { return mpigo_unsupported("MPI_Pack_external_c", MPI_COMM_NULL); }
-int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) { return mpigo_unsupported("MPI_Pack_external_size", MPI_COMM_NULL); }
-int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return mpigo_unsupported("MPI_Pack_external_size_c", MPI_COMM_NULL); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }
@@ -177,9 +173,4 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_source_get_num(int *num_sources) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return MPI_T_ERR_NOT_SUPPORTED; }
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_complex", MPI_COMM_NULL); }
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_integer", MPI_COMM_NULL); }
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return mpigo_unsupported("MPI_Type_create_f90_real", MPI_COMM_NULL); }
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external", MPI_COMM_NULL); }
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return mpigo_unsupported("MPI_Unpack_external_c", MPI_COMM_NULL); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Unpublish_name", MPI_COMM_NULL); }

@@ -6,12 +6,13 @@
 #
 # MPICH_TEST_DIR holds MPICH's test sources as in MPICH's tree (pt2pt/anyall.c,
 # coll/bcast.c, ...); LIST (default abi/suite/mpich-tests.txt) names the tests, one a
-# line: DIR/NAME NPROCS [ARGS...] [xfail=REASON], as in MPICH's testlist files; '#'
-# starts a comment. A test marked xfail (a test whose expectation MPICH itself has
+# line: DIR/NAME NPROCS [ARGS...] [pass=RE] [xfail=REASON], as in MPICH's testlist
+# files; '#' starts a comment. A test marked xfail (a test whose expectation MPICH itself has
 # withdrawn, or a known limitation of mpigo) is reported XFAIL when it fails, XPASS
 # when it passes, and counts as neither.
 # The tests include mpitest.h: the MTest support they call is mpigo's own (abi/suite/mtest,
-# no MPICH code). A test passes when its job exits 0 and prints " No Errors".
+# no MPICH code). A test passes when its job exits 0 and prints " No Errors" (or, given
+# pass=RE, prints a line matching RE and none saying FAIL; pass=exit: the exit status).
 #
 # Environment: MPIGO (the mpigo command, default: mpigo in PATH), OUT (work directory,
 # default /tmp/mpich-suite-run), TIMEOUT (seconds a job may take, default 60), RUNFLAGS
@@ -36,6 +37,13 @@ if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/mtest.o" "$here/mtest/mtest.
 	exit 2
 fi
 
+# The thread part of MTest (threads/*), linked into every test.
+if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/mtestthread.o" "$here/mtest/mtestthread.c" >>"$out/log/mtest.build" 2>&1; then
+	echo "building the MTest support failed:" >&2
+	cat "$out/log/mtest.build" >&2
+	exit 2
+fi
+
 # The main of newer tests that define run() instead (MPICH's MULTI_TESTS form).
 if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/runmain.o" "$here/mtest/runmain.c" >>"$out/log/mtest.build" 2>&1; then
 	echo "building the MTest support failed:" >&2
@@ -50,10 +58,16 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	echo "$test" | grep -Eq "$only" || continue
 	xfail=$(echo "$args" | sed -n 's/.*xfail=\(.*\)/\1/p')
 	args=$(echo "$args" | sed 's/ *xfail=.*//')
+	# pass=RE: a test that prints no "No Errors" (basic/) passes when its job exits 0,
+	# its output matches RE (no spaces; "exit" alone: the exit status only) and no
+	# line says FAIL.
+	passre=$(echo "$args" | sed -n 's/.*pass=\([^ ]*\).*/\1/p')
+	args=$(echo "$args" | sed 's/ *pass=[^ ]*//')
 	dir=${test%/*}
 	name=${test##*/}
-	bin="$out/bin/$dir.$name"
-	log="$out/log/$dir.$name"
+	flat=$(echo "$dir" | tr / .) # threads/pt2pt -> threads.pt2pt
+	bin="$out/bin/$flat.$name"
+	log="$out/log/$flat.$name"
 	# Some tests share a source file of a directory's own (e.g. coll's helpers).
 	extra=""
 	[ -f "$src/$dir/$name.extra" ] && extra=$(cat "$src/$dir/$name.extra")
@@ -63,7 +77,7 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	if [ ! -f "$bin" ] || [ "$src/$dir/$name.c" -nt "$bin" ] || [ "$out/mtest.o" -nt "$bin" ]; then
 		# shellcheck disable=SC2086
 		if ! "$mpigo" cc -O1 -w -I"$here/mtest" -include "$here/mtest/mpi1compat.h" -I"$src/include" -I"$src/$dir" -o "$bin" \
-			"$src/$dir/$name.c" $extra "$out/mtest.o" -lm -pthread >"$log.build" 2>&1; then
+			"$src/$dir/$name.c" $extra "$out/mtest.o" "$out/mtestthread.o" -lm -pthread >"$log.build" 2>&1; then
 			why=$(grep -m1 -E 'error|undefined' "$log.build" | cut -c1-150)
 			printf '%-40s %2s  BUILD  %s\n' "$test" "$np" "$why" | tee -a "$results"
 			continue
@@ -74,7 +88,15 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	"$mpigo" run -n "$np" --timeout "$timeout" $runflags "$bin" $args >"$log.out" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	if [ $rc -eq 0 ] && grep -Eq '^ *No [Ee]rrors' "$log.out"; then
+	ok=0
+	if [ $rc -eq 0 ]; then
+		if [ -z "$passre" ]; then
+			grep -Eq '^ *No [Ee]rrors' "$log.out" && ok=1
+		elif ! grep -q 'FAIL' "$log.out"; then
+			[ "$passre" = exit ] || grep -Eq "$passre" "$log.out" && ok=1
+		fi
+	fi
+	if [ $ok -eq 1 ]; then
 		if [ -n "$xfail" ]; then
 			printf '%-40s %2s  XPASS  %s\n' "$test" "$np" "$xfail" | tee -a "$results"
 		else

@@ -238,6 +238,62 @@ static void int_overflow_undefined(void) {
     OK(MPI_Type_free(&four));
 }
 
+/* A negative extent is legal (MPI 4.1 §5.1.7): MPI_Type_create_resized takes it, the
+ * queries return it, and items of a count step backwards through memory in sends,
+ * receives, packing and unpacking (MPICH datatype/large-count). */
+static void negative_extent(int rank) {
+    enum { N = 100 };
+    double a[N], b[N];
+    MPI_Datatype last, rev, two, big;
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Count lb_c, ext_c;
+    int i, pos = 0;
+    char packed[8 * N];
+    OK(MPI_Type_create_resized(MPI_INT, INT32_MAX, -1024, &big));
+    OK(MPI_Type_get_extent(big, &lb, &ext));
+    CHECK(lb == INT32_MAX && ext == -1024, "resized(INT_MAX, -1024): lb %ld extent %ld", (long)lb, (long)ext);
+    OK(MPI_Type_get_extent_c(big, &lb_c, &ext_c));
+    CHECK(lb_c == INT32_MAX && ext_c == -1024, "_c: lb %lld extent %lld", (long long)lb_c, (long long)ext_c);
+    OK(MPI_Type_free(&big));
+    /* one double at the end of a[], resized to extent -8: a[] backwards */
+    MPI_Aint d = 8 * (N - 1);
+    int one = 1;
+    OK(MPI_Type_create_hindexed(1, &one, &d, MPI_DOUBLE, &last));
+    OK(MPI_Type_create_resized(last, d, -8, &rev));
+    OK(MPI_Type_commit(&rev));
+    OK(MPI_Type_get_true_extent(rev, &tlb, &text));
+    CHECK(tlb == d && text == 8, "true extent of the reversed type: %ld %ld", (long)tlb, (long)text);
+    /* two copies: markers at d, d-8 (lb) and d-8, d-16 (ub): lb d-8, extent -8 */
+    OK(MPI_Type_contiguous(2, rev, &two));
+    OK(MPI_Type_get_extent(two, &lb, &ext));
+    CHECK(lb == d - 8 && ext == 0, "contiguous(2) of extent -8: lb %ld extent %ld", (long)lb, (long)ext);
+    OK(MPI_Type_free(&two));
+    for (i = 0; i < N; i++) a[i] = i, b[i] = -1;
+    if (rank == 0) {
+        OK(MPI_Send(a, N, rev, 1, 11, MPI_COMM_WORLD));
+        OK(MPI_Send(a, N, MPI_DOUBLE, 1, 12, MPI_COMM_WORLD));
+    } else if (rank == 1) {
+        MPI_Status st;
+        int n;
+        OK(MPI_Recv(b, N, MPI_DOUBLE, 0, 11, MPI_COMM_WORLD, &st));
+        for (i = 0; i < N; i++) CHECK(b[i] == N - 1 - i, "plain receive of reversed items: b[%d] = %g", i, b[i]);
+        OK(MPI_Recv(b, N, rev, 0, 12, MPI_COMM_WORLD, &st));
+        for (i = 0; i < N; i++) CHECK(b[i] == N - 1 - i, "reversed receive: b[%d] = %g", i, b[i]);
+        OK(MPI_Get_count(&st, rev, &n));
+        CHECK(n == N, "MPI_Get_count of the reversed type: %d", n);
+    }
+    OK(MPI_Pack(a, N, rev, packed, sizeof packed, &pos, MPI_COMM_SELF));
+    CHECK(pos == 8 * N, "MPI_Pack of %d reversed items: position %d", N, pos);
+    pos = 0;
+    OK(MPI_Unpack(packed, sizeof packed, &pos, b, N, MPI_DOUBLE, MPI_COMM_SELF));
+    for (i = 0; i < N; i++) CHECK(b[i] == N - 1 - i, "packed reversed: b[%d] = %g", i, b[i]);
+    pos = 0;
+    OK(MPI_Unpack(packed, sizeof packed, &pos, b, N, rev, MPI_COMM_SELF));
+    for (i = 0; i < N; i++) CHECK(b[i] == i, "unpacked reversed twice: b[%d] = %g", i, b[i]);
+    OK(MPI_Type_free(&rev));
+    OK(MPI_Type_free(&last));
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -250,6 +306,7 @@ int main(int argc, char **argv) {
     zero_size_v_forms(rank);
     alloc_mem_alignment();
     int_overflow_undefined();
+    negative_extent(rank);
     self_attrs_lifo();
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);

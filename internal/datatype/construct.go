@@ -39,20 +39,22 @@ func checkCount(arg string, n int64) error {
 // it, so overflow is caught at construction.
 func (t *Type) finish() (*Type, error) {
 	var c checked
-	first := true
+	// Bounds are gathered twice (MPI 4.1 §5.1.7): from parts without bound
+	// markers (natural) and from parts that carry them (marked, made by
+	// Resized). When any part is marked, its markers alone give t's bounds,
+	// which then are markers too, and a struct gets no alignment padding.
+	var nat, mark bounds
 	dataFirst := true
 	kindSet := false
 	t.kind = KindNone
 	t.align = 1
 	// span merges the block [lo, hi) and the data [tlo, thi) into t's bounds.
 	span := func(lo, hi int64, old *Type, tlo, thi int64) {
-		if first || lo < t.lb {
-			t.lb = lo
+		if old.marked {
+			mark.add(lo, hi)
+		} else {
+			nat.add(lo, hi)
 		}
-		if first || hi > t.ub {
-			t.ub = hi
-		}
-		first = false
 		if old.size > 0 {
 			if dataFirst || tlo < t.tlb {
 				t.tlb = tlo
@@ -71,16 +73,17 @@ func (t *Type) finish() (*Type, error) {
 			}
 		}
 	}
+	// bases is span for instances of old whose base addresses lie in [lo, hi].
+	bases := func(lo, hi int64, old *Type) {
+		span(c.add(lo, old.lb), c.add(hi, old.ub), old, c.add(lo, old.tlb), c.add(hi, old.tub))
+	}
 	switch d := t.def; d.op {
 	case defVec:
 		old := d.old
-		ext := old.Extent()
 		if d.count > 0 && d.blen > 0 {
-			last := c.mul(d.count-1, d.stride)
-			smin, smax := min(0, last), max(0, last)
-			inner := c.mul(d.blen-1, ext)
-			span(c.add(smin, old.lb), c.add(c.add(smax, inner), old.ub), old,
-				c.add(smin, old.tlb), c.add(c.add(smax, inner), old.tub))
+			// Blocks at i*stride, copies at j*extent: either may be negative.
+			last, inner := c.mul(d.count-1, d.stride), c.mul(d.blen-1, old.Extent())
+			bases(c.add(min(0, last), min(0, inner)), c.add(max(0, last), max(0, inner)), old)
 			t.size = c.mul(c.mul(d.count, d.blen), old.size)
 		}
 	case defBlocks:
@@ -94,11 +97,15 @@ func (t *Type) finish() (*Type, error) {
 			// Overflow of disp*unit and (n-1)*ext is checked against limits
 			// divided out once: a division per block would dominate.
 			dmin, dmax, nmax := int64(math.MinInt64), int64(math.MaxInt64), int64(math.MaxInt64)
-			if d.unit > 0 {
+			switch {
+			case d.unit > 0:
 				dmin, dmax = math.MinInt64/d.unit, math.MaxInt64/d.unit
+			case d.unit < 0:
+				dmax = math.MaxInt64 / -d.unit
+				dmin = -dmax
 			}
-			if ext > 0 {
-				nmax = math.MaxInt64 / ext
+			if ext != 0 {
+				nmax = math.MaxInt64 / abs(ext)
 			}
 			for i, dd := range d.disps {
 				n := d.blen
@@ -119,17 +126,18 @@ func (t *Type) finish() (*Type, error) {
 				}
 				start := dd * d.unit
 				end := c.add(start, (n-1)*ext)
-				if !any || start < lo {
-					lo = start
+				first, last := min(start, end), max(start, end)
+				if !any || first < lo {
+					lo = first
 				}
-				if !any || end > hi {
-					hi = end
+				if !any || last > hi {
+					hi = last
 				}
 				any = true
 				total = c.add(total, n)
 			}
 			if any {
-				span(c.add(lo, old.lb), c.add(hi, old.ub), old, c.add(lo, old.tlb), c.add(hi, old.tub))
+				bases(lo, hi, old)
 				t.size = c.mul(total, old.size)
 			}
 			break
@@ -140,24 +148,29 @@ func (t *Type) finish() (*Type, error) {
 				continue
 			}
 			inner := c.mul(b.n-1, b.t.Extent())
-			span(c.add(b.disp, b.t.lb), c.add(c.add(b.disp, inner), b.t.ub), b.t,
-				c.add(b.disp, b.t.tlb), c.add(c.add(b.disp, inner), b.t.tub))
+			bases(c.add(b.disp, min(0, inner)), c.add(b.disp, max(0, inner)), b.t)
 			t.size = c.add(t.size, c.mul(b.n, b.t.size))
-		}
-		if t.comb == CombinerStruct && !first {
-			// MPI pads a struct's extent to its strictest alignment, as C does.
-			ext := c.add(t.ub, -t.lb)
-			if r := ext % t.align; r != 0 {
-				t.ub = c.add(t.ub, t.align-r)
-			}
 		}
 	case defResized:
 		old := d.old
 		t.size, t.tlb, t.tub, t.align, t.kind = old.size, old.tlb, old.tub, old.align, old.kind
 	}
+	if mark.set {
+		t.lb, t.ub, t.marked = mark.lb, mark.ub, true
+	} else if nat.set {
+		t.lb, t.ub = nat.lb, nat.ub
+		if t.comb == CombinerStruct {
+			// MPI pads a struct's extent to its strictest alignment, as C
+			// does (the epsilon of §5.1.7); bound markers turn this off.
+			if r := c.add(t.ub, -t.lb) % t.align; r > 0 {
+				t.ub = c.add(t.ub, t.align-r)
+			}
+		}
+	}
 	if t.size == 0 {
 		t.tlb, t.tub = 0, 0
 	}
+	t.external(&c)
 	if c.of {
 		return nil, fmt.Errorf("%w: %s type", ErrOverflow, t.comb)
 	}
@@ -165,6 +178,56 @@ func (t *Type) finish() (*Type, error) {
 		return nil, fmt.Errorf("%w: %s type extent", ErrOverflow, t.comb)
 	}
 	return t, nil
+}
+
+// external sets t's external32 size and whether any of its elements converts
+// other than by a byte swap; it equals the size unless a part's does not.
+func (t *Type) external(c *checked) {
+	t.xsize = t.size
+	switch d := &t.def; d.op {
+	case defVec:
+		if t.xconv = d.old.xconv; t.xconv {
+			t.xsize = c.mul(c.mul(d.count, d.blen), d.old.xsize)
+		}
+	case defResized:
+		t.xsize, t.xconv = d.old.xsize, d.old.xconv
+	case defBlocks:
+		if d.blocks == nil {
+			if t.xconv = d.old.xconv; t.xconv {
+				var n int64
+				for i := range d.nblocks() {
+					n = c.add(n, d.block(i).n)
+				}
+				t.xsize = c.mul(n, d.old.xsize)
+			}
+			return
+		}
+		for _, b := range d.blocks {
+			t.xconv = t.xconv || b.t.xconv
+		}
+		if t.xconv {
+			t.xsize = 0
+			for _, b := range d.blocks {
+				t.xsize = c.add(t.xsize, c.mul(b.n, b.t.xsize))
+			}
+		}
+	}
+}
+
+// bounds gathers the lowest lower bound and the highest upper bound seen.
+type bounds struct {
+	lb, ub int64
+	set    bool
+}
+
+func (b *bounds) add(lb, ub int64) {
+	if !b.set || lb < b.lb {
+		b.lb = lb
+	}
+	if !b.set || ub > b.ub {
+		b.ub = ub
+	}
+	b.set = true
 }
 
 // Contiguous returns count copies of old laid end to end by extent
@@ -319,13 +382,14 @@ func Struct(blocklens, displs []int64, types []*Type) (*Type, error) {
 }
 
 // Resized returns old with lower bound lb and extent extent
-// (MPI_Type_create_resized). Negative extents are refused.
+// (MPI_Type_create_resized): bound markers at lb and lb+extent, which then
+// give the bounds of every type built from it (MPI 4.1 §5.1.7). Any lb and
+// extent are allowed: with a zero extent all instances of a count share one
+// base address, with a negative one instance k lies k*|extent| bytes below
+// the first.
 func Resized(old *Type, lb, extent int64) (*Type, error) {
 	if err := usable("old", old); err != nil {
 		return nil, err
-	}
-	if extent < 0 {
-		return nil, argErr("extent", "must be >= 0, got %d", extent)
 	}
 	ub, of := add(lb, extent)
 	if of {
@@ -336,7 +400,7 @@ func Resized(old *Type, lb, extent int64) (*Type, error) {
 	if _, err := t.finish(); err != nil {
 		return nil, err
 	}
-	t.lb, t.ub = lb, ub
+	t.lb, t.ub, t.marked = lb, ub, true
 	return t, nil
 }
 
@@ -350,7 +414,7 @@ func Dup(old *Type) (*Type, error) {
 	if _, err := t.finish(); err != nil {
 		return nil, err
 	}
-	t.lb, t.ub = old.lb, old.ub
+	t.lb, t.ub, t.marked = old.lb, old.ub, old.marked
 	t.kind = old.kind
 	if old.committed {
 		if err := t.Commit(); err != nil {
@@ -427,7 +491,7 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	if _, err := t.finish(); err != nil {
 		return nil, err
 	}
-	t.lb, t.ub = 0, stride
+	t.lb, t.ub, t.marked = 0, stride, true // defined as a resized type
 	return t, nil
 }
 
@@ -592,6 +656,6 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distribution, dargs, ps
 	if _, err := t.finish(); err != nil {
 		return nil, err
 	}
-	t.lb, t.ub = 0, stride
+	t.lb, t.ub, t.marked = 0, stride, true // defined as a resized type
 	return t, nil
 }

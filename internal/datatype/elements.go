@@ -86,7 +86,7 @@ func (t *Type) Clone() *Type {
 		return t
 	}
 	c := &Type{name: t.name, kind: t.kind, comb: t.comb, ints: t.ints, addrs: t.addrs, types: t.types,
-		size: t.size, lb: t.lb, ub: t.ub, tlb: t.tlb, tub: t.tub, align: t.align,
+		size: t.size, xsize: t.xsize, xconv: t.xconv, lb: t.lb, ub: t.ub, marked: t.marked, tlb: t.tlb, tub: t.tub, align: t.align,
 		def: def{op: defResized, old: t}, origin: t.Origin()}
 	if t.committed {
 		// t's program is compiled: c's commit only takes it over.

@@ -1,8 +1,8 @@
 package datatype
 
 // The predefined types. They are committed and cannot be freed. Their sizes
-// are Go's on 64-bit platforms, which are also the external32 sizes (Go's int
-// and uint are 8 bytes, as external32's long).
+// are Go's on 64-bit platforms, which are also their external32 sizes (Go's
+// int and uint are 8 bytes in both).
 var (
 	Int8       = basic("int8", KindInt8, 1, 1)
 	Int16      = basic("int16", KindInt16, 2, 2)
@@ -32,6 +32,50 @@ var (
 	Int16Int32   = pair("int16int32", KindInt16Int32, Int16, 8)        // MPI_SHORT_INT
 )
 
+// Types of C's elements whose external32 form differs from the Go type of the
+// same size and arithmetic (MPI 4.1 §19.3.5): for the C ABI, which gives them
+// the MPI names. They move and reduce as the Go type of their kind; only
+// PackExternal and UnpackExternal treat them differently.
+var (
+	CLong  = xbasic8("long", Int64, xrep{op: xNarrowS, n: 1, ns: 8, xs: 4})   // MPI_LONG: 4 bytes in external32
+	CUlong = xbasic8("ulong", Uint64, xrep{op: xNarrowU, n: 1, ns: 8, xs: 4}) // MPI_UNSIGNED_LONG
+	Wchar  = xbasic8("wchar", Int32, xrep{op: xNarrowU, n: 1, ns: 4, xs: 2})  // MPI_WCHAR: 2 bytes (Unicode)
+	// LongDouble is x87 extended precision in 16 bytes: it moves and converts
+	// (IEEE binary128 in external32) but has no arithmetic (kind Byte).
+	LongDouble        = xbasic8("longdouble", Byte16, xrep{op: xLongDouble, n: 1, ns: 16, xs: 16})
+	LongDoubleComplex = xbasic8("longdoublecomplex", Byte32, xrep{op: xLongDouble, n: 2, ns: 16, xs: 16})
+	// CLongInt is MPI_LONG_INT ({long; int}, 8 bytes in external32).
+	CLongInt = pair("longint", KindInt64Int32, CLong, 16)
+	// LongDoubleInt is MPI_LONG_DOUBLE_INT ({long double; int}, 20 bytes of data).
+	LongDoubleInt = pair("longdoubleint", KindNone, LongDouble, 32)
+)
+
+// Byte16 and Byte32 are 16 and 32 raw bytes, the native part of the long
+// double types.
+var (
+	Byte16 = basic("byte16", KindByte, 16, 16)
+	Byte32 = basic("byte32", KindByte, 32, 16)
+)
+
+// Swapped returns a predefined type of size bytes that moves as raw bytes and
+// whose external32 form swaps each unit bytes (unit divides size): the
+// optional Fortran types mpigo has no arithmetic for (MPI_REAL2, MPI_COMPLEX4,
+// MPI_INTEGER16, MPI_REAL16, MPI_COMPLEX32, MPI_LOGICAL16).
+func Swapped(name string, size, unit int64) *Type {
+	if unit <= 0 || size%unit != 0 {
+		panic("datatype: Swapped: unit must divide size")
+	}
+	return xbasic8(name, basic(name, KindByte, size, unit), xrep{op: xSwap, n: size / unit, ns: unit, xs: unit})
+}
+
+// xbasic8 returns a new predefined type like like, with the external32 form x.
+func xbasic8(name string, like *Type, x xrep) *Type {
+	t := &Type{name: name, kind: like.kind, comb: CombinerNamed, size: like.size, ub: like.ub,
+		tub: like.tub, align: like.align, predefined: true, xsize: x.n * x.xs, xconv: true, xr: &x}
+	mustCommit(t)
+	return t
+}
+
 // Predefined lists every predefined type, in Kind order then Packed.
 var Predefined = []*Type{Int8, Int16, Int32, Int64, Int, Uint8, Uint16, Uint32, Uint64, Uint,
 	Float32, Float64, Complex64, Complex128, Bool, Byte, Float32Int32, Float64Int32, Int64Int32,
@@ -49,7 +93,7 @@ func ForKind(k Kind) *Type {
 
 func basic(name string, k Kind, size, align int64) *Type {
 	t := &Type{name: name, kind: k, comb: CombinerNamed, size: size, ub: size, tub: size,
-		align: align, predefined: true}
+		align: align, predefined: true, xsize: size}
 	mustCommit(t)
 	return t
 }
@@ -60,6 +104,8 @@ func pair(name string, k Kind, first *Type, extent int64) *Type {
 	t := &Type{name: name, kind: k, comb: CombinerNamed, size: first.size + 4, ub: extent,
 		tub: off + 4, align: max(first.align, 4), predefined: true,
 		def: def{op: defBlocks, blocks: []block{{0, 1, first}, {off, 1, Int32}}}}
+	var c checked
+	t.external(&c)
 	mustCommit(t)
 	return t
 }

@@ -304,7 +304,16 @@ func randType(r *rand.Rand, depth int) *Type {
 		}
 		t, err = Struct(bl, d, ts)
 	case 9:
-		t, err = Resized(old, small(9)-4, old.Extent()+small(9))
+		// Any extent: larger, smaller, zero or negative (instances of a
+		// count then step backwards, and overlap).
+		e := old.Extent() + small(9)
+		switch r.IntN(4) {
+		case 0:
+			e = -e
+		case 1:
+			e = small(9) - 4
+		}
+		t, err = Resized(old, small(9)-4, e)
 	case 10:
 		nd := r.IntN(3) + 1
 		sz, sub, st := make([]int64, nd), make([]int64, nd), make([]int64, nd)

@@ -98,6 +98,15 @@ type Type struct {
 	tlb   int64 // true lower bound: lowest byte of data
 	tub   int64 // true upper bound: one past the highest byte of data
 	align int64 // strictest alignment of a basic element, for struct padding
+	// xsize is the external32 size of one instance; xconv says that some
+	// element converts other than by a byte swap in place (xr, on a basic
+	// element, says how), so xsize may differ from size.
+	xsize int64
+	xconv bool
+	xr    *xrep
+	// marked: lb and ub are bound markers (set by Resized, kept by every
+	// type built from a marked one), which override the data's own bounds.
+	marked bool
 
 	// def is how the typemap is made of old types, in the form the compiler
 	// consumes.

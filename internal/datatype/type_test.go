@@ -73,6 +73,20 @@ func TestStandardExamples(t *testing.T) {
 			[]elem{{0, 4}, {4, 4}, {16, 8}, {24, 1}, {26, 1}, {27, 1}, {28, 1}}, 20, 0, 32, 0, 29},
 		{"resized(-4,24)", m(Resized(old, -4, 24)), dc(0, 8), 9, -4, 24, 0, 9},
 		{"dup", m(Dup(old)), dc(0, 8), 9, 0, 16, 0, 9},
+		// Negative and zero extents (§5.1.7 allows any): copies step back,
+		// and the markers of the copies give the bounds: lb markers at
+		// 8-16j, ub markers at -8-16j.
+		{"resized(8,-16)", m(Resized(old, 8, -16)), dc(0, 8), 9, 8, -16, 0, 9},
+		{"contiguous(2,resized(8,-16))", m(Contiguous(2, m(Resized(old, 8, -16)))),
+			dc(0, 8, -16, -8), 18, -8, 0, -16, 25},
+		{"contiguous(3,resized(8,-16))", m(Contiguous(3, m(Resized(old, 8, -16)))),
+			dc(0, 8, -16, -8, -32, -24), 27, -24, 16, -32, 41},
+		{"contiguous(3,resized(0,0))", m(Contiguous(3, m(Resized(Int32, 0, 0)))),
+			[]elem{{0, 4}, {0, 4}, {0, 4}}, 12, 0, 0, 0, 4},
+		// Markers win over data: the int at 16 does not raise ub, and the
+		// struct is not padded to its alignment.
+		{"struct(marked, int)", m(Struct([]int64{1, 1}, []int64{0, 16}, []*Type{m(Resized(Int32, 0, 6)), Int32})),
+			[]elem{{0, 4}, {16, 4}}, 8, 0, 6, 0, 20},
 		// A 2x2 block at (1,1) of a 3x4 array of int32, C order.
 		{"subarray C", m(Subarray([]int64{3, 4}, []int64{2, 2}, []int64{1, 1}, OrderC, Int32)),
 			[]elem{{20, 4}, {24, 4}, {36, 4}, {40, 4}}, 16, 0, 48, 20, 24},
@@ -194,7 +208,6 @@ func TestConstructorErrors(t *testing.T) {
 		{"struct overflow", func() (*Type, error) {
 			return Struct([]int64{1, 1}, []int64{math.MinInt64 + 1, big * 2}, []*Type{Int32, Int32})
 		}, "struct", ErrOverflow},
-		{"resized negative", func() (*Type, error) { return Resized(Int32, 0, -1) }, "extent", ErrArg},
 		{"subarray dims", func() (*Type, error) { return Subarray(nil, nil, nil, OrderC, Int32) }, "sizes", ErrArg},
 		{"subarray subsize", func() (*Type, error) {
 			return Subarray([]int64{4, 4}, []int64{2, 5}, []int64{0, 0}, OrderC, Int32)

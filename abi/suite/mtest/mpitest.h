@@ -68,6 +68,17 @@ void MTestFreeComm(MPI_Comm *);
 
 int MTestSpawnPossible(int *);
 
+/* Arguments of the form -key=value (newer tests' MTestArgList). */
+typedef struct MTestArgList MTestArgList;
+MTestArgList *MTestArgListCreate(int argc, char *argv[]);
+char *MTestArgListGetString(MTestArgList *head, const char *key);
+const char *MTestArgListGetString_with_default(MTestArgList *head, const char *key, const char *def);
+int MTestArgListGetInt(MTestArgList *head, const char *key);
+int MTestArgListGetInt_with_default(MTestArgList *head, const char *key, int def);
+long MTestArgListGetLong(MTestArgList *head, const char *key);
+long MTestArgListGetLong_with_default(MTestArgList *head, const char *key, long def);
+void MTestArgListDestroy(MTestArgList *head);
+
 int MTestGetWin(MPI_Win *, int);
 const char *MTestGetWinName(void);
 void MTestFreeWin(MPI_Win *);

@@ -759,3 +759,83 @@ void MTestFreeWin(MPI_Win * win)
 static void rma_cleanup(void)
 {
 }
+
+/* --- MTestArgList: -key=value arguments, a list of pairs --- */
+
+struct MTestArgList {
+    char *key, *value;
+    struct MTestArgList *next;
+};
+
+MTestArgList *MTestArgListCreate(int argc, char *argv[])
+{
+    MTestArgList *head = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *eq;
+        if (a[0] != '-' || (eq = strchr(a, '=')) == NULL)
+            continue;
+        MTestArgList *n = malloc(sizeof *n);
+        n->key = strndup(a + 1, (size_t) (eq - a - 1));
+        n->value = strdup(eq + 1);
+        n->next = head;
+        head = n;
+    }
+    return head;
+}
+
+static const char *arg_lookup(MTestArgList *head, const char *key)
+{
+    for (; head; head = head->next)
+        if (strcmp(head->key, key) == 0)
+            return head->value;
+    return NULL;
+}
+
+char *MTestArgListGetString(MTestArgList *head, const char *key)
+{
+    const char *v = arg_lookup(head, key);
+    if (v == NULL) {
+        fprintf(stderr, "argument -%s=... is missing\n", key);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return (char *) v;
+}
+
+const char *MTestArgListGetString_with_default(MTestArgList *head, const char *key, const char *def)
+{
+    const char *v = arg_lookup(head, key);
+    return v ? v : def;
+}
+
+int MTestArgListGetInt(MTestArgList *head, const char *key)
+{
+    return atoi(MTestArgListGetString(head, key));
+}
+
+int MTestArgListGetInt_with_default(MTestArgList *head, const char *key, int def)
+{
+    const char *v = arg_lookup(head, key);
+    return v ? atoi(v) : def;
+}
+
+long MTestArgListGetLong(MTestArgList *head, const char *key)
+{
+    return atol(MTestArgListGetString(head, key));
+}
+
+long MTestArgListGetLong_with_default(MTestArgList *head, const char *key, long def)
+{
+    const char *v = arg_lookup(head, key);
+    return v ? atol(v) : def;
+}
+
+void MTestArgListDestroy(MTestArgList *head)
+{
+    while (head) {
+        MTestArgList *n = head->next;
+        free(head->key);
+        free(head->value);
+        free(head);
+        head = n;
+    }
+}
