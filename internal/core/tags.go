@@ -35,8 +35,8 @@ const (
 	// TagValueHead is BcastValue's on an intercommunicator: the root's group learns
 	// the root's head (its members other than the root do not know which it is).
 	TagValueHead = tagManage + 301
-	TagValueOOB    = tagManage + 1<<16
-	TagValueMask   = 1<<16 - 1
+	TagValueOOB  = tagManage + 1<<16
+	TagValueMask = 1<<16 - 1
 
 	// tagPartHello carries a partitioned send's description to its receiver;
 	// tagPartData + sid<<partBits + i is partition i of the sender's channel sid.
