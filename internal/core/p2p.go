@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/mpigo/mpigo/internal/prof"
 
 	"github.com/mpigo/mpigo/internal/p2p"
 )
@@ -51,7 +52,7 @@ func (c *Comm) IrecvDirect(b p2p.Buf, src, tag int) (p2p.Request, error) {
 // RecvDirect receives where DirectRecv said yes, and answers field by field (a
 // Status returned whole is copied through memory at each return).
 func (c *Comm) RecvDirect(b p2p.Buf, src, tag int) (int, int, int64, error) {
-	return eng.RecvCall(b, src, tag, c.ctx)
+	return eng.RecvCall(b, src, tag, c.ctx, prof.Stamping())
 }
 
 // Target checks c, a peer rank and a tag for op (wild: a receive, which may take
@@ -128,7 +129,7 @@ func (c *Comm) Recv(op string, b p2p.Buf, src, tag int) (from, gotTag int, n int
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	from, gotTag, n, err = eng.RecvCall(b, w, tag, c.ctx)
+	from, gotTag, n, err = eng.RecvCall(b, w, tag, c.ctx, prof.Stamping())
 	if from >= 0 {
 		from = c.CommRank(from)
 	}

@@ -27,18 +27,15 @@ var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
 // measure). The blocking receive of the mpi package, the path of every small message,
 // uses this form. cancelled is never true for a blocking receive.
 func (e *Engine) RecvInfo(b Buf, src, tag int, ctx uint32) (from, gotTag int, n int64, err error) {
-	return e.recvInfo(b, src, tag, ctx, false)
+	return e.RecvCall(b, src, tag, ctx, false)
 }
 
 // RecvCall is RecvInfo for a program's own blocking receive, made on its calling
-// goroutine: when the profile's timeline is on, its wait is where the last call's
-// event goes into the ring, and its end is read before each poll (prof.Waiting,
-// prof.Stamp), off the path of the message it waits for.
-func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32) (from, gotTag int, n int64, err error) {
-	return e.recvInfo(b, src, tag, ctx, prof.Stamping())
-}
-
-func (e *Engine) recvInfo(b Buf, src, tag int, ctx uint32, stamp bool) (from, gotTag int, n int64, err error) {
+// goroutine; stamp (prof.Stamping: the profile's timeline is on) says that its wait
+// is where the last call's event goes into the ring, and that its end is read before
+// some of its polls (prof.Waiting, prof.Stamp), off the path of the message it waits
+// for.
+func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, gotTag int, n int64, err error) {
 	if (uint(src) >= uint(e.size) && src != AnySource) || (uint(tag) > MaxTag && tag != AnyTag) { // checked inline first
 		if err := e.checkRecv("Recv", src, tag); err != nil {
 			return 0, 0, 0, err
