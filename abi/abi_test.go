@@ -283,6 +283,13 @@ func TestOneSidedShortWays(t *testing.T) {
 	})
 }
 
+// TestCallsDoNotAllocate: a C program's short collectives and point-to-point calls
+// allocate nothing in the library per call once warm, on shm and over TCP.
+func TestCallsDoNotAllocate(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { job(t, "noalloc", 3) })
+	t.Run("tcp", func(t *testing.T) { job(t, "noalloc", 3, "--set", "transports=self,tcp") })
+}
+
 // TestOwnSignalHandlers: a C program's own handlers (SIGINT installed before MPI_Init,
 // SIGUSR1 after) stay its own: the library's Go runtime does not take the signals.
 func TestOwnSignalHandlers(t *testing.T) { job(t, "sigint", 2) }

@@ -145,27 +145,62 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	if m == mBlock {
 		return fail(op, ch, c.c.Bcast(op, &v, rankIn(root)))
 	}
-	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Ibcast(op, v, rankIn(root)) })
+	return launch(op, c, ch, req, m, ibcast(op, c, v, rankIn(root)))
+}
+
+// ibcast, ireduce and iallreduce make the run of a nonblocking or persistent call
+// from copies of its arguments: a closure in the calling function would move the
+// blocking path's locals, whose addresses it passes, to the heap on every call.
+func ibcast(op string, c *comm, v core.Vec, root int) func(bool) (*core.Pending, error) {
+	return func(bool) (*core.Pending, error) { return c.c.Ibcast(op, v, root) }
+}
+
+func ireduce(op string, c *comm, s, rv core.Vec, rd core.Red, root int) func(bool) (*core.Pending, error) {
+	return func(nb bool) (*core.Pending, error) {
+		if !nb {
+			return nil, c.c.Reduce(op, &s, &rv, &rd, root)
+		}
+		return c.c.Ireduce(op, s, rv, rd, root)
+	}
+}
+
+func iallreduce(op string, c *comm, s, rv core.Vec, rd core.Red) func(bool) (*core.Pending, error) {
+	return func(nb bool) (*core.Pending, error) {
+		if !nb {
+			return nil, c.c.Allreduce(op, &s, &rv, &rd)
+		}
+		return c.c.Iallreduce(op, s, rv, rd)
+	}
+}
+
+// redArgs are a reduction's buffers, its operation and, for a datatype with gaps, its
+// staging (nil for a dense type): filled in place by reduceArgs, as the structs are
+// large and a call's multiple results would copy them through memory at each return.
+type redArgs struct {
+	s, rv core.Vec
+	rd    core.Red
+	st    *redStage
 }
 
 // reduceArgs makes the buffers and the reduction of the reductions. The device
 // reduces contiguous items; for a datatype with gaps st stages them: packed into
-// scratch before the call and the result unpacked after (nil for a dense type).
-func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, recvUsed bool) (s, rv core.Vec, rd core.Red, st *redStage, err error) {
-	rd, err = red(op, oh, dh)
-	if err != nil {
+// scratch before the call and the result unpacked after.
+func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, recvUsed bool, a *redArgs) (err error) {
+	if err = redInto(op, oh, dh, &a.rd); err != nil {
 		return
 	}
 	if t := dtOf(dh); t != nil && t.t.IsCommitted() && !dense(t.t) {
-		return stageReduce(op, sbuf, rbuf, scount, rcount, t.t, rd, recvUsed)
+		a.s, a.rv, a.st, err = stageReduce(op, sbuf, rbuf, scount, rcount, t.t, recvUsed)
+		return
 	}
-	if s, err = cvec(op, sbuf, scount, dh); err != nil {
+	if a.s, err = cvec(op, sbuf, scount, dh); err != nil {
 		return
 	}
 	if !recvUsed {
-		return s, ignored(esz(s)), rd, nil, nil
+		a.rv = ignored(esz(a.s))
+		return nil
 	}
-	rv, err = cvec(op, rbuf, rcount, dh)
+	a.rv, err = cvec(op, rbuf, rcount, dh)
 	return
 }
 
@@ -180,9 +215,9 @@ type redStage struct {
 	inPlace, recvUsed bool
 }
 
-func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, rd core.Red, recvUsed bool) (s, rv core.Vec, _ core.Red, st *redStage, err error) {
+func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, recvUsed bool) (s, rv core.Vec, st *redStage, err error) {
 	if scount < 0 || rcount < 0 {
-		return s, rv, rd, nil, errorf(errCount, op, "count %d is negative", min(scount, rcount))
+		return s, rv, nil, errorf(errCount, op, "count %d is negative", min(scount, rcount))
 	}
 	size := int(t.Size())
 	st = &redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == 1, recvUsed: recvUsed}
@@ -196,13 +231,13 @@ func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *
 		s = core.Vec{B: st.sbuf, Esz: size}
 	}
 	if !recvUsed {
-		return s, ignored(size), rd, st, nil
+		return s, ignored(size), st, nil
 	}
 	if st.rmem, st.rorg, err = span(op, rbuf, rcount, t); err != nil {
 		return
 	}
 	st.rbuf = make([]byte, rcount*int64(size))
-	return s, core.Vec{B: st.rbuf, Esz: size}, rd, st, nil
+	return s, core.Vec{B: st.rbuf, Esz: size}, st, nil
 }
 
 // pack lays the input out for the device: the send buffer's items, or in place the
@@ -249,19 +284,14 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 	if c == nil {
 		return r
 	}
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root))
-	if err != nil {
+	var a redArgs
+	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root), &a); err != nil {
 		return fail(op, ch, err)
 	}
-	if m == mBlock && st == nil {
-		return fail(op, ch, c.c.Reduce(op, &s, &rv, &rd, rankIn(root)))
+	if m == mBlock && a.st == nil {
+		return fail(op, ch, c.c.Reduce(op, &a.s, &a.rv, &a.rd, rankIn(root)))
 	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) {
-		if !nb {
-			return nil, c.c.Reduce(op, &s, &rv, &rd, rankIn(root))
-		}
-		return c.c.Ireduce(op, s, rv, rd, rankIn(root))
-	}))
+	return launch(op, c, ch, req, m, staged(a.st, ireduce(op, c, a.s, a.rv, a.rd, rankIn(root))))
 }
 
 func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -269,19 +299,14 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 	if c == nil {
 		return r
 	}
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
-	if err != nil {
+	var a redArgs
+	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
 	}
-	if m == mBlock && st == nil {
-		return fail(op, ch, c.c.Allreduce(op, &s, &rv, &rd))
+	if m == mBlock && a.st == nil {
+		return fail(op, ch, c.c.Allreduce(op, &a.s, &a.rv, &a.rd))
 	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) {
-		if !nb {
-			return nil, c.c.Allreduce(op, &s, &rv, &rd)
-		}
-		return c.c.Iallreduce(op, s, rv, rd)
-	}))
+	return launch(op, c, ch, req, m, staged(a.st, iallreduce(op, c, a.s, a.rv, a.rd)))
 }
 
 func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, excl bool, req unsafe.Pointer, m mode) int32 {
@@ -289,10 +314,11 @@ func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, c
 	if c == nil {
 		return r
 	}
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true)
-	if err != nil {
+	var a redArgs
+	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
 	}
+	s, rv, rd, st := a.s, a.rv, a.rd, a.st
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) }))
 }
 
@@ -315,10 +341,11 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 	if uintptr(sbuf) == 1 {
 		rspan = n
 	}
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, n, rspan, dh, oh, true)
-	if err != nil {
+	var a redArgs
+	if err := reduceArgs(op, c, sbuf, rbuf, n, rspan, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
 	}
+	s, rv, rd, st := a.s, a.rv, a.rd, a.st
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) }))
 }
 
@@ -340,10 +367,11 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	if uintptr(sbuf) == 1 {
 		rspan = total
 	}
-	s, rv, rd, st, err := reduceArgs(op, c, sbuf, rbuf, total, rspan, dh, oh, true)
-	if err != nil {
+	var a redArgs
+	if err := reduceArgs(op, c, sbuf, rbuf, total, rspan, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
 	}
+	s, rv, rd, st := a.s, a.rv, a.rd, a.st
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) }))
 }
 

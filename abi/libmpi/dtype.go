@@ -123,6 +123,7 @@ func init() {
 	def(0x2e2, datatype.Swapped("real16", 16, 16), "MPI_REAL16")
 	def(0x2e3, datatype.Complex128, "MPI_COMPLEX16")
 	def(0x2eb, datatype.Swapped("complex32", 32, 16), "MPI_COMPLEX32")
+	initPredefRed()
 }
 
 // dtOf is the datatype of handle h, nil when h is not one.

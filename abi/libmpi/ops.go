@@ -106,6 +106,27 @@ func PMPI_Op_commutative(h uintptr, flag unsafe.Pointer) int32 {
 
 // red is the device's reduction for op on items of datatype dh.
 func red(name string, oh uintptr, dh uintptr) (core.Red, error) {
+	var r core.Red
+	err := redInto(name, oh, dh, &r)
+	return r, err
+}
+
+// redInto is red filling *out: a predefined operation on a predefined datatype from
+// predefRed, the others made here.
+func redInto(name string, oh uintptr, dh uintptr, out *core.Red) (err error) {
+	if i, j := oh-opSum, dh-0x200; i < uintptr(len(predefRed)) && j < uintptr(len(predefRed[0])) {
+		if r := predefRed[i][j]; r != nil {
+			*out = *r
+			return nil
+		}
+	}
+	*out, err = makeRed(name, oh, dh)
+	return err
+}
+
+// makeRed is the general way of red: user functions, and the predefined operations'
+// errors.
+func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 	t, err := typeOf(name, dh)
 	if err != nil {
 		return core.Red{}, err
@@ -153,6 +174,27 @@ func red(name string, oh uintptr, dh uintptr) (core.Red, error) {
 		return core.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).name)
 	}
 	return core.Red{K: coll.Op{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
+}
+
+// predefRed holds the reductions of the predefined operations on the predefined
+// datatypes, made once (initPredefRed): a call's red is then two index operations,
+// where the general way looks the operation up in a map and makes its kernel, a
+// closure for some, on every call. nil: not defined there (the general way says why).
+var predefRed [opNoOp - opSum + 1][0x100]*core.Red
+
+func initPredefRed() {
+	for oh := range opNames {
+		for j, d := range predefT {
+			if d == nil {
+				continue
+			}
+			k := kernelFor(oh, d.t.Kind())
+			if k == nil {
+				continue
+			}
+			predefRed[oh-opSum][j] = &core.Red{K: coll.Op{Fn: k, Commute: true}, Unit: int(d.t.Size()), Name: opNames[oh], Code: uint64(oh)}
+		}
+	}
 }
 
 func boolInt(b bool) int {

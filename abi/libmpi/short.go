@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -189,6 +190,17 @@ var goHalves atomic.Int64
 //
 //export mpigo_short_fallbacks
 func mpigo_short_fallbacks() int64 { return goHalves.Load() }
+
+// mpigo_mallocs is the Go heap's count of allocations so far, for C tests that check
+// a call allocates nothing per use (abi/testdata/noalloc.c). It stops the world:
+// a test's probe, not a call for a program's loop.
+//
+//export mpigo_mallocs
+func mpigo_mallocs() int64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.Mallocs)
+}
 
 // setShortLive says whether MPI runs, which short.c checks first.
 func setShortLive(live bool) {
