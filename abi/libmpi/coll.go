@@ -319,6 +319,10 @@ func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, c
 		return fail(op, ch, err)
 	}
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
+	if m == mBlock && st == nil {
+		_, err := c.c.Scan(op, s, rv, rd, excl, false)
+		return fail(op, ch, err)
+	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) }))
 }
 
@@ -346,6 +350,10 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 		return fail(op, ch, err)
 	}
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
+	if m == mBlock && st == nil {
+		_, err := c.c.ReduceScatterBlock(op, s, rv, rd, false)
+		return fail(op, ch, err)
+	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) }))
 }
 
@@ -372,6 +380,10 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 		return fail(op, ch, err)
 	}
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
+	if m == mBlock && st == nil {
+		_, err := c.c.ReduceScatter(op, s, rv, counts, rd, false)
+		return fail(op, ch, err)
+	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) }))
 }
 
@@ -401,6 +413,10 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 		}
 	} else {
 		rv = ignored(esz(s))
+	}
+	if m == mBlock {
+		_, err := c.c.Gather(op, s, rv, rankIn(root), false)
+		return fail(op, ch, err)
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Gather(op, s, rv, rankIn(root), nb) })
 }
@@ -458,6 +474,10 @@ func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	} else {
 		s = ignored(esz(rv))
 	}
+	if m == mBlock {
+		_, err := c.c.Scatter(op, s, rv, rankIn(root), false)
+		return fail(op, ch, err)
+	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Scatter(op, s, rv, rankIn(root), nb) })
 }
 
@@ -504,6 +524,10 @@ func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf u
 	if err != nil {
 		return fail(op, ch, err)
 	}
+	if m == mBlock {
+		_, err := c.c.Allgather(op, s, rv, false)
+		return fail(op, ch, err)
+	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgather(op, s, rv, nb) })
 }
 
@@ -521,6 +545,10 @@ func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf 
 	if err != nil {
 		return fail(op, ch, err)
 	}
+	if m == mBlock {
+		_, err := c.c.Allgatherv(op, s, rv, counts, ds, false)
+		return fail(op, ch, err)
+	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgatherv(op, s, rv, counts, ds, nb) })
 }
 
@@ -536,6 +564,10 @@ func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf un
 	}
 	rv, err := cvec(op, rbuf, rcount*n, rdt)
 	if err != nil {
+		return fail(op, ch, err)
+	}
+	if m == mBlock {
+		_, err := c.c.Alltoall(op, s, rv, false)
 		return fail(op, ch, err)
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoall(op, s, rv, nb) })
@@ -565,6 +597,10 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 	}
 	if uintptr(sbuf) == 1 {
 		s = core.InPlaceVec(esz(rv))
+	}
+	if m == mBlock {
+		_, err := c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, false)
+		return fail(op, ch, err)
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, nb) })
 }
