@@ -277,60 +277,70 @@ func rawErr[T any]() error {
 	return err
 }
 
-// layout is a Buf seen as a packed stream, for the engine: it packs and unpacks
-// fragments at any offset through the datatype engine's cursor.
-type layout struct {
-	cur datatype.Cursor
-	mem []byte
-}
-
-func (l *layout) Len() int64 { return l.cur.Size() }
-
-func (l *layout) PackAt(dst []byte, off int64) int {
-	l.cur.Seek(off, 0)
-	n, _ := l.cur.Pack(dst, l.mem)
-	return n
-}
-
-func (l *layout) UnpackAt(src []byte, off int64) int {
-	l.cur.Seek(off, 0)
-	n, _ := l.cur.Unpack(l.mem, src)
-	return n
-}
-
 // engineBuf turns b into what the engine moves: the bytes themselves when the layout
 // is contiguous (no copy of mpigo's own), otherwise a packing layout.
 func (b Buf) engineBuf(op string) (p2p.Buf, error) {
+	eb, _, err := b.engineBufIn(op, false)
+	return eb, err
+}
+
+// lentBuf is engineBuf for a blocking call: a packing layout comes from the pool, and
+// the caller Returns it (nil when none was needed) once the call is over.
+func (b Buf) lentBuf(op string) (p2p.Buf, *datatype.Layout, error) {
+	return b.engineBufIn(op, true)
+}
+
+func (b Buf) engineBufIn(op string, lend bool) (p2p.Buf, *datatype.Layout, error) {
+	eb, l, err := b.checkedBuf(op, lend)
+	if err != nil {
+		l.Return()
+		return p2p.Buf{}, nil, err
+	}
+	return eb, l, nil
+}
+
+func (b Buf) checkedBuf(op string, lend bool) (p2p.Buf, *datatype.Layout, error) {
 	if b.err != nil {
-		return p2p.Buf{}, b.err
+		return p2p.Buf{}, nil, b.err
 	}
 	if !b.dt.IsCommitted() {
-		return p2p.Buf{}, errorf(ClassType, op, "datatype %s is not committed (call Commit)", b.dt.Name())
+		return p2p.Buf{}, nil, errorf(ClassType, op, "datatype %s is not committed (call Commit)", b.dt.Name())
 	}
 	lo, hi, err := b.dt.Span(b.count)
 	if err != nil {
-		return p2p.Buf{}, typeErr(op, err)
+		return p2p.Buf{}, nil, typeErr(op, err)
 	}
 	if lo < 0 || hi > int64(len(b.mem)) {
-		return p2p.Buf{}, errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes",
+		return p2p.Buf{}, nil, errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes",
 			b.count, b.dt.Name(), lo, hi, len(b.mem))
 	}
 	if off, n, ok := b.dt.ContiguousSpan(b.count); ok {
-		return p2p.Bytes(b.mem[off : off+n]), nil
+		return p2p.Bytes(b.mem[off : off+n]), nil, nil
 	}
-	l := &layout{mem: b.mem}
-	if err := l.cur.Init(b.dt, b.count); err != nil {
-		return p2p.Buf{}, typeErr(op, err)
+	var l *datatype.Layout
+	if lend {
+		l = datatype.LendLayout()
+	} else {
+		l = new(datatype.Layout)
 	}
-	return p2p.Packed(l), nil
+	if err := l.Init(b.dt, b.mem, b.count, 0); err != nil {
+		return p2p.Buf{}, l, typeErr(op, err)
+	}
+	if !lend {
+		return p2p.Packed(l), nil, nil
+	}
+	return p2p.Packed(l), l, nil
 }
 
 func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
-	eb, err := b.engineBuf(op)
+	eb, l, err := b.lentBuf(op)
 	if err != nil {
 		return c.fail(op, err)
 	}
-	return c.fail(op, c.dev().Send(op, eb, dest, tag, mode))
+	if err = c.dev().Send(op, eb, dest, tag, mode); err == nil {
+		l.Return() // after an error the engine may still hold it: left to the collector
+	}
+	return c.fail(op, err)
 }
 
 // SendBuf sends a typed buffer (see Typed) to dest.
@@ -348,12 +358,15 @@ func SsendBuf(c *Comm, b Buf, dest, tag int) error {
 // RecvBuf receives into a typed buffer.
 func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
 	defer prof.Exit(prof.Recv, c.enterP2P(prof.Recv, src, tag, b.size()), b.size())
-	eb, err := b.engineBuf("Recv")
+	eb, l, err := b.lentBuf("Recv")
 	if err != nil {
 		return Status{}, c.fail("Recv", err)
 	}
 	var st Status
 	st.Source, st.Tag, st.bytes, err = c.dev().Recv("Recv", eb, src, tag)
+	if err == nil {
+		l.Return()
+	}
 	if err != nil {
 		st.Err = err
 	}

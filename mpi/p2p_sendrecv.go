@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -117,10 +118,11 @@ func (b Buf) unpackPrefix(src []byte) {
 		copy(b.mem[off:], src)
 		return
 	}
-	l := &layout{mem: b.mem}
-	if l.cur.Init(b.dt, b.count) == nil {
+	l := datatype.LendLayout()
+	if l.Init(b.dt, b.mem, b.count, 0) == nil {
 		l.UnpackAt(src, 0)
 	}
+	l.Return()
 }
 
 // MrecvBuf receives the message m into a typed buffer (MPI_Mrecv with a datatype).
@@ -130,11 +132,14 @@ func MrecvBuf(b Buf, m *Message) (Status, error) {
 	if m == nil || m.c == nil {
 		return Status{}, (*Comm)(nil).fail(op, errorf(ClassRequest, op, "m is no message (from Mprobe or Improbe)"))
 	}
-	eb, err := b.engineBuf(op)
+	eb, l, err := b.lentBuf(op)
 	if err != nil {
 		return Status{}, m.c.fail(op, err)
 	}
 	st, err := core.Mrecv(eb, &m.m)
+	if err == nil {
+		l.Return()
+	}
 	return m.c.status(st), m.c.fail(op, mapErr(op, err))
 }
 

@@ -149,26 +149,6 @@ func typeOf(op string, h uintptr) (*datatype.Type, error) {
 	return d.t, nil
 }
 
-// layout is a non-contiguous C buffer as the engine packs and unpacks it.
-type layout struct {
-	cur datatype.Cursor
-	mem []byte
-}
-
-func (l *layout) Len() int64 { return l.cur.Size() }
-
-func (l *layout) PackAt(dst []byte, off int64) int {
-	l.cur.Seek(off, 0)
-	n, _ := l.cur.Pack(dst, l.mem)
-	return n
-}
-
-func (l *layout) UnpackAt(src []byte, off int64) int {
-	l.cur.Seek(off, 0)
-	n, _ := l.cur.Unpack(l.mem, src)
-	return n
-}
-
 // span is the C memory count items of t at p reach: the slice starts at the lowest
 // byte touched (p + lo, which for MPI_BOTTOM is the lowest absolute address), and
 // origin is where p falls in it.
@@ -189,50 +169,69 @@ func span(op string, p unsafe.Pointer, count int64, t *datatype.Type) (mem []byt
 
 // cbuf is the engine's buffer for count items of datatype dh at p.
 func cbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (p2p.Buf, error) {
+	b, _, err := cbufIn(op, p, count, dh, false)
+	return b, err
+}
+
+// lentBuf is cbuf for a blocking call: a packing layout comes from the pool, and the
+// caller Returns it (nil when none was needed) once the call has succeeded.
+func lentBuf(op string, p unsafe.Pointer, count int64, dh uintptr) (p2p.Buf, *datatype.Layout, error) {
+	return cbufIn(op, p, count, dh, true)
+}
+
+func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (p2p.Buf, *datatype.Layout, error) {
 	if dh >= 0x200 && dh < 0x300 { // a predefined type: contiguous bytes
 		if d := predefT[dh-0x200]; d != nil && d.t.IsContiguous() {
 			if count < 0 {
-				return p2p.Buf{}, errorf(errCount, op, "count %d is negative", count)
+				return p2p.Buf{}, nil, errorf(errCount, op, "count %d is negative", count)
 			}
 			n := count * d.t.Size()
 			if n == 0 {
-				return p2p.Bytes(nil), nil
+				return p2p.Bytes(nil), nil, nil
 			}
 			if p == nil {
-				return p2p.Buf{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+				return p2p.Buf{}, nil, errorf(errBuffer, op, "buffer is NULL for %d items", count)
 			}
-			return p2p.Bytes(unsafe.Slice((*byte)(p), n)), nil
+			return p2p.Bytes(unsafe.Slice((*byte)(p), n)), nil, nil
 		}
 	}
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return p2p.Buf{}, err
+		return p2p.Buf{}, nil, err
 	}
 	if count < 0 {
-		return p2p.Buf{}, errorf(errCount, op, "count %d is negative", count)
+		return p2p.Buf{}, nil, errorf(errCount, op, "count %d is negative", count)
 	}
 	if t.Size() == 0 || count == 0 {
-		return p2p.Bytes(nil), nil
+		return p2p.Bytes(nil), nil, nil
 	}
 	if off, n, ok := t.ContiguousSpan(count); ok {
 		base := unsafe.Add(p, off)
 		if base == nil {
-			return p2p.Buf{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+			return p2p.Buf{}, nil, errorf(errBuffer, op, "buffer is NULL for %d items", count)
 		}
-		return p2p.Bytes(unsafe.Slice((*byte)(base), n)), nil
+		return p2p.Bytes(unsafe.Slice((*byte)(base), n)), nil, nil
 	}
 	mem, origin, err := span(op, p, count, t)
 	if err != nil {
-		return p2p.Buf{}, err
+		return p2p.Buf{}, nil, err
 	}
-	l := &layout{mem: mem}
-	if err := l.cur.Init(t, count); err != nil {
-		return p2p.Buf{}, core.TypeErr(op, err)
+	var l *datatype.Layout
+	if lend {
+		l = datatype.LendLayout()
+	} else {
+		l = new(datatype.Layout)
 	}
-	if err := l.cur.SetOrigin(origin); err != nil {
-		return p2p.Buf{}, core.TypeErr(op, err)
+	if err := l.Init(t, mem, count, origin); err != nil {
+		if lend {
+			l.Return()
+		}
+		return p2p.Buf{}, nil, core.TypeErr(op, err)
 	}
-	return p2p.Packed(l), nil
+	if !lend {
+		return p2p.Packed(l), nil, nil
+	}
+	return p2p.Packed(l), l, nil
 }
 
 // cvec is a collective's buffer: count items of dh at p, or MPI_IN_PLACE. A type

@@ -44,18 +44,21 @@ func send(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int3
 		_, r := needComm(op, ch)
 		return r
 	}
-	b, err := cbuf(op, buf, count, dh)
+	b, l, err := lentBuf(op, buf, count, dh)
 	if err != nil {
 		return fail(op, ch, err)
 	}
 	d, tg := rankIn(dest), tagIn(tag)
 	if c.c.DirectSend(d, tg) {
-		if err := c.c.SendDirect(b, d, tg, mode); err != nil {
-			return fail(op, ch, core.MapErr(op, err))
-		}
-		return 0
+		err = core.MapErr(op, c.c.SendDirect(b, d, tg, mode))
+	} else {
+		err = c.c.Send(op, b, d, tg, mode)
 	}
-	return fail(op, ch, c.c.Send(op, b, d, tg, mode))
+	if err != nil {
+		return fail(op, ch, err) // the engine may still hold l: left to the collector
+	}
+	l.Return()
+	return 0
 }
 
 //export PMPI_Send
@@ -104,7 +107,7 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 		_, r := needComm(op, ch)
 		return r
 	}
-	b, err := cbuf(op, buf, count, dh)
+	b, l, err := lentBuf(op, buf, count, dh)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -120,6 +123,9 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 		}
 	} else {
 		from, t, n, err = c.c.Recv(op, b, sr, tg)
+	}
+	if err == nil {
+		l.Return() // after an error the engine may still hold it: left to the collector
 	}
 	if st != nil {
 		s := (*cstatus)(st)
