@@ -17,7 +17,8 @@ import (
 // ProfComm is c as the recorder holds it (nil: none).
 func (c *Comm) ProfComm() unsafe.Pointer { return unsafe.Pointer(c) }
 
-// profSources describe the communicators prof holds and count what the engine sent.
+// profSources describe the communicators prof holds and count what the engine sent
+// and the node collectives' flows (node.go).
 var profSources = prof.Sources{
 	Describe: func(p unsafe.Pointer) prof.CommInfo {
 		c := (*Comm)(p)
@@ -35,6 +36,7 @@ var profSources = prof.Sources{
 		if eng != nil {
 			eng.Traffic(bytes, msgs, collBytes, collMsgs)
 		}
+		nodeTraffic(bytes, msgs, collBytes, collMsgs)
 	},
 }
 

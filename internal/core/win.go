@@ -161,6 +161,7 @@ type winPeer struct {
 	maxDisp  int64 // size / dispUnit: the largest displacement inside the window
 	direct   bool
 	ctrl     ctrlBlock
+	world    int // its world rank: where the recorder counts what moves to and from it
 }
 
 type attachment struct {
@@ -254,7 +255,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 	}
 	w.peers = make([]winPeer, n)
 	for r := range n {
-		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1))}
+		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1)), world: w.worldOf(r)}
 	}
 	cw := ctrlWords(n)
 	if regionWanted {

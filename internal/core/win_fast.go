@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -54,9 +55,11 @@ func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
 	if len(src) == 8 {
 		// One store: memmove's size dispatch costs more than the copy.
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(src)))
+		prof.RMATo(p.world, 8)
 		return true
 	}
 	w.copyDirect(p.mem[off:off+int64(len(src))], src)
+	prof.RMATo(p.world, len(src))
 	return true
 }
 
@@ -73,9 +76,11 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	}
 	if len(dst) == 8 {
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
+		prof.RMAFrom(p.world, 8)
 		return true
 	}
 	w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
+	prof.RMAFrom(p.world, len(dst))
 	return true
 }
 
@@ -116,7 +121,11 @@ func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.K
 	if !ok {
 		return false
 	}
-	return rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc())
+	if !rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc()) {
+		return false
+	}
+	prof.RMATo(p.world, len(origin))
+	return true
 }
 
 // FetchWord is FetchAndOp on an 8-byte integer at disp of target t's window when the
@@ -132,15 +141,26 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
 		return 0, false
 	}
 	a := (*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
+	var old uint64
 	switch op {
 	case rma.OpSum:
-		return atomic.AddUint64(a, v) - v, true
+		old = atomic.AddUint64(a, v) - v
 	case rma.OpReplace:
-		return atomic.SwapUint64(a, v), true
+		old = atomic.SwapUint64(a, v)
 	case rma.OpNoOp:
-		return atomic.LoadUint64(a), true
+		old = atomic.LoadUint64(a)
+	default:
+		return 0, false
 	}
-	return 0, false
+	fetched(p.world, 8)
+	return old, true
+}
+
+// fetched counts a fetching operation of n bytes on world rank t: its operand goes
+// there, the old value comes back.
+func fetched(t, n int) {
+	prof.RMATo(t, n)
+	prof.RMAFrom(t, n)
 }
 
 // CasWord is CompareAndSwap on an 8-byte integer at disp of target t's window when
@@ -154,7 +174,9 @@ func (w *Win) CasWord(t int, disp int64, cmp, swap uint64) (uint64, bool) {
 	if !ok || off&7 != 0 {
 		return 0, false
 	}
-	return rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap), true
+	old := rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap)
+	fetched(p.world, 8)
+	return old, true
 }
 
 // FlushDirect reports whether Flush of target t has nothing to do: t is direct and
