@@ -12,7 +12,9 @@
  *
  * What they read is a copy in C memory of the device's state, per window (short.h):
  * Go fills it when the window is made and refreshes it after every call that changes
- * it (the synchronisation calls, Free, Finalize). C never holds Go memory. */
+ * it (the synchronisation calls, Free, Finalize). C never holds Go memory. What they
+ * did they count for the profile in C memory too (the calls, and the bytes moved to
+ * and from each world rank), which Go reads at its snapshots. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3") /* the accumulate loops: vectorised as the device's kernels are */
 #endif
@@ -26,6 +28,39 @@
 int32_t mpigo_short_live;
 mpigo_dt mpigo_short_dts[256];
 static mpigo_win *wins[MPIGO_SHORT_WINS];
+int32_t mpigo_short_mt;
+mpigo_calls mpigo_short_calls[MPIGO_C_N];
+mpigo_link *mpigo_short_to, *mpigo_short_from;
+
+/* The profile's counts (short.h): a plain add (as a relaxed load and store, which
+ * compile to one) unless threads may count at once. */
+static inline void count(uint64_t *p, uint64_t v) {
+    if (mpigo_short_mt) __atomic_fetch_add(p, v, __ATOMIC_RELAXED); /* set before any window exists */
+    else __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+}
+
+/* counted counts a call of n bytes. */
+static inline void counted(int call, int64_t n) {
+    mpigo_calls *c = &mpigo_short_calls[call];
+    count(&c->n, 1);
+    count(&c->bytes, (uint64_t)n);
+    count(&c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0], 1);
+}
+
+/* moved counts n bytes an operation moved between this rank and target rank: to it
+ * (to), from it (from), or both. */
+static inline void moved(const mpigo_win *d, int rank, int64_t n, int to, int from) {
+    int32_t w = d->t[rank].world;
+    mpigo_link *l;
+    if (to && (l = __atomic_load_n(&mpigo_short_to, __ATOMIC_RELAXED)) != NULL) {
+        count(&l[w].bytes, (uint64_t)n);
+        count(&l[w].ops, 1);
+    }
+    if (from && (l = __atomic_load_n(&mpigo_short_from, __ATOMIC_RELAXED)) != NULL) {
+        count(&l[w].bytes, (uint64_t)n);
+        count(&l[w].ops, 1);
+    }
+}
 
 /* Copies of 1 MiB and more take the Go way, whose cost model chooses how they touch the
  * caches (win_fast.go copyDirect); a crossing is nothing beside them. */
@@ -84,6 +119,8 @@ static inline int short_put(const void *o, int64_t oc, MPI_Datatype odt, int ran
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
     if (n == 8) memcpy(p, o, 8); /* one store */
     else memmove(p, o, n);
+    counted(MPIGO_C_PUT, n);
+    moved(d, rank, n, 1, 0);
     return 1;
 }
 
@@ -94,6 +131,8 @@ static inline int short_get(void *o, int64_t oc, MPI_Datatype odt, int rank, MPI
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
     if (n == 8) memcpy(o, p, 8);
     else memmove(o, p, n);
+    counted(MPIGO_C_GET, n);
+    moved(d, rank, n, 0, 1);
     return 1;
 }
 
@@ -159,25 +198,28 @@ static inline int short_acc(const void *o, int64_t oc, MPI_Datatype odt, int ran
             if (replace) __atomic_exchange_n(&w[i], v, __ATOMIC_SEQ_CST);
             else __atomic_fetch_add(&w[i], v, __ATOMIC_SEQ_CST);
         }
-        return 1;
+    } else {
+        if (lock == NULL) return 0; /* the lock word is Go's memory: the Go way takes it */
+        acc_lock(lock);
+        if (replace) memmove(p, o, n);
+        else sum(dt->kind, p, o, n);
+        acc_unlock(lock);
     }
-    if (lock == NULL) return 0; /* the lock word is Go's memory: the Go way takes it */
-    acc_lock(lock);
-    if (replace) memmove(p, o, n);
-    else sum(dt->kind, p, o, n);
-    acc_unlock(lock);
+    counted(MPIGO_C_ACC, n);
+    moved(d, rank, n, 1, 0);
     return 1;
 }
 
 /* short_word is where the 8-byte integer at disp of target rank lies, for the atomics
  * of MPI_Fetch_and_op and MPI_Compare_and_swap, when they may take the short way. */
-static inline uint64_t *short_word(MPI_Datatype dh, int rank, MPI_Aint disp, MPI_Win win) {
+static inline uint64_t *short_word(MPI_Datatype dh, int rank, MPI_Aint disp, MPI_Win win, mpigo_win **dp) {
     const mpigo_dt *dt = dt_of(dh);
     mpigo_win *d;
     char *p;
     if (dt == NULL || !dt->atomic || (d = win_of(win)) == NULL || (p = at(d, rank, disp, 8, NULL)) == NULL ||
         ((uintptr_t)p & 7))
         return NULL;
+    *dp = d;
     return (uint64_t *)p;
 }
 
@@ -213,13 +255,16 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
     uint64_t *w, v = 0, old;
+    mpigo_win *d;
     if (result_addr != NULL && (origin_addr != NULL || op == MPI_NO_OP) && (op == MPI_SUM || op == MPI_REPLACE || op == MPI_NO_OP) &&
-        (w = short_word(datatype, target_rank, target_disp, win)) != NULL) {
+        (w = short_word(datatype, target_rank, target_disp, win, &d)) != NULL) {
         if (origin_addr != NULL) memcpy(&v, origin_addr, 8);
         if (op == MPI_SUM) old = __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);
         else if (op == MPI_REPLACE) old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);
         else old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &old, 8);
+        counted(MPIGO_C_FOP, 8);
+        moved(d, target_rank, 8, 1, 1);
         return MPI_SUCCESS;
     }
     return goPMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
@@ -227,13 +272,16 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
     uint64_t *w, v, cmp;
+    mpigo_win *d;
     if (origin_addr != NULL && compare_addr != NULL && result_addr != NULL &&
-        (w = short_word(datatype, target_rank, target_disp, win)) != NULL) {
+        (w = short_word(datatype, target_rank, target_disp, win, &d)) != NULL) {
         memcpy(&v, origin_addr, 8);
         memcpy(&cmp, compare_addr, 8);
         /* On failure cmp receives what the word held; on success it held cmp. */
         __atomic_compare_exchange_n(w, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &cmp, 8);
+        counted(MPIGO_C_CAS, 8);
+        moved(d, target_rank, 8, 1, 1);
         return MPI_SUCCESS;
     }
     return goPMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
@@ -245,24 +293,36 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
  * has more to do then. */
 int PMPI_Win_flush(int rank, MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && !d->served && state(d, rank) == 2 && !__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    if (d != NULL && !d->served && state(d, rank) == 2 && !__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE)) {
+        counted(MPIGO_C_FLUSH, 0);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush(rank, win);
 }
 
 int PMPI_Win_flush_local(int rank, MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && state(d, rank) == 2) return MPI_SUCCESS;
+    if (d != NULL && state(d, rank) == 2) {
+        counted(MPIGO_C_FLUSH_LOCAL, 0);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush_local(rank, win);
 }
 
 int PMPI_Win_flush_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+        counted(MPIGO_C_FLUSH_ALL, 0);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush_all(win);
 }
 
 int PMPI_Win_flush_local_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+        counted(MPIGO_C_FLUSH_LOCAL_ALL, 0);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush_local_all(win);
 }

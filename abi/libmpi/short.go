@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -107,6 +109,7 @@ func newShort(w *win, h uintptr) {
 		}
 		t.size, t.unit, t.maxdisp = C.int64_t(len(mem)), C.int64_t(unit), C.int64_t(int64(len(mem))/int64(unit))
 		t.acc = (*C.uint32_t)(unsafe.Pointer(acc))
+		t.world = C.int32_t(cw.TargetWorld(r))
 	}
 	w.short = &shortWin{d: d, locked: make([]bool, n)}
 	w.refreshShort()
@@ -190,11 +193,58 @@ var goHalves atomic.Int64
 //export mpigo_short_fallbacks
 func mpigo_short_fallbacks() int64 { return goHalves.Load() }
 
-// setShortLive says whether MPI runs, which short.c checks first.
+// setShortLive says whether MPI runs, which short.c checks first. At the first start
+// it sizes the profile's counts of what the short ways moved, by world rank, and says
+// whether they must count atomically.
 func setShortLive(live bool) {
 	v := int32(0)
 	if live {
 		v = 1
+		if C.mpigo_short_to == nil {
+			n := C.size_t(max(core.World.Size(), 1))
+			sz := C.size_t(unsafe.Sizeof(C.mpigo_link{}))
+			C.mpigo_short_from = (*C.mpigo_link)(C.calloc(n, sz))
+			C.mpigo_short_to = (*C.mpigo_link)(C.calloc(n, sz))
+		}
+		if core.ThreadLevel() == core.ThreadMultiple {
+			atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_mt)), 1)
+		}
 	}
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_live)), v)
+}
+
+// shortCalls are the calls short.c counts (MPIGO_C_*), as the record names them.
+var shortCalls = [C.MPIGO_C_N]prof.Call{
+	C.MPIGO_C_PUT: prof.Put, C.MPIGO_C_GET: prof.Get, C.MPIGO_C_ACC: prof.Accumulate,
+	C.MPIGO_C_FOP: prof.FetchAndOp, C.MPIGO_C_CAS: prof.CompareAndSwap, C.MPIGO_C_FLUSH: prof.WinFlush,
+	C.MPIGO_C_FLUSH_LOCAL: prof.FlushLocal, C.MPIGO_C_FLUSH_ALL: prof.FlushAll,
+	C.MPIGO_C_FLUSH_LOCAL_ALL: prof.FlushLocalAll,
+}
+
+func init() { prof.SetForeign(shortCounts) }
+
+// shortCounts adds what short.c counted to a snapshot of the record (prof.Foreign):
+// read here, so the C short ways never cross into Go to count.
+func shortCounts(calls []prof.Counter, to, from []prof.Link) {
+	ld := func(p *C.uint64_t) uint64 { return atomic.LoadUint64((*uint64)(unsafe.Pointer(p))) }
+	for i, call := range shortCalls {
+		c, k := &calls[call], &C.mpigo_short_calls[i]
+		c.N += ld(&k.n)
+		c.Bytes += ld(&k.bytes)
+		for b := range c.Hist {
+			c.Hist[b] += ld(&k.hist[b])
+		}
+	}
+	links := func(dst []prof.Link, src *C.mpigo_link) {
+		if src == nil {
+			return
+		}
+		for w, l := range unsafe.Slice(src, len(dst)) {
+			dst[w].Bytes += ld(&l.bytes)
+			dst[w].Ops += ld(&l.ops)
+		}
+	}
+	// Set once, before any window exists; the loads order them after that store.
+	links(to, (*C.mpigo_link)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpigo_short_to)))))
+	links(from, (*C.mpigo_link)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpigo_short_from)))))
 }

@@ -67,7 +67,7 @@ type nodeColl struct {
 	// every other member, a Reduce's from every other member to the root, an
 	// Allreduce's from every member to every other): to every other member (toAll)
 	// and to one (to, by rank of the communicator). Written by the calling goroutine
-	// (prof.Add), read by the recorder's snapshots (nodeTraffic) under nodeRegions'
+	// (prof.AddLink), read by the recorder's snapshots (nodeTraffic) under nodeRegions'
 	// lock; world maps ranks of the communicator to world ranks.
 	toAll prof.Link
 	to    []prof.Link
@@ -108,16 +108,12 @@ var nodeRegions struct {
 
 // sentAll counts a node collective's flow of n bytes from this rank to every other
 // member.
-func (n *nodeColl) sentAll(b int) {
-	prof.Add(&n.toAll.Bytes, uint64(b))
-	prof.Add(&n.toAll.Ops, 1)
-}
+func (n *nodeColl) sentAll(b int) { prof.AddLink(&n.toAll, b) }
 
 // sentTo counts a node collective's flow of n bytes from this rank to member r.
 func (n *nodeColl) sentTo(r, b int) {
 	if uint(r) < uint(len(n.to)) {
-		prof.Add(&n.to[r].Bytes, uint64(b))
-		prof.Add(&n.to[r].Ops, 1)
+		prof.AddLink(&n.to[r], b)
 	}
 }
 

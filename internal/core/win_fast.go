@@ -214,6 +214,15 @@ func (w *Win) DirectTarget(t int) (mem []byte, dispUnit int, acc *uint32, ok boo
 	return p.mem, p.dispUnit, acc, true
 }
 
+// TargetWorld is target t's world rank (-1: not a rank of the window), where the
+// profile's matrix counts what moves to and from it.
+func (w *Win) TargetWorld(t int) int {
+	if uint(t) >= uint(len(w.peers)) {
+		return -1
+	}
+	return w.peers[t].world
+}
+
 // Short states of a target (ShortState).
 const (
 	ShortNone  = 0 // no epoch gives access to the target here

@@ -30,9 +30,7 @@ var rmaTo, rmaFrom []Link
 // rank w.
 func RMATo(w, n int) {
 	if uint(w) < uint(len(rmaTo)) {
-		l := &rmaTo[w]
-		add(&l.Bytes, uint64(n))
-		add(&l.Ops, 1)
+		AddLink(&rmaTo[w], n)
 	}
 }
 
@@ -40,16 +38,23 @@ func RMATo(w, n int) {
 // rank.
 func RMAFrom(w, n int) {
 	if uint(w) < uint(len(rmaFrom)) {
-		l := &rmaFrom[w]
-		add(&l.Bytes, uint64(n))
-		add(&l.Ops, 1)
+		AddLink(&rmaFrom[w], n)
 	}
 }
 
-// Add adds v to a counter that only the calling goroutine writes below
-// ThreadMultiple (a layer below's own per-peer counts): a plain add there, atomic at
-// ThreadMultiple and under the race detector. Readers load it atomically.
-func Add(p *uint64, v uint64) { add(p, v) }
+// AddLink counts one transfer of n bytes in l, a count that only the calling
+// goroutine writes below ThreadMultiple (this package's, or a layer below's own):
+// plain adds there, atomic at ThreadMultiple and under the race detector. Readers
+// load it atomically.
+func AddLink(l *Link, n int) {
+	if concurrent {
+		atomic.AddUint64(&l.Bytes, uint64(n))
+		atomic.AddUint64(&l.Ops, 1)
+		return
+	}
+	plainAdd(&l.Bytes, uint64(n))
+	plainAdd(&l.Ops, 1)
+}
 
 // Foreign is a source of counts kept outside Go (the C ABI's short ways count into C
 // memory, which Go reads only here, so that the C path never crosses into Go): it
