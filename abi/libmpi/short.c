@@ -13,8 +13,8 @@
  * What they read is a copy in C memory of the device's state, per window (short.h):
  * Go fills it when the window is made and refreshes it after every call that changes
  * it (the synchronisation calls, Free, Finalize). C never holds Go memory. What they
- * did they count for the profile in C memory too (the calls, and the bytes moved to
- * and from each world rank), which Go reads at its snapshots. */
+ * did they count for the profile in C memory too (per call, and per target the bytes
+ * moved to and from it), which Go reads at its snapshots. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3") /* the accumulate loops: vectorised as the device's kernels are */
 #endif
@@ -30,36 +30,40 @@ mpigo_dt mpigo_short_dts[256];
 static mpigo_win *wins[MPIGO_SHORT_WINS];
 int32_t mpigo_short_mt;
 mpigo_calls mpigo_short_calls[MPIGO_C_N];
-mpigo_link *mpigo_short_to, *mpigo_short_from;
 
-/* The profile's counts (short.h): a plain add (as a relaxed load and store, which
- * compile to one) unless threads may count at once. */
-static inline void count(uint64_t *p, uint64_t v) {
-    if (mpigo_short_mt) __atomic_fetch_add(p, v, __ATOMIC_RELAXED); /* set before any window exists */
-    else __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+/* The profile's counts (short.h): plain adds unless threads may count at once
+ * (mpigo_short_mt, set before any window exists, read once per call). The Go reader
+ * loads them atomically; an aligned 8-byte store is never seen torn. */
+static inline void add(uint64_t *p, uint64_t v, int mt) {
+    if (mt) __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    else *p += v;
 }
 
-/* counted counts a call of n bytes. */
-static inline void counted(int call, int64_t n) {
+/* link counts an operation of n bytes in a target's to_bytes or from_bytes (p) and
+ * the operations that follow it. */
+static inline void link(uint64_t *p, int64_t n, int mt) {
+    if (p) {
+        add(&p[0], (uint64_t)n, mt);
+        add(&p[1], 1, mt);
+    }
+}
+
+/* counted counts a call of n bytes and what it moved to its target (to: the target's
+ * to_bytes) and from it (from), each when not NULL. */
+static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
     mpigo_calls *c = &mpigo_short_calls[call];
-    count(&c->n, 1);
-    count(&c->bytes, (uint64_t)n);
-    count(&c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0], 1);
-}
-
-/* moved counts n bytes an operation moved between this rank and target rank: to it
- * (to), from it (from), or both. */
-static inline void moved(const mpigo_win *d, int rank, int64_t n, int to, int from) {
-    int32_t w = d->t[rank].world;
-    mpigo_link *l;
-    if (to && (l = __atomic_load_n(&mpigo_short_to, __ATOMIC_RELAXED)) != NULL) {
-        count(&l[w].bytes, (uint64_t)n);
-        count(&l[w].ops, 1);
+    int b = n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0;
+    if (__builtin_expect(mpigo_short_mt != 0, 0)) {
+        add(&c->hist[b], 1, 1);
+        add(&c->bytes, (uint64_t)n, 1);
+        link(to, n, 1);
+        link(from, n, 1);
+        return;
     }
-    if (from && (l = __atomic_load_n(&mpigo_short_from, __ATOMIC_RELAXED)) != NULL) {
-        count(&l[w].bytes, (uint64_t)n);
-        count(&l[w].ops, 1);
-    }
+    c->hist[b]++;
+    c->bytes += (uint64_t)n;
+    link(to, n, 0);
+    link(from, n, 0);
 }
 
 /* Copies of 1 MiB and more take the Go way, whose cost model chooses how they touch the
@@ -117,10 +121,10 @@ static inline int short_put(const void *o, int64_t oc, MPI_Datatype odt, int ran
     mpigo_win *d;
     char *p;
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    uint64_t *to = &d->t[rank].to_bytes; /* before the store, which may alias d->t */
     if (n == 8) memcpy(p, o, 8); /* one store */
     else memmove(p, o, n);
-    counted(MPIGO_C_PUT, n);
-    moved(d, rank, n, 1, 0);
+    counted(MPIGO_C_PUT, n, to, NULL);
     return 1;
 }
 
@@ -129,10 +133,10 @@ static inline int short_get(void *o, int64_t oc, MPI_Datatype odt, int rank, MPI
     mpigo_win *d;
     char *p;
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    uint64_t *from = &d->t[rank].from_bytes;
     if (n == 8) memcpy(o, p, 8);
     else memmove(o, p, n);
-    counted(MPIGO_C_GET, n);
-    moved(d, rank, n, 0, 1);
+    counted(MPIGO_C_GET, n, NULL, from);
     return 1;
 }
 
@@ -205,8 +209,7 @@ static inline int short_acc(const void *o, int64_t oc, MPI_Datatype odt, int ran
         else sum(dt->kind, p, o, n);
         acc_unlock(lock);
     }
-    counted(MPIGO_C_ACC, n);
-    moved(d, rank, n, 1, 0);
+    counted(MPIGO_C_ACC, n, &d->t[rank].to_bytes, NULL);
     return 1;
 }
 
@@ -263,8 +266,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
         else if (op == MPI_REPLACE) old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);
         else old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &old, 8);
-        counted(MPIGO_C_FOP, 8);
-        moved(d, target_rank, 8, 1, 1);
+        counted(MPIGO_C_FOP, 8, &d->t[target_rank].to_bytes, &d->t[target_rank].from_bytes);
         return MPI_SUCCESS;
     }
     return goPMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
@@ -280,8 +282,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         /* On failure cmp receives what the word held; on success it held cmp. */
         __atomic_compare_exchange_n(w, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &cmp, 8);
-        counted(MPIGO_C_CAS, 8);
-        moved(d, target_rank, 8, 1, 1);
+        counted(MPIGO_C_CAS, 8, &d->t[target_rank].to_bytes, &d->t[target_rank].from_bytes);
         return MPI_SUCCESS;
     }
     return goPMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
@@ -294,7 +295,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 int PMPI_Win_flush(int rank, MPI_Win win) {
     mpigo_win *d = win_of(win);
     if (d != NULL && !d->served && state(d, rank) == 2 && !__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE)) {
-        counted(MPIGO_C_FLUSH, 0);
+        counted(MPIGO_C_FLUSH, 0, NULL, NULL);
         return MPI_SUCCESS;
     }
     return goPMPI_Win_flush(rank, win);
@@ -303,7 +304,7 @@ int PMPI_Win_flush(int rank, MPI_Win win) {
 int PMPI_Win_flush_local(int rank, MPI_Win win) {
     mpigo_win *d = win_of(win);
     if (d != NULL && state(d, rank) == 2) {
-        counted(MPIGO_C_FLUSH_LOCAL, 0);
+        counted(MPIGO_C_FLUSH_LOCAL, 0, NULL, NULL);
         return MPI_SUCCESS;
     }
     return goPMPI_Win_flush_local(rank, win);
@@ -312,7 +313,7 @@ int PMPI_Win_flush_local(int rank, MPI_Win win) {
 int PMPI_Win_flush_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
     if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
-        counted(MPIGO_C_FLUSH_ALL, 0);
+        counted(MPIGO_C_FLUSH_ALL, 0, NULL, NULL);
         return MPI_SUCCESS;
     }
     return goPMPI_Win_flush_all(win);
@@ -321,7 +322,7 @@ int PMPI_Win_flush_all(MPI_Win win) {
 int PMPI_Win_flush_local_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
     if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
-        counted(MPIGO_C_FLUSH_LOCAL_ALL, 0);
+        counted(MPIGO_C_FLUSH_LOCAL_ALL, 0, NULL, NULL);
         return MPI_SUCCESS;
     }
     return goPMPI_Win_flush_local_all(win);

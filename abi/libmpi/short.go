@@ -82,6 +82,7 @@ type shortWin struct {
 	locked []bool // per target: this rank holds a lock on it
 	nLock  int    // targets locked
 	nShip  int    // targets locked that are not direct
+	world  []int  // per target: its world rank, where the profile counts its links
 }
 
 // newShort makes w's copy and publishes it under handle h.
@@ -109,9 +110,15 @@ func newShort(w *win, h uintptr) {
 		}
 		t.size, t.unit, t.maxdisp = C.int64_t(len(mem)), C.int64_t(unit), C.int64_t(int64(len(mem))/int64(unit))
 		t.acc = (*C.uint32_t)(unsafe.Pointer(acc))
-		t.world = C.int32_t(cw.TargetWorld(r))
 	}
-	w.short = &shortWin{d: d, locked: make([]bool, n)}
+	sw := &shortWin{d: d, locked: make([]bool, n), world: make([]int, n)}
+	for r := range sw.world {
+		sw.world[r] = cw.TargetWorld(r)
+	}
+	w.short = sw
+	shortProf.Lock()
+	shortProf.wins[sw] = struct{}{}
+	shortProf.Unlock()
 	w.refreshShort()
 	C.mpigo_short_set(C.uintptr_t(h), d)
 }
@@ -162,6 +169,10 @@ func (w *win) showShort(h uintptr) {
 // freeShort frees w's copy once it is hidden.
 func (w *win) freeShort() {
 	if s := w.short; s != nil {
+		shortProf.Lock()
+		delete(shortProf.wins, s)
+		shortProf.to, shortProf.from = s.links(shortProf.to, shortProf.from)
+		shortProf.Unlock()
 		C.free(unsafe.Pointer(s.d.t))
 		C.free(unsafe.Pointer(s.d))
 		w.short = nil
@@ -193,25 +204,28 @@ var goHalves atomic.Int64
 //export mpigo_short_fallbacks
 func mpigo_short_fallbacks() int64 { return goHalves.Load() }
 
-// setShortLive says whether MPI runs, which short.c checks first. At the first start
-// it sizes the profile's counts of what the short ways moved, by world rank, and says
-// whether they must count atomically.
+// setShortLive says whether MPI runs, which short.c checks first; at the first start,
+// whether the profile's counts must be atomic.
 func setShortLive(live bool) {
 	v := int32(0)
 	if live {
 		v = 1
-		if C.mpigo_short_to == nil {
-			n := C.size_t(max(core.World.Size(), 1))
-			sz := C.size_t(unsafe.Sizeof(C.mpigo_link{}))
-			C.mpigo_short_from = (*C.mpigo_link)(C.calloc(n, sz))
-			C.mpigo_short_to = (*C.mpigo_link)(C.calloc(n, sz))
-		}
 		if core.ThreadLevel() == core.ThreadMultiple {
 			atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_mt)), 1)
 		}
 	}
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_live)), v)
 }
+
+// The profile's view of short.c's counts: the calls' (process-wide, in C), and the
+// links of every window's targets, by world rank: those of the windows alive (their
+// copies, which freeShort takes out of wins under the lock before freeing them) and
+// those of the windows freed.
+var shortProf = struct {
+	sync.Mutex
+	wins     map[*shortWin]struct{}
+	to, from []prof.Link // by world rank, grown as needed
+}{wins: map[*shortWin]struct{}{}}
 
 // shortCalls are the calls short.c counts (MPIGO_C_*), as the record names them.
 var shortCalls = [C.MPIGO_C_N]prof.Call{
@@ -223,28 +237,51 @@ var shortCalls = [C.MPIGO_C_N]prof.Call{
 
 func init() { prof.SetForeign(shortCounts) }
 
+func ld(p *C.uint64_t) uint64 { return atomic.LoadUint64((*uint64)(unsafe.Pointer(p))) }
+
+// links adds s's targets' links into to and from (by world rank; grown as needed).
+// The caller holds shortProf's lock.
+func (s *shortWin) links(to, from []prof.Link) ([]prof.Link, []prof.Link) {
+	for r, t := range unsafe.Slice(s.d.t, len(s.world)) {
+		w := s.world[r]
+		if w < 0 {
+			continue
+		}
+		for len(to) <= w {
+			to, from = append(to, prof.Link{}), append(from, prof.Link{})
+		}
+		to[w].Bytes += ld(&t.to_bytes)
+		to[w].Ops += ld(&t.to_ops)
+		from[w].Bytes += ld(&t.from_bytes)
+		from[w].Ops += ld(&t.from_ops)
+	}
+	return to, from
+}
+
 // shortCounts adds what short.c counted to a snapshot of the record (prof.Foreign):
 // read here, so the C short ways never cross into Go to count.
 func shortCounts(calls []prof.Counter, to, from []prof.Link) {
-	ld := func(p *C.uint64_t) uint64 { return atomic.LoadUint64((*uint64)(unsafe.Pointer(p))) }
 	for i, call := range shortCalls {
 		c, k := &calls[call], &C.mpigo_short_calls[i]
-		c.N += ld(&k.n)
 		c.Bytes += ld(&k.bytes)
 		for b := range c.Hist {
-			c.Hist[b] += ld(&k.hist[b])
+			h := ld(&k.hist[b])
+			c.Hist[b] += h
+			c.N += h
 		}
 	}
-	links := func(dst []prof.Link, src *C.mpigo_link) {
-		if src == nil {
-			return
-		}
-		for w, l := range unsafe.Slice(src, len(dst)) {
-			dst[w].Bytes += ld(&l.bytes)
-			dst[w].Ops += ld(&l.ops)
-		}
+	shortProf.Lock()
+	defer shortProf.Unlock()
+	t, f := make([]prof.Link, len(to)), make([]prof.Link, len(from))
+	copy(t, shortProf.to)
+	copy(f, shortProf.from)
+	for s := range shortProf.wins {
+		t, f = s.links(t, f)
 	}
-	// Set once, before any window exists; the loads order them after that store.
-	links(to, (*C.mpigo_link)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpigo_short_to)))))
-	links(from, (*C.mpigo_link)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpigo_short_from)))))
+	for w := range to {
+		to[w].Bytes += t[w].Bytes
+		to[w].Ops += t[w].Ops
+		from[w].Bytes += f[w].Bytes
+		from[w].Ops += f[w].Ops
+	}
 }

@@ -13,7 +13,10 @@ typedef struct {
     int64_t unit;     /* displacement unit */
     uint32_t *acc;    /* its accumulate lock word in shared memory, or NULL */
     int32_t state;    /* atomic: 0 none, 1 operations, 2 operations and flush */
-    int32_t world;    /* its world rank: where the profile counts what moves to and from it */
+    int32_t pad;
+    /* For the profile: bytes and operations this rank's short ways moved to the
+     * target and from it (see mpigo_calls). */
+    uint64_t to_bytes, to_ops, from_bytes, from_ops;
 } mpigo_target;
 
 /* A window. */
@@ -38,18 +41,14 @@ typedef struct {
 
 enum { MPIGO_K_NONE, MPIGO_K_I8, MPIGO_K_I16, MPIGO_K_I32, MPIGO_K_I64, MPIGO_K_F32, MPIGO_K_F64 };
 
-/* What the short ways did, for the profile (internal/prof): per call its count, bytes
- * and sizes (as prof.Counter: bucket b holds sizes of bit length b), and per world rank
- * the bytes and operations moved from this rank to it and from it to this rank. Plain
- * adds below MPI_THREAD_MULTIPLE, atomic at it; Go reads them at its snapshots
- * (short.go), so the short ways never cross into Go to count. */
+/* What the short ways did, for the profile (internal/prof): per call its bytes and
+ * sizes (as prof.Counter: bucket b holds sizes of bit length b; the count is the
+ * buckets' sum), and per target (mpigo_target) what moved to and from it. Plain adds
+ * below MPI_THREAD_MULTIPLE, atomic at it; Go reads them at its snapshots (short.go),
+ * so the short ways never cross into Go to count. */
 typedef struct {
-    uint64_t n, bytes, hist[65];
+    uint64_t bytes, hist[65];
 } mpigo_calls;
-
-typedef struct {
-    uint64_t bytes, ops;
-} mpigo_link;
 
 enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_FLUSH, MPIGO_C_FLUSH_LOCAL,
        MPIGO_C_FLUSH_ALL, MPIGO_C_FLUSH_LOCAL_ALL, MPIGO_C_N };
@@ -62,7 +61,6 @@ extern MPIGO_HIDDEN int32_t mpigo_short_live;
 extern MPIGO_HIDDEN mpigo_dt mpigo_short_dts[256];
 extern MPIGO_HIDDEN int32_t mpigo_short_mt; /* MPI_THREAD_MULTIPLE: count atomically */
 extern MPIGO_HIDDEN mpigo_calls mpigo_short_calls[MPIGO_C_N];
-extern MPIGO_HIDDEN mpigo_link *mpigo_short_to, *mpigo_short_from; /* world size each, or NULL */
 MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);
 
 #endif

@@ -32,6 +32,12 @@
 //   - In a program at ThreadMultiple every call takes the long path, whose counters
 //     are updated atomically; below it, the caller's promise that calls never overlap
 //     lets them be plain adds.
+//   - The communication matrix counts the data that moves between ranks where it
+//     moves: the engine's messages (Sources.Traffic), the node shared-memory
+//     collectives' flows (counted by the layer below, added through Traffic), and
+//     one-sided operations on node memory (RMATo, RMAFrom, and the C ABI's counts
+//     through Foreign); links.go says which column each goes to. Counting is a
+//     bounds check and plain adds (AddLink), none per element.
 //   - Ticks are the CPU's time-stamp counter on amd64 (constant and synchronised on
 //     the machines Go supports there), nanoseconds elsewhere; Flush records two pairs
 //     (ticks, Unix nanoseconds) from which readers convert.

@@ -541,8 +541,8 @@ type CommInfo struct {
 type Sources struct {
 	Describe func(comm unsafe.Pointer) CommInfo
 	Ctx      func(comm unsafe.Pointer) uint32 // Describe's Ctx, without allocating
-	// Traffic adds what this rank sent to each world rank: every message, and the
-	// collectives' part of them.
+	// Traffic adds what this rank sent to each world rank: every message and the node
+	// collectives' flows, and the collectives' part of them.
 	Traffic func(bytes, msgs, collBytes, collMsgs []uint64)
 }
 
