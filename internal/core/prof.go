@@ -18,7 +18,8 @@ import (
 func (c *Comm) ProfComm() unsafe.Pointer { return unsafe.Pointer(c) }
 
 // profSources describe the communicators prof holds and count what the engine sent
-// and the node collectives' flows (node.go).
+// and the node collectives' flows (node.go), and lend it the windows' one-sided counts
+// (win_prof.go).
 var profSources = prof.Sources{
 	Describe: func(p unsafe.Pointer) prof.CommInfo {
 		c := (*Comm)(p)
@@ -38,6 +39,7 @@ var profSources = prof.Sources{
 		}
 		nodeTraffic(bytes, msgs, collBytes, collMsgs)
 	},
+	RMA: rmaLinks,
 }
 
 func worldRanks(g *group.Group) []int {

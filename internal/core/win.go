@@ -12,6 +12,7 @@ import (
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
@@ -162,6 +163,9 @@ type winPeer struct {
 	direct   bool
 	ctrl     ctrlBlock
 	world    int // its world rank: where the recorder counts what moves to and from it
+	// What this rank's direct operations moved to it and from it, for the recorder
+	// (win_prof.go).
+	to, from prof.Link
 }
 
 type attachment struct {
@@ -307,6 +311,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 	if w.served {
 		w.startServing()
 	}
+	w.register()
 	// Nobody may ship before every target serves.
 	return w.comm.Barrier(op)
 }
@@ -516,6 +521,7 @@ func (w *Win) Free(op string) error {
 		return Errorf(ClassWin, op, "window %q was freed", w.Name())
 	}
 	w.stopServing()
+	w.retire()
 	if w.reg != nil {
 		w.reg.Close()
 	}

@@ -55,11 +55,11 @@ func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
 	if len(src) == 8 {
 		// One store: memmove's size dispatch costs more than the copy.
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(src)))
-		prof.RMATo(p.world, 8)
+		prof.AddLink(&p.to, 8)
 		return true
 	}
 	w.copyDirect(p.mem[off:off+int64(len(src))], src)
-	prof.RMATo(p.world, len(src))
+	prof.AddLink(&p.to, len(src))
 	return true
 }
 
@@ -76,11 +76,11 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	}
 	if len(dst) == 8 {
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
-		prof.RMAFrom(p.world, 8)
+		prof.AddLink(&p.from, 8)
 		return true
 	}
 	w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
-	prof.RMAFrom(p.world, len(dst))
+	prof.AddLink(&p.from, len(dst))
 	return true
 }
 
@@ -124,7 +124,7 @@ func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.K
 	if !rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc()) {
 		return false
 	}
-	prof.RMATo(p.world, len(origin))
+	prof.AddLink(&p.to, len(origin))
 	return true
 }
 
@@ -152,15 +152,15 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
 	default:
 		return 0, false
 	}
-	fetched(p.world, 8)
+	p.fetched(8)
 	return old, true
 }
 
-// fetched counts a fetching operation of n bytes on world rank t: its operand goes
-// there, the old value comes back.
-func fetched(t, n int) {
-	prof.RMATo(t, n)
-	prof.RMAFrom(t, n)
+// fetched counts a fetching operation of n bytes on p: its operand goes there, the
+// old value comes back.
+func (p *winPeer) fetched(n int) {
+	prof.AddLink(&p.to, n)
+	prof.AddLink(&p.from, n)
 }
 
 // CasWord is CompareAndSwap on an 8-byte integer at disp of target t's window when
@@ -175,7 +175,7 @@ func (w *Win) CasWord(t int, disp int64, cmp, swap uint64) (uint64, bool) {
 		return 0, false
 	}
 	old := rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap)
-	fetched(p.world, 8)
+	p.fetched(8)
 	return old, true
 }
 

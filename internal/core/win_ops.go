@@ -231,7 +231,7 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 		} else {
 			t.Type.UnpackAt(mem, pr.off, stream(o), t.Count)
 		}
-		prof.RMATo(pr.p.world, int(pr.bytes))
+		prof.AddLink(&pr.p.to, int(pr.bytes))
 		return donePending, nil
 	}
 	var one [1]rma.Piece
@@ -267,7 +267,7 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 			t.Type.PackAt(s, mem, pr.off, t.Count)
 			unstream(o, s)
 		}
-		prof.RMAFrom(pr.p.world, int(pr.bytes))
+		prof.AddLink(&pr.p.from, int(pr.bytes))
 		return donePending, nil
 	}
 	var one [1]rma.Piece
@@ -354,10 +354,10 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*Pend
 		}
 		if r != nil {
 			finishResult(r, old)
-			prof.RMAFrom(pr.p.world, int(pr.bytes))
+			prof.AddLink(&pr.p.from, int(pr.bytes))
 		}
 		if o != nil {
-			prof.RMATo(pr.p.world, int(pr.bytes))
+			prof.AddLink(&pr.p.to, int(pr.bytes))
 		}
 		return donePending, nil
 	}
@@ -434,7 +434,7 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 	}
 	if pr.p.direct {
 		rma.CompareSwap(pr.p.mem, pr.off, cmp[:n], o[:n], r[:n], dt.Kind(), pr.p.ctrl.acc())
-		fetched(pr.p.world, n)
+		pr.p.fetched(n)
 		return nil
 	}
 	data := make([]byte, 2*n)

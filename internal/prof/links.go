@@ -14,31 +14,28 @@ import "sync/atomic"
 //     general ways to a direct target; the C ABI's short ways through Foreign): Put
 //     and Accumulate move their bytes from the origin to the target, Get from the
 //     target to the origin, FetchAndOp, CompareAndSwap and GetAccumulate both ways;
-//     one operation each way it moves data. They are counted here, per world rank,
-//     at the origin: RMATo and RMAFrom.
+//     one operation each way it moves data. They are counted at the origin, in the
+//     window's state per target (AddLink), which the layer below lends the record
+//     (Sources.RMA) and hands over when the window is freed (Retire).
 //
-// Counting is a bounds check and two adds into this rank's arrays (plain below
-// ThreadMultiple, as every counter), nothing per element; the arrays are sized at
-// Start.
+// Counting is two adds into memory the counting rank owns (plain below ThreadMultiple,
+// as every counter), nothing per element.
 
 // Link is what moved between this rank and one world rank.
 type Link struct{ Bytes, Ops uint64 }
 
+// rmaTo and rmaFrom are the one-sided counts of windows freed (Retire), by world
+// rank; those of live windows come from Sources.RMA.
 var rmaTo, rmaFrom []Link
 
-// RMATo counts a one-sided operation that moved n bytes from this rank to world
-// rank w.
-func RMATo(w, n int) {
+// Retire keeps the one-sided counts of a window being freed, to and from world rank
+// w (any goroutine; rare).
+func Retire(w int, to, from Link) {
 	if uint(w) < uint(len(rmaTo)) {
-		AddLink(&rmaTo[w], n)
-	}
-}
-
-// RMAFrom counts a one-sided operation that moved n bytes from world rank w to this
-// rank.
-func RMAFrom(w, n int) {
-	if uint(w) < uint(len(rmaFrom)) {
-		AddLink(&rmaFrom[w], n)
+		atomic.AddUint64(&rmaTo[w].Bytes, to.Bytes)
+		atomic.AddUint64(&rmaTo[w].Ops, to.Ops)
+		atomic.AddUint64(&rmaFrom[w].Bytes, from.Bytes)
+		atomic.AddUint64(&rmaFrom[w].Ops, from.Ops)
 	}
 }
 

@@ -366,6 +366,9 @@ func snapshot(reason string) *Profile {
 	to, from := make([]Link, size), make([]Link, size)
 	loadLinks(to, rmaTo)
 	loadLinks(from, rmaFrom)
+	if src.RMA != nil {
+		src.RMA(to, from)
+	}
 	if f := foreign.Load(); f != nil {
 		(*f)(tot, to, from)
 	}
@@ -544,6 +547,9 @@ type Sources struct {
 	// Traffic adds what this rank sent to each world rank: every message and the node
 	// collectives' flows, and the collectives' part of them.
 	Traffic func(bytes, msgs, collBytes, collMsgs []uint64)
+	// RMA adds the one-sided counts of the live windows (links.go), to and from each
+	// world rank.
+	RMA func(to, from []Link)
 }
 
 var src Sources
