@@ -266,7 +266,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
         else if (op == MPI_REPLACE) old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);
         else old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &old, 8);
-        counted(MPIGO_C_FOP, 8, &d->t[target_rank].to_bytes, &d->t[target_rank].from_bytes);
+        counted(MPIGO_C_FOP, 8, op == MPI_NO_OP ? NULL : &d->t[target_rank].to_bytes, &d->t[target_rank].from_bytes);
         return MPI_SUCCESS;
     }
     return goPMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);

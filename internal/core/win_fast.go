@@ -148,7 +148,8 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
 	case rma.OpReplace:
 		old = atomic.SwapUint64(a, v)
 	case rma.OpNoOp:
-		old = atomic.LoadUint64(a)
+		prof.AddLink(&p.from, 8) // a read: nothing goes to the target
+		return atomic.LoadUint64(a), true
 	default:
 		return 0, false
 	}

@@ -13,7 +13,8 @@ import "sync/atomic"
 //   - one-sided operations done directly on node memory (the device's short and
 //     general ways to a direct target; the C ABI's short ways through Foreign): Put
 //     and Accumulate move their bytes from the origin to the target, Get from the
-//     target to the origin, FetchAndOp, CompareAndSwap and GetAccumulate both ways;
+//     target to the origin, FetchAndOp, CompareAndSwap and GetAccumulate both ways
+//     (with NoOp only back);
 //     one operation each way it moves data. They are counted at the origin, in the
 //     window's state per target (AddLink), which the layer below lends the record
 //     (Sources.RMA) and hands over when the window is freed (Retire).
