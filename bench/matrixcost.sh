@@ -7,8 +7,12 @@
 # program's loop; the waiting in shmcoll, p2p, the transports and the runtime is
 # left out (prof.Blocked too: the target waiting in Free), as the machine's load sets it.
 #
+# Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
+# this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
+# (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
+#
 # usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
-#   -v     list the functions too;  MODE  put allreduce
+#   -v     list the functions too;  MODE  put allreduce c-put
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
@@ -30,7 +34,18 @@ count() { # mode iters -> "function cost" lines over both ranks
 		}
 		END { for (k in s) print k, s[k] }'
 }
+cput() {
+	MPIGO_SOURCE=$PWD "$dir/mpigo" cc -O2 -o "$dir/cput" bench/matrixcost/c/put.c
+	rm -f "$dir"/cg.*
+	GODEBUG=asyncpreemptoff=1 MPIGO_SOURCE=$PWD "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
+		--callgrind-out-file="$dir/cg.%p" "$dir/cput" 3000 >/dev/null 2>&1
+	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk '
+		/short\.c:PMPI_(Put|Win_flush) / { v = $1; gsub(",", "", v); fn = $0; sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn); s[fn] += v }
+		END { for (k in s) { printf "c-put      %-14s %6.1f instructions per call\n", k, s[k] / 3000; t += s[k] / 3000 }
+		      printf "c-put      %6.1f instructions per Put+flush\n", t }' | sort
+}
 for m in $modes; do
+	if [ "$m" = c-put ]; then cput; continue; fi
 	count "$m" 1000 >"$dir/a"
 	count "$m" 3000 >"$dir/b"
 	per=4000 # 2000 calls on each of 2 ranks
