@@ -618,7 +618,7 @@ func TestProfileNodeCollectiveFlows(t *testing.T) {
 
 // One-sided operations on node memory (an allocated window on one node: the device's
 // short way) are in the matrix's one-sided column, origin to target for Put and
-// Accumulate, target to origin for Get, both ways for FetchAndOp.
+// Accumulate, target to origin for Get, both ways for FetchAndOp and GetAccumulate.
 func TestProfileOneSidedFlows(t *testing.T) {
 	const n = 3
 	dir := t.TempDir()
@@ -628,15 +628,15 @@ func TestProfileOneSidedFlows(t *testing.T) {
 	}
 	_, m := readProfileDir(t, dir)
 	for i := 0; i < n; i++ {
-		// i -> i+1: Put 16, Accumulate 8, FetchAndOp's operand 8, and 24 that rank
-		// i+1 gets from rank i+3, which is i.
+		// i -> i+1: Put 16, Accumulate 8, FetchAndOp's and GetAccumulate's operands
+		// 8 each, and 24 that rank i+1 gets from rank i+3, which is i.
 		next, prev := m[[2]int{i, (i + 1) % n}], m[[2]int{i, (i + n - 1) % n}]
-		if next[mRMABytes] != 16+8+8+24 || next[mRMAOps] != 4 {
-			t.Errorf("%d->%d: one-sided %d bytes in %d operations, want 56 in 4 (%v)", i, (i+1)%n, next[mRMABytes], next[mRMAOps], next)
+		if next[mRMABytes] != 16+8+8+8+24 || next[mRMAOps] != 5 {
+			t.Errorf("%d->%d: one-sided %d bytes in %d operations, want 64 in 5 (%v)", i, (i+1)%n, next[mRMABytes], next[mRMAOps], next)
 		}
-		// i -> i-1: the old value of i-1's FetchAndOp.
-		if prev[mRMABytes] != 8 || prev[mRMAOps] != 1 {
-			t.Errorf("%d->%d: one-sided %d bytes in %d operations, want 8 in 1 (%v)", i, (i+n-1)%n, prev[mRMABytes], prev[mRMAOps], prev)
+		// i -> i-1: the old values of i-1's FetchAndOp and GetAccumulate.
+		if prev[mRMABytes] != 16 || prev[mRMAOps] != 2 {
+			t.Errorf("%d->%d: one-sided %d bytes in %d operations, want 16 in 2 (%v)", i, (i+n-1)%n, prev[mRMABytes], prev[mRMAOps], prev)
 		}
 	}
 }

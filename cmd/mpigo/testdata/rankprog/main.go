@@ -232,8 +232,9 @@ func main() {
 			must(mpi.Allreduce(w, all, make([]int64, 8), mpi.Sum))
 		}
 	case "rmaflows": // 3+ ranks, in one fence epoch on an allocated window: each rank
-		// puts 16 bytes, accumulates 8 and fetches-and-adds 8 at the next rank, gets 24
-		// from the one after
+		// puts 16 bytes, accumulates 8, fetches-and-adds 8 (short ways) and
+		// get-accumulates 8 (the general path's direct branch) at the next rank, gets
+		// 24 from the one after
 		w := mpi.World
 		n, me := w.Size(), w.Rank()
 		win, _, err := mpi.WinAllocate(64, 8, nil, w)
@@ -244,6 +245,7 @@ func main() {
 		_, err = mpi.FetchAndOp(win, int64(1), (me+1)%n, 3, mpi.Sum)
 		must(err)
 		must(mpi.Get(win, make([]int64, 3), (me+2)%n, 4))
+		must(mpi.GetAccumulate(win, []int64{1}, make([]int64, 1), (me+1)%n, 7, mpi.Sum))
 		must(win.Fence(0))
 		must(win.Free())
 	case "pingpong": // ROUNDS: ranks 0 and 1 exchange 8 bytes ROUNDS times with blocking
