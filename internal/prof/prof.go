@@ -320,11 +320,13 @@ func commit() {
 	call, n, comm, peer, t, end := pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end
 	pend.call = None
 	c := &counts[call]
-	c.N++
-	c.Bytes += uint64(n)
-	c.Hist[bits.Len64(uint64(n))]++
-	c.Timed++
-	c.Ticks += uint64(end - t)
+	// Plain adds (below ThreadMultiple, as this path is), atomic under the race
+	// detector, whose snapshots (State, Flush) read them from another goroutine.
+	plainAdd(&c.N, 1)
+	plainAdd(&c.Bytes, uint64(n))
+	plainAdd(&c.Hist[bits.Len64(uint64(n))], 1)
+	plainAdd(&c.Timed, 1)
+	plainAdd(&c.Ticks, uint64(end-t))
 	p := int32(uint32(peer))
 	dt, dur := uint64(t-tl.prev), uint64(end-t)
 	h := int(tl.head)
