@@ -3,6 +3,8 @@ package abi_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -288,6 +290,72 @@ func TestOneSidedShortWays(t *testing.T) {
 func TestCallsDoNotAllocate(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "noalloc", 3) })
 	t.Run("tcp", func(t *testing.T) { job(t, "noalloc", 3, "--set", "transports=self,tcp") })
+}
+
+// TestOneSidedShortWaysProfile: the one-sided calls done in C count in the profile
+// (in C memory, read by Go when the profile is written): each rank's 10 Puts and
+// Flushes, its Get and Fetch_and_op in its per-call counts, and in the matrix's
+// one-sided columns the bytes from origin to target (Put, the fetch's operand) and
+// from target to origin (Get, the fetch's old value).
+func TestOneSidedShortWaysProfile(t *testing.T) {
+	const n = 3
+	dir := t.TempDir()
+	job(t, "rmaprof", n, "--profile", dir)
+	for r := 0; r < n; r++ {
+		b, err := os.ReadFile(filepath.Join(dir, "rank-"+itoa(r)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Calls []struct {
+				Call  string
+				N     int
+				Bytes int
+			}
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]int{}
+		for _, c := range p.Calls {
+			got[c.Call] = [2]int{c.N, c.Bytes}
+		}
+		for call, want := range map[string][2]int{"Put": {10, 80}, "Flush": {10, 0}, "Get": {1, 16}, "FetchAndOp": {1, 8}} {
+			if got[call] != want {
+				t.Errorf("rank %d: %s counted %v (calls, bytes), want %v (all: %v)", r, call, got[call], want, got)
+			}
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || strings.Join(rows[0], ",") != "from,to,bytes,messages,coll_bytes,coll_messages,rma_bytes,rma_ops" {
+		t.Fatalf("matrix.csv header %v", rows)
+	}
+	rma := map[[2]int][2]int{}
+	for _, row := range rows[1:] {
+		var v [8]int
+		for i := range v {
+			v[i], _ = strconv.Atoi(row[i])
+		}
+		rma[[2]int{v[0], v[1]}] = [2]int{v[6], v[7]}
+	}
+	for i := 0; i < n; i++ {
+		// i -> i+1: 10 Puts of 8 bytes and the fetch's operand; i+1 -> i: the Get's
+		// 16 bytes and the fetch's old value.
+		if got := rma[[2]int{i, (i + 1) % n}]; got != [2]int{88, 11} {
+			t.Errorf("matrix %d->%d: one-sided %v (bytes, operations), want [88 11]", i, (i+1)%n, got)
+		}
+		if got := rma[[2]int{(i + 1) % n, i}]; got != [2]int{24, 2} {
+			t.Errorf("matrix %d->%d: one-sided %v (bytes, operations), want [24 2]", (i+1)%n, i, got)
+		}
+	}
 }
 
 // TestOwnSignalHandlers: a C program's own handlers (SIGINT installed before MPI_Init,

@@ -12,7 +12,9 @@
  *
  * What they read is a copy in C memory of the device's state, per window (short.h):
  * Go fills it when the window is made and refreshes it after every call that changes
- * it (the synchronisation calls, Free, Finalize). C never holds Go memory. */
+ * it (the synchronisation calls, Free, Finalize). C never holds Go memory. What they
+ * did they count for the profile in C memory too (per call, and per target the bytes
+ * moved to and from it), which Go reads at its snapshots. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3") /* the accumulate loops: vectorised as the device's kernels are */
 #endif
@@ -26,6 +28,43 @@
 int32_t mpigo_short_live;
 mpigo_dt mpigo_short_dts[256];
 static mpigo_win *wins[MPIGO_SHORT_WINS];
+int32_t mpigo_short_mt;
+mpigo_calls mpigo_short_calls[MPIGO_C_N];
+
+/* The profile's counts (short.h): plain adds unless threads may count at once
+ * (mpigo_short_mt, set before any window exists, read once per call). The Go reader
+ * loads them atomically; an aligned 8-byte store is never seen torn. */
+static inline void add(uint64_t *p, uint64_t v, int mt) {
+    if (mt) __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    else *p += v;
+}
+
+/* link counts an operation of n bytes in a target's to_bytes or from_bytes (p) and
+ * the operations that follow it. */
+static inline void link(uint64_t *p, int64_t n, int mt) {
+    if (p) {
+        add(&p[0], (uint64_t)n, mt);
+        add(&p[1], 1, mt);
+    }
+}
+
+/* counted counts a call of n bytes and what it moved to its target (to: the target's
+ * to_bytes) and from it (from), each when not NULL. */
+static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
+    mpigo_calls *c = &mpigo_short_calls[call];
+    int b = n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0;
+    if (__builtin_expect(mpigo_short_mt != 0, 0)) {
+        add(&c->hist[b], 1, 1);
+        add(&c->bytes, (uint64_t)n, 1);
+        link(to, n, 1);
+        link(from, n, 1);
+        return;
+    }
+    c->hist[b]++;
+    c->bytes += (uint64_t)n;
+    link(to, n, 0);
+    link(from, n, 0);
+}
 
 /* Copies of 1 MiB and more take the Go way, whose cost model chooses how they touch the
  * caches (win_fast.go copyDirect); a crossing is nothing beside them. */
@@ -82,8 +121,10 @@ static inline int short_put(const void *o, int64_t oc, MPI_Datatype odt, int ran
     mpigo_win *d;
     char *p;
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    uint64_t *to = &d->t[rank].to_bytes; /* before the store, which may alias d->t */
     if (n == 8) memcpy(p, o, 8); /* one store */
     else memmove(p, o, n);
+    counted(MPIGO_C_PUT, n, to, NULL);
     return 1;
 }
 
@@ -92,8 +133,10 @@ static inline int short_get(void *o, int64_t oc, MPI_Datatype odt, int rank, MPI
     mpigo_win *d;
     char *p;
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    uint64_t *from = &d->t[rank].from_bytes;
     if (n == 8) memcpy(o, p, 8);
     else memmove(o, p, n);
+    counted(MPIGO_C_GET, n, NULL, from);
     return 1;
 }
 
@@ -159,25 +202,27 @@ static inline int short_acc(const void *o, int64_t oc, MPI_Datatype odt, int ran
             if (replace) __atomic_exchange_n(&w[i], v, __ATOMIC_SEQ_CST);
             else __atomic_fetch_add(&w[i], v, __ATOMIC_SEQ_CST);
         }
-        return 1;
+    } else {
+        if (lock == NULL) return 0; /* the lock word is Go's memory: the Go way takes it */
+        acc_lock(lock);
+        if (replace) memmove(p, o, n);
+        else sum(dt->kind, p, o, n);
+        acc_unlock(lock);
     }
-    if (lock == NULL) return 0; /* the lock word is Go's memory: the Go way takes it */
-    acc_lock(lock);
-    if (replace) memmove(p, o, n);
-    else sum(dt->kind, p, o, n);
-    acc_unlock(lock);
+    counted(MPIGO_C_ACC, n, &d->t[rank].to_bytes, NULL);
     return 1;
 }
 
 /* short_word is where the 8-byte integer at disp of target rank lies, for the atomics
  * of MPI_Fetch_and_op and MPI_Compare_and_swap, when they may take the short way. */
-static inline uint64_t *short_word(MPI_Datatype dh, int rank, MPI_Aint disp, MPI_Win win) {
+static inline uint64_t *short_word(MPI_Datatype dh, int rank, MPI_Aint disp, MPI_Win win, mpigo_win **dp) {
     const mpigo_dt *dt = dt_of(dh);
     mpigo_win *d;
     char *p;
     if (dt == NULL || !dt->atomic || (d = win_of(win)) == NULL || (p = at(d, rank, disp, 8, NULL)) == NULL ||
         ((uintptr_t)p & 7))
         return NULL;
+    *dp = d;
     return (uint64_t *)p;
 }
 
@@ -213,13 +258,15 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
     uint64_t *w, v = 0, old;
+    mpigo_win *d;
     if (result_addr != NULL && (origin_addr != NULL || op == MPI_NO_OP) && (op == MPI_SUM || op == MPI_REPLACE || op == MPI_NO_OP) &&
-        (w = short_word(datatype, target_rank, target_disp, win)) != NULL) {
+        (w = short_word(datatype, target_rank, target_disp, win, &d)) != NULL) {
         if (origin_addr != NULL) memcpy(&v, origin_addr, 8);
         if (op == MPI_SUM) old = __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);
         else if (op == MPI_REPLACE) old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);
         else old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &old, 8);
+        counted(MPIGO_C_FOP, 8, op == MPI_NO_OP ? NULL : &d->t[target_rank].to_bytes, &d->t[target_rank].from_bytes);
         return MPI_SUCCESS;
     }
     return goPMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
@@ -227,13 +274,15 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
     uint64_t *w, v, cmp;
+    mpigo_win *d;
     if (origin_addr != NULL && compare_addr != NULL && result_addr != NULL &&
-        (w = short_word(datatype, target_rank, target_disp, win)) != NULL) {
+        (w = short_word(datatype, target_rank, target_disp, win, &d)) != NULL) {
         memcpy(&v, origin_addr, 8);
         memcpy(&cmp, compare_addr, 8);
         /* On failure cmp receives what the word held; on success it held cmp. */
         __atomic_compare_exchange_n(w, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &cmp, 8);
+        counted(MPIGO_C_CAS, 8, &d->t[target_rank].to_bytes, &d->t[target_rank].from_bytes);
         return MPI_SUCCESS;
     }
     return goPMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
@@ -245,24 +294,36 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
  * has more to do then. */
 int PMPI_Win_flush(int rank, MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && !d->served && state(d, rank) == 2 && !__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    if (d != NULL && !d->served && state(d, rank) == 2 && !__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE)) {
+        counted(MPIGO_C_FLUSH, 0, NULL, NULL);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush(rank, win);
 }
 
 int PMPI_Win_flush_local(int rank, MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && state(d, rank) == 2) return MPI_SUCCESS;
+    if (d != NULL && state(d, rank) == 2) {
+        counted(MPIGO_C_FLUSH_LOCAL, 0, NULL, NULL);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush_local(rank, win);
 }
 
 int PMPI_Win_flush_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+        counted(MPIGO_C_FLUSH_ALL, 0, NULL, NULL);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush_all(win);
 }
 
 int PMPI_Win_flush_local_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+        counted(MPIGO_C_FLUSH_LOCAL_ALL, 0, NULL, NULL);
+        return MPI_SUCCESS;
+    }
     return goPMPI_Win_flush_local_all(win);
 }

@@ -12,7 +12,9 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -81,6 +83,7 @@ type shortWin struct {
 	locked []bool // per target: this rank holds a lock on it
 	nLock  int    // targets locked
 	nShip  int    // targets locked that are not direct
+	world  []int  // per target: its world rank, where the profile counts its links
 }
 
 // newShort makes w's copy and publishes it under handle h.
@@ -109,7 +112,14 @@ func newShort(w *win, h uintptr) {
 		t.size, t.unit, t.maxdisp = C.int64_t(len(mem)), C.int64_t(unit), C.int64_t(int64(len(mem))/int64(unit))
 		t.acc = (*C.uint32_t)(unsafe.Pointer(acc))
 	}
-	w.short = &shortWin{d: d, locked: make([]bool, n)}
+	sw := &shortWin{d: d, locked: make([]bool, n), world: make([]int, n)}
+	for r := range sw.world {
+		sw.world[r] = cw.TargetWorld(r)
+	}
+	w.short = sw
+	shortProf.Lock()
+	shortProf.wins[sw] = struct{}{}
+	shortProf.Unlock()
 	w.refreshShort()
 	C.mpigo_short_set(C.uintptr_t(h), d)
 }
@@ -160,6 +170,10 @@ func (w *win) showShort(h uintptr) {
 // freeShort frees w's copy once it is hidden.
 func (w *win) freeShort() {
 	if s := w.short; s != nil {
+		shortProf.Lock()
+		delete(shortProf.wins, s)
+		shortProf.to, shortProf.from = s.links(shortProf.to, shortProf.from)
+		shortProf.Unlock()
 		C.free(unsafe.Pointer(s.d.t))
 		C.free(unsafe.Pointer(s.d))
 		w.short = nil
@@ -202,11 +216,84 @@ func mpigo_mallocs() int64 {
 	return int64(m.Mallocs)
 }
 
-// setShortLive says whether MPI runs, which short.c checks first.
+// setShortLive says whether MPI runs, which short.c checks first; at the first start,
+// whether the profile's counts must be atomic.
 func setShortLive(live bool) {
 	v := int32(0)
 	if live {
 		v = 1
+		if core.ThreadLevel() == core.ThreadMultiple {
+			atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_mt)), 1)
+		}
 	}
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_live)), v)
+}
+
+// The profile's view of short.c's counts: the calls' (process-wide, in C), and the
+// links of every window's targets, by world rank: those of the windows alive (their
+// copies, which freeShort takes out of wins under the lock before freeing them) and
+// those of the windows freed.
+var shortProf = struct {
+	sync.Mutex
+	wins     map[*shortWin]struct{}
+	to, from []prof.Link // by world rank, grown as needed
+}{wins: map[*shortWin]struct{}{}}
+
+// shortCalls are the calls short.c counts (MPIGO_C_*), as the record names them.
+var shortCalls = [C.MPIGO_C_N]prof.Call{
+	C.MPIGO_C_PUT: prof.Put, C.MPIGO_C_GET: prof.Get, C.MPIGO_C_ACC: prof.Accumulate,
+	C.MPIGO_C_FOP: prof.FetchAndOp, C.MPIGO_C_CAS: prof.CompareAndSwap, C.MPIGO_C_FLUSH: prof.WinFlush,
+	C.MPIGO_C_FLUSH_LOCAL: prof.FlushLocal, C.MPIGO_C_FLUSH_ALL: prof.FlushAll,
+	C.MPIGO_C_FLUSH_LOCAL_ALL: prof.FlushLocalAll,
+}
+
+func init() { prof.SetForeign(shortCounts) }
+
+func ld(p *C.uint64_t) uint64 { return atomic.LoadUint64((*uint64)(unsafe.Pointer(p))) }
+
+// links adds s's targets' links into to and from (by world rank; grown as needed).
+// The caller holds shortProf's lock.
+func (s *shortWin) links(to, from []prof.Link) ([]prof.Link, []prof.Link) {
+	for r, t := range unsafe.Slice(s.d.t, len(s.world)) {
+		w := s.world[r]
+		if w < 0 {
+			continue
+		}
+		for len(to) <= w {
+			to, from = append(to, prof.Link{}), append(from, prof.Link{})
+		}
+		to[w].Bytes += ld(&t.to_bytes)
+		to[w].Ops += ld(&t.to_ops)
+		from[w].Bytes += ld(&t.from_bytes)
+		from[w].Ops += ld(&t.from_ops)
+	}
+	return to, from
+}
+
+// shortCounts adds what short.c counted to a snapshot of the record (prof.Foreign):
+// read here, so the C short ways never cross into Go to count.
+func shortCounts(calls []prof.Counter, to, from []prof.Link) {
+	for i, call := range shortCalls {
+		c, k := &calls[call], &C.mpigo_short_calls[i]
+		c.Bytes += ld(&k.bytes)
+		for b := range c.Hist {
+			h := ld(&k.hist[b])
+			c.Hist[b] += h
+			c.N += h
+		}
+	}
+	shortProf.Lock()
+	defer shortProf.Unlock()
+	t, f := make([]prof.Link, len(to)), make([]prof.Link, len(from))
+	copy(t, shortProf.to)
+	copy(f, shortProf.from)
+	for s := range shortProf.wins {
+		t, f = s.links(t, f)
+	}
+	for w := range to {
+		to[w].Bytes += t[w].Bytes
+		to[w].Ops += t[w].Ops
+		from[w].Bytes += f[w].Bytes
+		from[w].Ops += f[w].Ops
+	}
 }

@@ -14,6 +14,9 @@ typedef struct {
     uint32_t *acc;    /* its accumulate lock word in shared memory, or NULL */
     int32_t state;    /* atomic: 0 none, 1 operations, 2 operations and flush */
     int32_t pad;
+    /* For the profile: bytes and operations this rank's short ways moved to the
+     * target and from it (see mpigo_calls). */
+    uint64_t to_bytes, to_ops, from_bytes, from_ops;
 } mpigo_target;
 
 /* A window. */
@@ -38,12 +41,26 @@ typedef struct {
 
 enum { MPIGO_K_NONE, MPIGO_K_I8, MPIGO_K_I16, MPIGO_K_I32, MPIGO_K_I64, MPIGO_K_F32, MPIGO_K_F64 };
 
+/* What the short ways did, for the profile (internal/prof): per call its bytes and
+ * sizes (as prof.Counter: bucket b holds sizes of bit length b; the count is the
+ * buckets' sum), and per target (mpigo_target) what moved to and from it. Plain adds
+ * below MPI_THREAD_MULTIPLE, atomic at it; Go reads them at its snapshots (short.go),
+ * so the short ways never cross into Go to count. */
+typedef struct {
+    uint64_t bytes, hist[65];
+} mpigo_calls;
+
+enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_FLUSH, MPIGO_C_FLUSH_LOCAL,
+       MPIGO_C_FLUSH_ALL, MPIGO_C_FLUSH_LOCAL_ALL, MPIGO_C_N };
+
 #define MPIGO_SHORT_WINS 1024 /* windows above handle 0x1000 + this take the Go way */
 
 /* The library's own: not in its dynamic symbol table. */
 #define MPIGO_HIDDEN __attribute__((visibility("hidden")))
 extern MPIGO_HIDDEN int32_t mpigo_short_live;
 extern MPIGO_HIDDEN mpigo_dt mpigo_short_dts[256];
+extern MPIGO_HIDDEN int32_t mpigo_short_mt; /* MPI_THREAD_MULTIPLE: count atomically */
+extern MPIGO_HIDDEN mpigo_calls mpigo_short_calls[MPIGO_C_N];
 MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);
 
 #endif

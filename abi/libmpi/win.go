@@ -22,6 +22,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -690,6 +691,7 @@ func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.PutBytes(int(rank), disp, b) {
 			w.streamed(len(b))
+			prof.Done(prof.Put, len(b))
 			return 0
 		}
 	}
@@ -709,6 +711,7 @@ func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.GetBytes(int(rank), disp, b) {
 			w.streamed(len(b))
+			prof.Done(prof.Get, len(b))
 			return 0
 		}
 	}
@@ -727,6 +730,7 @@ func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, 
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if rop, ok := rmaOps[oh]; ok {
 			if b, t, ok := contigBytes(o, oc, odt); ok && t.Kind() != datatype.KindNone && w.w.AccBytes(int(rank), disp, b, rop, t.Kind()) {
+				prof.Done(prof.Accumulate, len(b))
 				return 0
 			}
 		}
@@ -909,6 +913,7 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 		}
 		if old, ok := w.w.FetchWord(rankIn(rank), disp, v, rop); ok {
 			*(*uint64)(res) = old
+			prof.Done(prof.FetchAndOp, 8)
 			return 0
 		}
 	}
@@ -939,6 +944,7 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 	if word(t) {
 		if old, ok := w.w.CasWord(rankIn(rank), disp, *(*uint64)(cmp), *(*uint64)(o)); ok {
 			*(*uint64)(res) = old
+			prof.Done(prof.CompareAndSwap, 8)
 			return 0
 		}
 	}
@@ -1076,6 +1082,7 @@ func goPMPI_Win_flush(rank int32, wh uintptr) int32 {
 	goHalves.Add(1)
 	if w := winOf(wh); w != nil && w.w.FlushDirect(int(rank)) {
 		w.flushed()
+		prof.Done(prof.WinFlush, 0)
 		return 0 // a direct target's operations completed in their calls
 	}
 	return winSync("Win_flush", wh, func(w *core.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })

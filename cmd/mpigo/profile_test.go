@@ -129,9 +129,20 @@ func TestReport(t *testing.T) {
 	}
 }
 
+// Columns of readProfileDir's matrix entries.
+const (
+	mP2PBytes = iota // point-to-point messages
+	mP2PMsgs
+	mCollBytes // collectives: messages and node shared-memory flows
+	mCollMsgs
+	mRMABytes // one-sided operations on node memory
+	mRMAOps
+)
+
 // readProfileDir reads summary.txt and matrix.csv: for each pair (from, to) the
-// point-to-point bytes and messages, and the collectives' bytes and messages.
-func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int][4]int) {
+// point-to-point bytes and messages, the collectives' and the one-sided operations'
+// (see the m* columns).
+func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int][6]int) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
 	if err != nil {
@@ -146,16 +157,16 @@ func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "from,to,bytes,messages,coll_bytes,coll_messages" {
+	if strings.Join(rows[0], ",") != "from,to,bytes,messages,coll_bytes,coll_messages,rma_bytes,rma_ops" {
 		t.Fatalf("matrix.csv header %v", rows[0])
 	}
-	matrix = map[[2]int][4]int{}
+	matrix = map[[2]int][6]int{}
 	for _, row := range rows[1:] {
-		var v [6]int
+		var v [8]int
 		for i := range v {
 			v[i], _ = strconv.Atoi(row[i])
 		}
-		matrix[[2]int{v[0], v[1]}] = [4]int{v[2] - v[4], v[3] - v[5], v[4], v[5]}
+		matrix[[2]int{v[0], v[1]}] = [6]int{v[2] - v[4] - v[6], v[3] - v[5] - v[7], v[4], v[5], v[6], v[7]}
 	}
 	return string(b), matrix
 }
@@ -543,5 +554,89 @@ func TestCacheClean(t *testing.T) {
 	}
 	if r := mpigoEnv(t, env, "", "cache"); !strings.Contains(r.stdout, ": 0 programs") {
 		t.Errorf("after clean: %q", r.stdout)
+	}
+}
+
+// The node shared-memory collectives, which send no messages, are in the matrix's
+// collective column as their flows: a Bcast's bytes from the root to every other
+// rank, a Reduce's from every other rank to the root, an Allreduce's from every rank
+// to every other. Two jobs differ only in how many times they run the collectives,
+// so the difference of their matrices is the collectives' own (the region's set-up
+// sends the same messages in both).
+func TestProfileNodeCollectiveFlows(t *testing.T) {
+	const n = 3
+	run := func(reps int, set ...string) map[[2]int][6]int {
+		dir := t.TempDir()
+		args := append([]string{"run", "-n", strconv.Itoa(n), "--profile", dir}, set...)
+		r := mpigo(t, "", append(args, rankBin, "flows", strconv.Itoa(reps))...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		_, m := readProfileDir(t, dir)
+		return m
+	}
+	one, three := run(1), run(3)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i == j {
+				continue
+			}
+			want := 64 // Allreduce
+			msgs := 1
+			if i == 1 {
+				want += 1000 // Bcast from 1
+				msgs++
+			}
+			if j == 2 {
+				want += 800 // Reduce to 2
+				msgs++
+			}
+			a, b := one[[2]int{i, j}], three[[2]int{i, j}]
+			if d := b[mCollBytes] - a[mCollBytes]; d != 2*want {
+				t.Errorf("%d->%d: two more rounds of collectives added %d collective bytes, want %d (1 round: %v, 3: %v)", i, j, d, 2*want, a, b)
+			}
+			if d := b[mCollMsgs] - a[mCollMsgs]; d != 2*msgs {
+				t.Errorf("%d->%d: two more rounds added %d collective messages, want %d", i, j, d, 2*msgs)
+			}
+			if d := b[mP2PBytes] - a[mP2PBytes]; d != 0 {
+				t.Errorf("%d->%d: the collectives added %d point-to-point bytes", i, j, d)
+			}
+		}
+	}
+	// Through point-to-point messages (coll_shm=off) the same data moves, by other
+	// routes: the Bcast and Reduce move their bytes once to each rank, the Allreduce
+	// at least once.
+	one, three = run(1, "--set", "coll_shm=off"), run(3, "--set", "coll_shm=off")
+	total := 0
+	for pair, b := range three {
+		total += b[mCollBytes] - one[pair][mCollBytes]
+	}
+	if min := 2 * (n - 1) * (1000 + 800 + 64); total < min {
+		t.Errorf("coll_shm=off: two more rounds added %d collective bytes, want at least %d", total, min)
+	}
+}
+
+// One-sided operations on node memory (an allocated window on one node: the device's
+// short way) are in the matrix's one-sided column, origin to target for Put and
+// Accumulate, target to origin for Get, both ways for FetchAndOp and GetAccumulate.
+func TestProfileOneSidedFlows(t *testing.T) {
+	const n = 3
+	dir := t.TempDir()
+	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin, "rmaflows")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	_, m := readProfileDir(t, dir)
+	for i := 0; i < n; i++ {
+		// i -> i+1: Put 16, Accumulate 8, FetchAndOp's and GetAccumulate's operands
+		// 8 each, and 24 that rank i+1 gets from rank i+3, which is i.
+		next, prev := m[[2]int{i, (i + 1) % n}], m[[2]int{i, (i + n - 1) % n}]
+		if next[mRMABytes] != 16+8+8+8+24 || next[mRMAOps] != 5 {
+			t.Errorf("%d->%d: one-sided %d bytes in %d operations, want 64 in 5 (%v)", i, (i+1)%n, next[mRMABytes], next[mRMAOps], next)
+		}
+		// i -> i-1: the old values of i-1's FetchAndOp and GetAccumulate.
+		if prev[mRMABytes] != 16 || prev[mRMAOps] != 2 {
+			t.Errorf("%d->%d: one-sided %d bytes in %d operations, want 16 in 2 (%v)", i, (i+n-1)%n, prev[mRMABytes], prev[mRMAOps], prev)
+		}
 	}
 }

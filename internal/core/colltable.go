@@ -208,7 +208,13 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 		}
 		return schedBcast(c, op, buf, root)
 	}
-	return MapErr(op, g.Bcast(buf.B, root))
+	if err := g.Bcast(buf.B, root); err != nil {
+		return MapErr(op, err)
+	}
+	if c.rank == root {
+		c.node.sentAll(len(buf.B))
+	}
+	return nil
 }
 
 func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
@@ -227,7 +233,13 @@ func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 		}
 		return schedReduce(c, op, send, recv, r, root)
 	}
-	return MapErr(op, g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root))
+	if err := g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root); err != nil {
+		return MapErr(op, err)
+	}
+	if c.rank != root {
+		c.node.sentTo(root, len(s.B))
+	}
+	return nil
 }
 
 func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
@@ -246,7 +258,11 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		}
 		return schedAllreduce(c, op, send, recv, r)
 	}
-	return MapErr(op, nodeAllreduce(g, c.node.lim.split, s.B, recv.B, recv.Esz, r))
+	if err := nodeAllreduce(g, c.node.lim.split, s.B, recv.B, recv.Esz, r); err != nil {
+		return MapErr(op, err)
+	}
+	c.node.sentAll(len(recv.B))
+	return nil
 }
 
 func hierBarrierEntry(c *Comm, op string) error {

@@ -5,11 +5,13 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/idle"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/shmcoll"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
@@ -60,6 +62,17 @@ type nodeColl struct {
 	g     *shmcoll.Group
 	reg   *shm.Region
 	hier  *hierColl // nodeHier: the node and leaders' communicators, made on first use
+	// The data this rank's node collectives sent through the region (the matrix's
+	// collective column, as their logical flow: a Bcast's n bytes from the root to
+	// every other member, a Reduce's from every other member to the root, an
+	// Allreduce's from every member to every other): to every other member (toAll)
+	// and to one (to, by rank of the communicator). Written by the calling goroutine
+	// (prof.AddLink), read by the recorder's snapshots (nodeTraffic) under nodeRegions'
+	// lock; world maps ranks of the communicator to world ranks.
+	toAll prof.Link
+	to    []prof.Link
+	world []int
+	me    int
 }
 
 const (
@@ -85,10 +98,82 @@ type hierColl struct {
 	scratch []byte // a leader's partial result in a hierarchical Reduce, kept for reuse
 }
 
-// nodeRegions are the regions mapped now, for Finalize.
+// nodeRegions are the regions mapped now, for Finalize and the recorder, and the
+// flows of those unmapped since (by world rank).
 var nodeRegions struct {
 	sync.Mutex
-	m map[*nodeColl]struct{}
+	m     map[*nodeColl]struct{}
+	flows []prof.Link
+}
+
+// sentAll counts a node collective's flow of n bytes from this rank to every other
+// member.
+func (n *nodeColl) sentAll(b int) { prof.AddLink(&n.toAll, b) }
+
+// sentTo counts a node collective's flow of n bytes from this rank to member r.
+func (n *nodeColl) sentTo(r, b int) {
+	if uint(r) < uint(len(n.to)) {
+		prof.AddLink(&n.to[r], b)
+	}
+}
+
+// addFlows adds n's flows into bytes and msgs (by world rank); me is this rank's rank
+// of the communicator. The caller holds nodeRegions' lock.
+func (n *nodeColl) addFlows(me int, bytes, msgs []uint64) {
+	all := prof.Link{Bytes: atomic.LoadUint64(&n.toAll.Bytes), Ops: atomic.LoadUint64(&n.toAll.Ops)}
+	for r, w := range n.world {
+		if r == me || w >= len(bytes) {
+			continue
+		}
+		bytes[w] += all.Bytes + atomic.LoadUint64(&n.to[r].Bytes)
+		msgs[w] += all.Ops + atomic.LoadUint64(&n.to[r].Ops)
+	}
+}
+
+// forget takes n out of nodeRegions, keeping its flows; the caller holds the lock.
+func (n *nodeColl) forget() {
+	if _, ok := nodeRegions.m[n]; !ok {
+		return
+	}
+	delete(nodeRegions.m, n)
+	if nodeRegions.flows == nil {
+		nodeRegions.flows = make([]prof.Link, World.size)
+	}
+	b, m := make([]uint64, World.size), make([]uint64, World.size)
+	n.addFlows(n.me, b, m)
+	for w := range b {
+		nodeRegions.flows[w].Bytes += b[w]
+		nodeRegions.flows[w].Ops += m[w]
+	}
+}
+
+// nodeTraffic adds the flows of every node collective this rank ran into bytes and
+// msgs, and into collBytes and collMsgs (by world rank; nil: not asked).
+func nodeTraffic(bytes, msgs, collBytes, collMsgs []uint64) {
+	nodeRegions.Lock()
+	defer nodeRegions.Unlock()
+	b, m := make([]uint64, len(bytes)), make([]uint64, len(bytes))
+	for n := range nodeRegions.m {
+		n.addFlows(n.me, b, m)
+	}
+	for w, f := range nodeRegions.flows {
+		if w < len(b) {
+			b[w] += f.Bytes
+			m[w] += f.Ops
+		}
+	}
+	for w := range b {
+		for _, d := range [][]uint64{bytes, collBytes} {
+			if d != nil {
+				d[w] += b[w]
+			}
+		}
+		for _, d := range [][]uint64{msgs, collMsgs} {
+			if d != nil {
+				d[w] += m[w]
+			}
+		}
+	}
 }
 
 // nodeGroup returns the shared-memory group that runs c's blocking collective cl of
@@ -342,6 +427,10 @@ func (n *nodeColl) setup(c *Comm) error {
 	}
 	reg.CloseFd() // every rank has mapped it: nobody opens it any more
 	n.state, n.g, n.reg = nodeOn, g, reg
+	n.me, n.to, n.world = c.rank, make([]prof.Link, c.size), make([]int, c.size)
+	for r := range n.world {
+		n.world[r] = c.LocalWorldRank(r)
+	}
 	nodeRegions.Lock()
 	if nodeRegions.m == nil {
 		nodeRegions.m = map[*nodeColl]struct{}{}
@@ -578,7 +667,7 @@ func (c *Comm) freeNode() {
 		n.hier = nil
 	}
 	nodeRegions.Lock()
-	delete(nodeRegions.m, n)
+	n.forget()
 	nodeRegions.Unlock()
 	n.close()
 }
@@ -589,7 +678,7 @@ func closeNodeRegions() {
 	nodeRegions.Lock()
 	defer nodeRegions.Unlock()
 	for n := range nodeRegions.m {
+		n.forget()
 		n.close()
 	}
-	clear(nodeRegions.m)
 }

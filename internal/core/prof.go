@@ -17,7 +17,9 @@ import (
 // ProfComm is c as the recorder holds it (nil: none).
 func (c *Comm) ProfComm() unsafe.Pointer { return unsafe.Pointer(c) }
 
-// profSources describe the communicators prof holds and count what the engine sent.
+// profSources describe the communicators prof holds and count what the engine sent
+// and the node collectives' flows (node.go), and lend it the windows' one-sided counts
+// (win_prof.go).
 var profSources = prof.Sources{
 	Describe: func(p unsafe.Pointer) prof.CommInfo {
 		c := (*Comm)(p)
@@ -35,7 +37,9 @@ var profSources = prof.Sources{
 		if eng != nil {
 			eng.Traffic(bytes, msgs, collBytes, collMsgs)
 		}
+		nodeTraffic(bytes, msgs, collBytes, collMsgs)
 	},
+	RMA: rmaLinks,
 }
 
 func worldRanks(g *group.Group) []int {

@@ -12,6 +12,7 @@ import (
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
@@ -161,6 +162,10 @@ type winPeer struct {
 	maxDisp  int64 // size / dispUnit: the largest displacement inside the window
 	direct   bool
 	ctrl     ctrlBlock
+	world    int // its world rank: where the recorder counts what moves to and from it
+	// What this rank's direct operations moved to it and from it, for the recorder
+	// (win_prof.go).
+	to, from prof.Link
 }
 
 type attachment struct {
@@ -254,7 +259,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 	}
 	w.peers = make([]winPeer, n)
 	for r := range n {
-		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1))}
+		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1)), world: w.worldOf(r)}
 	}
 	cw := ctrlWords(n)
 	if regionWanted {
@@ -306,6 +311,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 	if w.served {
 		w.startServing()
 	}
+	w.register()
 	// Nobody may ship before every target serves.
 	return w.comm.Barrier(op)
 }
@@ -515,6 +521,7 @@ func (w *Win) Free(op string) error {
 		return Errorf(ClassWin, op, "window %q was freed", w.Name())
 	}
 	w.stopServing()
+	w.retire()
 	if w.reg != nil {
 		w.reg.Close()
 	}

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -54,9 +55,11 @@ func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
 	if len(src) == 8 {
 		// One store: memmove's size dispatch costs more than the copy.
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(src)))
+		prof.AddLink(&p.to, 8)
 		return true
 	}
 	w.copyDirect(p.mem[off:off+int64(len(src))], src)
+	prof.AddLink(&p.to, len(src))
 	return true
 }
 
@@ -73,9 +76,11 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	}
 	if len(dst) == 8 {
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
+		prof.AddLink(&p.from, 8)
 		return true
 	}
 	w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
+	prof.AddLink(&p.from, len(dst))
 	return true
 }
 
@@ -116,7 +121,11 @@ func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.K
 	if !ok {
 		return false
 	}
-	return rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc())
+	if !rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc()) {
+		return false
+	}
+	prof.AddLink(&p.to, len(origin))
+	return true
 }
 
 // FetchWord is FetchAndOp on an 8-byte integer at disp of target t's window when the
@@ -132,15 +141,27 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
 		return 0, false
 	}
 	a := (*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
+	var old uint64
 	switch op {
 	case rma.OpSum:
-		return atomic.AddUint64(a, v) - v, true
+		old = atomic.AddUint64(a, v) - v
 	case rma.OpReplace:
-		return atomic.SwapUint64(a, v), true
+		old = atomic.SwapUint64(a, v)
 	case rma.OpNoOp:
+		prof.AddLink(&p.from, 8) // a read: nothing goes to the target
 		return atomic.LoadUint64(a), true
+	default:
+		return 0, false
 	}
-	return 0, false
+	p.fetched(8)
+	return old, true
+}
+
+// fetched counts a fetching operation of n bytes on p: its operand goes there, the
+// old value comes back.
+func (p *winPeer) fetched(n int) {
+	prof.AddLink(&p.to, n)
+	prof.AddLink(&p.from, n)
 }
 
 // CasWord is CompareAndSwap on an 8-byte integer at disp of target t's window when
@@ -154,7 +175,9 @@ func (w *Win) CasWord(t int, disp int64, cmp, swap uint64) (uint64, bool) {
 	if !ok || off&7 != 0 {
 		return 0, false
 	}
-	return rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap), true
+	old := rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap)
+	p.fetched(8)
+	return old, true
 }
 
 // FlushDirect reports whether Flush of target t has nothing to do: t is direct and
@@ -190,6 +213,15 @@ func (w *Win) DirectTarget(t int) (mem []byte, dispUnit int, acc *uint32, ok boo
 		acc = p.ctrl.acc()
 	}
 	return p.mem, p.dispUnit, acc, true
+}
+
+// TargetWorld is target t's world rank (-1: not a rank of the window), where the
+// profile's matrix counts what moves to and from it.
+func (w *Win) TargetWorld(t int) int {
+	if uint(t) >= uint(len(w.peers)) {
+		return -1
+	}
+	return w.peers[t].world
 }
 
 // Short states of a target (ShortState).

@@ -3,6 +3,7 @@ package core
 import (
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
@@ -230,6 +231,7 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 		} else {
 			t.Type.UnpackAt(mem, pr.off, stream(o), t.Count)
 		}
+		prof.AddLink(&pr.p.to, int(pr.bytes))
 		return donePending, nil
 	}
 	var one [1]rma.Piece
@@ -265,6 +267,7 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 			t.Type.PackAt(s, mem, pr.off, t.Count)
 			unstream(o, s)
 		}
+		prof.AddLink(&pr.p.from, int(pr.bytes))
 		return donePending, nil
 	}
 	var one [1]rma.Piece
@@ -351,6 +354,10 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*Pend
 		}
 		if r != nil {
 			finishResult(r, old)
+			prof.AddLink(&pr.p.from, int(pr.bytes))
+		}
+		if o != nil {
+			prof.AddLink(&pr.p.to, int(pr.bytes))
 		}
 		return donePending, nil
 	}
@@ -427,6 +434,7 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 	}
 	if pr.p.direct {
 		rma.CompareSwap(pr.p.mem, pr.off, cmp[:n], o[:n], r[:n], dt.Kind(), pr.p.ctrl.acc())
+		pr.p.fetched(n)
 		return nil
 	}
 	data := make([]byte, 2*n)

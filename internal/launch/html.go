@@ -26,8 +26,11 @@ type pageData struct {
 	Calls   []string    `json:"calls"`
 	Kinds   []string    `json:"kinds"`
 	Ranks   []*htmlRank `json:"ranks"`
-	Bytes   [][]uint64  `json:"bytes"`
+	Bytes   [][]uint64  `json:"bytes"` // every byte from rank i to rank j
 	Msgs    [][]uint64  `json:"msgs"`
+	Coll    [][]uint64  `json:"coll"` // of them the collectives' bytes
+	RMA     [][]uint64  `json:"rma"`  // and the one-sided operations' on node memory
+	RMAOps  [][]uint64  `json:"rmaOps"`
 	Events  [][][]int64 `json:"events"` // per rank: [start ns, dur ns, call, bytes, peer]
 	Dropped int         `json:"dropped"`
 	Summary string      `json:"summary"`
@@ -50,7 +53,8 @@ func (p *picture) writeHTML(name, summary string) error {
 		}
 		d.Ranks = append(d.Ranks, hr)
 	}
-	d.Bytes, d.Msgs, _, _ = p.matrix()
+	m := p.matrix()
+	d.Bytes, d.Msgs, d.Coll, d.RMA, d.RMAOps = m.bytes, m.msgs, m.collBytes, m.rmaBytes, m.rmaOps
 	// The shortest events go first when there are too many.
 	total := 0
 	for _, ev := range p.events {
@@ -103,7 +107,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;max-height:360px;font-size:12px
 <h1>mpigo profile</h1>
 <div id="head"></div>
 <div class="row">
-<div><h2>Communication matrix (bytes sent, row = from, column = to)</h2><canvas id="matrix" width="420" height="420"></canvas></div>
+<div><h2>Communication matrix (bytes moved, row = from, column = to: messages, node collectives, one-sided)</h2><canvas id="matrix" width="420" height="420"></canvas></div>
 <div><h2>Time per rank (MPI by call, and outside MPI)</h2><canvas id="bars" width="640" height="420"></canvas><div class="legend" id="legend"></div></div>
 </div>
 <h2>Timeline (drag to zoom, double-click to reset)</h2>
@@ -139,7 +143,7 @@ for(let i=0;i<n;i++)for(let j=0;j<n;j++){const v=D.bytes[i][j];let t=v>0&&mx>0?M
 g.fillStyle="#222";g.font="11px sans-serif";const step=Math.ceil(n/16);
 for(let i=0;i<n;i+=step){g.fillText(String(i),2,pad+i*cell+cell/2+4);g.fillText(String(i),pad+i*cell+1,pad-6);}
 c.addEventListener("mousemove",e=>{const b=c.getBoundingClientRect(),x=e.clientX-b.left-pad,y=e.clientY-b.top-pad,j=Math.floor(x/cell),i=Math.floor(y/cell);
- if(i>=0&&j>=0&&i<n&&j<n)showTip(e,"rank "+i+" -> rank "+j+": "+fmtB(D.bytes[i][j])+" in "+D.msgs[i][j]+" messages");else hideTip();});
+ if(i>=0&&j>=0&&i<n&&j<n)showTip(e,"rank "+i+" -> rank "+j+": "+fmtB(D.bytes[i][j])+" in "+D.msgs[i][j]+" messages and operations (point-to-point "+fmtB(D.bytes[i][j]-D.coll[i][j]-D.rma[i][j])+", collective "+fmtB(D.coll[i][j])+", one-sided "+fmtB(D.rma[i][j])+" in "+D.rmaOps[i][j]+" operations)");else hideTip();});
 c.addEventListener("mouseleave",hideTip);
 })();
 

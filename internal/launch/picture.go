@@ -237,9 +237,19 @@ func pct(a, b float64) float64 {
 	return 100 * a / b
 }
 
-// matrix returns bytes and messages from rank i to rank j (every message the
-// engine sent), and of them the collectives'.
-func (p *picture) matrix() (bytes, msgs, collBytes, collMsgs [][]uint64) {
+// matrix is the communication matrix: from rank i to rank j, every byte and message
+// (the engine's messages, the node collectives' flows, one-sided operations on node
+// memory), and of them the collectives' and the one-sided operations'.
+type matrix struct {
+	bytes, msgs         [][]uint64
+	collBytes, collMsgs [][]uint64
+	rmaBytes, rmaOps    [][]uint64
+}
+
+// matrix gathers the ranks' rows. A rank writes what it sent and, for one-sided
+// operations it made, what it took from others (Get, the fetching operations'
+// results), which goes into the other rank's row.
+func (p *picture) matrix() matrix {
 	mk := func() [][]uint64 {
 		m := make([][]uint64, p.n)
 		for i := range m {
@@ -247,29 +257,47 @@ func (p *picture) matrix() (bytes, msgs, collBytes, collMsgs [][]uint64) {
 		}
 		return m
 	}
-	bytes, msgs, collBytes, collMsgs = mk(), mk(), mk(), mk()
+	m := matrix{mk(), mk(), mk(), mk(), mk(), mk()}
 	for i, pr := range p.ranks {
-		if pr != nil {
-			copy(bytes[i], pr.SentBytes)
-			copy(msgs[i], pr.SentMsgs)
-			copy(collBytes[i], pr.CollBytes)
-			copy(collMsgs[i], pr.CollMsgs)
+		if pr == nil {
+			continue
+		}
+		copy(m.bytes[i], pr.SentBytes)
+		copy(m.msgs[i], pr.SentMsgs)
+		copy(m.collBytes[i], pr.CollBytes)
+		copy(m.collMsgs[i], pr.CollMsgs)
+		for j := 0; j < p.n; j++ {
+			if j < len(pr.RMABytes) && j < len(pr.RMAOps) {
+				m.rmaBytes[i][j] += pr.RMABytes[j]
+				m.rmaOps[i][j] += pr.RMAOps[j]
+			}
+			if j < len(pr.RMAInBytes) && j < len(pr.RMAInOps) {
+				m.rmaBytes[j][i] += pr.RMAInBytes[j]
+				m.rmaOps[j][i] += pr.RMAInOps[j]
+			}
 		}
 	}
-	return bytes, msgs, collBytes, collMsgs
+	for i := range m.bytes {
+		for j := range m.bytes[i] {
+			m.bytes[i][j] += m.rmaBytes[i][j]
+			m.msgs[i][j] += m.rmaOps[i][j]
+		}
+	}
+	return m
 }
 
 func (p *picture) writeAll(dir, summary string) error {
 	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
 		return err
 	}
-	bytes, msgs, cb, cm := p.matrix()
+	x := p.matrix()
 	var m strings.Builder
-	m.WriteString("from,to,bytes,messages,coll_bytes,coll_messages\n")
-	for i := range bytes {
-		for j := range bytes[i] {
-			if msgs[i][j] > 0 {
-				fmt.Fprintf(&m, "%d,%d,%d,%d,%d,%d\n", i, j, bytes[i][j], msgs[i][j], cb[i][j], cm[i][j])
+	m.WriteString("from,to,bytes,messages,coll_bytes,coll_messages,rma_bytes,rma_ops\n")
+	for i := range x.bytes {
+		for j := range x.bytes[i] {
+			if x.msgs[i][j] > 0 {
+				fmt.Fprintf(&m, "%d,%d,%d,%d,%d,%d,%d,%d\n", i, j, x.bytes[i][j], x.msgs[i][j],
+					x.collBytes[i][j], x.collMsgs[i][j], x.rmaBytes[i][j], x.rmaOps[i][j])
 			}
 		}
 	}

@@ -32,6 +32,12 @@
 //   - In a program at ThreadMultiple every call takes the long path, whose counters
 //     are updated atomically; below it, the caller's promise that calls never overlap
 //     lets them be plain adds.
+//   - The communication matrix counts the data that moves between ranks where it
+//     moves: the engine's messages (Sources.Traffic), the node shared-memory
+//     collectives' flows (counted by the layer below, added through Traffic), and
+//     one-sided operations on node memory (RMATo, RMAFrom, and the C ABI's counts
+//     through Foreign); links.go says which column each goes to. Counting is a
+//     bounds check and plain adds (AddLink), none per element.
 //   - Ticks are the CPU's time-stamp counter on amd64 (constant and synchronised on
 //     the machines Go supports there), nanoseconds elsewhere; Flush records two pairs
 //     (ticks, Unix nanoseconds) from which readers convert.
@@ -314,11 +320,13 @@ func commit() {
 	call, n, comm, peer, t, end := pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end
 	pend.call = None
 	c := &counts[call]
-	c.N++
-	c.Bytes += uint64(n)
-	c.Hist[bits.Len64(uint64(n))]++
-	c.Timed++
-	c.Ticks += uint64(end - t)
+	// Plain adds (below ThreadMultiple, as this path is), atomic under the race
+	// detector, whose snapshots (State, Flush) read them from another goroutine.
+	plainAdd(&c.N, 1)
+	plainAdd(&c.Bytes, uint64(n))
+	plainAdd(&c.Hist[bits.Len64(uint64(n))], 1)
+	plainAdd(&c.Timed, 1)
+	plainAdd(&c.Ticks, uint64(end-t))
 	p := int32(uint32(peer))
 	dt, dur := uint64(t-tl.prev), uint64(end-t)
 	h := int(tl.head)

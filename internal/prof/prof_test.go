@@ -194,3 +194,51 @@ func TestTimelineRing(t *testing.T) {
 		t.Errorf("%d bytes for %d events: the common event is not one slot", st.Size(), len(want))
 	}
 }
+
+// The matrix's one-sided columns and the counts kept outside Go: a snapshot adds the
+// windows retired, the live ones' (Sources.RMA) and Foreign's, and Foreign's calls
+// into the per-call totals; AddLink allocates nothing.
+func TestLinksAndForeign(t *testing.T) {
+	if err := Start(0, 3, false); err != nil {
+		t.Fatal(err)
+	}
+	var live Link
+	if a := testing.AllocsPerRun(100, func() { AddLink(&live, 8) }); a != 0 {
+		t.Errorf("AddLink: %v allocations", a)
+	}
+	live = Link{}
+	AddLink(&live, 8)
+	AddLink(&live, 16)
+	Retire(1, Link{Bytes: 100, Ops: 2}, Link{Bytes: 7, Ops: 1})
+	Retire(5, Link{Bytes: 1, Ops: 1}, Link{}) // not a world rank: ignored
+	saved := src
+	defer func() { src = saved; SetForeign(nil) }()
+	src.RMA = func(to, from []Link) { to[2].Bytes += live.Bytes; to[2].Ops += live.Ops }
+	SetForeign(func(calls []Counter, to, from []Link) {
+		calls[Put].N += 3
+		calls[Put].Bytes += 24
+		calls[Put].Hist[Bucket(8)] += 3
+		from[2].Bytes += 40
+		from[2].Ops++
+	})
+	before := counts[Put]
+	p := snapshot("")
+	if len(p.RMABytes) != 3 || p.RMABytes[1] != 100 || p.RMAOps[1] != 2 || p.RMABytes[2] != 24 || p.RMAOps[2] != 2 || p.RMABytes[0] != 0 {
+		t.Errorf("RMABytes %v, RMAOps %v; want [0 100 24], [0 2 2]", p.RMABytes, p.RMAOps)
+	}
+	if p.RMAInBytes[1] != 7 || p.RMAInOps[1] != 1 || p.RMAInBytes[2] != 40 || p.RMAInOps[2] != 1 {
+		t.Errorf("RMAInBytes %v, RMAInOps %v; want 7 and 40 bytes from ranks 1 and 2, one operation each", p.RMAInBytes, p.RMAInOps)
+	}
+	found := false
+	for _, c := range p.Calls {
+		if c.Call == "Put" {
+			found = true
+			if c.N != before.N+3 || c.Bytes != before.Bytes+24 || c.Hist[4] != before.Hist[4]+3 {
+				t.Errorf("Put: %d calls, %d bytes, %d in bucket 4; want Foreign's 3, 24, 3 added", c.N, c.Bytes, c.Hist[4])
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no Put in the snapshot's calls: %v", p.Calls)
+	}
+}

@@ -269,6 +269,7 @@ func Start(r, n int, multi bool) error {
 	}
 	host, _ = os.Hostname()
 	start = pairNow()
+	startLinks(n)
 	started.Store(true)
 	dir = setProfile.Get()
 	if dir == "" {
@@ -317,10 +318,20 @@ type Profile struct {
 	MPI        float64   // seconds in MPI calls
 	Calls      []CallTotals
 	// The rank's row of the communication matrix: bytes and messages it sent to each
-	// world rank, every message the engine sent (point-to-point and collective), and
-	// of those the collectives' (sent on the communicators' internal contexts).
+	// world rank, every message the engine sent (point-to-point and collective) and
+	// the flows of the node shared-memory collectives (see links.go), and of those the
+	// collectives' (the engine's messages on the communicators' internal contexts, and
+	// the node collectives' flows).
 	SentBytes, SentMsgs []uint64
 	CollBytes, CollMsgs []uint64
+	// One-sided operations done directly on node memory, counted at this rank as
+	// their origin (not messages, so not in SentBytes): bytes and operations from
+	// this rank to each world rank (Put, Accumulate, and the origin's part of the
+	// fetching ones), and from each world rank to this rank (Get, and the results
+	// of the fetching ones). Shipped operations are in SentBytes as the messages
+	// that carry them.
+	RMABytes, RMAOps     []uint64 `json:",omitempty"`
+	RMAInBytes, RMAInOps []uint64 `json:",omitempty"`
 	// Clock converts the timeline's ticks: Unix ns = Unix0 + (ticks-Ticks0)*NsPerTick.
 	Ticks0    int64
 	Unix0     int64
@@ -342,15 +353,34 @@ func snapshot(reason string) *Profile {
 	p := &Profile{Rank: rank, Size: size, Host: host, Pid: os.Getpid(), Reason: reason,
 		Start: time.Unix(0, start.Unix), End: time.Unix(0, now.Unix),
 		Wall: float64(now.Unix-start.Unix) / 1e9, Ticks0: start.Ticks, Unix0: start.Unix, NsPerTick: k}
+	// The calls' totals: this record's, and those kept outside Go.
+	tot := make([]Counter, NumCalls)
+	for i := range tot {
+		c, t := &counts[i], &tot[i]
+		t.N, t.Bytes = atomic.LoadUint64(&c.N), atomic.LoadUint64(&c.Bytes)
+		t.Timed, t.Ticks = atomic.LoadUint64(&c.Timed), atomic.LoadUint64(&c.Ticks)
+		for b := range t.Hist {
+			t.Hist[b] = atomic.LoadUint64(&c.Hist[b])
+		}
+	}
+	to, from := make([]Link, size), make([]Link, size)
+	loadLinks(to, rmaTo)
+	loadLinks(from, rmaFrom)
+	if src.RMA != nil {
+		src.RMA(to, from)
+	}
+	if f := foreign.Load(); f != nil {
+		(*f)(tot, to, from)
+	}
 	for i := Call(1); i < NumCalls; i++ {
-		c := &counts[i]
-		n := atomic.LoadUint64(&c.N)
+		c := &tot[i]
+		n := c.N
 		if n == 0 {
 			continue
 		}
-		t := CallTotals{Call: i.String(), Kind: i.Kind().String(), N: n, Bytes: atomic.LoadUint64(&c.Bytes),
-			Timed: atomic.LoadUint64(&c.Timed), Hist: make([]uint64, HistBuckets)}
-		ticks := float64(atomic.LoadUint64(&c.Ticks))
+		t := CallTotals{Call: i.String(), Kind: i.Kind().String(), N: n, Bytes: c.Bytes,
+			Timed: c.Timed, Hist: make([]uint64, HistBuckets)}
+		ticks := float64(c.Ticks)
 		if t.Timed > 0 && t.Timed < n {
 			// Short calls were sampled (calls always timed have Timed == N); the
 			// unsampled ones that waited were measured in full and are in ticks
@@ -359,9 +389,7 @@ func snapshot(reason string) *Profile {
 			ticks *= float64(n) / float64(t.Timed)
 		}
 		t.Ns = ticks * k
-		for b := range t.Hist {
-			t.Hist[b] = atomic.LoadUint64(&c.Hist[b])
-		}
+		copy(t.Hist, c.Hist[:])
 		p.MPI += t.Ns / 1e9
 		p.Calls = append(p.Calls, t)
 	}
@@ -369,6 +397,17 @@ func snapshot(reason string) *Profile {
 		p.SentBytes, p.SentMsgs = make([]uint64, size), make([]uint64, size)
 		p.CollBytes, p.CollMsgs = make([]uint64, size), make([]uint64, size)
 		src.Traffic(p.SentBytes, p.SentMsgs, p.CollBytes, p.CollMsgs)
+	}
+	for w := range size {
+		if to[w].Ops+from[w].Ops > 0 {
+			p.RMABytes, p.RMAOps = make([]uint64, size), make([]uint64, size)
+			p.RMAInBytes, p.RMAInOps = make([]uint64, size), make([]uint64, size)
+			for w := range size {
+				p.RMABytes[w], p.RMAOps[w] = to[w].Bytes, to[w].Ops
+				p.RMAInBytes[w], p.RMAInOps[w] = from[w].Bytes, from[w].Ops
+			}
+			break
+		}
 	}
 	return p
 }
@@ -505,9 +544,12 @@ type CommInfo struct {
 type Sources struct {
 	Describe func(comm unsafe.Pointer) CommInfo
 	Ctx      func(comm unsafe.Pointer) uint32 // Describe's Ctx, without allocating
-	// Traffic adds what this rank sent to each world rank: every message, and the
-	// collectives' part of them.
+	// Traffic adds what this rank sent to each world rank: every message and the node
+	// collectives' flows, and the collectives' part of them.
 	Traffic func(bytes, msgs, collBytes, collMsgs []uint64)
+	// RMA adds the one-sided counts of the live windows (links.go), to and from each
+	// world rank.
+	RMA func(to, from []Link)
 }
 
 var src Sources

@@ -220,6 +220,34 @@ func main() {
 			os.Exit(3)
 		}
 		must(w.Barrier())
+	case "flows": // REPS: 3+ ranks: REPS times a Bcast of 1000 bytes from rank 1, a
+		// Reduce of 800 bytes to rank 2 and an Allreduce of 64 bytes, after a Barrier
+		// (which sets up the node's shared memory), for the matrix's collective flows
+		w := mpi.World
+		must(w.Barrier())
+		b, red, all := make([]byte, 1000), make([]int64, 100), make([]int64, 8)
+		for range arg(2) {
+			must(mpi.Bcast(w, b, 1))
+			must(mpi.Reduce(w, red, red, mpi.Sum, 2))
+			must(mpi.Allreduce(w, all, make([]int64, 8), mpi.Sum))
+		}
+	case "rmaflows": // 3+ ranks, in one fence epoch on an allocated window: each rank
+		// puts 16 bytes, accumulates 8, fetches-and-adds 8 (short ways) and
+		// get-accumulates 8 (the general path's direct branch) at the next rank, gets
+		// 24 from the one after
+		w := mpi.World
+		n, me := w.Size(), w.Rank()
+		win, _, err := mpi.WinAllocate(64, 8, nil, w)
+		must(err)
+		must(win.Fence(0))
+		must(mpi.Put(win, []int64{1, 2}, (me+1)%n, 0))
+		must(mpi.Accumulate(win, []int64{1}, (me+1)%n, 2, mpi.Sum))
+		_, err = mpi.FetchAndOp(win, int64(1), (me+1)%n, 3, mpi.Sum)
+		must(err)
+		must(mpi.Get(win, make([]int64, 3), (me+2)%n, 4))
+		must(mpi.GetAccumulate(win, []int64{1}, make([]int64, 1), (me+1)%n, 7, mpi.Sum))
+		must(win.Fence(0))
+		must(win.Free())
 	case "pingpong": // ROUNDS: ranks 0 and 1 exchange 8 bytes ROUNDS times with blocking
 		// Send and Recv
 		w := mpi.World

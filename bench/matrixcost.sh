@@ -1,0 +1,57 @@
+#!/bin/bash
+# matrixcost.sh - instructions per call of bench/matrixcost's loops (an 8-byte Put plus
+# Flush, an 8-byte Allreduce), counted by callgrind: the always-on cost of the
+# communication matrix's counts. Per mode it runs 1000 and 3000 calls on 2 ranks and
+# prints the difference per call (and rank, for Allreduce; Put runs on rank 0 only),
+# summed over the self costs of mpigo's own functions (mpi, core, prof, rma) and the
+# program's loop; the waiting in shmcoll, p2p, the transports and the runtime is
+# left out (prof.Blocked too: the target waiting in Free), as the machine's load sets it.
+#
+# Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
+# this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
+# (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
+#
+# usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
+#   -v     list the functions too;  MODE  put allreduce c-put
+set -eu
+verbose=0
+if [ "${1:-}" = -v ]; then verbose=1; shift; fi
+modes=${*:-put allreduce}
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+go build -o "$dir/matrixcost" ./bench/matrixcost
+go build -o "$dir/mpigo" ./cmd/mpigo
+count() { # mode iters -> "function cost" lines over both ranks
+	rm -f "$dir"/cg.*
+	GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
+		--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "$1" >/dev/null 2>&1
+	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk '
+		/^ *[0-9,]+ .*:/ {
+			v = $1; gsub(",", "", v)
+			if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|core\.waitOptions/) next
+			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|rma|prof)\.|main\./) next
+			fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn); sub(/\x272$/, "", fn)
+			s[fn] += v
+		}
+		END { for (k in s) print k, s[k] }'
+}
+cput() {
+	MPIGO_SOURCE=$PWD "$dir/mpigo" cc -O2 -o "$dir/cput" bench/matrixcost/c/put.c
+	rm -f "$dir"/cg.*
+	GODEBUG=asyncpreemptoff=1 MPIGO_SOURCE=$PWD "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
+		--callgrind-out-file="$dir/cg.%p" "$dir/cput" 3000 >/dev/null 2>&1
+	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk '
+		/short\.c:PMPI_(Put|Win_flush) / { v = $1; gsub(",", "", v); fn = $0; sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn); s[fn] += v }
+		END { for (k in s) { printf "c-put      %-14s %6.1f instructions per call\n", k, s[k] / 3000; t += s[k] / 3000 }
+		      printf "c-put      %6.1f instructions per Put+flush\n", t }' | sort
+}
+for m in $modes; do
+	if [ "$m" = c-put ]; then cput; continue; fi
+	count "$m" 1000 >"$dir/a"
+	count "$m" 3000 >"$dir/b"
+	per=4000 # 2000 calls on each of 2 ranks
+	if [ "$m" = put ]; then per=2000; fi # rank 0 only
+	awk -v m="$m" -v per=$per -v verbose=$verbose '
+		NR == FNR { a[$1] = $2; next }
+		{ d = ($2 - a[$1]) / per; t += d; if (verbose && (d >= 2 || d <= -2)) printf "  %8.1f %s\n", d, $1 }
+		END { printf "%-10s %6.1f instructions per call\n", m, t }' "$dir/a" "$dir/b" | sort -n
+done
