@@ -455,13 +455,9 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 				return false, 0, nil
 			}
 		}
-		// The interface's method may keep what it is given: its own status, so that
-		// ps stays on the stack for the common requests.
-		xs := new(p2p.Status)
-		if serr := r.x.StatusInto(xs); err == nil {
+		if serr := r.x.StatusInto(&ps); err == nil {
 			err = serr
 		}
-		ps = *xs
 		if release {
 			if ferr := r.x.Release(); err == nil {
 				err = ferr

@@ -15,7 +15,7 @@ import (
 
 // statusOp is an operation whose completion has a status (the receive's, or the
 // generalized request's query).
-type statusOp interface{ status(st *p2p.Status) error }
+type statusOp interface{ status() (p2p.Status, error) }
 
 // releaseOp is an operation that does work when a completion call reports it.
 type releaseOp interface{ release() error }
@@ -37,7 +37,11 @@ type waitCtxOp interface {
 func (p *Pending) StatusInto(st *p2p.Status) error {
 	if p != nil {
 		if s, ok := p.op.(statusOp); ok {
-			return s.status(st)
+			// By value: a pointer passed through the interface would move every
+			// caller's status to the heap.
+			var err error
+			*st, err = s.status()
+			return err
 		}
 	}
 	*st = p2p.Status{Source: AnySource, Tag: AnyTag}
@@ -175,11 +179,11 @@ func (x *pairOp) finish() (bool, error) {
 
 func (x *pairOp) doneCh() <-chan struct{} { return nil } // waitCtx serves WaitContext
 
-func (x *pairOp) status(st *p2p.Status) error {
+func (x *pairOp) status() (p2p.Status, error) {
 	x.mu.Lock()
-	*st = x.st
+	st := x.st
 	x.mu.Unlock()
-	return nil
+	return st, nil
 }
 
 // cancel cancels both parts; the status says whether the receive's cancel took
@@ -288,12 +292,13 @@ func (x *genOp) wait() error {
 
 func (x *genOp) doneCh() <-chan struct{} { return x.ch }
 
-func (x *genOp) status(st *p2p.Status) error {
-	*st = p2p.Status{Source: AnySource, Tag: AnyTag}
+func (x *genOp) status() (p2p.Status, error) {
+	st := p2p.Status{Source: AnySource, Tag: AnyTag}
 	if x.fns.Query == nil {
-		return nil
+		return st, nil
 	}
-	return x.fns.Query(st)
+	err := x.fns.Query(&st)
+	return st, err
 }
 
 func (x *genOp) release() error {

@@ -410,15 +410,13 @@ func (o *partOp) waitCtx(ctx context.Context) error {
 func (o *partOp) doneCh() <-chan struct{} { return nil }
 
 // status: a receive's is its source, tag and whole length.
-func (o *partOp) status(st *p2p.Status) error {
+func (o *partOp) status() (p2p.Status, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.send {
-		*st = p2p.Status{Source: AnySource, Tag: AnyTag}
-	} else {
-		*st = p2p.Status{Source: o.wpeer, Tag: o.tag, Count: o.buf.Len()}
+		return p2p.Status{Source: AnySource, Tag: AnyTag}, o.err
 	}
-	return o.err
+	return p2p.Status{Source: o.wpeer, Tag: o.tag, Count: o.buf.Len()}, o.err
 }
 
 // release ends the round once a completion call has reported it.

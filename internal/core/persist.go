@@ -169,7 +169,11 @@ func (o *persistOp) doneCh() <-chan struct{} {
 	return closed
 }
 
-func (o *persistOp) status(st *p2p.Status) error { return o.run().StatusInto(st) }
+func (o *persistOp) status() (p2p.Status, error) {
+	var st p2p.Status
+	err := o.run().StatusInto(&st)
+	return st, err
+}
 
 // release makes the request inactive once a completion call has reported its run.
 func (o *persistOp) release() error {
