@@ -79,11 +79,7 @@ func launch(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, run func
 		return fail(op, ch, err)
 	case mNB:
 		p, err := run(true)
-		if err != nil {
-			return fail(op, ch, err)
-		}
-		addPending(p, c, ch, nil, req)
-		return 0
+		return started(op, c, ch, req, p, err)
 	}
 	// MPI_x_init checks every argument: run once under CheckArgs, which stops the
 	// schedule's builder after its checks, before anything is sent.
@@ -99,6 +95,16 @@ func launch(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, run func
 		return fail(op, ch, err)
 	}
 	addPersistent(c, ch, func() (*core.Pending, error) { return run(true) }, req)
+	return 0
+}
+
+// started hands a nonblocking call's pending operation to its request (or reports
+// its error).
+func started(op string, c *comm, ch uintptr, req unsafe.Pointer, p *core.Pending, err error) int32 {
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addPending(p, c, ch, nil, req)
 	return 0
 }
 
@@ -142,8 +148,12 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if m == mBlock {
+	switch m {
+	case mBlock:
 		return fail(op, ch, c.c.Bcast(op, &v, rankIn(root)))
+	case mNB:
+		p, err := c.c.Ibcast(op, v, rankIn(root))
+		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, ibcast(op, c, v, rankIn(root)))
 }
@@ -288,8 +298,12 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root), &a); err != nil {
 		return fail(op, ch, err)
 	}
-	if m == mBlock && a.st == nil {
+	switch {
+	case m == mBlock && a.st == nil:
 		return fail(op, ch, c.c.Reduce(op, &a.s, &a.rv, &a.rd, rankIn(root)))
+	case m == mNB && a.st == nil:
+		p, err := c.c.Ireduce(op, a.s, a.rv, a.rd, rankIn(root))
+		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(a.st, ireduce(op, c, a.s, a.rv, a.rd, rankIn(root))))
 }
@@ -303,8 +317,12 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
 	}
-	if m == mBlock && a.st == nil {
+	switch {
+	case m == mBlock && a.st == nil:
 		return fail(op, ch, c.c.Allreduce(op, &a.s, &a.rv, &a.rd))
+	case m == mNB && a.st == nil:
+		p, err := c.c.Iallreduce(op, a.s, a.rv, a.rd)
+		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(a.st, iallreduce(op, c, a.s, a.rv, a.rd)))
 }
