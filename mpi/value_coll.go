@@ -178,14 +178,30 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 	if err := Bcast(c, buf, root); err != nil {
 		return z, err
 	}
+	derr, err := bcastOOB(op, c, &v, e, buf, sizes, root, isRoot, !isRoot)
+	if err != nil {
+		return z, err
+	}
+	if derr != nil {
+		return z, c.fail(op, derr)
+	}
+	return v, nil
+}
+
+// bcastOOB is BcastValue's end: a process that receives the value (receive) decodes
+// it from the message buf, then every process makes one Bcast per out-of-band slice
+// of sizes from root: the root's own (e.OOB), the receivers' into the decoded
+// value's memory (a slice that does not fit, or a value that did not decode, into
+// scratch, to take part). derr is the decoding's error, err the Bcasts'.
+func bcastOOB[T any](op string, c *Comm, v *T, e *vcodec.Enc, buf []byte, sizes []int64, root int, isRoot, receive bool) (derr, err error) {
 	oob := make([][]byte, len(sizes))
-	var derr error
-	if isRoot {
+	switch {
+	case isRoot:
 		copy(oob, e.OOB)
-	} else {
+	case receive:
 		cd, _ := codecOf[T](op)
 		var d vcodec.Dec
-		v, derr = decode[T](op, cd, buf, &d)
+		*v, derr = decode[T](op, cd, buf, &d)
 		copy(oob, d.OOB)
 		for i := range oob {
 			if derr != nil || len(oob[i]) != int(sizes[i]) {
@@ -195,13 +211,10 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 	}
 	for i := range oob {
 		if err := Bcast(c, oob[i], root); err != nil {
-			return z, err
+			return derr, err
 		}
 	}
-	if derr != nil {
-		return z, c.fail(op, derr)
-	}
-	return v, nil
+	return derr, nil
 }
 
 // bcastInter is BcastValue on an intercommunicator. Its collectives are numbered by
@@ -277,26 +290,9 @@ func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
 	if err := Bcast(c, buf, root); err != nil {
 		return z, err
 	}
-	oob := make([][]byte, len(sizes))
-	var derr error
-	switch {
-	case isRoot:
-		copy(oob, e.OOB)
-	case !idle:
-		cd, _ := codecOf[T](op)
-		var d vcodec.Dec
-		v, derr = decode[T](op, cd, buf, &d)
-		copy(oob, d.OOB)
-		for i := range oob {
-			if derr != nil || len(oob[i]) != int(sizes[i]) {
-				oob[i] = make([]byte, sizes[i]) // to take part; the value is lost
-			}
-		}
-	}
-	for i := range oob {
-		if err := Bcast(c, oob[i], root); err != nil {
-			return z, err
-		}
+	derr, err := bcastOOB(op, c, &v, e, buf, sizes, root, isRoot, !isRoot && !idle)
+	if err != nil {
+		return z, err
 	}
 	switch {
 	case idle:
