@@ -73,9 +73,11 @@ type collOp struct {
 	name string
 	done bool
 	err  error
-	out  bool          // its pending requests are lent to the progress goroutine
-	ch   chan struct{} // closed once done
-	box  Pending
+	out  bool // its pending requests are lent to the progress goroutine
+	// ch is closed once done; made (under nbColl.mu) only when a waiter must block,
+	// so that a collective that completes before anyone waits costs no channel.
+	ch  chan struct{}
+	box Pending
 	// fin, if set, runs once the schedule has succeeded, before its scratch buffers
 	// go back (Alltoallw unpacks what it received there into the user's layout).
 	fin func() error
@@ -93,7 +95,7 @@ func StartColl(op string, s *coll.Sched, fin func() error, err error) (*Pending,
 	if err != nil {
 		return nil, err
 	}
-	x := &collOp{s: s, name: op, ch: make(chan struct{}), fin: fin}
+	x := &collOp{s: s, name: op, fin: fin}
 	nbColl.mu.Lock()
 	nbColl.ops = append(nbColl.ops, x)
 	progressColl()
@@ -120,7 +122,9 @@ func progressColl() {
 				x.done, x.err = true, err
 				x.s.Free()
 				x.s = nil
-				close(x.ch)
+				if x.ch != nil {
+					close(x.ch)
+				}
 				noteDone()
 				continue
 			}
@@ -190,13 +194,29 @@ func (x *collOp) test() (bool, error) {
 	return true, MapErr(x.name, x.err)
 }
 
-func (x *collOp) doneCh() <-chan struct{} { return x.ch }
+func (x *collOp) doneCh() <-chan struct{} {
+	nbColl.mu.Lock()
+	defer nbColl.mu.Unlock()
+	return x.waitCh()
+}
+
+// waitCh is the channel closed once x is done (nbColl.mu held).
+func (x *collOp) waitCh() <-chan struct{} {
+	if x.done {
+		return closed
+	}
+	if x.ch == nil {
+		x.ch = make(chan struct{})
+	}
+	return x.ch
+}
 
 func (x *collOp) wait() error {
 	nbColl.mu.Lock()
 	progressColl()
+	ch := x.waitCh()
 	nbColl.mu.Unlock()
-	<-x.ch
+	<-ch
 	return MapErr(x.name, x.err)
 }
 
