@@ -216,3 +216,33 @@ func alltoallwBytes(c *comm, sbuf, scounts, stypes, rcounts, rtypes unsafe.Point
 	}
 	return wBytes(scounts, stypes, c.c.Peers(), big)
 }
+
+// enter is prof.Enter for a one-sided operation on w to rank moving n bytes:
+// sampled, as the facade's.
+func (w *win) enter(call prof.Call, rank, n int) int64 {
+	return prof.Enter(call, w.pc(), rank, -2, n)
+}
+
+// The one-sided operations' calls: blocking, with a request (b2i(req != nil)).
+const (
+	rmaPut = iota
+	rmaGet
+	rmaAcc
+	rmaGetAcc
+)
+
+var rmaCalls = [4][2]prof.Call{
+	rmaPut:    {prof.Put, prof.Rput},
+	rmaGet:    {prof.Get, prof.Rget},
+	rmaAcc:    {prof.Accumulate, prof.Raccumulate},
+	rmaGetAcc: {prof.GetAccumulate, prof.RgetAccumulate},
+}
+
+// The neighbourhood collectives' calls by mode.
+var (
+	neighborAllgatherCalls  = modeCalls{prof.NeighborAllgather, prof.IneighborAllgather, prof.NeighborAllgatherInit}
+	neighborAllgathervCalls = modeCalls{prof.NeighborAllgatherv, prof.IneighborAllgatherv, prof.NeighborAllgathervInit}
+	neighborAlltoallCalls   = modeCalls{prof.NeighborAlltoall, prof.IneighborAlltoall, prof.NeighborAlltoallInit}
+	neighborAlltoallvCalls  = modeCalls{prof.NeighborAlltoallv, prof.IneighborAlltoallv, prof.NeighborAlltoallvInit}
+	neighborAlltoallwCalls  = modeCalls{prof.NeighborAlltoallw, prof.IneighborAlltoallw, prof.NeighborAlltoallwInit}
+)

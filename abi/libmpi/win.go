@@ -707,6 +707,9 @@ func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaPut][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	w.streamed(len(ob.Mem))
 	if req == nil {
 		return failWin(op, wh, w.w.Put(op, &ob, &t))
@@ -727,6 +730,9 @@ func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaGet][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	if req == nil {
 		return failWin(op, wh, w.w.Get(op, &ob, &t))
 	}
@@ -747,6 +753,9 @@ func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, 
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaAcc][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	rop, err := rmaOp(op, oh)
 	if err != nil {
 		return failWin(op, wh, err)
@@ -766,6 +775,9 @@ func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsaf
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaGetAcc][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	if oh == opNoOp {
 		ob = core.RBuf{Count: 0, Type: t.Type}
 	}
@@ -925,6 +937,7 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 			return 0
 		}
 	}
+	defer exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rankIn(rank), int(n)), int(n))
 	var ob []byte
 	if o != nil {
 		ob = unsafe.Slice((*byte)(o), n)
@@ -957,6 +970,7 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 		}
 	}
 	n := t.Size()
+	defer exit(prof.CompareAndSwap, w.enter(prof.CompareAndSwap, rankIn(rank), int(n)), int(n))
 	b := func(p unsafe.Pointer) []byte { return unsafe.Slice((*byte)(p), n) }
 	return failWin(op, wh, w.w.CompareAndSwap(op, b(o), b(cmp), b(res), t, rankIn(rank), disp))
 }
