@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -320,7 +321,9 @@ func TestOneSidedShortWaysProfile(t *testing.T) {
 		for _, c := range p.Calls {
 			got[c.Call] = [2]int{c.N, c.Bytes}
 		}
-		for call, want := range map[string][2]int{"Put": {10, 80}, "Flush": {10, 0}, "Get": {1, 16}, "FetchAndOp": {1, 8}} {
+		for call, want := range map[string][2]int{"Put": {10, 80}, "Flush": {10, 0}, "Get": {1, 16}, "FetchAndOp": {1, 8},
+			// and the Go halves' calls, recorded as the facade's
+			"WinAllocate": {1, 0}, "Lock": {1, 0}, "Unlock": {1, 0}, "WinFree": {1, 0}} {
 			if got[call] != want {
 				t.Errorf("rank %d: %s counted %v (calls, bytes), want %v (all: %v)", r, call, got[call], want, got)
 			}
@@ -355,6 +358,99 @@ func TestOneSidedShortWaysProfile(t *testing.T) {
 		if got := rma[[2]int{(i + 1) % n, i}]; got != [2]int{24, 2} {
 			t.Errorf("matrix %d->%d: one-sided %v (bytes, operations), want [24 2]", (i+1)%n, i, got)
 		}
+	}
+}
+
+// TestCCallsProfile: a C program's calls are in its profile as a Go program's are
+// (abi/libmpi/prof.go): each rank's counts and bytes, and its timeline's events, are
+// exactly the calls callprof.c makes (a Sendrecv once, not its inner receive, send
+// and wait; Start for the persistent collective's starts), and the matrix holds the
+// point-to-point messages it sent.
+func TestCCallsProfile(t *testing.T) {
+	dir := t.TempDir()
+	job(t, "callprof", 2, "--profile", dir)
+	both := map[string][2]int{
+		"Isend": {2, 64}, "Irecv": {2, 64}, "Waitall": {1, 0}, "Wait": {6, 0}, "Sendrecv": {1, 32},
+		"Barrier": {3, 0}, "Bcast": {1, 32}, "Allreduce": {1, 8}, "Ibarrier": {1, 0}, "Iallreduce": {1, 16},
+		"AllreduceInit": {1, 32}, "Start": {2, 0}, "Dup": {1, 0}, "CommFree": {1, 0}, "Test": {1, 0},
+	}
+	want := []map[string][2]int{{"Send": {5, 136}, "Recv": {1, 32}}, {"Ssend": {1, 32}, "Recv": {5, 136}, "Probe": {1, 0}}}
+	var tr struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Pid      int
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatalf("trace.json: %v", err)
+	}
+	events := map[int]map[string]int{0: {}, 1: {}}
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" && events[e.Pid] != nil {
+			events[e.Pid][e.Name]++
+		}
+	}
+	for r := 0; r < 2; r++ {
+		for k, v := range both {
+			want[r][k] = v
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "rank-"+itoa(r)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Calls []struct {
+				Call     string
+				N, Bytes int
+			}
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]int{}
+		for _, c := range p.Calls {
+			if c.N > 0 && c.Call != "Init" && c.Call != "Finalize" {
+				got[c.Call] = [2]int{c.N, c.Bytes}
+			}
+		}
+		if !reflect.DeepEqual(got, want[r]) {
+			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want[r])
+		}
+		for call, nb := range want[r] {
+			if events[r][call] != nb[0] {
+				t.Errorf("rank %d: %d %s events in trace.json, want %d", r, events[r][call], call, nb[0])
+			}
+		}
+	}
+	// The matrix's point-to-point part (bytes and messages less the collectives').
+	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2p := map[[2]int][2]int{}
+	for _, row := range rows[1:] {
+		var v [8]int
+		for i := range v {
+			v[i], _ = strconv.Atoi(row[i])
+		}
+		p2p[[2]int{v[0], v[1]}] = [2]int{v[2] - v[4], v[3] - v[5]}
+	}
+	// 0 -> 1: 4 Sends of 32 bytes, one of 8, 2 Isends and a Sendrecv of 32;
+	// 1 -> 0: an Ssend, 2 Isends and a Sendrecv of 32.
+	if got := p2p[[2]int{0, 1}]; got != [2]int{232, 8} {
+		t.Errorf("matrix 0->1: point-to-point %v (bytes, messages), want [232 8]", got)
+	}
+	if got := p2p[[2]int{1, 0}]; got != [2]int{128, 4} {
+		t.Errorf("matrix 1->0: point-to-point %v (bytes, messages), want [128 4]", got)
 	}
 }
 
