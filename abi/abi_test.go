@@ -291,6 +291,8 @@ func TestOneSidedShortWays(t *testing.T) {
 func TestCallsDoNotAllocate(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "noalloc", 3) })
 	t.Run("tcp", func(t *testing.T) { job(t, "noalloc", 3, "--set", "transports=self,tcp") })
+	// Recording the calls, every one timed and in the timeline, allocates nothing.
+	t.Run("profile", func(t *testing.T) { job(t, "noalloc", 3, "--profile", t.TempDir()) })
 }
 
 // TestOneSidedShortWaysProfile: the one-sided calls done in C count in the profile
