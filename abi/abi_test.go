@@ -304,33 +304,7 @@ func TestOneSidedShortWaysProfile(t *testing.T) {
 	const n = 3
 	dir := t.TempDir()
 	job(t, "rmaprof", n, "--profile", dir)
-	for r := 0; r < n; r++ {
-		b, err := os.ReadFile(filepath.Join(dir, "rank-"+itoa(r)+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p struct {
-			Calls []struct {
-				Call  string
-				N     int
-				Bytes int
-			}
-		}
-		if err := json.Unmarshal(b, &p); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string][2]int{}
-		for _, c := range p.Calls {
-			got[c.Call] = [2]int{c.N, c.Bytes}
-		}
-		for call, want := range map[string][2]int{"Put": {10, 80}, "Flush": {10, 0}, "Get": {1, 16}, "FetchAndOp": {1, 8},
-			// and the Go halves' calls, recorded as the facade's
-			"WinAllocate": {1, 0}, "Lock": {1, 0}, "Unlock": {1, 0}, "WinFree": {1, 0}} {
-			if got[call] != want {
-				t.Errorf("rank %d: %s counted %v (calls, bytes), want %v (all: %v)", r, call, got[call], want, got)
-			}
-		}
-	}
+	rmaprofCounts(t, dir, n)
 	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -361,6 +335,55 @@ func TestOneSidedShortWaysProfile(t *testing.T) {
 			t.Errorf("matrix %d->%d: one-sided %v (bytes, operations), want [24 2]", (i+1)%n, i, got)
 		}
 	}
+}
+
+// rmaprofCounts checks the calls rmaprof.c made on each of n ranks in the profile in
+// dir: the one-sided operations and the window calls around them, counted once each
+// whether C or Go did them.
+func rmaprofCounts(t *testing.T, dir string, n int) {
+	t.Helper()
+	for r := 0; r < n; r++ {
+		got := profCounts(t, dir, r)
+		want := map[string][2]int{"Put": {10, 80}, "Flush": {10, 0}, "Get": {1, 16}, "FetchAndOp": {1, 8},
+			"WinAllocate": {1, 0}, "Lock": {1, 0}, "Unlock": {1, 0}, "WinFree": {1, 0}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want)
+		}
+	}
+}
+
+// profCounts is rank r's calls (count, bytes) in the profile in dir, but Init and
+// Finalize.
+func profCounts(t *testing.T, dir string, r int) map[string][2]int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "rank-"+itoa(r)+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Calls []struct {
+			Call     string
+			N, Bytes int
+		}
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int{}
+	for _, c := range p.Calls {
+		if c.N > 0 && c.Call != "Init" && c.Call != "Finalize" {
+			got[c.Call] = [2]int{c.N, c.Bytes}
+		}
+	}
+	return got
+}
+
+// TestOneSidedGoHalvesProfile: over TCP, where no target's memory is mapped, the
+// same one-sided calls all go to their Go halves and count once each, as in C.
+func TestOneSidedGoHalvesProfile(t *testing.T) {
+	dir := t.TempDir()
+	jobArgs(t, "rmaprof", 3, []string{"--profile", dir, "--set", "transports=self,tcp"}, []string{"go"})
+	rmaprofCounts(t, dir, 3)
 }
 
 // TestCCallsProfile: a C program's calls are in its profile as a Go program's are
@@ -400,25 +423,7 @@ func TestCCallsProfile(t *testing.T) {
 		for k, v := range both {
 			want[r][k] = v
 		}
-		b, err := os.ReadFile(filepath.Join(dir, "rank-"+itoa(r)+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p struct {
-			Calls []struct {
-				Call     string
-				N, Bytes int
-			}
-		}
-		if err := json.Unmarshal(b, &p); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string][2]int{}
-		for _, c := range p.Calls {
-			if c.N > 0 && c.Call != "Init" && c.Call != "Finalize" {
-				got[c.Call] = [2]int{c.N, c.Bytes}
-			}
-		}
+		got := profCounts(t, dir, r)
 		if !reflect.DeepEqual(got, want[r]) {
 			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want[r])
 		}
