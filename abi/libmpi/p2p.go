@@ -51,14 +51,20 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 		return fail(op, ch, err)
 	}
 	d, tg := rankIn(dest), tagIn(tag)
-	n := int(b.Len())
-	t := c.enter(call, d, tg, n)
+	// The recorder's short path inlined, as the facade's send.
+	n, pc := int(b.Len()), c.c.ProfComm()
+	var t int64
+	if !prof.Try(call, pc, d, tg, n) {
+		t = prof.Enter(call, pc, d, tg, n)
+	}
 	if c.c.DirectSend(d, tg) {
 		err = core.MapErr(op, c.c.SendDirect(b, d, tg, mode))
 	} else {
 		err = c.c.Send(op, b, d, tg, mode)
 	}
-	exit(call, t, n)
+	if !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
 	if err != nil {
 		return fail(op, ch, err) // the engine may still hold l: left to the collector
 	}
@@ -121,7 +127,11 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 		n       int64
 	)
 	sr, tg := rankIn(src), tagIn(tag)
-	pt := c.enter(prof.Recv, sr, tg, int(b.Len()))
+	pc := c.c.ProfComm()
+	var pt int64
+	if !prof.Try(prof.Recv, pc, sr, tg, int(b.Len())) {
+		pt = prof.Enter(prof.Recv, pc, sr, tg, int(b.Len()))
+	}
 	if c.c.DirectRecv(sr, tg) {
 		from, t, n, err = c.c.RecvDirect(b, sr, tg)
 		if err != nil {
@@ -130,7 +140,9 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 	} else {
 		from, t, n, err = c.c.Recv(op, b, sr, tg)
 	}
-	exit(prof.Recv, pt, int(n))
+	if !prof.TryExit(prof.Recv, pt, int(n)) {
+		prof.Exit(prof.Recv, pt, int(n))
+	}
 	if err == nil {
 		l.Return() // after an error the engine may still hold it: left to the collector
 	}
@@ -283,10 +295,15 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	var q p2p.Request
 	d, tg := rankIn(dest), tagIn(tag)
 	if !persistent && c.c.DirectSend(d, tg) {
-		n := int(b.Len())
-		t := c.enter(call, d, tg, n)
+		n, pc := int(b.Len()), c.c.ProfComm()
+		var t int64
+		if !prof.Try(call, pc, d, tg, n) {
+			t = prof.Enter(call, pc, d, tg, n)
+		}
 		q, err = c.c.IsendDirect(b, d, tg, mode)
-		exit(call, t, n)
+		if !prof.TryExit(call, t, n) {
+			prof.Exit(call, t, n)
+		}
 		if err != nil {
 			err = core.MapErr(op, err)
 		}
@@ -323,10 +340,15 @@ func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int3
 	var q p2p.Request
 	sr, tg := rankIn(src), tagIn(tag)
 	if !persistent && c.c.DirectRecv(sr, tg) {
-		n := int(b.Len())
-		t := c.enter(prof.Irecv, sr, tg, n)
+		n, pc := int(b.Len()), c.c.ProfComm()
+		var t int64
+		if !prof.Try(prof.Irecv, pc, sr, tg, n) {
+			t = prof.Enter(prof.Irecv, pc, sr, tg, n)
+		}
 		q, err = c.c.IrecvDirect(b, sr, tg)
-		exit(prof.Irecv, t, n)
+		if !prof.TryExit(prof.Irecv, t, n) {
+			prof.Exit(prof.Irecv, t, n)
+		}
 		if err != nil {
 			err = core.MapErr(op, err)
 		}
