@@ -392,8 +392,13 @@ func TestOneSidedGoHalvesProfile(t *testing.T) {
 // and wait; Start for the persistent collective's starts), and the matrix holds the
 // point-to-point messages it sent.
 func TestCCallsProfile(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { callprof(t) })
+	t.Run("tcp", func(t *testing.T) { callprof(t, "--set", "transports=self,tcp") })
+}
+
+func callprof(t *testing.T, extra ...string) {
 	dir := t.TempDir()
-	job(t, "callprof", 2, "--profile", dir)
+	job(t, "callprof", 2, append([]string{"--profile", dir}, extra...)...)
 	both := map[string][2]int{
 		"Isend": {2, 64}, "Irecv": {2, 64}, "Waitall": {1, 0}, "Wait": {6, 0}, "Sendrecv": {1, 32},
 		"Barrier": {3, 0}, "Bcast": {1, 32}, "Allreduce": {1, 8}, "Ibarrier": {1, 0}, "Iallreduce": {1, 16},
