@@ -400,11 +400,15 @@ func callprof(t *testing.T, extra ...string) {
 	dir := t.TempDir()
 	job(t, "callprof", 2, append([]string{"--profile", dir}, extra...)...)
 	both := map[string][2]int{
-		"Isend": {2, 64}, "Irecv": {2, 64}, "Waitall": {1, 0}, "Wait": {6, 0}, "Sendrecv": {1, 32},
+		"Isend": {2, 64}, "Irecv": {2, 64}, "Waitall": {1, 0}, "Sendrecv": {1, 32},
 		"Barrier": {3, 0}, "Bcast": {1, 32}, "Allreduce": {1, 8}, "Ibarrier": {1, 0}, "Iallreduce": {1, 16},
-		"AllreduceInit": {1, 32}, "Start": {2, 0}, "Dup": {1, 0}, "CommFree": {1, 0}, "Test": {1, 0},
+		"AllreduceInit": {1, 32}, "Start": {3, 0}, "Dup": {1, 0}, "CommFree": {1, 0}, "Test": {1, 0},
+		"Wait": {7, 0},
 	}
-	want := []map[string][2]int{{"Send": {5, 136}, "Recv": {1, 32}}, {"Ssend": {1, 32}, "Recv": {5, 136}, "Probe": {1, 0}}}
+	want := []map[string][2]int{
+		{"Send": {5, 136}, "Recv": {1, 32}, "PsendInit": {1, 32}, "Pready": {1, 0}, "PreadyRange": {1, 0}},
+		{"Ssend": {1, 32}, "Recv": {5, 136}, "Probe": {1, 0}, "PrecvInit": {1, 32}},
+	}
 	var tr struct {
 		TraceEvents []struct {
 			Name, Ph string

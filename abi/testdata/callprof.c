@@ -1,7 +1,7 @@
 /* callprof.c - the profile of a C program's calls (abi/libmpi/prof.go): run under
  * mpigo run --profile on 2 ranks, it makes a known set of point-to-point calls,
- * completion calls, collectives blocking, nonblocking and persistent, and
- * communicator calls. The test (abi_test.go, TestCCallsProfile) checks that each
+ * completion calls, collectives blocking, nonblocking and persistent,
+ * communicator calls and a partitioned send. The test (abi_test.go, TestCCallsProfile) checks that each
  * rank's counts and timeline hold exactly these calls, a Sendrecv once (not its
  * inner receive, send and wait), and that the matrix holds the messages sent. */
 #include "check.h"
@@ -71,6 +71,19 @@ int main(int argc, char **argv) {
     OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     OK(MPI_Barrier(dup));
     OK(MPI_Comm_free(&dup));
+
+    /* A partitioned send 0 -> 1 of 2 partitions of 16 bytes, each marked ready. */
+    if (rank == 0) {
+        OK(MPI_Psend_init(a, 2, 4, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        OK(MPI_Start(&r));
+        OK(MPI_Pready(0, r));
+        OK(MPI_Pready_range(1, 1, r));
+    } else {
+        OK(MPI_Precv_init(b, 2, 4, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        OK(MPI_Start(&r));
+    }
+    OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    OK(MPI_Request_free(&r));
 
     /* A Test of the null request. */
     int flag;
