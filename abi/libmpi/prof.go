@@ -12,10 +12,14 @@ import (
 // device numbers it (rankIn), the device's tag (tagIn) and the same bytes: a
 // message's, a collective's input (its output in place), a completion call's none. The
 // call is a constant at the call site, or a collective's calls indexed by its mode
-// (modeCalls). A call made inside another (Sendrecv's Irecv and Send, Testall's
-// Waitall, Startall's Start) enters after the outer one and is not counted again. The
-// one-sided calls that short.c completes in C are counted there (prof.Foreign); their
-// Go halves count only what reaches Go.
+// (modeCalls). The hot point-to-point calls (send, recv, isend, irecv in p2p.go)
+// inline the short path (prof.Try, prof.TryExit) as the facade's do; the others go
+// through the helpers below. A call made inside another (Sendrecv's Irecv and Send,
+// Testall's Waitall, Startall's Start, Comm_dup_with_info's Comm_dup, Pready_list's
+// Pready) enters after the outer one and is not counted again (below
+// MPI_THREAD_MULTIPLE; at it, as in the facade, the record cannot tell nesting from
+// another thread's call). The one-sided calls that short.c completes in C are counted
+// there (prof.Foreign); their Go halves count only what reaches Go.
 
 // pc is c's device communicator as the recorder holds it (nil for a nil c).
 func (c *comm) pc() unsafe.Pointer {
