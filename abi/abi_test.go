@@ -140,6 +140,20 @@ func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
 func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }
 
+// TestThreadMultipleProfile: at MPI_THREAD_MULTIPLE, where the record cannot tell a
+// nested call from another thread's, each Sendrecv of the four threads still counts
+// once, without its inner receive, send and wait.
+func TestThreadMultipleProfile(t *testing.T) {
+	dir := t.TempDir()
+	job(t, "threads", 2, "--profile", dir)
+	want := map[string][2]int{"Sendrecv": {2000, 8000}, "Dup": {4, 0}, "Allreduce": {4, 16}, "CommFree": {4, 0}}
+	for r := 0; r < 2; r++ {
+		if got := profCounts(t, dir, r); !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want)
+		}
+	}
+}
+
 // TestWeightSentinelsCompileClean: a program passing MPI_UNWEIGHTED and
 // MPI_WEIGHTS_EMPTY (small integers cast to int *, as the ABI fixes them) compiles
 // without warnings under -Wall -Wextra: gcc 12 warned -Wstringop-overread at each

@@ -296,6 +296,11 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
+	return dup(op, c, ch, out)
+}
+
+// dup is MPI_Comm_dup of c (handle ch), unrecorded (Comm_dup_with_info's).
+func dup(op string, c *comm, ch uintptr, out unsafe.Pointer) int32 {
 	nc, err := c.c.Dup(op)
 	if r := created(op, c, ch, nc, err, out); r != 0 {
 		return r
@@ -334,7 +339,8 @@ func PMPI_Comm_dup_with_info(ch uintptr, info uintptr, out unsafe.Pointer) int32
 	if info != hInfoNull && infoOf(info) == nil {
 		return fail(op, ch, errorf(errInfo, op, "info %#x is not an info object", info))
 	}
-	if r := PMPI_Comm_dup(ch, out); r != 0 {
+	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
+	if r := dup("Comm_dup", c, ch, out); r != 0 {
 		return r
 	}
 	n := commOf(*(*uintptr)(out))

@@ -217,13 +217,16 @@ func partReq(op string, h uintptr) (*request, int32) {
 	return r, 0
 }
 
-// pready marks partitions lo to hi ready, recorded as call.
+// pready marks partitions lo to hi ready, recorded as call (prof.None: not, a part
+// of Pready_list).
 func pready(call prof.Call, op string, lo, hi int32, h uintptr) int32 {
 	r, rc := partReq(op, h)
 	if r == nil {
 		return rc
 	}
-	defer prof.Exit(call, enterReq(call, r), 0)
+	if call != prof.None {
+		defer prof.Exit(call, enterReq(call, r), 0)
+	}
 	return fail(op, r.ch, r.x.Pready(op, int(lo), int(hi)+1)) // the device's hi is exclusive
 }
 
@@ -237,10 +240,10 @@ func PMPI_Pready_range(lo, hi int32, h uintptr) int32 {
 
 //export PMPI_Pready_list
 func PMPI_Pready_list(n int32, parts unsafe.Pointer, h uintptr) int32 {
-	// One call: the outer record holds the inner pready calls', which are not counted.
+	// One call, whose pready calls are its parts.
 	defer prof.Exit(prof.PreadyList, enterReq(prof.PreadyList, reqOf(h)), 0)
 	for _, p := range ints(parts, int(n)) {
-		if rc := pready(prof.PreadyList, "Pready_list", p, p, h); rc != 0 {
+		if rc := pready(prof.None, "Pready_list", p, p, h); rc != 0 {
 			return rc
 		}
 	}

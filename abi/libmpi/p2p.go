@@ -39,7 +39,8 @@ func emptyStatus(st unsafe.Pointer) {
 	putStatus(st, nil, &p2p.Status{Source: core.AnySource, Tag: core.AnyTag}, 0)
 }
 
-// send is the blocking send, recorded as call.
+// send is the blocking send, recorded as call (prof.None: not recorded, a part of
+// another call).
 func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode) int32 {
 	c := commOf(ch)
 	if c == nil {
@@ -52,9 +53,9 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	}
 	d, tg := rankIn(dest), tagIn(tag)
 	// The recorder's short path inlined, as the facade's send.
-	n, pc := int(b.Len()), c.c.ProfComm()
+	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
 	var t int64
-	if !prof.Try(call, pc, d, tg, n) {
+	if rec && !prof.Try(call, pc, d, tg, n) {
 		t = prof.Enter(call, pc, d, tg, n)
 	}
 	if c.c.DirectSend(d, tg) {
@@ -62,7 +63,7 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	} else {
 		err = c.c.Send(op, b, d, tg, mode)
 	}
-	if !prof.TryExit(call, t, n) {
+	if rec && !prof.TryExit(call, t, n) {
 		prof.Exit(call, t, n)
 	}
 	if err != nil {
@@ -323,8 +324,9 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 }
 
 // irecv starts a receive (persistent: makes an inactive persistent one, not
-// counted, as the facade's RecvInit), recorded as Irecv.
-func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
+// counted, as the facade's RecvInit), recorded as call: Irecv, or prof.None for the
+// receive of a Sendrecv, which records itself.
+func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -340,23 +342,25 @@ func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int3
 	var q p2p.Request
 	sr, tg := rankIn(src), tagIn(tag)
 	if !persistent && c.c.DirectRecv(sr, tg) {
-		n, pc := int(b.Len()), c.c.ProfComm()
+		n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
 		var t int64
-		if !prof.Try(prof.Irecv, pc, sr, tg, n) {
-			t = prof.Enter(prof.Irecv, pc, sr, tg, n)
+		if rec && !prof.Try(call, pc, sr, tg, n) {
+			t = prof.Enter(call, pc, sr, tg, n)
 		}
 		q, err = c.c.IrecvDirect(b, sr, tg)
-		if !prof.TryExit(prof.Irecv, t, n) {
-			prof.Exit(prof.Irecv, t, n)
+		if rec && !prof.TryExit(call, t, n) {
+			prof.Exit(call, t, n)
 		}
 		if err != nil {
 			err = core.MapErr(op, err)
 		}
-	} else if !persistent {
+	} else if !persistent && call != prof.None {
 		n := int(b.Len())
-		t := c.enter(prof.Irecv, sr, tg, n)
+		t := c.enter(call, sr, tg, n)
 		q, err = c.c.Irecv(op, b, sr, tg, false)
-		exit(prof.Irecv, t, n)
+		exit(call, t, n)
+	} else if !persistent {
+		q, err = c.c.Irecv(op, b, sr, tg, false)
 	} else {
 		q, err = c.c.Irecv(op, b, sr, tg, true)
 	}
@@ -409,12 +413,12 @@ func PMPI_Ibsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32,
 
 //export PMPI_Irecv
 func PMPI_Irecv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Irecv", buf, int64(count), dh, src, tag, ch, false, out)
+	return irecv(prof.Irecv, "Irecv", buf, int64(count), dh, src, tag, ch, false, out)
 }
 
 //export PMPI_Irecv_c
 func PMPI_Irecv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Irecv", buf, count, dh, src, tag, ch, false, out)
+	return irecv(prof.Irecv, "Irecv", buf, count, dh, src, tag, ch, false, out)
 }
 
 //export PMPI_Send_init
@@ -439,7 +443,7 @@ func PMPI_Bsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int3
 
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
+	return irecv(prof.None, "Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
 }
 
 //export PMPI_Start
@@ -450,6 +454,11 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 	h := *(*uintptr)(p)
 	r := reqOf(h)
 	defer prof.Exit(prof.ReqStart, enterReq(prof.ReqStart, r), 0)
+	return startReq(h, r)
+}
+
+// startReq is MPI_Start of r (handle h), unrecorded (Startall's).
+func startReq(h uintptr, r *request) int32 {
 	if r == nil || !r.persistent {
 		return fail("Start", 0, errorf(errRequest, "Start", "request %#x is not a persistent request", h))
 	}
@@ -463,7 +472,7 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 func PMPI_Startall(n int32, p unsafe.Pointer) int32 {
 	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2, false), 0)
 	for _, h := range handles(p, int(n)) {
-		if r := PMPI_Start(unsafe.Pointer(&h)); r != 0 {
+		if r := startReq(h, reqOf(h)); r != 0 {
 			return r
 		}
 	}
@@ -598,9 +607,14 @@ func statusAt(sts unsafe.Pointer, i int) unsafe.Pointer {
 
 //export PMPI_Waitall
 func PMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
-	const op = "Waitall"
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Waitall, enterAll(prof.Waitall, hs), 0)
+	return waitall(hs, sts)
+}
+
+// waitall is MPI_Waitall, unrecorded (Testall's).
+func waitall(hs []uintptr, sts unsafe.Pointer) int32 {
+	const op = "Waitall"
 	// All point-to-point and no statuses wanted (OSU's window): one engine call,
 	// with the requests on the stack.
 	if sts == nil && len(hs) <= 64 {
@@ -664,7 +678,7 @@ func PMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
 		}
 	}
 	setBool(flag, true)
-	return PMPI_Waitall(n, p, sts)
+	return waitall(hs, sts)
 }
 
 // anyIndex waits for (or tests) one of the active requests; -32766 (MPI_UNDEFINED)
@@ -1014,10 +1028,10 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	n := typeBytes(scount, sdt)
 	defer prof.Exit(prof.Sendrecv, commOf(ch).enterTimed(prof.Sendrecv, rankIn(dest), tagIn(stag), n), n)
 	var rq uintptr
-	if r := irecv(op, rbuf, rcount, rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(prof.None, op, rbuf, rcount, rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
-	if r := send(prof.Sendrecv, op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
+	if r := send(prof.None, op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
 		PMPI_Cancel(unsafe.Pointer(&rq))
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return r
@@ -1070,7 +1084,7 @@ func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, sr
 	}
 	var err error
 	var rq uintptr
-	if r := irecv(op, buf, count, dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(prof.None, op, buf, count, dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
 	c := commOf(ch)

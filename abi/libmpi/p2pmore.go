@@ -38,7 +38,7 @@ func PMPI_Bsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag in
 
 //export PMPI_Recv_init_c
 func PMPI_Recv_init_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Recv_init", buf, count, dh, src, tag, ch, true, out)
+	return irecv(prof.None, "Recv_init", buf, count, dh, src, tag, ch, true, out)
 }
 
 //export PMPI_Imrecv

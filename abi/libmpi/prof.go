@@ -14,12 +14,13 @@ import (
 // call is a constant at the call site, or a collective's calls indexed by its mode
 // (modeCalls). The hot point-to-point calls (send, recv, isend, irecv in p2p.go)
 // inline the short path (prof.Try, prof.TryExit) as the facade's do; the others go
-// through the helpers below. A call made inside another (Sendrecv's Irecv and Send,
-// Testall's Waitall, Startall's Start, Comm_dup_with_info's Comm_dup, Pready_list's
-// Pready) enters after the outer one and is not counted again (below
-// MPI_THREAD_MULTIPLE; at it, as in the facade, the record cannot tell nesting from
-// another thread's call). The one-sided calls that short.c completes in C are counted
-// there (prof.Foreign); their Go halves count only what reaches Go.
+// through the helpers below. A call made of others (Sendrecv of a receive, a send
+// and a wait; Testall of Waitall; Startall of Starts; Comm_dup_with_info of
+// Comm_dup; Pready_list of Preadys) calls their unrecorded halves (prof.None, or the
+// function under the export), so that it counts once at MPI_THREAD_MULTIPLE too,
+// where the record cannot tell a nested call from another thread's. The one-sided
+// calls that short.c completes in C are counted there (prof.Foreign); their Go halves
+// count only what reaches Go.
 
 // pc is c's device communicator as the recorder holds it (nil for a nil c).
 func (c *comm) pc() unsafe.Pointer {
