@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -138,6 +139,20 @@ func TestErrorHandlersUnsupported(t *testing.T) {
 func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
 func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }
+
+// TestThreadMultipleProfile: at MPI_THREAD_MULTIPLE, where the record cannot tell a
+// nested call from another thread's, each Sendrecv of the four threads still counts
+// once, without its inner receive, send and wait.
+func TestThreadMultipleProfile(t *testing.T) {
+	dir := t.TempDir()
+	job(t, "threads", 2, "--profile", dir)
+	want := map[string][2]int{"Sendrecv": {2000, 8000}, "Dup": {4, 0}, "Allreduce": {4, 16}, "CommFree": {4, 0}}
+	for r := 0; r < 2; r++ {
+		if got := profCounts(t, dir, r); !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want)
+		}
+	}
+}
 
 // TestWeightSentinelsCompileClean: a program passing MPI_UNWEIGHTED and
 // MPI_WEIGHTS_EMPTY (small integers cast to int *, as the ABI fixes them) compiles
@@ -290,6 +305,8 @@ func TestOneSidedShortWays(t *testing.T) {
 func TestCallsDoNotAllocate(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "noalloc", 3) })
 	t.Run("tcp", func(t *testing.T) { job(t, "noalloc", 3, "--set", "transports=self,tcp") })
+	// Recording the calls, every one timed and in the timeline, allocates nothing.
+	t.Run("profile", func(t *testing.T) { job(t, "noalloc", 3, "--profile", t.TempDir()) })
 }
 
 // TestOneSidedShortWaysProfile: the one-sided calls done in C count in the profile
@@ -301,31 +318,7 @@ func TestOneSidedShortWaysProfile(t *testing.T) {
 	const n = 3
 	dir := t.TempDir()
 	job(t, "rmaprof", n, "--profile", dir)
-	for r := 0; r < n; r++ {
-		b, err := os.ReadFile(filepath.Join(dir, "rank-"+itoa(r)+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p struct {
-			Calls []struct {
-				Call  string
-				N     int
-				Bytes int
-			}
-		}
-		if err := json.Unmarshal(b, &p); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string][2]int{}
-		for _, c := range p.Calls {
-			got[c.Call] = [2]int{c.N, c.Bytes}
-		}
-		for call, want := range map[string][2]int{"Put": {10, 80}, "Flush": {10, 0}, "Get": {1, 16}, "FetchAndOp": {1, 8}} {
-			if got[call] != want {
-				t.Errorf("rank %d: %s counted %v (calls, bytes), want %v (all: %v)", r, call, got[call], want, got)
-			}
-		}
-	}
+	rmaprofCounts(t, dir, n)
 	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -355,6 +348,139 @@ func TestOneSidedShortWaysProfile(t *testing.T) {
 		if got := rma[[2]int{(i + 1) % n, i}]; got != [2]int{24, 2} {
 			t.Errorf("matrix %d->%d: one-sided %v (bytes, operations), want [24 2]", (i+1)%n, i, got)
 		}
+	}
+}
+
+// rmaprofCounts checks the calls rmaprof.c made on each of n ranks in the profile in
+// dir: the one-sided operations and the window calls around them, counted once each
+// whether C or Go did them.
+func rmaprofCounts(t *testing.T, dir string, n int) {
+	t.Helper()
+	for r := 0; r < n; r++ {
+		got := profCounts(t, dir, r)
+		want := map[string][2]int{"Put": {10, 80}, "Flush": {10, 0}, "Get": {1, 16}, "FetchAndOp": {1, 8},
+			"WinAllocate": {1, 0}, "Lock": {1, 0}, "Unlock": {1, 0}, "WinFree": {1, 0}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want)
+		}
+	}
+}
+
+// profCounts is rank r's calls (count, bytes) in the profile in dir, but Init and
+// Finalize.
+func profCounts(t *testing.T, dir string, r int) map[string][2]int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "rank-"+itoa(r)+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Calls []struct {
+			Call     string
+			N, Bytes int
+		}
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int{}
+	for _, c := range p.Calls {
+		if c.N > 0 && c.Call != "Init" && c.Call != "Finalize" {
+			got[c.Call] = [2]int{c.N, c.Bytes}
+		}
+	}
+	return got
+}
+
+// TestOneSidedGoHalvesProfile: over TCP, where no target's memory is mapped, the
+// same one-sided calls all go to their Go halves and count once each, as in C.
+func TestOneSidedGoHalvesProfile(t *testing.T) {
+	dir := t.TempDir()
+	jobArgs(t, "rmaprof", 3, []string{"--profile", dir, "--set", "transports=self,tcp"}, []string{"go"})
+	rmaprofCounts(t, dir, 3)
+}
+
+// TestCCallsProfile: a C program's calls are in its profile as a Go program's are
+// (abi/libmpi/prof.go): each rank's counts and bytes, and its timeline's events, are
+// exactly the calls callprof.c makes (a Sendrecv once, not its inner receive, send
+// and wait; Start for the persistent collective's starts), and the matrix holds the
+// point-to-point messages it sent.
+func TestCCallsProfile(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { callprof(t) })
+	t.Run("tcp", func(t *testing.T) { callprof(t, "--set", "transports=self,tcp") })
+}
+
+func callprof(t *testing.T, extra ...string) {
+	dir := t.TempDir()
+	job(t, "callprof", 2, append([]string{"--profile", dir}, extra...)...)
+	both := map[string][2]int{
+		"Isend": {2, 64}, "Irecv": {2, 64}, "Waitall": {1, 0}, "Sendrecv": {1, 32},
+		"Barrier": {3, 0}, "Bcast": {1, 32}, "Allreduce": {1, 8}, "Ibarrier": {1, 0}, "Iallreduce": {1, 16},
+		"AllreduceInit": {1, 32}, "Start": {3, 0}, "Dup": {1, 0}, "CommFree": {1, 0}, "Test": {1, 0},
+		"Wait": {7, 0},
+	}
+	want := []map[string][2]int{
+		{"Send": {5, 136}, "Recv": {1, 32}, "PsendInit": {1, 32}, "Pready": {1, 0}, "PreadyRange": {1, 0}},
+		{"Ssend": {1, 32}, "Recv": {5, 136}, "Probe": {1, 0}, "PrecvInit": {1, 32}},
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Pid      int
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatalf("trace.json: %v", err)
+	}
+	events := map[int]map[string]int{0: {}, 1: {}}
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" && events[e.Pid] != nil {
+			events[e.Pid][e.Name]++
+		}
+	}
+	for r := 0; r < 2; r++ {
+		for k, v := range both {
+			want[r][k] = v
+		}
+		got := profCounts(t, dir, r)
+		if !reflect.DeepEqual(got, want[r]) {
+			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want[r])
+		}
+		for call, nb := range want[r] {
+			if events[r][call] != nb[0] {
+				t.Errorf("rank %d: %d %s events in trace.json, want %d", r, events[r][call], call, nb[0])
+			}
+		}
+	}
+	// The matrix's point-to-point part (bytes and messages less the collectives').
+	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2p := map[[2]int][2]int{}
+	for _, row := range rows[1:] {
+		var v [8]int
+		for i := range v {
+			v[i], _ = strconv.Atoi(row[i])
+		}
+		p2p[[2]int{v[0], v[1]}] = [2]int{v[2] - v[4], v[3] - v[5]}
+	}
+	// 0 -> 1: 4 Sends of 32 bytes, one of 8, 2 Isends and a Sendrecv of 32;
+	// 1 -> 0: an Ssend, 2 Isends and a Sendrecv of 32.
+	if got := p2p[[2]int{0, 1}]; got != [2]int{232, 8} {
+		t.Errorf("matrix 0->1: point-to-point %v (bytes, messages), want [232 8]", got)
+	}
+	if got := p2p[[2]int{1, 0}]; got != [2]int{128, 4} {
+		t.Errorf("matrix 1->0: point-to-point %v (bytes, messages), want [128 4]", got)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Collectives: each C buffer becomes a core.Vec over the C memory (cvec); a rooted
@@ -133,6 +134,7 @@ func barrier(op string, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 
 	if c == nil {
 		return r
 	}
+	defer exit(barrierCalls[m], c.enter(barrierCalls[m], prof.NoPeer, -1, 0), 0)
 	if m == mBlock {
 		return fail(op, ch, c.c.Barrier(op))
 	}
@@ -144,6 +146,8 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	if c == nil {
 		return r
 	}
+	pn := typeBytes(count, dh)
+	defer exit(bcastCalls[m], c.enter(bcastCalls[m], rootPeer(root), -1, pn), pn)
 	v, err := cvec(op, buf, count, dh)
 	if err != nil {
 		return fail(op, ch, err)
@@ -294,6 +298,8 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 	if c == nil {
 		return r
 	}
+	pn := typeBytes(count, dh)
+	defer exit(reduceCalls[m], c.enter(reduceCalls[m], rootPeer(root), -1, pn), pn)
 	var a redArgs
 	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root), &a); err != nil {
 		return fail(op, ch, err)
@@ -313,6 +319,8 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 	if c == nil {
 		return r
 	}
+	pn := typeBytes(count, dh)
+	defer exit(allreduceCalls[m], c.enter(allreduceCalls[m], prof.NoPeer, -1, pn), pn)
 	var a redArgs
 	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
@@ -332,6 +340,9 @@ func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, c
 	if c == nil {
 		return r
 	}
+	calls := scanCalls[b2i(excl)]
+	pn := typeBytes(count, dh)
+	defer exit(calls[m], c.enter(calls[m], prof.NoPeer, -1, pn), pn)
 	var a redArgs
 	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
@@ -357,14 +368,16 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 	if c == nil {
 		return r
 	}
-	n := rcount * int64(peers(c))
+	pn := typeBytes(rcount*int64(peers(c)), dh)
+	defer exit(reduceScatterBlockCalls[m], c.enter(reduceScatterBlockCalls[m], prof.NoPeer, -1, pn), pn)
+	total := rcount * int64(peers(c))
 	// In place, recvbuf holds every rank's block on the way in (MPI 4.1 6.10.1).
 	rspan := rcount
 	if uintptr(sbuf) == 1 {
-		rspan = n
+		rspan = total
 	}
 	var a redArgs
-	if err := reduceArgs(op, c, sbuf, rbuf, n, rspan, dh, oh, true, &a); err != nil {
+	if err := reduceArgs(op, c, sbuf, rbuf, total, rspan, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
 	}
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
@@ -380,6 +393,8 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	if c == nil {
 		return r
 	}
+	pn := vBytes(rcounts, c.c.Size(), big, dh)
+	defer exit(reduceScatterCalls[m], c.enter(reduceScatterCalls[m], prof.NoPeer, -1, pn), pn)
 	counts := carr(rcounts, c.c.Size(), big)
 	if counts == nil && c.c.Size() > 0 {
 		return fail(op, ch, errorf(errArg, op, "recvcounts is NULL"))
@@ -414,6 +429,8 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 	if c == nil {
 		return r
 	}
+	pn := collBytes(sbuf, scount, sdt, rcount*int64(peers(c)), rdt)
+	defer exit(gatherCalls[m], c.enter(gatherCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
 	var s, rv core.Vec
 	var err error
@@ -444,6 +461,8 @@ func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	if c == nil {
 		return r
 	}
+	pn := gathervBytes(c, sbuf, scount, sdt, rcounts, big, rdt)
+	defer exit(gathervCalls[m], c.enter(gathervCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
 	var s, rv core.Vec
 	var counts, ds []int
@@ -474,6 +493,8 @@ func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	if c == nil {
 		return r
 	}
+	pn := rootBytes(c, root, scount*int64(peers(c)), sdt)
+	defer exit(scatterCalls[m], c.enter(scatterCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
 	var s, rv core.Vec
 	var err error
@@ -504,6 +525,8 @@ func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sd
 	if c == nil {
 		return r
 	}
+	pn := scattervBytes(c, root, scounts, big, sdt)
+	defer exit(scattervCalls[m], c.enter(scattervCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
 	var s, rv core.Vec
 	var counts, ds []int
@@ -534,6 +557,8 @@ func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf u
 	if c == nil {
 		return r
 	}
+	pn := collBytes(sbuf, scount, sdt, rcount*int64(peers(c)), rdt)
+	defer exit(allgatherCalls[m], c.enter(allgatherCalls[m], prof.NoPeer, -1, pn), pn)
 	s, err := cvec(op, sbuf, scount, sdt)
 	if err != nil {
 		return fail(op, ch, err)
@@ -554,6 +579,8 @@ func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf 
 	if c == nil {
 		return r
 	}
+	pn := gathervBytes(c, sbuf, scount, sdt, rcounts, big, rdt)
+	defer exit(allgathervCalls[m], c.enter(allgathervCalls[m], prof.NoPeer, -1, pn), pn)
 	counts, ds := moved(carr(rcounts, peers(c), big), rdt), carr(displs, peers(c), big)
 	s, err := cvec(op, sbuf, scount, sdt)
 	if err != nil {
@@ -575,6 +602,8 @@ func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf un
 	if c == nil {
 		return r
 	}
+	pn := collBytes(sbuf, scount*int64(peers(c)), sdt, rcount*int64(peers(c)), rdt)
+	defer exit(alltoallCalls[m], c.enter(alltoallCalls[m], prof.NoPeer, -1, pn), pn)
 	n := int64(peers(c))
 	s, err := cvec(op, sbuf, scount*n, sdt)
 	if err != nil {
@@ -596,6 +625,8 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 	if c == nil {
 		return r
 	}
+	pn := alltoallvBytes(c, sbuf, scounts, sdt, rcounts, rdt, big)
+	defer exit(alltoallvCalls[m], c.enter(alltoallvCalls[m], prof.NoPeer, -1, pn), pn)
 	n := peers(c)
 	rc, rd := moved(carr(rcounts, n, big), rdt), carr(rdispls, n, big)
 	var sc, sd []int
@@ -695,6 +726,8 @@ func alltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.P
 	if c == nil {
 		return r
 	}
+	pn := alltoallwBytes(c, sbuf, scounts, stypes, rcounts, rtypes, big)
+	defer exit(alltoallwCalls[m], c.enter(alltoallwCalls[m], prof.NoPeer, -1, pn), pn)
 	n := peers(c)
 	rmem, rc, rd, rt, err := wside(op, "recv", n, rbuf, rcounts, rdispls, rtypes, big, big)
 	if err != nil {

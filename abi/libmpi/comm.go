@@ -28,6 +28,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/topo"
 	"golang.org/x/sys/unix"
 )
@@ -294,6 +295,12 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
+	return dup(op, c, ch, out)
+}
+
+// dup is MPI_Comm_dup of c (handle ch), unrecorded (Comm_dup_with_info's).
+func dup(op string, c *comm, ch uintptr, out unsafe.Pointer) int32 {
 	nc, err := c.c.Dup(op)
 	if r := created(op, c, ch, nc, err, out); r != 0 {
 		return r
@@ -332,7 +339,8 @@ func PMPI_Comm_dup_with_info(ch uintptr, info uintptr, out unsafe.Pointer) int32
 	if info != hInfoNull && infoOf(info) == nil {
 		return fail(op, ch, errorf(errInfo, op, "info %#x is not an info object", info))
 	}
-	if r := PMPI_Comm_dup(ch, out); r != 0 {
+	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
+	if r := dup("Comm_dup", c, ch, out); r != 0 {
 		return r
 	}
 	n := commOf(*(*uintptr)(out))
@@ -350,6 +358,7 @@ func PMPI_Comm_split(ch uintptr, color, key int32, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.Split, c.enterTimed(prof.Split, prof.NoPeer, -1, 0), 0)
 	nc, err := c.c.Split(op, int(color), int(key))
 	return created(op, c, ch, nc, err, out)
 }
@@ -361,6 +370,7 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.SplitType, c.enterTimed(prof.SplitType, prof.NoPeer, -1, 0), 0)
 	a := core.SplitTypeArgs{Key: int(key)}
 	switch kind {
 	case 221:
@@ -420,6 +430,7 @@ func PMPI_Comm_create(ch uintptr, gh uintptr, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.Create, c.enterTimed(prof.Create, prof.NoPeer, -1, 0), 0)
 	g := groupOf(gh)
 	if g == nil {
 		return fail(op, ch, errorf(errGroup, op, "group is not a group"))
@@ -435,6 +446,7 @@ func PMPI_Comm_create_group(ch uintptr, gh uintptr, tag int32, out unsafe.Pointe
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.CreateGroup, c.enterTimed(prof.CreateGroup, prof.NoPeer, -1, 0), 0)
 	g := groupOf(gh)
 	if g == nil {
 		return fail(op, ch, errorf(errGroup, op, "group is not a group"))
@@ -450,6 +462,7 @@ func PMPI_Intercomm_create(lh uintptr, lleader int32, ph uintptr, rleader, tag i
 	if l == nil {
 		return r
 	}
+	defer prof.Exit(prof.IntercommCreate, l.enterTimed(prof.IntercommCreate, prof.NoPeer, -1, 0), 0)
 	var peer *core.Comm
 	if p := commOf(ph); p != nil {
 		peer = p.c
@@ -465,6 +478,7 @@ func PMPI_Intercomm_merge(ch uintptr, high int32, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.IntercommMerge, c.enterTimed(prof.IntercommMerge, prof.NoPeer, -1, 0), 0)
 	nc, err := c.c.Merge(op, high != 0)
 	return created(op, c, ch, nc, err, out)
 }
@@ -483,6 +497,7 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.CommFree, c.enterTimed(prof.CommFree, prof.NoPeer, -1, 0), 0)
 	if err := deleteAll(c, h); err != nil {
 		return fail(op, h, err)
 	}

@@ -22,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // ABI error classes mpigo raises itself (mpi.h); the device's classes map onto the
@@ -245,6 +246,7 @@ func invoke(c *comm, ch uintptr, code int32, msg string) int32 {
 // invokeWith runs error handler eh of the object h (a communicator or a window: their
 // C handler functions take a pointer to the handle and one to the code alike).
 func invokeWith(eh int64, h uintptr, code int32, msg string) int32 {
+	prof.OnError() // the program may exit on it: a profiled rank writes what it has
 	switch eh {
 	case hErrhReturn:
 		return code

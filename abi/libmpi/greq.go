@@ -21,6 +21,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Generalized requests (MPI 4.1 section 13.2) with C callbacks, on the device's
@@ -174,6 +175,12 @@ func pinit(op string, send bool, buf unsafe.Pointer, parts int32, count int64, d
 	if err != nil {
 		return fail(op, ch, err)
 	}
+	call := prof.PrecvInit
+	if send {
+		call = prof.PsendInit
+	}
+	n := int(b.Len())
+	defer prof.Exit(call, c.enterTimed(call, rankIn(peer), tagIn(tag), n), n)
 	x, err := c.c.PartInit(op, send, b, int(parts), rankIn(peer), tagIn(tag))
 	if err != nil {
 		return fail(op, ch, err)
@@ -210,24 +217,33 @@ func partReq(op string, h uintptr) (*request, int32) {
 	return r, 0
 }
 
-func pready(op string, lo, hi int32, h uintptr) int32 {
+// pready marks partitions lo to hi ready, recorded as call (prof.None: not, a part
+// of Pready_list).
+func pready(call prof.Call, op string, lo, hi int32, h uintptr) int32 {
 	r, rc := partReq(op, h)
 	if r == nil {
 		return rc
+	}
+	if call != prof.None {
+		defer prof.Exit(call, enterReq(call, r), 0)
 	}
 	return fail(op, r.ch, r.x.Pready(op, int(lo), int(hi)+1)) // the device's hi is exclusive
 }
 
 //export PMPI_Pready
-func PMPI_Pready(part int32, h uintptr) int32 { return pready("Pready", part, part, h) }
+func PMPI_Pready(part int32, h uintptr) int32 { return pready(prof.Pready, "Pready", part, part, h) }
 
 //export PMPI_Pready_range
-func PMPI_Pready_range(lo, hi int32, h uintptr) int32 { return pready("Pready_range", lo, hi, h) }
+func PMPI_Pready_range(lo, hi int32, h uintptr) int32 {
+	return pready(prof.PreadyRange, "Pready_range", lo, hi, h)
+}
 
 //export PMPI_Pready_list
 func PMPI_Pready_list(n int32, parts unsafe.Pointer, h uintptr) int32 {
+	// One call, whose pready calls are its parts.
+	defer prof.Exit(prof.PreadyList, enterReq(prof.PreadyList, reqOf(h)), 0)
 	for _, p := range ints(parts, int(n)) {
-		if rc := pready("Pready_list", p, p, h); rc != 0 {
+		if rc := pready(prof.None, "Pready_list", p, p, h); rc != 0 {
 			return rc
 		}
 	}
@@ -241,6 +257,7 @@ func PMPI_Parrived(h uintptr, part int32, flag unsafe.Pointer) int32 {
 	if r == nil {
 		return rc
 	}
+	defer prof.Exit(prof.Parrived, enterReq(prof.Parrived, r), 0)
 	ok, err := r.x.Parrived(op, int(part))
 	setBool(flag, ok)
 	return fail(op, r.ch, err)

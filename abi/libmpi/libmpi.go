@@ -33,6 +33,11 @@
 //     the device's state in C memory that Go keeps true (short.go); anything else,
 //     every error included, goes to the call's Go half, the export goPMPI_x (zgo.h),
 //     so the outcome is the Go way's.
+//   - Each communicating call reports its entry and exit to the record
+//     (internal/prof) once, as the Go facade's do (prof.go): the facade's prof.Call,
+//     a constant at the call site or a collective's by its mode, and the same peer,
+//     tag and bytes. What short.c completes in C it counts in C memory, which Go
+//     reads at each snapshot (prof.Foreign); the Go halves count the rest.
 //
 // Implemented (490 of the standard's 660 procedures, with their _c forms and PMPI_
 // twins; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init, MPI_Init_thread

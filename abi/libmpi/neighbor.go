@@ -6,6 +6,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Neighbourhood collectives (MPI 4.1 section 7.6): every rank sends to its
@@ -169,6 +170,8 @@ func neighborAllgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr
 	if c == nil {
 		return r
 	}
+	pn := typeBytes(scount, sdt)
+	defer exit(neighborAllgatherCalls[m], c.enter(neighborAllgatherCalls[m], prof.NoPeer, -1, pn), pn)
 	sc, sd, st, err := uniform(op, len(c.topo.out), scount, sdt, false)
 	if err != nil {
 		return fail(op, ch, err)
@@ -185,6 +188,8 @@ func neighborAllgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintpt
 	if c == nil {
 		return r
 	}
+	pn := typeBytes(scount, sdt)
+	defer exit(neighborAllgathervCalls[m], c.enter(neighborAllgathervCalls[m], prof.NoPeer, -1, pn), pn)
 	sc, sd, st, err := uniform(op, len(c.topo.out), scount, sdt, false)
 	if err != nil {
 		return fail(op, ch, err)
@@ -202,6 +207,8 @@ func neighborAlltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr,
 	if c == nil {
 		return r
 	}
+	pn := typeBytes(scount*int64(len(c.topo.out)), sdt)
+	defer exit(neighborAlltoallCalls[m], c.enter(neighborAlltoallCalls[m], prof.NoPeer, -1, pn), pn)
 	sc, sd, st, err := uniform(op, len(c.topo.out), scount, sdt, true)
 	if err != nil {
 		return fail(op, ch, err)
@@ -218,6 +225,8 @@ func neighborAlltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.P
 	if c == nil {
 		return r
 	}
+	pn := vBytes(scounts, len(c.topo.out), big, sdt)
+	defer exit(neighborAlltoallvCalls[m], c.enter(neighborAlltoallvCalls[m], prof.NoPeer, -1, pn), pn)
 	no, ni := len(c.topo.out), len(c.topo.in)
 	sc, sd, st, err := vblocks(op, no, carr(scounts, no, big), carr(sdispls, no, big), sdt)
 	if err != nil {
@@ -235,6 +244,8 @@ func neighborAlltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes 
 	if c == nil {
 		return r
 	}
+	pn := wBytes(scounts, stypes, len(c.topo.out), big)
+	defer exit(neighborAlltoallwCalls[m], c.enter(neighborAlltoallwCalls[m], prof.NoPeer, -1, pn), pn)
 	no, ni := len(c.topo.out), len(c.topo.in)
 	// The displacements are MPI_Aint in both the int and the large-count form.
 	st, err := wtypes(op, "sendtypes", stypes, no)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // putStatus writes an engine status into a C MPI_Status (nothing for
@@ -38,7 +39,9 @@ func emptyStatus(st unsafe.Pointer) {
 	putStatus(st, nil, &p2p.Status{Source: core.AnySource, Tag: core.AnyTag}, 0)
 }
 
-func send(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode) int32 {
+// send is the blocking send, recorded as call (prof.None: not recorded, a part of
+// another call).
+func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -49,10 +52,19 @@ func send(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int3
 		return fail(op, ch, err)
 	}
 	d, tg := rankIn(dest), tagIn(tag)
+	// The recorder's short path inlined, as the facade's send.
+	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
+	var t int64
+	if rec && !prof.Try(call, pc, d, tg, n) {
+		t = prof.Enter(call, pc, d, tg, n)
+	}
 	if c.c.DirectSend(d, tg) {
 		err = core.MapErr(op, c.c.SendDirect(b, d, tg, mode))
 	} else {
 		err = c.c.Send(op, b, d, tg, mode)
+	}
+	if rec && !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
 	}
 	if err != nil {
 		return fail(op, ch, err) // the engine may still hold l: left to the collector
@@ -63,42 +75,42 @@ func send(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int3
 
 //export PMPI_Send
 func PMPI_Send(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Send", buf, int64(count), dh, dest, tag, ch, p2p.Standard)
+	return send(prof.Send, "Send", buf, int64(count), dh, dest, tag, ch, p2p.Standard)
 }
 
 //export PMPI_Send_c
 func PMPI_Send_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Send", buf, count, dh, dest, tag, ch, p2p.Standard)
+	return send(prof.Send, "Send", buf, count, dh, dest, tag, ch, p2p.Standard)
 }
 
 //export PMPI_Ssend
 func PMPI_Ssend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Ssend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous)
+	return send(prof.Ssend, "Ssend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous)
 }
 
 //export PMPI_Ssend_c
 func PMPI_Ssend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Ssend", buf, count, dh, dest, tag, ch, p2p.Synchronous)
+	return send(prof.Ssend, "Ssend", buf, count, dh, dest, tag, ch, p2p.Synchronous)
 }
 
 //export PMPI_Rsend
 func PMPI_Rsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Rsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready)
+	return send(prof.Rsend, "Rsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready)
 }
 
 //export PMPI_Rsend_c
 func PMPI_Rsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Rsend", buf, count, dh, dest, tag, ch, p2p.Ready)
+	return send(prof.Rsend, "Rsend", buf, count, dh, dest, tag, ch, p2p.Ready)
 }
 
 //export PMPI_Bsend
 func PMPI_Bsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Bsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered)
+	return send(prof.Bsend, "Bsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered)
 }
 
 //export PMPI_Bsend_c
 func PMPI_Bsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send("Bsend", buf, count, dh, dest, tag, ch, p2p.Buffered)
+	return send(prof.Bsend, "Bsend", buf, count, dh, dest, tag, ch, p2p.Buffered)
 }
 
 func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
@@ -116,6 +128,11 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 		n       int64
 	)
 	sr, tg := rankIn(src), tagIn(tag)
+	pc := c.c.ProfComm()
+	var pt int64
+	if !prof.Try(prof.Recv, pc, sr, tg, int(b.Len())) {
+		pt = prof.Enter(prof.Recv, pc, sr, tg, int(b.Len()))
+	}
 	if c.c.DirectRecv(sr, tg) {
 		from, t, n, err = c.c.RecvDirect(b, sr, tg)
 		if err != nil {
@@ -123,6 +140,9 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 		}
 	} else {
 		from, t, n, err = c.c.Recv(op, b, sr, tg)
+	}
+	if !prof.TryExit(prof.Recv, pt, int(n)) {
+		prof.Exit(prof.Recv, pt, int(n))
 	}
 	if err == nil {
 		l.Return() // after an error the engine may still hold it: left to the collector
@@ -258,7 +278,9 @@ func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {
 	*(*uintptr)(out) = h
 }
 
-func isend(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode, persistent bool, out unsafe.Pointer) int32 {
+// isend starts a send (persistent: makes an inactive persistent one, which the
+// record does not count, as the facade's SendInit), recorded as call.
+func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode, persistent bool, out unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -274,12 +296,25 @@ func isend(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int
 	var q p2p.Request
 	d, tg := rankIn(dest), tagIn(tag)
 	if !persistent && c.c.DirectSend(d, tg) {
+		n, pc := int(b.Len()), c.c.ProfComm()
+		var t int64
+		if !prof.Try(call, pc, d, tg, n) {
+			t = prof.Enter(call, pc, d, tg, n)
+		}
 		q, err = c.c.IsendDirect(b, d, tg, mode)
+		if !prof.TryExit(call, t, n) {
+			prof.Exit(call, t, n)
+		}
 		if err != nil {
 			err = core.MapErr(op, err)
 		}
+	} else if !persistent {
+		n := int(b.Len())
+		t := c.enter(call, d, tg, n)
+		q, err = c.c.Isend(op, b, d, tg, mode, false)
+		exit(call, t, n)
 	} else {
-		q, err = c.c.Isend(op, b, d, tg, mode, persistent)
+		q, err = c.c.Isend(op, b, d, tg, mode, true)
 	}
 	if err != nil {
 		return fail(op, ch, err)
@@ -288,7 +323,10 @@ func isend(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int
 	return 0
 }
 
-func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
+// irecv starts a receive (persistent: makes an inactive persistent one, not
+// counted, as the facade's RecvInit), recorded as call: Irecv, or prof.None for the
+// receive of a Sendrecv, which records itself.
+func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -304,12 +342,27 @@ func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int3
 	var q p2p.Request
 	sr, tg := rankIn(src), tagIn(tag)
 	if !persistent && c.c.DirectRecv(sr, tg) {
+		n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
+		var t int64
+		if rec && !prof.Try(call, pc, sr, tg, n) {
+			t = prof.Enter(call, pc, sr, tg, n)
+		}
 		q, err = c.c.IrecvDirect(b, sr, tg)
+		if rec && !prof.TryExit(call, t, n) {
+			prof.Exit(call, t, n)
+		}
 		if err != nil {
 			err = core.MapErr(op, err)
 		}
+	} else if !persistent && call != prof.None {
+		n := int(b.Len())
+		t := c.enter(call, sr, tg, n)
+		q, err = c.c.Irecv(op, b, sr, tg, false)
+		exit(call, t, n)
+	} else if !persistent {
+		q, err = c.c.Irecv(op, b, sr, tg, false)
 	} else {
-		q, err = c.c.Irecv(op, b, sr, tg, persistent)
+		q, err = c.c.Irecv(op, b, sr, tg, true)
 	}
 	if err != nil {
 		return fail(op, ch, err)
@@ -320,77 +373,77 @@ func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int3
 
 //export PMPI_Isend
 func PMPI_Isend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Isend", buf, int64(count), dh, dest, tag, ch, p2p.Standard, false, out)
+	return isend(prof.Isend, "Isend", buf, int64(count), dh, dest, tag, ch, p2p.Standard, false, out)
 }
 
 //export PMPI_Isend_c
 func PMPI_Isend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Isend", buf, count, dh, dest, tag, ch, p2p.Standard, false, out)
+	return isend(prof.Isend, "Isend", buf, count, dh, dest, tag, ch, p2p.Standard, false, out)
 }
 
 //export PMPI_Issend
 func PMPI_Issend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Issend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, false, out)
+	return isend(prof.Issend, "Issend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, false, out)
 }
 
 //export PMPI_Issend_c
 func PMPI_Issend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Issend", buf, count, dh, dest, tag, ch, p2p.Synchronous, false, out)
+	return isend(prof.Issend, "Issend", buf, count, dh, dest, tag, ch, p2p.Synchronous, false, out)
 }
 
 //export PMPI_Irsend
 func PMPI_Irsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Irsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready, false, out)
+	return isend(prof.Irsend, "Irsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready, false, out)
 }
 
 //export PMPI_Irsend_c
 func PMPI_Irsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Irsend", buf, count, dh, dest, tag, ch, p2p.Ready, false, out)
+	return isend(prof.Irsend, "Irsend", buf, count, dh, dest, tag, ch, p2p.Ready, false, out)
 }
 
 //export PMPI_Ibsend
 func PMPI_Ibsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Ibsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, false, out)
+	return isend(prof.Ibsend, "Ibsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, false, out)
 }
 
 //export PMPI_Ibsend_c
 func PMPI_Ibsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Ibsend", buf, count, dh, dest, tag, ch, p2p.Buffered, false, out)
+	return isend(prof.Ibsend, "Ibsend", buf, count, dh, dest, tag, ch, p2p.Buffered, false, out)
 }
 
 //export PMPI_Irecv
 func PMPI_Irecv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Irecv", buf, int64(count), dh, src, tag, ch, false, out)
+	return irecv(prof.Irecv, "Irecv", buf, int64(count), dh, src, tag, ch, false, out)
 }
 
 //export PMPI_Irecv_c
 func PMPI_Irecv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Irecv", buf, count, dh, src, tag, ch, false, out)
+	return irecv(prof.Irecv, "Irecv", buf, count, dh, src, tag, ch, false, out)
 }
 
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Send_init", buf, int64(count), dh, dest, tag, ch, p2p.Standard, true, out)
+	return isend(prof.None, "Send_init", buf, int64(count), dh, dest, tag, ch, p2p.Standard, true, out)
 }
 
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Ssend_init", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, true, out)
+	return isend(prof.None, "Ssend_init", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, true, out)
 }
 
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Rsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Ready, true, out)
+	return isend(prof.None, "Rsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Ready, true, out)
 }
 
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Bsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, true, out)
+	return isend(prof.None, "Bsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, true, out)
 }
 
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
+	return irecv(prof.None, "Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
 }
 
 //export PMPI_Start
@@ -400,6 +453,12 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 	}
 	h := *(*uintptr)(p)
 	r := reqOf(h)
+	defer prof.Exit(prof.ReqStart, enterReq(prof.ReqStart, r), 0)
+	return startReq(h, r)
+}
+
+// startReq is MPI_Start of r (handle h), unrecorded (Startall's).
+func startReq(h uintptr, r *request) int32 {
 	if r == nil || !r.persistent {
 		return fail("Start", 0, errorf(errRequest, "Start", "request %#x is not a persistent request", h))
 	}
@@ -411,8 +470,9 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 
 //export PMPI_Startall
 func PMPI_Startall(n int32, p unsafe.Pointer) int32 {
+	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2, false), 0)
 	for _, h := range handles(p, int(n)) {
-		if r := PMPI_Start(unsafe.Pointer(&h)); r != 0 {
+		if r := startReq(h, reqOf(h)); r != 0 {
 			return r
 		}
 	}
@@ -499,8 +559,11 @@ func PMPI_Wait(p unsafe.Pointer, st unsafe.Pointer) int32 {
 	if p == nil {
 		return fail("Wait", 0, errorf(errArg, "Wait", "request is NULL"))
 	}
-	ch := reqComm(*(*uintptr)(p))
+	r := reqOf(*(*uintptr)(p))
+	ch := r.handle() // before complete releases r
+	t := enterReq(prof.Wait, r)
 	_, _, err := complete("Wait", p, st, true, true)
+	prof.Exit(prof.Wait, t, 0)
 	return fail("Wait", ch, err)
 }
 
@@ -509,8 +572,11 @@ func PMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
 	if p == nil || flag == nil {
 		return fail("Test", 0, errorf(errArg, "Test", "request or flag is NULL"))
 	}
-	ch := reqComm(*(*uintptr)(p))
+	r := reqOf(*(*uintptr)(p))
+	ch := r.handle() // before complete releases r
+	t := enterReq(prof.Test, r)
 	ok, _, err := complete("Test", p, st, false, true)
+	prof.Exit(prof.Test, t, 0)
 	setBool(flag, ok)
 	return fail("Test", ch, err)
 }
@@ -522,8 +588,11 @@ func PMPI_Request_get_status(h uintptr, flag, st unsafe.Pointer) int32 {
 	return fail("Request_get_status", reqComm(h), err)
 }
 
-func reqComm(h uintptr) uintptr {
-	if r := reqOf(h); r != nil {
+func reqComm(h uintptr) uintptr { return reqOf(h).handle() }
+
+// handle is r's communicator's handle (0 for a nil r).
+func (r *request) handle() uintptr {
+	if r != nil {
 		return r.ch
 	}
 	return 0
@@ -538,8 +607,14 @@ func statusAt(sts unsafe.Pointer, i int) unsafe.Pointer {
 
 //export PMPI_Waitall
 func PMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
-	const op = "Waitall"
 	hs := handles(p, int(n))
+	defer prof.Exit(prof.Waitall, enterAll(prof.Waitall, hs), 0)
+	return waitall(hs, sts)
+}
+
+// waitall is MPI_Waitall, unrecorded (Testall's).
+func waitall(hs []uintptr, sts unsafe.Pointer) int32 {
+	const op = "Waitall"
 	// All point-to-point and no statuses wanted (OSU's window): one engine call,
 	// with the requests on the stack.
 	if sts == nil && len(hs) <= 64 {
@@ -590,6 +665,7 @@ func PMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
 func PMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
 	const op = "Testall"
 	hs := handles(p, int(n))
+	defer prof.Exit(prof.Testall, enterAll(prof.Testall, hs), 0)
 	for _, h := range hs { // all or nothing: peek first
 		if h == hRequestNull {
 			continue
@@ -602,7 +678,7 @@ func PMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
 		}
 	}
 	setBool(flag, true)
-	return PMPI_Waitall(n, p, sts)
+	return waitall(hs, sts)
 }
 
 // anyIndex waits for (or tests) one of the active requests; -32766 (MPI_UNDEFINED)
@@ -636,14 +712,18 @@ func anyIndex(op string, hs []uintptr, st unsafe.Pointer, wait bool) (int, bool,
 
 //export PMPI_Waitany
 func PMPI_Waitany(n int32, p unsafe.Pointer, idx, st unsafe.Pointer) int32 {
-	i, _, err := anyIndex("Waitany", handles(p, int(n)), st, true)
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.Waitany, enterAll(prof.Waitany, hs), 0)
+	i, _, err := anyIndex("Waitany", hs, st, true)
 	setInt(idx, i)
 	return fail("Waitany", 0, err)
 }
 
 //export PMPI_Testany
 func PMPI_Testany(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
-	i, ok, err := anyIndex("Testany", handles(p, int(n)), st, false)
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.Testany, enterAll(prof.Testany, hs), 0)
+	i, ok, err := anyIndex("Testany", hs, st, false)
 	setInt(idx, i)
 	setBool(flag, ok)
 	return fail("Testany", 0, err)
@@ -688,12 +768,16 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool)
 
 //export PMPI_Waitsome
 func PMPI_Waitsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
-	return some("Waitsome", handles(p, int(n)), outcount, idx, sts, true)
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.Waitsome, enterAll(prof.Waitsome, hs), 0)
+	return some("Waitsome", hs, outcount, idx, sts, true)
 }
 
 //export PMPI_Testsome
 func PMPI_Testsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
-	return some("Testsome", handles(p, int(n)), outcount, idx, sts, false)
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.Testsome, enterAll(prof.Testsome, hs), 0)
+	return some("Testsome", hs, outcount, idx, sts, false)
 }
 
 //export PMPI_Request_free
@@ -801,6 +885,7 @@ func PMPI_Probe(src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.Probe, c.enterTimed(prof.Probe, rankIn(src), tagIn(tag), 0), 0)
 	ps, err := c.c.Probe("Probe", rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Probe", ch, err)
@@ -815,6 +900,7 @@ func PMPI_Iprobe(src, tag int32, ch uintptr, flag, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.Iprobe, c.enterTimed(prof.Iprobe, rankIn(src), tagIn(tag), 0), 0)
 	ps, ok, err := c.c.Iprobe("Iprobe", rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Iprobe", ch, err)
@@ -849,6 +935,7 @@ func PMPI_Mprobe(src, tag int32, ch uintptr, out, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.Mprobe, c.enterTimed(prof.Mprobe, rankIn(src), tagIn(tag), 0), 0)
 	m, ps, err := c.c.Mprobe("Mprobe", rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Mprobe", ch, err)
@@ -864,6 +951,7 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.Improbe, c.enterTimed(prof.Improbe, rankIn(src), tagIn(tag), 0), 0)
 	m, ps, ok, err := c.c.Improbe("Improbe", rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Improbe", ch, err)
@@ -905,7 +993,10 @@ func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st un
 	if err != nil {
 		return fail(op, m.ch, err)
 	}
+	n := int(b.Len())
+	t := m.c.enterTimed(prof.Mrecv, prof.NoPeer, -2, n)
 	ps, err := core.Mrecv(b, &m.m)
+	prof.Exit(prof.Mrecv, t, n)
 	messages.remove(h)
 	*(*uintptr)(mp) = hMessageNull
 	if err != nil {
@@ -934,11 +1025,13 @@ func PMPI_Sendrecv_c(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag 
 func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	const op = "Sendrecv"
+	n := typeBytes(scount, sdt)
+	defer prof.Exit(prof.Sendrecv, commOf(ch).enterTimed(prof.Sendrecv, rankIn(dest), tagIn(stag), n), n)
 	var rq uintptr
-	if r := irecv(op, rbuf, rcount, rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(prof.None, op, rbuf, rcount, rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
-	if r := send(op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
+	if r := send(prof.None, op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
 		PMPI_Cancel(unsafe.Pointer(&rq))
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return r
@@ -979,6 +1072,8 @@ func packed(op string, buf unsafe.Pointer, count int64, dh uintptr, ch uintptr) 
 
 func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	const op = "Sendrecv_replace"
+	n := typeBytes(count, dh)
+	defer prof.Exit(prof.SendrecvReplace, commOf(ch).enterTimed(prof.SendrecvReplace, rankIn(dest), tagIn(stag), n), n)
 	if commOf(ch) == nil {
 		_, r := needComm(op, ch)
 		return r
@@ -989,7 +1084,7 @@ func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, sr
 	}
 	var err error
 	var rq uintptr
-	if r := irecv(op, buf, count, dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
+	if r := irecv(prof.None, op, buf, count, dh, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
 	c := commOf(ch)

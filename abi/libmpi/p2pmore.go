@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // The large-count persistent point-to-point forms, the nonblocking matched receive,
@@ -17,27 +18,27 @@ import (
 
 //export PMPI_Send_init_c
 func PMPI_Send_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Send_init", buf, count, dh, dest, tag, ch, p2p.Standard, true, out)
+	return isend(prof.None, "Send_init", buf, count, dh, dest, tag, ch, p2p.Standard, true, out)
 }
 
 //export PMPI_Ssend_init_c
 func PMPI_Ssend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Ssend_init", buf, count, dh, dest, tag, ch, p2p.Synchronous, true, out)
+	return isend(prof.None, "Ssend_init", buf, count, dh, dest, tag, ch, p2p.Synchronous, true, out)
 }
 
 //export PMPI_Rsend_init_c
 func PMPI_Rsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Rsend_init", buf, count, dh, dest, tag, ch, p2p.Ready, true, out)
+	return isend(prof.None, "Rsend_init", buf, count, dh, dest, tag, ch, p2p.Ready, true, out)
 }
 
 //export PMPI_Bsend_init_c
 func PMPI_Bsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend("Bsend_init", buf, count, dh, dest, tag, ch, p2p.Buffered, true, out)
+	return isend(prof.None, "Bsend_init", buf, count, dh, dest, tag, ch, p2p.Buffered, true, out)
 }
 
 //export PMPI_Recv_init_c
 func PMPI_Recv_init_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Recv_init", buf, count, dh, src, tag, ch, true, out)
+	return irecv(prof.None, "Recv_init", buf, count, dh, src, tag, ch, true, out)
 }
 
 //export PMPI_Imrecv
@@ -76,7 +77,10 @@ func imrecv(buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.Pointer)
 	if err != nil {
 		return fail(op, m.ch, err)
 	}
+	n := int(b.Len())
+	t := m.c.enterTimed(prof.Imrecv, prof.NoPeer, -2, n)
 	q, err := core.Imrecv(b, &m.m)
+	prof.Exit(prof.Imrecv, t, n)
 	messages.remove(h)
 	*(*uintptr)(mp) = hMessageNull
 	if err != nil {
@@ -112,6 +116,8 @@ func isendrecv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, 
 	if err != nil {
 		return fail(op, ch, err)
 	}
+	n := int(sb.Len())
+	defer prof.Exit(prof.Isendrecv, c.enterTimed(prof.Isendrecv, rankIn(dest), tagIn(stag), n), n)
 	return pair(op, c, ch, sb, dest, stag, rb, src, rtag, out)
 }
 
@@ -157,6 +163,8 @@ func isendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, s
 	if err != nil {
 		return fail(op, ch, err)
 	}
+	n := len(tmp)
+	defer prof.Exit(prof.IsendrecvReplace, c.enterTimed(prof.IsendrecvReplace, rankIn(dest), tagIn(stag), n), n)
 	return pair(op, c, ch, p2p.Bytes(tmp), dest, stag, rb, src, rtag, out)
 }
 
@@ -180,6 +188,7 @@ func idup(op string, ch uintptr, info uintptr, out, req unsafe.Pointer) int32 {
 	if out == nil {
 		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
 	}
+	defer prof.Exit(prof.Idup, c.enterTimed(prof.Idup, prof.NoPeer, -1, 0), 0)
 	hints := c.hintsFor(info)
 	if info == hInfoNull {
 		hints = nil // MPI_Comm_idup_with_info with no hints: none

@@ -14,6 +14,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Process topologies (MPI 4.1 chapter 8) on the C side: a topology is attached to a
@@ -192,6 +193,7 @@ func PMPI_Cart_create(ch uintptr, ndims int32, dimsP, periodsP unsafe.Pointer, r
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.CartCreate, c.enterTimed(prof.CartCreate, prof.NoPeer, -1, 0), 0)
 	var err error
 	if ndims < 0 {
 		err = errorf(errArg, op, "ndims %d is negative", ndims)
@@ -323,6 +325,7 @@ func PMPI_Cart_sub(ch uintptr, remainP, out unsafe.Pointer) int32 {
 	if t == nil {
 		return r
 	}
+	defer prof.Exit(prof.CartSub, c.enterTimed(prof.CartSub, prof.NoPeer, -1, 0), 0)
 	remain := ints(remainP, len(t.dims))
 	if len(t.dims) > 0 && remain == nil {
 		return fail(op, ch, errorf(errArg, op, "remain_dims is NULL"))
@@ -511,6 +514,7 @@ func PMPI_Graph_create(ch uintptr, nnodes int32, indexP, edgesP unsafe.Pointer, 
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.GraphCreate, c.enterTimed(prof.GraphCreate, prof.NoPeer, -1, 0), 0)
 	var err error
 	var index, edges []int
 	if nnodes < 0 {
@@ -657,6 +661,7 @@ func PMPI_Dist_graph_create_adjacent(ch uintptr, indeg int32, srcP, srcWP unsafe
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.DistGraphCreateAdjacent, c.enterTimed(prof.DistGraphCreateAdjacent, prof.NoPeer, -1, 0), 0)
 	var err error
 	if indeg < 0 || outdeg < 0 {
 		err = errorf(errArg, op, "indegree %d and outdegree %d must not be negative", indeg, outdeg)
@@ -692,6 +697,7 @@ func PMPI_Dist_graph_create(ch uintptr, n int32, srcP, degP, dstP, wP unsafe.Poi
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.DistGraphCreate, c.enterTimed(prof.DistGraphCreate, prof.NoPeer, -1, 0), 0)
 	var err error
 	var srcs, degs, dsts, ws []int
 	unweighted := false

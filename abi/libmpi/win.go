@@ -128,6 +128,7 @@ func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsa
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.WinCreate, c.enterTimed(prof.WinCreate, prof.NoPeer, -1, 0), 0)
 	var mem []byte
 	if size > 0 {
 		if base == nil {
@@ -158,6 +159,11 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 	if c == nil {
 		return r
 	}
+	call := prof.WinAllocate
+	if shared {
+		call = prof.WinAllocateShared
+	}
+	defer prof.Exit(call, c.enterTimed(call, prof.NoPeer, -1, 0), 0)
 	if baseptr == nil {
 		return fail(op, ch, errorf(errArg, op, "baseptr is NULL"))
 	}
@@ -232,6 +238,7 @@ func PMPI_Win_create_dynamic(info, ch uintptr, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.WinCreateDynamic, c.enterTimed(prof.WinCreateDynamic, prof.NoPeer, -1, 0), 0)
 	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
 	if err != nil {
 		return fail(op, ch, err)
@@ -280,6 +287,7 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
+	defer prof.Exit(prof.WinFree, prof.EnterTimed(prof.WinFree, w.pc(), prof.NoPeer, -2, 0), 0)
 	w.mu.Lock()
 	attrs := w.attrs
 	w.attrs = nil
@@ -699,6 +707,9 @@ func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaPut][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	w.streamed(len(ob.Mem))
 	if req == nil {
 		return failWin(op, wh, w.w.Put(op, &ob, &t))
@@ -719,6 +730,9 @@ func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaGet][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	if req == nil {
 		return failWin(op, wh, w.w.Get(op, &ob, &t))
 	}
@@ -739,6 +753,9 @@ func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, 
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaAcc][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	rop, err := rmaOp(op, oh)
 	if err != nil {
 		return failWin(op, wh, err)
@@ -758,6 +775,9 @@ func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsaf
 	if w == nil {
 		return r
 	}
+	call := rmaCalls[rmaGetAcc][b2i(req != nil)]
+	n := typeBytes(oc, odt)
+	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	if oh == opNoOp {
 		ob = core.RBuf{Count: 0, Type: t.Type}
 	}
@@ -917,6 +937,7 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 			return 0
 		}
 	}
+	defer exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rankIn(rank), int(n)), int(n))
 	var ob []byte
 	if o != nil {
 		ob = unsafe.Slice((*byte)(o), n)
@@ -949,6 +970,7 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 		}
 	}
 	n := t.Size()
+	defer exit(prof.CompareAndSwap, w.enter(prof.CompareAndSwap, rankIn(rank), int(n)), int(n))
 	b := func(p unsafe.Pointer) []byte { return unsafe.Slice((*byte)(p), n) }
 	return failWin(op, wh, w.w.CompareAndSwap(op, b(o), b(cmp), b(res), t, rankIn(rank), disp))
 }
@@ -970,19 +992,21 @@ func assertIn(a int32) int {
 
 // winSync runs a synchronisation call, then refreshes the copy of the window's state
 // that short.c reads.
-func winSync(op string, wh uintptr, f func(w *core.Win) error) int32 {
+func winSync(call prof.Call, peer int, op string, wh uintptr, f func(w *core.Win) error) int32 {
 	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
+	t := prof.Enter(call, w.pc(), peer, -2, 0)
 	err := f(w.w)
+	prof.Exit(call, t, 0)
 	w.refreshShort()
 	return failWin(op, wh, err)
 }
 
 //export PMPI_Win_fence
 func PMPI_Win_fence(assert int32, wh uintptr) int32 {
-	return winSync("Win_fence", wh, func(w *core.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
+	return winSync(prof.Fence, prof.NoPeer, "Win_fence", wh, func(w *core.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
 }
 
 // ranksIn is group gh as ranks of the window's group.
@@ -1010,7 +1034,7 @@ func ranksIn(op string, w *core.Win, gh uintptr) ([]int, error) {
 //export PMPI_Win_start
 func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_start"
-	return winSync(op, wh, func(w *core.Win) error {
+	return winSync(prof.WinStart, prof.NoPeer, op, wh, func(w *core.Win) error {
 		rs, err := ranksIn(op, w, gh)
 		if err != nil {
 			return err
@@ -1022,7 +1046,7 @@ func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 //export PMPI_Win_post
 func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_post"
-	return winSync(op, wh, func(w *core.Win) error {
+	return winSync(prof.Post, prof.NoPeer, op, wh, func(w *core.Win) error {
 		rs, err := ranksIn(op, w, gh)
 		if err != nil {
 			return err
@@ -1033,17 +1057,17 @@ func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
 
 //export PMPI_Win_complete
 func PMPI_Win_complete(wh uintptr) int32 {
-	return winSync("Win_complete", wh, func(w *core.Win) error { return w.Complete("Win_complete") })
+	return winSync(prof.Complete, prof.NoPeer, "Win_complete", wh, func(w *core.Win) error { return w.Complete("Win_complete") })
 }
 
 //export PMPI_Win_wait
 func PMPI_Win_wait(wh uintptr) int32 {
-	return winSync("Win_wait", wh, func(w *core.Win) error { _, err := w.Wait("Win_wait", false); return err })
+	return winSync(prof.WinWait, prof.NoPeer, "Win_wait", wh, func(w *core.Win) error { _, err := w.Wait("Win_wait", false); return err })
 }
 
 //export PMPI_Win_test
 func PMPI_Win_test(wh uintptr, flag unsafe.Pointer) int32 {
-	return winSync("Win_test", wh, func(w *core.Win) error {
+	return winSync(prof.WinTest, prof.NoPeer, "Win_test", wh, func(w *core.Win) error {
 		ok, err := w.Wait("Win_test", true)
 		setBool(flag, ok)
 		return err
@@ -1059,22 +1083,22 @@ func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
 	case 302:
 		t = core.LockShared
 	}
-	return winSync("Win_lock", wh, func(w *core.Win) error { return w.Lock("Win_lock", t, rankIn(rank), assertIn(assert)) })
+	return winSync(prof.Lock, rankIn(rank), "Win_lock", wh, func(w *core.Win) error { return w.Lock("Win_lock", t, rankIn(rank), assertIn(assert)) })
 }
 
 //export PMPI_Win_unlock
 func PMPI_Win_unlock(rank int32, wh uintptr) int32 {
-	return winSync("Win_unlock", wh, func(w *core.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
+	return winSync(prof.Unlock, rankIn(rank), "Win_unlock", wh, func(w *core.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
 }
 
 //export PMPI_Win_lock_all
 func PMPI_Win_lock_all(assert int32, wh uintptr) int32 {
-	return winSync("Win_lock_all", wh, func(w *core.Win) error { return w.LockAll("Win_lock_all", assertIn(assert)) })
+	return winSync(prof.LockAll, prof.NoPeer, "Win_lock_all", wh, func(w *core.Win) error { return w.LockAll("Win_lock_all", assertIn(assert)) })
 }
 
 //export PMPI_Win_unlock_all
 func PMPI_Win_unlock_all(wh uintptr) int32 {
-	return winSync("Win_unlock_all", wh, func(w *core.Win) error { return w.UnlockAll("Win_unlock_all") })
+	return winSync(prof.UnlockAll, prof.NoPeer, "Win_unlock_all", wh, func(w *core.Win) error { return w.UnlockAll("Win_unlock_all") })
 }
 
 //export goPMPI_Win_flush
@@ -1085,30 +1109,30 @@ func goPMPI_Win_flush(rank int32, wh uintptr) int32 {
 		prof.Done(prof.WinFlush, 0)
 		return 0 // a direct target's operations completed in their calls
 	}
-	return winSync("Win_flush", wh, func(w *core.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
+	return winSync(prof.WinFlush, rankIn(rank), "Win_flush", wh, func(w *core.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
 }
 
 //export goPMPI_Win_flush_local
 func goPMPI_Win_flush_local(rank int32, wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync("Win_flush_local", wh, func(w *core.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
+	return winSync(prof.FlushLocal, rankIn(rank), "Win_flush_local", wh, func(w *core.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
 }
 
 //export goPMPI_Win_flush_all
 func goPMPI_Win_flush_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync("Win_flush_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_all", false) })
+	return winSync(prof.FlushAll, prof.NoPeer, "Win_flush_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_all", false) })
 }
 
 //export goPMPI_Win_flush_local_all
 func goPMPI_Win_flush_local_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync("Win_flush_local_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_local_all", true) })
+	return winSync(prof.FlushLocalAll, prof.NoPeer, "Win_flush_local_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_local_all", true) })
 }
 
 //export PMPI_Win_sync
 func PMPI_Win_sync(wh uintptr) int32 {
-	return winSync("Win_sync", wh, func(w *core.Win) error { return w.Sync("Win_sync") })
+	return winSync(prof.Sync, prof.NoPeer, "Win_sync", wh, func(w *core.Win) error { return w.Sync("Win_sync") })
 }
 
 //export PMPI_Alloc_mem
