@@ -337,6 +337,58 @@ func TestProfilePingPongTimeline(t *testing.T) {
 	}
 }
 
+// A rank spinning on Test draws one timeline event per run of polls, not one per
+// poll, while its counters keep every Test.
+func TestProfileTestLoop(t *testing.T) {
+	dir := t.TempDir()
+	const rounds = 20
+	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, rankBin, "testloop-single", strconv.Itoa(rounds))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Pid      int
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	events := 0
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" && e.Pid == 0 && e.Name == "Test" {
+			events++
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "rank-0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Calls []struct {
+			Call string
+			N    int
+		}
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	tests := 0
+	for _, c := range p.Calls {
+		if c.Call == "Test" {
+			tests = c.N
+		}
+	}
+	if events < rounds || events > 4*rounds || tests < 10*events {
+		t.Errorf("rank 0: %d Test events in the timeline for %d Tests in %d rounds; want one run per round (at most a few) and every Test counted", events, tests, rounds)
+	}
+}
+
 // Calls of every kind report themselves once: creation, topologies, neighbourhood
 // and nonblocking collectives, Isendrecv, windows, values, Free (rank 1's counts).
 func TestProfileCountsEveryKindOfCall(t *testing.T) {

@@ -264,6 +264,16 @@ func Exit(call Call, t int64, n int) {
 		peer, comm := cur.peer, cur.comm
 		publish(&cur.since, 0)
 		publish(&cur.call, 0)
+		if polls[call] {
+			// A poll is counted here. One right after the same poll (a Test loop)
+			// joins the pending event, so that a program spinning on Test draws one
+			// bar, not one event per poll.
+			count(call, n, end-t)
+			if pend.call == call && pend.comm == comm && pend.peer == peer && t-pend.end < pollGap {
+				pend.end = end
+				return
+			}
+		}
 		if pend.call != None {
 			commit()
 		}
@@ -313,20 +323,38 @@ var pend struct {
 	t, end int64
 }
 
+// count adds a timed call to its counters: plain adds (below ThreadMultiple, as the
+// timeline's path is), atomic under the race detector, whose snapshots (State,
+// Flush) read them from another goroutine.
+func count(call Call, n int, ticks int64) {
+	c := &counts[call]
+	plainAdd(&c.N, 1)
+	plainAdd(&c.Bytes, uint64(n))
+	plainAdd(&c.Hist[bits.Len64(uint64(n))], 1)
+	plainAdd(&c.Timed, 1)
+	plainAdd(&c.Ticks, uint64(ticks))
+}
+
+// polls are the calls that only look whether something has happened; pollGap, in
+// ticks (about a microsecond), is the most that may lie between two of a run.
+var polls = func() (p [NumCalls]bool) {
+	for _, c := range []Call{Test, Testall, Testany, Testsome, Iprobe, Improbe, WinTest, Parrived} {
+		p[c] = true
+	}
+	return p
+}()
+
+const pollGap = 4096
+
 // commit puts the pending event into the ring: in the common case one slot, stored
 // here (a call in the state of the last one recorded, whose fields fit a slot, in a
 // half with room); record takes the rest.
 func commit() {
 	call, n, comm, peer, t, end := pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end
 	pend.call = None
-	c := &counts[call]
-	// Plain adds (below ThreadMultiple, as this path is), atomic under the race
-	// detector, whose snapshots (State, Flush) read them from another goroutine.
-	plainAdd(&c.N, 1)
-	plainAdd(&c.Bytes, uint64(n))
-	plainAdd(&c.Hist[bits.Len64(uint64(n))], 1)
-	plainAdd(&c.Timed, 1)
-	plainAdd(&c.Ticks, uint64(end-t))
+	if !polls[call] {
+		count(call, n, end-t) // a poll was counted at its exit
+	}
 	p := int32(uint32(peer))
 	dt, dur := uint64(t-tl.prev), uint64(end-t)
 	h := int(tl.head)

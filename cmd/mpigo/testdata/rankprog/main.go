@@ -263,6 +263,28 @@ func main() {
 				must(mpi.Send(w, buf, 0, 1))
 			}
 		}
+	case "testloop": // ROUNDS: rank 0 receives ROUNDS messages from rank 1, each by
+		// polling Test until it completes; rank 1 computes a while before each send
+		w := mpi.World
+		buf := make([]byte, 8)
+		for i := 0; i < arg(2); i++ {
+			switch w.Rank() {
+			case 0:
+				q, err := mpi.Irecv(w, buf, 1, 1)
+				must(err)
+				for done := false; !done; {
+					_, done, err = q.Test()
+					must(err)
+				}
+			case 1:
+				x := 1.0
+				for k := 0; k < 200000; k++ {
+					x = x*1.0000001 + 1e-9
+				}
+				buf[0] = byte(x)
+				must(mpi.Send(w, buf, 0, 1))
+			}
+		}
 	case "hello":
 	case "affinity": // print the CPUs this rank may run on
 		cpus, err := topo.Allowed()
