@@ -84,6 +84,16 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.
 	if !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
 		t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
 	}
+	err = sendBody(op, c, d, b, dest, tag, mode)
+	if !prof.TryExit(call, t, len(b)) {
+		prof.Exit(call, t, len(b))
+	}
+	return err
+}
+
+// sendBody is send unrecorded: its body, and the send of a call made of one
+// (Sendrecv), which reports itself once.
+func sendBody(op string, c *Comm, d *core.Comm, b []byte, dest, tag int, mode p2p.Mode) (err error) {
 	switch {
 	case d.DirectSend(dest, tag) && c.ctx == nil:
 		// The common case in one call: no rank to translate, nothing to check further.
@@ -94,9 +104,6 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.
 		err = sendCtx(op, c, p2p.Bytes(b), dest, tag, mode)
 	default:
 		err = c.fail(op, d.Send(op, p2p.Bytes(b), dest, tag, mode))
-	}
-	if !prof.TryExit(call, t, len(b)) {
-		prof.Exit(call, t, len(b))
 	}
 	return err
 }
@@ -177,14 +184,21 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Status, error) {
 	n := nbytes(sendbuf)
 	defer prof.Exit(prof.Sendrecv, c.enterP2P(prof.Sendrecv, dest, sendtag, n), n)
-	q, err := irecv("Sendrecv", c, asBytes(recvbuf), src, recvtag, false)
+	return sendrecv(c, asBytes(sendbuf), dest, sendtag, asBytes(recvbuf), src, recvtag)
+}
+
+// sendrecv is Sendrecv unrecorded: its parts (the receive, the send, the wait) are
+// not counted as calls of their own, at every thread level, where the recorder's
+// check of nesting cannot tell one goroutine's calls from another's.
+func sendrecv(c *Comm, sendbuf []byte, dest, sendtag int, recvbuf []byte, src, recvtag int) (Status, error) {
+	q, err := irecv("Sendrecv", c, recvbuf, src, recvtag, false)
 	if err != nil {
 		return Status{}, err
 	}
-	if err := send(prof.Sendrecv, "Sendrecv", c, asBytes(sendbuf), dest, sendtag, p2p.Standard); err != nil {
+	if err := sendBody("Sendrecv", c, c.dev(), sendbuf, dest, sendtag, p2p.Standard); err != nil {
 		q.Cancel()
 		q.c = c.base()
-		q.Wait()
+		q.wait("Sendrecv")
 		return Status{}, err
 	}
 	if c.ctx != nil {
@@ -192,7 +206,7 @@ func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 		err := c.endRecv("Sendrecv", &q.q, &ps)
 		return c.status(ps), c.fail("Sendrecv", err)
 	}
-	return q.Wait()
+	return q.wait("Sendrecv")
 }
 
 // SendrecvReplace sends buf to dest and replaces its contents with a message from src.
@@ -200,7 +214,7 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 	defer prof.Exit(prof.SendrecvReplace, c.enterP2P(prof.SendrecvReplace, dest, sendtag, nbytes(buf)), nbytes(buf))
 	b := asBytes(buf)
 	tmp := make([]byte, len(b))
-	st, err := Sendrecv(c, b, dest, sendtag, tmp, src, recvtag)
+	st, err := sendrecv(c, b, dest, sendtag, tmp, src, recvtag)
 	copy(b, tmp[:st.bytes])
 	return st, err
 }
@@ -305,6 +319,12 @@ func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 // Wait waits for r to complete and returns its status.
 func (r *Request) Wait() (st Status, err error) {
 	defer prof.Exit(prof.Wait, r.enterWait(prof.Wait), 0)
+	return r.wait("Wait")
+}
+
+// wait is Wait unrecorded, its errors said to be op's: Wait's body, and the wait
+// of a call made of a request and its wait (Sendrecv), which reports itself once.
+func (r *Request) wait(op string) (st Status, err error) {
 	if r.x != nil {
 		if r.c != nil && r.c.ctx != nil {
 			return r.WaitContext(r.c.ctx)
@@ -313,7 +333,7 @@ func (r *Request) Wait() (st Status, err error) {
 		if xerr := r.xReport(&st, true); err == nil {
 			err = xerr
 		}
-		return st, r.c.fail("Wait", err)
+		return st, r.c.fail(op, err)
 	}
 	if r.c != nil && r.c.ctx != nil {
 		return r.WaitContext(r.c.ctx)
@@ -322,7 +342,7 @@ func (r *Request) Wait() (st Status, err error) {
 	err = core.WaitInto(&r.q, &ps)
 	r.c.storeStatus(&st, &ps)
 	if err != nil {
-		return st, r.c.fail("Wait", mapErr("Wait", err))
+		return st, r.c.fail(op, mapErr(op, err))
 	}
 	return st, nil
 }
