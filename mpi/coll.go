@@ -163,6 +163,11 @@ func allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collBytes(send, recv)), collBytes(send, recv))
+	return gather(c, send, recv, root)
+}
+
+// gather is Gather unrecorded, for the calls made of it (the value collectives).
+func gather[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
 		return c.coll("Gather", func() error {
 			_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
@@ -177,6 +182,11 @@ func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collBytes(send, recv)), collBytes(send, recv))
+	return gatherv(c, send, recv, counts, displs, root)
+}
+
+// gatherv is Gatherv unrecorded, for the calls made of it (the value collectives).
+func gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	if c.special() {
 		return c.coll("Gatherv", func() error {
 			_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
@@ -191,6 +201,11 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collBytes(send, recv)), collBytes(send, recv))
+	return scatter(c, send, recv, root)
+}
+
+// scatter is Scatter unrecorded, for the calls made of it (the value collectives).
+func scatter[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
 		return c.coll("Scatter", func() error {
 			_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
@@ -205,6 +220,11 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, nbytes(send)), nbytes(send))
+	return scatterv(c, send, counts, displs, recv, root)
+}
+
+// scatterv is Scatterv unrecorded, for the calls made of it (the value collectives).
+func scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	if c.special() {
 		return c.coll("Scatterv", func() error {
 			_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
@@ -220,6 +240,11 @@ func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	return allgather(c, send, recv)
+}
+
+// allgather is Allgather unrecorded, for the calls made of it (the value collectives).
+func allgather[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
 		return c.coll("Allgather", func() error {
 			_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
@@ -234,6 +259,11 @@ func Allgather[T Elem](c *Comm, send, recv []T) error {
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	return allgatherv(c, send, recv, counts, displs)
+}
+
+// allgatherv is Allgatherv unrecorded, for the calls made of it (the value collectives).
+func allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	if c.special() {
 		return c.coll("Allgatherv", func() error {
 			_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
@@ -249,6 +279,11 @@ func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 // InPlace[T]() and the blocks to send are in recv.
 func Alltoall[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
+	return alltoall(c, send, recv)
+}
+
+// alltoall is Alltoall unrecorded, for the calls made of it (the value collectives).
+func alltoall[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
 		return c.coll("Alltoall", func() error {
 			_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
@@ -264,6 +299,11 @@ func Alltoall[T Elem](c *Comm, send, recv []T) error {
 // in recv, laid out by rcounts and rdispls.
 func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
+	return alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
+}
+
+// alltoallv is Alltoallv unrecorded, for the calls made of it (the value collectives).
+func alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	if c.special() {
 		return c.coll("Alltoallv", func() error {
 			_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)

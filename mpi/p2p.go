@@ -508,7 +508,7 @@ func Waitall(rs []Request, sts []Status) error {
 	}
 	for i := range rs { // operations of many messages complete on their own
 		if rs[i].x != nil {
-			st, xerr := rs[i].Wait()
+			st, xerr := rs[i].wait("Waitall")
 			if i < len(sts) {
 				sts[i] = st
 				sts[i].Err = xerr
@@ -627,7 +627,7 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 	}
 	for i := range rs { // done: this completes them without waiting
 		if rs[i].x != nil {
-			st, xerr := rs[i].Wait()
+			st, xerr := rs[i].wait("Testall")
 			if i < len(sts) {
 				sts[i], sts[i].Err = st, xerr
 			}

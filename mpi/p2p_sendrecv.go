@@ -67,7 +67,11 @@ func IsendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, rec
 // IsendrecvReplaceBuf is IsendrecvReplace with a typed buffer.
 func IsendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Request, error) {
 	defer prof.Exit(prof.IsendrecvReplace, c.enterP2P(prof.IsendrecvReplace, dest, sendtag, buf.size()), buf.size())
-	const op = "IsendrecvReplace"
+	return isendrecvReplaceBuf("IsendrecvReplace", c, buf, dest, sendtag, src, recvtag)
+}
+
+// isendrecvReplaceBuf is IsendrecvReplaceBuf unrecorded, its errors op's.
+func isendrecvReplaceBuf(op string, c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Request, error) {
 	eb, err := buf.engineBuf(op)
 	if err != nil {
 		return Request{}, c.fail(op, err)
@@ -89,17 +93,17 @@ func SendrecvBuf(c *Comm, sendbuf Buf, dest, sendtag int, recvbuf Buf, src, recv
 	if err != nil {
 		return Status{}, err
 	}
-	return q.Wait()
+	return q.wait(op)
 }
 
 // SendrecvReplaceBuf is SendrecvReplace with a typed buffer.
 func SendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Status, error) {
 	defer prof.Exit(prof.SendrecvReplace, c.enterP2P(prof.SendrecvReplace, dest, sendtag, buf.size()), buf.size())
-	q, err := IsendrecvReplaceBuf(c, buf, dest, sendtag, src, recvtag)
+	q, err := isendrecvReplaceBuf("SendrecvReplace", c, buf, dest, sendtag, src, recvtag)
 	if err != nil {
 		return Status{}, err
 	}
-	return q.Wait()
+	return q.wait("SendrecvReplace")
 }
 
 func bufPair(op string, s, r Buf) (p2p.Buf, p2p.Buf, error) {

@@ -407,7 +407,11 @@ type ValueRequest[T any] struct {
 // the request completes.
 func IsendValue[T any](c *Comm, v T, dest, tag int) (*ValueRequest[T], error) {
 	defer prof.Exit(prof.IsendValue, c.enterP2P(prof.IsendValue, dest, tag, 0), 0)
-	const op = "IsendValue"
+	return isendValue("IsendValue", c, v, dest, tag)
+}
+
+// isendValue is IsendValue unrecorded, its errors op's (SendrecvValue's send).
+func isendValue[T any](op string, c *Comm, v T, dest, tag int) (*ValueRequest[T], error) {
 	_, e, err := encode(op, &v, true)
 	if err != nil {
 		return nil, c.fail(op, err)
@@ -599,7 +603,7 @@ func SendrecvValue[S, R any](c *Comm, v S, dest, sendtag, src, recvtag int) (R, 
 		var z R
 		return z, Status{}, err
 	}
-	sr, err := IsendValue(c, v, dest, sendtag)
+	sr, err := isendValue(op, c, v, dest, sendtag)
 	if err != nil {
 		rr.Cancel()
 		rr.Wait()

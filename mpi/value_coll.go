@@ -151,7 +151,7 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 			head[1] = int64(len(e.OOB))
 		}
 	}
-	if err := Bcast(c, head[:], root); err != nil {
+	if err := bcast(c, head[:], root); err != nil {
 		return z, err
 	}
 	if head[0] < 0 {
@@ -171,11 +171,11 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 		buf = make([]byte, head[0])
 	}
 	if len(sizes) > 0 {
-		if err := Bcast(c, sizes, root); err != nil {
+		if err := bcast(c, sizes, root); err != nil {
 			return z, err
 		}
 	}
-	if err := Bcast(c, buf, root); err != nil {
+	if err := bcast(c, buf, root); err != nil {
 		return z, err
 	}
 	derr, err := bcastOOB(op, c, &v, e, buf, sizes, root, isRoot, !isRoot)
@@ -210,7 +210,7 @@ func bcastOOB[T any](op string, c *Comm, v *T, e *vcodec.Enc, buf []byte, sizes 
 		}
 	}
 	for i := range oob {
-		if err := Bcast(c, oob[i], root); err != nil {
+		if err := bcast(c, oob[i], root); err != nil {
 			return derr, err
 		}
 	}
@@ -259,7 +259,7 @@ func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
 		}
 		head = [2]int64{w[0] - 2, w[1]}
 	}
-	if err := Bcast(c, head[:], root); err != nil {
+	if err := bcast(c, head[:], root); err != nil {
 		return z, err
 	}
 	if head[0] < 0 {
@@ -283,11 +283,11 @@ func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
 		buf = make([]byte, head[0])
 	}
 	if len(sizes) > 0 {
-		if err := Bcast(c, sizes, root); err != nil {
+		if err := bcast(c, sizes, root); err != nil {
 			return z, err
 		}
 	}
-	if err := Bcast(c, buf, root); err != nil {
+	if err := bcast(c, buf, root); err != nil {
 		return z, err
 	}
 	derr, err := bcastOOB(op, c, &v, e, buf, sizes, root, isRoot, !isRoot && !idle)
@@ -313,10 +313,10 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 	}
 	isRoot, idle := c.rootRole(root)
 	if idle { // the intercommunicator's collective sequence counts these calls too
-		if err := Gather(c, []int64(nil), nil, root); err != nil {
+		if err := gather(c, []int64(nil), nil, root); err != nil {
 			return nil, err
 		}
-		return nil, Gatherv(c, []byte(nil), nil, nil, nil, root)
+		return nil, gatherv(c, []byte(nil), nil, nil, nil, root)
 	}
 	cd, e, n, eerr := encodeLen(op, &v, false)
 	if e != nil {
@@ -327,7 +327,7 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 	if isRoot {
 		lens = make([]int64, size)
 	}
-	if err := Gather(c, []int64{n}, lens, root); err != nil {
+	if err := gather(c, []int64{n}, lens, root); err != nil {
 		return nil, err
 	}
 	var buf []byte
@@ -337,7 +337,7 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 		counts, displs, total = valueLayout(lens)
 		buf = make([]byte, total)
 	}
-	if err := Gatherv(c, bytesOf(e), buf, counts, displs, root); err != nil {
+	if err := gatherv(c, bytesOf(e), buf, counts, displs, root); err != nil {
 		return nil, err
 	}
 	if eerr != nil && (!isRoot || own >= 0) { // an intercommunicator's root sends nothing
@@ -361,10 +361,10 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 	}
 	isRoot, idle := c.rootRole(root)
 	if idle { // the intercommunicator's collective sequence counts these calls too
-		if err := Scatter(c, []int64(nil), nil, root); err != nil {
+		if err := scatter(c, []int64(nil), nil, root); err != nil {
 			return z, err
 		}
-		return z, Scatterv(c, []byte(nil), nil, nil, nil, root)
+		return z, scatterv(c, []byte(nil), nil, nil, nil, root)
 	}
 	size, own := c.peers()
 	cd, err := codecOf[T](op)
@@ -405,7 +405,7 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 		}
 	}
 	my := make([]int64, 1)
-	if err := Scatter(c, lens, my, root); err != nil {
+	if err := scatter(c, lens, my, root); err != nil {
 		return z, err
 	}
 	// On an intracommunicator every rank knows of a failure now and stops; on an
@@ -428,7 +428,7 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 		counts = make([]int, size)
 		displs = make([]int, size)
 	}
-	if err := Scatterv(c, send, counts, displs, recv, root); err != nil {
+	if err := scatterv(c, send, counts, displs, recv, root); err != nil {
 		return z, err
 	}
 	if failed {
@@ -462,12 +462,12 @@ func AllgatherValues[T any](c *Comm, v T) ([]T, error) {
 	}
 	size, own := c.peers()
 	lens := make([]int64, size)
-	if err := Allgather(c, []int64{n}, lens); err != nil {
+	if err := allgather(c, []int64{n}, lens); err != nil {
 		return nil, err
 	}
 	counts, displs, total := valueLayout(lens)
 	buf := make([]byte, total)
-	if err := Allgatherv(c, bytesOf(e), buf, counts, displs); err != nil {
+	if err := allgatherv(c, bytesOf(e), buf, counts, displs); err != nil {
 		return nil, err
 	}
 	if eerr != nil {
@@ -516,7 +516,7 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 		}
 	}
 	rlens := make([]int64, size)
-	if err := Alltoall(c, slens, rlens); err != nil {
+	if err := alltoall(c, slens, rlens); err != nil {
 		return nil, err
 	}
 	scounts, sdispls, stotal := valueLayout(slens)
@@ -526,7 +526,7 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 	}
 	rcounts, rdispls, rtotal := valueLayout(rlens)
 	recv := make([]byte, rtotal)
-	if err := Alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
+	if err := alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
 		return nil, err
 	}
 	if rerr != nil {

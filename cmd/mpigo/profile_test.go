@@ -417,7 +417,7 @@ func TestProfileCountsEveryKindOfCall(t *testing.T) {
 		got[c.Call], kind[c.Call] = c.N, c.Kind
 	}
 	for call, n := range map[string]int{"Dup": 1, "Split": 1, "CartCreate": 1, "NeighborAlltoall": 1, "Ialltoall": 1,
-		"Isendrecv": 1, "Sendrecv": 1, "SendrecvReplace": 1, "Wait": 2, "WinAllocate": 1, "Fence": 2, "Put": 1, "WinFree": 1, "RecvValue": 1, "CommFree": 3,
+		"Isendrecv": 1, "Sendrecv": 1, "SendrecvReplace": 1, "BcastValue": 1, "AllgatherValues": 1, "Wait": 2, "WinAllocate": 1, "Fence": 2, "Put": 1, "WinFree": 1, "RecvValue": 1, "CommFree": 3,
 		"Finalize": 1} {
 		if got[call] != n {
 			t.Errorf("%s counted %d times, want %d (all: %v)", call, got[call], n, got)
@@ -429,9 +429,10 @@ func TestProfileCountsEveryKindOfCall(t *testing.T) {
 		}
 	}
 	// Calls made inside others are not counted again (Split's and Dup's agreements,
-	// RecvValue's receive, Sendrecv's send, receive and wait), at ThreadMultiple too,
+	// RecvValue's receive, Sendrecv's send, receive and wait, the value collectives'
+	// collectives), at ThreadMultiple too,
 	// where the recorder cannot tell nesting from another goroutine's calls.
-	for _, inner := range []string{"Allreduce", "Allgather", "Recv", "Irecv", "Send"} {
+	for _, inner := range []string{"Allreduce", "Allgather", "Allgatherv", "Bcast", "Recv", "Irecv", "Send"} {
 		if got[inner] != 0 {
 			t.Errorf("%s counted %d times inside other calls", inner, got[inner])
 		}
