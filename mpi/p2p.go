@@ -77,23 +77,15 @@ func (c *Comm) status(st p2p.Status) (s Status) {
 	return s
 }
 
-// send is the blocking send, recorded as call (see prof.go for the recorder's lines).
+// send is the blocking send, recorded as call (see prof.go for the recorder's lines);
+// prof.None records nothing: the send of a call made of one (Sendrecv), which
+// reports itself once.
 func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (err error) {
 	d := c.dev()
 	var t int64
-	if !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
+	if call != prof.None && !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
 		t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
 	}
-	err = sendBody(op, c, d, b, dest, tag, mode)
-	if !prof.TryExit(call, t, len(b)) {
-		prof.Exit(call, t, len(b))
-	}
-	return err
-}
-
-// sendBody is send unrecorded: its body, and the send of a call made of one
-// (Sendrecv), which reports itself once.
-func sendBody(op string, c *Comm, d *core.Comm, b []byte, dest, tag int, mode p2p.Mode) (err error) {
 	switch {
 	case d.DirectSend(dest, tag) && c.ctx == nil:
 		// The common case in one call: no rank to translate, nothing to check further.
@@ -104,6 +96,9 @@ func sendBody(op string, c *Comm, d *core.Comm, b []byte, dest, tag int, mode p2
 		err = sendCtx(op, c, p2p.Bytes(b), dest, tag, mode)
 	default:
 		err = c.fail(op, d.Send(op, p2p.Bytes(b), dest, tag, mode))
+	}
+	if call != prof.None && !prof.TryExit(call, t, len(b)) {
+		prof.Exit(call, t, len(b))
 	}
 	return err
 }
@@ -195,7 +190,7 @@ func sendrecv(c *Comm, sendbuf []byte, dest, sendtag int, recvbuf []byte, src, r
 	if err != nil {
 		return Status{}, err
 	}
-	if err := sendBody("Sendrecv", c, c.dev(), sendbuf, dest, sendtag, p2p.Standard); err != nil {
+	if err := send(prof.None, "Sendrecv", c, sendbuf, dest, sendtag, p2p.Standard); err != nil {
 		q.Cancel()
 		q.c = c.base()
 		q.wait("Sendrecv")
