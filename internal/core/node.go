@@ -11,6 +11,7 @@ import (
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/shmcoll"
+	"github.com/mpigo/mpigo/internal/transport"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
 
@@ -43,6 +44,12 @@ var (
 			"(each combines a section, all copy the result) instead of each rank combining it all")
 	setShmChunk = config.Size("coll_shm_chunk", 16<<10,
 		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step").Range(1, 1<<30)
+	setShmDirect = config.Size("coll_shm_bcast_direct", 256<<10,
+		"smallest Bcast (bytes) on 3 or more ranks that goes through node shared memory with every rank reading the "+
+			"root's buffer itself (single copy, where cross-memory attach works) instead of through the ring; 0: never")
+	setShmDirectMax = config.Size("coll_shm_bcast_direct_max", 1<<20,
+		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory read from the root's buffer "+
+			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms")
 	setShmChunks = config.Int("coll_shm_chunks", 8,
 		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16)
 	setShmSlot = config.Size("coll_shm_slot", 256<<10,
@@ -124,8 +131,9 @@ func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, e
 // 2 cores: for two ranks the point-to-point single-copy protocols win sooner).
 // The settings are read once (parsing them on every call would cost more than a short
 // collective).
-var shmLimits = sync.OnceValue(func() [5]int64 {
-	return [5]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get()}
+var shmLimits = sync.OnceValue(func() [7]int64 {
+	return [7]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
+		setShmDirect.Get(), setShmDirectMax.Get()}
 })
 
 // nodeLimits are the sizes up to which a communicator's blocking collectives take
@@ -137,13 +145,32 @@ type nodeLimits struct {
 	// and is never cut.
 	userReduce int64
 	split      int64 // Allreduce from which the reduction is split among the ranks
+	// Bcasts of direct to directMax bytes (3 ranks or more; direct 0: none) go through
+	// shared memory read from the root's buffer, where every rank can (the region's
+	// set-up agrees on it); other ones above bcast take the schedules.
+	direct, directMax int64
+}
+
+// bcastLimit is the largest Bcast of nbytes that may take c's node path: the ring's
+// limit, or the direct one's when nbytes is in its range and the group reads directly
+// (or is not set up yet: its first Bcast then takes the ring if the set-up finds that
+// some rank cannot read; every rank decides alike).
+func (n *nodeColl) bcastLimit(nbytes int64) int64 {
+	l := &n.lim
+	if nbytes <= l.bcast || l.direct <= 0 || nbytes < l.direct {
+		return l.bcast
+	}
+	if n.state == nodeUnknown || (n.state == nodeOn && n.g.Direct() > 0) {
+		return l.directMax
+	}
+	return l.bcast
 }
 
 func limitsFor(size int) nodeLimits {
 	l := shmLimits()
-	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4]}
+	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4], direct: l[5], directMax: l[6]}
 	if size == 2 {
-		lim.bcast, lim.reduce = l[0], l[2]
+		lim.bcast, lim.reduce, lim.direct = l[0], l[2], 0
 	}
 	lim.userReduce = lim.reduce
 	if lay, err := nodeLayout(size); err == nil {
@@ -304,9 +331,13 @@ func (n *nodeColl) setup(c *Comm) error {
 			why = err.Error()
 		}
 	}
+	// mine: 1 mapped, 2 mapped and able to read the others' memory (a direct Bcast).
 	mine := [1]byte{}
 	if g != nil {
 		mine[0] = 1
+		if g.Direct() > 0 {
+			mine[0] = 2
+		}
 	}
 	// Agree: gather the outcomes at the leader, which broadcasts the verdict (trees
 	// only: the blocking sends of small messages then never wait on each other, even
@@ -316,12 +347,13 @@ func (n *nodeColl) setup(c *Comm) error {
 	s.Gather(mine[:], all, 0)
 	err = s.Run()
 	s.Free()
-	verdict := [1]byte{1}
+	verdict := [1]byte{2} // 0 off, 1 on, 2 on with direct Bcasts
 	for r, b := range all {
 		if b == 0 && c.rank == 0 && verdict[0] != 0 {
 			verdict[0] = 0
 			why = "rank " + strconv.Itoa(r) + " could not map the region"
 		}
+		verdict[0] = min(verdict[0], b)
 	}
 	if err == nil {
 		s = coll.New(&c.lconn, c.seqTag(), 1)
@@ -329,7 +361,10 @@ func (n *nodeColl) setup(c *Comm) error {
 		err = s.Run()
 		s.Free()
 	}
-	ok := err == nil && verdict[0] == 1 && g != nil
+	ok := err == nil && verdict[0] != 0 && g != nil
+	if ok && verdict[0] == 1 {
+		g.NoDirect() // some rank cannot read the others' memory: every rank turns it off
+	}
 	if !ok && why == "" {
 		why = "another rank could not map the region"
 	}
@@ -367,7 +402,20 @@ func waitOptions(c *Comm, sh nodeMemory) shmcoll.Options {
 	if sh != nil {
 		o.Check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
 	}
+	if sc, ok := sh.(singleCopier); ok && c.size > 2 {
+		if can, _ := sc.CMA(); can {
+			o.Direct = int(min(max(shmLimits()[5], 0), 1<<30))
+			o.Read = func(r int, dst []byte, addr uint64) error { return sc.ReadFrom(c.LocalWorldRank(r), dst, addr) }
+		}
+	}
 	return o
+}
+
+// singleCopier is the capability a direct Bcast needs of the node's transport: reading
+// a peer's memory (cross-memory attach), and whether this process can at all.
+type singleCopier interface {
+	transport.SingleCopy
+	CMA() (bool, string)
 }
 
 // close unmaps the region; the communicator's collectives must not run afterwards.

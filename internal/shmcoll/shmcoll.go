@@ -38,7 +38,10 @@
 // each chunk of the message into the ring once and raises the buffer's sequence; the
 // others copy it out and raise their ack, so root and readers copy at the same time; the root
 // reuses a ring buffer only once every other rank has acknowledged the chunk that was
-// in it (ack ≥ c-Chunks). Reduce and Allreduce: each rank copies its contribution into
+// in it (ack ≥ c-Chunks). A long Bcast with a single-copy read (Options.Read) takes one
+// chunk whose line holds the root's buffer's address and length (flagged in its top
+// bit) instead: each reader reads the root's buffer itself and raises its ack, and the
+// root returns once every ack is at that chunk. Reduce and Allreduce: each rank copies its contribution into
 // its slot of bank s mod 2 and raises arrive; then the root (Reduce) or every rank
 // (Allreduce) combines the slots in rank order (so non-commutative ops are right, and
 // every rank of an Allreduce gets the same bits). A message longer than a slot goes
@@ -69,6 +72,7 @@ package shmcoll
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -208,6 +212,12 @@ type Options struct {
 	// polls, on every yield and after every sleep): it moves the rank's pending
 	// point-to-point messages, which a peer may need before it can come.
 	Progress func()
+	// Read, if not nil, copies len(dst) bytes at addr in the memory of group rank r's
+	// process into dst (a single-copy read: cross-memory attach). With it, a Bcast of
+	// at least Direct bytes (Direct > 0) is read by every other rank straight from the
+	// root's buffer (see Bcast). Every rank must be given a Read, or none.
+	Read   func(r int, dst []byte, addr uint64) error
+	Direct int
 }
 
 // Kernel is a reduction over two equal-length byte buffers of whole elements: it sets
@@ -231,6 +241,8 @@ type Group struct {
 	checkEvery time.Duration
 	progress   func()
 	oversub    bool
+	read       func(int, []byte, uint64) error
+	direct     int // Bcasts of at least this many bytes are read from the root (0: none)
 
 	ackKnown uint64 // every other rank's ack was at least this when last looked at
 
@@ -249,6 +261,9 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 	}
 	g := &Group{mem: mem, base: unsafe.Pointer(&mem[0]), l: l, rank: rank, size: l.Ranks,
 		check: o.Check, checkEvery: o.CheckEvery, progress: o.Progress, oversub: o.Oversubscribed}
+	if o.Read != nil && o.Direct > 0 {
+		g.read, g.direct = o.Read, o.Direct
+	}
 	p := idle.Policy{Spin: o.Spin, Yield: o.Yield, Sleep: o.Sleep}.Or(idle.Default())
 	if o.Oversubscribed {
 		p = p.Oversubscribed()
@@ -270,6 +285,13 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 
 // Layout is the region's geometry.
 func (g *Group) Layout() Layout { return g.l }
+
+// NoDirect turns the single-copy Bcast off (Options.Read): some rank of the group
+// cannot read the others' memory. Every rank must call it, before any Bcast.
+func (g *Group) NoDirect() { g.read, g.direct = nil, 0 }
+
+// Direct reports the size from which a Bcast is read from the root's buffer (0: never).
+func (g *Group) Direct() int { return g.direct }
 
 // Rank and Size are this rank's place in the group and the group's size.
 func (g *Group) Rank() int { return g.rank }
@@ -441,7 +463,10 @@ func (g *Group) Barrier() error {
 	return nil
 }
 
-// Bcast copies root's buf to every rank's buf; all pass bufs of the same length.
+// Bcast copies root's buf to every rank's buf; all pass bufs of the same length. With
+// Options.Read, one of at least Options.Direct bytes is read by the others straight
+// from the root's buf (the root waits until they have); otherwise it streams through
+// the ring.
 func (g *Group) Bcast(buf []byte, root int) error {
 	if g.err != nil {
 		return g.err
@@ -451,10 +476,12 @@ func (g *Group) Bcast(buf []byte, root int) error {
 	}
 	g.s++
 	g.raise(fArrive, g.s)
+	if g.rank == root && g.direct > 0 && len(buf) >= g.direct {
+		return g.bcastDirect(buf)
+	}
 	// The root's length decides how many chunks go (at least one, so that an empty
 	// broadcast keeps every rank's chunk count in step): readers learn it from the
 	// first chunk and follow it, whatever their own buffer's length.
-	k := uint64(g.l.Chunks)
 	n := len(buf)
 	for off := 0; off < n || off == 0; off += g.l.Chunk {
 		g.c++
@@ -462,13 +489,8 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		if g.rank == root {
 			part := buf[off:min(off+g.l.Chunk, n)]
 			seq, b := g.ring(c, len(part))
-			if c > k && g.ackKnown < c-k {
-				// Look at the others' acks only when the last look does not cover c-k
-				// (each look costs a cache miss per rank): the root runs ahead.
-				if err := g.waitAll(fAck, c-k); err != nil {
-					return err
-				}
-				g.ackKnown = g.minOther(fAck)
+			if err := g.reuse(c); err != nil {
+				return err
 			}
 			copy(b, part)
 			*g.total(c) = uint64(n)
@@ -481,7 +503,11 @@ func (g *Group) Bcast(buf []byte, root int) error {
 			return err
 		}
 		if off == 0 {
-			n = int(*g.total(c))
+			t := *g.total(c)
+			if t&directBit != 0 {
+				return g.readDirect(buf, root, c, int(t&^directBit))
+			}
+			n = int(t)
 		}
 		_, b := g.ring(c, min(g.l.Chunk, n-off))
 		if off < len(buf) {
@@ -490,6 +516,70 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		g.raise(fAck, c)
 	}
 	if n > len(buf) {
+		return ErrTruncate
+	}
+	return nil
+}
+
+// reuse waits, as the root of chunk c, until ring buffer c mod Chunks is free: every
+// other rank has acknowledged chunk c-Chunks. It looks at the others' acks only when
+// the last look does not cover that (each look costs a cache miss per rank): the root
+// runs ahead.
+func (g *Group) reuse(c uint64) error {
+	k := uint64(g.l.Chunks)
+	if c > k && g.ackKnown < c-k {
+		if err := g.waitAll(fAck, c-k); err != nil {
+			return err
+		}
+		g.ackKnown = g.minOther(fAck)
+	}
+	return nil
+}
+
+// directBit, set in a chunk's total, says that the broadcast is read from the root's
+// buffer, whose address is in the chunk's inline bytes.
+const directBit = 1 << 63
+
+// bcastDirect is a long Bcast's root: it announces its buffer's address and length in
+// one chunk's line, and returns once every other rank has read the buffer (their acks).
+// A ring copy moves every byte twice and, where two cores do not share a cache, every
+// line across twice (the root's write takes the line back from the readers, their read
+// takes it over); reading the root's buffer moves it once, and not at all when the
+// readers' caches still hold the lines from the last time (docs/BENCHMARKS.md).
+func (g *Group) bcastDirect(buf []byte) error {
+	g.c++
+	c := g.c
+	seq, line := g.ring(c, 8)
+	if err := g.reuse(c); err != nil {
+		return err
+	}
+	*(*uint64)(unsafe.Pointer(&line[0])) = uint64(uintptr(unsafe.Pointer(&buf[0])))
+	*g.total(c) = uint64(len(buf)) | directBit
+	g.raiseAt(seq, c)
+	g.raise(fAck, c)
+	err := g.waitAll(fAck, c)
+	runtime.KeepAlive(buf)
+	if err == nil {
+		g.ackKnown = c
+	}
+	return err
+}
+
+// readDirect is a long Bcast's reader: it copies the root's n bytes at the address in
+// chunk c's line into buf (as much as fits) and acknowledges the chunk, so the root
+// may return; a read that fails still acknowledges, so that the group stays in step.
+func (g *Group) readDirect(buf []byte, root int, c uint64, n int) error {
+	_, line := g.ring(c, 8)
+	addr := *(*uint64)(unsafe.Pointer(&line[0]))
+	err := errors.New("this rank has no single-copy read")
+	if g.read != nil {
+		err = g.read(root, buf[:min(n, len(buf))], addr)
+	}
+	g.raise(fAck, c)
+	switch {
+	case err != nil:
+		return fmt.Errorf("shmcoll: Bcast: reading the root's buffer: %w", err)
+	case n > len(buf):
 		return ErrTruncate
 	}
 	return nil

@@ -7,20 +7,29 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// region maps shared anonymous memory for l and formats it; the test unmaps it.
-func region(t testing.TB, l Layout) []byte {
+// anon maps n bytes of shared anonymous memory; the test unmaps it.
+func anon(t testing.TB, n int) []byte {
 	t.Helper()
-	mem, err := unix.Mmap(-1, 0, l.Size(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	mem, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Munmap(mem) })
+	return mem
+}
+
+// region maps shared anonymous memory for l and formats it; the test unmaps it.
+func region(t testing.TB, l Layout) []byte {
+	t.Helper()
+	mem := anon(t, l.Size())
 	if err := Format(mem, l); err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +118,102 @@ func TestBcastAllSizes(t *testing.T) {
 			})
 		})
 	}
+}
+
+// selfReader is a single-copy read where every rank is a goroutine of this process:
+// each rank's buffer is registered, and a read checks that the address it is given
+// is in the buffer of the rank it reads from.
+type selfReader struct {
+	bufs  [][]byte
+	reads atomic.Int64
+}
+
+func (s *selfReader) read(r int, dst []byte, addr uint64) error {
+	b := s.bufs[r]
+	base := uint64(uintptr(unsafe.Pointer(&b[0])))
+	if addr < base || addr+uint64(len(dst)) > base+uint64(len(b)) {
+		return fmt.Errorf("read of %d bytes at %#x is outside rank %d's buffer", len(dst), addr, r)
+	}
+	copy(dst, b[addr-base:])
+	s.reads.Add(1)
+	return nil
+}
+
+// TestBcastDirect: Bcasts of at least Direct bytes are read from the root's buffer, the
+// shorter ones stream through the ring, interleaved with any root, and the group stays
+// in step; a reader whose buffer is shorter gets what fits and ErrTruncate.
+func TestBcastDirect(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			// The ranks' buffers are outside the Go heap, as another process's memory
+			// is: the race detector cannot see the flags that order the reads.
+			sr := &selfReader{bufs: make([][]byte, n)}
+			for r := range sr.bufs {
+				sr.bufs[r] = anon(t, 3000)
+			}
+			group(t, l, Options{Read: sr.read, Direct: 300}, func(g *Group) error {
+				buf := sr.bufs[g.rank]
+				want := make([]byte, 3000)
+				for it := 0; it < 300; it++ {
+					root := it % n
+					m := (it * 211) % len(buf)
+					fill(want[:m], root, it)
+					if g.rank == root {
+						copy(buf, want[:m])
+					} else {
+						clear(buf)
+					}
+					short := it%7 == 3 && g.rank != root && m >= 300
+					b := buf[:m]
+					if short {
+						b = buf[:m-1]
+					}
+					err := g.Bcast(b, root)
+					if short {
+						if !errors.Is(err, ErrTruncate) {
+							return fmt.Errorf("iteration %d: short buffer: got %v, want ErrTruncate", it, err)
+						}
+						if !bytes.Equal(b, want[:m-1]) {
+							return fmt.Errorf("iteration %d: short buffer: wrong data", it)
+						}
+						continue
+					}
+					if err != nil {
+						return err
+					}
+					if !bytes.Equal(buf[:m], want[:m]) {
+						return fmt.Errorf("iteration %d (root %d, %d bytes): wrong data", it, root, m)
+					}
+				}
+				return nil
+			})
+			if sr.reads.Load() == 0 {
+				t.Error("no Bcast was read from the root's buffer")
+			}
+		})
+	}
+}
+
+// TestBcastDirectReadFails: a reader whose read fails reports it, and the root and the
+// others finish the Bcast and the next one.
+func TestBcastDirectReadFails(t *testing.T) {
+	l := small
+	l.Ranks = 3
+	bad := errors.New("no access")
+	read := func(r int, dst []byte, addr uint64) error { return bad }
+	group(t, l, Options{Read: read, Direct: 64}, func(g *Group) error {
+		buf := make([]byte, 100)
+		err := g.Bcast(buf, 0)
+		if g.rank == 0 && err != nil {
+			return fmt.Errorf("root: %v", err)
+		}
+		if g.rank != 0 && !errors.Is(err, bad) {
+			return fmt.Errorf("reader: got %v, want the read's error", err)
+		}
+		return g.Bcast(buf[:10], 1) // the ring, in step
+	})
 }
 
 func TestReductionsAllSizes(t *testing.T) {
