@@ -235,6 +235,36 @@ func TestNodeCollBcastDirect(t *testing.T) {
 	})
 }
 
+// TestNodeCollAllreduceDirect: split Allreduces that read the others' contributions
+// from their buffers (in many pieces: tiny slots), in place or not, on 3, 4 and 5 ranks,
+// against serial results, with the other node collectives in between.
+func TestNodeCollAllreduceDirect(t *testing.T) {
+	set := map[string]string{"coll_shm_allreduce_direct": "600"}
+	for k, v := range nodeSettings {
+		set[k] = v
+	}
+	launchOK(t, 5, set, func(t *testing.T) {
+		must(t, mpi.Init())
+		w := mpi.World
+		if tab := core.World.CollTable(); !strings.Contains(tab, "split Allreduce from 600 B reads the others' contributions") {
+			t.Errorf("the collective table does not name the direct Allreduce:\n%s", tab)
+		}
+		for k := 3; k <= 5; k++ {
+			color := 0
+			if w.Rank() >= k {
+				color = 1
+			}
+			c, err := w.Split(color, w.Rank())
+			must(t, err)
+			if color == 0 {
+				nodeCollCheck(t, c, 60)
+			}
+			must(t, c.Free())
+		}
+		must(t, mpi.Finalize())
+	})
+}
+
 // TestNodeCollWorld: the world communicator, with the default settings (the sizes
 // choose between shared memory and messages), and with coll_check on.
 func TestNodeCollWorld(t *testing.T) {

@@ -142,6 +142,10 @@ func (c *Comm) CollTable() string {
 				}
 				fmt.Fprintf(&b, "  and Bcast from %d to %d B read from the root's buffer %s (single copy)\n", l.direct, l.directMax, state)
 			}
+			if l.readSplit > 0 && p == PathNode {
+				fmt.Fprintf(&b, "  split Allreduce from %d B reads the others' contributions from their buffers where every rank can\n",
+					max(l.readSplit, l.split))
+			}
 		}
 	}
 	t, err := coll.Tune()
@@ -256,7 +260,7 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		}
 		return schedAllreduce(c, op, send, recv, r)
 	}
-	return MapErr(op, nodeAllreduce(g, c.node.lim.split, s.B, recv.B, recv.Esz, r))
+	return MapErr(op, nodeAllreduce(g, &c.node.lim, s.B, recv.B, recv.Esz, r))
 }
 
 func hierBarrierEntry(c *Comm, op string) error {

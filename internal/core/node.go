@@ -50,6 +50,13 @@ var (
 	setShmDirectMax = config.Size("coll_shm_bcast_direct_max", 1<<20,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory read from the root's buffer "+
 			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms")
+	setShmReduceDirect = config.Size("coll_shm_allreduce_direct", 0,
+		"smallest split Allreduce (bytes, coll_shm_split) on 3 or more ranks in which each rank reads its section of "+
+			"the others' contributions from their buffers (single copy, where cross-memory attach works) instead of "+
+			"through the slots; 0: never")
+	setShmNT = config.Size("coll_shm_nt", 4<<10,
+		"smallest chunk (bytes) that a node shared-memory Bcast's root writes into the ring with non-temporal stores "+
+			"(amd64), so that it does not take the lines back from the readers' caches; 0: never")
 	setShmChunks = config.Int("coll_shm_chunks", 8,
 		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16)
 	setShmSlot = config.Size("coll_shm_slot", 256<<10,
@@ -131,9 +138,9 @@ func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, e
 // 2 cores: for two ranks the point-to-point single-copy protocols win sooner).
 // The settings are read once (parsing them on every call would cost more than a short
 // collective).
-var shmLimits = sync.OnceValue(func() [7]int64 {
-	return [7]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
-		setShmDirect.Get(), setShmDirectMax.Get()}
+var shmLimits = sync.OnceValue(func() [8]int64 {
+	return [8]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
+		setShmDirect.Get(), setShmDirectMax.Get(), setShmReduceDirect.Get()}
 })
 
 // nodeLimits are the sizes up to which a communicator's blocking collectives take
@@ -145,6 +152,9 @@ type nodeLimits struct {
 	// and is never cut.
 	userReduce int64
 	split      int64 // Allreduce from which the reduction is split among the ranks
+	// A split Allreduce of at least readSplit bytes (0: none) reads the others'
+	// contributions from their buffers, where every rank can.
+	readSplit int64
 	// Bcasts of direct to directMax bytes (3 ranks or more; direct 0: none) go through
 	// shared memory read from the root's buffer, where every rank can (the region's
 	// set-up agrees on it); other ones above bcast take the schedules.
@@ -168,9 +178,9 @@ func (n *nodeColl) bcastLimit(nbytes int64) int64 {
 
 func limitsFor(size int) nodeLimits {
 	l := shmLimits()
-	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4], direct: l[5], directMax: l[6]}
+	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4], direct: l[5], directMax: l[6], readSplit: l[7]}
 	if size == 2 {
-		lim.bcast, lim.reduce, lim.direct = l[0], l[2], 0
+		lim.bcast, lim.reduce, lim.direct, lim.readSplit = l[0], l[2], 0, 0
 	}
 	lim.userReduce = lim.reduce
 	if lay, err := nodeLayout(size); err == nil {
@@ -189,9 +199,12 @@ func reduceLimit(c *Comm, r *Red) int64 {
 
 // nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a
 // predefined op splits the reduction (in whole (value, index) pairs for Maxloc and
-// Minloc).
-func nodeAllreduce(g *shmcoll.Group, split int64, send, recv []byte, esize int, r *Red) error {
-	if !r.User && int64(len(send)) >= split && g.Size() > 2 {
+// Minloc), and a longer one reads the others' contributions where every rank can.
+func nodeAllreduce(g *shmcoll.Group, lim *nodeLimits, send, recv []byte, esize int, r *Red) error {
+	if n := int64(len(send)); !r.User && n >= lim.split && g.Size() > 2 {
+		if lim.readSplit > 0 && n >= lim.readSplit && g.CanRead() {
+			return g.AllreduceDirect(send, recv, r.unit(esize), r.K.Fn)
+		}
 		return g.AllreduceSplit(send, recv, r.unit(esize), r.K.Fn)
 	}
 	return g.Allreduce(send, recv, esize, r.K.Fn)
@@ -335,7 +348,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	mine := [1]byte{}
 	if g != nil {
 		mine[0] = 1
-		if g.Direct() > 0 {
+		if g.CanRead() {
 			mine[0] = 2
 		}
 	}
@@ -363,7 +376,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	}
 	ok := err == nil && verdict[0] != 0 && g != nil
 	if ok && verdict[0] == 1 {
-		g.NoDirect() // some rank cannot read the others' memory: every rank turns it off
+		g.NoRead() // some rank cannot read the others' memory: every rank turns reads off
 	}
 	if !ok && why == "" {
 		why = "another rank could not map the region"
@@ -397,13 +410,14 @@ func waitOptions(c *Comm, sh nodeMemory) shmcoll.Options {
 		Sleep:          p.Sleep,
 		Oversubscribed: proc.LocalSize() > runtime.NumCPU(),
 		CheckEvery:     time.Millisecond,
+		NT:             int(min(max(setShmNT.Get(), 0), 1<<30)),
 		Progress:       func() { eng.Progress() },
 	}
 	if sh != nil {
 		o.Check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
 	}
 	if sc, ok := sh.(singleCopier); ok && c.size > 2 {
-		if can, _ := sc.CMA(); can {
+		if can, _ := sc.CMA(); can && (shmLimits()[5] > 0 || shmLimits()[7] > 0) {
 			o.Direct = int(min(max(shmLimits()[5], 0), 1<<30))
 			o.Read = func(r int, dst []byte, addr uint64) error { return sc.ReadFrom(c.LocalWorldRank(r), dst, addr) }
 		}

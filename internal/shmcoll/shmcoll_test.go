@@ -87,37 +87,44 @@ func fill(b []byte, rank, iter int) {
 	}
 }
 
+// TestBcastAllSizes: every size and root, through ordinary and non-temporal copies of
+// the chunks (NT 64: every whole chunk of the 128-byte ring goes non-temporally).
 func TestBcastAllSizes(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		l := small
 		l.Ranks = n
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			group(t, l, Options{}, func(g *Group) error {
-				buf := make([]byte, 2000)
-				want := make([]byte, 2000)
-				for it := 0; it < 300; it++ {
-					root := it % n
-					m := (it * 97) % len(buf) // crosses chunks and ring reuse
-					if it%3 == 0 {
-						m = it % 70 // around inlineMax: in the sequence line or not
-					}
-					fill(want[:m], root, it)
-					if g.rank == root {
-						copy(buf, want[:m])
-					} else {
-						clear(buf)
-					}
-					if err := g.Bcast(buf[:m], root); err != nil {
-						return err
-					}
-					if !bytes.Equal(buf[:m], want[:m]) {
-						return fmt.Errorf("iteration %d (root %d, %d bytes): wrong data", it, root, m)
-					}
-				}
-				return nil
-			})
-		})
+		for _, o := range []Options{{}, {NT: 64}} {
+			t.Run(fmt.Sprintf("%d/nt%d", n, o.NT), func(t *testing.T) { testBcastAllSizes(t, l, o) })
+		}
 	}
+}
+
+func testBcastAllSizes(t *testing.T, l Layout, o Options) {
+	n := l.Ranks
+	group(t, l, o, func(g *Group) error {
+		buf := make([]byte, 2000)
+		want := make([]byte, 2000)
+		for it := 0; it < 300; it++ {
+			root := it % n
+			m := (it * 97) % len(buf) // crosses chunks and ring reuse
+			if it%3 == 0 {
+				m = it % 70 // around inlineMax: in the sequence line or not
+			}
+			fill(want[:m], root, it)
+			if g.rank == root {
+				copy(buf, want[:m])
+			} else {
+				clear(buf)
+			}
+			if err := g.Bcast(buf[:m], root); err != nil {
+				return err
+			}
+			if !bytes.Equal(buf[:m], want[:m]) {
+				return fmt.Errorf("iteration %d (root %d, %d bytes): wrong data", it, root, m)
+			}
+		}
+		return nil
+	})
 }
 
 // selfReader is a single-copy read where every rank is a goroutine of this process:
@@ -214,6 +221,70 @@ func TestBcastDirectReadFails(t *testing.T) {
 		}
 		return g.Bcast(buf[:10], 1) // the ring, in step
 	})
+}
+
+// TestAllreduceDirect: contributions read from the others' send buffers (many pieces:
+// a tiny slot) give the rank-ordered result of a non-commutative op and of a sum, in
+// place or not, interleaved with the other collectives; without a Read it is an error.
+func TestAllreduceDirect(t *testing.T) {
+	for n := 1; n <= 6; n++ {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			sr := &selfReader{bufs: make([][]byte, n)}
+			for r := range sr.bufs {
+				sr.bufs[r] = anon(t, 1600)
+			}
+			group(t, l, Options{Read: sr.read}, func(g *Group) error {
+				for it := 0; it < 120; it++ {
+					m := 16 * ((it * 7) % 100)
+					all := make([][]byte, n)
+					for r := range all {
+						all[r] = make([]byte, m)
+						fill(all[r], r, it)
+						for i := 0; i < m; i += 16 {
+							all[r][i] |= 1
+						}
+					}
+					op, esize := Kernel(compose), 16
+					if it%3 == 1 {
+						op, esize = sumU64, 8
+					}
+					want := append([]byte(nil), all[n-1]...)
+					for r := n - 2; r >= 0; r-- {
+						op(want, all[r])
+					}
+					send := sr.bufs[g.rank][:m]
+					copy(send, all[g.rank])
+					recv := send // in place
+					if it%2 == 0 {
+						recv = make([]byte, m)
+					}
+					if err := g.AllreduceDirect(send, recv, esize, op); err != nil {
+						return err
+					}
+					if !bytes.Equal(recv, want) {
+						return fmt.Errorf("iteration %d (%d bytes): wrong result", it, m)
+					}
+					if it%5 == 0 {
+						if err := g.Bcast(recv[:min(m, 100)], it%n); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}
+	l := small
+	l.Ranks = 1
+	g, err := Attach(region(t, l), 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AllreduceDirect(make([]byte, 8), make([]byte, 8), 8, sumU64); err == nil {
+		t.Error("AllreduceDirect without a Read: no error")
+	}
 }
 
 func TestReductionsAllSizes(t *testing.T) {
