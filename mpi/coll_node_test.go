@@ -246,7 +246,7 @@ func TestNodeCollAllreduceDirect(t *testing.T) {
 	launchOK(t, 5, set, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
-		if tab := core.World.CollTable(); !strings.Contains(tab, "split Allreduce from 600 B reads the others' contributions") {
+		if tab := core.World.CollTable(); !strings.Contains(tab, "split Allreduce from 600 B chooses by timing between the slots and reading") {
 			t.Errorf("the collective table does not name the direct Allreduce:\n%s", tab)
 		}
 		for k := 3; k <= 5; k++ {

@@ -143,7 +143,7 @@ func (c *Comm) CollTable() string {
 				fmt.Fprintf(&b, "  and Bcast from %d to %d B read from the root's buffer %s (single copy)\n", l.direct, l.directMax, state)
 			}
 			if l.readSplit > 0 && p == PathNode {
-				fmt.Fprintf(&b, "  split Allreduce from %d B reads the others' contributions from their buffers where every rank can\n",
+				fmt.Fprintf(&b, "  split Allreduce from %d B chooses by timing between the slots and reading the others' contributions from their buffers, where every rank can\n",
 					max(l.readSplit, l.split))
 			}
 		}

@@ -50,16 +50,16 @@ var (
 	setShmDirectMax = config.Size("coll_shm_bcast_direct_max", 1<<20,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory read from the root's buffer "+
 			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms")
-	setShmReduceDirect = config.Size("coll_shm_allreduce_direct", 0,
-		"smallest split Allreduce (bytes, coll_shm_split) on 3 or more ranks in which each rank reads its section of "+
-			"the others' contributions from their buffers (single copy, where cross-memory attach works) instead of "+
-			"through the slots; 0: never")
+	setShmReduceDirect = config.Size("coll_shm_allreduce_direct", 256<<10,
+		"smallest split Allreduce (bytes, coll_shm_split) on 3 or more ranks that chooses by timing between the slots "+
+			"and each rank reading its section of the others' contributions from their buffers (single copy, where "+
+			"cross-memory attach works); 0: always the slots")
 	setShmNT = config.Size("coll_shm_nt", 4<<10,
 		"smallest chunk (bytes) that a node shared-memory Bcast's root writes into the ring with non-temporal stores "+
 			"(amd64), so that it does not take the lines back from the readers' caches; 0: never")
 	setShmChunks = config.Int("coll_shm_chunks", 8,
 		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16)
-	setShmSlot = config.Size("coll_shm_slot", 256<<10,
+	setShmSlot = config.Size("coll_shm_slot", 512<<10,
 		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
 			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB").Range(1, 1<<30)
 )
@@ -203,7 +203,7 @@ func reduceLimit(c *Comm, r *Red) int64 {
 func nodeAllreduce(g *shmcoll.Group, lim *nodeLimits, send, recv []byte, esize int, r *Red) error {
 	if n := int64(len(send)); !r.User && n >= lim.split && g.Size() > 2 {
 		if lim.readSplit > 0 && n >= lim.readSplit && g.CanRead() {
-			return g.AllreduceDirect(send, recv, r.unit(esize), r.K.Fn)
+			return g.AllreduceChoose(send, recv, r.unit(esize), r.K.Fn)
 		}
 		return g.AllreduceSplit(send, recv, r.unit(esize), r.K.Fn)
 	}

@@ -101,6 +101,8 @@ const (
 	fAck    = 16
 	fDone   = 24       // a split Allreduce: this rank has reduced its section of op s
 	offAddr = lineSize // AllreduceDirect: where op s's piece of this rank's send buffer is
+	// AllreduceChoose, rank 0's block: call k's choice, k<<1 | (1: AllreduceDirect).
+	offChoice = lineSize + 8
 
 	offInline = 2 * lineSize // a rank's two lines (one per bank) of small contributions
 )
@@ -250,8 +252,10 @@ type Group struct {
 	direct     int // Bcasts of at least this many bytes are read from the root (0: none)
 	nt         int // ring chunks of at least this many bytes are written non-temporally (0: none)
 
-	ackKnown uint64 // every other rank's ack was at least this when last looked at
-	scratch  []byte // AllreduceDirect: a section of another rank's contribution
+	ackKnown uint64  // every other rank's ack was at least this when last looked at
+	scratch  []byte  // AllreduceDirect: a section of another rank's contribution
+	calls    uint64  // AllreduceChoose calls made
+	choice   chooser // rank 0: what AllreduceChoose measured
 
 	err error // sticky: the first failure; the group's state is unknown afterwards
 }
@@ -657,6 +661,88 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 		copy(recv[off:off+m], g.result(s)[:m])
 	}
 	return nil
+}
+
+// AllreduceChoose is AllreduceSplit or AllreduceDirect, chosen by measurement: which is
+// faster depends on whether the cores share a cache at the time, which on a shared VM
+// changes from one minute to the next (docs/BENCHMARKS.md). Rank 0 times its calls of
+// each (time per byte), tries each twice, then takes the faster and tries the other
+// every chooseProbe calls; it publishes each call's choice before it starts the call,
+// and the others follow it. Every rank of the group must call it for the same calls,
+// and the group must have a Read.
+func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
+	if g.err != nil {
+		return g.err
+	}
+	if g.read == nil {
+		return errors.New("shmcoll: AllreduceChoose: the group has no single-copy read")
+	}
+	g.calls++
+	p := g.flag(0, offChoice)
+	var v int
+	if g.rank == 0 {
+		v = g.choice.pick()
+		g.raiseAt(p, g.calls<<1|uint64(v))
+	} else {
+		if err := g.waitAt(0, p, g.calls<<1); err != nil {
+			return err
+		}
+		v = int(atomic.LoadUint64(p) & 1)
+	}
+	t0 := time.Now()
+	var err error
+	if v == 1 {
+		err = g.AllreduceDirect(send, recv, unit, k)
+	} else {
+		err = g.AllreduceSplit(send, recv, unit, k)
+	}
+	if g.rank == 0 && err == nil && len(send) > 0 {
+		g.choice.record(v, float64(time.Since(t0))/float64(len(send)))
+	}
+	return err
+}
+
+// chooseProbe: once a choice is made, one call in this many tries the other way, so
+// that a change of the host's state is noticed.
+const chooseProbe = 16
+
+// chooser is rank 0's record for AllreduceChoose: the estimated time per byte of the
+// slots (0) and of single-copy reads (1).
+type chooser struct {
+	est   [2]float64
+	n     [2]int
+	calls int
+}
+
+func (c *chooser) pick() int {
+	c.calls++
+	for v := range 2 {
+		if c.n[v] < 2 {
+			return v
+		}
+	}
+	best := 0
+	if c.est[1] < c.est[0] {
+		best = 1
+	}
+	if c.calls%chooseProbe == 0 {
+		return 1 - best
+	}
+	return best
+}
+
+// record takes a call's time per byte: the first two of a way keep the faster (the
+// first may run on cold pages), later ones move the estimate a quarter of the way.
+func (c *chooser) record(v int, x float64) {
+	switch {
+	case c.n[v] == 0:
+		c.est[v] = x
+	case c.n[v] == 1:
+		c.est[v] = min(c.est[v], x)
+	default:
+		c.est[v] += (x - c.est[v]) / 4
+	}
+	c.n[v]++
 }
 
 // AllreduceDirect is AllreduceSplit for ranks that can read each other's memory

@@ -287,6 +287,62 @@ func TestAllreduceDirect(t *testing.T) {
 	}
 }
 
+// TestAllreduceChoose: every rank follows rank 0's choice call by call (the results
+// are right either way), both ways are tried, and a way made slow (a read that sleeps)
+// is then taken only by the probes.
+func TestAllreduceChoose(t *testing.T) {
+	for _, slowRead := range []bool{false, true} {
+		l := small
+		l.Ranks = 4
+		sr := &selfReader{bufs: make([][]byte, l.Ranks)}
+		for r := range sr.bufs {
+			sr.bufs[r] = anon(t, 1600)
+		}
+		read := sr.read
+		if slowRead {
+			read = func(r int, dst []byte, addr uint64) error {
+				time.Sleep(time.Millisecond)
+				return sr.read(r, dst, addr)
+			}
+		}
+		const calls = 50
+		group(t, l, Options{Read: read}, func(g *Group) error {
+			for it := 0; it < calls; it++ {
+				m := 1600
+				send := sr.bufs[g.rank][:m]
+				fill(send, g.rank, it)
+				recv := make([]byte, m)
+				want := make([]byte, m)
+				for r := l.Ranks - 1; r >= 0; r-- {
+					c := make([]byte, m)
+					fill(c, r, it)
+					if r == l.Ranks-1 {
+						copy(want, c)
+					} else {
+						sumU64(want, c)
+					}
+				}
+				if err := g.AllreduceChoose(send, recv, 8, sumU64); err != nil {
+					return err
+				}
+				if !bytes.Equal(recv, want) {
+					return fmt.Errorf("call %d: wrong result", it)
+				}
+			}
+			if g.rank == 0 {
+				c := g.choice
+				if c.n[0] < 2 || c.n[1] < 2 {
+					return fmt.Errorf("ways tried %v times, want both at least twice", c.n)
+				}
+				if slowRead && c.n[1] > 2+calls/chooseProbe {
+					return fmt.Errorf("the slow way was taken %d times of %d", c.n[1], calls)
+				}
+			}
+			return nil
+		})
+	}
+}
+
 func TestReductionsAllSizes(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		l := small
