@@ -666,8 +666,8 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 // AllreduceChoose is AllreduceSplit or AllreduceDirect, chosen by measurement: which is
 // faster depends on whether the cores share a cache at the time, which on a shared VM
 // changes from one minute to the next (docs/BENCHMARKS.md). Rank 0 times its calls of
-// each (time per byte), tries each twice, then takes the faster and tries the other
-// every chooseProbe calls; it publishes each call's choice before it starts the call,
+// each (time per byte), tries each twice (the reads first), then takes the faster and
+// tries the other every chooseProbe calls; it publishes each call's choice before it starts the call,
 // and the others follow it. Every rank of the group must call it for the same calls,
 // and the group must have a Read.
 func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
@@ -704,7 +704,7 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 
 // chooseProbe: once a choice is made, one call in this many tries the other way, so
 // that a change of the host's state is noticed.
-const chooseProbe = 16
+const chooseProbe = 32
 
 // chooser is rank 0's record for AllreduceChoose: the estimated time per byte of the
 // slots (0) and of single-copy reads (1).
@@ -716,7 +716,9 @@ type chooser struct {
 
 func (c *chooser) pick() int {
 	c.calls++
-	for v := range 2 {
+	// The reads first: in a benchmark the first calls are warm-up, and then the last
+	// one explored, which is timed, is the slots, the usual winner.
+	for _, v := range [2]int{1, 0} {
 		if c.n[v] < 2 {
 			return v
 		}
