@@ -199,9 +199,22 @@ func TestNodeCollSizes(t *testing.T) {
 // TestNodeCollBcastDirect: on 4 ranks, Bcasts from every root whose sizes fall in each
 // of the node path's ranges (through the ring; between the ring's limit and the direct
 // range, the schedules; read from the root's buffer) deliver the root's bytes, over
-// World and a duplicate, and the collective table names the direct range.
+// World and a duplicate, and the collective table names the direct range, on once the
+// region is set up; where the ranks cannot read each other's memory (shm_cma=false) the
+// set-up turns it off on every rank and the same Bcasts take the other paths.
 func TestNodeCollBcastDirect(t *testing.T) {
-	set := map[string]string{"coll_shm_bcast_max": "4K", "coll_shm_bcast_direct": "16K", "coll_shm_bcast_direct_max": "256K"}
+	for _, cma := range []string{"true", "false"} {
+		t.Run("cma="+cma, func(t *testing.T) { testNodeCollBcastDirect(t, cma) })
+	}
+}
+
+func testNodeCollBcastDirect(t *testing.T, cma string) {
+	set := map[string]string{"coll_shm_bcast_max": "4K", "coll_shm_bcast_direct": "16K", "coll_shm_bcast_direct_max": "256K",
+		"shm_cma": cma}
+	state := "(on: every rank can)"
+	if cma == "false" {
+		state = "(off: some rank cannot read another's memory)"
+	}
 	launchOK(t, 4, set, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
@@ -227,8 +240,8 @@ func TestNodeCollBcastDirect(t *testing.T) {
 				}
 			}
 		}
-		if tab := core.World.CollTable(); !strings.Contains(tab, "read from the root's buffer (on: every rank can)") {
-			t.Errorf("after the Bcasts, the collective table does not say the direct Bcast is on:\n%s", tab)
+		if tab := core.World.CollTable(); !strings.Contains(tab, "read from the root's buffer "+state) {
+			t.Errorf("after the Bcasts, the collective table does not say %q:\n%s", state, tab)
 		}
 		must(t, d.Free())
 		must(t, mpi.Finalize())
