@@ -152,8 +152,9 @@ type nodeLimits struct {
 	// and is never cut.
 	userReduce int64
 	split      int64 // Allreduce from which the reduction is split among the ranks
-	// A split Allreduce of at least readSplit bytes (0: none) reads the others'
-	// contributions from their buffers, where every rank can.
+	// A split Allreduce of at least readSplit bytes (0: none) chooses by timing between
+	// the slots and reading the others' contributions from their buffers, where every
+	// rank can.
 	readSplit int64
 	// Bcasts of direct to directMax bytes (3 ranks or more; direct 0: none) go through
 	// shared memory read from the root's buffer, where every rank can (the region's
@@ -199,7 +200,8 @@ func reduceLimit(c *Comm, r *Red) int64 {
 
 // nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a
 // predefined op splits the reduction (in whole (value, index) pairs for Maxloc and
-// Minloc), and a longer one reads the others' contributions where every rank can.
+// Minloc), and a longer one chooses by timing between that and reading the others'
+// contributions from their buffers, where every rank can.
 func nodeAllreduce(g *shmcoll.Group, lim *nodeLimits, send, recv []byte, esize int, r *Red) error {
 	if n := int64(len(send)); !r.User && n >= lim.split && g.Size() > 2 {
 		if lim.readSplit > 0 && n >= lim.readSplit && g.CanRead() {
@@ -344,7 +346,7 @@ func (n *nodeColl) setup(c *Comm) error {
 			why = err.Error()
 		}
 	}
-	// mine: 1 mapped, 2 mapped and able to read the others' memory (a direct Bcast).
+	// mine: 1 mapped, 2 mapped and able to read the others' memory (single-copy reads).
 	mine := [1]byte{}
 	if g != nil {
 		mine[0] = 1
@@ -360,7 +362,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	s.Gather(mine[:], all, 0)
 	err = s.Run()
 	s.Free()
-	verdict := [1]byte{2} // 0 off, 1 on, 2 on with direct Bcasts
+	verdict := [1]byte{2} // 0 off, 1 on, 2 on with single-copy reads
 	for r, b := range all {
 		if b == 0 && c.rank == 0 && verdict[0] != 0 {
 			verdict[0] = 0
@@ -425,8 +427,9 @@ func waitOptions(c *Comm, sh nodeMemory) shmcoll.Options {
 	return o
 }
 
-// singleCopier is the capability a direct Bcast needs of the node's transport: reading
-// a peer's memory (cross-memory attach), and whether this process can at all.
+// singleCopier is the capability the single-copy Bcast and Allreduce need of the node's
+// transport: reading a peer's memory (cross-memory attach), and whether this process
+// can at all.
 type singleCopier interface {
 	transport.SingleCopy
 	CMA() (bool, string)

@@ -41,8 +41,8 @@
 // in it (ack ≥ c-Chunks). A long Bcast with a single-copy read (Options.Read) takes one
 // chunk whose line holds the root's buffer's address and length (flagged in its top
 // bit) instead: each reader reads the root's buffer itself and raises its ack, and the
-// root returns once every ack is at that chunk. Reduce and Allreduce: each rank copies its contribution into
-// its slot of bank s mod 2 and raises arrive; then the root (Reduce) or every rank
+// root returns once every ack is at that chunk. Reduce and Allreduce: each rank copies
+// its contribution into its slot of bank s mod 2 and raises arrive; then the root (Reduce) or every rank
 // (Allreduce) combines the slots in rank order (so non-commutative ops are right, and
 // every rank of an Allreduce gets the same bits). A message longer than a slot goes
 // in pieces, one op each. Bank s mod 2 was last read in op s-2, so a rank writes its
@@ -554,8 +554,8 @@ func (g *Group) reuse(c uint64) error {
 // Options.NT bytes, so that the root neither waits to take the buffer's lines back
 // from the readers' caches, which hold them from the last time, nor fills its own
 // cache with them; the readers then read them from memory. At 4 ranks on 2 vCPUs a
-// 64 KiB Bcast took 3.9 us instead of 6.9 where the vCPUs share a cache and 10 instead
-// of 29 where they do not (docs/BENCHMARKS.md). The fence at its end orders the chunk
+// 64 KiB Bcast took 4.0 us instead of 6.9 where the vCPUs share a cache and 5.1 instead
+// of 24 where they do not (docs/BENCHMARKS.md). The fence at its end orders the chunk
 // before the sequence number that announces it.
 func (g *Group) put(b, part []byte) {
 	if !haveNT || g.nt <= 0 || len(part) < g.nt {
@@ -667,9 +667,9 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 // faster depends on whether the cores share a cache at the time, which on a shared VM
 // changes from one minute to the next (docs/BENCHMARKS.md). Rank 0 times its calls of
 // each (time per byte), tries each twice (the reads first), then takes the faster and
-// tries the other every chooseProbe calls; it publishes each call's choice before it starts the call,
-// and the others follow it. Every rank of the group must call it for the same calls,
-// and the group must have a Read.
+// tries the other every chooseProbe calls; it publishes each call's choice before it
+// starts the call, and the others follow it. Every rank of the group must call it for
+// the same calls, and the group must have a Read.
 func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 	if g.err != nil {
 		return g.err
@@ -689,7 +689,10 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 		}
 		v = int(atomic.LoadUint64(p) & 1)
 	}
-	t0 := time.Now()
+	var t0 time.Time
+	if g.rank == 0 {
+		t0 = time.Now()
+	}
 	var err error
 	if v == 1 {
 		err = g.AllreduceDirect(send, recv, unit, k)
