@@ -222,8 +222,9 @@ type Options struct {
 	// a Read, or none.
 	Read   func(r int, dst []byte, addr uint64) error
 	Direct int
-	// NT: a Bcast's root writes ring chunks of at least NT bytes (NT > 0) with
-	// non-temporal stores, where the platform has them (see put).
+	// NT: a Bcast's root writes ring chunks of at least NT bytes (NT > 0), and an
+	// AllreduceDirect its sections of the result, with non-temporal stores, where the
+	// platform has them (see stream).
 	NT int
 }
 
@@ -506,7 +507,7 @@ func (g *Group) Bcast(buf []byte, root int) error {
 			if err := g.reuse(c); err != nil {
 				return err
 			}
-			g.put(b, part)
+			g.stream(b, part)
 			*g.total(c) = uint64(n)
 			g.raiseAt(seq, c)
 			g.raise(fAck, c) // for the reuse checks of later roots
@@ -550,21 +551,23 @@ func (g *Group) reuse(c uint64) error {
 	return nil
 }
 
-// put copies a broadcast chunk into its ring buffer: with non-temporal stores from
-// Options.NT bytes, so that the root neither waits to take the buffer's lines back
-// from the readers' caches, which hold them from the last time, nor fills its own
-// cache with them; the readers then read them from memory. At 4 ranks on 2 vCPUs a
-// 64 KiB Bcast took 4.0 us instead of 6.9 where the vCPUs share a cache and 5.1 instead
-// of 24 where they do not (docs/BENCHMARKS.md). The fence at its end orders the chunk
-// before the sequence number that announces it.
-func (g *Group) put(b, part []byte) {
-	if !haveNT || g.nt <= 0 || len(part) < g.nt {
-		copy(b, part)
+// stream copies src (a broadcast chunk, a section of a single-copy Allreduce's result)
+// into dst in the region: with non-temporal stores from Options.NT bytes, so that this
+// rank neither waits to take dst's lines back from the readers' caches, which hold them
+// from the last time, nor fills its own cache with them; the readers then read them
+// from memory. At 4 ranks on 2 vCPUs a 64 KiB Bcast took 4.0 us instead of 6.9 where the
+// vCPUs share a cache and 5.1 instead of 24 where they do not (docs/BENCHMARKS.md). The
+// fence at its end orders the bytes before the flag that announces them.
+func (g *Group) stream(dst, src []byte) {
+	if !haveNT || g.nt <= 0 || len(src) < g.nt {
+		copy(dst, src)
 		return
 	}
-	nl := len(part) / lineSize
-	copyNT(unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(part)), uintptr(nl))
-	copy(b[nl*lineSize:], part[nl*lineSize:])
+	head := min(int((lineSize-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%lineSize)%lineSize), len(src))
+	copy(dst[:head], src[:head])
+	nl := (len(src) - head) / lineSize
+	copyNT(unsafe.Pointer(&dst[head]), unsafe.Pointer(&src[head]), uintptr(nl))
+	copy(dst[head+nl*lineSize:], src[head+nl*lineSize:])
 }
 
 // directBit, set in a chunk's total, says that the broadcast is read from the root's
@@ -785,10 +788,14 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 		lo := el * g.rank / g.size * unit
 		hi := el * (g.rank + 1) / g.size * unit
 		if hi > lo {
-			if len(g.scratch) < hi-lo {
-				g.scratch = make([]byte, hi-lo)
+			if len(g.scratch) < 2*(hi-lo) {
+				g.scratch = make([]byte, 2*(hi-lo))
 			}
-			acc, tmp := g.result(s)[lo:hi], g.scratch[:hi-lo]
+			// The section is combined in scratch and streamed into the result once:
+			// the result's lines are in the other ranks' caches from their last
+			// copy-out, and taking them back line by line, then writing each several
+			// times, cost most of the call where the cores do not share a cache.
+			acc, tmp := g.scratch[:hi-lo], g.scratch[hi-lo:2*(hi-lo)]
 			for j := g.size - 1; j >= 0; j-- {
 				in := send[off+lo : off+hi]
 				if j != g.rank {
@@ -812,6 +819,7 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 					k(acc, in)
 				}
 			}
+			g.stream(g.result(s)[lo:hi], acc)
 		}
 		g.raise(fDone, s)
 		if err := g.waitAll(fDone, s); err != nil {

@@ -228,53 +228,11 @@ func TestBcastDirectReadFails(t *testing.T) {
 // place or not, interleaved with the other collectives; without a Read it is an error.
 func TestAllreduceDirect(t *testing.T) {
 	for n := 1; n <= 6; n++ {
-		l := small
-		l.Ranks = n
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			sr := &selfReader{bufs: make([][]byte, n)}
-			for r := range sr.bufs {
-				sr.bufs[r] = anon(t, 1600)
-			}
-			group(t, l, Options{Read: sr.read}, func(g *Group) error {
-				for it := 0; it < 120; it++ {
-					m := 16 * ((it * 7) % 100)
-					all := make([][]byte, n)
-					for r := range all {
-						all[r] = make([]byte, m)
-						fill(all[r], r, it)
-						for i := 0; i < m; i += 16 {
-							all[r][i] |= 1
-						}
-					}
-					op, esize := Kernel(compose), 16
-					if it%3 == 1 {
-						op, esize = sumU64, 8
-					}
-					want := append([]byte(nil), all[n-1]...)
-					for r := n - 2; r >= 0; r-- {
-						op(want, all[r])
-					}
-					send := sr.bufs[g.rank][:m]
-					copy(send, all[g.rank])
-					recv := send // in place
-					if it%2 == 0 {
-						recv = make([]byte, m)
-					}
-					if err := g.AllreduceDirect(send, recv, esize, op); err != nil {
-						return err
-					}
-					if !bytes.Equal(recv, want) {
-						return fmt.Errorf("iteration %d (%d bytes): wrong result", it, m)
-					}
-					if it%5 == 0 {
-						if err := g.Bcast(recv[:min(m, 100)], it%n); err != nil {
-							return err
-						}
-					}
-				}
-				return nil
-			})
-		})
+		for _, nt := range []int{0, 64} { // 64: sections streamed, most not line-aligned
+			l := small
+			l.Ranks = n
+			t.Run(fmt.Sprintf("%d/nt%d", n, nt), func(t *testing.T) { testAllreduceDirect(t, l, nt) })
+		}
 	}
 	l := small
 	l.Ranks = 1
@@ -285,6 +243,53 @@ func TestAllreduceDirect(t *testing.T) {
 	if err := g.AllreduceDirect(make([]byte, 8), make([]byte, 8), 8, sumU64); err == nil {
 		t.Error("AllreduceDirect without a Read: no error")
 	}
+}
+
+func testAllreduceDirect(t *testing.T, l Layout, nt int) {
+	n := l.Ranks
+	sr := &selfReader{bufs: make([][]byte, n)}
+	for r := range sr.bufs {
+		sr.bufs[r] = anon(t, 1600)
+	}
+	group(t, l, Options{Read: sr.read, NT: nt}, func(g *Group) error {
+		for it := 0; it < 120; it++ {
+			m := 16 * ((it * 7) % 100)
+			all := make([][]byte, n)
+			for r := range all {
+				all[r] = make([]byte, m)
+				fill(all[r], r, it)
+				for i := 0; i < m; i += 16 {
+					all[r][i] |= 1
+				}
+			}
+			op, esize := Kernel(compose), 16
+			if it%3 == 1 {
+				op, esize = sumU64, 8
+			}
+			want := append([]byte(nil), all[n-1]...)
+			for r := n - 2; r >= 0; r-- {
+				op(want, all[r])
+			}
+			send := sr.bufs[g.rank][:m]
+			copy(send, all[g.rank])
+			recv := send // in place
+			if it%2 == 0 {
+				recv = make([]byte, m)
+			}
+			if err := g.AllreduceDirect(send, recv, esize, op); err != nil {
+				return err
+			}
+			if !bytes.Equal(recv, want) {
+				return fmt.Errorf("iteration %d (%d bytes): wrong result", it, m)
+			}
+			if it%5 == 0 {
+				if err := g.Bcast(recv[:min(m, 100)], it%n); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // TestAllreduceChoose: every rank follows rank 0's choice call by call (the results
