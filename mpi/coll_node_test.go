@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -189,6 +190,88 @@ func TestNodeCollSizes(t *testing.T) {
 			c, err := w.Split(color, w.Rank())
 			must(t, err)
 			nodeCollCheck(t, c, 40)
+			must(t, c.Free())
+		}
+		must(t, mpi.Finalize())
+	})
+}
+
+// TestNodeCollBcastDirect: on 4 ranks, Bcasts from every root whose sizes fall in each
+// of the node path's ranges (through the ring; between the ring's limit and the direct
+// range, the schedules; read from the root's buffer) deliver the root's bytes, over
+// World and a duplicate, and the collective table names the direct range, on once the
+// region is set up; where the ranks cannot read each other's memory (shm_cma=false) the
+// set-up turns it off on every rank and the same Bcasts take the other paths.
+func TestNodeCollBcastDirect(t *testing.T) {
+	for _, cma := range []string{"true", "false"} {
+		t.Run("cma="+cma, func(t *testing.T) { testNodeCollBcastDirect(t, cma) })
+	}
+}
+
+func testNodeCollBcastDirect(t *testing.T, cma string) {
+	set := map[string]string{"coll_shm_bcast_max": "4K", "coll_shm_bcast_direct": "16K", "coll_shm_bcast_direct_max": "256K",
+		"shm_cma": cma}
+	state := "(on: every rank can)"
+	if cma == "false" {
+		state = "(off: some rank cannot read another's memory)"
+	}
+	launchOK(t, 4, set, func(t *testing.T) {
+		must(t, mpi.Init())
+		w := mpi.World
+		d, err := w.Dup()
+		must(t, err)
+		if tab := core.World.CollTable(); !strings.Contains(tab, "from 16384 to 262144 B read from the root's buffer") {
+			t.Errorf("the collective table does not name the direct range:\n%s", tab)
+		}
+		for it, n := range []int{0, 100, 4 << 10, 5000, 16<<10 - 1, 16 << 10, 100000, 256 << 10, 256<<10 + 1, 300000} {
+			for _, c := range []*mpi.Comm{w, d} {
+				root := it % c.Size()
+				b := make([]byte, n)
+				if c.Rank() == root {
+					for i := range b {
+						b[i] = byte(input(root, it, i))
+					}
+				}
+				must(t, mpi.Bcast(c, b, root))
+				for i := range b {
+					if b[i] != byte(input(root, it, i)) {
+						t.Fatalf("Bcast of %d bytes from %d: byte %d is %d, want %d", n, root, i, b[i], byte(input(root, it, i)))
+					}
+				}
+			}
+		}
+		if tab := core.World.CollTable(); !strings.Contains(tab, "read from the root's buffer "+state) {
+			t.Errorf("after the Bcasts, the collective table does not say %q:\n%s", state, tab)
+		}
+		must(t, d.Free())
+		must(t, mpi.Finalize())
+	})
+}
+
+// TestNodeCollAllreduceDirect: split Allreduces that read the others' contributions
+// from their buffers (in many pieces: tiny slots), in place or not, on 3, 4 and 5 ranks,
+// against serial results, with the other node collectives in between.
+func TestNodeCollAllreduceDirect(t *testing.T) {
+	set := map[string]string{"coll_shm_allreduce_direct": "600"}
+	for k, v := range nodeSettings {
+		set[k] = v
+	}
+	launchOK(t, 5, set, func(t *testing.T) {
+		must(t, mpi.Init())
+		w := mpi.World
+		if tab := core.World.CollTable(); !strings.Contains(tab, "split Allreduce from 600 B chooses by timing between the slots and reading") {
+			t.Errorf("the collective table does not name the direct Allreduce:\n%s", tab)
+		}
+		for k := 3; k <= 5; k++ {
+			color := 0
+			if w.Rank() >= k {
+				color = 1
+			}
+			c, err := w.Split(color, w.Rank())
+			must(t, err)
+			if color == 0 {
+				nodeCollCheck(t, c, 60)
+			}
 			must(t, c.Free())
 		}
 		must(t, mpi.Finalize())
@@ -458,6 +541,8 @@ func TestBcastTruncationEveryPath(t *testing.T) {
 		"shm":   {"coll_shm": "auto"},
 		"sched": {"coll_shm": "off"},
 		"tcp":   {"coll_shm": "off", "transports": "self,tcp"},
+		// Read from the root's buffer from 1000 bytes: the 300- and 5000-int ones.
+		"direct": {"coll_shm": "auto", "coll_shm_bcast_direct": "1000"},
 	}
 	for name, set := range paths {
 		t.Run(name, func(t *testing.T) {

@@ -132,6 +132,20 @@ func (c *Comm) CollTable() string {
 			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B; beyond, schedules\n", l.bcast, l.reduce)
 		} else {
 			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B (split from %d B); beyond, schedules\n", l.bcast, l.reduce, l.split)
+			if l.direct > 0 && l.directMax >= l.direct && p == PathNode {
+				state := "where every rank can"
+				if n := c.node; n.state == nodeOn {
+					state = "(on: every rank can)"
+					if n.g.Direct() == 0 {
+						state = "(off: some rank cannot read another's memory)"
+					}
+				}
+				fmt.Fprintf(&b, "  and Bcast from %d to %d B read from the root's buffer %s (single copy)\n", l.direct, l.directMax, state)
+			}
+			if l.readSplit > 0 && p == PathNode {
+				fmt.Fprintf(&b, "  split Allreduce from %d B chooses by timing between the slots and reading the others' contributions from their buffers, where every rank can\n",
+					max(l.readSplit, l.split))
+			}
 		}
 	}
 	t, err := coll.Tune()
@@ -201,7 +215,7 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	g, err := c.nodeGroup(&cl, int64(len(buf.B)), c.node.lim.bcast)
+	g, err := c.nodeGroup(&cl, int64(len(buf.B)), c.node.bcastLimit(int64(len(buf.B))))
 	if err != nil || g == nil {
 		if err != nil {
 			return err
@@ -258,7 +272,7 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		}
 		return schedAllreduce(c, op, send, recv, r)
 	}
-	if err := nodeAllreduce(g, c.node.lim.split, s.B, recv.B, recv.Esz, r); err != nil {
+	if err := nodeAllreduce(g, &c.node.lim, s.B, recv.B, recv.Esz, r); err != nil {
 		return MapErr(op, err)
 	}
 	c.node.sentAll(len(recv.B))

@@ -13,6 +13,7 @@ import (
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/shmcoll"
+	"github.com/mpigo/mpigo/internal/transport"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
 
@@ -45,9 +46,22 @@ var (
 			"(each combines a section, all copy the result) instead of each rank combining it all")
 	setShmChunk = config.Size("coll_shm_chunk", 16<<10,
 		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step").Range(1, 1<<30)
+	setShmDirect = config.Size("coll_shm_bcast_direct", 256<<10,
+		"smallest Bcast (bytes) on 3 or more ranks that goes through node shared memory with every rank reading the "+
+			"root's buffer itself (single copy, where cross-memory attach works) instead of through the ring; 0: never")
+	setShmDirectMax = config.Size("coll_shm_bcast_direct_max", 1<<20,
+		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory read from the root's buffer "+
+			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms")
+	setShmReduceDirect = config.Size("coll_shm_allreduce_direct", 256<<10,
+		"smallest split Allreduce (bytes, coll_shm_split) on 3 or more ranks that chooses by timing between the slots "+
+			"and each rank reading its section of the others' contributions from their buffers (single copy, where "+
+			"cross-memory attach works); 0: always the slots")
+	setShmNT = config.Size("coll_shm_nt", 4<<10,
+		"smallest chunk (bytes) that a node shared-memory Bcast's root writes into the ring with non-temporal stores "+
+			"(amd64), so that it does not take the lines back from the readers' caches; 0: never")
 	setShmChunks = config.Int("coll_shm_chunks", 8,
 		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16)
-	setShmSlot = config.Size("coll_shm_slot", 256<<10,
+	setShmSlot = config.Size("coll_shm_slot", 512<<10,
 		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
 			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB").Range(1, 1<<30)
 )
@@ -209,8 +223,9 @@ func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, e
 // 2 cores: for two ranks the point-to-point single-copy protocols win sooner).
 // The settings are read once (parsing them on every call would cost more than a short
 // collective).
-var shmLimits = sync.OnceValue(func() [5]int64 {
-	return [5]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get()}
+var shmLimits = sync.OnceValue(func() [8]int64 {
+	return [8]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
+		setShmDirect.Get(), setShmDirectMax.Get(), setShmReduceDirect.Get()}
 })
 
 // nodeLimits are the sizes up to which a communicator's blocking collectives take
@@ -222,13 +237,36 @@ type nodeLimits struct {
 	// and is never cut.
 	userReduce int64
 	split      int64 // Allreduce from which the reduction is split among the ranks
+	// A split Allreduce of at least readSplit bytes (0: none) chooses by timing between
+	// the slots and reading the others' contributions from their buffers, where every
+	// rank can.
+	readSplit int64
+	// Bcasts of direct to directMax bytes (3 ranks or more; direct 0: none) go through
+	// shared memory read from the root's buffer, where every rank can (the region's
+	// set-up agrees on it); other ones above bcast take the schedules.
+	direct, directMax int64
+}
+
+// bcastLimit is the largest Bcast of nbytes that may take c's node path: the ring's
+// limit, or the direct one's when nbytes is in its range and the group reads directly
+// (or is not set up yet: its first Bcast then takes the ring if the set-up finds that
+// some rank cannot read; every rank decides alike).
+func (n *nodeColl) bcastLimit(nbytes int64) int64 {
+	l := &n.lim
+	if nbytes <= l.bcast || l.direct <= 0 || nbytes < l.direct {
+		return l.bcast
+	}
+	if n.state == nodeUnknown || (n.state == nodeOn && n.g.Direct() > 0) {
+		return l.directMax
+	}
+	return l.bcast
 }
 
 func limitsFor(size int) nodeLimits {
 	l := shmLimits()
-	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4]}
+	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4], direct: l[5], directMax: l[6], readSplit: l[7]}
 	if size == 2 {
-		lim.bcast, lim.reduce = l[0], l[2]
+		lim.bcast, lim.reduce, lim.direct, lim.readSplit = l[0], l[2], 0, 0
 	}
 	lim.userReduce = lim.reduce
 	if lay, err := nodeLayout(size); err == nil {
@@ -247,9 +285,13 @@ func reduceLimit(c *Comm, r *Red) int64 {
 
 // nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a
 // predefined op splits the reduction (in whole (value, index) pairs for Maxloc and
-// Minloc).
-func nodeAllreduce(g *shmcoll.Group, split int64, send, recv []byte, esize int, r *Red) error {
-	if !r.User && int64(len(send)) >= split && g.Size() > 2 {
+// Minloc), and a longer one chooses by timing between that and reading the others'
+// contributions from their buffers, where every rank can.
+func nodeAllreduce(g *shmcoll.Group, lim *nodeLimits, send, recv []byte, esize int, r *Red) error {
+	if n := int64(len(send)); !r.User && n >= lim.split && g.Size() > 2 {
+		if lim.readSplit > 0 && n >= lim.readSplit && g.CanRead() {
+			return g.AllreduceChoose(send, recv, r.unit(esize), r.K.Fn)
+		}
 		return g.AllreduceSplit(send, recv, r.unit(esize), r.K.Fn)
 	}
 	return g.Allreduce(send, recv, esize, r.K.Fn)
@@ -389,9 +431,13 @@ func (n *nodeColl) setup(c *Comm) error {
 			why = err.Error()
 		}
 	}
+	// mine: 1 mapped, 2 mapped and able to read the others' memory (single-copy reads).
 	mine := [1]byte{}
 	if g != nil {
 		mine[0] = 1
+		if g.CanRead() {
+			mine[0] = 2
+		}
 	}
 	// Agree: gather the outcomes at the leader, which broadcasts the verdict (trees
 	// only: the blocking sends of small messages then never wait on each other, even
@@ -401,12 +447,13 @@ func (n *nodeColl) setup(c *Comm) error {
 	s.Gather(mine[:], all, 0)
 	err = s.Run()
 	s.Free()
-	verdict := [1]byte{1}
+	verdict := [1]byte{2} // 0 off, 1 on, 2 on with single-copy reads
 	for r, b := range all {
 		if b == 0 && c.rank == 0 && verdict[0] != 0 {
 			verdict[0] = 0
 			why = "rank " + strconv.Itoa(r) + " could not map the region"
 		}
+		verdict[0] = min(verdict[0], b)
 	}
 	if err == nil {
 		s = coll.New(&c.lconn, c.seqTag(), 1)
@@ -414,7 +461,10 @@ func (n *nodeColl) setup(c *Comm) error {
 		err = s.Run()
 		s.Free()
 	}
-	ok := err == nil && verdict[0] == 1 && g != nil
+	ok := err == nil && verdict[0] != 0 && g != nil
+	if ok && verdict[0] == 1 {
+		g.NoRead() // some rank cannot read the others' memory: every rank turns reads off
+	}
 	if !ok && why == "" {
 		why = "another rank could not map the region"
 	}
@@ -451,12 +501,27 @@ func waitOptions(c *Comm, sh nodeMemory) shmcoll.Options {
 		Sleep:          p.Sleep,
 		Oversubscribed: proc.LocalSize() > runtime.NumCPU(),
 		CheckEvery:     time.Millisecond,
+		NT:             int(min(max(setShmNT.Get(), 0), 1<<30)),
 		Progress:       func() { eng.Progress() },
 	}
 	if sh != nil {
 		o.Check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
 	}
+	if sc, ok := sh.(singleCopier); ok && c.size > 2 {
+		if can, _ := sc.CMA(); can && (shmLimits()[5] > 0 || shmLimits()[7] > 0) {
+			o.Direct = int(min(max(shmLimits()[5], 0), 1<<30))
+			o.Read = func(r int, dst []byte, addr uint64) error { return sc.ReadFrom(c.LocalWorldRank(r), dst, addr) }
+		}
+	}
 	return o
+}
+
+// singleCopier is the capability the single-copy Bcast and Allreduce need of the node's
+// transport: reading a peer's memory (cross-memory attach), and whether this process
+// can at all.
+type singleCopier interface {
+	transport.SingleCopy
+	CMA() (bool, string)
 }
 
 // close unmaps the region; the communicator's collectives must not run afterwards.

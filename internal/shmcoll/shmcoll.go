@@ -38,8 +38,11 @@
 // each chunk of the message into the ring once and raises the buffer's sequence; the
 // others copy it out and raise their ack, so root and readers copy at the same time; the root
 // reuses a ring buffer only once every other rank has acknowledged the chunk that was
-// in it (ack ≥ c-Chunks). Reduce and Allreduce: each rank copies its contribution into
-// its slot of bank s mod 2 and raises arrive; then the root (Reduce) or every rank
+// in it (ack ≥ c-Chunks). A long Bcast with a single-copy read (Options.Read) takes one
+// chunk whose line holds the root's buffer's address and length (flagged in its top
+// bit) instead: each reader reads the root's buffer itself and raises its ack, and the
+// root returns once every ack is at that chunk. Reduce and Allreduce: each rank copies
+// its contribution into its slot of bank s mod 2 and raises arrive; then the root (Reduce) or every rank
 // (Allreduce) combines the slots in rank order (so non-commutative ops are right, and
 // every rank of an Allreduce gets the same bits). A message longer than a slot goes
 // in pieces, one op each. Bank s mod 2 was last read in op s-2, so a rank writes its
@@ -69,6 +72,7 @@ package shmcoll
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -95,7 +99,10 @@ const (
 
 	fArrive = 0
 	fAck    = 16
-	fDone   = 24 // a split Allreduce: this rank has reduced its section of op s
+	fDone   = 24       // a split Allreduce: this rank has reduced its section of op s
+	offAddr = lineSize // AllreduceDirect: where op s's piece of this rank's send buffer is
+	// AllreduceChoose, rank 0's block: call k's choice, k<<1 | (1: AllreduceDirect).
+	offChoice = lineSize + 8
 
 	offInline = 2 * lineSize // a rank's two lines (one per bank) of small contributions
 )
@@ -208,6 +215,17 @@ type Options struct {
 	// polls, on every yield and after every sleep): it moves the rank's pending
 	// point-to-point messages, which a peer may need before it can come.
 	Progress func()
+	// Read, if not nil, copies len(dst) bytes at addr in the memory of group rank r's
+	// process into dst (a single-copy read: cross-memory attach). With it, a Bcast of
+	// at least Direct bytes (Direct > 0) is read by every other rank straight from the
+	// root's buffer (see Bcast), and AllreduceDirect can run. Every rank must be given
+	// a Read, or none.
+	Read   func(r int, dst []byte, addr uint64) error
+	Direct int
+	// NT: a Bcast's root writes ring chunks of at least NT bytes (NT > 0), and an
+	// AllreduceDirect its sections of the result, with non-temporal stores, where the
+	// platform has them (see stream).
+	NT int
 }
 
 // Kernel is a reduction over two equal-length byte buffers of whole elements: it sets
@@ -231,8 +249,14 @@ type Group struct {
 	checkEvery time.Duration
 	progress   func()
 	oversub    bool
+	read       func(int, []byte, uint64) error
+	direct     int // Bcasts of at least this many bytes are read from the root (0: none)
+	nt         int // ring chunks of at least this many bytes are written non-temporally (0: none)
 
-	ackKnown uint64 // every other rank's ack was at least this when last looked at
+	ackKnown uint64  // every other rank's ack was at least this when last looked at
+	scratch  []byte  // AllreduceDirect: a section of another rank's contribution
+	calls    uint64  // AllreduceChoose calls made
+	choice   chooser // rank 0: what AllreduceChoose measured
 
 	err error // sticky: the first failure; the group's state is unknown afterwards
 }
@@ -248,7 +272,10 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 		return nil, fmt.Errorf("shmcoll: Attach: rank %d out of range [0, %d)", rank, l.Ranks)
 	}
 	g := &Group{mem: mem, base: unsafe.Pointer(&mem[0]), l: l, rank: rank, size: l.Ranks,
-		check: o.Check, checkEvery: o.CheckEvery, progress: o.Progress, oversub: o.Oversubscribed}
+		check: o.Check, checkEvery: o.CheckEvery, progress: o.Progress, oversub: o.Oversubscribed, nt: max(o.NT, 0)}
+	if o.Read != nil {
+		g.read, g.direct = o.Read, max(o.Direct, 0)
+	}
 	p := idle.Policy{Spin: o.Spin, Yield: o.Yield, Sleep: o.Sleep}.Or(idle.Default())
 	if o.Oversubscribed {
 		p = p.Oversubscribed()
@@ -270,6 +297,16 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 
 // Layout is the region's geometry.
 func (g *Group) Layout() Layout { return g.l }
+
+// NoRead turns the single-copy reads off (Options.Read): some rank of the group
+// cannot read the others' memory. Every rank must call it, before any collective.
+func (g *Group) NoRead() { g.read, g.direct = nil, 0 }
+
+// CanRead reports whether the group has single-copy reads (Options.Read).
+func (g *Group) CanRead() bool { return g.read != nil }
+
+// Direct reports the size from which a Bcast is read from the root's buffer (0: never).
+func (g *Group) Direct() int { return g.direct }
 
 // Rank and Size are this rank's place in the group and the group's size.
 func (g *Group) Rank() int { return g.rank }
@@ -441,7 +478,10 @@ func (g *Group) Barrier() error {
 	return nil
 }
 
-// Bcast copies root's buf to every rank's buf; all pass bufs of the same length.
+// Bcast copies root's buf to every rank's buf; all pass bufs of the same length. With
+// Options.Read, one of at least Options.Direct bytes is read by the others straight
+// from the root's buf (the root waits until they have); otherwise it streams through
+// the ring.
 func (g *Group) Bcast(buf []byte, root int) error {
 	if g.err != nil {
 		return g.err
@@ -451,10 +491,12 @@ func (g *Group) Bcast(buf []byte, root int) error {
 	}
 	g.s++
 	g.raise(fArrive, g.s)
+	if g.rank == root && g.direct > 0 && len(buf) >= g.direct {
+		return g.bcastDirect(buf)
+	}
 	// The root's length decides how many chunks go (at least one, so that an empty
 	// broadcast keeps every rank's chunk count in step): readers learn it from the
 	// first chunk and follow it, whatever their own buffer's length.
-	k := uint64(g.l.Chunks)
 	n := len(buf)
 	for off := 0; off < n || off == 0; off += g.l.Chunk {
 		g.c++
@@ -462,15 +504,10 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		if g.rank == root {
 			part := buf[off:min(off+g.l.Chunk, n)]
 			seq, b := g.ring(c, len(part))
-			if c > k && g.ackKnown < c-k {
-				// Look at the others' acks only when the last look does not cover c-k
-				// (each look costs a cache miss per rank): the root runs ahead.
-				if err := g.waitAll(fAck, c-k); err != nil {
-					return err
-				}
-				g.ackKnown = g.minOther(fAck)
+			if err := g.reuse(c); err != nil {
+				return err
 			}
-			copy(b, part)
+			g.stream(b, part)
 			*g.total(c) = uint64(n)
 			g.raiseAt(seq, c)
 			g.raise(fAck, c) // for the reuse checks of later roots
@@ -481,7 +518,11 @@ func (g *Group) Bcast(buf []byte, root int) error {
 			return err
 		}
 		if off == 0 {
-			n = int(*g.total(c))
+			t := *g.total(c)
+			if t&directBit != 0 {
+				return g.readDirect(buf, root, c, int(t&^directBit))
+			}
+			n = int(t)
 		}
 		_, b := g.ring(c, min(g.l.Chunk, n-off))
 		if off < len(buf) {
@@ -490,6 +531,89 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		g.raise(fAck, c)
 	}
 	if n > len(buf) {
+		return ErrTruncate
+	}
+	return nil
+}
+
+// reuse waits, as the root of chunk c, until ring buffer c mod Chunks is free: every
+// other rank has acknowledged chunk c-Chunks. It looks at the others' acks only when
+// the last look does not cover that (each look costs a cache miss per rank): the root
+// runs ahead.
+func (g *Group) reuse(c uint64) error {
+	k := uint64(g.l.Chunks)
+	if c > k && g.ackKnown < c-k {
+		if err := g.waitAll(fAck, c-k); err != nil {
+			return err
+		}
+		g.ackKnown = g.minOther(fAck)
+	}
+	return nil
+}
+
+// stream copies src (a broadcast chunk, a section of a single-copy Allreduce's result)
+// into dst in the region: with non-temporal stores from Options.NT bytes, so that this
+// rank neither waits to take dst's lines back from the readers' caches, which hold them
+// from the last time, nor fills its own cache with them; the readers then read them
+// from memory. At 4 ranks on 2 vCPUs a 64 KiB Bcast took 4.0 us instead of 6.9 where the
+// vCPUs share a cache and 5.1 instead of 24 where they do not (docs/BENCHMARKS.md). The
+// fence at its end orders the bytes before the flag that announces them.
+func (g *Group) stream(dst, src []byte) {
+	if !haveNT || g.nt <= 0 || len(src) < g.nt {
+		copy(dst, src)
+		return
+	}
+	head := min(int((lineSize-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%lineSize)%lineSize), len(src))
+	copy(dst[:head], src[:head])
+	nl := (len(src) - head) / lineSize
+	copyNT(unsafe.Pointer(&dst[head]), unsafe.Pointer(&src[head]), uintptr(nl))
+	copy(dst[head+nl*lineSize:], src[head+nl*lineSize:])
+}
+
+// directBit, set in a chunk's total, says that the broadcast is read from the root's
+// buffer, whose address is in the chunk's inline bytes.
+const directBit = 1 << 63
+
+// bcastDirect is a long Bcast's root: it announces its buffer's address and length in
+// one chunk's line, and returns once every other rank has read the buffer (their acks).
+// A ring copy moves every byte twice and, where two cores do not share a cache, every
+// line across twice (the root's write takes the line back from the readers, their read
+// takes it over); reading the root's buffer moves it once, and not at all when the
+// readers' caches still hold the lines from the last time (docs/BENCHMARKS.md).
+func (g *Group) bcastDirect(buf []byte) error {
+	g.c++
+	c := g.c
+	seq, line := g.ring(c, 8)
+	if err := g.reuse(c); err != nil {
+		return err
+	}
+	*(*uint64)(unsafe.Pointer(&line[0])) = uint64(uintptr(unsafe.Pointer(&buf[0])))
+	*g.total(c) = uint64(len(buf)) | directBit
+	g.raiseAt(seq, c)
+	g.raise(fAck, c)
+	err := g.waitAll(fAck, c)
+	runtime.KeepAlive(buf)
+	if err == nil {
+		g.ackKnown = c
+	}
+	return err
+}
+
+// readDirect is a long Bcast's reader: it copies the root's n bytes at the address in
+// chunk c's line into buf (as much as fits) and acknowledges the chunk, so the root
+// may return; a read that fails still acknowledges, so that the group stays in step.
+func (g *Group) readDirect(buf []byte, root int, c uint64, n int) error {
+	_, line := g.ring(c, 8)
+	addr := *(*uint64)(unsafe.Pointer(&line[0]))
+	err := errors.New("this rank has no single-copy read")
+	if g.read != nil {
+		err = g.read(root, buf[:min(n, len(buf))], addr)
+	}
+	g.raise(fAck, c)
+	switch {
+	case err != nil:
+		return fmt.Errorf("shmcoll: Bcast: reading the root's buffer: %w", err)
+	case n > len(buf):
 		return ErrTruncate
 	}
 	return nil
@@ -539,6 +663,171 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 		}
 		copy(recv[off:off+m], g.result(s)[:m])
 	}
+	return nil
+}
+
+// AllreduceChoose is AllreduceSplit or AllreduceDirect, chosen by measurement: which is
+// faster depends on whether the cores share a cache at the time, which on a shared VM
+// changes from one minute to the next (docs/BENCHMARKS.md). Rank 0 times its calls of
+// each (time per byte), tries each twice (the reads first), then takes the faster and
+// tries the other every chooseProbe calls; it publishes each call's choice before it
+// starts the call, and the others follow it. Every rank of the group must call it for
+// the same calls, and the group must have a Read.
+func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
+	if g.err != nil {
+		return g.err
+	}
+	if g.read == nil {
+		return errors.New("shmcoll: AllreduceChoose: the group has no single-copy read")
+	}
+	g.calls++
+	p := g.flag(0, offChoice)
+	var v int
+	if g.rank == 0 {
+		v = g.choice.pick()
+		g.raiseAt(p, g.calls<<1|uint64(v))
+	} else {
+		if err := g.waitAt(0, p, g.calls<<1); err != nil {
+			return err
+		}
+		v = int(atomic.LoadUint64(p) & 1)
+	}
+	var t0 time.Time
+	if g.rank == 0 {
+		t0 = time.Now()
+	}
+	var err error
+	if v == 1 {
+		err = g.AllreduceDirect(send, recv, unit, k)
+	} else {
+		err = g.AllreduceSplit(send, recv, unit, k)
+	}
+	if g.rank == 0 && err == nil && len(send) > 0 {
+		g.choice.record(v, float64(time.Since(t0))/float64(len(send)))
+	}
+	return err
+}
+
+// chooseProbe: once a choice is made, one call in this many tries the other way, so
+// that a change of the host's state is noticed.
+const chooseProbe = 32
+
+// chooser is rank 0's record for AllreduceChoose: the estimated time per byte of the
+// slots (0) and of single-copy reads (1).
+type chooser struct {
+	est   [2]float64
+	n     [2]int
+	calls int
+}
+
+func (c *chooser) pick() int {
+	c.calls++
+	// The reads first: in a benchmark the first calls are warm-up, and then the last
+	// one explored, which is timed, is the slots, the usual winner.
+	for _, v := range [2]int{1, 0} {
+		if c.n[v] < 2 {
+			return v
+		}
+	}
+	best := 0
+	if c.est[1] < c.est[0] {
+		best = 1
+	}
+	if c.calls%chooseProbe == 0 {
+		return 1 - best
+	}
+	return best
+}
+
+// record takes a call's time per byte: the first two of a way keep the faster (the
+// first may run on cold pages), later ones move the estimate a quarter of the way.
+func (c *chooser) record(v int, x float64) {
+	switch {
+	case c.n[v] == 0:
+		c.est[v] = x
+	case c.n[v] == 1:
+		c.est[v] = min(c.est[v], x)
+	default:
+		c.est[v] += (x - c.est[v]) / 4
+	}
+	c.n[v]++
+}
+
+// AllreduceDirect is AllreduceSplit for ranks that can read each other's memory
+// (Options.Read): a rank publishes where its send buffer is instead of copying it into
+// its slot, and each rank reads its section of the others' contributions straight
+// from their send buffers into scratch of its own and combines them (in rank order)
+// into the shared result, which every rank then copies out. A contribution thus moves
+// once, by the rank that combines it, instead of twice through the slots (written
+// there, then read), and where two cores do not share a cache the lines of a send
+// buffer that did not change since the last call need not cross at all
+// (docs/BENCHMARKS.md). A rank's send buffer stays untouched until every rank has
+// combined its section (done), so an in-place call (send is recv) is safe: results
+// are written only after that.
+func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
+	if err := g.reduceArgs(send, recv, unit, true); err != nil {
+		return err
+	}
+	if g.read == nil {
+		return errors.New("shmcoll: AllreduceDirect: the group has no single-copy read")
+	}
+	piece := g.l.Slot / unit * unit
+	for off := 0; off < len(send); off += piece {
+		m := min(piece, len(send)-off)
+		g.s++
+		s := g.s
+		if s > 2 {
+			// Bank s mod 2's result was last read in op s-2.
+			if err := g.waitAll(fArrive, s-1); err != nil {
+				return err
+			}
+		}
+		*g.flag(g.rank, offAddr) = uint64(uintptr(unsafe.Pointer(&send[off])))
+		g.raise(fArrive, s)
+		el := m / unit
+		lo := el * g.rank / g.size * unit
+		hi := el * (g.rank + 1) / g.size * unit
+		if hi > lo {
+			if len(g.scratch) < 2*(hi-lo) {
+				g.scratch = make([]byte, 2*(hi-lo))
+			}
+			// The section is combined in scratch and streamed into the result once:
+			// the result's lines are in the other ranks' caches from their last
+			// copy-out, and taking them back line by line, then writing each several
+			// times, cost most of the call where the cores do not share a cache.
+			acc, tmp := g.scratch[:hi-lo], g.scratch[hi-lo:2*(hi-lo)]
+			for j := g.size - 1; j >= 0; j-- {
+				in := send[off+lo : off+hi]
+				if j != g.rank {
+					if err := g.wait(j, fArrive, s); err != nil {
+						return err
+					}
+					dst := tmp
+					if j == g.size-1 {
+						dst = acc
+					}
+					if err := g.read(j, dst, *g.flag(j, offAddr)+uint64(lo)); err != nil {
+						g.err = fmt.Errorf("shmcoll: Allreduce: reading rank %d's contribution: %w", j, err)
+						return g.err
+					}
+					in = dst
+				}
+				switch {
+				case j == g.size-1 && j == g.rank:
+					copy(acc, in)
+				case j < g.size-1:
+					k(acc, in)
+				}
+			}
+			g.stream(g.result(s)[lo:hi], acc)
+		}
+		g.raise(fDone, s)
+		if err := g.waitAll(fDone, s); err != nil {
+			return err
+		}
+		copy(recv[off:off+m], g.result(s)[:m])
+	}
+	runtime.KeepAlive(send)
 	return nil
 }
 

@@ -7,20 +7,29 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// region maps shared anonymous memory for l and formats it; the test unmaps it.
-func region(t testing.TB, l Layout) []byte {
+// anon maps n bytes of shared anonymous memory; the test unmaps it.
+func anon(t testing.TB, n int) []byte {
 	t.Helper()
-	mem, err := unix.Mmap(-1, 0, l.Size(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	mem, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Munmap(mem) })
+	return mem
+}
+
+// region maps shared anonymous memory for l and formats it; the test unmaps it.
+func region(t testing.TB, l Layout) []byte {
+	t.Helper()
+	mem := anon(t, l.Size())
 	if err := Format(mem, l); err != nil {
 		t.Fatal(err)
 	}
@@ -78,27 +87,107 @@ func fill(b []byte, rank, iter int) {
 	}
 }
 
+// TestBcastAllSizes: every size and root, through ordinary and non-temporal copies of
+// the chunks (NT 64: every whole chunk of the 128-byte ring goes non-temporally).
 func TestBcastAllSizes(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		l := small
 		l.Ranks = n
+		for _, o := range []Options{{}, {NT: 64}} {
+			t.Run(fmt.Sprintf("%d/nt%d", n, o.NT), func(t *testing.T) { testBcastAllSizes(t, l, o) })
+		}
+	}
+}
+
+func testBcastAllSizes(t *testing.T, l Layout, o Options) {
+	n := l.Ranks
+	group(t, l, o, func(g *Group) error {
+		buf := make([]byte, 2000)
+		want := make([]byte, 2000)
+		for it := 0; it < 300; it++ {
+			root := it % n
+			m := (it * 97) % len(buf) // crosses chunks and ring reuse
+			if it%3 == 0 {
+				m = it % 70 // around inlineMax: in the sequence line or not
+			}
+			fill(want[:m], root, it)
+			if g.rank == root {
+				copy(buf, want[:m])
+			} else {
+				clear(buf)
+			}
+			if err := g.Bcast(buf[:m], root); err != nil {
+				return err
+			}
+			if !bytes.Equal(buf[:m], want[:m]) {
+				return fmt.Errorf("iteration %d (root %d, %d bytes): wrong data", it, root, m)
+			}
+		}
+		return nil
+	})
+}
+
+// selfReader is a single-copy read where every rank is a goroutine of this process:
+// each rank's buffer is registered, and a read checks that the address it is given
+// is in the buffer of the rank it reads from.
+type selfReader struct {
+	bufs  [][]byte
+	reads atomic.Int64
+}
+
+func (s *selfReader) read(r int, dst []byte, addr uint64) error {
+	b := s.bufs[r]
+	base := uint64(uintptr(unsafe.Pointer(&b[0])))
+	if addr < base || addr+uint64(len(dst)) > base+uint64(len(b)) {
+		return fmt.Errorf("read of %d bytes at %#x is outside rank %d's buffer", len(dst), addr, r)
+	}
+	copy(dst, b[addr-base:])
+	s.reads.Add(1)
+	return nil
+}
+
+// TestBcastDirect: Bcasts of at least Direct bytes are read from the root's buffer, the
+// shorter ones stream through the ring, interleaved with any root, and the group stays
+// in step; a reader whose buffer is shorter gets what fits and ErrTruncate.
+func TestBcastDirect(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		l := small
+		l.Ranks = n
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			group(t, l, Options{}, func(g *Group) error {
-				buf := make([]byte, 2000)
-				want := make([]byte, 2000)
+			// The ranks' buffers are outside the Go heap, as another process's memory
+			// is: the race detector cannot see the flags that order the reads.
+			sr := &selfReader{bufs: make([][]byte, n)}
+			for r := range sr.bufs {
+				sr.bufs[r] = anon(t, 3000)
+			}
+			group(t, l, Options{Read: sr.read, Direct: 300}, func(g *Group) error {
+				buf := sr.bufs[g.rank]
+				want := make([]byte, 3000)
 				for it := 0; it < 300; it++ {
 					root := it % n
-					m := (it * 97) % len(buf) // crosses chunks and ring reuse
-					if it%3 == 0 {
-						m = it % 70 // around inlineMax: in the sequence line or not
-					}
+					m := (it * 211) % len(buf)
 					fill(want[:m], root, it)
 					if g.rank == root {
 						copy(buf, want[:m])
 					} else {
 						clear(buf)
 					}
-					if err := g.Bcast(buf[:m], root); err != nil {
+					short := it%7 == 3 && g.rank != root && m >= 300
+					b := buf[:m]
+					if short {
+						b = buf[:m-1]
+					}
+					err := g.Bcast(b, root)
+					if short {
+						if !errors.Is(err, ErrTruncate) {
+							return fmt.Errorf("iteration %d: short buffer: got %v, want ErrTruncate", it, err)
+						}
+						if !bytes.Equal(b, want[:m-1]) {
+							return fmt.Errorf("iteration %d: short buffer: wrong data", it)
+						}
+						continue
+					}
+					if err != nil {
 						return err
 					}
 					if !bytes.Equal(buf[:m], want[:m]) {
@@ -107,6 +196,154 @@ func TestBcastAllSizes(t *testing.T) {
 				}
 				return nil
 			})
+			if sr.reads.Load() == 0 {
+				t.Error("no Bcast was read from the root's buffer")
+			}
+		})
+	}
+}
+
+// TestBcastDirectReadFails: a reader whose read fails reports it, and the root and the
+// others finish the Bcast and the next one.
+func TestBcastDirectReadFails(t *testing.T) {
+	l := small
+	l.Ranks = 3
+	bad := errors.New("no access")
+	read := func(r int, dst []byte, addr uint64) error { return bad }
+	group(t, l, Options{Read: read, Direct: 64}, func(g *Group) error {
+		buf := make([]byte, 100)
+		err := g.Bcast(buf, 0)
+		if g.rank == 0 && err != nil {
+			return fmt.Errorf("root: %v", err)
+		}
+		if g.rank != 0 && !errors.Is(err, bad) {
+			return fmt.Errorf("reader: got %v, want the read's error", err)
+		}
+		return g.Bcast(buf[:10], 1) // the ring, in step
+	})
+}
+
+// TestAllreduceDirect: contributions read from the others' send buffers (many pieces:
+// a tiny slot) give the rank-ordered result of a non-commutative op and of a sum, in
+// place or not, interleaved with the other collectives; without a Read it is an error.
+func TestAllreduceDirect(t *testing.T) {
+	for n := 1; n <= 6; n++ {
+		for _, nt := range []int{0, 64} { // 64: sections streamed, most not line-aligned
+			l := small
+			l.Ranks = n
+			t.Run(fmt.Sprintf("%d/nt%d", n, nt), func(t *testing.T) { testAllreduceDirect(t, l, nt) })
+		}
+	}
+	l := small
+	l.Ranks = 1
+	g, err := Attach(region(t, l), 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AllreduceDirect(make([]byte, 8), make([]byte, 8), 8, sumU64); err == nil {
+		t.Error("AllreduceDirect without a Read: no error")
+	}
+}
+
+func testAllreduceDirect(t *testing.T, l Layout, nt int) {
+	n := l.Ranks
+	sr := &selfReader{bufs: make([][]byte, n)}
+	for r := range sr.bufs {
+		sr.bufs[r] = anon(t, 1600)
+	}
+	group(t, l, Options{Read: sr.read, NT: nt}, func(g *Group) error {
+		for it := 0; it < 120; it++ {
+			m := 16 * ((it * 7) % 100)
+			all := make([][]byte, n)
+			for r := range all {
+				all[r] = make([]byte, m)
+				fill(all[r], r, it)
+				for i := 0; i < m; i += 16 {
+					all[r][i] |= 1
+				}
+			}
+			op, esize := Kernel(compose), 16
+			if it%3 == 1 {
+				op, esize = sumU64, 8
+			}
+			want := append([]byte(nil), all[n-1]...)
+			for r := n - 2; r >= 0; r-- {
+				op(want, all[r])
+			}
+			send := sr.bufs[g.rank][:m]
+			copy(send, all[g.rank])
+			recv := send // in place
+			if it%2 == 0 {
+				recv = make([]byte, m)
+			}
+			if err := g.AllreduceDirect(send, recv, esize, op); err != nil {
+				return err
+			}
+			if !bytes.Equal(recv, want) {
+				return fmt.Errorf("iteration %d (%d bytes): wrong result", it, m)
+			}
+			if it%5 == 0 {
+				if err := g.Bcast(recv[:min(m, 100)], it%n); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// TestAllreduceChoose: every rank follows rank 0's choice call by call (the results
+// are right either way), both ways are tried, and a way made slow (a read that sleeps)
+// is then taken only by the probes.
+func TestAllreduceChoose(t *testing.T) {
+	for _, slowRead := range []bool{false, true} {
+		l := small
+		l.Ranks = 4
+		sr := &selfReader{bufs: make([][]byte, l.Ranks)}
+		for r := range sr.bufs {
+			sr.bufs[r] = anon(t, 1600)
+		}
+		read := sr.read
+		if slowRead {
+			read = func(r int, dst []byte, addr uint64) error {
+				time.Sleep(time.Millisecond)
+				return sr.read(r, dst, addr)
+			}
+		}
+		const calls = 50
+		group(t, l, Options{Read: read}, func(g *Group) error {
+			for it := 0; it < calls; it++ {
+				m := 1600
+				send := sr.bufs[g.rank][:m]
+				fill(send, g.rank, it)
+				recv := make([]byte, m)
+				want := make([]byte, m)
+				for r := l.Ranks - 1; r >= 0; r-- {
+					c := make([]byte, m)
+					fill(c, r, it)
+					if r == l.Ranks-1 {
+						copy(want, c)
+					} else {
+						sumU64(want, c)
+					}
+				}
+				if err := g.AllreduceChoose(send, recv, 8, sumU64); err != nil {
+					return err
+				}
+				if !bytes.Equal(recv, want) {
+					return fmt.Errorf("call %d: wrong result", it)
+				}
+			}
+			if g.rank == 0 {
+				c := g.choice
+				if c.n[0] < 2 || c.n[1] < 2 {
+					return fmt.Errorf("ways tried %v times, want both at least twice", c.n)
+				}
+				if slowRead && c.n[1] > 2+calls/chooseProbe {
+					return fmt.Errorf("the slow way was taken %d times of %d", c.n[1], calls)
+				}
+			}
+			return nil
 		})
 	}
 }

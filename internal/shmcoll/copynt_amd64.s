@@ -1,0 +1,29 @@
+#include "textflag.h"
+
+// func copyNT(dst, src unsafe.Pointer, lines uintptr)
+//
+// Copies lines×64 bytes with non-temporal stores (MOVNTDQ), then SFENCE: the stores
+// are weakly ordered, and the fence makes them visible before any later store (the
+// cell's stamp). dst is 16-byte aligned; src need not be.
+TEXT ·copyNT(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lines+16(FP), CX
+	TESTQ CX, CX
+	JZ done
+loop:
+	MOVOU 0(SI), X0
+	MOVOU 16(SI), X1
+	MOVOU 32(SI), X2
+	MOVOU 48(SI), X3
+	MOVNTO X0, 0(DI)
+	MOVNTO X1, 16(DI)
+	MOVNTO X2, 32(DI)
+	MOVNTO X3, 48(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ loop
+	SFENCE
+done:
+	RET
