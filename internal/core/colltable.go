@@ -2,7 +2,9 @@ package core
 
 import (
 	"fmt"
+	"github.com/mpigo/mpigo/internal/shmcoll"
 	"strings"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/coll"
 )
@@ -140,7 +142,7 @@ func (c *Comm) CollTable() string {
 						state = "(off: some rank cannot read another's memory)"
 					}
 				}
-				fmt.Fprintf(&b, "  and Bcast from %d to %d B read from the root's buffer %s (single copy)\n", l.direct, l.directMax, state)
+				fmt.Fprintf(&b, "  and Bcast from %d to %d B read from the root's buffer %s (single copy), or the schedule, chosen by timing\n", l.direct, l.directMax, state)
 			}
 			if l.readSplit > 0 && p == PathNode {
 				fmt.Fprintf(&b, "  split Allreduce from %d B chooses by timing between the slots and reading the others' contributions from their buffers, where every rank can\n",
@@ -222,6 +224,9 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 		}
 		return schedBcast(c, op, buf, root)
 	}
+	if n := len(buf.B); c.node.lim.direct > 0 && n >= int(c.node.lim.direct) && n > int(c.node.lim.bcast) && g.Direct() > 0 {
+		return nodeBcastChoose(c, g, op, buf, root)
+	}
 	if err := g.Bcast(buf.B, root); err != nil {
 		return MapErr(op, err)
 	}
@@ -229,6 +234,29 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 		c.node.sentAll(len(buf.B))
 	}
 	return nil
+}
+
+// nodeBcastChoose is a Bcast too long for the ring that every rank could read from the
+// root's buffer: rank 0 of the node's group picks, by timing its own part of each call,
+// between that and the point-to-point tree (shmcoll.Choose), and every rank follows.
+func nodeBcastChoose(c *Comm, g *shmcoll.Group, op string, buf *Vec, root int) error {
+	v, err := g.Choose(&c.node.bcast)
+	if err != nil {
+		return MapErr(op, err)
+	}
+	var t0 time.Time
+	if g.Rank() == 0 {
+		t0 = time.Now()
+	}
+	if v == 0 {
+		err = schedBcast(c, op, buf, root)
+	} else if err = MapErr(op, g.Bcast(buf.B, root)); err == nil && c.rank == root {
+		c.node.sentAll(len(buf.B))
+	}
+	if g.Rank() == 0 && err == nil {
+		c.node.bcast.Record(v, float64(time.Since(t0))/float64(len(buf.B)))
+	}
+	return err
 }
 
 func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {

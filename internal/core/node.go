@@ -87,6 +87,10 @@ type nodeColl struct {
 	to    []prof.Link
 	world []int
 	me    int
+	// bcast is rank 0's record of the long Bcasts that choose by timing between the
+	// point-to-point tree (0) and every rank reading the root's buffer (1): which is
+	// faster depends on whether the cores share a cache at the time (docs/BENCHMARKS.md).
+	bcast shmcoll.Chooser
 }
 
 const (

@@ -255,8 +255,8 @@ type Group struct {
 
 	ackKnown uint64  // every other rank's ack was at least this when last looked at
 	scratch  []byte  // AllreduceDirect: a section of another rank's contribution
-	calls    uint64  // AllreduceChoose calls made
-	choice   chooser // rank 0: what AllreduceChoose measured
+	calls    uint64  // choices made (Choose)
+	choice   Chooser // rank 0: what AllreduceChoose measured
 
 	err error // sticky: the first failure; the group's state is unknown afterwards
 }
@@ -680,47 +680,60 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 	if g.read == nil {
 		return errors.New("shmcoll: AllreduceChoose: the group has no single-copy read")
 	}
-	g.calls++
-	p := g.flag(0, offChoice)
-	var v int
-	if g.rank == 0 {
-		v = g.choice.pick()
-		g.raiseAt(p, g.calls<<1|uint64(v))
-	} else {
-		if err := g.waitAt(0, p, g.calls<<1); err != nil {
-			return err
-		}
-		v = int(atomic.LoadUint64(p) & 1)
+	v, err := g.Choose(&g.choice)
+	if err != nil {
+		return err
 	}
 	var t0 time.Time
 	if g.rank == 0 {
 		t0 = time.Now()
 	}
-	var err error
 	if v == 1 {
 		err = g.AllreduceDirect(send, recv, unit, k)
 	} else {
 		err = g.AllreduceSplit(send, recv, unit, k)
 	}
 	if g.rank == 0 && err == nil && len(send) > 0 {
-		g.choice.record(v, float64(time.Since(t0))/float64(len(send)))
+		g.choice.Record(v, float64(time.Since(t0))/float64(len(send)))
 	}
 	return err
+}
+
+// Choose is the way (0 or 1) of this call of an operation that chooses by timing,
+// as rank 0 picks it from ch (its record of the operation, which only rank 0
+// keeps): rank 0 publishes the pick before the call starts, the others wait for it.
+// Every rank of the group must call it for the same calls, in the same order.
+func (g *Group) Choose(ch *Chooser) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	g.calls++
+	p := g.flag(0, offChoice)
+	if g.rank == 0 {
+		v := ch.pick()
+		g.raiseAt(p, g.calls<<1|uint64(v))
+		return v, nil
+	}
+	if err := g.waitAt(0, p, g.calls<<1); err != nil {
+		return 0, err
+	}
+	return int(atomic.LoadUint64(p) & 1), nil
 }
 
 // chooseProbe: once a choice is made, one call in this many tries the other way, so
 // that a change of the host's state is noticed.
 const chooseProbe = 32
 
-// chooser is rank 0's record for AllreduceChoose: the estimated time per byte of the
-// slots (0) and of single-copy reads (1).
-type chooser struct {
+// Chooser is rank 0's record of an operation that chooses by timing between two
+// ways (Choose): the estimated time per byte of each (for AllreduceChoose, the slots
+// (0) and single-copy reads (1)).
+type Chooser struct {
 	est   [2]float64
 	n     [2]int
 	calls int
 }
 
-func (c *chooser) pick() int {
+func (c *Chooser) pick() int {
 	c.calls++
 	// The reads first: in a benchmark the first calls are warm-up, and then the last
 	// one explored, which is timed, is the slots, the usual winner.
@@ -739,9 +752,9 @@ func (c *chooser) pick() int {
 	return best
 }
 
-// record takes a call's time per byte: the first two of a way keep the faster (the
+// Record takes a call's time per byte: the first two of a way keep the faster (the
 // first may run on cold pages), later ones move the estimate a quarter of the way.
-func (c *chooser) record(v int, x float64) {
+func (c *Chooser) Record(v int, x float64) {
 	switch {
 	case c.n[v] == 0:
 		c.est[v] = x
