@@ -72,6 +72,7 @@ package shmcoll
 import (
 	"errors"
 	"fmt"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -559,14 +560,14 @@ func (g *Group) reuse(c uint64) error {
 // vCPUs share a cache and 5.1 instead of 24 where they do not (docs/BENCHMARKS.md). The
 // fence at its end orders the bytes before the flag that announces them.
 func (g *Group) stream(dst, src []byte) {
-	if !haveNT || g.nt <= 0 || len(src) < g.nt {
+	if !ntcopy.Have || g.nt <= 0 || len(src) < g.nt {
 		copy(dst, src)
 		return
 	}
 	head := min(int((lineSize-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%lineSize)%lineSize), len(src))
 	copy(dst[:head], src[:head])
 	nl := (len(src) - head) / lineSize
-	copyNT(unsafe.Pointer(&dst[head]), unsafe.Pointer(&src[head]), uintptr(nl))
+	ntcopy.Copy(unsafe.Pointer(&dst[head]), unsafe.Pointer(&src[head]), uintptr(nl))
 	copy(dst[head+nl*lineSize:], src[head+nl*lineSize:])
 }
 

@@ -3,6 +3,7 @@ package shm
 import (
 	"bytes"
 	"errors"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
@@ -97,7 +98,7 @@ func TestOrderAndWrap(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			o := Options{RingSize: 4096, Cells: 8, MaxFragment: 2048, EagerLimit: 1024, Memory: mode, NTCopy: "off"}
 			if mode == "memfd/nt" {
-				if !haveNT {
+				if !ntcopy.Have {
 					t.Skip("no non-temporal stores on this platform")
 				}
 				o.Memory, o.NTCopy, o.NTMin = "memfd", "on", 64

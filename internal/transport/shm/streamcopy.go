@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"math"
 	"time"
 	"unsafe"
@@ -62,7 +63,7 @@ const worseBy = 1.5
 func newCopyChooser(mode string, min, max int) copyChooser {
 	c := copyChooser{min: min, max: max}
 	switch {
-	case !haveNT || mode == "off":
+	case !ntcopy.Have || mode == "off":
 		c.min = math.MaxInt // Send never asks
 	case mode == "on":
 		c.nt = true
@@ -78,7 +79,7 @@ func (c *copyChooser) copy(dst unsafe.Pointer, payload []byte) {
 	n := len(payload)
 	if c.nt {
 		lines := uintptr(n) / lineSize
-		copyNT(dst, unsafe.Pointer(unsafe.SliceData(payload)), lines)
+		ntcopy.Copy(dst, unsafe.Pointer(unsafe.SliceData(payload)), lines)
 		if done := int(lines) * lineSize; done < n {
 			copy(unsafe.Slice((*byte)(unsafe.Add(dst, done)), n-done), payload[done:])
 		}

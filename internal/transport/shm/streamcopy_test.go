@@ -2,6 +2,7 @@ package shm
 
 import (
 	"bytes"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"testing"
 	"time"
 	"unsafe"
@@ -11,7 +12,7 @@ import (
 // source at every offset within a line, into a line-aligned destination, and that it
 // writes nothing past the end.
 func TestCopyNT(t *testing.T) {
-	if !haveNT {
+	if !ntcopy.Have {
 		t.Skip("no non-temporal stores on this platform")
 	}
 	src := fill(make([]byte, 4096+64), 3)
@@ -40,7 +41,7 @@ func TestCopyNT(t *testing.T) {
 // the faster, measures again when the kept way becomes slower than the other was, and
 // ignores epochs with idle gaps.
 func TestCopyChooser(t *testing.T) {
-	if !haveNT {
+	if !ntcopy.Have {
 		if c := newCopyChooser("auto", 1024, 4096); c.auto || c.nt {
 			t.Fatalf("without non-temporal stores: auto %v nt %v, want ordinary stores always", c.auto, c.nt)
 		}

@@ -1,11 +1,11 @@
 #include "textflag.h"
 
-// func copyNT(dst, src unsafe.Pointer, lines uintptr)
+// func Copy(dst, src unsafe.Pointer, lines uintptr)
 //
 // Copies lines×64 bytes with non-temporal stores (MOVNTDQ), then SFENCE: the stores
 // are weakly ordered, and the fence makes them visible before any later store (the
 // cell's stamp). dst is 16-byte aligned; src need not be.
-TEXT ·copyNT(SB), NOSPLIT, $0-24
+TEXT ·Copy(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ lines+16(FP), CX

@@ -1,0 +1,14 @@
+//go:build !amd64
+
+package ntcopy
+
+import "unsafe"
+
+// Have says whether this platform has Copy: not this one, so callers use ordinary
+// stores.
+const Have = false
+
+// Copy is not available here (Have is false).
+func Copy(dst, src unsafe.Pointer, lines uintptr) {
+	panic("ntcopy: Copy called on a platform without non-temporal stores")
+}

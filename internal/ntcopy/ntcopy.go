@@ -1,0 +1,5 @@
+// Package ntcopy copies memory with non-temporal stores, for writers whose lines
+// another core reads next: an ordinary store would first take each line back from
+// that core's cache (the shm transport's large payloads, the node shared-memory
+// Bcast's ring). Have says whether the platform has it; Copy is for amd64 only.
+package ntcopy
