@@ -384,8 +384,11 @@ func TestProfileTestLoop(t *testing.T) {
 			tests = c.N
 		}
 	}
-	if events < rounds || events > 4*rounds || tests < 10*events {
-		t.Errorf("rank 0: %d Test events in the timeline for %d Tests in %d rounds; want one run per round (at most a few) and every Test counted", events, tests, rounds)
+	// Each round is at least one run (an Irecv lies between rounds); a run may break
+	// where the rank was descheduled, but it holds many polls, as rank 1 computes
+	// for a while before each send.
+	if events < rounds || tests < 3*events {
+		t.Errorf("rank 0: %d Test events in the timeline for %d Tests in %d rounds; want a run of polls per event and every Test counted", events, tests, rounds)
 	}
 }
 
