@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -212,25 +213,9 @@ func TestProfile(t *testing.T) {
 			t.Errorf("matrix: rank %d sent no collective message: %v", from, m)
 		}
 	}
-	var tr struct {
-		TraceEvents []struct {
-			Name, Cat, Ph string
-			Pid           int
-			Dur           float64
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &tr); err != nil {
-		t.Fatalf("trace.json: %v", err)
-	}
+	trace := readTrace(t, dir)
 	perRank := map[int]map[string]int{}
-	for _, e := range tr.TraceEvents {
-		if e.Ph != "X" {
-			continue
-		}
+	for _, e := range trace {
 		if perRank[e.Pid] == nil {
 			perRank[e.Pid] = map[string]int{}
 		}
@@ -256,26 +241,10 @@ func TestProfileTimelineLongerThanRing(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var tr struct {
-		TraceEvents []struct {
-			Name, Ph string
-			Pid      int
-			Ts       float64
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &tr); err != nil {
-		t.Fatal(err)
-	}
+	trace := readTrace(t, dir)
 	sends := map[int]int{}
 	last := map[int]float64{}
-	for _, e := range tr.TraceEvents {
-		if e.Ph != "X" {
-			continue
-		}
+	for _, e := range trace {
 		if e.Name == "Send" {
 			sends[e.Pid]++
 		}
@@ -300,26 +269,10 @@ func TestProfilePingPongTimeline(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var tr struct {
-		TraceEvents []struct {
-			Name, Ph string
-			Pid      int
-			Ts, Dur  float64
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &tr); err != nil {
-		t.Fatal(err)
-	}
+	trace := readTrace(t, dir)
 	count := map[int]map[string]int{0: {}, 1: {}}
 	end := map[int]float64{}
-	for _, e := range tr.TraceEvents {
-		if e.Ph != "X" {
-			continue
-		}
+	for _, e := range trace {
 		count[e.Pid][e.Name]++
 		if e.Dur < 0 {
 			t.Errorf("rank %d: %s lasts %v us", e.Pid, e.Name, e.Dur)
@@ -346,40 +299,15 @@ func TestProfileTestLoop(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var tr struct {
-		TraceEvents []struct {
-			Name, Ph string
-			Pid      int
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &tr); err != nil {
-		t.Fatal(err)
-	}
+	trace := readTrace(t, dir)
 	events := 0
-	for _, e := range tr.TraceEvents {
-		if e.Ph == "X" && e.Pid == 0 && e.Name == "Test" {
+	for _, e := range trace {
+		if e.Pid == 0 && e.Name == "Test" {
 			events++
 		}
 	}
-	b, err = os.ReadFile(filepath.Join(dir, "rank-0.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p struct {
-		Calls []struct {
-			Call string
-			N    int
-		}
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
 	tests := 0
-	for _, c := range p.Calls {
+	for _, c := range readCalls(t, dir, 0) {
 		if c.Call == "Test" {
 			tests = c.N
 		}
@@ -401,22 +329,9 @@ func TestProfileCountsEveryKindOfCall(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "rank-1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p struct {
-		Calls []struct {
-			Call, Kind string
-			N          int
-		}
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]int{}
 	kind := map[string]string{}
-	for _, c := range p.Calls {
+	for _, c := range readCalls(t, dir, 1) {
 		got[c.Call], kind[c.Call] = c.N, c.Kind
 	}
 	for call, n := range map[string]int{"Dup": 1, "Split": 1, "CartCreate": 1, "NeighborAlltoall": 1, "Ialltoall": 1,
@@ -697,4 +612,51 @@ func TestProfileOneSidedFlows(t *testing.T) {
 			t.Errorf("%d->%d: one-sided %d bytes in %d operations, want 16 in 2 (%v)", i, (i+n-1)%n, prev[mRMABytes], prev[mRMAOps], prev)
 		}
 	}
+}
+
+// traceEvent is an event of a profile's trace.json (the Chrome trace format).
+type traceEvent struct {
+	Name, Cat, Ph string
+	Pid           int
+	Ts, Dur       float64
+}
+
+// readTrace reads the complete ("X") events of the profile in dir, the calls.
+func readTrace(t *testing.T, dir string) []traceEvent {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct{ TraceEvents []traceEvent }
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatalf("trace.json: %v", err)
+	}
+	calls := tr.TraceEvents[:0]
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" {
+			calls = append(calls, e)
+		}
+	}
+	return calls
+}
+
+// callTotals is a call's line of a rank's profile (rank-N.json).
+type callTotals struct {
+	Call, Kind string
+	N          int
+}
+
+// readCalls reads rank's per-call totals from the profile in dir.
+func readCalls(t *testing.T, dir string, rank int) []callTotals {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("rank-%d.json", rank)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct{ Calls []callTotals }
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.Calls
 }
