@@ -377,11 +377,7 @@ func WaitBegins() {
 
 // Stamping says whether a blocking receive's wait should call Waiting and Stamp:
 // the timeline is on, below ThreadMultiple.
-func Stamping() bool { return stamping }
-
-// stamping is timed && !concurrent, in one word: Stamping is in the device's receive
-// path, whose wrapper must stay small enough to be inlined.
-var stamping bool
+func Stamping() bool { return timed && !concurrent }
 
 // Waiting is called by a program's blocking receive (on its calling goroutine, the
 // timeline on) that found no message and starts to wait for one: the pending event

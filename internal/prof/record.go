@@ -286,7 +286,6 @@ func Start(r, n int, multi bool) error {
 	}
 	tl.start(f, int(setEvents.Get()), start.Ticks)
 	timed = true
-	stamping = !concurrent
 	gate = 0 // every call is timed: Enter's long path
 	return nil
 }
