@@ -77,14 +77,16 @@ func (c *Comm) status(st p2p.Status) (s Status) {
 	return s
 }
 
-// send is the blocking send, recorded as call (see prof.go for the recorder's lines);
-// prof.None records nothing: the send of a call made of one (Sendrecv), which
+// send is the blocking send, recorded as call, a send that may start deferred
+// (prof.TrySend; see prof.go for the recorder's lines); prof.None records nothing: the send of a call made of one (Sendrecv), which
 // reports itself once.
 func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (err error) {
 	d := c.dev()
 	var t int64
 	if call != prof.None && !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
-		t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
+		if t = prof.TrySend(call, d.ProfComm(), dest, tag, len(b)); t == 0 {
+			t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
+		}
 	}
 	switch {
 	case d.DirectSend(dest, tag) && c.ctx == nil:
@@ -163,7 +165,7 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 		from, t, n, err = d.Recv(op, p2p.Bytes(b), src, tag)
 	}
 	st.Source, st.Tag, st.bytes = from, t, n
-	if !prof.TryExit(prof.Recv, pt, int(n)) {
+	if !prof.TryExit(prof.Recv, pt, int(n)) && !prof.TryExitRecv(pt, int(n)) {
 		prof.Exit(prof.Recv, pt, int(n))
 	}
 	if err != nil {

@@ -56,7 +56,9 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
 	var t int64
 	if rec && !prof.Try(call, pc, d, tg, n) {
-		t = prof.Enter(call, pc, d, tg, n)
+		if t = prof.TrySend(call, pc, d, tg, n); t == 0 {
+			t = prof.Enter(call, pc, d, tg, n)
+		}
 	}
 	if c.c.DirectSend(d, tg) {
 		err = core.MapErr(op, c.c.SendDirect(b, d, tg, mode))
@@ -141,7 +143,7 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 	} else {
 		from, t, n, err = c.c.Recv(op, b, sr, tg)
 	}
-	if !prof.TryExit(prof.Recv, pt, int(n)) {
+	if !prof.TryExit(prof.Recv, pt, int(n)) && !prof.TryExitRecv(pt, int(n)) {
 		prof.Exit(prof.Recv, pt, int(n))
 	}
 	if err == nil {

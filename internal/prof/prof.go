@@ -1,8 +1,8 @@
 // Package prof is each rank's record of its own MPI calls: per-call counters that are
 // always on, the call the rank is in now (for a hung job to explain itself), and, when
 // the job is profiled, a timeline of every call. The facade reports each call's entry
-// and exit (Try and TryExit inlined in the hot calls, else Enter, EnterTimed,
-// EnterWait and Exit); the layer below lends the record its view of communicators
+// and exit (Try and TryExit inlined in the hot calls, with the timeline's TrySend and
+// TryExitRecv, else Enter, EnterTimed, EnterWait and Exit); the layer below lends the record its view of communicators
 // and the engine's count of messages (SetSources); the launcher reads what this
 // package writes (Flush, Report, State) and draws the picture of the job
 // (internal/launch, profile*.go).
@@ -190,6 +190,23 @@ func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
 	return true
 }
 
+// TrySend is Enter's timeline path for a small send that may start deferred (a
+// deferrable call: not a send-receive), inlined where it is called: the stores
+// between a ping-pong's arrival and its answer, with no call. It returns Enter's
+// answer for it, or 0 if the send must go through Enter.
+func TrySend(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+	if !timed || concurrent || cur.call != 0 || n > stampedMax {
+		return 0
+	}
+	polled = 0
+	publish(&cur.call, uint64(call))
+	publishPtr(&cur.comm, comm)
+	publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
+	publish(&cur.bytes, uint64(n))
+	publish(&cur.since, 0)
+	return deferred
+}
+
 // EnterTimed is Enter for a call that is always timed: collectives, communicator
 // and window calls, Init and Finalize.
 func EnterTimed(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
@@ -283,6 +300,20 @@ func Exit(call Call, t int64, n int) {
 	if !TryExit(call, t, n) {
 		exit(call, t, n)
 	}
+}
+
+// TryExitRecv is Exit's timeline path for a small blocking receive (Recv) whose
+// wait stamped its end, inlined as TrySend is. It reports whether it recorded the
+// exit; if not, the caller calls Exit.
+func TryExitRecv(t int64, n int) bool {
+	if t <= 0 || polled == 0 || n > stampedMax || !timed || concurrent || pend.call != None {
+		return false
+	}
+	pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end = Recv, n, cur.comm, cur.peer, t, polled
+	polled = 0
+	publish(&cur.since, 0)
+	publish(&cur.call, 0)
+	return true
 }
 
 // deferred is Enter's answer for a call whose start is not read yet: a send of at
