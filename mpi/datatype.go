@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"reflect"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -27,19 +28,21 @@ type Datatype struct {
 }
 
 // The predefined datatypes, one per Go element type, plus the pair types of MAXLOC and
-// MINLOC. Each is named (Name) after the MPI type of the same size and meaning: Go's
-// int and uint are 64 bits, as C's long on the platforms Go supports, hence MPI_LONG.
+// MINLOC. Each is named (Name) after the MPI type of the same size and meaning. Go's
+// int and uint have no C type of their own: they are named for their width
+// (MPI_INT64_T and MPI_UINT64_T where int is 64 bits), not MPI_LONG, whose
+// external32 form the standard fixes at 4 bytes, which would truncate them.
 var (
 	Int8       = predefined(datatype.Int8, "MPI_INT8_T")
 	Int16      = predefined(datatype.Int16, "MPI_INT16_T")
 	Int32      = predefined(datatype.Int32, "MPI_INT32_T")
 	Int64      = predefined(datatype.Int64, "MPI_INT64_T")
-	Int        = predefined(datatype.Int, "MPI_LONG")
+	Int        = predefined(datatype.Int, intName("MPI_INT"))
 	Uint8      = predefined(datatype.Uint8, "MPI_UINT8_T")
 	Uint16     = predefined(datatype.Uint16, "MPI_UINT16_T")
 	Uint32     = predefined(datatype.Uint32, "MPI_UINT32_T")
 	Uint64     = predefined(datatype.Uint64, "MPI_UINT64_T")
-	Uint       = predefined(datatype.Uint, "MPI_UNSIGNED_LONG")
+	Uint       = predefined(datatype.Uint, intName("MPI_UINT"))
 	Float32    = predefined(datatype.Float32, "MPI_FLOAT")
 	Float64    = predefined(datatype.Float64, "MPI_DOUBLE")
 	Complex64  = predefined(datatype.Complex64, "MPI_C_FLOAT_COMPLEX")
@@ -64,6 +67,10 @@ func predefined(t *datatype.Type, name string) *Datatype {
 	predefinedOf[t] = d
 	return d
 }
+
+// intName is the fixed-width MPI name of Go's int (prefix "MPI_INT") or uint
+// ("MPI_UINT"): the prefix, the width in bits, "_T".
+func intName(prefix string) string { return prefix + strconv.Itoa(strconv.IntSize) + "_T" }
 
 // handle is the Datatype for an engine type: the predefined handle, or a new one.
 func handle(t *datatype.Type) *Datatype {

@@ -166,8 +166,8 @@ func TestDatatypeNames(t *testing.T) {
 	job(t, 1, func(t *testing.T, rank, size int) {
 		want := map[*mpi.Datatype]string{
 			mpi.Int8: "MPI_INT8_T", mpi.Int16: "MPI_INT16_T", mpi.Int32: "MPI_INT32_T", mpi.Int64: "MPI_INT64_T",
-			mpi.Int: "MPI_LONG", mpi.Uint8: "MPI_UINT8_T", mpi.Uint16: "MPI_UINT16_T", mpi.Uint32: "MPI_UINT32_T",
-			mpi.Uint64: "MPI_UINT64_T", mpi.Uint: "MPI_UNSIGNED_LONG", mpi.Float32: "MPI_FLOAT", mpi.Float64: "MPI_DOUBLE",
+			mpi.Int: "MPI_INT64_T", mpi.Uint: "MPI_UINT64_T", mpi.Uint8: "MPI_UINT8_T", mpi.Uint16: "MPI_UINT16_T", mpi.Uint32: "MPI_UINT32_T",
+			mpi.Uint64: "MPI_UINT64_T", mpi.Float32: "MPI_FLOAT", mpi.Float64: "MPI_DOUBLE",
 			mpi.Complex64: "MPI_C_FLOAT_COMPLEX", mpi.Complex128: "MPI_C_DOUBLE_COMPLEX", mpi.Bool: "MPI_C_BOOL",
 			mpi.Byte: "MPI_BYTE", mpi.Packed: "MPI_PACKED", mpi.Float32Int32: "MPI_FLOAT_INT",
 			mpi.Float64Int32: "MPI_DOUBLE_INT", mpi.Int64Int32: "MPI_LONG_INT", mpi.Int32Int32: "MPI_2INT",
@@ -176,6 +176,13 @@ func TestDatatypeNames(t *testing.T) {
 		for d, w := range want {
 			if got := mustV(d.Name())(t); got != w {
 				t.Errorf("predefined type named %q, want %q", got, w)
+			}
+		}
+		// Go's int is named for its width, and packs as that type does in external32
+		// (MPI 4.1 §5.2.11: MPI_INT64_T is 8 bytes there, MPI_LONG 4).
+		for _, d := range []*mpi.Datatype{mpi.Int, mpi.Uint} {
+			if n := mustV(mpi.PackExternalSize(1, d))(t); n != 8 {
+				t.Errorf("external32 size of %s = %d, want 8", mustV(d.Name())(t), n)
 			}
 		}
 		v, err := mpi.TypeVector(2, 1, 2, mpi.Float64)
