@@ -414,14 +414,15 @@ func callprof(t *testing.T, extra ...string) {
 	dir := t.TempDir()
 	job(t, "callprof", 2, append([]string{"--profile", dir}, extra...)...)
 	both := map[string][2]int{
-		"Isend": {2, 64}, "Irecv": {2, 64}, "Waitall": {1, 0}, "Sendrecv": {1, 32},
+		"Isend": {2, 64}, "Irecv": {3, 96}, "Waitall": {1, 0}, "Sendrecv": {1, 32},
 		"Barrier": {3, 0}, "Bcast": {1, 32}, "Allreduce": {1, 8}, "Ibarrier": {1, 0}, "Iallreduce": {1, 16},
-		"AllreduceInit": {1, 32}, "Start": {3, 0}, "Dup": {1, 0}, "CommFree": {1, 0}, "Test": {1, 0},
-		"Wait": {7, 0},
+		"AllreduceInit": {1, 32}, "Start": {4, 0}, "Dup": {1, 0}, "CommFree": {1, 0}, "Test": {1, 0},
+		"Wait": {9, 0}, "RequestFree": {3, 0}, "Cancel": {1, 0}, "RequestGetStatus": {1, 0},
+		"RequestGetStatusAll": {1, 0}, "BufferFlush": {1, 0}, "CommFlushBuffer": {1, 0},
 	}
 	want := []map[string][2]int{
-		{"Send": {5, 136}, "Recv": {1, 32}, "PsendInit": {1, 32}, "Pready": {1, 0}, "PreadyRange": {1, 0}},
-		{"Ssend": {1, 32}, "Recv": {5, 136}, "Probe": {1, 0}, "PrecvInit": {1, 32}},
+		{"Send": {5, 136}, "Recv": {1, 32}, "PsendInit": {1, 32}, "Pready": {1, 0}, "PreadyRange": {1, 0}, "SendInit": {1, 32}},
+		{"Ssend": {1, 32}, "Recv": {5, 136}, "Probe": {1, 0}, "PrecvInit": {1, 32}, "RecvInit": {1, 32}},
 	}
 	var tr struct {
 		TraceEvents []struct {
@@ -474,10 +475,10 @@ func callprof(t *testing.T, extra ...string) {
 		}
 		p2p[[2]int{v[0], v[1]}] = [2]int{v[2] - v[4], v[3] - v[5]}
 	}
-	// 0 -> 1: 4 Sends of 32 bytes, one of 8, 2 Isends and a Sendrecv of 32;
-	// 1 -> 0: an Ssend, 2 Isends and a Sendrecv of 32.
-	if got := p2p[[2]int{0, 1}]; got != [2]int{232, 8} {
-		t.Errorf("matrix 0->1: point-to-point %v (bytes, messages), want [232 8]", got)
+	// 0 -> 1: 4 Sends of 32 bytes, one of 8, 2 Isends, a Sendrecv and a persistent
+	// send of 32; 1 -> 0: an Ssend, 2 Isends and a Sendrecv of 32.
+	if got := p2p[[2]int{0, 1}]; got != [2]int{264, 9} {
+		t.Errorf("matrix 0->1: point-to-point %v (bytes, messages), want [264 9]", got)
 	}
 	if got := p2p[[2]int{1, 0}]; got != [2]int{128, 4} {
 		t.Errorf("matrix 1->0: point-to-point %v (bytes, messages), want [128 4]", got)

@@ -42,26 +42,31 @@ func IbsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
 
 // SendInitBuf makes a persistent send request of a typed buffer.
 func SendInitBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.SendInit, c.enterP2P(prof.SendInit, dest, tag, b.size()), b.size())
 	return isendBuf("SendInit", c, b, dest, tag, p2p.Standard, true)
 }
 
 // SsendInitBuf makes a persistent synchronous send request of a typed buffer.
 func SsendInitBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.SsendInit, c.enterP2P(prof.SsendInit, dest, tag, b.size()), b.size())
 	return isendBuf("SsendInit", c, b, dest, tag, p2p.Synchronous, true)
 }
 
 // RsendInitBuf makes a persistent ready send request of a typed buffer.
 func RsendInitBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.RsendInit, c.enterP2P(prof.RsendInit, dest, tag, b.size()), b.size())
 	return isendBuf("RsendInit", c, b, dest, tag, p2p.Ready, true)
 }
 
 // BsendInitBuf makes a persistent buffered send request of a typed buffer.
 func BsendInitBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.BsendInit, c.enterP2P(prof.BsendInit, dest, tag, b.size()), b.size())
 	return isendBuf("BsendInit", c, b, dest, tag, p2p.Buffered, true)
 }
 
 // RecvInitBuf makes a persistent receive request into a typed buffer.
 func RecvInitBuf(c *Comm, b Buf, src, tag int) (Request, error) {
+	defer prof.Exit(prof.RecvInit, c.enterP2P(prof.RecvInit, src, tag, b.size()), b.size())
 	eb, err := b.engineBuf("RecvInit")
 	if err != nil {
 		return Request{}, c.fail("RecvInit", err)

@@ -193,7 +193,7 @@ func sendrecv(c *Comm, sendbuf []byte, dest, sendtag int, recvbuf []byte, src, r
 		return Status{}, err
 	}
 	if err := send(prof.None, "Sendrecv", c, sendbuf, dest, sendtag, p2p.Standard); err != nil {
-		q.Cancel()
+		q.cancel()
 		q.c = c.base()
 		q.wait("Sendrecv")
 		return Status{}, err
@@ -290,26 +290,31 @@ func Irecv[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 
 // SendInit makes a persistent send request: Start runs it, as often as wanted.
 func SendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.SendInit, c.enterP2P(prof.SendInit, dest, tag, nbytes(buf)), nbytes(buf))
 	return isend("SendInit", c, asBytes(buf), dest, tag, p2p.Standard, true)
 }
 
 // SsendInit makes a persistent synchronous send request.
 func SsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.SsendInit, c.enterP2P(prof.SsendInit, dest, tag, nbytes(buf)), nbytes(buf))
 	return isend("SsendInit", c, asBytes(buf), dest, tag, p2p.Synchronous, true)
 }
 
 // RsendInit makes a persistent ready send request.
 func RsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.RsendInit, c.enterP2P(prof.RsendInit, dest, tag, nbytes(buf)), nbytes(buf))
 	return isend("RsendInit", c, asBytes(buf), dest, tag, p2p.Ready, true)
 }
 
 // BsendInit makes a persistent buffered send request.
 func BsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
+	defer prof.Exit(prof.BsendInit, c.enterP2P(prof.BsendInit, dest, tag, nbytes(buf)), nbytes(buf))
 	return isend("BsendInit", c, asBytes(buf), dest, tag, p2p.Buffered, true)
 }
 
 // RecvInit makes a persistent receive request.
 func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
+	defer prof.Exit(prof.RecvInit, c.enterP2P(prof.RecvInit, src, tag, nbytes(buf)), nbytes(buf))
 	return irecv("RecvInit", c, asBytes(buf), src, tag, true)
 }
 
@@ -373,7 +378,10 @@ func (r *Request) Test() (st Status, ok bool, err error) {
 // GetStatus is Test that leaves r as it is (MPI_Request_get_status): it reports
 // whether r has completed, and its status if so, and r stays to be waited on, tested
 // or freed; a persistent request stays active.
-func (r *Request) GetStatus() (st Status, ok bool, err error) { return r.test("GetStatus", false) }
+func (r *Request) GetStatus() (st Status, ok bool, err error) {
+	defer prof.Exit(prof.RequestGetStatus, r.enterWait(prof.RequestGetStatus), 0)
+	return r.test("GetStatus", false)
+}
 
 // test is Test (release: a completed request is used up) and GetStatus.
 func (r *Request) test(op string, release bool) (st Status, ok bool, err error) {
@@ -401,6 +409,12 @@ func (r *Request) test(op string, release bool) (st Status, ok bool, err error) 
 // Cancel asks that a pending receive be cancelled; Wait then completes it, and its
 // status says whether the cancel took effect.
 func (r *Request) Cancel() error {
+	defer prof.Exit(prof.Cancel, r.enterWait(prof.Cancel), 0)
+	return r.cancel()
+}
+
+// cancel is Cancel unrecorded, for the calls made of others (Sendrecv).
+func (r *Request) cancel() error {
 	if r.x != nil {
 		if !r.x.Cancelable() {
 			return r.c.fail("Cancel", errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled"))
@@ -412,6 +426,7 @@ func (r *Request) Cancel() error {
 
 // Free releases r; a pending operation still completes, unobserved.
 func (r *Request) Free() error {
+	defer prof.Exit(prof.RequestFree, r.enterWait(prof.RequestFree), 0)
 	if r.x != nil {
 		err := r.x.Free() // it completes in the background
 		r.x = nil

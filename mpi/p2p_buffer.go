@@ -5,6 +5,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // BsendOverhead is what each buffered message takes of an attached buffer beyond its
@@ -56,12 +57,16 @@ func BufferDetach() ([]byte, error) { return detachBuffer("BufferDetach", nil, n
 // leaving the buffer attached (MPI_Buffer_flush). With none attached it returns at
 // once.
 func BufferFlush() error {
+	defer prof.Exit(prof.BufferFlush, prof.EnterTimed(prof.BufferFlush, nil, prof.NoPeer, -1, 0), 0)
 	return (*Comm)(nil).fail("BufferFlush", (*core.Comm)(nil).FlushBuffer("BufferFlush"))
 }
 
 // BufferIflush is BufferFlush as a request, complete once the messages in the
 // process's buffer have been sent (MPI_Buffer_iflush).
-func BufferIflush() (Request, error) { return iflush("BufferIflush", nil, nil) }
+func BufferIflush() (Request, error) {
+	defer prof.Exit(prof.BufferIflush, prof.EnterTimed(prof.BufferIflush, nil, prof.NoPeer, -1, 0), 0)
+	return iflush("BufferIflush", nil, nil)
+}
 
 func iflush(op string, c *Comm, d *core.Comm) (Request, error) {
 	x, err := d.IflushBuffer(op)
@@ -98,6 +103,7 @@ func (c *Comm) FlushBuffer() error {
 	if err := c.check("FlushBuffer"); err != nil {
 		return err
 	}
+	defer prof.Exit(prof.CommFlushBuffer, c.enterRare(prof.CommFlushBuffer, prof.NoPeer, 0), 0)
 	return c.fail("FlushBuffer", c.d.FlushBuffer("FlushBuffer"))
 }
 
@@ -106,5 +112,6 @@ func (c *Comm) IflushBuffer() (Request, error) {
 	if err := c.check("IflushBuffer"); err != nil {
 		return Request{}, err
 	}
+	defer prof.Exit(prof.CommIflushBuffer, c.enterRare(prof.CommIflushBuffer, prof.NoPeer, 0), 0)
 	return iflush("IflushBuffer", c, c.d)
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // xReport fills *st with the status of r's operation of many messages, which has
@@ -121,6 +122,7 @@ func (s *Status) SetCancelled(flag bool) { s.cancel = flag }
 // the empty status. An error of class ErrInStatus means some failed: see sts[i].Err.
 func RequestGetStatusAll(rs []Request, sts []Status) (bool, error) {
 	const op = "RequestGetStatusAll"
+	defer prof.Exit(prof.RequestGetStatusAll, enterAll(prof.RequestGetStatusAll, rs), 0)
 	if sts != nil && len(sts) < len(rs) {
 		return false, (*Comm)(nil).fail(op, errorf(ClassArg, op, "len(statuses) %d < len(requests) %d", len(sts), len(rs)))
 	}
@@ -151,6 +153,7 @@ func RequestGetStatusAll(rs []Request, sts []Status) (bool, error) {
 // ok is false when none of the active ones has completed; with no active request
 // the index is Undefined, ok is true and the status empty.
 func RequestGetStatusAny(rs []Request) (int, Status, bool, error) {
+	defer prof.Exit(prof.RequestGetStatusAny, enterAll(prof.RequestGetStatusAny, rs), 0)
 	live := false
 	for i := range rs {
 		if !rs[i].active() {
@@ -171,6 +174,7 @@ func RequestGetStatusAny(rs []Request) (int, Status, bool, error) {
 // completed and their statuses (MPI_Request_get_status_some), leaving them as they
 // are (see RequestGetStatusAll); nil indices when none of rs is active.
 func RequestGetStatusSome(rs []Request) ([]int, []Status, error) {
+	defer prof.Exit(prof.RequestGetStatusSome, enterAll(prof.RequestGetStatusSome, rs), 0)
 	idx, sts := []int{}, []Status{}
 	live := false
 	var first error

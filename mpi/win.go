@@ -198,12 +198,16 @@ func (w *Win) SharedQuery(rank int) ([]byte, int, error) {
 // Attach exposes mem in a dynamic window (MPI_Win_attach) and returns the
 // displacement that names mem[0] to origins (MPI_Get_address of it).
 func (w *Win) Attach(mem []byte) (int, error) {
+	defer prof.Exit(prof.WinAttach, w.enter(prof.WinAttach, prof.NoPeer, len(mem)), len(mem))
 	d, err := w.dev().Attach("WinAttach", mem)
 	return int(d), w.fail("WinAttach", err)
 }
 
 // Detach stops exposing memory Attach exposed (MPI_Win_detach).
-func (w *Win) Detach(mem []byte) error { return w.fail("WinDetach", w.dev().Detach("WinDetach", mem)) }
+func (w *Win) Detach(mem []byte) error {
+	defer prof.Exit(prof.WinDetach, w.enter(prof.WinDetach, prof.NoPeer, len(mem)), len(mem))
+	return w.fail("WinDetach", w.dev().Detach("WinDetach", mem))
+}
 
 // Free frees the window (collective; MPI_Win_free): every rank's operations complete
 // first. The attributes' delete functions run before.

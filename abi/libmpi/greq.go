@@ -84,6 +84,7 @@ func PMPI_Grequest_complete(h uintptr) int32 {
 func PMPI_Request_get_status_all(n int32, p, flag, sts unsafe.Pointer) int32 {
 	const op = "Request_get_status_all"
 	hs := handles(p, int(n))
+	defer prof.Exit(prof.RequestGetStatusAll, enterAll(prof.RequestGetStatusAll, hs), 0)
 	for i := range hs {
 		hh := hs[i]
 		ok, _, err := complete(op, unsafe.Pointer(&hh), nil, false, false)
@@ -107,6 +108,7 @@ func PMPI_Request_get_status_all(n int32, p, flag, sts unsafe.Pointer) int32 {
 func PMPI_Request_get_status_any(n int32, p, idx, flag, st unsafe.Pointer) int32 {
 	const op = "Request_get_status_any"
 	hs := handles(p, int(n))
+	defer prof.Exit(prof.RequestGetStatusAny, enterAll(prof.RequestGetStatusAny, hs), 0)
 	live := false
 	for i := range hs {
 		hh := hs[i]
@@ -136,6 +138,7 @@ func PMPI_Request_get_status_any(n int32, p, idx, flag, st unsafe.Pointer) int32
 func PMPI_Request_get_status_some(n int32, p, outcount, idx, sts unsafe.Pointer) int32 {
 	const op = "Request_get_status_some"
 	hs := handles(p, int(n))
+	defer prof.Exit(prof.RequestGetStatusSome, enterAll(prof.RequestGetStatusSome, hs), 0)
 	ix := ints(idx, len(hs))
 	live, k := false, 0
 	for i := range hs {

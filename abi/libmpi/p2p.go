@@ -280,8 +280,8 @@ func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {
 	*(*uintptr)(out) = h
 }
 
-// isend starts a send (persistent: makes an inactive persistent one, which the
-// record does not count, as the facade's SendInit), recorded as call.
+// isend starts a send (persistent: makes an inactive persistent one, recorded as
+// the facade's SendInit is), recorded as call.
 func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode, persistent bool, out unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
@@ -316,7 +316,10 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 		q, err = c.c.Isend(op, b, d, tg, mode, false)
 		exit(call, t, n)
 	} else {
+		n := int(b.Len())
+		t := c.enterTimed(call, d, tg, n)
 		q, err = c.c.Isend(op, b, d, tg, mode, true)
+		exit(call, t, n)
 	}
 	if err != nil {
 		return fail(op, ch, err)
@@ -325,9 +328,9 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	return 0
 }
 
-// irecv starts a receive (persistent: makes an inactive persistent one, not
-// counted, as the facade's RecvInit), recorded as call: Irecv, or prof.None for the
-// receive of a Sendrecv, which records itself.
+// irecv starts a receive (persistent: makes an inactive persistent one, recorded as
+// the facade's RecvInit is), recorded as call: Irecv, Recv_init, or prof.None for
+// the receive of a Sendrecv, which records itself.
 func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
@@ -364,7 +367,10 @@ func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	} else if !persistent {
 		q, err = c.c.Irecv(op, b, sr, tg, false)
 	} else {
+		n := int(b.Len())
+		t := c.enterTimed(call, sr, tg, n)
 		q, err = c.c.Irecv(op, b, sr, tg, true)
+		exit(call, t, n)
 	}
 	if err != nil {
 		return fail(op, ch, err)
@@ -425,27 +431,27 @@ func PMPI_Irecv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, c
 
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Send_init", buf, int64(count), dh, dest, tag, ch, p2p.Standard, true, out)
+	return isend(prof.SendInit, "Send_init", buf, int64(count), dh, dest, tag, ch, p2p.Standard, true, out)
 }
 
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Ssend_init", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, true, out)
+	return isend(prof.SsendInit, "Ssend_init", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, true, out)
 }
 
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Rsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Ready, true, out)
+	return isend(prof.RsendInit, "Rsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Ready, true, out)
 }
 
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Bsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, true, out)
+	return isend(prof.BsendInit, "Bsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, true, out)
 }
 
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv(prof.None, "Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
+	return irecv(prof.RecvInit, "Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
 }
 
 //export PMPI_Start
@@ -585,6 +591,7 @@ func PMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
 
 //export PMPI_Request_get_status
 func PMPI_Request_get_status(h uintptr, flag, st unsafe.Pointer) int32 {
+	defer prof.Exit(prof.RequestGetStatus, enterReq(prof.RequestGetStatus, reqOf(h)), 0)
 	ok, _, err := complete("Request_get_status", unsafe.Pointer(&h), st, false, false)
 	setBool(flag, ok)
 	return fail("Request_get_status", reqComm(h), err)
@@ -793,6 +800,7 @@ func PMPI_Request_free(p unsafe.Pointer) int32 {
 	if r == nil {
 		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
 	}
+	defer prof.Exit(prof.RequestFree, enterReq(prof.RequestFree, r), 0)
 	var err error
 	if r.x != nil {
 		err = r.x.Free()
@@ -806,7 +814,11 @@ func PMPI_Request_free(p unsafe.Pointer) int32 {
 }
 
 //export PMPI_Cancel
-func PMPI_Cancel(p unsafe.Pointer) int32 {
+func PMPI_Cancel(p unsafe.Pointer) int32 { return cancelReq(p, true) }
+
+// cancelReq is MPI_Cancel, recorded if rec (not when a call made of others, the
+// send-receives, cancels its receive).
+func cancelReq(p unsafe.Pointer, rec bool) int32 {
 	const op = "Cancel"
 	if p == nil {
 		return fail(op, 0, errorf(errArg, op, "request is NULL"))
@@ -815,6 +827,9 @@ func PMPI_Cancel(p unsafe.Pointer) int32 {
 	r := reqOf(h)
 	if r == nil {
 		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
+	}
+	if rec {
+		defer prof.Exit(prof.Cancel, enterReq(prof.Cancel, r), 0)
 	}
 	if r.x != nil {
 		if !r.x.Cancelable() {
@@ -1034,7 +1049,7 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 		return r
 	}
 	if r := send(prof.None, op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
-		PMPI_Cancel(unsafe.Pointer(&rq))
+		cancelReq(unsafe.Pointer(&rq), false)
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return r
 	}
@@ -1091,7 +1106,7 @@ func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, sr
 	}
 	c := commOf(ch)
 	if err := c.c.Send(op, p2p.Bytes(tmp), rankIn(dest), tagIn(stag), p2p.Standard); err != nil {
-		PMPI_Cancel(unsafe.Pointer(&rq))
+		cancelReq(unsafe.Pointer(&rq), false)
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return fail(op, ch, err)
 	}
@@ -1161,11 +1176,13 @@ func detachBuffer(op string, c *core.Comm, ch uintptr, addr unsafe.Pointer, size
 
 //export PMPI_Buffer_flush
 func PMPI_Buffer_flush() int32 {
+	defer prof.Exit(prof.BufferFlush, prof.EnterTimed(prof.BufferFlush, nil, prof.NoPeer, -1, 0), 0)
 	return fail("Buffer_flush", 0, (*core.Comm)(nil).FlushBuffer("Buffer_flush"))
 }
 
 //export PMPI_Buffer_iflush
 func PMPI_Buffer_iflush(req unsafe.Pointer) int32 {
+	defer prof.Exit(prof.BufferIflush, prof.EnterTimed(prof.BufferIflush, nil, prof.NoPeer, -1, 0), 0)
 	return iflushBuffer("Buffer_iflush", nil, 0, req)
 }
 
@@ -1224,6 +1241,7 @@ func PMPI_Comm_flush_buffer(ch uintptr) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.CommFlushBuffer, c.enterTimed(prof.CommFlushBuffer, prof.NoPeer, -1, 0), 0)
 	return fail("Comm_flush_buffer", ch, c.c.FlushBuffer("Comm_flush_buffer"))
 }
 
@@ -1233,6 +1251,7 @@ func PMPI_Comm_iflush_buffer(ch uintptr, req unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	defer prof.Exit(prof.CommIflushBuffer, c.enterTimed(prof.CommIflushBuffer, prof.NoPeer, -1, 0), 0)
 	return iflushBuffer("Comm_iflush_buffer", c, ch, req)
 }
 

@@ -18,27 +18,27 @@ import (
 
 //export PMPI_Send_init_c
 func PMPI_Send_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Send_init", buf, count, dh, dest, tag, ch, p2p.Standard, true, out)
+	return isend(prof.SendInit, "Send_init", buf, count, dh, dest, tag, ch, p2p.Standard, true, out)
 }
 
 //export PMPI_Ssend_init_c
 func PMPI_Ssend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Ssend_init", buf, count, dh, dest, tag, ch, p2p.Synchronous, true, out)
+	return isend(prof.SsendInit, "Ssend_init", buf, count, dh, dest, tag, ch, p2p.Synchronous, true, out)
 }
 
 //export PMPI_Rsend_init_c
 func PMPI_Rsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Rsend_init", buf, count, dh, dest, tag, ch, p2p.Ready, true, out)
+	return isend(prof.RsendInit, "Rsend_init", buf, count, dh, dest, tag, ch, p2p.Ready, true, out)
 }
 
 //export PMPI_Bsend_init_c
 func PMPI_Bsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.None, "Bsend_init", buf, count, dh, dest, tag, ch, p2p.Buffered, true, out)
+	return isend(prof.BsendInit, "Bsend_init", buf, count, dh, dest, tag, ch, p2p.Buffered, true, out)
 }
 
 //export PMPI_Recv_init_c
 func PMPI_Recv_init_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv(prof.None, "Recv_init", buf, count, dh, src, tag, ch, true, out)
+	return irecv(prof.RecvInit, "Recv_init", buf, count, dh, src, tag, ch, true, out)
 }
 
 //export PMPI_Imrecv

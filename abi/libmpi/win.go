@@ -261,6 +261,7 @@ func PMPI_Win_attach(wh uintptr, base unsafe.Pointer, size int64) int32 {
 	if size > 0 {
 		mem = unsafe.Slice((*byte)(base), size)
 	}
+	defer prof.Exit(prof.WinAttach, w.enter(prof.WinAttach, prof.NoPeer, int(size)), int(size))
 	_, err := w.w.Attach(op, mem)
 	return failWin(op, wh, err)
 }
@@ -272,6 +273,7 @@ func PMPI_Win_detach(wh uintptr, base unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
+	defer prof.Exit(prof.WinDetach, w.enter(prof.WinDetach, prof.NoPeer, 0), 0)
 	// The device finds the attachment by its first byte.
 	return failWin(op, wh, w.w.Detach(op, unsafe.Slice((*byte)(base), 1)))
 }

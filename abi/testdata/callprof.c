@@ -85,6 +85,29 @@ int main(int argc, char **argv) {
     OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     OK(MPI_Request_free(&r));
 
+    /* A persistent send 0 -> 1 of 32 bytes, started once. */
+    if (rank == 0) OK(MPI_Send_init(a, 8, MPI_INT, 1, 9, MPI_COMM_WORLD, &r));
+    else OK(MPI_Recv_init(b, 8, MPI_INT, 0, 9, MPI_COMM_WORLD, &r));
+    OK(MPI_Start(&r));
+    OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    OK(MPI_Request_free(&r));
+
+    /* A receive no one matches, cancelled; the status of a null request, alone and
+     * in a set; flushes of buffers that are not attached. */
+    OK(MPI_Irecv(b, 8, MPI_INT, peer, 99, MPI_COMM_WORLD, &r));
+    OK(MPI_Cancel(&r));
+    MPI_Status cst;
+    OK(MPI_Wait(&r, &cst));
+    int cancelled;
+    OK(MPI_Test_cancelled(&cst, &cancelled));
+    CHECK(cancelled, "the unmatched receive was not cancelled");
+    int gflag;
+    OK(MPI_Request_get_status(r, &gflag, MPI_STATUS_IGNORE));
+    CHECK(gflag, "Request_get_status of MPI_REQUEST_NULL gave flag 0");
+    OK(MPI_Request_get_status_all(1, &r, &gflag, MPI_STATUSES_IGNORE));
+    OK(MPI_Buffer_flush());
+    OK(MPI_Comm_flush_buffer(MPI_COMM_WORLD));
+
     /* A Test of the null request. */
     int flag;
     r = MPI_REQUEST_NULL;

@@ -335,13 +335,17 @@ func TestProfileCountsEveryKindOfCall(t *testing.T) {
 		got[c.Call], kind[c.Call] = c.N, c.Kind
 	}
 	for call, n := range map[string]int{"Dup": 1, "Split": 1, "CartCreate": 1, "NeighborAlltoall": 1, "Ialltoall": 1,
-		"Isendrecv": 1, "Sendrecv": 1, "SendrecvReplace": 1, "BcastValue": 1, "AllgatherValues": 1, "Wait": 2, "WinAllocate": 1, "Fence": 2, "Put": 1, "WinFree": 1, "RecvValue": 1, "CommFree": 3,
-		"Finalize": 1} {
+		"Isendrecv": 1, "Sendrecv": 1, "SendrecvReplace": 1, "BcastValue": 1, "AllgatherValues": 1, "Wait": 7, "WinAllocate": 1, "Fence": 2, "Put": 1, "WinFree": 2, "RecvValue": 1, "CommFree": 3,
+		"SendInit": 1, "RecvInit": 2, "Start": 3, "Cancel": 1, "RequestFree": 3, "RequestGetStatus": 1,
+		"RequestGetStatusAll": 1, "RequestGetStatusAny": 1, "RequestGetStatusSome": 1, "BufferFlush": 1,
+		"BufferIflush": 1, "CommFlushBuffer": 1, "CommIflushBuffer": 1, "WinCreateDynamic": 1, "WinAttach": 1,
+		"WinDetach": 1, "Finalize": 1} {
 		if got[call] != n {
 			t.Errorf("%s counted %d times, want %d (all: %v)", call, got[call], n, got)
 		}
 	}
-	for call, k := range map[string]string{"NeighborAlltoall": "neighbor", "Ialltoall": "start", "Put": "rma", "Fence": "collective", "RecvValue": "recv"} {
+	for call, k := range map[string]string{"NeighborAlltoall": "neighbor", "Ialltoall": "start", "Put": "rma", "Fence": "collective", "RecvValue": "recv",
+		"RequestGetStatus": "wait", "WinAttach": "rma"} {
 		if kind[call] != k {
 			t.Errorf("%s is of kind %q, want %q", call, kind[call], k)
 		}

@@ -171,6 +171,22 @@ const (
 	PreadyRange
 	PreadyList
 	Parrived
+	SendInit
+	SsendInit
+	RsendInit
+	BsendInit
+	RecvInit
+	RequestGetStatus
+	RequestGetStatusAll
+	RequestGetStatusAny
+	RequestGetStatusSome
+	Cancel
+	RequestFree
+	BufferIflush
+	CommFlushBuffer
+	CommIflushBuffer
+	WinAttach
+	WinDetach
 	NumCalls
 )
 
@@ -354,6 +370,22 @@ var calls = [NumCalls]struct {
 	PreadyRange:             {"PreadyRange", KindOther},
 	PreadyList:              {"PreadyList", KindOther},
 	Parrived:                {"Parrived", KindWait},
+	SendInit:                {"SendInit", KindOther},
+	SsendInit:               {"SsendInit", KindOther},
+	RsendInit:               {"RsendInit", KindOther},
+	BsendInit:               {"BsendInit", KindOther},
+	RecvInit:                {"RecvInit", KindOther},
+	RequestGetStatus:        {"RequestGetStatus", KindWait},
+	RequestGetStatusAll:     {"RequestGetStatusAll", KindWait},
+	RequestGetStatusAny:     {"RequestGetStatusAny", KindWait},
+	RequestGetStatusSome:    {"RequestGetStatusSome", KindWait},
+	Cancel:                  {"Cancel", KindOther},
+	RequestFree:             {"RequestFree", KindOther},
+	BufferIflush:            {"BufferIflush", KindOther},
+	CommFlushBuffer:         {"CommFlushBuffer", KindOther},
+	CommIflushBuffer:        {"CommIflushBuffer", KindOther},
+	WinAttach:               {"WinAttach", KindRMA},
+	WinDetach:               {"WinDetach", KindRMA},
 }
 
 // String is the call's name as the facade spells it.

@@ -369,7 +369,8 @@ func count(call Call, n int, ticks int64) {
 // polls are the calls that only look whether something has happened; pollGap, in
 // ticks (about a microsecond), is the most that may lie between two of a run.
 var polls = func() (p [NumCalls]bool) {
-	for _, c := range []Call{Test, Testall, Testany, Testsome, Iprobe, Improbe, WinTest, Parrived} {
+	for _, c := range []Call{Test, Testall, Testany, Testsome, Iprobe, Improbe, WinTest, Parrived,
+		RequestGetStatus, RequestGetStatusAll, RequestGetStatusAny, RequestGetStatusSome} {
 		p[c] = true
 	}
 	return p

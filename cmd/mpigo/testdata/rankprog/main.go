@@ -206,6 +206,48 @@ func main() {
 			_, _, err := mpi.RecvValue[map[string]int](w, 0, 3)
 			must(err)
 		}
+		// Persistent requests, a cancelled receive, requests' statuses, buffer
+		// flushes, a dynamic window's memory.
+		ps, err := mpi.SendInit(w, []int32{1}, (me+1)%n, 7)
+		must(err)
+		pr, err := mpi.RecvInit(w, make([]int32, 1), (me+n-1)%n, 7)
+		must(err)
+		never, err := mpi.RecvInit(w, make([]int32, 1), me, 98)
+		must(err)
+		for _, r := range []*mpi.Request{&ps, &pr, &never} {
+			must(r.Start())
+		}
+		must(never.Cancel())
+		for _, r := range []*mpi.Request{&ps, &pr, &never} {
+			_, err = r.Wait()
+			must(err)
+		}
+		_, _, err = ps.GetStatus()
+		must(err)
+		_, err = mpi.RequestGetStatusAll([]mpi.Request{ps, pr}, nil)
+		must(err)
+		_, _, _, err = mpi.RequestGetStatusAny([]mpi.Request{ps})
+		must(err)
+		_, _, err = mpi.RequestGetStatusSome([]mpi.Request{pr})
+		must(err)
+		for _, r := range []*mpi.Request{&ps, &pr, &never} {
+			must(r.Free())
+		}
+		must(mpi.BufferFlush())
+		must(w.FlushBuffer())
+		for _, start := range []func() (mpi.Request, error){mpi.BufferIflush, w.IflushBuffer} {
+			r, err := start()
+			must(err)
+			_, err = r.Wait()
+			must(err)
+		}
+		dyn, err := mpi.WinCreateDynamic(nil, w)
+		must(err)
+		mem := make([]byte, 64)
+		_, err = dyn.Attach(mem)
+		must(err)
+		must(dyn.Detach(mem))
+		must(dyn.Free())
 		for _, c := range []*mpi.Comm{d, h, cart} {
 			must(c.Free())
 		}
