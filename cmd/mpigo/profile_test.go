@@ -101,6 +101,30 @@ func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
 	}
 }
 
+// The timeline of a hung job, written when --timeout stops it, ends on each rank with
+// the last call it completed: rank 0's Split before the Allreduce it hangs in, rank
+// 2's Irecv before its Wait. Each event waits for the next call before it goes into
+// the ring; a rank the launcher stops sees its call fail, and the error seam settles
+// the event before it writes the profile.
+func TestProfileOfHungJob(t *testing.T) {
+	dir := t.TempDir()
+	r := mpigo(t, "", "run", "-n", "4", "--timeout", "3", "--profile", dir, rankBin, "hang-split")
+	if r.code != 124 {
+		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
+	}
+	last := map[int]traceEvent{}
+	for _, e := range readTrace(t, dir) {
+		if l, ok := last[e.Pid]; !ok || e.Ts >= l.Ts {
+			last[e.Pid] = e
+		}
+	}
+	for rank, want := range map[int]string{0: "Split", 2: "Irecv"} {
+		if got := last[rank].Name; got != want {
+			t.Errorf("rank %d's timeline ends with %q, want %q (the call before the one it hangs in)", rank, got, want)
+		}
+	}
+}
+
 // --report prints one line per rank of its time in MPI, for any job.
 func TestReport(t *testing.T) {
 	r := mpigo(t, "", "run", "-n", "3", "--report", rankBin, "ring", "50")
