@@ -612,6 +612,45 @@ func TestProfileNodeCollectiveFlows(t *testing.T) {
 	}
 }
 
+// Across nodes (two simulated hosts of two ranks), the hierarchical collectives are in
+// the matrix as the data moves: within a node as the node's shared-memory flows,
+// between nodes as the leaders' messages. A Bcast from rank 1 goes 1 -> 0 (alpha's
+// leader) -> 2 (beta's) -> 3; a Reduce to rank 2 comes 1 -> 0 -> 2 and 3 -> 2; an
+// Allreduce reduces to the leaders (1 -> 0, 3 -> 2), which exchange (0 <-> 2) and
+// broadcast (0 -> 1, 2 -> 3). Each transfer is counted once.
+func TestProfileHierarchicalFlows(t *testing.T) {
+	agent, _ := fakeSSH(t)
+	run := func(reps int) map[[2]int][6]int {
+		dir := t.TempDir()
+		r := mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--profile", dir, rankBin, "flows", strconv.Itoa(reps))
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		_, m := readProfileDir(t, dir)
+		return m
+	}
+	one, three := run(1), run(3)
+	want := map[[2]int][2]int{ // bytes, messages of one round
+		{1, 0}: {1000 + 800 + 64, 3}, {0, 2}: {1000 + 800 + 64, 3}, {2, 3}: {1000 + 64, 2},
+		{3, 2}: {800 + 64, 2}, {0, 1}: {64, 1}, {2, 0}: {64, 1},
+	}
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
+			if i == j {
+				continue
+			}
+			w := want[[2]int{i, j}]
+			a, b := one[[2]int{i, j}], three[[2]int{i, j}]
+			if d := b[mCollBytes] - a[mCollBytes]; d != 2*w[0] {
+				t.Errorf("%d->%d: two more rounds added %d collective bytes, want %d (1 round: %v, 3: %v)", i, j, d, 2*w[0], a, b)
+			}
+			if d := b[mCollMsgs] - a[mCollMsgs]; d != 2*w[1] {
+				t.Errorf("%d->%d: two more rounds added %d collective messages, want %d", i, j, d, 2*w[1])
+			}
+		}
+	}
+}
+
 // One-sided operations on node memory (an allocated window on one node: the device's
 // short way) are in the matrix's one-sided column, origin to target for Put and
 // Accumulate, target to origin for Get, both ways for FetchAndOp and GetAccumulate.
