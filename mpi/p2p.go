@@ -78,13 +78,13 @@ func (c *Comm) status(st p2p.Status) (s Status) {
 }
 
 // send is the blocking send, recorded as call, a send that may start deferred
-// (prof.TrySend; see prof.go for the recorder's lines); prof.None records nothing: the send of a call made of one (Sendrecv), which
-// reports itself once.
+// (prof.TryDeferred; see prof.go for the recorder's lines); prof.None records
+// nothing: the send of a call made of one (Sendrecv), which reports itself once.
 func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (err error) {
 	d := c.dev()
 	var t int64
 	if call != prof.None && !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
-		if t = prof.TrySend(call, d.ProfComm(), dest, tag, len(b)); t == 0 {
+		if t = prof.TryDeferred(call, d.ProfComm(), dest, tag, len(b)); t == 0 {
 			t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
 		}
 	}
@@ -145,7 +145,9 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 	d := c.dev()
 	var pt int64
 	if !prof.Try(prof.Recv, d.ProfComm(), src, tag, len(b)) {
-		pt = prof.Enter(prof.Recv, d.ProfComm(), src, tag, len(b))
+		if pt = prof.TryDeferred(prof.Recv, d.ProfComm(), src, tag, len(b)); pt == 0 {
+			pt = prof.Enter(prof.Recv, d.ProfComm(), src, tag, len(b))
+		}
 	}
 	// The common case goes straight to the engine (see send): ranks are world ranks.
 	var (

@@ -56,7 +56,7 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
 	var t int64
 	if rec && !prof.Try(call, pc, d, tg, n) {
-		if t = prof.TrySend(call, pc, d, tg, n); t == 0 {
+		if t = prof.TryDeferred(call, pc, d, tg, n); t == 0 {
 			t = prof.Enter(call, pc, d, tg, n)
 		}
 	}
@@ -133,7 +133,9 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 	pc := c.c.ProfComm()
 	var pt int64
 	if !prof.Try(prof.Recv, pc, sr, tg, int(b.Len())) {
-		pt = prof.Enter(prof.Recv, pc, sr, tg, int(b.Len()))
+		if pt = prof.TryDeferred(prof.Recv, pc, sr, tg, int(b.Len())); pt == 0 {
+			pt = prof.Enter(prof.Recv, pc, sr, tg, int(b.Len()))
+		}
 	}
 	if c.c.DirectRecv(sr, tg) {
 		from, t, n, err = c.c.RecvDirect(b, sr, tg)

@@ -104,6 +104,9 @@ func (e *Engine) pollPeer(r *request, src int, stamp bool) {
 			prof.Stamp()
 		}
 		if p.pp.Poll(e.h, 1) > 0 && (r.fin || r.done.Load() != 0 || len(e.busy) > 0 || e.gets.head != nil) {
+			if stamp {
+				prof.Polled((-i) & stampMask) // the polls since the stamp before this one
+			}
 			return
 		}
 	}
@@ -438,6 +441,7 @@ func (e *Engine) imrecv(op string, b Buf, msg *Message) (Request, error) {
 }
 
 // stampMask: a profiled receive's wait reads the clock before one poll in
-// stampMask+1. A read before every poll (10 ns, the poll's own cost) slowed the
-// detection of the message by more than it saved at the receive's exit.
-const stampMask = 3
+// prof.StampEvery; the polls between are counted instead (prof.Polled). A clock read
+// costs as much as a poll or more (10-25 ns), and a message that arrives during one
+// is found that much later.
+const stampMask = prof.StampEvery - 1

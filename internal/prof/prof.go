@@ -1,8 +1,8 @@
 // Package prof is each rank's record of its own MPI calls: per-call counters that are
 // always on, the call the rank is in now (for a hung job to explain itself), and, when
 // the job is profiled, a timeline of every call. The facade reports each call's entry
-// and exit (Try and TryExit inlined in the hot calls, with the timeline's TrySend and
-// TryExitRecv, else Enter, EnterTimed, EnterWait and Exit); the layer below lends the record its view of communicators
+// and exit (Try and TryExit inlined in the hot calls, with the timeline's TryDeferred
+// and TryExitRecv, else Enter, EnterTimed, EnterWait and Exit); the layer below lends the record its view of communicators
 // and the engine's count of messages (SetSources); the launcher reads what this
 // package writes (Flush, Report, State) and draws the picture of the job
 // (internal/launch, profile*.go).
@@ -190,11 +190,12 @@ func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
 	return true
 }
 
-// TrySend is Enter's timeline path for a small send that may start deferred (a
-// deferrable call: not a send-receive), inlined where it is called: the stores
-// between a ping-pong's arrival and its answer, with no call. It returns Enter's
-// answer for it, or 0 if the send must go through Enter.
-func TrySend(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+// TryDeferred is Enter's timeline path for a small call that may start deferred (a
+// deferrable call: a send that is not a send-receive, or a blocking receive), inlined
+// where it is called: the stores between a ping-pong's arrival and its answer, with
+// no call and no clock read. It returns Enter's answer for it, or 0 if the call must
+// go through Enter.
+func TryDeferred(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 	if !timed || concurrent || cur.call != 0 || n > stampedMax {
 		return 0
 	}
@@ -303,33 +304,38 @@ func Exit(call Call, t int64, n int) {
 }
 
 // TryExitRecv is Exit's timeline path for a small blocking receive (Recv) whose
-// wait stamped its end, inlined as TrySend is. It reports whether it recorded the
+// wait stamped its end, inlined as TryDeferred is. It reports whether it recorded the
 // exit; if not, the caller calls Exit.
 func TryExitRecv(t int64, n int) bool {
-	if t <= 0 || polled == 0 || n > stampedMax || !timed || concurrent || pend.call != None {
+	if t != deferred || polled == 0 || n > stampedMax || !timed || concurrent || pend.call != None {
 		return false
 	}
-	pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end = Recv, n, cur.comm, cur.peer, t, polled
+	// Its start is its wait's first stamp (Stamp), or where the engine's wait began.
+	pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end = Recv, n, cur.comm, cur.peer, int64(cur.since), polled
 	polled = 0
 	publish(&cur.since, 0)
 	publish(&cur.call, 0)
 	return true
 }
 
-// deferred is Enter's answer for a call whose start is not read yet: a send of at
-// most stampedMax bytes, whose start is read when it begins to wait (WaitBegins) or
-// else is its end. Such a send is short unless it waits: its event starts late by
-// the time it took to hand its message over, a copy of at most stampedMax bytes, and
-// the clock read it saves is the one that lay between a ping-pong's arrival and its
-// answer.
+// deferred is Enter's answer for a call whose start is not read yet: a send or a
+// blocking receive of at most stampedMax bytes, whose start is read when it begins to
+// wait (WaitBegins, or a receive's first Stamp) or else is its end. Such a call is
+// short unless it waits: its event starts late by the time it took to hand its
+// message over or to find that none had come (a copy, a few polls). For a send, the
+// clock read it saves is the one that lay between a ping-pong's arrival and its
+// answer; for a receive, the one after that answer has left, beside the send's end,
+// where a ping-pong's rank has until the next message arrives to do its recorder's
+// work (a clock read costs 10-25 ns).
 const deferred = 1
 
-// deferrable: the sends that may start deferred (not the send-receives, which wait
-// for their receive's message).
+// deferrable: the calls that may start deferred: the sends (not the send-receives,
+// which wait for their receive's message) and the blocking receive.
 var deferrable = func() (d [NumCalls]bool) {
 	for c := range d {
 		d[c] = calls[c].kind == KindSend
 	}
+	d[Recv] = true
 	for _, c := range []Call{Sendrecv, SendrecvReplace, Isendrecv, IsendrecvReplace, SendrecvValue} {
 		d[c] = false
 	}
@@ -421,11 +427,48 @@ func Waiting() {
 	polled = 0
 }
 
-// Stamp reads the clock before a poll of a blocking receive's wait: if the poll
-// completes the receive, that is its end, a poll and a small copy early, and the
+// Stamp reads the clock before a poll of a blocking receive's wait, one in
+// StampEvery: if a poll completes the receive, that is its end (moved to that poll by
+// Polled), a poll and a small copy early, and the
 // receive's exit reads no clock on the path between the message's arrival and what
-// the rank does next (in a ping-pong, its answer).
-func Stamp() { polled = Now() }
+// the rank does next (in a ping-pong, its answer). The first stamp of a receive that
+// started deferred is its start.
+func Stamp() {
+	now := Now()
+	if polled != 0 {
+		// Down at once, up slowly: a poll that handled some other packet makes an
+		// interval longer, and an estimate too high would end the receive after it
+		// returned; one too low only ends it a little early.
+		if d := (now - polled) / StampEvery; d < perPoll || perPoll == 0 {
+			perPoll = d
+		} else {
+			perPoll += (d - perPoll) / 16
+		}
+	}
+	polled = now
+	if cur.since == 0 {
+		publish(&cur.since, uint64(now)) // a deferred receive's start (see deferred)
+	}
+}
+
+// StampEvery is how many polls of a receive's wait lie between two Stamps.
+const StampEvery = 16
+
+// perPoll is the ticks one poll of a receive's wait takes, as the stamps measure it
+// (a clock read included, spread over StampEvery polls, which errs late by a part of
+// it; the poll that finds a message takes longer than that, so that the estimate
+// stays within the call).
+var perPoll int64
+
+// Polled moves the last Stamp to the start of the poll that found a receive's
+// message, k polls after the stamp, by the ticks those polls took at their last
+// measured rate: the receive's end without a clock read, and without reading the
+// clock before every poll.
+func Polled(k int) {
+	if polled != 0 {
+		polled += int64(k) * perPoll
+	}
+}
 
 // Unstamp forgets the last Stamp: the receive waits on where the polls are not
 // stamped.
