@@ -54,7 +54,7 @@ func (c *Comm) dev() *core.Comm {
 // Rank is this process's rank in c, from 0 to Size()-1 (in the local group of an
 // intercommunicator); Undefined for a nil communicator or before Init.
 func (c *Comm) Rank() int {
-	if c.dev() == nil || !core.Initialized() {
+	if c.dev() == nil || !c.d.Known() {
 		return Undefined
 	}
 	return c.d.Rank()
@@ -63,7 +63,7 @@ func (c *Comm) Rank() int {
 // Size is the number of ranks in c (its local group for an intercommunicator); 0 for a
 // nil communicator or before Init.
 func (c *Comm) Size() int {
-	if c.dev() == nil || !core.Initialized() {
+	if c.dev() == nil || !c.d.Known() {
 		return 0
 	}
 	return c.d.Size()

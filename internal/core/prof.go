@@ -74,13 +74,16 @@ func startProfile() {
 	}
 }
 
-// endProfile runs in Finalize once every rank has fenced: the rank's profile is
-// written and its report sent to the launcher.
-func endProfile(t int64) {
-	if t < 0 {
+// endProfile closes the record t of a Finalize (none where t < 0); when the runtime
+// stops (last), once every rank has fenced, the rank's profile is written and its
+// report sent to the launcher.
+func endProfile(t int64, last bool) {
+	if t >= 0 {
+		prof.Exit(prof.Finalize, t, 0)
+	}
+	if !last {
 		return
 	}
-	prof.Exit(prof.Finalize, t, 0)
 	prof.Settle()
 	if err := prof.Flush("finalize"); err != nil {
 		warnProfile(err)
