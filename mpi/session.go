@@ -213,7 +213,11 @@ func (s *Session) GroupFromPset(name string) (*Group, error) {
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	return wrapGroup(op, g, nil)
+	out, err := wrapGroup(op, g, nil)
+	if out != nil && out != GroupEmpty {
+		out.s = s
+	}
+	return out, err
 }
 
 // NewSessionErrHandler makes a handler for sessions that calls fn with the session and
@@ -293,7 +297,7 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 	if err != nil {
 		return nil, errh.runAny(op, "a new communicator", core.MapErr(op, err))
 	}
-	return fromGroups(d, pairs, errh), nil
+	return fromGroups(d, g.s, pairs, errh), nil
 }
 
 // IntercommCreateFromGroups makes an intercommunicator between local, the caller's
@@ -317,16 +321,77 @@ func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, rem
 	if err != nil {
 		return nil, errh.runAny(op, "a new intercommunicator", core.MapErr(op, err))
 	}
-	return fromGroups(d, pairs, errh), nil
+	return fromGroups(d, local.s, pairs, errh), nil
 }
 
-// fromGroups wraps a communicator made from groups, with its hints and handler.
-func fromGroups(d *core.Comm, pairs [][2]string, errh *ErrHandler) *Comm {
+// fromGroups wraps a communicator made from groups, with its hints and handler; a
+// group from session s makes its buffered sends use s's buffer.
+func fromGroups(d *core.Comm, s *Session, pairs [][2]string, errh *ErrHandler) *Comm {
 	if d == nil {
 		return nil
+	}
+	if s != nil {
+		d.UseSessionBuffer(s.d)
 	}
 	if errh == ErrorsReturn {
 		errh = nil
 	}
 	return &Comm{d: d, errh: errh, hints: applyHints(nil, pairs)}
+}
+
+// AttachBuffer gives the session a buffer for buffered sends
+// (MPI_Session_attach_buffer): Bsend and its kin on a communicator made from a group
+// of this session (CommCreateFromGroup of a GroupFromPset group, or a group computed
+// from one), or from such a communicator, use it when the communicator has no buffer
+// of its own (Comm.AttachBuffer). buf may be BufferAutomatic. One buffer at a time
+// (else ErrBuffer).
+func (s *Session) AttachBuffer(buf []byte) error {
+	const op = "SessionAttachBuffer"
+	if err := s.check(op); err != nil {
+		return err
+	}
+	auto := isAutomatic(buf)
+	if !auto && len(buf) == 0 {
+		return s.fail(op, errorf(ClassBuffer, op, "buf is empty (give BufferAutomatic for an automatic buffer)"))
+	}
+	return s.fail(op, s.d.AttachBuffer(op, buf, auto))
+}
+
+// DetachBuffer waits until every message in the session's buffer has been sent,
+// detaches it and returns it (MPI_Session_detach_buffer); BufferAutomatic for an
+// automatic one. With none attached it fails with ErrBuffer.
+func (s *Session) DetachBuffer() ([]byte, error) {
+	const op = "SessionDetachBuffer"
+	if err := s.check(op); err != nil {
+		return nil, err
+	}
+	b, auto, err := s.d.DetachBuffer(op)
+	if auto {
+		b = BufferAutomatic
+	}
+	return b, s.fail(op, err)
+}
+
+// FlushBuffer waits until every message in the session's buffer has been sent,
+// leaving it attached (MPI_Session_flush_buffer). With none attached it returns at
+// once.
+func (s *Session) FlushBuffer() error {
+	const op = "SessionFlushBuffer"
+	if err := s.check(op); err != nil {
+		return err
+	}
+	return s.fail(op, s.d.FlushBuffer(op))
+}
+
+// IflushBuffer is FlushBuffer as a request (MPI_Session_iflush_buffer).
+func (s *Session) IflushBuffer() (Request, error) {
+	const op = "SessionIflushBuffer"
+	if err := s.check(op); err != nil {
+		return Request{}, err
+	}
+	x, err := s.d.IflushBuffer(op)
+	if err != nil {
+		return Request{}, s.fail(op, err)
+	}
+	return Request{x: x}, nil
 }

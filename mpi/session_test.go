@@ -487,3 +487,98 @@ func TestFileErrHandler(t *testing.T) {
 		must(t, mpi.Finalize())
 	})
 }
+
+// TestSessionBuffers: buffered sends on communicators derived from a session use the
+// session's buffer, unless the communicator has its own; others do not see it.
+func TestSessionBuffers(t *testing.T) {
+	runOver(t, 2, func(t *testing.T) {
+		s, err := mpi.SessionInit(nil, nil)
+		must(t, err)
+		buf := make([]byte, 1<<16)
+		must(t, s.AttachBuffer(buf))
+		if err := s.AttachBuffer(buf); !errors.Is(err, mpi.ErrBuffer) {
+			t.Errorf("a second AttachBuffer: %v, want ErrBuffer", err)
+		}
+		g, err := s.GroupFromPset("mpi://WORLD")
+		must(t, err)
+		rev, err := g.Incl([]int{1, 0}) // a group computed from the session's
+		must(t, err)
+		c, err := mpi.CommCreateFromGroup(rev, "buffers", nil, nil)
+		must(t, err)
+		d, err := c.Dup()
+		must(t, err)
+		me, peer := c.Rank(), 1-c.Rank()
+		msg := make([]byte, 1000)
+		in := make([]byte, 1000)
+		for _, x := range []*mpi.Comm{c, d} {
+			if me == 0 {
+				must(t, mpi.Bsend(x, msg, peer, 1)) // no process buffer: the session's
+			} else {
+				_, err := mpi.Recv(x, in, peer, 1)
+				must(t, err)
+			}
+		}
+		// A communicator's own buffer comes first.
+		small := make([]byte, 200)
+		must(t, c.AttachBuffer(small))
+		if me == 0 {
+			if err := mpi.Bsend(c, msg, peer, 2); !errors.Is(err, mpi.ErrBuffer) {
+				t.Errorf("a 1000-byte Bsend with a 200-byte communicator buffer: %v, want ErrBuffer", err)
+			}
+		}
+		_, err = c.DetachBuffer()
+		must(t, err)
+		must(t, s.FlushBuffer())
+		r, err := s.IflushBuffer()
+		must(t, err)
+		_, err = r.Wait()
+		must(t, err)
+		got, err := s.DetachBuffer()
+		must(t, err)
+		if &got[0] != &buf[0] {
+			t.Error("DetachBuffer gave another buffer")
+		}
+		if me == 0 {
+			if err := mpi.Bsend(c, msg, peer, 3); !errors.Is(err, mpi.ErrBuffer) {
+				t.Errorf("Bsend after the session's buffer was detached: %v, want ErrBuffer", err)
+			}
+		}
+		if _, err := s.DetachBuffer(); !errors.Is(err, mpi.ErrBuffer) {
+			t.Errorf("DetachBuffer with none attached: %v, want ErrBuffer", err)
+		}
+		must(t, s.AttachBuffer(mpi.BufferAutomatic))
+		if me == 0 {
+			must(t, mpi.Bsend(d, msg, peer, 4))
+		} else {
+			_, err := mpi.Recv(d, in, peer, 4)
+			must(t, err)
+		}
+		got, err = s.DetachBuffer()
+		must(t, err)
+		if len(got) != 0 || cap(got) != cap(mpi.BufferAutomatic) {
+			t.Error("detaching an automatic buffer did not give BufferAutomatic")
+		}
+		// A session's buffer is not another session's.
+		s2, err := mpi.SessionInit(nil, nil)
+		must(t, err)
+		g2, err := s2.GroupFromPset("mpi://WORLD")
+		must(t, err)
+		c2, err := mpi.CommCreateFromGroup(g2, "other", nil, nil)
+		must(t, err)
+		must(t, s.AttachBuffer(buf))
+		if me == 0 {
+			if err := mpi.Bsend(c2, msg, peer, 5); !errors.Is(err, mpi.ErrBuffer) {
+				t.Errorf("Bsend on another session's communicator: %v, want ErrBuffer", err)
+			}
+		}
+		var nilS *mpi.Session
+		if err := nilS.AttachBuffer(buf); !errors.Is(err, mpi.ErrSession) {
+			t.Errorf("AttachBuffer on a nil session: %v, want ErrSession", err)
+		}
+		must(t, c2.Free())
+		must(t, d.Free())
+		must(t, c.Free())
+		must(t, s2.Finalize())
+		must(t, s.Finalize()) // lets the attached buffer go
+	})
+}

@@ -360,7 +360,11 @@ func PMPI_Group_from_session_pset(sh uintptr, np unsafe.Pointer, out unsafe.Poin
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	setHandle(out, newGroup(g))
+	h := newGroup(g)
+	if x := groups.get(h); x != nil {
+		x.s = s.s
+	}
+	setHandle(out, h)
 	return 0
 }
 
@@ -413,10 +417,13 @@ func PMPI_Session_call_errhandler(sh uintptr, code int32) int32 {
 
 // fromGroups registers a communicator made from groups with handler eh and the hints
 // of info ih.
-func fromGroups(c *core.Comm, eh uintptr, hints *info, out unsafe.Pointer) {
+func fromGroups(c *core.Comm, gh, eh uintptr, hints *info, out unsafe.Pointer) {
 	if c == nil {
 		setHandle(out, hCommNull)
 		return
+	}
+	if s := groupSession(gh); s != nil {
+		c.UseSessionBuffer(s)
 	}
 	n := &comm{c: c, hints: hints}
 	refErrh(eh)
@@ -472,7 +479,7 @@ func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh u
 	if err != nil {
 		return failWith(op, eh, hCommNull, err)
 	}
-	fromGroups(c, eh, hints, out)
+	fromGroups(c, gh, eh, hints, out)
 	return 0
 }
 
@@ -498,6 +505,93 @@ func PMPI_Intercomm_create_from_groups(lh uintptr, ll int32, rh uintptr, rl int3
 	if err != nil {
 		return failWith(op, eh, hCommNull, err)
 	}
-	fromGroups(c, eh, hints, out)
+	fromGroups(c, lh, eh, hints, out)
+	return 0
+}
+
+//export PMPI_Session_attach_buffer
+func PMPI_Session_attach_buffer(sh uintptr, p unsafe.Pointer, size int32) int32 {
+	return PMPI_Session_attach_buffer_c(sh, p, int64(size))
+}
+
+//export PMPI_Session_attach_buffer_c
+func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int32 {
+	const op = "Session_attach_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if uintptr(p) == 2 { // MPI_BUFFER_AUTOMATIC
+		return failSession(op, s, sh, s.s.AttachBuffer(op, nil, true))
+	}
+	if p == nil || size <= 0 {
+		return failSession(op, s, sh, errorf(errBuffer, op, "buffer is NULL or size %d not positive", size))
+	}
+	return failSession(op, s, sh, s.s.AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+}
+
+//export PMPI_Session_detach_buffer
+func PMPI_Session_detach_buffer(sh uintptr, addr, size unsafe.Pointer) int32 {
+	var n int64
+	r := PMPI_Session_detach_buffer_c(sh, addr, unsafe.Pointer(&n))
+	if r == 0 {
+		setInt(size, int(n))
+	}
+	return r
+}
+
+//export PMPI_Session_detach_buffer_c
+func PMPI_Session_detach_buffer_c(sh uintptr, addr, size unsafe.Pointer) int32 {
+	const op = "Session_detach_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if addr == nil || size == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "buffer_addr or size is NULL"))
+	}
+	b, auto, err := s.s.DetachBuffer(op)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	switch {
+	case auto:
+		*(*uintptr)(addr) = 2
+		*(*int64)(size) = 0
+	case len(b) == 0:
+		*(*uintptr)(addr) = 0
+		*(*int64)(size) = 0
+	default:
+		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
+		*(*int64)(size) = int64(len(b))
+	}
+	return 0
+}
+
+//export PMPI_Session_flush_buffer
+func PMPI_Session_flush_buffer(sh uintptr) int32 {
+	const op = "Session_flush_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	return failSession(op, s, sh, s.s.FlushBuffer(op))
+}
+
+//export PMPI_Session_iflush_buffer
+func PMPI_Session_iflush_buffer(sh uintptr, req unsafe.Pointer) int32 {
+	const op = "Session_iflush_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if req == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "request is NULL"))
+	}
+	p, err := s.s.IflushBuffer(op)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	addPending(p, nil, 0, nil, req)
 	return 0
 }

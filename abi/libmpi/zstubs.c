@@ -99,12 +99,6 @@ int PMPI_Open_port(MPI_Info info, char *port_name) { return mpigo_unsupported("M
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return mpigo_unsupported("MPI_Session_attach_buffer", MPI_COMM_NULL); }
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return mpigo_unsupported("MPI_Session_attach_buffer_c", MPI_COMM_NULL); }
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) { return mpigo_unsupported("MPI_Session_detach_buffer", MPI_COMM_NULL); }
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) { return mpigo_unsupported("MPI_Session_detach_buffer_c", MPI_COMM_NULL); }
-int PMPI_Session_flush_buffer(MPI_Session session) { return mpigo_unsupported("MPI_Session_flush_buffer", MPI_COMM_NULL); }
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return mpigo_unsupported("MPI_Session_iflush_buffer", MPI_COMM_NULL); }
 int PMPI_T_category_changed(int *update_number) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return MPI_T_ERR_NOT_SUPPORTED; }

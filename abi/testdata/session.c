@@ -153,6 +153,40 @@ int main(void) {
     OK(MPI_Errhandler_free(&feh));
     OK(MPI_Errhandler_free(&ceh));
 
+    /* buffered sends on a communicator from the session use the session's buffer */
+    static char sbuf[1 << 16];
+    OK(MPI_Session_attach_buffer(s, sbuf, sizeof sbuf));
+    rc = MPI_Session_attach_buffer(s, sbuf, sizeof sbuf);
+    CHECK(classof(rc) == MPI_ERR_BUFFER, "a second Session_attach_buffer: class %d", classof(rc));
+    MPI_Comm d;
+    OK(MPI_Comm_dup(c, &d));
+    char msg[1000] = {0};
+    if (size > 1) {
+        if (rank == 0) {
+            OK(MPI_Bsend(msg, sizeof msg, MPI_CHAR, 1, 9, c));
+            OK(MPI_Bsend(msg, sizeof msg, MPI_CHAR, 1, 9, d));
+        } else if (rank == 1) {
+            OK(MPI_Recv(msg, sizeof msg, MPI_CHAR, 0, 9, c, MPI_STATUS_IGNORE));
+            OK(MPI_Recv(msg, sizeof msg, MPI_CHAR, 0, 9, d, MPI_STATUS_IGNORE));
+        }
+    }
+    OK(MPI_Session_flush_buffer(s));
+    MPI_Request freq;
+    OK(MPI_Session_iflush_buffer(s, &freq));
+    OK(MPI_Wait(&freq, MPI_STATUS_IGNORE));
+    void *addr;
+    int asize;
+    OK(MPI_Session_detach_buffer(s, &addr, &asize));
+    CHECK(addr == sbuf && asize == (int)sizeof sbuf, "Session_detach_buffer gave %p %d", addr, asize);
+    if (size > 1 && rank == 0) {
+        rc = MPI_Bsend(msg, sizeof msg, MPI_CHAR, 1, 10, c);
+        CHECK(classof(rc) == MPI_ERR_BUFFER, "Bsend with no buffer: class %d", classof(rc));
+    }
+    OK(MPI_Session_attach_buffer(s, MPI_BUFFER_AUTOMATIC, 0));
+    OK(MPI_Session_detach_buffer(s, &addr, &asize));
+    CHECK(addr == MPI_BUFFER_AUTOMATIC, "detaching an automatic buffer gave %p", addr);
+    OK(MPI_Comm_free(&d));
+
     OK(MPI_Comm_free(&c));
     OK(MPI_Group_free(&g));
     OK(MPI_Errhandler_free(&seh));

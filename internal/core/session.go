@@ -1,11 +1,13 @@
 package core
 
 import (
+	"errors"
 	"hash/fnv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/p2p"
 )
 
 // Sessions (MPI 4.1 chapter 11.3). A Session is a user of the runtime beside the world
@@ -47,8 +49,11 @@ const MaxStringTag = 1024
 // whether it was finalised.
 type Session struct {
 	level int
+	key   uint32 // the engine's name for its buffer (p2p.SessionBuffer)
 	done  atomic.Bool
 }
+
+var sessionIDs atomic.Uint32
 
 // SessionInit starts a session at thread level (ThreadSingle to ThreadMultiple),
 // starting the runtime if neither the world model nor another session has.
@@ -62,7 +67,7 @@ func SessionInit(op string, level int) (*Session, error) {
 		return nil, err
 	}
 	sessions++
-	return &Session{level: level}, nil
+	return &Session{level: level, key: p2p.SessionBuffer(sessionIDs.Add(1))}, nil
 }
 
 // Level is the thread level s provides.
@@ -90,11 +95,69 @@ func (s *Session) Finalize(op string) error {
 	if s.done.Swap(true) {
 		return Errorf(ClassSession, op, "the session was finalised")
 	}
+	// The messages in the session's buffer are delivered, and the buffer let go.
+	var ferr error
+	if _, _, err := eng.DetachBuffer(s.key); err != nil && !errors.Is(err, p2p.ErrNoBuffer) {
+		ferr = MapErr(op, err)
+	}
 	sessions--
 	if sessions == 0 && world.Load() != stateInit {
-		return stopRuntime(op, -1)
+		if err := stopRuntime(op, -1); err != nil {
+			return err
+		}
 	}
-	return nil
+	return ferr
+}
+
+// AttachBuffer attaches b (auto: an automatic buffer) as s's buffer
+// (MPI_Session_attach_buffer): buffered sends on communicators derived from s that
+// have no buffer of their own use it.
+func (s *Session) AttachBuffer(op string, b []byte, auto bool) error {
+	if err := s.Check(op); err != nil {
+		return err
+	}
+	return MapErr(op, eng.AttachBuffer(s.key, b, auto))
+}
+
+// DetachBuffer waits until the messages in s's buffer have left, detaches it and
+// returns it (auto: it was automatic).
+func (s *Session) DetachBuffer(op string) ([]byte, bool, error) {
+	if err := s.Check(op); err != nil {
+		return nil, false, err
+	}
+	b, auto, err := eng.DetachBuffer(s.key)
+	return b, auto, MapErr(op, err)
+}
+
+// FlushBuffer waits until the messages in s's buffer have left.
+func (s *Session) FlushBuffer(op string) error {
+	if err := s.Check(op); err != nil {
+		return err
+	}
+	return MapErr(op, eng.FlushBuffer(s.key))
+}
+
+// IflushBuffer is FlushBuffer as a nonblocking operation.
+func (s *Session) IflushBuffer(op string) (*Pending, error) {
+	if err := s.Check(op); err != nil {
+		return nil, err
+	}
+	return Go(op, func() error { return MapErr(op, eng.FlushBuffer(s.key)) }), nil
+}
+
+// UseSessionBuffer records that c derives from s: its buffered sends use s's buffer
+// when c has none of its own.
+func (c *Comm) UseSessionBuffer(s *Session) {
+	if c != nil && s != nil {
+		eng.SetBufferSession(c.ctx, s.key)
+	}
+}
+
+// InheritSessionBuffer gives c the session buffer of parent, from which it was made.
+func (c *Comm) InheritSessionBuffer(parent *Comm) {
+	if c != nil && parent != nil && c != parent {
+		eng.InheritBufferSession(c.ctx, parent.ctx)
+	}
 }
 
 // Psets are the process sets a session knows, in the order Session_get_nth_pset
