@@ -105,6 +105,9 @@ func TestSessionOnly(t *testing.T) {
 			t.Errorf("mpi_thread_support_level = %q, want MPI_THREAD_MULTIPLE", v)
 		}
 
+		if v, _, _ := mpi.InfoEnv.Get("maxprocs"); v != "3" {
+			t.Errorf("InfoEnv's maxprocs with sessions only = %q, want 3", v)
+		}
 		c := worldOf(t, s, "org.mpigo.test.world")
 		if c.Size() != 3 || c.Rank() < 0 || c.Rank() > 2 {
 			t.Fatalf("communicator from mpi://WORLD: rank %d of %d", c.Rank(), c.Size())

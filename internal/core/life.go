@@ -130,7 +130,7 @@ func startRuntime(op string, required int) error {
 	state.Store(stateInit)
 	World.chooseColl()
 	Self.chooseColl()
-	startProfile()
+	startProfile(required == ThreadMultiple || op != "Init")
 	return nil
 }
 
@@ -245,12 +245,20 @@ func Abort(code int, msg string) {
 	os.Exit(code)
 }
 
-// WorldRank is this process's rank in the world, -1 before Init.
+// WorldRank is this process's rank in the world, -1 before Init (or SessionInit).
 func WorldRank() int {
 	if proc == nil {
 		return -1
 	}
 	return World.rank
+}
+
+// WorldSize is the number of processes of the job, 0 before Init (or SessionInit).
+func WorldSize() int {
+	if proc == nil {
+		return 0
+	}
+	return World.size
 }
 
 // NodeOf is the node (index in the job's node map) of a world rank.

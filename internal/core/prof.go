@@ -59,9 +59,12 @@ type profiler interface {
 	Report([]byte) error
 }
 
-func startProfile() {
+// startProfile starts the rank's profile; multi: calls may come from several
+// goroutines at once (or may later, once another user of the runtime asks for
+// ThreadMultiple: a session's runtime is always profiled so).
+func startProfile(multi bool) {
 	prof.SetSources(profSources)
-	if err := prof.Start(World.rank, World.size, threadLevel == ThreadMultiple); err != nil {
+	if err := prof.Start(World.rank, World.size, multi); err != nil {
 		warnProfile(err)
 	}
 	if p, ok := proc.(profiler); ok {
