@@ -12,10 +12,12 @@ import (
 // needs neither Init nor World. A program (or each library in it) starts a session,
 // asks it for a process set's group (GroupFromPset, "mpi://WORLD" or "mpi://SELF"),
 // makes communicators from groups (CommCreateFromGroup), and finalizes the session.
-// Sessions may be started any number of times, from many goroutines, before, beside
-// or after the world model (Init to Finalize); MPI runs while any of them does, and
-// stops, once every rank has reached that point, when the last one ends. It cannot be
-// started again after that. Initialized and Finalized speak of the world model only.
+// Sessions may be started any number of times, from many goroutines, before or beside
+// the world model (Init to Finalize); MPI runs while any of them does. When the last
+// session ends with no world model running, MPI idles (calls other than SessionInit and
+// Init fail with ErrOther) until a session or Init starts it again; when Finalize of
+// the world model is the last end, MPI stops for good, and SessionInit fails with
+// ErrOther. Initialized and Finalized speak of the world model only.
 //
 // A nil *Session is MPI_SESSION_NULL; calls on it, as on a finalized session, return
 // an error of class ErrSession (through Self's handler). A session's other errors go
@@ -121,9 +123,10 @@ func (s *Session) invoke(op string, err error) error {
 }
 
 // Finalize ends the session (MPI_Session_finalize). Communicators made from it should
-// be freed first, as MPI requires. When no other session and no world model are left,
-// MPI stops: every rank's last Finalize meets the others' (a fence over the job).
-// Every later call on s returns ErrSession.
+// be freed first, as MPI requires; the messages in its buffer (AttachBuffer) are
+// delivered and the buffer let go. It waits for no other rank. When no other session
+// and no world model are left, MPI idles until the next SessionInit or Init. Every
+// later call on s returns ErrSession.
 func (s *Session) Finalize() error {
 	const op = "SessionFinalize"
 	if err := s.check(op); err != nil {
@@ -172,15 +175,18 @@ func (s *Session) NthPset(info *Info, n int) (string, error) {
 
 // Info returns a new Info describing the session (MPI_Session_get_info):
 // "mpi_thread_support_level", the thread level it provides ("MPI_THREAD_MULTIPLE",
-// ...). The caller owns it.
+// ...), and the same under "thread_level", the key SessionInit reads (MPICH gives
+// that one). The caller owns it.
 func (s *Session) Info() (*Info, error) {
 	const op = "SessionGetInfo"
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
 	in := InfoCreate()
-	in.keys = append(in.keys, "mpi_thread_support_level")
-	in.vals["mpi_thread_support_level"] = ThreadLevel(s.d.Level()).String()
+	for _, k := range []string{"mpi_thread_support_level", "thread_level"} {
+		in.keys = append(in.keys, k)
+		in.vals[k] = ThreadLevel(s.d.Level()).String()
+	}
 	return in, nil
 }
 

@@ -308,7 +308,8 @@ func PMPI_Session_get_info(sh uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "info_used is NULL"))
 	}
-	newInfo(out, "mpi_thread_support_level", levelNames[s.s.Level()])
+	l := levelNames[s.s.Level()]
+	newInfo(out, "mpi_thread_support_level", l, "thread_level", l) // MPICH gives the latter
 	return 0
 }
 

@@ -194,6 +194,17 @@ int main(void) {
     CHECK(s == MPI_SESSION_NULL, "Session_finalize left the handle");
     OK(MPI_Finalized(&flag));
     CHECK(!flag, "MPI_Finalized speaks of the world model only");
+
+    /* MPI idles; a new session starts it again */
+    OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
+    OK(MPI_Comm_create_from_group(g, "again", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    sum = 0;
+    OK(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, c));
+    CHECK(sum == (long)size * (size + 1) / 2, "Allreduce after a new Session_init gave %ld", sum);
+    OK(MPI_Comm_free(&c));
+    OK(MPI_Group_free(&g));
+    OK(MPI_Session_finalize(&s));
     if (rank == 0) printf("OK session\n");
     return 0;
 }

@@ -16,14 +16,20 @@ const (
 	stateNone int32 = iota
 	stateInit
 	stateFinal
+	// stateIdle: the last session ended with no world model running. The launcher
+	// was told the rank is done, but the transports and the engine stay up, so that
+	// SessionInit (or Init) resumes at once, as MPI allows sessions to begin again.
+	stateIdle
 )
 
 // The runtime (the process manager's connection, the transports, the engine) serves
 // two kinds of user: the world model (Init to Finalize) and sessions (SessionInit to
 // SessionFinalize, any number, before, beside or after the world model). The first
-// user starts it; it stops, fencing with the other ranks and telling the launcher,
-// when the last one ends. It cannot start again in the same process: the launcher has
-// been told this rank is done.
+// user starts it. When the world model's Finalize is the last end, the runtime stops
+// as it always did: fence with the other ranks, close, tell the launcher; it cannot
+// start again. When a session's is, it idles (idleRuntime): buffered sends are
+// delivered and the launcher told, but nothing waits for the other ranks and the
+// transports stay open for a later SessionInit or Init; the process's exit closes them.
 //
 // state is the runtime's (the hot paths' test: stateInit while it runs); world is the
 // world model's, which Initialized, Finalized and World and Self follow.
@@ -67,6 +73,8 @@ func Ready(op string) error {
 		return nil
 	case stateNone:
 		return Errorf(ClassOther, op, "MPI is not initialised yet (call mpi.Init or mpi.SessionInit first)")
+	case stateIdle:
+		return Errorf(ClassOther, op, "MPI is not running: every session was finalised and the world model is not initialised (SessionInit or Init starts it again)")
 	}
 	return Errorf(ClassOther, op, "MPI was finalised; no MPI call may follow Finalize (or the end of the last session)")
 }
@@ -102,10 +110,11 @@ func Init(required int) error {
 // caller holds lifeMu.
 func startRuntime(op string, required int) error {
 	switch state.Load() {
-	case stateInit:
+	case stateInit, stateIdle:
 		if required == ThreadMultiple {
 			eng.Concurrent()
 		}
+		state.Store(stateInit)
 		return nil
 	case stateFinal:
 		return Errorf(ClassOther, op, "the MPI runtime of this process ended with the world model and every session; it cannot start again")
@@ -214,6 +223,16 @@ func Finalize(before func() error) error {
 // flushed, the ranks fence, the transports close and the launcher is told. The caller
 // holds lifeMu; t is the profile's record of the call (beginFinalize).
 func stopRuntime(op string, t int64) error {
+	if told {
+		// The runtime idled once: the launcher knows the rank is done, and may no
+		// longer fence with it. It stays up until the process exits, as when idle.
+		endProfile(t, false)
+		state.Store(stateFinal)
+		if eng != nil {
+			return MapErr(op, eng.FlushAllBuffers())
+		}
+		return nil
+	}
 	var err error
 	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
 	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
@@ -235,10 +254,31 @@ func stopRuntime(op string, t int64) error {
 	return err
 }
 
+// told records that the launcher was told this rank is done (idleRuntime).
+var told bool
+
+// idleRuntime pauses the runtime when its last session ends and no world model runs.
+// The caller holds lifeMu.
+func idleRuntime(op string) error {
+	var err error
+	if eng != nil {
+		err = MapErr(op, eng.FlushAllBuffers())
+	}
+	if !told {
+		told = true
+		endProfile(-1, true)
+		if ferr := proc.Finalize(); ferr != nil && err == nil {
+			err = Wrap(ClassOther, op, "telling the launcher", ferr)
+		}
+	}
+	state.Store(stateIdle)
+	return err
+}
+
 // Abort ends every rank of the job with code, msg saying why (MPI_Abort). It does not
 // return.
 func Abort(code int, msg string) {
-	if state.Load() == stateInit {
+	if st := state.Load(); st == stateInit || st == stateIdle {
 		abortProfile()
 		proc.Abort(code, msg)
 	}

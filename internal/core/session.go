@@ -11,8 +11,8 @@ import (
 )
 
 // Sessions (MPI 4.1 chapter 11.3). A Session is a user of the runtime beside the world
-// model (life.go): SessionInit starts the runtime where nobody has, Finalize of the
-// last user stops it. A session names process sets (psets), gives their groups, and
+// model (life.go): SessionInit starts the runtime where nobody has (or resumes it),
+// Finalize of the last session idles it. A session names process sets (psets), gives their groups, and
 // communicators are made from groups with no parent communicator: CreateFromGroup and
 // IntercommFromGroups agree on a context over the group's members only, on the
 // internal context of a communicator of every rank that no user holds (sessCtx), with
@@ -84,8 +84,8 @@ func (s *Session) Check(op string) error {
 	return nil
 }
 
-// Finalize ends s; the runtime stops with the last of the sessions and the world
-// model, once every rank has reached that point (a fence over the job).
+// Finalize ends s; where no other session and no world model are left, the runtime
+// idles (idleRuntime) until a later SessionInit or Init.
 func (s *Session) Finalize(op string) error {
 	if err := s.Check(op); err != nil {
 		return err
@@ -102,7 +102,7 @@ func (s *Session) Finalize(op string) error {
 	}
 	sessions--
 	if sessions == 0 && world.Load() != stateInit {
-		if err := stopRuntime(op, -1); err != nil {
+		if err := idleRuntime(op); err != nil {
 			return err
 		}
 	}
