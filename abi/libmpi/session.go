@@ -237,14 +237,15 @@ func PMPI_Session_finalize(p unsafe.Pointer) int32 {
 	if s == nil {
 		return r
 	}
-	if err := s.s.Finalize(op); err != nil {
-		return failSession(op, s, sh, err)
+	err := s.s.Finalize(op)
+	r = failSession(op, s, sh, err) // the session's handler, while it still has one
+	if s.s.Check(op) != nil {       // finalised, even where delivering its buffer failed
+		setShortLive(core.Live())
+		unrefErrh(uintptr(s.errh.Load()))
+		sessions.remove(sh)
+		setHandle(p, hSessionNull)
 	}
-	setShortLive(core.Live())
-	unrefErrh(uintptr(s.errh.Load()))
-	sessions.remove(sh)
-	setHandle(p, hSessionNull)
-	return 0
+	return r
 }
 
 //export PMPI_Session_get_num_psets
