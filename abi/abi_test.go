@@ -563,3 +563,15 @@ target_link_libraries(pmpi MPI::MPI_C)
 		t.Fatalf("the program CMake built: %v\n%s%s", err, out, errs)
 	}
 }
+
+// TestSessions runs C programs of the sessions model: one with sessions only, one
+// mixing them with the world model; over shared memory and forced TCP.
+func TestSessions(t *testing.T) {
+	for _, tr := range []string{"self,shm,tcp", "self,tcp"} {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			job(t, "session", 3, "--set", "transports="+tr)
+			job(t, "sessworld", 4, "--set", "transports="+tr)
+		})
+	}
+	job(t, "session", 1)
+}

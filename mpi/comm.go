@@ -54,7 +54,7 @@ func (c *Comm) dev() *core.Comm {
 // Rank is this process's rank in c, from 0 to Size()-1 (in the local group of an
 // intercommunicator); Undefined for a nil communicator or before Init.
 func (c *Comm) Rank() int {
-	if c.dev() == nil || !core.Initialized() {
+	if c.dev() == nil || !c.d.Known() {
 		return Undefined
 	}
 	return c.d.Rank()
@@ -63,7 +63,7 @@ func (c *Comm) Rank() int {
 // Size is the number of ranks in c (its local group for an intercommunicator); 0 for a
 // nil communicator or before Init.
 func (c *Comm) Size() int {
-	if c.dev() == nil || !core.Initialized() {
+	if c.dev() == nil || !c.d.Known() {
 		return 0
 	}
 	return c.d.Size()
@@ -88,7 +88,7 @@ func (c *Comm) Group() *Group {
 	if c.check("Group") != nil {
 		return nil
 	}
-	return &Group{c.d.Group()}
+	return &Group{g: c.d.Group()}
 }
 
 // Abort ends every rank of the job with code. It does not return.
@@ -114,7 +114,7 @@ func (c *Comm) RemoteGroup() *Group {
 	if !c.interOK("RemoteGroup") {
 		return nil
 	}
-	return &Group{c.d.Remote()}
+	return &Group{g: c.d.Remote()}
 }
 
 // interOK checks that c is a live intercommunicator for op, raising ErrComm if not.
@@ -141,6 +141,7 @@ func wrapComm(parent *Comm, d *core.Comm) *Comm {
 		parent.mu.Lock()
 		c.errh = parent.errh
 		parent.mu.Unlock()
+		d.InheritSessionBuffer(parent.d) // a communicator derived from a session's
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -15,9 +16,75 @@ import (
 // and the error is then returned.
 type ErrHandler struct {
 	fn    func(c *Comm, err error)
-	wfn   func(w *Win, err error) // a window's handler (NewWinErrHandler)
+	wfn   func(w *Win, err error)     // a window's handler (NewWinErrHandler)
+	ffn   func(f *File, err error)    // a file's handler (NewFileErrHandler)
+	sfn   func(s *Session, err error) // a session's handler (NewSessionErrHandler)
 	fatal bool
 	name  string
+	freed atomic.Bool // Free: no longer set on objects; those that have it keep it
+}
+
+// The kinds of object a handler made from a function serves; the predefined handlers
+// (ErrorsReturn, ErrorsAreFatal) serve every kind.
+const (
+	kindAny     = ""
+	kindComm    = "communicators (NewErrHandler)"
+	kindWin     = "windows (NewWinErrHandler)"
+	kindFile    = "files (NewFileErrHandler)"
+	kindSession = "sessions (NewSessionErrHandler)"
+)
+
+// kind is what h was made for.
+func (h *ErrHandler) kind() string {
+	switch {
+	case h == nil:
+		return kindAny
+	case h.fn != nil:
+		return kindComm
+	case h.wfn != nil:
+		return kindWin
+	case h.ffn != nil:
+		return kindFile
+	case h.sfn != nil:
+		return kindSession
+	}
+	return kindAny
+}
+
+// fits is nil when h may be set on an object of kind want, else the error of class
+// ErrArg for op: MPI says a handler serves the kind of object it was created for.
+func (h *ErrHandler) fits(op, want string) error {
+	if h != nil && h.freed.Load() {
+		return errorf(ClassArg, op, "the error handler was freed (ErrHandler.Free)")
+	}
+	if k := h.kind(); k != kindAny && k != want {
+		return errorf(ClassArg, op, "the error handler was made for %s; this call takes one made for %s, ErrorsReturn or ErrorsAreFatal", k, want)
+	}
+	return nil
+}
+
+// runAny runs h, whatever its kind, for an error of op met where no object of h's kind
+// exists yet (SessionInit, CommCreateFromGroup: the handler passed as an argument):
+// its function gets a nil object. obj names what the call was making.
+func (h *ErrHandler) runAny(op, obj string, err error) error {
+	if h == nil || err == nil {
+		return err
+	}
+	prof.OnError()
+	switch {
+	case h.fn != nil:
+		runHandler(h.fn, nil, err)
+	case h.sfn != nil:
+		h.sfn(nil, err)
+	case h.wfn != nil:
+		h.wfn(nil, err)
+	case h.ffn != nil:
+		h.ffn(nil, err)
+	}
+	if h.fatal {
+		fatal(op, obj, err)
+	}
+	return err
 }
 
 var (
@@ -32,10 +99,31 @@ func NewErrHandler(fn func(c *Comm, err error)) *ErrHandler {
 	return &ErrHandler{fn: fn, name: "user"}
 }
 
+// Free marks h freed (MPI_Errhandler_free): objects it is set on keep using it, but
+// it can be set on no other. Freeing ErrorsReturn or ErrorsAreFatal does nothing, as
+// MPI allows (Comm.ErrHandler and its kin give them out like any handler); freeing a
+// handler twice, or nil, is an error of class ErrArg. The memory is the collector's.
+func (h *ErrHandler) Free() error {
+	const op = "ErrhandlerFree"
+	if h == nil {
+		return Self.fail(op, errorf(ClassArg, op, "the error handler is nil"))
+	}
+	if h == ErrorsReturn || h == ErrorsAreFatal {
+		return nil
+	}
+	if h.freed.Swap(true) {
+		return Self.fail(op, errorf(ClassArg, op, "the error handler was already freed"))
+	}
+	return nil
+}
+
 // SetErrHandler sets c's handler; nil restores ErrorsReturn.
 func (c *Comm) SetErrHandler(h *ErrHandler) error {
 	if err := c.check("SetErrHandler"); err != nil {
 		return err
+	}
+	if err := h.fits("SetErrHandler", kindComm); err != nil {
+		return c.fail("SetErrHandler", err)
 	}
 	if h == ErrorsReturn {
 		h = nil

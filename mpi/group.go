@@ -8,7 +8,10 @@ import (
 // Group is an ordered set of processes (MPI_Group). Groups are values to compute with:
 // making one communicates nothing. Their storage is the smallest of a list, runs, a
 // stride or a bitmap, chosen automatically (MPIGO_GROUP_STORAGE=dense turns that off).
-type Group struct{ g *group.Group }
+type Group struct {
+	g *group.Group
+	s *Session // the session the group derives from (GroupFromPset), nil for none
+}
 
 // Comparison is the result of comparing groups or communicators, with MPI's values.
 type Comparison int
@@ -37,7 +40,7 @@ func comparison(c group.Comparison) Comparison {
 // GroupEmpty is the group with no members (MPI_GROUP_EMPTY). Every call that makes a
 // group returns it, this very handle, when the group it makes is empty, so
 // g == GroupEmpty tests for emptiness as MPI programs compare with MPI_GROUP_EMPTY.
-var GroupEmpty = &Group{group.Empty()}
+var GroupEmpty = &Group{g: group.Empty()}
 
 func (g *Group) inner() *group.Group {
 	if g == nil {
@@ -56,7 +59,22 @@ func wrapGroup(op string, g *group.Group, err error) (*Group, error) {
 	if g.Size() == 0 {
 		return GroupEmpty, nil
 	}
-	return &Group{g}, nil
+	return &Group{g: g}, nil
+}
+
+// carry marks a group computed from groups as derived from the session the first of
+// them derives from (MPI: the communicators made from it use the session's buffer).
+func carry(out *Group, err error, from ...*Group) (*Group, error) {
+	if out == nil || out == GroupEmpty || out.s != nil {
+		return out, err
+	}
+	for _, f := range from {
+		if f != nil && f.s != nil {
+			out.s = f.s
+			break
+		}
+	}
+	return out, err
 }
 
 // derive is wrapGroup for a group computed from from: where the computation kept from
@@ -93,14 +111,16 @@ func (g *Group) Free() {}
 // Incl is the group of the members of g at ranks, in that order; GroupEmpty for no
 // ranks.
 func (g *Group) Incl(ranks []int) (*Group, error) {
-	n, err := g.inner().Incl(ranks)
-	return wrapGroup("GroupIncl", n, err)
+	n, nerr := g.inner().Incl(ranks)
+	out, err := wrapGroup("GroupIncl", n, nerr)
+	return carry(out, err, g)
 }
 
 // Excl is g without the members at ranks: g itself for no ranks, GroupEmpty for all.
 func (g *Group) Excl(ranks []int) (*Group, error) {
-	n, err := g.inner().Excl(ranks)
-	return derive("GroupExcl", g, n, err)
+	n, nerr := g.inner().Excl(ranks)
+	out, err := derive("GroupExcl", g, n, nerr)
+	return carry(out, err, g)
 }
 
 // Range is a run of ranks first, first+stride, ... up to last (inclusive).
@@ -108,32 +128,37 @@ type Range = group.Range
 
 // RangeIncl is the group of the members at the ranks of the ranges, in order.
 func (g *Group) RangeIncl(ranges []Range) (*Group, error) {
-	n, err := g.inner().RangeIncl(ranges)
-	return wrapGroup("GroupRangeIncl", n, err)
+	n, nerr := g.inner().RangeIncl(ranges)
+	out, err := wrapGroup("GroupRangeIncl", n, nerr)
+	return carry(out, err, g)
 }
 
 // RangeExcl is g without the members at the ranks of the ranges.
 func (g *Group) RangeExcl(ranges []Range) (*Group, error) {
-	n, err := g.inner().RangeExcl(ranges)
-	return derive("GroupRangeExcl", g, n, err)
+	n, nerr := g.inner().RangeExcl(ranges)
+	out, err := derive("GroupRangeExcl", g, n, nerr)
+	return carry(out, err, g)
 }
 
 // GroupUnion is the members of g1, then those of g2 not in g1.
 func GroupUnion(g1, g2 *Group) (*Group, error) {
-	n, err := group.Union(g1.inner(), g2.inner())
-	return wrapGroup("GroupUnion", n, err)
+	n, nerr := group.Union(g1.inner(), g2.inner())
+	out, err := wrapGroup("GroupUnion", n, nerr)
+	return carry(out, err, g1, g2)
 }
 
 // GroupIntersection is the members of g1 that are in g2, in g1's order.
 func GroupIntersection(g1, g2 *Group) (*Group, error) {
-	n, err := group.Intersection(g1.inner(), g2.inner())
-	return wrapGroup("GroupIntersection", n, err)
+	n, nerr := group.Intersection(g1.inner(), g2.inner())
+	out, err := wrapGroup("GroupIntersection", n, nerr)
+	return carry(out, err, g1, g2)
 }
 
 // GroupDifference is the members of g1 not in g2, in g1's order.
 func GroupDifference(g1, g2 *Group) (*Group, error) {
-	n, err := group.Difference(g1.inner(), g2.inner())
-	return wrapGroup("GroupDifference", n, err)
+	n, nerr := group.Difference(g1.inner(), g2.inner())
+	out, err := wrapGroup("GroupDifference", n, nerr)
+	return carry(out, err, g1, g2)
 }
 
 // GroupCompare compares two groups: Ident, Similar or Unequal.

@@ -77,7 +77,7 @@ func (in *Info) fillEnv() {
 // the launcher says (mpigo's, or a PMI launcher's), and 1 for a program started alone.
 func maxprocs() string {
 	if core.Live() {
-		return strconv.Itoa(World.Size())
+		return strconv.Itoa(core.WorldSize()) // with sessions only too
 	}
 	for _, v := range []string{"MPIGO_SIZE", "PMI_SIZE"} {
 		if s := os.Getenv(v); s != "" {

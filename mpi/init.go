@@ -70,13 +70,17 @@ const (
 // (MPI_Get_version). It may be called at any time, before Init and after Finalize too.
 func GetVersion() (version, subversion int) { return Version, Subversion }
 
-// Initialized reports whether Init has succeeded.
+// Initialized reports whether Init has succeeded (MPI_Initialized): the world
+// model's state; sessions (SessionInit) do not count.
 func Initialized() bool { return core.Initialized() }
 
-// Finalized reports whether Finalize has run.
+// Finalized reports whether Finalize has run (MPI_Finalized): the world model's
+// state, whatever sessions remain.
 func Finalized() bool { return core.Finalized() }
 
-// Finalize ends MPI in this process, once every rank has reached it. It is safe to
+// Finalize ends the world model, and MPI in this process once every rank has reached
+// it; where sessions remain (SessionInit), MPI goes on for them, and World and Self
+// close (their calls fail with ErrOther). It is safe to
 // defer: called before a successful Init, or twice, it returns an error; deferred
 // directly (defer mpi.Finalize()) while the program panics, it reports the panic with
 // its stack, ends the whole job, and exits with code 2, so that no rank waits forever

@@ -55,6 +55,10 @@ func TestLifecycleSingleton(t *testing.T) {
 	if err := mpi.Init(); err == nil {
 		t.Error("Init after Finalize succeeded")
 	}
+	// Finalize of the world model stopped MPI for good: no session can begin.
+	if _, err := mpi.SessionInit(nil, nil); !errors.Is(err, mpi.ErrOther) {
+		t.Errorf("SessionInit after Finalize: %v, want ErrOther", err)
+	}
 }
 
 func TestWorld(t *testing.T) {

@@ -227,7 +227,7 @@ func (w *Win) Group() *Group {
 	if w.dev().Check("WinGetGroup") != nil {
 		return nil
 	}
-	return &Group{w.d.Comm().Group()}
+	return &Group{g: w.d.Comm().Group()}
 }
 
 // Name is the window's name (MPI_Win_get_name); "MPI_WIN_NULL" for a nil one.

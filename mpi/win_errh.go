@@ -22,8 +22,8 @@ func (w *Win) SetErrHandler(h *ErrHandler) error {
 	if err := w.dev().Check("WinSetErrhandler"); err != nil {
 		return w.fail("WinSetErrhandler", err)
 	}
-	if h != nil && h.fn != nil {
-		return w.fail("WinSetErrhandler", errorf(ClassArg, "WinSetErrhandler", "the handler was made for communicators (NewErrHandler); windows take NewWinErrHandler's"))
+	if err := h.fits("WinSetErrhandler", kindWin); err != nil {
+		return w.fail("WinSetErrhandler", err)
 	}
 	if h == ErrorsReturn {
 		h = nil

@@ -82,6 +82,7 @@ func newComm(c *core.Comm, parent *comm) uintptr {
 		return hCommNull
 	}
 	n := &comm{c: c}
+	c.InheritSessionBuffer(parent.c) // a communicator derived from a session's
 	eh := parent.errh.Load()
 	refErrh(uintptr(eh))
 	n.errh.Store(eh)
@@ -578,7 +579,10 @@ func PMPI_Comm_get_parent(p unsafe.Pointer) int32 {
 
 // --- groups ---
 
-type grp struct{ g *group.Group }
+type grp struct {
+	g *group.Group
+	s *core.Session // the session the group derives from, nil for none
+}
 
 var groups table[grp]
 
@@ -608,6 +612,31 @@ func groupResult(op string, g *group.Group, err error, out unsafe.Pointer) int32
 	}
 	setHandle(out, newGroup(g))
 	return 0
+}
+
+// groupResultFrom is groupResult for a group computed from the groups from: it
+// derives from the session the first of them derives from.
+func groupResultFrom(op string, g *group.Group, err error, out unsafe.Pointer, from ...uintptr) int32 {
+	if r := groupResult(op, g, err, out); r != 0 {
+		return r
+	}
+	for _, h := range from {
+		if s := groupSession(h); s != nil {
+			if x := groups.get(*(*uintptr)(out)); x != nil {
+				x.s = s
+			}
+			break
+		}
+	}
+	return 0
+}
+
+// groupSession is the session group h derives from, nil for none.
+func groupSession(h uintptr) *core.Session {
+	if x := groups.get(h); x != nil {
+		return x.s
+	}
+	return nil
 }
 
 func needGroup(op string, h uintptr) (*group.Group, int32) {
@@ -667,7 +696,7 @@ func PMPI_Group_incl(gh uintptr, n int32, ranks unsafe.Pointer, out unsafe.Point
 		return r
 	}
 	ng, err := g.Incl(toInts(ints(ranks, int(n))))
-	return groupResult("Group_incl", ng, err, out)
+	return groupResultFrom("Group_incl", ng, err, out, gh)
 }
 
 //export PMPI_Group_excl
@@ -677,7 +706,7 @@ func PMPI_Group_excl(gh uintptr, n int32, ranks unsafe.Pointer, out unsafe.Point
 		return r
 	}
 	ng, err := g.Excl(toInts(ints(ranks, int(n))))
-	return groupResult("Group_excl", ng, err, out)
+	return groupResultFrom("Group_excl", ng, err, out, gh)
 }
 
 func ranges(p unsafe.Pointer, n int) []group.Range {
@@ -696,7 +725,7 @@ func PMPI_Group_range_incl(gh uintptr, n int32, rs unsafe.Pointer, out unsafe.Po
 		return r
 	}
 	ng, err := g.RangeIncl(ranges(rs, int(n)))
-	return groupResult("Group_range_incl", ng, err, out)
+	return groupResultFrom("Group_range_incl", ng, err, out, gh)
 }
 
 //export PMPI_Group_range_excl
@@ -706,7 +735,7 @@ func PMPI_Group_range_excl(gh uintptr, n int32, rs unsafe.Pointer, out unsafe.Po
 		return r
 	}
 	ng, err := g.RangeExcl(ranges(rs, int(n)))
-	return groupResult("Group_range_excl", ng, err, out)
+	return groupResultFrom("Group_range_excl", ng, err, out, gh)
 }
 
 func setop(op string, h1, h2 uintptr, f func(a, b *group.Group) (*group.Group, error), out unsafe.Pointer) int32 {
@@ -719,7 +748,7 @@ func setop(op string, h1, h2 uintptr, f func(a, b *group.Group) (*group.Group, e
 		return r
 	}
 	ng, err := f(g1, g2)
-	return groupResult(op, ng, err, out)
+	return groupResultFrom(op, ng, err, out, h1, h2)
 }
 
 //export PMPI_Group_union

@@ -288,9 +288,11 @@ func mpigo_unsupported(name *C.char, comm uintptr) int32 {
 // the handle MPI_x_create_errhandler and MPI_x_get_errhandler give, and each
 // communicator or window it is set on; its entry goes when the count reaches zero.
 type errhandler struct {
-	fn    unsafe.Pointer // MPI_Comm_errhandler_function * (or Win's: the same ABI)
+	fn    unsafe.Pointer // MPI_Comm_errhandler_function * (or Win's, File's, Session's: the same ABI)
 	refs  atomic.Int32
-	freed atomic.Bool
+	users atomic.Int32 // the handles the program holds: create and each get give one, free takes one
+	freed atomic.Bool  // users reached zero: no longer set on anything
+	kind  int8         // ehComm (communicators and windows), ehFile, ehSession
 }
 
 var errhandlers table[errhandler]
@@ -307,6 +309,14 @@ func validErrh(h uintptr) bool {
 func refErrh(h uintptr) {
 	if x := errhandlers.get(h); x != nil {
 		x.refs.Add(1)
+	}
+}
+
+// userRef counts a handle the program gets (MPI_x_get_errhandler), which it frees.
+func userRef(h uintptr) {
+	if x := errhandlers.get(h); x != nil {
+		x.refs.Add(1)
+		x.users.Add(1)
 	}
 }
 
@@ -327,6 +337,7 @@ func PMPI_Comm_create_errhandler(fn unsafe.Pointer, eh unsafe.Pointer) int32 {
 	}
 	x := &errhandler{fn: fn}
 	x.refs.Store(1)
+	x.users.Store(1)
 	setHandle(eh, errhandlers.add(x))
 	return 0
 }
@@ -338,8 +349,8 @@ func PMPI_Comm_set_errhandler(ch uintptr, eh uintptr) int32 {
 	if c == nil {
 		return fail(op, 0, errorf(errComm, op, "comm is not a communicator"))
 	}
-	if !validErrh(eh) {
-		return fail(op, ch, errorf(errArg, op, "errhandler %#x is not an error handler", eh))
+	if err := errhFits(op, eh, ehComm); err != nil {
+		return fail(op, ch, err)
 	}
 	refErrh(eh)
 	unrefErrh(uintptr(c.errh.Swap(int64(eh))))
@@ -354,7 +365,7 @@ func PMPI_Comm_get_errhandler(ch uintptr, eh unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errComm, op, "comm is not a communicator"))
 	}
 	h := uintptr(c.errh.Load())
-	refErrh(h) // the caller frees what it gets (MPI 4.1 9.3)
+	userRef(h) // the caller frees what it gets (MPI 4.1 9.3)
 	setHandle(eh, h)
 	return 0
 }
@@ -370,9 +381,22 @@ func PMPI_Errhandler_free(eh unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "errhandler %#x is not an error handler", h))
 	}
 	// A handler still set on a communicator or window keeps working: its entry goes
-	// with the last reference.
-	if x := errhandlers.get(h); x != nil && !x.freed.Swap(true) {
-		unrefErrh(h)
+	// with the last reference. Each handle the program got (create, get) is freed
+	// once; the handler can be set on no new object once all are.
+	if x := errhandlers.get(h); x != nil {
+		for {
+			u := x.users.Load()
+			if u <= 0 {
+				break
+			}
+			if x.users.CompareAndSwap(u, u-1) {
+				if u == 1 {
+					x.freed.Store(true)
+				}
+				unrefErrh(h)
+				break
+			}
+		}
 	}
 	setHandle(eh, hErrhNull)
 	return 0

@@ -216,6 +216,10 @@ func mpigo_mallocs() int64 {
 	return int64(m.Mallocs)
 }
 
+// shortMT makes the profile's counts atomic for good: a session asked for
+// MPI_THREAD_MULTIPLE.
+func shortMT() { atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_mt)), 1) }
+
 // setShortLive says whether MPI runs, which short.c checks first; at the first start,
 // whether the profile's counts must be atomic.
 func setShortLive(live bool) {

@@ -546,8 +546,8 @@ func PMPI_Win_set_errhandler(wh uintptr, eh uintptr) int32 {
 	if w == nil {
 		return r
 	}
-	if !validErrh(eh) {
-		return failWin(op, wh, errorf(errArg, op, "errhandler %#x is not an error handler", eh))
+	if err := errhFits(op, eh, ehComm); err != nil {
+		return failWin(op, wh, err)
 	}
 	refErrh(eh)
 	unrefErrh(uintptr(w.errh.Swap(int64(eh))))
@@ -561,7 +561,7 @@ func PMPI_Win_get_errhandler(wh uintptr, eh unsafe.Pointer) int32 {
 		return r
 	}
 	h := uintptr(w.errh.Load())
-	refErrh(h) // the caller frees what it gets
+	userRef(h) // the caller frees what it gets
 	setHandle(eh, h)
 	return 0
 }

@@ -7,18 +7,14 @@ extern int mpigo_unsupported(const char *name, MPI_Comm comm);
 int PMPI_Close_port(const char *port_name) { return mpigo_unsupported("MPI_Close_port", MPI_COMM_NULL); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_accept", comm); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_connect", comm); }
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_create_from_group", MPI_COMM_NULL); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return mpigo_unsupported("MPI_Comm_join", MPI_COMM_NULL); }
 int PMPI_Comm_spawn(const char *command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn", comm); }
 int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn_multiple", comm); }
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return mpigo_unsupported("MPI_File_call_errhandler", MPI_COMM_NULL); }
 int PMPI_File_close(MPI_File *fh) { return mpigo_unsupported("MPI_File_close", MPI_COMM_NULL); }
-int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_File_create_errhandler", MPI_COMM_NULL); }
 int PMPI_File_delete(const char *filename, MPI_Info info) { return mpigo_unsupported("MPI_File_delete", MPI_COMM_NULL); }
 int PMPI_File_get_amode(MPI_File fh, int *amode) { return mpigo_unsupported("MPI_File_get_amode", MPI_COMM_NULL); }
 int PMPI_File_get_atomicity(MPI_File fh, int *flag) { return mpigo_unsupported("MPI_File_get_atomicity", MPI_COMM_NULL); }
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) { return mpigo_unsupported("MPI_File_get_byte_offset", MPI_COMM_NULL); }
-int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_File_get_errhandler", MPI_COMM_NULL); }
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group) { return mpigo_unsupported("MPI_File_get_group", MPI_COMM_NULL); }
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used) { return mpigo_unsupported("MPI_File_get_info", MPI_COMM_NULL); }
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset) { return mpigo_unsupported("MPI_File_get_position", MPI_COMM_NULL); }
@@ -73,7 +69,6 @@ int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { return mpigo_unsupported("MPI_File_seek", MPI_COMM_NULL); }
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return mpigo_unsupported("MPI_File_seek_shared", MPI_COMM_NULL); }
 int PMPI_File_set_atomicity(MPI_File fh, int flag) { return mpigo_unsupported("MPI_File_set_atomicity", MPI_COMM_NULL); }
-int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) { return mpigo_unsupported("MPI_File_set_errhandler", MPI_COMM_NULL); }
 int PMPI_File_set_info(MPI_File fh, MPI_Info info) { return mpigo_unsupported("MPI_File_set_info", MPI_COMM_NULL); }
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size) { return mpigo_unsupported("MPI_File_set_size", MPI_COMM_NULL); }
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) { return mpigo_unsupported("MPI_File_set_view", MPI_COMM_NULL); }
@@ -99,29 +94,11 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_end", MPI_COMM_NULL); }
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared", MPI_COMM_NULL); }
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared_c", MPI_COMM_NULL); }
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return mpigo_unsupported("MPI_Group_from_session_pset", MPI_COMM_NULL); }
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return mpigo_unsupported("MPI_Intercomm_create_from_groups", MPI_COMM_NULL); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Lookup_name", MPI_COMM_NULL); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Open_port", MPI_COMM_NULL); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return mpigo_unsupported("MPI_Session_attach_buffer", MPI_COMM_NULL); }
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return mpigo_unsupported("MPI_Session_attach_buffer_c", MPI_COMM_NULL); }
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return mpigo_unsupported("MPI_Session_call_errhandler", MPI_COMM_NULL); }
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_Session_create_errhandler", MPI_COMM_NULL); }
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) { return mpigo_unsupported("MPI_Session_detach_buffer", MPI_COMM_NULL); }
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) { return mpigo_unsupported("MPI_Session_detach_buffer_c", MPI_COMM_NULL); }
-int PMPI_Session_finalize(MPI_Session *session) { return mpigo_unsupported("MPI_Session_finalize", MPI_COMM_NULL); }
-int PMPI_Session_flush_buffer(MPI_Session session) { return mpigo_unsupported("MPI_Session_flush_buffer", MPI_COMM_NULL); }
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) { return mpigo_unsupported("MPI_Session_get_errhandler", MPI_COMM_NULL); }
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used) { return mpigo_unsupported("MPI_Session_get_info", MPI_COMM_NULL); }
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) { return mpigo_unsupported("MPI_Session_get_nth_pset", MPI_COMM_NULL); }
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) { return mpigo_unsupported("MPI_Session_get_num_psets", MPI_COMM_NULL); }
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) { return mpigo_unsupported("MPI_Session_get_pset_info", MPI_COMM_NULL); }
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return mpigo_unsupported("MPI_Session_iflush_buffer", MPI_COMM_NULL); }
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) { return mpigo_unsupported("MPI_Session_init", MPI_COMM_NULL); }
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return mpigo_unsupported("MPI_Session_set_errhandler", MPI_COMM_NULL); }
 int PMPI_T_category_changed(int *update_number) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) { return MPI_T_ERR_NOT_SUPPORTED; }
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return MPI_T_ERR_NOT_SUPPORTED; }

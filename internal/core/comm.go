@@ -105,9 +105,30 @@ func (c *Comm) checkSlow(op string) error {
 		return Errorf(ClassComm, op, "the communicator is nil (MPI_COMM_NULL)")
 	}
 	if c.freed.Load() {
+		if c == World || c == Self {
+			return worldClosed(op, c)
+		}
 		return Errorf(ClassComm, op, "communicator %q was freed", c.Name())
 	}
 	return nil
+}
+
+// worldClosed is the error of a call on World or Self while the world model is not
+// initialised, or after it was finalised, and sessions keep the runtime up.
+func worldClosed(op string, c *Comm) error {
+	if world.Load() == stateFinal {
+		return Errorf(ClassOther, op, "%s belongs to the world model, which was finalised; no MPI call may use it after Finalize", c.Name())
+	}
+	return Errorf(ClassOther, op, "%s belongs to the world model, which is not initialised (call mpi.Init; a program with sessions only makes its communicators with CommCreateFromGroup)", c.Name())
+}
+
+// Known reports whether c's group and rank are set: any communicator but World and
+// Self, which are the world model's only after Init.
+func (c *Comm) Known() bool {
+	if c == World || c == Self {
+		return Initialized()
+	}
+	return c != nil
 }
 
 // Peers is the number of ranks point-to-point on c addresses: the remote group's size

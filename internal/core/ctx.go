@@ -29,7 +29,7 @@ func init() {
 	for i := range ctxs.free {
 		ctxs.free[i] = ^uint64(0)
 	}
-	ctxs.free[0] &^= 3 // World (bit 0) and Self (bit 1)
+	ctxs.free[0] &^= 7 // World (bit 0), Self (bit 1) and sessions' creations (bit 2, sessCtx)
 }
 
 // andKernel is the agreement's reduction: a bitwise AND of words.

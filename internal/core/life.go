@@ -16,12 +16,29 @@ const (
 	stateNone int32 = iota
 	stateInit
 	stateFinal
+	// stateIdle: the last session ended with no world model running. The launcher
+	// was told the rank is done, but the transports and the engine stay up, so that
+	// SessionInit (or Init) resumes at once, as MPI allows sessions to begin again.
+	stateIdle
 )
 
+// The runtime (the process manager's connection, the transports, the engine) serves
+// two kinds of user: the world model (Init to Finalize) and sessions (SessionInit to
+// SessionFinalize, any number, before, beside or after the world model). The first
+// user starts it. When the world model's Finalize is the last end, the runtime stops
+// as it always did: fence with the other ranks, close, tell the launcher; it cannot
+// start again. When a session's is, it idles (idleRuntime): buffered sends are
+// delivered and the launcher told, but nothing waits for the other ranks and the
+// transports stay open for a later SessionInit or Init; the process's exit closes them.
+//
+// state is the runtime's (the hot paths' test: stateInit while it runs); world is the
+// world model's, which Initialized, Finalized and World and Self follow.
 var (
-	lifeMu sync.Mutex
-	state  atomic.Int32
-	proc   pm.Client
+	lifeMu   sync.Mutex
+	state    atomic.Int32
+	world    atomic.Int32
+	sessions int // live sessions, under lifeMu
+	proc     pm.Client
 )
 
 // Thread levels (MPI_THREAD_*).
@@ -38,14 +55,15 @@ var threadLevel = ThreadMultiple
 // ThreadLevel is the level Init provided.
 func ThreadLevel() int { return threadLevel }
 
-// Live reports whether MPI is initialised and not finalised.
+// Live reports whether the runtime runs (for the world model or a session).
 func Live() bool { return state.Load() == stateInit }
 
-// Initialized reports whether Init has succeeded (also after Finalize).
-func Initialized() bool { return state.Load() != stateNone }
+// Initialized reports whether Init has succeeded (also after Finalize): the world
+// model only, as MPI_Initialized; sessions do not count.
+func Initialized() bool { return world.Load() != stateNone }
 
-// Finalized reports whether Finalize has run.
-func Finalized() bool { return state.Load() == stateFinal }
+// Finalized reports whether Finalize has run (the world model's, MPI_Finalized).
+func Finalized() bool { return world.Load() == stateFinal }
 
 // Ready returns nil when MPI is running, else an error for op that says why not in
 // the words of the situation: before Init, or after Finalize.
@@ -54,41 +72,74 @@ func Ready(op string) error {
 	case stateInit:
 		return nil
 	case stateNone:
-		return Errorf(ClassOther, op, "MPI is not initialised yet (call mpi.Init first)")
+		return Errorf(ClassOther, op, "MPI is not initialised yet (call mpi.Init or mpi.SessionInit first)")
+	case stateIdle:
+		return Errorf(ClassOther, op, "MPI is not running: every session was finalised and the world model is not initialised (SessionInit or Init starts it again)")
 	}
-	return Errorf(ClassOther, op, "MPI was finalised; no MPI call may follow Finalize")
+	return Errorf(ClassOther, op, "MPI was finalised; no MPI call may follow Finalize (or the end of the last session)")
 }
 
 // Init joins the job (or becomes a job of one rank), starts the transports and the
-// engine at the thread level required, and makes World and Self.
+// engine at the thread level required, and makes World and Self. Where a session
+// started the runtime already, Init adds the world model to it.
 func Init(required int) error {
 	if required < ThreadSingle || required > ThreadMultiple {
 		return Errorf(ClassArg, "InitThread", "required = %d: want ThreadSingle, ThreadFunneled, ThreadSerialized or ThreadMultiple (0 to 3)", required)
 	}
 	lifeMu.Lock()
 	defer lifeMu.Unlock()
-	switch state.Load() {
+	switch world.Load() {
 	case stateInit:
 		return Errorf(ClassOther, "Init", "MPI is already initialised")
 	case stateFinal:
 		return Errorf(ClassOther, "Init", "MPI was finalised; it cannot be initialised again")
 	}
+	if err := startRuntime("Init", required); err != nil {
+		return err
+	}
+	threadLevel = required
+	World.freed.Store(false)
+	Self.freed.Store(false)
+	World.direct = true
+	world.Store(stateInit)
+	return nil
+}
+
+// startRuntime starts the runtime at the thread level required where nobody has, or
+// raises a running one's level to ThreadMultiple where required asks for it. The
+// caller holds lifeMu.
+func startRuntime(op string, required int) error {
+	switch state.Load() {
+	case stateInit, stateIdle:
+		if required == ThreadMultiple {
+			eng.Concurrent()
+		}
+		state.Store(stateInit)
+		return nil
+	case stateFinal:
+		return Errorf(ClassOther, op, "the MPI runtime of this process ended with the world model and every session; it cannot start again")
+	}
 	c, err := connect()
 	if err != nil {
-		return Wrap(ClassOther, "Init", "cannot reach the process manager", err)
+		return Wrap(ClassOther, op, "cannot reach the process manager", err)
 	}
 	threadLevel = required
 	if err := setupWorldComms(c.Rank(), c.Size()); err != nil {
-		return Wrap(ClassIntern, "Init", "the world group", err)
+		return Wrap(ClassIntern, op, "the world group", err)
 	}
 	if err := startWorld(c); err != nil {
 		return err
 	}
 	proc = c
+	// World and Self are the world model's: closed to the calls of a program that has
+	// only sessions until Init opens them.
+	World.freed.Store(true)
+	Self.freed.Store(true)
+	World.direct = false
 	state.Store(stateInit)
 	World.chooseColl()
 	Self.chooseColl()
-	startProfile()
+	startProfile(required == ThreadMultiple || op != "Init")
 	return nil
 }
 
@@ -137,59 +188,117 @@ func setupWorldComms(rank, size int) error {
 	return nil
 }
 
-// Finalize ends MPI once every rank has reached it: buffered sends are flushed, the
-// ranks fence, the transports close and the launcher is told. before runs first, with
-// MPI still usable (the facade's delete callbacks on Self).
+// Finalize ends the world model. before runs first, with MPI still usable (the
+// facade's delete callbacks on Self). Where no session is left, the runtime stops
+// (stopRuntime); otherwise it goes on for the sessions, and World and Self close.
 func Finalize(before func() error) error {
 	lifeMu.Lock()
 	defer lifeMu.Unlock()
-	if err := Ready("Finalize"); err != nil {
-		if state.Load() == stateFinal {
-			return Errorf(ClassOther, "Finalize", "MPI is already finalised")
-		}
-		return err
+	switch world.Load() {
+	case stateFinal:
+		return Errorf(ClassOther, "Finalize", "MPI is already finalised")
+	case stateNone:
+		return Errorf(ClassOther, "Finalize", "MPI is not initialised yet (call mpi.Init first)")
 	}
 	t := beginFinalize()
 	var err error
 	if before != nil {
 		err = before()
 	}
+	World.freed.Store(true)
+	Self.freed.Store(true)
+	World.direct = false
+	world.Store(stateFinal)
+	if sessions > 0 {
+		endProfile(t, false)
+		return err
+	}
+	if serr := stopRuntime("Finalize", t); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// stopRuntime ends the runtime once every rank has reached it: buffered sends are
+// flushed, the ranks fence, the transports close and the launcher is told. The caller
+// holds lifeMu; t is the profile's record of the call (beginFinalize).
+func stopRuntime(op string, t int64) error {
+	if told {
+		// The runtime idled once: the launcher knows the rank is done, and may no
+		// longer fence with it. It stays up until the process exits, as when idle.
+		endProfile(t, false)
+		state.Store(stateFinal)
+		if eng != nil {
+			return MapErr(op, eng.FlushAllBuffers())
+		}
+		return nil
+	}
+	var err error
 	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
 	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
 	// waits in the fence below.
 	if eng != nil {
 		eng.FlushAllBuffers() // an error is a failed peer, which the fence reports too
 	}
-	if ferr := proc.Fence(); ferr != nil && err == nil {
-		err = Wrap(ClassOther, "Finalize", "waiting for the other ranks", ferr)
+	if ferr := proc.Fence(); ferr != nil {
+		err = Wrap(ClassOther, op, "waiting for the other ranks", ferr)
 	}
-	endProfile(t)
+	endProfile(t, true)
 	if serr := stopWorld(); serr != nil && err == nil {
-		err = Wrap(ClassOther, "Finalize", "closing the transports", serr)
+		err = Wrap(ClassOther, op, "closing the transports", serr)
 	}
 	if ferr := proc.Finalize(); ferr != nil && err == nil {
-		err = Wrap(ClassOther, "Finalize", "telling the launcher", ferr)
+		err = Wrap(ClassOther, op, "telling the launcher", ferr)
 	}
 	state.Store(stateFinal)
+	return err
+}
+
+// told records that the launcher was told this rank is done (idleRuntime).
+var told bool
+
+// idleRuntime pauses the runtime when its last session ends and no world model runs.
+// The caller holds lifeMu.
+func idleRuntime(op string) error {
+	var err error
+	if eng != nil {
+		err = MapErr(op, eng.FlushAllBuffers())
+	}
+	if !told {
+		told = true
+		endProfile(-1, true)
+		if ferr := proc.Finalize(); ferr != nil && err == nil {
+			err = Wrap(ClassOther, op, "telling the launcher", ferr)
+		}
+	}
+	state.Store(stateIdle)
 	return err
 }
 
 // Abort ends every rank of the job with code, msg saying why (MPI_Abort). It does not
 // return.
 func Abort(code int, msg string) {
-	if state.Load() == stateInit {
+	if st := state.Load(); st == stateInit || st == stateIdle {
 		abortProfile()
 		proc.Abort(code, msg)
 	}
 	os.Exit(code)
 }
 
-// WorldRank is this process's rank in the world, -1 before Init.
+// WorldRank is this process's rank in the world, -1 before Init (or SessionInit).
 func WorldRank() int {
 	if proc == nil {
 		return -1
 	}
 	return World.rank
+}
+
+// WorldSize is the number of processes of the job, 0 before Init (or SessionInit).
+func WorldSize() int {
+	if proc == nil {
+		return 0
+	}
+	return World.size
 }
 
 // NodeOf is the node (index in the job's node map) of a world rank.

@@ -59,9 +59,12 @@ type profiler interface {
 	Report([]byte) error
 }
 
-func startProfile() {
+// startProfile starts the rank's profile; multi: calls may come from several
+// goroutines at once (or may later, once another user of the runtime asks for
+// ThreadMultiple: a session's runtime is always profiled so).
+func startProfile(multi bool) {
 	prof.SetSources(profSources)
-	if err := prof.Start(World.rank, World.size, threadLevel == ThreadMultiple); err != nil {
+	if err := prof.Start(World.rank, World.size, multi); err != nil {
 		warnProfile(err)
 	}
 	if p, ok := proc.(profiler); ok {
@@ -74,13 +77,16 @@ func startProfile() {
 	}
 }
 
-// endProfile runs in Finalize once every rank has fenced: the rank's profile is
-// written and its report sent to the launcher.
-func endProfile(t int64) {
-	if t < 0 {
+// endProfile closes the record t of a Finalize (none where t < 0); when the runtime
+// stops (last), once every rank has fenced, the rank's profile is written and its
+// report sent to the launcher.
+func endProfile(t int64, last bool) {
+	if t >= 0 {
+		prof.Exit(prof.Finalize, t, 0)
+	}
+	if !last {
 		return
 	}
-	prof.Exit(prof.Finalize, t, 0)
 	prof.Settle()
 	if err := prof.Flush("finalize"); err != nil {
 		warnProfile(err)

@@ -29,12 +29,44 @@ type bregion struct{ off, n int }
 
 func (s *bsendState) busy() bool { return len(s.used) > 0 || s.live > 0 }
 
-// bufOp names a buffer call for its errors: the process's, or a communicator's.
+// SessionBuffer is the key of session id's buffer (MPI_Session_attach_buffer): above
+// every context, below ProcessBuffer. A context whose communicator derives from a
+// session (SetBufferSession) uses it when it has no buffer of its own.
+func SessionBuffer(id uint32) uint32 { return 1<<31 | id&(1<<30-1) }
+
+func isSessionKey(key uint32) bool { return key != ProcessBuffer && key&(1<<31) != 0 }
+
+// bufOp names a buffer call for its errors: the process's, a session's or a
+// communicator's.
 func bufOp(process string, key uint32) string {
-	if key == ProcessBuffer {
+	switch {
+	case key == ProcessBuffer:
 		return process
+	case isSessionKey(key):
+		return "session " + process
 	}
 	return "communicator " + process
+}
+
+// SetBufferSession makes the session buffer key the one buffered sends on ctx use when
+// ctx has no buffer of its own (a communicator derived from that session).
+func (e *Engine) SetBufferSession(ctx, key uint32) {
+	e.mu.Lock()
+	if e.bsess == nil {
+		e.bsess = map[uint32]uint32{}
+	}
+	e.bsess[ctx] = key
+	e.mu.Unlock()
+}
+
+// InheritBufferSession gives ctx the session buffer of from, if it has one (a
+// communicator made from one derived from a session).
+func (e *Engine) InheritBufferSession(ctx, from uint32) {
+	e.mu.Lock()
+	if k, ok := e.bsess[from]; ok {
+		e.bsess[ctx] = k
+	}
+	e.mu.Unlock()
 }
 
 // bufFor is the buffer state a key names (ProcessBuffer, or a context); nil when
@@ -138,6 +170,7 @@ func (e *Engine) FlushAllBuffers() error {
 func (e *Engine) DropBuffer(ctx uint32) {
 	e.mu.Lock()
 	delete(e.cbufs, ctx)
+	delete(e.bsess, ctx)
 	e.mu.Unlock()
 }
 
@@ -153,6 +186,11 @@ func (e *Engine) bsendLocked(b Buf, dest, tag int, ctx uint32) error {
 		return e.failed
 	}
 	s := e.cbufs[ctx]
+	if s == nil {
+		if k, ok := e.bsess[ctx]; ok {
+			s = e.cbufs[k]
+		}
+	}
 	if s == nil {
 		s = &e.bsend
 	}

@@ -194,6 +194,7 @@ type Engine struct {
 	failed error
 	bsend  bsendState             // the process's buffer (MPI_Buffer_attach)
 	cbufs  map[uint32]*bsendState // communicators' buffers, by context (MPI_Comm_attach_buffer)
+	bsess  map[uint32]uint32      // the session buffer key of contexts derived from a session
 
 	// sent counts what this rank sent to each world rank: sent[2*dest] on even
 	// contexts, sent[2*dest+1] on odd ones (core gives each communicator an even

@@ -1,0 +1,599 @@
+package main
+
+/*
+#define MPIGO_ABI_NO_PROTOTYPES 1
+#include "mpi.h"
+*/
+import "C"
+
+import (
+	"strconv"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/group"
+)
+
+// Sessions (MPI 4.1 section 11.3) and the file side of error handling. A session is
+// an entry of a table like the other handles: the device's session and its error
+// handler (counted, as a communicator's). Errors of a session call go to the
+// session's handler; those of a call on a handle that is no live session
+// (MPI_ERR_SESSION) to MPI_COMM_SELF's, as errors with no valid object do.
+// Communicators made from groups take the handler passed in, which also serves the
+// errors of the call that makes them.
+//
+// Files do not exist yet; MPI_FILE_NULL's handler does (MPI_ERRORS_RETURN at first, as
+// MPI says for files): the handler files will start with, which serves the errors of
+// file calls on a handle that is not an open file (MPI_ERR_FILE).
+
+const (
+	hFileNull    = 0x118
+	hSessionNull = 0x120
+
+	errFile    = 30
+	errSession = 60
+)
+
+func init() {
+	coreToABI[core.ClassFile] = errFile
+	coreToABI[core.ClassSession] = errSession
+}
+
+// The kinds of error handler (errhandler.kind): communicators' and windows' share a
+// C signature and have always been interchangeable here; files' and sessions' are
+// refused elsewhere (MPI_ERR_ARG).
+const (
+	ehComm int8 = iota
+	ehFile
+	ehSession
+)
+
+var ehKindNames = [...]string{"communicators and windows", "files", "sessions"}
+
+// errhFits is nil when eh may be set on an object of kind want: a predefined
+// handler, or one made for that kind.
+func errhFits(op string, eh uintptr, want int8) error {
+	if !validErrh(eh) || eh == hErrhNull {
+		return errorf(errArg, op, "errhandler %#x is not an error handler", eh)
+	}
+	if x := errhandlers.get(eh); x != nil && x.kind != want {
+		return errorf(errArg, op, "errhandler was made for %s; this call takes one made for %s", ehKindNames[x.kind], ehKindNames[want])
+	}
+	return nil
+}
+
+// createErrh is MPI_x_create_errhandler for kind.
+func createErrh(op string, fn, eh unsafe.Pointer, kind int8) int32 {
+	if fn == nil {
+		return fail(op, 0, errorf(errArg, op, "the handler function is NULL"))
+	}
+	if eh == nil {
+		return fail(op, 0, errorf(errArg, op, "errhandler is NULL"))
+	}
+	x := &errhandler{fn: fn, kind: kind}
+	x.refs.Store(1)
+	x.users.Store(1)
+	setHandle(eh, errhandlers.add(x))
+	return 0
+}
+
+// --- files ---
+
+// fileErrh is MPI_FILE_NULL's handler.
+var fileErrh atomic.Int64
+
+func init() { fileErrh.Store(hErrhReturn) }
+
+// failFile raises err of a file call through MPI_FILE_NULL's handler: no file is
+// ever valid yet.
+func failFile(op string, err error) int32 {
+	code, msg := errMessage(op, err)
+	return invokeWith(fileErrh.Load(), hFileNull, code, msg)
+}
+
+func badFile(op string, fh uintptr) int32 {
+	return failFile(op, errorf(errFile, op, "file %#x is not an open file (mpigo opens no files yet)", fh))
+}
+
+//export PMPI_File_create_errhandler
+func PMPI_File_create_errhandler(fn, eh unsafe.Pointer) int32 {
+	return createErrh("File_create_errhandler", fn, eh, ehFile)
+}
+
+//export PMPI_File_set_errhandler
+func PMPI_File_set_errhandler(fh uintptr, eh uintptr) int32 {
+	const op = "File_set_errhandler"
+	if fh != hFileNull {
+		return badFile(op, fh)
+	}
+	if err := errhFits(op, eh, ehFile); err != nil {
+		return failFile(op, err)
+	}
+	refErrh(eh)
+	unrefErrh(uintptr(fileErrh.Swap(int64(eh))))
+	return 0
+}
+
+//export PMPI_File_get_errhandler
+func PMPI_File_get_errhandler(fh uintptr, eh unsafe.Pointer) int32 {
+	const op = "File_get_errhandler"
+	if fh != hFileNull {
+		return badFile(op, fh)
+	}
+	if eh == nil {
+		return failFile(op, errorf(errArg, op, "errhandler is NULL"))
+	}
+	h := uintptr(fileErrh.Load())
+	userRef(h)
+	setHandle(eh, h)
+	return 0
+}
+
+//export PMPI_File_call_errhandler
+func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
+	const op = "File_call_errhandler"
+	if fh != hFileNull {
+		return badFile(op, fh)
+	}
+	invokeWith(fileErrh.Load(), hFileNull, code, "MPI_File_call_errhandler: "+errorText(code))
+	return 0
+}
+
+// --- sessions ---
+
+type session struct {
+	s    *core.Session
+	errh atomic.Int64
+}
+
+var sessions table[session]
+
+// needSession checks a session argument; a bad one is raised on MPI_COMM_SELF.
+func needSession(op string, sh uintptr) (*session, int32) {
+	var s *session
+	if sh >= handleBase {
+		s = sessions.get(sh)
+	}
+	if s == nil {
+		if sh == hSessionNull {
+			return nil, fail(op, 0, errorf(errSession, op, "session is MPI_SESSION_NULL"))
+		}
+		return nil, fail(op, 0, errorf(errSession, op, "session %#x is not a session", sh))
+	}
+	if err := s.s.Check(op); err != nil {
+		return nil, fail(op, 0, err)
+	}
+	return s, 0
+}
+
+// failSession raises err through the session's handler.
+func failSession(op string, s *session, sh uintptr, err error) int32 {
+	if err == nil {
+		return 0
+	}
+	code, msg := errMessage(op, err)
+	return invokeWith(s.errh.Load(), sh, code, msg)
+}
+
+// failWith raises err of a call that makes an object through the handler passed to
+// it, h standing for the object (a null handle).
+func failWith(op string, eh uintptr, h uintptr, err error) int32 {
+	code, msg := errMessage(op, err)
+	if !validErrh(eh) || eh == hErrhNull {
+		eh = hErrhFatal
+	}
+	return invokeWith(int64(eh), h, code, msg)
+}
+
+var levelNames = [...]string{"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"}
+
+//export PMPI_Session_init
+func PMPI_Session_init(ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
+	const op = "Session_init"
+	if err := errhFits(op, eh, ehSession); err != nil {
+		return fail(op, 0, err)
+	}
+	if out == nil {
+		return failWith(op, eh, hSessionNull, errorf(errArg, op, "session is NULL"))
+	}
+	level := core.ThreadMultiple
+	if ih != hInfoNull {
+		in, err := needInfo(op, ih, false)
+		if err != nil {
+			return failWith(op, eh, hSessionNull, err)
+		}
+		if v, ok := in.get("thread_level"); ok {
+			for l, n := range levelNames {
+				if v == n {
+					level = l
+				}
+			}
+		}
+	}
+	d, err := core.SessionInit(op, level)
+	if err != nil {
+		return failWith(op, eh, hSessionNull, err)
+	}
+	setShortLive(true)
+	if level == core.ThreadMultiple {
+		shortMT()
+	}
+	s := &session{s: d}
+	refErrh(eh)
+	s.errh.Store(int64(eh))
+	setHandle(out, sessions.add(s))
+	return 0
+}
+
+//export PMPI_Session_finalize
+func PMPI_Session_finalize(p unsafe.Pointer) int32 {
+	const op = "Session_finalize"
+	if p == nil {
+		return fail(op, 0, errorf(errArg, op, "session is NULL"))
+	}
+	sh := *(*uintptr)(p)
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	err := s.s.Finalize(op)
+	r = failSession(op, s, sh, err) // the session's handler, while it still has one
+	if s.s.Check(op) != nil {       // finalised, even where delivering its buffer failed
+		setShortLive(core.Live())
+		unrefErrh(uintptr(s.errh.Load()))
+		sessions.remove(sh)
+		setHandle(p, hSessionNull)
+	}
+	return r
+}
+
+//export PMPI_Session_get_num_psets
+func PMPI_Session_get_num_psets(sh uintptr, ih uintptr, n unsafe.Pointer) int32 {
+	const op = "Session_get_num_psets"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if n == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "npset_names is NULL"))
+	}
+	setInt(n, len(core.Psets()))
+	return 0
+}
+
+//export PMPI_Session_get_nth_pset
+func PMPI_Session_get_nth_pset(sh uintptr, ih uintptr, n int32, plen, name unsafe.Pointer) int32 {
+	const op = "Session_get_nth_pset"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	ps := core.Psets()
+	if n < 0 || int(n) >= len(ps) {
+		return failSession(op, s, sh, errorf(errArg, op, "n = %d: the session has %d process sets (0 to %d)", n, len(ps), len(ps)-1))
+	}
+	if plen == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "pset_len is NULL"))
+	}
+	p := ps[n]
+	max := *(*int32)(plen)
+	if max <= 0 {
+		// The caller asks for the length, with the terminating NUL.
+		*(*int32)(plen) = int32(len(p) + 1)
+		return 0
+	}
+	if name == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "pset_name is NULL"))
+	}
+	putCString(name, int(max), p, nil)
+	return 0
+}
+
+// newInfo makes an info of the pairs kv (key, value, key, value, ...).
+func newInfo(out unsafe.Pointer, kv ...string) {
+	in := &info{vals: map[string]string{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		in.set(kv[i], kv[i+1])
+	}
+	setHandle(out, infos.add(in))
+}
+
+//export PMPI_Session_get_info
+func PMPI_Session_get_info(sh uintptr, out unsafe.Pointer) int32 {
+	const op = "Session_get_info"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if out == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "info_used is NULL"))
+	}
+	l := levelNames[s.s.Level()]
+	newInfo(out, "mpi_thread_support_level", l, "thread_level", l) // MPICH gives the latter
+	return 0
+}
+
+// psetName reads a process set name argument.
+func psetName(op string, p unsafe.Pointer) (string, error) {
+	if p == nil {
+		return "", errorf(errArg, op, "pset_name is NULL")
+	}
+	return cstr(p), nil
+}
+
+//export PMPI_Session_get_pset_info
+func PMPI_Session_get_pset_info(sh uintptr, np unsafe.Pointer, out unsafe.Pointer) int32 {
+	const op = "Session_get_pset_info"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	name, err := psetName(op, np)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	if out == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "info is NULL"))
+	}
+	n, err := s.s.PsetSize(op, name)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	newInfo(out, "mpi_size", strconv.Itoa(n))
+	return 0
+}
+
+//export PMPI_Group_from_session_pset
+func PMPI_Group_from_session_pset(sh uintptr, np unsafe.Pointer, out unsafe.Pointer) int32 {
+	const op = "Group_from_session_pset"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	name, err := psetName(op, np)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	if out == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "newgroup is NULL"))
+	}
+	g, err := s.s.PsetGroup(op, name)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	h := newGroup(g)
+	if x := groups.get(h); x != nil {
+		x.s = s.s
+	}
+	setHandle(out, h)
+	return 0
+}
+
+//export PMPI_Session_create_errhandler
+func PMPI_Session_create_errhandler(fn, eh unsafe.Pointer) int32 {
+	return createErrh("Session_create_errhandler", fn, eh, ehSession)
+}
+
+//export PMPI_Session_set_errhandler
+func PMPI_Session_set_errhandler(sh uintptr, eh uintptr) int32 {
+	const op = "Session_set_errhandler"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if err := errhFits(op, eh, ehSession); err != nil {
+		return failSession(op, s, sh, err)
+	}
+	refErrh(eh)
+	unrefErrh(uintptr(s.errh.Swap(int64(eh))))
+	return 0
+}
+
+//export PMPI_Session_get_errhandler
+func PMPI_Session_get_errhandler(sh uintptr, eh unsafe.Pointer) int32 {
+	const op = "Session_get_errhandler"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if eh == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "errhandler is NULL"))
+	}
+	h := uintptr(s.errh.Load())
+	userRef(h)
+	setHandle(eh, h)
+	return 0
+}
+
+//export PMPI_Session_call_errhandler
+func PMPI_Session_call_errhandler(sh uintptr, code int32) int32 {
+	const op = "Session_call_errhandler"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	invokeWith(s.errh.Load(), sh, code, "MPI_Session_call_errhandler: "+errorText(code))
+	return 0
+}
+
+// fromGroups registers a communicator made from groups with handler eh and the hints
+// of info ih.
+func fromGroups(c *core.Comm, gh, eh uintptr, hints *info, out unsafe.Pointer) {
+	if c == nil {
+		setHandle(out, hCommNull)
+		return
+	}
+	if s := groupSession(gh); s != nil {
+		c.UseSessionBuffer(s)
+	}
+	n := &comm{c: c, hints: hints}
+	refErrh(eh)
+	n.errh.Store(int64(eh))
+	setHandle(out, comms.add(n))
+}
+
+// groupArgs checks the arguments every creation from groups shares: the handler
+// (a communicator's), the info, the output.
+func groupArgs(op string, ih, eh uintptr, out unsafe.Pointer) (*info, error) {
+	if err := errhFits(op, eh, ehComm); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, errorf(errArg, op, "newcomm is NULL")
+	}
+	if ih == hInfoNull {
+		return nil, nil
+	}
+	in, err := needInfo(op, ih, false)
+	if err != nil {
+		return nil, err
+	}
+	return in.clone(), nil
+}
+
+func stringTagArg(op string, p unsafe.Pointer) (string, error) {
+	if p == nil {
+		return "", errorf(errArg, op, "stringtag is NULL")
+	}
+	return cstr(p), nil
+}
+
+//export PMPI_Comm_create_from_group
+func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
+	const op = "Comm_create_from_group"
+	hints, err := groupArgs(op, ih, eh, out)
+	if err != nil {
+		if errhFits(op, eh, ehComm) != nil {
+			return fail(op, 0, err)
+		}
+		return failWith(op, eh, hCommNull, err)
+	}
+	g := groupOf(gh)
+	if g == nil {
+		return failWith(op, eh, hCommNull, errorf(errGroup, op, "group %#x is not a group", gh))
+	}
+	tag, err := stringTagArg(op, tp)
+	if err != nil {
+		return failWith(op, eh, hCommNull, err)
+	}
+	c, err := core.CreateFromGroup(op, g, tag)
+	if err != nil {
+		return failWith(op, eh, hCommNull, err)
+	}
+	fromGroups(c, gh, eh, hints, out)
+	return 0
+}
+
+//export PMPI_Intercomm_create_from_groups
+func PMPI_Intercomm_create_from_groups(lh uintptr, ll int32, rh uintptr, rl int32, tp unsafe.Pointer, ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
+	const op = "Intercomm_create_from_groups"
+	hints, err := groupArgs(op, ih, eh, out)
+	if err != nil {
+		if errhFits(op, eh, ehComm) != nil {
+			return fail(op, 0, err)
+		}
+		return failWith(op, eh, hCommNull, err)
+	}
+	var lg, rg *group.Group
+	if lg, rg = groupOf(lh), groupOf(rh); lg == nil || rg == nil {
+		return failWith(op, eh, hCommNull, errorf(errGroup, op, "local_group %#x or remote_group %#x is not a group", lh, rh))
+	}
+	tag, err := stringTagArg(op, tp)
+	if err != nil {
+		return failWith(op, eh, hCommNull, err)
+	}
+	c, err := core.IntercommFromGroups(op, lg, int(ll), rg, int(rl), tag)
+	if err != nil {
+		return failWith(op, eh, hCommNull, err)
+	}
+	fromGroups(c, lh, eh, hints, out)
+	return 0
+}
+
+//export PMPI_Session_attach_buffer
+func PMPI_Session_attach_buffer(sh uintptr, p unsafe.Pointer, size int32) int32 {
+	return PMPI_Session_attach_buffer_c(sh, p, int64(size))
+}
+
+//export PMPI_Session_attach_buffer_c
+func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int32 {
+	const op = "Session_attach_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if uintptr(p) == 2 { // MPI_BUFFER_AUTOMATIC
+		return failSession(op, s, sh, s.s.AttachBuffer(op, nil, true))
+	}
+	if p == nil || size <= 0 {
+		return failSession(op, s, sh, errorf(errBuffer, op, "buffer is NULL or size %d not positive", size))
+	}
+	return failSession(op, s, sh, s.s.AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+}
+
+//export PMPI_Session_detach_buffer
+func PMPI_Session_detach_buffer(sh uintptr, addr, size unsafe.Pointer) int32 {
+	var n int64
+	r := PMPI_Session_detach_buffer_c(sh, addr, unsafe.Pointer(&n))
+	if r == 0 {
+		setInt(size, int(n))
+	}
+	return r
+}
+
+//export PMPI_Session_detach_buffer_c
+func PMPI_Session_detach_buffer_c(sh uintptr, addr, size unsafe.Pointer) int32 {
+	const op = "Session_detach_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if addr == nil || size == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "buffer_addr or size is NULL"))
+	}
+	b, auto, err := s.s.DetachBuffer(op)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	switch {
+	case auto:
+		*(*uintptr)(addr) = 2
+		*(*int64)(size) = 0
+	case len(b) == 0:
+		*(*uintptr)(addr) = 0
+		*(*int64)(size) = 0
+	default:
+		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
+		*(*int64)(size) = int64(len(b))
+	}
+	return 0
+}
+
+//export PMPI_Session_flush_buffer
+func PMPI_Session_flush_buffer(sh uintptr) int32 {
+	const op = "Session_flush_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	return failSession(op, s, sh, s.s.FlushBuffer(op))
+}
+
+//export PMPI_Session_iflush_buffer
+func PMPI_Session_iflush_buffer(sh uintptr, req unsafe.Pointer) int32 {
+	const op = "Session_iflush_buffer"
+	s, r := needSession(op, sh)
+	if s == nil {
+		return r
+	}
+	if req == nil {
+		return failSession(op, s, sh, errorf(errArg, op, "request is NULL"))
+	}
+	p, err := s.s.IflushBuffer(op)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	addPending(p, nil, 0, nil, req)
+	return 0
+}

@@ -1,0 +1,184 @@
+package mpi
+
+import (
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
+)
+
+// File is an open file of MPI I/O (MPI_File). mpigo does not open files yet (I/O comes
+// later); what exists now is the file side of error handling, which MPI defines
+// without any open file: FileNull's error handler is the one every file opened later
+// starts with, and the one that serves errors of file calls with no valid file.
+//
+// A nil *File is MPI_FILE_NULL (FileNull). A File that mpigo did not open (a zero
+// File, or one closed) is not a valid handle: calls on it return an error of class
+// ErrFile, through FileNull's handler.
+type File struct {
+	mu   sync.Mutex
+	open bool        // opened by mpigo and not closed
+	errh *ErrHandler // nil: ErrorsReturn
+	name string
+}
+
+// FileNull is MPI_FILE_NULL: no file. Its error handler (SetErrHandler,
+// ErrHandler) is the default of files: ErrorsReturn to begin with, as MPI says for
+// files, whatever World's is.
+var FileNull *File
+
+// fileDefault is FileNull's handler: files start with it, and errors with no valid
+// file go to it.
+var fileDefault struct {
+	sync.Mutex
+	h *ErrHandler // nil: ErrorsReturn
+}
+
+// Class and sentinel of a bad file handle (MPI_ERR_FILE) and of a bad session
+// (MPI_ERR_SESSION).
+const (
+	ClassFile    = core.ClassFile
+	ClassSession = core.ClassSession
+)
+
+var (
+	ErrFile    = core.ErrFile
+	ErrSession = core.ErrSession
+)
+
+// NewFileErrHandler makes a handler for files that calls fn with the file and the
+// error (MPI_File_create_errhandler); the error is then returned. fn gets FileNull (a
+// nil *File) for an error with no valid file.
+func NewFileErrHandler(fn func(f *File, err error)) *ErrHandler {
+	return &ErrHandler{ffn: fn, name: "user (file)"}
+}
+
+// valid is nil when f is an open file, else the error of class ErrFile. FileNull is
+// not valid here: the calls that take it (the error-handler calls) test for it first.
+func (f *File) valid(op string) error {
+	if f == nil {
+		return errorf(ClassFile, op, "the file is FileNull (MPI_FILE_NULL)")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.open {
+		return errorf(ClassFile, op, "the file is not open (mpigo has not opened it, or it was closed)")
+	}
+	return nil
+}
+
+// SetErrHandler sets f's handler (MPI_File_set_errhandler): ErrorsReturn,
+// ErrorsAreFatal or one of NewFileErrHandler; nil restores ErrorsReturn. On FileNull it
+// sets the handler files opened later start with.
+func (f *File) SetErrHandler(h *ErrHandler) error {
+	const op = "FileSetErrhandler"
+	if f != nil {
+		if err := f.valid(op); err != nil {
+			return f.fail(op, err)
+		}
+	}
+	if err := h.fits(op, kindFile); err != nil {
+		return f.fail(op, err)
+	}
+	if h == ErrorsReturn {
+		h = nil
+	}
+	if f == nil {
+		fileDefault.Lock()
+		fileDefault.h = h
+		fileDefault.Unlock()
+		return nil
+	}
+	f.mu.Lock()
+	f.errh = h
+	f.mu.Unlock()
+	return nil
+}
+
+// ErrHandler returns f's handler (MPI_File_get_errhandler); on FileNull the default
+// of files. A bad file gives ErrorsReturn and the error of class ErrFile.
+func (f *File) ErrHandler() (*ErrHandler, error) {
+	const op = "FileGetErrhandler"
+	if f == nil {
+		fileDefault.Lock()
+		defer fileDefault.Unlock()
+		return orReturn(fileDefault.h), nil
+	}
+	if err := f.valid(op); err != nil {
+		return ErrorsReturn, f.fail(op, err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return orReturn(f.errh), nil
+}
+
+func orReturn(h *ErrHandler) *ErrHandler {
+	if h == nil {
+		return ErrorsReturn
+	}
+	return h
+}
+
+// CallErrHandler invokes f's handler on err (MPI_File_call_errhandler); on FileNull
+// the default of files. The error is passed as it is and returned.
+func (f *File) CallErrHandler(err error) error {
+	const op = "FileCallErrhandler"
+	if f != nil {
+		if verr := f.valid(op); verr != nil {
+			return f.fail(op, verr)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	return f.invoke(op, err)
+}
+
+// fail is the file's side of the error seam: err goes to f's handler, or to
+// FileNull's where f is not a valid file (MPI's rule for file errors with no valid
+// file). On success it costs one comparison.
+func (f *File) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return f.invoke(op, core.MapErr(op, err))
+}
+
+func (f *File) invoke(op string, err error) error {
+	prof.OnError() // the program may exit on it: a profiled rank writes what it has
+	at, h := f, (*ErrHandler)(nil)
+	if f != nil {
+		f.mu.Lock()
+		if f.open {
+			h = f.errh
+		} else {
+			at = nil
+		}
+		f.mu.Unlock()
+	}
+	if at == nil {
+		fileDefault.Lock()
+		h = fileDefault.h
+		fileDefault.Unlock()
+	}
+	if h == nil {
+		return err
+	}
+	if h.ffn != nil {
+		h.ffn(at, err)
+	}
+	if h.fatal {
+		fatal(op, "file "+at.Name(), err)
+	}
+	return err
+}
+
+// Name is the file's name, "MPI_FILE_NULL" for FileNull.
+func (f *File) Name() string {
+	if f == nil {
+		return "MPI_FILE_NULL"
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.name
+}

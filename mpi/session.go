@@ -1,0 +1,403 @@
+package mpi
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
+)
+
+// Session is an MPI session (MPI_Session, MPI 4.1 section 11.3): a way into MPI that
+// needs neither Init nor World. A program (or each library in it) starts a session,
+// asks it for a process set's group (GroupFromPset, "mpi://WORLD" or "mpi://SELF"),
+// makes communicators from groups (CommCreateFromGroup), and finalizes the session.
+// Sessions may be started any number of times, from many goroutines, before or beside
+// the world model (Init to Finalize); MPI runs while any of them does. When the last
+// session ends with no world model running, MPI idles (calls other than SessionInit and
+// Init fail with ErrOther) until a session or Init starts it again; when Finalize of
+// the world model is the last end, MPI stops for good, and SessionInit fails with
+// ErrOther. Initialized and Finalized speak of the world model only.
+//
+// A nil *Session is MPI_SESSION_NULL; calls on it, as on a finalized session, return
+// an error of class ErrSession (through Self's handler). A session's other errors go
+// to its own handler (SetErrHandler), ErrorsReturn unless SessionInit was given
+// another.
+type Session struct {
+	d    *core.Session
+	mu   sync.Mutex
+	errh *ErrHandler // nil: ErrorsReturn
+}
+
+// MaxStringTag is MPI_MAX_STRINGTAG_LEN: a string tag of CommCreateFromGroup and
+// IntercommCreateFromGroups has fewer bytes (C's terminating NUL counts in it).
+const MaxStringTag = core.MaxStringTag
+
+// threadLevelNames are the values of the thread_level info key SessionInit reads, and
+// of mpi_thread_support_level Info gives.
+var threadLevelNames = [...]string{"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"}
+
+// String is the level's MPI name.
+func (l ThreadLevel) String() string {
+	if l >= 0 && int(l) < len(threadLevelNames) {
+		return threadLevelNames[l]
+	}
+	return "ThreadLevel(" + strconv.Itoa(int(l)) + ")"
+}
+
+// SessionInit starts a session (MPI_Session_init). info may ask for a thread level
+// with the key "thread_level" ("MPI_THREAD_SINGLE" to "MPI_THREAD_MULTIPLE"; other
+// values are ignored, as hints are); without it the session gets ThreadMultiple, as
+// Init does. errh becomes the session's handler (nil: ErrorsReturn); it must be
+// ErrorsReturn, ErrorsAreFatal or one of NewSessionErrHandler (else ErrArg), and it
+// also serves this call's own errors, with a nil session.
+func SessionInit(info *Info, errh *ErrHandler) (*Session, error) {
+	const op = "SessionInit"
+	if err := errh.fits(op, kindSession); err != nil {
+		return nil, Self.fail(op, err)
+	}
+	level := ThreadMultiple
+	pairs, err := info.pairs(op)
+	if err != nil {
+		return nil, errh.runAny(op, "a new session", err)
+	}
+	for _, p := range pairs {
+		if p[0] != "thread_level" {
+			continue
+		}
+		for l, n := range threadLevelNames {
+			if p[1] == n {
+				level = ThreadLevel(l)
+			}
+		}
+	}
+	d, err := core.SessionInit(op, int(level))
+	if err != nil {
+		return nil, errh.runAny(op, "a new session", core.MapErr(op, err))
+	}
+	if errh == ErrorsReturn {
+		errh = nil
+	}
+	return &Session{d: d, errh: errh}, nil
+}
+
+// dev is s's device session, nil for a nil s.
+func (s *Session) dev() *core.Session {
+	if s == nil {
+		return nil
+	}
+	return s.d
+}
+
+// check is the session's handle check: nil when op may use s, else the error (class
+// ErrSession) through Self's handler, as for errors with no valid object.
+func (s *Session) check(op string) error {
+	if err := s.dev().Check(op); err != nil {
+		return Self.fail(op, err)
+	}
+	return nil
+}
+
+// fail is the session's side of the error seam: err goes to s's handler. On success
+// it costs one comparison.
+func (s *Session) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return s.invoke(op, core.MapErr(op, err))
+}
+
+func (s *Session) invoke(op string, err error) error {
+	if s == nil {
+		return Self.invoke(op, err)
+	}
+	prof.OnError() // the program may exit on it: a profiled rank writes what it has
+	h := s.ErrHandler()
+	if h.sfn != nil {
+		h.sfn(s, err)
+	}
+	if h.fatal {
+		fatal(op, "a session", err)
+	}
+	return err
+}
+
+// Finalize ends the session (MPI_Session_finalize). Communicators made from it should
+// be freed first, as MPI requires; the messages in its buffer (AttachBuffer) are
+// delivered and the buffer let go. It waits for no other rank. When no other session
+// and no world model are left, MPI idles until the next SessionInit or Init. Every
+// later call on s returns ErrSession.
+func (s *Session) Finalize() error {
+	const op = "SessionFinalize"
+	if err := s.check(op); err != nil {
+		return err
+	}
+	if err := s.d.Finalize(op); err != nil {
+		if core.ClassOf(err) == ClassSession {
+			return Self.fail(op, err)
+		}
+		return s.fail(op, err)
+	}
+	return nil
+}
+
+// NumPsets is the number of process sets the session knows
+// (MPI_Session_get_num_psets); info is for hints, none of which mpigo takes (nil is
+// MPI_INFO_NULL).
+func (s *Session) NumPsets(info *Info) (int, error) {
+	const op = "SessionGetNumPsets"
+	if err := s.check(op); err != nil {
+		return 0, err
+	}
+	if _, err := info.pairs(op); err != nil {
+		return 0, s.fail(op, err)
+	}
+	return len(core.Psets()), nil
+}
+
+// NthPset is the name of process set n, from 0 to NumPsets()-1
+// (MPI_Session_get_nth_pset): "mpi://WORLD", then "mpi://SELF". n out of range is an
+// error of class ErrArg.
+func (s *Session) NthPset(info *Info, n int) (string, error) {
+	const op = "SessionGetNthPset"
+	if err := s.check(op); err != nil {
+		return "", err
+	}
+	if _, err := info.pairs(op); err != nil {
+		return "", s.fail(op, err)
+	}
+	ps := core.Psets()
+	if n < 0 || n >= len(ps) {
+		return "", s.fail(op, errorf(ClassArg, op, "n = %d: the session has %d process sets (0 to %d)", n, len(ps), len(ps)-1))
+	}
+	return ps[n], nil
+}
+
+// Info returns a new Info describing the session (MPI_Session_get_info):
+// "mpi_thread_support_level", the thread level it provides ("MPI_THREAD_MULTIPLE",
+// ...), and the same under "thread_level", the key SessionInit reads (MPICH gives
+// that one). The caller owns it.
+func (s *Session) Info() (*Info, error) {
+	const op = "SessionGetInfo"
+	if err := s.check(op); err != nil {
+		return nil, err
+	}
+	in := InfoCreate()
+	for _, k := range []string{"mpi_thread_support_level", "thread_level"} {
+		in.keys = append(in.keys, k)
+		in.vals[k] = ThreadLevel(s.d.Level()).String()
+	}
+	return in, nil
+}
+
+// PsetInfo returns a new Info describing process set name (MPI_Session_get_pset_info):
+// "mpi_size", its number of processes. An unknown name is an error of class ErrArg.
+func (s *Session) PsetInfo(name string) (*Info, error) {
+	const op = "SessionGetPsetInfo"
+	if err := s.check(op); err != nil {
+		return nil, err
+	}
+	n, err := s.d.PsetSize(op, name)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	in := InfoCreate()
+	in.keys = append(in.keys, "mpi_size")
+	in.vals["mpi_size"] = strconv.Itoa(n)
+	return in, nil
+}
+
+// GroupFromPset returns the group of process set name (MPI_Group_from_session_pset):
+// every process of the job for "mpi://WORLD" (ranked as in World), this process for
+// "mpi://SELF"; the names in any case. An unknown name is an error of class ErrArg.
+func (s *Session) GroupFromPset(name string) (*Group, error) {
+	const op = "GroupFromSessionPset"
+	if err := s.check(op); err != nil {
+		return nil, err
+	}
+	g, err := s.d.PsetGroup(op, name)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	out, err := wrapGroup(op, g, nil)
+	if out != nil && out != GroupEmpty {
+		out.s = s
+	}
+	return out, err
+}
+
+// NewSessionErrHandler makes a handler for sessions that calls fn with the session and
+// the error (MPI_Session_create_errhandler); the error is then returned. fn gets a nil
+// session for an error of SessionInit.
+func NewSessionErrHandler(fn func(s *Session, err error)) *ErrHandler {
+	return &ErrHandler{sfn: fn, name: "user (session)"}
+}
+
+// SetErrHandler sets the session's handler (MPI_Session_set_errhandler): ErrorsReturn,
+// ErrorsAreFatal or one of NewSessionErrHandler (else ErrArg); nil restores
+// ErrorsReturn.
+func (s *Session) SetErrHandler(h *ErrHandler) error {
+	const op = "SessionSetErrhandler"
+	if err := s.check(op); err != nil {
+		return err
+	}
+	if err := h.fits(op, kindSession); err != nil {
+		return s.fail(op, err)
+	}
+	if h == ErrorsReturn {
+		h = nil
+	}
+	s.mu.Lock()
+	s.errh = h
+	s.mu.Unlock()
+	return nil
+}
+
+// ErrHandler returns the session's handler (MPI_Session_get_errhandler); ErrorsReturn
+// for a nil session.
+func (s *Session) ErrHandler() *ErrHandler {
+	if s == nil {
+		return ErrorsReturn
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return orReturn(s.errh)
+}
+
+// CallErrHandler invokes the session's handler on err (MPI_Session_call_errhandler).
+// The error is passed as it is and returned; a nil or finalized session is an error
+// of class ErrSession.
+func (s *Session) CallErrHandler(err error) error {
+	const op = "SessionCallErrhandler"
+	if cerr := s.check(op); cerr != nil {
+		return cerr
+	}
+	if err == nil {
+		return nil
+	}
+	return s.invoke(op, err)
+}
+
+// CommCreateFromGroup makes an intracommunicator of the members of g
+// (MPI_Comm_create_from_group), collectively over them only: no parent communicator,
+// so a program with sessions only (no Init) makes its communicators with it, from a
+// session's group. Every member passes the same group and stringtag, at most
+// MaxStringTag-1 bytes; concurrent creations by overlapping groups pass different
+// stringtags. info may give the communicator hints Comm.SetInfo takes (nil: none).
+// errh becomes the communicator's handler, and serves this call's errors too (with a
+// nil communicator); it must be ErrorsReturn, ErrorsAreFatal or one of NewErrHandler
+// (else ErrArg). GroupEmpty gives a nil communicator, at once.
+func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandler) (*Comm, error) {
+	const op = "CommCreateFromGroup"
+	if err := errh.fits(op, kindComm); err != nil {
+		return nil, Self.fail(op, err)
+	}
+	pairs, err := info.pairs(op)
+	if err != nil {
+		return nil, errh.runAny(op, "a new communicator", err)
+	}
+	if g == nil {
+		return nil, errh.runAny(op, "a new communicator", errorf(ClassGroup, op, "the group is nil (MPI_GROUP_NULL)"))
+	}
+	d, err := core.CreateFromGroup(op, g.g, stringtag)
+	if err != nil {
+		return nil, errh.runAny(op, "a new communicator", core.MapErr(op, err))
+	}
+	return fromGroups(d, g.s, pairs, errh), nil
+}
+
+// IntercommCreateFromGroups makes an intercommunicator between local, the caller's
+// group, and remote (MPI_Intercomm_create_from_groups), collectively over both, with
+// no parent or peer communicator. The groups must be disjoint (else ErrGroup);
+// localLeader and remoteLeader are ranks in each (else ErrRank), every member of a
+// side passing the same. stringtag, info and errh are as for CommCreateFromGroup.
+func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, remoteLeader int, stringtag string, info *Info, errh *ErrHandler) (*Comm, error) {
+	const op = "IntercommCreateFromGroups"
+	if err := errh.fits(op, kindComm); err != nil {
+		return nil, Self.fail(op, err)
+	}
+	pairs, err := info.pairs(op)
+	if err != nil {
+		return nil, errh.runAny(op, "a new intercommunicator", err)
+	}
+	if local == nil || remote == nil {
+		return nil, errh.runAny(op, "a new intercommunicator", errorf(ClassGroup, op, "a group is nil (MPI_GROUP_NULL)"))
+	}
+	d, err := core.IntercommFromGroups(op, local.g, localLeader, remote.g, remoteLeader, stringtag)
+	if err != nil {
+		return nil, errh.runAny(op, "a new intercommunicator", core.MapErr(op, err))
+	}
+	return fromGroups(d, local.s, pairs, errh), nil
+}
+
+// fromGroups wraps a communicator made from groups, with its hints and handler; a
+// group from session s makes its buffered sends use s's buffer.
+func fromGroups(d *core.Comm, s *Session, pairs [][2]string, errh *ErrHandler) *Comm {
+	if d == nil {
+		return nil
+	}
+	if s != nil {
+		d.UseSessionBuffer(s.d)
+	}
+	if errh == ErrorsReturn {
+		errh = nil
+	}
+	return &Comm{d: d, errh: errh, hints: applyHints(nil, pairs)}
+}
+
+// AttachBuffer gives the session a buffer for buffered sends
+// (MPI_Session_attach_buffer): Bsend and its kin on a communicator made from a group
+// of this session (CommCreateFromGroup of a GroupFromPset group, or a group computed
+// from one), or from such a communicator, use it when the communicator has no buffer
+// of its own (Comm.AttachBuffer). buf may be BufferAutomatic. One buffer at a time
+// (else ErrBuffer).
+func (s *Session) AttachBuffer(buf []byte) error {
+	const op = "SessionAttachBuffer"
+	if err := s.check(op); err != nil {
+		return err
+	}
+	auto := isAutomatic(buf)
+	if !auto && len(buf) == 0 {
+		return s.fail(op, errorf(ClassBuffer, op, "buf is empty (give BufferAutomatic for an automatic buffer)"))
+	}
+	return s.fail(op, s.d.AttachBuffer(op, buf, auto))
+}
+
+// DetachBuffer waits until every message in the session's buffer has been sent,
+// detaches it and returns it (MPI_Session_detach_buffer); BufferAutomatic for an
+// automatic one. With none attached it fails with ErrBuffer.
+func (s *Session) DetachBuffer() ([]byte, error) {
+	const op = "SessionDetachBuffer"
+	if err := s.check(op); err != nil {
+		return nil, err
+	}
+	b, auto, err := s.d.DetachBuffer(op)
+	if auto {
+		b = BufferAutomatic
+	}
+	return b, s.fail(op, err)
+}
+
+// FlushBuffer waits until every message in the session's buffer has been sent,
+// leaving it attached (MPI_Session_flush_buffer). With none attached it returns at
+// once.
+func (s *Session) FlushBuffer() error {
+	const op = "SessionFlushBuffer"
+	if err := s.check(op); err != nil {
+		return err
+	}
+	return s.fail(op, s.d.FlushBuffer(op))
+}
+
+// IflushBuffer is FlushBuffer as a request (MPI_Session_iflush_buffer).
+func (s *Session) IflushBuffer() (Request, error) {
+	const op = "SessionIflushBuffer"
+	if err := s.check(op); err != nil {
+		return Request{}, err
+	}
+	x, err := s.d.IflushBuffer(op)
+	if err != nil {
+		return Request{}, s.fail(op, err)
+	}
+	return Request{x: x}, nil
+}
