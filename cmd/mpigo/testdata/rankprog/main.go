@@ -314,24 +314,25 @@ func main() {
 			}
 		}
 	case "testloop": // ROUNDS: rank 0 receives ROUNDS messages from rank 1, each by
-		// polling Test until it completes; rank 1 computes a while before each send
+		// polling Test until it completes; rank 1 sends each once rank 0 has polled
+		// 100 times in vain (rank 0 tells it so), so that every round has its run
 		w := mpi.World
-		buf := make([]byte, 8)
+		buf, cue := make([]byte, 8), make([]byte, 1)
 		for i := 0; i < arg(2); i++ {
 			switch w.Rank() {
 			case 0:
 				q, err := mpi.Irecv(w, buf, 1, 1)
 				must(err)
-				for done := false; !done; {
+				for polls, done := 0, false; !done; polls++ {
 					_, done, err = q.Test()
 					must(err)
+					if polls == 99 {
+						must(mpi.Send(w, cue, 1, 2))
+					}
 				}
 			case 1:
-				x := 1.0
-				for k := 0; k < 200000; k++ {
-					x = x*1.0000001 + 1e-9
-				}
-				buf[0] = byte(x)
+				_, err := mpi.Recv(w, cue, 0, 2)
+				must(err)
 				must(mpi.Send(w, buf, 0, 1))
 			}
 		}
