@@ -2,10 +2,10 @@
 // always on, the call the rank is in now (for a hung job to explain itself), and, when
 // the job is profiled, a timeline of every call. The facade reports each call's entry
 // and exit (Try and TryExit inlined in the hot calls, with the timeline's TryDeferred
-// and TryExitRecv, else Enter, EnterTimed, EnterWait and Exit); the layer below lends the record its view of communicators
-// and the engine's count of messages (SetSources); the launcher reads what this
-// package writes (Flush, Report, State) and draws the picture of the job
-// (internal/launch, profile*.go).
+// and TryExitRecv, else Enter, EnterTimed, EnterWait and Exit); the layer below lends
+// the record its view of communicators and the engine's count of messages
+// (SetSources); the launcher reads what this package writes (Flush, Report, State)
+// and draws the picture of the job (internal/launch, profile*.go).
 //
 // Contracts:
 //   - Counting costs no allocation and no system call: fixed arrays indexed by Call.
@@ -427,12 +427,11 @@ func Waiting() {
 	polled = 0
 }
 
-// Stamp reads the clock before a poll of a blocking receive's wait, one in
-// StampEvery: if a poll completes the receive, that is its end (moved to that poll by
-// Polled), a poll and a small copy early, and the
-// receive's exit reads no clock on the path between the message's arrival and what
-// the rank does next (in a ping-pong, its answer). The first stamp of a receive that
-// started deferred is its start.
+// Stamp reads the clock before one poll in StampEvery of a blocking receive's wait.
+// If a poll completes the receive, the stamp moved to that poll (Polled) is its end,
+// a poll and a small copy early, and the receive's exit reads no clock on the path
+// between the message's arrival and what the rank does next (in a ping-pong, its
+// answer). The first stamp of a receive that started deferred is its start.
 func Stamp() {
 	now := Now()
 	if polled != 0 {
