@@ -101,6 +101,25 @@ func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
 	}
 }
 
+// A rank whose receives block (its peer is away before each send) spends its time in
+// MPI: --report says so, and no more than its wall time. Below ThreadMultiple the
+// short calls are sampled; the time of the receives not sampled is measured from when
+// they blocked, and the mean of the sampled ones (which blocked too) is not added for
+// them again: that made 50 times the wall time.
+func TestReportOfBlockedCalls(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "2", "--report", rankBin, "slowsend-single", "200")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	m := regexp.MustCompile(`mpigo: rank 0: ([0-9.]+) s in MPI of ([0-9.]+) s \(([0-9.]+)%\)`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no report line for rank 0:\n%s", r.stderr)
+	}
+	if pct, _ := strconv.ParseFloat(m[3], 64); pct < 50 || pct > 101 {
+		t.Errorf("rank 0 in MPI %s%% of its time (%s s of %s s); want most of it and at most all of it", m[3], m[1], m[2])
+	}
+}
+
 // The timeline of a hung job, written when --timeout stops it, ends on each rank with
 // the last call it completed: rank 0's Split before the Allreduce it hangs in, rank
 // 2's Irecv before its Wait. Each event waits for the next call before it goes into

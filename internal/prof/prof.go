@@ -15,7 +15,8 @@
 //     waited past its spin (the idle policy's slow path reports it: Blocked), and for
 //     every call when the timeline is on; the other calls (point-to-point, waits,
 //     one-sided operations) are timed one in about SampleEvery (chosen at random), and
-//     their time is the sampled mean times their count. A clock read costs 10-25 ns,
+//     the time of those neither sampled nor blocked is the mean of the sampled ones
+//     that did not block (Counter.Estimate). A clock read costs 10-25 ns,
 //     a tenth to a fifth of a small message's one-way latency, which is why the hot
 //     calls are not all timed.
 //   - With the timeline on, an event's interval lies within the call's, a few tens of
@@ -62,13 +63,33 @@ const SampleEvery = 64
 // bucket is one instruction (bits.Len64) with no bound to apply.
 const HistBuckets = 65
 
-// Counter is one call's totals.
+// Counter is one call's totals. A call's time is measured from its entry (Timed: every
+// call of the kinds always timed, every call with the timeline on, else a random
+// sample of the short calls), or from when it blocked (Waited: a short call not
+// sampled whose wait went past its spin), or not at all (the rest of the short calls,
+// whose time Estimate takes from the sampled ones that did not block).
 type Counter struct {
-	N     uint64              // calls
-	Bytes uint64              // bytes moved (sent, received, or the rank's part of a collective)
-	Timed uint64              // calls whose time was measured
-	Ticks uint64              // the measured calls' time
-	Hist  [HistBuckets]uint64 // calls by message size
+	N          uint64              // calls
+	Bytes      uint64              // bytes moved (sent, received, or the rank's part of a collective)
+	Timed      uint64              // calls timed from their entry
+	Ticks      uint64              // their time
+	Quick      uint64              // of the timed calls, those that did not block
+	QuickTicks uint64              // their time
+	Waited     uint64              // calls not timed from their entry that blocked
+	WaitTicks  uint64              // their time from when they blocked
+	Hist       [HistBuckets]uint64 // calls by message size
+}
+
+// Estimate is the calls' time in ticks: the time measured, and for the calls not
+// measured (neither timed nor blocked) the mean of the timed ones that did not block.
+// (The mean of all the timed ones would count the blocked ones' waits again for every
+// call not measured.)
+func (c *Counter) Estimate() float64 {
+	t := float64(c.Ticks) + float64(c.WaitTicks)
+	if rest := c.N - c.Timed - c.Waited; c.Timed+c.Waited < c.N && c.Quick > 0 {
+		t += float64(rest) * float64(c.QuickTicks) / float64(c.Quick)
+	}
+	return t
 }
 
 // Done counts a call that completed at once without entering the record (a window
@@ -89,6 +110,8 @@ const (
 	worldPeer = 1 << 8
 	// waitsRecv: the call waits for a receive (a request's).
 	waitsRecv = 1 << 9
+	// blocked: the call's wait went past its spin (Blocked).
+	blocked = 1 << 10
 )
 
 // current is the call the rank is in: what State reports.
@@ -502,6 +525,7 @@ func exit(call Call, t int64, n int) {
 		return
 	}
 	since := int64(load(&cur.since))
+	word := load(&cur.call)
 	peer := load(&cur.peer)
 	comm := loadPtr(&cur.comm)
 	publish(&cur.since, 0)
@@ -518,13 +542,19 @@ func exit(call Call, t int64, n int) {
 	}
 	end := Now()
 	if t == 0 {
-		// Not sampled, but it waited: the time from when it began to wait, which
+		// Not sampled, but it blocked: the time from when it began to wait, which
 		// misses only the spin before it (microseconds).
 		t = since
+		add(&c.Waited, 1)
+		add(&c.WaitTicks, uint64(end-t))
 	} else {
 		add(&c.Timed, 1)
+		add(&c.Ticks, uint64(end-t))
+		if word&blocked == 0 {
+			add(&c.Quick, 1)
+			add(&c.QuickTicks, uint64(end-t))
+		}
 	}
-	add(&c.Ticks, uint64(end-t))
 	if timed {
 		if !concurrent && pend.call != None {
 			commit() // the events stay in the order of their ends
@@ -546,7 +576,12 @@ func Unwind() {
 // Blocked is called by a wait that has spun in vain (internal/idle): the current call
 // is really waiting, so its time is measured from now if it was not from its entry.
 func Blocked() {
-	if load(&cur.since) == 0 && load(&cur.call) != 0 {
+	w := load(&cur.call)
+	if w == 0 || w&blocked != 0 {
+		return
+	}
+	publish(&cur.call, w|blocked)
+	if load(&cur.since) == 0 {
 		publish(&cur.since, uint64(Now()))
 	}
 }

@@ -359,6 +359,8 @@ func snapshot(reason string) *Profile {
 		c, t := &counts[i], &tot[i]
 		t.N, t.Bytes = atomic.LoadUint64(&c.N), atomic.LoadUint64(&c.Bytes)
 		t.Timed, t.Ticks = atomic.LoadUint64(&c.Timed), atomic.LoadUint64(&c.Ticks)
+		t.Quick, t.QuickTicks = atomic.LoadUint64(&c.Quick), atomic.LoadUint64(&c.QuickTicks)
+		t.Waited, t.WaitTicks = atomic.LoadUint64(&c.Waited), atomic.LoadUint64(&c.WaitTicks)
 		for b := range t.Hist {
 			t.Hist[b] = atomic.LoadUint64(&c.Hist[b])
 		}
@@ -380,15 +382,7 @@ func snapshot(reason string) *Profile {
 		}
 		t := CallTotals{Call: i.String(), Kind: i.Kind().String(), N: n, Bytes: c.Bytes,
 			Timed: c.Timed, Hist: make([]uint64, HistBuckets)}
-		ticks := float64(c.Ticks)
-		if t.Timed > 0 && t.Timed < n {
-			// Short calls were sampled (calls always timed have Timed == N); the
-			// unsampled ones that waited were measured in full and are in ticks
-			// already, so this slightly overstates them: the error is the samples'
-			// mean times the waits, negligible next to a wait.
-			ticks *= float64(n) / float64(t.Timed)
-		}
-		t.Ns = ticks * k
+		t.Ns = c.Estimate() * k
 		copy(t.Hist, c.Hist[:])
 		p.MPI += t.Ns / 1e9
 		p.Calls = append(p.Calls, t)

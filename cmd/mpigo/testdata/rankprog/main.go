@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/topo"
 	"github.com/mpigo/mpigo/mpi"
@@ -250,6 +251,20 @@ func main() {
 		must(dyn.Free())
 		for _, c := range []*mpi.Comm{d, h, cart} {
 			must(c.Free())
+		}
+	case "slowsend": // ROUNDS: rank 1 is away 2 ms (asleep: longer than a wait spins)
+		// before each of ROUNDS sends to rank 0, which waits for each in Recv: rank 0
+		// spends nearly all its time in MPI, in calls that block
+		w := mpi.World
+		b := make([]byte, 8)
+		for range arg(2) {
+			if w.Rank() == 1 {
+				time.Sleep(2 * time.Millisecond)
+				must(mpi.Send(w, b, 0, 1))
+			} else {
+				_, err := mpi.Recv(w, b, 1, 1)
+				must(err)
+			}
 		}
 	case "ring": // ROUNDS [FAILRANK]: each rank sends 1 KiB to the next ROUNDS times, then
 		// an Allreduce; FAILRANK (if given) then exits with code 3 while the others wait
