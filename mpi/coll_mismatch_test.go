@@ -39,13 +39,24 @@ func bcastMismatches(n int) []bcastCase {
 // message's first bytes) and success elsewhere, and a longer buffer gets the message
 // with its tail unchanged, whatever paths the root's and that rank's sizes would each
 // choose alone; no rank hangs, and the communicator stays in step for the next Bcast.
-// On shared memory, at 2, 3 and 4 ranks.
+// On shared memory at 2, 3 and 4 ranks; on the schedules and over TCP at 2 and 3.
 func TestBcastMismatchedSizes(t *testing.T) {
-	paths := map[string]map[string]string{
-		"shm": nil,
+	// The schedules alone (coll_shm=off, TCP) still hang at 4 ranks, where the
+	// direct (flat) algorithm's tree differs from the binomial one and a rank that
+	// forwards in the tree stops at its truncated receive; on 3 ranks of this 2-core
+	// machine every schedule is a star from the root (docs/ARCHITECTURE.md).
+	paths := []struct {
+		name  string
+		set   map[string]string
+		ranks []int
+	}{
+		{"shm", nil, []int{2, 3, 4}},
+		{"sched", map[string]string{"coll_shm": "off"}, []int{2, 3}},
+		{"tcp", map[string]string{"transports": "self,tcp"}, []int{2, 3}},
 	}
-	for name, set := range paths {
-		for _, n := range []int{2, 3, 4} {
+	for _, p := range paths {
+		name, set := p.name, p.set
+		for _, n := range p.ranks {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set, Timeout: 40 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
