@@ -43,8 +43,8 @@ func bcastMismatches(n int) []bcastCase {
 func TestBcastMismatchedSizes(t *testing.T) {
 	// The schedules alone (coll_shm=off, TCP) still hang at 4 ranks, where the
 	// direct (flat) algorithm's tree differs from the binomial one and a rank that
-	// forwards in the tree stops at its truncated receive; on 3 ranks of this 2-core
-	// machine every schedule is a star from the root (docs/ARCHITECTURE.md).
+	// forwards in the tree stops at its truncated receive; on 3 ranks every schedule is a
+	// star from the root, unless each rank has a core for scatter_ring (docs/ARCHITECTURE.md).
 	paths := []struct {
 		name  string
 		set   map[string]string
