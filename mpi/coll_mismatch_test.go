@@ -44,15 +44,16 @@ func TestBcastMismatchedSizes(t *testing.T) {
 	// The schedules alone (coll_shm=off, TCP) still hang at 4 ranks, where the
 	// direct (flat) algorithm's tree differs from the binomial one and a rank that
 	// forwards in the tree stops at its truncated receive; on 3 ranks every schedule is a
-	// star from the root, unless each rank has a core for scatter_ring (docs/ARCHITECTURE.md).
+	// star from the root, unless each rank has a core for scatter_ring, which
+	// coll_bcast_large rules out here (docs/ARCHITECTURE.md).
 	paths := []struct {
 		name  string
 		set   map[string]string
 		ranks []int
 	}{
 		{"shm", nil, []int{2, 3, 4}},
-		{"sched", map[string]string{"coll_shm": "off"}, []int{2, 3}},
-		{"tcp", map[string]string{"transports": "self,tcp"}, []int{2, 3}},
+		{"sched", map[string]string{"coll_shm": "off", "coll_bcast_large": "1G"}, []int{2, 3}},
+		{"tcp", map[string]string{"transports": "self,tcp", "coll_bcast_large": "1G"}, []int{2, 3}},
 	}
 	for _, p := range paths {
 		name, set := p.name, p.set
