@@ -212,34 +212,61 @@ func nodeBarrier(c *Comm, op string) error {
 	return MapErr(op, g.Barrier())
 }
 
+// nodeBcast: every rank takes the region's first step, whatever its own buffer's
+// length, and the way follows the root's: the ring up to its limit (readers follow the
+// root's chunk count), beyond it an announcement of the root's length (shmcoll
+// Announce), after which every rank chooses alike between the reads from the root's
+// buffer and the schedules, and builds the schedules for the root's length. So a
+// receiver whose buffer disagrees with the root's (erroneous: MPI requires equal type
+// signatures) gets MPI_ERR_TRUNCATE or the message, never a wait for a peer that took
+// another way.
 func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	g, err := c.nodeGroup(&cl, int64(len(buf.B)), c.node.bcastLimit(int64(len(buf.B))))
+	g, err := c.nodeGroup(&cl, 0, 0)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
 		}
 		return schedBcast(c, op, buf, root)
 	}
-	if n := len(buf.B); c.node.lim.direct > 0 && n >= int(c.node.lim.direct) && n > int(c.node.lim.bcast) && g.Direct() > 0 {
-		return nodeBcastChoose(c, g, op, buf, root)
+	n := len(buf.B)
+	if c.rank != root {
+		err := g.Bcast(buf.B, root)
+		if err == shmcoll.ErrElsewhere {
+			return nodeBcastLong(c, g, op, buf, root, g.Announced())
+		}
+		return MapErr(op, err)
+	}
+	if n > int(c.node.lim.bcast) {
+		if err := g.Announce(n); err != nil {
+			return MapErr(op, err)
+		}
+		return nodeBcastLong(c, g, op, buf, root, n)
 	}
 	if err := g.Bcast(buf.B, root); err != nil {
 		return MapErr(op, err)
 	}
-	if c.rank == root {
-		c.node.sentAll(len(buf.B))
-	}
+	c.node.sentAll(n)
 	return nil
+}
+
+// nodeBcastLong is a Bcast of the root's n bytes, too long for the ring: read from the
+// root's buffer or by the schedules, chosen by timing (nodeBcastChoose) where every
+// rank can read the others' memory and n is in the reads' range, else the schedules.
+func nodeBcastLong(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
+	if l := &c.node.lim; l.direct > 0 && n >= int(l.direct) && n <= int(l.directMax) && g.Direct() > 0 {
+		return nodeBcastChoose(c, g, op, buf, root, n)
+	}
+	return schedBcastLen(c, op, buf, root, n)
 }
 
 // nodeBcastChoose is a Bcast too long for the ring that every rank could read from the
 // root's buffer: rank 0 of the node's group picks, by timing its own part of each call,
 // between that and the point-to-point tree (shmcoll.Choose), and every rank follows.
-func nodeBcastChoose(c *Comm, g *shmcoll.Group, op string, buf *Vec, root int) error {
+func nodeBcastChoose(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
 	v, err := g.Choose(&c.node.bcast)
 	if err != nil {
 		return MapErr(op, err)
@@ -249,14 +276,36 @@ func nodeBcastChoose(c *Comm, g *shmcoll.Group, op string, buf *Vec, root int) e
 		t0 = time.Now()
 	}
 	if v == 0 {
-		err = schedBcast(c, op, buf, root)
+		err = schedBcastLen(c, op, buf, root, n)
 	} else if err = MapErr(op, g.Bcast(buf.B, root)); err == nil && c.rank == root {
 		c.node.sentAll(len(buf.B))
 	}
 	if g.Rank() == 0 && err == nil {
-		c.node.bcast.Record(v, float64(time.Since(t0))/float64(len(buf.B)))
+		c.node.bcast.Record(v, float64(time.Since(t0))/float64(n))
 	}
 	return err
+}
+
+// schedBcastLen is the schedules' Bcast of the root's n bytes, built for n on every
+// rank whatever its own buffer's length (so that all build the same schedule): a
+// longer buffer receives into its first n bytes, a shorter one into scratch, of which
+// it keeps what fits and reports MPI_ERR_TRUNCATE.
+func schedBcastLen(c *Comm, op string, buf *Vec, root, n int) error {
+	switch have := len(buf.B); {
+	case have == n:
+		return schedBcast(c, op, buf, root)
+	case have > n:
+		v := Vec{B: buf.B[:n], Esz: buf.Esz}
+		return schedBcast(c, op, &v, root)
+	default:
+		v := Vec{B: make([]byte, n), Esz: 1}
+		if err := schedBcast(c, op, &v, root); err != nil {
+			return err
+		}
+		copy(buf.B, v.B)
+		return Errorf(ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
+			"(MPI requires the same type signature on every rank)", n, have)
+	}
 }
 
 func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {

@@ -251,21 +251,6 @@ type nodeLimits struct {
 	direct, directMax int64
 }
 
-// bcastLimit is the largest Bcast of nbytes that may take c's node path: the ring's
-// limit, or the direct one's when nbytes is in its range and the group reads directly
-// (or is not set up yet: its first Bcast then takes the ring if the set-up finds that
-// some rank cannot read; every rank decides alike).
-func (n *nodeColl) bcastLimit(nbytes int64) int64 {
-	l := &n.lim
-	if nbytes <= l.bcast || l.direct <= 0 || nbytes < l.direct {
-		return l.bcast
-	}
-	if n.state == nodeUnknown || (n.state == nodeOn && n.g.Direct() > 0) {
-		return l.directMax
-	}
-	return l.bcast
-}
-
 func limitsFor(size int) nodeLimits {
 	l := shmLimits()
 	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4], direct: l[5], directMax: l[6], readSplit: l[7]}

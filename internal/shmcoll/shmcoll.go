@@ -142,6 +142,10 @@ const bcastInlineMax = lineSize - 16
 // got the first len(buf) bytes, and the group stays in step.
 var ErrTruncate = errors.New("shmcoll: broadcast truncated: the root sent more bytes than the buffer holds")
 
+// ErrElsewhere: a broadcast's root sends its message by other means (Announce); the
+// reader learnt its length (Announced) and must take the same way.
+var ErrElsewhere = errors.New("shmcoll: broadcast sent by other means")
+
 func (l Layout) ringOff() int    { return hdrSize + l.Ranks*rankStride }
 func (l Layout) ringStride() int { return lineSize + l.Chunk }
 func (l Layout) slotsOff() int   { return l.ringOff() + l.Chunks*l.ringStride() }
@@ -258,6 +262,8 @@ type Group struct {
 	scratch  []byte  // AllreduceDirect: a section of another rank's contribution
 	calls    uint64  // choices made (Choose)
 	choice   Chooser // rank 0: what AllreduceChoose measured
+	// announced: the root's length that the last Bcast returning ErrElsewhere learnt
+	announced int
 
 	err error // sticky: the first failure; the group's state is unknown afterwards
 }
@@ -520,8 +526,13 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		}
 		if off == 0 {
 			t := *g.total(c)
-			if t&directBit != 0 {
-				return g.readDirect(buf, root, c, int(t&^directBit))
+			if t&(directBit|elsewhereBit) != 0 {
+				if t&directBit != 0 {
+					return g.readDirect(buf, root, c, int(t&^directBit))
+				}
+				g.announced = int(t &^ elsewhereBit)
+				g.raise(fAck, c)
+				return ErrElsewhere
 			}
 			n = int(t)
 		}
@@ -574,6 +585,39 @@ func (g *Group) stream(dst, src []byte) {
 // directBit, set in a chunk's total, says that the broadcast is read from the root's
 // buffer, whose address is in the chunk's inline bytes.
 const directBit = 1 << 63
+
+// elsewhereBit, set in a chunk's total, says that the broadcast's root sends it by
+// other means (Announce).
+const elsewhereBit = 1 << 62
+
+// Announce is the root's side of a Bcast of n bytes that goes by other means (the
+// point-to-point schedules): it puts n in the first chunk's line, where every reader
+// of the Bcast looks first, so that their Bcast returns ErrElsewhere and Announced
+// says n, and the root does not wait. Every rank thus chooses the way of a Bcast by
+// the root's length, whatever its own buffer's (an erroneous call, whose ranks would
+// otherwise take different ways and wait for each other forever); it costs the root
+// one line written and each reader one line read, ahead of a message of hundreds of
+// kilobytes.
+func (g *Group) Announce(n int) error {
+	if g.err != nil {
+		return g.err
+	}
+	g.s++
+	g.raise(fArrive, g.s)
+	g.c++
+	c := g.c
+	seq, _ := g.ring(c, 0)
+	if err := g.reuse(c); err != nil {
+		return err
+	}
+	*g.total(c) = uint64(n) | elsewhereBit
+	g.raiseAt(seq, c)
+	g.raise(fAck, c)
+	return nil
+}
+
+// Announced is the root's length that the last Bcast returning ErrElsewhere learnt.
+func (g *Group) Announced() int { return g.announced }
 
 // bcastDirect is a long Bcast's root: it announces its buffer's address and length in
 // one chunk's line, and returns once every other rank has read the buffer (their acks).

@@ -203,6 +203,57 @@ func TestBcastDirect(t *testing.T) {
 	}
 }
 
+// TestBcastAnnounce: a root that announces its length (Announce) ends every reader's
+// Bcast with ErrElsewhere and that length, whatever the reader's buffer, interleaved
+// with ring Bcasts (more than the ring's chunks of both, so that the announcements'
+// chunks are reused), and the group stays in step.
+func TestBcastAnnounce(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			group(t, l, Options{}, func(g *Group) error {
+				want := make([]byte, 1000)
+				buf := make([]byte, 1000)
+				for it := 0; it < 200; it++ {
+					root := it % n
+					m := (it * 37) % len(buf)
+					if it%3 == 0 {
+						var err error
+						if g.rank == root {
+							err = g.Announce(100000 + it)
+						} else if err = g.Bcast(buf[:m], root); err == ErrElsewhere {
+							if got := g.Announced(); got != 100000+it {
+								return fmt.Errorf("iteration %d: announced %d, want %d", it, got, 100000+it)
+							}
+							err = nil
+						} else {
+							return fmt.Errorf("iteration %d: Bcast after Announce: %v, want ErrElsewhere", it, err)
+						}
+						if err != nil {
+							return err
+						}
+						continue
+					}
+					fill(want[:m], root, it)
+					if g.rank == root {
+						copy(buf, want[:m])
+					} else {
+						clear(buf)
+					}
+					if err := g.Bcast(buf[:m], root); err != nil {
+						return fmt.Errorf("iteration %d: %v", it, err)
+					}
+					if !bytes.Equal(buf[:m], want[:m]) {
+						return fmt.Errorf("iteration %d (root %d, %d bytes): wrong data", it, root, m)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
 // TestBcastDirectReadFails: a reader whose read fails reports it, and the root and the
 // others finish the Bcast and the next one.
 func TestBcastDirectReadFails(t *testing.T) {
