@@ -367,6 +367,9 @@ func i64s(p unsafe.Pointer, n int64, big bool) []int64 {
 	return toInts64(ints(p, int(n)))
 }
 
+// indexed reads the caller's arrays in place (the engine copies what it keeps):
+// int lengths and displacements, or MPI_Aint displacements (bytes), or MPI_Count
+// and MPI_Aint arrays (big).
 func indexed(op string, count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer, big, bytes bool) int32 {
 	t, r := needType(op, old)
 	if t == nil {
@@ -375,13 +378,18 @@ func indexed(op string, count int64, bls, displs unsafe.Pointer, old uintptr, ou
 	if count < 0 {
 		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
 	}
-	b, d := i64s(bls, count, big), i64s(displs, count, big || bytes)
+	n := int(count)
 	var nt *datatype.Type
 	var err error
-	if bytes {
-		nt, err = datatype.Hindexed(b, d, t)
-	} else {
-		nt, err = datatype.Indexed(b, d, t)
+	switch {
+	case big && bytes:
+		nt, err = datatype.Hindexed(int64s(bls, n), int64s(displs, n), t)
+	case big:
+		nt, err = datatype.Indexed(int64s(bls, n), int64s(displs, n), t)
+	case bytes:
+		nt, err = datatype.HindexedOf(ints(bls, n), int64s(displs, n), t)
+	default:
+		nt, err = datatype.IndexedOf(ints(bls, n), ints(displs, n), t)
 	}
 	return newType(op, nt, err, out, old)
 }
@@ -414,13 +422,16 @@ func indexedBlock(op string, count, bl int64, displs unsafe.Pointer, old uintptr
 	if count < 0 {
 		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
 	}
-	d := i64s(displs, count, big || bytes)
+	n := int(count)
 	var nt *datatype.Type
 	var err error
-	if bytes {
-		nt, err = datatype.HindexedBlock(bl, d, t)
-	} else {
-		nt, err = datatype.IndexedBlock(bl, d, t)
+	switch {
+	case bytes:
+		nt, err = datatype.HindexedBlock(bl, int64s(displs, n), t)
+	case big:
+		nt, err = datatype.IndexedBlock(bl, int64s(displs, n), t)
+	default:
+		nt, err = datatype.IndexedBlockOf(bl, ints(displs, n), t)
 	}
 	return newType(op, nt, err, out, old)
 }

@@ -57,10 +57,10 @@ func (t *Type) ready() error {
 	if t.freed {
 		return ErrFreed
 	}
-	if !t.committed {
+	if !t.committed.Load() {
 		return ErrNotCommitted
 	}
-	return nil
+	return t.prepare()
 }
 
 // userSpan checks once per call that the engine stays inside buf: the
