@@ -38,6 +38,14 @@ func checkCount(arg string, n int64) error {
 // It is the only place bounds are derived, and every constructor goes through
 // it, so overflow is caught at construction.
 func (t *Type) finish() (*Type, error) {
+	if t.def.op == defVec && t.finishVec() {
+		return t, nil
+	}
+	return t.finishAll()
+}
+
+// finishAll is finish with every check.
+func (t *Type) finishAll() (*Type, error) {
 	var c checked
 	// Bounds are gathered twice (MPI 4.1 §5.1.7): from parts without bound
 	// markers (natural) and from parts that carry them (marked, made by
@@ -186,6 +194,38 @@ func (t *Type) finish() (*Type, error) {
 	return t, nil
 }
 
+// finishVec is finish for the common vector: count and block length above
+// zero, an old type without bound markers, and every number small enough
+// that nothing can overflow (counts to 2^31 and 2^32 copies of old in all,
+// sizes below 2^29, strides and bounds within +-2^29), so that it needs none
+// of finish's checks. It reports whether it applied; the bounds are finish's.
+func (t *Type) finishVec() bool {
+	const lim = 1 << 29
+	d, old := &t.def, t.def.old
+	ext := old.ub - old.lb
+	// Each term is below 2^31 (2^30) exactly when its number is in range;
+	// so is their or.
+	counts := uint64(d.count-1) | uint64(d.blen-1)
+	others := uint64(d.stride+lim) | uint64(ext+lim) | uint64(old.size) |
+		uint64(old.lb+lim) | uint64(old.ub+lim) | uint64(old.tlb+lim) | uint64(old.tub+lim)
+	if counts >= 1<<31 || others >= 2*lim || uint64(d.count*d.blen) >= 1<<32 || old.marked || old.xconv {
+		return false
+	}
+	last, inner := (d.count-1)*d.stride, (d.blen-1)*ext
+	lo, hi := min(0, last)+min(0, inner), max(0, last)+max(0, inner)
+	t.lb, t.ub = lo+old.lb, hi+old.ub
+	t.size = d.count * d.blen * old.size
+	if t.size > 0 {
+		t.tlb, t.tub = lo+old.tlb, hi+old.tub
+	}
+	t.align = max(1, old.align)
+	if old.size > 0 || old.kind != KindNone {
+		t.kind = old.kind
+	}
+	t.xsize = t.size
+	return true
+}
+
 // external sets t's external32 size and whether any of its elements converts
 // other than by a byte swap; it equals the size unless a part's does not.
 func (t *Type) external(c *checked) {
@@ -269,17 +309,21 @@ func simple(comb Combiner, old *Type, nints, naddrs int) *Type {
 // Vector returns count blocks of blocklen copies of old, the blocks stride
 // extents of old apart (MPI_Type_vector).
 func Vector(count, blocklen, stride int64, old *Type) (*Type, error) {
-	if err := checkVec(count, blocklen, old); err != nil {
-		return nil, err
+	if count < 0 || blocklen < 0 || old == nil || old.freed {
+		return nil, checkVec(count, blocklen, old)
 	}
 	bstride, of := mul(stride, old.Extent())
 	if of {
 		return nil, fmt.Errorf("%w: stride %d * extent %d", ErrOverflow, stride, old.Extent())
 	}
-	t := simple(CombinerVector, old, 3, 0)
-	t.argBuf = [3]int64{count, blocklen, stride}
-	t.def = def{op: defVec, count: count, blen: blocklen, stride: bstride, old: old}
-	return t.finish()
+	t := &Type{comb: CombinerVector, argBuf: [3]int64{count, blocklen, stride},
+		def: def{op: defVec, count: count, blen: blocklen, stride: bstride, old: old}}
+	t.typeBuf[0] = old
+	t.types, t.ints = t.typeBuf[:], t.argBuf[:3:3]
+	if t.finishVec() {
+		return t, nil
+	}
+	return t.finishAll()
 }
 
 // Hvector is Vector with the stride in bytes (MPI_Type_create_hvector).

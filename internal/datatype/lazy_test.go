@@ -142,3 +142,50 @@ func TestLazyCommitConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishVecAgrees checks the vector constructors' short way (finishVec)
+// against finish's general one on random vectors of various old types.
+func TestFinishVecAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	olds := []*Type{Float64, Int8, Float64Int32, Int16Int32, must(t)(Contiguous(0, Int32)),
+		must(t)(Resized(Int32, -4, 12)), must(t)(Vector(3, 2, -4, Int16)),
+		must(t)(Struct([]int64{1, 1}, []int64{0, 9}, []*Type{Int8, Float64})), CLong}
+	fast := 0
+	for range 2000 {
+		old := olds[r.IntN(len(olds))]
+		count, blen, stride := r.Int64N(6), r.Int64N(4), r.Int64N(21)-10
+		if r.IntN(10) == 0 {
+			stride <<= 26 + r.IntN(8) // about the short way's limits
+		}
+		edges := []int64{1 << 20, 1<<31 - 1, 1 << 31, 1<<31 + 1, 1 << 32, 1 << 33}
+		switch r.IntN(20) {
+		case 0:
+			count = edges[r.IntN(len(edges))]
+		case 1:
+			blen = edges[r.IntN(len(edges))]
+		case 2:
+			count, blen = edges[r.IntN(len(edges))], edges[r.IntN(len(edges))]
+		}
+		ty, err := Hvector(count, blen, stride*3, old)
+		ref := &Type{comb: CombinerHvector, def: def{op: defVec, count: count, blen: blen, stride: stride * 3, old: old}}
+		_, rerr := ref.finishAll()
+		if (err == nil) != (rerr == nil) {
+			t.Fatalf("hvector(%d, %d, %d, %s): %v, general way %v", count, blen, stride*3, old.Name(), err, rerr)
+		}
+		if err != nil {
+			continue
+		}
+		if ty.size != ref.size || ty.lb != ref.lb || ty.ub != ref.ub || ty.tlb != ref.tlb || ty.tub != ref.tub ||
+			ty.align != ref.align || ty.kind != ref.kind || ty.xsize != ref.xsize || ty.xconv != ref.xconv || ty.marked != ref.marked {
+			t.Fatalf("hvector(%d, %d, %d, %s): short way %+v, general %+v", count, blen, stride*3, old.Name(),
+				[]int64{ty.size, ty.lb, ty.ub, ty.tlb, ty.tub, ty.align, int64(ty.kind), ty.xsize},
+				[]int64{ref.size, ref.lb, ref.ub, ref.tlb, ref.tub, ref.align, int64(ref.kind), ref.xsize})
+		}
+		if ty.finishVec() {
+			fast++
+		}
+	}
+	if fast < 500 {
+		t.Errorf("the short way applied %d times of 2000", fast)
+	}
+}

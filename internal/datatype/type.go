@@ -363,6 +363,9 @@ func usable(arg string, t *Type) error {
 
 // mul returns a*b and whether it overflowed.
 func mul(a, b int64) (int64, bool) {
+	if a == int64(int32(a)) && b == int64(int32(b)) {
+		return a * b, false // the common case, without the division below
+	}
 	if a == 0 || b == 0 {
 		return 0, false
 	}
