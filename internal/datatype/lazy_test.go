@@ -189,3 +189,64 @@ func TestFinishVecAgrees(t *testing.T) {
 		t.Errorf("the short way applied %d times of 2000", fast)
 	}
 }
+
+// TestUnpackShortBlocks unpacks indexes of short blocks of every length from 1
+// to 128 bytes (the branch-free kernel's range and its fallbacks) into memory
+// whose other bytes must stay as they were, at several counts.
+func TestUnpackShortBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		maxLen := []int{8, 16, 32, 64, 128}[trial%5]
+		n := 1 + r.IntN(60)
+		lens, disps := make([]int64, n), make([]int64, n)
+		var off int64
+		for i := range n {
+			off += 1 + r.Int64N(20)
+			lens[i] = 1 + r.Int64N(int64(maxLen))
+			if trial%7 == 0 {
+				lens[i] = 8 * (1 + r.Int64N(int64(maxLen/8)))
+			}
+			disps[i] = off
+			off += lens[i]
+		}
+		if trial%4 == 0 {
+			r.Shuffle(n, func(i, j int) {
+				lens[i], lens[j] = lens[j], lens[i]
+				disps[i], disps[j] = disps[j], disps[i]
+			})
+		}
+		ty := must(t)(Indexed(lens, disps, Int8))
+		if err := ty.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		count := 1 + int64(trial%3)
+		ext := ty.Extent()
+		packed := make([]byte, count*ty.Size())
+		for i := range packed {
+			packed[i] = byte(r.Uint32()) | 1
+		}
+		mem := make([]byte, ty.LB()+count*ext+8)
+		want := make([]byte, len(mem))
+		p := 0
+		for k := range count {
+			for i := range n {
+				p += copy(want[k*ext+disps[i]:k*ext+disps[i]+lens[i]], packed[p:])
+			}
+		}
+		if _, err := ty.Unpack(mem, packed, count); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(mem, want) {
+			t.Fatalf("trial %d %s x%d: unpacked memory differs (lens %v disps %v)", trial, ty.Program(), count, lens, disps)
+		}
+		// A bound buffer of one instance runs the index's own kernel.
+		clear(mem)
+		b, err := ty.Bind(mem, count)
+		if err == nil {
+			err = b.Unpack(packed)
+		}
+		if err != nil || !bytes.Equal(mem, want) {
+			t.Fatalf("trial %d %s x%d: bound unpack %v (lens %v disps %v)", trial, ty.Program(), count, err, lens, disps)
+		}
+	}
+}
