@@ -124,7 +124,8 @@ func TestExternal32AndF90Types(t *testing.T) { job(t, "external", 2) }
 
 // TestDatatypeShortWays: vectors made, committed and freed in C and a commit of a
 // type Go made marked in C (abi/libmpi/typeshort.c), then used in Go; at
-// MPI_THREAD_MULTIPLE the constructors take the Go way.
+// MPI_THREAD_MULTIPLE the constructors take the Go way, and four threads pack a
+// committed, never used type at once (its lazy compilation).
 func TestDatatypeShortWays(t *testing.T) {
 	t.Run("single", func(t *testing.T) { job(t, "typeshort", 2) })
 	t.Run("multiple", func(t *testing.T) { jobArgs(t, "typeshort", 2, nil, []string{"multiple"}) })

@@ -5,6 +5,7 @@
  * duplicates, errors on freed handles) and, through mpigo_short_fallbacks (the
  * library's count of calls handed to Go), that the short ways are taken. Argument
  * "multiple" runs at MPI_THREAD_MULTIPLE, where the constructors take the Go way. */
+#include <pthread.h>
 #include <string.h>
 #include "check.h"
 
@@ -24,6 +25,39 @@ static void check_pack(MPI_Datatype t, const double *src, int nelem, int stride,
     OK(MPI_Pack(src, 1, t, out, sizeof out, &pos, MPI_COMM_SELF));
     CHECK(pos == nelem * 8, "%s: packed %d bytes", what, pos);
     for (int i = 0; i < nelem; i++) CHECK(out[i] == src[i * stride], "%s: [%d] = %g", what, i, out[i]);
+}
+
+/* At MPI_THREAD_MULTIPLE, threads pack one committed, never used type at once: the
+ * engine compiles it at its first use, once. */
+enum { NT = 4, NB = 1000 };
+static MPI_Datatype shared_t;
+static double shared_src[NB * 4];
+
+static void *packer(void *arg) {
+    (void)arg;
+    double out[NB];
+    int pos = 0;
+    OK(MPI_Pack(shared_src, 1, shared_t, out, sizeof out, &pos, MPI_COMM_SELF));
+    CHECK(pos == NB * 8, "packed %d bytes", pos);
+    for (int i = 0; i < NB; i++) CHECK(out[i] == shared_src[4 * i], "block %d = %g", i, out[i]);
+    return NULL;
+}
+
+static void threads_first_use(void) {
+    int bl[NB], dis[NB];
+    for (int i = 0; i < NB; i++) {
+        bl[i] = 1;
+        dis[i] = 4 * i; /* blocks of 8 bytes, not touching */
+    }
+    for (int i = 0; i < NB * 4; i++) shared_src[i] = i;
+    for (int round = 0; round < 20; round++) {
+        OK(MPI_Type_indexed(NB, bl, dis, MPI_DOUBLE, &shared_t));
+        OK(MPI_Type_commit(&shared_t));
+        pthread_t th[NT];
+        for (int t = 0; t < NT; t++) pthread_create(&th[t], NULL, packer, NULL);
+        for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+        OK(MPI_Type_free(&shared_t));
+    }
 }
 
 int main(int argc, char **argv) {
@@ -141,6 +175,11 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < MANY; i += 97) check_pack(many[i], src, 2, 1 + i % 7, "one of many");
     for (int i = 0; i < MANY; i++) OK(MPI_Type_free(&many[i]));
+
+    if (multiple) {
+        CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+        threads_first_use();
+    }
 
     OK(MPI_Barrier(MPI_COMM_WORLD));
     OK(MPI_Finalize());
