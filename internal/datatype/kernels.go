@@ -375,9 +375,20 @@ func unpackVecIdxChunk[A chunk, I idxInt](n *node, p unsafe.Pointer, po int64, u
 // from p+po to u+o+disp[i]; packed bytes may be read up to p+end.
 func unpackChunks[A chunk, I idxInt](disp, pre []I, p unsafe.Pointer, po, end int64, u unsafe.Pointer, o int64) {
 	var z A
+	var zi I
 	ch := int64(len(z))
-	var scratch [16]byte
+	var scratch [32]byte
 	sp := unsafe.Pointer(&scratch)
+	if ch == 128 && unsafe.Sizeof(zi) == 4 && haveShortAVX && len(disp) > 0 {
+		// The same in assembly with 32-byte stores, for the blocks whose
+		// 128-byte read stays below end; the rest below.
+		if x := int64(pre[0]) + end - po - ch; x >= int64(pre[0]) {
+			e := search(pre[:len(disp)], x) + 1
+			unpackShortAVX(unsafe.Pointer(&disp[0]), unsafe.Pointer(&pre[0]), int(e), at(p, po), u, o, sp)
+			po += int64(pre[e] - pre[0])
+			disp, pre = disp[e:], pre[e:]
+		}
+	}
 	for i, d := range disp {
 		l := int64(pre[i+1] - pre[i])
 		dst, src := at(u, o+int64(d)), at(p, po)
