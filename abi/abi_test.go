@@ -122,6 +122,15 @@ func TestDatatypesBottomUserOp(t *testing.T) { job(t, "dtype", 2) }
 // bytes, long double as binary128, ...), MPI_Type_create_f90_* and MPI_Type_match_size.
 func TestExternal32AndF90Types(t *testing.T) { job(t, "external", 2) }
 
+// TestDatatypeShortWays: vectors made, committed and freed in C and a commit of a
+// type Go made marked in C (abi/libmpi/typeshort.c), then used in Go; at
+// MPI_THREAD_MULTIPLE the constructors take the Go way, and four threads pack a
+// committed, never used type at once (its lazy compilation).
+func TestDatatypeShortWays(t *testing.T) {
+	t.Run("single", func(t *testing.T) { job(t, "typeshort", 2) })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "typeshort", 2, nil, []string{"multiple"}) })
+}
+
 func TestAttributeCallbacks(t *testing.T) {
 	out := job(t, "attr", 2)
 	if !strings.Contains(out, "self attribute deleted at finalize (MPI still running: yes)") {

@@ -128,10 +128,17 @@ func init() {
 
 // dtOf is the datatype of handle h, nil when h is not one.
 func dtOf(h uintptr) *dtype {
-	if h >= 0x200 && h < 0x300 {
+	switch {
+	case h >= 0x200 && h < 0x300:
 		return predefT[h-0x200]
+	case h >= cTypeBase:
+		return cType(h)
 	}
-	return types.get(h)
+	d := types.get(h)
+	if d != nil && !d.t.IsCommitted() && committedInC(h) {
+		_ = d.t.Commit() // MPI_Type_commit marked it in C (typeshort.c)
+	}
+	return d
 }
 
 // typeOf checks a datatype argument.
@@ -302,7 +309,7 @@ func newType(op string, t *datatype.Type, err error, out unsafe.Pointer, parts .
 	for _, h := range parts {
 		d.parts = append(d.parts, dtOf(h))
 	}
-	setHandle(out, types.add(d))
+	setHandle(out, addType(d))
 	return 0
 }
 
@@ -314,8 +321,9 @@ func needType(op string, h uintptr) (*datatype.Type, int32) {
 	return d.t, 0
 }
 
-//export PMPI_Type_contiguous
-func PMPI_Type_contiguous(count int32, old uintptr, out unsafe.Pointer) int32 {
+//export goPMPI_Type_contiguous
+func goPMPI_Type_contiguous(count int32, old uintptr, out unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	return PMPI_Type_contiguous_c(int64(count), old, out)
 }
 
@@ -329,8 +337,9 @@ func PMPI_Type_contiguous_c(count int64, old uintptr, out unsafe.Pointer) int32 
 	return newType("Type_contiguous", nt, err, out, old)
 }
 
-//export PMPI_Type_vector
-func PMPI_Type_vector(count, bl, stride int32, old uintptr, out unsafe.Pointer) int32 {
+//export goPMPI_Type_vector
+func goPMPI_Type_vector(count, bl, stride int32, old uintptr, out unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	return PMPI_Type_vector_c(int64(count), int64(bl), int64(stride), old, out)
 }
 
@@ -344,8 +353,9 @@ func PMPI_Type_vector_c(count, bl, stride int64, old uintptr, out unsafe.Pointer
 	return newType("Type_vector", nt, err, out, old)
 }
 
-//export PMPI_Type_create_hvector
-func PMPI_Type_create_hvector(count, bl int32, stride int64, old uintptr, out unsafe.Pointer) int32 {
+//export goPMPI_Type_create_hvector
+func goPMPI_Type_create_hvector(count, bl int32, stride int64, old uintptr, out unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	return PMPI_Type_create_hvector_c(int64(count), int64(bl), stride, old, out)
 }
 
@@ -367,6 +377,9 @@ func i64s(p unsafe.Pointer, n int64, big bool) []int64 {
 	return toInts64(ints(p, int(n)))
 }
 
+// indexed reads the caller's arrays in place (the engine copies what it keeps):
+// int lengths and displacements, or MPI_Aint displacements (bytes), or MPI_Count
+// and MPI_Aint arrays (big).
 func indexed(op string, count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer, big, bytes bool) int32 {
 	t, r := needType(op, old)
 	if t == nil {
@@ -375,13 +388,18 @@ func indexed(op string, count int64, bls, displs unsafe.Pointer, old uintptr, ou
 	if count < 0 {
 		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
 	}
-	b, d := i64s(bls, count, big), i64s(displs, count, big || bytes)
+	n := int(count)
 	var nt *datatype.Type
 	var err error
-	if bytes {
-		nt, err = datatype.Hindexed(b, d, t)
-	} else {
-		nt, err = datatype.Indexed(b, d, t)
+	switch {
+	case big && bytes:
+		nt, err = datatype.Hindexed(int64s(bls, n), int64s(displs, n), t)
+	case big:
+		nt, err = datatype.Indexed(int64s(bls, n), int64s(displs, n), t)
+	case bytes:
+		nt, err = datatype.HindexedOf(ints(bls, n), int64s(displs, n), t)
+	default:
+		nt, err = datatype.IndexedOf(ints(bls, n), ints(displs, n), t)
 	}
 	return newType(op, nt, err, out, old)
 }
@@ -414,13 +432,16 @@ func indexedBlock(op string, count, bl int64, displs unsafe.Pointer, old uintptr
 	if count < 0 {
 		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
 	}
-	d := i64s(displs, count, big || bytes)
+	n := int(count)
 	var nt *datatype.Type
 	var err error
-	if bytes {
-		nt, err = datatype.HindexedBlock(bl, d, t)
-	} else {
-		nt, err = datatype.IndexedBlock(bl, d, t)
+	switch {
+	case bytes:
+		nt, err = datatype.HindexedBlock(bl, int64s(displs, n), t)
+	case big:
+		nt, err = datatype.IndexedBlock(bl, int64s(displs, n), t)
+	default:
+		nt, err = datatype.IndexedBlockOf(bl, ints(displs, n), t)
 	}
 	return newType(op, nt, err, out, old)
 }
@@ -542,8 +563,9 @@ func PMPI_Type_dup(old uintptr, out unsafe.Pointer) int32 {
 	return fail("Type_dup", 0, copyTypeAttrs(dtOf(old), old, dtOf(nh), nh))
 }
 
-//export PMPI_Type_commit
-func PMPI_Type_commit(p unsafe.Pointer) int32 {
+//export goPMPI_Type_commit
+func goPMPI_Type_commit(p unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	if p == nil {
 		return fail("Type_commit", 0, errorf(errArg, "Type_commit", "datatype is NULL"))
 	}
@@ -557,8 +579,9 @@ func PMPI_Type_commit(p unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Type_free
-func PMPI_Type_free(p unsafe.Pointer) int32 {
+//export goPMPI_Type_free
+func goPMPI_Type_free(p unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	const op = "Type_free"
 	if p == nil {
 		return fail(op, 0, errorf(errArg, op, "datatype is NULL"))
@@ -567,7 +590,7 @@ func PMPI_Type_free(p unsafe.Pointer) int32 {
 	if h < handleBase {
 		return fail(op, 0, errorf(errType, op, "a predefined datatype cannot be freed"))
 	}
-	d := types.get(h)
+	d := dtOf(h)
 	if d == nil {
 		return fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
 	}
@@ -580,7 +603,7 @@ func PMPI_Type_free(p unsafe.Pointer) int32 {
 	if err := d.t.Free(); err != nil {
 		return fail(op, 0, core.TypeErr(op, err))
 	}
-	types.remove(h)
+	removeType(h)
 	setHandle(p, hDatatypeNull)
 	return 0
 }

@@ -185,7 +185,7 @@ func partHandle(p *dtype, t *datatype.Type) uintptr {
 	if p != nil {
 		d.parts, d.name = p.parts, p.name
 	}
-	return types.add(d)
+	return addType(d)
 }
 
 func contents(op string, h uintptr, maxi, maxa, maxt int64, is, as, ts unsafe.Pointer, big bool) int32 {

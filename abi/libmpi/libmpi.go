@@ -33,6 +33,12 @@
 //     the device's state in C memory that Go keeps true (short.go); anything else,
 //     every error included, goes to the call's Go half, the export goPMPI_x (zgo.h),
 //     so the outcome is the Go way's.
+//   - The datatype calls' short ways are C too (typeshort.c): MPI_Type_commit marks a
+//     type in C memory, which the handle's next lookup in Go (dtOf) takes over;
+//     MPI_Type_contiguous, MPI_Type_vector and MPI_Type_create_hvector of a plain
+//     predefined type below MPI_THREAD_MULTIPLE are records in C memory with handles
+//     of their own, built into the engine's types at their first use in Go
+//     (typeshort.go).
 //   - Each communicating call reports its entry and exit to the record
 //     (internal/prof) once, as the Go facade's do (prof.go): the facade's prof.Call,
 //     a constant at the call site or a collective's by its mode, and the same peer,

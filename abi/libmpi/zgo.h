@@ -9,6 +9,11 @@ int goPMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype
 int goPMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
 int goPMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 int goPMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
+int goPMPI_Type_commit(MPI_Datatype *datatype);
+int goPMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int goPMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int goPMPI_Type_free(MPI_Datatype *datatype);
+int goPMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int goPMPI_Win_flush(int rank, MPI_Win win);
 int goPMPI_Win_flush_all(MPI_Win win);
 int goPMPI_Win_flush_local(int rank, MPI_Win win);

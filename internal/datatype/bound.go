@@ -29,8 +29,11 @@ func (t *Type) Bind(mem []byte, count int64) (Bound, error) {
 	switch {
 	case t == nil:
 		return Bound{}, argErr("t", "nil type")
-	case !t.committed:
+	case !t.committed.Load():
 		return Bound{}, ErrNotCommitted
+	}
+	if err := t.prepare(); err != nil {
+		return Bound{}, err
 	}
 	if uint64(count) <= uint64(t.safe) {
 		// The common case: nothing can overflow, and the span is the true

@@ -54,6 +54,9 @@ func TestBindErrors(t *testing.T) {
 	if err := v.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	if err := v.prepare(); err != nil { // v.safe below is set when prepared
+		t.Fatal(err)
+	}
 	span := 3*3*8 + 8
 	for _, c := range []struct {
 		mem   int

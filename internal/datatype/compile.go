@@ -121,6 +121,12 @@ func (t *Type) build() (*node, error) {
 // sequence.
 func buildBlocks(t *Type) (*node, error) {
 	d := &t.def
+	if x := d.cx; x != nil {
+		// Compiled by the constructor: only the node is left to make.
+		n := &node{op: opIdx, compact: true, d32: x.d32, p32: x.p32, count: int64(len(x.d32)),
+			size: int64(x.p32[len(x.d32)])}
+		return idxNode(n, x.maxLen, x.sorted, x.lo, x.hi), nil
+	}
 	nb := d.nblocks()
 	var (
 		same    *Type
@@ -273,8 +279,15 @@ func bytesBlocks(t *Type) (*node, error) {
 	if n.count == 0 {
 		return emptyNode, nil
 	}
+	return idxNode(n, max(s.maxLen, s.pre-n.preAt(n.count-1)), s.sorted, s.lo, s.hi), nil
+}
+
+// idxNode finishes a byte-block index n of count >= 1 blocks, given its
+// longest block, whether block starts ascend and the bytes touched: one
+// block is a leaf, equal blocks at a constant stride a vector.
+func idxNode(n *node, maxLen int64, sorted bool, lo, hi int64) *node {
 	if n.count == 1 {
-		return leaf(n.dispAt(0), n.size), nil
+		return leaf(n.dispAt(0), n.size)
 	}
 	// Equal blocks at a constant stride are a vector; most indexes differ
 	// in their first few blocks, so this loop ends early.
@@ -285,16 +298,15 @@ func bytesBlocks(t *Type) (*node, error) {
 		vec = n.preAt(i+1)-n.preAt(i) == l0 && n.dispAt(i)-n.dispAt(i-1) == stride
 	}
 	if vec {
-		return shift(mkVec(n.count, stride, leaf(0, l0)), n.dispAt(0)), nil
+		return shift(mkVec(n.count, stride, leaf(0, l0)), n.dispAt(0))
 	}
-	maxLen := max(s.maxLen, s.pre-n.preAt(n.count-1))
 	if maxLen == l0 && n.size == n.count*l0 {
 		n.uniform = l0 // every block is l0 bytes: the longest is, and they add up
 	}
-	n.lo, n.hi = s.lo, s.hi
-	chooseChunk(n, maxLen, s.sorted)
+	n.lo, n.hi = lo, hi
+	chooseChunk(n, maxLen, sorted)
 	setKernel(n)
-	return n, nil
+	return n
 }
 
 // compactMax is the largest packed size or displacement held in int32
@@ -432,8 +444,11 @@ func chooseChunk(n *node, maxLen int64, sorted bool) {
 	}
 }
 
-// Commit compiles t for packing (MPI_Type_commit). It is idempotent. Errors
-// in the type are found here, never during a pack.
+// Commit marks t ready for communication (MPI_Type_commit). It is
+// idempotent and cheap: the program is compiled on t's first use (prepare),
+// once however many goroutines use t at once. Errors in the type are found by
+// its constructor; compilation can fail only on an internal error, which the
+// first use reports.
 func (t *Type) Commit() error {
 	if t == nil {
 		return argErr("t", "nil type")
@@ -441,9 +456,15 @@ func (t *Type) Commit() error {
 	if t.freed {
 		return fmt.Errorf("%w: Commit", ErrFreed)
 	}
-	// Once: concurrent Commits of a shared type wait for one compilation.
-	t.commitOnce.Do(func() { t.commitErr = t.commit() })
-	return t.commitErr
+	t.committed.Store(true)
+	return nil
+}
+
+// prepare compiles a committed t on first use and sets what the kernels'
+// callers read (prog, rep, contig, safe); every use of those goes through it.
+func (t *Type) prepare() error {
+	t.prepOnce.Do(func() { t.prepErr = t.commit() })
+	return t.prepErr
 }
 
 func (t *Type) commit() error {
@@ -465,12 +486,10 @@ func (t *Type) commit() error {
 	if !t.contig {
 		// Instances of the count are items of a vector whose kernel is
 		// chosen like any other; its count is given per call.
-		t.repNode = node{op: opVec, stride: t.Extent(), child: n, size: n.size}
-		t.rep = &t.repNode
+		t.rep = &node{op: opVec, stride: t.Extent(), child: n, size: n.size}
 		setKernel(t.rep)
 	}
 	t.safe = t.safeCount()
-	t.committed = true
 	return nil
 }
 
@@ -500,7 +519,7 @@ func abs(x int64) int64 {
 // Program returns a one-line description of the compiled program of a
 // committed type, naming the kernels chosen, for diagnostics and tests.
 func (t *Type) Program() string {
-	if t.prog == nil {
+	if !t.committed.Load() || t.prepare() != nil {
 		return "<not committed>"
 	}
 	return t.prog.String()

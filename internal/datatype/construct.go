@@ -38,6 +38,14 @@ func checkCount(arg string, n int64) error {
 // It is the only place bounds are derived, and every constructor goes through
 // it, so overflow is caught at construction.
 func (t *Type) finish() (*Type, error) {
+	if t.def.op == defVec && t.finishVec() {
+		return t, nil
+	}
+	return t.finishAll()
+}
+
+// finishAll is finish with every check.
+func (t *Type) finishAll() (*Type, error) {
 	var c checked
 	// Bounds are gathered twice (MPI 4.1 §5.1.7): from parts without bound
 	// markers (natural) and from parts that carry them (marked, made by
@@ -87,6 +95,12 @@ func (t *Type) finish() (*Type, error) {
 			t.size = c.mul(c.mul(d.count, d.blen), old.size)
 		}
 	case defBlocks:
+		if d.cx != nil {
+			// Checked and measured by compactIndex.
+			bases(d.cx.baseLo, d.cx.baseHi, d.old)
+			t.size = c.mul(d.cx.total, d.old.size)
+			break
+		}
 		if d.blocks == nil {
 			// One old type: find the extreme blocks first, then merge
 			// bounds once, so a 100k-block index costs one tight loop.
@@ -180,6 +194,38 @@ func (t *Type) finish() (*Type, error) {
 	return t, nil
 }
 
+// finishVec is finish for the common vector: count and block length above
+// zero, an old type without bound markers, and every number small enough
+// that nothing can overflow (counts to 2^31 and 2^32 copies of old in all,
+// sizes below 2^29, strides and bounds within +-2^29), so that it needs none
+// of finish's checks. It reports whether it applied; the bounds are finish's.
+func (t *Type) finishVec() bool {
+	const lim = 1 << 29
+	d, old := &t.def, t.def.old
+	ext := old.ub - old.lb
+	// Each term is below 2^31 (2^30) exactly when its number is in range;
+	// so is their or.
+	counts := uint64(d.count-1) | uint64(d.blen-1)
+	others := uint64(d.stride+lim) | uint64(ext+lim) | uint64(old.size) |
+		uint64(old.lb+lim) | uint64(old.ub+lim) | uint64(old.tlb+lim) | uint64(old.tub+lim)
+	if counts >= 1<<31 || others >= 2*lim || uint64(d.count*d.blen) >= 1<<32 || old.marked || old.xconv {
+		return false
+	}
+	last, inner := (d.count-1)*d.stride, (d.blen-1)*ext
+	lo, hi := min(0, last)+min(0, inner), max(0, last)+max(0, inner)
+	t.lb, t.ub = lo+old.lb, hi+old.ub
+	t.size = d.count * d.blen * old.size
+	if t.size > 0 {
+		t.tlb, t.tub = lo+old.tlb, hi+old.tub
+	}
+	t.align = max(1, old.align)
+	if old.size > 0 || old.kind != KindNone {
+		t.kind = old.kind
+	}
+	t.xsize = t.size
+	return true
+}
+
 // external sets t's external32 size and whether any of its elements converts
 // other than by a byte swap; it equals the size unless a part's does not.
 func (t *Type) external(c *checked) {
@@ -239,24 +285,45 @@ func Contiguous(count int64, old *Type) (*Type, error) {
 	if err := usable("old", old); err != nil {
 		return nil, err
 	}
-	t := &Type{comb: CombinerContiguous, ints: []int64{count}, types: []*Type{old},
-		def: def{op: defVec, count: 1, blen: count, old: old}}
+	t := simple(CombinerContiguous, old, 1, 0)
+	t.argBuf[0] = count
+	t.def = def{op: defVec, count: 1, blen: count, old: old}
 	return t.finish()
+}
+
+// simple returns a new type of combiner comb built from old, whose nints
+// integer and then naddrs address arguments the caller puts in t.argBuf.
+func simple(comb Combiner, old *Type, nints, naddrs int) *Type {
+	t := &Type{comb: comb}
+	t.typeBuf[0] = old
+	t.types = t.typeBuf[:]
+	if nints > 0 {
+		t.ints = t.argBuf[:nints:nints]
+	}
+	if naddrs > 0 {
+		t.addrs = t.argBuf[nints : nints+naddrs : nints+naddrs]
+	}
+	return t
 }
 
 // Vector returns count blocks of blocklen copies of old, the blocks stride
 // extents of old apart (MPI_Type_vector).
 func Vector(count, blocklen, stride int64, old *Type) (*Type, error) {
-	if err := checkVec(count, blocklen, old); err != nil {
-		return nil, err
+	if count < 0 || blocklen < 0 || old == nil || old.freed {
+		return nil, checkVec(count, blocklen, old)
 	}
 	bstride, of := mul(stride, old.Extent())
 	if of {
 		return nil, fmt.Errorf("%w: stride %d * extent %d", ErrOverflow, stride, old.Extent())
 	}
-	t := &Type{comb: CombinerVector, ints: []int64{count, blocklen, stride}, types: []*Type{old},
+	t := &Type{comb: CombinerVector, argBuf: [3]int64{count, blocklen, stride},
 		def: def{op: defVec, count: count, blen: blocklen, stride: bstride, old: old}}
-	return t.finish()
+	t.typeBuf[0] = old
+	t.types, t.ints = t.typeBuf[:], t.argBuf[:3:3]
+	if t.finishVec() {
+		return t, nil
+	}
+	return t.finishAll()
 }
 
 // Hvector is Vector with the stride in bytes (MPI_Type_create_hvector).
@@ -264,8 +331,9 @@ func Hvector(count, blocklen, stride int64, old *Type) (*Type, error) {
 	if err := checkVec(count, blocklen, old); err != nil {
 		return nil, err
 	}
-	t := &Type{comb: CombinerHvector, ints: []int64{count, blocklen}, addrs: []int64{stride},
-		types: []*Type{old}, def: def{op: defVec, count: count, blen: blocklen, stride: stride, old: old}}
+	t := simple(CombinerHvector, old, 2, 1)
+	t.argBuf = [3]int64{count, blocklen, stride}
+	t.def = def{op: defVec, count: count, blen: blocklen, stride: stride, old: old}
 	return t.finish()
 }
 
@@ -279,6 +347,10 @@ func checkVec(count, blocklen int64, old *Type) error {
 	return usable("old", old)
 }
 
+// Ints are the integer types of the index constructors' arrays: C's int,
+// MPI_Aint and MPI_Count as the C library reads them in place, and Go's int64.
+type Ints interface{ ~int32 | ~int64 }
+
 // Indexed returns blocks of blocklens[i] copies of old at displacements
 // displs[i] in extents of old (MPI_Type_indexed).
 func Indexed(blocklens, displs []int64, old *Type) (*Type, error) {
@@ -290,7 +362,18 @@ func Hindexed(blocklens, displs []int64, old *Type) (*Type, error) {
 	return indexed(CombinerHindexed, blocklens, displs, old)
 }
 
-func indexed(comb Combiner, blocklens, displs []int64, old *Type) (*Type, error) {
+// IndexedOf is Indexed over arrays of any integer type: the C library passes
+// the caller's int arrays without converting them.
+func IndexedOf[L, D Ints](blocklens []L, displs []D, old *Type) (*Type, error) {
+	return indexed(CombinerIndexed, blocklens, displs, old)
+}
+
+// HindexedOf is Hindexed over arrays of any integer type.
+func HindexedOf[L, D Ints](blocklens []L, displs []D, old *Type) (*Type, error) {
+	return indexed(CombinerHindexed, blocklens, displs, old)
+}
+
+func indexed[L, D Ints](comb Combiner, blocklens []L, displs []D, old *Type) (*Type, error) {
 	if err := usable("old", old); err != nil {
 		return nil, err
 	}
@@ -302,22 +385,38 @@ func indexed(comb Combiner, blocklens, displs []int64, old *Type) (*Type, error)
 		return nil, argErr("displs", "length %d differs from blocklens length %d", len(displs), len(blocklens))
 	}
 	n := len(blocklens)
-	// finish checks each block: one pass over 100k blocks, not two.
 	t := &Type{comb: comb, types: []*Type{old}}
+	if cx := compactIndex(blocklens, 0, displs, old, unit); cx != nil {
+		t.def = def{op: defBlocks, old: old, unit: unit, cx: cx}
+		return t.finish()
+	}
+	// finish checks each block: one pass over 100k blocks, not two.
 	if comb == CombinerIndexed {
 		t.ints = make([]int64, 1+2*n)
 		t.ints[0] = int64(n)
-		copy(t.ints[1:], blocklens)
-		copy(t.ints[1+n:], displs)
+		copyInts(t.ints[1:], blocklens)
+		copyInts(t.ints[1+n:], displs)
 		t.def = def{op: defBlocks, old: old, unit: unit, lens: t.ints[1 : 1+n], disps: t.ints[1+n:]}
 	} else {
 		t.ints = make([]int64, 1+n)
 		t.ints[0] = int64(n)
-		copy(t.ints[1:], blocklens)
-		t.addrs = append([]int64(nil), displs...)
+		copyInts(t.ints[1:], blocklens)
+		t.addrs = make([]int64, n)
+		copyInts(t.addrs, displs)
 		t.def = def{op: defBlocks, old: old, unit: unit, lens: t.ints[1:], disps: t.addrs}
 	}
 	return t.finish()
+}
+
+// copyInts copies src into dst, converting.
+func copyInts[I Ints](dst []int64, src []I) {
+	if s, ok := any(src).([]int64); ok {
+		copy(dst, s)
+		return
+	}
+	for i, v := range src {
+		dst[i] = int64(v)
+	}
 }
 
 // IndexedBlock is Indexed with one block length (MPI_Type_create_indexed_block).
@@ -331,7 +430,17 @@ func HindexedBlock(blocklen int64, displs []int64, old *Type) (*Type, error) {
 	return indexedBlock(CombinerHindexedBlock, blocklen, displs, old)
 }
 
-func indexedBlock(comb Combiner, blocklen int64, displs []int64, old *Type) (*Type, error) {
+// IndexedBlockOf is IndexedBlock over an array of any integer type.
+func IndexedBlockOf[D Ints](blocklen int64, displs []D, old *Type) (*Type, error) {
+	return indexedBlock(CombinerIndexedBlock, blocklen, displs, old)
+}
+
+// HindexedBlockOf is HindexedBlock over an array of any integer type.
+func HindexedBlockOf[D Ints](blocklen int64, displs []D, old *Type) (*Type, error) {
+	return indexedBlock(CombinerHindexedBlock, blocklen, displs, old)
+}
+
+func indexedBlock[D Ints](comb Combiner, blocklen int64, displs []D, old *Type) (*Type, error) {
 	if err := checkCount("blocklen", blocklen); err != nil {
 		return nil, err
 	}
@@ -342,16 +451,107 @@ func indexedBlock(comb Combiner, blocklen int64, displs []int64, old *Type) (*Ty
 	if comb == CombinerIndexedBlock {
 		unit = old.Extent()
 	}
+	n := len(displs)
 	t := &Type{comb: comb, types: []*Type{old}}
+	if cx := compactIndex[int64](nil, blocklen, displs, old, unit); cx != nil {
+		t.def = def{op: defBlocks, old: old, unit: unit, blen: blocklen, cx: cx}
+		return t.finish()
+	}
 	if comb == CombinerIndexedBlock {
-		t.ints = append([]int64{int64(len(displs)), blocklen}, displs...)
+		t.ints = make([]int64, 2+n)
+		t.ints[0], t.ints[1] = int64(n), blocklen
+		copyInts(t.ints[2:], displs)
 		t.def = def{op: defBlocks, old: old, unit: unit, blen: blocklen, disps: t.ints[2:]}
 	} else {
-		t.ints = []int64{int64(len(displs)), blocklen}
-		t.addrs = append([]int64(nil), displs...)
+		t.ints = []int64{int64(n), blocklen}
+		t.addrs = make([]int64, n)
+		copyInts(t.addrs, displs)
 		t.def = def{op: defBlocks, old: old, unit: unit, blen: blocklen, disps: t.addrs}
 	}
 	return t.finish()
+}
+
+// compactIdx is a block list of one contiguous old type held as the
+// compiled program's own arrays (an opIdx over int32s), built by
+// compactIndex in the constructor's one loop over the caller's arrays: commit
+// then has nothing left to do per block, and the constructor writes 8 bytes
+// a block instead of copying the arrays and compiling them later. The
+// contents are read back from the arrays (contents), so they are kept only
+// where that gives the caller's values: no block empty or touching the one
+// before it (compile would merge those), every value inside int32.
+type compactIdx struct {
+	d32 []int32 // block i's first byte, relative to the base address
+	p32 []int32 // packed offset of block i; len blocks+1
+	off int64   // old's data offset from its base address
+	esz int64   // old's size, which is its extent
+	// What finish and compile need: bytes touched, the lowest and highest
+	// base address of a copy of old, copies of old in all, the longest
+	// block, and whether block starts ascend.
+	lo, hi         int64
+	baseLo, baseHi int64
+	total          int64
+	maxLen         int64
+	sorted         bool
+}
+
+// compactIndex returns the compact form of blocks of lens[i] (or, lens nil,
+// blen) copies of old at disps[i]*unit bytes, or nil where it does not apply
+// (see compactIdx) or an argument is wrong, which the general path reports.
+func compactIndex[L, D Ints](lens []L, blen int64, disps []D, old *Type, unit int64) *compactIdx {
+	const lim = math.MaxInt32
+	n := len(disps)
+	if n == 0 || (lens == nil && (blen <= 0 || blen > lim)) || unit < 1 || unit > lim {
+		return nil
+	}
+	c, err := old.compile()
+	if err != nil || c.op != opLeaf || c.size <= 0 || c.size != old.Extent() || c.size > lim || c.off < -lim || c.off > lim {
+		return nil
+	}
+	cmax := compactMax
+	off, esz := c.off, c.size
+	d32, p32 := make([]int32, n), make([]int32, n+1)
+	lo, hi, last, prev := int64(math.MaxInt64), int64(math.MinInt64), int64(math.MinInt64), int64(math.MinInt64)
+	var sum, maxLen int64
+	unsorted := false
+	for i, dv := range disps {
+		k, dd := blen, int64(dv)
+		if lens != nil {
+			k = int64(lens[i])
+		}
+		if k <= 0 || k > lim || dd < -lim || dd > lim {
+			return nil
+		}
+		start, l := dd*unit+off, k*esz
+		end := start + l
+		sum += l
+		if start == last || start < -cmax-1 || end > cmax || sum > cmax {
+			return nil
+		}
+		unsorted = unsorted || start < prev
+		maxLen = max(maxLen, l)
+		lo, hi = min(lo, start), max(hi, end)
+		d32[i], p32[i+1] = int32(start), int32(sum)
+		last, prev = end, start
+	}
+	return &compactIdx{d32: d32, p32: p32, off: off, esz: esz, lo: lo, hi: hi,
+		baseLo: lo - off, baseHi: hi - off - esz, total: sum / esz, maxLen: maxLen, sorted: !unsorted}
+}
+
+// contents gives back the caller's arrays of a compact block list: the
+// block lengths (nil for the block kinds) and displacements in units.
+func (x *compactIdx) contents(lens bool, unit int64) (bl, disps []int64) {
+	n := len(x.d32)
+	disps = make([]int64, n)
+	for i, d := range x.d32 {
+		disps[i] = (int64(d) - x.off) / unit
+	}
+	if lens {
+		bl = make([]int64, n)
+		for i := range n {
+			bl[i] = int64(x.p32[i+1]-x.p32[i]) / x.esz
+		}
+	}
+	return bl, disps
 }
 
 // Struct returns blocks of blocklens[i] copies of types[i] at byte
@@ -395,8 +595,9 @@ func Resized(old *Type, lb, extent int64) (*Type, error) {
 	if of {
 		return nil, fmt.Errorf("%w: lb %d + extent %d", ErrOverflow, lb, extent)
 	}
-	t := &Type{comb: CombinerResized, addrs: []int64{lb, extent}, types: []*Type{old},
-		def: def{op: defResized, old: old}}
+	t := simple(CombinerResized, old, 0, 2)
+	t.argBuf = [3]int64{lb, extent}
+	t.def = def{op: defResized, old: old}
 	if _, err := t.finish(); err != nil {
 		return nil, err
 	}
@@ -410,13 +611,14 @@ func Dup(old *Type) (*Type, error) {
 	if err := usable("old", old); err != nil {
 		return nil, err
 	}
-	t := &Type{comb: CombinerDup, types: []*Type{old}, def: def{op: defResized, old: old}}
+	t := simple(CombinerDup, old, 0, 0)
+	t.def = def{op: defResized, old: old}
 	if _, err := t.finish(); err != nil {
 		return nil, err
 	}
 	t.lb, t.ub, t.marked = old.lb, old.ub, old.marked
 	t.kind = old.kind
-	if old.committed {
+	if old.committed.Load() {
 		if err := t.Commit(); err != nil {
 			return nil, err
 		}

@@ -17,7 +17,9 @@
 //
 // # Compilation
 //
-// Commit turns a type into a tree of five instructions: leaf (n contiguous
+// Commit marks a type; its first use (Pack, Bind, a Cursor, IsContiguous:
+// prepare, once however many goroutines use it) turns it into a tree of five
+// instructions: leaf (n contiguous
 // bytes), vec (count copies of a child at a stride), idx (blocks of bytes),
 // blk (blocks of copies of one child) and seq (different children). On the
 // way vector becomes hvector and indexed becomes hindexed; empty parts
@@ -26,7 +28,10 @@
 // merge; equal blocks at a constant stride become a vector; a struct of
 // contiguous members becomes byte blocks. A type whose instances are one
 // contiguous run is flagged (IsContiguous) so that it is packed with one copy,
-// or sent with none.
+// or sent with none. An index of one contiguous old type whose blocks are not
+// empty and do not touch is compiled by its constructor instead: the loop that
+// checks the caller's arrays (int32 or int64: IndexedOf) fills the int32 byte
+// block arrays, from which Contents reads the arguments back.
 //
 // Each instruction carries a kernel chosen at commit from its shape: vectors
 // of leaves of common sizes (1, 2, 4, 8, 12, 16, 24, 32, 48, 64 bytes) move
@@ -35,12 +40,16 @@
 // exact fixed moves; byte blocks that are all short are packed with one
 // fixed-size move per block (reading and writing past the block, which the
 // next block overwrites, and only where commit proved the excess stays inside
-// the buffer), others with memmove. Vectors of vectors of leaves, vectors of
+// the buffer), others with memmove, and unpacked with 16-byte stores whose
+// destination (the block, or scratch past its end) a conditional move picks
+// (32-byte ones in assembly with AVX); a long vector of 8-byte leaves is
+// packed with non-temporal stores. Vectors of vectors of leaves, vectors of
 // byte blocks and blocks of spaced leaves have two-level kernels; deeper
 // nestings run the child's kernel per child instance. The count of a pack is
-// one more vector level with its own kernel. Byte-block arrays are int32 when
+// one more vector level with its own kernel (one instance runs the program's
+// own). Byte-block arrays are int32 when
 // the type spans less than 2 GiB, int64 otherwise. All checks are made at
-// construction and commit; packing does one bounds check per call, against
+// construction; packing does one bounds check per call, against
 // the true extent of the whole count, then runs unchecked loops.
 //
 // # Packing and buffers

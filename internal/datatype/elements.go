@@ -85,12 +85,13 @@ func (t *Type) Clone() *Type {
 	if t.predefined {
 		return t
 	}
-	c := &Type{name: t.name, kind: t.kind, comb: t.comb, ints: t.ints, addrs: t.addrs, types: t.types,
+	ints, addrs := t.contents()
+	c := &Type{name: t.name, kind: t.kind, comb: t.comb, ints: ints, addrs: addrs, types: t.types,
 		size: t.size, xsize: t.xsize, xconv: t.xconv, lb: t.lb, ub: t.ub, marked: t.marked, tlb: t.tlb, tub: t.tub, align: t.align,
 		def: def{op: defResized, old: t}, origin: t.Origin()}
-	if t.committed {
-		// t's program is compiled: c's commit only takes it over.
-		_ = c.Commit()
+	if t.committed.Load() {
+		// c's program, when prepared, is t's.
+		c.committed.Store(true)
 	}
 	return c
 }

@@ -1,6 +1,10 @@
 package datatype
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/ntcopy"
+)
 
 // The kernels run after one bounds check per call (userSpan, Cursor.step), so they use
 // unchecked pointer arithmetic. They keep a base pointer to the start of each
@@ -109,13 +113,13 @@ func setKernel(n *node) {
 func idxKernels[I idxInt](chunk int64, suffix string) kernelPair {
 	switch chunk {
 	case 16:
-		return kernelPair{"idx16" + suffix, packIdxChunk[[16]byte, I], unpackIdx[I]}
+		return kernelPair{"idx16" + suffix, packIdxChunk[[16]byte, I], unpackIdxChunk[[16]byte, I]}
 	case 32:
-		return kernelPair{"idx32" + suffix, packIdxChunk[[32]byte, I], unpackIdx[I]}
+		return kernelPair{"idx32" + suffix, packIdxChunk[[32]byte, I], unpackIdxChunk[[32]byte, I]}
 	case 64:
-		return kernelPair{"idx64" + suffix, packIdxChunk[[64]byte, I], unpackIdx[I]}
+		return kernelPair{"idx64" + suffix, packIdxChunk[[64]byte, I], unpackIdxChunk[[64]byte, I]}
 	case 128:
-		return kernelPair{"idx128" + suffix, packIdxChunk[[128]byte, I], unpackIdx[I]}
+		return kernelPair{"idx128" + suffix, packIdxChunk[[128]byte, I], unpackIdxChunk[[128]byte, I]}
 	}
 	return kernelPair{"idx" + suffix, packIdx[I], unpackIdx[I]}
 }
@@ -124,13 +128,13 @@ func idxKernels[I idxInt](chunk int64, suffix string) kernelPair {
 func vecIdxKernels[I idxInt](chunk int64, suffix string) kernelPair {
 	switch chunk {
 	case 16:
-		return kernelPair{"vecidx16" + suffix, packVecIdxChunk[[16]byte, I], unpackVecIdx[I]}
+		return kernelPair{"vecidx16" + suffix, packVecIdxChunk[[16]byte, I], unpackVecIdxChunk[[16]byte, I]}
 	case 32:
-		return kernelPair{"vecidx32" + suffix, packVecIdxChunk[[32]byte, I], unpackVecIdx[I]}
+		return kernelPair{"vecidx32" + suffix, packVecIdxChunk[[32]byte, I], unpackVecIdxChunk[[32]byte, I]}
 	case 64:
-		return kernelPair{"vecidx64" + suffix, packVecIdxChunk[[64]byte, I], unpackVecIdx[I]}
+		return kernelPair{"vecidx64" + suffix, packVecIdxChunk[[64]byte, I], unpackVecIdxChunk[[64]byte, I]}
 	case 128:
-		return kernelPair{"vecidx128" + suffix, packVecIdxChunk[[128]byte, I], unpackVecIdx[I]}
+		return kernelPair{"vecidx128" + suffix, packVecIdxChunk[[128]byte, I], unpackVecIdxChunk[[128]byte, I]}
 	}
 	return kernelPair{"vecidx" + suffix, packVecIdx[I], unpackVecIdx[I]}
 }
@@ -143,12 +147,30 @@ func unpackLeaf(n *node, p unsafe.Pointer, po int64, u unsafe.Pointer, uo int64,
 	move(at(u, uo+n.off+i0), at(p, po), i1-i0)
 }
 
+// ntPack is the packed size from which a vector of 8-byte leaves is packed
+// with non-temporal stores (ntcopy.Gather8): output that large leaves the
+// caches anyway, and storing around them spares reading each line before
+// writing it (glibc's memcpy does the same from a few MiB).
+const ntPack = 4 << 20
+
 // Vectors of 8-byte leaves: the stride-2 double vector of the anchors.
 func packVec8(n *node, p unsafe.Pointer, po int64, u unsafe.Pointer, uo int64, i0, i1 int64) {
 	s := n.stride
 	o := uo + n.off + n.child.off + i0*s
 	k := i1 - i0
 	i := int64(0)
+	if a := uintptr(p) + uintptr(po); ntcopy.Have && k*8 >= ntPack && a%8 == 0 {
+		// Words up to a line boundary, whole lines, then the rest.
+		h := int64(-a&63) / 8
+		for ; i < h; i++ {
+			*(*uint64)(at(p, po+8*i)) = *(*uint64)(at(u, o))
+			o += s
+		}
+		lines := (k - h) / 8
+		ntcopy.Gather8(at(p, po+8*i), at(u, o), uintptr(s), uintptr(lines))
+		i += 8 * lines
+		o += 8 * lines * s
+	}
 	for ; i+4 <= k; i += 4 {
 		a := *(*uint64)(at(u, o))
 		b := *(*uint64)(at(u, o+s))
@@ -318,6 +340,79 @@ func packIdxChunk[A chunk, I idxInt](n *node, p unsafe.Pointer, po int64, u unsa
 		}
 	}
 	packIdx[I](n, p, po, u, uo, e, i1)
+}
+
+// unpackIdxChunk unpacks byte blocks of 8 to len(A) bytes each without a
+// branch on the length, which varies from block to block and so would be
+// mispredicted (memmove's size classes are such branches): it reads len(A)
+// packed bytes, past the block's end, and stores them 16 bytes at a time, each
+// store either inside the block or, past its end, into a scratch buffer, the
+// destination picked by a conditional move; then the block's last 16 bytes
+// (or, under 16, its first and last 8) exactly. The user's bytes between
+// blocks are never written. Blocks under 8 bytes, and those whose read would
+// pass the end of this call's packed range, take memmove.
+func unpackIdxChunk[A chunk, I idxInt](n *node, p unsafe.Pointer, po int64, u unsafe.Pointer, uo int64, i0, i1 int64) {
+	dispAll, preAll := idxArrays[I](n)
+	end := po + int64(preAll[i1]-preAll[i0])
+	unpackChunks[A](dispAll[i0:i1], preAll[i0:i1+1], p, po, end, u, uo+n.off)
+}
+
+// unpackVecIdxChunk is unpackIdxChunk for a vector of byte-block indexes
+// (count > 1 of an indexed type, or a vector of one).
+func unpackVecIdxChunk[A chunk, I idxInt](n *node, p unsafe.Pointer, po int64, u unsafe.Pointer, uo int64, i0, i1 int64) {
+	c := n.child
+	disp, pre := idxArrays[I](c)
+	end := po + (i1-i0)*c.size
+	o := uo + n.off + c.off + i0*n.stride
+	for i := i0; i < i1; i++ {
+		unpackChunks[A](disp, pre, p, po, end, u, o)
+		po += c.size
+		o += n.stride
+	}
+}
+
+// unpackChunks unpacks the blocks disp (pre: their packed offsets, one more)
+// from p+po to u+o+disp[i]; packed bytes may be read up to p+end.
+func unpackChunks[A chunk, I idxInt](disp, pre []I, p unsafe.Pointer, po, end int64, u unsafe.Pointer, o int64) {
+	var z A
+	var zi I
+	ch := int64(len(z))
+	var scratch [32]byte
+	sp := unsafe.Pointer(&scratch)
+	if ch == 128 && unsafe.Sizeof(zi) == 4 && haveShortAVX && len(disp) > 0 {
+		// The same in assembly with 32-byte stores, for the blocks whose
+		// 128-byte read stays below end; the rest below.
+		if x := int64(pre[0]) + end - po - ch; x >= int64(pre[0]) {
+			e := search(pre[:len(disp)], x) + 1
+			unpackShortAVX(unsafe.Pointer(&disp[0]), unsafe.Pointer(&pre[0]), int(e), at(p, po), u, o, sp)
+			po += int64(pre[e] - pre[0])
+			disp, pre = disp[e:], pre[e:]
+		}
+	}
+	for i, d := range disp {
+		l := int64(pre[i+1] - pre[i])
+		dst, src := at(u, o+int64(d)), at(p, po)
+		if l < 8 || po+ch > end {
+			move(dst, src, l)
+			po += l
+			continue
+		}
+		for k := int64(0); k < ch; k += 16 {
+			t, to := dst, k
+			if k+16 > l {
+				t, to = sp, 0
+			}
+			*(*[16]byte)(at(t, to)) = *(*[16]byte)(at(src, k))
+		}
+		t, to, so := dst, l-16, l-16
+		if l < 16 {
+			t, to, so = sp, 0, 0
+		}
+		*(*[16]byte)(at(t, to)) = *(*[16]byte)(at(src, so))
+		*(*uint64)(dst) = *(*uint64)(src)
+		*(*uint64)(at(dst, l-8)) = *(*uint64)(at(src, l-8))
+		po += l
+	}
 }
 
 // idxArrays returns the arrays of a byte-block index as I, which the caller

@@ -57,10 +57,10 @@ func (t *Type) ready() error {
 	if t.freed {
 		return ErrFreed
 	}
-	if !t.committed {
+	if !t.committed.Load() {
 		return ErrNotCommitted
 	}
-	return nil
+	return t.prepare()
 }
 
 // userSpan checks once per call that the engine stays inside buf: the
@@ -150,7 +150,8 @@ func run(t *Type, count int64, p unsafe.Pointer, po int64, u unsafe.Pointer, uo 
 
 // copies moves packed bytes [lo, hi) of copies of c whose i-th base address
 // is u+uo+i*stride: a partial first copy, whole copies by the kernel of
-// rep (a vector of c at stride) or else c's, and a partial last copy.
+// rep (a vector of c at stride) or else, and for one copy, c's own (chosen
+// for c's shape), and a partial last copy.
 func copies(c *node, stride int64, rep *node, p unsafe.Pointer, po int64, u unsafe.Pointer, uo int64, lo, hi int64, up bool) {
 	cs := c.size
 	i0, o0 := lo/cs, lo%cs
@@ -166,7 +167,7 @@ func copies(c *node, stride int64, rep *node, p unsafe.Pointer, po int64, u unsa
 	}
 	switch {
 	case i0 == i1:
-	case rep != nil:
+	case rep != nil && i1-i0 > 1:
 		if up {
 			rep.unpack(rep, p, po, u, uo, i0, i1)
 		} else {

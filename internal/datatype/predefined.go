@@ -111,7 +111,8 @@ func pair(name string, k Kind, first *Type, extent int64) *Type {
 }
 
 func mustCommit(t *Type) {
-	if err := t.Commit(); err != nil {
+	_ = t.Commit()
+	if err := t.prepare(); err != nil {
 		panic("datatype: predefined " + t.name + ": " + err.Error())
 	}
 }

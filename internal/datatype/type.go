@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Kind is the Go element kind of a predefined type. Reductions use it to pick a
@@ -91,6 +92,10 @@ type Type struct {
 	ints  []int64
 	addrs []int64
 	types []*Type
+	// Storage for the few arguments of the simple constructors, so that
+	// they allocate the type alone (it stays in its size class).
+	argBuf  [3]int64
+	typeBuf [1]*Type
 
 	size  int64 // bytes of data in one instance
 	lb    int64
@@ -115,18 +120,21 @@ type Type struct {
 	origin *Type // Clone's source, so clones compare alike
 
 	predefined bool
-	committed  bool
 	freed      bool
+	// committed: Commit was called. The program is compiled on first use
+	// (prepare), as MPICH defers its work past commit: a type committed and
+	// freed unused costs nothing, and Commit itself is a store.
+	committed atomic.Bool
 
-	commitOnce  sync.Once
-	commitErr   error
+	// prepOnce runs commit (compile, then the fields below) on first use.
+	prepOnce    sync.Once
+	prepErr     error
 	compileOnce sync.Once
 	prog        *node // compiled program for one instance
-	rep         *node // committed, not contiguous: a vector of prog at the extent, for count > 1
-	repNode     node  // rep's storage, saving Commit an allocation
+	rep         *node // prepared, not contiguous: a vector of prog at the extent, for count > 1
 	compileErr  error
-	contig      bool // committed: one instance is size bytes at tlb, and extent == size
-	// safe is set at commit: no count in 0..safe overflows the packed size or
+	contig      bool // prepared: one instance is size bytes at tlb, and extent == size
+	// safe is set when prepared: no count in 0..safe overflows the packed size or
 	// the span, so Bind checks such counts with one comparison.
 	safe int64
 }
@@ -147,12 +155,18 @@ type def struct {
 	lens  []int64
 	disps []int64
 	unit  int64
+	// cx, when set, holds the blocks of one old type instead of lens and
+	// disps, as their compiled form (compactIdx).
+	cx *compactIdx
 }
 
 // nblocks returns the number of blocks of a defBlocks.
 func (d *def) nblocks() int {
 	if d.blocks != nil {
 		return len(d.blocks)
+	}
+	if d.cx != nil {
+		return len(d.cx.d32)
 	}
 	return len(d.disps)
 }
@@ -161,6 +175,9 @@ func (d *def) nblocks() int {
 func (d *def) block(i int) block {
 	if d.blocks != nil {
 		return d.blocks[i]
+	}
+	if x := d.cx; x != nil {
+		return block{int64(x.d32[i]) - x.off, int64(x.p32[i+1]-x.p32[i]) / x.esz, d.old}
 	}
 	n := d.blen
 	if d.lens != nil {
@@ -237,13 +254,15 @@ func (t *Type) IsPredefined() bool { return t.predefined }
 func (t *Type) IsFreed() bool { return t.freed }
 
 // IsCommitted reports whether Commit has succeeded on t.
-func (t *Type) IsCommitted() bool { return t.committed }
+func (t *Type) IsCommitted() bool { return t.committed.Load() }
 
 // IsContiguous reports whether count instances of a committed t are one
 // contiguous run of count*Size() bytes starting at buffer offset TrueLB(), so
 // a transport can send the user's memory without packing. It is false for
 // uncommitted types.
-func (t *Type) IsContiguous() bool { return t.committed && t.contig }
+func (t *Type) IsContiguous() bool {
+	return t.committed.Load() && t.prepare() == nil && t.contig
+}
 
 // ContiguousSpan returns, for a contiguous committed type, the byte offset
 // from the buffer base and the length of count instances.
@@ -261,6 +280,19 @@ func (t *Type) ContiguousSpan(count int64) (off, n int64, ok bool) {
 // Envelope returns the combiner and the number of integers, addresses and
 // types that Contents returns (MPI_Type_get_envelope).
 func (t *Type) Envelope() (c Combiner, nints, naddrs, ntypes int) {
+	if x := t.def.cx; x != nil && t.ints == nil {
+		n := len(x.d32)
+		switch t.comb {
+		case CombinerIndexed:
+			return t.comb, 1 + 2*n, 0, 1
+		case CombinerHindexed:
+			return t.comb, 1 + n, n, 1
+		case CombinerIndexedBlock:
+			return t.comb, 2 + n, 0, 1
+		case CombinerHindexedBlock:
+			return t.comb, 2, n, 1
+		}
+	}
 	return t.comb, len(t.ints), len(t.addrs), len(t.types)
 }
 
@@ -272,8 +304,34 @@ func (t *Type) Contents() (ints, addrs []int64, types []*Type, err error) {
 	if t.comb == CombinerNamed {
 		return nil, nil, nil, argErr("t", "predefined type %s has no contents", t.name)
 	}
-	return append([]int64(nil), t.ints...), append([]int64(nil), t.addrs...),
+	ints, addrs = t.contents()
+	return append([]int64(nil), ints...), append([]int64(nil), addrs...),
 		append([]*Type(nil), t.types...), nil
+}
+
+// contents returns t's integer and address arguments, shared with t, read
+// back from a compact block list's arrays where t keeps no copy.
+func (t *Type) contents() (ints, addrs []int64) {
+	x := t.def.cx
+	if x == nil || t.ints != nil {
+		return t.ints, t.addrs
+	}
+	n := int64(len(x.d32))
+	switch t.comb {
+	case CombinerIndexed:
+		bl, d := x.contents(true, t.def.unit)
+		return append(append([]int64{n}, bl...), d...), nil
+	case CombinerHindexed:
+		bl, d := x.contents(true, 1)
+		return append([]int64{n}, bl...), d
+	case CombinerIndexedBlock:
+		_, d := x.contents(false, t.def.unit)
+		return append([]int64{n, t.def.blen}, d...), nil
+	case CombinerHindexedBlock:
+		_, d := x.contents(false, 1)
+		return []int64{n, t.def.blen}, d
+	}
+	return t.ints, t.addrs
 }
 
 // Free marks t freed (MPI_Type_free). Types built from t stay valid. Freeing
@@ -305,6 +363,9 @@ func usable(arg string, t *Type) error {
 
 // mul returns a*b and whether it overflowed.
 func mul(a, b int64) (int64, bool) {
+	if a == int64(int32(a)) && b == int64(int32(b)) {
+		return a * b, false // the common case, without the division below
+	}
 	if a == 0 || b == 0 {
 		return 0, false
 	}

@@ -27,3 +27,39 @@ loop:
 	SFENCE
 done:
 	RET
+
+// func Gather8(dst, src unsafe.Pointer, stride, lines uintptr)
+//
+// Gathers lines×8 eight-byte words, the i-th at src + i×stride, into lines×64
+// contiguous bytes at dst with non-temporal stores, then SFENCE. dst is 16-byte
+// aligned; src and stride need not be.
+TEXT ·Gather8(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ lines+24(FP), CX
+	TESTQ CX, CX
+	JZ gdone
+gloop:
+	MOVQ (SI), X0
+	MOVHPD (SI)(DX*1), X0
+	LEAQ (SI)(DX*2), SI
+	MOVQ (SI), X1
+	MOVHPD (SI)(DX*1), X1
+	LEAQ (SI)(DX*2), SI
+	MOVQ (SI), X2
+	MOVHPD (SI)(DX*1), X2
+	LEAQ (SI)(DX*2), SI
+	MOVQ (SI), X3
+	MOVHPD (SI)(DX*1), X3
+	LEAQ (SI)(DX*2), SI
+	MOVNTO X0, 0(DI)
+	MOVNTO X1, 16(DI)
+	MOVNTO X2, 32(DI)
+	MOVNTO X3, 48(DI)
+	ADDQ $64, DI
+	DECQ CX
+	JNZ gloop
+	SFENCE
+gdone:
+	RET

@@ -12,3 +12,8 @@ const Have = false
 func Copy(dst, src unsafe.Pointer, lines uintptr) {
 	panic("ntcopy: Copy called on a platform without non-temporal stores")
 }
+
+// Gather8 is not available here (Have is false).
+func Gather8(dst, src unsafe.Pointer, stride, lines uintptr) {
+	panic("ntcopy: Gather8 called on a platform without non-temporal stores")
+}

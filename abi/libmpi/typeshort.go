@@ -1,0 +1,132 @@
+package main
+
+/*
+#include "typeshort.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// The Go side of the datatype calls' short ways in C (typeshort.c): the commit mark
+// of the types Go made, and the types C made.
+//
+//   - addType and removeType keep a handle's word in C.mpigo_type_state (1 live, 0
+//     not), so that MPI_Type_commit may mark it (2) without crossing; dtOf commits the
+//     engine's type when it finds the mark (the engine compiles at first use anyway).
+//   - A handle from cTypeBase is a record of C.mpigo_ctypes made by a constructor in
+//     C. Its first lookup in Go (cType) builds the engine's type from the record, as
+//     the Go half of the constructor would have, and marks the record Go's (state 2):
+//     from then on C leaves its MPI_Type_free to Go, which releases the record.
+//
+// Records are made and released below MPI_THREAD_MULTIPLE only (typeshort.c's here),
+// where calls do not overlap; the words C and Go share are read and written atomically.
+
+const cTypeBase = C.MPIGO_CTYPE_BASE
+
+// typeState is the C word of Go's datatype handle h, nil above the C table.
+func typeState(h uintptr) *int32 {
+	if i := h - handleBase; i < C.MPIGO_TYPE_SLOTS {
+		return (*int32)(unsafe.Pointer(&C.mpigo_type_state[i]))
+	}
+	return nil
+}
+
+// addType registers a datatype a program made and returns its handle.
+func addType(d *dtype) uintptr {
+	h := types.add(d)
+	if s := typeState(h); s != nil {
+		atomic.StoreInt32(s, 1)
+	}
+	return h
+}
+
+// removeType unregisters a freed datatype handle.
+func removeType(h uintptr) {
+	if h >= cTypeBase {
+		cTypes.Lock()
+		i := h - cTypeBase
+		cTypes.d[i].Store(nil)
+		C.mpigo_ctype_release(C.int32_t(i))
+		cTypes.Unlock()
+		return
+	}
+	if s := typeState(h); s != nil {
+		atomic.StoreInt32(s, 0)
+	}
+	types.remove(h)
+}
+
+// committedInC says whether MPI_Type_commit marked Go's handle h in C.
+func committedInC(h uintptr) bool {
+	s := typeState(h)
+	return s != nil && atomic.LoadInt32(s) == 2
+}
+
+// cTypes are the dtypes of the records Go has taken over, by record.
+var cTypes struct {
+	sync.Mutex
+	d [C.MPIGO_CTYPES]atomic.Pointer[dtype]
+}
+
+// cType is the datatype of handle h from cTypeBase, built from its record at the
+// first lookup; nil when h is no live record.
+func cType(h uintptr) *dtype {
+	i := h - cTypeBase
+	if i >= C.MPIGO_CTYPES {
+		return nil
+	}
+	r := &C.mpigo_ctypes[i]
+	state := (*int32)(unsafe.Pointer(&r.state))
+	d := cTypes.d[i].Load()
+	if d == nil {
+		cTypes.Lock()
+		defer cTypes.Unlock()
+		if d = cTypes.d[i].Load(); d == nil {
+			if atomic.LoadInt32(state) != 1 {
+				return nil
+			}
+			if d = fromRecord(r); d == nil {
+				return nil
+			}
+			cTypes.d[i].Store(d)
+			atomic.StoreInt32(state, 2)
+		}
+	}
+	if !d.t.IsCommitted() && atomic.LoadInt32((*int32)(unsafe.Pointer(&r.committed))) != 0 {
+		_ = d.t.Commit()
+	}
+	return d
+}
+
+// fromRecord builds the type C recorded, as the constructor's Go half would.
+func fromRecord(r *C.mpigo_ctype) *dtype {
+	oh := uintptr(r.old)
+	if oh < 0x200 || oh >= 0x300 || predefT[oh-0x200] == nil {
+		return nil
+	}
+	old := predefT[oh-0x200]
+	count, bl, stride := int64(r.count), int64(r.bl), int64(r.stride)
+	var t *datatype.Type
+	var err error
+	switch r.comb {
+	case C.MPIGO_CT_CONTIGUOUS:
+		t, err = datatype.Contiguous(count, old.t)
+	case C.MPIGO_CT_VECTOR:
+		t, err = datatype.Vector(count, bl, stride, old.t)
+	case C.MPIGO_CT_HVECTOR:
+		t, err = datatype.Hvector(count, bl, stride, old.t)
+	default:
+		return nil
+	}
+	if err != nil {
+		// C takes only arguments the constructor accepts.
+		panic("mpigo: a datatype made in C: " + err.Error())
+	}
+	return &dtype{t: t, parts: []*dtype{old}}
+}

@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package datatype
+
+import "unsafe"
+
+// haveShortAVX: there is no unpackShortAVX here.
+const haveShortAVX = false
+
+func unpackShortAVX(disp, pre unsafe.Pointer, n int, src, u unsafe.Pointer, o int64, scratch unsafe.Pointer) {
+	panic("datatype: unpackShortAVX called without AVX")
+}
