@@ -294,6 +294,41 @@ static void negative_extent(int rank) {
     OK(MPI_Type_free(&last));
 }
 
+/* MPI_Get and MPI_Rget of more than 16 KB into a noncontiguous origin type: the
+ * data arrived apart from the reply's header and was never unpacked, leaving the
+ * origin untouched (MPICH rma/getfence1). */
+static void large_get_noncontig_origin(int rank) {
+    enum { N = 8192 };
+    int *win_mem = malloc(N * sizeof(int)), *dst = malloc(2 * N * sizeof(int)), i, pass;
+    MPI_Datatype every_other;
+    MPI_Win win;
+    MPI_Request req;
+    for (i = 0; i < N; i++) win_mem[i] = rank == 0 ? i + 1 : -7;
+    OK(MPI_Type_vector(N, 1, 2, MPI_INT, &every_other));
+    OK(MPI_Type_commit(&every_other));
+    OK(MPI_Win_create(win_mem, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < 2 * N; i++) dst[i] = -1;
+        if (pass == 0) {
+            OK(MPI_Win_fence(0, win));
+            if (rank == 1) OK(MPI_Get(dst, 1, every_other, 0, 0, N, MPI_INT, win));
+            OK(MPI_Win_fence(0, win));
+        } else if (rank == 1) {
+            OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+            OK(MPI_Rget(dst, 1, every_other, 0, 0, N, MPI_INT, win, &req));
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            OK(MPI_Win_unlock(0, win));
+        }
+        if (rank == 1)
+            for (i = 0; i < 2 * N; i++)
+                CHECK(dst[i] == (i % 2 ? -1 : i / 2 + 1), "%s into a vector: dst[%d] = %d", pass ? "Rget" : "Get", i, dst[i]);
+    }
+    OK(MPI_Win_free(&win));
+    OK(MPI_Type_free(&every_other));
+    free(win_mem);
+    free(dst);
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -308,6 +343,7 @@ int main(int argc, char **argv) {
     int_overflow_undefined();
     negative_extent(rank);
     self_attrs_lifo();
+    large_get_noncontig_origin(rank);
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
     if (rank == 0) printf("OK found\n");
