@@ -329,6 +329,28 @@ static void large_get_noncontig_origin(int rank) {
     free(dst);
 }
 
+/* MPI_Get_accumulate with MPI_NO_OP ignores origin_addr, origin_count and
+ * origin_datatype (MPI 4.1 sec. 12.3.4): a NULL origin with a nonzero count was
+ * refused as MPI_ERR_BUFFER (MPICH rma/get_accumulate). */
+static void no_op_ignores_origin(int rank) {
+    int mem[5], res[5], i, peer = 1 - rank;
+    MPI_Win win;
+    MPI_Request req;
+    for (i = 0; i < 5; i++) mem[i] = 100 * rank + i;
+    OK(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+    for (i = 0; i < 5; i++) res[i] = -1;
+    OK(MPI_Get_accumulate(NULL, 5, MPI_INT, res, 5, MPI_INT, peer, 0, 5, MPI_INT, MPI_NO_OP, win));
+    OK(MPI_Win_flush(peer, win));
+    for (i = 0; i < 5; i++) CHECK(res[i] == 100 * peer + i, "NO_OP with a NULL origin: res[%d] = %d", i, res[i]);
+    for (i = 0; i < 5; i++) res[i] = -1;
+    OK(MPI_Rget_accumulate(NULL, 3, MPI_DATATYPE_NULL, res, 5, MPI_INT, peer, 0, 5, MPI_INT, MPI_NO_OP, win, &req));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (i = 0; i < 5; i++) CHECK(res[i] == 100 * peer + i, "Rget_accumulate NO_OP: res[%d] = %d", i, res[i]);
+    OK(MPI_Win_unlock(peer, win));
+    OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -344,6 +366,7 @@ int main(int argc, char **argv) {
     negative_extent(rank);
     self_attrs_lifo();
     large_get_noncontig_origin(rank);
+    no_op_ignores_origin(rank);
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
     if (rank == 0) printf("OK found\n");
