@@ -351,6 +351,40 @@ static void no_op_ignores_origin(int rank) {
     OK(MPI_Win_free(&win));
 }
 
+/* Calls that return one status leave its MPI_ERROR alone (MPI 4.1 sec. 3.2.5: only
+ * the calls returning several statuses may set it, with MPI_ERR_IN_STATUS); mpigo
+ * wrote MPI_SUCCESS there (MPICH pt2pt/mprobe). */
+static void status_error_untouched(int rank) {
+    int v = 7, r = 0, flag = 0;
+    MPI_Status st;
+    MPI_Message msg;
+    MPI_Request req;
+#define MARK() (st.MPI_ERROR = MPI_ERR_DIMS)
+#define KEPT(what) CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "%s set MPI_ERROR to %d", what, st.MPI_ERROR)
+    if (rank == 0) {
+        int i;
+        for (i = 0; i < 6; i++) OK(MPI_Send(&v, 1, MPI_INT, 1, 40 + i, MPI_COMM_WORLD));
+    } else {
+        MARK(); OK(MPI_Recv(&r, 1, MPI_INT, 0, 40, MPI_COMM_WORLD, &st)); KEPT("MPI_Recv");
+        MARK(); OK(MPI_Probe(0, 41, MPI_COMM_WORLD, &st)); KEPT("MPI_Probe");
+        do { MARK(); OK(MPI_Iprobe(0, 41, MPI_COMM_WORLD, &flag, &st)); } while (!flag);
+        KEPT("MPI_Iprobe");
+        MARK(); OK(MPI_Recv(&r, 1, MPI_INT, 0, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MARK(); OK(MPI_Mprobe(0, 42, MPI_COMM_WORLD, &msg, &st)); KEPT("MPI_Mprobe");
+        MARK(); OK(MPI_Mrecv(&r, 1, MPI_INT, &msg, &st)); KEPT("MPI_Mrecv");
+        MARK(); OK(MPI_Irecv(&r, 1, MPI_INT, 0, 43, MPI_COMM_WORLD, &req));
+        OK(MPI_Wait(&req, &st)); KEPT("MPI_Wait");
+        OK(MPI_Irecv(&r, 1, MPI_INT, 0, 44, MPI_COMM_WORLD, &req));
+        do { MARK(); OK(MPI_Test(&req, &flag, &st)); } while (!flag);
+        KEPT("MPI_Test");
+        MARK(); OK(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st)); KEPT("MPI_Mprobe of MPI_PROC_NULL");
+        MARK(); OK(MPI_Mrecv(&r, 0, MPI_INT, &msg, &st)); KEPT("MPI_Mrecv of MPI_MESSAGE_NO_PROC");
+        MARK(); OK(MPI_Recv(&r, 1, MPI_INT, 0, 45, MPI_COMM_WORLD, &st)); KEPT("MPI_Recv");
+    }
+#undef MARK
+#undef KEPT
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -367,6 +401,7 @@ int main(int argc, char **argv) {
     self_attrs_lifo();
     large_get_noncontig_origin(rank);
     no_op_ignores_origin(rank);
+    status_error_untouched(rank);
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
     if (rank == 0) printf("OK found\n");
