@@ -448,6 +448,57 @@ func TestWinDerivedDatatypes(t *testing.T) {
 	})
 }
 
+// TestWinLargeGetStridedOrigin: a Get of more than 16 KB, whose reply data travels
+// apart from its header, lands in a strided origin (found by MPICH's rma/getfence1:
+// the origin was left untouched), with Get in a fence epoch and Rget under a lock.
+func TestWinLargeGetStridedOrigin(t *testing.T) {
+	const n = 4096 // 32 KB of int64
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		every2, err := mpi.TypeVector(n, 1, 2, mpi.Int64)
+		must(t, err)
+		must(t, every2.Commit())
+		peer := 1 - rank
+		w, mem, err := mpi.WinAllocate(8*n, 8, nil, mpi.World)
+		must(t, err)
+		v := unsafe.Slice((*int64)(unsafe.Pointer(&mem[0])), n)
+		for i := range v {
+			v[i] = int64(1000*rank + i)
+		}
+		check := func(how string, got []int64) {
+			t.Helper()
+			for i, x := range got {
+				want := int64(-1)
+				if i%2 == 0 {
+					want = int64(1000*peer + i/2)
+				}
+				if x != want {
+					t.Fatalf("%s: got[%d] = %d, want %d", how, i, x, want)
+				}
+			}
+		}
+		got := make([]int64, 2*n)
+		for i := range got {
+			got[i] = -1
+		}
+		must(t, w.Fence(0))
+		must(t, mpi.GetBuf(w, mpi.Typed(got, 1, every2), peer, 0, n, mpi.Int64))
+		must(t, w.Fence(0))
+		check("Get", got)
+		for i := range got {
+			got[i] = -1
+		}
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		rq, err := mpi.RgetBuf(w, mpi.Typed(got, 1, every2), peer, 0, n, mpi.Int64)
+		must(t, err)
+		_, err = rq.Wait()
+		must(t, err)
+		must(t, w.Unlock(peer))
+		check("Rget", got)
+		must(t, mpi.World.Barrier())
+		must(t, w.Free())
+	})
+}
+
 // TestWinDynamic: memory attached to a dynamic window is read and written at the
 // address Attach gives; an address outside every attachment is an error.
 func TestWinDynamic(t *testing.T) {

@@ -15,8 +15,10 @@ import (
 )
 
 // putStatus writes an engine status into a C MPI_Status (nothing for
-// MPI_STATUS_IGNORE), the source translated to a rank of c.
-func putStatus(st unsafe.Pointer, c *comm, ps *p2p.Status, code int32) {
+// MPI_STATUS_IGNORE), the source translated to a rank of c. It leaves MPI_ERROR
+// alone: MPI 4.1 sec. 3.2.5 lets only the calls that return several statuses set
+// it, and only when they return MPI_ERR_IN_STATUS (statusErrs).
+func putStatus(st unsafe.Pointer, c *comm, ps *p2p.Status) {
 	if st == nil {
 		return
 	}
@@ -26,7 +28,6 @@ func putStatus(st unsafe.Pointer, c *comm, ps *p2p.Status, code int32) {
 		src = c.c.CommRank(src)
 	}
 	s.source, s.tag = rankOut(src), tagOut(ps.Tag)
-	s.err = code
 	s.countLo, s.countHi = int32(uint32(ps.Count)), int32(ps.Count>>32)
 	s.cancelled = 0
 	if ps.Cancelled {
@@ -34,9 +35,28 @@ func putStatus(st unsafe.Pointer, c *comm, ps *p2p.Status, code int32) {
 	}
 }
 
-// emptyStatus is the status of a null or inactive request.
+// emptyStatus is the status of a null or inactive request: MPI 4.1 sec. 3.7.3's
+// empty status, whose error is MPI_SUCCESS.
 func emptyStatus(st unsafe.Pointer) {
-	putStatus(st, nil, &p2p.Status{Source: core.AnySource, Tag: core.AnyTag}, 0)
+	putStatus(st, nil, &p2p.Status{Source: core.AnySource, Tag: core.AnyTag})
+	if st != nil {
+		(*cstatus)(st).err = 0
+	}
+}
+
+// statusErrs fills MPI_ERROR in the first n statuses of sts when a call that
+// returns several returns MPI_ERR_IN_STATUS: each failed one's code (failed holds
+// index and code pairs), MPI_SUCCESS in the others.
+func statusErrs(sts unsafe.Pointer, n int, failed []int32) {
+	if sts == nil {
+		return
+	}
+	for i := 0; i < n; i++ {
+		(*cstatus)(statusAt(sts, i)).err = 0
+	}
+	for j := 0; j+1 < len(failed); j += 2 {
+		(*cstatus)(statusAt(sts, int(failed[j]))).err = failed[j+1]
+	}
 }
 
 // send is the blocking send, recorded as call (prof.None: not recorded, a part of
@@ -153,15 +173,11 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 	}
 	if st != nil {
 		s := (*cstatus)(st)
-		s.source, s.tag, s.err = rankOut(from), tagOut(t), 0
+		s.source, s.tag = rankOut(from), tagOut(t)
 		s.countLo, s.countHi, s.cancelled = int32(uint32(n)), int32(n>>32), 0
 	}
 	if err != nil {
-		code := fail(op, ch, err)
-		if st != nil {
-			(*cstatus)(st).err = code
-		}
-		return code
+		return fail(op, ch, err)
 	}
 	return 0
 }
@@ -556,7 +572,7 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 		err = core.MapErr(op, err)
 		code = codeOf(err)
 	}
-	putStatus(st, r.c, &ps, code)
+	putStatus(st, r.c, &ps)
 	if release && !r.persistent {
 		freeRequest(h, r)
 		*(*uintptr)(p) = hRequestNull
@@ -659,14 +675,19 @@ func waitall(hs []uintptr, sts unsafe.Pointer) int32 {
 	}
 	var first error
 	var fch uintptr
+	var failed []int32
 	for i := range hs {
 		ch := reqComm(hs[i])
-		_, _, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, i), true, true)
-		if err != nil && first == nil {
-			first, fch = err, ch
+		_, code, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, i), true, true)
+		if err != nil {
+			failed = append(failed, int32(i), code)
+			if first == nil {
+				first, fch = err, ch
+			}
 		}
 	}
 	if first != nil {
+		statusErrs(sts, len(hs), failed)
 		return fail(op, fch, &abiError{class: errInStatus, msg: "MPI_Waitall: a request failed: " + first.Error()})
 	}
 	return 0
@@ -745,6 +766,7 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool)
 	for {
 		live, k := false, 0
 		var first error
+		var failed []int32
 		for i := range hs {
 			if hs[i] == hRequestNull {
 				continue
@@ -753,13 +775,16 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool)
 				continue
 			}
 			live = true
-			ok, _, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, k), false, true)
+			ok, code, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, k), false, true)
 			if ok || err != nil {
+				if err != nil {
+					failed = append(failed, int32(k), code)
+					if first == nil {
+						first = err
+					}
+				}
 				ix[k] = int32(i)
 				k++
-				if err != nil && first == nil {
-					first = err
-				}
 			}
 		}
 		if !live {
@@ -769,6 +794,7 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool)
 		if k > 0 || !wait {
 			setInt(outcount, k)
 			if first != nil {
+				statusErrs(sts, k, failed)
 				return fail(op, 0, &abiError{class: errInStatus, msg: "MPI_" + op + ": a request failed: " + first.Error()})
 			}
 			return 0
@@ -896,7 +922,7 @@ func PMPI_Status_set_elements_x(st unsafe.Pointer, dh uintptr, count int64) int3
 
 // --- probe ---
 
-func probeStatus(st unsafe.Pointer, c *comm, ps *p2p.Status) { putStatus(st, c, ps, 0) }
+func probeStatus(st unsafe.Pointer, c *comm, ps *p2p.Status) { putStatus(st, c, ps) }
 
 //export PMPI_Probe
 func PMPI_Probe(src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
@@ -1000,7 +1026,7 @@ func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st un
 	}
 	h := *(*uintptr)(mp)
 	if h == hMessageNoProc {
-		putStatus(st, nil, &p2p.Status{Source: core.ProcNull, Tag: core.AnyTag}, 0)
+		putStatus(st, nil, &p2p.Status{Source: core.ProcNull, Tag: core.AnyTag})
 		*(*uintptr)(mp) = hMessageNull
 		return 0
 	}
@@ -1020,10 +1046,10 @@ func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st un
 	*(*uintptr)(mp) = hMessageNull
 	if err != nil {
 		err = core.MapErr(op, err)
-		putStatus(st, m.c, &ps, codeOf(err))
+		putStatus(st, m.c, &ps)
 		return fail(op, m.ch, err)
 	}
-	putStatus(st, m.c, &ps, 0)
+	putStatus(st, m.c, &ps)
 	return 0
 }
 

@@ -770,8 +770,10 @@ func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, 
 }
 
 func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
-	if oh == opNoOp && odt == hDatatypeNull {
-		odt, oc = rdt, 0 // MPI_NO_OP ignores the origin buffer, which may be anything
+	if oh == opNoOp {
+		// With MPI_NO_OP origin_addr, origin_count and origin_datatype are ignored
+		// (MPI 4.1 sec. 12.3.4): any of them may be NULL or meaningless.
+		o, odt, oc = nil, rdt, 0
 	}
 	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {

@@ -294,6 +294,97 @@ static void negative_extent(int rank) {
     OK(MPI_Type_free(&last));
 }
 
+/* MPI_Get and MPI_Rget of more than 16 KB into a noncontiguous origin type: the
+ * data arrived apart from the reply's header and was never unpacked, leaving the
+ * origin untouched (MPICH rma/getfence1). */
+static void large_get_noncontig_origin(int rank) {
+    enum { N = 8192 };
+    int *win_mem = malloc(N * sizeof(int)), *dst = malloc(2 * N * sizeof(int)), i, pass;
+    MPI_Datatype every_other;
+    MPI_Win win;
+    MPI_Request req;
+    for (i = 0; i < N; i++) win_mem[i] = rank == 0 ? i + 1 : -7;
+    OK(MPI_Type_vector(N, 1, 2, MPI_INT, &every_other));
+    OK(MPI_Type_commit(&every_other));
+    OK(MPI_Win_create(win_mem, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < 2 * N; i++) dst[i] = -1;
+        if (pass == 0) {
+            OK(MPI_Win_fence(0, win));
+            if (rank == 1) OK(MPI_Get(dst, 1, every_other, 0, 0, N, MPI_INT, win));
+            OK(MPI_Win_fence(0, win));
+        } else if (rank == 1) {
+            OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+            OK(MPI_Rget(dst, 1, every_other, 0, 0, N, MPI_INT, win, &req));
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            OK(MPI_Win_unlock(0, win));
+        }
+        if (rank == 1)
+            for (i = 0; i < 2 * N; i++)
+                CHECK(dst[i] == (i % 2 ? -1 : i / 2 + 1), "%s into a vector: dst[%d] = %d", pass ? "Rget" : "Get", i, dst[i]);
+    }
+    OK(MPI_Win_free(&win));
+    OK(MPI_Type_free(&every_other));
+    free(win_mem);
+    free(dst);
+}
+
+/* MPI_Get_accumulate with MPI_NO_OP ignores origin_addr, origin_count and
+ * origin_datatype (MPI 4.1 sec. 12.3.4): a NULL origin with a nonzero count was
+ * refused as MPI_ERR_BUFFER (MPICH rma/get_accumulate). */
+static void no_op_ignores_origin(int rank) {
+    int mem[5], res[5], i, peer = 1 - rank;
+    MPI_Win win;
+    MPI_Request req;
+    for (i = 0; i < 5; i++) mem[i] = 100 * rank + i;
+    OK(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+    for (i = 0; i < 5; i++) res[i] = -1;
+    OK(MPI_Get_accumulate(NULL, 5, MPI_INT, res, 5, MPI_INT, peer, 0, 5, MPI_INT, MPI_NO_OP, win));
+    OK(MPI_Win_flush(peer, win));
+    for (i = 0; i < 5; i++) CHECK(res[i] == 100 * peer + i, "NO_OP with a NULL origin: res[%d] = %d", i, res[i]);
+    for (i = 0; i < 5; i++) res[i] = -1;
+    OK(MPI_Rget_accumulate(NULL, 3, MPI_DATATYPE_NULL, res, 5, MPI_INT, peer, 0, 5, MPI_INT, MPI_NO_OP, win, &req));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (i = 0; i < 5; i++) CHECK(res[i] == 100 * peer + i, "Rget_accumulate NO_OP: res[%d] = %d", i, res[i]);
+    OK(MPI_Win_unlock(peer, win));
+    OK(MPI_Win_free(&win));
+}
+
+/* Calls that return one status leave its MPI_ERROR alone (MPI 4.1 sec. 3.2.5: only
+ * the calls returning several statuses may set it, with MPI_ERR_IN_STATUS); mpigo
+ * wrote MPI_SUCCESS there (MPICH pt2pt/mprobe). */
+static void status_error_untouched(int rank) {
+    int v = 7, r = 0, flag = 0;
+    MPI_Status st;
+    MPI_Message msg;
+    MPI_Request req;
+#define MARK() (st.MPI_ERROR = MPI_ERR_DIMS)
+#define KEPT(what) CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "%s set MPI_ERROR to %d", what, st.MPI_ERROR)
+    if (rank == 0) {
+        int i;
+        for (i = 0; i < 6; i++) OK(MPI_Send(&v, 1, MPI_INT, 1, 40 + i, MPI_COMM_WORLD));
+    } else {
+        MARK(); OK(MPI_Recv(&r, 1, MPI_INT, 0, 40, MPI_COMM_WORLD, &st)); KEPT("MPI_Recv");
+        MARK(); OK(MPI_Probe(0, 41, MPI_COMM_WORLD, &st)); KEPT("MPI_Probe");
+        do { MARK(); OK(MPI_Iprobe(0, 41, MPI_COMM_WORLD, &flag, &st)); } while (!flag);
+        KEPT("MPI_Iprobe");
+        MARK(); OK(MPI_Recv(&r, 1, MPI_INT, 0, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MARK(); OK(MPI_Mprobe(0, 42, MPI_COMM_WORLD, &msg, &st)); KEPT("MPI_Mprobe");
+        MARK(); OK(MPI_Mrecv(&r, 1, MPI_INT, &msg, &st)); KEPT("MPI_Mrecv");
+        MARK(); OK(MPI_Irecv(&r, 1, MPI_INT, 0, 43, MPI_COMM_WORLD, &req));
+        OK(MPI_Wait(&req, &st)); KEPT("MPI_Wait");
+        OK(MPI_Irecv(&r, 1, MPI_INT, 0, 44, MPI_COMM_WORLD, &req));
+        do { MARK(); OK(MPI_Test(&req, &flag, &st)); } while (!flag);
+        KEPT("MPI_Test");
+        MARK(); OK(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st)); KEPT("MPI_Mprobe of MPI_PROC_NULL");
+        MARK(); OK(MPI_Mrecv(&r, 0, MPI_INT, &msg, &st)); KEPT("MPI_Mrecv of MPI_MESSAGE_NO_PROC");
+        MARK(); OK(MPI_Recv(&r, 1, MPI_INT, 0, 45, MPI_COMM_WORLD, &st)); KEPT("MPI_Recv");
+    }
+#undef MARK
+#undef KEPT
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -308,6 +399,9 @@ int main(int argc, char **argv) {
     int_overflow_undefined();
     negative_extent(rank);
     self_attrs_lifo();
+    large_get_noncontig_origin(rank);
+    no_op_ignores_origin(rank);
+    status_error_untouched(rank);
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
     if (rank == 0) printf("OK found\n");

@@ -25,6 +25,7 @@ type shipOp struct {
 	hasRecv bool
 	split   bool
 	sink    replySink
+	into    []byte       // a split reply's data, received apart from sink
 	fin     func([]byte) // stores a reply's data in the caller's buffer
 	batch   []byte       // a sent batch, back to the window's free list once sent
 	out     sendLayout
@@ -64,7 +65,11 @@ func (x *shipOp) finish(err error) {
 		if x.sink.status != 0 {
 			err = Errorf(ClassRMARange, "", "%s", x.sink.msg)
 		} else if x.fin != nil {
-			x.fin(x.sink.data)
+			data := x.sink.data
+			if x.split {
+				data = x.into // the sink held only the reply's header
+			}
+			x.fin(data)
 		}
 	}
 	if err != nil {
@@ -73,7 +78,7 @@ func (x *shipOp) finish(err error) {
 	if x.batch != nil {
 		x.w.recycle(x.batch)
 	}
-	x.done, x.err, x.fin, x.batch, x.sink.data, x.out = true, err, nil, nil, nil, sendLayout{}
+	x.done, x.err, x.fin, x.batch, x.sink.data, x.into, x.out = true, err, nil, nil, nil, nil, sendLayout{}
 }
 
 // testSend is test for a batch's send with w.mu held: the batch's buffer goes back
@@ -268,7 +273,7 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		if h.Kind == rma.KGet && len(into) > batchAlone {
 			// The data comes in a message of its own, straight into into.
 			h.Flags |= rma.SplitData
-			x.sink.data = nil
+			x.sink.data, x.into = nil, into
 			q2, err := eng.Irecv(p2p.Bytes(into), dest, int(h.ID), w.comm.ctx)
 			if err != nil {
 				x.done, x.err = true, MapErr("RMA", err)

@@ -8,9 +8,10 @@
 // internal/transport/shm's Region) holds, after a header:
 //
 //	one block per rank (256 bytes: no prefetcher pairs two ranks' lines): a line of
-//	  flags, arrive, ack and done, each a uint64 only its rank writes, a spare line,
-//	  and two inline lines, one per bank (sequence parity), that each hold a sequence
-//	  number and a reduction contribution of at most 56 bytes
+//	  flags, arrive, chosen, ack and done, each a uint64 only its rank writes, a line
+//	  for AllreduceDirect's address and (rank 0) Choose's picks, and two inline lines,
+//	  one per bank (sequence parity), that each hold a sequence number and a reduction
+//	  contribution of at most 56 bytes
 //	a ring of Chunks buffers of Chunk bytes, which broadcasts stream through, each
 //	  after a line of its own that holds the buffer's chunk sequence number and, for
 //	  a chunk of at most 56 bytes, the chunk itself (one cache line carries both)
@@ -33,6 +34,7 @@
 //   - ack = c: the rank is done with chunk c (copied it out, or wrote it as root).
 //   - done = s: the rank has combined its section of a split Allreduce's op s (or,
 //     rank 0 only, left Barrier op s).
+//   - chosen = k: the rank has taken the pick of its k-th Choose call.
 //
 // Barrier: arrive = s, then wait until every rank's arrive ≥ s. Bcast: the root copies
 // each chunk of the message into the ring once and raises the buffer's sequence; the
@@ -84,7 +86,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 3
+	version = 4
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
@@ -99,10 +101,12 @@ const (
 	offSleepers = lineSize // int32: waiters asleep on a futex
 
 	fArrive = 0
+	fChosen = 8 // Choose: this rank has taken the choice of call k (k)
 	fAck    = 16
 	fDone   = 24       // a split Allreduce: this rank has reduced its section of op s
 	offAddr = lineSize // AllreduceDirect: where op s's piece of this rank's send buffer is
-	// AllreduceChoose, rank 0's block: call k's choice, k<<1 | (1: AllreduceDirect).
+	// Choose, rank 0's block: chooseSlots words, call k's choice, k<<1 | way, in word
+	// k mod chooseSlots.
 	offChoice = lineSize + 8
 
 	offInline = 2 * lineSize // a rank's two lines (one per bank) of small contributions
@@ -258,10 +262,11 @@ type Group struct {
 	direct     int // Bcasts of at least this many bytes are read from the root (0: none)
 	nt         int // ring chunks of at least this many bytes are written non-temporally (0: none)
 
-	ackKnown uint64  // every other rank's ack was at least this when last looked at
-	scratch  []byte  // AllreduceDirect: a section of another rank's contribution
-	calls    uint64  // choices made (Choose)
-	choice   Chooser // rank 0: what AllreduceChoose measured
+	ackKnown    uint64  // every other rank's ack was at least this when last looked at
+	scratch     []byte  // AllreduceDirect: a section of another rank's contribution
+	calls       uint64  // choices made (Choose)
+	chosenKnown uint64  // rank 0: every other rank's chosen was at least this when last looked at
+	choice      Chooser // rank 0: what AllreduceChoose measured
 	// announced: the root's length that the last Bcast returning ErrElsewhere learnt
 	announced int
 
@@ -299,6 +304,7 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 	g.s = atomic.LoadUint64(g.flag(rank, fArrive))
 	g.c = atomic.LoadUint64(g.flag(rank, fAck))
 	g.ackKnown = g.c
+	g.calls = atomic.LoadUint64(g.flag(rank, fChosen))
 	return g, nil
 }
 
@@ -748,22 +754,47 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 // as rank 0 picks it from ch (its record of the operation, which only rank 0
 // keeps): rank 0 publishes the pick before the call starts, the others wait for it.
 // Every rank of the group must call it for the same calls, in the same order.
+//
+// Rank 0 may run calls ahead of the others (a point-to-point way does not hold it
+// back), so each call's pick has a word of its own, k mod chooseSlots, that a rank
+// reads only for its own call k, and rank 0 reuses a word only once every rank has
+// taken the pick that was in it (chosen ≥ k-chooseSlots). With one word, a rank one
+// call behind took the next call's pick and ran the other way than its peers (MPICH's
+// coll/bcasttest at 10 ranks: data of the next Bcast, then a hang).
 func (g *Group) Choose(ch *Chooser) (int, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
 	g.calls++
-	p := g.flag(0, offChoice)
+	k := g.calls
+	p := g.flag(0, offChoice+8*int(k%chooseSlots))
 	if g.rank == 0 {
+		if k > chooseSlots && g.chosenKnown < k-chooseSlots {
+			if err := g.waitAll(fChosen, k-chooseSlots); err != nil {
+				return 0, err
+			}
+			g.chosenKnown = g.minOther(fChosen)
+		}
 		v := ch.pick()
-		g.raiseAt(p, g.calls<<1|uint64(v))
+		g.raiseAt(p, k<<1|uint64(v))
+		g.raise(fChosen, k)
 		return v, nil
 	}
-	if err := g.waitAt(0, p, g.calls<<1); err != nil {
+	if err := g.waitAt(0, p, k<<1); err != nil {
 		return 0, err
 	}
-	return int(atomic.LoadUint64(p) & 1), nil
+	x := atomic.LoadUint64(p)
+	if x>>1 != k {
+		g.err = fmt.Errorf("shmcoll: Choose: call %d found the pick of call %d", k, x>>1)
+		return 0, g.err
+	}
+	g.raise(fChosen, k)
+	return int(x & 1), nil
 }
+
+// chooseSlots is how many calls' picks Choose keeps at once (the words of rank 0's
+// spare line after offChoice): how far rank 0 may run ahead before it waits.
+const chooseSlots = 7
 
 // chooseProbe: once a choice is made, one call in this many tries the other way, so
 // that a change of the host's state is noticed.

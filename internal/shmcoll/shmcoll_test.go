@@ -582,3 +582,39 @@ func TestNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per Barrier+Bcast+Allreduce, want 0", a)
 	}
 }
+
+// TestChooseRankZeroAhead: rank 0 runs its Choose calls with nothing else holding it
+// back (as when the pick is the point-to-point way), while the others lag; each rank
+// still takes, call by call, the pick rank 0 made for that call (with one shared word,
+// a lagging rank took a later call's pick: MPICH's coll/bcasttest at 10 ranks).
+func TestChooseRankZeroAhead(t *testing.T) {
+	l := small
+	l.Ranks = 3
+	const calls = 3*chooseSlots + 40
+	picks := make([][]int, l.Ranks)
+	var ch Chooser
+	group(t, l, Options{}, func(g *Group) error {
+		for k := 0; k < calls; k++ {
+			if g.rank != 0 && k%5 == g.rank {
+				time.Sleep(time.Millisecond)
+			}
+			v, err := g.Choose(&ch)
+			if err != nil {
+				return err
+			}
+			if g.rank == 0 {
+				ch.Record(v, float64(1+v)) // way 0 is faster: the probes take way 1
+			}
+			picks[g.rank] = append(picks[g.rank], v)
+		}
+		return nil
+	})
+	if ones := fmt.Sprint(picks[0]); !strings.Contains(ones, "1") || !strings.Contains(ones, "0") {
+		t.Fatalf("rank 0 picked only one way: %v", picks[0])
+	}
+	for r := 1; r < l.Ranks; r++ {
+		if fmt.Sprint(picks[r]) != fmt.Sprint(picks[0]) {
+			t.Errorf("rank %d took %v, rank 0 picked %v", r, picks[r], picks[0])
+		}
+	}
+}

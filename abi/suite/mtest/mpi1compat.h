@@ -48,4 +48,8 @@ static inline int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *eh)
 {
     return MPI_Comm_get_errhandler(comm, eh);
 }
+static inline int MPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
+{
+    return MPI_Comm_create_errhandler(fn, eh);
+}
 #endif

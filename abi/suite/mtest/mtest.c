@@ -564,11 +564,9 @@ int MTestGetDatatypes(MTestDatatype * s, MTestDatatype * r, MPI_Aint count)
         s->FreeBuf = free_buf;
         s->CheckBuf = vector_check;
         basic(r, MPI_INT);
-        r->isBasic = 0;
         break;
     case 6:                    /* contiguous send; received into a vector */
         basic(s, MPI_INT);
-        s->isBasic = 0;
         r->nblock = count;
         r->blksize = sizeof(int);
         r->stride = 2 * sizeof(int);
@@ -604,7 +602,6 @@ int MTestGetDatatypes(MTestDatatype * s, MTestDatatype * r, MPI_Aint count)
             s->FreeBuf = indexed_free;
             s->CheckBuf = indexed_check;
             basic(r, MPI_INT);
-            r->isBasic = 0;
             (void) i;
             break;
         }
