@@ -136,8 +136,9 @@ func TestTypedP2PNoAllocs(t *testing.T) {
 }
 
 // TestNonblockingCollNoAllocs: a nonblocking collective and its Wait allocate nothing
-// per call once warm (Iallreduce, Ibcast, Ibarrier, Ireduce, Iallgather, Ialltoall):
-// the schedule and the request's record are both reused.
+// per call once warm (Iallreduce, Ibcast, Ibarrier, Ireduce, Iallgather, Ialltoall,
+// and a persistent Allreduce's Start): the schedule and the request's record are both
+// reused.
 func TestNonblockingCollNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items, so allocations are not counted")
@@ -152,6 +153,9 @@ func TestNonblockingCollNoAllocs(t *testing.T) {
 			_, err = r.Wait()
 			must(t, err)
 		}
+		pr, err := mpi.AllreduceInit(w, a, sum, mpi.Sum)
+		must(t, err)
+		defer pr.Free()
 		calls := []struct {
 			name string
 			f    func()
@@ -165,6 +169,8 @@ func TestNonblockingCollNoAllocs(t *testing.T) {
 			{"Ireduce(+Ibarrier)", func() { wait(mpi.Ireduce(w, a, sum, mpi.Max, 1)); wait(w.Ibarrier()) }},
 			{"Iallgather", func() { wait(mpi.Iallgather(w, a, all)) }},
 			{"Ialltoall", func() { wait(mpi.Ialltoall(w, all, out)) }},
+			// A persistent collective's run takes a record from the pool too.
+			{"AllreduceInit Start", func() { must(t, pr.Start()); wait(pr, nil) }},
 		}
 		for _, c := range calls {
 			c.f() // the first call fills the pools

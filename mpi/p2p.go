@@ -222,6 +222,12 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 // Waitall family); until then the buffer given to it belongs to MPI. A completed request
 // becomes the null request; a persistent one becomes inactive until Start.
 //
+// A Request is a value, and copies of it name the same operation. Once one copy has
+// been completed (Wait, Test and their kin) the others are used up too: a copy of a
+// nonblocking collective's request is then the null request (Wait and Test report it
+// at once with the empty status), as the completed one is, and never sees a later
+// collective; a copy of a point-to-point request gets an error of class ErrRequest.
+//
 // A Request is four words (a struct of at most four fields and 32 bytes is kept in
 // registers by the compiler; a larger one is copied through memory at every call and
 // return, and Isend and Irecv return one per message).
