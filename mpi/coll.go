@@ -407,7 +407,7 @@ func (c *Comm) start(op string, p *core.Pending, err error) (Request, error) {
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}
-	return Request{c: c, x: p}, nil
+	return opReq(c, p), nil
 }
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.

@@ -24,7 +24,7 @@ func (c *Comm) persistent(op string, start func() (Request, error)) (Request, er
 	err := c.dev().CheckArgs(func() error {
 		r, err := start()
 		if err == nil && r.x != nil {
-			r.x.Free()
+			r.ref().Free()
 			return c.fail(op, errorf(ClassIntern, op, "the argument check started the operation"))
 		}
 		return err // through the handler already, as the nonblocking call's error

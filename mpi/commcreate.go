@@ -73,7 +73,7 @@ func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, err
 		}
 		return nil
 	})
-	return d, Request{c: c, x: p}, nil
+	return d, opReq(c, p), nil
 }
 
 // DupWithInfo is Dup, except that the new communicator takes its hints from info

@@ -222,6 +222,12 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 // Waitall family); until then the buffer given to it belongs to MPI. A completed request
 // becomes the null request; a persistent one becomes inactive until Start.
 //
+// A Request is a value, and copies of it name the same operation. Once one copy has
+// been completed (Wait, Test and their kin) the others are used up too: a copy of a
+// nonblocking collective's request is then the null request (Wait and Test report it
+// at once with the empty status), as the completed one is, and never sees a later
+// collective; a copy of a point-to-point request gets an error of class ErrRequest.
+//
 // A Request is four words (a struct of at most four fields and 32 bytes is kept in
 // registers by the compiler; a larger one is copied through memory at every call and
 // return, and Isend and Irecv return one per message).
@@ -231,8 +237,34 @@ type Request struct {
 	x *core.Pending // an operation that is not one message (a collective, Idup); nil for point-to-point
 }
 
+// A nonblocking collective's record is reused once a completion call has reported it
+// (core.Pending), so a Request with x also holds the generation x had when the
+// request was made: in q, whose engine request is null then and whose generation
+// word is otherwise unused (a fifth field would take the Request out of registers).
+// A copy of a request that another copy has completed (or freed) names an older
+// generation: it is the null request, as MPI makes a completed request's handle
+// MPI_REQUEST_NULL, and never sees the operation that reuses the record.
+
+// opReq is the Request of the operation of many messages p.
+func opReq(c *Comm, p *core.Pending) Request {
+	return Request{q: p2p.RequestOf(nil, p.Gen()), c: c, x: p}
+}
+
+// ref is r's operation of many messages at r's generation.
+func (r *Request) ref() core.Ref {
+	_, gen := r.q.Handle()
+	return core.RefOf(r.x, gen)
+}
+
+// settle makes r the null request if it is a stale copy (see opReq).
+func (r *Request) settle() {
+	if r.x != nil && r.ref().Stale() {
+		r.x, r.q = nil, p2p.Request{}
+	}
+}
+
 // IsNull reports whether r is the null request (completed, or never started).
-func (r *Request) IsNull() bool { return r.q.IsNull() && r.x == nil }
+func (r *Request) IsNull() bool { return r.q.IsNull() && (r.x == nil || r.ref().Stale()) }
 
 func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
 	if d := c.dev(); !persistent && d.DirectSend(dest, tag) {
@@ -329,11 +361,14 @@ func (r *Request) Wait() (st Status, err error) {
 // wait is Wait unrecorded, its errors said to be op's: Wait's body, and the wait
 // of a call made of a request and its wait (Sendrecv), which reports itself once.
 func (r *Request) wait(op string) (st Status, err error) {
+	if r.x != nil && r.ref().Stale() {
+		r.settle()
+	}
 	if r.x != nil {
 		if r.c != nil && r.c.ctx != nil {
 			return r.WaitContext(r.c.ctx)
 		}
-		err = r.x.Wait()
+		err = r.ref().Wait()
 		if xerr := r.xReport(&st, true); err == nil {
 			err = xerr
 		}
@@ -356,8 +391,9 @@ var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 
 // WaitContext is Wait that gives up when ctx is done; r stays pending then.
 func (r *Request) WaitContext(ctx context.Context) (Status, error) {
+	r.settle()
 	if r.x != nil {
-		err := r.x.WaitContext(ctx)
+		err := r.ref().WaitContext(ctx)
 		if err == ctx.Err() && err != nil {
 			return Status{}, r.c.fail("Wait", err) // still pending
 		}
@@ -387,8 +423,9 @@ func (r *Request) GetStatus() (st Status, ok bool, err error) {
 
 // test is Test (release: a completed request is used up) and GetStatus.
 func (r *Request) test(op string, release bool) (st Status, ok bool, err error) {
+	r.settle()
 	if r.x != nil {
-		ok, err = r.x.Test()
+		ok, err = r.ref().Test()
 		if ok {
 			if xerr := r.xReport(&st, release); err == nil {
 				err = xerr
@@ -417,6 +454,7 @@ func (r *Request) Cancel() error {
 
 // cancel is Cancel unrecorded, for the calls made of others (Sendrecv).
 func (r *Request) cancel() error {
+	r.settle()
 	if r.x != nil {
 		if !r.x.Cancelable() {
 			return r.c.fail("Cancel", errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled"))
@@ -429,9 +467,10 @@ func (r *Request) cancel() error {
 // Free releases r; a pending operation still completes, unobserved.
 func (r *Request) Free() error {
 	defer prof.Exit(prof.RequestFree, r.enterWait(prof.RequestFree), 0)
+	r.settle()
 	if r.x != nil {
-		err := r.x.Free() // it completes in the background
-		r.x = nil
+		err := r.ref().Free() // it completes in the background
+		r.x, r.q = nil, p2p.Request{}
 		return r.c.fail("Free", mapErr("Free", err))
 	}
 	return r.c.fail("Free", mapErr("Free", core.FreeRequest(&r.q)))
@@ -441,6 +480,7 @@ func (r *Request) Free() error {
 // persistent collective).
 func (r *Request) Start() error {
 	defer prof.Exit(prof.ReqStart, r.enterWait(prof.ReqStart), 0)
+	r.settle()
 	if r.x != nil {
 		// A persistent collective: an error of its run went through the handler as
 		// the run began.
@@ -454,7 +494,7 @@ func (r *Request) Start() error {
 
 // inactive reports whether completion calls treat r as the null request: it is null,
 // or a persistent collective not started.
-func (r *Request) inactive() bool { return r.IsNull() || (r.x != nil && !r.x.Active()) }
+func (r *Request) inactive() bool { return r.IsNull() || (r.x != nil && !r.ref().Active()) }
 
 func engReqs(rs []Request, buf []p2p.Request) []p2p.Request {
 	buf = buf[:0]
@@ -624,7 +664,7 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 	defer prof.Exit(prof.Testall, enterAll(prof.Testall, rs), 0)
 	for i := range rs { // operations of many messages must all be done first
 		if rs[i].x != nil {
-			if ok, _ := rs[i].x.Test(); !ok {
+			if ok, _ := rs[i].ref().Test(); !ok {
 				return false, nil
 			}
 		}

@@ -73,7 +73,7 @@ func iflush(op string, c *Comm, d *core.Comm) (Request, error) {
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}
-	return Request{c: c, x: x}, nil
+	return opReq(c, x), nil
 }
 
 // AttachBuffer gives c a buffer of its own for buffered sends

@@ -12,14 +12,15 @@ import (
 // free function runs, and r becomes the null request.
 func (r *Request) xReport(st *Status, release bool) error {
 	var ps p2p.Status
-	err := r.x.StatusInto(&ps)
+	h := r.ref()
+	err := h.StatusInto(&ps)
 	r.c.storeStatus(st, &ps)
 	if release {
-		if ferr := r.x.Release(); err == nil {
+		if ferr := h.Release(); err == nil {
 			err = ferr
 		}
 		if !r.x.IsPersistent() { // a persistent one becomes inactive instead
-			r.x = nil
+			r.x, r.q = nil, p2p.Request{}
 		}
 	}
 	return err
@@ -202,12 +203,12 @@ func RequestGetStatusSome(rs []Request) ([]int, []Status, error) {
 
 // active reports whether r is an operation started and not yet reported: not null,
 // not an inactive persistent request.
-func (r *Request) active() bool { return r.x != nil || r.q.Active() }
+func (r *Request) active() bool { return (r.x != nil && !r.ref().Stale()) || r.q.Active() }
 
 // peek reports whether r has completed (null and inactive ones have), leaving it.
 func (r *Request) peek() bool {
 	if r.x != nil {
-		ok, _ := r.x.Test()
+		ok, _ := r.ref().Test()
 		return ok
 	}
 	var ps p2p.Status

@@ -71,7 +71,7 @@ func partStart(op string, c *Comm, send bool, b p2p.Buf, parts, peer, tag int) (
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}
-	return Request{c: c, x: p}, nil
+	return opReq(c, p), nil
 }
 
 // Pready marks partition i of the partitioned send r ready: it may be sent at once,

@@ -138,6 +138,10 @@ func barrier(op string, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 
 	if m == mBlock {
 		return fail(op, ch, c.c.Barrier(op))
 	}
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Ibarrier(op)
+		return started(op, c, ch, req, p, err)
+	}
 	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Ibarrier(op) })
 }
 
@@ -352,6 +356,10 @@ func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, c
 		_, err := c.c.Scan(op, s, rv, rd, excl, false)
 		return fail(op, ch, err)
 	}
+	if m == mNB && st == nil { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Scan(op, s, rv, rd, excl, true)
+		return started(op, c, ch, req, p, err)
+	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) }))
 }
 
@@ -385,6 +393,10 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 		_, err := c.c.ReduceScatterBlock(op, s, rv, rd, false)
 		return fail(op, ch, err)
 	}
+	if m == mNB && st == nil { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.ReduceScatterBlock(op, s, rv, rd, true)
+		return started(op, c, ch, req, p, err)
+	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) }))
 }
 
@@ -416,6 +428,10 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	if m == mBlock && st == nil {
 		_, err := c.c.ReduceScatter(op, s, rv, counts, rd, false)
 		return fail(op, ch, err)
+	}
+	if m == mNB && st == nil { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.ReduceScatter(op, s, rv, counts, rd, true)
+		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) }))
 }
@@ -452,6 +468,10 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 	if m == mBlock {
 		_, err := c.c.Gather(op, s, rv, rankIn(root), false)
 		return fail(op, ch, err)
+	}
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Gather(op, s, rv, rankIn(root), true)
+		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Gather(op, s, rv, rankIn(root), nb) })
 }
@@ -517,6 +537,10 @@ func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 		_, err := c.c.Scatter(op, s, rv, rankIn(root), false)
 		return fail(op, ch, err)
 	}
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Scatter(op, s, rv, rankIn(root), true)
+		return started(op, c, ch, req, p, err)
+	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Scatter(op, s, rv, rankIn(root), nb) })
 }
 
@@ -571,6 +595,10 @@ func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf u
 		_, err := c.c.Allgather(op, s, rv, false)
 		return fail(op, ch, err)
 	}
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Allgather(op, s, rv, true)
+		return started(op, c, ch, req, p, err)
+	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgather(op, s, rv, nb) })
 }
 
@@ -594,6 +622,10 @@ func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf 
 		_, err := c.c.Allgatherv(op, s, rv, counts, ds, false)
 		return fail(op, ch, err)
 	}
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Allgatherv(op, s, rv, counts, ds, true)
+		return started(op, c, ch, req, p, err)
+	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgatherv(op, s, rv, counts, ds, nb) })
 }
 
@@ -616,6 +648,10 @@ func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf un
 	if m == mBlock {
 		_, err := c.c.Alltoall(op, s, rv, false)
 		return fail(op, ch, err)
+	}
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Alltoall(op, s, rv, true)
+		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoall(op, s, rv, nb) })
 }
@@ -650,6 +686,10 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 	if m == mBlock {
 		_, err := c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, false)
 		return fail(op, ch, err)
+	}
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		p, err := c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, true)
+		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, nb) })
 }

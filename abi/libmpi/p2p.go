@@ -199,6 +199,7 @@ func PMPI_Recv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch
 type request struct {
 	q          p2p.Request
 	x          *core.Pending
+	xg         uint32 // x's generation when the handle was made (a collective's record is reused)
 	c          *comm
 	ch         uintptr
 	persistent bool
@@ -213,10 +214,13 @@ func (r *request) inactive() bool {
 		return false
 	}
 	if r.x != nil {
-		return !r.x.Active()
+		return !r.ref().Active()
 	}
 	return !r.q.Active()
 }
+
+// ref is r's operation of many messages at r's generation.
+func (r *request) ref() core.Ref { return core.RefOf(r.x, r.xg) }
 
 // requests are kept in chunks that never move, so that a *request stays valid while
 // other threads add requests.
@@ -282,7 +286,7 @@ func addP2P(q p2p.Request, c *comm, ch uintptr, persistent bool, out unsafe.Poin
 // addPending makes the handle of an operation of many messages.
 func addPending(x *core.Pending, c *comm, ch uintptr, keep any, out unsafe.Pointer) {
 	h, r := newRequest()
-	r.x, r.c, r.ch, r.keep = x, c, ch, keep
+	r.x, r.xg, r.c, r.ch, r.keep = x, x.Gen(), c, ch, keep
 	*(*uintptr)(out) = h
 }
 
@@ -294,7 +298,7 @@ func addPersistent(c *comm, ch uintptr, start func() (*core.Pending, error), out
 
 func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {
 	h, r := newRequest()
-	r.c, r.ch, r.persistent, r.x = c, ch, true, x
+	r.c, r.ch, r.persistent, r.x, r.xg = c, ch, true, x, x.Gen()
 	*(*uintptr)(out) = h
 }
 
@@ -532,20 +536,21 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 		return true, 0, nil
 	}
 	if r.x != nil {
+		x := r.ref()
 		if wait {
-			err = r.x.Wait()
+			err = x.Wait()
 		} else {
 			var ok bool
-			ok, err = r.x.Test()
+			ok, err = x.Test()
 			if !ok {
 				return false, 0, nil
 			}
 		}
-		if serr := r.x.StatusInto(&ps); err == nil {
+		if serr := x.StatusInto(&ps); err == nil {
 			err = serr
 		}
 		if release {
-			if ferr := r.x.Release(); err == nil {
+			if ferr := x.Release(); err == nil {
 				err = ferr
 			}
 		}
@@ -831,7 +836,7 @@ func PMPI_Request_free(p unsafe.Pointer) int32 {
 	defer prof.Exit(prof.RequestFree, enterReq(prof.RequestFree, r), 0)
 	var err error
 	if r.x != nil {
-		err = r.x.Free()
+		err = r.ref().Free()
 	} else {
 		err = core.FreeRequest(&r.q)
 	}

@@ -3,7 +3,9 @@
  * heap's count of allocations) over 2000 rounds: Allreduce, Reduce, Bcast, Barrier,
  * Allgather, Gather, Scatter, Alltoall, Scan, Reduce_scatter_block, Sendrecv,
  * Send/Recv (of a predefined and of a vector type), Isend/Irecv with Waitall, Wait
- * and Test, on MPI_COMM_WORLD. Results are checked too. */
+ * and Test, on MPI_COMM_WORLD; and, counted apart, the nonblocking collectives
+ * Iallreduce, Ibcast, Ibarrier, Ireduce, Iallgather and Ialltoall, each with its Wait.
+ * Results are checked too. */
 #include "check.h"
 
 extern long mpigo_mallocs(void);
@@ -63,6 +65,31 @@ static void round_(int rank, int n, int i) {
     }
 }
 
+/* nb_round_ runs nonblocking collectives, each completed by MPI_Wait, which sets the
+ * handle to MPI_REQUEST_NULL. */
+static void nb_round_(int rank, int n, int i) {
+    double a = rank + i, sum = 0, all[8], out[8];
+    int v = i;
+    MPI_Request q;
+    OK(MPI_Iallreduce(&a, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(q == MPI_REQUEST_NULL && sum == n * (double)i + n * (n - 1) / 2.0, "Iallreduce sum %g", sum);
+    OK(MPI_Ibcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(v == i, "Ibcast %d", v);
+    OK(MPI_Ibarrier(MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    OK(MPI_Ireduce(&a, &sum, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(rank != 0 || sum == n - 1 + i, "Ireduce max %g", sum);
+    OK(MPI_Iallgather(&a, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(all[n - 1] == n - 1 + i, "Iallgather %g", all[n - 1]);
+    OK(MPI_Ialltoall(all, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(out[n - 1] == rank + i, "Ialltoall %g", out[n - 1]);
+}
+
 int main(int argc, char **argv) {
     int prov, rank, n;
     OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &prov));
@@ -78,6 +105,11 @@ int main(int argc, char **argv) {
     /* Allowance for the runtime's own (a timer, a goroutine's stack): far below one
      * per round. */
     CHECK(d < ROUNDS / 20, "%ld allocations in %d rounds of 20 calls", d, ROUNDS);
+    for (int i = 0; i < 100; i++) nb_round_(rank, n, i);
+    m0 = mpigo_mallocs();
+    for (int i = 0; i < ROUNDS; i++) nb_round_(rank, n, i);
+    d = mpigo_mallocs() - m0;
+    CHECK(d < ROUNDS / 20, "%ld allocations in %d rounds of 6 nonblocking collectives and their waits", d, ROUNDS);
     OK(MPI_Finalize());
     if (rank == 0) printf("OK noalloc\n");
     return 0;

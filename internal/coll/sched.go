@@ -218,7 +218,12 @@ func (s *Sched) advance(block bool) (bool, error) {
 				return s.fail(err)
 			}
 			if !ok {
-				s.reqs = s.reqs[i:] // the completed ones are null: drop them
+				// The completed ones are null: drop them, moving the rest down
+				// rather than reslicing, which would shrink the capacity that the
+				// pooled schedule keeps for its next use.
+				n := copy(s.reqs, s.reqs[i:])
+				clear(s.reqs[n:])
+				s.reqs = s.reqs[:n]
 				return false, nil
 			}
 		}

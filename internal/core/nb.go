@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -21,6 +22,14 @@ import (
 
 // Pending is a nonblocking operation of more than one message. Its zero value and nil
 // are complete.
+//
+// A nonblocking collective's Pending is a pooled record: once its owner has reported
+// it (Release, after Test or Wait said it is complete) or freed it (Free; then once it
+// completes), it goes back to a pool and serves a later collective. Each reuse bumps
+// the record's generation, and a handle holds the generation it was made at (a Ref),
+// so a stale copy of a request sees the null request (complete, with the empty status
+// and no error) and never another operation's state. Every other kind of Pending is
+// not reused: its generation is always 0.
 type Pending struct {
 	op pendingOp
 }
@@ -31,17 +40,69 @@ type pendingOp interface {
 	doneCh() <-chan struct{}
 }
 
+// Ref is a Pending at one generation: what a request handle holds (see Pending).
+type Ref struct {
+	p   *Pending
+	gen uint32
+}
+
+// RefOf is the Ref of p at generation gen (a handle's: p and p.Gen() when it was made).
+func RefOf(p *Pending, gen uint32) Ref { return Ref{p: p, gen: gen} }
+
+// Ref is p at its current generation, for its owner.
+func (p *Pending) Ref() Ref { return Ref{p: p, gen: p.Gen()} }
+
+// Gen is p's current generation (0 for the kinds that are not reused).
+func (p *Pending) Gen() uint32 {
+	if p != nil {
+		if x, ok := p.op.(*collOp); ok {
+			return x.gen.Load()
+		}
+	}
+	return 0
+}
+
+// coll is h's collective record, nil if it is of another kind.
+func (h Ref) coll() *collOp {
+	if h.p == nil {
+		return nil
+	}
+	x, _ := h.p.op.(*collOp)
+	return x
+}
+
+// Stale reports whether h names a record that has been reused since: the handle it
+// came from is a copy of a request already reported or freed.
+func (h Ref) Stale() bool {
+	x := h.coll()
+	return x != nil && x.gen.Load() != h.gen
+}
+
 // Test reports whether p has completed, and its error if so.
-func (p *Pending) Test() (bool, error) {
-	if p == nil || p.op == nil {
+func (p *Pending) Test() (bool, error) { return p.Ref().Test() }
+
+// Test reports whether h has completed, and its error if so.
+func (h Ref) Test() (bool, error) {
+	if x := h.coll(); x != nil {
+		return x.testGen(h.gen)
+	}
+	if h.p == nil || h.p.op == nil {
 		return true, nil
 	}
-	return p.op.test()
+	return h.p.op.test()
 }
 
 // WaitContext is Wait that gives up when ctx is done, with ctx's error; p stays
 // pending then.
-func (p *Pending) WaitContext(ctx context.Context) error {
+func (p *Pending) WaitContext(ctx context.Context) error { return p.Ref().WaitContext(ctx) }
+
+// WaitContext is Wait that gives up when ctx is done, with ctx's error; h stays
+// pending then.
+func (h Ref) WaitContext(ctx context.Context) error {
+	if x := h.coll(); x != nil {
+		return x.waitCtx(ctx, h.gen)
+	}
+	p := h.p
 	if p == nil || p.op == nil {
 		return nil
 	}
@@ -60,34 +121,111 @@ func (p *Pending) WaitContext(ctx context.Context) error {
 }
 
 // Wait waits for p to complete and returns its error.
-func (p *Pending) Wait() error {
-	if p == nil || p.op == nil {
+func (p *Pending) Wait() error { return p.Ref().Wait() }
+
+// Wait waits for h to complete and returns its error.
+func (h Ref) Wait() error {
+	if x := h.coll(); x != nil {
+		return x.waitCtx(nil, h.gen)
+	}
+	if h.p == nil || h.p.op == nil {
 		return nil
 	}
-	return p.op.wait()
+	return h.p.op.wait()
+}
+
+// doneCh is closed once h is done (at once for a stale h).
+func (h Ref) doneCh() <-chan struct{} {
+	if x := h.coll(); x != nil {
+		nbColl.mu.Lock()
+		defer nbColl.mu.Unlock()
+		if x.gen.Load() != h.gen {
+			return closed
+		}
+		return x.waitCh()
+	}
+	if h.p == nil || h.p.op == nil {
+		return closed
+	}
+	return h.p.op.doneCh()
+}
+
+// Active reports whether h is under way (see Pending.Active); a stale h is not.
+func (h Ref) Active() bool {
+	if x := h.coll(); x != nil {
+		return x.gen.Load() == h.gen
+	}
+	return h.p.Active()
+}
+
+// StatusInto is Pending.StatusInto (a collective's status is the empty one, stale or
+// not).
+func (h Ref) StatusInto(st *p2p.Status) error { return h.p.StatusInto(st) }
+
+// Release is Pending.Release: a collective's record goes back to the pool (a stale h
+// does nothing).
+func (h Ref) Release() error {
+	if x := h.coll(); x != nil {
+		x.release(h.gen)
+		return nil
+	}
+	return h.p.Release()
+}
+
+// Free is Pending.Free: a collective's record goes back to the pool once it has
+// completed (a stale h does nothing).
+func (h Ref) Free() error {
+	if x := h.coll(); x != nil {
+		x.free(h.gen)
+		return nil
+	}
+	return h.p.Free()
 }
 
 // collOp is a nonblocking collective: until it is done, its buffers belong to MPI.
+// Records are pooled (see Pending); every field but gen and box is guarded by
+// nbColl.mu, and gen is written under it too.
 type collOp struct {
 	s    *coll.Sched
 	name string
 	done bool
 	err  error
 	out  bool // its pending requests are lent to the progress goroutine
-	// ch is closed once done; made (under nbColl.mu) only when a waiter must block,
-	// so that a collective that completes before anyone waits costs no channel.
-	ch  chan struct{}
-	box Pending
+	// ch is closed once done; made (under nbColl.mu) only for a waiter that needs a
+	// channel (WaitContext), so that Wait, which sleeps on nbColl.wake instead, costs
+	// no allocation.
+	ch chan struct{}
 	// fin, if set, runs once the schedule has succeeded, before its scratch buffers
 	// go back (Alltoallw unpacks what it received there into the user's layout).
-	fin func() error
+	fin   func() error
+	freed bool // its owner freed it: back to the pool once done
+	gen   atomic.Uint32
+	box   Pending // box.op is the record itself, for good
 }
+
+// maxFreeColl bounds the pool of collective records: enough for the collectives a
+// program keeps outstanding at once.
+const maxFreeColl = 256
 
 var nbColl struct {
 	mu      sync.Mutex
 	ops     []*collOp
-	running bool // the progress goroutine is alive
+	free    []*collOp // records to reuse
+	running bool      // the progress goroutine is alive
+	// wake is broadcast when a collective completes while sleepers > 0: the Waits
+	// asleep on nbColl.mu, each of which then looks at its own record again.
+	wake     sync.Cond
+	sleepers int
+	// The progress goroutine's lists, kept from one of its lives to the next (a
+	// life begins when a collective is started with none outstanding).
+	loop struct {
+		qs    []p2p.Request
+		backs []lent
+		mine  []*collOp
+	}
 }
+
+func init() { nbColl.wake.L = &nbColl.mu }
 
 // StartColl starts the schedule s of the nonblocking collective op (err: building it
 // failed, which Start returns); fin, if not nil, runs once s has succeeded.
@@ -95,8 +233,9 @@ func StartColl(op string, s *coll.Sched, fin func() error, err error) (*Pending,
 	if err != nil {
 		return nil, err
 	}
-	x := &collOp{s: s, name: op, fin: fin}
 	nbColl.mu.Lock()
+	x := newCollOp()
+	x.s, x.name, x.fin = s, op, fin
 	nbColl.ops = append(nbColl.ops, x)
 	progressColl()
 	if !x.done && !nbColl.running {
@@ -105,12 +244,40 @@ func StartColl(op string, s *coll.Sched, fin func() error, err error) (*Pending,
 		go progressLoop()
 	}
 	nbColl.mu.Unlock()
-	x.box.op = x
 	return &x.box, nil
 }
 
-// progressColl advances every schedule not lent out; finished ones leave the list.
-// The caller holds nbColl.mu.
+// newCollOp takes a record from the pool, or makes one (nbColl.mu held).
+func newCollOp() *collOp {
+	if k := len(nbColl.free); k > 0 {
+		x := nbColl.free[k-1]
+		nbColl.free[k-1] = nil
+		nbColl.free = nbColl.free[:k-1]
+		return x
+	}
+	x := &collOp{}
+	x.box.op = x
+	x.gen.Store(1)
+	return x
+}
+
+// recycle puts x, done, back in the pool under its next generation (nbColl.mu held):
+// every handle of the generation it served is stale from now on.
+func (x *collOp) recycle() {
+	g := x.gen.Load() + 1
+	if g == 0 {
+		g = 1
+	}
+	x.s, x.name, x.done, x.err, x.out, x.ch, x.fin, x.freed = nil, "", false, nil, false, nil, nil, false
+	x.gen.Store(g)
+	if len(nbColl.free) < maxFreeColl {
+		nbColl.free = append(nbColl.free, x)
+	}
+}
+
+// progressColl advances every schedule not lent out; finished ones leave the list
+// (and go back to the pool if their owner has freed them). The caller holds
+// nbColl.mu.
 func progressColl() {
 	ops := nbColl.ops[:0]
 	for _, x := range nbColl.ops {
@@ -125,7 +292,13 @@ func progressColl() {
 				if x.ch != nil {
 					close(x.ch)
 				}
+				if nbColl.sleepers > 0 {
+					nbColl.wake.Broadcast()
+				}
 				noteDone()
+				if x.freed {
+					x.recycle()
+				}
 				continue
 			}
 		}
@@ -144,15 +317,15 @@ type lent struct {
 // outstanding schedule, waits until one completes, gives them back and advances the
 // schedules, until none is left.
 func progressLoop() {
-	var (
-		qs    []p2p.Request
-		backs []lent
-		mine  []*collOp
-	)
+	nbColl.mu.Lock()
+	qs, backs, mine := nbColl.loop.qs, nbColl.loop.backs, nbColl.loop.mine
+	nbColl.mu.Unlock()
 	for {
 		nbColl.mu.Lock()
 		progressColl()
 		if len(nbColl.ops) == 0 {
+			clear(mine)
+			nbColl.loop.qs, nbColl.loop.backs, nbColl.loop.mine = qs[:0], backs[:0], mine[:0]
 			nbColl.running = false
 			nbColl.mu.Unlock()
 			return
@@ -183,15 +356,21 @@ func progressLoop() {
 	}
 }
 
-func (x *collOp) test() (bool, error) {
+func (x *collOp) test() (bool, error) { return x.testGen(x.gen.Load()) }
+
+func (x *collOp) testGen(gen uint32) (bool, error) {
 	nbColl.mu.Lock()
+	if x.gen.Load() != gen {
+		nbColl.mu.Unlock()
+		return true, nil // a stale handle: the null request
+	}
 	progressColl()
-	done := x.done
+	done, name, err := x.done, x.name, x.err
 	nbColl.mu.Unlock()
 	if !done {
 		return false, nil
 	}
-	return true, MapErr(x.name, x.err)
+	return true, MapErr(name, err)
 }
 
 func (x *collOp) doneCh() <-chan struct{} {
@@ -211,13 +390,64 @@ func (x *collOp) waitCh() <-chan struct{} {
 	return x.ch
 }
 
-func (x *collOp) wait() error {
+func (x *collOp) wait() error { return x.waitCtx(nil, x.gen.Load()) }
+
+// waitCtx waits for x at generation gen (a stale handle's wait returns at once, as
+// for the null request), or until ctx, if not nil, is done.
+func (x *collOp) waitCtx(ctx context.Context, gen uint32) error {
 	nbColl.mu.Lock()
+	if x.gen.Load() != gen {
+		nbColl.mu.Unlock()
+		return nil
+	}
 	progressColl()
-	ch := x.waitCh()
+	switch {
+	case x.done:
+	case ctx == nil:
+		for !x.done && x.gen.Load() == gen {
+			nbColl.sleepers++
+			nbColl.wake.Wait()
+			nbColl.sleepers--
+		}
+	default:
+		ch := x.waitCh()
+		nbColl.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		nbColl.mu.Lock()
+	}
+	if x.gen.Load() != gen { // another copy of the handle reported it meanwhile
+		nbColl.mu.Unlock()
+		return nil
+	}
+	name, err := x.name, x.err
 	nbColl.mu.Unlock()
-	<-ch
-	return MapErr(x.name, x.err)
+	return MapErr(name, err)
+}
+
+// release puts x back in the pool once its owner has reported it.
+func (x *collOp) release(gen uint32) {
+	nbColl.mu.Lock()
+	if x.gen.Load() == gen && x.done {
+		x.recycle()
+	}
+	nbColl.mu.Unlock()
+}
+
+// free: x completes unobserved and then goes back to the pool.
+func (x *collOp) free(gen uint32) {
+	nbColl.mu.Lock()
+	if x.gen.Load() == gen {
+		if x.done {
+			x.recycle()
+		} else {
+			x.freed = true
+		}
+	}
+	nbColl.mu.Unlock()
 }
 
 // Go runs f in a goroutine of its own as a nonblocking operation (Idup, the

@@ -18,7 +18,7 @@ import (
 type persistOp struct {
 	mu     sync.Mutex
 	start1 func() (*Pending, error)
-	cur    *Pending // the run under way; nil while inactive
+	cur    Ref // the run under way; the zero Ref while inactive
 	freed  bool
 }
 
@@ -129,7 +129,7 @@ func (p *Pending) Start(op string) error {
 func (o *persistOp) isActive() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.cur != nil
+	return o.cur.p != nil
 }
 
 func (o *persistOp) start(op string) error {
@@ -138,7 +138,7 @@ func (o *persistOp) start(op string) error {
 	if o.freed {
 		return Errorf(ClassRequest, op, "the persistent request has been freed")
 	}
-	if o.cur != nil {
+	if o.cur.p != nil {
 		return Errorf(ClassRequest, op, "the persistent request is active: complete it (Wait, Test) before starting it again")
 	}
 	cur, err := o.start1()
@@ -148,11 +148,11 @@ func (o *persistOp) start(op string) error {
 	if cur == nil {
 		cur = &Pending{} // completed at once
 	}
-	o.cur = cur
+	o.cur = cur.Ref()
 	return nil
 }
 
-func (o *persistOp) run() *Pending {
+func (o *persistOp) run() Ref {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.cur
@@ -163,10 +163,7 @@ func (o *persistOp) test() (bool, error) { return o.run().Test() }
 func (o *persistOp) wait() error         { return o.run().Wait() }
 
 func (o *persistOp) doneCh() <-chan struct{} {
-	if cur := o.run(); cur != nil && cur.op != nil {
-		return cur.op.doneCh()
-	}
-	return closed
+	return o.run().doneCh()
 }
 
 func (o *persistOp) status() (p2p.Status, error) {
@@ -179,7 +176,7 @@ func (o *persistOp) status() (p2p.Status, error) {
 func (o *persistOp) release() error {
 	o.mu.Lock()
 	cur := o.cur
-	o.cur = nil
+	o.cur = Ref{}
 	o.mu.Unlock()
 	return cur.Release()
 }

@@ -186,7 +186,7 @@ func (st *staged) finish(p *Pending, err error) (*Pending, error) {
 	}
 	h := new(staged) // the request's own: a blocking call's stays on the stack
 	*h = *st
-	return &Pending{op: &thenOp{p: p, end: h.done}}, nil
+	return &Pending{op: &thenOp{p: p.Ref(), end: h.done}}, nil
 }
 
 // Then returns a Pending that completes when p does, after fin has run once p has
@@ -194,7 +194,7 @@ func (st *staged) finish(p *Pending, err error) (*Pending, error) {
 // unpacks typed results into the user's layout there). fin does not run when p
 // fails: the buffers it would read may still be targets of messages in flight.
 func Then(p *Pending, fin func() error) *Pending {
-	return &Pending{op: &thenOp{p: p, end: func(err error) error {
+	return &Pending{op: &thenOp{p: p.Ref(), end: func(err error) error {
 		if err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func Then(p *Pending, fin func() error) *Pending {
 // thenOp is a nonblocking operation with work to do once it completes (unpacking
 // typed outputs), done once, by whichever of Test and Wait sees the completion first.
 type thenOp struct {
-	p    *Pending
+	p    Ref
 	end  func(error) error
 	once sync.Once
 	err  error
@@ -226,12 +226,12 @@ func (o *thenOp) test() (bool, error) {
 
 func (o *thenOp) wait() error { return o.finish(o.p.Wait()) }
 
-func (o *thenOp) doneCh() <-chan struct{} {
-	if o.p == nil || o.p.op == nil {
-		return closed
-	}
-	return o.p.op.doneCh()
-}
+func (o *thenOp) doneCh() <-chan struct{} { return o.p.doneCh() }
+
+// release and free pass the user's report or free on to the operation inside, which
+// may be a pooled record.
+func (o *thenOp) release() error { return o.p.Release() }
+func (o *thenOp) free() error    { return o.p.Free() }
 
 // closed is the done channel of an operation that was complete from the start.
 var closed = func() chan struct{} {
