@@ -314,27 +314,27 @@ func PMPI_Session_get_info(sh uintptr, out unsafe.Pointer) int32 {
 	return 0
 }
 
-// psetName reads a process set name argument.
-func psetName(op string, p unsafe.Pointer) (string, error) {
-	if p == nil {
-		return "", errorf(errArg, op, "pset_name is NULL")
+// psetArgs checks the arguments of a call about a process set: the session, the
+// set's name and the output (named outName); s is nil when the call must return r.
+func psetArgs(op string, sh uintptr, np, out unsafe.Pointer, outName string) (s *session, name string, r int32) {
+	if s, r = needSession(op, sh); s == nil {
+		return nil, "", r
 	}
-	return cstr(p), nil
+	if np == nil {
+		return nil, "", failSession(op, s, sh, errorf(errArg, op, "pset_name is NULL"))
+	}
+	if out == nil {
+		return nil, "", failSession(op, s, sh, errorf(errArg, op, "%s is NULL", outName))
+	}
+	return s, cstr(np), 0
 }
 
 //export PMPI_Session_get_pset_info
 func PMPI_Session_get_pset_info(sh uintptr, np unsafe.Pointer, out unsafe.Pointer) int32 {
 	const op = "Session_get_pset_info"
-	s, r := needSession(op, sh)
+	s, name, r := psetArgs(op, sh, np, out, "info")
 	if s == nil {
 		return r
-	}
-	name, err := psetName(op, np)
-	if err != nil {
-		return failSession(op, s, sh, err)
-	}
-	if out == nil {
-		return failSession(op, s, sh, errorf(errArg, op, "info is NULL"))
 	}
 	n, err := s.s.PsetSize(op, name)
 	if err != nil {
@@ -347,16 +347,9 @@ func PMPI_Session_get_pset_info(sh uintptr, np unsafe.Pointer, out unsafe.Pointe
 //export PMPI_Group_from_session_pset
 func PMPI_Group_from_session_pset(sh uintptr, np unsafe.Pointer, out unsafe.Pointer) int32 {
 	const op = "Group_from_session_pset"
-	s, r := needSession(op, sh)
+	s, name, r := psetArgs(op, sh, np, out, "newgroup")
 	if s == nil {
 		return r
-	}
-	name, err := psetName(op, np)
-	if err != nil {
-		return failSession(op, s, sh, err)
-	}
-	if out == nil {
-		return failSession(op, s, sh, errorf(errArg, op, "newgroup is NULL"))
 	}
 	g, err := s.s.PsetGroup(op, name)
 	if err != nil {

@@ -175,17 +175,12 @@ func add(p *uint64, v uint64) {
 func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 	if timed && !concurrent && cur.call == 0 {
 		// The timeline's path: one clock read and the current call's stores; none
-		// for a small send, whose start is read when it waits or else at its end,
-		// after its message has left (see deferred).
-		polled = 0
+		// for a small send or receive, whose start is read when it waits or else at
+		// its end (see deferred).
 		if n <= stampedMax && deferrable[call] {
-			publish(&cur.call, uint64(call))
-			publishPtr(&cur.comm, comm)
-			publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
-			publish(&cur.bytes, uint64(n))
-			publish(&cur.since, 0)
-			return deferred
+			return TryDeferred(call, comm, peer, tag, n)
 		}
+		polled = 0
 		t := Now()
 		publish(&cur.call, uint64(call))
 		publishPtr(&cur.comm, comm)
