@@ -328,15 +328,7 @@ func TestOneSidedShortWaysProfile(t *testing.T) {
 	dir := t.TempDir()
 	job(t, "rmaprof", n, "--profile", dir)
 	rmaprofCounts(t, dir, n)
-	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readMatrix(t, dir)
 	if len(rows) == 0 || strings.Join(rows[0], ",") != "from,to,bytes,messages,coll_bytes,coll_messages,rma_bytes,rma_ops" {
 		t.Fatalf("matrix.csv header %v", rows)
 	}
@@ -467,15 +459,7 @@ func callprof(t *testing.T, extra ...string) {
 		}
 	}
 	// The matrix's point-to-point part (bytes and messages less the collectives').
-	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readMatrix(t, dir)
 	p2p := map[[2]int][2]int{}
 	for _, row := range rows[1:] {
 		var v [8]int
@@ -492,6 +476,21 @@ func callprof(t *testing.T, extra ...string) {
 	if got := p2p[[2]int{1, 0}]; got != [2]int{128, 4} {
 		t.Errorf("matrix 1->0: point-to-point %v (bytes, messages), want [128 4]", got)
 	}
+}
+
+// readMatrix reads the rows of the profile's matrix.csv in dir, its header first.
+func readMatrix(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "matrix.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // TestOwnSignalHandlers: a C program's own handlers (SIGINT installed before MPI_Init,

@@ -65,7 +65,9 @@
 // attributes with C copy and delete callbacks on communicators, datatypes and windows;
 // one-sided communication (every window flavour, every operation and synchronisation
 // call, shared memory queries); MPI_Alloc_mem; MPI_Pcontrol; the handle-integer
-// conversions and status accessors of MPI 5.0. Everything else is a stub returning
+// conversions and status accessors of MPI 5.0; sessions (process sets, communicators
+// from groups, session error handlers and buffers) and the file error handlers on
+// MPI_FILE_NULL. Everything else (I/O, MPI_T, spawn and ports) is a stub returning
 // MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),
