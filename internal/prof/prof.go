@@ -9,7 +9,8 @@
 //
 // Contracts:
 //   - Counting costs no allocation and no system call: fixed arrays indexed by Call.
-//     The short path (Try, TryExit) is a compare, four plain stores, three adds.
+//     The short path (Try, TryExit) is a compare, five plain stores, two adds; a
+//     call's count is the sum of its size histogram, taken by a snapshot.
 //   - Counts and bytes are exact. Time is exact for the calls entered with EnterTimed
 //     (collectives, creation, window synchronisation, Finalize), for every call that
 //     waited past its spin (the idle policy's slow path reports it: Blocked), and for
@@ -69,7 +70,7 @@ const HistBuckets = 65
 // sampled whose wait went past its spin), or not at all (the rest of the short calls,
 // whose time Estimate takes from the sampled ones that did not block).
 type Counter struct {
-	N          uint64              // calls
+	N          uint64              // calls: the sum of Hist, which the recording adds to (a snapshot's sum)
 	Bytes      uint64              // bytes moved (sent, received, or the rank's part of a collective)
 	Timed      uint64              // calls timed from their entry
 	Ticks      uint64              // their time
@@ -96,7 +97,6 @@ func (c *Counter) Estimate() float64 {
 // operation on the short path to node memory): its count, bytes and size, no time.
 func Done(call Call, n int) {
 	c := &counts[call]
-	add(&c.N, 1)
 	add(&c.Bytes, uint64(n))
 	add(&c.Hist[bits.Len64(uint64(n))], 1)
 }
@@ -203,7 +203,8 @@ func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
 	gate += inCall - 1
 	cur.call = uint64(call)
 	cur.comm = comm
-	cur.peer = uint64(uint32(peer)) | uint64(uint32(tag))<<32
+	// peer | tag<<32 as two stores (amd64 is little endian): no shift and or.
+	*(*[2]uint32)(unsafe.Pointer(&cur.peer)) = [2]uint32{uint32(peer), uint32(tag)}
 	cur.bytes = uint64(n)
 	return true
 }
@@ -383,7 +384,6 @@ var pend struct {
 // Flush) read them from another goroutine.
 func count(call Call, n int, ticks int64) {
 	c := &counts[call]
-	plainAdd(&c.N, 1)
 	plainAdd(&c.Bytes, uint64(n))
 	plainAdd(&c.Hist[bits.Len64(uint64(n))], 1)
 	plainAdd(&c.Timed, 1)
@@ -402,9 +402,10 @@ var polls = func() (p [NumCalls]bool) {
 
 const pollGap = 4096
 
-// commit puts the pending event into the ring: in the common case one slot, stored
-// here (a call in the state of the last one recorded, whose fields fit a slot, in a
-// half with room); record takes the rest.
+// commit puts the pending event into the ring: in the common case one word, a
+// repeat, stored here (a call in the state of the last one recorded, like the event
+// before it or the one before that, whose times fit, in a half with room); record
+// takes the rest.
 func commit() {
 	call, n, comm, peer, t, end := pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end
 	pend.call = None
@@ -414,11 +415,22 @@ func commit() {
 	p := int32(uint32(peer))
 	dt, dur := uint64(t-tl.prev), uint64(end-t)
 	h := int(tl.head)
-	if comm == tl.stComm && uint32(peer>>32) == tl.tag && h < tl.half && dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
-		tl.ev[tl.base+h] = slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56}
-		tl.prev = t
-		publish(&tl.head, uint64(h+1))
-		return
+	if comm == tl.stComm && uint32(peer>>32) == tl.tag && h < tl.half && dt < 1<<(kindShift-repDur) && dur < 1<<repDur &&
+		uint64(n) < 1<<32 && int32(int16(p)) == p {
+		key := uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48
+		var rep uint32
+		if key == tl.h1 {
+			rep = recRepeat1 << kindShift
+		} else if key == tl.h2 {
+			rep = recRepeat2 << kindShift
+		}
+		if rep != 0 {
+			tl.ev[tl.base+h] = uint32(dt<<repDur|dur) | rep
+			tl.prev = t
+			tl.h1, tl.h2 = key, tl.h1
+			publish(&tl.head, uint64(h+1))
+			return
+		}
 	}
 	tl.record(call, comm, peer, t, end, n)
 }
@@ -432,8 +444,12 @@ func WaitBegins() {
 }
 
 // Stamping says whether a blocking receive's wait should call Waiting and Stamp:
-// the timeline is on, below ThreadMultiple.
-func Stamping() bool { return timed && !concurrent }
+// the timeline is on, below ThreadMultiple. It is one load, so that the device's
+// small receive that asks it stays within the inliner's budget.
+func Stamping() bool { return stamping }
+
+// stamping is timed && !concurrent, set by Start.
+var stamping bool
 
 // Waiting is called by a program's blocking receive (on its calling goroutine, the
 // timeline on) that found no message and starts to wait for one: the pending event
@@ -500,13 +516,12 @@ func Settle() {
 }
 
 // TryExit is Exit's short path, inlined: a call not timed that did not wait is
-// counted by three adds and two stores. It reports whether it counted the call.
+// counted by two adds and two stores. It reports whether it counted the call.
 func TryExit(call Call, t int64, n int) bool {
 	if !fast || t != 0 || cur.since != 0 {
 		return false
 	}
 	c := &counts[call]
-	c.N++
 	c.Bytes += uint64(n)
 	c.Hist[bits.Len64(uint64(n))]++
 	cur.call = 0
@@ -529,7 +544,6 @@ func exit(call Call, t int64, n int) {
 		gate &^= inCall
 	}
 	c := &counts[call]
-	add(&c.N, 1)
 	add(&c.Bytes, uint64(n))
 	add(&c.Hist[bits.Len64(uint64(n))], 1)
 	if t == 0 && since == 0 {

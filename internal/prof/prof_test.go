@@ -1,6 +1,7 @@
 package prof
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,19 +67,19 @@ func TestCountsAndSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := counts[Ssend]
-	const calls = 3200
-	for i := 0; i < calls; i++ {
+	const ncalls = 3200
+	for i := 0; i < ncalls; i++ {
 		call(Ssend, 8, func() { call(Recv, 1, nil) })
 	}
 	c := counts[Ssend]
-	if c.N-before.N != calls || c.Bytes-before.Bytes != 8*calls || c.Hist[4]-before.Hist[4] != calls {
-		t.Errorf("Ssend: %d calls, %d bytes, %d in bucket 4; want %d, %d, %d", c.N-before.N, c.Bytes-before.Bytes, c.Hist[4]-before.Hist[4], calls, 8*calls, calls)
+	if nCalls(&c)-nCalls(&before) != ncalls || c.Bytes-before.Bytes != 8*ncalls || c.Hist[4]-before.Hist[4] != ncalls {
+		t.Errorf("Ssend: %d calls, %d bytes, %d in bucket 4; want %d, %d, %d", nCalls(&c)-nCalls(&before), c.Bytes-before.Bytes, c.Hist[4]-before.Hist[4], ncalls, 8*ncalls, ncalls)
 	}
-	if timed := c.Timed - before.Timed; timed < calls/(2*SampleEvery) || timed > 4*calls/SampleEvery {
-		t.Errorf("%d of %d calls timed, want about 1 in %d", timed, calls, SampleEvery)
+	if timed := c.Timed - before.Timed; timed < ncalls/(2*SampleEvery) || timed > 4*ncalls/SampleEvery {
+		t.Errorf("%d of %d calls timed, want about 1 in %d", timed, ncalls, SampleEvery)
 	}
-	if counts[Recv].N != 0 {
-		t.Errorf("the nested Recv was counted %d times", counts[Recv].N)
+	if n := nCalls(&counts[Recv]); n != 0 {
+		t.Errorf("the nested Recv was counted %d times", n)
 	}
 	var in Where
 	call(Send, 3, func() { in = State() })
@@ -88,6 +89,14 @@ func TestCountsAndSamples(t *testing.T) {
 	if w := State(); w.Call != "" {
 		t.Errorf("State after the call = %+v, want none", w)
 	}
+}
+
+// nCalls is c's count as a snapshot takes it: the sum of its histogram.
+func nCalls(c *Counter) (n uint64) {
+	for _, h := range c.Hist {
+		n += h
+	}
+	return n
 }
 
 // The cost of recording one short call: the always-on counters (short path, with the
@@ -131,17 +140,18 @@ func TestUnwind(t *testing.T) {
 	if w := State(); w.Call != "" {
 		t.Fatalf("after the panic the rank is still in %s", w.Call)
 	}
-	before := counts[Bsend].N
+	before := nCalls(&counts[Bsend])
 	call(Bsend, 1, nil)
-	if counts[Bsend].N != before+1 {
+	if nCalls(&counts[Bsend]) != before+1 {
 		t.Errorf("the call after the panic was not counted")
 	}
 }
 
 // The ring's halves go to the file in order, through the writer goroutine, and a
 // write of the current half takes the rest: every event once, as it was recorded,
-// whether it fits one slot or needs a full event, and under every tag and
-// communicator it was recorded with.
+// whether it repeats an event before it (one word), needs an event record or a full
+// one, and under every tag and communicator it was recorded with. A ping-pong's
+// events and a loop of sends are one word each.
 func TestTimelineRing(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "events")
 	f, err := os.Create(name)
@@ -149,13 +159,17 @@ func TestTimelineRing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r timeline
-	r.start(f, 8, 1000)
+	r.start(f, 32, 1000)
 	var want []Event
+	add := func(e Event) {
+		want = append(want, e)
+		r.add(e.Call, nil, uint64(uint32(e.Peer))|uint64(uint32(e.Tag))<<32, e.Start, e.Start+e.Dur, int(e.Bytes))
+	}
 	for i := 0; i < 41; i++ {
 		e := Event{Start: int64(1000 + 10*i), Dur: int64(5 + i), Bytes: int64(i), Peer: int32(i % 3), Tag: int32(i / 10), Call: Send}
 		switch i {
 		case 7:
-			e.Bytes = 5 << 32 // too large for a slot
+			e.Bytes = 5 << 32 // too large for an event record
 		case 8:
 			e.Peer = 1 << 20 // too
 		case 9:
@@ -165,12 +179,32 @@ func TestTimelineRing(t *testing.T) {
 		case 11:
 			e.Peer, e.Tag = NoPeer, -2
 		}
-		want = append(want, e)
-		r.add(e.Call, nil, uint64(uint32(e.Peer))|uint64(uint32(e.Tag))<<32, e.Start, e.Start+e.Dur, int(e.Bytes))
+		add(e)
 	}
 	mu.Lock()
 	r.write()
 	mu.Unlock()
+	before, _ := f.Seek(0, io.SeekCurrent)
+	// A ping-pong (sends and receives alternate: each like the event two before),
+	// a loop of sends (each like the last), then repeats whose times do not fit one
+	// word and a send like neither of the two before.
+	at := int64(5000)
+	const pp, loop = 60, 20
+	for i := 0; i < pp+loop; i++ {
+		e := Event{Start: at, Dur: 300, Bytes: 8, Peer: 1, Tag: 4, Call: Send}
+		if i < pp && i%2 == 1 {
+			e.Call, e.Dur = Recv, 2000
+		}
+		add(e)
+		at += 700
+	}
+	add(Event{Start: at, Dur: 1 << repDur, Bytes: 8, Peer: 1, Tag: 4, Call: Send})
+	add(Event{Start: at + 1<<(kindShift-repDur), Dur: 3, Bytes: 8, Peer: 1, Tag: 4, Call: Send})
+	add(Event{Start: at + 1<<20, Dur: 3, Bytes: 8, Peer: 2, Tag: 4, Call: Send})
+	mu.Lock()
+	r.write()
+	mu.Unlock()
+	after, _ := f.Seek(0, io.SeekCurrent)
 	f.Close()
 	f, err = os.Open(name)
 	if err != nil {
@@ -189,9 +223,11 @@ func TestTimelineRing(t *testing.T) {
 			t.Errorf("event %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	st, _ := os.Stat(name)
-	if st.Size() > int64(len(want)+20)*SlotSize {
-		t.Errorf("%d bytes for %d events: the common event is not one slot", st.Size(), len(want))
+	// Two event records start the ping-pong (the tag is the last one's, no state
+	// record), three end the series; the rest, the loop's first send included (like
+	// the event two before it), one word each.
+	if words := (after - before) / WordSize; words != 2*4+3*4+int64(pp+loop-2) {
+		t.Errorf("%d words for %d ping-pong and %d loop events and 3 that do not repeat", words, pp, loop)
 	}
 }
 

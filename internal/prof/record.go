@@ -18,8 +18,8 @@ import (
 var (
 	setProfile = config.String("profile", "",
 		"directory where each rank writes its profile (counters, matrix row, timeline of every MPI call); mpigo run --profile DIR sets it and draws the job's picture there; empty: off")
-	setEvents = config.Int("profile_events", 1<<14,
-		"timeline slots (16 bytes; one per call, mostly) a rank keeps in memory before it appends half of them to its file").Range(1<<10, 1<<24)
+	setEvents = config.Int("profile_events", 1<<15,
+		"timeline words (4 bytes; one per call, mostly) a rank keeps in memory before it appends half of them to its file").Range(1<<10, 1<<24)
 )
 
 // SettingProfile is the name of the profile setting, for the launcher.
@@ -35,90 +35,141 @@ type Event struct {
 }
 
 // The timeline's file (and its ring in memory, which is the file's bytes on a
-// little-endian machine) is a sequence of 16-byte slots, two little-endian words a
-// and b, b's top byte the slot's kind. A call is one slot in the common case: its
-// start as the ticks since the previous event's start, its duration and bytes in 32
-// bits each, its peer in 16; its tag and communicator are those of the last state
-// slot, written only when they change. What does not fit takes a full event (three
-// slots). Deltas keep an event at 16 bytes, where the fields written out took 40:
-// less memory between the calls' stores and the writer (a ring that stays in the
-// core's cache, where a larger one evicted the engine's own lines), and less to write.
+// little-endian machine) is a sequence of little-endian 32-bit words. A record is one
+// to eight words, its kind in the top four bits of its first. A call is one word in
+// the common case, a repeat: its start as the ticks since the previous event's start
+// and its duration, in 15 and 13 bits, its call, bytes and peer those of the event
+// one or two before (a loop of sends, a ping-pong); its tag and communicator are
+// those of the last state record, written only when they change. A call unlike the
+// two before takes an event record (four words: dt, duration and bytes in 32 bits,
+// peer in 16), one whose fields do not fit that either a full one (eight). At a word
+// an event where the common record took 16 bytes, the rank's writer copies a quarter
+// of the bytes to the file: the write, not the recording, was most of a profiled
+// ping-pong's cost.
 const (
-	// SlotSize is the size of a slot.
-	SlotSize = 16
+	// WordSize is the size of a timeline word.
+	WordSize = 4
 
-	slotEvent = 1 // a: dt | dur<<32; b: bytes | uint16(peer)<<32 | call<<48
-	slotState = 2 // a: uint32(tag) | comm<<32: the tag and communicator of the events that follow
-	slotFull  = 3 // b: call<<48; then two raw slots: {start, dur}, {bytes, int64(peer)}
-	slotBase  = 4 // a: the ticks the first event's dt counts from (the file's first slot)
+	recRepeat1 = 1 // dt<<repDur | dur: the call, bytes and peer of the last event
+	recRepeat2 = 2 // the same, of the event before the last
+	recEvent   = 3 // call<<16 | uint16(peer); bytes; dt; dur
+	recState   = 4 // tag; comm: the tag and communicator of the events that follow
+	recFull    = 5 // call<<16; int32(peer); start (2 words); dur (2); bytes (2)
+	recBase    = 6 // base (2 words): the ticks the first event's dt counts from (the file's first record)
+
+	repDur = 13 // bits of a repeat's duration; its dt has the 15 above them
+
+	kindShift = 28
+	// noKey is the history's key for an event whose call, bytes and peer do not fit
+	// one (a full record's): no repeat matches it.
+	noKey = ^uint64(0)
 )
 
-type slot struct{ a, b uint64 }
+// eventKey is an event's call, bytes and peer in one word (noKey when they do not
+// fit an event record): what a repeat repeats.
+func eventKey(call Call, n uint64, peer int32) uint64 {
+	if n >= 1<<32 || int32(int16(peer)) != peer {
+		return noKey
+	}
+	return n | uint64(uint16(peer))<<32 | uint64(call)<<48
+}
 
-// ReadEvents decodes a timeline file's slots. A torn last event (a rank killed
-// mid-write) is dropped; bytes that are not slots end the events with an error.
+// recordWords is the number of words of each record kind.
+var recordWords = [16]int{recRepeat1: 1, recRepeat2: 1, recEvent: 4, recState: 3, recFull: 8, recBase: 3}
+
+// ReadEvents decodes a timeline file's records. A torn last record (a rank killed
+// mid-write) is dropped; words that are not records end the events with an error.
 func ReadEvents(r io.Reader) ([]Event, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var (
 		out       []Event
-		b         [3 * SlotSize]byte
+		b         [8 * WordSize]byte
+		w         [8]uint64
 		prev      int64
 		tag, comm uint32
+		h1, h2    = noKey, noKey // the keys of the last event and the one before
 	)
 	le := binary.LittleEndian
 	for {
-		if _, err := io.ReadFull(br, b[:SlotSize]); err != nil {
+		if _, err := io.ReadFull(br, b[:WordSize]); err != nil {
 			return out, nil
 		}
-		a, w := le.Uint64(b[0:]), le.Uint64(b[8:])
-		switch w >> 56 {
-		case slotEvent:
-			start := prev + int64(uint32(a))
-			out = append(out, Event{Start: start, Dur: int64(a >> 32), Bytes: int64(uint32(w)),
-				Peer: int32(int16(w >> 32)), Tag: int32(tag), Comm: comm, Call: Call(w >> 48)})
-			prev = start
-		case slotState:
-			tag, comm = uint32(a), uint32(a>>32)
-		case slotBase:
-			prev = int64(a)
-		case slotFull:
-			if _, err := io.ReadFull(br, b[SlotSize:3*SlotSize]); err != nil {
-				return out, nil
-			}
-			start := int64(le.Uint64(b[16:]))
-			out = append(out, Event{Start: start, Dur: int64(le.Uint64(b[24:])), Bytes: int64(le.Uint64(b[32:])),
-				Peer: int32(int64(le.Uint64(b[40:]))), Tag: int32(tag), Comm: comm, Call: Call(w >> 48)})
-			prev = start
-		default:
-			return out, fmt.Errorf("timeline: slot %d is of no kind (%#x)", len(out), w>>56)
+		w[0] = uint64(le.Uint32(b[:]))
+		kind := w[0] >> kindShift
+		k := recordWords[kind]
+		if k == 0 {
+			return out, fmt.Errorf("timeline: record %d is of no kind (%#x)", len(out), kind)
 		}
+		if _, err := io.ReadFull(br, b[WordSize:k*WordSize]); err != nil {
+			return out, nil
+		}
+		for i := 1; i < k; i++ {
+			w[i] = uint64(le.Uint32(b[i*WordSize:]))
+		}
+		var (
+			e   Event
+			key uint64
+		)
+		switch kind {
+		case recRepeat1, recRepeat2:
+			key = h1
+			if kind == recRepeat2 {
+				key = h2
+			}
+			if key == noKey {
+				return out, fmt.Errorf("timeline: record %d repeats no event", len(out))
+			}
+			e = Event{Start: prev + int64(w[0]&(1<<kindShift-1)>>repDur), Dur: int64(w[0] & (1<<repDur - 1)),
+				Bytes: int64(uint32(key)), Peer: int32(int16(key >> 32)), Call: Call(key >> 48)}
+		case recEvent:
+			e = Event{Start: prev + int64(w[2]), Dur: int64(w[3]), Bytes: int64(w[1]),
+				Peer: int32(int16(w[0])), Call: Call(w[0] >> 16 & 0xfff)}
+			key = eventKey(e.Call, uint64(e.Bytes), e.Peer)
+		case recFull:
+			e = Event{Start: int64(w[2] | w[3]<<32), Dur: int64(w[4] | w[5]<<32), Bytes: int64(w[6] | w[7]<<32),
+				Peer: int32(uint32(w[1])), Call: Call(w[0] >> 16 & 0xfff)}
+			key = noKey
+		case recState:
+			tag, comm = uint32(w[1]), uint32(w[2])
+			continue
+		case recBase:
+			prev = int64(w[1] | w[2]<<32)
+			continue
+		}
+		e.Tag, e.Comm = int32(tag), comm
+		out = append(out, e)
+		prev = e.Start
+		h1, h2 = key, h1
 	}
 }
 
-// timeline is a ring of slots in two halves: the recording goroutine appends to one
+// timeline is a ring of words in two halves: the recording goroutine appends to one
 // while a writer goroutine writes the other to the file, so that the write (a system
 // call and a copy) is off the calls' path and runs while the rank waits for messages.
-// Flush (from any goroutine) writes what was appended to the current half since.
+// Flush (from any goroutine) writes what was appended to the current half since. A
+// record never straddles the halves: one that does not fit hands the half over with
+// its tail unused (and unwritten).
 //
-// The file's order is the slots' order: one token (idle) passes between the writer
+// The file's order is the records' order: one token (idle) passes between the writer
 // and whoever writes the current half, so that no half is written before the one
 // handed over earlier, and none is refilled before it is written.
 type timeline struct {
-	ev      []slot
-	half    int    // slots per half
+	ev      []uint32
+	half    int    // words per half
 	base    int    // the half being filled: 0 or half
-	head    uint64 // slots appended to it (published: Flush reads up to it)
-	flushed int    // of those, slots written to the file
+	head    uint64 // words appended to it (published: Flush reads up to it)
+	flushed int    // of those, words written to the file
 	f       *os.File
 	buf     []byte        // encoding scratch on a big-endian machine
-	full    chan []slot   // halves to write, to the writer
+	full    chan []uint32 // halves to write, to the writer
 	idle    chan struct{} // the token: no write is under way
 
 	prev       int64  // the last event's start
-	tag, ctx   uint32 // of the last state slot
+	h1, h2     uint64 // the keys (eventKey) of the last event and the one before
+	tag, ctx   uint32 // of the last state record
 	stateValid bool
 	// stComm is the communicator of the last event recorded, whose state (ctx, tag) is
-	// the last state slot's: Exit's test that an event needs no state slot.
+	// the last state record's: commit's test that an event needs no state record.
 	stComm unsafe.Pointer
 
 	// The communicator of the last event and its context id (describing one is not
@@ -127,25 +178,28 @@ type timeline struct {
 	lastCtx  uint32
 }
 
-// start makes the ring of n slots and starts its writer; base is the ticks the first
+// start makes the ring of n words and starts its writer; base is the ticks the first
 // event's start counts from.
 func (t *timeline) start(f *os.File, n int, base int64) {
-	n = max(n, 8)
-	t.f, t.ev, t.half, t.base = f, make([]slot, n), n/2, 0
+	n = max(n, 32)
+	t.f, t.ev, t.half, t.base = f, make([]uint32, n), n/2, 0
 	t.head, t.flushed, t.stateValid, t.lastComm, t.lastCtx, t.stComm = 0, 0, false, nil, 0, noComm
+	t.h1, t.h2 = noKey, noKey
 	if !littleEndian {
-		t.buf = make([]byte, 0, t.half*SlotSize)
+		t.buf = make([]byte, 0, t.half*WordSize)
 	}
-	t.full, t.idle = make(chan []slot), make(chan struct{}, 1)
+	t.full, t.idle = make(chan []uint32), make(chan struct{}, 1)
 	t.idle <- struct{}{}
 	go func() {
 		for ev := range t.full {
-			t.writeSlots(ev)
+			t.writeWords(ev)
 			t.idle <- struct{}{}
 		}
 	}()
 	t.prev = base
-	t.put(slot{uint64(base), slotBase << 56})
+	w := t.reserve(3)
+	w[0], w[1], w[2] = recBase<<kindShift, uint32(base), uint32(uint64(base)>>32)
+	t.commitWords(3)
 }
 
 // add records a call (exit's). At ThreadMultiple calls may overlap: mu orders them.
@@ -159,8 +213,8 @@ func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end i
 	t.record(call, comm, peer, start, end, n)
 }
 
-// record is add's work: a state slot when the tag or communicator changed, then the
-// event's slot (three for an event whose fields do not fit one).
+// record is add's work: a state record when the tag or communicator changed, then
+// the event's record (see WordSize).
 func (t *timeline) record(call Call, comm unsafe.Pointer, peer uint64, start, end int64, n int) {
 	if comm != t.lastComm {
 		t.lastComm, t.lastCtx = comm, commCtx(comm)
@@ -168,48 +222,70 @@ func (t *timeline) record(call Call, comm unsafe.Pointer, peer uint64, start, en
 	tag := uint32(peer >> 32)
 	if tag != t.tag || t.lastCtx != t.ctx || !t.stateValid {
 		t.tag, t.ctx, t.stateValid = tag, t.lastCtx, true
-		t.put(slot{uint64(tag) | uint64(t.lastCtx)<<32, slotState << 56})
+		w := t.reserve(3)
+		w[0], w[1], w[2] = recState<<kindShift, tag, t.lastCtx
+		t.commitWords(3)
 	}
 	t.stComm = comm
 	p := int32(uint32(peer))
 	dt, dur := uint64(start-t.prev), uint64(end-start)
-	if dt|dur|uint64(n) < 1<<32 && int32(int16(p)) == p {
-		t.put(slot{dt | dur<<32, uint64(n) | uint64(uint16(p))<<32 | uint64(call)<<48 | slotEvent<<56})
-	} else {
-		t.put(slot{0, uint64(call)<<48 | slotFull<<56})
-		t.put(slot{uint64(start), dur})
-		t.put(slot{uint64(n), uint64(int64(p))})
+	key := eventKey(call, uint64(n), p)
+	switch {
+	case key != noKey && dt < 1<<(kindShift-repDur) && dur < 1<<repDur && (key == t.h1 || key == t.h2):
+		w := t.reserve(1)
+		w[0] = uint32(dt<<repDur|dur) | recRepeat1<<kindShift
+		if key != t.h1 {
+			w[0] = uint32(dt<<repDur|dur) | recRepeat2<<kindShift
+		}
+		t.commitWords(1)
+	case key != noKey && dt|dur < 1<<32:
+		w := t.reserve(4)
+		w[0], w[1], w[2], w[3] = recEvent<<kindShift|uint32(call)<<16|uint32(uint16(p)), uint32(n), uint32(dt), uint32(dur)
+		t.commitWords(4)
+	default:
+		key = noKey
+		w := t.reserve(8)
+		w[0], w[1] = recFull<<kindShift|uint32(call)<<16, uint32(p)
+		w[2], w[3] = uint32(start), uint32(uint64(start)>>32)
+		w[4], w[5] = uint32(dur), uint32(dur>>32)
+		w[6], w[7] = uint32(n), uint32(uint64(n)>>32)
+		t.commitWords(8)
 	}
 	t.prev = start
+	t.h1, t.h2 = key, t.h1
 }
 
-// put appends a slot to the ring, handing the half over when it is full.
-func (t *timeline) put(s slot) {
+// reserve returns room for a record of k words in the half being filled, handing the
+// half over first when it has not that much left.
+func (t *timeline) reserve(k int) []uint32 {
 	h := int(t.head)
-	if h == t.half {
+	if h+k > t.half {
 		t.swapHalf()
 		h = 0
 	}
-	t.ev[t.base+h] = s
-	publish(&t.head, uint64(h+1))
+	return t.ev[t.base+h : t.base+h+k : t.base+h+k]
 }
 
-// swapHalf hands the full half to the writer (taking mu, unless the caller holds it
-// at ThreadMultiple) and starts filling the other once its slots are written.
+// commitWords publishes the k words reserve returned.
+func (t *timeline) commitWords(k int) { publish(&t.head, t.head+uint64(k)) }
+
+// swapHalf hands the filled part of the half to the writer (taking mu, unless the
+// caller holds it at ThreadMultiple) and starts filling the other once its words are
+// written.
 func (t *timeline) swapHalf() {
 	if !concurrent {
 		mu.Lock()
 		defer mu.Unlock()
 	}
 	<-t.idle
-	full := t.ev[t.base+t.flushed : t.base+t.half]
+	full := t.ev[t.base+t.flushed : t.base+int(t.head)]
 	t.base = t.half - t.base
 	t.flushed = 0
 	publish(&t.head, 0)
 	t.full <- full
 }
 
-// write appends the slots of the current half not yet written to the file, once the
+// write appends the words of the current half not yet written to the file, once the
 // writer is done with the other half (mu held).
 func (t *timeline) write() {
 	if t.f == nil {
@@ -218,25 +294,24 @@ func (t *timeline) write() {
 	<-t.idle
 	h := int(atomic.LoadUint64(&t.head))
 	if h > t.flushed {
-		t.writeSlots(t.ev[t.base+t.flushed : t.base+h])
+		t.writeWords(t.ev[t.base+t.flushed : t.base+h])
 		t.flushed = h
 	}
 	t.idle <- struct{}{}
 }
 
-// writeSlots writes ev to the file (the idle token held).
-func (t *timeline) writeSlots(ev []slot) {
+// writeWords writes ev to the file (the idle token held).
+func (t *timeline) writeWords(ev []uint32) {
 	if len(ev) == 0 {
 		return
 	}
 	var b []byte
 	if littleEndian {
-		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ev))), len(ev)*SlotSize)
+		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ev))), len(ev)*WordSize)
 	} else {
 		b = t.buf[:0]
-		for _, s := range ev {
-			b = binary.LittleEndian.AppendUint64(b, s.a)
-			b = binary.LittleEndian.AppendUint64(b, s.b)
+		for _, w := range ev {
+			b = binary.LittleEndian.AppendUint32(b, w)
 		}
 		t.buf = b
 	}
@@ -263,6 +338,7 @@ var (
 func Start(r, n int, multi bool) error {
 	mu.Lock()
 	defer mu.Unlock()
+	defer func() { stamping = timed && !concurrent }()
 	rank, size, concurrent = r, n, multi
 	if concurrent {
 		gate = 0 // every call takes Enter's long path (atomic counts)
@@ -357,12 +433,13 @@ func snapshot(reason string) *Profile {
 	tot := make([]Counter, NumCalls)
 	for i := range tot {
 		c, t := &counts[i], &tot[i]
-		t.N, t.Bytes = atomic.LoadUint64(&c.N), atomic.LoadUint64(&c.Bytes)
+		t.Bytes = atomic.LoadUint64(&c.Bytes)
 		t.Timed, t.Ticks = atomic.LoadUint64(&c.Timed), atomic.LoadUint64(&c.Ticks)
 		t.Quick, t.QuickTicks = atomic.LoadUint64(&c.Quick), atomic.LoadUint64(&c.QuickTicks)
 		t.Waited, t.WaitTicks = atomic.LoadUint64(&c.Waited), atomic.LoadUint64(&c.WaitTicks)
 		for b := range t.Hist {
 			t.Hist[b] = atomic.LoadUint64(&c.Hist[b])
+			t.N += t.Hist[b]
 		}
 	}
 	to, from := make([]Link, size), make([]Link, size)
