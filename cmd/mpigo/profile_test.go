@@ -330,6 +330,14 @@ func TestProfilePingPongTimeline(t *testing.T) {
 		if c["Send"] != rounds || c["Recv"] != rounds || c["Finalize"] != 1 {
 			t.Errorf("rank %d's track: %d Sends, %d Recvs, %d Finalize; want %d, %d and 1", rank, c["Send"], c["Recv"], c["Finalize"], rounds, rounds)
 		}
+		// The sends start deferred (their events are their ends) and never wait:
+		// some are timed as samples, and the summary gives the others their mean.
+		for _, k := range readCalls(t, dir, rank) {
+			if k.Call == "Send" && (k.N != rounds || k.Timed == 0 || k.Timed > rounds/4 || k.Ns <= 0) {
+				t.Errorf("rank %d: %d Sends, %d of them timed, %v ns in all; want %d, about 1 in %d timed, time > 0",
+					rank, k.N, k.Timed, k.Ns, rounds, 64)
+			}
+		}
 	}
 }
 
@@ -725,7 +733,8 @@ func readTrace(t *testing.T, dir string) []traceEvent {
 // callTotals is a call's line of a rank's profile (rank-N.json).
 type callTotals struct {
 	Call, Kind string
-	N          int
+	N, Timed   int
+	Ns         float64
 }
 
 // readCalls reads rank's per-call totals from the profile in dir.

@@ -14,10 +14,11 @@
 //   - Counts and bytes are exact. Time is exact for the calls entered with EnterTimed
 //     (collectives, creation, window synchronisation, Finalize), for every call that
 //     waited past its spin (the idle policy's slow path reports it: Blocked), and for
-//     every call when the timeline is on; the other calls (point-to-point, waits,
-//     one-sided operations) are timed one in about SampleEvery (chosen at random), and
-//     the time of those neither sampled nor blocked is the mean of the sampled ones
-//     that did not block (Counter.Estimate). A clock read costs 10-25 ns,
+//     every call when the timeline is on but the small sends and receives that start
+//     deferred (see below); the other calls (point-to-point, waits, one-sided
+//     operations; with the timeline, those small ones) are timed one in about
+//     SampleEvery (chosen at random), and the time of those neither sampled nor
+//     blocked is the mean of the sampled ones that did not block (Counter.Estimate). A clock read costs 10-25 ns,
 //     a tenth to a fifth of a small message's one-way latency, which is why the hot
 //     calls are not all timed.
 //   - With the timeline on, an event's interval lies within the call's, a few tens of
@@ -106,6 +107,8 @@ func Bucket(n int) int { return bits.Len64(uint64(n)) }
 
 // Call-word flags (current.call above the call's byte).
 const (
+	// sampled: a call that may start deferred, timed from its entry as a sample.
+	sampled = 1 << 11
 	// worldPeer: the peer is a world rank (a request's), not a rank of the communicator.
 	worldPeer = 1 << 8
 	// waitsRecv: the call waits for a receive (a request's).
@@ -177,12 +180,19 @@ func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 		// The timeline's path: one clock read and the current call's stores; none
 		// for a small send or receive, whose start is read when it waits or else at
 		// its end (see deferred).
+		word := uint64(call)
 		if n <= stampedMax && deferrable[call] {
-			return TryDeferred(call, comm, peer, tag, n)
+			if t := TryDeferred(call, comm, peer, tag, n); t != 0 {
+				return t
+			}
+			// One in about SampleEvery is timed from its entry: the others' time
+			// is estimated from these (see countDeferred).
+			defGap = nextGap()
+			word |= sampled
 		}
 		polled = 0
 		t := Now()
-		publish(&cur.call, uint64(call))
+		publish(&cur.call, word)
 		publishPtr(&cur.comm, comm)
 		publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
 		publish(&cur.bytes, uint64(n))
@@ -215,9 +225,10 @@ func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
 // no call and no clock read. It returns Enter's answer for it, or 0 if the call must
 // go through Enter.
 func TryDeferred(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
-	if !timed || concurrent || cur.call != 0 || n > stampedMax {
+	if !timed || concurrent || cur.call != 0 || n > stampedMax || defGap <= 1 {
 		return 0
 	}
+	defGap--
 	polled = 0
 	publish(&cur.call, uint64(call))
 	publishPtr(&cur.comm, comm)
@@ -293,9 +304,16 @@ func Exit(call Call, t int64, n int) {
 			end = Now()
 		}
 		polled = 0
+		mode := countTimed
+		if w := cur.call; w&blocked != 0 {
+			mode = countBlocked
+		} else if w&sampled != 0 {
+			mode = countSample
+		}
 		if t == deferred {
+			mode = countWaited
 			if t = int64(load(&cur.since)); t == 0 {
-				t = end
+				t, mode = end, countUntimed
 			}
 		}
 		peer, comm := cur.peer, cur.comm
@@ -305,7 +323,7 @@ func Exit(call Call, t int64, n int) {
 			// A poll is counted here. One right after the same poll (a Test loop)
 			// joins the pending event, so that a program spinning on Test draws one
 			// bar, not one event per poll.
-			count(call, n, end-t)
+			count(call, n, end-t, mode)
 			if pend.call == call && pend.comm == comm && pend.peer == peer && t-pend.end < pollGap {
 				pend.end = end
 				return
@@ -314,7 +332,7 @@ func Exit(call Call, t int64, n int) {
 		if pend.call != None {
 			commit()
 		}
-		pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end = call, n, comm, peer, t, end
+		pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end, pend.mode = call, n, comm, peer, t, end, mode
 		return
 	}
 	if !TryExit(call, t, n) {
@@ -330,7 +348,7 @@ func TryExitRecv(t int64, n int) bool {
 		return false
 	}
 	// Its start is its wait's first stamp (Stamp), or where the engine's wait began.
-	pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end = Recv, n, cur.comm, cur.peer, int64(cur.since), polled
+	pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end, pend.mode = Recv, n, cur.comm, cur.peer, int64(cur.since), polled, countWaited
 	polled = 0
 	publish(&cur.since, 0)
 	publish(&cur.call, 0)
@@ -373,21 +391,49 @@ var polled int64
 // none.
 var pend struct {
 	call   Call
+	mode   uint8 // how it is counted: countTimed, ...
 	n      int
 	comm   unsafe.Pointer
 	peer   uint64
 	t, end int64
 }
 
-// count adds a timed call to its counters: plain adds (below ThreadMultiple, as the
-// timeline's path is), atomic under the race detector, whose snapshots (State,
-// Flush) read them from another goroutine.
-func count(call Call, n int, ticks int64) {
+// defGap is the number of deferrable calls to the next one timed from its entry
+// (with the timeline on; see TryDeferred).
+var defGap uint32 = 1
+
+// How the timeline's path counts a call's time (pend.mode).
+const (
+	countTimed   uint8 = iota // timed from its entry (and not sampled)
+	countSample               // a sample of the calls that may start deferred, that did not block
+	countBlocked              // timed from its entry, and blocked
+	countWaited               // started deferred, timed from when it began to wait
+	countUntimed              // started deferred and never waited: no time of its own
+)
+
+// count adds a call of the timeline's path to its counters: plain adds (below
+// ThreadMultiple, as that path is), atomic under the race detector, whose
+// snapshots (State, Flush) read them from another goroutine. A call that started
+// deferred and never waited has no time of its own: Estimate gives it the mean of
+// the samples of its call, which are the small calls that may start deferred, as
+// it is (the timed calls of that kind are mostly larger).
+func count(call Call, n int, ticks int64, mode uint8) {
 	c := &counts[call]
 	plainAdd(&c.Bytes, uint64(n))
 	plainAdd(&c.Hist[bits.Len64(uint64(n))], 1)
-	plainAdd(&c.Timed, 1)
-	plainAdd(&c.Ticks, uint64(ticks))
+	switch mode {
+	case countTimed, countBlocked:
+		plainAdd(&c.Timed, 1)
+		plainAdd(&c.Ticks, uint64(ticks))
+	case countSample:
+		plainAdd(&c.Timed, 1)
+		plainAdd(&c.Ticks, uint64(ticks))
+		plainAdd(&c.Quick, 1)
+		plainAdd(&c.QuickTicks, uint64(ticks))
+	case countWaited:
+		plainAdd(&c.Waited, 1)
+		plainAdd(&c.WaitTicks, uint64(ticks))
+	}
 }
 
 // polls are the calls that only look whether something has happened; pollGap, in
@@ -410,7 +456,7 @@ func commit() {
 	call, n, comm, peer, t, end := pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end
 	pend.call = None
 	if !polls[call] {
-		count(call, n, end-t) // a poll was counted at its exit
+		count(call, n, end-t, pend.mode) // a poll was counted at its exit
 	}
 	p := int32(uint32(peer))
 	dt, dur := uint64(t-tl.prev), uint64(end-t)

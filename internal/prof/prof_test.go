@@ -126,6 +126,57 @@ func BenchmarkCall(b *testing.B) {
 	})
 }
 
+var sink int
+
+// With the timeline on, small sends start deferred and have no time of their own
+// unless they wait; one in about SampleEvery is timed from its entry, and their
+// count's time is the samples' mean for the others (Estimate), not nothing.
+func TestDeferredSamples(t *testing.T) {
+	Start(0, 2, false)
+	f, err := os.Create(filepath.Join(t.TempDir(), "events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.start(f, int(setEvents.Get()), Now())
+	timed, gate, defGap = true, 0, nextGap()
+	defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, gate = nil, false, 1 }()
+	before := counts[Send]
+	const ncalls = 6400
+	for i := 0; i < ncalls; i++ {
+		var t int64
+		if !Try(Send, nil, 1, 5, 8) {
+			if t = TryDeferred(Send, nil, 1, 5, 8); t == 0 {
+				t = Enter(Send, nil, 1, 5, 8)
+			}
+		}
+		for k := 0; k < 100; k++ { // some work, so that a call takes time
+			sink += k
+		}
+		if !TryExit(Send, t, 8) {
+			Exit(Send, t, 8)
+		}
+	}
+	Settle()
+	c := counts[Send]
+	timedN, quick := c.Timed-before.Timed, c.Quick-before.Quick
+	if n := nCalls(&c) - nCalls(&before); n != ncalls {
+		t.Errorf("%d sends counted, want %d", n, ncalls)
+	}
+	if timedN < ncalls/(2*SampleEvery) || timedN > 4*ncalls/SampleEvery || quick != timedN {
+		t.Errorf("%d of %d small sends timed (%d of them quick), want about 1 in %d, all quick", timedN, ncalls, quick, SampleEvery)
+	}
+	if c.Waited != before.Waited {
+		t.Errorf("%d sends counted as waiting, none waited", c.Waited-before.Waited)
+	}
+	mean := float64(c.QuickTicks-before.QuickTicks) / float64(quick)
+	d := c
+	d.Timed, d.Ticks, d.Quick, d.QuickTicks = timedN, c.Ticks-before.Ticks, quick, c.QuickTicks-before.QuickTicks
+	d.N, d.Waited = ncalls, 0
+	if est := d.Estimate(); mean <= 0 || est < 0.99*mean*ncalls || est > 1.01*mean*ncalls {
+		t.Errorf("estimated %.0f ticks for %d sends whose samples took %.1f each", est, ncalls, mean)
+	}
+}
+
 // A call left by a panic (Unwind) does not leave the record believing the rank is
 // still in it: the calls that follow are counted.
 func TestUnwind(t *testing.T) {

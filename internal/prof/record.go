@@ -361,7 +361,7 @@ func Start(r, n int, multi bool) error {
 		return fmt.Errorf("profile: %v", err)
 	}
 	tl.start(f, int(setEvents.Get()), start.Ticks)
-	timed = true
+	timed, defGap = true, nextGap()
 	gate = 0 // every call is timed: Enter's long path
 	return nil
 }
