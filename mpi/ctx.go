@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 )
 
 // Contexts: one mechanism for every blocking call. c.WithContext(ctx) is a view of c
@@ -79,7 +78,7 @@ func isCtx(ctx context.Context, err error) bool {
 }
 
 // sendCtx is a blocking send through a view.
-func sendCtx(op string, c *Comm, b p2p.Buf, dest, tag int, mode p2p.Mode) error {
+func sendCtx(op string, c *Comm, b core.Buf, dest, tag int, mode core.Mode) error {
 	q, err := c.dev().Isend(op, b, dest, tag, mode, false)
 	if err != nil {
 		return c.fail(op, err)
@@ -91,14 +90,14 @@ func sendCtx(op string, c *Comm, b p2p.Buf, dest, tag int, mode p2p.Mode) error 
 // endSend waits for a send under c's context. When the context ends first it cancels
 // the send (mayCancel) if its message has not left, else lets it complete unobserved;
 // cancelled says that nothing was sent.
-func (c *Comm) endSend(op string, q *p2p.Request, mayCancel bool) (cancelled bool, err error) {
+func (c *Comm) endSend(op string, q *core.Request, mayCancel bool) (cancelled bool, err error) {
 	_, err = core.WaitCtx(c.ctx, q)
 	if !isCtx(c.ctx, err) {
 		return false, mapErr(op, err)
 	}
 	if mayCancel {
 		core.Cancel(q)
-		var st p2p.Status
+		var st core.Status
 		if ok, terr := core.TestInto(q, &st); ok {
 			if st.Cancelled {
 				return true, ctxErr(op, err, "cancelled by its context; nothing was sent")
@@ -112,7 +111,7 @@ func (c *Comm) endSend(op string, q *p2p.Request, mayCancel bool) (cancelled boo
 
 // endRecv waits for a receive under c's context; when the context ends first it
 // cancels the receive, which then either is cancelled or, having matched, completes.
-func (c *Comm) endRecv(op string, q *p2p.Request, st *p2p.Status) error {
+func (c *Comm) endRecv(op string, q *core.Request, st *core.Status) error {
 	var err error
 	*st, err = core.WaitCtx(c.ctx, q)
 	if !isCtx(c.ctx, err) {
@@ -128,12 +127,12 @@ func (c *Comm) endRecv(op string, q *p2p.Request, st *p2p.Status) error {
 }
 
 // recvCtx is a blocking receive through a view.
-func recvCtx(st *Status, op string, c *Comm, b p2p.Buf, src, tag int) error {
+func recvCtx(st *Status, op string, c *Comm, b core.Buf, src, tag int) error {
 	q, err := c.dev().Irecv(op, b, src, tag, false)
 	if err != nil {
 		return c.fail(op, err)
 	}
-	var ps p2p.Status
+	var ps core.Status
 	err = c.endRecv(op, &q, &ps)
 	c.storeStatus(st, &ps)
 	return c.fail(op, err)

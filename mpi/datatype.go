@@ -6,8 +6,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -286,43 +286,43 @@ func rawErr[T any]() error {
 
 // engineBuf turns b into what the engine moves: the bytes themselves when the layout
 // is contiguous (no copy of mpigo's own), otherwise a packing layout.
-func (b Buf) engineBuf(op string) (p2p.Buf, error) {
+func (b Buf) engineBuf(op string) (core.Buf, error) {
 	eb, _, err := b.engineBufIn(op, false)
 	return eb, err
 }
 
 // lentBuf is engineBuf for a blocking call: a packing layout comes from the pool, and
 // the caller Returns it (nil when none was needed) once the call is over.
-func (b Buf) lentBuf(op string) (p2p.Buf, *datatype.Layout, error) {
+func (b Buf) lentBuf(op string) (core.Buf, *datatype.Layout, error) {
 	return b.engineBufIn(op, true)
 }
 
-func (b Buf) engineBufIn(op string, lend bool) (p2p.Buf, *datatype.Layout, error) {
+func (b Buf) engineBufIn(op string, lend bool) (core.Buf, *datatype.Layout, error) {
 	eb, l, err := b.checkedBuf(op, lend)
 	if err != nil {
 		l.Return()
-		return p2p.Buf{}, nil, err
+		return core.Buf{}, nil, err
 	}
 	return eb, l, nil
 }
 
-func (b Buf) checkedBuf(op string, lend bool) (p2p.Buf, *datatype.Layout, error) {
+func (b Buf) checkedBuf(op string, lend bool) (core.Buf, *datatype.Layout, error) {
 	if b.err != nil {
-		return p2p.Buf{}, nil, b.err
+		return core.Buf{}, nil, b.err
 	}
 	if !b.dt.IsCommitted() {
-		return p2p.Buf{}, nil, errorf(ClassType, op, "datatype %s is not committed (call Commit)", b.dt.Name())
+		return core.Buf{}, nil, errorf(ClassType, op, "datatype %s is not committed (call Commit)", b.dt.Name())
 	}
 	lo, hi, err := b.dt.Span(b.count)
 	if err != nil {
-		return p2p.Buf{}, nil, typeErr(op, err)
+		return core.Buf{}, nil, typeErr(op, err)
 	}
 	if lo < 0 || hi > int64(len(b.mem)) {
-		return p2p.Buf{}, nil, errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes",
+		return core.Buf{}, nil, errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes",
 			b.count, b.dt.Name(), lo, hi, len(b.mem))
 	}
 	if off, n, ok := b.dt.ContiguousSpan(b.count); ok {
-		return p2p.Bytes(b.mem[off : off+n]), nil, nil
+		return core.Bytes(b.mem[off : off+n]), nil, nil
 	}
 	var l *datatype.Layout
 	if lend {
@@ -331,15 +331,15 @@ func (b Buf) checkedBuf(op string, lend bool) (p2p.Buf, *datatype.Layout, error)
 		l = new(datatype.Layout)
 	}
 	if err := l.Init(b.dt, b.mem, b.count, 0); err != nil {
-		return p2p.Buf{}, l, typeErr(op, err)
+		return core.Buf{}, l, typeErr(op, err)
 	}
 	if !lend {
-		return p2p.Packed(l), nil, nil
+		return core.Packed(l), nil, nil
 	}
-	return p2p.Packed(l), l, nil
+	return core.Packed(l), l, nil
 }
 
-func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
+func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode core.Mode) error {
 	eb, l, err := b.lentBuf(op)
 	if err != nil {
 		return c.fail(op, err)
@@ -353,13 +353,13 @@ func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode p2p.Mode) error {
 // SendBuf sends a typed buffer (see Typed) to dest.
 func SendBuf(c *Comm, b Buf, dest, tag int) error {
 	defer prof.Exit(prof.Send, c.enterP2P(prof.Send, dest, tag, b.size()), b.size())
-	return sendBuf("Send", c, b, dest, tag, p2p.Standard)
+	return sendBuf("Send", c, b, dest, tag, core.ModeStandard)
 }
 
 // SsendBuf is SendBuf that returns once the receiver has matched the message.
 func SsendBuf(c *Comm, b Buf, dest, tag int) error {
 	defer prof.Exit(prof.Ssend, c.enterP2P(prof.Ssend, dest, tag, b.size()), b.size())
-	return sendBuf("Ssend", c, b, dest, tag, p2p.Synchronous)
+	return sendBuf("Ssend", c, b, dest, tag, core.ModeSynchronous)
 }
 
 // RecvBuf receives into a typed buffer.
@@ -387,7 +387,7 @@ func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
 	if err != nil {
 		return Request{}, c.fail("Isend", err)
 	}
-	q, err := c.dev().Isend("Isend", eb, dest, tag, p2p.Standard, false)
+	q, err := c.dev().Isend("Isend", eb, dest, tag, core.ModeStandard, false)
 	if err != nil {
 		return Request{}, c.fail("Isend", err)
 	}

@@ -3,7 +3,6 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -23,7 +22,7 @@ func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []by
 	}
 	srcs, dsts, _ := c.neighbors()
 	_, cart := c.topo.(*cartTopo)
-	reqs := make([]p2p.Request, 0, len(srcs)+len(dsts))
+	reqs := make([]core.Request, 0, len(srcs)+len(dsts))
 	fail := func(err error) error {
 		for i := range reqs {
 			core.Cancel(&reqs[i])

@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -61,7 +60,7 @@ func GetCount[T Elem](s Status) int {
 // storeStatus translates an engine status into *s one field at a time: a copy of a
 // whole Status, which does not fit in registers, costs a small message's call more
 // than the rest of its work (see recvInto).
-func (c *Comm) storeStatus(s *Status, st *p2p.Status) {
+func (c *Comm) storeStatus(s *Status, st *core.Status) {
 	s.Source, s.Tag, s.bytes, s.cancel = st.Source, st.Tag, st.Count, st.Cancelled
 	if st.Source >= 0 && c.dev() != nil {
 		s.Source = c.d.CommRank(st.Source)
@@ -72,7 +71,7 @@ func (c *Comm) storeStatus(s *Status, st *p2p.Status) {
 }
 
 // status is storeStatus returning the Status, for the calls off the small-message path.
-func (c *Comm) status(st p2p.Status) (s Status) {
+func (c *Comm) status(st core.Status) (s Status) {
 	c.storeStatus(&s, &st)
 	return s
 }
@@ -80,7 +79,7 @@ func (c *Comm) status(st p2p.Status) (s Status) {
 // send is the blocking send, recorded as call, a send that may start deferred
 // (prof.TryDeferred; see prof.go for the recorder's lines); prof.None records
 // nothing: the send of a call made of one (Sendrecv), which reports itself once.
-func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (err error) {
+func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core.Mode) (err error) {
 	d := c.dev()
 	var t int64
 	if call != prof.None && !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
@@ -91,13 +90,13 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.
 	switch {
 	case d.DirectSend(dest, tag) && c.ctx == nil:
 		// The common case in one call: no rank to translate, nothing to check further.
-		if err = d.SendDirect(p2p.Bytes(b), dest, tag, mode); err != nil {
+		if err = d.SendDirect(core.Bytes(b), dest, tag, mode); err != nil {
 			err = c.fail(op, mapErr(op, err))
 		}
 	case c != nil && c.ctx != nil:
-		err = sendCtx(op, c, p2p.Bytes(b), dest, tag, mode)
+		err = sendCtx(op, c, core.Bytes(b), dest, tag, mode)
 	default:
-		err = c.fail(op, d.Send(op, p2p.Bytes(b), dest, tag, mode))
+		err = c.fail(op, d.Send(op, core.Bytes(b), dest, tag, mode))
 	}
 	if call != prof.None && !prof.TryExit(call, t, len(b)) {
 		prof.Exit(call, t, len(b))
@@ -107,24 +106,24 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.
 
 // Send sends buf to rank dest of c with tag, and returns when buf may be reused.
 func Send[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Send, "Send", c, asBytes(buf), dest, tag, p2p.Standard)
+	return send(prof.Send, "Send", c, asBytes(buf), dest, tag, core.ModeStandard)
 }
 
 // Ssend is Send that returns only once the receiver has matched the message.
 func Ssend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Ssend, "Ssend", c, asBytes(buf), dest, tag, p2p.Synchronous)
+	return send(prof.Ssend, "Ssend", c, asBytes(buf), dest, tag, core.ModeSynchronous)
 }
 
 // Rsend is Send for when the matching receive is known to be posted already.
 func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Rsend, "Rsend", c, asBytes(buf), dest, tag, p2p.Ready)
+	return send(prof.Rsend, "Rsend", c, asBytes(buf), dest, tag, core.ModeReady)
 }
 
 // Bsend copies buf into an attached buffer and returns at once: c's own (see
 // (*Comm).AttachBuffer), else the process's (BufferAttach). With neither, or too
 // little room left, it fails with ErrBuffer.
 func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Bsend, "Bsend", c, asBytes(buf), dest, tag, p2p.Buffered)
+	return send(prof.Bsend, "Bsend", c, asBytes(buf), dest, tag, core.ModeBuffered)
 }
 
 func ready(op string) error { return core.Ready(op) }
@@ -156,15 +155,15 @@ func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 		err     error
 	)
 	if d.DirectRecv(src, tag) && c.ctx == nil {
-		from, t, n, err = d.RecvDirect(p2p.Bytes(b), src, tag)
+		from, t, n, err = d.RecvDirect(core.Bytes(b), src, tag)
 	} else if c != nil && c.ctx != nil {
-		err = recvCtx(st, op, c, p2p.Bytes(b), src, tag)
+		err = recvCtx(st, op, c, core.Bytes(b), src, tag)
 		if !prof.TryExit(prof.Recv, pt, int(st.bytes)) {
 			prof.Exit(prof.Recv, pt, int(st.bytes))
 		}
 		return err
 	} else {
-		from, t, n, err = d.Recv(op, p2p.Bytes(b), src, tag)
+		from, t, n, err = d.Recv(op, core.Bytes(b), src, tag)
 	}
 	st.Source, st.Tag, st.bytes = from, t, n
 	if !prof.TryExit(prof.Recv, pt, int(n)) && !prof.TryExitRecv(pt, int(n)) {
@@ -194,14 +193,14 @@ func sendrecv(c *Comm, sendbuf []byte, dest, sendtag int, recvbuf []byte, src, r
 	if err != nil {
 		return Status{}, err
 	}
-	if err := send(prof.None, "Sendrecv", c, sendbuf, dest, sendtag, p2p.Standard); err != nil {
+	if err := send(prof.None, "Sendrecv", c, sendbuf, dest, sendtag, core.ModeStandard); err != nil {
 		q.cancel()
 		q.c = c.base()
 		q.wait("Sendrecv")
 		return Status{}, err
 	}
 	if c.ctx != nil {
-		var ps p2p.Status
+		var ps core.Status
 		err := c.endRecv("Sendrecv", &q.q, &ps)
 		return c.status(ps), c.fail("Sendrecv", err)
 	}
@@ -232,7 +231,7 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 // registers by the compiler; a larger one is copied through memory at every call and
 // return, and Isend and Irecv return one per message).
 type Request struct {
-	q p2p.Request
+	q core.Request
 	c *Comm
 	x *core.Pending // an operation that is not one message (a collective, Idup); nil for point-to-point
 }
@@ -247,7 +246,7 @@ type Request struct {
 
 // opReq is the Request of the operation of many messages p.
 func opReq(c *Comm, p *core.Pending) Request {
-	return Request{q: p2p.RequestOf(nil, p.Gen()), c: c, x: p}
+	return Request{q: core.RequestOf(nil, p.Gen()), c: c, x: p}
 }
 
 // ref is r's operation of many messages at r's generation.
@@ -259,23 +258,23 @@ func (r *Request) ref() core.Ref {
 // settle makes r the null request if it is a stale copy (see opReq).
 func (r *Request) settle() {
 	if r.x != nil && r.ref().Stale() {
-		r.x, r.q = nil, p2p.Request{}
+		r.x, r.q = nil, core.Request{}
 	}
 }
 
 // IsNull reports whether r is the null request (completed, or never started).
 func (r *Request) IsNull() bool { return r.q.IsNull() && (r.x == nil || r.ref().Stale()) }
 
-func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persistent bool) (Request, error) {
+func isend(op string, c *Comm, b []byte, dest, tag int, mode core.Mode, persistent bool) (Request, error) {
 	if d := c.dev(); !persistent && d.DirectSend(dest, tag) {
 		// The common case in one call, as in send.
-		q, err := d.IsendDirect(p2p.Bytes(b), dest, tag, mode)
+		q, err := d.IsendDirect(core.Bytes(b), dest, tag, mode)
 		if err != nil {
 			return Request{}, c.fail(op, mapErr(op, err))
 		}
 		return Request{q: q, c: c}, nil
 	}
-	q, err := c.dev().Isend(op, p2p.Bytes(b), dest, tag, mode, persistent)
+	q, err := c.dev().Isend(op, core.Bytes(b), dest, tag, mode, persistent)
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}
@@ -284,13 +283,13 @@ func isend(op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode, persisten
 
 func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
 	if d := c.dev(); !persistent && d.DirectRecv(src, tag) {
-		q, err := d.IrecvDirect(p2p.Bytes(b), src, tag)
+		q, err := d.IrecvDirect(core.Bytes(b), src, tag)
 		if err != nil {
 			return Request{}, c.fail(op, mapErr(op, err))
 		}
 		return Request{q: q, c: c}, nil
 	}
-	q, err := c.dev().Irecv(op, p2p.Bytes(b), src, tag, persistent)
+	q, err := c.dev().Irecv(op, core.Bytes(b), src, tag, persistent)
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}
@@ -299,22 +298,22 @@ func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request
 
 // Isend starts sending buf to dest; buf must not change until the request completes.
 func Isend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Isend, "Isend", c, asBytes(buf), dest, tag, p2p.Standard)
+	return pisend(prof.Isend, "Isend", c, asBytes(buf), dest, tag, core.ModeStandard)
 }
 
 // Issend is Isend that completes only once the receiver has matched the message.
 func Issend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Issend, "Issend", c, asBytes(buf), dest, tag, p2p.Synchronous)
+	return pisend(prof.Issend, "Issend", c, asBytes(buf), dest, tag, core.ModeSynchronous)
 }
 
 // Irsend is Isend for when the matching receive is known to be posted.
 func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Irsend, "Irsend", c, asBytes(buf), dest, tag, p2p.Ready)
+	return pisend(prof.Irsend, "Irsend", c, asBytes(buf), dest, tag, core.ModeReady)
 }
 
 // Ibsend copies buf into an attached buffer, as Bsend; the request is complete at once.
 func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Ibsend, "Ibsend", c, asBytes(buf), dest, tag, p2p.Buffered)
+	return pisend(prof.Ibsend, "Ibsend", c, asBytes(buf), dest, tag, core.ModeBuffered)
 }
 
 // Irecv starts receiving into buf; read buf only after the request completes.
@@ -325,25 +324,25 @@ func Irecv[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
 // SendInit makes a persistent send request: Start runs it, as often as wanted.
 func SendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	defer prof.Exit(prof.SendInit, c.enterP2P(prof.SendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("SendInit", c, asBytes(buf), dest, tag, p2p.Standard, true)
+	return isend("SendInit", c, asBytes(buf), dest, tag, core.ModeStandard, true)
 }
 
 // SsendInit makes a persistent synchronous send request.
 func SsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	defer prof.Exit(prof.SsendInit, c.enterP2P(prof.SsendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("SsendInit", c, asBytes(buf), dest, tag, p2p.Synchronous, true)
+	return isend("SsendInit", c, asBytes(buf), dest, tag, core.ModeSynchronous, true)
 }
 
 // RsendInit makes a persistent ready send request.
 func RsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	defer prof.Exit(prof.RsendInit, c.enterP2P(prof.RsendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("RsendInit", c, asBytes(buf), dest, tag, p2p.Ready, true)
+	return isend("RsendInit", c, asBytes(buf), dest, tag, core.ModeReady, true)
 }
 
 // BsendInit makes a persistent buffered send request.
 func BsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
 	defer prof.Exit(prof.BsendInit, c.enterP2P(prof.BsendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("BsendInit", c, asBytes(buf), dest, tag, p2p.Buffered, true)
+	return isend("BsendInit", c, asBytes(buf), dest, tag, core.ModeBuffered, true)
 }
 
 // RecvInit makes a persistent receive request.
@@ -377,7 +376,7 @@ func (r *Request) wait(op string) (st Status, err error) {
 	if r.c != nil && r.c.ctx != nil {
 		return r.WaitContext(r.c.ctx)
 	}
-	var ps p2p.Status
+	var ps core.Status
 	err = core.WaitInto(&r.q, &ps)
 	r.c.storeStatus(&st, &ps)
 	if err != nil {
@@ -433,7 +432,7 @@ func (r *Request) test(op string, release bool) (st Status, ok bool, err error) 
 		}
 		return st, ok, r.c.fail(op, err)
 	}
-	var ps p2p.Status
+	var ps core.Status
 	if release {
 		ok, err = core.TestInto(&r.q, &ps)
 	} else {
@@ -470,7 +469,7 @@ func (r *Request) Free() error {
 	r.settle()
 	if r.x != nil {
 		err := r.ref().Free() // it completes in the background
-		r.x, r.q = nil, p2p.Request{}
+		r.x, r.q = nil, core.Request{}
 		return r.c.fail("Free", mapErr("Free", err))
 	}
 	return r.c.fail("Free", mapErr("Free", core.FreeRequest(&r.q)))
@@ -496,7 +495,7 @@ func (r *Request) Start() error {
 // or a persistent collective not started.
 func (r *Request) inactive() bool { return r.IsNull() || (r.x != nil && !r.ref().Active()) }
 
-func engReqs(rs []Request, buf []p2p.Request) []p2p.Request {
+func engReqs(rs []Request, buf []core.Request) []core.Request {
 	buf = buf[:0]
 	for _, r := range rs {
 		buf = append(buf, r.q)
@@ -504,7 +503,7 @@ func engReqs(rs []Request, buf []p2p.Request) []p2p.Request {
 	return buf
 }
 
-func putBack(rs []Request, qs []p2p.Request) {
+func putBack(rs []Request, qs []core.Request) {
 	for i := range rs {
 		rs[i].q = qs[i]
 	}
@@ -539,15 +538,15 @@ func Waitall(rs []Request, sts []Status) error {
 	}
 	// The common window (OSU's 64 requests) needs no allocation: engine handles on
 	// the stack, and no engine statuses when the caller wants none.
-	var stack [64]p2p.Request
+	var stack [64]core.Request
 	qs := engReqs(rs, stack[:0])
-	var ps []p2p.Status
+	var ps []core.Status
 	if sts != nil {
-		ps = make([]p2p.Status, len(rs))
+		ps = make([]core.Status, len(rs))
 	}
 	ctx := ctxOf(rs)
 	if ctx != nil && ps == nil {
-		ps = make([]p2p.Status, len(rs))
+		ps = make([]core.Status, len(rs))
 	}
 	err := core.WaitallCtx(ctx, qs, ps)
 	putBack(rs, qs)
@@ -670,7 +669,7 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 		}
 	}
 	qs := engReqs(rs, nil)
-	ps := make([]p2p.Status, len(rs))
+	ps := make([]core.Status, len(rs))
 	ok, err := core.Testall(qs, ps)
 	putBack(rs, qs)
 	if !ok {
@@ -698,7 +697,7 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 func Waitsome(rs []Request) ([]int, []Status, error) {
 	defer prof.Exit(prof.Waitsome, enterAll(prof.Waitsome, rs), 0)
 	ctx := ctxOf(rs)
-	return some("Waitsome", rs, func(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
+	return some("Waitsome", rs, func(qs []core.Request, idx []int, sts []core.Status) (int, error) {
 		return core.WaitsomeCtx(ctx, qs, idx, sts)
 	})
 }
@@ -711,7 +710,7 @@ func Testsome(rs []Request) ([]int, []Status, error) {
 	return some("Testsome", rs, core.Testsome)
 }
 
-func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (int, error)) ([]int, []Status, error) {
+func some(op string, rs []Request, f func([]core.Request, []int, []core.Status) (int, error)) ([]int, []Status, error) {
 	if hasOps(rs) {
 		// Collectives among them: report what has completed, waiting (for Waitsome)
 		// until at least one has.
@@ -751,7 +750,7 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 	}
 	qs := engReqs(rs, nil)
 	idx := make([]int, len(rs))
-	ps := make([]p2p.Status, len(rs))
+	ps := make([]core.Status, len(rs))
 	n, err := f(qs, idx, ps)
 	putBack(rs, qs)
 	if ctx := ctxOf(rs); isCtx(ctx, err) {
@@ -792,7 +791,7 @@ func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
 // Message is a message taken off the queue by Mprobe or Improbe: only Mrecv or Imrecv
 // with it can receive it, so no other receive can steal it in between.
 type Message struct {
-	m p2p.Message
+	m core.Message
 	c *Comm
 }
 
@@ -826,7 +825,7 @@ func Mrecv[T Elem](buf []T, m *Message) (Status, error) {
 	if m == nil || m.c == nil {
 		return Status{}, errorf(ClassRequest, "Mrecv", "no message (from Mprobe or Improbe)")
 	}
-	st, err := core.Mrecv(p2p.Bytes(asBytes(buf)), &m.m)
+	st, err := core.Mrecv(core.Bytes(asBytes(buf)), &m.m)
 	return m.c.status(st), m.c.fail("Mrecv", mapErr("Mrecv", err))
 }
 
@@ -836,6 +835,6 @@ func Imrecv[T Elem](buf []T, m *Message) (Request, error) {
 	if m == nil || m.c == nil {
 		return Request{}, errorf(ClassRequest, "Imrecv", "no message (from Mprobe or Improbe)")
 	}
-	q, err := core.Imrecv(p2p.Bytes(asBytes(buf)), &m.m)
+	q, err := core.Imrecv(core.Bytes(asBytes(buf)), &m.m)
 	return Request{q: q, c: m.c}, m.c.fail("Imrecv", mapErr("Imrecv", err))
 }

@@ -4,14 +4,13 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // BsendOverhead is what each buffered message takes of an attached buffer beyond its
 // bytes (MPI_BSEND_OVERHEAD): size a buffer as the messages' bytes plus this much for
 // each message that may be under way at once.
-const BsendOverhead = p2p.BsendOverhead
+const BsendOverhead = core.BsendOverhead
 
 // BufferAutomatic, given to BufferAttach or (*Comm).AttachBuffer, attaches an
 // automatic buffer (MPI_BUFFER_AUTOMATIC): MPI takes as much memory as the buffered

@@ -3,7 +3,6 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -11,7 +10,7 @@ import (
 // completed. A completion call (release) also uses r up: a generalized request's
 // free function runs, and r becomes the null request.
 func (r *Request) xReport(st *Status, release bool) error {
-	var ps p2p.Status
+	var ps core.Status
 	h := r.ref()
 	err := h.StatusInto(&ps)
 	r.c.storeStatus(st, &ps)
@@ -20,7 +19,7 @@ func (r *Request) xReport(st *Status, release bool) error {
 			err = ferr
 		}
 		if !r.x.IsPersistent() { // a persistent one becomes inactive instead
-			r.x, r.q = nil, p2p.Request{}
+			r.x, r.q = nil, core.Request{}
 		}
 	}
 	return err
@@ -45,7 +44,7 @@ func GrequestStart[E any](query func(extra E, st *Status) error, free func(extra
 	}
 	var g core.Grequest
 	if query != nil {
-		g.Query = func(ps *p2p.Status) error {
+		g.Query = func(ps *core.Status) error {
 			st := Status{Source: ps.Source, Tag: ps.Tag}
 			err := query(extra, &st)
 			ps.Source, ps.Tag, ps.Count, ps.Err, ps.Cancelled = st.Source, st.Tag, st.bytes, st.Err, st.cancel
@@ -211,7 +210,7 @@ func (r *Request) peek() bool {
 		ok, _ := r.ref().Test()
 		return ok
 	}
-	var ps p2p.Status
+	var ps core.Status
 	ok, err := core.PeekInto(&r.q, &ps)
 	return ok || err != nil
 }

@@ -3,14 +3,13 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // isendrecv starts a receive and a send as one request (MPI_Isendrecv); fin, if not
 // nil, runs once both have completed without error.
-func isendrecv(op string, c *Comm, sb p2p.Buf, dest, sendtag int, rb p2p.Buf, src, recvtag int,
-	fin func(st *p2p.Status)) (Request, error) {
+func isendrecv(op string, c *Comm, sb core.Buf, dest, sendtag int, rb core.Buf, src, recvtag int,
+	fin func(st *core.Status)) (Request, error) {
 	if err := c.check(op); err != nil {
 		return Request{}, err
 	}
@@ -23,9 +22,9 @@ func isendrecv(op string, c *Comm, sb p2p.Buf, dest, sendtag int, rb p2p.Buf, sr
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}
-	sq, err := c.d.Isend(op, sb, dest, sendtag, p2p.Standard, false)
+	sq, err := c.d.Isend(op, sb, dest, sendtag, core.ModeStandard, false)
 	if err != nil {
-		var ps p2p.Status
+		var ps core.Status
 		core.Cancel(&rq)
 		core.WaitInto(&rq, &ps)
 		return Request{}, c.fail(op, err)
@@ -38,7 +37,7 @@ func isendrecv(op string, c *Comm, sb p2p.Buf, dest, sendtag int, rb p2p.Buf, sr
 // receive's. Neither buffer may be touched until then.
 func Isendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Request, error) {
 	defer prof.Exit(prof.Isendrecv, c.enterP2P(prof.Isendrecv, dest, sendtag, nbytes(sendbuf)), nbytes(sendbuf))
-	return isendrecv("Isendrecv", c, p2p.Bytes(asBytes(sendbuf)), dest, sendtag, p2p.Bytes(asBytes(recvbuf)), src, recvtag, nil)
+	return isendrecv("Isendrecv", c, core.Bytes(asBytes(sendbuf)), dest, sendtag, core.Bytes(asBytes(recvbuf)), src, recvtag, nil)
 }
 
 // IsendrecvReplace starts sending buf to dest and replacing its contents with a
@@ -49,8 +48,8 @@ func IsendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int)
 	defer prof.Exit(prof.IsendrecvReplace, c.enterP2P(prof.IsendrecvReplace, dest, sendtag, nbytes(buf)), nbytes(buf))
 	b := asBytes(buf)
 	tmp := make([]byte, len(b))
-	return isendrecv("IsendrecvReplace", c, p2p.Bytes(b), dest, sendtag, p2p.Bytes(tmp), src, recvtag,
-		func(st *p2p.Status) { copy(b, tmp[:st.Count]) })
+	return isendrecv("IsendrecvReplace", c, core.Bytes(b), dest, sendtag, core.Bytes(tmp), src, recvtag,
+		func(st *core.Status) { copy(b, tmp[:st.Count]) })
 }
 
 // IsendrecvBuf is Isendrecv with typed buffers (see Typed).
@@ -77,8 +76,8 @@ func isendrecvReplaceBuf(op string, c *Comm, buf Buf, dest, sendtag, src, recvta
 		return Request{}, c.fail(op, err)
 	}
 	tmp := make([]byte, eb.Len())
-	return isendrecv(op, c, eb, dest, sendtag, p2p.Bytes(tmp), src, recvtag,
-		func(st *p2p.Status) { buf.unpackPrefix(tmp[:st.Count]) })
+	return isendrecv(op, c, eb, dest, sendtag, core.Bytes(tmp), src, recvtag,
+		func(st *core.Status) { buf.unpackPrefix(tmp[:st.Count]) })
 }
 
 // SendrecvBuf is Sendrecv with typed buffers (see Typed).
@@ -106,10 +105,10 @@ func SendrecvReplaceBuf(c *Comm, buf Buf, dest, sendtag, src, recvtag int) (Stat
 	return q.wait("SendrecvReplace")
 }
 
-func bufPair(op string, s, r Buf) (p2p.Buf, p2p.Buf, error) {
+func bufPair(op string, s, r Buf) (core.Buf, core.Buf, error) {
 	sb, err := s.engineBuf(op)
 	if err != nil {
-		return sb, p2p.Buf{}, err
+		return sb, core.Buf{}, err
 	}
 	rb, err := r.engineBuf(op)
 	return sb, rb, err

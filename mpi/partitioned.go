@@ -11,7 +11,6 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -63,10 +62,10 @@ func partInit(op string, c *Comm, send bool, mem []byte, esz, parts, peer, tag i
 	if parts >= 1 && len(mem)/esz%parts != 0 {
 		return Request{}, c.fail(op, errorf(ClassCount, op, "len(buf) %d does not cut into %d equal partitions", len(mem)/esz, parts))
 	}
-	return partStart(op, c, send, p2p.Bytes(mem), parts, peer, tag)
+	return partStart(op, c, send, core.Bytes(mem), parts, peer, tag)
 }
 
-func partStart(op string, c *Comm, send bool, b p2p.Buf, parts, peer, tag int) (Request, error) {
+func partStart(op string, c *Comm, send bool, b core.Buf, parts, peer, tag int) (Request, error) {
 	p, err := c.dev().PartInit(op, send, b, parts, peer, tag)
 	if err != nil {
 		return Request{}, c.fail(op, err)

@@ -3,7 +3,7 @@ package mpi
 import (
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -74,7 +74,7 @@ func collSize(send, recv Buf) int {
 	return send.size()
 }
 
-func pisend(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode p2p.Mode) (Request, error) {
+func pisend(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core.Mode) (Request, error) {
 	pc := c.pc()
 	var t int64
 	if !prof.Try(call, pc, dest, tag, len(b)) {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/topo"
 )
 
 // Split types of SplitType and SplitTypeInfo (MPI 4.1 section 7.4.2).
@@ -132,18 +131,13 @@ func splitTypeArgs(kind, key int, pairs [][2]string) core.SplitTypeArgs {
 // be called at any time, before Init and after Finalize too. The caller frees the Info.
 func GetHwResourceInfo() (*Info, error) {
 	const op = "GetHwResourceInfo"
-	set, err := topo.Allowed()
+	hw, err := core.HWResources()
 	if err != nil {
 		return nil, Self.fail(op, errorf(ClassOther, op, "cannot read the CPUs this process may run on: %v", err))
 	}
 	in := InfoCreate()
-	m := topo.Machine()
-	for _, typ := range topo.ResourceTypes {
-		if len(m.Instances(typ)) == 0 {
-			continue
-		}
-		restricted := m.InstanceOf(typ, set) >= 0
-		in.setKey(core.HWPrefix+typ, strconv.FormatBool(restricted))
+	for _, r := range hw {
+		in.setKey(core.HWPrefix+r.Type, strconv.FormatBool(r.Within))
 	}
 	return in, nil
 }

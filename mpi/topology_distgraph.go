@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -283,7 +282,7 @@ func (nc *Comm) exchangeEdges(op string, sources, degrees, destinations, weights
 	}
 	expect := int(binary.LittleEndian.Uint64(counts[8*me:]))
 
-	var sends []p2p.Request
+	var sends []core.Request
 	defer func() {
 		// On an early return, the sends still belong to the engine until they end.
 		core.Waitall(sends, nil)

@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/vcodec"
 )
@@ -188,7 +187,7 @@ func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest,
 			sendOwnFor = cd
 		}
 	}
-	err := send(prof.SendValue, op, c, msg, dest, tag, p2p.Standard)
+	err := send(prof.SendValue, op, c, msg, dest, tag, core.ModeStandard)
 	putScratch(sendPool, sendOwn, bp)
 	return err
 }
@@ -202,7 +201,7 @@ func sendValueEnc[T any](op string, c *Comm, v T, dest, tag int) error {
 	}
 	defer putEnc(e)
 	if len(e.OOB) == 0 {
-		return send(prof.Send, op, c, e.Buf, dest, tag, p2p.Standard)
+		return send(prof.Send, op, c, e.Buf, dest, tag, core.ModeStandard)
 	}
 	qs, err := isendParts(op, c, e, dest, tag)
 	if err != nil {
@@ -212,12 +211,12 @@ func sendValueEnc[T any](op string, c *Comm, v T, dest, tag int) error {
 }
 
 // isendParts starts the sends of an encoded value and of its out-of-band slices.
-func isendParts(op string, c *Comm, e *vcodec.Enc, dest, tag int) ([]p2p.Request, error) {
-	q, err := c.dev().Isend(op, p2p.Bytes(e.Buf), dest, tag, p2p.Standard, false)
+func isendParts(op string, c *Comm, e *vcodec.Enc, dest, tag int) ([]core.Request, error) {
+	q, err := c.dev().Isend(op, core.Bytes(e.Buf), dest, tag, core.ModeStandard, false)
 	if err != nil || dest == ProcNull {
-		return []p2p.Request{q}, err
+		return []core.Request{q}, err
 	}
-	qs := make([]p2p.Request, 1, 1+len(e.OOB))
+	qs := make([]core.Request, 1, 1+len(e.OOB))
 	qs[0] = q
 	seq, _, _ := vcodec.OOB(e.Buf)
 	for i, b := range e.OOB {
@@ -235,7 +234,7 @@ func isendParts(op string, c *Comm, e *vcodec.Enc, dest, tag int) ([]p2p.Request
 // its out-of-band slices. Once the message has left, its slices must follow (its
 // receiver will wait for them), so they are never cancelled, only left to complete
 // when the receiver takes them; if the message was cancelled, so are they.
-func (c *Comm) endSends(op string, qs []p2p.Request) error {
+func (c *Comm) endSends(op string, qs []core.Request) error {
 	cancelled, first := c.endSend(op, &qs[0], true)
 	for i := 1; i < len(qs); i++ {
 		switch {
@@ -303,7 +302,7 @@ func recvPlain(st *Status, op string, cd *vcodec.Codec, c *Comm, bp *[smallValue
 		msg, from, st.Tag, err = d.RecvAllocDirect(bp[:], src, tag)
 		st.Source = from
 	} else {
-		var ps p2p.Status
+		var ps core.Status
 		msg, ps, err = d.RecvAlloc(op, bp[:], src, tag)
 		from = ps.Source
 		*st = c.status(ps)
@@ -353,7 +352,7 @@ func recvValueAlloc[T any](op string, c *Comm, src, tag int) (T, Status, error) 
 		var z T
 		return z, Status{}, c.fail(op, err)
 	}
-	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]p2p.Request, 1)}
+	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]core.Request, 1)}
 	if r.msg, r.st, err = c.dev().RecvAlloc(op, nil, src, tag); err != nil || r.st.Source == ProcNull {
 		return r.v, r.status(), c.fail(op, err)
 	}
@@ -388,12 +387,12 @@ type ValueRequest[T any] struct {
 	op   string
 	c    *Comm
 	recv bool
-	qs   []p2p.Request // the message, then its out-of-band slices (once posted)
-	enc  *vcodec.Enc   // a send's encoding, until it completes
+	qs   []core.Request // the message, then its out-of-band slices (once posted)
+	enc  *vcodec.Enc    // a send's encoding, until it completes
 
 	cd     *vcodec.Codec
 	msg    []byte // a receive's message, allocated by the engine
-	st     p2p.Status
+	st     core.Status
 	v      T
 	into   *T    // RecvValueInto's value, decoded into instead of v
 	err    error // decoding's
@@ -435,7 +434,7 @@ func irecvValue[T any](op string, c *Comm, src, tag int) (*ValueRequest[T], erro
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]p2p.Request, 1)}
+	r := &ValueRequest[T]{op: op, c: c, recv: true, cd: cd, qs: make([]core.Request, 1)}
 	r.qs[0], err = c.dev().IrecvAlloc(op, &r.msg, src, tag)
 	if err != nil {
 		return nil, c.fail(op, err)
@@ -498,7 +497,7 @@ func (r *ValueRequest[T]) finish(wait bool) {
 			return
 		}
 		r.err = r.c.fail(r.op, r.c.endSends(r.op, r.qs))
-		r.st = p2p.Status{Source: AnySource, Tag: AnyTag}
+		r.st = core.Status{Source: AnySource, Tag: AnyTag}
 		r.bytes = int64(len(r.enc.Buf))
 		for _, b := range r.enc.OOB {
 			r.bytes += int64(len(b))
@@ -579,7 +578,7 @@ func (r *ValueRequest[T]) stage() {
 
 // peek reports whether request i has completed, leaving it to be waited on.
 func (r *ValueRequest[T]) peek(i int) bool {
-	var st p2p.Status
+	var st core.Status
 	ok, _ := core.PeekInto(&r.qs[i], &st)
 	return ok
 }

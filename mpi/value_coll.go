@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/vcodec"
 )
@@ -684,7 +683,7 @@ func recvReduced[T any](op string, c *Comm, cd *vcodec.Codec, from int) (T, bool
 // collWait waits for a value collective's message under c's context; when the
 // context ends first it gives the message up (cancelling a receive) and stops c's
 // collectives, as coll does.
-func (c *Comm) collWait(op string, q *p2p.Request, recv bool) error {
+func (c *Comm) collWait(op string, q *core.Request, recv bool) error {
 	_, err := core.WaitCtx(c.ctx, q)
 	if !isCtx(c.ctx, err) {
 		return mapErr(op, err)

@@ -9,7 +9,6 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/rma"
 )
 
 // Win is a window of one-sided communication (MPI_Win): memory each rank of a
@@ -565,14 +564,14 @@ func target[T Elem](rank, disp, count int) core.Target {
 }
 
 // accOp is o as the device's accumulate operation.
-func accOp(name string, o Op) (rma.Op, error) {
+func accOp(name string, o Op) (core.RMAOp, error) {
 	if o.user != nil {
 		return 0, errorf(ClassOp, name, "one-sided accumulates take predefined ops only (MPI forbids user ops): got %v", o)
 	}
 	if o.code == opNone || o.code >= numOps {
 		return 0, errorf(ClassOp, name, "op is the zero Op (use Sum, Max, Replace, NoOp, ...)")
 	}
-	return rma.Op(o.code), nil
+	return core.RMAOp(o.code), nil
 }
 
 // Put writes origin to rank's window, disp displacement units from its start, as
@@ -609,7 +608,7 @@ func get[T Elem](w *Win, origin []T, rank, disp int) error {
 // Accumulate combines origin into rank's window at disp with op, element by element
 // and atomically per element (MPI_Accumulate): a predefined op, Replace or NoOp.
 func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
-	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), rma.Op(op.code), elemKind[T]()) {
+	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), core.RMAOp(op.code), elemKind[T]()) {
 		prof.Done(prof.Accumulate, nbytes(origin))
 		return nil
 	}
@@ -642,7 +641,7 @@ func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) er
 // atomically (MPI_Fetch_and_op).
 func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 	if w != nil && op.user == nil && isWord[T]() {
-		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), rma.Op(op.code)); ok {
+		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), core.RMAOp(op.code)); ok {
 			prof.Done(prof.FetchAndOp, esize[T]())
 			return *(*T)(unsafe.Pointer(&old)), nil
 		}

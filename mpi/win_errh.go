@@ -5,10 +5,9 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/rma"
 )
 
-type rmaOp = rma.Op
+type rmaOp = core.RMAOp
 
 // NewWinErrHandler makes a handler for windows that calls fn with the window and the
 // error (MPI_Win_create_errhandler); the error is then returned.
