@@ -9,15 +9,20 @@ import (
 	"testing"
 )
 
-// The facade imports the device and the pure packages its handles wrap, never a
-// package below the device (the engine, transports, collectives, windows): see
-// docs/ARCHITECTURE.md, "The device and the facade".
+// The facade and the C library import the device and the pure packages their
+// handles wrap, never a package below the device (the engine, transports,
+// collectives, windows): see docs/ARCHITECTURE.md, "The device and the facade".
 func TestFacadeImports(t *testing.T) {
 	allowed := map[string]bool{"core": true, "datatype": true, "group": true, "vcodec": true, "prof": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfiles, err := filepath.Glob("../abi/libmpi/*.go")
+	if err != nil || len(cfiles) == 0 {
+		t.Fatalf("the C library's files: %v (%v)", cfiles, err)
+	}
+	files = append(files, cfiles...)
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue

@@ -29,7 +29,6 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/topo"
 	"golang.org/x/sys/unix"
 )
 
@@ -409,16 +408,13 @@ func PMPI_Get_hw_resource_info(out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail(op, 0, errorf(errArg, op, "hw_info is NULL"))
 	}
-	set, err := topo.Allowed()
+	hw, err := core.HWResources()
 	if err != nil {
 		return fail(op, 0, errorf(errOther, op, "cannot read the CPUs this process may run on: %v", err))
 	}
 	in := &info{}
-	m := topo.Machine()
-	for _, typ := range topo.ResourceTypes {
-		if len(m.Instances(typ)) > 0 {
-			in.set(core.HWPrefix+typ, strconv.FormatBool(m.InstanceOf(typ, set) >= 0))
-		}
+	for _, r := range hw {
+		in.set(core.HWPrefix+r.Type, strconv.FormatBool(r.Within))
 	}
 	setHandle(out, infos.add(in))
 	return 0

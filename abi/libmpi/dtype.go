@@ -11,7 +11,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 )
 
 // dtype is a datatype: the engine's type, its MPI name, the types it was built
@@ -175,53 +174,53 @@ func span(op string, p unsafe.Pointer, count int64, t *datatype.Type) (mem []byt
 }
 
 // cbuf is the engine's buffer for count items of datatype dh at p.
-func cbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (p2p.Buf, error) {
+func cbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Buf, error) {
 	b, _, err := cbufIn(op, p, count, dh, false)
 	return b, err
 }
 
 // lentBuf is cbuf for a blocking call: a packing layout comes from the pool, and the
 // caller Returns it (nil when none was needed) once the call has succeeded.
-func lentBuf(op string, p unsafe.Pointer, count int64, dh uintptr) (p2p.Buf, *datatype.Layout, error) {
+func lentBuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Buf, *datatype.Layout, error) {
 	return cbufIn(op, p, count, dh, true)
 }
 
-func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (p2p.Buf, *datatype.Layout, error) {
+func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (core.Buf, *datatype.Layout, error) {
 	if dh >= 0x200 && dh < 0x300 { // a predefined type: contiguous bytes
 		if d := predefT[dh-0x200]; d != nil && d.t.IsContiguous() {
 			if count < 0 {
-				return p2p.Buf{}, nil, errorf(errCount, op, "count %d is negative", count)
+				return core.Buf{}, nil, errorf(errCount, op, "count %d is negative", count)
 			}
 			n := count * d.t.Size()
 			if n == 0 {
-				return p2p.Bytes(nil), nil, nil
+				return core.Bytes(nil), nil, nil
 			}
 			if p == nil {
-				return p2p.Buf{}, nil, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+				return core.Buf{}, nil, errorf(errBuffer, op, "buffer is NULL for %d items", count)
 			}
-			return p2p.Bytes(unsafe.Slice((*byte)(p), n)), nil, nil
+			return core.Bytes(unsafe.Slice((*byte)(p), n)), nil, nil
 		}
 	}
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return p2p.Buf{}, nil, err
+		return core.Buf{}, nil, err
 	}
 	if count < 0 {
-		return p2p.Buf{}, nil, errorf(errCount, op, "count %d is negative", count)
+		return core.Buf{}, nil, errorf(errCount, op, "count %d is negative", count)
 	}
 	if t.Size() == 0 || count == 0 {
-		return p2p.Bytes(nil), nil, nil
+		return core.Bytes(nil), nil, nil
 	}
 	if off, n, ok := t.ContiguousSpan(count); ok {
 		base := unsafe.Add(p, off)
 		if base == nil {
-			return p2p.Buf{}, nil, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+			return core.Buf{}, nil, errorf(errBuffer, op, "buffer is NULL for %d items", count)
 		}
-		return p2p.Bytes(unsafe.Slice((*byte)(base), n)), nil, nil
+		return core.Bytes(unsafe.Slice((*byte)(base), n)), nil, nil
 	}
 	mem, origin, err := span(op, p, count, t)
 	if err != nil {
-		return p2p.Buf{}, nil, err
+		return core.Buf{}, nil, err
 	}
 	var l *datatype.Layout
 	if lend {
@@ -233,12 +232,12 @@ func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (p2
 		if lend {
 			l.Return()
 		}
-		return p2p.Buf{}, nil, core.TypeErr(op, err)
+		return core.Buf{}, nil, core.TypeErr(op, err)
 	}
 	if !lend {
-		return p2p.Packed(l), nil, nil
+		return core.Packed(l), nil, nil
 	}
-	return p2p.Packed(l), l, nil
+	return core.Packed(l), l, nil
 }
 
 // cvec is a collective's buffer: count items of dh at p, or MPI_IN_PLACE. A type

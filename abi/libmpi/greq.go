@@ -20,7 +20,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -37,7 +36,7 @@ func PMPI_Grequest_start(query, free, cancel, extra, out unsafe.Pointer) int32 {
 	}
 	fns := core.Grequest{}
 	if query != nil {
-		fns.Query = func(st *p2p.Status) error {
+		fns.Query = func(st *core.Status) error {
 			var cs C.MPI_Status
 			s := (*cstatus)(unsafe.Pointer(&cs))
 			s.source, s.tag = -1, -2 // MPI_ANY_SOURCE, MPI_ANY_TAG until the query says

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -107,7 +106,7 @@ func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf uns
 // lands in its place.
 func (a *nbrArgs) exchange(op string) error {
 	scratch := func(n int) []byte { return make([]byte, n) }
-	reqs := make([]p2p.Request, 0, len(a.in)+len(a.out))
+	reqs := make([]core.Request, 0, len(a.in)+len(a.out))
 	abort := func(err error) error {
 		for i := range reqs {
 			core.Cancel(&reqs[i])

@@ -22,7 +22,6 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
@@ -162,7 +161,7 @@ func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 				t.PackAt(inout, mb, -lo, n)
 			}
 		}
-		return core.Red{K: coll.Op{Fn: k, Commute: u.commute}, Unit: int(size), User: true,
+		return core.Red{K: core.ReduceOp{Fn: k, Commute: u.commute}, Unit: int(size), User: true,
 			Name: "user function", Code: 1 << 20}, nil
 	}
 	opName, ok := opNames[oh]
@@ -173,7 +172,7 @@ func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 	if k == nil {
 		return core.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).name)
 	}
-	return core.Red{K: coll.Op{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
+	return core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
 }
 
 // predefRed holds the reductions of the predefined operations on the predefined
@@ -192,7 +191,7 @@ func initPredefRed() {
 			if k == nil {
 				continue
 			}
-			predefRed[oh-opSum][j] = &core.Red{K: coll.Op{Fn: k, Commute: true}, Unit: int(d.t.Size()), Name: opNames[oh], Code: uint64(oh)}
+			predefRed[oh-opSum][j] = &core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: int(d.t.Size()), Name: opNames[oh], Code: uint64(oh)}
 		}
 	}
 }
@@ -257,7 +256,7 @@ func maxK[T number](inout, in []byte) {
 	}
 }
 
-func bitK[T integer](f func(a, b T) T) coll.Kernel {
+func bitK[T integer](f func(a, b T) T) core.Kernel {
 	return func(inout, in []byte) {
 		o, i := view[T](inout), view[T](in)
 		for k := range o {
@@ -266,7 +265,7 @@ func bitK[T integer](f func(a, b T) T) coll.Kernel {
 	}
 }
 
-func logK[T integer](f func(a, b bool) bool) coll.Kernel {
+func logK[T integer](f func(a, b bool) bool) core.Kernel {
 	return func(inout, in []byte) {
 		o, i := view[T](inout), view[T](in)
 		for k := range o {
@@ -283,7 +282,7 @@ func logK[T integer](f func(a, b bool) bool) coll.Kernel {
 // int at idx. Packed, not C's structs: the device hands a kernel packed items of a
 // type with gaps (red, PMPI_Reduce_local), and C pads {double; int}, {long; int}
 // and {short; int}, so their packed pairs are 12, 12 and 6 bytes.
-func loc[V number](sz, idx int, maxloc bool) coll.Kernel {
+func loc[V number](sz, idx int, maxloc bool) core.Kernel {
 	return func(inout, in []byte) {
 		for off := 0; off+sz <= len(inout); off += sz {
 			ov := *(*V)(unsafe.Pointer(&inout[off]))
@@ -307,7 +306,7 @@ func loc[V number](sz, idx int, maxloc bool) coll.Kernel {
 func replace(inout, in []byte) { copy(inout, in) }
 func noop(inout, in []byte)    {}
 
-func intKernels[T integer](op uintptr) coll.Kernel {
+func intKernels[T integer](op uintptr) core.Kernel {
 	switch op {
 	case opSum:
 		return sum[T]
@@ -333,7 +332,7 @@ func intKernels[T integer](op uintptr) coll.Kernel {
 	return nil
 }
 
-func floatKernels[T float](op uintptr) coll.Kernel {
+func floatKernels[T float](op uintptr) core.Kernel {
 	switch op {
 	case opSum:
 		return sum[T]
@@ -359,7 +358,7 @@ func floatKernels[T float](op uintptr) coll.Kernel {
 
 // kernelFor is op's kernel on elements of kind k, nil where the standard does not
 // define it.
-func kernelFor(op uintptr, k datatype.Kind) coll.Kernel {
+func kernelFor(op uintptr, k datatype.Kind) core.Kernel {
 	switch op {
 	case opReplace:
 		return replace

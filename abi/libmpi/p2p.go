@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -18,7 +17,7 @@ import (
 // MPI_STATUS_IGNORE), the source translated to a rank of c. It leaves MPI_ERROR
 // alone: MPI 4.1 sec. 3.2.5 lets only the calls that return several statuses set
 // it, and only when they return MPI_ERR_IN_STATUS (statusErrs).
-func putStatus(st unsafe.Pointer, c *comm, ps *p2p.Status) {
+func putStatus(st unsafe.Pointer, c *comm, ps *core.Status) {
 	if st == nil {
 		return
 	}
@@ -38,7 +37,7 @@ func putStatus(st unsafe.Pointer, c *comm, ps *p2p.Status) {
 // emptyStatus is the status of a null or inactive request: MPI 4.1 sec. 3.7.3's
 // empty status, whose error is MPI_SUCCESS.
 func emptyStatus(st unsafe.Pointer) {
-	putStatus(st, nil, &p2p.Status{Source: core.AnySource, Tag: core.AnyTag})
+	putStatus(st, nil, &core.Status{Source: core.AnySource, Tag: core.AnyTag})
 	if st != nil {
 		(*cstatus)(st).err = 0
 	}
@@ -61,7 +60,7 @@ func statusErrs(sts unsafe.Pointer, n int, failed []int32) {
 
 // send is the blocking send, recorded as call (prof.None: not recorded, a part of
 // another call).
-func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode) int32 {
+func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode core.Mode) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -97,42 +96,42 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 
 //export PMPI_Send
 func PMPI_Send(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Send, "Send", buf, int64(count), dh, dest, tag, ch, p2p.Standard)
+	return send(prof.Send, "Send", buf, int64(count), dh, dest, tag, ch, core.ModeStandard)
 }
 
 //export PMPI_Send_c
 func PMPI_Send_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Send, "Send", buf, count, dh, dest, tag, ch, p2p.Standard)
+	return send(prof.Send, "Send", buf, count, dh, dest, tag, ch, core.ModeStandard)
 }
 
 //export PMPI_Ssend
 func PMPI_Ssend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Ssend, "Ssend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous)
+	return send(prof.Ssend, "Ssend", buf, int64(count), dh, dest, tag, ch, core.ModeSynchronous)
 }
 
 //export PMPI_Ssend_c
 func PMPI_Ssend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Ssend, "Ssend", buf, count, dh, dest, tag, ch, p2p.Synchronous)
+	return send(prof.Ssend, "Ssend", buf, count, dh, dest, tag, ch, core.ModeSynchronous)
 }
 
 //export PMPI_Rsend
 func PMPI_Rsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Rsend, "Rsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready)
+	return send(prof.Rsend, "Rsend", buf, int64(count), dh, dest, tag, ch, core.ModeReady)
 }
 
 //export PMPI_Rsend_c
 func PMPI_Rsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Rsend, "Rsend", buf, count, dh, dest, tag, ch, p2p.Ready)
+	return send(prof.Rsend, "Rsend", buf, count, dh, dest, tag, ch, core.ModeReady)
 }
 
 //export PMPI_Bsend
 func PMPI_Bsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Bsend, "Bsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered)
+	return send(prof.Bsend, "Bsend", buf, int64(count), dh, dest, tag, ch, core.ModeBuffered)
 }
 
 //export PMPI_Bsend_c
 func PMPI_Bsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Bsend, "Bsend", buf, count, dh, dest, tag, ch, p2p.Buffered)
+	return send(prof.Bsend, "Bsend", buf, count, dh, dest, tag, ch, core.ModeBuffered)
 }
 
 func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
@@ -197,7 +196,7 @@ func PMPI_Recv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch
 // request is a nonblocking operation: a point-to-point request of the engine, or an
 // operation of many messages (a collective, Comm_idup, a generalized request).
 type request struct {
-	q          p2p.Request
+	q          core.Request
 	x          *core.Pending
 	xg         uint32 // x's generation when the handle was made (a collective's record is reused)
 	c          *comm
@@ -277,7 +276,7 @@ func freeRequest(h uintptr, r *request) {
 }
 
 // addP2P makes the handle of an engine request.
-func addP2P(q p2p.Request, c *comm, ch uintptr, persistent bool, out unsafe.Pointer) {
+func addP2P(q core.Request, c *comm, ch uintptr, persistent bool, out unsafe.Pointer) {
 	h, r := newRequest()
 	r.q, r.c, r.ch, r.persistent = q, c, ch, persistent
 	*(*uintptr)(out) = h
@@ -304,7 +303,7 @@ func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {
 
 // isend starts a send (persistent: makes an inactive persistent one, recorded as
 // the facade's SendInit is), recorded as call.
-func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode p2p.Mode, persistent bool, out unsafe.Pointer) int32 {
+func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode core.Mode, persistent bool, out unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -317,7 +316,7 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	var q p2p.Request
+	var q core.Request
 	d, tg := rankIn(dest), tagIn(tag)
 	if !persistent && c.c.DirectSend(d, tg) {
 		n, pc := int(b.Len()), c.c.ProfComm()
@@ -366,7 +365,7 @@ func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	var q p2p.Request
+	var q core.Request
 	sr, tg := rankIn(src), tagIn(tag)
 	if !persistent && c.c.DirectRecv(sr, tg) {
 		n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
@@ -403,42 +402,42 @@ func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 
 //export PMPI_Isend
 func PMPI_Isend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Isend, "Isend", buf, int64(count), dh, dest, tag, ch, p2p.Standard, false, out)
+	return isend(prof.Isend, "Isend", buf, int64(count), dh, dest, tag, ch, core.ModeStandard, false, out)
 }
 
 //export PMPI_Isend_c
 func PMPI_Isend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Isend, "Isend", buf, count, dh, dest, tag, ch, p2p.Standard, false, out)
+	return isend(prof.Isend, "Isend", buf, count, dh, dest, tag, ch, core.ModeStandard, false, out)
 }
 
 //export PMPI_Issend
 func PMPI_Issend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Issend, "Issend", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, false, out)
+	return isend(prof.Issend, "Issend", buf, int64(count), dh, dest, tag, ch, core.ModeSynchronous, false, out)
 }
 
 //export PMPI_Issend_c
 func PMPI_Issend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Issend, "Issend", buf, count, dh, dest, tag, ch, p2p.Synchronous, false, out)
+	return isend(prof.Issend, "Issend", buf, count, dh, dest, tag, ch, core.ModeSynchronous, false, out)
 }
 
 //export PMPI_Irsend
 func PMPI_Irsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Irsend, "Irsend", buf, int64(count), dh, dest, tag, ch, p2p.Ready, false, out)
+	return isend(prof.Irsend, "Irsend", buf, int64(count), dh, dest, tag, ch, core.ModeReady, false, out)
 }
 
 //export PMPI_Irsend_c
 func PMPI_Irsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Irsend, "Irsend", buf, count, dh, dest, tag, ch, p2p.Ready, false, out)
+	return isend(prof.Irsend, "Irsend", buf, count, dh, dest, tag, ch, core.ModeReady, false, out)
 }
 
 //export PMPI_Ibsend
 func PMPI_Ibsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Ibsend, "Ibsend", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, false, out)
+	return isend(prof.Ibsend, "Ibsend", buf, int64(count), dh, dest, tag, ch, core.ModeBuffered, false, out)
 }
 
 //export PMPI_Ibsend_c
 func PMPI_Ibsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Ibsend, "Ibsend", buf, count, dh, dest, tag, ch, p2p.Buffered, false, out)
+	return isend(prof.Ibsend, "Ibsend", buf, count, dh, dest, tag, ch, core.ModeBuffered, false, out)
 }
 
 //export PMPI_Irecv
@@ -453,22 +452,22 @@ func PMPI_Irecv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, c
 
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SendInit, "Send_init", buf, int64(count), dh, dest, tag, ch, p2p.Standard, true, out)
+	return isend(prof.SendInit, "Send_init", buf, int64(count), dh, dest, tag, ch, core.ModeStandard, true, out)
 }
 
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SsendInit, "Ssend_init", buf, int64(count), dh, dest, tag, ch, p2p.Synchronous, true, out)
+	return isend(prof.SsendInit, "Ssend_init", buf, int64(count), dh, dest, tag, ch, core.ModeSynchronous, true, out)
 }
 
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.RsendInit, "Rsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Ready, true, out)
+	return isend(prof.RsendInit, "Rsend_init", buf, int64(count), dh, dest, tag, ch, core.ModeReady, true, out)
 }
 
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.BsendInit, "Bsend_init", buf, int64(count), dh, dest, tag, ch, p2p.Buffered, true, out)
+	return isend(prof.BsendInit, "Bsend_init", buf, int64(count), dh, dest, tag, ch, core.ModeBuffered, true, out)
 }
 
 //export PMPI_Recv_init
@@ -529,7 +528,7 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 	if r == nil {
 		return false, 0, errorf(errRequest, op, "request %#x is not a request", h)
 	}
-	var ps p2p.Status
+	var ps core.Status
 	var err error
 	if r.inactive() {
 		emptyStatus(st)
@@ -650,7 +649,7 @@ func waitall(hs []uintptr, sts unsafe.Pointer) int32 {
 	// All point-to-point and no statuses wanted (OSU's window): one engine call,
 	// with the requests on the stack.
 	if sts == nil && len(hs) <= 64 {
-		var stack [64]p2p.Request
+		var stack [64]core.Request
 		var rs [64]*request
 		simple := true
 		for i, h := range hs {
@@ -927,7 +926,7 @@ func PMPI_Status_set_elements_x(st unsafe.Pointer, dh uintptr, count int64) int3
 
 // --- probe ---
 
-func probeStatus(st unsafe.Pointer, c *comm, ps *p2p.Status) { putStatus(st, c, ps) }
+func probeStatus(st unsafe.Pointer, c *comm, ps *core.Status) { putStatus(st, c, ps) }
 
 //export PMPI_Probe
 func PMPI_Probe(src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
@@ -964,14 +963,14 @@ func PMPI_Iprobe(src, tag int32, ch uintptr, flag, st unsafe.Pointer) int32 {
 
 // messages are the matched messages of Mprobe, until Mrecv takes them.
 type message struct {
-	m  p2p.Message
+	m  core.Message
 	c  *comm
 	ch uintptr
 }
 
 var messages table[message]
 
-func addMessage(m p2p.Message, c *comm, ch uintptr, ps *p2p.Status, out unsafe.Pointer) {
+func addMessage(m core.Message, c *comm, ch uintptr, ps *core.Status, out unsafe.Pointer) {
 	if ps.Source == core.ProcNull {
 		setHandle(out, hMessageNoProc)
 		return
@@ -1031,7 +1030,7 @@ func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st un
 	}
 	h := *(*uintptr)(mp)
 	if h == hMessageNoProc {
-		putStatus(st, nil, &p2p.Status{Source: core.ProcNull, Tag: core.AnyTag})
+		putStatus(st, nil, &core.Status{Source: core.ProcNull, Tag: core.AnyTag})
 		*(*uintptr)(mp) = hMessageNull
 		return 0
 	}
@@ -1081,7 +1080,7 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	if r := irecv(prof.None, op, rbuf, rcount, rdt, src, rtag, ch, false, unsafe.Pointer(&rq)); r != 0 {
 		return r
 	}
-	if r := send(prof.None, op, sbuf, scount, sdt, dest, stag, ch, p2p.Standard); r != 0 {
+	if r := send(prof.None, op, sbuf, scount, sdt, dest, stag, ch, core.ModeStandard); r != 0 {
 		cancelReq(unsafe.Pointer(&rq), false)
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return r
@@ -1138,7 +1137,7 @@ func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, sr
 		return r
 	}
 	c := commOf(ch)
-	if err := c.c.Send(op, p2p.Bytes(tmp), rankIn(dest), tagIn(stag), p2p.Standard); err != nil {
+	if err := c.c.Send(op, core.Bytes(tmp), rankIn(dest), tagIn(stag), core.ModeStandard); err != nil {
 		cancelReq(unsafe.Pointer(&rq), false)
 		complete(op, unsafe.Pointer(&rq), nil, true, true)
 		return fail(op, ch, err)

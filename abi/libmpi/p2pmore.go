@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -18,22 +17,22 @@ import (
 
 //export PMPI_Send_init_c
 func PMPI_Send_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SendInit, "Send_init", buf, count, dh, dest, tag, ch, p2p.Standard, true, out)
+	return isend(prof.SendInit, "Send_init", buf, count, dh, dest, tag, ch, core.ModeStandard, true, out)
 }
 
 //export PMPI_Ssend_init_c
 func PMPI_Ssend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SsendInit, "Ssend_init", buf, count, dh, dest, tag, ch, p2p.Synchronous, true, out)
+	return isend(prof.SsendInit, "Ssend_init", buf, count, dh, dest, tag, ch, core.ModeSynchronous, true, out)
 }
 
 //export PMPI_Rsend_init_c
 func PMPI_Rsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.RsendInit, "Rsend_init", buf, count, dh, dest, tag, ch, p2p.Ready, true, out)
+	return isend(prof.RsendInit, "Rsend_init", buf, count, dh, dest, tag, ch, core.ModeReady, true, out)
 }
 
 //export PMPI_Bsend_init_c
 func PMPI_Bsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.BsendInit, "Bsend_init", buf, count, dh, dest, tag, ch, p2p.Buffered, true, out)
+	return isend(prof.BsendInit, "Bsend_init", buf, count, dh, dest, tag, ch, core.ModeBuffered, true, out)
 }
 
 //export PMPI_Recv_init_c
@@ -59,9 +58,9 @@ func imrecv(buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.Pointer)
 	h := *(*uintptr)(mp)
 	if h == hMessageNoProc {
 		// A receive from MPI_PROC_NULL: a request that is complete at once.
-		var q p2p.Request
+		var q core.Request
 		var err error
-		q, err = core.World.Irecv(op, p2p.Bytes(nil), core.ProcNull, 0, false)
+		q, err = core.World.Irecv(op, core.Bytes(nil), core.ProcNull, 0, false)
 		if err != nil {
 			return fail(op, 0, err)
 		}
@@ -122,12 +121,12 @@ func isendrecv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, 
 }
 
 // pair starts a receive and a send as one request.
-func pair(op string, c *comm, ch uintptr, sb p2p.Buf, dest, stag int32, rb p2p.Buf, src, rtag int32, out unsafe.Pointer) int32 {
+func pair(op string, c *comm, ch uintptr, sb core.Buf, dest, stag int32, rb core.Buf, src, rtag int32, out unsafe.Pointer) int32 {
 	rq, err := c.c.Irecv(op, rb, rankIn(src), tagIn(rtag), false)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	sq, err := c.c.Isend(op, sb, rankIn(dest), tagIn(stag), p2p.Standard, false)
+	sq, err := c.c.Isend(op, sb, rankIn(dest), tagIn(stag), core.ModeStandard, false)
 	if err != nil {
 		core.Cancel(&rq)
 		core.WaitInto(&rq, nil)
@@ -165,7 +164,7 @@ func isendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, s
 	}
 	n := len(tmp)
 	defer prof.Exit(prof.IsendrecvReplace, c.enterTimed(prof.IsendrecvReplace, rankIn(dest), tagIn(stag), n), n)
-	return pair(op, c, ch, p2p.Bytes(tmp), dest, stag, rb, src, rtag, out)
+	return pair(op, c, ch, core.Bytes(tmp), dest, stag, rb, src, rtag, out)
 }
 
 //export PMPI_Comm_idup

@@ -15,7 +15,6 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/rma"
 )
 
 // The Go side of the one-sided calls' short ways in C (short.c): the copy of the
@@ -61,16 +60,16 @@ func init() {
 		if k == datatype.KindNone {
 			continue
 		}
-		if _, err := rma.Lookup(rma.OpReplace, k); err == nil {
+		if core.RMAApplies(core.RMAReplace, k) {
 			e.replace = 1
 		}
 		if ck, ok := shortKinds[k]; ok {
 			e.kind = ck
-			if _, err := rma.Lookup(rma.OpSum, k); err == nil {
+			if core.RMAApplies(core.RMASum, k) {
 				e.sum = 1
 			}
 		}
-		if rma.Atomic(k) && t.Size() == 8 {
+		if core.RMAAtomic(k) && t.Size() == 8 {
 			e.atomic = 1
 		}
 	}

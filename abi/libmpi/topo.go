@@ -13,7 +13,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -782,7 +781,7 @@ func exchangeEdges(op string, nc *core.Comm, srcs, degs, dsts, ws []int) (*topol
 		return nil, err
 	}
 	expect := int(binary.LittleEndian.Uint64(counts[8*me:]))
-	var sends []p2p.Request
+	var sends []core.Request
 	for _, to := range slices.Sorted(maps.Keys(outgoing)) {
 		q, err := nc.IsendInternal(outgoing[to], to, core.TagTopoEdges)
 		if err != nil {

@@ -23,7 +23,6 @@ import (
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/rma"
 )
 
 // One-sided communication (MPI 4.1 chapter 12) on the device's windows
@@ -623,11 +622,11 @@ func targetOf(op string, rank int32, disp, count int64, dh uintptr) (core.Target
 	return core.Target{Rank: rankIn(rank), Disp: disp, Count: count, Type: t}, nil
 }
 
-var rmaOps = map[uintptr]rma.Op{opSum: rma.OpSum, opProd: rma.OpProd, opMin: rma.OpMin, opMax: rma.OpMax,
-	opLand: rma.OpLand, opLor: rma.OpLor, opLxor: rma.OpLxor, opBand: rma.OpBand, opBor: rma.OpBor,
-	opBxor: rma.OpBxor, opMaxloc: rma.OpMaxloc, opMinloc: rma.OpMinloc, opReplace: rma.OpReplace, opNoOp: rma.OpNoOp}
+var rmaOps = map[uintptr]core.RMAOp{opSum: core.RMASum, opProd: core.RMAProd, opMin: core.RMAMin, opMax: core.RMAMax,
+	opLand: core.RMALand, opLor: core.RMALor, opLxor: core.RMALxor, opBand: core.RMABand, opBor: core.RMABor,
+	opBxor: core.RMABxor, opMaxloc: core.RMAMaxloc, opMinloc: core.RMAMinloc, opReplace: core.RMAReplace, opNoOp: core.RMANoOp}
 
-func rmaOp(op string, oh uintptr) (rma.Op, error) {
+func rmaOp(op string, oh uintptr) (core.RMAOp, error) {
 	o, ok := rmaOps[oh]
 	if !ok {
 		return 0, errorf(errOp, op, "op %#x: one-sided accumulates take predefined operations only", oh)
