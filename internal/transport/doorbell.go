@@ -78,9 +78,19 @@ func (d Doorbell) Leave() { atomic.AddUint32(d.sleepers, ^uint32(0)) }
 // on amd64, idle.Publish) may still sit in the store buffer when this looks: the
 // sleeper then misses it until its sleep times out, which is why the first sleep of a
 // wait is short (idle.FirstNap).
+//
+// It is within the inliner's budget: a sender pays the load, and a call only when
+// someone sleeps.
 func (d Doorbell) WakeSleepers() {
 	if atomic.LoadUint32(d.sleepers) != 0 {
-		atomic.AddUint32(d.seq, 1)
-		idle.FutexWake(d.seq)
+		d.wake()
 	}
+}
+
+// wake is WakeSleepers' ring, kept out of line so that WakeSleepers is inlined.
+//
+//go:noinline
+func (d Doorbell) wake() {
+	atomic.AddUint32(d.seq, 1)
+	idle.FutexWake(d.seq)
 }
