@@ -546,9 +546,6 @@ func Waitall(rs []Request, sts []Status) error {
 		ps = make([]p2p.Status, len(rs))
 	}
 	ctx := ctxOf(rs)
-	if ctx != nil && ps == nil {
-		ps = make([]p2p.Status, len(rs))
-	}
 	err := core.WaitallCtx(ctx, qs, ps)
 	putBack(rs, qs)
 	if isCtx(ctx, err) {

@@ -1,0 +1,182 @@
+package mpi_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// ctxJob runs body on n ranks over shared memory with settings set, between Init and
+// Finalize.
+func ctxJob(t *testing.T, n int, set map[string]string, body func(t *testing.T, rank, size int)) {
+	t.Helper()
+	res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set}, func(t *testing.T) {
+		must(t, mpi.Init())
+		body(t, mpi.World.Rank(), mpi.World.Size())
+		must(t, mpi.Finalize())
+	})
+	if !mpitest.IsRank(t) && res.Code != 0 {
+		t.Fatalf("job of %d ranks failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, res.Code, res.Stdout, res.Stderr)
+	}
+}
+
+// TestContextWaitNoAllocation: the context forms of the blocking calls allocate
+// nothing per call in steady state, in a real 2-rank job, for calls that really
+// block (rank 0's wait is posted before rank 1 sends its reply): Recv, Probe and
+// Waitall through a view, Request.WaitContext on a receive and on a nonblocking
+// collective, and a blocking collective through a view. Run with the default idle
+// policy, and with one whose waits sleep after two polls, so that every wait goes to
+// sleep and the context is watched while it sleeps.
+func TestContextWaitNoAllocation(t *testing.T) {
+	for _, pol := range []struct {
+		name string
+		set  map[string]string
+	}{
+		{"default", nil},
+		{"sleepy", map[string]string{"p2p_spin": "1", "p2p_yield": "1"}},
+	} {
+		t.Run(pol.name, func(t *testing.T) {
+			ctxJob(t, 2, pol.set, func(t *testing.T, rank, size int) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				w := mpi.World
+				v := w.WithContext(ctx)
+				peer := 1 - rank
+				buf := make([]float64, 4)
+				rs := make([]mpi.Request, 1)
+				// reply: rank 0 pings, then waits through wait for rank 1's reply.
+				reply := func(wait func()) func() {
+					return func() {
+						if rank == 0 {
+							mpi.Send(w, buf, peer, 1)
+							wait()
+						} else {
+							mpi.Recv(w, buf, peer, 1)
+							mpi.Send(w, buf, peer, 2)
+						}
+					}
+				}
+				cases := []struct {
+					name string
+					f    func()
+				}{
+					{"Recv", reply(func() { mpi.Recv(v, buf, peer, 2) })},
+					{"Probe", reply(func() {
+						v.Probe(peer, 2)
+						mpi.Recv(w, buf, peer, 2)
+					})},
+					{"Request.WaitContext", reply(func() {
+						r, _ := mpi.Irecv(w, buf, peer, 2)
+						r.WaitContext(ctx)
+					})},
+					{"Waitall", reply(func() {
+						rs[0], _ = mpi.Irecv(v, buf, peer, 2)
+						mpi.Waitall(rs, nil)
+					})},
+					{"Ibarrier.WaitContext", func() {
+						r, _ := w.Ibarrier()
+						r.WaitContext(ctx)
+					}},
+					{"Barrier", func() { v.Barrier() }},
+					{"Allreduce", func() { mpi.Allreduce(v, buf[:1], buf[1:2], mpi.Sum) }},
+					{"Bcast", func() { mpi.Bcast(v, buf, 0) }},
+				}
+				for _, c := range cases {
+					c.f() // warm up: pools, the context's Done channel
+					// (The race detector empties sync.Pools at random: counts mean nothing then.)
+					if a := testing.AllocsPerRun(500, c.f); a != 0 && !raceEnabled {
+						t.Errorf("%s: %.2f allocations per call", c.name, a)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestContextWakesSleepingWait: a wait asleep when its context ends wakes at once,
+// not at its next nap's end: with naps of a second (p2p_sleep=1s), a blocked Recv
+// and Probe through a view, Request.WaitContext on a receive, on a nonblocking
+// collective and on a persistent one, and a Barrier through a view, whose contexts end
+// after 100 ms, return well before a nap would have ended (a collective's wait has
+// no nap at all: without the context's wake-up it would wait for the other rank).
+// The requests stay pending and complete once rank 1 comes.
+func TestContextWakesSleepingWait(t *testing.T) {
+	ctxJob(t, 2, map[string]string{"p2p_sleep": "1s"}, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		c, err := w.Dup()
+		must(t, err)
+		buf := make([]int, 1)
+		if rank == 0 {
+			soon := func(what string, call func(ctx context.Context) error) {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				err := call(ctx)
+				took := time.Since(start)
+				wantCtxErr(t, what, err)
+				if took > 800*time.Millisecond {
+					t.Errorf("%s: its context ended after 100ms, the call returned after %v", what, took)
+				}
+			}
+			soon("Recv", func(ctx context.Context) error {
+				_, err := mpi.Recv(w.WithContext(ctx), buf, 1, 1)
+				return err
+			})
+			soon("Probe", func(ctx context.Context) error {
+				_, err := w.WithContext(ctx).Probe(1, 1)
+				return err
+			})
+			r, err := mpi.Irecv(w, buf, 1, 1)
+			must(t, err)
+			soon("Request.WaitContext (Irecv)", func(ctx context.Context) error {
+				_, err := r.WaitContext(ctx)
+				return err
+			})
+			ib, err := c.Ibarrier()
+			must(t, err)
+			soon("Request.WaitContext (Ibarrier)", func(ctx context.Context) error {
+				_, err := ib.WaitContext(ctx)
+				return err
+			})
+			pb, err := c.BarrierInit()
+			must(t, err)
+			must(t, pb.Start())
+			soon("Request.WaitContext (BarrierInit)", func(ctx context.Context) error {
+				_, err := pb.WaitContext(ctx)
+				return err
+			})
+			// Last, as it stops c's collectives.
+			soon("Barrier", func(ctx context.Context) error { return c.WithContext(ctx).Barrier() })
+			must(t, mpi.Send(w, []int{0}, 1, 9))
+			for _, q := range []*mpi.Request{&r, &ib, &pb} {
+				if _, err := q.Wait(); err != nil {
+					t.Fatalf("a request whose wait gave up: %v", err)
+				}
+			}
+			if buf[0] != 7 {
+				t.Fatalf("the Irecv whose wait gave up got %d, want 7", buf[0])
+			}
+			must(t, pb.Free())
+		} else {
+			_, err := mpi.Recv(w, buf, 0, 9)
+			must(t, err)
+			must(t, mpi.Send(w, []int{7}, 0, 1))
+			ib, err := c.Ibarrier()
+			must(t, err)
+			_, err = ib.Wait()
+			must(t, err)
+			pb, err := c.BarrierInit()
+			must(t, err)
+			must(t, pb.Start())
+			_, err = pb.Wait()
+			must(t, err)
+			must(t, pb.Free())
+			must(t, c.Barrier()) // the given-up Barrier
+		}
+		must(t, w.Barrier())
+	})
+}
