@@ -28,11 +28,12 @@ import (
 // it (Release, after Test or Wait said it is complete) or freed it (Free; then once it
 // completes), it goes back to a pool and serves a later collective. Each reuse bumps
 // the record's generation, and a handle holds the generation it was made at (a Ref),
-// so a stale copy of a request sees the null request (complete, with the empty status
-// and no error) and never another operation's state. Every other kind of Pending is
-// not reused: its generation is always 0.
+// so a stale copy of a request is seen as one (Ref.Stale) and never sees another
+// operation's state. Every other kind of Pending is not reused: its generation is
+// always 0, and used marks it reported (a persistent one: freed) instead.
 type Pending struct {
-	op pendingOp
+	op   pendingOp
+	used atomic.Bool
 }
 
 type pendingOp interface {
@@ -72,11 +73,22 @@ func (h Ref) coll() *collOp {
 	return x
 }
 
-// Stale reports whether h names a record that has been reused since: the handle it
-// came from is a copy of a request already reported or freed.
+// Stale reports whether h is used up: the handle it came from is a copy of a request
+// already reported by a completion call or freed (through another copy), whose record
+// may since serve another operation. A persistent request is used up once freed only.
 func (h Ref) Stale() bool {
-	x := h.coll()
-	return x != nil && x.gen.Load() != h.gen
+	if x := h.coll(); x != nil {
+		return x.gen.Load() != h.gen
+	}
+	return h.p != nil && h.p.used.Load()
+}
+
+// useUp marks p, of a kind that is not pooled, used up (see Stale). The shared
+// record of operations complete at once (donePending) is never used up.
+func (p *Pending) useUp() {
+	if p != nil && p != donePending {
+		p.used.Store(true)
+	}
 }
 
 // Test reports whether p has completed, and its error if so.
@@ -170,6 +182,9 @@ func (h Ref) Release() error {
 		x.release(h.gen)
 		return nil
 	}
+	if !h.p.IsPersistent() { // a persistent one becomes inactive instead
+		h.p.useUp()
+	}
 	return h.p.Release()
 }
 
@@ -180,6 +195,7 @@ func (h Ref) Free() error {
 		x.free(h.gen)
 		return nil
 	}
+	h.p.useUp()
 	return h.p.Free()
 }
 

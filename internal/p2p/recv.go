@@ -207,7 +207,10 @@ func (e *Engine) takeUnexp(r *request, m *umsg) {
 // Start starts an inactive persistent request.
 func (e *Engine) Start(q *Request) error {
 	r := q.r
-	if r == nil || r.gen != q.gen || !r.persistent {
+	if q.Stale() {
+		return usedUp("Start")
+	}
+	if r == nil || !r.persistent {
 		return fmt.Errorf("p2p: Start: %w: not a persistent request", ErrRequest)
 	}
 	e.mu.Lock()
@@ -242,7 +245,7 @@ func (e *Engine) Cancel(q *Request) error {
 		return nil
 	}
 	if r.gen != q.gen || !r.inUse {
-		return fmt.Errorf("p2p: Cancel: %w: stale handle", ErrRequest)
+		return usedUp("Cancel")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -267,7 +270,7 @@ func (e *Engine) Free(q *Request) error {
 		return nil
 	}
 	if r.gen != q.gen || !r.inUse {
-		return fmt.Errorf("p2p: Free: %w: stale handle", ErrRequest)
+		return usedUp("Free")
 	}
 	e.mu.Lock()
 	if r.started && r.done.Load() == 0 {

@@ -150,7 +150,7 @@ func (e *Engine) waitInto(c *idle.Watch, q *Request, st *Status) error {
 		return nil
 	}
 	if r.gen != q.gen {
-		return fmt.Errorf("p2p: Wait: %w: stale handle (request already completed)", ErrRequest)
+		return usedUp("Wait")
 	}
 	e.mu.Lock()
 	if r.kind == recvReq && r.peer >= 0 && c == nil && r.done.Load() == 0 {
@@ -195,7 +195,7 @@ func (e *Engine) test(q *Request, st *Status, release bool) (bool, error) {
 		return true, nil
 	}
 	if r.gen != q.gen {
-		return false, fmt.Errorf("p2p: Test: %w: stale handle (request already completed)", ErrRequest)
+		return false, usedUp("Test")
 	}
 	if r.done.Load() == 0 {
 		if !e.mu.TryLock() {
