@@ -11,8 +11,8 @@ import (
 // mpi.Request): once a copy has been completed or freed, every other copy is used up
 // and every call given one fails with ErrRequest, touching nothing, over shared
 // memory and forced TCP. Kinds: a receive and a send (whose engine records the later
-// Irecv and Isend reuse while the used-up copies are tried), a collective, a
-// generalized request, a persistent receive (its copies valid while it is inactive,
+// Irecv and Isend reuse while the used-up copies are tried), a collective, Isendrecv,
+// Idup, a generalized request, a persistent receive (its copies valid while it is inactive,
 // used up once freed) and a persistent collective. The calls on many requests name
 // the used-up one's index.
 func TestRequestCopiesUsedUp(t *testing.T) {
@@ -48,6 +48,23 @@ func TestRequestCopiesUsedUp(t *testing.T) {
 		_, err = cr.Wait()
 		must(t, err)
 		add("Ibarrier", ccopy)
+
+		// A send and receive as one request, and a communicator duplicated in the
+		// background (operations of a goroutine of their own).
+		sri := make([]int, 1)
+		sx, err := mpi.Isendrecv(w, []int{rank}, peer, 4, sri, peer, 4)
+		must(t, err)
+		sxcopy := sx
+		_, err = sx.Wait()
+		must(t, err)
+		add("Isendrecv", sxcopy)
+		dup, dr, err := w.Idup()
+		must(t, err)
+		drcopy := dr
+		_, err = dr.Wait()
+		must(t, err)
+		must(t, dup.Free())
+		add("Idup", drcopy)
 
 		// A generalized request.
 		frees := 0
