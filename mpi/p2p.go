@@ -411,8 +411,12 @@ func (r *Request) wait(op string) (st Status, err error) {
 // emptyStatus is the status of a request that received nothing (MPI's empty status).
 var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 
-// WaitContext is Wait that gives up when ctx is done; r stays pending then.
+// WaitContext is Wait that gives up when ctx is done; r stays pending then. A nil ctx
+// is context.Background().
 func (r *Request) WaitContext(ctx context.Context) (Status, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if r.x != nil {
 		if err := r.usedUp("Wait"); err != nil {
 			return Status{}, r.c.fail("Wait", err)
