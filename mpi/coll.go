@@ -283,10 +283,11 @@ func alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("ReduceScatterBlock", func() error {
-			_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
-			return err
-		})
+		r, err := red[T]("ReduceScatterBlock", op)
+		if err != nil {
+			return c.fail("ReduceScatterBlock", err)
+		}
+		return c.collArgs("ReduceScatterBlock", &collArgs{s: vec(send), r: vec(recv), red: r}, runReduceScatterBlock)
 	}
 	_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
 	return c.fail("ReduceScatterBlock", err)
@@ -306,10 +307,11 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
 	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("ReduceScatter", func() error {
-			_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
-			return err
-		})
+		r, err := red[T]("ReduceScatter", op)
+		if err != nil {
+			return c.fail("ReduceScatter", err)
+		}
+		return c.collArgs("ReduceScatter", &collArgs{s: vec(send), r: vec(recv), red: r, counts: counts}, runReduceScatter)
 	}
 	_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
 	return c.fail("ReduceScatter", err)
@@ -328,10 +330,11 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("Scan", func() error {
-			_, err := scan("Scan", c, send, recv, op, false, false)
-			return err
-		})
+		r, err := red[T]("Scan", op)
+		if err != nil {
+			return c.fail("Scan", err)
+		}
+		return c.collArgs("Scan", &collArgs{s: vec(send), r: vec(recv), red: r}, runScan)
 	}
 	_, err := scan("Scan", c, send, recv, op, false, false)
 	return c.fail("Scan", err)
@@ -342,10 +345,11 @@ func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 func Exscan[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("Exscan", func() error {
-			_, err := scan("Exscan", c, send, recv, op, true, false)
-			return err
-		})
+		r, err := red[T]("Exscan", op)
+		if err != nil {
+			return c.fail("Exscan", err)
+		}
+		return c.collArgs("Exscan", &collArgs{s: vec(send), r: vec(recv), red: r}, runExscan)
 	}
 	_, err := scan("Exscan", c, send, recv, op, true, false)
 	return c.fail("Exscan", err)
@@ -545,5 +549,25 @@ func runAlltoall(c *Comm, a *collArgs) error {
 
 func runAlltoallv(c *Comm, a *collArgs) error {
 	_, err := c.dev().Alltoallv("Alltoallv", a.s, a.counts, a.displs, a.r, a.rcounts, a.rdispls, false)
+	return err
+}
+
+func runReduceScatterBlock(c *Comm, a *collArgs) error {
+	_, err := c.dev().ReduceScatterBlock("ReduceScatterBlock", a.s, a.r, a.red, false)
+	return err
+}
+
+func runReduceScatter(c *Comm, a *collArgs) error {
+	_, err := c.dev().ReduceScatter("ReduceScatter", a.s, a.r, a.counts, a.red, false)
+	return err
+}
+
+func runScan(c *Comm, a *collArgs) error {
+	_, err := c.dev().Scan("Scan", a.s, a.r, a.red, false, false)
+	return err
+}
+
+func runExscan(c *Comm, a *collArgs) error {
+	_, err := c.dev().Scan("Exscan", a.s, a.r, a.red, true, false)
 	return err
 }

@@ -47,15 +47,24 @@ func TestContextWaitNoAllocation(t *testing.T) {
 				peer := 1 - rank
 				buf := make([]float64, 4)
 				rs := make([]mpi.Request, 1)
+				// Every call must succeed (a call refused early would allocate nothing
+				// and prove nothing): the first error is kept, and checked per case.
+				var failed error
+				ok := func(err error) {
+					if err != nil && failed == nil {
+						failed = err
+					}
+				}
 				// reply: rank 0 pings, then waits through wait for rank 1's reply.
 				reply := func(wait func()) func() {
 					return func() {
 						if rank == 0 {
-							mpi.Send(w, buf, peer, 1)
+							ok(mpi.Send(w, buf, peer, 1))
 							wait()
 						} else {
-							mpi.Recv(w, buf, peer, 1)
-							mpi.Send(w, buf, peer, 2)
+							_, err := mpi.Recv(w, buf, peer, 1)
+							ok(err)
+							ok(mpi.Send(w, buf, peer, 2))
 						}
 					}
 				}
@@ -63,32 +72,49 @@ func TestContextWaitNoAllocation(t *testing.T) {
 					name string
 					f    func()
 				}{
-					{"Recv", reply(func() { mpi.Recv(v, buf, peer, 2) })},
+					{"Recv", reply(func() { _, err := mpi.Recv(v, buf, peer, 2); ok(err) })},
 					{"Probe", reply(func() {
-						v.Probe(peer, 2)
-						mpi.Recv(w, buf, peer, 2)
+						_, err := v.Probe(peer, 2)
+						ok(err)
+						_, err = mpi.Recv(w, buf, peer, 2)
+						ok(err)
 					})},
 					{"Request.WaitContext", reply(func() {
-						r, _ := mpi.Irecv(w, buf, peer, 2)
-						r.WaitContext(ctx)
+						r, err := mpi.Irecv(w, buf, peer, 2)
+						ok(err)
+						_, err = r.WaitContext(ctx)
+						ok(err)
 					})},
 					{"Waitall", reply(func() {
-						rs[0], _ = mpi.Irecv(v, buf, peer, 2)
-						mpi.Waitall(rs, nil)
+						var err error
+						rs[0], err = mpi.Irecv(v, buf, peer, 2)
+						ok(err)
+						ok(mpi.Waitall(rs, nil))
 					})},
 					{"Ibarrier.WaitContext", func() {
-						r, _ := w.Ibarrier()
-						r.WaitContext(ctx)
+						r, err := w.Ibarrier()
+						ok(err)
+						_, err = r.WaitContext(ctx)
+						ok(err)
 					}},
-					{"Barrier", func() { v.Barrier() }},
-					{"Allreduce", func() { mpi.Allreduce(v, buf[:1], buf[1:2], mpi.Sum) }},
-					{"Bcast", func() { mpi.Bcast(v, buf, 0) }},
+					{"Barrier", func() { ok(v.Barrier()) }},
+					{"Allreduce", func() { ok(mpi.Allreduce(v, buf[:1], buf[1:2], mpi.Sum)) }},
+					{"Bcast", func() { ok(mpi.Bcast(v, buf, 0)) }},
+					{"Gather", func() { ok(mpi.Gather(v, buf[:1], buf[2:4], 0)) }},
+					{"Allgather", func() { ok(mpi.Allgather(v, buf[:1], buf[2:4])) }},
+					{"Alltoall", func() { ok(mpi.Alltoall(v, buf[:2], buf[2:4])) }},
+					{"ReduceScatterBlock", func() { ok(mpi.ReduceScatterBlock(v, buf[:2], buf[2:3], mpi.Sum)) }},
+					{"Scan", func() { ok(mpi.Scan(v, buf[:1], buf[1:2], mpi.Sum)) }},
+					{"Exscan", func() { ok(mpi.Exscan(v, buf[:1], buf[1:2], mpi.Sum)) }},
 				}
 				for _, c := range cases {
 					c.f() // warm up: pools, the context's Done channel
 					// (The race detector empties sync.Pools at random: counts mean nothing then.)
 					if a := testing.AllocsPerRun(500, c.f); a != 0 && !raceEnabled {
 						t.Errorf("%s: %.2f allocations per call", c.name, a)
+					}
+					if failed != nil {
+						t.Fatalf("%s: %v", c.name, failed)
 					}
 				}
 			})
