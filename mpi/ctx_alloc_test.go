@@ -125,8 +125,9 @@ func TestContextWaitNoAllocation(t *testing.T) {
 // TestContextWakesSleepingWait: a wait asleep when its context ends wakes at once,
 // not at its next nap's end: with naps of a second (p2p_sleep=1s), a blocked Recv
 // and Probe through a view, Request.WaitContext on a receive, on a nonblocking
-// collective and on a persistent one, and a Barrier through a view, whose contexts end
-// after 100 ms, return well before a nap would have ended (a collective's wait has
+// collective and on a persistent one, Waitany and Waitsome on collectives' requests
+// of a view, and a Barrier through a view, whose contexts end after 100 ms, return
+// well before a nap would have ended (a collective's wait has
 // no nap at all: without the context's wake-up it would wait for the other rank).
 // The requests stay pending and complete once rank 1 comes.
 func TestContextWakesSleepingWait(t *testing.T) {
@@ -168,6 +169,24 @@ func TestContextWakesSleepingWait(t *testing.T) {
 				_, err := ib.WaitContext(ctx)
 				return err
 			})
+			// Waitany and Waitsome on a collective's request started through a view
+			// poll the set and sleep between polls.
+			var vb mpi.Request
+			soon("Waitany (Ibarrier through a view)", func(ctx context.Context) error {
+				var err error
+				vb, err = c.WithContext(ctx).Ibarrier()
+				must(t, err)
+				_, _, err = mpi.Waitany([]mpi.Request{vb})
+				return err
+			})
+			var vb2 mpi.Request
+			soon("Waitsome (Ibarrier through a view)", func(ctx context.Context) error {
+				var err error
+				vb2, err = c.WithContext(ctx).Ibarrier()
+				must(t, err)
+				_, _, err = mpi.Waitsome([]mpi.Request{vb2})
+				return err
+			})
 			pb, err := c.BarrierInit()
 			must(t, err)
 			must(t, pb.Start())
@@ -178,7 +197,7 @@ func TestContextWakesSleepingWait(t *testing.T) {
 			// Last, as it stops c's collectives.
 			soon("Barrier", func(ctx context.Context) error { return c.WithContext(ctx).Barrier() })
 			must(t, mpi.Send(w, []int{0}, 1, 9))
-			for _, q := range []*mpi.Request{&r, &ib, &pb} {
+			for _, q := range []*mpi.Request{&r, &ib, &vb, &vb2, &pb} {
 				if _, err := q.Wait(); err != nil {
 					t.Fatalf("a request whose wait gave up: %v", err)
 				}
@@ -196,6 +215,12 @@ func TestContextWakesSleepingWait(t *testing.T) {
 			var none context.Context // a nil context is context.Background()
 			_, err = ib.WaitContext(none)
 			must(t, err)
+			for range 2 { // rank 0's Waitany's and Waitsome's
+				ib, err = c.Ibarrier()
+				must(t, err)
+				_, err = ib.Wait()
+				must(t, err)
+			}
 			pb, err := c.BarrierInit()
 			must(t, err)
 			must(t, pb.Start())

@@ -653,7 +653,7 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 		return false
 	}
 	if wait {
-		core.Await(poll)
+		core.AwaitCtx(ctxOf(rs), poll)
 		return i, st, ok, err
 	}
 	if !poll() {
@@ -793,7 +793,7 @@ func some(op string, rs []Request, f func([]p2p.Request, []int, []p2p.Status) (i
 		if op == "Testsome" {
 			poll()
 		} else {
-			core.Await(poll)
+			core.AwaitCtx(ctxOf(rs), poll)
 		}
 		if cerr != nil {
 			return nil, nil, cerr
