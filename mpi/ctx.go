@@ -58,6 +58,7 @@ func (c *Comm) WithContext(ctx context.Context) *Comm {
 	c.mu.Lock()
 	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx}
 	c.mu.Unlock()
+	v.plain = &Comm{d: v.d, topo: v.topo, errh: v.errh, hints: v.hints}
 	return v
 }
 
@@ -183,6 +184,10 @@ type collArgs struct {
 	counts, displs   []int
 	rcounts, rdispls []int
 	f                func() error
+	bs, br           Buf                              // the Buf collectives' buffers
+	base             *Comm                            // aroundArgs': c without its context
+	fn               func(b *Comm, a *collArgs) error // aroundArgs' call
+	call             func(*Comm) error                // around's
 }
 
 // callF runs a's closure.
@@ -298,6 +303,16 @@ func (g *runner) loop() {
 // handler already); done is false when c is neither a view nor stopped, and the
 // caller goes on as usual.
 func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error) {
+	return c.aroundArgs(op, &collArgs{call: call}, callAround)
+}
+
+// callAround is around's call.
+func callAround(b *Comm, a *collArgs) error { return a.call(b) }
+
+// aroundArgs is around for a call fn(b, a) on a's copy (b: c without its context), so
+// that fn can be a function that captures nothing, and a call that completes
+// allocates nothing (see collArgs).
+func (c *Comm) aroundArgs(op string, a *collArgs, fn func(b *Comm, a *collArgs) error) (done bool, err error) {
 	if !c.special() {
 		return false, nil
 	}
@@ -307,13 +322,16 @@ func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error
 	if c.ctx == nil || c.ctx.Done() == nil {
 		return false, nil
 	}
-	b := c.base()
-	return true, c.coll(op, func() error {
-		if err := call(b); err != nil {
-			return raised{err}
-		}
-		return nil
-	})
+	a.base, a.fn = c.base(), fn
+	return true, c.collArgs(op, a, runAround)
+}
+
+// runAround is around's call, on c without its context.
+func runAround(_ *Comm, a *collArgs) error {
+	if err := a.fn(a.base, a); err != nil {
+		return raised{err}
+	}
+	return nil
 }
 
 // aroundNew is around for a constructor of communicators: call makes the new one on c
@@ -358,6 +376,9 @@ func (c *Comm) stopColl(op string, err error) {
 func (c *Comm) base() *Comm {
 	if c == nil || c.ctx == nil {
 		return c
+	}
+	if c.plain != nil {
+		return c.plain // kept in step by SetErrHandler and SetInfo
 	}
 	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints}
 }

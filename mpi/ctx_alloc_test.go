@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -47,6 +48,8 @@ func TestContextWaitNoAllocation(t *testing.T) {
 				peer := 1 - rank
 				buf := make([]float64, 4)
 				rs := make([]mpi.Request, 1)
+				bb := mpi.Typed(buf, 4, mpi.Float64)
+				b1, b2, b2r := mpi.Typed(buf[:1], 1, mpi.Float64), mpi.Typed(buf[2:4], 2, mpi.Float64), mpi.Typed(make([]float64, 2), 2, mpi.Float64)
 				// Every call must succeed (a call refused early would allocate nothing
 				// and prove nothing): the first error is kept, and checked per case.
 				var failed error
@@ -106,6 +109,9 @@ func TestContextWaitNoAllocation(t *testing.T) {
 					{"ReduceScatterBlock", func() { ok(mpi.ReduceScatterBlock(v, buf[:2], buf[2:3], mpi.Sum)) }},
 					{"Scan", func() { ok(mpi.Scan(v, buf[:1], buf[1:2], mpi.Sum)) }},
 					{"Exscan", func() { ok(mpi.Exscan(v, buf[:1], buf[1:2], mpi.Sum)) }},
+					{"BcastBuf", func() { ok(mpi.BcastBuf(v, bb, 0)) }},
+					{"AllgatherBuf", func() { ok(mpi.AllgatherBuf(v, b1, b2)) }},
+					{"AlltoallBuf", func() { ok(mpi.AlltoallBuf(v, b2, b2r)) }},
 				}
 				for _, c := range cases {
 					c.f() // warm up: pools, the context's Done channel
@@ -230,5 +236,26 @@ func TestContextWakesSleepingWait(t *testing.T) {
 			must(t, c.Barrier()) // the given-up Barrier
 		}
 		must(t, w.Barrier())
+	})
+}
+
+// TestContextViewHandlerLater: an error handler set on a view after it was made
+// handles the errors of the view's collectives that run on the view without its
+// context (the Buf ones), once each, as on the view itself.
+func TestContextViewHandlerLater(t *testing.T) {
+	ctxJob(t, 1, nil, func(t *testing.T, rank, size int) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		v := mpi.World.WithContext(ctx)
+		calls := 0
+		must(t, v.SetErrHandler(mpi.NewErrHandler(func(c *mpi.Comm, err error) { calls++ })))
+		buf := make([]float64, 1)
+		err := mpi.BcastBuf(v, mpi.Typed(buf, 1, mpi.Float64), 5) // no rank 5
+		if !errors.Is(err, mpi.ErrRoot) {
+			t.Fatalf("BcastBuf to root 5 of 1 rank: %v, want ErrRoot", err)
+		}
+		if calls != 1 {
+			t.Fatalf("the view's handler, set after the view was made, ran %d times, want 1", calls)
+		}
 	})
 }
