@@ -185,6 +185,7 @@ type collArgs struct {
 	rcounts, rdispls []int
 	f                func() error
 	bs, br           Buf                              // the Buf collectives' buffers
+	op               Op                               // and their operation
 	base             *Comm                            // aroundArgs': c without its context
 	fn               func(b *Comm, a *collArgs) error // aroundArgs' call
 	call             func(*Comm) error                // around's
