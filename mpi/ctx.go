@@ -201,8 +201,13 @@ func (c *Comm) collArgs(op string, a *collArgs, run func(c *Comm, a *collArgs) e
 	}
 	ctx := c.ctx
 	if ctx == nil || ctx.Done() == nil {
-		b := *a // so that a, which run could keep, stays on its caller's stack
-		return c.fail(op, run(c, &b))
+		// Run here, on a runner's copy of a: a itself, which run could keep as far as
+		// the compiler knows, then stays on its caller's stack.
+		g := takeRunner()
+		g.args = *a
+		err := run(c, &g.args)
+		g.put()
+		return c.failOnce(op, err)
 	}
 	if err := ctx.Err(); err != nil { // nothing started: c stays usable
 		return c.fail(op, ctxErr(op, err, "its context had ended; nothing was started"))
