@@ -60,7 +60,7 @@ func (c *Comm) Barrier() error {
 	t := c.enter(prof.Barrier, prof.NoPeer, 0)
 	var err error
 	if c.special() {
-		err = c.coll("Barrier", func() error {
+		err = c.collArgs("Barrier", &collArgs{}, func(c *Comm, _ *collArgs) error {
 			return c.dev().Barrier("Barrier")
 		})
 	} else {
@@ -89,10 +89,7 @@ func Bcast[T Elem](c *Comm, buf []T, root int) error {
 
 func bcast[T Elem](c *Comm, buf []T, root int) error {
 	if c.special() {
-		return c.coll("Bcast", func() error {
-			v := vec(buf)
-			return c.dev().Bcast("Bcast", &v, root)
-		})
+		return c.collArgs("Bcast", &collArgs{s: vec(buf), root: root}, runBcast)
 	}
 	var v core.Vec
 	setVec(&v, buf)
@@ -116,22 +113,12 @@ func reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 		return c.fail("Reduce", err)
 	}
 	if c.special() {
-		return c.coll("Reduce", reduceCall(c, vec(send), vec(recv), r, root))
+		return c.collArgs("Reduce", &collArgs{s: vec(send), r: vec(recv), red: r, root: root}, runReduce)
 	}
 	var s, rv core.Vec
 	setVec(&s, send)
 	setVec(&rv, recv)
 	return c.fail("Reduce", c.dev().Reduce("Reduce", &s, &rv, &r, root))
-}
-
-// reduceCall and allreduceCall are Reduce's and Allreduce's calls for coll, made
-// apart so that the closure's variables do not move to the heap in the common path.
-func reduceCall(c *Comm, s, rv core.Vec, r core.Red, root int) func() error {
-	return func() error { return c.dev().Reduce("Reduce", &s, &rv, &r, root) }
-}
-
-func allreduceCall(c *Comm, s, rv core.Vec, r core.Red) func() error {
-	return func() error { return c.dev().Allreduce("Allreduce", &s, &rv, &r) }
 }
 
 // Allreduce combines every rank's send with op into every rank's recv (as long as
@@ -150,7 +137,7 @@ func allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 		return c.fail("Allreduce", err)
 	}
 	if c.special() {
-		return c.coll("Allreduce", allreduceCall(c, vec(send), vec(recv), r))
+		return c.collArgs("Allreduce", &collArgs{s: vec(send), r: vec(recv), red: r}, runAllreduce)
 	}
 	var s, rv core.Vec
 	setVec(&s, send)
@@ -169,10 +156,7 @@ func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 // gather is Gather unrecorded, for the calls made of it (the value collectives).
 func gather[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
-		return c.coll("Gather", func() error {
-			_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
-			return err
-		})
+		return c.collArgs("Gather", &collArgs{s: vec(send), r: vec(recv), root: root}, runGather)
 	}
 	_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
 	return c.fail("Gather", err)
@@ -188,10 +172,7 @@ func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 // gatherv is Gatherv unrecorded, for the calls made of it (the value collectives).
 func gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	if c.special() {
-		return c.coll("Gatherv", func() error {
-			_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
-			return err
-		})
+		return c.collArgs("Gatherv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs, root: root}, runGatherv)
 	}
 	_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
 	return c.fail("Gatherv", err)
@@ -207,10 +188,7 @@ func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
 // scatter is Scatter unrecorded, for the calls made of it (the value collectives).
 func scatter[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
-		return c.coll("Scatter", func() error {
-			_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
-			return err
-		})
+		return c.collArgs("Scatter", &collArgs{s: vec(send), r: vec(recv), root: root}, runScatter)
 	}
 	_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
 	return c.fail("Scatter", err)
@@ -226,10 +204,7 @@ func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 // scatterv is Scatterv unrecorded, for the calls made of it (the value collectives).
 func scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	if c.special() {
-		return c.coll("Scatterv", func() error {
-			_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
-			return err
-		})
+		return c.collArgs("Scatterv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs, root: root}, runScatterv)
 	}
 	_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
 	return c.fail("Scatterv", err)
@@ -246,10 +221,7 @@ func Allgather[T Elem](c *Comm, send, recv []T) error {
 // allgather is Allgather unrecorded, for the calls made of it (the value collectives).
 func allgather[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
-		return c.coll("Allgather", func() error {
-			_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
-			return err
-		})
+		return c.collArgs("Allgather", &collArgs{s: vec(send), r: vec(recv)}, runAllgather)
 	}
 	_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
 	return c.fail("Allgather", err)
@@ -265,10 +237,7 @@ func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 // allgatherv is Allgatherv unrecorded, for the calls made of it (the value collectives).
 func allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	if c.special() {
-		return c.coll("Allgatherv", func() error {
-			_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
-			return err
-		})
+		return c.collArgs("Allgatherv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs}, runAllgatherv)
 	}
 	_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
 	return c.fail("Allgatherv", err)
@@ -285,10 +254,7 @@ func Alltoall[T Elem](c *Comm, send, recv []T) error {
 // alltoall is Alltoall unrecorded, for the calls made of it (the value collectives).
 func alltoall[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
-		return c.coll("Alltoall", func() error {
-			_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
-			return err
-		})
+		return c.collArgs("Alltoall", &collArgs{s: vec(send), r: vec(recv)}, runAlltoall)
 	}
 	_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
 	return c.fail("Alltoall", err)
@@ -305,10 +271,7 @@ func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 // alltoallv is Alltoallv unrecorded, for the calls made of it (the value collectives).
 func alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	if c.special() {
-		return c.coll("Alltoallv", func() error {
-			_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
-			return err
-		})
+		return c.collArgs("Alltoallv", &collArgs{s: vec(send), r: vec(recv), counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls}, runAlltoallv)
 	}
 	_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
 	return c.fail("Alltoallv", err)
@@ -320,10 +283,11 @@ func alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("ReduceScatterBlock", func() error {
-			_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
-			return err
-		})
+		r, err := red[T]("ReduceScatterBlock", op)
+		if err != nil {
+			return c.fail("ReduceScatterBlock", err)
+		}
+		return c.collArgs("ReduceScatterBlock", &collArgs{s: vec(send), r: vec(recv), red: r}, runReduceScatterBlock)
 	}
 	_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
 	return c.fail("ReduceScatterBlock", err)
@@ -343,10 +307,11 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
 	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("ReduceScatter", func() error {
-			_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
-			return err
-		})
+		r, err := red[T]("ReduceScatter", op)
+		if err != nil {
+			return c.fail("ReduceScatter", err)
+		}
+		return c.collArgs("ReduceScatter", &collArgs{s: vec(send), r: vec(recv), red: r, counts: counts}, runReduceScatter)
 	}
 	_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
 	return c.fail("ReduceScatter", err)
@@ -365,10 +330,11 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("Scan", func() error {
-			_, err := scan("Scan", c, send, recv, op, false, false)
-			return err
-		})
+		r, err := red[T]("Scan", op)
+		if err != nil {
+			return c.fail("Scan", err)
+		}
+		return c.collArgs("Scan", &collArgs{s: vec(send), r: vec(recv), red: r}, runScan)
 	}
 	_, err := scan("Scan", c, send, recv, op, false, false)
 	return c.fail("Scan", err)
@@ -379,10 +345,11 @@ func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
 func Exscan[T Elem](c *Comm, send, recv []T, op Op) error {
 	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		return c.coll("Exscan", func() error {
-			_, err := scan("Exscan", c, send, recv, op, true, false)
-			return err
-		})
+		r, err := red[T]("Exscan", op)
+		if err != nil {
+			return c.fail("Exscan", err)
+		}
+		return c.collArgs("Exscan", &collArgs{s: vec(send), r: vec(recv), red: r}, runExscan)
 	}
 	_, err := scan("Exscan", c, send, recv, op, true, false)
 	return c.fail("Exscan", err)
@@ -528,4 +495,79 @@ func Iexscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 	defer prof.Exit(prof.Iexscan, c.enter(prof.Iexscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	p, err := scan("Iexscan", c, send, recv, op, true, true)
 	return c.start("Iexscan", p, err)
+}
+
+// The views' typed collectives (see Comm.collArgs): functions, not literals in the
+// generic callers, whose closures would carry their dictionaries on the heap.
+
+func runBcast(c *Comm, a *collArgs) error {
+	return c.dev().Bcast("Bcast", &a.s, a.root)
+}
+
+func runReduce(c *Comm, a *collArgs) error {
+	return c.dev().Reduce("Reduce", &a.s, &a.r, &a.red, a.root)
+}
+
+func runAllreduce(c *Comm, a *collArgs) error {
+	return c.dev().Allreduce("Allreduce", &a.s, &a.r, &a.red)
+}
+
+func runGather(c *Comm, a *collArgs) error {
+	_, err := c.dev().Gather("Gather", a.s, a.r, a.root, false)
+	return err
+}
+
+func runGatherv(c *Comm, a *collArgs) error {
+	_, err := c.dev().Gatherv("Gatherv", a.s, a.r, a.counts, a.displs, a.root, false)
+	return err
+}
+
+func runScatter(c *Comm, a *collArgs) error {
+	_, err := c.dev().Scatter("Scatter", a.s, a.r, a.root, false)
+	return err
+}
+
+func runScatterv(c *Comm, a *collArgs) error {
+	_, err := c.dev().Scatterv("Scatterv", a.s, a.counts, a.displs, a.r, a.root, false)
+	return err
+}
+
+func runAllgather(c *Comm, a *collArgs) error {
+	_, err := c.dev().Allgather("Allgather", a.s, a.r, false)
+	return err
+}
+
+func runAllgatherv(c *Comm, a *collArgs) error {
+	_, err := c.dev().Allgatherv("Allgatherv", a.s, a.r, a.counts, a.displs, false)
+	return err
+}
+
+func runAlltoall(c *Comm, a *collArgs) error {
+	_, err := c.dev().Alltoall("Alltoall", a.s, a.r, false)
+	return err
+}
+
+func runAlltoallv(c *Comm, a *collArgs) error {
+	_, err := c.dev().Alltoallv("Alltoallv", a.s, a.counts, a.displs, a.r, a.rcounts, a.rdispls, false)
+	return err
+}
+
+func runReduceScatterBlock(c *Comm, a *collArgs) error {
+	_, err := c.dev().ReduceScatterBlock("ReduceScatterBlock", a.s, a.r, a.red, false)
+	return err
+}
+
+func runReduceScatter(c *Comm, a *collArgs) error {
+	_, err := c.dev().ReduceScatter("ReduceScatter", a.s, a.r, a.counts, a.red, false)
+	return err
+}
+
+func runScan(c *Comm, a *collArgs) error {
+	_, err := c.dev().Scan("Scan", a.s, a.r, a.red, false, false)
+	return err
+}
+
+func runExscan(c *Comm, a *collArgs) error {
+	_, err := c.dev().Scan("Exscan", a.s, a.r, a.red, true, false)
+	return err
 }

@@ -1,6 +1,7 @@
 package mpi_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/mpigo/mpigo/mpi"
@@ -64,6 +65,40 @@ func BenchmarkCollOverhead(b *testing.B) {
 		for b.Loop() {
 			r, err := mpi.Ibcast(mpi.World, recv, 0)
 			wait(b, r, err)
+		}
+	})
+	// Through a view whose context can end: a blocking collective runs in a pooled
+	// runner goroutine while the caller waits for it or the context; a request's
+	// WaitContext watches the context while it waits.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v := mpi.World.WithContext(ctx)
+	b.Run("Barrier/view", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := v.Barrier(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Allreduce8/view", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := mpi.Allreduce(v, send, recv, mpi.Sum); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Ibarrier/WaitContext", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r, err := mpi.World.Ibarrier()
+			if err == nil {
+				_, err = r.WaitContext(ctx)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

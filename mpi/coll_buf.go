@@ -52,7 +52,7 @@ func BcastBuf(c *Comm, buf Buf, root int) error {
 func bcastBuf(c *Comm, buf *Buf, root int) error {
 	if c.special() {
 		b := *buf
-		if done, err := c.around("Bcast", func(a *Comm) error { return BcastBuf(a, b, root) }); done {
+		if done, err := c.aroundArgs("Bcast", &collArgs{bs: b, root: root}, aroundBcastBuf); done {
 			return err
 		}
 	}
@@ -83,7 +83,7 @@ func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
 func GatherBuf(c *Comm, send, recv Buf, root int) error {
 	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("Gather", func(b *Comm) error { return GatherBuf(b, send, recv, root) }); done {
+		if done, err := c.aroundArgs("Gather", &collArgs{bs: send, br: recv, root: root}, aroundGatherBuf); done {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func IgatherBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 func GathervBuf(c *Comm, send, recv Buf, counts, displs []int, root int) error {
 	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("Gatherv", func(b *Comm) error { return GathervBuf(b, send, recv, counts, displs, root) }); done {
+		if done, err := c.aroundArgs("Gatherv", &collArgs{bs: send, br: recv, counts: counts, displs: displs, root: root}, aroundGathervBuf); done {
 			return err
 		}
 	}
@@ -134,7 +134,7 @@ func gatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, root in
 func ScatterBuf(c *Comm, send, recv Buf, root int) error {
 	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("Scatter", func(b *Comm) error { return ScatterBuf(b, send, recv, root) }); done {
+		if done, err := c.aroundArgs("Scatter", &collArgs{bs: send, br: recv, root: root}, aroundScatterBuf); done {
 			return err
 		}
 	}
@@ -154,7 +154,7 @@ func IscatterBuf(c *Comm, send, recv Buf, root int) (Request, error) {
 func ScattervBuf(c *Comm, send Buf, counts, displs []int, recv Buf, root int) error {
 	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, send.size()), send.size())
 	if c.special() {
-		if done, err := c.around("Scatterv", func(b *Comm) error { return ScattervBuf(b, send, counts, displs, recv, root) }); done {
+		if done, err := c.aroundArgs("Scatterv", &collArgs{bs: send, br: recv, counts: counts, displs: displs, root: root}, aroundScattervBuf); done {
 			return err
 		}
 	}
@@ -184,7 +184,7 @@ func scatterBuf(op string, c *Comm, send Buf, counts, displs []int, recv Buf, ro
 func AllgatherBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("Allgather", func(b *Comm) error { return AllgatherBuf(b, send, recv) }); done {
+		if done, err := c.aroundArgs("Allgather", &collArgs{bs: send, br: recv}, aroundAllgatherBuf); done {
 			return err
 		}
 	}
@@ -203,7 +203,7 @@ func IallgatherBuf(c *Comm, send, recv Buf) (Request, error) {
 func AllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
 	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("Allgatherv", func(b *Comm) error { return AllgathervBuf(b, send, recv, counts, displs) }); done {
+		if done, err := c.aroundArgs("Allgatherv", &collArgs{bs: send, br: recv, counts: counts, displs: displs}, aroundAllgathervBuf); done {
 			return err
 		}
 	}
@@ -233,7 +233,7 @@ func allgatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, v, n
 func AlltoallBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("Alltoall", func(b *Comm) error { return AlltoallBuf(b, send, recv) }); done {
+		if done, err := c.aroundArgs("Alltoall", &collArgs{bs: send, br: recv}, aroundAlltoallBuf); done {
 			return err
 		}
 	}
@@ -252,7 +252,7 @@ func IalltoallBuf(c *Comm, send, recv Buf) (Request, error) {
 func AlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, send.size()), send.size())
 	if c.special() {
-		if done, err := c.around("Alltoallv", func(b *Comm) error { return AlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+		if done, err := c.aroundArgs("Alltoallv", &collArgs{bs: send, br: recv, counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls}, aroundAlltoallvBuf); done {
 			return err
 		}
 	}
@@ -276,4 +276,33 @@ func alltoallBuf(op string, c *Comm, send Buf, scounts, sdispls []int, recv Buf,
 		return c.dev().Alltoallv(op, s, scounts, sdispls, r, rcounts, rdispls, nb)
 	}
 	return c.dev().Alltoall(op, s, r, nb)
+}
+
+// The Buf collectives' calls through a view (see Comm.aroundArgs): functions, so that
+// a call allocates no closure.
+
+func aroundBcastBuf(b *Comm, a *collArgs) error { return BcastBuf(b, a.bs, a.root) }
+
+func aroundGatherBuf(b *Comm, a *collArgs) error { return GatherBuf(b, a.bs, a.br, a.root) }
+
+func aroundGathervBuf(b *Comm, a *collArgs) error {
+	return GathervBuf(b, a.bs, a.br, a.counts, a.displs, a.root)
+}
+
+func aroundScatterBuf(b *Comm, a *collArgs) error { return ScatterBuf(b, a.bs, a.br, a.root) }
+
+func aroundScattervBuf(b *Comm, a *collArgs) error {
+	return ScattervBuf(b, a.bs, a.counts, a.displs, a.br, a.root)
+}
+
+func aroundAllgatherBuf(b *Comm, a *collArgs) error { return AllgatherBuf(b, a.bs, a.br) }
+
+func aroundAllgathervBuf(b *Comm, a *collArgs) error {
+	return AllgathervBuf(b, a.bs, a.br, a.counts, a.displs)
+}
+
+func aroundAlltoallBuf(b *Comm, a *collArgs) error { return AlltoallBuf(b, a.bs, a.br) }
+
+func aroundAlltoallvBuf(b *Comm, a *collArgs) error {
+	return AlltoallvBuf(b, a.bs, a.counts, a.displs, a.br, a.rcounts, a.rdispls)
 }

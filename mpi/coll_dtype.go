@@ -39,7 +39,7 @@ func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
 func reduceBuf(c *Comm, send, recv *Buf, op Op, root int) error {
 	if c.special() {
 		s, r := *send, *recv
-		if done, err := c.around("Reduce", func(b *Comm) error { return ReduceBuf(b, s, r, op, root) }); done {
+		if done, err := c.aroundArgs("Reduce", &collArgs{bs: s, br: r, op: op, root: root}, aroundReduceBuf); done {
 			return err
 		}
 	}
@@ -71,7 +71,7 @@ func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
 func allreduceBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
 		s, r := *send, *recv
-		if done, err := c.around("Allreduce", func(b *Comm) error { return AllreduceBuf(b, s, r, op) }); done {
+		if done, err := c.aroundArgs("Allreduce", &collArgs{bs: s, br: r, op: op}, aroundAllreduceBuf); done {
 			return err
 		}
 	}
@@ -102,7 +102,7 @@ func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
 func reduceScatterBlockBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
 		s, r := *send, *recv
-		if done, err := c.around("ReduceScatterBlock", func(b *Comm) error { return ReduceScatterBlockBuf(b, s, r, op) }); done {
+		if done, err := c.aroundArgs("ReduceScatterBlock", &collArgs{bs: s, br: r, op: op}, aroundReduceScatterBlockBuf); done {
 			return err
 		}
 	}
@@ -132,7 +132,7 @@ func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
 func reduceScatterBuf(c *Comm, send, recv *Buf, counts []int, op Op) error {
 	if c.special() {
 		s, r := *send, *recv
-		if done, err := c.around("ReduceScatter", func(b *Comm) error { return ReduceScatterBuf(b, s, r, counts, op) }); done {
+		if done, err := c.aroundArgs("ReduceScatter", &collArgs{bs: s, br: r, counts: counts, op: op}, aroundReduceScatterBuf); done {
 			return err
 		}
 	}
@@ -161,7 +161,7 @@ func ScanBuf(c *Comm, send, recv Buf, op Op) error {
 func scanBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
 		s, r := *send, *recv
-		if done, err := c.around("Scan", func(b *Comm) error { return ScanBuf(b, s, r, op) }); done {
+		if done, err := c.aroundArgs("Scan", &collArgs{bs: s, br: r, op: op}, aroundScanBuf); done {
 			return err
 		}
 	}
@@ -190,7 +190,7 @@ func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
 func exscanBuf(c *Comm, send, recv *Buf, op Op) error {
 	if c.special() {
 		s, r := *send, *recv
-		if done, err := c.around("Exscan", func(b *Comm) error { return ExscanBuf(b, s, r, op) }); done {
+		if done, err := c.aroundArgs("Exscan", &collArgs{bs: s, br: r, op: op}, aroundExscanBuf); done {
 			return err
 		}
 	}
@@ -214,3 +214,21 @@ func ReduceLocalBuf(in, inout Buf, op Op) error {
 	_, err := (&redCall{name: "ReduceLocalBuf", kind: kLocal}).run(&in, &inout, op)
 	return err
 }
+
+// The reducing Buf collectives' calls through a view (see Comm.aroundArgs).
+
+func aroundReduceBuf(b *Comm, a *collArgs) error { return ReduceBuf(b, a.bs, a.br, a.op, a.root) }
+
+func aroundAllreduceBuf(b *Comm, a *collArgs) error { return AllreduceBuf(b, a.bs, a.br, a.op) }
+
+func aroundReduceScatterBlockBuf(b *Comm, a *collArgs) error {
+	return ReduceScatterBlockBuf(b, a.bs, a.br, a.op)
+}
+
+func aroundReduceScatterBuf(b *Comm, a *collArgs) error {
+	return ReduceScatterBuf(b, a.bs, a.br, a.counts, a.op)
+}
+
+func aroundScanBuf(b *Comm, a *collArgs) error { return ScanBuf(b, a.bs, a.br, a.op) }
+
+func aroundExscanBuf(b *Comm, a *collArgs) error { return ExscanBuf(b, a.bs, a.br, a.op) }

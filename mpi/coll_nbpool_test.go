@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mpigo/mpigo/mpi"
@@ -14,11 +15,10 @@ import (
 // reuses it, over shared memory and forced TCP.
 
 // TestNonblockingCollStaleCopy: a copy of a collective's request, taken before Wait
-// completed the original, is the null request afterwards, even while a later
-// collective (which takes the same record) is outstanding: IsNull, Wait and Test
-// report it complete at once with the empty status, Free and Cancel fail as on the
-// null request, and the later collective is left untouched, completing with its own
-// result.
+// completed the original, is used up afterwards, even while a later collective (which
+// takes the same record) is outstanding: IsNull is false, and Wait, Test, Free and
+// Cancel fail with ErrRequest, and the later collective is left untouched, completing
+// with its own result. (TestRequestCopiesUsedUp has the other kinds of request.)
 func TestNonblockingCollStaleCopy(t *testing.T) {
 	valueJob(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
@@ -29,8 +29,6 @@ func TestNonblockingCollStaleCopy(t *testing.T) {
 		if _, err := r.Wait(); err != nil || sum[0] != 3 || !r.IsNull() {
 			t.Fatalf("first Iallreduce: %v, sum %v, null %v", err, sum, r.IsNull())
 		}
-		var null mpi.Request
-		nullFree, nullCancel := null.Free(), null.Cancel()
 		// The later collective: rank 1 joins only once rank 0 has used the stale copy,
 		// so on rank 0 it is outstanding meanwhile.
 		b, sum2 := []float64{float64(10 * (rank + 1))}, make([]float64, 1)
@@ -41,28 +39,23 @@ func TestNonblockingCollStaleCopy(t *testing.T) {
 		r2, err := mpi.Iallreduce(w, b, sum2, mpi.Sum)
 		must(t, err)
 		if rank == 0 {
-			if !stale[0].IsNull() {
-				t.Error("a copy of a completed request is not the null request")
+			if stale[0].IsNull() {
+				t.Error("a used-up copy of a completed request says it is the null request")
 			}
-			st, ok, err := stale[0].Test()
-			if !ok || err != nil || st.Source != mpi.AnySource || st.Tag != mpi.AnyTag {
-				t.Errorf("Test of the stale copy: ok %v, %v, status %+v; want the null request's", ok, err, st)
+			_, ok, err := stale[0].Test()
+			wantUsedUp(t, "Test of the stale copy", err)
+			if ok {
+				t.Error("Test of the stale copy reports it complete")
 			}
-			st, err = stale[1].Wait()
-			if err != nil || st.Source != mpi.AnySource || st.Tag != mpi.AnyTag {
-				t.Errorf("Wait of the stale copy: %v, status %+v; want the null request's", err, st)
-			}
+			_, err = stale[1].Wait()
+			wantUsedUp(t, "Wait of the stale copy", err)
+			_, err = stale[1].WaitContext(context.Background())
+			wantUsedUp(t, "WaitContext of the stale copy", err)
 			if _, ok, _ := r2.Test(); ok {
 				t.Error("the later Iallreduce completed before rank 1 joined it")
 			}
-			for _, c := range []struct {
-				what      string
-				got, want error
-			}{{"Free", stale[2].Free(), nullFree}, {"Cancel", stale[3].Cancel(), nullCancel}} {
-				if !sameClass(c.got, c.want) {
-					t.Errorf("%s of a stale copy: %v; want the null request's %v", c.what, c.got, c.want)
-				}
-			}
+			wantUsedUp(t, "Free of the stale copy", stale[2].Free())
+			wantUsedUp(t, "Cancel of the stale copy", stale[3].Cancel())
 			must(t, mpi.SendValue(w, 1, 1, 7))
 		}
 		if _, err := r2.Wait(); err != nil || sum2[0] != 30 {
@@ -71,12 +64,12 @@ func TestNonblockingCollStaleCopy(t *testing.T) {
 	})
 }
 
-func sameClass(a, b error) bool {
-	if a == nil || b == nil {
-		return a == b
+// wantUsedUp checks that err is the error of a call given a used-up copy of a request.
+func wantUsedUp(t *testing.T, what string, err error) {
+	t.Helper()
+	if !errors.Is(err, mpi.ErrRequest) || !strings.Contains(err.Error(), "used up") {
+		t.Errorf("%s: %v; want an error of class ErrRequest saying the copy is used up", what, err)
 	}
-	var ea, eb *mpi.Error
-	return errors.As(a, &ea) && errors.As(b, &eb) && ea.Class == eb.Class
 }
 
 // TestNonblockingCollFreeActive: collectives' requests freed while outstanding
@@ -110,7 +103,7 @@ func TestNonblockingCollFreeActive(t *testing.T) {
 // complete collectives on a communicator of their own, mixed with Ibarrier and
 // Ibcast, completing them through Wait, Test, Waitall, Waitany and WaitContext while
 // they hold stale copies of every earlier request, and test those copies all along:
-// each is null, and each result is its own. Run under -race too.
+// each is used up, and each result is its own. Run under -race too.
 func TestNonblockingCollCopiesConcurrent(t *testing.T) {
 	valueJob(t, 2, func(t *testing.T, rank, size int) {
 		const goroutines, n = 4, 200
@@ -184,8 +177,9 @@ func nbCopies(c *mpi.Comm, g, rank, n int) error {
 			return err
 		}
 		for k := range stale {
-			if !stale[k].IsNull() {
-				return fmt.Errorf("goroutine %d, round %d: stale copy %d is not null", g, i, k)
+			if _, ok, err := stale[k].Test(); ok || !errors.Is(err, mpi.ErrRequest) || stale[k].IsNull() {
+				return fmt.Errorf("goroutine %d, round %d: Test of stale copy %d: ok %v, %v, null %v; want it used up",
+					g, i, k, ok, err, stale[k].IsNull())
 			}
 		}
 		if _, err := b.Wait(); err != nil {

@@ -33,7 +33,10 @@ type Comm struct {
 	hints map[string]string // the info hints set (info.go); nil: all at their defaults
 
 	// ctx is a view's context (WithContext, ctx.go); nil for the communicator itself.
-	ctx context.Context
+	// plain is a view's communicator without its context (base), made with the view
+	// so that a view's call that needs it allocates nothing.
+	ctx   context.Context
+	plain *Comm
 }
 
 // World is every rank of the job (MPI_COMM_WORLD); Self is this rank alone

@@ -15,9 +15,11 @@ import (
 // (errors.Is(err, context.Canceled) holds) and has class ErrOther.
 //
 // The waits stay the engine's (the one idle policy: spin, yield, sleep on the
-// doorbell); the context is watched by context.AfterFunc, which sets the wait's flag
-// and rings the doorbell, so nothing polls the context and a sleeping wait wakes at
-// once. What ending means depends on the call:
+// doorbell); the context is watched through the policy (idle.Watch): read where a
+// wait would yield or sleep, never while it spins, and, once the wait sleeps, by a
+// pooled watcher goroutine that rings the doorbell when it ends, so a sleeping wait
+// wakes at once. A call that completes allocates nothing for its context. What
+// ending means depends on the call:
 //   - a receive (Recv, RecvValue, Sendrecv's receive, Mprobe's) is cancelled in the
 //     engine (Request.Cancel), so no message is lost and c stays usable; one that had
 //     already matched its message completes instead, and returns it;
@@ -29,8 +31,8 @@ import (
 //     the communicator (every view of it too) runs no more collectives: each returns
 //     an error of class ErrComm that says so. Point-to-point on it still works.
 //
-// A view's blocking collective runs in a goroutine of its own, the caller waiting for
-// it or the context (which turns the engine's lock on for good, as a nonblocking
+// A view's blocking collective runs in a goroutine of its own (a pooled one), the
+// caller waiting for it or the context (which turns the engine's lock on for good, as a nonblocking
 // collective does); given up, it goes on in the background and completes if the
 // other ranks come, so its buffers belong to MPI until then. The same holds for the
 // buffer-and-datatype (Buf) collectives, the neighbourhood collectives, and every
@@ -55,6 +57,7 @@ func (c *Comm) WithContext(ctx context.Context) *Comm {
 	c.mu.Lock()
 	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx}
 	c.mu.Unlock()
+	v.plain = &Comm{d: v.d, topo: v.topo, errh: v.errh, hints: v.hints}
 	return v
 }
 
@@ -167,35 +170,135 @@ func (c *Comm) special() bool { return c != nil && (c.ctx != nil || stopped.any.
 // collectives do not match nonblocking ones, and the node's paths differ); given up,
 // it goes on in the background, and completes if the others come.
 func (c *Comm) coll(op string, run func() error) error {
+	return c.collArgs(op, &collArgs{f: run}, callF)
+}
+
+// collArgs are the arguments of a view's collective, which its runner carries (see
+// runner), so that the call itself can be a function literal that captures nothing
+// and needs no closure on the heap. f is for the calls that take a closure instead.
+type collArgs struct {
+	s, r             core.Vec
+	red              core.Red
+	root             int
+	counts, displs   []int
+	rcounts, rdispls []int
+	f                func() error
+	bs, br           Buf                              // the Buf collectives' buffers
+	op               Op                               // and their operation
+	base             *Comm                            // aroundArgs': c without its context
+	fn               func(b *Comm, a *collArgs) error // aroundArgs' call
+	call             func(*Comm) error                // around's
+}
+
+// callF runs a's closure.
+func callF(_ *Comm, a *collArgs) error { return a.f() }
+
+// collArgs is coll for a call run(c, a) made of a's copy, a's owner's to reuse.
+func (c *Comm) collArgs(op string, a *collArgs, run func(c *Comm, a *collArgs) error) error {
 	if err := c.collStopped(op); err != nil {
 		return c.fail(op, err)
 	}
 	ctx := c.ctx
 	if ctx == nil || ctx.Done() == nil {
-		return c.fail(op, run())
+		// Run here, on a runner's copy of a: a itself, which run could keep as far as
+		// the compiler knows, then stays on its caller's stack.
+		g := takeRunner()
+		g.args = *a
+		err := run(c, &g.args)
+		g.put()
+		return c.failOnce(op, err)
 	}
 	if err := ctx.Err(); err != nil { // nothing started: c stays usable
 		return c.fail(op, ctxErr(op, err, "its context had ended; nothing was started"))
 	}
 	core.Concurrent() // the collective's goroutine calls the engine beside the caller's
-	done := make(chan error, 1)
+	g := takeRunner()
+	g.c, g.args = c, *a
 	background.start()
-	go func() {
-		defer background.end()
-		done <- run()
-	}()
+	g.jobs <- run
 	select {
-	case err := <-done:
-		return c.failOnce(op, err)
+	case <-g.fin:
 	case <-ctx.Done():
-		select {
-		case err := <-done: // it completed meanwhile
-			return c.failOnce(op, err)
-		default:
+		if g.state.CompareAndSwap(running, abandoned) { // it goes on; g is its own
+			err := ctx.Err()
+			c.stopColl(op, err)
+			return c.fail(op, ctxErr(op, err, "given up when its context ended; the other ranks may still be in it, so %s can run no more collectives", c.Name()))
 		}
-		err := ctx.Err()
-		c.stopColl(op, err)
-		return c.fail(op, ctxErr(op, err, "given up when its context ended; the other ranks may still be in it, so %s can run no more collectives", c.Name()))
+		<-g.fin // it completed meanwhile
+	}
+	err := g.err
+	g.put()
+	return c.failOnce(op, err)
+}
+
+// A view's blocking collective runs in a pooled goroutine (a runner), so that a call
+// that completes allocates no goroutine, channel or record: the runner and its
+// channels serve one collective after another.
+type runner struct {
+	jobs  chan func(c *Comm, a *collArgs) error // the collective to run, on c and args
+	c     *Comm
+	args  collArgs
+	fin   chan struct{} // buffered: the run has ended, for a caller still waiting
+	err   error         // the run's error, read after fin
+	state atomic.Int32  // running, or abandoned by its caller
+}
+
+const (
+	running int32 = iota
+	abandoned
+	finished
+)
+
+// maxIdleRunners bounds the runners kept for reuse: as many as a process has views'
+// collectives running at once.
+const maxIdleRunners = 16
+
+var runners struct {
+	sync.Mutex
+	free []*runner
+}
+
+// takeRunner takes an idle runner from the pool, or starts one.
+func takeRunner() *runner {
+	runners.Lock()
+	if k := len(runners.free); k > 0 {
+		g := runners.free[k-1]
+		runners.free[k-1] = nil
+		runners.free = runners.free[:k-1]
+		runners.Unlock()
+		g.state.Store(running)
+		return g
+	}
+	runners.Unlock()
+	g := &runner{jobs: make(chan func(*Comm, *collArgs) error, 1), fin: make(chan struct{}, 1)}
+	go g.loop()
+	return g
+}
+
+// put gives g back to the pool once its run has ended and been read.
+func (g *runner) put() {
+	g.c, g.args, g.err = nil, collArgs{}, nil
+	runners.Lock()
+	if len(runners.free) < maxIdleRunners {
+		runners.free = append(runners.free, g)
+		g = nil
+	}
+	runners.Unlock()
+	if g != nil {
+		close(g.jobs) // one too many: its goroutine ends
+	}
+}
+
+func (g *runner) loop() {
+	for run := range g.jobs {
+		err := run(g.c, &g.args)
+		background.end()
+		if g.state.CompareAndSwap(running, finished) {
+			g.err = err
+			g.fin <- struct{}{}
+			continue
+		}
+		g.put() // its caller gave up: nobody reads err
 	}
 }
 
@@ -205,6 +308,16 @@ func (c *Comm) coll(op string, run func() error) error {
 // handler already); done is false when c is neither a view nor stopped, and the
 // caller goes on as usual.
 func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error) {
+	return c.aroundArgs(op, &collArgs{call: call}, callAround)
+}
+
+// callAround is around's call.
+func callAround(b *Comm, a *collArgs) error { return a.call(b) }
+
+// aroundArgs is around for a call fn(b, a) on a's copy (b: c without its context), so
+// that fn can be a function that captures nothing, and a call that completes
+// allocates nothing (see collArgs).
+func (c *Comm) aroundArgs(op string, a *collArgs, fn func(b *Comm, a *collArgs) error) (done bool, err error) {
 	if !c.special() {
 		return false, nil
 	}
@@ -214,13 +327,16 @@ func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error
 	if c.ctx == nil || c.ctx.Done() == nil {
 		return false, nil
 	}
-	b := c.base()
-	return true, c.coll(op, func() error {
-		if err := call(b); err != nil {
-			return raised{err}
-		}
-		return nil
-	})
+	a.base, a.fn = c.base(), fn
+	return true, c.collArgs(op, a, runAround)
+}
+
+// runAround is around's call, on c without its context.
+func runAround(_ *Comm, a *collArgs) error {
+	if err := a.fn(a.base, a); err != nil {
+		return raised{err}
+	}
+	return nil
 }
 
 // aroundNew is around for a constructor of communicators: call makes the new one on c
@@ -265,6 +381,9 @@ func (c *Comm) stopColl(op string, err error) {
 func (c *Comm) base() *Comm {
 	if c == nil || c.ctx == nil {
 		return c
+	}
+	if c.plain != nil {
+		return c.plain // kept in step by SetErrHandler and SetInfo
 	}
 	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints}
 }

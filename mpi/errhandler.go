@@ -130,6 +130,9 @@ func (c *Comm) SetErrHandler(h *ErrHandler) error {
 	}
 	c.mu.Lock()
 	c.errh = h
+	if c.plain != nil { // a view's: its plain form is the view without its context
+		c.plain.errh = h
+	}
 	c.mu.Unlock()
 	return nil
 }

@@ -303,6 +303,9 @@ func (c *Comm) SetInfo(info *Info) error {
 	}
 	c.mu.Lock()
 	c.hints = applyHints(c.hints, pairs)
+	if c.plain != nil { // a view's: its plain form is the view without its context
+		c.plain.hints = c.hints
+	}
 	c.mu.Unlock()
 	return nil
 }

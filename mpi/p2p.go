@@ -221,11 +221,18 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) 
 // Waitall family); until then the buffer given to it belongs to MPI. A completed request
 // becomes the null request; a persistent one becomes inactive until Start.
 //
-// A Request is a value, and copies of it name the same operation. Once one copy has
-// been completed (Wait, Test and their kin) the others are used up too: a copy of a
-// nonblocking collective's request is then the null request (Wait and Test report it
-// at once with the empty status), as the completed one is, and never sees a later
-// collective; a copy of a point-to-point request gets an error of class ErrRequest.
+// A Request is a value, and copies of it name the same operation. A completion call
+// (Wait, Test and their kin) or Free makes the Request it was given the null request,
+// as MPI sets the handle to MPI_REQUEST_NULL; every other copy is then used up: MPI
+// deallocates the request, and a handle to a deallocated object is not a valid
+// argument (the null request is the one exception it makes). So every call given a
+// used-up copy (Wait, WaitContext, Test, GetStatus, Cancel, Free, Start, and the
+// calls on many requests, which name its index) returns an error of class
+// ErrRequest, and touches nothing: not the operation's result, already reported,
+// nor a later operation that may reuse its record. IsNull is false for it. This is
+// one rule for point-to-point, collective and generalized requests alike. Copies of a
+// persistent request stay valid while it is inactive (Start through any copy starts
+// it) and are used up once it is freed.
 //
 // A Request is four words (a struct of at most four fields and 32 bytes is kept in
 // registers by the compiler; a larger one is copied through memory at every call and
@@ -241,8 +248,8 @@ type Request struct {
 // request was made: in q, whose engine request is null then and whose generation
 // word is otherwise unused (a fifth field would take the Request out of registers).
 // A copy of a request that another copy has completed (or freed) names an older
-// generation: it is the null request, as MPI makes a completed request's handle
-// MPI_REQUEST_NULL, and never sees the operation that reuses the record.
+// generation: it is used up (see Request), and never sees the operation that reuses
+// the record.
 
 // opReq is the Request of the operation of many messages p.
 func opReq(c *Comm, p *core.Pending) Request {
@@ -255,15 +262,30 @@ func (r *Request) ref() core.Ref {
 	return core.RefOf(r.x, gen)
 }
 
-// settle makes r the null request if it is a stale copy (see opReq).
-func (r *Request) settle() {
-	if r.x != nil && r.ref().Stale() {
-		r.x, r.q = nil, core.Request{}
+// usedUp is the error of call op given r, if r is a used-up copy (see Request).
+func (r *Request) usedUp(op string) error {
+	if r.x != nil && !r.ref().Stale() || r.x == nil && !r.q.Stale() {
+		return nil
 	}
+	return errorf(ClassRequest, op, "the request is a copy of one already completed or freed through another copy: "+
+		"that copy is the null request, and this one is used up (MPI deallocates a completed request)")
 }
 
-// IsNull reports whether r is the null request (completed, or never started).
-func (r *Request) IsNull() bool { return r.q.IsNull() && (r.x == nil || r.ref().Stale()) }
+// usedUpIn is the error of call op if a request of rs is a used-up copy, naming it,
+// through the error handler of its communicator.
+func usedUpIn(op string, rs []Request) error {
+	for i := range rs {
+		if rs[i].usedUp(op) != nil {
+			return rs[i].c.fail(op, errorf(ClassRequest, op, "requests[%d] is a copy of a request already completed or freed "+
+				"through another copy: that copy is the null request, and this one is used up (MPI deallocates a completed request)", i))
+		}
+	}
+	return nil
+}
+
+// IsNull reports whether r is the null request (completed, or never started); a
+// used-up copy (see Request) is not.
+func (r *Request) IsNull() bool { return r.q.IsNull() && r.x == nil }
 
 func isend(op string, c *Comm, b []byte, dest, tag int, mode core.Mode, persistent bool) (Request, error) {
 	if d := c.dev(); !persistent && d.DirectSend(dest, tag) {
@@ -360,10 +382,10 @@ func (r *Request) Wait() (st Status, err error) {
 // wait is Wait unrecorded, its errors said to be op's: Wait's body, and the wait
 // of a call made of a request and its wait (Sendrecv), which reports itself once.
 func (r *Request) wait(op string) (st Status, err error) {
-	if r.x != nil && r.ref().Stale() {
-		r.settle()
-	}
 	if r.x != nil {
+		if err := r.usedUp(op); err != nil {
+			return Status{}, r.c.fail(op, err)
+		}
 		if r.c != nil && r.c.ctx != nil {
 			return r.WaitContext(r.c.ctx)
 		}
@@ -388,10 +410,16 @@ func (r *Request) wait(op string) (st Status, err error) {
 // emptyStatus is the status of a request that received nothing (MPI's empty status).
 var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 
-// WaitContext is Wait that gives up when ctx is done; r stays pending then.
+// WaitContext is Wait that gives up when ctx is done; r stays pending then. A nil ctx
+// is context.Background().
 func (r *Request) WaitContext(ctx context.Context) (Status, error) {
-	r.settle()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if r.x != nil {
+		if err := r.usedUp("Wait"); err != nil {
+			return Status{}, r.c.fail("Wait", err)
+		}
 		err := r.ref().WaitContext(ctx)
 		if err == ctx.Err() && err != nil {
 			return Status{}, r.c.fail("Wait", err) // still pending
@@ -422,8 +450,10 @@ func (r *Request) GetStatus() (st Status, ok bool, err error) {
 
 // test is Test (release: a completed request is used up) and GetStatus.
 func (r *Request) test(op string, release bool) (st Status, ok bool, err error) {
-	r.settle()
 	if r.x != nil {
+		if err := r.usedUp(op); err != nil {
+			return Status{}, false, r.c.fail(op, err)
+		}
 		ok, err = r.ref().Test()
 		if ok {
 			if xerr := r.xReport(&st, release); err == nil {
@@ -453,8 +483,10 @@ func (r *Request) Cancel() error {
 
 // cancel is Cancel unrecorded, for the calls made of others (Sendrecv).
 func (r *Request) cancel() error {
-	r.settle()
 	if r.x != nil {
+		if err := r.usedUp("Cancel"); err != nil {
+			return r.c.fail("Cancel", err)
+		}
 		if !r.x.Cancelable() {
 			return r.c.fail("Cancel", errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled"))
 		}
@@ -466,8 +498,10 @@ func (r *Request) cancel() error {
 // Free releases r; a pending operation still completes, unobserved.
 func (r *Request) Free() error {
 	defer prof.Exit(prof.RequestFree, r.enterWait(prof.RequestFree), 0)
-	r.settle()
 	if r.x != nil {
+		if err := r.usedUp("Free"); err != nil {
+			return r.c.fail("Free", err)
+		}
 		err := r.ref().Free() // it completes in the background
 		r.x, r.q = nil, core.Request{}
 		return r.c.fail("Free", mapErr("Free", err))
@@ -479,8 +513,10 @@ func (r *Request) Free() error {
 // persistent collective).
 func (r *Request) Start() error {
 	defer prof.Exit(prof.ReqStart, r.enterWait(prof.ReqStart), 0)
-	r.settle()
 	if r.x != nil {
+		if err := r.usedUp("Start"); err != nil {
+			return r.c.fail("Start", err)
+		}
 		// A persistent collective: an error of its run went through the handler as
 		// the run began.
 		if err := r.x.Start("Start"); err != nil {
@@ -519,6 +555,9 @@ func (c *Comm) orWorld() *Comm {
 // Startall starts every request of rs.
 func Startall(rs []Request) error {
 	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2, false), 0)
+	if err := usedUpIn("Startall", rs); err != nil {
+		return err
+	}
 	// In the order given, as MPI_Startall does: persistent collectives must start in
 	// the same order on every member.
 	for i := range rs {
@@ -536,6 +575,9 @@ func Waitall(rs []Request, sts []Status) error {
 	if sts != nil && len(sts) < len(rs) {
 		return errorf(ClassArg, "Waitall", "len(statuses) %d < len(requests) %d", len(sts), len(rs))
 	}
+	if err := usedUpIn("Waitall", rs); err != nil {
+		return err
+	}
 	// The common window (OSU's 64 requests) needs no allocation: engine handles on
 	// the stack, and no engine statuses when the caller wants none.
 	var stack [64]core.Request
@@ -545,9 +587,6 @@ func Waitall(rs []Request, sts []Status) error {
 		ps = make([]core.Status, len(rs))
 	}
 	ctx := ctxOf(rs)
-	if ctx != nil && ps == nil {
-		ps = make([]core.Status, len(rs))
-	}
 	err := core.WaitallCtx(ctx, qs, ps)
 	putBack(rs, qs)
 	if isCtx(ctx, err) {
@@ -613,7 +652,7 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 		return false
 	}
 	if wait {
-		core.Await(poll)
+		core.AwaitCtx(ctxOf(rs), poll)
 		return i, st, ok, err
 	}
 	if !poll() {
@@ -626,6 +665,9 @@ func pollAny(rs []Request, wait bool) (i int, st Status, ok bool, err error) {
 // when every request is null).
 func Waitany(rs []Request) (int, Status, error) {
 	defer prof.Exit(prof.Waitany, enterAll(prof.Waitany, rs), 0)
+	if err := usedUpIn("Waitany", rs); err != nil {
+		return Undefined, Status{}, err
+	}
 	if hasOps(rs) {
 		i, st, _, err := pollAny(rs, true)
 		return i, st, err
@@ -646,6 +688,9 @@ func Waitany(rs []Request) (int, Status, error) {
 // Testany is Waitany that does not wait: ok is false when none has completed.
 func Testany(rs []Request) (int, Status, bool, error) {
 	defer prof.Exit(prof.Testany, enterAll(prof.Testany, rs), 0)
+	if err := usedUpIn("Testany", rs); err != nil {
+		return Undefined, Status{}, false, err
+	}
 	if hasOps(rs) {
 		return pollAny(rs, false)
 	}
@@ -661,6 +706,9 @@ func Testany(rs []Request) (int, Status, bool, error) {
 // Testall reports whether every request of rs has completed (and completes them all if so).
 func Testall(rs []Request, sts []Status) (bool, error) {
 	defer prof.Exit(prof.Testall, enterAll(prof.Testall, rs), 0)
+	if err := usedUpIn("Testall", rs); err != nil {
+		return false, err
+	}
 	for i := range rs { // operations of many messages must all be done first
 		if rs[i].x != nil {
 			if ok, _ := rs[i].ref().Test(); !ok {
@@ -711,6 +759,9 @@ func Testsome(rs []Request) ([]int, []Status, error) {
 }
 
 func some(op string, rs []Request, f func([]core.Request, []int, []core.Status) (int, error)) ([]int, []Status, error) {
+	if err := usedUpIn(op, rs); err != nil {
+		return nil, nil, err
+	}
 	if hasOps(rs) {
 		// Collectives among them: report what has completed, waiting (for Waitsome)
 		// until at least one has.
@@ -741,7 +792,7 @@ func some(op string, rs []Request, f func([]core.Request, []int, []core.Status) 
 		if op == "Testsome" {
 			poll()
 		} else {
-			core.Await(poll)
+			core.AwaitCtx(ctxOf(rs), poll)
 		}
 		if cerr != nil {
 			return nil, nil, cerr

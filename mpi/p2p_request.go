@@ -126,6 +126,9 @@ func RequestGetStatusAll(rs []Request, sts []Status) (bool, error) {
 	if sts != nil && len(sts) < len(rs) {
 		return false, (*Comm)(nil).fail(op, errorf(ClassArg, op, "len(statuses) %d < len(requests) %d", len(sts), len(rs)))
 	}
+	if err := usedUpIn(op, rs); err != nil {
+		return false, err
+	}
 	for i := range rs {
 		if !rs[i].peek() {
 			return false, nil
@@ -154,6 +157,9 @@ func RequestGetStatusAll(rs []Request, sts []Status) (bool, error) {
 // the index is Undefined, ok is true and the status empty.
 func RequestGetStatusAny(rs []Request) (int, Status, bool, error) {
 	defer prof.Exit(prof.RequestGetStatusAny, enterAll(prof.RequestGetStatusAny, rs), 0)
+	if err := usedUpIn("RequestGetStatusAny", rs); err != nil {
+		return Undefined, Status{}, false, err
+	}
 	live := false
 	for i := range rs {
 		if !rs[i].active() {
@@ -175,6 +181,9 @@ func RequestGetStatusAny(rs []Request) (int, Status, bool, error) {
 // are (see RequestGetStatusAll); nil indices when none of rs is active.
 func RequestGetStatusSome(rs []Request) ([]int, []Status, error) {
 	defer prof.Exit(prof.RequestGetStatusSome, enterAll(prof.RequestGetStatusSome, rs), 0)
+	if err := usedUpIn("RequestGetStatusSome", rs); err != nil {
+		return nil, nil, err
+	}
 	idx, sts := []int{}, []Status{}
 	live := false
 	var first error

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -34,10 +35,16 @@ var awaitPolicy = sync.OnceValue(idle.Configured)
 
 // Await waits, through the idle policy, until poll reports true. poll tests the set
 // (and so drives the engine's progress).
-func Await(poll func() bool) {
+func Await(poll func() bool) { AwaitCtx(nil, poll) }
+
+// AwaitCtx is Await whose sleeps also end when ctx (nil: none) ends, so that a poll
+// that gives up when ctx has ended sees it at once rather than after a nap: the
+// context is watched through idle.Watch, whose watcher rings doneWord.
+func AwaitCtx(ctx context.Context, poll func() bool) {
 	if poll() {
 		return
 	}
+	cw := idle.NewWatch(ctx, doneBell{})
 	a := idle.NewAdaptive(awaitPolicy(), 0)
 	w := a.Begin()
 	for {
@@ -46,6 +53,7 @@ func Await(poll func() bool) {
 		} else if w.Yielding() {
 			w.Yield()
 		} else {
+			cw.Arm()
 			sleepers.Add(1)
 			v := atomic.LoadUint32(&doneWord)
 			if !poll() {
@@ -54,7 +62,13 @@ func Await(poll func() bool) {
 			sleepers.Add(-1)
 		}
 		if poll() {
+			cw.Stop()
 			return
 		}
 	}
 }
+
+// doneBell wakes the waits asleep on doneWord.
+type doneBell struct{}
+
+func (doneBell) Ring() { noteDone() }

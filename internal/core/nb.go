@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/yield"
 )
@@ -27,11 +28,12 @@ import (
 // it (Release, after Test or Wait said it is complete) or freed it (Free; then once it
 // completes), it goes back to a pool and serves a later collective. Each reuse bumps
 // the record's generation, and a handle holds the generation it was made at (a Ref),
-// so a stale copy of a request sees the null request (complete, with the empty status
-// and no error) and never another operation's state. Every other kind of Pending is
-// not reused: its generation is always 0.
+// so a stale copy of a request is seen as one (Ref.Stale) and never sees another
+// operation's state. Every other kind of Pending is not reused: its generation is
+// always 0, and used marks it reported (a persistent one: freed) instead.
 type Pending struct {
-	op pendingOp
+	op   pendingOp
+	used atomic.Bool
 }
 
 type pendingOp interface {
@@ -71,11 +73,22 @@ func (h Ref) coll() *collOp {
 	return x
 }
 
-// Stale reports whether h names a record that has been reused since: the handle it
-// came from is a copy of a request already reported or freed.
+// Stale reports whether h is used up: the handle it came from is a copy of a request
+// already reported by a completion call or freed (through another copy), whose record
+// may since serve another operation. A persistent request is used up once freed only.
 func (h Ref) Stale() bool {
-	x := h.coll()
-	return x != nil && x.gen.Load() != h.gen
+	if x := h.coll(); x != nil {
+		return x.gen.Load() != h.gen
+	}
+	return h.p != nil && h.p.used.Load()
+}
+
+// useUp marks p, of a kind that is not pooled, used up (see Stale). The shared
+// record of operations complete at once (donePending) is never used up.
+func (p *Pending) useUp() {
+	if p != nil && p != donePending {
+		p.used.Store(true)
+	}
 }
 
 // Test reports whether p has completed, and its error if so.
@@ -169,6 +182,9 @@ func (h Ref) Release() error {
 		x.release(h.gen)
 		return nil
 	}
+	if !h.p.IsPersistent() { // a persistent one becomes inactive instead
+		h.p.useUp()
+	}
 	return h.p.Release()
 }
 
@@ -179,6 +195,7 @@ func (h Ref) Free() error {
 		x.free(h.gen)
 		return nil
 	}
+	h.p.useUp()
 	return h.p.Free()
 }
 
@@ -192,8 +209,8 @@ type collOp struct {
 	err  error
 	out  bool // its pending requests are lent to the progress goroutine
 	// ch is closed once done; made (under nbColl.mu) only for a waiter that needs a
-	// channel (WaitContext), so that Wait, which sleeps on nbColl.wake instead, costs
-	// no allocation.
+	// channel (Ref.doneCh), so that Wait and WaitContext, which sleep on nbColl.wake
+	// instead, cost no allocation.
 	ch chan struct{}
 	// fin, if set, runs once the schedule has succeeded, before its scratch buffers
 	// go back (Alltoallw unpacks what it received there into the user's layout).
@@ -393,7 +410,9 @@ func (x *collOp) waitCh() <-chan struct{} {
 func (x *collOp) wait() error { return x.waitCtx(nil, x.gen.Load()) }
 
 // waitCtx waits for x at generation gen (a stale handle's wait returns at once, as
-// for the null request), or until ctx, if not nil, is done.
+// for the null request), or until ctx, if not nil, is done. It sleeps on nbColl.wake
+// either way; a context's end wakes it through an idle.Watch (collBell), so a wait
+// with a context allocates nothing either.
 func (x *collOp) waitCtx(ctx context.Context, gen uint32) error {
 	nbColl.mu.Lock()
 	if x.gen.Load() != gen {
@@ -401,31 +420,39 @@ func (x *collOp) waitCtx(ctx context.Context, gen uint32) error {
 		return nil
 	}
 	progressColl()
-	switch {
-	case x.done:
-	case ctx == nil:
+	w := idle.NewWatch(ctx, collBell{})
+	if !x.done {
 		for !x.done && x.gen.Load() == gen {
+			// Armed and looked at under nbColl.mu, which collBell.Ring takes: a
+			// context that ends after the look wakes the Wait below.
+			w.Arm()
+			if w.Ended() {
+				nbColl.mu.Unlock()
+				w.Stop()
+				return ctx.Err()
+			}
 			nbColl.sleepers++
 			nbColl.wake.Wait()
 			nbColl.sleepers--
 		}
-	default:
-		ch := x.waitCh()
-		nbColl.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		nbColl.mu.Lock()
 	}
-	if x.gen.Load() != gen { // another copy of the handle reported it meanwhile
-		nbColl.mu.Unlock()
-		return nil
+	var name string
+	var err error
+	if x.gen.Load() == gen { // else another copy of the handle reported it meanwhile
+		name, err = x.name, x.err
 	}
-	name, err := x.name, x.err
 	nbColl.mu.Unlock()
+	w.Stop() // not under nbColl.mu, which collBell.Ring takes
 	return MapErr(name, err)
+}
+
+// collBell wakes the waits asleep on nbColl.wake: a context's end rings it.
+type collBell struct{}
+
+func (collBell) Ring() {
+	nbColl.mu.Lock()
+	nbColl.wake.Broadcast()
+	nbColl.mu.Unlock()
 }
 
 // release puts x back in the pool once its owner has reported it.

@@ -394,7 +394,7 @@ func (o *partOp) wait() error {
 
 func (o *partOp) waitCtx(ctx context.Context) error {
 	var err error
-	Await(func() bool {
+	AwaitCtx(ctx, func() bool {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 			return true

@@ -17,6 +17,9 @@
 // small enough to be inlined, so a loop written with them compiles to what one written
 // with local counters does.
 //
+// A wait given a context.Context watches it through a Watch (watch.go): polled where
+// the policy yields or sleeps, and able to wake the wait's sleep, allocating nothing.
+//
 // The policy's settings are p2p_spin, p2p_yield and p2p_sleep (named when only the
 // engine had a policy); Configured reads them.
 package idle

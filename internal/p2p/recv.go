@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/transport"
 )
@@ -206,7 +207,10 @@ func (e *Engine) takeUnexp(r *request, m *umsg) {
 // Start starts an inactive persistent request.
 func (e *Engine) Start(q *Request) error {
 	r := q.r
-	if r == nil || r.gen != q.gen || !r.persistent {
+	if q.Stale() {
+		return usedUp("Start")
+	}
+	if r == nil || !r.persistent {
 		return fmt.Errorf("p2p: Start: %w: not a persistent request", ErrRequest)
 	}
 	e.mu.Lock()
@@ -241,7 +245,7 @@ func (e *Engine) Cancel(q *Request) error {
 		return nil
 	}
 	if r.gen != q.gen || !r.inUse {
-		return fmt.Errorf("p2p: Cancel: %w: stale handle", ErrRequest)
+		return usedUp("Cancel")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -266,7 +270,7 @@ func (e *Engine) Free(q *Request) error {
 		return nil
 	}
 	if r.gen != q.gen || !r.inUse {
-		return fmt.Errorf("p2p: Free: %w: stale handle", ErrRequest)
+		return usedUp("Free")
 	}
 	e.mu.Lock()
 	if r.started && r.done.Load() == 0 {
@@ -305,9 +309,10 @@ func (e *Engine) Probe(src, tag int, ctx uint32) (Status, error) {
 
 // ProbeCtx is Probe that gives up when c is done.
 func (e *Engine) ProbeCtx(c context.Context, src, tag int, ctx uint32) (Status, error) {
-	cw := e.watch(c)
+	var wv idle.Watch
+	cw := e.watch(c, &wv)
 	st, _, _, err := e.probe("Probe", cw, src, tag, ctx, true, false, nil, false)
-	cw.end()
+	cw.Stop()
 	return st, err
 }
 
@@ -332,9 +337,10 @@ func (e *Engine) Mprobe(src, tag int, ctx uint32) (Message, Status, error) {
 // then holding its lock; while it returns false, MprobeClaim waits as if none had come.
 // With c not nil, it gives up when c is done, returning c.Err().
 func (e *Engine) MprobeClaim(c context.Context, src, tag int, ctx uint32, claim func() bool) (Message, Status, error) {
-	cw := e.watch(c)
+	var wv idle.Watch
+	cw := e.watch(c, &wv)
 	st, m, _, err := e.probe("Mprobe", cw, src, tag, ctx, true, true, claim, false)
-	cw.end()
+	cw.Stop()
 	return m, st, err
 }
 
@@ -345,7 +351,7 @@ func (e *Engine) ImprobeQueued(src, tag int, ctx uint32) (Message, Status, bool,
 	return m, st, ok, err
 }
 
-func (e *Engine) probe(op string, c *watch, src, tag int, ctx uint32, wait, take bool, claim func() bool, noPoll bool) (Status, Message, bool, error) {
+func (e *Engine) probe(op string, c *idle.Watch, src, tag int, ctx uint32, wait, take bool, claim func() bool, noPoll bool) (Status, Message, bool, error) {
 	if err := e.checkRecv(op, src, tag); err != nil {
 		return Status{}, Message{}, false, err
 	}

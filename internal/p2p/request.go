@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -31,6 +32,17 @@ type Request struct {
 
 // IsNull reports whether q is the null request.
 func (q Request) IsNull() bool { return q.r == nil }
+
+// Stale reports whether q is a copy of a request that has been completed or freed
+// through another copy (its record has been freed since, and may serve another
+// operation).
+func (q Request) Stale() bool { return q.r != nil && (q.r.gen != q.gen || !q.r.inUse) }
+
+// usedUp is the error of call op given a stale handle (see Stale).
+func usedUp(op string) error {
+	return fmt.Errorf("p2p: %s: %w: the request is a copy of one already completed or freed through another copy: "+
+		"that copy is the null request, and this one is used up (MPI deallocates a completed request)", op, ErrRequest)
+}
 
 // Active reports whether q is started and not yet reported: not null, not an
 // inactive persistent request.

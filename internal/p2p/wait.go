@@ -3,8 +3,10 @@ package p2p
 import (
 	"context"
 	"fmt"
-	"github.com/mpigo/mpigo/internal/prof"
 	"time"
+
+	"github.com/mpigo/mpigo/internal/idle"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // block drives progress until r completes (r non-nil; checked without the lock, so a
@@ -17,9 +19,9 @@ import (
 // at most the policy's sleep (a dead peer rings nobody), and yield again after every
 // sleep. Only one goroutine polls at a time: the others spin on their request's flag
 // and TryLock. A wait given a context (cw non-nil) ends with the context's error when
-// the context ends: cw's flag, which the context's AfterFunc sets before it rings the
-// doorbell, is read after the spin, so neither the spin nor a sleep polls the context.
-func (e *Engine) block(cw *watch, r *request, cond func() bool) error {
+// the context ends: cw is read after the spin, where the policy yields or sleeps, and
+// armed before the first sleep, so that the context's end rings the doorbell.
+func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
 	ready := func() bool {
 		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
@@ -60,14 +62,16 @@ func (e *Engine) block(cw *watch, r *request, cond func() bool) error {
 		switch {
 		case w.Next(polls):
 			w.Gosched() // other goroutines of this process may be what we wait for
-		case cw.ended():
+		case cw.Ended():
 			e.mu.Lock()
-			return cw.c.Err()
+			return cw.Err()
 		case w.Yielding() || !e.mu.TryLock():
 			w.Yield()
 		default:
 			// Holding the lock: announce the sleep, then look one last time. A packet or
-			// a completion after this look rings the doorbell and Sleep returns at once.
+			// a completion after this look rings the doorbell and Sleep returns at once;
+			// so does the end of the context, once cw is armed.
+			cw.Arm()
 			e.sleepers.Add(1)
 			seq := e.db.Prepare() // before the last look: shm rings only known sleepers
 			for _, a := range e.armers {
@@ -79,6 +83,11 @@ func (e *Engine) block(cw *watch, r *request, cond func() bool) error {
 				w.Restart()
 				locked = true
 				continue
+			}
+			if cw.Ended() {
+				e.db.Leave()
+				e.sleepers.Add(-1)
+				return cw.Err()
 			}
 			e.mu.Unlock()
 			e.db.Sleep(seq, w.Nap())
@@ -127,20 +136,21 @@ func (e *Engine) WaitInto(q *Request, st *Status) error { return e.waitInto(nil,
 // request pending.
 func (e *Engine) WaitCtx(c context.Context, q *Request) (Status, error) {
 	var st Status
-	cw := e.watch(c)
+	var wv idle.Watch
+	cw := e.watch(c, &wv)
 	err := e.waitInto(cw, q, &st)
-	cw.end()
+	cw.Stop()
 	return st, err
 }
 
-func (e *Engine) waitInto(c *watch, q *Request, st *Status) error {
+func (e *Engine) waitInto(c *idle.Watch, q *Request, st *Status) error {
 	r := q.r
 	if r == nil || (r.gen == q.gen && !r.started) {
 		*st = emptyStatus
 		return nil
 	}
 	if r.gen != q.gen {
-		return fmt.Errorf("p2p: Wait: %w: stale handle (request already completed)", ErrRequest)
+		return usedUp("Wait")
 	}
 	e.mu.Lock()
 	if r.kind == recvReq && r.peer >= 0 && c == nil && r.done.Load() == 0 {
@@ -153,7 +163,7 @@ func (e *Engine) waitInto(c *watch, q *Request, st *Status) error {
 
 // waitLocked is waitInto for a started request q.r of the current generation, with
 // e.mu held (block may release and retake it).
-func (e *Engine) waitLocked(c *watch, q *Request, st *Status) error {
+func (e *Engine) waitLocked(c *idle.Watch, q *Request, st *Status) error {
 	if q.r.done.Load() == 0 {
 		if err := e.block(c, q.r, nil); err != nil {
 			return err
@@ -185,7 +195,7 @@ func (e *Engine) test(q *Request, st *Status, release bool) (bool, error) {
 		return true, nil
 	}
 	if r.gen != q.gen {
-		return false, fmt.Errorf("p2p: Test: %w: stale handle (request already completed)", ErrRequest)
+		return false, usedUp("Test")
 	}
 	if r.done.Load() == 0 {
 		if !e.mu.TryLock() {
@@ -213,8 +223,9 @@ func (e *Engine) Waitall(qs []Request, sts []Status) error { return e.WaitallCtx
 
 // WaitallCtx is Waitall that gives up when c is done.
 func (e *Engine) WaitallCtx(ctx context.Context, qs []Request, sts []Status) error {
-	c := e.watch(ctx)
-	defer c.end()
+	var wv idle.Watch
+	c := e.watch(ctx, &wv)
+	defer c.Stop()
 	var first error
 	locked := false // one hold of the lock for the requests that are done or started
 	for i := range qs {
@@ -257,8 +268,9 @@ func (e *Engine) Waitany(qs []Request) (int, Status, error) { return e.WaitanyCt
 
 // WaitanyCtx is Waitany that gives up when c is done (the requests stay pending).
 func (e *Engine) WaitanyCtx(c context.Context, qs []Request) (int, Status, error) {
-	cw := e.watch(c)
-	defer cw.end()
+	var wv idle.Watch
+	cw := e.watch(c, &wv)
+	defer cw.Stop()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	found := -1
@@ -316,8 +328,9 @@ func (e *Engine) Waitsome(qs []Request, idx []int, sts []Status) (int, error) {
 
 // WaitsomeCtx is Waitsome that gives up when c is done (the requests stay pending).
 func (e *Engine) WaitsomeCtx(c context.Context, qs []Request, idx []int, sts []Status) (int, error) {
-	cw := e.watch(c)
-	defer cw.end()
+	var wv idle.Watch
+	cw := e.watch(c, &wv)
+	defer cw.Stop()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	some := func() bool {
