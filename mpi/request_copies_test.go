@@ -167,3 +167,50 @@ func TestRequestCopiesUsedUp(t *testing.T) {
 		}
 	})
 }
+
+// A pending receive freed through one copy (it completes in the background) leaves
+// the others used up at once: a Wait, Test, Cancel or Free of a copy fails with
+// ErrRequest and does not touch the record the engine frees when the message comes,
+// and the receives that follow get their messages.
+func TestRequestCopyOfFreedPending(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		peer := 1 - rank
+		if rank == 0 {
+			in := make([]int, 1)
+			r, err := mpi.Irecv(w, in, peer, 7)
+			must(t, err)
+			c := r
+			must(t, r.Free())
+			_, err = c.Wait()
+			wantUsedUp(t, "Wait of a copy of a freed pending receive", err)
+			_, _, err = c.Test()
+			wantUsedUp(t, "Test of a copy of a freed pending receive", err)
+			wantUsedUp(t, "Cancel of a copy of a freed pending receive", c.Cancel())
+			wantUsedUp(t, "Free of a copy of a freed pending receive", c.Free())
+		}
+		must(t, w.Barrier())
+		if rank == 1 {
+			must(t, mpi.Send(w, []int{41}, peer, 7)) // completes the freed receive
+			must(t, mpi.Send(w, []int{42}, peer, 8))
+			return
+		}
+		for i := 0; i < 3; i++ { // records freed and reused: none serves two receives
+			got := make([]int, 1)
+			if i == 0 {
+				if _, err := mpi.Recv(w, got, peer, 8); err != nil || got[0] != 42 {
+					t.Fatalf("Recv after the freed receive: %v, %v; want 42", got, err)
+				}
+				continue
+			}
+			r, err := mpi.Irecv(w, got, peer, 9+i)
+			must(t, err)
+			must(t, r.Cancel())
+			st, err := r.Wait()
+			must(t, err)
+			if !st.Cancelled() {
+				t.Errorf("receive %d: not cancelled", i)
+			}
+		}
+	})
+}

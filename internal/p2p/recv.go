@@ -244,7 +244,7 @@ func (e *Engine) Cancel(q *Request) error {
 	if r == nil {
 		return nil
 	}
-	if r.gen != q.gen || !r.inUse {
+	if q.Stale() {
 		return usedUp("Cancel")
 	}
 	e.mu.Lock()
@@ -269,7 +269,7 @@ func (e *Engine) Free(q *Request) error {
 	if r == nil {
 		return nil
 	}
-	if r.gen != q.gen || !r.inUse {
+	if q.Stale() {
 		return usedUp("Free")
 	}
 	e.mu.Lock()

@@ -34,9 +34,12 @@ type Request struct {
 func (q Request) IsNull() bool { return q.r == nil }
 
 // Stale reports whether q is a copy of a request that has been completed or freed
-// through another copy (its record has been freed since, and may serve another
-// operation).
-func (q Request) Stale() bool { return q.r != nil && (q.r.gen != q.gen || !q.r.inUse) }
+// through another copy: its record has been freed since, and may serve another
+// operation, or it was freed while pending (orphan) and the engine frees it when it
+// completes.
+func (q Request) Stale() bool {
+	return q.r != nil && (q.r.gen != q.gen || !q.r.inUse || q.r.orphan)
+}
 
 // usedUp is the error of call op given a stale handle (see Stale).
 func usedUp(op string) error {

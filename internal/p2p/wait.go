@@ -149,7 +149,7 @@ func (e *Engine) waitInto(c *idle.Watch, q *Request, st *Status) error {
 		*st = emptyStatus
 		return nil
 	}
-	if r.gen != q.gen {
+	if q.Stale() {
 		return usedUp("Wait")
 	}
 	e.mu.Lock()
@@ -194,7 +194,7 @@ func (e *Engine) test(q *Request, st *Status, release bool) (bool, error) {
 		*st = emptyStatus
 		return true, nil
 	}
-	if r.gen != q.gen {
+	if q.Stale() {
 		return false, usedUp("Test")
 	}
 	if r.done.Load() == 0 {
