@@ -54,7 +54,7 @@ func (c *Comm) WithContext(ctx context.Context) *Comm {
 		ctx = context.Background()
 	}
 	c.mu.Lock()
-	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx}
+	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx, s: c.s}
 	c.mu.Unlock()
 	return v
 }
@@ -267,7 +267,7 @@ func (c *Comm) base() *Comm {
 	if c == nil || c.ctx == nil {
 		return c
 	}
-	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints}
+	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, s: c.s}
 }
 
 // ctxOf is the context of the first request of rs started through a view, or nil.

@@ -596,3 +596,124 @@ func TestSessionBuffers(t *testing.T) {
 		must(t, s.Finalize()) // lets the attached buffer go
 	})
 }
+
+// TestSessionDerivedGroups: groups taken from a session's communicators, and groups
+// computed from them, belong to the session; communicators made from them use its
+// buffer, and errors with no communicator go to its handler. Groups of different
+// sessions, or of a session and the world model, are not mixed in one call (ErrGroup).
+func TestSessionDerivedGroups(t *testing.T) {
+	runOver(t, 2, func(t *testing.T) {
+		var scalls int
+		var sgot *mpi.Session
+		s, err := mpi.SessionInit(nil, mpi.NewSessionErrHandler(func(s *mpi.Session, err error) { scalls, sgot = scalls+1, s }))
+		must(t, err)
+		must(t, s.AttachBuffer(make([]byte, 1<<16)))
+		c := worldOf(t, s, "derived-base")
+		me := c.Rank()
+
+		// Every way to a group of the session: the communicator's, one computed from it,
+		// a union with GroupEmpty (which belongs to every owner), a window's.
+		g := c.Group()
+		rev, err := g.Incl([]int{1, 0})
+		must(t, err)
+		u, err := mpi.GroupUnion(mpi.GroupEmpty, rev)
+		must(t, err)
+		w, _, err := mpi.WinAllocate(8, 8, nil, c)
+		must(t, err)
+		wg := w.Group()
+		must(t, w.Free())
+		names := []string{"Comm.Group", "Incl", "GroupUnion", "Win.Group", "Comm.Create"}
+		var made []*mpi.Comm
+		for i, x := range []*mpi.Group{g, rev, u, wg} {
+			d, err := mpi.CommCreateFromGroup(x, "derived-"+names[i], nil, nil)
+			must(t, err)
+			made = append(made, d)
+		}
+		cr, err := c.Create(g) // a subgroup of a session's communicator
+		must(t, err)
+		made = append(made, cr)
+		msg, in := make([]byte, 1000), make([]byte, 1000)
+		for i, d := range made {
+			name, me, peer := names[i], d.Rank(), 1-d.Rank()
+			// No process buffer is attached: a Bsend succeeds only on the session's.
+			if me == 0 {
+				if err := mpi.Bsend(d, msg, peer, 1); err != nil {
+					t.Errorf("Bsend on a communicator made from %s's group: %v (the session's buffer was not used)", name, err)
+					must(t, mpi.Send(d, msg, peer, 1)) // the receiver still gets its message
+				}
+			} else {
+				_, err := mpi.Recv(d, in, peer, 1)
+				must(t, err)
+			}
+		}
+		for _, d := range made {
+			must(t, d.Free())
+		}
+
+		// An error with no communicator yet: on the session's handler, not Self's (the
+		// world model's, which now runs beside the session).
+		must(t, mpi.Init())
+		var selfCalls int
+		must(t, mpi.Self.SetErrHandler(mpi.NewErrHandler(func(*mpi.Comm, error) { selfCalls++ })))
+		wrongKind := mpi.NewWinErrHandler(func(*mpi.Win, error) {})
+		if _, err := mpi.CommCreateFromGroup(rev, "wrong-kind", nil, wrongKind); !errors.Is(err, mpi.ErrArg) {
+			t.Errorf("CommCreateFromGroup with a window's handler: %v, want ErrArg", err)
+		}
+		if scalls != 1 || sgot != s || selfCalls != 0 {
+			t.Errorf("the wrong-kind handler's error reached the session's handler %d times (session %p, want %p), Self's %d times; want 1 and 0", scalls, sgot, s, selfCalls)
+		}
+
+		// Mixing owners: two sessions, then a session and the world model.
+		s2, err := mpi.SessionInit(nil, nil)
+		must(t, err)
+		g2, err := s2.GroupFromPset("mpi://WORLD")
+		must(t, err)
+		wgrp := mpi.World.Group()
+		lo, err := g.Incl([]int{0})
+		must(t, err)
+		hi2, err := g2.Incl([]int{1})
+		must(t, err)
+		mixes := map[string]func() error{
+			"GroupUnion of two sessions":           func() error { _, err := mpi.GroupUnion(g, g2); return err },
+			"GroupIntersection, session and world": func() error { _, err := mpi.GroupIntersection(wgrp, g); return err },
+			"GroupDifference, session and world":   func() error { _, err := mpi.GroupDifference(g, wgrp); return err },
+			"Create of a world group on a session's communicator": func() error {
+				_, err := c.Create(wgrp)
+				return err
+			},
+			"Create of a session's group on World": func() error { _, err := mpi.World.Create(g); return err },
+			"CreateGroup of another session's group": func() error {
+				_, err := c.CreateGroup(g2, 3)
+				return err
+			},
+			"IntercommCreateFromGroups of two sessions": func() error {
+				l, r := lo, hi2
+				if me == 1 {
+					l, r = hi2, lo
+				}
+				_, err := mpi.IntercommCreateFromGroups(l, 0, r, 0, "mixed", nil, nil)
+				return err
+			},
+		}
+		for name, f := range mixes {
+			if err := f(); !errors.Is(err, mpi.ErrGroup) {
+				t.Errorf("%s: %v, want ErrGroup", name, err)
+			}
+		}
+		// The world model's groups still make the world model's communicators.
+		wc, err := mpi.World.Create(wgrp)
+		must(t, err)
+		useComm(t, wc)
+		must(t, wc.Free())
+		must(t, mpi.Self.SetErrHandler(nil))
+		must(t, mpi.Finalize())
+
+		must(t, c.Free())
+		must(t, s2.Finalize())
+		must(t, s.Finalize())
+		// A finalized session's group makes no communicator.
+		if _, err := mpi.CommCreateFromGroup(rev, "after", nil, nil); !errors.Is(err, mpi.ErrSession) {
+			t.Errorf("CommCreateFromGroup of a finalized session's group: %v, want ErrSession", err)
+		}
+	})
+}
