@@ -145,6 +145,10 @@ func TestErrorHandlersUnsupported(t *testing.T) {
 	}
 }
 
+// TestErrHandlerKinds: a handler made for one kind of object is refused on the others
+// with MPI_ERR_ARG; the predefined ones go on every kind.
+func TestErrHandlerKinds(t *testing.T) { job(t, "errhkind", 2) }
+
 func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
 func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }
@@ -579,6 +583,7 @@ func TestSessions(t *testing.T) {
 		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
 			job(t, "session", 3, "--set", "transports="+tr)
 			job(t, "sessworld", 4, "--set", "transports="+tr)
+			job(t, "sessderive", 2, "--set", "transports="+tr)
 		})
 	}
 	job(t, "session", 1)

@@ -41,6 +41,7 @@ type win struct {
 	mu     sync.Mutex
 	attrs  map[int32]uintptr
 	name   string
+	sess   *session // the session its communicator derives from (grp)
 	hints  *info
 	cmem   unsafe.Pointer // malloc'd memory of an allocated window, freed with it
 	pre    *C.winattrs
@@ -93,7 +94,7 @@ var winFlavors = map[core.Flavor]int{core.FlavorCreate: 311, core.FlavorAllocate
 
 // newWin registers a window the device made and writes its handle.
 func newWin(cw *core.Win, c *comm, info uintptr, base, cmem unsafe.Pointer, size int64, unit int, flavor int, out unsafe.Pointer) {
-	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor}
+	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor, sess: c.sess}
 	w.errh.Store(hErrhFatal)
 	if in := infoOf(info); in != nil && info != hInfoNull {
 		w.hints = in.clone()
@@ -356,7 +357,7 @@ func PMPI_Win_get_group(wh uintptr, out unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	setHandle(out, newGroup(w.w.Comm().Group()))
+	setHandle(out, newGroupOf(w.w.Comm().Group(), w.sess))
 	return 0
 }
 
@@ -536,7 +537,7 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 
 //export PMPI_Win_create_errhandler
 func PMPI_Win_create_errhandler(fn, eh unsafe.Pointer) int32 {
-	return PMPI_Comm_create_errhandler(fn, eh) // the same C signature: (handle *, int *, ...)
+	return createErrh("Win_create_errhandler", fn, eh, ehWin)
 }
 
 //export PMPI_Win_set_errhandler
@@ -546,7 +547,7 @@ func PMPI_Win_set_errhandler(wh uintptr, eh uintptr) int32 {
 	if w == nil {
 		return r
 	}
-	if err := errhFits(op, eh, ehComm); err != nil {
+	if err := errhFits(op, eh, ehWin); err != nil {
 		return failWin(op, wh, err)
 	}
 	refErrh(eh)
