@@ -2,9 +2,14 @@ package mpi_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -716,4 +721,132 @@ func TestSessionDerivedGroups(t *testing.T) {
 			t.Errorf("CommCreateFromGroup of a finalized session's group: %v, want ErrSession", err)
 		}
 	})
+}
+
+// TestFinalizeFencesAfterIdle: after the runtime idled (a session began and ended
+// with no world model), Init, communication and Finalize: Finalize still waits for
+// every rank, as MPI_Finalize is collective over the world; buffered and large
+// messages arrive; the job ends with no rank left running and no file in /dev/shm.
+//
+// Rank 0 leaves Finalize only once rank 1 has entered it. Rank 1 looks for the file
+// rank 0 writes on leaving for a while before it enters: a bounded look for what must
+// not happen (without the fence it happens at once), not a synchronisation.
+func TestFinalizeFencesAfterIdle(t *testing.T) {
+	const markVar = "MPIGO_TEST_MARKS"
+	for _, tr := range transportsUnderTest {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			if mpitest.IsRank(t) {
+				finalizeAfterIdle(t, os.Getenv(markVar))
+				return
+			}
+			marks := t.TempDir()
+			// Shared memory in /dev/shm files (not memfds), so that a file left shows.
+			settings := map[string]string{"transports": tr, "shm_memory": "file"}
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: settings,
+				Env: []string{markVar + "=" + marks}, Timeout: time.Minute}, func(t *testing.T) {})
+			if res.Code != 0 {
+				t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
+			}
+			// Nothing left behind: the ranks' processes, their shared-memory files.
+			job, _ := os.ReadFile(filepath.Join(marks, "job"))
+			if len(job) == 0 {
+				t.Fatal("the ranks did not record the job's id")
+			}
+			if left, _ := filepath.Glob("/dev/shm/*" + string(job) + "*"); len(left) > 0 {
+				t.Errorf("files left in /dev/shm: %v", left)
+			}
+			pids, _ := filepath.Glob(filepath.Join(marks, "pid.*"))
+			if len(pids) != 3 {
+				t.Fatalf("%d ranks recorded their pid, want 3", len(pids))
+			}
+			for _, f := range pids {
+				b, _ := os.ReadFile(f)
+				pid, _ := strconv.Atoi(string(b))
+				if pid > 0 && syscall.Kill(pid, 0) == nil {
+					t.Errorf("rank process %d still runs after the job ended", pid)
+				}
+			}
+		})
+	}
+}
+
+func finalizeAfterIdle(t *testing.T, marks string) {
+	mark := func(name, text string) {
+		t.Helper()
+		must(t, os.WriteFile(filepath.Join(marks, name), []byte(text), 0o644))
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(marks, name))
+		return err == nil
+	}
+	// A session alone, to the end: the runtime idles and the launcher is told.
+	s, err := mpi.SessionInit(nil, nil)
+	must(t, err)
+	c := worldOf(t, s, "before-init")
+	useComm(t, c)
+	must(t, c.Free())
+	must(t, s.Finalize())
+
+	must(t, mpi.Init())
+	me, n := mpi.World.Rank(), mpi.World.Size()
+	mark("pid."+strconv.Itoa(me), strconv.Itoa(os.Getpid()))
+	if me == 0 {
+		mark("job", os.Getenv("MPIGO_JOBID"))
+	}
+	useComm(t, mpi.World)
+	// A large message to every rank, whole.
+	big := make([]int64, 1<<19) // 4 MiB
+	if me == 0 {
+		for i := range big {
+			big[i] = int64(i)
+		}
+		for r := 1; r < n; r++ {
+			must(t, mpi.Send(mpi.World, big, r, 1))
+		}
+	} else {
+		_, err := mpi.Recv(mpi.World, big, 0, 1)
+		must(t, err)
+		for i, v := range big {
+			if v != int64(i) {
+				t.Fatalf("element %d of the large message is %d", i, v)
+			}
+		}
+	}
+	// A buffered message rank 1 receives only after rank 0 entered Finalize.
+	buf := make([]byte, 1<<16)
+	must(t, mpi.BufferAttach(buf))
+	switch me {
+	case 0:
+		must(t, mpi.Bsend(mpi.World, []int32{42, 43}, 1, 2))
+		mark("entered.0", "")
+		must(t, mpi.Finalize())
+		mark("left.0", "")
+		if !exists("entered.1") {
+			t.Error("rank 0 left Finalize before rank 1 entered it")
+		}
+	case 1:
+		deadline := time.Now().Add(2 * time.Second)
+		for !exists("entered.0") && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		for look := time.Now().Add(300 * time.Millisecond); time.Now().Before(look); time.Sleep(5 * time.Millisecond) {
+			if exists("left.0") {
+				t.Error("rank 0 left Finalize while rank 1 had not entered it: Finalize did not wait for every rank")
+				break
+			}
+		}
+		in := []int32{0, 0}
+		_, err := mpi.Recv(mpi.World, in, 0, 2)
+		must(t, err)
+		if in[0] != 42 || in[1] != 43 {
+			t.Errorf("the buffered message: %v, want [42 43]", in)
+		}
+		mark("entered.1", "")
+		must(t, mpi.Finalize())
+	default:
+		must(t, mpi.Finalize())
+	}
+	if !mpi.Finalized() {
+		t.Error("not Finalized after Finalize")
+	}
 }

@@ -30,6 +30,10 @@ const (
 // start again. When a session's is, it idles (idleRuntime): buffered sends are
 // delivered and the launcher told, but nothing waits for the other ranks and the
 // transports stay open for a later SessionInit or Init; the process's exit closes them.
+// Finalize of the world model waits for every rank whatever else runs, as MPI_Finalize
+// is collective over the world: by the launcher's fence where it stops a runtime that
+// never idled, else (sessions left, or the launcher already told) by a barrier over
+// the transports (fenceWorld).
 //
 // state is the runtime's (the hot paths' test: stateInit while it runs); world is the
 // world model's, which Initialized, Finalized and World and Self follow.
@@ -188,9 +192,10 @@ func setupWorldComms(rank, size int) error {
 	return nil
 }
 
-// Finalize ends the world model. before runs first, with MPI still usable (the
-// facade's delete callbacks on Self). Where no session is left, the runtime stops
-// (stopRuntime); otherwise it goes on for the sessions, and World and Self close.
+// Finalize ends the world model, once every rank has called it. before runs first,
+// with MPI still usable (the facade's delete callbacks on Self). Where no session is
+// left, the runtime stops (stopRuntime); otherwise it goes on for the sessions, and
+// World and Self close.
 func Finalize(before func() error) error {
 	lifeMu.Lock()
 	defer lifeMu.Unlock()
@@ -204,6 +209,18 @@ func Finalize(before func() error) error {
 	var err error
 	if before != nil {
 		err = before()
+	}
+	if sessions > 0 || told {
+		// The launcher will not fence: the runtime goes on for the sessions, or it
+		// idled once and the launcher was told (see stopAfterIdle). Finalize still
+		// waits for every rank, as MPI_Finalize is collective over the world, while
+		// World is open for the barrier.
+		if eng != nil && sessions == 0 {
+			eng.FlushAllBuffers() // an error is a failed peer, which the fence reports too
+		}
+		if berr := fenceWorld("Finalize"); berr != nil && err == nil {
+			err = berr
+		}
 	}
 	World.freed.Store(true)
 	Self.freed.Store(true)
@@ -224,14 +241,7 @@ func Finalize(before func() error) error {
 // holds lifeMu; t is the profile's record of the call (beginFinalize).
 func stopRuntime(op string, t int64) error {
 	if told {
-		// The runtime idled once: the launcher knows the rank is done, and may no
-		// longer fence with it. It stays up until the process exits, as when idle.
-		endProfile(t, false)
-		state.Store(stateFinal)
-		if eng != nil {
-			return MapErr(op, eng.FlushAllBuffers())
-		}
-		return nil
+		return stopAfterIdle(op, t)
 	}
 	var err error
 	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
@@ -256,6 +266,31 @@ func stopRuntime(op string, t int64) error {
 
 // told records that the launcher was told this rank is done (idleRuntime).
 var told bool
+
+// fenceWorld returns once every rank has called it: a barrier on World's collective
+// context, by point-to-point messages only, so that no node region is made this late.
+func fenceWorld(op string) error {
+	if err := schedBarrier(World, op); err != nil {
+		return Wrap(ClassOther, op, "waiting for the other ranks", err)
+	}
+	return nil
+}
+
+// stopAfterIdle is stopRuntime where the runtime idled once. The launcher was told the
+// rank is done, and a PMI launcher fences with no rank after that (its connection is
+// closed); yet Finalize must still wait for every rank, as MPI_Finalize is collective
+// over the world: a rank that left at once could exit while another still needs it
+// (its buffered sends' last fragments, or messages sent to it). So Finalize fenced
+// over the transports, which idling kept up (fenceWorld), before it closed World.
+// The transports stay up until the process exits, as when idle.
+func stopAfterIdle(op string, t int64) error {
+	endProfile(t, false)
+	state.Store(stateFinal)
+	if eng != nil {
+		return MapErr(op, eng.FlushAllBuffers())
+	}
+	return nil
+}
 
 // idleRuntime pauses the runtime when its last session ends and no world model runs.
 // The caller holds lifeMu.
