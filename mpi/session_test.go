@@ -687,6 +687,12 @@ func TestSessionDerivedGroups(t *testing.T) {
 				return err
 			},
 			"Create of a session's group on World": func() error { _, err := mpi.World.Create(g); return err },
+			"Win.Start of a world group on a session's window": func() error {
+				w, _, err := mpi.WinAllocate(8, 8, nil, c)
+				must(t, err)
+				defer func() { must(t, w.Free()) }()
+				return w.Start(wgrp, 0)
+			},
 			"CreateGroup of another session's group": func() error {
 				_, err := c.CreateGroup(g2, 3)
 				return err

@@ -347,6 +347,9 @@ func (w *Win) ranksOf(op string, g *Group) ([]int, error) {
 	if last := w.lastGroup.Load(); last != nil && last.g == g {
 		return last.ranks, nil
 	}
+	if o, ok := g.owner(); ok && o != w.s {
+		return nil, mixErr(op, w.s, o)
+	}
 	rs, err := w.translate(op, g)
 	if err == nil {
 		w.lastGroup.Store(&groupRanks{g, rs})

@@ -630,13 +630,20 @@ func groupResult(op string, g *group.Group, err error, out unsafe.Pointer) int32
 }
 
 // groupResultFrom is groupResult for a group computed from the groups from: they
-// must have one owner (sameOwner), which the result gets.
+// must have one owner (sameOwner), which the result gets. Its errors go to that
+// owner's handler: a session's, else MPI_COMM_SELF's (failOwned).
 func groupResultFrom(op string, g *group.Group, err error, out unsafe.Pointer, from ...uintptr) int32 {
 	s, oerr := sameOwner(op, from...)
 	if oerr != nil {
 		return failOwned(op, oerr, from...)
 	}
-	if r := groupResult(op, g, err, out); r != 0 {
+	if err != nil {
+		return failOwned(op, core.GroupErr(op, err), from...)
+	}
+	if out == nil {
+		return failOwned(op, errorf(errArg, op, "newgroup is NULL"), from...)
+	}
+	if r := groupResult(op, g, nil, out); r != 0 {
 		return r
 	}
 	setGroupSession(*(*uintptr)(out), s)

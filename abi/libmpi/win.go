@@ -1015,10 +1015,13 @@ func PMPI_Win_fence(assert int32, wh uintptr) int32 {
 }
 
 // ranksIn is group gh as ranks of the window's group.
-func ranksIn(op string, w *core.Win, gh uintptr) ([]int, error) {
+func ranksIn(op string, w *core.Win, wh, gh uintptr) ([]int, error) {
 	g := groupOf(gh)
 	if g == nil {
 		return nil, errorf(errGroup, op, "group %#x is not a group", gh)
+	}
+	if x, cw := groups.get(gh), winOf(wh); x != nil && cw != nil && x.s != cw.sess {
+		return nil, mixErr(op, cw.sess, x.s)
 	}
 	in := make([]int, g.Size())
 	for i := range in {
@@ -1040,7 +1043,7 @@ func ranksIn(op string, w *core.Win, gh uintptr) ([]int, error) {
 func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_start"
 	return winSync(prof.WinStart, prof.NoPeer, op, wh, func(w *core.Win) error {
-		rs, err := ranksIn(op, w, gh)
+		rs, err := ranksIn(op, w, wh, gh)
 		if err != nil {
 			return err
 		}
@@ -1052,7 +1055,7 @@ func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_post"
 	return winSync(prof.Post, prof.NoPeer, op, wh, func(w *core.Win) error {
-		rs, err := ranksIn(op, w, gh)
+		rs, err := ranksIn(op, w, wh, gh)
 		if err != nil {
 			return err
 		}

@@ -98,6 +98,10 @@ int main(void) {
     CHECK(classof(rc) == MPI_ERR_GROUP && ic == MPI_COMM_NULL, "Intercomm_create_from_groups of two sessions: class %d", classof(rc));
     rc = MPI_Comm_create_group(c, g2, 3, &ic);
     CHECK(classof(rc) == MPI_ERR_GROUP, "Comm_create_group of another session's group: class %d", classof(rc));
+    /* a group call's own error on a session's group: the session's handler too */
+    int far = 99;
+    rc = MPI_Group_incl(g, 1, &far, &x);
+    CHECK(classof(rc) == MPI_ERR_RANK && scalls == 3, "Group_incl of rank 99: class %d, session handler calls %d", classof(rc), scalls);
 
     OK(MPI_Init(NULL, NULL));
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -112,6 +116,11 @@ int main(void) {
     CHECK(classof(rc) == MPI_ERR_GROUP, "Comm_create of a session's group on MPI_COMM_WORLD: class %d", classof(rc));
     rc = MPI_Comm_create(c, world, &cr);
     CHECK(classof(rc) == MPI_ERR_GROUP, "Comm_create of the world's group on a session's communicator: class %d", classof(rc));
+    OK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, c, &wbase, &w));
+    OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+    rc = MPI_Win_start(world, 0, w);
+    CHECK(classof(rc) == MPI_ERR_GROUP, "Win_start of the world's group on a session's window: class %d", classof(rc));
+    OK(MPI_Win_free(&w));
     OK(MPI_Comm_create(MPI_COMM_WORLD, world, &cr)); /* the world model's own still work */
     OK(MPI_Barrier(cr));
     OK(MPI_Comm_free(&cr));
