@@ -103,13 +103,7 @@ func sameOwner(op string, gs ...*Group) (*Session, error) {
 }
 
 // mixErr is the error of op given objects of owners a and b.
-func mixErr(op string, a, b *Session) error {
-	what := "different sessions"
-	if a == nil || b == nil {
-		what = "a session and the world model"
-	}
-	return errorf(ClassGroup, op, "the arguments belong to %s: MPI mixes no objects of different owners in one call (MPI 4.1 section 11.3)", what)
-}
+func mixErr(op string, a, b *Session) error { return core.MixedOwners(op, a == nil || b == nil) }
 
 // carry gives a group computed from groups their owner (sameOwner checked it first).
 func carry(out *Group, err error, s *Session) (*Group, error) {

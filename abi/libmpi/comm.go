@@ -691,13 +691,7 @@ func sameOwner(op string, hs ...uintptr) (*session, error) {
 }
 
 // mixErr is the error of op given objects of owners a and b.
-func mixErr(op string, a, b *session) error {
-	what := "different sessions"
-	if a == nil || b == nil {
-		what = "a session and the world model"
-	}
-	return errorf(errGroup, op, "the arguments belong to %s: MPI mixes no objects of different owners in one call (MPI 4.1 section 11.3)", what)
-}
+func mixErr(op string, a, b *session) error { return core.MixedOwners(op, a == nil || b == nil) }
 
 // failOwned raises err of op, a call with no communicator, on the handler of the
 // live session the first of the groups hs derives from, else on MPI_COMM_SELF's (the
