@@ -127,14 +127,17 @@ int main(void) {
     OK(MPI_Group_free(&world));
     OK(MPI_Finalize());
 
-    MPI_Group all[] = {pset, g, rev, u, wg, g2, lo, hi2};
-    for (int i = 0; i < 8; i++)
+    MPI_Group all[] = {pset, g, u, wg, g2, lo, hi2};
+    for (int i = 0; i < 7; i++)
         OK(MPI_Group_free(&all[i]));
     OK(MPI_Comm_free(&c));
     OK(MPI_Errhandler_free(&weh));
     OK(MPI_Errhandler_free(&seh));
     OK(MPI_Session_finalize(&s2));
     OK(MPI_Session_finalize(&s));
+    /* a finalized session's group makes no communicator */
+    rc = MPI_Comm_create_from_group(rev, "after", MPI_INFO_NULL, MPI_ERRORS_RETURN, &cr);
+    CHECK(classof(rc) == MPI_ERR_SESSION, "Comm_create_from_group of a finalized session's group: class %d", classof(rc));
     if (me == 0) printf("OK sessderive\n");
     return 0;
 }
