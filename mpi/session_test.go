@@ -856,3 +856,47 @@ func finalizeAfterIdle(t *testing.T, marks string) {
 		t.Error("not Finalized after Finalize")
 	}
 }
+
+// TestFinalizeWithSessionsOnSomeRanks: a session that outlives Finalize on one rank
+// only. Finalize still waits for every rank, and the others, with no session, must
+// not wait in the launcher's fence for a rank that keeps MPI up for its session and
+// will not come (the job hung there until its timeout). The session then works on.
+func TestFinalizeWithSessionsOnSomeRanks(t *testing.T) {
+	for _, tr := range transportsUnderTest {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			if mpitest.IsRank(t) {
+				sessionOnOneRank(t)
+				return
+			}
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr},
+				Timeout: 30 * time.Second}, sessionOnOneRank)
+			if res.Code != 0 {
+				t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+func sessionOnOneRank(t *testing.T) {
+	must(t, mpi.Init())
+	me := mpi.World.Rank()
+	useComm(t, mpi.World)
+	var s *mpi.Session
+	if me == 1 {
+		var err error
+		s, err = mpi.SessionInit(nil, nil)
+		must(t, err)
+	}
+	must(t, mpi.Finalize())
+	if me != 1 {
+		return
+	}
+	// The session's own process set: this rank alone, so that it needs no other.
+	g, err := s.GroupFromPset("mpi://SELF")
+	must(t, err)
+	c, err := mpi.CommCreateFromGroup(g, "after-finalize", nil, nil)
+	must(t, err)
+	useComm(t, c)
+	must(t, c.Free())
+	must(t, s.Finalize())
+}

@@ -1,11 +1,13 @@
 package core
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
 
+	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/pm"
 	"github.com/mpigo/mpigo/internal/pm/pmi"
@@ -31,9 +33,9 @@ const (
 // delivered and the launcher told, but nothing waits for the other ranks and the
 // transports stay open for a later SessionInit or Init; the process's exit closes them.
 // Finalize of the world model waits for every rank whatever else runs, as MPI_Finalize
-// is collective over the world: by the launcher's fence where it stops a runtime that
-// never idled, else (sessions left, or the launcher already told) by a barrier over
-// the transports (fenceWorld).
+// is collective over the world: every rank agrees over the transports (agreeEnd) on
+// whether all can stop with the launcher's fence, which none can once sessions keep a
+// rank's runtime up or an idle told the launcher the rank was done.
 //
 // state is the runtime's (the hot paths' test: stateInit while it runs); world is the
 // world model's, which Initialized, Finalized and World and Self follow.
@@ -210,46 +212,62 @@ func Finalize(before func() error) error {
 	if before != nil {
 		err = before()
 	}
-	if sessions > 0 || told {
-		// The launcher will not fence: the runtime goes on for the sessions, or it
-		// idled once and the launcher was told (see stopAfterIdle). Finalize still
-		// waits for every rank, as MPI_Finalize is collective over the world, while
-		// World is open for the barrier.
-		if eng != nil && sessions == 0 {
-			eng.FlushAllBuffers() // an error is a failed peer, which the fence reports too
-		}
-		if berr := fenceWorld("Finalize"); berr != nil && err == nil {
-			err = berr
-		}
+	if eng != nil && sessions == 0 {
+		// Buffered sends still under way must be delivered (MPI_Finalize flushes
+		// them). A pipelined one needs this rank to keep pushing fragments, which it
+		// cannot do once it waits in the launcher's fence. An error is a failed peer,
+		// which the agreement reports too.
+		eng.FlushAllBuffers()
+	}
+	fence, aerr := agreeEnd("Finalize", sessions == 0 && !told)
+	if aerr != nil && err == nil {
+		err = aerr
 	}
 	World.freed.Store(true)
 	Self.freed.Store(true)
 	World.direct = false
 	world.Store(stateFinal)
-	if sessions > 0 {
+	switch {
+	case sessions > 0:
 		endProfile(t, false)
-		return err
-	}
-	if serr := stopRuntime("Finalize", t); serr != nil && err == nil {
-		err = serr
+	case fence && aerr == nil:
+		if serr := stopRuntime("Finalize", t); serr != nil && err == nil {
+			err = serr
+		}
+	default:
+		if serr := stopUnfenced("Finalize", t); serr != nil && err == nil {
+			err = serr
+		}
 	}
 	return err
 }
 
-// stopRuntime ends the runtime once every rank has reached it: buffered sends are
-// flushed, the ranks fence, the transports close and the launcher is told. The caller
-// holds lifeMu; t is the profile's record of the call (beginFinalize).
+// agreeEnd is Finalize's collective step, over World while it is still open. It
+// returns once every rank has reached it, so Finalize waits for every rank whatever
+// else runs, as MPI_Finalize is collective over the world; and it tells whether every
+// rank can stop the runtime with the launcher's fence (canFence: no session keeps the
+// runtime up, and the launcher was not told at an idle, after which a PMI launcher
+// fences with no one). Where one cannot, none fences with the launcher: a rank waiting
+// there for one that never comes would hang the job. The agreement runs on World's
+// internal context by point-to-point messages only, so no node region is made at the
+// end.
+func agreeEnd(op string, canFence bool) (bool, error) {
+	buf := make([]byte, 8)
+	if canFence {
+		binary.LittleEndian.PutUint64(buf, 1)
+	}
+	if err := World.lconn.run(tagFinalize, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) }); err != nil {
+		return false, Wrap(ClassOther, op, "waiting for the other ranks", MapErr(op, err))
+	}
+	return binary.LittleEndian.Uint64(buf) == 1, nil
+}
+
+// stopRuntime ends the runtime once every rank has reached it and agreed to
+// (agreeEnd): the ranks fence with the launcher, the transports close and the launcher
+// is told. The caller holds lifeMu and has flushed the buffered sends; t is the
+// profile's record of the call (beginFinalize).
 func stopRuntime(op string, t int64) error {
-	if told {
-		return stopAfterIdle(op, t)
-	}
 	var err error
-	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
-	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
-	// waits in the fence below.
-	if eng != nil {
-		eng.FlushAllBuffers() // an error is a failed peer, which the fence reports too
-	}
 	if ferr := proc.Fence(); ferr != nil {
 		err = Wrap(ClassOther, op, "waiting for the other ranks", ferr)
 	}
@@ -267,29 +285,27 @@ func stopRuntime(op string, t int64) error {
 // told records that the launcher was told this rank is done (idleRuntime).
 var told bool
 
-// fenceWorld returns once every rank has called it: a barrier on World's collective
-// context, by point-to-point messages only, so that no node region is made this late.
-func fenceWorld(op string) error {
-	if err := schedBarrier(World, op); err != nil {
-		return Wrap(ClassOther, op, "waiting for the other ranks", err)
-	}
-	return nil
-}
-
-// stopAfterIdle is stopRuntime where the runtime idled once. The launcher was told the
-// rank is done, and a PMI launcher fences with no rank after that (its connection is
-// closed); yet Finalize must still wait for every rank, as MPI_Finalize is collective
-// over the world: a rank that left at once could exit while another still needs it
-// (its buffered sends' last fragments, or messages sent to it). So Finalize fenced
-// over the transports, which idling kept up (fenceWorld), before it closed World.
-// The transports stay up until the process exits, as when idle.
-func stopAfterIdle(op string, t int64) error {
-	endProfile(t, false)
-	state.Store(stateFinal)
+// stopUnfenced stops the runtime where the ranks did not all agree to fence with the
+// launcher (agreeEnd): they have all reached Finalize, but one keeps the runtime up for
+// its sessions or idled once. The launcher is told the rank is done (unless an idle
+// told it), and the transports stay up until the process exits, as when idle: a rank
+// that closed them could cut off one that still has sessions.
+func stopUnfenced(op string, t int64) error {
+	var err error
 	if eng != nil {
-		return MapErr(op, eng.FlushAllBuffers())
+		err = MapErr(op, eng.FlushAllBuffers())
 	}
-	return nil
+	if told {
+		endProfile(t, false)
+	} else {
+		told = true
+		endProfile(t, true)
+		if ferr := proc.Finalize(); ferr != nil && err == nil {
+			err = Wrap(ClassOther, op, "telling the launcher", ferr)
+		}
+	}
+	state.Store(stateFinal)
+	return err
 }
 
 // idleRuntime pauses the runtime when its last session ends and no world model runs.
