@@ -10,15 +10,18 @@ import (
 // stride or a bitmap, chosen automatically (MPIGO_GROUP_STORAGE=dense turns that off).
 //
 // A group belongs to the session it derives from (MPI 4.1 section 11.3): one of
-// Session.GroupFromPset, the group of a communicator made from a session's group
-// (Comm.Group, RemoteGroup), and every group computed from such groups (Incl, Excl,
-// RangeIncl, RangeExcl, GroupUnion, GroupIntersection, GroupDifference). Communicators
-// made from it (CommCreateFromGroup, and those made from them) use that session's
-// buffer for buffered sends, and errors of calls with no communicator go to the
-// session's handler. The other groups belong to the world model. MPI forbids mixing
-// objects of different sessions, or of a session and the world model, in one call: a
-// call making a group or a communicator from groups (or from a communicator and a
-// group) of different owners fails with ErrGroup. GroupEmpty belongs to every owner.
+// Session.GroupFromPset, the group of a communicator or window that derives from a
+// session (Comm.Group, RemoteGroup, Win.Group), and every group computed from such
+// groups (Incl, Excl, RangeIncl, RangeExcl, GroupUnion, GroupIntersection,
+// GroupDifference). Communicators made from it (CommCreateFromGroup, and every one made
+// from those) belong to the session too and use its buffer for buffered sends; an
+// error CommCreateFromGroup meets before it has a communicator (a handler of the wrong
+// kind) goes to the session's handler, not Self's. The other groups belong to the
+// world model. MPI forbids mixing objects of different sessions, or of a session and
+// the world model, in one call: a call making a group or a communicator from groups
+// (or from a communicator and a group), and Win.Start and Win.Post, fail with ErrGroup
+// given ones of different owners. GroupEmpty belongs to every owner. GroupCompare and
+// TranslateRanks make nothing and take groups of any owners.
 type Group struct {
 	g *group.Group
 	s *Session // the session the group derives from, nil for the world model
