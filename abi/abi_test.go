@@ -145,6 +145,10 @@ func TestErrorHandlersUnsupported(t *testing.T) {
 	}
 }
 
+// TestErrHandlerKinds: a handler made for one kind of object is refused on the others
+// with MPI_ERR_ARG; the predefined ones go on every kind.
+func TestErrHandlerKinds(t *testing.T) { job(t, "errhkind", 2) }
+
 func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
 func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }
@@ -574,11 +578,42 @@ target_link_libraries(pmpi MPI::MPI_C)
 
 // TestSessions runs C programs of the sessions model: one with sessions only, one
 // mixing them with the world model; over shared memory and forced TCP.
+// TestFinalizeAfterIdle: after the runtime idled (a session alone, to its end),
+// MPI_Init..MPI_Finalize still fences every rank, under mpigo run (shm and TCP) and
+// under MPICH's mpiexec, whose PMI connection the idle closed; nothing is left behind.
+func TestFinalizeAfterIdle(t *testing.T) {
+	for _, tr := range []string{"self,shm,tcp", "self,tcp"} {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			jobArgs(t, "sessidle", 3, []string{"--set", "transports=" + tr}, []string{t.TempDir()})
+		})
+	}
+	if _, err := exec.LookPath("mpiexec.mpich"); err != nil {
+		return
+	}
+	t.Run("mpiexec.mpich", func(t *testing.T) {
+		bin := cc(t, setup(t), filepath.Join("testdata", "sessidle.c"))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		mark := mpitest.JobMark()
+		cmd := exec.CommandContext(ctx, "mpiexec.mpich", "-n", "3", bin, t.TempDir())
+		cmd.Env = append(os.Environ(), mark)
+		cmd.WaitDelay = 5 * time.Second
+		out, err := cmd.CombinedOutput()
+		if left := mpitest.KillMarked(mark); len(left) > 0 {
+			t.Errorf("mpiexec.mpich left processes of the job running; killed %v", left)
+		}
+		if err != nil || strings.Count(string(out), "OK sessidle") != 1 {
+			t.Fatalf("mpiexec.mpich: %v\n%s", err, out)
+		}
+	})
+}
+
 func TestSessions(t *testing.T) {
 	for _, tr := range []string{"self,shm,tcp", "self,tcp"} {
 		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
 			job(t, "session", 3, "--set", "transports="+tr)
 			job(t, "sessworld", 4, "--set", "transports="+tr)
+			job(t, "sessderive", 2, "--set", "transports="+tr)
 		})
 	}
 	job(t, "session", 1)

@@ -37,6 +37,11 @@ type Comm struct {
 	// so that a view's call that needs it allocates nothing.
 	ctx   context.Context
 	plain *Comm
+
+	// s is the session c derives from (CommCreateFromGroup of a session's group, or a
+	// communicator made from such a one), nil for the world model's. Set at creation,
+	// never changed; c's groups carry it (Group, RemoteGroup).
+	s *Session
 }
 
 // World is every rank of the job (MPI_COMM_WORLD); Self is this rank alone
@@ -91,7 +96,7 @@ func (c *Comm) Group() *Group {
 	if c.check("Group") != nil {
 		return nil
 	}
-	return &Group{g: c.d.Group()}
+	return &Group{g: c.d.Group(), s: c.s}
 }
 
 // Abort ends every rank of the job with code. It does not return.
@@ -117,7 +122,7 @@ func (c *Comm) RemoteGroup() *Group {
 	if !c.interOK("RemoteGroup") {
 		return nil
 	}
-	return &Group{g: c.d.Remote()}
+	return &Group{g: c.d.Remote(), s: c.s}
 }
 
 // interOK checks that c is a live intercommunicator for op, raising ErrComm if not.
@@ -134,13 +139,15 @@ func (c *Comm) interOK(op string) bool {
 
 // wrapComm makes the facade's communicator of a new device communicator made from
 // parent: it inherits parent's error handler, as MPI requires of every new
-// communicator. A nil d (a rank left out) gives nil.
+// communicator, and parent's session (with its buffer). A nil d (a rank left out)
+// gives nil.
 func wrapComm(parent *Comm, d *core.Comm) *Comm {
 	if d == nil {
 		return nil
 	}
 	c := &Comm{d: d}
 	if parent != nil {
+		c.s = parent.s
 		parent.mu.Lock()
 		c.errh = parent.errh
 		parent.mu.Unlock()

@@ -67,7 +67,7 @@ func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, err
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
 		d.d, d.topo, d.errh, d.attrs, d.order = nd.d, nd.topo, nd.errh, nd.attrs, nd.order
-		d.hints = nd.hints
+		d.hints, d.s = nd.hints, nd.s
 		if withInfo {
 			d.hints = hints
 		}
@@ -157,11 +157,23 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if g == nil || g.g == nil {
 		return nil, c.fail("Create", errorf(ClassGroup, "Create", "the group is nil"))
 	}
+	if err := c.sameOwner("Create", g); err != nil {
+		return nil, c.fail("Create", err)
+	}
 	nd, err := c.dev().Create("Create", g.g)
 	if err != nil {
 		return nil, c.fail("Create", err)
 	}
 	return wrapComm(c, nd), nil
+}
+
+// sameOwner is nil when g belongs to c's owner (the session c derives from, or the
+// world model), else an error of class ErrGroup for op.
+func (c *Comm) sameOwner(op string, g *Group) error {
+	if o, ok := g.owner(); ok && c != nil && o != c.s {
+		return mixErr(op, c.s, o)
+	}
+	return nil
 }
 
 // CreateGroup makes a communicator of the members of g, a subgroup of c's group,
@@ -175,6 +187,9 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	var gg *group.Group
 	if g != nil {
 		gg = g.g
+		if err := c.sameOwner("CreateGroup", g); err != nil {
+			return nil, c.fail("CreateGroup", err)
+		}
 	}
 	nd, err := c.dev().CreateGroup("CreateGroup", gg, tag)
 	if err != nil {

@@ -55,9 +55,9 @@ func (c *Comm) WithContext(ctx context.Context) *Comm {
 		ctx = context.Background()
 	}
 	c.mu.Lock()
-	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx}
+	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx, s: c.s}
 	c.mu.Unlock()
-	v.plain = &Comm{d: v.d, topo: v.topo, errh: v.errh, hints: v.hints}
+	v.plain = &Comm{d: v.d, topo: v.topo, errh: v.errh, hints: v.hints, s: v.s}
 	return v
 }
 
@@ -385,7 +385,7 @@ func (c *Comm) base() *Comm {
 	if c.plain != nil {
 		return c.plain // kept in step by SetErrHandler and SetInfo
 	}
-	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints}
+	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, s: c.s}
 }
 
 // ctxOf is the context of the first request of rs started through a view, or nil.

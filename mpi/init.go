@@ -78,9 +78,10 @@ func Initialized() bool { return core.Initialized() }
 // state, whatever sessions remain.
 func Finalized() bool { return core.Finalized() }
 
-// Finalize ends the world model, and MPI in this process once every rank has reached
-// it; where sessions remain (SessionInit), MPI goes on for them, and World and Self
-// close (their calls fail with ErrOther). It is safe to
+// Finalize ends the world model once every rank has reached it (it waits for them, as
+// MPI_Finalize is collective over the world, also where sessions came and went before
+// Init), and MPI in this process; where sessions remain (SessionInit), MPI goes on for
+// them, and World and Self close (their calls fail with ErrOther). It is safe to
 // defer: called before a successful Init, or twice, it returns an error; deferred
 // directly (defer mpi.Finalize()) while the program panics, it reports the panic with
 // its stack, ends the whole job, and exits with code 2, so that no rank waits forever

@@ -413,7 +413,7 @@ func (c *Comm) background(op string, f func(c *Comm) error) (Request, error) {
 	if err := c.check(op); err != nil {
 		return Request{}, err
 	}
-	quiet := &Comm{d: c.d, topo: c.topo}
+	quiet := &Comm{d: c.d, topo: c.topo, s: c.s}
 	return Request{c: c, x: core.Go(op, func() error { return f(quiet) })}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 // needs neither Init nor World. A program (or each library in it) starts a session,
 // asks it for a process set's group (GroupFromPset, "mpi://WORLD" or "mpi://SELF"),
 // makes communicators from groups (CommCreateFromGroup), and finalizes the session.
+// The groups and communicators derived from a session belong to it (see Group).
 // Sessions may be started any number of times, from many goroutines, before or beside
 // the world model (Init to Finalize); MPI runs while any of them does. When the last
 // session ends with no world model running, MPI idles (calls other than SessionInit and
@@ -287,10 +288,15 @@ func (s *Session) CallErrHandler(err error) error {
 // errh becomes the communicator's handler, and serves this call's errors too (with a
 // nil communicator); it must be ErrorsReturn, ErrorsAreFatal or one of NewErrHandler
 // (else ErrArg). GroupEmpty gives a nil communicator, at once.
+//
+// The communicator belongs to g's owner (see Group): where g derives from a session,
+// its buffered sends use the session's buffer (Session.AttachBuffer) when it has none
+// of its own, and an errh of the wrong kind is raised on the session's handler, not
+// Self's. A group of a finalized session is an error of class ErrSession.
 func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandler) (*Comm, error) {
 	const op = "CommCreateFromGroup"
 	if err := errh.fits(op, kindComm); err != nil {
-		return nil, Self.fail(op, err)
+		return nil, failNoObject(op, err, g)
 	}
 	pairs, err := info.pairs(op)
 	if err != nil {
@@ -298,6 +304,9 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 	}
 	if g == nil {
 		return nil, errh.runAny(op, "a new communicator", errorf(ClassGroup, op, "the group is nil (MPI_GROUP_NULL)"))
+	}
+	if err := liveOwner(op, g); err != nil {
+		return nil, errh.runAny(op, "a new communicator", err)
 	}
 	d, err := core.CreateFromGroup(op, g.g, stringtag)
 	if err != nil {
@@ -308,13 +317,14 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 
 // IntercommCreateFromGroups makes an intercommunicator between local, the caller's
 // group, and remote (MPI_Intercomm_create_from_groups), collectively over both, with
-// no parent or peer communicator. The groups must be disjoint (else ErrGroup);
+// no parent or peer communicator. The groups must be disjoint and have one owner
+// (see Group; else ErrGroup);
 // localLeader and remoteLeader are ranks in each (else ErrRank), every member of a
 // side passing the same. stringtag, info and errh are as for CommCreateFromGroup.
 func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, remoteLeader int, stringtag string, info *Info, errh *ErrHandler) (*Comm, error) {
 	const op = "IntercommCreateFromGroups"
 	if err := errh.fits(op, kindComm); err != nil {
-		return nil, Self.fail(op, err)
+		return nil, failNoObject(op, err, local, remote)
 	}
 	pairs, err := info.pairs(op)
 	if err != nil {
@@ -322,6 +332,12 @@ func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, rem
 	}
 	if local == nil || remote == nil {
 		return nil, errh.runAny(op, "a new intercommunicator", errorf(ClassGroup, op, "a group is nil (MPI_GROUP_NULL)"))
+	}
+	if _, err := sameOwner(op, local, remote); err != nil {
+		return nil, errh.runAny(op, "a new intercommunicator", err)
+	}
+	if err := liveOwner(op, local); err != nil {
+		return nil, errh.runAny(op, "a new intercommunicator", err)
 	}
 	d, err := core.IntercommFromGroups(op, local.g, localLeader, remote.g, remoteLeader, stringtag)
 	if err != nil {
@@ -342,13 +358,33 @@ func fromGroups(d *core.Comm, s *Session, pairs [][2]string, errh *ErrHandler) *
 	if errh == ErrorsReturn {
 		errh = nil
 	}
-	return &Comm{d: d, errh: errh, hints: applyHints(nil, pairs)}
+	return &Comm{d: d, errh: errh, hints: applyHints(nil, pairs), s: s}
+}
+
+// failNoObject raises err of op, a call with no communicator yet, on the handler of
+// the session the first of gs derives from (a live one), else on Self's: the
+// process's default is the world model's, and a session's objects report to it.
+func failNoObject(op string, err error, gs ...*Group) error {
+	for _, g := range gs {
+		if s := g.owner1(); s != nil && s.dev().Check(op) == nil {
+			return s.fail(op, err)
+		}
+	}
+	return Self.fail(op, err)
+}
+
+// liveOwner is nil unless g derives from a finalized session (ErrSession for op).
+func liveOwner(op string, g *Group) error {
+	if s := g.owner1(); s != nil {
+		return s.dev().Check(op)
+	}
+	return nil
 }
 
 // AttachBuffer gives the session a buffer for buffered sends
 // (MPI_Session_attach_buffer): Bsend and its kin on a communicator made from a group
-// of this session (CommCreateFromGroup of a GroupFromPset group, or a group computed
-// from one), or from such a communicator, use it when the communicator has no buffer
+// of this session (a GroupFromPset group, a group computed from one, or the group of
+// a communicator of this session: see Group), or from such a communicator, use it when the communicator has no buffer
 // of its own (Comm.AttachBuffer). buf may be BufferAutomatic. One buffer at a time
 // (else ErrBuffer).
 func (s *Session) AttachBuffer(buf []byte) error {

@@ -2,9 +2,14 @@ package mpi_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -595,4 +600,303 @@ func TestSessionBuffers(t *testing.T) {
 		must(t, s2.Finalize())
 		must(t, s.Finalize()) // lets the attached buffer go
 	})
+}
+
+// TestSessionDerivedGroups: groups taken from a session's communicators, and groups
+// computed from them, belong to the session; communicators made from them use its
+// buffer, and errors with no communicator go to its handler. Groups of different
+// sessions, or of a session and the world model, are not mixed in one call (ErrGroup).
+func TestSessionDerivedGroups(t *testing.T) {
+	runOver(t, 2, func(t *testing.T) {
+		var scalls int
+		var sgot *mpi.Session
+		s, err := mpi.SessionInit(nil, mpi.NewSessionErrHandler(func(s *mpi.Session, err error) { scalls, sgot = scalls+1, s }))
+		must(t, err)
+		must(t, s.AttachBuffer(make([]byte, 1<<16)))
+		c := worldOf(t, s, "derived-base")
+		me := c.Rank()
+
+		// Every way to a group of the session: the communicator's, one computed from it,
+		// a union with GroupEmpty (which belongs to every owner), a window's.
+		g := c.Group()
+		rev, err := g.Incl([]int{1, 0})
+		must(t, err)
+		u, err := mpi.GroupUnion(mpi.GroupEmpty, rev)
+		must(t, err)
+		w, _, err := mpi.WinAllocate(8, 8, nil, c)
+		must(t, err)
+		wg := w.Group()
+		must(t, w.Free())
+		names := []string{"Comm.Group", "Incl", "GroupUnion", "Win.Group", "Comm.Create"}
+		var made []*mpi.Comm
+		for i, x := range []*mpi.Group{g, rev, u, wg} {
+			d, err := mpi.CommCreateFromGroup(x, "derived-"+names[i], nil, nil)
+			must(t, err)
+			made = append(made, d)
+		}
+		cr, err := c.Create(g) // a subgroup of a session's communicator
+		must(t, err)
+		made = append(made, cr)
+		msg, in := make([]byte, 1000), make([]byte, 1000)
+		for i, d := range made {
+			name, me, peer := names[i], d.Rank(), 1-d.Rank()
+			// No process buffer is attached: a Bsend succeeds only on the session's.
+			if me == 0 {
+				if err := mpi.Bsend(d, msg, peer, 1); err != nil {
+					t.Errorf("Bsend on a communicator made from %s's group: %v (the session's buffer was not used)", name, err)
+					must(t, mpi.Send(d, msg, peer, 1)) // the receiver still gets its message
+				}
+			} else {
+				_, err := mpi.Recv(d, in, peer, 1)
+				must(t, err)
+			}
+		}
+		for _, d := range made {
+			must(t, d.Free())
+		}
+
+		// An error with no communicator yet: on the session's handler, not Self's (the
+		// world model's, which now runs beside the session).
+		must(t, mpi.Init())
+		var selfCalls int
+		must(t, mpi.Self.SetErrHandler(mpi.NewErrHandler(func(*mpi.Comm, error) { selfCalls++ })))
+		wrongKind := mpi.NewWinErrHandler(func(*mpi.Win, error) {})
+		if _, err := mpi.CommCreateFromGroup(rev, "wrong-kind", nil, wrongKind); !errors.Is(err, mpi.ErrArg) {
+			t.Errorf("CommCreateFromGroup with a window's handler: %v, want ErrArg", err)
+		}
+		if scalls != 1 || sgot != s || selfCalls != 0 {
+			t.Errorf("the wrong-kind handler's error reached the session's handler %d times (session %p, want %p), Self's %d times; want 1 and 0", scalls, sgot, s, selfCalls)
+		}
+
+		// Mixing owners: two sessions, then a session and the world model.
+		s2, err := mpi.SessionInit(nil, nil)
+		must(t, err)
+		g2, err := s2.GroupFromPset("mpi://WORLD")
+		must(t, err)
+		wgrp := mpi.World.Group()
+		lo, err := g.Incl([]int{0})
+		must(t, err)
+		hi2, err := g2.Incl([]int{1})
+		must(t, err)
+		mixes := map[string]func() error{
+			"GroupUnion of two sessions":           func() error { _, err := mpi.GroupUnion(g, g2); return err },
+			"GroupIntersection, session and world": func() error { _, err := mpi.GroupIntersection(wgrp, g); return err },
+			"GroupDifference, session and world":   func() error { _, err := mpi.GroupDifference(g, wgrp); return err },
+			"Create of a world group on a session's communicator": func() error {
+				_, err := c.Create(wgrp)
+				return err
+			},
+			"Create of a session's group on World": func() error { _, err := mpi.World.Create(g); return err },
+			"Win.Start of a world group on a session's window": func() error {
+				w, _, err := mpi.WinAllocate(8, 8, nil, c)
+				must(t, err)
+				defer func() { must(t, w.Free()) }()
+				return w.Start(wgrp, 0)
+			},
+			"CreateGroup of another session's group": func() error {
+				_, err := c.CreateGroup(g2, 3)
+				return err
+			},
+			"IntercommCreateFromGroups of two sessions": func() error {
+				l, r := lo, hi2
+				if me == 1 {
+					l, r = hi2, lo
+				}
+				_, err := mpi.IntercommCreateFromGroups(l, 0, r, 0, "mixed", nil, nil)
+				return err
+			},
+		}
+		for name, f := range mixes {
+			if err := f(); !errors.Is(err, mpi.ErrGroup) {
+				t.Errorf("%s: %v, want ErrGroup", name, err)
+			}
+		}
+		// The world model's groups still make the world model's communicators.
+		wc, err := mpi.World.Create(wgrp)
+		must(t, err)
+		useComm(t, wc)
+		must(t, wc.Free())
+		must(t, mpi.Self.SetErrHandler(nil))
+		must(t, mpi.Finalize())
+
+		must(t, c.Free())
+		must(t, s2.Finalize())
+		must(t, s.Finalize())
+		// A finalized session's group makes no communicator.
+		if _, err := mpi.CommCreateFromGroup(rev, "after", nil, nil); !errors.Is(err, mpi.ErrSession) {
+			t.Errorf("CommCreateFromGroup of a finalized session's group: %v, want ErrSession", err)
+		}
+	})
+}
+
+// TestFinalizeFencesAfterIdle: after the runtime idled (a session began and ended
+// with no world model), Init, communication and Finalize: Finalize still waits for
+// every rank, as MPI_Finalize is collective over the world; buffered and large
+// messages arrive; the job ends with no rank left running and no file in /dev/shm.
+//
+// Rank 0 leaves Finalize only once rank 1 has entered it. Rank 1 looks for the file
+// rank 0 writes on leaving for a while before it enters: a bounded look for what must
+// not happen (without the fence it happens at once), not a synchronisation.
+func TestFinalizeFencesAfterIdle(t *testing.T) {
+	const markVar = "MPIGO_TEST_MARKS"
+	for _, tr := range transportsUnderTest {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			if mpitest.IsRank(t) {
+				finalizeAfterIdle(t, os.Getenv(markVar))
+				return
+			}
+			marks := t.TempDir()
+			// Shared memory in /dev/shm files (not memfds), so that a file left shows.
+			settings := map[string]string{"transports": tr, "shm_memory": "file"}
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: settings,
+				Env: []string{markVar + "=" + marks}, Timeout: time.Minute}, func(t *testing.T) {})
+			if res.Code != 0 {
+				t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
+			}
+			// Nothing left behind: the ranks' processes, their shared-memory files.
+			job, _ := os.ReadFile(filepath.Join(marks, "job"))
+			if len(job) == 0 {
+				t.Fatal("the ranks did not record the job's id")
+			}
+			if left, _ := filepath.Glob("/dev/shm/*" + string(job) + "*"); len(left) > 0 {
+				t.Errorf("files left in /dev/shm: %v", left)
+			}
+			pids, _ := filepath.Glob(filepath.Join(marks, "pid.*"))
+			if len(pids) != 3 {
+				t.Fatalf("%d ranks recorded their pid, want 3", len(pids))
+			}
+			for _, f := range pids {
+				b, _ := os.ReadFile(f)
+				pid, _ := strconv.Atoi(string(b))
+				if pid > 0 && syscall.Kill(pid, 0) == nil {
+					t.Errorf("rank process %d still runs after the job ended", pid)
+				}
+			}
+		})
+	}
+}
+
+func finalizeAfterIdle(t *testing.T, marks string) {
+	mark := func(name, text string) {
+		t.Helper()
+		must(t, os.WriteFile(filepath.Join(marks, name), []byte(text), 0o644))
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(marks, name))
+		return err == nil
+	}
+	// A session alone, to the end: the runtime idles and the launcher is told.
+	s, err := mpi.SessionInit(nil, nil)
+	must(t, err)
+	c := worldOf(t, s, "before-init")
+	useComm(t, c)
+	must(t, c.Free())
+	must(t, s.Finalize())
+
+	must(t, mpi.Init())
+	me, n := mpi.World.Rank(), mpi.World.Size()
+	mark("pid."+strconv.Itoa(me), strconv.Itoa(os.Getpid()))
+	if me == 0 {
+		mark("job", os.Getenv("MPIGO_JOBID"))
+	}
+	useComm(t, mpi.World)
+	// A large message to every rank, whole.
+	big := make([]int64, 1<<19) // 4 MiB
+	if me == 0 {
+		for i := range big {
+			big[i] = int64(i)
+		}
+		for r := 1; r < n; r++ {
+			must(t, mpi.Send(mpi.World, big, r, 1))
+		}
+	} else {
+		_, err := mpi.Recv(mpi.World, big, 0, 1)
+		must(t, err)
+		for i, v := range big {
+			if v != int64(i) {
+				t.Fatalf("element %d of the large message is %d", i, v)
+			}
+		}
+	}
+	// A buffered message rank 1 receives only after rank 0 entered Finalize.
+	buf := make([]byte, 1<<16)
+	must(t, mpi.BufferAttach(buf))
+	switch me {
+	case 0:
+		must(t, mpi.Bsend(mpi.World, []int32{42, 43}, 1, 2))
+		mark("entered.0", "")
+		must(t, mpi.Finalize())
+		mark("left.0", "")
+		if !exists("entered.1") {
+			t.Error("rank 0 left Finalize before rank 1 entered it")
+		}
+	case 1:
+		deadline := time.Now().Add(2 * time.Second)
+		for !exists("entered.0") && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		for look := time.Now().Add(300 * time.Millisecond); time.Now().Before(look); time.Sleep(5 * time.Millisecond) {
+			if exists("left.0") {
+				t.Error("rank 0 left Finalize while rank 1 had not entered it: Finalize did not wait for every rank")
+				break
+			}
+		}
+		in := []int32{0, 0}
+		_, err := mpi.Recv(mpi.World, in, 0, 2)
+		must(t, err)
+		if in[0] != 42 || in[1] != 43 {
+			t.Errorf("the buffered message: %v, want [42 43]", in)
+		}
+		mark("entered.1", "")
+		must(t, mpi.Finalize())
+	default:
+		must(t, mpi.Finalize())
+	}
+	if !mpi.Finalized() {
+		t.Error("not Finalized after Finalize")
+	}
+}
+
+// TestFinalizeWithSessionsOnSomeRanks: a session that outlives Finalize on one rank
+// only. Finalize still waits for every rank, and the others, with no session, must
+// not wait in the launcher's fence for a rank that keeps MPI up for its session and
+// will not come (the job hung there until its timeout). The session then works on.
+func TestFinalizeWithSessionsOnSomeRanks(t *testing.T) {
+	for _, tr := range transportsUnderTest {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			if mpitest.IsRank(t) {
+				sessionOnOneRank(t)
+				return
+			}
+			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr},
+				Timeout: 30 * time.Second}, sessionOnOneRank)
+			if res.Code != 0 {
+				t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+func sessionOnOneRank(t *testing.T) {
+	must(t, mpi.Init())
+	me := mpi.World.Rank()
+	useComm(t, mpi.World)
+	var s *mpi.Session
+	if me == 1 {
+		var err error
+		s, err = mpi.SessionInit(nil, nil)
+		must(t, err)
+	}
+	must(t, mpi.Finalize())
+	if me != 1 {
+		return
+	}
+	// The session's own process set: this rank alone, so that it needs no other.
+	g, err := s.GroupFromPset("mpi://SELF")
+	must(t, err)
+	c, err := mpi.CommCreateFromGroup(g, "after-finalize", nil, nil)
+	must(t, err)
+	useComm(t, c)
+	must(t, c.Free())
+	must(t, s.Finalize())
 }

@@ -35,6 +35,8 @@ type Win struct {
 	info  map[string]string
 
 	lastGroup atomic.Pointer[groupRanks] // ranksOf's last translation
+
+	s *Session // the session the window's communicator derives from (see Group)
 }
 
 // Lock types for Lock.
@@ -134,7 +136,7 @@ func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	return &Win{d: d, info: hints}, nil
+	return &Win{d: d, info: hints, s: c.s}, nil
 }
 
 // WinCreate exposes mem, memory this rank owns, in a new window over c (collective;
@@ -226,7 +228,7 @@ func (w *Win) Group() *Group {
 	if w.dev().Check("WinGetGroup") != nil {
 		return nil
 	}
-	return &Group{g: w.d.Comm().Group()}
+	return &Group{g: w.d.Comm().Group(), s: w.s}
 }
 
 // Name is the window's name (MPI_Win_get_name); "MPI_WIN_NULL" for a nil one.
@@ -343,6 +345,9 @@ func (w *Win) ranksOf(op string, g *Group) ([]int, error) {
 	}
 	if last := w.lastGroup.Load(); last != nil && last.g == g {
 		return last.ranks, nil
+	}
+	if o, ok := g.owner(); ok && o != w.s {
+		return nil, mixErr(op, w.s, o)
 	}
 	rs, err := w.translate(op, g)
 	if err == nil {

@@ -46,6 +46,10 @@ type comm struct {
 	name    string
 	topo    *topology // set at creation, never changed
 	hints   *info     // MPI_Comm_set_info's, under mu
+	// sess is the session the communicator derives from (made from a session's
+	// group, or from a communicator that was), nil for the world model's; set at
+	// creation. Its groups carry it, so that what is made from them is the session's.
+	sess *session
 }
 
 var (
@@ -80,7 +84,7 @@ func newComm(c *core.Comm, parent *comm) uintptr {
 	if c == nil {
 		return hCommNull
 	}
-	n := &comm{c: c}
+	n := &comm{c: c, sess: parent.sess}
 	c.InheritSessionBuffer(parent.c) // a communicator derived from a session's
 	eh := parent.errh.Load()
 	refErrh(uintptr(eh))
@@ -432,6 +436,9 @@ func PMPI_Comm_create(ch uintptr, gh uintptr, out unsafe.Pointer) int32 {
 	if g == nil {
 		return fail(op, ch, errorf(errGroup, op, "group is not a group"))
 	}
+	if err := commOwns(op, c, gh); err != nil {
+		return fail(op, ch, err)
+	}
 	nc, err := c.c.Create(op, g)
 	return created(op, c, ch, nc, err, out)
 }
@@ -447,6 +454,9 @@ func PMPI_Comm_create_group(ch uintptr, gh uintptr, tag int32, out unsafe.Pointe
 	g := groupOf(gh)
 	if g == nil {
 		return fail(op, ch, errorf(errGroup, op, "group is not a group"))
+	}
+	if err := commOwns(op, c, gh); err != nil {
+		return fail(op, ch, err)
 	}
 	nc, err := c.c.CreateGroup(op, g, int(tag))
 	return created(op, c, ch, nc, err, out)
@@ -575,9 +585,14 @@ func PMPI_Comm_get_parent(p unsafe.Pointer) int32 {
 
 // --- groups ---
 
+// grp is a group and its owner: the session it derives from (Group_from_session_pset,
+// the group of a session's communicator or window, a group computed from such
+// groups), nil for the world model. MPI 4.1 section 11.3 mixes no objects of
+// different owners in one call: sameOwner refuses them with MPI_ERR_GROUP.
+// MPI_GROUP_EMPTY has no entry and belongs to every owner.
 type grp struct {
 	g *group.Group
-	s *core.Session // the session the group derives from, nil for none
+	s *session
 }
 
 var groups table[grp]
@@ -610,27 +625,86 @@ func groupResult(op string, g *group.Group, err error, out unsafe.Pointer) int32
 	return 0
 }
 
-// groupResultFrom is groupResult for a group computed from the groups from: it
-// derives from the session the first of them derives from.
+// groupResultFrom is groupResult for a group computed from the groups from: they
+// must have one owner (sameOwner), which the result gets. Its errors go to that
+// owner's handler: a session's, else MPI_COMM_SELF's (failOwned).
 func groupResultFrom(op string, g *group.Group, err error, out unsafe.Pointer, from ...uintptr) int32 {
-	if r := groupResult(op, g, err, out); r != 0 {
+	s, oerr := sameOwner(op, from...)
+	if oerr != nil {
+		return failOwned(op, oerr, from...)
+	}
+	if err != nil {
+		return failOwned(op, core.GroupErr(op, err), from...)
+	}
+	if out == nil {
+		return failOwned(op, errorf(errArg, op, "newgroup is NULL"), from...)
+	}
+	if r := groupResult(op, g, nil, out); r != 0 {
 		return r
 	}
-	for _, h := range from {
-		if s := groupSession(h); s != nil {
-			if x := groups.get(*(*uintptr)(out)); x != nil {
-				x.s = s
-			}
-			break
-		}
-	}
+	setGroupSession(*(*uintptr)(out), s)
 	return 0
 }
 
+// newGroupOf is newGroup for a group owned by session s (nil: the world model).
+func newGroupOf(g *group.Group, s *session) uintptr {
+	h := newGroup(g)
+	setGroupSession(h, s)
+	return h
+}
+
+func setGroupSession(h uintptr, s *session) {
+	if x := groups.get(h); x != nil {
+		x.s = s
+	}
+}
+
 // groupSession is the session group h derives from, nil for none.
-func groupSession(h uintptr) *core.Session {
+func groupSession(h uintptr) *session {
 	if x := groups.get(h); x != nil {
 		return x.s
+	}
+	return nil
+}
+
+// sameOwner is the owner of the groups hs, or an error of class MPI_ERR_GROUP where
+// two of them have different owners (two sessions, or a session and the world
+// model). Handles that are no groups, and MPI_GROUP_EMPTY, are passed over.
+func sameOwner(op string, hs ...uintptr) (*session, error) {
+	var s *session
+	seen := false
+	for _, h := range hs {
+		x := groups.get(h)
+		if x == nil {
+			continue
+		}
+		if seen && x.s != s {
+			return nil, mixErr(op, s, x.s)
+		}
+		s, seen = x.s, true
+	}
+	return s, nil
+}
+
+// mixErr is the error of op given objects of owners a and b.
+func mixErr(op string, a, b *session) error { return core.MixedOwners(op, a == nil || b == nil) }
+
+// failOwned raises err of op, a call with no communicator, on the handler of the
+// live session the first of the groups hs derives from, else on MPI_COMM_SELF's (the
+// world model's default).
+func failOwned(op string, err error, hs ...uintptr) int32 {
+	for _, h := range hs {
+		if s := groupSession(h); s != nil && s.s.Check(op) == nil {
+			return failSession(op, s, s.h, err)
+		}
+	}
+	return fail(op, 0, err)
+}
+
+// commOwns is nil when group gh belongs to c's owner, else MPI_ERR_GROUP's error.
+func commOwns(op string, c *comm, gh uintptr) error {
+	if x := groups.get(gh); x != nil && x.s != c.sess {
+		return mixErr(op, c.sess, x.s)
 	}
 	return nil
 }
@@ -649,7 +723,11 @@ func PMPI_Comm_group(ch uintptr, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	return groupResult("Comm_group", c.c.Group(), nil, out)
+	if r := groupResult("Comm_group", c.c.Group(), nil, out); r != 0 {
+		return r
+	}
+	setGroupSession(*(*uintptr)(out), c.sess)
+	return 0
 }
 
 //export PMPI_Comm_remote_group
@@ -661,7 +739,11 @@ func PMPI_Comm_remote_group(ch uintptr, out unsafe.Pointer) int32 {
 	if !c.c.IsInter() {
 		return fail("Comm_remote_group", ch, errorf(errComm, "Comm_remote_group", "comm is not an intercommunicator"))
 	}
-	return groupResult("Comm_remote_group", c.c.Remote(), nil, out)
+	if r := groupResult("Comm_remote_group", c.c.Remote(), nil, out); r != 0 {
+		return r
+	}
+	setGroupSession(*(*uintptr)(out), c.sess)
+	return 0
 }
 
 //export PMPI_Group_size

@@ -292,7 +292,7 @@ type errhandler struct {
 	refs  atomic.Int32
 	users atomic.Int32 // the handles the program holds: create and each get give one, free takes one
 	freed atomic.Bool  // users reached zero: no longer set on anything
-	kind  int8         // ehComm (communicators and windows), ehFile, ehSession
+	kind  int8         // ehComm, ehWin, ehFile or ehSession: what it may be set on
 }
 
 var errhandlers table[errhandler]
@@ -328,18 +328,7 @@ func unrefErrh(h uintptr) {
 
 //export PMPI_Comm_create_errhandler
 func PMPI_Comm_create_errhandler(fn unsafe.Pointer, eh unsafe.Pointer) int32 {
-	const op = "Comm_create_errhandler"
-	if fn == nil {
-		return fail(op, 0, errorf(errArg, op, "comm_errhandler_fn is NULL"))
-	}
-	if eh == nil {
-		return fail(op, 0, errorf(errArg, op, "errhandler is NULL"))
-	}
-	x := &errhandler{fn: fn}
-	x.refs.Store(1)
-	x.users.Store(1)
-	setHandle(eh, errhandlers.add(x))
-	return 0
+	return createErrh("Comm_create_errhandler", fn, eh, ehComm)
 }
 
 //export PMPI_Comm_set_errhandler

@@ -61,7 +61,8 @@
 // reductions (a user function sees its datatype's layout), MPI_Reduce_local;
 // communicators (dup, idup, split, split_type of every kind, create, create_group,
 // intercommunicators, compare, names, MPI_Get_hw_resource_info) and groups; C error
-// handlers for communicators and windows, per-error codes, classes and strings;
+// handlers for communicators, windows, files and sessions (each set call takes only a
+// handler made for its kind, or a predefined one), per-error codes, classes and strings;
 // attributes with C copy and delete callbacks on communicators, datatypes and windows;
 // one-sided communication (every window flavour, every operation and synchronisation
 // call, shared memory queries); MPI_Alloc_mem; MPI_Pcontrol; the handle-integer

@@ -40,16 +40,20 @@ func init() {
 	coreToABI[core.ClassSession] = errSession
 }
 
-// The kinds of error handler (errhandler.kind): communicators' and windows' share a
-// C signature and have always been interchangeable here; files' and sessions' are
-// refused elsewhere (MPI_ERR_ARG).
+// The kinds of error handler (errhandler.kind): the object kind whose
+// MPI_x_create_errhandler made it. MPI 4.1 section 9.3 lets a handler be set only on
+// the kind it was made for (MPI_ERR_ARG otherwise), though all four C handler
+// functions have the same signature; the predefined handlers have no entry and serve
+// every kind.
 const (
 	ehComm int8 = iota
+	ehWin
 	ehFile
 	ehSession
 )
 
-var ehKindNames = [...]string{"communicators and windows", "files", "sessions"}
+var ehKindNames = [...]string{"communicators (MPI_Comm_create_errhandler)", "windows (MPI_Win_create_errhandler)",
+	"files (MPI_File_create_errhandler)", "sessions (MPI_Session_create_errhandler)"}
 
 // errhFits is nil when eh may be set on an object of kind want: a predefined
 // handler, or one made for that kind.
@@ -145,6 +149,7 @@ func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
 type session struct {
 	s    *core.Session
 	errh atomic.Int64
+	h    uintptr // its handle, for its handler's first argument
 }
 
 var sessions table[session]
@@ -222,7 +227,8 @@ func PMPI_Session_init(ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	s := &session{s: d}
 	refErrh(eh)
 	s.errh.Store(int64(eh))
-	setHandle(out, sessions.add(s))
+	s.h = sessions.add(s)
+	setHandle(out, s.h)
 	return 0
 }
 
@@ -355,11 +361,7 @@ func PMPI_Group_from_session_pset(sh uintptr, np unsafe.Pointer, out unsafe.Poin
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	h := newGroup(g)
-	if x := groups.get(h); x != nil {
-		x.s = s.s
-	}
-	setHandle(out, h)
+	setHandle(out, newGroupOf(g, s))
 	return 0
 }
 
@@ -417,13 +419,23 @@ func fromGroups(c *core.Comm, gh, eh uintptr, hints *info, out unsafe.Pointer) {
 		setHandle(out, hCommNull)
 		return
 	}
-	if s := groupSession(gh); s != nil {
-		c.UseSessionBuffer(s)
+	s := groupSession(gh)
+	if s != nil {
+		c.UseSessionBuffer(s.s)
 	}
-	n := &comm{c: c, hints: hints}
+	n := &comm{c: c, hints: hints, sess: s}
 	refErrh(eh)
 	n.errh.Store(int64(eh))
 	setHandle(out, comms.add(n))
+}
+
+// liveOwner is nil unless group gh derives from a finalized session
+// (MPI_ERR_SESSION).
+func liveOwner(op string, gh uintptr) error {
+	if s := groupSession(gh); s != nil {
+		return s.s.Check(op)
+	}
+	return nil
 }
 
 // groupArgs checks the arguments every creation from groups shares: the handler
@@ -458,13 +470,16 @@ func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh u
 	hints, err := groupArgs(op, ih, eh, out)
 	if err != nil {
 		if errhFits(op, eh, ehComm) != nil {
-			return fail(op, 0, err)
+			return failOwned(op, err, gh)
 		}
 		return failWith(op, eh, hCommNull, err)
 	}
 	g := groupOf(gh)
 	if g == nil {
 		return failWith(op, eh, hCommNull, errorf(errGroup, op, "group %#x is not a group", gh))
+	}
+	if err := liveOwner(op, gh); err != nil {
+		return failWith(op, eh, hCommNull, err)
 	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {
@@ -484,13 +499,19 @@ func PMPI_Intercomm_create_from_groups(lh uintptr, ll int32, rh uintptr, rl int3
 	hints, err := groupArgs(op, ih, eh, out)
 	if err != nil {
 		if errhFits(op, eh, ehComm) != nil {
-			return fail(op, 0, err)
+			return failOwned(op, err, lh, rh)
 		}
 		return failWith(op, eh, hCommNull, err)
 	}
 	var lg, rg *group.Group
 	if lg, rg = groupOf(lh), groupOf(rh); lg == nil || rg == nil {
 		return failWith(op, eh, hCommNull, errorf(errGroup, op, "local_group %#x or remote_group %#x is not a group", lh, rh))
+	}
+	if _, err := sameOwner(op, lh, rh); err != nil {
+		return failWith(op, eh, hCommNull, err)
+	}
+	if err := liveOwner(op, lh); err != nil {
+		return failWith(op, eh, hCommNull, err)
 	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {

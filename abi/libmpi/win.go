@@ -40,6 +40,7 @@ type win struct {
 	mu     sync.Mutex
 	attrs  map[int32]uintptr
 	name   string
+	sess   *session // the session its communicator derives from (grp)
 	hints  *info
 	cmem   unsafe.Pointer // malloc'd memory of an allocated window, freed with it
 	pre    *C.winattrs
@@ -92,7 +93,7 @@ var winFlavors = map[core.Flavor]int{core.FlavorCreate: 311, core.FlavorAllocate
 
 // newWin registers a window the device made and writes its handle.
 func newWin(cw *core.Win, c *comm, info uintptr, base, cmem unsafe.Pointer, size int64, unit int, flavor int, out unsafe.Pointer) {
-	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor}
+	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor, sess: c.sess}
 	w.errh.Store(hErrhFatal)
 	if in := infoOf(info); in != nil && info != hInfoNull {
 		w.hints = in.clone()
@@ -355,7 +356,7 @@ func PMPI_Win_get_group(wh uintptr, out unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	setHandle(out, newGroup(w.w.Comm().Group()))
+	setHandle(out, newGroupOf(w.w.Comm().Group(), w.sess))
 	return 0
 }
 
@@ -535,7 +536,7 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 
 //export PMPI_Win_create_errhandler
 func PMPI_Win_create_errhandler(fn, eh unsafe.Pointer) int32 {
-	return PMPI_Comm_create_errhandler(fn, eh) // the same C signature: (handle *, int *, ...)
+	return createErrh("Win_create_errhandler", fn, eh, ehWin)
 }
 
 //export PMPI_Win_set_errhandler
@@ -545,7 +546,7 @@ func PMPI_Win_set_errhandler(wh uintptr, eh uintptr) int32 {
 	if w == nil {
 		return r
 	}
-	if err := errhFits(op, eh, ehComm); err != nil {
+	if err := errhFits(op, eh, ehWin); err != nil {
 		return failWin(op, wh, err)
 	}
 	refErrh(eh)
@@ -1013,10 +1014,13 @@ func PMPI_Win_fence(assert int32, wh uintptr) int32 {
 }
 
 // ranksIn is group gh as ranks of the window's group.
-func ranksIn(op string, w *core.Win, gh uintptr) ([]int, error) {
+func ranksIn(op string, w *core.Win, wh, gh uintptr) ([]int, error) {
 	g := groupOf(gh)
 	if g == nil {
 		return nil, errorf(errGroup, op, "group %#x is not a group", gh)
+	}
+	if x, cw := groups.get(gh), winOf(wh); x != nil && cw != nil && x.s != cw.sess {
+		return nil, mixErr(op, cw.sess, x.s)
 	}
 	in := make([]int, g.Size())
 	for i := range in {
@@ -1038,7 +1042,7 @@ func ranksIn(op string, w *core.Win, gh uintptr) ([]int, error) {
 func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_start"
 	return winSync(prof.WinStart, prof.NoPeer, op, wh, func(w *core.Win) error {
-		rs, err := ranksIn(op, w, gh)
+		rs, err := ranksIn(op, w, wh, gh)
 		if err != nil {
 			return err
 		}
@@ -1050,7 +1054,7 @@ func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_post"
 	return winSync(prof.Post, prof.NoPeer, op, wh, func(w *core.Win) error {
-		rs, err := ranksIn(op, w, gh)
+		rs, err := ranksIn(op, w, wh, gh)
 		if err != nil {
 			return err
 		}

@@ -1,11 +1,13 @@
 package core
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
 
+	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/pm"
 	"github.com/mpigo/mpigo/internal/pm/pmi"
@@ -30,6 +32,10 @@ const (
 // start again. When a session's is, it idles (idleRuntime): buffered sends are
 // delivered and the launcher told, but nothing waits for the other ranks and the
 // transports stay open for a later SessionInit or Init; the process's exit closes them.
+// Finalize of the world model waits for every rank whatever else runs, as MPI_Finalize
+// is collective over the world: every rank agrees over the transports (agreeEnd) on
+// whether all can stop with the launcher's fence, which none can once sessions keep a
+// rank's runtime up or an idle told the launcher the rank was done.
 //
 // state is the runtime's (the hot paths' test: stateInit while it runs); world is the
 // world model's, which Initialized, Finalized and World and Self follow.
@@ -188,9 +194,10 @@ func setupWorldComms(rank, size int) error {
 	return nil
 }
 
-// Finalize ends the world model. before runs first, with MPI still usable (the
-// facade's delete callbacks on Self). Where no session is left, the runtime stops
-// (stopRuntime); otherwise it goes on for the sessions, and World and Self close.
+// Finalize ends the world model, once every rank has called it. before runs first,
+// with MPI still usable (the facade's delete callbacks on Self). Where no session is
+// left, the runtime stops (stopRuntime); otherwise it goes on for the sessions, and
+// World and Self close.
 func Finalize(before func() error) error {
 	lifeMu.Lock()
 	defer lifeMu.Unlock()
@@ -205,41 +212,62 @@ func Finalize(before func() error) error {
 	if before != nil {
 		err = before()
 	}
+	if eng != nil && sessions == 0 {
+		// Buffered sends still under way must be delivered (MPI_Finalize flushes
+		// them). A pipelined one needs this rank to keep pushing fragments, which it
+		// cannot do once it waits in the launcher's fence. An error is a failed peer,
+		// which the agreement reports too.
+		eng.FlushAllBuffers()
+	}
+	fence, aerr := agreeEnd("Finalize", sessions == 0 && !told)
+	if aerr != nil && err == nil {
+		err = aerr
+	}
 	World.freed.Store(true)
 	Self.freed.Store(true)
 	World.direct = false
 	world.Store(stateFinal)
-	if sessions > 0 {
+	switch {
+	case sessions > 0:
 		endProfile(t, false)
-		return err
-	}
-	if serr := stopRuntime("Finalize", t); serr != nil && err == nil {
-		err = serr
+	case fence && aerr == nil:
+		if serr := stopRuntime("Finalize", t); serr != nil && err == nil {
+			err = serr
+		}
+	default:
+		if serr := stopUnfenced("Finalize", t); serr != nil && err == nil {
+			err = serr
+		}
 	}
 	return err
 }
 
-// stopRuntime ends the runtime once every rank has reached it: buffered sends are
-// flushed, the ranks fence, the transports close and the launcher is told. The caller
-// holds lifeMu; t is the profile's record of the call (beginFinalize).
+// agreeEnd is Finalize's collective step, over World while it is still open. It
+// returns once every rank has reached it, so Finalize waits for every rank whatever
+// else runs, as MPI_Finalize is collective over the world; and it tells whether every
+// rank can stop the runtime with the launcher's fence (canFence: no session keeps the
+// runtime up, and the launcher was not told at an idle, after which a PMI launcher
+// fences with no one). Where one cannot, none fences with the launcher: a rank waiting
+// there for one that never comes would hang the job. The agreement runs on World's
+// internal context by point-to-point messages only, so no node region is made at the
+// end.
+func agreeEnd(op string, canFence bool) (bool, error) {
+	buf := make([]byte, 8)
+	if canFence {
+		binary.LittleEndian.PutUint64(buf, 1)
+	}
+	if err := World.lconn.run(tagFinalize, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) }); err != nil {
+		return false, Wrap(ClassOther, op, "waiting for the other ranks", MapErr(op, err))
+	}
+	return binary.LittleEndian.Uint64(buf) == 1, nil
+}
+
+// stopRuntime ends the runtime once every rank has reached it and agreed to
+// (agreeEnd): the ranks fence with the launcher, the transports close and the launcher
+// is told. The caller holds lifeMu and has flushed the buffered sends; t is the
+// profile's record of the call (beginFinalize).
 func stopRuntime(op string, t int64) error {
-	if told {
-		// The runtime idled once: the launcher knows the rank is done, and may no
-		// longer fence with it. It stays up until the process exits, as when idle.
-		endProfile(t, false)
-		state.Store(stateFinal)
-		if eng != nil {
-			return MapErr(op, eng.FlushAllBuffers())
-		}
-		return nil
-	}
 	var err error
-	// Buffered sends still under way must be delivered (MPI_Finalize flushes them). A
-	// pipelined one needs this rank to keep pushing fragments, which it cannot do once it
-	// waits in the fence below.
-	if eng != nil {
-		eng.FlushAllBuffers() // an error is a failed peer, which the fence reports too
-	}
 	if ferr := proc.Fence(); ferr != nil {
 		err = Wrap(ClassOther, op, "waiting for the other ranks", ferr)
 	}
@@ -256,6 +284,29 @@ func stopRuntime(op string, t int64) error {
 
 // told records that the launcher was told this rank is done (idleRuntime).
 var told bool
+
+// stopUnfenced stops the runtime where the ranks did not all agree to fence with the
+// launcher (agreeEnd): they have all reached Finalize, but one keeps the runtime up for
+// its sessions or idled once. The launcher is told the rank is done (unless an idle
+// told it), and the transports stay up until the process exits, as when idle: a rank
+// that closed them could cut off one that still has sessions.
+func stopUnfenced(op string, t int64) error {
+	var err error
+	if eng != nil {
+		err = MapErr(op, eng.FlushAllBuffers())
+	}
+	if told {
+		endProfile(t, false)
+	} else {
+		told = true
+		endProfile(t, true)
+		if ferr := proc.Finalize(); ferr != nil && err == nil {
+			err = Wrap(ClassOther, op, "telling the launcher", ferr)
+		}
+	}
+	state.Store(stateFinal)
+	return err
+}
 
 // idleRuntime pauses the runtime when its last session ends and no world model runs.
 // The caller holds lifeMu.

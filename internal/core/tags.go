@@ -16,6 +16,7 @@ const (
 	tagInterBcast   = tagManage + 11 // a side learns the other's group from its leader
 	tagInterCtx     = tagManage + 12 // context agreement over both groups
 	tagMergeFlags   = tagManage + 13 // IntercommMerge's high flags
+	tagFinalize     = tagManage + 14 // Finalize's agreement on how the ranks end (on World)
 	tagHier         = tagManage + 20 // a hierarchical Reduce's result to a root that does not lead its node
 
 	// TagTopoAgree, TagTopoCount and TagTopoEdges are the topology constructors':
