@@ -18,9 +18,9 @@
 //     deferred (see below); the other calls (point-to-point, waits, one-sided
 //     operations; with the timeline, those small ones) are timed one in about
 //     SampleEvery (chosen at random), and the time of those neither sampled nor
-//     blocked is the mean of the sampled ones that did not block (Counter.Estimate). A clock read costs 10-25 ns,
-//     a tenth to a fifth of a small message's one-way latency, which is why the hot
-//     calls are not all timed.
+//     blocked is the mean of the sampled ones that did not block (Counter.Estimate).
+//     A clock read costs 10-25 ns, a tenth to a fifth of a small message's one-way
+//     latency, which is why the hot calls are not all timed.
 //   - With the timeline on, an event's interval lies within the call's, a few tens of
 //     nanoseconds short at one edge in two cases, so that no clock read lies between a
 //     message's arrival and the answer a ping-pong sends: a send of at most
@@ -186,7 +186,7 @@ func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 				return t
 			}
 			// One in about SampleEvery is timed from its entry: the others' time
-			// is estimated from these (see countDeferred).
+			// is estimated from these (see count).
 			defGap = nextGap()
 			word |= sampled
 		}
@@ -305,7 +305,7 @@ func Exit(call Call, t int64, n int) {
 		}
 		polled = 0
 		mode := countTimed
-		if w := cur.call; w&blocked != 0 {
+		if w := load(&cur.call); w&blocked != 0 {
 			mode = countBlocked
 		} else if w&sampled != 0 {
 			mode = countSample
