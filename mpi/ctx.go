@@ -240,6 +240,7 @@ type runner struct {
 	args  collArgs
 	fin   chan struct{} // buffered: the run has ended, for a caller still waiting
 	err   error         // the run's error, read after fin
+	gone  chan struct{} // closed when its goroutine ends
 	state atomic.Int32  // running, or abandoned by its caller
 }
 
@@ -270,9 +271,25 @@ func takeRunner() *runner {
 		return g
 	}
 	runners.Unlock()
-	g := &runner{jobs: make(chan func(*Comm, *collArgs) error, 1), fin: make(chan struct{}, 1)}
+	g := &runner{jobs: make(chan func(*Comm, *collArgs) error, 1), fin: make(chan struct{}, 1), gone: make(chan struct{})}
 	go g.loop()
 	return g
+}
+
+// stopRunners ends the goroutines of the idle runners and waits until they have
+// ended, when MPI stops (Finalize, the last SessionFinalize), so that nothing of
+// MPI's is left running; a later view's collective starts a new runner.
+func stopRunners() {
+	runners.Lock()
+	free := runners.free
+	runners.free = nil
+	runners.Unlock()
+	for _, g := range free {
+		close(g.jobs)
+	}
+	for _, g := range free {
+		<-g.gone
+	}
 }
 
 // put gives g back to the pool once its run has ended and been read.
@@ -290,15 +307,19 @@ func (g *runner) put() {
 }
 
 func (g *runner) loop() {
+	defer close(g.gone)
 	for run := range g.jobs {
 		err := run(g.c, &g.args)
-		background.end()
 		if g.state.CompareAndSwap(running, finished) {
 			g.err = err
+			background.end()
 			g.fin <- struct{}{}
 			continue
 		}
-		g.put() // its caller gave up: nobody reads err
+		// Its caller gave up: nobody reads err. Back in the pool before Finalize's
+		// wait for the background calls ends, so that Finalize stops it.
+		g.put()
+		background.end()
 	}
 }
 
