@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
 )
@@ -184,11 +185,45 @@ type collArgs struct {
 	rcounts, rdispls []int
 	f                func() error
 	bs, br           Buf                              // the Buf collectives' buffers
+	sraw, rraw       rawSlice                         // the generic ones' slices
+	stypes, rtypes   []*Datatype                      // and Alltoallw's datatypes
+	gen              genCall                          // a generic call (callGen)
 	op               Op                               // and their operation
 	base             *Comm                            // aroundArgs': c without its context
 	fn               func(b *Comm, a *collArgs) error // aroundArgs' call
 	call             func(*Comm) error                // around's
 }
+
+// rawSlice is a slice of any element type, kept in a view's arguments (collArgs)
+// without boxing it in an interface (an allocation) or a closure: its pointer, length
+// and capacity, given back by sliceOf as the very slice (InPlace's marker too).
+type rawSlice struct {
+	p    unsafe.Pointer
+	n, c int
+}
+
+func rawOf[T any](s []T) rawSlice {
+	return rawSlice{p: unsafe.Pointer(unsafe.SliceData(s)), n: len(s), c: cap(s)}
+}
+
+func sliceOf[T any](r rawSlice) []T {
+	if r.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(r.p), r.c)[:r.n]
+}
+
+// genCall is a generic function's call through a view, on the slices in a's sraw
+// and rraw. A value of a generic function is a closure over its instantiation's
+// dictionary, which escaping into the runner's arguments would put on the heap at
+// every call; a method of an empty generic type, held as an interface, allocates
+// nothing.
+type genCall interface {
+	call(b *Comm, a *collArgs) error
+}
+
+// callGen runs a's generic call.
+func callGen(b *Comm, a *collArgs) error { return a.gen.call(b, a) }
 
 // callF runs a's closure.
 func callF(_ *Comm, a *collArgs) error { return a.f() }
@@ -327,7 +362,9 @@ func (g *runner) loop() {
 // (the Buf, neighbourhood and communicator-making calls) as coll does, by calling the
 // same function on c without its context (call, whose errors have been through the
 // handler already); done is false when c is neither a view nor stopped, and the
-// caller goes on as usual.
+// caller goes on as usual. Its closure costs an allocation per call: the collectives
+// use aroundArgs instead, and only the constructors, which allocate a communicator
+// anyway, use around.
 func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error) {
 	return c.aroundArgs(op, &collArgs{call: call}, callAround)
 }
