@@ -36,14 +36,20 @@ import (
 func Alltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
 	defer prof.Exit(prof.Alltoallw, c.enter(prof.Alltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	if c.special() {
-		if done, err := c.around("Alltoallw", func(b *Comm) error {
-			return Alltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
-		}); done {
+		a := collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: scounts, displs: sdispls, stypes: stypes, rcounts: rcounts, rdispls: rdispls, rtypes: rtypes, gen: aroundAlltoallw[S, R]{}}
+		if done, err := c.aroundArgs("Alltoallw", &a, callGen); done {
 			return err
 		}
 	}
 	_, err := alltoallw("Alltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, false)
 	return c.fail("Alltoallw", err)
+}
+
+// aroundAlltoallw is Alltoallw through a view (see genCall).
+type aroundAlltoallw[S, R any] struct{}
+
+func (aroundAlltoallw[S, R]) call(b *Comm, a *collArgs) error {
+	return Alltoallw(b, sliceOf[S](a.sraw), a.counts, a.displs, a.stypes, sliceOf[R](a.rraw), a.rcounts, a.rdispls, a.rtypes)
 }
 
 // Ialltoallw starts an Alltoallw. Until the request completes, send and recv belong

@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"errors"
+	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -219,12 +220,56 @@ func (rc *redCall) laid(f *redForm, s, r *reduceArg, inPlace bool, wcounts []int
 		l.w.release()
 		return nil, err
 	}
-	// The request's own copies, so that a blocking call's stay on the stack.
-	held, hf, hr, name := l.w, *f, *r, rc.name
-	return core.Then(p, func() error {
-		defer held.release()
-		return hf.back(name, &hr, out, items, &held)
-	}), nil
+	// The request's own copies, so that a blocking call's stay on the stack; pooled,
+	// and carried by the collective's record, so that the call allocates nothing.
+	u := getUnpacker()
+	u.held, u.f, u.r, u.name, u.out, u.items = l.w, *f, *r, rc.name, out, items
+	return core.ThenFinish(p, u), nil
+}
+
+// unpacker finishes a nonblocking reduction on typed buffers: once it has
+// succeeded, it unpacks the result through recv's layout; either way it releases the
+// scratch and goes back to its pool.
+type unpacker struct {
+	held  scratchSet
+	f     redForm
+	r     reduceArg
+	name  string
+	out   []byte
+	items int64
+}
+
+// unpackers is the pool of unpackers: a list rather than a sync.Pool, which drops
+// its items at each collection.
+var unpackers struct {
+	sync.Mutex
+	free []*unpacker
+}
+
+func getUnpacker() *unpacker {
+	unpackers.Lock()
+	defer unpackers.Unlock()
+	if k := len(unpackers.free); k > 0 {
+		u := unpackers.free[k-1]
+		unpackers.free = unpackers.free[:k-1]
+		return u
+	}
+	return new(unpacker)
+}
+
+// Finish is the core.Finisher of the request.
+func (u *unpacker) Finish(err error) error {
+	if err == nil {
+		err = u.f.back(u.name, &u.r, u.out, u.items, &u.held)
+	}
+	u.held.release()
+	*u = unpacker{}
+	unpackers.Lock()
+	if len(unpackers.free) < 256 {
+		unpackers.free = append(unpackers.free, u)
+	}
+	unpackers.Unlock()
+	return err
 }
 
 // layout lays out recv (the result, and the input too in place or for

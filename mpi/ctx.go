@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
 )
@@ -184,11 +185,45 @@ type collArgs struct {
 	rcounts, rdispls []int
 	f                func() error
 	bs, br           Buf                              // the Buf collectives' buffers
+	sraw, rraw       rawSlice                         // the generic ones' slices
+	stypes, rtypes   []*Datatype                      // and Alltoallw's datatypes
+	gen              genCall                          // a generic call (callGen)
 	op               Op                               // and their operation
 	base             *Comm                            // aroundArgs': c without its context
 	fn               func(b *Comm, a *collArgs) error // aroundArgs' call
 	call             func(*Comm) error                // around's
 }
+
+// rawSlice is a slice of any element type, kept in a view's arguments (collArgs)
+// without boxing it in an interface (an allocation) or a closure: its pointer, length
+// and capacity, given back by sliceOf as the very slice (InPlace's marker too).
+type rawSlice struct {
+	p    unsafe.Pointer
+	n, c int
+}
+
+func rawOf[T any](s []T) rawSlice {
+	return rawSlice{p: unsafe.Pointer(unsafe.SliceData(s)), n: len(s), c: cap(s)}
+}
+
+func sliceOf[T any](r rawSlice) []T {
+	if r.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(r.p), r.c)[:r.n]
+}
+
+// genCall is a generic function's call through a view, on the slices in a's sraw
+// and rraw. A value of a generic function is a closure over its instantiation's
+// dictionary, which escaping into the runner's arguments would put on the heap at
+// every call; a method of an empty generic type, held as an interface, allocates
+// nothing.
+type genCall interface {
+	call(b *Comm, a *collArgs) error
+}
+
+// callGen runs a's generic call.
+func callGen(b *Comm, a *collArgs) error { return a.gen.call(b, a) }
 
 // callF runs a's closure.
 func callF(_ *Comm, a *collArgs) error { return a.f() }
@@ -240,6 +275,7 @@ type runner struct {
 	args  collArgs
 	fin   chan struct{} // buffered: the run has ended, for a caller still waiting
 	err   error         // the run's error, read after fin
+	gone  chan struct{} // closed when its goroutine ends
 	state atomic.Int32  // running, or abandoned by its caller
 }
 
@@ -270,9 +306,25 @@ func takeRunner() *runner {
 		return g
 	}
 	runners.Unlock()
-	g := &runner{jobs: make(chan func(*Comm, *collArgs) error, 1), fin: make(chan struct{}, 1)}
+	g := &runner{jobs: make(chan func(*Comm, *collArgs) error, 1), fin: make(chan struct{}, 1), gone: make(chan struct{})}
 	go g.loop()
 	return g
+}
+
+// stopRunners ends the goroutines of the idle runners and waits until they have
+// ended, when MPI stops (Finalize, the last SessionFinalize), so that nothing of
+// MPI's is left running; a later view's collective starts a new runner.
+func stopRunners() {
+	runners.Lock()
+	free := runners.free
+	runners.free = nil
+	runners.Unlock()
+	for _, g := range free {
+		close(g.jobs)
+	}
+	for _, g := range free {
+		<-g.gone
+	}
 }
 
 // put gives g back to the pool once its run has ended and been read.
@@ -290,15 +342,19 @@ func (g *runner) put() {
 }
 
 func (g *runner) loop() {
+	defer close(g.gone)
 	for run := range g.jobs {
 		err := run(g.c, &g.args)
-		background.end()
 		if g.state.CompareAndSwap(running, finished) {
 			g.err = err
+			background.end()
 			g.fin <- struct{}{}
 			continue
 		}
-		g.put() // its caller gave up: nobody reads err
+		// Its caller gave up: nobody reads err. Back in the pool before Finalize's
+		// wait for the background calls ends, so that Finalize stops it.
+		g.put()
+		background.end()
 	}
 }
 
@@ -306,7 +362,9 @@ func (g *runner) loop() {
 // (the Buf, neighbourhood and communicator-making calls) as coll does, by calling the
 // same function on c without its context (call, whose errors have been through the
 // handler already); done is false when c is neither a view nor stopped, and the
-// caller goes on as usual.
+// caller goes on as usual. Its closure costs an allocation per call: the collectives
+// use aroundArgs instead, and only the constructors, which allocate a communicator
+// anyway, use around.
 func (c *Comm) around(op string, call func(b *Comm) error) (done bool, err error) {
 	return c.aroundArgs(op, &collArgs{call: call}, callAround)
 }

@@ -94,7 +94,13 @@ func Finalize() error {
 		}
 		os.Exit(2)
 	}
-	return core.Finalize(finalizeSelf)
+	err := core.Finalize(finalizeSelf)
+	if !core.Live() {
+		// The runtime has stopped its goroutines (or idles, sessions having none
+		// left); the facade stops its runners, which no view can use any more.
+		stopRunners()
+	}
+	return err
 }
 
 // finalizeSelf frees Self's attributes before anything else is torn down, as MPI

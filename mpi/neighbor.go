@@ -96,7 +96,7 @@ func checkBlocks(op, what string, counts, displs []int, n, size int) error {
 func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgather(b, send, recv) }); done {
+		if done, err := c.aroundArgs("NeighborAllgather", &collArgs{sraw: rawOf(send), rraw: rawOf(recv), gen: aroundNeighborAllgather[T]{}}, callGen); done {
 			return err
 		}
 	}
@@ -119,7 +119,7 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgatherv(b, send, recv, counts, displs) }); done {
+		if done, err := c.aroundArgs("NeighborAllgatherv", &collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: counts, displs: displs, gen: aroundNeighborAllgatherv[T]{}}, callGen); done {
 			return err
 		}
 	}
@@ -141,7 +141,7 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
-		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoall(b, send, recv) }); done {
+		if done, err := c.aroundArgs("NeighborAlltoall", &collArgs{sraw: rawOf(send), rraw: rawOf(recv), gen: aroundNeighborAlltoall[T]{}}, callGen); done {
 			return err
 		}
 	}
@@ -171,7 +171,8 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
 	if c.special() {
-		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallv(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+		a := collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls, gen: aroundNeighborAlltoallv[T]{}}
+		if done, err := c.aroundArgs("NeighborAlltoallv", &a, callGen); done {
 			return err
 		}
 	}
@@ -201,9 +202,8 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
 	defer prof.Exit(prof.NeighborAlltoallw, c.enter(prof.NeighborAlltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	if c.special() {
-		if done, err := c.around("NeighborAlltoallw", func(b *Comm) error {
-			return NeighborAlltoallw(b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
-		}); done {
+		a := collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: scounts, displs: sdispls, stypes: stypes, rcounts: rcounts, rdispls: rdispls, rtypes: rtypes, gen: aroundNeighborAlltoallw[S, R]{}}
+		if done, err := c.aroundArgs("NeighborAlltoallw", &a, callGen); done {
 			return err
 		}
 	}
@@ -277,7 +277,7 @@ func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes 
 func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("NeighborAllgather", func(b *Comm) error { return NeighborAllgatherBuf(b, send, recv) }); done {
+		if done, err := c.aroundArgs("NeighborAllgather", &collArgs{bs: send, br: recv}, aroundNeighborAllgatherBuf); done {
 			return err
 		}
 	}
@@ -301,7 +301,7 @@ func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
 func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
 	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("NeighborAllgatherv", func(b *Comm) error { return NeighborAllgathervBuf(b, send, recv, counts, displs) }); done {
+		if done, err := c.aroundArgs("NeighborAllgatherv", &collArgs{bs: send, br: recv, counts: counts, displs: displs}, aroundNeighborAllgathervBuf); done {
 			return err
 		}
 	}
@@ -318,7 +318,7 @@ func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error 
 func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
-		if done, err := c.around("NeighborAlltoall", func(b *Comm) error { return NeighborAlltoallBuf(b, send, recv) }); done {
+		if done, err := c.aroundArgs("NeighborAlltoall", &collArgs{bs: send, br: recv}, aroundNeighborAlltoallBuf); done {
 			return err
 		}
 	}
@@ -346,7 +346,8 @@ func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
 	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, send.size()), send.size())
 	if c.special() {
-		if done, err := c.around("NeighborAlltoallv", func(b *Comm) error { return NeighborAlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) }); done {
+		a := collArgs{bs: send, br: recv, counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls}
+		if done, err := c.aroundArgs("NeighborAlltoallv", &a, aroundNeighborAlltoallvBuf); done {
 			return err
 		}
 	}
@@ -476,4 +477,53 @@ func IneighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, sty
 	return c.background("IneighborAlltoallw", func(c *Comm) error {
 		return NeighborAlltoallw(c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
+}
+
+// The neighbourhood collectives' calls through a view (see aroundArgs): functions
+// that capture nothing, on the arguments the view's runner carries.
+
+type aroundNeighborAllgather[T Elem] struct{}
+
+func (aroundNeighborAllgather[T]) call(b *Comm, a *collArgs) error {
+	return NeighborAllgather(b, sliceOf[T](a.sraw), sliceOf[T](a.rraw))
+}
+
+type aroundNeighborAllgatherv[T Elem] struct{}
+
+func (aroundNeighborAllgatherv[T]) call(b *Comm, a *collArgs) error {
+	return NeighborAllgatherv(b, sliceOf[T](a.sraw), sliceOf[T](a.rraw), a.counts, a.displs)
+}
+
+type aroundNeighborAlltoall[T Elem] struct{}
+
+func (aroundNeighborAlltoall[T]) call(b *Comm, a *collArgs) error {
+	return NeighborAlltoall(b, sliceOf[T](a.sraw), sliceOf[T](a.rraw))
+}
+
+type aroundNeighborAlltoallv[T Elem] struct{}
+
+func (aroundNeighborAlltoallv[T]) call(b *Comm, a *collArgs) error {
+	return NeighborAlltoallv(b, sliceOf[T](a.sraw), a.counts, a.displs, sliceOf[T](a.rraw), a.rcounts, a.rdispls)
+}
+
+type aroundNeighborAlltoallw[S, R any] struct{}
+
+func (aroundNeighborAlltoallw[S, R]) call(b *Comm, a *collArgs) error {
+	return NeighborAlltoallw(b, sliceOf[S](a.sraw), a.counts, a.displs, a.stypes, sliceOf[R](a.rraw), a.rcounts, a.rdispls, a.rtypes)
+}
+
+func aroundNeighborAllgatherBuf(b *Comm, a *collArgs) error {
+	return NeighborAllgatherBuf(b, a.bs, a.br)
+}
+
+func aroundNeighborAllgathervBuf(b *Comm, a *collArgs) error {
+	return NeighborAllgathervBuf(b, a.bs, a.br, a.counts, a.displs)
+}
+
+func aroundNeighborAlltoallBuf(b *Comm, a *collArgs) error {
+	return NeighborAlltoallBuf(b, a.bs, a.br)
+}
+
+func aroundNeighborAlltoallvBuf(b *Comm, a *collArgs) error {
+	return NeighborAlltoallvBuf(b, a.bs, a.counts, a.displs, a.br, a.rcounts, a.rdispls)
 }

@@ -133,7 +133,11 @@ func (s *Session) Finalize() error {
 	if err := s.check(op); err != nil {
 		return err
 	}
-	if err := s.d.Finalize(op); err != nil {
+	err := s.d.Finalize(op)
+	if !core.Live() {
+		stopRunners() // MPI idles or has stopped: no view's collective is left to run
+	}
+	if err != nil {
 		if core.ClassOf(err) == ClassSession {
 			return Self.fail(op, err)
 		}

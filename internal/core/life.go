@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/pm"
 	"github.com/mpigo/mpigo/internal/pm/pmi"
 	"github.com/mpigo/mpigo/internal/wireup"
@@ -279,6 +280,7 @@ func stopRuntime(op string, t int64) error {
 		err = Wrap(ClassOther, op, "telling the launcher", ferr)
 	}
 	state.Store(stateFinal)
+	idle.StopWatchers()
 	return err
 }
 
@@ -323,6 +325,7 @@ func idleRuntime(op string) error {
 		}
 	}
 	state.Store(stateIdle)
+	idle.StopWatchers() // a later wait starts a watcher again
 	return err
 }
 

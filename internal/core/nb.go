@@ -214,10 +214,17 @@ type collOp struct {
 	ch chan struct{}
 	// fin, if set, runs once the schedule has succeeded, before its scratch buffers
 	// go back (Alltoallw unpacks what it received there into the user's layout).
-	fin   func() error
-	freed bool // its owner freed it: back to the pool once done
-	gen   atomic.Uint32
-	box   Pending // box.op is the record itself, for good
+	fin func() error
+	// st is the staging of typed buffers (typed.go) when staging is set, and then a
+	// Finisher the facade attached (ThenFinish): both run at the end, on success
+	// and failure, before the record reports its completion. They ride in the
+	// record so that a nonblocking collective on a datatype allocates nothing.
+	st      staged
+	staging bool
+	then    Finisher
+	freed   bool // its owner freed it: back to the pool once done
+	gen     atomic.Uint32
+	box     Pending // box.op is the record itself, for good
 }
 
 // maxFreeColl bounds the pool of collective records: enough for the collectives a
@@ -286,6 +293,7 @@ func (x *collOp) recycle() {
 		g = 1
 	}
 	x.s, x.name, x.done, x.err, x.out, x.ch, x.fin, x.freed = nil, "", false, nil, false, nil, nil, false
+	x.st, x.staging, x.then = staged{}, false, nil
 	x.gen.Store(g)
 	if len(nbColl.free) < maxFreeColl {
 		nbColl.free = append(nbColl.free, x)
@@ -303,7 +311,7 @@ func progressColl() {
 				if err == nil && x.fin != nil {
 					err = x.fin()
 				}
-				x.done, x.err = true, err
+				x.done, x.err = true, x.end(err)
 				x.s.Free()
 				x.s = nil
 				if x.ch != nil {
@@ -323,6 +331,56 @@ func progressColl() {
 	}
 	clear(nbColl.ops[len(ops):])
 	nbColl.ops = ops
+}
+
+// end runs x's staging and attached Finisher, if any, on the schedule's result err
+// (nbColl.mu held), once: each is dropped after it ran.
+func (x *collOp) end(err error) error {
+	if x.staging {
+		err = x.st.done(err)
+		x.st, x.staging = staged{}, false
+	}
+	if f := x.then; f != nil {
+		x.then = nil
+		err = f.Finish(err)
+	}
+	return err
+}
+
+// attach gives x, just started and not yet handed to its owner, its staging (st,
+// if not nil) or a Finisher (f, if not nil). A schedule may have completed inside
+// StartColl already: then they run here, and x reports their result.
+func (x *collOp) attach(st *staged, f Finisher) {
+	nbColl.mu.Lock()
+	if st != nil {
+		x.st, x.staging = *st, true
+	}
+	x.then = f
+	if x.done {
+		x.err = x.end(x.err)
+	}
+	nbColl.mu.Unlock()
+}
+
+// Finisher is work a nonblocking operation does once it has completed, whether it
+// succeeded (err nil) or failed: the facade's unpacking of typed results into the
+// user's layout, and the release of its scratch. Finish returns the operation's
+// result.
+type Finisher interface {
+	Finish(err error) error
+}
+
+// ThenFinish returns a Pending that completes when p, just started, does, after f
+// has run on p's result, by whichever of Test and Wait sees the completion first.
+// A collective's record carries f itself, so that the call allocates nothing;
+// other kinds are wrapped. f must release whatever it holds on failure too, but not
+// read buffers that messages in flight may still target.
+func ThenFinish(p *Pending, f Finisher) *Pending {
+	if x := p.Ref().coll(); x != nil {
+		x.attach(nil, f)
+		return p
+	}
+	return &Pending{op: &thenOp{p: p.Ref(), end: f.Finish}}
 }
 
 type lent struct {

@@ -318,6 +318,10 @@ func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error
 		bytesOfVec(r.v)
 	}
 	p, err := call()
+	if x := p.Ref().coll(); err == nil && x != nil {
+		x.attach(&st, nil) // the record carries the staging: nothing allocated
+		return p, nil
+	}
 	return st.finish(p, err)
 }
 

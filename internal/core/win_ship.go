@@ -132,19 +132,31 @@ func (x *shipOp) test() (bool, error) {
 
 func (x *shipOp) wait() error             { return x.complete() }
 func (x *shipOp) doneCh() <-chan struct{} { return nil }
+
+// waitCtx waits for x through the idle policy (AwaitCtx: spin, yield, then sleep on
+// the doorbell of completions, which the context's watch rings when ctx ends), so a
+// wait for a target that does not answer costs no core; x stays pending if ctx ends.
 func (x *shipOp) waitCtx(ctx context.Context) error {
-	for {
-		if ok, err := x.test(); ok {
-			return err
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	var err error
+	AwaitCtx(ctx, func() bool {
+		var ok bool
+		if ok, err = x.test(); ok {
+			return true
 		}
 		select {
-		case <-ctx.Done():
-			return ctx.Err()
+		case <-done:
+			err = ctx.Err()
+			return true
 		default:
 		}
 		eng.Progress()
-		awaitYield()
-	}
+		return false
+	})
+	return err
 }
 
 func (x *shipOp) pending() *Pending {

@@ -95,6 +95,7 @@ type watcher struct {
 	jobs chan watchJob // buffered: Arm never blocks
 	stop chan struct{} // buffered: the watcher may be ringing the bell
 	ack  chan struct{}
+	gone chan struct{} // closed when its goroutine ends
 }
 
 type watchJob struct {
@@ -121,12 +122,30 @@ func takeWatcher() *watcher {
 		return x
 	}
 	watchers.Unlock()
-	x := &watcher{jobs: make(chan watchJob, 1), stop: make(chan struct{}, 1), ack: make(chan struct{})}
+	x := &watcher{jobs: make(chan watchJob, 1), stop: make(chan struct{}, 1), ack: make(chan struct{}), gone: make(chan struct{})}
 	go x.loop()
 	return x
 }
 
+// StopWatchers ends the goroutines of the idle watchers and waits until they have
+// ended: the runtime calls it when it stops, so that nothing of MPI's is left running
+// after Finalize. A watcher armed meanwhile (a wait still under way) ends when its
+// wait stops; a later wait starts a new one.
+func StopWatchers() {
+	watchers.Lock()
+	free := watchers.free
+	watchers.free = nil
+	watchers.Unlock()
+	for _, x := range free {
+		close(x.jobs)
+	}
+	for _, x := range free {
+		<-x.gone
+	}
+}
+
 func (x *watcher) loop() {
+	defer close(x.gone)
 	for j := range x.jobs {
 		select {
 		case <-j.done:

@@ -111,3 +111,39 @@ func TestWatchConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestStopWatchers: StopWatchers ends the idle watchers' goroutines (none is left in
+// the pool) and leaves an armed one alone; a watch armed afterwards starts a new
+// watcher and still rings.
+func TestStopWatchers(t *testing.T) {
+	b := &bell{wake: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idleW := NewWatch(ctx, b)
+	idleW.Arm()
+	x := idleW.w
+	idleW.Stop() // x goes back to the pool, idle
+	busy := NewWatch(ctx, b)
+	busy.Arm() // takes x again: armed while StopWatchers runs
+	StopWatchers()
+	watchers.Lock()
+	n := len(watchers.free)
+	watchers.Unlock()
+	if n != 0 {
+		t.Fatalf("%d idle watchers left after StopWatchers", n)
+	}
+	select {
+	case <-x.gone:
+		t.Fatal("StopWatchers ended an armed watcher")
+	default:
+	}
+	busy.Stop()
+	StopWatchers() // x, idle now, ends
+	<-x.gone
+	w := NewWatch(ctx, b)
+	w.Arm()
+	cancel()
+	<-b.wake
+	w.Stop()
+	StopWatchers()
+}
