@@ -43,9 +43,8 @@ type Event struct {
 // those of the last state record, written only when they change. A call unlike the
 // two before takes an event record (four words: dt, duration and bytes in 32 bits,
 // peer in 16), one whose fields do not fit that either a full one (eight). At a word
-// an event where the common record took 16 bytes, the rank's writer copies a quarter
-// of the bytes to the file: the write, not the recording, was most of a profiled
-// ping-pong's cost.
+// an event where the common record took 16 bytes, the ring holds four times the
+// events and the rank's writer copies a quarter of the bytes to the file.
 const (
 	// WordSize is the size of a timeline word.
 	WordSize = 4
