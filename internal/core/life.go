@@ -220,9 +220,17 @@ func Finalize(before func() error) error {
 		// which the agreement reports too.
 		eng.FlushAllBuffers()
 	}
-	fence, aerr := agreeEnd("Finalize", sessions == 0 && !told)
+	canFence := sessions == 0 && !told
+	fence, aerr := agreeEnd("Finalize", canFence)
 	if aerr != nil && err == nil {
 		err = aerr
+	}
+	if aerr != nil && canFence {
+		// A peer failed before the agreement: wait in the launcher's fence as every
+		// rank did before there was one, where the launcher, which knows the failed
+		// rank's cause, ends the job with it. Leaving at once with this error would
+		// race the failed rank's own report and could end the job as this rank's.
+		fence = true
 	}
 	World.freed.Store(true)
 	Self.freed.Store(true)
@@ -231,7 +239,7 @@ func Finalize(before func() error) error {
 	switch {
 	case sessions > 0:
 		endProfile(t, false)
-	case fence && aerr == nil:
+	case fence:
 		if serr := stopRuntime("Finalize", t); serr != nil && err == nil {
 			err = serr
 		}
