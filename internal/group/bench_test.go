@@ -140,9 +140,14 @@ func TestBytesMatchHeap(t *testing.T) {
 			src := s.make(wp)
 			build := func() *Group { return s.make(wp) }
 			want := src.Bytes()
-			got := heapPerGroup(copies(build), build)
+			k := copies(build)
+			got := heapPerGroup(k, build)
 			t.Logf("%-24s %-6v %-30v Bytes %8d  heap %10.1f", s.name, p, src, want, got)
-			if got < float64(want)*0.98-8 || got > float64(want)*1.02+8 {
+			// The slack: 8 bytes a group, and 4 KiB over the whole measurement for
+			// what the runtime allocates meanwhile (a busy machine makes slow builds,
+			// so few copies, over which one stray allocation weighs much per group).
+			slack := 8 + 4096/float64(k)
+			if got < float64(want)*0.98-slack || got > float64(want)*1.02+slack {
 				t.Errorf("%s/%v: Bytes() = %d but the heap grew %.1f per group", s.name, p, want, got)
 			}
 		}
