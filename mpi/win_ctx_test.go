@@ -25,8 +25,11 @@ func TestContextRMAWait(t *testing.T) {
 		name string
 		set  map[string]string
 	}{
-		{"shm", map[string]string{"rma_shm": "off"}},
-		{"tcp", map[string]string{"transports": "self,tcp"}},
+		// Naps of 50 ms: after each nap the idle policy polls and yields again,
+		// which over TCP's system calls is half a core at the default 1 ms naps;
+		// with these a sleeping wait uses little CPU and a polling one a core.
+		{"shm", map[string]string{"rma_shm": "off", "p2p_sleep": "50ms"}},
+		{"tcp", map[string]string{"transports": "self,tcp", "p2p_sleep": "50ms"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: tc.set}, func(t *testing.T) {
