@@ -164,26 +164,15 @@ func (c *Comm) collStopped(op string) error {
 // view, or some communicator's collectives were stopped (then c's may be).
 func (c *Comm) special() bool { return c != nil && (c.ctx != nil || stopped.any.Load()) }
 
-// coll runs blocking collective op (run: the call itself, on the device) on a view,
-// or on a communicator whose collectives may have been stopped (see special). A
-// view's call runs in a goroutine of its own while the caller waits for it or for the
-// context, so that it is the very collective the other ranks run (blocking
-// collectives do not match nonblocking ones, and the node's paths differ); given up,
-// it goes on in the background, and completes if the others come.
-func (c *Comm) coll(op string, run func() error) error {
-	return c.collArgs(op, &collArgs{f: run}, callF)
-}
-
 // collArgs are the arguments of a view's collective, which its runner carries (see
 // runner), so that the call itself can be a function literal that captures nothing
-// and needs no closure on the heap. f is for the calls that take a closure instead.
+// and needs no closure on the heap.
 type collArgs struct {
 	s, r             core.Vec
 	red              core.Red
 	root             int
 	counts, displs   []int
 	rcounts, rdispls []int
-	f                func() error
 	bs, br           Buf                              // the Buf collectives' buffers
 	sraw, rraw       rawSlice                         // the generic ones' slices
 	stypes, rtypes   []*Datatype                      // and Alltoallw's datatypes
@@ -225,10 +214,13 @@ type genCall interface {
 // callGen runs a's generic call.
 func callGen(b *Comm, a *collArgs) error { return a.gen.call(b, a) }
 
-// callF runs a's closure.
-func callF(_ *Comm, a *collArgs) error { return a.f() }
-
-// collArgs is coll for a call run(c, a) made of a's copy, a's owner's to reuse.
+// collArgs runs blocking collective op, the call run(c, a) made of a's copy (a's
+// owner's to reuse), on a view, or on a communicator whose collectives may have been
+// stopped (see special). A view's call runs in a goroutine of its own while the
+// caller waits for it or for the context, so that it is the very collective the
+// other ranks run (blocking collectives do not match nonblocking ones, and the node's
+// paths differ); given up, it goes on in the background, and completes if the others
+// come.
 func (c *Comm) collArgs(op string, a *collArgs, run func(c *Comm, a *collArgs) error) error {
 	if err := c.collStopped(op); err != nil {
 		return c.fail(op, err)
