@@ -225,7 +225,7 @@ func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
 // no call and no clock read. It returns Enter's answer for it, or 0 if the call must
 // go through Enter.
 func TryDeferred(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
-	if !timed || concurrent || cur.call != 0 || n > stampedMax || defGap <= 1 {
+	if !stamping || cur.call != 0 || n > stampedMax || defGap <= 1 {
 		return 0
 	}
 	defGap--
@@ -234,7 +234,8 @@ func TryDeferred(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 	publishPtr(&cur.comm, comm)
 	publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
 	publish(&cur.bytes, uint64(n))
-	publish(&cur.since, 0)
+	// cur.since is 0 already: every exit clears it before cur.call, and only a call
+	// under way (cur.call not 0) sets it.
 	return deferred
 }
 

@@ -117,8 +117,8 @@ func BenchmarkCall(b *testing.B) {
 		}
 		// What Start does with the profile setting on.
 		tl.start(f, int(setEvents.Get()), Now())
-		timed, gate = true, 0
-		defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, gate = nil, false, 1 }()
+		timed, stamping, gate = true, true, 0
+		defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, stamping, gate = nil, false, false, 1 }()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			call(Send, 8, nil)
@@ -138,8 +138,8 @@ func TestDeferredSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl.start(f, int(setEvents.Get()), Now())
-	timed, gate, defGap = true, 0, nextGap()
-	defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, gate = nil, false, 1 }()
+	timed, stamping, gate, defGap = true, true, 0, nextGap()
+	defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, stamping, gate = nil, false, false, 1 }()
 	before := counts[Send]
 	const ncalls = 6400
 	for i := 0; i < ncalls; i++ {
