@@ -368,8 +368,6 @@ func Start(r, n int, multi bool) error {
 // Directory is the profile setting's value: where ranks write their profiles.
 func Directory() string { return setProfile.Get() }
 
-// Dir is the directory this rank profiles into, "" when the profile is off.
-func Dir() string { mu.Lock(); defer mu.Unlock(); return dir }
 
 // CallTotals is one call's totals as a rank writes them.
 type CallTotals struct {
