@@ -368,7 +368,6 @@ func Start(r, n int, multi bool) error {
 // Directory is the profile setting's value: where ranks write their profiles.
 func Directory() string { return setProfile.Get() }
 
-
 // CallTotals is one call's totals as a rank writes them.
 type CallTotals struct {
 	Call  string
