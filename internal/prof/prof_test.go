@@ -118,7 +118,13 @@ func BenchmarkCall(b *testing.B) {
 		// What Start does with the profile setting on.
 		tl.start(f, int(setEvents.Get()), Now())
 		timed, stamping, gate = true, true, 0
-		defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, stamping, gate = nil, false, false, 1 }()
+		defer func() {
+			mu.Lock()
+			tl.write()
+			mu.Unlock()
+			f.Close()
+			tl.f, timed, stamping, gate = nil, false, false, 1
+		}()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			call(Send, 8, nil)
@@ -139,7 +145,13 @@ func TestDeferredSamples(t *testing.T) {
 	}
 	tl.start(f, int(setEvents.Get()), Now())
 	timed, stamping, gate, defGap = true, true, 0, nextGap()
-	defer func() { mu.Lock(); tl.write(); mu.Unlock(); f.Close(); tl.f, timed, stamping, gate = nil, false, false, 1 }()
+	defer func() {
+		mu.Lock()
+		tl.write()
+		mu.Unlock()
+		f.Close()
+		tl.f, timed, stamping, gate = nil, false, false, 1
+	}()
 	before := counts[Send]
 	const ncalls = 6400
 	for i := 0; i < ncalls; i++ {
