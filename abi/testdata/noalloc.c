@@ -8,7 +8,9 @@
  * and the reductions on a datatype with gaps, which the library packs and unpacks
  * around the device's call: Iallreduce, Ireduce, Iscan, Iexscan,
  * Ireduce_scatter_block and Ireduce_scatter with their Waits, and Allreduce (and,
- * not counted, a persistent Allreduce_init on it started three times).
+ * not counted, a persistent Allreduce_init on it started three times); and the
+ * neighbourhood collectives on a periodic ring, blocking and nonblocking, on
+ * MPI_DOUBLE and on the column type.
  * Results are checked too. */
 #include "check.h"
 
@@ -135,6 +137,41 @@ static void typed_round_(int rank, int n, int i) {
     #undef SUM
 }
 
+static MPI_Comm ring;
+
+/* nbr_round_ runs the neighbourhood collectives on ring: slot 0 is the left
+ * neighbour's, slot 1 the right one's; an alltoall's block j goes to neighbour j, so
+ * slot 0 gets the left one's block 1. */
+static void nbr_round_(int rank, int n, int i) {
+    int left = (rank + n - 1) % n, right = (rank + 1) % n;
+    double a[16], g[16];
+    int one[2] = {1, 1}, at[2] = {0, 1};
+    MPI_Aint bat[2] = {0, sizeof(double)};
+    MPI_Datatype cols[2] = {col4, col4};
+    MPI_Request q;
+    for (int k = 0; k < 16; k++) a[k] = 100 * rank + i + k;
+    #define A(r, k) (100.0 * (r) + i + (k))
+    OK(MPI_Neighbor_allgather(a, 1, MPI_DOUBLE, g, 1, MPI_DOUBLE, ring));
+    CHECK(g[0] == A(left, 0) && g[1] == A(right, 0), "Neighbor_allgather %g %g", g[0], g[1]);
+    OK(MPI_Ineighbor_allgatherv(a + 1, 1, MPI_DOUBLE, g, one, at, MPI_DOUBLE, ring, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(g[0] == A(left, 1) && g[1] == A(right, 1), "Ineighbor_allgatherv %g %g", g[0], g[1]);
+    OK(MPI_Neighbor_alltoall(a, 1, MPI_DOUBLE, g, 1, MPI_DOUBLE, ring));
+    CHECK(g[0] == A(left, 1) && g[1] == A(right, 0), "Neighbor_alltoall %g %g", g[0], g[1]);
+    OK(MPI_Ineighbor_alltoallv(a + 2, one, at, MPI_DOUBLE, g, one, at, MPI_DOUBLE, ring, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(g[0] == A(left, 3) && g[1] == A(right, 2), "Ineighbor_alltoallv %g %g", g[0], g[1]);
+    for (int k = 0; k < 16; k++) g[k] = -1;
+    OK(MPI_Neighbor_alltoallw(a, one, bat, cols, g, one, bat, cols, ring));
+    CHECK(g[0] == A(left, 1) && g[12] == A(left, 13) && g[1] == A(right, 0) && g[13] == A(right, 12) && g[2] == -1,
+          "Neighbor_alltoallw on a column: %g %g %g %g %g", g[0], g[12], g[1], g[13], g[2]);
+    for (int k = 0; k < 16; k++) g[k] = -1;
+    OK(MPI_Ineighbor_alltoall(a, 1, col4, g, 1, col4, ring, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(g[4] == A(left, 5) && g[9] == A(right, 8) && g[3] == -1, "Ineighbor_alltoall on a column: %g %g %g", g[4], g[9], g[3]);
+    #undef A
+}
+
 int main(int argc, char **argv) {
     int prov, rank, n;
     OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &prov));
@@ -179,6 +216,14 @@ int main(int argc, char **argv) {
                   "start %d of Allreduce_init on a column: %g %g", s, pr[4 * j], pr[4 * j + 1]);
     }
     OK(MPI_Request_free(&pq));
+    int dims[1] = {n}, periods[1] = {1};
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    for (int i = 0; i < 100; i++) nbr_round_(rank, n, i);
+    m0 = mpigo_mallocs();
+    for (int i = 0; i < ROUNDS; i++) nbr_round_(rank, n, i);
+    d = mpigo_mallocs() - m0;
+    CHECK(d < ROUNDS / 20, "%ld allocations in %d rounds of 6 neighbourhood collectives", d, ROUNDS);
+    OK(MPI_Comm_free(&ring));
     OK(MPI_Type_free(&col4));
     OK(MPI_Finalize());
     if (rank == 0) printf("OK noalloc\n");

@@ -550,9 +550,9 @@ func (x *collOp) free(gen uint32) {
 	nbColl.mu.Unlock()
 }
 
-// Go runs f in a goroutine of its own as a nonblocking operation (Idup, the
-// nonblocking neighbourhood collectives): the engine takes its lock from now on, since
-// f calls it beside the caller.
+// Go runs f in a goroutine of its own as a nonblocking operation (Idup, the buffer
+// iflushes): the engine takes its lock from now on, since f calls it beside the
+// caller.
 func Go(op string, f func() error) *Pending {
 	o := &bgOp{ch: make(chan struct{})}
 	eng.Concurrent()

@@ -20,7 +20,8 @@ import (
 // call of any form, blocking or not, allocates nothing.
 
 // NSide is one side (send or receive) of a neighbourhood exchange over n neighbours:
-// neighbour k's block is count(k) items of type(k) from byte displ(k)*Unit of Mem,
+// neighbour k's block is count(k) items of type(k) from byte Origin+displ(k)*Unit of
+// Mem,
 // where count(k) is Counts[k] (Count when Counts is nil), displ(k) Displs[k]
 // (k*Stride when Displs is nil) and type(k) Types[k] (Type when Types is nil). With
 // neither Types nor Type, an item is Unit bytes, contiguous: a slice form's element,
@@ -28,6 +29,7 @@ import (
 // CheckW checks Alltoallw's, its slices one entry per neighbour.
 type NSide struct {
 	Mem    []byte
+	Origin int
 	Counts []int
 	Count  int
 	Displs []int
@@ -52,7 +54,36 @@ func (s *NSide) block(k int) (count, at int, t *datatype.Type) {
 	if s.Types != nil {
 		t = s.Types[k]
 	}
-	return count, d * s.Unit, t
+	return count, s.Origin + d*s.Unit, t
+}
+
+// Span is the bytes a typed side's n blocks reach, from its displacements' origin
+// (Mem and Origin aside): for a caller that makes Mem to fit them (the C library,
+// over C memory). Blocks of no data count for nothing.
+func (s *NSide) Span(n int) (lo, hi int64, err error) {
+	if s.Counts != nil && len(s.Counts) < n || s.Displs != nil && len(s.Displs) < n || s.Types != nil && len(s.Types) < n {
+		return 0, 0, Errorf(ClassArg, "", "%d counts, %d displacements and %d types for %d neighbours", len(s.Counts), len(s.Displs), len(s.Types), n)
+	}
+	first := true
+	for k := 0; k < n; k++ {
+		count, at, t := s.block(k)
+		if count <= 0 || t == nil || t.Size() == 0 {
+			continue
+		}
+		l, h, err := t.Span(int64(count))
+		if err != nil {
+			return 0, 0, err
+		}
+		l, h = l+int64(at-s.Origin), h+int64(at-s.Origin)
+		if first || l < lo {
+			lo = l
+		}
+		if first || h > hi {
+			hi = h
+		}
+		first = false
+	}
+	return lo, hi, nil
 }
 
 // check checks a typed side against n neighbours (w: "s" or "r") and returns the
