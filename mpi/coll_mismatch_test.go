@@ -26,6 +26,7 @@ func bcastMismatches(n int) []bcastCase {
 	}
 	return []bcastCase{
 		{2 << 10, 512, 2}, {512, 2 << 10, 2},
+		{2 << 10, 512, n - 1}, {512, 2 << 10, n - 1}, {1024, 1025, n - 1}, {1025, 1024, 1},
 		{200 << 10, 64 << 10, 2}, {64 << 10, 200 << 10, 2},
 		{512 << 10, 200 << 10, 2}, {200 << 10, 512 << 10, 1},
 		{2 << 20, 512 << 10, 2}, {512 << 10, 2 << 20, 2},
@@ -52,8 +53,8 @@ func TestBcastMismatchedSizes(t *testing.T) {
 		ranks []int
 	}{
 		{"shm", nil, []int{2, 3, 4}},
-		{"sched", map[string]string{"coll_shm": "off", "coll_bcast_large": "1G"}, []int{2, 3}},
-		{"tcp", map[string]string{"transports": "self,tcp", "coll_bcast_large": "1G"}, []int{2, 3}},
+		{"sched", map[string]string{"coll_shm": "off", "coll_bcast_large": "1G"}, []int{2, 3, 4, 5}},
+		{"tcp", map[string]string{"transports": "self,tcp", "coll_bcast_large": "1G"}, []int{2, 3, 4, 5}},
 	}
 	for _, p := range paths {
 		name, set := p.name, p.set
