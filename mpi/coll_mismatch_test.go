@@ -79,6 +79,38 @@ func TestBcastMismatchedSizes(t *testing.T) {
 
 func bcastMismatch(t *testing.T, w *mpi.Comm, k bcastCase) {
 	t.Helper()
+	bcastMismatchBy(t, w, k, func(buf []byte) error { return mpi.Bcast(w, buf, 0) })
+}
+
+// The nonblocking and persistent forms, as bcastMismatchBy's Bcast.
+func ibcast(w *mpi.Comm) func([]byte) error {
+	return func(buf []byte) error {
+		q, err := mpi.Ibcast(w, buf, 0)
+		if err != nil {
+			return err
+		}
+		_, err = q.Wait()
+		return err
+	}
+}
+
+func bcastInit(w *mpi.Comm) func([]byte) error {
+	return func(buf []byte) error {
+		q, err := mpi.BcastInit(w, buf, 0)
+		if err != nil {
+			return err
+		}
+		defer q.Free()
+		if err := q.Start(); err != nil {
+			return err
+		}
+		_, err = q.Wait()
+		return err
+	}
+}
+
+func bcastMismatchBy(t *testing.T, w *mpi.Comm, k bcastCase, bcast func([]byte) error) {
+	t.Helper()
 	rank := w.Rank()
 	if os.Getenv("MPIGO_TEST_TRACE") != "" {
 		fmt.Fprintf(os.Stderr, "rank %d: Bcast %+v\n", rank, k)
@@ -94,7 +126,7 @@ func bcastMismatch(t *testing.T, w *mpi.Comm, k bcastCase) {
 			buf[i] = byte(i*7 + i>>8)
 		}
 	}
-	err := mpi.Bcast(w, buf, 0)
+	err := bcast(buf)
 	switch {
 	case rank == k.odd && k.other < k.root:
 		if !errors.Is(err, mpi.ErrTruncate) {
@@ -117,5 +149,154 @@ func bcastMismatch(t *testing.T, w *mpi.Comm, k bcastCase) {
 	must(t, mpi.Bcast(w, next, 0))
 	if next[0] != int64(k.root) {
 		t.Fatalf("%+v: the Bcast after it got %d, want %d", k, next[0], k.root)
+	}
+}
+
+// TestIbcastMismatchedSizes is TestBcastMismatchedSizes for Ibcast and BcastInit,
+// which always run the schedules.
+func TestIbcastMismatchedSizes(t *testing.T) {
+	paths := []struct {
+		name string
+		set  map[string]string
+	}{
+		{"shm", map[string]string{"coll_bcast_large": "1G"}},
+		{"tcp", map[string]string{"transports": "self,tcp", "coll_bcast_large": "1G"}},
+	}
+	for _, p := range paths {
+		for n := 2; n <= 5; n++ {
+			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
+				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 40 * time.Second}, func(t *testing.T) {
+					must(t, mpi.Init())
+					for _, k := range bcastMismatches(n) {
+						bcastMismatchBy(t, mpi.World, k, ibcast(mpi.World))
+						bcastMismatchBy(t, mpi.World, k, bcastInit(mpi.World))
+					}
+					must(t, mpi.Finalize())
+				})
+				if !mpitest.IsRank(t) && res.Code != 0 {
+					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
+				}
+			})
+		}
+	}
+}
+
+// gatherCase is a Gather to root 0 of blocks of block bytes, in which rank odd sends
+// other bytes instead.
+type gatherCase struct{ block, other, odd int }
+
+// TestGatherMismatchedSizes: a Gather in which one rank sends fewer bytes than the
+// root's block for it ends with MPI_ERR_COUNT at the root, one that sends more with
+// MPI_ERR_TRUNCATE there (the block holding what fits), and success elsewhere; the
+// other blocks arrive, nobody hangs (an empty send included), and the communicator
+// stays in step. Blocking, Igather and GatherInit, on shared memory and TCP, 2 to 5
+// ranks, short (eager) and long (rendezvous) blocks.
+func TestGatherMismatchedSizes(t *testing.T) {
+	paths := []struct {
+		name string
+		set  map[string]string
+	}{
+		{"shm", nil},
+		{"tcp", map[string]string{"transports": "self,tcp"}},
+	}
+	for _, p := range paths {
+		for n := 2; n <= 5; n++ {
+			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
+				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 40 * time.Second}, func(t *testing.T) {
+					must(t, mpi.Init())
+					w := mpi.World
+					for _, k := range []gatherCase{{64, 8, n - 1}, {8, 64, 1}, {64, 0, 1}, {0, 16, n - 1},
+						{256 << 10, 100 << 10, 1}, {100 << 10, 256 << 10, n - 1}} {
+						for _, how := range []string{"blocking", "nonblocking", "persistent"} {
+							gatherMismatch(t, w, k, how)
+						}
+					}
+					must(t, mpi.Finalize())
+				})
+				if !mpitest.IsRank(t) && res.Code != 0 {
+					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
+				}
+			})
+		}
+	}
+}
+
+func gatherMismatch(t *testing.T, w *mpi.Comm, k gatherCase, how string) {
+	t.Helper()
+	rank, n := w.Rank(), w.Size()
+	m := k.block
+	if rank == k.odd {
+		m = k.other
+	}
+	send := make([]byte, m)
+	for i := range send {
+		send[i] = byte(rank*31 + i)
+	}
+	var recv []byte
+	if rank == 0 {
+		recv = make([]byte, n*k.block)
+		for i := range recv {
+			recv[i] = 0xee
+		}
+	}
+	var err error
+	switch how {
+	case "blocking":
+		err = mpi.Gather(w, send, recv, 0)
+	case "nonblocking":
+		var q mpi.Request
+		if q, err = mpi.Igather(w, send, recv, 0); err == nil {
+			_, err = q.Wait()
+		}
+	case "persistent":
+		var q mpi.Request
+		if q, err = mpi.GatherInit(w, send, recv, 0); err == nil {
+			if err = q.Start(); err == nil {
+				_, err = q.Wait()
+			}
+			q.Free()
+		}
+	}
+	switch {
+	case rank == 0 && k.other < k.block:
+		if !errors.Is(err, mpi.ErrCount) {
+			t.Errorf("%s %+v: root: err %v, want ErrCount", how, k, err)
+		}
+	case rank == 0 && k.other > k.block:
+		if !errors.Is(err, mpi.ErrTruncate) {
+			t.Errorf("%s %+v: root: err %v, want ErrTruncate", how, k, err)
+		}
+	case err != nil:
+		t.Errorf("%s %+v: rank %d: %v", how, k, rank, err)
+	}
+	if rank == 0 {
+		for r := 0; r < n; r++ {
+			b := recv[r*k.block : (r+1)*k.block]
+			fits := k.block
+			if r == k.odd {
+				fits = min(k.block, k.other)
+			}
+			for i := range b {
+				want := byte(r*31 + i)
+				if i >= fits {
+					want = 0xee
+				}
+				if b[i] != want {
+					t.Fatalf("%s %+v: block %d byte %d = %#x, want %#x", how, k, r, i, b[i], want)
+				}
+			}
+		}
+	}
+	// In step: a Gather of matching lengths works after it.
+	one := []int32{int32(rank)}
+	var all []int32
+	if rank == 0 {
+		all = make([]int32, n)
+	}
+	must(t, mpi.Gather(w, one, all, 0))
+	for r := 0; r < n && rank == 0; r++ {
+		if all[r] != int32(r) {
+			t.Fatalf("%s %+v: the Gather after it got %v", how, k, all)
+		}
 	}
 }
