@@ -4,16 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// bcastCase is a Bcast whose root sends root bytes and whose rank odd passes a buffer
-// of other bytes instead (every other rank passes root bytes).
-type bcastCase struct{ root, other, odd int }
+// bcastCase is a Bcast whose root (rank from) sends root bytes and whose rank odd
+// passes a buffer of other bytes instead (every other rank passes root bytes).
+type bcastCase struct{ root, other, odd, from int }
 
 // bcastMismatches straddle every switch of path or algorithm by size: the node
 // shared-memory ring's limit (32 KiB on 2 ranks, 128 KiB on more), the reads from the
@@ -22,16 +28,16 @@ type bcastCase struct{ root, other, odd int }
 // a rank that forwards in the schedules' tree (rank 2 of 4), and longer ones.
 func bcastMismatches(n int) []bcastCase {
 	if n == 2 {
-		return []bcastCase{{40 << 10, 8 << 10, 1}, {8 << 10, 40 << 10, 1}, {2 << 10, 512, 1}, {40 << 10, 39 << 10, 1}}
+		return []bcastCase{{40 << 10, 8 << 10, 1, 0}, {8 << 10, 40 << 10, 1, 0}, {2 << 10, 512, 1, 0}, {40 << 10, 39 << 10, 1, 0}}
 	}
 	return []bcastCase{
-		{2 << 10, 512, 2}, {512, 2 << 10, 2},
-		{2 << 10, 512, n - 1}, {512, 2 << 10, n - 1}, {1024, 1025, n - 1}, {1025, 1024, 1},
-		{200 << 10, 64 << 10, 2}, {64 << 10, 200 << 10, 2},
-		{512 << 10, 200 << 10, 2}, {200 << 10, 512 << 10, 1},
-		{2 << 20, 512 << 10, 2}, {512 << 10, 2 << 20, 2},
-		{2 << 20, 64 << 10, n - 1}, {64 << 10, 2 << 20, n - 1},
-		{300 << 10, 290 << 10, 1},
+		{2 << 10, 512, 2, 0}, {512, 2 << 10, 2, 0},
+		{2 << 10, 512, n - 1, 0}, {512, 2 << 10, n - 1, 0}, {1024, 1025, n - 1, 0}, {1025, 1024, 1, 0},
+		{200 << 10, 64 << 10, 2, 0}, {64 << 10, 200 << 10, 2, 0},
+		{512 << 10, 200 << 10, 2, 0}, {200 << 10, 512 << 10, 1, 0},
+		{2 << 20, 512 << 10, 2, 0}, {512 << 10, 2 << 20, 2, 0},
+		{2 << 20, 64 << 10, n - 1, 0}, {64 << 10, 2 << 20, n - 1, 0},
+		{300 << 10, 290 << 10, 1, 0},
 	}
 }
 
@@ -79,13 +85,13 @@ func TestBcastMismatchedSizes(t *testing.T) {
 
 func bcastMismatch(t *testing.T, w *mpi.Comm, k bcastCase) {
 	t.Helper()
-	bcastMismatchBy(t, w, k, func(buf []byte) error { return mpi.Bcast(w, buf, 0) })
+	bcastMismatchBy(t, w, k, func(buf []byte, root int) error { return mpi.Bcast(w, buf, root) })
 }
 
 // The nonblocking and persistent forms, as bcastMismatchBy's Bcast.
-func ibcast(w *mpi.Comm) func([]byte) error {
-	return func(buf []byte) error {
-		q, err := mpi.Ibcast(w, buf, 0)
+func ibcast(w *mpi.Comm) func([]byte, int) error {
+	return func(buf []byte, root int) error {
+		q, err := mpi.Ibcast(w, buf, root)
 		if err != nil {
 			return err
 		}
@@ -94,9 +100,9 @@ func ibcast(w *mpi.Comm) func([]byte) error {
 	}
 }
 
-func bcastInit(w *mpi.Comm) func([]byte) error {
-	return func(buf []byte) error {
-		q, err := mpi.BcastInit(w, buf, 0)
+func bcastInit(w *mpi.Comm) func([]byte, int) error {
+	return func(buf []byte, root int) error {
+		q, err := mpi.BcastInit(w, buf, root)
 		if err != nil {
 			return err
 		}
@@ -109,7 +115,7 @@ func bcastInit(w *mpi.Comm) func([]byte) error {
 	}
 }
 
-func bcastMismatchBy(t *testing.T, w *mpi.Comm, k bcastCase, bcast func([]byte) error) {
+func bcastMismatchBy(t *testing.T, w *mpi.Comm, k bcastCase, bcast func([]byte, int) error) {
 	t.Helper()
 	rank := w.Rank()
 	if os.Getenv("MPIGO_TEST_TRACE") != "" {
@@ -122,11 +128,11 @@ func bcastMismatchBy(t *testing.T, w *mpi.Comm, k bcastCase, bcast func([]byte) 
 	buf := make([]byte, size)
 	for i := range buf {
 		buf[i] = 0xee
-		if rank == 0 {
+		if rank == k.from {
 			buf[i] = byte(i*7 + i>>8)
 		}
 	}
-	err := bcast(buf)
+	err := bcast(buf, k.from)
 	switch {
 	case rank == k.odd && k.other < k.root:
 		if !errors.Is(err, mpi.ErrTruncate) {
@@ -146,9 +152,9 @@ func bcastMismatchBy(t *testing.T, w *mpi.Comm, k bcastCase, bcast func([]byte) 
 	}
 	// In step: a Bcast of matching lengths works after it.
 	next := []int64{int64(k.root * (rank + 1))}
-	must(t, mpi.Bcast(w, next, 0))
-	if next[0] != int64(k.root) {
-		t.Fatalf("%+v: the Bcast after it got %d, want %d", k, next[0], k.root)
+	must(t, mpi.Bcast(w, next, k.from))
+	if want := int64(k.root * (k.from + 1)); next[0] != want {
+		t.Fatalf("%+v: the Bcast after it got %d, want %d", k, next[0], want)
 	}
 }
 
@@ -298,5 +304,74 @@ func gatherMismatch(t *testing.T, w *mpi.Comm, k gatherCase, how string) {
 		if all[r] != int32(r) {
 			t.Fatalf("%s %+v: the Gather after it got %v", how, k, all)
 		}
+	}
+}
+
+// TestBcastMismatchedHierarchical is TestBcastMismatchedSizes on a communicator that
+// spans three (pretend) hosts, whose blocking Bcast is hierarchical (the node's shared
+// memory, then one leader per host): with ranks mapped in blocks and round robin, a
+// short or long buffer on a leader (rank 1 round robin, rank 2 in blocks... every case
+// of bcastMismatches) ends as on one node. As TestNodeCollHierarchical, the job goes
+// through mpigo's agents, started by a script standing in for ssh.
+func TestBcastMismatchedHierarchical(t *testing.T) {
+	name := "TestBcastMismatchedHierarchical"
+	if os.Getenv("MPIGO_TEST_CHILD") == name {
+		must(t, mpi.Init())
+		w := mpi.World
+		if p, _ := core.World.CollPath(); p != core.PathHier {
+			t.Fatalf("World's collectives run by %v, want hierarchical", p)
+		}
+		// Rank 0 leads its host; the other root does not (the host's phase first).
+		other, _ := strconv.Atoi(os.Getenv("MPIGO_TEST_ROOT"))
+		for it := 0; it < 2; it++ {
+			for _, k := range bcastMismatches(w.Size()) {
+				bcastMismatch(t, w, k)
+				if k.odd != other {
+					k.from = other
+					bcastMismatch(t, w, k)
+				}
+				k.from, k.odd = other, 0 // the leader of the root's host
+				bcastMismatch(t, w, k)
+			}
+		}
+		must(t, mpi.Finalize())
+		return
+	}
+	if testing.Short() {
+		t.Skip("builds cmd/mpigo")
+	}
+	dir := t.TempDir()
+	mpigo := filepath.Join(dir, "mpigo")
+	if out, err := exec.Command("go", "build", "-o", mpigo, "../cmd/mpigo").CombinedOutput(); err != nil {
+		t.Fatalf("building mpigo: %v\n%s", err, out)
+	}
+	agent := filepath.Join(dir, "fakessh")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\nshift\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, byNode := range []bool{true, false} {
+		t.Run(fmt.Sprintf("bynode=%v", byNode), func(t *testing.T) {
+			var out, errb lockedBuffer
+			code := launch.Run(launch.Spec{
+				N:         7,
+				Program:   os.Args[0],
+				Args:      []string{"-test.run=^" + name + "$", "-test.count=1"},
+				Env:       []string{"MPIGO_TEST_CHILD=" + name, fmt.Sprintf("MPIGO_TEST_ROOT=%d", map[bool]int{true: 3, false: 1}[byNode])},
+				Settings:  map[string]string{"coll_bcast_large": "1G"},
+				Timeout:   time.Minute,
+				Hosts:     []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 3}, {Name: "gamma", Slots: 1}},
+				Mapping:   launch.Mapping{ByNode: byNode},
+				Agent:     []string{agent},
+				AgentPath: mpigo,
+				Stdout:    &out,
+				Stderr:    &errb,
+			})
+			if code != 0 {
+				t.Fatalf("exit %d\n--- stdout\n%s--- stderr\n%s", code, out.String(), errb.String())
+			}
+			if strings.Contains(out.String(), "FAIL") {
+				t.Fatalf("a rank failed\n%s", out.String())
+			}
+		})
 	}
 }

@@ -220,9 +220,18 @@ func (s *Sched) bcastOn(buf []byte, root int) {
 		}
 		s.fence()
 	}
+	if m != len(buf) {
+		s.msg = msg
+	}
 	if m > len(buf) {
 		copy(buf, msg)
 		s.err = fmt.Errorf("%w: the root's message has %d bytes, this rank's buffer %d "+
 			"(MPI requires the same type signature on every rank)", ErrTruncate, m, len(buf))
 	}
 }
+
+// Message is a Bcast receiver's message where its length is not its buffer's (nil
+// otherwise): the buffer's first bytes where it is shorter, new memory where it is
+// longer (the schedule then ends with ErrTruncate). For a caller that passes the
+// message on (a hierarchical Bcast's leader); call it before Free.
+func (s *Sched) Message() []byte { return s.msg }

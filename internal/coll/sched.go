@@ -145,6 +145,7 @@ type Sched struct {
 	fc    FitConn // c, when it can receive messages of unknown length
 	learn bool    // Learn: receivers may learn lengths from the messages
 	got   []byte  // stRecvFit's message
+	msg   []byte  // a Bcast's message, of another length than the receiver's buffer (Message)
 
 	// arena serves small scratch buffers (a short allreduce's) without the pools;
 	// words, so that kernels may view it as any element type.
