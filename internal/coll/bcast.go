@@ -40,7 +40,7 @@ func (s *Sched) Bcast(buf []byte, root int) {
 	}
 	t := tuning()
 	if s.learn && s.rank != root && learnable(t, n, len(buf)) {
-		s.bcastLearn(buf, root)
+		s.bcastLearn(buf, root, t)
 		return
 	}
 	alg := t.Bcast
@@ -194,15 +194,14 @@ func learnable(t *Tuning, n, m int) bool {
 }
 
 // bcastLearn is a receiver's Bcast: the first message, then bcastOn.
-func (s *Sched) bcastLearn(buf []byte, root int) {
+func (s *Sched) bcastLearn(buf []byte, root int, t *Tuning) {
 	n := s.size
 	v := (s.rank - root + n) % n
 	from := (v - v&-v + root) % n // the binomial tree's parent
-	if t := tuning(); v&(v-1) != 0 && t.Bcast == Auto && n <= t.FlatMax {
+	if v&(v-1) != 0 && t.Bcast == Auto && n <= t.FlatMax {
 		from = AnySource // the root's, if the flat algorithm sends
 	}
-	s.steps = append(s.steps, step{kind: stRecvFit, peer: from, a: buf}, step{kind: stFence},
-		step{kind: stBcastOn, peer: root, a: buf})
+	s.steps = append(s.steps, step{kind: stRecvFit, peer: from, a: buf}, step{kind: stBcastOn, peer: root, a: buf})
 }
 
 // bcastOn continues a receiver's Bcast once its first message (s.got) is in: forward
@@ -211,17 +210,20 @@ func (s *Sched) bcastLearn(buf []byte, root int) {
 func (s *Sched) bcastOn(buf []byte, root int) {
 	msg := s.got
 	n, m := s.size, len(msg)
-	if !(tuning().Bcast == Auto && s.flat(m)) {
+	if t := tuning(); t.Bcast != Auto || n > t.FlatMax || m > t.FlatBytes { // not flat
 		v := (s.rank - root + n) % n
-		for mask := (v & -v) >> 1; mask > 0; mask >>= 1 {
-			if v+mask < n {
-				s.send(msg, (v+mask+root)%n)
+		if mask := (v & -v) >> 1; mask > 0 && v+1 < n { // not a leaf
+			for ; mask > 0; mask >>= 1 {
+				if v+mask < n {
+					s.send(msg, (v+mask+root)%n)
+				}
 			}
+			s.fence()
 		}
-		s.fence()
 	}
-	if m != len(buf) {
-		s.msg = msg
+	if m == len(buf) {
+		s.got = nil // Message: the lengths agree
+		return
 	}
 	if m > len(buf) {
 		copy(buf, msg)
@@ -234,4 +236,4 @@ func (s *Sched) bcastOn(buf []byte, root int) {
 // otherwise): the buffer's first bytes where it is shorter, new memory where it is
 // longer (the schedule then ends with ErrTruncate). For a caller that passes the
 // message on (a hierarchical Bcast's leader); call it before Free.
-func (s *Sched) Message() []byte { return s.msg }
+func (s *Sched) Message() []byte { return s.got }

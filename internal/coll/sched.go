@@ -105,7 +105,8 @@ const (
 	// its bytes going to s.got: a Bcast receiver's first message.
 	stRecvFit
 	// stBcastOn continues a Bcast at a receiver from the message in s.got (root peer,
-	// the caller's buffer a): bcast.go's bcastOn.
+	// the caller's buffer a), once the requests before it are done (a fence as well):
+	// bcast.go's bcastOn.
 	stBcastOn
 	// stRecvExact receives from peer into a, or wherever the message fits, its bytes
 	// going to the step's b; stCheck (peer: the index of an stRecvExact step) then
@@ -142,10 +143,11 @@ type Sched struct {
 
 	small int // messages of at most this go by blocking Send (Conn.EagerMax)
 
-	fc    FitConn // c, when it can receive messages of unknown length
+	fc    FitConn // c, when it can receive messages of unknown length (Learn)
 	learn bool    // Learn: receivers may learn lengths from the messages
-	got   []byte  // stRecvFit's message
-	msg   []byte  // a Bcast's message, of another length than the receiver's buffer (Message)
+	// got: stRecvFit's message; once a Bcast's receiver has taken it, kept only where
+	// its length is not the buffer's (Message)
+	got []byte
 
 	// arena serves small scratch buffers (a short allreduce's) without the pools;
 	// words, so that kernels may view it as any element type.
@@ -165,7 +167,6 @@ func New(c Conn, tag, esize int) *Sched {
 	s.c, s.tag, s.esize = c, tag, max(esize, 1)
 	s.small = min(c.EagerMax(), SmallSend)
 	s.rank, s.size = c.Rank(), c.Size()
-	s.fc, _ = c.(FitConn)
 	return s
 }
 
@@ -175,7 +176,7 @@ func New(c Conn, tag, esize int) *Sched {
 // silently left as they were. A Bcast receiver may then take its first message from
 // any member, so s's tag must be its own (a collective's sequence number), not one
 // that another schedule uses at the same time or just before.
-func (s *Sched) Learn() { s.learn = s.fc != nil }
+func (s *Sched) Learn() { s.fc, s.learn = s.c.(FitConn) }
 
 // Free returns s and its scratch buffers to their pools. Call it once s is done (or
 // has failed); s must not be used afterwards.
@@ -352,6 +353,10 @@ func (s *Sched) advance(block bool) (bool, error) {
 				}
 				s.reqs = append(s.reqs, q)
 			case stBcastOn:
+				if len(s.reqs) > 0 {
+					s.pc-- // after the receive
+					break steps
+				}
 				s.bcastOn(st.a, st.peer)
 			case stCheck:
 				s.check(&s.steps[st.peer])
