@@ -604,7 +604,7 @@ func TestBcastLearn(t *testing.T) {
 							if s.rank == root {
 								copy(buf, want)
 							}
-							s.Learn()
+							s.Learn(s.c.(FitConn))
 							s.Bcast(buf, root)
 							t.Cleanup(func() {
 								w := append([]byte(nil), want[:min(m, c.root)]...)
@@ -641,7 +641,7 @@ func TestGatherLearn(t *testing.T) {
 					if s.rank == odd {
 						m = c.other
 					}
-					s.Learn()
+					s.Learn(s.c.(FitConn))
 					s.Gather(data(s.rank, m, 1), recv, 0)
 				})
 				for r, err := range errs {

@@ -170,13 +170,13 @@ func New(c Conn, tag, esize int) *Sched {
 	return s
 }
 
-// Learn lets s's receivers learn the lengths of the messages they get, where the
-// algorithm allows (Bcast, Gather), so that a program whose ranks disagree on a
-// length ends with an error on the ranks whose buffers disagree, not a hang or bytes
-// silently left as they were. A Bcast receiver may then take its first message from
+// Learn lets s's receivers learn, through fc (s's Conn), the lengths of the messages
+// they get, where the algorithm allows (Bcast, Gather), so that a program whose
+// ranks disagree on a length ends with an error on the ranks whose buffers disagree,
+// not a hang or bytes silently left as they were. A Bcast receiver may then take its first message from
 // any member, so s's tag must be its own (a collective's sequence number), not one
 // that another schedule uses at the same time or just before.
-func (s *Sched) Learn() { s.fc, s.learn = s.c.(FitConn) }
+func (s *Sched) Learn(fc FitConn) { s.fc, s.learn = fc, fc != nil }
 
 // Free returns s and its scratch buffers to their pools. Call it once s is done (or
 // has failed); s must not be used afterwards.
