@@ -333,7 +333,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 			case stCopy:
 				copy(st.a, st.b)
 			case stRecvFit:
-				if block && len(s.reqs) == 0 {
+				if block && len(s.reqs) == 0 && len(st.a) <= s.small {
 					got, err := s.fc.RecvFit(st.a, st.peer, s.tag)
 					if err != nil {
 						return s.fail(err)
