@@ -616,7 +616,6 @@ func hierBarrier(h *hierColl, op string) error {
 func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 	mine := h.leaderIdx[c.rank] == h.leaderIdx[root]
 	rootLeads := h.nodeRank[root] == 0
-	var err error
 	if mine && !rootLeads {
 		if h.leaders == nil {
 			return h.node.Bcast(op, buf, h.nodeRank[root])
@@ -624,8 +623,8 @@ func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 		// This node's leader passes the message on to the others: where its
 		// buffer disagrees with the root's (erroneous), it passes the root's
 		// message, and reports the truncation, if any, once it has.
-		var msg []byte
-		if msg, err = bcastKeep(h.node, op, buf, h.nodeRank[root]); msg != nil {
+		msg, err := bcastKeep(h.node, op, buf, h.nodeRank[root])
+		if msg != nil {
 			if e := h.leaders.Bcast(op, &Vec{B: msg, Esz: 1}, h.leaderIdx[root]); e != nil {
 				return e
 			}
