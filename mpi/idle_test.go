@@ -1,0 +1,149 @@
+package mpi_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// idleCase is one kind of wait that rank 1 makes while rank 0 keeps it waiting: wait
+// blocks rank 1 until rank 0 has called release, which rank 0 calls after a pause. Both
+// return the wall-clock time (the ranks share the machine's clock) at which the
+// waited-for event happened (rank 0) or was seen (rank 1).
+type idleCase struct {
+	name    string
+	release func(t *testing.T, w *mpi.Comm, win *mpi.Win) time.Time
+	wait    func(t *testing.T, w *mpi.Comm, win *mpi.Win) time.Time
+}
+
+var idleCases = []idleCase{
+	{"Recv",
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			at := time.Now()
+			must(t, mpi.Send(w, []int{1}, 1, 5))
+			return at
+		},
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			_, err := mpi.Recv(w, []int{0}, 0, 5)
+			must(t, err)
+			return time.Now()
+		}},
+	{"Recv with a context",
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			at := time.Now()
+			must(t, mpi.Send(w, []int{1}, 1, 6))
+			return at
+		},
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			ctx, cancel := context.WithCancel(context.Background()) // watched: it can end
+			defer cancel()
+			_, err := mpi.Recv(w.WithContext(ctx), []int{0}, 0, 6)
+			must(t, err)
+			return time.Now()
+		}},
+	{"Barrier",
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			at := time.Now()
+			must(t, w.Barrier())
+			return at
+		},
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			must(t, w.Barrier())
+			return time.Now()
+		}},
+	{"Win.Lock", // rank 0 holds the exclusive lock on itself meanwhile
+		func(t *testing.T, _ *mpi.Comm, win *mpi.Win) time.Time {
+			at := time.Now()
+			must(t, win.Unlock(0))
+			return at
+		},
+		func(t *testing.T, _ *mpi.Comm, win *mpi.Win) time.Time {
+			must(t, win.Lock(mpi.LockShared, 0, 0))
+			at := time.Now()
+			return at
+		}},
+}
+
+// TestIdleWaitSleeps: a rank kept waiting (rank 0 pauses 1.2 s before it releases
+// it) in a Recv, a Recv through a view with a context, a Barrier and a Win.Lock uses
+// a small fraction of a core (under 10% of the wait's wall time, user and system time
+// of the whole process), over shared memory and over forced TCP, with the default idle
+// policy; and is woken promptly once released: within 100 ms of the release with the
+// default naps of 1 ms, and also with naps of a second (p2p_sleep=1s), where only the
+// release's wake-up (a doorbell, a futex) can end the sleep in time. (Win.Lock's lock
+// word is polled between naps, which a second would not bound; it runs with the
+// default naps only.)
+func TestIdleWaitSleeps(t *testing.T) {
+	for _, tr := range []string{"shm", "tcp"} {
+		for _, naps := range []string{"", "1s"} {
+			set := map[string]string{}
+			if tr == "tcp" {
+				set["transports"] = "self,tcp"
+			}
+			name := tr
+			if naps != "" {
+				set["p2p_sleep"] = naps
+				name += "_p2p_sleep_" + naps
+			}
+			t.Run(name, func(t *testing.T) {
+				idleJob(t, set, func(t *testing.T, rank, size int) { idleWaits(t, rank, naps == "") })
+			})
+		}
+	}
+}
+
+func idleWaits(t *testing.T, rank int, shortNaps bool) {
+	const pause = 1200 * time.Millisecond
+	w := mpi.World
+	win, _, err := mpi.WinAllocate(64, 8, nil, w)
+	must(t, err)
+	for _, c := range idleCases {
+		if c.name == "Win.Lock" && !shortNaps {
+			continue
+		}
+		if c.name == "Win.Lock" && rank == 0 {
+			must(t, win.Lock(mpi.LockExclusive, 0, 0))
+		}
+		must(t, w.Barrier())
+		if rank == 0 {
+			time.Sleep(pause) // the scenario: a rank that comes late, not synchronisation
+			at := c.release(t, w, win)
+			must(t, mpi.SendValue(w, at.UnixNano(), 1, 99))
+			continue
+		}
+		cpu0, t0 := cpuTime(t), time.Now()
+		seen := c.wait(t, w, win)
+		cpu, wall := cpuTime(t)-cpu0, time.Since(t0)
+		at, _, err := mpi.RecvValue[int64](w, 0, 99)
+		must(t, err)
+		late := seen.Sub(time.Unix(0, at))
+		t.Logf("%s: waited %v, used %v of CPU (%.1f%%), woke %v after the release",
+			c.name, wall.Round(time.Millisecond), cpu, 100*float64(cpu)/float64(wall), late)
+		if wall < pause/2 {
+			t.Errorf("%s: returned after %v, before rank 0 released it (%v)", c.name, wall, pause)
+		}
+		if cpu > wall/10 {
+			t.Errorf("%s: used %v of CPU in a wait of %v: more than 10%%", c.name, cpu, wall)
+		}
+		if late > 100*time.Millisecond {
+			t.Errorf("%s: woke %v after rank 0 released it", c.name, late)
+		}
+	}
+	must(t, w.Barrier())
+	must(t, win.Free())
+}
+
+func idleJob(t *testing.T, set map[string]string, body func(t *testing.T, rank, size int)) {
+	t.Helper()
+	res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: set, Timeout: time.Minute}, func(t *testing.T) {
+		must(t, mpi.Init())
+		body(t, mpi.World.Rank(), mpi.World.Size())
+		must(t, mpi.Finalize())
+	})
+	if !mpitest.IsRank(t) && res.Code != 0 {
+		t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+}
