@@ -13,14 +13,17 @@ import (
 // blocks rank 1 until rank 0 has called release, which rank 0 calls after a pause. Both
 // return the wall-clock time (the ranks share the machine's clock) at which the
 // waited-for event happened (rank 0) or was seen (rank 1).
+// polled: what rank 1 waits for is looked at between naps, not rung, so its wake-up
+// is bounded by the nap only.
 type idleCase struct {
 	name    string
+	polled  bool
 	release func(t *testing.T, w *mpi.Comm, win *mpi.Win) time.Time
 	wait    func(t *testing.T, w *mpi.Comm, win *mpi.Win) time.Time
 }
 
 var idleCases = []idleCase{
-	{"Recv",
+	{"Recv", false,
 		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
 			at := time.Now()
 			must(t, mpi.Send(w, []int{1}, 1, 5))
@@ -31,7 +34,7 @@ var idleCases = []idleCase{
 			must(t, err)
 			return time.Now()
 		}},
-	{"Recv with a context",
+	{"Recv with a context", false,
 		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
 			at := time.Now()
 			must(t, mpi.Send(w, []int{1}, 1, 6))
@@ -44,7 +47,7 @@ var idleCases = []idleCase{
 			must(t, err)
 			return time.Now()
 		}},
-	{"Barrier",
+	{"Barrier", false,
 		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
 			at := time.Now()
 			must(t, w.Barrier())
@@ -54,7 +57,35 @@ var idleCases = []idleCase{
 			must(t, w.Barrier())
 			return time.Now()
 		}},
-	{"Win.Lock", // rank 0 holds the exclusive lock on itself meanwhile
+	// A set that mixes a message with a collective is polled (core.Await): the
+	// collective's completion rings, the message's is seen after a nap.
+	{"Waitany (Irecv, Ibarrier)", true,
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			at := time.Now()
+			must(t, mpi.Send(w, []int{1}, 1, 7))
+			ib, err := w.Ibarrier()
+			must(t, err)
+			_, err = ib.Wait()
+			must(t, err)
+			return at
+		},
+		func(t *testing.T, w *mpi.Comm, _ *mpi.Win) time.Time {
+			r, err := mpi.Irecv(w, []int{0}, 0, 7)
+			must(t, err)
+			ib, err := w.Ibarrier()
+			must(t, err)
+			rs := []mpi.Request{r, ib}
+			i, _, err := mpi.Waitany(rs)
+			must(t, err)
+			at := time.Now()
+			if i != 0 {
+				t.Errorf("Waitany: request %d completed first, want the Irecv (0)", i)
+			}
+			_, err = rs[1].Wait()
+			must(t, err)
+			return at
+		}},
+	{"Win.Lock", true, // rank 0 holds the exclusive lock on itself meanwhile
 		func(t *testing.T, _ *mpi.Comm, win *mpi.Win) time.Time {
 			at := time.Now()
 			must(t, win.Unlock(0))
@@ -68,14 +99,15 @@ var idleCases = []idleCase{
 }
 
 // TestIdleWaitSleeps: a rank kept waiting (rank 0 pauses 1.2 s before it releases
-// it) in a Recv, a Recv through a view with a context, a Barrier and a Win.Lock uses
-// a small fraction of a core (under 10% of the wait's wall time, user and system time
-// of the whole process), over shared memory and over forced TCP, with the default idle
-// policy; and is woken promptly once released: within 100 ms of the release with the
-// default naps of 1 ms, and also with naps of a second (p2p_sleep=1s), where only the
-// release's wake-up (a doorbell, a futex) can end the sleep in time. (Win.Lock's lock
-// word is polled between naps, which a second would not bound; it runs with the
-// default naps only.)
+// it) in a Recv, a Recv through a view with a context, a Barrier, a Waitany over a
+// message and a collective, and a Win.Lock uses a small fraction of a core (under 10%
+// of the wait's wall time, user and system time of the whole process), over shared
+// memory and over forced TCP, with the default idle policy; and is woken promptly
+// once released: within 100 ms of the release with the default naps of at most 1 ms,
+// and also with naps of a second (p2p_sleep=1s), where only the release's wake-up (a
+// doorbell, a futex) can end the sleep in time. (Waitany's message and Win.Lock's
+// lock word are polled between naps, which a second would not bound; they run with
+// the default naps only.)
 func TestIdleWaitSleeps(t *testing.T) {
 	for _, tr := range []string{"shm", "tcp"} {
 		for _, naps := range []string{"", "1s"} {
@@ -101,7 +133,7 @@ func idleWaits(t *testing.T, rank int, shortNaps bool) {
 	win, _, err := mpi.WinAllocate(64, 8, nil, w)
 	must(t, err)
 	for _, c := range idleCases {
-		if c.name == "Win.Lock" && !shortNaps {
+		if c.polled && !shortNaps {
 			continue
 		}
 		if c.name == "Win.Lock" && rank == 0 {
