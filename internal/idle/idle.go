@@ -12,11 +12,11 @@
 // the first is short (FirstNap), each next one twice as long, up to Policy.Sleep, so
 // that a condition nobody rings (a lock word in shared memory) is still seen soon in
 // a short wait. Only a poll that finds something (Restart) starts the phases over.
-// The spin adapts (Adaptive): a wait that
-// ends right after a yield that gave the core away was waiting for a rank that needed
-// this core (the OS may leave two ranks on one core while other work runs), and
-// spinning only delays it, so the next waits spin little until one ends without such a
-// yield.
+//
+// The spin adapts (Adaptive): a wait that ends right after a yield that gave the core
+// away was waiting for a rank that needed this core (the OS may leave two ranks on one
+// core while other work runs), and spinning only delays it, so the next waits spin
+// little until one ends without such a yield.
 //
 // The caller owns the loop, because what a poll is differs (a progress round under a
 // lock, a flag in shared memory) and the poll must stay inline: it asks a Waiter, after
