@@ -103,11 +103,12 @@ var idleCases = []idleCase{
 // message and a collective, and a Win.Lock uses a small fraction of a core (under 10%
 // of the wait's wall time, user and system time of the whole process), over shared
 // memory and over forced TCP, with the default idle policy; and is woken promptly
-// once released: within 100 ms of the release with the default naps of at most 1 ms,
-// and also with naps of a second (p2p_sleep=1s), where only the release's wake-up (a
-// doorbell, a futex) can end the sleep in time. (Waitany's message and Win.Lock's
-// lock word are polled between naps, which a second would not bound; they run with
-// the default naps only.)
+// once released: within 250 ms of the release (it takes well under 5 ms; the bound
+// leaves room for a loaded machine) with the default naps of at most 1 ms, and also
+// with naps of a second (p2p_sleep=1s), where only the release's wake-up (a doorbell,
+// a futex) can end the sleep in time. (Waitany's message and Win.Lock's lock word are
+// polled between naps, which a second would not bound; they run with the default
+// naps only.)
 func TestIdleWaitSleeps(t *testing.T) {
 	for _, tr := range []string{"shm", "tcp"} {
 		for _, naps := range []string{"", "1s"} {
@@ -160,7 +161,7 @@ func idleWaits(t *testing.T, rank int, shortNaps bool) {
 		if cpu > wall/10 {
 			t.Errorf("%s: used %v of CPU in a wait of %v: more than 10%%", c.name, cpu, wall)
 		}
-		if late > 100*time.Millisecond {
+		if late > 250*time.Millisecond {
 			t.Errorf("%s: woke %v after rank 0 released it", c.name, late)
 		}
 	}
