@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"github.com/mpigo/mpigo/internal/shmcoll"
 	"strings"
@@ -308,6 +309,14 @@ func schedBcastLen(c *Comm, op string, buf *Vec, root, n int) error {
 	}
 }
 
+// nodeReduce and nodeAllreduceEntry: every rank takes the region whatever its own
+// length (an erroneous call's ranks may pass different ones): one within the limit
+// reduces there, one beyond it takes the op there without data (shmcoll Elsewhere)
+// before the schedules. Each publishes its length beside its arrival, and whoever
+// combines compares (shmcoll CountError, MPI_ERR_COUNT here), so a rank whose length
+// differs makes every rank that can see it return an error, none waits for a peer that
+// took another way, and the group stays in step. coll_check compares the calls before
+// any of this (and keeps the schedules' own check for long messages).
 func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
@@ -317,15 +326,21 @@ func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
-	g, err := c.nodeGroup(&cl, int64(len(s.B)), reduceLimit(c, r))
+	g, long, err := c.nodeReduceGroup(&cl, int64(len(s.B)), reduceLimit(c, r))
 	if err != nil || g == nil {
 		if err != nil {
 			return err
 		}
 		return schedReduce(c, op, send, recv, r, root)
 	}
+	if long {
+		if err := g.Elsewhere(len(s.B)); err != nil {
+			return nodeCountErr(g, op, err, s.Esz, nil)
+		}
+		return schedReduce(c, op, send, recv, r, root)
+	}
 	if err := g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root); err != nil {
-		return MapErr(op, err)
+		return nodeCountErr(g, op, err, s.Esz, nil)
 	}
 	if c.rank != root {
 		c.node.sentTo(root, len(s.B))
@@ -342,18 +357,64 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
-	g, err := c.nodeGroup(&cl, int64(len(recv.B)), reduceLimit(c, r))
+	limit := reduceLimit(c, r)
+	g, long, err := c.nodeReduceGroup(&cl, int64(len(recv.B)), limit)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
 		}
 		return schedAllreduce(c, op, send, recv, r)
 	}
+	chooses := func(n int) bool { return n <= int(limit) && nodeChooses(g, &c.node.lim, n, r) }
+	if long {
+		if err := g.Elsewhere(len(recv.B)); err != nil {
+			return nodeCountErr(g, op, err, recv.Esz, chooses)
+		}
+		return schedAllreduce(c, op, send, recv, r)
+	}
 	if err := nodeAllreduce(g, &c.node.lim, s.B, recv.B, recv.Esz, r); err != nil {
-		return MapErr(op, err)
+		return nodeCountErr(g, op, err, recv.Esz, chooses)
 	}
 	c.node.sentAll(len(recv.B))
 	return nil
+}
+
+// nodeReduceGroup is nodeGroup for a reduction of n bytes: the group for every length
+// when the region is on (long: n is beyond limit, for the schedules after Elsewhere),
+// except under coll_check, which compares the calls itself.
+func (c *Comm) nodeReduceGroup(cl *Call, n, limit int64) (g *shmcoll.Group, long bool, err error) {
+	if n <= limit {
+		g, err = c.nodeGroup(cl, n, limit)
+		return g, false, err
+	}
+	if c.coll.check {
+		return nil, false, nil
+	}
+	g, err = c.nodeGroup(cl, 0, 0)
+	return g, g != nil, err
+}
+
+// nodeCountErr maps a node reduction's error, a shmcoll.CountError to MPI_ERR_COUNT
+// naming both counts. chooses (Allreduce; nil for Reduce) says whether a length makes a
+// rank take rank 0's timed choice (shmcoll Choose) first: a rank that did not while
+// rank 0 did takes the pick it left, so that the calls stay counted alike.
+func nodeCountErr(g *shmcoll.Group, op string, err error, esz int, chooses func(int) bool) error {
+	var ce *shmcoll.CountError
+	if !errors.As(err, &ce) {
+		return MapErr(op, err)
+	}
+	if chooses != nil && g.Rank() != 0 && !chooses(ce.Want) {
+		n0, err := g.ArrivedLen(0)
+		if err != nil {
+			return MapErr(op, err)
+		}
+		if chooses(n0) {
+			g.SkipChoice()
+		}
+	}
+	esz = max(esz, 1)
+	return Errorf(ClassCount, op, "this rank passes %d elements (%d bytes), rank %d passes %d (%d bytes): "+
+		"MPI requires the same count on every rank", ce.Want/esz, ce.Want, ce.Rank, ce.Len/esz, ce.Len)
 }
 
 func hierBarrierEntry(c *Comm, op string) error {
