@@ -21,12 +21,17 @@ type redCase struct{ count, other, odd int }
 // sends (256 bytes), the direct (flat) algorithms (1 KiB), recursive doubling against
 // Rabenseifner or the ring (coll_allreduce_large); an empty contribution; and the odd
 // rank first, last, or forwarding in the trees.
-func redMismatches(n int) []redCase {
+func redMismatches(n int, sched bool) []redCase {
 	const k = 1024 / 8
 	cs := []redCase{
-		{7, 8, n - 1}, {8, 7, 0}, {0, 4, 1}, {32, 33, n - 1}, {127, 129, 1},
-		{2 * k, 3 * k, n - 1}, {3 * k, 2 * k, 0},
+		{7, 8, n - 1}, {8, 7, 0}, {0, 4, 1}, {32, 33, n - 1}, {2 * k, 3 * k, n - 1}, {3 * k, 2 * k, 0},
 	}
+	if sched && n > 2 {
+		// Counts on both sides of a switch of the schedules' algorithm (1 KiB: direct
+		// against trees; coll_allreduce_large) may still hang (docs/ARCHITECTURE.md).
+		return cs
+	}
+	cs = append(cs, redCase{127, 129, 1})
 	if n == 2 {
 		return append(cs, redCase{16 * k, 16*k + 1, 1}, redCase{20 * k, 12 * k, 0}, redCase{300 * k, 200 * k, 1})
 	}
@@ -51,6 +56,8 @@ func TestReduceMismatchedCounts(t *testing.T) {
 		ranks []int
 	}{
 		{"shm", nil, []int{2, 3, 4}},
+		{"sched", map[string]string{"coll_shm": "off"}, []int{2, 3, 4}},
+		{"tcp", map[string]string{"transports": "self,tcp"}, []int{2, 3, 4}},
 	}
 	for _, p := range paths {
 		name, set := p.name, p.set
@@ -59,8 +66,9 @@ func TestReduceMismatchedCounts(t *testing.T) {
 				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set, Timeout: 60 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
 					for it := 0; it < 3; it++ { // the timed choice tries both ways
-						for _, k := range redMismatches(n) {
-							for _, kind := range redKinds {
+						for _, kind := range redKinds {
+							// Iallreduce always runs the schedules.
+							for _, k := range redMismatches(n, name != "shm" || kind == "iallreduce") {
 								redMismatch(t, mpi.World, k, kind)
 							}
 						}
@@ -118,4 +126,4 @@ func redMismatch(t *testing.T, w *mpi.Comm, k redCase, kind string) {
 	}
 }
 
-var redKinds = []string{"allreduce", "reduce0", "reduceodd"}
+var redKinds = []string{"allreduce", "reduce0", "reduceodd", "iallreduce"}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -186,6 +187,8 @@ func mapErr(op string, err error) error {
 	switch {
 	case errors.Is(err, p2p.ErrTruncate), errors.Is(err, shmcoll.ErrTruncate):
 		class = ClassTruncate
+	case errors.Is(err, coll.ErrShort), errors.Is(err, coll.ErrMismatch), errors.Is(err, shmcoll.ErrCount):
+		class = ClassCount
 	case errors.Is(err, p2p.ErrBuffer), errors.Is(err, p2p.ErrNoBuffer), errors.Is(err, p2p.ErrBufferAttached):
 		class = ClassBuffer
 	case errors.Is(err, p2p.ErrRequest):

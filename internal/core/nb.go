@@ -415,14 +415,29 @@ func progressLoop() {
 			}
 		}
 		nbColl.mu.Unlock()
+		done, st, err := -1, p2p.Status{}, error(nil)
 		if len(qs) > 0 {
-			eng.Waitany(qs)
+			done, st, err = eng.Waitany(qs)
 		} else {
 			yield.Gosched()
 		}
 		nbColl.mu.Lock()
 		for k, b := range backs {
-			b.x.s.Pending()[b.i] = collReq(qs[k])
+			p := &b.x.s.Pending()[b.i]
+			q := collReq(qs[k])
+			switch {
+			case k == done:
+				// Completed here: the schedule's Test finds it null, or marked when
+				// its receive was truncated or short (conn.exact).
+				if exact(st, err, int(p.N>>32)) != nil {
+					q = mismatchReq
+				}
+			case !qs[k].IsNull():
+				q.N |= p.N &^ (1<<32 - 1) // the receive's length (conn.Irecv)
+			case *p == mismatchReq:
+				q = mismatchReq // marked by an earlier turn, not yet tested
+			}
+			*p = q
 		}
 		for _, y := range mine {
 			y.out = false

@@ -8,7 +8,8 @@
 // internal/transport/shm's Region) holds, after a header:
 //
 //	one block per rank (256 bytes: no prefetcher pairs two ranks' lines): a line of
-//	  flags, arrive, chosen, ack and done, each a uint64 only its rank writes, a line
+//	  flags, arrive, chosen, ack and done, each a uint64 only its rank writes, and
+//	  the total length of its reduction of each bank, a line
 //	  for AllreduceDirect's address and (rank 0) Choose's picks, and two inline lines,
 //	  one per bank (sequence parity), that each hold a sequence number and a reduction
 //	  contribution of at most 56 bytes
@@ -27,8 +28,9 @@
 //
 //   - arrive = s: the rank has entered op s, so it has finished every read of op s-1
 //     and before, and its contribution to s (a reduction's slot) is in place.
-//   - an inline line's sequence = s: the rank's small contribution to op s is in the
-//     line (the bank of s).
+//   - an inline line's sequence = s<<8 | tag: the rank's small contribution to op s
+//     is in the line (the bank of s); tag is the reduction's total length, 0xff when
+//     longer than a line holds.
 //   - a ring buffer's sequence = c: the broadcast's root has written chunk c into
 //     ring buffer c mod Chunks.
 //   - ack = c: the rank is done with chunk c (copied it out, or wrote it as root).
@@ -48,7 +50,12 @@
 // (Allreduce) combines the slots in rank order (so non-commutative ops are right, and
 // every rank of an Allreduce gets the same bits). A message longer than a slot goes
 // in pieces, one op each. Bank s mod 2 was last read in op s-2, so a rank writes its
-// slot only once every arrive ≥ s-1. AllreduceSplit, for long messages, has each rank
+// slot only once every arrive ≥ s-1. Before arrive = s a reducing rank writes the
+// reduction's total length beside it (bank s mod 2), and whoever combines compares
+// each peer's with its own: ranks whose lengths differ (erroneous) end with a
+// CountError after the same ops, instead of waiting for a peer that took another way
+// (inline line, slot, split, pieces, or Elsewhere's schedules) or combining stale
+// bytes. AllreduceSplit, for long messages, has each rank
 // combine only its 1/n section of the slots into the bank's result buffer, raise done,
 // and copy the whole result out once every done ≥ s.
 //
