@@ -326,21 +326,21 @@ func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
-	g, long, err := c.nodeReduceGroup(&cl, int64(len(s.B)), reduceLimit(c, r))
+	n, limit := int64(len(s.B)), reduceLimit(c, r)
+	g, err := c.nodeGroup(&cl, n, limit)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
 		}
-		return schedReduce(c, op, send, recv, r, root)
-	}
-	if long {
-		if err := g.Elsewhere(len(s.B)); err != nil {
-			return nodeCountErr(g, op, err, s.Esz, nil)
+		if n > limit {
+			if err := c.nodeElsewhere(&cl, len(s.B), s.Esz, nil); err != nil {
+				return err
+			}
 		}
 		return schedReduce(c, op, send, recv, r, root)
 	}
 	if err := g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root); err != nil {
-		return nodeCountErr(g, op, err, s.Esz, nil)
+		return nodeCountErr(c, g, op, err, s.Esz, nil)
 	}
 	if c.rank != root {
 		c.node.sentTo(root, len(s.B))
@@ -357,53 +357,57 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
-	limit := reduceLimit(c, r)
-	g, long, err := c.nodeReduceGroup(&cl, int64(len(recv.B)), limit)
+	n, limit := int64(len(recv.B)), reduceLimit(c, r)
+	g, err := c.nodeGroup(&cl, n, limit)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
 		}
-		return schedAllreduce(c, op, send, recv, r)
-	}
-	chooses := func(n int) bool { return n <= int(limit) && nodeChooses(g, &c.node.lim, n, r) }
-	if long {
-		if err := g.Elsewhere(len(recv.B)); err != nil {
-			return nodeCountErr(g, op, err, recv.Esz, chooses)
+		if n > limit {
+			if err := c.nodeElsewhere(&cl, len(recv.B), recv.Esz, r); err != nil {
+				return err
+			}
 		}
 		return schedAllreduce(c, op, send, recv, r)
 	}
 	if err := nodeAllreduce(g, &c.node.lim, s.B, recv.B, recv.Esz, r); err != nil {
-		return nodeCountErr(g, op, err, recv.Esz, chooses)
+		return nodeCountErr(c, g, op, err, recv.Esz, r)
 	}
 	c.node.sentAll(len(recv.B))
 	return nil
 }
 
-// nodeReduceGroup is nodeGroup for a reduction of n bytes: the group for every length
-// when the region is on (long: n is beyond limit, for the schedules after Elsewhere),
-// except under coll_check, which compares the calls itself.
-func (c *Comm) nodeReduceGroup(cl *Call, n, limit int64) (g *shmcoll.Group, long bool, err error) {
-	if n <= limit {
-		g, err = c.nodeGroup(cl, n, limit)
-		return g, false, err
+// nodeElsewhere is a reduction of n bytes, beyond the region's limit, before it takes
+// the schedules: it takes the op in the region (shmcoll Elsewhere) when the region is
+// on, so that ranks whose lengths differ find it, except under coll_check, which
+// compares the calls itself. r is the Allreduce's op (nil for a Reduce).
+func (c *Comm) nodeElsewhere(cl *Call, n, esz int, r *Red) error {
+	if c.coll.check || c.node.state == nodeOff {
+		return nil
 	}
-	if c.coll.check {
-		return nil, false, nil
+	g, err := c.nodeGroup(cl, 0, 0)
+	if err != nil || g == nil {
+		return err
 	}
-	g, err = c.nodeGroup(cl, 0, 0)
-	return g, g != nil, err
+	if err := g.Elsewhere(n); err != nil {
+		return nodeCountErr(c, g, cl.Op, err, esz, r)
+	}
+	return nil
 }
 
 // nodeCountErr maps a node reduction's error, a shmcoll.CountError to MPI_ERR_COUNT
-// naming both counts. chooses (Allreduce; nil for Reduce) says whether a length makes a
-// rank take rank 0's timed choice (shmcoll Choose) first: a rank that did not while
-// rank 0 did takes the pick it left, so that the calls stay counted alike.
-func nodeCountErr(g *shmcoll.Group, op string, err error, esz int, chooses func(int) bool) error {
+// naming both counts. For an Allreduce (r; nil for a Reduce) a length may make a rank
+// take rank 0's timed choice (shmcoll Choose) first: a rank that did not while rank 0
+// did takes the pick it left, so that the calls stay counted alike.
+func nodeCountErr(c *Comm, g *shmcoll.Group, op string, err error, esz int, r *Red) error {
 	var ce *shmcoll.CountError
 	if !errors.As(err, &ce) {
 		return MapErr(op, err)
 	}
-	if chooses != nil && g.Rank() != 0 && !chooses(ce.Want) {
+	chooses := func(n int) bool {
+		return int64(n) <= reduceLimit(c, r) && nodeChooses(g, &c.node.lim, n, r)
+	}
+	if r != nil && g.Rank() != 0 && !chooses(ce.Want) {
 		n0, err := g.ArrivedLen(0)
 		if err != nil {
 			return MapErr(op, err)

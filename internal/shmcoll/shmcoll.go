@@ -1089,16 +1089,20 @@ func (g *Group) combineInline(acc []byte, s uint64, k Kernel, total int) error {
 	for j := g.size - 1; j >= 0; j-- {
 		seq, d := g.inline(j, s)
 		if j != g.rank {
-			if err := g.waitEither(j, seq, s<<8, g.flag(j, fArrive), s); err != nil {
-				return err
+			v := atomic.LoadUint64(seq)
+			if v < s<<8 {
+				if err := g.waitSlow(j, seq, s<<8, g.flag(j, fArrive), s); err != nil {
+					return err
+				}
+				v = atomic.LoadUint64(seq)
 			}
-			if atomic.LoadUint64(seq) != want {
+			if v != want {
 				return g.lenMismatch(j, s, total)
 			}
 		}
 		if j == g.size-1 {
 			copy(acc, d)
-		} else if len(acc) > 0 {
+		} else {
 			k(acc, d[:len(acc)])
 		}
 	}
