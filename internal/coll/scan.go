@@ -79,10 +79,7 @@ func (s *Sched) scan(send, recv []byte, op Op, exclusive bool) {
 	s.op = op
 	s.exact = true
 	n, r := s.size, s.rank
-	m := len(send)
-	if m == 0 {
-		return
-	}
+	m := len(send) // an empty one still exchanges, so a mismatched peer finds it
 	partial := s.buf(m)
 	s.copy(partial, send)
 	if !exclusive {
