@@ -67,6 +67,45 @@ func BenchmarkCollOverhead(b *testing.B) {
 			wait(b, r, err)
 		}
 	})
+	// Neighbourhood collectives on a periodic ring of one rank: its two neighbours are
+	// itself, so two messages go through the self transport each call.
+	ring, err := mpi.World.CartCreate([]int{1}, []bool{true}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	two, got := []float64{1, 2}, []float64{0, 0}
+	b.Run("NeighborAlltoall8", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := mpi.NeighborAlltoall(ring, two, got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("IneighborAlltoall8", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r, err := mpi.IneighborAlltoall(ring, two, got)
+			wait(b, r, err)
+		}
+	})
+	// On a type with gaps: each block packed, sent and unpacked.
+	vec, err := mpi.TypeVector(2, 1, 2, mpi.Float64)
+	if err == nil {
+		err = vec.Commit()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	a6, g6 := make([]float64, 6), make([]float64, 6)
+	b.Run("NeighborAlltoallBuf/vector", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := mpi.NeighborAlltoallBuf(ring, mpi.Typed(a6, 2, vec), mpi.Typed(g6, 2, vec)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	// Through a view whose context can end: a blocking collective runs in a pooled
 	// runner goroutine while the caller waits for it or the context; a request's
 	// WaitContext watches the context while it waits.

@@ -42,23 +42,6 @@ func persistReq(c *Comm, start func() (Request, error)) Request {
 	})}
 }
 
-// persistentNeighbor is persistent for the neighbourhood collectives, whose
-// nonblocking forms run the blocking one in the background: Init runs check, the
-// blocking form, on c's base under CheckArgs, which stops it once its checks have
-// passed.
-func (c *Comm) persistentNeighbor(op string, start func() (Request, error), check func(b *Comm) error) (Request, error) {
-	if err := c.check(op); err != nil {
-		return Request{}, err
-	}
-	// On a view's base: a view with a context would run the blocking form in a
-	// goroutine of its own, outside the dry run.
-	b := c.base()
-	if err := c.dev().CheckArgs(func() error { return check(b) }); err != nil {
-		return Request{}, err
-	}
-	return persistReq(c, start), nil
-}
-
 // BarrierInit makes a persistent barrier (MPI_Barrier_init).
 func (c *Comm) BarrierInit() (Request, error) {
 	defer prof.Exit(prof.BarrierInit, c.enter(prof.BarrierInit, prof.NoPeer, 0), 0)
@@ -256,61 +239,59 @@ func ExscanInitBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // NeighborAllgatherInit makes a persistent NeighborAllgather (MPI_Neighbor_allgather_init).
 func NeighborAllgatherInit[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgatherInit, c.enter(prof.NeighborAllgatherInit, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.persistentNeighbor("NeighborAllgatherInit", func() (Request, error) { return IneighborAllgather[T](c, send, recv) }, func(b *Comm) error { return NeighborAllgather[T](b, send, recv) })
+	return c.persistent("NeighborAllgatherInit", func() (Request, error) { return IneighborAllgather[T](c, send, recv) })
 }
 
 // NeighborAllgathervInit makes a persistent NeighborAllgatherv (MPI_Neighbor_allgatherv_init).
 func NeighborAllgathervInit[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgathervInit, c.enter(prof.NeighborAllgathervInit, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.persistentNeighbor("NeighborAllgathervInit", func() (Request, error) { return IneighborAllgatherv[T](c, send, recv, counts, displs) }, func(b *Comm) error { return NeighborAllgatherv[T](b, send, recv, counts, displs) })
+	return c.persistent("NeighborAllgathervInit", func() (Request, error) { return IneighborAllgatherv[T](c, send, recv, counts, displs) })
 }
 
 // NeighborAlltoallInit makes a persistent NeighborAlltoall (MPI_Neighbor_alltoall_init).
 func NeighborAlltoallInit[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallInit, c.enter(prof.NeighborAlltoallInit, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.persistentNeighbor("NeighborAlltoallInit", func() (Request, error) { return IneighborAlltoall[T](c, send, recv) }, func(b *Comm) error { return NeighborAlltoall[T](b, send, recv) })
+	return c.persistent("NeighborAlltoallInit", func() (Request, error) { return IneighborAlltoall[T](c, send, recv) })
 }
 
 // NeighborAlltoallvInit makes a persistent NeighborAlltoallv (MPI_Neighbor_alltoallv_init).
 func NeighborAlltoallvInit[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallvInit, c.enter(prof.NeighborAlltoallvInit, prof.NoPeer, nbytes(send)), nbytes(send))
-	return c.persistentNeighbor("NeighborAlltoallvInit", func() (Request, error) {
+	return c.persistent("NeighborAlltoallvInit", func() (Request, error) {
 		return IneighborAlltoallv[T](c, send, scounts, sdispls, recv, rcounts, rdispls)
-	}, func(b *Comm) error { return NeighborAlltoallv[T](b, send, scounts, sdispls, recv, rcounts, rdispls) })
+	})
 }
 
 // NeighborAllgatherInitBuf makes a persistent NeighborAllgather (MPI_Neighbor_allgather_init).
 func NeighborAllgatherInitBuf(c *Comm, send, recv Buf) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgatherInit, c.enter(prof.NeighborAllgatherInit, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.persistentNeighbor("NeighborAllgatherInitBuf", func() (Request, error) { return IneighborAllgatherBuf(c, send, recv) }, func(b *Comm) error { return NeighborAllgatherBuf(b, send, recv) })
+	return c.persistent("NeighborAllgatherInitBuf", func() (Request, error) { return IneighborAllgatherBuf(c, send, recv) })
 }
 
 // NeighborAllgathervInitBuf makes a persistent NeighborAllgatherv (MPI_Neighbor_allgatherv_init).
 func NeighborAllgathervInitBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAllgathervInit, c.enter(prof.NeighborAllgathervInit, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.persistentNeighbor("NeighborAllgathervInitBuf", func() (Request, error) { return IneighborAllgathervBuf(c, send, recv, counts, displs) }, func(b *Comm) error { return NeighborAllgathervBuf(b, send, recv, counts, displs) })
+	return c.persistent("NeighborAllgathervInitBuf", func() (Request, error) { return IneighborAllgathervBuf(c, send, recv, counts, displs) })
 }
 
 // NeighborAlltoallInitBuf makes a persistent NeighborAlltoall (MPI_Neighbor_alltoall_init).
 func NeighborAlltoallInitBuf(c *Comm, send, recv Buf) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallInit, c.enter(prof.NeighborAlltoallInit, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.persistentNeighbor("NeighborAlltoallInitBuf", func() (Request, error) { return IneighborAlltoallBuf(c, send, recv) }, func(b *Comm) error { return NeighborAlltoallBuf(b, send, recv) })
+	return c.persistent("NeighborAlltoallInitBuf", func() (Request, error) { return IneighborAlltoallBuf(c, send, recv) })
 }
 
 // NeighborAlltoallvInitBuf makes a persistent NeighborAlltoallv (MPI_Neighbor_alltoallv_init).
 func NeighborAlltoallvInitBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallvInit, c.enter(prof.NeighborAlltoallvInit, prof.NoPeer, send.size()), send.size())
-	return c.persistentNeighbor("NeighborAlltoallvInitBuf", func() (Request, error) {
+	return c.persistent("NeighborAlltoallvInitBuf", func() (Request, error) {
 		return IneighborAlltoallvBuf(c, send, scounts, sdispls, recv, rcounts, rdispls)
-	}, func(b *Comm) error { return NeighborAlltoallvBuf(b, send, scounts, sdispls, recv, rcounts, rdispls) })
+	})
 }
 
 // NeighborAlltoallwInit makes a persistent NeighborAlltoallw (MPI_Neighbor_alltoallw_init).
 func NeighborAlltoallwInit[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
 	defer prof.Exit(prof.NeighborAlltoallwInit, c.enter(prof.NeighborAlltoallwInit, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
-	return c.persistentNeighbor("NeighborAlltoallwInit", func() (Request, error) {
+	return c.persistent("NeighborAlltoallwInit", func() (Request, error) {
 		return IneighborAlltoallw[S, R](c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
-	}, func(b *Comm) error {
-		return NeighborAlltoallw[S, R](b, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }

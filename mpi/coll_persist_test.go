@@ -290,9 +290,9 @@ func persistentInitChecks(t *testing.T, rank, size int) {
 		t.Errorf("NeighborAllgather run after a refused Init: %v, want %v", nb, want)
 	}
 	must(t, rq.Free())
-	// The dry run is the calling goroutine's: a nonblocking neighbourhood collective
-	// in flight on the ring (its own goroutine) runs as usual meanwhile, and an Init
-	// through a view with a context checks without exchanging.
+	// The dry run sends nothing: a nonblocking neighbourhood collective in flight on
+	// the ring (progressed by the collectives' goroutine) completes as usual beside
+	// it, and an Init through a view with a context checks without exchanging.
 	nb2, nb3 := []int{-1, -1}, []int{-1, -1}
 	pend, err := mpi.IneighborAllgather(ring, []int{10 * rank}, nb2)
 	must(t, err)

@@ -1,6 +1,8 @@
 package mpi
 
 import (
+	"sync"
+
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -12,67 +14,24 @@ import (
 // each dimension, the -1 then the +1 neighbour; a ProcNull neighbour (a non-periodic
 // edge) sends nothing and leaves its receive block untouched.
 
-// neighborExchange posts a receive per source and a send per destination on c's
-// collective context and waits for them all. On a Cartesian grid each message's tag
-// names the receiver's slot, so that in a dimension of size 1 or 2 (where the -1 and +1
-// neighbours are the same rank) each block lands in its place.
-func (c *Comm) neighborExchange(op string, sendBlock, recvBlock func(i int) []byte) error {
-	if err := c.d.DryStop(); err != nil {
-		return err // a persistent Init's check of its arguments passed
-	}
+// neighborRun runs the exchange of send's and recv's blocks along c's topology (the
+// device's Neighbor), or with nb starts it.
+func (c *Comm) neighborRun(op string, send, recv *core.NSide, nb bool) (*core.Pending, error) {
 	srcs, dsts, _ := c.neighbors()
 	_, cart := c.topo.(*cartTopo)
-	reqs := make([]core.Request, 0, len(srcs)+len(dsts))
-	fail := func(err error) error {
-		for i := range reqs {
-			core.Cancel(&reqs[i])
-		}
-		core.Waitall(reqs, nil)
-		return c.fail(op, mapErr(op, err))
-	}
-	for i, s := range srcs {
-		if s == ProcNull {
-			continue
-		}
-		tag := core.TagNeighbor
-		if cart {
-			tag += i
-		}
-		q, err := c.d.IrecvInternal(recvBlock(i), s, tag)
-		if err != nil {
-			return fail(err)
-		}
-		reqs = append(reqs, q)
-	}
-	for j, d := range dsts {
-		if d == ProcNull {
-			continue
-		}
-		tag := core.TagNeighbor
-		if cart {
-			tag += j ^ 1 // our +1 neighbour receives us as its -1 neighbour, and back
-		}
-		q, err := c.d.IsendInternal(sendBlock(j), d, tag)
-		if err != nil {
-			return fail(err)
-		}
-		reqs = append(reqs, q)
-	}
-	if err := core.Waitall(reqs, nil); err != nil {
-		return c.fail(op, mapErr(op, err))
-	}
-	return nil
+	return c.d.Neighbor(op, srcs, dsts, cart, send, recv, nb)
 }
 
-// neighborShape checks c has a topology and returns its in- and out-degree.
+// neighborShape checks c has a topology and returns its in- and out-degree. Its
+// error has not been through the handler.
 func (c *Comm) neighborShape(op string) (in, out int, err error) {
-	if err := c.check(op); err != nil {
+	if err := c.dev().Check(op); err != nil {
 		return 0, 0, err
 	}
 	srcs, dsts, ok := c.neighbors()
 	if !ok {
-		return 0, 0, c.fail(op, errorf(ClassTopology, op,
-			"communicator %q has no process topology (make one with CartCreate, GraphCreate or DistGraphCreate)", c.Name()))
+		return 0, 0, errorf(ClassTopology, op,
+			"communicator %q has no process topology (make one with CartCreate, GraphCreate or DistGraphCreate)", c.Name())
 	}
 	return len(srcs), len(dsts), nil
 }
@@ -100,18 +59,22 @@ func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
 			return err
 		}
 	}
-	const op = "NeighborAllgather"
+	_, err := neighborAllgather("NeighborAllgather", c, send, recv, false)
+	return c.fail("NeighborAllgather", err)
+}
+
+func neighborAllgather[T Elem](op string, c *Comm, send, recv []T, nb bool) (*core.Pending, error) {
 	in, _, err := c.neighborShape(op)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	n := len(send)
 	if len(recv) < n*in {
-		return c.fail(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+		return nil, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n)
 	}
-	sb, rb := asBytes(send), asBytes(recv)
-	bs := n * esize[T]()
-	return c.neighborExchange(op, func(int) []byte { return sb }, func(i int) []byte { return rb[i*bs : (i+1)*bs] })
+	es := esize[T]()
+	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Count: n, Unit: es},
+		&core.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
 }
 
 // NeighborAllgatherv is NeighborAllgather with the block from source i received as
@@ -123,17 +86,21 @@ func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) e
 			return err
 		}
 	}
-	const op = "NeighborAllgatherv"
+	_, err := neighborAllgatherv("NeighborAllgatherv", c, send, recv, counts, displs, false)
+	return c.fail("NeighborAllgatherv", err)
+}
+
+func neighborAllgatherv[T Elem](op string, c *Comm, send, recv []T, counts, displs []int, nb bool) (*core.Pending, error) {
 	in, _, err := c.neighborShape(op)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkBlocks(op, "recv", counts, displs, in, len(recv)); err != nil {
-		return c.fail(op, err)
+		return nil, err
 	}
-	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
-	return c.neighborExchange(op, func(int) []byte { return sb },
-		func(i int) []byte { return rb[displs[i]*es : (displs[i]+counts[i])*es] })
+	es := esize[T]()
+	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Count: len(send), Unit: es},
+		&core.NSide{Mem: asBytes(recv), Counts: counts, Displs: displs, Unit: es}, nb)
 }
 
 // NeighborAlltoall sends block j of send to destination j and receives block i of recv
@@ -145,25 +112,28 @@ func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
 			return err
 		}
 	}
-	const op = "NeighborAlltoall"
+	_, err := neighborAlltoall("NeighborAlltoall", c, send, recv, false)
+	return c.fail("NeighborAlltoall", err)
+}
+
+func neighborAlltoall[T Elem](op string, c *Comm, send, recv []T, nb bool) (*core.Pending, error) {
 	in, out, err := c.neighborShape(op)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if out == 0 {
-		return c.neighborExchange(op, nil, func(int) []byte { return nil })
+	n := 0 // with no destination, every source's block is empty
+	if out > 0 {
+		if len(send)%out != 0 {
+			return nil, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out)
+		}
+		n = len(send) / out
 	}
-	if len(send)%out != 0 {
-		return c.fail(op, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out))
-	}
-	n := len(send) / out
 	if len(recv) < n*in {
-		return c.fail(op, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n))
+		return nil, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n)
 	}
-	sb, rb := asBytes(send), asBytes(recv)
-	bs := n * esize[T]()
-	return c.neighborExchange(op, func(j int) []byte { return sb[j*bs : (j+1)*bs] },
-		func(i int) []byte { return rb[i*bs : (i+1)*bs] })
+	es := esize[T]()
+	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Count: n, Stride: n, Unit: es},
+		&core.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
 }
 
 // NeighborAlltoallv is NeighborAlltoall with blocks of their own sizes and places
@@ -176,20 +146,24 @@ func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv [
 			return err
 		}
 	}
-	const op = "NeighborAlltoallv"
+	_, err := neighborAlltoallv("NeighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, false)
+	return c.fail("NeighborAlltoallv", err)
+}
+
+func neighborAlltoallv[T Elem](op string, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int, nb bool) (*core.Pending, error) {
 	in, out, err := c.neighborShape(op)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkBlocks(op, "send", scounts, sdispls, out, len(send)); err != nil {
-		return c.fail(op, err)
+		return nil, err
 	}
 	if err := checkBlocks(op, "recv", rcounts, rdispls, in, len(recv)); err != nil {
-		return c.fail(op, err)
+		return nil, err
 	}
-	sb, rb, es := asBytes(send), asBytes(recv), esize[T]()
-	return c.neighborExchange(op, func(j int) []byte { return sb[sdispls[j]*es : (sdispls[j]+scounts[j])*es] },
-		func(i int) []byte { return rb[rdispls[i]*es : (rdispls[i]+rcounts[i])*es] })
+	es := esize[T]()
+	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Counts: scounts, Displs: sdispls, Unit: es},
+		&core.NSide{Mem: asBytes(recv), Counts: rcounts, Displs: rdispls, Unit: es}, nb)
 }
 
 // NeighborAlltoallw is NeighborAlltoallv with a datatype per neighbour and
@@ -207,64 +181,60 @@ func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, styp
 			return err
 		}
 	}
-	const op = "NeighborAlltoallw"
+	_, err := neighborAlltoallw("NeighborAlltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, false)
+	return c.fail("NeighborAlltoallw", err)
+}
+
+func neighborAlltoallw[S, R any](op string, c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype, nb bool) (*core.Pending, error) {
 	smem, err := rawBytes(op, "send", send)
 	if err != nil {
-		return c.fail(op, err)
+		return nil, err
 	}
 	rmem, err := rawBytes(op, "recv", recv)
 	if err != nil {
-		return c.fail(op, err)
+		return nil, err
 	}
-	return c.neighborW(op, smem, scounts, sdispls, types(stypes), rmem, rcounts, rdispls, types(rtypes))
+	if _, _, err := c.neighborShape(op); err != nil {
+		return nil, err
+	}
+	// The device's types, in pooled lists: the device reads them only during the call.
+	sl, rl := typeLists.Get().(*[]*datatype.Type), typeLists.Get().(*[]*datatype.Type)
+	*sl, *rl = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
+	p, err := c.neighborRun(op, &core.NSide{Mem: smem, Counts: orEmpty(scounts), Displs: orEmpty(sdispls), Unit: 1, Types: *sl},
+		&core.NSide{Mem: rmem, Counts: orEmpty(rcounts), Displs: orEmpty(rdispls), Unit: 1, Types: *rl}, nb)
+	clear(*sl)
+	clear(*rl)
+	typeLists.Put(sl)
+	typeLists.Put(rl)
+	return p, err
 }
 
-// neighborW is the neighbourhood exchange of typed blocks: scounts[j] items of
-// stypes[j] from byte sdispls[j] of smem to destination j, rcounts[i] items of
-// rtypes[i] from source i into byte rdispls[i] of rmem.
-func (c *Comm) neighborW(op string, smem []byte, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type) error {
-	in, out, err := c.neighborShape(op)
-	if err != nil {
-		return err
+// typeLists holds lists of device types for the w form's calls.
+var typeLists = sync.Pool{New: func() any { return new([]*datatype.Type) }}
+
+// typesInto appends the device's type of each of ds to out (nil for a nil one); the
+// result is never nil, for a nil list is a side without types.
+func typesInto(out []*datatype.Type, ds []*Datatype) []*datatype.Type {
+	if out == nil {
+		out = []*datatype.Type{}
 	}
-	ws, err := core.CheckW(op, "s", out, smem, scounts, sdispls, stypes)
-	if err != nil {
-		return c.fail(op, err)
-	}
-	wr, err := core.CheckW(op, "r", in, rmem, rcounts, rdispls, rtypes)
-	if err != nil {
-		return c.fail(op, err)
-	}
-	if err := c.d.DryStop(); err != nil {
-		return err
-	}
-	scratch := func(n int) []byte { return make([]byte, n) }
-	sends, recvs := make([][]byte, out), make([][]byte, in)
-	unpack := make([]bool, in)
-	for j := range sends {
-		b, packed := ws.Block(scratch, j, true)
-		if packed {
-			if err := ws.Pack(op, j, b); err != nil {
-				return c.fail(op, err)
-			}
+	for _, d := range ds {
+		var t *datatype.Type
+		if d != nil {
+			t = d.t
 		}
-		sends[j] = b
+		out = append(out, t)
 	}
-	for i := range recvs {
-		recvs[i], unpack[i] = wr.Block(scratch, i, true)
+	return out
+}
+
+// orEmpty is v, or an empty slice for nil: a side's per-neighbour slices given as nil
+// are empty ones, which the device checks against the degree.
+func orEmpty(v []int) []int {
+	if v == nil {
+		return []int{}
 	}
-	if err := c.neighborExchange(op, func(j int) []byte { return sends[j] }, func(i int) []byte { return recvs[i] }); err != nil {
-		return err
-	}
-	srcs, _, _ := c.neighbors()
-	for i, s := range srcs {
-		if unpack[i] && s != ProcNull {
-			if err := wr.Unpack(op, i, recvs[i]); err != nil {
-				return c.fail(op, err)
-			}
-		}
-	}
-	return nil
+	return v
 }
 
 // The neighbourhood collectives on typed buffers (see Typed and the collectives'
@@ -281,19 +251,23 @@ func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
 			return err
 		}
 	}
-	const op = "NeighborAllgather"
-	in, out, err := c.neighborShape(op)
+	_, err := neighborAllgatherBuf("NeighborAllgather", c, send, recv, false)
+	return c.fail("NeighborAllgather", err)
+}
+
+func neighborAllgatherBuf(op string, c *Comm, send, recv Buf, nb bool) (*core.Pending, error) {
+	in, _, err := c.neighborShape(op)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if recv.dt == nil || in > 0 && int(recv.count)%in != 0 {
-		return c.fail(op, errorf(ClassCount, op, "recv's %d items are not a whole block for each of %d sources", recv.count, in))
+		return nil, errorf(ClassCount, op, "recv's %d items are not a whole block for each of %d sources", recv.count, in)
 	}
 	per := 0
 	if in > 0 {
 		per = int(recv.count) / in
 	}
-	return c.neighborBuf(op, send, recv, repeat(out, int(send.count)), repeat(out, 0), repeat(in, per), steps(in, per))
+	return neighborBuf(op, c, send, recv, core.NSide{Count: int(send.count)}, core.NSide{Count: per, Stride: per}, nb)
 }
 
 // NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
@@ -305,12 +279,15 @@ func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error 
 			return err
 		}
 	}
-	const op = "NeighborAllgatherv"
-	_, out, err := c.neighborShape(op)
-	if err != nil {
-		return err
+	_, err := neighborAllgathervBuf("NeighborAllgatherv", c, send, recv, counts, displs, false)
+	return c.fail("NeighborAllgatherv", err)
+}
+
+func neighborAllgathervBuf(op string, c *Comm, send, recv Buf, counts, displs []int, nb bool) (*core.Pending, error) {
+	if _, _, err := c.neighborShape(op); err != nil {
+		return nil, err
 	}
-	return c.neighborBuf(op, send, recv, repeat(out, int(send.count)), repeat(out, 0), counts, displs)
+	return neighborBuf(op, c, send, recv, core.NSide{Count: int(send.count)}, core.NSide{Counts: orEmpty(counts), Displs: orEmpty(displs)}, nb)
 }
 
 // NeighborAlltoallBuf sends block j of send to destination j and receives block i of
@@ -322,14 +299,18 @@ func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 			return err
 		}
 	}
-	const op = "NeighborAlltoall"
+	_, err := neighborAlltoallBuf("NeighborAlltoall", c, send, recv, false)
+	return c.fail("NeighborAlltoall", err)
+}
+
+func neighborAlltoallBuf(op string, c *Comm, send, recv Buf, nb bool) (*core.Pending, error) {
 	in, out, err := c.neighborShape(op)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if send.dt == nil || recv.dt == nil || out > 0 && int(send.count)%out != 0 || in > 0 && int(recv.count)%in != 0 {
-		return c.fail(op, errorf(ClassCount, op, "send's %d items must be a whole block for each of %d destinations and recv's %d for each of %d sources",
-			send.count, out, recv.count, in))
+		return nil, errorf(ClassCount, op, "send's %d items must be a whole block for each of %d destinations and recv's %d for each of %d sources",
+			send.count, out, recv.count, in)
 	}
 	sp, rp := 0, 0
 	if out > 0 {
@@ -338,7 +319,7 @@ func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
 	if in > 0 {
 		rp = int(recv.count) / in
 	}
-	return c.neighborBuf(op, send, recv, repeat(out, sp), steps(out, sp), repeat(in, rp), steps(in, rp))
+	return neighborBuf(op, c, send, recv, core.NSide{Count: sp, Stride: sp}, core.NSide{Count: rp, Stride: rp}, nb)
 }
 
 // NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
@@ -351,132 +332,97 @@ func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, r
 			return err
 		}
 	}
-	return c.neighborBuf("NeighborAlltoallv", send, recv, scounts, sdispls, rcounts, rdispls)
+	_, err := neighborAlltoallvBuf("NeighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, false)
+	return c.fail("NeighborAlltoallv", err)
 }
 
-// neighborBuf is a neighbourhood exchange of typed buffers with counts and
-// displacements in items, as neighborW's typed blocks.
-func (c *Comm) neighborBuf(op string, send, recv Buf, scounts, sdispls, rcounts, rdispls []int) error {
-	if err := c.check(op); err != nil {
-		return err
+func neighborAlltoallvBuf(op string, c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int, nb bool) (*core.Pending, error) {
+	if _, _, err := c.neighborShape(op); err != nil {
+		return nil, err
 	}
-	for _, b := range []Buf{send, recv} {
+	return neighborBuf(op, c, send, recv, core.NSide{Counts: orEmpty(scounts), Displs: orEmpty(sdispls)},
+		core.NSide{Counts: orEmpty(rcounts), Displs: orEmpty(rdispls)}, nb)
+}
+
+// neighborBuf is a neighbourhood exchange of typed buffers, the blocks of each side
+// (s and r: their counts and displacements in items) completed with the buffer's
+// memory and datatype, displacements in units of its extent.
+func neighborBuf(op string, c *Comm, send, recv Buf, s, r core.NSide, nb bool) (*core.Pending, error) {
+	for _, b := range [2]*Buf{&send, &recv} {
 		if b.err != nil {
-			return c.fail(op, b.err)
+			return nil, b.err
 		}
 		if b.dt == nil {
-			return c.fail(op, errorf(ClassType, op, "a buffer has no datatype (make it with Typed)"))
+			return nil, errorf(ClassType, op, "a buffer has no datatype (make it with Typed)")
 		}
 	}
-	return c.neighborW(op, send.mem, scounts, byExtent(sdispls, send.dt), same(len(scounts), send.dt),
-		recv.mem, rcounts, byExtent(rdispls, recv.dt), same(len(rcounts), recv.dt))
-}
-
-// repeat is n copies of v; steps is 0, v, 2v, ... (n of them).
-func repeat(n, v int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
-
-func steps(n, v int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i * v
-	}
-	return out
-}
-
-// byExtent is displacements in items of dt as bytes.
-func byExtent(displs []int, dt *datatype.Type) []int {
-	out := make([]int, len(displs))
-	for i, d := range displs {
-		out[i] = d * int(dt.Extent())
-	}
-	return out
-}
-
-// same is n copies of dt.
-func same(n int, dt *datatype.Type) []*datatype.Type {
-	out := make([]*datatype.Type, n)
-	for i := range out {
-		out[i] = dt
-	}
-	return out
-}
-
-// background runs a blocking neighbourhood collective in a goroutine of its own, as
-// the nonblocking form's request. f runs on a view of c without its error handler:
-// the error reaches c's handler once, when the request is waited for or tested.
-func (c *Comm) background(op string, f func(c *Comm) error) (Request, error) {
-	if err := c.check(op); err != nil {
-		return Request{}, err
-	}
-	quiet := &Comm{d: c.d, topo: c.topo, s: c.s}
-	return Request{c: c, x: core.Go(op, func() error { return f(quiet) })}, nil
+	s.Mem, s.Type, s.Unit = send.mem, send.dt, int(send.dt.Extent())
+	r.Mem, r.Type, r.Unit = recv.mem, recv.dt, int(recv.dt.Extent())
+	return c.neighborRun(op, &s, &r, nb)
 }
 
 // IneighborAllgather is the nonblocking NeighborAllgather.
 func IneighborAllgather[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.IneighborAllgather, c.enter(prof.IneighborAllgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgather(c, send, recv) })
+	p, err := neighborAllgather("IneighborAllgather", c, send, recv, true)
+	return c.start("IneighborAllgather", p, err)
 }
 
 // IneighborAllgatherv is the nonblocking NeighborAllgatherv.
 func IneighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
 	defer prof.Exit(prof.IneighborAllgatherv, c.enter(prof.IneighborAllgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgatherv(c, send, recv, counts, displs) })
+	p, err := neighborAllgatherv("IneighborAllgatherv", c, send, recv, counts, displs, true)
+	return c.start("IneighborAllgatherv", p, err)
 }
 
 // IneighborAlltoall is the nonblocking NeighborAlltoall.
 func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.IneighborAlltoall, c.enter(prof.IneighborAlltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoall(c, send, recv) })
+	p, err := neighborAlltoall("IneighborAlltoall", c, send, recv, true)
+	return c.start("IneighborAlltoall", p, err)
 }
 
 // IneighborAlltoallv is the nonblocking NeighborAlltoallv.
 func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
 	defer prof.Exit(prof.IneighborAlltoallv, c.enter(prof.IneighborAlltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
-	return c.background("IneighborAlltoallv", func(c *Comm) error {
-		return NeighborAlltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
-	})
+	p, err := neighborAlltoallv("IneighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
+	return c.start("IneighborAlltoallv", p, err)
 }
 
 // IneighborAllgatherBuf is the nonblocking NeighborAllgatherBuf.
 func IneighborAllgatherBuf(c *Comm, send, recv Buf) (Request, error) {
 	defer prof.Exit(prof.IneighborAllgather, c.enter(prof.IneighborAllgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.background("IneighborAllgather", func(c *Comm) error { return NeighborAllgatherBuf(c, send, recv) })
+	p, err := neighborAllgatherBuf("IneighborAllgather", c, send, recv, true)
+	return c.start("IneighborAllgather", p, err)
 }
 
 // IneighborAllgathervBuf is the nonblocking NeighborAllgathervBuf.
 func IneighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
 	defer prof.Exit(prof.IneighborAllgatherv, c.enter(prof.IneighborAllgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.background("IneighborAllgatherv", func(c *Comm) error { return NeighborAllgathervBuf(c, send, recv, counts, displs) })
+	p, err := neighborAllgathervBuf("IneighborAllgatherv", c, send, recv, counts, displs, true)
+	return c.start("IneighborAllgatherv", p, err)
 }
 
 // IneighborAlltoallBuf is the nonblocking NeighborAlltoallBuf.
 func IneighborAlltoallBuf(c *Comm, send, recv Buf) (Request, error) {
 	defer prof.Exit(prof.IneighborAlltoall, c.enter(prof.IneighborAlltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	return c.background("IneighborAlltoall", func(c *Comm) error { return NeighborAlltoallBuf(c, send, recv) })
+	p, err := neighborAlltoallBuf("IneighborAlltoall", c, send, recv, true)
+	return c.start("IneighborAlltoall", p, err)
 }
 
 // IneighborAlltoallvBuf is the nonblocking NeighborAlltoallvBuf.
 func IneighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
 	defer prof.Exit(prof.IneighborAlltoallv, c.enter(prof.IneighborAlltoallv, prof.NoPeer, send.size()), send.size())
-	return c.background("IneighborAlltoallv", func(c *Comm) error {
-		return NeighborAlltoallvBuf(c, send, scounts, sdispls, recv, rcounts, rdispls)
-	})
+	p, err := neighborAlltoallvBuf("IneighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
+	return c.start("IneighborAlltoallv", p, err)
 }
 
 // IneighborAlltoallw is the nonblocking NeighborAlltoallw. Until the request
 // completes, send and recv belong to MPI.
 func IneighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
 	defer prof.Exit(prof.IneighborAlltoallw, c.enter(prof.IneighborAlltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
-	return c.background("IneighborAlltoallw", func(c *Comm) error {
-		return NeighborAlltoallw(c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
-	})
+	p, err := neighborAlltoallw("IneighborAlltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, true)
+	return c.start("IneighborAlltoallw", p, err)
 }
 
 // The neighbourhood collectives' calls through a view (see aroundArgs): functions

@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -129,6 +130,27 @@ func carr(p unsafe.Pointer, n int, big bool) []int {
 	return toInts(ints(p, n))
 }
 
+// carrInto is carr appending to out (nil, as carr, for a NULL array).
+func carrInto(out []int, p unsafe.Pointer, n int, big bool) []int {
+	if big {
+		for _, v := range int64s(p, n) {
+			out = append(out, int(v))
+		}
+	} else {
+		for _, v := range ints(p, n) {
+			out = append(out, int(v))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// intLists holds the lists of counts a call converts from C's and the device reads
+// only during the call.
+var intLists = sync.Pool{New: func() any { return new([]int) }}
+
 func barrier(op string, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
 	c, r := commArg(op, ch, req, m)
 	if c == nil {
@@ -223,47 +245,84 @@ func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount in
 }
 
 // redStage is a reduction's buffers of a datatype with gaps: the C memory in the
-// type's layout and packed scratch the device reduces.
+// type's layout and packed scratch the device reduces. Records and scratch are
+// pooled: a blocking call releases them at its end, a nonblocking one once it has
+// completed (the record is the Finisher its collective's record carries), so that
+// neither allocates; a persistent request keeps its own for its life.
 type redStage struct {
 	t                 *datatype.Type
 	smem, rmem        []byte
 	sorg, rorg        int64
 	scount, rcount    int64
 	sbuf, rbuf        []byte
+	sp, rp            *[]byte // pooled scratch behind sbuf and rbuf
 	inPlace, recvUsed bool
+	keep              bool // a persistent request's: never released
 }
+
+var redStages = sync.Pool{New: func() any { return new(redStage) }}
 
 func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, recvUsed bool) (s, rv core.Vec, st *redStage, err error) {
 	if scount < 0 || rcount < 0 {
 		return s, rv, nil, errorf(errCount, op, "count %d is negative", min(scount, rcount))
 	}
 	size := int(t.Size())
-	st = &redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == 1, recvUsed: recvUsed}
+	st = redStages.Get().(*redStage)
+	*st = redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == 1, recvUsed: recvUsed}
 	if st.inPlace {
 		s = core.InPlaceVec(size)
 	} else {
 		if st.smem, st.sorg, err = span(op, sbuf, scount, t); err != nil {
-			return
+			st.release()
+			return s, rv, nil, err
 		}
-		st.sbuf = make([]byte, scount*int64(size))
+		st.sp, st.sbuf = scratch(int(scount) * size)
 		s = core.Vec{B: st.sbuf, Esz: size}
 	}
 	if !recvUsed {
 		return s, ignored(size), st, nil
 	}
 	if st.rmem, st.rorg, err = span(op, rbuf, rcount, t); err != nil {
-		return
+		st.release()
+		return s, rv, nil, err
 	}
-	st.rbuf = make([]byte, rcount*int64(size))
+	st.rp, st.rbuf = scratch(int(rcount) * size)
 	return s, core.Vec{B: st.rbuf, Esz: size}, st, nil
 }
 
+// scratch is n bytes of pooled scratch (none for 0).
+func scratch(n int) (*[]byte, []byte) {
+	if n == 0 {
+		return nil, []byte{}
+	}
+	p := core.Scratch(n)
+	return p, *p
+}
+
+// release gives st's scratch and st back to their pools, unless a persistent request
+// keeps them. st may be nil (a dense type's call).
+func (st *redStage) release() {
+	if st == nil || st.keep {
+		return
+	}
+	if st.sp != nil {
+		core.ReleaseScratch(st.sp)
+	}
+	if st.rp != nil {
+		core.ReleaseScratch(st.rp)
+	}
+	*st = redStage{}
+	redStages.Put(st)
+}
+
 // pack lays the input out for the device: the send buffer's items, or in place the
-// receive buffer's.
+// receive buffer's. Nothing for a nil st.
 func (st *redStage) pack() {
-	if !st.inPlace {
+	switch {
+	case st == nil:
+	case !st.inPlace:
 		st.t.PackAt(st.sbuf, st.smem, st.sorg, st.scount)
-	} else if st.recvUsed {
+	case st.recvUsed:
 		st.t.PackAt(st.rbuf, st.rmem, st.rorg, st.rcount)
 	}
 }
@@ -278,22 +337,58 @@ func (st *redStage) unpack() error {
 	return nil
 }
 
-// staged is run with st's packing before and unpacking after (once a nonblocking
-// one completes); run itself for a dense type.
+// Finish ends a run on st's buffers whose result is err: unpacks it if it
+// succeeded, and releases st (core.Finisher).
+func (st *redStage) Finish(err error) error {
+	if err == nil {
+		err = st.unpack()
+	}
+	st.release()
+	return err
+}
+
+// done ends a blocking call on st's buffers (nil: a dense type's, err as it is).
+func (st *redStage) done(err error) error {
+	if st == nil {
+		return err
+	}
+	return st.Finish(err)
+}
+
+// then hands st to a nonblocking call's operation p, which finishes it once it
+// has completed; if the call failed, st is released now.
+func (st *redStage) then(p *core.Pending, err error) (*core.Pending, error) {
+	if st == nil {
+		return p, err
+	}
+	if err != nil {
+		st.release()
+		return nil, err
+	}
+	if p == nil { // done inside the call
+		return nil, st.Finish(nil)
+	}
+	return core.ThenFinish(p, st), nil
+}
+
+// staged is run with st's packing before each run and unpacking after (once a
+// nonblocking one completes), for a persistent request, which keeps st; run
+// itself for a dense type.
 func staged(st *redStage, run func(nb bool) (*core.Pending, error)) func(nb bool) (*core.Pending, error) {
 	if st == nil {
 		return run
 	}
+	st.keep = true
 	return func(nb bool) (*core.Pending, error) {
 		st.pack()
 		p, err := run(nb)
-		if err != nil {
-			return p, err
+		switch {
+		case err != nil:
+			return nil, err
+		case p == nil: // done inside the call
+			return nil, st.Finish(nil)
 		}
-		if !nb {
-			return nil, st.unpack()
-		}
-		return core.Then(p, st.unpack), nil
+		return core.ThenFinish(p, st), nil
 	}
 }
 
@@ -308,11 +403,13 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root), &a); err != nil {
 		return fail(op, ch, err)
 	}
-	switch {
-	case m == mBlock && a.st == nil:
-		return fail(op, ch, c.c.Reduce(op, &a.s, &a.rv, &a.rd, rankIn(root)))
-	case m == mNB && a.st == nil:
-		p, err := c.c.Ireduce(op, a.s, a.rv, a.rd, rankIn(root))
+	switch m {
+	case mBlock:
+		a.st.pack()
+		return fail(op, ch, a.st.done(c.c.Reduce(op, &a.s, &a.rv, &a.rd, rankIn(root))))
+	case mNB:
+		a.st.pack()
+		p, err := a.st.then(c.c.Ireduce(op, a.s, a.rv, a.rd, rankIn(root)))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(a.st, ireduce(op, c, a.s, a.rv, a.rd, rankIn(root))))
@@ -329,11 +426,13 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
 		return fail(op, ch, err)
 	}
-	switch {
-	case m == mBlock && a.st == nil:
-		return fail(op, ch, c.c.Allreduce(op, &a.s, &a.rv, &a.rd))
-	case m == mNB && a.st == nil:
-		p, err := c.c.Iallreduce(op, a.s, a.rv, a.rd)
+	switch m {
+	case mBlock:
+		a.st.pack()
+		return fail(op, ch, a.st.done(c.c.Allreduce(op, &a.s, &a.rv, &a.rd)))
+	case mNB:
+		a.st.pack()
+		p, err := a.st.then(c.c.Iallreduce(op, a.s, a.rv, a.rd))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(a.st, iallreduce(op, c, a.s, a.rv, a.rd)))
@@ -352,12 +451,14 @@ func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, c
 		return fail(op, ch, err)
 	}
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
-	if m == mBlock && st == nil {
+	if m == mBlock {
+		st.pack()
 		_, err := c.c.Scan(op, s, rv, rd, excl, false)
-		return fail(op, ch, err)
+		return fail(op, ch, st.done(err))
 	}
-	if m == mNB && st == nil { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Scan(op, s, rv, rd, excl, true)
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		st.pack()
+		p, err := st.then(c.c.Scan(op, s, rv, rd, excl, true))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) }))
@@ -389,12 +490,14 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 		return fail(op, ch, err)
 	}
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
-	if m == mBlock && st == nil {
+	if m == mBlock {
+		st.pack()
 		_, err := c.c.ReduceScatterBlock(op, s, rv, rd, false)
-		return fail(op, ch, err)
+		return fail(op, ch, st.done(err))
 	}
-	if m == mNB && st == nil { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.ReduceScatterBlock(op, s, rv, rd, true)
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		st.pack()
+		p, err := st.then(c.c.ReduceScatterBlock(op, s, rv, rd, true))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) }))
@@ -407,7 +510,15 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	}
 	pn := vBytes(rcounts, c.c.Size(), big, dh)
 	defer exit(reduceScatterCalls[m], c.enter(reduceScatterCalls[m], prof.NoPeer, -1, pn), pn)
-	counts := carr(rcounts, c.c.Size(), big)
+	var counts []int
+	if m == mPersist { // the request keeps them
+		counts = carr(rcounts, c.c.Size(), big)
+	} else { // the device reads them while it builds the schedule: pooled
+		held := intLists.Get().(*[]int)
+		defer intLists.Put(held)
+		*held = carrInto((*held)[:0], rcounts, c.c.Size(), big)
+		counts = *held
+	}
 	if counts == nil && c.c.Size() > 0 {
 		return fail(op, ch, errorf(errArg, op, "recvcounts is NULL"))
 	}
@@ -425,12 +536,14 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 		return fail(op, ch, err)
 	}
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
-	if m == mBlock && st == nil {
+	if m == mBlock {
+		st.pack()
 		_, err := c.c.ReduceScatter(op, s, rv, counts, rd, false)
-		return fail(op, ch, err)
+		return fail(op, ch, st.done(err))
 	}
-	if m == mNB && st == nil { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.ReduceScatter(op, s, rv, counts, rd, true)
+	if m == mNB { // called here: the closure below would escape to the heap on every call
+		st.pack()
+		p, err := st.then(c.c.ReduceScatter(op, s, rv, counts, rd, true))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) }))

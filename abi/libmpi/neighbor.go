@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -11,20 +13,11 @@ import (
 // Neighbourhood collectives (MPI 4.1 section 7.6): every rank sends to its
 // topology's destinations and receives from its sources, in the topology's neighbour
 // order. All five forms become the w form (a count, a datatype and a byte
-// displacement per neighbour) and one exchange: a receive per source and a send per
-// destination on the communicator's internal context. Blocks of contiguous layout
-// move straight from and to C memory; others are packed and unpacked around the
-// exchange. A nonblocking (or persistent) one runs the exchange in a goroutine of its
-// own, as the Go library's do.
-
-// nbrArgs is a neighbourhood collective, checked.
-type nbrArgs struct {
-	c      *comm
-	cart   bool
-	in     []int
-	out    []int
-	ws, wr core.WSide
-}
+// displacement per neighbour) and the device's exchange (core.Neighbor), the Go
+// library's: a receive per source and a send per destination on the communicator's
+// internal context, blocks of contiguous layout straight from and to C memory, the
+// others packed and unpacked around it; the nonblocking one progresses as the other
+// nonblocking collectives do.
 
 func neighborComm(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int32) {
 	c, r := commArg(op, ch, req, m)
@@ -37,131 +30,129 @@ func neighborComm(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int
 	return c, 0
 }
 
-// nbrSide makes one side's WSide from per-neighbour counts, byte displacements and
-// types.
-func nbrSide(op, w string, p unsafe.Pointer, counts, displs []int, ts []*datatype.Type) (core.WSide, error) {
-	mem, ds, err := wmem(p, counts, displs, ts)
-	if err != nil {
-		return core.WSide{}, core.TypeErr(op, err)
-	}
-	return core.CheckW(op, w, len(counts), mem, counts, ds, ts)
+// nbrLists holds the lists a call converts from C's (counts, displacements, types):
+// pooled, given back once the device has read them, unless a persistent request
+// keeps them.
+type nbrLists struct {
+	ints  [4]*[]int
+	types [2]*[]*datatype.Type
+	ni    int
+	nt    int
+	keep  bool
 }
 
-// uniform is n blocks of count items of type dh at byte steps of step (0: all at p).
-func uniform(op string, n int, count int64, dh uintptr, step bool) ([]int, []int, []*datatype.Type, error) {
-	t, err := typeOf(op, dh)
-	if err != nil {
-		return nil, nil, nil, err
+// counts is n C counts or displacements at p (ints, or MPI_Count/MPI_Aint when big);
+// nil for a NULL array.
+func (l *nbrLists) counts(p unsafe.Pointer, n int, big bool) []int {
+	h := intLists.Get().(*[]int)
+	*h = carrInto((*h)[:0], p, n, big)
+	l.ints[l.ni] = h
+	l.ni++
+	return *h
+}
+
+// typeList is the n datatypes of the handles at p (what: the argument's name).
+func (l *nbrLists) typeList(op, what string, p unsafe.Pointer, n int) ([]*datatype.Type, error) {
+	hs := handles(p, n)
+	if hs == nil && n > 0 {
+		return nil, errorf(errArg, op, "%s is NULL", what)
 	}
-	cs, ds, ts := make([]int, n), make([]int, n), make([]*datatype.Type, n)
-	for j := range n {
-		cs[j], ts[j] = int(count), t
-		if step {
-			ds[j] = j * int(count) * int(t.Extent())
+	h := typeLists.Get().(*[]*datatype.Type)
+	l.types[l.nt] = h
+	l.nt++
+	out := (*h)[:0]
+	if out == nil {
+		out = []*datatype.Type{} // never nil: a side with types
+	}
+	for j, dh := range hs {
+		t, err := typeOf(op, dh)
+		if err != nil {
+			return nil, errorf(errType, op, "%s[%d]: %s", what, j, strings.TrimPrefix(err.Error(), "MPI_"+op+": "))
 		}
+		out = append(out, t)
 	}
-	return cs, ds, ts, nil
+	*h = out
+	return out, nil
 }
 
-// vblocks is the v form's blocks: counts[j] items of dh at displs[j] extents.
-func vblocks(op string, n int, counts, displs []int, dh uintptr) ([]int, []int, []*datatype.Type, error) {
+func (l *nbrLists) release() {
+	if l.keep {
+		return
+	}
+	for _, h := range l.ints[:l.ni] {
+		intLists.Put(h)
+	}
+	for _, h := range l.types[:l.nt] {
+		clear(*h)
+		typeLists.Put(h)
+	}
+}
+
+var typeLists = sync.Pool{New: func() any { return new([]*datatype.Type) }}
+
+// uniform is one side of n blocks of count items of type dh, at steps of a block
+// (step) or all at p.
+func uniform(op string, count int64, dh uintptr, step bool) (core.NSide, error) {
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return nil, nil, nil, err
+		return core.NSide{}, err
+	}
+	s := core.NSide{Count: int(count), Unit: int(t.Extent()), Type: t}
+	if step {
+		s.Stride = int(count)
+	}
+	return s, nil
+}
+
+// vblocks is one side of the v form: counts[j] items of dh at displs[j] extents.
+func vblocks(op string, n int, counts, displs []int, dh uintptr) (core.NSide, error) {
+	t, err := typeOf(op, dh)
+	if err != nil {
+		return core.NSide{}, err
 	}
 	if len(counts) < n || len(displs) < n {
-		return nil, nil, nil, errorf(errArg, op, "counts or displacements are NULL")
+		return core.NSide{}, errorf(errArg, op, "counts or displacements are NULL")
 	}
-	ds, ts := make([]int, n), make([]*datatype.Type, n)
-	for j := range n {
-		ds[j], ts[j] = displs[j]*int(t.Extent()), t
-	}
-	return counts[:n], ds, ts, nil
+	return core.NSide{Counts: counts[:n], Displs: displs[:n], Unit: int(t.Extent()), Type: t}, nil
 }
 
-func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf unsafe.Pointer, sc, sd []int, st []*datatype.Type, rbuf unsafe.Pointer, rc, rd []int, rt []*datatype.Type) int32 {
-	ws, err := nbrSide(op, "s", sbuf, sc, sd, st)
+// place lays side s's n blocks over the C memory from p: its Mem spans every block
+// (p may be MPI_BOTTOM with absolute displacements), its Origin is p's place in it.
+func place(op string, s *core.NSide, p unsafe.Pointer, n int) error {
+	lo, hi, err := s.Span(n)
 	if err != nil {
-		return fail(op, ch, err)
+		return core.TypeErr(op, err)
 	}
-	wr, err := nbrSide(op, "r", rbuf, rc, rd, rt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	a := &nbrArgs{c: c, cart: c.topo.kind == topoCart, in: c.topo.in, out: c.topo.out, ws: ws, wr: wr}
-	switch m {
-	case mBlock:
-		return fail(op, ch, a.exchange(op))
-	case mNB:
-		addPending(core.Go(op, func() error { return a.exchange(op) }), c, ch, nil, req)
-		return 0
-	}
-	addPersistent(c, ch, func() (*core.Pending, error) { return core.Go(op, func() error { return a.exchange(op) }), nil }, req)
-	return 0
-}
-
-// exchange posts a receive per source and a send per destination and waits for
-// them. On a Cartesian grid each message's tag names the receiver's slot, so that in
-// a dimension of size 1 or 2 (where the -1 and +1 neighbours are one rank) each block
-// lands in its place.
-func (a *nbrArgs) exchange(op string) error {
-	scratch := func(n int) []byte { return make([]byte, n) }
-	reqs := make([]core.Request, 0, len(a.in)+len(a.out))
-	abort := func(err error) error {
-		for i := range reqs {
-			core.Cancel(&reqs[i])
-		}
-		core.Waitall(reqs, nil)
-		return core.MapErr(op, err)
-	}
-	recvs := make([][]byte, len(a.in))
-	unpack := make([]bool, len(a.in))
-	for i, s := range a.in {
-		if s == core.ProcNull {
-			continue
-		}
-		recvs[i], unpack[i] = a.wr.Block(scratch, i, true)
-		tag := core.TagNeighbor
-		if a.cart {
-			tag += i
-		}
-		q, err := a.c.c.IrecvInternal(recvs[i], s, tag)
-		if err != nil {
-			return abort(err)
-		}
-		reqs = append(reqs, q)
-	}
-	for j, d := range a.out {
-		if d == core.ProcNull {
-			continue
-		}
-		b, packed := a.ws.Block(scratch, j, true)
-		if packed {
-			if err := a.ws.Pack(op, j, b); err != nil {
-				return abort(err)
-			}
-		}
-		tag := core.TagNeighbor
-		if a.cart {
-			tag += j ^ 1 // our +1 neighbour receives us as its -1 neighbour, and back
-		}
-		q, err := a.c.c.IsendInternal(b, d, tag)
-		if err != nil {
-			return abort(err)
-		}
-		reqs = append(reqs, q)
-	}
-	if err := core.Waitall(reqs, nil); err != nil {
-		return core.MapErr(op, err)
-	}
-	for i, s := range a.in {
-		if unpack[i] && s != core.ProcNull {
-			if err := a.wr.Unpack(op, i, recvs[i]); err != nil {
-				return err
-			}
-		}
+	s.Origin = int(-lo)
+	if hi > lo {
+		s.Mem = unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo)
 	}
 	return nil
+}
+
+func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf unsafe.Pointer, ws core.NSide, rbuf unsafe.Pointer, wr core.NSide) int32 {
+	in, out, cart := c.topo.in, c.topo.out, c.topo.kind == topoCart
+	if err := place(op, &ws, sbuf, len(out)); err != nil {
+		return fail(op, ch, err)
+	}
+	if err := place(op, &wr, rbuf, len(in)); err != nil {
+		return fail(op, ch, err)
+	}
+	switch m {
+	case mBlock:
+		_, err := c.c.Neighbor(op, in, out, cart, &ws, &wr, false)
+		return fail(op, ch, err)
+	case mNB:
+		p, err := c.c.Neighbor(op, in, out, cart, &ws, &wr, true)
+		return started(op, c, ch, req, p, err)
+	}
+	return launch(op, c, ch, req, m, nbrStart(op, c, in, out, cart, ws, wr))
+}
+
+// nbrStart is a persistent exchange's start, on its own copies of the sides: a
+// closure in nbrRun would move the blocking path's to the heap on every call.
+func nbrStart(op string, c *comm, in, out []int, cart bool, ws, wr core.NSide) func(bool) (*core.Pending, error) {
+	return func(bool) (*core.Pending, error) { return c.c.Neighbor(op, in, out, cart, &ws, &wr, true) }
 }
 
 func neighborAllgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -171,15 +162,15 @@ func neighborAllgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr
 	}
 	pn := typeBytes(scount, sdt)
 	defer exit(neighborAllgatherCalls[m], c.enter(neighborAllgatherCalls[m], prof.NoPeer, -1, pn), pn)
-	sc, sd, st, err := uniform(op, len(c.topo.out), scount, sdt, false)
+	ws, err := uniform(op, scount, sdt, false)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	rc, rd, rt, err := uniform(op, len(c.topo.in), rcount, rdt, true)
+	wr, err := uniform(op, rcount, rdt, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return nbrRun(op, c, ch, req, m, sbuf, sc, sd, st, rbuf, rc, rd, rt)
+	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
 }
 
 func neighborAllgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -189,16 +180,18 @@ func neighborAllgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintpt
 	}
 	pn := typeBytes(scount, sdt)
 	defer exit(neighborAllgathervCalls[m], c.enter(neighborAllgathervCalls[m], prof.NoPeer, -1, pn), pn)
-	sc, sd, st, err := uniform(op, len(c.topo.out), scount, sdt, false)
+	ws, err := uniform(op, scount, sdt, false)
 	if err != nil {
 		return fail(op, ch, err)
 	}
+	l := nbrLists{keep: m == mPersist}
+	defer l.release()
 	n := len(c.topo.in)
-	rc, rd, rt, err := vblocks(op, n, carr(rcounts, n, big), carr(displs, n, big), rdt)
+	wr, err := vblocks(op, n, l.counts(rcounts, n, big), l.counts(displs, n, big), rdt)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return nbrRun(op, c, ch, req, m, sbuf, sc, sd, st, rbuf, rc, rd, rt)
+	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
 }
 
 func neighborAlltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -208,15 +201,15 @@ func neighborAlltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr,
 	}
 	pn := typeBytes(scount*int64(len(c.topo.out)), sdt)
 	defer exit(neighborAlltoallCalls[m], c.enter(neighborAlltoallCalls[m], prof.NoPeer, -1, pn), pn)
-	sc, sd, st, err := uniform(op, len(c.topo.out), scount, sdt, true)
+	ws, err := uniform(op, scount, sdt, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	rc, rd, rt, err := uniform(op, len(c.topo.in), rcount, rdt, true)
+	wr, err := uniform(op, rcount, rdt, true)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return nbrRun(op, c, ch, req, m, sbuf, sc, sd, st, rbuf, rc, rd, rt)
+	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
 }
 
 func neighborAlltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -227,15 +220,17 @@ func neighborAlltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.P
 	pn := vBytes(scounts, len(c.topo.out), big, sdt)
 	defer exit(neighborAlltoallvCalls[m], c.enter(neighborAlltoallvCalls[m], prof.NoPeer, -1, pn), pn)
 	no, ni := len(c.topo.out), len(c.topo.in)
-	sc, sd, st, err := vblocks(op, no, carr(scounts, no, big), carr(sdispls, no, big), sdt)
+	l := nbrLists{keep: m == mPersist}
+	defer l.release()
+	ws, err := vblocks(op, no, l.counts(scounts, no, big), l.counts(sdispls, no, big), sdt)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	rc, rd, rt, err := vblocks(op, ni, carr(rcounts, ni, big), carr(rdispls, ni, big), rdt)
+	wr, err := vblocks(op, ni, l.counts(rcounts, ni, big), l.counts(rdispls, ni, big), rdt)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return nbrRun(op, c, ch, req, m, sbuf, sc, sd, st, rbuf, rc, rd, rt)
+	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
 }
 
 func neighborAlltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.Pointer, rbuf unsafe.Pointer, rcounts, rdispls, rtypes unsafe.Pointer, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -246,18 +241,22 @@ func neighborAlltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes 
 	pn := wBytes(scounts, stypes, len(c.topo.out), big)
 	defer exit(neighborAlltoallwCalls[m], c.enter(neighborAlltoallwCalls[m], prof.NoPeer, -1, pn), pn)
 	no, ni := len(c.topo.out), len(c.topo.in)
+	l := nbrLists{keep: m == mPersist}
+	defer l.release()
+	st, err := l.typeList(op, "sendtypes", stypes, no)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	rt, err := l.typeList(op, "recvtypes", rtypes, ni)
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	// The displacements are MPI_Aint in both the int and the large-count form.
-	st, err := wtypes(op, "sendtypes", stypes, no)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	rt, err := wtypes(op, "recvtypes", rtypes, ni)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	sc, sd, rc, rd := carr(scounts, no, big), carr(sdispls, no, true), carr(rcounts, ni, big), carr(rdispls, ni, true)
+	sc, sd, rc, rd := l.counts(scounts, no, big), l.counts(sdispls, no, true), l.counts(rcounts, ni, big), l.counts(rdispls, ni, true)
 	if len(sc) < no || len(sd) < no || len(rc) < ni || len(rd) < ni {
 		return fail(op, ch, errorf(errArg, op, "counts or displacements are NULL"))
 	}
-	return nbrRun(op, c, ch, req, m, sbuf, sc, sd, st, rbuf, rc, rd, rt)
+	ws := core.NSide{Counts: sc, Displs: sd, Unit: 1, Types: st}
+	wr := core.NSide{Counts: rc, Displs: rd, Unit: 1, Types: rt}
+	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
 }

@@ -168,7 +168,7 @@ func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 	if !ok {
 		return core.Red{}, errorf(errOp, name, "op %#x is not an operation", oh)
 	}
-	k := kernelFor(oh, t.Kind())
+	k := kindKernel(oh, t.Kind())
 	if k == nil {
 		return core.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).name)
 	}
@@ -181,8 +181,25 @@ func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 // closure for some, on every call. nil: not defined there (the general way says why).
 var predefRed [opNoOp - opSum + 1][0x100]*core.Red
 
+// kindKernels holds the predefined operations' kernels on each element kind, made
+// once (initPredefRed) for the datatypes made by the program, whose kernel is that
+// of their elements' kind: a generic kernel's value, made on each call, would be a
+// closure allocated on the heap.
+var kindKernels [opNoOp - opSum + 1][datatype.KindInt16Int32 + 1]core.Kernel
+
+// kindKernel is kernelFor, from kindKernels.
+func kindKernel(op uintptr, k datatype.Kind) core.Kernel {
+	if i := op - opSum; i < uintptr(len(kindKernels)) && int(k) < len(kindKernels[0]) {
+		return kindKernels[i][k]
+	}
+	return kernelFor(op, k)
+}
+
 func initPredefRed() {
 	for oh := range opNames {
+		for k := range kindKernels[0] {
+			kindKernels[oh-opSum][k] = kernelFor(oh, datatype.Kind(k))
+		}
 		for j, d := range predefT {
 			if d == nil {
 				continue

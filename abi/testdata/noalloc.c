@@ -4,7 +4,13 @@
  * Allgather, Gather, Scatter, Alltoall, Scan, Reduce_scatter_block, Sendrecv,
  * Send/Recv (of a predefined and of a vector type), Isend/Irecv with Waitall, Wait
  * and Test, on MPI_COMM_WORLD; and, counted apart, the nonblocking collectives
- * Iallreduce, Ibcast, Ibarrier, Ireduce, Iallgather and Ialltoall, each with its Wait.
+ * Iallreduce, Ibcast, Ibarrier, Ireduce, Iallgather and Ialltoall, each with its Wait;
+ * and the reductions on a datatype with gaps, which the library packs and unpacks
+ * around the device's call: Iallreduce, Ireduce, Iscan, Iexscan,
+ * Ireduce_scatter_block and Ireduce_scatter with their Waits, and Allreduce (and,
+ * not counted, a persistent Allreduce_init on it started three times); and the
+ * neighbourhood collectives on a periodic ring, blocking and nonblocking, on
+ * MPI_DOUBLE and on the column type.
  * Results are checked too. */
 #include "check.h"
 
@@ -90,6 +96,82 @@ static void nb_round_(int rank, int n, int i) {
     CHECK(out[n - 1] == rank + i, "Ialltoall %g", out[n - 1]);
 }
 
+static MPI_Datatype col4; /* 4 doubles 4 apart, extent 1 double: items interleave */
+
+/* typed_round_ runs the reductions on col4: item k of a buffer of 16 doubles is
+ * doubles k, k+4, k+8 and k+12. */
+static void typed_round_(int rank, int n, int i) {
+    double a[16], r[16];
+    int counts[4] = {1, 1, 1, 1};
+    MPI_Request q;
+    for (int k = 0; k < 16; k++) a[k] = rank + i + k, r[k] = -1;
+    /* sum over ranks below `upto` of a's element k */
+    #define SUM(k, upto) ((upto) * (double)(i + (k)) + (upto) * ((upto) - 1) / 2.0)
+    OK(MPI_Iallreduce(a, r, 1, col4, MPI_SUM, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    OK(MPI_Ireduce(a + 1, r + 1, 1, col4, MPI_SUM, 0, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    OK(MPI_Iscan(a + 2, r + 2, 1, col4, MPI_SUM, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    OK(MPI_Iexscan(a + 3, r + 3, 1, col4, MPI_SUM, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    for (int j = 0; j < 4; j++) {
+        CHECK(r[4 * j] == SUM(4 * j, n), "Iallreduce on a column: %g", r[4 * j]);
+        CHECK(rank != 0 || r[4 * j + 1] == SUM(4 * j + 1, n), "Ireduce on a column: %g", r[4 * j + 1]);
+        CHECK(r[4 * j + 2] == SUM(4 * j + 2, rank + 1), "Iscan on a column: %g", r[4 * j + 2]);
+        CHECK(rank == 0 || r[4 * j + 3] == SUM(4 * j + 3, rank), "Iexscan on a column: %g", r[4 * j + 3]);
+    }
+    /* Block k of the scatters is item k of a: this rank gets item `rank` summed. */
+    double b[16], c[16];
+    for (int k = 0; k < 16; k++) b[k] = c[k] = -1;
+    OK(MPI_Ireduce_scatter_block(a, b, 1, col4, MPI_SUM, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    OK(MPI_Ireduce_scatter(a, c, counts, col4, MPI_SUM, MPI_COMM_WORLD, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    for (int j = 0; j < 4; j++) {
+        CHECK(b[4 * j] == SUM(4 * j + rank, n) && b[4 * j + 1] == -1, "Ireduce_scatter_block on a column: %g %g", b[4 * j], b[4 * j + 1]);
+        CHECK(c[4 * j] == SUM(4 * j + rank, n) && c[4 * j + 1] == -1, "Ireduce_scatter on a column: %g %g", c[4 * j], c[4 * j + 1]);
+    }
+    OK(MPI_Allreduce(a, b, 1, col4, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(b[12] == SUM(12, n), "Allreduce on a column: %g", b[12]);
+    #undef SUM
+}
+
+static MPI_Comm ring;
+
+/* nbr_round_ runs the neighbourhood collectives on ring: slot 0 is the left
+ * neighbour's, slot 1 the right one's; an alltoall's block j goes to neighbour j, so
+ * slot 0 gets the left one's block 1. */
+static void nbr_round_(int rank, int n, int i) {
+    int left = (rank + n - 1) % n, right = (rank + 1) % n;
+    double a[16], g[16];
+    int one[2] = {1, 1}, at[2] = {0, 1};
+    MPI_Aint bat[2] = {0, sizeof(double)};
+    MPI_Datatype cols[2] = {col4, col4};
+    MPI_Request q;
+    for (int k = 0; k < 16; k++) a[k] = 100 * rank + i + k;
+    #define A(r, k) (100.0 * (r) + i + (k))
+    OK(MPI_Neighbor_allgather(a, 1, MPI_DOUBLE, g, 1, MPI_DOUBLE, ring));
+    CHECK(g[0] == A(left, 0) && g[1] == A(right, 0), "Neighbor_allgather %g %g", g[0], g[1]);
+    OK(MPI_Ineighbor_allgatherv(a + 1, 1, MPI_DOUBLE, g, one, at, MPI_DOUBLE, ring, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(g[0] == A(left, 1) && g[1] == A(right, 1), "Ineighbor_allgatherv %g %g", g[0], g[1]);
+    OK(MPI_Neighbor_alltoall(a, 1, MPI_DOUBLE, g, 1, MPI_DOUBLE, ring));
+    CHECK(g[0] == A(left, 1) && g[1] == A(right, 0), "Neighbor_alltoall %g %g", g[0], g[1]);
+    OK(MPI_Ineighbor_alltoallv(a + 2, one, at, MPI_DOUBLE, g, one, at, MPI_DOUBLE, ring, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(g[0] == A(left, 3) && g[1] == A(right, 2), "Ineighbor_alltoallv %g %g", g[0], g[1]);
+    for (int k = 0; k < 16; k++) g[k] = -1;
+    OK(MPI_Neighbor_alltoallw(a, one, bat, cols, g, one, bat, cols, ring));
+    CHECK(g[0] == A(left, 1) && g[12] == A(left, 13) && g[1] == A(right, 0) && g[13] == A(right, 12) && g[2] == -1,
+          "Neighbor_alltoallw on a column: %g %g %g %g %g", g[0], g[12], g[1], g[13], g[2]);
+    for (int k = 0; k < 16; k++) g[k] = -1;
+    OK(MPI_Ineighbor_alltoall(a, 1, col4, g, 1, col4, ring, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(g[4] == A(left, 5) && g[9] == A(right, 8) && g[3] == -1, "Ineighbor_alltoall on a column: %g %g %g", g[4], g[9], g[3]);
+    #undef A
+}
+
 int main(int argc, char **argv) {
     int prov, rank, n;
     OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &prov));
@@ -110,6 +192,39 @@ int main(int argc, char **argv) {
     for (int i = 0; i < ROUNDS; i++) nb_round_(rank, n, i);
     d = mpigo_mallocs() - m0;
     CHECK(d < ROUNDS / 20, "%ld allocations in %d rounds of 6 nonblocking collectives and their waits", d, ROUNDS);
+    MPI_Datatype v4;
+    OK(MPI_Type_vector(4, 1, 4, MPI_DOUBLE, &v4));
+    OK(MPI_Type_create_resized(v4, 0, sizeof(double), &col4));
+    OK(MPI_Type_commit(&col4));
+    OK(MPI_Type_free(&v4));
+    for (int i = 0; i < 100; i++) typed_round_(rank, n, i);
+    m0 = mpigo_mallocs();
+    for (int i = 0; i < ROUNDS; i++) typed_round_(rank, n, i);
+    d = mpigo_mallocs() - m0;
+    CHECK(d < ROUNDS / 20, "%ld allocations in %d rounds of 7 reductions on a column type", d, ROUNDS);
+    /* A persistent reduction on the column type keeps its staging from one start to
+     * the next. */
+    MPI_Request pq;
+    double pa[16], pr[16];
+    OK(MPI_Allreduce_init(pa, pr, 1, col4, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &pq));
+    for (int s = 0; s < 3; s++) {
+        for (int k = 0; k < 16; k++) pa[k] = rank + s + k, pr[k] = -1;
+        OK(MPI_Start(&pq));
+        OK(MPI_Wait(&pq, MPI_STATUS_IGNORE));
+        for (int j = 0; j < 4; j++)
+            CHECK(pr[4 * j] == n * (double)(s + 4 * j) + n * (n - 1) / 2.0 && pr[4 * j + 1] == -1,
+                  "start %d of Allreduce_init on a column: %g %g", s, pr[4 * j], pr[4 * j + 1]);
+    }
+    OK(MPI_Request_free(&pq));
+    int dims[1] = {n}, periods[1] = {1};
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    for (int i = 0; i < 100; i++) nbr_round_(rank, n, i);
+    m0 = mpigo_mallocs();
+    for (int i = 0; i < ROUNDS; i++) nbr_round_(rank, n, i);
+    d = mpigo_mallocs() - m0;
+    CHECK(d < ROUNDS / 20, "%ld allocations in %d rounds of 6 neighbourhood collectives", d, ROUNDS);
+    OK(MPI_Comm_free(&ring));
+    OK(MPI_Type_free(&col4));
     OK(MPI_Finalize());
     if (rank == 0) printf("OK noalloc\n");
     return 0;

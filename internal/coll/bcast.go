@@ -1,6 +1,9 @@
 package coll
 
-import "runtime"
+import (
+	"fmt"
+	"runtime"
+)
 
 // Barrier is the dissemination barrier: ceil(log2 n) rounds; in round k each rank
 // signals rank+2^k and hears from rank-2^k, so no rank is a hot spot and any n works.
@@ -36,6 +39,10 @@ func (s *Sched) Bcast(buf []byte, root int) {
 		return
 	}
 	t := tuning()
+	if s.learn && s.rank != root && learnable(t, n, len(buf)) {
+		s.bcastLearn(buf, root, t)
+		return
+	}
 	alg := t.Bcast
 	if alg == Auto {
 		// Scatter-ring shortens the critical path but moves more bytes in all
@@ -156,3 +163,77 @@ func (s *Sched) bcastPipeline(buf []byte, root int, seg int) {
 		s.fence()
 	}
 }
+
+// Receivers that learn the root's length. The algorithm is chosen by length, and a
+// receiver whose buffer disagrees with the root's (erroneous: MPI requires equal type
+// signatures) would choose another one, or stop forwarding at its truncated receive,
+// and leave a peer waiting. Where the algorithm that a length chooses is the flat one
+// or the binomial tree (not scatter_ring, which needs more than 2 ranks with a core
+// each, nor a forced pipeline), a receiver instead takes its first message wherever it
+// fits (FitConn: in place when the lengths agree, else into new memory of the
+// message's length), and continues from the message's length as the root did: it
+// forwards the whole message down the tree, keeps what fits and reports ErrTruncate
+// when its buffer is shorter, and gets the message when it is longer. Its parent
+// differs between the two only for the relative ranks that are not powers of two on a
+// communicator small enough for the flat algorithm (rank 3 of 4): those take the
+// first message from any member, which this call's own tag confines to the root or
+// the parent, whichever the root's length sends it.
+
+// learnable reports whether a receiver of a buffer of m bytes on n ranks can follow
+// the root's algorithm from its message: every length's algorithm is flat or binomial
+// here, or m is below scatter_ring's limit (where a root whose length chose
+// scatter_ring still leaves this rank waiting: still open, docs/ARCHITECTURE.md).
+func learnable(t *Tuning, n, m int) bool {
+	switch t.Bcast {
+	case Binomial:
+		return true
+	case Auto:
+		return n <= 2 || n > runtime.NumCPU() || m < t.BcastLarge
+	}
+	return false
+}
+
+// bcastLearn is a receiver's Bcast: the first message, then bcastOn.
+func (s *Sched) bcastLearn(buf []byte, root int, t *Tuning) {
+	n := s.size
+	v := (s.rank - root + n) % n
+	from := (v - v&-v + root) % n // the binomial tree's parent
+	if v&(v-1) != 0 && t.Bcast == Auto && n <= t.FlatMax {
+		from = AnySource // the root's, if the flat algorithm sends
+	}
+	s.steps = append(s.steps, step{kind: stRecvFit, peer: from, a: buf}, step{kind: stBcastOn, peer: root, a: buf})
+}
+
+// bcastOn continues a receiver's Bcast once its first message (s.got) is in: forward
+// it down the tree, unless the root's length chose the flat algorithm, and keep what
+// fits in buf.
+func (s *Sched) bcastOn(buf []byte, root int) {
+	msg := s.got
+	n, m := s.size, len(msg)
+	if t := tuning(); t.Bcast != Auto || n > t.FlatMax || m > t.FlatBytes { // not flat
+		v := (s.rank - root + n) % n
+		if mask := (v & -v) >> 1; mask > 0 && v+1 < n { // not a leaf
+			for ; mask > 0; mask >>= 1 {
+				if v+mask < n {
+					s.send(msg, (v+mask+root)%n)
+				}
+			}
+			s.fence()
+		}
+	}
+	if m == len(buf) {
+		s.got = nil // Message: the lengths agree
+		return
+	}
+	if m > len(buf) {
+		copy(buf, msg)
+		s.err = fmt.Errorf("%w: the root's message has %d bytes, this rank's buffer %d "+
+			"(MPI requires the same type signature on every rank)", ErrTruncate, m, len(buf))
+	}
+}
+
+// Message is a Bcast receiver's message where its length is not its buffer's (nil
+// otherwise): the buffer's first bytes where it is shorter, new memory where it is
+// longer (the schedule then ends with ErrTruncate). For a caller that passes the
+// message on (a hierarchical Bcast's leader); call it before Free.
+func (s *Sched) Message() []byte { return s.got }

@@ -3,6 +3,7 @@ package coll
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -68,6 +69,16 @@ func fold(op Op, count, esize, lo, hi int) []byte {
 // ranks drive their schedule with Progress instead of Run.
 func run(t *testing.T, n int, nonblocking bool, build func(s *Sched)) {
 	t.Helper()
+	for r, err := range runErrs(t, n, nonblocking, build) {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
+// runErrs is run, returning each rank's error.
+func runErrs(t *testing.T, n int, nonblocking bool, build func(s *Sched)) []error {
+	t.Helper()
 	net := newMemNet(n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -93,14 +104,10 @@ func run(t *testing.T, n int, nonblocking bool, build func(s *Sched)) {
 		}()
 	}
 	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-		}
-	}
 	if k := net.pending(); k != 0 {
 		t.Errorf("%d messages or receives left unmatched", k)
 	}
+	return errs
 }
 
 func withTuning(t *testing.T, f func(*Tuning)) {
@@ -567,6 +574,96 @@ func TestManyOutstanding(t *testing.T) {
 					check(t, "allreduce", r, bufs[r][i], fold(sumOp, 50, 8, 0, n))
 				}
 			}
+		}
+	}
+}
+
+// TestBcastLearn: where the receivers learn the root's length (Learn), a Bcast in which
+// one rank's buffer is shorter than the root's message ends there with ErrTruncate and
+// the message's first bytes, one with a longer buffer gets the message with its tail
+// as it was, and every other rank gets the message, whatever algorithm each length
+// alone would choose (flat up to FlatBytes on up to FlatMax ranks, binomial beyond);
+// nothing is left unmatched.
+func TestBcastLearn(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 5, 8} {
+		for _, c := range []struct{ root, other int }{{2000, 500}, {500, 2000}, {1024, 1025}, {1025, 1024}, {64, 0}, {0, 64}, {3000, 2999}} {
+			for _, root := range []int{0, n - 1} {
+				for odd := 0; odd < n; odd++ {
+					if odd == root {
+						continue
+					}
+					t.Run(fmt.Sprintf("n%d/%d-%d/root%d/odd%d", n, c.root, c.other, root, odd), func(t *testing.T) {
+						withTuning(t, func(tu *Tuning) { tu.Bcast, tu.BcastLarge, tu.FlatMax, tu.FlatBytes = Auto, 1<<40, 4, 1024 })
+						want := data(root+100, c.root, 1)
+						errs := runErrs(t, n, odd%2 == 1, func(s *Sched) {
+							m := c.root
+							if s.rank == odd {
+								m = c.other
+							}
+							buf := bytes.Repeat([]byte{0xee}, m)
+							if s.rank == root {
+								copy(buf, want)
+							}
+							s.Learn(s.c.(FitConn))
+							s.Bcast(buf, root)
+							t.Cleanup(func() {
+								w := append([]byte(nil), want[:min(m, c.root)]...)
+								check(t, "bcast", s.rank, buf, append(w, bytes.Repeat([]byte{0xee}, m-len(w))...))
+							})
+						})
+						for r, err := range errs {
+							if r == odd && c.other < c.root {
+								if !errors.Is(err, ErrTruncate) {
+									t.Errorf("rank %d: %v, want ErrTruncate", r, err)
+								}
+							} else if err != nil {
+								t.Errorf("rank %d: %v", r, err)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestGatherLearn: where the root learns each block's length (Learn), a send shorter
+// than the root's block is ErrShort and a longer one ErrTruncate at the root, the
+// other blocks arrive, and the senders succeed.
+func TestGatherLearn(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		for _, c := range []struct{ block, other int }{{64, 8}, {8, 64}, {64, 0}, {0, 16}} {
+			odd := n - 1
+			t.Run(fmt.Sprintf("n%d/%d-%d", n, c.block, c.other), func(t *testing.T) {
+				recv := bytes.Repeat([]byte{0xee}, n*c.block)
+				errs := runErrs(t, n, n%2 == 1, func(s *Sched) {
+					m := c.block
+					if s.rank == odd {
+						m = c.other
+					}
+					s.Learn(s.c.(FitConn))
+					s.Gather(data(s.rank, m, 1), recv, 0)
+				})
+				for r, err := range errs {
+					switch {
+					case r == 0 && c.other < c.block:
+						if !errors.Is(err, ErrShort) {
+							t.Errorf("root: %v, want ErrShort", err)
+						}
+					case r == 0:
+						if !errors.Is(err, ErrTruncate) {
+							t.Errorf("root: %v, want ErrTruncate", err)
+						}
+					case err != nil:
+						t.Errorf("rank %d: %v", r, err)
+					}
+				}
+				for r := 0; r < n-1; r++ {
+					check(t, "gather", r, recv[r*c.block:(r+1)*c.block], data(r, c.block, 1))
+				}
+				fits := min(c.block, c.other)
+				check(t, "gather", odd, recv[odd*c.block:odd*c.block+fits], data(odd, c.block, 1)[:fits])
+			})
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package coll
 
+import "fmt"
+
 // Gather collects every rank's send into root's recv, rank i's at block i (recv is
 // n*len(send) bytes at root, ignored elsewhere). In place at root: send is recv's
 // block root. Linear: root posts every receive at once; communicators here are small
@@ -7,22 +9,53 @@ package coll
 func (s *Sched) Gather(send, recv []byte, root int) {
 	n, r, m := s.size, s.rank, len(send)
 	if r != root {
-		if m > 0 {
+		if m > 0 || s.learn {
 			s.send(send, root)
 			s.fence()
 		}
 		return
 	}
-	if m == 0 {
+	if m == 0 && !s.learn {
 		return
 	}
+	// Learning, every block's message goes, even an empty one, so that a root
+	// whose blocks disagree with a rank's send gets the message either way.
+	first := len(s.steps)
 	for i := 0; i < n; i++ {
 		if i != r {
-			s.recv(recv[i*m:(i+1)*m], i)
+			if s.learn {
+				s.steps = append(s.steps, step{kind: stRecvExact, peer: i, a: recv[i*m : (i+1)*m]})
+			} else {
+				s.recv(recv[i*m:(i+1)*m], i)
+			}
 		}
 	}
 	s.copy(recv[r*m:(r+1)*m], send)
 	s.fence()
+	if s.learn {
+		// A send shorter than the root's block would leave the block's old bytes
+		// there unreported: each block's length is checked.
+		for k := first; k < first+n-1; k++ {
+			s.steps = append(s.steps, step{kind: stCheck, peer: k})
+		}
+	}
+}
+
+// check reports (in s.err, the first of several) an stRecvExact step's message whose
+// length is not its buffer's, keeping what fits of a longer one.
+func (s *Sched) check(rs *step) {
+	got, want := len(rs.b), len(rs.a)
+	if got == want || s.err != nil {
+		return
+	}
+	if got > want {
+		copy(rs.a, rs.b)
+		s.err = fmt.Errorf("%w: rank %d sent %d bytes, the block this rank gave for it has %d "+
+			"(MPI requires the type signatures of the two sides to match)", ErrTruncate, rs.peer, got, want)
+		return
+	}
+	s.err = fmt.Errorf("%w: rank %d sent %d bytes, the block this rank gave for it has %d "+
+		"(MPI requires the type signatures of the two sides to match)", ErrShort, rs.peer, got, want)
 }
 
 // Gatherv is Gather with rank i's block of counts[i] elements at element displs[i].

@@ -24,6 +24,7 @@ type memMsg struct {
 type memReq struct {
 	src, tag int
 	buf      []byte
+	dst      *[]byte // a FitConn receive's: the message, in buf or new memory
 	done     bool
 	err      error
 }
@@ -63,6 +64,15 @@ func (c *memConn) get(q *Req) *memReq {
 }
 
 func deliver(r *memReq, src int, data []byte) {
+	if r.dst != nil {
+		if len(data) <= len(r.buf) {
+			*r.dst = r.buf[:copy(r.buf, data)]
+		} else {
+			*r.dst = append([]byte(nil), data...)
+		}
+		r.done = true
+		return
+	}
 	if len(data) != len(r.buf) {
 		r.err = fmt.Errorf("message of %d bytes from %d tag %d into a buffer of %d", len(data), src, r.tag, len(r.buf))
 	}
@@ -78,7 +88,7 @@ func (c *memConn) Isend(b []byte, dest, tag int) (Req, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, r := range m.posted[dest] {
-		if r.src == c.rank && r.tag == tag {
+		if (r.src == c.rank || r.src == AnySource) && r.tag == tag {
 			m.posted[dest] = append(m.posted[dest][:i], m.posted[dest][i+1:]...)
 			deliver(r, c.rank, b)
 			m.cond.Broadcast()
@@ -103,15 +113,33 @@ func (c *memConn) Recv(b []byte, src, tag int) error {
 }
 
 func (c *memConn) Irecv(b []byte, src, tag int) (Req, error) {
-	if src < 0 || src >= c.size || src == c.rank {
+	return c.irecv(b, nil, src, tag)
+}
+
+// IrecvFit and RecvFit make memConn a FitConn.
+func (c *memConn) IrecvFit(fit []byte, dst *[]byte, src, tag int) (Req, error) {
+	return c.irecv(fit, dst, src, tag)
+}
+
+func (c *memConn) RecvFit(fit []byte, src, tag int) ([]byte, error) {
+	var msg []byte
+	q, err := c.irecv(fit, &msg, src, tag)
+	if err == nil {
+		err = c.Wait(&q)
+	}
+	return msg, err
+}
+
+func (c *memConn) irecv(b []byte, dst *[]byte, src, tag int) (Req, error) {
+	if (src < 0 && (src != AnySource || dst == nil)) || src >= c.size || src == c.rank {
 		return Req{}, fmt.Errorf("rank %d: receive from %d", c.rank, src)
 	}
 	m := c.net
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r := &memReq{src: src, tag: tag, buf: b}
+	r := &memReq{src: src, tag: tag, buf: b, dst: dst}
 	for i, u := range m.unexp[c.rank] {
-		if u.src == src && u.tag == tag {
+		if (u.src == src || src == AnySource) && u.tag == tag {
 			m.unexp[c.rank] = append(m.unexp[c.rank][:i], m.unexp[c.rank][i+1:]...)
 			deliver(r, src, u.data)
 			return c.add(r), nil

@@ -57,6 +57,30 @@ type Conn interface {
 	Test(q *Req) (bool, error)
 }
 
+// FitConn is a Conn that can also receive a message whose length the receiver does
+// not know for sure: into fit when the message fits there (in place, as a plain
+// receive would), else into new memory of the message's length. Either way the
+// receiver gets every byte and the message's length (the bytes' slice, in *dst once
+// the request completes). Src may be AnySource. A Bcast's receivers learn the root's
+// length this way and a Gather's root each block's (Learn, bcast.go, gather.go); over
+// a Conn without it the schedules trust every rank's length.
+type FitConn interface {
+	IrecvFit(fit []byte, dst *[]byte, src, tag int) (Req, error)
+	RecvFit(fit []byte, src, tag int) ([]byte, error)
+}
+
+// AnySource as a FitConn's source takes the message from any member.
+const AnySource = -1
+
+// ErrTruncate and ErrShort are a schedule's errors where a message is longer or
+// shorter than the buffer the receiving rank gave for it: an erroneous program (MPI
+// requires the type signatures of the two sides to match), found where the schedules
+// learn lengths (FitConn).
+var (
+	ErrTruncate = errors.New("coll: message truncated")
+	ErrShort    = errors.New("coll: message shorter than its block")
+)
+
 // Kernel is a reduction over two equal-length byte buffers holding whole elements: it
 // sets inout to in ⊕ inout, element by element, in that order (MPI's convention, which
 // matters for a non-commutative ⊕: in holds the contribution of lower ranks).
@@ -77,6 +101,19 @@ const (
 	stFence  // wait for every request posted since the last fence
 	stReduce // Fn(a, b): a = b ⊕ a
 	stCopy   // copy(a, b)
+	// stRecvFit receives from peer into a, or wherever the message fits (FitConn),
+	// its bytes going to s.got: a Bcast receiver's first message.
+	stRecvFit
+	// stBcastOn continues a Bcast at a receiver from the message in s.got (root peer,
+	// the caller's buffer a), once the requests before it are done (a fence as well):
+	// bcast.go's bcastOn.
+	stBcastOn
+	// stRecvExact receives from peer into a, or wherever the message fits, its bytes
+	// going to the step's b; stCheck (peer: the index of an stRecvExact step) then
+	// reports a message whose length is not a's. The steps must not grow between the
+	// two (b's address is the step's).
+	stRecvExact
+	stCheck
 )
 
 type step struct {
@@ -115,6 +152,12 @@ type Sched struct {
 
 	small int // messages of at most this go by blocking Send (Conn.EagerMax)
 
+	fc    FitConn // c, when it can receive messages of unknown length (Learn)
+	learn bool    // Learn: receivers may learn lengths from the messages
+	// got: stRecvFit's message; once a Bcast's receiver has taken it, kept only where
+	// its length is not the buffer's (Message)
+	got []byte
+
 	// arena serves small scratch buffers (a short allreduce's) without the pools;
 	// words, so that kernels may view it as any element type.
 	arena [32]uint64
@@ -130,10 +173,6 @@ type Sched struct {
 // ranks that run the same algorithm reaches every rank its messages reach; ranks
 // whose lengths chose different algorithms may still wait (docs/ARCHITECTURE.md).
 var ErrMismatch = errors.New("coll: a message's length differs from the receive buffer's (the ranks passed different counts)")
-
-// ErrShort: a receive found a shorter message than its buffer (a Conn's error for it
-// wraps ErrShort). Only a reduction's schedule takes it for a mismatch.
-var ErrShort = errors.New("coll: a message shorter than the receive buffer (the ranks passed different counts)")
 
 // Mismatch is err (a receive's truncation) as an ErrMismatch, its text unchanged.
 func Mismatch(err error) error { return mismatch{err} }
@@ -158,6 +197,14 @@ func New(c Conn, tag, esize int) *Sched {
 	s.rank, s.size = c.Rank(), c.Size()
 	return s
 }
+
+// Learn lets s's receivers learn, through fc (s's Conn), the lengths of the messages
+// they get, where the algorithm allows (Bcast, Gather), so that a program whose
+// ranks disagree on a length ends with an error on the ranks whose buffers disagree,
+// not a hang or bytes silently left as they were. A Bcast receiver may then take its first message from
+// any member, so s's tag must be its own (a collective's sequence number), not one
+// that another schedule uses at the same time or just before.
+func (s *Sched) Learn(fc FitConn) { s.fc, s.learn = fc, fc != nil }
 
 // Free returns s and its scratch buffers to their pools. Call it once s is done (or
 // has failed); s must not be used afterwards.
@@ -267,7 +314,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 		s.reqs = s.reqs[:0]
 		if s.pc == len(s.steps) {
 			s.done = true
-			return true, s.err
+			return true, s.err // a mismatch that stCheck, bcastOn or a receive found
 		}
 	steps:
 		for s.pc < len(s.steps) {
@@ -329,6 +376,34 @@ func (s *Sched) advance(block bool) (bool, error) {
 				if !s.broken {
 					copy(st.a, st.b)
 				}
+			case stRecvFit:
+				if block && len(s.reqs) == 0 && len(st.a) <= s.small {
+					got, err := s.fc.RecvFit(st.a, st.peer, s.tag)
+					if err != nil {
+						return s.fail(err)
+					}
+					s.got = got
+					continue
+				}
+				q, err := s.fc.IrecvFit(st.a, &s.got, st.peer, s.tag)
+				if err != nil {
+					return s.fail(err)
+				}
+				s.reqs = append(s.reqs, q)
+			case stRecvExact:
+				q, err := s.fc.IrecvFit(st.a, &st.b, st.peer, s.tag)
+				if err != nil {
+					return s.fail(err)
+				}
+				s.reqs = append(s.reqs, q)
+			case stBcastOn:
+				if len(s.reqs) > 0 {
+					s.pc-- // after the receive
+					break steps
+				}
+				s.bcastOn(st.a, st.peer)
+			case stCheck:
+				s.check(&s.steps[st.peer])
 			}
 		}
 	}
@@ -390,6 +465,12 @@ func (s *Sched) String() string {
 			out += fmt.Sprintf(" reduce(%d)", len(st.a))
 		case stCopy:
 			out += fmt.Sprintf(" copy(%d)", len(st.a))
+		case stRecvFit, stRecvExact:
+			out += fmt.Sprintf(" recv(≤%d←%d)", len(st.a), st.peer)
+		case stBcastOn:
+			out += " bcast-on"
+		case stCheck:
+			out += " check"
 		}
 	}
 	return out

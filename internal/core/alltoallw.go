@@ -37,42 +37,51 @@ func CheckW(name, w string, n int, mem []byte, counts, displs []int, types []*da
 	}
 	side := WSide{mem: mem, counts: counts, displs: displs, types: make([]*datatype.Type, n), bytes: make([]int, n)}
 	for j := 0; j < n; j++ {
-		if counts[j] < 0 {
-			return WSide{}, Errorf(ClassCount, name, "%scounts[%d] %d is negative", w, j, counts[j])
-		}
-		d := types[j]
-		if d == nil {
-			return WSide{}, Errorf(ClassType, name, "%stypes[%d] is a nil datatype", w, j)
-		}
-		if !d.IsCommitted() {
-			return WSide{}, Errorf(ClassType, name, "%stypes[%d]: datatype %s is not committed (call Commit)", w, j, d.Name())
-		}
-		if _, err := d.Pack(nil, nil, 0); err != nil { // a freed type: refuse it now, not mid-call
-			return WSide{}, Errorf(ClassType, name, "%stypes[%d]: %v", w, j, err)
-		}
-		size, err := d.PackSize(int64(counts[j]))
+		size, err := checkBlock(name, w, j, mem, counts[j], displs[j], types[j])
 		if err != nil {
-			return WSide{}, TypeErr(name, err)
+			return WSide{}, err
 		}
-		side.types[j], side.bytes[j] = d, int(size)
-		if size == 0 {
-			continue // no data: the displacement is never used
-		}
-		lo, hi, err := d.Span(int64(counts[j]))
-		if err != nil {
-			return WSide{}, TypeErr(name, err)
-		}
-		at := int64(displs[j])
-		if at+lo < 0 || at+hi > int64(len(mem)) {
-			buf := "send"
-			if w == "r" {
-				buf = "recv"
-			}
-			return WSide{}, Errorf(ClassBuffer, name, "block %d: %scounts[%d] %d items of %s at %sdispls[%d] %d span bytes [%d,%d), outside %s's %d bytes",
-				j, w, j, counts[j], d.Name(), w, j, displs[j], at+lo, at+hi, buf, len(mem))
-		}
+		side.types[j], side.bytes[j] = types[j], size
 	}
 	return side, nil
+}
+
+// checkBlock checks block j of one side (w, "s" or "r"): count items of d at byte
+// displ of mem. It returns the block's packed size in bytes.
+func checkBlock(name, w string, j int, mem []byte, count, displ int, d *datatype.Type) (int, error) {
+	if count < 0 {
+		return 0, Errorf(ClassCount, name, "%scounts[%d] %d is negative", w, j, count)
+	}
+	if d == nil {
+		return 0, Errorf(ClassType, name, "%stypes[%d] is a nil datatype", w, j)
+	}
+	if !d.IsCommitted() {
+		return 0, Errorf(ClassType, name, "%stypes[%d]: datatype %s is not committed (call Commit)", w, j, d.Name())
+	}
+	if _, err := d.Pack(nil, nil, 0); err != nil { // a freed type: refuse it now, not mid-call
+		return 0, Errorf(ClassType, name, "%stypes[%d]: %v", w, j, err)
+	}
+	size, err := d.PackSize(int64(count))
+	if err != nil {
+		return 0, TypeErr(name, err)
+	}
+	if size == 0 {
+		return 0, nil // no data: the displacement is never used
+	}
+	lo, hi, err := d.Span(int64(count))
+	if err != nil {
+		return 0, TypeErr(name, err)
+	}
+	at := int64(displ)
+	if at+lo < 0 || at+hi > int64(len(mem)) {
+		buf := "send"
+		if w == "r" {
+			buf = "recv"
+		}
+		return 0, Errorf(ClassBuffer, name, "block %d: %scounts[%d] %d items of %s at %sdispls[%d] %d span bytes [%d,%d), outside %s's %d bytes",
+			j, w, j, count, d.Name(), w, j, displ, at+lo, at+hi, buf, len(mem))
+	}
+	return int(size), nil
 }
 
 // Block returns the bytes to move for peer j: the slice's own memory when its layout is

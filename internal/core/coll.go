@@ -188,6 +188,7 @@ func (c *Comm) bcastSched(op string, buf Vec, root int, nb bool) (*coll.Sched, e
 	if err != nil {
 		return nil, err
 	}
+	s.Learn(&c.lconn)
 	s.Bcast(buf.B, root)
 	return s, nil
 }
@@ -268,6 +269,7 @@ func (c *Comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.
 	if err != nil {
 		return nil, err
 	}
+	s.Learn(&c.lconn)
 	s.Gather(send.B, recv.B, root)
 	return s, nil
 }

@@ -129,6 +129,9 @@ func (c *Comm) CollTable() string {
 		fmt.Fprintf(&b, " (%s)", why)
 	}
 	b.WriteString("\n")
+	if p == PathHier {
+		b.WriteString("  Bcast hierarchical at every length (node phases as below); Barrier, Reduce and Allreduce up to the node's limits\n")
+	}
 	if p == PathNode || p == PathHier {
 		l := c.node.lim
 		if c.size == 2 {
@@ -433,9 +436,14 @@ func hierBarrierEntry(c *Comm, op string) error {
 	return hierBarrier(h, op)
 }
 
+// hierBcastEntry: the hierarchical Bcast at every length, not by each rank's own
+// length, which a rank whose buffer disagrees with the root's (erroneous) would choose
+// differently from it, waiting on another communicator. Each phase answers such a
+// rank on its own: the node's (nodeBcast: the ring, or the root's length announced)
+// and the leaders' (the schedules' receivers learn the root's length).
 func hierBcastEntry(c *Comm, op string, buf *Vec, root int) error {
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	h, err := c.hierGroup(&cl, int64(len(buf.B)), c.node.lim.bcast, true)
+	h, err := c.hierGroup(&cl, 0, 0, true)
 	if err != nil || h == nil {
 		if err != nil {
 			return err

@@ -91,6 +91,27 @@ func (k *conn) Irecv(b []byte, src, tag int) (coll.Req, error) {
 	return cq, err
 }
 
+// IrecvFit and RecvFit make conn a coll.FitConn: receives of a message whose length
+// the receiver does not know for sure (p2p's receives into a fitting buffer or new
+// memory).
+func (k *conn) IrecvFit(fit []byte, dst *[]byte, src, tag int) (coll.Req, error) {
+	q, err := eng.IrecvAllocFit(fit, dst, k.source(src), tag, k.ctx)
+	return collReq(q), err
+}
+
+func (k *conn) RecvFit(fit []byte, src, tag int) ([]byte, error) {
+	msg, _, _, err := eng.RecvAllocInfo(fit, k.source(src), tag, k.ctx)
+	return msg, err
+}
+
+// source is world's for a receive's source, which may be coll.AnySource.
+func (k *conn) source(i int) int {
+	if i == coll.AnySource {
+		return p2p.AnySource
+	}
+	return k.world(i)
+}
+
 // mismatchReq stands for a receive that the nonblocking collectives' loop completed
 // (Waitany) and found truncated or short: the schedule's Test reports it.
 var mismatchReq = coll.Req{N: 1<<63 | 1}

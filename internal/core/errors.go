@@ -185,7 +185,7 @@ func mapErr(op string, err error) error {
 	}
 	class := ClassOther
 	switch {
-	case errors.Is(err, p2p.ErrTruncate), errors.Is(err, shmcoll.ErrTruncate):
+	case errors.Is(err, p2p.ErrTruncate), errors.Is(err, shmcoll.ErrTruncate), errors.Is(err, coll.ErrTruncate):
 		class = ClassTruncate
 	case errors.Is(err, coll.ErrShort), errors.Is(err, coll.ErrMismatch), errors.Is(err, shmcoll.ErrCount):
 		class = ClassCount

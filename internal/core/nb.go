@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -203,7 +204,7 @@ func (h Ref) Free() error {
 // Records are pooled (see Pending); every field but gen and box is guarded by
 // nbColl.mu, and gen is written under it too.
 type collOp struct {
-	s    *coll.Sched
+	s    schedule
 	name string
 	done bool
 	err  error
@@ -251,12 +252,27 @@ var nbColl struct {
 
 func init() { nbColl.wake.L = &nbColl.mu }
 
+// schedule is what a collective's record drives: a coll.Sched, or a neighbourhood
+// exchange (neighbor.go). Progress advances it without waiting; Pending is the
+// requests it waits for, which the progress goroutine borrows and stores back
+// (completed ones null); Free releases it once done.
+type schedule interface {
+	Progress() (bool, error)
+	Pending() []coll.Req
+	Free()
+}
+
 // StartColl starts the schedule s of the nonblocking collective op (err: building it
 // failed, which Start returns); fin, if not nil, runs once s has succeeded.
 func StartColl(op string, s *coll.Sched, fin func() error, err error) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startSched(op, s, fin), nil
+}
+
+// startSched starts s as the nonblocking collective op.
+func startSched(op string, s schedule, fin func() error) *Pending {
 	nbColl.mu.Lock()
 	x := newCollOp()
 	x.s, x.name, x.fin = s, op, fin
@@ -268,7 +284,7 @@ func StartColl(op string, s *coll.Sched, fin func() error, err error) (*Pending,
 		go progressLoop()
 	}
 	nbColl.mu.Unlock()
-	return &x.box, nil
+	return &x.box
 }
 
 // newCollOp takes a record from the pool, or makes one (nbColl.mu held).
@@ -429,7 +445,7 @@ func progressLoop() {
 			case k == done:
 				// Completed here: the schedule's Test finds it null, or marked when
 				// its receive was truncated or short (conn.exact).
-				if exact(st, err, int(p.N>>32)) != nil {
+				if e := exact(st, err, int(p.N>>32)); errors.Is(e, coll.ErrMismatch) || errors.Is(e, coll.ErrShort) {
 					q = mismatchReq
 				}
 			case !qs[k].IsNull():
@@ -550,9 +566,9 @@ func (x *collOp) free(gen uint32) {
 	nbColl.mu.Unlock()
 }
 
-// Go runs f in a goroutine of its own as a nonblocking operation (Idup, the
-// nonblocking neighbourhood collectives): the engine takes its lock from now on, since
-// f calls it beside the caller.
+// Go runs f in a goroutine of its own as a nonblocking operation (Idup, the buffer
+// iflushes): the engine takes its lock from now on, since f calls it beside the
+// caller.
 func Go(op string, f func() error) *Pending {
 	o := &bgOp{ch: make(chan struct{})}
 	eng.Concurrent()

@@ -623,12 +623,34 @@ func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 	mine := h.leaderIdx[c.rank] == h.leaderIdx[root]
 	rootLeads := h.nodeRank[root] == 0
 	if mine && !rootLeads {
-		if err := h.node.Bcast(op, buf, h.nodeRank[root]); err != nil {
+		if h.leaders == nil {
+			return h.node.Bcast(op, buf, h.nodeRank[root])
+		}
+		// This node's leader passes the message on to the others: where its
+		// buffer disagrees with the root's (erroneous), it passes the root's
+		// message, and reports the truncation, if any, once it has.
+		msg, err := bcastKeep(h.node, op, buf, h.nodeRank[root])
+		if msg != nil {
+			if e := h.leaders.Bcast(op, &Vec{B: msg, Esz: 1}, h.leaderIdx[root]); e != nil {
+				return e
+			}
+			return err
+		}
+		if err != nil {
 			return err
 		}
 	}
 	if h.leaders != nil {
-		if err := h.leaders.Bcast(op, buf, h.leaderIdx[root]); err != nil {
+		msg, err := bcastKeep(h.leaders, op, buf, h.leaderIdx[root])
+		if msg != nil && (!mine || rootLeads) {
+			// This leader's buffer disagrees with the root's message (erroneous):
+			// its node still gets the message, and it the truncation, if any.
+			if e := h.node.Bcast(op, &Vec{B: msg, Esz: 1}, 0); e != nil {
+				return e
+			}
+			return err
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -636,6 +658,70 @@ func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 		return h.node.Bcast(op, buf, 0)
 	}
 	return nil
+}
+
+// bcastKeep is c's Bcast at a rank that passes the message on: where this rank's
+// buffer's length is not the root's message's, it returns the message (coll's
+// Message) as well as the truncation error, if any. c's schedules learn it; on c's
+// other paths it is c's Bcast, returning nil.
+func bcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
+	if c.rank == root || buf.Type != nil || (c.coll.path != PathSched && c.coll.path != PathNode) {
+		return nil, c.Bcast(op, buf, root)
+	}
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if c.coll.path == PathNode {
+		return nodeBcastKeep(c, op, buf, root)
+	}
+	return schedBcastKeep(c, op, buf, root)
+}
+
+func schedBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
+	s, err := c.coll.sched.bcast(c, op, *buf, root, false)
+	if err != nil {
+		return nil, err
+	}
+	err = s.Run()
+	msg := s.Message()
+	s.Free()
+	return msg, MapErr(op, err)
+}
+
+// nodeBcastKeep is nodeBcast at a reader that keeps the message (bcastKeep).
+func nodeBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
+	if err := c.nodeErr(op); err != nil {
+		return nil, err
+	}
+	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
+	g, err := c.nodeGroup(&cl, 0, 0)
+	if err != nil || g == nil {
+		if err != nil {
+			return nil, err
+		}
+		return schedBcastKeep(c, op, buf, root)
+	}
+	msg, err := g.BcastKeep(buf.B, root)
+	if err != shmcoll.ErrElsewhere {
+		return msg, MapErr(op, err)
+	}
+	n := g.Announced()
+	if n == len(buf.B) {
+		return nil, nodeBcastLong(c, g, op, buf, root, n)
+	}
+	v := Vec{B: buf.B[:min(n, len(buf.B))], Esz: 1}
+	if n > len(buf.B) {
+		v.B = make([]byte, n)
+	}
+	if err := nodeBcastLong(c, g, op, &v, root, n); err != nil {
+		return nil, err
+	}
+	if n > len(buf.B) {
+		copy(buf.B, v.B)
+		return v.B, Errorf(ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
+			"(MPI requires the same type signature on every rank)", n, len(buf.B))
+	}
+	return v.B, nil
 }
 
 // hierAllreduce (an operation that commutes, or nodes that hold blocks of ranks):

@@ -265,7 +265,7 @@ func (c *Comm) bufKey(op string) (uint32, error) {
 // call it beside the user's: it takes its lock from now on.
 func Concurrent() { eng.Concurrent() }
 
-// The internal context's point-to-point, for the facade's neighbourhood collectives
+// The internal context's point-to-point, for the facade's value messages
 // and topology constructors, with the tags of tags.go; ranks are ranks in c.
 
 // IsendInternal starts a send of b to dest on c's internal context.

@@ -39,7 +39,7 @@ func IsDry(err error) bool { return err == errDry }
 // must not run another collective on c from another goroutine meanwhile.
 //
 // The dry run is the calling goroutine's alone: a collective that another goroutine
-// builds on c meanwhile (a nonblocking neighbourhood collective's, an Idup's) runs as
+// builds on c meanwhile (an Idup's) runs as
 // usual.
 func (c *Comm) CheckArgs(start func() error) error {
 	c.dryG.Store(GoroutineID())
@@ -53,8 +53,8 @@ func (c *Comm) CheckArgs(start func() error) error {
 }
 
 // DryStop is errDry in the goroutine that runs CheckArgs on c, nil otherwise: a
-// collective built above the device (the neighbourhood collectives) calls it once
-// its checks have passed, before it sends anything.
+// collective built without a schedule (the neighbourhood exchange) calls it once its
+// checks have passed, before it sends anything.
 func (c *Comm) DryStop() error {
 	if c.dry.Load() {
 		return c.dryStop()

@@ -5,10 +5,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/rma"
-	"github.com/mpigo/mpigo/internal/yield"
-	"golang.org/x/sys/unix"
 )
 
 // Synchronisation: Fence, post/start/complete/wait, and passive target. Direct
@@ -25,9 +24,13 @@ func (w *Win) inEpoch(t int) bool {
 	return w.fence.Load() || w.lockAll.Load() || w.locks[t].Load() != 0 || w.accessTo[t].Load()
 }
 
-// await polls cond until it holds: spinning, then yielding the thread (ranks may
-// outnumber cores), then napping; the engine progresses meanwhile when the window
-// ships, so that this rank's own requests and replies move.
+// await polls cond until it holds, through the idle policy (servePolicy): spinning,
+// then yielding the thread (ranks may outnumber cores), then napping; the engine
+// progresses meanwhile when the window ships, so that this rank's own requests and
+// replies move. What cond looks at (a lock word, a PSCW counter in a peer's control
+// block) is stored by a peer that rings nobody, so the naps are what bounds how late
+// a sleeping wait sees it: the policy's, from idle.FirstNap growing to p2p_sleep.
+// While it naps, this rank's progress goroutine serves the requests shipped to it.
 func (w *Win) await(cond func() bool) { w.awaitOr(cond, nil) }
 
 // awaitOr is await that, once the wait has stopped spinning, calls check every
@@ -38,31 +41,37 @@ func (w *Win) awaitOr(cond func() bool, check func() error) error {
 	if w.served {
 		defer w.endServe()
 	}
+	a := idle.NewAdaptive(servePolicy(), 0)
+	wt := a.Begin()
+	var nobody uint32 // the naps' futex word: nothing rings it
 	for i := 0; !cond(); i++ {
+		spinning := wt.Next(1)
 		if w.served {
 			// Apply this rank's requests here rather than wake the progress
 			// goroutine (win_drain.go).
 			eng.Progress()
 			if w.drain() {
+				wt.Restart()
 				continue
 			}
-			if i >= 1000 && i&255 == 0 {
+			if !spinning {
 				w.checkLocks(&lastLocks)
 			}
-		} else if w.ships && i&63 == 63 {
+		} else if w.ships && (i&63 == 63 || !spinning) {
 			eng.Progress()
 		}
 		switch {
-		case i < 1000:
-			if i&63 == 63 {
-				yield.Gosched()
-			}
-		case i < 100000:
-			awaitYield()
+		case spinning:
+			wt.Gosched()
+		case wt.Yielding():
+			wt.Yield()
 		default:
-			time.Sleep(20 * time.Microsecond)
+			if w.served {
+				w.endServe() // the progress goroutine serves while this sleeps
+			}
+			wt.Sleep(&nobody, 0)
 		}
-		if check != nil && i >= 1000 && i&255 == 0 {
+		if check != nil && !spinning {
 			if now := time.Now(); now.Sub(last) >= checkEvery {
 				last = now
 				if err := check(); err != nil {
@@ -112,11 +121,6 @@ func (w *Win) deadHolder(c ctrlBlock) (int, error) {
 		}
 	}
 	return -1, nil
-}
-
-func awaitYield() {
-	yield.Gosched()
-	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }
 
 // observe orders this rank's goroutines and its progress goroutine in Go's memory

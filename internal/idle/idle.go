@@ -4,12 +4,19 @@
 //
 // A wait polls its condition Policy.Spin times, then polls and yields the OS thread
 // (sched_yield) Policy.Yield times, because when ranks outnumber cores the peer it
-// waits for may need this core, then sleeps on a futex word for at most Policy.Sleep at
-// a time, because a peer that dies wakes nobody. The spin adapts (Adaptive): a wait that
-// ends right after a yield that gave the core away was waiting for a rank that needed
-// this core (the OS may leave two ranks on one core while other work runs), and
-// spinning only delays it, so the next waits spin little until one ends without such a
-// yield.
+// waits for may need this core, then sleeps on a futex word, which what it waits for
+// rings, for at most Policy.Sleep at a time, because a peer that dies wakes nobody.
+// Once asleep it stays in the sleep phase: after a nap it polls once and sleeps again,
+// with no spin or yield in between, so that a long wait costs one poll per nap (over
+// TCP, a few system calls a millisecond), not a yield phase per nap. The naps grow:
+// the first is short (FirstNap), each next one twice as long, up to Policy.Sleep, so
+// that a condition nobody rings (a lock word in shared memory) is still seen soon in
+// a short wait. Only a poll that finds something (Restart) starts the phases over.
+//
+// The spin adapts (Adaptive): a wait that ends right after a yield that gave the core
+// away was waiting for a rank that needed this core (the OS may leave two ranks on one
+// core while other work runs), and spinning only delays it, so the next waits spin
+// little until one ends without such a yield.
 //
 // The caller owns the loop, because what a poll is differs (a progress round under a
 // lock, a flag in shared memory) and the poll must stay inline: it asks a Waiter, after
@@ -93,7 +100,8 @@ const MinSpin = 16
 // FirstNap bounds a wait's first sleep. A peer publishes its word with a plain store
 // on amd64 (Publish) and then looks whether anyone sleeps; the store may reach memory
 // after that look, and a waiter that announced its sleep in that instant is woken by
-// nobody. The short first nap bounds what that costs.
+// nobody. The short first nap bounds what that costs. Later naps double, up to the
+// policy's Sleep.
 const FirstNap = 50 * time.Microsecond
 
 // goschedMask: a spinning waiter lets the process's other goroutines run once per
@@ -132,14 +140,15 @@ func (a *Adaptive) Begin() Waiter {
 // Waiter is one wait. After each poll that found nothing the caller counts it with
 // Next, which says whether the wait still spins; past the spin, Yielding says whether
 // it yields (Yield) or sleeps (Sleep, or the caller's own futex sleep bounded by Nap).
-// When the condition holds, End adapts the spin of the next waits.
+// Past the yield phase every poll that finds nothing is followed by a sleep, until
+// Restart. When the condition holds, End adapts the spin of the next waits.
 type Waiter struct {
 	a        *Adaptive
-	n        int  // polls that found nothing since the wait began or Restart
-	spin     int  // the spin phase's last poll
-	yield    int  // the yield phase's last poll
-	napped   bool // a sleep has been bounded: the next ones are not short
-	switched bool // a yield of this wait gave the core to another process
+	n        int           // polls that found nothing since the wait began or Restart
+	spin     int           // the spin phase's last poll
+	yield    int           // the yield phase's last poll
+	nap      time.Duration // the last sleep's bound; 0 before the first
+	switched bool          // a yield of this wait gave the core to another process
 }
 
 // Next counts k polls that found nothing and reports whether the wait still spins.
@@ -174,28 +183,27 @@ func (w *Waiter) Yield() {
 	}
 }
 
-// Nap returns the bound of the next sleep: the policy's Sleep, the first one at most
-// FirstNap.
+// Nap returns the bound of the next sleep: FirstNap for the first one (since the wait
+// began or Restart), twice the last for the next ones, at most the policy's Sleep.
 func (w *Waiter) Nap() time.Duration {
 	prof.Blocked()
-	if !w.napped {
-		w.napped = true
-		return min(w.a.p.Sleep, FirstNap)
+	if w.nap == 0 {
+		w.nap = FirstNap
+	} else {
+		w.nap *= 2
 	}
-	return w.a.p.Sleep
+	w.nap = min(w.nap, w.a.p.Sleep)
+	return w.nap
 }
 
 // Sleep sleeps until the word at addr no longer holds val and a waker calls FutexWake
 // on it, or Nap's bound passes (see FutexWait).
 func (w *Waiter) Sleep(addr *uint32, val uint32) { FutexWait(addr, val, w.Nap()) }
 
-// Restart starts the wait's counting over: something happened that may be followed
-// by what it waits for soon (the engine's progress found a packet).
-func (w *Waiter) Restart() { w.n = 0 }
-
-// YieldAgain puts the wait back at the start of its yield phase (the engine yields
-// again after every sleep before it sleeps again).
-func (w *Waiter) YieldAgain() { w.n = w.spin }
+// Restart starts the wait's phases over, spin, yield and short naps: something
+// happened that may be followed by what it waits for soon (the engine's progress
+// found a packet).
+func (w *Waiter) Restart() { w.n, w.nap = 0, 0 }
 
 // End adapts the spin of the next waits to how this one, whose condition now holds,
 // ended: after a yield that gave the core away, within the Adaptive's window of polls

@@ -29,11 +29,14 @@ func TestPhases(t *testing.T) {
 			t.Fatalf("poll %d: Yielding %v, want %v", n, w.Yielding(), n <= 15)
 		}
 	}
-	w.YieldAgain() // the engine's way after a sleep: yield the whole phase again
-	if w.Next(1) || !w.Yielding() {
-		t.Fatal("after YieldAgain: the next poll does not yield")
+	w.Nap()
+	if w.Next(1) || w.Yielding() {
+		t.Fatal("after a sleep: the next poll does not sleep again")
 	}
 	w.Restart()
+	if w.Nap() != FirstNap {
+		t.Fatal("after Restart: the first nap is not short")
+	}
 	if !w.Spinning() || !w.Next(8) || !w.Next(2) || w.Next(1) {
 		t.Fatal("after Restart: the counting does not start over")
 	}
@@ -54,16 +57,18 @@ func TestGosched(t *testing.T) {
 	}
 }
 
-// TestNap: the first sleep of a wait is short; the next ones take the policy's bound.
+// TestNap: the first sleep of a wait is short (FirstNap); each next one is twice as
+// long, up to the policy's bound.
 func TestNap(t *testing.T) {
 	for _, sl := range []time.Duration{time.Millisecond, 10 * time.Microsecond} {
 		a := NewAdaptive(Policy{Sleep: sl}, 2)
 		w := a.Begin()
-		if d := w.Nap(); d != min(sl, FirstNap) {
-			t.Errorf("sleep %v: first nap %v, want %v", sl, d, min(sl, FirstNap))
-		}
-		if d := w.Nap(); d != sl {
-			t.Errorf("sleep %v: second nap %v, want %v", sl, d, sl)
+		want := min(sl, FirstNap)
+		for i := range 8 {
+			if d := w.Nap(); d != want {
+				t.Errorf("sleep %v: nap %d is %v, want %v", sl, i, d, want)
+			}
+			want = min(2*want, sl)
 		}
 		if w := a.Begin(); w.Nap() != min(sl, FirstNap) {
 			t.Errorf("sleep %v: a new wait's first nap is not short", sl)
@@ -196,7 +201,8 @@ func waitAsleep(t *testing.T, tid int, done chan struct{}, d time.Duration) {
 func TestWake(t *testing.T) {
 	a := NewAdaptive(Policy{Sleep: time.Minute}, 2)
 	w := a.Begin()
-	w.Nap() // the first nap is short
+	for w.Nap() < time.Minute { // the first naps are short
+	}
 	var word uint32
 	start := time.Now()
 	tid, done := sleeper(func() {
@@ -235,13 +241,13 @@ func TestWakeUnchanged(t *testing.T) {
 }
 
 // TestTimeout: a sleep that nobody wakes returns after its bound, the first one after
-// FirstNap.
+// FirstNap, the next ones twice the last up to the policy's bound.
 func TestTimeout(t *testing.T) {
-	const bound = 20 * time.Millisecond
+	const bound = 3 * FirstNap
 	a := NewAdaptive(Policy{Sleep: bound}, 2)
 	w := a.Begin()
 	var word uint32
-	for i, want := range []time.Duration{FirstNap, bound, bound} {
+	for i, want := range []time.Duration{FirstNap, 2 * FirstNap, bound, bound} {
 		start := time.Now()
 		w.Sleep(&word, 0)
 		d := time.Since(start)

@@ -19,6 +19,13 @@ import (
 // bytes and stores them in *dst, which the caller reads once the request completes
 // (nil for a cancelled receive or one from ProcNull).
 func (e *Engine) IrecvAlloc(dst *[]byte, src, tag int, ctx uint32) (Request, error) {
+	return e.IrecvAllocFit(nil, dst, src, tag, ctx)
+}
+
+// IrecvAllocFit is IrecvAlloc into fit[:n] when the message's n bytes fit there (so a
+// receiver that expects a length receives in place when the message has it, and still
+// learns the length and gets every byte when it has not), else into new memory.
+func (e *Engine) IrecvAllocFit(fit []byte, dst *[]byte, src, tag int, ctx uint32) (Request, error) {
 	if dst == nil {
 		return Request{}, fmt.Errorf("p2p: IrecvAlloc: %w: nil destination", ErrRequest)
 	}
@@ -29,7 +36,7 @@ func (e *Engine) IrecvAlloc(dst *[]byte, src, tag int, ctx uint32) (Request, err
 	e.mu.Lock()
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
-	r.dst = dst
+	r.fit, r.dst = fit, dst
 	e.startRecv(r)
 	e.flush()
 	q := Request{r, r.gen}

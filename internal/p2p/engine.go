@@ -24,8 +24,8 @@
 // transports need not be safe for concurrent Poll or Send. A waiting goroutine takes
 // the mutex only with TryLock: one goroutine polls while the others watch their own
 // request's completion flag. A waiter spins (p2p_spin polls), then yields the OS
-// thread between polls (p2p_yield), then sleeps on the rank's doorbell for at most
-// p2p_sleep. The engine never calls Endpoint.Send or Transport.Endpoint from inside
+// thread between polls (p2p_yield), then sleeps on the rank's doorbell, naps of at
+// most p2p_sleep with a poll between them, until a packet rings it. The engine never calls Endpoint.Send or Transport.Endpoint from inside
 // Handler.Packet: answers generated while handling packets are queued and sent after
 // Poll returns.
 package p2p

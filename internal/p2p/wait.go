@@ -16,9 +16,12 @@ import (
 //
 // Idle policy (internal/idle, e.idle): poll while spinning, then poll and yield the OS
 // thread, then sleep on the doorbell, which transports ring when a packet arrives, for
-// at most the policy's sleep (a dead peer rings nobody), and yield again after every
-// sleep. Only one goroutine polls at a time: the others spin on their request's flag
-// and TryLock. A wait given a context (cw non-nil) ends with the context's error when
+// at most the policy's nap (a dead peer rings nobody), and after a nap poll once and
+// sleep again, with no yields in between: a long wait costs a poll or two per nap
+// (over TCP each is a system call), and a packet, which rings the doorbell (TCP's
+// watcher does, once armed), wakes it at once. A poll that finds a packet starts the
+// phases over (Restart). Only one goroutine polls at a time: the others spin on their
+// request's flag and TryLock. A wait given a context (cw non-nil) ends with the context's error when
 // the context ends: cw is read after the spin, where the policy yields or sleeps, and
 // armed before the first sleep, so that the context's end rings the doorbell.
 func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
@@ -102,7 +105,6 @@ func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
 					e.checkPeers()
 				}
 			}
-			w.YieldAgain()
 			locked = true
 			continue
 		}

@@ -302,6 +302,10 @@ type Group struct {
 	choice      Chooser // rank 0: what AllreduceChoose measured
 	// announced: the root's length that the last Bcast returning ErrElsewhere learnt
 	announced int
+	// keep: the reader's Bcast is BcastKeep's, which keeps the message (kept) where
+	// its length is not the buffer's
+	keep bool
+	kept []byte
 
 	err error // sticky: the first failure; the group's state is unknown afterwards
 }
@@ -578,6 +582,9 @@ func (g *Group) Bcast(buf []byte, root int) error {
 			t := *g.total(c)
 			if t&(directBit|elsewhereBit) != 0 {
 				if t&directBit != 0 {
+					if m := int(t &^ directBit); g.keep && m != len(buf) {
+						return g.readKept(buf, root, c, m)
+					}
 					return g.readDirect(buf, root, c, int(t&^directBit))
 				}
 				g.announced = int(t &^ elsewhereBit)
@@ -585,6 +592,9 @@ func (g *Group) Bcast(buf []byte, root int) error {
 				return ErrElsewhere
 			}
 			n = int(t)
+			if g.keep && n != len(buf) {
+				return g.ringKept(buf, root, c, n)
+			}
 		}
 		_, b := g.ring(c, min(g.l.Chunk, n-off))
 		if off < len(buf) {
@@ -593,6 +603,64 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		g.raise(fAck, c)
 	}
 	if n > len(buf) {
+		return ErrTruncate
+	}
+	return nil
+}
+
+// BcastKeep is Bcast at a reader that passes the message on (a hierarchical Bcast's
+// leader on the root's node): where the root's length is not buf's (erroneous: MPI
+// requires equal type signatures) it also returns the message, buf's first bytes
+// where buf is longer, new memory where it is shorter (then with ErrTruncate, buf
+// holding what fits); nil otherwise. ErrElsewhere as Bcast.
+func (g *Group) BcastKeep(buf []byte, root int) ([]byte, error) {
+	g.keep = true
+	err := g.Bcast(buf, root)
+	msg := g.kept
+	g.keep, g.kept = false, nil
+	return msg, err
+}
+
+// ringKept is BcastKeep's reader from chunk c on, whose first line gave the root's n
+// bytes: the message in buf's first bytes or new memory, as a reader's Bcast does.
+func (g *Group) ringKept(buf []byte, root int, c uint64, n int) error {
+	msg := buf[:min(n, len(buf))]
+	if n > len(buf) {
+		msg = make([]byte, n)
+	}
+	for off := 0; off < n || off == 0; off += g.l.Chunk {
+		if off > 0 {
+			g.c++
+			c = g.c
+			seq, _ := g.ring(c, 0)
+			if err := g.waitAt(root, seq, c); err != nil {
+				return err
+			}
+		}
+		_, b := g.ring(c, min(g.l.Chunk, n-off))
+		copy(msg[off:], b)
+		g.raise(fAck, c)
+	}
+	g.kept = msg
+	if n > len(buf) {
+		copy(buf, msg)
+		return ErrTruncate
+	}
+	return nil
+}
+
+// readKept is BcastKeep's readDirect of the root's n bytes.
+func (g *Group) readKept(buf []byte, root int, c uint64, n int) error {
+	msg := buf[:min(n, len(buf))]
+	if n > len(buf) {
+		msg = make([]byte, n)
+	}
+	if err := g.readDirect(msg, root, c, n); err != nil {
+		return err
+	}
+	g.kept = msg
+	if n > len(buf) {
+		copy(buf, msg)
 		return ErrTruncate
 	}
 	return nil
