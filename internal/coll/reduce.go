@@ -9,6 +9,7 @@ package coll
 // run of ranks and is combined in rank order, and rank 0 then hands the result to root.
 func (s *Sched) Reduce(send, recv []byte, op Op, root int) {
 	s.op = op
+	s.exact = true
 	n, r := s.size, s.rank
 	if n == 1 {
 		s.copy(recv, send)
@@ -76,8 +77,11 @@ func (s *Sched) Reduce(send, recv []byte, op Op, root int) {
 // recv (in place).
 func (s *Sched) Allreduce(send, recv []byte, op Op) {
 	s.op = op
+	s.exact = true
 	n := s.size
-	if n == 1 || len(recv) == 0 {
+	// An empty vector still runs the exchanges (of empty messages), so that a peer
+	// whose count erroneously differs finds it instead of waiting.
+	if n == 1 {
 		s.copy(recv, send)
 		return
 	}

@@ -9,6 +9,7 @@ package coll
 // r complete. A non-commutative one is a Reduce to rank 0 and a Scatterv.
 func (s *Sched) ReduceScatter(send, recv []byte, counts []int, op Op) {
 	s.op = op
+	s.exact = true
 	n, r, e := s.size, s.rank, s.esize
 	displ := func(i int) int { // bytes before block i
 		d := 0
@@ -76,11 +77,9 @@ func (s *Sched) Exscan(send, recv []byte, op Op) {
 
 func (s *Sched) scan(send, recv []byte, op Op, exclusive bool) {
 	s.op = op
+	s.exact = true
 	n, r := s.size, s.rank
-	m := len(send)
-	if m == 0 {
-		return
-	}
+	m := len(send) // an empty one still exchanges, so a mismatched peer finds it
 	partial := s.buf(m)
 	s.copy(partial, send)
 	if !exclusive {

@@ -140,6 +140,15 @@ type Sched struct {
 	scratch []*[]byte
 	err     error
 	done    bool
+	// broken: a receive found a message of another length (ErrMismatch); the
+	// schedule goes on to its end sending empty messages, so that its peers find it
+	// too instead of waiting, and reports err.
+	broken bool
+	// exact: every receive of the collective fills its buffer (the reductions); a
+	// short one is a mismatch. Elsewhere a short receive is no error and a truncated
+	// one ends the schedule at once (Bcast's longer and shorter buffers keep their
+	// documented results).
+	exact bool
 
 	small int // messages of at most this go by blocking Send (Conn.EagerMax)
 
@@ -154,6 +163,25 @@ type Sched struct {
 	arena [32]uint64
 	used  int
 }
+
+// ErrMismatch: a receive found a message longer or shorter than its buffer, which
+// within one collective means the ranks passed different counts (erroneous). A Conn
+// wraps it into such a receive's error. A schedule that meets it does not stop, which
+// would leave its peers waiting for its later messages: it runs on to its end, its
+// later sends empty (a receiver expecting data finds them short and goes the same
+// way) and its local steps skipped, and then reports the error. So a mismatch among
+// ranks that run the same algorithm reaches every rank its messages reach; ranks
+// whose lengths chose different algorithms may still wait (docs/ARCHITECTURE.md).
+var ErrMismatch = errors.New("coll: a message's length differs from the receive buffer's (the ranks passed different counts)")
+
+// Mismatch is err (a receive's truncation) as an ErrMismatch, its text unchanged.
+func Mismatch(err error) error { return mismatch{err} }
+
+type mismatch struct{ err error }
+
+func (m mismatch) Error() string        { return m.err.Error() }
+func (m mismatch) Unwrap() error        { return m.err }
+func (m mismatch) Is(target error) bool { return target == ErrMismatch }
 
 // SmallSend is the largest message a blocking schedule sends with Conn.Send.
 const SmallSend = 256
@@ -181,6 +209,7 @@ func (s *Sched) Learn(fc FitConn) { s.fc, s.learn = fc, fc != nil }
 // Free returns s and its scratch buffers to their pools. Call it once s is done (or
 // has failed); s must not be used afterwards.
 func (s *Sched) Free() {
+	s.exact = false
 	for _, p := range s.scratch {
 		putBuf(p)
 	}
@@ -260,14 +289,17 @@ func (s *Sched) advance(block bool) (bool, error) {
 		for i := range s.reqs {
 			q := &s.reqs[i]
 			if block {
-				if err := s.c.Wait(q); err != nil {
+				if err := s.c.Wait(q); err != nil && !s.broke(err) {
 					return s.fail(err)
 				}
 				continue
 			}
 			ok, err := s.c.Test(q)
 			if err != nil {
-				return s.fail(err)
+				if !s.broke(err) {
+					return s.fail(err)
+				}
+				ok = true
 			}
 			if !ok {
 				// The completed ones are null: drop them, moving the rest down
@@ -282,7 +314,7 @@ func (s *Sched) advance(block bool) (bool, error) {
 		s.reqs = s.reqs[:0]
 		if s.pc == len(s.steps) {
 			s.done = true
-			return true, s.err // a mismatch that stCheck or bcastOn found
+			return true, s.err // a mismatch that stCheck, bcastOn or a receive found
 		}
 	steps:
 		for s.pc < len(s.steps) {
@@ -292,15 +324,19 @@ func (s *Sched) advance(block bool) (bool, error) {
 			case stFence:
 				break steps
 			case stSend:
-				if block && len(st.a) <= s.small {
+				a := st.a
+				if s.broken {
+					a = a[:0]
+				}
+				if block && len(a) <= s.small {
 					// Receives of the round are posted already (builders put them
 					// first), so a blocking eager send cannot deadlock.
-					if err := s.c.Send(st.a, st.peer, s.tag); err != nil {
+					if err := s.c.Send(a, st.peer, s.tag); err != nil {
 						return s.fail(err)
 					}
 					continue
 				}
-				q, err := s.c.Isend(st.a, st.peer, s.tag)
+				q, err := s.c.Isend(a, st.peer, s.tag)
 				if err != nil {
 					return s.fail(err)
 				}
@@ -312,11 +348,15 @@ func (s *Sched) advance(block bool) (bool, error) {
 						// small allreduce step): send eagerly, then receive, with no
 						// request to keep; the engine has one call fewer to make.
 						for k := s.pc; k < end; k++ {
-							if err := s.c.Send(s.steps[k].a, s.steps[k].peer, s.tag); err != nil {
+							a := s.steps[k].a
+							if s.broken {
+								a = a[:0]
+							}
+							if err := s.c.Send(a, s.steps[k].peer, s.tag); err != nil {
 								return s.fail(err)
 							}
 						}
-						if err := s.c.Recv(st.a, st.peer, s.tag); err != nil {
+						if err := s.c.Recv(st.a, st.peer, s.tag); err != nil && !s.broke(err) {
 							return s.fail(err)
 						}
 						s.pc = end
@@ -329,9 +369,13 @@ func (s *Sched) advance(block bool) (bool, error) {
 				}
 				s.reqs = append(s.reqs, q)
 			case stReduce:
-				s.op.Fn(st.a, st.b)
+				if !s.broken {
+					s.op.Fn(st.a, st.b)
+				}
 			case stCopy:
-				copy(st.a, st.b)
+				if !s.broken {
+					copy(st.a, st.b)
+				}
 			case stRecvFit:
 				if block && len(s.reqs) == 0 && len(st.a) <= s.small {
 					got, err := s.fc.RecvFit(st.a, st.peer, s.tag)
@@ -375,6 +419,24 @@ func (s *Sched) shortRound() (int, bool) {
 		}
 	}
 	return j, true
+}
+
+// broke reports whether s survives a receive's error err: a mismatch (ErrMismatch,
+// ErrShort) in a reduction, after which it keeps the first and goes on broken, or a
+// short receive elsewhere, which is no error.
+func (s *Sched) broke(err error) bool {
+	short := errors.Is(err, ErrShort)
+	switch {
+	case short && !s.exact:
+		return true
+	case !s.exact, !short && !errors.Is(err, ErrMismatch):
+		return false
+	}
+	if s.err == nil {
+		s.err = err
+	}
+	s.broken = true
+	return true
 }
 
 // fail ends s with err. Requests still pending are waited for, so that no buffer is

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"github.com/mpigo/mpigo/internal/shmcoll"
 	"strings"
@@ -311,6 +312,14 @@ func schedBcastLen(c *Comm, op string, buf *Vec, root, n int) error {
 	}
 }
 
+// nodeReduce and nodeAllreduceEntry: every rank takes the region whatever its own
+// length (an erroneous call's ranks may pass different ones): one within the limit
+// reduces there, one beyond it takes the op there without data (shmcoll Elsewhere)
+// before the schedules. Each publishes its length beside its arrival, and whoever
+// combines compares (shmcoll CountError, MPI_ERR_COUNT here), so a rank whose length
+// differs makes every rank that can see it return an error, none waits for a peer that
+// took another way, and the group stays in step. coll_check compares the calls before
+// any of this (and keeps the schedules' own check for long messages).
 func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
@@ -320,15 +329,21 @@ func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
-	g, err := c.nodeGroup(&cl, int64(len(s.B)), reduceLimit(c, r))
+	n, limit := int64(len(s.B)), reduceLimit(c, r)
+	g, err := c.nodeGroup(&cl, n, limit)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
 		}
+		if n > limit {
+			if err := c.nodeElsewhere(&cl, len(s.B), s.Esz, nil); err != nil {
+				return err
+			}
+		}
 		return schedReduce(c, op, send, recv, r, root)
 	}
 	if err := g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root); err != nil {
-		return MapErr(op, err)
+		return nodeCountErr(c, g, op, err, s.Esz, nil)
 	}
 	if c.rank != root {
 		c.node.sentTo(root, len(s.B))
@@ -345,18 +360,68 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 		return err
 	}
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
-	g, err := c.nodeGroup(&cl, int64(len(recv.B)), reduceLimit(c, r))
+	n, limit := int64(len(recv.B)), reduceLimit(c, r)
+	g, err := c.nodeGroup(&cl, n, limit)
 	if err != nil || g == nil {
 		if err != nil {
 			return err
 		}
+		if n > limit {
+			if err := c.nodeElsewhere(&cl, len(recv.B), recv.Esz, r); err != nil {
+				return err
+			}
+		}
 		return schedAllreduce(c, op, send, recv, r)
 	}
 	if err := nodeAllreduce(g, &c.node.lim, s.B, recv.B, recv.Esz, r); err != nil {
-		return MapErr(op, err)
+		return nodeCountErr(c, g, op, err, recv.Esz, r)
 	}
 	c.node.sentAll(len(recv.B))
 	return nil
+}
+
+// nodeElsewhere is a reduction of n bytes, beyond the region's limit, before it takes
+// the schedules: it takes the op in the region (shmcoll Elsewhere) when the region is
+// on, so that ranks whose lengths differ find it, except under coll_check, which
+// compares the calls itself. r is the Allreduce's op (nil for a Reduce).
+func (c *Comm) nodeElsewhere(cl *Call, n, esz int, r *Red) error {
+	if c.coll.check || c.node.state == nodeOff {
+		return nil
+	}
+	g, err := c.nodeGroup(cl, 0, 0)
+	if err != nil || g == nil {
+		return err
+	}
+	if err := g.Elsewhere(n); err != nil {
+		return nodeCountErr(c, g, cl.Op, err, esz, r)
+	}
+	return nil
+}
+
+// nodeCountErr maps a node reduction's error, a shmcoll.CountError to MPI_ERR_COUNT
+// naming both counts. For an Allreduce (r; nil for a Reduce) a length may make a rank
+// take rank 0's timed choice (shmcoll Choose) first: a rank that did not while rank 0
+// did takes the pick it left, so that the calls stay counted alike.
+func nodeCountErr(c *Comm, g *shmcoll.Group, op string, err error, esz int, r *Red) error {
+	var ce *shmcoll.CountError
+	if !errors.As(err, &ce) {
+		return MapErr(op, err)
+	}
+	chooses := func(n int) bool {
+		return int64(n) <= reduceLimit(c, r) && nodeChooses(g, &c.node.lim, n, r)
+	}
+	if r != nil && g.Rank() != 0 && !chooses(ce.Want) {
+		n0, err := g.ArrivedLen(0)
+		if err != nil {
+			return MapErr(op, err)
+		}
+		if chooses(n0) {
+			g.SkipChoice()
+		}
+	}
+	esz = max(esz, 1)
+	return Errorf(ClassCount, op, "this rank passes %d elements (%d bytes), rank %d passes %d (%d bytes): "+
+		"MPI requires the same count on every rank", ce.Want/esz, ce.Want, ce.Rank, ce.Len/esz, ce.Len)
 }
 
 func hierBarrierEntry(c *Comm, op string) error {

@@ -1,6 +1,9 @@
 package core
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -70,13 +73,22 @@ func (k *conn) Send(b []byte, dest, tag int) error {
 }
 
 func (k *conn) Recv(b []byte, src, tag int) error {
-	_, err := eng.Recv(p2p.Bytes(b), k.world(src), tag, k.ctx)
-	return err
+	st, err := eng.Recv(p2p.Bytes(b), k.world(src), tag, k.ctx)
+	if err == nil && st.Count >= int64(len(b)) {
+		return nil
+	}
+	return exact(st, err, len(b))
 }
 
+// A receive's Req carries its buffer's length above the engine's generation (when it
+// is below 2 GiB), so that its completion can tell a short message (exact).
 func (k *conn) Irecv(b []byte, src, tag int) (coll.Req, error) {
 	q, err := eng.Irecv(p2p.Bytes(b), k.world(src), tag, k.ctx)
-	return collReq(q), err
+	cq := collReq(q)
+	if len(b) < 1<<31 {
+		cq.N |= uint64(len(b)) << 32
+	}
+	return cq, err
 }
 
 // IrecvFit and RecvFit make conn a coll.FitConn: receives of a message whose length
@@ -100,18 +112,56 @@ func (k *conn) source(i int) int {
 	return k.world(i)
 }
 
+// mismatchReq stands for a receive that the nonblocking collectives' loop completed
+// (Waitany) and found truncated or short: the schedule's Test reports it.
+var mismatchReq = coll.Req{N: 1<<63 | 1}
+
 func (k *conn) Wait(q *coll.Req) error {
+	if *q == mismatchReq {
+		*q = coll.Req{}
+		return fmt.Errorf("%w: a message was truncated or short", coll.ErrShort)
+	}
 	r := engReq(*q)
-	_, err := eng.Wait(&r)
+	st, err := eng.Wait(&r)
+	want := int(q.N >> 32)
 	*q = collReq(r)
-	return err
+	if err == nil && st.Count >= int64(want) {
+		return nil
+	}
+	return exact(st, err, want)
 }
 
 func (k *conn) Test(q *coll.Req) (bool, error) {
+	if *q == mismatchReq {
+		return true, k.Wait(q)
+	}
 	r := engReq(*q)
-	_, ok, err := eng.Test(&r)
+	st, ok, err := eng.Test(&r)
+	if !ok {
+		return ok, err // q stays as it is, the receive's length too
+	}
+	want := int(q.N >> 32)
 	*q = collReq(r)
-	return ok, err
+	if err == nil && st.Count >= int64(want) {
+		return true, nil
+	}
+	return ok, exact(st, err, want)
+}
+
+// exact is a collective receive's error: a truncated message is a coll.Mismatch and
+// a short one coll.ErrShort, which a reduction's schedule takes for ranks that passed
+// different counts (erroneous).
+func exact(st p2p.Status, err error, want int) error {
+	switch {
+	case err != nil:
+		if errors.Is(err, p2p.ErrTruncate) {
+			return coll.Mismatch(err)
+		}
+		return err
+	case st.Count < int64(want):
+		return fmt.Errorf("%w: a message of %d bytes where this rank expected %d", coll.ErrShort, st.Count, want)
+	}
+	return nil
 }
 
 // EagerMax is the largest message a blocking send of which returns before its

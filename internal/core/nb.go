@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -430,14 +431,29 @@ func progressLoop() {
 			}
 		}
 		nbColl.mu.Unlock()
+		done, st, err := -1, p2p.Status{}, error(nil)
 		if len(qs) > 0 {
-			eng.Waitany(qs)
+			done, st, err = eng.Waitany(qs)
 		} else {
 			yield.Gosched()
 		}
 		nbColl.mu.Lock()
 		for k, b := range backs {
-			b.x.s.Pending()[b.i] = collReq(qs[k])
+			p := &b.x.s.Pending()[b.i]
+			q := collReq(qs[k])
+			switch {
+			case k == done:
+				// Completed here: the schedule's Test finds it null, or marked when
+				// its receive was truncated or short (conn.exact).
+				if e := exact(st, err, int(p.N>>32)); errors.Is(e, coll.ErrMismatch) || errors.Is(e, coll.ErrShort) {
+					q = mismatchReq
+				}
+			case !qs[k].IsNull():
+				q.N |= p.N &^ (1<<32 - 1) // the receive's length (conn.Irecv)
+			case *p == mismatchReq:
+				q = mismatchReq // marked by an earlier turn, not yet tested
+			}
+			*p = q
 		}
 		for _, y := range mine {
 			y.out = false

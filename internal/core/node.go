@@ -278,12 +278,18 @@ func reduceLimit(c *Comm, r *Red) int64 {
 // contributions from their buffers, where every rank can.
 func nodeAllreduce(g *shmcoll.Group, lim *nodeLimits, send, recv []byte, esize int, r *Red) error {
 	if n := int64(len(send)); !r.User && n >= lim.split && g.Size() > 2 {
-		if lim.readSplit > 0 && n >= lim.readSplit && g.CanRead() {
+		if nodeChooses(g, lim, len(send), r) {
 			return g.AllreduceChoose(send, recv, r.unit(esize), r.K.Fn)
 		}
 		return g.AllreduceSplit(send, recv, r.unit(esize), r.K.Fn)
 	}
 	return g.Allreduce(send, recv, esize, r.K.Fn)
+}
+
+// nodeChooses reports whether nodeAllreduce of n bytes takes the timed choice
+// (AllreduceChoose).
+func nodeChooses(g *shmcoll.Group, lim *nodeLimits, n int, r *Red) bool {
+	return !r.User && g.Size() > 2 && int64(n) >= lim.split && lim.readSplit > 0 && int64(n) >= lim.readSplit && g.CanRead()
 }
 
 // nodeLayout is the region geometry the settings ask for, for size ranks.

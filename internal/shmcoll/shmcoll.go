@@ -8,7 +8,8 @@
 // internal/transport/shm's Region) holds, after a header:
 //
 //	one block per rank (256 bytes: no prefetcher pairs two ranks' lines): a line of
-//	  flags, arrive, chosen, ack and done, each a uint64 only its rank writes, a line
+//	  flags, arrive, chosen, ack and done, each a uint64 only its rank writes, and
+//	  the total length of its reduction of each bank, a line
 //	  for AllreduceDirect's address and (rank 0) Choose's picks, and two inline lines,
 //	  one per bank (sequence parity), that each hold a sequence number and a reduction
 //	  contribution of at most 56 bytes
@@ -27,8 +28,9 @@
 //
 //   - arrive = s: the rank has entered op s, so it has finished every read of op s-1
 //     and before, and its contribution to s (a reduction's slot) is in place.
-//   - an inline line's sequence = s: the rank's small contribution to op s is in the
-//     line (the bank of s).
+//   - an inline line's sequence = s<<8 | tag: the rank's small contribution to op s
+//     is in the line (the bank of s); tag is the reduction's total length, 0xff when
+//     longer than a line holds.
 //   - a ring buffer's sequence = c: the broadcast's root has written chunk c into
 //     ring buffer c mod Chunks.
 //   - ack = c: the rank is done with chunk c (copied it out, or wrote it as root).
@@ -48,7 +50,12 @@
 // (Allreduce) combines the slots in rank order (so non-commutative ops are right, and
 // every rank of an Allreduce gets the same bits). A message longer than a slot goes
 // in pieces, one op each. Bank s mod 2 was last read in op s-2, so a rank writes its
-// slot only once every arrive ≥ s-1. AllreduceSplit, for long messages, has each rank
+// slot only once every arrive ≥ s-1. Before arrive = s a reducing rank writes the
+// reduction's total length beside it (bank s mod 2), and whoever combines compares
+// each peer's with its own: ranks whose lengths differ (erroneous) end with a
+// CountError after the same ops, instead of waiting for a peer that took another way
+// (inline line, slot, split, pieces, or Elsewhere's schedules) or combining stale
+// bytes. AllreduceSplit, for long messages, has each rank
 // combine only its 1/n section of the slots into the bank's result buffer, raise done,
 // and copy the whole result out once every done ≥ s.
 //
@@ -86,7 +93,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 4
+	version = 5
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
@@ -103,7 +110,11 @@ const (
 	fArrive = 0
 	fChosen = 8 // Choose: this rank has taken the choice of call k (k)
 	fAck    = 16
-	fDone   = 24       // a split Allreduce: this rank has reduced its section of op s
+	fDone   = 24 // a split Allreduce: this rank has reduced its section of op s
+	// fLen, two words (by bank, s mod 2): the total length of this rank's reduction
+	// op s, written before arrive = s, so that a combiner, which reads arrive's line
+	// anyway, compares it with its own for free.
+	fLen    = 32
 	offAddr = lineSize // AllreduceDirect: where op s's piece of this rank's send buffer is
 	// Choose, rank 0's block: chooseSlots words, call k's choice, k<<1 | way, in word
 	// k mod chooseSlots.
@@ -145,6 +156,28 @@ const bcastInlineMax = lineSize - 16
 // ErrTruncate: a broadcast's root sent more than a reader's buffer holds. The reader
 // got the first len(buf) bytes, and the group stays in step.
 var ErrTruncate = errors.New("shmcoll: broadcast truncated: the root sent more bytes than the buffer holds")
+
+// ErrCount is what a CountError wraps.
+var ErrCount = errors.New("shmcoll: reduction: the ranks' contributions differ in length")
+
+// CountError: a reduction's ranks passed contributions of different lengths
+// (erroneous: MPI requires equal counts). Every rank that combines returns one, after
+// taking the same ops as the others, so the group stays in step.
+type CountError struct {
+	Rank int // a rank whose total length differs from this rank's
+	Len  int // its length in bytes
+	Want int // this rank's
+}
+
+func (e *CountError) Error() string {
+	return fmt.Sprintf("shmcoll: reduction: rank %d contributes %d bytes, this rank %d", e.Rank, e.Len, e.Want)
+}
+
+func (e *CountError) Unwrap() error { return ErrCount }
+
+// errNoChoice: rank 0 entered the op without publishing a Choose pick (its length
+// took another way).
+var errNoChoice = errors.New("shmcoll: rank 0 made no choice")
 
 // ErrElsewhere: a broadcast's root sends its message by other means (Announce); the
 // reader learnt its length (Announced) and must take the same way.
@@ -393,7 +426,18 @@ func (g *Group) waitAt(r int, p *uint64, v uint64) error {
 	if atomic.LoadUint64(p) >= v {
 		return nil
 	}
-	return g.waitSlow(r, p, v)
+	return g.waitSlow(r, p, v, nil, 0)
+}
+
+// waitEither returns once the word at p, which rank r writes, is at least v, or the
+// word at q (also rank r's) is at least w; the caller tells which by reading p again.
+// It serves the waits that a peer which took another way (erroneous counts) would
+// never end: q is a flag that peer raises whichever way it took.
+func (g *Group) waitEither(r int, p *uint64, v uint64, q *uint64, w uint64) error {
+	if atomic.LoadUint64(p) >= v {
+		return nil
+	}
+	return g.waitSlow(r, p, v, q, w)
 }
 
 // endWindow: a wait that ends at most this many polls past its spin, after a yield
@@ -401,11 +445,11 @@ func (g *Group) waitAt(r int, p *uint64, v uint64) error {
 // waitSlow's counting, after at most two yields.
 const endWindow = 2
 
-func (g *Group) waitSlow(r int, p *uint64, v uint64) error {
+func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error {
 	var next time.Time // when to call check next; zero until the spinning ends
 	w := g.idle.Begin()
 	for {
-		if atomic.LoadUint64(p) >= v {
+		if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
 			w.End()
 			return nil
 		}
@@ -436,7 +480,7 @@ func (g *Group) waitSlow(r int, p *uint64, v uint64) error {
 			next = now.Add(g.checkEvery)
 			if g.check != nil && r != g.rank {
 				if err := g.check(r); err != nil {
-					if atomic.LoadUint64(p) >= v {
+					if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
 						return nil // it finished its part before it went
 					}
 					g.err = fmt.Errorf("shmcoll: waiting for rank %d: %w", r, err)
@@ -758,11 +802,11 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 	piece := g.l.Slot / esize * esize
 	for off := 0; off < len(send); off += piece {
 		m := min(piece, len(send)-off)
-		s, err := g.contribute(send[off:off+m], false)
+		s, err := g.contribute(send[off:off+m], false, len(send))
 		if err != nil {
 			return err
 		}
-		if err := g.waitAll(fArrive, s); err != nil {
+		if err := g.waitAllLen(s, len(send)); err != nil {
 			return err
 		}
 		// This rank's section, in whole elements.
@@ -799,7 +843,10 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 	if g.read == nil {
 		return errors.New("shmcoll: AllreduceChoose: the group has no single-copy read")
 	}
-	v, err := g.Choose(&g.choice)
+	v, err := g.choose(&g.choice, true)
+	if err == errNoChoice {
+		return g.AllreduceSplit(send, recv, unit, k) // it finds the lengths differ
+	}
 	if err != nil {
 		return err
 	}
@@ -829,7 +876,12 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 // taken the pick that was in it (chosen ≥ k-chooseSlots). With one word, a rank one
 // call behind took the next call's pick and ran the other way than its peers (MPICH's
 // coll/bcasttest at 10 ranks: data of the next Bcast, then a hang).
-func (g *Group) Choose(ch *Chooser) (int, error) {
+func (g *Group) Choose(ch *Chooser) (int, error) { return g.choose(ch, false) }
+
+// choose is Choose; with alt, a rank other than 0 also stops waiting when rank 0
+// enters the next op without a pick (errNoChoice: its length, erroneously not this
+// rank's, took another way), and gives the call back.
+func (g *Group) choose(ch *Chooser, alt bool) (int, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -848,16 +900,36 @@ func (g *Group) Choose(ch *Chooser) (int, error) {
 		g.raise(fChosen, k)
 		return v, nil
 	}
-	if err := g.waitAt(0, p, k<<1); err != nil {
+	var err error
+	if alt {
+		err = g.waitEither(0, p, k<<1, g.flag(0, fArrive), g.s+1)
+	} else {
+		err = g.waitAt(0, p, k<<1)
+	}
+	if err != nil {
 		return 0, err
 	}
 	x := atomic.LoadUint64(p)
+	if alt && x>>1 < k {
+		g.calls--
+		return 0, errNoChoice
+	}
 	if x>>1 != k {
 		g.err = fmt.Errorf("shmcoll: Choose: call %d found the pick of call %d", k, x>>1)
 		return 0, g.err
 	}
 	g.raise(fChosen, k)
 	return int(x & 1), nil
+}
+
+// SkipChoice takes, without using it, the pick rank 0 published for a Choose call
+// this rank did not make (a reduction whose length, erroneously not rank 0's, took
+// another way), so that the calls stay counted alike.
+func (g *Group) SkipChoice() {
+	if g.rank != 0 {
+		g.calls++
+		g.raise(fChosen, g.calls)
+	}
 }
 
 // chooseSlots is how many calls' picks Choose keeps at once (the words of rank 0's
@@ -940,6 +1012,7 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 			}
 		}
 		*g.flag(g.rank, offAddr) = uint64(uintptr(unsafe.Pointer(&send[off])))
+		*g.lenWord(g.rank, s) = uint64(len(send))
 		g.raise(fArrive, s)
 		el := m / unit
 		lo := el * g.rank / g.size * unit
@@ -957,6 +1030,9 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 				in := send[off+lo : off+hi]
 				if j != g.rank {
 					if err := g.wait(j, fArrive, s); err != nil {
+						return err
+					}
+					if err := g.sameLen(j, s, len(send)); err != nil {
 						return err
 					}
 					dst := tmp
@@ -977,6 +1053,8 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 				}
 			}
 			g.stream(g.result(s)[lo:hi], acc)
+		} else if err := g.waitAllLen(s, len(send)); err != nil {
+			return err
 		}
 		g.raise(fDone, s)
 		if err := g.waitAll(fDone, s); err != nil {
@@ -990,8 +1068,9 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 
 // contribute starts the next op: it waits until bank s mod 2 is free (last read in op
 // s-2: everyone must be past it), copies b into this rank's slot of the bank, or its
-// inline line of the bank when small (raising the line's sequence), and raises arrive.
-func (g *Group) contribute(b []byte, small bool) (uint64, error) {
+// inline line of the bank when small (raising the line's sequence), publishes total
+// (the whole reduction's length) beside arrive, and raises arrive.
+func (g *Group) contribute(b []byte, small bool, total int) (uint64, error) {
 	g.s++
 	s := g.s
 	if s > 2 {
@@ -1002,12 +1081,64 @@ func (g *Group) contribute(b []byte, small bool) (uint64, error) {
 	if small {
 		seq, d := g.inline(g.rank, s)
 		copy(d, b)
-		g.raiseAt(seq, s)
+		g.raiseAt(seq, s<<8|inlineTag(total))
 	} else {
 		copy(g.slot(s, g.rank), b)
 	}
+	*g.lenWord(g.rank, s) = uint64(total)
 	g.raise(fArrive, s)
 	return s, nil
+}
+
+// inlineTag is the low byte of an inline line's sequence word, s<<8 | tag: a
+// reduction's total length when it is at most inlineMax, else 0xff. A combiner reads
+// it in the line it reads anyway and compares it with its own.
+func inlineTag(total int) uint64 {
+	if total <= inlineMax {
+		return uint64(total)
+	}
+	return 0xff
+}
+
+// lenWord is rank r's word of op s's bank that holds its reduction's total length.
+func (g *Group) lenWord(r int, s uint64) *uint64 { return g.flag(r, fLen+8*int(s&1)) }
+
+// LenOf is the total length rank r published for this rank's last reduction op (to
+// be read once a CountError says the ranks differ).
+func (g *Group) LenOf(r int) int { return int(atomic.LoadUint64(g.lenWord(r, g.s))) }
+
+// ArrivedLen waits until rank r has arrived at this rank's last op and returns the
+// total length it published.
+func (g *Group) ArrivedLen(r int) (int, error) {
+	if err := g.wait(r, fArrive, g.s); err != nil {
+		return 0, err
+	}
+	return g.LenOf(r), nil
+}
+
+// sameLen reports a CountError when rank r, which has arrived at op s, published a
+// total length other than want.
+func (g *Group) sameLen(r int, s uint64, want int) error {
+	if n := int(*g.lenWord(r, s)); n != want {
+		return &CountError{Rank: r, Len: n, Want: want}
+	}
+	return nil
+}
+
+// waitAllLen waits until every other rank has arrived at op s and checks that each
+// published total as its length: one compare in the line the wait reads anyway.
+func (g *Group) waitAllLen(s uint64, total int) error {
+	for j := 0; j < g.size; j++ {
+		if j != g.rank {
+			if err := g.wait(j, fArrive, s); err != nil {
+				return err
+			}
+			if err := g.sameLen(j, s, total); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // inline returns rank r's sequence word and data line of op s's bank: a contribution
@@ -1018,13 +1149,23 @@ func (g *Group) inline(r int, s uint64) (*uint64, []byte) {
 }
 
 // combineInline combines the ranks' inline contributions to op s into acc, in rank
-// order, waiting for each as it comes to it.
-func (g *Group) combineInline(acc []byte, s uint64, k Kernel) error {
+// order, waiting for each as it comes to it. A rank whose total differs from this
+// rank's (its tag), or which arrived without an inline contribution (its length took
+// another way), ends it with a CountError.
+func (g *Group) combineInline(acc []byte, s uint64, k Kernel, total int) error {
+	want := s<<8 | inlineTag(total)
 	for j := g.size - 1; j >= 0; j-- {
 		seq, d := g.inline(j, s)
 		if j != g.rank {
-			if err := g.waitAt(j, seq, s); err != nil {
-				return err
+			v := atomic.LoadUint64(seq)
+			if v < s<<8 {
+				if err := g.waitSlow(j, seq, s<<8, g.flag(j, fArrive), s); err != nil {
+					return err
+				}
+				v = atomic.LoadUint64(seq)
+			}
+			if v != want {
+				return g.lenMismatch(j, s, total)
 			}
 		}
 		if j == g.size-1 {
@@ -1034,6 +1175,45 @@ func (g *Group) combineInline(acc []byte, s uint64, k Kernel) error {
 		}
 	}
 	return nil
+}
+
+// lenMismatch is the CountError of rank r, whose inline tag at op s was not this
+// rank's: its length is beside its arrive, raised right after the tag.
+func (g *Group) lenMismatch(r int, s uint64, total int) error {
+	if err := g.wait(r, fArrive, s); err != nil {
+		return err
+	}
+	if err := g.sameLen(r, s, total); err != nil {
+		return err
+	}
+	// Same total, no inline line: the lengths agree but not the way (cannot happen
+	// while every rank cuts pieces alike); say so rather than combine stale bytes.
+	return &CountError{Rank: r, Len: total, Want: total}
+}
+
+// Elsewhere is a reduction of n bytes that this rank runs by other means (its length
+// is beyond the region's limit: the schedules): it takes the op in the region like a
+// contribution without data, publishing n, waits until every rank has arrived and
+// reports a CountError if one published another length. So a rank whose length
+// erroneously differs, and which therefore took the region's way, finds it (its
+// combine compares the lengths) instead of waiting for this rank's slot, and this
+// rank does not wait in the schedules for a peer that never comes. Every rank of the
+// group must call it (or a reduction) for the same calls. Its cost, a line written and
+// one read per rank, goes only to messages too long for the region.
+func (g *Group) Elsewhere(n int) error {
+	if g.err != nil {
+		return g.err
+	}
+	g.s++
+	s := g.s
+	if s > 2 {
+		if err := g.waitAll(fArrive, s-1); err != nil {
+			return err
+		}
+	}
+	*g.lenWord(g.rank, s) = uint64(n)
+	g.raise(fArrive, s)
+	return g.waitAllLen(s, n)
 }
 
 func (g *Group) reduceArgs(send, recv []byte, esize int, want bool) error {
@@ -1057,30 +1237,41 @@ func (g *Group) Reduce(send, recv []byte, esize int, k Kernel, root int) error {
 	return g.reduce(send, recv, esize, k, root)
 }
 
-// reduce is Reduce to root, or Allreduce for root -1.
+// reduce is Reduce to root, or Allreduce for root -1. Every op publishes the whole
+// length, and whoever combines compares the others' with its own (CountError); an
+// empty reduction still takes one op, so that a rank whose length erroneously differs
+// finds it. A non-root of a Reduce in pieces checks the lengths of each piece's op
+// before the next, which waits for every arrival anyway, so that it does not run
+// ahead of a root that stopped.
 func (g *Group) reduce(send, recv []byte, esize int, k Kernel, root int) error {
 	all := root < 0
 	if err := g.reduceArgs(send, recv, esize, all || g.rank == root); err != nil {
 		return err
 	}
+	n := len(send)
 	piece := g.l.Slot / esize * esize
-	for off := 0; off < len(send); off += piece {
-		m := min(piece, len(send)-off)
+	for off := 0; off < n || off == 0; off += piece {
+		m := min(piece, n-off)
 		small := m <= inlineMax
-		s, err := g.contribute(send[off:off+m], small)
+		s, err := g.contribute(send[off:off+m], small, n)
 		if err != nil {
 			return err
 		}
 		if !all && g.rank != root {
+			if off+m < n {
+				if err := g.waitAllLen(s, n); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if small {
-			if err := g.combineInline(recv[off:off+m], s, k); err != nil {
+			if err := g.combineInline(recv[off:off+m], s, k, n); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := g.waitAll(fArrive, s); err != nil {
+		if err := g.waitAllLen(s, n); err != nil {
 			return err
 		}
 		acc := recv[off : off+m]

@@ -621,3 +621,82 @@ func TestChooseRankZeroAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceMismatch: reductions whose ranks pass different lengths (erroneous) end
+// with a CountError on every rank that combines (all of an Allreduce, the root of a
+// Reduce) whatever way each rank's length takes (inline, slot, pieces, split, or
+// Elsewhere for a length beyond the region's limit), nobody hangs, and the group stays
+// in step: the next, matched Allreduce is right.
+func TestReduceMismatch(t *testing.T) {
+	const limit = 300 // beyond: Elsewhere, as core sends long messages to the schedules
+	lens := []int{0, 8, 56, 64, 128, 192, 200, 400}
+	for _, n := range []int{2, 3} {
+		l := small
+		l.Ranks = n
+		for _, kind := range []string{"allreduce", "split", "reduce0", "reduceLast"} {
+			t.Run(fmt.Sprintf("%d/%s", n, kind), func(t *testing.T) {
+				for _, a := range lens {
+					for _, b := range lens {
+						if a == b {
+							continue
+						}
+						group(t, l, Options{}, func(g *Group) error {
+							return mismatchOnce(g, kind, a, b, limit)
+						})
+					}
+				}
+			})
+		}
+	}
+}
+
+func mismatchOnce(g *Group, kind string, a, b, limit int) error {
+	odd := g.Size() - 1 // the rank with length b
+	m := a
+	if g.Rank() == odd {
+		m = b
+	}
+	send, recv := make([]byte, m), make([]byte, m)
+	root := -1
+	switch kind {
+	case "reduce0":
+		root = 0
+	case "reduceLast":
+		root = odd
+	}
+	var err error
+	switch {
+	case m > limit:
+		err = g.Elsewhere(m)
+	case kind == "split" && m >= 128:
+		err = g.AllreduceSplit(send, recv, 8, sumU64)
+	case root >= 0:
+		err = g.Reduce(send, recv, 8, sumU64, root)
+	default:
+		err = g.Allreduce(send, recv, 8, sumU64)
+	}
+	var ce *CountError
+	combines := root < 0 || g.Rank() == root || m > limit
+	if combines && !errors.As(err, &ce) {
+		return fmt.Errorf("%s %d/%d: err %v, want a CountError", kind, a, b, err)
+	}
+	if !combines && err != nil && !errors.As(err, &ce) {
+		return fmt.Errorf("%s %d/%d: %v", kind, a, b, err)
+	}
+	// In step: a matched Allreduce of 16 bytes and one of 200 (two pieces).
+	for _, k := range []int{16, 200} {
+		x := make([]byte, k)
+		for i := 0; i+8 <= k; i += 8 {
+			binary.LittleEndian.PutUint64(x[i:], uint64(g.Rank()+1))
+		}
+		y := make([]byte, k)
+		if err := g.Allreduce(x, y, 8, sumU64); err != nil {
+			return fmt.Errorf("%s %d/%d: next Allreduce: %v", kind, a, b, err)
+		}
+		want := uint64(g.Size() * (g.Size() + 1) / 2)
+		if got := binary.LittleEndian.Uint64(y[k-8:]); got != want {
+			return fmt.Errorf("%s %d/%d: next Allreduce: %d, want %d", kind, a, b, got, want)
+		}
+	}
+	return nil
+}
