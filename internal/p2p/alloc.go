@@ -87,6 +87,7 @@ func (e *Engine) RecvAllocInfo(fit []byte, src, tag int, ctx uint32) (msg []byte
 	e.mu.Lock()
 	r := e.allocReq(fit, src, tag, ctx)
 	msg, from, gotTag, err = r.msg, r.st.Source, r.st.Tag, r.st.Err
+	r.fit, r.msg = nil, nil
 	e.freeReq(r)
 	e.mu.Unlock()
 	return msg, from, gotTag, err
@@ -98,6 +99,7 @@ func (e *Engine) recvAlloc(fit []byte, src, tag int, ctx uint32, st *Status) []b
 	r := e.allocReq(fit, src, tag, ctx)
 	msg := r.msg
 	*st = r.st
+	r.fit, r.msg = nil, nil
 	e.freeReq(r)
 	e.mu.Unlock()
 	return msg

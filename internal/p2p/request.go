@@ -151,8 +151,14 @@ func (e *Engine) freeReq(r *request) {
 	// the request's handle reads done without the lock, and it has let go. The
 	// buffers are let go of for the collector; newReq clears the rest.
 	*(*uint32)(unsafe.Pointer(&r.done)) = 0
-	r.buf, r.lay, r.pin, r.bst, r.dst = nil, nil, nil, nil, nil
-	r.fit, r.msg = nil, nil
+	r.buf, r.lay, r.pin = nil, nil, nil
+	// The pointers only some requests set are cleared only where set: a blocking
+	// receive frees its request between its message's arrival and its caller's
+	// answer, where each pointer store costs a write barrier's check. (allocReq's
+	// callers let go of fit and msg.)
+	if r.bst != nil || r.dst != nil {
+		r.bst, r.dst = nil, nil
+	}
 	e.freeR = append(e.freeR, r)
 }
 
