@@ -219,6 +219,23 @@ func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
 	return true
 }
 
+// Between says that a call made now would be counted by the short path (Try and
+// TryExit) and not timed: it is not nested in another call, not the next sample, and
+// the timeline is off, in a program below ThreadMultiple (amd64 without the race
+// detector). A call that completes without waiting, such as an eager send, may then
+// skip Enter and Exit and be recorded after it is done by Count: its entry's stores
+// are then off its path. Between stores nothing.
+func Between() bool { return fast && uint32(gate-2) < inCall-2 }
+
+// Count records a call of n bytes made where Between said yes, after it is done,
+// as Try and TryExit together would have.
+func Count(call Call, n int) {
+	c := &counts[call]
+	c.Bytes += uint64(n)
+	c.Hist[bits.Len64(uint64(n))]++
+	gate--
+}
+
 // TryDeferred is Enter's timeline path for a small call that may start deferred (a
 // deferrable call: a send that is not a send-receive, or a blocking receive), inlined
 // where it is called: the stores between a ping-pong's arrival and its answer, with
