@@ -73,17 +73,21 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	d, tg := rankIn(dest), tagIn(tag)
 	// The recorder's short path inlined, as the facade's send.
 	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
-	if c.c.DirectSend(d, tg) && prof.Between() {
+	if c.c.DirectSend(d, tg) {
 		// An eager message that leaves at once is recorded once it has left.
-		if sent, err := c.c.SendNow(b, d, tg, mode); sent {
-			if rec {
-				prof.Count(call, n)
+		if how := prof.Later(call, n); how != prof.LaterNot {
+			if sent, err := c.c.SendNow(b, d, tg, mode); sent {
+				if how == prof.LaterCount {
+					prof.Count(call, n)
+				} else {
+					prof.SentEvent(call, pc, d, tg, n)
+				}
+				if err != nil {
+					return fail(op, ch, core.MapErr(op, err))
+				}
+				l.Return()
+				return 0
 			}
-			if err != nil {
-				return fail(op, ch, core.MapErr(op, err))
-			}
-			l.Return()
-			return 0
 		}
 	}
 	var t int64
