@@ -81,6 +81,22 @@ func (c *Comm) status(st core.Status) (s Status) {
 // nothing: the send of a call made of one (Sendrecv), which reports itself once.
 func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core.Mode) (err error) {
 	d := c.dev()
+	if d.DirectSend(dest, tag) && c.ctx == nil {
+		// An eager message that leaves at once is recorded once it has left.
+		if how := prof.Later(call, len(b)); how != prof.LaterNot {
+			if sent, err := d.SendNow(core.Bytes(b), dest, tag, mode); sent {
+				if how == prof.LaterCount {
+					prof.Count(call, len(b))
+				} else {
+					prof.SentEvent(call, d.ProfComm(), dest, tag, len(b))
+				}
+				if err != nil {
+					return c.fail(op, mapErr(op, err))
+				}
+				return nil
+			}
+		}
+	}
 	var t int64
 	if call != prof.None && !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
 		if t = prof.TryDeferred(call, d.ProfComm(), dest, tag, len(b)); t == 0 {

@@ -73,6 +73,23 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	d, tg := rankIn(dest), tagIn(tag)
 	// The recorder's short path inlined, as the facade's send.
 	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
+	if c.c.DirectSend(d, tg) {
+		// An eager message that leaves at once is recorded once it has left.
+		if how := prof.Later(call, n); how != prof.LaterNot {
+			if sent, err := c.c.SendNow(b, d, tg, mode); sent {
+				if how == prof.LaterCount {
+					prof.Count(call, n)
+				} else {
+					prof.SentEvent(call, pc, d, tg, n)
+				}
+				if err != nil {
+					return fail(op, ch, core.MapErr(op, err))
+				}
+				l.Return()
+				return 0
+			}
+		}
+	}
 	var t int64
 	if rec && !prof.Try(call, pc, d, tg, n) {
 		if t = prof.TryDeferred(call, pc, d, tg, n); t == 0 {

@@ -39,6 +39,12 @@ func (c *Comm) SendDirect(b p2p.Buf, dest, tag int, mode p2p.Mode) error {
 	return eng.Send(b, dest, tag, c.ctx, mode)
 }
 
+// SendNow is SendDirect's short path alone (p2p's SendNow): sent says that the message
+// left (or failed: err); if not, nothing happened.
+func (c *Comm) SendNow(b p2p.Buf, dest, tag int, mode p2p.Mode) (sent bool, err error) {
+	return eng.SendNow(b, dest, tag, c.ctx, mode)
+}
+
 // IsendDirect starts a send where DirectSend said yes.
 func (c *Comm) IsendDirect(b p2p.Buf, dest, tag int, mode p2p.Mode) (p2p.Request, error) {
 	return eng.Isend(b, dest, tag, c.ctx, mode)

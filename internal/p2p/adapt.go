@@ -151,7 +151,7 @@ func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (prot
 	if a.inflight > 1 {
 		return a.streamed(c, r, table)
 	}
-	r.t0 = time.Now()
+	r.t0 = sinceStart()
 	c.decided++
 	s := &c.alone
 	if !s.ready(adaptFirst) {
@@ -248,12 +248,12 @@ func (e *Engine) adaptDone(r *request) {
 		a.burst++
 		a.endSegment()
 	}
-	if r.t0.IsZero() || r.st.Err != nil || r.got < adaptMin {
-		r.t0 = time.Time{}
+	if r.t0 == 0 || r.st.Err != nil || r.got < adaptMin {
+		r.t0 = 0
 		return
 	}
-	ns := float64(time.Since(r.t0).Nanoseconds()) / float64(r.got) * 1024
-	r.t0 = time.Time{}
+	ns := float64(sinceStart()-r.t0) / float64(r.got) * 1024
+	r.t0 = 0
 	s := &a.class[sizeClass(r.got)].alone
 	i := protoIdx(r.proto)
 	// Interference (a descheduled rank, a neighbour's burst) only ever slows a
@@ -336,3 +336,10 @@ func (e *Engine) releaseHeld(p *peer) {
 		}
 	}
 }
+
+// start is a moment before any request's; sinceStart is the nanoseconds from it on the
+// monotonic clock, 1 at least (a request's t0 of 0 is "not timed"), which a request
+// keeps in a word where a time.Time would take three.
+var start = time.Now()
+
+func sinceStart() int64 { return int64(time.Since(start)) | 1 }

@@ -36,7 +36,7 @@ func (e *Engine) IrecvAllocFit(fit []byte, dst *[]byte, src, tag int, ctx uint32
 	e.mu.Lock()
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
-	r.fit, r.dst = fit, dst
+	r.buf, r.dst = fit, dst
 	e.startRecv(r)
 	e.flush()
 	q := Request{r, r.gen}
@@ -49,14 +49,28 @@ func (e *Engine) IrecvAllocFit(fit []byte, dst *[]byte, src, tag int, ctx uint32
 // a receive that fails part way leaves no buffer to its caller.
 func (r *request) alloc(n int64) {
 	var b []byte
-	if n <= int64(len(r.fit)) {
-		b = r.fit[:n:n]
+	if n <= int64(len(r.buf)) {
+		b = r.buf[:n:n] // the caller's buffer for a message that fits
 	} else {
 		b = rawmem.Bytes(int(n))
 	}
-	*r.dst = b
+	if r.dst != inBuf {
+		*r.dst = b
+	}
 	r.buf, r.lay, r.size = b, nil, n
 	r.dst = nil
+}
+
+// inBuf is the dst of a receive whose caller takes the message from the request itself
+// (allocReq): r.buf once alloc gave it one, which it did unless r.dst is still set.
+var inBuf = new([]byte)
+
+// allocMsg is an allocReq's message: nil if the receive never matched (cancelled).
+func (r *request) allocMsg() []byte {
+	if r.dst != nil {
+		return nil
+	}
+	return r.buf
 }
 
 // RecvAlloc is a blocking receive of a message of any length, as IrecvAlloc: into
@@ -86,7 +100,7 @@ func (e *Engine) RecvAllocInfo(fit []byte, src, tag int, ctx uint32) (msg []byte
 	}
 	e.mu.Lock()
 	r := e.allocReq(fit, src, tag, ctx)
-	msg, from, gotTag, err = r.msg, r.st.Source, r.st.Tag, r.st.Err
+	msg, from, gotTag, err = r.allocMsg(), r.st.Source, r.st.Tag, r.st.Err
 	e.freeReq(r)
 	e.mu.Unlock()
 	return msg, from, gotTag, err
@@ -96,7 +110,7 @@ func (e *Engine) RecvAllocInfo(fit []byte, src, tag int, ctx uint32) (msg []byte
 func (e *Engine) recvAlloc(fit []byte, src, tag int, ctx uint32, st *Status) []byte {
 	e.mu.Lock()
 	r := e.allocReq(fit, src, tag, ctx)
-	msg := r.msg
+	msg := r.allocMsg()
 	*st = r.st
 	e.freeReq(r)
 	e.mu.Unlock()
@@ -109,7 +123,7 @@ func (e *Engine) allocReq(fit []byte, src, tag int, ctx uint32) *request {
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
 	r.private = true
-	r.fit, r.dst = fit, &r.msg
+	r.buf, r.dst = fit, inBuf
 	e.startRecv(r)
 	if !r.fin && src >= 0 {
 		e.pollPeer(r, src, false)

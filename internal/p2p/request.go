@@ -3,7 +3,6 @@ package p2p
 import (
 	"fmt"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/transport"
@@ -86,16 +85,18 @@ type request struct {
 	running    bool // receive: a streamed one started, not held
 	private    bool // a blocking Send's or Recv's own request: no handle on it exists
 	fin        bool // a private request completed (set and read under e.mu)
+	putWait    bool // receive: the sender's part of a split get is not in place yet
 
 	ctx  uint32
 	peer int32 // send: destination; receive: source filter
 	tag  int32
 	buf  []byte
 	lay  Layout
-	size int64   // bytes in the buffer
-	dst  *[]byte // receive of any size: allocate the buffer at match, store it here (alloc.go)
-	fit  []byte  // ... unless the message fits this buffer (RecvAlloc)
-	msg  []byte  // RecvAlloc's message: dst points here
+	size int64 // bytes in the buffer
+	// dst: a receive of any size allocates its buffer at match and stores it here
+	// (alloc.go), unless the message fits buf, which until then holds the caller's
+	// buffer for messages that fit.
+	dst *[]byte
 
 	sent, limit int64  // send: bytes streamed so far, and how many the receiver takes
 	remote      uint64 // the peer's cookie for this message
@@ -103,13 +104,12 @@ type request struct {
 	putOff      int64  // send: the next byte, and the end, of its part of a split get
 	putEnd      int64
 	split       int64          // receive: where the sender's part of a split get begins (0: not split)
-	putWait     bool           // receive: the sender's part of a split get is not in place yet
 	pin         unsafe.Pointer // send: keeps the buffer alive while a peer reads it (Get)
 	got, expect int64          // receive: bytes arrived, bytes to arrive
 	seq         uint64         // receive: posting order in its context
 	boff        int            // buffered send: offset of the copy in the attached buffer (-1: an automatic buffer's own copy)
 	bst         *bsendState    // buffered send: the buffer holding the copy
-	t0          time.Time      // adaptive receive: when its uncontended transfer began
+	t0          int64          // adaptive receive: when its uncontended transfer began (sinceStart; 0: not timed)
 
 	st Status
 
@@ -151,8 +151,13 @@ func (e *Engine) freeReq(r *request) {
 	// the request's handle reads done without the lock, and it has let go. The
 	// buffers are let go of for the collector; newReq clears the rest.
 	*(*uint32)(unsafe.Pointer(&r.done)) = 0
-	r.buf, r.lay, r.pin, r.bst, r.dst = nil, nil, nil, nil, nil
-	r.fit, r.msg = nil, nil
+	r.buf, r.lay, r.pin = nil, nil, nil
+	// The pointers only some requests set are cleared only where set: a blocking
+	// receive frees its request between its message's arrival and its caller's
+	// answer.
+	if r.bst != nil || r.dst != nil {
+		r.bst, r.dst = nil, nil
+	}
 	e.freeR = append(e.freeR, r)
 }
 

@@ -27,7 +27,58 @@ func isGone(err error) bool { return errors.Is(err, transport.ErrPeerGone) }
 // reused. An eager message that the transport takes at once involves no request, no
 // goroutine and no allocation.
 func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
-	if uint(dest) >= uint(e.size) || uint(tag) > MaxTag || mode > Buffered { // checked inline first
+	if sent, err := e.SendNow(b, dest, tag, ctx, mode); sent {
+		return err
+	}
+	return e.send(b, dest, tag, ctx, mode)
+}
+
+// SendNow is Send's short path alone: a message in Standard or Ready mode, to a
+// connected peer with nothing queued to it, that fits an eager packet which the
+// transport takes at once. sent says that it was sent (or failed: err); if not,
+// nothing happened, and Send does the rest. A caller that records its calls asks
+// SendNow first and records the call after it (prof.Count): nothing of the record
+// then lies between a ping-pong's arrival and its answer.
+func (e *Engine) SendNow(b Buf, dest, tag int, ctx uint32, mode Mode) (sent bool, err error) {
+	if uint(dest) >= uint(e.size) || uint(tag) > MaxTag || (mode != Standard && mode != Ready) {
+		return false, nil
+	}
+	e.mu.Lock()
+	p := e.peers[dest]
+	n := b.Len()
+	if e.failed != nil || p == nil || p.ep == nil || p.sendq.head != nil || p.err != nil || n > p.eagerMax {
+		e.mu.Unlock()
+		return false, nil
+	}
+	var payload []byte
+	if b.l == nil {
+		payload = b.bytes()
+	} else {
+		payload = e.pack[:n]
+		b.l.PackAt(payload, 0)
+	}
+	h := &e.hdr
+	setHeader(h, kindEager, 0, e.self32, ctx, int32(tag), uint64(n), 0)
+	if err = p.ep.Send(h, payload); err == nil {
+		e.count(dest, ctx, int64(n))
+		e.wakeSelf(p)
+		e.mu.Unlock()
+		return true, nil
+	}
+	if err == transport.ErrWouldBlock || errors.Is(err, transport.ErrWouldBlock) {
+		e.mu.Unlock()
+		return false, nil
+	}
+	e.failPeer(p, err)
+	err = p.err
+	e.mu.Unlock()
+	return true, err
+}
+
+// send is Send past its short path (SendNow said no): the checks, buffered and
+// synchronous sends, rendezvous, a full transport, a peer not yet connected.
+func (e *Engine) send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
+	if uint(dest) >= uint(e.size) || uint(tag) > MaxTag || mode > Buffered {
 		if err := e.checkSend("Send", dest, tag, mode); err != nil {
 			return err
 		}
@@ -44,33 +95,6 @@ func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
 		err := e.failed
 		e.mu.Unlock()
 		return err
-	}
-	p := e.peers[dest]
-	if p != nil && p.ep != nil && mode != Synchronous && p.sendq.head == nil && p.err == nil {
-		if n := b.Len(); n <= p.eagerMax {
-			var payload []byte
-			if b.l == nil {
-				payload = b.bytes()
-			} else {
-				payload = e.pack[:n]
-				b.l.PackAt(payload, 0)
-			}
-			h := &e.hdr
-			setHeader(h, kindEager, 0, e.self32, ctx, int32(tag), uint64(n), 0)
-			err := p.ep.Send(h, payload)
-			if err == nil {
-				e.count(dest, ctx, int64(n))
-				e.wakeSelf(p)
-				e.mu.Unlock()
-				return nil
-			}
-			if err != transport.ErrWouldBlock && !errors.Is(err, transport.ErrWouldBlock) {
-				e.failPeer(p, err)
-				err = p.err
-				e.mu.Unlock()
-				return err
-			}
-		}
 	}
 	r := e.newReq()
 	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, mode, ctx, int32(dest), int32(tag)

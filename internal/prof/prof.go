@@ -219,6 +219,56 @@ func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
 	return true
 }
 
+// How a call that may be done at once (an eager send: p2p's SendNow) is recorded
+// after it is done rather than around it: Later's answers.
+const (
+	LaterNot   = iota // through Enter and Exit (Try, TryDeferred, TryExit)
+	LaterCount        // counted untimed, as Try and TryExit would count it: Count
+	LaterEvent        // the timeline's event of a deferred call that never waited: SentEvent
+)
+
+// Later says how call, of n bytes, made now would be recorded if it is done at once,
+// without waiting: LaterCount where Try would take it (not nested in another call,
+// not the next sample, no timeline, below ThreadMultiple, amd64 without the race
+// detector), LaterEvent where TryDeferred would and the timeline is on. A caller
+// that gets either tries the call's short path first and records it once done (Count
+// or SentEvent), so that none of the record's stores lies between a ping-pong's
+// arrival and its answer; if the short path said no, nothing is recorded yet and it
+// records the call as usual. Later stores nothing.
+func Later(call Call, n int) int {
+	if fast && uint32(gate-2) < inCall-2 && call != None {
+		return LaterCount
+	}
+	if stamping && cur.call == 0 && n <= stampedMax && deferrable[call] && defGap > 1 {
+		return LaterEvent
+	}
+	return LaterNot
+}
+
+// Count records a call of n bytes, done where Later said LaterCount, as Try and
+// TryExit together would have.
+func Count(call Call, n int) {
+	c := &counts[call]
+	c.Bytes += uint64(n)
+	c.Hist[bits.Len64(uint64(n))]++
+	gate--
+}
+
+// SentEvent records a call done where Later said LaterEvent (a send of n bytes to
+// peer with tag on comm, as Enter takes them), as TryDeferred and Exit together would
+// have: a call that started deferred and never waited, its end read now, its event
+// pending.
+func SentEvent(call Call, comm unsafe.Pointer, peer, tag, n int) {
+	defGap--
+	end := Now()
+	polled = 0
+	if pend.call != None {
+		commit()
+	}
+	pend.call, pend.n, pend.comm, pend.t, pend.end, pend.mode = call, n, comm, end, end, countUntimed
+	pend.peer = uint64(uint32(peer)) | uint64(uint32(tag))<<32
+}
+
 // TryDeferred is Enter's timeline path for a small call that may start deferred (a
 // deferrable call: a send that is not a send-receive, or a blocking receive), inlined
 // where it is called: the stores between a ping-pong's arrival and its answer, with
