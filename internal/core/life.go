@@ -362,9 +362,3 @@ func WorldSize() int {
 	}
 	return World.size
 }
-
-// NodeOf is the node (index in the job's node map) of a world rank.
-func NodeOf(worldRank int) int { return proc.NodeOf(worldRank) }
-
-// LocalSize is the number of ranks on this node.
-func LocalSize() int { return proc.LocalSize() }

@@ -196,23 +196,14 @@ func PeekInto(q *p2p.Request, st *p2p.Status) (bool, error) { return eng.PeekInt
 func Cancel(q *p2p.Request) error                           { return eng.Cancel(q) }
 func FreeRequest(q *p2p.Request) error                      { return eng.Free(q) }
 func Start(q *p2p.Request) error                            { return eng.Start(q) }
-func Startall(qs []p2p.Request) error                       { return eng.Startall(qs) }
 func Waitall(qs []p2p.Request, sts []p2p.Status) error      { return eng.Waitall(qs, sts) }
-func Waitany(qs []p2p.Request) (int, p2p.Status, error)     { return eng.Waitany(qs) }
 func Testany(qs []p2p.Request) (int, p2p.Status, bool, error) {
 	return eng.Testany(qs)
 }
 func Testall(qs []p2p.Request, sts []p2p.Status) (bool, error) { return eng.Testall(qs, sts) }
-func Waitsome(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
-	return eng.Waitsome(qs, idx, sts)
-}
 func Testsome(qs []p2p.Request, idx []int, sts []p2p.Status) (int, error) {
 	return eng.Testsome(qs, idx, sts)
 }
-
-// BufferAttach and BufferDetach manage the buffered sends' buffer.
-func BufferAttach(b []byte) error   { return eng.BufferAttach(b) }
-func BufferDetach() ([]byte, error) { return eng.BufferDetach() }
 
 // AttachBuffer attaches b (auto: an automatic buffer, MPI_BUFFER_AUTOMATIC) as the
 // process's buffer (c nil) or c's (MPI_Comm_attach_buffer): a buffered send on c uses

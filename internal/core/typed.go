@@ -189,19 +189,6 @@ func (st *staged) finish(p *Pending, err error) (*Pending, error) {
 	return &Pending{op: &thenOp{p: p.Ref(), end: h.done}}, nil
 }
 
-// Then returns a Pending that completes when p does, after fin has run once p has
-// succeeded, by whichever of Test and Wait sees the completion first (the facade
-// unpacks typed results into the user's layout there). fin does not run when p
-// fails: the buffers it would read may still be targets of messages in flight.
-func Then(p *Pending, fin func() error) *Pending {
-	return &Pending{op: &thenOp{p: p.Ref(), end: func(err error) error {
-		if err != nil {
-			return err
-		}
-		return fin()
-	}}}
-}
-
 // thenOp is a nonblocking operation with work to do once it completes (unpacking
 // typed outputs), done once, by whichever of Test and Wait sees the completion first.
 type thenOp struct {

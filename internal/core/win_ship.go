@@ -394,13 +394,6 @@ func (w *Win) reapLocked(t int) {
 	w.out[t] = out[:n]
 }
 
-// sendBatch sends t's batch, if any.
-func (w *Win) sendBatch(t int) {
-	w.mu.Lock()
-	w.sendBatchLocked(t)
-	w.mu.Unlock()
-}
-
 // recycle takes back a sent batch's buffer.
 func (w *Win) recycle(b []byte) {
 	w.mu.Lock()

@@ -44,22 +44,6 @@ func Put(mem []byte, ps []Piece, src []byte) {
 	}
 }
 
-// PutAt copies src, the packed stream's bytes from offset off on, into mem at the
-// pieces (a large Put applied as its bytes arrive); bytes past the pieces are dropped.
-func PutAt(mem []byte, ps []Piece, off int64, src []byte) {
-	for _, p := range ps {
-		if len(src) == 0 {
-			return
-		}
-		if off >= p.Len {
-			off -= p.Len
-			continue
-		}
-		k := copy(mem[p.Off+off:p.Off+p.Len], src)
-		src, off = src[k:], 0
-	}
-}
-
 // Get copies mem at the pieces into the packed stream dst.
 func Get(dst, mem []byte, ps []Piece) {
 	for _, p := range ps {

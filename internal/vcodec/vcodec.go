@@ -584,24 +584,6 @@ func (d *Dec) take(n uint64) []byte {
 	return b
 }
 
-// length reads a count of elements of esize bytes each (at least min bytes each in
-// the message) and checks that the message can hold them.
-func (d *Dec) length(minBytes uint64) (int, bool) {
-	v := d.uvarint()
-	if d.err != nil {
-		return 0, false
-	}
-	if v > uint64(len(d.buf)-d.off) && minBytes > 0 || (minBytes > 0 && v > uint64(len(d.buf)-d.off)/minBytes) {
-		d.fail(errShort)
-		return 0, false
-	}
-	if v > 1<<48 {
-		d.fail(fmt.Errorf("length %d is not possible", v))
-		return 0, false
-	}
-	return int(v), true
-}
-
 func plainCodec(size uintptr) (func(*Enc, unsafe.Pointer), func(*Dec, unsafe.Pointer)) {
 	switch size {
 	case 0:
