@@ -214,7 +214,7 @@ type collOp struct {
 	// instead, cost no allocation.
 	ch chan struct{}
 	// fin, if set, runs once the schedule has succeeded, before its scratch buffers
-	// go back (Alltoallw unpacks what it received there into the user's layout).
+	// go back.
 	fin func() error
 	// st is the staging of typed buffers (typed.go) when staging is set, and then a
 	// Finisher the facade attached (ThenFinish): both run at the end, on success
