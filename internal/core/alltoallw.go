@@ -26,7 +26,7 @@ func (c *Comm) Alltoallw(op string, smem []byte, inPlace bool, scounts, sdispls 
 		return nil, err
 	}
 	if nb {
-		return startSched(op, x, nil), nil
+		return startSched(op, x), nil
 	}
 	err := x.s.Run()
 	if err == nil {

@@ -156,7 +156,7 @@ func (c *Comm) Neighbor(op string, srcs, dsts []int, cart bool, send, recv *NSid
 		return nil, MapErr(op, err)
 	}
 	if nb {
-		return startSched(op, x, nil), nil
+		return startSched(op, x), nil
 	}
 	err = x.run()
 	x.Free()
