@@ -72,19 +72,16 @@ func alltoallw[S, R any](name string, c *Comm, send []S, scounts, sdispls []int,
 			return nil, err
 		}
 	}
-	return c.dev().Alltoallw(name, smem, inPlace, scounts, sdispls, types(stypes), rmem, rcounts, rdispls, types(rtypes), nb)
-}
-
-// types is the datatype engine's types of ds (nil for a nil one, which the device
-// refuses by position).
-func types(ds []*Datatype) []*datatype.Type {
-	out := make([]*datatype.Type, len(ds))
-	for i, d := range ds {
-		if d != nil {
-			out[i] = d.t
-		}
-	}
-	return out
+	// The device's types (nil for a nil one, which it refuses by position), in pooled
+	// lists: the device copies them.
+	sl, rl := typeLists.Get().(*[]*datatype.Type), typeLists.Get().(*[]*datatype.Type)
+	*sl, *rl = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
+	p, err := c.dev().Alltoallw(name, smem, inPlace, scounts, sdispls, *sl, rmem, rcounts, rdispls, *rl, nb)
+	clear(*sl)
+	clear(*rl)
+	typeLists.Put(sl)
+	typeLists.Put(rl)
+	return p, err
 }
 
 // isInPlaceAny is isInPlace for a slice of any element type.

@@ -67,6 +67,41 @@ func BenchmarkCollOverhead(b *testing.B) {
 			wait(b, r, err)
 		}
 	})
+	// Alltoallw with one block, to the rank itself: a copy, or a pack and an unpack
+	// through scratch on a vector (2 float64s 2 apart).
+	one, at := []int{1}, []int{0}
+	f64 := []*mpi.Datatype{mpi.Float64}
+	wvec, err := mpi.TypeVector(2, 1, 2, mpi.Float64)
+	if err == nil {
+		err = wvec.Commit()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	vecs, three, out3 := []*mpi.Datatype{wvec}, []float64{1, 2, 3}, make([]float64, 3)
+	b.Run("Alltoallw8", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := mpi.Alltoallw(mpi.World, send, one, at, f64, recv, one, at, f64); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Ialltoallw8", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r, err := mpi.Ialltoallw(mpi.World, send, one, at, f64, recv, one, at, f64)
+			wait(b, r, err)
+		}
+	})
+	b.Run("AlltoallwVector", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := mpi.Alltoallw(mpi.World, three, one, at, vecs, out3, one, at, vecs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	// Neighbourhood collectives on a periodic ring of one rank: its two neighbours are
 	// itself, so two messages go through the self transport each call.
 	ring, err := mpi.World.CartCreate([]int{1}, []bool{true}, false)

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"sync"
+
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
@@ -9,41 +11,64 @@ import (
 // rmem are the send and receive memory (inPlace: the blocks to send are in rmem, laid
 // out by the receive side's arguments). Blocks of contiguous types move straight from
 // and to the memory; others are packed into the schedule's scratch when the call
-// starts and unpacked when it completes.
+// starts and unpacked when it completes. The call is a pooled record (wOp) around its
+// schedule, which holds the checked sides and the blocks, and which the nonblocking
+// form hands to the progress of nonblocking collectives as its schedule: a warm call
+// allocates nothing. The caller's slices of types are copied; its counts and
+// displacements are read until the call completes.
 func (c *Comm) Alltoallw(op string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) (*Pending, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	s, fin, err := c.alltoallwSched(op, smem, inPlace, scounts, sdispls, stypes, rmem, rcounts, rdispls, rtypes, nb)
-	return finish(op, nb, fin, s, err)
+	x := wPool.Get().(*wOp)
+	if err := x.build(c, op, smem, inPlace, scounts, sdispls, stypes, rmem, rcounts, rdispls, rtypes, nb); err != nil {
+		x.Free()
+		return nil, err
+	}
+	if nb {
+		return startSched(op, x), nil
+	}
+	err := x.s.Run()
+	if err == nil {
+		err = x.finish()
+	}
+	x.Free()
+	return nil, MapErr(op, err)
 }
 
 // WSide is one side (send or receive) of an Alltoallw, checked: per peer, the block's
-// datatype and its packed size in bytes.
+// datatype and its packed size in bytes. Its slices are kept from one use to the next.
 type WSide struct {
 	mem    []byte
 	counts []int
 	displs []int
 	types  []*datatype.Type
-	bytes  []int
+	bytes  []int64
 }
 
-// CheckW checks one side's slices against n peers and a buffer of len(mem) bytes.
-// w is "s" or "r", as in the argument names.
-func CheckW(name, w string, n int, mem []byte, counts, displs []int, types []*datatype.Type) (WSide, error) {
+// check checks one side's slices against n peers and a buffer of len(mem) bytes, and
+// fills w with them. ws is "s" or "r", as in the argument names.
+func (w *WSide) check(name, ws string, n int, mem []byte, counts, displs []int, types []*datatype.Type) error {
 	if len(counts) != n || len(displs) != n || len(types) != n {
-		return WSide{}, Errorf(ClassArg, name, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per peer",
-			w, len(counts), w, len(displs), w, len(types), n)
+		return Errorf(ClassArg, name, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per peer",
+			ws, len(counts), ws, len(displs), ws, len(types), n)
 	}
-	side := WSide{mem: mem, counts: counts, displs: displs, types: make([]*datatype.Type, n), bytes: make([]int, n)}
+	w.mem, w.counts, w.displs = mem, counts, displs
+	w.types, w.bytes = w.types[:0], w.bytes[:0]
 	for j := 0; j < n; j++ {
-		size, err := checkBlock(name, w, j, mem, counts[j], displs[j], types[j])
+		size, err := checkBlock(name, ws, j, mem, counts[j], displs[j], types[j])
 		if err != nil {
-			return WSide{}, err
+			return err
 		}
-		side.types[j], side.bytes[j] = types[j], size
+		w.types, w.bytes = append(w.types, types[j]), append(w.bytes, int64(size))
 	}
-	return side, nil
+	return nil
+}
+
+// reset drops w's references to memory and types, keeping its slices' room.
+func (w *WSide) reset() {
+	clear(w.types)
+	*w = WSide{types: w.types[:0], bytes: w.bytes[:0]}
 }
 
 // checkBlock checks block j of one side (w, "s" or "r"): count items of d at byte
@@ -88,7 +113,7 @@ func checkBlock(name, w string, j int, mem []byte, count, displ int, d *datatype
 // contiguous (and direct is set), else a buffer of the packed size from scratch; packed
 // reports which.
 func (w *WSide) Block(scratch func(int) []byte, j int, direct bool) (b []byte, packed bool) {
-	n := w.bytes[j]
+	n := int(w.bytes[j])
 	if n == 0 {
 		return nil, false
 	}
@@ -117,83 +142,129 @@ func (w *WSide) Unpack(name string, j int, b []byte) error {
 	return nil
 }
 
-// alltoallwSched checks an Alltoallw's arguments and builds its schedule; fin unpacks the
-// blocks received in scratch space once the schedule has run.
-func (c *Comm) alltoallwSched(name string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) (*coll.Sched, func() error, error) {
+// wOp is one Alltoallw under way, a pooled record: its schedule, its checked sides,
+// the blocks to send and receive and the peers whose blocks arrive in scratch. It is
+// the schedule of its nonblocking form.
+type wOp struct {
+	s            *coll.Sched
+	name         string
+	in, sout     WSide
+	out          *WSide // &sout, or &in in place
+	sends, recvs [][]byte
+	unpack       []int // peers whose blocks arrive in scratch space
+	done         bool
+	err          error
+}
+
+var wPool = sync.Pool{New: func() any { return new(wOp) }}
+
+// build checks an Alltoallw's arguments and builds its schedule.
+func (x *wOp) build(c *Comm, name string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) error {
+	x.name = name
 	n, inter := c.size, c.remote != nil
 	if inter {
 		n = c.remote.Size()
 	}
-	in, err := CheckW(name, "r", n, rmem, rcounts, rdispls, rtypes)
-	if err != nil {
-		return nil, nil, err
+	in := &x.in
+	if err := in.check(name, "r", n, rmem, rcounts, rdispls, rtypes); err != nil {
+		return err
 	}
-	var out WSide
 	switch {
 	case inPlace && inter:
-		return nil, nil, Errorf(ClassBuffer, name, "send is InPlace, which intercommunicator collectives do not take")
+		return Errorf(ClassBuffer, name, "send is InPlace, which intercommunicator collectives do not take")
 	case inPlace:
-		out = in
+		x.out = in
 	default:
-		if out, err = CheckW(name, "s", n, smem, scounts, sdispls, stypes); err != nil {
-			return nil, nil, err
+		x.out = &x.sout
+		if err := x.out.check(name, "s", n, smem, scounts, sdispls, stypes); err != nil {
+			return err
 		}
 	}
+	out := x.out
 	if r := c.rank; !inter && out.bytes[r] != in.bytes[r] {
-		return nil, nil, Errorf(ClassCount, name, "rank %d sends %d bytes to itself (scounts[%d] of %s) but receives %d (rcounts[%d] of %s); they must match",
+		return Errorf(ClassCount, name, "rank %d sends %d bytes to itself (scounts[%d] of %s) but receives %d (rcounts[%d] of %s); they must match",
 			r, out.bytes[r], r, out.types[r].Name(), in.bytes[r], r, in.types[r].Name())
 	}
 	var s *coll.Sched
+	var err error
 	if inter {
 		s, err = c.beginInter(interCall{op: name, kind: KAlltoallw, elem: -1, out: -1, in: -1, nb: nb}, 1)
 	} else {
 		s, err = c.Begin(Call{Op: name, Kind: KAlltoallw, Root: NoRoot, Size: -1, Elem: 1, Nonblocking: nb}, 1)
 	}
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if c.coll.check {
-		if err := c.checkPairs(name, s, ints64(out.bytes), ints64(in.bytes)); err != nil {
-			return nil, nil, err
+		if err := c.checkPairs(name, s, out.bytes, in.bytes); err != nil {
+			return err // checkPairs freed s
 		}
 	}
-	sends, recvs := make([][]byte, n), make([][]byte, n)
-	var unpack []int // peers whose blocks arrive in scratch space
+	x.s = s
 	for j := 0; j < n; j++ {
 		// In place, every block to send is packed aside first: the receives overwrite
 		// recv while sends may still read from it.
 		b, packed := out.Block(s.Scratch, j, !inPlace)
 		if packed {
 			if err := out.Pack(name, j, b); err != nil {
-				s.Free()
-				return nil, nil, err
-			}
-		}
-		sends[j] = b
-		if recvs[j], packed = in.Block(s.Scratch, j, true); packed {
-			unpack = append(unpack, j)
-		}
-	}
-	if inter {
-		s.InterAlltoallw(sends, recvs)
-	} else {
-		s.Alltoallw(sends, recvs)
-	}
-	fin := func() error {
-		for _, j := range unpack {
-			if err := in.Unpack(name, j, recvs[j]); err != nil {
 				return err
 			}
 		}
-		return nil
+		x.sends = append(x.sends, b)
+		if b, packed = in.Block(s.Scratch, j, true); packed {
+			x.unpack = append(x.unpack, j)
+		}
+		x.recvs = append(x.recvs, b)
 	}
-	return s, fin, nil
+	if inter {
+		s.InterAlltoallw(x.sends, x.recvs)
+	} else {
+		s.Alltoallw(x.sends, x.recvs)
+	}
+	return nil
 }
 
-func ints64(v []int) []int64 {
-	out := make([]int64, len(v))
-	for i, x := range v {
-		out[i] = int64(x)
+// finish unpacks the blocks received in scratch space, once the schedule has run.
+func (x *wOp) finish() error {
+	for _, j := range x.unpack {
+		if err := x.in.Unpack(x.name, j, x.recvs[j]); err != nil {
+			return err
+		}
 	}
-	return out
+	return nil
+}
+
+// Progress advances x without waiting and reports whether it is done, as
+// coll.Sched's, unpacking what arrived in scratch once the schedule has succeeded:
+// the nonblocking form's schedule.
+func (x *wOp) Progress() (bool, error) {
+	if x.done {
+		return true, x.err
+	}
+	done, err := x.s.Progress()
+	if !done {
+		return false, err
+	}
+	if err == nil {
+		err = x.finish()
+	}
+	x.done, x.err = true, err
+	return true, err
+}
+
+// Pending is the schedule's requests (see schedule).
+func (x *wOp) Pending() []coll.Req { return x.s.Pending() }
+
+// Free frees x's schedule, if built, and puts x back in its pool; x is done or has
+// failed.
+func (x *wOp) Free() {
+	if x.s != nil {
+		x.s.Free()
+	}
+	x.in.reset()
+	x.sout.reset()
+	clear(x.sends)
+	clear(x.recvs)
+	*x = wOp{in: x.in, sout: x.sout, sends: x.sends[:0], recvs: x.recvs[:0], unpack: x.unpack[:0]}
+	wPool.Put(x)
 }

@@ -79,7 +79,7 @@ func (c *Comm) Gather(op string, send, recv Vec, root int, nb bool) (*Pending, e
 		return c.gatherTyped(op, send, recv, nil, nil, root, false, nb)
 	}
 	s, err := c.coll.sched.gather(c, op, send, recv, root, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) Gatherv(op string, send, recv Vec, counts, displs []int, root int, nb bool) (*Pending, error) {
@@ -90,7 +90,7 @@ func (c *Comm) Gatherv(op string, send, recv Vec, counts, displs []int, root int
 		return c.gatherTyped(op, send, recv, counts, displs, root, true, nb)
 	}
 	s, err := c.coll.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) Scatter(op string, send, recv Vec, root int, nb bool) (*Pending, error) {
@@ -101,7 +101,7 @@ func (c *Comm) Scatter(op string, send, recv Vec, root int, nb bool) (*Pending, 
 		return c.scatterTyped(op, send, nil, nil, recv, root, false, nb)
 	}
 	s, err := c.coll.sched.scatter(c, op, send, recv, root, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) Scatterv(op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*Pending, error) {
@@ -112,7 +112,7 @@ func (c *Comm) Scatterv(op string, send Vec, counts, displs []int, recv Vec, roo
 		return c.scatterTyped(op, send, counts, displs, recv, root, true, nb)
 	}
 	s, err := c.coll.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) Allgather(op string, send, recv Vec, nb bool) (*Pending, error) {
@@ -123,7 +123,7 @@ func (c *Comm) Allgather(op string, send, recv Vec, nb bool) (*Pending, error) {
 		return c.allgatherTyped(op, send, recv, nil, nil, false, nb)
 	}
 	s, err := c.coll.sched.allgather(c, op, send, recv, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) Allgatherv(op string, send, recv Vec, counts, displs []int, nb bool) (*Pending, error) {
@@ -134,7 +134,7 @@ func (c *Comm) Allgatherv(op string, send, recv Vec, counts, displs []int, nb bo
 		return c.allgatherTyped(op, send, recv, counts, displs, true, nb)
 	}
 	s, err := c.coll.sched.allgatherv(c, op, send, recv, counts, displs, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) Alltoall(op string, send, recv Vec, nb bool) (*Pending, error) {
@@ -145,7 +145,7 @@ func (c *Comm) Alltoall(op string, send, recv Vec, nb bool) (*Pending, error) {
 		return c.alltoallTyped(op, send, nil, nil, recv, nil, nil, false, nb)
 	}
 	s, err := c.coll.sched.alltoall(c, op, send, recv, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) Alltoallv(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*Pending, error) {
@@ -156,7 +156,7 @@ func (c *Comm) Alltoallv(op string, send Vec, scounts, sdispls []int, recv Vec, 
 		return c.alltoallTyped(op, send, scounts, sdispls, recv, rcounts, rdispls, true, nb)
 	}
 	s, err := c.coll.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) ReduceScatterBlock(op string, send, recv Vec, r Red, nb bool) (*Pending, error) {
@@ -164,7 +164,7 @@ func (c *Comm) ReduceScatterBlock(op string, send, recv Vec, r Red, nb bool) (*P
 		return nil, err
 	}
 	s, err := c.coll.sched.reduceScatterBlock(c, op, send, recv, r, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 func (c *Comm) ReduceScatter(op string, send, recv Vec, counts []int, r Red, nb bool) (*Pending, error) {
@@ -172,7 +172,7 @@ func (c *Comm) ReduceScatter(op string, send, recv Vec, counts []int, r Red, nb 
 		return nil, err
 	}
 	s, err := c.coll.sched.reduceScatter(c, op, send, recv, counts, r, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 // Scan (excl: Exscan).
@@ -181,7 +181,7 @@ func (c *Comm) Scan(op string, send, recv Vec, r Red, excl, nb bool) (*Pending, 
 		return nil, err
 	}
 	s, err := c.coll.sched.scan(c, op, send, recv, r, excl, nb)
-	return finish(op, nb, nil, s, err)
+	return finish(op, nb, s, err)
 }
 
 // The nonblocking forms of the collectives that have faster blocking paths: always
@@ -192,7 +192,7 @@ func (c *Comm) Ibarrier(op string) (*Pending, error) {
 		return nil, err
 	}
 	s, err := c.coll.sched.barrier(c, op, true)
-	return finish(op, true, nil, s, err)
+	return finish(op, true, s, err)
 }
 
 func (c *Comm) Ibcast(op string, buf Vec, root int) (*Pending, error) {
@@ -203,7 +203,7 @@ func (c *Comm) Ibcast(op string, buf Vec, root int) (*Pending, error) {
 		return c.bcastTyped(op, buf, root, true)
 	}
 	s, err := c.coll.sched.bcast(c, op, buf, root, true)
-	return finish(op, true, nil, s, err)
+	return finish(op, true, s, err)
 }
 
 func (c *Comm) Ireduce(op string, send, recv Vec, r Red, root int) (*Pending, error) {
@@ -211,7 +211,7 @@ func (c *Comm) Ireduce(op string, send, recv Vec, r Red, root int) (*Pending, er
 		return nil, err
 	}
 	s, err := c.coll.sched.reduce(c, op, send, recv, r, root, true)
-	return finish(op, true, nil, s, err)
+	return finish(op, true, s, err)
 }
 
 func (c *Comm) Iallreduce(op string, send, recv Vec, r Red) (*Pending, error) {
@@ -219,22 +219,19 @@ func (c *Comm) Iallreduce(op string, send, recv Vec, r Red) (*Pending, error) {
 		return nil, err
 	}
 	s, err := c.coll.sched.allreduce(c, op, send, recv, r, true)
-	return finish(op, true, nil, s, err)
+	return finish(op, true, s, err)
 }
 
 // finish runs a blocking call's schedule to completion or starts a nonblocking one
-// (nb), with fin to run once it has succeeded.
-func finish(op string, nb bool, fin func() error, s *coll.Sched, err error) (*Pending, error) {
+// (nb).
+func finish(op string, nb bool, s *coll.Sched, err error) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
 	if nb {
-		return StartColl(op, s, fin, nil)
+		return startSched(op, s), nil
 	}
 	err = s.Run()
-	if err == nil && fin != nil {
-		err = fin()
-	}
 	s.Free()
 	return nil, MapErr(op, err)
 }

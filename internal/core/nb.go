@@ -213,9 +213,6 @@ type collOp struct {
 	// channel (Ref.doneCh), so that Wait and WaitContext, which sleep on nbColl.wake
 	// instead, cost no allocation.
 	ch chan struct{}
-	// fin, if set, runs once the schedule has succeeded, before its scratch buffers
-	// go back (Alltoallw unpacks what it received there into the user's layout).
-	fin func() error
 	// st is the staging of typed buffers (typed.go) when staging is set, and then a
 	// Finisher the facade attached (ThenFinish): both run at the end, on success
 	// and failure, before the record reports its completion. They ride in the
@@ -252,8 +249,9 @@ var nbColl struct {
 
 func init() { nbColl.wake.L = &nbColl.mu }
 
-// schedule is what a collective's record drives: a coll.Sched, or a neighbourhood
-// exchange (neighbor.go). Progress advances it without waiting; Pending is the
+// schedule is what a collective's record drives: a coll.Sched, a neighbourhood
+// exchange (neighbor.go) or an Alltoallw (alltoallw.go), whose Progress does what must
+// follow the messages (unpacking) before it reports done. Progress advances it without waiting; Pending is the
 // requests it waits for, which the progress goroutine borrows and stores back
 // (completed ones null); Free releases it once done.
 type schedule interface {
@@ -262,20 +260,11 @@ type schedule interface {
 	Free()
 }
 
-// StartColl starts the schedule s of the nonblocking collective op (err: building it
-// failed, which Start returns); fin, if not nil, runs once s has succeeded.
-func StartColl(op string, s *coll.Sched, fin func() error, err error) (*Pending, error) {
-	if err != nil {
-		return nil, err
-	}
-	return startSched(op, s, fin), nil
-}
-
 // startSched starts s as the nonblocking collective op.
-func startSched(op string, s schedule, fin func() error) *Pending {
+func startSched(op string, s schedule) *Pending {
 	nbColl.mu.Lock()
 	x := newCollOp()
-	x.s, x.name, x.fin = s, op, fin
+	x.s, x.name = s, op
 	nbColl.ops = append(nbColl.ops, x)
 	progressColl()
 	if !x.done && !nbColl.running {
@@ -308,7 +297,7 @@ func (x *collOp) recycle() {
 	if g == 0 {
 		g = 1
 	}
-	x.s, x.name, x.done, x.err, x.out, x.ch, x.fin, x.freed = nil, "", false, nil, false, nil, nil, false
+	x.s, x.name, x.done, x.err, x.out, x.ch, x.freed = nil, "", false, nil, false, nil, false
 	x.st, x.staging, x.then = staged{}, false, nil
 	x.gen.Store(g)
 	if len(nbColl.free) < maxFreeColl {
@@ -324,9 +313,6 @@ func progressColl() {
 	for _, x := range nbColl.ops {
 		if !x.out {
 			if done, err := x.s.Progress(); done {
-				if err == nil && x.fin != nil {
-					err = x.fin()
-				}
 				x.done, x.err = true, x.end(err)
 				x.s.Free()
 				x.s = nil
@@ -365,7 +351,7 @@ func (x *collOp) end(err error) error {
 
 // attach gives x, just started and not yet handed to its owner, its staging (st,
 // if not nil) or a Finisher (f, if not nil). A schedule may have completed inside
-// StartColl already: then they run here, and x reports their result.
+// startSched already: then they run here, and x reports their result.
 func (x *collOp) attach(st *staged, f Finisher) {
 	nbColl.mu.Lock()
 	if st != nil {

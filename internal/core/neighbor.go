@@ -26,7 +26,7 @@ import (
 // (k*Stride when Displs is nil) and type(k) Types[k] (Type when Types is nil). With
 // neither Types nor Type, an item is Unit bytes, contiguous: a slice form's element,
 // whose blocks the caller has checked already. A typed side is checked here, as
-// CheckW checks Alltoallw's, its slices one entry per neighbour.
+// Alltoallw checks its sides, its slices one entry per neighbour.
 type NSide struct {
 	Mem    []byte
 	Origin int
@@ -156,7 +156,7 @@ func (c *Comm) Neighbor(op string, srcs, dsts []int, cart bool, send, recv *NSid
 		return nil, MapErr(op, err)
 	}
 	if nb {
-		return startSched(op, x, nil), nil
+		return startSched(op, x), nil
 	}
 	err = x.run()
 	x.Free()

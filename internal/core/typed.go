@@ -355,7 +355,7 @@ func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, erro
 	return typedColl(op, rs, &[2]blocks{}, func() (*Pending, error) {
 		if nb {
 			s, err := c.coll.sched.bcast(c, op, buf, root, true)
-			return finish(op, true, nil, s, err)
+			return finish(op, true, s, err)
 		}
 		return nil, c.bcast(op, &buf, root)
 	})
@@ -379,7 +379,7 @@ func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root
 		} else {
 			s, err = c.coll.sched.gather(c, op, send, recv, root, nb)
 		}
-		return finish(op, nb, nil, s, err)
+		return finish(op, nb, s, err)
 	})
 }
 
@@ -401,7 +401,7 @@ func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec,
 		} else {
 			s, err = c.coll.sched.scatter(c, op, send, recv, root, nb)
 		}
-		return finish(op, nb, nil, s, err)
+		return finish(op, nb, s, err)
 	})
 }
 
@@ -422,7 +422,7 @@ func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v
 		} else {
 			s, err = c.coll.sched.allgather(c, op, send, recv, nb)
 		}
-		return finish(op, nb, nil, s, err)
+		return finish(op, nb, s, err)
 	})
 }
 
@@ -446,7 +446,7 @@ func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv V
 		} else {
 			s, err = c.coll.sched.alltoall(c, op, send, recv, nb)
 		}
-		return finish(op, nb, nil, s, err)
+		return finish(op, nb, s, err)
 	})
 }
 
