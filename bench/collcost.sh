@@ -1,0 +1,43 @@
+#!/bin/bash
+# collcost.sh - instructions per call and rank of a collective (OP: bcast from rank 0,
+# allreduce of float64 Sum), counted by callgrind, of the working tree and of an older
+# revision: the load-independent check that a change to the collective's path costs
+# nothing. Per size it runs 1000 and 3000 calls on NP ranks and prints the difference
+# per call and rank (start-up cancels out), summed over the self costs of mpigo's own
+# functions (mpi, core, coll, shmcoll) and memmove, leaving out the waiting (shmcoll's
+# wait*, p2p's engine and the transports, which poll, idle,
+# yield, the runtime's scheduler), as the machine's load sets it.
+#
+# usage (from the project's root):  bench/collcost.sh REV OP NP SIZE...
+set -eu
+rev=$1 op=$2 np=$3; shift 3
+dir=$(mktemp -d); trap 'git worktree remove --force "$dir/old" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+git worktree add -q --detach "$dir/old" "$rev"
+rm -rf "$dir/old/bench/collcost" && mkdir -p "$dir/old/bench/collcost" && cp bench/collcost/main.go "$dir/old/bench/collcost/"
+(cd "$dir/old" && go build -o "$dir/old.bin" ./bench/collcost)
+go build -o "$dir/new.bin" ./bench/collcost
+go build -o "$dir/mpigo" ./cmd/mpigo
+count() { # bin iters size -> "function cost" lines over all ranks
+	rm -f "$dir"/cg.*
+	GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n "$np" valgrind --tool=callgrind \
+		--callgrind-out-file="$dir/cg.%p" "$dir/$1" "$op" "$2" "$3" >/dev/null 2>&1
+	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk '
+		/^ *[0-9,]+ .*:/ {
+			v = $1; gsub(",", "", v)
+			if ($0 ~ /internal\/idle|internal\/yield|[wW]ait/) next
+			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|coll|shmcoll)\.|runtime\.memmove/) next
+			fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
+			s[fn] += v
+		}
+		END { for (k in s) print k, s[k] }'
+}
+for size in "$@"; do
+	for v in old new; do
+		count $v.bin 1000 "$size" >"$dir/a"
+		count $v.bin 3000 "$size" >"$dir/b"
+		awk -v v=$v -v op=$op -v size=$size -v np=$np '
+			NR == FNR { a[$1] = $2; next }
+			{ t += ($2 - a[$1]) / (2000 * np) }
+			END { printf "%s %s %8d B: %6.0f instructions per call and rank\n", v, op, size, t }' "$dir/a" "$dir/b"
+	done
+done
