@@ -81,7 +81,8 @@ func (c *Comm) status(st core.Status) (s Status) {
 // nothing: the send of a call made of one (Sendrecv), which reports itself once.
 func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core.Mode) (err error) {
 	d := c.dev()
-	if d.DirectSend(dest, tag) && c.ctx == nil {
+	direct := d.DirectSend(dest, tag) && c.ctx == nil
+	if direct {
 		// An eager message that leaves at once is recorded once it has left.
 		if how := prof.Later(call, len(b)); how != prof.LaterNot {
 			if sent, err := d.SendNow(core.Bytes(b), dest, tag, mode); sent {
@@ -104,7 +105,7 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core
 		}
 	}
 	switch {
-	case d.DirectSend(dest, tag) && c.ctx == nil:
+	case direct:
 		// The common case in one call: no rank to translate, nothing to check further.
 		if err = d.SendDirect(core.Bytes(b), dest, tag, mode); err != nil {
 			err = c.fail(op, mapErr(op, err))

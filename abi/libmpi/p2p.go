@@ -73,7 +73,8 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	d, tg := rankIn(dest), tagIn(tag)
 	// The recorder's short path inlined, as the facade's send.
 	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
-	if c.c.DirectSend(d, tg) {
+	direct := c.c.DirectSend(d, tg)
+	if direct {
 		// An eager message that leaves at once is recorded once it has left.
 		if how := prof.Later(call, n); how != prof.LaterNot {
 			if sent, err := c.c.SendNow(b, d, tg, mode); sent {
@@ -96,7 +97,7 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 			t = prof.Enter(call, pc, d, tg, n)
 		}
 	}
-	if c.c.DirectSend(d, tg) {
+	if direct {
 		err = core.MapErr(op, c.c.SendDirect(b, d, tg, mode))
 	} else {
 		err = c.c.Send(op, b, d, tg, mode)
