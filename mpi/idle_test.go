@@ -100,7 +100,7 @@ var idleCases = []idleCase{
 
 // TestIdleWaitSleeps: a rank kept waiting (rank 0 pauses 1.2 s before it releases
 // it) in a Recv, a Recv through a view with a context, a Barrier, a Waitany over a
-// message and a collective, and a Win.Lock uses a small fraction of a core (under 10%
+// message and a collective, and a Win.Lock uses a small fraction of a core (under 25%
 // of the wait's wall time, user and system time of the whole process), over shared
 // memory and over forced TCP, with the default idle policy; and is woken promptly
 // once released: within 250 ms of the release (it takes well under 5 ms; the bound
@@ -161,8 +161,11 @@ func idleWaits(t *testing.T, rank int, shortNaps bool) {
 		if wall < pause/2 {
 			t.Errorf("%s: returned after %v, before rank 0 released it (%v)", c.name, wall, pause)
 		}
-		if cpu > wall/10 {
-			t.Errorf("%s: used %v of CPU in a wait of %v: more than 10%%", c.name, cpu, wall)
+		// The bound is what tells a sleeping wait from one that returns to its
+		// yield phase after each nap (a third of a core or more), not the naps' own
+		// cost, which grows with the machine's load (2-4% idle, 10% in CI).
+		if cpu > wall/4 {
+			t.Errorf("%s: used %v of CPU in a wait of %v: more than 25%%", c.name, cpu, wall)
 		}
 		bound := 250 * time.Millisecond
 		if c.polled {
