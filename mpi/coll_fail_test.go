@@ -1,7 +1,10 @@
 package mpi_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	ossignal "os/signal"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +36,56 @@ func TestRankDiesDuringCollective(t *testing.T) {
 	}
 	if res.Code == 0 || !contains(res.Stderr, "rank 2 (pid") || !contains(res.Stderr, "killed by signal 9") {
 		t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v to end", took)
+	}
+}
+
+// TestIcollRankDies: rank 2 dies while ranks 0 and 1 are in nonblocking collectives
+// with it (over TCP, run by the progress goroutine's Waitany); their Waits return an
+// error naming the failure (ErrProcFailed) by themselves, not only by the launcher
+// stopping the job: the survivors ignore its SIGTERM. Before, the progress goroutine
+// took a failed receive for a completed one, and the collective went on without it.
+func TestIcollRankDies(t *testing.T) {
+	start := time.Now()
+	set := map[string]string{"transports": "self,tcp", "coll_shm": "off"}
+	res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: set}, func(t *testing.T) {
+		must(t, mpi.Init())
+		w := mpi.World
+		rank := w.Rank()
+		if rank != 2 {
+			ossignal.Ignore(syscall.SIGTERM)
+		}
+		w.SetErrHandler(mpi.ErrorsReturn)
+		must(t, w.Barrier())
+		if rank == 2 {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+		in, out := make([]float64, 1<<14), make([]float64, 1<<14)
+		r1, err := mpi.Iallreduce(w, in, out, mpi.Sum)
+		must(t, err)
+		r2, err := w.Ibarrier()
+		must(t, err)
+		for i, r := range []mpi.Request{r1, r2} {
+			_, err := r.Wait()
+			fmt.Fprintf(os.Stderr, "rank %d: Wait %d: %v\n", rank, i, err)
+			if !errors.Is(err, mpi.ErrProcFailed) {
+				os.Exit(4)
+			}
+		}
+		os.Exit(3)
+	})
+	if mpitest.IsRank(t) {
+		return
+	}
+	for _, want := range []string{"rank 0: Wait 0:", "rank 0: Wait 1:", "rank 1: Wait 0:", "rank 1: Wait 1:"} {
+		if !contains(res.Stderr, want) {
+			t.Errorf("no line %q: exit %d, stderr:\n%s", want, res.Code, res.Stderr)
+		}
+	}
+	if res.Code == 4 || contains(res.Stderr, "<nil>") {
+		t.Errorf("a survivor's Wait did not fail with ErrProcFailed: exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %v to end", took)

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/group"
@@ -112,14 +113,18 @@ func (k *conn) source(i int) int {
 	return k.world(i)
 }
 
-// mismatchReq stands for a receive that the nonblocking collectives' loop completed
-// (Waitany) and found truncated or short: the schedule's Test reports it.
-var mismatchReq = coll.Req{N: 1<<63 | 1}
+// failedN marks a request that the nonblocking collectives' loop completed
+// (Waitany) with an error, held at Ref (failedReq): a truncated or short receive, a
+// peer gone. The schedule's Test or Wait reports it. Bit 63 is no receive's length.
+const failedN = 1<<63 | 1
+
+func failedReq(err error) coll.Req { return coll.Req{Ref: unsafe.Pointer(&err), N: failedN} }
 
 func (k *conn) Wait(q *coll.Req) error {
-	if *q == mismatchReq {
+	if q.N == failedN {
+		err := *(*error)(q.Ref)
 		*q = coll.Req{}
-		return fmt.Errorf("%w: a message was truncated or short", coll.ErrShort)
+		return err
 	}
 	r := engReq(*q)
 	st, err := eng.Wait(&r)
@@ -132,7 +137,7 @@ func (k *conn) Wait(q *coll.Req) error {
 }
 
 func (k *conn) Test(q *coll.Req) (bool, error) {
-	if *q == mismatchReq {
+	if q.N == failedN {
 		return true, k.Wait(q)
 	}
 	r := engReq(*q)

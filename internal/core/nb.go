@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -429,15 +428,15 @@ func progressLoop() {
 			q := collReq(qs[k])
 			switch {
 			case k == done:
-				// Completed here: the schedule's Test finds it null, or marked when
-				// its receive was truncated or short (conn.exact).
-				if e := exact(st, err, int(p.N>>32)); errors.Is(e, coll.ErrMismatch) || errors.Is(e, coll.ErrShort) {
-					q = mismatchReq
+				// Completed here: the schedule's Test finds it null, or failed
+				// (a truncated or short receive, conn.exact; a peer gone).
+				if e := exact(st, err, int(p.N>>32)); e != nil {
+					q = failedReq(e)
 				}
 			case !qs[k].IsNull():
 				q.N |= p.N &^ (1<<32 - 1) // the receive's length (conn.Irecv)
-			case *p == mismatchReq:
-				q = mismatchReq // marked by an earlier turn, not yet tested
+			case p.N == failedN:
+				q = *p // marked by an earlier turn, not yet tested
 			}
 			*p = q
 		}
