@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -430,14 +429,14 @@ func progressLoop() {
 			switch {
 			case k == done:
 				// Completed here: the schedule's Test finds it null, or marked when
-				// its receive was truncated or short (conn.exact).
-				if e := exact(st, err, int(p.N>>32)); errors.Is(e, coll.ErrMismatch) || errors.Is(e, coll.ErrShort) {
-					q = mismatchReq
+				// it failed or its receive was truncated or short (conn.exact).
+				if incomplete(st, err, int(p.N>>32)) {
+					q = markReq(st, err, p.N)
 				}
 			case !qs[k].IsNull():
 				q.N |= p.N &^ (1<<32 - 1) // the receive's length (conn.Irecv)
-			case *p == mismatchReq:
-				q = mismatchReq // marked by an earlier turn, not yet tested
+			case p.N&markBit != 0:
+				q = *p // marked by an earlier turn, not yet tested
 			}
 			*p = q
 		}
