@@ -408,3 +408,429 @@ func moveMismatch(t *testing.T, w *mpi.Comm, family string, k moveCase, nb bool)
 		}
 	}
 }
+
+// interCase is a collective on an intercommunicator of side A (world ranks 0, 1) and
+// side B (2, 3, 4), rooted at A's rank 1 where it has a root, whose blocks are b bytes
+// but for B's rank odd, whose are other (for Alltoallv: its block for A's rank 0).
+type interCase struct{ b, other, odd int }
+
+// interFamilies run one such call at this process (side 0: A, 1: B; r its local
+// rank): the call's error, the outcome it is due, and a check of its data on success.
+var interFamilies = map[string]func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)){
+	"bcast": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r := ic.Rank()
+		root, m := 1, k.b
+		if side == 0 {
+			root = map[bool]int{true: mpi.Root, false: mpi.ProcNull}[r == 1]
+		} else if r == k.odd {
+			m = k.other
+		}
+		buf := eeBytes(m)
+		if side == 0 && r == 1 {
+			buf = block(1, 0, m)
+		}
+		err := mpi.Bcast(ic, buf, root)
+		out := wantOK
+		switch {
+		case side == 1 && r == k.odd:
+			out = short(k.b, m)
+		case side == 1 && k.odd == 0:
+			out = mustErr // from a leader that broke
+		}
+		return err, out, func(what string) {
+			if side == 1 || r == 1 {
+				checkBlock(t, what, buf, 1, 0, k.b)
+			}
+		}
+	},
+	"gather": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r := ic.Rank()
+		var send, recv []byte
+		root := 1
+		switch {
+		case side == 0 && r == 1:
+			root, recv = mpi.Root, eeBytes(3*k.b)
+		case side == 0:
+			root = mpi.ProcNull
+		case r == k.odd:
+			send = block(r, 0, k.other)
+		default:
+			send = block(r, 0, k.b)
+		}
+		err := mpi.Gather(ic, send, recv, root)
+		out := wantOK
+		switch {
+		case side == 1 && r == 0:
+			out = mustErr // the leader gets the odd block
+		case side == 0 && r == 1:
+			out = rootOutcome(k) // from a leader that broke
+		case side == 1 && r == k.odd:
+			out = mayErr
+		}
+		return err, out, func(what string) {
+			for j := 0; j < 3 && recv != nil; j++ {
+				checkBlock(t, what, recv[j*k.b:(j+1)*k.b], j, 0, k.b)
+			}
+		}
+	},
+	"gatherv": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r := ic.Rank()
+		var send, recv []byte
+		var counts, displs []int
+		root := 1
+		switch {
+		case side == 0 && r == 1:
+			root, recv = mpi.Root, eeBytes(3*k.b)
+			counts, displs = []int{k.b, k.b, k.b}, []int{0, k.b, 2 * k.b}
+		case side == 0:
+			root = mpi.ProcNull
+		case r == k.odd:
+			send = block(r, 0, k.other)
+		default:
+			send = block(r, 0, k.b)
+		}
+		var err error
+		if nb {
+			err = wait(mpi.Igatherv(ic, send, recv, counts, displs, root))
+		} else {
+			err = mpi.Gatherv(ic, send, recv, counts, displs, root)
+		}
+		out := wantOK
+		if side == 0 && r == 1 {
+			out = short(k.other, k.b)
+		}
+		return err, out, func(what string) {
+			for j := 0; j < 3 && recv != nil; j++ {
+				sent := k.b
+				if j == k.odd {
+					sent = k.other
+				}
+				checkBlock(t, what, recv[j*k.b:(j+1)*k.b], j, 0, sent)
+			}
+		}
+	},
+	"scatter": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r := ic.Rank()
+		var send, recv []byte
+		root := 1
+		switch {
+		case side == 0 && r == 1:
+			root = mpi.Root
+			for j := 0; j < 3; j++ {
+				send = append(send, block(1, j, k.b)...)
+			}
+		case side == 0:
+			root = mpi.ProcNull
+		case r == k.odd:
+			recv = eeBytes(k.other)
+		default:
+			recv = eeBytes(k.b)
+		}
+		var err error
+		if nb {
+			err = wait(mpi.Iscatter(ic, send, recv, root))
+		} else {
+			err = mpi.Scatter(ic, send, recv, root)
+		}
+		out := wantOK
+		switch {
+		case side == 1 && r == k.odd:
+			out = short(k.b, k.other)
+		case side == 1 && k.odd == 0:
+			out = mustErr // from a leader that broke
+		}
+		return err, out, func(what string) {
+			if side == 1 {
+				checkBlock(t, what, recv, 1, r, k.b)
+			}
+		}
+	},
+	"scatterv": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r := ic.Rank()
+		var send, recv []byte
+		var counts, displs []int
+		root := 1
+		switch {
+		case side == 0 && r == 1:
+			root = mpi.Root
+			for j := 0; j < 3; j++ {
+				send = append(send, block(1, j, k.b)...)
+			}
+			counts, displs = []int{k.b, k.b, k.b}, []int{0, k.b, 2 * k.b}
+		case side == 0:
+			root = mpi.ProcNull
+		case r == k.odd:
+			recv = eeBytes(k.other)
+		default:
+			recv = eeBytes(k.b)
+		}
+		err := mpi.Scatterv(ic, send, counts, displs, recv, root)
+		out := wantOK
+		if side == 1 && r == k.odd {
+			out = short(k.b, k.other)
+		}
+		return err, out, func(what string) {
+			if side == 1 {
+				checkBlock(t, what, recv, 1, r, k.b)
+			}
+		}
+	},
+	"allgather": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r, remote := ic.Rank(), 3-side
+		m := k.b
+		if side == 1 && r == k.odd {
+			m = k.other
+		}
+		send, recv := block(r, side, m), eeBytes(remote*m)
+		var err error
+		if nb {
+			err = wait(mpi.Iallgather(ic, send, recv))
+		} else {
+			err = mpi.Allgather(ic, send, recv)
+		}
+		return err, allOutcome(k, side, r), func(string) {}
+	},
+	"allgatherv": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r, remote := ic.Rank(), 3-side
+		m := k.b
+		if side == 1 && r == k.odd {
+			m = k.other
+		}
+		counts, displs := make([]int, remote), make([]int, remote)
+		for j := range counts {
+			counts[j], displs[j] = k.b, j*k.b
+		}
+		send, recv := block(r, side, m), eeBytes(remote*k.b)
+		err := mpi.Allgatherv(ic, send, recv, counts, displs)
+		out := wantOK
+		if side == 0 {
+			out = short(k.other, k.b)
+		}
+		return err, out, func(what string) {
+			for j := 0; j < remote; j++ {
+				sent := k.b
+				if side == 0 && j == k.odd {
+					sent = k.other
+				}
+				checkBlock(t, what, recv[j*k.b:(j+1)*k.b], j, 1-side, sent)
+			}
+		}
+	},
+	"alltoall": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r, remote := ic.Rank(), 3-side
+		m := k.b
+		if side == 1 && r == k.odd {
+			m = k.other
+		}
+		var send []byte
+		for j := 0; j < remote; j++ {
+			send = append(send, block(10*side+r, j, m)...)
+		}
+		recv := eeBytes(remote * m)
+		var err error
+		if nb {
+			err = wait(mpi.Ialltoall(ic, send, recv))
+		} else {
+			err = mpi.Alltoall(ic, send, recv)
+		}
+		out := wantOK
+		switch {
+		case side == 0:
+			out = short(k.other, k.b)
+		case r == k.odd:
+			out = short(k.b, k.other)
+		}
+		return err, out, func(what string) {
+			for j := 0; j < remote; j++ {
+				sent := k.b
+				if side == 0 && j == k.odd {
+					sent = k.other
+				}
+				checkBlock(t, what, recv[j*m:(j+1)*m], 10*(1-side)+j, r, sent)
+			}
+		}
+	},
+	"alltoallv": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r, remote := ic.Rank(), 3-side
+		var send []byte
+		sc, sd, rc, rd := make([]int, remote), make([]int, remote), make([]int, remote), make([]int, remote)
+		for j := 0; j < remote; j++ {
+			sc[j] = k.b
+			if side == 1 && r == k.odd && j == 0 {
+				sc[j] = k.other
+			}
+			sd[j] = len(send)
+			send = append(send, block(10*side+r, j, sc[j])...)
+			rc[j], rd[j] = k.b, j*k.b
+		}
+		recv := eeBytes(remote * k.b)
+		var err error
+		if nb {
+			err = wait(mpi.Ialltoallv(ic, send, sc, sd, recv, rc, rd))
+		} else {
+			err = mpi.Alltoallv(ic, send, sc, sd, recv, rc, rd)
+		}
+		out := wantOK
+		if side == 0 && r == 0 {
+			out = short(k.other, k.b)
+		}
+		return err, out, func(what string) {
+			for j := 0; j < remote; j++ {
+				sent := k.b
+				if side == 0 && r == 0 && j == k.odd {
+					sent = k.other
+				}
+				checkBlock(t, what, recv[j*k.b:(j+1)*k.b], 10*(1-side)+j, r, sent)
+			}
+		}
+	},
+	"reduce": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r := ic.Rank()
+		var send, recv []byte
+		root := 1
+		switch {
+		case side == 0 && r == 1:
+			root, recv = mpi.Root, eeBytes(k.b)
+		case side == 0:
+			root = mpi.ProcNull
+		case r == k.odd:
+			send = block(r, 0, k.other)
+		default:
+			send = block(r, 0, k.b)
+		}
+		err := mpi.Reduce(ic, send, recv, mpi.Bor, root)
+		out := wantOK
+		switch {
+		case side == 1 && r == 0:
+			out = mustErr
+		case side == 0 && r == 1:
+			out = rootOutcome(k)
+		case side == 1:
+			out = mayErr
+		}
+		return err, out, func(string) {}
+	},
+	"allreduce": func(t *testing.T, ic *mpi.Comm, side int, k interCase, nb bool) (error, int, func(string)) {
+		r := ic.Rank()
+		m := k.b
+		if side == 1 && r == k.odd {
+			m = k.other
+		}
+		send, recv := block(r, 0, m), eeBytes(m)
+		var err error
+		if nb {
+			err = wait(mpi.Iallreduce(ic, send, recv, mpi.Bor))
+		} else {
+			err = mpi.Allreduce(ic, send, recv, mpi.Bor)
+		}
+		return err, allOutcome(k, side, r), func(string) {}
+	},
+}
+
+// rootOutcome is a root's that gets the result of a leader that broke: empty, an
+// error unless the root expects nothing.
+func rootOutcome(k interCase) int {
+	if k.b > 0 {
+		return mustErr
+	}
+	return mayErr
+}
+
+// allOutcome is a process's in an intercommunicator's Allgather or Allreduce, where
+// B's leader gets the odd block and every process gets a broken leader's (empty)
+// result, which only a process that expects something finds wrong.
+func allOutcome(k interCase, side, r int) int {
+	switch {
+	case side == 1 && (r == 0 || r == k.odd && k.other > 0):
+		return mustErr
+	case side == 1 && r == k.odd, k.b == 0:
+		return mayErr
+	}
+	return mustErr
+}
+
+// TestInterMismatchedSizes: the intercommunicator forms of Bcast, Gather(v),
+// Scatter(v), Allgather(v), Alltoall(v), Reduce and Allreduce in which one process of
+// side B passes blocks of another length (shorter, longer, empty, short and long
+// messages) end with MPI_ERR_COUNT or MPI_ERR_TRUNCATE at the process that receives
+// the odd block, and at every process that gets a result passed on by a leader that
+// received it; success elsewhere with the right data; no hang, and the
+// intercommunicator stays in step. 5 processes (2 and 3), shared memory and TCP.
+func TestInterMismatchedSizes(t *testing.T) {
+	paths := []struct {
+		name string
+		set  map[string]string
+	}{
+		{"shm", nil},
+		{"tcp", map[string]string{"transports": "self,tcp"}},
+	}
+	families := []string{"bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv", "reduce", "allreduce"}
+	cases := []interCase{{64, 8, 2}, {8, 64, 1}, {64, 8, 0}, {16, 0, 1}, {0, 16, 2}, {96 << 10, 160 << 10, 1}, {160 << 10, 96 << 10, 0}}
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			res := mpitest.Launch(t, mpitest.Options{N: 5, Settings: p.set, Timeout: 60 * time.Second}, func(t *testing.T) {
+				must(t, mpi.Init())
+				side := 0
+				if mpi.World.Rank() >= 2 {
+					side = 1
+				}
+				local, err := mpi.World.Split(side, mpi.World.Rank())
+				must(t, err)
+				ic, err := mpi.IntercommCreate(local, 0, mpi.World, map[int]int{0: 2, 1: 0}[side], 7)
+				must(t, err)
+				for _, f := range families {
+					for _, k := range cases {
+						for _, nb := range []bool{false, true} {
+							interMismatch(t, ic, side, f, k, nb)
+						}
+					}
+				}
+				must(t, mpi.Finalize())
+			})
+			if !mpitest.IsRank(t) && res.Code != 0 {
+				t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+func interMismatch(t *testing.T, ic *mpi.Comm, side int, family string, k interCase, nb bool) {
+	t.Helper()
+	what := fmt.Sprintf("inter %s %+v nonblocking=%v: side %d rank %d", family, k, nb, side, ic.Rank())
+	if os.Getenv("MPIGO_TEST_TRACE") != "" {
+		fmt.Fprintln(os.Stderr, what)
+	}
+	err, out, check := interFamilies[family](t, ic, side, k, nb)
+	count, trunc := errors.Is(err, mpi.ErrCount), errors.Is(err, mpi.ErrTruncate)
+	switch {
+	case out == wantOK && err != nil:
+		t.Errorf("%s: %v", what, err)
+	case out == wantCount && !count:
+		t.Errorf("%s: err %v, want ErrCount", what, err)
+	case out == wantTrunc && !trunc:
+		t.Errorf("%s: err %v, want ErrTruncate", what, err)
+	case out == mustErr && !count && !trunc:
+		t.Errorf("%s: err %v, want ErrCount or ErrTruncate", what, err)
+	case out == mayErr && err != nil && !count && !trunc:
+		t.Errorf("%s: err %v, want success, ErrCount or ErrTruncate", what, err)
+	}
+	// Where each block goes straight to its receiver, every block arrives (what fits
+	// of the odd one); elsewhere a process's success means its data is right.
+	switch family {
+	case "gatherv", "scatterv", "allgatherv", "alltoall", "alltoallv":
+		check(what)
+	default:
+		if err == nil {
+			check(what)
+		}
+	}
+	// In step: a matched Barrier and Allgather work after it.
+	must(t, ic.Barrier())
+	one, all := []int32{int32(10*side + ic.Rank())}, make([]int32, 3-side)
+	must(t, mpi.Allgather(ic, one, all))
+	for j := range all {
+		if all[j] != int32(10*(1-side)+j) {
+			t.Fatalf("%s: the Allgather after it got %v", what, all)
+		}
+	}
+}
