@@ -71,9 +71,6 @@ func TestReduceMismatchedCounts(t *testing.T) {
 							// Only Reduce and Allreduce have a node path.
 							sched := name != "shm" || !strings.Contains("allreduce reduce0 reduceodd", kind)
 							for _, k := range redMismatches(n, sched) {
-								if kind == "reducescatterblock" && min(k.count, k.other) == 0 {
-									continue // the ring skips empty blocks, which ranks agree on only when counts match
-								}
 								redMismatch(t, mpi.World, k, kind)
 							}
 						}
@@ -142,3 +139,64 @@ func redMismatch(t *testing.T, w *mpi.Comm, k redCase, kind string) {
 }
 
 var redKinds = []string{"allreduce", "reduce0", "reduceodd", "iallreduce", "scan", "exscan", "reducescatterblock"}
+
+// TestReduceScatterBlockZeroCount: a ReduceScatterBlock in which one rank passes an
+// empty block while the others do not, or the reverse (erroneous), ends with
+// MPI_ERR_COUNT or MPI_ERR_TRUNCATE on every rank whose block is not empty (and on
+// any that gets a longer message than its empty block), commutative (the ring) or
+// not (a Reduce and a Scatter), instead of the empty rank returning at once and its
+// peers waiting for it; the communicator stays in step.
+func TestReduceScatterBlockZeroCount(t *testing.T) {
+	paths := []struct {
+		name string
+		set  map[string]string
+	}{
+		{"shm", nil},
+		{"tcp", map[string]string{"transports": "self,tcp"}},
+	}
+	minus := mpi.OpCreate(func(inout, in []int64) {
+		for i := range inout {
+			inout[i] = in[i] - inout[i]
+		}
+	}, false)
+	for _, p := range paths {
+		for n := 2; n <= 4; n++ {
+			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
+				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 30 * time.Second}, func(t *testing.T) {
+					must(t, mpi.Init())
+					w := mpi.World
+					rank := w.Rank()
+					for _, k := range []redCase{{3, 0, 1}, {0, 3, n - 1}, {0, 40 << 10, 0}, {40 << 10, 0, 1}} {
+						for _, op := range []mpi.Op{mpi.Sum, minus} {
+							count := k.count
+							if rank == k.odd {
+								count = k.other
+							}
+							send, recv := make([]int64, n*count), make([]int64, count)
+							err := mpi.ReduceScatterBlock(w, send, recv, op)
+							what := fmt.Sprintf("%+v commutative=%v: rank %d", k, op == mpi.Sum, rank)
+							// A rank whose block is empty may get only empty messages
+							// (from a rank that broke before passing anything on).
+							mayPass := count == 0
+							switch {
+							case err == nil && !mayPass:
+								t.Errorf("%s: success, want ErrCount or ErrTruncate", what)
+							case err != nil && !errors.Is(err, mpi.ErrCount) && !errors.Is(err, mpi.ErrTruncate):
+								t.Errorf("%s: err %v, want ErrCount or ErrTruncate", what, err)
+							}
+							in, out := []int64{int64(rank + 1)}, []int64{0}
+							must(t, mpi.Allreduce(w, in, out, mpi.Sum))
+							if m := int64(n); out[0] != m*(m+1)/2 {
+								t.Fatalf("%s: the Allreduce after it got %d", what, out[0])
+							}
+						}
+					}
+					must(t, mpi.Finalize())
+				})
+				if !mpitest.IsRank(t) && res.Code != 0 {
+					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
+				}
+			})
+		}
+	}
+}
