@@ -219,6 +219,13 @@ func (s *Sched) Learn(fc FitConn) { s.fc, s.learn = fc, fc != nil }
 // empty sends carry the mismatch on. Exact already checks.
 func (s *Sched) Strict() { s.strict = true }
 
+// Break makes s run broken from its start, as a schedule that met a mismatch does:
+// its sends empty, its local steps skipped, and err its result. For a rank that knows
+// before the call that its part is wrong (a hierarchical reduction's leader whose node
+// found ranks that passed different counts): its peers find its messages short, as
+// they would a broken peer's. Call it once s is built.
+func (s *Sched) Break(err error) { s.broken, s.err = true, err }
+
 // checks reports whether s's receives check their lengths (Learn, exact, Strict):
 // then even an empty block is a message, so that a receiver whose count disagrees
 // with its sender's gets one.
