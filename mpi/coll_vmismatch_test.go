@@ -341,13 +341,14 @@ func moveMismatches(family string, n int) []moveCase {
 // where it is shorter (the block holding what fits), an error on every rank that got
 // a block passed on after it (the allgathers' rings and Bruck), and success with the
 // right data elsewhere; no rank hangs, and the communicator stays in step. On shared
-// memory and TCP at 2, 3 and 4 ranks.
+// memory (with and without the node's region) and TCP at 2, 3 and 4 ranks.
 func TestMoveMismatchedSizes(t *testing.T) {
 	paths := []struct {
 		name string
 		set  map[string]string
 	}{
 		{"shm", nil},
+		{"sched", map[string]string{"coll_shm": "off"}},
 		{"tcp", map[string]string{"transports": "self,tcp"}},
 	}
 	families := []string{"scatter", "scatterv", "gatherv", "allgather", "allgatherv", "alltoall", "alltoallv"}
