@@ -83,6 +83,7 @@ var moveFamilies = map[string]func(t *testing.T, w *mpi.Comm, k moveCase, nb boo
 	"allgatherv": allgathervMis,
 	"alltoall":   alltoallMis,
 	"alltoallv":  alltoallvMis,
+	"alltoallw":  alltoallwMis,
 }
 
 // wait completes a nonblocking call's request.
@@ -316,6 +317,44 @@ func alltoallvMis(t *testing.T, w *mpi.Comm, k moveCase, nb bool) (error, int, f
 	}
 }
 
+// Alltoallw as alltoallvMis, in bytes (MPI_BYTE blocks).
+func alltoallwMis(t *testing.T, w *mpi.Comm, k moveCase, nb bool) (error, int, func(string)) {
+	r, n := w.Rank(), w.Size()
+	to := (k.odd + 1) % n
+	var send []byte
+	sc, sd, rc, rd := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	types := make([]*mpi.Datatype, n)
+	for i := 0; i < n; i++ {
+		sc[i] = k.b
+		if r == k.odd && i == to {
+			sc[i] = k.other
+		}
+		sd[i] = len(send)
+		send = append(send, block(r, i, sc[i])...)
+		rc[i], rd[i], types[i] = k.b, i*k.b, mpi.Byte
+	}
+	recv := eeBytes(n * k.b)
+	var err error
+	if nb {
+		err = wait(mpi.Ialltoallw(w, send, sc, sd, types, recv, rc, rd, types))
+	} else {
+		err = mpi.Alltoallw(w, send, sc, sd, types, recv, rc, rd, types)
+	}
+	out := wantOK
+	if r == to {
+		out = short(k.other, k.b)
+	}
+	return err, out, func(what string) {
+		for i := 0; i < n; i++ {
+			sent := k.b
+			if i == k.odd && r == to {
+				sent = k.other
+			}
+			checkBlock(t, what, recv[i*k.b:(i+1)*k.b], i, r, sent)
+		}
+	}
+}
+
 // moveMismatches: short (eager) and long (rendezvous) blocks, shorter and longer, the
 // odd rank first, last or between, and empty blocks where the family sends them (not
 // the v forms, whose empty blocks are no message); none straddles a switch of
@@ -334,8 +373,8 @@ func moveMismatches(family string, n int) []moveCase {
 	return cs
 }
 
-// TestMoveMismatchedSizes: Scatter, Scatterv, Gatherv, Allgather, Allgatherv, Alltoall
-// and Alltoallv (blocking and nonblocking) in which one rank's blocks disagree with
+// TestMoveMismatchedSizes: Scatter, Scatterv, Gatherv, Allgather, Allgatherv, Alltoall,
+// Alltoallv and Alltoallw (blocking and nonblocking) in which one rank's blocks disagree with
 // its peers' (erroneous: MPI requires matching type signatures) end with
 // MPI_ERR_COUNT at a receiver whose block is longer than what came, MPI_ERR_TRUNCATE
 // where it is shorter (the block holding what fits), an error on every rank that got
@@ -351,7 +390,7 @@ func TestMoveMismatchedSizes(t *testing.T) {
 		{"sched", map[string]string{"coll_shm": "off"}},
 		{"tcp", map[string]string{"transports": "self,tcp"}},
 	}
-	families := []string{"scatter", "scatterv", "gatherv", "allgather", "allgatherv", "alltoall", "alltoallv"}
+	families := []string{"scatter", "scatterv", "gatherv", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"}
 	for _, f := range families {
 		for _, p := range paths {
 			for n := 2; n <= 4; n++ {
