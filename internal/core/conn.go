@@ -218,7 +218,14 @@ func collReq(q p2p.Request) coll.Req {
 	return coll.Req{Ref: p, N: uint64(gen)}
 }
 
-func engReq(q coll.Req) p2p.Request { return p2p.RequestOf(q.Ref, uint32(q.N)) }
+// A marked Req (markBit) is no engine request: the null one, so that whoever holds
+// it as one (the nonblocking loop's Waitany, a neighbourhood exchange) sees it done.
+func engReq(q coll.Req) p2p.Request {
+	if q.N&markBit != 0 {
+		return p2p.Request{}
+	}
+	return p2p.RequestOf(q.Ref, uint32(q.N))
+}
 
 // all is the conn over every member of k (both groups), for creation's agreements.
 func (k conn) all() *conn {
