@@ -874,3 +874,77 @@ func interMismatch(t *testing.T, ic *mpi.Comm, side int, family string, k interC
 		}
 	}
 }
+
+// TestNeighborMismatchedSizes: a NeighborAlltoall on a periodic ring in which rank
+// odd's blocks are other bytes (erroneous) ends with MPI_ERR_COUNT at a rank whose
+// block from a neighbour is longer than what came and MPI_ERR_TRUNCATE where it is
+// shorter (the neighbours of odd, and odd itself), naming the sender, with every
+// other block in place and success elsewhere; blocking and nonblocking, shared memory
+// and TCP, 2 to 4 ranks (at 2 both of a rank's neighbours are the other rank).
+func TestNeighborMismatchedSizes(t *testing.T) {
+	paths := []struct {
+		name string
+		set  map[string]string
+	}{
+		{"shm", nil},
+		{"tcp", map[string]string{"transports": "self,tcp"}},
+	}
+	for _, p := range paths {
+		for n := 2; n <= 4; n++ {
+			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
+				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 30 * time.Second}, func(t *testing.T) {
+					must(t, mpi.Init())
+					ring, err := mpi.World.CartCreate([]int{n}, []bool{true}, false)
+					must(t, err)
+					r := ring.Rank()
+					nbr := [2]int{(r - 1 + n) % n, (r + 1) % n} // a ring's -1 and +1 neighbours
+					for _, k := range []moveCase{{64, 8, n - 1}, {8, 64, 1}, {16, 0, 0}, {0, 16, 1}, {96 << 10, 160 << 10, 1}} {
+						for _, nb := range []bool{false, true} {
+							m := k.b
+							if r == k.odd {
+								m = k.other
+							}
+							// Block i goes to neighbour i, which gets it as its block 1-i.
+							send := append(block(r, 1, m), block(r, 0, m)...)
+							recv := eeBytes(2 * m)
+							if nb {
+								err = wait(mpi.IneighborAlltoall(ring, send, recv))
+							} else {
+								err = mpi.NeighborAlltoall(ring, send, recv)
+							}
+							what := fmt.Sprintf("%+v nonblocking=%v: rank %d", k, nb, r)
+							out := wantOK
+							switch {
+							case r == k.odd:
+								out = short(k.b, k.other)
+							case nbr[0] == k.odd || nbr[1] == k.odd:
+								out = short(k.other, k.b)
+							}
+							count, trunc := errors.Is(err, mpi.ErrCount), errors.Is(err, mpi.ErrTruncate)
+							switch {
+							case out == wantOK && err != nil:
+								t.Errorf("%s: %v", what, err)
+							case out == wantCount && !count:
+								t.Errorf("%s: err %v, want ErrCount", what, err)
+							case out == wantTrunc && !trunc:
+								t.Errorf("%s: err %v, want ErrTruncate", what, err)
+							}
+							for i, j := range nbr {
+								sent := k.b
+								if j == k.odd {
+									sent = k.other
+								}
+								checkBlock(t, what, recv[i*m:(i+1)*m], j, i, sent)
+							}
+							must(t, ring.Barrier())
+						}
+					}
+					must(t, mpi.Finalize())
+				})
+				if !mpitest.IsRank(t) && res.Code != 0 {
+					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
+				}
+			})
+		}
+	}
+}
