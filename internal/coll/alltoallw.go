@@ -7,8 +7,10 @@ package coll
 //
 // Linear, like Alltoall's short form: every receive is posted, then every send, the
 // sends starting with the next rank so that the ranks' first messages spread out. With
-// coll_alltoall=pairwise it runs n-1 exchange rounds instead.
+// coll_alltoall=pairwise it runs n-1 exchange rounds instead. Strict, as Alltoallv:
+// a block whose message is shorter or longer than the receiver's is an error there.
 func (s *Sched) Alltoallw(send, recv [][]byte) {
+	s.Strict()
 	n, r := s.size, s.rank
 	s.copy(recv[r], send[r])
 	pairwise := tuning().Alltoall == Pairwise

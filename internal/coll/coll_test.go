@@ -667,3 +667,120 @@ func TestGatherLearn(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictMismatch: a strict schedule (Alltoall) whose rank odd sends blocks of
+// another length reports ErrShort (shorter) or ErrMismatch (longer) at every rank that
+// receives one and at odd, which receives the others' blocks into its own, and runs on
+// as built, so every other block arrives and nobody waits; an exact one that passes
+// blocks on (Allgather, both algorithms) reports it at every rank.
+func TestStrictMismatch(t *testing.T) {
+	blk := func(src, dst, m int) []byte {
+		b := make([]byte, m)
+		for i := range b {
+			b[i] = byte(src*37 + dst*11 + i)
+		}
+		return b
+	}
+	for _, n := range []int{2, 3, 4} {
+		for _, c := range []struct{ m, other int }{{16, 8}, {8, 16}, {0, 8}, {8, 0}} {
+			odd := n - 1
+			want := func(got, exp int) error {
+				switch {
+				case got < exp:
+					return ErrShort
+				case got > exp:
+					return ErrMismatch
+				}
+				return nil
+			}
+			t.Run(fmt.Sprintf("alltoall/n%d/%d-%d", n, c.m, c.other), func(t *testing.T) {
+				recvs := make([][]byte, n)
+				errs := runErrs(t, n, n%2 == 1, func(s *Sched) {
+					m := c.m
+					if s.rank == odd {
+						m = c.other
+					}
+					var send []byte
+					for j := 0; j < n; j++ {
+						send = append(send, blk(s.rank, j, m)...)
+					}
+					recvs[s.rank] = bytes.Repeat([]byte{0xee}, n*m)
+					s.Alltoall(send, recvs[s.rank])
+				})
+				for r, err := range errs {
+					w := want(c.other, c.m)
+					if r == odd {
+						w = want(c.m, c.other)
+					}
+					if w == nil && err != nil || w != nil && !errors.Is(err, w) {
+						t.Errorf("rank %d: %v, want %v", r, err, w)
+					}
+					m := len(recvs[r]) / n
+					for j := 0; j < n; j++ {
+						sent := c.m
+						if j == odd {
+							sent = c.other
+						}
+						fits := min(m, sent)
+						check(t, "alltoall", r, recvs[r][j*m:j*m+fits], blk(j, r, fits))
+					}
+				}
+			})
+			for _, ring := range []bool{false, true} {
+				t.Run(fmt.Sprintf("allgather/ring=%v/n%d/%d-%d", ring, n, c.m, c.other), func(t *testing.T) {
+					withTuning(t, func(tu *Tuning) {
+						tu.Allgather = Bruck
+						if ring {
+							tu.Allgather = Ring
+						}
+					})
+					errs := runErrs(t, n, n%2 == 0, func(s *Sched) {
+						m := c.m
+						if s.rank == odd {
+							m = c.other
+						}
+						s.Allgather(blk(s.rank, 0, m), make([]byte, n*m))
+					})
+					for r, err := range errs {
+						// A rank that expects empty blocks may get only a broken
+						// rank's empty messages.
+						if err == nil && (r == odd || c.m > 0) {
+							t.Errorf("rank %d: success, want a mismatch", r)
+						}
+						if err != nil && !errors.Is(err, ErrShort) && !errors.Is(err, ErrMismatch) {
+							t.Errorf("rank %d: %v, want ErrShort or ErrMismatch", r, err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestBreak: a rank whose Allreduce schedule runs broken from its start (Break) sends
+// empty messages, so that every other rank reports a short one, and itself reports the
+// error it was given; nobody waits.
+func TestBreak(t *testing.T) {
+	cause := errors.New("this rank's part is wrong")
+	for _, n := range []int{2, 3, 4, 5} {
+		for _, count := range []int{1, 64, 1024} {
+			t.Run(fmt.Sprintf("n%d/%d", n, count), func(t *testing.T) {
+				errs := runErrs(t, n, false, func(s *Sched) {
+					in := data(s.rank, count, 8)
+					s.Allreduce(in, make([]byte, len(in)), sumOp)
+					if s.rank == 1 {
+						s.Break(cause)
+					}
+				})
+				for r, err := range errs {
+					switch {
+					case r == 1 && !errors.Is(err, cause):
+						t.Errorf("rank 1: %v, want its own error", err)
+					case r != 1 && !errors.Is(err, ErrShort) && !errors.Is(err, ErrMismatch):
+						t.Errorf("rank %d: %v, want ErrShort or ErrMismatch", r, err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -9,16 +9,16 @@ import "fmt"
 func (s *Sched) Gather(send, recv []byte, root int) {
 	n, r, m := s.size, s.rank, len(send)
 	if r != root {
-		if m > 0 || s.learn {
+		if m > 0 || s.checks() {
 			s.send(send, root)
 			s.fence()
 		}
 		return
 	}
-	if m == 0 && !s.learn {
+	if m == 0 && !s.checks() {
 		return
 	}
-	// Learning, every block's message goes, even an empty one, so that a root
+	// Checking, every block's message goes, even an empty one, so that a root
 	// whose blocks disagree with a rank's send gets the message either way.
 	first := len(s.steps)
 	for i := 0; i < n; i++ {
@@ -59,7 +59,11 @@ func (s *Sched) check(rs *step) {
 }
 
 // Gatherv is Gather with rank i's block of counts[i] elements at element displs[i].
+// Strict: the root reports a block whose message is shorter or longer than it. An
+// empty block is no message (on a correct call none is needed), so a rank whose
+// send is empty where the root expects data, or the reverse, goes unseen.
 func (s *Sched) Gatherv(send, recv []byte, counts, displs []int, root int) {
+	s.Strict()
 	n, r, e := s.size, s.rank, s.esize
 	if r != root {
 		if len(send) > 0 {
@@ -81,12 +85,11 @@ func (s *Sched) Gatherv(send, recv []byte, counts, displs []int, root int) {
 }
 
 // Scatter sends block i of root's send (n*len(recv) bytes) to rank i's recv. In place
-// at root: recv is send's block root.
+// at root: recv is send's block root. Strict; empty blocks are empty messages, so that
+// a receiver whose count disagrees with the root's finds out.
 func (s *Sched) Scatter(send, recv []byte, root int) {
+	s.Strict()
 	n, r, m := s.size, s.rank, len(recv)
-	if m == 0 {
-		return
-	}
 	if r != root {
 		s.recv(recv, root)
 		s.fence()
@@ -102,7 +105,9 @@ func (s *Sched) Scatter(send, recv []byte, root int) {
 }
 
 // Scatterv is Scatter with rank i's block of counts[i] elements at element displs[i].
+// Strict, as Gatherv (empty blocks no message).
 func (s *Sched) Scatterv(send []byte, counts, displs []int, recv []byte, root int) {
+	s.Strict()
 	n, r, e := s.size, s.rank, s.esize
 	if r != root {
 		if len(recv) > 0 {
@@ -124,12 +129,12 @@ func (s *Sched) Scatterv(send []byte, counts, displs []int, recv []byte, root in
 }
 
 // Allgather collects every rank's send into every rank's recv, rank i's at block i.
-// In place: send is recv's block of this rank.
+// In place: send is recv's block of this rank. Exact: a rank whose receive is short
+// or truncated passes empty messages on, so the ranks downstream of a block that
+// disagreed report it too; empty blocks are empty messages.
 func (s *Sched) Allgather(send, recv []byte) {
+	s.exact = true
 	n, r, m := s.size, s.rank, len(send)
-	if m == 0 {
-		return
-	}
 	s.copy(recv[r*m:(r+1)*m], send)
 	if n == 1 {
 		return
@@ -180,8 +185,10 @@ func (s *Sched) allgatherBruck(recv []byte, m int) {
 }
 
 // Allgatherv is Allgather with rank i's block of counts[i] elements at element
-// displs[i]; a ring. In place: send is recv's block of this rank.
+// displs[i]; a ring. In place: send is recv's block of this rank. Exact, as
+// Allgather (empty blocks no message, as Gatherv).
 func (s *Sched) Allgatherv(send, recv []byte, counts, displs []int) {
+	s.exact = true
 	n, r, e := s.size, s.rank, s.esize
 	blk := func(i int) []byte {
 		i = (i%n + n) % n
@@ -200,13 +207,12 @@ func (s *Sched) Allgatherv(send, recv []byte, counts, displs []int) {
 }
 
 // Alltoall sends block i of send to rank i, which receives it as block r of recv.
-// In place: send is recv (the blocks are first copied aside).
+// In place: send is recv (the blocks are first copied aside). Strict; empty blocks are
+// empty messages.
 func (s *Sched) Alltoall(send, recv []byte) {
+	s.Strict()
 	n, r := s.size, s.rank
 	m := len(recv) / n
-	if m == 0 {
-		return
-	}
 	if same(send, recv) {
 		b := s.buf(len(recv))
 		s.copy(b, recv)
@@ -227,8 +233,10 @@ func (s *Sched) Alltoall(send, recv []byte) {
 }
 
 // Alltoallv is Alltoall with per-rank counts and displacements, in elements. In place:
-// send is recv, and the send counts are the receive counts.
+// send is recv, and the send counts are the receive counts. Strict, as Gatherv (empty
+// blocks no message).
 func (s *Sched) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) {
+	s.Strict()
 	n, r, e := s.size, s.rank, s.esize
 	if same(send, recv) {
 		b := s.buf(len(recv))

@@ -11,6 +11,12 @@ package coll
 // process sends another within the schedule match its receives in the order both
 // post them (MPI's non-overtaking rule), phase after phase.
 //
+// Every receive checks that the message fills its buffer (exact where a rank passes
+// on what it received, so that its empty sends carry a mismatch on; Strict where each
+// block goes straight to its receiver), and every block is a message, even an empty
+// one: a process whose count disagrees with its peer's (erroneous) ends with
+// MPI_ERR_COUNT or MPI_ERR_TRUNCATE rather than waiting or keeping old bytes.
+//
 // A rooted collective has three kinds of process: the root, the other processes of
 // its group (which build an empty schedule) and the processes of the other group,
 // which name the root by its rank in their remote group. Builders called by the root
@@ -42,6 +48,7 @@ func (s *Sched) InterBarrier() {
 
 // InterBcastSend is the root's part of a broadcast: buf to the remote leader.
 func (s *Sched) InterBcastSend(buf []byte) {
+	s.exact = true
 	s.send(buf, s.peer(0))
 	s.fence()
 }
@@ -49,6 +56,7 @@ func (s *Sched) InterBcastSend(buf []byte) {
 // InterBcastRecv is the receiving group's part: its leader receives from the remote
 // root, then broadcasts in the group.
 func (s *Sched) InterBcastRecv(buf []byte, root int) {
+	s.exact = true
 	if s.leader() {
 		s.recv(buf, s.peer(root))
 		s.fence()
@@ -79,6 +87,7 @@ func (s *Sched) InterReduceSend(send []byte, op Op, root int) {
 
 // InterReduceRecv is the root's part: the result from the remote leader.
 func (s *Sched) InterReduceRecv(recv []byte) {
+	s.exact = true
 	s.recv(recv, s.peer(0))
 	s.fence()
 }
@@ -108,6 +117,7 @@ func (s *Sched) interGather(send []byte) []byte {
 
 // InterGatherSend is the sending group's part of a gather to the remote rank root.
 func (s *Sched) InterGatherSend(send []byte, root int) {
+	s.exact = true
 	all := s.interGather(send)
 	if s.leader() {
 		s.send(all, s.peer(root))
@@ -117,6 +127,7 @@ func (s *Sched) InterGatherSend(send []byte, root int) {
 
 // InterGatherRecv is the root's part: every block, in rank order, from the remote leader.
 func (s *Sched) InterGatherRecv(recv []byte) {
+	s.exact = true
 	s.recv(recv, s.peer(0))
 	s.fence()
 }
@@ -124,6 +135,7 @@ func (s *Sched) InterGatherRecv(recv []byte) {
 // InterGathervSend is a process's part of a Gatherv to the remote rank root: its block
 // goes straight to the root (the root alone knows the counts).
 func (s *Sched) InterGathervSend(send []byte, root int) {
+	s.Strict()
 	s.send(send, s.peer(root))
 	s.fence()
 }
@@ -131,6 +143,7 @@ func (s *Sched) InterGathervSend(send []byte, root int) {
 // InterGathervRecv is the root's part: remote rank j's block of counts[j] elements
 // into recv at element displs[j], for every j.
 func (s *Sched) InterGathervRecv(recv []byte, counts, displs []int) {
+	s.Strict()
 	e := s.esize
 	for j := range counts {
 		s.recv(recv[displs[j]*e:(displs[j]+counts[j])*e], s.peer(j))
@@ -140,6 +153,7 @@ func (s *Sched) InterGathervRecv(recv []byte, counts, displs []int) {
 
 // InterScatterSend is the root's part of a scatter: all blocks to the remote leader.
 func (s *Sched) InterScatterSend(send []byte) {
+	s.exact = true
 	s.send(send, s.peer(0))
 	s.fence()
 }
@@ -147,6 +161,7 @@ func (s *Sched) InterScatterSend(send []byte) {
 // InterScatterRecv is the receiving group's part: the leader receives every block
 // from the remote root and scatters them in the group.
 func (s *Sched) InterScatterRecv(recv []byte, root int) {
+	s.exact = true
 	var all []byte
 	if s.leader() {
 		all = s.buf(s.size * len(recv))
@@ -159,6 +174,7 @@ func (s *Sched) InterScatterRecv(recv []byte, root int) {
 // InterScattervSend is the root's part of a Scatterv: block j (counts[j] elements at
 // element displs[j]) straight to remote rank j.
 func (s *Sched) InterScattervSend(send []byte, counts, displs []int) {
+	s.Strict()
 	e := s.esize
 	for j := range counts {
 		s.send(send[displs[j]*e:(displs[j]+counts[j])*e], s.peer(j))
@@ -168,6 +184,7 @@ func (s *Sched) InterScattervSend(send []byte, counts, displs []int) {
 
 // InterScattervRecv is a receiving process's part: its block from the remote root.
 func (s *Sched) InterScattervRecv(recv []byte, root int) {
+	s.Strict()
 	s.recv(recv, s.peer(root))
 	s.fence()
 }
@@ -175,6 +192,7 @@ func (s *Sched) InterScattervRecv(recv []byte, root int) {
 // InterAllgather leaves in every recv the remote group's sends in rank order: each
 // group gathers at its leader, the leaders swap and broadcast.
 func (s *Sched) InterAllgather(send, recv []byte) {
+	s.exact = true
 	all := s.interGather(send)
 	if s.leader() {
 		s.recv(recv, s.peer(0))
@@ -188,6 +206,7 @@ func (s *Sched) InterAllgather(send, recv []byte) {
 // block into recv (counts[j] elements at element displs[j]): direct, since only the
 // other group knows this group's counts.
 func (s *Sched) InterAllgatherv(send, recv []byte, counts, displs []int) {
+	s.Strict()
 	e, m := s.esize, len(counts)
 	for j := 0; j < m; j++ {
 		s.recv(recv[displs[j]*e:(displs[j]+counts[j])*e], s.peer(j))
@@ -201,6 +220,7 @@ func (s *Sched) InterAllgatherv(send, recv []byte, counts, displs []int) {
 // InterAlltoallw sends send[j] to remote rank j and receives recv[j] from it, for every
 // j (blocks of any length, packed already): every receive is posted before any send.
 func (s *Sched) InterAlltoallw(send, recv [][]byte) {
+	s.Strict()
 	m := len(recv)
 	for j := 0; j < m; j++ {
 		s.recv(recv[j], s.peer(j))
@@ -216,6 +236,7 @@ func (s *Sched) InterAlltoallw(send, recv [][]byte) {
 // InterAlltoallv is InterAlltoallw over one send and one receive buffer, remote rank
 // j's blocks being counts[j] elements at element displs[j].
 func (s *Sched) InterAlltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) {
+	s.Strict()
 	e, m := s.esize, len(rcounts)
 	for j := 0; j < m; j++ {
 		s.recv(recv[rdispls[j]*e:(rdispls[j]+rcounts[j])*e], s.peer(j))
@@ -230,6 +251,7 @@ func (s *Sched) InterAlltoallv(send []byte, scounts, sdispls []int, recv []byte,
 // InterAlltoall is InterAlltoallv with blocks of equal length: send and recv hold one
 // block per remote process.
 func (s *Sched) InterAlltoall(send, recv []byte, m int) {
+	s.Strict()
 	sm, rm := len(send)/m, len(recv)/m
 	for j := 0; j < m; j++ {
 		s.recv(recv[j*rm:(j+1)*rm], s.peer(j))

@@ -7,8 +7,9 @@ import (
 
 // memNet is an in-memory network for testing schedules: every send is buffered at
 // once (eager), receives match by (source, tag) in arrival order, and a message whose
-// length differs from the receive buffer's is an error, so that a schedule whose two
-// sides disagree on a block's size fails loudly.
+// length differs from the receive buffer's is an error (ErrShort or a Mismatch, as the
+// core's Conn reports them), so that a schedule whose two sides disagree on a block's
+// size fails loudly.
 type memNet struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -73,8 +74,14 @@ func deliver(r *memReq, src int, data []byte) {
 		r.done = true
 		return
 	}
-	if len(data) != len(r.buf) {
-		r.err = fmt.Errorf("message of %d bytes from %d tag %d into a buffer of %d", len(data), src, r.tag, len(r.buf))
+	// As the core's Conn: a short message is ErrShort, a long one a Mismatch, which
+	// the schedules that check their receives take for a mismatch and the others
+	// (a short one) or every schedule (a long one) for a failure.
+	switch {
+	case len(data) < len(r.buf):
+		r.err = fmt.Errorf("%w: message of %d bytes from %d tag %d into a buffer of %d", ErrShort, len(data), src, r.tag, len(r.buf))
+	case len(data) > len(r.buf):
+		r.err = Mismatch(fmt.Errorf("message of %d bytes from %d tag %d into a buffer of %d", len(data), src, r.tag, len(r.buf)))
 	}
 	copy(r.buf, data)
 	r.done = true
@@ -159,9 +166,10 @@ func (c *memConn) Wait(q *Req) error {
 	for !r.done {
 		m.cond.Wait()
 	}
+	err := r.err
 	m.mu.Unlock()
 	*q = Req{}
-	return r.err
+	return err
 }
 
 func (c *memConn) Test(q *Req) (bool, error) {
@@ -171,12 +179,12 @@ func (c *memConn) Test(q *Req) (bool, error) {
 	r := c.get(q)
 	m := c.net
 	m.mu.Lock()
-	done := r.done
+	done, err := r.done, r.err
 	m.mu.Unlock()
 	if done {
 		*q = Req{}
 	}
-	return done, r.err
+	return done, err
 }
 
 // pending reports messages nobody received, after a test.

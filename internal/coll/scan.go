@@ -6,8 +6,23 @@ package coll
 //
 // A commutative op goes round a ring: at step k a rank sends its partial block r-k-1
 // to the right and folds in block r-k-2 from the left, so after n-1 steps it holds block
-// r complete. A non-commutative one is a Reduce to rank 0 and a Scatterv.
+// r complete. A non-commutative one is a Reduce to rank 0 and a Scatterv. Empty
+// blocks are no message: every rank passes the same counts.
 func (s *Sched) ReduceScatter(send, recv []byte, counts []int, op Op) {
+	s.reduceScatter(send, recv, counts, op, false)
+}
+
+// ReduceScatterBlock is ReduceScatter with every block of len(recv) bytes (counts
+// holds len(recv)/esize n times). Its blocks are messages even when empty: a rank
+// whose count is zero where another's is not (erroneous) then finds a truncated
+// message and goes on broken, instead of returning while its peers wait for it.
+// Only an empty call pays for them.
+func (s *Sched) ReduceScatterBlock(send, recv []byte, counts []int, op Op) {
+	s.reduceScatter(send, recv, counts, op, true)
+}
+
+// reduceScatter is ReduceScatter, every: ReduceScatterBlock.
+func (s *Sched) reduceScatter(send, recv []byte, counts []int, op Op, every bool) {
 	s.op = op
 	s.exact = true
 	n, r, e := s.size, s.rank, s.esize
@@ -30,7 +45,11 @@ func (s *Sched) ReduceScatter(send, recv []byte, counts []int, op Op) {
 		for i := range displs {
 			displs[i] = displ(i) / e
 		}
-		s.Scatterv(full, counts, displs, recv[:counts[r]*e], 0)
+		if every {
+			s.Scatter(full, recv[:counts[r]*e], 0)
+		} else {
+			s.Scatterv(full, counts, displs, recv[:counts[r]*e], 0)
+		}
 		return
 	}
 	// The ring writes partial blocks into a copy: send stays untouched and, in place,
@@ -50,10 +69,10 @@ func (s *Sched) ReduceScatter(send, recv []byte, counts []int, op Op) {
 	for k := 0; k < n-1; k++ {
 		in := blk(r - k - 2)
 		t := tmp[:len(in)]
-		if len(in) > 0 {
+		if len(in) > 0 || every {
 			s.recv(t, left)
 		}
-		if b := blk(r - k - 1); len(b) > 0 {
+		if b := blk(r - k - 1); len(b) > 0 || every {
 			s.send(b, right)
 		}
 		s.fence()

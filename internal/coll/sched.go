@@ -149,6 +149,11 @@ type Sched struct {
 	// one ends the schedule at once (Bcast's longer and shorter buffers keep their
 	// documented results).
 	exact bool
+	// strict: as exact, but a mismatch leaves the schedule unbroken (its sends and
+	// local steps as built): for exchanges in which no rank passes on what it
+	// received (Gatherv's root, the scatters, the all-to-alls), where only the
+	// receiving rank's block is wrong and every other block still arrives (Strict).
+	strict bool
 
 	small int // messages of at most this go by blocking Send (Conn.EagerMax)
 
@@ -205,6 +210,26 @@ func New(c Conn, tag, esize int) *Sched {
 // any member, so s's tag must be its own (a collective's sequence number), not one
 // that another schedule uses at the same time or just before.
 func (s *Sched) Learn(fc FitConn) { s.fc, s.learn = fc, fc != nil }
+
+// Strict makes every receive of s check that the message fills its buffer: a
+// shorter message is ErrShort and a longer one a Mismatch (truncated), each naming
+// the sender and the lengths (the Conn's errors), which s reports once it has run to
+// its end unchanged, so that its peers stay in step. A builder whose ranks pass on
+// what they received (a ring, a tree) sets exact instead, whose broken schedule's
+// empty sends carry the mismatch on. Exact already checks.
+func (s *Sched) Strict() { s.strict = true }
+
+// Break makes s run broken from its start, as a schedule that met a mismatch does:
+// its sends empty, its local steps skipped, and err its result. For a rank that knows
+// before the call that its part is wrong (a hierarchical reduction's leader whose node
+// found ranks that passed different counts): its peers find its messages short, as
+// they would a broken peer's. Call it once s is built.
+func (s *Sched) Break(err error) { s.broken, s.err = true, err }
+
+// checks reports whether s's receives check their lengths (Learn, exact, Strict):
+// then even an empty block is a message, so that a receiver whose count disagrees
+// with its sender's gets one.
+func (s *Sched) checks() bool { return s.learn || s.exact || s.strict }
 
 // Free returns s and its scratch buffers to their pools. Call it once s is done (or
 // has failed); s must not be used afterwards.
@@ -422,20 +447,24 @@ func (s *Sched) shortRound() (int, bool) {
 }
 
 // broke reports whether s survives a receive's error err: a mismatch (ErrMismatch,
-// ErrShort) in a reduction, after which it keeps the first and goes on broken, or a
-// short receive elsewhere, which is no error.
+// ErrShort) in a reduction, after which it keeps the first and goes on broken, or in
+// a strict schedule, which keeps the first and goes on as built, or a short receive
+// elsewhere, which is no error.
 func (s *Sched) broke(err error) bool {
 	short := errors.Is(err, ErrShort)
+	check := s.exact || s.strict
 	switch {
-	case short && !s.exact:
+	case short && !check:
 		return true
-	case !s.exact, !short && !errors.Is(err, ErrMismatch):
+	case !check, !short && !errors.Is(err, ErrMismatch):
 		return false
 	}
 	if s.err == nil {
 		s.err = err
 	}
-	s.broken = true
+	if s.exact {
+		s.broken = true
+	}
 	return true
 }
 

@@ -519,7 +519,7 @@ func (c *Comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool
 	for i := range counts {
 		counts[i] = m
 	}
-	s.ReduceScatter(send.B, recv.B, counts, r.K)
+	s.ReduceScatterBlock(send.B, recv.B, counts, r.K)
 	return s, nil
 }
 

@@ -78,7 +78,7 @@ func (k *conn) Recv(b []byte, src, tag int) error {
 	if err == nil && st.Count >= int64(len(b)) {
 		return nil
 	}
-	return exact(st, err, len(b))
+	return k.exact(st, err, len(b))
 }
 
 // A receive's Req carries its buffer's length above the engine's generation (when it
@@ -113,18 +113,26 @@ func (k *conn) source(i int) int {
 	return k.world(i)
 }
 
-// failedN marks a request that the nonblocking collectives' loop completed
-// (Waitany) with an error, held at Ref (failedReq): a truncated or short receive, a
-// peer gone. The schedule's Test or Wait reports it. Bit 63 is no receive's length.
-const failedN = 1<<63 | 1
+// A receive that the nonblocking collectives' loop completed (Waitany) and found
+// failed, truncated or short comes back to its schedule as a marked Req (markBit in N, the
+// receive's length above the generation's bits as ever) whose Ref holds what Waitany
+// said (a failure too): the schedule's Test then reports it as the receive's own Wait would have.
+const markBit = 1 << 63
 
-func failedReq(err error) coll.Req { return coll.Req{Ref: unsafe.Pointer(&err), N: failedN} }
+type doneRecv struct {
+	st  p2p.Status
+	err error
+}
+
+func markReq(st p2p.Status, err error, n uint64) coll.Req {
+	return coll.Req{Ref: unsafe.Pointer(&doneRecv{st, err}), N: markBit | n&^(1<<32-1)}
+}
 
 func (k *conn) Wait(q *coll.Req) error {
-	if q.N == failedN {
-		err := *(*error)(q.Ref)
+	if q.N&markBit != 0 {
+		d, want := (*doneRecv)(q.Ref), int(q.N>>32&^(markBit>>32))
 		*q = coll.Req{}
-		return err
+		return k.exact(d.st, d.err, want)
 	}
 	r := engReq(*q)
 	st, err := eng.Wait(&r)
@@ -133,11 +141,11 @@ func (k *conn) Wait(q *coll.Req) error {
 	if err == nil && st.Count >= int64(want) {
 		return nil
 	}
-	return exact(st, err, want)
+	return k.exact(st, err, want)
 }
 
 func (k *conn) Test(q *coll.Req) (bool, error) {
-	if q.N == failedN {
+	if q.N&markBit != 0 {
 		return true, k.Wait(q)
 	}
 	r := engReq(*q)
@@ -150,23 +158,51 @@ func (k *conn) Test(q *coll.Req) (bool, error) {
 	if err == nil && st.Count >= int64(want) {
 		return true, nil
 	}
-	return ok, exact(st, err, want)
+	return ok, k.exact(st, err, want)
 }
 
 // exact is a collective receive's error: a truncated message is a coll.Mismatch and
-// a short one coll.ErrShort, which a reduction's schedule takes for ranks that passed
-// different counts (erroneous).
-func exact(st p2p.Status, err error, want int) error {
+// a short one coll.ErrShort, which a schedule that checks its receives (the
+// reductions, the gathers, scatters and all-to-alls) takes for ranks that passed
+// different counts (erroneous), naming the sender.
+func (k *conn) exact(st p2p.Status, err error, want int) error {
 	switch {
 	case err != nil:
 		if errors.Is(err, p2p.ErrTruncate) {
-			return coll.Mismatch(err)
+			return coll.Mismatch(fmt.Errorf("%w, from %s (MPI requires the type signatures of the two sides to match)", err, k.who(st.Source)))
 		}
 		return err
 	case st.Count < int64(want):
-		return fmt.Errorf("%w: a message of %d bytes where this rank expected %d", coll.ErrShort, st.Count, want)
+		return fmt.Errorf("%w: %s sent %d bytes where this rank expected %d (MPI requires the type signatures of the two sides to match)",
+			coll.ErrShort, k.who(st.Source), st.Count, want)
 	}
 	return nil
+}
+
+// incomplete reports whether a receive's status and error make it an error for a
+// collective (failed, truncated or short).
+func incomplete(st p2p.Status, err error, want int) bool {
+	return err != nil || st.Count < int64(want)
+}
+
+// who names world rank w by its rank in k: "rank i" in the local group, "remote rank
+// j" in an intercommunicator's remote group.
+func (k *conn) who(w int) string {
+	if k.direct {
+		return fmt.Sprintf("rank %d", w)
+	}
+	if i := k.a.Rank(int32(w)); i >= 0 {
+		return fmt.Sprintf("rank %d", i)
+	}
+	if k.b != nil {
+		if j := k.b.Rank(int32(w)); j >= 0 {
+			if k.size == k.na {
+				return fmt.Sprintf("remote rank %d", j)
+			}
+			return fmt.Sprintf("rank %d", k.na+j)
+		}
+	}
+	return fmt.Sprintf("world rank %d", w)
 }
 
 // EagerMax is the largest message a blocking send of which returns before its
@@ -182,7 +218,14 @@ func collReq(q p2p.Request) coll.Req {
 	return coll.Req{Ref: p, N: uint64(gen)}
 }
 
-func engReq(q coll.Req) p2p.Request { return p2p.RequestOf(q.Ref, uint32(q.N)) }
+// A marked Req (markBit) is no engine request: the null one, so that whoever holds
+// it as one (the nonblocking loop's Waitany, a neighbourhood exchange) sees it done.
+func engReq(q coll.Req) p2p.Request {
+	if q.N&markBit != 0 {
+		return p2p.Request{}
+	}
+	return p2p.RequestOf(q.Ref, uint32(q.N))
+}
 
 // all is the conn over every member of k (both groups), for creation's agreements.
 func (k conn) all() *conn {

@@ -428,14 +428,14 @@ func progressLoop() {
 			q := collReq(qs[k])
 			switch {
 			case k == done:
-				// Completed here: the schedule's Test finds it null, or failed
-				// (a truncated or short receive, conn.exact; a peer gone).
-				if e := exact(st, err, int(p.N>>32)); e != nil {
-					q = failedReq(e)
+				// Completed here: the schedule's Test finds it null, or marked when
+				// it failed or its receive was truncated or short (conn.exact).
+				if incomplete(st, err, int(p.N>>32)) {
+					q = markReq(st, err, p.N)
 				}
 			case !qs[k].IsNull():
 				q.N |= p.N &^ (1<<32 - 1) // the receive's length (conn.Irecv)
-			case p.N == failedN:
+			case p.N&markBit != 0:
 				q = *p // marked by an earlier turn, not yet tested
 			}
 			*p = q

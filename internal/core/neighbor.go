@@ -166,6 +166,11 @@ func (c *Comm) Neighbor(op string, srcs, dsts []int, cart bool, send, recv *NSid
 // nbrOp is one neighbourhood exchange under way, a pooled record: its requests and
 // the blocks to unpack at the end. It is the schedule of its nonblocking form.
 type nbrOp struct {
+	// k completes the requests (its Wait and Test): a receive's Req carries its
+	// block's length, as the schedules' do, so that a message shorter or longer than
+	// the block (neighbours that disagree on a count: erroneous) is an error naming
+	// the sender, MPI_ERR_COUNT or MPI_ERR_TRUNCATE, not old bytes left in place.
+	k       *conn
 	reqs    []coll.Req
 	unpack  []nbrBlock
 	scratch *[]byte
@@ -193,6 +198,7 @@ func (x *nbrOp) post(c *Comm, srcs, dsts []int, cart bool, send, recv *NSide, ne
 		rest = *x.scratch
 	}
 	ctx := c.ctx + 1
+	x.k = &c.lconn
 	for i, s := range srcs {
 		if s == ProcNull {
 			if recv.typed() { // its block takes no scratch: skip its share
@@ -218,7 +224,11 @@ func (x *nbrOp) post(c *Comm, srcs, dsts []int, cart bool, send, recv *NSide, ne
 		if err != nil {
 			return x.cancel(err)
 		}
-		x.reqs = append(x.reqs, collReq(q))
+		cq := collReq(q)
+		if len(b) < 1<<31 {
+			cq.N |= uint64(len(b)) << 32 // as conn.Irecv's
+		}
+		x.reqs = append(x.reqs, cq)
 	}
 	for j, d := range dsts {
 		b, packed, err := send.bytes(j, &rest)
@@ -263,11 +273,9 @@ func (x *nbrOp) cancel(err error) error {
 func (x *nbrOp) run() error {
 	var first error
 	for i := range x.reqs {
-		q := engReq(x.reqs[i])
-		if _, err := eng.Wait(&q); err != nil && first == nil {
+		if err := x.k.Wait(&x.reqs[i]); err != nil && first == nil {
 			first = err
 		}
-		x.reqs[i] = collReq(q)
 	}
 	x.reqs = x.reqs[:0]
 	if first != nil {
@@ -293,15 +301,11 @@ func (x *nbrOp) Progress() (bool, error) {
 		return true, x.err
 	}
 	for i := range x.reqs {
-		r := engReq(x.reqs[i])
-		_, ok, err := eng.Test(&r)
-		x.reqs[i] = collReq(r)
+		ok, err := x.k.Test(&x.reqs[i])
 		if err != nil {
 			// Wait for the rest, so that no buffer is in use once x reports.
 			for k := i + 1; k < len(x.reqs); k++ {
-				q := engReq(x.reqs[k])
-				eng.Wait(&q)
-				x.reqs[k] = collReq(q)
+				x.k.Wait(&x.reqs[k])
 			}
 			x.reqs = x.reqs[:0]
 			x.done, x.err = true, err

@@ -726,22 +726,64 @@ func nodeBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
 
 // hierAllreduce (an operation that commutes, or nodes that hold blocks of ranks):
 // reduce to the node's leader, allreduce among the leaders, broadcast on the node.
+//
+// Where ranks passed different counts (erroneous), a phase's error does not skip the
+// phases after it, in which the other ranks wait: a leader whose node phase found one
+// takes part in the leaders' phase broken (hierBroken), so the other leaders find it
+// too, and a leader with an error broadcasts an empty message on its node, whose
+// ranks learn its length (bcastKeep) and report the mismatch.
 func hierAllreduce(h *hierColl, op string, send, recv *Vec, r *Red) error {
 	leader := h.leaders != nil
 	if leader && same(send.B, recv.B) {
 		ip := InPlaceVec(recv.Esz)
 		send = &ip
 	}
-	if err := h.node.Reduce(op, send, recv, r, 0); err != nil {
-		return err
-	}
+	err := h.node.Reduce(op, send, recv, r, 0)
 	if leader {
 		ip := InPlaceVec(recv.Esz)
-		if err := h.leaders.Allreduce(op, &ip, recv, r); err != nil {
-			return err
+		if err == nil {
+			err = h.leaders.Allreduce(op, &ip, recv, r)
+		} else {
+			s, e := h.leaders.coll.sched.allreduce(h.leaders, op, ip, *recv, *r, false)
+			hierBroken(op, s, e, err)
 		}
+		out := recv
+		if err != nil {
+			out = &Vec{B: recv.B[:0], Esz: recv.Esz}
+		}
+		if e := h.node.Bcast(op, out, 0); err == nil {
+			err = e
+		}
+		return err
 	}
-	return h.node.Bcast(op, recv, 0)
+	msg, e := bcastKeep(h.node, op, recv, 0)
+	if err == nil {
+		err = e
+	}
+	if err == nil && msg != nil && len(msg) < len(recv.B) {
+		err = hierShort(op, len(msg), len(recv.B))
+	}
+	return err
+}
+
+// hierBroken runs s (built with error e), a leaders' phase of a hierarchical reduction
+// whose node phase ended with err on this leader, broken from its start (its sends
+// empty: coll.Sched.Break), so that the other leaders find short messages and report
+// the mismatch rather than passing this node's wrong part on; its own errors are
+// err's consequences.
+func hierBroken(op string, s *coll.Sched, e, err error) {
+	if e != nil {
+		return
+	}
+	s.Break(err)
+	Run(op, s)
+}
+
+// hierShort is the error of a rank whose node's leader sent it n bytes of the result
+// where it expected want: the leader found ranks that passed different counts.
+func hierShort(op string, n, want int) error {
+	return Errorf(ClassCount, op, "this rank's node leader passed on %d bytes of the result where this rank expected %d: "+
+		"ranks passed different counts (MPI requires the same count on every rank)", n, want)
 }
 
 // hierReduce (an operation that commutes, or nodes that hold blocks of ranks):
@@ -778,28 +820,39 @@ func hierReduce(h *hierColl, c *Comm, op string, send, recv *Vec, r *Red, root i
 	if part == nil {
 		part = &Vec{Esz: send.Esz}
 	}
-	if err := h.node.Reduce(op, nodeSend, part, r, 0); err != nil {
-		return err
-	}
+	// As in hierAllreduce, an error (ranks that passed different counts) skips no
+	// later phase; a leader that found one passes the root an empty result.
+	err := h.node.Reduce(op, nodeSend, part, r, 0)
 	if leader {
 		lsend := &ip
 		if !rootNode {
 			lsend = part // only the root's leader reduces in place
 		}
-		if err := h.leaders.Reduce(op, lsend, part, r, h.leaderIdx[root]); err != nil {
-			return err
+		if err == nil {
+			err = h.leaders.Reduce(op, lsend, part, r, h.leaderIdx[root])
+		} else {
+			s, e := h.leaders.coll.sched.reduce(h.leaders, op, *lsend, *part, *r, h.leaderIdx[root], false)
+			hierBroken(op, s, e, err)
 		}
 	}
 	if rootNode && !rootLeads {
 		k := h.node.localConn()
 		switch {
 		case leader:
-			return MapErr(op, k.Send(part.B, h.nodeRank[root], tagHier))
+			out := part.B
+			if err != nil {
+				out = out[:0]
+			}
+			if e := MapErr(op, k.Send(out, h.nodeRank[root], tagHier)); err == nil {
+				err = e
+			}
 		case isRoot:
-			return MapErr(op, k.Recv(recv.B, 0, tagHier))
+			if e := k.Recv(recv.B, 0, tagHier); err == nil && e != nil {
+				err = MapErr(op, e)
+			}
 		}
 	}
-	return nil
+	return err
 }
 
 // freeNode releases c's region, or its node and leaders' communicators (Free).

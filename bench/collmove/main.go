@@ -1,0 +1,78 @@
+// Collmove measures the latency of the data-movement collectives that run as
+// schedules on every path (Scatter, Gatherv, Allgather, Alltoall, Alltoallv: blocks of
+// 8 B and 64 KiB per rank), by coll's method: each operation timed alone and followed
+// by an untimed Barrier, after warm-up operations. Rank 0 prints the mean over ranks
+// ("collmove_n<np>") and the maximum ("collmove_n<np>_max"), in microseconds. It
+// watches what checking every received block's length costs a correct call.
+//
+//	mpigo run -n 4 ./bench/collmove [scale]
+package main
+
+import (
+	"fmt"
+
+	"github.com/mpigo/mpigo/bench/osu"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+func must(err error) {
+	if err != nil {
+		osu.Die("%v", err)
+	}
+}
+
+func report(w *mpi.Comm, op string, m int, mean float64) {
+	np := w.Size()
+	in := []float64{mean}
+	sum, mx := []float64{0}, []float64{0}
+	must(mpi.Reduce(w, in, sum, mpi.Sum, 0))
+	must(mpi.Reduce(w, in, mx, mpi.Max, 0))
+	if w.Rank() == 0 {
+		key := op + "_" + osu.Label(m)
+		osu.Result(fmt.Sprintf("collmove_n%d", np), key, sum[0]/float64(np)*1e6, 3, "us")
+		osu.Result(fmt.Sprintf("collmove_n%d_max", np), key, mx[0]*1e6, 3, "us")
+	}
+}
+
+func main() {
+	osu.Init()
+	defer mpi.Finalize()
+	w := mpi.World
+	np := w.Size()
+	scale := osu.Scale()
+	for _, m := range []int{8, 65536} {
+		iters, skip := osu.Scaled(20000, scale), osu.Scaled(2000, scale)
+		if m > 8 {
+			iters, skip = osu.Scaled(2000, scale), osu.Scaled(200, scale)
+		}
+		send, recv := osu.Buffer(np*m), osu.Buffer(np*m)
+		counts, displs := make([]int, np), make([]int, np)
+		for i := range counts {
+			counts[i], displs[i] = m, i*m
+		}
+		ops := []struct {
+			name string
+			f    func() error
+		}{
+			{"scatter", func() error { return mpi.Scatter(w, send, recv[:m], 0) }},
+			{"gatherv", func() error { return mpi.Gatherv(w, send[:m], recv, counts, displs, 0) }},
+			{"allgather", func() error { return mpi.Allgather(w, send[:m], recv) }},
+			{"alltoall", func() error { return mpi.Alltoall(w, send, recv) }},
+			{"alltoallv", func() error { return mpi.Alltoallv(w, send, counts, displs, recv, counts, displs) }},
+		}
+		for _, op := range ops {
+			tot := 0.0
+			must(w.Barrier())
+			for i := 0; i < iters+skip; i++ {
+				t0 := mpi.Wtime()
+				must(op.f())
+				t1 := mpi.Wtime()
+				if i >= skip {
+					tot += t1 - t0
+				}
+				must(w.Barrier())
+			}
+			report(w, op.name, m, tot/float64(iters))
+		}
+	}
+}
