@@ -259,12 +259,43 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 
 // nodeBcastLong is a Bcast of the root's n bytes, too long for the ring: read from the
 // root's buffer or by the schedules, chosen by timing (nodeBcastChoose) where every
-// rank can read the others' memory and n is in the reads' range, else the schedules.
+// rank can read the others' memory and n is in the reads' range, else the schedules
+// (on two ranks, where they are one message, that message alone: pairBcast).
 func nodeBcastLong(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
 	if l := &c.node.lim; l.direct > 0 && n >= int(l.direct) && n <= int(l.directMax) && g.Direct() > 0 {
 		return nodeBcastChoose(c, g, op, buf, root, n)
 	}
+	if c.size == 2 {
+		if t, err := coll.Tune(); err == nil && (t.Bcast == coll.Auto || t.Bcast == coll.Binomial) {
+			return pairBcast(c, op, buf, root, n)
+		}
+	}
 	return schedBcastLen(c, op, buf, root, n)
+}
+
+// pairBcast is the schedules' Bcast of the root's n bytes on two ranks, where the
+// binomial tree is one message from the root to the other rank: it sends that
+// message without building a schedule (coll.New, its steps and Free cost more
+// instructions than the message's own send or receive). The announcement told the
+// receiver n, so it receives exactly n bytes, into its buffer's first n or into
+// scratch of which it keeps what fits (MPI_ERR_TRUNCATE), as schedBcastLen's
+// receivers do. The tag is the collective's next sequence tag, as a schedule's.
+func pairBcast(c *Comm, op string, buf *Vec, root, n int) error {
+	tag := c.seqTag()
+	if c.rank == root {
+		return MapErr(op, c.lconn.Send(buf.B, 1-root, tag))
+	}
+	have := len(buf.B)
+	if have >= n {
+		return MapErr(op, c.lconn.Recv(buf.B[:n], root, tag))
+	}
+	b := make([]byte, n)
+	if err := c.lconn.Recv(b, root, tag); err != nil {
+		return MapErr(op, err)
+	}
+	copy(buf.B, b)
+	return Errorf(ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
+		"(MPI requires the same type signature on every rank)", n, have)
 }
 
 // nodeBcastChoose is a Bcast too long for the ring that every rank could read from the
