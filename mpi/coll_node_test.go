@@ -223,11 +223,12 @@ func testNodeCollBcastDirect(t *testing.T, cma string) {
 		if tab := core.World.CollTable(); !strings.Contains(tab, "from 16384 to 262144 B read from the root's buffer") {
 			t.Errorf("the collective table does not name the direct range:\n%s", tab)
 		}
-		// The long ones choose by timing between the reads and the schedule: a run of
-		// them takes both ways (the first calls try each).
+		// The long ones choose by timing between the reads and the schedule, each
+		// root by its own record: a run of them takes both ways at every root (the
+		// first calls try each, twice).
 		sizes := []int{0, 100, 4 << 10, 5000, 16<<10 - 1, 16 << 10, 100000, 256 << 10, 256<<10 + 1, 300000}
-		for k := 0; k < 6; k++ {
-			sizes = append(sizes, 20000+k*30000)
+		for k := 0; k < 24; k++ {
+			sizes = append(sizes, 20000+k*10000)
 		}
 		for it, n := range sizes {
 			for _, c := range []*mpi.Comm{w, d} {
