@@ -421,6 +421,30 @@ func TestNodeCollRankDies(t *testing.T) {
 }
 
 // TestNodeCollNoAllocs: the shared-memory Barrier, Bcast and Allreduce allocate nothing.
+// TestNodeCollLongBcastNoAllocs: a node Bcast beyond the ring allocates nothing once
+// warm: on 2 ranks its one message (no schedule), on 4 in the reads' range whichever
+// way its root picks (each tried in the first calls).
+func TestNodeCollLongBcastNoAllocs(t *testing.T) {
+	for _, c := range []struct{ ranks, size int }{{2, 64 << 10}, {4, 512 << 10}} {
+		t.Run(fmt.Sprint(c.ranks), func(t *testing.T) {
+			launchOK(t, c.ranks, nil, func(t *testing.T) {
+				must(t, mpi.Init())
+				buf := make([]byte, c.size)
+				for i := 0; i < 8; i++ {
+					must(t, mpi.Bcast(mpi.World, buf, 0))
+				}
+				a := testing.AllocsPerRun(100, func() {
+					must(t, mpi.Bcast(mpi.World, buf, 0))
+				})
+				if a != 0 {
+					t.Errorf("%v allocations per Bcast of %d bytes, want 0", a, c.size)
+				}
+				must(t, mpi.Finalize())
+			})
+		})
+	}
+}
+
 func TestNodeCollNoAllocs(t *testing.T) {
 	launchOK(t, 3, nil, func(t *testing.T) {
 		must(t, mpi.Init())
