@@ -25,10 +25,12 @@ type bcastCase struct{ root, other, odd, from int }
 // shared-memory ring's limit (32 KiB on 2 ranks, 128 KiB on more), the reads from the
 // root's buffer and the timed choice (256 KiB to 1 MiB), the schedules beyond, the
 // schedules' direct (flat) limit (1 KiB), scatter_ring's (256 KiB); a short buffer on
-// a rank that forwards in the schedules' tree (rank 2 of 4), and longer ones.
+// a rank that forwards in the schedules' tree (rank 2 of 4), and longer ones; roots
+// other than rank 0 too (the root, not rank 0, picks a long node Bcast's way).
 func bcastMismatches(n int) []bcastCase {
 	if n == 2 {
-		return []bcastCase{{40 << 10, 8 << 10, 1, 0}, {8 << 10, 40 << 10, 1, 0}, {2 << 10, 512, 1, 0}, {40 << 10, 39 << 10, 1, 0}}
+		return []bcastCase{{40 << 10, 8 << 10, 1, 0}, {8 << 10, 40 << 10, 1, 0}, {2 << 10, 512, 1, 0}, {40 << 10, 39 << 10, 1, 0},
+			{40 << 10, 64 << 10, 0, 1}, {64 << 10, 40 << 10, 0, 1}}
 	}
 	return []bcastCase{
 		{2 << 10, 512, 2, 0}, {512, 2 << 10, 2, 0},
@@ -38,6 +40,7 @@ func bcastMismatches(n int) []bcastCase {
 		{2 << 20, 512 << 10, 2, 0}, {512 << 10, 2 << 20, 2, 0},
 		{2 << 20, 64 << 10, n - 1, 0}, {64 << 10, 2 << 20, n - 1, 0},
 		{300 << 10, 290 << 10, 1, 0},
+		{300 << 10, 200 << 10, 0, 1}, {200 << 10, 300 << 10, 0, n - 1}, {512 << 10, 64 << 10, 1, n - 1},
 	}
 }
 

@@ -223,11 +223,12 @@ func testNodeCollBcastDirect(t *testing.T, cma string) {
 		if tab := core.World.CollTable(); !strings.Contains(tab, "from 16384 to 262144 B read from the root's buffer") {
 			t.Errorf("the collective table does not name the direct range:\n%s", tab)
 		}
-		// The long ones choose by timing between the reads and the schedule: a run of
-		// them takes both ways (the first calls try each).
+		// The long ones choose by timing between the reads and the schedule, each
+		// root by its own record: a run of them takes both ways at every root (the
+		// first calls try each, twice).
 		sizes := []int{0, 100, 4 << 10, 5000, 16<<10 - 1, 16 << 10, 100000, 256 << 10, 256<<10 + 1, 300000}
-		for k := 0; k < 6; k++ {
-			sizes = append(sizes, 20000+k*30000)
+		for k := 0; k < 24; k++ {
+			sizes = append(sizes, 20000+k*10000)
 		}
 		for it, n := range sizes {
 			for _, c := range []*mpi.Comm{w, d} {
@@ -420,6 +421,30 @@ func TestNodeCollRankDies(t *testing.T) {
 }
 
 // TestNodeCollNoAllocs: the shared-memory Barrier, Bcast and Allreduce allocate nothing.
+// TestNodeCollLongBcastNoAllocs: a node Bcast beyond the ring allocates nothing once
+// warm: on 2 ranks its one message (no schedule), on 4 in the reads' range whichever
+// way its root picks (each tried in the first calls).
+func TestNodeCollLongBcastNoAllocs(t *testing.T) {
+	for _, c := range []struct{ ranks, size int }{{2, 64 << 10}, {4, 512 << 10}} {
+		t.Run(fmt.Sprint(c.ranks), func(t *testing.T) {
+			launchOK(t, c.ranks, nil, func(t *testing.T) {
+				must(t, mpi.Init())
+				buf := make([]byte, c.size)
+				for i := 0; i < 8; i++ {
+					must(t, mpi.Bcast(mpi.World, buf, 0))
+				}
+				a := testing.AllocsPerRun(100, func() {
+					must(t, mpi.Bcast(mpi.World, buf, 0))
+				})
+				if a != 0 {
+					t.Errorf("%v allocations per Bcast of %d bytes, want 0", a, c.size)
+				}
+				must(t, mpi.Finalize())
+			})
+		})
+	}
+}
+
 func TestNodeCollNoAllocs(t *testing.T) {
 	launchOK(t, 3, nil, func(t *testing.T) {
 		must(t, mpi.Init())

@@ -218,12 +218,12 @@ func nodeBarrier(c *Comm, op string) error {
 
 // nodeBcast: every rank takes the region's first step, whatever its own buffer's
 // length, and the way follows the root's: the ring up to its limit (readers follow the
-// root's chunk count), beyond it an announcement of the root's length (shmcoll
-// Announce), after which every rank chooses alike between the reads from the root's
-// buffer and the schedules, and builds the schedules for the root's length. So a
-// receiver whose buffer disagrees with the root's (erroneous: MPI requires equal type
-// signatures) gets MPI_ERR_TRUNCATE or the message, never a wait for a peer that took
-// another way.
+// root's chunk count); beyond it the root picks the way and says so, with its length,
+// in the same line: the reads from its buffer (shmcoll's direct Bcast, whose line holds
+// the buffer's address and length) or the schedules (shmcoll Announce), which every
+// rank then builds for the root's length. So a receiver whose buffer disagrees with
+// the root's (erroneous: MPI requires equal type signatures) gets MPI_ERR_TRUNCATE or
+// the message, never a wait for a peer that took another way.
 func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
@@ -240,15 +240,12 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 	if c.rank != root {
 		err := g.Bcast(buf.B, root)
 		if err == shmcoll.ErrElsewhere {
-			return nodeBcastLong(c, g, op, buf, root, g.Announced())
+			return nodeBcastLong(c, op, buf, root, g.Announced())
 		}
 		return MapErr(op, err)
 	}
 	if n > int(c.node.lim.bcast) {
-		if err := g.Announce(n); err != nil {
-			return MapErr(op, err)
-		}
-		return nodeBcastLong(c, g, op, buf, root, n)
+		return nodeBcastRoot(c, g, op, buf, root, n)
 	}
 	if err := g.Bcast(buf.B, root); err != nil {
 		return MapErr(op, err)
@@ -257,37 +254,73 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 	return nil
 }
 
-// nodeBcastLong is a Bcast of the root's n bytes, too long for the ring: read from the
-// root's buffer or by the schedules, chosen by timing (nodeBcastChoose) where every
-// rank can read the others' memory and n is in the reads' range, else the schedules.
-func nodeBcastLong(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
-	if l := &c.node.lim; l.direct > 0 && n >= int(l.direct) && n <= int(l.directMax) && g.Direct() > 0 {
-		return nodeBcastChoose(c, g, op, buf, root, n)
+// nodeBcastRoot is the root's Bcast of n bytes, too long for the ring. Where every
+// rank can read the others' memory and n is in the reads' range, the root picks by
+// timing its own part of each call (its record, c.node.bcast, shmcoll.Chooser) between
+// the reads from its buffer and the point-to-point tree: which is faster depends on
+// whether the cores share a cache at the time. Either way one line tells the readers
+// the way and the length together (the direct Bcast's line, or Announce's), where a
+// pick by another rank would be a second exchange. Otherwise the schedules, announced.
+func nodeBcastRoot(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
+	l := &c.node.lim
+	if !(l.direct > 0 && n >= int(l.direct) && n <= int(l.directMax) && g.Direct() > 0) {
+		if err := g.Announce(n); err != nil {
+			return MapErr(op, err)
+		}
+		return nodeBcastLong(c, op, buf, root, n)
+	}
+	ch := &c.node.bcast
+	v := ch.Pick()
+	t0 := time.Now()
+	var err error
+	if v == 1 {
+		if err = MapErr(op, g.Bcast(buf.B, root)); err == nil {
+			c.node.sentAll(n)
+		}
+	} else if err = MapErr(op, g.Announce(n)); err == nil {
+		err = nodeBcastLong(c, op, buf, root, n)
+	}
+	if err == nil {
+		ch.Record(v, float64(time.Since(t0))/float64(n))
+	}
+	return err
+}
+
+// nodeBcastLong is the schedules' Bcast of the root's n bytes, announced by the root
+// (nodeBcastRoot): on two ranks, where they are one message, that message alone
+// (pairBcast), else the schedules built for n (schedBcastLen).
+func nodeBcastLong(c *Comm, op string, buf *Vec, root, n int) error {
+	if c.size == 2 {
+		if t, err := coll.Tune(); err == nil && (t.Bcast == coll.Auto || t.Bcast == coll.Binomial) {
+			return pairBcast(c, op, buf, root, n)
+		}
 	}
 	return schedBcastLen(c, op, buf, root, n)
 }
 
-// nodeBcastChoose is a Bcast too long for the ring that every rank could read from the
-// root's buffer: rank 0 of the node's group picks, by timing its own part of each call,
-// between that and the point-to-point tree (shmcoll.Choose), and every rank follows.
-func nodeBcastChoose(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
-	v, err := g.Choose(&c.node.bcast)
-	if err != nil {
+// pairBcast is the schedules' Bcast of the root's n bytes on two ranks, where the
+// binomial tree is one message from the root to the other rank: it sends that
+// message without building a schedule (coll.New, its steps and Free cost more
+// instructions than the message's own send or receive). The announcement told the
+// receiver n, so it receives exactly n bytes, into its buffer's first n or into
+// scratch of which it keeps what fits (MPI_ERR_TRUNCATE), as schedBcastLen's
+// receivers do. The tag is the collective's next sequence tag, as a schedule's.
+func pairBcast(c *Comm, op string, buf *Vec, root, n int) error {
+	tag := c.seqTag()
+	if c.rank == root {
+		return MapErr(op, c.lconn.Send(buf.B, 1-root, tag))
+	}
+	have := len(buf.B)
+	if have >= n {
+		return MapErr(op, c.lconn.Recv(buf.B[:n], root, tag))
+	}
+	b := make([]byte, n)
+	if err := c.lconn.Recv(b, root, tag); err != nil {
 		return MapErr(op, err)
 	}
-	var t0 time.Time
-	if g.Rank() == 0 {
-		t0 = time.Now()
-	}
-	if v == 0 {
-		err = schedBcastLen(c, op, buf, root, n)
-	} else if err = MapErr(op, g.Bcast(buf.B, root)); err == nil && c.rank == root {
-		c.node.sentAll(len(buf.B))
-	}
-	if g.Rank() == 0 && err == nil {
-		c.node.bcast.Record(v, float64(time.Since(t0))/float64(n))
-	}
-	return err
+	copy(buf.B, b)
+	return Errorf(ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
+		"(MPI requires the same type signature on every rank)", n, have)
 }
 
 // schedBcastLen is the schedules' Bcast of the root's n bytes, built for n on every

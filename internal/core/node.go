@@ -87,9 +87,10 @@ type nodeColl struct {
 	to    []prof.Link
 	world []int
 	me    int
-	// bcast is rank 0's record of the long Bcasts that choose by timing between the
-	// point-to-point tree (0) and every rank reading the root's buffer (1): which is
-	// faster depends on whether the cores share a cache at the time (docs/BENCHMARKS.md).
+	// bcast is this rank's record, as their root, of the long Bcasts that choose by
+	// timing between the point-to-point tree (0) and every rank reading the root's
+	// buffer (1): which is faster depends on whether the cores share a cache at the
+	// time (docs/BENCHMARKS.md). The root picks (nodeBcastRoot).
 	bcast shmcoll.Chooser
 }
 
@@ -707,13 +708,13 @@ func nodeBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
 	}
 	n := g.Announced()
 	if n == len(buf.B) {
-		return nil, nodeBcastLong(c, g, op, buf, root, n)
+		return nil, nodeBcastLong(c, op, buf, root, n)
 	}
 	v := Vec{B: buf.B[:min(n, len(buf.B))], Esz: 1}
 	if n > len(buf.B) {
 		v.B = make([]byte, n)
 	}
-	if err := nodeBcastLong(c, g, op, &v, root, n); err != nil {
+	if err := nodeBcastLong(c, op, &v, root, n); err != nil {
 		return nil, err
 	}
 	if n > len(buf.B) {

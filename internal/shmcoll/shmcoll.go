@@ -940,14 +940,21 @@ const chooseSlots = 7
 // that a change of the host's state is noticed.
 const chooseProbe = 32
 
-// Chooser is rank 0's record of an operation that chooses by timing between two
-// ways (Choose): the estimated time per byte of each (for AllreduceChoose, the slots
-// (0) and single-copy reads (1)).
+// Chooser is the record of an operation that chooses by timing between two ways,
+// kept by the rank that picks: rank 0 for Choose, or a rank that picks and tells the
+// others itself (Pick): the estimated time per byte of each (for AllreduceChoose, the
+// slots (0) and single-copy reads (1)).
 type Chooser struct {
 	est   [2]float64
 	n     [2]int
 	calls int
 }
+
+// Pick is the way of the next call, for a caller that tells the others the pick in a
+// publication of its own (a long Bcast's root, in the line that announces it): each
+// way twice at first (way 1 first), then the faster, and the other one call in
+// chooseProbe. The caller times the call and gives the time to Record.
+func (c *Chooser) Pick() int { return c.pick() }
 
 func (c *Chooser) pick() int {
 	c.calls++
