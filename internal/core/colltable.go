@@ -136,6 +136,9 @@ func (c *Comm) CollTable() string {
 		l := c.node.lim
 		if c.size == 2 {
 			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B; beyond, schedules\n", l.bcast, l.reduce)
+			if l.pair && p == PathNode {
+				b.WriteString("  a Bcast beyond that: its length announced there, then the root's message alone\n")
+			}
 		} else {
 			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B (split from %d B); beyond, schedules\n", l.bcast, l.reduce, l.split)
 			if l.direct > 0 && l.directMax >= l.direct && p == PathNode {
@@ -290,10 +293,8 @@ func nodeBcastRoot(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) 
 // (nodeBcastRoot): on two ranks, where they are one message, that message alone
 // (pairBcast), else the schedules built for n (schedBcastLen).
 func nodeBcastLong(c *Comm, op string, buf *Vec, root, n int) error {
-	if c.size == 2 {
-		if t, err := coll.Tune(); err == nil && (t.Bcast == coll.Auto || t.Bcast == coll.Binomial) {
-			return pairBcast(c, op, buf, root, n)
-		}
+	if c.node.lim.pair {
+		return pairBcast(c, op, buf, root, n)
 	}
 	return schedBcastLen(c, op, buf, root, n)
 }

@@ -250,6 +250,9 @@ type nodeLimits struct {
 	// shared memory read from the root's buffer, where every rank can (the region's
 	// set-up agrees on it); other ones above bcast take the schedules.
 	direct, directMax int64
+	// pair: two ranks whose schedules' Bcast is one message (coll_bcast auto or
+	// binomial), which a Bcast beyond bcast sends alone (pairBcast).
+	pair bool
 }
 
 func limitsFor(size int) nodeLimits {
@@ -257,6 +260,8 @@ func limitsFor(size int) nodeLimits {
 	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4], direct: l[5], directMax: l[6], readSplit: l[7]}
 	if size == 2 {
 		lim.bcast, lim.reduce, lim.direct, lim.readSplit = l[0], l[2], 0, 0
+		t, err := coll.Tune()
+		lim.pair = err == nil && (t.Bcast == coll.Auto || t.Bcast == coll.Binomial)
 	}
 	lim.userReduce = lim.reduce
 	if lay, err := nodeLayout(size); err == nil {
