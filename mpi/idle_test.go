@@ -163,7 +163,7 @@ func idleWaits(t *testing.T, rank int, shortNaps bool) {
 		}
 		// The bound is what tells a sleeping wait from one that returns to its
 		// yield phase after each nap (a third of a core or more), not the naps' own
-		// cost, which grows with the machine's load (2-4% idle, 10% in CI).
+		// cost, which grows with load and the race detector (2-4% idle, 10% in CI's -race).
 		if cpu > wall/4 {
 			t.Errorf("%s: used %v of CPU in a wait of %v: more than 25%%", c.name, cpu, wall)
 		}
