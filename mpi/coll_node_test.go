@@ -487,8 +487,27 @@ func TestNodeCollHierarchical(t *testing.T) {
 		must(t, mpi.Finalize())
 		return
 	}
+	hierJob(t, t.Name(), hierOpts{set: nodeSettings, timeout: 2 * time.Minute})
+}
+
+// hierOpts shape a job of hierJob: settings, extra environment for a mapping, and a
+// timeout (a minute if zero).
+type hierOpts struct {
+	set     map[string]string
+	env     func(byNode bool) []string
+	timeout time.Duration
+}
+
+// hierJob runs test name's child on 7 ranks on three pretend hosts (3, 3 and 1
+// slots), mapped in blocks and round robin (subtests bynode=true and false), through
+// mpigo's agents started by a script standing in for ssh; a job fails t if it exits
+// non-zero or a rank reports a failure.
+func hierJob(t *testing.T, name string, o hierOpts) {
 	if testing.Short() {
 		t.Skip("builds cmd/mpigo")
+	}
+	if o.timeout == 0 {
+		o.timeout = time.Minute
 	}
 	dir := t.TempDir()
 	mpigo := filepath.Join(dir, "mpigo")
@@ -501,14 +520,18 @@ func TestNodeCollHierarchical(t *testing.T) {
 	}
 	for _, byNode := range []bool{true, false} {
 		t.Run(fmt.Sprintf("bynode=%v", byNode), func(t *testing.T) {
+			env := []string{"MPIGO_TEST_CHILD=" + name}
+			if o.env != nil {
+				env = append(env, o.env(byNode)...)
+			}
 			var out, errb lockedBuffer
 			code := launch.Run(launch.Spec{
 				N:         7,
 				Program:   os.Args[0],
-				Args:      []string{"-test.run=^" + t.Name()[:strings.IndexByte(t.Name(), '/')] + "$", "-test.count=1"},
-				Env:       []string{"MPIGO_TEST_CHILD=" + t.Name()[:strings.IndexByte(t.Name(), '/')]},
-				Settings:  nodeSettings,
-				Timeout:   2 * time.Minute,
+				Args:      []string{"-test.run=^" + name + "$", "-test.count=1"},
+				Env:       env,
+				Settings:  o.set,
+				Timeout:   o.timeout,
 				Hosts:     []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 3}, {Name: "gamma", Slots: 1}},
 				Mapping:   launch.Mapping{ByNode: byNode},
 				Agent:     []string{agent},
@@ -518,6 +541,9 @@ func TestNodeCollHierarchical(t *testing.T) {
 			})
 			if code != 0 {
 				t.Fatalf("exit %d\n--- stdout\n%s--- stderr\n%s", code, out.String(), errb.String())
+			}
+			if strings.Contains(out.String(), "FAIL") {
+				t.Fatalf("a rank failed\n%s", out.String())
 			}
 		})
 	}

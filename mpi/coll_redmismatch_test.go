@@ -4,13 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
@@ -244,48 +241,5 @@ func TestReduceMismatchedHierarchical(t *testing.T) {
 		must(t, mpi.Finalize())
 		return
 	}
-	if testing.Short() {
-		t.Skip("builds cmd/mpigo")
-	}
-	hierJob(t, name, map[string]string{})
-}
-
-// hierJob runs test name's child on 7 ranks on three pretend hosts (3, 3 and 1
-// slots), mapped in blocks and round robin, through mpigo's agents started by a
-// script standing in for ssh.
-func hierJob(t *testing.T, name string, set map[string]string) {
-	dir := t.TempDir()
-	mpigo := filepath.Join(dir, "mpigo")
-	if out, err := exec.Command("go", "build", "-o", mpigo, "../cmd/mpigo").CombinedOutput(); err != nil {
-		t.Fatalf("building mpigo: %v\n%s", err, out)
-	}
-	agent := filepath.Join(dir, "fakessh")
-	if err := os.WriteFile(agent, []byte("#!/bin/sh\nshift\nexec \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, byNode := range []bool{true, false} {
-		t.Run(fmt.Sprintf("bynode=%v", byNode), func(t *testing.T) {
-			var out, errb lockedBuffer
-			code := launch.Run(launch.Spec{
-				N:         7,
-				Program:   os.Args[0],
-				Args:      []string{"-test.run=^" + name + "$", "-test.count=1"},
-				Env:       []string{"MPIGO_TEST_CHILD=" + name},
-				Settings:  set,
-				Timeout:   time.Minute,
-				Hosts:     []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 3}, {Name: "gamma", Slots: 1}},
-				Mapping:   launch.Mapping{ByNode: byNode},
-				Agent:     []string{agent},
-				AgentPath: mpigo,
-				Stdout:    &out,
-				Stderr:    &errb,
-			})
-			if code != 0 {
-				t.Fatalf("exit %d\n--- stdout\n%s--- stderr\n%s", code, out.String(), errb.String())
-			}
-			if strings.Contains(out.String(), "FAIL") {
-				t.Fatalf("a rank failed\n%s", out.String())
-			}
-		})
-	}
+	hierJob(t, name, hierOpts{})
 }
