@@ -1010,13 +1010,9 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 	piece := g.l.Slot / unit * unit
 	for off := 0; off < len(send); off += piece {
 		m := min(piece, len(send)-off)
-		g.s++
-		s := g.s
-		if s > 2 {
-			// Bank s mod 2's result was last read in op s-2.
-			if err := g.waitAll(fArrive, s-1); err != nil {
-				return err
-			}
+		s, err := g.nextBank()
+		if err != nil {
+			return err
 		}
 		*g.flag(g.rank, offAddr) = uint64(uintptr(unsafe.Pointer(&send[off])))
 		*g.lenWord(g.rank, s) = uint64(len(send))
@@ -1073,17 +1069,24 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 	return nil
 }
 
+// nextBank starts the next reduction op s and waits until its bank (s mod 2) is
+// free: last read in op s-2, which every rank must be past.
+func (g *Group) nextBank() (uint64, error) {
+	g.s++
+	if g.s > 2 {
+		return g.s, g.waitAll(fArrive, g.s-1)
+	}
+	return g.s, nil
+}
+
 // contribute starts the next op: it waits until bank s mod 2 is free (last read in op
 // s-2: everyone must be past it), copies b into this rank's slot of the bank, or its
 // inline line of the bank when small (raising the line's sequence), publishes total
 // (the whole reduction's length) beside arrive, and raises arrive.
 func (g *Group) contribute(b []byte, small bool, total int) (uint64, error) {
-	g.s++
-	s := g.s
-	if s > 2 {
-		if err := g.waitAll(fArrive, s-1); err != nil {
-			return 0, err
-		}
+	s, err := g.nextBank()
+	if err != nil {
+		return 0, err
 	}
 	if small {
 		seq, d := g.inline(g.rank, s)
@@ -1211,12 +1214,9 @@ func (g *Group) Elsewhere(n int) error {
 	if g.err != nil {
 		return g.err
 	}
-	g.s++
-	s := g.s
-	if s > 2 {
-		if err := g.waitAll(fArrive, s-1); err != nil {
-			return err
-		}
+	s, err := g.nextBank()
+	if err != nil {
+		return err
 	}
 	*g.lenWord(g.rank, s) = uint64(n)
 	g.raise(fArrive, s)
