@@ -200,14 +200,7 @@ type gatherCase struct{ block, other, odd int }
 // stays in step. Blocking, Igather and GatherInit, on shared memory and TCP, 2 to 5
 // ranks, short (eager) and long (rendezvous) blocks.
 func TestGatherMismatchedSizes(t *testing.T) {
-	paths := []struct {
-		name string
-		set  map[string]string
-	}{
-		{"shm", nil},
-		{"tcp", map[string]string{"transports": "self,tcp"}},
-	}
-	for _, p := range paths {
+	for _, p := range pathsShmTCP {
 		for n := 2; n <= 5; n++ {
 			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
 				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 40 * time.Second}, func(t *testing.T) {

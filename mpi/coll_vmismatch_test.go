@@ -382,17 +382,9 @@ func moveMismatches(family string, n int) []moveCase {
 // right data elsewhere; no rank hangs, and the communicator stays in step. On shared
 // memory (with and without the node's region) and TCP at 2, 3 and 4 ranks.
 func TestMoveMismatchedSizes(t *testing.T) {
-	paths := []struct {
-		name string
-		set  map[string]string
-	}{
-		{"shm", nil},
-		{"sched", map[string]string{"coll_shm": "off"}},
-		{"tcp", map[string]string{"transports": "self,tcp"}},
-	}
 	families := []string{"scatter", "scatterv", "gatherv", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"}
 	for _, f := range families {
-		for _, p := range paths {
+		for _, p := range pathsShmSchedTCP {
 			for n := 2; n <= 4; n++ {
 				t.Run(fmt.Sprintf("%s/%s/%d", f, p.name, n), func(t *testing.T) {
 					res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 30 * time.Second}, func(t *testing.T) {
@@ -797,16 +789,9 @@ func allOutcome(k interCase, side, r int) int {
 // received it; success elsewhere with the right data; no hang, and the
 // intercommunicator stays in step. 5 processes (2 and 3), shared memory and TCP.
 func TestInterMismatchedSizes(t *testing.T) {
-	paths := []struct {
-		name string
-		set  map[string]string
-	}{
-		{"shm", nil},
-		{"tcp", map[string]string{"transports": "self,tcp"}},
-	}
 	families := []string{"bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv", "reduce", "allreduce"}
 	cases := []interCase{{64, 8, 2}, {8, 64, 1}, {64, 8, 0}, {16, 0, 1}, {0, 16, 2}, {96 << 10, 160 << 10, 1}, {160 << 10, 96 << 10, 0}}
-	for _, p := range paths {
+	for _, p := range pathsShmTCP {
 		t.Run(p.name, func(t *testing.T) {
 			res := mpitest.Launch(t, mpitest.Options{N: 5, Settings: p.set, Timeout: 60 * time.Second}, func(t *testing.T) {
 				must(t, mpi.Init())
@@ -882,14 +867,7 @@ func interMismatch(t *testing.T, ic *mpi.Comm, side int, family string, k interC
 // other block in place and success elsewhere; blocking and nonblocking, shared memory
 // and TCP, 2 to 4 ranks (at 2 both of a rank's neighbours are the other rank).
 func TestNeighborMismatchedSizes(t *testing.T) {
-	paths := []struct {
-		name string
-		set  map[string]string
-	}{
-		{"shm", nil},
-		{"tcp", map[string]string{"transports": "self,tcp"}},
-	}
-	for _, p := range paths {
+	for _, p := range pathsShmTCP {
 		for n := 2; n <= 4; n++ {
 			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
 				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 30 * time.Second}, func(t *testing.T) {
