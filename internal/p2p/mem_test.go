@@ -236,6 +236,21 @@ func (m *memNet) engines(t testing.TB, opts Options) []*Engine {
 	return es
 }
 
+// driveAll drives es until every request of the lists is complete (or null).
+func driveAll(t testing.TB, es []*Engine, lists ...[]Request) {
+	t.Helper()
+	drive(t, es, func() bool {
+		for _, l := range lists {
+			for i := range l {
+				if !l[i].IsNull() && l[i].r.done.Load() == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
 // drive steps engines in turn, from one goroutine, until done reports true: the
 // deterministic way to run a scenario.
 func drive(t testing.TB, es []*Engine, done func() bool) {

@@ -107,15 +107,7 @@ func TestOrderMixedSizes(t *testing.T) {
 				for i := early; i < len(sizes); i++ {
 					post(i)
 				}
-				all := append(append([]Request{}, sends...), recvs...)
-				drive(t, es, func() bool {
-					for i := range all {
-						if !all[i].IsNull() && all[i].r.done.Load() == 0 {
-							return false
-						}
-					}
-					return true
-				})
+				driveAll(t, es, sends, recvs)
 				sts := make([]Status, len(sizes))
 				mustOK(t, es[0].Waitall(sends, nil))
 				mustOK(t, es[1].Waitall(recvs, sts))
