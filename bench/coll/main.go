@@ -36,19 +36,11 @@ func must(err error) {
 }
 
 func report(w *mpi.Comm, op, lab string, mean float64) {
-	np := w.Size()
-	in := []float64{mean}
-	sum, mx := []float64{0}, []float64{0}
-	must(mpi.Reduce(w, in, sum, mpi.Sum, 0))
-	must(mpi.Reduce(w, in, mx, mpi.Max, 0))
-	if w.Rank() == 0 {
-		key := op
-		if lab != "" {
-			key += "_" + lab
-		}
-		osu.Result(fmt.Sprintf("coll_n%d", np), key, sum[0]/float64(np)*1e6, 3, "us")
-		osu.Result(fmt.Sprintf("coll_n%d_max", np), key, mx[0]*1e6, 3, "us")
+	key := op
+	if lab != "" {
+		key += "_" + lab
 	}
+	osu.MeanMax(w, fmt.Sprintf("coll_n%d", w.Size()), key, mean)
 }
 
 func main() {

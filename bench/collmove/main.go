@@ -21,19 +21,6 @@ func must(err error) {
 	}
 }
 
-func report(w *mpi.Comm, op string, m int, mean float64) {
-	np := w.Size()
-	in := []float64{mean}
-	sum, mx := []float64{0}, []float64{0}
-	must(mpi.Reduce(w, in, sum, mpi.Sum, 0))
-	must(mpi.Reduce(w, in, mx, mpi.Max, 0))
-	if w.Rank() == 0 {
-		key := op + "_" + osu.Label(m)
-		osu.Result(fmt.Sprintf("collmove_n%d", np), key, sum[0]/float64(np)*1e6, 3, "us")
-		osu.Result(fmt.Sprintf("collmove_n%d_max", np), key, mx[0]*1e6, 3, "us")
-	}
-}
-
 func main() {
 	osu.Init()
 	defer mpi.Finalize()
@@ -72,7 +59,7 @@ func main() {
 				}
 				must(w.Barrier())
 			}
-			report(w, op.name, m, tot/float64(iters))
+			osu.MeanMax(w, fmt.Sprintf("collmove_n%d", np), op.name+"_"+osu.Label(m), tot/float64(iters))
 		}
 	}
 }

@@ -105,6 +105,25 @@ func Result(bench, key string, value float64, prec int, unit string) {
 	fmt.Printf("RESULT %s %s %.*f %s\n", bench, key, prec, value, unit)
 }
 
+// MeanMax prints, at rank 0 of w, the mean over w's ranks of each rank's time mean
+// (seconds) as bench's key and their maximum as bench_max's, in microseconds: the
+// collectives' report. Every rank of w must call it.
+func MeanMax(w *mpi.Comm, bench, key string, mean float64) {
+	np := w.Size()
+	in := []float64{mean}
+	sum, mx := []float64{0}, []float64{0}
+	if err := mpi.Reduce(w, in, sum, mpi.Sum, 0); err != nil {
+		Die("%v", err)
+	}
+	if err := mpi.Reduce(w, in, mx, mpi.Max, 0); err != nil {
+		Die("%v", err)
+	}
+	if w.Rank() == 0 {
+		Result(bench, key, sum[0]/float64(np)*1e6, 3, "us")
+		Result(bench+"_max", key, mx[0]*1e6, 3, "us")
+	}
+}
+
 // Die prints a message and exits non-zero.
 func Die(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, format+"\n", a...)
