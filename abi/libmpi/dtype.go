@@ -886,3 +886,99 @@ func PMPI_Unpack_c(in unsafe.Pointer, insize int64, pos unsafe.Pointer, out unsa
 	*(*int64)(pos) = p + n
 	return 0
 }
+
+func darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer, big bool) int32 {
+	const op = "Type_create_darray"
+	t, r := needType(op, old)
+	if t == nil {
+		return r
+	}
+	o, err := orderIn(op, order)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	if ndims < 0 {
+		return fail(op, 0, errorf(errArg, op, "ndims %d is negative", ndims))
+	}
+	n := int(ndims)
+	ds := make([]datatype.Distribution, n)
+	for i, d := range ints(distribs, n) {
+		switch d {
+		case 16:
+			ds[i] = datatype.DistributeNone
+		case 17:
+			ds[i] = datatype.DistributeBlock
+		case 18:
+			ds[i] = datatype.DistributeCyclic
+		default:
+			return fail(op, 0, errorf(errArg, op, "array_of_distribs[%d] %d is not MPI_DISTRIBUTE_NONE, _BLOCK or _CYCLIC", i, d))
+		}
+	}
+	da := toInts64(ints(dargs, n))
+	for i := range da {
+		if da[i] == 19 { // MPI_DISTRIBUTE_DFLT_DARG
+			da[i] = datatype.DefaultDarg
+		}
+	}
+	nt, err := datatype.Darray(int64(size), int64(rank), i64s(gsizes, int64(n), big), ds, da, toInts64(ints(psizes, n)), o, t)
+	return newType(op, nt, err, out, old)
+}
+
+//export PMPI_Type_create_darray
+func PMPI_Type_create_darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
+	return darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, out, false)
+}
+
+//export PMPI_Type_create_darray_c
+func PMPI_Type_create_darray_c(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
+	return darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, out, true)
+}
+
+//export PMPI_Type_match_size
+func PMPI_Type_match_size(class, size int32, out unsafe.Pointer) int32 {
+	const op = "Type_match_size"
+	m := map[int32]map[int32]uintptr{
+		192: {1: 0x2c1, 2: 0x2c9, 4: 0x2d1, 8: 0x2d9, 16: 0x2e1}, // MPI_TYPECLASS_INTEGER
+		193: {2: 0x2ca, 4: 0x2d2, 8: 0x2da, 16: 0x2e2},           // MPI_TYPECLASS_REAL
+		194: {4: 0x2d3, 8: 0x2db, 16: 0x2e3, 32: 0x2eb},          // MPI_TYPECLASS_COMPLEX
+		191: {1: 0x2c0, 2: 0x2c8, 4: 0x2d0, 8: 0x2d8, 16: 0x2e0}, // MPIX_TYPECLASS_LOGICAL
+	}
+	bySize, ok := m[class]
+	if !ok {
+		return fail(op, 0, errorf(errArg, op, "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", class))
+	}
+	h, ok := bySize[size]
+	if !ok {
+		return fail(op, 0, errorf(errArg, op, "no type of typeclass %d has size %d", class, size))
+	}
+	setHandle(out, h)
+	return 0
+}
+
+func needDtype(op string, h uintptr) (*dtype, int32) {
+	d := dtOf(h)
+	if d == nil {
+		return nil, fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+	}
+	return d, 0
+}
+
+//export PMPI_Type_get_value_index
+func PMPI_Type_get_value_index(value, index uintptr, out unsafe.Pointer) int32 {
+	const op = "Type_get_value_index"
+	if dtOf(value) == nil || dtOf(index) == nil {
+		return fail(op, 0, errorf(errType, op, "value_type %#x or index_type %#x is not a datatype", value, index))
+	}
+	if out == nil {
+		return fail(op, 0, errorf(errArg, op, "pair_type is NULL"))
+	}
+	// The predefined pair types of MPI_MAXLOC and MPI_MINLOC; MPI_DATATYPE_NULL where
+	// there is none, as the standard says.
+	pair := map[uintptr]uintptr{0x210: 0x228, 0x214: 0x229, 0x20a: 0x22a, 0x209: 0x22b, 0x208: 0x22c, 0x220: 0x22d}
+	h, ok := pair[value]
+	if index != 0x209 || !ok {
+		h = hDatatypeNull
+	}
+	setHandle(out, h)
+	return 0
+}

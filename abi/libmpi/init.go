@@ -1,0 +1,142 @@
+package main
+
+// #define MPIGO_ABI_NO_PROTOTYPES 1
+// #include "mpi.h"
+import "C"
+
+import (
+	"os"
+	"time"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"golang.org/x/sys/unix"
+)
+
+// The world model's start and end (MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort)
+// and the environment's queries: thread level, versions, processor name, clock.
+
+// Thread levels: the ABI's values and the device's.
+func coreLevel(l int32) int {
+	switch {
+	case l >= 4096:
+		return core.ThreadMultiple
+	case l >= 2048:
+		return core.ThreadSerialized
+	case l >= 1024:
+		return core.ThreadFunneled
+	}
+	return core.ThreadSingle
+}
+
+func abiLevel(l int) int32 {
+	return [...]int32{0, 1024, 2048, 4096}[l]
+}
+
+var mainThread int64
+
+func initialize(op string, level int32) int32 {
+	if err := core.Init(coreLevel(level)); err != nil {
+		return fail(op, 0, err)
+	}
+	mainThread = int64(gettid())
+	if err := predefinedAttrs(); err != nil {
+		return fail(op, 0, err)
+	}
+	setShortLive(true)
+	return 0
+}
+
+//export PMPI_Init
+func PMPI_Init(argc, argv unsafe.Pointer) int32 {
+	return initialize("Init", 0)
+}
+
+//export PMPI_Init_thread
+func PMPI_Init_thread(argc, argv unsafe.Pointer, required int32, provided unsafe.Pointer) int32 {
+	if r := initialize("Init_thread", required); r != 0 {
+		return r
+	}
+	setInt(provided, int(abiLevel(core.ThreadLevel())))
+	return 0
+}
+
+//export PMPI_Query_thread
+func PMPI_Query_thread(provided unsafe.Pointer) int32 {
+	setInt(provided, int(abiLevel(core.ThreadLevel())))
+	return 0
+}
+
+//export PMPI_Is_thread_main
+func PMPI_Is_thread_main(flag unsafe.Pointer) int32 {
+	setBool(flag, int64(gettid()) == mainThread)
+	return 0
+}
+
+//export PMPI_Initialized
+func PMPI_Initialized(flag unsafe.Pointer) int32 {
+	setBool(flag, core.Initialized())
+	return 0
+}
+
+//export PMPI_Finalized
+func PMPI_Finalized(flag unsafe.Pointer) int32 {
+	setBool(flag, core.Finalized())
+	return 0
+}
+
+//export PMPI_Finalize
+func PMPI_Finalize() int32 {
+	// MPI_COMM_SELF's attributes are deleted first, while MPI still works, so that a
+	// library can hook the end of MPI with a delete callback (MPI 4.1 section 11.2.4).
+	err := core.Finalize(func() error {
+		err := deleteAll(&self, hCommSelf)
+		setShortLive(false) // after the callbacks, which may still use windows
+		return err
+	})
+	setShortLive(core.Live())
+	return fail("Finalize", 0, err)
+}
+
+//export PMPI_Abort
+func PMPI_Abort(ch uintptr, code int32) int32 {
+	core.Abort(int(code), "MPI_Abort was called")
+	return 0
+}
+
+var start = time.Now()
+
+//export PMPI_Wtime
+func PMPI_Wtime() float64 { return float64(time.Since(start).Nanoseconds()) * 1e-9 }
+
+//export PMPI_Wtick
+func PMPI_Wtick() float64 { return 1e-9 }
+
+//export PMPI_Get_processor_name
+func PMPI_Get_processor_name(name, n unsafe.Pointer) int32 {
+	h, _ := os.Hostname()
+	putCString(name, 256, h, n)
+	return 0
+}
+
+//export PMPI_Get_version
+func PMPI_Get_version(v, sv unsafe.Pointer) int32 {
+	setInt(v, 5)
+	setInt(sv, 0)
+	return 0
+}
+
+//export PMPI_Abi_get_version
+func PMPI_Abi_get_version(v, sv unsafe.Pointer) int32 {
+	setInt(v, 1)
+	setInt(sv, 0)
+	return 0
+}
+
+//export PMPI_Get_library_version
+func PMPI_Get_library_version(s, n unsafe.Pointer) int32 {
+	putCString(s, 8192, "mpigo (MPI in Go), MPI 5.0 standard ABI 1.0", n)
+	return 0
+}
+
+func gettid() int { return unix.Gettid() }
