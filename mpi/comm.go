@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Comm is a communicator: a group of ranks and a context in which their messages match
@@ -24,7 +25,7 @@ type Comm struct {
 
 	// topo is the process topology attached by CartCreate, GraphCreate or
 	// DistGraphCreate (topology*.go), nil for none.
-	topo any
+	topo *mpir.Topology
 
 	mu    sync.Mutex
 	attrs map[*Keyval]any

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -17,8 +18,7 @@ import (
 // neighborRun runs the exchange of send's and recv's blocks along c's topology (the
 // device's Neighbor), or with nb starts it.
 func (c *Comm) neighborRun(op string, send, recv *core.NSide, nb bool) (*core.Pending, error) {
-	srcs, dsts, _ := c.neighbors()
-	_, cart := c.topo.(*cartTopo)
+	srcs, dsts, cart, _ := c.topo.Neighbors()
 	return c.d.Neighbor(op, srcs, dsts, cart, send, recv, nb)
 }
 
@@ -28,12 +28,8 @@ func (c *Comm) neighborShape(op string) (in, out int, err error) {
 	if err := c.dev().Check(op); err != nil {
 		return 0, 0, err
 	}
-	srcs, dsts, ok := c.neighbors()
-	if !ok {
-		return 0, 0, errorf(ClassTopology, op,
-			"communicator %q has no process topology (make one with CartCreate, GraphCreate or DistGraphCreate)", c.Name())
-	}
-	return len(srcs), len(dsts), nil
+	srcs, dsts, _, err := mpir.Neighbors(op, c.d, c.topo)
+	return len(srcs), len(dsts), err
 }
 
 func checkBlocks(op, what string, counts, displs []int, n, size int) error {

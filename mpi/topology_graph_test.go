@@ -116,7 +116,7 @@ func TestGraphErrors(t *testing.T) {
 			class        mpi.ErrorClass
 			msg          string
 		}{
-			{[]int{1, 2, 3, 4}, []int{1, 2, 3, 0}, mpi.ClassArg, "4 nodes (len(index)), more than the 3 ranks"},
+			{[]int{1, 2, 3, 4}, []int{1, 2, 3, 0}, mpi.ClassArg, "the graph has 4 nodes, more than the 3 ranks"},
 			{[]int{2, 1, 3}, []int{1, 2, 0}, mpi.ClassArg, "index[1] = 1 is less than 2"},
 			{[]int{1, 2, 3}, []int{1, 2}, mpi.ClassArg, "index ends at 3 but there are 2 edges"},
 			{[]int{1, 2, 3}, []int{1, 3, 0}, mpi.ClassRank, "edges[1] = 3 is not a node of the graph [0,3)"},
@@ -347,6 +347,61 @@ func TestDistGraphErrors(t *testing.T) {
 		if _, _, _, _, err := mpi.World.DistGraphNeighbors(); !errors.Is(err, mpi.ErrTopology) {
 			t.Errorf("DistGraphNeighbors on World: %v", err)
 		}
+	})
+}
+
+// TestDistGraphWeightsEmpty: a graph in which no rank has edges is weighted when the
+// ranks give empty weights (MPI_WEIGHTS_EMPTY) and not when they give Unweighted:
+// MPI_Dist_graph_neighbors_count says false only for MPI_UNWEIGHTED. (The Go face
+// said false for both; the C library said true. abi/testdata/topo.c checks C.)
+func TestDistGraphWeightsEmpty(t *testing.T) {
+	job(t, 3, func(t *testing.T, rank, size int) {
+		for _, tc := range []struct {
+			name    string
+			weights []int
+			want    bool
+		}{{"empty weights", []int{}, true}, {"Unweighted", mpi.Unweighted, false}} {
+			g, err := mpi.World.DistGraphCreateAdjacent(nil, tc.weights, nil, tc.weights, false)
+			must(t, err)
+			in, out, w, err := g.DistGraphNeighborsCount()
+			must(t, err)
+			if in != 0 || out != 0 || w != tc.want {
+				t.Errorf("adjacent, %s: %d, %d, weighted %v; want 0, 0, %v", tc.name, in, out, w, tc.want)
+			}
+			s, sw, d, dw, err := g.DistGraphNeighbors()
+			must(t, err)
+			if len(s) != 0 || len(d) != 0 || (sw != nil) != tc.want || (dw != nil) != tc.want {
+				t.Errorf("adjacent, %s: neighbours %v %v -> %v %v", tc.name, s, sw, d, dw)
+			}
+			must(t, g.Free())
+			g, err = mpi.World.DistGraphCreate(nil, nil, nil, tc.weights, false)
+			must(t, err)
+			if _, _, w, err := g.DistGraphNeighborsCount(); err != nil || w != tc.want {
+				t.Errorf("DistGraphCreate, %s: weighted %v, %v; want %v", tc.name, w, err, tc.want)
+			}
+			must(t, g.Free())
+		}
+		// A rank without edges that gives Unweighted while the others give weights
+		// does not decide: the graph is weighted on every rank.
+		var sw, dw []int
+		src, dst := []int{(rank + size - 1) % size}, []int{(rank + 1) % size}
+		if rank == 0 {
+			src, dst = nil, nil
+		} else {
+			sw, dw = []int{1}, []int{1}
+			if rank == 1 {
+				src, sw = nil, []int{}
+			}
+			if rank == size-1 {
+				dst, dw = nil, []int{}
+			}
+		}
+		g, err := mpi.World.DistGraphCreateAdjacent(src, sw, dst, dw, false)
+		must(t, err)
+		if _, _, w, err := g.DistGraphNeighborsCount(); err != nil || !w {
+			t.Errorf("rank %d: weighted %v, %v; want true", rank, w, err)
+		}
+		must(t, g.Free())
 	})
 }
 
