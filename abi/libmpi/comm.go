@@ -12,6 +12,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -27,7 +28,7 @@ type comm struct {
 	// MPI_COMM_SELF at MPI_Finalize, and Comm_free keeps the same order.
 	attrSeq map[int32]uint64
 	name    string
-	topo    *topology // set at creation, never changed
+	topo    *mpir.Topology // set at creation, never changed
 	hints   *info     // MPI_Comm_set_info's, under mu
 	// sess is the session the communicator derives from (made from a session's
 	// group, or from a communicator that was), nil for the world model's; set at

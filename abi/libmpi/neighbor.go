@@ -7,6 +7,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -24,10 +25,17 @@ func neighborComm(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int
 	if c == nil {
 		return nil, r
 	}
-	if c.topo == nil {
-		return nil, fail(op, ch, errorf(errTopology, op, "comm has no process topology (make one with MPI_Cart_create, MPI_Graph_create or MPI_Dist_graph_create)"))
+	if _, _, _, err := mpir.Neighbors(op, c.c, c.topo); err != nil {
+		return nil, fail(op, ch, err)
 	}
 	return c, 0
+}
+
+// nbrs is the ranks a neighbourhood collective on c receives from and sends to
+// (neighborComm has checked c has a topology).
+func (c *comm) nbrs() (in, out []int) {
+	in, out, _, _ = c.topo.Neighbors()
+	return in, out
 }
 
 // nbrLists holds the lists a call converts from C's (counts, displacements, types):
@@ -131,7 +139,7 @@ func place(op string, s *core.NSide, p unsafe.Pointer, n int) error {
 }
 
 func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf unsafe.Pointer, ws core.NSide, rbuf unsafe.Pointer, wr core.NSide) int32 {
-	in, out, cart := c.topo.in, c.topo.out, c.topo.kind == topoCart
+	in, out, cart, _ := c.topo.Neighbors()
 	if err := place(op, &ws, sbuf, len(out)); err != nil {
 		return fail(op, ch, err)
 	}
@@ -186,7 +194,8 @@ func neighborAllgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintpt
 	}
 	l := nbrLists{keep: m == mPersist}
 	defer l.release()
-	n := len(c.topo.in)
+	in, _ := c.nbrs()
+	n := len(in)
 	wr, err := vblocks(op, n, l.counts(rcounts, n, big), l.counts(displs, n, big), rdt)
 	if err != nil {
 		return fail(op, ch, err)
@@ -199,7 +208,8 @@ func neighborAlltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr,
 	if c == nil {
 		return r
 	}
-	pn := typeBytes(scount*int64(len(c.topo.out)), sdt)
+	_, out := c.nbrs()
+	pn := typeBytes(scount*int64(len(out)), sdt)
 	defer exit(neighborAlltoallCalls[m], c.enter(neighborAlltoallCalls[m], prof.NoPeer, -1, pn), pn)
 	ws, err := uniform(op, scount, sdt, true)
 	if err != nil {
@@ -217,9 +227,10 @@ func neighborAlltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.P
 	if c == nil {
 		return r
 	}
-	pn := vBytes(scounts, len(c.topo.out), big, sdt)
+	in, out := c.nbrs()
+	no, ni := len(out), len(in)
+	pn := vBytes(scounts, no, big, sdt)
 	defer exit(neighborAlltoallvCalls[m], c.enter(neighborAlltoallvCalls[m], prof.NoPeer, -1, pn), pn)
-	no, ni := len(c.topo.out), len(c.topo.in)
 	l := nbrLists{keep: m == mPersist}
 	defer l.release()
 	ws, err := vblocks(op, no, l.counts(scounts, no, big), l.counts(sdispls, no, big), sdt)
@@ -238,9 +249,10 @@ func neighborAlltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes 
 	if c == nil {
 		return r
 	}
-	pn := wBytes(scounts, stypes, len(c.topo.out), big)
+	in, out := c.nbrs()
+	no, ni := len(out), len(in)
+	pn := wBytes(scounts, stypes, no, big)
 	defer exit(neighborAlltoallwCalls[m], c.enter(neighborAlltoallwCalls[m], prof.NoPeer, -1, pn), pn)
-	no, ni := len(c.topo.out), len(c.topo.in)
 	l := nbrLists{keep: m == mPersist}
 	defer l.release()
 	st, err := l.typeList(op, "sendtypes", stypes, no)

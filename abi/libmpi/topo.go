@@ -6,276 +6,193 @@ import "C"
 
 import (
 	"cmp"
-	"encoding/binary"
-	"maps"
-	"slices"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// Process topologies (MPI 4.1 chapter 8) on the C side: a topology is attached to a
-// communicator when it is made and never changed, so reading it needs no lock and a
-// duplicate shares it. Constructors keep each rank's rank (reorder is accepted and
-// ignored) and agree before they create anything, so that a rank whose arguments are
-// bad makes every rank fail instead of leaving the others waiting in the creation.
-// The neighbour order of the neighbourhood collectives is worked out once, at
-// creation.
+// Process topologies (MPI 4.1 chapter 8) on the C side: the topologies, their checks,
+// queries and constructors are mpir's (shared with the Go library); these functions
+// read C's arrays and handles, write C's results, and say what a NULL array or an
+// MPI_UNWEIGHTED means. An argument a constructor cannot read (a NULL array where
+// one is needed) is an error that mpir agrees on with the other ranks, so that every
+// rank fails and none waits.
 
 const (
 	topoCart      = 211 // MPI_CART
 	topoGraph     = 212 // MPI_GRAPH
 	topoDistGraph = 213 // MPI_DIST_GRAPH
-	errDims       = 12
 	undefined     = -32766
 	cUnweighted   = 10 // MPI_UNWEIGHTED
 	cWeightsEmpty = 11 // MPI_WEIGHTS_EMPTY
 )
 
-type topology struct {
-	kind    int
-	dims    []int // cart
-	periods []bool
-	index   []int // graph: running totals of the degrees
-	edges   []int
-	// dist graph: this rank's neighbours and their weights
-	srcs, srcW, dsts, dstW []int
-	weighted               bool
-	// in, out: the neighbours the neighbourhood collectives receive from and send to.
-	in, out []int
+// argErr is an error in a C argument that only the binding can see.
+func argErr(op, format string, a ...any) error { return core.Errorf(core.ClassArg, op, format, a...) }
+
+// count is a C count argument what as a Go length, or an error when it is negative.
+func count(op, what string, n int32) (int, error) {
+	if n < 0 {
+		return 0, argErr(op, "%s = %d must not be negative", what, n)
+	}
+	return int(n), nil
 }
 
-func (t *topology) coords(r int) []int {
-	co := make([]int, len(t.dims))
-	for i := len(t.dims) - 1; i >= 0; i-- {
-		co[i] = r % t.dims[i]
-		r /= t.dims[i]
+// intsIn is the n C ints at p (the argument what); NULL is an error unless n is 0.
+func intsIn(op, what string, p unsafe.Pointer, n int) ([]int, error) {
+	if p == nil && n > 0 {
+		return nil, argErr(op, "%s is NULL", what)
 	}
-	return co
+	return toInts(ints(p, n)), nil
 }
 
-// rank is the rank at coords, wrapping periodic dimensions; ok false off the grid.
-func (t *topology) rank(coords []int) (r int, ok bool) {
-	for i, x := range coords {
-		d := t.dims[i]
-		if x < 0 || x >= d {
-			if !t.periods[i] {
-				return 0, false
-			}
-			x = ((x % d) + d) % d
-		}
-		r = r*d + x
+// boolsIn is the n C logicals at p (the argument what); NULL is an error unless n is 0.
+func boolsIn(op, what string, p unsafe.Pointer, n int) ([]bool, error) {
+	v, err := intsIn(op, what, p, n)
+	b := make([]bool, len(v))
+	for i, x := range v {
+		b[i] = x != 0
 	}
-	return r, true
+	return b, err
 }
 
-func (t *topology) shift(coords []int, dir, disp int) (src, dest int) {
-	at := func(delta int) int {
-		co := slices.Clone(coords)
-		co[dir] += delta
-		r, ok := t.rank(co)
-		if !ok {
-			return core.ProcNull
-		}
-		return r
-	}
-	return at(-disp), at(disp)
-}
-
-func (t *topology) graphNeighbors(r int) []int {
-	lo := 0
-	if r > 0 {
-		lo = t.index[r-1]
-	}
-	return t.edges[lo:t.index[r]]
-}
-
-func newCart(dims []int, periods []bool, me int) *topology {
-	t := &topology{kind: topoCart, dims: dims, periods: periods}
-	co := t.coords(me)
-	for d := range dims {
-		s, e := t.shift(co, d, 1)
-		t.in = append(t.in, s, e)
-	}
-	t.out = t.in
-	return t
-}
-
-// agree makes a collective constructor fail on every rank or none: each rank's local
-// error, and the lowest failing rank's class, are combined over c.
-func agree(op string, c *comm, local error) error {
-	const none = ^uint64(0)
-	buf := make([]byte, 16)
-	binary.LittleEndian.PutUint64(buf, none)
-	if local != nil {
-		binary.LittleEndian.PutUint64(buf, uint64(c.c.Rank()))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(codeOf(local)))
-	}
-	err := c.c.InternalAllreduce(op, buf, 16, func(acc, in []byte) {
-		if binary.LittleEndian.Uint64(in) < binary.LittleEndian.Uint64(acc) {
-			copy(acc, in)
-		}
-	}, core.TagTopoAgree)
+// weightsIn reads the weights of n edges at p (the argument what): nil for
+// MPI_UNWEIGHTED; empty for MPI_WEIGHTS_EMPTY, or any array, when n is 0.
+func weightsIn(op, what string, p unsafe.Pointer, n int) ([]int, error) {
 	switch {
-	case err != nil:
-		return err
-	case local != nil:
-		return local
-	case binary.LittleEndian.Uint64(buf) != none:
-		return errorf(int32(binary.LittleEndian.Uint64(buf[8:])), op,
-			"rank %d passed invalid arguments (its error says which); no rank created a communicator", binary.LittleEndian.Uint64(buf))
+	case uintptr(p) == cUnweighted:
+		return nil, nil
+	case n == 0:
+		return []int{}, nil
+	case uintptr(p) == cWeightsEmpty:
+		return nil, argErr(op, "%s is MPI_WEIGHTS_EMPTY, for no edges, but there are %d", what, n)
+	}
+	return intsIn(op, what, p, n)
+}
+
+// outComm checks a constructor's address of its new communicator.
+func outComm(op string, out unsafe.Pointer) error {
+	if out == nil {
+		return argErr(op, "the new communicator's address is NULL")
 	}
 	return nil
 }
 
-// topoComm checks a constructor's communicator: a live intracommunicator.
-func topoComm(op string, h uintptr) (*comm, int32) {
-	c, r := needComm(op, h)
-	if c == nil {
-		return nil, r
-	}
-	if c.c.IsInter() {
-		return nil, fail(op, h, errorf(errComm, op, "comm is an intercommunicator; topologies need an intracommunicator"))
-	}
-	return c, 0
-}
-
-// createFirst makes the communicator of c's first n ranks with topology t (made by
-// mk for the new rank), MPI_COMM_NULL on the others.
-func createFirst(op string, c *comm, ch uintptr, n int, mk func(me int) *topology, out unsafe.Pointer) int32 {
-	if out == nil {
-		return fail(op, ch, errorf(errArg, op, "the new communicator's address is NULL"))
-	}
-	if n == 0 {
-		setHandle(out, hCommNull)
-		return 0
-	}
-	g := c.c.Group()
-	if n < c.c.Size() {
-		var err error
-		if g, err = g.RangeIncl([]group.Range{{First: 0, Last: n - 1, Stride: 1}}); err != nil {
-			return fail(op, ch, core.GroupErr(op, err))
-		}
-	}
-	nc, err := c.c.Create(op, g)
+// adopt ends a topology constructor on c: the device's communicator nc (nil on a rank left
+// out: MPI_COMM_NULL) with topology t in *out, or err.
+func adopt(op string, c *comm, ch uintptr, nc *core.Comm, t *mpir.Topology, err error, out unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, ch, err)
 	}
 	h := newComm(nc, c)
 	if nc != nil {
-		comms.get(h).topo = mk(nc.Rank())
+		comms.get(h).topo = t
 	}
 	setHandle(out, h)
 	return 0
 }
 
-func checkCart(op string, dims []int32, periods []int32, size int) (int, error) {
-	n := 1
-	for i, d := range dims {
-		if d <= 0 {
-			return 0, errorf(errDims, op, "dims[%d] = %d must be positive", i, d)
-		}
-		if int(d) > size/n {
-			return 0, errorf(errDims, op, "the grid %v has more points than the %d ranks of comm_old", dims, size)
-		}
-		n *= int(d)
+// putInts writes v to the C ints at p, at most max of them.
+func putInts(p unsafe.Pointer, v []int, max int32) {
+	dst := ints(p, min(len(v), int(max)))
+	for i := range dst {
+		dst[i] = int32(v[i])
 	}
-	return n, nil
+}
+
+//export PMPI_Dims_create
+func PMPI_Dims_create(nnodes, ndims int32, dimsP unsafe.Pointer) int32 {
+	const op = "Dims_create"
+	n, err := count(op, "ndims", ndims)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	dims, err := intsIn(op, "dims", dimsP, n)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	if err := mpir.DimsCreate(op, int(nnodes), dims); err != nil {
+		return fail(op, 0, err)
+	}
+	putInts(dimsP, dims, ndims)
+	return 0
 }
 
 //export PMPI_Cart_create
 func PMPI_Cart_create(ch uintptr, ndims int32, dimsP, periodsP unsafe.Pointer, reorder int32, out unsafe.Pointer) int32 {
 	const op = "Cart_create"
-	c, r := topoComm(op, ch)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
 	defer prof.Exit(prof.CartCreate, c.enterTimed(prof.CartCreate, prof.NoPeer, -1, 0), 0)
-	var err error
-	if ndims < 0 {
-		err = errorf(errArg, op, "ndims %d is negative", ndims)
-	}
-	dims, periods := ints(dimsP, int(ndims)), ints(periodsP, int(ndims))
-	n := 1
-	if err == nil {
-		n, err = checkCart(op, dims, periods, c.c.Size())
-	}
-	if err := agree(op, c, err); err != nil {
-		return fail(op, ch, err)
-	}
-	d, p := toInts(dims), make([]bool, ndims)
-	for i := range p {
-		p[i] = periods[i] != 0
-	}
-	return createFirst(op, c, ch, n, func(me int) *topology { return newCart(d, p, me) }, out)
-}
-
-// topoOf is communicator ch and its topology, which must be of kind.
-func topoOf(op string, ch uintptr, kind int) (*comm, *topology, int32) {
-	c, r := needComm(op, ch)
-	if c == nil {
-		return nil, nil, r
-	}
-	if c.topo == nil || c.topo.kind != kind {
-		return nil, nil, fail(op, ch, errorf(errTopology, op, "comm has no %s topology", map[int]string{
-			topoCart: "Cartesian", topoGraph: "graph", topoDistGraph: "distributed graph"}[kind]))
-	}
-	return c, c.topo, 0
+	n, e1 := count(op, "ndims", ndims)
+	dims, e2 := intsIn(op, "dims", dimsP, n)
+	periods, e3 := boolsIn(op, "periods", periodsP, n)
+	bad := cmp.Or(e1, e2, e3, outComm(op, out))
+	nc, t, err := mpir.CartCreate(op, c.c, bad, dims, periods, reorder != 0)
+	return adopt(op, c, ch, nc, t, err, out)
 }
 
 //export PMPI_Cartdim_get
 func PMPI_Cartdim_get(ch uintptr, ndims unsafe.Pointer) int32 {
-	_, t, r := topoOf("Cartdim_get", ch, topoCart)
-	if t == nil {
+	const op = "Cartdim_get"
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	setInt(ndims, len(t.dims))
+	n, err := mpir.Cartdim(op, c.c, c.topo)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	setInt(ndims, n)
 	return 0
 }
 
 //export PMPI_Cart_get
 func PMPI_Cart_get(ch uintptr, maxdims int32, dimsP, periodsP, coordsP unsafe.Pointer) int32 {
 	const op = "Cart_get"
-	c, t, r := topoOf(op, ch, topoCart)
-	if t == nil {
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	n := min(int(maxdims), len(t.dims))
-	if maxdims < 0 {
-		return fail(op, ch, errorf(errArg, op, "maxdims %d is negative", maxdims))
+	dims, periods, coords, err := mpir.CartGet(op, c.c, c.topo)
+	if err == nil && maxdims < 0 {
+		err = argErr(op, "maxdims = %d must not be negative", maxdims)
 	}
-	co := t.coords(c.c.Rank())
-	d, p, k := ints(dimsP, n), ints(periodsP, n), ints(coordsP, n)
-	for i := range n {
-		if d != nil {
-			d[i] = int32(t.dims[i])
-		}
-		if p != nil {
-			p[i] = int32(boolInt(t.periods[i]))
-		}
-		if k != nil {
-			k[i] = int32(co[i])
-		}
+	if err != nil {
+		return fail(op, ch, err)
 	}
+	p := make([]int, len(periods))
+	for i, x := range periods {
+		p[i] = boolInt(x)
+	}
+	putInts(dimsP, dims, maxdims)
+	putInts(periodsP, p, maxdims)
+	putInts(coordsP, coords, maxdims)
 	return 0
 }
 
 //export PMPI_Cart_rank
 func PMPI_Cart_rank(ch uintptr, coordsP, rank unsafe.Pointer) int32 {
 	const op = "Cart_rank"
-	_, t, r := topoOf(op, ch, topoCart)
-	if t == nil {
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	co := toInts(ints(coordsP, len(t.dims)))
-	if len(t.dims) > 0 && co == nil {
-		return fail(op, ch, errorf(errArg, op, "coords is NULL"))
+	n, err := mpir.Cartdim(op, c.c, c.topo)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	rk, ok := t.rank(co)
-	if !ok {
-		return fail(op, ch, errorf(errArg, op, "coords %v are off the grid %v in a non-periodic dimension", co, t.dims))
+	coords, err := intsIn(op, "coords", coordsP, n)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	rk, err := mpir.CartRank(op, c.c, c.topo, coords)
+	if err != nil {
+		return fail(op, ch, err)
 	}
 	setInt(rank, rk)
 	return 0
@@ -284,34 +201,36 @@ func PMPI_Cart_rank(ch uintptr, coordsP, rank unsafe.Pointer) int32 {
 //export PMPI_Cart_coords
 func PMPI_Cart_coords(ch uintptr, rank, maxdims int32, coordsP unsafe.Pointer) int32 {
 	const op = "Cart_coords"
-	c, t, r := topoOf(op, ch, topoCart)
-	if t == nil {
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	if rank < 0 || int(rank) >= c.c.Size() {
-		return fail(op, ch, errorf(errRank, op, "rank %d is not in [0,%d)", rank, c.c.Size()))
+	co, err := mpir.CartCoords(op, c.c, c.topo, int(rank))
+	switch {
+	case err != nil:
+	case int(maxdims) < len(co):
+		err = argErr(op, "maxdims = %d is less than the grid's %d dimensions", maxdims, len(co))
+	case coordsP == nil && len(co) > 0:
+		err = argErr(op, "coords is NULL")
 	}
-	if int(maxdims) < len(t.dims) {
-		return fail(op, ch, errorf(errArg, op, "maxdims %d is less than the grid's %d dimensions", maxdims, len(t.dims)))
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	k := ints(coordsP, len(t.dims))
-	for i, x := range t.coords(int(rank)) {
-		k[i] = int32(x)
-	}
+	putInts(coordsP, co, maxdims)
 	return 0
 }
 
 //export PMPI_Cart_shift
 func PMPI_Cart_shift(ch uintptr, dir, disp int32, src, dest unsafe.Pointer) int32 {
 	const op = "Cart_shift"
-	c, t, r := topoOf(op, ch, topoCart)
-	if t == nil {
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	if dir < 0 || int(dir) >= len(t.dims) {
-		return fail(op, ch, errorf(errArg, op, "direction %d is not a dimension of the grid [0,%d)", dir, len(t.dims)))
+	s, d, err := mpir.CartShift(op, c.c, c.topo, int(dir), int(disp))
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	s, d := t.shift(t.coords(c.c.Rank()), int(dir), int(disp))
 	setInt(src, int(rankOut(s)))
 	setInt(dest, int(rankOut(d)))
 	return 0
@@ -320,296 +239,151 @@ func PMPI_Cart_shift(ch uintptr, dir, disp int32, src, dest unsafe.Pointer) int3
 //export PMPI_Cart_sub
 func PMPI_Cart_sub(ch uintptr, remainP, out unsafe.Pointer) int32 {
 	const op = "Cart_sub"
-	c, t, r := topoOf(op, ch, topoCart)
-	if t == nil {
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
 	defer prof.Exit(prof.CartSub, c.enterTimed(prof.CartSub, prof.NoPeer, -1, 0), 0)
-	remain := ints(remainP, len(t.dims))
-	if len(t.dims) > 0 && remain == nil {
-		return fail(op, ch, errorf(errArg, op, "remain_dims is NULL"))
-	}
-	// Colour by the dropped coordinates, key by the kept ones: row-major order of the
-	// kept coordinates is the subgrid's rank order.
-	co := t.coords(c.c.Rank())
-	color, key := 0, 0
-	var dims []int
-	var periods []bool
-	for i, keep := range remain {
-		if keep != 0 {
-			key = key*t.dims[i] + co[i]
-			dims = append(dims, t.dims[i])
-			periods = append(periods, t.periods[i])
-		} else {
-			color = color*t.dims[i] + co[i]
-		}
-	}
-	nc, err := c.c.Split(op, color, key)
+	// Every rank has the topology of comm, so a rank that has none fails with all.
+	n, err := mpir.Cartdim(op, c.c, c.topo)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if out == nil {
-		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
-	}
-	h := newComm(nc, c)
-	comms.get(h).topo = newCart(dims, periods, nc.Rank())
-	setHandle(out, h)
-	return 0
+	remain, err := boolsIn(op, "remain_dims", remainP, n)
+	nc, t, err := mpir.CartSub(op, c.c, c.topo, cmp.Or(err, outComm(op, out)), remain)
+	return adopt(op, c, ch, nc, t, err, out)
 }
 
 //export PMPI_Cart_map
 func PMPI_Cart_map(ch uintptr, ndims int32, dimsP, periodsP, newrank unsafe.Pointer) int32 {
 	const op = "Cart_map"
-	c, r := topoComm(op, ch)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	n, err := checkCart(op, ints(dimsP, int(ndims)), ints(periodsP, int(ndims)), c.c.Size())
+	n, e1 := count(op, "ndims", ndims)
+	dims, e2 := intsIn(op, "dims", dimsP, n)
+	periods, e3 := boolsIn(op, "periods", periodsP, n)
+	if err := cmp.Or(e1, e2, e3); err != nil {
+		return fail(op, ch, err)
+	}
+	rk, err := mpir.CartMap(op, c.c, dims, periods)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if c.c.Rank() >= n {
-		setInt(newrank, undefined)
-	} else {
-		setInt(newrank, c.c.Rank())
-	}
+	setInt(newrank, rk)
 	return 0
 }
 
-//export PMPI_Dims_create
-func PMPI_Dims_create(nnodes, ndims int32, dimsP unsafe.Pointer) int32 {
-	const op = "Dims_create"
-	if nnodes < 1 || ndims < 0 {
-		return fail(op, 0, errorf(errArg, op, "nnodes %d must be positive and ndims %d not negative", nnodes, ndims))
+// graphIn reads a graph's nnodes, index and edges; it reads as many edges as index
+// says only once index is whole.
+func graphIn(op string, nnodes int32, indexP, edgesP unsafe.Pointer) (index, edges []int, err error) {
+	n, err := count(op, "nnodes", nnodes)
+	if err != nil {
+		return nil, nil, err
 	}
-	dims := ints(dimsP, int(ndims))
-	fixed, free := 1, 0
-	for i, d := range dims {
-		switch {
-		case d < 0:
-			return fail(op, 0, errorf(errDims, op, "dims[%d] = %d is negative", i, d))
-		case d == 0:
-			free++
-		default:
-			if int(d) > int(nnodes)/fixed {
-				return fail(op, 0, errorf(errDims, op, "the fixed dims multiply to more than nnodes %d", nnodes))
-			}
-			fixed *= int(d)
-		}
+	if index, err = intsIn(op, "index", indexP, n); err != nil {
+		return nil, nil, err
 	}
-	if int(nnodes)%fixed != 0 || free == 0 && fixed != int(nnodes) {
-		return fail(op, 0, errorf(errDims, op, "nnodes %d is not a multiple of %d, the product of the fixed dims", nnodes, fixed))
+	nedges, err := mpir.GraphIndex(op, index)
+	if err != nil {
+		return index, nil, err
 	}
-	if free == 0 {
-		return 0
-	}
-	f := balanced(int(nnodes)/fixed, free)
-	k := 0
-	for i := range dims {
-		if dims[i] == 0 {
-			dims[i] = int32(f[k])
-			k++
-		}
-	}
-	return 0
-}
-
-// balanced is the k factors of n, non-increasing, whose largest minus smallest is
-// least (ties: the smaller largest): 16 in three dimensions is 4x2x2. It searches the
-// non-increasing factorisations by divisors, which are few for a C int.
-func balanced(n, k int) []int {
-	var divs []int
-	for d := 1; d*d <= n; d++ {
-		if n%d == 0 {
-			divs = append(divs, d)
-			if d != n/d {
-				divs = append(divs, n/d)
-			}
-		}
-	}
-	slices.Sort(divs)
-	var best []int
-	cur := make([]int, 0, k)
-	var rec func(rest, maxF, left int)
-	rec = func(rest, maxF, left int) {
-		if left == 0 {
-			if rest != 1 {
-				return
-			}
-			if best == nil || better(cur, best) {
-				best = slices.Clone(cur)
-			}
-			return
-		}
-		if best != nil && len(cur) > 0 && cur[0]-iroot(rest, left) > best[0]-best[len(best)-1] {
-			return // even an even split of the rest cannot beat best
-		}
-		for i := len(divs) - 1; i >= 0; i-- {
-			d := divs[i]
-			if d > maxF || rest%d != 0 {
-				continue
-			}
-			if ipow(d, left) < rest {
-				break // the remaining factors could not reach rest
-			}
-			cur = append(cur, d)
-			rec(rest/d, d, left-1)
-			cur = cur[:len(cur)-1]
-		}
-	}
-	rec(n, n, k)
-	return best
-}
-
-func better(a, b []int) bool {
-	da, db := a[0]-a[len(a)-1], b[0]-b[len(b)-1]
-	return da < db || da == db && a[0] < b[0]
-}
-
-func ipow(d, m int) int {
-	p := 1
-	for range m {
-		if p > 1<<31/max(d, 1) {
-			return 1 << 32
-		}
-		p *= d
-	}
-	return p
-}
-
-func iroot(x, m int) int {
-	r := 1
-	for ipow(r+1, m) <= x {
-		r++
-	}
-	return r
-}
-
-// --- graphs ---
-
-func checkGraph(op string, index, edges []int, size int) error {
-	if len(index) > size {
-		return errorf(errArg, op, "the graph has %d nodes, more than the %d ranks of comm_old", len(index), size)
-	}
-	prev := 0
-	for i, x := range index {
-		if x < prev {
-			return errorf(errArg, op, "index[%d] = %d is less than %d before it: index holds running totals of the degrees", i, x, prev)
-		}
-		prev = x
-	}
-	for i, e := range edges {
-		if e < 0 || e >= len(index) {
-			return errorf(errRank, op, "edges[%d] = %d is not a node of the graph [0,%d)", i, e, len(index))
-		}
-	}
-	return nil
+	edges, err = intsIn(op, "edges", edgesP, nedges)
+	return index, edges, err
 }
 
 //export PMPI_Graph_create
 func PMPI_Graph_create(ch uintptr, nnodes int32, indexP, edgesP unsafe.Pointer, reorder int32, out unsafe.Pointer) int32 {
 	const op = "Graph_create"
-	c, r := topoComm(op, ch)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
 	defer prof.Exit(prof.GraphCreate, c.enterTimed(prof.GraphCreate, prof.NoPeer, -1, 0), 0)
-	var err error
-	var index, edges []int
-	if nnodes < 0 {
-		err = errorf(errArg, op, "nnodes %d is negative", nnodes)
-	} else {
-		index = toInts(ints(indexP, int(nnodes)))
-		if nnodes > 0 {
-			edges = toInts(ints(edgesP, index[nnodes-1]))
-		}
-		err = checkGraph(op, index, edges, c.c.Size())
-	}
-	if err := agree(op, c, err); err != nil {
-		return fail(op, ch, err)
-	}
-	return createFirst(op, c, ch, int(nnodes), func(me int) *topology {
-		t := &topology{kind: topoGraph, index: index, edges: edges}
-		t.in = t.graphNeighbors(me)
-		t.out = t.in
-		return t
-	}, out)
+	index, edges, err := graphIn(op, nnodes, indexP, edgesP)
+	nc, t, err := mpir.GraphCreate(op, c.c, cmp.Or(err, outComm(op, out)), index, edges, reorder != 0)
+	return adopt(op, c, ch, nc, t, err, out)
 }
 
 //export PMPI_Graphdims_get
 func PMPI_Graphdims_get(ch uintptr, nnodes, nedges unsafe.Pointer) int32 {
-	_, t, r := topoOf("Graphdims_get", ch, topoGraph)
-	if t == nil {
+	const op = "Graphdims_get"
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	setInt(nnodes, len(t.index))
-	setInt(nedges, len(t.edges))
+	nn, ne, err := mpir.Graphdims(op, c.c, c.topo)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	setInt(nnodes, nn)
+	setInt(nedges, ne)
 	return 0
 }
 
 //export PMPI_Graph_get
 func PMPI_Graph_get(ch uintptr, maxindex, maxedges int32, indexP, edgesP unsafe.Pointer) int32 {
-	_, t, r := topoOf("Graph_get", ch, topoGraph)
-	if t == nil {
+	const op = "Graph_get"
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	ix, ex := ints(indexP, min(int(maxindex), len(t.index))), ints(edgesP, min(int(maxedges), len(t.edges)))
-	for i := range ix {
-		ix[i] = int32(t.index[i])
+	index, edges, err := mpir.GraphGet(op, c.c, c.topo)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	for i := range ex {
-		ex[i] = int32(t.edges[i])
-	}
+	putInts(indexP, index, maxindex)
+	putInts(edgesP, edges, maxedges)
 	return 0
 }
 
 //export PMPI_Graph_neighbors_count
 func PMPI_Graph_neighbors_count(ch uintptr, rank int32, n unsafe.Pointer) int32 {
 	const op = "Graph_neighbors_count"
-	_, t, r := topoOf(op, ch, topoGraph)
-	if t == nil {
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	if rank < 0 || int(rank) >= len(t.index) {
-		return fail(op, ch, errorf(errRank, op, "rank %d is not a node of the graph [0,%d)", rank, len(t.index)))
+	nb, err := mpir.GraphNeighbors(op, c.c, c.topo, int(rank))
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	setInt(n, len(t.graphNeighbors(int(rank))))
+	setInt(n, len(nb))
 	return 0
 }
 
 //export PMPI_Graph_neighbors
 func PMPI_Graph_neighbors(ch uintptr, rank, maxn int32, nbrs unsafe.Pointer) int32 {
 	const op = "Graph_neighbors"
-	_, t, r := topoOf(op, ch, topoGraph)
-	if t == nil {
+	c, r := needComm(op, ch)
+	if c == nil {
 		return r
 	}
-	if rank < 0 || int(rank) >= len(t.index) {
-		return fail(op, ch, errorf(errRank, op, "rank %d is not a node of the graph [0,%d)", rank, len(t.index)))
+	nb, err := mpir.GraphNeighbors(op, c.c, c.topo, int(rank))
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	nb := t.graphNeighbors(int(rank))
-	dst := ints(nbrs, min(len(nb), int(maxn)))
-	for i := range dst {
-		dst[i] = int32(nb[i])
-	}
+	putInts(nbrs, nb, maxn)
 	return 0
 }
 
 //export PMPI_Graph_map
 func PMPI_Graph_map(ch uintptr, nnodes int32, indexP, edgesP, newrank unsafe.Pointer) int32 {
 	const op = "Graph_map"
-	c, r := topoComm(op, ch)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	if nnodes < 1 || int(nnodes) > c.c.Size() {
-		return fail(op, ch, errorf(errArg, op, "nnodes %d is not in [1,%d]", nnodes, c.c.Size()))
+	index, edges, err := graphIn(op, nnodes, indexP, edgesP)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	if c.c.Rank() >= int(nnodes) {
-		setInt(newrank, undefined)
-	} else {
-		setInt(newrank, c.c.Rank())
+	rk, err := mpir.GraphMap(op, c.c, index, edges)
+	if err != nil {
+		return fail(op, ch, err)
 	}
+	setInt(newrank, rk)
 	return 0
 }
 
@@ -619,226 +393,89 @@ func PMPI_Topo_test(ch uintptr, status unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	if c.topo == nil {
-		setInt(status, undefined)
-	} else {
-		setInt(status, c.topo.kind)
+	kind := undefined
+	switch c.topo.Kind() {
+	case mpir.TopoCart:
+		kind = topoCart
+	case mpir.TopoGraph:
+		kind = topoGraph
+	case mpir.TopoDistGraph:
+		kind = topoDistGraph
 	}
+	setInt(status, kind)
 	return 0
-}
-
-// --- distributed graphs ---
-
-// weightsIn reads a weights argument: nil for MPI_UNWEIGHTED, empty for
-// MPI_WEIGHTS_EMPTY.
-func weightsIn(p unsafe.Pointer, n int) (w []int, unweighted bool) {
-	switch uintptr(p) {
-	case cUnweighted:
-		return nil, true
-	case cWeightsEmpty:
-		return []int{}, false
-	}
-	if n == 0 {
-		return []int{}, false
-	}
-	return toInts(ints(p, n)), false
-}
-
-func checkRanks(op, what string, rs []int, size int) error {
-	for i, r := range rs {
-		if r < 0 || r >= size {
-			return errorf(errRank, op, "%s[%d] = %d is not a rank of comm_old [0,%d)", what, i, r, size)
-		}
-	}
-	return nil
 }
 
 //export PMPI_Dist_graph_create_adjacent
 func PMPI_Dist_graph_create_adjacent(ch uintptr, indeg int32, srcP, srcWP unsafe.Pointer, outdeg int32, dstP, dstWP unsafe.Pointer, info uintptr, reorder int32, out unsafe.Pointer) int32 {
 	const op = "Dist_graph_create_adjacent"
-	c, r := topoComm(op, ch)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
 	defer prof.Exit(prof.DistGraphCreateAdjacent, c.enterTimed(prof.DistGraphCreateAdjacent, prof.NoPeer, -1, 0), 0)
-	var err error
-	if indeg < 0 || outdeg < 0 {
-		err = errorf(errArg, op, "indegree %d and outdegree %d must not be negative", indeg, outdeg)
-	}
-	t := &topology{kind: topoDistGraph}
-	if err == nil {
-		t.srcs, t.dsts = toInts(ints(srcP, int(indeg))), toInts(ints(dstP, int(outdeg)))
-		if t.srcs == nil {
-			t.srcs = []int{}
-		}
-		if t.dsts == nil {
-			t.dsts = []int{}
-		}
-		var u1, u2 bool
-		t.srcW, u1 = weightsIn(srcWP, int(indeg))
-		t.dstW, u2 = weightsIn(dstWP, int(outdeg))
-		t.weighted = !(u1 || u2)
-		if err = checkRanks(op, "sources", t.srcs, c.c.Size()); err == nil {
-			err = checkRanks(op, "destinations", t.dsts, c.c.Size())
-		}
-	}
-	if err := agree(op, c, err); err != nil {
-		return fail(op, ch, err)
-	}
-	t.in, t.out = t.srcs, t.dsts
-	return createFirst(op, c, ch, c.c.Size(), func(int) *topology { return t }, out)
+	in, e1 := count(op, "indegree", indeg)
+	srcs, e2 := intsIn(op, "sources", srcP, in)
+	srcW, e3 := weightsIn(op, "sourceweights", srcWP, in)
+	outn, e4 := count(op, "outdegree", outdeg)
+	dsts, e5 := intsIn(op, "destinations", dstP, outn)
+	dstW, e6 := weightsIn(op, "destweights", dstWP, outn)
+	bad := cmp.Or(e1, e2, e3, e4, e5, e6, outComm(op, out))
+	nc, t, err := mpir.DistGraphCreateAdjacent(op, c.c, bad, srcs, srcW, dsts, dstW, reorder != 0)
+	return adopt(op, c, ch, nc, t, err, out)
 }
 
 //export PMPI_Dist_graph_create
 func PMPI_Dist_graph_create(ch uintptr, n int32, srcP, degP, dstP, wP unsafe.Pointer, info uintptr, reorder int32, out unsafe.Pointer) int32 {
 	const op = "Dist_graph_create"
-	c, r := topoComm(op, ch)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
 	defer prof.Exit(prof.DistGraphCreate, c.enterTimed(prof.DistGraphCreate, prof.NoPeer, -1, 0), 0)
-	var err error
-	var srcs, degs, dsts, ws []int
-	unweighted := false
-	if n < 0 {
-		err = errorf(errArg, op, "n %d is negative", n)
-	} else {
-		srcs, degs = toInts(ints(srcP, int(n))), toInts(ints(degP, int(n)))
-		total := 0
-		for i, d := range degs {
-			if d < 0 {
-				err = errorf(errArg, op, "degrees[%d] = %d is negative", i, d)
-			}
-			total += d
-		}
-		dsts = toInts(ints(dstP, total))
-		ws, unweighted = weightsIn(wP, total)
-		if err == nil {
-			err = checkRanks(op, "sources", srcs, c.c.Size())
-		}
-		if err == nil {
-			err = checkRanks(op, "destinations", dsts, c.c.Size())
-		}
-	}
-	if err := agree(op, c, err); err != nil {
-		return fail(op, ch, err)
-	}
-	if r := createFirst(op, c, ch, c.c.Size(), func(int) *topology { return nil }, out); r != 0 {
-		return r
-	}
-	nh := *(*uintptr)(out)
-	nc := comms.get(nh)
-	t, err := exchangeEdges(op, nc.c, srcs, degs, dsts, ws)
-	if err != nil {
-		PMPI_Comm_free(out)
-		return fail(op, ch, err)
-	}
-	t.weighted = !unweighted
-	nc.topo = t
-	return 0
+	srcs, degs, dsts, ws, err := distGraphIn(op, n, srcP, degP, dstP, wP)
+	nc, t, err := mpir.DistGraphCreate(op, c.c, cmp.Or(err, outComm(op, out)), srcs, degs, dsts, ws, reorder != 0)
+	return adopt(op, c, ch, nc, t, err, out)
 }
 
-// exchangeEdges sends each edge named here to both its ends and collects the edges
-// that end here: first the ranks add up how many others will send to each, then each
-// sends one message to each rank it has edges for and receives the counted number.
-// Neighbours are listed by the rank that named the edge, then in its order.
-func exchangeEdges(op string, nc *core.Comm, srcs, degs, dsts, ws []int) (*topology, error) {
-	type rec struct{ out, peer, w, by, at int }
-	me, n := nc.Rank(), nc.Size()
-	outgoing := map[int][]byte{}
-	var local []rec
-	add := func(to int, e rec) {
-		if to == me {
-			local = append(local, e)
-			return
-		}
-		for _, v := range []int{e.out, e.peer, e.w, e.by, e.at} {
-			outgoing[to] = binary.LittleEndian.AppendUint64(outgoing[to], uint64(v))
-		}
-	}
-	k := 0
-	for i, s := range srcs {
-		for range degs[i] {
-			w := 0
-			if len(ws) > k {
-				w = ws[k]
-			}
-			add(s, rec{1, dsts[k], w, me, k})
-			add(dsts[k], rec{0, s, w, me, k})
-			k++
-		}
-	}
-	counts := make([]byte, 8*n)
-	for to := range outgoing {
-		binary.LittleEndian.PutUint64(counts[8*to:], 1)
-	}
-	err := nc.InternalAllreduce(op, counts, 8, func(acc, in []byte) {
-		for i := 0; i < len(acc); i += 8 {
-			binary.LittleEndian.PutUint64(acc[i:], binary.LittleEndian.Uint64(acc[i:])+binary.LittleEndian.Uint64(in[i:]))
-		}
-	}, core.TagTopoCount)
+// distGraphIn reads MPI_Dist_graph_create's edges; it reads as many destinations and
+// weights as the degrees say only once they are whole.
+func distGraphIn(op string, n int32, srcP, degP, dstP, wP unsafe.Pointer) (srcs, degs, dsts, ws []int, err error) {
+	k, err := count(op, "n", n)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
-	expect := int(binary.LittleEndian.Uint64(counts[8*me:]))
-	var sends []core.Request
-	for _, to := range slices.Sorted(maps.Keys(outgoing)) {
-		q, err := nc.IsendInternal(outgoing[to], to, core.TagTopoEdges)
-		if err != nil {
-			core.Waitall(sends, nil)
-			return nil, core.MapErr(op, err)
-		}
-		sends = append(sends, q)
+	if srcs, err = intsIn(op, "sources", srcP, k); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	recs := local
-	for range expect {
-		buf, err := nc.RecvAnyInternal(core.TagTopoEdges)
-		if err != nil {
-			core.Waitall(sends, nil)
-			return nil, core.MapErr(op, err)
-		}
-		for off := 0; off+40 <= len(buf); off += 40 {
-			g := func(i int) int { return int(binary.LittleEndian.Uint64(buf[off+8*i:])) }
-			recs = append(recs, rec{g(0), g(1), g(2), g(3), g(4)})
-		}
+	if degs, err = intsIn(op, "degrees", degP, k); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	if err := core.Waitall(sends, nil); err != nil {
-		return nil, core.MapErr(op, err)
+	total, err := mpir.DistGraphDegrees(op, degs)
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
-	slices.SortFunc(recs, func(a, b rec) int {
-		return cmp.Or(cmp.Compare(a.by, b.by), cmp.Compare(a.at, b.at), cmp.Compare(a.out, b.out))
-	})
-	t := &topology{kind: topoDistGraph, srcs: []int{}, dsts: []int{}, srcW: []int{}, dstW: []int{}}
-	for _, e := range recs {
-		if e.out == 1 {
-			t.dsts, t.dstW = append(t.dsts, e.peer), append(t.dstW, e.w)
-		} else {
-			t.srcs, t.srcW = append(t.srcs, e.peer), append(t.srcW, e.w)
-		}
+	if dsts, err = intsIn(op, "destinations", dstP, total); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	t.in, t.out = t.srcs, t.dsts
-	return t, nil
+	ws, err = weightsIn(op, "weights", wP, total)
+	return srcs, degs, dsts, ws, err
 }
 
 //export PMPI_Dist_graph_neighbors_count
 func PMPI_Dist_graph_neighbors_count(ch uintptr, indeg, outdeg, weighted unsafe.Pointer) int32 {
-	c, r := needComm("Dist_graph_neighbors_count", ch)
+	const op = "Dist_graph_neighbors_count"
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	t := c.topo
-	if t == nil || t.kind == topoCart {
-		return fail("Dist_graph_neighbors_count", ch, errorf(errTopology, "Dist_graph_neighbors_count", "comm has no distributed graph topology"))
+	s, _, d, _, w, err := mpir.DistGraphNeighbors(op, c.c, c.topo)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	if t.kind == topoGraph { // a graph answers as a distributed graph (MPI 4.1 8.5.5)
-		setInt(indeg, len(t.in))
-		setInt(outdeg, len(t.out))
-		setInt(weighted, 0)
-		return 0
-	}
-	setInt(indeg, len(t.srcs))
-	setInt(outdeg, len(t.dsts))
-	setBool(weighted, t.weighted)
+	setInt(indeg, len(s))
+	setInt(outdeg, len(d))
+	setBool(weighted, w)
 	return 0
 }
 
@@ -849,23 +486,27 @@ func PMPI_Dist_graph_neighbors(ch uintptr, maxin int32, srcP, srcWP unsafe.Point
 	if c == nil {
 		return r
 	}
-	t := c.topo
-	if t == nil || t.kind == topoCart {
-		return fail(op, ch, errorf(errTopology, op, "comm has no distributed graph topology"))
+	s, sw, d, dw, w, err := mpir.DistGraphNeighbors(op, c.c, c.topo)
+	if err == nil {
+		_, e1 := count(op, "maxindegree", maxin)
+		_, e2 := count(op, "maxoutdegree", maxout)
+		err = cmp.Or(e1, e2)
 	}
-	put := func(p unsafe.Pointer, v []int, n int32) {
-		if p == nil || uintptr(p) == cUnweighted || uintptr(p) == cWeightsEmpty {
-			return
-		}
-		for i := range min(len(v), int(n)) {
-			*(*int32)(unsafe.Add(p, 4*i)) = int32(v[i])
-		}
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	put(srcP, t.in, maxin)
-	put(dstP, t.out, maxout)
-	if t.weighted {
-		put(srcWP, t.srcW, maxin)
-		put(dstWP, t.dstW, maxout)
+	// MPI returns the first maxindegree sources and maxoutdegree destinations.
+	putInts(srcP, s, maxin)
+	putInts(dstP, d, maxout)
+	if w {
+		// A program may pass MPI_UNWEIGHTED (or MPI_WEIGHTS_EMPTY) where it wants
+		// no weights back.
+		if p := uintptr(srcWP); p != cUnweighted && p != cWeightsEmpty {
+			putInts(srcWP, sw, maxin)
+		}
+		if p := uintptr(dstWP); p != cUnweighted && p != cWeightsEmpty {
+			putInts(dstWP, dw, maxout)
+		}
 	}
 	return 0
 }

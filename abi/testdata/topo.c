@@ -121,9 +121,15 @@ static void graph(void) {
     OK(MPI_Neighbor_allgatherv(send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, g));
     for (int i = 0; i < counts[0]; i++) CHECK(recv[i] == nb[0], "Neighbor_allgatherv block 0");
     for (int i = 0; i < counts[1]; i++) CHECK(recv[8 + i] == nb[1], "Neighbor_allgatherv block 1");
-    int dic, doc, w;
-    OK(MPI_Dist_graph_neighbors_count(g, &dic, &doc, &w));
-    CHECK(dic == 2 && doc == 2 && !w, "a graph answers Dist_graph_neighbors_count");
+    /* The distributed graph queries are for distributed graphs only (MPI 4.1
+     * section 8.5.5): on a graph they fail, as in the Go library and MPICH. */
+    int dic, doc, w, cls;
+    int rc = MPI_Dist_graph_neighbors_count(g, &dic, &doc, &w);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TOPOLOGY, "Dist_graph_neighbors_count on a graph: class %d", cls);
+    rc = MPI_Dist_graph_neighbors(g, 2, nb, MPI_UNWEIGHTED, 2, nb, MPI_UNWEIGHTED);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TOPOLOGY, "Dist_graph_neighbors on a graph: class %d", cls);
     OK(MPI_Comm_free(&g));
 }
 
@@ -183,6 +189,88 @@ static void distgraph(void) {
     OK(MPI_Comm_free(&d));
 }
 
+/* class is the error class of the return code rc. */
+static int class(int rc) {
+    int c;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
+/* has says whether the message of error code rc contains what. */
+static int has(int rc, const char *what) {
+    char s[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, s, &len);
+    return strstr(s, what) != NULL;
+}
+
+/* standard checks where the C library and the Go one used to answer differently;
+ * both now give the standard's answer (mpi/topology*_test.go checks Go's). */
+static void standard(void) {
+    /* Dims_create: of the grids with the smallest spread, the one whose smallest
+     * dimension is largest (MPICH's answer), not 20x18x14. */
+    int d3[3] = {0, 0, 0};
+    OK(MPI_Dims_create(5040, 3, d3));
+    CHECK(d3[0] == 21 && d3[1] == 16 && d3[2] == 15, "Dims_create(5040,3) %d %d %d", d3[0], d3[1], d3[2]);
+    OK(MPI_Dims_create(1, 0, NULL));
+
+    /* Valid but different dims: every rank must pass the same ones. */
+    int dims[2] = {2, 2}, periods[2] = {0, 0};
+    if (rank == 2) dims[0] = 4, dims[1] = 1;
+    MPI_Comm c = MPI_COMM_WORLD;
+    int rc = MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c);
+    CHECK(class(rc) == MPI_ERR_ARG && has(rc, "different arguments") && c == MPI_COMM_WORLD,
+          "Cart_create with different dims: class %d", class(rc));
+
+    /* A NULL array on one rank fails every rank; none waits for it. */
+    dims[0] = 2, dims[1] = 2;
+    rc = MPI_Cart_create(MPI_COMM_WORLD, 2, rank == 3 ? NULL : dims, periods, 0, &c);
+    CHECK(class(rc) == MPI_ERR_ARG && has(rc, rank == 3 ? "dims is NULL" : "rank 3"), "Cart_create with NULL dims on rank 3: class %d",
+          class(rc));
+
+    /* Cart_sub agrees too: ranks passing different remain_dims all fail. */
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+    int remain[2] = {rank == 0, 1};
+    MPI_Comm sub = MPI_COMM_NULL;
+    rc = MPI_Cart_sub(c, remain, &sub);
+    CHECK(class(rc) == MPI_ERR_ARG && sub == MPI_COMM_NULL, "Cart_sub with different remain_dims: class %d", class(rc));
+    OK(MPI_Comm_free(&c));
+
+    /* Graph_map checks the graph as Graph_create does, and a graph of no nodes
+     * leaves every rank out. */
+    int index[2] = {1, 2}, edges[2] = {1, 0}, newrank = 0;
+    OK(MPI_Graph_map(MPI_COMM_WORLD, 0, index, edges, &newrank));
+    CHECK(newrank == MPI_UNDEFINED, "Graph_map of no nodes: %d", newrank);
+    OK(MPI_Graph_map(MPI_COMM_WORLD, 2, index, edges, &newrank));
+    CHECK(newrank == (rank < 2 ? rank : MPI_UNDEFINED), "Graph_map: %d", newrank);
+    edges[1] = 5;
+    rc = MPI_Graph_map(MPI_COMM_WORLD, 2, index, edges, &newrank);
+    CHECK(class(rc) == MPI_ERR_RANK && has(rc, "edges[1] = 5"), "Graph_map with edge 5: class %d", class(rc));
+    index[1] = 0;
+    rc = MPI_Graph_map(MPI_COMM_WORLD, 2, index, edges, &newrank);
+    CHECK(class(rc) == MPI_ERR_ARG && has(rc, "index[1] = 0"), "Graph_map with a decreasing index: class %d", class(rc));
+
+    /* Weights are non-negative: rank 2's negative one fails every rank. */
+    int to = (rank + 1) % n, from = (rank + n - 1) % n, one = 1, wt = rank == 2 ? -5 : 1;
+    MPI_Comm d = MPI_COMM_WORLD;
+    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &from, &one, 1, &to, &wt, MPI_INFO_NULL, 0, &d);
+    CHECK(class(rc) == MPI_ERR_ARG && d == MPI_COMM_WORLD && has(rc, rank == 2 ? "destweights[0] = -5" : "rank 2"),
+          "a negative weight on rank 2: class %d", class(rc));
+    /* MPI_WEIGHTS_EMPTY is for no edges. */
+    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &from, MPI_WEIGHTS_EMPTY, 1, &to, &one, MPI_INFO_NULL, 0, &d);
+    CHECK(class(rc) == MPI_ERR_ARG, "MPI_WEIGHTS_EMPTY for an edge: class %d", class(rc));
+
+    /* Whether the graph is weighted is one answer for all ranks: rank 0, with no
+     * edges, gives MPI_UNWEIGHTED while the others give weights. */
+    int in = rank == 0 || rank == 1 ? 0 : 1, out = rank == 0 || rank == n - 1 ? 0 : 1, weighted = 0, ni, no;
+    int *sw = rank == 0 ? MPI_UNWEIGHTED : in ? &one : MPI_WEIGHTS_EMPTY;
+    int *dw = rank == 0 ? MPI_UNWEIGHTED : out ? &one : MPI_WEIGHTS_EMPTY;
+    OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, &from, sw, out, &to, dw, MPI_INFO_NULL, 0, &d));
+    OK(MPI_Dist_graph_neighbors_count(d, &ni, &no, &weighted));
+    CHECK(ni == in && no == out && weighted, "rank %d: %d %d weighted %d, want weighted everywhere", rank, ni, no, weighted);
+    OK(MPI_Comm_free(&d));
+}
+
 int main(int argc, char **argv) {
     OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -191,6 +279,7 @@ int main(int argc, char **argv) {
     cart();
     graph();
     distgraph();
+    standard();
     /* one rank's bad dims fail every rank, none waits */
     int bad[2] = {rank == 1 ? 0 : 2, 2}, per[2] = {0, 0}, cls2;
     MPI_Comm never = MPI_COMM_WORLD;

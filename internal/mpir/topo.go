@@ -260,6 +260,13 @@ func GraphCreate(op string, c *core.Comm, bad error, index, edges []int, reorder
 	return nc, vtopo.NewGraph(index, edges, nc.Rank()), nil
 }
 
+// GraphIndex checks a graph's index (the running totals of the degrees) and returns
+// its number of edges, for a binding that must know how many to read.
+func GraphIndex(op string, index []int) (nedges int, err error) {
+	nedges, err = vtopo.CheckIndex(index)
+	return nedges, topoErr(op, err)
+}
+
 // GraphMap is MPI_Graph_map on c: the rank this member would have in GraphCreate of
 // the graph with reorder, core.Undefined if it would not be a node. It is local.
 func GraphMap(op string, c *core.Comm, index, edges []int) (int, error) {

@@ -20,15 +20,8 @@ import (
 // MPI_WEIGHTS_EMPTY). bad is as for CartCreate. The graph must be consistent (j
 // among i's destinations exactly when i is among j's sources); that is not checked.
 func DistGraphCreateAdjacent(op string, c *core.Comm, bad error, sources, sourceWeights, destinations, destWeights []int, reorder bool) (*core.Comm, *Topology, error) {
-	if err := intra(op, c); err != nil {
-		return nil, nil, err
-	}
 	w, err := vtopo.CheckAdjacent(sources, sourceWeights, destinations, destWeights, c.Size())
-	weighted, err := agreeWeights(op, c, cmp.Or(bad, topoErr(op, err)), w, reorder)
-	if err != nil {
-		return nil, nil, err
-	}
-	nc, err := createFirst(op, c, c.Size())
+	nc, weighted, err := distGraphComm(op, c, cmp.Or(bad, topoErr(op, err)), w, reorder)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -42,15 +35,8 @@ func DistGraphCreateAdjacent(op string, c *core.Comm, bad error, sources, source
 // listed by the member that named the edge, then in that member's order, so the same
 // arguments give the same lists.
 func DistGraphCreate(op string, c *core.Comm, bad error, sources, degrees, destinations, weights []int, reorder bool) (*core.Comm, *Topology, error) {
-	if err := intra(op, c); err != nil {
-		return nil, nil, err
-	}
 	w, err := vtopo.CheckDistGraph(sources, degrees, destinations, weights, c.Size())
-	weighted, err := agreeWeights(op, c, cmp.Or(bad, topoErr(op, err)), w, reorder)
-	if err != nil {
-		return nil, nil, err
-	}
-	nc, err := createFirst(op, c, c.Size())
+	nc, weighted, err := distGraphComm(op, c, cmp.Or(bad, topoErr(op, err)), w, reorder)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,17 +48,32 @@ func DistGraphCreate(op string, c *core.Comm, bad error, sources, degrees, desti
 	return nc, t, nil
 }
 
-// agreeWeights agrees on a distributed graph's constructor (local is this member's
-// error, w what it said of weights) and settles whether the graph has weights.
-func agreeWeights(op string, c *core.Comm, local error, w vtopo.Weights, reorder bool) (bool, error) {
+// DistGraphDegrees checks MPI_Dist_graph_create's degrees and returns their sum, for
+// a binding that must know how many destinations and weights to read.
+func DistGraphDegrees(op string, degrees []int) (total int, err error) {
+	total, err = vtopo.CheckDegrees(degrees)
+	return total, topoErr(op, err)
+}
+
+// distGraphComm is the communicator of a distributed graph's constructor on c, once
+// the members agree (local is this member's error, w what it said of weights), and
+// whether the graph has weights.
+func distGraphComm(op string, c *core.Comm, local error, w vtopo.Weights, reorder bool) (*core.Comm, bool, error) {
+	if err := intra(op, c); err != nil {
+		return nil, false, err
+	}
 	var h argHash
 	h.bools(reorder)
 	all, err := agree(op, c, local, h.sum(), uint64(w))
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	weighted, err := vtopo.Weights(all).Weighted()
-	return weighted, topoErr(op, err)
+	if err != nil {
+		return nil, false, topoErr(op, err)
+	}
+	nc, err := createFirst(op, c, c.Size())
+	return nc, weighted, err
 }
 
 // exchangeEdges sends each edge named here to both its ends and collects the edges

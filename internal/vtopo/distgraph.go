@@ -117,12 +117,9 @@ func CheckDistGraph(sources, degrees, destinations, weights []int, size int) (We
 	if err := checkRanks("sources", sources, size); err != nil {
 		return 0, err
 	}
-	total := 0
-	for i, d := range degrees {
-		if d < 0 {
-			return 0, errorf(ErrArg, "degrees[%d] = %d must not be negative", i, d)
-		}
-		total += d
+	total, err := CheckDegrees(degrees)
+	if err != nil {
+		return 0, err
 	}
 	if total != len(destinations) {
 		return 0, errorf(ErrArg, "the degrees add up to %d, but there are %d destinations", total, len(destinations))
@@ -131,6 +128,18 @@ func CheckDistGraph(sources, degrees, destinations, weights []int, size int) (We
 		return 0, err
 	}
 	return weightsOf("weights", weights, len(destinations))
+}
+
+// CheckDegrees checks MPI_Dist_graph_create's degrees and returns their sum, the
+// number of destinations (and weights): what a binding needs to know how many to read.
+func CheckDegrees(degrees []int) (total int, err error) {
+	for i, d := range degrees {
+		if d < 0 {
+			return 0, errorf(ErrArg, "degrees[%d] = %d must not be negative", i, d)
+		}
+		total += d
+	}
+	return total, nil
 }
 
 // Edge is an edge of a distributed graph as MPI_Dist_graph_create tells one of its

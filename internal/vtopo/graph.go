@@ -11,15 +11,12 @@ func CheckGraph(index, edges []int, size int) error {
 	if nnodes > size {
 		return errorf(ErrArg, "the graph has %d nodes, more than the %d ranks of the communicator", nnodes, size)
 	}
-	prev := 0
-	for i, x := range index {
-		if x < prev {
-			return errorf(ErrArg, "index[%d] = %d is less than %d before it: index holds running totals of the degrees", i, x, prev)
-		}
-		prev = x
+	nedges, err := CheckIndex(index)
+	if err != nil {
+		return err
 	}
-	if prev != len(edges) {
-		return errorf(ErrArg, "index ends at %d but there are %d edges: the last entry of index must be the number of edges", prev, len(edges))
+	if nedges != len(edges) {
+		return errorf(ErrArg, "index ends at %d but there are %d edges: the last entry of index must be the number of edges", nedges, len(edges))
 	}
 	for i, e := range edges {
 		if e < 0 || e >= nnodes {
@@ -27,6 +24,18 @@ func CheckGraph(index, edges []int, size int) error {
 		}
 	}
 	return nil
+}
+
+// CheckIndex checks a graph's index, the running totals of its nodes' degrees, and
+// returns its number of edges: what a binding needs to know how many edges to read.
+func CheckIndex(index []int) (nedges int, err error) {
+	for i, x := range index {
+		if x < nedges {
+			return 0, errorf(ErrArg, "index[%d] = %d is less than %d before it: index holds running totals of the degrees", i, x, nedges)
+		}
+		nedges = x
+	}
+	return nedges, nil
 }
 
 // NewGraph is the graph of index and edges as the member of rank rank (a node of
