@@ -15,7 +15,6 @@ import (
 // MPI_Topo_test).
 type TopoKind int
 
-// The values are mpir's kinds, so that Topology converts one to the other.
 const (
 	TopoNone      TopoKind = iota // no topology (MPI_UNDEFINED)
 	TopoCart                      // a Cartesian grid (MPI_CART)
@@ -23,7 +22,7 @@ const (
 	TopoDistGraph                 // a distributed graph (MPI_DIST_GRAPH)
 )
 
-func (k TopoKind) String() string { return mpir.TopoKind(k).String() }
+func (k TopoKind) String() string { return mpir.TopoKind(k).String() } // the same values
 
 // Topology reports the kind of topology attached to c, TopoNone for none or a nil
 // communicator (MPI_Topo_test).
@@ -31,7 +30,7 @@ func (c *Comm) Topology() TopoKind {
 	if c == nil {
 		return TopoNone
 	}
-	return TopoKind(c.topo.Kind())
+	return TopoKind(c.topo.Kind()) // the values are mpir's kinds
 }
 
 // neighbors returns the ranks a neighbourhood collective on c receives from (sources)
