@@ -29,7 +29,7 @@ type comm struct {
 	attrSeq map[int32]uint64
 	name    string
 	topo    *mpir.Topology // set at creation, never changed
-	hints   *info     // MPI_Comm_set_info's, under mu
+	hints   *info          // MPI_Comm_set_info's, under mu
 	// sess is the session the communicator derives from (made from a session's
 	// group, or from a communicator that was), nil for the world model's; set at
 	// creation. Its groups carry it, so that what is made from them is the session's.
