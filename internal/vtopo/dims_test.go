@@ -168,6 +168,43 @@ func TestDimsCreateHard(t *testing.T) {
 	}
 }
 
+// TestDimsCreateMPICH holds what MPICH's tests test/mpi/topo/dims0.c to dims4.c ask:
+// no dimensions for one node; products of small primes come back whole and
+// non-increasing; fixed entries stay; powers of two in three and four dimensions have
+// no dimension more than twice the next; 10**9 in three is 1000 cubed.
+func TestDimsCreateMPICH(t *testing.T) {
+	if err := DimsCreate(1, nil); err != nil {
+		t.Errorf("DimsCreate(1, no dims): %v", err)
+	}
+	for _, tc := range []struct{ n, k int }{{2 * 3 * 5 * 7 * 11, 2}, {2 * 7, 2}, {2 * 2 * 3 * 3 * 5 * 7 * 11, 2}, {11, 2}, {5 * 7 * 11, 4}, {64, 4}} {
+		dims := make([]int, tc.k)
+		if err := DimsCreate(tc.n, dims); err != nil || !slices.IsSortedFunc(dims, func(a, b int) int { return b - a }) {
+			t.Errorf("DimsCreate(%d, %d zeros) = %v, %v", tc.n, tc.k, dims, err)
+		}
+	}
+	for n := 1; n <= 32; n *= 2 {
+		if dims := []int{0, n}; DimsCreate(n, dims) != nil || dims[0] != 1 {
+			t.Errorf("DimsCreate(%d, [0 %d]) = %v", n, n, dims)
+		}
+		if dims := []int{0, n / 2, 0, 2}; n >= 4 && (DimsCreate(n, dims) != nil || !slices.Equal(dims, []int{1, n / 2, 1, 2})) {
+			t.Errorf("DimsCreate(%d, [0 %d 0 2]) = %v", n, n/2, dims)
+		}
+	}
+	for k := 3; k <= 4; k++ {
+		for n := 2; n <= 4096; n *= 2 {
+			dims := make([]int, k)
+			if err := DimsCreate(n, dims); err != nil {
+				t.Fatal(err)
+			}
+			for i := range k - 1 {
+				if dims[i]/2 > dims[i+1] {
+					t.Errorf("DimsCreate(%d, %d zeros) = %v: dims[%d] is more than twice the next", n, k, dims, i)
+				}
+			}
+		}
+	}
+}
+
 func BenchmarkDimsCreate(b *testing.B) {
 	b.ReportAllocs()
 	dims := make([]int, 3)

@@ -24,10 +24,14 @@
 // DimsCreate has one algorithm, the balanced one MPI 4.1 section 8.5.2 asks for: the
 // free dimensions are "as close to each other as possible" in the sense of the
 // smallest difference between the largest and the smallest, in non-increasing order.
-// The standard does not break ties; here, of the factorisations with that smallest
-// spread, the one whose smallest dimension is largest wins, then the one whose second
-// smallest is, and so on. That is the rule of MPICH's table of expected answers
+// The standard does not break ties. mpigo's Go and C libraries each had a search of
+// their own for the smallest spread, and broke ties differently (the Go one to the
+// smaller largest dimension), neither as MPICH does. Here, of the factorisations with
+// the smallest spread, the one whose smallest dimension is largest wins, then the one
+// whose second smallest is, and so on: the rule of MPICH's expected answers
 // (test/mpi/topo/baddims.h, after Träff and Lübbe, "Specification guideline
 // violations by MPI_Dims_create", EuroMPI 2015), which every entry of that table
-// follows; so a program gets the grid from mpigo that it gets from MPICH.
+// follows, as do MPICH's other Dims_create tests (dims0 to dims4). So a program gets
+// from mpigo the grid MPICH gives it. The search is the Go library's, with that tie
+// rule (balanced says how).
 package vtopo
