@@ -73,6 +73,7 @@ func init() {
 	def(0x21b, datatype.Complex64, "MPI_COMPLEX")
 	def(0x21c, datatype.Float64, "MPI_DOUBLE_PRECISION")
 	def(0x21d, datatype.Complex128, "MPI_DOUBLE_COMPLEX")
+	def(0x21e, datatype.Uint8, "MPI_CHARACTER")
 	// long double is x87 extended precision in 16 bytes: it moves, it does not reduce.
 	// Its types, long's and wchar_t's are the engine's C types, whose external32
 	// form differs from the Go type of the same size.
@@ -105,7 +106,6 @@ func init() {
 	def(0x259, datatype.Uint64, "MPI_UINT64_T")
 	def(0x2c0, datatype.Int8, "MPI_LOGICAL1")
 	def(0x2c1, datatype.Int8, "MPI_INTEGER1")
-	def(0x2c3, datatype.Uint8, "MPI_CHARACTER")
 	def(0x2c8, datatype.Int16, "MPI_LOGICAL2")
 	def(0x2c9, datatype.Int16, "MPI_INTEGER2")
 	def(0x2ca, datatype.Swapped("real2", 2, 2), "MPI_REAL2")
@@ -941,7 +941,9 @@ func PMPI_Type_match_size(class, size int32, out unsafe.Pointer) int32 {
 		192: {1: 0x2c1, 2: 0x2c9, 4: 0x2d1, 8: 0x2d9, 16: 0x2e1}, // MPI_TYPECLASS_INTEGER
 		193: {2: 0x2ca, 4: 0x2d2, 8: 0x2da, 16: 0x2e2},           // MPI_TYPECLASS_REAL
 		194: {4: 0x2d3, 8: 0x2db, 16: 0x2e3, 32: 0x2eb},          // MPI_TYPECLASS_COMPLEX
-		191: {1: 0x2c0, 2: 0x2c8, 4: 0x2d0, 8: 0x2d8, 16: 0x2e0}, // MPIX_TYPECLASS_LOGICAL
+		// MPIX_TYPECLASS_LOGICAL of the MPI Forum's reference header and MPICH: not the
+		// standard's, so not in mpi.h, but a program built against them may pass it.
+		191: {1: 0x2c0, 2: 0x2c8, 4: 0x2d0, 8: 0x2d8, 16: 0x2e0},
 	}
 	bySize, ok := m[class]
 	if !ok {

@@ -14,12 +14,13 @@ import (
 // The decoding of a type: MPI_Type_get_envelope and MPI_Type_get_contents, with the
 // handles of the types a derived type was made from.
 
-// combinerOut is the ABI's MPI_COMBINER_x for the engine's combiner.
+// combinerOut is the ABI's MPI_COMBINER_x for the engine's combiner, whose order
+// is the ABI's from MPI_COMBINER_NAMED to MPI_COMBINER_DARRAY.
 func combinerOut(c datatype.Combiner) int {
 	if c == datatype.CombinerResized {
-		return 116
+		return C.MPI_COMBINER_RESIZED
 	}
-	return 101 + int(c)
+	return C.MPI_COMBINER_NAMED + int(c)
 }
 
 // combinerOf is the ABI's MPI_COMBINER_x of the datatype of handle h.

@@ -54,6 +54,7 @@ const (
 	errUnsupported   = 55
 	errValueTooLarge = 59
 	errErrhandler    = 61
+	errABI           = 62
 	lastCode         = 0x3fff
 )
 
@@ -73,7 +74,7 @@ var abiNames = [...]string{"MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MP
 	"MPI_ERR_SERVICE", "MPI_ERR_SIZE", "MPI_ERR_SPAWN", "MPI_ERR_UNSUPPORTED_DATAREP",
 	"MPI_ERR_UNSUPPORTED_OPERATION", "MPI_ERR_WIN", "MPI_ERR_RMA_FLAVOR",
 	"MPI_ERR_PROC_ABORTED", "MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_SESSION",
-	"MPI_ERR_ERRHANDLER"}
+	"MPI_ERR_ERRHANDLER", "MPI_ERR_ABI"}
 
 // coreToABI maps the device's class numbers that differ from the ABI's.
 var coreToABI = map[core.ErrorClass]int32{

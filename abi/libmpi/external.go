@@ -161,11 +161,11 @@ func unpackExternal(rep, in unsafe.Pointer, insize int64, pos, out unsafe.Pointe
 
 // --- MPI_Type_create_f90_*: the predefined type of a Fortran KIND ---
 
-// The ABI's combiners of the types these calls return.
+// The ABI's combiners of the types these calls return (mpi.h).
 const (
-	combF90Integer = 113
-	combF90Real    = 114
-	combF90Complex = 115
+	combF90Integer = C.MPI_COMBINER_F90_INTEGER
+	combF90Real    = C.MPI_COMBINER_F90_REAL
+	combF90Complex = C.MPI_COMBINER_F90_COMPLEX
 )
 
 // f90 is what made an MPI_Type_create_f90_* type: its combiner and arguments.

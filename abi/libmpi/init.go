@@ -126,10 +126,16 @@ func PMPI_Get_version(v, sv unsafe.Pointer) int32 {
 	return 0
 }
 
+// PMPI_Abi_get_version gives the version of the standard ABI this library
+// implements: mpi.h's, which a test holds to the standard's.
+//
 //export PMPI_Abi_get_version
 func PMPI_Abi_get_version(v, sv unsafe.Pointer) int32 {
-	setInt(v, 1)
-	setInt(sv, 0)
+	if v == nil || sv == nil {
+		return fail("Abi_get_version", 0, errorf(errArg, "Abi_get_version", "abi_major or abi_minor is NULL"))
+	}
+	setInt(v, C.MPI_ABI_VERSION)
+	setInt(sv, C.MPI_ABI_SUBVERSION)
 	return 0
 }
 

@@ -7,10 +7,11 @@
 // and the only package of mpigo that uses cgo. Contracts:
 //
 //   - Handles are small integers, never addresses: the predefined ones have the values
-//     the standard fixes (below 0x400) and the ones a program creates are indices into
-//     this package's tables offset by handleBase. C never holds a Go pointer, and Go
-//     never keeps a C pointer past the call that gave it, except the buffers of
-//     nonblocking operations, which the standard lends MPI until they complete.
+//     mpi.h gives them, the standard's (which reserves 1 to 4095 for them), and the
+//     ones a program creates are indices into this package's tables offset by
+//     handleBase. C never holds a Go pointer, and Go never keeps a C pointer past the
+//     call that gave it, except the buffers of nonblocking operations, which the
+//     standard lends MPI until they complete.
 //   - C memory is used in place: a buffer is unsafe.Slice over the C pointer,
 //     spanning exactly the bytes the count and datatype reach (Span), handed to the
 //     device's untyped entry points (core.Buf, core.Vec with the datatype engine's
@@ -80,6 +81,27 @@ package main
 #cgo CFLAGS: -I${SRCDIR}/../include -O2
 #define MPIGO_ABI_NO_PROTOTYPES 1
 #include "mpi.h"
+
+// The predefined handles this package names, as integers: C's are pointers, which Go
+// cannot take as constants. GCC and Clang fold these casts of integer constants.
+enum {
+	mpigo_COMM_NULL = (intptr_t)MPI_COMM_NULL,
+	mpigo_COMM_WORLD = (intptr_t)MPI_COMM_WORLD,
+	mpigo_COMM_SELF = (intptr_t)MPI_COMM_SELF,
+	mpigo_GROUP_NULL = (intptr_t)MPI_GROUP_NULL,
+	mpigo_GROUP_EMPTY = (intptr_t)MPI_GROUP_EMPTY,
+	mpigo_MESSAGE_NULL = (intptr_t)MPI_MESSAGE_NULL,
+	mpigo_MESSAGE_NO_PROC = (intptr_t)MPI_MESSAGE_NO_PROC,
+	mpigo_INFO_NULL = (intptr_t)MPI_INFO_NULL,
+	mpigo_INFO_ENV = (intptr_t)MPI_INFO_ENV,
+	mpigo_ERRHANDLER_NULL = (intptr_t)MPI_ERRHANDLER_NULL,
+	mpigo_ERRORS_ARE_FATAL = (intptr_t)MPI_ERRORS_ARE_FATAL,
+	mpigo_ERRORS_RETURN = (intptr_t)MPI_ERRORS_RETURN,
+	mpigo_ERRORS_ABORT = (intptr_t)MPI_ERRORS_ABORT,
+	mpigo_REQUEST_NULL = (intptr_t)MPI_REQUEST_NULL,
+	mpigo_DATATYPE_NULL = (intptr_t)MPI_DATATYPE_NULL,
+	mpigo_OP_NULL = (intptr_t)MPI_OP_NULL,
+};
 */
 import "C"
 
@@ -92,7 +114,7 @@ import (
 func main() {}
 
 // handleBase is the first handle value of an object a program creates: above every
-// predefined handle (the standard keeps those below 0x400).
+// predefined handle (the standard reserves 1 to 4095 for those).
 const handleBase = 0x1000
 
 // table holds the objects of one kind, indexed by handle - handleBase. Freed slots are
@@ -150,30 +172,31 @@ func (t *table[T]) each(f func(h uintptr, o *T)) {
 	}
 }
 
-// Predefined handle values (mpi.h).
+// Predefined handle values, from mpi.h (whose values a test checks against the
+// standard's), so that this package cannot disagree with the header.
 const (
-	hCommNull  = 0x100
-	hCommWorld = 0x101
-	hCommSelf  = 0x102
+	hCommNull  = C.mpigo_COMM_NULL
+	hCommWorld = C.mpigo_COMM_WORLD
+	hCommSelf  = C.mpigo_COMM_SELF
 
-	hGroupNull  = 0x108
-	hGroupEmpty = 0x109
+	hGroupNull  = C.mpigo_GROUP_NULL
+	hGroupEmpty = C.mpigo_GROUP_EMPTY
 
-	hMessageNull   = 0x128
-	hMessageNoProc = 0x129
+	hMessageNull   = C.mpigo_MESSAGE_NULL
+	hMessageNoProc = C.mpigo_MESSAGE_NO_PROC
 
-	hInfoNull = 0x130
-	hInfoEnv  = 0x131
+	hInfoNull = C.mpigo_INFO_NULL
+	hInfoEnv  = C.mpigo_INFO_ENV
 
-	hErrhNull   = 0x140
-	hErrhFatal  = 0x141
-	hErrhReturn = 0x142
-	hErrhAbort  = 0x143
+	hErrhNull   = C.mpigo_ERRHANDLER_NULL
+	hErrhFatal  = C.mpigo_ERRORS_ARE_FATAL
+	hErrhReturn = C.mpigo_ERRORS_RETURN
+	hErrhAbort  = C.mpigo_ERRORS_ABORT
 
-	hRequestNull = 0x180
+	hRequestNull = C.mpigo_REQUEST_NULL
 
-	hDatatypeNull = 0x200
-	hOpNull       = 0x020
+	hDatatypeNull = C.mpigo_DATATYPE_NULL
+	hOpNull       = C.mpigo_OP_NULL
 )
 
 // cstr copies a C string.
