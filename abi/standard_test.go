@@ -293,3 +293,28 @@ func cCompiler(t *testing.T) string {
 	t.Skip("no C compiler (cc or gcc) in PATH: the C ABI tests need one (apt-get install gcc)")
 	return ""
 }
+
+// TestPublishedValues: a program built against the standard ABI's published values
+// (testdata/published.c declares what it uses itself, without mpigo's mpi.h) gets
+// error codes back under MPI_ERRORS_RETURN, and MPI_ERRORS_ARE_FATAL and
+// MPI_ERRORS_ABORT end the job at the same error.
+func TestPublishedValues(t *testing.T) {
+	mpigo := setup(t)
+	bin := cc(t, mpigo, filepath.Join("testdata", "published.c"))
+	out, errs, err := run(t, 2*time.Minute, mpigo, "run", "-n", "2", bin)
+	if err != nil || !strings.Contains(out, "OK published") {
+		t.Fatalf("under MPI_ERRORS_RETURN: %v\n--- stdout\n%s--- stderr\n%s", err, out, errs)
+	}
+	for _, mode := range []string{"fatal", "abort"} {
+		out, errs, err := run(t, 2*time.Minute, mpigo, "run", "-n", "2", bin, mode)
+		if err == nil || strings.Contains(out, "RETURNED") {
+			t.Errorf("under %s the erroneous call returned (job error %v)\n--- stdout\n%s--- stderr\n%s", mode, err, out, errs)
+			continue
+		}
+		for _, want := range []string{"MPI_Send", "MPI_ERR_RANK"} {
+			if !strings.Contains(errs, want) {
+				t.Errorf("under %s, stderr lacks %q:\n%s", mode, want, errs)
+			}
+		}
+	}
+}
