@@ -318,3 +318,9 @@ func TestPublishedValues(t *testing.T) {
 		}
 	}
 }
+
+// TestFortranABI: MPI_Abi_get/set_fortran_info and _booleans as a Fortran layer on the
+// C ABI uses them (testdata/fortranabi.c): unknown until set, the first set takes
+// effect on the Fortran datatypes' sizes, support and logical reductions, a later one
+// fails with MPI_ERR_ABI.
+func TestFortranABI(t *testing.T) { job(t, "fortranabi", 2) }

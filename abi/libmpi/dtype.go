@@ -144,10 +144,7 @@ func dtOf(h uintptr) *dtype {
 func typeOf(op string, h uintptr) (*datatype.Type, error) {
 	d := dtOf(h)
 	if d == nil {
-		if h == hDatatypeNull {
-			return nil, errorf(errType, op, "datatype is MPI_DATATYPE_NULL")
-		}
-		return nil, errorf(errType, op, "datatype %#x is not a datatype", h)
+		return nil, noType(op, h)
 	}
 	if !d.t.IsCommitted() {
 		return nil, errorf(errType, op, "datatype %s is not committed (call MPI_Type_commit)", d.name)
@@ -315,9 +312,20 @@ func newType(op string, t *datatype.Type, err error, out unsafe.Pointer, parts .
 func needType(op string, h uintptr) (*datatype.Type, int32) {
 	d := dtOf(h)
 	if d == nil {
-		return nil, fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+		return nil, fail(op, 0, noType(op, h))
 	}
 	return d.t, 0
+}
+
+// noType is the error of a datatype argument h that names no datatype.
+func noType(op string, h uintptr) error {
+	switch {
+	case h == hDatatypeNull:
+		return errorf(errType, op, "datatype is MPI_DATATYPE_NULL")
+	case fortranOff(h):
+		return errorf(errType, op, "datatype %#x is an optional Fortran type MPI_Abi_set_fortran_info said is not supported", h)
+	}
+	return errorf(errType, op, "datatype %#x is not a datatype", h)
 }
 
 //export goPMPI_Type_contiguous
@@ -609,6 +617,10 @@ func goPMPI_Type_free(p unsafe.Pointer) int32 {
 
 //export PMPI_Type_size
 func PMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
+	if fortranOff(h) { // what an unsupported optional type says (MPI 5.0 §21.4)
+		setInt(size, undefined)
+		return 0
+	}
 	t, r := needType("Type_size", h)
 	if t == nil {
 		return r
@@ -619,6 +631,10 @@ func PMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
 
 //export PMPI_Type_size_c
 func PMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
+	if fortranOff(h) {
+		*(*int64)(size) = undefined
+		return 0
+	}
 	t, r := needType("Type_size", h)
 	if t == nil {
 		return r
@@ -950,7 +966,7 @@ func PMPI_Type_match_size(class, size int32, out unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", class))
 	}
 	h, ok := bySize[size]
-	if !ok {
+	if !ok || fortranOff(h) {
 		return fail(op, 0, errorf(errArg, op, "no type of typeclass %d has size %d", class, size))
 	}
 	setHandle(out, h)

@@ -254,6 +254,9 @@ func f90Real(op string, comb int, p, r int32, out unsafe.Pointer, bases map[int]
 	if k == 0 {
 		return fail(op, 0, errorf(errArg, op, "no kind has precision %d and range %d (the widest is IEEE quad: 33 digits, range 4931)", p, r))
 	}
+	if fortranOff(bases[k]) {
+		return fail(op, 0, errorf(errArg, op, "the kind of precision %d and range %d is of %d bytes, which MPI_Abi_set_fortran_info said is not supported", p, r, k))
+	}
 	setHandle(out, f90Type(comb, p, r, bases[k], []int64{int64(p), int64(r)}))
 	return 0
 }
@@ -279,6 +282,9 @@ func PMPI_Type_create_f90_integer(r int32, out unsafe.Pointer) int32 {
 		base = 0x2e1 // MPI_INTEGER16
 	default:
 		return fail(op, 0, errorf(errArg, op, "no integer kind has range %d (the widest, 16 bytes, has 38)", r))
+	}
+	if fortranOff(base) {
+		return fail(op, 0, errorf(errArg, op, "the integer kind of range %d is one MPI_Abi_set_fortran_info said is not supported", r))
 	}
 	setHandle(out, f90Type(combF90Integer, 0, r, base, []int64{int64(r)}))
 	return 0

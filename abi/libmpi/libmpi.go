@@ -46,11 +46,12 @@
 //     tag and bytes. What short.c completes in C it counts in C memory, which Go
 //     reads at each snapshot (prof.Foreign); the Go halves count the rest.
 //
-// Implemented (490 of the standard's 660 procedures, with their _c forms and PMPI_
-// twins; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init, MPI_Init_thread
-// (every level), MPI_Finalize, MPI_Abort, the environment queries, MPI_Wtime, info
-// objects (MPI_INFO_ENV, communicator and window hints), MPI_Abi_get_*; point-to-
-// point in every mode, blocking, nonblocking, persistent and partitioned, probe and
+// Implemented (510 of the 657 procedures of the ABI's mpi.h, with their _c forms and
+// PMPI_ twins; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init,
+// MPI_Init_thread (every level), MPI_Finalize, MPI_Abort, the environment queries,
+// MPI_Wtime, info objects (MPI_INFO_ENV, communicator and window hints), the ABI's own
+// procedures (MPI_Abi_*: version, info, and the Fortran properties of fortran.go);
+// point-to-point in every mode, blocking, nonblocking, persistent and partitioned, probe and
 // matched probe (MPI_Imrecv), MPI_(I)sendrecv(_replace), the Wait/Test families and
 // MPI_Request_get_status_*, cancellation, generalized requests with C callbacks,
 // statuses, the buffered sends' buffers (process and communicator); every collective
@@ -69,8 +70,8 @@
 // call, shared memory queries); MPI_Alloc_mem; MPI_Pcontrol; the handle-integer
 // conversions and status accessors of MPI 5.0; sessions (process sets, communicators
 // from groups, session error handlers and buffers) and the file error handlers on
-// MPI_FILE_NULL. Everything else (I/O, MPI_T, spawn and ports) is a stub returning
-// MPI_ERR_UNSUPPORTED_OPERATION.
+// MPI_FILE_NULL. Everything else (I/O, MPI_T, spawn, ports and names,
+// MPI_Register_datarep) is a stub returning MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),
 // uintptr (a handle) and unsafe.Pointer (any pointer): a handle held in a Go pointer

@@ -200,16 +200,33 @@ func initPredefRed() {
 		for k := range kindKernels[0] {
 			kindKernels[oh-opSum][k] = kernelFor(oh, datatype.Kind(k))
 		}
-		for j, d := range predefT {
-			if d == nil {
-				continue
-			}
-			k := kernelFor(oh, d.t.Kind())
-			if k == nil {
-				continue
-			}
-			predefRed[oh-opSum][j] = &core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: int(d.t.Size()), Name: opNames[oh], Code: uint64(oh)}
+	}
+	for j := range predefT {
+		predefRedRow(j, nil)
+	}
+}
+
+// predefRedRow makes the reductions of the predefined operations on the predefined
+// datatype of handle 0x200+j (none if there is none), with the kernels of special
+// where it has one (the Fortran LOGICALs' of fortran.go).
+func predefRedRow(j int, special func(op uintptr) core.Kernel) {
+	d := predefT[j]
+	for oh := range opNames {
+		predefRed[oh-opSum][j] = nil
+		if d == nil {
+			continue
 		}
+		var k core.Kernel
+		if special != nil {
+			k = special(oh)
+		}
+		if k == nil {
+			k = kernelFor(oh, d.t.Kind())
+		}
+		if k == nil {
+			continue
+		}
+		predefRed[oh-opSum][j] = &core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: int(d.t.Size()), Name: opNames[oh], Code: uint64(oh)}
 	}
 }
 

@@ -46,32 +46,40 @@ var shortKinds = map[datatype.Kind]C.uint8_t{
 }
 
 func init() {
-	for i, d := range predefT {
-		if d == nil {
-			continue
+	for i := range predefT {
+		shortDatatype(i)
+	}
+}
+
+// shortDatatype writes short.c's entry for the predefined datatype of handle
+// 0x200+i from this package's table (an empty entry, the Go way, if it has none).
+func shortDatatype(i int) {
+	e := &C.mpigo_short_dts[i]
+	*e = C.mpigo_dt{}
+	d := predefT[i]
+	if d == nil {
+		return
+	}
+	t := d.t
+	if !t.IsContiguous() || t.LB() != 0 || t.Size() <= 0 || t.Size() != t.Extent() || t.Size() > 1<<16 {
+		return
+	}
+	e.size = C.int32_t(t.Size())
+	k := t.Kind()
+	if k == datatype.KindNone {
+		return
+	}
+	if core.RMAApplies(core.RMAReplace, k) {
+		e.replace = 1
+	}
+	if ck, ok := shortKinds[k]; ok {
+		e.kind = ck
+		if core.RMAApplies(core.RMASum, k) {
+			e.sum = 1
 		}
-		t := d.t
-		if !t.IsContiguous() || t.LB() != 0 || t.Size() <= 0 || t.Size() != t.Extent() || t.Size() > 1<<16 {
-			continue
-		}
-		e := &C.mpigo_short_dts[i]
-		e.size = C.int32_t(t.Size())
-		k := t.Kind()
-		if k == datatype.KindNone {
-			continue
-		}
-		if core.RMAApplies(core.RMAReplace, k) {
-			e.replace = 1
-		}
-		if ck, ok := shortKinds[k]; ok {
-			e.kind = ck
-			if core.RMAApplies(core.RMASum, k) {
-				e.sum = 1
-			}
-		}
-		if core.RMAAtomic(k) && t.Size() == 8 {
-			e.atomic = 1
-		}
+	}
+	if core.RMAAtomic(k) && t.Size() == 8 {
+		e.atomic = 1
 	}
 }
 

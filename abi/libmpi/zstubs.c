@@ -4,10 +4,6 @@
 
 extern int mpigo_unsupported(const char *name, MPI_Comm comm);
 
-int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set) { return mpigo_unsupported("MPI_Abi_get_fortran_booleans", MPI_COMM_NULL); }
-int PMPI_Abi_get_fortran_info(MPI_Info *info) { return mpigo_unsupported("MPI_Abi_get_fortran_info", MPI_COMM_NULL); }
-int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) { return mpigo_unsupported("MPI_Abi_set_fortran_booleans", MPI_COMM_NULL); }
-int PMPI_Abi_set_fortran_info(MPI_Info info) { return mpigo_unsupported("MPI_Abi_set_fortran_info", MPI_COMM_NULL); }
 int PMPI_Close_port(const char *port_name) { return mpigo_unsupported("MPI_Close_port", MPI_COMM_NULL); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_accept", comm); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_connect", comm); }

@@ -34,6 +34,36 @@ int main(int argc, char **argv) {
     OK(MPI_Type_size(MPI_CHARACTER, &tsize));
     OK(MPI_Type_get_name(MPI_CHARACTER, name, &len));
     CHECK(tsize == 1 && strcmp(name, "MPI_CHARACTER") == 0, "MPI_CHARACTER: %s of size %d", name, tsize);
+    /* Every predefined datatype of mpi.h is the library's of that name (the synonyms
+     * MPI_LONG_LONG_INT and MPI_C_COMPLEX are the same handles). */
+#define NAMED(t) {t, #t}
+    struct { MPI_Datatype t; const char *name; } named[] = {
+        NAMED(MPI_AINT), NAMED(MPI_COUNT), NAMED(MPI_OFFSET), NAMED(MPI_PACKED),
+        NAMED(MPI_SHORT), NAMED(MPI_INT), NAMED(MPI_LONG), NAMED(MPI_LONG_LONG),
+        NAMED(MPI_UNSIGNED_SHORT), NAMED(MPI_UNSIGNED), NAMED(MPI_UNSIGNED_LONG),
+        NAMED(MPI_UNSIGNED_LONG_LONG), NAMED(MPI_FLOAT), NAMED(MPI_C_FLOAT_COMPLEX),
+        NAMED(MPI_DOUBLE), NAMED(MPI_C_DOUBLE_COMPLEX), NAMED(MPI_LONG_DOUBLE),
+        NAMED(MPI_C_LONG_DOUBLE_COMPLEX), NAMED(MPI_C_BOOL), NAMED(MPI_WCHAR),
+        NAMED(MPI_INT8_T), NAMED(MPI_UINT8_T), NAMED(MPI_CHAR), NAMED(MPI_SIGNED_CHAR),
+        NAMED(MPI_UNSIGNED_CHAR), NAMED(MPI_BYTE), NAMED(MPI_INT16_T), NAMED(MPI_UINT16_T),
+        NAMED(MPI_INT32_T), NAMED(MPI_UINT32_T), NAMED(MPI_INT64_T), NAMED(MPI_UINT64_T),
+        NAMED(MPI_LOGICAL), NAMED(MPI_INTEGER), NAMED(MPI_REAL), NAMED(MPI_COMPLEX),
+        NAMED(MPI_DOUBLE_PRECISION), NAMED(MPI_CHARACTER), NAMED(MPI_CXX_FLOAT_COMPLEX),
+        NAMED(MPI_CXX_DOUBLE_COMPLEX), NAMED(MPI_CXX_LONG_DOUBLE_COMPLEX),
+        NAMED(MPI_CXX_BOOL), NAMED(MPI_DOUBLE_COMPLEX), NAMED(MPI_LOGICAL1),
+        NAMED(MPI_LOGICAL2), NAMED(MPI_LOGICAL4), NAMED(MPI_LOGICAL8), NAMED(MPI_LOGICAL16),
+        NAMED(MPI_INTEGER1), NAMED(MPI_INTEGER2), NAMED(MPI_INTEGER4), NAMED(MPI_INTEGER8),
+        NAMED(MPI_INTEGER16), NAMED(MPI_REAL2), NAMED(MPI_REAL4), NAMED(MPI_REAL8),
+        NAMED(MPI_REAL16), NAMED(MPI_COMPLEX4), NAMED(MPI_COMPLEX8), NAMED(MPI_COMPLEX16),
+        NAMED(MPI_COMPLEX32), NAMED(MPI_FLOAT_INT), NAMED(MPI_DOUBLE_INT),
+        NAMED(MPI_LONG_INT), NAMED(MPI_2INT), NAMED(MPI_SHORT_INT),
+        NAMED(MPI_LONG_DOUBLE_INT), NAMED(MPI_2REAL), NAMED(MPI_2DOUBLE_PRECISION),
+        NAMED(MPI_2INTEGER),
+    };
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+        OK(MPI_Type_get_name(named[k].t, name, &len));
+        CHECK(strcmp(name, named[k].name) == 0, "%s is the library's %s", named[k].name, name);
+    }
     int *tagub, *universe, *appnum, *lastused, flag, flag2, flag3;
     OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagub, &flag));
     CHECK(flag && *tagub >= 32767, "MPI_TAG_UB");
