@@ -1,6 +1,8 @@
-/* mpi1compat.h - the MPI-1 procedures MPI-3.0 removed, which older MPICH tests still
- * call, as their MPI-2 replacements. mpigo's mpi.h (the MPI 5.0 ABI) rightly lacks
- * them; the harness includes this before each test (-include). mpigo's own. */
+/* mpi1compat.h - the MPI-1 procedures MPI-3.0 removed, and those MPI-2.0 deprecated
+ * (the attribute calls), which older MPICH tests still call, as their MPI-2
+ * replacements. mpigo's mpi.h (the MPI 5.0 ABI) rightly lacks them: the ABI leaves out
+ * what MPI-3.1 or earlier deprecated (MPI 5.0 §21.2.1). The harness includes this
+ * before each test (-include). mpigo's own. */
 #ifndef MPI1COMPAT_H_MPIGO
 #define MPI1COMPAT_H_MPIGO
 #include "mpi.h"
@@ -51,5 +53,27 @@ static inline int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *eh)
 static inline int MPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
 {
     return MPI_Comm_create_errhandler(fn, eh);
+}
+static inline int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+                                    int *keyval, void *extra_state)
+{
+    return MPI_Comm_create_keyval((MPI_Comm_copy_attr_function *)copy_fn,
+                                  (MPI_Comm_delete_attr_function *)delete_fn, keyval, extra_state);
+}
+static inline int MPI_Keyval_free(int *keyval)
+{
+    return MPI_Comm_free_keyval(keyval);
+}
+static inline int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return MPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+static inline int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+static inline int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return MPI_Comm_delete_attr(comm, keyval);
 }
 #endif
