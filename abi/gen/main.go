@@ -1,7 +1,9 @@
 // Command gen writes mpigo's C ABI files from the list of the standard's procedures
 // (procs.txt) and the hand-written part of the header (head.h):
 //
-//   - abi/include/mpi.h: head.h, then every prototype and its PMPI_ twin;
+//   - abi/include/mpi.h: head.h, then every prototype and its PMPI_ twin, less the
+//     procedures procs.txt marks as the library's only (a "-" line: left out of the
+//     ABI by the standard, declared by other implementations' ABI headers);
 //   - abi/libmpi/zforward.c: each MPI_x calls PMPI_x, so that a profiling tool that
 //     defines MPI_x and calls PMPI_x intercepts it;
 //   - abi/libmpi/zstubs.c: PMPI_x for every procedure the library does not implement
@@ -11,11 +13,12 @@
 //     whose PMPI_x is hand-written C that takes a short way first and calls its Go
 //     half for everything else (short.c).
 //
-// It also checks each Go export's parameters (PMPI_x's and goPMPI_x's) against the C prototype (count, and
-// the Go type each C type must have: int32 for int, int64 for MPI_Count, MPI_Aint and
-// MPI_Offset, uintptr for a handle, unsafe.Pointer for a pointer), since the C side
-// calls the Go exports through the header's prototypes and nothing else would catch
-// a mismatch.
+// It also checks each Go export's parameters (PMPI_x's and goPMPI_x's) against the C
+// prototype (count, and the Go type each C type must have: int32 for int, int64 for
+// MPI_Count, MPI_Aint and MPI_Offset, uintptr for a handle, unsafe.Pointer for a
+// pointer), since the C side calls the Go exports through the header's prototypes and
+// nothing else would catch a mismatch; and that every Go export is a procedure of
+// procs.txt.
 //
 // Run from the abi directory: go generate ./abi
 package main
@@ -41,6 +44,8 @@ type proc struct {
 	ret, name string
 	params    []param
 	variadic  bool
+	// libraryOnly: the library exports it, mpi.h does not declare it (a "-" line).
+	libraryOnly bool
 }
 
 var protoRE = regexp.MustCompile(`^(.+?)\s+(MPI_\w+)\((.*)\)$`)
@@ -59,11 +64,12 @@ func parseProcs(path string) ([]proc, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		m := protoRE.FindStringSubmatch(line)
+		libraryOnly := strings.HasPrefix(line, "-")
+		m := protoRE.FindStringSubmatch(strings.TrimPrefix(line, "-"))
 		if m == nil {
 			return nil, fmt.Errorf("procs.txt: cannot parse %q", line)
 		}
-		p := proc{ret: m[1], name: m[2]}
+		p := proc{ret: m[1], name: m[2], libraryOnly: libraryOnly}
 		if args := strings.TrimSpace(m[3]); args != "void" {
 			for i, a := range strings.Split(args, ",") {
 				a = strings.TrimSpace(a)
@@ -265,7 +271,9 @@ func main() {
 	for _, pre := range []string{"MPI_", "PMPI_"} {
 		fmt.Fprintf(&h, "\n/* %sx */\n", pre)
 		for _, p := range procs {
-			fmt.Fprintf(&h, "%s %s%s(%s);\n", p.ret, pre, p.name[4:], p.cparams())
+			if !p.libraryOnly {
+				fmt.Fprintf(&h, "%s %s%s(%s);\n", p.ret, pre, p.name[4:], p.cparams())
+			}
 		}
 	}
 	h.WriteString("\n#endif /* MPIGO_ABI_NO_PROTOTYPES */\n\n#if defined(__cplusplus)\n}\n#endif\n\n#endif /* MPI_H_ABI */\n")
@@ -305,6 +313,9 @@ func main() {
 			bad = append(bad, checkGo("go"+pname, p, gp, goRet["go"+pname])...)
 			fmt.Fprintf(&halves, "%s go%s(%s);\n", p.ret, pname, p.cparams())
 		}
+		if p.libraryOnly { // mpi.h does not declare it
+			fmt.Fprintf(&fw, "%s %s(%s);\n", p.ret, pname, p.cparams())
+		}
 		if !p.variadic {
 			ret := "return "
 			fmt.Fprintf(&fw, "%s %s(%s) { %s%s(%s); }\n", p.ret, p.name, p.cparams(), ret, pname, p.args())
@@ -335,7 +346,13 @@ func main() {
 	check(os.WriteFile("libmpi/zforward.c", fw.Bytes(), 0o644))
 	check(os.WriteFile("libmpi/zstubs.c", st.Bytes(), 0o644))
 	check(os.WriteFile("libmpi/zgo.h", halves.Bytes(), 0o644))
-	fmt.Printf("gen: %d procedures, %d implemented\n", len(procs), implemented)
+	libraryOnly := 0
+	for _, p := range procs {
+		if p.libraryOnly {
+			libraryOnly++
+		}
+	}
+	fmt.Printf("gen: %d procedures (%d exported only, not in mpi.h), %d implemented\n", len(procs), libraryOnly, implemented)
 }
 
 // checkGo checks the parameters and result of the Go export name against p's prototype.

@@ -295,8 +295,16 @@ func PMPI_Comm_create_keyval(copyFn, deleteFn, key, extra unsafe.Pointer) int32 
 	return createKeyval("Comm_create_keyval", copyFn, deleteFn, key, extra)
 }
 
+//export PMPI_Keyval_create
+func PMPI_Keyval_create(copyFn, deleteFn, key, extra unsafe.Pointer) int32 {
+	return createKeyval("Keyval_create", copyFn, deleteFn, key, extra)
+}
+
 //export PMPI_Comm_free_keyval
 func PMPI_Comm_free_keyval(key unsafe.Pointer) int32 { return freeKeyval("Comm_free_keyval", key) }
+
+//export PMPI_Keyval_free
+func PMPI_Keyval_free(key unsafe.Pointer) int32 { return freeKeyval("Keyval_free", key) }
 
 //export PMPI_Comm_set_attr
 func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
@@ -328,6 +336,11 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 	return 0
 }
 
+//export PMPI_Attr_put
+func PMPI_Attr_put(ch uintptr, key int32, val unsafe.Pointer) int32 {
+	return PMPI_Comm_set_attr(ch, key, val)
+}
+
 //export PMPI_Comm_get_attr
 func PMPI_Comm_get_attr(ch uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	const op = "Comm_get_attr"
@@ -356,6 +369,11 @@ func PMPI_Comm_get_attr(ch uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	return 0
 }
 
+//export PMPI_Attr_get
+func PMPI_Attr_get(ch uintptr, key int32, val, flag unsafe.Pointer) int32 {
+	return PMPI_Comm_get_attr(ch, key, val, flag)
+}
+
 //export PMPI_Comm_delete_attr
 func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	const op = "Comm_delete_attr"
@@ -369,6 +387,9 @@ func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	}
 	return fail(op, ch, err)
 }
+
+//export PMPI_Attr_delete
+func PMPI_Attr_delete(ch uintptr, key int32) int32 { return PMPI_Comm_delete_attr(ch, key) }
 
 //export PMPI_Type_create_keyval
 func PMPI_Type_create_keyval(copyFn, deleteFn, key, extra unsafe.Pointer) int32 {

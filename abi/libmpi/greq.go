@@ -196,8 +196,18 @@ func PMPI_Psend_init(buf unsafe.Pointer, parts int32, count int64, dh uintptr, d
 	return pinit("Psend_init", true, buf, parts, count, dh, dest, tag, ch, out)
 }
 
+//export PMPI_Psend_init_c
+func PMPI_Psend_init_c(buf unsafe.Pointer, parts int32, count int64, dh uintptr, dest, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
+	return pinit("Psend_init", true, buf, parts, count, dh, dest, tag, ch, out)
+}
+
 //export PMPI_Precv_init
 func PMPI_Precv_init(buf unsafe.Pointer, parts int32, count int64, dh uintptr, src, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
+	return pinit("Precv_init", false, buf, parts, count, dh, src, tag, ch, out)
+}
+
+//export PMPI_Precv_init_c
+func PMPI_Precv_init_c(buf unsafe.Pointer, parts int32, count int64, dh uintptr, src, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
 	return pinit("Precv_init", false, buf, parts, count, dh, src, tag, ch, out)
 }
 

@@ -47,7 +47,8 @@
 //     reads at each snapshot (prof.Foreign); the Go halves count the rest.
 //
 // Implemented (510 of the 657 procedures of the ABI's mpi.h, with their _c forms and
-// PMPI_ twins; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init,
+// PMPI_ twins, and the 7 that other ABI headers declare beyond the standard's, which
+// abi/gen/procs.txt marks; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init,
 // MPI_Init_thread (every level), MPI_Finalize, MPI_Abort, the environment queries,
 // MPI_Wtime, info objects (MPI_INFO_ENV, communicator and window hints), the ABI's own
 // procedures (MPI_Abi_*: version, info, and the Fortran properties of fortran.go);

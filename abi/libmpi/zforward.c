@@ -658,3 +658,17 @@ int MPI_Win_unlock_all(MPI_Win win) { return PMPI_Win_unlock_all(win); }
 int MPI_Win_wait(MPI_Win win) { return PMPI_Win_wait(win); }
 double MPI_Wtick(void) { return PMPI_Wtick(); }
 double MPI_Wtime(void) { return PMPI_Wtime(); }
+int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Attr_delete(comm, keyval); }
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) { return PMPI_Attr_get(comm, keyval, attribute_val, flag); }
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) { return PMPI_Attr_put(comm, keyval, attribute_val); }
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state) { return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state); }
+int PMPI_Keyval_free(int *keyval);
+int MPI_Keyval_free(int *keyval) { return PMPI_Keyval_free(keyval); }
+int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return PMPI_Precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request); }
+int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return PMPI_Psend_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request); }

@@ -5,7 +5,9 @@
  * is what any standard-ABI program passes.
  *
  * With no argument it sets MPI_ERRORS_RETURN on MPI_COMM_WORLD and makes erroneous
- * calls, which must return their error codes. With "fatal" or "abort" it sets
+ * calls, which must return their error codes; and it calls the attribute procedures
+ * that the standard leaves out of the ABI but the MPI Forum's reference header and
+ * MPICH's declare, as a program built against those may. With "fatal" or "abort" it sets
  * MPI_ERRORS_ARE_FATAL or MPI_ERRORS_ABORT and makes one, which must end the job: a
  * "RETURNED" line says it did not. */
 #include <stdio.h>
@@ -39,6 +41,17 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Error_class(int errorcode, int *errorclass);
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
+
+/* Deprecated in MPI-2.0, out of the standard ABI (§21.2.1), in other ABI headers. */
+typedef int(MPI_Copy_function)(MPI_Comm, int, void *, void *, void *, int *);
+typedef int(MPI_Delete_function)(MPI_Comm, int, void *, void *);
+#define MPI_NULL_COPY_FN   ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
 
 #define FAIL(...)                                                                  \
     do {                                                                           \
@@ -79,6 +92,17 @@ int main(int argc, char **argv) {
             FAIL("MPI_Comm_get_errhandler gives %p, want MPI_ERRORS_RETURN", (void *)eh);
         returned(MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK);
         returned(MPI_Send(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+
+        int key, flag = 0;
+        void *got = NULL;
+        if (MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &key, NULL) != MPI_SUCCESS ||
+            MPI_Attr_put(MPI_COMM_WORLD, key, &x) != MPI_SUCCESS ||
+            MPI_Attr_get(MPI_COMM_WORLD, key, &got, &flag) != MPI_SUCCESS || !flag || got != &x)
+            FAIL("MPI_Keyval_create, MPI_Attr_put, MPI_Attr_get: flag %d, %p for %p", flag, got, (void *)&x);
+        if (MPI_Attr_delete(MPI_COMM_WORLD, key) != MPI_SUCCESS ||
+            MPI_Attr_get(MPI_COMM_WORLD, key, &got, &flag) != MPI_SUCCESS || flag ||
+            MPI_Keyval_free(&key) != MPI_SUCCESS)
+            FAIL("MPI_Attr_delete, MPI_Keyval_free: flag %d", flag);
         MPI_Finalize();
         if (rank == 0) printf("OK published\n");
         return 0;
