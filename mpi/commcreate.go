@@ -3,6 +3,7 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -37,7 +38,7 @@ func (c *Comm) dup() (*Comm, error) {
 		return nil, err
 	}
 	d := wrapComm(c, nd)
-	d.topo, d.hints = c.topo, c.cloneHints()
+	d.topo, d.hints = c.topo, c.hints.Dup()
 	if err := c.copyAttrs(d); err != nil {
 		nd.Free("Dup")
 		return nil, core.Wrap(ClassOther, "Dup", "an attribute copy function failed", err)
@@ -53,11 +54,11 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 	if err := c.check("Idup"); err != nil {
 		return nil, Request{}, err
 	}
-	return c.idup(false, nil)
+	return c.idup(nil)
 }
 
-// idup starts the duplication; withInfo gives the new communicator hints instead of c's.
-func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, error) {
+// idup starts the duplication; non-nil hints replace c's on the new communicator.
+func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
 	d := &Comm{}
 	p := core.Go("Idup", func() error {
 		nd, err := c.dup()
@@ -68,7 +69,7 @@ func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, err
 		// completion, which orders these writes before any use.
 		d.d, d.topo, d.errh, d.attrs, d.order = nd.d, nd.topo, nd.errh, nd.attrs, nd.order
 		d.hints, d.s = nd.hints, nd.s
-		if withInfo {
+		if hints != nil {
 			d.hints = hints
 		}
 		return nil
@@ -87,7 +88,7 @@ func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 	if err := c.check("DupWithInfo"); err != nil {
 		return nil, err
 	}
-	pairs, err := info.pairs("DupWithInfo")
+	hints, err := mpir.NewCommHints("DupWithInfo", info.obj())
 	if err != nil {
 		return nil, c.fail("DupWithInfo", err)
 	}
@@ -95,7 +96,7 @@ func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 	if err != nil {
 		return nil, c.fail("DupWithInfo", err)
 	}
-	d.hints = applyHints(nil, pairs)
+	d.hints = hints
 	return d, nil
 }
 
@@ -107,11 +108,11 @@ func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
 	if err := c.check("IdupWithInfo"); err != nil {
 		return nil, Request{}, err
 	}
-	pairs, err := info.pairs("IdupWithInfo")
+	hints, err := mpir.NewCommHints("IdupWithInfo", info.obj())
 	if err != nil {
 		return nil, Request{}, c.fail("IdupWithInfo", err)
 	}
-	return c.idup(true, applyHints(nil, pairs))
+	return c.idup(hints)
 }
 
 // Split partitions c: the ranks that pass the same color form a new communicator, ranked

@@ -13,8 +13,6 @@ typedef struct { MPI_Aint size; int disp_unit, flavor, model; } winattrs;
 import "C"
 
 import (
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -22,6 +20,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -40,8 +39,8 @@ type win struct {
 	mu     sync.Mutex
 	attrs  map[int32]uintptr
 	name   string
-	sess   *session // the session its communicator derives from (grp)
-	hints  *info
+	sess   *session       // the session its communicator derives from (grp)
+	hints  *mpir.Hints    // the info hints in effect
 	cmem   unsafe.Pointer // malloc'd memory of an allocated window, freed with it
 	pre    *C.winattrs
 	base   unsafe.Pointer
@@ -92,12 +91,9 @@ func needWin(op string, h uintptr) (*win, int32) {
 var winFlavors = map[core.Flavor]int{core.FlavorCreate: 311, core.FlavorAllocate: 312, core.FlavorDynamic: 313, core.FlavorShared: 314}
 
 // newWin registers a window the device made and writes its handle.
-func newWin(cw *core.Win, c *comm, info uintptr, base, cmem unsafe.Pointer, size int64, unit int, flavor int, out unsafe.Pointer) {
-	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor, sess: c.sess}
+func newWin(cw *core.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, size int64, unit int, flavor int, out unsafe.Pointer) {
+	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor, sess: c.sess, hints: hints}
 	w.errh.Store(hErrhFatal)
-	if in := infoOf(info); in != nil && info != hInfoNull {
-		w.hints = in.clone()
-	}
 	w.pre = (*C.winattrs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.winattrs{}))))
 	w.pre.size, w.pre.disp_unit, w.pre.flavor, w.pre.model = C.MPI_Aint(size), C.int(unit), C.int(flavor), 321 // MPI_WIN_UNIFIED
 	h := wins.add(w)
@@ -136,11 +132,15 @@ func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsa
 		}
 		mem = unsafe.Slice((*byte)(base), size)
 	}
+	hints, err := newWinHints(op, info)
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem})
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, info, base, nil, size, int(unit), 311, out)
+	newWin(cw, c, hints, base, nil, size, int(unit), 311, out)
 	return 0
 }
 
@@ -167,15 +167,16 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 	if baseptr == nil {
 		return fail(op, ch, errorf(errArg, op, "baseptr is NULL"))
 	}
+	hints, err := newWinHints(op, info)
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	a := core.WinArgs{Flavor: core.FlavorAllocate, Size: size, DispUnit: int(unit)}
 	flavor := 312
 	if shared {
 		a.Flavor, flavor = core.FlavorShared, 314
-		if in := infoOf(info); in != nil && info != hInfoNull {
-			v, _ := in.get("alloc_shared_noncontig")
-			a.Noncontig = v == "true"
-		}
 	}
+	hints.ShapeWin(&a)
 	cw, err := c.c.CreateWin(op, a)
 	if err != nil {
 		return fail(op, ch, err)
@@ -207,7 +208,7 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 		base = unsafe.Pointer(unsafe.SliceData(m))
 	}
 	*(*unsafe.Pointer)(baseptr) = base
-	newWin(cw, c, info, base, cmem, size, int(unit), flavor, out)
+	newWin(cw, c, hints, base, cmem, size, int(unit), flavor, out)
 	return 0
 }
 
@@ -239,11 +240,15 @@ func PMPI_Win_create_dynamic(info, ch uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.WinCreateDynamic, c.enterTimed(prof.WinCreateDynamic, prof.NoPeer, -1, 0), 0)
+	hints, err := newWinHints(op, info)
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, info, nil, nil, 0, 1, 313, out)
+	newWin(cw, c, hints, nil, nil, 0, 1, 313, out)
 	return 0
 }
 
@@ -385,10 +390,14 @@ func PMPI_Win_get_name(wh uintptr, name, n unsafe.Pointer) int32 {
 	return 0
 }
 
-// The info keys a window takes (MPI 4.1 12.2.7) and their defaults.
-var winInfoDefaults = [][2]string{{"no_locks", "false"}, {"accumulate_ordering", "rar,raw,war,waw"},
-	{"accumulate_ops", "same_op_no_op"}, {"same_size", "false"}, {"same_disp_unit", "false"},
-	{"alloc_shared_noncontig", "false"}, {"mpi_accumulate_granularity", "8"}}
+// newWinHints is the hints of a window op makes with info handle h.
+func newWinHints(op string, h uintptr) (*mpir.Hints, error) {
+	in, err := infoArg(op, h)
+	if err != nil {
+		return nil, err
+	}
+	return mpir.NewWinHints(op, in)
+}
 
 //export PMPI_Win_set_info
 func PMPI_Win_set_info(wh uintptr, ih uintptr) int32 {
@@ -397,47 +406,24 @@ func PMPI_Win_set_info(wh uintptr, ih uintptr) int32 {
 	if w == nil {
 		return r
 	}
-	in, err := needInfo(op, ih, false)
+	in, err := infoArg(op, ih)
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	in = in.clone()
-	w.mu.Lock()
-	if w.hints == nil {
-		w.hints = &info{}
-	}
-	h := w.hints
-	w.mu.Unlock()
-	for _, k := range in.keys {
-		h.set(k, in.vals[k])
-	}
-	return 0
+	return failWin(op, wh, w.hints.Set(op, in))
 }
 
 //export PMPI_Win_get_info
 func PMPI_Win_get_info(wh uintptr, out unsafe.Pointer) int32 {
-	w, r := needWin("Win_get_info", wh)
+	const op = "Win_get_info"
+	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	in := &info{}
-	for _, kv := range winInfoDefaults {
-		in.set(kv[0], kv[1])
+	if out == nil {
+		return failWin(op, wh, errorf(errArg, op, "info_used is NULL"))
 	}
-	w.mu.Lock()
-	h := w.hints
-	w.mu.Unlock()
-	if h != nil {
-		h = h.clone()
-		for _, k := range h.keys {
-			for _, kv := range winInfoDefaults {
-				if kv[0] == k { // only the keys a window knows are reported
-					in.set(k, h.vals[k])
-				}
-			}
-		}
-	}
-	setHandle(out, infos.add(in))
+	setHandle(out, newInfoHandle(w.hints.Info()))
 	return 0
 }
 
@@ -1148,7 +1134,11 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	if size < 0 || baseptr == nil {
 		return fail(op, 0, errorf(errArg, op, "size %d is negative or baseptr is NULL", size))
 	}
-	align, err := memAlignment(op, info)
+	in, err := infoArg(op, info)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	align, err := mpir.MemAlignment(op, in)
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -1165,28 +1155,6 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	}
 	*(*unsafe.Pointer)(baseptr) = p
 	return 0
-}
-
-// memAlignment is the alignment the info hint mpi_minimum_memory_alignment asks of
-// allocated memory (MPI 4.1 §12.2: a power of two the implementation must honour
-// when it is above the default alignment), 0 when info has no such hint.
-func memAlignment(op string, ih uintptr) (int64, error) {
-	if ih == hInfoNull {
-		return 0, nil
-	}
-	in, err := needInfo(op, ih, false)
-	if err != nil {
-		return 0, err
-	}
-	v, ok := in.get("mpi_minimum_memory_alignment")
-	if !ok {
-		return 0, nil
-	}
-	a, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if perr != nil || a <= 0 || a&(a-1) != 0 || a > 1<<30 {
-		return 0, errorf(errInfoValue, op, "info mpi_minimum_memory_alignment %q is not a power of two up to 1 GiB", v)
-	}
-	return a, nil
 }
 
 //export PMPI_Free_mem
