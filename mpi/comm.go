@@ -27,9 +27,9 @@ type Comm struct {
 	// DistGraphCreate (topology*.go), nil for none.
 	topo *mpir.Topology
 
+	attrs mpir.Attrs // attr.go; in the order they were set (Self's are deleted in reverse at Finalize)
+
 	mu    sync.Mutex
-	attrs map[*Keyval]any
-	order []*Keyval   // attrs in the order they were set (Self's delete callbacks at Finalize run in reverse)
 	errh  *ErrHandler // nil: ErrorsReturn
 	hints *mpir.Hints // the info hints in effect (info.go), shared by c's views
 

@@ -33,17 +33,29 @@ func (c *Comm) Dup() (*Comm, error) {
 }
 
 func (c *Comm) dup() (*Comm, error) {
-	nd, err := c.d.Dup("Dup")
-	if err != nil {
+	d := &Comm{}
+	if err := c.dupInto("Dup", d); err != nil {
 		return nil, err
 	}
-	d := wrapComm(c, nd)
-	d.topo, d.hints = c.topo, c.hints.Dup()
-	if err := c.copyAttrs(d); err != nil {
-		nd.Free("Dup")
-		return nil, core.Wrap(ClassOther, "Dup", "an attribute copy function failed", err)
-	}
 	return d, nil
+}
+
+// dupInto makes d a duplicate of c: a new device communicator, c's handler, session,
+// topology and hints, and the attributes c's copy functions keep. d is not c's until
+// it returns (Idup's d becomes visible through its request).
+func (c *Comm) dupInto(op string, d *Comm) error {
+	nd, err := c.d.Dup(op)
+	if err != nil {
+		return err
+	}
+	w := wrapComm(c, nd)
+	d.errh, d.s, d.topo, d.hints = w.errh, w.s, c.topo, c.hints.Dup()
+	if err := c.copyAttrs(op, d); err != nil {
+		nd.Free(op)
+		return err
+	}
+	d.d = nd
+	return nil
 }
 
 // Idup starts duplicating c and returns the new communicator at once, with a request
@@ -61,14 +73,11 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
 	d := &Comm{}
 	p := core.Go("Idup", func() error {
-		nd, err := c.dup()
-		if err != nil {
-			return err
-		}
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
-		d.d, d.topo, d.errh, d.attrs, d.order = nd.d, nd.topo, nd.errh, nd.attrs, nd.order
-		d.hints, d.s = nd.hints, nd.s
+		if err := c.dupInto("Idup", d); err != nil {
+			return err
+		}
 		if hints != nil {
 			d.hints = hints
 		}
@@ -201,7 +210,9 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 
 // Free releases the communicator and its context id, which a later communicator may
 // reuse once every member has freed it (MPI_Comm_free). Attributes' delete functions
-// run first. World and Self cannot be freed. Every later call on c returns ErrComm.
+// run first, the last set first; if one fails, Free returns its error and c stays, with
+// that attribute and those set before it. World and Self cannot be freed. Every later
+// call on c returns ErrComm.
 func (c *Comm) Free() error {
 	defer prof.Exit(prof.CommFree, c.enterRare(prof.CommFree, prof.NoPeer, 0), 0)
 	if err := c.check("Free"); err != nil {
@@ -210,14 +221,10 @@ func (c *Comm) Free() error {
 	if c == World || c == Self {
 		return c.fail("Free", errorf(ClassComm, "Free", "%s cannot be freed", c.Name()))
 	}
-	derr := c.deleteAttrs()
-	if err := c.d.Free("Free"); err != nil {
-		return c.fail("Free", err)
+	if err := mpir.FreeAttrs("Free", &c.attrs, c); err != nil {
+		return c.fail("Free", err) // c stays, with the attributes not deleted
 	}
-	if derr != nil {
-		return c.fail("Free", core.Wrap(ClassOther, "Free", "an attribute delete function failed", derr))
-	}
-	return nil
+	return c.fail("Free", c.d.Free("Free"))
 }
 
 // CommCompare compares two communicators: Ident (the same one), Congruent (same

@@ -32,7 +32,7 @@ type Win struct {
 
 	mu    sync.Mutex
 	errh  *ErrHandler
-	attrs map[*WinKeyval]any
+	attrs mpir.Attrs  // win_errh.go
 	hints *mpir.Hints // the info hints in effect
 
 	lastGroup atomic.Pointer[groupRanks] // ranksOf's last translation
@@ -193,14 +193,16 @@ func (w *Win) Detach(mem []byte) error {
 }
 
 // Free frees the window (collective; MPI_Win_free): every rank's operations complete
-// first. The attributes' delete functions run before.
+// first. The attributes' delete functions run before, the last set first; if one
+// fails, Free returns its error and w stays, with that attribute and those set before
+// it.
 func (w *Win) Free() error {
 	defer prof.Exit(prof.WinFree, w.enterSync(prof.WinFree, prof.NoPeer), 0)
 	if err := w.dev().Check("WinFree"); err != nil {
 		return w.fail("WinFree", err)
 	}
-	if err := w.deleteAttrs(); err != nil {
-		return w.fail("WinFree", err)
+	if err := mpir.FreeAttrs("WinFree", &w.attrs, w); err != nil {
+		return w.fail("WinFree", err) // w stays, with the attributes not deleted
 	}
 	return w.fail("WinFree", w.d.Free("WinFree"))
 }

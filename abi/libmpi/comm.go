@@ -21,14 +21,10 @@ type comm struct {
 	c     *core.Comm
 	errh  atomic.Int64
 	mu    sync.Mutex
-	attrs map[int32]uintptr
-	// attrSeq orders the attributes by when they were set (attrClock), so that
-	// their delete callbacks run last set, first deleted: MPI requires it of
-	// MPI_COMM_SELF at MPI_Finalize, and Comm_free keeps the same order.
-	attrSeq map[int32]uint64
-	name    string
-	topo    *mpir.Topology // set at creation, never changed
-	hints   *mpir.Hints    // the info hints in effect
+	attrs mpir.Attrs // attr.go
+	name  string
+	topo  *mpir.Topology // set at creation, never changed
+	hints *mpir.Hints    // the info hints in effect
 	// sess is the session the communicator derives from (made from a session's
 	// group, or from a communicator that was), nil for the world model's; set at
 	// creation. Its groups carry it, so that what is made from them is the session's.
@@ -174,24 +170,23 @@ func dup(op string, c *comm, ch uintptr, out unsafe.Pointer) int32 {
 	}
 	nh := *(*uintptr)(out)
 	commOf(nh).topo, commOf(nh).hints = c.topo, c.hints.Dup()
-	if err := copyAttrs(c, ch, commOf(nh), nh); err != nil {
-		discardComm(nh)
+	if err := mpir.CopyAttrs(op, &c.attrs, ch, &commOf(nh).attrs, nh); err != nil {
+		discardComm(op, nh)
 		setHandle(out, hCommNull)
 		return fail(op, ch, err)
 	}
 	return 0
 }
 
-// discardComm frees the duplicate h whose attribute copy callback failed: the
-// duplication is not returned (newcomm is MPI_COMM_NULL), and the attributes copied
-// so far are deleted with their callbacks. Freeing is local.
-func discardComm(h uintptr) {
+// discardComm frees the duplicate h whose attribute copy callback failed (mpir
+// deleted the attributes copied so far): the duplication is not returned (newcomm is
+// MPI_COMM_NULL). Freeing is local.
+func discardComm(op string, h uintptr) {
 	c := commOf(h)
 	if c == nil {
 		return
 	}
-	_ = deleteAll(c, h) // the duplication's own error is the one reported
-	_ = c.c.Free("Comm_dup")
+	_ = c.c.Free(op)
 	unrefErrh(uintptr(c.errh.Load()))
 	comms.remove(h)
 }
@@ -356,8 +351,8 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.CommFree, c.enterTimed(prof.CommFree, prof.NoPeer, -1, 0), 0)
-	if err := deleteAll(c, h); err != nil {
-		return fail(op, h, err)
+	if err := mpir.FreeAttrs(op, &c.attrs, h); err != nil {
+		return fail(op, h, err) // the communicator stays, with the attributes not deleted
 	}
 	if err := c.c.Free(op); err != nil {
 		return fail(op, h, err)
@@ -471,8 +466,8 @@ func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Po
 		nh := newComm(nc, c)
 		n := commOf(nh)
 		n.topo, n.hints = c.topo, hints
-		if err := copyAttrs(c, ch, n, nh); err != nil {
-			discardComm(nh)
+		if err := mpir.CopyAttrs(op, &c.attrs, ch, &n.attrs, nh); err != nil {
+			discardComm(op, nh)
 			return err
 		}
 		setHandle(out, nh)

@@ -34,18 +34,17 @@ import (
 // unless set), as MPI 4.1 section 12.6 says.
 
 type win struct {
-	w      *core.Win
-	errh   atomic.Int64
-	mu     sync.Mutex
-	attrs  map[int32]uintptr
-	name   string
-	sess   *session       // the session its communicator derives from (grp)
-	hints  *mpir.Hints    // the info hints in effect
-	cmem   unsafe.Pointer // malloc'd memory of an allocated window, freed with it
-	pre    *C.winattrs
-	base   unsafe.Pointer
-	flavor int
-	short  *shortWin // the copy short.c reads (short.go)
+	w     *core.Win
+	errh  atomic.Int64
+	mu    sync.Mutex
+	attrs mpir.Attrs // attr.go
+	name  string
+	sess  *session       // the session its communicator derives from (grp)
+	hints *mpir.Hints    // the info hints in effect
+	cmem  unsafe.Pointer // malloc'd memory of an allocated window, freed with it
+	pre   *C.winattrs
+	base  unsafe.Pointer
+	short *shortWin // the copy short.c reads (short.go)
 }
 
 var wins table[win]
@@ -88,14 +87,22 @@ func needWin(op string, h uintptr) (*win, int32) {
 	return w, 0
 }
 
-var winFlavors = map[core.Flavor]int{core.FlavorCreate: 311, core.FlavorAllocate: 312, core.FlavorDynamic: 313, core.FlavorShared: 314}
+var winFlavors = map[core.Flavor]C.int{core.FlavorCreate: C.MPI_WIN_FLAVOR_CREATE, core.FlavorAllocate: C.MPI_WIN_FLAVOR_ALLOCATE,
+	core.FlavorDynamic: C.MPI_WIN_FLAVOR_DYNAMIC, core.FlavorShared: C.MPI_WIN_FLAVOR_SHARED}
 
-// newWin registers a window the device made and writes its handle.
-func newWin(cw *core.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, size int64, unit int, flavor int, out unsafe.Pointer) {
-	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor, sess: c.sess, hints: hints}
+var winModels = map[int]C.int{mpir.ModelUnified: C.MPI_WIN_UNIFIED, mpir.ModelSeparate: C.MPI_WIN_SEPARATE}
+
+// newWin registers a window the device made and writes its handle. flavor is the one
+// the program asked for: an allocated window made again over C memory (winAllocate)
+// is still of the allocate flavour. The predefined attributes' values go to C memory.
+func newWin(cw *core.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, flavor core.Flavor, out unsafe.Pointer) {
+	w := &win{w: cw, cmem: cmem, base: base, sess: c.sess, hints: hints}
 	w.errh.Store(hErrhFatal)
+	a := mpir.WinAttrsOf(cw)
+	a.Flavor = flavor
 	w.pre = (*C.winattrs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.winattrs{}))))
-	w.pre.size, w.pre.disp_unit, w.pre.flavor, w.pre.model = C.MPI_Aint(size), C.int(unit), C.int(flavor), 321 // MPI_WIN_UNIFIED
+	w.pre.size, w.pre.disp_unit = C.MPI_Aint(a.Size), C.int(a.DispUnit)
+	w.pre.flavor, w.pre.model = winFlavors[a.Flavor], winModels[a.Model]
 	h := wins.add(w)
 	newShort(w, h)
 	setHandle(out, h)
@@ -140,7 +147,7 @@ func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsa
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, hints, base, nil, size, int(unit), 311, out)
+	newWin(cw, c, hints, base, nil, core.FlavorCreate, out)
 	return 0
 }
 
@@ -172,9 +179,8 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 		return fail(op, ch, err)
 	}
 	a := core.WinArgs{Flavor: core.FlavorAllocate, Size: size, DispUnit: int(unit)}
-	flavor := 312
 	if shared {
-		a.Flavor, flavor = core.FlavorShared, 314
+		a.Flavor = core.FlavorShared
 	}
 	hints.ShapeWin(&a)
 	cw, err := c.c.CreateWin(op, a)
@@ -208,7 +214,7 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 		base = unsafe.Pointer(unsafe.SliceData(m))
 	}
 	*(*unsafe.Pointer)(baseptr) = base
-	newWin(cw, c, hints, base, cmem, size, int(unit), flavor, out)
+	newWin(cw, c, hints, base, cmem, a.Flavor, out)
 	return 0
 }
 
@@ -248,7 +254,7 @@ func PMPI_Win_create_dynamic(info, ch uintptr, out unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, hints, nil, nil, 0, 1, 313, out)
+	newWin(cw, c, hints, nil, nil, core.FlavorDynamic, out)
 	return 0
 }
 
@@ -295,14 +301,8 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.WinFree, prof.EnterTimed(prof.WinFree, w.pc(), prof.NoPeer, -2, 0), 0)
-	w.mu.Lock()
-	attrs := w.attrs
-	w.attrs = nil
-	w.mu.Unlock()
-	for key, val := range attrs {
-		if err := dropAttr(op, wh, key, val); err != nil {
-			return failWin(op, wh, err)
-		}
+	if err := mpir.FreeAttrs(op, &w.attrs, wh); err != nil {
+		return failWin(op, wh, err) // the window stays, with the attributes not deleted
 	}
 	hideShort(wh)
 	if err := w.w.Free(op); err != nil {
@@ -431,11 +431,13 @@ func PMPI_Win_get_info(wh uintptr, out unsafe.Pointer) int32 {
 
 //export PMPI_Win_create_keyval
 func PMPI_Win_create_keyval(copyFn, deleteFn, key, extra unsafe.Pointer) int32 {
-	return createKeyval("Win_create_keyval", copyFn, deleteFn, key, extra)
+	return createKeyval("Win_create_keyval", mpir.AttrWin, copyFn, deleteFn, key, extra)
 }
 
 //export PMPI_Win_free_keyval
-func PMPI_Win_free_keyval(key unsafe.Pointer) int32 { return freeKeyval("Win_free_keyval", key) }
+func PMPI_Win_free_keyval(key unsafe.Pointer) int32 {
+	return freeKeyval("Win_free_keyval", mpir.AttrWin, key)
+}
 
 //export PMPI_Win_set_attr
 func PMPI_Win_set_attr(wh uintptr, key int32, val unsafe.Pointer) int32 {
@@ -444,26 +446,7 @@ func PMPI_Win_set_attr(wh uintptr, key int32, val unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	if liveKey(key) == nil {
-		return failWin(op, wh, errorf(errKeyval, op, "keyval %d is not a key this program made (or was freed)", key))
-	}
-	w.mu.Lock()
-	old, had := w.attrs[key]
-	w.mu.Unlock()
-	if had {
-		if err := callDelete(op, wh, key, old); err != nil {
-			return failWin(op, wh, err)
-		}
-	} else {
-		refKey(key)
-	}
-	w.mu.Lock()
-	if w.attrs == nil {
-		w.attrs = map[int32]uintptr{}
-	}
-	w.attrs[key] = uintptr(val)
-	w.mu.Unlock()
-	return 0
+	return failWin(op, wh, mpir.SetAttr(op, mpir.AttrWin, &w.attrs, wh, keyvalOf(key), uintptr(val)))
 }
 
 //export PMPI_Win_get_attr
@@ -476,34 +459,36 @@ func PMPI_Win_get_attr(wh uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	if val == nil || flag == nil {
 		return failWin(op, wh, errorf(errArg, op, "attribute_val or flag is NULL"))
 	}
-	var p unsafe.Pointer
-	switch key {
-	case 601: // MPI_WIN_BASE: the address itself
-		p = w.base
-	case 602:
-		p = unsafe.Pointer(&w.pre.disp_unit)
-	case 603:
-		p = unsafe.Pointer(&w.pre.size)
-	case 604:
-		p = unsafe.Pointer(&w.pre.flavor)
-	case 605:
-		p = unsafe.Pointer(&w.pre.model)
-	default:
-		if keyvals.get(uintptr(key)) == nil {
-			return failWin(op, wh, errorf(errKeyval, op, "keyval %d is not a key", key))
-		}
-		w.mu.Lock()
-		v, ok := w.attrs[key]
-		w.mu.Unlock()
-		if ok {
-			*(*uintptr)(val) = v
-		}
-		setBool(flag, ok)
+	k := keyvalOf(key)
+	if p, ok := w.predefined(k); ok {
+		*(*unsafe.Pointer)(val) = p
+		setInt(flag, 1)
 		return 0
 	}
-	*(*unsafe.Pointer)(val) = p
-	setInt(flag, 1)
-	return 0
+	v, ok, err := mpir.WinAttr(op, &w.attrs, k, mpir.WinAttrs{})
+	if err == nil {
+		err = getAttr(op, val, flag, v, ok)
+	}
+	return failWin(op, wh, err)
+}
+
+// predefined is the value of w's predefined attribute k as C takes it: MPI_WIN_BASE's
+// is the base address itself, the others point to w.pre; ok is false for a keyval
+// that is none.
+func (w *win) predefined(k *mpir.Keyval) (unsafe.Pointer, bool) {
+	switch k {
+	case mpir.KeyWinBase:
+		return w.base, true
+	case mpir.KeyWinSize:
+		return unsafe.Pointer(&w.pre.size), true
+	case mpir.KeyWinDispUnit:
+		return unsafe.Pointer(&w.pre.disp_unit), true
+	case mpir.KeyWinCreateFlavor:
+		return unsafe.Pointer(&w.pre.flavor), true
+	case mpir.KeyWinModel:
+		return unsafe.Pointer(&w.pre.model), true
+	}
+	return nil, false
 }
 
 //export PMPI_Win_delete_attr
@@ -513,11 +498,7 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 	if w == nil {
 		return r
 	}
-	ok, err := deleteAttr(op, wh, &w.mu, &w.attrs, key)
-	if !ok {
-		return failWin(op, wh, errorf(errKeyval, op, "the window has no attribute with keyval %d", key))
-	}
-	return failWin(op, wh, err)
+	return failWin(op, wh, mpir.DeleteAttr(op, mpir.AttrWin, &w.attrs, wh, keyvalOf(key)))
 }
 
 //export PMPI_Win_create_errhandler

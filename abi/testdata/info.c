@@ -7,18 +7,6 @@
 #include <string.h>
 #include "check.h"
 
-static int class_of(int rc) {
-    int c;
-    MPI_Error_class(rc, &c);
-    return c;
-}
-
-#define FAILS(call, cls) do {                                              \
-        int rc_ = (call);                                                  \
-        CHECK(rc_ != MPI_SUCCESS && class_of(rc_) == (cls),                \
-              "returned class %d, want %s", class_of(rc_), #cls);          \
-    } while (0)
-
 /* hint returns the value of key in in, or "<unset>". */
 static const char *hint(MPI_Info in, const char *key) {
     static char v[MPI_MAX_INFO_VAL];

@@ -47,19 +47,10 @@ var (
 	ErrReadOnly = errors.New("the info is read-only")
 )
 
-// Error is the error of an info operation: what broke which rule, wrapping the class.
-type Error struct {
-	Msg   string
-	Class error
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap returns the class, so errors.Is(err, ErrKey) works.
-func (e *Error) Unwrap() error { return e.Class }
-
+// errorf makes an error of class saying what broke which rule; errors.Is(err, class)
+// holds.
 func errorf(class error, format string, a ...any) error {
-	return &Error{Msg: fmt.Sprintf(format, a...), Class: class}
+	return fmt.Errorf("%w: "+format, append([]any{class}, a...)...)
 }
 
 // Info is an info object. The zero value is not usable; New makes one.
