@@ -185,7 +185,7 @@ func PMPI_Info_get_nthkey(h uintptr, n int32, key unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, 0, mpir.InfoErr(op, err))
 	}
-	putCString(key, mpir.MaxInfoKey, k, nil)
+	putCString(key, C.MPI_MAX_INFO_KEY, k, nil) // MPI_Info_set keeps keys shorter
 	return 0
 }
 
