@@ -47,8 +47,10 @@ func TestAbort(t *testing.T) {
 }
 
 // TestCommNamesAttributesAndHandlers: SetName names a communicator in error messages;
-// DeleteAttr removes an attribute and runs its delete function (whose error it
-// returns); CallErrHandler runs the communicator's handler.
+// DeleteAttr removes an attribute and runs its delete function, whose error it returns,
+// keeping the attribute, as Free then keeps the communicator (MPI 4.1 section 7.7.2:
+// "the call will fail"; MPICH's attrerrcomm.c); CallErrHandler runs the communicator's
+// handler.
 func TestCommNamesAttributesAndHandlers(t *testing.T) {
 	job(t, 2, func(t *testing.T, rank, size int) {
 		if mpi.World.Name() != "MPI_COMM_WORLD" || mpi.Self.Name() != "MPI_COMM_SELF" {
@@ -82,11 +84,27 @@ func TestCommNamesAttributesAndHandlers(t *testing.T) {
 			t.Errorf("DeleteAttr of an attribute not set called the delete function: %v", deleted)
 		}
 		refused := errors.New("refused")
-		k2 := mpi.NewKeyval(nil, func(*mpi.Comm, *mpi.Keyval, any) error { return refused })
+		refuse := true
+		k2 := mpi.NewKeyval(nil, func(*mpi.Comm, *mpi.Keyval, any) error {
+			if refuse {
+				return refused
+			}
+			return nil
+		})
 		must(t, d.SetAttr(k2, 1))
 		if err := d.DeleteAttr(k2); !errors.Is(err, refused) {
 			t.Errorf("DeleteAttr with a failing delete function: %v, want its error", err)
 		}
+		if v, ok := d.Attr(k2); !ok || v != 1 {
+			t.Errorf("after a failed DeleteAttr the attribute is %v (set %v), want it kept", v, ok)
+		}
+		if err := d.Free(); !errors.Is(err, refused) {
+			t.Errorf("Free with a failing delete function: %v, want its error", err)
+		}
+		if d.Rank() != rank {
+			t.Errorf("the communicator a failed Free kept is not usable: rank %d", d.Rank())
+		}
+		refuse = false
 		if err := d.DeleteAttr(mpi.KeyTagUB); !errors.Is(err, mpi.ErrKeyval) {
 			t.Errorf("DeleteAttr of a predefined attribute: %v, want class ErrKeyval", err)
 		}

@@ -27,11 +27,11 @@ type Comm struct {
 	// DistGraphCreate (topology*.go), nil for none.
 	topo *mpir.Topology
 
+	attrs mpir.Attrs // attr.go; in the order they were set (Self's are deleted in reverse at Finalize)
+
 	mu    sync.Mutex
-	attrs map[*Keyval]any
-	order []*Keyval         // attrs in the order they were set (Self's delete callbacks at Finalize run in reverse)
-	errh  *ErrHandler       // nil: ErrorsReturn
-	hints map[string]string // the info hints set (info.go); nil: all at their defaults
+	errh  *ErrHandler // nil: ErrorsReturn
+	hints *mpir.Hints // the info hints in effect (info.go), shared by c's views
 
 	// ctx is a view's context (WithContext, ctx.go); nil for the communicator itself.
 	// plain is a view's communicator without its context (base), made with the view
@@ -48,8 +48,8 @@ type Comm struct {
 // World is every rank of the job (MPI_COMM_WORLD); Self is this rank alone
 // (MPI_COMM_SELF). Both are ready after Init.
 var (
-	World = &Comm{d: core.World}
-	Self  = &Comm{d: core.Self}
+	World = &Comm{d: core.World, hints: mpir.DefaultCommHints()}
+	Self  = &Comm{d: core.Self, hints: mpir.DefaultCommHints()}
 )
 
 // dev is c's device communicator, nil for a nil c (MPI_COMM_NULL).
@@ -146,7 +146,7 @@ func wrapComm(parent *Comm, d *core.Comm) *Comm {
 	if d == nil {
 		return nil
 	}
-	c := &Comm{d: d}
+	c := &Comm{d: d, hints: mpir.DefaultCommHints()}
 	if parent != nil {
 		c.s = parent.s
 		parent.mu.Lock()

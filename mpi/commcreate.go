@@ -3,6 +3,7 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -32,17 +33,29 @@ func (c *Comm) Dup() (*Comm, error) {
 }
 
 func (c *Comm) dup() (*Comm, error) {
-	nd, err := c.d.Dup("Dup")
-	if err != nil {
+	d := &Comm{}
+	if err := c.dupInto("Dup", d); err != nil {
 		return nil, err
 	}
-	d := wrapComm(c, nd)
-	d.topo, d.hints = c.topo, c.cloneHints()
-	if err := c.copyAttrs(d); err != nil {
-		nd.Free("Dup")
-		return nil, core.Wrap(ClassOther, "Dup", "an attribute copy function failed", err)
-	}
 	return d, nil
+}
+
+// dupInto makes d a duplicate of c: a new device communicator, c's handler, session,
+// topology and hints, and the attributes c's copy functions keep. d is not c's until
+// it returns (Idup's d becomes visible through its request).
+func (c *Comm) dupInto(op string, d *Comm) error {
+	nd, err := c.d.Dup(op)
+	if err != nil {
+		return err
+	}
+	w := wrapComm(c, nd)
+	d.errh, d.s, d.topo, d.hints = w.errh, w.s, c.topo, c.hints.Dup()
+	if err := c.copyAttrs(op, d); err != nil {
+		nd.Free(op)
+		return err
+	}
+	d.d = nd
+	return nil
 }
 
 // Idup starts duplicating c and returns the new communicator at once, with a request
@@ -53,22 +66,19 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 	if err := c.check("Idup"); err != nil {
 		return nil, Request{}, err
 	}
-	return c.idup(false, nil)
+	return c.idup(nil)
 }
 
-// idup starts the duplication; withInfo gives the new communicator hints instead of c's.
-func (c *Comm) idup(withInfo bool, hints map[string]string) (*Comm, Request, error) {
+// idup starts the duplication; non-nil hints replace c's on the new communicator.
+func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
 	d := &Comm{}
 	p := core.Go("Idup", func() error {
-		nd, err := c.dup()
-		if err != nil {
-			return err
-		}
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
-		d.d, d.topo, d.errh, d.attrs, d.order = nd.d, nd.topo, nd.errh, nd.attrs, nd.order
-		d.hints, d.s = nd.hints, nd.s
-		if withInfo {
+		if err := c.dupInto("Idup", d); err != nil {
+			return err
+		}
+		if hints != nil {
 			d.hints = hints
 		}
 		return nil
@@ -87,7 +97,7 @@ func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 	if err := c.check("DupWithInfo"); err != nil {
 		return nil, err
 	}
-	pairs, err := info.pairs("DupWithInfo")
+	hints, err := mpir.NewCommHints("DupWithInfo", info.obj())
 	if err != nil {
 		return nil, c.fail("DupWithInfo", err)
 	}
@@ -95,7 +105,7 @@ func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 	if err != nil {
 		return nil, c.fail("DupWithInfo", err)
 	}
-	d.hints = applyHints(nil, pairs)
+	d.hints = hints
 	return d, nil
 }
 
@@ -107,11 +117,11 @@ func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
 	if err := c.check("IdupWithInfo"); err != nil {
 		return nil, Request{}, err
 	}
-	pairs, err := info.pairs("IdupWithInfo")
+	hints, err := mpir.NewCommHints("IdupWithInfo", info.obj())
 	if err != nil {
 		return nil, Request{}, c.fail("IdupWithInfo", err)
 	}
-	return c.idup(true, applyHints(nil, pairs))
+	return c.idup(hints)
 }
 
 // Split partitions c: the ranks that pass the same color form a new communicator, ranked
@@ -200,7 +210,9 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 
 // Free releases the communicator and its context id, which a later communicator may
 // reuse once every member has freed it (MPI_Comm_free). Attributes' delete functions
-// run first. World and Self cannot be freed. Every later call on c returns ErrComm.
+// run first, the last set first; if one fails, Free returns its error and c stays, with
+// that attribute and those set before it. World and Self cannot be freed. Every later
+// call on c returns ErrComm.
 func (c *Comm) Free() error {
 	defer prof.Exit(prof.CommFree, c.enterRare(prof.CommFree, prof.NoPeer, 0), 0)
 	if err := c.check("Free"); err != nil {
@@ -209,14 +221,10 @@ func (c *Comm) Free() error {
 	if c == World || c == Self {
 		return c.fail("Free", errorf(ClassComm, "Free", "%s cannot be freed", c.Name()))
 	}
-	derr := c.deleteAttrs()
-	if err := c.d.Free("Free"); err != nil {
-		return c.fail("Free", err)
+	if err := mpir.FreeAttrs("Free", &c.attrs, c); err != nil {
+		return c.fail("Free", err) // c stays, with the attributes not deleted
 	}
-	if derr != nil {
-		return c.fail("Free", core.Wrap(ClassOther, "Free", "an attribute delete function failed", derr))
-	}
-	return nil
+	return c.fail("Free", c.d.Free("Free"))
 }
 
 // CommCompare compares two communicators: Ident (the same one), Congruent (same

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -24,7 +25,7 @@ type Datatype struct {
 
 	mu    sync.Mutex
 	name  string
-	attrs map[*TypeKeyval]any
+	attrs mpir.Attrs // datatype_attr.go
 }
 
 // The predefined datatypes, one per Go element type, plus the pair types of MAXLOC and

@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Dup returns a copy of d (MPI_Type_dup): the same typemap, committed if d is, with
@@ -18,8 +19,9 @@ func (d *Datatype) Dup() (*Datatype, error) {
 		return nil, typeErr("TypeDup", err)
 	}
 	nd := &Datatype{t: t}
-	if err := d.copyAttrs(nd); err != nil {
-		return nil, attrErr("TypeDup", err)
+	if err := mpir.CopyAttrs("TypeDup", &d.attrs, d, &nd.attrs, nd); err != nil {
+		t.Free()
+		return nil, err
 	}
 	return nd, nil
 }
@@ -45,7 +47,8 @@ func (d *Datatype) Commit() error {
 	return typeErr("TypeCommit", o.Commit())
 }
 
-// Free releases d (MPI_Type_free), first deleting its attributes; predefined types
+// Free releases d (MPI_Type_free), first deleting its attributes, the last set first
+// (if a delete function fails, Free returns its error and d stays); predefined types
 // cannot be freed. Types built from d stay valid.
 func (d *Datatype) Free() error {
 	o, err := d.inner("TypeFree", "d")
@@ -57,8 +60,8 @@ func (d *Datatype) Free() error {
 		// argument at fault, as MPICH and Open MPI say.
 		return errorf(ClassType, "TypeFree", "d is the predefined %s, which cannot be freed", o.Name())
 	}
-	if err := d.deleteAttrs(); err != nil {
-		return attrErr("TypeFree", err)
+	if err := mpir.FreeAttrs("TypeFree", &d.attrs, d); err != nil {
+		return err // d stays, with the attributes not deleted
 	}
 	return typeErr("TypeFree", o.Free())
 }

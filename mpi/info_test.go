@@ -74,10 +74,10 @@ func TestInfo(t *testing.T) {
 			says string
 		}{
 			"Delete of a key not set": {in.Delete("b"), mpi.ErrInfoNokey, `"b"`},
-			"Set of a long key":       {in.Set(longKey, "x"), mpi.ErrInfoKey, "MaxInfoKey"},
+			"Set of a long key":       {in.Set(longKey, "x"), mpi.ErrInfoKey, "MPI_MAX_INFO_KEY"},
 			"Set of an empty key":     {in.Set("", "x"), mpi.ErrInfoKey, "empty"},
-			"Set of a long value":     {in.Set("k", longVal), mpi.ErrInfoValue, "MaxInfoVal"},
-			"Get of a long key":       {func() error { _, _, err := in.Get(longKey); return err }(), mpi.ErrInfoKey, "MaxInfoKey"},
+			"Set of a long value":     {in.Set("k", longVal), mpi.ErrInfoValue, "MPI_MAX_INFO_VAL"},
+			"Get of a long key":       {func() error { _, _, err := in.Get(longKey); return err }(), mpi.ErrInfoKey, "MPI_MAX_INFO_KEY"},
 			"Nthkey(3) of 3":          {func() error { _, err := in.Nthkey(3); return err }(), mpi.ErrArg, "n = 3"},
 			"Nthkey(-1)":              {func() error { _, err := in.Nthkey(-1); return err }(), mpi.ErrArg, "n = -1"},
 			"Set on nil":              {null.Set("a", "b"), mpi.ErrInfo, "MPI_INFO_NULL"},
@@ -116,8 +116,10 @@ func TestInfo(t *testing.T) {
 }
 
 // TestInfoEnv: MPI_INFO_ENV holds the keys of MPI 4.1 section 11.2.2 that apply to an
-// mpigo job (command, argv, maxprocs, host, arch, wdir), readable before Init;
-// MPI_INFO_CREATE_ENV gives a copy that can be changed.
+// mpigo job (command, argv, maxprocs, host, arch, wdir), readable before Init, and no
+// more after InitThread: "thread_level" is the level requested before the program
+// started, which mpigo's launcher does not take; MPI_INFO_CREATE_ENV gives a copy that
+// can be changed.
 func TestInfoEnv(t *testing.T) {
 	mpitest.Run(t, 3, func(t *testing.T) {
 		wd, _ := os.Getwd()
@@ -127,7 +129,12 @@ func TestInfoEnv(t *testing.T) {
 		if got := infoPairs(t, mpi.InfoEnv); !slices.Equal(got, want) {
 			t.Errorf("InfoEnv before Init:\n got %q\nwant %q", got, want)
 		}
-		must(t, mpi.Init())
+		if _, err := mpi.InitThread(mpi.ThreadSerialized); err != nil {
+			t.Fatal(err)
+		}
+		if got := infoPairs(t, mpi.InfoEnv); !slices.Equal(got, want) {
+			t.Errorf("InfoEnv after InitThread:\n got %q\nwant %q", got, want)
+		}
 		env := mpi.InfoCreateEnv()
 		must(t, env.Set("maxprocs", "1"))
 		must(t, env.Delete("host"))
@@ -146,8 +153,8 @@ func TestInfoEnv(t *testing.T) {
 // every hint the implementation supports at its value or default, including the
 // assertions MPI defines (mpi_assert_no_any_tag and the others, "false" by default);
 // MPI_COMM_SET_INFO changes only the hints it names and ignores keys it does not know;
-// MPI_COMM_DUP keeps the hints, MPI_COMM_DUP_WITH_INFO and MPI_COMM_IDUP_WITH_INFO take
-// them from their info instead.
+// MPI_COMM_DUP keeps the hints, MPI_COMM_DUP_WITH_INFO, MPI_COMM_IDUP_WITH_INFO and
+// MPI_COMM_SPLIT_TYPE take them from their info instead.
 func TestCommInfo(t *testing.T) {
 	job(t, 3, func(t *testing.T, rank, size int) {
 		hints := func(c *mpi.Comm) []string {
@@ -189,6 +196,12 @@ func TestCommInfo(t *testing.T) {
 		if got := hints(withInfo); !slices.Equal(got, only) {
 			t.Errorf("DupWithInfo's hints: %v, want %v (the info's, not the parent's)", got, only)
 		}
+		split, err := mpi.World.SplitTypeInfo(mpi.SplitTypeShared, rank, two)
+		must(t, err)
+		if got := hints(split); !slices.Equal(got, only) {
+			t.Errorf("SplitTypeInfo's hints: %v, want %v (its info's)", got, only)
+		}
+		must(t, split.Free())
 		idup, req, err := c.IdupWithInfo(nil)
 		must(t, err)
 		_, err = req.Wait()

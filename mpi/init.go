@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 var epoch = time.Now()
@@ -108,10 +109,7 @@ func Finalize() error {
 // while MPI is still usable (Finalized reports false).
 func finalizeSelf() error {
 	background.wait()
-	if err := Self.deleteAttrs(); err != nil {
-		return Self.fail("Finalize", core.Wrap(ClassOther, "Finalize", "a delete function of an attribute of Self failed", err))
-	}
-	return nil
+	return Self.fail("Finalize", mpir.FinalizeAttrs("Finalize", &Self.attrs, Self, "Self"))
 }
 
 // Abort ends every rank of the job with code (MPI_Abort on the world communicator).

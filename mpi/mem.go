@@ -2,9 +2,10 @@ package mpi
 
 import (
 	"runtime"
-	"strconv"
 	"sync"
 	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // allocated holds the start of every slice AllocMem gave and FreeMem has not taken
@@ -44,7 +45,7 @@ func AllocMem(size int, info *Info) ([]byte, error) {
 	if size < 0 {
 		return nil, Self.fail("AllocMem", errorf(ClassArg, "AllocMem", "size = %d: want 0 or more bytes", size))
 	}
-	align, err := allocAlign(info)
+	align, err := mpir.MemAlignment("AllocMem", info.obj())
 	if err != nil {
 		return nil, Self.fail("AllocMem", err)
 	}
@@ -55,28 +56,10 @@ func AllocMem(size int, info *Info) ([]byte, error) {
 	return b, nil
 }
 
-// allocAlign reads the alignment hint of info: 1 when there is none.
-func allocAlign(info *Info) (int, error) {
-	pairs, err := info.pairs("AllocMem")
-	if err != nil {
-		return 0, err
-	}
-	for _, p := range pairs {
-		if p[0] != "mpi_minimum_memory_alignment" {
-			continue
-		}
-		a, err := strconv.Atoi(p[1])
-		if err != nil || a <= 0 || a&(a-1) != 0 || a > 1<<30 {
-			return 0, errorf(ClassInfoValue, "AllocMem", "mpi_minimum_memory_alignment = %q: want a power of two up to 1 GiB", p[1])
-		}
-		return a, nil
-	}
-	return 1, nil
-}
-
 // allocate makes the slice, aligned to align, and records its start. Asking the
 // runtime for more than it can ever give panics; that becomes ErrNoMem.
 func allocate(size, align int) (b []byte, err error) {
+	align = max(align, 1)
 	defer func() {
 		if r := recover(); r != nil {
 			b, err = nil, errorf(ClassNoMem, "AllocMem", "cannot allocate %d bytes: %v", size, r)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -34,14 +35,10 @@ type Session struct {
 // IntercommCreateFromGroups has fewer bytes (C's terminating NUL counts in it).
 const MaxStringTag = core.MaxStringTag
 
-// threadLevelNames are the values of the thread_level info key SessionInit reads, and
-// of mpi_thread_support_level Info gives.
-var threadLevelNames = [...]string{"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"}
-
 // String is the level's MPI name.
 func (l ThreadLevel) String() string {
-	if l >= 0 && int(l) < len(threadLevelNames) {
-		return threadLevelNames[l]
+	if n := mpir.ThreadLevelName(int(l)); n != "" {
+		return n
 	}
 	return "ThreadLevel(" + strconv.Itoa(int(l)) + ")"
 }
@@ -57,22 +54,11 @@ func SessionInit(info *Info, errh *ErrHandler) (*Session, error) {
 	if err := errh.fits(op, kindSession); err != nil {
 		return nil, Self.fail(op, err)
 	}
-	level := ThreadMultiple
-	pairs, err := info.pairs(op)
+	level, err := mpir.SessionLevel(op, info.obj())
 	if err != nil {
 		return nil, errh.runAny(op, "a new session", err)
 	}
-	for _, p := range pairs {
-		if p[0] != "thread_level" {
-			continue
-		}
-		for l, n := range threadLevelNames {
-			if p[1] == n {
-				level = ThreadLevel(l)
-			}
-		}
-	}
-	d, err := core.SessionInit(op, int(level))
+	d, err := core.SessionInit(op, level)
 	if err != nil {
 		return nil, errh.runAny(op, "a new session", core.MapErr(op, err))
 	}
@@ -154,8 +140,8 @@ func (s *Session) NumPsets(info *Info) (int, error) {
 	if err := s.check(op); err != nil {
 		return 0, err
 	}
-	if _, err := info.pairs(op); err != nil {
-		return 0, s.fail(op, err)
+	if _, err := info.obj().Pairs(); err != nil {
+		return 0, s.fail(op, mpir.InfoErr(op, err))
 	}
 	return len(core.Psets()), nil
 }
@@ -168,8 +154,8 @@ func (s *Session) NthPset(info *Info, n int) (string, error) {
 	if err := s.check(op); err != nil {
 		return "", err
 	}
-	if _, err := info.pairs(op); err != nil {
-		return "", s.fail(op, err)
+	if _, err := info.obj().Pairs(); err != nil {
+		return "", s.fail(op, mpir.InfoErr(op, err))
 	}
 	ps := core.Psets()
 	if n < 0 || n >= len(ps) {
@@ -187,12 +173,7 @@ func (s *Session) Info() (*Info, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	in := InfoCreate()
-	for _, k := range []string{"mpi_thread_support_level", "thread_level"} {
-		in.keys = append(in.keys, k)
-		in.vals[k] = ThreadLevel(s.d.Level()).String()
-	}
-	return in, nil
+	return wrapInfo(mpir.SessionInfo(s.d.Level())), nil
 }
 
 // PsetInfo returns a new Info describing process set name (MPI_Session_get_pset_info):
@@ -206,10 +187,7 @@ func (s *Session) PsetInfo(name string) (*Info, error) {
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	in := InfoCreate()
-	in.keys = append(in.keys, "mpi_size")
-	in.vals["mpi_size"] = strconv.Itoa(n)
-	return in, nil
+	return wrapInfo(mpir.PsetInfo(n)), nil
 }
 
 // GroupFromPset returns the group of process set name (MPI_Group_from_session_pset):
@@ -302,7 +280,7 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 	if err := errh.fits(op, kindComm); err != nil {
 		return nil, failNoObject(op, err, g)
 	}
-	pairs, err := info.pairs(op)
+	hints, err := mpir.NewCommHints(op, info.obj())
 	if err != nil {
 		return nil, errh.runAny(op, "a new communicator", err)
 	}
@@ -316,7 +294,7 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 	if err != nil {
 		return nil, errh.runAny(op, "a new communicator", core.MapErr(op, err))
 	}
-	return fromGroups(d, g.s, pairs, errh), nil
+	return fromGroups(d, g.s, hints, errh), nil
 }
 
 // IntercommCreateFromGroups makes an intercommunicator between local, the caller's
@@ -330,7 +308,7 @@ func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, rem
 	if err := errh.fits(op, kindComm); err != nil {
 		return nil, failNoObject(op, err, local, remote)
 	}
-	pairs, err := info.pairs(op)
+	hints, err := mpir.NewCommHints(op, info.obj())
 	if err != nil {
 		return nil, errh.runAny(op, "a new intercommunicator", err)
 	}
@@ -347,12 +325,12 @@ func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, rem
 	if err != nil {
 		return nil, errh.runAny(op, "a new intercommunicator", core.MapErr(op, err))
 	}
-	return fromGroups(d, local.s, pairs, errh), nil
+	return fromGroups(d, local.s, hints, errh), nil
 }
 
 // fromGroups wraps a communicator made from groups, with its hints and handler; a
 // group from session s makes its buffered sends use s's buffer.
-func fromGroups(d *core.Comm, s *Session, pairs [][2]string, errh *ErrHandler) *Comm {
+func fromGroups(d *core.Comm, s *Session, hints *mpir.Hints, errh *ErrHandler) *Comm {
 	if d == nil {
 		return nil
 	}
@@ -362,7 +340,7 @@ func fromGroups(d *core.Comm, s *Session, pairs [][2]string, errh *ErrHandler) *
 	if errh == ErrorsReturn {
 		errh = nil
 	}
-	return &Comm{d: d, errh: errh, hints: applyHints(nil, pairs), s: s}
+	return &Comm{d: d, errh: errh, hints: hints, s: s}
 }
 
 // failNoObject raises err of op, a call with no communicator yet, on the handler of

@@ -1,9 +1,8 @@
 package mpi
 
 import (
-	"strconv"
-
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -82,43 +81,15 @@ func (c *Comm) splitType(op string, kind, key int, info *Info) (*Comm, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	pairs, infoErr := info.pairs(op)
-	args := splitTypeArgs(kind, key, pairs)
-	if infoErr != nil {
-		// Still take part, with a split type no one passes, so that the others
-		// get an error instead of waiting for this rank.
-		args.Kind = -1
-	}
-	nd, typ, err := c.d.SplitType(op, args)
-	if infoErr != nil {
-		return nil, c.fail(op, infoErr)
-	}
+	nd, hints, err := mpir.SplitType(op, c.d, core.SplitTypeArgs{Kind: kind, Key: key}, info.obj(), nil)
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
 	d := wrapComm(c, nd)
-	if d == nil {
-		return nil, nil
-	}
-	d.hints = applyHints(nil, pairs)
-	if typ != "" && info != nil && !info.env {
-		info.setKey("mpi_hw_resource_type", typ)
+	if d != nil {
+		d.hints = hints
 	}
 	return d, nil
-}
-
-// splitTypeArgs reads the info keys of MPI_Comm_split_type from info's pairs.
-func splitTypeArgs(kind, key int, pairs [][2]string) core.SplitTypeArgs {
-	a := core.SplitTypeArgs{Kind: kind, Key: key}
-	for _, p := range pairs {
-		switch p[0] {
-		case "mpi_hw_resource_type":
-			a.HWType, a.HasHWType = p[1], true
-		case "mpi_pset_name":
-			a.Pset, a.HasPset = p[1], true
-		}
-	}
-	return a
 }
 
 // GetHwResourceInfo returns a new Info describing the hardware this process runs on
@@ -131,27 +102,9 @@ func splitTypeArgs(kind, key int, pairs [][2]string) core.SplitTypeArgs {
 // be called at any time, before Init and after Finalize too. The caller frees the Info.
 func GetHwResourceInfo() (*Info, error) {
 	const op = "GetHwResourceInfo"
-	hw, err := core.HWResources()
+	in, err := mpir.HWResourceInfo(op)
 	if err != nil {
-		return nil, Self.fail(op, errorf(ClassOther, op, "cannot read the CPUs this process may run on: %v", err))
+		return nil, Self.fail(op, err)
 	}
-	in := InfoCreate()
-	for _, r := range hw {
-		in.setKey(core.HWPrefix+r.Type, strconv.FormatBool(r.Within))
-	}
-	return in, nil
-}
-
-// setKey is Set for values mpigo makes, which need none of its checks; a freed info
-// is left alone.
-func (in *Info) setKey(key, value string) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.freed {
-		return
-	}
-	if _, ok := in.vals[key]; !ok {
-		in.keys = append(in.keys, key)
-	}
-	in.vals[key] = value
+	return wrapInfo(in), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -31,8 +32,8 @@ type Win struct {
 
 	mu    sync.Mutex
 	errh  *ErrHandler
-	attrs map[*WinKeyval]any
-	info  map[string]string
+	attrs mpir.Attrs  // win_errh.go
+	hints *mpir.Hints // the info hints in effect
 
 	lastGroup atomic.Pointer[groupRanks] // ranksOf's last translation
 
@@ -104,39 +105,20 @@ var (
 	ErrRMAFlavor   = core.ErrRMAFlavor
 )
 
-// The info keys a window takes (MPI 4.1, section 12.2.1) and their defaults; Info
-// reports them all.
-var winInfoDefaults = map[string]string{
-	"no_locks": "false", "accumulate_ordering": "rar,raw,war,waw", "accumulate_ops": "same_op_no_op",
-	"same_size": "false", "same_disp_unit": "false", "alloc_shared_noncontig": "false",
-	"mpi_accumulate_granularity": "8",
-}
-
 func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	hints := map[string]string{}
-	for k, v := range winInfoDefaults {
-		hints[k] = v
+	hints, err := mpir.NewWinHints(op, info.obj())
+	if err != nil {
+		return nil, c.fail(op, err)
 	}
-	if info != nil {
-		kv, err := info.pairs(op)
-		if err != nil {
-			return nil, c.fail(op, err)
-		}
-		for _, p := range kv {
-			if _, known := winInfoDefaults[p[0]]; known {
-				hints[p[0]] = p[1]
-			}
-		}
-	}
-	a.Noncontig = hints["alloc_shared_noncontig"] == "true"
+	hints.ShapeWin(&a)
 	d, err := c.d.CreateWin(op, a)
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	return &Win{d: d, info: hints, s: c.s}, nil
+	return &Win{d: d, hints: hints, s: c.s}, nil
 }
 
 // WinCreate exposes mem, memory this rank owns, in a new window over c (collective;
@@ -211,14 +193,16 @@ func (w *Win) Detach(mem []byte) error {
 }
 
 // Free frees the window (collective; MPI_Win_free): every rank's operations complete
-// first. The attributes' delete functions run before.
+// first. The attributes' delete functions run before, the last set first; if one
+// fails, Free returns its error and w stays, with that attribute and those set before
+// it.
 func (w *Win) Free() error {
 	defer prof.Exit(prof.WinFree, w.enterSync(prof.WinFree, prof.NoPeer), 0)
 	if err := w.dev().Check("WinFree"); err != nil {
 		return w.fail("WinFree", err)
 	}
-	if err := w.deleteAttrs(); err != nil {
-		return w.fail("WinFree", err)
+	if err := mpir.FreeAttrs("WinFree", &w.attrs, w); err != nil {
+		return w.fail("WinFree", err) // w stays, with the attributes not deleted
 	}
 	return w.fail("WinFree", w.d.Free("WinFree"))
 }
@@ -280,51 +264,23 @@ func (w *Win) CreateFlavor() Flavor {
 func (w *Win) Model() int { return WinUnified }
 
 // SetInfo sets the window's hints (MPI_Win_set_info): the keys of one-sided
-// communication are recorded; others are ignored, as MPI allows.
+// communication are recorded (alloc_shared_noncontig, which shaped the window's
+// memory, keeps its value); others are ignored, as MPI allows. A nil info changes
+// nothing.
 func (w *Win) SetInfo(info *Info) error {
 	if err := w.dev().Check("WinSetInfo"); err != nil {
 		return w.fail("WinSetInfo", err)
 	}
-	kv, err := info.pairs("WinSetInfo")
-	if err != nil {
-		return w.fail("WinSetInfo", err)
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, p := range kv {
-		if _, known := winInfoDefaults[p[0]]; known {
-			w.info[p[0]] = p[1]
-		}
-	}
-	return nil
+	return w.fail("WinSetInfo", w.hints.Set("WinSetInfo", info.obj()))
 }
 
 // Info returns the hints in use (MPI_Win_get_info): every key mpigo knows, with its
-// value.
+// value; keys mpigo ignored are not among them.
 func (w *Win) Info() (*Info, error) {
 	if err := w.dev().Check("WinGetInfo"); err != nil {
 		return nil, w.fail("WinGetInfo", err)
 	}
-	in := InfoCreate()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, k := range sortedKeys(w.info) {
-		in.Set(k, w.info[k])
-	}
-	return in, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
+	return wrapInfo(w.hints.Info()), nil
 }
 
 // Synchronisation.

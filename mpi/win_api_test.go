@@ -6,6 +6,7 @@ import (
 	"os"
 	ossignal "os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -131,7 +132,10 @@ func winOfFlavor(t *testing.T, flavor string, size, du int) (*mpi.Win, []byte) {
 // TestWinAttributes: the predefined attributes (base, size, displacement unit,
 // creation flavour, memory model) for every flavour, as methods and through Attr;
 // user attributes with their delete function called for a replaced value, by
-// DeleteAttr and by Free, also after WinFreeKeyval; predefined keyvals are read-only.
+// DeleteAttr and by Free, also after WinFreeKeyval; a failing delete function fails
+// DeleteAttr and Free, which keep the attribute and the window; a freed keyval may be
+// freed again while an attribute holds it (MPICH's keyval_double_free_win.c), not
+// after; predefined keyvals are read-only.
 // Windows are never duplicated, so a window keyval has no copy function.
 func TestWinAttributes(t *testing.T) {
 	job(t, 2, func(t *testing.T, rank, size int) {
@@ -179,7 +183,13 @@ func TestWinAttributes(t *testing.T) {
 			return nil
 		})
 		plain := mpi.NewWinKeyval(nil)
-		refusing := mpi.NewWinKeyval(func(*mpi.Win, *mpi.WinKeyval, any) error { return errors.New("still in use") })
+		refuse := true
+		refusing := mpi.NewWinKeyval(func(*mpi.Win, *mpi.WinKeyval, any) error {
+			if refuse {
+				return errors.New("still in use")
+			}
+			return nil
+		})
 		if _, ok := w.Attr(k); ok {
 			t.Errorf("an attribute never set is reported set")
 		}
@@ -195,8 +205,11 @@ func TestWinAttributes(t *testing.T) {
 		must(t, w.SetAttr(k, fmt.Sprint("rank ", rank)))
 		must(t, w.SetAttr(plain, 42))
 		must(t, w.SetAttr(refusing, 1))
-		if err := w.DeleteAttr(refusing); err == nil || err.Error() == "" {
-			t.Errorf("a delete function's error was not returned by DeleteAttr")
+		if err := w.DeleteAttr(refusing); err == nil || !strings.Contains(err.Error(), "still in use") {
+			t.Errorf("a delete function's error was not returned by DeleteAttr: %v", err)
+		}
+		if v, ok := w.Attr(refusing); !ok || v != 1 {
+			t.Errorf("after a failed DeleteAttr the attribute is %v (set %v), want it kept", v, ok)
 		}
 		must(t, mpi.WinFreeKeyval(refusing))
 		must(t, mpi.WinFreeKeyval(k))
@@ -206,8 +219,8 @@ func TestWinAttributes(t *testing.T) {
 		if v, ok := w.Attr(k); !ok || v != fmt.Sprint("rank ", rank) {
 			t.Errorf("the value set before WinFreeKeyval is gone: %v %v", v, ok)
 		}
+		must(t, mpi.WinFreeKeyval(k)) // again, while an attribute holds it: nothing to do
 		for what, err := range map[string]error{
-			"WinFreeKeyval twice":         mpi.WinFreeKeyval(k),
 			"WinFreeKeyval(nil)":          mpi.WinFreeKeyval(nil),
 			"WinFreeKeyval(WinBase)":      mpi.WinFreeKeyval(mpi.WinBase),
 			"SetAttr(WinSizeKey)":         w.SetAttr(mpi.WinSizeKey, 1),
@@ -218,9 +231,16 @@ func TestWinAttributes(t *testing.T) {
 				t.Errorf("%s: %v, want ErrKeyval", what, err)
 			}
 		}
+		if err := w.Free(); err == nil || !strings.Contains(err.Error(), "still in use") {
+			t.Errorf("Free with a failing delete function: %v, want its error", err)
+		}
+		refuse = false
 		must(t, w.Free()) // deletes "rank r" through the freed keyval's function
 		if want := []string{"a", "b", fmt.Sprint("rank ", rank)}; !slices.Equal(deleted, want) {
 			t.Errorf("deleted %v, want %v", deleted, want)
+		}
+		if err := mpi.WinFreeKeyval(k); !errors.Is(err, mpi.ErrKeyval) {
+			t.Errorf("WinFreeKeyval once its last attribute went: %v, want ErrKeyval", err)
 		}
 		if _, ok := w.Attr(plain); ok {
 			t.Errorf("a freed window still reports attributes")

@@ -1,9 +1,8 @@
 package mpi
 
 import (
-	"sync/atomic"
-
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -84,106 +83,72 @@ func (w *Win) invoke(op string, err error) error {
 // duplicated, so it has no copy function; delete is told when a value goes away
 // (DeleteAttr, a replacing SetAttr, Free).
 type WinKeyval struct {
-	delete func(w *Win, k *WinKeyval, val any) error
-	freed  atomic.Bool
-	fixed  func(w *Win) any
+	k *mpir.Keyval
 }
 
 // NewWinKeyval makes a window keyval; delete may be nil.
 func NewWinKeyval(delete func(w *Win, k *WinKeyval, val any) error) *WinKeyval {
-	return &WinKeyval{delete: delete}
+	kv := &WinKeyval{}
+	kv.k = mpir.NewKeyval(mpir.AttrWin, nil, deleteFunc(delete, kv), nil)
+	return kv
+}
+
+// obj is the keyval k stands for: nil for nil.
+func (k *WinKeyval) obj() *mpir.Keyval {
+	if k == nil {
+		return nil
+	}
+	return k.k
 }
 
 // The predefined window attributes (MPI_WIN_BASE, _SIZE, _DISP_UNIT, _CREATE_FLAVOR,
 // _MODEL): Attr gives a []byte, int, int, Flavor and int.
 var (
-	WinBase         = &WinKeyval{fixed: func(w *Win) any { return w.Base() }}
-	WinSizeKey      = &WinKeyval{fixed: func(w *Win) any { return w.Size() }}
-	WinDispUnitKey  = &WinKeyval{fixed: func(w *Win) any { return w.DispUnit() }}
-	WinCreateFlavor = &WinKeyval{fixed: func(w *Win) any { return w.CreateFlavor() }}
-	WinModel        = &WinKeyval{fixed: func(w *Win) any { return w.Model() }}
+	WinBase         = &WinKeyval{k: mpir.KeyWinBase}
+	WinSizeKey      = &WinKeyval{k: mpir.KeyWinSize}
+	WinDispUnitKey  = &WinKeyval{k: mpir.KeyWinDispUnit}
+	WinCreateFlavor = &WinKeyval{k: mpir.KeyWinCreateFlavor}
+	WinModel        = &WinKeyval{k: mpir.KeyWinModel}
 )
 
 // WinFreeKeyval frees k (MPI_Win_free_keyval): SetAttr no longer takes it; values
-// already set stay until deleted.
+// already set stay until deleted, and k goes with the last of them. Freeing it again
+// meanwhile does nothing; after that, and for a predefined or nil keyval, it is an
+// error of class ErrKeyval.
 func WinFreeKeyval(k *WinKeyval) error {
-	if k == nil || k.fixed != nil {
-		return Self.fail("WinFreeKeyval", errorf(ClassKeyval, "WinFreeKeyval", "the keyval is nil or predefined"))
-	}
-	if k.freed.Swap(true) {
-		return Self.fail("WinFreeKeyval", errorf(ClassKeyval, "WinFreeKeyval", "the keyval was already freed"))
-	}
-	return nil
+	return Self.fail("WinFreeKeyval", mpir.FreeKeyval("WinFreeKeyval", mpir.AttrWin, k.obj()))
 }
 
-// SetAttr attaches val to w under k (MPI_Win_set_attr), deleting any earlier value.
+// SetAttr attaches val to w under k (MPI_Win_set_attr), deleting any earlier value; if
+// that value's delete function fails, its error is SetAttr's and the value stays.
 func (w *Win) SetAttr(k *WinKeyval, val any) error {
 	if err := w.dev().Check("WinSetAttr"); err != nil {
 		return w.fail("WinSetAttr", err)
 	}
-	if k == nil || k.fixed != nil {
-		return w.fail("WinSetAttr", errorf(ClassKeyval, "WinSetAttr", "the keyval is nil or predefined (read-only)"))
-	}
-	if k.freed.Load() {
-		return w.fail("WinSetAttr", errorf(ClassKeyval, "WinSetAttr", "the keyval was freed (WinFreeKeyval)"))
-	}
-	w.mu.Lock()
-	old, had := w.attrs[k]
-	if w.attrs == nil {
-		w.attrs = map[*WinKeyval]any{}
-	}
-	w.attrs[k] = val
-	w.mu.Unlock()
-	if had && k.delete != nil {
-		return w.fail("WinSetAttr", k.delete(w, k, old))
-	}
-	return nil
+	return w.fail("WinSetAttr", mpir.SetAttr("WinSetAttr", mpir.AttrWin, &w.attrs, w, k.obj(), val))
 }
 
-// Attr returns w's attribute k and whether it is set (MPI_Win_get_attr).
+// Attr returns w's attribute k and whether it is set (MPI_Win_get_attr). A nil or
+// freed window or an invalid keyval gives false, after the error goes to the handler.
 func (w *Win) Attr(k *WinKeyval) (any, bool) {
-	if k == nil || w.dev().Check("WinGetAttr") != nil {
+	if err := w.dev().Check("WinGetAttr"); err != nil {
+		w.fail("WinGetAttr", err)
 		return nil, false
 	}
-	if k.fixed != nil {
-		return k.fixed(w), true
+	v, ok, err := mpir.WinAttr("WinGetAttr", &w.attrs, k.obj(), mpir.WinAttrsOf(w.d))
+	if err != nil {
+		w.fail("WinGetAttr", err)
+		return nil, false
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	v, ok := w.attrs[k]
 	return v, ok
 }
 
 // DeleteAttr removes w's attribute k, calling its delete function
-// (MPI_Win_delete_attr).
+// (MPI_Win_delete_attr); if that fails, its error is DeleteAttr's and the attribute
+// stays.
 func (w *Win) DeleteAttr(k *WinKeyval) error {
 	if err := w.dev().Check("WinDeleteAttr"); err != nil {
 		return w.fail("WinDeleteAttr", err)
 	}
-	if k == nil || k.fixed != nil {
-		return w.fail("WinDeleteAttr", errorf(ClassKeyval, "WinDeleteAttr", "the keyval is nil or predefined (read-only)"))
-	}
-	w.mu.Lock()
-	v, ok := w.attrs[k]
-	delete(w.attrs, k)
-	w.mu.Unlock()
-	if ok && k.delete != nil {
-		return w.fail("WinDeleteAttr", k.delete(w, k, v))
-	}
-	return nil
-}
-
-func (w *Win) deleteAttrs() error {
-	w.mu.Lock()
-	attrs := w.attrs
-	w.attrs = nil
-	w.mu.Unlock()
-	for k, v := range attrs {
-		if k.delete != nil {
-			if err := k.delete(w, k, v); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return w.fail("WinDeleteAttr", mpir.DeleteAttr("WinDeleteAttr", mpir.AttrWin, &w.attrs, w, k.obj()))
 }

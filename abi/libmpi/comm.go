@@ -5,7 +5,6 @@ package main
 import "C"
 
 import (
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -22,14 +21,10 @@ type comm struct {
 	c     *core.Comm
 	errh  atomic.Int64
 	mu    sync.Mutex
-	attrs map[int32]uintptr
-	// attrSeq orders the attributes by when they were set (attrClock), so that
-	// their delete callbacks run last set, first deleted: MPI requires it of
-	// MPI_COMM_SELF at MPI_Finalize, and Comm_free keeps the same order.
-	attrSeq map[int32]uint64
-	name    string
-	topo    *mpir.Topology // set at creation, never changed
-	hints   *info          // MPI_Comm_set_info's, under mu
+	attrs mpir.Attrs // attr.go
+	name  string
+	topo  *mpir.Topology // set at creation, never changed
+	hints *mpir.Hints    // the info hints in effect
 	// sess is the session the communicator derives from (made from a session's
 	// group, or from a communicator that was), nil for the world model's; set at
 	// creation. Its groups carry it, so that what is made from them is the session's.
@@ -46,6 +41,7 @@ func init() {
 	world.errh.Store(hErrhFatal)
 	self.errh.Store(hErrhFatal)
 	world.name, self.name = "MPI_COMM_WORLD", "MPI_COMM_SELF"
+	world.hints, self.hints = mpir.DefaultCommHints(), mpir.DefaultCommHints()
 }
 
 // commOf is the communicator of handle h, nil for MPI_COMM_NULL or a handle that is
@@ -68,7 +64,7 @@ func newComm(c *core.Comm, parent *comm) uintptr {
 	if c == nil {
 		return hCommNull
 	}
-	n := &comm{c: c, sess: parent.sess}
+	n := &comm{c: c, sess: parent.sess, hints: mpir.DefaultCommHints()}
 	c.InheritSessionBuffer(parent.c) // a communicator derived from a session's
 	eh := parent.errh.Load()
 	refErrh(uintptr(eh))
@@ -173,25 +169,24 @@ func dup(op string, c *comm, ch uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	nh := *(*uintptr)(out)
-	commOf(nh).topo, commOf(nh).hints = c.topo, c.hintsFor(0)
-	if err := copyAttrs(c, ch, commOf(nh), nh); err != nil {
-		discardComm(nh)
+	commOf(nh).topo, commOf(nh).hints = c.topo, c.hints.Dup()
+	if err := mpir.CopyAttrs(op, &c.attrs, ch, &commOf(nh).attrs, nh); err != nil {
+		discardComm(op, nh)
 		setHandle(out, hCommNull)
 		return fail(op, ch, err)
 	}
 	return 0
 }
 
-// discardComm frees the duplicate h whose attribute copy callback failed: the
-// duplication is not returned (newcomm is MPI_COMM_NULL), and the attributes copied
-// so far are deleted with their callbacks. Freeing is local.
-func discardComm(h uintptr) {
+// discardComm frees the duplicate h whose attribute copy callback failed (mpir
+// deleted the attributes copied so far): the duplication is not returned (newcomm is
+// MPI_COMM_NULL). Freeing is local.
+func discardComm(op string, h uintptr) {
 	c := commOf(h)
 	if c == nil {
 		return
 	}
-	_ = deleteAll(c, h) // the duplication's own error is the one reported
-	_ = c.c.Free("Comm_dup")
+	_ = c.c.Free(op)
 	unrefErrh(uintptr(c.errh.Load()))
 	comms.remove(h)
 }
@@ -203,18 +198,15 @@ func PMPI_Comm_dup_with_info(ch uintptr, info uintptr, out unsafe.Pointer) int32
 	if c == nil {
 		return r
 	}
-	if info != hInfoNull && infoOf(info) == nil {
-		return fail(op, ch, errorf(errInfo, op, "info %#x is not an info object", info))
+	hints, err := newCommHints(op, info)
+	if err != nil {
+		return fail(op, ch, err)
 	}
 	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
 	if r := dup("Comm_dup", c, ch, out); r != 0 {
 		return r
 	}
-	n := commOf(*(*uintptr)(out))
-	n.hints = nil
-	if info != hInfoNull {
-		n.hints = infoOf(info).clone()
-	}
+	commOf(*(*uintptr)(out)).hints = hints
 	return 0
 }
 
@@ -253,18 +245,13 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	default:
 		return fail(op, ch, errorf(errArg, op, "split_type %d is not MPI_COMM_TYPE_SHARED, _HW_UNGUIDED, _HW_GUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", kind))
 	}
-	in := infoOf(info)
-	if in != nil && info != hInfoNull {
-		a.HWType, a.HasHWType = in.get("mpi_hw_resource_type")
-		a.Pset, a.HasPset = in.get("mpi_pset_name")
-	}
-	nc, typ, err := c.c.SplitType(op, a)
+	in, ierr := infoArg(op, info)
+	nc, hints, err := mpir.SplitType(op, c.c, a, in, ierr)
 	if r := created(op, c, ch, nc, err, out); r != 0 {
 		return r
 	}
-	// HW_UNGUIDED says which level it split by in the info (MPI 4.1 7.4.2).
-	if typ != "" && in != nil && info != hInfoEnv && info != hInfoNull {
-		in.set("mpi_hw_resource_type", typ)
+	if n := commOf(*(*uintptr)(out)); n != nil {
+		n.hints = hints
 	}
 	return 0
 }
@@ -275,15 +262,11 @@ func PMPI_Get_hw_resource_info(out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail(op, 0, errorf(errArg, op, "hw_info is NULL"))
 	}
-	hw, err := core.HWResources()
+	in, err := mpir.HWResourceInfo(op)
 	if err != nil {
-		return fail(op, 0, errorf(errOther, op, "cannot read the CPUs this process may run on: %v", err))
+		return fail(op, 0, err)
 	}
-	in := &info{}
-	for _, r := range hw {
-		in.set(core.HWPrefix+r.Type, strconv.FormatBool(r.Within))
-	}
-	setHandle(out, infos.add(in))
+	setHandle(out, newInfoHandle(in))
 	return 0
 }
 
@@ -368,8 +351,8 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.CommFree, c.enterTimed(prof.CommFree, prof.NoPeer, -1, 0), 0)
-	if err := deleteAll(c, h); err != nil {
-		return fail(op, h, err)
+	if err := mpir.FreeAttrs(op, &c.attrs, h); err != nil {
+		return fail(op, h, err) // the communicator stays, with the attributes not deleted
 	}
 	if err := c.c.Free(op); err != nil {
 		return fail(op, h, err)
@@ -448,17 +431,18 @@ func PMPI_Comm_get_parent(p unsafe.Pointer) int32 {
 
 //export PMPI_Comm_idup
 func PMPI_Comm_idup(ch uintptr, out, req unsafe.Pointer) int32 {
-	return idup("Comm_idup", ch, 0, out, req)
+	return idup("Comm_idup", ch, false, hInfoNull, out, req)
 }
 
 //export PMPI_Comm_idup_with_info
 func PMPI_Comm_idup_with_info(ch uintptr, info uintptr, out, req unsafe.Pointer) int32 {
-	return idup("Comm_idup_with_info", ch, info, out, req)
+	return idup("Comm_idup_with_info", ch, true, info, out, req)
 }
 
 // idup duplicates in the background; the new handle is written when the request
-// completes (the standard lends newcomm to MPI until then).
-func idup(op string, ch uintptr, info uintptr, out, req unsafe.Pointer) int32 {
+// completes (the standard lends newcomm to MPI until then). withInfo gives the new
+// communicator the hints of info instead of c's.
+func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Pointer) int32 {
 	c, r := commArg(op, ch, req, mNB)
 	if c == nil {
 		return r
@@ -467,9 +451,12 @@ func idup(op string, ch uintptr, info uintptr, out, req unsafe.Pointer) int32 {
 		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
 	}
 	defer prof.Exit(prof.Idup, c.enterTimed(prof.Idup, prof.NoPeer, -1, 0), 0)
-	hints := c.hintsFor(info)
-	if info == hInfoNull {
-		hints = nil // MPI_Comm_idup_with_info with no hints: none
+	hints := c.hints.Dup()
+	if withInfo {
+		var err error
+		if hints, err = newCommHints(op, info); err != nil {
+			return fail(op, ch, err)
+		}
 	}
 	addPending(core.Go(op, func() error {
 		nc, err := c.c.Dup(op)
@@ -479,8 +466,8 @@ func idup(op string, ch uintptr, info uintptr, out, req unsafe.Pointer) int32 {
 		nh := newComm(nc, c)
 		n := commOf(nh)
 		n.topo, n.hints = c.topo, hints
-		if err := copyAttrs(c, ch, n, nh); err != nil {
-			discardComm(nh)
+		if err := mpir.CopyAttrs(op, &c.attrs, ch, &n.attrs, nh); err != nil {
+			discardComm(op, nh)
 			return err
 		}
 		setHandle(out, nh)

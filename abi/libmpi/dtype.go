@@ -6,11 +6,11 @@ import "C"
 
 import (
 	"math"
-	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // dtype is a datatype: the engine's type, its MPI name, the types it was built
@@ -19,8 +19,7 @@ type dtype struct {
 	t     *datatype.Type
 	name  string
 	parts []*dtype
-	mu    sync.Mutex
-	attrs map[int32]uintptr
+	attrs mpir.Attrs // attr.go
 	// f90 is set on the types of MPI_Type_create_f90_*: predefined, so never
 	// freed, and decoded as their combiner says.
 	f90 *f90
@@ -567,7 +566,13 @@ func PMPI_Type_dup(old uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	nh := *(*uintptr)(out)
-	return fail("Type_dup", 0, copyTypeAttrs(dtOf(old), old, dtOf(nh), nh))
+	if err := mpir.CopyAttrs("Type_dup", &dtOf(old).attrs, old, &dtOf(nh).attrs, nh); err != nil {
+		_ = nt.Free()
+		removeType(nh)
+		setHandle(out, hDatatypeNull)
+		return fail("Type_dup", 0, err)
+	}
+	return 0
 }
 
 //export goPMPI_Type_commit
@@ -604,8 +609,8 @@ func goPMPI_Type_free(p unsafe.Pointer) int32 {
 	if d.f90 != nil {
 		return fail(op, 0, errorf(errType, op, "the types MPI_Type_create_f90_* return are predefined and cannot be freed"))
 	}
-	if err := deleteTypeAttrs(d, h); err != nil {
-		return fail(op, 0, err)
+	if err := mpir.FreeAttrs(op, &d.attrs, h); err != nil {
+		return fail(op, 0, err) // the datatype stays, with the attributes not deleted
 	}
 	if err := d.t.Free(); err != nil {
 		return fail(op, 0, core.TypeErr(op, err))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // The Fortran ABI (MPI 5.0 §21.4.1): MPI_Abi_get/set_fortran_info and
@@ -130,21 +131,24 @@ func PMPI_Abi_get_fortran_info(out unsafe.Pointer) int32 {
 		setHandle(out, hInfoNull)
 		return 0
 	}
-	in := &info{}
+	var kv []string
 	for _, s := range fortranSizes {
-		in.set(s.key, strconv.Itoa(fortran.sizes[s.key]))
+		kv = append(kv, s.key, strconv.Itoa(fortran.sizes[s.key]))
 	}
 	for _, o := range fortranOptional {
-		in.set(o.key, strconv.FormatBool(fortran.supported[o.h]))
+		kv = append(kv, o.key, strconv.FormatBool(fortran.supported[o.h]))
 	}
-	setHandle(out, infos.add(in))
+	setHandle(out, newInfoHandle(mpir.InfoOf(kv...)))
 	return 0
 }
 
 //export PMPI_Abi_set_fortran_info
 func PMPI_Abi_set_fortran_info(h uintptr) int32 {
 	const op = "Abi_set_fortran_info"
-	in, err := needInfo(op, h, false)
+	in, err := infoArg(op, h)
+	if err == nil && in == nil {
+		err = errorf(errInfo, op, "info is MPI_INFO_NULL")
+	}
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -167,11 +171,11 @@ func PMPI_Abi_set_fortran_info(h uintptr) int32 {
 
 // fortranProperties reads the keys of §21.4.1 from in: a key left out keeps mpigo's
 // default, other keys are ignored.
-func fortranProperties(op string, in *info) (map[string]int, map[uintptr]bool, error) {
+func fortranProperties(op string, in *mpir.Info) (map[string]int, map[uintptr]bool, error) {
 	sizes := map[string]int{}
 	for _, s := range fortranSizes {
 		sizes[s.key] = s.def
-		v, ok := in.get(s.key)
+		v, ok, _ := in.Get(s.key)
 		if !ok {
 			continue
 		}
@@ -191,7 +195,7 @@ func fortranProperties(op string, in *info) (map[string]int, map[uintptr]bool, e
 	supported := map[uintptr]bool{}
 	for _, o := range fortranOptional {
 		supported[o.h] = true
-		v, ok := in.get(o.key)
+		v, ok, _ := in.Get(o.key)
 		if !ok {
 			continue
 		}

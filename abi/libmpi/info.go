@@ -5,115 +5,54 @@ package main
 import "C"
 
 import (
-	"maps"
-	"os"
-	"runtime"
 	"strconv"
-	"strings"
-	"sync"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// Info objects (MPI 4.1 chapter 10): ordered (key, value) pairs; Get_nthkey follows
-// the order of first Set. MPI_INFO_ENV holds the job's environment (command, argv,
-// maxprocs, host, arch, wdir, thread_level), is read-only and cannot be freed.
-// Communicators keep the hints set on them (Comm_set_info, Comm_dup_with_info) and give
-// them back as a new info (Comm_get_info); mpigo acts on none yet.
+// Info objects (MPI 4.1 chapter 10) are internal/mpir's: this file turns handles into
+// them and C strings into keys and values, and writes results into C buffers.
+// Communicators and windows keep their hints as mpir.Hints (Comm_set_info,
+// Win_set_info and the info arguments of creation), and report them as a new info.
 
-type info struct {
-	mu   sync.Mutex
-	keys []string
-	vals map[string]string
+var infos table[mpir.Info]
+
+// infoArg is the info of handle h for the call op: nil for MPI_INFO_NULL, which the
+// info calls refuse (MPI_ERR_INFO) and calls taking hints read as none; a handle that
+// is no info is an error of class MPI_ERR_INFO.
+func infoArg(op string, h uintptr) (*mpir.Info, error) {
+	switch h {
+	case hInfoNull:
+		return nil, nil
+	case hInfoEnv:
+		return mpir.InfoEnv(), nil
+	}
+	if in := infos.get(h); in != nil {
+		return in, nil
+	}
+	return nil, errorf(errInfo, op, "info %#x is not an info object", h)
 }
 
-var (
-	infos   table[info]
-	envInfo info
-	envOnce sync.Once
-)
+// newInfoHandle registers an info the library gives the program.
+func newInfoHandle(in *mpir.Info) uintptr { return infos.add(in) }
 
-const (
-	maxInfoKey = 255  // MPI_MAX_INFO_KEY - 1
-	maxInfoVal = 1024 // MPI_MAX_INFO_VAL
-)
-
-func fillEnv() {
-	envInfo.vals = map[string]string{}
-	put := func(k, v string) { envInfo.set(k, v) }
-	put("command", os.Args[0])
-	put("argv", strings.Join(os.Args[1:], " "))
-	if core.Initialized() {
-		put("maxprocs", strconv.Itoa(world.c.Size()))
-		put("thread_level", [...]string{"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"}[core.ThreadLevel()])
-	}
-	if h, err := os.Hostname(); err == nil {
-		put("host", h)
-	}
-	put("arch", runtime.GOARCH)
-	if wd, err := os.Getwd(); err == nil {
-		put("wdir", wd)
-	}
-}
-
-func (in *info) set(k, v string) {
-	in.mu.Lock()
-	if in.vals == nil {
-		in.vals = map[string]string{}
-	}
-	if _, ok := in.vals[k]; !ok {
-		in.keys = append(in.keys, k)
-	}
-	in.vals[k] = v
-	in.mu.Unlock()
-}
-
-func (in *info) get(k string) (string, bool) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	v, ok := in.vals[k]
-	return v, ok
-}
-
-func (in *info) clone() *info {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return &info{keys: append([]string(nil), in.keys...), vals: maps.Clone(in.vals)}
-}
-
-// infoOf is the info of handle h (nil if it is not one).
-func infoOf(h uintptr) *info {
-	if h == hInfoEnv {
-		envOnce.Do(fillEnv)
-		return &envInfo
-	}
-	return infos.get(h)
-}
-
-func needInfo(op string, h uintptr, write bool) (*info, error) {
-	if h == hInfoNull {
-		return nil, errorf(errInfo, op, "info is MPI_INFO_NULL")
-	}
-	in := infoOf(h)
-	if in == nil {
-		return nil, errorf(errInfo, op, "info %#x is not an info object", h)
-	}
-	if write && h == hInfoEnv {
-		return nil, errorf(errInfo, op, "MPI_INFO_ENV is read-only (MPI_Info_dup it to change a copy)")
-	}
-	return in, nil
-}
-
+// infoKey reads the C string key, which must not be NULL.
 func infoKey(op string, p unsafe.Pointer) (string, error) {
 	if p == nil {
 		return "", errorf(errInfoKey, op, "key is NULL")
 	}
-	k := strings.TrimSpace(cstr(p))
-	if k == "" || len(k) > maxInfoKey {
-		return "", errorf(errInfoKey, op, "key %q must have 1 to %d characters", k, maxInfoKey)
+	return cstr(p), nil
+}
+
+// infoCall is the start of every call on an info: the info of h and the key at p.
+func infoCall(op string, h uintptr, key unsafe.Pointer) (*mpir.Info, string, error) {
+	in, err := infoArg(op, h)
+	if err != nil {
+		return nil, "", err
 	}
-	return k, nil
+	k, err := infoKey(op, key)
+	return in, k, err
 }
 
 //export PMPI_Info_create
@@ -121,89 +60,59 @@ func PMPI_Info_create(out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail("Info_create", 0, errorf(errArg, "Info_create", "info is NULL"))
 	}
-	setHandle(out, infos.add(&info{vals: map[string]string{}}))
+	setHandle(out, newInfoHandle(mpir.NewInfo()))
 	return 0
 }
 
+// PMPI_Info_create_env ignores argc and argv: the library reads the program's
+// arguments itself.
+//
 //export PMPI_Info_create_env
 func PMPI_Info_create_env(argc int32, argv, out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail("Info_create_env", 0, errorf(errArg, "Info_create_env", "info is NULL"))
 	}
-	setHandle(out, infos.add(infoOf(hInfoEnv).clone()))
+	setHandle(out, newInfoHandle(mpir.InfoCreateEnv()))
 	return 0
 }
 
 //export PMPI_Info_set
 func PMPI_Info_set(h uintptr, key, val unsafe.Pointer) int32 {
 	const op = "Info_set"
-	in, err := needInfo(op, h, true)
-	if err != nil {
-		return fail(op, 0, err)
-	}
-	k, err := infoKey(op, key)
+	in, k, err := infoCall(op, h, key)
 	if err != nil {
 		return fail(op, 0, err)
 	}
 	if val == nil {
 		return fail(op, 0, errorf(errInfoValue, op, "value is NULL"))
 	}
-	v := cstr(val)
-	if len(v) > maxInfoVal {
-		return fail(op, 0, errorf(errInfoValue, op, "the value of %q has %d characters, more than MPI_MAX_INFO_VAL %d", k, len(v), maxInfoVal))
-	}
-	in.set(k, strings.TrimSpace(v))
-	return 0
+	return fail(op, 0, mpir.InfoErr(op, in.Set(k, cstr(val))))
 }
 
 //export PMPI_Info_delete
 func PMPI_Info_delete(h uintptr, key unsafe.Pointer) int32 {
 	const op = "Info_delete"
-	in, err := needInfo(op, h, true)
+	in, k, err := infoCall(op, h, key)
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	k, err := infoKey(op, key)
-	if err != nil {
-		return fail(op, 0, err)
-	}
-	in.mu.Lock()
-	_, ok := in.vals[k]
-	if ok {
-		delete(in.vals, k)
-		for i, x := range in.keys {
-			if x == k {
-				in.keys = append(in.keys[:i], in.keys[i+1:]...)
-				break
-			}
-		}
-	}
-	in.mu.Unlock()
-	if !ok {
-		return fail(op, 0, errorf(errInfoNokey, op, "the info has no key %q", k))
-	}
-	return 0
+	return fail(op, 0, mpir.InfoErr(op, in.Delete(k)))
 }
 
 //export PMPI_Info_get
 func PMPI_Info_get(h uintptr, key unsafe.Pointer, valuelen int32, val, flag unsafe.Pointer) int32 {
 	const op = "Info_get"
-	in, err := needInfo(op, h, false)
+	in, k, err := infoCall(op, h, key)
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	k, err := infoKey(op, key)
+	v, ok, err := in.GetN(k, int(valuelen))
 	if err != nil {
-		return fail(op, 0, err)
+		return fail(op, 0, mpir.InfoErr(op, err))
 	}
-	if valuelen < 0 {
-		return fail(op, 0, errorf(errArg, op, "valuelen %d is negative", valuelen))
-	}
-	v, ok := in.get(k)
 	setBool(flag, ok)
 	if ok {
-		// valuelen excludes the terminating zero (MPI 4.1 10.2): valuelen+1 bytes.
-		putCString(val, int(valuelen)+1, v, nil)
+		putCString(val, len(v)+1, v, nil)
 	}
 	return 0
 }
@@ -211,42 +120,39 @@ func PMPI_Info_get(h uintptr, key unsafe.Pointer, valuelen int32, val, flag unsa
 //export PMPI_Info_get_string
 func PMPI_Info_get_string(h uintptr, key unsafe.Pointer, buflen, val, flag unsafe.Pointer) int32 {
 	const op = "Info_get_string"
-	in, err := needInfo(op, h, false)
-	if err != nil {
-		return fail(op, 0, err)
-	}
-	k, err := infoKey(op, key)
+	in, k, err := infoCall(op, h, key)
 	if err != nil {
 		return fail(op, 0, err)
 	}
 	if buflen == nil {
 		return fail(op, 0, errorf(errArg, op, "buflen is NULL"))
 	}
-	v, ok := in.get(k)
+	n := (*int32)(buflen)
+	v, need, ok, err := in.GetString(k, int(*n))
+	if err != nil {
+		return fail(op, 0, mpir.InfoErr(op, err))
+	}
 	setBool(flag, ok)
-	if !ok {
-		return 0
+	if ok {
+		if *n > 0 {
+			putCString(val, len(v)+1, v, nil)
+		}
+		*n = int32(need)
 	}
-	n := int(*(*int32)(buflen))
-	if n > 0 {
-		putCString(val, n, v, nil)
-	}
-	*(*int32)(buflen) = int32(len(v) + 1)
 	return 0
 }
 
 //export PMPI_Info_get_valuelen
 func PMPI_Info_get_valuelen(h uintptr, key unsafe.Pointer, n, flag unsafe.Pointer) int32 {
 	const op = "Info_get_valuelen"
-	in, err := needInfo(op, h, false)
+	in, k, err := infoCall(op, h, key)
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	k, err := infoKey(op, key)
+	v, ok, err := in.Get(k)
 	if err != nil {
-		return fail(op, 0, err)
+		return fail(op, 0, mpir.InfoErr(op, err))
 	}
-	v, ok := in.get(k)
 	setBool(flag, ok)
 	if ok {
 		setInt(n, len(v))
@@ -256,44 +162,49 @@ func PMPI_Info_get_valuelen(h uintptr, key unsafe.Pointer, n, flag unsafe.Pointe
 
 //export PMPI_Info_get_nkeys
 func PMPI_Info_get_nkeys(h uintptr, n unsafe.Pointer) int32 {
-	in, err := needInfo("Info_get_nkeys", h, false)
+	const op = "Info_get_nkeys"
+	in, err := infoArg(op, h)
 	if err != nil {
-		return fail("Info_get_nkeys", 0, err)
+		return fail(op, 0, err)
 	}
-	in.mu.Lock()
-	setInt(n, len(in.keys))
-	in.mu.Unlock()
+	nk, err := in.Nkeys()
+	if err != nil {
+		return fail(op, 0, mpir.InfoErr(op, err))
+	}
+	setInt(n, nk)
 	return 0
 }
 
 //export PMPI_Info_get_nthkey
 func PMPI_Info_get_nthkey(h uintptr, n int32, key unsafe.Pointer) int32 {
 	const op = "Info_get_nthkey"
-	in, err := needInfo(op, h, false)
+	in, err := infoArg(op, h)
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	in.mu.Lock()
-	nk := len(in.keys)
-	var k string
-	if n >= 0 && int(n) < nk {
-		k = in.keys[n]
+	k, err := in.Nthkey(int(n))
+	if err != nil {
+		return fail(op, 0, mpir.InfoErr(op, err))
 	}
-	in.mu.Unlock()
-	if n < 0 || int(n) >= nk {
-		return fail(op, 0, errorf(errArg, op, "n %d is not in [0,%d), the number of keys", n, nk))
-	}
-	putCString(key, maxInfoKey+1, k, nil)
+	putCString(key, C.MPI_MAX_INFO_KEY, k, nil) // MPI_Info_set keeps keys shorter
 	return 0
 }
 
 //export PMPI_Info_dup
 func PMPI_Info_dup(h uintptr, out unsafe.Pointer) int32 {
-	in, err := needInfo("Info_dup", h, false)
+	const op = "Info_dup"
+	in, err := infoArg(op, h)
 	if err != nil {
-		return fail("Info_dup", 0, err)
+		return fail(op, 0, err)
 	}
-	setHandle(out, infos.add(in.clone()))
+	d, err := in.Dup()
+	if err != nil {
+		return fail(op, 0, mpir.InfoErr(op, err))
+	}
+	if out == nil {
+		return fail(op, 0, errorf(errArg, op, "newinfo is NULL"))
+	}
+	setHandle(out, newInfoHandle(d))
 	return 0
 }
 
@@ -304,11 +215,12 @@ func PMPI_Info_free(p unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "info is NULL"))
 	}
 	h := *(*uintptr)(p)
-	if h == hInfoEnv {
-		return fail(op, 0, errorf(errInfo, op, "MPI_INFO_ENV cannot be freed"))
-	}
-	if _, err := needInfo(op, h, true); err != nil {
+	in, err := infoArg(op, h)
+	if err != nil {
 		return fail(op, 0, err)
+	}
+	if err := in.Free(); err != nil {
+		return fail(op, 0, mpir.InfoErr(op, err))
 	}
 	infos.remove(h)
 	setHandle(p, hInfoNull)
@@ -320,26 +232,21 @@ func PMPI_Abi_get_info(out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail("Abi_get_info", 0, errorf(errArg, "Abi_get_info", "info is NULL"))
 	}
-	in := &info{}
-	in.set("mpi_aint_size", "8")
-	in.set("mpi_count_size", "8")
-	in.set("mpi_offset_size", "8")
-	setHandle(out, infos.add(in))
+	size := func(n uintptr) string { return strconv.Itoa(int(n)) }
+	sizes := mpir.InfoOf("mpi_aint_size", size(unsafe.Sizeof(C.MPI_Aint(0))),
+		"mpi_count_size", size(unsafe.Sizeof(C.MPI_Count(0))),
+		"mpi_offset_size", size(unsafe.Sizeof(C.MPI_Offset(0))))
+	setHandle(out, newInfoHandle(sizes))
 	return 0
 }
 
-// hintsFor is the hints a new communicator made with info h gets: a copy of h's
-// pairs, or of c's hints for MPI_INFO_NULL (or 0: no info argument).
-func (c *comm) hintsFor(h uintptr) *info {
-	if in := infoOf(h); in != nil && h != 0 {
-		return in.clone()
+// newCommHints is the hints of a communicator op makes with info handle h.
+func newCommHints(op string, h uintptr) (*mpir.Hints, error) {
+	in, err := infoArg(op, h)
+	if err != nil {
+		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.hints == nil {
-		return nil
-	}
-	return c.hints.clone()
+	return mpir.NewCommHints(op, in)
 }
 
 //export PMPI_Comm_set_info
@@ -349,21 +256,11 @@ func PMPI_Comm_set_info(ch uintptr, h uintptr) int32 {
 	if c == nil {
 		return r
 	}
-	in, err := needInfo(op, h, false)
+	in, err := infoArg(op, h)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	in = in.clone()
-	c.mu.Lock()
-	if c.hints == nil {
-		c.hints = &info{}
-	}
-	h2 := c.hints
-	c.mu.Unlock()
-	for _, k := range in.keys {
-		h2.set(k, in.vals[k])
-	}
-	return 0
+	return fail(op, ch, c.hints.Set(op, in))
 }
 
 //export PMPI_Comm_get_info
@@ -376,10 +273,6 @@ func PMPI_Comm_get_info(ch uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail(op, ch, errorf(errArg, op, "info_used is NULL"))
 	}
-	in := c.hintsFor(0)
-	if in == nil {
-		in = &info{vals: map[string]string{}}
-	}
-	setHandle(out, infos.add(in))
+	setHandle(out, newInfoHandle(c.hints.Info()))
 	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,9 +41,6 @@ func initialize(op string, level int32) int32 {
 		return fail(op, 0, err)
 	}
 	mainThread = int64(gettid())
-	if err := predefinedAttrs(); err != nil {
-		return fail(op, 0, err)
-	}
 	setShortLive(true)
 	return 0
 }
@@ -90,7 +88,7 @@ func PMPI_Finalize() int32 {
 	// MPI_COMM_SELF's attributes are deleted first, while MPI still works, so that a
 	// library can hook the end of MPI with a delete callback (MPI 4.1 section 11.2.4).
 	err := core.Finalize(func() error {
-		err := deleteAll(&self, hCommSelf)
+		err := mpir.FinalizeAttrs("Finalize", &self.attrs, uintptr(hCommSelf), "MPI_COMM_SELF")
 		setShortLive(false) // after the callbacks, which may still use windows
 		return err
 	})

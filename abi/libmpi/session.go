@@ -7,12 +7,12 @@ package main
 import "C"
 
 import (
-	"strconv"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Sessions (MPI 4.1 section 11.3) and the file side of error handling. A session is
@@ -191,8 +191,6 @@ func failWith(op string, eh uintptr, h uintptr, err error) int32 {
 	return invokeWith(int64(eh), h, code, msg)
 }
 
-var levelNames = [...]string{"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"}
-
 //export PMPI_Session_init
 func PMPI_Session_init(ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	const op = "Session_init"
@@ -202,19 +200,13 @@ func PMPI_Session_init(ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return failWith(op, eh, hSessionNull, errorf(errArg, op, "session is NULL"))
 	}
-	level := core.ThreadMultiple
-	if ih != hInfoNull {
-		in, err := needInfo(op, ih, false)
-		if err != nil {
-			return failWith(op, eh, hSessionNull, err)
-		}
-		if v, ok := in.get("thread_level"); ok {
-			for l, n := range levelNames {
-				if v == n {
-					level = l
-				}
-			}
-		}
+	in, err := infoArg(op, ih)
+	if err != nil {
+		return failWith(op, eh, hSessionNull, err)
+	}
+	level, err := mpir.SessionLevel(op, in)
+	if err != nil {
+		return failWith(op, eh, hSessionNull, err)
 	}
 	d, err := core.SessionInit(op, level)
 	if err != nil {
@@ -264,6 +256,9 @@ func PMPI_Session_get_num_psets(sh uintptr, ih uintptr, n unsafe.Pointer) int32 
 	if n == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "npset_names is NULL"))
 	}
+	if _, err := infoArg(op, ih); err != nil { // hints, none of which mpigo takes
+		return failSession(op, s, sh, err)
+	}
 	setInt(n, len(core.Psets()))
 	return 0
 }
@@ -274,6 +269,9 @@ func PMPI_Session_get_nth_pset(sh uintptr, ih uintptr, n int32, plen, name unsaf
 	s, r := needSession(op, sh)
 	if s == nil {
 		return r
+	}
+	if _, err := infoArg(op, ih); err != nil { // hints, none of which mpigo takes
+		return failSession(op, s, sh, err)
 	}
 	ps := core.Psets()
 	if n < 0 || int(n) >= len(ps) {
@@ -296,15 +294,6 @@ func PMPI_Session_get_nth_pset(sh uintptr, ih uintptr, n int32, plen, name unsaf
 	return 0
 }
 
-// newInfo makes an info of the pairs kv (key, value, key, value, ...).
-func newInfo(out unsafe.Pointer, kv ...string) {
-	in := &info{vals: map[string]string{}}
-	for i := 0; i+1 < len(kv); i += 2 {
-		in.set(kv[i], kv[i+1])
-	}
-	setHandle(out, infos.add(in))
-}
-
 //export PMPI_Session_get_info
 func PMPI_Session_get_info(sh uintptr, out unsafe.Pointer) int32 {
 	const op = "Session_get_info"
@@ -315,8 +304,7 @@ func PMPI_Session_get_info(sh uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "info_used is NULL"))
 	}
-	l := levelNames[s.s.Level()]
-	newInfo(out, "mpi_thread_support_level", l, "thread_level", l) // MPICH gives the latter
+	setHandle(out, newInfoHandle(mpir.SessionInfo(s.s.Level())))
 	return 0
 }
 
@@ -346,7 +334,7 @@ func PMPI_Session_get_pset_info(sh uintptr, np unsafe.Pointer, out unsafe.Pointe
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	newInfo(out, "mpi_size", strconv.Itoa(n))
+	setHandle(out, newInfoHandle(mpir.PsetInfo(n)))
 	return 0
 }
 
@@ -414,7 +402,7 @@ func PMPI_Session_call_errhandler(sh uintptr, code int32) int32 {
 
 // fromGroups registers a communicator made from groups with handler eh and the hints
 // of info ih.
-func fromGroups(c *core.Comm, gh, eh uintptr, hints *info, out unsafe.Pointer) {
+func fromGroups(c *core.Comm, gh, eh uintptr, hints *mpir.Hints, out unsafe.Pointer) {
 	if c == nil {
 		setHandle(out, hCommNull)
 		return
@@ -440,21 +428,14 @@ func liveOwner(op string, gh uintptr) error {
 
 // groupArgs checks the arguments every creation from groups shares: the handler
 // (a communicator's), the info, the output.
-func groupArgs(op string, ih, eh uintptr, out unsafe.Pointer) (*info, error) {
+func groupArgs(op string, ih, eh uintptr, out unsafe.Pointer) (*mpir.Hints, error) {
 	if err := errhFits(op, eh, ehComm); err != nil {
 		return nil, err
 	}
 	if out == nil {
 		return nil, errorf(errArg, op, "newcomm is NULL")
 	}
-	if ih == hInfoNull {
-		return nil, nil
-	}
-	in, err := needInfo(op, ih, false)
-	if err != nil {
-		return nil, err
-	}
-	return in.clone(), nil
+	return newCommHints(op, ih)
 }
 
 func stringTagArg(op string, p unsafe.Pointer) (string, error) {

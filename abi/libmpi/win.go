@@ -13,8 +13,6 @@ typedef struct { MPI_Aint size; int disp_unit, flavor, model; } winattrs;
 import "C"
 
 import (
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -22,6 +20,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -35,18 +34,17 @@ import (
 // unless set), as MPI 4.1 section 12.6 says.
 
 type win struct {
-	w      *core.Win
-	errh   atomic.Int64
-	mu     sync.Mutex
-	attrs  map[int32]uintptr
-	name   string
-	sess   *session // the session its communicator derives from (grp)
-	hints  *info
-	cmem   unsafe.Pointer // malloc'd memory of an allocated window, freed with it
-	pre    *C.winattrs
-	base   unsafe.Pointer
-	flavor int
-	short  *shortWin // the copy short.c reads (short.go)
+	w     *core.Win
+	errh  atomic.Int64
+	mu    sync.Mutex
+	attrs mpir.Attrs // attr.go
+	name  string
+	sess  *session       // the session its communicator derives from (grp)
+	hints *mpir.Hints    // the info hints in effect
+	cmem  unsafe.Pointer // malloc'd memory of an allocated window, freed with it
+	pre   *C.winattrs
+	base  unsafe.Pointer
+	short *shortWin // the copy short.c reads (short.go)
 }
 
 var wins table[win]
@@ -89,17 +87,22 @@ func needWin(op string, h uintptr) (*win, int32) {
 	return w, 0
 }
 
-var winFlavors = map[core.Flavor]int{core.FlavorCreate: 311, core.FlavorAllocate: 312, core.FlavorDynamic: 313, core.FlavorShared: 314}
+var winFlavors = map[core.Flavor]C.int{core.FlavorCreate: C.MPI_WIN_FLAVOR_CREATE, core.FlavorAllocate: C.MPI_WIN_FLAVOR_ALLOCATE,
+	core.FlavorDynamic: C.MPI_WIN_FLAVOR_DYNAMIC, core.FlavorShared: C.MPI_WIN_FLAVOR_SHARED}
 
-// newWin registers a window the device made and writes its handle.
-func newWin(cw *core.Win, c *comm, info uintptr, base, cmem unsafe.Pointer, size int64, unit int, flavor int, out unsafe.Pointer) {
-	w := &win{w: cw, cmem: cmem, base: base, flavor: flavor, sess: c.sess}
+var winModels = map[int]C.int{mpir.ModelUnified: C.MPI_WIN_UNIFIED, mpir.ModelSeparate: C.MPI_WIN_SEPARATE}
+
+// newWin registers a window the device made and writes its handle. flavor is the one
+// the program asked for: an allocated window made again over C memory (winAllocate)
+// is still of the allocate flavour. The predefined attributes' values go to C memory.
+func newWin(cw *core.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, flavor core.Flavor, out unsafe.Pointer) {
+	w := &win{w: cw, cmem: cmem, base: base, sess: c.sess, hints: hints}
 	w.errh.Store(hErrhFatal)
-	if in := infoOf(info); in != nil && info != hInfoNull {
-		w.hints = in.clone()
-	}
+	a := mpir.WinAttrsOf(cw)
+	a.Flavor = flavor
 	w.pre = (*C.winattrs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.winattrs{}))))
-	w.pre.size, w.pre.disp_unit, w.pre.flavor, w.pre.model = C.MPI_Aint(size), C.int(unit), C.int(flavor), 321 // MPI_WIN_UNIFIED
+	w.pre.size, w.pre.disp_unit = C.MPI_Aint(a.Size), C.int(a.DispUnit)
+	w.pre.flavor, w.pre.model = winFlavors[a.Flavor], winModels[a.Model]
 	h := wins.add(w)
 	newShort(w, h)
 	setHandle(out, h)
@@ -136,11 +139,15 @@ func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsa
 		}
 		mem = unsafe.Slice((*byte)(base), size)
 	}
+	hints, err := newWinHints(op, info)
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem})
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, info, base, nil, size, int(unit), 311, out)
+	newWin(cw, c, hints, base, nil, core.FlavorCreate, out)
 	return 0
 }
 
@@ -167,15 +174,15 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 	if baseptr == nil {
 		return fail(op, ch, errorf(errArg, op, "baseptr is NULL"))
 	}
-	a := core.WinArgs{Flavor: core.FlavorAllocate, Size: size, DispUnit: int(unit)}
-	flavor := 312
-	if shared {
-		a.Flavor, flavor = core.FlavorShared, 314
-		if in := infoOf(info); in != nil && info != hInfoNull {
-			v, _ := in.get("alloc_shared_noncontig")
-			a.Noncontig = v == "true"
-		}
+	hints, err := newWinHints(op, info)
+	if err != nil {
+		return fail(op, ch, err)
 	}
+	a := core.WinArgs{Flavor: core.FlavorAllocate, Size: size, DispUnit: int(unit)}
+	if shared {
+		a.Flavor = core.FlavorShared
+	}
+	hints.ShapeWin(&a)
 	cw, err := c.c.CreateWin(op, a)
 	if err != nil {
 		return fail(op, ch, err)
@@ -207,7 +214,7 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 		base = unsafe.Pointer(unsafe.SliceData(m))
 	}
 	*(*unsafe.Pointer)(baseptr) = base
-	newWin(cw, c, info, base, cmem, size, int(unit), flavor, out)
+	newWin(cw, c, hints, base, cmem, a.Flavor, out)
 	return 0
 }
 
@@ -239,11 +246,15 @@ func PMPI_Win_create_dynamic(info, ch uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.WinCreateDynamic, c.enterTimed(prof.WinCreateDynamic, prof.NoPeer, -1, 0), 0)
+	hints, err := newWinHints(op, info)
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, info, nil, nil, 0, 1, 313, out)
+	newWin(cw, c, hints, nil, nil, core.FlavorDynamic, out)
 	return 0
 }
 
@@ -290,14 +301,8 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.WinFree, prof.EnterTimed(prof.WinFree, w.pc(), prof.NoPeer, -2, 0), 0)
-	w.mu.Lock()
-	attrs := w.attrs
-	w.attrs = nil
-	w.mu.Unlock()
-	for key, val := range attrs {
-		if err := dropAttr(op, wh, key, val); err != nil {
-			return failWin(op, wh, err)
-		}
+	if err := mpir.FreeAttrs(op, &w.attrs, wh); err != nil {
+		return failWin(op, wh, err) // the window stays, with the attributes not deleted
 	}
 	hideShort(wh)
 	if err := w.w.Free(op); err != nil {
@@ -385,10 +390,14 @@ func PMPI_Win_get_name(wh uintptr, name, n unsafe.Pointer) int32 {
 	return 0
 }
 
-// The info keys a window takes (MPI 4.1 12.2.7) and their defaults.
-var winInfoDefaults = [][2]string{{"no_locks", "false"}, {"accumulate_ordering", "rar,raw,war,waw"},
-	{"accumulate_ops", "same_op_no_op"}, {"same_size", "false"}, {"same_disp_unit", "false"},
-	{"alloc_shared_noncontig", "false"}, {"mpi_accumulate_granularity", "8"}}
+// newWinHints is the hints of a window op makes with info handle h.
+func newWinHints(op string, h uintptr) (*mpir.Hints, error) {
+	in, err := infoArg(op, h)
+	if err != nil {
+		return nil, err
+	}
+	return mpir.NewWinHints(op, in)
+}
 
 //export PMPI_Win_set_info
 func PMPI_Win_set_info(wh uintptr, ih uintptr) int32 {
@@ -397,47 +406,24 @@ func PMPI_Win_set_info(wh uintptr, ih uintptr) int32 {
 	if w == nil {
 		return r
 	}
-	in, err := needInfo(op, ih, false)
+	in, err := infoArg(op, ih)
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	in = in.clone()
-	w.mu.Lock()
-	if w.hints == nil {
-		w.hints = &info{}
-	}
-	h := w.hints
-	w.mu.Unlock()
-	for _, k := range in.keys {
-		h.set(k, in.vals[k])
-	}
-	return 0
+	return failWin(op, wh, w.hints.Set(op, in))
 }
 
 //export PMPI_Win_get_info
 func PMPI_Win_get_info(wh uintptr, out unsafe.Pointer) int32 {
-	w, r := needWin("Win_get_info", wh)
+	const op = "Win_get_info"
+	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	in := &info{}
-	for _, kv := range winInfoDefaults {
-		in.set(kv[0], kv[1])
+	if out == nil {
+		return failWin(op, wh, errorf(errArg, op, "info_used is NULL"))
 	}
-	w.mu.Lock()
-	h := w.hints
-	w.mu.Unlock()
-	if h != nil {
-		h = h.clone()
-		for _, k := range h.keys {
-			for _, kv := range winInfoDefaults {
-				if kv[0] == k { // only the keys a window knows are reported
-					in.set(k, h.vals[k])
-				}
-			}
-		}
-	}
-	setHandle(out, infos.add(in))
+	setHandle(out, newInfoHandle(w.hints.Info()))
 	return 0
 }
 
@@ -445,11 +431,13 @@ func PMPI_Win_get_info(wh uintptr, out unsafe.Pointer) int32 {
 
 //export PMPI_Win_create_keyval
 func PMPI_Win_create_keyval(copyFn, deleteFn, key, extra unsafe.Pointer) int32 {
-	return createKeyval("Win_create_keyval", copyFn, deleteFn, key, extra)
+	return createKeyval("Win_create_keyval", mpir.AttrWin, copyFn, deleteFn, key, extra)
 }
 
 //export PMPI_Win_free_keyval
-func PMPI_Win_free_keyval(key unsafe.Pointer) int32 { return freeKeyval("Win_free_keyval", key) }
+func PMPI_Win_free_keyval(key unsafe.Pointer) int32 {
+	return freeKeyval("Win_free_keyval", mpir.AttrWin, key)
+}
 
 //export PMPI_Win_set_attr
 func PMPI_Win_set_attr(wh uintptr, key int32, val unsafe.Pointer) int32 {
@@ -458,26 +446,7 @@ func PMPI_Win_set_attr(wh uintptr, key int32, val unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	if liveKey(key) == nil {
-		return failWin(op, wh, errorf(errKeyval, op, "keyval %d is not a key this program made (or was freed)", key))
-	}
-	w.mu.Lock()
-	old, had := w.attrs[key]
-	w.mu.Unlock()
-	if had {
-		if err := callDelete(op, wh, key, old); err != nil {
-			return failWin(op, wh, err)
-		}
-	} else {
-		refKey(key)
-	}
-	w.mu.Lock()
-	if w.attrs == nil {
-		w.attrs = map[int32]uintptr{}
-	}
-	w.attrs[key] = uintptr(val)
-	w.mu.Unlock()
-	return 0
+	return failWin(op, wh, mpir.SetAttr(op, mpir.AttrWin, &w.attrs, wh, keyvalOf(key), uintptr(val)))
 }
 
 //export PMPI_Win_get_attr
@@ -490,34 +459,36 @@ func PMPI_Win_get_attr(wh uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	if val == nil || flag == nil {
 		return failWin(op, wh, errorf(errArg, op, "attribute_val or flag is NULL"))
 	}
-	var p unsafe.Pointer
-	switch key {
-	case 601: // MPI_WIN_BASE: the address itself
-		p = w.base
-	case 602:
-		p = unsafe.Pointer(&w.pre.disp_unit)
-	case 603:
-		p = unsafe.Pointer(&w.pre.size)
-	case 604:
-		p = unsafe.Pointer(&w.pre.flavor)
-	case 605:
-		p = unsafe.Pointer(&w.pre.model)
-	default:
-		if keyvals.get(uintptr(key)) == nil {
-			return failWin(op, wh, errorf(errKeyval, op, "keyval %d is not a key", key))
-		}
-		w.mu.Lock()
-		v, ok := w.attrs[key]
-		w.mu.Unlock()
-		if ok {
-			*(*uintptr)(val) = v
-		}
-		setBool(flag, ok)
+	k := keyvalOf(key)
+	if p, ok := w.predefined(k); ok {
+		*(*unsafe.Pointer)(val) = p
+		setInt(flag, 1)
 		return 0
 	}
-	*(*unsafe.Pointer)(val) = p
-	setInt(flag, 1)
-	return 0
+	v, ok, err := mpir.WinAttr(op, &w.attrs, k, mpir.WinAttrs{})
+	if err == nil {
+		err = getAttr(op, val, flag, v, ok)
+	}
+	return failWin(op, wh, err)
+}
+
+// predefined is the value of w's predefined attribute k as C takes it: MPI_WIN_BASE's
+// is the base address itself, the others point to w.pre; ok is false for a keyval
+// that is none.
+func (w *win) predefined(k *mpir.Keyval) (unsafe.Pointer, bool) {
+	switch k {
+	case mpir.KeyWinBase:
+		return w.base, true
+	case mpir.KeyWinSize:
+		return unsafe.Pointer(&w.pre.size), true
+	case mpir.KeyWinDispUnit:
+		return unsafe.Pointer(&w.pre.disp_unit), true
+	case mpir.KeyWinCreateFlavor:
+		return unsafe.Pointer(&w.pre.flavor), true
+	case mpir.KeyWinModel:
+		return unsafe.Pointer(&w.pre.model), true
+	}
+	return nil, false
 }
 
 //export PMPI_Win_delete_attr
@@ -527,11 +498,7 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 	if w == nil {
 		return r
 	}
-	ok, err := deleteAttr(op, wh, &w.mu, &w.attrs, key)
-	if !ok {
-		return failWin(op, wh, errorf(errKeyval, op, "the window has no attribute with keyval %d", key))
-	}
-	return failWin(op, wh, err)
+	return failWin(op, wh, mpir.DeleteAttr(op, mpir.AttrWin, &w.attrs, wh, keyvalOf(key)))
 }
 
 //export PMPI_Win_create_errhandler
@@ -1148,7 +1115,11 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	if size < 0 || baseptr == nil {
 		return fail(op, 0, errorf(errArg, op, "size %d is negative or baseptr is NULL", size))
 	}
-	align, err := memAlignment(op, info)
+	in, err := infoArg(op, info)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	align, err := mpir.MemAlignment(op, in)
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -1165,28 +1136,6 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	}
 	*(*unsafe.Pointer)(baseptr) = p
 	return 0
-}
-
-// memAlignment is the alignment the info hint mpi_minimum_memory_alignment asks of
-// allocated memory (MPI 4.1 §12.2: a power of two the implementation must honour
-// when it is above the default alignment), 0 when info has no such hint.
-func memAlignment(op string, ih uintptr) (int64, error) {
-	if ih == hInfoNull {
-		return 0, nil
-	}
-	in, err := needInfo(op, ih, false)
-	if err != nil {
-		return 0, err
-	}
-	v, ok := in.get("mpi_minimum_memory_alignment")
-	if !ok {
-		return 0, nil
-	}
-	a, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if perr != nil || a <= 0 || a&(a-1) != 0 || a > 1<<30 {
-		return 0, errorf(errInfoValue, op, "info mpi_minimum_memory_alignment %q is not a power of two up to 1 GiB", v)
-	}
-	return a, nil
 }
 
 //export PMPI_Free_mem

@@ -21,3 +21,11 @@
     } while (0)
 
 #define OK(call) CHECK((call) == MPI_SUCCESS, "returned an error")
+
+/* FAILS checks that call returns an error of class cls. */
+#define FAILS(call, cls)                                                        \
+    do {                                                                        \
+        int rc_ = (call), class_ = MPI_SUCCESS;                                 \
+        if (rc_ != MPI_SUCCESS) MPI_Error_class(rc_, &class_);                  \
+        CHECK(class_ == (cls), "returned %d (class %d), want %s", rc_, class_, #cls); \
+    } while (0)
