@@ -9,6 +9,13 @@
  * MPI_ERR_KEYVAL (7.7.5); the predefined attributes' values (9.1.2). */
 #include "check.h"
 
+/* The MPI-1 keyval calls, deprecated in MPI-2.0: out of the standard ABI's header
+ * (section 21.2.1) but in other ABI headers, so the library keeps them for their
+ * binaries, which declare them so. */
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+
 static int comm_free_fn(MPI_Comm c, int keyval, void *attr, void *extra) {
     MPI_Comm_free_keyval(&keyval);
     return MPI_SUCCESS;
