@@ -7,12 +7,18 @@
 # program's loop; the waiting in shmcoll, p2p, the transports and the runtime is
 # left out (prof.Blocked too: the target waiting in Free), as the machine's load sets it.
 #
+# Mode pingpong counts an 8-byte Send/Recv ping-pong per send-receive pair and rank: the
+# per-message counters' cost (the record's current call and counts, the engine's
+# count per destination) on the hottest path. It sums every function of mpigo's but
+# those that wait (the engine's and the transports' polls, block, idle, yield,
+# prof.Blocked), the engine and the transports included.
+#
 # Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
 # this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
 # (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
 #
 # usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
-#   -v     list the functions too;  MODE  put allreduce c-put
+#   -v     list the functions too;  MODE  put allreduce pingpong c-put
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
@@ -24,11 +30,16 @@ count() { # mode iters -> "function cost" lines over both ranks
 	rm -f "$dir"/cg.*
 	GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
 		--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "$1" >/dev/null 2>&1
-	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk '
+	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk -v mode="$1" '
 		/^ *[0-9,]+ .*:/ {
 			v = $1; gsub(",", "", v)
-			if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|core\.waitOptions/) next
-			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|rma|prof)\.|main\./) next
+			if (mode == "pingpong") {
+				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
+				if ($0 !~ /mpigo\/mpigo\/|main\./) next
+			} else {
+				if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|core\.waitOptions/) next
+				if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|rma|prof)\.|main\./) next
+			}
 			fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn); sub(/\x272$/, "", fn)
 			s[fn] += v
 		}

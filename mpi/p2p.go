@@ -89,7 +89,7 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core
 				if how == prof.LaterCount {
 					prof.Count(call, len(b))
 				} else {
-					prof.SentEvent(call, d.ProfComm(), dest, tag, len(b))
+					prof.SentEvent(call, d.Prof(), dest, tag, len(b))
 				}
 				if err != nil {
 					return c.fail(op, mapErr(op, err))
@@ -99,9 +99,9 @@ func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core
 		}
 	}
 	var t int64
-	if call != prof.None && !prof.Try(call, d.ProfComm(), dest, tag, len(b)) {
-		if t = prof.TryDeferred(call, d.ProfComm(), dest, tag, len(b)); t == 0 {
-			t = prof.Enter(call, d.ProfComm(), dest, tag, len(b))
+	if call != prof.None && !prof.Try(call, d.Prof(), dest, tag, len(b)) {
+		if t = prof.TryDeferred(call, d.Prof(), dest, tag, len(b)); t == 0 {
+			t = prof.Enter(call, d.Prof(), dest, tag, len(b))
 		}
 	}
 	switch {
@@ -160,9 +160,9 @@ func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
 func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
 	d := c.dev()
 	var pt int64
-	if !prof.Try(prof.Recv, d.ProfComm(), src, tag, len(b)) {
-		if pt = prof.TryDeferred(prof.Recv, d.ProfComm(), src, tag, len(b)); pt == 0 {
-			pt = prof.Enter(prof.Recv, d.ProfComm(), src, tag, len(b))
+	if !prof.Try(prof.Recv, d.Prof(), src, tag, len(b)) {
+		if pt = prof.TryDeferred(prof.Recv, d.Prof(), src, tag, len(b)); pt == 0 {
+			pt = prof.Enter(prof.Recv, d.Prof(), src, tag, len(b))
 		}
 	}
 	// The common case goes straight to the engine (see send): ranks are world ranks.

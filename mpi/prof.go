@@ -1,8 +1,6 @@
 package mpi
 
 import (
-	"unsafe"
-
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -17,8 +15,8 @@ import (
 // recorder's short path (prof.Try, prof.TryExit) and call it only when that says no.
 // A call the facade makes inside another (Sendrecv's Wait) is not counted again.
 
-// pc is c's device communicator as the recorder holds it (nil for a nil c).
-func (c *Comm) pc() unsafe.Pointer { return c.dev().ProfComm() }
+// pc is the record's descriptor of c (nil for a nil c).
+func (c *Comm) pc() *prof.Comm { return c.dev().Prof() }
 
 // enter is prof.Enter for a call on c naming peer (a rank of c, a root, NoPeer) and
 // moving n bytes: sampled, as point-to-point calls are (two clock reads are a
@@ -143,10 +141,10 @@ func wBytes(counts []int, types []*Datatype) int {
 	return n
 }
 
-// pc is the window's communicator as the recorder holds it (nil for a nil w).
-func (w *Win) pc() unsafe.Pointer {
+// pc is the record's descriptor of the window's communicator (nil for a nil w).
+func (w *Win) pc() *prof.Comm {
 	if d := w.dev(); d != nil {
-		return d.Comm().ProfComm()
+		return d.Comm().Prof()
 	}
 	return nil
 }

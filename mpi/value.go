@@ -290,8 +290,8 @@ const smallValue = 256
 func recvPlain(st *Status, op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, src, tag int) ([]byte, error) {
 	d := c.dev()
 	var pt int64
-	if !prof.Try(prof.RecvValue, d.ProfComm(), src, tag, 0) {
-		pt = prof.Enter(prof.RecvValue, d.ProfComm(), src, tag, 0)
+	if !prof.Try(prof.RecvValue, d.Prof(), src, tag, 0) {
+		pt = prof.Enter(prof.RecvValue, d.Prof(), src, tag, 0)
 	}
 	var (
 		msg  []byte

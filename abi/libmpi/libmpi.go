@@ -43,8 +43,9 @@
 //   - Each communicating call reports its entry and exit to the record
 //     (internal/prof) once, as the Go facade's do (prof.go): the facade's prof.Call,
 //     a constant at the call site or a collective's by its mode, and the same peer,
-//     tag and bytes. What short.c completes in C it counts in C memory, which Go
-//     reads at each snapshot (prof.Foreign); the Go halves count the rest.
+//     tag and bytes. What short.c completes in C it counts in C memory, which the
+//     record reads where it is at each snapshot (prof.WatchTallies, prof.Watch:
+//     short.go hands it down); the Go halves count the rest.
 //
 // Implemented (510 of the 657 procedures of the ABI's mpi.h, with their _c forms and
 // PMPI_ twins, and the 7 that other ABI headers declare beyond the standard's, which

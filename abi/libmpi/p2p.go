@@ -70,7 +70,7 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	}
 	d, tg := rankIn(dest), tagIn(tag)
 	// The recorder's short path inlined, as the facade's send.
-	n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
+	n, pc, rec := int(b.Len()), c.c.Prof(), call != prof.None
 	direct := c.c.DirectSend(d, tg)
 	if direct {
 		// An eager message that leaves at once is recorded once it has left.
@@ -165,7 +165,7 @@ func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32
 		n       int64
 	)
 	sr, tg := rankIn(src), tagIn(tag)
-	pc := c.c.ProfComm()
+	pc := c.c.Prof()
 	var pt int64
 	if !prof.Try(prof.Recv, pc, sr, tg, int(b.Len())) {
 		if pt = prof.TryDeferred(prof.Recv, pc, sr, tg, int(b.Len())); pt == 0 {
@@ -227,7 +227,7 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	var q core.Request
 	d, tg := rankIn(dest), tagIn(tag)
 	if !persistent && c.c.DirectSend(d, tg) {
-		n, pc := int(b.Len()), c.c.ProfComm()
+		n, pc := int(b.Len()), c.c.Prof()
 		var t int64
 		if !prof.Try(call, pc, d, tg, n) {
 			t = prof.Enter(call, pc, d, tg, n)
@@ -276,7 +276,7 @@ func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	var q core.Request
 	sr, tg := rankIn(src), tagIn(tag)
 	if !persistent && c.c.DirectRecv(sr, tg) {
-		n, pc, rec := int(b.Len()), c.c.ProfComm(), call != prof.None
+		n, pc, rec := int(b.Len()), c.c.Prof(), call != prof.None
 		var t int64
 		if rec && !prof.Try(call, pc, sr, tg, n) {
 			t = prof.Enter(call, pc, sr, tg, n)

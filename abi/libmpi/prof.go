@@ -19,15 +19,15 @@ import (
 // Comm_dup; Pready_list of Preadys) calls their unrecorded halves (prof.None, or the
 // function under the export), so that it counts once at MPI_THREAD_MULTIPLE too,
 // where the record cannot tell a nested call from another thread's. The one-sided
-// calls that short.c completes in C are counted there (prof.Foreign); their Go halves
-// count only what reaches Go.
+// calls that short.c completes in C are counted there, in C memory handed down to the
+// record (short.go); their Go halves count only what reaches Go.
 
-// pc is c's device communicator as the recorder holds it (nil for a nil c).
-func (c *comm) pc() unsafe.Pointer {
+// pc is the record's descriptor of c (nil for a nil c).
+func (c *comm) pc() *prof.Comm {
 	if c == nil {
 		return nil
 	}
-	return c.c.ProfComm()
+	return c.c.Prof()
 }
 
 // enter is prof.Enter for a call on c naming peer and moving n bytes, with the
@@ -57,7 +57,7 @@ func exit(call prof.Call, t int64, n int) {
 // unknown handle): its peer (a world rank) and tag, as the facade's enterWait.
 func enterReq(call prof.Call, r *request) int64 {
 	if r == nil || r.x != nil {
-		var pc unsafe.Pointer
+		var pc *prof.Comm
 		if r != nil {
 			pc = r.c.pc()
 		}
@@ -119,12 +119,12 @@ func vBytes(counts unsafe.Pointer, n int, big bool, dh uintptr) int {
 	return typeBytes(k, dh)
 }
 
-// winPC is window w's communicator as the recorder holds it.
-func (w *win) pc() unsafe.Pointer {
+// pc is the record's descriptor of window w's communicator.
+func (w *win) pc() *prof.Comm {
 	if w == nil || w.w == nil {
 		return nil
 	}
-	return w.w.Comm().ProfComm()
+	return w.w.Comm().Prof()
 }
 
 // wBytes is the bytes of a w form's side: counts[i] items of types[i].

@@ -87,10 +87,10 @@ func shortDatatype(i int) {
 type shortWin struct {
 	mu     sync.Mutex
 	d      *C.mpigo_win
-	locked []bool // per target: this rank holds a lock on it
-	nLock  int    // targets locked
-	nShip  int    // targets locked that are not direct
-	world  []int  // per target: its world rank, where the profile counts its links
+	locked []bool     // per target: this rank holds a lock on it
+	nLock  int        // targets locked
+	nShip  int        // targets locked that are not direct
+	taps   *prof.Taps // the targets' links (in C memory), handed down to the record
 }
 
 // newShort makes w's copy and publishes it under handle h.
@@ -119,14 +119,9 @@ func newShort(w *win, h uintptr) {
 		t.size, t.unit, t.maxdisp = C.int64_t(len(mem)), C.int64_t(unit), C.int64_t(int64(len(mem))/int64(unit))
 		t.acc = (*C.uint32_t)(unsafe.Pointer(acc))
 	}
-	sw := &shortWin{d: d, locked: make([]bool, n), world: make([]int, n)}
-	for r := range sw.world {
-		sw.world[r] = cw.TargetWorld(r)
-	}
+	sw := &shortWin{d: d, locked: make([]bool, n)}
+	sw.watch(ts, cw.TargetWorld)
 	w.short = sw
-	shortProf.Lock()
-	shortProf.wins[sw] = struct{}{}
-	shortProf.Unlock()
 	w.refreshShort()
 	C.mpigo_short_set(C.uintptr_t(h), d)
 }
@@ -177,10 +172,7 @@ func (w *win) showShort(h uintptr) {
 // freeShort frees w's copy once it is hidden.
 func (w *win) freeShort() {
 	if s := w.short; s != nil {
-		shortProf.Lock()
-		delete(shortProf.wins, s)
-		shortProf.to, shortProf.from = s.links(shortProf.to, shortProf.from)
-		shortProf.Unlock()
+		s.taps.Retire() // before the memory goes
 		C.free(unsafe.Pointer(s.d.t))
 		C.free(unsafe.Pointer(s.d))
 		w.short = nil
@@ -240,16 +232,6 @@ func setShortLive(live bool) {
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_short_live)), v)
 }
 
-// The profile's view of short.c's counts: the calls' (process-wide, in C), and the
-// links of every window's targets, by world rank: those of the windows alive (their
-// copies, which freeShort takes out of wins under the lock before freeing them) and
-// those of the windows freed.
-var shortProf = struct {
-	sync.Mutex
-	wins     map[*shortWin]struct{}
-	to, from []prof.Link // by world rank, grown as needed
-}{wins: map[*shortWin]struct{}{}}
-
 // shortCalls are the calls short.c counts (MPIGO_C_*), as the record names them.
 var shortCalls = [C.MPIGO_C_N]prof.Call{
 	C.MPIGO_C_PUT: prof.Put, C.MPIGO_C_GET: prof.Get, C.MPIGO_C_ACC: prof.Accumulate,
@@ -258,53 +240,29 @@ var shortCalls = [C.MPIGO_C_N]prof.Call{
 	C.MPIGO_C_FLUSH_LOCAL_ALL: prof.FlushLocalAll,
 }
 
-func init() { prof.SetForeign(shortCounts) }
+// short.c's counts are the record's Tally and Link, field for field (short.h).
+var (
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_calls{}) - unsafe.Sizeof(prof.Tally{})]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(prof.Tally{}) - unsafe.Sizeof(C.mpigo_calls{})]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_target{}.from_bytes) - unsafe.Offsetof(C.mpigo_target{}.to_bytes) - unsafe.Sizeof(prof.Link{})]struct{}{}
+)
 
-func ld(p *C.uint64_t) uint64 { return atomic.LoadUint64((*uint64)(unsafe.Pointer(p))) }
-
-// links adds s's targets' links into to and from (by world rank; grown as needed).
-// The caller holds shortProf's lock.
-func (s *shortWin) links(to, from []prof.Link) ([]prof.Link, []prof.Link) {
-	for r, t := range unsafe.Slice(s.d.t, len(s.world)) {
-		w := s.world[r]
-		if w < 0 {
-			continue
-		}
-		for len(to) <= w {
-			to, from = append(to, prof.Link{}), append(from, prof.Link{})
-		}
-		to[w].Bytes += ld(&t.to_bytes)
-		to[w].Ops += ld(&t.to_ops)
-		from[w].Bytes += ld(&t.from_bytes)
-		from[w].Ops += ld(&t.from_ops)
-	}
-	return to, from
+// The calls' counts, process-wide in static C memory, go down to the record once:
+// its snapshots read them where short.c counts them, so the C short ways never cross
+// into Go to count, and the record never calls up to read them.
+func init() {
+	prof.WatchTallies(shortCalls[:], unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_short_calls[0])), len(shortCalls)))
 }
 
-// shortCounts adds what short.c counted to a snapshot of the record (prof.Foreign):
-// read here, so the C short ways never cross into Go to count.
-func shortCounts(calls []prof.Counter, to, from []prof.Link) {
-	for i, call := range shortCalls {
-		c, k := &calls[call], &C.mpigo_short_calls[i]
-		c.Bytes += ld(&k.bytes)
-		for b := range c.Hist {
-			h := ld(&k.hist[b])
-			c.Hist[b] += h
-			c.N += h
-		}
+// watch hands the links of s's targets ts (in C memory: what short.c moved to and
+// from each) down to the record, by the targets' world ranks (world; -1: none); Free
+// retires them before the memory goes (freeShort).
+func (s *shortWin) watch(ts []C.mpigo_target, world func(int) int) {
+	taps := make([]prof.Tap, 0, 2*len(ts))
+	for r := range ts {
+		t := &ts[r]
+		taps = append(taps, prof.Tap{Link: (*prof.Link)(unsafe.Pointer(&t.to_bytes)), World: world(r), Cols: prof.RMATo},
+			prof.Tap{Link: (*prof.Link)(unsafe.Pointer(&t.from_bytes)), World: world(r), Cols: prof.RMAFrom})
 	}
-	shortProf.Lock()
-	defer shortProf.Unlock()
-	t, f := make([]prof.Link, len(to)), make([]prof.Link, len(from))
-	copy(t, shortProf.to)
-	copy(f, shortProf.from)
-	for s := range shortProf.wins {
-		t, f = s.links(t, f)
-	}
-	for w := range to {
-		to[w].Bytes += t[w].Bytes
-		to[w].Ops += t[w].Ops
-		from[w].Bytes += f[w].Bytes
-		from[w].Ops += f[w].Ops
-	}
+	s.taps = prof.Watch(taps)
 }

@@ -8,6 +8,7 @@
 //	put        rank 0: Put of one int64 into rank 1's allocated window and Flush,
 //	           inside one lock epoch (the device's short way to node memory)
 //	allreduce  Allreduce (Sum) of one int64 on the world (the node shared-memory path)
+//	pingpong   rank 0 sends one int64 to rank 1 and receives it back (Send, Recv)
 package main
 
 import (
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: matrixcost ITERS put|allreduce")
+		fmt.Fprintln(os.Stderr, "usage: matrixcost ITERS put|allreduce|pingpong")
 		os.Exit(2)
 	}
 	if _, err := mpi.InitThread(mpi.ThreadSingle); err != nil {
@@ -53,6 +54,19 @@ func main() {
 		in, out := []int64{1}, []int64{0}
 		for range iters {
 			must(mpi.Allreduce(w, in, out, mpi.Sum))
+		}
+	case "pingpong":
+		v, peer := []int64{1}, 1-w.Rank()
+		for range iters {
+			if w.Rank() == 0 {
+				must(mpi.Send(w, v, peer, 1))
+				_, err = mpi.Recv(w, v, peer, 1)
+			} else {
+				_, err = mpi.Recv(w, v, peer, 1)
+				must(err)
+				err = mpi.Send(w, v, peer, 1)
+			}
+			must(err)
 		}
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", os.Args[2])

@@ -101,6 +101,24 @@ func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
 	}
 }
 
+// A communicator is named in the table by the name the program gave it after making
+// it, and one freed while a call still waits on its request says so.
+func TestHungJobOnFreedCommunicator(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "2", "--timeout", "2", rankBin, "hang-freed")
+	if r.code != 124 {
+		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, re := range []string{
+		`mpigo:\s+0\s+Wait\s+halo \(freed\)\s+1\s+3\s+0\s`,
+		`mpigo:\s+1\s+Finalize\s+WORLD`,
+		`rank 0 waits in Wait for a message from rank 1 \(tag 3\) that never came: rank 1 is in Finalize`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, r.stderr)
+		}
+	}
+}
+
 // A rank whose receives block (its peer is away before each send) spends its time in
 // MPI: --report says so, and no more than its wall time. Below ThreadMultiple the
 // short calls are sampled; the time of the receives not sampled is measured from when

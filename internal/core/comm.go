@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Comm is the core of a communicator: its group (world ranks), this process's rank in
@@ -17,6 +18,10 @@ import (
 // usable until Free. Every method may be called on a nil or freed Comm: Check says
 // what is wrong.
 type Comm struct {
+	// rec is c as the record of calls knows it (internal/prof; prof.go): first, so
+	// that a pointer to c is one to it (Prof).
+	rec prof.Comm
+
 	ctx    uint32
 	rank   int
 	size   int
@@ -86,6 +91,7 @@ func (c *Comm) SetName(name string) {
 	c.mu.Lock()
 	c.name = name
 	c.mu.Unlock()
+	c.rec.SetName(name)
 }
 
 // Check returns nil when c can be used by op, else an error of the class MPI names:
@@ -176,6 +182,7 @@ func newComm(ctx uint32, g, remote *group.Group) *Comm {
 	c := &Comm{ctx: ctx}
 	c.setGroup(g, remote)
 	c.chooseColl()
+	c.describe()
 	return c
 }
 
@@ -193,6 +200,7 @@ func (c *Comm) Free(op string) error {
 		return Errorf(ClassComm, op, "communicator %q was freed", c.Name())
 	}
 	c.direct = false
+	c.rec.Retire()
 	c.freeNode()
 	eng.DropBuffer(c.ctx) // its buffered messages under way still go
 	releaseCtx(c.ctx)

@@ -192,6 +192,8 @@ func setupWorldComms(rank, size int) error {
 	}
 	World.rank, World.size, World.group, World.direct = rank, size, wg, true
 	Self.setGroup(sg, nil)
+	World.describe()
+	Self.describe()
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mpigo/mpigo/internal/coll"
@@ -81,12 +80,11 @@ type nodeColl struct {
 	// every other member, a Reduce's from every other member to the root, an
 	// Allreduce's from every member to every other): to every other member (toAll)
 	// and to one (to, by rank of the communicator). Written by the calling goroutine
-	// (prof.AddLink), read by the recorder's snapshots (nodeTraffic) under nodeRegions'
-	// lock; world maps ranks of the communicator to world ranks.
+	// (prof.AddLink), read by the record's snapshots, to which they are handed down
+	// when the region is made (taps) and retired when it goes (forget).
 	toAll prof.Link
 	to    []prof.Link
-	world []int
-	me    int
+	taps  *prof.Taps
 	// bcast is this rank's record, as their root, of the long Bcasts that choose by
 	// timing between the point-to-point tree (0) and every rank reading the root's
 	// buffer (1): which is faster depends on whether the cores share a cache at the
@@ -117,12 +115,10 @@ type hierColl struct {
 	scratch []byte // a leader's partial result in a hierarchical Reduce, kept for reuse
 }
 
-// nodeRegions are the regions mapped now, for Finalize and the recorder, and the
-// flows of those unmapped since (by world rank).
+// nodeRegions are the regions mapped now, for Finalize.
 var nodeRegions struct {
 	sync.Mutex
-	m     map[*nodeColl]struct{}
-	flows []prof.Link
+	m map[*nodeColl]struct{}
 }
 
 // sentAll counts a node collective's flow of n bytes from this rank to every other
@@ -136,63 +132,25 @@ func (n *nodeColl) sentTo(r, b int) {
 	}
 }
 
-// addFlows adds n's flows into bytes and msgs (by world rank); me is this rank's rank
-// of the communicator. The caller holds nodeRegions' lock.
-func (n *nodeColl) addFlows(me int, bytes, msgs []uint64) {
-	all := prof.Link{Bytes: atomic.LoadUint64(&n.toAll.Bytes), Ops: atomic.LoadUint64(&n.toAll.Ops)}
-	for r, w := range n.world {
-		if r == me || w >= len(bytes) {
-			continue
+// watch hands n's flows down to the record: both counts towards every other member
+// of c, by its world rank.
+func (n *nodeColl) watch(c *Comm) {
+	n.to = make([]prof.Link, c.size)
+	taps := make([]prof.Tap, 0, 2*c.size)
+	for r := range c.size {
+		if r != c.rank {
+			w := c.LocalWorldRank(r)
+			taps = append(taps, prof.Tap{Link: &n.toAll, World: w, Cols: prof.Sent | prof.Coll},
+				prof.Tap{Link: &n.to[r], World: w, Cols: prof.Sent | prof.Coll})
 		}
-		bytes[w] += all.Bytes + atomic.LoadUint64(&n.to[r].Bytes)
-		msgs[w] += all.Ops + atomic.LoadUint64(&n.to[r].Ops)
 	}
+	n.taps = prof.Watch(taps)
 }
 
-// forget takes n out of nodeRegions, keeping its flows; the caller holds the lock.
+// forget takes n out of nodeRegions, retiring its flows; the caller holds the lock.
 func (n *nodeColl) forget() {
-	if _, ok := nodeRegions.m[n]; !ok {
-		return
-	}
 	delete(nodeRegions.m, n)
-	if nodeRegions.flows == nil {
-		nodeRegions.flows = make([]prof.Link, World.size)
-	}
-	b, m := make([]uint64, World.size), make([]uint64, World.size)
-	n.addFlows(n.me, b, m)
-	for w := range b {
-		nodeRegions.flows[w].Bytes += b[w]
-		nodeRegions.flows[w].Ops += m[w]
-	}
-}
-
-// nodeTraffic adds the flows of every node collective this rank ran into bytes and
-// msgs, and into collBytes and collMsgs (by world rank; nil: not asked).
-func nodeTraffic(bytes, msgs, collBytes, collMsgs []uint64) {
-	nodeRegions.Lock()
-	defer nodeRegions.Unlock()
-	b, m := make([]uint64, len(bytes)), make([]uint64, len(bytes))
-	for n := range nodeRegions.m {
-		n.addFlows(n.me, b, m)
-	}
-	for w, f := range nodeRegions.flows {
-		if w < len(b) {
-			b[w] += f.Bytes
-			m[w] += f.Ops
-		}
-	}
-	for w := range b {
-		for _, d := range [][]uint64{bytes, collBytes} {
-			if d != nil {
-				d[w] += b[w]
-			}
-		}
-		for _, d := range [][]uint64{msgs, collMsgs} {
-			if d != nil {
-				d[w] += m[w]
-			}
-		}
-	}
+	n.taps.Retire()
 }
 
 // nodeGroup returns the shared-memory group that runs c's blocking collective cl of
@@ -478,10 +436,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	}
 	reg.CloseFd() // every rank has mapped it: nobody opens it any more
 	n.state, n.g, n.reg = nodeOn, g, reg
-	n.me, n.to, n.world = c.rank, make([]prof.Link, c.size), make([]int, c.size)
-	for r := range n.world {
-		n.world[r] = c.LocalWorldRank(r)
-	}
+	n.watch(c)
 	nodeRegions.Lock()
 	if nodeRegions.m == nil {
 		nodeRegions.m = map[*nodeColl]struct{}{}

@@ -1,53 +1,37 @@
 package core
 
 import (
-	"fmt"
-	"os"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// The recorder's view of the device (internal/prof): the facade reports each call it
-// serves to prof directly, naming the communicator by its *Comm (ProfComm); this file
-// lends the recorder what it needs to read those back (profSources) and starts,
-// flushes and reports the record (startProfile, endProfile, abortProfile).
+// The device's side of the record of calls (internal/prof). Data flows down to it:
+// each communicator carries the record's descriptor of it (rec), registered when the
+// communicator is made (describe), renamed by SetName and retired by Free; the engine's
+// count of messages is handed down at start (startProfile), the node collectives' and
+// the windows' counts when they are made (node.go, win_prof.go). The record calls
+// nothing of the device: its snapshots, whoever asks for one (the launcher's question
+// through the wire-up client, Finalize, the faces' error seam), read the memory it was
+// given. This file starts, flushes and reports the record (startProfile, endProfile,
+// abortProfile).
 
-// ProfComm is c as the recorder holds it (nil: none).
-func (c *Comm) ProfComm() unsafe.Pointer { return unsafe.Pointer(c) }
+// Prof is c's descriptor in the record, by which the faces name c to it: the address
+// of c itself (rec is c's first field), so that a hot call's entry stores a pointer it
+// holds already, with no load, and a nil c is no communicator.
+func (c *Comm) Prof() *prof.Comm { return (*prof.Comm)(unsafe.Pointer(c)) }
 
-// profSources describe the communicators prof holds and count what the engine sent
-// and the node collectives' flows (node.go), and lend it the windows' one-sided counts
-// (win_prof.go).
-var profSources = prof.Sources{
-	Describe: func(p unsafe.Pointer) prof.CommInfo {
-		c := (*Comm)(p)
-		d := prof.CommInfo{Ctx: c.ctx, Name: c.Name(), Size: c.size}
-		if c.group != nil && c.group != World.group {
-			d.Group = worldRanks(c.group)
-		}
-		if c.remote != nil {
-			d.Remote = worldRanks(c.remote)
-		}
-		return d
-	},
-	Ctx: func(p unsafe.Pointer) uint32 { return (*Comm)(p).ctx },
-	Traffic: func(bytes, msgs, collBytes, collMsgs []uint64) {
-		if eng != nil {
-			eng.Traffic(bytes, msgs, collBytes, collMsgs)
-		}
-		nodeTraffic(bytes, msgs, collBytes, collMsgs)
-	},
-	RMA: rmaLinks,
-}
+// Prof's conversion holds only while rec is first in Comm.
+var _ [0]struct{} = [unsafe.Offsetof(Comm{}.rec)]struct{}{}
 
-func worldRanks(g *group.Group) []int {
-	out := make([]int, g.Size())
-	for i := range out {
-		out[i] = int(g.WorldRank(i))
+// describe registers c with the record: its context id, its groups (the world's given
+// as nil, which the record reports as such) and its name.
+func (c *Comm) describe() {
+	local := c.group
+	if local == World.group {
+		local = nil
 	}
-	return out
+	c.rec.Register(c.ctx, c.size, local, c.remote, c.Name())
 }
 
 // profiler is what the launcher's connection offers the recorder: answering the
@@ -61,19 +45,24 @@ type profiler interface {
 
 // startProfile starts the rank's profile; multi: calls may come from several
 // goroutines at once (or may later, once another user of the runtime asks for
-// ThreadMultiple: a session's runtime is always profiled so).
+// ThreadMultiple: a session's runtime is always profiled so). The engine's counts of
+// what this rank sent go down to the record here: by destination, the odd contexts'
+// (the collectives', see ctx.go) in the collective column too.
 func startProfile(multi bool) {
-	prof.SetSources(profSources)
+	sent := eng.Sent()
+	taps := make([]prof.Tap, len(sent))
+	for i := range sent {
+		taps[i] = prof.Tap{Link: &sent[i], World: i / 2, Cols: prof.Sent}
+		if i%2 == 1 {
+			taps[i].Cols |= prof.Coll
+		}
+	}
+	prof.Watch(taps)
 	if err := prof.Start(World.rank, World.size, multi); err != nil {
-		warnProfile(err)
+		prof.Warn(err)
 	}
 	if p, ok := proc.(profiler); ok {
-		p.OnQuery(func() []byte {
-			if err := prof.Flush("stopped"); err != nil {
-				warnProfile(err)
-			}
-			return prof.StateMessage()
-		})
+		p.OnQuery(prof.Query)
 	}
 }
 
@@ -89,7 +78,7 @@ func endProfile(t int64, last bool) {
 	}
 	prof.Settle()
 	if err := prof.Flush("finalize"); err != nil {
-		warnProfile(err)
+		prof.Warn(err)
 	}
 	if p, ok := proc.(profiler); ok {
 		p.Report(prof.ReportMessage())
@@ -100,16 +89,12 @@ func beginFinalize() int64 {
 	if !Live() {
 		return -1
 	}
-	return prof.EnterTimed(prof.Finalize, World.ProfComm(), prof.NoPeer, -1, 0)
+	return prof.EnterTimed(prof.Finalize, World.Prof(), prof.NoPeer, -1, 0)
 }
 
 func abortProfile() {
 	prof.Settle()
 	if err := prof.Flush("abort"); err != nil {
-		warnProfile(err)
+		prof.Warn(err)
 	}
-}
-
-func warnProfile(err error) {
-	fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v (the job goes on without it)\n", World.rank, err)
 }

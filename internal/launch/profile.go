@@ -195,8 +195,12 @@ func (j *Job) explain(why string) {
 }
 
 // commName names the communicator of x: WORLD, SELF, its name, or its context id and
-// its group's world ranks.
+// its group's world ranks; one freed while the call goes on says so.
 func commName(x prof.Where) string {
+	if x.Freed {
+		x.Freed = false
+		return commName(x) + " (freed)"
+	}
 	switch {
 	case x.Comm == 0 && x.Group == nil:
 		return "WORLD"

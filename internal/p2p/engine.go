@@ -42,6 +42,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/idle"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -199,8 +200,8 @@ type Engine struct {
 	// sent counts what this rank sent to each world rank: sent[2*dest] on even
 	// contexts, sent[2*dest+1] on odd ones (core gives each communicator an even
 	// context for its users' messages and the odd one above it for its collectives).
-	// Written under e.mu with idle.Publish, read by Traffic from any goroutine.
-	sent []traffic
+	// Written under e.mu with idle.Publish, read through Sent from any goroutine.
+	sent []prof.Link
 
 	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
 	failQ   []peerFailure
@@ -223,7 +224,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		size:   size,
 		trs:    append([]transport.Transport(nil), trs...),
 		peers:  make([]*peer, size),
-		sent:   make([]traffic, 2*size),
+		sent:   make([]prof.Link, 2*size),
 		db:     opts.Doorbell,
 	}
 	if opts.Serialized {

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -1325,5 +1327,43 @@ func TestMprobeClaim(t *testing.T) {
 	}
 	if len(got) != n+1 {
 		t.Fatalf("%d messages handled, want %d", len(got), n+1)
+	}
+}
+
+// TestSent: every message an engine starts counts once in Sent, whatever its protocol,
+// by destination (itself too) and parity of context, with its bytes; a receiver
+// counts nothing.
+func TestSent(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			es := newMemNet(3).engines(t, Options{Protocol: proto})
+			type msg struct {
+				dest, n int
+				ctx     uint32
+			}
+			msgs := []msg{{1, 8, 0}, {1, 5000, 0}, {1, 100000, 3}, {2, 0, 5}, {2, 70000, 2}, {0, 9, 1}, {1, 8, 0}}
+			want := make([]prof.Link, 2*3)
+			for i, m := range msgs {
+				in := make([]byte, m.n)
+				q, err := es[m.dest].Irecv(Bytes(in), 0, i, m.ctx)
+				mustOK(t, err)
+				s, err := es[0].Isend(Bytes(pattern(i, m.n)), m.dest, i, m.ctx, Standard)
+				mustOK(t, err)
+				driveAll(t, es, []Request{s, q})
+				mustOK(t, es[0].Waitall([]Request{s}, nil))
+				mustOK(t, es[m.dest].Waitall([]Request{q}, nil))
+				w := &want[2*m.dest+int(m.ctx&1)]
+				w.Bytes += uint64(m.n)
+				w.Ops++
+			}
+			if got := es[0].Sent(); !slices.Equal(got, want) {
+				t.Errorf("rank 0 sent %v, want %v", got, want)
+			}
+			for r := 1; r < 3; r++ {
+				if got := es[r].Sent(); !slices.Equal(got, make([]prof.Link, 6)) {
+					t.Errorf("rank %d, which only received, sent %v", r, got)
+				}
+			}
+		})
 	}
 }

@@ -1,44 +1,38 @@
 package prof
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
-// The matrix's entries that are not the engine's messages. The engine counts what it
-// sends (Sources.Traffic); data that moves between ranks through node shared memory
-// without a message is counted where it moves, as the data it moves between two ranks
-// (the logical flow, not the cache lines that carry it):
+// The communication matrix. Data that moves between ranks is counted where it moves,
+// by the rank that moves it, into memory that rank owns, as the data it moves between
+// two ranks (the logical flow, not the cache lines that carry it):
 //
-//   - the node shared-memory collectives (internal/core, node*.go), which the layer
-//     below counts itself and adds through Sources.Traffic, into the collective
-//     column;
+//   - the engine's messages (internal/p2p), per destination and parity of context
+//     (the odd contexts are the collectives');
+//   - the node shared-memory collectives' flows (internal/core, node*.go), into the
+//     collective column;
 //   - one-sided operations done directly on node memory (the device's short and
-//     general ways to a direct target; the C ABI's short ways through Foreign): Put
+//     general ways to a direct target; the C library's short ways, in C memory): Put
 //     and Accumulate move their bytes from the origin to the target, Get from the
 //     target to the origin, FetchAndOp, CompareAndSwap and GetAccumulate both ways
-//     (with NoOp only back);
-//     one operation each way it moves data. They are counted at the origin, in the
-//     window's state per target (AddLink), which the layer below lends the record
-//     (Sources.RMA) and hands over when the window is freed (Retire).
+//     (with NoOp only back); one operation each way it moves data. They are counted
+//     at the origin, in the window's state per target.
 //
-// Counting is two adds into memory the counting rank owns (plain below ThreadMultiple,
-// as every counter), nothing per element.
+// Their owners hand the counts down to the record as data: each is a Link in the
+// owner's memory (Go's or C's), registered with the world rank it counts towards and
+// the columns it adds to (Watch) when the owner makes it, and retired when the owner
+// frees it (Taps.Retire), which adds its last values into the record's own totals.
+// A snapshot reads the registered Links with atomic loads and calls nothing: the
+// owners never wait for the record, and the record never calls up into them.
+//
+// Counting is two adds (AddLink: plain below ThreadMultiple, as every counter), nothing
+// per element; the calls counted outside Go (the C short ways) are registered as
+// Tallies the same way (WatchTallies).
 
 // Link is what moved between this rank and one world rank.
 type Link struct{ Bytes, Ops uint64 }
-
-// rmaTo and rmaFrom are the one-sided counts of windows freed (Retire), by world
-// rank; those of live windows come from Sources.RMA.
-var rmaTo, rmaFrom []Link
-
-// Retire keeps the one-sided counts of a window being freed, to and from world rank
-// w (any goroutine; rare).
-func Retire(w int, to, from Link) {
-	if uint(w) < uint(len(rmaTo)) {
-		atomic.AddUint64(&rmaTo[w].Bytes, to.Bytes)
-		atomic.AddUint64(&rmaTo[w].Ops, to.Ops)
-		atomic.AddUint64(&rmaFrom[w].Bytes, from.Bytes)
-		atomic.AddUint64(&rmaFrom[w].Ops, from.Ops)
-	}
-}
 
 // AddLink counts one transfer of n bytes in l, a count that only the calling
 // goroutine writes below ThreadMultiple (this package's, or a layer below's own):
@@ -54,33 +48,163 @@ func AddLink(l *Link, n int) {
 	plainAdd(&l.Ops, 1)
 }
 
-// Foreign is a source of counts kept outside Go (the C ABI's short ways count into C
-// memory, which Go reads only here, so that the C path never crosses into Go): it
-// adds its calls' counts into calls (indexed by Call; N, Bytes and Hist) and its
-// one-sided flows into to and from (indexed by world rank). It is called from any
-// goroutine, at every snapshot of the record.
-type Foreign func(calls []Counter, to, from []Link)
+// Column is a set of the matrix's columns that a count adds to.
+type Column uint8
 
-var foreign atomic.Pointer[Foreign]
+const (
+	// Sent: what this rank sent to the world rank, messages and node flows
+	// (Profile.SentBytes, SentMsgs).
+	Sent Column = 1 << colSent
+	// Coll: the collectives' part of Sent (CollBytes, CollMsgs).
+	Coll Column = 1 << colColl
+	// RMATo: one-sided operations on node memory, to the world rank (RMABytes, RMAOps).
+	RMATo Column = 1 << colRMATo
+	// RMAFrom: one-sided operations on node memory, from the world rank (RMAInBytes,
+	// RMAInOps).
+	RMAFrom Column = 1 << colRMAFrom
+)
 
-// SetForeign sets the source of counts kept outside Go (nil: none).
-func SetForeign(f Foreign) {
-	if f == nil {
-		foreign.Store(nil)
+// The columns' indices: a Column's bits, the record's arrays of totals.
+const (
+	colSent = iota
+	colColl
+	colRMATo
+	colRMAFrom
+	numColumns
+)
+
+// Tap is one count the record reads: a Link its owner writes with aligned 8-byte
+// stores (AddLink, or its own of the same kind), the world rank it counts towards,
+// and the columns it adds to.
+type Tap struct {
+	Link  *Link
+	World int
+	Cols  Column
+}
+
+// Taps is a set of counts registered together (Watch) and retired together: the
+// engine's, a window's targets', a communicator's node state.
+type Taps struct{ taps []Tap }
+
+// matrix holds the sets being read and the totals of those retired, by column and
+// world rank (grown as needed: a set may retire before Start sets the size).
+var matrix struct {
+	sync.Mutex
+	live    map[*Taps]struct{}
+	retired [numColumns][]Link
+	tallies []tally
+}
+
+// Watch registers taps, which every snapshot reads until the set is retired. It
+// keeps the slice. Any goroutine; rare (an owner's creation).
+func Watch(taps []Tap) *Taps {
+	s := &Taps{taps: taps}
+	matrix.Lock()
+	if matrix.live == nil {
+		matrix.live = map[*Taps]struct{}{}
+	}
+	matrix.live[s] = struct{}{}
+	matrix.Unlock()
+	return s
+}
+
+// Retire adds s's counts into the record's totals and stops reading them: the memory
+// they are in may go once it returns. A nil s, or one retired already, is left alone.
+func (s *Taps) Retire() {
+	if s == nil {
 		return
 	}
-	foreign.Store(&f)
+	matrix.Lock()
+	defer matrix.Unlock()
+	if _, ok := matrix.live[s]; !ok {
+		return
+	}
+	delete(matrix.live, s)
+	for _, t := range s.taps {
+		if t.World < 0 {
+			continue
+		}
+		l := t.load()
+		for col := range numColumns {
+			if t.Cols&(1<<col) == 0 {
+				continue
+			}
+			r := &matrix.retired[col]
+			for len(*r) <= t.World {
+				*r = append(*r, Link{})
+			}
+			(*r)[t.World].Bytes += l.Bytes
+			(*r)[t.World].Ops += l.Ops
+		}
+	}
 }
 
-func startLinks(n int) {
-	rmaTo, rmaFrom = make([]Link, n), make([]Link, n)
+func (t *Tap) load() Link {
+	return Link{Bytes: atomic.LoadUint64(&t.Link.Bytes), Ops: atomic.LoadUint64(&t.Link.Ops)}
 }
 
-func loadLinks(dst, src []Link) {
-	for i := range src {
-		if i < len(dst) {
-			dst[i].Bytes += atomic.LoadUint64(&src[i].Bytes)
-			dst[i].Ops += atomic.LoadUint64(&src[i].Ops)
+// readMatrix adds every count, live and retired, into cols (by column, then world
+// rank; counts of world ranks beyond them are left out).
+func readMatrix(cols *[numColumns][]Link) {
+	matrix.Lock()
+	defer matrix.Unlock()
+	add := func(c Column, w int, l Link) {
+		for col := range numColumns {
+			if c&(1<<col) != 0 && uint(w) < uint(len(cols[col])) {
+				cols[col][w].Bytes += l.Bytes
+				cols[col][w].Ops += l.Ops
+			}
+		}
+	}
+	for s := range matrix.live {
+		for i := range s.taps {
+			t := &s.taps[i]
+			add(t.Cols, t.World, t.load())
+		}
+	}
+	for col, r := range matrix.retired {
+		for w, l := range r {
+			add(1<<col, w, l)
+		}
+	}
+}
+
+// Tally is a call's counts kept outside the record's counters by their owner (the C
+// library's short ways, in C memory, so that they never cross into Go to count): its
+// bytes and its calls by size class, as Counter's Bytes and Hist, written with aligned
+// 8-byte stores.
+type Tally struct {
+	Bytes uint64
+	Hist  [HistBuckets]uint64
+}
+
+type tally struct {
+	call Call
+	t    *Tally
+}
+
+// WatchTallies registers counts of calls kept outside the record: ts[i] counts the
+// calls calls[i], which every snapshot adds to the record's own. The memory must
+// outlive the process's record (static C memory, for one).
+func WatchTallies(calls []Call, ts []Tally) {
+	matrix.Lock()
+	defer matrix.Unlock()
+	for i := range min(len(calls), len(ts)) {
+		matrix.tallies = append(matrix.tallies, tally{calls[i], &ts[i]})
+	}
+}
+
+// readTallies adds the registered tallies into calls (indexed by Call).
+func readTallies(calls []Counter) {
+	matrix.Lock()
+	defer matrix.Unlock()
+	for _, x := range matrix.tallies {
+		c := &calls[x.call]
+		c.Bytes += atomic.LoadUint64(&x.t.Bytes)
+		for b := range c.Hist {
+			h := atomic.LoadUint64(&x.t.Hist[b])
+			c.Hist[b] += h
+			c.N += h
 		}
 	}
 }

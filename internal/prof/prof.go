@@ -2,10 +2,12 @@
 // always on, the call the rank is in now (for a hung job to explain itself), and, when
 // the job is profiled, a timeline of every call. The facade reports each call's entry
 // and exit (Try and TryExit inlined in the hot calls, with the timeline's TryDeferred
-// and TryExitRecv, else Enter, EnterTimed, EnterWait and Exit); the layer below lends
-// the record its view of communicators and the engine's count of messages
-// (SetSources); the launcher reads what this package writes (Flush, Report, State)
-// and draws the picture of the job (internal/launch, profile*.go).
+// and TryExitRecv, else Enter, EnterTimed, EnterWait and Exit), naming the
+// communicator by the record's descriptor of it (Comm), which the layer below fills
+// when it makes the communicator; the owners of the communication matrix's counts
+// hand them down as memory the record reads (Watch, WatchTallies); the launcher reads
+// what this package writes (Flush, Query, Report, State) and draws the picture of the
+// job (internal/launch, profile*.go).
 //
 // Contracts:
 //   - Counting costs no allocation and no system call: fixed arrays indexed by Call.
@@ -35,12 +37,18 @@
 //   - In a program at ThreadMultiple every call takes the long path, whose counters
 //     are updated atomically; below it, the caller's promise that calls never overlap
 //     lets them be plain adds.
+//   - Data flows down to the record, never the other way: it imports nothing of
+//     mpigo's but config and group, and calls nothing of a layer above, not even
+//     through a function value. What it knows of a communicator was given to its
+//     descriptor (Comm); the counts it does not keep itself (the matrix's, the C
+//     library's) are memory their owners registered (Watch, WatchTallies), which a
+//     snapshot reads with atomic loads, from any goroutine, whoever asks for it
+//     (Flush, Query, Summary, the error seam's OnError).
 //   - The communication matrix counts the data that moves between ranks where it
-//     moves: the engine's messages (Sources.Traffic), the node shared-memory
-//     collectives' flows (counted by the layer below, added through Traffic), and
-//     one-sided operations on node memory (RMATo, RMAFrom, and the C ABI's counts
-//     through Foreign); links.go says which column each goes to. Counting is a
-//     bounds check and plain adds (AddLink), none per element.
+//     moves, by the rank that moves it, into memory that rank owns: the engine's
+//     messages, the node shared-memory collectives' flows, one-sided operations on
+//     node memory (links.go says which column each goes to). Counting is plain adds
+//     (AddLink), none per element.
 //   - Ticks are the CPU's time-stamp counter on amd64 (constant and synchronised on
 //     the machines Go supports there), nanoseconds elsewhere; Flush records two pairs
 //     (ticks, Unix nanoseconds) from which readers convert.
@@ -119,9 +127,9 @@ const (
 
 // current is the call the rank is in: what State reports.
 type current struct {
-	call  uint64         // Call | flags
-	comm  unsafe.Pointer // the communicator, as the layer below knows it (see SetDescribe); nil: none
-	peer  uint64         // peer (int32: a rank of comm, a wildcard, NoPeer, a root) | tag (int32) << 32
+	call  uint64 // Call | flags
+	comm  *Comm  // the communicator (nil: none)
+	peer  uint64 // peer (int32: a rank of comm, a wildcard, NoPeer, a root) | tag (int32) << 32
 	bytes uint64
 	since uint64 // ticks at entry, or when it started waiting; 0: not known yet
 }
@@ -159,7 +167,7 @@ func add(p *uint64, v uint64) {
 }
 
 // Enter records that the caller entered call, a short point-to-point call, on comm
-// (the layer below's communicator, described by SetSources' Describe; nil: none)
+// (the record's descriptor of the communicator; nil: none)
 // naming peer (a rank of comm, a wildcard, NoPeer), tag and n bytes. It returns the
 // ticks at entry, 0 when this call is not timed (between samples), or -1 when it is
 // made inside another call and not counted.
@@ -175,7 +183,7 @@ func add(p *uint64, v uint64) {
 //	if !prof.TryExit(call, t, n) {
 //		prof.Exit(call, t, n)
 //	}
-func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+func Enter(call Call, comm *Comm, peer, tag, n int) int64 {
 	if timed && !concurrent && cur.call == 0 {
 		// The timeline's path: one clock read and the current call's stores; none
 		// for a small send or receive, whose start is read when it waits or else at
@@ -193,7 +201,7 @@ func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 		polled = 0
 		t := Now()
 		publish(&cur.call, word)
-		publishPtr(&cur.comm, comm)
+		publishComm(&cur.comm, comm)
 		publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
 		publish(&cur.bytes, uint64(n))
 		publish(&cur.since, uint64(t))
@@ -206,7 +214,7 @@ func Enter(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 // program below ThreadMultiple, recorded by four plain stores (amd64 without the
 // race detector; elsewhere it always says no). It reports whether it recorded the
 // call, whose Enter answer is then 0.
-func Try(call Call, comm unsafe.Pointer, peer, tag, n int) bool {
+func Try(call Call, comm *Comm, peer, tag, n int) bool {
 	if !fast || uint32(gate-2) >= inCall-2 {
 		return false
 	}
@@ -258,7 +266,7 @@ func Count(call Call, n int) {
 // peer with tag on comm, as Enter takes them), as TryDeferred and Exit together would
 // have: a call that started deferred and never waited, its end read now, its event
 // pending.
-func SentEvent(call Call, comm unsafe.Pointer, peer, tag, n int) {
+func SentEvent(call Call, comm *Comm, peer, tag, n int) {
 	defGap--
 	end := Now()
 	polled = 0
@@ -274,14 +282,14 @@ func SentEvent(call Call, comm unsafe.Pointer, peer, tag, n int) {
 // where it is called: the stores between a ping-pong's arrival and its answer, with
 // no call and no clock read. It returns Enter's answer for it, or 0 if the call must
 // go through Enter.
-func TryDeferred(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+func TryDeferred(call Call, comm *Comm, peer, tag, n int) int64 {
 	if !stamping || cur.call != 0 || n > stampedMax || defGap <= 1 {
 		return 0
 	}
 	defGap--
 	polled = 0
 	publish(&cur.call, uint64(call))
-	publishPtr(&cur.comm, comm)
+	publishComm(&cur.comm, comm)
 	publish(&cur.peer, uint64(uint32(peer))|uint64(uint32(tag))<<32)
 	publish(&cur.bytes, uint64(n))
 	// cur.since is 0 already: every exit clears it before cur.call, and only a call
@@ -291,13 +299,13 @@ func TryDeferred(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
 
 // EnterTimed is Enter for a call that is always timed: collectives, communicator
 // and window calls, Init and Finalize.
-func EnterTimed(call Call, comm unsafe.Pointer, peer, tag, n int) int64 {
+func EnterTimed(call Call, comm *Comm, peer, tag, n int) int64 {
 	return enter(uint64(call), comm, uint64(uint32(peer))|uint64(uint32(tag))<<32, n, true)
 }
 
 // EnterWait is Enter for a completion call on a request with world rank peer
 // (NoPeer: none) and tag; recv says the request is a receive's.
-func EnterWait(call Call, comm unsafe.Pointer, peer, tag int, recv bool) int64 {
+func EnterWait(call Call, comm *Comm, peer, tag int, recv bool) int64 {
 	w := uint64(call) | worldPeer
 	if recv {
 		w |= waitsRecv
@@ -307,7 +315,7 @@ func EnterWait(call Call, comm unsafe.Pointer, peer, tag int, recv bool) int64 {
 
 // enter is Enter's long path: a nested call, a sampled one, a timed one, a program
 // at ThreadMultiple, a build without the short path.
-func enter(word uint64, comm unsafe.Pointer, pt uint64, n int, always bool) int64 {
+func enter(word uint64, comm *Comm, pt uint64, n int, always bool) int64 {
 	if !concurrent && load(&cur.call) != 0 {
 		// A call made by another (Sendrecv's Wait, Testall's): counted once, as the
 		// outer one. (At ThreadMultiple, where calls may overlap, it counts twice.)
@@ -327,7 +335,7 @@ func enter(word uint64, comm unsafe.Pointer, pt uint64, n int, always bool) int6
 		gate |= inCall
 	}
 	publish(&cur.call, word)
-	publishPtr(&cur.comm, comm)
+	publishComm(&cur.comm, comm)
 	publish(&cur.peer, pt)
 	publish(&cur.bytes, uint64(n))
 	publish(&cur.since, uint64(t))
@@ -444,7 +452,7 @@ var pend struct {
 	call   Call
 	mode   uint8 // how it is counted: countTimed, ...
 	n      int
-	comm   unsafe.Pointer
+	comm   *Comm
 	peer   uint64
 	t, end int64
 }
@@ -634,7 +642,7 @@ func exit(call Call, t int64, n int) {
 	since := int64(load(&cur.since))
 	word := load(&cur.call)
 	peer := load(&cur.peer)
-	comm := loadPtr(&cur.comm)
+	comm := loadComm(&cur.comm)
 	publish(&cur.since, 0)
 	publish(&cur.call, 0)
 	if !concurrent {

@@ -4,7 +4,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/mpigo/mpigo/internal/group"
 )
 
 func TestBucket(t *testing.T) {
@@ -294,10 +297,11 @@ func TestTimelineRing(t *testing.T) {
 	}
 }
 
-// The matrix's one-sided columns and the counts kept outside Go: a snapshot adds the
-// windows retired, the live ones' (Sources.RMA) and Foreign's, and Foreign's calls
-// into the per-call totals; AddLink allocates nothing.
-func TestLinksAndForeign(t *testing.T) {
+// The matrix: a snapshot adds every registered count into its columns by world rank,
+// the live sets' as they are now and the retired ones' as they were at Retire, and
+// the tallies kept outside the record into the per-call totals; a set's memory is
+// not read once it is retired; AddLink allocates nothing.
+func TestMatrixTaps(t *testing.T) {
 	if err := Start(0, 3, false); err != nil {
 		t.Fatal(err)
 	}
@@ -306,38 +310,129 @@ func TestLinksAndForeign(t *testing.T) {
 		t.Errorf("AddLink: %v allocations", a)
 	}
 	live = Link{}
+	// An engine's: all sent to rank 1, and the collectives' part.
+	sent, coll := Link{Bytes: 10, Ops: 1}, Link{Bytes: 5, Ops: 1}
+	eng := Watch([]Tap{{&sent, 1, Sent}, {&coll, 1, Sent | Coll}})
+	defer eng.Retire()
+	// A window's: live, and one retired (its memory reused after, as a freed
+	// window's may be), and one target not a world rank.
+	to, from := Link{Bytes: 100, Ops: 2}, Link{Bytes: 7, Ops: 1}
+	gone := Watch([]Tap{{&to, 1, RMATo}, {&from, 1, RMAFrom}, {&Link{Bytes: 1, Ops: 1}, 5, RMATo}, {&Link{Bytes: 1, Ops: 1}, -1, RMATo}})
+	gone.Retire()
+	to, from = Link{Bytes: 1 << 40}, Link{Bytes: 1 << 40}
+	gone.Retire() // twice: nothing
+	var nilTaps *Taps
+	nilTaps.Retire()
+	win := Watch([]Tap{{&live, 2, RMATo}})
+	defer win.Retire()
 	AddLink(&live, 8)
 	AddLink(&live, 16)
-	Retire(1, Link{Bytes: 100, Ops: 2}, Link{Bytes: 7, Ops: 1})
-	Retire(5, Link{Bytes: 1, Ops: 1}, Link{}) // not a world rank: ignored
-	saved := src
-	defer func() { src = saved; SetForeign(nil) }()
-	src.RMA = func(to, from []Link) { to[2].Bytes += live.Bytes; to[2].Ops += live.Ops }
-	SetForeign(func(calls []Counter, to, from []Link) {
-		calls[Put].N += 3
-		calls[Put].Bytes += 24
-		calls[Put].Hist[Bucket(8)] += 3
-		from[2].Bytes += 40
-		from[2].Ops++
-	})
-	before := counts[Put]
+	// C's: calls counted in memory the record does not own.
+	ts := make([]Tally, 2)
+	ts[0].Bytes, ts[0].Hist[Bucket(8)] = 24, 3
+	ts[1].Hist[0] = 2
+	WatchTallies([]Call{Put, WinFlush}, ts)
+	before := map[Call]Counter{Put: counts[Put], WinFlush: counts[WinFlush]}
+
 	p := snapshot("")
+	if len(p.SentBytes) != 3 || p.SentBytes[1] != 15 || p.SentMsgs[1] != 2 || p.CollBytes[1] != 5 || p.CollMsgs[1] != 1 || p.SentBytes[0]+p.SentBytes[2] != 0 {
+		t.Errorf("SentBytes %v SentMsgs %v CollBytes %v CollMsgs %v; want 15 bytes, 2 messages to rank 1, of them 5 and 1 collective", p.SentBytes, p.SentMsgs, p.CollBytes, p.CollMsgs)
+	}
 	if len(p.RMABytes) != 3 || p.RMABytes[1] != 100 || p.RMAOps[1] != 2 || p.RMABytes[2] != 24 || p.RMAOps[2] != 2 || p.RMABytes[0] != 0 {
 		t.Errorf("RMABytes %v, RMAOps %v; want [0 100 24], [0 2 2]", p.RMABytes, p.RMAOps)
 	}
-	if p.RMAInBytes[1] != 7 || p.RMAInOps[1] != 1 || p.RMAInBytes[2] != 40 || p.RMAInOps[2] != 1 {
-		t.Errorf("RMAInBytes %v, RMAInOps %v; want 7 and 40 bytes from ranks 1 and 2, one operation each", p.RMAInBytes, p.RMAInOps)
+	if p.RMAInBytes[1] != 7 || p.RMAInOps[1] != 1 || p.RMAInBytes[2] != 0 {
+		t.Errorf("RMAInBytes %v, RMAInOps %v; want 7 bytes in one operation from rank 1", p.RMAInBytes, p.RMAInOps)
 	}
-	found := false
+	want := map[Call][2]uint64{Put: {3, 24}, WinFlush: {2, 0}}
 	for _, c := range p.Calls {
-		if c.Call == "Put" {
-			found = true
-			if c.N != before.N+3 || c.Bytes != before.Bytes+24 || c.Hist[4] != before.Hist[4]+3 {
-				t.Errorf("Put: %d calls, %d bytes, %d in bucket 4; want Foreign's 3, 24, 3 added", c.N, c.Bytes, c.Hist[4])
+		call := CallNamed(c.Call)
+		if w, ok := want[call]; ok {
+			b := before[call]
+			if c.N != nCalls(&b)+w[0] || c.Bytes != b.Bytes+w[1] {
+				t.Errorf("%s: %d calls, %d bytes; want the tally's %d and %d added", c.Call, c.N, c.Bytes, w[0], w[1])
 			}
+			delete(want, call)
 		}
 	}
-	if !found {
-		t.Errorf("no Put in the snapshot's calls: %v", p.Calls)
+	if len(want) != 0 {
+		t.Errorf("calls missing from the snapshot: %v (got %v)", want, p.Calls)
+	}
+	matrix.Lock()
+	matrix.tallies = nil // the test's memory: later snapshots must not read it
+	matrix.Unlock()
+}
+
+// A communicator is described by what it was registered with and named since: State
+// gives its context id, name, size and groups' world ranks, translates a peer of the
+// communicator (of the remote group, for an intercommunicator) to a world rank, and
+// says when it was freed under the call. The timeline records its context id.
+func TestCommDescriptor(t *testing.T) {
+	if err := Start(0, 8, false); err != nil {
+		t.Fatal(err)
+	}
+	world, err := group.World(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, _ := world.Incl([]int{6, 2, 4})
+	remote, _ := world.Incl([]int{7, 1})
+	var intra, inter, dup Comm
+	intra.Register(10, 3, local, nil, "")
+	inter.Register(12, 3, local, remote, "bridge")
+	dup.Register(14, 8, nil, nil, "dup")
+	intra.SetName("odd ones")
+	in := func(c *Comm, peer int) (w Where) {
+		t0 := EnterTimed(Ssend, c, peer, 9, 4)
+		w = State()
+		Exit(Ssend, t0, 4)
+		return w
+	}
+	for _, c := range []struct {
+		c      *Comm
+		peer   int
+		want   Where
+		worldP int
+	}{
+		{&intra, 1, Where{Comm: 10, CommName: "odd ones", Size: 3, Group: []int{6, 2, 4}}, 2},
+		{&inter, 1, Where{Comm: 12, CommName: "bridge", Size: 3, Group: []int{6, 2, 4}, Remote: []int{7, 1}}, 1},
+		{&dup, 5, Where{Comm: 14, CommName: "dup", Size: 8}, 5},
+		{nil, 3, Where{CommName: "MPI_COMM_WORLD", Size: 8}, 3},
+	} {
+		w := in(c.c, c.peer)
+		if w.Comm != c.want.Comm || w.CommName != c.want.CommName || w.Size != c.want.Size ||
+			!slices.Equal(w.Group, c.want.Group) || !slices.Equal(w.Remote, c.want.Remote) || w.Peer != c.worldP || w.Freed {
+			t.Errorf("State on %+v: %+v; want %+v, peer %d", c.c, w, c.want, c.worldP)
+		}
+	}
+	intra.Retire()
+	if w := in(&intra, 0); !w.Freed || w.CommName != "odd ones" {
+		t.Errorf("State on a freed communicator: %+v, want Freed", w)
+	}
+
+	name := filepath.Join(t.TempDir(), "events")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r timeline
+	r.start(f, 64, 0)
+	for i, c := range []*Comm{&inter, &inter, nil, &dup} {
+		r.add(Send, c, 1, int64(10*i), int64(10*i+5), 8)
+	}
+	mu.Lock()
+	r.write()
+	mu.Unlock()
+	f.Close()
+	f, _ = os.Open(name)
+	defer f.Close()
+	ev, err := ReadEvents(f)
+	if err != nil || len(ev) != 4 {
+		t.Fatalf("%d events (%v), want 4", len(ev), err)
+	}
+	for i, want := range []uint32{12, 12, 0, 14} {
+		if ev[i].Comm != want {
+			t.Errorf("event %d on context %d, want %d", i, ev[i].Comm, want)
+		}
 	}
 }

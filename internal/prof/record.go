@@ -169,12 +169,7 @@ type timeline struct {
 	stateValid bool
 	// stComm is the communicator of the last event recorded, whose state (ctx, tag) is
 	// the last state record's: commit's test that an event needs no state record.
-	stComm unsafe.Pointer
-
-	// The communicator of the last event and its context id (describing one is not
-	// free; a program's calls mostly stay on one).
-	lastComm unsafe.Pointer
-	lastCtx  uint32
+	stComm *Comm
 }
 
 // start makes the ring of n words and starts its writer; base is the ticks the first
@@ -182,7 +177,7 @@ type timeline struct {
 func (t *timeline) start(f *os.File, n int, base int64) {
 	n = max(n, 32)
 	t.f, t.ev, t.half, t.base = f, make([]uint32, n), n/2, 0
-	t.head, t.flushed, t.stateValid, t.lastComm, t.lastCtx, t.stComm = 0, 0, false, nil, 0, noComm
+	t.head, t.flushed, t.stateValid, t.stComm = 0, 0, false, noComm
 	t.h1, t.h2 = noKey, noKey
 	if !littleEndian {
 		t.buf = make([]byte, 0, t.half*WordSize)
@@ -202,7 +197,7 @@ func (t *timeline) start(f *os.File, n int, base int64) {
 }
 
 // add records a call (exit's). At ThreadMultiple calls may overlap: mu orders them.
-func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end int64, n int) {
+func (t *timeline) add(call Call, comm *Comm, peer uint64, start, end int64, n int) {
 	if concurrent {
 		mu.Lock()
 		t.record(call, comm, peer, start, end, n)
@@ -214,15 +209,13 @@ func (t *timeline) add(call Call, comm unsafe.Pointer, peer uint64, start, end i
 
 // record is add's work: a state record when the tag or communicator changed, then
 // the event's record (see WordSize).
-func (t *timeline) record(call Call, comm unsafe.Pointer, peer uint64, start, end int64, n int) {
-	if comm != t.lastComm {
-		t.lastComm, t.lastCtx = comm, commCtx(comm)
-	}
+func (t *timeline) record(call Call, comm *Comm, peer uint64, start, end int64, n int) {
+	ctx := comm.context()
 	tag := uint32(peer >> 32)
-	if tag != t.tag || t.lastCtx != t.ctx || !t.stateValid {
-		t.tag, t.ctx, t.stateValid = tag, t.lastCtx, true
+	if tag != t.tag || ctx != t.ctx || !t.stateValid {
+		t.tag, t.ctx, t.stateValid = tag, ctx, true
 		w := t.reserve(3)
-		w[0], w[1], w[2] = recState<<kindShift, tag, t.lastCtx
+		w[0], w[1], w[2] = recState<<kindShift, tag, ctx
 		t.commitWords(3)
 	}
 	t.stComm = comm
@@ -318,7 +311,7 @@ func (t *timeline) writeWords(ev []uint32) {
 }
 
 // noComm is no communicator's pointer: stComm before the first event.
-var noComm = unsafe.Pointer(new(byte))
+var noComm = new(Comm)
 
 var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
@@ -344,7 +337,6 @@ func Start(r, n int, multi bool) error {
 	}
 	host, _ = os.Hostname()
 	start = pairNow()
-	startLinks(n)
 	started.Store(true)
 	dir = setProfile.Get()
 	if dir == "" {
@@ -438,15 +430,7 @@ func snapshot(reason string) *Profile {
 			t.N += t.Hist[b]
 		}
 	}
-	to, from := make([]Link, size), make([]Link, size)
-	loadLinks(to, rmaTo)
-	loadLinks(from, rmaFrom)
-	if src.RMA != nil {
-		src.RMA(to, from)
-	}
-	if f := foreign.Load(); f != nil {
-		(*f)(tot, to, from)
-	}
+	readTallies(tot)
 	for i := Call(1); i < NumCalls; i++ {
 		c := &tot[i]
 		n := c.N
@@ -460,23 +444,30 @@ func snapshot(reason string) *Profile {
 		p.MPI += t.Ns / 1e9
 		p.Calls = append(p.Calls, t)
 	}
-	if src.Traffic != nil {
-		p.SentBytes, p.SentMsgs = make([]uint64, size), make([]uint64, size)
-		p.CollBytes, p.CollMsgs = make([]uint64, size), make([]uint64, size)
-		src.Traffic(p.SentBytes, p.SentMsgs, p.CollBytes, p.CollMsgs)
+	var cols [numColumns][]Link
+	for i := range cols {
+		cols[i] = make([]Link, size)
 	}
+	readMatrix(&cols)
+	p.SentBytes, p.SentMsgs = split(cols[colSent])
+	p.CollBytes, p.CollMsgs = split(cols[colColl])
 	for w := range size {
-		if to[w].Ops+from[w].Ops > 0 {
-			p.RMABytes, p.RMAOps = make([]uint64, size), make([]uint64, size)
-			p.RMAInBytes, p.RMAInOps = make([]uint64, size), make([]uint64, size)
-			for w := range size {
-				p.RMABytes[w], p.RMAOps[w] = to[w].Bytes, to[w].Ops
-				p.RMAInBytes[w], p.RMAInOps[w] = from[w].Bytes, from[w].Ops
-			}
+		if cols[colRMATo][w].Ops+cols[colRMAFrom][w].Ops > 0 {
+			p.RMABytes, p.RMAOps = split(cols[colRMATo])
+			p.RMAInBytes, p.RMAInOps = split(cols[colRMAFrom])
 			break
 		}
 	}
 	return p
+}
+
+// split is links' bytes and operations.
+func split(links []Link) (bytes, ops []uint64) {
+	bytes, ops = make([]uint64, len(links)), make([]uint64, len(links))
+	for i, l := range links {
+		bytes[i], ops[i] = l.Bytes, l.Ops
+	}
+	return bytes, ops
 }
 
 // Flush writes the rank's profile (rank-N.json) and the timeline's events not yet
@@ -543,7 +534,10 @@ type Where struct {
 	Peer     int   // world rank; AnySource (-1), ProcNull (-2), NoPeer (-3), or a collective's root as a rank of the communicator
 	Tag      int
 	Bytes    int64
-	Blocked  float64 // seconds since it entered the call or began to wait; -1 unknown
+	// Freed: the communicator was freed while the call goes on (a wait on one of its
+	// requests).
+	Freed   bool    `json:",omitempty"`
+	Blocked float64 // seconds since it entered the call or began to wait; -1 unknown
 	// WaitsRecv: a completion call waits for a receive from Peer (a request's).
 	WaitsRecv bool `json:",omitempty"`
 }
@@ -569,12 +563,7 @@ func State() Where {
 	w.Tag = int(int32(uint32(a.peer >> 32)))
 	w.Bytes = int64(a.bytes)
 	w.WaitsRecv = a.call&waitsRecv != 0
-	if a.comm != nil && src.Describe != nil {
-		d := src.Describe(a.comm)
-		w.Comm, w.CommName, w.Size, w.Group, w.Remote = d.Ctx, d.Name, d.Size, d.Group, d.Remote
-	} else {
-		w.CommName, w.Size = "MPI_COMM_WORLD", size
-	}
+	a.comm.describe(&w)
 	if a.call&worldPeer == 0 && w.Peer >= 0 && call.Kind() != KindColl && call.Kind() != KindStart {
 		// A rank of the communicator (of its remote group on an intercommunicator).
 		switch {
@@ -592,43 +581,26 @@ func State() Where {
 }
 
 func readCur() current {
-	return current{call: atomic.LoadUint64(&cur.call), comm: atomic.LoadPointer(&cur.comm),
+	return current{call: atomic.LoadUint64(&cur.call), comm: loadCommAtomic(&cur.comm),
 		peer: atomic.LoadUint64(&cur.peer), bytes: atomic.LoadUint64(&cur.bytes), since: atomic.LoadUint64(&cur.since)}
 }
 
-// CommInfo is what the layer below says of a communicator the record holds.
-type CommInfo struct {
-	Ctx    uint32 // its context id
-	Name   string
-	Size   int   // of its (local) group
-	Group  []int // the world ranks of its (local) group; nil: the world's, in order
-	Remote []int // an intercommunicator's remote group
-}
-
-// Sources is what the layer below (internal/core) lends the record: a description
-// of the communicators that Enter was given, and the engine's count of what this
-// rank sent to each world rank.
-type Sources struct {
-	Describe func(comm unsafe.Pointer) CommInfo
-	Ctx      func(comm unsafe.Pointer) uint32 // Describe's Ctx, without allocating
-	// Traffic adds what this rank sent to each world rank: every message and the node
-	// collectives' flows, and the collectives' part of them.
-	Traffic func(bytes, msgs, collBytes, collMsgs []uint64)
-	// RMA adds the one-sided counts of the live windows (links.go), to and from each
-	// world rank.
-	RMA func(to, from []Link)
-}
-
-var src Sources
-
-// SetSources sets the record's sources; call it before Start.
-func SetSources(s Sources) { src = s }
-
-func commCtx(comm unsafe.Pointer) uint32 {
-	if comm == nil || src.Ctx == nil {
-		return 0
+// Query answers the launcher's question, which it asks of a job it is about to stop:
+// the rank writes its profile first (Flush), then says where it is (StateMessage). The
+// launcher's connection calls it on its own goroutine (internal/core hands it over at
+// start); like every snapshot it reads only the record's memory and the counts handed
+// down to it, so it calls nothing of the layers below and waits for none of them.
+func Query() []byte {
+	if err := Flush("stopped"); err != nil {
+		Warn(err)
 	}
-	return src.Ctx(comm)
+	return StateMessage()
+}
+
+// Warn says on the standard error that the record failed (a profile's file could not
+// be written): the job goes on without it.
+func Warn(err error) {
+	fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v (the job goes on without it)\n", rank, err)
 }
 
 // StateMessage is the rank's answer to the launcher's question (JSON of State and

@@ -168,6 +168,22 @@ func main() {
 			must(err)
 			q.Wait()
 		}
+	case "hang-freed": // 2 ranks: a duplicate of the world named "halo" once made; rank 0
+		// posts a receive on it from rank 1 (tag 3) that never comes, frees it (MPI lets
+		// the receive outlive it) and waits; rank 1 frees it and goes to Finalize
+		d, err := mpi.World.Dup()
+		must(err)
+		must(d.SetName("halo"))
+		var q mpi.Request
+		if rank == 0 {
+			q, err = mpi.Irecv(d, make([]int64, 1), 1, 3)
+			must(err)
+		}
+		must(d.Free())
+		fmt.Printf("ready %d\n", rank)
+		if rank == 0 {
+			q.Wait()
+		}
 	case "calls": // 2+ ranks: one of many kinds of call, for the profile's counts
 		w := mpi.World
 		n, me := w.Size(), w.Rank()
