@@ -110,70 +110,10 @@ import "C"
 
 import (
 	"math"
-	"sync"
 	"unsafe"
 )
 
 func main() {}
-
-// handleBase is the first handle value of an object a program creates: above every
-// predefined handle (the standard reserves 1 to 4095 for those).
-const handleBase = 0x1000
-
-// table holds the objects of one kind, indexed by handle - handleBase. Freed slots are
-// reused. Lookups take the lock: the C program may call from many threads
-// (MPI_THREAD_MULTIPLE), and a lock nobody else holds costs a few nanoseconds.
-type table[T any] struct {
-	mu   sync.Mutex
-	objs []*T
-	free []int
-}
-
-func (t *table[T]) add(o *T) uintptr {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n := len(t.free); n > 0 {
-		i := t.free[n-1]
-		t.free = t.free[:n-1]
-		t.objs[i] = o
-		return uintptr(i + handleBase)
-	}
-	t.objs = append(t.objs, o)
-	return uintptr(len(t.objs) - 1 + handleBase)
-}
-
-func (t *table[T]) get(h uintptr) *T {
-	i := int(h) - handleBase
-	t.mu.Lock()
-	var o *T
-	if i >= 0 && i < len(t.objs) {
-		o = t.objs[i]
-	}
-	t.mu.Unlock()
-	return o
-}
-
-func (t *table[T]) remove(h uintptr) {
-	i := int(h) - handleBase
-	t.mu.Lock()
-	if i >= 0 && i < len(t.objs) && t.objs[i] != nil {
-		t.objs[i] = nil
-		t.free = append(t.free, i)
-	}
-	t.mu.Unlock()
-}
-
-// each calls f on every live object (under no lock: f may call back in).
-func (t *table[T]) each(f func(h uintptr, o *T)) {
-	t.mu.Lock()
-	objs := append([]*T(nil), t.objs...)
-	t.mu.Unlock()
-	for i, o := range objs {
-		if o != nil {
-			f(uintptr(i+handleBase), o)
-		}
-	}
-}
 
 // Predefined handle values, from mpi.h (whose values a test checks against the
 // standard's), so that this package cannot disagree with the header.
