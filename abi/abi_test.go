@@ -149,6 +149,12 @@ func TestErrorHandlersUnsupported(t *testing.T) {
 // with MPI_ERR_ARG; the predefined ones go on every kind.
 func TestErrHandlerKinds(t *testing.T) { job(t, "errhkind", 2) }
 
+// TestHandlesOfEveryKind: a freed handle, one of another kind and garbage each give
+// the kind's error class (MPI_ERR_COMM, MPI_ERR_TYPE, ...) and say what they are, for
+// every kind of handle, also after the kind's slots were reused; the C short ways
+// (MPI_Put, MPI_Win_flush, MPI_Type_commit, MPI_Type_free) refuse stale handles too.
+func TestHandlesOfEveryKind(t *testing.T) { job(t, "handles", 2) }
+
 func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
 func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }

@@ -33,7 +33,7 @@ import (
 
 // keyvals holds the keyvals the program made; the predefined ones have the header's
 // numbers.
-var keyvals table[mpir.Keyval]
+var keyvals = table[mpir.Keyval]{kind: kKeyval}
 
 var predefKeys = map[int32]*mpir.Keyval{
 	C.MPI_TAG_UB: mpir.KeyTagUB, C.MPI_IO: mpir.KeyIO, C.MPI_HOST: mpir.KeyHost,
@@ -53,6 +53,17 @@ func keyvalOf(k int32) *mpir.Keyval {
 		return nil
 	}
 	return keyvals.get(uintptr(k))
+}
+
+// keyArg is the keyval of the integer k, argument keyval of the call op. An integer
+// that names none is badHandle's error (a freed keyval's, another kind's handle),
+// but MPI_KEYVAL_INVALID, which mpir refuses itself.
+func keyArg(op string, k int32) (*mpir.Keyval, error) {
+	kv := keyvalOf(k)
+	if kv == nil && k != C.MPI_KEYVAL_INVALID {
+		return nil, badHandle(op, "keyval", uintptr(k), kKeyval)
+	}
+	return kv, nil
 }
 
 // copyCallback is the copy function of C function pointer fn for the keyval numbered
@@ -116,7 +127,11 @@ func freeKeyval(op string, kind mpir.AttrKind, key unsafe.Pointer) int32 {
 	if key == nil {
 		return fail(op, 0, errorf(errArg, op, "keyval is NULL"))
 	}
-	if err := mpir.FreeKeyval(op, kind, keyvalOf(*(*int32)(key))); err != nil {
+	k, err := keyArg(op, *(*int32)(key))
+	if err == nil {
+		err = mpir.FreeKeyval(op, kind, k)
+	}
+	if err != nil {
 		return fail(op, 0, err)
 	}
 	setInt(key, C.MPI_KEYVAL_INVALID)
@@ -197,7 +212,11 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	return fail(op, ch, mpir.SetAttr(op, mpir.AttrComm, &c.attrs, ch, keyvalOf(key), uintptr(val)))
+	k, err := keyArg(op, key)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	return fail(op, ch, mpir.SetAttr(op, mpir.AttrComm, &c.attrs, ch, k, uintptr(val)))
 }
 
 //export PMPI_Attr_put
@@ -212,7 +231,10 @@ func PMPI_Comm_get_attr(ch uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	k := keyvalOf(key)
+	k, err := keyArg(op, key)
+	if err != nil {
+		return fail(op, ch, err)
+	}
 	if p := commPredefined(k); p != nil && val != nil && flag != nil {
 		*(*unsafe.Pointer)(val) = p
 		setInt(flag, 1)
@@ -237,7 +259,11 @@ func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	if c == nil {
 		return r
 	}
-	return fail(op, ch, mpir.DeleteAttr(op, mpir.AttrComm, &c.attrs, ch, keyvalOf(key)))
+	k, err := keyArg(op, key)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	return fail(op, ch, mpir.DeleteAttr(op, mpir.AttrComm, &c.attrs, ch, k))
 }
 
 //export PMPI_Attr_delete
@@ -260,7 +286,11 @@ func PMPI_Type_set_attr(h uintptr, key int32, val unsafe.Pointer) int32 {
 	if d == nil {
 		return r
 	}
-	return fail(op, 0, mpir.SetAttr(op, mpir.AttrType, &d.attrs, h, keyvalOf(key), uintptr(val)))
+	k, err := keyArg(op, key)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	return fail(op, 0, mpir.SetAttr(op, mpir.AttrType, &d.attrs, h, k, uintptr(val)))
 }
 
 //export PMPI_Type_get_attr
@@ -270,7 +300,11 @@ func PMPI_Type_get_attr(h uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	if d == nil {
 		return r
 	}
-	v, ok, err := mpir.TypeAttr(op, &d.attrs, keyvalOf(key))
+	k, err := keyArg(op, key)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	v, ok, err := mpir.TypeAttr(op, &d.attrs, k)
 	if err == nil {
 		err = getAttr(op, val, flag, v, ok)
 	}
@@ -284,5 +318,9 @@ func PMPI_Type_delete_attr(h uintptr, key int32) int32 {
 	if d == nil {
 		return r
 	}
-	return fail(op, 0, mpir.DeleteAttr(op, mpir.AttrType, &d.attrs, h, keyvalOf(key)))
+	k, err := keyArg(op, key)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	return fail(op, 0, mpir.DeleteAttr(op, mpir.AttrType, &d.attrs, h, k))
 }

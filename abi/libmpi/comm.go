@@ -33,7 +33,7 @@ type comm struct {
 
 var (
 	world, self comm
-	comms       table[comm]
+	comms       = table[comm]{kind: kComm}
 )
 
 func init() {
@@ -76,10 +76,7 @@ func newComm(c *core.Comm, parent *comm) uintptr {
 func needComm(op string, h uintptr) (*comm, int32) {
 	c := commOf(h)
 	if c == nil {
-		if h == hCommNull {
-			return nil, fail(op, 0, errorf(errComm, op, "comm is MPI_COMM_NULL"))
-		}
-		return nil, fail(op, 0, errorf(errComm, op, "comm %#x is not a communicator", h))
+		return nil, fail(op, 0, badHandle(op, "comm", h, kComm))
 	}
 	if err := c.c.Check(op); err != nil {
 		return nil, fail(op, h, err)
@@ -280,7 +277,7 @@ func PMPI_Comm_create(ch uintptr, gh uintptr, out unsafe.Pointer) int32 {
 	defer prof.Exit(prof.Create, c.enterTimed(prof.Create, prof.NoPeer, -1, 0), 0)
 	g := groupOf(gh)
 	if g == nil {
-		return fail(op, ch, errorf(errGroup, op, "group is not a group"))
+		return fail(op, ch, badHandle(op, "group", gh, kGroup))
 	}
 	if err := commOwns(op, c, gh); err != nil {
 		return fail(op, ch, err)
@@ -299,7 +296,7 @@ func PMPI_Comm_create_group(ch uintptr, gh uintptr, tag int32, out unsafe.Pointe
 	defer prof.Exit(prof.CreateGroup, c.enterTimed(prof.CreateGroup, prof.NoPeer, -1, 0), 0)
 	g := groupOf(gh)
 	if g == nil {
-		return fail(op, ch, errorf(errGroup, op, "group is not a group"))
+		return fail(op, ch, badHandle(op, "group", gh, kGroup))
 	}
 	if err := commOwns(op, c, gh); err != nil {
 		return fail(op, ch, err)

@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -26,7 +27,7 @@ type dtype struct {
 }
 
 var (
-	types   table[dtype]
+	types   = table[dtype]{kind: kType}
 	predefT [0x100]*dtype // predefined datatypes by handle - 0x200
 )
 
@@ -129,7 +130,7 @@ func dtOf(h uintptr) *dtype {
 	switch {
 	case h >= 0x200 && h < 0x300:
 		return predefT[h-0x200]
-	case h >= cTypeBase:
+	case kindOf(h) == kTypeC:
 		return cType(h)
 	}
 	d := types.get(h)
@@ -317,14 +318,14 @@ func needType(op string, h uintptr) (*datatype.Type, int32) {
 }
 
 // noType is the error of a datatype argument h that names no datatype.
-func noType(op string, h uintptr) error {
-	switch {
-	case h == hDatatypeNull:
-		return errorf(errType, op, "datatype is MPI_DATATYPE_NULL")
-	case fortranOff(h):
-		return errorf(errType, op, "datatype %#x is an optional Fortran type MPI_Abi_set_fortran_info said is not supported", h)
+func noType(op string, h uintptr) error { return typeArgErr(op, "datatype", h) }
+
+// typeArgErr is the error of the datatype argument arg, h, that names no datatype.
+func typeArgErr(op, arg string, h uintptr) error {
+	if fortranOff(h) {
+		return errorf(errType, op, "%s %#x is an optional Fortran type MPI_Abi_set_fortran_info said is not supported", arg, h)
 	}
-	return errorf(errType, op, "datatype %#x is not a datatype", h)
+	return badHandle(op, arg, h, kType)
 }
 
 //export goPMPI_Type_contiguous
@@ -485,7 +486,7 @@ func structType(count int64, bls, displs, ts unsafe.Pointer, out unsafe.Pointer,
 	for i, h := range hs {
 		d := dtOf(h)
 		if d == nil {
-			return fail(op, 0, errorf(errType, op, "array_of_types[%d] %#x is not a datatype", i, h))
+			return fail(op, 0, typeArgErr(op, fmt.Sprintf("array_of_types[%d]", i), h))
 		}
 		tt[i] = d.t
 	}
@@ -599,12 +600,12 @@ func goPMPI_Type_free(p unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "datatype is NULL"))
 	}
 	h := *(*uintptr)(p)
-	if h < handleBase {
-		return fail(op, 0, errorf(errType, op, "a predefined datatype cannot be freed"))
-	}
 	d := dtOf(h)
 	if d == nil {
-		return fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+		return fail(op, 0, noType(op, h))
+	}
+	if h < handleBase {
+		return fail(op, 0, errorf(errType, op, "a predefined datatype cannot be freed"))
 	}
 	if d.f90 != nil {
 		return fail(op, 0, errorf(errType, op, "the types MPI_Type_create_f90_* return are predefined and cannot be freed"))
@@ -695,7 +696,7 @@ func PMPI_Type_get_true_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
 func PMPI_Type_set_name(h uintptr, name unsafe.Pointer) int32 {
 	d := dtOf(h)
 	if d == nil {
-		return fail("Type_set_name", 0, errorf(errType, "Type_set_name", "datatype %#x is not a datatype", h))
+		return fail("Type_set_name", 0, noType("Type_set_name", h))
 	}
 	d.name = cstr(name)
 	return 0
@@ -705,7 +706,7 @@ func PMPI_Type_set_name(h uintptr, name unsafe.Pointer) int32 {
 func PMPI_Type_get_name(h uintptr, name, n unsafe.Pointer) int32 {
 	d := dtOf(h)
 	if d == nil {
-		return fail("Type_get_name", 0, errorf(errType, "Type_get_name", "datatype %#x is not a datatype", h))
+		return fail("Type_get_name", 0, noType("Type_get_name", h))
 	}
 	putCString(name, 128, d.name, n)
 	return 0
@@ -981,7 +982,7 @@ func PMPI_Type_match_size(class, size int32, out unsafe.Pointer) int32 {
 func needDtype(op string, h uintptr) (*dtype, int32) {
 	d := dtOf(h)
 	if d == nil {
-		return nil, fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+		return nil, fail(op, 0, noType(op, h))
 	}
 	return d, 0
 }
@@ -989,8 +990,11 @@ func needDtype(op string, h uintptr) (*dtype, int32) {
 //export PMPI_Type_get_value_index
 func PMPI_Type_get_value_index(value, index uintptr, out unsafe.Pointer) int32 {
 	const op = "Type_get_value_index"
-	if dtOf(value) == nil || dtOf(index) == nil {
-		return fail(op, 0, errorf(errType, op, "value_type %#x or index_type %#x is not a datatype", value, index))
+	if dtOf(value) == nil {
+		return fail(op, 0, typeArgErr(op, "value_type", value))
+	}
+	if dtOf(index) == nil {
+		return fail(op, 0, typeArgErr(op, "index_type", index))
 	}
 	if out == nil {
 		return fail(op, 0, errorf(errArg, op, "pair_type is NULL"))

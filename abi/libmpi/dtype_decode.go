@@ -37,7 +37,7 @@ func combinerOf(h uintptr) int {
 func decoded(op string, h uintptr) (*dtype, datatype.Combiner, int32) {
 	d := dtOf(h)
 	if d == nil {
-		return nil, 0, fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", h))
+		return nil, 0, fail(op, 0, noType(op, h))
 	}
 	if h < handleBase {
 		return d, datatype.CombinerNamed, 0

@@ -296,7 +296,7 @@ type errhandler struct {
 	kind  int8         // ehComm, ehWin, ehFile or ehSession: what it may be set on
 }
 
-var errhandlers table[errhandler]
+var errhandlers = table[errhandler]{kind: kErrh}
 
 func validErrh(h uintptr) bool {
 	switch h {
@@ -337,7 +337,7 @@ func PMPI_Comm_set_errhandler(ch uintptr, eh uintptr) int32 {
 	const op = "Comm_set_errhandler"
 	c := commOf(ch)
 	if c == nil {
-		return fail(op, 0, errorf(errComm, op, "comm is not a communicator"))
+		return fail(op, 0, badHandle(op, "comm", ch, kComm))
 	}
 	if err := errhFits(op, eh, ehComm); err != nil {
 		return fail(op, ch, err)
@@ -352,7 +352,7 @@ func PMPI_Comm_get_errhandler(ch uintptr, eh unsafe.Pointer) int32 {
 	const op = "Comm_get_errhandler"
 	c := commOf(ch)
 	if c == nil {
-		return fail(op, 0, errorf(errComm, op, "comm is not a communicator"))
+		return fail(op, 0, badHandle(op, "comm", ch, kComm))
 	}
 	h := uintptr(c.errh.Load())
 	userRef(h) // the caller frees what it gets (MPI 4.1 9.3)
@@ -368,7 +368,7 @@ func PMPI_Errhandler_free(eh unsafe.Pointer) int32 {
 	}
 	h := *(*uintptr)(eh)
 	if !validErrh(h) {
-		return fail(op, 0, errorf(errArg, op, "errhandler %#x is not an error handler", h))
+		return fail(op, 0, badHandle(op, "errhandler", h, kErrh))
 	}
 	// A handler still set on a communicator or window keeps working: its entry goes
 	// with the last reference. Each handle the program got (create, get) is freed
@@ -397,7 +397,7 @@ func PMPI_Comm_call_errhandler(ch uintptr, code int32) int32 {
 	const op = "Comm_call_errhandler"
 	c := commOf(ch)
 	if c == nil {
-		return fail(op, 0, errorf(errComm, op, "comm is not a communicator"))
+		return fail(op, 0, badHandle(op, "comm", ch, kComm))
 	}
 	invoke(c, ch, code, "MPI_Comm_call_errhandler: "+errorText(code))
 	return 0

@@ -45,7 +45,7 @@ func packExternalSize(rep unsafe.Pointer, count int64, dh uintptr, size unsafe.P
 	}
 	d := dtOf(dh)
 	if d == nil {
-		return fail(op, 0, errorf(errType, op, "datatype %#x is not a datatype", dh))
+		return fail(op, 0, noType(op, dh))
 	}
 	if size == nil {
 		return fail(op, 0, errorf(errArg, op, "size is NULL"))

@@ -73,7 +73,10 @@ func PMPI_Grequest_start(query, free, cancel, extra, out unsafe.Pointer) int32 {
 func PMPI_Grequest_complete(h uintptr) int32 {
 	const op = "Grequest_complete"
 	r := reqOf(h)
-	if r == nil || !r.x.IsGrequest() {
+	if r == nil {
+		return fail(op, 0, badHandle(op, "request", h, kRequest))
+	}
+	if !r.x.IsGrequest() {
 		return fail(op, 0, errorf(errRequest, op, "request %#x is not a generalized request", h))
 	}
 	return fail(op, 0, r.x.GrequestComplete(op))
@@ -213,7 +216,10 @@ func PMPI_Precv_init_c(buf unsafe.Pointer, parts int32, count int64, dh uintptr,
 
 func partReq(op string, h uintptr) (*request, int32) {
 	r := reqOf(h)
-	if r == nil || r.x == nil || !r.x.IsPersistent() {
+	if r == nil {
+		return nil, fail(op, 0, badHandle(op, "request", h, kRequest))
+	}
+	if r.x == nil || !r.x.IsPersistent() {
 		return nil, fail(op, 0, errorf(errRequest, op, "request %#x is not a partitioned request", h))
 	}
 	return r, 0

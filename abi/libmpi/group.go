@@ -129,7 +129,7 @@ func commOwns(op string, c *comm, gh uintptr) error {
 func needGroup(op string, h uintptr) (*group.Group, int32) {
 	g := groupOf(h)
 	if g == nil {
-		return nil, fail(op, 0, errorf(errGroup, op, "group %#x is not a group", h))
+		return nil, fail(op, 0, badHandle(op, "group", h, kGroup))
 	}
 	return g, 0
 }
@@ -324,7 +324,7 @@ func PMPI_Group_free(p unsafe.Pointer) int32 {
 	h := *(*uintptr)(p)
 	if h != hGroupEmpty {
 		if groups.get(h) == nil {
-			return fail("Group_free", 0, errorf(errGroup, "Group_free", "group %#x is not a group", h))
+			return fail("Group_free", 0, badHandle("Group_free", "group", h, kGroup))
 		}
 		groups.remove(h)
 	}
@@ -342,4 +342,4 @@ type grp struct {
 	s *session
 }
 
-var groups table[grp]
+var groups = table[grp]{kind: kGroup}

@@ -1,6 +1,7 @@
 /* The procedures simple enough to be C: the handle-integer conversions (handles are
- * small integers in mpigo, so a handle is its own integer), address arithmetic, and
- * MPI_Pcontrol, which is variadic and has no effect without a profiling library. */
+ * positive C ints in mpigo, handle.h, so a handle is its own integer), address
+ * arithmetic, and MPI_Pcontrol, which is variadic and has no effect without a
+ * profiling library. */
 #include <stdint.h>
 #include "mpi.h"
 

@@ -16,7 +16,7 @@ import (
 // Communicators and windows keep their hints as mpir.Hints (Comm_set_info,
 // Win_set_info and the info arguments of creation), and report them as a new info.
 
-var infos table[mpir.Info]
+var infos = table[mpir.Info]{kind: kInfo}
 
 // infoArg is the info of handle h for the call op: nil for MPI_INFO_NULL, which the
 // info calls refuse (MPI_ERR_INFO) and calls taking hints read as none; a handle that
@@ -31,7 +31,7 @@ func infoArg(op string, h uintptr) (*mpir.Info, error) {
 	if in := infos.get(h); in != nil {
 		return in, nil
 	}
-	return nil, errorf(errInfo, op, "info %#x is not an info object", h)
+	return nil, badHandle(op, "info", h, kInfo)
 }
 
 // newInfoHandle registers an info the library gives the program.

@@ -6,12 +6,14 @@
 // It is a second face of mpigo's device (internal/core), beside the Go facade mpi,
 // and the only package of mpigo that uses cgo. Contracts:
 //
-//   - Handles are small integers, never addresses: the predefined ones have the values
-//     mpi.h gives them, the standard's (which reserves 1 to 4095 for them), and the
-//     ones a program creates are indices into this package's tables offset by
-//     handleBase. C never holds a Go pointer, and Go never keeps a C pointer past the
-//     call that gave it, except the buffers of nonblocking operations, which the
-//     standard lends MPI until they complete.
+//   - Handles are integers, never addresses: the predefined ones have the values
+//     mpi.h gives them, the standard's (which reserves 1 to 4095 for them); one a
+//     program creates is [kind | generation | slot] (handle.h), which names one live
+//     object of its kind or nothing: a freed object's handle, another kind's or
+//     garbage gives the kind's error class (badHandle), never another object. C
+//     never holds a Go pointer, and Go never keeps a C pointer past the call that
+//     gave it, except the buffers of nonblocking operations, which the standard
+//     lends MPI until they complete.
 //   - C memory is used in place: a buffer is unsafe.Slice over the C pointer,
 //     spanning exactly the bytes the count and datatype reach (Span), handed to the
 //     device's untyped entry points (core.Buf, core.Vec with the datatype engine's
@@ -39,7 +41,8 @@
 //     MPI_Type_contiguous, MPI_Type_vector and MPI_Type_create_hvector of a plain
 //     predefined type below MPI_THREAD_MULTIPLE are records in C memory with handles
 //     of their own, built into the engine's types at their first use in Go
-//     (typeshort.go).
+//     (typeshort.go). Both short ways decode handles as Go does (handle.h) and act
+//     only on the handle their copy or record holds, so a stale one goes to Go.
 //   - Each communicating call reports its entry and exit to the record
 //     (internal/prof) once, as the Go facade's do (prof.go): the facade's prof.Call,
 //     a constant at the call site or a collective's by its mode, and the same peer,
@@ -110,70 +113,10 @@ import "C"
 
 import (
 	"math"
-	"sync"
 	"unsafe"
 )
 
 func main() {}
-
-// handleBase is the first handle value of an object a program creates: above every
-// predefined handle (the standard reserves 1 to 4095 for those).
-const handleBase = 0x1000
-
-// table holds the objects of one kind, indexed by handle - handleBase. Freed slots are
-// reused. Lookups take the lock: the C program may call from many threads
-// (MPI_THREAD_MULTIPLE), and a lock nobody else holds costs a few nanoseconds.
-type table[T any] struct {
-	mu   sync.Mutex
-	objs []*T
-	free []int
-}
-
-func (t *table[T]) add(o *T) uintptr {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n := len(t.free); n > 0 {
-		i := t.free[n-1]
-		t.free = t.free[:n-1]
-		t.objs[i] = o
-		return uintptr(i + handleBase)
-	}
-	t.objs = append(t.objs, o)
-	return uintptr(len(t.objs) - 1 + handleBase)
-}
-
-func (t *table[T]) get(h uintptr) *T {
-	i := int(h) - handleBase
-	t.mu.Lock()
-	var o *T
-	if i >= 0 && i < len(t.objs) {
-		o = t.objs[i]
-	}
-	t.mu.Unlock()
-	return o
-}
-
-func (t *table[T]) remove(h uintptr) {
-	i := int(h) - handleBase
-	t.mu.Lock()
-	if i >= 0 && i < len(t.objs) && t.objs[i] != nil {
-		t.objs[i] = nil
-		t.free = append(t.free, i)
-	}
-	t.mu.Unlock()
-}
-
-// each calls f on every live object (under no lock: f may call back in).
-func (t *table[T]) each(f func(h uintptr, o *T)) {
-	t.mu.Lock()
-	objs := append([]*T(nil), t.objs...)
-	t.mu.Unlock()
-	for i, o := range objs {
-		if o != nil {
-			f(uintptr(i+handleBase), o)
-		}
-	}
-}
 
 // Predefined handle values, from mpi.h (whose values a test checks against the
 // standard's), so that this package cannot disagree with the header.

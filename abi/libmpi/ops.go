@@ -33,7 +33,7 @@ type userOp struct {
 	big     bool // MPI_Op_create_c: the count is an MPI_Count
 }
 
-var userOps table[userOp]
+var userOps = table[userOp]{kind: kOp}
 
 // Predefined operations (mpi.h), by handle.
 const (
@@ -83,7 +83,10 @@ func PMPI_Op_free(p unsafe.Pointer) int32 {
 	}
 	h := *(*uintptr)(p)
 	if userOps.get(h) == nil {
-		return fail("Op_free", 0, errorf(errOp, "Op_free", "op %#x is not an operation MPI_Op_create made", h))
+		if _, ok := opNames[h]; ok {
+			return fail("Op_free", 0, errorf(errOp, "Op_free", "op %#x is predefined: only what MPI_Op_create made is freed", h))
+		}
+		return fail("Op_free", 0, badHandle("Op_free", "op", h, kOp))
 	}
 	userOps.remove(h)
 	setHandle(p, hOpNull)
@@ -100,7 +103,7 @@ func PMPI_Op_commutative(h uintptr, flag unsafe.Pointer) int32 {
 		setBool(flag, true)
 		return 0
 	}
-	return fail("Op_commutative", 0, errorf(errOp, "Op_commutative", "op %#x is not an operation", h))
+	return fail("Op_commutative", 0, badHandle("Op_commutative", "op", h, kOp))
 }
 
 // red is the device's reduction for op on items of datatype dh.
@@ -166,7 +169,7 @@ func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 	}
 	opName, ok := opNames[oh]
 	if !ok {
-		return core.Red{}, errorf(errOp, name, "op %#x is not an operation", oh)
+		return core.Red{}, badHandle(name, "op", oh, kOp)
 	}
 	k := kindKernel(oh, t.Kind())
 	if k == nil {

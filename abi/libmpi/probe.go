@@ -56,7 +56,7 @@ type message struct {
 	ch uintptr
 }
 
-var messages table[message]
+var messages = table[message]{kind: kMessage}
 
 func addMessage(m core.Message, c *comm, ch uintptr, ps *core.Status, out unsafe.Pointer) {
 	if ps.Source == core.ProcNull {
@@ -124,7 +124,7 @@ func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st un
 	}
 	m := messages.get(h)
 	if m == nil {
-		return fail(op, 0, errorf(errRequest, op, "message %#x is not a message from MPI_Mprobe", h))
+		return fail(op, 0, badHandle(op, "message", h, kMessage))
 	}
 	b, err := cbuf(op, buf, count, dh)
 	if err != nil {
@@ -175,7 +175,7 @@ func imrecv(buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.Pointer)
 	}
 	m := messages.get(h)
 	if m == nil {
-		return fail(op, 0, errorf(errRequest, op, "message %#x is not a message from MPI_Mprobe", h))
+		return fail(op, 0, badHandle(op, "message", h, kMessage))
 	}
 	b, err := cbuf(op, buf, count, dh)
 	if err != nil {

@@ -25,8 +25,8 @@ type request struct {
 	c          *comm
 	ch         uintptr
 	persistent bool
-	live       bool
-	keep       any // what a nonblocking collective's C arrays became, kept until it completes
+	h          uintptr // its handle while live, 0 once freed
+	keep       any     // what a nonblocking collective's C arrays became, kept until it completes
 }
 
 // inactive reports whether r is a persistent request not started (completion calls
@@ -45,45 +45,50 @@ func (r *request) inactive() bool {
 func (r *request) ref() core.Ref { return core.RefOf(r.x, r.xg) }
 
 // requests are kept in chunks that never move, so that a *request stays valid while
-// other threads add requests.
+// other threads add requests. A freed slot is reused first (its request is likely in
+// the cache), under its handle's next generation (handle.go): a completion call sets
+// the program's request to MPI_REQUEST_NULL, so stale copies are rarer than of other
+// kinds, and the ping-pong of nonblocking calls keeps touching one slot.
 const reqChunk = 1024
 
 var reqs struct {
 	sync.Mutex
 	chunks [][]request
-	free   []int
+	free   []uintptr // the handles of freed slots
 	n      int
 }
 
 func newRequest() (uintptr, *request) {
 	reqs.Lock()
-	var i int
+	var h uintptr
 	if k := len(reqs.free); k > 0 {
-		i = reqs.free[k-1]
+		h = nextGen(reqs.free[k-1])
 		reqs.free = reqs.free[:k-1]
 	} else {
-		i = reqs.n
+		i := reqs.n
+		if i == maxSlots {
+			tableFull(kRequest)
+		}
 		reqs.n++
 		if i/reqChunk >= len(reqs.chunks) {
 			reqs.chunks = append(reqs.chunks, make([]request, reqChunk))
 		}
+		h = newHandle(kRequest, i)
 	}
+	i := slotOf(h)
 	r := &reqs.chunks[i/reqChunk][i%reqChunk]
 	reqs.Unlock()
-	*r = request{live: true}
-	return uintptr(i + handleBase), r
+	*r = request{h: h}
+	return h, r
 }
 
 func reqOf(h uintptr) *request {
-	i := int(h) - handleBase
-	if i < 0 {
-		return nil
-	}
+	i := slotOf(h)
 	reqs.Lock()
 	var r *request
 	if i < reqs.n {
 		r = &reqs.chunks[i/reqChunk][i%reqChunk]
-		if !r.live {
+		if r.h != h {
 			r = nil
 		}
 	}
@@ -91,10 +96,17 @@ func reqOf(h uintptr) *request {
 	return r
 }
 
+// reqMade says whether request handle h's slot has held a request.
+func reqMade(h uintptr) bool {
+	reqs.Lock()
+	defer reqs.Unlock()
+	return kindOf(h) == kRequest && slotOf(h) < reqs.n
+}
+
 func freeRequest(h uintptr, r *request) {
 	*r = request{}
 	reqs.Lock()
-	reqs.free = append(reqs.free, int(h)-handleBase)
+	reqs.free = append(reqs.free, h)
 	reqs.Unlock()
 }
 
@@ -137,7 +149,10 @@ func PMPI_Start(p unsafe.Pointer) int32 {
 
 // startReq is MPI_Start of r (handle h), unrecorded (Startall's).
 func startReq(h uintptr, r *request) int32 {
-	if r == nil || !r.persistent {
+	if r == nil {
+		return fail("Start", 0, badHandle("Start", "request", h, kRequest))
+	}
+	if !r.persistent {
 		return fail("Start", 0, errorf(errRequest, "Start", "request %#x is not a persistent request", h))
 	}
 	if r.x != nil {
@@ -175,7 +190,7 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 	}
 	r := reqOf(h)
 	if r == nil {
-		return false, 0, errorf(errRequest, op, "request %#x is not a request", h)
+		return false, 0, badHandle(op, "request", h, kRequest)
 	}
 	var ps core.Status
 	var err error
@@ -479,7 +494,7 @@ func PMPI_Request_free(p unsafe.Pointer) int32 {
 	h := *(*uintptr)(p)
 	r := reqOf(h)
 	if r == nil {
-		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
+		return fail(op, 0, badHandle(op, "request", h, kRequest))
 	}
 	defer prof.Exit(prof.RequestFree, enterReq(prof.RequestFree, r), 0)
 	var err error
@@ -507,7 +522,7 @@ func cancelReq(p unsafe.Pointer, rec bool) int32 {
 	h := *(*uintptr)(p)
 	r := reqOf(h)
 	if r == nil {
-		return fail(op, 0, errorf(errRequest, op, "request %#x is not a request", h))
+		return fail(op, 0, badHandle(op, "request", h, kRequest))
 	}
 	if rec {
 		defer prof.Exit(prof.Cancel, enterReq(prof.Cancel, r), 0)

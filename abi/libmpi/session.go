@@ -59,7 +59,7 @@ var ehKindNames = [...]string{"communicators (MPI_Comm_create_errhandler)", "win
 // handler, or one made for that kind.
 func errhFits(op string, eh uintptr, want int8) error {
 	if !validErrh(eh) || eh == hErrhNull {
-		return errorf(errArg, op, "errhandler %#x is not an error handler", eh)
+		return badHandle(op, "errhandler", eh, kErrh)
 	}
 	if x := errhandlers.get(eh); x != nil && x.kind != want {
 		return errorf(errArg, op, "errhandler was made for %s; this call takes one made for %s", ehKindNames[x.kind], ehKindNames[want])
@@ -97,7 +97,7 @@ func failFile(op string, err error) int32 {
 }
 
 func badFile(op string, fh uintptr) int32 {
-	return failFile(op, errorf(errFile, op, "file %#x is not an open file (mpigo opens no files yet)", fh))
+	return failFile(op, badHandle(op, "file", fh, kFile)) // mpigo opens no files yet
 }
 
 //export PMPI_File_create_errhandler
@@ -152,19 +152,13 @@ type session struct {
 	h    uintptr // its handle, for its handler's first argument
 }
 
-var sessions table[session]
+var sessions = table[session]{kind: kSession}
 
 // needSession checks a session argument; a bad one is raised on MPI_COMM_SELF.
 func needSession(op string, sh uintptr) (*session, int32) {
-	var s *session
-	if sh >= handleBase {
-		s = sessions.get(sh)
-	}
+	s := sessions.get(sh)
 	if s == nil {
-		if sh == hSessionNull {
-			return nil, fail(op, 0, errorf(errSession, op, "session is MPI_SESSION_NULL"))
-		}
-		return nil, fail(op, 0, errorf(errSession, op, "session %#x is not a session", sh))
+		return nil, fail(op, 0, badHandle(op, "session", sh, kSession))
 	}
 	if err := s.s.Check(op); err != nil {
 		return nil, fail(op, 0, err)
@@ -457,7 +451,7 @@ func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh u
 	}
 	g := groupOf(gh)
 	if g == nil {
-		return failWith(op, eh, hCommNull, errorf(errGroup, op, "group %#x is not a group", gh))
+		return failWith(op, eh, hCommNull, badHandle(op, "group", gh, kGroup))
 	}
 	if err := liveOwner(op, gh); err != nil {
 		return failWith(op, eh, hCommNull, err)
@@ -485,8 +479,10 @@ func PMPI_Intercomm_create_from_groups(lh uintptr, ll int32, rh uintptr, rl int3
 		return failWith(op, eh, hCommNull, err)
 	}
 	var lg, rg *group.Group
-	if lg, rg = groupOf(lh), groupOf(rh); lg == nil || rg == nil {
-		return failWith(op, eh, hCommNull, errorf(errGroup, op, "local_group %#x or remote_group %#x is not a group", lh, rh))
+	if lg, rg = groupOf(lh), groupOf(rh); lg == nil {
+		return failWith(op, eh, hCommNull, badHandle(op, "local_group", lh, kGroup))
+	} else if rg == nil {
+		return failWith(op, eh, hCommNull, badHandle(op, "remote_group", rh, kGroup))
 	}
 	if _, err := sameOwner(op, lh, rh); err != nil {
 		return failWith(op, eh, hCommNull, err)

@@ -71,14 +71,18 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
 #define SHORT_MAX (1 << 20)
 
 void mpigo_short_set(uintptr_t h, mpigo_win *d) {
-    uintptr_t i = h - 0x1000;
+    uintptr_t i = mpigo_slot(h, MPIGO_KIND_WIN);
     if (i < MPIGO_SHORT_WINS) __atomic_store_n(&wins[i], d, __ATOMIC_RELEASE);
 }
 
+/* win_of is the copy of window h, NULL when the Go way must take the call: h is not
+ * a live window's handle (the copy in its slot is another generation's), or MPI does
+ * not run. */
 static inline mpigo_win *win_of(MPI_Win h) {
-    uintptr_t i = (uintptr_t)h - 0x1000;
+    uintptr_t i = mpigo_slot((uintptr_t)h, MPIGO_KIND_WIN);
     if (i >= MPIGO_SHORT_WINS || !__atomic_load_n(&mpigo_short_live, __ATOMIC_ACQUIRE)) return NULL;
-    return __atomic_load_n(&wins[i], __ATOMIC_ACQUIRE);
+    mpigo_win *d = __atomic_load_n(&wins[i], __ATOMIC_ACQUIRE);
+    return d != NULL && d->h == (uintptr_t)h ? d : NULL;
 }
 
 static inline const mpigo_dt *dt_of(MPI_Datatype h) {

@@ -95,14 +95,14 @@ type shortWin struct {
 
 // newShort makes w's copy and publishes it under handle h.
 func newShort(w *win, h uintptr) {
-	if h-handleBase >= C.MPIGO_SHORT_WINS {
+	if slotOf(h) >= C.MPIGO_SHORT_WINS {
 		return // short.c has no slot for it: every call takes the Go way
 	}
 	cw := w.w
 	n := cw.Size()
 	d := (*C.mpigo_win)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpigo_win{}))))
 	d.t = (*C.mpigo_target)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(C.mpigo_target{}))))
-	d.n, d.rank = C.int32_t(n), C.int32_t(cw.Rank())
+	d.n, d.rank, d.h = C.int32_t(n), C.int32_t(cw.Rank()), C.uintptr_t(h)
 	if cw.Served() {
 		d.served = 1
 	}

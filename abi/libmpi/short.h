@@ -4,6 +4,7 @@
 #ifndef MPIGO_SHORT_H
 #define MPIGO_SHORT_H
 #include <stdint.h>
+#include "handle.h"
 
 /* A target of a window, as this rank reaches it. */
 typedef struct {
@@ -27,6 +28,7 @@ typedef struct {
     int32_t flushall;  /* atomic: MPI_Win_flush(_local)_all have nothing to do */
     int32_t pad;
     mpigo_target *t;   /* n targets */
+    uintptr_t h;       /* the window's handle: a stale one (a freed window's) finds no copy */
 } mpigo_win;
 
 /* A predefined datatype (handle 0x200 + i), as Go's tables describe it. size 0: not
@@ -53,7 +55,7 @@ typedef struct {
 enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_FLUSH, MPIGO_C_FLUSH_LOCAL,
        MPIGO_C_FLUSH_ALL, MPIGO_C_FLUSH_LOCAL_ALL, MPIGO_C_N };
 
-#define MPIGO_SHORT_WINS 1024 /* windows above handle 0x1000 + this take the Go way */
+#define MPIGO_SHORT_WINS 1024 /* windows in slots from this on take the Go way */
 
 /* The library's own: not in its dynamic symbol table. */
 #define MPIGO_HIDDEN __attribute__((visibility("hidden")))

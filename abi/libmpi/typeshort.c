@@ -8,7 +8,7 @@
  *     the handle up (typeshort.go).
  *   - MPI_Type_contiguous, MPI_Type_vector and MPI_Type_create_hvector of a predefined
  *     type that is one run of bytes (mpigo_short_dts) record their arguments here and
- *     return a handle of their own (MPIGO_CTYPE_BASE + record); Go builds the type from
+ *     return a handle of their own (kind MPIGO_KIND_CTYPE, handle.h); Go builds the type from
  *     the record at the handle's first use in Go. MPI_Type_commit and MPI_Type_free of
  *     such a handle that Go has not used stay here too.
  *
@@ -21,14 +21,24 @@
 #include "typeshort.h"
 #include "zgo.h"
 
-int32_t mpigo_type_state[MPIGO_TYPE_SLOTS];
+uint32_t mpigo_type_state[MPIGO_TYPE_SLOTS];
 mpigo_ctype mpigo_ctypes[MPIGO_CTYPES];
-static int32_t ctype_free[MPIGO_CTYPES]; /* a stack of released records */
-static int32_t ctype_nfree, ctype_used;   /* its height; records ever used */
+/* The released records, released longest ago first (a ring), reused as Go's tables
+ * reuse slots (handle.go): only once MPIGO_QUARANTINE others wait. */
+static int32_t ctype_free[MPIGO_CTYPES];
+static int32_t ctype_head, ctype_nfree, ctype_used; /* the ring's oldest, its length; records ever used */
 
 void mpigo_ctype_release(int32_t i) {
     __atomic_store_n(&mpigo_ctypes[i].state, 0, __ATOMIC_RELEASE);
-    ctype_free[ctype_nfree++] = i;
+    ctype_free[(ctype_head + ctype_nfree++) % MPIGO_CTYPES] = i;
+}
+
+/* live is the record of handle h when it is one made here and not freed. */
+static inline mpigo_ctype *live(uintptr_t h) {
+    uintptr_t i = mpigo_slot(h, MPIGO_KIND_CTYPE);
+    if (i >= MPIGO_CTYPES) return NULL;
+    mpigo_ctype *r = &mpigo_ctypes[i];
+    return __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0 && r->h == h ? r : NULL;
 }
 
 /* plain says whether h is a predefined type that is one run of bytes, and its size. */
@@ -39,13 +49,21 @@ static inline int plain(MPI_Datatype old, int64_t *size) {
     return *size > 0;
 }
 
-/* made records a type and gives its handle; 0 when no record is free. */
+/* made records a type and gives its handle (a reused record's at its next
+ * generation); 0 when no record is free. */
 static int made(int32_t comb, int64_t count, int64_t bl, int64_t stride, MPI_Datatype old, MPI_Datatype *out) {
     int32_t i;
-    if (ctype_nfree > 0) i = ctype_free[--ctype_nfree];
-    else if (ctype_used < MPIGO_CTYPES) i = ctype_used++;
-    else return 0;
+    if (ctype_nfree > MPIGO_QUARANTINE) {
+        i = ctype_free[ctype_head];
+        ctype_head = (ctype_head + 1) % MPIGO_CTYPES;
+        ctype_nfree--;
+    } else if (ctype_used < MPIGO_CTYPES) {
+        i = ctype_used++;
+    } else {
+        return 0;
+    }
     mpigo_ctype *r = &mpigo_ctypes[i];
+    r->h = mpigo_handle(MPIGO_KIND_CTYPE, r->h ? (r->h >> MPIGO_GEN_SHIFT) + 1 : 0, (uintptr_t)i);
     r->comb = comb;
     r->count = count;
     r->bl = bl;
@@ -53,7 +71,7 @@ static int made(int32_t comb, int64_t count, int64_t bl, int64_t stride, MPI_Dat
     r->old = (uintptr_t)old;
     r->committed = 0;
     __atomic_store_n(&r->state, 1, __ATOMIC_RELEASE);
-    *out = (MPI_Datatype)(uintptr_t)(MPIGO_CTYPE_BASE + i);
+    *out = (MPI_Datatype)r->h;
     return 1;
 }
 
@@ -97,17 +115,16 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 
 int PMPI_Type_commit(MPI_Datatype *p) {
     if (p != NULL && __atomic_load_n(&mpigo_short_live, __ATOMIC_RELAXED)) {
-        uintptr_t h = (uintptr_t)*p;
-        if (h - MPIGO_CTYPE_BASE < MPIGO_CTYPES) {
-            mpigo_ctype *r = &mpigo_ctypes[h - MPIGO_CTYPE_BASE];
-            if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0) {
-                __atomic_store_n(&r->committed, 1, __ATOMIC_RELEASE);
-                return MPI_SUCCESS;
-            }
-        } else if (h - 0x1000 < MPIGO_TYPE_SLOTS) {
-            int32_t *s = &mpigo_type_state[h - 0x1000];
-            if (__atomic_load_n(s, __ATOMIC_ACQUIRE) != 0) {
-                __atomic_store_n(s, 2, __ATOMIC_RELEASE);
+        uintptr_t h = (uintptr_t)*p, i;
+        mpigo_ctype *r = live(h);
+        if (r != NULL) {
+            __atomic_store_n(&r->committed, 1, __ATOMIC_RELEASE);
+            return MPI_SUCCESS;
+        }
+        if ((i = mpigo_slot(h, MPIGO_KIND_TYPE)) < MPIGO_TYPE_SLOTS) {
+            uint32_t *s = &mpigo_type_state[i];
+            if ((__atomic_load_n(s, __ATOMIC_ACQUIRE) & ~MPIGO_TYPE_COMMITTED) == h) {
+                __atomic_store_n(s, (uint32_t)h | MPIGO_TYPE_COMMITTED, __ATOMIC_RELEASE);
                 return MPI_SUCCESS;
             }
         }
@@ -117,9 +134,9 @@ int PMPI_Type_commit(MPI_Datatype *p) {
 
 int PMPI_Type_free(MPI_Datatype *p) {
     if (p != NULL && here()) {
-        uintptr_t h = (uintptr_t)*p;
-        if (h - MPIGO_CTYPE_BASE < MPIGO_CTYPES && __atomic_load_n(&mpigo_ctypes[h - MPIGO_CTYPE_BASE].state, __ATOMIC_ACQUIRE) == 1) {
-            mpigo_ctype_release((int32_t)(h - MPIGO_CTYPE_BASE));
+        mpigo_ctype *r = live((uintptr_t)*p);
+        if (r != NULL && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 1) {
+            mpigo_ctype_release((int32_t)(r - mpigo_ctypes));
             *p = MPI_DATATYPE_NULL;
             return MPI_SUCCESS;
         }

@@ -16,23 +16,25 @@ import (
 // The Go side of the datatype calls' short ways in C (typeshort.c): the commit mark
 // of the types Go made, and the types C made.
 //
-//   - addType and removeType keep a handle's word in C.mpigo_type_state (1 live, 0
-//     not), so that MPI_Type_commit may mark it (2) without crossing; dtOf commits the
-//     engine's type when it finds the mark (the engine compiles at first use anyway).
-//   - A handle from cTypeBase is a record of C.mpigo_ctypes made by a constructor in
-//     C. Its first lookup in Go (cType) builds the engine's type from the record, as
-//     the Go half of the constructor would have, and marks the record Go's (state 2):
-//     from then on C leaves its MPI_Type_free to Go, which releases the record.
+//   - addType and removeType keep a slot's word in C.mpigo_type_state (the handle
+//     while the slot holds it, 0 when free), so that MPI_Type_commit may mark it
+//     (MPIGO_TYPE_COMMITTED) without crossing; dtOf commits the engine's type when it
+//     finds the mark (the engine compiles at first use anyway).
+//   - A handle of kind kTypeC is a record of C.mpigo_ctypes made by a constructor in
+//     C, which holds the handle. Its first lookup in Go (cType) builds the engine's
+//     type from the record, as the Go half of the constructor would have, and marks
+//     the record Go's (state 2): from then on C leaves its MPI_Type_free to Go, which
+//     releases the record.
 //
 // Records are made and released below MPI_THREAD_MULTIPLE only (typeshort.c's here),
 // where calls do not overlap; the words C and Go share are read and written atomically.
 
-const cTypeBase = C.MPIGO_CTYPE_BASE
+const typeCommitted = C.MPIGO_TYPE_COMMITTED
 
 // typeState is the C word of Go's datatype handle h, nil above the C table.
-func typeState(h uintptr) *int32 {
-	if i := h - handleBase; i < C.MPIGO_TYPE_SLOTS {
-		return (*int32)(unsafe.Pointer(&C.mpigo_type_state[i]))
+func typeState(h uintptr) *uint32 {
+	if i := slotOf(h); kindOf(h) == kType && i < C.MPIGO_TYPE_SLOTS {
+		return (*uint32)(unsafe.Pointer(&C.mpigo_type_state[i]))
 	}
 	return nil
 }
@@ -41,23 +43,23 @@ func typeState(h uintptr) *int32 {
 func addType(d *dtype) uintptr {
 	h := types.add(d)
 	if s := typeState(h); s != nil {
-		atomic.StoreInt32(s, 1)
+		atomic.StoreUint32(s, uint32(h))
 	}
 	return h
 }
 
 // removeType unregisters a freed datatype handle.
 func removeType(h uintptr) {
-	if h >= cTypeBase {
+	if kindOf(h) == kTypeC {
 		cTypes.Lock()
-		i := h - cTypeBase
+		i := slotOf(h)
 		cTypes.d[i].Store(nil)
 		C.mpigo_ctype_release(C.int32_t(i))
 		cTypes.Unlock()
 		return
 	}
 	if s := typeState(h); s != nil {
-		atomic.StoreInt32(s, 0)
+		atomic.StoreUint32(s, 0)
 	}
 	types.remove(h)
 }
@@ -65,7 +67,7 @@ func removeType(h uintptr) {
 // committedInC says whether MPI_Type_commit marked Go's handle h in C.
 func committedInC(h uintptr) bool {
 	s := typeState(h)
-	return s != nil && atomic.LoadInt32(s) == 2
+	return s != nil && atomic.LoadUint32(s) == uint32(h)|typeCommitted
 }
 
 // cTypes are the dtypes of the records Go has taken over, by record.
@@ -74,14 +76,33 @@ var cTypes struct {
 	d [C.MPIGO_CTYPES]atomic.Pointer[dtype]
 }
 
-// cType is the datatype of handle h from cTypeBase, built from its record at the
-// first lookup; nil when h is no live record.
-func cType(h uintptr) *dtype {
-	i := h - cTypeBase
-	if i >= C.MPIGO_CTYPES {
+// cRecord is the record of handle h of kind kTypeC while it holds h, else nil.
+func cRecord(h uintptr) *C.mpigo_ctype {
+	i := slotOf(h)
+	if kindOf(h) != kTypeC || i >= C.MPIGO_CTYPES {
 		return nil
 	}
 	r := &C.mpigo_ctypes[i]
+	if uintptr(r.h) != h || atomic.LoadInt32((*int32)(unsafe.Pointer(&r.state))) == 0 {
+		return nil
+	}
+	return r
+}
+
+// cTypeMade says whether handle h's record has held a type.
+func cTypeMade(h uintptr) bool {
+	i := slotOf(h)
+	return kindOf(h) == kTypeC && i < C.MPIGO_CTYPES && C.mpigo_ctypes[i].h != 0
+}
+
+// cType is the datatype of handle h of kind kTypeC, built from its record at the
+// first lookup; nil when h is no live record.
+func cType(h uintptr) *dtype {
+	r := cRecord(h)
+	if r == nil {
+		return nil
+	}
+	i := slotOf(h)
 	state := (*int32)(unsafe.Pointer(&r.state))
 	d := cTypes.d[i].Load()
 	if d == nil {

@@ -3,16 +3,20 @@
 #ifndef MPIGO_TYPESHORT_H
 #define MPIGO_TYPESHORT_H
 #include <stdint.h>
+#include "handle.h"
 #include "short.h"
 
-/* The types Go makes have handles 0x1000 + i. For the first MPIGO_TYPE_SLOTS of them
- * Go keeps a state word here: 0 not a live datatype (C knows nothing: the Go half decides),
- * 1 live, 2 live and committed here (Go takes the commit over at the type's next use). */
+/* The types Go makes have handles of kind MPIGO_KIND_TYPE (handle.h). For the first
+ * MPIGO_TYPE_SLOTS slots Go keeps a word here: 0 when the slot holds no datatype (C
+ * knows nothing: the Go half decides), the slot's handle while it holds one, the
+ * handle | MPIGO_TYPE_COMMITTED once MPI_Type_commit marked it here (Go takes the
+ * commit over at the type's next use). C acts only on the handle the word holds, so a
+ * stale one (a freed type's) goes to Go, which reports it. */
 #define MPIGO_TYPE_SLOTS 4096
-extern MPIGO_HIDDEN int32_t mpigo_type_state[MPIGO_TYPE_SLOTS];
+#define MPIGO_TYPE_COMMITTED 0x80000000u /* handles are below 2^31 */
+extern MPIGO_HIDDEN uint32_t mpigo_type_state[MPIGO_TYPE_SLOTS];
 
-/* Types made here: handle MPIGO_CTYPE_BASE + i is record i. */
-#define MPIGO_CTYPE_BASE 0x40000000
+/* Types made here have handles of kind MPIGO_KIND_CTYPE: slot i is record i. */
 #define MPIGO_CTYPES 4096
 
 enum { MPIGO_CT_CONTIGUOUS = 1, MPIGO_CT_VECTOR, MPIGO_CT_HVECTOR };
@@ -26,6 +30,7 @@ typedef struct {
     int32_t pad;
     int64_t count, bl, stride; /* the constructor's arguments, stride as given */
     uintptr_t old;             /* a predefined handle */
+    uintptr_t h;               /* its handle (its last one while free), 0 if never used */
 } mpigo_ctype;
 extern MPIGO_HIDDEN mpigo_ctype mpigo_ctypes[MPIGO_CTYPES];
 

@@ -47,7 +47,7 @@ type win struct {
 	short *shortWin // the copy short.c reads (short.go)
 }
 
-var wins table[win]
+var wins = table[win]{kind: kWin}
 
 const hWinNull = 0x110
 
@@ -78,11 +78,7 @@ func failWin(op string, wh uintptr, err error) int32 {
 func needWin(op string, h uintptr) (*win, int32) {
 	w := winOf(h)
 	if w == nil {
-		what := "is not a window"
-		if h == hWinNull {
-			what = "is MPI_WIN_NULL"
-		}
-		return nil, raise(op, 0, errorf(56, op, "win %#x %s", h, what))
+		return nil, raise(op, 0, badHandle(op, "win", h, kWin))
 	}
 	return w, 0
 }
@@ -446,7 +442,11 @@ func PMPI_Win_set_attr(wh uintptr, key int32, val unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	return failWin(op, wh, mpir.SetAttr(op, mpir.AttrWin, &w.attrs, wh, keyvalOf(key), uintptr(val)))
+	k, err := keyArg(op, key)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	return failWin(op, wh, mpir.SetAttr(op, mpir.AttrWin, &w.attrs, wh, k, uintptr(val)))
 }
 
 //export PMPI_Win_get_attr
@@ -459,7 +459,10 @@ func PMPI_Win_get_attr(wh uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	if val == nil || flag == nil {
 		return failWin(op, wh, errorf(errArg, op, "attribute_val or flag is NULL"))
 	}
-	k := keyvalOf(key)
+	k, err := keyArg(op, key)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
 	if p, ok := w.predefined(k); ok {
 		*(*unsafe.Pointer)(val) = p
 		setInt(flag, 1)
@@ -498,7 +501,11 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 	if w == nil {
 		return r
 	}
-	return failWin(op, wh, mpir.DeleteAttr(op, mpir.AttrWin, &w.attrs, wh, keyvalOf(key)))
+	k, err := keyArg(op, key)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	return failWin(op, wh, mpir.DeleteAttr(op, mpir.AttrWin, &w.attrs, wh, k))
 }
 
 //export PMPI_Win_create_errhandler
@@ -984,7 +991,7 @@ func PMPI_Win_fence(assert int32, wh uintptr) int32 {
 func ranksIn(op string, w *core.Win, wh, gh uintptr) ([]int, error) {
 	g := groupOf(gh)
 	if g == nil {
-		return nil, errorf(errGroup, op, "group %#x is not a group", gh)
+		return nil, badHandle(op, "group", gh, kGroup)
 	}
 	if x, cw := groups.get(gh), winOf(wh); x != nil && cw != nil && x.s != cw.sess {
 		return nil, mixErr(op, cw.sess, x.s)

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The handle layout and a table's lookups, in one process (the C programs of
+// abi/testdata check the same through the library in real jobs).
+
+func TestHandleLayout(t *testing.T) {
+	for k := kComm; k < nKinds; k++ {
+		h := newHandle(k, maxSlots-1)
+		if h < handleBase || h > 1<<31-1 {
+			t.Errorf("kind %d: handle %#x outside [handleBase, 2^31)", k, h)
+		}
+		if kindOf(h) != k || slotOf(h) != maxSlots-1 {
+			t.Errorf("kind %d: %#x decodes as kind %d slot %d", k, h, kindOf(h), slotOf(h))
+		}
+		g := h
+		for i := 0; i < 1<<7; i++ {
+			n := nextGen(g)
+			if n == g || kindOf(n) != k || slotOf(n) != slotOf(h) {
+				t.Fatalf("kind %d: nextGen(%#x) = %#x", k, g, n)
+			}
+			g = n
+		}
+		if g != h {
+			t.Errorf("kind %d: 128 generations on, %#x is not back at %#x", k, g, h)
+		}
+	}
+	for _, h := range []uintptr{0, 0x101, 0x3ff, 0x12345, 1 << 31, 0x7fffffff, ^uintptr(0)} {
+		if k := kindOf(h); k != 0 {
+			t.Errorf("kindOf(%#x) = %d, want none", h, k)
+		}
+	}
+}
+
+func TestTableGenerations(t *testing.T) {
+	tab := &groups // whatHandle asks the kind's table whether a slot was used
+	a, b := new(grp), new(grp)
+	ha := tab.add(a)
+	if tab.get(ha) != a {
+		t.Fatal("a live handle does not find its object")
+	}
+	tab.remove(ha)
+	if tab.get(ha) != nil {
+		t.Fatal("a freed handle finds an object")
+	}
+	// Churn past the quarantine: the first slot comes back under a new generation.
+	live := map[uintptr]*grp{}
+	stale := []uintptr{ha}
+	for i := 0; i < 3*quarantine; i++ {
+		h := tab.add(b)
+		if slotOf(h) == slotOf(ha) {
+			live[h] = b
+			break
+		}
+		stale = append(stale, h)
+		tab.remove(h)
+	}
+	if len(live) != 1 {
+		t.Fatalf("the first slot was not reused within %d frees", 3*quarantine)
+	}
+	for _, h := range stale {
+		if o := tab.get(h); o != nil {
+			t.Errorf("stale handle %#x finds an object", h)
+		}
+		if got := whatHandle(h, kGroup); got != "is a group that was freed" {
+			t.Errorf("whatHandle(stale %#x) = %q", h, got)
+		}
+	}
+	for h, o := range live {
+		if tab.get(h) != o {
+			t.Errorf("live handle %#x does not find its object", h)
+		}
+		// The same slot under another kind finds nothing.
+		other := newHandle(kComm, slotOf(h))
+		if tab.get(other) != nil {
+			t.Errorf("a communicator handle %#x finds a group", other)
+		}
+	}
+}
+
+func TestWhatHandle(t *testing.T) {
+	for _, c := range []struct {
+		h    uintptr
+		want kind
+		says string
+	}{
+		{newHandle(kType, 3), kComm, "is a datatype, not a communicator"},
+		{newHandle(kTypeC, 3), kInfo, "is a datatype, not an info object"},
+		{0x209, kComm, "is a predefined datatype, not a communicator"},
+		{0x101, kWin, "is a predefined communicator, not a window"},
+		{0x12345, kComm, "is not a communicator"},
+		{1 << 40, kErrh, "is not an error handler"},
+		{newHandle(kFile, 0), kFile, "is not a file"},
+		{501, kKeyval, "is not a keyval this program made"},
+	} {
+		if got := whatHandle(c.h, c.want); got != c.says {
+			t.Errorf("whatHandle(%#x, %s) = %q, want %q", c.h, kinds[c.want].name, got, c.says)
+		}
+	}
+	err := badHandle("Comm_size", "comm", hCommNull, kComm)
+	if codeOf(err) != int32(kinds[kComm].class) || !strings.Contains(err.Error(), "comm is MPI_COMM_NULL") {
+		t.Errorf("badHandle of MPI_COMM_NULL: %d %q", codeOf(err), err)
+	}
+}
