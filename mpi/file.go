@@ -34,18 +34,6 @@ var fileDefault struct {
 	h *ErrHandler // nil: ErrorsReturn
 }
 
-// Class and sentinel of a bad file handle (MPI_ERR_FILE) and of a bad session
-// (MPI_ERR_SESSION).
-const (
-	ClassFile    = core.ClassFile
-	ClassSession = core.ClassSession
-)
-
-var (
-	ErrFile    = core.ErrFile
-	ErrSession = core.ErrSession
-)
-
 // NewFileErrHandler makes a handler for files that calls fn with the file and the
 // error (MPI_File_create_errhandler); the error is then returned. fn gets FileNull (a
 // nil *File) for an error with no valid file.

@@ -336,7 +336,7 @@ func waitall(hs []uintptr, sts unsafe.Pointer) int32 {
 				}
 			}
 			if err != nil {
-				return fail(op, 0, &abiError{class: errInStatus, msg: "MPI_Waitall: a request failed: " + err.Error()})
+				return fail(op, 0, &core.Error{Class: errInStatus, Op: op, Msg: "a request failed", Err: err})
 			}
 			return 0
 		}
@@ -356,7 +356,7 @@ func waitall(hs []uintptr, sts unsafe.Pointer) int32 {
 	}
 	if first != nil {
 		statusErrs(sts, len(hs), failed)
-		return fail(op, fch, &abiError{class: errInStatus, msg: "MPI_Waitall: a request failed: " + first.Error()})
+		return fail(op, fch, &core.Error{Class: errInStatus, Op: op, Msg: "a request failed", Err: first})
 	}
 	return 0
 }
@@ -463,7 +463,7 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool)
 			setInt(outcount, k)
 			if first != nil {
 				statusErrs(sts, k, failed)
-				return fail(op, 0, &abiError{class: errInStatus, msg: "MPI_" + op + ": a request failed: " + first.Error()})
+				return fail(op, 0, &core.Error{Class: errInStatus, Op: op, Msg: "a request failed", Err: first})
 			}
 			return 0
 		}

@@ -30,15 +30,7 @@ import (
 const (
 	hFileNull    = 0x118
 	hSessionNull = 0x120
-
-	errFile    = 30
-	errSession = 60
 )
-
-func init() {
-	coreToABI[core.ClassFile] = errFile
-	coreToABI[core.ClassSession] = errSession
-}
 
 // The kinds of error handler (errhandler.kind): the object kind whose
 // MPI_x_create_errhandler made it. MPI 4.1 section 9.3 lets a handler be set only on

@@ -51,15 +51,6 @@ var wins = table[win]{kind: kWin}
 
 const hWinNull = 0x110
 
-// The device's RMA classes are MPICH's numbers; the ABI's differ.
-func init() {
-	for k, v := range map[core.ErrorClass]int32{core.ClassWin: 56, core.ClassLocktype: 37, core.ClassRMAConflict: 47,
-		core.ClassRMASync: 50, core.ClassSize: 52, core.ClassDisp: 26, core.ClassAssert: 22, core.ClassRMARange: 48,
-		core.ClassRMAAttach: 46, core.ClassRMAShared: 49, core.ClassRMAFlavor: 57} {
-		coreToABI[k] = v
-	}
-}
-
 func winOf(h uintptr) *win { return wins.get(h) }
 
 // failWin is fail for a window's calls: the window's handler.
@@ -113,10 +104,10 @@ func winArgs(op string, ch uintptr, size, unit int64, out unsafe.Pointer) (*comm
 		return nil, fail(op, ch, errorf(errArg, op, "win is NULL"))
 	}
 	if size < 0 {
-		return nil, fail(op, ch, errorf(52, op, "size %d is negative", size))
+		return nil, fail(op, ch, errorf(core.ClassSize, op, "size %d is negative", size))
 	}
 	if unit <= 0 || unit > 1<<30 {
-		return nil, fail(op, ch, errorf(26, op, "disp_unit %d must be positive", unit))
+		return nil, fail(op, ch, errorf(core.ClassDisp, op, "disp_unit %d must be positive", unit))
 	}
 	return c, 0
 }
@@ -262,7 +253,7 @@ func PMPI_Win_attach(wh uintptr, base unsafe.Pointer, size int64) int32 {
 		return r
 	}
 	if size < 0 || size > 0 && base == nil {
-		return failWin(op, wh, errorf(52, op, "base %p and size %d do not name memory", base, size))
+		return failWin(op, wh, errorf(core.ClassSize, op, "base %p and size %d do not name memory", base, size))
 	}
 	var mem []byte
 	if size > 0 {
