@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,10 +211,74 @@ int main(int argc, char **argv) {
 	if err == nil {
 		t.Fatal("the job succeeded; want it ended by MPI_ERRORS_ARE_FATAL")
 	}
-	for _, want := range []string{"MPI_Send", "MPI_ERR_RANK"} {
+	for _, want := range []string{"MPI_Send", "MPI_ERR_RANK", "on communicator MPI_COMM_WORLD; errors are fatal"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
+	}
+}
+
+// failingProgram builds the C program src and runs it on n ranks, which must fail:
+// its exit status and stderr.
+func failingProgram(t *testing.T, n int, src string) (int, string) {
+	t.Helper()
+	mpigo := setup(t)
+	path := filepath.Join(t.TempDir(), "failing.c")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, err := run(t, time.Minute, mpigo, "run", "-n", itoa(n), cc(t, mpigo, path))
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("the job did not fail as wanted: %v\n%s", err, errs)
+	}
+	return ee.ExitCode(), errs
+}
+
+// TestErrorsAbortC: MPI_ERRORS_ABORT on a communicator ends the job as MPI_Abort on
+// it would, naming the rank, the call, the communicator and the class.
+func TestErrorsAbortC(t *testing.T) {
+	_, errs := failingProgram(t, 2, `#include <mpi.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm d;
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    MPI_Comm_set_name(d, "halo");
+    MPI_Comm_set_errhandler(d, MPI_ERRORS_ABORT);
+    int x = 0, rank;
+    MPI_Comm_rank(d, &rank);
+    if (rank == 1) MPI_Send(&x, 1, MPI_INT, 7, 0, d);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+`)
+	for _, want := range []string{"rank 1:", "MPI_Send", "MPI_ERR_RANK", "on communicator halo; MPI_ERRORS_ABORT"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
+// TestInitialHandlerAfterFinalize: after MPI_Finalize an error with no valid object
+// goes to the initial error handler (MPI_ERRORS_ARE_FATAL), not to the one the
+// program set on MPI_COMM_SELF (MPI 4.1 section 9.3); before, to MPI_COMM_SELF's.
+func TestInitialHandlerAfterFinalize(t *testing.T) {
+	code, errs := failingProgram(t, 1, `#include <stdio.h>
+#include <mpi.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int cls;
+    if (MPI_Error_class(123456789, &cls) == MPI_SUCCESS) return 2;
+    MPI_Finalize();
+    MPI_Error_class(123456789, &cls);
+    printf("returned after Finalize\n");
+    return 0;
+}
+`)
+	if code != 13 || !strings.Contains(errs, "MPI_Error_class") || !strings.Contains(errs, "errors are fatal") {
+		t.Errorf("exit %d (want MPI_ERR_ARG, 13), stderr:\n%s", code, errs)
 	}
 }
 

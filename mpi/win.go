@@ -31,7 +31,7 @@ type Win struct {
 	d *core.Win
 
 	mu    sync.Mutex
-	errh  *ErrHandler
+	errh  mpir.Errh   // ErrorsReturn until SetErrHandler
 	attrs mpir.Attrs  // win_errh.go
 	hints *mpir.Hints // the info hints in effect
 
@@ -74,7 +74,6 @@ const (
 	WinSeparate = 1
 	WinUnified  = 2
 )
-
 
 func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
 	if err := c.check(op); err != nil {

@@ -3,26 +3,18 @@ package main
 /*
 #define MPIGO_ABI_NO_PROTOTYPES 1
 #include "mpi.h"
-#include <stdio.h>
-
-static void call_comm_errh(void *fn, uintptr_t comm, int code) {
-	MPI_Comm c = (MPI_Comm)comm;
-	((MPI_Comm_errhandler_function *)fn)(&c, &code);
-}
 */
 import "C"
 
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // The classes this package raises, by short names. They are the device's classes,
@@ -101,8 +93,9 @@ func recordMsg(code int32, msg string) {
 }
 
 // fail is the one seam every call's error passes: nil is MPI_SUCCESS; otherwise the
-// error handler of the communicator ch (MPI_COMM_SELF's where ch is not a live
-// communicator) runs, and the code is returned.
+// error handler of the communicator ch (MPI_COMM_SELF's, or the initial handler,
+// where ch is not a live communicator: errors with no valid object) runs, and the
+// code is returned. On success it costs one comparison.
 func fail(op string, ch uintptr, err error) int32 {
 	if err == nil {
 		return 0
@@ -111,12 +104,60 @@ func fail(op string, ch uintptr, err error) int32 {
 }
 
 func raise(op string, ch uintptr, err error) int32 {
-	code, msg := errMessage(op, err)
-	c := commOf(ch)
-	if c == nil {
-		c, ch = commOf(hCommSelf), hCommSelf
+	ce := cerror(op, err)
+	if c := commOf(ch); c != nil {
+		c.errh.Raise(ce.op, ch, c.what, ce)
+	} else {
+		noObject(ce)
 	}
-	return invoke(c, ch, code, msg)
+	return ce.code
+}
+
+// noObject runs the handler of an error with no valid object (MPI 4.1 section 9.3):
+// MPI_COMM_SELF's while the world model runs, else the initial one.
+func noObject(ce *cError) {
+	mpir.NoObject(&self.errh, &initialErrh).Raise(ce.op, uintptr(hCommSelf), self.what, ce)
+}
+
+// initialErrh is the initial error handler, MPI's default: MPI_ERRORS_ARE_FATAL.
+var initialErrh mpir.Errh
+
+func init() { initialErrh.Init(mpir.ErrorsAreFatal) }
+
+// cError is an error as C sees it: the code it returns (newCode's) and the words
+// MPI_Error_string gives for it, which name the call. The handlers get it: a C
+// function is passed its code, a fatal handler prints it and exits with its class.
+type cError struct {
+	op   string // the call, as C knows it: MPI_Send
+	code int32
+	msg  string
+	err  error // the device's error, which holds the class
+}
+
+func (e *cError) Error() string {
+	return fmt.Sprintf("%s (error code %d, %s)", e.msg, e.code, className(classOfCode(e.code)))
+}
+
+func (e *cError) Unwrap() error { return e.err }
+
+// cerror gives err of op its code and words.
+func cerror(op string, err error) *cError {
+	code, msg := errMessage(op, err)
+	return &cError{op: "MPI_" + op, code: code, msg: msg, err: err}
+}
+
+// codeErr is the cError of a code C passed in (MPI_x_call_errhandler), for op.
+func codeErr(op string, code int32) *cError {
+	return &cError{op: "MPI_" + op, code: code, msg: "MPI_" + op + ": " + errorText(code), err: errorf(code, op, "")}
+}
+
+// cCode is the code a C handler function is passed for err.
+func cCode(err error) int32 {
+	var ce *cError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	return codeOf(err)
 }
 
 // errMessage is the code C receives for err and the text MPI_Error_string gives for it,
@@ -186,39 +227,6 @@ func classOfCode(code int32) int32 {
 	return code
 }
 
-// invoke runs c's error handler for code.
-func invoke(c *comm, ch uintptr, code int32, msg string) int32 {
-	eh := int64(hErrhFatal)
-	if c != nil {
-		eh = c.errh.Load()
-	}
-	return invokeWith(eh, ch, code, msg)
-}
-
-// invokeWith runs error handler eh of the object h (a communicator or a window: their
-// C handler functions take a pointer to the handle and one to the code alike).
-func invokeWith(eh int64, h uintptr, code int32, msg string) int32 {
-	prof.OnError() // the program may exit on it: a profiled rank writes what it has
-	switch eh {
-	case hErrhReturn:
-		return code
-	case hErrhFatal, hErrhAbort:
-		class := classOfCode(code)
-		fmt.Fprintf(os.Stderr, "mpigo: rank %d: %s (error code %d, %s)\n", core.WorldRank(), msg, code, className(class))
-		exit := int(class)
-		if exit <= 0 || exit > 255 {
-			exit = 1
-		}
-		core.Abort(exit, msg)
-	}
-	x := errhandlers.get(uintptr(eh))
-	if x == nil || x.fn == nil {
-		return code
-	}
-	C.call_comm_errh(x.fn, C.uintptr_t(h), C.int(code))
-	return code
-}
-
 func className(code int32) string {
 	if c := core.ErrorClass(code); c.Predefined() {
 		return c.String()
@@ -237,124 +245,6 @@ func mpigo_unsupported(name *C.char, comm uintptr) int32 {
 	n := C.GoString(name)
 	op := strings.TrimPrefix(n, "MPI_")
 	return raise(op, comm, errorf(core.ClassUnsupportedOperation, op, "not implemented by mpigo (its C ABI has no %s yet)", n))
-}
-
-// errhandler is an error handler a program made from a C function. It is counted:
-// the handle MPI_x_create_errhandler and MPI_x_get_errhandler give, and each
-// communicator or window it is set on; its entry goes when the count reaches zero.
-type errhandler struct {
-	fn    unsafe.Pointer // MPI_Comm_errhandler_function * (or Win's, File's, Session's: the same ABI)
-	refs  atomic.Int32
-	users atomic.Int32 // the handles the program holds: create and each get give one, free takes one
-	freed atomic.Bool  // users reached zero: no longer set on anything
-	kind  int8         // ehComm, ehWin, ehFile or ehSession: what it may be set on
-}
-
-var errhandlers = table[errhandler]{kind: kErrh}
-
-func validErrh(h uintptr) bool {
-	switch h {
-	case hErrhFatal, hErrhReturn, hErrhAbort:
-		return true
-	}
-	x := errhandlers.get(h)
-	return x != nil && !x.freed.Load()
-}
-
-func refErrh(h uintptr) {
-	if x := errhandlers.get(h); x != nil {
-		x.refs.Add(1)
-	}
-}
-
-// userRef counts a handle the program gets (MPI_x_get_errhandler), which it frees.
-func userRef(h uintptr) {
-	if x := errhandlers.get(h); x != nil {
-		x.refs.Add(1)
-		x.users.Add(1)
-	}
-}
-
-func unrefErrh(h uintptr) {
-	if x := errhandlers.get(h); x != nil && x.refs.Add(-1) == 0 {
-		errhandlers.remove(h)
-	}
-}
-
-//export PMPI_Comm_create_errhandler
-func PMPI_Comm_create_errhandler(fn unsafe.Pointer, eh unsafe.Pointer) int32 {
-	return createErrh("Comm_create_errhandler", fn, eh, ehComm)
-}
-
-//export PMPI_Comm_set_errhandler
-func PMPI_Comm_set_errhandler(ch uintptr, eh uintptr) int32 {
-	const op = "Comm_set_errhandler"
-	c := commOf(ch)
-	if c == nil {
-		return fail(op, 0, badHandle(op, "comm", ch, kComm))
-	}
-	if err := errhFits(op, eh, ehComm); err != nil {
-		return fail(op, ch, err)
-	}
-	refErrh(eh)
-	unrefErrh(uintptr(c.errh.Swap(int64(eh))))
-	return 0
-}
-
-//export PMPI_Comm_get_errhandler
-func PMPI_Comm_get_errhandler(ch uintptr, eh unsafe.Pointer) int32 {
-	const op = "Comm_get_errhandler"
-	c := commOf(ch)
-	if c == nil {
-		return fail(op, 0, badHandle(op, "comm", ch, kComm))
-	}
-	h := uintptr(c.errh.Load())
-	userRef(h) // the caller frees what it gets (MPI 4.1 9.3)
-	setHandle(eh, h)
-	return 0
-}
-
-//export PMPI_Errhandler_free
-func PMPI_Errhandler_free(eh unsafe.Pointer) int32 {
-	const op = "Errhandler_free"
-	if eh == nil {
-		return fail(op, 0, errorf(errArg, op, "errhandler is NULL"))
-	}
-	h := *(*uintptr)(eh)
-	if !validErrh(h) {
-		return fail(op, 0, badHandle(op, "errhandler", h, kErrh))
-	}
-	// A handler still set on a communicator or window keeps working: its entry goes
-	// with the last reference. Each handle the program got (create, get) is freed
-	// once; the handler can be set on no new object once all are.
-	if x := errhandlers.get(h); x != nil {
-		for {
-			u := x.users.Load()
-			if u <= 0 {
-				break
-			}
-			if x.users.CompareAndSwap(u, u-1) {
-				if u == 1 {
-					x.freed.Store(true)
-				}
-				unrefErrh(h)
-				break
-			}
-		}
-	}
-	setHandle(eh, hErrhNull)
-	return 0
-}
-
-//export PMPI_Comm_call_errhandler
-func PMPI_Comm_call_errhandler(ch uintptr, code int32) int32 {
-	const op = "Comm_call_errhandler"
-	c := commOf(ch)
-	if c == nil {
-		return fail(op, 0, badHandle(op, "comm", ch, kComm))
-	}
-	invoke(c, ch, code, "MPI_Comm_call_errhandler: "+errorText(code))
-	return 0
 }
 
 // errorText is the text of an error code: the class's name, what the latest error of
