@@ -147,7 +147,7 @@ func TestErrorHandlersUnsupported(t *testing.T) {
 }
 
 // TestErrHandlerKinds: a handler made for one kind of object is refused on the others
-// with MPI_ERR_ARG; the predefined ones go on every kind.
+// with MPI_ERR_ERRHANDLER; the predefined ones go on every kind.
 func TestErrHandlerKinds(t *testing.T) { job(t, "errhkind", 2) }
 
 // TestHandlesOfEveryKind: a freed handle, one of another kind and garbage each give
@@ -155,6 +155,25 @@ func TestErrHandlerKinds(t *testing.T) { job(t, "errhkind", 2) }
 // every kind of handle, also after the kind's slots were reused; the C short ways
 // (MPI_Put, MPI_Win_flush, MPI_Type_commit, MPI_Type_free) refuse stale handles too.
 func TestHandlesOfEveryKind(t *testing.T) { job(t, "handles", 2) }
+
+// TestIdleWaitSleeps: a C rank kept waiting in MPI_Waitany, MPI_Waitsome and
+// MPI_Waitall for a message that comes 1.2 s late uses under a quarter of a core (the
+// process's CPU time against the wait's wall time, a generous bound as mpi's
+// TestIdleWaitSleeps has), over shared memory and TCP: the waits go through the idle
+// policy and sleep, as a Go rank's do.
+func TestIdleWaitSleeps(t *testing.T) {
+	for _, tr := range []string{"self,shm", "self,tcp"} {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			t.Log(job(t, "idle", 2, "--set", "transports="+tr))
+		})
+	}
+}
+
+// TestRequestSets: MPI_Waitany and its kin on sets with null and inactive requests,
+// Testall's all or none, MPI_Request_get_status_*, and a failure reported as MPI
+// says (the request's error, or MPI_ERR_IN_STATUS with each status's code) on the
+// handler of the failed request's communicator.
+func TestRequestSets(t *testing.T) { job(t, "reqset", 2) }
 
 func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 

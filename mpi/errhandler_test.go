@@ -122,3 +122,55 @@ func TestErrHandlerFreeAndKinds(t *testing.T) {
 		must(t, d.Free())
 	})
 }
+
+// TestRequestSetErrorsGoToTheHandler: a request's failure in a call on many requests
+// goes to the handler of the request's communicator, as the C library's does: the
+// request's own error for Waitany, ErrInStatus for Waitall and Waitsome, each status
+// holding its own error.
+func TestRequestSetErrorsGoToTheHandler(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		peer := 1 - rank
+		var seen []error
+		d, err := mpi.World.Dup()
+		must(t, err)
+		must(t, d.SetErrHandler(mpi.NewErrHandler(func(c *mpi.Comm, err error) {
+			if c != d {
+				t.Errorf("the handler was given %v, not the request's communicator", c)
+			}
+			seen = append(seen, err)
+		})))
+		big := []int32{1, 2, 3, 4}
+		r, err := mpi.Irecv(d, make([]int32, 1), peer, 1) // truncated: 4 come
+		must(t, err)
+		must(t, mpi.Send(d, big, peer, 1))
+		i, _, err := mpi.Waitany([]mpi.Request{r})
+		if i != 0 || !errors.Is(err, mpi.ErrTruncate) || len(seen) != 1 || seen[0] != err {
+			t.Errorf("Waitany of a truncated receive: %d, %v; the handler saw %v", i, err, seen)
+		}
+
+		must(t, d.Barrier())
+		ok, err := mpi.Irecv(d, make([]int32, 4), peer, 2)
+		must(t, err)
+		bad, err := mpi.Irecv(d, make([]int32, 1), peer, 3)
+		must(t, err)
+		must(t, mpi.Send(d, big, peer, 2))
+		must(t, mpi.Send(d, big, peer, 3))
+		rs := []mpi.Request{ok, bad}
+		sts := make([]mpi.Status, 2)
+		err = mpi.Waitall(rs, sts)
+		if !errors.Is(err, mpi.ErrInStatus) || sts[0].Err != nil || !errors.Is(sts[1].Err, mpi.ErrTruncate) ||
+			len(seen) != 2 || seen[1] != err || !rs[0].IsNull() || !rs[1].IsNull() {
+			t.Errorf("Waitall with a truncated receive: %v, statuses %v %v; the handler saw %v", err, sts[0].Err, sts[1].Err, seen)
+		}
+
+		must(t, d.Barrier())
+		bad, err = mpi.Irecv(d, make([]int32, 1), peer, 4)
+		must(t, err)
+		must(t, mpi.Send(d, big, peer, 4))
+		idx, ssts, err := mpi.Waitsome([]mpi.Request{bad})
+		if len(idx) != 1 || !errors.Is(err, mpi.ErrInStatus) || !errors.Is(ssts[0].Err, mpi.ErrTruncate) || len(seen) != 3 {
+			t.Errorf("Waitsome with a truncated receive: %v, %v; the handler saw %v", idx, err, seen)
+		}
+		must(t, d.Free())
+	})
+}
