@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,7 +147,7 @@ func TestErrorHandlersUnsupported(t *testing.T) {
 }
 
 // TestErrHandlerKinds: a handler made for one kind of object is refused on the others
-// with MPI_ERR_ARG; the predefined ones go on every kind.
+// with MPI_ERR_ERRHANDLER; the predefined ones go on every kind.
 func TestErrHandlerKinds(t *testing.T) { job(t, "errhkind", 2) }
 
 // TestHandlesOfEveryKind: a freed handle, one of another kind and garbage each give
@@ -154,6 +155,25 @@ func TestErrHandlerKinds(t *testing.T) { job(t, "errhkind", 2) }
 // every kind of handle, also after the kind's slots were reused; the C short ways
 // (MPI_Put, MPI_Win_flush, MPI_Type_commit, MPI_Type_free) refuse stale handles too.
 func TestHandlesOfEveryKind(t *testing.T) { job(t, "handles", 2) }
+
+// TestIdleWaitSleeps: a C rank kept waiting in MPI_Waitany, MPI_Waitsome and
+// MPI_Waitall for a message that comes 1.2 s late uses under a quarter of a core (the
+// process's CPU time against the wait's wall time, a generous bound as mpi's
+// TestIdleWaitSleeps has), over shared memory and TCP: the waits go through the idle
+// policy and sleep, as a Go rank's do.
+func TestIdleWaitSleeps(t *testing.T) {
+	for _, tr := range []string{"self,shm", "self,tcp"} {
+		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
+			t.Log(job(t, "idle", 2, "--set", "transports="+tr))
+		})
+	}
+}
+
+// TestRequestSets: MPI_Waitany and its kin on sets with null and inactive requests,
+// Testall's all or none, MPI_Request_get_status_*, and a failure reported as MPI
+// says (the request's error, or MPI_ERR_IN_STATUS with each status's code) on the
+// handler of the failed request's communicator.
+func TestRequestSets(t *testing.T) { job(t, "reqset", 2) }
 
 func TestProfilingInterception(t *testing.T) { job(t, "pmpi", 3) }
 
@@ -210,10 +230,74 @@ int main(int argc, char **argv) {
 	if err == nil {
 		t.Fatal("the job succeeded; want it ended by MPI_ERRORS_ARE_FATAL")
 	}
-	for _, want := range []string{"MPI_Send", "MPI_ERR_RANK"} {
+	for _, want := range []string{"MPI_Send", "MPI_ERR_RANK", "on communicator MPI_COMM_WORLD; errors are fatal"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
+	}
+}
+
+// failingProgram builds the C program src and runs it on n ranks, which must fail:
+// its exit status and stderr.
+func failingProgram(t *testing.T, n int, src string) (int, string) {
+	t.Helper()
+	mpigo := setup(t)
+	path := filepath.Join(t.TempDir(), "failing.c")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, err := run(t, time.Minute, mpigo, "run", "-n", itoa(n), cc(t, mpigo, path))
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("the job did not fail as wanted: %v\n%s", err, errs)
+	}
+	return ee.ExitCode(), errs
+}
+
+// TestErrorsAbortC: MPI_ERRORS_ABORT on a communicator ends the job as MPI_Abort on
+// it would, naming the rank, the call, the communicator and the class.
+func TestErrorsAbortC(t *testing.T) {
+	_, errs := failingProgram(t, 2, `#include <mpi.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm d;
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    MPI_Comm_set_name(d, "halo");
+    MPI_Comm_set_errhandler(d, MPI_ERRORS_ABORT);
+    int x = 0, rank;
+    MPI_Comm_rank(d, &rank);
+    if (rank == 1) MPI_Send(&x, 1, MPI_INT, 7, 0, d);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+`)
+	for _, want := range []string{"rank 1:", "MPI_Send", "MPI_ERR_RANK", "on communicator halo; MPI_ERRORS_ABORT"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
+// TestInitialHandlerAfterFinalize: after MPI_Finalize an error with no valid object
+// goes to the initial error handler (MPI_ERRORS_ARE_FATAL), not to the one the
+// program set on MPI_COMM_SELF (MPI 4.1 section 9.3); before, to MPI_COMM_SELF's.
+func TestInitialHandlerAfterFinalize(t *testing.T) {
+	code, errs := failingProgram(t, 1, `#include <stdio.h>
+#include <mpi.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int cls;
+    if (MPI_Error_class(123456789, &cls) == MPI_SUCCESS) return 2;
+    MPI_Finalize();
+    MPI_Error_class(123456789, &cls);
+    printf("returned after Finalize\n");
+    return 0;
+}
+`)
+	if code != 13 || !strings.Contains(errs, "MPI_Error_class") || !strings.Contains(errs, "errors are fatal") {
+		t.Errorf("exit %d (want MPI_ERR_ARG, 13), stderr:\n%s", code, errs)
 	}
 }
 

@@ -30,7 +30,7 @@ type Comm struct {
 	attrs mpir.Attrs // attr.go; in the order they were set (Self's are deleted in reverse at Finalize)
 
 	mu    sync.Mutex
-	errh  *ErrHandler // nil: ErrorsReturn
+	errh  mpir.Errh   // ErrorsReturn until set or inherited
 	hints *mpir.Hints // the info hints in effect (info.go), shared by c's views
 
 	// ctx is a view's context (WithContext, ctx.go); nil for the communicator itself.
@@ -149,9 +149,7 @@ func wrapComm(parent *Comm, d *core.Comm) *Comm {
 	c := &Comm{d: d, hints: mpir.DefaultCommHints()}
 	if parent != nil {
 		c.s = parent.s
-		parent.mu.Lock()
-		c.errh = parent.errh
-		parent.mu.Unlock()
+		c.errh.Init(parent.errh.Get())
 		d.InheritSessionBuffer(parent.d) // a communicator derived from a session's
 	}
 	return c

@@ -49,7 +49,8 @@ func (c *Comm) dupInto(op string, d *Comm) error {
 		return err
 	}
 	w := wrapComm(c, nd)
-	d.errh, d.s, d.topo, d.hints = w.errh, w.s, c.topo, c.hints.Dup()
+	d.s, d.topo, d.hints = w.s, c.topo, c.hints.Dup()
+	d.errh.Init(w.errh.Get())
 	if err := c.copyAttrs(op, d); err != nil {
 		nd.Free(op)
 		return err

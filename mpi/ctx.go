@@ -56,9 +56,11 @@ func (c *Comm) WithContext(ctx context.Context) *Comm {
 		ctx = context.Background()
 	}
 	c.mu.Lock()
-	v := &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, ctx: ctx, s: c.s}
+	v := &Comm{d: c.d, topo: c.topo, hints: c.hints, ctx: ctx, s: c.s}
 	c.mu.Unlock()
-	v.plain = &Comm{d: v.d, topo: v.topo, errh: v.errh, hints: v.hints, s: v.s}
+	v.errh.Init(c.errh.Get())
+	v.plain = &Comm{d: v.d, topo: v.topo, hints: v.hints, s: v.s}
+	v.plain.errh.Init(v.errh.Get())
 	return v
 }
 
@@ -435,7 +437,9 @@ func (c *Comm) base() *Comm {
 	if c.plain != nil {
 		return c.plain // kept in step by SetErrHandler and SetInfo
 	}
-	return &Comm{d: c.d, topo: c.topo, errh: c.errh, hints: c.hints, s: c.s}
+	b := &Comm{d: c.d, topo: c.topo, hints: c.hints, s: c.s}
+	b.errh.Init(c.errh.Get())
+	return b
 }
 
 // ctxOf is the context of the first request of rs started through a view, or nil.

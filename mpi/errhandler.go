@@ -1,139 +1,101 @@
 package mpi
 
 import (
-	"fmt"
-	"os"
-	"sync/atomic"
-
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// ErrHandler decides what happens when an MPI call on a communicator fails
-// (MPI_Errhandler). The Go default is ErrorsReturn: every call returns its error.
-// ErrorsAreFatal ends the whole job with a message naming the rank, the call and the
-// error, as MPI's own default does; a handler made by NewErrHandler is called first,
-// and the error is then returned.
+// ErrHandler decides what happens when an MPI call on a communicator, window, file or
+// session fails (MPI_Errhandler). The Go default is ErrorsReturn: every call returns
+// its error. ErrorsAreFatal ends the whole job with a message naming the rank, the
+// call, the object and the error, as MPI's own default does; ErrorsAbort ends it too,
+// as MPI_Abort on the object's processes would (for mpigo, the job); a handler made by
+// NewErrHandler (or its kin for windows, files and sessions) is called first, and the
+// error is then returned.
 type ErrHandler struct {
-	fn    func(c *Comm, err error)
-	wfn   func(w *Win, err error)     // a window's handler (NewWinErrHandler)
-	ffn   func(f *File, err error)    // a file's handler (NewFileErrHandler)
-	sfn   func(s *Session, err error) // a session's handler (NewSessionErrHandler)
-	fatal bool
-	name  string
-	freed atomic.Bool // Free: no longer set on objects; those that have it keep it
-}
-
-// The kinds of object a handler made from a function serves; the predefined handlers
-// (ErrorsReturn, ErrorsAreFatal) serve every kind.
-const (
-	kindAny     = ""
-	kindComm    = "communicators (NewErrHandler)"
-	kindWin     = "windows (NewWinErrHandler)"
-	kindFile    = "files (NewFileErrHandler)"
-	kindSession = "sessions (NewSessionErrHandler)"
-)
-
-// kind is what h was made for.
-func (h *ErrHandler) kind() string {
-	switch {
-	case h == nil:
-		return kindAny
-	case h.fn != nil:
-		return kindComm
-	case h.wfn != nil:
-		return kindWin
-	case h.ffn != nil:
-		return kindFile
-	case h.sfn != nil:
-		return kindSession
-	}
-	return kindAny
-}
-
-// fits is nil when h may be set on an object of kind want, else the error of class
-// ErrArg for op: MPI says a handler serves the kind of object it was created for.
-func (h *ErrHandler) fits(op, want string) error {
-	if h != nil && h.freed.Load() {
-		return errorf(ClassArg, op, "the error handler was freed (ErrHandler.Free)")
-	}
-	if k := h.kind(); k != kindAny && k != want {
-		return errorf(ClassArg, op, "the error handler was made for %s; this call takes one made for %s, ErrorsReturn or ErrorsAreFatal", k, want)
-	}
-	return nil
-}
-
-// runAny runs h, whatever its kind, for an error of op met where no object of h's kind
-// exists yet (SessionInit, CommCreateFromGroup: the handler passed as an argument):
-// its function gets a nil object. obj names what the call was making.
-func (h *ErrHandler) runAny(op, obj string, err error) error {
-	if h == nil || err == nil {
-		return err
-	}
-	prof.OnError()
-	switch {
-	case h.fn != nil:
-		runHandler(h.fn, nil, err)
-	case h.sfn != nil:
-		h.sfn(nil, err)
-	case h.wfn != nil:
-		h.wfn(nil, err)
-	case h.ffn != nil:
-		h.ffn(nil, err)
-	}
-	if h.fatal {
-		fatal(op, obj, err)
-	}
-	return err
+	h *mpir.Errhandler // what it does, and its kind and references (internal/mpir)
 }
 
 var (
 	// ErrorsReturn returns errors to the caller (MPI_ERRORS_RETURN).
-	ErrorsReturn = &ErrHandler{name: "MPI_ERRORS_RETURN"}
+	ErrorsReturn = &ErrHandler{h: mpir.ErrorsReturn}
 	// ErrorsAreFatal ends the job on any error (MPI_ERRORS_ARE_FATAL).
-	ErrorsAreFatal = &ErrHandler{fatal: true, name: "MPI_ERRORS_ARE_FATAL"}
+	ErrorsAreFatal = &ErrHandler{h: mpir.ErrorsAreFatal}
+	// ErrorsAbort ends the job on any error (MPI_ERRORS_ABORT): MPI aborts the
+	// processes of the object's group, which for mpigo is the job.
+	ErrorsAbort = &ErrHandler{h: mpir.ErrorsAbort}
 )
 
-// NewErrHandler makes a handler that calls fn with the communicator and the error.
+// newErrHandler is the handler of objects of kind k that calls fn with the object, a
+// T, and the error.
+func newErrHandler[T any](k mpir.Kind, fn func(T, error)) *ErrHandler {
+	var h mpir.Handler
+	if fn != nil {
+		h = func(obj any, err error) {
+			o, _ := obj.(T) // nil where the call that makes the object failed
+			fn(o, err)
+		}
+	}
+	e := &ErrHandler{h: mpir.NewErrhandler(k, h)}
+	e.h.Face = e
+	return e
+}
+
+// errhOf is the ErrHandler of h.
+func errhOf(h *mpir.Errhandler) *ErrHandler {
+	switch h {
+	case mpir.ErrorsReturn:
+		return ErrorsReturn
+	case mpir.ErrorsAreFatal:
+		return ErrorsAreFatal
+	case mpir.ErrorsAbort:
+		return ErrorsAbort
+	}
+	return h.Face.(*ErrHandler)
+}
+
+// dev is h's handler below: ErrorsReturn for nil (the calls that take a handler
+// restore ErrorsReturn with nil); nil for an ErrHandler mpigo did not make, which
+// no call takes.
+func (h *ErrHandler) dev() *mpir.Errhandler {
+	if h == nil {
+		return mpir.ErrorsReturn
+	}
+	return h.h
+}
+
+// NewErrHandler makes a handler for communicators that calls fn with the communicator
+// and the error (MPI_Comm_create_errhandler); the error is then returned.
 func NewErrHandler(fn func(c *Comm, err error)) *ErrHandler {
-	return &ErrHandler{fn: fn, name: "user"}
+	return newErrHandler(mpir.KindComm, fn)
 }
 
 // Free marks h freed (MPI_Errhandler_free): objects it is set on keep using it, but
-// it can be set on no other. Freeing ErrorsReturn or ErrorsAreFatal does nothing, as
-// MPI allows (Comm.ErrHandler and its kin give them out like any handler); freeing a
-// handler twice, or nil, is an error of class ErrArg. The memory is the collector's.
+// it can be set on no other. Freeing ErrorsReturn, ErrorsAreFatal or ErrorsAbort does
+// nothing, as MPI allows (Comm.ErrHandler and its kin give them out like any
+// handler); freeing a handler twice, or nil, is an error of class ErrErrhandler. The
+// memory is the collector's.
 func (h *ErrHandler) Free() error {
 	const op = "ErrhandlerFree"
-	if h == nil {
-		return Self.fail(op, errorf(ClassArg, op, "the error handler is nil"))
+	if h == nil || h.h == nil {
+		return noObject(op, errorf(ClassErrhandler, op, "the error handler is nil"))
 	}
-	if h == ErrorsReturn || h == ErrorsAreFatal {
-		return nil
-	}
-	if h.freed.Swap(true) {
-		return Self.fail(op, errorf(ClassArg, op, "the error handler was already freed"))
-	}
-	return nil
+	return noObject(op, h.h.Free(op))
 }
 
-// SetErrHandler sets c's handler; nil restores ErrorsReturn.
+// SetErrHandler sets c's handler: ErrorsReturn, ErrorsAreFatal, ErrorsAbort or one of
+// NewErrHandler (else ErrErrhandler); nil restores ErrorsReturn.
 func (c *Comm) SetErrHandler(h *ErrHandler) error {
-	if err := c.check("SetErrHandler"); err != nil {
+	const op = "SetErrHandler"
+	if err := c.check(op); err != nil {
 		return err
 	}
-	if err := h.fits("SetErrHandler", kindComm); err != nil {
-		return c.fail("SetErrHandler", err)
+	if _, err := c.errh.Set(op, mpir.KindComm, h.dev()); err != nil {
+		return c.fail(op, err)
 	}
-	if h == ErrorsReturn {
-		h = nil
-	}
-	c.mu.Lock()
-	c.errh = h
 	if c.plain != nil { // a view's: its plain form is the view without its context
-		c.plain.errh = h
+		c.plain.errh.Init(h.dev())
 	}
-	c.mu.Unlock()
 	return nil
 }
 
@@ -142,12 +104,22 @@ func (c *Comm) ErrHandler() *ErrHandler {
 	if c == nil {
 		return ErrorsReturn
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.errh == nil {
-		return ErrorsReturn
+	return errhOf(c.errh.Get())
+}
+
+// initialErrh is the initial error handler (MPI 4.1 section 9.3), which serves the
+// errors with no valid object while MPI_COMM_SELF is not there (before Init, after
+// Finalize, with sessions only): ErrorsReturn, Go's default.
+var initialErrh mpir.Errh
+
+// noObject raises err of op, a call with no valid object, as MPI 4.1 section 9.3
+// says: on Self's handler while the world model runs, else on the initial one. On
+// success it costs one comparison.
+func noObject(op string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return c.errh
+	return (*Comm)(nil).raise(op, err)
 }
 
 // fail is the one seam every call's error passes through: it goes to the handler of
@@ -175,39 +147,17 @@ func (c *Comm) check(op string) error {
 
 func (c *Comm) raise(op string, err error) error { return c.invoke(op, core.MapErr(op, err)) }
 
-// invoke runs the handler of c (of Self, for a nil communicator) on err and returns err.
+// invoke runs the handler of c on err and returns err; of Self, or the initial
+// handler, where c is no valid communicator (see noObject).
 func (c *Comm) invoke(op string, err error) error {
-	prof.OnError() // the program may exit on it: a profiled rank writes what it has
-	at := c
-	if c == nil || c.d == nil {
-		at = Self
+	if c == nil || c.d == nil || c == Self {
+		return mpir.NoObject(&Self.errh, &initialErrh).Raise(op, Self, Self.what, err)
 	}
-	at.mu.Lock()
-	h := at.errh
-	at.mu.Unlock()
-	if h == nil {
-		return err
-	}
-	if h.fn != nil {
-		runHandler(h.fn, at, err)
-	}
-	if h.fatal {
-		fatal(op, "communicator "+at.Name(), err)
-	}
-	return err
+	return c.errh.Raise(op, c, c.what, err)
 }
 
-// fatal ends the job for err met by op on obj (ErrorsAreFatal), naming the rank.
-func fatal(op, obj string, err error) {
-	rank := core.WorldRank()
-	msg := fmt.Sprintf("rank %d: %v (in %s on %s; errors are fatal)", rank, err, op, obj)
-	fmt.Fprintln(os.Stderr, "mpigo:", msg)
-	code := int(ClassOf(err)) // the error class, as the exit code
-	if code < 1 || code > 255 {
-		code = 1
-	}
-	core.Abort(code, msg)
-}
+// what names c in the message of a fatal error.
+func (c *Comm) what() string { return "communicator " + c.Name() }
 
 // CallErrHandler invokes c's handler on err, as MPI_Comm_call_errhandler does.
 // The error is passed as it is, not given a class.

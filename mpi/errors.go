@@ -2,75 +2,21 @@ package mpi
 
 import "github.com/mpigo/mpigo/internal/core"
 
-// ErrorClass is an MPI error class (MPI_ERR_*), with the numbers MPICH and Open MPI use.
+// ErrorClass is an MPI error class (MPI_ERR_*). The classes have the numbers of the
+// MPI 5.0 standard's ABI, which a C program of the ABI sees too (zclasses.go).
 type ErrorClass = core.ErrorClass
 
 // Error is an error from an MPI call: its class, the call, what went wrong, and the
 // cause from below, if any. Its text says each once.
 type Error = core.Error
 
-// The error classes.
-const (
-	ClassSuccess    = core.ClassSuccess
-	ClassBuffer     = core.ClassBuffer
-	ClassCount      = core.ClassCount
-	ClassType       = core.ClassType
-	ClassTag        = core.ClassTag
-	ClassComm       = core.ClassComm
-	ClassRank       = core.ClassRank
-	ClassRequest    = core.ClassRequest
-	ClassRoot       = core.ClassRoot
-	ClassGroup      = core.ClassGroup
-	ClassOp         = core.ClassOp
-	ClassTopology   = core.ClassTopology
-	ClassDims       = core.ClassDims
-	ClassArg        = core.ClassArg
-	ClassUnknown    = core.ClassUnknown
-	ClassTruncate   = core.ClassTruncate
-	ClassOther      = core.ClassOther
-	ClassIntern     = core.ClassIntern
-	ClassInStatus   = core.ClassInStatus
-	ClassPending    = core.ClassPending
-	ClassProcFailed = core.ClassProcFailed
-	ClassInfo       = core.ClassInfo
-	ClassInfoKey    = core.ClassInfoKey
-	ClassInfoValue  = core.ClassInfoValue
-	ClassInfoNokey  = core.ClassInfoNokey
-	ClassNoMem      = core.ClassNoMem
-	ClassBase       = core.ClassBase
-	ClassKeyval     = core.ClassKeyval
-)
+// ClassProcFailed is the class of an operation that failed because a peer process
+// died (MPIX_ERR_PROC_FAILED, of the fault-tolerance proposal; not a class of the
+// standard, whose ABI has no number for it: this is MPICH's and Open MPI's).
+const ClassProcFailed = core.ClassProcFailed
 
-// One sentinel per class, for errors.Is(err, mpi.ErrTruncate).
-var (
-	ErrBuffer     = core.ErrBuffer
-	ErrCount      = core.ErrCount
-	ErrType       = core.ErrType
-	ErrTag        = core.ErrTag
-	ErrComm       = core.ErrComm
-	ErrRank       = core.ErrRank
-	ErrRequest    = core.ErrRequest
-	ErrRoot       = core.ErrRoot
-	ErrGroup      = core.ErrGroup
-	ErrOp         = core.ErrOp
-	ErrTopology   = core.ErrTopology
-	ErrDims       = core.ErrDims
-	ErrArg        = core.ErrArg
-	ErrUnknown    = core.ErrUnknown
-	ErrTruncate   = core.ErrTruncate
-	ErrOther      = core.ErrOther
-	ErrIntern     = core.ErrIntern
-	ErrInStatus   = core.ErrInStatus
-	ErrPending    = core.ErrPending
-	ErrProcFailed = core.ErrProcFailed
-	ErrInfo       = core.ErrInfo
-	ErrInfoKey    = core.ErrInfoKey
-	ErrInfoValue  = core.ErrInfoValue
-	ErrInfoNokey  = core.ErrInfoNokey
-	ErrNoMem      = core.ErrNoMem
-	ErrBase       = core.ErrBase
-	ErrKeyval     = core.ErrKeyval
-)
+// ErrProcFailed is ClassProcFailed's sentinel, for errors.Is.
+var ErrProcFailed = core.ErrProcFailed
 
 // ClassOf returns the MPI error class of err: ClassSuccess for nil, ClassOther for an
 // error that did not come from an MPI call.
@@ -81,8 +27,9 @@ func ClassOf(err error) ErrorClass { return core.ClassOf(err) }
 type ErrorCode = core.ErrorCode
 
 const (
-	// LastErrorCode is MPI_ERR_LASTCODE: every predefined class is at or below it, every
-	// class or code AddErrorClass and AddErrorCode make is above it.
+	// LastErrorCode is MPI_ERR_LASTCODE (the standard ABI's value): every predefined
+	// class is at or below it, every class or code AddErrorClass and AddErrorCode make
+	// is above it.
 	LastErrorCode = core.LastCode
 	// MaxErrorString is MPI_MAX_ERROR_STRING, the longest string (in bytes)
 	// AddErrorString takes.

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // File is an open file of MPI I/O (MPI_File). mpigo does not open files yet (I/O comes
@@ -17,8 +17,8 @@ import (
 // ErrFile, through FileNull's handler.
 type File struct {
 	mu   sync.Mutex
-	open bool        // opened by mpigo and not closed
-	errh *ErrHandler // nil: ErrorsReturn
+	open bool      // opened by mpigo and not closed
+	errh mpir.Errh // FileNull's when opened, until SetErrHandler
 	name string
 }
 
@@ -27,30 +27,11 @@ type File struct {
 // files, whatever World's is.
 var FileNull *File
 
-// fileDefault is FileNull's handler: files start with it, and errors with no valid
-// file go to it.
-var fileDefault struct {
-	sync.Mutex
-	h *ErrHandler // nil: ErrorsReturn
-}
-
-// Class and sentinel of a bad file handle (MPI_ERR_FILE) and of a bad session
-// (MPI_ERR_SESSION).
-const (
-	ClassFile    = core.ClassFile
-	ClassSession = core.ClassSession
-)
-
-var (
-	ErrFile    = core.ErrFile
-	ErrSession = core.ErrSession
-)
-
 // NewFileErrHandler makes a handler for files that calls fn with the file and the
 // error (MPI_File_create_errhandler); the error is then returned. fn gets FileNull (a
 // nil *File) for an error with no valid file.
 func NewFileErrHandler(fn func(f *File, err error)) *ErrHandler {
-	return &ErrHandler{ffn: fn, name: "user (file)"}
+	return newErrHandler(mpir.KindFile, fn)
 }
 
 // valid is nil when f is an open file, else the error of class ErrFile. FileNull is
@@ -67,9 +48,18 @@ func (f *File) valid(op string) error {
 	return nil
 }
 
+// errhOf is f's handler slot: FileNull's for FileNull.
+func (f *File) errhOf() *mpir.Errh {
+	if f == nil {
+		return &mpir.FileNull
+	}
+	return &f.errh
+}
+
 // SetErrHandler sets f's handler (MPI_File_set_errhandler): ErrorsReturn,
-// ErrorsAreFatal or one of NewFileErrHandler; nil restores ErrorsReturn. On FileNull it
-// sets the handler files opened later start with.
+// ErrorsAreFatal, ErrorsAbort or one of NewFileErrHandler (else ErrErrhandler); nil
+// restores ErrorsReturn. On FileNull it sets the handler files opened later start
+// with.
 func (f *File) SetErrHandler(h *ErrHandler) error {
 	const op = "FileSetErrhandler"
 	if f != nil {
@@ -77,46 +67,20 @@ func (f *File) SetErrHandler(h *ErrHandler) error {
 			return f.fail(op, err)
 		}
 	}
-	if err := h.fits(op, kindFile); err != nil {
-		return f.fail(op, err)
-	}
-	if h == ErrorsReturn {
-		h = nil
-	}
-	if f == nil {
-		fileDefault.Lock()
-		fileDefault.h = h
-		fileDefault.Unlock()
-		return nil
-	}
-	f.mu.Lock()
-	f.errh = h
-	f.mu.Unlock()
-	return nil
+	_, err := f.errhOf().Set(op, mpir.KindFile, h.dev())
+	return f.fail(op, err)
 }
 
 // ErrHandler returns f's handler (MPI_File_get_errhandler); on FileNull the default
 // of files. A bad file gives ErrorsReturn and the error of class ErrFile.
 func (f *File) ErrHandler() (*ErrHandler, error) {
 	const op = "FileGetErrhandler"
-	if f == nil {
-		fileDefault.Lock()
-		defer fileDefault.Unlock()
-		return orReturn(fileDefault.h), nil
+	if f != nil {
+		if err := f.valid(op); err != nil {
+			return ErrorsReturn, f.fail(op, err)
+		}
 	}
-	if err := f.valid(op); err != nil {
-		return ErrorsReturn, f.fail(op, err)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return orReturn(f.errh), nil
-}
-
-func orReturn(h *ErrHandler) *ErrHandler {
-	if h == nil {
-		return ErrorsReturn
-	}
-	return h
+	return errhOf(f.errhOf().Get()), nil
 }
 
 // CallErrHandler invokes f's handler on err (MPI_File_call_errhandler); on FileNull
@@ -141,37 +105,20 @@ func (f *File) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return f.invoke(op, core.MapErr(op, err))
+	return f.raise(op, err)
 }
 
+func (f *File) raise(op string, err error) error { return f.invoke(op, core.MapErr(op, err)) }
+
 func (f *File) invoke(op string, err error) error {
-	prof.OnError() // the program may exit on it: a profiled rank writes what it has
-	at, h := f, (*ErrHandler)(nil)
-	if f != nil {
-		f.mu.Lock()
-		if f.open {
-			h = f.errh
-		} else {
-			at = nil
-		}
-		f.mu.Unlock()
+	if f.valid(op) != nil {
+		return mpir.FileNull.Raise(op, FileNull, FileNull.what, err)
 	}
-	if at == nil {
-		fileDefault.Lock()
-		h = fileDefault.h
-		fileDefault.Unlock()
-	}
-	if h == nil {
-		return err
-	}
-	if h.ffn != nil {
-		h.ffn(at, err)
-	}
-	if h.fatal {
-		fatal(op, "file "+at.Name(), err)
-	}
-	return err
+	return f.errh.Raise(op, f, f.what, err)
 }
+
+// what names f in the message of a fatal error.
+func (f *File) what() string { return "file " + f.Name() }
 
 // Name is the file's name, "MPI_FILE_NULL" for FileNull.
 func (f *File) Name() string {

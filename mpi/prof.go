@@ -160,16 +160,3 @@ func (w *Win) enter(call prof.Call, rank, n int) int64 {
 func (w *Win) enterSync(call prof.Call, rank int) int64 {
 	return prof.Enter(call, w.pc(), rank, -2, 0)
 }
-
-// runHandler runs a user's error handler; one that panics leaves the call it was
-// raised in, and the recorder must not go on believing the rank is in it.
-func runHandler(fn func(*Comm, error), at *Comm, err error) {
-	done := false
-	defer func() {
-		if !done {
-			prof.Unwind()
-		}
-	}()
-	fn(at, err)
-	done = true
-}

@@ -2,11 +2,9 @@ package mpi
 
 import (
 	"strconv"
-	"sync"
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
-	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Session is an MPI session (MPI_Session, MPI 4.1 section 11.3): a way into MPI that
@@ -27,8 +25,7 @@ import (
 // another.
 type Session struct {
 	d    *core.Session
-	mu   sync.Mutex
-	errh *ErrHandler // nil: ErrorsReturn
+	errh mpir.Errh // SessionInit's errh, until SetErrHandler
 }
 
 // MaxStringTag is MPI_MAX_STRINGTAG_LEN: a string tag of CommCreateFromGroup and
@@ -47,25 +44,25 @@ func (l ThreadLevel) String() string {
 // with the key "thread_level" ("MPI_THREAD_SINGLE" to "MPI_THREAD_MULTIPLE"; other
 // values are ignored, as hints are); without it the session gets ThreadMultiple, as
 // Init does. errh becomes the session's handler (nil: ErrorsReturn); it must be
-// ErrorsReturn, ErrorsAreFatal or one of NewSessionErrHandler (else ErrArg), and it
-// also serves this call's own errors, with a nil session.
+// ErrorsReturn, ErrorsAreFatal, ErrorsAbort or one of NewSessionErrHandler (else
+// ErrErrhandler), and it also serves this call's own errors, with a nil session.
 func SessionInit(info *Info, errh *ErrHandler) (*Session, error) {
 	const op = "SessionInit"
-	if err := errh.fits(op, kindSession); err != nil {
-		return nil, Self.fail(op, err)
+	h := errh.dev()
+	if err := h.Fits(op, mpir.KindSession); err != nil {
+		return nil, noObject(op, err)
 	}
 	level, err := mpir.SessionLevel(op, info.obj())
 	if err != nil {
-		return nil, errh.runAny(op, "a new session", err)
+		return nil, h.Run(op, nil, mpir.Text("a new session"), err)
 	}
 	d, err := core.SessionInit(op, level)
 	if err != nil {
-		return nil, errh.runAny(op, "a new session", core.MapErr(op, err))
+		return nil, h.Run(op, nil, mpir.Text("a new session"), core.MapErr(op, err))
 	}
-	if errh == ErrorsReturn {
-		errh = nil
-	}
-	return &Session{d: d, errh: errh}, nil
+	s := &Session{d: d}
+	s.errh.Init(h)
+	return s, nil
 }
 
 // dev is s's device session, nil for a nil s.
@@ -80,7 +77,7 @@ func (s *Session) dev() *core.Session {
 // ErrSession) through Self's handler, as for errors with no valid object.
 func (s *Session) check(op string) error {
 	if err := s.dev().Check(op); err != nil {
-		return Self.fail(op, err)
+		return noObject(op, err)
 	}
 	return nil
 }
@@ -91,22 +88,16 @@ func (s *Session) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return s.invoke(op, core.MapErr(op, err))
+	return s.raise(op, err)
 }
+
+func (s *Session) raise(op string, err error) error { return s.invoke(op, core.MapErr(op, err)) }
 
 func (s *Session) invoke(op string, err error) error {
 	if s == nil {
-		return Self.invoke(op, err)
+		return (*Comm)(nil).invoke(op, err)
 	}
-	prof.OnError() // the program may exit on it: a profiled rank writes what it has
-	h := s.ErrHandler()
-	if h.sfn != nil {
-		h.sfn(s, err)
-	}
-	if h.fatal {
-		fatal(op, "a session", err)
-	}
-	return err
+	return s.errh.Raise(op, s, mpir.Text("a session"), err)
 }
 
 // Finalize ends the session (MPI_Session_finalize). Communicators made from it should
@@ -125,7 +116,7 @@ func (s *Session) Finalize() error {
 	}
 	if err != nil {
 		if core.ClassOf(err) == ClassSession {
-			return Self.fail(op, err)
+			return noObject(op, err)
 		}
 		return s.fail(op, err)
 	}
@@ -213,27 +204,19 @@ func (s *Session) GroupFromPset(name string) (*Group, error) {
 // the error (MPI_Session_create_errhandler); the error is then returned. fn gets a nil
 // session for an error of SessionInit.
 func NewSessionErrHandler(fn func(s *Session, err error)) *ErrHandler {
-	return &ErrHandler{sfn: fn, name: "user (session)"}
+	return newErrHandler(mpir.KindSession, fn)
 }
 
 // SetErrHandler sets the session's handler (MPI_Session_set_errhandler): ErrorsReturn,
-// ErrorsAreFatal or one of NewSessionErrHandler (else ErrArg); nil restores
-// ErrorsReturn.
+// ErrorsAreFatal, ErrorsAbort or one of NewSessionErrHandler (else ErrErrhandler);
+// nil restores ErrorsReturn.
 func (s *Session) SetErrHandler(h *ErrHandler) error {
 	const op = "SessionSetErrhandler"
 	if err := s.check(op); err != nil {
 		return err
 	}
-	if err := h.fits(op, kindSession); err != nil {
-		return s.fail(op, err)
-	}
-	if h == ErrorsReturn {
-		h = nil
-	}
-	s.mu.Lock()
-	s.errh = h
-	s.mu.Unlock()
-	return nil
+	_, err := s.errh.Set(op, mpir.KindSession, h.dev())
+	return s.fail(op, err)
 }
 
 // ErrHandler returns the session's handler (MPI_Session_get_errhandler); ErrorsReturn
@@ -242,9 +225,7 @@ func (s *Session) ErrHandler() *ErrHandler {
 	if s == nil {
 		return ErrorsReturn
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return orReturn(s.errh)
+	return errhOf(s.errh.Get())
 }
 
 // CallErrHandler invokes the session's handler on err (MPI_Session_call_errhandler).
@@ -268,8 +249,8 @@ func (s *Session) CallErrHandler(err error) error {
 // MaxStringTag-1 bytes; concurrent creations by overlapping groups pass different
 // stringtags. info may give the communicator hints Comm.SetInfo takes (nil: none).
 // errh becomes the communicator's handler, and serves this call's errors too (with a
-// nil communicator); it must be ErrorsReturn, ErrorsAreFatal or one of NewErrHandler
-// (else ErrArg). GroupEmpty gives a nil communicator, at once.
+// nil communicator); it must be ErrorsReturn, ErrorsAreFatal, ErrorsAbort or one of
+// NewErrHandler (else ErrErrhandler). GroupEmpty gives a nil communicator, at once.
 //
 // The communicator belongs to g's owner (see Group): where g derives from a session,
 // its buffered sends use the session's buffer (Session.AttachBuffer) when it has none
@@ -277,24 +258,25 @@ func (s *Session) CallErrHandler(err error) error {
 // Self's. A group of a finalized session is an error of class ErrSession.
 func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandler) (*Comm, error) {
 	const op = "CommCreateFromGroup"
-	if err := errh.fits(op, kindComm); err != nil {
+	h := errh.dev()
+	if err := h.Fits(op, mpir.KindComm); err != nil {
 		return nil, failNoObject(op, err, g)
 	}
 	hints, err := mpir.NewCommHints(op, info.obj())
 	if err != nil {
-		return nil, errh.runAny(op, "a new communicator", err)
+		return nil, h.Run(op, nil, mpir.Text("a new communicator"), err)
 	}
 	if g == nil {
-		return nil, errh.runAny(op, "a new communicator", errorf(ClassGroup, op, "the group is nil (MPI_GROUP_NULL)"))
+		return nil, h.Run(op, nil, mpir.Text("a new communicator"), errorf(ClassGroup, op, "the group is nil (MPI_GROUP_NULL)"))
 	}
 	if err := liveOwner(op, g); err != nil {
-		return nil, errh.runAny(op, "a new communicator", err)
+		return nil, h.Run(op, nil, mpir.Text("a new communicator"), err)
 	}
 	d, err := core.CreateFromGroup(op, g.g, stringtag)
 	if err != nil {
-		return nil, errh.runAny(op, "a new communicator", core.MapErr(op, err))
+		return nil, h.Run(op, nil, mpir.Text("a new communicator"), core.MapErr(op, err))
 	}
-	return fromGroups(d, g.s, hints, errh), nil
+	return fromGroups(d, g.s, hints, h), nil
 }
 
 // IntercommCreateFromGroups makes an intercommunicator between local, the caller's
@@ -305,42 +287,42 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 // side passing the same. stringtag, info and errh are as for CommCreateFromGroup.
 func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, remoteLeader int, stringtag string, info *Info, errh *ErrHandler) (*Comm, error) {
 	const op = "IntercommCreateFromGroups"
-	if err := errh.fits(op, kindComm); err != nil {
+	h := errh.dev()
+	if err := h.Fits(op, mpir.KindComm); err != nil {
 		return nil, failNoObject(op, err, local, remote)
 	}
 	hints, err := mpir.NewCommHints(op, info.obj())
 	if err != nil {
-		return nil, errh.runAny(op, "a new intercommunicator", err)
+		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
 	}
 	if local == nil || remote == nil {
-		return nil, errh.runAny(op, "a new intercommunicator", errorf(ClassGroup, op, "a group is nil (MPI_GROUP_NULL)"))
+		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), errorf(ClassGroup, op, "a group is nil (MPI_GROUP_NULL)"))
 	}
 	if _, err := sameOwner(op, local, remote); err != nil {
-		return nil, errh.runAny(op, "a new intercommunicator", err)
+		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
 	}
 	if err := liveOwner(op, local); err != nil {
-		return nil, errh.runAny(op, "a new intercommunicator", err)
+		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
 	}
 	d, err := core.IntercommFromGroups(op, local.g, localLeader, remote.g, remoteLeader, stringtag)
 	if err != nil {
-		return nil, errh.runAny(op, "a new intercommunicator", core.MapErr(op, err))
+		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), core.MapErr(op, err))
 	}
-	return fromGroups(d, local.s, hints, errh), nil
+	return fromGroups(d, local.s, hints, h), nil
 }
 
 // fromGroups wraps a communicator made from groups, with its hints and handler; a
 // group from session s makes its buffered sends use s's buffer.
-func fromGroups(d *core.Comm, s *Session, hints *mpir.Hints, errh *ErrHandler) *Comm {
+func fromGroups(d *core.Comm, s *Session, hints *mpir.Hints, errh *mpir.Errhandler) *Comm {
 	if d == nil {
 		return nil
 	}
 	if s != nil {
 		d.UseSessionBuffer(s.d)
 	}
-	if errh == ErrorsReturn {
-		errh = nil
-	}
-	return &Comm{d: d, errh: errh, hints: hints, s: s}
+	c := &Comm{d: d, hints: hints, s: s}
+	c.errh.Init(errh)
+	return c
 }
 
 // failNoObject raises err of op, a call with no communicator yet, on the handler of
@@ -352,7 +334,7 @@ func failNoObject(op string, err error, gs ...*Group) error {
 			return s.fail(op, err)
 		}
 	}
-	return Self.fail(op, err)
+	return noObject(op, err)
 }
 
 // liveOwner is nil unless g derives from a finalized session (ErrSession for op).

@@ -333,8 +333,8 @@ func TestSessionErrors(t *testing.T) {
 
 		// A handler of another kind is refused.
 		commH := mpi.NewErrHandler(func(*mpi.Comm, error) {})
-		if _, err := mpi.SessionInit(nil, commH); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("SessionInit with a communicator handler: %v, want ErrArg", err)
+		if _, err := mpi.SessionInit(nil, commH); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("SessionInit with a communicator handler: %v, want ErrErrhandler", err)
 		}
 
 		var seen []string
@@ -363,8 +363,8 @@ func TestSessionErrors(t *testing.T) {
 		if len(seen) != 4 || seenS[0] != s {
 			t.Errorf("the session's handler saw %d errors (%q), want 4 with the session", len(seen), seen)
 		}
-		if err := s.SetErrHandler(mpi.NewWinErrHandler(func(*mpi.Win, error) {})); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a window handler on a session: %v, want ErrArg", err)
+		if err := s.SetErrHandler(mpi.NewWinErrHandler(func(*mpi.Win, error) {})); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a window handler on a session: %v, want ErrErrhandler", err)
 		}
 		mine := errors.New("mine")
 		seen = nil
@@ -389,8 +389,8 @@ func TestSessionErrors(t *testing.T) {
 		if _, err := mpi.CommCreateFromGroup(g, strings.Repeat("x", mpi.MaxStringTag), nil, ch); !errors.Is(err, mpi.ErrArg) || len(ce) != 1 {
 			t.Errorf("a string tag of MaxStringTag bytes: %v (handler saw %d), want ErrArg through the handler", err, len(ce))
 		}
-		if _, err := mpi.CommCreateFromGroup(g, "t", nil, h); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a session handler for a communicator: %v, want ErrArg", err)
+		if _, err := mpi.CommCreateFromGroup(g, "t", nil, h); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a session handler for a communicator: %v, want ErrErrhandler", err)
 		}
 		if _, err := mpi.CommCreateFromGroup(nil, "t", nil, nil); !errors.Is(err, mpi.ErrGroup) {
 			t.Errorf("a nil group: %v, want ErrGroup", err)
@@ -459,20 +459,20 @@ func TestFileErrHandler(t *testing.T) {
 			t.Errorf("CallErrHandler on FileNull: %v, handler saw %v %q", err, got, msgs)
 		}
 		// Handlers of other kinds, both ways.
-		if err := mpi.FileNull.SetErrHandler(mpi.NewErrHandler(func(*mpi.Comm, error) {})); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a communicator handler on FileNull: %v, want ErrArg", err)
+		if err := mpi.FileNull.SetErrHandler(mpi.NewErrHandler(func(*mpi.Comm, error) {})); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a communicator handler on FileNull: %v, want ErrErrhandler", err)
 		}
 		must(t, mpi.World.SetErrHandler(mpi.ErrorsReturn))
-		if err := mpi.World.SetErrHandler(fh); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a file handler on World: %v, want ErrArg", err)
+		if err := mpi.World.SetErrHandler(fh); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a file handler on World: %v, want ErrErrhandler", err)
 		}
-		if err := mpi.World.SetErrHandler(mpi.NewWinErrHandler(func(*mpi.Win, error) {})); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a window handler on World: %v, want ErrArg", err)
+		if err := mpi.World.SetErrHandler(mpi.NewWinErrHandler(func(*mpi.Win, error) {})); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a window handler on World: %v, want ErrErrhandler", err)
 		}
 		w, _, err := mpi.WinAllocate(8, 1, nil, mpi.World)
 		must(t, err)
-		if err := w.SetErrHandler(fh); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a file handler on a window: %v, want ErrArg", err)
+		if err := w.SetErrHandler(fh); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a file handler on a window: %v, want ErrErrhandler", err)
 		}
 		must(t, w.Free())
 		// A File mpigo did not open: ErrFile, through FileNull's handler.
@@ -489,14 +489,14 @@ func TestFileErrHandler(t *testing.T) {
 		}
 		// A freed handler stays where it is set and can be set nowhere else.
 		must(t, fh.Free())
-		if err := fh.Free(); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a second Free: %v, want ErrArg", err)
+		if err := fh.Free(); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a second Free: %v, want ErrErrhandler", err)
 		}
 		if h, _ := mpi.FileNull.ErrHandler(); h != fh {
 			t.Error("freeing the handler took it off FileNull")
 		}
-		if err := mpi.FileNull.SetErrHandler(fh); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("setting a freed handler: %v, want ErrArg", err)
+		if err := mpi.FileNull.SetErrHandler(fh); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("setting a freed handler: %v, want ErrErrhandler", err)
 		}
 		must(t, mpi.ErrorsReturn.Free()) // predefined: nothing to do
 		must(t, mpi.FileNull.SetErrHandler(nil))
@@ -661,8 +661,8 @@ func TestSessionDerivedGroups(t *testing.T) {
 		var selfCalls int
 		must(t, mpi.Self.SetErrHandler(mpi.NewErrHandler(func(*mpi.Comm, error) { selfCalls++ })))
 		wrongKind := mpi.NewWinErrHandler(func(*mpi.Win, error) {})
-		if _, err := mpi.CommCreateFromGroup(rev, "wrong-kind", nil, wrongKind); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("CommCreateFromGroup with a window's handler: %v, want ErrArg", err)
+		if _, err := mpi.CommCreateFromGroup(rev, "wrong-kind", nil, wrongKind); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("CommCreateFromGroup with a window's handler: %v, want ErrErrhandler", err)
 		}
 		if scalls != 1 || sgot != s || selfCalls != 0 {
 			t.Errorf("the wrong-kind handler's error reached the session's handler %d times (session %p, want %p), Self's %d times; want 1 and 0", scalls, sgot, s, selfCalls)

@@ -31,7 +31,7 @@ type Win struct {
 	d *core.Win
 
 	mu    sync.Mutex
-	errh  *ErrHandler
+	errh  mpir.Errh   // ErrorsReturn until SetErrHandler
 	attrs mpir.Attrs  // win_errh.go
 	hints *mpir.Hints // the info hints in effect
 
@@ -73,36 +73,6 @@ const (
 const (
 	WinSeparate = 1
 	WinUnified  = 2
-)
-
-// The error classes of one-sided communication.
-const (
-	ClassWin         = core.ClassWin
-	ClassLocktype    = core.ClassLocktype
-	ClassRMAConflict = core.ClassRMAConflict
-	ClassRMASync     = core.ClassRMASync
-	ClassSize        = core.ClassSize
-	ClassDisp        = core.ClassDisp
-	ClassAssert      = core.ClassAssert
-	ClassRMARange    = core.ClassRMARange
-	ClassRMAAttach   = core.ClassRMAAttach
-	ClassRMAShared   = core.ClassRMAShared
-	ClassRMAFlavor   = core.ClassRMAFlavor
-)
-
-// Sentinels of the one-sided classes, for errors.Is.
-var (
-	ErrWin         = core.ErrWin
-	ErrLocktype    = core.ErrLocktype
-	ErrRMAConflict = core.ErrRMAConflict
-	ErrRMASync     = core.ErrRMASync
-	ErrSize        = core.ErrSize
-	ErrDisp        = core.ErrDisp
-	ErrAssert      = core.ErrAssert
-	ErrRMARange    = core.ErrRMARange
-	ErrRMAAttach   = core.ErrRMAAttach
-	ErrRMAShared   = core.ErrRMAShared
-	ErrRMAFlavor   = core.ErrRMAFlavor
 )
 
 func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {

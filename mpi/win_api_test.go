@@ -56,8 +56,8 @@ func TestWinErrHandler(t *testing.T) {
 		if got := w.CallErrHandler(mine); got != mine || seen[len(seen)-1] != mine {
 			t.Errorf("CallErrHandler returned %v; the handler saw %v", got, seen[len(seen)-1])
 		}
-		if err := w.SetErrHandler(mpi.NewErrHandler(func(*mpi.Comm, error) {})); !errors.Is(err, mpi.ErrArg) {
-			t.Errorf("a communicator's handler on a window: %v, want ErrArg", err)
+		if err := w.SetErrHandler(mpi.NewErrHandler(func(*mpi.Comm, error) {})); !errors.Is(err, mpi.ErrErrhandler) {
+			t.Errorf("a communicator's handler on a window: %v, want ErrErrhandler", err)
 		}
 		if w.ErrHandler() != h {
 			t.Errorf("a refused handler replaced the window's")

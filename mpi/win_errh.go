@@ -3,7 +3,6 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
-	"github.com/mpigo/mpigo/internal/prof"
 )
 
 type rmaOp = core.RMAOp
@@ -11,25 +10,19 @@ type rmaOp = core.RMAOp
 // NewWinErrHandler makes a handler for windows that calls fn with the window and the
 // error (MPI_Win_create_errhandler); the error is then returned.
 func NewWinErrHandler(fn func(w *Win, err error)) *ErrHandler {
-	return &ErrHandler{wfn: fn, name: "user (window)"}
+	return newErrHandler(mpir.KindWin, fn)
 }
 
 // SetErrHandler sets the window's handler (MPI_Win_set_errhandler): ErrorsReturn,
-// ErrorsAreFatal or one of NewWinErrHandler; nil restores ErrorsReturn.
+// ErrorsAreFatal, ErrorsAbort or one of NewWinErrHandler (else ErrErrhandler); nil
+// restores ErrorsReturn.
 func (w *Win) SetErrHandler(h *ErrHandler) error {
-	if err := w.dev().Check("WinSetErrhandler"); err != nil {
-		return w.fail("WinSetErrhandler", err)
+	const op = "WinSetErrhandler"
+	if err := w.dev().Check(op); err != nil {
+		return w.fail(op, err)
 	}
-	if err := h.fits("WinSetErrhandler", kindWin); err != nil {
-		return w.fail("WinSetErrhandler", err)
-	}
-	if h == ErrorsReturn {
-		h = nil
-	}
-	w.mu.Lock()
-	w.errh = h
-	w.mu.Unlock()
-	return nil
+	_, err := w.errh.Set(op, mpir.KindWin, h.dev())
+	return w.fail(op, err)
 }
 
 // ErrHandler returns the window's handler (MPI_Win_get_errhandler).
@@ -37,12 +30,7 @@ func (w *Win) ErrHandler() *ErrHandler {
 	if w == nil {
 		return ErrorsReturn
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.errh == nil {
-		return ErrorsReturn
-	}
-	return w.errh
+	return errhOf(w.errh.Get())
 }
 
 // CallErrHandler invokes the window's handler on err (MPI_Win_call_errhandler).
@@ -66,18 +54,13 @@ func (w *Win) raise(op string, err error) error { return w.invoke(op, core.MapEr
 
 func (w *Win) invoke(op string, err error) error {
 	if w == nil || w.d == nil {
-		return Self.invoke(op, err)
+		return (*Comm)(nil).invoke(op, err)
 	}
-	prof.OnError() // the program may exit on it: a profiled rank writes what it has
-	h := w.ErrHandler()
-	if h.wfn != nil {
-		h.wfn(w, err)
-	}
-	if h.fatal {
-		fatal(op, "window "+w.Name(), err)
-	}
-	return err
+	return w.errh.Raise(op, w, w.what, err)
 }
+
+// what names w in the message of a fatal error.
+func (w *Win) what() string { return "window " + w.Name() }
 
 // WinKeyval names an attribute of windows (MPI_Win_create_keyval). Windows are never
 // duplicated, so it has no copy function; delete is told when a value goes away

@@ -104,7 +104,7 @@ func deleteCallback(op string, fn unsafe.Pointer, key *int32) mpir.DeleteFunc {
 
 // callbackErr is a callback's failure: its code becomes the call's.
 func callbackErr(op, what string, key, rc int32) error {
-	return &core.Error{Class: coreClass(classOfCode(rc)), Code: core.ErrorCode(rc), Op: op,
+	return &core.Error{Class: core.ErrorClass(classOfCode(rc)), Code: core.ErrorCode(rc), Op: op,
 		Msg: fmt.Sprintf("the %s function of keyval %d returned %d", what, key, rc)}
 }
 

@@ -6,7 +6,6 @@ import "C"
 
 import (
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -19,7 +18,7 @@ import (
 // attributes (C values, kept as integers) and the name.
 type comm struct {
 	c     *core.Comm
-	errh  atomic.Int64
+	errh  mpir.Errh
 	mu    sync.Mutex
 	attrs mpir.Attrs // attr.go
 	name  string
@@ -38,8 +37,8 @@ var (
 
 func init() {
 	world.c, self.c = core.World, core.Self
-	world.errh.Store(hErrhFatal)
-	self.errh.Store(hErrhFatal)
+	world.errh.Init(mpir.ErrorsAreFatal) // the initial error handler
+	self.errh.Init(mpir.ErrorsAreFatal)
 	world.name, self.name = "MPI_COMM_WORLD", "MPI_COMM_SELF"
 	world.hints, self.hints = mpir.DefaultCommHints(), mpir.DefaultCommHints()
 }
@@ -66,9 +65,7 @@ func newComm(c *core.Comm, parent *comm) uintptr {
 	}
 	n := &comm{c: c, sess: parent.sess, hints: mpir.DefaultCommHints()}
 	c.InheritSessionBuffer(parent.c) // a communicator derived from a session's
-	eh := parent.errh.Load()
-	refErrh(uintptr(eh))
-	n.errh.Store(eh)
+	n.errh.Init(parent.errh.Get())
 	return comms.add(n)
 }
 
@@ -184,7 +181,6 @@ func discardComm(op string, h uintptr) {
 		return
 	}
 	_ = c.c.Free(op)
-	unrefErrh(uintptr(c.errh.Load()))
 	comms.remove(h)
 }
 
@@ -354,7 +350,6 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	if err := c.c.Free(op); err != nil {
 		return fail(op, h, err)
 	}
-	unrefErrh(uintptr(c.errh.Load()))
 	comms.remove(h)
 	setHandle(p, hCommNull)
 	return 0

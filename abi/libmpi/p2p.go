@@ -14,7 +14,7 @@ import (
 // putStatus writes an engine status into a C MPI_Status (nothing for
 // MPI_STATUS_IGNORE), the source translated to a rank of c. It leaves MPI_ERROR
 // alone: MPI 4.1 sec. 3.2.5 lets only the calls that return several statuses set
-// it, and only when they return MPI_ERR_IN_STATUS (statusErrs).
+// it, and only when they return MPI_ERR_IN_STATUS (reqSet.inStatus).
 func putStatus(st unsafe.Pointer, c *comm, ps *core.Status) {
 	if st == nil {
 		return
@@ -38,21 +38,6 @@ func emptyStatus(st unsafe.Pointer) {
 	putStatus(st, nil, &core.Status{Source: core.AnySource, Tag: core.AnyTag})
 	if st != nil {
 		(*cstatus)(st).err = 0
-	}
-}
-
-// statusErrs fills MPI_ERROR in the first n statuses of sts when a call that
-// returns several returns MPI_ERR_IN_STATUS: each failed one's code (failed holds
-// index and code pairs), MPI_SUCCESS in the others.
-func statusErrs(sts unsafe.Pointer, n int, failed []int32) {
-	if sts == nil {
-		return
-	}
-	for i := 0; i < n; i++ {
-		(*cstatus)(statusAt(sts, i)).err = 0
-	}
-	for j := 0; j+1 < len(failed); j += 2 {
-		(*cstatus)(statusAt(sts, int(failed[j]))).err = failed[j+1]
 	}
 }
 

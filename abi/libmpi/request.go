@@ -5,11 +5,11 @@ package main
 import "C"
 
 import (
-	"runtime"
 	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -300,189 +300,347 @@ func statusAt(sts unsafe.Pointer, i int) unsafe.Pointer {
 	return unsafe.Add(sts, i*int(unsafe.Sizeof(cstatus{})))
 }
 
-//export PMPI_Waitall
-func PMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
-	defer prof.Exit(prof.Waitall, enterAll(prof.Waitall, hs), 0)
-	return waitall(hs, sts)
+// Calls on sets of requests: the set goes to internal/mpir as the device knows it
+// (the engine requests, copied out of the handles' entries, and the operations of
+// many messages), which waits, completes and reports; here the engine requests are
+// written back, the statuses converted, the handles of completed requests made
+// MPI_REQUEST_NULL (a persistent one stays, inactive), and the error raised on the
+// communicator of the request that failed.
+
+// smallSet is the most requests a call keeps on its stack (OSU's window is 64).
+const smallSet = 64
+
+// reqSet is a call's requests: their handles, entries (nil for MPI_REQUEST_NULL)
+// and the set mpir takes.
+type reqSet struct {
+	hs  []uintptr
+	rs  []*request
+	set mpir.Set
 }
 
-// waitall is MPI_Waitall, unrecorded (Testall's).
-func waitall(hs []uintptr, sts unsafe.Pointer) int32 {
-	const op = "Waitall"
-	// All point-to-point and no statuses wanted (OSU's window): one engine call,
-	// with the requests on the stack.
-	if sts == nil && len(hs) <= 64 {
-		var stack [64]core.Request
-		var rs [64]*request
-		simple := true
-		for i, h := range hs {
-			if h == hRequestNull {
-				continue
-			}
-			r := reqOf(h)
-			if r == nil || r.x != nil || r.persistent {
-				simple = false
-				break
-			}
-			stack[i], rs[i] = r.q, r
+// gatherSet makes the set of the requests hs for op, in qs and rs (as long as hs); an
+// unknown handle is op's error (MPI_ERR_REQUEST).
+func gatherSet(op string, hs []uintptr, qs []core.Request, rs []*request) (reqSet, error) {
+	qs, rs = qs[:len(hs)], rs[:len(hs)]
+	t := reqSet{hs: hs, rs: rs, set: mpir.Set{Qs: qs}}
+	for i, h := range hs {
+		if h == hRequestNull {
+			qs[i], rs[i] = core.Request{}, nil
+			continue
 		}
-		if simple {
-			err := core.Waitall(stack[:len(hs)], nil)
-			for i, h := range hs {
-				if rs[i] != nil {
-					freeRequest(h, rs[i])
-					hs[i] = hRequestNull
-				}
+		r := reqOf(h)
+		if r == nil {
+			return t, errorf(errRequest, op, "array_of_requests[%d] = %#x is not a request", i, h)
+		}
+		rs[i], qs[i] = r, r.q
+		if r.x != nil {
+			if t.set.Ops == nil {
+				t.set.Ops = make([]mpir.Op, len(hs))
 			}
-			if err != nil {
-				return fail(op, 0, &abiError{class: errInStatus, msg: "MPI_Waitall: a request failed: " + err.Error()})
-			}
-			return 0
+			t.set.Ops[i] = mpir.Op{X: r.x, Gen: r.xg}
 		}
 	}
-	var first error
-	var fch uintptr
-	var failed []int32
-	for i := range hs {
-		ch := reqComm(hs[i])
-		_, code, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, i), true, true)
-		if err != nil {
-			failed = append(failed, int32(i), code)
-			if first == nil {
-				first, fch = err, ch
-			}
+	return t, nil
+}
+
+// newSet is gatherSet into buffers of its own: the caller's stack for a small set.
+func newSet(op string, hs []uintptr, qb *[smallSet]core.Request, rb *[smallSet]*request) (reqSet, error) {
+	if len(hs) <= smallSet {
+		return gatherSet(op, hs, qb[:len(hs)], rb[:len(hs)])
+	}
+	return gatherSet(op, hs, make([]core.Request, len(hs)), make([]*request, len(hs)))
+}
+
+// statuses is room for the device's statuses of n requests (nil if C ignores them).
+func statuses(sts unsafe.Pointer, n int, sb *[smallSet]core.Status) []core.Status {
+	switch {
+	case sts == nil:
+		return nil
+	case n <= smallSet:
+		return sb[:n]
+	}
+	return make([]core.Status, n)
+}
+
+// put writes request i's status ps into C's st.
+func (t *reqSet) put(st unsafe.Pointer, i int, ps *core.Status) {
+	if r := t.rs[i]; r != nil {
+		putStatus(st, r.c, ps)
+	} else {
+		emptyStatus(st)
+	}
+}
+
+// done settles request i, which a call completed (mpir changes no other's engine
+// request): its handle becomes MPI_REQUEST_NULL and its entry goes, or, persistent,
+// it keeps its entry, inactive, with the engine request written back.
+func (t *reqSet) done(i int) {
+	r := t.rs[i]
+	switch {
+	case r == nil:
+	case r.persistent:
+		r.q = t.set.Qs[i]
+	default:
+		freeRequest(t.hs[i], r)
+		t.hs[i] = hRequestNull
+		t.rs[i] = nil
+	}
+}
+
+// doneAll is done of every request (Waitall's, Testall's), in one loop.
+func (t *reqSet) doneAll() {
+	hs, rs, qs := t.hs, t.rs[:len(t.hs)], t.set.Qs[:len(t.hs)]
+	for i, r := range rs {
+		switch {
+		case r == nil:
+		case r.persistent:
+			r.q = qs[i]
+		default:
+			freeRequest(hs[i], r)
+			hs[i] = hRequestNull
 		}
 	}
-	if first != nil {
-		statusErrs(sts, len(hs), failed)
-		return fail(op, fch, &abiError{class: errInStatus, msg: "MPI_Waitall: a request failed: " + first.Error()})
+}
+
+// comm is the handle of request i's communicator (0 for none).
+func (t *reqSet) comm(i int) uintptr {
+	if i >= 0 && i < len(t.rs) && t.rs[i] != nil {
+		return t.rs[i].ch
 	}
 	return 0
 }
 
-//export PMPI_Testall
-func PMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
-	const op = "Testall"
-	hs := handles(p, int(n))
-	defer prof.Exit(prof.Testall, enterAll(prof.Testall, hs), 0)
-	for _, h := range hs { // all or nothing: peek first
-		if h == hRequestNull {
-			continue
+// inStatus raises err of op, MPI_ERR_IN_STATUS, on the communicator of the request
+// that failed, after giving each failed status (of sts, n of them; at[k] is status
+// k's request) its error code and the others MPI_SUCCESS.
+func (t *reqSet) inStatus(op string, err error, sts unsafe.Pointer, ps []core.Status, at func(k int) int) int32 {
+	failed := -1
+	for k := range ps {
+		code := int32(0)
+		if ps[k].Err != nil {
+			code = cerror(op, core.MapErr(op, ps[k].Err)).code
+			if failed < 0 {
+				failed = at(k)
+			}
 		}
-		hh := h
-		ok, _, err := complete(op, unsafe.Pointer(&hh), nil, false, false)
-		if err == nil && !ok {
-			setBool(flag, false)
-			return 0
+		if sts != nil {
+			(*cstatus)(statusAt(sts, k)).err = code
 		}
 	}
-	setBool(flag, true)
-	return waitall(hs, sts)
+	if failed < 0 {
+		failed = mpir.Failed(err)
+	}
+	return fail(op, t.comm(failed), err)
 }
 
-// anyIndex waits for (or tests) one of the active requests; -32766 (MPI_UNDEFINED)
-// when none is active.
-func anyIndex(op string, hs []uintptr, st unsafe.Pointer, wait bool) (int, bool, error) {
-	for {
-		live := false
-		for i := range hs {
-			if hs[i] == hRequestNull {
-				continue
-			}
-			if r := reqOf(hs[i]); r != nil && r.inactive() {
-				continue
-			}
-			live = true
-			ok, _, err := complete(op, unsafe.Pointer(&hs[i]), st, false, true)
-			if ok || err != nil {
-				return i, true, err
-			}
-		}
-		if !live {
-			emptyStatus(st)
-			return -32766, true, nil
-		}
-		if !wait {
-			return -32766, false, nil
-		}
-		runtime.Gosched()
+func same(k int) int { return k }
+
+// how is how a call on a set completes its requests: waiting (MPI_Waitall and
+// kin), testing (MPI_Testall and kin), or looking and leaving them
+// (MPI_Request_get_status_all and kin).
+type how int
+
+const (
+	setWait how = iota
+	setTest
+	setPeek
+)
+
+//export PMPI_Waitall
+func PMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.Waitall, enterAll(prof.Waitall, hs), 0)
+	return all("Waitall", hs, nil, sts, setWait)
+}
+
+//export PMPI_Testall
+func PMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.Testall, enterAll(prof.Testall, hs), 0)
+	return all("Testall", hs, flag, sts, setTest)
+}
+
+//export PMPI_Request_get_status_all
+func PMPI_Request_get_status_all(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.RequestGetStatusAll, enterAll(prof.RequestGetStatusAll, hs), 0)
+	return all("Request_get_status_all", hs, flag, sts, setPeek)
+}
+
+// all is MPI_Waitall, MPI_Testall and MPI_Request_get_status_all, unrecorded.
+func all(op string, hs []uintptr, flag, sts unsafe.Pointer, h how) int32 {
+	if flag == nil && h != setWait {
+		return fail(op, 0, errorf(errArg, op, "flag is NULL"))
 	}
+	var qb [smallSet]core.Request
+	var rb [smallSet]*request
+	var sb [smallSet]core.Status
+	t, err := newSet(op, hs, &qb, &rb)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	ps := statuses(sts, len(hs), &sb)
+	done := true
+	switch h {
+	case setWait:
+		err = mpir.Waitall(nil, op, t.set, ps)
+	case setTest:
+		done, err = mpir.Testall(op, t.set, ps)
+	default:
+		done, err = mpir.GetStatusAll(op, t.set, ps)
+	}
+	if flag != nil {
+		setBool(flag, done)
+	}
+	if !done {
+		return 0
+	}
+	for i := range ps {
+		t.put(statusAt(sts, i), i, &ps[i])
+	}
+	var r int32
+	if err != nil {
+		r = t.inStatus(op, err, sts, ps, same)
+	}
+	if h != setPeek {
+		t.doneAll()
+	}
+	return r
 }
 
 //export PMPI_Waitany
 func PMPI_Waitany(n int32, p unsafe.Pointer, idx, st unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Waitany, enterAll(prof.Waitany, hs), 0)
-	i, _, err := anyIndex("Waitany", hs, st, true)
-	setInt(idx, i)
-	return fail("Waitany", 0, err)
+	return anyOf("Waitany", hs, idx, nil, st, setWait)
 }
 
 //export PMPI_Testany
 func PMPI_Testany(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Testany, enterAll(prof.Testany, hs), 0)
-	i, ok, err := anyIndex("Testany", hs, st, false)
-	setInt(idx, i)
-	setBool(flag, ok)
-	return fail("Testany", 0, err)
+	return anyOf("Testany", hs, idx, flag, st, setTest)
 }
 
-func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, wait bool) int32 {
-	ix := ints(idx, len(hs))
-	for {
-		live, k := false, 0
-		var first error
-		var failed []int32
-		for i := range hs {
-			if hs[i] == hRequestNull {
-				continue
-			}
-			if r := reqOf(hs[i]); r != nil && r.inactive() {
-				continue
-			}
-			live = true
-			ok, code, err := complete(op, unsafe.Pointer(&hs[i]), statusAt(sts, k), false, true)
-			if ok || err != nil {
-				if err != nil {
-					failed = append(failed, int32(k), code)
-					if first == nil {
-						first = err
-					}
-				}
-				ix[k] = int32(i)
-				k++
-			}
-		}
-		if !live {
-			setInt(outcount, -32766)
-			return 0
-		}
-		if k > 0 || !wait {
-			setInt(outcount, k)
-			if first != nil {
-				statusErrs(sts, k, failed)
-				return fail(op, 0, &abiError{class: errInStatus, msg: "MPI_" + op + ": a request failed: " + first.Error()})
-			}
-			return 0
-		}
-		runtime.Gosched()
+//export PMPI_Request_get_status_any
+func PMPI_Request_get_status_any(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.RequestGetStatusAny, enterAll(prof.RequestGetStatusAny, hs), 0)
+	return anyOf("Request_get_status_any", hs, idx, flag, st, setPeek)
+}
+
+// anyOf is MPI_Waitany, MPI_Testany and MPI_Request_get_status_any, unrecorded.
+func anyOf(op string, hs []uintptr, idx, flag, st unsafe.Pointer, h how) int32 {
+	if idx == nil || flag == nil && h != setWait {
+		return fail(op, 0, errorf(errArg, op, "index or flag is NULL"))
 	}
+	var qb [smallSet]core.Request
+	var rb [smallSet]*request
+	t, err := newSet(op, hs, &qb, &rb)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	var ps core.Status
+	i, ok := -1, true
+	switch h {
+	case setWait:
+		i, err = mpir.Waitany(nil, op, t.set, &ps)
+	case setTest:
+		i, ok, err = mpir.Testany(op, t.set, &ps)
+	default:
+		i, ok, err = mpir.GetStatusAny(op, t.set, &ps)
+	}
+	setBool(flag, ok)
+	switch {
+	case !ok:
+		setInt(idx, undefined)
+		return 0
+	case i < 0:
+		setInt(idx, undefined)
+		emptyStatus(st)
+		return 0
+	}
+	setInt(idx, i)
+	t.put(st, i, &ps)
+	ch := t.comm(i)
+	if h != setPeek {
+		t.done(i)
+	}
+	return fail(op, ch, err)
 }
 
 //export PMPI_Waitsome
 func PMPI_Waitsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Waitsome, enterAll(prof.Waitsome, hs), 0)
-	return some("Waitsome", hs, outcount, idx, sts, true)
+	return some("Waitsome", hs, outcount, idx, sts, setWait)
 }
 
 //export PMPI_Testsome
 func PMPI_Testsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Testsome, enterAll(prof.Testsome, hs), 0)
-	return some("Testsome", hs, outcount, idx, sts, false)
+	return some("Testsome", hs, outcount, idx, sts, setTest)
+}
+
+//export PMPI_Request_get_status_some
+func PMPI_Request_get_status_some(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
+	hs := handles(p, int(n))
+	defer prof.Exit(prof.RequestGetStatusSome, enterAll(prof.RequestGetStatusSome, hs), 0)
+	return some("Request_get_status_some", hs, outcount, idx, sts, setPeek)
+}
+
+// some is MPI_Waitsome, MPI_Testsome and MPI_Request_get_status_some, unrecorded.
+func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, h how) int32 {
+	if outcount == nil || idx == nil && len(hs) > 0 {
+		return fail(op, 0, errorf(errArg, op, "outcount or array_of_indices is NULL"))
+	}
+	var qb [smallSet]core.Request
+	var rb [smallSet]*request
+	var sb [smallSet]core.Status
+	var ib [smallSet]int
+	t, err := newSet(op, hs, &qb, &rb)
+	if err != nil {
+		return fail(op, 0, err)
+	}
+	ps := statuses(sts, len(hs), &sb)
+	ix := ib[:0]
+	if len(hs) <= smallSet {
+		ix = ib[:len(hs)]
+	} else {
+		ix = make([]int, len(hs))
+	}
+	var n int
+	switch h {
+	case setWait:
+		n, err = mpir.Waitsome(nil, op, t.set, ix, ps)
+	case setTest:
+		n, err = mpir.Testsome(op, t.set, ix, ps)
+	default:
+		n, err = mpir.GetStatusSome(op, t.set, ix, ps)
+	}
+	if n < 0 {
+		setInt(outcount, undefined)
+		return 0
+	}
+	setInt(outcount, n)
+	out := ints(idx, n)
+	for k := 0; k < n; k++ {
+		out[k] = int32(ix[k])
+		if ps != nil {
+			t.put(statusAt(sts, k), ix[k], &ps[k])
+		}
+	}
+	var r int32
+	if err != nil {
+		r = t.inStatus(op, err, sts, ps[:min(n, len(ps))], func(k int) int { return ix[k] })
+	}
+	if h != setPeek {
+		for _, i := range ix[:n] {
+			t.done(i)
+		}
+	}
+	return r
 }
 
 //export PMPI_Request_free

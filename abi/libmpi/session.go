@@ -7,7 +7,6 @@ package main
 import "C"
 
 import (
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -17,7 +16,7 @@ import (
 
 // Sessions (MPI 4.1 section 11.3) and the file side of error handling. A session is
 // an entry of a table like the other handles: the device's session and its error
-// handler (counted, as a communicator's). Errors of a session call go to the
+// handler (internal/mpir's, as a communicator's). Errors of a session call go to the
 // session's handler; those of a call on a handle that is no live session
 // (MPI_ERR_SESSION) to MPI_COMM_SELF's, as errors with no valid object do.
 // Communicators made from groups take the handler passed in, which also serves the
@@ -30,70 +29,16 @@ import (
 const (
 	hFileNull    = 0x118
 	hSessionNull = 0x120
-
-	errFile    = 30
-	errSession = 60
 )
-
-func init() {
-	coreToABI[core.ClassFile] = errFile
-	coreToABI[core.ClassSession] = errSession
-}
-
-// The kinds of error handler (errhandler.kind): the object kind whose
-// MPI_x_create_errhandler made it. MPI 4.1 section 9.3 lets a handler be set only on
-// the kind it was made for (MPI_ERR_ARG otherwise), though all four C handler
-// functions have the same signature; the predefined handlers have no entry and serve
-// every kind.
-const (
-	ehComm int8 = iota
-	ehWin
-	ehFile
-	ehSession
-)
-
-var ehKindNames = [...]string{"communicators (MPI_Comm_create_errhandler)", "windows (MPI_Win_create_errhandler)",
-	"files (MPI_File_create_errhandler)", "sessions (MPI_Session_create_errhandler)"}
-
-// errhFits is nil when eh may be set on an object of kind want: a predefined
-// handler, or one made for that kind.
-func errhFits(op string, eh uintptr, want int8) error {
-	if !validErrh(eh) || eh == hErrhNull {
-		return badHandle(op, "errhandler", eh, kErrh)
-	}
-	if x := errhandlers.get(eh); x != nil && x.kind != want {
-		return errorf(errArg, op, "errhandler was made for %s; this call takes one made for %s", ehKindNames[x.kind], ehKindNames[want])
-	}
-	return nil
-}
-
-// createErrh is MPI_x_create_errhandler for kind.
-func createErrh(op string, fn, eh unsafe.Pointer, kind int8) int32 {
-	if fn == nil {
-		return fail(op, 0, errorf(errArg, op, "the handler function is NULL"))
-	}
-	if eh == nil {
-		return fail(op, 0, errorf(errArg, op, "errhandler is NULL"))
-	}
-	x := &errhandler{fn: fn, kind: kind}
-	x.refs.Store(1)
-	x.users.Store(1)
-	setHandle(eh, errhandlers.add(x))
-	return 0
-}
 
 // --- files ---
-
-// fileErrh is MPI_FILE_NULL's handler.
-var fileErrh atomic.Int64
-
-func init() { fileErrh.Store(hErrhReturn) }
 
 // failFile raises err of a file call through MPI_FILE_NULL's handler: no file is
 // ever valid yet.
 func failFile(op string, err error) int32 {
-	code, msg := errMessage(op, err)
-	return invokeWith(fileErrh.Load(), hFileNull, code, msg)
+	ce := cerror(op, err)
+	mpir.FileNull.Raise(ce.op, uintptr(hFileNull), mpir.Text("file MPI_FILE_NULL"), ce)
+	return ce.code
 }
 
 func badFile(op string, fh uintptr) int32 {
@@ -102,7 +47,7 @@ func badFile(op string, fh uintptr) int32 {
 
 //export PMPI_File_create_errhandler
 func PMPI_File_create_errhandler(fn, eh unsafe.Pointer) int32 {
-	return createErrh("File_create_errhandler", fn, eh, ehFile)
+	return createErrh("File_create_errhandler", fn, eh, mpir.KindFile)
 }
 
 //export PMPI_File_set_errhandler
@@ -111,11 +56,9 @@ func PMPI_File_set_errhandler(fh uintptr, eh uintptr) int32 {
 	if fh != hFileNull {
 		return badFile(op, fh)
 	}
-	if err := errhFits(op, eh, ehFile); err != nil {
+	if err := setErrh(op, &mpir.FileNull, mpir.KindFile, eh); err != nil {
 		return failFile(op, err)
 	}
-	refErrh(eh)
-	unrefErrh(uintptr(fileErrh.Swap(int64(eh))))
 	return 0
 }
 
@@ -125,12 +68,9 @@ func PMPI_File_get_errhandler(fh uintptr, eh unsafe.Pointer) int32 {
 	if fh != hFileNull {
 		return badFile(op, fh)
 	}
-	if eh == nil {
-		return failFile(op, errorf(errArg, op, "errhandler is NULL"))
+	if err := getErrh(op, &mpir.FileNull, eh); err != nil {
+		return failFile(op, err)
 	}
-	h := uintptr(fileErrh.Load())
-	userRef(h)
-	setHandle(eh, h)
 	return 0
 }
 
@@ -140,7 +80,7 @@ func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
 	if fh != hFileNull {
 		return badFile(op, fh)
 	}
-	invokeWith(fileErrh.Load(), hFileNull, code, "MPI_File_call_errhandler: "+errorText(code))
+	mpir.FileNull.Raise("MPI_"+op, uintptr(hFileNull), mpir.Text("file MPI_FILE_NULL"), codeErr(op, code))
 	return 0
 }
 
@@ -148,7 +88,7 @@ func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
 
 type session struct {
 	s    *core.Session
-	errh atomic.Int64
+	errh mpir.Errh
 	h    uintptr // its handle, for its handler's first argument
 }
 
@@ -171,48 +111,51 @@ func failSession(op string, s *session, sh uintptr, err error) int32 {
 	if err == nil {
 		return 0
 	}
-	code, msg := errMessage(op, err)
-	return invokeWith(s.errh.Load(), sh, code, msg)
+	return s.raise(op, sh, err)
 }
 
-// failWith raises err of a call that makes an object through the handler passed to
+func (s *session) raise(op string, sh uintptr, err error) int32 {
+	ce := cerror(op, err)
+	s.errh.Raise(ce.op, sh, mpir.Text("a session"), ce)
+	return ce.code
+}
+
+// failWith raises err of a call that makes an object through the handler x passed to
 // it, h standing for the object (a null handle).
-func failWith(op string, eh uintptr, h uintptr, err error) int32 {
-	code, msg := errMessage(op, err)
-	if !validErrh(eh) || eh == hErrhNull {
-		eh = hErrhFatal
-	}
-	return invokeWith(int64(eh), h, code, msg)
+func failWith(op string, x *mpir.Errhandler, h uintptr, what string, err error) int32 {
+	ce := cerror(op, err)
+	x.Run(ce.op, h, mpir.Text(what), ce)
+	return ce.code
 }
 
 //export PMPI_Session_init
 func PMPI_Session_init(ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	const op = "Session_init"
-	if err := errhFits(op, eh, ehSession); err != nil {
+	x, err := errhArg(op, eh, mpir.KindSession)
+	if err != nil {
 		return fail(op, 0, err)
 	}
 	if out == nil {
-		return failWith(op, eh, hSessionNull, errorf(errArg, op, "session is NULL"))
+		return failWith(op, x, hSessionNull, "a new session", errorf(errArg, op, "session is NULL"))
 	}
 	in, err := infoArg(op, ih)
 	if err != nil {
-		return failWith(op, eh, hSessionNull, err)
+		return failWith(op, x, hSessionNull, "a new session", err)
 	}
 	level, err := mpir.SessionLevel(op, in)
 	if err != nil {
-		return failWith(op, eh, hSessionNull, err)
+		return failWith(op, x, hSessionNull, "a new session", err)
 	}
 	d, err := core.SessionInit(op, level)
 	if err != nil {
-		return failWith(op, eh, hSessionNull, err)
+		return failWith(op, x, hSessionNull, "a new session", err)
 	}
 	setShortLive(true)
 	if level == core.ThreadMultiple {
 		shortMT()
 	}
 	s := &session{s: d}
-	refErrh(eh)
-	s.errh.Store(int64(eh))
+	s.errh.Init(x)
 	s.h = sessions.add(s)
 	setHandle(out, s.h)
 	return 0
@@ -233,7 +176,6 @@ func PMPI_Session_finalize(p unsafe.Pointer) int32 {
 	r = failSession(op, s, sh, err) // the session's handler, while it still has one
 	if s.s.Check(op) != nil {       // finalised, even where delivering its buffer failed
 		setShortLive(core.Live())
-		unrefErrh(uintptr(s.errh.Load()))
 		sessions.remove(sh)
 		setHandle(p, hSessionNull)
 	}
@@ -349,7 +291,7 @@ func PMPI_Group_from_session_pset(sh uintptr, np unsafe.Pointer, out unsafe.Poin
 
 //export PMPI_Session_create_errhandler
 func PMPI_Session_create_errhandler(fn, eh unsafe.Pointer) int32 {
-	return createErrh("Session_create_errhandler", fn, eh, ehSession)
+	return createErrh("Session_create_errhandler", fn, eh, mpir.KindSession)
 }
 
 //export PMPI_Session_set_errhandler
@@ -359,12 +301,7 @@ func PMPI_Session_set_errhandler(sh uintptr, eh uintptr) int32 {
 	if s == nil {
 		return r
 	}
-	if err := errhFits(op, eh, ehSession); err != nil {
-		return failSession(op, s, sh, err)
-	}
-	refErrh(eh)
-	unrefErrh(uintptr(s.errh.Swap(int64(eh))))
-	return 0
+	return failSession(op, s, sh, setErrh(op, &s.errh, mpir.KindSession, eh))
 }
 
 //export PMPI_Session_get_errhandler
@@ -374,13 +311,7 @@ func PMPI_Session_get_errhandler(sh uintptr, eh unsafe.Pointer) int32 {
 	if s == nil {
 		return r
 	}
-	if eh == nil {
-		return failSession(op, s, sh, errorf(errArg, op, "errhandler is NULL"))
-	}
-	h := uintptr(s.errh.Load())
-	userRef(h)
-	setHandle(eh, h)
-	return 0
+	return failSession(op, s, sh, getErrh(op, &s.errh, eh))
 }
 
 //export PMPI_Session_call_errhandler
@@ -390,13 +321,13 @@ func PMPI_Session_call_errhandler(sh uintptr, code int32) int32 {
 	if s == nil {
 		return r
 	}
-	invokeWith(s.errh.Load(), sh, code, "MPI_Session_call_errhandler: "+errorText(code))
+	s.errh.Raise("MPI_"+op, sh, mpir.Text("a session"), codeErr(op, code))
 	return 0
 }
 
-// fromGroups registers a communicator made from groups with handler eh and the hints
+// fromGroups registers a communicator made from groups with handler x and the hints
 // of info ih.
-func fromGroups(c *core.Comm, gh, eh uintptr, hints *mpir.Hints, out unsafe.Pointer) {
+func fromGroups(c *core.Comm, gh uintptr, x *mpir.Errhandler, hints *mpir.Hints, out unsafe.Pointer) {
 	if c == nil {
 		setHandle(out, hCommNull)
 		return
@@ -406,8 +337,7 @@ func fromGroups(c *core.Comm, gh, eh uintptr, hints *mpir.Hints, out unsafe.Poin
 		c.UseSessionBuffer(s.s)
 	}
 	n := &comm{c: c, hints: hints, sess: s}
-	refErrh(eh)
-	n.errh.Store(int64(eh))
+	n.errh.Init(x)
 	setHandle(out, comms.add(n))
 }
 
@@ -421,15 +351,18 @@ func liveOwner(op string, gh uintptr) error {
 }
 
 // groupArgs checks the arguments every creation from groups shares: the handler
-// (a communicator's), the info, the output.
-func groupArgs(op string, ih, eh uintptr, out unsafe.Pointer) (*mpir.Hints, error) {
-	if err := errhFits(op, eh, ehComm); err != nil {
-		return nil, err
+// (a communicator's: x, nil where the error is that eh is not one), the info, the
+// output.
+func groupArgs(op string, ih, eh uintptr, out unsafe.Pointer) (*mpir.Hints, *mpir.Errhandler, error) {
+	x, err := errhArg(op, eh, mpir.KindComm)
+	if err != nil {
+		return nil, nil, err
 	}
 	if out == nil {
-		return nil, errorf(errArg, op, "newcomm is NULL")
+		return nil, x, errorf(errArg, op, "newcomm is NULL")
 	}
-	return newCommHints(op, ih)
+	hints, err := newCommHints(op, ih)
+	return hints, x, err
 }
 
 func stringTagArg(op string, p unsafe.Pointer) (string, error) {
@@ -441,64 +374,64 @@ func stringTagArg(op string, p unsafe.Pointer) (string, error) {
 
 //export PMPI_Comm_create_from_group
 func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
-	const op = "Comm_create_from_group"
-	hints, err := groupArgs(op, ih, eh, out)
+	const op, what = "Comm_create_from_group", "a new communicator"
+	hints, x, err := groupArgs(op, ih, eh, out)
+	if x == nil {
+		return failOwned(op, err, gh)
+	}
 	if err != nil {
-		if errhFits(op, eh, ehComm) != nil {
-			return failOwned(op, err, gh)
-		}
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
 	g := groupOf(gh)
 	if g == nil {
-		return failWith(op, eh, hCommNull, badHandle(op, "group", gh, kGroup))
+		return failWith(op, x, hCommNull, what, badHandle(op, "group", gh, kGroup))
 	}
 	if err := liveOwner(op, gh); err != nil {
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
 	c, err := core.CreateFromGroup(op, g, tag)
 	if err != nil {
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
-	fromGroups(c, gh, eh, hints, out)
+	fromGroups(c, gh, x, hints, out)
 	return 0
 }
 
 //export PMPI_Intercomm_create_from_groups
 func PMPI_Intercomm_create_from_groups(lh uintptr, ll int32, rh uintptr, rl int32, tp unsafe.Pointer, ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
-	const op = "Intercomm_create_from_groups"
-	hints, err := groupArgs(op, ih, eh, out)
+	const op, what = "Intercomm_create_from_groups", "a new intercommunicator"
+	hints, x, err := groupArgs(op, ih, eh, out)
+	if x == nil {
+		return failOwned(op, err, lh, rh)
+	}
 	if err != nil {
-		if errhFits(op, eh, ehComm) != nil {
-			return failOwned(op, err, lh, rh)
-		}
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
 	var lg, rg *group.Group
 	if lg, rg = groupOf(lh), groupOf(rh); lg == nil {
-		return failWith(op, eh, hCommNull, badHandle(op, "local_group", lh, kGroup))
+		return failWith(op, x, hCommNull, what, badHandle(op, "local_group", lh, kGroup))
 	} else if rg == nil {
-		return failWith(op, eh, hCommNull, badHandle(op, "remote_group", rh, kGroup))
+		return failWith(op, x, hCommNull, what, badHandle(op, "remote_group", rh, kGroup))
 	}
 	if _, err := sameOwner(op, lh, rh); err != nil {
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
 	if err := liveOwner(op, lh); err != nil {
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
 	c, err := core.IntercommFromGroups(op, lg, int(ll), rg, int(rl), tag)
 	if err != nil {
-		return failWith(op, eh, hCommNull, err)
+		return failWith(op, x, hCommNull, what, err)
 	}
-	fromGroups(c, lh, eh, hints, out)
+	fromGroups(c, lh, x, hints, out)
 	return 0
 }
 

@@ -14,7 +14,6 @@ import "C"
 
 import (
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -35,7 +34,7 @@ import (
 
 type win struct {
 	w     *core.Win
-	errh  atomic.Int64
+	errh  mpir.Errh
 	mu    sync.Mutex
 	attrs mpir.Attrs // attr.go
 	name  string
@@ -51,15 +50,6 @@ var wins = table[win]{kind: kWin}
 
 const hWinNull = 0x110
 
-// The device's RMA classes are MPICH's numbers; the ABI's differ.
-func init() {
-	for k, v := range map[core.ErrorClass]int32{core.ClassWin: 56, core.ClassLocktype: 37, core.ClassRMAConflict: 47,
-		core.ClassRMASync: 50, core.ClassSize: 52, core.ClassDisp: 26, core.ClassAssert: 22, core.ClassRMARange: 48,
-		core.ClassRMAAttach: 46, core.ClassRMAShared: 49, core.ClassRMAFlavor: 57} {
-		coreToABI[k] = v
-	}
-}
-
 func winOf(h uintptr) *win { return wins.get(h) }
 
 // failWin is fail for a window's calls: the window's handler.
@@ -67,12 +57,24 @@ func failWin(op string, wh uintptr, err error) int32 {
 	if err == nil {
 		return 0
 	}
+	return raiseWin(op, wh, err)
+}
+
+func raiseWin(op string, wh uintptr, err error) int32 {
 	w := winOf(wh)
 	if w == nil {
 		return raise(op, 0, err)
 	}
-	code, msg := errMessage(op, err)
-	return invokeWith(w.errh.Load(), wh, code, msg)
+	ce := cerror(op, err)
+	w.errh.Raise(ce.op, wh, w.what, ce)
+	return ce.code
+}
+
+// what names w in the message of a fatal error.
+func (w *win) what() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return "window " + w.name
 }
 
 func needWin(op string, h uintptr) (*win, int32) {
@@ -93,7 +95,7 @@ var winModels = map[int]C.int{mpir.ModelUnified: C.MPI_WIN_UNIFIED, mpir.ModelSe
 // is still of the allocate flavour. The predefined attributes' values go to C memory.
 func newWin(cw *core.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, flavor core.Flavor, out unsafe.Pointer) {
 	w := &win{w: cw, cmem: cmem, base: base, sess: c.sess, hints: hints}
-	w.errh.Store(hErrhFatal)
+	w.errh.Init(mpir.ErrorsAreFatal)
 	a := mpir.WinAttrsOf(cw)
 	a.Flavor = flavor
 	w.pre = (*C.winattrs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.winattrs{}))))
@@ -113,10 +115,10 @@ func winArgs(op string, ch uintptr, size, unit int64, out unsafe.Pointer) (*comm
 		return nil, fail(op, ch, errorf(errArg, op, "win is NULL"))
 	}
 	if size < 0 {
-		return nil, fail(op, ch, errorf(52, op, "size %d is negative", size))
+		return nil, fail(op, ch, errorf(core.ClassSize, op, "size %d is negative", size))
 	}
 	if unit <= 0 || unit > 1<<30 {
-		return nil, fail(op, ch, errorf(26, op, "disp_unit %d must be positive", unit))
+		return nil, fail(op, ch, errorf(core.ClassDisp, op, "disp_unit %d must be positive", unit))
 	}
 	return c, 0
 }
@@ -262,7 +264,7 @@ func PMPI_Win_attach(wh uintptr, base unsafe.Pointer, size int64) int32 {
 		return r
 	}
 	if size < 0 || size > 0 && base == nil {
-		return failWin(op, wh, errorf(52, op, "base %p and size %d do not name memory", base, size))
+		return failWin(op, wh, errorf(core.ClassSize, op, "base %p and size %d do not name memory", base, size))
 	}
 	var mem []byte
 	if size > 0 {
@@ -306,7 +308,6 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 		return failWin(op, wh, err)
 	}
 	w.freeShort()
-	unrefErrh(uintptr(w.errh.Load()))
 	if w.cmem != nil {
 		C.free(w.cmem)
 	}
@@ -510,7 +511,7 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 
 //export PMPI_Win_create_errhandler
 func PMPI_Win_create_errhandler(fn, eh unsafe.Pointer) int32 {
-	return createErrh("Win_create_errhandler", fn, eh, ehWin)
+	return createErrh("Win_create_errhandler", fn, eh, mpir.KindWin)
 }
 
 //export PMPI_Win_set_errhandler
@@ -520,33 +521,27 @@ func PMPI_Win_set_errhandler(wh uintptr, eh uintptr) int32 {
 	if w == nil {
 		return r
 	}
-	if err := errhFits(op, eh, ehWin); err != nil {
-		return failWin(op, wh, err)
-	}
-	refErrh(eh)
-	unrefErrh(uintptr(w.errh.Swap(int64(eh))))
-	return 0
+	return failWin(op, wh, setErrh(op, &w.errh, mpir.KindWin, eh))
 }
 
 //export PMPI_Win_get_errhandler
 func PMPI_Win_get_errhandler(wh uintptr, eh unsafe.Pointer) int32 {
-	w, r := needWin("Win_get_errhandler", wh)
+	const op = "Win_get_errhandler"
+	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	h := uintptr(w.errh.Load())
-	userRef(h) // the caller frees what it gets
-	setHandle(eh, h)
-	return 0
+	return failWin(op, wh, getErrh(op, &w.errh, eh))
 }
 
 //export PMPI_Win_call_errhandler
 func PMPI_Win_call_errhandler(wh uintptr, code int32) int32 {
-	w, r := needWin("Win_call_errhandler", wh)
+	const op = "Win_call_errhandler"
+	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	invokeWith(w.errh.Load(), wh, code, "MPI_Win_call_errhandler: "+errorText(code))
+	w.errh.Raise("MPI_"+op, wh, w.what, codeErr(op, code))
 	return 0
 }
 

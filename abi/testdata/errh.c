@@ -1,5 +1,6 @@
-/* errh.c - a C error handler, MPI_ERRORS_RETURN, error strings, and a procedure
- * mpigo does not implement: MPI_ERR_UNSUPPORTED_OPERATION naming it, never a crash. */
+/* errh.c - a C error handler (freed while set, it keeps serving), MPI_ERRORS_RETURN,
+ * error strings, and a procedure mpigo does not implement:
+ * MPI_ERR_UNSUPPORTED_OPERATION naming it, never a crash. */
 #include <string.h>
 #include "check.h"
 
@@ -38,8 +39,36 @@ int main(int argc, char **argv) {
     CHECK(strstr(s1, "MPI_ERR_COUNT") && strstr(s1, "MPI_Send") && strstr(s1, "-1"), "the code's string: %s", s1);
     OK(MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER));
     CHECK(calls == 3 && last == MPI_ERR_OTHER, "call_errhandler");
+    OK(MPI_Errhandler_free(&got)); /* the reference Comm_get_errhandler gave */
+    MPI_Errhandler copy = eh;
     OK(MPI_Errhandler_free(&eh));
     CHECK(eh == MPI_ERRHANDLER_NULL, "Errhandler_free");
+
+    /* freed, the handler still serves the communicator it is set on, and those made
+     * from it; a handle to it given back by get is a reference of its own */
+    MPI_Comm dup2;
+    OK(MPI_Comm_dup(dup, &dup2));
+    rc = MPI_Send(&x, 1, MPI_INT, 99, 0, dup2);
+    CHECK(calls == 4 && last == rc && last_comm == dup2, "the freed handler on a duplicate: calls %d", calls);
+    int ecls;
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)); /* errors with no communicator */
+    rc = MPI_Errhandler_free(&copy); /* every reference the program had is freed */
+    OK(MPI_Error_class(rc, &ecls));
+    CHECK(ecls == MPI_ERR_ERRHANDLER, "freeing a freed handler gave class %d", ecls);
+    OK(MPI_Comm_get_errhandler(dup, &got));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, got));
+    rc = MPI_Send(&x, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+    CHECK(calls == 5 && last_comm == MPI_COMM_WORLD, "the handler given back, set on MPI_COMM_WORLD: calls %d", calls);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    OK(MPI_Errhandler_free(&got));
+    OK(MPI_Comm_free(&dup2));
+    rc = MPI_Comm_set_errhandler(dup, MPI_ERRHANDLER_NULL);
+    OK(MPI_Error_class(rc, &ecls));
+    CHECK(calls == 6 && ecls == MPI_ERR_ERRHANDLER, "MPI_ERRHANDLER_NULL: class %d, calls %d", ecls, calls);
+    /* a predefined handler may be freed: nothing happens */
+    MPI_Errhandler pre = MPI_ERRORS_RETURN;
+    OK(MPI_Errhandler_free(&pre));
+    CHECK(pre == MPI_ERRHANDLER_NULL, "freeing MPI_ERRORS_RETURN");
 
     char s[MPI_MAX_ERROR_STRING];
     int len;

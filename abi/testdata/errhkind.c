@@ -1,7 +1,8 @@
 /* errhkind.c - error handlers have kinds (MPI 4.1 section 9.3): one made by
- * MPI_x_create_errhandler may be set only on an x, MPI_ERR_ARG on any other kind,
- * though all four C handler functions share a signature; the predefined handlers
- * (MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT) go on every kind. */
+ * MPI_x_create_errhandler may be set only on an x, MPI_ERR_ERRHANDLER (an invalid
+ * errhandler argument) on any other kind, though all four C handler functions share
+ * a signature; the predefined handlers (MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL,
+ * MPI_ERRORS_ABORT) go on every kind. */
 #include "check.h"
 
 static void chandler(MPI_Comm *c, int *code, ...) { (void)c, (void)code; }
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
                 CHECK(got == made[h], "a %s's handler reads back as another", names[obj]);
                 OK(MPI_Errhandler_free(&got));
             } else {
-                CHECK(classof(rc) == MPI_ERR_ARG, "a %s handler on a %s gave %d, want MPI_ERR_ARG",
+                CHECK(classof(rc) == MPI_ERR_ERRHANDLER, "a %s handler on a %s gave %d, want MPI_ERR_ERRHANDLER",
                       names[h], names[obj], rc);
             }
         }
@@ -92,7 +93,7 @@ int main(int argc, char **argv) {
     MPI_Comm nc = MPI_COMM_NULL;
     for (int h = WIN; h < KINDS; h++) {
         int rc = MPI_Comm_create_from_group(wg, "errhkind", MPI_INFO_NULL, made[h], &nc);
-        CHECK(classof(rc) == MPI_ERR_ARG, "MPI_Comm_create_from_group with a %s handler gave %d", names[h], rc);
+        CHECK(classof(rc) == MPI_ERR_ERRHANDLER, "MPI_Comm_create_from_group with a %s handler gave %d", names[h], rc);
     }
     OK(MPI_Comm_create_from_group(wg, "errhkind", MPI_INFO_NULL, made[COMM], &nc));
     OK(MPI_Comm_free(&nc));
@@ -101,7 +102,7 @@ int main(int argc, char **argv) {
     OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)); /* no session yet: Self's */
     for (int h = COMM; h < SESSION; h++) {
         int rc = MPI_Session_init(MPI_INFO_NULL, made[h], &s2);
-        CHECK(classof(rc) == MPI_ERR_ARG, "MPI_Session_init with a %s handler gave %d", names[h], rc);
+        CHECK(classof(rc) == MPI_ERR_ERRHANDLER, "MPI_Session_init with a %s handler gave %d", names[h], rc);
     }
 
     for (int h = 0; h < KINDS; h++)

@@ -79,7 +79,7 @@ int main(void) {
      * (fatal by default: the job would end) */
     MPI_Comm bad = MPI_COMM_NULL;
     int rc = MPI_Comm_create_from_group(rev, "wrong-kind", MPI_INFO_NULL, weh, &bad);
-    CHECK(classof(rc) == MPI_ERR_ARG && scalls == 1 && slast == s, "a window's handler: error class %d, session handler calls %d",
+    CHECK(classof(rc) == MPI_ERR_ERRHANDLER && scalls == 1 && slast == s, "a window's handler: error class %d, session handler calls %d",
           classof(rc), scalls);
 
     /* mixing owners */

@@ -117,7 +117,7 @@ int main(void) {
     MPI_Errhandler feh;
     OK(MPI_File_create_errhandler(fhandler, &feh));
     rc = MPI_Session_set_errhandler(s, feh);
-    CHECK(classof(rc) == MPI_ERR_ARG && scalls == 4, "a file handler on a session: class %d", classof(rc));
+    CHECK(classof(rc) == MPI_ERR_ERRHANDLER && scalls == 4, "a file handler on a session: class %d", classof(rc));
     OK(MPI_Session_get_errhandler(s, &got));
     CHECK(got == seh, "Session_get_errhandler");
     OK(MPI_Errhandler_free(&got));
@@ -146,9 +146,9 @@ int main(void) {
     rc = MPI_File_set_errhandler((MPI_File)0x5000, MPI_ERRORS_RETURN);
     CHECK(classof(rc) == MPI_ERR_FILE && fcalls == 2, "a file that is not open: class %d, %d calls", classof(rc), fcalls);
     rc = MPI_File_set_errhandler(MPI_FILE_NULL, seh);
-    CHECK(classof(rc) == MPI_ERR_ARG && fcalls == 3, "a session handler on files: class %d", classof(rc));
+    CHECK(classof(rc) == MPI_ERR_ERRHANDLER && fcalls == 3, "a session handler on files: class %d", classof(rc));
     rc = MPI_Comm_set_errhandler(c, feh);
-    CHECK(classof(rc) == MPI_ERR_ARG, "a file handler on a communicator: class %d", classof(rc));
+    CHECK(classof(rc) == MPI_ERR_ERRHANDLER, "a file handler on a communicator: class %d", classof(rc));
     OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
     OK(MPI_Errhandler_free(&feh));
     OK(MPI_Errhandler_free(&ceh));

@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
     OK(MPI_Session_create_errhandler(noop, &seh));
     MPI_Comm bad;
     rc = MPI_Comm_create_from_group(g, "x", MPI_INFO_NULL, seh, &bad);
-    CHECK(classof(rc) == MPI_ERR_ARG, "a session handler for a communicator: class %d", classof(rc));
+    CHECK(classof(rc) == MPI_ERR_ERRHANDLER, "a session handler for a communicator: class %d", classof(rc));
     MPI_Session s2;
     MPI_Errhandler ceh;
     OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &ceh));

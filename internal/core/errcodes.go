@@ -11,10 +11,11 @@ import (
 // makes finer codes of a class, which an Error carries beside its class.
 type ErrorCode int
 
-// LastCode is MPI_ERR_LASTCODE: every predefined class is at or below it, every added
-// class and code above it. It is MPICH's value, so numbers a program prints mean the
-// same under both.
-const LastCode ErrorCode = 0x3fffffff
+// firstAdded is the first number AddClass and AddCode give out. The numbers between
+// LastCode and it are left to a face that names single errors by codes of its own (the
+// C library's codes carry their class and a slot of its ring of messages, as MPICH's
+// do), so that an added code never equals one of those.
+const firstAdded ErrorCode = 1 << 30
 
 // MaxErrorString is MPI_MAX_ERROR_STRING (MPICH's value): the longest string, in bytes,
 // that AddString takes.
@@ -30,19 +31,41 @@ var added struct {
 	text  map[ErrorCode]string
 }
 
-// classText says what each predefined class means, for CodeString.
+// classText says what each predefined class means, for CodeString (after MPI 4.1's
+// tables 9.1 and 9.2).
 var classText = map[ErrorClass]string{
-	ClassSuccess: "no error", ClassBuffer: "invalid buffer", ClassCount: "invalid count",
-	ClassType: "invalid datatype", ClassTag: "invalid tag", ClassComm: "invalid communicator",
-	ClassRank: "invalid rank", ClassRequest: "invalid request", ClassRoot: "invalid root",
+	ClassSuccess: "no error", ClassBuffer: "invalid buffer pointer", ClassCount: "invalid count argument",
+	ClassType: "invalid datatype argument", ClassTag: "invalid tag argument", ClassComm: "invalid communicator",
+	ClassRank: "invalid rank", ClassRequest: "invalid request (handle)", ClassRoot: "invalid root",
 	ClassGroup: "invalid group", ClassOp: "invalid operation", ClassTopology: "invalid topology",
-	ClassDims: "invalid dimensions", ClassArg: "invalid argument", ClassUnknown: "unknown error",
-	ClassTruncate: "message truncated", ClassOther: "other error (see the message)",
-	ClassIntern: "internal error", ClassInStatus: "the error is in the statuses",
-	ClassPending: "request still pending", ClassProcFailed: "a process failed",
-	ClassInfo: "invalid info object", ClassInfoKey: "info key too long or empty",
-	ClassInfoValue: "info value too long", ClassInfoNokey: "no such info key",
-	ClassNoMem: "out of memory", ClassBase: "invalid base address", ClassKeyval: "invalid keyval",
+	ClassDims: "invalid dimension argument", ClassArg: "invalid argument of some other kind",
+	ClassUnknown: "unknown error", ClassTruncate: "message truncated on receive",
+	ClassOther: "known error not in this list (see the message)", ClassIntern: "internal MPI (implementation) error",
+	ClassPending: "pending request", ClassInStatus: "error code is in status",
+	ClassAccess: "permission denied", ClassAmode: "error related to the amode passed to MPI_FILE_OPEN",
+	ClassAssert: "invalid assertion argument", ClassBadFile: "invalid file name (e.g., path name too long)",
+	ClassBase: "invalid base argument", ClassConversion: "an error in a user supplied data conversion function",
+	ClassDisp: "invalid displacement argument", ClassDupDatarep: "conversion functions could not be registered: a data representation of that name is already defined",
+	ClassFileExists: "file exists", ClassFileInUse: "file operation could not be completed: the file is in use",
+	ClassFile: "invalid file handle", ClassInfoKey: "key longer than MPI_MAX_INFO_KEY",
+	ClassInfoNokey: "invalid key passed to MPI_INFO_DELETE", ClassInfoValue: "value longer than MPI_MAX_INFO_VAL",
+	ClassInfo: "invalid info argument", ClassIO: "other I/O error", ClassKeyval: "invalid keyval",
+	ClassLocktype: "invalid locktype argument", ClassName: "invalid service name passed to MPI_LOOKUP_NAME",
+	ClassNoMem: "MPI_ALLOC_MEM failed because memory is exhausted", ClassNotSame: "collective argument not identical on all processes, or collective routines called in a different order by different processes",
+	ClassNoSpace: "not enough space", ClassNoSuchFile: "file does not exist",
+	ClassPort: "invalid port name passed to MPI_COMM_CONNECT", ClassQuota: "quota exceeded",
+	ClassReadOnly: "read-only file or file system", ClassRMAAttach: "memory cannot be attached (e.g., because of resource exhaustion)",
+	ClassRMAConflict: "conflicting accesses to window", ClassRMARange: "target memory is not part of the window (for a dynamic window: not attached)",
+	ClassRMAShared: "memory cannot be shared (e.g., some process in the group of the specified communicator cannot expose shared memory)",
+	ClassRMASync:   "invalid synchronization of RMA calls", ClassService: "invalid service name passed to MPI_UNPUBLISH_NAME",
+	ClassSize: "invalid size argument", ClassSpawn: "error in spawning processes",
+	ClassUnsupportedDatarep:   "unsupported datarep passed to MPI_FILE_SET_VIEW",
+	ClassUnsupportedOperation: "unsupported operation, such as seeking on a file that supports sequential access only",
+	ClassWin:                  "invalid window argument", ClassRMAFlavor: "passed window has the wrong flavor for the called function",
+	ClassProcAborted:   "operation failed because a peer process has aborted",
+	ClassValueTooLarge: "value is too large to store", ClassSession: "invalid session argument",
+	ClassErrhandler: "invalid error handler argument", ClassABI: "error related to the MPI ABI (e.g., Fortran information set a second time)",
+	ClassProcFailed: "a process failed (MPIX_ERR_PROC_FAILED)",
 }
 
 // LastUsedCode is the value of MPI_LASTUSEDCODE: the largest class or code in use.
@@ -55,7 +78,7 @@ func LastUsedCode() ErrorCode {
 // next gives out a new number; the caller holds the lock. Numbers are never reused, so a
 // removed code cannot be mistaken for a later one.
 func nextCode(op string) (ErrorCode, error) {
-	n := max(added.last, LastCode) + 1
+	n := max(added.last+1, firstAdded)
 	if n > math.MaxInt32 { // codes are C ints in MPI's bindings
 		return 0, Errorf(ClassOther, op, "no error codes left (the largest, %d, is in use)", math.MaxInt32)
 	}
@@ -80,7 +103,7 @@ func AddClass(op string) (ErrorClass, error) {
 
 // isClass reports whether c is a predefined or added class; the caller holds the lock.
 func isClass(c ErrorClass) bool {
-	if _, ok := classNames[c]; ok {
+	if c.Predefined() {
 		return true
 	}
 	k, ok := added.class[ErrorCode(c)]
@@ -184,7 +207,7 @@ func RemoveString(op string, code ErrorCode) error {
 
 // ClassOfCode is the class of an error code (MPI_Error_class): a class is its own.
 func ClassOfCode(op string, code ErrorCode) (ErrorClass, error) {
-	if _, ok := classNames[ErrorClass(code)]; ok {
+	if ErrorClass(code).Predefined() {
 		return ErrorClass(code), nil
 	}
 	added.Lock()
@@ -198,7 +221,7 @@ func ClassOfCode(op string, code ErrorCode) (ErrorClass, error) {
 // CodeString is the text of an error code (MPI_Error_string): a predefined class's
 // name and meaning; an added class's or code's string, empty when it has none.
 func CodeString(op string, code ErrorCode) (string, error) {
-	if name, ok := classNames[ErrorClass(code)]; ok {
+	if name, ok := ErrorClass(code).name(); ok {
 		return name + ": " + classText[ErrorClass(code)], nil
 	}
 	added.Lock()

@@ -12,56 +12,43 @@ import (
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
-// ErrorClass is an MPI error class (MPI_ERR_*), with the numbers MPICH and Open MPI use.
+// ErrorClass is an MPI error class (MPI_ERR_*). The predefined classes have the
+// numbers of the MPI 5.0 standard's ABI (zclasses.go, generated from the C header's
+// source), so that the C library hands a program the device's classes unconverted and
+// a Go program's classes are the numbers a C program sees.
 type ErrorClass int
 
-const (
-	ClassSuccess    ErrorClass = 0
-	ClassBuffer     ErrorClass = 1
-	ClassCount      ErrorClass = 2
-	ClassType       ErrorClass = 3
-	ClassTag        ErrorClass = 4
-	ClassComm       ErrorClass = 5
-	ClassRank       ErrorClass = 6
-	ClassRequest    ErrorClass = 7
-	ClassRoot       ErrorClass = 8
-	ClassGroup      ErrorClass = 9
-	ClassOp         ErrorClass = 10
-	ClassTopology   ErrorClass = 11
-	ClassDims       ErrorClass = 12
-	ClassArg        ErrorClass = 13
-	ClassUnknown    ErrorClass = 14
-	ClassTruncate   ErrorClass = 15
-	ClassOther      ErrorClass = 16
-	ClassIntern     ErrorClass = 17
-	ClassInStatus   ErrorClass = 18
-	ClassPending    ErrorClass = 19
-	ClassInfo       ErrorClass = 28 // MPICH's numbers from here (Open MPI's differ)
-	ClassInfoKey    ErrorClass = 29
-	ClassInfoValue  ErrorClass = 30
-	ClassInfoNokey  ErrorClass = 31
-	ClassNoMem      ErrorClass = 34
-	ClassBase       ErrorClass = 46
-	ClassKeyval     ErrorClass = 48
-	ClassProcFailed ErrorClass = 75 // MPIX_ERR_PROC_FAILED (ULFM)
-)
+// ClassProcFailed is MPIX_ERR_PROC_FAILED, the class of ULFM (the fault tolerance
+// proposal) for an operation that failed because a peer process died: mpigo raises
+// it when a transport loses a peer. The standard and its ABI have no such class;
+// this is MPICH's and Open MPI's number for it, above the ABI's classes and below
+// LastCode, so it cannot meet a class a program adds.
+const ClassProcFailed ErrorClass = 75
 
-var classNames = map[ErrorClass]string{
-	ClassSuccess: "MPI_SUCCESS", ClassBuffer: "MPI_ERR_BUFFER", ClassCount: "MPI_ERR_COUNT",
-	ClassType: "MPI_ERR_TYPE", ClassTag: "MPI_ERR_TAG", ClassComm: "MPI_ERR_COMM",
-	ClassRank: "MPI_ERR_RANK", ClassRequest: "MPI_ERR_REQUEST", ClassRoot: "MPI_ERR_ROOT",
-	ClassGroup: "MPI_ERR_GROUP", ClassOp: "MPI_ERR_OP", ClassTopology: "MPI_ERR_TOPOLOGY",
-	ClassDims: "MPI_ERR_DIMS", ClassArg: "MPI_ERR_ARG", ClassUnknown: "MPI_ERR_UNKNOWN",
-	ClassTruncate: "MPI_ERR_TRUNCATE", ClassOther: "MPI_ERR_OTHER", ClassIntern: "MPI_ERR_INTERN",
-	ClassInStatus: "MPI_ERR_IN_STATUS", ClassPending: "MPI_ERR_PENDING",
-	ClassProcFailed: "MPIX_ERR_PROC_FAILED", ClassInfo: "MPI_ERR_INFO", ClassInfoKey: "MPI_ERR_INFO_KEY",
-	ClassInfoValue: "MPI_ERR_INFO_VALUE", ClassInfoNokey: "MPI_ERR_INFO_NOKEY", ClassNoMem: "MPI_ERR_NO_MEM",
-	ClassBase: "MPI_ERR_BASE", ClassKeyval: "MPI_ERR_KEYVAL",
+// ErrProcFailed is ClassProcFailed's sentinel, for errors.Is.
+var ErrProcFailed = &Error{Class: ClassProcFailed}
+
+// name is c's MPI name, if c is a predefined class.
+func (c ErrorClass) name() (string, bool) {
+	if c >= 0 && int(c) < len(abiClassNames) && abiClassNames[c] != "" {
+		return abiClassNames[c], true
+	}
+	if c == ClassProcFailed {
+		return "MPIX_ERR_PROC_FAILED", true
+	}
+	return "", false
+}
+
+// Predefined reports whether c is a class MPI (or mpigo, ClassProcFailed) defines,
+// rather than one a program added (AddClass) or no class at all.
+func (c ErrorClass) Predefined() bool {
+	_, ok := c.name()
+	return ok
 }
 
 // String is the class's MPI name; an added class's string (AddString), if it has one.
 func (c ErrorClass) String() string {
-	if n, ok := classNames[c]; ok {
+	if n, ok := c.name(); ok {
 		return n
 	}
 	if s, ok := addedString(ErrorCode(c)); ok {
@@ -113,37 +100,6 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Op == "" && t.Msg == "" && t.Err == nil && t.Class == e.Class &&
 		(t.Code == 0 || t.Code == e.Code)
 }
-
-// One sentinel per class, for errors.Is.
-var (
-	ErrBuffer     = &Error{Class: ClassBuffer}
-	ErrCount      = &Error{Class: ClassCount}
-	ErrType       = &Error{Class: ClassType}
-	ErrTag        = &Error{Class: ClassTag}
-	ErrComm       = &Error{Class: ClassComm}
-	ErrRank       = &Error{Class: ClassRank}
-	ErrRequest    = &Error{Class: ClassRequest}
-	ErrRoot       = &Error{Class: ClassRoot}
-	ErrGroup      = &Error{Class: ClassGroup}
-	ErrOp         = &Error{Class: ClassOp}
-	ErrTopology   = &Error{Class: ClassTopology}
-	ErrDims       = &Error{Class: ClassDims}
-	ErrArg        = &Error{Class: ClassArg}
-	ErrUnknown    = &Error{Class: ClassUnknown}
-	ErrTruncate   = &Error{Class: ClassTruncate}
-	ErrOther      = &Error{Class: ClassOther}
-	ErrIntern     = &Error{Class: ClassIntern}
-	ErrInStatus   = &Error{Class: ClassInStatus}
-	ErrPending    = &Error{Class: ClassPending}
-	ErrProcFailed = &Error{Class: ClassProcFailed}
-	ErrInfo       = &Error{Class: ClassInfo}
-	ErrInfoKey    = &Error{Class: ClassInfoKey}
-	ErrInfoValue  = &Error{Class: ClassInfoValue}
-	ErrInfoNokey  = &Error{Class: ClassInfoNokey}
-	ErrNoMem      = &Error{Class: ClassNoMem}
-	ErrBase       = &Error{Class: ClassBase}
-	ErrKeyval     = &Error{Class: ClassKeyval}
-)
 
 // ClassOf returns the MPI error class of err: ClassSuccess for nil, ClassOther for an
 // error that did not come from an MPI call.

@@ -31,6 +31,10 @@ type Request = p2p.Request
 // RequestOf makes a Request of a generalized or collective operation's record.
 func RequestOf(p unsafe.Pointer, gen uint32) Request { return p2p.RequestOf(p, gen) }
 
+// SetError is the engine's error of a call on a set of requests: the first request
+// that failed, by its index.
+type SetError = p2p.SetError
+
 // Message is a matched message (Mprobe's), to be received by Mrecv.
 type Message = p2p.Message
 

@@ -18,24 +18,6 @@ import (
 // internal context of a communicator of every rank that no user holds (sessCtx), with
 // a tag derived from the caller's string tag.
 
-// The error classes of sessions and files (mpigo's numbers: MPICH gives 75 to
-// MPI_ERR_SESSION, which is ClassProcFailed here).
-const (
-	ClassFile    ErrorClass = 27 // MPI_ERR_FILE: a bad file handle
-	ClassSession ErrorClass = 78 // MPI_ERR_SESSION: a nil or finalised session
-)
-
-// Sentinels for errors.Is.
-var (
-	ErrFile    = &Error{Class: ClassFile}
-	ErrSession = &Error{Class: ClassSession}
-)
-
-func init() {
-	classNames[ClassFile], classText[ClassFile] = "MPI_ERR_FILE", "invalid file handle"
-	classNames[ClassSession], classText[ClassSession] = "MPI_ERR_SESSION", "invalid session handle"
-}
-
 // sessCtx is the communicator of every rank on whose internal context (sessCtx+1)
 // communicators made from groups agree on their contexts: context bit 2, reserved at
 // start beside World's and Self's, never a user's.

@@ -210,7 +210,7 @@ func (c *Comm) CreateWin(op string, a WinArgs) (*Win, error) {
 		return nil, Errorf(ClassSize, op, "size %d is negative", a.Size)
 	}
 	if a.DispUnit < 1 {
-		return nil, Errorf(ClassDispUnit, op, "disp_unit %d must be at least 1", a.DispUnit)
+		return nil, Errorf(ClassDisp, op, "disp_unit %d must be at least 1", a.DispUnit)
 	}
 	wc, err := c.Dup(op)
 	if err != nil {

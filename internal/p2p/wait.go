@@ -252,7 +252,7 @@ func (e *Engine) WaitallCtx(ctx context.Context, qs []Request, sts []Status) err
 			sts[i] = st
 		}
 		if err != nil && first == nil {
-			first = fmt.Errorf("p2p: Waitall: request %d: %w", i, err)
+			first = &SetError{Call: "Waitall", Index: i, Err: err}
 		}
 	}
 	if locked {
@@ -378,7 +378,7 @@ func (e *Engine) collect(qs []Request, idx []int, sts []Status) (int, error) {
 			sts[n] = st
 		}
 		if st.Err != nil && first == nil {
-			first = fmt.Errorf("p2p: request %d: %w", i, st.Err)
+			first = &SetError{Index: i, Err: st.Err}
 		}
 		n++
 	}
@@ -409,8 +409,25 @@ func (e *Engine) Testall(qs []Request, sts []Status) (bool, error) {
 			sts[i] = st
 		}
 		if st.Err != nil && first == nil {
-			first = fmt.Errorf("p2p: Testall: request %d: %w", i, st.Err)
+			first = &SetError{Call: "Testall", Index: i, Err: st.Err}
 		}
 	}
 	return true, first
 }
+
+// SetError is the error of a call on a set of requests (Waitall, Waitsome, Testsome,
+// Testall): the first request that failed, by its index in the set, and its error.
+type SetError struct {
+	Call  string // the call, if it names itself
+	Index int
+	Err   error
+}
+
+func (e *SetError) Error() string {
+	if e.Call != "" {
+		return fmt.Sprintf("p2p: %s: request %d: %v", e.Call, e.Index, e.Err)
+	}
+	return fmt.Sprintf("p2p: request %d: %v", e.Index, e.Err)
+}
+
+func (e *SetError) Unwrap() error { return e.Err }
