@@ -113,19 +113,16 @@ var idleCases = []idleCase{
 // takes a millisecond, but a loaded machine once kept Win.Lock from running for 318
 // ms).
 func TestIdleWaitSleeps(t *testing.T) {
-	for _, tr := range []string{"shm", "tcp"} {
+	for _, tr := range mpitest.Transports {
 		for _, naps := range []string{"", "1s"} {
 			set := map[string]string{}
-			if tr == "tcp" {
-				set["transports"] = "self,tcp"
-			}
-			name := tr
+			name := tr.Name
 			if naps != "" {
 				set["p2p_sleep"] = naps
 				name += "_p2p_sleep_" + naps
 			}
 			t.Run(name, func(t *testing.T) {
-				idleJob(t, set, func(t *testing.T, rank, size int) { idleWaits(t, rank, naps == "") })
+				jobWith(t, mpitest.Options{N: 2, Transport: tr, Settings: set, Timeout: time.Minute}, func(t *testing.T, rank, size int) { idleWaits(t, rank, naps == "") })
 			})
 		}
 	}
@@ -177,16 +174,4 @@ func idleWaits(t *testing.T, rank int, shortNaps bool) {
 	}
 	must(t, w.Barrier())
 	must(t, win.Free())
-}
-
-func idleJob(t *testing.T, set map[string]string, body func(t *testing.T, rank, size int)) {
-	t.Helper()
-	res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: set, Timeout: time.Minute}, func(t *testing.T) {
-		must(t, mpi.Init())
-		body(t, mpi.World.Rank(), mpi.World.Size())
-		must(t, mpi.Finalize())
-	})
-	if !mpitest.IsRank(t) && res.Code != 0 {
-		t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
-	}
 }

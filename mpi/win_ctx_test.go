@@ -29,17 +29,14 @@ func TestContextRMAWait(t *testing.T) {
 		// sleeps again, a few percent of a core; one that polls and yields again
 		// after every nap (as it once did) used a third over TCP, a polling one a core.
 		{"shm", map[string]string{"rma_shm": "off"}},
-		{"tcp", map[string]string{"transports": "self,tcp"}},
+		{"tcp", mpitest.TCP.Settings},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: tc.set}, func(t *testing.T) {
+			mpitest.Job(t, mpitest.Options{N: 2, Settings: tc.set}, func(t *testing.T) {
 				must(t, mpi.Init())
 				rmaCtxWait(t, mpi.World.Rank())
 				must(t, mpi.Finalize())
 			})
-			if !mpitest.IsRank(t) && res.Code != 0 {
-				t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
-			}
 		})
 	}
 }
