@@ -81,8 +81,8 @@ func rmaCtxWait(t *testing.T, rank int) {
 		t.Errorf("WaitContext returned %v after its context's deadline of 300ms", wall)
 	}
 	// A wait that sleeps uses a little CPU (its spin and yield phases, then a poll
-	// per nap: under 10% of this wait); one that polls uses a core for the whole wait,
-	// one that yields after every nap a third over TCP.
+	// per nap); one that polls uses a core for the whole wait, one that yields after
+	// every nap much of one over TCP (docs/BENCHMARKS.md, idle waits).
 	if cpu > wall/5 {
 		t.Errorf("WaitContext used %v of CPU in %v: it polls rather than sleeps", cpu, wall)
 	}
