@@ -106,7 +106,7 @@ func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
 // A communicator is named in the table by the name the program gave it after making
 // it, and one freed while a call still waits on its request says so.
 func TestHungJobOnFreedCommunicator(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "2", "--timeout", "2", rankBin, "hang-freed")
+	r := mpigo(t, "", "run", "-n", "2", "--timeout", "2", rankBin(t), "hang-freed")
 	if r.code != 124 {
 		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
 	}
