@@ -36,7 +36,8 @@ const rules = `
 # The pure packages: one job each, nothing of the module's, or only another pure
 # package, below them.
 NONE < internal/config, internal/rawmem, internal/ntcopy, internal/yield, internal/topo, internal/pm;
-internal/config < internal/prof, internal/coll, internal/group;
+internal/config < internal/coll, internal/group;
+internal/config, internal/group < internal/prof;
 internal/config, internal/prof, internal/yield < internal/idle;
 internal/ntcopy < internal/datatype;
 internal/rawmem < internal/vcodec;
