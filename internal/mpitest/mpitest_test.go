@@ -39,6 +39,30 @@ func TestJob(t *testing.T) {
 	}
 }
 
+// TestRun: Run is a job of n ranks that must succeed; its body runs in each rank.
+func TestRun(t *testing.T) {
+	mpitest.Run(t, 2, func(t *testing.T) {
+		if !mpitest.IsRank(t) || os.Getenv("MPIGO_SIZE") != "2" {
+			t.Errorf("IsRank %v, size %q", mpitest.IsRank(t), os.Getenv("MPIGO_SIZE"))
+		}
+	})
+	if mpitest.IsRank(t) {
+		t.Error("the test went on in a rank after its body")
+	}
+}
+
+// ExampleJob runs a test's body on the ranks of a job over TCP; the test checks what
+// the ranks printed.
+func ExampleJob() {
+	var t *testing.T // the test's
+	res := mpitest.Job(t, mpitest.Options{N: 4, Transport: mpitest.TCP}, func(t *testing.T) {
+		fmt.Println("rank", os.Getenv("MPIGO_RANK"))
+	})
+	if strings.Count(res.Stdout, "rank ") != 4 {
+		t.Errorf("the ranks printed %q", res.Stdout)
+	}
+}
+
 // TestJobSettingsOverTransport: Settings win over the transport's.
 func TestJobSettingsOverTransport(t *testing.T) {
 	o := mpitest.Options{N: 1, Transport: mpitest.TCP, Settings: map[string]string{"transports": "self"}}
