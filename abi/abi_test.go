@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,13 +24,24 @@ import (
 // what a C user of the MPI standard ABI does. They need a C compiler (Debian's gcc
 // in CI); without one the tests skip.
 
-var (
-	setupOnce sync.Once
-	mpigoBin  string
-	setupErr  string
-)
+// TestMain runs the tests and removes what they built: the mpigo command, and the
+// library in mpigo's cache when it was not there before (built from this checkout's
+// sources as they are, it is no use to anyone afterwards).
+func TestMain(m *testing.M) {
+	src, err := filepath.Abs("..")
+	if err == nil {
+		err = os.Setenv(abi.SourceVar, src)
+	}
+	lib, had, err2 := abi.Built()
+	mpitest.Main(m, func() {
+		if err == nil && err2 == nil && !had {
+			os.RemoveAll(lib)
+		}
+	})
+}
 
-// setup builds the mpigo command once and points it at this checkout's source.
+// setup returns the mpigo command built from this checkout (once), which builds the
+// library from this checkout's source (TestMain points MPIGO_SOURCE at it).
 func setup(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS != "linux" {
@@ -43,24 +53,7 @@ func setup(t *testing.T) string {
 		}
 		t.Setenv("MPIGO_CC", "gcc")
 	}
-	setupOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mpigo-abi-test")
-		if err != nil {
-			setupErr = err.Error()
-			return
-		}
-		mpigoBin = filepath.Join(dir, "mpigo")
-		out, err := exec.Command("go", "build", "-o", mpigoBin, "../cmd/mpigo").CombinedOutput()
-		if err != nil {
-			setupErr = "building mpigo: " + err.Error() + "\n" + string(out)
-		}
-	})
-	if setupErr != "" {
-		t.Fatal(setupErr)
-	}
-	src, _ := filepath.Abs("..")
-	t.Setenv(abi.SourceVar, src)
-	return mpigoBin
+	return mpitest.Mpigo(t)
 }
 
 func run(t *testing.T, timeout time.Duration, name string, args ...string) (string, string, error) {
@@ -113,7 +106,7 @@ func TestHandlesAndConstants(t *testing.T) { job(t, "constants", 1) }
 
 func TestPointToPoint(t *testing.T) { job(t, "pt2pt", 2) }
 
-func TestPointToPointTCP(t *testing.T) { job(t, "pt2pt", 2, "--set", "transports=self,tcp") }
+func TestPointToPointTCP(t *testing.T) { job(t, "pt2pt", 2, mpitest.TCP.Flags()...) }
 
 func TestCollectivesInPlace(t *testing.T) { job(t, "coll", 3) }
 
@@ -379,7 +372,7 @@ func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 // every operation is shipped to the target's progress goroutine; the shared window
 // still maps the node's region.
 func TestOneSidedTCP(t *testing.T) {
-	job(t, "rma", 2, "--set", "transports=self,tcp", "--set", "rma_shm=off")
+	job(t, "rma", 2, append(mpitest.TCP.Flags(), "--set", "rma_shm=off")...)
 }
 
 // TestOneSidedShortWays: the one-sided calls done in C (libmpi/short.c) where the
@@ -391,14 +384,10 @@ func TestOneSidedTCP(t *testing.T) {
 func TestOneSidedShortWays(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "rmashort", 2) })
 	t.Run("tcp", func(t *testing.T) {
-		jobArgs(t, "rmashort", 2, []string{"--set", "transports=self,tcp"}, []string{"tcp"})
+		jobArgs(t, "rmashort", 2, mpitest.TCP.Flags(), []string{"tcp"})
 	})
 	t.Run("nodes", func(t *testing.T) {
-		dir := t.TempDir()
-		agent := filepath.Join(dir, "fakessh") // runs the command here, as if on the host named
-		if err := os.WriteFile(agent, []byte("#!/bin/sh\nshift\nexec \"$@\"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		agent, _ := mpitest.Agent(t)
 		jobArgs(t, "rmashort", 3, []string{"--host", "alpha:1,beta:2", "--launch-agent", agent}, nil)
 	})
 }
@@ -407,7 +396,7 @@ func TestOneSidedShortWays(t *testing.T) {
 // allocate nothing in the library per call once warm, on shm and over TCP.
 func TestCallsDoNotAllocate(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "noalloc", 3) })
-	t.Run("tcp", func(t *testing.T) { job(t, "noalloc", 3, "--set", "transports=self,tcp") })
+	t.Run("tcp", func(t *testing.T) { job(t, "noalloc", 3, mpitest.TCP.Flags()...) })
 	// Recording the calls, every one timed and in the timeline, allocates nothing.
 	t.Run("profile", func(t *testing.T) { job(t, "noalloc", 3, "--profile", t.TempDir()) })
 }
@@ -491,7 +480,7 @@ func profCounts(t *testing.T, dir string, r int) map[string][2]int {
 // same one-sided calls all go to their Go halves and count once each, as in C.
 func TestOneSidedGoHalvesProfile(t *testing.T) {
 	dir := t.TempDir()
-	jobArgs(t, "rmaprof", 3, []string{"--profile", dir, "--set", "transports=self,tcp"}, []string{"go"})
+	jobArgs(t, "rmaprof", 3, append([]string{"--profile", dir}, mpitest.TCP.Flags()...), []string{"go"})
 	rmaprofCounts(t, dir, 3)
 }
 
@@ -502,7 +491,7 @@ func TestOneSidedGoHalvesProfile(t *testing.T) {
 // point-to-point messages it sent.
 func TestCCallsProfile(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { callprof(t) })
-	t.Run("tcp", func(t *testing.T) { callprof(t, "--set", "transports=self,tcp") })
+	t.Run("tcp", func(t *testing.T) { callprof(t, mpitest.TCP.Flags()...) })
 }
 
 func callprof(t *testing.T, extra ...string) {
@@ -596,7 +585,7 @@ func TestOwnSignalHandlers(t *testing.T) { job(t, "sigint", 2) }
 func TestForkedChildren(t *testing.T) { job(t, "fork", 2) }
 
 // TestForkedChildrenTCP is TestForkedChildren over TCP, whose sockets a child inherits.
-func TestForkedChildrenTCP(t *testing.T) { job(t, "fork", 2, "--set", "transports=self,tcp") }
+func TestForkedChildrenTCP(t *testing.T) { job(t, "fork", 2, mpitest.TCP.Flags()...) }
 
 // TestOtherLaunchers: a C program built with `mpigo cc` runs under MPICH's mpiexec
 // (Hydra, PMI), and under Slurm's srun --mpi=pmi2 with MPIGO_TEST_SLURM=1, as under
@@ -617,18 +606,9 @@ func TestOtherLaunchers(t *testing.T) {
 	bin := cc(t, mpigo, filepath.Join("testdata", "coll.c"))
 	for _, l := range launchers {
 		t.Run(l[0], func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			mark := mpitest.JobMark()
-			cmd := exec.CommandContext(ctx, l[0], append(l[1:], bin)...)
-			cmd.Env = append(os.Environ(), mark)
-			cmd.WaitDelay = 5 * time.Second
-			out, err := cmd.CombinedOutput()
-			if left := mpitest.KillMarked(mark); len(left) > 0 {
-				t.Errorf("%s left processes of the job running; killed %v", l[0], left)
-			}
-			if err != nil || strings.Count(string(out), "OK coll") != 1 { // once: rank 0 of one job, not three singletons
-				t.Fatalf("%v: %v\n%s", l, err, out)
+			res := mpitest.Foreign(t, 2*time.Minute, nil, append(l, bin)...)
+			if res.Code != 0 || strings.Count(res.Stdout, "OK coll") != 1 { // once: rank 0 of one job, not three singletons
+				t.Fatalf("%v: %v", l, res)
 			}
 		})
 	}
@@ -672,9 +652,9 @@ target_link_libraries(pmpi MPI::MPI_C)
 // MPI_Init..MPI_Finalize still fences every rank, under mpigo run (shm and TCP) and
 // under MPICH's mpiexec, whose PMI connection the idle closed; nothing is left behind.
 func TestFinalizeAfterIdle(t *testing.T) {
-	for _, tr := range []string{"self,shm,tcp", "self,tcp"} {
-		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
-			jobArgs(t, "sessidle", 3, []string{"--set", "transports=" + tr}, []string{t.TempDir()})
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			jobArgs(t, "sessidle", 3, tr.Flags(), []string{t.TempDir()})
 		})
 	}
 	if _, err := exec.LookPath("mpiexec.mpich"); err != nil {
@@ -682,28 +662,19 @@ func TestFinalizeAfterIdle(t *testing.T) {
 	}
 	t.Run("mpiexec.mpich", func(t *testing.T) {
 		bin := cc(t, setup(t), filepath.Join("testdata", "sessidle.c"))
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		mark := mpitest.JobMark()
-		cmd := exec.CommandContext(ctx, "mpiexec.mpich", "-n", "3", bin, t.TempDir())
-		cmd.Env = append(os.Environ(), mark)
-		cmd.WaitDelay = 5 * time.Second
-		out, err := cmd.CombinedOutput()
-		if left := mpitest.KillMarked(mark); len(left) > 0 {
-			t.Errorf("mpiexec.mpich left processes of the job running; killed %v", left)
-		}
-		if err != nil || strings.Count(string(out), "OK sessidle") != 1 {
-			t.Fatalf("mpiexec.mpich: %v\n%s", err, out)
+		res := mpitest.Foreign(t, 2*time.Minute, nil, "mpiexec.mpich", "-n", "3", bin, t.TempDir())
+		if res.Code != 0 || strings.Count(res.Stdout, "OK sessidle") != 1 {
+			t.Fatalf("mpiexec.mpich: %v", res)
 		}
 	})
 }
 
 func TestSessions(t *testing.T) {
-	for _, tr := range []string{"self,shm,tcp", "self,tcp"} {
-		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
-			job(t, "session", 3, "--set", "transports="+tr)
-			job(t, "sessworld", 4, "--set", "transports="+tr)
-			job(t, "sessderive", 2, "--set", "transports="+tr)
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			job(t, "session", 3, tr.Flags()...)
+			job(t, "sessworld", 4, tr.Flags()...)
+			job(t, "sessderive", 2, tr.Flags()...)
 		})
 	}
 	job(t, "session", 1)

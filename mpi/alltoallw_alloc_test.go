@@ -22,7 +22,7 @@ func TestAlltoallwNoAllocs(t *testing.T) {
 }
 
 func alltoallwNoAllocs(t *testing.T, n int) {
-	valueJob(t, n, func(t *testing.T, rank, size int) {
+	jobEach(t, n, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		// An item of vec is 2 float64s 2 apart, 3 float64s of extent: block j of a
 		// is a[3j] and a[3j+2], and a[3j+1] is a gap.

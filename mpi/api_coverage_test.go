@@ -1,12 +1,15 @@
 package mpi_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -23,11 +26,11 @@ import (
 // what it checks; the tests beside it run every one of them in a real job.
 func TestEveryExportedFunctionIsUsedByATest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("type-checks the package and the standard library from source")
+		t.Skip("type-checks the package with its tests")
 	}
 	t.Parallel() // seconds spent mostly waiting for the go command
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the source importer needs the go command:", err)
+		t.Skip("the importer needs the go command:", err)
 	}
 	unused, total, err := unusedExports(".")
 	if err != nil {
@@ -52,6 +55,33 @@ func (i selfImporter) Import(p string) (*types.Package, error) {
 		return i.self, nil
 	}
 	return i.src.Import(p)
+}
+
+// exportImporter imports the packages the package in dir and its tests depend on from
+// the export data the go command built for them (go list -export), as the compiler
+// does: the standard library is not type-checked again from source, and no cgo runs
+// (the source importer's leaves its object files in the temporary directory).
+func exportImporter(fset *token.FileSet, dir string) (types.Importer, error) {
+	cmd := exec.Command("go", "list", "-deps", "-test", "-export", "-f", "{{.ImportPath}}\t{{.Export}}", ".")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -export: %v", err)
+	}
+	files := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		path, file, ok := strings.Cut(line, "\t")
+		if ok && file != "" && !strings.Contains(path, " ") { // not a test's variant
+			files[path] = file
+		}
+	}
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := files[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	}), nil
 }
 
 // unusedExports returns the exported functions and methods declared in the non-test
@@ -82,7 +112,10 @@ func unusedExports(dir string) ([]string, int, error) {
 		}
 	}
 	inTestFile := func(p token.Pos) bool { return isTest[fset.Position(p).Filename] }
-	src := importer.ForCompiler(fset, "source", nil)
+	src, err := exportImporter(fset, dir)
+	if err != nil {
+		return nil, 0, err
+	}
 	used := map[string]bool{}
 	record := func(info *types.Info, count func(token.Pos) bool) {
 		for id, o := range info.Uses {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -29,7 +30,7 @@ func TestAbort(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := launchFailing(t, 3, func(t *testing.T) {
+			res := mpitest.Job(t, mpitest.Options{N: 3, Fail: true}, func(t *testing.T) {
 				must(t, mpi.Init())
 				if mpi.World.Rank() == 1 {
 					c.abort()

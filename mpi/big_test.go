@@ -47,7 +47,7 @@ func TestMessageOver2GiB(t *testing.T) {
 // job ends promptly, naming the rank, instead of the sender hanging.
 func TestPeerKilledMidTransfer(t *testing.T) {
 	start := time.Now()
-	res := launchFailing(t, 2, func(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 2, Fail: true}, func(t *testing.T) {
 		must(t, mpi.Init())
 		big := make([]byte, 64<<20)
 		if mpi.World.Rank() == 1 {
@@ -64,9 +64,6 @@ func TestPeerKilledMidTransfer(t *testing.T) {
 		}
 		t.Error("sent 6.4 GB to a dead rank without an error")
 	})
-	if mpitest.IsRank(t) {
-		return
-	}
 	if res.Code == 0 || !contains(res.Stderr, "rank 1 (pid") {
 		t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}

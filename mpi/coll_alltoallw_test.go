@@ -246,14 +246,7 @@ func TestAlltoallwErrors(t *testing.T) {
 // TestAlltoallwCheck: with coll_check on, a rank calling Alltoallv while the others
 // call Alltoallw gets an error naming both, and so do the others.
 func TestAlltoallwCheck(t *testing.T) {
-	if mpitest.IsRank(t) {
-		alltoallwCheckBody(t)
-		return
-	}
-	res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"coll_check": "true"}}, alltoallwCheckBody)
-	if res.Code != 0 {
-		t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
-	}
+	mpitest.Job(t, mpitest.Options{N: 3, Settings: map[string]string{"coll_check": "true"}}, alltoallwCheckBody)
 }
 
 func alltoallwCheckBody(t *testing.T) {

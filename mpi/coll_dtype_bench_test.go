@@ -1,16 +1,14 @@
 package mpi_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mpigo/mpigo/internal/launch"
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -28,16 +26,12 @@ import (
 //
 //	go test ./mpi -run XXX -bench TypedVsPacked
 func BenchmarkTypedVsPacked(b *testing.B) {
-	if os.Getenv(benchChild) == b.Name() {
+	if mpitest.IsRank(b) {
 		typedVsPackedRank(b)
 		return
 	}
 	if b.N == 1 || lastBench == "" { // later calls (b.N > 1) report the same job
-		out, err := launchBench(b, 2)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lastBench = out
+		lastBench = mpitest.Bench(b, 2, benchIters()+"x").Stdout
 	}
 	ns := map[string][]float64{}
 	var names, lines []string
@@ -74,34 +68,16 @@ func BenchmarkTypedVsPacked(b *testing.B) {
 	}
 }
 
-const (
-	benchChild  = "MPIGO_BENCH_CHILD"
-	benchRounds = 9
-)
+const benchRounds = 9
 
 var lastBench string
 
-// launchBench runs b's benchmark as the ranks of a job of n and returns their output.
-func launchBench(b *testing.B, n int) (string, error) {
-	iters := os.Getenv("MPIGO_BENCH_ITERS")
-	if iters == "" {
-		iters = "150"
+// benchIters is how many times each rank times every case: MPIGO_BENCH_ITERS, or 150.
+func benchIters() string {
+	if iters := os.Getenv("MPIGO_BENCH_ITERS"); iters != "" {
+		return iters
 	}
-	var out, errb bytes.Buffer
-	code := launch.Run(launch.Spec{
-		N:         n,
-		Program:   os.Args[0],
-		Args:      []string{"-test.run=^$", "-test.bench=^" + b.Name() + "$", "-test.benchtime=" + iters + "x", "-test.count=1", "-test.benchmem"},
-		Env:       []string{benchChild + "=" + b.Name()},
-		TagOutput: true,
-		Timeout:   2 * time.Minute,
-		Stdout:    &out,
-		Stderr:    &errb,
-	})
-	if code != 0 {
-		return "", fmt.Errorf("job failed with exit code %d\n%s%s", code, out.String(), errb.String())
-	}
-	return out.String(), nil
+	return "150"
 }
 
 // benchLine parses rank 0's result line of a sub-benchmark: its name below the top

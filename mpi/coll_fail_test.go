@@ -17,7 +17,7 @@ import (
 // others must not hang, and the job ends with a message naming the rank.
 func TestRankDiesDuringCollective(t *testing.T) {
 	start := time.Now()
-	res := launchFailing(t, 4, func(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 4, Fail: true}, func(t *testing.T) {
 		must(t, mpi.Init())
 		buf := make([]float64, 1<<16)
 		out := make([]float64, 1<<16)
@@ -31,9 +31,6 @@ func TestRankDiesDuringCollective(t *testing.T) {
 		}
 		t.Error("1000 allreduces completed although rank 2 died")
 	})
-	if mpitest.IsRank(t) {
-		return
-	}
 	if res.Code == 0 || !contains(res.Stderr, "rank 2 (pid") || !contains(res.Stderr, "killed by signal 9") {
 		t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}
@@ -49,8 +46,8 @@ func TestRankDiesDuringCollective(t *testing.T) {
 // took a failed receive for a completed one, and the collective went on without it.
 func TestIcollRankDies(t *testing.T) {
 	start := time.Now()
-	set := map[string]string{"transports": "self,tcp", "coll_shm": "off"}
-	res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: set}, func(t *testing.T) {
+	set := map[string]string{"coll_shm": "off"}
+	res := mpitest.Job(t, mpitest.Options{N: 3, Transport: mpitest.TCP, Settings: set, Fail: true}, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
 		rank := w.Rank()
@@ -76,9 +73,6 @@ func TestIcollRankDies(t *testing.T) {
 		}
 		os.Exit(3)
 	})
-	if mpitest.IsRank(t) {
-		return
-	}
 	for _, want := range []string{"rank 0: Wait 0:", "rank 0: Wait 1:", "rank 1: Wait 0:", "rank 1: Wait 1:"} {
 		if !contains(res.Stderr, want) {
 			t.Errorf("no line %q: exit %d, stderr:\n%s", want, res.Code, res.Stderr)

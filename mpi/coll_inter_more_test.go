@@ -520,14 +520,7 @@ func TestInterCollMoreErrors(t *testing.T) {
 // ReduceScatterBlock that do not match across the groups, and an Alltoallw against an
 // Alltoallv all give an error on every process instead of a hang.
 func TestInterCollMoreCheck(t *testing.T) {
-	if mpitest.IsRank(t) {
-		interMoreCheckBody(t)
-		return
-	}
-	res := mpitest.Launch(t, mpitest.Options{N: 5, Settings: map[string]string{"coll_check": "true"}}, interMoreCheckBody)
-	if res.Code != 0 {
-		t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
-	}
+	mpitest.Job(t, mpitest.Options{N: 5, Settings: map[string]string{"coll_check": "true"}}, interMoreCheckBody)
 }
 
 func interMoreCheckBody(t *testing.T) {

@@ -56,13 +56,7 @@ func TestMaxlocLargeBuffers(t *testing.T) {
 	for _, n := range []int{2, 3, 4} {
 		for _, shm := range []string{"auto", "off"} {
 			t.Run(fmt.Sprintf("n%d/coll_shm=%s", n, shm), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: map[string]string{"coll_shm": shm}}, maxlocLarge)
-				if mpitest.IsRank(t) {
-					return
-				}
-				if res.Code != 0 {
-					t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
+				mpitest.Job(t, mpitest.Options{N: n, Settings: map[string]string{"coll_shm": shm}}, maxlocLarge)
 			})
 		}
 	}

@@ -51,20 +51,21 @@ func bcastMismatches(n int) []bcastCase {
 // scatter_ring, whose switch is still open where each rank has a core
 // (docs/ARCHITECTURE.md).
 func TestBcastMismatchedSizes(t *testing.T) {
+	sched := pathsShmSchedTCP[1]
 	paths := []struct {
-		name  string
+		tr    mpitest.Transport
 		set   map[string]string
 		ranks []int
 	}{
-		{"shm", nil, []int{2, 3, 4}},
-		{"sched", map[string]string{"coll_shm": "off", "coll_bcast_large": "1G"}, []int{2, 3, 4, 5}},
-		{"tcp", map[string]string{"transports": "self,tcp", "coll_bcast_large": "1G"}, []int{2, 3, 4, 5}},
+		{mpitest.Shm, nil, []int{2, 3, 4}},
+		{sched, map[string]string{"coll_bcast_large": "1G"}, []int{2, 3, 4, 5}},
+		{mpitest.TCP, map[string]string{"coll_bcast_large": "1G"}, []int{2, 3, 4, 5}},
 	}
 	for _, p := range paths {
-		name, set := p.name, p.set
+		name := p.tr.Name
 		for _, n := range p.ranks {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set, Timeout: 40 * time.Second}, func(t *testing.T) {
+				mpitest.Job(t, mpitest.Options{N: n, Transport: p.tr, Settings: p.set, Timeout: 40 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
 					iters := 1
 					if name == "shm" {
@@ -77,9 +78,6 @@ func TestBcastMismatchedSizes(t *testing.T) {
 					}
 					must(t, mpi.Finalize())
 				})
-				if !mpitest.IsRank(t) && res.Code != 0 {
-					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
 			})
 		}
 	}
@@ -163,17 +161,11 @@ func bcastMismatchBy(t *testing.T, w *mpi.Comm, k bcastCase, bcast func([]byte, 
 // TestIbcastMismatchedSizes is TestBcastMismatchedSizes for Ibcast and BcastInit,
 // which always run the schedules.
 func TestIbcastMismatchedSizes(t *testing.T) {
-	paths := []struct {
-		name string
-		set  map[string]string
-	}{
-		{"shm", map[string]string{"coll_bcast_large": "1G"}},
-		{"tcp", map[string]string{"transports": "self,tcp", "coll_bcast_large": "1G"}},
-	}
-	for _, p := range paths {
+	for _, p := range mpitest.Transports {
 		for n := 2; n <= 5; n++ {
-			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 40 * time.Second}, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
+				set := map[string]string{"coll_bcast_large": "1G"}
+				mpitest.Job(t, mpitest.Options{N: n, Transport: p, Settings: set, Timeout: 40 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
 					for _, k := range bcastMismatches(n) {
 						bcastMismatchBy(t, mpi.World, k, ibcast(mpi.World))
@@ -181,9 +173,6 @@ func TestIbcastMismatchedSizes(t *testing.T) {
 					}
 					must(t, mpi.Finalize())
 				})
-				if !mpitest.IsRank(t) && res.Code != 0 {
-					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
 			})
 		}
 	}
@@ -202,8 +191,8 @@ type gatherCase struct{ block, other, odd int }
 func TestGatherMismatchedSizes(t *testing.T) {
 	for _, p := range pathsShmTCP {
 		for n := 2; n <= 5; n++ {
-			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 40 * time.Second}, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
+				mpitest.Job(t, mpitest.Options{N: n, Transport: p, Timeout: 40 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
 					w := mpi.World
 					for _, k := range []gatherCase{{64, 8, n - 1}, {8, 64, 1}, {64, 0, 1}, {0, 16, n - 1},
@@ -214,9 +203,6 @@ func TestGatherMismatchedSizes(t *testing.T) {
 					}
 					must(t, mpi.Finalize())
 				})
-				if !mpitest.IsRank(t) && res.Code != 0 {
-					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
 			})
 		}
 	}
@@ -309,8 +295,13 @@ func gatherMismatch(t *testing.T, w *mpi.Comm, k gatherCase, how string) {
 // of bcastMismatches) ends as on one node. As TestNodeCollHierarchical, the job goes
 // through mpigo's agents, started by a script standing in for ssh.
 func TestBcastMismatchedHierarchical(t *testing.T) {
-	name := "TestBcastMismatchedHierarchical"
-	if os.Getenv("MPIGO_TEST_CHILD") == name {
+	o := hierOpts{
+		set: map[string]string{"coll_bcast_large": "1G"},
+		env: func(byNode bool) []string {
+			return []string{fmt.Sprintf("MPIGO_TEST_ROOT=%d", map[bool]int{true: 3, false: 1}[byNode])}
+		},
+	}
+	hierJob(t, o, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
 		if p, _ := core.World.CollPath(); p != core.PathHier {
@@ -330,12 +321,5 @@ func TestBcastMismatchedHierarchical(t *testing.T) {
 			}
 		}
 		must(t, mpi.Finalize())
-		return
-	}
-	hierJob(t, name, hierOpts{
-		set: map[string]string{"coll_bcast_large": "1G"},
-		env: func(byNode bool) []string {
-			return []string{fmt.Sprintf("MPIGO_TEST_ROOT=%d", map[bool]int{true: 3, false: 1}[byNode])}
-		},
 	})
 }

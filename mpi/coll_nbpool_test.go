@@ -20,7 +20,7 @@ import (
 // Cancel fail with ErrRequest, and the later collective is left untouched, completing
 // with its own result. (TestRequestCopiesUsedUp has the other kinds of request.)
 func TestNonblockingCollStaleCopy(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		a, sum := []float64{float64(rank + 1)}, make([]float64, 1)
 		r, err := mpi.Iallreduce(w, a, sum, mpi.Sum)
@@ -77,7 +77,7 @@ func wantUsedUp(t *testing.T, what string, err error) {
 // collectives started meanwhile and after, which may take those records, give their
 // own results.
 func TestNonblockingCollFreeActive(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		freed := make([][]float64, 50)
 		for i := range freed {
@@ -105,7 +105,7 @@ func TestNonblockingCollFreeActive(t *testing.T) {
 // they hold stale copies of every earlier request, and test those copies all along:
 // each is used up, and each result is its own. Run under -race too.
 func TestNonblockingCollCopiesConcurrent(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		const goroutines, n = 4, 200
 		comms := make([]*mpi.Comm, goroutines)
 		for g := range comms {

@@ -95,7 +95,7 @@ func TestNonblockingTypedCollNoAllocs(t *testing.T) {
 // where the schedule completes inside the call before the staging is attached, the
 // result is still unpacked into the column. Over shared memory and forced TCP.
 func TestNonblockingTypedCollCopies(t *testing.T) {
-	valueJob(t, 2, typedCopies)
+	jobEach(t, 2, typedCopies)
 }
 
 func typedCopies(t *testing.T, rank, size int) {

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,15 +23,11 @@ var nodeSettings = map[string]string{
 	"coll_shm_split": "512", "coll_shm_bcast_max": "1M", "coll_shm_reduce_max": "1M", "coll_shm_bcast_max2": "1M", "coll_shm_reduce_max2": "1M",
 }
 
+// launchOK runs body on n ranks with settings and checks that the node's collectives
+// left no file in /dev/shm.
 func launchOK(t *testing.T, n int, settings map[string]string, body func(t *testing.T)) {
 	t.Helper()
-	res := mpitest.Launch(t, mpitest.Options{N: n, Settings: settings}, body)
-	if mpitest.IsRank(t) {
-		return
-	}
-	if res.Code != 0 {
-		t.Fatalf("job of %d ranks failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, res.Code, res.Stdout, res.Stderr)
-	}
+	mpitest.Job(t, mpitest.Options{N: n, Settings: settings}, body)
 	if left, _ := filepath.Glob("/dev/shm/*coll*"); len(left) > 0 {
 		t.Errorf("files left in /dev/shm: %v", left)
 	}
@@ -381,12 +375,9 @@ func TestNodeCollFreeRemake(t *testing.T) {
 // TestNodeCollBadSetting: a bad coll_shm value is refused by the launcher, naming the
 // setting, before any rank starts.
 func TestNodeCollBadSetting(t *testing.T) {
-	res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: map[string]string{"coll_shm": "maybe"}}, func(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 2, Settings: map[string]string{"coll_shm": "maybe"}, Fail: true}, func(t *testing.T) {
 		t.Error("a rank started with coll_shm=maybe")
 	})
-	if mpitest.IsRank(t) {
-		return
-	}
 	if res.Code != 2 || !contains(res.Stderr, `coll_shm wants one of auto, off, not "maybe"`) {
 		t.Errorf("exit %d, stderr %q; want exit 2 and a message naming coll_shm and its values", res.Code, res.Stderr)
 	}
@@ -396,7 +387,7 @@ func TestNodeCollBadSetting(t *testing.T) {
 // others do not hang, and the job ends with a message naming the rank.
 func TestNodeCollRankDies(t *testing.T) {
 	start := time.Now()
-	res := launchFailing(t, 4, func(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 4, Fail: true}, func(t *testing.T) {
 		must(t, mpi.Init())
 		buf := make([]byte, 8)
 		for i := 0; i < 100000; i++ {
@@ -474,7 +465,7 @@ func TestNodeCollNoAllocs(t *testing.T) {
 // the point-to-point algorithms otherwise. The job goes through mpigo's agents, started
 // by a script standing in for ssh that runs them on this machine.
 func TestNodeCollHierarchical(t *testing.T) {
-	if os.Getenv("MPIGO_TEST_CHILD") == t.Name() {
+	hierJob(t, hierOpts{set: nodeSettings, timeout: 2 * time.Minute}, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
 		nodeCollCheck(t, w, 60)
@@ -485,9 +476,7 @@ func TestNodeCollHierarchical(t *testing.T) {
 			must(t, c.Free())
 		}
 		must(t, mpi.Finalize())
-		return
-	}
-	hierJob(t, t.Name(), hierOpts{set: nodeSettings, timeout: 2 * time.Minute})
+	})
 }
 
 // hierOpts shape a job of hierJob: settings, extra environment for a mapping, and a
@@ -498,73 +487,29 @@ type hierOpts struct {
 	timeout time.Duration
 }
 
-// hierJob runs test name's child on 7 ranks on three pretend hosts (3, 3 and 1
-// slots), mapped in blocks and round robin (subtests bynode=true and false), through
-// mpigo's agents started by a script standing in for ssh; a job fails t if it exits
-// non-zero or a rank reports a failure.
-func hierJob(t *testing.T, name string, o hierOpts) {
+// pretendHosts are hierJob's three hosts, of 3, 3 and 1 slots.
+var pretendHosts = []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 3}, {Name: "gamma", Slots: 1}}
+
+// hierJob runs body on 7 ranks on three pretend hosts (3, 3 and 1 slots), mapped in
+// blocks and round robin (subtests bynode=true and false), through mpigo's agents
+// started by a script standing in for ssh.
+func hierJob(t *testing.T, o hierOpts, body func(t *testing.T)) {
 	if testing.Short() {
 		t.Skip("builds cmd/mpigo")
 	}
 	if o.timeout == 0 {
 		o.timeout = time.Minute
 	}
-	dir := t.TempDir()
-	mpigo := filepath.Join(dir, "mpigo")
-	if out, err := exec.Command("go", "build", "-o", mpigo, "../cmd/mpigo").CombinedOutput(); err != nil {
-		t.Fatalf("building mpigo: %v\n%s", err, out)
-	}
-	agent := filepath.Join(dir, "fakessh")
-	if err := os.WriteFile(agent, []byte("#!/bin/sh\nshift\nexec \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, byNode := range []bool{true, false} {
 		t.Run(fmt.Sprintf("bynode=%v", byNode), func(t *testing.T) {
-			env := []string{"MPIGO_TEST_CHILD=" + name}
+			var env []string
 			if o.env != nil {
-				env = append(env, o.env(byNode)...)
+				env = o.env(byNode)
 			}
-			var out, errb lockedBuffer
-			code := launch.Run(launch.Spec{
-				N:         7,
-				Program:   os.Args[0],
-				Args:      []string{"-test.run=^" + name + "$", "-test.count=1"},
-				Env:       env,
-				Settings:  o.set,
-				Timeout:   o.timeout,
-				Hosts:     []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 3}, {Name: "gamma", Slots: 1}},
-				Mapping:   launch.Mapping{ByNode: byNode},
-				Agent:     []string{agent},
-				AgentPath: mpigo,
-				Stdout:    &out,
-				Stderr:    &errb,
-			})
-			if code != 0 {
-				t.Fatalf("exit %d\n--- stdout\n%s--- stderr\n%s", code, out.String(), errb.String())
-			}
-			if strings.Contains(out.String(), "FAIL") {
-				t.Fatalf("a rank failed\n%s", out.String())
-			}
+			mpitest.Job(t, mpitest.Options{N: 7, Settings: o.set, Env: env, Timeout: o.timeout,
+				Hosts: pretendHosts, ByNode: byNode}, body)
 		})
 	}
-}
-
-// lockedBuffer collects a job's output, written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestNodeCollProgress: a rank waiting in a shared-memory Barrier still moves its
@@ -658,10 +603,7 @@ func TestBcastTruncationEveryPath(t *testing.T) {
 				}
 				must(t, mpi.Finalize())
 			}
-			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: set, Timeout: 20 * time.Second}, body)
-			if !mpitest.IsRank(t) && res.Code != 0 {
-				t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-			}
+			mpitest.Job(t, mpitest.Options{N: 3, Settings: set, Timeout: 20 * time.Second}, body)
 		})
 	}
 }

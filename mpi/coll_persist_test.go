@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -244,7 +245,7 @@ func TestPersistentCollectiveStates(t *testing.T) {
 func TestPersistentInitChecksArguments(t *testing.T) {
 	for _, check := range []string{"false", "true"} {
 		t.Run("coll_check="+check, func(t *testing.T) {
-			jobSettings(t, 3, map[string]string{"coll_check": check}, persistentInitChecks)
+			jobWith(t, mpitest.Options{N: 3, Settings: map[string]string{"coll_check": check}}, persistentInitChecks)
 		})
 	}
 }

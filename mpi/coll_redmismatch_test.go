@@ -51,20 +51,11 @@ func redMismatches(n int, sched bool) []redCase {
 // MPI_ERR_TRUNCATE, whatever ways each rank's count would take alone; no rank hangs,
 // and the communicator stays in step: the next, matched Allreduce is right.
 func TestReduceMismatchedCounts(t *testing.T) {
-	paths := []struct {
-		name  string
-		set   map[string]string
-		ranks []int
-	}{
-		{"shm", nil, []int{2, 3, 4}},
-		{"sched", map[string]string{"coll_shm": "off"}, []int{2, 3, 4}},
-		{"tcp", map[string]string{"transports": "self,tcp"}, []int{2, 3, 4}},
-	}
-	for _, p := range paths {
-		name, set := p.name, p.set
-		for _, n := range p.ranks {
+	for _, p := range pathsShmSchedTCP {
+		name := p.Name
+		for _, n := range []int{2, 3, 4} {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set, Timeout: 60 * time.Second}, func(t *testing.T) {
+				mpitest.Job(t, mpitest.Options{N: n, Transport: p, Timeout: 60 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
 					for it := 0; it < 3; it++ { // the timed choice tries both ways
 						for _, kind := range redKinds {
@@ -77,9 +68,6 @@ func TestReduceMismatchedCounts(t *testing.T) {
 					}
 					must(t, mpi.Finalize())
 				})
-				if !mpitest.IsRank(t) && res.Code != 0 {
-					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
 			})
 		}
 	}
@@ -165,8 +153,8 @@ func TestReduceScatterBlockZeroCount(t *testing.T) {
 	}, false)
 	for _, p := range pathsShmTCP {
 		for n := 2; n <= 4; n++ {
-			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 30 * time.Second}, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
+				mpitest.Job(t, mpitest.Options{N: n, Transport: p, Timeout: 30 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
 					w := mpi.World
 					rank := w.Rank()
@@ -197,9 +185,6 @@ func TestReduceScatterBlockZeroCount(t *testing.T) {
 					}
 					must(t, mpi.Finalize())
 				})
-				if !mpitest.IsRank(t) && res.Code != 0 {
-					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
 			})
 		}
 	}
@@ -216,8 +201,7 @@ func TestReduceScatterBlockZeroCount(t *testing.T) {
 // they need the ranks to agree on a way (docs/ARCHITECTURE.md). As
 // TestBcastMismatchedHierarchical, the job goes through mpigo's agents.
 func TestReduceMismatchedHierarchical(t *testing.T) {
-	name := "TestReduceMismatchedHierarchical"
-	if os.Getenv("MPIGO_TEST_CHILD") == name {
+	hierJob(t, hierOpts{}, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
 		n := w.Size()
@@ -232,7 +216,5 @@ func TestReduceMismatchedHierarchical(t *testing.T) {
 			}
 		}
 		must(t, mpi.Finalize())
-		return
-	}
-	hierJob(t, name, hierOpts{})
+	})
 }

@@ -386,8 +386,8 @@ func TestMoveMismatchedSizes(t *testing.T) {
 	for _, f := range families {
 		for _, p := range pathsShmSchedTCP {
 			for n := 2; n <= 4; n++ {
-				t.Run(fmt.Sprintf("%s/%s/%d", f, p.name, n), func(t *testing.T) {
-					res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 30 * time.Second}, func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/%d", f, p.Name, n), func(t *testing.T) {
+					mpitest.Job(t, mpitest.Options{N: n, Transport: p, Timeout: 30 * time.Second}, func(t *testing.T) {
 						must(t, mpi.Init())
 						for _, k := range moveMismatches(f, n) {
 							for _, nb := range []bool{false, true} {
@@ -396,9 +396,6 @@ func TestMoveMismatchedSizes(t *testing.T) {
 						}
 						must(t, mpi.Finalize())
 					})
-					if !mpitest.IsRank(t) && res.Code != 0 {
-						t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-					}
 				})
 			}
 		}
@@ -792,8 +789,8 @@ func TestInterMismatchedSizes(t *testing.T) {
 	families := []string{"bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv", "reduce", "allreduce"}
 	cases := []interCase{{64, 8, 2}, {8, 64, 1}, {64, 8, 0}, {16, 0, 1}, {0, 16, 2}, {96 << 10, 160 << 10, 1}, {160 << 10, 96 << 10, 0}}
 	for _, p := range pathsShmTCP {
-		t.Run(p.name, func(t *testing.T) {
-			res := mpitest.Launch(t, mpitest.Options{N: 5, Settings: p.set, Timeout: 60 * time.Second}, func(t *testing.T) {
+		t.Run(p.Name, func(t *testing.T) {
+			mpitest.Job(t, mpitest.Options{N: 5, Transport: p, Timeout: 60 * time.Second}, func(t *testing.T) {
 				must(t, mpi.Init())
 				side := 0
 				if mpi.World.Rank() >= 2 {
@@ -812,9 +809,6 @@ func TestInterMismatchedSizes(t *testing.T) {
 				}
 				must(t, mpi.Finalize())
 			})
-			if !mpitest.IsRank(t) && res.Code != 0 {
-				t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-			}
 		})
 	}
 }
@@ -869,8 +863,8 @@ func interMismatch(t *testing.T, ic *mpi.Comm, side int, family string, k interC
 func TestNeighborMismatchedSizes(t *testing.T) {
 	for _, p := range pathsShmTCP {
 		for n := 2; n <= 4; n++ {
-			t.Run(fmt.Sprintf("%s/%d", p.name, n), func(t *testing.T) {
-				res := mpitest.Launch(t, mpitest.Options{N: n, Settings: p.set, Timeout: 30 * time.Second}, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
+				mpitest.Job(t, mpitest.Options{N: n, Transport: p, Timeout: 30 * time.Second}, func(t *testing.T) {
 					must(t, mpi.Init())
 					ring, err := mpi.World.CartCreate([]int{n}, []bool{true}, false)
 					must(t, err)
@@ -919,9 +913,6 @@ func TestNeighborMismatchedSizes(t *testing.T) {
 					}
 					must(t, mpi.Finalize())
 				})
-				if !mpitest.IsRank(t) && res.Code != 0 {
-					t.Fatalf("job failed (%d)\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
 			})
 		}
 	}

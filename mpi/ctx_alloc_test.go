@@ -10,20 +10,6 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// ctxJob runs body on n ranks over shared memory with settings set, between Init and
-// Finalize.
-func ctxJob(t *testing.T, n int, set map[string]string, body func(t *testing.T, rank, size int)) {
-	t.Helper()
-	res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set}, func(t *testing.T) {
-		must(t, mpi.Init())
-		body(t, mpi.World.Rank(), mpi.World.Size())
-		must(t, mpi.Finalize())
-	})
-	if !mpitest.IsRank(t) && res.Code != 0 {
-		t.Fatalf("job of %d ranks failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, res.Code, res.Stdout, res.Stderr)
-	}
-}
-
 // TestContextWaitNoAllocation: the context forms of the blocking calls allocate
 // nothing per call in steady state, in a real 2-rank job, for calls that really
 // block (rank 0's wait is posted before rank 1 sends its reply): Recv, Probe and
@@ -38,10 +24,10 @@ func TestContextWaitNoAllocation(t *testing.T) {
 	}{
 		{"default", nil},
 		{"sleepy", map[string]string{"p2p_spin": "1", "p2p_yield": "1"}},
-		{"tcp", map[string]string{"transports": "self,tcp"}},
+		{"tcp", mpitest.TCP.Settings},
 	} {
 		t.Run(pol.name, func(t *testing.T) {
-			ctxJob(t, 2, pol.set, func(t *testing.T, rank, size int) {
+			jobWith(t, mpitest.Options{N: 2, Settings: pol.set}, func(t *testing.T, rank, size int) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				w := mpi.World
@@ -155,17 +141,12 @@ func TestContextWaitNoAllocation(t *testing.T) {
 // no nap at all: without the context's wake-up it would wait for the other rank).
 // The requests stay pending and complete once rank 1 comes.
 func TestContextWakesSleepingWait(t *testing.T) {
-	for _, tr := range []string{"shm", "tcp"} {
-		t.Run(tr, func(t *testing.T) { wakesSleepingWait(t, tr) })
-	}
+	eachTransport(t, wakesSleepingWait)
 }
 
-func wakesSleepingWait(t *testing.T, tr string) {
+func wakesSleepingWait(t *testing.T, tr mpitest.Transport) {
 	set := map[string]string{"p2p_sleep": "1s"}
-	if tr == "tcp" {
-		set["transports"] = "self,tcp"
-	}
-	ctxJob(t, 2, set, func(t *testing.T, rank, size int) {
+	jobWith(t, mpitest.Options{N: 2, Transport: tr, Settings: set}, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		c, err := w.Dup()
 		must(t, err)
@@ -272,7 +253,7 @@ func wakesSleepingWait(t *testing.T, tr string) {
 // handles the errors of the view's collectives that run on the view without its
 // context (the Buf ones), once each, as on the view itself.
 func TestContextViewHandlerLater(t *testing.T) {
-	ctxJob(t, 1, nil, func(t *testing.T, rank, size int) {
+	job(t, 1, func(t *testing.T, rank, size int) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		v := mpi.World.WithContext(ctx)

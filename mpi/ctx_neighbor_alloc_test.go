@@ -12,7 +12,7 @@ import (
 // without one: a view's call carries its arguments in its pooled runner, not in a
 // closure. On a periodic ring of 2 ranks, each call checked for its result once.
 func TestViewNeighborAllocs(t *testing.T) {
-	ctxJob(t, 2, nil, func(t *testing.T, rank, size int) {
+	job(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		ring, err := w.CartCreate([]int{size}, []bool{true}, false)
 		must(t, err)

@@ -28,7 +28,7 @@ func wantCtxErr(t *testing.T, what string, err error) {
 // through a view end when its context does; the receives are really cancelled (the
 // messages sent afterwards go to later receives) and the communicator stays usable.
 func TestContextPointToPoint(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		if rank == 0 {
 			buf := make([]int, 1)
@@ -98,7 +98,7 @@ func TestContextPointToPoint(t *testing.T) {
 // while point-to-point on it still works. The rank that never entered in time joins
 // the given-up collective later, which completes in the background.
 func TestContextCollective(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		c, err := mpi.World.Dup()
 		must(t, err)
 		if rank == 0 {
@@ -151,7 +151,7 @@ func TestContextCollective(t *testing.T) {
 // and Dup through a view complete as usual; a Dup that one rank never enters in time
 // ends with its context and stops the communicator's collectives.
 func TestContextOtherCollectives(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		c, err := mpi.World.Dup()
 		must(t, err)
 		v := c.WithContext(context.Background())
@@ -185,7 +185,7 @@ func TestContextOtherCollectives(t *testing.T) {
 // context; a blocking send through a view whose message has left ends with it too,
 // and the message is still delivered.
 func TestContextWaitanySend(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		big := make([]byte, 4<<20) // a rendezvous: it waits for its receiver
 		for i := range big {
@@ -236,7 +236,7 @@ func TestContextWaitanySend(t *testing.T) {
 // not there yet) returns the context's error, stops the communicator's collectives,
 // and is met by the other rank's late call.
 func TestContextConstructors(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		v := w.WithContext(context.Background())
 		made := func(what string, c *mpi.Comm, err error) *mpi.Comm {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -199,13 +200,9 @@ func reversed(t *testing.T, n int) *mpi.Datatype {
 // slice and into the reversed type itself; Pack and Unpack agree.
 func TestResizedNegativeExtent(t *testing.T) {
 	const n = 1000
-	for _, transports := range []string{"", "self,tcp"} {
-		set := map[string]string{}
-		if transports != "" {
-			set["transports"] = transports
-		}
-		t.Run("transports="+transports, func(t *testing.T) {
-			jobSettings(t, 2, set, func(t *testing.T, rank, size int) {
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			jobWith(t, mpitest.Options{N: 2, Transport: tr}, func(t *testing.T, rank, size int) {
 				rev := reversed(t, n)
 				a := make([]float64, n)
 				if rank == 0 {

@@ -12,7 +12,7 @@ import (
 // with one message naming the rank, the call, the object and the error, and the
 // error's class as the exit code, as MPI_Abort on the communicator would.
 func TestErrorsAbort(t *testing.T) {
-	res := launchFailing(t, 2, func(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 2, Fail: true}, func(t *testing.T) {
 		must(t, mpi.Init())
 		d, err := mpi.World.Dup()
 		must(t, err)

@@ -62,13 +62,7 @@ func TestEveryTransportAndProtocol(t *testing.T) {
 					// Every shared-memory eager payload of 64 bytes or more by non-temporal stores.
 					set["transports"], set["shm_nt_copy"], set["shm_nt_min"] = "self,shm,tcp", "on", "64"
 				}
-				res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: set}, exchangeMixed)
-				if mpitest.IsRank(t) {
-					return
-				}
-				if res.Code != 0 {
-					t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
-				}
+				mpitest.Job(t, mpitest.Options{N: 3, Settings: set}, exchangeMixed)
 			})
 		}
 	}
@@ -123,13 +117,7 @@ func TestCollectivesUnderForcedRendezvous(t *testing.T) {
 	} {
 		set["coll_shm"] = "off"
 		t.Run(fmt.Sprint(set), func(t *testing.T) {
-			res := mpitest.Launch(t, mpitest.Options{N: 4, Settings: set, Timeout: 30 * time.Second}, smallCollectives)
-			if mpitest.IsRank(t) {
-				return
-			}
-			if res.Code != 0 {
-				t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
-			}
+			mpitest.Job(t, mpitest.Options{N: 4, Settings: set, Timeout: 30 * time.Second}, smallCollectives)
 		})
 	}
 }

@@ -5,30 +5,57 @@ import (
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
 )
 
-// launchFailing runs body on n ranks of a job expected to fail and returns how it ended.
-func launchFailing(t *testing.T, n int, body func(t *testing.T)) mpitest.Result {
+// TestMain runs the tests and removes what they built (mpitest.Build).
+func TestMain(m *testing.M) { mpitest.Main(m) }
+
+// job runs body between Init and Finalize on n ranks.
+func job(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
 	t.Helper()
-	res := mpitest.Launch(t, mpitest.Options{N: n}, body)
-	if mpitest.IsRank(t) {
-		t.SkipNow()
+	jobWith(t, mpitest.Options{N: n}, body)
+}
+
+// jobWith runs body between Init and Finalize on the ranks of a job shaped by o.
+func jobWith(t *testing.T, o mpitest.Options, body func(t *testing.T, rank, size int)) mpitest.Result {
+	t.Helper()
+	return mpitest.Job(t, o, func(t *testing.T) {
+		must(t, mpi.Init())
+		body(t, mpi.World.Rank(), mpi.World.Size())
+		must(t, mpi.Finalize())
+	})
+}
+
+// eachTransport runs f once per transport of mpitest.Transports, each in a subtest
+// named after it.
+func eachTransport(t *testing.T, f func(t *testing.T, tr mpitest.Transport)) {
+	t.Helper()
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) { f(t, tr) })
 	}
-	return res
+}
+
+// jobEach is job over each transport.
+func jobEach(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
+	t.Helper()
+	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
+		jobWith(t, mpitest.Options{N: n, Transport: tr}, body)
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
-// collPath is a way for a collective test's job to run: a name for its subtests and
-// the job's settings (read only: tests share them).
-type collPath struct {
-	name string
-	set  map[string]string
-}
-
-// pathsShmTCP: the node's shared memory (the default) and forced TCP;
-// pathsShmSchedTCP adds the schedules over shared memory, the region off.
+// The paths a collective test's job runs by: over each transport, and (pathsShmSchedTCP)
+// by the schedules over shared memory, the node's region off.
 var (
-	pathsShmTCP      = []collPath{{"shm", nil}, {"tcp", map[string]string{"transports": "self,tcp"}}}
-	pathsShmSchedTCP = []collPath{{"shm", nil}, {"sched", map[string]string{"coll_shm": "off"}}, {"tcp", map[string]string{"transports": "self,tcp"}}}
+	pathsShmTCP      = mpitest.Transports
+	pathsShmSchedTCP = []mpitest.Transport{mpitest.Shm, {Name: "sched", Settings: map[string]string{"coll_shm": "off"}}, mpitest.TCP}
 )

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -120,7 +121,7 @@ func TestAttributesAndErrHandlers(t *testing.T) {
 // TestErrorsAreFatal: with ErrorsAreFatal, a bad call ends the whole job with a message
 // naming the rank.
 func TestErrorsAreFatal(t *testing.T) {
-	res := launchFailing(t, 2, func(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 2, Fail: true}, func(t *testing.T) {
 		must(t, mpi.Init())
 		mpi.World.SetErrHandler(mpi.ErrorsAreFatal)
 		if mpi.World.Rank() == 1 {

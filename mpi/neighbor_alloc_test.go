@@ -14,7 +14,7 @@ import (
 // slot); each call's result is checked after the measured runs, on a receive buffer
 // cleared to a marker that the gaps must keep. Over shared memory and forced TCP.
 func TestNeighborNoAllocs(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		ring, err := mpi.World.CartCreate([]int{size}, []bool{true}, false)
 		must(t, err)
 		// An item of vec is 2 float64s 2 apart, 3 float64s of extent: item k of a is

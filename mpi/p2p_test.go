@@ -6,30 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
-
-// job runs body between Init and Finalize on n ranks.
-func job(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
-	t.Helper()
-	mpitest.Run(t, n, func(t *testing.T) {
-		if err := mpi.Init(); err != nil {
-			t.Fatal(err)
-		}
-		body(t, mpi.World.Rank(), mpi.World.Size())
-		if err := mpi.Finalize(); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestRing(t *testing.T) {
 	job(t, 4, func(t *testing.T, rank, size int) {

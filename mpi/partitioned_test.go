@@ -16,23 +16,10 @@ import (
 // channels on one (peer, tag) match in init order; PreadyRange and PreadyList; the
 // status is the receive's; bad arguments are refused.
 func TestPartitioned(t *testing.T) {
-	for _, transports := range []string{"self,shm,tcp", "self,tcp"} {
-		t.Run(transports, func(t *testing.T) {
-			jobSettings(t, 2, map[string]string{"transports": transports}, partitioned)
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			jobWith(t, mpitest.Options{N: 2, Transport: tr}, partitioned)
 		})
-	}
-}
-
-// jobSettings is job with settings, as mpigo run --set gives them.
-func jobSettings(t *testing.T, n int, set map[string]string, body func(t *testing.T, rank, size int)) {
-	t.Helper()
-	res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set}, func(t *testing.T) {
-		must(t, mpi.Init())
-		body(t, mpi.World.Rank(), mpi.World.Size())
-		must(t, mpi.Finalize())
-	})
-	if !mpitest.IsRank(t) && res.Code != 0 {
-		t.Fatalf("job of %d ranks (%v) failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, set, res.Code, res.Stdout, res.Stderr)
 	}
 }
 
@@ -163,9 +150,9 @@ func zeroPartitions(t *testing.T, peer int) {
 // of one int32 with a row's extent, 4 partitions) into a partitioned receive of packed
 // int32 cut into 2 (PsendInitBuf, PrecvInitBuf), over shm and forced TCP.
 func TestPartitionedDatatypes(t *testing.T) {
-	for _, transports := range []string{"self,shm,tcp", "self,tcp"} {
-		t.Run(transports, func(t *testing.T) {
-			jobSettings(t, 2, map[string]string{"transports": transports}, func(t *testing.T, rank, size int) {
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			jobWith(t, mpitest.Options{N: 2, Transport: tr}, func(t *testing.T, rank, size int) {
 				const rows, cols = 64, 4
 				w := mpi.World
 				if rank == 0 {

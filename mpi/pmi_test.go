@@ -1,8 +1,6 @@
 package mpi_test
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -35,39 +33,7 @@ func underOtherLaunchers(t *testing.T) {
 
 // runUnder runs this test's body as 4 ranks started by another launcher.
 func runUnder(t *testing.T, launcher ...string) {
-	if mpitest.IsRank(t) {
-		underOtherLaunchers(t)
-		return
-	}
-	if _, err := exec.LookPath(launcher[0]); err != nil {
-		t.Skipf("%s is not installed", launcher[0])
-	}
-	args := append(launcher[1:], os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
-	out, err := runLauncher(t, launcher[0], args, "MPIGO_TEST_CHILD="+t.Name())
-	if err != nil {
-		t.Fatalf("%v: %v\n%s", launcher, err, out)
-	}
-}
-
-// runLauncher runs another MPI's launcher in bounded time and leaves nothing behind:
-// its ranks carry a mark, and any that outlive it (Hydra may exit before its ranks)
-// are killed and reported.
-func runLauncher(t *testing.T, name string, args []string, env ...string) ([]byte, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	mark := mpitest.JobMark()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(append(os.Environ(), mark), env...)
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		err = fmt.Errorf("%s did not end within 2 minutes: %v", name, err)
-	}
-	if left := mpitest.KillMarked(mark); len(left) > 0 {
-		t.Errorf("%s left processes of the job running; killed %v", name, left)
-	}
-	return out, err
+	mpitest.Job(t, mpitest.Options{Launcher: launcher}, underOtherLaunchers)
 }
 
 func TestUnderMPICHHydra(t *testing.T) { runUnder(t, "mpiexec.mpich", "-n", "4") }
@@ -85,18 +51,15 @@ func TestExamplesUnderOtherLaunchers(t *testing.T) {
 	if _, err := exec.LookPath("mpiexec.mpich"); err != nil {
 		t.Skip("mpiexec.mpich is not installed")
 	}
-	pi := t.TempDir() + "/pi"
-	if out, err := exec.Command("go", "build", "-o", pi, "../examples/pi").CombinedOutput(); err != nil {
-		t.Fatalf("building examples/pi: %v\n%s", err, out)
-	}
+	pi := mpitest.Build(t, "../examples/pi")
 	launchers := [][]string{{"mpiexec.mpich", "-n", "4"}}
 	if os.Getenv("MPIGO_TEST_SLURM") == "1" {
 		launchers = append(launchers, []string{"srun", "--mpi=pmi2", "-n", "4"})
 	}
 	for _, l := range launchers {
-		out, err := runLauncher(t, l[0], append(l[1:], pi, "1000000"))
-		if err != nil || !strings.Contains(string(out), "error 1.1e-13") || !strings.Contains(string(out), "on 4 ranks") {
-			t.Errorf("%v pi: %v\n%s", l, err, out)
+		res := mpitest.Foreign(t, 2*time.Minute, nil, append(l, pi, "1000000")...)
+		if res.Code != 0 || !strings.Contains(res.Stdout, "error 1.1e-13") || !strings.Contains(res.Stdout, "on 4 ranks") {
+			t.Errorf("%v pi: %v", l, res)
 		}
 	}
 }

@@ -19,8 +19,9 @@ import (
 func (c *Comm) pc() *prof.Comm { return c.dev().Prof() }
 
 // enter is prof.Enter for a call on c naming peer (a rank of c, a root, NoPeer) and
-// moving n bytes: sampled, as point-to-point calls are (two clock reads are a
-// quarter of an 8-byte Barrier's time on two ranks), and timed exactly once it waits.
+// moving n bytes: sampled, as point-to-point calls are (two clock reads are a good
+// part of a short Barrier's time: docs/BENCHMARKS.md, figures from code comments),
+// and timed exactly once it waits.
 func (c *Comm) enter(call prof.Call, peer, n int) int64 {
 	if prof.Try(call, c.pc(), peer, -1, n) {
 		return 0 // recorded by the inlined short path, as Send's calls are

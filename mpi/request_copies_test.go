@@ -16,7 +16,7 @@ import (
 // used up once freed) and a persistent collective. The calls on many requests name
 // the used-up one's index.
 func TestRequestCopiesUsedUp(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		peer := 1 - rank
 		var used []mpi.Request // a used-up copy of each kind

@@ -15,24 +15,12 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// transportsUnderTest are the transports session tests run over: shared memory, and
-// TCP forced on one machine.
-var transportsUnderTest = []string{"self,shm,tcp", "self,tcp"}
-
-// runOver runs body on n ranks once per transport set.
+// runOver runs body on n ranks once per transport.
 func runOver(t *testing.T, n int, body func(t *testing.T)) {
-	for _, tr := range transportsUnderTest {
-		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
-			if mpitest.IsRank(t) {
-				body(t)
-				return
-			}
-			res := mpitest.Launch(t, mpitest.Options{N: n, Settings: map[string]string{"transports": tr}}, body)
-			if res.Code != 0 {
-				t.Fatalf("job of %d ranks over %s failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, tr, res.Code, res.Stdout, res.Stderr)
-			}
-		})
-	}
+	t.Helper()
+	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
+		mpitest.Job(t, mpitest.Options{N: n, Transport: tr}, body)
+	})
 }
 
 // worldOf makes a communicator of every process from s.
@@ -739,20 +727,15 @@ func TestSessionDerivedGroups(t *testing.T) {
 // not happen (without the fence it happens at once), not a synchronisation.
 func TestFinalizeFencesAfterIdle(t *testing.T) {
 	const markVar = "MPIGO_TEST_MARKS"
-	for _, tr := range transportsUnderTest {
-		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
-			if mpitest.IsRank(t) {
-				finalizeAfterIdle(t, os.Getenv(markVar))
-				return
-			}
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			marks := t.TempDir()
 			// Shared memory in /dev/shm files (not memfds), so that a file left shows.
-			settings := map[string]string{"transports": tr, "shm_memory": "file"}
-			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: settings,
-				Env: []string{markVar + "=" + marks}, Timeout: time.Minute}, func(t *testing.T) {})
-			if res.Code != 0 {
-				t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
-			}
+			settings := map[string]string{"shm_memory": "file"}
+			mpitest.Job(t, mpitest.Options{N: 3, Transport: tr, Settings: settings,
+				Env: []string{markVar + "=" + marks}, Timeout: time.Minute}, func(t *testing.T) {
+				finalizeAfterIdle(t, os.Getenv(markVar))
+			})
 			// Nothing left behind: the ranks' processes, their shared-memory files.
 			job, _ := os.ReadFile(filepath.Join(marks, "job"))
 			if len(job) == 0 {
@@ -862,17 +845,9 @@ func finalizeAfterIdle(t *testing.T, marks string) {
 // not wait in the launcher's fence for a rank that keeps MPI up for its session and
 // will not come (the job hung there until its timeout). The session then works on.
 func TestFinalizeWithSessionsOnSomeRanks(t *testing.T) {
-	for _, tr := range transportsUnderTest {
-		t.Run(strings.ReplaceAll(tr, ",", "_"), func(t *testing.T) {
-			if mpitest.IsRank(t) {
-				sessionOnOneRank(t)
-				return
-			}
-			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr},
-				Timeout: 30 * time.Second}, sessionOnOneRank)
-			if res.Code != 0 {
-				t.Fatalf("job failed with exit code %d\n--- stdout\n%s--- stderr\n%s", res.Code, res.Stdout, res.Stderr)
-			}
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			mpitest.Job(t, mpitest.Options{N: 3, Transport: tr, Timeout: 30 * time.Second}, sessionOnOneRank)
 		})
 	}
 }

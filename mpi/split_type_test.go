@@ -10,19 +10,6 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// bindJob runs body on n ranks bound as bind_to says (none, core).
-func bindJob(t *testing.T, n int, bind string, body func(t *testing.T, rank, size int)) {
-	t.Helper()
-	res := mpitest.Launch(t, mpitest.Options{N: n, Settings: map[string]string{"bind_to": bind}}, func(t *testing.T) {
-		must(t, mpi.Init())
-		body(t, mpi.World.Rank(), mpi.World.Size())
-		must(t, mpi.Finalize())
-	})
-	if !mpitest.IsRank(t) && res.Code != 0 {
-		t.Fatalf("job of %d ranks (bind_to=%s) failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, bind, res.Code, res.Stdout, res.Stderr)
-	}
-}
-
 // hwTypes are the values of mpi_hw_resource_type mpigo knows, the node first.
 func hwTypes() []string {
 	out := []string{mpi.HWSharedMemory}
@@ -118,7 +105,7 @@ func TestSplitTypeHWGuided(t *testing.T) {
 		n    int
 	}{{"core", 4}, {"none", 2}} {
 		t.Run(tc.bind, func(t *testing.T) {
-			bindJob(t, tc.n, tc.bind, func(t *testing.T, rank, size int) {
+			jobWith(t, mpitest.Options{N: tc.n, Settings: map[string]string{"bind_to": tc.bind}}, func(t *testing.T, rank, size int) {
 				if tc.bind == "core" && placesOf(t, "hwloc://Core")[rank] < 0 {
 					t.Fatalf("rank %d is bound to a core but not within one", rank)
 				}
@@ -277,7 +264,7 @@ func TestSplitTypeHWUnguided(t *testing.T) {
 		n    int
 	}{{"core", 4}, {"none", 2}} {
 		t.Run(tc.bind, func(t *testing.T) {
-			bindJob(t, tc.n, tc.bind, func(t *testing.T, rank, size int) {
+			jobWith(t, mpitest.Options{N: tc.n, Settings: map[string]string{"bind_to": tc.bind}}, func(t *testing.T, rank, size int) {
 				all := allPlaces(t)
 				c, members := mpi.World, allRanks(size)
 				for step := 0; c != nil; step++ {
@@ -354,7 +341,7 @@ func TestSplitTypePset(t *testing.T) {
 // bound to cores: the ranks of both groups within one instance form an
 // intercommunicator, nil where the instance has ranks in one group only.
 func TestSplitTypeInter(t *testing.T) {
-	bindJob(t, 4, "core", func(t *testing.T, rank, size int) {
+	jobWith(t, mpitest.Options{N: 4, Settings: map[string]string{"bind_to": "core"}}, func(t *testing.T, rank, size int) {
 		side := rank / 2
 		local, err := mpi.World.Split(side, rank)
 		must(t, err)
@@ -470,7 +457,7 @@ func checkHwInfo(t *testing.T, bound bool) {
 // TestGetHwResourceInfo reads the hardware info before Init, in a job bound to
 // cores, and after Finalize; every restricted type splits World without nil.
 func TestGetHwResourceInfo(t *testing.T) {
-	res := mpitest.Launch(t, mpitest.Options{N: 2, Settings: map[string]string{"bind_to": "core"}}, func(t *testing.T) {
+	mpitest.Job(t, mpitest.Options{N: 2, Settings: map[string]string{"bind_to": "core"}}, func(t *testing.T) {
 		checkHwInfo(t, false)
 		must(t, mpi.Init())
 		checkHwInfo(t, true)
@@ -494,7 +481,4 @@ func TestGetHwResourceInfo(t *testing.T) {
 		must(t, mpi.Finalize())
 		checkHwInfo(t, true)
 	})
-	if !mpitest.IsRank(t) && res.Code != 0 {
-		t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
-	}
 }

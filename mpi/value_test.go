@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -52,27 +51,6 @@ func sampleRecord(rank, big int) vRecord {
 	return r
 }
 
-// valueJob runs body on n ranks, over shared memory and, as a subtest, forced TCP.
-func valueJob(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
-	t.Helper()
-	for _, tr := range []string{"shm", "tcp"} {
-		t.Run(tr, func(t *testing.T) {
-			set := map[string]string{}
-			if tr == "tcp" {
-				set["transports"] = "self,tcp"
-			}
-			res := mpitest.Launch(t, mpitest.Options{N: n, Settings: set}, func(t *testing.T) {
-				must(t, mpi.Init())
-				body(t, mpi.World.Rank(), mpi.World.Size())
-				must(t, mpi.Finalize())
-			})
-			if !mpitest.IsRank(t) && res.Code != 0 {
-				t.Fatalf("job of %d ranks failed with exit code %d\n--- stdout\n%s--- stderr\n%s", n, res.Code, res.Stdout, res.Stderr)
-			}
-		})
-	}
-}
-
 func wantEqual[T any](t *testing.T, what string, got, want T) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
@@ -84,7 +62,7 @@ func wantEqual[T any](t *testing.T, what string, got, want T) {
 // structs, slices of structs, strings, nil and empty values, and large out-of-band
 // slices, around a ring.
 func TestValuePointToPoint(t *testing.T) {
-	valueJob(t, 3, func(t *testing.T, rank, size int) {
+	jobEach(t, 3, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		next, prev := (rank+1)%size, (rank+size-1)%size
 		for _, big := range []int{0, 100, 1 << 16} {
@@ -148,7 +126,7 @@ func TestValuePointToPoint(t *testing.T) {
 // receive of the wrong type names both types and leaves the communicator usable,
 // also when the value had out-of-band slices.
 func TestValueErrors(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		type bad struct {
 			Jobs []struct{ Done chan bool }
@@ -248,7 +226,7 @@ func TestValueErrors(t *testing.T) {
 func TestValueCollectives(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 5, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			valueJob(t, n, valueCollectives)
+			jobEach(t, n, valueCollectives)
 		})
 	}
 }
@@ -337,7 +315,7 @@ func valueCollectives(t *testing.T, rank, size int) {
 // TestValueRequests: Test completes a value request, Cancel cancels a value receive
 // that has no message, and a view reports its context.
 func TestValueRequests(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		peer := 1 - rank
 		rr, err := mpi.IrecvValue[[]vInner](w, peer, 1)
@@ -421,7 +399,7 @@ func TestValueNilComm(t *testing.T) {
 // TestRecvValueInto: receiving into the same value again reuses its large slices'
 // memory and overwrites every part; a wrong type leaves it as it was.
 func TestRecvValueInto(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		if rank == 0 {
 			for i := range 3 {
@@ -461,7 +439,7 @@ func TestRecvValueInto(t *testing.T) {
 // small plain values at once (each with its own tag) share the scratch buffers
 // safely: every value arrives intact. Run under -race too.
 func TestValueConcurrentGoroutines(t *testing.T) {
-	valueJob(t, 2, func(t *testing.T, rank, size int) {
+	jobEach(t, 2, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		type pair struct{ G, I int64 }
 		const goroutines, n = 4, 300
@@ -497,7 +475,7 @@ func TestValueConcurrentGoroutines(t *testing.T) {
 // forced TCP: values go from one group to the other, roots pass Root and ProcNull,
 // the large slices of BcastValue's value out of band, a reduction in rank order.
 func TestValueCollectivesInter(t *testing.T) {
-	valueJob(t, 3, func(t *testing.T, rank, size int) {
+	jobEach(t, 3, func(t *testing.T, rank, size int) {
 		w := mpi.World
 		side := rank % 2
 		local, err := w.Split(side, rank)

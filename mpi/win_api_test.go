@@ -88,7 +88,7 @@ func TestWinErrHandler(t *testing.T) {
 // TestWinErrorsAreFatal: with ErrorsAreFatal on a window, a bad call ends the whole
 // job with a message naming the rank, the call and the window.
 func TestWinErrorsAreFatal(t *testing.T) {
-	res := launchFailing(t, 2, func(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 2, Fail: true}, func(t *testing.T) {
 		must(t, mpi.Init())
 		w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
 		must(t, err)
@@ -573,10 +573,10 @@ func TestWinExclusiveLockCounter(t *testing.T) {
 // lives and ends with an error naming it (ErrProcFailed), or the launcher ends the
 // job first. Either way the job ends within bounded time naming rank 1.
 func TestWinLockHolderDies(t *testing.T) {
-	for _, tr := range transportsRMA {
-		t.Run(tr, func(t *testing.T) {
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			start := time.Now()
-			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+			res := mpitest.Job(t, mpitest.Options{N: 3, Transport: tr, Fail: true}, func(t *testing.T) {
 				must(t, mpi.Init())
 				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
 				must(t, err)
@@ -597,9 +597,6 @@ func TestWinLockHolderDies(t *testing.T) {
 				}
 				t.Error("Lock returned although rank 1 holds the lock and died")
 			})
-			if mpitest.IsRank(t) {
-				return
-			}
 			if res.Code == 0 || res.Code == 4 || !contains(res.Stderr, "rank 1") {
 				t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 			}
@@ -616,10 +613,10 @@ func TestWinLockHolderDies(t *testing.T) {
 // launcher stopping the job: the survivors ignore the launcher's SIGTERM, so only the
 // SIGKILL a second later would end them.
 func TestWinLockWaiterHolderDies(t *testing.T) {
-	for _, tr := range transportsRMA {
-		t.Run(tr, func(t *testing.T) {
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			start := time.Now()
-			res := mpitest.Launch(t, mpitest.Options{N: 3, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+			res := mpitest.Job(t, mpitest.Options{N: 3, Transport: tr, Fail: true}, func(t *testing.T) {
 				must(t, mpi.Init())
 				rank := mpi.World.Rank()
 				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
@@ -647,9 +644,6 @@ func TestWinLockWaiterHolderDies(t *testing.T) {
 				}
 				os.Exit(3)
 			})
-			if mpitest.IsRank(t) {
-				return
-			}
 			if !contains(res.Stderr, "rank 2: Lock:") || !contains(res.Stderr, "rank 1 of the window, which holds the lock on rank 0, is gone") {
 				t.Errorf("rank 2's Lock did not end naming rank 1: exit %d, stderr:\n%s", res.Code, res.Stderr)
 			}
@@ -666,10 +660,10 @@ func TestWinLockWaiterHolderDies(t *testing.T) {
 // call, not only its progress goroutine, may queue rank 2's request, and must then
 // answer it when the holder dies.
 func TestWinLockWaiterHolderDiesTargetBusy(t *testing.T) {
-	for _, tr := range transportsRMA {
-		t.Run(tr, func(t *testing.T) {
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			start := time.Now()
-			res := mpitest.Launch(t, mpitest.Options{N: 4, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
+			res := mpitest.Job(t, mpitest.Options{N: 4, Transport: tr, Fail: true}, func(t *testing.T) {
 				must(t, mpi.Init())
 				rank := mpi.World.Rank()
 				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
@@ -712,9 +706,6 @@ func TestWinLockWaiterHolderDiesTargetBusy(t *testing.T) {
 				}
 				os.Exit(3)
 			})
-			if mpitest.IsRank(t) {
-				return
-			}
 			if !contains(res.Stderr, "rank 2: Lock:") || !contains(res.Stderr, "rank 1 of the window, which holds the lock on rank 0, is gone") {
 				t.Errorf("rank 2's Lock did not end naming rank 1: exit %d, stderr:\n%s", res.Code, res.Stderr)
 			}

@@ -13,31 +13,20 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// transportsRMA are the ways windows reach their targets: node shared memory (direct
-// loads and stores), and TCP forced (every operation shipped to the target's progress
-// goroutine).
-var transportsRMA = []string{"self,shm,tcp", "self,tcp"}
-
-// winJob runs body on n ranks over each transport.
+// winJob runs body on n ranks at MPI_THREAD_MULTIPLE over each transport: the ways
+// windows reach their targets, node shared memory (direct loads and stores) and TCP
+// forced (every operation shipped to the target's progress goroutine).
 func winJob(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
 	t.Helper()
-	for _, tr := range transportsRMA {
-		t.Run(tr, func(t *testing.T) {
-			res := mpitest.Launch(t, mpitest.Options{N: n, Settings: map[string]string{"transports": tr}}, func(t *testing.T) {
-				if _, err := mpi.InitThread(mpi.ThreadMultiple); err != nil {
-					t.Fatal(err)
-				}
-				body(t, mpi.World.Rank(), mpi.World.Size())
-				must(t, mpi.Finalize())
-			})
-			if mpitest.IsRank(t) {
-				return
+	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
+		mpitest.Job(t, mpitest.Options{N: n, Transport: tr}, func(t *testing.T) {
+			if _, err := mpi.InitThread(mpi.ThreadMultiple); err != nil {
+				t.Fatal(err)
 			}
-			if res.Code != 0 {
-				t.Fatalf("exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
-			}
+			body(t, mpi.World.Rank(), mpi.World.Size())
+			must(t, mpi.Finalize())
 		})
-	}
+	})
 }
 
 func i64view(b []byte) []int64 {

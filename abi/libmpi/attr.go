@@ -67,12 +67,12 @@ func keyArg(op string, k int32) (*mpir.Keyval, error) {
 }
 
 // copyCallback is the copy function of C function pointer fn for the keyval numbered
-// *key: MPI_x_NULL_COPY_FN (0) is none, MPI_x_DUP_FN (1) mpir's.
+// *key: MPI_x_NULL_COPY_FN is none, MPI_x_DUP_FN mpir's.
 func copyCallback(op string, fn unsafe.Pointer, key *int32) mpir.CopyFunc {
 	switch uintptr(fn) {
-	case 0:
+	case nullCopyFnAddr:
 		return nil
-	case 1:
+	case dupFnAddr:
 		return mpir.CopyDup
 	}
 	return func(obj any, k *mpir.Keyval, val any) (any, bool, error) {

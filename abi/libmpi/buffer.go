@@ -26,7 +26,7 @@ func PMPI_Buffer_attach_c(p unsafe.Pointer, size int64) int32 {
 
 // attachBuffer attaches C memory as the buffer of c (the process's for nil).
 func attachBuffer(op string, c *core.Comm, ch uintptr, p unsafe.Pointer, size int64) int32 {
-	if uintptr(p) == 2 { // MPI_BUFFER_AUTOMATIC
+	if uintptr(p) == bufferAutomaticAddr {
 		return fail(op, ch, c.AttachBuffer(op, nil, true))
 	}
 	if p == nil || size < 0 {

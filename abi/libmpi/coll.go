@@ -22,7 +22,7 @@ import (
 
 func isRoot(c *comm, root int32) bool {
 	if c.c.IsInter() {
-		return root == -4 // MPI_ROOT
+		return root == C.MPI_ROOT
 	}
 	return rankIn(root) == c.c.Rank()
 }
@@ -268,7 +268,7 @@ func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *
 	}
 	size := int(t.Size())
 	st = redStages.Get().(*redStage)
-	*st = redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == 1, recvUsed: recvUsed}
+	*st = redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == inPlaceAddr, recvUsed: recvUsed}
 	if st.inPlace {
 		s = core.InPlaceVec(size)
 	} else {
@@ -482,7 +482,7 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 	total := rcount * int64(peers(c))
 	// In place, recvbuf holds every rank's block on the way in (MPI 4.1 6.10.1).
 	rspan := rcount
-	if uintptr(sbuf) == 1 {
+	if uintptr(sbuf) == inPlaceAddr {
 		rspan = total
 	}
 	var a redArgs
@@ -528,7 +528,7 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	}
 	// In place, recvbuf holds the whole input, sum(recvcounts) items (MPI 4.1 6.10.2).
 	rspan := int64(counts[c.c.Rank()])
-	if uintptr(sbuf) == 1 {
+	if uintptr(sbuf) == inPlaceAddr {
 		rspan = total
 	}
 	var a redArgs
@@ -781,7 +781,7 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 	var sc, sd []int
 	var s core.Vec
 	var err error
-	if uintptr(sbuf) == 1 {
+	if uintptr(sbuf) == inPlaceAddr {
 		sc, sd = rc, rd
 	} else {
 		sc, sd = moved(carr(scounts, n, big), sdt), carr(sdispls, n, big)
@@ -793,7 +793,7 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if uintptr(sbuf) == 1 {
+	if uintptr(sbuf) == inPlaceAddr {
 		s = core.InPlaceVec(esz(rv))
 	}
 	if m == mBlock {
@@ -886,7 +886,7 @@ func alltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.P
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	inPlace := uintptr(sbuf) == 1
+	inPlace := uintptr(sbuf) == inPlaceAddr
 	var smem []byte
 	var sc, sd []int
 	var st []*datatype.Type

@@ -225,13 +225,13 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	defer prof.Exit(prof.SplitType, c.enterTimed(prof.SplitType, prof.NoPeer, -1, 0), 0)
 	a := core.SplitTypeArgs{Key: int(key)}
 	switch kind {
-	case 221:
+	case C.MPI_COMM_TYPE_SHARED:
 		a.Kind = core.SplitShared
-	case 222:
+	case C.MPI_COMM_TYPE_HW_UNGUIDED:
 		a.Kind = core.SplitHWUnguided
-	case 223:
+	case C.MPI_COMM_TYPE_HW_GUIDED:
 		a.Kind = core.SplitHWGuided
-	case 224:
+	case C.MPI_COMM_TYPE_RESOURCE_GUIDED:
 		a.Kind = core.SplitResourceGuided
 	case undefined:
 		a.Kind = core.Undefined
@@ -369,10 +369,10 @@ func PMPI_Comm_compare(h1, h2 uintptr, result unsafe.Pointer) int32 {
 	if c2 == nil {
 		return r
 	}
-	res := 204 // MPI_UNEQUAL
+	res := C.MPI_UNEQUAL
 	switch {
 	case c1 == c2:
-		res = 201
+		res = C.MPI_IDENT
 	case c1.c.IsInter() != c2.c.IsInter():
 	default:
 		cmp, err := group.Compare(c1.c.Group(), c2.c.Group())
@@ -381,9 +381,9 @@ func PMPI_Comm_compare(h1, h2 uintptr, result unsafe.Pointer) int32 {
 		}
 		switch cmp {
 		case group.Ident:
-			res = 202
+			res = C.MPI_CONGRUENT
 		case group.Similar:
-			res = 203
+			res = C.MPI_SIMILAR
 		}
 	}
 	setInt(result, res)
@@ -411,7 +411,7 @@ func PMPI_Comm_get_name(ch uintptr, name, n unsafe.Pointer) int32 {
 	c.mu.Lock()
 	s := c.name
 	c.mu.Unlock()
-	putCString(name, 128, s, n)
+	putCString(name, C.MPI_MAX_OBJECT_NAME, s, n)
 	return 0
 }
 

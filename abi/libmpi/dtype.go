@@ -242,7 +242,7 @@ func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (co
 // that they do, since the device lays typed buffers out from the start of their
 // memory.
 func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Vec, error) {
-	if uintptr(p) == 1 { // MPI_IN_PLACE
+	if uintptr(p) == inPlaceAddr {
 		esz := 1
 		if d := dtOf(dh); d != nil && d.t.Size() > 0 {
 			esz = int(d.t.Size())
@@ -521,9 +521,9 @@ func PMPI_Type_create_resized_c(old uintptr, lb, extent int64, out unsafe.Pointe
 
 func orderIn(op string, order int32) (datatype.Order, error) {
 	switch order {
-	case 0xC:
+	case C.MPI_ORDER_C:
 		return datatype.OrderC, nil
-	case 0xF:
+	case C.MPI_ORDER_FORTRAN:
 		return datatype.OrderFortran, nil
 	}
 	return 0, errorf(errArg, op, "order %d is not MPI_ORDER_C or MPI_ORDER_FORTRAN", order)
@@ -708,7 +708,7 @@ func PMPI_Type_get_name(h uintptr, name, n unsafe.Pointer) int32 {
 	if d == nil {
 		return fail("Type_get_name", 0, noType("Type_get_name", h))
 	}
-	putCString(name, 128, d.name, n)
+	putCString(name, C.MPI_MAX_OBJECT_NAME, d.name, n)
 	return 0
 }
 
@@ -759,7 +759,7 @@ func PMPI_Get_count_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32
 	case size == 0:
 		*(*int64)(count) = 0
 	case n%size != 0:
-		*(*int64)(count) = -32766 // MPI_UNDEFINED
+		*(*int64)(count) = C.MPI_UNDEFINED
 	default:
 		*(*int64)(count) = n / size
 	}
@@ -785,7 +785,7 @@ func PMPI_Get_elements_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) in
 	t, _ := typeOf("Get_elements", dh)
 	e, ok := t.ElementsIn(n)
 	if !ok {
-		e = -32766
+		e = C.MPI_UNDEFINED
 	}
 	*(*int64)(count) = e
 	return 0
@@ -926,11 +926,11 @@ func darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Poin
 	ds := make([]datatype.Distribution, n)
 	for i, d := range ints(distribs, n) {
 		switch d {
-		case 16:
+		case C.MPI_DISTRIBUTE_NONE:
 			ds[i] = datatype.DistributeNone
-		case 17:
+		case C.MPI_DISTRIBUTE_BLOCK:
 			ds[i] = datatype.DistributeBlock
-		case 18:
+		case C.MPI_DISTRIBUTE_CYCLIC:
 			ds[i] = datatype.DistributeCyclic
 		default:
 			return fail(op, 0, errorf(errArg, op, "array_of_distribs[%d] %d is not MPI_DISTRIBUTE_NONE, _BLOCK or _CYCLIC", i, d))
@@ -938,7 +938,7 @@ func darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Poin
 	}
 	da := toInts64(ints(dargs, n))
 	for i := range da {
-		if da[i] == 19 { // MPI_DISTRIBUTE_DFLT_DARG
+		if da[i] == C.MPI_DISTRIBUTE_DFLT_DARG {
 			da[i] = datatype.DefaultDarg
 		}
 	}
@@ -960,9 +960,9 @@ func PMPI_Type_create_darray_c(size, rank, ndims int32, gsizes, distribs, dargs,
 func PMPI_Type_match_size(class, size int32, out unsafe.Pointer) int32 {
 	const op = "Type_match_size"
 	m := map[int32]map[int32]uintptr{
-		192: {1: 0x2c1, 2: 0x2c9, 4: 0x2d1, 8: 0x2d9, 16: 0x2e1}, // MPI_TYPECLASS_INTEGER
-		193: {2: 0x2ca, 4: 0x2d2, 8: 0x2da, 16: 0x2e2},           // MPI_TYPECLASS_REAL
-		194: {4: 0x2d3, 8: 0x2db, 16: 0x2e3, 32: 0x2eb},          // MPI_TYPECLASS_COMPLEX
+		C.MPI_TYPECLASS_INTEGER: {1: 0x2c1, 2: 0x2c9, 4: 0x2d1, 8: 0x2d9, 16: 0x2e1}, // MPI_INTEGERn
+		C.MPI_TYPECLASS_REAL:    {2: 0x2ca, 4: 0x2d2, 8: 0x2da, 16: 0x2e2},           // MPI_REALn
+		C.MPI_TYPECLASS_COMPLEX: {4: 0x2d3, 8: 0x2db, 16: 0x2e3, 32: 0x2eb},          // MPI_COMPLEXn
 		// MPIX_TYPECLASS_LOGICAL of the MPI Forum's reference header and MPICH: not the
 		// standard's, so not in mpi.h, but a program built against them may pass it.
 		191: {1: 0x2c0, 2: 0x2c8, 4: 0x2d0, 8: 0x2d8, 16: 0x2e0},

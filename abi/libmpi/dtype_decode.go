@@ -50,9 +50,9 @@ func decoded(op string, h uintptr) (*dtype, datatype.Combiner, int32) {
 func contentsInts(c datatype.Combiner, is []int64) {
 	orderOut := func(v int64) int64 {
 		if datatype.Order(v) == datatype.OrderFortran {
-			return 0xF
+			return C.MPI_ORDER_FORTRAN
 		}
-		return 0xC
+		return C.MPI_ORDER_C
 	}
 	switch c {
 	case datatype.CombinerSubarray:

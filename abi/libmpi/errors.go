@@ -291,7 +291,7 @@ func PMPI_Error_string(code int32, s unsafe.Pointer, n unsafe.Pointer) int32 {
 			return fail(op, 0, errorf(errArg, op, "%d is not an error code", code))
 		}
 	}
-	putCString(s, 512, errorText(code), n)
+	putCString(s, C.MPI_MAX_ERROR_STRING, errorText(code), n)
 	return 0
 }
 

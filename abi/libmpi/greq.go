@@ -39,7 +39,7 @@ func PMPI_Grequest_start(query, free, cancel, extra, out unsafe.Pointer) int32 {
 		fns.Query = func(st *core.Status) error {
 			var cs C.MPI_Status
 			s := (*cstatus)(unsafe.Pointer(&cs))
-			s.source, s.tag = -1, -2 // MPI_ANY_SOURCE, MPI_ANY_TAG until the query says
+			s.source, s.tag = C.MPI_ANY_SOURCE, C.MPI_ANY_TAG // until the query says
 			if rc := C.call_query(query, extra, &cs); rc != 0 {
 				return errorf(int32(rc), op, "the query function returned %d", int(rc))
 			}

@@ -275,7 +275,7 @@ func PMPI_Group_compare(h1, h2 uintptr, result unsafe.Pointer) int32 {
 	if err != nil {
 		return fail("Group_compare", 0, core.GroupErr("Group_compare", err))
 	}
-	setInt(result, [...]int{201, 203, 204}[cmp])
+	setInt(result, [...]int{C.MPI_IDENT, C.MPI_SIMILAR, C.MPI_UNEQUAL}[cmp])
 	return 0
 }
 
@@ -289,11 +289,11 @@ func PMPI_Group_translate_ranks(h1 uintptr, n int32, r1 unsafe.Pointer, h2 uintp
 	if g2 == nil {
 		return r
 	}
-	// MPI_PROC_NULL translates to itself (MPI-2.2 errata); it is -3 in the ABI and
-	// group.ProcNull in the group package.
+	// MPI_PROC_NULL translates to itself (MPI-2.2 errata); it is group.ProcNull in the
+	// group package.
 	in := toInts(ints(r1, int(n)))
 	for i, v := range in {
-		if v == -3 {
+		if v == C.MPI_PROC_NULL {
 			in[i] = group.ProcNull
 		} else if v == group.ProcNull {
 			in[i] = badSentinel
@@ -307,9 +307,9 @@ func PMPI_Group_translate_ranks(h1 uintptr, n int32, r1 unsafe.Pointer, h2 uintp
 	for i, v := range out {
 		switch v {
 		case group.Undefined:
-			v = -32766
+			v = C.MPI_UNDEFINED
 		case group.ProcNull:
-			v = -3
+			v = C.MPI_PROC_NULL
 		}
 		dst[i] = int32(v)
 	}

@@ -20,18 +20,18 @@ import (
 // Thread levels: the ABI's values and the device's.
 func coreLevel(l int32) int {
 	switch {
-	case l >= 4096:
+	case l >= C.MPI_THREAD_MULTIPLE:
 		return core.ThreadMultiple
-	case l >= 2048:
+	case l >= C.MPI_THREAD_SERIALIZED:
 		return core.ThreadSerialized
-	case l >= 1024:
+	case l >= C.MPI_THREAD_FUNNELED:
 		return core.ThreadFunneled
 	}
 	return core.ThreadSingle
 }
 
 func abiLevel(l int) int32 {
-	return [...]int32{0, 1024, 2048, 4096}[l]
+	return [...]int32{C.MPI_THREAD_SINGLE, C.MPI_THREAD_FUNNELED, C.MPI_THREAD_SERIALIZED, C.MPI_THREAD_MULTIPLE}[l]
 }
 
 var mainThread int64
@@ -113,7 +113,7 @@ func PMPI_Wtick() float64 { return 1e-9 }
 //export PMPI_Get_processor_name
 func PMPI_Get_processor_name(name, n unsafe.Pointer) int32 {
 	h, _ := os.Hostname()
-	putCString(name, 256, h, n)
+	putCString(name, C.MPI_MAX_PROCESSOR_NAME, h, n)
 	return 0
 }
 
@@ -139,7 +139,7 @@ func PMPI_Abi_get_version(v, sv unsafe.Pointer) int32 {
 
 //export PMPI_Get_library_version
 func PMPI_Get_library_version(s, n unsafe.Pointer) int32 {
-	putCString(s, 8192, "mpigo (MPI in Go), MPI 5.0 standard ABI 1.0", n)
+	putCString(s, C.MPI_MAX_LIBRARY_VERSION_STRING, "mpigo (MPI in Go), MPI 5.0 standard ABI 1.0", n)
 	return 0
 }
 

@@ -180,7 +180,7 @@ func setInt(p unsafe.Pointer, v int) {
 // their _c (or _x) forms can hold (MPI 4.1 §5.1.5, §3.2.5).
 func setIntOrUndefined(p unsafe.Pointer, v int64) {
 	if v > math.MaxInt32 || v < math.MinInt32 {
-		v = -32766 // MPI_UNDEFINED
+		v = C.MPI_UNDEFINED
 	}
 	setInt(p, int(v))
 }

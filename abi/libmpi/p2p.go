@@ -377,16 +377,17 @@ func PMPI_Recv_init(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32,
 // The ABI's wildcards and sentinels differ from the device's (MPI_ANY_TAG is -2 and
 // MPI_PROC_NULL -3 in the ABI, -1 and -2 in the device): arguments are translated on
 // the way in, statuses on the way out. A value that is a sentinel of the other kind
-// (-1 as a tag, -2 as a rank) becomes one the device rejects, naming the argument.
+// (MPI_ANY_SOURCE as a tag, MPI_ANY_TAG as a rank) becomes one the device rejects,
+// naming the argument.
 const badSentinel = -1000
 
 func rankIn(r int32) int {
 	switch r {
-	case -3:
+	case C.MPI_PROC_NULL:
 		return core.ProcNull
-	case -4:
+	case C.MPI_ROOT:
 		return core.Root
-	case -2:
+	case C.MPI_ANY_TAG:
 		return badSentinel
 	}
 	return int(r)
@@ -394,9 +395,9 @@ func rankIn(r int32) int {
 
 func tagIn(t int32) int {
 	switch t {
-	case -2:
+	case C.MPI_ANY_TAG:
 		return core.AnyTag
-	case -1:
+	case C.MPI_ANY_SOURCE:
 		return badSentinel
 	}
 	return int(t)
@@ -405,16 +406,16 @@ func tagIn(t int32) int {
 func rankOut(r int) int32 {
 	switch r {
 	case core.ProcNull:
-		return -3
+		return C.MPI_PROC_NULL
 	case core.Root:
-		return -4
+		return C.MPI_ROOT
 	}
 	return int32(r)
 }
 
 func tagOut(t int) int32 {
 	if t == core.AnyTag {
-		return -2
+		return C.MPI_ANY_TAG
 	}
 	return int32(t)
 }

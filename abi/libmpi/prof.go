@@ -95,7 +95,7 @@ func typeBytes(count int64, dh uintptr) int {
 // collBytes is a collective's bytes on this rank, as the facade counts them: its
 // input, or its output where the input is MPI_IN_PLACE.
 func collBytes(sbuf unsafe.Pointer, scount int64, sdt uintptr, rcount int64, rdt uintptr) int {
-	if uintptr(sbuf) == 1 { // MPI_IN_PLACE
+	if uintptr(sbuf) == inPlaceAddr {
 		return typeBytes(rcount, rdt)
 	}
 	return typeBytes(scount, sdt)
@@ -199,7 +199,7 @@ func scattervBytes(c *comm, root int32, counts unsafe.Pointer, big bool, dh uint
 // gathervBytes is Gatherv's and Allgatherv's bytes: the input, or the receive
 // counts in place.
 func gathervBytes(c *comm, sbuf unsafe.Pointer, scount int64, sdt uintptr, rcounts unsafe.Pointer, big bool, rdt uintptr) int {
-	if uintptr(sbuf) == 1 {
+	if uintptr(sbuf) == inPlaceAddr {
 		return vBytes(rcounts, c.c.Peers(), big, rdt)
 	}
 	return typeBytes(scount, sdt)
@@ -208,7 +208,7 @@ func gathervBytes(c *comm, sbuf unsafe.Pointer, scount int64, sdt uintptr, rcoun
 // alltoallvBytes is Alltoallv's bytes: its send counts, or its receive counts in
 // place.
 func alltoallvBytes(c *comm, sbuf, scounts unsafe.Pointer, sdt uintptr, rcounts unsafe.Pointer, rdt uintptr, big bool) int {
-	if uintptr(sbuf) == 1 {
+	if uintptr(sbuf) == inPlaceAddr {
 		return vBytes(rcounts, c.c.Peers(), big, rdt)
 	}
 	return vBytes(scounts, c.c.Peers(), big, sdt)
@@ -216,7 +216,7 @@ func alltoallvBytes(c *comm, sbuf, scounts unsafe.Pointer, sdt uintptr, rcounts 
 
 // alltoallwBytes is Alltoallw's bytes, as alltoallvBytes.
 func alltoallwBytes(c *comm, sbuf, scounts, stypes, rcounts, rtypes unsafe.Pointer, big bool) int {
-	if uintptr(sbuf) == 1 {
+	if uintptr(sbuf) == inPlaceAddr {
 		return wBytes(rcounts, rtypes, c.c.Peers(), big)
 	}
 	return wBytes(scounts, stypes, c.c.Peers(), big)

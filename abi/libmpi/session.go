@@ -447,7 +447,7 @@ func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int3
 	if s == nil {
 		return r
 	}
-	if uintptr(p) == 2 { // MPI_BUFFER_AUTOMATIC
+	if uintptr(p) == bufferAutomaticAddr {
 		return failSession(op, s, sh, s.s.AttachBuffer(op, nil, true))
 	}
 	if p == nil || size <= 0 {

@@ -1,6 +1,6 @@
 /* short.c - the one-sided calls' short ways in C. A C program's MPI_Put and
- * MPI_Win_flush would each cross into Go (about 50 ns: the cgo callback), where the
- * device's short way itself costs a few: so when the target's memory is mapped in this
+ * MPI_Win_flush would each cross into Go (the cgo callback: docs/BENCHMARKS.md, the C
+ * ABI), which costs more than the device's short way itself: so when the target's memory is mapped in this
  * process (node shared memory), an epoch gives access to it, the datatype is one
  * predefined contiguous type on both sides and the bytes lie inside the target's
  * window, these calls do the operation here, as the device's short ways do it

@@ -21,12 +21,12 @@ import (
 // rank fails and none waits.
 
 const (
-	topoCart      = 211 // MPI_CART
-	topoGraph     = 212 // MPI_GRAPH
-	topoDistGraph = 213 // MPI_DIST_GRAPH
-	undefined     = -32766
-	cUnweighted   = 10 // MPI_UNWEIGHTED
-	cWeightsEmpty = 11 // MPI_WEIGHTS_EMPTY
+	topoCart      = C.MPI_CART
+	topoGraph     = C.MPI_GRAPH
+	topoDistGraph = C.MPI_DIST_GRAPH
+	undefined     = C.MPI_UNDEFINED
+	cUnweighted   = 10 // MPI_UNWEIGHTED: ((int *)10) in mpi.h
+	cWeightsEmpty = 11 // MPI_WEIGHTS_EMPTY: ((int *)11)
 )
 
 // argErr is an error in a C argument that only the binding can see.

@@ -383,7 +383,7 @@ func PMPI_Win_get_name(wh uintptr, name, n unsafe.Pointer) int32 {
 	w.mu.Lock()
 	s := w.name
 	w.mu.Unlock()
-	putCString(name, 128, s, n)
+	putCString(name, C.MPI_MAX_OBJECT_NAME, s, n)
 	return 0
 }
 
@@ -952,7 +952,8 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 
 // assertIn maps the ABI's MPI_MODE_* bits to the device's.
 func assertIn(a int32) int {
-	m := map[int32]int{1024: core.ModeNoCheck, 2048: core.ModeNoPrecede, 4096: core.ModeNoPut, 8192: core.ModeNoStore, 16384: core.ModeNoSucceed}
+	m := map[int32]int{C.MPI_MODE_NOCHECK: core.ModeNoCheck, C.MPI_MODE_NOPRECEDE: core.ModeNoPrecede, C.MPI_MODE_NOPUT: core.ModeNoPut,
+		C.MPI_MODE_NOSTORE: core.ModeNoStore, C.MPI_MODE_NOSUCCEED: core.ModeNoSucceed}
 	out := 0
 	for bit, v := range m {
 		if a&bit != 0 {
@@ -1054,9 +1055,9 @@ func PMPI_Win_test(wh uintptr, flag unsafe.Pointer) int32 {
 func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
 	t := -1
 	switch typ {
-	case 301:
+	case C.MPI_LOCK_EXCLUSIVE:
 		t = core.LockExclusive
-	case 302:
+	case C.MPI_LOCK_SHARED:
 		t = core.LockShared
 	}
 	return winSync(prof.Lock, rankIn(rank), "Win_lock", wh, func(w *core.Win) error { return w.Lock("Win_lock", t, rankIn(rank), assertIn(assert)) })

@@ -1,6 +1,6 @@
 /* noalloc.c - a C program's short collectives and point-to-point calls allocate
  * nothing in the library per call once warm, checked through mpigo_mallocs (the Go
- * heap's count of allocations) over 2000 rounds: Allreduce, Reduce, Bcast, Barrier,
+ * heap's count of allocations) over 500 rounds: Allreduce, Reduce, Bcast, Barrier,
  * Allgather, Gather, Scatter, Alltoall, Scan, Reduce_scatter_block, Sendrecv,
  * Send/Recv (of a predefined and of a vector type), Isend/Irecv with Waitall, Wait
  * and Test, on MPI_COMM_WORLD; and, counted apart, the nonblocking collectives
@@ -16,7 +16,7 @@
 
 extern long mpigo_mallocs(void);
 
-#define ROUNDS 2000
+#define ROUNDS 500
 
 static MPI_Datatype column; /* every other double of 8 */
 

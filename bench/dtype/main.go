@@ -53,9 +53,9 @@ func asBytes(f []float64) []byte {
 }
 
 // nanotime is the monotonic clock in nanoseconds: one vDSO clock_gettime, as
-// dtype.c's now() reads it. time.Now also reads the wall clock, about 20 ns more
-// a call on this machine, which would weigh on the sub-microsecond keys (create,
-// commit) of the Go program only.
+// dtype.c's now() reads it. time.Now also reads the wall clock, which costs more a
+// call (docs/BENCHMARKS.md, the C ABI: bench/dtype's clock) and would weigh on the
+// sub-microsecond keys (create, commit) of the Go program only.
 //
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64

@@ -17,29 +17,19 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/internal/topo"
 )
 
-var mpigoBin, rankBin string
+// TestMain runs the tests and removes the programs they built.
+func TestMain(m *testing.M) { mpitest.Main(m) }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mpigo-test-bin")
-	if err != nil {
-		panic(err)
-	}
-	mpigoBin = filepath.Join(dir, "mpigo")
-	rankBin = filepath.Join(dir, "rankprog")
-	for _, b := range [][2]string{{mpigoBin, "."}, {rankBin, "./testdata/rankprog"}} {
-		cmd := exec.Command("go", "build", "-o", b[0], b[1])
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b[1], err, out)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// mpigoBin is the mpigo command built from this checkout, once per test binary.
+func mpigoBin(t testing.TB) string { return mpitest.Mpigo(t) }
+
+// rankBin is testdata/rankprog built, once per test binary: a rank that does what its
+// arguments say (exit, abort, block, print its environment, ...).
+func rankBin(t testing.TB) string { return mpitest.Build(t, "./testdata/rankprog") }
 
 type run struct {
 	code           int
@@ -57,7 +47,7 @@ func mpigo(t *testing.T, stdin string, args ...string) run {
 // mpigoEnv is mpigo with env added to the test's environment.
 func mpigoEnv(t *testing.T, env []string, stdin string, args ...string) run {
 	t.Helper()
-	cmd := exec.Command(mpigoBin, args...)
+	cmd := exec.Command(mpigoBin(t), args...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
@@ -114,7 +104,7 @@ func assertGone(t *testing.T, ps []int) {
 }
 
 func TestHelloManyRanksOversubscribed(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "12", "--oversubscribe", rankBin, "hello")
+	r := mpigo(t, "", "run", "-n", "12", "--oversubscribe", rankBin(t), "hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -125,7 +115,7 @@ func TestHelloManyRanksOversubscribed(t *testing.T) {
 
 func TestOutputForwardingKeepsLinesWholeAndLosesNothing(t *testing.T) {
 	const n, lines = 4, 20000
-	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--tag-output", rankBin, "lines", strconv.Itoa(lines))
+	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--tag-output", rankBin(t), "lines", strconv.Itoa(lines))
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -169,7 +159,7 @@ func TestNonMPIProgram(t *testing.T) {
 
 func TestEnvironmentForwarding(t *testing.T) {
 	t.Setenv("MPIGO_TEST_FROM_LAUNCHER", "inherited")
-	r := mpigo(t, "", "run", "-n", "2", "-x", "FOO=bar baz", "-x", "MPIGO_TEST_FROM_LAUNCHER", rankBin, "env",
+	r := mpigo(t, "", "run", "-n", "2", "-x", "FOO=bar baz", "-x", "MPIGO_TEST_FROM_LAUNCHER", rankBin(t), "env",
 		"FOO", "MPIGO_TEST_FROM_LAUNCHER", "MPIGO_RANK", "MPIGO_SIZE", "MPIGO_LOCAL_RANK", "MPIGO_LOCAL_SIZE")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -185,7 +175,7 @@ func TestEnvironmentForwarding(t *testing.T) {
 }
 
 func TestStdinGoesToRankZero(t *testing.T) {
-	r := mpigo(t, "one\ntwo\n", "run", "-n", "2", rankBin, "stdin")
+	r := mpigo(t, "one\ntwo\n", "run", "-n", "2", rankBin(t), "stdin")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -195,7 +185,7 @@ func TestStdinGoesToRankZero(t *testing.T) {
 }
 
 func TestSingleton(t *testing.T) {
-	out, err := exec.Command(rankBin, "hello").CombinedOutput()
+	out, err := exec.Command(rankBin(t), "hello").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -252,7 +242,7 @@ func TestRankFailure(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := failure(t, c.code, c.msg, append([]string{"run", "-n", "3", rankBin}, c.args...)...)
+			r := failure(t, c.code, c.msg, append([]string{"run", "-n", "3", rankBin(t)}, c.args...)...)
 			if !strings.Contains(r.stderr, "host "+host) {
 				t.Errorf("the message does not name the host %s:\n%s", host, r.stderr)
 			}
@@ -264,7 +254,7 @@ func TestRankFailure(t *testing.T) {
 // send is named too, besides the failure that stopped the job (a rank killed by -9 and
 // a survivor that saw it go reach the launcher in either order).
 func TestRankFailureOthersKilled(t *testing.T) {
-	r := failure(t, 7, "rank 1 (pid ", "run", "-n", "3", rankBin, "exit-mid-selfkill", "1", "7")
+	r := failure(t, 7, "rank 1 (pid ", "run", "-n", "3", rankBin(t), "exit-mid-selfkill", "1", "7")
 	for _, rank := range []string{"rank 0 (pid ", "rank 2 (pid "} {
 		if !strings.Contains(r.stderr, rank) || strings.Count(r.stderr, "also was killed by signal 9") != 2 {
 			t.Errorf("stderr does not name %s as also killed by signal 9:\n%s", rank, r.stderr)
@@ -273,7 +263,7 @@ func TestRankFailureOthersKilled(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "2", "--timeout", "0.5", rankBin, "block")
+	r := mpigo(t, "", "run", "-n", "2", "--timeout", "0.5", rankBin(t), "block")
 	if r.code != 124 || !strings.Contains(r.stderr, "timed out") {
 		t.Errorf("exit %d, stderr %q; want 124 and a timeout message", r.code, r.stderr)
 	}
@@ -301,7 +291,7 @@ func (l *lockedBuffer) String() string {
 // startJob starts mpigo in the background and waits until every rank printed "ready".
 func startJob(t *testing.T, n int, mode string) (*exec.Cmd, *lockedBuffer, <-chan struct{}) {
 	t.Helper()
-	cmd, out, _, drained := startReady(t, n, "run", "-n", strconv.Itoa(n), rankBin, mode)
+	cmd, out, _, drained := startReady(t, n, "run", "-n", strconv.Itoa(n), rankBin(t), mode)
 	return cmd, out, drained
 }
 
@@ -310,7 +300,7 @@ func startJob(t *testing.T, n int, mode string) (*exec.Cmd, *lockedBuffer, <-cha
 // once the output has all been read.
 func startReady(t *testing.T, n int, args ...string) (*exec.Cmd, *lockedBuffer, *lockedBuffer, <-chan struct{}) {
 	t.Helper()
-	cmd := exec.Command(mpigoBin, args...)
+	cmd := exec.Command(mpigoBin(t), args...)
 	pr, pw, _ := os.Pipe()
 	out, errb := new(lockedBuffer), new(lockedBuffer)
 	cmd.Stdout, cmd.Stderr = pw, errb
@@ -435,7 +425,7 @@ func TestBadSettings(t *testing.T) {
 		{"shm_cma=yes", `shm_cma wants true or false, not "yes"`},
 	}
 	for _, c := range cases {
-		r := mpigo(t, "", "run", "-n", "2", "--set", c.set, rankBin, "hello")
+		r := mpigo(t, "", "run", "-n", "2", "--set", c.set, rankBin(t), "hello")
 		if r.code != 2 || r.stdout != "" {
 			t.Errorf("--set %s: exit %d, output %q; want exit 2 and no rank started", c.set, r.code, r.stdout)
 		}
@@ -459,19 +449,19 @@ func TestBadSettings(t *testing.T) {
 			`mpigo run: shm_ring_cells wants an integer from 4 to 1048576, not "2" (from the config file ` + cfg + ")"},
 	}
 	for _, c := range others {
-		r := mpigoEnv(t, c.env, "", append(append([]string{"run", "-n", "2"}, c.args...), rankBin, "hello")...)
+		r := mpigoEnv(t, c.env, "", append(append([]string{"run", "-n", "2"}, c.args...), rankBin(t), "hello")...)
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.msg) {
 			t.Errorf("%v %v: exit %d, stdout %q, stderr %q; want exit 2, no output and %q", c.env, c.args, r.code, r.stdout, r.stderr, c.msg)
 		}
 	}
-	r := mpigoEnv(t, []string{"MPIGO_TRANSPORTS=foo"}, "", "run", "-n", "2", "--set", "transports=self,shm", rankBin, "hello")
+	r := mpigoEnv(t, []string{"MPIGO_TRANSPORTS=foo"}, "", "run", "-n", "2", "--set", "transports=self,shm", rankBin(t), "hello")
 	if r.code != 0 || len(pids(r.stdout)) != 2 {
 		t.Errorf("--set over a bad MPIGO_TRANSPORTS: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 
 func TestInfoListsSettingsWithSources(t *testing.T) {
-	cmd := exec.Command(mpigoBin, "info")
+	cmd := exec.Command(mpigoBin(t), "info")
 	cmd.Env = append(os.Environ(), "MPIGO_GROUP_STORAGE=dense")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -490,7 +480,7 @@ func TestInfoListsSettingsWithSources(t *testing.T) {
 	// A setting from a config file says so.
 	cfg := filepath.Join(t.TempDir(), "config")
 	os.WriteFile(cfg, []byte("# mpigo settings\nshm_max_fragment = 32k\n"), 0o644)
-	cmd = exec.Command(mpigoBin, "info")
+	cmd = exec.Command(mpigoBin(t), "info")
 	cmd.Env = append(os.Environ(), "MPIGO_CONFIG="+cfg)
 	out, _ = cmd.CombinedOutput()
 	if !regexp.MustCompile(`shm_max_fragment\s+32k\s+file`).Match(out) {
@@ -565,7 +555,7 @@ func TestBindAuto(t *testing.T) {
 			if c.n < 1 {
 				t.Skip("one CPU: no job has fewer ranks")
 			}
-			args := append(append([]string{"run", "-n", strconv.Itoa(c.n)}, c.args...), rankBin, "affinity")
+			args := append(append([]string{"run", "-n", strconv.Itoa(c.n)}, c.args...), rankBin(t), "affinity")
 			r := mpigo(t, "", args...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)

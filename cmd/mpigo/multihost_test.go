@@ -10,24 +10,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
 )
 
-// fakeSSH writes a launch agent that runs the command on this machine, as if on the
-// named host, and records the agent's pid in dir/agent-HOST.pid (exec keeps the pid).
-func fakeSSH(t *testing.T) (agent, dir string) {
-	dir = t.TempDir()
-	agent = filepath.Join(dir, "fakessh")
-	script := "#!/bin/sh\nhost=$1; shift\necho $$ > " + dir + "/agent-$host.pid\nexec \"$@\"\n"
-	if err := os.WriteFile(agent, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return agent, dir
-}
-
 func TestMultiHostThroughAgents(t *testing.T) {
-	agent, _ := fakeSSH(t)
+	agent, _ := mpitest.Agent(t)
 	r := mpigo(t, "", "run", "--host", "alpha:2,beta:2,gamma:1", "--launch-agent", agent, "--tag-output",
-		rankBin, "env", "MPIGO_RANK", "MPIGO_LOCAL_RANK", "MPIGO_LOCAL_SIZE", "MPIGO_NODEMAP", "MPIGO_HOSTS")
+		rankBin(t), "env", "MPIGO_RANK", "MPIGO_LOCAL_RANK", "MPIGO_LOCAL_SIZE", "MPIGO_NODEMAP", "MPIGO_HOSTS")
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -50,7 +40,7 @@ func TestMultiHostThroughAgents(t *testing.T) {
 }
 
 func TestMultiHostFailures(t *testing.T) {
-	agent, _ := fakeSSH(t)
+	agent, _ := mpitest.Agent(t)
 	cases := []struct {
 		code int
 		msg  string
@@ -62,7 +52,7 @@ func TestMultiHostFailures(t *testing.T) {
 		{137, "rank 1 (pid", []string{"signal-at-start", "1"}},
 	}
 	for _, c := range cases {
-		r := failure(t, c.code, c.msg, append([]string{"run", "--host", "alpha:2,beta:2", "--launch-agent", agent, rankBin}, c.args...)...)
+		r := failure(t, c.code, c.msg, append([]string{"run", "--host", "alpha:2,beta:2", "--launch-agent", agent, rankBin(t)}, c.args...)...)
 		if strings.Contains(r.stderr, "pid 0,") {
 			t.Errorf("a message without the pid:\n%s", r.stderr)
 		}
@@ -72,8 +62,8 @@ func TestMultiHostFailures(t *testing.T) {
 // TestAgentKilledMidJob kills one host's agent while its ranks run: the job ends with a
 // message naming the host, and no rank anywhere is left.
 func TestAgentKilledMidJob(t *testing.T) {
-	agent, dir := fakeSSH(t)
-	cmd, out, errb, _ := startReady(t, 4, "run", "--host", "alpha:1,beta:2,gamma:1", "--launch-agent", agent, rankBin, "block")
+	agent, dir := mpitest.Agent(t)
+	cmd, out, errb, _ := startReady(t, 4, "run", "--host", "alpha:1,beta:2,gamma:1", "--launch-agent", agent, rankBin(t), "block")
 	pidText, err := os.ReadFile(filepath.Join(dir, "agent-beta.pid"))
 	if err != nil {
 		t.Fatal(err)
@@ -100,12 +90,12 @@ func TestAgentKilledMidJob(t *testing.T) {
 
 // TestLaunchTree starts 16 agents in a tree of fan-out 4 and reports the launch time.
 func TestLaunchTree(t *testing.T) {
-	agent, _ := fakeSSH(t)
+	agent, _ := mpitest.Agent(t)
 	var hosts []string
 	for i := 0; i < 16; i++ {
 		hosts = append(hosts, fmt.Sprintf("h%02d", i))
 	}
-	r := mpigo(t, "", "run", "--host", strings.Join(hosts, ","), "--launch-agent", agent, "--fanout", "4", rankBin, "hello")
+	r := mpigo(t, "", "run", "--host", strings.Join(hosts, ","), "--launch-agent", agent, "--fanout", "4", rankBin(t), "hello")
 	if r.code != 0 || len(pids(r.stdout)) != 16 {
 		t.Fatalf("exit %d, %d ranks:\n%s%s", r.code, len(pids(r.stdout)), r.stdout, r.stderr)
 	}
@@ -113,10 +103,10 @@ func TestLaunchTree(t *testing.T) {
 }
 
 func TestHostfileAndBadHosts(t *testing.T) {
-	agent, dir := fakeSSH(t)
+	agent, dir := mpitest.Agent(t)
 	hf := filepath.Join(dir, "hosts")
 	os.WriteFile(hf, []byte("# two nodes\nn1 slots=2\nn2 slots=1\n"), 0o644)
-	r := mpigo(t, "", "run", "--hostfile", hf, "--launch-agent", agent, rankBin, "hello")
+	r := mpigo(t, "", "run", "--hostfile", hf, "--launch-agent", agent, rankBin(t), "hello")
 	if r.code != 0 || len(pids(r.stdout)) != 3 {
 		t.Errorf("hostfile run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -124,11 +114,11 @@ func TestHostfileAndBadHosts(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"run", "--host", "a:1", "-n", "3", rankBin}, "the hosts have 1 slots"},
-		{[]string{"run", "--host", "a:x", rankBin}, "slot count \"x\""},
-		{[]string{"run", "--hostfile", "/no/such/file", rankBin}, "no such file"},
-		{[]string{"run", "--host", "a", "--hostfile", hf, rankBin}, "one or the other"},
-		{[]string{"run", "--host", "a", "--fanout", "0", rankBin}, "--fanout 0"},
+		{[]string{"run", "--host", "a:1", "-n", "3", rankBin(t)}, "the hosts have 1 slots"},
+		{[]string{"run", "--host", "a:x", rankBin(t)}, "slot count \"x\""},
+		{[]string{"run", "--hostfile", "/no/such/file", rankBin(t)}, "no such file"},
+		{[]string{"run", "--host", "a", "--hostfile", hf, rankBin(t)}, "one or the other"},
+		{[]string{"run", "--host", "a", "--fanout", "0", rankBin(t)}, "--fanout 0"},
 	} {
 		r := mpigo(t, "", c.args...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.msg) {
@@ -136,7 +126,7 @@ func TestHostfileAndBadHosts(t *testing.T) {
 		}
 	}
 	// A launch agent that cannot reach the host.
-	r = mpigo(t, "", "run", "--host", "a,b", "--launch-agent", "false", rankBin, "hello")
+	r = mpigo(t, "", "run", "--host", "a,b", "--launch-agent", "false", rankBin(t), "hello")
 	if r.code == 0 || !strings.Contains(r.stderr, "cannot reach host") && !strings.Contains(r.stderr, "lost the agent on host") {
 		t.Errorf("unreachable host: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -149,7 +139,7 @@ func TestInsideSlurmAllocation(t *testing.T) {
 	if os.Getenv("MPIGO_TEST_SLURM") != "1" {
 		t.Skip("set MPIGO_TEST_SLURM=1 with a running Slurm")
 	}
-	cmd := exec.Command("salloc", "-n", "4", mpigoBin, "run", "--tag-output", rankBin, "hello")
+	cmd := exec.Command("salloc", "-n", "4", mpigoBin(t), "run", "--tag-output", rankBin(t), "hello")
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(pids(string(out))) != 4 {
 		t.Fatalf("salloc -n 4 mpigo run: %v\n%s", err, out)

@@ -66,15 +66,15 @@ func TestNetworkNamespaceHosts(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "on 6 ranks") {
 		t.Fatalf("pi on 3 namespace hosts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin, "coll")
+	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin(t), "coll")
 	if r.code != 0 || strings.Count(r.stdout, "coll ok") != 6 {
 		t.Fatalf("collectives on 3 namespace hosts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin, "rma")
+	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin(t), "rma")
 	if r.code != 0 || strings.Count(r.stdout, "rma ok") != 6 {
 		t.Fatalf("one-sided operations on 3 namespace hosts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin, "exit-mid", "4", "3")
+	r = mpigo(t, "", "run", "--host", hostList, "--launch-agent", "ip netns exec", rankBin(t), "exit-mid", "4", "3")
 	if r.code != 3 || !strings.Contains(r.stderr, "host "+hosts[2]+") exited with code 3") {
 		t.Errorf("failure on a namespace host: exit %d\n%s", r.code, r.stderr)
 	}
@@ -84,7 +84,7 @@ func TestNetworkNamespaceHosts(t *testing.T) {
 // naming the host, and no rank is left on any host.
 func TestNamespaceHostAgentKilled(t *testing.T) {
 	hosts := netnsHosts(t, 3)
-	cmd, out, errb, _ := startReady(t, 3, "run", "--host", strings.Join(hosts, ","), "--launch-agent", "ip netns exec", rankBin, "block")
+	cmd, out, errb, _ := startReady(t, 3, "run", "--host", strings.Join(hosts, ","), "--launch-agent", "ip netns exec", rankBin(t), "block")
 	ranks := pids(out.String())
 	// The agent of the second host runs inside its namespace: find it by its netns.
 	agents, _ := exec.Command("ip", "netns", "pids", hosts[1]).Output()

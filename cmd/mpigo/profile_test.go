@@ -15,12 +15,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
 )
 
 // A job whose rank 0 waits in Recv forever while the others sit in Finalize, ended
 // by --timeout, says so before it is stopped: the rank, the call, the peer and tag.
 func TestHungJobExplainsItself(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "3", "--timeout", "2", rankBin, "hang-recv")
+	r := mpigo(t, "", "run", "-n", "3", "--timeout", "2", rankBin(t), "hang-recv")
 	if r.code != 124 {
 		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
 	}
@@ -44,7 +46,7 @@ func TestHungJobExplainsItself(t *testing.T) {
 // Ctrl-C on a hung job: the launcher prints the table before it stops the ranks, and
 // nothing of the job is left: no process, no file in /dev/shm.
 func TestInterruptedHungJobExplainsItself(t *testing.T) {
-	cmd, out, errb, drained := startReady(t, 3, "run", "-n", "3", "--set", "shm_memory=file", rankBin, "hang-recv")
+	cmd, out, errb, drained := startReady(t, 3, "run", "-n", "3", "--set", "shm_memory=file", rankBin(t), "hang-recv")
 	ps := pids(out.String())
 	if len(ps) != 3 {
 		t.Fatalf("pids %v from %q", ps, out.String())
@@ -81,8 +83,8 @@ func TestInterruptedHungJobExplainsItself(t *testing.T) {
 // rank. Rank 0 is in an Allreduce on the even half of a Split that rank 2 never
 // enters: rank 2 waits (Wait on an Irecv) for a message rank 3 never sends.
 func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
-	agent, _ := fakeSSH(t)
-	r := mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--timeout", "3", rankBin, "hang-split")
+	agent, _ := mpitest.Agent(t)
+	r := mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--timeout", "3", rankBin(t), "hang-split")
 	if r.code != 124 {
 		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
 	}
@@ -104,7 +106,7 @@ func TestHungJobExplainsItselfAcrossHosts(t *testing.T) {
 // A communicator is named in the table by the name the program gave it after making
 // it, and one freed while a call still waits on its request says so.
 func TestHungJobOnFreedCommunicator(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "2", "--timeout", "2", rankBin, "hang-freed")
+	r := mpigo(t, "", "run", "-n", "2", "--timeout", "2", rankBin(t), "hang-freed")
 	if r.code != 124 {
 		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
 	}
@@ -125,7 +127,7 @@ func TestHungJobOnFreedCommunicator(t *testing.T) {
 // they blocked, and the mean of the sampled ones (which blocked too) is not added for
 // them again: that made 50 times the wall time.
 func TestReportOfBlockedCalls(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "2", "--report", rankBin, "slowsend-single", "200")
+	r := mpigo(t, "", "run", "-n", "2", "--report", rankBin(t), "slowsend-single", "200")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -145,7 +147,7 @@ func TestReportOfBlockedCalls(t *testing.T) {
 // the event before it writes the profile.
 func TestProfileOfHungJob(t *testing.T) {
 	dir := t.TempDir()
-	r := mpigo(t, "", "run", "-n", "4", "--timeout", "3", "--profile", dir, rankBin, "hang-split")
+	r := mpigo(t, "", "run", "-n", "4", "--timeout", "3", "--profile", dir, rankBin(t), "hang-split")
 	if r.code != 124 {
 		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
 	}
@@ -164,7 +166,7 @@ func TestProfileOfHungJob(t *testing.T) {
 
 // --report prints one line per rank of its time in MPI, for any job.
 func TestReport(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "3", "--report", rankBin, "ring", "50")
+	r := mpigo(t, "", "run", "-n", "3", "--report", rankBin(t), "ring", "50")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -181,8 +183,8 @@ func TestReport(t *testing.T) {
 		}
 	}
 	// Across hosts, the reports come up through the agents.
-	agent, _ := fakeSSH(t)
-	r = mpigo(t, "", "run", "--host", "alpha:1,beta:2", "--launch-agent", agent, "--report", rankBin, "ring", "50")
+	agent, _ := mpitest.Agent(t)
+	r = mpigo(t, "", "run", "--host", "alpha:1,beta:2", "--launch-agent", agent, "--report", rankBin(t), "ring", "50")
 	if r.code != 0 {
 		t.Fatalf("across hosts: exit %d: %s", r.code, r.stderr)
 	}
@@ -237,7 +239,7 @@ func readProfileDir(t *testing.T, dir string) (summary string, matrix map[[2]int
 // next), a trace with one track per rank, and the page.
 func TestProfile(t *testing.T) {
 	dir := t.TempDir()
-	r := mpigo(t, "", "run", "-n", "4", "--profile", dir, rankBin, "ring", "20")
+	r := mpigo(t, "", "run", "-n", "4", "--profile", dir, rankBin(t), "ring", "20")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -298,7 +300,7 @@ func TestProfile(t *testing.T) {
 func TestProfileTimelineLongerThanRing(t *testing.T) {
 	dir := t.TempDir()
 	const rounds = 3000 // 9000 events per rank, the ring holds 1024
-	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, "--set", "profile_events=1024", rankBin, "ring", strconv.Itoa(rounds))
+	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, "--set", "profile_events=1024", rankBin(t), "ring", strconv.Itoa(rounds))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -326,7 +328,7 @@ func TestProfileTimelineLongerThanRing(t *testing.T) {
 func TestProfilePingPongTimeline(t *testing.T) {
 	dir := t.TempDir()
 	const rounds = 2000
-	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, rankBin, "pingpong-single", strconv.Itoa(rounds))
+	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, rankBin(t), "pingpong-single", strconv.Itoa(rounds))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -364,7 +366,7 @@ func TestProfilePingPongTimeline(t *testing.T) {
 func TestProfileTestLoop(t *testing.T) {
 	dir := t.TempDir()
 	const rounds = 20
-	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, rankBin, "testloop-single", strconv.Itoa(rounds))
+	r := mpigo(t, "", "run", "-n", "2", "--profile", dir, rankBin(t), "testloop-single", strconv.Itoa(rounds))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -394,7 +396,7 @@ func TestProfileTestLoop(t *testing.T) {
 // counts).
 func TestProfileCountsEveryKindOfCall(t *testing.T) {
 	dir := t.TempDir()
-	r := mpigo(t, "", "run", "-n", "3", "--profile", dir, rankBin, "calls")
+	r := mpigo(t, "", "run", "-n", "3", "--profile", dir, rankBin(t), "calls")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -434,7 +436,7 @@ func TestProfileCountsEveryKindOfCall(t *testing.T) {
 // has them write it before it stops them.
 func TestProfileOfFailingJob(t *testing.T) {
 	dir := t.TempDir()
-	r := mpigo(t, "", "run", "-n", "3", "--profile", dir, rankBin, "ring", "5", "1")
+	r := mpigo(t, "", "run", "-n", "3", "--profile", dir, rankBin(t), "ring", "5", "1")
 	if r.code != 3 {
 		t.Fatalf("exit %d, want 3: %s", r.code, r.stderr)
 	}
@@ -468,7 +470,7 @@ func TestProfileHTMLInChromium(t *testing.T) {
 	for _, n := range []int{4, 64} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			dir := t.TempDir()
-			r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin, "ring", "3")
+			r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin(t), "ring", "3")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
@@ -586,9 +588,15 @@ func TestUnknownFlagsRefused(t *testing.T) {
 	}
 }
 
-// mpigo cache shows the programs mpigo run built, and clean empties it.
+// mpigo cache shows the programs mpigo run built, and clean empties it. Its cache is
+// a directory of the test's own; Go's build cache stays the one in use (a new one
+// would rebuild the standard library).
 func TestCacheClean(t *testing.T) {
-	env := []string{"XDG_CACHE_HOME=" + t.TempDir()}
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v", err)
+	}
+	env := []string{"XDG_CACHE_HOME=" + t.TempDir(), "GOCACHE=" + strings.TrimSpace(string(gocache))}
 	if r := mpigoEnv(t, env, "", "run", "-n", "1", "./testdata/rankprog", "hello"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -614,7 +622,7 @@ func TestProfileNodeCollectiveFlows(t *testing.T) {
 	run := func(reps int, set ...string) map[[2]int][6]int {
 		dir := t.TempDir()
 		args := append([]string{"run", "-n", strconv.Itoa(n), "--profile", dir}, set...)
-		r := mpigo(t, "", append(args, rankBin, "flows", strconv.Itoa(reps))...)
+		r := mpigo(t, "", append(args, rankBin(t), "flows", strconv.Itoa(reps))...)
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
@@ -664,10 +672,10 @@ func TestProfileNodeCollectiveFlows(t *testing.T) {
 // Allreduce reduces to the leaders (1 -> 0, 3 -> 2), which exchange (0 <-> 2) and
 // broadcast (0 -> 1, 2 -> 3). Each transfer is counted once.
 func TestProfileHierarchicalFlows(t *testing.T) {
-	agent, _ := fakeSSH(t)
+	agent, _ := mpitest.Agent(t)
 	run := func(reps int) map[[2]int][6]int {
 		dir := t.TempDir()
-		r := mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--profile", dir, rankBin, "flows", strconv.Itoa(reps))
+		r := mpigo(t, "", "run", "--host", "alpha:2,beta:2", "--launch-agent", agent, "--profile", dir, rankBin(t), "flows", strconv.Itoa(reps))
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
@@ -702,7 +710,7 @@ func TestProfileHierarchicalFlows(t *testing.T) {
 func TestProfileOneSidedFlows(t *testing.T) {
 	const n = 3
 	dir := t.TempDir()
-	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin, "rmaflows")
+	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin(t), "rmaflows")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

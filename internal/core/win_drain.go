@@ -17,8 +17,9 @@ import (
 // needs: the target may be computing and never call MPI. But when the target is itself
 // waiting inside a call on the window (Fence, Wait or Test, Start, or as an origin in
 // Flush, Unlock, Lock or Complete waiting for its own replies), handing each request
-// to that goroutine costs a wake-up of a sleeping thread on the critical path (10-20 us
-// in a VM, more than the round trip itself). So such a call applies the requests
+// to that goroutine costs a wake-up of a sleeping thread on the critical path (in a
+// VM, more than the round trip itself: docs/BENCHMARKS.md, one-sided communication
+// over TCP). So such a call applies the requests
 // itself while it spins (drain), as Open MPI's osc pt2pt progresses inside the fence;
 // once its spin and yield phases are over it sleeps in the engine and the goroutine
 // takes over. Take and apply happen under applyMu, in the goroutine and here alike, so

@@ -11,7 +11,7 @@ import (
 // single-copy read) is faster for a large message is not a property of the host
 // alone. On the shared 2-vCPU VMs this was tuned on, the two vCPUs sometimes share a
 // cache and sometimes do not (everything that moves cache lines between them, the C
-// MPIs' small messages included, then runs two to three times slower): pipeline wins
+// MPIs' small messages included, then runs markedly slower): pipeline wins
 // by far in the first kind of period and get in the second (docs/BENCHMARKS.md, Host
 // states and Rendezvous). A start-up calibration
 // inside one process cannot see which period the job is in, nor what two ranks
@@ -42,10 +42,10 @@ const adaptMin = 32 << 10
 const adaptProbe = 32
 
 // adaptFirst is how many uncontended transfers of each protocol a size class starts
-// with; the fastest of them is the first estimate. The first few of a class run
-// 1.5 to 3 times slower than the rest (pages and caches still cold on both sides), so
-// three were not always enough: a protocol whose three came early was judged slow
-// and, probed rarely for it, stayed so.
+// with; the fastest of them is the first estimate. The first few of a class run slower
+// than the rest (pages and caches still cold on both sides; docs/BENCHMARKS.md,
+// figures from code comments), so three were not always enough: a protocol whose
+// three came early was judged slow and, probed rarely for it, stayed so.
 const adaptFirst = 6
 
 const (

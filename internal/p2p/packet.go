@@ -233,8 +233,9 @@ const splitMin = 32 << 10
 // startGet queues get receive r, to be read in the progress loop, outside the
 // transport's Poll. A large one is split when p2p_split allows and a read from the
 // peer has worked before: the receiver reads the first half and asks the sender to
-// write the second, so that both cores copy (one process_vm_readv runs at about
-// 11 GB/s here, its time mostly spent pinning pages, and two in parallel at about 20).
+// write the second, so that both cores copy: one process_vm_readv spends most of its
+// time pinning pages, and two in parallel move nearly twice the bytes
+// (docs/BENCHMARKS.md, shared memory: rendezvous).
 func (e *Engine) startGet(p *peer, r *request) {
 	if e.split && p != nil && p.getOK && r.lay == nil && r.expect >= splitMin {
 		half := (r.expect/2 + 4095) &^ 4095

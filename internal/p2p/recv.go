@@ -24,8 +24,8 @@ var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
 // RecvInfo is Recv returning the status's fields one by one: Status does not fit the
 // compiler's registers-only treatment of structs (at most four fields and 32 bytes), so
 // every copy of one goes through memory, and a copy that reads a struct just written
-// field by field stalls on store forwarding (about 15 ns per copy on the hosts we
-// measure). The blocking receive of the mpi package, the path of every small message,
+// field by field stalls on store forwarding (docs/BENCHMARKS.md, point-to-point
+// engine). The blocking receive of the mpi package, the path of every small message,
 // uses this form. cancelled is never true for a blocking receive.
 func (e *Engine) RecvInfo(b Buf, src, tag int, ctx uint32) (from, gotTag int, n int64, err error) {
 	return e.RecvCall(b, src, tag, ctx, false)
@@ -74,8 +74,9 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 // there is handled as Poll would handle it, so matching and order are the same; what
 // is saved is the rest of a progress round (the other transports, the other senders'
 // rings), which lies between a message's arrival and the answer a ping-pong sends
-// back: a poll of one ring costs about 7 ns here, a progress round about 18. Packets
-// of other peers wait those few microseconds at most; block then makes full progress.
+// back: a poll of one ring costs a fraction of a progress round (docs/BENCHMARKS.md,
+// point-to-point engine). Packets of other peers wait those few microseconds at most;
+// block then makes full progress.
 // It runs only in a serialised engine (a locked one releases its lock between polls,
 // in block) and only while this rank has nothing to send. The caller holds e.mu.
 func (e *Engine) pollPeer(r *request, src int, stamp bool) {
@@ -448,6 +449,6 @@ func (e *Engine) imrecv(op string, b Buf, msg *Message) (Request, error) {
 
 // stampMask: a profiled receive's wait reads the clock before one poll in
 // prof.StampEvery; the polls between are counted instead (prof.Polled). A clock read
-// costs as much as a poll or more (10-25 ns), and a message that arrives during one
-// is found that much later.
+// costs as much as a poll or more, and a message that arrives during one is found
+// that much later.
 const stampMask = prof.StampEvery - 1

@@ -21,8 +21,9 @@
 //     operations; with the timeline, those small ones) are timed one in about
 //     SampleEvery (chosen at random), and the time of those neither sampled nor
 //     blocked is the mean of the sampled ones that did not block (Counter.Estimate).
-//     A clock read costs 10-25 ns, a tenth to a fifth of a small message's one-way
-//     latency, which is why the hot calls are not all timed.
+//     A clock read costs a good part of a small message's one-way latency
+//     (docs/BENCHMARKS.md, profiling overhead), which is why the hot calls are not
+//     all timed.
 //   - With the timeline on, an event's interval lies within the call's, a few tens of
 //     nanoseconds short at one edge in two cases, so that no clock read lies between a
 //     message's arrival and the answer a ping-pong sends: a send of at most
@@ -422,7 +423,7 @@ func TryExitRecv(t int64, n int) bool {
 // clock read it saves is the one that lay between a ping-pong's arrival and its
 // answer; for a receive, the one after that answer has left, beside the send's end,
 // where a ping-pong's rank has until the next message arrives to do its recorder's
-// work (a clock read costs 10-25 ns).
+// work.
 const deferred = 1
 
 // deferrable: the calls that may start deferred: the sends (not the send-receives,

@@ -1,8 +1,8 @@
 // Package rawmem allocates memory that a caller overwrites whole before anyone reads
 // it (a message's receive buffer, the out-of-band slices of a value), without Go's
 // zeroing: for a large buffer the zeroing costs about as much as the copy that then
-// fills it (1 MiB: 40 us of zeroing and garbage collection, 22 us of copy, on the
-// bench host), and a value received in its own new memory paid both.
+// fills it (docs/BENCHMARKS.md, value messages: allocation of receive buffers), and a
+// value received in its own new memory paid both.
 //
 // Contract: Bytes(n) is n bytes of Go heap memory that holds no pointers, with
 // undefined contents, kept alive and freed by the collector as any []byte. Use it only

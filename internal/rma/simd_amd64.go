@@ -8,8 +8,8 @@ import (
 
 // The accumulate kernels programs reach most (Sum on floats and on integers of up to 4
 // bytes, the bitwise ops) as AVX2 loops of 64 bytes a step (simd_amd64.s), where the
-// CPU has AVX2: the Go compiler does not vectorise, and a 4 KiB Sum on int32 takes a
-// quarter of the time this way. Each lane is one element's operation, so the results
+// CPU has AVX2: the Go compiler does not vectorise (docs/BENCHMARKS.md, one-sided
+// communication: one node). Each lane is one element's operation, so the results
 // are the Go loops' (IEEE addition for floats, wrapping for integers). 8-byte integers
 // never reach these: they take the CPU's atomics (Atomic).
 

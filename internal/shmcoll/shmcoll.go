@@ -685,9 +685,9 @@ func (g *Group) reuse(c uint64) error {
 // into dst in the region: with non-temporal stores from Options.NT bytes, so that this
 // rank neither waits to take dst's lines back from the readers' caches, which hold them
 // from the last time, nor fills its own cache with them; the readers then read them
-// from memory. At 4 ranks on 2 vCPUs a 64 KiB Bcast took 4.0 us instead of 6.9 where the
-// vCPUs share a cache and 5.1 instead of 24 where they do not (docs/BENCHMARKS.md). The
-// fence at its end orders the bytes before the flag that announces them.
+// from memory, which is faster whether the vCPUs share a cache or not
+// (docs/BENCHMARKS.md, figures from code comments). The fence at its end orders the
+// bytes before the flag that announces them.
 func (g *Group) stream(dst, src []byte) {
 	if !ntcopy.Have || g.nt <= 0 || len(src) < g.nt {
 		copy(dst, src)

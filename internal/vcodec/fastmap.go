@@ -8,7 +8,7 @@ import (
 
 // fastMap returns codecs for the common maps (string or int keys to ints, int64s,
 // float64s or strings) that use Go's own map operations instead of reflect's, which
-// cost several times more per entry. nil when t is not one of them.
+// cost more per entry. nil when t is not one of them.
 func fastMap(t reflect.Type) (func(*Enc, unsafe.Pointer), func(*Dec, unsafe.Pointer)) {
 	// Only the exact Go types: a map's memory belongs to its type's runtime
 	// description, so a map of other named keys or values is left to reflect.

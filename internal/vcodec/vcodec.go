@@ -29,8 +29,8 @@
 //
 // Why a codec of mpigo's own (docs/BENCHMARKS.md, value messages): plans compiled per
 // type over unsafe pointers, with no type descriptions in the stream, encode and decode
-// the bench's values several times faster than encoding/gob, msgpack or CBOR, and the
-// out-of-band slices need a hook the others do not have.
+// the bench's values faster than encoding/gob, msgpack or CBOR, and the out-of-band
+// slices need a hook the others do not have.
 package vcodec
 
 import (

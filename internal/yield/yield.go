@@ -3,8 +3,8 @@
 //
 // A goroutine locked to its thread (runtime.LockOSThread, as programs written for a C
 // MPI's MPI_THREAD_FUNNELED often are) pays for a runtime.Gosched with two thread
-// hand-offs, microseconds instead of a tenth of one (docs/BENCHMARKS.md), which made a
-// 2-rank Barrier 100 times slower. Gosched notices such
+// hand-offs (docs/BENCHMARKS.md, yielding from a locked thread), which made a 2-rank
+// Barrier far slower. Gosched notices such
 // a caller (its thread is switched out inside runtime.Gosched) and then gives way
 // only once per skip+1 calls, until a call is cheap again.
 package yield
