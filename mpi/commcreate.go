@@ -231,6 +231,15 @@ func CommCompare(c1, c2 *Comm) (Comparison, error) {
 	return comparison(cmp), nil
 }
 
+// owner is c's owner: the session it derives from, nil for the world model's (and a
+// nil c).
+func (c *Comm) owner() *mpir.Session {
+	if c == nil {
+		return nil
+	}
+	return c.s
+}
+
 // IntercommCreate makes an intercommunicator between local (the caller's side) and the
 // disjoint group led by remoteLeader, a rank of peer that both leaders belong to. It is
 // collective over both groups; localLeader is the leader's rank in local, tag keeps
@@ -240,7 +249,7 @@ func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag
 	if nc, done, err := local.aroundNew("IntercommCreate", func(b *Comm) (*Comm, error) { return IntercommCreate(b, localLeader, peer, remoteLeader, tag) }); done {
 		return nc, err
 	}
-	nd, err := core.IntercommCreate("IntercommCreate", local.dev(), localLeader, peer.dev(), remoteLeader, tag)
+	nd, err := mpir.IntercommCreate("IntercommCreate", local.dev(), local.owner(), localLeader, peer.dev(), peer.owner(), remoteLeader, tag)
 	if err != nil {
 		return nil, local.fail("IntercommCreate", err)
 	}

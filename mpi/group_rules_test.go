@@ -126,3 +126,34 @@ func TestGroupErrorsReachHandlers(t *testing.T) {
 		must(t, s.Finalize())
 	})
 }
+
+// TestIntercommCreateMixedOwners: MPI_Intercomm_create's peer communicator, which
+// only the local leader reads, has the local communicator's owner there (else
+// ErrComm): a session's and the world model's communicators do not mix.
+func TestIntercommCreateMixedOwners(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		s, err := mpi.SessionInit(nil, nil)
+		must(t, err)
+		one, err := s.GroupFromPset("mpi://SELF")
+		must(t, err)
+		self, err := mpi.CommCreateFromGroup(one, "self", nil, nil) // each rank leads itself
+		must(t, err)
+		all := worldOf(t, s, "all")
+		peer := 1 - rank
+		if _, err := mpi.IntercommCreate(self, 0, mpi.World, peer, 5); !errors.Is(err, mpi.ErrComm) {
+			t.Errorf("IntercommCreate of a session's communicator over World: %v, want ErrComm", err)
+		}
+		if _, err := mpi.IntercommCreate(mpi.Self, 0, all, peer, 5); !errors.Is(err, mpi.ErrComm) {
+			t.Errorf("IntercommCreate of Self over a session's communicator: %v, want ErrComm", err)
+		}
+		ic, err := mpi.IntercommCreate(self, 0, all, peer, 6) // one owner: the session
+		must(t, err)
+		if !ic.IsInter() || ic.RemoteSize() != 1 {
+			t.Errorf("IntercommCreate within the session: inter %v, remote size %d", ic.IsInter(), ic.RemoteSize())
+		}
+		for _, c := range []*mpi.Comm{ic, all, self} {
+			must(t, c.Free())
+		}
+		must(t, s.Finalize())
+	})
+}

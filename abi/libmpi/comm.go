@@ -310,10 +310,11 @@ func PMPI_Intercomm_create(lh uintptr, lleader int32, ph uintptr, rleader, tag i
 	}
 	defer prof.Exit(prof.IntercommCreate, l.enterTimed(prof.IntercommCreate, prof.NoPeer, -1, 0), 0)
 	var peer *core.Comm
+	var peerOwner *mpir.Session
 	if p := commOf(ph); p != nil {
-		peer = p.c
+		peer, peerOwner = p.c, p.sess
 	}
-	nc, err := core.IntercommCreate(op, l.c, int(lleader), peer, int(rleader), int(tag))
+	nc, err := mpir.IntercommCreate(op, l.c, l.sess, int(lleader), peer, peerOwner, int(rleader), int(tag))
 	return created(op, l, lh, nc, err, out)
 }
 

@@ -127,6 +127,32 @@ static void nth_pset(MPI_Session s) {
     FAILS(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 2, &len, name), MPI_ERR_ARG);
 }
 
+/* MPI_Intercomm_create's peer communicator, which only the local leader reads, has
+ * the local communicator's owner there (else MPI_ERR_COMM): a session's and the world
+ * model's communicators do not mix. Each rank leads a communicator of itself. */
+static void intercomm_owners(MPI_Session s, int rank) {
+    MPI_Group one, all;
+    OK(MPI_Group_from_session_pset(s, "mpi://SELF", &one));
+    OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &all));
+    MPI_Comm self, world, ic = MPI_COMM_NULL;
+    OK(MPI_Comm_create_from_group(one, "self", MPI_INFO_NULL, MPI_ERRORS_RETURN, &self));
+    OK(MPI_Comm_create_from_group(all, "all", MPI_INFO_NULL, MPI_ERRORS_RETURN, &world));
+    int peer = rank ^ 1;
+    FAILS(MPI_Intercomm_create(self, 0, MPI_COMM_WORLD, peer, 5, &ic), MPI_ERR_COMM);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    FAILS(MPI_Intercomm_create(MPI_COMM_SELF, 0, world, peer, 5, &ic), MPI_ERR_COMM);
+    CHECK(ic == MPI_COMM_NULL, "a failed MPI_Intercomm_create wrote newintercomm");
+    OK(MPI_Intercomm_create(self, 0, world, peer, 6, &ic)); /* one owner: the session */
+    int n = 0;
+    OK(MPI_Comm_remote_size(ic, &n));
+    CHECK(n == 1, "the remote group of an intercommunicator of two ranks has %d", n);
+    OK(MPI_Comm_free(&ic));
+    OK(MPI_Comm_free(&world));
+    OK(MPI_Comm_free(&self));
+    OK(MPI_Group_free(&one));
+    OK(MPI_Group_free(&all));
+}
+
 int main(void) {
     MPI_Errhandler seh, ceh;
     OK(MPI_Session_create_errhandler(sessh, &seh));
@@ -151,6 +177,7 @@ int main(void) {
     CHECK(selfcalls == 23 && sesscalls == 1, "MPI_COMM_SELF's handler saw %d errors (want 23), the session's %d (want 1)",
           selfcalls, sesscalls);
     compare(world, rank);
+    intercomm_owners(s, rank);
     OK(MPI_Group_free(&world));
     OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
     OK(MPI_Errhandler_free(&ceh));

@@ -67,6 +67,17 @@ func IntercommFromGroups(op string, local *Group, localLeader int, remote *Group
 // weakerLast: the engine numbers its comparisons from the strongest.
 const weakerLast = uint(group.Unequal-group.Similar-1) + uint(group.Similar-group.Ident-1)
 
+// IntercommCreate makes the intercommunicator of local's group and the group led by
+// remoteLeader of peer (MPI_Intercomm_create), localOwner and peerOwner being their
+// owners. peer is significant at the local leader only, and there it has local's
+// owner (else ClassComm: MPI 4.1 section 11.3 mixes no objects of different owners).
+func IntercommCreate(op string, local *core.Comm, localOwner *Session, localLeader int, peer *core.Comm, peerOwner *Session, remoteLeader, tag int) (*core.Comm, error) {
+	if local != nil && peer != nil && local.Rank() == localLeader && peerOwner != localOwner {
+		return nil, mixed(op, core.ClassComm, localOwner, peerOwner)
+	}
+	return core.IntercommCreate(op, local, localLeader, peer, remoteLeader, tag)
+}
+
 // CommCompare compares two live communicators (MPI_Comm_compare): Ident for one
 // communication context (the same communicator, or a view of it), Congruent for the
 // same groups in the same order (an intercommunicator's local and remote groups

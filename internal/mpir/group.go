@@ -238,13 +238,14 @@ func RanksIn(op string, g *Group, owner *Session, of *group.Group) ([]int, error
 // from a session and the world model, in one call: each group, communicator and
 // window has one owner, and a call given two is refused with ClassGroup.
 
-// mixed is the error of op given objects of the owners a and b.
-func mixed(op string, a, b *Session) error {
+// mixed is the error of op given objects of the owners a and b: of class, the class
+// of the objects' kind.
+func mixed(op string, class core.ErrorClass, a, b *Session) error {
 	what := "different sessions"
 	if a == nil || b == nil {
 		what = "a session and the world model"
 	}
-	return core.Errorf(core.ClassGroup, op, "the arguments belong to %s: MPI mixes no objects of different owners in one call (MPI 4.1 section 11.3)", what)
+	return core.Errorf(class, op, "the arguments belong to %s: MPI mixes no objects of different owners in one call (MPI 4.1 section 11.3)", what)
 }
 
 // Owns is nil when g may be used with an object of owner s (a communicator's, a
@@ -254,7 +255,7 @@ func Owns(op string, s *Session, g *Group) error {
 	if g == nil || g == EmptyGroup || g.owner == s {
 		return nil
 	}
-	return mixed(op, s, g.owner)
+	return mixed(op, core.ClassGroup, s, g.owner)
 }
 
 // SameOwner is the owner of the groups gs, or the error of op (ClassGroup) where two
@@ -267,7 +268,7 @@ func SameOwner(op string, gs ...*Group) (*Session, error) {
 			continue
 		}
 		if seen && g.owner != s {
-			return nil, mixed(op, s, g.owner)
+			return nil, mixed(op, core.ClassGroup, s, g.owner)
 		}
 		s, seen = g.owner, true
 	}

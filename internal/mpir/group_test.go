@@ -19,6 +19,8 @@ func world(t *testing.T, n int, s *Session) *Group {
 	return NewGroup(g, s)
 }
 
+func rng(first, last, stride int) Range { return Range{First: first, Last: last, Stride: stride} }
+
 // TestGroupConstructors: every constructor gives EmptyGroup itself for an empty
 // result, Excl and RangeExcl of nothing give their input, each result belongs to its
 // input's owner, and the engine's argument errors come with MPI's classes and the
@@ -39,7 +41,7 @@ func TestGroupConstructors(t *testing.T) {
 		run("Incl of none", func() (*Group, error) { return g.Incl("GroupIncl", nil) }),
 		run("Excl of all", func() (*Group, error) { return g.Excl("GroupExcl", []int{0, 1, 2, 3, 4, 5, 6, 7}) }),
 		run("RangeIncl of none", func() (*Group, error) { return g.RangeIncl("GroupRangeIncl", nil) }),
-		run("RangeExcl of all", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{{0, 7, 1}}) }),
+		run("RangeExcl of all", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{rng(0, 7, 1)}) }),
 		run("Difference with itself", func() (*Group, error) { return GroupDifference("GroupDifference", g, g) }),
 		run("Intersection with empty", func() (*Group, error) { return GroupIntersection("GroupIntersection", g, EmptyGroup) }),
 		run("Union of empties", func() (*Group, error) { return GroupUnion("GroupUnion", EmptyGroup, EmptyGroup) }),
@@ -60,8 +62,8 @@ func TestGroupConstructors(t *testing.T) {
 	for _, m := range []made{
 		run("Incl", func() (*Group, error) { return g.Incl("GroupIncl", []int{3, 1}) }),
 		run("Excl", func() (*Group, error) { return g.Excl("GroupExcl", []int{3}) }),
-		run("RangeIncl", func() (*Group, error) { return g.RangeIncl("GroupRangeIncl", []Range{{6, 0, -2}}) }),
-		run("RangeExcl", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{{0, 6, 2}}) }),
+		run("RangeIncl", func() (*Group, error) { return g.RangeIncl("GroupRangeIncl", []Range{rng(6, 0, -2)}) }),
+		run("RangeExcl", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{rng(0, 6, 2)}) }),
 		run("Union with empty", func() (*Group, error) { return GroupUnion("GroupUnion", EmptyGroup, g) }),
 	} {
 		if m.err != nil || m.g.Owner() != s || m.g.Size() == 0 {
@@ -76,10 +78,10 @@ func TestGroupConstructors(t *testing.T) {
 		{"GroupIncl", func() (*Group, error) { return g.Incl("GroupIncl", []int{8}) }, core.ClassRank},
 		{"GroupIncl", func() (*Group, error) { return g.Incl("GroupIncl", []int{1, 1}) }, core.ClassRank},
 		{"GroupExcl", func() (*Group, error) { return g.Excl("GroupExcl", []int{-1}) }, core.ClassRank},
-		{"GroupRangeIncl", func() (*Group, error) { return g.RangeIncl("GroupRangeIncl", []Range{{0, 4, 0}}) }, core.ClassArg},
-		{"GroupRangeIncl", func() (*Group, error) { return g.RangeIncl("GroupRangeIncl", []Range{{4, 0, 1}}) }, core.ClassArg},
-		{"GroupRangeExcl", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{{0, 9, 3}}) }, core.ClassRank},
-		{"GroupRangeExcl", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{{0, 2, 1}, {2, 3, 1}}) }, core.ClassRank},
+		{"GroupRangeIncl", func() (*Group, error) { return g.RangeIncl("GroupRangeIncl", []Range{rng(0, 4, 0)}) }, core.ClassArg},
+		{"GroupRangeIncl", func() (*Group, error) { return g.RangeIncl("GroupRangeIncl", []Range{rng(4, 0, 1)}) }, core.ClassArg},
+		{"GroupRangeExcl", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{rng(0, 9, 3)}) }, core.ClassRank},
+		{"GroupRangeExcl", func() (*Group, error) { return g.RangeExcl("GroupRangeExcl", []Range{rng(0, 2, 1), rng(2, 3, 1)}) }, core.ClassRank},
 		{"GroupIncl", func() (*Group, error) { return (*Group)(nil).Incl("GroupIncl", nil) }, core.ClassGroup},
 		{"GroupUnion", func() (*Group, error) { return GroupUnion("GroupUnion", g, nil) }, core.ClassGroup},
 	} {
