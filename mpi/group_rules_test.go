@@ -10,12 +10,12 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// The rules both faces share through mpir, where they once disagreed; the C face's
-// side is abi/testdata/grouprules.c.
+// The rules of groups and communicator comparison both faces share through mpir;
+// the C face's side is abi/testdata/grouprules.c.
 
 // TestTranslateRanksSentinels: ProcNull translates to ProcNull and a process outside
-// g2 to Undefined; AnySource and other negative ranks are no ranks of g1 (ErrRank),
-// where ProcNull's value in the group engine once let AnySource through as ProcNull.
+// g2 to Undefined; AnySource (the group engine's ProcNull) and other negative ranks
+// are no ranks of g1 (ErrRank).
 func TestTranslateRanksSentinels(t *testing.T) {
 	job(t, 3, func(t *testing.T, rank, size int) {
 		world := mpi.World.Group()
@@ -87,7 +87,7 @@ func TestCommCompareIntercomms(t *testing.T) {
 // TestGroupErrorsReachHandlers: a group call has no object of its own, so its error
 // goes to the handler of its groups' owner: the session's for a session's groups,
 // Self's for the world model's (MPI sends errors with no object to MPI_COMM_SELF's
-// handler), as in the C face. The Go face once returned them past every handler.
+// handler), as in the C face.
 func TestGroupErrorsReachHandlers(t *testing.T) {
 	mpitest.Run(t, 2, func(t *testing.T) {
 		var sess []error

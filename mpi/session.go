@@ -299,9 +299,10 @@ func fromGroups(d *core.Comm, g *mpir.Group, hints *mpir.Hints, errh *mpir.Errha
 	return c
 }
 
-// failNoObject raises err of op, a call with no communicator yet, on the handler of
-// the session the first of gs derives from (a live one), else on Self's: the
-// process's default is the world model's, and a session's objects report to it.
+// failNoObject raises err of op, a call with no object of its own (a group call, a
+// creation from groups before it has its communicator), on the handler of the live
+// session the first of gs derives from, else on Self's, as MPI sends errors with no
+// object to MPI_COMM_SELF's handler.
 func failNoObject(op string, err error, gs ...*Group) error {
 	if s := liveOwner(gs); s != nil {
 		return s.fail(op, err)

@@ -1,6 +1,6 @@
 /* grouprules.c - the rules of groups, communicator comparison and process sets that
- * both faces share through mpigo's internal/mpir, where they once disagreed (the Go
- * face's side is mpi/group_rules_test.go). Four ranks. */
+ * both faces share through mpigo's internal/mpir (the Go face's side is
+ * mpi/group_rules_test.go). Four ranks. */
 #include <string.h>
 
 #include "check.h"
@@ -11,7 +11,7 @@ static void sessh(MPI_Session *s, int *code, ...) { (void)s, (void)code, sesscal
 
 /* MPI_PROC_NULL translates to itself and a process outside group2 to MPI_UNDEFINED;
  * MPI_ANY_SOURCE and MPI_ANY_TAG's value are no ranks. Bad counts and arrays are
- * MPI_ERR_ARG, where a NULL ranks2 once crashed the process. */
+ * MPI_ERR_ARG. */
 static void translate(MPI_Group world, int size) {
     MPI_Group sub;
     int two[2] = {2, 0};
@@ -32,9 +32,8 @@ static void translate(MPI_Group world, int size) {
     OK(MPI_Group_free(&sub));
 }
 
-/* The constructors' counts and arrays: a negative n (once an empty group, or a crash
- * for the ranges), a NULL array with entries (once an empty group) and a NULL
- * newgroup are MPI_ERR_ARG; the engine's rules give MPI_ERR_RANK and MPI_ERR_ARG. */
+/* The constructors' counts and arrays: a negative n, a NULL array with entries and a
+ * NULL newgroup are MPI_ERR_ARG; the engine's rules give MPI_ERR_RANK and MPI_ERR_ARG. */
 static void constructors(MPI_Group world) {
     MPI_Group g = MPI_GROUP_NULL;
     int one[1] = {1}, twice[2] = {1, 1}, far[1] = {99};
@@ -81,9 +80,8 @@ static MPI_Comm inter(MPI_Group world, int nlo, int *lo, int nhi, int *hi, const
     return c;
 }
 
-/* Intercommunicators compare by both groups: the remote one too, which the C face
- * once left out (ranks 0 and 1 answered MPI_CONGRUENT below where their remote
- * groups differ). */
+/* Intercommunicators compare by both groups, the remote one too (below, ranks 0 and 1
+ * see their own group unchanged where the remote groups differ). */
 static void compare(MPI_Group world, int rank) {
     int lo[2] = {0, 1}, hi[2] = {2, 3}, swapped[2] = {3, 2};
     MPI_Comm base = inter(world, 2, lo, 2, hi, "base"), dup, other;
@@ -109,7 +107,7 @@ static void compare(MPI_Group world, int rank) {
 }
 
 /* MPI_Session_get_nth_pset (MPI 4.1 section 11.3.2): on return pset_len is the size
- * the name needs, NUL included, whatever it was (once only for 0); a smaller buffer
+ * the name needs, NUL included, whatever it was; a smaller buffer
  * gets the name cut, NUL-terminated; 0 leaves pset_name alone. */
 static void nth_pset(MPI_Session s) {
     const char *want = "mpi://WORLD";
