@@ -68,21 +68,26 @@ func needGroup(op string, h uintptr) (*mpir.Group, int32) {
 	return g, 0
 }
 
-// listArgs converts the arguments of a constructor of group gh: n entries of width C
-// ints each at p (the argument what), and the output newgroup.
-func listArgs(op string, gh uintptr, n int32, width int, what string, p, out unsafe.Pointer) ([]int, int32) {
+// construct is a constructor of op on group gh: f of the n entries of width C ints
+// each at p (the argument what), its result stored in newgroup at out.
+func construct(op string, gh uintptr, n int32, width int, what string, p, out unsafe.Pointer, f func(g *mpir.Group, v []int) (*mpir.Group, error)) int32 {
+	g, r := needGroup(op, gh)
+	if g == nil {
+		return r
+	}
 	k, err := count(op, "n", n)
 	if err != nil {
-		return nil, failOwned(op, err, gh)
+		return failOwned(op, err, gh)
 	}
 	v, err := intsIn(op, what, p, k*width)
 	if err != nil {
-		return nil, failOwned(op, err, gh)
+		return failOwned(op, err, gh)
 	}
 	if out == nil {
-		return nil, failOwned(op, argErr(op, "newgroup is NULL"), gh)
+		return failOwned(op, argErr(op, "newgroup is NULL"), gh)
 	}
-	return v, 0
+	ng, err := f(g, v)
+	return groupOut(op, ng, err, out, gh)
 }
 
 //export PMPI_Comm_group
@@ -145,31 +150,13 @@ func PMPI_Group_rank(gh uintptr, rank unsafe.Pointer) int32 {
 //export PMPI_Group_incl
 func PMPI_Group_incl(gh uintptr, n int32, ranks unsafe.Pointer, out unsafe.Pointer) int32 {
 	const op = "Group_incl"
-	g, r := needGroup(op, gh)
-	if g == nil {
-		return r
-	}
-	rs, r := listArgs(op, gh, n, 1, "ranks", ranks, out)
-	if r != 0 {
-		return r
-	}
-	ng, err := g.Incl(op, rs)
-	return groupOut(op, ng, err, out, gh)
+	return construct(op, gh, n, 1, "ranks", ranks, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.Incl(op, v) })
 }
 
 //export PMPI_Group_excl
 func PMPI_Group_excl(gh uintptr, n int32, ranks unsafe.Pointer, out unsafe.Pointer) int32 {
 	const op = "Group_excl"
-	g, r := needGroup(op, gh)
-	if g == nil {
-		return r
-	}
-	rs, r := listArgs(op, gh, n, 1, "ranks", ranks, out)
-	if r != 0 {
-		return r
-	}
-	ng, err := g.Excl(op, rs)
-	return groupOut(op, ng, err, out, gh)
+	return construct(op, gh, n, 1, "ranks", ranks, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.Excl(op, v) })
 }
 
 // rangesIn is the triplets (first, last, stride) of C's int ranges[][3], read as ints.
@@ -184,31 +171,13 @@ func rangesIn(v []int) []mpir.Range {
 //export PMPI_Group_range_incl
 func PMPI_Group_range_incl(gh uintptr, n int32, rs unsafe.Pointer, out unsafe.Pointer) int32 {
 	const op = "Group_range_incl"
-	g, r := needGroup(op, gh)
-	if g == nil {
-		return r
-	}
-	v, r := listArgs(op, gh, n, 3, "ranges", rs, out)
-	if r != 0 {
-		return r
-	}
-	ng, err := g.RangeIncl(op, rangesIn(v))
-	return groupOut(op, ng, err, out, gh)
+	return construct(op, gh, n, 3, "ranges", rs, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.RangeIncl(op, rangesIn(v)) })
 }
 
 //export PMPI_Group_range_excl
 func PMPI_Group_range_excl(gh uintptr, n int32, rs unsafe.Pointer, out unsafe.Pointer) int32 {
 	const op = "Group_range_excl"
-	g, r := needGroup(op, gh)
-	if g == nil {
-		return r
-	}
-	v, r := listArgs(op, gh, n, 3, "ranges", rs, out)
-	if r != 0 {
-		return r
-	}
-	ng, err := g.RangeExcl(op, rangesIn(v))
-	return groupOut(op, ng, err, out, gh)
+	return construct(op, gh, n, 3, "ranges", rs, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.RangeExcl(op, rangesIn(v)) })
 }
 
 // setop is a set operation f of op on the groups h1 and h2.

@@ -430,13 +430,11 @@ func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int3
 	if s == nil {
 		return r
 	}
-	if uintptr(p) == bufferAutomaticAddr {
-		return failSession(op, s, sh, s.s.AttachBuffer(op, nil, true))
+	b, auto, err := bufferIn(op, p, size)
+	if err != nil {
+		return failSession(op, s, sh, err)
 	}
-	if size < 0 || p == nil && size > 0 {
-		return failSession(op, s, sh, errorf(errBuffer, op, "buffer is NULL or size %d negative", size))
-	}
-	return failSession(op, s, sh, s.s.AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+	return failSession(op, s, sh, s.s.AttachBuffer(op, b, auto))
 }
 
 //export PMPI_Session_detach_buffer
@@ -463,17 +461,7 @@ func PMPI_Session_detach_buffer_c(sh uintptr, addr, size unsafe.Pointer) int32 {
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	switch {
-	case auto:
-		*(*uintptr)(addr) = 2
-		*(*int64)(size) = 0
-	case len(b) == 0:
-		*(*uintptr)(addr) = 0
-		*(*int64)(size) = 0
-	default:
-		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
-		*(*int64)(size) = int64(len(b))
-	}
+	bufferOut(addr, size, b, auto)
 	return 0
 }
 
