@@ -243,7 +243,9 @@ func (c *Comm) owner() *mpir.Session {
 // IntercommCreate makes an intercommunicator between local (the caller's side) and the
 // disjoint group led by remoteLeader, a rank of peer that both leaders belong to. It is
 // collective over both groups; localLeader is the leader's rank in local, tag keeps
-// concurrent creations apart on peer (MPI_Intercomm_create).
+// concurrent creations apart on peer (MPI_Intercomm_create). peer matters at the local
+// leader only, and there it belongs to local's owner, the same session or the world
+// model (see Group; else ErrComm).
 func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	defer prof.Exit(prof.IntercommCreate, local.enter(prof.IntercommCreate, prof.NoPeer, 0), 0)
 	if nc, done, err := local.aroundNew("IntercommCreate", func(b *Comm) (*Comm, error) { return IntercommCreate(b, localLeader, peer, remoteLeader, tag) }); done {
