@@ -15,15 +15,20 @@ import (
 // groups (Incl, Excl, RangeIncl, RangeExcl, GroupUnion, GroupIntersection,
 // GroupDifference). Communicators made from it (CommCreateFromGroup, and every one made
 // from those) belong to the session too and use its buffer for buffered sends. The
-// errors of calls that have no communicator, window or session of their own (the
+// other groups belong to the world model.
+//
+// The errors of calls that have no communicator, window or session of their own (the
 // group calls here, and an error CommCreateFromGroup meets before it has a
 // communicator, such as a handler of the wrong kind) go to the handler of the session
 // their groups derive from, Self's for the world model's groups, as MPI sends such
-// errors to MPI_COMM_SELF's. The other groups belong to the world model. MPI forbids mixing objects of different sessions, or of a session and
-// the world model, in one call: a call making a group or a communicator from groups
-// (or from a communicator and a group), and Win.Start and Win.Post, fail with ErrGroup
-// given ones of different owners. GroupEmpty belongs to every owner. GroupCompare and
-// TranslateRanks make nothing and take groups of any owners.
+// errors to MPI_COMM_SELF's handler.
+//
+// MPI forbids mixing objects of different sessions, or of a session and the world
+// model, in one call: a call making a group or a communicator from groups (or from a
+// communicator and a group), and Win.Start and Win.Post, fail with ErrGroup given ones
+// of different owners; IntercommCreate fails with ErrComm given communicators of
+// different owners. GroupEmpty belongs to every owner. GroupCompare and TranslateRanks
+// make nothing and take groups of any owners.
 type Group struct {
 	x *mpir.Group
 }
