@@ -669,6 +669,10 @@ func TestFinalizeAfterIdle(t *testing.T) {
 	})
 }
 
+// TestGroupRules: the rules of groups, communicator comparison and process sets that
+// the C face shares with the Go face through mpir (abi/testdata/grouprules.c).
+func TestGroupRules(t *testing.T) { job(t, "grouprules", 4) }
+
 func TestSessions(t *testing.T) {
 	for _, tr := range mpitest.Transports {
 		t.Run(tr.Name, func(t *testing.T) {

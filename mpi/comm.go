@@ -39,10 +39,10 @@ type Comm struct {
 	ctx   context.Context
 	plain *Comm
 
-	// s is the session c derives from (CommCreateFromGroup of a session's group, or a
-	// communicator made from such a one), nil for the world model's. Set at creation,
-	// never changed; c's groups carry it (Group, RemoteGroup).
-	s *Session
+	// s is c's owner, the session c derives from (CommCreateFromGroup of a session's
+	// group, or a communicator made from such a one), nil for the world model's. Set
+	// at creation, never changed; c's groups carry it (Group, RemoteGroup).
+	s *mpir.Session
 }
 
 // World is every rank of the job (MPI_COMM_WORLD); Self is this rank alone
@@ -97,7 +97,7 @@ func (c *Comm) Group() *Group {
 	if c.check("Group") != nil {
 		return nil
 	}
-	return &Group{g: c.d.Group(), s: c.s}
+	return wrapGroup(mpir.NewGroup(c.d.Group(), c.s))
 }
 
 // Abort ends every rank of the job with code. It does not return.
@@ -123,7 +123,7 @@ func (c *Comm) RemoteGroup() *Group {
 	if !c.interOK("RemoteGroup") {
 		return nil
 	}
-	return &Group{g: c.d.Remote(), s: c.s}
+	return wrapGroup(mpir.NewGroup(c.d.Remote(), c.s))
 }
 
 // interOK checks that c is a live intercommunicator for op, raising ErrComm if not.

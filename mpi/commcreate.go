@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -165,26 +164,17 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}
-	if g == nil || g.g == nil {
+	if g.obj() == nil {
 		return nil, c.fail("Create", errorf(ClassGroup, "Create", "the group is nil"))
 	}
-	if err := c.sameOwner("Create", g); err != nil {
+	if err := mpir.Owns("Create", c.s, g.obj()); err != nil {
 		return nil, c.fail("Create", err)
 	}
-	nd, err := c.dev().Create("Create", g.g)
+	nd, err := c.dev().Create("Create", g.obj().Members())
 	if err != nil {
 		return nil, c.fail("Create", err)
 	}
 	return wrapComm(c, nd), nil
-}
-
-// sameOwner is nil when g belongs to c's owner (the session c derives from, or the
-// world model), else an error of class ErrGroup for op.
-func (c *Comm) sameOwner(op string, g *Group) error {
-	if o, ok := g.owner(); ok && c != nil && o != c.s {
-		return mixErr(op, c.s, o)
-	}
-	return nil
 }
 
 // CreateGroup makes a communicator of the members of g, a subgroup of c's group,
@@ -195,14 +185,10 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if nc, done, err := c.aroundNew("CreateGroup", func(b *Comm) (*Comm, error) { return b.CreateGroup(g, tag) }); done {
 		return nc, err
 	}
-	var gg *group.Group
-	if g != nil {
-		gg = g.g
-		if err := c.sameOwner("CreateGroup", g); err != nil {
-			return nil, c.fail("CreateGroup", err)
-		}
+	if err := mpir.Owns("CreateGroup", c.s, g.obj()); err != nil {
+		return nil, c.fail("CreateGroup", err)
 	}
-	nd, err := c.dev().CreateGroup("CreateGroup", gg, tag)
+	nd, err := c.dev().CreateGroup("CreateGroup", g.obj().Members(), tag)
 	if err != nil {
 		return nil, c.fail("CreateGroup", err)
 	}
@@ -228,8 +214,9 @@ func (c *Comm) Free() error {
 	return c.fail("Free", c.d.Free("Free"))
 }
 
-// CommCompare compares two communicators: Ident (the same one), Congruent (same
-// members and order), Similar (same members) or Unequal.
+// CommCompare compares two communicators: Ident (the same one, or views of it by
+// WithContext), Congruent (same members and order; both groups of
+// intercommunicators), Similar (same members) or Unequal.
 func CommCompare(c1, c2 *Comm) (Comparison, error) {
 	if err := c1.check("CommCompare"); err != nil {
 		return Unequal, err
@@ -237,44 +224,34 @@ func CommCompare(c1, c2 *Comm) (Comparison, error) {
 	if err := c2.check("CommCompare"); err != nil {
 		return Unequal, err
 	}
-	if c1 == c2 {
-		return Ident, nil
-	}
-	cmp, err := group.Compare(c1.d.Group(), c2.d.Group())
+	cmp, err := mpir.CommCompare("CommCompare", c1.d, c2.d)
 	if err != nil {
-		return Unequal, groupErr("CommCompare", err)
-	}
-	if c1.IsInter() != c2.IsInter() {
-		return Unequal, nil
-	}
-	if c1.IsInter() {
-		rc, err := group.Compare(c1.d.Remote(), c2.d.Remote())
-		if err != nil {
-			return Unequal, groupErr("CommCompare", err)
-		}
-		if rc == group.Unequal || cmp == group.Unequal {
-			return Unequal, nil
-		}
-		if rc == group.Similar {
-			cmp = group.Similar
-		}
-	}
-	if cmp == group.Ident {
-		return Congruent, nil
+		return Unequal, c1.fail("CommCompare", err)
 	}
 	return comparison(cmp), nil
+}
+
+// owner is c's owner: the session it derives from, nil for the world model's (and a
+// nil c).
+func (c *Comm) owner() *mpir.Session {
+	if c == nil {
+		return nil
+	}
+	return c.s
 }
 
 // IntercommCreate makes an intercommunicator between local (the caller's side) and the
 // disjoint group led by remoteLeader, a rank of peer that both leaders belong to. It is
 // collective over both groups; localLeader is the leader's rank in local, tag keeps
-// concurrent creations apart on peer (MPI_Intercomm_create).
+// concurrent creations apart on peer (MPI_Intercomm_create). peer matters at the local
+// leader only, and there it belongs to local's owner, the same session or the world
+// model (see Group; else ErrComm).
 func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	defer prof.Exit(prof.IntercommCreate, local.enter(prof.IntercommCreate, prof.NoPeer, 0), 0)
 	if nc, done, err := local.aroundNew("IntercommCreate", func(b *Comm) (*Comm, error) { return IntercommCreate(b, localLeader, peer, remoteLeader, tag) }); done {
 		return nc, err
 	}
-	nd, err := core.IntercommCreate("IntercommCreate", local.dev(), localLeader, peer.dev(), remoteLeader, tag)
+	nd, err := mpir.IntercommCreate("IntercommCreate", local.dev(), local.owner(), localLeader, peer.dev(), peer.owner(), remoteLeader, tag)
 	if err != nil {
 		return nil, local.fail("IntercommCreate", err)
 	}

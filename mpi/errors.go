@@ -104,8 +104,7 @@ func NewError(code ErrorCode, msg string) *Error { return core.NewCodeError("New
 func CodeOf(err error) ErrorCode { return core.CodeOf(err) }
 
 var (
-	errorf   = core.Errorf
-	mapErr   = core.MapErr
-	typeErr  = core.TypeErr
-	groupErr = core.GroupErr
+	errorf  = core.Errorf
+	mapErr  = core.MapErr
+	typeErr = core.TypeErr
 )

@@ -1,8 +1,8 @@
 package mpi
 
 import (
-	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Group is an ordered set of processes (MPI_Group). Groups are values to compute with:
@@ -14,17 +14,23 @@ import (
 // session (Comm.Group, RemoteGroup, Win.Group), and every group computed from such
 // groups (Incl, Excl, RangeIncl, RangeExcl, GroupUnion, GroupIntersection,
 // GroupDifference). Communicators made from it (CommCreateFromGroup, and every one made
-// from those) belong to the session too and use its buffer for buffered sends; an
-// error CommCreateFromGroup meets before it has a communicator (a handler of the wrong
-// kind) goes to the session's handler, not Self's. The other groups belong to the
-// world model. MPI forbids mixing objects of different sessions, or of a session and
-// the world model, in one call: a call making a group or a communicator from groups
-// (or from a communicator and a group), and Win.Start and Win.Post, fail with ErrGroup
-// given ones of different owners. GroupEmpty belongs to every owner. GroupCompare and
-// TranslateRanks make nothing and take groups of any owners.
+// from those) belong to the session too and use its buffer for buffered sends. The
+// other groups belong to the world model.
+//
+// The errors of calls that have no communicator, window or session of their own (the
+// group calls here, and an error CommCreateFromGroup meets before it has a
+// communicator, such as a handler of the wrong kind) go to the handler of the session
+// their groups derive from, Self's for the world model's groups, as MPI sends such
+// errors to MPI_COMM_SELF's handler.
+//
+// MPI forbids mixing objects of different sessions, or of a session and the world
+// model, in one call: a call making a group or a communicator from groups (or from a
+// communicator and a group), and Win.Start and Win.Post, fail with ErrGroup given ones
+// of different owners; IntercommCreate fails with ErrComm given communicators of
+// different owners. GroupEmpty belongs to every owner. GroupCompare and TranslateRanks
+// make nothing and take groups of any owners.
 type Group struct {
-	g *group.Group
-	s *Session // the session the group derives from, nil for the world model
+	x *mpir.Group
 }
 
 // Comparison is the result of comparing groups or communicators, with MPI's values.
@@ -37,212 +43,143 @@ const (
 	Unequal                     // different members
 )
 
-func (c Comparison) String() string {
-	return [...]string{"MPI_IDENT", "MPI_CONGRUENT", "MPI_SIMILAR", "MPI_UNEQUAL"}[c]
+// comparison is mpir's c.
+func comparison(c mpir.Comparison) Comparison {
+	return [...]Comparison{mpir.Ident: Ident, mpir.Congruent: Congruent, mpir.Similar: Similar, mpir.Unequal: Unequal}[c]
 }
 
-func comparison(c group.Comparison) Comparison {
-	switch c {
-	case group.Ident:
-		return Ident
-	case group.Similar:
-		return Similar
-	}
-	return Unequal
+func (c Comparison) String() string {
+	return [...]string{"MPI_IDENT", "MPI_CONGRUENT", "MPI_SIMILAR", "MPI_UNEQUAL"}[c]
 }
 
 // GroupEmpty is the group with no members (MPI_GROUP_EMPTY). Every call that makes a
 // group returns it, this very handle, when the group it makes is empty, so
 // g == GroupEmpty tests for emptiness as MPI programs compare with MPI_GROUP_EMPTY.
-var GroupEmpty = &Group{g: group.Empty()}
+var GroupEmpty = &Group{x: mpir.EmptyGroup}
 
-func (g *Group) inner() *group.Group {
+// obj is g's group in mpir, nil for a nil g.
+func (g *Group) obj() *mpir.Group {
 	if g == nil {
 		return nil
 	}
-	return g.g
+	return g.x
 }
 
-// wrapGroup gives a group computed by op its handle: GroupEmpty itself for an empty
-// one, as MPI 4.1 section 7.3.2 says of every group constructor ("the new group can be
-// empty, that is, equal to MPI_GROUP_EMPTY").
-func wrapGroup(op string, g *group.Group, err error) (*Group, error) {
-	if err != nil {
-		return nil, groupErr(op, err)
+// wrapGroup is the handle of x: GroupEmpty itself for the empty group.
+func wrapGroup(x *mpir.Group) *Group {
+	if x == mpir.EmptyGroup {
+		return GroupEmpty
 	}
-	if g.Size() == 0 {
-		return GroupEmpty, nil
-	}
-	return &Group{g: g}, nil
+	return &Group{x: x}
 }
 
-// owner is the session g belongs to (nil: the world model); ok is false for a nil
-// group or GroupEmpty, which belong to every owner.
-func (g *Group) owner() (s *Session, ok bool) {
-	if g == nil || g == GroupEmpty || g.g == nil || g.g.Size() == 0 {
-		return nil, false
-	}
-	return g.s, true
-}
-
-// sameOwner is the session the groups belong to, or an error of class ErrGroup for op
-// where two of them belong to different sessions, or one to a session and another to
-// the world model (MPI 4.1 section 11.3: objects derived from different sessions are
-// not mixed in one call).
-func sameOwner(op string, gs ...*Group) (*Session, error) {
-	var s *Session
-	seen := false
-	for _, g := range gs {
-		o, ok := g.owner()
-		if !ok {
-			continue
-		}
-		if seen && o != s {
-			return nil, mixErr(op, s, o)
-		}
-		s, seen = o, true
-	}
-	return s, nil
-}
-
-// mixErr is the error of op given objects of owners a and b.
-func mixErr(op string, a, b *Session) error { return core.MixedOwners(op, a == nil || b == nil) }
-
-// carry gives a group computed from groups their owner (sameOwner checked it first).
-func carry(out *Group, err error, s *Session) (*Group, error) {
-	if out != nil && out != GroupEmpty && out.s == nil {
-		out.s = s
-	}
-	return out, err
-}
-
-// derive is wrapGroup for a group computed from from: where the computation kept from
-// unchanged (Excl of no ranks: "newgroup is identical to group", section 7.3.2), from
+// derived is the result of a group constructor of op on the groups from: x, or err
+// raised on the handler of their owner (a call with no object of its own). Where x
+// is from's unchanged (Excl of no ranks: "newgroup is identical to group"), from
 // itself.
-func derive(op string, from *Group, g *group.Group, err error) (*Group, error) {
-	if err == nil && g != nil && g == from.inner() && g.Size() > 0 {
-		return from, nil
+func derived(op string, x *mpir.Group, err error, from ...*Group) (*Group, error) {
+	if err != nil {
+		return nil, failNoObject(op, err, from...)
 	}
-	return wrapGroup(op, g, err)
-}
-
-// owner1 is g's session, nil for a nil group.
-func (g *Group) owner1() *Session {
-	if g == nil {
-		return nil
+	if x == from[0].obj() {
+		return from[0], nil
 	}
-	return g.s
+	return wrapGroup(x), nil
 }
 
 // Size is the number of members.
-func (g *Group) Size() int { return g.inner().Size() }
+func (g *Group) Size() int { return g.obj().Size() }
 
 // Rank is the calling process's rank in g, or Undefined when it is not a member.
-func (g *Group) Rank() int {
-	r := g.inner().Rank(int32(core.WorldRank()))
-	if r == group.Undefined {
-		return Undefined
-	}
-	return r
-}
+func (g *Group) Rank() int { return g.obj().Rank() }
 
 // String describes the group and its storage.
-func (g *Group) String() string { return g.inner().String() }
+func (g *Group) String() string { return g.obj().Members().String() }
 
 // Bytes is the memory the group's storage takes.
-func (g *Group) Bytes() int { return g.inner().Bytes() }
+func (g *Group) Bytes() int { return g.obj().Members().Bytes() }
 
 // Free releases g (MPI_Group_free); Go's collector owns the memory.
 func (g *Group) Free() {}
 
 // Incl is the group of the members of g at ranks, in that order; GroupEmpty for no
-// ranks.
+// ranks. Each rank is one of g's, given once (else ErrRank).
 func (g *Group) Incl(ranks []int) (*Group, error) {
-	n, nerr := g.inner().Incl(ranks)
-	out, err := wrapGroup("GroupIncl", n, nerr)
-	return carry(out, err, g.owner1())
+	const op = "GroupIncl"
+	x, err := g.obj().Incl(op, ranks)
+	return derived(op, x, err, g)
 }
 
 // Excl is g without the members at ranks: g itself for no ranks, GroupEmpty for all.
+// Ranks as for Incl.
 func (g *Group) Excl(ranks []int) (*Group, error) {
-	n, nerr := g.inner().Excl(ranks)
-	out, err := derive("GroupExcl", g, n, nerr)
-	return carry(out, err, g.owner1())
+	const op = "GroupExcl"
+	x, err := g.obj().Excl(op, ranks)
+	return derived(op, x, err, g)
 }
 
 // Range is a run of ranks first, first+stride, ... up to last (inclusive).
 type Range = group.Range
 
-// RangeIncl is the group of the members at the ranks of the ranges, in order.
+// RangeIncl is the group of the members at the ranks of the ranges, in order. A rank
+// out of g, or one computed twice, is an error of class ErrRank; a zero stride, or
+// one pointing away from last, of class ErrArg.
 func (g *Group) RangeIncl(ranges []Range) (*Group, error) {
-	n, nerr := g.inner().RangeIncl(ranges)
-	out, err := wrapGroup("GroupRangeIncl", n, nerr)
-	return carry(out, err, g.owner1())
+	const op = "GroupRangeIncl"
+	x, err := g.obj().RangeIncl(op, ranges)
+	return derived(op, x, err, g)
 }
 
-// RangeExcl is g without the members at the ranks of the ranges.
+// RangeExcl is g without the members at the ranks of the ranges: g itself for no
+// ranges. Ranges as for RangeIncl.
 func (g *Group) RangeExcl(ranges []Range) (*Group, error) {
-	n, nerr := g.inner().RangeExcl(ranges)
-	out, err := derive("GroupRangeExcl", g, n, nerr)
-	return carry(out, err, g.owner1())
+	const op = "GroupRangeExcl"
+	x, err := g.obj().RangeExcl(op, ranges)
+	return derived(op, x, err, g)
 }
 
 // GroupUnion is the members of g1, then those of g2 not in g1. g1 and g2 belong to one
 // session, or both to the world model (else ErrGroup); so does the union.
 func GroupUnion(g1, g2 *Group) (*Group, error) {
-	return setOp("GroupUnion", group.Union, g1, g2)
+	const op = "GroupUnion"
+	x, err := mpir.GroupUnion(op, g1.obj(), g2.obj())
+	return derived(op, x, err, g1, g2)
 }
 
 // GroupIntersection is the members of g1 that are in g2, in g1's order; owners as for
 // GroupUnion.
 func GroupIntersection(g1, g2 *Group) (*Group, error) {
-	return setOp("GroupIntersection", group.Intersection, g1, g2)
+	const op = "GroupIntersection"
+	x, err := mpir.GroupIntersection(op, g1.obj(), g2.obj())
+	return derived(op, x, err, g1, g2)
 }
 
 // GroupDifference is the members of g1 not in g2, in g1's order; owners as for
 // GroupUnion.
 func GroupDifference(g1, g2 *Group) (*Group, error) {
-	return setOp("GroupDifference", group.Difference, g1, g2)
-}
-
-// setOp computes f(g1, g2) for op, the result belonging to the groups' owner.
-func setOp(op string, f func(a, b *group.Group) (*group.Group, error), g1, g2 *Group) (*Group, error) {
-	s, err := sameOwner(op, g1, g2)
-	if err != nil {
-		return nil, err
-	}
-	n, nerr := f(g1.inner(), g2.inner())
-	out, err := wrapGroup(op, n, nerr)
-	return carry(out, err, s)
+	const op = "GroupDifference"
+	x, err := mpir.GroupDifference(op, g1.obj(), g2.obj())
+	return derived(op, x, err, g1, g2)
 }
 
 // GroupCompare compares two groups: Ident, Similar or Unequal.
 func GroupCompare(g1, g2 *Group) (Comparison, error) {
-	c, err := group.Compare(g1.inner(), g2.inner())
-	return comparison(c), groupErr("GroupCompare", err)
+	const op = "GroupCompare"
+	c, err := mpir.GroupCompare(op, g1.obj(), g2.obj())
+	if err != nil {
+		return Unequal, failNoObject(op, err, g1, g2)
+	}
+	return comparison(c), nil
 }
 
 // TranslateRanks maps ranks of g1 to the ranks of the same processes in g2 (Undefined
-// for those not in g2; ProcNull stays ProcNull).
+// for those not in g2; ProcNull stays ProcNull). Another rank that is not one of g1's
+// (AnySource among them) is an error of class ErrRank.
 func TranslateRanks(g1 *Group, ranks []int, g2 *Group) ([]int, error) {
-	in := make([]int, len(ranks))
-	for i, r := range ranks {
-		if r == ProcNull {
-			r = group.ProcNull
-		}
-		in[i] = r
-	}
-	out, err := group.TranslateRanks(g1.inner(), in, g2.inner())
+	const op = "GroupTranslateRanks"
+	out, err := mpir.TranslateRanks(op, g1.obj(), ranks, g2.obj())
 	if err != nil {
-		return nil, groupErr("GroupTranslateRanks", err)
-	}
-	for i, r := range out {
-		switch r {
-		case group.ProcNull:
-			out[i] = ProcNull
-		case group.Undefined:
-			out[i] = Undefined
-		}
+		return nil, failNoObject(op, err, g1, g2)
 	}
 	return out, nil
 }

@@ -24,7 +24,7 @@ import (
 // to its own handler (SetErrHandler), ErrorsReturn unless SessionInit was given
 // another.
 type Session struct {
-	d    *core.Session
+	d    *mpir.Session
 	errh mpir.Errh // SessionInit's errh, until SetErrHandler
 }
 
@@ -52,21 +52,18 @@ func SessionInit(info *Info, errh *ErrHandler) (*Session, error) {
 	if err := h.Fits(op, mpir.KindSession); err != nil {
 		return nil, noObject(op, err)
 	}
-	level, err := mpir.SessionLevel(op, info.obj())
+	d, err := mpir.SessionInit(op, info.obj())
 	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new session"), err)
 	}
-	d, err := core.SessionInit(op, level)
-	if err != nil {
-		return nil, h.Run(op, nil, mpir.Text("a new session"), core.MapErr(op, err))
-	}
 	s := &Session{d: d}
 	s.errh.Init(h)
+	d.Face = s
 	return s, nil
 }
 
-// dev is s's device session, nil for a nil s.
-func (s *Session) dev() *core.Session {
+// dev is s's session in mpir, nil for a nil s.
+func (s *Session) dev() *mpir.Session {
 	if s == nil {
 		return nil
 	}
@@ -131,10 +128,11 @@ func (s *Session) NumPsets(info *Info) (int, error) {
 	if err := s.check(op); err != nil {
 		return 0, err
 	}
-	if _, err := info.obj().Pairs(); err != nil {
-		return 0, s.fail(op, mpir.InfoErr(op, err))
+	ps, err := s.d.Psets(op, info.obj())
+	if err != nil {
+		return 0, s.fail(op, err)
 	}
-	return len(core.Psets()), nil
+	return len(ps), nil
 }
 
 // NthPset is the name of process set n, from 0 to NumPsets()-1
@@ -145,14 +143,8 @@ func (s *Session) NthPset(info *Info, n int) (string, error) {
 	if err := s.check(op); err != nil {
 		return "", err
 	}
-	if _, err := info.obj().Pairs(); err != nil {
-		return "", s.fail(op, mpir.InfoErr(op, err))
-	}
-	ps := core.Psets()
-	if n < 0 || n >= len(ps) {
-		return "", s.fail(op, errorf(ClassArg, op, "n = %d: the session has %d process sets (0 to %d)", n, len(ps), len(ps)-1))
-	}
-	return ps[n], nil
+	name, err := s.d.NthPset(op, info.obj(), n)
+	return name, s.fail(op, err)
 }
 
 // Info returns a new Info describing the session (MPI_Session_get_info):
@@ -164,7 +156,11 @@ func (s *Session) Info() (*Info, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	return wrapInfo(mpir.SessionInfo(s.d.Level())), nil
+	in, err := s.d.Info(op)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	return wrapInfo(in), nil
 }
 
 // PsetInfo returns a new Info describing process set name (MPI_Session_get_pset_info):
@@ -174,11 +170,11 @@ func (s *Session) PsetInfo(name string) (*Info, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	n, err := s.d.PsetSize(op, name)
+	in, err := s.d.PsetInfo(op, name)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	return wrapInfo(mpir.PsetInfo(n)), nil
+	return wrapInfo(in), nil
 }
 
 // GroupFromPset returns the group of process set name (MPI_Group_from_session_pset):
@@ -189,15 +185,11 @@ func (s *Session) GroupFromPset(name string) (*Group, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	g, err := s.d.PsetGroup(op, name)
+	g, err := s.d.GroupFromPset(op, name)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	out, err := wrapGroup(op, g, nil)
-	if out != nil && out != GroupEmpty {
-		out.s = s
-	}
-	return out, err
+	return wrapGroup(g), nil
 }
 
 // NewSessionErrHandler makes a handler for sessions that calls fn with the session and
@@ -266,17 +258,11 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new communicator"), err)
 	}
-	if g == nil {
-		return nil, h.Run(op, nil, mpir.Text("a new communicator"), errorf(ClassGroup, op, "the group is nil (MPI_GROUP_NULL)"))
-	}
-	if err := liveOwner(op, g); err != nil {
+	d, err := mpir.CommFromGroup(op, g.obj(), stringtag)
+	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new communicator"), err)
 	}
-	d, err := core.CreateFromGroup(op, g.g, stringtag)
-	if err != nil {
-		return nil, h.Run(op, nil, mpir.Text("a new communicator"), core.MapErr(op, err))
-	}
-	return fromGroups(d, g.s, hints, h), nil
+	return fromGroups(d, g.obj(), hints, h), nil
 }
 
 // IntercommCreateFromGroups makes an intercommunicator between local, the caller's
@@ -295,52 +281,42 @@ func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, rem
 	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
 	}
-	if local == nil || remote == nil {
-		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), errorf(ClassGroup, op, "a group is nil (MPI_GROUP_NULL)"))
-	}
-	if _, err := sameOwner(op, local, remote); err != nil {
-		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
-	}
-	if err := liveOwner(op, local); err != nil {
-		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
-	}
-	d, err := core.IntercommFromGroups(op, local.g, localLeader, remote.g, remoteLeader, stringtag)
+	d, err := mpir.IntercommFromGroups(op, local.obj(), localLeader, remote.obj(), remoteLeader, stringtag)
 	if err != nil {
-		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), core.MapErr(op, err))
+		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
 	}
-	return fromGroups(d, local.s, hints, h), nil
+	return fromGroups(d, local.obj(), hints, h), nil
 }
 
-// fromGroups wraps a communicator made from groups, with its hints and handler; a
-// group from session s makes its buffered sends use s's buffer.
-func fromGroups(d *core.Comm, s *Session, hints *mpir.Hints, errh *mpir.Errhandler) *Comm {
+// fromGroups wraps a communicator made from groups such as g, with its hints and
+// handler; it belongs to g's owner.
+func fromGroups(d *core.Comm, g *mpir.Group, hints *mpir.Hints, errh *mpir.Errhandler) *Comm {
 	if d == nil {
 		return nil
 	}
-	if s != nil {
-		d.UseSessionBuffer(s.d)
-	}
-	c := &Comm{d: d, hints: hints, s: s}
+	c := &Comm{d: d, hints: hints, s: g.Owner()}
 	c.errh.Init(errh)
 	return c
 }
 
-// failNoObject raises err of op, a call with no communicator yet, on the handler of
-// the session the first of gs derives from (a live one), else on Self's: the
-// process's default is the world model's, and a session's objects report to it.
+// failNoObject raises err of op, a call with no object of its own (a group call, a
+// creation from groups before it has its communicator), on the handler of the live
+// session the first of gs derives from, else on Self's, as MPI sends errors with no
+// object to MPI_COMM_SELF's handler.
 func failNoObject(op string, err error, gs ...*Group) error {
-	for _, g := range gs {
-		if s := g.owner1(); s != nil && s.dev().Check(op) == nil {
-			return s.fail(op, err)
-		}
+	if s := liveOwner(gs); s != nil {
+		return s.fail(op, err)
 	}
 	return noObject(op, err)
 }
 
-// liveOwner is nil unless g derives from a finalized session (ErrSession for op).
-func liveOwner(op string, g *Group) error {
-	if s := g.owner1(); s != nil {
-		return s.dev().Check(op)
+// liveOwner is the session of the first of gs that derives from a live one, nil for
+// none.
+func liveOwner(gs []*Group) *Session {
+	for _, g := range gs {
+		if s := mpir.LiveOwner(g.obj()); s != nil {
+			return s.Face.(*Session)
+		}
 	}
 	return nil
 }
@@ -356,11 +332,7 @@ func (s *Session) AttachBuffer(buf []byte) error {
 	if err := s.check(op); err != nil {
 		return err
 	}
-	auto := isAutomatic(buf)
-	if !auto && len(buf) == 0 {
-		return s.fail(op, errorf(ClassBuffer, op, "buf is empty (give BufferAutomatic for an automatic buffer)"))
-	}
-	return s.fail(op, s.d.AttachBuffer(op, buf, auto))
+	return s.fail(op, s.d.AttachBuffer(op, buf, isAutomatic(buf)))
 }
 
 // DetachBuffer waits until every message in the session's buffer has been sent,

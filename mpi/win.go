@@ -37,7 +37,7 @@ type Win struct {
 
 	lastGroup atomic.Pointer[groupRanks] // ranksOf's last translation
 
-	s *Session // the session the window's communicator derives from (see Group)
+	s *mpir.Session // the owner of the window's communicator (see Group)
 }
 
 // Lock types for Lock.
@@ -182,7 +182,7 @@ func (w *Win) Group() *Group {
 	if w.dev().Check("WinGetGroup") != nil {
 		return nil
 	}
-	return &Group{g: w.d.Comm().Group(), s: w.s}
+	return wrapGroup(mpir.NewGroup(w.d.Comm().Group(), w.s))
 }
 
 // Name is the window's name (MPI_Win_get_name); "MPI_WIN_NULL" for a nil one.
@@ -266,16 +266,10 @@ func (w *Win) Fence(assert int) error {
 // translation is kept: an epoch loop that starts (or posts to) one group translates
 // it once.
 func (w *Win) ranksOf(op string, g *Group) ([]int, error) {
-	if g == nil || g.g == nil {
-		return nil, errorf(ClassGroup, op, "the group is nil")
-	}
-	if last := w.lastGroup.Load(); last != nil && last.g == g {
+	if last := w.lastGroup.Load(); last != nil && g != nil && last.g == g {
 		return last.ranks, nil
 	}
-	if o, ok := g.owner(); ok && o != w.s {
-		return nil, mixErr(op, w.s, o)
-	}
-	rs, err := w.translate(op, g)
+	rs, err := mpir.RanksIn(op, g.obj(), w.s, w.d.Comm().Group())
 	if err == nil {
 		w.lastGroup.Store(&groupRanks{g, rs})
 	}
@@ -285,19 +279,6 @@ func (w *Win) ranksOf(op string, g *Group) ([]int, error) {
 type groupRanks struct {
 	g     *Group
 	ranks []int
-}
-
-func (w *Win) translate(op string, g *Group) ([]int, error) {
-	wg := w.d.Comm().Group()
-	out := make([]int, g.g.Size())
-	for i := range out {
-		r := wg.Rank(g.g.WorldRank(i))
-		if r < 0 {
-			return nil, errorf(ClassGroup, op, "member %d of the group is not in the window's group", i)
-		}
-		out[i] = r
-	}
-	return out, nil
 }
 
 // Start opens an access epoch to the ranks of g, once each has posted

@@ -26,13 +26,39 @@ func PMPI_Buffer_attach_c(p unsafe.Pointer, size int64) int32 {
 
 // attachBuffer attaches C memory as the buffer of c (the process's for nil).
 func attachBuffer(op string, c *core.Comm, ch uintptr, p unsafe.Pointer, size int64) int32 {
+	b, auto, err := bufferIn(op, p, size)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	return fail(op, ch, c.AttachBuffer(op, b, auto))
+}
+
+// bufferIn is the buffer of an attach call: size bytes at p, or auto for
+// MPI_BUFFER_AUTOMATIC.
+func bufferIn(op string, p unsafe.Pointer, size int64) (b []byte, auto bool, err error) {
 	if uintptr(p) == bufferAutomaticAddr {
-		return fail(op, ch, c.AttachBuffer(op, nil, true))
+		return nil, true, nil
 	}
 	if p == nil || size < 0 {
-		return fail(op, ch, errorf(errBuffer, op, "buffer is NULL or size %d negative", size))
+		return nil, false, errorf(errBuffer, op, "buffer is NULL or size %d negative", size)
 	}
-	return fail(op, ch, c.AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+	return unsafe.Slice((*byte)(p), size), false, nil
+}
+
+// bufferOut stores what a detach call returns: the buffer's address and size,
+// MPI_BUFFER_AUTOMATIC (and 0) for an automatic one.
+func bufferOut(addr, size unsafe.Pointer, b []byte, auto bool) {
+	switch {
+	case auto:
+		*(*uintptr)(addr) = bufferAutomaticAddr
+		*(*int64)(size) = 0
+	case len(b) == 0:
+		*(*uintptr)(addr) = 0
+		*(*int64)(size) = 0
+	default:
+		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
+		*(*int64)(size) = int64(len(b))
+	}
 }
 
 //export PMPI_Buffer_detach
@@ -58,17 +84,7 @@ func detachBuffer(op string, c *core.Comm, ch uintptr, addr unsafe.Pointer, size
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	switch {
-	case auto:
-		*(*uintptr)(addr) = 2
-		*(*int64)(size) = 0
-	case len(b) == 0:
-		*(*uintptr)(addr) = 0
-		*(*int64)(size) = 0
-	default:
-		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
-		*(*int64)(size) = int64(len(b))
-	}
+	bufferOut(addr, size, b, auto)
 	return 0
 }
 

@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -24,10 +23,11 @@ type comm struct {
 	name  string
 	topo  *mpir.Topology // set at creation, never changed
 	hints *mpir.Hints    // the info hints in effect
-	// sess is the session the communicator derives from (made from a session's
-	// group, or from a communicator that was), nil for the world model's; set at
-	// creation. Its groups carry it, so that what is made from them is the session's.
-	sess *session
+	// sess is the communicator's owner, the session it derives from (made from a
+	// session's group, or from a communicator that was), nil for the world model's;
+	// set at creation. Its groups carry it, so that what is made from them is the
+	// session's.
+	sess *mpir.Session
 }
 
 var (
@@ -275,10 +275,10 @@ func PMPI_Comm_create(ch uintptr, gh uintptr, out unsafe.Pointer) int32 {
 	if g == nil {
 		return fail(op, ch, badHandle(op, "group", gh, kGroup))
 	}
-	if err := commOwns(op, c, gh); err != nil {
+	if err := mpir.Owns(op, c.sess, g); err != nil {
 		return fail(op, ch, err)
 	}
-	nc, err := c.c.Create(op, g)
+	nc, err := c.c.Create(op, g.Members())
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -294,10 +294,10 @@ func PMPI_Comm_create_group(ch uintptr, gh uintptr, tag int32, out unsafe.Pointe
 	if g == nil {
 		return fail(op, ch, badHandle(op, "group", gh, kGroup))
 	}
-	if err := commOwns(op, c, gh); err != nil {
+	if err := mpir.Owns(op, c.sess, g); err != nil {
 		return fail(op, ch, err)
 	}
-	nc, err := c.c.CreateGroup(op, g, int(tag))
+	nc, err := c.c.CreateGroup(op, g.Members(), int(tag))
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -310,10 +310,11 @@ func PMPI_Intercomm_create(lh uintptr, lleader int32, ph uintptr, rleader, tag i
 	}
 	defer prof.Exit(prof.IntercommCreate, l.enterTimed(prof.IntercommCreate, prof.NoPeer, -1, 0), 0)
 	var peer *core.Comm
+	var peerOwner *mpir.Session
 	if p := commOf(ph); p != nil {
-		peer = p.c
+		peer, peerOwner = p.c, p.sess
 	}
-	nc, err := core.IntercommCreate(op, l.c, int(lleader), peer, int(rleader), int(tag))
+	nc, err := mpir.IntercommCreate(op, l.c, l.sess, int(lleader), peer, peerOwner, int(rleader), int(tag))
 	return created(op, l, lh, nc, err, out)
 }
 
@@ -369,24 +370,14 @@ func PMPI_Comm_compare(h1, h2 uintptr, result unsafe.Pointer) int32 {
 	if c2 == nil {
 		return r
 	}
-	res := C.MPI_UNEQUAL
-	switch {
-	case c1 == c2:
-		res = C.MPI_IDENT
-	case c1.c.IsInter() != c2.c.IsInter():
-	default:
-		cmp, err := group.Compare(c1.c.Group(), c2.c.Group())
-		if err != nil {
-			return fail(op, h1, core.GroupErr(op, err))
-		}
-		switch cmp {
-		case group.Ident:
-			res = C.MPI_CONGRUENT
-		case group.Similar:
-			res = C.MPI_SIMILAR
-		}
+	if result == nil {
+		return fail(op, h1, argErr(op, "result is NULL"))
 	}
-	setInt(result, res)
+	cmp, err := mpir.CommCompare(op, c1.c, c2.c)
+	if err != nil {
+		return fail(op, h1, err)
+	}
+	setInt(result, comparisonOut(cmp))
 	return 0
 }
 

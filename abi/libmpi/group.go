@@ -8,130 +8,86 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// Groups (MPI 4.1 chapter 7.3): handles of the group engine's groups with their
-// owner (a session or the world model), the set operations and rank translation.
+// Groups (MPI 4.1 section 7.3): handles of mpir's groups, which carry their owner (a
+// session or the world model). A group call has no object of its own: its errors go
+// to the handler of its groups' owner, a live session's, else MPI_COMM_SELF's
+// (failOwned).
 
-func groupOf(h uintptr) *group.Group {
+// grp is a group handle's object. MPI_GROUP_EMPTY has no entry.
+type grp = mpir.Group
+
+var groups = table[grp]{kind: kGroup}
+
+// groupOf is the group of handle h, nil for a handle that is no group.
+func groupOf(h uintptr) *mpir.Group {
 	if h == hGroupEmpty {
-		return group.Empty()
+		return mpir.EmptyGroup
 	}
-	if g := groups.get(h); g != nil {
-		return g.g
-	}
-	return nil
+	return groups.get(h)
 }
 
-func newGroup(g *group.Group) uintptr {
-	if g.Size() == 0 {
+// newGroup is a new handle of g: MPI_GROUP_EMPTY for the empty group.
+func newGroup(g *mpir.Group) uintptr {
+	if g == mpir.EmptyGroup {
 		return hGroupEmpty
 	}
-	return groups.add(&grp{g: g})
+	return groups.add(g)
 }
 
-func groupResult(op string, g *group.Group, err error, out unsafe.Pointer) int32 {
+// groupOut stores in out a handle of g, which op computed from the groups hs, or
+// raises err.
+func groupOut(op string, g *mpir.Group, err error, out unsafe.Pointer, hs ...uintptr) int32 {
 	if err != nil {
-		return fail(op, 0, core.GroupErr(op, err))
-	}
-	if out == nil {
-		return fail(op, 0, errorf(errArg, op, "newgroup is NULL"))
+		return failOwned(op, err, hs...)
 	}
 	setHandle(out, newGroup(g))
 	return 0
 }
 
-// groupResultFrom is groupResult for a group computed from the groups from: they
-// must have one owner (sameOwner), which the result gets. Its errors go to that
-// owner's handler: a session's, else MPI_COMM_SELF's (failOwned).
-func groupResultFrom(op string, g *group.Group, err error, out unsafe.Pointer, from ...uintptr) int32 {
-	s, oerr := sameOwner(op, from...)
-	if oerr != nil {
-		return failOwned(op, oerr, from...)
-	}
-	if err != nil {
-		return failOwned(op, core.GroupErr(op, err), from...)
-	}
-	if out == nil {
-		return failOwned(op, errorf(errArg, op, "newgroup is NULL"), from...)
-	}
-	if r := groupResult(op, g, nil, out); r != 0 {
-		return r
-	}
-	setGroupSession(*(*uintptr)(out), s)
-	return 0
-}
-
-// newGroupOf is newGroup for a group owned by session s (nil: the world model).
-func newGroupOf(g *group.Group, s *session) uintptr {
-	h := newGroup(g)
-	setGroupSession(h, s)
-	return h
-}
-
-func setGroupSession(h uintptr, s *session) {
-	if x := groups.get(h); x != nil {
-		x.s = s
-	}
-}
-
-// groupSession is the session group h derives from, nil for none.
-func groupSession(h uintptr) *session {
-	if x := groups.get(h); x != nil {
-		return x.s
-	}
-	return nil
-}
-
-// sameOwner is the owner of the groups hs, or an error of class MPI_ERR_GROUP where
-// two of them have different owners (two sessions, or a session and the world
-// model). Handles that are no groups, and MPI_GROUP_EMPTY, are passed over.
-func sameOwner(op string, hs ...uintptr) (*session, error) {
-	var s *session
-	seen := false
-	for _, h := range hs {
-		x := groups.get(h)
-		if x == nil {
-			continue
-		}
-		if seen && x.s != s {
-			return nil, mixErr(op, s, x.s)
-		}
-		s, seen = x.s, true
-	}
-	return s, nil
-}
-
-// mixErr is the error of op given objects of owners a and b.
-func mixErr(op string, a, b *session) error { return core.MixedOwners(op, a == nil || b == nil) }
-
-// failOwned raises err of op, a call with no communicator, on the handler of the
+// failOwned raises err of op, a call with no object of its own, on the handler of the
 // live session the first of the groups hs derives from, else on MPI_COMM_SELF's (the
 // world model's default).
 func failOwned(op string, err error, hs ...uintptr) int32 {
 	for _, h := range hs {
-		if s := groupSession(h); s != nil && s.s.Check(op) == nil {
-			return failSession(op, s, s.h, err)
+		if s := mpir.LiveOwner(groupOf(h)); s != nil {
+			x := s.Face.(*session)
+			return failSession(op, x, x.h, err)
 		}
 	}
 	return fail(op, 0, err)
 }
 
-// commOwns is nil when group gh belongs to c's owner, else MPI_ERR_GROUP's error.
-func commOwns(op string, c *comm, gh uintptr) error {
-	if x := groups.get(gh); x != nil && x.s != c.sess {
-		return mixErr(op, c.sess, x.s)
-	}
-	return nil
-}
-
-func needGroup(op string, h uintptr) (*group.Group, int32) {
+func needGroup(op string, h uintptr) (*mpir.Group, int32) {
 	g := groupOf(h)
 	if g == nil {
 		return nil, fail(op, 0, badHandle(op, "group", h, kGroup))
 	}
 	return g, 0
+}
+
+// construct is a constructor of op on group gh: f of the n entries of width C ints
+// each at p (the argument what), its result stored in newgroup at out.
+func construct(op string, gh uintptr, n int32, width int, what string, p, out unsafe.Pointer, f func(g *mpir.Group, v []int) (*mpir.Group, error)) int32 {
+	g, r := needGroup(op, gh)
+	if g == nil {
+		return r
+	}
+	k, err := count(op, "n", n)
+	if err != nil {
+		return failOwned(op, err, gh)
+	}
+	v, err := intsIn(op, what, p, k*width)
+	if err != nil {
+		return failOwned(op, err, gh)
+	}
+	if out == nil {
+		return failOwned(op, argErr(op, "newgroup is NULL"), gh)
+	}
+	ng, err := f(g, v)
+	return groupOut(op, ng, err, out, gh)
 }
 
 //export PMPI_Comm_group
@@ -140,10 +96,10 @@ func PMPI_Comm_group(ch uintptr, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	if r := groupResult("Comm_group", c.c.Group(), nil, out); r != 0 {
-		return r
+	if out == nil {
+		return fail("Comm_group", ch, argErr("Comm_group", "group is NULL"))
 	}
-	setGroupSession(*(*uintptr)(out), c.sess)
+	setHandle(out, newGroup(mpir.NewGroup(c.c.Group(), c.sess)))
 	return 0
 }
 
@@ -156,18 +112,22 @@ func PMPI_Comm_remote_group(ch uintptr, out unsafe.Pointer) int32 {
 	if !c.c.IsInter() {
 		return fail("Comm_remote_group", ch, errorf(errComm, "Comm_remote_group", "comm is not an intercommunicator"))
 	}
-	if r := groupResult("Comm_remote_group", c.c.Remote(), nil, out); r != 0 {
-		return r
+	if out == nil {
+		return fail("Comm_remote_group", ch, argErr("Comm_remote_group", "group is NULL"))
 	}
-	setGroupSession(*(*uintptr)(out), c.sess)
+	setHandle(out, newGroup(mpir.NewGroup(c.c.Remote(), c.sess)))
 	return 0
 }
 
 //export PMPI_Group_size
 func PMPI_Group_size(gh uintptr, size unsafe.Pointer) int32 {
-	g, r := needGroup("Group_size", gh)
+	const op = "Group_size"
+	g, r := needGroup(op, gh)
 	if g == nil {
 		return r
+	}
+	if size == nil {
+		return failOwned(op, argErr(op, "size is NULL"), gh)
 	}
 	setInt(size, g.Size())
 	return 0
@@ -175,65 +135,53 @@ func PMPI_Group_size(gh uintptr, size unsafe.Pointer) int32 {
 
 //export PMPI_Group_rank
 func PMPI_Group_rank(gh uintptr, rank unsafe.Pointer) int32 {
-	g, r := needGroup("Group_rank", gh)
+	const op = "Group_rank"
+	g, r := needGroup(op, gh)
 	if g == nil {
 		return r
 	}
-	me := core.WorldRank()
-	setInt(rank, g.Rank(int32(me)))
+	if rank == nil {
+		return failOwned(op, argErr(op, "rank is NULL"), gh)
+	}
+	setInt(rank, g.Rank())
 	return 0
 }
 
 //export PMPI_Group_incl
 func PMPI_Group_incl(gh uintptr, n int32, ranks unsafe.Pointer, out unsafe.Pointer) int32 {
-	g, r := needGroup("Group_incl", gh)
-	if g == nil {
-		return r
-	}
-	ng, err := g.Incl(toInts(ints(ranks, int(n))))
-	return groupResultFrom("Group_incl", ng, err, out, gh)
+	const op = "Group_incl"
+	return construct(op, gh, n, 1, "ranks", ranks, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.Incl(op, v) })
 }
 
 //export PMPI_Group_excl
 func PMPI_Group_excl(gh uintptr, n int32, ranks unsafe.Pointer, out unsafe.Pointer) int32 {
-	g, r := needGroup("Group_excl", gh)
-	if g == nil {
-		return r
-	}
-	ng, err := g.Excl(toInts(ints(ranks, int(n))))
-	return groupResultFrom("Group_excl", ng, err, out, gh)
+	const op = "Group_excl"
+	return construct(op, gh, n, 1, "ranks", ranks, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.Excl(op, v) })
 }
 
-func ranges(p unsafe.Pointer, n int) []group.Range {
-	v := ints(p, 3*n)
-	out := make([]group.Range, n)
+// rangesIn is the triplets (first, last, stride) of C's int ranges[][3], read as ints.
+func rangesIn(v []int) []mpir.Range {
+	out := make([]mpir.Range, len(v)/3)
 	for i := range out {
-		out[i] = group.Range{First: int(v[3*i]), Last: int(v[3*i+1]), Stride: int(v[3*i+2])}
+		out[i] = mpir.Range{First: v[3*i], Last: v[3*i+1], Stride: v[3*i+2]}
 	}
 	return out
 }
 
 //export PMPI_Group_range_incl
 func PMPI_Group_range_incl(gh uintptr, n int32, rs unsafe.Pointer, out unsafe.Pointer) int32 {
-	g, r := needGroup("Group_range_incl", gh)
-	if g == nil {
-		return r
-	}
-	ng, err := g.RangeIncl(ranges(rs, int(n)))
-	return groupResultFrom("Group_range_incl", ng, err, out, gh)
+	const op = "Group_range_incl"
+	return construct(op, gh, n, 3, "ranges", rs, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.RangeIncl(op, rangesIn(v)) })
 }
 
 //export PMPI_Group_range_excl
 func PMPI_Group_range_excl(gh uintptr, n int32, rs unsafe.Pointer, out unsafe.Pointer) int32 {
-	g, r := needGroup("Group_range_excl", gh)
-	if g == nil {
-		return r
-	}
-	ng, err := g.RangeExcl(ranges(rs, int(n)))
-	return groupResultFrom("Group_range_excl", ng, err, out, gh)
+	const op = "Group_range_excl"
+	return construct(op, gh, n, 3, "ranges", rs, out, func(g *mpir.Group, v []int) (*mpir.Group, error) { return g.RangeExcl(op, rangesIn(v)) })
 }
 
-func setop(op string, h1, h2 uintptr, f func(a, b *group.Group) (*group.Group, error), out unsafe.Pointer) int32 {
+// setop is a set operation f of op on the groups h1 and h2.
+func setop(op string, h1, h2 uintptr, f func(op string, a, b *mpir.Group) (*mpir.Group, error), out unsafe.Pointer) int32 {
 	g1, r := needGroup(op, h1)
 	if g1 == nil {
 		return r
@@ -242,78 +190,109 @@ func setop(op string, h1, h2 uintptr, f func(a, b *group.Group) (*group.Group, e
 	if g2 == nil {
 		return r
 	}
-	ng, err := f(g1, g2)
-	return groupResultFrom(op, ng, err, out, h1, h2)
+	if out == nil {
+		return failOwned(op, argErr(op, "newgroup is NULL"), h1, h2)
+	}
+	ng, err := f(op, g1, g2)
+	return groupOut(op, ng, err, out, h1, h2)
 }
 
 //export PMPI_Group_union
 func PMPI_Group_union(h1, h2 uintptr, out unsafe.Pointer) int32 {
-	return setop("Group_union", h1, h2, group.Union, out)
+	return setop("Group_union", h1, h2, mpir.GroupUnion, out)
 }
 
 //export PMPI_Group_intersection
 func PMPI_Group_intersection(h1, h2 uintptr, out unsafe.Pointer) int32 {
-	return setop("Group_intersection", h1, h2, group.Intersection, out)
+	return setop("Group_intersection", h1, h2, mpir.GroupIntersection, out)
 }
 
 //export PMPI_Group_difference
 func PMPI_Group_difference(h1, h2 uintptr, out unsafe.Pointer) int32 {
-	return setop("Group_difference", h1, h2, group.Difference, out)
+	return setop("Group_difference", h1, h2, mpir.GroupDifference, out)
+}
+
+// comparisonOut is MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL for c.
+func comparisonOut(c mpir.Comparison) int {
+	return [...]int{mpir.Ident: C.MPI_IDENT, mpir.Congruent: C.MPI_CONGRUENT, mpir.Similar: C.MPI_SIMILAR, mpir.Unequal: C.MPI_UNEQUAL}[c]
 }
 
 //export PMPI_Group_compare
 func PMPI_Group_compare(h1, h2 uintptr, result unsafe.Pointer) int32 {
-	g1, r := needGroup("Group_compare", h1)
+	const op = "Group_compare"
+	g1, r := needGroup(op, h1)
 	if g1 == nil {
 		return r
 	}
-	g2, r := needGroup("Group_compare", h2)
+	g2, r := needGroup(op, h2)
 	if g2 == nil {
 		return r
 	}
-	cmp, err := group.Compare(g1, g2)
-	if err != nil {
-		return fail("Group_compare", 0, core.GroupErr("Group_compare", err))
+	if result == nil {
+		return failOwned(op, argErr(op, "result is NULL"), h1, h2)
 	}
-	setInt(result, [...]int{C.MPI_IDENT, C.MPI_SIMILAR, C.MPI_UNEQUAL}[cmp])
+	cmp, err := mpir.GroupCompare(op, g1, g2)
+	if err != nil {
+		return failOwned(op, err, h1, h2)
+	}
+	setInt(result, comparisonOut(cmp))
 	return 0
 }
 
 //export PMPI_Group_translate_ranks
 func PMPI_Group_translate_ranks(h1 uintptr, n int32, r1 unsafe.Pointer, h2 uintptr, r2 unsafe.Pointer) int32 {
-	g1, r := needGroup("Group_translate_ranks", h1)
+	const op = "Group_translate_ranks"
+	g1, r := needGroup(op, h1)
 	if g1 == nil {
 		return r
 	}
-	g2, r := needGroup("Group_translate_ranks", h2)
+	g2, r := needGroup(op, h2)
 	if g2 == nil {
 		return r
 	}
-	// MPI_PROC_NULL translates to itself (MPI-2.2 errata); it is group.ProcNull in the
-	// group package.
-	in := toInts(ints(r1, int(n)))
-	for i, v := range in {
-		if v == C.MPI_PROC_NULL {
-			in[i] = group.ProcNull
-		} else if v == group.ProcNull {
-			in[i] = badSentinel
-		}
-	}
-	out, err := group.TranslateRanks(g1, in, g2)
+	in, err := translateArgs(op, n, r1, r2)
 	if err != nil {
-		return fail("Group_translate_ranks", 0, core.GroupErr("Group_translate_ranks", err))
+		return failOwned(op, err, h1, h2)
 	}
-	dst := ints(r2, int(n))
+	out, err := mpir.TranslateRanks(op, g1, in, g2)
+	if err != nil {
+		return failOwned(op, err, h1, h2)
+	}
+	dst := ints(r2, len(out))
 	for i, v := range out {
-		switch v {
-		case group.Undefined:
-			v = C.MPI_UNDEFINED
-		case group.ProcNull:
-			v = C.MPI_PROC_NULL
+		if v == core.Undefined {
+			dst[i] = C.MPI_UNDEFINED
+		} else {
+			dst[i] = rankOut(v)
 		}
-		dst[i] = int32(v)
 	}
 	return 0
+}
+
+// translateArgs converts MPI_Group_translate_ranks's n ranks at r1 (the output r2
+// must hold as many): MPI_PROC_NULL to the device's, every other negative value to one
+// that is no rank either, whatever the device numbers its sentinels.
+func translateArgs(op string, n int32, r1, r2 unsafe.Pointer) ([]int, error) {
+	k, err := count(op, "n", n)
+	if err != nil {
+		return nil, err
+	}
+	in, err := intsIn(op, "ranks1", r1, k)
+	if err != nil {
+		return nil, err
+	}
+	if r2 == nil && k > 0 {
+		return nil, argErr(op, "ranks2 is NULL")
+	}
+	for i, v := range in {
+		switch {
+		case v == C.MPI_PROC_NULL:
+			in[i] = core.ProcNull
+		case v < 0:
+			in[i] = -1 << 31
+		}
+	}
+	return in, nil
 }
 
 //export PMPI_Group_free
@@ -331,15 +310,3 @@ func PMPI_Group_free(p unsafe.Pointer) int32 {
 	setHandle(p, hGroupNull)
 	return 0
 }
-
-// grp is a group and its owner: the session it derives from (Group_from_session_pset,
-// the group of a session's communicator or window, a group computed from such
-// groups), nil for the world model. MPI 4.1 section 11.3 mixes no objects of
-// different owners in one call: sameOwner refuses them with MPI_ERR_GROUP.
-// MPI_GROUP_EMPTY has no entry and belongs to every owner.
-type grp struct {
-	g *group.Group
-	s *session
-}
-
-var groups = table[grp]{kind: kGroup}

@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -87,7 +86,7 @@ func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
 // --- sessions ---
 
 type session struct {
-	s    *core.Session
+	s    *mpir.Session
 	errh mpir.Errh
 	h    uintptr // its handle, for its handler's first argument
 }
@@ -142,19 +141,16 @@ func PMPI_Session_init(ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	if err != nil {
 		return failWith(op, x, hSessionNull, "a new session", err)
 	}
-	level, err := mpir.SessionLevel(op, in)
-	if err != nil {
-		return failWith(op, x, hSessionNull, "a new session", err)
-	}
-	d, err := core.SessionInit(op, level)
+	d, err := mpir.SessionInit(op, in)
 	if err != nil {
 		return failWith(op, x, hSessionNull, "a new session", err)
 	}
 	setShortLive(true)
-	if level == core.ThreadMultiple {
+	if d.Level() == core.ThreadMultiple {
 		shortMT()
 	}
 	s := &session{s: d}
+	d.Face = s
 	s.errh.Init(x)
 	s.h = sessions.add(s)
 	setHandle(out, s.h)
@@ -192,10 +188,15 @@ func PMPI_Session_get_num_psets(sh uintptr, ih uintptr, n unsafe.Pointer) int32 
 	if n == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "npset_names is NULL"))
 	}
-	if _, err := infoArg(op, ih); err != nil { // hints, none of which mpigo takes
+	in, err := infoArg(op, ih)
+	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	setInt(n, len(core.Psets()))
+	ps, err := s.s.Psets(op, in)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	setInt(n, len(ps))
 	return 0
 }
 
@@ -206,27 +207,27 @@ func PMPI_Session_get_nth_pset(sh uintptr, ih uintptr, n int32, plen, name unsaf
 	if s == nil {
 		return r
 	}
-	if _, err := infoArg(op, ih); err != nil { // hints, none of which mpigo takes
+	in, err := infoArg(op, ih)
+	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	ps := core.Psets()
-	if n < 0 || int(n) >= len(ps) {
-		return failSession(op, s, sh, errorf(errArg, op, "n = %d: the session has %d process sets (0 to %d)", n, len(ps), len(ps)-1))
+	p, err := s.s.NthPset(op, in, int(n))
+	if err != nil {
+		return failSession(op, s, sh, err)
 	}
 	if plen == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "pset_len is NULL"))
 	}
-	p := ps[n]
-	max := *(*int32)(plen)
-	if max <= 0 {
-		// The caller asks for the length, with the terminating NUL.
-		*(*int32)(plen) = int32(len(p) + 1)
-		return 0
+	// MPI 4.1 section 11.3.2: a positive pset_len is the buffer's size, and the name
+	// is cut to fit; pset_name is left alone for 0; on return pset_len is the size the
+	// whole name needs, with C's NUL.
+	if max := *(*int32)(plen); max > 0 {
+		if name == nil {
+			return failSession(op, s, sh, errorf(errArg, op, "pset_name is NULL"))
+		}
+		putCString(name, int(max), p, nil)
 	}
-	if name == nil {
-		return failSession(op, s, sh, errorf(errArg, op, "pset_name is NULL"))
-	}
-	putCString(name, int(max), p, nil)
+	*(*int32)(plen) = int32(len(p) + 1)
 	return 0
 }
 
@@ -240,7 +241,11 @@ func PMPI_Session_get_info(sh uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "info_used is NULL"))
 	}
-	setHandle(out, newInfoHandle(mpir.SessionInfo(s.s.Level())))
+	in, err := s.s.Info(op)
+	if err != nil {
+		return failSession(op, s, sh, err)
+	}
+	setHandle(out, newInfoHandle(in))
 	return 0
 }
 
@@ -266,11 +271,11 @@ func PMPI_Session_get_pset_info(sh uintptr, np unsafe.Pointer, out unsafe.Pointe
 	if s == nil {
 		return r
 	}
-	n, err := s.s.PsetSize(op, name)
+	in, err := s.s.PsetInfo(op, name)
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	setHandle(out, newInfoHandle(mpir.PsetInfo(n)))
+	setHandle(out, newInfoHandle(in))
 	return 0
 }
 
@@ -281,11 +286,11 @@ func PMPI_Group_from_session_pset(sh uintptr, np unsafe.Pointer, out unsafe.Poin
 	if s == nil {
 		return r
 	}
-	g, err := s.s.PsetGroup(op, name)
+	g, err := s.s.GroupFromPset(op, name)
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	setHandle(out, newGroupOf(g, s))
+	setHandle(out, newGroup(g))
 	return 0
 }
 
@@ -325,29 +330,16 @@ func PMPI_Session_call_errhandler(sh uintptr, code int32) int32 {
 	return 0
 }
 
-// fromGroups registers a communicator made from groups with handler x and the hints
-// of info ih.
-func fromGroups(c *core.Comm, gh uintptr, x *mpir.Errhandler, hints *mpir.Hints, out unsafe.Pointer) {
+// fromGroups registers a communicator made from groups such as g, with handler x
+// and the hints of info ih; it belongs to g's owner.
+func fromGroups(c *core.Comm, g *mpir.Group, x *mpir.Errhandler, hints *mpir.Hints, out unsafe.Pointer) {
 	if c == nil {
 		setHandle(out, hCommNull)
 		return
 	}
-	s := groupSession(gh)
-	if s != nil {
-		c.UseSessionBuffer(s.s)
-	}
-	n := &comm{c: c, hints: hints, sess: s}
+	n := &comm{c: c, hints: hints, sess: g.Owner()}
 	n.errh.Init(x)
 	setHandle(out, comms.add(n))
-}
-
-// liveOwner is nil unless group gh derives from a finalized session
-// (MPI_ERR_SESSION).
-func liveOwner(op string, gh uintptr) error {
-	if s := groupSession(gh); s != nil {
-		return s.s.Check(op)
-	}
-	return nil
 }
 
 // groupArgs checks the arguments every creation from groups shares: the handler
@@ -386,18 +378,15 @@ func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh u
 	if g == nil {
 		return failWith(op, x, hCommNull, what, badHandle(op, "group", gh, kGroup))
 	}
-	if err := liveOwner(op, gh); err != nil {
-		return failWith(op, x, hCommNull, what, err)
-	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {
 		return failWith(op, x, hCommNull, what, err)
 	}
-	c, err := core.CreateFromGroup(op, g, tag)
+	c, err := mpir.CommFromGroup(op, g, tag)
 	if err != nil {
 		return failWith(op, x, hCommNull, what, err)
 	}
-	fromGroups(c, gh, x, hints, out)
+	fromGroups(c, g, x, hints, out)
 	return 0
 }
 
@@ -411,27 +400,21 @@ func PMPI_Intercomm_create_from_groups(lh uintptr, ll int32, rh uintptr, rl int3
 	if err != nil {
 		return failWith(op, x, hCommNull, what, err)
 	}
-	var lg, rg *group.Group
+	var lg, rg *mpir.Group
 	if lg, rg = groupOf(lh), groupOf(rh); lg == nil {
 		return failWith(op, x, hCommNull, what, badHandle(op, "local_group", lh, kGroup))
 	} else if rg == nil {
 		return failWith(op, x, hCommNull, what, badHandle(op, "remote_group", rh, kGroup))
 	}
-	if _, err := sameOwner(op, lh, rh); err != nil {
-		return failWith(op, x, hCommNull, what, err)
-	}
-	if err := liveOwner(op, lh); err != nil {
-		return failWith(op, x, hCommNull, what, err)
-	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {
 		return failWith(op, x, hCommNull, what, err)
 	}
-	c, err := core.IntercommFromGroups(op, lg, int(ll), rg, int(rl), tag)
+	c, err := mpir.IntercommFromGroups(op, lg, int(ll), rg, int(rl), tag)
 	if err != nil {
 		return failWith(op, x, hCommNull, what, err)
 	}
-	fromGroups(c, lh, x, hints, out)
+	fromGroups(c, lg, x, hints, out)
 	return 0
 }
 
@@ -447,13 +430,11 @@ func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int3
 	if s == nil {
 		return r
 	}
-	if uintptr(p) == bufferAutomaticAddr {
-		return failSession(op, s, sh, s.s.AttachBuffer(op, nil, true))
+	b, auto, err := bufferIn(op, p, size)
+	if err != nil {
+		return failSession(op, s, sh, err)
 	}
-	if p == nil || size <= 0 {
-		return failSession(op, s, sh, errorf(errBuffer, op, "buffer is NULL or size %d not positive", size))
-	}
-	return failSession(op, s, sh, s.s.AttachBuffer(op, unsafe.Slice((*byte)(p), size), false))
+	return failSession(op, s, sh, s.s.AttachBuffer(op, b, auto))
 }
 
 //export PMPI_Session_detach_buffer
@@ -480,17 +461,7 @@ func PMPI_Session_detach_buffer_c(sh uintptr, addr, size unsafe.Pointer) int32 {
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	switch {
-	case auto:
-		*(*uintptr)(addr) = 2
-		*(*int64)(size) = 0
-	case len(b) == 0:
-		*(*uintptr)(addr) = 0
-		*(*int64)(size) = 0
-	default:
-		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
-		*(*int64)(size) = int64(len(b))
-	}
+	bufferOut(addr, size, b, auto)
 	return 0
 }
 

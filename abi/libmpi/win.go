@@ -18,7 +18,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -38,7 +37,7 @@ type win struct {
 	mu    sync.Mutex
 	attrs mpir.Attrs // attr.go
 	name  string
-	sess  *session       // the session its communicator derives from (grp)
+	sess  *mpir.Session  // the owner of its communicator (see grp)
 	hints *mpir.Hints    // the info hints in effect
 	cmem  unsafe.Pointer // malloc'd memory of an allocated window, freed with it
 	pre   *C.winattrs
@@ -358,7 +357,7 @@ func PMPI_Win_get_group(wh uintptr, out unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	setHandle(out, newGroupOf(w.w.Comm().Group(), w.sess))
+	setHandle(out, newGroup(mpir.NewGroup(w.w.Comm().Group(), w.sess)))
 	return 0
 }
 
@@ -989,23 +988,11 @@ func ranksIn(op string, w *core.Win, wh, gh uintptr) ([]int, error) {
 	if g == nil {
 		return nil, badHandle(op, "group", gh, kGroup)
 	}
-	if x, cw := groups.get(gh), winOf(wh); x != nil && cw != nil && x.s != cw.sess {
-		return nil, mixErr(op, cw.sess, x.s)
+	var owner *mpir.Session
+	if cw := winOf(wh); cw != nil {
+		owner = cw.sess
 	}
-	in := make([]int, g.Size())
-	for i := range in {
-		in[i] = i
-	}
-	out, err := group.TranslateRanks(g, in, w.Comm().Group())
-	if err != nil {
-		return nil, core.GroupErr(op, err)
-	}
-	for i, r := range out {
-		if r == group.Undefined {
-			return nil, errorf(errGroup, op, "member %d of the group is not in the window's group", i)
-		}
-	}
-	return out, nil
+	return mpir.RanksIn(op, g, owner, w.Comm().Group())
 }
 
 //export PMPI_Win_start

@@ -52,18 +52,6 @@ func SessionInit(op string, level int) (*Session, error) {
 	return &Session{level: level, key: p2p.SessionBuffer(sessionIDs.Add(1))}, nil
 }
 
-// MixedOwners is the error (class ClassGroup) of op given objects of two owners: two
-// sessions, or (world) a session and the world model. MPI 4.1 section 11.3 mixes no
-// objects derived from different sessions, or from a session and the world model, in
-// one call.
-func MixedOwners(op string, world bool) error {
-	what := "different sessions"
-	if world {
-		what = "a session and the world model"
-	}
-	return Errorf(ClassGroup, op, "the arguments belong to %s: MPI mixes no objects of different owners in one call (MPI 4.1 section 11.3)", what)
-}
-
 // Level is the thread level s provides.
 func (s *Session) Level() int { return s.level }
 

@@ -106,55 +106,6 @@ func maxprocs() string {
 	return "1"
 }
 
-// The info keys a session reads and reports (MPI 4.1 section 11.3.1), and their
-// values: the thread levels' names.
-const (
-	SessionThreadKey = "thread_level"             // MPI_Session_init's request
-	SessionLevelKey  = "mpi_thread_support_level" // MPI_Session_get_info's report
-)
-
-var threadLevels = [...]string{"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"}
-
-// ThreadLevelName is the MPI name of a thread level ("MPI_THREAD_MULTIPLE"), "" for a
-// number that is none.
-func ThreadLevelName(l int) string {
-	if l < 0 || l >= len(threadLevels) {
-		return ""
-	}
-	return threadLevels[l]
-}
-
-// SessionLevel is the thread level a session started with info asks for: its
-// "thread_level" key when that names a level, else MPI_THREAD_MULTIPLE, as MPI_Init
-// gives (other values are ignored, as hints are).
-func SessionLevel(op string, in *Info) (int, error) {
-	pairs, err := in.Pairs()
-	if err != nil {
-		return 0, InfoErr(op, err)
-	}
-	level := core.ThreadMultiple
-	for _, p := range pairs {
-		for l, n := range threadLevels {
-			if p[0] == SessionThreadKey && p[1] == n {
-				level = l
-			}
-		}
-	}
-	return level, nil
-}
-
-// SessionInfo is what MPI_Session_get_info reports of a session of thread level
-// level: "mpi_thread_support_level", and the same under "thread_level", the key
-// MPI_Session_init reads (MPICH reports that one).
-func SessionInfo(level int) *Info {
-	n := ThreadLevelName(level)
-	return InfoOf(SessionLevelKey, n, SessionThreadKey, n)
-}
-
-// PsetInfo is what MPI_Session_get_pset_info reports of a process set of size
-// processes: "mpi_size".
-func PsetInfo(size int) *Info { return InfoOf("mpi_size", strconv.Itoa(size)) }
-
 // MemAlignment is the alignment the hint "mpi_minimum_memory_alignment" of in asks of
 // memory MPI_Alloc_mem allocates (MPI 4.1 section 9.2): a power of two up to 1 GiB
 // that the implementation must honour; 0 when in has no such hint. Another value is

@@ -124,13 +124,13 @@ func TestSessionAndMemInfo(t *testing.T) {
 		{InfoOf("thread_level", "MPI_THREAD_FUNNELED"), core.ThreadFunneled},
 		{InfoOf("thread_level", "lots"), core.ThreadMultiple},
 	} {
-		if l, err := SessionLevel("SessionInit", c.in); l != c.want || err != nil {
-			t.Errorf("SessionLevel = %d, %v; want %d", l, err, c.want)
+		if l, err := sessionLevel("SessionInit", c.in); l != c.want || err != nil {
+			t.Errorf("sessionLevel = %d, %v; want %d", l, err, c.want)
 		}
 	}
-	if got := pairs(t, SessionInfo(core.ThreadSerialized)); !slices.Equal(got, []string{
+	if got := pairs(t, sessionInfo(core.ThreadSerialized)); !slices.Equal(got, []string{
 		"mpi_thread_support_level=MPI_THREAD_SERIALIZED", "thread_level=MPI_THREAD_SERIALIZED"}) {
-		t.Errorf("SessionInfo %v", got)
+		t.Errorf("sessionInfo %v", got)
 	}
 	if ThreadLevelName(7) != "" || ThreadLevelName(-1) != "" {
 		t.Error("ThreadLevelName of no level")
