@@ -81,13 +81,10 @@ func PackExternalSize(op string, t *datatype.Type, count int64) (int64, error) {
 // they take; another is an unsupported one.
 func Datarep(op, rep string) error {
 	if rep != "external32" {
-		return core.Errorf(classUnsupportedDatarep, op, "datarep %q is not \"external32\", the only representation of canonical packing", rep)
+		return core.Errorf(core.ClassUnsupportedDatarep, op, "datarep %q is not \"external32\", the only representation of canonical packing", rep)
 	}
 	return nil
 }
-
-// classUnsupportedDatarep is MPI_ERR_UNSUPPORTED_DATAREP, which the device names not.
-const classUnsupportedDatarep core.ErrorClass = 54
 
 // room checks that n bytes from position pos fit in a buffer of size bytes; what
 // says which way they go, for the error.
