@@ -142,6 +142,14 @@ func hvector(count, bl, stride int64, old uintptr, out unsafe.Pointer, large boo
 	return newType(op, out, m, err)
 }
 
+// blocks reads the count and the displacements (of D) of an index constructor.
+func blocks[D int32 | int64](op string, count int64, displs unsafe.Pointer) ([]D, error) {
+	if err := cCount(op, "count", count); err != nil {
+		return nil, err
+	}
+	return cArray[D](op, "array_of_displacements", displs, count)
+}
+
 // indexed is MPI_Type_indexed (bytes: _create_hindexed) with the caller's arrays read
 // in place: block lengths of L and displacements of D, int or MPI_Aint or MPI_Count.
 func indexed[L, D int32 | int64](op string, count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer, bytes, large bool) int32 {
@@ -149,14 +157,11 @@ func indexed[L, D int32 | int64](op string, count int64, bls, displs unsafe.Poin
 	if o == nil {
 		return r
 	}
-	if err := cCount(op, "count", count); err != nil {
-		return fail(op, 0, err)
+	d, err := blocks[D](op, count, displs)
+	var b []L
+	if err == nil {
+		b, err = cArray[L](op, "array_of_blocklengths", bls, count)
 	}
-	b, err := cArray[L](op, "array_of_blocklengths", bls, count)
-	if err != nil {
-		return fail(op, 0, err)
-	}
-	d, err := cArray[D](op, "array_of_displacements", displs, count)
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -196,10 +201,7 @@ func indexedBlock[D int32 | int64](op string, count, bl int64, displs unsafe.Poi
 	if o == nil {
 		return r
 	}
-	if err := cCount(op, "count", count); err != nil {
-		return fail(op, 0, err)
-	}
-	d, err := cArray[D](op, "array_of_displacements", displs, count)
+	d, err := blocks[D](op, count, displs)
 	if err != nil {
 		return fail(op, 0, err)
 	}

@@ -90,8 +90,12 @@ func PMPI_Type_get_value_index(value, index uintptr, out unsafe.Pointer) int32 {
 // but predefined (mpir refuses to free it).
 func newF90(m *mpir.Datatype) any { return addObj(m) }
 
-// f90Out gives the handle of an f90 type in *out.
-func f90Out(op string, out unsafe.Pointer, m *mpir.Datatype, err error) int32 {
+// f90Out gives in *out the handle of the type make finds.
+func f90Out(op string, out unsafe.Pointer, make func() (*mpir.Datatype, error)) int32 {
+	if out == nil {
+		return fail(op, 0, errorf(errArg, op, "newtype is NULL"))
+	}
+	m, err := make()
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -102,29 +106,23 @@ func f90Out(op string, out unsafe.Pointer, m *mpir.Datatype, err error) int32 {
 //export PMPI_Type_create_f90_real
 func PMPI_Type_create_f90_real(p, r int32, out unsafe.Pointer) int32 {
 	const op = "Type_create_f90_real"
-	if out == nil {
-		return fail(op, 0, errorf(errArg, op, "newtype is NULL"))
-	}
-	m, err := mpir.TypeCreateF90Real(op, int64(p), int64(r), lookup, newF90)
-	return f90Out(op, out, m, err)
+	return f90Out(op, out, func() (*mpir.Datatype, error) {
+		return mpir.TypeCreateF90Real(op, int64(p), int64(r), lookup, newF90)
+	})
 }
 
 //export PMPI_Type_create_f90_complex
 func PMPI_Type_create_f90_complex(p, r int32, out unsafe.Pointer) int32 {
 	const op = "Type_create_f90_complex"
-	if out == nil {
-		return fail(op, 0, errorf(errArg, op, "newtype is NULL"))
-	}
-	m, err := mpir.TypeCreateF90Complex(op, int64(p), int64(r), lookup, newF90)
-	return f90Out(op, out, m, err)
+	return f90Out(op, out, func() (*mpir.Datatype, error) {
+		return mpir.TypeCreateF90Complex(op, int64(p), int64(r), lookup, newF90)
+	})
 }
 
 //export PMPI_Type_create_f90_integer
 func PMPI_Type_create_f90_integer(r int32, out unsafe.Pointer) int32 {
 	const op = "Type_create_f90_integer"
-	if out == nil {
-		return fail(op, 0, errorf(errArg, op, "newtype is NULL"))
-	}
-	m, err := mpir.TypeCreateF90Integer(op, int64(r), lookup, newF90)
-	return f90Out(op, out, m, err)
+	return f90Out(op, out, func() (*mpir.Datatype, error) {
+		return mpir.TypeCreateF90Integer(op, int64(r), lookup, newF90)
+	})
 }

@@ -38,40 +38,39 @@ func statusOf(op string, st unsafe.Pointer, dh uintptr) (int64, *datatype.Type, 
 	return int64(uint32(s.countLo)) | int64(s.countHi)<<32, t, 0
 }
 
+// statusCount writes what f says of the status's bytes and the datatype into *count:
+// an int, MPI_UNDEFINED where the value does not fit, or (large) an MPI_Count.
+func statusCount(op string, st unsafe.Pointer, dh uintptr, count unsafe.Pointer, large bool, f func(*datatype.Type, int64) int64) int32 {
+	n, t, r := statusOf(op, st, dh)
+	switch {
+	case t == nil:
+		return r
+	case large && count != nil:
+		*(*int64)(count) = f(t, n)
+	case !large:
+		setInt(count, int(mpir.FitInt(f(t, n), math.MaxInt32)))
+	}
+	return 0
+}
+
 //export PMPI_Get_count
 func PMPI_Get_count(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	n, t, r := statusOf("Get_count", st, dh)
-	if t != nil {
-		setInt(count, int(mpir.FitInt(mpir.GetCount(t, n), math.MaxInt32)))
-	}
-	return r
+	return statusCount("Get_count", st, dh, count, false, mpir.GetCount)
 }
 
 //export PMPI_Get_count_c
 func PMPI_Get_count_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	n, t, r := statusOf("Get_count", st, dh)
-	if t != nil && count != nil {
-		*(*int64)(count) = mpir.GetCount(t, n)
-	}
-	return r
+	return statusCount("Get_count", st, dh, count, true, mpir.GetCount)
 }
 
 //export PMPI_Get_elements
 func PMPI_Get_elements(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	n, t, r := statusOf("Get_elements", st, dh)
-	if t != nil {
-		setInt(count, int(mpir.FitInt(mpir.GetElements(t, n), math.MaxInt32)))
-	}
-	return r
+	return statusCount("Get_elements", st, dh, count, false, mpir.GetElements)
 }
 
 //export PMPI_Get_elements_c
 func PMPI_Get_elements_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	n, t, r := statusOf("Get_elements", st, dh)
-	if t != nil && count != nil {
-		*(*int64)(count) = mpir.GetElements(t, n)
-	}
-	return r
+	return statusCount("Get_elements", st, dh, count, true, mpir.GetElements)
 }
 
 //export PMPI_Get_elements_x
