@@ -282,7 +282,7 @@ func (b Buf) checkedBuf(op string, lend bool) (core.Buf, *datatype.Layout, error
 		return core.Buf{}, nil, b.err
 	}
 	if !b.dt.IsCommitted() {
-		return core.Buf{}, nil, errorf(ClassType, op, "datatype %s is not committed (call Commit)", b.dt.Name())
+		return core.Buf{}, nil, mpir.NotCommitted(op, "datatype", b.dt.Name())
 	}
 	lo, hi, err := b.dt.Span(b.count)
 	if err != nil {

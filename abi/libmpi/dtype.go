@@ -148,7 +148,7 @@ func typeOf(op string, h uintptr) (*datatype.Type, error) {
 		return nil, noType(op, h)
 	}
 	if !d.t.IsCommitted() {
-		return nil, errorf(errType, op, "datatype %s is not committed (call MPI_Type_commit)", d.m.Name())
+		return nil, mpir.NotCommitted(op, "datatype", d.m.Name())
 	}
 	return d.t, nil
 }

@@ -48,7 +48,7 @@ func statusCount(op string, st unsafe.Pointer, dh uintptr, count unsafe.Pointer,
 	case large && count != nil:
 		*(*int64)(count) = f(t, n)
 	case !large:
-		setInt(count, int(mpir.FitInt(f(t, n), math.MaxInt32)))
+		setIntOrUndefined(count, f(t, n))
 	}
 	return 0
 }

@@ -58,9 +58,16 @@ func FitInt(v, max int64) int64 {
 // committed checks that t may move data.
 func committed(op string, t *datatype.Type) error {
 	if !t.IsCommitted() {
-		return core.Errorf(core.ClassType, op, "datatype %s is not committed (MPI_Type_commit)", t.Name())
+		return NotCommitted(op, "datatype", t.Name())
 	}
 	return nil
+}
+
+// NotCommitted is the error of the datatype argument arg, which the face calls name,
+// used to move data uncommitted (MPI 4.1 section 5.1.9: a type is committed before
+// it is used in communication).
+func NotCommitted(op, arg, name string) error {
+	return core.Errorf(core.ClassType, op, "%s %s is not committed (MPI_Type_commit)", arg, name)
 }
 
 // PackSize is MPI_Pack_size: the bytes count items of t take packed.
