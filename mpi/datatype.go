@@ -15,7 +15,8 @@ import (
 // types, and derived types built from them that pick pieces out of a buffer (a column
 // of a matrix, a halo, the fields of a struct). A derived type must be committed before
 // it is used in communication; commit compiles it into tight loops. A nil *Datatype is
-// MPI_DATATYPE_NULL: every call given one returns an error of class ErrType.
+// MPI_DATATYPE_NULL: every call given one returns an error of class ErrType, but Name,
+// which gives its name.
 type Datatype struct {
 	// t is m's layout, kept here for the calls that read it on every message.
 	t *datatype.Type
