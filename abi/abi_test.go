@@ -116,6 +116,20 @@ func TestDatatypesBottomUserOp(t *testing.T) { job(t, "dtype", 2) }
 // bytes, long double as binary128, ...), MPI_Type_create_f90_* and MPI_Type_match_size.
 func TestExternal32AndF90Types(t *testing.T) { job(t, "external", 2) }
 
+// TestTypeDecode: MPI_Type_get_envelope and MPI_Type_get_contents and their _c forms
+// on every combiner, made by the int and by the large-count constructors: the
+// counts of a large-count constructor come back as large counts, the int forms
+// refuse such a type, every array is right element by element and nothing is
+// written past its end (issue 35: MPI_Type_get_contents_c wrote 64-bit values into
+// array_of_integers).
+func TestTypeDecode(t *testing.T) { job(t, "decode", 1) }
+
+// TestDatatypeArgs: the datatype calls' answers where the C and Go faces once
+// disagreed (mpi.TestDatatypeFacesAgree is the Go half): MPI_ERR_COUNT for negative
+// counts, MPI_ERR_ARG and MPI_ERR_TRUNCATE for packing positions and room, queries on
+// uncommitted types, MPI_Status_set_elements through a mixed struct, cut names.
+func TestDatatypeArgs(t *testing.T) { job(t, "dtypeargs", 1) }
+
 // TestDatatypeShortWays: vectors made, committed and freed in C and a commit of a
 // type Go made marked in C (abi/libmpi/typeshort.c), then used in Go; at
 // MPI_THREAD_MULTIPLE the constructors take the Go way, and four threads pack a

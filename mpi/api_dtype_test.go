@@ -340,8 +340,8 @@ func TestPackExternal(t *testing.T) {
 			t.Errorf("UnpackExternal stopped at %d, want %d", pos, len(want))
 		}
 		pos = len(in) - 4
-		if err := mpi.UnpackExternal(in, &pos, mpi.Typed(f, 1, mpi.Float64)); !errors.Is(err, mpi.ErrBuffer) {
-			t.Errorf("UnpackExternal of a float64 from 4 bytes: %v, want class ErrBuffer", err)
+		if err := mpi.UnpackExternal(in, &pos, mpi.Typed(f, 1, mpi.Float64)); !errors.Is(err, mpi.ErrTruncate) {
+			t.Errorf("UnpackExternal of a float64 from 4 bytes: %v, want class ErrTruncate", err)
 		}
 		if f[0] != 1.5 {
 			t.Errorf("a failed UnpackExternal changed the buffer to %v", f)

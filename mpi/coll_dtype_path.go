@@ -7,6 +7,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // The one path of the reductions on typed buffers: check both Bufs, choose the
@@ -418,7 +419,7 @@ func badReduceBuf(name, arg string, b *Buf) error {
 // unboundReduceBuf explains why b's datatype would not bind to its memory (err).
 func unboundReduceBuf(name, arg string, b *Buf, err error) error {
 	if !b.dt.IsCommitted() {
-		return errorf(ClassType, name, "%s: datatype %s is not committed (call Commit)", arg, b.dt.Name())
+		return mpir.NotCommitted(name, arg+": datatype", b.dt.Name())
 	}
 	lo, hi, serr := b.dt.Span(b.count)
 	if serr != nil || !errors.Is(err, datatype.ErrBuffer) {

@@ -3,7 +3,6 @@ package mpi
 import (
 	"reflect"
 	"strconv"
-	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -16,16 +15,15 @@ import (
 // types, and derived types built from them that pick pieces out of a buffer (a column
 // of a matrix, a halo, the fields of a struct). A derived type must be committed before
 // it is used in communication; commit compiles it into tight loops. A nil *Datatype is
-// MPI_DATATYPE_NULL: every call given one returns an error of class ErrType.
+// MPI_DATATYPE_NULL: every call given one returns an error of class ErrType, but Name,
+// which gives its name.
 type Datatype struct {
+	// t is m's layout, kept here for the calls that read it on every message.
 	t *datatype.Type
+	m *mpir.Datatype // the object, shared with mpir: name, attributes, contents
 	// raw is T for TypeOf[T]'s types: T was found to hold no pointers when the
 	// type was made, so Typed on a []T need not look again.
 	raw reflect.Type
-
-	mu    sync.Mutex
-	name  string
-	attrs mpir.Attrs // datatype_attr.go
 }
 
 // The predefined datatypes, one per Go element type, plus the pair types of MAXLOC and
@@ -59,13 +57,20 @@ var (
 	Int16Int32   = predefined(datatype.Int16Int32, "MPI_SHORT_INT")    // {int16; int32}
 )
 
-// predefinedOf maps the engine's predefined types to their handles, so that calls
-// returning datatypes (Contents) give back the package's variables.
-var predefinedOf = map[*datatype.Type]*Datatype{}
+// The predefined handles by MPI name (the first of a name: Int64, not Int) and by the
+// engine's type, for the calls that find or decode a predefined type.
+var (
+	predefByName = map[string]*Datatype{}
+	predefByType = map[*datatype.Type]*Datatype{}
+)
 
 func predefined(t *datatype.Type, name string) *Datatype {
-	d := &Datatype{t: t, name: name}
-	predefinedOf[t] = d
+	d := &Datatype{t: t, m: mpir.NewPredefined(name, t)}
+	d.m.Handle = d
+	if predefByName[name] == nil {
+		predefByName[name] = d
+	}
+	predefByType[t] = d
 	return d
 }
 
@@ -73,12 +78,35 @@ func predefined(t *datatype.Type, name string) *Datatype {
 // ("MPI_UINT"): the prefix, the width in bits, "_T".
 func intName(prefix string) string { return prefix + strconv.Itoa(strconv.IntSize) + "_T" }
 
-// handle is the Datatype for an engine type: the predefined handle, or a new one.
-func handle(t *datatype.Type) *Datatype {
-	if d, ok := predefinedOf[t]; ok {
+// lookup is this package's predefined datatype of an MPI name (mpir.Lookup).
+func lookup(name string) *mpir.Datatype {
+	if d := predefByName[name]; d != nil {
+		return d.m
+	}
+	return nil
+}
+
+// handleOf is the handle of the object m that mpir gives back: a predefined type's
+// own (the types the engine made for a Go type's fields are found by their layout),
+// else a new handle, which the caller may Free.
+func handleOf(m *mpir.Datatype) *Datatype {
+	if d, ok := m.Handle.(*Datatype); ok {
 		return d
 	}
-	return &Datatype{t: t}
+	if d := predefByType[m.Type()]; d != nil && m.Predefined() {
+		return d
+	}
+	d := &Datatype{t: m.Type(), m: m}
+	m.Handle = d
+	return d
+}
+
+// obj is d's object; nil for the nil Datatype, MPI_DATATYPE_NULL.
+func (d *Datatype) obj() *mpir.Datatype {
+	if d == nil {
+		return nil
+	}
+	return d.m
 }
 
 // Order is the storage order of a multi-dimensional array.
@@ -104,135 +132,78 @@ func i64s(v []int) []int64 {
 	return out
 }
 
-func wrap(op string, t *datatype.Type, err error) (*Datatype, error) {
+// wrap is the handle of a constructor's new object.
+func wrap(m *mpir.Datatype, err error) (*Datatype, error) {
 	if err != nil {
-		return nil, typeErr(op, err)
+		return nil, err
 	}
-	return &Datatype{t: t}, nil
+	return handleOf(m), nil
 }
 
+// inner checks d, the argument arg of op, and gives its layout.
 func (d *Datatype) inner(op, arg string) (*datatype.Type, error) {
-	if d == nil || d.t == nil {
-		return nil, errorf(ClassType, op, "%s is a nil datatype", arg)
-	}
-	if d.t.IsFreed() {
-		return nil, errorf(ClassType, op, "%s has been freed", arg)
-	}
-	return d.t, nil
+	return mpir.Usable(op, arg, d.obj())
 }
 
 // TypeContiguous is count copies of old, one after another.
 func TypeContiguous(count int, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeContiguous", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Contiguous(int64(count), o)
-	return wrap("TypeContiguous", t, err)
+	return wrap(mpir.TypeContiguous("TypeContiguous", int64(count), old.obj(), false))
 }
 
 // TypeVector is count blocks of blocklen elements of old, the blocks stride elements apart.
 func TypeVector(count, blocklen, stride int, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeVector", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Vector(int64(count), int64(blocklen), int64(stride), o)
-	return wrap("TypeVector", t, err)
+	return wrap(mpir.TypeVector("TypeVector", int64(count), int64(blocklen), int64(stride), old.obj(), false))
 }
 
 // TypeHvector is TypeVector with the stride in bytes.
 func TypeHvector(count, blocklen, strideBytes int, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeHvector", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Hvector(int64(count), int64(blocklen), int64(strideBytes), o)
-	return wrap("TypeHvector", t, err)
+	return wrap(mpir.TypeHvector("TypeHvector", int64(count), int64(blocklen), int64(strideBytes), old.obj(), false))
 }
 
 // TypeIndexed is blocks of blocklens[i] elements of old at displacements displs[i] (in elements).
 func TypeIndexed(blocklens, displs []int, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeIndexed", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Indexed(i64s(blocklens), i64s(displs), o)
-	return wrap("TypeIndexed", t, err)
+	return wrap(mpir.TypeIndexed("TypeIndexed", i64s(blocklens), i64s(displs), old.obj(), false))
 }
 
 // TypeHindexed is TypeIndexed with displacements in bytes.
 func TypeHindexed(blocklens, displsBytes []int, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeHindexed", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Hindexed(i64s(blocklens), i64s(displsBytes), o)
-	return wrap("TypeHindexed", t, err)
+	return wrap(mpir.TypeHindexed("TypeHindexed", i64s(blocklens), i64s(displsBytes), old.obj(), false))
 }
 
 // TypeIndexedBlock is blocks of the same length at displacements in elements.
 func TypeIndexedBlock(blocklen int, displs []int, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeIndexedBlock", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.IndexedBlock(int64(blocklen), i64s(displs), o)
-	return wrap("TypeIndexedBlock", t, err)
+	return wrap(mpir.TypeIndexedBlock("TypeIndexedBlock", int64(blocklen), i64s(displs), old.obj(), false))
 }
 
 // TypeHindexedBlock is TypeIndexedBlock with displacements in bytes.
 func TypeHindexedBlock(blocklen int, displsBytes []int, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeHindexedBlock", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.HindexedBlock(int64(blocklen), i64s(displsBytes), o)
-	return wrap("TypeHindexedBlock", t, err)
+	return wrap(mpir.TypeHindexedBlock("TypeHindexedBlock", int64(blocklen), i64s(displsBytes), old.obj(), false))
 }
 
 // TypeStruct is blocks of blocklens[i] elements of types[i] at byte displacements displs[i].
 func TypeStruct(blocklens, displsBytes []int, types []*Datatype) (*Datatype, error) {
-	ts := make([]*datatype.Type, len(types))
+	ms := make([]*mpir.Datatype, len(types))
 	for i, d := range types {
-		if d == nil || d.t == nil {
-			return nil, errorf(ClassType, "TypeStruct", "types[%d] is a nil datatype", i)
-		}
-		ts[i] = d.t
+		ms[i] = d.obj()
 	}
-	t, err := datatype.Struct(i64s(blocklens), i64s(displsBytes), ts)
-	return wrap("TypeStruct", t, err)
+	return wrap(mpir.TypeStruct("TypeStruct", i64s(blocklens), i64s(displsBytes), ms, false))
 }
 
 // TypeSubarray is the subarray of subsizes starting at starts of an array of sizes.
 func TypeSubarray(sizes, subsizes, starts []int, order Order, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeSubarray", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Subarray(i64s(sizes), i64s(subsizes), i64s(starts), order, o)
-	return wrap("TypeSubarray", t, err)
+	return wrap(mpir.TypeSubarray("TypeSubarray", i64s(sizes), i64s(subsizes), i64s(starts), order, old.obj(), false))
 }
 
 // TypeDarray is the part of a distributed array of gsizes that process rank of a grid
 // of psizes owns (MPI_Type_create_darray).
 func TypeDarray(size, rank int, gsizes []int, distribs []Distribution, dargs, psizes []int, order Order, old *Datatype) (*Datatype, error) {
-	o, err := old.inner("TypeDarray", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Darray(int64(size), int64(rank), i64s(gsizes), distribs, i64s(dargs), i64s(psizes), order, o)
-	return wrap("TypeDarray", t, err)
+	return wrap(mpir.TypeDarray("TypeDarray", int64(size), int64(rank), i64s(gsizes), distribs, i64s(dargs), i64s(psizes),
+		order, old.obj(), false))
 }
 
 // TypeResized gives old a new lower bound and extent (in bytes).
 func TypeResized(old *Datatype, lb, extent int) (*Datatype, error) {
-	o, err := old.inner("TypeResized", "old")
-	if err != nil {
-		return nil, err
-	}
-	t, err := datatype.Resized(o, int64(lb), int64(extent))
-	return wrap("TypeResized", t, err)
+	return wrap(mpir.TypeResized("TypeResized", old.obj(), int64(lb), int64(extent), false))
 }
 
 // Buf is memory paired with its layout: count items of a datatype, laid out from the
@@ -312,7 +283,7 @@ func (b Buf) checkedBuf(op string, lend bool) (core.Buf, *datatype.Layout, error
 		return core.Buf{}, nil, b.err
 	}
 	if !b.dt.IsCommitted() {
-		return core.Buf{}, nil, errorf(ClassType, op, "datatype %s is not committed (call Commit)", b.dt.Name())
+		return core.Buf{}, nil, mpir.NotCommitted(op, "datatype", b.dt.Name())
 	}
 	lo, hi, err := b.dt.Span(b.count)
 	if err != nil {
@@ -415,70 +386,61 @@ func PackSize(count int, dt *Datatype) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := t.PackSize(int64(count))
-	return int(n), typeErr("PackSize", err)
+	n, err := mpir.PackSize("PackSize", t, int64(count))
+	return int(n), err
 }
 
-// Pack packs b into out at *pos and advances *pos (MPI_Pack).
+// packed checks the buffer and position of a packing call.
+func (b Buf) packed(op string, pos *int) error {
+	switch {
+	case b.err != nil:
+		return b.err
+	case b.dt == nil:
+		return errorf(ClassBuffer, op, "the buffer has no datatype (make it with Typed)")
+	case pos == nil:
+		return errorf(ClassArg, op, "pos is nil")
+	}
+	return nil
+}
+
+// Pack packs b into out at *pos and advances *pos (MPI_Pack). Too little room in out
+// from *pos is an error of class ErrTruncate.
 func Pack(b Buf, out []byte, pos *int) error {
-	if b.err != nil {
-		return b.err
+	if err := b.packed("Pack", pos); err != nil {
+		return err
 	}
-	if pos == nil {
-		return errorf(ClassArg, "Pack", "pos is nil")
-	}
-	if *pos < 0 || *pos > len(out) {
-		return errorf(ClassArg, "Pack", "position %d outside the output buffer of %d bytes", *pos, len(out))
-	}
-	n, err := b.dt.Pack(out[*pos:], b.mem, b.count)
-	*pos += int(n)
-	return typeErr("Pack", err)
+	p, err := mpir.Pack("Pack", b.dt, b.mem, 0, b.count, out, int64(*pos))
+	*pos = int(p)
+	return err
 }
 
-// Unpack unpacks from in at *pos into b and advances *pos (MPI_Unpack).
+// Unpack unpacks from in at *pos into b and advances *pos (MPI_Unpack). Too few
+// bytes in in from *pos is an error of class ErrTruncate.
 func Unpack(in []byte, pos *int, b Buf) error {
-	if b.err != nil {
-		return b.err
+	if err := b.packed("Unpack", pos); err != nil {
+		return err
 	}
-	if pos == nil {
-		return errorf(ClassArg, "Unpack", "pos is nil")
-	}
-	if *pos < 0 || *pos > len(in) {
-		return errorf(ClassArg, "Unpack", "position %d outside the input buffer of %d bytes", *pos, len(in))
-	}
-	n, err := b.dt.Unpack(b.mem, in[*pos:], b.count)
-	*pos += int(n)
-	return typeErr("Unpack", err)
+	p, err := mpir.Unpack("Unpack", in, int64(*pos), b.dt, b.mem, 0, b.count)
+	*pos = int(p)
+	return err
 }
 
 // PackExternal packs b into out in the external32 representation (big-endian, fixed sizes).
 func PackExternal(b Buf, out []byte, pos *int) error {
-	if b.err != nil {
-		return b.err
+	if err := b.packed("PackExternal", pos); err != nil {
+		return err
 	}
-	if pos == nil {
-		return errorf(ClassArg, "PackExternal", "pos is nil")
-	}
-	if *pos < 0 || *pos > len(out) {
-		return errorf(ClassArg, "PackExternal", "position %d outside the output buffer of %d bytes", *pos, len(out))
-	}
-	n, err := b.dt.PackExternal(out[*pos:], b.mem, b.count)
-	*pos += int(n)
-	return typeErr("PackExternal", err)
+	p, err := mpir.PackExternal("PackExternal", b.dt, b.mem, 0, b.count, out, int64(*pos))
+	*pos = int(p)
+	return err
 }
 
 // UnpackExternal unpacks external32 data from in at *pos into b.
 func UnpackExternal(in []byte, pos *int, b Buf) error {
-	if b.err != nil {
-		return b.err
+	if err := b.packed("UnpackExternal", pos); err != nil {
+		return err
 	}
-	if pos == nil {
-		return errorf(ClassArg, "UnpackExternal", "pos is nil")
-	}
-	if *pos < 0 || *pos > len(in) {
-		return errorf(ClassArg, "UnpackExternal", "position %d outside the input buffer of %d bytes", *pos, len(in))
-	}
-	n, err := b.dt.UnpackExternal(b.mem, in[*pos:], b.count)
-	*pos += int(n)
-	return typeErr("UnpackExternal", err)
+	p, err := mpir.UnpackExternal("UnpackExternal", in, int64(*pos), b.dt, b.mem, 0, b.count)
+	*pos = int(p)
+	return err
 }

@@ -54,7 +54,7 @@ func (d *Datatype) SetAttr(k *TypeKeyval, val any) error {
 	if _, err := d.inner("TypeSetAttr", "d"); err != nil {
 		return err
 	}
-	return mpir.SetAttr("TypeSetAttr", mpir.AttrType, &d.attrs, d, k.obj(), val)
+	return mpir.SetAttr("TypeSetAttr", mpir.AttrType, &d.m.Attrs, d, k.obj(), val)
 }
 
 // Attr returns d's attribute k and whether it is set (MPI_Type_get_attr).
@@ -62,7 +62,7 @@ func (d *Datatype) Attr(k *TypeKeyval) (val any, ok bool, err error) {
 	if _, err := d.inner("TypeGetAttr", "d"); err != nil {
 		return nil, false, err
 	}
-	return mpir.TypeAttr("TypeGetAttr", &d.attrs, k.obj())
+	return mpir.TypeAttr("TypeGetAttr", &d.m.Attrs, k.obj())
 }
 
 // DeleteAttr removes d's attribute k, calling its delete function
@@ -72,5 +72,5 @@ func (d *Datatype) DeleteAttr(k *TypeKeyval) error {
 	if _, err := d.inner("TypeDeleteAttr", "d"); err != nil {
 		return err
 	}
-	return mpir.DeleteAttr("TypeDeleteAttr", mpir.AttrType, &d.attrs, d, k.obj())
+	return mpir.DeleteAttr("TypeDeleteAttr", mpir.AttrType, &d.m.Attrs, d, k.obj())
 }

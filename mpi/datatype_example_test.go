@@ -127,16 +127,17 @@ func ExampleTypeCreateF90Real() {
 		fmt.Println(err)
 		return
 	}
-	name, _ := d.Name()
-	fmt.Println(name)
+	size, _ := d.Size()
+	comb, _, _, _, _ := d.Envelope()
+	fmt.Println(size, comb)
 	i, _ := mpi.TypeMatchSize(mpi.TypeClassInteger, 2)
-	name, _ = i.Name()
+	name, _ := i.Name()
 	fmt.Println(name)
 	if _, err := mpi.TypeCreateF90Real(20, mpi.Undefined); err != nil {
 		fmt.Println("20 digits: no such type")
 	}
 	// Output:
-	// MPI_DOUBLE
+	// 8 f90_real
 	// MPI_INT16_T
 	// 20 digits: no such type
 }

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"math"
 	"reflect"
 
 	"github.com/mpigo/mpigo/internal/datatype"
@@ -10,17 +11,13 @@ import (
 // Dup returns a copy of d (MPI_Type_dup): the same typemap, committed if d is, with
 // the attributes d's keyvals' copy functions keep.
 func (d *Datatype) Dup() (*Datatype, error) {
-	o, err := d.inner("TypeDup", "d")
+	m, err := mpir.TypeDup("TypeDup", d.obj())
 	if err != nil {
 		return nil, err
 	}
-	t, err := datatype.Dup(o)
-	if err != nil {
-		return nil, typeErr("TypeDup", err)
-	}
-	nd := &Datatype{t: t}
-	if err := mpir.CopyAttrs("TypeDup", &d.attrs, d, &nd.attrs, nd); err != nil {
-		t.Free()
+	nd := handleOf(m)
+	if err := mpir.CopyAttrs("TypeDup", &d.m.Attrs, d, &m.Attrs, nd); err != nil {
+		m.Type().Free()
 		return nil, err
 	}
 	return nd, nil
@@ -35,36 +32,17 @@ func TypeOf[T any]() (*Datatype, error) {
 	if err != nil {
 		return nil, typeErr("TypeOf", err)
 	}
-	return &Datatype{t: t.Clone(), raw: reflect.TypeFor[T]()}, nil // a clone: never predefined
+	c := t.Clone() // a clone: never predefined
+	return &Datatype{t: c, m: mpir.Wrap(c), raw: reflect.TypeFor[T]()}, nil
 }
 
 // Commit compiles d for use in communication. Committing twice is harmless.
-func (d *Datatype) Commit() error {
-	o, err := d.inner("TypeCommit", "d")
-	if err != nil {
-		return err
-	}
-	return typeErr("TypeCommit", o.Commit())
-}
+func (d *Datatype) Commit() error { return mpir.TypeCommit("TypeCommit", d.obj()) }
 
 // Free releases d (MPI_Type_free), first deleting its attributes, the last set first
 // (if a delete function fails, Free returns its error and d stays); predefined types
 // cannot be freed. Types built from d stay valid.
-func (d *Datatype) Free() error {
-	o, err := d.inner("TypeFree", "d")
-	if err != nil {
-		return err
-	}
-	if o.IsPredefined() {
-		// MPI 4.1 §5.1.10: freeing a predefined datatype is erroneous; the type is the
-		// argument at fault, as MPICH and Open MPI say.
-		return errorf(ClassType, "TypeFree", "d is the predefined %s, which cannot be freed", o.Name())
-	}
-	if err := mpir.FreeAttrs("TypeFree", &d.attrs, d); err != nil {
-		return err // d stays, with the attributes not deleted
-	}
-	return typeErr("TypeFree", o.Free())
-}
+func (d *Datatype) Free() error { return mpir.TypeFree("TypeFree", d.obj(), d) }
 
 // Size is the number of bytes of data in one d (MPI_Type_size).
 func (d *Datatype) Size() (int64, error) {
@@ -113,33 +91,35 @@ func (d *Datatype) TrueExtent() (int64, error) {
 
 // Name is the name last given to d by SetName (MPI_Type_get_name): for a predefined
 // type its MPI name (MPI_DOUBLE for Float64; see the list of predefined types), for a
-// derived type the empty string until one is set.
+// derived type the empty string until one is set. The nil Datatype, MPI_DATATYPE_NULL,
+// is named "MPI_DATATYPE_NULL", as MPI names its null handles.
 func (d *Datatype) Name() (string, error) {
-	if _, err := d.inner("TypeGetName", "d"); err != nil {
-		return "", err
+	if d != nil {
+		if _, err := d.inner("TypeGetName", "d"); err != nil {
+			return "", err
+		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.name, nil
+	return d.obj().Name(), nil
 }
 
-// MaxObjectName is the longest name SetName takes, in bytes (MPI_MAX_OBJECT_NAME
+// MaxObjectName is the longest name SetName keeps, in bytes (MPI_MAX_OBJECT_NAME
 // less C's terminating zero).
 const MaxObjectName = 127
 
+// mpir keeps names of MaxObjectName bytes (these constants do not compile otherwise).
+const (
+	_ uint = MaxObjectName - mpir.MaxObjectName
+	_ uint = mpir.MaxObjectName - MaxObjectName
+)
+
 // SetName names d, for messages and tools (MPI_Type_set_name). The name belongs to
-// this handle in this process; a predefined type may be renamed too. Names longer than
-// MaxObjectName bytes are refused rather than cut.
+// this handle in this process; a predefined type may be renamed too. A name longer
+// than MaxObjectName bytes is cut to that length, as MPI says.
 func (d *Datatype) SetName(name string) error {
 	if _, err := d.inner("TypeSetName", "d"); err != nil {
 		return err
 	}
-	if len(name) > MaxObjectName {
-		return errorf(ClassArg, "TypeSetName", "name is %d bytes; the limit is MaxObjectName (%d)", len(name), MaxObjectName)
-	}
-	d.mu.Lock()
-	d.name = name
-	d.mu.Unlock()
+	d.m.SetName(name)
 	return nil
 }
 
@@ -147,7 +127,9 @@ func (d *Datatype) SetName(name string) error {
 type Combiner = datatype.Combiner
 
 // The combiners. TypeOf builds a Go struct as CombinerResized of CombinerStruct, and a
-// Go array as CombinerContiguous.
+// Go array as CombinerContiguous. The types TypeCreateF90Real, TypeCreateF90Complex and
+// TypeCreateF90Integer return have the combiners CombinerF90Real, CombinerF90Complex
+// and CombinerF90Integer.
 const (
 	CombinerNamed         = datatype.CombinerNamed
 	CombinerDup           = datatype.CombinerDup
@@ -162,17 +144,16 @@ const (
 	CombinerSubarray      = datatype.CombinerSubarray
 	CombinerDarray        = datatype.CombinerDarray
 	CombinerResized       = datatype.CombinerResized
+	CombinerF90Real       = datatype.CombinerF90Real
+	CombinerF90Complex    = datatype.CombinerF90Complex
+	CombinerF90Integer    = datatype.CombinerF90Integer
 )
 
 // Envelope returns the combiner that built d and the lengths of the integers,
 // addresses and datatypes Contents returns (MPI_Type_get_envelope).
 func (d *Datatype) Envelope() (comb Combiner, nints, naddrs, ntypes int, err error) {
-	t, err := d.inner("TypeGetEnvelope", "d")
-	if err != nil {
-		return 0, 0, 0, 0, err
-	}
-	comb, nints, naddrs, ntypes = t.Envelope()
-	return comb, nints, naddrs, ntypes, nil
+	e, err := mpir.TypeEnvelope("TypeGetEnvelope", d.obj(), false)
+	return e.Combiner, e.Ints, e.Addrs, e.Types, err
 }
 
 // Contents returns the arguments d's constructor was called with, so that d can be
@@ -190,28 +171,23 @@ func (d *Datatype) Envelope() (comb Combiner, nints, naddrs, ntypes int, err err
 //	Darray         ints: size, rank, nd, gsizes, distribs, dargs, psizes, order  types: old
 //	Resized        addrs: lb, extent                    types: old
 //	Dup                                                 types: old
+//	F90Real, F90Complex  ints: p, r
+//	F90Integer           ints: r
 //
 // Predefined types come back as the package's variables (Float64, ...); a derived one
 // as a new handle to the same layout, valid even if the type it was built from has been
-// freed, which the caller may Free. A predefined type has no contents (CombinerNamed):
-// asking for them is an error of class ErrArg.
+// freed, which the caller may Free. A named predefined type has no contents
+// (CombinerNamed): asking for them is an error of class ErrArg.
 func (d *Datatype) Contents() (ints, addrs []int, types []*Datatype, err error) {
-	t, err := d.inner("TypeGetContents", "d")
+	c, err := mpir.TypeContents("TypeGetContents", d.obj(), false)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if c, _, _, _ := t.Envelope(); c == CombinerNamed {
-		return nil, nil, nil, errorf(ClassArg, "TypeGetContents", "%s is a predefined type (CombinerNamed): it has no contents", t.Name())
+	types = make([]*Datatype, len(c.Types))
+	for i, m := range c.Types {
+		types[i] = handleOf(m)
 	}
-	is, as, ts, err := t.Contents()
-	if err != nil {
-		return nil, nil, nil, typeErr("TypeGetContents", err)
-	}
-	types = make([]*Datatype, len(ts))
-	for i, x := range ts {
-		types[i] = handle(x.Clone())
-	}
-	return ints64(is), ints64(as), types, nil
+	return ints64(c.Ints), ints64(c.Addrs), types, nil
 }
 
 func ints64(v []int64) []int {
@@ -228,30 +204,11 @@ func ints64(v []int64) []int {
 // an Int32 index. Where no predefined pair type exists it returns nil
 // (MPI_DATATYPE_NULL) and no error, as the standard says; a nil argument is an error.
 func TypeGetValueIndex(value, index *Datatype) (*Datatype, error) {
-	v, err := value.inner("TypeGetValueIndex", "value")
-	if err != nil {
+	m, err := mpir.TypeGetValueIndex("TypeGetValueIndex", value.obj(), index.obj(), lookup)
+	if m == nil || err != nil {
 		return nil, err
 	}
-	x, err := index.inner("TypeGetValueIndex", "index")
-	if err != nil {
-		return nil, err
-	}
-	if x != datatype.Int32 {
-		return nil, nil
-	}
-	switch v {
-	case datatype.Float32:
-		return Float32Int32, nil
-	case datatype.Float64:
-		return Float64Int32, nil
-	case datatype.Int64, datatype.Int:
-		return Int64Int32, nil
-	case datatype.Int32:
-		return Int32Int32, nil
-	case datatype.Int16:
-		return Int16Int32, nil
-	}
-	return nil, nil
+	return handleOf(m), nil
 }
 
 // PackExternalSize is the number of bytes PackExternal needs for count items of dt in
@@ -261,8 +218,8 @@ func PackExternalSize(count int, dt *Datatype) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := t.External32Size(int64(count))
-	return int(n), typeErr("PackExternalSize", err)
+	n, err := mpir.PackExternalSize("PackExternalSize", t, int64(count))
+	return int(n), err
 }
 
 // GetCount is the number of whole items of dt a message filled, or Undefined when it
@@ -273,14 +230,7 @@ func (s Status) GetCount(dt *Datatype) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := t.Size()
-	switch {
-	case n == 0:
-		return 0, nil
-	case s.bytes%n != 0:
-		return Undefined, nil
-	}
-	return int(s.bytes / n), nil
+	return int(mpir.FitInt(mpir.GetCount(t, s.bytes), math.MaxInt)), nil
 }
 
 // GetElements is the number of basic elements a message filled (MPI_Get_elements,
@@ -293,9 +243,5 @@ func (s Status) GetElements(dt *Datatype) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, ok := t.ElementsIn(s.bytes)
-	if !ok {
-		return Undefined, nil
-	}
-	return int(n), nil
+	return int(mpir.FitInt(mpir.GetElements(t, s.bytes), math.MaxInt)), nil
 }

@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,8 +128,8 @@ func TestPackUnpackAndTypeErrors(t *testing.T) {
 	if err := mpi.Pack(mpi.Typed(src[:5], 1, vec), out, &pos); !errors.Is(err, mpi.ErrBuffer) {
 		t.Errorf("a type reaching past the slice: %v, want ErrBuffer", err)
 	}
-	if _, err := mpi.TypeVector(-1, 1, 1, mpi.Int32); !errors.Is(err, mpi.ErrArg) || err == nil {
-		t.Errorf("negative count: %v", err)
+	if _, err := mpi.TypeVector(-1, 1, 1, mpi.Int32); !errors.Is(err, mpi.ErrCount) {
+		t.Errorf("negative count: %v, want ErrCount", err)
 	}
 	type bad struct{ P *int }
 	if _, err := mpi.TypeOf[bad](); err == nil {
@@ -253,26 +254,49 @@ func TestResizedNegativeExtent(t *testing.T) {
 }
 
 // TestTypeMatchSizeAndF90 picks predefined types by size and by precision and range,
-// uses them to move data, and checks the errors: no such type, and freeing one.
+// uses them to move data, and checks the errors: no such type, and freeing one. The
+// types of TypeCreateF90* are predefined but unnamed (MPI 4.1 §19.1.9): laid out as
+// the Go type of the kind, they decode to their combiner and arguments, and the same
+// arguments give the same handle.
 func TestTypeMatchSizeAndF90(t *testing.T) {
 	job(t, 2, func(t *testing.T, rank, size int) {
-		cases := []struct {
-			name string
+		for name, c := range map[string]struct {
 			f    func() (*mpi.Datatype, error)
 			want *mpi.Datatype
 		}{
-			{"match integer 4", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassInteger, 4) }, mpi.Int32},
-			{"match real 8", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassReal, 8) }, mpi.Float64},
-			{"match complex 8", func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassComplex, 8) }, mpi.Complex64},
-			{"real(6, 37)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(6, 37) }, mpi.Float32},
-			{"real(-, 300)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(mpi.Undefined, 300) }, mpi.Float64},
-			{"complex(10, -)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Complex(10, mpi.Undefined) }, mpi.Complex128},
-			{"integer(2)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(2) }, mpi.Int8},
-			{"integer(10)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(10) }, mpi.Int64},
-		}
-		for _, c := range cases {
+			"match integer 4": {func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassInteger, 4) }, mpi.Int32},
+			"match real 8":    {func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassReal, 8) }, mpi.Float64},
+			"match complex 8": {func() (*mpi.Datatype, error) { return mpi.TypeMatchSize(mpi.TypeClassComplex, 8) }, mpi.Complex64},
+		} {
 			if d, err := c.f(); err != nil || d != c.want {
-				t.Errorf("%s = %v, %v; want %v", c.name, d, err, c.want)
+				t.Errorf("%s = %v, %v; want %v", name, d, err, c.want)
+			}
+		}
+		for _, c := range []struct {
+			name string
+			f    func() (*mpi.Datatype, error)
+			comb mpi.Combiner
+			ints []int
+			like *mpi.Datatype
+		}{
+			{"real(6, 37)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(6, 37) }, mpi.CombinerF90Real, []int{6, 37}, mpi.Float32},
+			{"real(-, 300)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Real(mpi.Undefined, 300) }, mpi.CombinerF90Real, []int{mpi.Undefined, 300}, mpi.Float64},
+			{"complex(10, -)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Complex(10, mpi.Undefined) }, mpi.CombinerF90Complex, []int{10, mpi.Undefined}, mpi.Complex128},
+			{"integer(2)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(2) }, mpi.CombinerF90Integer, []int{2}, mpi.Int8},
+			{"integer(10)", func() (*mpi.Datatype, error) { return mpi.TypeCreateF90Integer(10) }, mpi.CombinerF90Integer, []int{10}, mpi.Int64},
+		} {
+			d, err := c.f()
+			must(t, err)
+			if again, err := c.f(); again != d || err != nil {
+				t.Errorf("%s twice: %p then %p, %v; want the same handle", c.name, d, again, err)
+			}
+			comb, ni, na, nt, err := d.Envelope()
+			ints, _, _, cerr := d.Contents()
+			if err != nil || cerr != nil || comb != c.comb || ni != len(c.ints) || na != 0 || nt != 0 || !slices.Equal(ints, c.ints) {
+				t.Errorf("%s decodes as %v %d %d %d %v (%v, %v); want %v with ints %v", c.name, comb, ni, na, nt, ints, err, cerr, c.comb, c.ints)
+			}
+			if mustV(d.Size())(t) != mustV(c.like.Size())(t) || mustV(d.Extent())(t) != mustV(c.like.Extent())(t) {
+				t.Errorf("%s is not laid out as %s", c.name, mustV(c.like.Name())(t))
 			}
 		}
 		for name, f := range map[string]func() (*mpi.Datatype, error){

@@ -2,7 +2,7 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // xReport fills *st with the status of r's operation of many messages, which has
@@ -77,37 +77,14 @@ func (r *Request) GrequestComplete() error {
 // fill.
 func (s *Status) SetElements(dt *Datatype, count int) error {
 	const op = "StatusSetElements"
-	switch {
-	case s == nil:
+	if s == nil {
 		return (*Comm)(nil).fail(op, errorf(ClassArg, op, "s is a nil status"))
-	case dt == nil || dt.t == nil:
-		return (*Comm)(nil).fail(op, errorf(ClassType, op, "dt is a nil datatype"))
-	case count < 0:
-		return (*Comm)(nil).fail(op, errorf(ClassCount, op, "count %d is negative", count))
 	}
-	s.bytes = bytesOfElements(dt.t, int64(count))
-	return nil
-}
-
-// bytesOfElements is the length of the packed prefix of instances of t that holds
-// exactly n basic elements: the least length whose ElementsIn is n (ElementsIn grows
-// with the length, and each basic element takes at least one byte).
-func bytesOfElements(t *datatype.Type, n int64) int64 {
-	per := t.Elements()
-	if per == 0 || n == 0 {
-		return 0
+	t, err := dt.inner(op, "dt")
+	if err == nil {
+		s.bytes, err = mpir.StatusElements(op, t, int64(count))
 	}
-	whole, rest := n/per, n%per
-	lo, hi := int64(0), t.Size()
-	for lo < hi { // the least prefix of one instance with at least rest elements
-		mid := (lo + hi) / 2
-		if got, _ := t.ElementsIn(mid); got < rest {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return whole*t.Size() + lo
+	return (*Comm)(nil).fail(op, err)
 }
 
 // SetCancelled sets whether s says its request was cancelled

@@ -282,7 +282,7 @@ func PMPI_Type_free_keyval(key unsafe.Pointer) int32 {
 //export PMPI_Type_set_attr
 func PMPI_Type_set_attr(h uintptr, key int32, val unsafe.Pointer) int32 {
 	const op = "Type_set_attr"
-	d, r := needDtype(op, h)
+	d, r := needObj(op, h)
 	if d == nil {
 		return r
 	}
@@ -290,13 +290,13 @@ func PMPI_Type_set_attr(h uintptr, key int32, val unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	return fail(op, 0, mpir.SetAttr(op, mpir.AttrType, &d.attrs, h, k, uintptr(val)))
+	return fail(op, 0, mpir.SetAttr(op, mpir.AttrType, &d.Attrs, h, k, uintptr(val)))
 }
 
 //export PMPI_Type_get_attr
 func PMPI_Type_get_attr(h uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	const op = "Type_get_attr"
-	d, r := needDtype(op, h)
+	d, r := needObj(op, h)
 	if d == nil {
 		return r
 	}
@@ -304,7 +304,7 @@ func PMPI_Type_get_attr(h uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	v, ok, err := mpir.TypeAttr(op, &d.attrs, k)
+	v, ok, err := mpir.TypeAttr(op, &d.Attrs, k)
 	if err == nil {
 		err = getAttr(op, val, flag, v, ok)
 	}
@@ -314,7 +314,7 @@ func PMPI_Type_get_attr(h uintptr, key int32, val, flag unsafe.Pointer) int32 {
 //export PMPI_Type_delete_attr
 func PMPI_Type_delete_attr(h uintptr, key int32) int32 {
 	const op = "Type_delete_attr"
-	d, r := needDtype(op, h)
+	d, r := needObj(op, h)
 	if d == nil {
 		return r
 	}
@@ -322,5 +322,5 @@ func PMPI_Type_delete_attr(h uintptr, key int32) int32 {
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	return fail(op, 0, mpir.DeleteAttr(op, mpir.AttrType, &d.attrs, h, k))
+	return fail(op, 0, mpir.DeleteAttr(op, mpir.AttrType, &d.Attrs, h, k))
 }

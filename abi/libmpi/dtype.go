@@ -5,8 +5,6 @@ package main
 import "C"
 
 import (
-	"fmt"
-	"math"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -14,25 +12,30 @@ import (
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// dtype is a datatype: the engine's type, its MPI name, the types it was built
-// from (for MPI_Type_get_contents) and its attributes.
+// dtype is a datatype handle's object: mpir's, which holds its layout, name,
+// attributes and what made it, with the layout kept here too for the calls that read
+// it on every message.
 type dtype struct {
-	t     *datatype.Type
-	name  string
-	parts []*dtype
-	attrs mpir.Attrs // attr.go
-	// f90 is set on the types of MPI_Type_create_f90_*: predefined, so never
-	// freed, and decoded as their combiner says.
-	f90 *f90
+	t *datatype.Type // m.Type()
+	m *mpir.Datatype
 }
 
 var (
-	types   = table[dtype]{kind: kType}
-	predefT [0x100]*dtype // predefined datatypes by handle - 0x200
+	types        = table[dtype]{kind: kType}
+	predefT      [0x100]*dtype // predefined datatypes by handle - 0x200
+	predefByName = map[string]uintptr{}
 )
 
 func def(h uintptr, t *datatype.Type, name string) {
-	predefT[h-0x200] = &dtype{t: t, name: name}
+	predefT[h-0x200] = predefDtype(h, name, t)
+	predefByName[name] = h
+}
+
+// predefDtype is the object of the predefined datatype h, named name, laid out as t.
+func predefDtype(h uintptr, name string, t *datatype.Type) *dtype {
+	m := mpir.NewPredefined(name, t)
+	m.Handle = h
+	return &dtype{t: t, m: m}
 }
 
 func pairOf(t *datatype.Type) *datatype.Type {
@@ -47,8 +50,6 @@ func pairOf(t *datatype.Type) *datatype.Type {
 }
 
 func init() {
-	d := datatype.Int8
-	_ = d
 	def(0x201, datatype.Int64, "MPI_AINT")
 	def(0x202, datatype.Int64, "MPI_COUNT")
 	def(0x203, datatype.Int64, "MPI_OFFSET")
@@ -147,7 +148,7 @@ func typeOf(op string, h uintptr) (*datatype.Type, error) {
 		return nil, noType(op, h)
 	}
 	if !d.t.IsCommitted() {
-		return nil, errorf(errType, op, "datatype %s is not committed (call MPI_Type_commit)", d.name)
+		return nil, mpir.NotCommitted(op, "datatype", d.m.Name())
 	}
 	return d.t, nil
 }
@@ -290,25 +291,6 @@ func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Vec, error
 	return core.TypedVec(mem, int(count), t), nil
 }
 
-// --- constructors and queries ---
-
-// newType registers a type a constructor made from the types parts (their handles),
-// which MPI_Type_get_contents gives back.
-func newType(op string, t *datatype.Type, err error, out unsafe.Pointer, parts ...uintptr) int32 {
-	if err != nil {
-		return fail(op, 0, core.TypeErr(op, err))
-	}
-	if out == nil {
-		return fail(op, 0, errorf(errArg, op, "newtype is NULL"))
-	}
-	d := &dtype{t: t}
-	for _, h := range parts {
-		d.parts = append(d.parts, dtOf(h))
-	}
-	setHandle(out, addType(d))
-	return 0
-}
-
 func needType(op string, h uintptr) (*datatype.Type, int32) {
 	d := dtOf(h)
 	if d == nil {
@@ -328,268 +310,18 @@ func typeArgErr(op, arg string, h uintptr) error {
 	return badHandle(op, arg, h, kType)
 }
 
-//export goPMPI_Type_contiguous
-func goPMPI_Type_contiguous(count int32, old uintptr, out unsafe.Pointer) int32 {
-	goHalves.Add(1)
-	return PMPI_Type_contiguous_c(int64(count), old, out)
-}
-
-//export PMPI_Type_contiguous_c
-func PMPI_Type_contiguous_c(count int64, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_contiguous", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Contiguous(count, t)
-	return newType("Type_contiguous", nt, err, out, old)
-}
-
-//export goPMPI_Type_vector
-func goPMPI_Type_vector(count, bl, stride int32, old uintptr, out unsafe.Pointer) int32 {
-	goHalves.Add(1)
-	return PMPI_Type_vector_c(int64(count), int64(bl), int64(stride), old, out)
-}
-
-//export PMPI_Type_vector_c
-func PMPI_Type_vector_c(count, bl, stride int64, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_vector", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Vector(count, bl, stride, t)
-	return newType("Type_vector", nt, err, out, old)
-}
-
-//export goPMPI_Type_create_hvector
-func goPMPI_Type_create_hvector(count, bl int32, stride int64, old uintptr, out unsafe.Pointer) int32 {
-	goHalves.Add(1)
-	return PMPI_Type_create_hvector_c(int64(count), int64(bl), stride, old, out)
-}
-
-//export PMPI_Type_create_hvector_c
-func PMPI_Type_create_hvector_c(count, bl, stride int64, old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_create_hvector", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Hvector(count, bl, stride, t)
-	return newType("Type_create_hvector", nt, err, out, old)
-}
-
-// i64s reads n C ints (big: MPI_Count or MPI_Aint) as a new []int64.
-func i64s(p unsafe.Pointer, n int64, big bool) []int64 {
-	if big {
-		return append([]int64(nil), int64s(p, int(n))...)
-	}
-	return toInts64(ints(p, int(n)))
-}
-
-// indexed reads the caller's arrays in place (the engine copies what it keeps):
-// int lengths and displacements, or MPI_Aint displacements (bytes), or MPI_Count
-// and MPI_Aint arrays (big).
-func indexed(op string, count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer, big, bytes bool) int32 {
-	t, r := needType(op, old)
-	if t == nil {
-		return r
-	}
-	if count < 0 {
-		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
-	}
-	n := int(count)
-	var nt *datatype.Type
-	var err error
-	switch {
-	case big && bytes:
-		nt, err = datatype.Hindexed(int64s(bls, n), int64s(displs, n), t)
-	case big:
-		nt, err = datatype.Indexed(int64s(bls, n), int64s(displs, n), t)
-	case bytes:
-		nt, err = datatype.HindexedOf(ints(bls, n), int64s(displs, n), t)
-	default:
-		nt, err = datatype.IndexedOf(ints(bls, n), ints(displs, n), t)
-	}
-	return newType(op, nt, err, out, old)
-}
-
-//export PMPI_Type_indexed
-func PMPI_Type_indexed(count int32, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexed("Type_indexed", int64(count), bls, displs, old, out, false, false)
-}
-
-//export PMPI_Type_indexed_c
-func PMPI_Type_indexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexed("Type_indexed", count, bls, displs, old, out, true, false)
-}
-
-//export PMPI_Type_create_hindexed
-func PMPI_Type_create_hindexed(count int32, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexed("Type_create_hindexed", int64(count), bls, displs, old, out, false, true)
-}
-
-//export PMPI_Type_create_hindexed_c
-func PMPI_Type_create_hindexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexed("Type_create_hindexed", count, bls, displs, old, out, true, true)
-}
-
-func indexedBlock(op string, count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer, big, bytes bool) int32 {
-	t, r := needType(op, old)
-	if t == nil {
-		return r
-	}
-	if count < 0 {
-		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
-	}
-	n := int(count)
-	var nt *datatype.Type
-	var err error
-	switch {
-	case bytes:
-		nt, err = datatype.HindexedBlock(bl, int64s(displs, n), t)
-	case big:
-		nt, err = datatype.IndexedBlock(bl, int64s(displs, n), t)
-	default:
-		nt, err = datatype.IndexedBlockOf(bl, ints(displs, n), t)
-	}
-	return newType(op, nt, err, out, old)
-}
-
-//export PMPI_Type_create_indexed_block
-func PMPI_Type_create_indexed_block(count, bl int32, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexedBlock("Type_create_indexed_block", int64(count), int64(bl), displs, old, out, false, false)
-}
-
-//export PMPI_Type_create_indexed_block_c
-func PMPI_Type_create_indexed_block_c(count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexedBlock("Type_create_indexed_block", count, bl, displs, old, out, true, false)
-}
-
-//export PMPI_Type_create_hindexed_block
-func PMPI_Type_create_hindexed_block(count, bl int32, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexedBlock("Type_create_hindexed_block", int64(count), int64(bl), displs, old, out, false, true)
-}
-
-//export PMPI_Type_create_hindexed_block_c
-func PMPI_Type_create_hindexed_block_c(count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexedBlock("Type_create_hindexed_block", count, bl, displs, old, out, true, true)
-}
-
-func structType(count int64, bls, displs, ts unsafe.Pointer, out unsafe.Pointer, big bool) int32 {
-	const op = "Type_create_struct"
-	if count < 0 {
-		return fail(op, 0, errorf(errCount, op, "count %d is negative", count))
-	}
-	hs := handles(ts, int(count))
-	if hs == nil && count > 0 {
-		return fail(op, 0, errorf(errArg, op, "array_of_types is NULL"))
-	}
-	tt := make([]*datatype.Type, len(hs))
-	for i, h := range hs {
-		d := dtOf(h)
-		if d == nil {
-			return fail(op, 0, typeArgErr(op, fmt.Sprintf("array_of_types[%d]", i), h))
-		}
-		tt[i] = d.t
-	}
-	nt, err := datatype.Struct(i64s(bls, count, big), i64s(displs, count, true), tt)
-	return newType(op, nt, err, out, hs...)
-}
-
-//export PMPI_Type_create_struct
-func PMPI_Type_create_struct(count int32, bls, displs, ts unsafe.Pointer, out unsafe.Pointer) int32 {
-	return structType(int64(count), bls, displs, ts, out, false)
-}
-
-//export PMPI_Type_create_struct_c
-func PMPI_Type_create_struct_c(count int64, bls, displs, ts unsafe.Pointer, out unsafe.Pointer) int32 {
-	return structType(count, bls, displs, ts, out, true)
-}
-
-//export PMPI_Type_create_resized
-func PMPI_Type_create_resized(old uintptr, lb, extent int64, out unsafe.Pointer) int32 {
-	t, r := needType("Type_create_resized", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Resized(t, lb, extent)
-	return newType("Type_create_resized", nt, err, out, old)
-}
-
-//export PMPI_Type_create_resized_c
-func PMPI_Type_create_resized_c(old uintptr, lb, extent int64, out unsafe.Pointer) int32 {
-	return PMPI_Type_create_resized(old, lb, extent, out)
-}
-
-func orderIn(op string, order int32) (datatype.Order, error) {
-	switch order {
-	case C.MPI_ORDER_C:
-		return datatype.OrderC, nil
-	case C.MPI_ORDER_FORTRAN:
-		return datatype.OrderFortran, nil
-	}
-	return 0, errorf(errArg, op, "order %d is not MPI_ORDER_C or MPI_ORDER_FORTRAN", order)
-}
-
-func subarray(ndims int64, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer, big bool) int32 {
-	const op = "Type_create_subarray"
-	t, r := needType(op, old)
-	if t == nil {
-		return r
-	}
-	o, err := orderIn(op, order)
-	if err != nil {
-		return fail(op, 0, err)
-	}
-	if ndims < 0 {
-		return fail(op, 0, errorf(errArg, op, "ndims %d is negative", ndims))
-	}
-	nt, err := datatype.Subarray(i64s(sizes, ndims, big), i64s(subsizes, ndims, big), i64s(starts, ndims, big), o, t)
-	return newType(op, nt, err, out, old)
-}
-
-//export PMPI_Type_create_subarray
-func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
-	return subarray(int64(ndims), sizes, subsizes, starts, order, old, out, false)
-}
-
-//export PMPI_Type_create_subarray_c
-func PMPI_Type_create_subarray_c(ndims int32, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
-	return subarray(int64(ndims), sizes, subsizes, starts, order, old, out, true)
-}
-
-//export PMPI_Type_dup
-func PMPI_Type_dup(old uintptr, out unsafe.Pointer) int32 {
-	t, r := needType("Type_dup", old)
-	if t == nil {
-		return r
-	}
-	nt, err := datatype.Dup(t)
-	if r := newType("Type_dup", nt, err, out, old); r != 0 {
-		return r
-	}
-	nh := *(*uintptr)(out)
-	if err := mpir.CopyAttrs("Type_dup", &dtOf(old).attrs, old, &dtOf(nh).attrs, nh); err != nil {
-		_ = nt.Free()
-		removeType(nh)
-		setHandle(out, hDatatypeNull)
-		return fail("Type_dup", 0, err)
-	}
-	return 0
-}
-
 //export goPMPI_Type_commit
 func goPMPI_Type_commit(p unsafe.Pointer) int32 {
 	goHalves.Add(1)
+	const op = "Type_commit"
 	if p == nil {
-		return fail("Type_commit", 0, errorf(errArg, "Type_commit", "datatype is NULL"))
+		return fail(op, 0, errorf(errArg, op, "datatype is NULL"))
 	}
-	t, r := needType("Type_commit", *(*uintptr)(p))
-	if t == nil {
+	m, r := needObj(op, *(*uintptr)(p))
+	if m == nil {
 		return r
 	}
-	if err := t.Commit(); err != nil {
-		return fail("Type_commit", 0, core.TypeErr("Type_commit", err))
-	}
-	return 0
+	return fail(op, 0, mpir.TypeCommit(op, m))
 }
 
 //export goPMPI_Type_free
@@ -600,21 +332,12 @@ func goPMPI_Type_free(p unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "datatype is NULL"))
 	}
 	h := *(*uintptr)(p)
-	d := dtOf(h)
-	if d == nil {
-		return fail(op, 0, noType(op, h))
+	m, r := needObj(op, h)
+	if m == nil {
+		return r
 	}
-	if h < handleBase {
-		return fail(op, 0, errorf(errType, op, "a predefined datatype cannot be freed"))
-	}
-	if d.f90 != nil {
-		return fail(op, 0, errorf(errType, op, "the types MPI_Type_create_f90_* return are predefined and cannot be freed"))
-	}
-	if err := mpir.FreeAttrs(op, &d.attrs, h); err != nil {
-		return fail(op, 0, err) // the datatype stays, with the attributes not deleted
-	}
-	if err := d.t.Free(); err != nil {
-		return fail(op, 0, core.TypeErr(op, err))
+	if err := mpir.TypeFree(op, m, h); err != nil {
+		return fail(op, 0, err)
 	}
 	removeType(h)
 	setHandle(p, hDatatypeNull)
@@ -694,318 +417,34 @@ func PMPI_Type_get_true_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
 
 //export PMPI_Type_set_name
 func PMPI_Type_set_name(h uintptr, name unsafe.Pointer) int32 {
-	d := dtOf(h)
-	if d == nil {
-		return fail("Type_set_name", 0, noType("Type_set_name", h))
+	const op = "Type_set_name"
+	m, r := needObj(op, h)
+	if m == nil {
+		return r
 	}
-	d.name = cstr(name)
+	if name == nil {
+		return fail(op, 0, errorf(errArg, op, "type_name is NULL"))
+	}
+	m.SetName(cstr(name))
 	return 0
 }
 
 //export PMPI_Type_get_name
 func PMPI_Type_get_name(h uintptr, name, n unsafe.Pointer) int32 {
-	d := dtOf(h)
-	if d == nil {
-		return fail("Type_get_name", 0, noType("Type_get_name", h))
+	const op = "Type_get_name"
+	var m *mpir.Datatype // MPI_DATATYPE_NULL has a name too
+	if h != hDatatypeNull {
+		var r int32
+		if m, r = needObj(op, h); m == nil {
+			return r
+		}
 	}
-	putCString(name, C.MPI_MAX_OBJECT_NAME, d.name, n)
+	putCString(name, C.MPI_MAX_OBJECT_NAME, m.Name(), n)
 	return 0
 }
 
 //export PMPI_Get_address
 func PMPI_Get_address(p unsafe.Pointer, addr unsafe.Pointer) int32 {
 	*(*int64)(addr) = int64(uintptr(p))
-	return 0
-}
-
-// status fields mpigo keeps in MPI_Status's five private ints.
-type cstatus struct {
-	source, tag, err int32
-	countLo, countHi int32
-	cancelled        int32
-	_                [2]int32
-}
-
-func getCount(op string, st unsafe.Pointer, dh uintptr) (int64, int64, error) {
-	if st == nil {
-		return 0, 0, errorf(errArg, op, "status is NULL")
-	}
-	t, err := typeOf(op, dh)
-	if err != nil {
-		return 0, 0, err
-	}
-	s := (*cstatus)(st)
-	n := int64(uint32(s.countLo)) | int64(s.countHi)<<32
-	return n, t.Size(), nil
-}
-
-//export PMPI_Get_count
-func PMPI_Get_count(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	var c int64
-	r := PMPI_Get_count_c(st, dh, unsafe.Pointer(&c))
-	if r == 0 {
-		setIntOrUndefined(count, c)
-	}
-	return r
-}
-
-//export PMPI_Get_count_c
-func PMPI_Get_count_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	n, size, err := getCount("Get_count", st, dh)
-	if err != nil {
-		return fail("Get_count", 0, err)
-	}
-	switch {
-	case size == 0:
-		*(*int64)(count) = 0
-	case n%size != 0:
-		*(*int64)(count) = C.MPI_UNDEFINED
-	default:
-		*(*int64)(count) = n / size
-	}
-	return 0
-}
-
-//export PMPI_Get_elements
-func PMPI_Get_elements(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	var c int64
-	r := PMPI_Get_elements_c(st, dh, unsafe.Pointer(&c))
-	if r == 0 {
-		setIntOrUndefined(count, c)
-	}
-	return r
-}
-
-//export PMPI_Get_elements_c
-func PMPI_Get_elements_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	n, _, err := getCount("Get_elements", st, dh)
-	if err != nil {
-		return fail("Get_elements", 0, err)
-	}
-	t, _ := typeOf("Get_elements", dh)
-	e, ok := t.ElementsIn(n)
-	if !ok {
-		e = C.MPI_UNDEFINED
-	}
-	*(*int64)(count) = e
-	return 0
-}
-
-//export PMPI_Get_elements_x
-func PMPI_Get_elements_x(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	return PMPI_Get_elements_c(st, dh, count)
-}
-
-// --- packing ---
-
-//export PMPI_Pack_size
-func PMPI_Pack_size(count int32, dh uintptr, ch uintptr, size unsafe.Pointer) int32 {
-	var n int64
-	r := PMPI_Pack_size_c(int64(count), dh, ch, unsafe.Pointer(&n))
-	if r == 0 && n > math.MaxInt32 {
-		// Only the _c form can hold it (MPI 4.1 §19.3.4 and its errata: the class
-		// for an output an int cannot hold).
-		return fail("Pack_size", ch, errorf(errValueTooLarge, "Pack_size", "the packed size %d does not fit in an int: use MPI_Pack_size_c", n))
-	}
-	if r == 0 {
-		setInt(size, int(n))
-	}
-	return r
-}
-
-//export PMPI_Pack_size_c
-func PMPI_Pack_size_c(count int64, dh uintptr, ch uintptr, size unsafe.Pointer) int32 {
-	t, err := typeOf("Pack_size", dh)
-	if err != nil {
-		return fail("Pack_size", ch, err)
-	}
-	n, err := t.PackSize(count)
-	if err != nil {
-		return fail("Pack_size", ch, core.TypeErr("Pack_size", err))
-	}
-	*(*int64)(size) = n
-	return 0
-}
-
-//export PMPI_Pack
-func PMPI_Pack(in unsafe.Pointer, count int32, dh uintptr, out unsafe.Pointer, outsize int32, pos unsafe.Pointer, ch uintptr) int32 {
-	p := int64(*(*int32)(pos))
-	r := PMPI_Pack_c(in, int64(count), dh, out, int64(outsize), unsafe.Pointer(&p), ch)
-	if r == 0 {
-		*(*int32)(pos) = int32(p)
-	}
-	return r
-}
-
-//export PMPI_Pack_c
-func PMPI_Pack_c(in unsafe.Pointer, count int64, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer, ch uintptr) int32 {
-	const op = "Pack"
-	t, err := typeOf(op, dh)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	p := *(*int64)(pos)
-	need, err := t.PackSize(count)
-	if err != nil {
-		return fail(op, ch, core.TypeErr(op, err))
-	}
-	if p < 0 || p+need > outsize {
-		return fail(op, ch, errorf(errTruncate, op, "packing %d bytes at position %d overflows outsize %d", need, p, outsize))
-	}
-	if need == 0 {
-		return 0
-	}
-	mem, origin, err := span(op, in, count, t)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	dst := unsafe.Slice((*byte)(unsafe.Add(out, p)), need)
-	n, err := t.PackAt(dst, mem, origin, count)
-	if err != nil {
-		return fail(op, ch, core.TypeErr(op, err))
-	}
-	*(*int64)(pos) = p + n
-	return 0
-}
-
-//export PMPI_Unpack
-func PMPI_Unpack(in unsafe.Pointer, insize int32, pos unsafe.Pointer, out unsafe.Pointer, count int32, dh uintptr, ch uintptr) int32 {
-	p := int64(*(*int32)(pos))
-	r := PMPI_Unpack_c(in, int64(insize), unsafe.Pointer(&p), out, int64(count), dh, ch)
-	if r == 0 {
-		*(*int32)(pos) = int32(p)
-	}
-	return r
-}
-
-//export PMPI_Unpack_c
-func PMPI_Unpack_c(in unsafe.Pointer, insize int64, pos unsafe.Pointer, out unsafe.Pointer, count int64, dh uintptr, ch uintptr) int32 {
-	const op = "Unpack"
-	t, err := typeOf(op, dh)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	p := *(*int64)(pos)
-	need, err := t.PackSize(count)
-	if err != nil {
-		return fail(op, ch, core.TypeErr(op, err))
-	}
-	if p < 0 || p+need > insize {
-		return fail(op, ch, errorf(errTruncate, op, "unpacking %d bytes at position %d overruns insize %d", need, p, insize))
-	}
-	if need == 0 {
-		return 0
-	}
-	mem, origin, err := span(op, out, count, t)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	src := unsafe.Slice((*byte)(unsafe.Add(in, p)), need)
-	n, err := t.UnpackAt(mem, origin, src, count)
-	if err != nil {
-		return fail(op, ch, core.TypeErr(op, err))
-	}
-	*(*int64)(pos) = p + n
-	return 0
-}
-
-func darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer, big bool) int32 {
-	const op = "Type_create_darray"
-	t, r := needType(op, old)
-	if t == nil {
-		return r
-	}
-	o, err := orderIn(op, order)
-	if err != nil {
-		return fail(op, 0, err)
-	}
-	if ndims < 0 {
-		return fail(op, 0, errorf(errArg, op, "ndims %d is negative", ndims))
-	}
-	n := int(ndims)
-	ds := make([]datatype.Distribution, n)
-	for i, d := range ints(distribs, n) {
-		switch d {
-		case C.MPI_DISTRIBUTE_NONE:
-			ds[i] = datatype.DistributeNone
-		case C.MPI_DISTRIBUTE_BLOCK:
-			ds[i] = datatype.DistributeBlock
-		case C.MPI_DISTRIBUTE_CYCLIC:
-			ds[i] = datatype.DistributeCyclic
-		default:
-			return fail(op, 0, errorf(errArg, op, "array_of_distribs[%d] %d is not MPI_DISTRIBUTE_NONE, _BLOCK or _CYCLIC", i, d))
-		}
-	}
-	da := toInts64(ints(dargs, n))
-	for i := range da {
-		if da[i] == C.MPI_DISTRIBUTE_DFLT_DARG {
-			da[i] = datatype.DefaultDarg
-		}
-	}
-	nt, err := datatype.Darray(int64(size), int64(rank), i64s(gsizes, int64(n), big), ds, da, toInts64(ints(psizes, n)), o, t)
-	return newType(op, nt, err, out, old)
-}
-
-//export PMPI_Type_create_darray
-func PMPI_Type_create_darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
-	return darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, out, false)
-}
-
-//export PMPI_Type_create_darray_c
-func PMPI_Type_create_darray_c(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer) int32 {
-	return darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, out, true)
-}
-
-//export PMPI_Type_match_size
-func PMPI_Type_match_size(class, size int32, out unsafe.Pointer) int32 {
-	const op = "Type_match_size"
-	m := map[int32]map[int32]uintptr{
-		C.MPI_TYPECLASS_INTEGER: {1: 0x2c1, 2: 0x2c9, 4: 0x2d1, 8: 0x2d9, 16: 0x2e1}, // MPI_INTEGERn
-		C.MPI_TYPECLASS_REAL:    {2: 0x2ca, 4: 0x2d2, 8: 0x2da, 16: 0x2e2},           // MPI_REALn
-		C.MPI_TYPECLASS_COMPLEX: {4: 0x2d3, 8: 0x2db, 16: 0x2e3, 32: 0x2eb},          // MPI_COMPLEXn
-		// MPIX_TYPECLASS_LOGICAL of the MPI Forum's reference header and MPICH: not the
-		// standard's, so not in mpi.h, but a program built against them may pass it.
-		191: {1: 0x2c0, 2: 0x2c8, 4: 0x2d0, 8: 0x2d8, 16: 0x2e0},
-	}
-	bySize, ok := m[class]
-	if !ok {
-		return fail(op, 0, errorf(errArg, op, "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", class))
-	}
-	h, ok := bySize[size]
-	if !ok || fortranOff(h) {
-		return fail(op, 0, errorf(errArg, op, "no type of typeclass %d has size %d", class, size))
-	}
-	setHandle(out, h)
-	return 0
-}
-
-func needDtype(op string, h uintptr) (*dtype, int32) {
-	d := dtOf(h)
-	if d == nil {
-		return nil, fail(op, 0, noType(op, h))
-	}
-	return d, 0
-}
-
-//export PMPI_Type_get_value_index
-func PMPI_Type_get_value_index(value, index uintptr, out unsafe.Pointer) int32 {
-	const op = "Type_get_value_index"
-	if dtOf(value) == nil {
-		return fail(op, 0, typeArgErr(op, "value_type", value))
-	}
-	if dtOf(index) == nil {
-		return fail(op, 0, typeArgErr(op, "index_type", index))
-	}
-	if out == nil {
-		return fail(op, 0, errorf(errArg, op, "pair_type is NULL"))
-	}
-	// The predefined pair types of MPI_MAXLOC and MPI_MINLOC; MPI_DATATYPE_NULL where
-	// there is none, as the standard says.
-	pair := map[uintptr]uintptr{0x210: 0x228, 0x214: 0x229, 0x20a: 0x22a, 0x209: 0x22b, 0x208: 0x22c, 0x220: 0x22d}
-	h, ok := pair[value]
-	if index != 0x209 || !ok {
-		h = hDatatypeNull
-	}
-	setHandle(out, h)
 	return 0
 }

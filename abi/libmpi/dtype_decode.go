@@ -9,198 +9,167 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// The decoding of a type: MPI_Type_get_envelope and MPI_Type_get_contents, with the
-// handles of the types a derived type was made from.
+// The decoding of a type, MPI_Type_get_envelope and MPI_Type_get_contents, is
+// mpir's: which combiner, how many arguments of each kind, which of them are large
+// counts. Here its answer is written into the caller's variables and arrays, with the
+// ABI's numbers for combiners, orders and distributions, and the handles of the
+// types: a predefined type's own, a new handle (the caller frees it) for a derived
+// one.
 
-// combinerOut is the ABI's MPI_COMBINER_x for the engine's combiner, whose order
-// is the ABI's from MPI_COMBINER_NAMED to MPI_COMBINER_DARRAY.
-func combinerOut(c datatype.Combiner) int {
-	if c == datatype.CombinerResized {
-		return C.MPI_COMBINER_RESIZED
-	}
-	return C.MPI_COMBINER_NAMED + int(c)
+// combinersOut are the ABI's MPI_COMBINER_x by the engine's combiner.
+var combinersOut = [...]int{
+	datatype.CombinerNamed:         C.MPI_COMBINER_NAMED,
+	datatype.CombinerDup:           C.MPI_COMBINER_DUP,
+	datatype.CombinerContiguous:    C.MPI_COMBINER_CONTIGUOUS,
+	datatype.CombinerVector:        C.MPI_COMBINER_VECTOR,
+	datatype.CombinerHvector:       C.MPI_COMBINER_HVECTOR,
+	datatype.CombinerIndexed:       C.MPI_COMBINER_INDEXED,
+	datatype.CombinerHindexed:      C.MPI_COMBINER_HINDEXED,
+	datatype.CombinerIndexedBlock:  C.MPI_COMBINER_INDEXED_BLOCK,
+	datatype.CombinerHindexedBlock: C.MPI_COMBINER_HINDEXED_BLOCK,
+	datatype.CombinerStruct:        C.MPI_COMBINER_STRUCT,
+	datatype.CombinerSubarray:      C.MPI_COMBINER_SUBARRAY,
+	datatype.CombinerDarray:        C.MPI_COMBINER_DARRAY,
+	datatype.CombinerResized:       C.MPI_COMBINER_RESIZED,
+	datatype.CombinerF90Real:       C.MPI_COMBINER_F90_REAL,
+	datatype.CombinerF90Complex:    C.MPI_COMBINER_F90_COMPLEX,
+	datatype.CombinerF90Integer:    C.MPI_COMBINER_F90_INTEGER,
 }
 
-// combinerOf is the ABI's MPI_COMBINER_x of the datatype of handle h.
-func combinerOf(h uintptr) int {
-	d, c, _ := decoded("Type_get_envelope", h)
-	if d != nil && d.f90 != nil {
-		return d.f90.comb
-	}
-	return combinerOut(c)
-}
-
-// decoded is what the engine says of the type of handle h; predefined handles
-// (whatever the engine built them from) are MPI_COMBINER_NAMED.
-func decoded(op string, h uintptr) (*dtype, datatype.Combiner, int32) {
-	d := dtOf(h)
-	if d == nil {
-		return nil, 0, fail(op, 0, noType(op, h))
-	}
-	if h < handleBase {
-		return d, datatype.CombinerNamed, 0
-	}
-	c, _, _, _ := d.t.Envelope()
-	return d, c, 0
-}
-
-// The engine keeps orders and distributions by its own numbers: the ABI's on the way out.
-func contentsInts(c datatype.Combiner, is []int64) {
-	orderOut := func(v int64) int64 {
-		if datatype.Order(v) == datatype.OrderFortran {
-			return C.MPI_ORDER_FORTRAN
-		}
-		return C.MPI_ORDER_C
-	}
-	switch c {
-	case datatype.CombinerSubarray:
-		is[len(is)-1] = orderOut(is[len(is)-1])
-	case datatype.CombinerDarray:
-		nd := int(is[2])
-		for i := 3 + nd; i < 3+2*nd; i++ {
-			is[i] += 16 // None 0, Block 1, Cyclic 2 -> 16, 17, 18
-		}
-		for i := 3 + 2*nd; i < 3+3*nd; i++ {
-			if is[i] == datatype.DefaultDarg {
-				is[i] = 19
-			}
-		}
-		is[len(is)-1] = orderOut(is[len(is)-1])
-	}
-}
-
-func envelope(op string, h uintptr, ni, na, nc, nt unsafe.Pointer, big bool) int32 {
-	d, c, r := decoded(op, h)
-	if d == nil {
+func envelope(op string, h uintptr, ni, na, nc, nt, comb unsafe.Pointer, large bool) int32 {
+	m, r := needObj(op, h)
+	if m == nil {
 		return r
 	}
-	var a, b, e int
-	switch {
-	case d.f90 != nil:
-		a = len(d.f90.args)
-	case c != datatype.CombinerNamed:
-		_, a, b, e = d.t.Envelope()
+	e, err := mpir.TypeEnvelope(op, m, large)
+	if err != nil {
+		return fail(op, 0, err)
 	}
-	put := func(p unsafe.Pointer, v int) {
-		if big {
-			if p != nil {
-				*(*int64)(p) = int64(v)
+	if large {
+		for _, o := range []struct {
+			p unsafe.Pointer
+			v int
+		}{{ni, e.Ints}, {na, e.Addrs}, {nc, e.Counts}, {nt, e.Types}} {
+			if o.p != nil {
+				*(*int64)(o.p) = int64(o.v)
 			}
-		} else {
-			setInt(p, v)
 		}
-	}
-	put(ni, a)
-	if big {
-		put(na, b)
-		setInt(nc, 0) // no large counts: every count is an int here
 	} else {
-		setInt(na, b)
+		setInt(ni, e.Ints)
+		setInt(na, e.Addrs)
+		setInt(nt, e.Types)
 	}
-	put(nt, e)
+	setInt(comb, combinersOut[e.Combiner])
 	return 0
 }
 
 //export PMPI_Type_get_envelope
 func PMPI_Type_get_envelope(h uintptr, ni, na, nt, comb unsafe.Pointer) int32 {
-	r := envelope("Type_get_envelope", h, ni, na, nil, nt, false)
-	if r == 0 {
-		setInt(comb, combinerOf(h))
-	}
-	return r
+	return envelope("Type_get_envelope", h, ni, na, nil, nt, comb, false)
 }
 
 //export PMPI_Type_get_envelope_c
 func PMPI_Type_get_envelope_c(h uintptr, ni, na, nc, nt, comb unsafe.Pointer) int32 {
-	r := envelope("Type_get_envelope", h, ni, na, nc, nt, true)
-	if r == 0 {
-		setInt(comb, combinerOf(h))
-	}
-	return r
+	return envelope("Type_get_envelope_c", h, ni, na, nc, nt, comb, true)
 }
 
-// partHandle is the handle MPI_Type_get_contents gives for a type a constructor
-// took: the predefined handle itself, or a new handle to a copy of a derived type
-// (the caller frees it), which keeps its own parts.
-func partHandle(p *dtype, t *datatype.Type) uintptr {
-	for i, q := range predefT {
-		if q != nil && q == p {
-			return uintptr(0x200 + i)
-		}
-	}
-	if p != nil && p.f90 != nil {
-		if h := f90Handle(p); h != 0 {
-			return h // predefined too: the same handle, never a copy
-		}
-	}
-	d := &dtype{t: t.Clone()}
-	if p != nil {
-		d.parts, d.name = p.parts, p.name
-	}
-	return addType(d)
+// distribsOut are the ABI's distributions by the engine's.
+var distribsOut = [...]int64{
+	datatype.DistributeNone:   C.MPI_DISTRIBUTE_NONE,
+	datatype.DistributeBlock:  C.MPI_DISTRIBUTE_BLOCK,
+	datatype.DistributeCyclic: C.MPI_DISTRIBUTE_CYCLIC,
 }
 
-func contents(op string, h uintptr, maxi, maxa, maxt int64, is, as, ts unsafe.Pointer, big bool) int32 {
-	d, c, r := decoded(op, h)
-	if d == nil {
+// abiContents puts the ABI's numbers for the order and distributions in c.
+func abiContents(c *mpir.Contents) {
+	if p := c.Order(); p != nil {
+		if datatype.Order(*p) == datatype.OrderFortran {
+			*p = C.MPI_ORDER_FORTRAN
+		} else {
+			*p = C.MPI_ORDER_C
+		}
+	}
+	ds := c.Distribs()
+	for i, d := range ds {
+		ds[i] = distribsOut[d]
+	}
+	das := c.Dargs()
+	for i, d := range das {
+		if d == datatype.DefaultDarg {
+			das[i] = C.MPI_DISTRIBUTE_DFLT_DARG
+		}
+	}
+}
+
+// room checks that the caller's arrays hold the contents.
+func room(op string, c *mpir.Contents, maxi, maxa, maxc, maxt int64) error {
+	if int64(len(c.Ints)) > maxi || int64(len(c.Addrs)) > maxa || int64(len(c.Counts)) > maxc || int64(len(c.Types)) > maxt {
+		return errorf(errArg, op, "the arrays hold %d integers, %d addresses, %d large counts and %d datatypes; the contents are %d, %d, %d and %d (as MPI_Type_get_envelope says)",
+			maxi, maxa, maxc, maxt, len(c.Ints), len(c.Addrs), len(c.Counts), len(c.Types))
+	}
+	return nil
+}
+
+// partHandle is the handle of a datatype argument mpir decoded: a predefined type's
+// own, else a new one, which the caller frees.
+func partHandle(m *mpir.Datatype) uintptr {
+	if h, ok := m.Handle.(uintptr); ok {
+		return h
+	}
+	return addObj(m)
+}
+
+func contents(op string, h uintptr, maxi, maxa, maxc, maxt int64, is, as, cs, ts unsafe.Pointer, large bool) int32 {
+	m, r := needObj(op, h)
+	if m == nil {
 		return r
 	}
-	if f := d.f90; f != nil {
-		// p and r (or r): MPI 4.1 §5.1.13.
-		if int64(len(f.args)) > maxi {
-			return fail(op, 0, errorf(errArg, op, "the integer array holds %d entries; the contents need %d", maxi, len(f.args)))
-		}
-		if big {
-			copy(int64s(is, len(f.args)), f.args)
-		} else {
-			for i, v := range f.args {
-				ints(is, len(f.args))[i] = int32(v)
-			}
-		}
-		return 0
+	c, err := mpir.TypeContents(op, m, large)
+	if err == nil {
+		err = room(op, c, maxi, maxa, maxc, maxt)
 	}
-	if c == datatype.CombinerNamed {
-		return fail(op, 0, errorf(errArg, op, "%s is a predefined datatype (MPI_COMBINER_NAMED): it has no contents", d.name))
+	var ints []int32
+	var addrs, counts []int64
+	var types []uintptr
+	if err == nil {
+		ints, err = cArray[int32](op, "array_of_integers", is, int64(len(c.Ints)))
 	}
-	gi, ga, gt, err := d.t.Contents()
+	if err == nil {
+		addrs, err = cArray[int64](op, "array_of_addresses", as, int64(len(c.Addrs)))
+	}
+	if err == nil {
+		counts, err = cArray[int64](op, "array_of_large_counts", cs, int64(len(c.Counts)))
+	}
+	if err == nil {
+		types, err = cArray[uintptr](op, "array_of_datatypes", ts, int64(len(c.Types)))
+	}
 	if err != nil {
-		return fail(op, 0, core.TypeErr(op, err))
+		return fail(op, 0, err)
 	}
-	if int64(len(gi)) > maxi || int64(len(ga)) > maxa || int64(len(gt)) > maxt {
-		return fail(op, 0, errorf(errArg, op, "the arrays hold %d, %d and %d entries; the contents need %d, %d and %d (MPI_Type_get_envelope says)",
-			maxi, maxa, maxt, len(gi), len(ga), len(gt)))
-	}
-	contentsInts(c, gi)
-	if big {
-		copy(int64s(is, len(gi)), gi)
-	} else {
-		dst := ints(is, len(gi))
-		for i, v := range gi {
-			dst[i] = int32(v)
+	abiContents(c)
+	for i, v := range c.Ints {
+		if int64(int32(v)) != v { // a large count where an int belongs: no constructor makes one
+			return fail(op, 0, errorf(core.ClassIntern, op, "array_of_integers[%d] is %d, which an int cannot hold", i, v))
 		}
+		ints[i] = int32(v)
 	}
-	copy(int64s(as, len(ga)), ga)
-	hs := handles(ts, len(gt))
-	for i, t := range gt {
-		var p *dtype
-		if i < len(d.parts) {
-			p = d.parts[i]
-		}
-		hs[i] = partHandle(p, t)
+	copy(addrs, c.Addrs)
+	copy(counts, c.Counts)
+	for i, p := range c.Types {
+		types[i] = partHandle(p)
 	}
 	return 0
 }
 
 //export PMPI_Type_get_contents
 func PMPI_Type_get_contents(h uintptr, maxi, maxa, maxt int32, is, as, ts unsafe.Pointer) int32 {
-	return contents("Type_get_contents", h, int64(maxi), int64(maxa), int64(maxt), is, as, ts, false)
+	return contents("Type_get_contents", h, int64(maxi), int64(maxa), 0, int64(maxt), is, as, nil, ts, false)
 }
 
 //export PMPI_Type_get_contents_c
 func PMPI_Type_get_contents_c(h uintptr, maxi, maxa, maxc, maxt int64, is, as, cs, ts unsafe.Pointer) int32 {
-	return contents("Type_get_contents", h, maxi, maxa, maxt, is, as, ts, true)
+	return contents("Type_get_contents_c", h, maxi, maxa, maxc, maxt, is, as, cs, ts, true)
 }
-
-// --- datatype attributes: keys from the same table as communicators' ---

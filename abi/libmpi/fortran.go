@@ -275,7 +275,7 @@ func applyFortran() {
 			dt2Real:         pairOf(r), dt2DoublePrec: pairOf(dp), dt2Integer: pairOf(i),
 		} {
 			if d := predefT[h-0x200]; d != nil { // nil: an optional type said unsupported
-				d.t = t
+				predefT[h-0x200] = predefDtype(h, d.m.MPIName(), t)
 			}
 			touched = append(touched, h)
 		}

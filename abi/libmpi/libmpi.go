@@ -114,6 +114,8 @@ import "C"
 import (
 	"math"
 	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 func main() {}
@@ -176,13 +178,10 @@ func setInt(p unsafe.Pointer, v int) {
 }
 
 // setIntOrUndefined stores a count or size in a C int, MPI_UNDEFINED when it does not
-// fit: what MPI_Type_size, MPI_Get_count and MPI_Get_elements give for values only
-// their _c (or _x) forms can hold (MPI 4.1 §5.1.5, §3.2.5).
+// fit (mpir.FitInt): the int forms of MPI_Type_size, MPI_Get_count and
+// MPI_Get_elements.
 func setIntOrUndefined(p unsafe.Pointer, v int64) {
-	if v > math.MaxInt32 || v < math.MinInt32 {
-		v = C.MPI_UNDEFINED
-	}
-	setInt(p, int(v))
+	setInt(p, int(mpir.FitInt(v, math.MaxInt32)))
 }
 
 func setBool(p unsafe.Pointer, v bool) {

@@ -173,7 +173,7 @@ func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 	}
 	k := kindKernel(oh, t.Kind())
 	if k == nil {
-		return core.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).name)
+		return core.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).m.Name())
 	}
 	return core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
 }

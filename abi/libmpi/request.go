@@ -723,18 +723,16 @@ func PMPI_Status_set_elements(st unsafe.Pointer, dh uintptr, count int32) int32 
 //export PMPI_Status_set_elements_c
 func PMPI_Status_set_elements_c(st unsafe.Pointer, dh uintptr, count int64) int32 {
 	const op = "Status_set_elements"
-	t, err := typeOf(op, dh)
+	if st == nil {
+		return fail(op, 0, errorf(errArg, op, "status is NULL"))
+	}
+	t, r := needType(op, dh)
+	if t == nil {
+		return r
+	}
+	n, err := mpir.StatusElements(op, t, count)
 	if err != nil {
 		return fail(op, 0, err)
-	}
-	if st == nil || count < 0 {
-		return fail(op, 0, errorf(errArg, op, "status is NULL or count negative"))
-	}
-	// Whole items take their size; the elements of a partial item are counted as
-	// basic elements of the size of the type's first (predefined types: the count).
-	n := count * t.Size()
-	if e := t.Elements(); e > 1 {
-		n = (count / e * t.Size()) + (count%e)*(t.Size()/e)
 	}
 	s := (*cstatus)(st)
 	s.countLo, s.countHi = int32(uint32(n)), int32(n>>32)

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // The Go side of the datatype calls' short ways in C (typeshort.c): the commit mark
@@ -115,6 +115,7 @@ func cType(h uintptr) *dtype {
 			if d = fromRecord(r); d == nil {
 				return nil
 			}
+			d.m.Handle = h
 			cTypes.d[i].Store(d)
 			atomic.StoreInt32(state, 2)
 		}
@@ -131,17 +132,17 @@ func fromRecord(r *C.mpigo_ctype) *dtype {
 	if oh < 0x200 || oh >= 0x300 || predefT[oh-0x200] == nil {
 		return nil
 	}
-	old := predefT[oh-0x200]
+	old := predefT[oh-0x200].m
 	count, bl, stride := int64(r.count), int64(r.bl), int64(r.stride)
-	var t *datatype.Type
+	var m *mpir.Datatype
 	var err error
 	switch r.comb {
 	case C.MPIGO_CT_CONTIGUOUS:
-		t, err = datatype.Contiguous(count, old.t)
+		m, err = mpir.TypeContiguous("Type_contiguous", count, old, false)
 	case C.MPIGO_CT_VECTOR:
-		t, err = datatype.Vector(count, bl, stride, old.t)
+		m, err = mpir.TypeVector("Type_vector", count, bl, stride, old, false)
 	case C.MPIGO_CT_HVECTOR:
-		t, err = datatype.Hvector(count, bl, stride, old.t)
+		m, err = mpir.TypeHvector("Type_create_hvector", count, bl, stride, old, false)
 	default:
 		return nil
 	}
@@ -149,5 +150,5 @@ func fromRecord(r *C.mpigo_ctype) *dtype {
 		// C takes only arguments the constructor accepts.
 		panic("mpigo: a datatype made in C: " + err.Error())
 	}
-	return &dtype{t: t, parts: []*dtype{old}}
+	return &dtype{t: m.Type(), m: m}
 }

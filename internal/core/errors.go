@@ -162,6 +162,8 @@ func TypeErr(op string, err error) error {
 	}
 	class := ClassType
 	switch {
+	case errors.Is(err, datatype.ErrCount):
+		class = ClassCount
 	case errors.Is(err, datatype.ErrArg), errors.Is(err, datatype.ErrOverflow):
 		class = ClassArg
 	case errors.Is(err, datatype.ErrBuffer):

@@ -21,10 +21,10 @@ type Bound struct {
 }
 
 // Bind checks count instances of t over mem (base address mem[0]) and returns
-// them bound. Its errors are Pack's: ErrArg for a nil type or a negative count,
-// ErrNotCommitted, ErrOverflow, and ErrBuffer when the instances reach outside
-// mem. It does not refuse a freed type, which stays usable by the operations
-// that hold it; a caller starting a new operation checks IsFreed.
+// them bound. Its errors are Pack's: ErrArg for a nil type, ErrCount for a
+// negative count, ErrNotCommitted, ErrOverflow, and ErrBuffer when the instances
+// reach outside mem. It does not refuse a freed type, which stays usable by the
+// operations that hold it; a caller starting a new operation checks IsFreed.
 func (t *Type) Bind(mem []byte, count int64) (Bound, error) {
 	switch {
 	case t == nil:

@@ -29,7 +29,7 @@ const DefaultDarg int64 = -1
 
 func checkCount(arg string, n int64) error {
 	if n < 0 {
-		return argErr(arg, "must be >= 0, got %d", n)
+		return countErr(arg, n)
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func (t *Type) finishAll() (*Type, error) {
 				}
 				if n <= 0 {
 					if n < 0 {
-						return nil, argErr(fmt.Sprintf("blocklens[%d]", i), "must be >= 0, got %d", n)
+						return nil, countErr(fmt.Sprintf("blocklens[%d]", i), n)
 					}
 					continue
 				}
@@ -568,7 +568,7 @@ func Struct(blocklens, displs []int64, types []*Type) (*Type, error) {
 	bl := make([]block, n)
 	for i := range n {
 		if blocklens[i] < 0 {
-			return nil, argErr(fmt.Sprintf("blocklens[%d]", i), "must be >= 0, got %d", blocklens[i])
+			return nil, countErr(fmt.Sprintf("blocklens[%d]", i), blocklens[i])
 		}
 		if err := usable(fmt.Sprintf("types[%d]", i), types[i]); err != nil {
 			return nil, err

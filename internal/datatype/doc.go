@@ -13,7 +13,8 @@
 // IndexedBlock, HindexedBlock, Struct, Subarray, Darray, Resized and Dup, or
 // from a Go type by Of. All sizes, counts and displacements are int64 and
 // overflow is checked when a type is built. Bad arguments give errors that
-// wrap ErrArg (or ErrOverflow, ErrFreed) and name the argument and the rule.
+// wrap ErrArg (ErrCount, which wraps it, for a count or block length below
+// zero; or ErrOverflow, ErrFreed) and name the argument and the rule.
 //
 // # Compilation
 //

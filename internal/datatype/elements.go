@@ -42,6 +42,30 @@ func (t *Type) ElementsIn(n int64) (int64, bool) {
 	return whole*t.Elements() + part, ok
 }
 
+// BytesOfElements returns the length of the packed prefix of instances of t
+// that holds exactly n basic elements (n >= 0): the least length whose
+// ElementsIn is n, which MPI_Status_set_elements records so that
+// MPI_Get_elements gives n back. ElementsIn grows with the length, and each
+// basic element takes at least one byte, so a binary search in one instance
+// finds it.
+func (t *Type) BytesOfElements(n int64) int64 {
+	per := t.Elements()
+	if per == 0 || n <= 0 {
+		return 0
+	}
+	whole, rest := n/per, n%per
+	lo, hi := int64(0), t.size
+	for lo < hi { // the least prefix of one instance with at least rest elements
+		mid := (lo + hi) / 2
+		if got, _ := t.ElementsIn(mid); got < rest {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return whole*t.size + lo
+}
+
 // elementsIn is ElementsIn for 0 <= n < t.size, walking the definition to the
 // element where the bytes end.
 func (t *Type) elementsIn(n int64) (int64, bool) {

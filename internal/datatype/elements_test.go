@@ -73,3 +73,38 @@ func TestClone(t *testing.T) {
 		t.Errorf("freeing the clone: %v", err)
 	}
 }
+
+// TestBytesOfElements: the least packed length holding n basic elements, which
+// ElementsIn counts back as n, through structs of mixed sizes and vectors of them.
+func TestBytesOfElements(t *testing.T) {
+	st, err := Struct([]int64{1, 2, 1}, []int64{0, 8, 16}, []*Type{Float64, Int16, Float64Int32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec, err := Vector(2, 3, 4, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		t    *Type
+		n    int64
+		want int64
+	}{
+		{"int32 x 3", Int32, 3, 12},
+		{"none", st, 0, 0},
+		{"struct's float and shorts", st, 3, 12},
+		{"struct's pair value", st, 4, 20},
+		{"a struct and one float", st, 6, 24 + 8},
+		{"vector of structs and two elements", vec, 5*5 + 2, 5*24 + 8 + 2},
+		{"pairs", Float64Int32, 3, 12 + 8},
+	} {
+		got := c.t.BytesOfElements(c.n)
+		if got != c.want {
+			t.Errorf("%s: BytesOfElements(%d) = %d, want %d", c.name, c.n, got, c.want)
+		}
+		if e, ok := c.t.ElementsIn(got); !ok || e != c.n {
+			t.Errorf("%s: ElementsIn(%d) = %d, %v; want %d", c.name, got, e, ok, c.n)
+		}
+	}
+}

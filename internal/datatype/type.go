@@ -67,10 +67,17 @@ const (
 	CombinerSubarray
 	CombinerDarray
 	CombinerResized
+	// The combiners of the types MPI_Type_create_f90_real, _complex and
+	// _integer return: predefined types of a Fortran kind, which the engine
+	// never builds (internal/mpir gives them their combiner and arguments).
+	CombinerF90Real
+	CombinerF90Complex
+	CombinerF90Integer
 )
 
 var combinerNames = [...]string{"named", "dup", "contiguous", "vector", "hvector", "indexed",
-	"hindexed", "indexed_block", "hindexed_block", "struct", "subarray", "darray", "resized"}
+	"hindexed", "indexed_block", "hindexed_block", "struct", "subarray", "darray", "resized",
+	"f90_real", "f90_complex", "f90_integer"}
 
 func (c Combiner) String() string {
 	if int(c) < len(combinerNames) {
@@ -207,12 +214,20 @@ var (
 	ErrNotCommitted = errors.New("datatype: type not committed")
 	ErrFreed        = errors.New("datatype: type has been freed")
 	ErrArg          = errors.New("datatype: invalid argument")
-	ErrOverflow     = errors.New("datatype: size or displacement overflows int64")
-	ErrBuffer       = errors.New("datatype: buffer too small")
+	// ErrCount is the ErrArg of a count or block length below zero, which MPI
+	// gives a class of its own (MPI_ERR_COUNT).
+	ErrCount    = fmt.Errorf("%w: negative count", ErrArg)
+	ErrOverflow = errors.New("datatype: size or displacement overflows int64")
+	ErrBuffer   = errors.New("datatype: buffer too small")
 )
 
 func argErr(arg, rule string, a ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrArg, arg, fmt.Sprintf(rule, a...))
+}
+
+// countErr is the error of the count or block length arg, n, below zero.
+func countErr(arg string, n int64) error {
+	return fmt.Errorf("%w: %s is %d", ErrCount, arg, n)
 }
 
 // Name returns the type's name: the Go name for predefined types, the
