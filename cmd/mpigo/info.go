@@ -12,6 +12,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/topo"
+	"github.com/mpigo/mpigo/internal/window"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -101,6 +102,7 @@ func probe() int {
 			return 1
 		}
 		fmt.Print(info)
+		fmt.Print(window.RMAInfo())
 	} else {
 		mpi.Recv(mpi.World, []byte{0}, 0, 0)
 	}

@@ -244,5 +244,5 @@ func (c *Comm) InternalAllreduce(op string, buf []byte, esz int, fn func(inout, 
 	if err := c.Check(op); err != nil {
 		return err
 	}
-	return MapErr(op, c.lconn.run(tag, esz, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: fn, Commute: true}) }))
+	return MapErr(op, c.lconn.Run(tag, esz, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: fn, Commute: true}) }))
 }

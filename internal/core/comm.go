@@ -38,8 +38,8 @@ type Comm struct {
 	dry   atomic.Bool   // CheckArgs is running: its goroutine's builders stop after their checks
 	dryG  atomic.Int64  // the goroutine running CheckArgs
 	coll  collTable     // the collectives chosen when c was made (colltable.go)
-	lconn conn          // the local group on the internal context
-	iconn conn          // an intercommunicator's both groups (local first)
+	lconn Conn          // the local group on the internal context
+	iconn Conn          // an intercommunicator's both groups (local first)
 	node  *nodeColl     // node shared-memory or hierarchical state, made on first use
 
 	mu   sync.Mutex

@@ -80,7 +80,7 @@ func colorKey(color, key int) []byte {
 func (c *Comm) gather(op string, rec []byte) (local, remote []byte, err error) {
 	n := len(rec)
 	local = make([]byte, n*c.size)
-	if err := c.lconn.run(tagGather, 1, func(s *coll.Sched) { s.Allgather(rec, local) }); err != nil {
+	if err := c.lconn.Run(tagGather, 1, func(s *coll.Sched) { s.Allgather(rec, local) }); err != nil {
 		return nil, nil, MapErr(op, err)
 	}
 	if c.remote == nil {
@@ -88,11 +88,11 @@ func (c *Comm) gather(op string, rec []byte) (local, remote []byte, err error) {
 	}
 	remote = make([]byte, n*c.remote.Size())
 	if c.rank == 0 {
-		if err := c.iconn.sendrecv(local, remote, c.size, tagGather); err != nil {
+		if err := c.iconn.Sendrecv(local, remote, c.size, tagGather); err != nil {
 			return nil, nil, MapErr(op, err)
 		}
 	}
-	if err := c.lconn.run(tagGather, 1, func(s *coll.Sched) { s.Bcast(remote, 0) }); err != nil {
+	if err := c.lconn.Run(tagGather, 1, func(s *coll.Sched) { s.Bcast(remote, 0) }); err != nil {
 		return nil, nil, MapErr(op, err)
 	}
 	return local, remote, nil
@@ -465,21 +465,21 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 	if c.rank == 0 {
 		n := make([]byte, 8)
 		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
-		if err := c.iconn.sendrecv(n, sizes, c.size, tagInterBcast); err != nil {
+		if err := c.iconn.Sendrecv(n, sizes, c.size, tagInterBcast); err != nil {
 			return nil, MapErr(op, err)
 		}
 		theirs = make([]byte, binary.LittleEndian.Uint64(sizes))
-		if err := c.iconn.sendrecv(mine, theirs, c.size, tagInterBcast); err != nil {
+		if err := c.iconn.Sendrecv(mine, theirs, c.size, tagInterBcast); err != nil {
 			return nil, MapErr(op, err)
 		}
 	}
-	if err := c.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, 0) }); err != nil {
+	if err := c.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, 0) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	if theirs == nil {
 		theirs = make([]byte, binary.LittleEndian.Uint64(sizes))
 	}
-	if err := c.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(theirs, 0) }); err != nil {
+	if err := c.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(theirs, 0) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	rg, err := World.group.Incl(decodeRanks(theirs))
@@ -583,21 +583,21 @@ func IntercommCreate(op string, local *Comm, localLeader int, peer *Comm, remote
 		mine := encodeRanks(local.group)
 		n := make([]byte, 8)
 		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
-		if err := peer.lconn.sendrecv(n, sizes, remoteLeader, tagInterLeaders+tag); err != nil {
+		if err := peer.lconn.Sendrecv(n, sizes, remoteLeader, tagInterLeaders+tag); err != nil {
 			return nil, MapErr(op, err)
 		}
 		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
-		if err := peer.lconn.sendrecv(mine, remote, remoteLeader, tagInterLeaders+tag); err != nil {
+		if err := peer.lconn.Sendrecv(mine, remote, remoteLeader, tagInterLeaders+tag); err != nil {
 			return nil, MapErr(op, err)
 		}
 	}
-	if err := local.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, localLeader) }); err != nil {
+	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	if remote == nil {
 		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
 	}
-	if err := local.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(remote, localLeader) }); err != nil {
+	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(remote, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	rg, err := World.group.Incl(decodeRanks(remote))
@@ -638,12 +638,12 @@ func (c *Comm) Merge(op string, high bool) (*Comm, error) {
 	}
 	theirs := []byte{0}
 	if c.rank == 0 {
-		if err := c.iconn.sendrecv(flag, theirs, c.size, tagMergeFlags); err != nil {
+		if err := c.iconn.Sendrecv(flag, theirs, c.size, tagMergeFlags); err != nil {
 			return nil, MapErr(op, err)
 		}
 	}
 	both := []byte{flag[0], theirs[0]}
-	if err := c.lconn.run(tagMergeFlags, 1, func(s *coll.Sched) { s.Bcast(both, 0) }); err != nil {
+	if err := c.lconn.Run(tagMergeFlags, 1, func(s *coll.Sched) { s.Bcast(both, 0) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	mineHigh, theirHigh := both[0] == 1, both[1] == 1

@@ -37,7 +37,6 @@ func TransportInfo(max int) (string, error) {
 		b.WriteString(tab.String())
 		shown++
 	}
-	b.WriteString(RMAInfo())
 	b.WriteString(World.CollTable())
 	return b.String(), nil
 }

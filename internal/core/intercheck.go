@@ -148,7 +148,7 @@ func (c *Comm) verifyInter(tag int, cl interCall) error {
 		me[6] = 1
 	}
 	all := make([]byte, 8*summaryWords*c.size)
-	err := c.lconn.run(tag, 8, func(s *coll.Sched) { s.Allgather(encodeWords(me[:]), all) })
+	err := c.lconn.Run(tag, 8, func(s *coll.Sched) { s.Allgather(encodeWords(me[:]), all) })
 	if err != nil {
 		return MapErr(cl.op, err)
 	}
@@ -160,11 +160,11 @@ func (c *Comm) verifyInter(tag int, cl interCall) error {
 	w := mine.words()
 	got := make([]byte, 8*summaryWords)
 	if c.rank == 0 {
-		if err := c.iconn.sendrecv(encodeWords(w[:]), got, c.size, tag); err != nil {
+		if err := c.iconn.Sendrecv(encodeWords(w[:]), got, c.size, tag); err != nil {
 			return MapErr(cl.op, err)
 		}
 	}
-	if err := c.lconn.run(tag, 1, func(s *coll.Sched) { s.Bcast(got, 0) }); err != nil {
+	if err := c.lconn.Run(tag, 1, func(s *coll.Sched) { s.Bcast(got, 0) }); err != nil {
 		return MapErr(cl.op, err)
 	}
 	var theirs [summaryWords]int64

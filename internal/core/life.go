@@ -267,7 +267,7 @@ func agreeEnd(op string, canFence bool) (bool, error) {
 	if canFence {
 		binary.LittleEndian.PutUint64(buf, 1)
 	}
-	if err := World.lconn.run(tagFinalize, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) }); err != nil {
+	if err := World.lconn.Run(tagFinalize, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) }); err != nil {
 		return false, Wrap(ClassOther, op, "waiting for the other ranks", MapErr(op, err))
 	}
 	return binary.LittleEndian.Uint64(buf) == 1, nil

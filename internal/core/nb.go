@@ -32,15 +32,41 @@ import (
 // operation's state. Every other kind of Pending is not reused: its generation is
 // always 0, and used marks it reported (a persistent one: freed) instead.
 type Pending struct {
-	op   pendingOp
+	op   PendingOp
 	used atomic.Bool
 }
 
-type pendingOp interface {
-	test() (bool, error)
-	wait() error
-	doneCh() <-chan struct{}
+// PendingOp is an operation a Pending stands for. core's own kinds implement it, and
+// so do the packages beside core for theirs (a window's shipped request): Test
+// reports completion without waiting, Wait waits for it, DoneCh is a channel closed
+// once it is done. An operation that has no such channel returns nil and implements
+// WaitContext(ctx context.Context) error instead, which Pending.WaitContext then
+// calls. Test and Wait may be called any number of times, from any goroutine, and
+// give the same error once the operation is done.
+type PendingOp interface {
+	Test() (bool, error)
+	Wait() error
+	DoneCh() <-chan struct{}
 }
+
+// Bind makes p stand for op. p is typically a field of op's own record, so that
+// handing out the request allocates nothing; p must not be in use by another
+// operation.
+func (p *Pending) Bind(op PendingOp) { p.op = op }
+
+// Completed is the Pending shared by every operation complete when its call
+// returned; it is never used up.
+func Completed() *Pending { return donePending }
+
+// doneOp is an operation complete when its call returned (a direct one-sided
+// operation's request).
+type doneOp struct{}
+
+func (doneOp) Test() (bool, error)     { return true, nil }
+func (doneOp) Wait() error             { return nil }
+func (doneOp) DoneCh() <-chan struct{} { return closed }
+
+var donePending = &Pending{op: doneOp{}}
 
 // Ref is a Pending at one generation: what a request handle holds (see Pending).
 type Ref struct {
@@ -102,7 +128,7 @@ func (h Ref) Test() (bool, error) {
 	if h.p == nil || h.p.op == nil {
 		return true, nil
 	}
-	return h.p.op.test()
+	return h.p.op.Test()
 }
 
 // WaitContext is Wait that gives up when ctx is done, with ctx's error; p stays
@@ -120,14 +146,14 @@ func (h Ref) WaitContext(ctx context.Context) error {
 		return nil
 	}
 	if w, ok := p.op.(waitCtxOp); ok {
-		return w.waitCtx(ctx)
+		return w.WaitContext(ctx)
 	}
-	if ok, err := p.op.test(); ok {
+	if ok, err := p.op.Test(); ok {
 		return err
 	}
 	select {
-	case <-p.op.doneCh():
-		return p.op.wait()
+	case <-p.op.DoneCh():
+		return p.op.Wait()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -144,7 +170,7 @@ func (h Ref) Wait() error {
 	if h.p == nil || h.p.op == nil {
 		return nil
 	}
-	return h.p.op.wait()
+	return h.p.op.Wait()
 }
 
 // doneCh is closed once h is done (at once for a stale h).
@@ -160,7 +186,7 @@ func (h Ref) doneCh() <-chan struct{} {
 	if h.p == nil || h.p.op == nil {
 		return closed
 	}
-	return h.p.op.doneCh()
+	return h.p.op.DoneCh()
 }
 
 // Active reports whether h is under way (see Pending.Active); a stale h is not.
@@ -447,7 +473,7 @@ func progressLoop() {
 	}
 }
 
-func (x *collOp) test() (bool, error) { return x.testGen(x.gen.Load()) }
+func (x *collOp) Test() (bool, error) { return x.testGen(x.gen.Load()) }
 
 func (x *collOp) testGen(gen uint32) (bool, error) {
 	nbColl.mu.Lock()
@@ -464,7 +490,7 @@ func (x *collOp) testGen(gen uint32) (bool, error) {
 	return true, MapErr(name, err)
 }
 
-func (x *collOp) doneCh() <-chan struct{} {
+func (x *collOp) DoneCh() <-chan struct{} {
 	nbColl.mu.Lock()
 	defer nbColl.mu.Unlock()
 	return x.waitCh()
@@ -481,7 +507,7 @@ func (x *collOp) waitCh() <-chan struct{} {
 	return x.ch
 }
 
-func (x *collOp) wait() error { return x.waitCtx(nil, x.gen.Load()) }
+func (x *collOp) Wait() error { return x.waitCtx(nil, x.gen.Load()) }
 
 // waitCtx waits for x at generation gen (a stale handle's wait returns at once, as
 // for the null request), or until ctx, if not nil, is done. It sleeps on nbColl.wake
@@ -573,7 +599,7 @@ type bgOp struct {
 	box Pending
 }
 
-func (o *bgOp) test() (bool, error) {
+func (o *bgOp) Test() (bool, error) {
 	select {
 	case <-o.ch:
 		return true, o.err
@@ -582,9 +608,9 @@ func (o *bgOp) test() (bool, error) {
 	}
 }
 
-func (o *bgOp) doneCh() <-chan struct{} { return o.ch }
+func (o *bgOp) DoneCh() <-chan struct{} { return o.ch }
 
-func (o *bgOp) wait() error {
+func (o *bgOp) Wait() error {
 	<-o.ch
 	return o.err
 }

@@ -28,8 +28,12 @@ type cancelOp interface{ cancel() error }
 
 // waitCtxOp is an operation whose WaitContext does not use its done channel.
 type waitCtxOp interface {
-	waitCtx(ctx context.Context) error
+	WaitContext(ctx context.Context) error
 }
+
+// The kinds that wait without a done channel; an operation whose WaitContext fell
+// out of this interface would silently wait on a nil channel instead.
+var _ = []waitCtxOp{(*pairOp)(nil), (*partOp)(nil), (*persistOp)(nil)}
 
 // StatusInto fills *st with the status of p, which has completed (Test or Wait said
 // so): the receive's for a send and receive, the query function's for a generalized
@@ -114,7 +118,7 @@ func StartPair(op string, send, recv p2p.Request, fin func(st *p2p.Status)) *Pen
 	return &x.box
 }
 
-func (x *pairOp) test() (bool, error) {
+func (x *pairOp) Test() (bool, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.rdone {
@@ -131,9 +135,9 @@ func (x *pairOp) test() (bool, error) {
 	return x.finish()
 }
 
-func (x *pairOp) wait() error { return x.waitCtx(nil) }
+func (x *pairOp) Wait() error { return x.WaitContext(nil) }
 
-func (x *pairOp) waitCtx(ctx context.Context) error {
+func (x *pairOp) WaitContext(ctx context.Context) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.rdone {
@@ -177,7 +181,7 @@ func (x *pairOp) finish() (bool, error) {
 	return true, x.err
 }
 
-func (x *pairOp) doneCh() <-chan struct{} { return nil } // waitCtx serves WaitContext
+func (x *pairOp) DoneCh() <-chan struct{} { return nil } // WaitContext serves the waits
 
 func (x *pairOp) status() (p2p.Status, error) {
 	x.mu.Lock()
@@ -276,7 +280,7 @@ func (p *Pending) IsGrequest() bool {
 	return ok
 }
 
-func (x *genOp) test() (bool, error) {
+func (x *genOp) Test() (bool, error) {
 	select {
 	case <-x.ch:
 		return true, nil
@@ -285,12 +289,12 @@ func (x *genOp) test() (bool, error) {
 	}
 }
 
-func (x *genOp) wait() error {
+func (x *genOp) Wait() error {
 	<-x.ch
 	return nil
 }
 
-func (x *genOp) doneCh() <-chan struct{} { return x.ch }
+func (x *genOp) DoneCh() <-chan struct{} { return x.ch }
 
 func (x *genOp) status() (p2p.Status, error) {
 	st := p2p.Status{Source: AnySource, Tag: AnyTag}

@@ -170,7 +170,7 @@ type nbrOp struct {
 	// block's length, as the schedules' do, so that a message shorter or longer than
 	// the block (neighbours that disagree on a count: erroneous) is an error naming
 	// the sender, MPI_ERR_COUNT or MPI_ERR_TRUNCATE, not old bytes left in place.
-	k       *conn
+	k       *Conn
 	reqs    []coll.Req
 	unpack  []nbrBlock
 	scratch *[]byte

@@ -302,7 +302,7 @@ func chooseNode(c *Comm) *nodeColl {
 		}
 		return off("one rank per node")
 	}
-	sh := nodeTransport()
+	sh := NodeTransport()
 	if sh == nil {
 		return off("no shared-memory transport")
 	}
@@ -312,25 +312,6 @@ func chooseNode(c *Comm) *nodeColl {
 		}
 	}
 	return &nodeColl{}
-}
-
-// nodeMemory is the capability the node collectives need of a transport: it reaches
-// the node's peers through memory they share, and can tell whether a peer's process
-// still lives.
-type nodeMemory interface {
-	Reaches(rank int) bool
-	SharedMemory() bool
-	CheckPeer(rank int) error
-}
-
-// nodeTransport is the transport that shares memory with the node's peers, or nil.
-func nodeTransport() nodeMemory {
-	for _, t := range transports {
-		if sh, ok := t.(nodeMemory); ok && sh.SharedMemory() {
-			return sh
-		}
-	}
-	return nil
 }
 
 // setup makes the region (leader) or maps it (the others), and agrees with every rank
@@ -385,7 +366,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	}
 	var g *shmcoll.Group
 	if reg != nil {
-		g, err = shmcoll.Attach(reg.Mem, c.rank, waitOptions(c, nodeTransport()))
+		g, err = shmcoll.Attach(reg.Mem, c.rank, waitOptions(c, NodeTransport()))
 		if err != nil {
 			why = err.Error()
 		}
@@ -449,7 +430,7 @@ func (n *nodeColl) setup(c *Comm) error {
 // waitOptions follows the point-to-point engine's idle policy (idle.Configured:
 // p2p_spin, p2p_yield, p2p_sleep; oversubscribed nodes spin little), and checks the shm
 // transport's view of a peer a wait is for about every millisecond.
-func waitOptions(c *Comm, sh nodeMemory) shmcoll.Options {
+func waitOptions(c *Comm, sh NodeMemory) shmcoll.Options {
 	p := idle.Configured()
 	o := shmcoll.Options{
 		Spin:           p.Spin,

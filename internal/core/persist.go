@@ -160,13 +160,13 @@ func (o *persistOp) run() Ref {
 }
 
 // An inactive persistent request completes at once with the empty status.
-func (o *persistOp) test() (bool, error) { return o.run().Test() }
-func (o *persistOp) wait() error         { return o.run().Wait() }
+func (o *persistOp) Test() (bool, error) { return o.run().Test() }
+func (o *persistOp) Wait() error         { return o.run().Wait() }
 
-// waitCtx waits for the current run as its own request would, allocating nothing.
-func (o *persistOp) waitCtx(ctx context.Context) error { return o.run().WaitContext(ctx) }
+// WaitContext waits for the current run as its own request would, allocating nothing.
+func (o *persistOp) WaitContext(ctx context.Context) error { return o.run().WaitContext(ctx) }
 
-func (o *persistOp) doneCh() <-chan struct{} {
+func (o *persistOp) DoneCh() <-chan struct{} {
 	return o.run().doneCh()
 }
 

@@ -203,7 +203,7 @@ func (o *thenOp) finish(err error) error {
 	return o.err
 }
 
-func (o *thenOp) test() (bool, error) {
+func (o *thenOp) Test() (bool, error) {
 	ok, err := o.p.Test()
 	if !ok {
 		return false, nil
@@ -211,9 +211,9 @@ func (o *thenOp) test() (bool, error) {
 	return true, o.finish(err)
 }
 
-func (o *thenOp) wait() error { return o.finish(o.p.Wait()) }
+func (o *thenOp) Wait() error { return o.finish(o.p.Wait()) }
 
-func (o *thenOp) doneCh() <-chan struct{} { return o.p.doneCh() }
+func (o *thenOp) DoneCh() <-chan struct{} { return o.p.doneCh() }
 
 // release and free pass the user's report or free on to the operation inside, which
 // may be a pooled record.
