@@ -235,14 +235,3 @@ func finish(op string, nb bool, s *coll.Sched, err error) (*Pending, error) {
 	s.Free()
 	return nil, MapErr(op, err)
 }
-
-// InternalAllreduce combines every local member's buf with fn (a commutative
-// reduction over esz-byte elements, inout = in ⊕ inout) and leaves the result in
-// every member's buf, on c's internal context with tag (a tag of tags.go): the
-// agreements of the facade's topology constructors.
-func (c *Comm) InternalAllreduce(op string, buf []byte, esz int, fn func(inout, in []byte), tag int) error {
-	if err := c.Check(op); err != nil {
-		return err
-	}
-	return MapErr(op, c.lconn.Run(tag, esz, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: fn, Commute: true}) }))
-}

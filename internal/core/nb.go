@@ -21,210 +21,6 @@ import (
 // in different orders cannot deadlock. Test and Wait advance the schedules too, so a
 // request found complete is reported at once.
 
-// Pending is a nonblocking operation of more than one message. Its zero value and nil
-// are complete.
-//
-// A nonblocking collective's Pending is a pooled record: once its owner has reported
-// it (Release, after Test or Wait said it is complete) or freed it (Free; then once it
-// completes), it goes back to a pool and serves a later collective. Each reuse bumps
-// the record's generation, and a handle holds the generation it was made at (a Ref),
-// so a stale copy of a request is seen as one (Ref.Stale) and never sees another
-// operation's state. Every other kind of Pending is not reused: its generation is
-// always 0, and used marks it reported (a persistent one: freed) instead.
-type Pending struct {
-	op   PendingOp
-	used atomic.Bool
-}
-
-// PendingOp is an operation a Pending stands for. core's own kinds implement it, and
-// so do the packages beside core for theirs (a window's shipped request): Test
-// reports completion without waiting, Wait waits for it, DoneCh is a channel closed
-// once it is done. An operation that has no such channel returns nil and implements
-// WaitContext(ctx context.Context) error instead, which Pending.WaitContext then
-// calls. Test and Wait may be called any number of times, from any goroutine, and
-// give the same error once the operation is done.
-type PendingOp interface {
-	Test() (bool, error)
-	Wait() error
-	DoneCh() <-chan struct{}
-}
-
-// Bind makes p stand for op. p is typically a field of op's own record, so that
-// handing out the request allocates nothing; p must not be in use by another
-// operation.
-func (p *Pending) Bind(op PendingOp) { p.op = op }
-
-// Completed is the Pending shared by every operation complete when its call
-// returned; it is never used up.
-func Completed() *Pending { return donePending }
-
-// doneOp is an operation complete when its call returned (a direct one-sided
-// operation's request).
-type doneOp struct{}
-
-func (doneOp) Test() (bool, error)     { return true, nil }
-func (doneOp) Wait() error             { return nil }
-func (doneOp) DoneCh() <-chan struct{} { return closed }
-
-var donePending = &Pending{op: doneOp{}}
-
-// Ref is a Pending at one generation: what a request handle holds (see Pending).
-type Ref struct {
-	p   *Pending
-	gen uint32
-}
-
-// RefOf is the Ref of p at generation gen (a handle's: p and p.Gen() when it was made).
-func RefOf(p *Pending, gen uint32) Ref { return Ref{p: p, gen: gen} }
-
-// Ref is p at its current generation, for its owner.
-func (p *Pending) Ref() Ref { return Ref{p: p, gen: p.Gen()} }
-
-// Gen is p's current generation (0 for the kinds that are not reused).
-func (p *Pending) Gen() uint32 {
-	if p != nil {
-		if x, ok := p.op.(*collOp); ok {
-			return x.gen.Load()
-		}
-	}
-	return 0
-}
-
-// coll is h's collective record, nil if it is of another kind.
-func (h Ref) coll() *collOp {
-	if h.p == nil {
-		return nil
-	}
-	x, _ := h.p.op.(*collOp)
-	return x
-}
-
-// Stale reports whether h is used up: the handle it came from is a copy of a request
-// already reported by a completion call or freed (through another copy), whose record
-// may since serve another operation. A persistent request is used up once freed only.
-func (h Ref) Stale() bool {
-	if x := h.coll(); x != nil {
-		return x.gen.Load() != h.gen
-	}
-	return h.p != nil && h.p.used.Load()
-}
-
-// useUp marks p, of a kind that is not pooled, used up (see Stale). The shared
-// record of operations complete at once (donePending) is never used up.
-func (p *Pending) useUp() {
-	if p != nil && p != donePending {
-		p.used.Store(true)
-	}
-}
-
-// Test reports whether p has completed, and its error if so.
-func (p *Pending) Test() (bool, error) { return p.Ref().Test() }
-
-// Test reports whether h has completed, and its error if so.
-func (h Ref) Test() (bool, error) {
-	if x := h.coll(); x != nil {
-		return x.testGen(h.gen)
-	}
-	if h.p == nil || h.p.op == nil {
-		return true, nil
-	}
-	return h.p.op.Test()
-}
-
-// WaitContext is Wait that gives up when ctx is done, with ctx's error; p stays
-// pending then.
-func (p *Pending) WaitContext(ctx context.Context) error { return p.Ref().WaitContext(ctx) }
-
-// WaitContext is Wait that gives up when ctx is done, with ctx's error; h stays
-// pending then.
-func (h Ref) WaitContext(ctx context.Context) error {
-	if x := h.coll(); x != nil {
-		return x.waitCtx(ctx, h.gen)
-	}
-	p := h.p
-	if p == nil || p.op == nil {
-		return nil
-	}
-	if w, ok := p.op.(waitCtxOp); ok {
-		return w.WaitContext(ctx)
-	}
-	if ok, err := p.op.Test(); ok {
-		return err
-	}
-	select {
-	case <-p.op.DoneCh():
-		return p.op.Wait()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Wait waits for p to complete and returns its error.
-func (p *Pending) Wait() error { return p.Ref().Wait() }
-
-// Wait waits for h to complete and returns its error.
-func (h Ref) Wait() error {
-	if x := h.coll(); x != nil {
-		return x.waitCtx(nil, h.gen)
-	}
-	if h.p == nil || h.p.op == nil {
-		return nil
-	}
-	return h.p.op.Wait()
-}
-
-// doneCh is closed once h is done (at once for a stale h).
-func (h Ref) doneCh() <-chan struct{} {
-	if x := h.coll(); x != nil {
-		nbColl.mu.Lock()
-		defer nbColl.mu.Unlock()
-		if x.gen.Load() != h.gen {
-			return closed
-		}
-		return x.waitCh()
-	}
-	if h.p == nil || h.p.op == nil {
-		return closed
-	}
-	return h.p.op.DoneCh()
-}
-
-// Active reports whether h is under way (see Pending.Active); a stale h is not.
-func (h Ref) Active() bool {
-	if x := h.coll(); x != nil {
-		return x.gen.Load() == h.gen
-	}
-	return h.p.Active()
-}
-
-// StatusInto is Pending.StatusInto (a collective's status is the empty one, stale or
-// not).
-func (h Ref) StatusInto(st *p2p.Status) error { return h.p.StatusInto(st) }
-
-// Release is Pending.Release: a collective's record goes back to the pool (a stale h
-// does nothing).
-func (h Ref) Release() error {
-	if x := h.coll(); x != nil {
-		x.release(h.gen)
-		return nil
-	}
-	if !h.p.IsPersistent() { // a persistent one becomes inactive instead
-		h.p.useUp()
-	}
-	return h.p.Release()
-}
-
-// Free is Pending.Free: a collective's record goes back to the pool once it has
-// completed (a stale h does nothing).
-func (h Ref) Free() error {
-	if x := h.coll(); x != nil {
-		x.free(h.gen)
-		return nil
-	}
-	h.p.useUp()
-	return h.p.Free()
-}
-
 // collOp is a nonblocking collective: until it is done, its buffers belong to MPI.
 // Records are pooled (see Pending); every field but gen and box is guarded by
 // nbColl.mu, and gen is written under it too.
@@ -310,7 +106,7 @@ func newCollOp() *collOp {
 		return x
 	}
 	x := &collOp{}
-	x.box.op = x
+	x.box.BindPooled(x)
 	x.gen.Store(1)
 	return x
 }
@@ -389,27 +185,6 @@ func (x *collOp) attach(st *staged, f Finisher) {
 	nbColl.mu.Unlock()
 }
 
-// Finisher is work a nonblocking operation does once it has completed, whether it
-// succeeded (err nil) or failed: the facade's unpacking of typed results into the
-// user's layout, and the release of its scratch. Finish returns the operation's
-// result.
-type Finisher interface {
-	Finish(err error) error
-}
-
-// ThenFinish returns a Pending that completes when p, just started, does, after f
-// has run on p's result, by whichever of Test and Wait sees the completion first.
-// A collective's record carries f itself, so that the call allocates nothing;
-// other kinds are wrapped. f must release whatever it holds on failure too, but not
-// read buffers that messages in flight may still target.
-func ThenFinish(p *Pending, f Finisher) *Pending {
-	if x := p.Ref().coll(); x != nil {
-		x.attach(nil, f)
-		return p
-	}
-	return &Pending{op: &thenOp{p: p.Ref(), end: f.Finish}}
-}
-
 type lent struct {
 	x *collOp
 	i int
@@ -473,9 +248,9 @@ func progressLoop() {
 	}
 }
 
-func (x *collOp) Test() (bool, error) { return x.testGen(x.gen.Load()) }
+func (x *collOp) Test() (bool, error) { return x.TestGen(x.gen.Load()) }
 
-func (x *collOp) testGen(gen uint32) (bool, error) {
+func (x *collOp) TestGen(gen uint32) (bool, error) {
 	nbColl.mu.Lock()
 	if x.gen.Load() != gen {
 		nbColl.mu.Unlock()
@@ -496,6 +271,28 @@ func (x *collOp) DoneCh() <-chan struct{} {
 	return x.waitCh()
 }
 
+// collOf is p's collective record, nil if p is of another kind.
+func collOf(p *Pending) *collOp {
+	x, _ := p.Pooled().(*collOp)
+	return x
+}
+
+// Gen is x's current generation.
+func (x *collOp) Gen() uint32 { return x.gen.Load() }
+
+// DoneChGen is closed once x at generation gen is done (at once for a stale one).
+func (x *collOp) DoneChGen(gen uint32) <-chan struct{} {
+	nbColl.mu.Lock()
+	defer nbColl.mu.Unlock()
+	if x.gen.Load() != gen {
+		return closed
+	}
+	return x.waitCh()
+}
+
+// Attach gives x, just started, a Finisher the facade attached (ThenFinish).
+func (x *collOp) Attach(f Finisher) { x.attach(nil, f) }
+
 // waitCh is the channel closed once x is done (nbColl.mu held).
 func (x *collOp) waitCh() <-chan struct{} {
 	if x.done {
@@ -507,13 +304,13 @@ func (x *collOp) waitCh() <-chan struct{} {
 	return x.ch
 }
 
-func (x *collOp) Wait() error { return x.waitCtx(nil, x.gen.Load()) }
+func (x *collOp) Wait() error { return x.WaitGen(nil, x.gen.Load()) }
 
-// waitCtx waits for x at generation gen (a stale handle's wait returns at once, as
+// WaitGen waits for x at generation gen (a stale handle's wait returns at once, as
 // for the null request), or until ctx, if not nil, is done. It sleeps on nbColl.wake
 // either way; a context's end wakes it through an idle.Watch (collBell), so a wait
 // with a context allocates nothing either.
-func (x *collOp) waitCtx(ctx context.Context, gen uint32) error {
+func (x *collOp) WaitGen(ctx context.Context, gen uint32) error {
 	nbColl.mu.Lock()
 	if x.gen.Load() != gen {
 		nbColl.mu.Unlock()
@@ -555,8 +352,8 @@ func (collBell) Ring() {
 	nbColl.mu.Unlock()
 }
 
-// release puts x back in the pool once its owner has reported it.
-func (x *collOp) release(gen uint32) {
+// ReleaseGen puts x back in the pool once its owner has reported it.
+func (x *collOp) ReleaseGen(gen uint32) {
 	nbColl.mu.Lock()
 	if x.gen.Load() == gen && x.done {
 		x.recycle()
@@ -564,8 +361,8 @@ func (x *collOp) release(gen uint32) {
 	nbColl.mu.Unlock()
 }
 
-// free: x completes unobserved and then goes back to the pool.
-func (x *collOp) free(gen uint32) {
+// FreeGen: x completes unobserved and then goes back to the pool.
+func (x *collOp) FreeGen(gen uint32) {
 	nbColl.mu.Lock()
 	if x.gen.Load() == gen {
 		if x.done {
@@ -575,42 +372,4 @@ func (x *collOp) free(gen uint32) {
 		}
 	}
 	nbColl.mu.Unlock()
-}
-
-// Go runs f in a goroutine of its own as a nonblocking operation (Idup, the buffer
-// iflushes): the engine takes its lock from now on, since f calls it beside the
-// caller.
-func Go(op string, f func() error) *Pending {
-	o := &bgOp{ch: make(chan struct{})}
-	eng.Concurrent()
-	go func() {
-		o.err = f()
-		close(o.ch)
-		noteDone()
-	}()
-	o.box.op = o
-	return &o.box
-}
-
-// bgOp is an operation running in a goroutine of its own.
-type bgOp struct {
-	ch  chan struct{}
-	err error
-	box Pending
-}
-
-func (o *bgOp) Test() (bool, error) {
-	select {
-	case <-o.ch:
-		return true, o.err
-	default:
-		return false, nil
-	}
-}
-
-func (o *bgOp) DoneCh() <-chan struct{} { return o.ch }
-
-func (o *bgOp) Wait() error {
-	<-o.ch
-	return o.err
 }

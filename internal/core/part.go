@@ -195,7 +195,7 @@ func (t *partTable) drain(c *Comm) error {
 }
 
 // start begins a round (MPI_Start).
-func (o *partOp) start(op string) error {
+func (o *partOp) Start(op string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {
@@ -212,7 +212,7 @@ func (o *partOp) start(op string) error {
 	return nil
 }
 
-func (o *partOp) isActive() bool {
+func (o *partOp) IsActive() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.active
@@ -410,7 +410,7 @@ func (o *partOp) WaitContext(ctx context.Context) error {
 func (o *partOp) DoneCh() <-chan struct{} { return nil }
 
 // status: a receive's is its source, tag and whole length.
-func (o *partOp) status() (p2p.Status, error) {
+func (o *partOp) Status() (p2p.Status, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.send {
@@ -420,7 +420,7 @@ func (o *partOp) status() (p2p.Status, error) {
 }
 
 // release ends the round once a completion call has reported it.
-func (o *partOp) release() error {
+func (o *partOp) Release() error {
 	o.mu.Lock()
 	o.active = false
 	o.mu.Unlock()
@@ -428,7 +428,7 @@ func (o *partOp) release() error {
 }
 
 // free releases the request: its channel number, and a receive not yet matched.
-func (o *partOp) free() error {
+func (o *partOp) Free() error {
 	o.mu.Lock()
 	o.freed = true
 	o.mu.Unlock()

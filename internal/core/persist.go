@@ -3,9 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -69,16 +66,6 @@ func (c *Comm) dryStop() error {
 	return nil
 }
 
-// GoroutineID is the calling goroutine's number, as the runtime prints it in stack
-// traces. It costs a stack header's formatting (about a microsecond): for rare paths
-// only (IsThreadMain, a dry run's checks).
-func GoroutineID() int64 {
-	var buf [64]byte
-	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
-	id, _ := strconv.ParseInt(s[:strings.IndexByte(s, ' ')], 10, 64)
-	return id
-}
-
 // Persistent makes the persistent request of an operation whose every run start
 // begins: the request is inactive until Start.
 func Persistent(start func() (*Pending, error)) *Pending {
@@ -86,54 +73,13 @@ func Persistent(start func() (*Pending, error)) *Pending {
 	return &Pending{op: o}
 }
 
-// startOp is an operation that is started anew for each round: a persistent
-// collective, a partitioned send or receive.
-type startOp interface {
-	start(op string) error
-	isActive() bool
-}
-
-// IsPersistent reports whether p is a persistent operation (Persistent, PartInit).
-func (p *Pending) IsPersistent() bool {
-	if p == nil {
-		return false
-	}
-	_, ok := p.op.(startOp)
-	return ok
-}
-
-// Active reports whether p is under way: false for nil and for an inactive persistent
-// operation, which completion calls treat as a null request.
-func (p *Pending) Active() bool {
-	if p == nil || p.op == nil {
-		return false
-	}
-	if o, ok := p.op.(startOp); ok {
-		return o.isActive()
-	}
-	return true
-}
-
-// Start starts a run of the persistent operation p (MPI_Start); starting one that is
-// active, or an operation that is not persistent, is an error of class ErrRequest.
-func (p *Pending) Start(op string) error {
-	o, ok := startOp(nil), false
-	if p != nil {
-		o, ok = p.op.(startOp)
-	}
-	if !ok {
-		return Errorf(ClassRequest, op, "not a persistent request")
-	}
-	return o.start(op)
-}
-
-func (o *persistOp) isActive() bool {
+func (o *persistOp) IsActive() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.cur.p != nil
 }
 
-func (o *persistOp) start(op string) error {
+func (o *persistOp) Start(op string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.freed {
@@ -167,17 +113,17 @@ func (o *persistOp) Wait() error         { return o.run().Wait() }
 func (o *persistOp) WaitContext(ctx context.Context) error { return o.run().WaitContext(ctx) }
 
 func (o *persistOp) DoneCh() <-chan struct{} {
-	return o.run().doneCh()
+	return o.run().DoneCh()
 }
 
-func (o *persistOp) status() (p2p.Status, error) {
+func (o *persistOp) Status() (p2p.Status, error) {
 	var st p2p.Status
 	err := o.run().StatusInto(&st)
 	return st, err
 }
 
 // release makes the request inactive once a completion call has reported its run.
-func (o *persistOp) release() error {
+func (o *persistOp) Release() error {
 	o.mu.Lock()
 	cur := o.cur
 	o.cur = Ref{}
@@ -186,7 +132,7 @@ func (o *persistOp) release() error {
 }
 
 // free: a run under way completes unobserved; no other run can start.
-func (o *persistOp) free() error {
+func (o *persistOp) Free() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.freed = true

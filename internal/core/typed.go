@@ -2,7 +2,6 @@ package core
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/datatype"
@@ -189,44 +188,6 @@ func (st *staged) finish(p *Pending, err error) (*Pending, error) {
 	return &Pending{op: &thenOp{p: p.Ref(), end: h.done}}, nil
 }
 
-// thenOp is a nonblocking operation with work to do once it completes (unpacking
-// typed outputs), done once, by whichever of Test and Wait sees the completion first.
-type thenOp struct {
-	p    Ref
-	end  func(error) error
-	once sync.Once
-	err  error
-}
-
-func (o *thenOp) finish(err error) error {
-	o.once.Do(func() { o.err = o.end(err) })
-	return o.err
-}
-
-func (o *thenOp) Test() (bool, error) {
-	ok, err := o.p.Test()
-	if !ok {
-		return false, nil
-	}
-	return true, o.finish(err)
-}
-
-func (o *thenOp) Wait() error { return o.finish(o.p.Wait()) }
-
-func (o *thenOp) DoneCh() <-chan struct{} { return o.p.doneCh() }
-
-// release and free pass the user's report or free on to the operation inside, which
-// may be a pooled record.
-func (o *thenOp) release() error { return o.p.Release() }
-func (o *thenOp) free() error    { return o.p.Free() }
-
-// closed is the done channel of an operation that was complete from the start.
-var closed = func() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}()
-
 // eachBlock calls f with each block (first item, items): the counts and
 // displacements, or all items.
 func eachBlock(items int, counts, displs []int, f func(at, n int) error) error {
@@ -305,7 +266,7 @@ func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error
 		bytesOfVec(r.v)
 	}
 	p, err := call()
-	if x := p.Ref().coll(); err == nil && x != nil {
+	if x := collOf(p); err == nil && x != nil {
 		x.attach(&st, nil) // the record carries the staging: nothing allocated
 		return p, nil
 	}
