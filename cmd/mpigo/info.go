@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/launch"
@@ -103,6 +104,7 @@ func probe() int {
 		}
 		fmt.Print(info)
 		fmt.Print(window.RMAInfo())
+		fmt.Print(collective.Table(core.World))
 	} else {
 		mpi.Recv(mpi.World, []byte{0}, 0, 0)
 	}

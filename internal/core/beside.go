@@ -1,12 +1,15 @@
 package core
 
 import (
+	"unsafe"
+
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
 )
 
 // The device's API for the packages beside core that build on its runtime: windows
-// (internal/window), which sit at the device's level and serve both faces. They use
+// (internal/window) and collectives (internal/collective), which sit at the device's
+// level and serve both faces. They use
 // the runtime through what this file exports and never reach into a communicator's
 // fields; core imports none of them (one way down, no cycles). The faces do not
 // call these: they are the device's own plumbing.
@@ -29,9 +32,28 @@ func (c *Comm) Ctx() uint32 { return c.ctx }
 // collective sequence (SeqTag) or of tags.go.
 func (c *Comm) Local() *Conn { return &c.lconn }
 
+// Inter is an intercommunicator's both groups as a coll.Conn on its internal
+// context: member i < Size() is rank i of the local group, member Size()+j rank j of
+// the remote group (internal/coll's convention); the zero Conn for an
+// intracommunicator.
+func (c *Comm) Inter() *Conn { return &c.iconn }
+
+// CollState is the collective package's state of c (internal/collective), nil until
+// it has made c; SetCollState sets it, once, when it makes c and before c is handed
+// to anyone else. core keeps it for that package and never reads it.
+func (c *Comm) CollState() unsafe.Pointer { return c.coll }
+
+// SetCollState sets c's CollState.
+func (c *Comm) SetCollState(p unsafe.Pointer) { c.coll = p }
+
 // SeqTag takes c's next collective sequence number as a tag of its internal context:
 // every member calls it in the same order, once per collective, so that all agree.
-func (c *Comm) SeqTag() int { return c.seqTag() }
+func (c *Comm) SeqTag() int { return int(c.seq.Add(1)-1) & tagSeqMask }
+
+// NextSeq takes c's next collective sequence number, unmasked: an
+// intercommunicator's collectives number their tags from it in a range of their own
+// (TagInterColl).
+func (c *Comm) NextSeq() int { return int(c.seq.Add(1) - 1) }
 
 // NodeMemory is the capability a transport offers that reaches the node's peers
 // through memory they share: which world ranks it reaches, and whether a peer's

@@ -25,6 +25,15 @@ type Conn struct {
 	direct bool
 }
 
+// setConns makes c's conns once its groups are set: its local group, and an
+// intercommunicator's both groups.
+func (c *Comm) setConns() {
+	c.lconn = c.localConn()
+	if c.remote != nil {
+		c.iconn = c.interConn()
+	}
+}
+
 // localConn is c's intracommunicator conn (its local group) on c's internal context.
 func (c *Comm) localConn() Conn {
 	return Conn{ctx: c.ctx + 1, me: c.rank, n: c.size, a: c.group, na: c.size, size: c.size, direct: c.direct || c.group == World.group}
@@ -231,6 +240,40 @@ func engReq(q coll.Req) p2p.Request {
 func (k Conn) All() *Conn {
 	k.size = k.n
 	return &k
+}
+
+// Cancel cancels q, a request of k's Isend or Irecv, and waits for it to end; q
+// becomes null.
+func (k *Conn) Cancel(q *coll.Req) {
+	r := engReq(*q)
+	eng.Cancel(&r)
+	eng.Wait(&r)
+	*q = coll.Req{}
+}
+
+// EngineReq is the engine's request that q, a request of a schedule over a Conn,
+// carries (the null one for a marked q: see GiveBack), for a wait on the requests of
+// many schedules at once (the engine's Waitany).
+func EngineReq(q coll.Req) p2p.Request { return engReq(q) }
+
+// GiveBack stores e, the engine's request borrowed from *q (EngineReq), back into *q
+// after a wait on it: done says that the wait completed e, with status st and error
+// err. A completed receive comes back null, or marked when it failed or its message
+// was truncated or short, so that the schedule's Test reports it as the receive's own
+// Wait would have (exact); one still pending keeps its length.
+func GiveBack(q *coll.Req, e p2p.Request, done bool, st p2p.Status, err error) {
+	n := collReq(e)
+	switch {
+	case done:
+		if incomplete(st, err, int(q.N>>32)) {
+			n = markReq(st, err, q.N)
+		}
+	case !e.IsNull():
+		n.N |= q.N &^ (1<<32 - 1) // the receive's length (Irecv)
+	case q.N&markBit != 0:
+		n = *q // marked by an earlier turn, not yet tested
+	}
+	*q = n
 }
 
 // Run builds a schedule over every member of k with tag and element size esize, runs

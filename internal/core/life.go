@@ -147,8 +147,8 @@ func startRuntime(op string, required int) error {
 	Self.freed.Store(true)
 	World.direct = false
 	state.Store(stateInit)
-	World.chooseColl()
-	Self.chooseColl()
+	World.setConns()
+	Self.setConns()
 	startProfile(required == ThreadMultiple || op != "Init")
 	return nil
 }

@@ -35,12 +35,12 @@ type waitCtxOp interface {
 // interfaces are only asserted at run time, where a method that fell out of one
 // (renamed, or its signature changed) would silently change what a call does.
 var (
-	_ = []waitCtxOp{(*pairOp)(nil), (*partOp)(nil), (*persistOp)(nil)}
-	_ = []statusOp{(*pairOp)(nil), (*genOp)(nil), (*partOp)(nil), (*persistOp)(nil)}
-	_ = []releaseOp{(*genOp)(nil), (*partOp)(nil), (*thenOp)(nil), (*persistOp)(nil)}
-	_ = []freeOp{(*pairOp)(nil), (*genOp)(nil), (*partOp)(nil), (*thenOp)(nil), (*persistOp)(nil)}
+	_ = []waitCtxOp{(*pairOp)(nil), (*partOp)(nil)}
+	_ = []statusOp{(*pairOp)(nil), (*genOp)(nil), (*partOp)(nil)}
+	_ = []releaseOp{(*genOp)(nil), (*partOp)(nil), (*thenOp)(nil)}
+	_ = []freeOp{(*pairOp)(nil), (*genOp)(nil), (*partOp)(nil), (*thenOp)(nil)}
 	_ = []cancelOp{(*pairOp)(nil), (*genOp)(nil)}
-	_ = []startOp{(*partOp)(nil), (*persistOp)(nil)}
+	_ = []startOp{(*partOp)(nil)}
 )
 
 // StatusInto fills *st with the status of p, which has completed (Test or Wait said
@@ -272,7 +272,7 @@ func (p *Pending) GrequestComplete(op string) error {
 	freed := x.freed
 	close(x.ch)
 	x.mu.Unlock()
-	noteDone()
+	NoteDone()
 	if freed {
 		return x.callFree()
 	}

@@ -265,7 +265,7 @@ func Go(op string, f func() error) *Pending {
 	go func() {
 		o.err = f()
 		close(o.ch)
-		noteDone()
+		NoteDone()
 	}()
 	o.box.op = o
 	return &o.box
@@ -332,6 +332,10 @@ var closed = func() chan struct{} {
 	close(ch)
 	return ch
 }()
+
+// Closed is a channel closed from the start: the done channel of an operation that is
+// complete.
+func Closed() <-chan struct{} { return closed }
 
 // startOp is an operation that is started anew for each round: a persistent
 // collective, a partitioned send or receive.

@@ -197,7 +197,6 @@ func stopWorld() error {
 	if eng != nil {
 		err = eng.Close()
 	}
-	closeNodeRegions()
 	closeTransports()
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -145,7 +146,7 @@ func (w *Win) waitOp(x *shipOp) error {
 // so all take the same barrier.
 func (w *Win) barrier(op string) error {
 	if !w.served {
-		return w.comm.Barrier(op)
+		return collective.Barrier(w.comm, op)
 	}
 	c := w.comm
 	s := coll.New(c.Local().All(), c.SeqTag(), 1)

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
@@ -213,14 +214,14 @@ func Create(c *core.Comm, op string, a Args) (*Win, error) {
 	if a.DispUnit < 1 {
 		return nil, core.Errorf(core.ClassDisp, op, "disp_unit %d must be at least 1", a.DispUnit)
 	}
-	wc, err := c.Dup(op)
+	wc, err := collective.Dup(c, op)
 	if err != nil {
 		return nil, err
 	}
 	wc.SetName("window of " + c.Name())
 	w := &Win{comm: wc, flavor: a.Flavor, rank: wc.Rank(), size: wc.Size(), dispUnit: a.DispUnit}
 	if err := w.setup(op, a); err != nil {
-		wc.Free(op)
+		collective.Free(wc, op)
 		return nil, err
 	}
 	return w, nil
@@ -314,7 +315,7 @@ func (w *Win) setup(op string, a Args) error {
 	}
 	w.register()
 	// Nobody may ship before every target serves.
-	return w.comm.Barrier(op)
+	return collective.Barrier(w.comm, op)
 }
 
 // allgather gathers rec (winRecord bytes) from every rank of the window.
@@ -527,7 +528,7 @@ func (w *Win) Free(op string) error {
 		w.reg.Close()
 	}
 	w.mem, w.peers, w.local = nil, nil, nil
-	return w.comm.Free(op)
+	return collective.Free(w.comm, op)
 }
 
 // Attach exposes mem in a dynamic window (MPI_Win_attach) and returns the

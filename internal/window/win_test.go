@@ -8,24 +8,25 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
 // The window package's own tests run in one process: the test binary is a singleton
-// job (core.Init with no launcher is a job of one rank, pm.Singleton), whose windows
+// job (Init with no launcher is a job of one rank, pm.Singleton), whose windows
 // have one target, this rank. That reaches every path that needs no second process:
 // creation of each flavour, the epochs and their errors, the short ways and the
 // general path to a direct target, and the shipped path (a dynamic window ships even
 // to its own rank, through the progress goroutine). What needs peers (other nodes,
 // lock contention, a dead holder) is tested through real jobs in mpi and abi.
 func TestMain(m *testing.M) {
-	if err := core.Init(core.ThreadMultiple); err != nil {
+	if err := collective.Init(core.ThreadMultiple); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	if err := core.Finalize(nil); err != nil && code == 0 {
+	if err := collective.Finalize(nil); err != nil && code == 0 {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}

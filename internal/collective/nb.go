@@ -1,4 +1,4 @@
-package core
+package collective
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/yield"
@@ -40,10 +41,10 @@ type collOp struct {
 	// record so that a nonblocking collective on a datatype allocates nothing.
 	st      staged
 	staging bool
-	then    Finisher
+	then    core.Finisher
 	freed   bool // its owner freed it: back to the pool once done
 	gen     atomic.Uint32
-	box     Pending // box.op is the record itself, for good
+	box     core.Pending // bound to the record itself, for good (BindPooled)
 }
 
 // maxFreeColl bounds the pool of collective records: enough for the collectives a
@@ -70,6 +71,12 @@ var nbColl struct {
 
 func init() { nbColl.wake.L = &nbColl.mu }
 
+// A collective's record is a pooled one: its handles name its generation.
+var _ core.PooledOp = (*collOp)(nil)
+
+// eng is the runtime's engine, which the progress goroutine waits in.
+func eng() *p2p.Engine { return core.Engine() }
+
 // schedule is what a collective's record drives: a coll.Sched, a neighbourhood
 // exchange (neighbor.go) or an Alltoallw (alltoallw.go), whose Progress does what must
 // follow the messages (unpacking) before it reports done. Progress advances it without waiting; Pending is the
@@ -82,7 +89,7 @@ type schedule interface {
 }
 
 // startSched starts s as the nonblocking collective op.
-func startSched(op string, s schedule) *Pending {
+func startSched(op string, s schedule) *core.Pending {
 	nbColl.mu.Lock()
 	x := newCollOp()
 	x.s, x.name = s, op
@@ -90,7 +97,7 @@ func startSched(op string, s schedule) *Pending {
 	progressColl()
 	if !x.done && !nbColl.running {
 		nbColl.running = true
-		eng.Concurrent() // the loop calls the engine beside the caller
+		eng().Concurrent() // the loop calls the engine beside the caller
 		go progressLoop()
 	}
 	nbColl.mu.Unlock()
@@ -143,7 +150,7 @@ func progressColl() {
 				if nbColl.sleepers > 0 {
 					nbColl.wake.Broadcast()
 				}
-				noteDone()
+				core.NoteDone()
 				if x.freed {
 					x.recycle()
 				}
@@ -173,7 +180,7 @@ func (x *collOp) end(err error) error {
 // attach gives x, just started and not yet handed to its owner, its staging (st,
 // if not nil) or a Finisher (f, if not nil). A schedule may have completed inside
 // startSched already: then they run here, and x reports their result.
-func (x *collOp) attach(st *staged, f Finisher) {
+func (x *collOp) attach(st *staged, f core.Finisher) {
 	nbColl.mu.Lock()
 	if st != nil {
 		x.st, x.staging = *st, true
@@ -212,34 +219,22 @@ func progressLoop() {
 			y.out = true
 			mine = append(mine, y)
 			for i, q := range y.s.Pending() {
-				qs = append(qs, engReq(q))
+				qs = append(qs, core.EngineReq(q))
 				backs = append(backs, lent{y, i})
 			}
 		}
 		nbColl.mu.Unlock()
 		done, st, err := -1, p2p.Status{}, error(nil)
 		if len(qs) > 0 {
-			done, st, err = eng.Waitany(qs)
+			done, st, err = eng().Waitany(qs)
 		} else {
 			yield.Gosched()
 		}
 		nbColl.mu.Lock()
 		for k, b := range backs {
-			p := &b.x.s.Pending()[b.i]
-			q := collReq(qs[k])
-			switch {
-			case k == done:
-				// Completed here: the schedule's Test finds it null, or marked when
-				// it failed or its receive was truncated or short (conn.exact).
-				if incomplete(st, err, int(p.N>>32)) {
-					q = markReq(st, err, p.N)
-				}
-			case !qs[k].IsNull():
-				q.N |= p.N &^ (1<<32 - 1) // the receive's length (conn.Irecv)
-			case p.N&markBit != 0:
-				q = *p // marked by an earlier turn, not yet tested
-			}
-			*p = q
+			// Completed here: the schedule's Test finds it null, or marked when it
+			// failed or its receive was truncated or short (core.GiveBack).
+			core.GiveBack(&b.x.s.Pending()[b.i], qs[k], k == done, st, err)
 		}
 		for _, y := range mine {
 			y.out = false
@@ -262,7 +257,7 @@ func (x *collOp) TestGen(gen uint32) (bool, error) {
 	if !done {
 		return false, nil
 	}
-	return true, MapErr(name, err)
+	return true, core.MapErr(name, err)
 }
 
 func (x *collOp) DoneCh() <-chan struct{} {
@@ -272,7 +267,7 @@ func (x *collOp) DoneCh() <-chan struct{} {
 }
 
 // collOf is p's collective record, nil if p is of another kind.
-func collOf(p *Pending) *collOp {
+func collOf(p *core.Pending) *collOp {
 	x, _ := p.Pooled().(*collOp)
 	return x
 }
@@ -285,18 +280,18 @@ func (x *collOp) DoneChGen(gen uint32) <-chan struct{} {
 	nbColl.mu.Lock()
 	defer nbColl.mu.Unlock()
 	if x.gen.Load() != gen {
-		return closed
+		return core.Closed()
 	}
 	return x.waitCh()
 }
 
 // Attach gives x, just started, a Finisher the facade attached (ThenFinish).
-func (x *collOp) Attach(f Finisher) { x.attach(nil, f) }
+func (x *collOp) Attach(f core.Finisher) { x.attach(nil, f) }
 
 // waitCh is the channel closed once x is done (nbColl.mu held).
 func (x *collOp) waitCh() <-chan struct{} {
 	if x.done {
-		return closed
+		return core.Closed()
 	}
 	if x.ch == nil {
 		x.ch = make(chan struct{})
@@ -340,7 +335,7 @@ func (x *collOp) WaitGen(ctx context.Context, gen uint32) error {
 	}
 	nbColl.mu.Unlock()
 	w.Stop() // not under nbColl.mu, which collBell.Ring takes
-	return MapErr(name, err)
+	return core.MapErr(name, err)
 }
 
 // collBell wakes the waits asleep on nbColl.wake: a context's end rings it.

@@ -1,10 +1,11 @@
-package core
+package collective
 
 import (
 	"context"
 	"errors"
 	"sync"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
 )
 
@@ -15,8 +16,8 @@ import (
 // run is the next collective on the communicator, as a nonblocking one is.
 type persistOp struct {
 	mu     sync.Mutex
-	start1 func() (*Pending, error)
-	cur    Ref // the run under way; the zero Ref while inactive
+	start1 func() (*core.Pending, error)
+	cur    core.Ref // the run under way; the zero core.Ref while inactive
 	freed  bool
 }
 
@@ -38,8 +39,9 @@ func IsDry(err error) bool { return err == errDry }
 // The dry run is the calling goroutine's alone: a collective that another goroutine
 // builds on c meanwhile (an Idup's) runs as
 // usual.
-func (c *Comm) CheckArgs(start func() error) error {
-	c.dryG.Store(GoroutineID())
+func CheckArgs(cc *core.Comm, start func() error) error {
+	c := of(cc)
+	c.dryG.Store(core.GoroutineID())
 	c.dry.Store(true)
 	err := start()
 	c.dry.Store(false)
@@ -52,54 +54,67 @@ func (c *Comm) CheckArgs(start func() error) error {
 // DryStop is errDry in the goroutine that runs CheckArgs on c, nil otherwise: a
 // collective built without a schedule (the neighbourhood exchange) calls it once its
 // checks have passed, before it sends anything.
-func (c *Comm) DryStop() error {
+func (c *comm) DryStop() error {
 	if c.dry.Load() {
 		return c.dryStop()
 	}
 	return nil
 }
 
-func (c *Comm) dryStop() error {
-	if c.dryG.Load() == GoroutineID() {
+func (c *comm) dryStop() error {
+	if c.dryG.Load() == core.GoroutineID() {
 		return errDry
 	}
 	return nil
 }
 
+// The optional methods core's Pending looks for at run time (core/nbreq.go), checked
+// by the compiler: one that fell out would silently change what a call does.
+var _ interface {
+	core.PendingOp
+	Status() (p2p.Status, error)
+	Release() error
+	Free() error
+	Start(op string) error
+	IsActive() bool
+	WaitContext(ctx context.Context) error
+} = (*persistOp)(nil)
+
 // Persistent makes the persistent request of an operation whose every run start
 // begins: the request is inactive until Start.
-func Persistent(start func() (*Pending, error)) *Pending {
-	o := &persistOp{start1: start}
-	return &Pending{op: o}
+func Persistent(start func() (*core.Pending, error)) *core.Pending {
+	p := new(core.Pending)
+	p.Bind(&persistOp{start1: start})
+	return p
 }
 
 func (o *persistOp) IsActive() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.cur.p != nil
+	return o.cur != core.Ref{}
 }
 
 func (o *persistOp) Start(op string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.freed {
-		return Errorf(ClassRequest, op, "the persistent request has been freed")
+		return core.Errorf(core.ClassRequest, op, "the persistent request has been freed")
 	}
-	if o.cur.p != nil {
-		return Errorf(ClassRequest, op, "the persistent request is active: complete it (Wait, Test) before starting it again")
+	if o.cur != (core.Ref{}) {
+		return core.Errorf(core.ClassRequest, op, "the persistent request is active: complete it (Wait, Test) before starting it again")
 	}
 	cur, err := o.start1()
 	if err != nil {
 		return err
 	}
 	if cur == nil {
-		cur = &Pending{} // completed at once
+		cur = &core.Pending{} // completed at once
 	}
 	o.cur = cur.Ref()
 	return nil
 }
 
-func (o *persistOp) run() Ref {
+func (o *persistOp) run() core.Ref {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.cur
@@ -126,7 +141,7 @@ func (o *persistOp) Status() (p2p.Status, error) {
 func (o *persistOp) Release() error {
 	o.mu.Lock()
 	cur := o.cur
-	o.cur = Ref{}
+	o.cur = core.Ref{}
 	o.mu.Unlock()
 	return cur.Release()
 }
