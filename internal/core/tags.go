@@ -27,8 +27,8 @@ const (
 	TagTopoEdges = tagManage + 102
 
 	// TagNeighbor (+ a slot on a Cartesian grid, below 1<<10) is the neighbourhood
-	// collectives'.
-	TagNeighbor = tagManage + 200
+	// collectives': its range lies clear of the ones below and above it.
+	TagNeighbor = tagManage + 1<<12
 
 	// TagValueReduce is the value reductions' (mpi's ReduceValue) tree; TagValueOOB
 	// (+ a sequence number masked by TagValueMask) a value message's out-of-band parts.
