@@ -1,11 +1,13 @@
 #!/bin/bash
-# matrixcost.sh - instructions per call of bench/matrixcost's loops (an 8-byte Put plus
-# Flush, an 8-byte Allreduce), counted by callgrind: the always-on cost of the
-# communication matrix's counts. Per mode it runs 1000 and 3000 calls on 2 ranks and
-# prints the difference per call (and rank, for Allreduce; Put runs on rank 0 only),
-# summed over the self costs of mpigo's own functions (mpi, core, prof, rma) and the
-# program's loop; the waiting in shmcoll, p2p, the transports and the runtime is
-# left out (prof.Blocked too: the target waiting in Free), as the machine's load sets it.
+# matrixcost.sh - instructions per call of bench/matrixcost's loops (an 8-byte Put, Get
+# or Accumulate plus Flush, an 8-byte Allreduce), counted by callgrind: the always-on
+# cost of the communication matrix's counts, and the check that a change to those
+# paths costs nothing. Per mode it runs 1000 and 3000 calls on 2 ranks and prints the
+# difference per call (and rank, for Allreduce; the one-sided loops run on rank 0
+# only), summed over the self costs of mpigo's own functions (mpi, the device's
+# packages core, window and collective, prof, rma) and the program's loop; the
+# waiting in shmcoll, p2p, the transports and the runtime is left out (prof.Blocked
+# too: the target waiting in Free), as the machine's load sets it.
 #
 # Mode pingpong counts an 8-byte Send/Recv ping-pong per send-receive pair and rank: the
 # per-message counters' cost (the record's current call and counts, the engine's
@@ -18,7 +20,7 @@
 # (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
 #
 # usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
-#   -v     list the functions too;  MODE  put allreduce pingpong c-put
+#   -v     list the functions too;  MODE  put get acc allreduce pingpong c-put
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
@@ -37,8 +39,8 @@ count() { # mode iters -> "function cost" lines over both ranks
 				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
 				if ($0 !~ /mpigo\/mpigo\/|main\./) next
 			} else {
-				if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|core\.waitOptions/) next
-				if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|rma|prof)\.|main\./) next
+				if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|(core|collective)\.waitOptions/) next
+				if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|window|collective|rma|prof)\.|main\./) next
 			}
 			fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn); sub(/\x272$/, "", fn)
 			s[fn] += v
@@ -60,7 +62,7 @@ for m in $modes; do
 	count "$m" 1000 >"$dir/a"
 	count "$m" 3000 >"$dir/b"
 	per=4000 # 2000 calls on each of 2 ranks
-	if [ "$m" = put ]; then per=2000; fi # rank 0 only
+	case $m in put | get | acc) per=2000 ;; esac # rank 0 only
 	awk -v m="$m" -v per=$per -v verbose=$verbose '
 		NR == FNR { a[$1] = $2; next }
 		{ d = ($2 - a[$1]) / per; t += d; if (verbose && (d >= 2 || d <= -2)) printf "  %8.1f %s\n", d, $1 }

@@ -3,11 +3,12 @@ package mpi
 import (
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// The collectives: each typed call views its slices as bytes (core.Vec), looks up the
+// The collectives: each typed call views its slices as bytes (collective.Vec), looks up the
 // reduction kernel for its element type, and calls the device's entry point, which
 // goes through the table the communicator chose when it was made (node shared memory,
 // hierarchical, schedules, intercommunicator). Every error passes through the
@@ -30,7 +31,7 @@ func isInPlace[T Elem](b []T) bool {
 
 // Root is what the root passes as root to a rooted collective on an intercommunicator
 // (MPI_ROOT); the other processes of its group pass ProcNull.
-const Root = core.Root
+const Root = collective.Root
 
 func esize[T Elem]() int {
 	var z T
@@ -38,15 +39,15 @@ func esize[T Elem]() int {
 }
 
 // vec is b as the device's collective buffer.
-func vec[T Elem](b []T) core.Vec {
+func vec[T Elem](b []T) collective.Vec {
 	if isInPlace(b) {
-		return core.InPlaceVec(esize[T]())
+		return collective.InPlaceVec(esize[T]())
 	}
-	return core.Vec{B: asBytes(b), Esz: esize[T]()}
+	return collective.Vec{B: asBytes(b), Esz: esize[T]()}
 }
 
 // setVec makes *v b as the device's collective buffer, in place (see setRed).
-func setVec[T Elem](v *core.Vec, b []T) {
+func setVec[T Elem](v *collective.Vec, b []T) {
 	v.Esz = esize[T]()
 	if isInPlace(b) {
 		v.InPlace = true
@@ -61,10 +62,10 @@ func (c *Comm) Barrier() error {
 	var err error
 	if c.special() {
 		err = c.collArgs("Barrier", &collArgs{}, func(c *Comm, _ *collArgs) error {
-			return c.dev().Barrier("Barrier")
+			return collective.Barrier(c.dev(), "Barrier")
 		})
 	} else {
-		err = c.fail("Barrier", c.dev().Barrier("Barrier"))
+		err = c.fail("Barrier", collective.Barrier(c.dev(), "Barrier"))
 	}
 	exit(prof.Barrier, t, 0)
 	return err
@@ -91,9 +92,9 @@ func bcast[T Elem](c *Comm, buf []T, root int) error {
 	if c.special() {
 		return c.collArgs("Bcast", &collArgs{s: vec(buf), root: root}, runBcast)
 	}
-	var v core.Vec
+	var v collective.Vec
 	setVec(&v, buf)
-	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
+	return c.fail("Bcast", collective.Bcast(c.dev(), "Bcast", &v, root))
 }
 
 // Reduce combines every rank's send with op, in rank order, into root's recv, which is
@@ -108,17 +109,17 @@ func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 }
 
 func reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
-	var r core.Red
+	var r collective.Red
 	if err := setRed[T](&r, "Reduce", op); err != nil {
 		return c.fail("Reduce", err)
 	}
 	if c.special() {
 		return c.collArgs("Reduce", &collArgs{s: vec(send), r: vec(recv), red: r, root: root}, runReduce)
 	}
-	var s, rv core.Vec
+	var s, rv collective.Vec
 	setVec(&s, send)
 	setVec(&rv, recv)
-	return c.fail("Reduce", c.dev().Reduce("Reduce", &s, &rv, &r, root))
+	return c.fail("Reduce", collective.Reduce(c.dev(), "Reduce", &s, &rv, &r, root))
 }
 
 // Allreduce combines every rank's send with op into every rank's recv (as long as
@@ -132,17 +133,17 @@ func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 }
 
 func allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
-	var r core.Red
+	var r collective.Red
 	if err := setRed[T](&r, "Allreduce", op); err != nil {
 		return c.fail("Allreduce", err)
 	}
 	if c.special() {
 		return c.collArgs("Allreduce", &collArgs{s: vec(send), r: vec(recv), red: r}, runAllreduce)
 	}
-	var s, rv core.Vec
+	var s, rv collective.Vec
 	setVec(&s, send)
 	setVec(&rv, recv)
-	return c.fail("Allreduce", c.dev().Allreduce("Allreduce", &s, &rv, &r))
+	return c.fail("Allreduce", collective.Allreduce(c.dev(), "Allreduce", &s, &rv, &r))
 }
 
 // Gather collects every rank's send into root's recv, rank i's at recv[i*len(send):]
@@ -158,7 +159,7 @@ func gather[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
 		return c.collArgs("Gather", &collArgs{s: vec(send), r: vec(recv), root: root}, runGather)
 	}
-	_, err := c.dev().Gather("Gather", vec(send), vec(recv), root, false)
+	_, err := collective.Gather(c.dev(), "Gather", vec(send), vec(recv), root, false)
 	return c.fail("Gather", err)
 }
 
@@ -174,7 +175,7 @@ func gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) er
 	if c.special() {
 		return c.collArgs("Gatherv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs, root: root}, runGatherv)
 	}
-	_, err := c.dev().Gatherv("Gatherv", vec(send), vec(recv), counts, displs, root, false)
+	_, err := collective.Gatherv(c.dev(), "Gatherv", vec(send), vec(recv), counts, displs, root, false)
 	return c.fail("Gatherv", err)
 }
 
@@ -190,7 +191,7 @@ func scatter[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
 		return c.collArgs("Scatter", &collArgs{s: vec(send), r: vec(recv), root: root}, runScatter)
 	}
-	_, err := c.dev().Scatter("Scatter", vec(send), vec(recv), root, false)
+	_, err := collective.Scatter(c.dev(), "Scatter", vec(send), vec(recv), root, false)
 	return c.fail("Scatter", err)
 }
 
@@ -206,7 +207,7 @@ func scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 	if c.special() {
 		return c.collArgs("Scatterv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs, root: root}, runScatterv)
 	}
-	_, err := c.dev().Scatterv("Scatterv", vec(send), counts, displs, vec(recv), root, false)
+	_, err := collective.Scatterv(c.dev(), "Scatterv", vec(send), counts, displs, vec(recv), root, false)
 	return c.fail("Scatterv", err)
 }
 
@@ -223,7 +224,7 @@ func allgather[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
 		return c.collArgs("Allgather", &collArgs{s: vec(send), r: vec(recv)}, runAllgather)
 	}
-	_, err := c.dev().Allgather("Allgather", vec(send), vec(recv), false)
+	_, err := collective.Allgather(c.dev(), "Allgather", vec(send), vec(recv), false)
 	return c.fail("Allgather", err)
 }
 
@@ -239,7 +240,7 @@ func allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
 	if c.special() {
 		return c.collArgs("Allgatherv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs}, runAllgatherv)
 	}
-	_, err := c.dev().Allgatherv("Allgatherv", vec(send), vec(recv), counts, displs, false)
+	_, err := collective.Allgatherv(c.dev(), "Allgatherv", vec(send), vec(recv), counts, displs, false)
 	return c.fail("Allgatherv", err)
 }
 
@@ -256,7 +257,7 @@ func alltoall[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
 		return c.collArgs("Alltoall", &collArgs{s: vec(send), r: vec(recv)}, runAlltoall)
 	}
-	_, err := c.dev().Alltoall("Alltoall", vec(send), vec(recv), false)
+	_, err := collective.Alltoall(c.dev(), "Alltoall", vec(send), vec(recv), false)
 	return c.fail("Alltoall", err)
 }
 
@@ -273,7 +274,7 @@ func alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcou
 	if c.special() {
 		return c.collArgs("Alltoallv", &collArgs{s: vec(send), r: vec(recv), counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls}, runAlltoallv)
 	}
-	_, err := c.dev().Alltoallv("Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
+	_, err := collective.Alltoallv(c.dev(), "Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
 	return c.fail("Alltoallv", err)
 }
 
@@ -298,7 +299,7 @@ func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb 
 	if err != nil {
 		return nil, err
 	}
-	return c.dev().ReduceScatterBlock(name, vec(send), vec(recv), r, nb)
+	return collective.ReduceScatterBlock(c.dev(), name, vec(send), vec(recv), r, nb)
 }
 
 // ReduceScatter combines every rank's send (sum of counts elements) with op and leaves
@@ -322,7 +323,7 @@ func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, o
 	if err != nil {
 		return nil, err
 	}
-	return c.dev().ReduceScatter(name, vec(send), vec(recv), counts, r, nb)
+	return collective.ReduceScatter(c.dev(), name, vec(send), vec(recv), counts, r, nb)
 }
 
 // Scan leaves in rank r's recv the combination with op of the sends of ranks 0..r, in
@@ -360,7 +361,7 @@ func scan[T Elem](name string, c *Comm, send, recv []T, op Op, excl, nb bool) (*
 	if err != nil {
 		return nil, err
 	}
-	return c.dev().Scan(name, vec(send), vec(recv), r, excl, nb)
+	return collective.Scan(c.dev(), name, vec(send), vec(recv), r, excl, nb)
 }
 
 // The nonblocking collectives: each starts the blocking one's schedule and returns a
@@ -380,14 +381,14 @@ func (c *Comm) start(op string, p *core.Pending, err error) (Request, error) {
 // Ibarrier starts a barrier; the request completes once every rank has called it.
 func (c *Comm) Ibarrier() (Request, error) {
 	defer prof.Exit(prof.Ibarrier, c.enter(prof.Ibarrier, prof.NoPeer, 0), 0)
-	p, err := c.dev().Ibarrier("Ibarrier")
+	p, err := collective.Ibarrier(c.dev(), "Ibarrier")
 	return c.start("Ibarrier", p, err)
 }
 
 // Ibcast starts a Bcast.
 func Ibcast[T Elem](c *Comm, buf []T, root int) (Request, error) {
 	defer prof.Exit(prof.Ibcast, c.enter(prof.Ibcast, root, nbytes(buf)), nbytes(buf))
-	p, err := c.dev().Ibcast("Ibcast", vec(buf), root)
+	p, err := collective.Ibcast(c.dev(), "Ibcast", vec(buf), root)
 	return c.start("Ibcast", p, err)
 }
 
@@ -398,7 +399,7 @@ func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (Request, error) 
 	if err != nil {
 		return Request{}, c.fail("Ireduce", err)
 	}
-	p, err := c.dev().Ireduce("Ireduce", vec(send), vec(recv), r, root)
+	p, err := collective.Ireduce(c.dev(), "Ireduce", vec(send), vec(recv), r, root)
 	return c.start("Ireduce", p, err)
 }
 
@@ -409,63 +410,63 @@ func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 	if err != nil {
 		return Request{}, c.fail("Iallreduce", err)
 	}
-	p, err := c.dev().Iallreduce("Iallreduce", vec(send), vec(recv), r)
+	p, err := collective.Iallreduce(c.dev(), "Iallreduce", vec(send), vec(recv), r)
 	return c.start("Iallreduce", p, err)
 }
 
 // Igather starts a Gather.
 func Igather[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
 	defer prof.Exit(prof.Igather, c.enter(prof.Igather, root, collBytes(send, recv)), collBytes(send, recv))
-	p, err := c.dev().Gather("Igather", vec(send), vec(recv), root, true)
+	p, err := collective.Gather(c.dev(), "Igather", vec(send), vec(recv), root, true)
 	return c.start("Igather", p, err)
 }
 
 // Igatherv starts a Gatherv.
 func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (Request, error) {
 	defer prof.Exit(prof.Igatherv, c.enter(prof.Igatherv, root, collBytes(send, recv)), collBytes(send, recv))
-	p, err := c.dev().Gatherv("Igatherv", vec(send), vec(recv), counts, displs, root, true)
+	p, err := collective.Gatherv(c.dev(), "Igatherv", vec(send), vec(recv), counts, displs, root, true)
 	return c.start("Igatherv", p, err)
 }
 
 // Iscatter starts a Scatter.
 func Iscatter[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
 	defer prof.Exit(prof.Iscatter, c.enter(prof.Iscatter, root, collBytes(send, recv)), collBytes(send, recv))
-	p, err := c.dev().Scatter("Iscatter", vec(send), vec(recv), root, true)
+	p, err := collective.Scatter(c.dev(), "Iscatter", vec(send), vec(recv), root, true)
 	return c.start("Iscatter", p, err)
 }
 
 // Iscatterv starts a Scatterv.
 func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) (Request, error) {
 	defer prof.Exit(prof.Iscatterv, c.enter(prof.Iscatterv, root, nbytes(send)), nbytes(send))
-	p, err := c.dev().Scatterv("Iscatterv", vec(send), counts, displs, vec(recv), root, true)
+	p, err := collective.Scatterv(c.dev(), "Iscatterv", vec(send), counts, displs, vec(recv), root, true)
 	return c.start("Iscatterv", p, err)
 }
 
 // Iallgather starts an Allgather.
 func Iallgather[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.Iallgather, c.enter(prof.Iallgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := c.dev().Allgather("Iallgather", vec(send), vec(recv), true)
+	p, err := collective.Allgather(c.dev(), "Iallgather", vec(send), vec(recv), true)
 	return c.start("Iallgather", p, err)
 }
 
 // Iallgatherv starts an Allgatherv.
 func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
 	defer prof.Exit(prof.Iallgatherv, c.enter(prof.Iallgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := c.dev().Allgatherv("Iallgatherv", vec(send), vec(recv), counts, displs, true)
+	p, err := collective.Allgatherv(c.dev(), "Iallgatherv", vec(send), vec(recv), counts, displs, true)
 	return c.start("Iallgatherv", p, err)
 }
 
 // Ialltoall starts an Alltoall.
 func Ialltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
 	defer prof.Exit(prof.Ialltoall, c.enter(prof.Ialltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := c.dev().Alltoall("Ialltoall", vec(send), vec(recv), true)
+	p, err := collective.Alltoall(c.dev(), "Ialltoall", vec(send), vec(recv), true)
 	return c.start("Ialltoall", p, err)
 }
 
 // Ialltoallv starts an Alltoallv.
 func Ialltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
 	defer prof.Exit(prof.Ialltoallv, c.enter(prof.Ialltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
-	p, err := c.dev().Alltoallv("Ialltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, true)
+	p, err := collective.Alltoallv(c.dev(), "Ialltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, true)
 	return c.start("Ialltoallv", p, err)
 }
 
@@ -501,73 +502,73 @@ func Iexscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
 // generic callers, whose closures would carry their dictionaries on the heap.
 
 func runBcast(c *Comm, a *collArgs) error {
-	return c.dev().Bcast("Bcast", &a.s, a.root)
+	return collective.Bcast(c.dev(), "Bcast", &a.s, a.root)
 }
 
 func runReduce(c *Comm, a *collArgs) error {
-	return c.dev().Reduce("Reduce", &a.s, &a.r, &a.red, a.root)
+	return collective.Reduce(c.dev(), "Reduce", &a.s, &a.r, &a.red, a.root)
 }
 
 func runAllreduce(c *Comm, a *collArgs) error {
-	return c.dev().Allreduce("Allreduce", &a.s, &a.r, &a.red)
+	return collective.Allreduce(c.dev(), "Allreduce", &a.s, &a.r, &a.red)
 }
 
 func runGather(c *Comm, a *collArgs) error {
-	_, err := c.dev().Gather("Gather", a.s, a.r, a.root, false)
+	_, err := collective.Gather(c.dev(), "Gather", a.s, a.r, a.root, false)
 	return err
 }
 
 func runGatherv(c *Comm, a *collArgs) error {
-	_, err := c.dev().Gatherv("Gatherv", a.s, a.r, a.counts, a.displs, a.root, false)
+	_, err := collective.Gatherv(c.dev(), "Gatherv", a.s, a.r, a.counts, a.displs, a.root, false)
 	return err
 }
 
 func runScatter(c *Comm, a *collArgs) error {
-	_, err := c.dev().Scatter("Scatter", a.s, a.r, a.root, false)
+	_, err := collective.Scatter(c.dev(), "Scatter", a.s, a.r, a.root, false)
 	return err
 }
 
 func runScatterv(c *Comm, a *collArgs) error {
-	_, err := c.dev().Scatterv("Scatterv", a.s, a.counts, a.displs, a.r, a.root, false)
+	_, err := collective.Scatterv(c.dev(), "Scatterv", a.s, a.counts, a.displs, a.r, a.root, false)
 	return err
 }
 
 func runAllgather(c *Comm, a *collArgs) error {
-	_, err := c.dev().Allgather("Allgather", a.s, a.r, false)
+	_, err := collective.Allgather(c.dev(), "Allgather", a.s, a.r, false)
 	return err
 }
 
 func runAllgatherv(c *Comm, a *collArgs) error {
-	_, err := c.dev().Allgatherv("Allgatherv", a.s, a.r, a.counts, a.displs, false)
+	_, err := collective.Allgatherv(c.dev(), "Allgatherv", a.s, a.r, a.counts, a.displs, false)
 	return err
 }
 
 func runAlltoall(c *Comm, a *collArgs) error {
-	_, err := c.dev().Alltoall("Alltoall", a.s, a.r, false)
+	_, err := collective.Alltoall(c.dev(), "Alltoall", a.s, a.r, false)
 	return err
 }
 
 func runAlltoallv(c *Comm, a *collArgs) error {
-	_, err := c.dev().Alltoallv("Alltoallv", a.s, a.counts, a.displs, a.r, a.rcounts, a.rdispls, false)
+	_, err := collective.Alltoallv(c.dev(), "Alltoallv", a.s, a.counts, a.displs, a.r, a.rcounts, a.rdispls, false)
 	return err
 }
 
 func runReduceScatterBlock(c *Comm, a *collArgs) error {
-	_, err := c.dev().ReduceScatterBlock("ReduceScatterBlock", a.s, a.r, a.red, false)
+	_, err := collective.ReduceScatterBlock(c.dev(), "ReduceScatterBlock", a.s, a.r, a.red, false)
 	return err
 }
 
 func runReduceScatter(c *Comm, a *collArgs) error {
-	_, err := c.dev().ReduceScatter("ReduceScatter", a.s, a.r, a.counts, a.red, false)
+	_, err := collective.ReduceScatter(c.dev(), "ReduceScatter", a.s, a.r, a.counts, a.red, false)
 	return err
 }
 
 func runScan(c *Comm, a *collArgs) error {
-	_, err := c.dev().Scan("Scan", a.s, a.r, a.red, false, false)
+	_, err := collective.Scan(c.dev(), "Scan", a.s, a.r, a.red, false, false)
 	return err
 }
 
 func runExscan(c *Comm, a *collArgs) error {
-	_, err := c.dev().Scan("Exscan", a.s, a.r, a.red, true, false)
+	_, err := collective.Scan(c.dev(), "Exscan", a.s, a.r, a.red, true, false)
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -76,7 +77,7 @@ func alltoallw[S, R any](name string, c *Comm, send []S, scounts, sdispls []int,
 	// lists: the device copies them.
 	sl, rl := typeLists.Get().(*[]*datatype.Type), typeLists.Get().(*[]*datatype.Type)
 	*sl, *rl = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
-	p, err := c.dev().Alltoallw(name, smem, inPlace, scounts, sdispls, *sl, rmem, rcounts, rdispls, *rl, nb)
+	p, err := collective.Alltoallw(c.dev(), name, smem, inPlace, scounts, sdispls, *sl, rmem, rcounts, rdispls, *rl, nb)
 	clear(*sl)
 	clear(*rl)
 	typeLists.Put(sl)

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -18,20 +19,20 @@ import (
 var InPlaceBuf = Buf{count: -1}
 
 // cvec is b as the device's collective buffer.
-func (b Buf) cvec() (core.Vec, error) {
+func (b Buf) cvec() (collective.Vec, error) {
 	switch {
 	case b.err != nil:
-		return core.Vec{}, b.err
+		return collective.Vec{}, b.err
 	case b.count == -1 && b.dt == nil && b.mem == nil:
-		return core.Vec{InPlace: true}, nil
+		return collective.Vec{InPlace: true}, nil
 	case b.dt == nil:
-		return core.Vec{}, nil // the zero Buf: an argument this rank does not use
+		return collective.Vec{}, nil // the zero Buf: an argument this rank does not use
 	}
-	return core.TypedVec(b.mem, int(b.count), b.dt), nil
+	return collective.TypedVec(b.mem, int(b.count), b.dt), nil
 }
 
 // cvecs converts two Bufs.
-func cvecs(a, b Buf) (core.Vec, core.Vec, error) {
+func cvecs(a, b Buf) (collective.Vec, collective.Vec, error) {
 	va, err := a.cvec()
 	if err != nil {
 		return va, va, err
@@ -57,14 +58,14 @@ func bcastBuf(c *Comm, buf *Buf, root int) error {
 		}
 	}
 	if buf.err == nil && buf.dt != nil { // a typed buffer, which the device lays out
-		v := core.Vec{B: buf.mem, Count: int(buf.count), Type: buf.dt}
-		return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
+		v := collective.Vec{B: buf.mem, Count: int(buf.count), Type: buf.dt}
+		return c.fail("Bcast", collective.Bcast(c.dev(), "Bcast", &v, root))
 	}
 	v, err := buf.cvec()
 	if err != nil {
 		return c.fail("Bcast", err)
 	}
-	return c.fail("Bcast", c.dev().Bcast("Bcast", &v, root))
+	return c.fail("Bcast", collective.Bcast(c.dev(), "Bcast", &v, root))
 }
 
 // IbcastBuf starts a BcastBuf.
@@ -74,7 +75,7 @@ func IbcastBuf(c *Comm, buf Buf, root int) (Request, error) {
 	if err != nil {
 		return Request{}, c.fail("Ibcast", err)
 	}
-	p, err := c.dev().Ibcast("Ibcast", v, root)
+	p, err := collective.Ibcast(c.dev(), "Ibcast", v, root)
 	return c.start("Ibcast", p, err)
 }
 
@@ -124,9 +125,9 @@ func gatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, root in
 		return nil, err
 	}
 	if v {
-		return c.dev().Gatherv(op, s, r, counts, displs, root, nb)
+		return collective.Gatherv(c.dev(), op, s, r, counts, displs, root, nb)
 	}
-	return c.dev().Gather(op, s, r, root, nb)
+	return collective.Gather(c.dev(), op, s, r, root, nb)
 }
 
 // ScatterBuf is Scatter of typed buffers: root's send, one block of the receivers'
@@ -175,9 +176,9 @@ func scatterBuf(op string, c *Comm, send Buf, counts, displs []int, recv Buf, ro
 		return nil, err
 	}
 	if v {
-		return c.dev().Scatterv(op, s, counts, displs, r, root, nb)
+		return collective.Scatterv(c.dev(), op, s, counts, displs, r, root, nb)
 	}
-	return c.dev().Scatter(op, s, r, root, nb)
+	return collective.Scatter(c.dev(), op, s, r, root, nb)
 }
 
 // AllgatherBuf is Allgather of typed buffers.
@@ -224,9 +225,9 @@ func allgatherBuf(op string, c *Comm, send, recv Buf, counts, displs []int, v, n
 		return nil, err
 	}
 	if v {
-		return c.dev().Allgatherv(op, s, r, counts, displs, nb)
+		return collective.Allgatherv(c.dev(), op, s, r, counts, displs, nb)
 	}
-	return c.dev().Allgather(op, s, r, nb)
+	return collective.Allgather(c.dev(), op, s, r, nb)
 }
 
 // AlltoallBuf is Alltoall of typed buffers.
@@ -273,9 +274,9 @@ func alltoallBuf(op string, c *Comm, send Buf, scounts, sdispls []int, recv Buf,
 		return nil, err
 	}
 	if v {
-		return c.dev().Alltoallv(op, s, scounts, sdispls, r, rcounts, rdispls, nb)
+		return collective.Alltoallv(c.dev(), op, s, scounts, sdispls, r, rcounts, rdispls, nb)
 	}
-	return c.dev().Alltoall(op, s, r, nb)
+	return collective.Alltoall(c.dev(), op, s, r, nb)
 }
 
 // The Buf collectives' calls through a view (see Comm.aroundArgs): functions, so that

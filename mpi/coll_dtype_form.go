@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -13,7 +13,7 @@ import (
 // the buffer packed; a user op's []T is the buffer packed and then spread to T's
 // layout when T has padding.
 type redForm struct {
-	rd     core.Red
+	rd     collective.Red
 	esz    int            // bytes of one element as the kernel sees it
 	data   int64          // bytes of one element packed
 	align  uintptr        // the alignment the kernel needs of its memory
@@ -120,7 +120,7 @@ func predefForm[T Elem](name string, op Op) (redForm, error) {
 // no padding between records, which the kernels read wherever they fall.
 func pairForm(op Op, kind datatype.Kind) redForm {
 	rec, k := pairKernel(kind, op.code == opMaxloc)
-	rd := core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: rec, Code: uint64(op.code), Name: opNames[op.code]}
+	rd := collective.Red{K: collective.ReduceOp{Fn: k, Commute: true}, Unit: rec, Code: uint64(op.code), Name: opNames[op.code]}
 	return redForm{rd: rd, esz: rec, data: int64(rec), align: 1}
 }
 
@@ -132,7 +132,7 @@ func userForm(name string, u *userOp) (redForm, error) {
 	}
 	esz := int(u.typ.Size())
 	f := redForm{
-		rd:     core.Red{K: core.ReduceOp{Fn: u.fn, Commute: u.commute}, Unit: esz, User: true, Code: 1 << 32, Name: "a user op"},
+		rd:     collective.Red{K: collective.ReduceOp{Fn: u.fn, Commute: u.commute}, Unit: esz, User: true, Code: 1 << 32, Name: "a user op"},
 		esz:    esz,
 		data:   u.dt.Size(),
 		align:  uintptr(u.typ.Align()),

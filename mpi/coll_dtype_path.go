@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
@@ -165,10 +166,10 @@ func (rc *redCall) sameElements(s, r *reduceArg, user bool) error {
 func (rc *redCall) bystander() (*core.Pending, error) {
 	rd, _ := red[uint8](rc.name, NoOp)
 	if rc.nb {
-		return rc.c.dev().Ireduce(rc.name, vec[uint8](nil), vec[uint8](nil), rd, rc.root)
+		return collective.Ireduce(rc.c.dev(), rc.name, vec[uint8](nil), vec[uint8](nil), rd, rc.root)
 	}
 	none := vec[uint8](nil)
-	return nil, rc.c.dev().Reduce(rc.name, &none, &none, &rd, rc.root)
+	return nil, collective.Reduce(rc.c.dev(), rc.name, &none, &none, &rd, rc.root)
 }
 
 // elemCounts converts ReduceScatter's counts, in items of recv's datatype, to
@@ -199,7 +200,7 @@ func (rc *redCall) elemCounts(f *redForm, r *reduceArg, inPlace bool) ([]int, er
 // laidOut is one call's buffers laid out: the device's send and receive (rv.B holds
 // the result in the call's form) and the scratch they use.
 type laidOut struct {
-	sv, rv core.Vec
+	sv, rv collective.Vec
 	w      scratchSet
 }
 
@@ -281,7 +282,7 @@ func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, l *laidOut)
 	if err != nil {
 		return err
 	}
-	l.sv, l.rv = core.Vec{Esz: f.esz}, core.Vec{B: out, Esz: f.esz}
+	l.sv, l.rv = collective.Vec{Esz: f.esz}, collective.Vec{B: out, Esz: f.esz}
 	switch {
 	case inPlace:
 		l.sv.InPlace = true
@@ -335,20 +336,20 @@ func (rc *redCall) call(f *redForm, l *laidOut, wcounts []int) (*core.Pending, e
 	switch rc.kind {
 	case kReduce:
 		if nb {
-			return d.Ireduce(name, *sv, *rv, f.rd, rc.root)
+			return collective.Ireduce(d, name, *sv, *rv, f.rd, rc.root)
 		}
-		return nil, d.Reduce(name, sv, rv, &f.rd, rc.root)
+		return nil, collective.Reduce(d, name, sv, rv, &f.rd, rc.root)
 	case kAllreduce:
 		if nb {
-			return d.Iallreduce(name, *sv, *rv, f.rd)
+			return collective.Iallreduce(d, name, *sv, *rv, f.rd)
 		}
-		return nil, d.Allreduce(name, sv, rv, &f.rd)
+		return nil, collective.Allreduce(d, name, sv, rv, &f.rd)
 	case kReduceScatterBlock:
-		return d.ReduceScatterBlock(name, *sv, *rv, f.rd, nb)
+		return collective.ReduceScatterBlock(d, name, *sv, *rv, f.rd, nb)
 	case kReduceScatter:
-		return d.ReduceScatter(name, *sv, *rv, wcounts, f.rd, nb)
+		return collective.ReduceScatter(d, name, *sv, *rv, wcounts, f.rd, nb)
 	}
-	return d.Scan(name, *sv, *rv, f.rd, rc.kind == kExscan, nb)
+	return collective.Scan(d, name, *sv, *rv, f.rd, rc.kind == kExscan, nb)
 }
 
 // resultItems is how many items of recv hold the result on this process.
@@ -447,7 +448,7 @@ type scratchSet struct {
 }
 
 func (w *scratchSet) get(n int) []byte {
-	p := core.Scratch(n)
+	p := collective.Scratch(n)
 	w.ps[w.n] = p
 	w.n++
 	return *p
@@ -455,7 +456,7 @@ func (w *scratchSet) get(n int) []byte {
 
 func (w *scratchSet) release() {
 	for _, p := range w.ps[:w.n] {
-		core.ReleaseScratch(p)
+		collective.ReleaseScratch(p)
 	}
 	*w = scratchSet{}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -304,7 +305,7 @@ func TestBcastMismatchedHierarchical(t *testing.T) {
 	hierJob(t, o, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
-		if p, _ := core.World.CollPath(); p != core.PathHier {
+		if p, _ := collective.PathOf(core.World); p != collective.PathHier {
 			t.Fatalf("World's collectives run by %v, want hierarchical", p)
 		}
 		// Rank 0 leads its host; the other root does not (the host's phase first).

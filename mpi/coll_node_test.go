@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/mpitest"
@@ -214,7 +215,7 @@ func testNodeCollBcastDirect(t *testing.T, cma string) {
 		w := mpi.World
 		d, err := w.Dup()
 		must(t, err)
-		if tab := core.World.CollTable(); !strings.Contains(tab, "from 16384 to 262144 B read from the root's buffer") {
+		if tab := collective.Table(core.World); !strings.Contains(tab, "from 16384 to 262144 B read from the root's buffer") {
 			t.Errorf("the collective table does not name the direct range:\n%s", tab)
 		}
 		// The long ones choose by timing between the reads and the schedule, each
@@ -241,7 +242,7 @@ func testNodeCollBcastDirect(t *testing.T, cma string) {
 				}
 			}
 		}
-		if tab := core.World.CollTable(); !strings.Contains(tab, "read from the root's buffer "+state) {
+		if tab := collective.Table(core.World); !strings.Contains(tab, "read from the root's buffer "+state) {
 			t.Errorf("after the Bcasts, the collective table does not say %q:\n%s", state, tab)
 		}
 		must(t, d.Free())
@@ -260,7 +261,7 @@ func TestNodeCollAllreduceDirect(t *testing.T) {
 	launchOK(t, 5, set, func(t *testing.T) {
 		must(t, mpi.Init())
 		w := mpi.World
-		if tab := core.World.CollTable(); !strings.Contains(tab, "split Allreduce from 600 B chooses by timing between the slots and reading") {
+		if tab := collective.Table(core.World); !strings.Contains(tab, "split Allreduce from 600 B chooses by timing between the slots and reading") {
 			t.Errorf("the collective table does not name the direct Allreduce:\n%s", tab)
 		}
 		for k := 3; k <= 5; k++ {

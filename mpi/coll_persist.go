@@ -10,6 +10,7 @@ package mpi
 // request (a run under way completes unobserved).
 
 import (
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -21,7 +22,7 @@ func (c *Comm) persistent(op string, start func() (Request, error)) (Request, er
 	if err := c.check(op); err != nil {
 		return Request{}, err
 	}
-	err := c.dev().CheckArgs(func() error {
+	err := collective.CheckArgs(c.dev(), func() error {
 		r, err := start()
 		if err == nil && r.x != nil {
 			r.ref().Free()
@@ -36,7 +37,7 @@ func (c *Comm) persistent(op string, start func() (Request, error)) (Request, er
 }
 
 func persistReq(c *Comm, start func() (Request, error)) Request {
-	return Request{c: c, x: core.Persistent(func() (*core.Pending, error) {
+	return Request{c: c, x: collective.Persistent(func() (*core.Pending, error) {
 		r, err := start()
 		return r.x, err
 	})}

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -43,7 +44,7 @@ func (c *Comm) dup() (*Comm, error) {
 // topology and hints, and the attributes c's copy functions keep. d is not c's until
 // it returns (Idup's d becomes visible through its request).
 func (c *Comm) dupInto(op string, d *Comm) error {
-	nd, err := c.d.Dup(op)
+	nd, err := collective.Dup(c.d, op)
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func (c *Comm) dupInto(op string, d *Comm) error {
 	d.s, d.topo, d.hints = w.s, c.topo, c.hints.Dup()
 	d.errh.Init(w.errh.Get())
 	if err := c.copyAttrs(op, d); err != nil {
-		nd.Free(op)
+		collective.Free(nd, op)
 		return err
 	}
 	d.d = nd
@@ -139,7 +140,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 			return nc, nil
 		}
 	}
-	nd, err := c.dev().Split("Split", color, key)
+	nd, err := collective.Split(c.dev(), "Split", color, key)
 	if err != nil {
 		return nil, c.fail("Split", err)
 	}
@@ -170,7 +171,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if err := mpir.Owns("Create", c.s, g.obj()); err != nil {
 		return nil, c.fail("Create", err)
 	}
-	nd, err := c.dev().Create("Create", g.obj().Members())
+	nd, err := collective.Create(c.dev(), "Create", g.obj().Members())
 	if err != nil {
 		return nil, c.fail("Create", err)
 	}
@@ -188,7 +189,7 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if err := mpir.Owns("CreateGroup", c.s, g.obj()); err != nil {
 		return nil, c.fail("CreateGroup", err)
 	}
-	nd, err := c.dev().CreateGroup("CreateGroup", g.obj().Members(), tag)
+	nd, err := collective.CreateGroup(c.dev(), "CreateGroup", g.obj().Members(), tag)
 	if err != nil {
 		return nil, c.fail("CreateGroup", err)
 	}
@@ -211,7 +212,7 @@ func (c *Comm) Free() error {
 	if err := mpir.FreeAttrs("Free", &c.attrs, c); err != nil {
 		return c.fail("Free", err) // c stays, with the attributes not deleted
 	}
-	return c.fail("Free", c.d.Free("Free"))
+	return c.fail("Free", collective.Free(c.d, "Free"))
 }
 
 // CommCompare compares two communicators: Ident (the same one, or views of it by
@@ -266,7 +267,7 @@ func (c *Comm) IntercommMerge(high bool) (*Comm, error) {
 	if nc, done, err := c.aroundNew("IntercommMerge", func(b *Comm) (*Comm, error) { return b.IntercommMerge(high) }); done {
 		return nc, err
 	}
-	nd, err := c.dev().Merge("IntercommMerge", high)
+	nd, err := collective.Merge(c.dev(), "IntercommMerge", high)
 	if err != nil {
 		return nil, c.fail("IntercommMerge", err)
 	}

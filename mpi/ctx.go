@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 )
 
@@ -170,8 +171,8 @@ func (c *Comm) special() bool { return c != nil && (c.ctx != nil || stopped.any.
 // runner), so that the call itself can be a function literal that captures nothing
 // and needs no closure on the heap.
 type collArgs struct {
-	s, r             core.Vec
-	red              core.Red
+	s, r             collective.Vec
+	red              collective.Red
 	root             int
 	counts, displs   []int
 	rcounts, rdispls []int

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
@@ -129,7 +130,7 @@ func (c *Comm) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if core.IsDry(err) {
+	if collective.IsDry(err) {
 		return err // a persistent Init's check of its arguments passed
 	}
 	return c.raise(op, err)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
@@ -38,7 +39,7 @@ func Init() error {
 // promise corrupts the rank's state (the race detector, go test -race, catches such
 // overlaps when they happen).
 func InitThread(required ThreadLevel) (ThreadLevel, error) {
-	if err := core.Init(int(required)); err != nil {
+	if err := collective.Init(int(required)); err != nil {
 		return 0, err
 	}
 	mainGoroutine.Store(core.GoroutineID())
@@ -95,7 +96,7 @@ func Finalize() error {
 		}
 		os.Exit(2)
 	}
-	err := core.Finalize(finalizeSelf)
+	err := collective.Finalize(finalizeSelf)
 	if !core.Live() {
 		// The runtime has stopped its goroutines (or idles, sessions having none
 		// left); the facade stops its runners, which no view can use any more.

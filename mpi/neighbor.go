@@ -3,6 +3,7 @@ package mpi
 import (
 	"sync"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
@@ -17,9 +18,9 @@ import (
 
 // neighborRun runs the exchange of send's and recv's blocks along c's topology (the
 // device's Neighbor), or with nb starts it.
-func (c *Comm) neighborRun(op string, send, recv *core.NSide, nb bool) (*core.Pending, error) {
+func (c *Comm) neighborRun(op string, send, recv *collective.NSide, nb bool) (*core.Pending, error) {
 	srcs, dsts, cart, _ := c.topo.Neighbors()
-	return c.d.Neighbor(op, srcs, dsts, cart, send, recv, nb)
+	return collective.Neighbor(c.d, op, srcs, dsts, cart, send, recv, nb)
 }
 
 // neighborShape checks c has a topology and returns its in- and out-degree. Its
@@ -69,8 +70,8 @@ func neighborAllgather[T Elem](op string, c *Comm, send, recv []T, nb bool) (*co
 		return nil, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n)
 	}
 	es := esize[T]()
-	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Count: n, Unit: es},
-		&core.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
+	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Count: n, Unit: es},
+		&collective.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
 }
 
 // NeighborAllgatherv is NeighborAllgather with the block from source i received as
@@ -95,8 +96,8 @@ func neighborAllgatherv[T Elem](op string, c *Comm, send, recv []T, counts, disp
 		return nil, err
 	}
 	es := esize[T]()
-	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Count: len(send), Unit: es},
-		&core.NSide{Mem: asBytes(recv), Counts: counts, Displs: displs, Unit: es}, nb)
+	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Count: len(send), Unit: es},
+		&collective.NSide{Mem: asBytes(recv), Counts: counts, Displs: displs, Unit: es}, nb)
 }
 
 // NeighborAlltoall sends block j of send to destination j and receives block i of recv
@@ -128,8 +129,8 @@ func neighborAlltoall[T Elem](op string, c *Comm, send, recv []T, nb bool) (*cor
 		return nil, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n)
 	}
 	es := esize[T]()
-	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Count: n, Stride: n, Unit: es},
-		&core.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
+	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Count: n, Stride: n, Unit: es},
+		&collective.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
 }
 
 // NeighborAlltoallv is NeighborAlltoall with blocks of their own sizes and places
@@ -158,8 +159,8 @@ func neighborAlltoallv[T Elem](op string, c *Comm, send []T, scounts, sdispls []
 		return nil, err
 	}
 	es := esize[T]()
-	return c.neighborRun(op, &core.NSide{Mem: asBytes(send), Counts: scounts, Displs: sdispls, Unit: es},
-		&core.NSide{Mem: asBytes(recv), Counts: rcounts, Displs: rdispls, Unit: es}, nb)
+	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Counts: scounts, Displs: sdispls, Unit: es},
+		&collective.NSide{Mem: asBytes(recv), Counts: rcounts, Displs: rdispls, Unit: es}, nb)
 }
 
 // NeighborAlltoallw is NeighborAlltoallv with a datatype per neighbour and
@@ -196,8 +197,8 @@ func neighborAlltoallw[S, R any](op string, c *Comm, send []S, scounts, sdispls 
 	// The device's types, in pooled lists: the device reads them only during the call.
 	sl, rl := typeLists.Get().(*[]*datatype.Type), typeLists.Get().(*[]*datatype.Type)
 	*sl, *rl = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
-	p, err := c.neighborRun(op, &core.NSide{Mem: smem, Counts: orEmpty(scounts), Displs: orEmpty(sdispls), Unit: 1, Types: *sl},
-		&core.NSide{Mem: rmem, Counts: orEmpty(rcounts), Displs: orEmpty(rdispls), Unit: 1, Types: *rl}, nb)
+	p, err := c.neighborRun(op, &collective.NSide{Mem: smem, Counts: orEmpty(scounts), Displs: orEmpty(sdispls), Unit: 1, Types: *sl},
+		&collective.NSide{Mem: rmem, Counts: orEmpty(rcounts), Displs: orEmpty(rdispls), Unit: 1, Types: *rl}, nb)
 	clear(*sl)
 	clear(*rl)
 	typeLists.Put(sl)
@@ -263,7 +264,7 @@ func neighborAllgatherBuf(op string, c *Comm, send, recv Buf, nb bool) (*core.Pe
 	if in > 0 {
 		per = int(recv.count) / in
 	}
-	return neighborBuf(op, c, send, recv, core.NSide{Count: int(send.count)}, core.NSide{Count: per, Stride: per}, nb)
+	return neighborBuf(op, c, send, recv, collective.NSide{Count: int(send.count)}, collective.NSide{Count: per, Stride: per}, nb)
 }
 
 // NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
@@ -283,7 +284,7 @@ func neighborAllgathervBuf(op string, c *Comm, send, recv Buf, counts, displs []
 	if _, _, err := c.neighborShape(op); err != nil {
 		return nil, err
 	}
-	return neighborBuf(op, c, send, recv, core.NSide{Count: int(send.count)}, core.NSide{Counts: orEmpty(counts), Displs: orEmpty(displs)}, nb)
+	return neighborBuf(op, c, send, recv, collective.NSide{Count: int(send.count)}, collective.NSide{Counts: orEmpty(counts), Displs: orEmpty(displs)}, nb)
 }
 
 // NeighborAlltoallBuf sends block j of send to destination j and receives block i of
@@ -315,7 +316,7 @@ func neighborAlltoallBuf(op string, c *Comm, send, recv Buf, nb bool) (*core.Pen
 	if in > 0 {
 		rp = int(recv.count) / in
 	}
-	return neighborBuf(op, c, send, recv, core.NSide{Count: sp, Stride: sp}, core.NSide{Count: rp, Stride: rp}, nb)
+	return neighborBuf(op, c, send, recv, collective.NSide{Count: sp, Stride: sp}, collective.NSide{Count: rp, Stride: rp}, nb)
 }
 
 // NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
@@ -336,14 +337,14 @@ func neighborAlltoallvBuf(op string, c *Comm, send Buf, scounts, sdispls []int, 
 	if _, _, err := c.neighborShape(op); err != nil {
 		return nil, err
 	}
-	return neighborBuf(op, c, send, recv, core.NSide{Counts: orEmpty(scounts), Displs: orEmpty(sdispls)},
-		core.NSide{Counts: orEmpty(rcounts), Displs: orEmpty(rdispls)}, nb)
+	return neighborBuf(op, c, send, recv, collective.NSide{Counts: orEmpty(scounts), Displs: orEmpty(sdispls)},
+		collective.NSide{Counts: orEmpty(rcounts), Displs: orEmpty(rdispls)}, nb)
 }
 
 // neighborBuf is a neighbourhood exchange of typed buffers, the blocks of each side
 // (s and r: their counts and displacements in items) completed with the buffer's
 // memory and datatype, displacements in units of its extent.
-func neighborBuf(op string, c *Comm, send, recv Buf, s, r core.NSide, nb bool) (*core.Pending, error) {
+func neighborBuf(op string, c *Comm, send, recv Buf, s, r collective.NSide, nb bool) (*core.Pending, error) {
 	for _, b := range [2]*Buf{&send, &recv} {
 		if b.err != nil {
 			return nil, b.err

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"reflect"
 
-	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -70,7 +70,7 @@ var (
 
 type userOp struct {
 	typ     reflect.Type
-	fn      core.Kernel
+	fn      collective.Kernel
 	commute bool
 	dt      *datatype.Type // typ's layout, for reductions over typed buffers
 	err     error          // why typ cannot be reduced (it holds pointers), reported at use
@@ -131,29 +131,29 @@ func (o *Op) Free() { *o = Op{} }
 
 // kernel returns op's reduction over T as bytes, or an MPI_ERR_OP error naming the op
 // and the type it is not defined on.
-func kernel[T Elem](opName string, o Op) (core.ReduceOp, error) {
+func kernel[T Elem](opName string, o Op) (collective.ReduceOp, error) {
 	t := reflect.TypeFor[T]()
 	if o.user != nil {
 		if o.user.typ != t {
-			return core.ReduceOp{}, errorf(ClassOp, opName, "op made by OpCreate for %v used on %v", o.user.typ, t)
+			return collective.ReduceOp{}, errorf(ClassOp, opName, "op made by OpCreate for %v used on %v", o.user.typ, t)
 		}
 		if err := o.user.check(opName); err != nil {
-			return core.ReduceOp{}, err
+			return collective.ReduceOp{}, err
 		}
-		return core.ReduceOp{Fn: o.user.fn, Commute: o.user.commute}, nil
+		return collective.ReduceOp{Fn: o.user.fn, Commute: o.user.commute}, nil
 	}
 	if o.code == opNone || o.code >= numOps {
-		return core.ReduceOp{}, errorf(ClassOp, opName, "op is the zero Op (use Sum, Max, ... or OpCreate)")
+		return collective.ReduceOp{}, errorf(ClassOp, opName, "op is the zero Op (use Sum, Max, ... or OpCreate)")
 	}
 	k := t.Kind()
-	var fn core.Kernel
+	var fn collective.Kernel
 	if int(k) < len(kernels[o.code]) {
 		fn = kernels[o.code][k]
 	}
 	if fn == nil {
-		return core.ReduceOp{}, errorf(ClassOp, opName, "op %v is not defined on %v (%s)", o, t, opRule[o.code])
+		return collective.ReduceOp{}, errorf(ClassOp, opName, "op %v is not defined on %v (%s)", o, t, opRule[o.code])
 	}
-	return core.ReduceOp{Fn: fn, Commute: o.Commutative()}, nil
+	return collective.ReduceOp{Fn: fn, Commute: o.Commutative()}, nil
 }
 
 var opRule = [numOps]string{
@@ -181,9 +181,9 @@ func ReduceLocal[T Elem](in, inout []T, op Op) error {
 }
 
 // kernels[op][kind] is op's byte kernel for element kind, nil where op is not defined.
-var kernels [numOps][reflect.UnsafePointer + 1]core.Kernel
+var kernels [numOps][reflect.UnsafePointer + 1]collective.Kernel
 
-func reg[T Elem](o opCode, fn core.Kernel) {
+func reg[T Elem](o opCode, fn collective.Kernel) {
 	kernels[o][reflect.TypeFor[T]().Kind()] = fn
 }
 
@@ -243,8 +243,8 @@ func init() {
 
 // red is op over T as the device runs it, or an MPI_ERR_OP error naming the op and the
 // type it is not defined on.
-func red[T Elem](name string, o Op) (core.Red, error) {
-	var r core.Red
+func red[T Elem](name string, o Op) (collective.Red, error) {
+	var r collective.Red
 	err := setRed[T](&r, name, o)
 	return r, err
 }
@@ -252,7 +252,7 @@ func red[T Elem](name string, o Op) (core.Red, error) {
 // setRed fills *r, the device's reduction of o over T's elements: in place, since
 // a struct returned by value and then copied is read back before its fields' stores
 // have drained (the blocking reductions are the path of every short one).
-func setRed[T Elem](r *core.Red, name string, o Op) error {
+func setRed[T Elem](r *collective.Red, name string, o Op) error {
 	k, err := kernel[T](name, o)
 	if err != nil {
 		return err

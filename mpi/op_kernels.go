@@ -5,7 +5,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -218,7 +218,7 @@ func noopB(inout, in []byte) { copy(inout, in) }
 // written through encoding/binary rather than as Go values.
 
 // pairKernel returns the record size and the Maxloc (or Minloc) kernel of a pair kind.
-func pairKernel(k datatype.Kind, maxloc bool) (int, core.Kernel) {
+func pairKernel(k datatype.Kind, maxloc bool) (int, collective.Kernel) {
 	switch k {
 	case datatype.KindFloat32Int32:
 		return 8, locKernel(4, func(b []byte) float32 { return math.Float32frombits(binary.NativeEndian.Uint32(b)) }, maxloc)
@@ -235,7 +235,7 @@ func pairKernel(k datatype.Kind, maxloc bool) (int, core.Kernel) {
 // locKernel is Maxloc or Minloc over records of a vs-byte value read by load and an
 // int32 index: the better value wins with its index; on equal values the smaller index
 // stays (MPI 4.1 §6.9.4).
-func locKernel[V integer | float](vs int, load func([]byte) V, maxloc bool) core.Kernel {
+func locKernel[V integer | float](vs int, load func([]byte) V, maxloc bool) collective.Kernel {
 	rec := vs + 4
 	return func(inout, in []byte) {
 		in = in[:len(inout)]

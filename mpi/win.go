@@ -6,10 +6,10 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
 // Win is a window of one-sided communication (MPI_Win): memory each rank of a
@@ -28,7 +28,7 @@ import (
 //
 // A window's error handler is ErrorsReturn until SetErrHandler changes it.
 type Win struct {
-	d *core.Win
+	d *window.Win
 
 	mu    sync.Mutex
 	errh  mpir.Errh   // ErrorsReturn until SetErrHandler
@@ -42,8 +42,8 @@ type Win struct {
 
 // Lock types for Lock.
 const (
-	LockExclusive = core.LockExclusive // MPI_LOCK_EXCLUSIVE: no other epoch at the target
-	LockShared    = core.LockShared    // MPI_LOCK_SHARED: other shared epochs may overlap
+	LockExclusive = window.LockExclusive // MPI_LOCK_EXCLUSIVE: no other epoch at the target
+	LockShared    = window.LockShared    // MPI_LOCK_SHARED: other shared epochs may overlap
 )
 
 // Assertions for Fence, Start, Post, Lock and LockAll (MPI_MODE_*): promises that let
@@ -51,21 +51,21 @@ const (
 // Start and Post: no notification, which both sides must then promise) and
 // NoSucceed (Fence: no epoch follows); the others are accepted.
 const (
-	ModeNoCheck   = core.ModeNoCheck
-	ModeNoStore   = core.ModeNoStore
-	ModeNoPut     = core.ModeNoPut
-	ModeNoPrecede = core.ModeNoPrecede
-	ModeNoSucceed = core.ModeNoSucceed
+	ModeNoCheck   = window.ModeNoCheck
+	ModeNoStore   = window.ModeNoStore
+	ModeNoPut     = window.ModeNoPut
+	ModeNoPrecede = window.ModeNoPrecede
+	ModeNoSucceed = window.ModeNoSucceed
 )
 
 // Flavor is how a window's memory came to be (MPI_WIN_FLAVOR_*).
-type Flavor = core.Flavor
+type Flavor = window.Flavor
 
 const (
-	FlavorCreate   = core.FlavorCreate   // WinCreate: memory the caller owns
-	FlavorAllocate = core.FlavorAllocate // WinAllocate
-	FlavorDynamic  = core.FlavorDynamic  // WinCreateDynamic
-	FlavorShared   = core.FlavorShared   // WinAllocateShared
+	FlavorCreate   = window.FlavorCreate   // WinCreate: memory the caller owns
+	FlavorAllocate = window.FlavorAllocate // WinAllocate
+	FlavorDynamic  = window.FlavorDynamic  // WinCreateDynamic
+	FlavorShared   = window.FlavorShared   // WinAllocateShared
 )
 
 // Memory models (MPI_WIN_SEPARATE, MPI_WIN_UNIFIED): every mpigo window is unified,
@@ -75,7 +75,7 @@ const (
 	WinUnified  = 2
 )
 
-func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
+func newWin(op string, c *Comm, info *Info, a window.Args) (*Win, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
 		return nil, c.fail(op, err)
 	}
 	hints.ShapeWin(&a)
-	d, err := c.d.CreateWin(op, a)
+	d, err := window.Create(c.d, op, a)
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
@@ -97,7 +97,7 @@ func newWin(op string, c *Comm, info *Info, a core.WinArgs) (*Win, error) {
 // operation on it is applied by this rank's progress goroutine.
 func WinCreate(mem []byte, dispUnit int, info *Info, c *Comm) (*Win, error) {
 	defer prof.Exit(prof.WinCreate, c.enter(prof.WinCreate, prof.NoPeer, 0), 0)
-	return newWin("WinCreate", c, info, core.WinArgs{Flavor: core.FlavorCreate, Size: int64(len(mem)), DispUnit: dispUnit, Mem: mem})
+	return newWin("WinCreate", c, info, window.Args{Flavor: window.FlavorCreate, Size: int64(len(mem)), DispUnit: dispUnit, Mem: mem})
 }
 
 // WinAllocate makes a window over c (collective) whose size bytes on this rank mpigo
@@ -105,7 +105,7 @@ func WinCreate(mem []byte, dispUnit int, info *Info, c *Comm) (*Win, error) {
 // (MPI_Win_allocate). The memory is valid until Free.
 func WinAllocate(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
 	defer prof.Exit(prof.WinAllocate, c.enter(prof.WinAllocate, prof.NoPeer, 0), 0)
-	w, err := newWin("WinAllocate", c, info, core.WinArgs{Flavor: core.FlavorAllocate, Size: int64(size), DispUnit: dispUnit})
+	w, err := newWin("WinAllocate", c, info, window.Args{Flavor: window.FlavorAllocate, Size: int64(size), DispUnit: dispUnit})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,7 +118,7 @@ func WinAllocate(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) 
 // unless the info key alloc_shared_noncontig is "true".
 func WinAllocateShared(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
 	defer prof.Exit(prof.WinAllocateShared, c.enter(prof.WinAllocateShared, prof.NoPeer, 0), 0)
-	w, err := newWin("WinAllocateShared", c, info, core.WinArgs{Flavor: core.FlavorShared, Size: int64(size), DispUnit: dispUnit})
+	w, err := newWin("WinAllocateShared", c, info, window.Args{Flavor: window.FlavorShared, Size: int64(size), DispUnit: dispUnit})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,11 +130,11 @@ func WinAllocateShared(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, e
 // displacement Attach returns (its address, which the owner tells them).
 func WinCreateDynamic(info *Info, c *Comm) (*Win, error) {
 	defer prof.Exit(prof.WinCreateDynamic, c.enter(prof.WinCreateDynamic, prof.NoPeer, 0), 0)
-	return newWin("WinCreateDynamic", c, info, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
+	return newWin("WinCreateDynamic", c, info, window.Args{Flavor: window.FlavorDynamic, DispUnit: 1})
 }
 
 // dev is w's device window, nil for a nil w.
-func (w *Win) dev() *core.Win {
+func (w *Win) dev() *window.Win {
 	if w == nil {
 		return nil
 	}
@@ -467,23 +467,23 @@ func elemTypeOf(k reflect.Kind) *datatype.Type {
 	return datatype.Bool
 }
 
-func slice[T Elem](s []T) core.RBuf {
-	return core.RBuf{Mem: asBytes(s), Count: int64(len(s)), Type: elemType[T]()}
+func slice[T Elem](s []T) window.RBuf {
+	return window.RBuf{Mem: asBytes(s), Count: int64(len(s)), Type: elemType[T]()}
 }
 
-func target[T Elem](rank, disp, count int) core.Target {
-	return core.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: elemType[T]()}
+func target[T Elem](rank, disp, count int) window.Target {
+	return window.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: elemType[T]()}
 }
 
 // accOp is o as the device's accumulate operation.
-func accOp(name string, o Op) (core.RMAOp, error) {
+func accOp(name string, o Op) (window.RMAOp, error) {
 	if o.user != nil {
 		return 0, errorf(ClassOp, name, "one-sided accumulates take predefined ops only (MPI forbids user ops): got %v", o)
 	}
 	if o.code == opNone || o.code >= numOps {
 		return 0, errorf(ClassOp, name, "op is the zero Op (use Sum, Max, Replace, NoOp, ...)")
 	}
-	return core.RMAOp(o.code), nil
+	return window.RMAOp(o.code), nil
 }
 
 // Put writes origin to rank's window, disp displacement units from its start, as
@@ -520,7 +520,7 @@ func get[T Elem](w *Win, origin []T, rank, disp int) error {
 // Accumulate combines origin into rank's window at disp with op, element by element
 // and atomically per element (MPI_Accumulate): a predefined op, Replace or NoOp.
 func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
-	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), core.RMAOp(op.code), elemKind[T]()) {
+	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), window.RMAOp(op.code), elemKind[T]()) {
 		prof.Done(prof.Accumulate, nbytes(origin))
 		return nil
 	}
@@ -553,7 +553,7 @@ func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) er
 // atomically (MPI_Fetch_and_op).
 func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 	if w != nil && op.user == nil && isWord[T]() {
-		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), core.RMAOp(op.code)); ok {
+		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), window.RMAOp(op.code)); ok {
 			prof.Done(prof.FetchAndOp, esize[T]())
 			return *(*T)(unsafe.Pointer(&old)), nil
 		}

@@ -1,33 +1,35 @@
 package mpi
 
-import "github.com/mpigo/mpigo/internal/core"
-import "github.com/mpigo/mpigo/internal/prof"
+import (
+	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/window"
+)
 
 // The one-sided operations on typed buffers: the origin (and result) described by a
 // Buf (Typed), the target by a count and a datatype, as MPI's C binding takes them.
 // The two sides may use different datatypes of the same type signature; accumulates
 // need every element of both to be of one predefined type.
 
-func rbuf(op string, b Buf) (core.RBuf, error) {
+func rbuf(op string, b Buf) (window.RBuf, error) {
 	if b.err != nil {
-		return core.RBuf{}, b.err
+		return window.RBuf{}, b.err
 	}
-	return core.RBuf{Mem: b.mem, Count: b.count, Type: b.dt}, nil
+	return window.RBuf{Mem: b.mem, Count: b.count, Type: b.dt}, nil
 }
 
-func tspec(op string, rank, disp, count int, dt *Datatype) (core.Target, error) {
+func tspec(op string, rank, disp, count int, dt *Datatype) (window.Target, error) {
 	t, err := dt.inner(op, "target datatype")
 	if err != nil {
-		return core.Target{}, err
+		return window.Target{}, err
 	}
-	return core.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: t}, nil
+	return window.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: t}, nil
 }
 
 // args turns a Buf and a target description into the device's.
-func (w *Win) args(op string, b Buf, rank, disp, count int, dt *Datatype) (core.RBuf, core.Target, error) {
+func (w *Win) args(op string, b Buf, rank, disp, count int, dt *Datatype) (window.RBuf, window.Target, error) {
 	o, err := rbuf(op, b)
 	if err != nil {
-		return o, core.Target{}, err
+		return o, window.Target{}, err
 	}
 	t, err := tspec(op, rank, disp, count, dt)
 	return o, t, err

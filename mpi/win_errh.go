@@ -3,9 +3,10 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
-type rmaOp = core.RMAOp
+type rmaOp = window.RMAOp
 
 // NewWinErrHandler makes a handler for windows that calls fn with the window and the
 // error (MPI_Win_create_errhandler); the error is then returned.

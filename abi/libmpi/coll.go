@@ -9,12 +9,13 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// Collectives: each C buffer becomes a core.Vec over the C memory (cvec); a rooted
+// Collectives: each C buffer becomes a collective.Vec over the C memory (cvec); a rooted
 // collective's buffer that the standard says is ignored on a process (the receive
 // buffer of Gather off the root, ...) is not looked at, as the standard allows it to
 // be anything there. A nonblocking collective's request keeps the Go copies of the C
@@ -28,9 +29,9 @@ func isRoot(c *comm, root int32) bool {
 }
 
 // ignored is a buffer the call does not use on this process.
-func ignored(esz int) core.Vec { return core.Vec{Esz: max(esz, 1)} }
+func ignored(esz int) collective.Vec { return collective.Vec{Esz: max(esz, 1)} }
 
-func esz(v core.Vec) int {
+func esz(v collective.Vec) int {
 	if v.Type != nil {
 		return int(v.Type.Size())
 	}
@@ -85,7 +86,7 @@ func launch(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, run func
 	}
 	// MPI_x_init checks every argument: run once under CheckArgs, which stops the
 	// schedule's builder after its checks, before anything is sent.
-	err := c.c.CheckArgs(func() error {
+	err := collective.CheckArgs(c.c, func() error {
 		p, err := run(true)
 		if err == nil && p != nil {
 			p.Free()
@@ -158,13 +159,13 @@ func barrier(op string, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 
 	}
 	defer exit(barrierCalls[m], c.enter(barrierCalls[m], prof.NoPeer, -1, 0), 0)
 	if m == mBlock {
-		return fail(op, ch, c.c.Barrier(op))
+		return fail(op, ch, collective.Barrier(c.c, op))
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Ibarrier(op)
+		p, err := collective.Ibarrier(c.c, op)
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return c.c.Ibarrier(op) })
+	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return collective.Ibarrier(c.c, op) })
 }
 
 func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -180,9 +181,9 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	}
 	switch m {
 	case mBlock:
-		return fail(op, ch, c.c.Bcast(op, &v, rankIn(root)))
+		return fail(op, ch, collective.Bcast(c.c, op, &v, rankIn(root)))
 	case mNB:
-		p, err := c.c.Ibcast(op, v, rankIn(root))
+		p, err := collective.Ibcast(c.c, op, v, rankIn(root))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, ibcast(op, c, v, rankIn(root)))
@@ -191,25 +192,25 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 // ibcast, ireduce and iallreduce make the run of a nonblocking or persistent call
 // from copies of its arguments: a closure in the calling function would move the
 // blocking path's locals, whose addresses it passes, to the heap on every call.
-func ibcast(op string, c *comm, v core.Vec, root int) func(bool) (*core.Pending, error) {
-	return func(bool) (*core.Pending, error) { return c.c.Ibcast(op, v, root) }
+func ibcast(op string, c *comm, v collective.Vec, root int) func(bool) (*core.Pending, error) {
+	return func(bool) (*core.Pending, error) { return collective.Ibcast(c.c, op, v, root) }
 }
 
-func ireduce(op string, c *comm, s, rv core.Vec, rd core.Red, root int) func(bool) (*core.Pending, error) {
+func ireduce(op string, c *comm, s, rv collective.Vec, rd collective.Red, root int) func(bool) (*core.Pending, error) {
 	return func(nb bool) (*core.Pending, error) {
 		if !nb {
-			return nil, c.c.Reduce(op, &s, &rv, &rd, root)
+			return nil, collective.Reduce(c.c, op, &s, &rv, &rd, root)
 		}
-		return c.c.Ireduce(op, s, rv, rd, root)
+		return collective.Ireduce(c.c, op, s, rv, rd, root)
 	}
 }
 
-func iallreduce(op string, c *comm, s, rv core.Vec, rd core.Red) func(bool) (*core.Pending, error) {
+func iallreduce(op string, c *comm, s, rv collective.Vec, rd collective.Red) func(bool) (*core.Pending, error) {
 	return func(nb bool) (*core.Pending, error) {
 		if !nb {
-			return nil, c.c.Allreduce(op, &s, &rv, &rd)
+			return nil, collective.Allreduce(c.c, op, &s, &rv, &rd)
 		}
-		return c.c.Iallreduce(op, s, rv, rd)
+		return collective.Iallreduce(c.c, op, s, rv, rd)
 	}
 }
 
@@ -217,8 +218,8 @@ func iallreduce(op string, c *comm, s, rv core.Vec, rd core.Red) func(bool) (*co
 // staging (nil for a dense type): filled in place by reduceArgs, as the structs are
 // large and a call's multiple results would copy them through memory at each return.
 type redArgs struct {
-	s, rv core.Vec
-	rd    core.Red
+	s, rv collective.Vec
+	rd    collective.Red
 	st    *redStage
 }
 
@@ -262,7 +263,7 @@ type redStage struct {
 
 var redStages = sync.Pool{New: func() any { return new(redStage) }}
 
-func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, recvUsed bool) (s, rv core.Vec, st *redStage, err error) {
+func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, recvUsed bool) (s, rv collective.Vec, st *redStage, err error) {
 	if scount < 0 || rcount < 0 {
 		return s, rv, nil, errorf(errCount, op, "count %d is negative", min(scount, rcount))
 	}
@@ -270,14 +271,14 @@ func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *
 	st = redStages.Get().(*redStage)
 	*st = redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == inPlaceAddr, recvUsed: recvUsed}
 	if st.inPlace {
-		s = core.InPlaceVec(size)
+		s = collective.InPlaceVec(size)
 	} else {
 		if st.smem, st.sorg, err = span(op, sbuf, scount, t); err != nil {
 			st.release()
 			return s, rv, nil, err
 		}
 		st.sp, st.sbuf = scratch(int(scount) * size)
-		s = core.Vec{B: st.sbuf, Esz: size}
+		s = collective.Vec{B: st.sbuf, Esz: size}
 	}
 	if !recvUsed {
 		return s, ignored(size), st, nil
@@ -287,7 +288,7 @@ func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *
 		return s, rv, nil, err
 	}
 	st.rp, st.rbuf = scratch(int(rcount) * size)
-	return s, core.Vec{B: st.rbuf, Esz: size}, st, nil
+	return s, collective.Vec{B: st.rbuf, Esz: size}, st, nil
 }
 
 // scratch is n bytes of pooled scratch (none for 0).
@@ -295,7 +296,7 @@ func scratch(n int) (*[]byte, []byte) {
 	if n == 0 {
 		return nil, []byte{}
 	}
-	p := core.Scratch(n)
+	p := collective.Scratch(n)
 	return p, *p
 }
 
@@ -306,10 +307,10 @@ func (st *redStage) release() {
 		return
 	}
 	if st.sp != nil {
-		core.ReleaseScratch(st.sp)
+		collective.ReleaseScratch(st.sp)
 	}
 	if st.rp != nil {
-		core.ReleaseScratch(st.rp)
+		collective.ReleaseScratch(st.rp)
 	}
 	*st = redStage{}
 	redStages.Put(st)
@@ -406,10 +407,10 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 	switch m {
 	case mBlock:
 		a.st.pack()
-		return fail(op, ch, a.st.done(c.c.Reduce(op, &a.s, &a.rv, &a.rd, rankIn(root))))
+		return fail(op, ch, a.st.done(collective.Reduce(c.c, op, &a.s, &a.rv, &a.rd, rankIn(root))))
 	case mNB:
 		a.st.pack()
-		p, err := a.st.then(c.c.Ireduce(op, a.s, a.rv, a.rd, rankIn(root)))
+		p, err := a.st.then(collective.Ireduce(c.c, op, a.s, a.rv, a.rd, rankIn(root)))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(a.st, ireduce(op, c, a.s, a.rv, a.rd, rankIn(root))))
@@ -429,10 +430,10 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 	switch m {
 	case mBlock:
 		a.st.pack()
-		return fail(op, ch, a.st.done(c.c.Allreduce(op, &a.s, &a.rv, &a.rd)))
+		return fail(op, ch, a.st.done(collective.Allreduce(c.c, op, &a.s, &a.rv, &a.rd)))
 	case mNB:
 		a.st.pack()
-		p, err := a.st.then(c.c.Iallreduce(op, a.s, a.rv, a.rd))
+		p, err := a.st.then(collective.Iallreduce(c.c, op, a.s, a.rv, a.rd))
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, staged(a.st, iallreduce(op, c, a.s, a.rv, a.rd)))
@@ -453,15 +454,15 @@ func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, c
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
 	if m == mBlock {
 		st.pack()
-		_, err := c.c.Scan(op, s, rv, rd, excl, false)
+		_, err := collective.Scan(c.c, op, s, rv, rd, excl, false)
 		return fail(op, ch, st.done(err))
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
 		st.pack()
-		p, err := st.then(c.c.Scan(op, s, rv, rd, excl, true))
+		p, err := st.then(collective.Scan(c.c, op, s, rv, rd, excl, true))
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.Scan(op, s, rv, rd, excl, nb) }))
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return collective.Scan(c.c, op, s, rv, rd, excl, nb) }))
 }
 
 func scan(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -492,15 +493,15 @@ func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, 
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
 	if m == mBlock {
 		st.pack()
-		_, err := c.c.ReduceScatterBlock(op, s, rv, rd, false)
+		_, err := collective.ReduceScatterBlock(c.c, op, s, rv, rd, false)
 		return fail(op, ch, st.done(err))
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
 		st.pack()
-		p, err := st.then(c.c.ReduceScatterBlock(op, s, rv, rd, true))
+		p, err := st.then(collective.ReduceScatterBlock(c.c, op, s, rv, rd, true))
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatterBlock(op, s, rv, rd, nb) }))
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return collective.ReduceScatterBlock(c.c, op, s, rv, rd, nb) }))
 }
 
 func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -538,15 +539,15 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	s, rv, rd, st := a.s, a.rv, a.rd, a.st
 	if m == mBlock {
 		st.pack()
-		_, err := c.c.ReduceScatter(op, s, rv, counts, rd, false)
+		_, err := collective.ReduceScatter(c.c, op, s, rv, counts, rd, false)
 		return fail(op, ch, st.done(err))
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
 		st.pack()
-		p, err := st.then(c.c.ReduceScatter(op, s, rv, counts, rd, true))
+		p, err := st.then(collective.ReduceScatter(c.c, op, s, rv, counts, rd, true))
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return c.c.ReduceScatter(op, s, rv, counts, rd, nb) }))
+	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return collective.ReduceScatter(c.c, op, s, rv, counts, rd, nb) }))
 }
 
 // peers is the number of blocks of the all-to-all forms: the remote group's size on
@@ -561,7 +562,7 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 	pn := collBytes(sbuf, scount, sdt, rcount*int64(peers(c)), rdt)
 	defer exit(gatherCalls[m], c.enter(gatherCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
-	var s, rv core.Vec
+	var s, rv collective.Vec
 	var err error
 	if !c.c.IsInter() || !rootHere {
 		if s, err = cvec(op, sbuf, scount, sdt); err != nil {
@@ -579,14 +580,14 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 		rv = ignored(esz(s))
 	}
 	if m == mBlock {
-		_, err := c.c.Gather(op, s, rv, rankIn(root), false)
+		_, err := collective.Gather(c.c, op, s, rv, rankIn(root), false)
 		return fail(op, ch, err)
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Gather(op, s, rv, rankIn(root), true)
+		p, err := collective.Gather(c.c, op, s, rv, rankIn(root), true)
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Gather(op, s, rv, rankIn(root), nb) })
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Gather(c.c, op, s, rv, rankIn(root), nb) })
 }
 
 func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -597,7 +598,7 @@ func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	pn := gathervBytes(c, sbuf, scount, sdt, rcounts, big, rdt)
 	defer exit(gathervCalls[m], c.enter(gathervCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
-	var s, rv core.Vec
+	var s, rv collective.Vec
 	var counts, ds []int
 	var err error
 	if !c.c.IsInter() || !rootHere {
@@ -617,7 +618,7 @@ func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 		rv = ignored(esz(s))
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
-		return c.c.Gatherv(op, s, rv, counts, ds, rankIn(root), nb)
+		return collective.Gatherv(c.c, op, s, rv, counts, ds, rankIn(root), nb)
 	})
 }
 
@@ -629,7 +630,7 @@ func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	pn := rootBytes(c, root, scount*int64(peers(c)), sdt)
 	defer exit(scatterCalls[m], c.enter(scatterCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
-	var s, rv core.Vec
+	var s, rv collective.Vec
 	var err error
 	if !c.c.IsInter() || !rootHere {
 		if rv, err = cvec(op, rbuf, rcount, rdt); err != nil {
@@ -647,14 +648,14 @@ func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 		s = ignored(esz(rv))
 	}
 	if m == mBlock {
-		_, err := c.c.Scatter(op, s, rv, rankIn(root), false)
+		_, err := collective.Scatter(c.c, op, s, rv, rankIn(root), false)
 		return fail(op, ch, err)
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Scatter(op, s, rv, rankIn(root), true)
+		p, err := collective.Scatter(c.c, op, s, rv, rankIn(root), true)
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Scatter(op, s, rv, rankIn(root), nb) })
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Scatter(c.c, op, s, rv, rankIn(root), nb) })
 }
 
 func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -665,7 +666,7 @@ func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sd
 	pn := scattervBytes(c, root, scounts, big, sdt)
 	defer exit(scattervCalls[m], c.enter(scattervCalls[m], rootPeer(root), -1, pn), pn)
 	rootHere := isRoot(c, root)
-	var s, rv core.Vec
+	var s, rv collective.Vec
 	var counts, ds []int
 	var err error
 	if !c.c.IsInter() || !rootHere {
@@ -685,7 +686,7 @@ func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sd
 		s = ignored(esz(rv))
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
-		return c.c.Scatterv(op, s, counts, ds, rv, rankIn(root), nb)
+		return collective.Scatterv(c.c, op, s, counts, ds, rv, rankIn(root), nb)
 	})
 }
 
@@ -705,14 +706,14 @@ func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf u
 		return fail(op, ch, err)
 	}
 	if m == mBlock {
-		_, err := c.c.Allgather(op, s, rv, false)
+		_, err := collective.Allgather(c.c, op, s, rv, false)
 		return fail(op, ch, err)
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Allgather(op, s, rv, true)
+		p, err := collective.Allgather(c.c, op, s, rv, true)
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgather(op, s, rv, nb) })
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Allgather(c.c, op, s, rv, nb) })
 }
 
 func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -732,14 +733,14 @@ func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf 
 		return fail(op, ch, err)
 	}
 	if m == mBlock {
-		_, err := c.c.Allgatherv(op, s, rv, counts, ds, false)
+		_, err := collective.Allgatherv(c.c, op, s, rv, counts, ds, false)
 		return fail(op, ch, err)
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Allgatherv(op, s, rv, counts, ds, true)
+		p, err := collective.Allgatherv(c.c, op, s, rv, counts, ds, true)
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Allgatherv(op, s, rv, counts, ds, nb) })
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Allgatherv(c.c, op, s, rv, counts, ds, nb) })
 }
 
 func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -759,14 +760,14 @@ func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf un
 		return fail(op, ch, err)
 	}
 	if m == mBlock {
-		_, err := c.c.Alltoall(op, s, rv, false)
+		_, err := collective.Alltoall(c.c, op, s, rv, false)
 		return fail(op, ch, err)
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Alltoall(op, s, rv, true)
+		p, err := collective.Alltoall(c.c, op, s, rv, true)
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoall(op, s, rv, nb) })
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Alltoall(c.c, op, s, rv, nb) })
 }
 
 func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -779,7 +780,7 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 	n := peers(c)
 	rc, rd := moved(carr(rcounts, n, big), rdt), carr(rdispls, n, big)
 	var sc, sd []int
-	var s core.Vec
+	var s collective.Vec
 	var err error
 	if uintptr(sbuf) == inPlaceAddr {
 		sc, sd = rc, rd
@@ -794,17 +795,17 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 		return fail(op, ch, err)
 	}
 	if uintptr(sbuf) == inPlaceAddr {
-		s = core.InPlaceVec(esz(rv))
+		s = collective.InPlaceVec(esz(rv))
 	}
 	if m == mBlock {
-		_, err := c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, false)
+		_, err := collective.Alltoallv(c.c, op, s, sc, sd, rv, rc, rd, false)
 		return fail(op, ch, err)
 	}
 	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, true)
+		p, err := collective.Alltoallv(c.c, op, s, sc, sd, rv, rc, rd, true)
 		return started(op, c, ch, req, p, err)
 	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return c.c.Alltoallv(op, s, sc, sd, rv, rc, rd, nb) })
+	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Alltoallv(c.c, op, s, sc, sd, rv, rc, rd, nb) })
 }
 
 // wmem is the C memory of one side of a w form: counts[j] items of types[j] at byte
@@ -896,6 +897,6 @@ func alltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.P
 		}
 	}
 	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
-		return c.c.Alltoallw(op, smem, inPlace, sc, sd, st, rmem, rc, rd, rt, nb)
+		return collective.Alltoallw(c.c, op, smem, inPlace, sc, sd, st, rmem, rc, rd, rt, nb)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -158,7 +159,7 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 
 // dup is MPI_Comm_dup of c (handle ch), unrecorded (Comm_dup_with_info's).
 func dup(op string, c *comm, ch uintptr, out unsafe.Pointer) int32 {
-	nc, err := c.c.Dup(op)
+	nc, err := collective.Dup(c.c, op)
 	if r := created(op, c, ch, nc, err, out); r != 0 {
 		return r
 	}
@@ -180,7 +181,7 @@ func discardComm(op string, h uintptr) {
 	if c == nil {
 		return
 	}
-	_ = c.c.Free(op)
+	_ = collective.Free(c.c, op)
 	comms.remove(h)
 }
 
@@ -211,7 +212,7 @@ func PMPI_Comm_split(ch uintptr, color, key int32, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.Split, c.enterTimed(prof.Split, prof.NoPeer, -1, 0), 0)
-	nc, err := c.c.Split(op, int(color), int(key))
+	nc, err := collective.Split(c.c, op, int(color), int(key))
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -278,7 +279,7 @@ func PMPI_Comm_create(ch uintptr, gh uintptr, out unsafe.Pointer) int32 {
 	if err := mpir.Owns(op, c.sess, g); err != nil {
 		return fail(op, ch, err)
 	}
-	nc, err := c.c.Create(op, g.Members())
+	nc, err := collective.Create(c.c, op, g.Members())
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -297,7 +298,7 @@ func PMPI_Comm_create_group(ch uintptr, gh uintptr, tag int32, out unsafe.Pointe
 	if err := mpir.Owns(op, c.sess, g); err != nil {
 		return fail(op, ch, err)
 	}
-	nc, err := c.c.CreateGroup(op, g.Members(), int(tag))
+	nc, err := collective.CreateGroup(c.c, op, g.Members(), int(tag))
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -326,7 +327,7 @@ func PMPI_Intercomm_merge(ch uintptr, high int32, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.IntercommMerge, c.enterTimed(prof.IntercommMerge, prof.NoPeer, -1, 0), 0)
-	nc, err := c.c.Merge(op, high != 0)
+	nc, err := collective.Merge(c.c, op, high != 0)
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -348,7 +349,7 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	if err := mpir.FreeAttrs(op, &c.attrs, h); err != nil {
 		return fail(op, h, err) // the communicator stays, with the attributes not deleted
 	}
-	if err := c.c.Free(op); err != nil {
+	if err := collective.Free(c.c, op); err != nil {
 		return fail(op, h, err)
 	}
 	comms.remove(h)
@@ -442,7 +443,7 @@ func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Po
 		}
 	}
 	addPending(core.Go(op, func() error {
-		nc, err := c.c.Dup(op)
+		nc, err := collective.Dup(c.c, op)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
@@ -242,40 +243,40 @@ func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (co
 // whose items do not start at p (a negative lower bound, MPI_BOTTOM) is shifted so
 // that they do, since the device lays typed buffers out from the start of their
 // memory.
-func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Vec, error) {
+func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (collective.Vec, error) {
 	if uintptr(p) == inPlaceAddr {
 		esz := 1
 		if d := dtOf(dh); d != nil && d.t.Size() > 0 {
 			esz = int(d.t.Size())
 		}
-		return core.InPlaceVec(esz), nil
+		return collective.InPlaceVec(esz), nil
 	}
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return core.Vec{}, err
+		return collective.Vec{}, err
 	}
 	if count < 0 {
-		return core.Vec{}, errorf(errCount, op, "count %d is negative", count)
+		return collective.Vec{}, errorf(errCount, op, "count %d is negative", count)
 	}
 	esz := int(t.Size())
 	if t.IsContiguous() && t.LB() == 0 && t.Extent() == t.Size() {
 		if esz == 0 {
-			return core.Vec{Esz: 1}, nil
+			return collective.Vec{Esz: 1}, nil
 		}
 		n := count * int64(esz)
 		if n == 0 {
-			return core.Vec{Esz: esz}, nil
+			return collective.Vec{Esz: esz}, nil
 		}
 		if p == nil {
-			return core.Vec{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+			return collective.Vec{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
 		}
-		return core.Vec{B: unsafe.Slice((*byte)(p), n), Esz: esz}, nil
+		return collective.Vec{B: unsafe.Slice((*byte)(p), n), Esz: esz}, nil
 	}
 	// For typed vectors the count may be a per-rank count; the memory must span what
 	// the largest use reaches, which the caller gives as count.
 	mem, origin, err := span(op, p, count, t)
 	if err != nil {
-		return core.Vec{}, err
+		return collective.Vec{}, err
 	}
 	if origin != 0 {
 		// Items at p + i*extent + d become items at base + i*extent + (d - lo).
@@ -284,11 +285,11 @@ func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Vec, error
 			err = st.Commit()
 		}
 		if err != nil {
-			return core.Vec{}, core.TypeErr(op, err)
+			return collective.Vec{}, core.TypeErr(op, err)
 		}
 		t = st
 	}
-	return core.TypedVec(mem, int(count), t), nil
+	return collective.TypedVec(mem, int(count), t), nil
 }
 
 func needType(op string, h uintptr) (*datatype.Type, int32) {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
@@ -308,14 +308,14 @@ func fortranOff(h uintptr) bool {
 
 // logicalKernels gives the kernels of the logical operations on the predefined
 // LOGICAL type h with the Fortran booleans, once they are set (nil otherwise: C's).
-func logicalKernels(h uintptr) func(op uintptr) core.Kernel {
+func logicalKernels(h uintptr) func(op uintptr) collective.Kernel {
 	d := predefT[h-0x200]
 	if fortran.yes == nil || d == nil || !isLogical(h) {
 		return nil
 	}
 	n := int(d.t.Size())
 	yes, no := literalAs(fortran.yes, n), literalAs(fortran.no, n)
-	return func(op uintptr) core.Kernel {
+	return func(op uintptr) collective.Kernel {
 		var f func(a, b bool) bool
 		switch op {
 		case opLand:

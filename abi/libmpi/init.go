@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"golang.org/x/sys/unix"
@@ -37,7 +38,7 @@ func abiLevel(l int) int32 {
 var mainThread int64
 
 func initialize(op string, level int32) int32 {
-	if err := core.Init(coreLevel(level)); err != nil {
+	if err := collective.Init(coreLevel(level)); err != nil {
 		return fail(op, 0, err)
 	}
 	mainThread = int64(gettid())
@@ -87,7 +88,7 @@ func PMPI_Finalized(flag unsafe.Pointer) int32 {
 func PMPI_Finalize() int32 {
 	// MPI_COMM_SELF's attributes are deleted first, while MPI still works, so that a
 	// library can hook the end of MPI with a delete callback (MPI 4.1 section 11.2.4).
-	err := core.Finalize(func() error {
+	err := collective.Finalize(func() error {
 		err := mpir.FinalizeAttrs("Finalize", &self.attrs, uintptr(hCommSelf), "MPI_COMM_SELF")
 		setShortLive(false) // after the callbacks, which may still use windows
 		return err

@@ -16,7 +16,7 @@
 //     lends MPI until they complete.
 //   - C memory is used in place: a buffer is unsafe.Slice over the C pointer,
 //     spanning exactly the bytes the count and datatype reach (Span), handed to the
-//     device's untyped entry points (core.Buf, core.Vec with the datatype engine's
+//     device's untyped entry points (core.Buf, collective.Vec with the datatype engine's
 //     types). MPI_BOTTOM and absolute addresses work because the slice starts at the
 //     lowest byte the datatype touches, wherever that is.
 //   - Every error passes one seam, fail: it maps the device's class to the ABI's

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
@@ -100,12 +101,12 @@ var typeLists = sync.Pool{New: func() any { return new([]*datatype.Type) }}
 
 // uniform is one side of n blocks of count items of type dh, at steps of a block
 // (step) or all at p.
-func uniform(op string, count int64, dh uintptr, step bool) (core.NSide, error) {
+func uniform(op string, count int64, dh uintptr, step bool) (collective.NSide, error) {
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return core.NSide{}, err
+		return collective.NSide{}, err
 	}
-	s := core.NSide{Count: int(count), Unit: int(t.Extent()), Type: t}
+	s := collective.NSide{Count: int(count), Unit: int(t.Extent()), Type: t}
 	if step {
 		s.Stride = int(count)
 	}
@@ -113,20 +114,20 @@ func uniform(op string, count int64, dh uintptr, step bool) (core.NSide, error) 
 }
 
 // vblocks is one side of the v form: counts[j] items of dh at displs[j] extents.
-func vblocks(op string, n int, counts, displs []int, dh uintptr) (core.NSide, error) {
+func vblocks(op string, n int, counts, displs []int, dh uintptr) (collective.NSide, error) {
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return core.NSide{}, err
+		return collective.NSide{}, err
 	}
 	if len(counts) < n || len(displs) < n {
-		return core.NSide{}, errorf(errArg, op, "counts or displacements are NULL")
+		return collective.NSide{}, errorf(errArg, op, "counts or displacements are NULL")
 	}
-	return core.NSide{Counts: counts[:n], Displs: displs[:n], Unit: int(t.Extent()), Type: t}, nil
+	return collective.NSide{Counts: counts[:n], Displs: displs[:n], Unit: int(t.Extent()), Type: t}, nil
 }
 
 // place lays side s's n blocks over the C memory from p: its Mem spans every block
 // (p may be MPI_BOTTOM with absolute displacements), its Origin is p's place in it.
-func place(op string, s *core.NSide, p unsafe.Pointer, n int) error {
+func place(op string, s *collective.NSide, p unsafe.Pointer, n int) error {
 	lo, hi, err := s.Span(n)
 	if err != nil {
 		return core.TypeErr(op, err)
@@ -138,7 +139,7 @@ func place(op string, s *core.NSide, p unsafe.Pointer, n int) error {
 	return nil
 }
 
-func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf unsafe.Pointer, ws core.NSide, rbuf unsafe.Pointer, wr core.NSide) int32 {
+func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf unsafe.Pointer, ws collective.NSide, rbuf unsafe.Pointer, wr collective.NSide) int32 {
 	in, out, cart, _ := c.topo.Neighbors()
 	if err := place(op, &ws, sbuf, len(out)); err != nil {
 		return fail(op, ch, err)
@@ -148,10 +149,10 @@ func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf uns
 	}
 	switch m {
 	case mBlock:
-		_, err := c.c.Neighbor(op, in, out, cart, &ws, &wr, false)
+		_, err := collective.Neighbor(c.c, op, in, out, cart, &ws, &wr, false)
 		return fail(op, ch, err)
 	case mNB:
-		p, err := c.c.Neighbor(op, in, out, cart, &ws, &wr, true)
+		p, err := collective.Neighbor(c.c, op, in, out, cart, &ws, &wr, true)
 		return started(op, c, ch, req, p, err)
 	}
 	return launch(op, c, ch, req, m, nbrStart(op, c, in, out, cart, ws, wr))
@@ -159,8 +160,8 @@ func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf uns
 
 // nbrStart is a persistent exchange's start, on its own copies of the sides: a
 // closure in nbrRun would move the blocking path's to the heap on every call.
-func nbrStart(op string, c *comm, in, out []int, cart bool, ws, wr core.NSide) func(bool) (*core.Pending, error) {
-	return func(bool) (*core.Pending, error) { return c.c.Neighbor(op, in, out, cart, &ws, &wr, true) }
+func nbrStart(op string, c *comm, in, out []int, cart bool, ws, wr collective.NSide) func(bool) (*core.Pending, error) {
+	return func(bool) (*core.Pending, error) { return collective.Neighbor(c.c, op, in, out, cart, &ws, &wr, true) }
 }
 
 func neighborAllgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -268,7 +269,7 @@ func neighborAlltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes 
 	if len(sc) < no || len(sd) < no || len(rc) < ni || len(rd) < ni {
 		return fail(op, ch, errorf(errArg, op, "counts or displacements are NULL"))
 	}
-	ws := core.NSide{Counts: sc, Displs: sd, Unit: 1, Types: st}
-	wr := core.NSide{Counts: rc, Displs: rd, Unit: 1, Types: rt}
+	ws := collective.NSide{Counts: sc, Displs: sd, Unit: 1, Types: st}
+	wr := collective.NSide{Counts: rc, Displs: rd, Unit: 1, Types: rt}
 	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
 }

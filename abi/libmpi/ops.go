@@ -22,7 +22,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -107,15 +107,15 @@ func PMPI_Op_commutative(h uintptr, flag unsafe.Pointer) int32 {
 }
 
 // red is the device's reduction for op on items of datatype dh.
-func red(name string, oh uintptr, dh uintptr) (core.Red, error) {
-	var r core.Red
+func red(name string, oh uintptr, dh uintptr) (collective.Red, error) {
+	var r collective.Red
 	err := redInto(name, oh, dh, &r)
 	return r, err
 }
 
 // redInto is red filling *out: a predefined operation on a predefined datatype from
 // predefRed, the others made here.
-func redInto(name string, oh uintptr, dh uintptr, out *core.Red) (err error) {
+func redInto(name string, oh uintptr, dh uintptr, out *collective.Red) (err error) {
 	if i, j := oh-opSum, dh-0x200; i < uintptr(len(predefRed)) && j < uintptr(len(predefRed[0])) {
 		if r := predefRed[i][j]; r != nil {
 			*out = *r
@@ -128,10 +128,10 @@ func redInto(name string, oh uintptr, dh uintptr, out *core.Red) (err error) {
 
 // makeRed is the general way of red: user functions, and the predefined operations'
 // errors.
-func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
+func makeRed(name string, oh uintptr, dh uintptr) (collective.Red, error) {
 	t, err := typeOf(name, dh)
 	if err != nil {
-		return core.Red{}, err
+		return collective.Red{}, err
 	}
 	if u := userOps.get(oh); u != nil {
 		size := t.Size()
@@ -164,34 +164,34 @@ func makeRed(name string, oh uintptr, dh uintptr) (core.Red, error) {
 				t.PackAt(inout, mb, -lo, n)
 			}
 		}
-		return core.Red{K: core.ReduceOp{Fn: k, Commute: u.commute}, Unit: int(size), User: true,
+		return collective.Red{K: collective.ReduceOp{Fn: k, Commute: u.commute}, Unit: int(size), User: true,
 			Name: "user function", Code: 1 << 20}, nil
 	}
 	opName, ok := opNames[oh]
 	if !ok {
-		return core.Red{}, badHandle(name, "op", oh, kOp)
+		return collective.Red{}, badHandle(name, "op", oh, kOp)
 	}
 	k := kindKernel(oh, t.Kind())
 	if k == nil {
-		return core.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).m.Name())
+		return collective.Red{}, errorf(errOp, name, "%s is not defined on datatype %s", opName, dtOf(dh).m.Name())
 	}
-	return core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
+	return collective.Red{K: collective.ReduceOp{Fn: k, Commute: true}, Unit: int(t.Size()), Name: opName, Code: uint64(oh)}, nil
 }
 
 // predefRed holds the reductions of the predefined operations on the predefined
 // datatypes, made once (initPredefRed): a call's red is then two index operations,
 // where the general way looks the operation up in a map and makes its kernel, a
 // closure for some, on every call. nil: not defined there (the general way says why).
-var predefRed [opNoOp - opSum + 1][0x100]*core.Red
+var predefRed [opNoOp - opSum + 1][0x100]*collective.Red
 
 // kindKernels holds the predefined operations' kernels on each element kind, made
 // once (initPredefRed) for the datatypes made by the program, whose kernel is that
 // of their elements' kind: a generic kernel's value, made on each call, would be a
 // closure allocated on the heap.
-var kindKernels [opNoOp - opSum + 1][datatype.KindInt16Int32 + 1]core.Kernel
+var kindKernels [opNoOp - opSum + 1][datatype.KindInt16Int32 + 1]collective.Kernel
 
 // kindKernel is kernelFor, from kindKernels.
-func kindKernel(op uintptr, k datatype.Kind) core.Kernel {
+func kindKernel(op uintptr, k datatype.Kind) collective.Kernel {
 	if i := op - opSum; i < uintptr(len(kindKernels)) && int(k) < len(kindKernels[0]) {
 		return kindKernels[i][k]
 	}
@@ -212,14 +212,14 @@ func initPredefRed() {
 // predefRedRow makes the reductions of the predefined operations on the predefined
 // datatype of handle 0x200+j (none if there is none), with the kernels of special
 // where it has one (the Fortran LOGICALs' of fortran.go).
-func predefRedRow(j int, special func(op uintptr) core.Kernel) {
+func predefRedRow(j int, special func(op uintptr) collective.Kernel) {
 	d := predefT[j]
 	for oh := range opNames {
 		predefRed[oh-opSum][j] = nil
 		if d == nil {
 			continue
 		}
-		var k core.Kernel
+		var k collective.Kernel
 		if special != nil {
 			k = special(oh)
 		}
@@ -229,7 +229,7 @@ func predefRedRow(j int, special func(op uintptr) core.Kernel) {
 		if k == nil {
 			continue
 		}
-		predefRed[oh-opSum][j] = &core.Red{K: core.ReduceOp{Fn: k, Commute: true}, Unit: int(d.t.Size()), Name: opNames[oh], Code: uint64(oh)}
+		predefRed[oh-opSum][j] = &collective.Red{K: collective.ReduceOp{Fn: k, Commute: true}, Unit: int(d.t.Size()), Name: opNames[oh], Code: uint64(oh)}
 	}
 }
 
@@ -293,7 +293,7 @@ func maxK[T number](inout, in []byte) {
 	}
 }
 
-func bitK[T integer](f func(a, b T) T) core.Kernel {
+func bitK[T integer](f func(a, b T) T) collective.Kernel {
 	return func(inout, in []byte) {
 		o, i := view[T](inout), view[T](in)
 		for k := range o {
@@ -302,7 +302,7 @@ func bitK[T integer](f func(a, b T) T) core.Kernel {
 	}
 }
 
-func logK[T integer](f func(a, b bool) bool) core.Kernel {
+func logK[T integer](f func(a, b bool) bool) collective.Kernel {
 	return func(inout, in []byte) {
 		o, i := view[T](inout), view[T](in)
 		for k := range o {
@@ -319,7 +319,7 @@ func logK[T integer](f func(a, b bool) bool) core.Kernel {
 // int at idx. Packed, not C's structs: the device hands a kernel packed items of a
 // type with gaps (red, PMPI_Reduce_local), and C pads {double; int}, {long; int}
 // and {short; int}, so their packed pairs are 12, 12 and 6 bytes.
-func loc[V number](sz, idx int, maxloc bool) core.Kernel {
+func loc[V number](sz, idx int, maxloc bool) collective.Kernel {
 	return func(inout, in []byte) {
 		for off := 0; off+sz <= len(inout); off += sz {
 			ov := *(*V)(unsafe.Pointer(&inout[off]))
@@ -343,7 +343,7 @@ func loc[V number](sz, idx int, maxloc bool) core.Kernel {
 func replace(inout, in []byte) { copy(inout, in) }
 func noop(inout, in []byte)    {}
 
-func intKernels[T integer](op uintptr) core.Kernel {
+func intKernels[T integer](op uintptr) collective.Kernel {
 	switch op {
 	case opSum:
 		return sum[T]
@@ -369,7 +369,7 @@ func intKernels[T integer](op uintptr) core.Kernel {
 	return nil
 }
 
-func floatKernels[T float](op uintptr) core.Kernel {
+func floatKernels[T float](op uintptr) collective.Kernel {
 	switch op {
 	case opSum:
 		return sum[T]
@@ -395,7 +395,7 @@ func floatKernels[T float](op uintptr) core.Kernel {
 
 // kernelFor is op's kernel on elements of kind k, nil where the standard does not
 // define it.
-func kernelFor(op uintptr, k datatype.Kind) core.Kernel {
+func kernelFor(op uintptr, k datatype.Kind) collective.Kernel {
 	switch op {
 	case opReplace:
 		return replace

@@ -7,6 +7,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -386,7 +387,7 @@ func rankIn(r int32) int {
 	case C.MPI_PROC_NULL:
 		return core.ProcNull
 	case C.MPI_ROOT:
-		return core.Root
+		return collective.Root
 	case C.MPI_ANY_TAG:
 		return badSentinel
 	}
@@ -407,7 +408,7 @@ func rankOut(r int) int32 {
 	switch r {
 	case core.ProcNull:
 		return C.MPI_PROC_NULL
-	case core.Root:
+	case collective.Root:
 		return C.MPI_ROOT
 	}
 	return int32(r)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -127,7 +128,7 @@ func addPending(x *core.Pending, c *comm, ch uintptr, keep any, out unsafe.Point
 // addPersistent makes the handle of an inactive persistent collective (or of a
 // partitioned operation, start nil: x is one already).
 func addPersistent(c *comm, ch uintptr, start func() (*core.Pending, error), out unsafe.Pointer) {
-	addStartable(c, ch, core.Persistent(start), out)
+	addStartable(c, ch, collective.Persistent(start), out)
 }
 
 func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {

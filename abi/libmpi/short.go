@@ -15,6 +15,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
 // The Go side of the one-sided calls' short ways in C (short.c): the copy of the
@@ -26,7 +27,7 @@ import (
 //     shared memory, or this rank's own C memory), its displacement unit and size,
 //     its accumulate lock word when that lies in shared memory;
 //   - per target, after every synchronisation call (winSync): what its epoch allows,
-//     from the device (core.Win.ShortState), and whether MPI_Win_flush_all has
+//     from the device (window.Win.ShortState), and whether MPI_Win_flush_all has
 //     anything to do;
 //   - before MPI_Win_free and MPI_Finalize: nothing, so the calls take the Go way
 //     and report what is wrong.
@@ -69,16 +70,16 @@ func shortDatatype(i int) {
 	if k == datatype.KindNone {
 		return
 	}
-	if core.RMAApplies(core.RMAReplace, k) {
+	if window.RMAApplies(window.RMAReplace, k) {
 		e.replace = 1
 	}
 	if ck, ok := shortKinds[k]; ok {
 		e.kind = ck
-		if core.RMAApplies(core.RMASum, k) {
+		if window.RMAApplies(window.RMASum, k) {
 			e.sum = 1
 		}
 	}
-	if core.RMAAtomic(k) && t.Size() == 8 {
+	if window.RMAAtomic(k) && t.Size() == 8 {
 		e.atomic = 1
 	}
 }

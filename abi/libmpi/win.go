@@ -20,6 +20,7 @@ import (
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
 // One-sided communication (MPI 4.1 chapter 12) on the device's windows
@@ -32,7 +33,7 @@ import (
 // unless set), as MPI 4.1 section 12.6 says.
 
 type win struct {
-	w     *core.Win
+	w     *window.Win
 	errh  mpir.Errh
 	mu    sync.Mutex
 	attrs mpir.Attrs // attr.go
@@ -84,15 +85,15 @@ func needWin(op string, h uintptr) (*win, int32) {
 	return w, 0
 }
 
-var winFlavors = map[core.Flavor]C.int{core.FlavorCreate: C.MPI_WIN_FLAVOR_CREATE, core.FlavorAllocate: C.MPI_WIN_FLAVOR_ALLOCATE,
-	core.FlavorDynamic: C.MPI_WIN_FLAVOR_DYNAMIC, core.FlavorShared: C.MPI_WIN_FLAVOR_SHARED}
+var winFlavors = map[window.Flavor]C.int{window.FlavorCreate: C.MPI_WIN_FLAVOR_CREATE, window.FlavorAllocate: C.MPI_WIN_FLAVOR_ALLOCATE,
+	window.FlavorDynamic: C.MPI_WIN_FLAVOR_DYNAMIC, window.FlavorShared: C.MPI_WIN_FLAVOR_SHARED}
 
 var winModels = map[int]C.int{mpir.ModelUnified: C.MPI_WIN_UNIFIED, mpir.ModelSeparate: C.MPI_WIN_SEPARATE}
 
 // newWin registers a window the device made and writes its handle. flavor is the one
 // the program asked for: an allocated window made again over C memory (winAllocate)
 // is still of the allocate flavour. The predefined attributes' values go to C memory.
-func newWin(cw *core.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, flavor core.Flavor, out unsafe.Pointer) {
+func newWin(cw *window.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, flavor window.Flavor, out unsafe.Pointer) {
 	w := &win{w: cw, cmem: cmem, base: base, sess: c.sess, hints: hints}
 	w.errh.Init(mpir.ErrorsAreFatal)
 	a := mpir.WinAttrsOf(cw)
@@ -140,11 +141,11 @@ func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsa
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem})
+	cw, err := window.Create(c.c, op, window.Args{Flavor: window.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem})
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, hints, base, nil, core.FlavorCreate, out)
+	newWin(cw, c, hints, base, nil, window.FlavorCreate, out)
 	return 0
 }
 
@@ -175,12 +176,12 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	a := core.WinArgs{Flavor: core.FlavorAllocate, Size: size, DispUnit: int(unit)}
+	a := window.Args{Flavor: window.FlavorAllocate, Size: size, DispUnit: int(unit)}
 	if shared {
-		a.Flavor = core.FlavorShared
+		a.Flavor = window.FlavorShared
 	}
 	hints.ShapeWin(&a)
-	cw, err := c.c.CreateWin(op, a)
+	cw, err := window.Create(c.c, op, a)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -199,7 +200,7 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 		if size > 0 {
 			mem = unsafe.Slice((*byte)(cmem), size)
 		}
-		if cw, err = c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem}); err != nil {
+		if cw, err = window.Create(c.c, op, window.Args{Flavor: window.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem}); err != nil {
 			C.free(cmem)
 			return fail(op, ch, err)
 		}
@@ -247,11 +248,11 @@ func PMPI_Win_create_dynamic(info, ch uintptr, out unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	cw, err := c.c.CreateWin(op, core.WinArgs{Flavor: core.FlavorDynamic, DispUnit: 1})
+	cw, err := window.Create(c.c, op, window.Args{Flavor: window.FlavorDynamic, DispUnit: 1})
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	newWin(cw, c, hints, nil, nil, core.FlavorDynamic, out)
+	newWin(cw, c, hints, nil, nil, window.FlavorDynamic, out)
 	return 0
 }
 
@@ -548,27 +549,27 @@ func PMPI_Win_call_errhandler(wh uintptr, code int32) int32 {
 
 // rbuf is an origin or result buffer: count items of dh at p, shifted (as cvec
 // does) so that the items start at the slice's start.
-func rbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.RBuf, error) {
+func rbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (window.RBuf, error) {
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return core.RBuf{}, err
+		return window.RBuf{}, err
 	}
 	if count < 0 {
-		return core.RBuf{}, errorf(errCount, op, "count %d is negative", count)
+		return window.RBuf{}, errorf(errCount, op, "count %d is negative", count)
 	}
 	if t.IsContiguous() && t.LB() == 0 {
 		n := count * t.Size()
 		if n == 0 {
-			return core.RBuf{Count: count, Type: t}, nil
+			return window.RBuf{Count: count, Type: t}, nil
 		}
 		if p == nil {
-			return core.RBuf{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
+			return window.RBuf{}, errorf(errBuffer, op, "buffer is NULL for %d items", count)
 		}
-		return core.RBuf{Mem: unsafe.Slice((*byte)(p), n), Count: count, Type: t}, nil
+		return window.RBuf{Mem: unsafe.Slice((*byte)(p), n), Count: count, Type: t}, nil
 	}
 	mem, origin, err := span(op, p, count, t)
 	if err != nil {
-		return core.RBuf{}, err
+		return window.RBuf{}, err
 	}
 	if origin != 0 {
 		st, err := datatype.Hindexed([]int64{1}, []int64{origin}, t)
@@ -576,26 +577,26 @@ func rbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.RBuf, erro
 			err = st.Commit()
 		}
 		if err != nil {
-			return core.RBuf{}, core.TypeErr(op, err)
+			return window.RBuf{}, core.TypeErr(op, err)
 		}
 		t = st
 	}
-	return core.RBuf{Mem: mem, Count: count, Type: t}, nil
+	return window.RBuf{Mem: mem, Count: count, Type: t}, nil
 }
 
-func targetOf(op string, rank int32, disp, count int64, dh uintptr) (core.Target, error) {
+func targetOf(op string, rank int32, disp, count int64, dh uintptr) (window.Target, error) {
 	t, err := typeOf(op, dh)
 	if err != nil {
-		return core.Target{}, err
+		return window.Target{}, err
 	}
-	return core.Target{Rank: rankIn(rank), Disp: disp, Count: count, Type: t}, nil
+	return window.Target{Rank: rankIn(rank), Disp: disp, Count: count, Type: t}, nil
 }
 
-var rmaOps = map[uintptr]core.RMAOp{opSum: core.RMASum, opProd: core.RMAProd, opMin: core.RMAMin, opMax: core.RMAMax,
-	opLand: core.RMALand, opLor: core.RMALor, opLxor: core.RMALxor, opBand: core.RMABand, opBor: core.RMABor,
-	opBxor: core.RMABxor, opMaxloc: core.RMAMaxloc, opMinloc: core.RMAMinloc, opReplace: core.RMAReplace, opNoOp: core.RMANoOp}
+var rmaOps = map[uintptr]window.RMAOp{opSum: window.RMASum, opProd: window.RMAProd, opMin: window.RMAMin, opMax: window.RMAMax,
+	opLand: window.RMALand, opLor: window.RMALor, opLxor: window.RMALxor, opBand: window.RMABand, opBor: window.RMABor,
+	opBxor: window.RMABxor, opMaxloc: window.RMAMaxloc, opMinloc: window.RMAMinloc, opReplace: window.RMAReplace, opNoOp: window.RMANoOp}
 
-func rmaOp(op string, oh uintptr) (core.RMAOp, error) {
+func rmaOp(op string, oh uintptr) (window.RMAOp, error) {
 	o, ok := rmaOps[oh]
 	if !ok {
 		return 0, errorf(errOp, op, "op %#x: one-sided accumulates take predefined operations only", oh)
@@ -604,18 +605,18 @@ func rmaOp(op string, oh uintptr) (core.RMAOp, error) {
 }
 
 // rmaCall is the common start of an operation: the window, the origin and the target.
-func rmaCall(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr) (*win, core.RBuf, core.Target, int32) {
+func rmaCall(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr) (*win, window.RBuf, window.Target, int32) {
 	w, r := needWin(op, wh)
 	if w == nil {
-		return nil, core.RBuf{}, core.Target{}, r
+		return nil, window.RBuf{}, window.Target{}, r
 	}
 	ob, err := rbuf(op, o, oc, odt)
 	if err != nil {
-		return nil, core.RBuf{}, core.Target{}, failWin(op, wh, err)
+		return nil, window.RBuf{}, window.Target{}, failWin(op, wh, err)
 	}
 	t, err := targetOf(op, rank, disp, tc, tdt)
 	if err != nil {
-		return nil, core.RBuf{}, core.Target{}, failWin(op, wh, err)
+		return nil, window.RBuf{}, window.Target{}, failWin(op, wh, err)
 	}
 	return w, ob, t, 0
 }
@@ -751,7 +752,7 @@ func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsaf
 	n := typeBytes(oc, odt)
 	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	if oh == opNoOp {
-		ob = core.RBuf{Count: 0, Type: t.Type}
+		ob = window.RBuf{Count: 0, Type: t.Type}
 	}
 	rb, err := rbuf(op, res, rc, rdt)
 	if err != nil {
@@ -951,8 +952,8 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 
 // assertIn maps the ABI's MPI_MODE_* bits to the device's.
 func assertIn(a int32) int {
-	m := map[int32]int{C.MPI_MODE_NOCHECK: core.ModeNoCheck, C.MPI_MODE_NOPRECEDE: core.ModeNoPrecede, C.MPI_MODE_NOPUT: core.ModeNoPut,
-		C.MPI_MODE_NOSTORE: core.ModeNoStore, C.MPI_MODE_NOSUCCEED: core.ModeNoSucceed}
+	m := map[int32]int{C.MPI_MODE_NOCHECK: window.ModeNoCheck, C.MPI_MODE_NOPRECEDE: window.ModeNoPrecede, C.MPI_MODE_NOPUT: window.ModeNoPut,
+		C.MPI_MODE_NOSTORE: window.ModeNoStore, C.MPI_MODE_NOSUCCEED: window.ModeNoSucceed}
 	out := 0
 	for bit, v := range m {
 		if a&bit != 0 {
@@ -965,7 +966,7 @@ func assertIn(a int32) int {
 
 // winSync runs a synchronisation call, then refreshes the copy of the window's state
 // that short.c reads.
-func winSync(call prof.Call, peer int, op string, wh uintptr, f func(w *core.Win) error) int32 {
+func winSync(call prof.Call, peer int, op string, wh uintptr, f func(w *window.Win) error) int32 {
 	w, r := needWin(op, wh)
 	if w == nil {
 		return r
@@ -979,11 +980,11 @@ func winSync(call prof.Call, peer int, op string, wh uintptr, f func(w *core.Win
 
 //export PMPI_Win_fence
 func PMPI_Win_fence(assert int32, wh uintptr) int32 {
-	return winSync(prof.Fence, prof.NoPeer, "Win_fence", wh, func(w *core.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
+	return winSync(prof.Fence, prof.NoPeer, "Win_fence", wh, func(w *window.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
 }
 
 // ranksIn is group gh as ranks of the window's group.
-func ranksIn(op string, w *core.Win, wh, gh uintptr) ([]int, error) {
+func ranksIn(op string, w *window.Win, wh, gh uintptr) ([]int, error) {
 	g := groupOf(gh)
 	if g == nil {
 		return nil, badHandle(op, "group", gh, kGroup)
@@ -998,7 +999,7 @@ func ranksIn(op string, w *core.Win, wh, gh uintptr) ([]int, error) {
 //export PMPI_Win_start
 func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_start"
-	return winSync(prof.WinStart, prof.NoPeer, op, wh, func(w *core.Win) error {
+	return winSync(prof.WinStart, prof.NoPeer, op, wh, func(w *window.Win) error {
 		rs, err := ranksIn(op, w, wh, gh)
 		if err != nil {
 			return err
@@ -1010,7 +1011,7 @@ func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 //export PMPI_Win_post
 func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_post"
-	return winSync(prof.Post, prof.NoPeer, op, wh, func(w *core.Win) error {
+	return winSync(prof.Post, prof.NoPeer, op, wh, func(w *window.Win) error {
 		rs, err := ranksIn(op, w, wh, gh)
 		if err != nil {
 			return err
@@ -1021,17 +1022,17 @@ func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
 
 //export PMPI_Win_complete
 func PMPI_Win_complete(wh uintptr) int32 {
-	return winSync(prof.Complete, prof.NoPeer, "Win_complete", wh, func(w *core.Win) error { return w.Complete("Win_complete") })
+	return winSync(prof.Complete, prof.NoPeer, "Win_complete", wh, func(w *window.Win) error { return w.Complete("Win_complete") })
 }
 
 //export PMPI_Win_wait
 func PMPI_Win_wait(wh uintptr) int32 {
-	return winSync(prof.WinWait, prof.NoPeer, "Win_wait", wh, func(w *core.Win) error { _, err := w.Wait("Win_wait", false); return err })
+	return winSync(prof.WinWait, prof.NoPeer, "Win_wait", wh, func(w *window.Win) error { _, err := w.Wait("Win_wait", false); return err })
 }
 
 //export PMPI_Win_test
 func PMPI_Win_test(wh uintptr, flag unsafe.Pointer) int32 {
-	return winSync(prof.WinTest, prof.NoPeer, "Win_test", wh, func(w *core.Win) error {
+	return winSync(prof.WinTest, prof.NoPeer, "Win_test", wh, func(w *window.Win) error {
 		ok, err := w.Wait("Win_test", true)
 		setBool(flag, ok)
 		return err
@@ -1043,26 +1044,26 @@ func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
 	t := -1
 	switch typ {
 	case C.MPI_LOCK_EXCLUSIVE:
-		t = core.LockExclusive
+		t = window.LockExclusive
 	case C.MPI_LOCK_SHARED:
-		t = core.LockShared
+		t = window.LockShared
 	}
-	return winSync(prof.Lock, rankIn(rank), "Win_lock", wh, func(w *core.Win) error { return w.Lock("Win_lock", t, rankIn(rank), assertIn(assert)) })
+	return winSync(prof.Lock, rankIn(rank), "Win_lock", wh, func(w *window.Win) error { return w.Lock("Win_lock", t, rankIn(rank), assertIn(assert)) })
 }
 
 //export PMPI_Win_unlock
 func PMPI_Win_unlock(rank int32, wh uintptr) int32 {
-	return winSync(prof.Unlock, rankIn(rank), "Win_unlock", wh, func(w *core.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
+	return winSync(prof.Unlock, rankIn(rank), "Win_unlock", wh, func(w *window.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
 }
 
 //export PMPI_Win_lock_all
 func PMPI_Win_lock_all(assert int32, wh uintptr) int32 {
-	return winSync(prof.LockAll, prof.NoPeer, "Win_lock_all", wh, func(w *core.Win) error { return w.LockAll("Win_lock_all", assertIn(assert)) })
+	return winSync(prof.LockAll, prof.NoPeer, "Win_lock_all", wh, func(w *window.Win) error { return w.LockAll("Win_lock_all", assertIn(assert)) })
 }
 
 //export PMPI_Win_unlock_all
 func PMPI_Win_unlock_all(wh uintptr) int32 {
-	return winSync(prof.UnlockAll, prof.NoPeer, "Win_unlock_all", wh, func(w *core.Win) error { return w.UnlockAll("Win_unlock_all") })
+	return winSync(prof.UnlockAll, prof.NoPeer, "Win_unlock_all", wh, func(w *window.Win) error { return w.UnlockAll("Win_unlock_all") })
 }
 
 //export goPMPI_Win_flush
@@ -1073,30 +1074,30 @@ func goPMPI_Win_flush(rank int32, wh uintptr) int32 {
 		prof.Done(prof.WinFlush, 0)
 		return 0 // a direct target's operations completed in their calls
 	}
-	return winSync(prof.WinFlush, rankIn(rank), "Win_flush", wh, func(w *core.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
+	return winSync(prof.WinFlush, rankIn(rank), "Win_flush", wh, func(w *window.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
 }
 
 //export goPMPI_Win_flush_local
 func goPMPI_Win_flush_local(rank int32, wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync(prof.FlushLocal, rankIn(rank), "Win_flush_local", wh, func(w *core.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
+	return winSync(prof.FlushLocal, rankIn(rank), "Win_flush_local", wh, func(w *window.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
 }
 
 //export goPMPI_Win_flush_all
 func goPMPI_Win_flush_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync(prof.FlushAll, prof.NoPeer, "Win_flush_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_all", false) })
+	return winSync(prof.FlushAll, prof.NoPeer, "Win_flush_all", wh, func(w *window.Win) error { return w.FlushAll("Win_flush_all", false) })
 }
 
 //export goPMPI_Win_flush_local_all
 func goPMPI_Win_flush_local_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync(prof.FlushLocalAll, prof.NoPeer, "Win_flush_local_all", wh, func(w *core.Win) error { return w.FlushAll("Win_flush_local_all", true) })
+	return winSync(prof.FlushLocalAll, prof.NoPeer, "Win_flush_local_all", wh, func(w *window.Win) error { return w.FlushAll("Win_flush_local_all", true) })
 }
 
 //export PMPI_Win_sync
 func PMPI_Win_sync(wh uintptr) int32 {
-	return winSync(prof.Sync, prof.NoPeer, "Win_sync", wh, func(w *core.Win) error { return w.Sync("Win_sync") })
+	return winSync(prof.Sync, prof.NoPeer, "Win_sync", wh, func(w *window.Win) error { return w.Sync("Win_sync") })
 }
 
 //export PMPI_Alloc_mem

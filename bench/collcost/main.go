@@ -1,6 +1,6 @@
 // Collcost runs ITERS calls of a collective on BYTES bytes on World, for counting
-// instructions per call with callgrind (bench/collcost.sh): OP is bcast (from rank 0)
-// or allreduce (float64 Sum).
+// instructions per call with callgrind (bench/collcost.sh): OP is bcast (from rank 0),
+// allreduce (float64 Sum) or barrier (BYTES ignored).
 //
 //	mpigo run -n 2 ./bench/collcost OP ITERS BYTES
 package main
@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	const usage = "usage: collcost bcast|allreduce ITERS BYTES"
+	const usage = "usage: collcost bcast|allreduce|barrier ITERS BYTES"
 	if len(os.Args) != 4 {
 		osu.Die(usage)
 	}
@@ -31,6 +31,8 @@ func main() {
 	case "allreduce":
 		send, recv := make([]float64, n/8), make([]float64, n/8)
 		call = func() error { return mpi.Allreduce(mpi.World, send, recv, mpi.Sum) }
+	case "barrier":
+		call = func() error { return mpi.World.Barrier() }
 	default:
 		osu.Die(usage)
 	}

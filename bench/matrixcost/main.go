@@ -7,6 +7,7 @@
 //
 //	put        rank 0: Put of one int64 into rank 1's allocated window and Flush,
 //	           inside one lock epoch (the device's short way to node memory)
+//	get, acc   the same with Get, and with Accumulate (Sum)
 //	allreduce  Allreduce (Sum) of one int64 on the world (the node shared-memory path)
 //	pingpong   rank 0 sends one int64 to rank 1 and receives it back (Send, Recv)
 package main
@@ -21,7 +22,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: matrixcost ITERS put|allreduce|pingpong")
+		fmt.Fprintln(os.Stderr, "usage: matrixcost ITERS put|get|acc|allreduce|pingpong")
 		os.Exit(2)
 	}
 	if _, err := mpi.InitThread(mpi.ThreadSingle); err != nil {
@@ -34,7 +35,7 @@ func main() {
 	}
 	w := mpi.World
 	switch os.Args[2] {
-	case "put":
+	case "put", "get", "acc":
 		win, _, err := mpi.WinAllocate(8, 8, nil, w)
 		if err != nil {
 			panic(err)
@@ -44,7 +45,14 @@ func main() {
 			v := []int64{1}
 			for i := range iters {
 				v[0] = int64(i)
-				must(mpi.Put(win, v, 1, 0))
+				switch os.Args[2] {
+				case "put":
+					must(mpi.Put(win, v, 1, 0))
+				case "get":
+					must(mpi.Get(win, v, 1, 0))
+				default:
+					must(mpi.Accumulate(win, v, 1, 0, mpi.Sum))
+				}
 				must(win.Flush(1))
 			}
 			must(win.Unlock(1))

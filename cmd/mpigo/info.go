@@ -8,10 +8,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/launch"
 	"github.com/mpigo/mpigo/internal/topo"
+	"github.com/mpigo/mpigo/internal/window"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -101,6 +103,8 @@ func probe() int {
 			return 1
 		}
 		fmt.Print(info)
+		fmt.Print(window.RMAInfo())
+		fmt.Print(collective.Table(core.World))
 	} else {
 		mpi.Recv(mpi.World, []byte{0}, 0, 0)
 	}

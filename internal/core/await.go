@@ -20,10 +20,12 @@ var (
 	sleepers atomic.Int32 // waiters asleep (or about to be) on doneWord
 )
 
-// noteDone records that an operation completed and wakes the waiters asleep on it. A
-// waiter announces itself before it reads the word and polls once more, and this bumps
-// the word before it looks for waiters, so one of the two sees the other.
-func noteDone() {
+// NoteDone records that an operation completed and wakes the waiters asleep on it
+// (Await): every operation a Pending stands for calls it as it completes, unless its
+// completion is an engine request's. A waiter announces itself before it reads the
+// word and polls once more, and this bumps the word before it looks for waiters, so
+// one of the two sees the other.
+func NoteDone() {
 	atomic.AddUint32(&doneWord, 1)
 	if sleepers.Load() > 0 {
 		idle.FutexWake(&doneWord)
@@ -71,4 +73,4 @@ func AwaitCtx(ctx context.Context, poll func() bool) {
 // doneBell wakes the waits asleep on doneWord.
 type doneBell struct{}
 
-func (doneBell) Ring() { noteDone() }
+func (doneBell) Ring() { NoteDone() }

@@ -3,6 +3,7 @@ package core
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -35,12 +36,12 @@ type Comm struct {
 	freed  atomic.Bool
 
 	seq   atomic.Uint32 // the collective sequence: each collective's tag
-	dry   atomic.Bool   // CheckArgs is running: its goroutine's builders stop after their checks
-	dryG  atomic.Int64  // the goroutine running CheckArgs
-	coll  collTable     // the collectives chosen when c was made (colltable.go)
-	lconn conn          // the local group on the internal context
-	iconn conn          // an intercommunicator's both groups (local first)
-	node  *nodeColl     // node shared-memory or hierarchical state, made on first use
+	lconn Conn          // the local group on the internal context
+	iconn Conn          // an intercommunicator's both groups (local first)
+	// coll is the collective package's state of c (internal/collective: the
+	// collectives c chose when it was made), set there once, when c is made and
+	// before anyone else sees it; core never reads it (beside.go).
+	coll unsafe.Pointer
 
 	mu   sync.Mutex
 	name string
@@ -181,15 +182,16 @@ func (c *Comm) LocalWorldRank(r int) int {
 func newComm(ctx uint32, g, remote *group.Group) *Comm {
 	c := &Comm{ctx: ctx}
 	c.setGroup(g, remote)
-	c.chooseColl()
+	c.setConns()
 	c.describe()
 	return c
 }
 
-// Free releases c: its collectives' resources and its context id, which a later
-// communicator may reuse once every member has freed it. World and Self cannot be
-// freed.
-func (c *Comm) Free(op string) error {
+// FreeCore releases c's core: its context id, which a later communicator may reuse
+// once every member has freed it. World and Self cannot be freed. The faces free a
+// communicator through internal/collective's Free, which releases its collectives'
+// resources too.
+func (c *Comm) FreeCore(op string) error {
 	if err := c.Check(op); err != nil {
 		return err
 	}
@@ -201,7 +203,6 @@ func (c *Comm) Free(op string) error {
 	}
 	c.direct = false
 	c.rec.Retire()
-	c.freeNode()
 	eng.DropBuffer(c.ctx) // its buffered messages under way still go
 	releaseCtx(c.ctx)
 	return nil

@@ -10,13 +10,13 @@ import (
 	"github.com/mpigo/mpigo/internal/p2p"
 )
 
-// conn is the one coll.Conn: point-to-point among a list of processes on a context no
+// Conn is the one coll.Conn: point-to-point among a list of processes on a context no
 // user message can match. Member i is rank i of a, then rank i-len(a) of b: a
 // communicator's group (an intracommunicator's collectives), its local then remote
 // group (an intercommunicator's, which address the other side as size+j), or two
 // groups in an order every member lists alike (creation over both sides of an
 // intercommunicator). direct says member i is world rank i.
-type conn struct {
+type Conn struct {
 	ctx    uint32
 	me, n  int
 	a, b   *group.Group
@@ -25,33 +25,42 @@ type conn struct {
 	direct bool
 }
 
+// setConns makes c's conns once its groups are set: its local group, and an
+// intercommunicator's both groups.
+func (c *Comm) setConns() {
+	c.lconn = c.localConn()
+	if c.remote != nil {
+		c.iconn = c.interConn()
+	}
+}
+
 // localConn is c's intracommunicator conn (its local group) on c's internal context.
-func (c *Comm) localConn() conn {
-	return conn{ctx: c.ctx + 1, me: c.rank, n: c.size, a: c.group, na: c.size, size: c.size, direct: c.direct || c.group == World.group}
+func (c *Comm) localConn() Conn {
+	return Conn{ctx: c.ctx + 1, me: c.rank, n: c.size, a: c.group, na: c.size, size: c.size, direct: c.direct || c.group == World.group}
 }
 
 // interConn addresses both groups of an intercommunicator: local ranks first, then the
 // remote group (internal/coll/inter.go's convention).
-func (c *Comm) interConn() conn {
-	return conn{ctx: c.ctx + 1, me: c.rank, n: c.size + c.remote.Size(), a: c.group, b: c.remote, na: c.size, size: c.size}
+func (c *Comm) interConn() Conn {
+	return Conn{ctx: c.ctx + 1, me: c.rank, n: c.size + c.remote.Size(), a: c.group, b: c.remote, na: c.size, size: c.size}
 }
 
 // unionConn lists a then b on context ctx (this process is in one of them).
-func unionConn(a, b *group.Group, ctx uint32) conn {
+func unionConn(a, b *group.Group, ctx uint32) Conn {
 	na := a.Size()
 	me := a.Rank(int32(World.rank))
 	if me == group.Undefined {
 		me = na + b.Rank(int32(World.rank))
 	}
-	return conn{ctx: ctx, me: me, n: na + b.Size(), a: a, b: b, na: na, size: na + b.Size()}
+	return Conn{ctx: ctx, me: me, n: na + b.Size(), a: a, b: b, na: na, size: na + b.Size()}
 }
 
 // groupConn is the members of g on context ctx (this process is one of them).
-func groupConn(g *group.Group, ctx uint32) conn {
-	return conn{ctx: ctx, me: g.Rank(int32(World.rank)), n: g.Size(), a: g, na: g.Size(), size: g.Size()}
+func groupConn(g *group.Group, ctx uint32) Conn {
+	return Conn{ctx: ctx, me: g.Rank(int32(World.rank)), n: g.Size(), a: g, na: g.Size(), size: g.Size()}
 }
 
-func (k *conn) world(i int) int {
+func (k *Conn) world(i int) int {
 	switch {
 	case k.direct:
 		return i
@@ -61,19 +70,19 @@ func (k *conn) world(i int) int {
 	return int(k.b.WorldRank(i - k.na))
 }
 
-func (k *conn) Rank() int { return k.me }
-func (k *conn) Size() int { return k.size }
+func (k *Conn) Rank() int { return k.me }
+func (k *Conn) Size() int { return k.size }
 
-func (k *conn) Isend(b []byte, dest, tag int) (coll.Req, error) {
+func (k *Conn) Isend(b []byte, dest, tag int) (coll.Req, error) {
 	q, err := eng.Isend(p2p.Bytes(b), k.world(dest), tag, k.ctx, p2p.Standard)
 	return collReq(q), err
 }
 
-func (k *conn) Send(b []byte, dest, tag int) error {
+func (k *Conn) Send(b []byte, dest, tag int) error {
 	return eng.Send(p2p.Bytes(b), k.world(dest), tag, k.ctx, p2p.Standard)
 }
 
-func (k *conn) Recv(b []byte, src, tag int) error {
+func (k *Conn) Recv(b []byte, src, tag int) error {
 	st, err := eng.Recv(p2p.Bytes(b), k.world(src), tag, k.ctx)
 	if err == nil && st.Count >= int64(len(b)) {
 		return nil
@@ -83,7 +92,7 @@ func (k *conn) Recv(b []byte, src, tag int) error {
 
 // A receive's Req carries its buffer's length above the engine's generation (when it
 // is below 2 GiB), so that its completion can tell a short message (exact).
-func (k *conn) Irecv(b []byte, src, tag int) (coll.Req, error) {
+func (k *Conn) Irecv(b []byte, src, tag int) (coll.Req, error) {
 	q, err := eng.Irecv(p2p.Bytes(b), k.world(src), tag, k.ctx)
 	cq := collReq(q)
 	if len(b) < 1<<31 {
@@ -95,18 +104,18 @@ func (k *conn) Irecv(b []byte, src, tag int) (coll.Req, error) {
 // IrecvFit and RecvFit make conn a coll.FitConn: receives of a message whose length
 // the receiver does not know for sure (p2p's receives into a fitting buffer or new
 // memory).
-func (k *conn) IrecvFit(fit []byte, dst *[]byte, src, tag int) (coll.Req, error) {
+func (k *Conn) IrecvFit(fit []byte, dst *[]byte, src, tag int) (coll.Req, error) {
 	q, err := eng.IrecvAllocFit(fit, dst, k.source(src), tag, k.ctx)
 	return collReq(q), err
 }
 
-func (k *conn) RecvFit(fit []byte, src, tag int) ([]byte, error) {
+func (k *Conn) RecvFit(fit []byte, src, tag int) ([]byte, error) {
 	msg, _, _, err := eng.RecvAllocInfo(fit, k.source(src), tag, k.ctx)
 	return msg, err
 }
 
 // source is world's for a receive's source, which may be coll.AnySource.
-func (k *conn) source(i int) int {
+func (k *Conn) source(i int) int {
 	if i == coll.AnySource {
 		return p2p.AnySource
 	}
@@ -128,7 +137,7 @@ func markReq(st p2p.Status, err error, n uint64) coll.Req {
 	return coll.Req{Ref: unsafe.Pointer(&doneRecv{st, err}), N: markBit | n&^(1<<32-1)}
 }
 
-func (k *conn) Wait(q *coll.Req) error {
+func (k *Conn) Wait(q *coll.Req) error {
 	if q.N&markBit != 0 {
 		d, want := (*doneRecv)(q.Ref), int(q.N>>32&^(markBit>>32))
 		*q = coll.Req{}
@@ -144,7 +153,7 @@ func (k *conn) Wait(q *coll.Req) error {
 	return k.exact(st, err, want)
 }
 
-func (k *conn) Test(q *coll.Req) (bool, error) {
+func (k *Conn) Test(q *coll.Req) (bool, error) {
 	if q.N&markBit != 0 {
 		return true, k.Wait(q)
 	}
@@ -165,7 +174,7 @@ func (k *conn) Test(q *coll.Req) (bool, error) {
 // a short one coll.ErrShort, which a schedule that checks its receives (the
 // reductions, the gathers, scatters and all-to-alls) takes for ranks that passed
 // different counts (erroneous), naming the sender.
-func (k *conn) exact(st p2p.Status, err error, want int) error {
+func (k *Conn) exact(st p2p.Status, err error, want int) error {
 	switch {
 	case err != nil:
 		if errors.Is(err, p2p.ErrTruncate) {
@@ -187,7 +196,7 @@ func incomplete(st p2p.Status, err error, want int) bool {
 
 // who names world rank w by its rank in k: "rank i" in the local group, "remote rank
 // j" in an intercommunicator's remote group.
-func (k *conn) who(w int) string {
+func (k *Conn) who(w int) string {
 	if k.direct {
 		return fmt.Sprintf("rank %d", w)
 	}
@@ -207,7 +216,7 @@ func (k *conn) who(w int) string {
 
 // EagerMax is the largest message a blocking send of which returns before its
 // receiver comes: SmallSend, unless a rendezvous protocol is forced for every size.
-func (k *conn) EagerMax() int { return eagerMax }
+func (k *Conn) EagerMax() int { return eagerMax }
 
 // eagerMax is EagerMax's answer, fixed at Init from the engine's protocols.
 var eagerMax = coll.SmallSend
@@ -227,24 +236,58 @@ func engReq(q coll.Req) p2p.Request {
 	return p2p.RequestOf(q.Ref, uint32(q.N))
 }
 
-// all is the conn over every member of k (both groups), for creation's agreements.
-func (k conn) all() *conn {
+// All is the conn over every member of k (both groups), for creation's agreements.
+func (k Conn) All() *Conn {
 	k.size = k.n
 	return &k
 }
 
-// run builds a schedule over every member of k with tag and element size esize, runs
+// Cancel cancels q, a request of k's Isend or Irecv, and waits for it to end; q
+// becomes null.
+func (k *Conn) Cancel(q *coll.Req) {
+	r := engReq(*q)
+	eng.Cancel(&r)
+	eng.Wait(&r)
+	*q = coll.Req{}
+}
+
+// EngineReq is the engine's request that q, a request of a schedule over a Conn,
+// carries (the null one for a marked q: see GiveBack), for a wait on the requests of
+// many schedules at once (the engine's Waitany).
+func EngineReq(q coll.Req) p2p.Request { return engReq(q) }
+
+// GiveBack stores e, the engine's request borrowed from *q (EngineReq), back into *q
+// after a wait on it: done says that the wait completed e, with status st and error
+// err. A completed receive comes back null, or marked when it failed or its message
+// was truncated or short, so that the schedule's Test reports it as the receive's own
+// Wait would have (exact); one still pending keeps its length.
+func GiveBack(q *coll.Req, e p2p.Request, done bool, st p2p.Status, err error) {
+	n := collReq(e)
+	switch {
+	case done:
+		if incomplete(st, err, int(q.N>>32)) {
+			n = markReq(st, err, q.N)
+		}
+	case !e.IsNull():
+		n.N |= q.N &^ (1<<32 - 1) // the receive's length (Irecv)
+	case q.N&markBit != 0:
+		n = *q // marked by an earlier turn, not yet tested
+	}
+	*q = n
+}
+
+// Run builds a schedule over every member of k with tag and element size esize, runs
 // it and releases it: the collectives of communicator management.
-func (k conn) run(tag, esize int, build func(s *coll.Sched)) error {
-	s := coll.New(k.all(), tag, esize)
+func (k Conn) Run(tag, esize int, build func(s *coll.Sched)) error {
+	s := coll.New(k.All(), tag, esize)
 	build(s)
 	err := s.Run()
 	s.Free()
 	return err
 }
 
-// sendrecv exchanges out and in with member peer, on k's context.
-func (k *conn) sendrecv(out, in []byte, peer, tag int) error {
+// Sendrecv exchanges out and in with member peer, on k's context.
+func (k *Conn) Sendrecv(out, in []byte, peer, tag int) error {
 	q, err := eng.Irecv(p2p.Bytes(in), k.world(peer), tag, k.ctx)
 	if err != nil {
 		return err
@@ -256,4 +299,15 @@ func (k *conn) sendrecv(out, in []byte, peer, tag int) error {
 	}
 	_, err = eng.Wait(&q)
 	return err
+}
+
+// InternalAllreduce combines every local member's buf with fn (a commutative
+// reduction over esz-byte elements, inout = in ⊕ inout) and leaves the result in
+// every member's buf, on c's internal context with tag (a tag of tags.go): the
+// agreements of the facade's topology constructors.
+func (c *Comm) InternalAllreduce(op string, buf []byte, esz int, fn func(inout, in []byte), tag int) error {
+	if err := c.Check(op); err != nil {
+		return err
+	}
+	return MapErr(op, c.lconn.Run(tag, esz, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: fn, Commute: true}) }))
 }

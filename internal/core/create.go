@@ -18,15 +18,20 @@ import (
 // processes that take part, using the collectives of internal/coll over a conn of
 // those processes on a context no user message can match (the parent's internal
 // context, or World's for IntercommCreate, whose two groups share no communicator
-// but World). A new communicator chooses its collectives at once (colltable.go).
+// but World).
+//
+// These make a communicator's core only: its groups, context and conns. The faces
+// make communicators through internal/collective (its Dup, Split, ...), which calls
+// these and then chooses the new communicator's collectives, once, before anyone else
+// sees it; hence the names, so that no face takes one for the whole creation.
 
 // Undefined is MPI_UNDEFINED: the color that leaves a process out of Split.
 const Undefined = -32766
 
-// Dup returns a communicator with c's groups and a new context (MPI_Comm_dup).
+// DupCore returns a communicator with c's groups and a new context (MPI_Comm_dup).
 // Duplications of one communicator run in call order, as MPI requires (Idup runs
 // Dup in the background).
-func (c *Comm) Dup(op string) (*Comm, error) {
+func (c *Comm) DupCore(op string) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -48,11 +53,11 @@ func (c *Comm) Dup(op string) (*Comm, error) {
 	return newComm(ctx, c.group, c.remote), nil
 }
 
-// Split partitions c (MPI_Comm_split): the processes that pass the same color form a
+// SplitCore partitions c (MPI_Comm_split): the processes that pass the same color form a
 // new communicator, ranked by key (ties by rank in c). A process passing Undefined
 // gets nil. On an intercommunicator each color's processes of both groups form an
 // intercommunicator; a color found in one group only gives nil there.
-func (c *Comm) Split(op string, color, key int) (*Comm, error) {
+func (c *Comm) SplitCore(op string, color, key int) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -80,7 +85,7 @@ func colorKey(color, key int) []byte {
 func (c *Comm) gather(op string, rec []byte) (local, remote []byte, err error) {
 	n := len(rec)
 	local = make([]byte, n*c.size)
-	if err := c.lconn.run(tagGather, 1, func(s *coll.Sched) { s.Allgather(rec, local) }); err != nil {
+	if err := c.lconn.Run(tagGather, 1, func(s *coll.Sched) { s.Allgather(rec, local) }); err != nil {
 		return nil, nil, MapErr(op, err)
 	}
 	if c.remote == nil {
@@ -88,11 +93,11 @@ func (c *Comm) gather(op string, rec []byte) (local, remote []byte, err error) {
 	}
 	remote = make([]byte, n*c.remote.Size())
 	if c.rank == 0 {
-		if err := c.iconn.sendrecv(local, remote, c.size, tagGather); err != nil {
+		if err := c.iconn.Sendrecv(local, remote, c.size, tagGather); err != nil {
 			return nil, nil, MapErr(op, err)
 		}
 	}
-	if err := c.lconn.run(tagGather, 1, func(s *coll.Sched) { s.Bcast(remote, 0) }); err != nil {
+	if err := c.lconn.Run(tagGather, 1, func(s *coll.Sched) { s.Bcast(remote, 0) }); err != nil {
 		return nil, nil, MapErr(op, err)
 	}
 	return local, remote, nil
@@ -193,7 +198,7 @@ type SplitTypeArgs struct {
 	HasHWType, HasPset bool
 }
 
-// SplitType splits c by where its processes run (MPI_Comm_split_type, MPI 4.1 section
+// SplitTypeCore splits c by where its processes run (MPI_Comm_split_type, MPI 4.1 section
 // 7.4.2). Every process learns every process's arguments and places (node, and the
 // instance of each hardware resource type it is bound within), so all decide alike:
 // processes whose split types or info values differ (Undefined aside) get an error
@@ -203,7 +208,7 @@ type SplitTypeArgs struct {
 // type, or (HW_UNGUIDED) no level of the hardware splits c. On an intercommunicator the
 // processes of both groups within one instance form an intercommunicator, as Split's
 // colors do. The second result is the resource type HW_UNGUIDED split by.
-func (c *Comm) SplitType(op string, a SplitTypeArgs) (*Comm, string, error) {
+func (c *Comm) SplitTypeCore(op string, a SplitTypeArgs) (*Comm, string, error) {
 	if err := c.Check(op); err != nil {
 		return nil, "", err
 	}
@@ -428,11 +433,11 @@ func colorKeys(level int, recs []byte, me int) ([]byte, int) {
 	return out, mine
 }
 
-// Create makes a communicator of the members of g, a subgroup of c's group; it is
+// CreateCore makes a communicator of the members of g, a subgroup of c's group; it is
 // collective over all of c, and processes outside g get nil (MPI_Comm_create). On an
 // intercommunicator g is a subgroup of the local group, and the result joins each
 // side's g (nil where either side's g is empty).
-func (c *Comm) Create(op string, g *group.Group) (*Comm, error) {
+func (c *Comm) CreateCore(op string, g *group.Group) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -465,21 +470,21 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 	if c.rank == 0 {
 		n := make([]byte, 8)
 		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
-		if err := c.iconn.sendrecv(n, sizes, c.size, tagInterBcast); err != nil {
+		if err := c.iconn.Sendrecv(n, sizes, c.size, tagInterBcast); err != nil {
 			return nil, MapErr(op, err)
 		}
 		theirs = make([]byte, binary.LittleEndian.Uint64(sizes))
-		if err := c.iconn.sendrecv(mine, theirs, c.size, tagInterBcast); err != nil {
+		if err := c.iconn.Sendrecv(mine, theirs, c.size, tagInterBcast); err != nil {
 			return nil, MapErr(op, err)
 		}
 	}
-	if err := c.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, 0) }); err != nil {
+	if err := c.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, 0) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	if theirs == nil {
 		theirs = make([]byte, binary.LittleEndian.Uint64(sizes))
 	}
-	if err := c.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(theirs, 0) }); err != nil {
+	if err := c.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(theirs, 0) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	rg, err := World.group.Incl(decodeRanks(theirs))
@@ -502,10 +507,10 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 	return newComm(ctx, g, rg), nil
 }
 
-// CreateGroup makes a communicator of the members of g, a subgroup of c's group,
+// CreateGroupCore makes a communicator of the members of g, a subgroup of c's group,
 // collectively over g's members only (MPI_Comm_create_group); concurrent calls on
 // overlapping groups are told apart by tag.
-func (c *Comm) CreateGroup(op string, g *group.Group, tag int) (*Comm, error) {
+func (c *Comm) CreateGroupCore(op string, g *group.Group, tag int) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -557,11 +562,11 @@ func decodeRanks(b []byte) []int {
 	return out
 }
 
-// IntercommCreate makes an intercommunicator between local (the caller's side) and the
+// IntercommCreateCore makes an intercommunicator between local (the caller's side) and the
 // disjoint group led by remoteLeader, a rank of peer that both leaders belong to
 // (MPI_Intercomm_create). It is collective over both groups; localLeader is the
 // leader's rank in local, tag keeps concurrent creations apart on peer.
-func IntercommCreate(op string, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
+func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	if err := local.Check(op); err != nil {
 		return nil, err
 	}
@@ -583,21 +588,21 @@ func IntercommCreate(op string, local *Comm, localLeader int, peer *Comm, remote
 		mine := encodeRanks(local.group)
 		n := make([]byte, 8)
 		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
-		if err := peer.lconn.sendrecv(n, sizes, remoteLeader, tagInterLeaders+tag); err != nil {
+		if err := peer.lconn.Sendrecv(n, sizes, remoteLeader, tagInterLeaders+tag); err != nil {
 			return nil, MapErr(op, err)
 		}
 		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
-		if err := peer.lconn.sendrecv(mine, remote, remoteLeader, tagInterLeaders+tag); err != nil {
+		if err := peer.lconn.Sendrecv(mine, remote, remoteLeader, tagInterLeaders+tag); err != nil {
 			return nil, MapErr(op, err)
 		}
 	}
-	if err := local.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, localLeader) }); err != nil {
+	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	if remote == nil {
 		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
 	}
-	if err := local.lconn.run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(remote, localLeader) }); err != nil {
+	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(remote, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	rg, err := World.group.Incl(decodeRanks(remote))
@@ -622,10 +627,10 @@ func IntercommCreate(op string, local *Comm, localLeader int, peer *Comm, remote
 	return newComm(ctx, local.group, rg), nil
 }
 
-// Merge makes an intracommunicator of both groups of an intercommunicator
+// MergeCore makes an intracommunicator of both groups of an intercommunicator
 // (MPI_Intercomm_merge): the group whose processes pass high=false comes first
 // (ties broken by the groups' leaders).
-func (c *Comm) Merge(op string, high bool) (*Comm, error) {
+func (c *Comm) MergeCore(op string, high bool) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -638,12 +643,12 @@ func (c *Comm) Merge(op string, high bool) (*Comm, error) {
 	}
 	theirs := []byte{0}
 	if c.rank == 0 {
-		if err := c.iconn.sendrecv(flag, theirs, c.size, tagMergeFlags); err != nil {
+		if err := c.iconn.Sendrecv(flag, theirs, c.size, tagMergeFlags); err != nil {
 			return nil, MapErr(op, err)
 		}
 	}
 	both := []byte{flag[0], theirs[0]}
-	if err := c.lconn.run(tagMergeFlags, 1, func(s *coll.Sched) { s.Bcast(both, 0) }); err != nil {
+	if err := c.lconn.Run(tagMergeFlags, 1, func(s *coll.Sched) { s.Bcast(both, 0) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	mineHigh, theirHigh := both[0] == 1, both[1] == 1

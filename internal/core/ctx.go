@@ -41,7 +41,7 @@ func andKernel(acc, in []byte) {
 
 // allocCtx agrees with the members of m on a context id that all of them have free.
 // parent is the context the agreement runs on; it orders concurrent creations.
-func allocCtx(op string, m *conn, parent uint32, tag int) (uint32, error) {
+func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
 	ctxs.Lock()
 	ctxs.waiting = append(ctxs.waiting, parent)
 	ctxs.Unlock()
@@ -65,7 +65,7 @@ func allocCtx(op string, m *conn, parent uint32, tag int) (uint32, error) {
 			binary.LittleEndian.PutUint64(buf[8*ctxWords:], 1) // "I offered my mask"
 		}
 		ctxs.Unlock()
-		err := m.run(tag, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) })
+		err := m.Run(tag, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) })
 		ctxs.Lock()
 		if own {
 			ctxs.inUse = false

@@ -11,8 +11,8 @@ type describer interface{ Describe() string }
 
 // TransportInfo describes the transports this rank uses and, for up to max peers, the
 // protocol each message size takes to them and why (the cost model of each range), as
-// UCX_PROTO_INFO does; then World's collective table. `mpigo info` prints it from a
-// two-rank probe job.
+// UCX_PROTO_INFO does. `mpigo info` prints it from a two-rank probe job, with the
+// windows' routes and World's collective table.
 func TransportInfo(max int) (string, error) {
 	if err := Ready("TransportInfo"); err != nil {
 		return "", err
@@ -37,7 +37,5 @@ func TransportInfo(max int) (string, error) {
 		b.WriteString(tab.String())
 		shown++
 	}
-	b.WriteString(RMAInfo())
-	b.WriteString(World.CollTable())
 	return b.String(), nil
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -144,8 +147,8 @@ func startRuntime(op string, required int) error {
 	Self.freed.Store(true)
 	World.direct = false
 	state.Store(stateInit)
-	World.chooseColl()
-	Self.chooseColl()
+	World.setConns()
+	Self.setConns()
 	startProfile(required == ThreadMultiple || op != "Init")
 	return nil
 }
@@ -267,7 +270,7 @@ func agreeEnd(op string, canFence bool) (bool, error) {
 	if canFence {
 		binary.LittleEndian.PutUint64(buf, 1)
 	}
-	if err := World.lconn.run(tagFinalize, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) }); err != nil {
+	if err := World.lconn.Run(tagFinalize, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) }); err != nil {
 		return false, Wrap(ClassOther, op, "waiting for the other ranks", MapErr(op, err))
 	}
 	return binary.LittleEndian.Uint64(buf) == 1, nil
@@ -363,4 +366,14 @@ func WorldSize() int {
 		return 0
 	}
 	return World.size
+}
+
+// GoroutineID is the calling goroutine's number, as the runtime prints it in stack
+// traces. It costs a stack header's formatting (about a microsecond): for rare paths
+// only (IsThreadMain, a dry run's checks).
+func GoroutineID() int64 {
+	var buf [64]byte
+	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
+	id, _ := strconv.ParseInt(s[:strings.IndexByte(s, ' ')], 10, 64)
+	return id
 }

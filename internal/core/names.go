@@ -3,15 +3,13 @@ package core
 import (
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
-	"github.com/mpigo/mpigo/internal/rma"
 	"github.com/mpigo/mpigo/internal/topo"
 )
 
-// The engine's, the windows' and the machine's types and values that the facade
-// names, under the device's name: nothing above the device imports a package below
-// it. Aliases and inlined calls, so that naming them here costs nothing.
+// The engine's and the machine's types and values that the facade names, under the
+// device's name: nothing above the device imports a package below it. Aliases and
+// inlined calls, so that naming them here costs nothing.
 
 // Buf is a buffer as the engine takes it: contiguous bytes, or a datatype's layout.
 type Buf = p2p.Buf
@@ -52,37 +50,6 @@ const (
 // BsendOverhead is the room a buffered send takes in the attached buffer beyond its
 // data.
 const BsendOverhead = p2p.BsendOverhead
-
-// RMAOp is an accumulate operation as windows apply it.
-type RMAOp = rma.Op
-
-// The accumulate operations.
-const (
-	RMASum     = rma.OpSum
-	RMAProd    = rma.OpProd
-	RMAMin     = rma.OpMin
-	RMAMax     = rma.OpMax
-	RMALand    = rma.OpLand
-	RMALor     = rma.OpLor
-	RMALxor    = rma.OpLxor
-	RMABand    = rma.OpBand
-	RMABor     = rma.OpBor
-	RMABxor    = rma.OpBxor
-	RMAMaxloc  = rma.OpMaxloc
-	RMAMinloc  = rma.OpMinloc
-	RMAReplace = rma.OpReplace
-	RMANoOp    = rma.OpNoOp
-)
-
-// RMAApplies reports whether windows apply op to elements of kind k.
-func RMAApplies(op RMAOp, k datatype.Kind) bool {
-	_, err := rma.Lookup(op, k)
-	return err == nil
-}
-
-// RMAAtomic reports whether an element of kind k is updated by one atomic
-// instruction on node memory.
-func RMAAtomic(k datatype.Kind) bool { return rma.Atomic(k) }
 
 // HWResource is one of this node's hardware levels (topo.ResourceTypes) and
 // whether the CPUs this process may run on lie within one instance of it.

@@ -15,21 +15,33 @@ import (
 
 // statusOp is an operation whose completion has a status (the receive's, or the
 // generalized request's query).
-type statusOp interface{ status() (p2p.Status, error) }
+type statusOp interface{ Status() (p2p.Status, error) }
 
 // releaseOp is an operation that does work when a completion call reports it.
-type releaseOp interface{ release() error }
+type releaseOp interface{ Release() error }
 
 // freeOp is an operation that does work when the user frees it.
-type freeOp interface{ free() error }
+type freeOp interface{ Free() error }
 
 // cancelOp is an operation that can be cancelled.
-type cancelOp interface{ cancel() error }
+type cancelOp interface{ Cancel() error }
 
 // waitCtxOp is an operation whose WaitContext does not use its done channel.
 type waitCtxOp interface {
-	waitCtx(ctx context.Context) error
+	WaitContext(ctx context.Context) error
 }
+
+// Which kinds have which of the optional methods, checked by the compiler: the
+// interfaces are only asserted at run time, where a method that fell out of one
+// (renamed, or its signature changed) would silently change what a call does.
+var (
+	_ = []waitCtxOp{(*pairOp)(nil), (*partOp)(nil)}
+	_ = []statusOp{(*pairOp)(nil), (*genOp)(nil), (*partOp)(nil)}
+	_ = []releaseOp{(*genOp)(nil), (*partOp)(nil), (*thenOp)(nil)}
+	_ = []freeOp{(*pairOp)(nil), (*genOp)(nil), (*partOp)(nil), (*thenOp)(nil)}
+	_ = []cancelOp{(*pairOp)(nil), (*genOp)(nil)}
+	_ = []startOp{(*partOp)(nil)}
+)
 
 // StatusInto fills *st with the status of p, which has completed (Test or Wait said
 // so): the receive's for a send and receive, the query function's for a generalized
@@ -40,7 +52,7 @@ func (p *Pending) StatusInto(st *p2p.Status) error {
 			// By value: a pointer passed through the interface would move every
 			// caller's status to the heap.
 			var err error
-			*st, err = s.status()
+			*st, err = s.Status()
 			return err
 		}
 	}
@@ -53,7 +65,7 @@ func (p *Pending) StatusInto(st *p2p.Status) error {
 func (p *Pending) Release() error {
 	if p != nil {
 		if r, ok := p.op.(releaseOp); ok {
-			return r.release()
+			return r.Release()
 		}
 	}
 	return nil
@@ -63,7 +75,7 @@ func (p *Pending) Release() error {
 func (p *Pending) Free() error {
 	if p != nil {
 		if f, ok := p.op.(freeOp); ok {
-			return f.free()
+			return f.Free()
 		}
 	}
 	return nil
@@ -84,7 +96,7 @@ func (p *Pending) Cancel() error {
 		return nil
 	}
 	if c, ok := p.op.(cancelOp); ok {
-		return c.cancel()
+		return c.Cancel()
 	}
 	return nil
 }
@@ -114,7 +126,7 @@ func StartPair(op string, send, recv p2p.Request, fin func(st *p2p.Status)) *Pen
 	return &x.box
 }
 
-func (x *pairOp) test() (bool, error) {
+func (x *pairOp) Test() (bool, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.rdone {
@@ -131,9 +143,9 @@ func (x *pairOp) test() (bool, error) {
 	return x.finish()
 }
 
-func (x *pairOp) wait() error { return x.waitCtx(nil) }
+func (x *pairOp) Wait() error { return x.WaitContext(nil) }
 
-func (x *pairOp) waitCtx(ctx context.Context) error {
+func (x *pairOp) WaitContext(ctx context.Context) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.rdone {
@@ -177,9 +189,9 @@ func (x *pairOp) finish() (bool, error) {
 	return true, x.err
 }
 
-func (x *pairOp) doneCh() <-chan struct{} { return nil } // waitCtx serves WaitContext
+func (x *pairOp) DoneCh() <-chan struct{} { return nil } // WaitContext serves the waits
 
-func (x *pairOp) status() (p2p.Status, error) {
+func (x *pairOp) Status() (p2p.Status, error) {
 	x.mu.Lock()
 	st := x.st
 	x.mu.Unlock()
@@ -188,7 +200,7 @@ func (x *pairOp) status() (p2p.Status, error) {
 
 // cancel cancels both parts; the status says whether the receive's cancel took
 // effect.
-func (x *pairOp) cancel() error {
+func (x *pairOp) Cancel() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.rdone {
@@ -202,7 +214,7 @@ func (x *pairOp) cancel() error {
 	return nil
 }
 
-func (x *pairOp) free() error {
+func (x *pairOp) Free() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.fin = nil // nobody will look at the buffer
@@ -260,7 +272,7 @@ func (p *Pending) GrequestComplete(op string) error {
 	freed := x.freed
 	close(x.ch)
 	x.mu.Unlock()
-	noteDone()
+	NoteDone()
 	if freed {
 		return x.callFree()
 	}
@@ -276,7 +288,7 @@ func (p *Pending) IsGrequest() bool {
 	return ok
 }
 
-func (x *genOp) test() (bool, error) {
+func (x *genOp) Test() (bool, error) {
 	select {
 	case <-x.ch:
 		return true, nil
@@ -285,14 +297,14 @@ func (x *genOp) test() (bool, error) {
 	}
 }
 
-func (x *genOp) wait() error {
+func (x *genOp) Wait() error {
 	<-x.ch
 	return nil
 }
 
-func (x *genOp) doneCh() <-chan struct{} { return x.ch }
+func (x *genOp) DoneCh() <-chan struct{} { return x.ch }
 
-func (x *genOp) status() (p2p.Status, error) {
+func (x *genOp) Status() (p2p.Status, error) {
 	st := p2p.Status{Source: AnySource, Tag: AnyTag}
 	if x.fns.Query == nil {
 		return st, nil
@@ -301,7 +313,7 @@ func (x *genOp) status() (p2p.Status, error) {
 	return st, err
 }
 
-func (x *genOp) release() error {
+func (x *genOp) Release() error {
 	x.mu.Lock()
 	x.freed = true
 	x.mu.Unlock()
@@ -309,7 +321,7 @@ func (x *genOp) release() error {
 }
 
 // free runs the free function now if the request is complete, else from Complete.
-func (x *genOp) free() error {
+func (x *genOp) Free() error {
 	x.mu.Lock()
 	x.freed = true
 	complete := x.complete
@@ -327,7 +339,7 @@ func (x *genOp) callFree() error {
 	return x.fns.Free()
 }
 
-func (x *genOp) cancel() error {
+func (x *genOp) Cancel() error {
 	if x.fns.Cancel == nil {
 		return nil
 	}

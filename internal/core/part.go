@@ -195,7 +195,7 @@ func (t *partTable) drain(c *Comm) error {
 }
 
 // start begins a round (MPI_Start).
-func (o *partOp) start(op string) error {
+func (o *partOp) Start(op string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {
@@ -212,7 +212,7 @@ func (o *partOp) start(op string) error {
 	return nil
 }
 
-func (o *partOp) isActive() bool {
+func (o *partOp) IsActive() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.active
@@ -355,9 +355,9 @@ func (o *partOp) progress(op string) error {
 	return nil
 }
 
-// test: a send's round is complete once every partition was marked ready and has
+// Test: a send's round is complete once every partition was marked ready and has
 // left; a receive's once every partition has arrived.
-func (o *partOp) test() (bool, error) {
+func (o *partOp) Test() (bool, error) {
 	if err := o.progress(o.op); err != nil {
 		return true, err
 	}
@@ -382,17 +382,17 @@ func (o *partOp) test() (bool, error) {
 	return o.ndone == len(o.done), o.err
 }
 
-func (o *partOp) wait() error {
+func (o *partOp) Wait() error {
 	var err error
 	Await(func() bool {
 		var ok bool
-		ok, err = o.test()
+		ok, err = o.Test()
 		return ok
 	})
 	return err
 }
 
-func (o *partOp) waitCtx(ctx context.Context) error {
+func (o *partOp) WaitContext(ctx context.Context) error {
 	var err error
 	AwaitCtx(ctx, func() bool {
 		if ctx.Err() != nil {
@@ -400,17 +400,17 @@ func (o *partOp) waitCtx(ctx context.Context) error {
 			return true
 		}
 		var ok bool
-		ok, err = o.test()
+		ok, err = o.Test()
 		return ok
 	})
 	return err
 }
 
-// doneCh is not used: waitCtx serves WaitContext.
-func (o *partOp) doneCh() <-chan struct{} { return nil }
+// DoneCh is not used: WaitContext serves the waits.
+func (o *partOp) DoneCh() <-chan struct{} { return nil }
 
 // status: a receive's is its source, tag and whole length.
-func (o *partOp) status() (p2p.Status, error) {
+func (o *partOp) Status() (p2p.Status, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.send {
@@ -420,7 +420,7 @@ func (o *partOp) status() (p2p.Status, error) {
 }
 
 // release ends the round once a completion call has reported it.
-func (o *partOp) release() error {
+func (o *partOp) Release() error {
 	o.mu.Lock()
 	o.active = false
 	o.mu.Unlock()
@@ -428,7 +428,7 @@ func (o *partOp) release() error {
 }
 
 // free releases the request: its channel number, and a receive not yet matched.
-func (o *partOp) free() error {
+func (o *partOp) Free() error {
 	o.mu.Lock()
 	o.freed = true
 	o.mu.Unlock()

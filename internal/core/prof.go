@@ -10,7 +10,8 @@ import (
 // each communicator carries the record's descriptor of it (rec), registered when the
 // communicator is made (describe), renamed by SetName and retired by Free; the engine's
 // count of messages is handed down at start (startProfile), the node collectives' and
-// the windows' counts when they are made (node.go, win_prof.go). The record calls
+// the windows' counts by their packages when they are made (internal/collective,
+// node.go; internal/window, prof.go). The record calls
 // nothing of the device: its snapshots, whoever asks for one (the launcher's question
 // through the wire-up client, Finalize, the faces' error seam), read the memory it was
 // given. This file starts, flushes and reports the record (startProfile, endProfile,

@@ -1,9 +1,11 @@
 // Package core is mpigo's device: the untyped MPI machinery under the Go facade (package
-// mpi) and, later, the C ABI, one-sided windows and I/O. It owns the process's runtime
-// (the process manager, the transports, the point-to-point engine, the world), the
-// communicator core (context ids, the tag spaces of every context, rank translation,
-// intercommunicator addressing), the error classes, the collectives each communicator
-// chose when it was made, and the progress of nonblocking operations.
+// mpi) and the C ABI (abi/libmpi). It owns the process's runtime (the process manager,
+// the transports, the point-to-point engine, the world), the communicator core (context
+// ids, the tag spaces of every context, rank translation, intercommunicator
+// addressing), the error classes, the collectives each communicator chose when it was
+// made, and the progress of nonblocking operations. One-sided windows sit beside it
+// (internal/window) and use its runtime through the API of beside.go; core imports no
+// package beside it.
 //
 // Its API speaks bytes: a buffer is memory (a byte slice, which may view Go or C
 // memory) with an element size or a datatype of the datatype engine, as MPI's C binding
@@ -195,7 +197,6 @@ func stopWorld() error {
 	if eng != nil {
 		err = eng.Close()
 	}
-	closeNodeRegions()
 	closeTransports()
 	return err
 }

@@ -185,10 +185,10 @@ func stringTag(op, kind, tag string) (int, error) {
 	return int(h.Sum64() % (1 << 30)), nil
 }
 
-// CreateFromGroup makes an intracommunicator of the members of g, collectively over
+// CreateFromGroupCore makes an intracommunicator of the members of g, collectively over
 // them only (MPI_Comm_create_from_group): every member passes the same group and
 // string tag. An empty group gives nil at once.
-func CreateFromGroup(op string, g *group.Group, stringtag string) (*Comm, error) {
+func CreateFromGroupCore(op string, g *group.Group, stringtag string) (*Comm, error) {
 	if err := Ready(op); err != nil {
 		return nil, err
 	}
@@ -213,11 +213,11 @@ func CreateFromGroup(op string, g *group.Group, stringtag string) (*Comm, error)
 	return newComm(ctx, g, nil), nil
 }
 
-// IntercommFromGroups makes an intercommunicator between the disjoint groups local
+// IntercommFromGroupsCore makes an intercommunicator between the disjoint groups local
 // (the caller's) and remote, collectively over both (MPI_Intercomm_create_from_groups).
 // Every member knows both groups, so no leader need tell its side the other's; the
 // leaders are checked and ordered the two groups alike everywhere.
-func IntercommFromGroups(op string, local *group.Group, localLeader int, remote *group.Group, remoteLeader int, stringtag string) (*Comm, error) {
+func IntercommFromGroupsCore(op string, local *group.Group, localLeader int, remote *group.Group, remoteLeader int, stringtag string) (*Comm, error) {
 	if err := Ready(op); err != nil {
 		return nil, err
 	}

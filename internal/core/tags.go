@@ -7,7 +7,7 @@ package core
 // a range above it. User messages travel on Ctx and never meet any of these.
 const (
 	tagSeqMask = 1<<29 - 1 // a collective's tag: its sequence number, masked
-	tagCheck   = 1 << 29   // + seq: coll_check's exchange before a collective
+	TagCheck   = 1 << 29   // + seq: coll_check's exchange before a collective
 
 	tagManage       = 1 << 30
 	tagCtxAlloc     = tagManage + 1  // context id agreement
@@ -17,7 +17,7 @@ const (
 	tagInterCtx     = tagManage + 12 // context agreement over both groups
 	tagMergeFlags   = tagManage + 13 // IntercommMerge's high flags
 	tagFinalize     = tagManage + 14 // Finalize's agreement on how the ranks end (on World)
-	tagHier         = tagManage + 20 // a hierarchical Reduce's result to a root that does not lead its node
+	TagHier         = tagManage + 20 // a hierarchical Reduce's result to a root that does not lead its node
 
 	// TagTopoAgree, TagTopoCount and TagTopoEdges are the topology constructors':
 	// the agreement on the old communicator, DistGraphCreate's edge counts and edges on
@@ -27,8 +27,8 @@ const (
 	TagTopoEdges = tagManage + 102
 
 	// TagNeighbor (+ a slot on a Cartesian grid, below 1<<10) is the neighbourhood
-	// collectives'.
-	TagNeighbor = tagManage + 200
+	// collectives': its range lies clear of the ones below and above it.
+	TagNeighbor = tagManage + 1<<12
 
 	// TagValueReduce is the value reductions' (mpi's ReduceValue) tree; TagValueOOB
 	// (+ a sequence number masked by TagValueMask) a value message's out-of-band parts.
@@ -48,7 +48,7 @@ const (
 	// groupTagLimit bounds CreateGroup's tag.
 	groupTagLimit = 1 << 20
 
-	tagInterColl    = tagManage + 1<<29    // + seq: an intercommunicator collective
-	tagInterCheck   = tagInterColl + 1<<25 // + seq: its coll_check exchange
-	tagInterSeqMask = 1<<24 - 1
+	TagInterColl    = tagManage + 1<<29    // + seq: an intercommunicator collective
+	TagInterCheck   = TagInterColl + 1<<25 // + seq: its coll_check exchange
+	TagInterSeqMask = 1<<24 - 1
 )

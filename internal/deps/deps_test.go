@@ -60,24 +60,27 @@ internal/topo, internal/transport, internal/transport/self, internal/transport/s
 internal/transport/tcp, internal/wireup, internal/yield
 < DEVICE;
 DEVICE < internal/core;
+DEVICE, internal/core < internal/collective;
+DEVICE, internal/core, internal/collective < internal/window;
 
 # MPI's semantics, once for both faces: the device and the pure packages that hold
 # semantics of their own (virtual topologies, Info, attributes), which only mpir imports.
 NONE < internal/vtopo, internal/info, internal/attr;
-internal/core, internal/vtopo, internal/info, internal/attr,
+internal/core, internal/collective, internal/window, internal/vtopo, internal/info, internal/attr,
 internal/config, internal/datatype, internal/group, internal/idle, internal/prof, internal/vcodec
 < internal/mpir;
 
 # The faces: the Go package and the C library (the one package with cgo). They reach
 # the pure packages' types through mpir and core, except the ones their handles wrap.
-internal/mpir, internal/core, internal/datatype, internal/group, internal/vcodec, internal/prof < FACE;
+internal/mpir, internal/core, internal/collective, internal/window,
+internal/datatype, internal/group, internal/vcodec, internal/prof < FACE;
 FACE < mpi;
 FACE, C < abi/libmpi;
 
 # Commands, tools, benchmarks, examples and test support.
 NONE < abi, abi/gen, internal/coverage, internal/deps;
 internal/launch < internal/mpitest;
-mpi, abi, internal/config, internal/core, internal/launch, internal/topo < cmd/mpigo;
+mpi, abi, internal/config, internal/core, internal/collective, internal/window, internal/launch, internal/topo < cmd/mpigo;
 mpi < examples/hello, examples/pi, bench/osu, bench/matrixcost, bench/typedcost;
 mpi, bench/osu < bench/bibw, bench/bw, bench/coll, bench/collcost, bench/collmove,
 	bench/lat, bench/rma, bench/value, bench/valuetrials;

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/attr"
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
 // Attributes and keyvals (MPI 4.1 section 7.7) are internal/attr's; this file names
@@ -146,15 +147,15 @@ const (
 // WinAttrs are the values of a window's predefined attributes (MPI 4.1 section
 // 12.2.6).
 type WinAttrs struct {
-	Base     []byte      // this process's memory (MPI_WIN_BASE); nil for a dynamic window
-	Size     int         // its bytes (MPI_WIN_SIZE)
-	DispUnit int         // MPI_WIN_DISP_UNIT
-	Flavor   core.Flavor // how the window was made (MPI_WIN_CREATE_FLAVOR)
-	Model    int         // ModelUnified: every mpigo window's public and private copies are one memory
+	Base     []byte        // this process's memory (MPI_WIN_BASE); nil for a dynamic window
+	Size     int           // its bytes (MPI_WIN_SIZE)
+	DispUnit int           // MPI_WIN_DISP_UNIT
+	Flavor   window.Flavor // how the window was made (MPI_WIN_CREATE_FLAVOR)
+	Model    int           // ModelUnified: every mpigo window's public and private copies are one memory
 }
 
 // WinAttrsOf is the values of w's predefined attributes.
-func WinAttrsOf(w *core.Win) WinAttrs {
+func WinAttrsOf(w *window.Win) WinAttrs {
 	m := w.Mem()
 	return WinAttrs{Base: m, Size: len(m), DispUnit: w.DispUnit(), Flavor: w.Flavor(), Model: ModelUnified}
 }

@@ -1,6 +1,7 @@
 package mpir
 
 import (
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
 )
@@ -26,7 +27,7 @@ func CommFromGroup(op string, g *Group, stringtag string) (*core.Comm, error) {
 			return nil, err
 		}
 	}
-	d, err := core.CreateFromGroup(op, g.g, stringtag)
+	d, err := collective.CreateFromGroup(op, g.g, stringtag)
 	if err != nil {
 		return nil, core.MapErr(op, err)
 	}
@@ -54,7 +55,7 @@ func IntercommFromGroups(op string, local *Group, localLeader int, remote *Group
 			return nil, err
 		}
 	}
-	d, err := core.IntercommFromGroups(op, local.g, localLeader, remote.g, remoteLeader, stringtag)
+	d, err := collective.IntercommFromGroups(op, local.g, localLeader, remote.g, remoteLeader, stringtag)
 	if err != nil {
 		return nil, core.MapErr(op, err)
 	}
@@ -75,7 +76,7 @@ func IntercommCreate(op string, local *core.Comm, localOwner *Session, localLead
 	if local != nil && peer != nil && local.Rank() == localLeader && peerOwner != localOwner {
 		return nil, mixed(op, core.ClassComm, localOwner, peerOwner)
 	}
-	return core.IntercommCreate(op, local, localLeader, peer, remoteLeader, tag)
+	return collective.IntercommCreate(op, local, localLeader, peer, remoteLeader, tag)
 }
 
 // CommCompare compares two live communicators (MPI_Comm_compare): Ident for one

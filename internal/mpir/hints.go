@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
 // Hints are the info hints in effect on a communicator or a window (MPI 4.1 sections
@@ -161,6 +161,6 @@ func (h *Hints) Bool(key string) bool {
 
 // ShapeWin gives the window a is about to make the hints mpigo honours at creation:
 // alloc_shared_noncontig, for a shared window.
-func (h *Hints) ShapeWin(a *core.WinArgs) {
-	a.Noncontig = a.Flavor == core.FlavorShared && h.Bool("alloc_shared_noncontig")
+func (h *Hints) ShapeWin(a *window.Args) {
+	a.Noncontig = a.Flavor == window.FlavorShared && h.Bool("alloc_shared_noncontig")
 }

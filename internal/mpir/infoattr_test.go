@@ -7,6 +7,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/attr"
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
 // pairs lists an info's pairs as "k=v".
@@ -55,10 +56,10 @@ func TestHints(t *testing.T) {
 		t.Errorf("Set(MPI_INFO_NULL): %v", err)
 	}
 	for _, c := range []struct {
-		flavor core.Flavor
+		flavor window.Flavor
 		want   bool
-	}{{core.FlavorShared, true}, {core.FlavorAllocate, false}} {
-		a := core.WinArgs{Flavor: c.flavor}
+	}{{window.FlavorShared, true}, {window.FlavorAllocate, false}} {
+		a := window.Args{Flavor: c.flavor}
 		h.ShapeWin(&a)
 		if a.Noncontig != c.want {
 			t.Errorf("ShapeWin of flavour %v: Noncontig %v", c.flavor, a.Noncontig)
@@ -209,8 +210,8 @@ func TestPredefinedValues(t *testing.T) {
 	if _, ok := CommPredefined(KeyWinBase); ok {
 		t.Error("MPI_WIN_BASE is a communicator attribute")
 	}
-	a := WinAttrs{Base: make([]byte, 8), Size: 8, DispUnit: 4, Flavor: core.FlavorShared, Model: ModelUnified}
-	for k, want := range map[*Keyval]any{KeyWinSize: 8, KeyWinDispUnit: 4, KeyWinCreateFlavor: core.FlavorShared, KeyWinModel: ModelUnified} {
+	a := WinAttrs{Base: make([]byte, 8), Size: 8, DispUnit: 4, Flavor: window.FlavorShared, Model: ModelUnified}
+	for k, want := range map[*Keyval]any{KeyWinSize: 8, KeyWinDispUnit: 4, KeyWinCreateFlavor: window.FlavorShared, KeyWinModel: ModelUnified} {
 		if v, ok := a.Value(k); !ok || v != want {
 			t.Errorf("%s = %v, want %v", k.Name(), v, want)
 		}

@@ -3,6 +3,7 @@ package mpir
 import (
 	"strconv"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 )
 
@@ -42,7 +43,7 @@ func SessionInit(op string, in *Info) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := core.SessionInit(op, level)
+	d, err := collective.SessionInit(op, level)
 	if err != nil {
 		return nil, core.MapErr(op, err)
 	}

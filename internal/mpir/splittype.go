@@ -3,6 +3,7 @@ package mpir
 import (
 	"strconv"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 )
 
@@ -38,7 +39,7 @@ func SplitType(op string, c *core.Comm, a core.SplitTypeArgs, in *Info, inErr er
 	if inErr != nil {
 		a.Kind = -1
 	}
-	nc, typ, err := c.SplitType(op, a)
+	nc, typ, err := collective.SplitType(c, op, a)
 	if inErr != nil {
 		return nil, nil, inErr
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/vtopo"
 )
@@ -42,7 +43,7 @@ func DistGraphCreate(op string, c *core.Comm, bad error, sources, degrees, desti
 	}
 	t, err := exchangeEdges(op, nc, sources, degrees, destinations, weights, weighted)
 	if err != nil {
-		nc.Free(op)
+		collective.Free(nc, op)
 		return nil, nil, err
 	}
 	return nc, t, nil

@@ -1,6 +1,7 @@
-package core
+package window
 
 import (
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -25,17 +26,6 @@ type Target struct {
 	Type  *datatype.Type
 }
 
-// doneOp is an operation complete when its call returned (a direct one's request).
-type doneOp struct{}
-
-func (doneOp) test() (bool, error)     { return true, nil }
-func (doneOp) wait() error             { return nil }
-func (doneOp) doneCh() <-chan struct{} { return closedCh }
-
-var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-var donePending = &Pending{op: doneOp{}}
-
 // prepared is an operation's target, checked: the peer, the byte offset of the
 // target type's base in its memory (an address in a dynamic window), and the
 // target's packed size.
@@ -43,7 +33,7 @@ type prepared struct {
 	p     *winPeer
 	off   int64
 	bytes int64
-	null  bool // ProcNull: nothing to do
+	null  bool // core.ProcNull: nothing to do
 }
 
 // prepare checks w, the epoch and the target for op.
@@ -51,17 +41,17 @@ func (w *Win) prepare(op string, t *Target) (prepared, error) {
 	if err := w.Check(op); err != nil {
 		return prepared{}, err
 	}
-	if t.Rank == ProcNull {
+	if t.Rank == core.ProcNull {
 		return prepared{null: true}, nil
 	}
 	if t.Rank < 0 || t.Rank >= w.size {
-		return prepared{}, Errorf(ClassRank, op, "target rank %d out of range [0,%d) of the window", t.Rank, w.size)
+		return prepared{}, core.Errorf(core.ClassRank, op, "target rank %d out of range [0,%d) of the window", t.Rank, w.size)
 	}
 	if !w.inEpoch(t.Rank) {
-		return prepared{}, Errorf(ClassRMASync, op, "no epoch gives access to rank %d: call Fence, Start, Lock or LockAll first", t.Rank)
+		return prepared{}, core.Errorf(core.ClassRMASync, op, "no epoch gives access to rank %d: call Fence, Start, Lock or LockAll first", t.Rank)
 	}
 	if t.Count < 0 {
-		return prepared{}, Errorf(ClassCount, op, "target count %d is negative", t.Count)
+		return prepared{}, core.Errorf(core.ClassCount, op, "target count %d is negative", t.Count)
 	}
 	if err := typeReady(op, "target", t.Type); err != nil {
 		return prepared{}, err
@@ -80,7 +70,7 @@ func (w *Win) prepare(op string, t *Target) (prepared, error) {
 	}
 	n, err := t.Type.PackSize(t.Count)
 	if err != nil {
-		return prepared{}, TypeErr(op, err)
+		return prepared{}, core.TypeErr(op, err)
 	}
 	return w.prepareSlow(op, t, p, n)
 }
@@ -98,16 +88,16 @@ func (w *Win) prepareSlow(op string, t *Target, p *winPeer, n int64) (prepared, 
 		return prepared{p: p, off: t.Disp, bytes: n}, nil
 	}
 	if t.Disp < 0 {
-		return prepared{}, Errorf(ClassDisp, op, "target displacement %d is negative", t.Disp)
+		return prepared{}, core.Errorf(core.ClassDisp, op, "target displacement %d is negative", t.Disp)
 	}
 	off := t.Disp * int64(p.dispUnit)
 	if n > 0 {
 		lo, hi, err := t.Type.Span(t.Count)
 		if err != nil {
-			return prepared{}, TypeErr(op, err)
+			return prepared{}, core.TypeErr(op, err)
 		}
 		if off+lo < 0 || off+hi > p.size {
-			return prepared{}, Errorf(ClassRMARange, op, "target displacement %d (x disp unit %d) with %d items of %s reaches bytes [%d,%d) of rank %d's window, which has %d bytes",
+			return prepared{}, core.Errorf(core.ClassRMARange, op, "target displacement %d (x disp unit %d) with %d items of %s reaches bytes [%d,%d) of rank %d's window, which has %d bytes",
 				t.Disp, p.dispUnit, t.Count, t.Type.Name(), off+lo, off+hi, t.Rank, p.size)
 		}
 	}
@@ -117,13 +107,13 @@ func (w *Win) prepareSlow(op string, t *Target, p *winPeer, n int64) (prepared, 
 // typeReady checks the datatype of the buffer what.
 func typeReady(op, what string, t *datatype.Type) error {
 	if t == nil {
-		return Errorf(ClassType, op, "the %s datatype is nil", what)
+		return core.Errorf(core.ClassType, op, "the %s datatype is nil", what)
 	}
 	if t.IsFreed() {
-		return Errorf(ClassType, op, "the %s datatype %s was freed", what, t.Name())
+		return core.Errorf(core.ClassType, op, "the %s datatype %s was freed", what, t.Name())
 	}
 	if !t.IsCommitted() {
-		return Errorf(ClassType, op, "the %s datatype %s is not committed (call Commit)", what, t.Name())
+		return core.Errorf(core.ClassType, op, "the %s datatype %s is not committed (call Commit)", what, t.Name())
 	}
 	return nil
 }
@@ -134,25 +124,25 @@ func origin(op, what string, b *RBuf, n int64) error {
 		return err
 	}
 	if b.Count < 0 {
-		return Errorf(ClassCount, op, "%s count %d is negative", what, b.Count)
+		return core.Errorf(core.ClassCount, op, "%s count %d is negative", what, b.Count)
 	}
 	if _, m, ok := contig(b.Type, b.Count); ok && m == n && m <= int64(len(b.Mem)) && b.Type.IsPredefined() {
 		return nil
 	}
 	m, err := b.Type.PackSize(b.Count)
 	if err != nil {
-		return TypeErr(op, err)
+		return core.TypeErr(op, err)
 	}
 	if m != n {
-		return Errorf(ClassType, op, "the %s holds %d bytes (%d items of %s) but the target %d: the type signatures must match", what, m, b.Count, b.Type.Name(), n)
+		return core.Errorf(core.ClassType, op, "the %s holds %d bytes (%d items of %s) but the target %d: the type signatures must match", what, m, b.Count, b.Type.Name(), n)
 	}
 	if m > 0 {
 		lo, hi, err := b.Type.Span(b.Count)
 		if err != nil {
-			return TypeErr(op, err)
+			return core.TypeErr(op, err)
 		}
 		if lo < 0 || hi > int64(len(b.Mem)) {
-			return Errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the %s has %d bytes", b.Count, b.Type.Name(), lo, hi, what, len(b.Mem))
+			return core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the %s has %d bytes", b.Count, b.Type.Name(), lo, hi, what, len(b.Mem))
 		}
 	}
 	return nil
@@ -209,12 +199,14 @@ func (w *Win) Put(op string, o *RBuf, t *Target) error {
 }
 
 // Rput is Put returning a request that completes when o may be reused.
-func (w *Win) Rput(op string, o *RBuf, t *Target) (*Pending, error) { return w.put(op, o, t, true) }
+func (w *Win) Rput(op string, o *RBuf, t *Target) (*core.Pending, error) {
+	return w.put(op, o, t, true)
+}
 
-func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
+func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*core.Pending, error) {
 	pr, err := w.prepare(op, t)
 	if err != nil || pr.null {
-		return donePending, err
+		return core.Completed(), err
 	}
 	if err := origin(op, "origin", o, pr.bytes); err != nil {
 		return nil, err
@@ -232,7 +224,7 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 			t.Type.UnpackAt(mem, pr.off, stream(o), t.Count)
 		}
 		prof.AddLink(&pr.p.to, int(pr.bytes))
-		return donePending, nil
+		return core.Completed(), nil
 	}
 	var one [1]rma.Piece
 	x := w.ship(t.Rank, &rma.Header{Kind: rma.KPut}, pr.off, pieces(t, 0, &one), stream(o), false, req, nil, nil)
@@ -246,12 +238,14 @@ func (w *Win) Get(op string, o *RBuf, t *Target) error {
 }
 
 // Rget is Get returning a request that completes when o holds the data.
-func (w *Win) Rget(op string, o *RBuf, t *Target) (*Pending, error) { return w.get(op, o, t, true) }
+func (w *Win) Rget(op string, o *RBuf, t *Target) (*core.Pending, error) {
+	return w.get(op, o, t, true)
+}
 
-func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
+func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*core.Pending, error) {
 	pr, err := w.prepare(op, t)
 	if err != nil || pr.null {
-		return donePending, err
+		return core.Completed(), err
 	}
 	if err := origin(op, "origin", o, pr.bytes); err != nil {
 		return nil, err
@@ -268,7 +262,7 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 			unstream(o, s)
 		}
 		prof.AddLink(&pr.p.from, int(pr.bytes))
-		return donePending, nil
+		return core.Completed(), nil
 	}
 	var one [1]rma.Piece
 	into, fin := resultSink(o)
@@ -281,10 +275,10 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*Pending, error) {
 func accKind(opName string, o *RBuf, t *Target, rop rma.Op) (datatype.Kind, error) {
 	k := t.Type.Kind()
 	if rop != rma.OpNoOp && o != nil && o.Type.Kind() != k {
-		return 0, Errorf(ClassType, opName, "origin datatype %s and target datatype %s are not of one predefined element type", o.Type.Name(), t.Type.Name())
+		return 0, core.Errorf(core.ClassType, opName, "origin datatype %s and target datatype %s are not of one predefined element type", o.Type.Name(), t.Type.Name())
 	}
 	if _, err := rma.Lookup(rop, k); err != nil {
-		return 0, Errorf(ClassOp, opName, "%v", err)
+		return 0, core.Errorf(core.ClassOp, opName, "%v", err)
 	}
 	return k, nil
 }
@@ -297,7 +291,7 @@ func (w *Win) Accumulate(op string, o *RBuf, t *Target, rop rma.Op) error {
 }
 
 // Raccumulate is Accumulate returning a request that completes when o may be reused.
-func (w *Win) Raccumulate(op string, o *RBuf, t *Target, rop rma.Op) (*Pending, error) {
+func (w *Win) Raccumulate(op string, o *RBuf, t *Target, rop rma.Op) (*core.Pending, error) {
 	return w.acc(op, o, nil, t, rop, true)
 }
 
@@ -310,14 +304,14 @@ func (w *Win) GetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) error 
 
 // RgetAccumulate is GetAccumulate returning a request that completes when r holds
 // the values.
-func (w *Win) RgetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) (*Pending, error) {
+func (w *Win) RgetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) (*core.Pending, error) {
 	return w.acc(op, o, r, t, rop, true)
 }
 
-func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*Pending, error) {
+func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*core.Pending, error) {
 	pr, err := w.prepare(op, t)
 	if err != nil || pr.null {
-		return donePending, err
+		return core.Completed(), err
 	}
 	if rop == rma.OpNoOp && r != nil {
 		o = nil
@@ -350,7 +344,7 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*Pend
 			old = resultStream(r)
 		}
 		if err := rma.Acc(pr.p.mem, ps, data, old, rop, k, pr.p.ctrl.acc(), nil); err != nil {
-			return nil, Errorf(ClassOp, op, "%v", err)
+			return nil, core.Errorf(core.ClassOp, op, "%v", err)
 		}
 		if r != nil {
 			finishResult(r, old)
@@ -359,7 +353,7 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*Pend
 		if o != nil {
 			prof.AddLink(&pr.p.to, int(pr.bytes))
 		}
-		return donePending, nil
+		return core.Completed(), nil
 	}
 	h := &rma.Header{Kind: rma.KAcc, Op: rop, Elem: k}
 	if r == nil {
@@ -401,7 +395,7 @@ func finishResult(r *RBuf, s []byte) {
 // filled (a shipped one waits for its reply), since the facade returns the value.
 func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop rma.Op) error {
 	if dt != nil && !dt.IsPredefined() {
-		return Errorf(ClassType, op, "datatype %s is not predefined: FetchAndOp takes one element of a predefined type", dt.Name())
+		return core.Errorf(core.ClassType, op, "datatype %s is not predefined: FetchAndOp takes one element of a predefined type", dt.Name())
 	}
 	ob, rb := RBuf{Mem: o, Count: 1, Type: dt}, RBuf{Mem: r, Count: 1, Type: dt}
 	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
@@ -421,7 +415,7 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 		return err
 	}
 	if !dt.IsPredefined() || !rma.CompareSwapKind(dt.Kind()) {
-		return Errorf(ClassType, op, "datatype %s: CompareAndSwap takes one element of a predefined integer, bool or byte type", dt.Name())
+		return core.Errorf(core.ClassType, op, "datatype %s: CompareAndSwap takes one element of a predefined integer, bool or byte type", dt.Name())
 	}
 	n := int(dt.Size())
 	for _, b := range []struct {
@@ -429,7 +423,7 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 		b    []byte
 	}{{"origin", o}, {"compare", cmp}, {"result", r}} {
 		if len(b.b) < n {
-			return Errorf(ClassBuffer, op, "the %s buffer has %d bytes; one %s needs %d", b.name, len(b.b), dt.Name(), n)
+			return core.Errorf(core.ClassBuffer, op, "the %s buffer has %d bytes; one %s needs %d", b.name, len(b.b), dt.Name(), n)
 		}
 	}
 	if pr.p.direct {

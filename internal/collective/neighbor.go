@@ -1,11 +1,11 @@
-package core
+package collective
 
 import (
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 )
 
 // The neighbourhood collectives' exchange (MPI 4.1 §7.6), for every form of them: a
@@ -62,7 +62,7 @@ func (s *NSide) block(k int) (count, at int, t *datatype.Type) {
 // over C memory). Blocks of no data count for nothing.
 func (s *NSide) Span(n int) (lo, hi int64, err error) {
 	if s.Counts != nil && len(s.Counts) < n || s.Displs != nil && len(s.Displs) < n || s.Types != nil && len(s.Types) < n {
-		return 0, 0, Errorf(ClassArg, "", "%d counts, %d displacements and %d types for %d neighbours", len(s.Counts), len(s.Displs), len(s.Types), n)
+		return 0, 0, core.Errorf(core.ClassArg, "", "%d counts, %d displacements and %d types for %d neighbours", len(s.Counts), len(s.Displs), len(s.Types), n)
 	}
 	first := true
 	for k := 0; k < n; k++ {
@@ -93,7 +93,7 @@ func (s *NSide) check(op, w string, n int) (int, error) {
 		return 0, nil
 	}
 	if s.Counts != nil && len(s.Counts) != n || s.Displs != nil && len(s.Displs) != n || s.Types != nil && len(s.Types) != n {
-		return 0, Errorf(ClassArg, op, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per neighbour",
+		return 0, core.Errorf(core.ClassArg, op, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per neighbour",
 			w, len(s.Counts), w, len(s.Displs), w, len(s.Types), n)
 	}
 	scratch := 0
@@ -135,10 +135,11 @@ func (s *NSide) bytes(k int, rest *[]byte) (b []byte, packed bool, err error) {
 // dsts[j], ProcNull neighbours skipped. On a Cartesian grid (cart) each message's tag
 // names the receiver's slot, so that in a dimension of size 1 or 2 (where the -1 and
 // +1 neighbours are the same rank) each block lands in its place.
-func (c *Comm) Neighbor(op string, srcs, dsts []int, cart bool, send, recv *NSide, nb bool) (*Pending, error) {
-	if err := c.Check(op); err != nil {
+func Neighbor(cc *core.Comm, op string, srcs, dsts []int, cart bool, send, recv *NSide, nb bool) (*core.Pending, error) {
+	if err := cc.Check(op); err != nil {
 		return nil, err
 	}
+	c := of(cc)
 	sn, err := send.check(op, "s", len(dsts))
 	if err != nil {
 		return nil, err
@@ -153,14 +154,14 @@ func (c *Comm) Neighbor(op string, srcs, dsts []int, cart bool, send, recv *NSid
 	x := nbrPool.Get().(*nbrOp)
 	if err := x.post(c, srcs, dsts, cart, send, recv, sn+rn); err != nil {
 		x.Free()
-		return nil, MapErr(op, err)
+		return nil, core.MapErr(op, err)
 	}
 	if nb {
 		return startSched(op, x), nil
 	}
 	err = x.run()
 	x.Free()
-	return nil, MapErr(op, err)
+	return nil, core.MapErr(op, err)
 }
 
 // nbrOp is one neighbourhood exchange under way, a pooled record: its requests and
@@ -170,7 +171,7 @@ type nbrOp struct {
 	// block's length, as the schedules' do, so that a message shorter or longer than
 	// the block (neighbours that disagree on a count: erroneous) is an error naming
 	// the sender, MPI_ERR_COUNT or MPI_ERR_TRUNCATE, not old bytes left in place.
-	k       *conn
+	k       *core.Conn
 	reqs    []coll.Req
 	unpack  []nbrBlock
 	scratch *[]byte
@@ -191,16 +192,15 @@ var nbrPool = sync.Pool{New: func() any { return new(nbrOp) }}
 
 // post packs what goes through scratch (of need bytes in all) and posts every
 // receive, then every send. On failure it cancels and waits for what it posted.
-func (x *nbrOp) post(c *Comm, srcs, dsts []int, cart bool, send, recv *NSide, need int) error {
+func (x *nbrOp) post(c *comm, srcs, dsts []int, cart bool, send, recv *NSide, need int) error {
 	var rest []byte
 	if need > 0 {
 		x.scratch = coll.GetScratch(need)
 		rest = *x.scratch
 	}
-	ctx := c.ctx + 1
-	x.k = &c.lconn
+	x.k = c.Local()
 	for i, s := range srcs {
-		if s == ProcNull {
+		if s == core.ProcNull {
 			if recv.typed() { // its block takes no scratch: skip its share
 				if _, _, err := recv.bytes(i, &rest); err != nil {
 					return x.cancel(err)
@@ -216,26 +216,22 @@ func (x *nbrOp) post(c *Comm, srcs, dsts []int, cart bool, send, recv *NSide, ne
 			count, at, t := recv.block(i)
 			x.unpack = append(x.unpack, nbrBlock{t: t, mem: recv.Mem, at: int64(at), n: int64(count), b: b})
 		}
-		tag := TagNeighbor
+		tag := core.TagNeighbor
 		if cart {
 			tag += i
 		}
-		q, err := eng.Irecv(p2p.Bytes(b), c.WorldRank(s), tag, ctx)
+		q, err := x.k.Irecv(b, s, tag) // its Req carries the block's length
 		if err != nil {
 			return x.cancel(err)
 		}
-		cq := collReq(q)
-		if len(b) < 1<<31 {
-			cq.N |= uint64(len(b)) << 32 // as conn.Irecv's
-		}
-		x.reqs = append(x.reqs, cq)
+		x.reqs = append(x.reqs, q)
 	}
 	for j, d := range dsts {
 		b, packed, err := send.bytes(j, &rest)
 		if err != nil {
 			return x.cancel(err)
 		}
-		if d == ProcNull {
+		if d == core.ProcNull {
 			continue
 		}
 		if packed {
@@ -244,15 +240,15 @@ func (x *nbrOp) post(c *Comm, srcs, dsts []int, cart bool, send, recv *NSide, ne
 				return x.cancel(err)
 			}
 		}
-		tag := TagNeighbor
+		tag := core.TagNeighbor
 		if cart {
 			tag += j ^ 1 // our +1 neighbour receives us as its -1 neighbour, and back
 		}
-		q, err := eng.Isend(p2p.Bytes(b), c.WorldRank(d), tag, ctx, p2p.Standard)
+		q, err := x.k.Isend(b, d, tag)
 		if err != nil {
 			return x.cancel(err)
 		}
-		x.reqs = append(x.reqs, collReq(q))
+		x.reqs = append(x.reqs, q)
 	}
 	return nil
 }
@@ -260,10 +256,7 @@ func (x *nbrOp) post(c *Comm, srcs, dsts []int, cart bool, send, recv *NSide, ne
 // cancel cancels the requests x has posted and waits for them: err ends the call.
 func (x *nbrOp) cancel(err error) error {
 	for i := range x.reqs {
-		q := engReq(x.reqs[i])
-		eng.Cancel(&q)
-		eng.Wait(&q)
-		x.reqs[i] = coll.Req{}
+		x.k.Cancel(&x.reqs[i])
 	}
 	x.reqs = x.reqs[:0]
 	return err

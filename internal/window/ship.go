@@ -1,4 +1,4 @@
-package core
+package window
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/rma"
 )
@@ -33,7 +34,7 @@ type shipOp struct {
 	keep    bool                     // handed out as a request: never reused
 	done    bool
 	err     error
-	box     Pending
+	box     core.Pending
 }
 
 // complete waits for x and returns its error; any number of callers may.
@@ -44,13 +45,13 @@ func (x *shipOp) complete() error {
 		return x.err
 	}
 	var st p2p.Status
-	err := eng.WaitInto(&x.send, &st)
+	err := eng().WaitInto(&x.send, &st)
 	if x.hasRecv {
-		if rerr := eng.WaitInto(&x.recv, &st); err == nil {
+		if rerr := eng().WaitInto(&x.recv, &st); err == nil {
 			err = rerr
 		}
 		if x.split {
-			if rerr := eng.WaitInto(&x.recv2, &st); err == nil {
+			if rerr := eng().WaitInto(&x.recv2, &st); err == nil {
 				err = rerr
 			}
 		}
@@ -63,7 +64,7 @@ func (x *shipOp) complete() error {
 func (x *shipOp) finish(err error) {
 	if err == nil && x.hasRecv {
 		if x.sink.status != 0 {
-			err = Errorf(ClassRMARange, "", "%s", x.sink.msg)
+			err = core.Errorf(core.ClassRMARange, "", "%s", x.sink.msg)
 		} else if x.fin != nil {
 			data := x.sink.data
 			if x.split {
@@ -73,7 +74,7 @@ func (x *shipOp) finish(err error) {
 		}
 	}
 	if err != nil {
-		err = MapErr("RMA", err)
+		err = core.MapErr("RMA", err)
 	}
 	if x.batch != nil {
 		x.w.recycle(x.batch)
@@ -92,12 +93,12 @@ func (x *shipOp) testSend() (bool, error) {
 		return true, x.err
 	}
 	var st p2p.Status
-	ok, err := eng.TestInto(&x.send, &st)
+	ok, err := eng().TestInto(&x.send, &st)
 	if !ok && err == nil {
 		return false, nil
 	}
 	if err != nil {
-		err = MapErr("RMA", err)
+		err = core.MapErr("RMA", err)
 	}
 	w := x.w
 	if len(w.free) < 4 {
@@ -107,7 +108,7 @@ func (x *shipOp) testSend() (bool, error) {
 	return true, err
 }
 
-func (x *shipOp) test() (bool, error) {
+func (x *shipOp) Test() (bool, error) {
 	if !x.mu.TryLock() {
 		return false, nil
 	}
@@ -116,11 +117,11 @@ func (x *shipOp) test() (bool, error) {
 		return true, x.err
 	}
 	var st p2p.Status
-	ok, err := eng.TestInto(&x.send, &st)
+	ok, err := eng().TestInto(&x.send, &st)
 	if err == nil && ok && x.hasRecv {
-		ok, err = eng.TestInto(&x.recv, &st)
+		ok, err = eng().TestInto(&x.recv, &st)
 		if err == nil && ok && x.split {
-			ok, err = eng.TestInto(&x.recv2, &st)
+			ok, err = eng().TestInto(&x.recv2, &st)
 		}
 	}
 	if err != nil || ok {
@@ -130,21 +131,21 @@ func (x *shipOp) test() (bool, error) {
 	return false, nil
 }
 
-func (x *shipOp) wait() error             { return x.complete() }
-func (x *shipOp) doneCh() <-chan struct{} { return nil }
+func (x *shipOp) Wait() error             { return x.complete() }
+func (x *shipOp) DoneCh() <-chan struct{} { return nil }
 
-// waitCtx waits for x through the idle policy (AwaitCtx: spin, yield, then sleep on
+// WaitContext waits for x through the idle policy (core.AwaitCtx: spin, yield, then sleep on
 // the doorbell of completions, which the context's watch rings when ctx ends), so a
 // wait for a target that does not answer costs no core; x stays pending if ctx ends.
-func (x *shipOp) waitCtx(ctx context.Context) error {
+func (x *shipOp) WaitContext(ctx context.Context) error {
 	var done <-chan struct{}
 	if ctx != nil {
 		done = ctx.Done()
 	}
 	var err error
-	AwaitCtx(ctx, func() bool {
+	core.AwaitCtx(ctx, func() bool {
 		var ok bool
-		if ok, err = x.test(); ok {
+		if ok, err = x.Test(); ok {
 			return true
 		}
 		select {
@@ -153,17 +154,17 @@ func (x *shipOp) waitCtx(ctx context.Context) error {
 			return true
 		default:
 		}
-		eng.Progress()
+		eng().Progress()
 		return false
 	})
 	return err
 }
 
-func (x *shipOp) pending() *Pending {
+func (x *shipOp) pending() *core.Pending {
 	if x == nil {
-		return donePending
+		return core.Completed()
 	}
-	x.box.op = x
+	x.box.Bind(x)
 	return &x.box
 }
 
@@ -259,9 +260,9 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		w.dirty[t] = true
 		w.sendBatchLocked(t)
 		x := w.newOp(keep)
-		q, err := eng.Isend(p2p.Bytes(data), w.worldOf(t), tagData, w.comm.ctx, p2p.Standard)
+		q, err := eng().Isend(p2p.Bytes(data), w.worldOf(t), tagData, w.comm.Ctx(), p2p.Standard)
 		if err != nil {
-			x.done, x.err = true, MapErr("RMA", err)
+			x.done, x.err = true, core.MapErr("RMA", err)
 		}
 		x.send = q
 		w.out[t] = append(w.out[t], x)
@@ -276,9 +277,9 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		h.ID = w.id()
 		x.sink.data = into
 		x.fin = fin
-		q, err := eng.Irecv(p2p.Packed(&x.sink), dest, int(h.ID), w.comm.ctx)
+		q, err := eng().Irecv(p2p.Packed(&x.sink), dest, int(h.ID), w.comm.Ctx())
 		if err != nil {
-			x.done, x.err = true, MapErr("RMA", err)
+			x.done, x.err = true, core.MapErr("RMA", err)
 			return x
 		}
 		x.recv, x.hasRecv = q, true
@@ -286,9 +287,9 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 			// The data comes in a message of its own, straight into into.
 			h.Flags |= rma.SplitData
 			x.sink.data, x.into = nil, into
-			q2, err := eng.Irecv(p2p.Bytes(into), dest, int(h.ID), w.comm.ctx)
+			q2, err := eng().Irecv(p2p.Bytes(into), dest, int(h.ID), w.comm.Ctx())
 			if err != nil {
-				x.done, x.err = true, MapErr("RMA", err)
+				x.done, x.err = true, core.MapErr("RMA", err)
 				return x
 			}
 			x.recv2, x.split = q2, true
@@ -300,9 +301,9 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 	}
 	head = head[:rma.EncodeHeader(head, h, ps)]
 	x.out = sendLayout{head: head, data: data}
-	q, err := eng.Isend(p2p.Packed(&x.out), dest, tagRMA, w.comm.ctx, p2p.Standard)
+	q, err := eng().Isend(p2p.Packed(&x.out), dest, tagRMA, w.comm.Ctx(), p2p.Standard)
 	if err != nil {
-		x.done, x.err = true, MapErr("RMA", err)
+		x.done, x.err = true, core.MapErr("RMA", err)
 		return x
 	}
 	x.send = q
@@ -324,9 +325,9 @@ func (w *Win) sendBatchLocked(t int) {
 	w.reapLocked(t)
 	x := w.newOp(false)
 	x.batch = b
-	q, err := eng.Isend(p2p.Bytes(b), w.worldOf(t), tagRMA, w.comm.ctx, p2p.Standard)
+	q, err := eng().Isend(p2p.Bytes(b), w.worldOf(t), tagRMA, w.comm.Ctx(), p2p.Standard)
 	if err != nil {
-		x.done, x.err = true, MapErr("RMA", err)
+		x.done, x.err = true, core.MapErr("RMA", err)
 	}
 	x.send = q
 	w.out[t] = append(w.out[t], x)
@@ -411,9 +412,9 @@ func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
 	var r replySink
 	var one [1]byte
 	r.data = one[:]
-	q, err := eng.Irecv(p2p.Packed(&r), dest, int(h.ID), w.comm.ctx)
+	q, err := eng().Irecv(p2p.Packed(&r), dest, int(h.ID), w.comm.Ctx())
 	if err != nil {
-		return 0, MapErr(op, err)
+		return 0, core.MapErr(op, err)
 	}
 	w.mu.Lock()
 	if len(w.batch[t]) > 0 {
@@ -428,22 +429,22 @@ func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
 		w.mu.Unlock()
 		var msg [rma.HeaderLen]byte
 		rma.Encode(msg[:], h, nil)
-		if err := eng.Send(p2p.Bytes(msg[:]), dest, tagRMA, w.comm.ctx, p2p.Standard); err != nil {
-			eng.Cancel(&q)
-			eng.Wait(&q)
-			return 0, MapErr(op, err)
+		if err := eng().Send(p2p.Bytes(msg[:]), dest, tagRMA, w.comm.Ctx(), p2p.Standard); err != nil {
+			eng().Cancel(&q)
+			eng().Wait(&q)
+			return 0, core.MapErr(op, err)
 		}
 	}
 	var st p2p.Status
 	if err := w.waitReq(&q, &st); err != nil {
-		return 0, MapErr(op, err)
+		return 0, core.MapErr(op, err)
 	}
 	switch r.status {
 	case 0:
 	case statusProcFailed:
-		return 0, Errorf(ClassProcFailed, op, "at rank %d: %s", t, r.msg)
+		return 0, core.Errorf(core.ClassProcFailed, op, "at rank %d: %s", t, r.msg)
 	default:
-		return 0, Errorf(ClassRMARange, op, "at rank %d: %s", t, r.msg)
+		return 0, core.Errorf(core.ClassRMARange, op, "at rank %d: %s", t, r.msg)
 	}
 	return one[0], nil
 }
@@ -506,7 +507,7 @@ func (w *Win) flushAll(op string) error {
 // they came.
 func (w *Win) serve() {
 	defer close(w.serveEnd)
-	ctx := w.comm.ctx
+	ctx := w.comm.Ctx()
 	claim := w.applyMu.TryLock
 	for {
 		var c context.Context
@@ -515,7 +516,7 @@ func (w *Win) serve() {
 			// Lock requests wait here: look now and then whether a holder died.
 			c, cancel = context.WithTimeout(context.Background(), checkEvery)
 		}
-		m, st, err := eng.MprobeClaim(c, AnySource, tagRMA, ctx, claim)
+		m, st, err := eng().MprobeClaim(c, core.AnySource, tagRMA, ctx, claim)
 		if cancel != nil {
 			cancel()
 		}
@@ -546,7 +547,7 @@ func (w *Win) apply(m *p2p.Message, st *p2p.Status) bool {
 		w.rbuf = make([]uint64, need) // 8-byte aligned, for the pieces; kept
 	}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
-	if _, err := eng.Mrecv(p2p.Bytes(b), m); err != nil {
+	if _, err := eng().Mrecv(p2p.Bytes(b), m); err != nil {
 		return true
 	}
 	defer w.applied.Add(1) // publishes the writes to the window (see observe)
@@ -569,14 +570,14 @@ func (w *Win) apply(m *p2p.Message, st *p2p.Status) bool {
 // refused) it is received and dropped.
 func (w *Win) recvData(src int, mem []byte, ps []rma.Piece, n int64) {
 	if mem != nil && len(ps) == 1 && ps[0].Len == n {
-		eng.Recv(p2p.Bytes(mem[ps[0].Off:ps[0].Off+n]), src, tagData, w.comm.ctx)
+		eng().Recv(p2p.Bytes(mem[ps[0].Off:ps[0].Off+n]), src, tagData, w.comm.Ctx())
 		return
 	}
 	if int64(cap(w.scratch)) < n {
 		w.scratch = make([]byte, n)
 	}
 	buf := w.scratch[:n]
-	eng.Recv(p2p.Bytes(buf), src, tagData, w.comm.ctx)
+	eng().Recv(p2p.Bytes(buf), src, tagData, w.comm.Ctx())
 	if mem != nil {
 		rma.Put(mem, ps, buf)
 	}
@@ -591,7 +592,7 @@ func (w *Win) reply(src int, id uint32, status byte, payload []byte) {
 	out := w.scratch[:1+len(payload)]
 	out[0] = status
 	copy(out[1:], payload)
-	eng.Send(p2p.Bytes(out), src, int(id), w.comm.ctx, p2p.Standard)
+	eng().Send(p2p.Bytes(out), src, int(id), w.comm.Ctx(), p2p.Standard)
 }
 
 // handle applies one request from origin (rank in the window; world rank src); it
@@ -622,7 +623,7 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 				if h.Kind == rma.KPut {
 					w.recvData(src, nil, nil, h.Data)
 				} else {
-					eng.Send(p2p.Bytes(nil), src, int(h.ID), w.comm.ctx, p2p.Standard)
+					eng().Send(p2p.Bytes(nil), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 				}
 			}
 			return true
@@ -639,8 +640,8 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		if h.Flags&rma.SplitData != 0 && len(ps) == 1 {
 			// Status, then the data straight from the window.
 			var ok [1]byte
-			eng.Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.ctx, p2p.Standard)
-			eng.Send(p2p.Bytes(mem[ps[0].Off:ps[0].Off+ps[0].Len]), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng().Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
+			eng().Send(p2p.Bytes(mem[ps[0].Off:ps[0].Off+ps[0].Len]), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 			break
 		}
 		if h.Flags&rma.SplitData != 0 {
@@ -651,15 +652,15 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 			out := w.scratch[:n]
 			rma.Get(out, mem, ps)
 			var ok [1]byte
-			eng.Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.ctx, p2p.Standard)
-			eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng().Send(p2p.Bytes(ok[:]), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
+			eng().Send(p2p.Bytes(out), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 			break
 		}
 		if len(ps) == 1 {
 			// Straight from the window: no copy here.
 			var ok [1]byte
 			l := sendLayout{head: ok[:], data: mem[ps[0].Off : ps[0].Off+ps[0].Len]}
-			eng.Send(p2p.Packed(&l), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng().Send(p2p.Packed(&l), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 			break
 		}
 		n := 1 + sum(ps)
@@ -669,7 +670,7 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		out := w.scratch[:n]
 		out[0] = 0
 		rma.Get(out[1:], mem, ps)
-		eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
+		eng().Send(p2p.Bytes(out), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 	case rma.KAcc, rma.KGetAcc:
 		var old []byte
 		if h.Kind == rma.KGetAcc {
@@ -689,7 +690,7 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		if old != nil {
 			out := w.scratch[:1+len(data)]
 			out[0] = 0
-			eng.Send(p2p.Bytes(out), src, int(h.ID), w.comm.ctx, p2p.Standard)
+			eng().Send(p2p.Bytes(out), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 		}
 	case rma.KCas:
 		n := len(data) / 2
@@ -776,7 +777,7 @@ func (w *Win) grant() {
 		w.lockQ = append(w.lockQ[:0], w.lockQ[1:]...)
 		atomic.AddUint64(w.ctrl.queued(), ^uint64(0))
 		granted := [2]byte{0, 1}
-		eng.Send(p2p.Bytes(granted[:]), q.src, int(q.id), w.comm.ctx, p2p.Standard)
+		eng().Send(p2p.Bytes(granted[:]), q.src, int(q.id), w.comm.Ctx(), p2p.Standard)
 	}
 }
 
@@ -784,7 +785,7 @@ func (w *Win) grant() {
 func (w *Win) send(t int, h *rma.Header) {
 	var msg [rma.HeaderLen]byte
 	rma.Encode(msg[:], h, nil)
-	eng.Send(p2p.Bytes(msg[:]), w.worldOf(t), tagRMA, w.comm.ctx, p2p.Standard)
+	eng().Send(p2p.Bytes(msg[:]), w.worldOf(t), tagRMA, w.comm.Ctx(), p2p.Standard)
 }
 
 func sum(ps []rma.Piece) int {
@@ -835,3 +836,6 @@ func (w *Win) replyErrs(origin, src int, id uint32) {
 		w.reply(src, id, 0, nil)
 	}
 }
+
+// A shipped operation waits without a done channel (core's Pending calls WaitContext).
+var _ interface{ WaitContext(context.Context) error } = (*shipOp)(nil)

@@ -1,10 +1,11 @@
-package core
+package window
 
 import (
 	"fmt"
 	"sync/atomic"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/rma"
@@ -12,7 +13,7 @@ import (
 
 // Synchronisation: Fence, post/start/complete/wait, and passive target. Direct
 // targets are synchronised through their control blocks in node shared memory;
-// shipped ones through requests their progress goroutine serves (win_ship.go). The
+// shipped ones through requests their progress goroutine serves (ship.go). The
 // PSCW counters only grow: Start waits until a target's post counter passes the
 // number of epochs this rank has started at it, Wait until each origin's complete
 // counter passes the number waited for, so nothing is ever reset.
@@ -48,8 +49,8 @@ func (w *Win) awaitOr(cond func() bool, check func() error) error {
 		spinning := wt.Next(1)
 		if w.served {
 			// Apply this rank's requests here rather than wake the progress
-			// goroutine (win_drain.go).
-			eng.Progress()
+			// goroutine (drain.go).
+			eng().Progress()
 			if w.drain() {
 				wt.Restart()
 				continue
@@ -58,7 +59,7 @@ func (w *Win) awaitOr(cond func() bool, check func() error) error {
 				w.checkLocks(&lastLocks)
 			}
 		} else if w.ships && (i&63 == 63 || !spinning) {
-			eng.Progress()
+			eng().Progress()
 		}
 		switch {
 		case spinning:
@@ -91,7 +92,7 @@ const checkEvery = 10 * time.Millisecond
 // if this rank can tell (deadHolder).
 func (w *Win) holderGone(op string, t int) error {
 	if o, err := w.deadHolder(w.peers[t].ctrl); err != nil {
-		return Wrap(ClassProcFailed, op, holderGoneMsg(o, t), err)
+		return core.Wrap(core.ClassProcFailed, op, holderGoneMsg(o, t), err)
 	}
 	return nil
 }
@@ -104,17 +105,17 @@ func holderGoneMsg(o, t int) string {
 // why, if one has: the node's shared-memory transport watches its peers' pids (a
 // holder on this node), the engine knows the peers whose streams broke (TCP).
 func (w *Win) deadHolder(c ctrlBlock) (int, error) {
-	nt := nodeTransport()
+	nt := core.NodeTransport()
 	for o := range w.size {
 		if o == w.rank || atomic.LoadUint64(c.held(o, w.size)) == 0 {
 			continue
 		}
 		wo := w.worldOf(o)
 		var err error
-		if nt != nil && proc.NodeOf(wo) == proc.NodeOf(World.rank) {
+		if nt != nil && core.NodeOf(wo) == core.NodeOf(core.World.Rank()) {
 			err = nt.CheckPeer(wo)
 		} else {
-			err = eng.PeerErr(wo)
+			err = eng().PeerErr(wo)
 		}
 		if err != nil {
 			return o, err
@@ -140,7 +141,7 @@ func (w *Win) observe() {
 
 func checkAssert(op string, assert, allowed int) error {
 	if assert&^allowed != 0 {
-		return Errorf(ClassAssert, op, "assert %#x has bits outside those %s takes (%#x)", assert, op, allowed)
+		return core.Errorf(core.ClassAssert, op, "assert %#x has bits outside those %s takes (%#x)", assert, op, allowed)
 	}
 	return nil
 }
@@ -172,19 +173,19 @@ func (w *Win) Lock(op string, typ, t, assert int) error {
 		return err
 	}
 	if typ != LockShared && typ != LockExclusive {
-		return Errorf(ClassLocktype, op, "lock type %d is neither LockShared nor LockExclusive", typ)
+		return core.Errorf(core.ClassLocktype, op, "lock type %d is neither LockShared nor LockExclusive", typ)
 	}
 	if err := checkAssert(op, assert, ModeNoCheck); err != nil {
 		return err
 	}
-	if t == ProcNull {
+	if t == core.ProcNull {
 		return nil
 	}
 	if t < 0 || t >= w.size {
-		return Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
+		return core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
 	}
 	if w.locks[t].Load() != 0 || w.lockAll.Load() {
-		return Errorf(ClassRMASync, op, "rank %d is already locked by this rank (Unlock it first)", t)
+		return core.Errorf(core.ClassRMASync, op, "rank %d is already locked by this rank (Unlock it first)", t)
 	}
 	if assert&ModeNoCheck != 0 {
 		w.locks[t].Store(int32(typ) | lockNoCheck)
@@ -211,7 +212,7 @@ func (w *Win) acquire(op string, t int, exclusive bool) error {
 		atomic.StoreUint64(p.ctrl.held(w.rank, w.size), typ)
 		return nil
 	}
-	// The target queues the request until it can grant it (win_ship.go): one round
+	// The target queues the request until it can grant it (ship.go): one round
 	// trip when the lock is free, no polling when it is not.
 	h := rma.Header{Kind: rma.KLock}
 	if exclusive {
@@ -222,7 +223,7 @@ func (w *Win) acquire(op string, t int, exclusive bool) error {
 		return err
 	}
 	if r != 1 {
-		return Errorf(ClassIntern, op, "rank %d answered a lock request with %d", t, r)
+		return core.Errorf(core.ClassIntern, op, "rank %d answered a lock request with %d", t, r)
 	}
 	return nil
 }
@@ -233,15 +234,15 @@ func (w *Win) Unlock(op string, t int) error {
 	if err := w.Check(op); err != nil {
 		return err
 	}
-	if t == ProcNull {
+	if t == core.ProcNull {
 		return nil
 	}
 	if t < 0 || t >= w.size {
-		return Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
+		return core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
 	}
 	st := w.locks[t].Load()
 	if st == 0 {
-		return Errorf(ClassRMASync, op, "rank %d is not locked by this rank", t)
+		return core.Errorf(core.ClassRMASync, op, "rank %d is not locked by this rank", t)
 	}
 	err := w.release(op, t, st)
 	w.locks[t].Store(0)
@@ -291,11 +292,11 @@ func (w *Win) LockAll(op string, assert int) error {
 		return err
 	}
 	if w.lockAll.Load() {
-		return Errorf(ClassRMASync, op, "this rank already holds LockAll")
+		return core.Errorf(core.ClassRMASync, op, "this rank already holds LockAll")
 	}
 	for t := range w.locks {
 		if w.locks[t].Load() != 0 {
-			return Errorf(ClassRMASync, op, "rank %d is locked by this rank (Unlock it first)", t)
+			return core.Errorf(core.ClassRMASync, op, "rank %d is locked by this rank (Unlock it first)", t)
 		}
 	}
 	for t := range w.locks {
@@ -319,7 +320,7 @@ func (w *Win) UnlockAll(op string) error {
 		return err
 	}
 	if !w.lockAll.Load() {
-		return Errorf(ClassRMASync, op, "this rank holds no LockAll")
+		return core.Errorf(core.ClassRMASync, op, "this rank holds no LockAll")
 	}
 	var first error
 	for t := range w.locks {
@@ -341,14 +342,14 @@ func (w *Win) Flush(op string, t int, local bool) error {
 	if err := w.Check(op); err != nil {
 		return err
 	}
-	if t == ProcNull {
+	if t == core.ProcNull {
 		return nil
 	}
 	if t < 0 || t >= w.size {
-		return Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
+		return core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
 	}
 	if w.locks[t].Load() == 0 {
-		return Errorf(ClassRMASync, op, "no passive-target epoch at rank %d (call Lock or LockAll first)", t)
+		return core.Errorf(core.ClassRMASync, op, "no passive-target epoch at rank %d (call Lock or LockAll first)", t)
 	}
 	if w.peers[t].direct {
 		// The loads and stores are done: a direct operation completes in its call. A
@@ -379,7 +380,7 @@ func (w *Win) FlushAll(op string, local bool) error {
 		}
 	}
 	if !locked {
-		return Errorf(ClassRMASync, op, "no passive-target epoch is open (call Lock or LockAll first)")
+		return core.Errorf(core.ClassRMASync, op, "no passive-target epoch is open (call Lock or LockAll first)")
 	}
 	return first
 }
@@ -398,7 +399,7 @@ func (w *Win) Sync(op string) error {
 func (w *Win) checkGroup(op string, g []int) error {
 	for _, r := range g {
 		if r < 0 || r >= w.size {
-			return Errorf(ClassGroup, op, "the group holds a process that is not in the window (rank %d)", r)
+			return core.Errorf(core.ClassGroup, op, "the group holds a process that is not in the window (rank %d)", r)
 		}
 	}
 	return nil
@@ -417,7 +418,7 @@ func (w *Win) Post(op string, g []int, assert int) error {
 		return err
 	}
 	if w.exposed.Load() {
-		return Errorf(ClassRMASync, op, "an exposure epoch is open already (call Wait or Test)")
+		return core.Errorf(core.ClassRMASync, op, "an exposure epoch is open already (call Wait or Test)")
 	}
 	w.exposure = append(w.exposure[:0], g...)
 	w.exposed.Store(true)
@@ -431,8 +432,8 @@ func (w *Win) Post(op string, g []int, assert int) error {
 			// A message the origin's Start receives itself: no hand-off through its
 			// progress goroutine, which the notice needs nothing of.
 			var notice [1]byte
-			if err := eng.Send(p2p.Bytes(notice[:]), w.worldOf(o), tagPost, w.comm.ctx, p2p.Standard); err != nil {
-				return MapErr(op, err)
+			if err := eng().Send(p2p.Bytes(notice[:]), w.worldOf(o), tagPost, w.comm.Ctx(), p2p.Standard); err != nil {
+				return core.MapErr(op, err)
 			}
 		}
 	}
@@ -452,19 +453,19 @@ func (w *Win) Start(op string, g []int, assert int) error {
 		return err
 	}
 	if w.accessing.Load() {
-		return Errorf(ClassRMASync, op, "an access epoch is open already (call Complete)")
+		return core.Errorf(core.ClassRMASync, op, "an access epoch is open already (call Complete)")
 	}
 	if assert&ModeNoCheck == 0 {
 		for _, t := range g {
 			if !w.peers[t].direct {
 				var notice [1]byte
 				var st p2p.Status
-				q, err := eng.Irecv(p2p.Bytes(notice[:]), w.worldOf(t), tagPost, w.comm.ctx)
+				q, err := eng().Irecv(p2p.Bytes(notice[:]), w.worldOf(t), tagPost, w.comm.Ctx())
 				if err == nil {
 					err = w.waitReq(&q, &st)
 				}
 				if err != nil {
-					return MapErr(op, err)
+					return core.MapErr(op, err)
 				}
 				continue
 			}
@@ -488,7 +489,7 @@ func (w *Win) Complete(op string) error {
 		return err
 	}
 	if !w.accessing.Swap(false) {
-		return Errorf(ClassRMASync, op, "no access epoch is open (call Start first)")
+		return core.Errorf(core.ClassRMASync, op, "no access epoch is open (call Start first)")
 	}
 	g := w.access
 	for _, t := range g {
@@ -518,7 +519,7 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 		return false, err
 	}
 	if !w.exposed.Load() {
-		return false, Errorf(ClassRMASync, op, "no exposure epoch is open (call Post first)")
+		return false, core.Errorf(core.ClassRMASync, op, "no exposure epoch is open (call Post first)")
 	}
 	g := w.exposure
 	ready := func(o int) bool { return atomic.LoadUint64(w.ctrl.complete(o, w.size)) > w.waitSeen[o] }
@@ -526,7 +527,7 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 		for _, o := range g {
 			if !ready(o) {
 				if w.ships || w.served {
-					eng.Progress()
+					eng().Progress()
 				}
 				if w.served {
 					w.drain()

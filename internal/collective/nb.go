@@ -1,4 +1,4 @@
-package core
+package collective
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/yield"
@@ -20,184 +21,6 @@ import (
 // caller computes, or blocks in some other call, and ranks that wait on their requests
 // in different orders cannot deadlock. Test and Wait advance the schedules too, so a
 // request found complete is reported at once.
-
-// Pending is a nonblocking operation of more than one message. Its zero value and nil
-// are complete.
-//
-// A nonblocking collective's Pending is a pooled record: once its owner has reported
-// it (Release, after Test or Wait said it is complete) or freed it (Free; then once it
-// completes), it goes back to a pool and serves a later collective. Each reuse bumps
-// the record's generation, and a handle holds the generation it was made at (a Ref),
-// so a stale copy of a request is seen as one (Ref.Stale) and never sees another
-// operation's state. Every other kind of Pending is not reused: its generation is
-// always 0, and used marks it reported (a persistent one: freed) instead.
-type Pending struct {
-	op   pendingOp
-	used atomic.Bool
-}
-
-type pendingOp interface {
-	test() (bool, error)
-	wait() error
-	doneCh() <-chan struct{}
-}
-
-// Ref is a Pending at one generation: what a request handle holds (see Pending).
-type Ref struct {
-	p   *Pending
-	gen uint32
-}
-
-// RefOf is the Ref of p at generation gen (a handle's: p and p.Gen() when it was made).
-func RefOf(p *Pending, gen uint32) Ref { return Ref{p: p, gen: gen} }
-
-// Ref is p at its current generation, for its owner.
-func (p *Pending) Ref() Ref { return Ref{p: p, gen: p.Gen()} }
-
-// Gen is p's current generation (0 for the kinds that are not reused).
-func (p *Pending) Gen() uint32 {
-	if p != nil {
-		if x, ok := p.op.(*collOp); ok {
-			return x.gen.Load()
-		}
-	}
-	return 0
-}
-
-// coll is h's collective record, nil if it is of another kind.
-func (h Ref) coll() *collOp {
-	if h.p == nil {
-		return nil
-	}
-	x, _ := h.p.op.(*collOp)
-	return x
-}
-
-// Stale reports whether h is used up: the handle it came from is a copy of a request
-// already reported by a completion call or freed (through another copy), whose record
-// may since serve another operation. A persistent request is used up once freed only.
-func (h Ref) Stale() bool {
-	if x := h.coll(); x != nil {
-		return x.gen.Load() != h.gen
-	}
-	return h.p != nil && h.p.used.Load()
-}
-
-// useUp marks p, of a kind that is not pooled, used up (see Stale). The shared
-// record of operations complete at once (donePending) is never used up.
-func (p *Pending) useUp() {
-	if p != nil && p != donePending {
-		p.used.Store(true)
-	}
-}
-
-// Test reports whether p has completed, and its error if so.
-func (p *Pending) Test() (bool, error) { return p.Ref().Test() }
-
-// Test reports whether h has completed, and its error if so.
-func (h Ref) Test() (bool, error) {
-	if x := h.coll(); x != nil {
-		return x.testGen(h.gen)
-	}
-	if h.p == nil || h.p.op == nil {
-		return true, nil
-	}
-	return h.p.op.test()
-}
-
-// WaitContext is Wait that gives up when ctx is done, with ctx's error; p stays
-// pending then.
-func (p *Pending) WaitContext(ctx context.Context) error { return p.Ref().WaitContext(ctx) }
-
-// WaitContext is Wait that gives up when ctx is done, with ctx's error; h stays
-// pending then.
-func (h Ref) WaitContext(ctx context.Context) error {
-	if x := h.coll(); x != nil {
-		return x.waitCtx(ctx, h.gen)
-	}
-	p := h.p
-	if p == nil || p.op == nil {
-		return nil
-	}
-	if w, ok := p.op.(waitCtxOp); ok {
-		return w.waitCtx(ctx)
-	}
-	if ok, err := p.op.test(); ok {
-		return err
-	}
-	select {
-	case <-p.op.doneCh():
-		return p.op.wait()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Wait waits for p to complete and returns its error.
-func (p *Pending) Wait() error { return p.Ref().Wait() }
-
-// Wait waits for h to complete and returns its error.
-func (h Ref) Wait() error {
-	if x := h.coll(); x != nil {
-		return x.waitCtx(nil, h.gen)
-	}
-	if h.p == nil || h.p.op == nil {
-		return nil
-	}
-	return h.p.op.wait()
-}
-
-// doneCh is closed once h is done (at once for a stale h).
-func (h Ref) doneCh() <-chan struct{} {
-	if x := h.coll(); x != nil {
-		nbColl.mu.Lock()
-		defer nbColl.mu.Unlock()
-		if x.gen.Load() != h.gen {
-			return closed
-		}
-		return x.waitCh()
-	}
-	if h.p == nil || h.p.op == nil {
-		return closed
-	}
-	return h.p.op.doneCh()
-}
-
-// Active reports whether h is under way (see Pending.Active); a stale h is not.
-func (h Ref) Active() bool {
-	if x := h.coll(); x != nil {
-		return x.gen.Load() == h.gen
-	}
-	return h.p.Active()
-}
-
-// StatusInto is Pending.StatusInto (a collective's status is the empty one, stale or
-// not).
-func (h Ref) StatusInto(st *p2p.Status) error { return h.p.StatusInto(st) }
-
-// Release is Pending.Release: a collective's record goes back to the pool (a stale h
-// does nothing).
-func (h Ref) Release() error {
-	if x := h.coll(); x != nil {
-		x.release(h.gen)
-		return nil
-	}
-	if !h.p.IsPersistent() { // a persistent one becomes inactive instead
-		h.p.useUp()
-	}
-	return h.p.Release()
-}
-
-// Free is Pending.Free: a collective's record goes back to the pool once it has
-// completed (a stale h does nothing).
-func (h Ref) Free() error {
-	if x := h.coll(); x != nil {
-		x.free(h.gen)
-		return nil
-	}
-	h.p.useUp()
-	return h.p.Free()
-}
 
 // collOp is a nonblocking collective: until it is done, its buffers belong to MPI.
 // Records are pooled (see Pending); every field but gen and box is guarded by
@@ -218,10 +41,10 @@ type collOp struct {
 	// record so that a nonblocking collective on a datatype allocates nothing.
 	st      staged
 	staging bool
-	then    Finisher
+	then    core.Finisher
 	freed   bool // its owner freed it: back to the pool once done
 	gen     atomic.Uint32
-	box     Pending // box.op is the record itself, for good
+	box     core.Pending // bound to the record itself, for good (BindPooled)
 }
 
 // maxFreeColl bounds the pool of collective records: enough for the collectives a
@@ -248,6 +71,12 @@ var nbColl struct {
 
 func init() { nbColl.wake.L = &nbColl.mu }
 
+// A collective's record is a pooled one: its handles name its generation.
+var _ core.PooledOp = (*collOp)(nil)
+
+// eng is the runtime's engine, which the progress goroutine waits in.
+func eng() *p2p.Engine { return core.Engine() }
+
 // schedule is what a collective's record drives: a coll.Sched, a neighbourhood
 // exchange (neighbor.go) or an Alltoallw (alltoallw.go), whose Progress does what must
 // follow the messages (unpacking) before it reports done. Progress advances it without waiting; Pending is the
@@ -260,7 +89,7 @@ type schedule interface {
 }
 
 // startSched starts s as the nonblocking collective op.
-func startSched(op string, s schedule) *Pending {
+func startSched(op string, s schedule) *core.Pending {
 	nbColl.mu.Lock()
 	x := newCollOp()
 	x.s, x.name = s, op
@@ -268,7 +97,7 @@ func startSched(op string, s schedule) *Pending {
 	progressColl()
 	if !x.done && !nbColl.running {
 		nbColl.running = true
-		eng.Concurrent() // the loop calls the engine beside the caller
+		eng().Concurrent() // the loop calls the engine beside the caller
 		go progressLoop()
 	}
 	nbColl.mu.Unlock()
@@ -284,7 +113,7 @@ func newCollOp() *collOp {
 		return x
 	}
 	x := &collOp{}
-	x.box.op = x
+	x.box.BindPooled(x)
 	x.gen.Store(1)
 	return x
 }
@@ -321,7 +150,7 @@ func progressColl() {
 				if nbColl.sleepers > 0 {
 					nbColl.wake.Broadcast()
 				}
-				noteDone()
+				core.NoteDone()
 				if x.freed {
 					x.recycle()
 				}
@@ -351,7 +180,7 @@ func (x *collOp) end(err error) error {
 // attach gives x, just started and not yet handed to its owner, its staging (st,
 // if not nil) or a Finisher (f, if not nil). A schedule may have completed inside
 // startSched already: then they run here, and x reports their result.
-func (x *collOp) attach(st *staged, f Finisher) {
+func (x *collOp) attach(st *staged, f core.Finisher) {
 	nbColl.mu.Lock()
 	if st != nil {
 		x.st, x.staging = *st, true
@@ -361,27 +190,6 @@ func (x *collOp) attach(st *staged, f Finisher) {
 		x.err = x.end(x.err)
 	}
 	nbColl.mu.Unlock()
-}
-
-// Finisher is work a nonblocking operation does once it has completed, whether it
-// succeeded (err nil) or failed: the facade's unpacking of typed results into the
-// user's layout, and the release of its scratch. Finish returns the operation's
-// result.
-type Finisher interface {
-	Finish(err error) error
-}
-
-// ThenFinish returns a Pending that completes when p, just started, does, after f
-// has run on p's result, by whichever of Test and Wait sees the completion first.
-// A collective's record carries f itself, so that the call allocates nothing;
-// other kinds are wrapped. f must release whatever it holds on failure too, but not
-// read buffers that messages in flight may still target.
-func ThenFinish(p *Pending, f Finisher) *Pending {
-	if x := p.Ref().coll(); x != nil {
-		x.attach(nil, f)
-		return p
-	}
-	return &Pending{op: &thenOp{p: p.Ref(), end: f.Finish}}
 }
 
 type lent struct {
@@ -411,34 +219,22 @@ func progressLoop() {
 			y.out = true
 			mine = append(mine, y)
 			for i, q := range y.s.Pending() {
-				qs = append(qs, engReq(q))
+				qs = append(qs, core.EngineReq(q))
 				backs = append(backs, lent{y, i})
 			}
 		}
 		nbColl.mu.Unlock()
 		done, st, err := -1, p2p.Status{}, error(nil)
 		if len(qs) > 0 {
-			done, st, err = eng.Waitany(qs)
+			done, st, err = eng().Waitany(qs)
 		} else {
 			yield.Gosched()
 		}
 		nbColl.mu.Lock()
 		for k, b := range backs {
-			p := &b.x.s.Pending()[b.i]
-			q := collReq(qs[k])
-			switch {
-			case k == done:
-				// Completed here: the schedule's Test finds it null, or marked when
-				// it failed or its receive was truncated or short (conn.exact).
-				if incomplete(st, err, int(p.N>>32)) {
-					q = markReq(st, err, p.N)
-				}
-			case !qs[k].IsNull():
-				q.N |= p.N &^ (1<<32 - 1) // the receive's length (conn.Irecv)
-			case p.N&markBit != 0:
-				q = *p // marked by an earlier turn, not yet tested
-			}
-			*p = q
+			// Completed here: the schedule's Test finds it null, or marked when it
+			// failed or its receive was truncated or short (core.GiveBack).
+			core.GiveBack(&b.x.s.Pending()[b.i], qs[k], k == done, st, err)
 		}
 		for _, y := range mine {
 			y.out = false
@@ -447,9 +243,9 @@ func progressLoop() {
 	}
 }
 
-func (x *collOp) test() (bool, error) { return x.testGen(x.gen.Load()) }
+func (x *collOp) Test() (bool, error) { return x.TestGen(x.gen.Load()) }
 
-func (x *collOp) testGen(gen uint32) (bool, error) {
+func (x *collOp) TestGen(gen uint32) (bool, error) {
 	nbColl.mu.Lock()
 	if x.gen.Load() != gen {
 		nbColl.mu.Unlock()
@@ -461,19 +257,41 @@ func (x *collOp) testGen(gen uint32) (bool, error) {
 	if !done {
 		return false, nil
 	}
-	return true, MapErr(name, err)
+	return true, core.MapErr(name, err)
 }
 
-func (x *collOp) doneCh() <-chan struct{} {
+func (x *collOp) DoneCh() <-chan struct{} {
 	nbColl.mu.Lock()
 	defer nbColl.mu.Unlock()
 	return x.waitCh()
 }
 
+// collOf is p's collective record, nil if p is of another kind.
+func collOf(p *core.Pending) *collOp {
+	x, _ := p.Pooled().(*collOp)
+	return x
+}
+
+// Gen is x's current generation.
+func (x *collOp) Gen() uint32 { return x.gen.Load() }
+
+// DoneChGen is closed once x at generation gen is done (at once for a stale one).
+func (x *collOp) DoneChGen(gen uint32) <-chan struct{} {
+	nbColl.mu.Lock()
+	defer nbColl.mu.Unlock()
+	if x.gen.Load() != gen {
+		return core.Closed()
+	}
+	return x.waitCh()
+}
+
+// Attach gives x, just started, a Finisher the facade attached (ThenFinish).
+func (x *collOp) Attach(f core.Finisher) { x.attach(nil, f) }
+
 // waitCh is the channel closed once x is done (nbColl.mu held).
 func (x *collOp) waitCh() <-chan struct{} {
 	if x.done {
-		return closed
+		return core.Closed()
 	}
 	if x.ch == nil {
 		x.ch = make(chan struct{})
@@ -481,13 +299,13 @@ func (x *collOp) waitCh() <-chan struct{} {
 	return x.ch
 }
 
-func (x *collOp) wait() error { return x.waitCtx(nil, x.gen.Load()) }
+func (x *collOp) Wait() error { return x.WaitGen(nil, x.gen.Load()) }
 
-// waitCtx waits for x at generation gen (a stale handle's wait returns at once, as
+// WaitGen waits for x at generation gen (a stale handle's wait returns at once, as
 // for the null request), or until ctx, if not nil, is done. It sleeps on nbColl.wake
 // either way; a context's end wakes it through an idle.Watch (collBell), so a wait
 // with a context allocates nothing either.
-func (x *collOp) waitCtx(ctx context.Context, gen uint32) error {
+func (x *collOp) WaitGen(ctx context.Context, gen uint32) error {
 	nbColl.mu.Lock()
 	if x.gen.Load() != gen {
 		nbColl.mu.Unlock()
@@ -517,7 +335,7 @@ func (x *collOp) waitCtx(ctx context.Context, gen uint32) error {
 	}
 	nbColl.mu.Unlock()
 	w.Stop() // not under nbColl.mu, which collBell.Ring takes
-	return MapErr(name, err)
+	return core.MapErr(name, err)
 }
 
 // collBell wakes the waits asleep on nbColl.wake: a context's end rings it.
@@ -529,8 +347,8 @@ func (collBell) Ring() {
 	nbColl.mu.Unlock()
 }
 
-// release puts x back in the pool once its owner has reported it.
-func (x *collOp) release(gen uint32) {
+// ReleaseGen puts x back in the pool once its owner has reported it.
+func (x *collOp) ReleaseGen(gen uint32) {
 	nbColl.mu.Lock()
 	if x.gen.Load() == gen && x.done {
 		x.recycle()
@@ -538,8 +356,8 @@ func (x *collOp) release(gen uint32) {
 	nbColl.mu.Unlock()
 }
 
-// free: x completes unobserved and then goes back to the pool.
-func (x *collOp) free(gen uint32) {
+// FreeGen: x completes unobserved and then goes back to the pool.
+func (x *collOp) FreeGen(gen uint32) {
 	nbColl.mu.Lock()
 	if x.gen.Load() == gen {
 		if x.done {
@@ -549,42 +367,4 @@ func (x *collOp) free(gen uint32) {
 		}
 	}
 	nbColl.mu.Unlock()
-}
-
-// Go runs f in a goroutine of its own as a nonblocking operation (Idup, the buffer
-// iflushes): the engine takes its lock from now on, since f calls it beside the
-// caller.
-func Go(op string, f func() error) *Pending {
-	o := &bgOp{ch: make(chan struct{})}
-	eng.Concurrent()
-	go func() {
-		o.err = f()
-		close(o.ch)
-		noteDone()
-	}()
-	o.box.op = o
-	return &o.box
-}
-
-// bgOp is an operation running in a goroutine of its own.
-type bgOp struct {
-	ch  chan struct{}
-	err error
-	box Pending
-}
-
-func (o *bgOp) test() (bool, error) {
-	select {
-	case <-o.ch:
-		return true, o.err
-	default:
-		return false, nil
-	}
-}
-
-func (o *bgOp) doneCh() <-chan struct{} { return o.ch }
-
-func (o *bgOp) wait() error {
-	<-o.ch
-	return o.err
 }

@@ -1,6 +1,9 @@
-package core
+package collective
 
-import "github.com/mpigo/mpigo/internal/coll"
+import (
+	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
+)
 
 // Collectives on intercommunicators (MPI 4.1, chapter 6). An intercommunicator joins
 // two disjoint groups; its collectives move data from one group to the other. The
@@ -28,25 +31,25 @@ const Root = -3
 // beginInter checks c and returns an empty schedule for the call with its tag; with
 // coll_check on it first verifies that the processes of both groups make matching
 // calls.
-func (c *Comm) beginInter(cl interCall, esize int) (*coll.Sched, error) {
+func (c *comm) beginInter(cl interCall, esize int) (*coll.Sched, error) {
 	if err := c.Check(cl.op); err != nil {
 		return nil, err
 	}
 	if _, err := coll.Tune(); err != nil {
-		return nil, Errorf(ClassArg, cl.op, "%v", err)
+		return nil, core.Errorf(core.ClassArg, cl.op, "%v", err)
 	}
 	if c.dry.Load() {
 		if err := c.dryStop(); err != nil {
 			return nil, err
 		}
 	}
-	seq := int(c.seq.Add(1)-1) & tagInterSeqMask
-	if c.coll.check {
-		if err := c.verifyInter(tagInterCheck+seq, cl); err != nil {
+	seq := c.NextSeq() & core.TagInterSeqMask
+	if c.check {
+		if err := c.verifyInter(core.TagInterCheck+seq, cl); err != nil {
 			return nil, err
 		}
 	}
-	return coll.New(&c.iconn, tagInterColl+seq, esize), nil
+	return coll.New(c.Inter(), core.TagInterColl+seq, esize), nil
 }
 
 // interRole is what a process's root argument makes it in a rooted collective.
@@ -55,30 +58,30 @@ type interRole int
 const (
 	roleNone   interRole = iota // a collective without a root
 	roleRoot                    // the root (Root)
-	roleIdle                    // another process of the root's group (ProcNull)
+	roleIdle                    // another process of the root's group (core.ProcNull)
 	roleRemote                  // a process of the other group, root is the root's rank there
 )
 
-func (c *Comm) interRootRole(name string, root int) (interRole, error) {
+func (c *comm) interRootRole(name string, root int) (interRole, error) {
 	switch {
 	case root == Root:
 		return roleRoot, nil
-	case root == ProcNull:
+	case root == core.ProcNull:
 		return roleIdle, nil
 	case root >= 0 && root < c.remote.Size():
 		return roleRemote, nil
 	}
-	return 0, Errorf(ClassRoot, name, "root %d on an intercommunicator: the root passes Root, the rest of its group ProcNull, and the other group the root's rank in [0,%d) of its remote group", root, c.remote.Size())
+	return 0, core.Errorf(core.ClassRoot, name, "root %d on an intercommunicator: the root passes Root, the rest of its group core.ProcNull, and the other group the root's rank in [0,%d) of its remote group", root, c.remote.Size())
 }
 
 func noInPlaceInter(name, arg string, b Vec) error {
 	if b.InPlace {
-		return Errorf(ClassBuffer, name, "%s is InPlace, which intercommunicator collectives do not take", arg)
+		return core.Errorf(core.ClassBuffer, name, "%s is InPlace, which intercommunicator collectives do not take", arg)
 	}
 	return nil
 }
 
-func (c *Comm) interBarrierSched(name string, nb bool) (*coll.Sched, error) {
+func (c *comm) interBarrierSched(name string, nb bool) (*coll.Sched, error) {
 	s, err := c.beginInter(interCall{op: name, kind: KBarrier, out: -1, in: -1, elem: -1, nb: nb}, 1)
 	if err != nil {
 		return nil, err
@@ -87,7 +90,7 @@ func (c *Comm) interBarrierSched(name string, nb bool) (*coll.Sched, error) {
 	return s, nil
 }
 
-func (c *Comm) interBcastSched(name string, buf Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) interBcastSched(name string, buf Vec, root int, nb bool) (*coll.Sched, error) {
 	esz := buf.Esz
 	role, err := c.interRootRole(name, root)
 	if err != nil {
@@ -111,7 +114,7 @@ func (c *Comm) interBcastSched(name string, buf Vec, root int, nb bool) (*coll.S
 	return s, nil
 }
 
-func (c *Comm) interReduceSched(name string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) interReduceSched(name string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	role, err := c.interRootRole(name, root)
 	if err != nil {
@@ -138,13 +141,13 @@ func (c *Comm) interReduceSched(name string, send, recv Vec, r Red, root int, nb
 	return s, nil
 }
 
-func (c *Comm) interAllreduceSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+func (c *comm) interAllreduceSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
 	}
 	if send.N() != recv.N() {
-		return nil, Errorf(ClassCount, name, "send.N() %d != recv.N() %d", send.N(), recv.N())
+		return nil, core.Errorf(core.ClassCount, name, "send.N() %d != recv.N() %d", send.N(), recv.N())
 	}
 	if err := r.pairs(name, send.N()); err != nil {
 		return nil, err
@@ -157,7 +160,7 @@ func (c *Comm) interAllreduceSched(name string, send, recv Vec, r Red, nb bool) 
 	return s, nil
 }
 
-func (c *Comm) interGatherSched(name string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) interGatherSched(name string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	role, err := c.interRootRole(name, root)
 	if err != nil {
@@ -167,7 +170,7 @@ func (c *Comm) interGatherSched(name string, send, recv Vec, root int, nb bool) 
 	switch role {
 	case roleRoot:
 		if recv.N()%m != 0 {
-			return nil, Errorf(ClassCount, name, "recv.N() %d at the root is not a multiple of the remote group's size %d", recv.N(), m)
+			return nil, core.Errorf(core.ClassCount, name, "recv.N() %d at the root is not a multiple of the remote group's size %d", recv.N(), m)
 		}
 	case roleRemote:
 		if err := noInPlaceInter(name, "send", send); err != nil {
@@ -187,7 +190,7 @@ func (c *Comm) interGatherSched(name string, send, recv Vec, root int, nb bool) 
 	return s, nil
 }
 
-func (c *Comm) interGathervSched(name string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) interGathervSched(name string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
 	s, role, err := c.beginInterV(name, KGatherv, root, recv, send, counts, displs, "send", true, nb)
 	if err != nil {
 		return nil, err
@@ -204,7 +207,7 @@ func (c *Comm) interGathervSched(name string, send, recv Vec, counts, displs []i
 // beginInterV checks the arguments of an intercommunicator Gatherv or Scatterv and
 // begins its schedule: the root's counts and displs place the remote ranks' blocks in
 // whole; a remote rank's part (partName) may not be InPlace.
-func (c *Comm) beginInterV(name string, kind Kind, root int, whole, part Vec, counts, displs []int, partName string, gather, nb bool) (*coll.Sched, interRole, error) {
+func (c *comm) beginInterV(name string, kind Kind, root int, whole, part Vec, counts, displs []int, partName string, gather, nb bool) (*coll.Sched, interRole, error) {
 	esz := part.Esz
 	role, err := c.interRootRole(name, root)
 	if err != nil {
@@ -230,7 +233,7 @@ func (c *Comm) beginInterV(name string, kind Kind, root int, whole, part Vec, co
 	return s, role, nil
 }
 
-func (c *Comm) interScatterSched(name string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) interScatterSched(name string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
 	esz := recv.Esz
 	role, err := c.interRootRole(name, root)
 	if err != nil {
@@ -240,7 +243,7 @@ func (c *Comm) interScatterSched(name string, send, recv Vec, root int, nb bool)
 	switch role {
 	case roleRoot:
 		if send.N()%m != 0 {
-			return nil, Errorf(ClassCount, name, "send.N() %d at the root is not a multiple of the remote group's size %d", send.N(), m)
+			return nil, core.Errorf(core.ClassCount, name, "send.N() %d at the root is not a multiple of the remote group's size %d", send.N(), m)
 		}
 	case roleRemote:
 		if err := noInPlaceInter(name, "recv", recv); err != nil {
@@ -260,7 +263,7 @@ func (c *Comm) interScatterSched(name string, send, recv Vec, root int, nb bool)
 	return s, nil
 }
 
-func (c *Comm) interScattervSched(name string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) interScattervSched(name string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error) {
 	s, role, err := c.beginInterV(name, KScatterv, root, send, recv, counts, displs, "recv", false, nb)
 	if err != nil {
 		return nil, err
@@ -274,14 +277,14 @@ func (c *Comm) interScattervSched(name string, send Vec, counts, displs []int, r
 	return s, nil
 }
 
-func (c *Comm) interAllgatherSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
+func (c *comm) interAllgatherSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
 	}
 	m := c.remote.Size()
 	if recv.N()%m != 0 {
-		return nil, Errorf(ClassCount, name, "recv.N() %d is not a multiple of the remote group's size %d", recv.N(), m)
+		return nil, core.Errorf(core.ClassCount, name, "recv.N() %d is not a multiple of the remote group's size %d", recv.N(), m)
 	}
 	s, err := c.beginInter(interCall{op: name, kind: KAllgather, elem: int64(esz), out: int64(send.N()), in: int64(recv.N() / m), nb: nb}, esz)
 	if err != nil {
@@ -291,7 +294,7 @@ func (c *Comm) interAllgatherSched(name string, send, recv Vec, nb bool) (*coll.
 	return s, nil
 }
 
-func (c *Comm) interAllgathervSched(name string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error) {
+func (c *comm) interAllgathervSched(name string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
@@ -303,7 +306,7 @@ func (c *Comm) interAllgathervSched(name string, send, recv Vec, counts, displs 
 	if err != nil {
 		return nil, err
 	}
-	if c.coll.check {
+	if c.check {
 		if err := c.checkPairs(name, s, blocksOf(len(counts), send.N()*esz), bytesOf(counts, esz)); err != nil {
 			return nil, err
 		}
@@ -312,14 +315,14 @@ func (c *Comm) interAllgathervSched(name string, send, recv Vec, counts, displs 
 	return s, nil
 }
 
-func (c *Comm) interAlltoallSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
+func (c *comm) interAlltoallSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
 	}
 	m := c.remote.Size()
 	if send.N()%m != 0 || recv.N()%m != 0 {
-		return nil, Errorf(ClassCount, name, "send.N() %d and recv.N() %d must be multiples of the remote group's size %d", send.N(), recv.N(), m)
+		return nil, core.Errorf(core.ClassCount, name, "send.N() %d and recv.N() %d must be multiples of the remote group's size %d", send.N(), recv.N(), m)
 	}
 	s, err := c.beginInter(interCall{op: name, kind: KAlltoall, elem: int64(esz), out: int64(send.N() / m), in: int64(recv.N() / m), nb: nb}, esz)
 	if err != nil {
@@ -329,7 +332,7 @@ func (c *Comm) interAlltoallSched(name string, send, recv Vec, nb bool) (*coll.S
 	return s, nil
 }
 
-func (c *Comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
+func (c *comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
@@ -345,7 +348,7 @@ func (c *Comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int
 	if err != nil {
 		return nil, err
 	}
-	if c.coll.check {
+	if c.check {
 		if err := c.checkPairs(name, s, bytesOf(scounts, esz), bytesOf(rcounts, esz)); err != nil {
 			return nil, err
 		}
@@ -354,13 +357,13 @@ func (c *Comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int
 	return s, nil
 }
 
-func (c *Comm) interReduceScatterBlockSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+func (c *comm) interReduceScatterBlockSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
 	}
 	if send.N() != c.size*recv.N() {
-		return nil, Errorf(ClassCount, name, "send.N() %d != local group size %d × recv.N() %d", send.N(), c.size, recv.N())
+		return nil, core.Errorf(core.ClassCount, name, "send.N() %d != local group size %d × recv.N() %d", send.N(), c.size, recv.N())
 	}
 	if err := r.pairs(name, recv.N()); err != nil {
 		return nil, err
@@ -373,7 +376,7 @@ func (c *Comm) interReduceScatterBlockSched(name string, send, recv Vec, r Red, 
 	return s, nil
 }
 
-func (c *Comm) interReduceScatterSched(name string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
+func (c *comm) interReduceScatterSched(name string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
 	if err := noInPlaceInter(name, "send", send); err != nil {
 		return nil, err
@@ -383,10 +386,10 @@ func (c *Comm) interReduceScatterSched(name string, send, recv Vec, counts []int
 		return nil, err
 	}
 	if recv.N() != counts[c.rank] {
-		return nil, Errorf(ClassCount, name, "recv.N() %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
+		return nil, core.Errorf(core.ClassCount, name, "recv.N() %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
 	}
 	if send.N() != total {
-		return nil, Errorf(ClassCount, name, "send.N() %d != sum(counts) %d", send.N(), total)
+		return nil, core.Errorf(core.ClassCount, name, "send.N() %d != sum(counts) %d", send.N(), total)
 	}
 	s, err := c.beginInter(interCall{op: name, kind: KReduceScatter, elem: int64(esz), out: int64(total), in: int64(total), nb: nb}, esz)
 	if err != nil {

@@ -1,4 +1,4 @@
-package core
+package collective
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/shmcoll"
@@ -104,8 +105,8 @@ const (
 // c), the leaders' communicator (leaders, nil on the other ranks), and for every rank
 // of c its node's leader's rank in leaders and its own rank in its node.
 type hierColl struct {
-	node      *Comm
-	leaders   *Comm
+	node      *comm
+	leaders   *comm
 	leaderIdx []int
 	nodeRank  []int
 	// blocks: every node holds a block of consecutive ranks of c (leaders are then in
@@ -134,7 +135,7 @@ func (n *nodeColl) sentTo(r, b int) {
 
 // watch hands n's flows down to the record: both counts towards every other member
 // of c, by its world rank.
-func (n *nodeColl) watch(c *Comm) {
+func (n *nodeColl) watch(c *comm) {
 	n.to = make([]prof.Link, c.size)
 	taps := make([]prof.Tap, 0, 2*c.size)
 	for r := range c.size {
@@ -158,22 +159,22 @@ func (n *nodeColl) forget() {
 // could not be made). On the nil path it has checked nothing; otherwise it has checked
 // c and cl's root and run coll_check, and an error ends the call. Only a communicator
 // whose table chose the node path calls it.
-func (c *Comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, error) {
+func (c *comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, error) {
 	n := c.node
 	if nbytes > limit || n.state == nodeOff {
 		return nil, nil
 	}
 	if cl.Root != NoRoot && uint(cl.Root) >= uint(c.size) {
-		return nil, Errorf(ClassRoot, cl.Op, "root %d out of range [0,%d)", cl.Root, c.size)
+		return nil, core.Errorf(core.ClassRoot, cl.Op, "root %d out of range [0,%d)", cl.Root, c.size)
 	}
-	if c.coll.check {
-		if err := c.verify(c.seqTag(), cl); err != nil {
+	if c.check {
+		if err := c.verify(c.SeqTag(), cl); err != nil {
 			return nil, err
 		}
 	}
 	if n.state == nodeUnknown {
 		if err := n.setup(c); err != nil {
-			return nil, MapErr(cl.Op, err)
+			return nil, core.MapErr(cl.Op, err)
 		}
 		if n.state != nodeOn {
 			return nil, nil
@@ -229,7 +230,7 @@ func limitsFor(size int) nodeLimits {
 }
 
 // reduceLimit is the largest reduction with r on c that goes through shared memory.
-func reduceLimit(c *Comm, r *Red) int64 {
+func reduceLimit(c *comm, r *Red) int64 {
 	if r.User {
 		return c.node.lim.userReduce
 	}
@@ -271,13 +272,13 @@ func nodeLayout(size int) (shmcoll.Layout, error) {
 }
 
 // newNodeColl decides whether c can use the node's shared memory at all.
-func newNodeColl(c *Comm) *nodeColl {
+func newNodeColl(c *comm) *nodeColl {
 	n := chooseNode(c)
 	n.lim = limitsFor(c.size)
 	return n
 }
 
-func chooseNode(c *Comm) *nodeColl {
+func chooseNode(c *comm) *nodeColl {
 	off := func(why string) *nodeColl { return &nodeColl{state: nodeOff, why: why} }
 	switch v := setCollShm.Get(); v {
 	case "off":
@@ -292,7 +293,7 @@ func chooseNode(c *Comm) *nodeColl {
 	// Decide from what every rank knows alike (the node map), so that all agree.
 	perNode := map[int]int{}
 	for r := 0; r < c.size; r++ {
-		perNode[proc.NodeOf(c.LocalWorldRank(r))]++
+		perNode[core.NodeOf(c.LocalWorldRank(r))]++
 	}
 	if len(perNode) > 1 {
 		for _, k := range perNode {
@@ -302,41 +303,22 @@ func chooseNode(c *Comm) *nodeColl {
 		}
 		return off("one rank per node")
 	}
-	sh := nodeTransport()
+	sh := core.NodeTransport()
 	if sh == nil {
 		return off("no shared-memory transport")
 	}
 	for r := 0; r < c.size; r++ {
-		if w := c.LocalWorldRank(r); w != World.rank && !sh.Reaches(w) {
+		if w := c.LocalWorldRank(r); w != core.World.Rank() && !sh.Reaches(w) {
 			return off("the shared-memory transport does not reach rank " + strconv.Itoa(r))
 		}
 	}
 	return &nodeColl{}
 }
 
-// nodeMemory is the capability the node collectives need of a transport: it reaches
-// the node's peers through memory they share, and can tell whether a peer's process
-// still lives.
-type nodeMemory interface {
-	Reaches(rank int) bool
-	SharedMemory() bool
-	CheckPeer(rank int) error
-}
-
-// nodeTransport is the transport that shares memory with the node's peers, or nil.
-func nodeTransport() nodeMemory {
-	for _, t := range transports {
-		if sh, ok := t.(nodeMemory); ok && sh.SharedMemory() {
-			return sh
-		}
-	}
-	return nil
-}
-
 // setup makes the region (leader) or maps it (the others), and agrees with every rank
 // that all did; any failure leaves every rank on the point-to-point algorithms. Only
 // the point-to-point exchanges' own failures are returned.
-func (n *nodeColl) setup(c *Comm) error {
+func (n *nodeColl) setup(c *comm) error {
 	var (
 		addr [1 + 64]byte // ok byte, then the region's address
 		reg  *shm.Region
@@ -346,7 +328,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	if c.rank == 0 {
 		l, lerr := nodeLayout(c.size)
 		if lerr == nil {
-			reg, lerr = shm.CreateRegion("coll-"+strconv.Itoa(World.rank)+"-"+strconv.Itoa(int(c.ctx)), l.Size())
+			reg, lerr = shm.CreateRegion("coll-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(c.Ctx())), l.Size())
 		}
 		if lerr == nil {
 			if lerr = shmcoll.Format(reg.Mem, l); lerr != nil {
@@ -365,7 +347,7 @@ func (n *nodeColl) setup(c *Comm) error {
 			reg = nil
 		}
 	}
-	s := coll.New(&c.lconn, c.seqTag(), 1)
+	s := coll.New(c.Local(), c.SeqTag(), 1)
 	s.Bcast(addr[:], 0)
 	if err = s.Run(); err != nil {
 		s.Free()
@@ -385,7 +367,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	}
 	var g *shmcoll.Group
 	if reg != nil {
-		g, err = shmcoll.Attach(reg.Mem, c.rank, waitOptions(c, nodeTransport()))
+		g, err = shmcoll.Attach(reg.Mem, c.rank, waitOptions(c, core.NodeTransport()))
 		if err != nil {
 			why = err.Error()
 		}
@@ -402,7 +384,7 @@ func (n *nodeColl) setup(c *Comm) error {
 	// only: the blocking sends of small messages then never wait on each other, even
 	// with p2p_protocol forced to a rendezvous).
 	all := make([]byte, c.size)
-	s = coll.New(&c.lconn, c.seqTag(), 1)
+	s = coll.New(c.Local(), c.SeqTag(), 1)
 	s.Gather(mine[:], all, 0)
 	err = s.Run()
 	s.Free()
@@ -415,7 +397,7 @@ func (n *nodeColl) setup(c *Comm) error {
 		verdict[0] = min(verdict[0], b)
 	}
 	if err == nil {
-		s = coll.New(&c.lconn, c.seqTag(), 1)
+		s = coll.New(c.Local(), c.SeqTag(), 1)
 		s.Bcast(verdict[:], 0)
 		err = s.Run()
 		s.Free()
@@ -449,16 +431,16 @@ func (n *nodeColl) setup(c *Comm) error {
 // waitOptions follows the point-to-point engine's idle policy (idle.Configured:
 // p2p_spin, p2p_yield, p2p_sleep; oversubscribed nodes spin little), and checks the shm
 // transport's view of a peer a wait is for about every millisecond.
-func waitOptions(c *Comm, sh nodeMemory) shmcoll.Options {
+func waitOptions(c *comm, sh core.NodeMemory) shmcoll.Options {
 	p := idle.Configured()
 	o := shmcoll.Options{
 		Spin:           p.Spin,
 		Yield:          p.Yield,
 		Sleep:          p.Sleep,
-		Oversubscribed: proc.LocalSize() > runtime.NumCPU(),
+		Oversubscribed: core.LocalSize() > runtime.NumCPU(),
 		CheckEvery:     time.Millisecond,
 		NT:             int(min(max(setShmNT.Get(), 0), 1<<30)),
-		Progress:       func() { eng.Progress() },
+		Progress:       func() { eng().Progress() },
 	}
 	if sh != nil {
 		o.Check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
@@ -494,7 +476,7 @@ func (n *nodeColl) close() {
 // nodes hold blocks of consecutive ranks. Like nodeGroup, it has checked c and run
 // coll_check when it returns one. Only a communicator whose table chose the
 // hierarchical path calls it.
-func (c *Comm) hierGroup(cl *Call, nbytes, limit int64, commute bool) (*hierColl, error) {
+func (c *comm) hierGroup(cl *Call, nbytes, limit int64, commute bool) (*hierColl, error) {
 	if nbytes > limit {
 		return nil, nil
 	}
@@ -512,19 +494,19 @@ func (c *Comm) hierGroup(cl *Call, nbytes, limit int64, commute bool) (*hierColl
 	if !commute && !n.hier.blocks {
 		return nil, nil // every rank decides alike
 	}
-	if c.coll.check {
-		if err := c.verify(c.seqTag(), cl); err != nil {
+	if c.check {
+		if err := c.verify(c.SeqTag(), cl); err != nil {
 			return nil, err
 		}
 	}
 	return n.hier, nil
 }
 
-func makeHier(c *Comm) (*hierColl, error) {
+func makeHier(c *comm) (*hierColl, error) {
 	h := &hierColl{leaderIdx: make([]int, c.size), nodeRank: make([]int, c.size)}
 	seen := map[int][2]int{} // node -> (leader's index, ranks so far)
 	for r := 0; r < c.size; r++ {
-		nd := proc.NodeOf(c.LocalWorldRank(r))
+		nd := core.NodeOf(c.LocalWorldRank(r))
 		e, ok := seen[nd]
 		if !ok {
 			e = [2]int{len(seen), 0}
@@ -539,25 +521,30 @@ func makeHier(c *Comm) (*hierColl, error) {
 			h.blocks = false
 		}
 	}
-	var err error
-	if h.node, err = c.Split("Split", proc.NodeOf(World.rank), c.rank); err != nil {
+	nc, err := Split(c.Comm, "Split", core.NodeOf(core.World.Rank()), c.rank)
+	if err != nil {
 		return nil, err
 	}
-	color := Undefined
+	h.node = of(nc)
+	color := core.Undefined
 	if h.nodeRank[c.rank] == 0 {
 		color = 0
 	}
-	if h.leaders, err = c.Split("Split", color, c.rank); err != nil {
-		h.node.Free("Free")
+	lc, err := Split(c.Comm, "Split", color, c.rank)
+	if err != nil {
+		Free(h.node.Comm, "Free")
 		return nil, err
+	}
+	if lc != nil {
+		h.leaders = of(lc)
 	}
 	return h, nil
 }
 
 func (h *hierColl) free() {
-	h.node.Free("Free")
+	Free(h.node.Comm, "Free")
 	if h.leaders != nil {
-		h.leaders.Free("Free")
+		Free(h.leaders.Comm, "Free")
 	}
 }
 
@@ -567,32 +554,32 @@ func (h *hierColl) free() {
 
 // hierBarrier: the node's ranks meet, their leaders meet, the node's ranks are let go.
 func hierBarrier(h *hierColl, op string) error {
-	if err := h.node.Barrier(op); err != nil {
+	if err := Barrier(h.node.Comm, op); err != nil {
 		return err
 	}
 	if h.leaders != nil {
-		if err := h.leaders.Barrier(op); err != nil {
+		if err := Barrier(h.leaders.Comm, op); err != nil {
 			return err
 		}
 	}
-	return h.node.Barrier(op)
+	return Barrier(h.node.Comm, op)
 }
 
 // hierBcast: root's node first (when root does not lead it), then the leaders, then
 // the other nodes (and root's, when root leads it).
-func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
+func hierBcast(h *hierColl, c *comm, op string, buf *Vec, root int) error {
 	mine := h.leaderIdx[c.rank] == h.leaderIdx[root]
 	rootLeads := h.nodeRank[root] == 0
 	if mine && !rootLeads {
 		if h.leaders == nil {
-			return h.node.Bcast(op, buf, h.nodeRank[root])
+			return Bcast(h.node.Comm, op, buf, h.nodeRank[root])
 		}
 		// This node's leader passes the message on to the others: where its
 		// buffer disagrees with the root's (erroneous), it passes the root's
 		// message, and reports the truncation, if any, once it has.
 		msg, err := bcastKeep(h.node, op, buf, h.nodeRank[root])
 		if msg != nil {
-			if e := h.leaders.Bcast(op, &Vec{B: msg, Esz: 1}, h.leaderIdx[root]); e != nil {
+			if e := Bcast(h.leaders.Comm, op, &Vec{B: msg, Esz: 1}, h.leaderIdx[root]); e != nil {
 				return e
 			}
 			return err
@@ -606,7 +593,7 @@ func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 		if msg != nil && (!mine || rootLeads) {
 			// This leader's buffer disagrees with the root's message (erroneous):
 			// its node still gets the message, and it the truncation, if any.
-			if e := h.node.Bcast(op, &Vec{B: msg, Esz: 1}, 0); e != nil {
+			if e := Bcast(h.node.Comm, op, &Vec{B: msg, Esz: 1}, 0); e != nil {
 				return e
 			}
 			return err
@@ -616,7 +603,7 @@ func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 		}
 	}
 	if !mine || rootLeads {
-		return h.node.Bcast(op, buf, 0)
+		return Bcast(h.node.Comm, op, buf, 0)
 	}
 	return nil
 }
@@ -625,32 +612,32 @@ func hierBcast(h *hierColl, c *Comm, op string, buf *Vec, root int) error {
 // buffer's length is not the root's message's, it returns the message (coll's
 // Message) as well as the truncation error, if any. c's schedules learn it; on c's
 // other paths it is c's Bcast, returning nil.
-func bcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
-	if c.rank == root || buf.Type != nil || (c.coll.path != PathSched && c.coll.path != PathNode) {
-		return nil, c.Bcast(op, buf, root)
+func bcastKeep(c *comm, op string, buf *Vec, root int) ([]byte, error) {
+	if c.rank == root || buf.Type != nil || (c.path != PathSched && c.path != PathNode) {
+		return nil, Bcast(c.Comm, op, buf, root)
 	}
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	if c.coll.path == PathNode {
+	if c.path == PathNode {
 		return nodeBcastKeep(c, op, buf, root)
 	}
 	return schedBcastKeep(c, op, buf, root)
 }
 
-func schedBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
-	s, err := c.coll.sched.bcast(c, op, *buf, root, false)
+func schedBcastKeep(c *comm, op string, buf *Vec, root int) ([]byte, error) {
+	s, err := c.sched.bcast(c, op, *buf, root, false)
 	if err != nil {
 		return nil, err
 	}
 	err = s.Run()
 	msg := s.Message()
 	s.Free()
-	return msg, MapErr(op, err)
+	return msg, core.MapErr(op, err)
 }
 
 // nodeBcastKeep is nodeBcast at a reader that keeps the message (bcastKeep).
-func nodeBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
+func nodeBcastKeep(c *comm, op string, buf *Vec, root int) ([]byte, error) {
 	if err := c.nodeErr(op); err != nil {
 		return nil, err
 	}
@@ -664,7 +651,7 @@ func nodeBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
 	}
 	msg, err := g.BcastKeep(buf.B, root)
 	if err != shmcoll.ErrElsewhere {
-		return msg, MapErr(op, err)
+		return msg, core.MapErr(op, err)
 	}
 	n := g.Announced()
 	if n == len(buf.B) {
@@ -679,7 +666,7 @@ func nodeBcastKeep(c *Comm, op string, buf *Vec, root int) ([]byte, error) {
 	}
 	if n > len(buf.B) {
 		copy(buf.B, v.B)
-		return v.B, Errorf(ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
+		return v.B, core.Errorf(core.ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
 			"(MPI requires the same type signature on every rank)", n, len(buf.B))
 	}
 	return v.B, nil
@@ -699,20 +686,20 @@ func hierAllreduce(h *hierColl, op string, send, recv *Vec, r *Red) error {
 		ip := InPlaceVec(recv.Esz)
 		send = &ip
 	}
-	err := h.node.Reduce(op, send, recv, r, 0)
+	err := Reduce(h.node.Comm, op, send, recv, r, 0)
 	if leader {
 		ip := InPlaceVec(recv.Esz)
 		if err == nil {
-			err = h.leaders.Allreduce(op, &ip, recv, r)
+			err = Allreduce(h.leaders.Comm, op, &ip, recv, r)
 		} else {
-			s, e := h.leaders.coll.sched.allreduce(h.leaders, op, ip, *recv, *r, false)
+			s, e := h.leaders.sched.allreduce(h.leaders, op, ip, *recv, *r, false)
 			hierBroken(op, s, e, err)
 		}
 		out := recv
 		if err != nil {
 			out = &Vec{B: recv.B[:0], Esz: recv.Esz}
 		}
-		if e := h.node.Bcast(op, out, 0); err == nil {
+		if e := Bcast(h.node.Comm, op, out, 0); err == nil {
 			err = e
 		}
 		return err
@@ -743,7 +730,7 @@ func hierBroken(op string, s *coll.Sched, e, err error) {
 // hierShort is the error of a rank whose node's leader sent it n bytes of the result
 // where it expected want: the leader found ranks that passed different counts.
 func hierShort(op string, n, want int) error {
-	return Errorf(ClassCount, op, "this rank's node leader passed on %d bytes of the result where this rank expected %d: "+
+	return core.Errorf(core.ClassCount, op, "this rank's node leader passed on %d bytes of the result where this rank expected %d: "+
 		"ranks passed different counts (MPI requires the same count on every rank)", n, want)
 }
 
@@ -751,7 +738,7 @@ func hierShort(op string, n, want int) error {
 // reduce to each node's leader, reduce among the leaders to the leader of root's node,
 // which passes the result to root when root does not lead. Only leaders' partial
 // results cross the network.
-func hierReduce(h *hierColl, c *Comm, op string, send, recv *Vec, r *Red, root int) error {
+func hierReduce(h *hierColl, c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	isRoot := c.rank == root
 	if isRoot && send.InPlace {
 		send = recv
@@ -783,33 +770,33 @@ func hierReduce(h *hierColl, c *Comm, op string, send, recv *Vec, r *Red, root i
 	}
 	// As in hierAllreduce, an error (ranks that passed different counts) skips no
 	// later phase; a leader that found one passes the root an empty result.
-	err := h.node.Reduce(op, nodeSend, part, r, 0)
+	err := Reduce(h.node.Comm, op, nodeSend, part, r, 0)
 	if leader {
 		lsend := &ip
 		if !rootNode {
 			lsend = part // only the root's leader reduces in place
 		}
 		if err == nil {
-			err = h.leaders.Reduce(op, lsend, part, r, h.leaderIdx[root])
+			err = Reduce(h.leaders.Comm, op, lsend, part, r, h.leaderIdx[root])
 		} else {
-			s, e := h.leaders.coll.sched.reduce(h.leaders, op, *lsend, *part, *r, h.leaderIdx[root], false)
+			s, e := h.leaders.sched.reduce(h.leaders, op, *lsend, *part, *r, h.leaderIdx[root], false)
 			hierBroken(op, s, e, err)
 		}
 	}
 	if rootNode && !rootLeads {
-		k := h.node.localConn()
+		k := h.node.Local()
 		switch {
 		case leader:
 			out := part.B
 			if err != nil {
 				out = out[:0]
 			}
-			if e := MapErr(op, k.Send(out, h.nodeRank[root], tagHier)); err == nil {
+			if e := core.MapErr(op, k.Send(out, h.nodeRank[root], core.TagHier)); err == nil {
 				err = e
 			}
 		case isRoot:
-			if e := k.Recv(recv.B, 0, tagHier); err == nil && e != nil {
-				err = MapErr(op, e)
+			if e := k.Recv(recv.B, 0, core.TagHier); err == nil && e != nil {
+				err = core.MapErr(op, e)
 			}
 		}
 	}
@@ -817,7 +804,7 @@ func hierReduce(h *hierColl, c *Comm, op string, send, recv *Vec, r *Red, root i
 }
 
 // freeNode releases c's region, or its node and leaders' communicators (Free).
-func (c *Comm) freeNode() {
+func (c *comm) freeNode() {
 	n := c.node
 	if n == nil {
 		return

@@ -1,9 +1,10 @@
-package core
+package collective
 
 import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 )
 
 // coll_check's second look, for the collectives whose block sizes differ from pair to
@@ -18,7 +19,7 @@ import (
 // checkPairs runs that look for the call whose schedule is s: out[j] is the number of
 // bytes this process sends peer j, in[j] the number it expects from j (peers of the
 // remote group on an intercommunicator). On an error it frees s, which must not run.
-func (c *Comm) checkPairs(name string, s *coll.Sched, out, in []int64) error {
+func (c *comm) checkPairs(name string, s *coll.Sched, out, in []int64) error {
 	err := c.comparePairs(name, s, out, in)
 	if err != nil {
 		s.Free()
@@ -26,16 +27,16 @@ func (c *Comm) checkPairs(name string, s *coll.Sched, out, in []int64) error {
 	return err
 }
 
-func (c *Comm) comparePairs(name string, s *coll.Sched, out, in []int64) error {
+func (c *comm) comparePairs(name string, s *coll.Sched, out, in []int64) error {
 	var (
 		conn coll.Conn
 		tag  int
 	)
 	inter := c.remote != nil
 	if inter {
-		conn, tag = &c.iconn, s.Tag()-tagInterColl+tagInterCheck
+		conn, tag = c.Inter(), s.Tag()-core.TagInterColl+core.TagInterCheck
 	} else {
-		conn, tag = &c.lconn, tagCheck+s.Tag()
+		conn, tag = c.Local(), core.TagCheck+s.Tag()
 	}
 	n := len(in)
 	got := make([]int64, n)
@@ -52,7 +53,7 @@ func (c *Comm) comparePairs(name string, s *coll.Sched, out, in []int64) error {
 	// name it: the receiver's group (on an intercommunicator), the sender and the
 	// receiver.
 	grp := int64(0)
-	if inter && c.group.WorldRank(0) > c.remote.WorldRank(0) {
+	if inter && c.Group().WorldRank(0) > c.remote.WorldRank(0) {
 		grp = 1
 	}
 	var bad, verdict, remote [1]int64
@@ -82,14 +83,14 @@ func (c *Comm) comparePairs(name string, s *coll.Sched, out, in []int64) error {
 	v := verdict[0] - 1
 	g, from, to := v>>40, v>>20&(1<<20-1), v&(1<<20-1)
 	if !inter {
-		return Errorf(ClassCount, name, "coll_check: the block rank %d sends rank %d is not the size rank %d expects (a block sent and the block received for it must have the same type signature)", from, to, to)
+		return core.Errorf(core.ClassCount, name, "coll_check: the block rank %d sends rank %d is not the size rank %d expects (a block sent and the block received for it must have the same type signature)", from, to, to)
 	}
 	where := [2]string{"this group", "the remote group"}
 	rg := 0 // the receiver's group, as this process sees it
 	if g != grp {
 		rg = 1
 	}
-	return Errorf(ClassCount, name, "coll_check: the block rank %d of %s sends rank %d of %s is not the size that process expects (a block sent and the block received for it must have the same type signature)",
+	return core.Errorf(core.ClassCount, name, "coll_check: the block rank %d of %s sends rank %d of %s is not the size that process expects (a block sent and the block received for it must have the same type signature)",
 		from, where[1-rg], to, where[rg])
 }
 

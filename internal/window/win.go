@@ -1,4 +1,4 @@
-package core
+package window
 
 import (
 	"encoding/binary"
@@ -10,7 +10,9 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
@@ -41,7 +43,7 @@ import (
 //     MPI. The goroutine gets a Go thread of its own (GOMAXPROCS one higher while such
 //     windows live): a rank given one thread would otherwise serve requests only when
 //     its computation is preempted. A rank waiting inside a call on the window applies
-//     the requests itself meanwhile (win_drain.go), one goroutine at a time.
+//     the requests itself meanwhile (drain.go), one goroutine at a time.
 //
 // Completion: direct operations are complete when the call returns. A shipped Put or
 // Accumulate is complete when the target has applied it; Flush, Unlock, Complete and
@@ -76,8 +78,8 @@ func (f Flavor) String() string {
 	return "flavor " + strconv.Itoa(int(f))
 }
 
-// WinArgs describe this rank's part of a new window.
-type WinArgs struct {
+// Args describe this rank's part of a new window.
+type Args struct {
 	Flavor    Flavor
 	Size      int64  // bytes (Create: len(Mem); Dynamic: 0)
 	DispUnit  int    // bytes per displacement unit, at least 1
@@ -102,7 +104,7 @@ const (
 
 // Win is a window's device state.
 type Win struct {
-	comm   *Comm // the window's own communicator
+	comm   *core.Comm // the window's own communicator
 	flavor Flavor
 	rank   int
 	size   int
@@ -119,11 +121,11 @@ type Win struct {
 	serveEnd chan struct{}
 	procs    bool // GOMAXPROCS was raised for the goroutine
 
-	applyMu  sync.Mutex // held by the goroutine applying this rank's requests (win_drain.go)
+	applyMu  sync.Mutex // held by the goroutine applying this rank's requests (drain.go)
 	mu       sync.Mutex
 	nextID   uint32
 	out      [][]*shipOp // per target: shipped operations not yet complete
-	batch    [][]byte    // per target: requests not sent yet (win_ship.go)
+	batch    [][]byte    // per target: requests not sent yet (ship.go)
 	free     [][]byte    // sent batches' buffers, for reuse
 	xfree    []*shipOp   // completed shipOps, for reuse
 	dirty    []bool      // per target: shipped without a reply since its last flush
@@ -150,7 +152,7 @@ type Win struct {
 	waitSeen  []uint64
 	freed     atomic.Bool
 	name      string
-	streamed  atomic.Int64  // bytes copied to or from direct targets since the last Flush (win_fast.go)
+	streamed  atomic.Int64  // bytes copied to or from direct targets since the last Flush (fast.go)
 	applied   atomic.Uint64 // messages the progress goroutine has applied (observe)
 	published atomic.Uint32 // stored by synchronisation calls, loaded by the progress goroutine (observe)
 }
@@ -164,7 +166,7 @@ type winPeer struct {
 	ctrl     ctrlBlock
 	world    int // its world rank: where the recorder counts what moves to and from it
 	// What this rank's direct operations moved to it and from it, for the recorder
-	// (win_prof.go).
+	// (prof.go).
 	to, from prof.Link
 }
 
@@ -175,7 +177,7 @@ type attachment struct {
 
 // ctrlBlock is a rank's control words: [0] the passive-target lock, [1] the
 // accumulate lock (low 32 bits), [2] the number of remote lock requests queued at
-// this rank (win_ship.go), then per peer: n post counters, n complete counters, and
+// this rank (ship.go), then per peer: n post counters, n complete counters, and
 // n holder words (the lock type origin o holds here, 0 for none, so that a waiter can
 // ask whether the holders still live).
 type ctrlBlock []uint64
@@ -199,45 +201,45 @@ const winRecord = 40 // size, disp unit, node, direct-capable, spare: int64 each
 
 // CreateWin makes a window over c (collective): WinCreate, WinAllocate,
 // WinAllocateShared or WinCreateDynamic by a.Flavor.
-func (c *Comm) CreateWin(op string, a WinArgs) (*Win, error) {
+func Create(c *core.Comm, op string, a Args) (*Win, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
 	if c.IsInter() {
-		return nil, Errorf(ClassComm, op, "windows are made over intracommunicators; %s is an intercommunicator", c.Name())
+		return nil, core.Errorf(core.ClassComm, op, "windows are made over intracommunicators; %s is an intercommunicator", c.Name())
 	}
 	if a.Size < 0 {
-		return nil, Errorf(ClassSize, op, "size %d is negative", a.Size)
+		return nil, core.Errorf(core.ClassSize, op, "size %d is negative", a.Size)
 	}
 	if a.DispUnit < 1 {
-		return nil, Errorf(ClassDisp, op, "disp_unit %d must be at least 1", a.DispUnit)
+		return nil, core.Errorf(core.ClassDisp, op, "disp_unit %d must be at least 1", a.DispUnit)
 	}
-	wc, err := c.Dup(op)
+	wc, err := collective.Dup(c, op)
 	if err != nil {
 		return nil, err
 	}
 	wc.SetName("window of " + c.Name())
-	w := &Win{comm: wc, flavor: a.Flavor, rank: wc.rank, size: wc.size, dispUnit: a.DispUnit}
+	w := &Win{comm: wc, flavor: a.Flavor, rank: wc.Rank(), size: wc.Size(), dispUnit: a.DispUnit}
 	if err := w.setup(op, a); err != nil {
-		wc.Free(op)
+		collective.Free(wc, op)
 		return nil, err
 	}
 	return w, nil
 }
 
-func (w *Win) setup(op string, a WinArgs) error {
+func (w *Win) setup(op string, a Args) error {
 	n := w.size
-	regionWanted := a.Flavor == FlavorShared || (a.Flavor == FlavorAllocate && setRMAShm.Get() != "off" && nodeTransport() != nil)
+	regionWanted := a.Flavor == FlavorShared || (a.Flavor == FlavorAllocate && setRMAShm.Get() != "off" && core.NodeTransport() != nil)
 	rec := make([]byte, winRecord)
 	binary.LittleEndian.PutUint64(rec[0:], uint64(a.Size))
 	binary.LittleEndian.PutUint64(rec[8:], uint64(a.DispUnit))
-	binary.LittleEndian.PutUint64(rec[16:], uint64(proc.NodeOf(World.rank)))
+	binary.LittleEndian.PutUint64(rec[16:], uint64(core.NodeOf(core.World.Rank())))
 	if regionWanted {
 		binary.LittleEndian.PutUint64(rec[24:], 1)
 	}
 	all, err := w.allgather(rec)
 	if err != nil {
-		return MapErr(op, err)
+		return core.MapErr(op, err)
 	}
 	sizes, units, nodes := make([]int64, n), make([]int, n), make([]int, n)
 	for r := 0; r < n; r++ {
@@ -255,7 +257,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 		offNode = offNode || nodes[r] != me
 	}
 	if a.Flavor == FlavorShared && offNode {
-		return Errorf(ClassComm, op, "WinAllocateShared needs every rank of the communicator on one node (shared memory); %s spans nodes", w.comm.Name())
+		return core.Errorf(core.ClassComm, op, "WinAllocateShared needs every rank of the communicator on one node (shared memory); %s spans nodes", w.comm.Name())
 	}
 	w.peers = make([]winPeer, n)
 	for r := range n {
@@ -268,7 +270,7 @@ func (w *Win) setup(op string, a WinArgs) error {
 			return err
 		}
 		if !ok && a.Flavor == FlavorShared {
-			return Errorf(ClassNoMem, op, "could not make or map the node's shared memory for the window")
+			return core.Errorf(core.ClassNoMem, op, "could not make or map the node's shared memory for the window")
 		}
 		regionWanted = ok
 	}
@@ -313,21 +315,21 @@ func (w *Win) setup(op string, a WinArgs) error {
 	}
 	w.register()
 	// Nobody may ship before every target serves.
-	return w.comm.Barrier(op)
+	return collective.Barrier(w.comm, op)
 }
 
 // allgather gathers rec (winRecord bytes) from every rank of the window.
 func (w *Win) allgather(rec []byte) ([]byte, error) {
 	all := make([]byte, len(rec)*w.size)
 	c := w.comm
-	err := c.lconn.run(c.seqTag(), 1, func(s *coll.Sched) { s.Allgather(rec, all) })
+	err := c.Local().Run(c.SeqTag(), 1, func(s *coll.Sched) { s.Allgather(rec, all) })
 	return all, err
 }
 
 // mapRegion puts the window's memory and control blocks in one region per node,
 // made by the node's lowest rank and mapped by the others. It reports whether every
 // rank of the window succeeded (all decide alike).
-func (w *Win) mapRegion(op string, a WinArgs, sizes []int64, nodes []int, cw int) (bool, error) {
+func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (bool, error) {
 	n := w.size
 	me := nodes[w.rank]
 	var locals []int
@@ -356,7 +358,7 @@ func (w *Win) mapRegion(op string, a WinArgs, sizes []int64, nodes []int, cw int
 	var err error
 	why := ""
 	if w.rank == locals[0] {
-		reg, err = shm.CreateRegion("win-"+strconv.Itoa(World.rank)+"-"+strconv.Itoa(int(w.comm.ctx)), int(total))
+		reg, err = shm.CreateRegion("win-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(w.comm.Ctx())), int(total))
 		if err != nil {
 			why = err.Error()
 		} else if ad := reg.Addr(); len(ad) < len(addr) {
@@ -369,7 +371,7 @@ func (w *Win) mapRegion(op string, a WinArgs, sizes []int64, nodes []int, cw int
 		if reg != nil {
 			reg.Close()
 		}
-		return false, MapErr(op, err)
+		return false, core.MapErr(op, err)
 	}
 	lead := all[locals[0]*len(addr):][:len(addr)]
 	if w.rank != locals[0] && lead[0] != 0 {
@@ -386,7 +388,7 @@ func (w *Win) mapRegion(op string, a WinArgs, sizes []int64, nodes []int, cw int
 		if reg != nil {
 			reg.Close()
 		}
-		return false, MapErr(op, err)
+		return false, core.MapErr(op, err)
 	}
 	for _, b := range agree {
 		if b == 0 {
@@ -411,20 +413,20 @@ func (w *Win) mapRegion(op string, a WinArgs, sizes []int64, nodes []int, cw int
 func (w *Win) allgatherN(rec []byte) ([]byte, error) {
 	all := make([]byte, len(rec)*w.size)
 	c := w.comm
-	err := c.lconn.run(c.seqTag(), 1, func(s *coll.Sched) { s.Allgather(rec, all) })
+	err := c.Local().Run(c.SeqTag(), 1, func(s *coll.Sched) { s.Allgather(rec, all) })
 	return all, err
 }
 
 // Check returns nil when w can be used by op.
 func (w *Win) Check(op string) error {
-	if err := Ready(op); err != nil {
+	if err := core.Ready(op); err != nil {
 		return err
 	}
 	if w == nil {
-		return Errorf(ClassWin, op, "the window is nil (MPI_WIN_NULL)")
+		return core.Errorf(core.ClassWin, op, "the window is nil (MPI_WIN_NULL)")
 	}
 	if w.freed.Load() {
-		return Errorf(ClassWin, op, "window %q was freed", w.Name())
+		return core.Errorf(core.ClassWin, op, "window %q was freed", w.Name())
 	}
 	return nil
 }
@@ -439,7 +441,7 @@ func (w *Win) Flavor() Flavor { return w.flavor }
 func (w *Win) DispUnit() int { return w.dispUnit }
 
 // Comm is the window's own communicator (its group is the window's).
-func (w *Win) Comm() *Comm { return w.comm }
+func (w *Win) Comm() *core.Comm { return w.comm }
 
 // Unified reports whether the window's memory model is MPI_WIN_UNIFIED: every
 // operation writes the memory the target's loads see, which holds for every mpigo
@@ -470,23 +472,23 @@ func (w *Win) SharedQuery(op string, r int) ([]byte, int, error) {
 	if err := w.Check(op); err != nil {
 		return nil, 0, err
 	}
-	if r == ProcNull {
+	if r == core.ProcNull {
 		for q := range w.peers {
 			if w.peers[q].size > 0 {
 				r = q
 				break
 			}
 		}
-		if r == ProcNull {
+		if r == core.ProcNull {
 			return nil, w.peers[0].dispUnit, nil
 		}
 	}
 	if r < 0 || r >= w.size {
-		return nil, 0, Errorf(ClassRank, op, "rank %d out of range [0,%d) of the window", r, w.size)
+		return nil, 0, core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", r, w.size)
 	}
 	p := &w.peers[r]
 	if !p.direct || w.reg == nil {
-		return nil, 0, Errorf(ClassRMAFlavor, op, "rank %d's memory is not mapped here: only windows of WinAllocateShared (and WinAllocate on one node) share memory", r)
+		return nil, 0, core.Errorf(core.ClassRMAFlavor, op, "rank %d's memory is not mapped here: only windows of WinAllocateShared (and WinAllocate on one node) share memory", r)
 	}
 	return p.mem, p.dispUnit, nil
 }
@@ -518,7 +520,7 @@ func (w *Win) Free(op string) error {
 		return err
 	}
 	if w.freed.Swap(true) {
-		return Errorf(ClassWin, op, "window %q was freed", w.Name())
+		return core.Errorf(core.ClassWin, op, "window %q was freed", w.Name())
 	}
 	w.stopServing()
 	w.retire()
@@ -526,7 +528,7 @@ func (w *Win) Free(op string) error {
 		w.reg.Close()
 	}
 	w.mem, w.peers, w.local = nil, nil, nil
-	return w.comm.Free(op)
+	return collective.Free(w.comm, op)
 }
 
 // Attach exposes mem in a dynamic window (MPI_Win_attach) and returns the
@@ -536,7 +538,7 @@ func (w *Win) Attach(op string, mem []byte) (int64, error) {
 		return 0, err
 	}
 	if w.flavor != FlavorDynamic {
-		return 0, Errorf(ClassRMAFlavor, op, "Attach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
+		return 0, core.Errorf(core.ClassRMAFlavor, op, "Attach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
 	}
 	if len(mem) == 0 {
 		return 0, nil
@@ -546,7 +548,7 @@ func (w *Win) Attach(op string, mem []byte) (int64, error) {
 	defer w.mu.Unlock()
 	for _, x := range w.attached {
 		if a < x.addr+uintptr(len(x.mem)) && x.addr < a+uintptr(len(mem)) {
-			return 0, Errorf(ClassRMAAttach, op, "the memory overlaps memory already attached to the window")
+			return 0, core.Errorf(core.ClassRMAAttach, op, "the memory overlaps memory already attached to the window")
 		}
 	}
 	w.attached = append(w.attached, attachment{addr: a, mem: mem})
@@ -559,7 +561,7 @@ func (w *Win) Detach(op string, mem []byte) error {
 		return err
 	}
 	if w.flavor != FlavorDynamic {
-		return Errorf(ClassRMAFlavor, op, "Detach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
+		return core.Errorf(core.ClassRMAFlavor, op, "Detach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
 	}
 	if len(mem) == 0 {
 		return nil
@@ -573,7 +575,7 @@ func (w *Win) Detach(op string, mem []byte) error {
 			return nil
 		}
 	}
-	return Errorf(ClassRMAAttach, op, "the memory is not attached to the window")
+	return core.Errorf(core.ClassRMAAttach, op, "the memory is not attached to the window")
 }
 
 // dynamicMem finds the attached memory that holds [addr, addr+n) (target side).
@@ -592,7 +594,7 @@ func (w *Win) dynamicMem(addr, n int64) ([]byte, int64, bool) {
 var procsMu sync.Mutex
 
 func (w *Win) startServing() {
-	eng.Concurrent()
+	eng().Concurrent()
 	procsMu.Lock()
 	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	w.procs = true
@@ -608,7 +610,7 @@ func (w *Win) stopServing() {
 	}
 	var msg [rma.HeaderLen]byte
 	rma.Encode(msg[:], &rma.Header{Kind: rma.KStop}, nil)
-	if err := eng.Send(p2p.Bytes(msg[:]), World.rank, tagRMA, w.comm.ctx, p2p.Standard); err == nil {
+	if err := eng().Send(p2p.Bytes(msg[:]), core.World.Rank(), tagRMA, w.comm.Ctx(), p2p.Standard); err == nil {
 		<-w.serveEnd
 	}
 	if w.procs {
@@ -623,8 +625,8 @@ func (w *Win) stopServing() {
 const (
 	tagRMA     = 1
 	tagReplies = 2
-	tagPost    = MaxTag - 1 // Post's notice to a shipped origin, which Start receives itself
-	tagData    = MaxTag - 2 // the data of a large Put (rma.Split)
+	tagPost    = core.MaxTag - 1 // Post's notice to a shipped origin, which Start receives itself
+	tagData    = core.MaxTag - 2 // the data of a large Put (rma.Split)
 )
 
 // id returns a fresh reply tag.
@@ -644,9 +646,13 @@ func RMAInfo() string {
 	alloc := "shipped to the target's progress goroutine (no shared-memory transport)"
 	if setRMAShm.Get() == "off" {
 		alloc = "shipped to the target's progress goroutine (rma_shm=off)"
-	} else if nodeTransport() != nil {
+	} else if core.NodeTransport() != nil {
 		alloc = "direct loads, stores and atomics in node shared memory"
 	}
 	return "rma: WinAllocate targets on this node: " + alloc + "; WinAllocateShared: direct; " +
 		"other nodes, WinCreate and dynamic windows: shipped to the target's progress goroutine\n"
 }
+
+// eng is the runtime's engine, which carries the shipped requests and their replies
+// on the window's communicator's point-to-point context.
+func eng() *p2p.Engine { return core.Engine() }

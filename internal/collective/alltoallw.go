@@ -1,9 +1,10 @@
-package core
+package collective
 
 import (
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -16,10 +17,11 @@ import (
 // form hands to the progress of nonblocking collectives as its schedule: a warm call
 // allocates nothing. The caller's slices of types are copied; its counts and
 // displacements are read until the call completes.
-func (c *Comm) Alltoallw(op string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) (*Pending, error) {
-	if err := c.Check(op); err != nil {
+func Alltoallw(cc *core.Comm, op string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) (*core.Pending, error) {
+	if err := cc.Check(op); err != nil {
 		return nil, err
 	}
+	c := of(cc)
 	x := wPool.Get().(*wOp)
 	if err := x.build(c, op, smem, inPlace, scounts, sdispls, stypes, rmem, rcounts, rdispls, rtypes, nb); err != nil {
 		x.Free()
@@ -33,7 +35,7 @@ func (c *Comm) Alltoallw(op string, smem []byte, inPlace bool, scounts, sdispls 
 		err = x.finish()
 	}
 	x.Free()
-	return nil, MapErr(op, err)
+	return nil, core.MapErr(op, err)
 }
 
 // WSide is one side (send or receive) of an Alltoallw, checked: per peer, the block's
@@ -50,7 +52,7 @@ type WSide struct {
 // fills w with them. ws is "s" or "r", as in the argument names.
 func (w *WSide) check(name, ws string, n int, mem []byte, counts, displs []int, types []*datatype.Type) error {
 	if len(counts) != n || len(displs) != n || len(types) != n {
-		return Errorf(ClassArg, name, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per peer",
+		return core.Errorf(core.ClassArg, name, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per peer",
 			ws, len(counts), ws, len(displs), ws, len(types), n)
 	}
 	w.mem, w.counts, w.displs = mem, counts, displs
@@ -75,27 +77,27 @@ func (w *WSide) reset() {
 // displ of mem. It returns the block's packed size in bytes.
 func checkBlock(name, w string, j int, mem []byte, count, displ int, d *datatype.Type) (int, error) {
 	if count < 0 {
-		return 0, Errorf(ClassCount, name, "%scounts[%d] %d is negative", w, j, count)
+		return 0, core.Errorf(core.ClassCount, name, "%scounts[%d] %d is negative", w, j, count)
 	}
 	if d == nil {
-		return 0, Errorf(ClassType, name, "%stypes[%d] is a nil datatype", w, j)
+		return 0, core.Errorf(core.ClassType, name, "%stypes[%d] is a nil datatype", w, j)
 	}
 	if !d.IsCommitted() {
-		return 0, Errorf(ClassType, name, "%stypes[%d]: datatype %s is not committed (call Commit)", w, j, d.Name())
+		return 0, core.Errorf(core.ClassType, name, "%stypes[%d]: datatype %s is not committed (call Commit)", w, j, d.Name())
 	}
 	if _, err := d.Pack(nil, nil, 0); err != nil { // a freed type: refuse it now, not mid-call
-		return 0, Errorf(ClassType, name, "%stypes[%d]: %v", w, j, err)
+		return 0, core.Errorf(core.ClassType, name, "%stypes[%d]: %v", w, j, err)
 	}
 	size, err := d.PackSize(int64(count))
 	if err != nil {
-		return 0, TypeErr(name, err)
+		return 0, core.TypeErr(name, err)
 	}
 	if size == 0 {
 		return 0, nil // no data: the displacement is never used
 	}
 	lo, hi, err := d.Span(int64(count))
 	if err != nil {
-		return 0, TypeErr(name, err)
+		return 0, core.TypeErr(name, err)
 	}
 	at := int64(displ)
 	if at+lo < 0 || at+hi > int64(len(mem)) {
@@ -103,7 +105,7 @@ func checkBlock(name, w string, j int, mem []byte, count, displ int, d *datatype
 		if w == "r" {
 			buf = "recv"
 		}
-		return 0, Errorf(ClassBuffer, name, "block %d: %scounts[%d] %d items of %s at %sdispls[%d] %d span bytes [%d,%d), outside %s's %d bytes",
+		return 0, core.Errorf(core.ClassBuffer, name, "block %d: %scounts[%d] %d items of %s at %sdispls[%d] %d span bytes [%d,%d), outside %s's %d bytes",
 			j, w, j, count, d.Name(), w, j, displ, at+lo, at+hi, buf, len(mem))
 	}
 	return int(size), nil
@@ -129,7 +131,7 @@ func (w *WSide) Block(scratch func(int) []byte, j int, direct bool) (b []byte, p
 // Pack packs peer j's items into b, a packed block that Block returned.
 func (w *WSide) Pack(name string, j int, b []byte) error {
 	if _, err := w.types[j].PackAt(b, w.mem, int64(w.displs[j]), int64(w.counts[j])); err != nil {
-		return TypeErr(name, err)
+		return core.TypeErr(name, err)
 	}
 	return nil
 }
@@ -137,7 +139,7 @@ func (w *WSide) Pack(name string, j int, b []byte) error {
 // Unpack unpacks b, a packed block received from peer j, into its place.
 func (w *WSide) Unpack(name string, j int, b []byte) error {
 	if _, err := w.types[j].UnpackAt(w.mem, int64(w.displs[j]), b, int64(w.counts[j])); err != nil {
-		return TypeErr(name, err)
+		return core.TypeErr(name, err)
 	}
 	return nil
 }
@@ -159,7 +161,7 @@ type wOp struct {
 var wPool = sync.Pool{New: func() any { return new(wOp) }}
 
 // build checks an Alltoallw's arguments and builds its schedule.
-func (x *wOp) build(c *Comm, name string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) error {
+func (x *wOp) build(c *comm, name string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) error {
 	x.name = name
 	n, inter := c.size, c.remote != nil
 	if inter {
@@ -171,7 +173,7 @@ func (x *wOp) build(c *Comm, name string, smem []byte, inPlace bool, scounts, sd
 	}
 	switch {
 	case inPlace && inter:
-		return Errorf(ClassBuffer, name, "send is InPlace, which intercommunicator collectives do not take")
+		return core.Errorf(core.ClassBuffer, name, "send is InPlace, which intercommunicator collectives do not take")
 	case inPlace:
 		x.out = in
 	default:
@@ -182,7 +184,7 @@ func (x *wOp) build(c *Comm, name string, smem []byte, inPlace bool, scounts, sd
 	}
 	out := x.out
 	if r := c.rank; !inter && out.bytes[r] != in.bytes[r] {
-		return Errorf(ClassCount, name, "rank %d sends %d bytes to itself (scounts[%d] of %s) but receives %d (rcounts[%d] of %s); they must match",
+		return core.Errorf(core.ClassCount, name, "rank %d sends %d bytes to itself (scounts[%d] of %s) but receives %d (rcounts[%d] of %s); they must match",
 			r, out.bytes[r], r, out.types[r].Name(), in.bytes[r], r, in.types[r].Name())
 	}
 	var s *coll.Sched
@@ -195,7 +197,7 @@ func (x *wOp) build(c *Comm, name string, smem []byte, inPlace bool, scounts, sd
 	if err != nil {
 		return err
 	}
-	if c.coll.check {
+	if c.check {
 		if err := c.checkPairs(name, s, out.bytes, in.bytes); err != nil {
 			return err // checkPairs freed s
 		}

@@ -1,10 +1,11 @@
-package core
+package collective
 
 import (
 	"encoding/binary"
 	"fmt"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 )
 
 // coll_check on intercommunicators. The processes of each group first gather their
@@ -38,7 +39,7 @@ func ifRole(role, want interRole, n int) int64 {
 
 // interSummary is a group's description of a call, as the leaders exchange it.
 type interSummary struct {
-	class ErrorClass // non-zero: the group's processes disagree among themselves
+	class core.ErrorClass // non-zero: the group's processes disagree among themselves
 	kind  Kind
 	role  interRole // roleNone, roleRoot (the group holds the root) or roleRemote
 	root  int64     // roleRoot: the root's local rank; roleRemote: the root the group names
@@ -55,7 +56,7 @@ func (s interSummary) words() [summaryWords]int64 {
 }
 
 func summaryOf(w []int64) interSummary {
-	return interSummary{class: ErrorClass(w[0]), kind: Kind(w[1]), role: interRole(w[2]), root: w[3], elem: w[4], out: w[5], in: w[6], nb: w[7]}
+	return interSummary{class: core.ErrorClass(w[0]), kind: Kind(w[1]), role: interRole(w[2]), root: w[3], elem: w[4], out: w[5], in: w[6], nb: w[7]}
 }
 
 func encodeWords(w []int64) []byte {
@@ -74,7 +75,7 @@ func decodeWords(b []byte, w []int64) {
 
 // summarize reduces the local records to the group's summary, or an error naming
 // the disagreement.
-func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
+func summarize(recs [][summaryWords]int64) (interSummary, *core.Error) {
 	const (
 		fKind = iota
 		fRole
@@ -86,20 +87,20 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 	)
 	first := recs[0]
 	s := interSummary{kind: Kind(first[fKind]), elem: -1, out: -1, in: -1, nb: first[fNB]}
-	bad := func(class ErrorClass, f string, a ...any) (interSummary, *Error) {
-		return interSummary{class: class}, &Error{Class: class, Msg: "coll_check: " + fmt.Sprintf(f, a...)}
+	bad := func(class core.ErrorClass, f string, a ...any) (interSummary, *core.Error) {
+		return interSummary{class: class}, &core.Error{Class: class, Msg: "coll_check: " + fmt.Sprintf(f, a...)}
 	}
 	roots, remotes := 0, 0
 	for r, x := range recs {
 		switch {
 		case Kind(x[fKind]) != s.kind:
-			return bad(ClassArg, "local rank %d called %s while local rank 0 called %s", r, Kind(x[fKind]), s.kind)
+			return bad(core.ClassArg, "local rank %d called %s while local rank 0 called %s", r, Kind(x[fKind]), s.kind)
 		case x[fNB] != s.nb:
-			return bad(ClassArg, "local rank %d called the %s form, local rank 0 the %s one (they do not match)", r, form(x[fNB]), form(s.nb))
+			return bad(core.ClassArg, "local rank %d called the %s form, local rank 0 the %s one (they do not match)", r, form(x[fNB]), form(s.nb))
 		case interRole(x[fRole]) == roleIdle:
-			continue // ProcNull in the root's group: its arguments do not matter
+			continue // core.ProcNull in the root's group: its arguments do not matter
 		case s.elem >= 0 && x[fElem] != s.elem:
-			return bad(ClassType, "local rank %d has elements of %d bytes, another local rank of %d", r, x[fElem], s.elem)
+			return bad(core.ClassType, "local rank %d has elements of %d bytes, another local rank of %d", r, x[fElem], s.elem)
 		}
 		s.elem = x[fElem]
 		for _, f := range []int{fOut, fIn} {
@@ -112,7 +113,7 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 				continue
 			}
 			if *p >= 0 && *p != v {
-				return bad(ClassCount, "local ranks disagree on the block length: %d and %d elements", *p, v)
+				return bad(core.ClassCount, "local ranks disagree on the block length: %d and %d elements", *p, v)
 			}
 			*p = v
 		}
@@ -122,7 +123,7 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 			s.root = int64(r)
 		case roleRemote:
 			if remotes > 0 && x[fRoot] != s.root {
-				return bad(ClassRoot, "local rank %d names root %d of the remote group, another local rank root %d", r, x[fRoot], s.root)
+				return bad(core.ClassRoot, "local rank %d names root %d of the remote group, another local rank root %d", r, x[fRoot], s.root)
 			}
 			remotes++
 			s.root = x[fRoot]
@@ -135,22 +136,22 @@ func summarize(recs [][summaryWords]int64) (interSummary, *Error) {
 		case remotes == 0 && roots == 1:
 			s.role = roleRoot
 		default:
-			return bad(ClassRoot, "in this group %d processes pass Root, %d a remote rank and the rest ProcNull; the root's group passes one Root and ProcNull, the other group the root's rank", roots, remotes)
+			return bad(core.ClassRoot, "in this group %d processes pass Root, %d a remote rank and the rest core.ProcNull; the root's group passes one Root and core.ProcNull, the other group the root's rank", roots, remotes)
 		}
 	}
 	return s, nil
 }
 
 // verifyInter runs coll_check for one call on the intercommunicator c.
-func (c *Comm) verifyInter(tag int, cl interCall) error {
+func (c *comm) verifyInter(tag int, cl interCall) error {
 	me := [summaryWords]int64{int64(cl.kind), int64(cl.role), int64(cl.root), cl.elem, cl.out, cl.in, 0}
 	if cl.nb {
 		me[6] = 1
 	}
 	all := make([]byte, 8*summaryWords*c.size)
-	err := c.lconn.run(tag, 8, func(s *coll.Sched) { s.Allgather(encodeWords(me[:]), all) })
+	err := c.Local().Run(tag, 8, func(s *coll.Sched) { s.Allgather(encodeWords(me[:]), all) })
 	if err != nil {
-		return MapErr(cl.op, err)
+		return core.MapErr(cl.op, err)
 	}
 	recs := make([][summaryWords]int64, c.size)
 	for r := range recs {
@@ -160,12 +161,12 @@ func (c *Comm) verifyInter(tag int, cl interCall) error {
 	w := mine.words()
 	got := make([]byte, 8*summaryWords)
 	if c.rank == 0 {
-		if err := c.iconn.sendrecv(encodeWords(w[:]), got, c.size, tag); err != nil {
-			return MapErr(cl.op, err)
+		if err := c.Inter().Sendrecv(encodeWords(w[:]), got, c.size, tag); err != nil {
+			return core.MapErr(cl.op, err)
 		}
 	}
-	if err := c.lconn.run(tag, 1, func(s *coll.Sched) { s.Bcast(got, 0) }); err != nil {
-		return MapErr(cl.op, err)
+	if err := c.Local().Run(tag, 1, func(s *coll.Sched) { s.Bcast(got, 0) }); err != nil {
+		return core.MapErr(cl.op, err)
 	}
 	var theirs [summaryWords]int64
 	decodeWords(got, theirs[:])
@@ -176,13 +177,13 @@ func (c *Comm) verifyInter(tag int, cl interCall) error {
 	t := summaryOf(theirs[:])
 	switch {
 	case t.class != 0:
-		return Errorf(t.class, cl.op, "coll_check: the processes of the remote group do not make matching calls")
+		return core.Errorf(t.class, cl.op, "coll_check: the processes of the remote group do not make matching calls")
 	case t.kind != mine.kind:
-		return Errorf(ClassArg, cl.op, "coll_check: the remote group called %s while this group called %s", t.kind, mine.kind)
+		return core.Errorf(core.ClassArg, cl.op, "coll_check: the remote group called %s while this group called %s", t.kind, mine.kind)
 	case t.nb != mine.nb:
-		return Errorf(ClassArg, cl.op, "coll_check: the remote group called the %s form, this group the %s one (they do not match)", form(t.nb), form(mine.nb))
+		return core.Errorf(core.ClassArg, cl.op, "coll_check: the remote group called the %s form, this group the %s one (they do not match)", form(t.nb), form(mine.nb))
 	case t.elem >= 0 && mine.elem >= 0 && t.elem != mine.elem:
-		return Errorf(ClassType, cl.op, "coll_check: the remote group has elements of %d bytes, this group of %d", t.elem, mine.elem)
+		return core.Errorf(core.ClassType, cl.op, "coll_check: the remote group has elements of %d bytes, this group of %d", t.elem, mine.elem)
 	}
 	if mine.role != roleNone {
 		rootSide, other := mine, t
@@ -191,16 +192,16 @@ func (c *Comm) verifyInter(tag int, cl interCall) error {
 		}
 		switch {
 		case rootSide.role != roleRoot || other.role != roleRemote:
-			return Errorf(ClassRoot, cl.op, "coll_check: exactly one group must hold the root (Root there, ProcNull for the rest) and the other name it; here neither or both do")
+			return core.Errorf(core.ClassRoot, cl.op, "coll_check: exactly one group must hold the root (Root there, core.ProcNull for the rest) and the other name it; here neither or both do")
 		case other.root != rootSide.root:
-			return Errorf(ClassRoot, cl.op, "coll_check: the root is local rank %d of its group but the other group names rank %d", rootSide.root, other.root)
+			return core.Errorf(core.ClassRoot, cl.op, "coll_check: the root is local rank %d of its group but the other group names rank %d", rootSide.root, other.root)
 		}
 	}
 	switch {
 	case mine.out >= 0 && t.in >= 0 && mine.out != t.in:
-		return Errorf(ClassCount, cl.op, "coll_check: this group sends blocks of %d elements, the remote group receives blocks of %d", mine.out, t.in)
+		return core.Errorf(core.ClassCount, cl.op, "coll_check: this group sends blocks of %d elements, the remote group receives blocks of %d", mine.out, t.in)
 	case t.out >= 0 && mine.in >= 0 && t.out != mine.in:
-		return Errorf(ClassCount, cl.op, "coll_check: the remote group sends blocks of %d elements, this group receives blocks of %d", t.out, mine.in)
+		return core.Errorf(core.ClassCount, cl.op, "coll_check: the remote group sends blocks of %d elements, this group receives blocks of %d", t.out, mine.in)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package core
+package window
 
 // InRegion reports whether this rank's window memory lies in node shared memory (a
 // mapped region) rather than in this process's Go heap. The C ABI hands C a pointer

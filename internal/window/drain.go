@@ -1,4 +1,4 @@
-package core
+package window
 
 import (
 	"runtime"
@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/collective"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
 // Serving inside synchronisation calls. A rank whose window is shipped to has a
-// progress goroutine that applies the requests (win_ship.go), which passive target
+// progress goroutine that applies the requests (ship.go), which passive target
 // needs: the target may be computing and never call MPI. But when the target is itself
 // waiting inside a call on the window (Fence, Wait or Test, Start, or as an origin in
 // Flush, Unlock, Lock or Complete waiting for its own replies), handing each request
@@ -35,7 +37,7 @@ func (w *Win) drain() bool {
 	}
 	n := 0
 	for {
-		m, st, ok, err := eng.ImprobeQueued(AnySource, tagRMA, w.comm.ctx)
+		m, st, ok, err := eng().ImprobeQueued(core.AnySource, tagRMA, w.comm.Ctx())
 		if err != nil || !ok {
 			break
 		}
@@ -108,8 +110,8 @@ func (w *Win) checkLocks(last *time.Time) {
 // servePolicy is the idle policy of serveWhile: the engine's, read once (ranks that
 // outnumber the node's cores yield far sooner, as the engine's waits do).
 var servePolicy = sync.OnceValue(func() idle.Policy {
-	p := awaitPolicy()
-	if proc.LocalSize() > runtime.NumCPU() {
+	p := core.AwaitPolicy()
+	if core.LocalSize() > runtime.NumCPU() {
 		p = p.Oversubscribed()
 	}
 	return p
@@ -120,20 +122,20 @@ func (w *Win) waitReq(q *p2p.Request, st *p2p.Status) error {
 	if w.served {
 		done, err := false, error(nil)
 		w.serveWhile(func() bool {
-			done, err = eng.TestInto(q, st)
+			done, err = eng().TestInto(q, st)
 			return done || err != nil
 		})
 		if done || err != nil {
 			return err
 		}
 	}
-	return eng.WaitInto(q, st)
+	return eng().WaitInto(q, st)
 }
 
 // waitOp completes x, serving meanwhile when this rank is shipped to.
 func (w *Win) waitOp(x *shipOp) error {
 	if w.served {
-		w.serveWhile(func() bool { ok, _ := x.test(); return ok })
+		w.serveWhile(func() bool { ok, _ := x.Test(); return ok })
 	}
 	return x.complete()
 }
@@ -144,16 +146,16 @@ func (w *Win) waitOp(x *shipOp) error {
 // so all take the same barrier.
 func (w *Win) barrier(op string) error {
 	if !w.served {
-		return w.comm.Barrier(op)
+		return collective.Barrier(w.comm, op)
 	}
 	c := w.comm
-	s := coll.New(c.lconn.all(), c.seqTag(), 1)
+	s := coll.New(c.Local().All(), c.SeqTag(), 1)
 	s.Barrier()
 	w.serveWhile(func() bool { done, _ := s.Progress(); return done })
 	err := s.Run() // at once when the schedule is done; else it sleeps in the engine
 	s.Free()
 	if err != nil {
-		return MapErr(op, err)
+		return core.MapErr(op, err)
 	}
 	return nil
 }

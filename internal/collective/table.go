@@ -1,11 +1,15 @@
-package core
+package collective
 
 import (
 	"errors"
 	"fmt"
-	"github.com/mpigo/mpigo/internal/shmcoll"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/shmcoll"
 
 	"github.com/mpigo/mpigo/internal/coll"
 )
@@ -26,7 +30,7 @@ const (
 	// PathNode: every rank on this node: one region of shared memory.
 	PathNode
 	// PathHier: several nodes, several ranks on some: the node's shared memory, then
-	// one leader per node, composed of the core's entry points on two communicators.
+	// one leader per node, composed of the entry points on two communicators.
 	PathHier
 	// PathInter: an intercommunicator: schedules over both groups.
 	PathInter
@@ -48,51 +52,76 @@ type collTable struct {
 
 // schedTable builds the schedule of each collective (nb: the nonblocking form).
 type schedTable struct {
-	barrier            func(c *Comm, op string, nb bool) (*coll.Sched, error)
-	bcast              func(c *Comm, op string, buf Vec, root int, nb bool) (*coll.Sched, error)
-	reduce             func(c *Comm, op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error)
-	allreduce          func(c *Comm, op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error)
-	gather             func(c *Comm, op string, send, recv Vec, root int, nb bool) (*coll.Sched, error)
-	gatherv            func(c *Comm, op string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error)
-	scatter            func(c *Comm, op string, send, recv Vec, root int, nb bool) (*coll.Sched, error)
-	scatterv           func(c *Comm, op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error)
-	allgather          func(c *Comm, op string, send, recv Vec, nb bool) (*coll.Sched, error)
-	allgatherv         func(c *Comm, op string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error)
-	alltoall           func(c *Comm, op string, send, recv Vec, nb bool) (*coll.Sched, error)
-	alltoallv          func(c *Comm, op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error)
-	reduceScatterBlock func(c *Comm, op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error)
-	reduceScatter      func(c *Comm, op string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error)
-	scan               func(c *Comm, op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error)
+	barrier            func(c *comm, op string, nb bool) (*coll.Sched, error)
+	bcast              func(c *comm, op string, buf Vec, root int, nb bool) (*coll.Sched, error)
+	reduce             func(c *comm, op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error)
+	allreduce          func(c *comm, op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error)
+	gather             func(c *comm, op string, send, recv Vec, root int, nb bool) (*coll.Sched, error)
+	gatherv            func(c *comm, op string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error)
+	scatter            func(c *comm, op string, send, recv Vec, root int, nb bool) (*coll.Sched, error)
+	scatterv           func(c *comm, op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error)
+	allgather          func(c *comm, op string, send, recv Vec, nb bool) (*coll.Sched, error)
+	allgatherv         func(c *comm, op string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error)
+	alltoall           func(c *comm, op string, send, recv Vec, nb bool) (*coll.Sched, error)
+	alltoallv          func(c *comm, op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error)
+	reduceScatterBlock func(c *comm, op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error)
+	reduceScatter      func(c *comm, op string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error)
+	scan               func(c *comm, op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error)
 }
 
 var intraSched = &schedTable{
-	barrier: (*Comm).barrierSched, bcast: (*Comm).bcastSched, reduce: (*Comm).reduceSched,
-	allreduce: (*Comm).allreduceSched, gather: (*Comm).gatherSched, gatherv: (*Comm).gathervSched,
-	scatter: (*Comm).scatterSched, scatterv: (*Comm).scattervSched, allgather: (*Comm).allgatherSched,
-	allgatherv: (*Comm).allgathervSched, alltoall: (*Comm).alltoallSched, alltoallv: (*Comm).alltoallvSched,
-	reduceScatterBlock: (*Comm).reduceScatterBlockSched, reduceScatter: (*Comm).reduceScatterSched,
-	scan: (*Comm).scanSched,
+	barrier: (*comm).barrierSched, bcast: (*comm).bcastSched, reduce: (*comm).reduceSched,
+	allreduce: (*comm).allreduceSched, gather: (*comm).gatherSched, gatherv: (*comm).gathervSched,
+	scatter: (*comm).scatterSched, scatterv: (*comm).scattervSched, allgather: (*comm).allgatherSched,
+	allgatherv: (*comm).allgathervSched, alltoall: (*comm).alltoallSched, alltoallv: (*comm).alltoallvSched,
+	reduceScatterBlock: (*comm).reduceScatterBlockSched, reduceScatter: (*comm).reduceScatterSched,
+	scan: (*comm).scanSched,
 }
 
 var interSched = &schedTable{
-	barrier: (*Comm).interBarrierSched, bcast: (*Comm).interBcastSched, reduce: (*Comm).interReduceSched,
-	allreduce: (*Comm).interAllreduceSched, gather: (*Comm).interGatherSched, gatherv: (*Comm).interGathervSched,
-	scatter: (*Comm).interScatterSched, scatterv: (*Comm).interScattervSched, allgather: (*Comm).interAllgatherSched,
-	allgatherv: (*Comm).interAllgathervSched, alltoall: (*Comm).interAlltoallSched, alltoallv: (*Comm).interAlltoallvSched,
-	reduceScatterBlock: (*Comm).interReduceScatterBlockSched, reduceScatter: (*Comm).interReduceScatterSched,
-	scan: func(c *Comm, op string, _, _ Vec, _ Red, _, _ bool) (*coll.Sched, error) {
-		return nil, Errorf(ClassComm, op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", op)
+	barrier: (*comm).interBarrierSched, bcast: (*comm).interBcastSched, reduce: (*comm).interReduceSched,
+	allreduce: (*comm).interAllreduceSched, gather: (*comm).interGatherSched, gatherv: (*comm).interGathervSched,
+	scatter: (*comm).interScatterSched, scatterv: (*comm).interScattervSched, allgather: (*comm).interAllgatherSched,
+	allgatherv: (*comm).interAllgathervSched, alltoall: (*comm).interAlltoallSched, alltoallv: (*comm).interAlltoallvSched,
+	reduceScatterBlock: (*comm).interReduceScatterBlockSched, reduceScatter: (*comm).interReduceScatterSched,
+	scan: func(c *comm, op string, _, _ Vec, _ Red, _, _ bool) (*coll.Sched, error) {
+		return nil, core.Errorf(core.ClassComm, op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", op)
 	},
+}
+
+// comm is a communicator as its collectives see it: core's communicator, the table
+// chosen for it when it was made, and its collectives' state. It is made with the
+// communicator (create.go: made) and kept in the communicator's CollState, where of
+// finds it; it lives as long as the communicator.
+type comm struct {
+	*core.Comm
+	collTable
+	// rank, size and remote are the communicator's, copied when it is made (they
+	// never change), so that the collectives read them as fields.
+	rank, size int
+	remote     *group.Group
+	node       *nodeColl    // node shared-memory or hierarchical state, made on first use
+	dry        atomic.Bool  // CheckArgs is running: its goroutine's builders stop after their checks
+	dryG       atomic.Int64 // the goroutine running CheckArgs
+}
+
+// of is c's comm. c must have been made through this package (made), as every
+// communicator the faces hold is.
+func of(c *core.Comm) *comm { return (*comm)(c.CollState()) }
+
+// newComm makes c's comm and chooses its collectives.
+func newComm(c *core.Comm) *comm {
+	k := &comm{Comm: c, rank: c.Rank(), size: c.Size(), remote: c.Remote()}
+	k.chooseColl()
+	return k
 }
 
 // chooseColl fills c's table from what every member knows alike (its groups, the node
 // map, the settings), so that all members choose the same.
-func (c *Comm) chooseColl() {
+func (c *comm) chooseColl() {
 	t := collTable{path: PathSched, sched: intraSched}
-	c.lconn = c.localConn()
 	switch {
 	case c.remote != nil:
-		c.iconn = c.interConn()
 		t = collTable{path: PathInter, sched: interSched}
 	case c.size < 2:
 		t.why = "one rank"
@@ -111,19 +140,20 @@ func (c *Comm) chooseColl() {
 		}
 	}
 	t.check = coll.Checking()
-	c.coll = t
+	c.collTable = t
 }
 
-// CollPath reports how c's blocking Barrier, Bcast, Reduce and Allreduce run, and why
+// PathOf reports how c's blocking Barrier, Bcast, Reduce and Allreduce run, and why
 // not faster where a faster path was ruled out.
-func (c *Comm) CollPath() (Path, string) { return c.coll.path, c.coll.why }
+func PathOf(c *core.Comm) (Path, string) { k := of(c); return k.path, k.why }
 
-// CollTable describes c's collective table for people (mpigo info): the path of the
+// Table describes c's collective table for people (mpigo info): the path of the
 // blocking collectives that have several, the size limits, and the schedules'
 // algorithm selection.
-func (c *Comm) CollTable() string {
+func Table(cc *core.Comm) string {
+	c := of(cc)
 	var b strings.Builder
-	p, why := c.CollPath()
+	p, why := c.path, c.why
 	fmt.Fprintf(&b, "collectives of %s (%d ranks): Barrier, Bcast, Reduce, Allreduce by %s", c.Name(), c.size, p)
 	if why != "" {
 		fmt.Fprintf(&b, " (%s)", why)
@@ -173,38 +203,38 @@ func runSched(op string, s *coll.Sched, err error) error {
 	return Run(op, s)
 }
 
-func schedBarrier(c *Comm, op string) error {
-	s, err := c.coll.sched.barrier(c, op, false)
+func schedBarrier(c *comm, op string) error {
+	s, err := c.sched.barrier(c, op, false)
 	return runSched(op, s, err)
 }
 
-func schedBcast(c *Comm, op string, buf *Vec, root int) error {
-	s, err := c.coll.sched.bcast(c, op, *buf, root, false)
+func schedBcast(c *comm, op string, buf *Vec, root int) error {
+	s, err := c.sched.bcast(c, op, *buf, root, false)
 	return runSched(op, s, err)
 }
 
-func schedReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
-	s, err := c.coll.sched.reduce(c, op, *send, *recv, *r, root, false)
+func schedReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
+	s, err := c.sched.reduce(c, op, *send, *recv, *r, root, false)
 	return runSched(op, s, err)
 }
 
-func schedAllreduce(c *Comm, op string, send, recv *Vec, r *Red) error {
-	s, err := c.coll.sched.allreduce(c, op, *send, *recv, *r, false)
+func schedAllreduce(c *comm, op string, send, recv *Vec, r *Red) error {
+	s, err := c.sched.allreduce(c, op, *send, *recv, *r, false)
 	return runSched(op, s, err)
 }
 
 // nodeErr is a bad node setting, reported by every collective that could use the
 // region; nil otherwise.
-func (c *Comm) nodeErr(op string) error {
+func (c *comm) nodeErr(op string) error {
 	if c.node.err != nil {
 		return c.nodeErrSlow(op)
 	}
 	return nil
 }
 
-func (c *Comm) nodeErrSlow(op string) error { return Errorf(ClassArg, op, "%v", c.node.err) }
+func (c *comm) nodeErrSlow(op string) error { return core.Errorf(core.ClassArg, op, "%v", c.node.err) }
 
-func nodeBarrier(c *Comm, op string) error {
+func nodeBarrier(c *comm, op string) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
@@ -216,7 +246,7 @@ func nodeBarrier(c *Comm, op string) error {
 		}
 		return schedBarrier(c, op)
 	}
-	return MapErr(op, g.Barrier())
+	return core.MapErr(op, g.Barrier())
 }
 
 // nodeBcast: every rank takes the region's first step, whatever its own buffer's
@@ -227,7 +257,7 @@ func nodeBarrier(c *Comm, op string) error {
 // rank then builds for the root's length. So a receiver whose buffer disagrees with
 // the root's (erroneous: MPI requires equal type signatures) gets MPI_ERR_TRUNCATE or
 // the message, never a wait for a peer that took another way.
-func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
+func nodeBcast(c *comm, op string, buf *Vec, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
@@ -245,13 +275,13 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 		if err == shmcoll.ErrElsewhere {
 			return nodeBcastLong(c, op, buf, root, g.Announced())
 		}
-		return MapErr(op, err)
+		return core.MapErr(op, err)
 	}
 	if n > int(c.node.lim.bcast) {
 		return nodeBcastRoot(c, g, op, buf, root, n)
 	}
 	if err := g.Bcast(buf.B, root); err != nil {
-		return MapErr(op, err)
+		return core.MapErr(op, err)
 	}
 	c.node.sentAll(n)
 	return nil
@@ -264,11 +294,11 @@ func nodeBcast(c *Comm, op string, buf *Vec, root int) error {
 // whether the cores share a cache at the time. Either way one line tells the readers
 // the way and the length together (the direct Bcast's line, or Announce's), where a
 // pick by another rank would be a second exchange. Otherwise the schedules, announced.
-func nodeBcastRoot(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
+func nodeBcastRoot(c *comm, g *shmcoll.Group, op string, buf *Vec, root, n int) error {
 	l := &c.node.lim
 	if !(l.direct > 0 && n >= int(l.direct) && n <= int(l.directMax) && g.Direct() > 0) {
 		if err := g.Announce(n); err != nil {
-			return MapErr(op, err)
+			return core.MapErr(op, err)
 		}
 		return nodeBcastLong(c, op, buf, root, n)
 	}
@@ -277,10 +307,10 @@ func nodeBcastRoot(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) 
 	t0 := time.Now()
 	var err error
 	if v == 1 {
-		if err = MapErr(op, g.Bcast(buf.B, root)); err == nil {
+		if err = core.MapErr(op, g.Bcast(buf.B, root)); err == nil {
 			c.node.sentAll(n)
 		}
-	} else if err = MapErr(op, g.Announce(n)); err == nil {
+	} else if err = core.MapErr(op, g.Announce(n)); err == nil {
 		err = nodeBcastLong(c, op, buf, root, n)
 	}
 	if err == nil {
@@ -292,7 +322,7 @@ func nodeBcastRoot(c *Comm, g *shmcoll.Group, op string, buf *Vec, root, n int) 
 // nodeBcastLong is the schedules' Bcast of the root's n bytes, announced by the root
 // (nodeBcastRoot): on two ranks, where they are one message, that message alone
 // (pairBcast), else the schedules built for n (schedBcastLen).
-func nodeBcastLong(c *Comm, op string, buf *Vec, root, n int) error {
+func nodeBcastLong(c *comm, op string, buf *Vec, root, n int) error {
 	if c.node.lim.pair {
 		return pairBcast(c, op, buf, root, n)
 	}
@@ -306,21 +336,21 @@ func nodeBcastLong(c *Comm, op string, buf *Vec, root, n int) error {
 // receiver n, so it receives exactly n bytes, into its buffer's first n or into
 // scratch of which it keeps what fits (MPI_ERR_TRUNCATE), as schedBcastLen's
 // receivers do. The tag is the collective's next sequence tag, as a schedule's.
-func pairBcast(c *Comm, op string, buf *Vec, root, n int) error {
-	tag := c.seqTag()
+func pairBcast(c *comm, op string, buf *Vec, root, n int) error {
+	tag := c.SeqTag()
 	if c.rank == root {
-		return MapErr(op, c.lconn.Send(buf.B, 1-root, tag))
+		return core.MapErr(op, c.Local().Send(buf.B, 1-root, tag))
 	}
 	have := len(buf.B)
 	if have >= n {
-		return MapErr(op, c.lconn.Recv(buf.B[:n], root, tag))
+		return core.MapErr(op, c.Local().Recv(buf.B[:n], root, tag))
 	}
 	b := make([]byte, n)
-	if err := c.lconn.Recv(b, root, tag); err != nil {
-		return MapErr(op, err)
+	if err := c.Local().Recv(b, root, tag); err != nil {
+		return core.MapErr(op, err)
 	}
 	copy(buf.B, b)
-	return Errorf(ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
+	return core.Errorf(core.ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
 		"(MPI requires the same type signature on every rank)", n, have)
 }
 
@@ -328,7 +358,7 @@ func pairBcast(c *Comm, op string, buf *Vec, root, n int) error {
 // rank whatever its own buffer's length (so that all build the same schedule): a
 // longer buffer receives into its first n bytes, a shorter one into scratch, of which
 // it keeps what fits and reports MPI_ERR_TRUNCATE.
-func schedBcastLen(c *Comm, op string, buf *Vec, root, n int) error {
+func schedBcastLen(c *comm, op string, buf *Vec, root, n int) error {
 	switch have := len(buf.B); {
 	case have == n:
 		return schedBcast(c, op, buf, root)
@@ -341,7 +371,7 @@ func schedBcastLen(c *Comm, op string, buf *Vec, root, n int) error {
 			return err
 		}
 		copy(buf.B, v.B)
-		return Errorf(ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
+		return core.Errorf(core.ClassTruncate, op, "the root's message has %d bytes, this rank's buffer %d "+
 			"(MPI requires the same type signature on every rank)", n, have)
 	}
 }
@@ -354,7 +384,7 @@ func schedBcastLen(c *Comm, op string, buf *Vec, root, n int) error {
 // differs makes every rank that can see it return an error, none waits for a peer that
 // took another way, and the group stays in step. coll_check compares the calls before
 // any of this (and keeps the schedules' own check for long messages).
-func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
+func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
@@ -385,7 +415,7 @@ func nodeReduce(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
 	return nil
 }
 
-func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
+func nodeAllreduceEntry(c *comm, op string, send, recv *Vec, r *Red) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
@@ -418,8 +448,8 @@ func nodeAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
 // the schedules: it takes the op in the region (shmcoll Elsewhere) when the region is
 // on, so that ranks whose lengths differ find it, except under coll_check, which
 // compares the calls itself. r is the Allreduce's op (nil for a Reduce).
-func (c *Comm) nodeElsewhere(cl *Call, n, esz int, r *Red) error {
-	if c.coll.check || c.node.state == nodeOff {
+func (c *comm) nodeElsewhere(cl *Call, n, esz int, r *Red) error {
+	if c.check || c.node.state == nodeOff {
 		return nil
 	}
 	g, err := c.nodeGroup(cl, 0, 0)
@@ -436,10 +466,10 @@ func (c *Comm) nodeElsewhere(cl *Call, n, esz int, r *Red) error {
 // naming both counts. For an Allreduce (r; nil for a Reduce) a length may make a rank
 // take rank 0's timed choice (shmcoll Choose) first: a rank that did not while rank 0
 // did takes the pick it left, so that the calls stay counted alike.
-func nodeCountErr(c *Comm, g *shmcoll.Group, op string, err error, esz int, r *Red) error {
+func nodeCountErr(c *comm, g *shmcoll.Group, op string, err error, esz int, r *Red) error {
 	var ce *shmcoll.CountError
 	if !errors.As(err, &ce) {
-		return MapErr(op, err)
+		return core.MapErr(op, err)
 	}
 	chooses := func(n int) bool {
 		return int64(n) <= reduceLimit(c, r) && nodeChooses(g, &c.node.lim, n, r)
@@ -447,18 +477,18 @@ func nodeCountErr(c *Comm, g *shmcoll.Group, op string, err error, esz int, r *R
 	if r != nil && g.Rank() != 0 && !chooses(ce.Want) {
 		n0, err := g.ArrivedLen(0)
 		if err != nil {
-			return MapErr(op, err)
+			return core.MapErr(op, err)
 		}
 		if chooses(n0) {
 			g.SkipChoice()
 		}
 	}
 	esz = max(esz, 1)
-	return Errorf(ClassCount, op, "this rank passes %d elements (%d bytes), rank %d passes %d (%d bytes): "+
+	return core.Errorf(core.ClassCount, op, "this rank passes %d elements (%d bytes), rank %d passes %d (%d bytes): "+
 		"MPI requires the same count on every rank", ce.Want/esz, ce.Want, ce.Rank, ce.Len/esz, ce.Len)
 }
 
-func hierBarrierEntry(c *Comm, op string) error {
+func hierBarrierEntry(c *comm, op string) error {
 	cl := Call{Op: op, Kind: KBarrier, Root: NoRoot}
 	h, err := c.hierGroup(&cl, 0, 0, true)
 	if err != nil || h == nil {
@@ -475,7 +505,7 @@ func hierBarrierEntry(c *Comm, op string) error {
 // differently from it, waiting on another communicator. Each phase answers such a
 // rank on its own: the node's (nodeBcast: the ring, or the root's length announced)
 // and the leaders' (the schedules' receivers learn the root's length).
-func hierBcastEntry(c *Comm, op string, buf *Vec, root int) error {
+func hierBcastEntry(c *comm, op string, buf *Vec, root int) error {
 	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
 	h, err := c.hierGroup(&cl, 0, 0, true)
 	if err != nil || h == nil {
@@ -487,7 +517,7 @@ func hierBcastEntry(c *Comm, op string, buf *Vec, root int) error {
 	return hierBcast(h, c, op, buf, root)
 }
 
-func hierReduceEntry(c *Comm, op string, send, recv *Vec, r *Red, root int) error {
+func hierReduceEntry(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	s, err := reduceArgs(op, c.rank, root, send, recv, r)
 	if err != nil {
 		return err
@@ -503,7 +533,7 @@ func hierReduceEntry(c *Comm, op string, send, recv *Vec, r *Red, root int) erro
 	return hierReduce(h, c, op, send, recv, r, root)
 }
 
-func hierAllreduceEntry(c *Comm, op string, send, recv *Vec, r *Red) error {
+func hierAllreduceEntry(c *comm, op string, send, recv *Vec, r *Red) error {
 	s, err := allreduceArgs(op, send, recv, r)
 	if err != nil {
 		return err

@@ -1,9 +1,10 @@
-package core
+package collective
 
 import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 )
 
 // Collectives run as schedules of internal/coll over the communicator's conn on its
@@ -14,8 +15,7 @@ import (
 //
 // Which implementation a communicator's collectives take (node shared memory,
 // hierarchical, schedules, intercommunicator schedules) was chosen when it was made
-// (colltable.go); the entry points here (Comm.Bcast, Comm.Ibcast, ...) go through that
-// table. The builders below check the arguments and build an intracommunicator's
+// (table.go); the entry points (api.go: Bcast, Ibcast, ...) go through that table. The builders below check the arguments and build an intracommunicator's
 // schedule.
 
 // Kind names a collective (coll_check compares them across ranks).
@@ -71,36 +71,33 @@ type Call struct {
 	Nonblocking bool
 }
 
-// seqTag takes c's next collective sequence number.
-func (c *Comm) seqTag() int { return int(c.seq.Add(1)-1) & tagSeqMask }
-
 // Begin checks that c can run the intracommunicator collective cl and returns an empty
 // schedule for it with the next tag and element size esize; with coll_check on it
 // first verifies that every rank makes the same call.
-func (c *Comm) Begin(cl Call, esize int) (*coll.Sched, error) {
+func (c *comm) Begin(cl Call, esize int) (*coll.Sched, error) {
 	if err := c.admit(&cl); err != nil {
 		return nil, err
 	}
 	if _, err := coll.Tune(); err != nil {
-		return nil, Errorf(ClassArg, cl.Op, "%v", err)
+		return nil, core.Errorf(core.ClassArg, cl.Op, "%v", err)
 	}
 	if c.dry.Load() {
 		if err := c.dryStop(); err != nil {
 			return nil, err
 		}
 	}
-	seq := c.seqTag()
-	if c.coll.check {
+	seq := c.SeqTag()
+	if c.check {
 		if err := c.verify(seq, &cl); err != nil {
 			return nil, err
 		}
 	}
-	return coll.New(&c.lconn, seq, esize), nil
+	return coll.New(c.Local(), seq, esize), nil
 }
 
 // admit checks that c can run the collective cl on an intracommunicator: c usable,
 // not an intercommunicator, the root in range.
-func (c *Comm) admit(cl *Call) error {
+func (c *comm) admit(cl *Call) error {
 	if err := c.Check(cl.Op); err != nil {
 		return err
 	}
@@ -109,45 +106,45 @@ func (c *Comm) admit(cl *Call) error {
 
 // admitChecked is admit for a communicator its caller has checked (the entry points
 // of the blocking collectives check it first).
-func (c *Comm) admitChecked(cl *Call) error {
+func (c *comm) admitChecked(cl *Call) error {
 	if c.remote != nil {
-		return Errorf(ClassComm, cl.Op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", cl.Op)
+		return core.Errorf(core.ClassComm, cl.Op, "%s is not defined on intercommunicators (MPI defines Scan and Exscan on intracommunicators only)", cl.Op)
 	}
 	if cl.Root != NoRoot && (cl.Root < 0 || cl.Root >= c.size) {
-		return Errorf(ClassRoot, cl.Op, "root %d out of range [0,%d)", cl.Root, c.size)
+		return core.Errorf(core.ClassRoot, cl.Op, "root %d out of range [0,%d)", cl.Root, c.size)
 	}
 	return nil
 }
 
 // verify is coll_check: an allgather of every rank's call description, compared here.
-func (c *Comm) verify(seq int, cl *Call) error {
+func (c *comm) verify(seq int, cl *Call) error {
 	me := [6]int64{int64(cl.Kind), int64(cl.Root), cl.Size, cl.Elem, 0, int64(cl.Red)}
 	if cl.Nonblocking {
 		me[4] = 1
 	}
 	all := make([]int64, 6*c.size)
-	s := coll.New(&c.lconn, tagCheck+seq, 8)
+	s := coll.New(c.Local(), core.TagCheck+seq, 8)
 	s.Allgather(words(me[:]), words(all))
 	err := s.Run()
 	s.Free()
 	if err != nil {
-		return MapErr(cl.Op, err)
+		return core.MapErr(cl.Op, err)
 	}
 	for r := 0; r < c.size; r++ {
 		o := all[6*r : 6*r+6]
 		switch {
 		case Kind(o[0]) != cl.Kind:
-			return Errorf(ClassArg, cl.Op, "coll_check: rank %d called %s while rank %d called %s", r, Kind(o[0]), c.rank, cl.Op)
+			return core.Errorf(core.ClassArg, cl.Op, "coll_check: rank %d called %s while rank %d called %s", r, Kind(o[0]), c.rank, cl.Op)
 		case o[1] != me[1]:
-			return Errorf(ClassRoot, cl.Op, "coll_check: rank %d gave root %d, rank %d root %d", r, o[1], c.rank, me[1])
+			return core.Errorf(core.ClassRoot, cl.Op, "coll_check: rank %d gave root %d, rank %d root %d", r, o[1], c.rank, me[1])
 		case o[3] != me[3]:
-			return Errorf(ClassType, cl.Op, "coll_check: rank %d has elements of %d bytes, rank %d of %d", r, o[3], c.rank, me[3])
+			return core.Errorf(core.ClassType, cl.Op, "coll_check: rank %d has elements of %d bytes, rank %d of %d", r, o[3], c.rank, me[3])
 		case o[4] != me[4]:
-			return Errorf(ClassArg, cl.Op, "coll_check: rank %d called the %s form, rank %d the %s one (they do not match)", r, form(o[4]), c.rank, form(me[4]))
+			return core.Errorf(core.ClassArg, cl.Op, "coll_check: rank %d called the %s form, rank %d the %s one (they do not match)", r, form(o[4]), c.rank, form(me[4]))
 		case o[5] != me[5]:
-			return Errorf(ClassOp, cl.Op, "coll_check: rank %d and rank %d passed different reduction operations", r, c.rank)
+			return core.Errorf(core.ClassOp, cl.Op, "coll_check: rank %d and rank %d passed different reduction operations", r, c.rank)
 		case o[2] != me[2] && o[2] >= 0 && me[2] >= 0:
-			return Errorf(ClassCount, cl.Op, "coll_check: rank %d has %d elements, rank %d has %d", r, o[2], c.rank, me[2])
+			return core.Errorf(core.ClassCount, cl.Op, "coll_check: rank %d has %d elements, rank %d has %d", r, o[2], c.rank, me[2])
 		}
 	}
 	return nil
@@ -172,10 +169,10 @@ func words(w []int64) []byte {
 func Run(op string, s *coll.Sched) error {
 	err := s.Run()
 	s.Free()
-	return MapErr(op, err)
+	return core.MapErr(op, err)
 }
 
-func (c *Comm) barrierSched(op string, nb bool) (*coll.Sched, error) {
+func (c *comm) barrierSched(op string, nb bool) (*coll.Sched, error) {
 	s, err := c.Begin(Call{Op: op, Kind: KBarrier, Root: NoRoot, Nonblocking: nb}, 1)
 	if err == nil {
 		s.Barrier()
@@ -183,12 +180,12 @@ func (c *Comm) barrierSched(op string, nb bool) (*coll.Sched, error) {
 	return s, err
 }
 
-func (c *Comm) bcastSched(op string, buf Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) bcastSched(op string, buf Vec, root int, nb bool) (*coll.Sched, error) {
 	s, err := c.Begin(Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz), Nonblocking: nb}, buf.Esz)
 	if err != nil {
 		return nil, err
 	}
-	s.Learn(&c.lconn)
+	s.Learn(c.Local())
 	s.Bcast(buf.B, root)
 	return s, nil
 }
@@ -201,15 +198,15 @@ func reduceArgs(op string, me, root int, send, recv *Vec, r *Red) (*Vec, error) 
 			send = recv
 		}
 		if send.N() != recv.N() {
-			return send, Errorf(ClassCount, op, "len(send) %d != len(recv) %d at the root", send.N(), recv.N())
+			return send, core.Errorf(core.ClassCount, op, "len(send) %d != len(recv) %d at the root", send.N(), recv.N())
 		}
 	} else if send.InPlace {
-		return send, Errorf(ClassBuffer, op, "InPlace is for the root only")
+		return send, core.Errorf(core.ClassBuffer, op, "InPlace is for the root only")
 	}
 	return send, r.pairs(op, send.N())
 }
 
-func (c *Comm) reduceSched(op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) reduceSched(op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
 	sp, err := reduceArgs(op, c.rank, root, &send, &recv, &r)
 	if err != nil {
 		return nil, err
@@ -230,7 +227,7 @@ func allreduceArgs(op string, send, recv *Vec, r *Red) (*Vec, error) {
 	}
 	if send.Type == nil && recv.Type == nil && send.Esz == recv.Esz {
 		if len(send.B) != len(recv.B) {
-			return send, Errorf(ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
+			return send, core.Errorf(core.ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
 		}
 		if r.Pair {
 			return send, r.pairs(op, send.N())
@@ -238,12 +235,12 @@ func allreduceArgs(op string, send, recv *Vec, r *Red) (*Vec, error) {
 		return send, nil
 	}
 	if send.N() != recv.N() {
-		return send, Errorf(ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
+		return send, core.Errorf(core.ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
 	}
 	return send, r.pairs(op, send.N())
 }
 
-func (c *Comm) allreduceSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+func (c *comm) allreduceSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
 	sp, err := allreduceArgs(op, &send, &recv, &r)
 	if err != nil {
 		return nil, err
@@ -257,7 +254,7 @@ func (c *Comm) allreduceSched(op string, send, recv Vec, r Red, nb bool) (*coll.
 	return s, nil
 }
 
-func (c *Comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -269,7 +266,7 @@ func (c *Comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.
 	if err != nil {
 		return nil, err
 	}
-	s.Learn(&c.lconn)
+	s.Learn(c.Local())
 	s.Gather(send.B, recv.B, root)
 	return s, nil
 }
@@ -277,17 +274,17 @@ func (c *Comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.
 // checkV checks counts and displacements (in elements) against a buffer of n elements.
 func checkV(op, what string, size int, counts, displs []int, n int) error {
 	if len(counts) != size || len(displs) != size {
-		return Errorf(ClassCount, op, "len(%scounts) %d and len(%sdispls) %d must be the size %d", what, len(counts), what, len(displs), size)
+		return core.Errorf(core.ClassCount, op, "len(%scounts) %d and len(%sdispls) %d must be the size %d", what, len(counts), what, len(displs), size)
 	}
 	for i := range counts {
 		if counts[i] < 0 || displs[i] < 0 || displs[i]+counts[i] > n {
-			return Errorf(ClassCount, op, "%scounts[%d] %d at %sdispls[%d] %d out of the buffer of %d", what, i, counts[i], what, i, displs[i], n)
+			return core.Errorf(core.ClassCount, op, "%scounts[%d] %d at %sdispls[%d] %d out of the buffer of %d", what, i, counts[i], what, i, displs[i], n)
 		}
 	}
 	return nil
 }
 
-func (c *Comm) gathervSched(op string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) gathervSched(op string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -310,10 +307,10 @@ func (c *Comm) gathervSched(op string, send, recv Vec, counts, displs []int, roo
 // displs place each rank's block in whole, part is the root's own block, and an InPlace
 // part stands for that block of whole (which is returned in its place); elsewhere
 // InPlace is refused.
-func (c *Comm) rootVBlocks(op string, root int, whole, part Vec, counts, displs []int, partName string) (Vec, error) {
+func (c *comm) rootVBlocks(op string, root int, whole, part Vec, counts, displs []int, partName string) (Vec, error) {
 	if c.rank != root {
 		if part.InPlace {
-			return part, Errorf(ClassBuffer, op, "InPlace is for the root only")
+			return part, core.Errorf(core.ClassBuffer, op, "InPlace is for the root only")
 		}
 		return part, nil
 	}
@@ -324,7 +321,7 @@ func (c *Comm) rootVBlocks(op string, root int, whole, part Vec, counts, displs 
 		part = whole.Sub(displs[root], displs[root]+counts[root])
 	}
 	if part.N() != counts[root] {
-		return part, Errorf(ClassCount, op, "len(%s) %d != counts[%d] %d at the root", partName, part.N(), root, counts[root])
+		return part, core.Errorf(core.ClassCount, op, "len(%s) %d != counts[%d] %d at the root", partName, part.N(), root, counts[root])
 	}
 	return part, nil
 }
@@ -332,8 +329,8 @@ func (c *Comm) rootVBlocks(op string, root int, whole, part Vec, counts, displs 
 // checkVPairs is the debug check (coll.Checking) of a v-form rooted collective on n
 // ranks: the root's counts against the others' block of mine elements of esz bytes
 // (gather: the blocks go to the root; else they come from it).
-func (c *Comm) checkVPairs(op string, s *coll.Sched, n, root int, atRoot, atOther bool, counts []int, mine, esz int, gather bool) error {
-	if !c.coll.check {
+func (c *comm) checkVPairs(op string, s *coll.Sched, n, root int, atRoot, atOther bool, counts []int, mine, esz int, gather bool) error {
+	if !c.check {
 		return nil
 	}
 	out, in := vPairs(n, root, atRoot, atOther, counts, mine*esz, esz, gather)
@@ -343,28 +340,28 @@ func (c *Comm) checkVPairs(op string, s *coll.Sched, n, root int, atRoot, atOthe
 // rootBlocks checks the buffers of Gather and Scatter: at the root, whole holds one
 // block of part's length per rank, and an InPlace part stands for the root's own block
 // of whole (which is returned in its place); elsewhere InPlace is refused.
-func (c *Comm) rootBlocks(op string, root int, whole, part Vec, wholeName, partName string) (Vec, error) {
+func (c *comm) rootBlocks(op string, root int, whole, part Vec, wholeName, partName string) (Vec, error) {
 	n := c.size
 	if c.rank != root {
 		if part.InPlace {
-			return part, Errorf(ClassBuffer, op, "InPlace is for the root only")
+			return part, core.Errorf(core.ClassBuffer, op, "InPlace is for the root only")
 		}
 		return part, nil
 	}
 	if part.InPlace {
 		if whole.N()%n != 0 {
-			return part, Errorf(ClassCount, op, "len(%s) %d is not a multiple of the size %d", wholeName, whole.N(), n)
+			return part, core.Errorf(core.ClassCount, op, "len(%s) %d is not a multiple of the size %d", wholeName, whole.N(), n)
 		}
 		m := whole.N() / n
 		part = whole.Sub(root*m, (root+1)*m)
 	}
 	if whole.N() != n*part.N() {
-		return part, Errorf(ClassCount, op, "len(%s) %d != size %d × len(%s) %d at the root", wholeName, whole.N(), n, partName, part.N())
+		return part, core.Errorf(core.ClassCount, op, "len(%s) %d != size %d × len(%s) %d at the root", wholeName, whole.N(), n, partName, part.N())
 	}
 	return part, nil
 }
 
-func (c *Comm) scatterSched(op string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) scatterSched(op string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -380,7 +377,7 @@ func (c *Comm) scatterSched(op string, send, recv Vec, root int, nb bool) (*coll
 	return s, nil
 }
 
-func (c *Comm) scattervSched(op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error) {
+func (c *comm) scattervSched(op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -399,20 +396,20 @@ func (c *Comm) scattervSched(op string, send Vec, counts, displs []int, recv Vec
 	return s, nil
 }
 
-func (c *Comm) allgatherSched(op string, send, recv Vec, nb bool) (*coll.Sched, error) {
+func (c *comm) allgatherSched(op string, send, recv Vec, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
 	n := c.size
 	if send.InPlace {
 		if recv.N()%n != 0 {
-			return nil, Errorf(ClassCount, op, "len(recv) %d is not a multiple of the size %d", recv.N(), n)
+			return nil, core.Errorf(core.ClassCount, op, "len(recv) %d is not a multiple of the size %d", recv.N(), n)
 		}
 		m := recv.N() / n
 		send = recv.Sub(c.rank*m, (c.rank+1)*m)
 	}
 	if recv.N() != n*send.N() {
-		return nil, Errorf(ClassCount, op, "len(recv) %d != size %d × len(send) %d", recv.N(), n, send.N())
+		return nil, core.Errorf(core.ClassCount, op, "len(recv) %d != size %d × len(send) %d", recv.N(), n, send.N())
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KAllgather, Root: NoRoot, Size: int64(send.N()), Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
 	if err != nil {
@@ -422,7 +419,7 @@ func (c *Comm) allgatherSched(op string, send, recv Vec, nb bool) (*coll.Sched, 
 	return s, nil
 }
 
-func (c *Comm) allgathervSched(op string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error) {
+func (c *comm) allgathervSched(op string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -434,13 +431,13 @@ func (c *Comm) allgathervSched(op string, send, recv Vec, counts, displs []int, 
 		send = recv.Sub(displs[r], displs[r]+counts[r])
 	}
 	if send.N() != counts[r] {
-		return nil, Errorf(ClassCount, op, "len(send) %d != counts[%d] %d", send.N(), r, counts[r])
+		return nil, core.Errorf(core.ClassCount, op, "len(send) %d != counts[%d] %d", send.N(), r, counts[r])
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KAllgatherv, Root: NoRoot, Size: -1, Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
 	if err != nil {
 		return nil, err
 	}
-	if c.coll.check {
+	if c.check {
 		if err := c.checkPairs(op, s, blocksOf(c.size, len(send.B)), bytesOf(counts, send.Esz)); err != nil {
 			return nil, err
 		}
@@ -449,7 +446,7 @@ func (c *Comm) allgathervSched(op string, send, recv Vec, counts, displs []int, 
 	return s, nil
 }
 
-func (c *Comm) alltoallSched(op string, send, recv Vec, nb bool) (*coll.Sched, error) {
+func (c *comm) alltoallSched(op string, send, recv Vec, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -457,7 +454,7 @@ func (c *Comm) alltoallSched(op string, send, recv Vec, nb bool) (*coll.Sched, e
 		send = recv
 	}
 	if send.N() != recv.N() || recv.N()%c.size != 0 {
-		return nil, Errorf(ClassCount, op, "len(send) %d and len(recv) %d must be equal multiples of the size %d", send.N(), recv.N(), c.size)
+		return nil, core.Errorf(core.ClassCount, op, "len(send) %d and len(recv) %d must be equal multiples of the size %d", send.N(), recv.N(), c.size)
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KAlltoall, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
 	if err != nil {
@@ -467,7 +464,7 @@ func (c *Comm) alltoallSched(op string, send, recv Vec, nb bool) (*coll.Sched, e
 	return s, nil
 }
 
-func (c *Comm) alltoallvSched(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
+func (c *comm) alltoallvSched(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -484,7 +481,7 @@ func (c *Comm) alltoallvSched(op string, send Vec, scounts, sdispls []int, recv 
 	if err != nil {
 		return nil, err
 	}
-	if c.coll.check {
+	if c.check {
 		if err := c.checkPairs(op, s, bytesOf(scounts, recv.Esz), bytesOf(rcounts, recv.Esz)); err != nil {
 			return nil, err
 		}
@@ -493,7 +490,7 @@ func (c *Comm) alltoallvSched(op string, send Vec, scounts, sdispls []int, recv 
 	return s, nil
 }
 
-func (c *Comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
+func (c *comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -501,12 +498,12 @@ func (c *Comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool
 	m := recv.N()
 	if send.InPlace {
 		if recv.N()%n != 0 {
-			return nil, Errorf(ClassCount, op, "in place: len(recv) %d is not a multiple of the size %d", recv.N(), n)
+			return nil, core.Errorf(core.ClassCount, op, "in place: len(recv) %d is not a multiple of the size %d", recv.N(), n)
 		}
 		send, m = recv, recv.N()/n
 	}
 	if send.N() != n*m {
-		return nil, Errorf(ClassCount, op, "len(send) %d != size %d × len(recv) %d", send.N(), n, m)
+		return nil, core.Errorf(core.ClassCount, op, "len(send) %d != size %d × len(recv) %d", send.N(), n, m)
 	}
 	if err := (&r).pairs(op, m); err != nil {
 		return nil, err
@@ -528,12 +525,12 @@ func (c *Comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool
 // It returns their sum.
 func countsTotal(op string, r Red, counts []int, n int, group string) (int, error) {
 	if len(counts) != n {
-		return 0, Errorf(ClassCount, op, "len(counts) %d != %s %d", len(counts), group, n)
+		return 0, core.Errorf(core.ClassCount, op, "len(counts) %d != %s %d", len(counts), group, n)
 	}
 	total := 0
 	for i, k := range counts {
 		if k < 0 {
-			return 0, Errorf(ClassCount, op, "counts[%d] %d is negative", i, k)
+			return 0, core.Errorf(core.ClassCount, op, "counts[%d] %d is negative", i, k)
 		}
 		if err := r.pairs(op, k); err != nil {
 			return 0, err
@@ -543,7 +540,7 @@ func countsTotal(op string, r Red, counts []int, n int, group string) (int, erro
 	return total, nil
 }
 
-func (c *Comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
+func (c *comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -554,10 +551,10 @@ func (c *Comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red
 	if send.InPlace {
 		send = recv
 	} else if recv.N() != counts[c.rank] {
-		return nil, Errorf(ClassCount, op, "len(recv) %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
+		return nil, core.Errorf(core.ClassCount, op, "len(recv) %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
 	}
 	if send.N() != total {
-		return nil, Errorf(ClassCount, op, "len(send) %d != sum(counts) %d", send.N(), total)
+		return nil, core.Errorf(core.ClassCount, op, "len(send) %d != sum(counts) %d", send.N(), total)
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KReduceScatter, Root: NoRoot, Size: int64(total), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
 	if err != nil {
@@ -567,7 +564,7 @@ func (c *Comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red
 	return s, nil
 }
 
-func (c *Comm) scanSched(op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error) {
+func (c *comm) scanSched(op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error) {
 	sp, err := allreduceArgs(op, &send, &recv, &r)
 	if err != nil {
 		return nil, err

@@ -1,9 +1,10 @@
-package core
+package window
 
 import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
@@ -21,7 +22,7 @@ import (
 // without its mutex (LockAll sets every target's lock word, so it needs no check of
 // its own).
 func (w *Win) directPeer(t int) *winPeer {
-	if uint(t) < uint(len(w.peers)) && state.Load() == stateInit && !w.freed.Load() {
+	if uint(t) < uint(len(w.peers)) && core.Live() && !w.freed.Load() {
 		if p := &w.peers[t]; p.direct && (w.locks[t].Load() != 0 || w.fence.Load() || w.accessTo[t].Load()) {
 			if t == w.rank && w.served {
 				w.applied.Load() // what the progress goroutine applied here (see observe)
@@ -183,7 +184,7 @@ func (w *Win) CasWord(t int, disp int64, cmp, swap uint64) (uint64, bool) {
 // FlushDirect reports whether Flush of target t has nothing to do: t is direct and
 // locked by this rank, so its operations completed in their calls.
 func (w *Win) FlushDirect(t int) bool {
-	if uint(t) < uint(len(w.peers)) && state.Load() == stateInit && !w.freed.Load() &&
+	if uint(t) < uint(len(w.peers)) && core.Live() && !w.freed.Load() &&
 		w.peers[t].direct && w.locks[t].Load() != 0 {
 		if w.streamed.Load() != 0 {
 			w.streamed.Store(0)
@@ -234,7 +235,7 @@ const (
 // ShortState says what the short ways may do at direct target t now: what directPeer
 // and FlushDirect check, less what holds for the window's whole life.
 func (w *Win) ShortState(t int) int {
-	if uint(t) >= uint(len(w.peers)) || state.Load() != stateInit || w.freed.Load() || !w.peers[t].direct {
+	if uint(t) >= uint(len(w.peers)) || !core.Live() || w.freed.Load() || !w.peers[t].direct {
 		return ShortNone
 	}
 	switch {

@@ -1,10 +1,10 @@
-package core
+package collective
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -96,7 +96,7 @@ func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
 	packed := *p
 	if in {
 		if err := st.pack(&bd, packed, counts, displs); err != nil {
-			return TypeErr(st.op, err)
+			return core.TypeErr(st.op, err)
 		}
 	}
 	if out {
@@ -112,10 +112,10 @@ func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
 func bindVec(op string, v *Vec, items int, bd *datatype.Bound) error {
 	t := v.Type
 	if !t.IsCommitted() {
-		return Errorf(ClassType, op, "datatype %s is not committed (call Commit)", t.Name())
+		return core.Errorf(core.ClassType, op, "datatype %s is not committed (call Commit)", t.Name())
 	}
 	if v.Count < 0 {
-		return Errorf(ClassCount, op, "count %d is negative", v.Count)
+		return core.Errorf(core.ClassCount, op, "count %d is negative", v.Count)
 	}
 	var err error
 	if *bd, err = t.Bind(v.B, int64(items)); err == nil {
@@ -123,9 +123,9 @@ func bindVec(op string, v *Vec, items int, bd *datatype.Bound) error {
 	}
 	lo, hi, serr := t.Span(int64(items))
 	if serr != nil || !errors.Is(err, datatype.ErrBuffer) {
-		return TypeErr(op, err)
+		return core.TypeErr(op, err)
 	}
-	return Errorf(ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(v.B))
+	return core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(v.B))
 }
 
 // pack packs the blocks of bd's items (all of them for nil counts) into packed.
@@ -153,7 +153,7 @@ func (st *staged) done(err error) error {
 func (st *staged) unpack() error {
 	for i := range st.outs[:st.nouts] {
 		if err := st.outs[i].unpack(); err != nil {
-			return TypeErr(st.op, err)
+			return core.TypeErr(st.op, err)
 		}
 	}
 	return nil
@@ -180,52 +180,17 @@ func (st *staged) release() {
 
 // finish ends a call of either form: a blocking one (p nil) now, a nonblocking one
 // when its request completes.
-func (st *staged) finish(p *Pending, err error) (*Pending, error) {
+func (st *staged) finish(p *core.Pending, err error) (*core.Pending, error) {
 	if err != nil || p == nil {
 		return nil, st.done(err)
 	}
 	h := new(staged) // the request's own: a blocking call's stays on the stack
 	*h = *st
-	return &Pending{op: &thenOp{p: p.Ref(), end: h.done}}, nil
+	return core.ThenFinish(p, h), nil
 }
 
-// thenOp is a nonblocking operation with work to do once it completes (unpacking
-// typed outputs), done once, by whichever of Test and Wait sees the completion first.
-type thenOp struct {
-	p    Ref
-	end  func(error) error
-	once sync.Once
-	err  error
-}
-
-func (o *thenOp) finish(err error) error {
-	o.once.Do(func() { o.err = o.end(err) })
-	return o.err
-}
-
-func (o *thenOp) test() (bool, error) {
-	ok, err := o.p.Test()
-	if !ok {
-		return false, nil
-	}
-	return true, o.finish(err)
-}
-
-func (o *thenOp) wait() error { return o.finish(o.p.Wait()) }
-
-func (o *thenOp) doneCh() <-chan struct{} { return o.p.doneCh() }
-
-// release and free pass the user's report or free on to the operation inside, which
-// may be a pooled record.
-func (o *thenOp) release() error { return o.p.Release() }
-func (o *thenOp) free() error    { return o.p.Free() }
-
-// closed is the done channel of an operation that was complete from the start.
-var closed = func() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}()
+// Finish is done: a staging is the Finisher of its nonblocking call's request.
+func (st *staged) Finish(err error) error { return st.done(err) }
 
 // eachBlock calls f with each block (first item, items): the counts and
 // displacements, or all items.
@@ -287,7 +252,7 @@ func typeSize(v Vec) int {
 // rootOf reports whether this process is a rooted collective's root and whether it
 // exchanges data at all (the root's group's other processes on an intercommunicator
 // do not).
-func (c *Comm) rootOf(root int) (isRoot, takesPart bool) {
+func (c *comm) rootOf(root int) (isRoot, takesPart bool) {
 	if c.remote != nil {
 		return root == Root, root == Root || root >= 0
 	}
@@ -296,7 +261,7 @@ func (c *Comm) rootOf(root int) (isRoot, takesPart bool) {
 
 // typedColl runs call on the laid-out buffers of rs (with blocks bl) and finishes
 // the call.
-func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error)) (*Pending, error) {
+func typedColl(op string, rs []role, bl *[2]blocks, call func() (*core.Pending, error)) (*core.Pending, error) {
 	var st staged
 	if err := st.stage(op, rs, bl); err != nil {
 		return nil, err
@@ -305,7 +270,7 @@ func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error
 		bytesOfVec(r.v)
 	}
 	p, err := call()
-	if x := p.Ref().coll(); err == nil && x != nil {
+	if x := collOf(p); err == nil && x != nil {
 		x.attach(&st, nil) // the record carries the staging: nothing allocated
 		return p, nil
 	}
@@ -315,7 +280,7 @@ func typedColl(op string, rs []role, bl *[2]blocks, call func() (*Pending, error
 // bcastStaged is a blocking Bcast of a typed buffer, the path of every short one:
 // a single buffer, so it is laid out here rather than through typedColl's roles.
 // The root packs it into scratch, the others unpack the scratch once it has come.
-func (c *Comm) bcastStaged(op string, buf *Vec, root int) error {
+func (c *comm) bcastStaged(op string, buf *Vec, root int) error {
 	isRoot, part := c.rootOf(root)
 	var bd datatype.Bound
 	if err := bindVec(op, buf, buf.Count, &bd); err != nil {
@@ -334,34 +299,34 @@ func (c *Comm) bcastStaged(op string, buf *Vec, root int) error {
 
 // bcastPacked broadcasts bd packed in v: packed into it first at the root (in),
 // unpacked from it after where it is output (out).
-func (c *Comm) bcastPacked(op string, v *Vec, root int, bd *datatype.Bound, in, out bool) error {
+func (c *comm) bcastPacked(op string, v *Vec, root int, bd *datatype.Bound, in, out bool) error {
 	if in {
 		if err := bd.Pack(v.B); err != nil {
-			return TypeErr(op, err)
+			return core.TypeErr(op, err)
 		}
 	}
 	if err := c.bcast(op, v, root); err != nil || !out {
 		return err
 	}
 	if err := bd.Unpack(v.B); err != nil {
-		return TypeErr(op, err)
+		return core.TypeErr(op, err)
 	}
 	return nil
 }
 
-func (c *Comm) bcastTyped(op string, buf Vec, root int, nb bool) (*Pending, error) {
+func (c *comm) bcastTyped(op string, buf Vec, root int, nb bool) (*core.Pending, error) {
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &buf, in: isRoot, out: part && !isRoot}}
-	return typedColl(op, rs, &[2]blocks{}, func() (*Pending, error) {
+	return typedColl(op, rs, &[2]blocks{}, func() (*core.Pending, error) {
 		if nb {
-			s, err := c.coll.sched.bcast(c, op, buf, root, true)
+			s, err := c.sched.bcast(c, op, buf, root, true)
 			return finish(op, true, s, err)
 		}
 		return nil, c.bcast(op, &buf, root)
 	})
 }
 
-func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root int, v, nb bool) (*Pending, error) {
+func (c *comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root int, v, nb bool) (*core.Pending, error) {
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &send, in: part && !(isRoot && send.InPlace)}, {v: &recv, in: isRoot && send.InPlace, out: isRoot}}
 	var bl [2]blocks
@@ -371,19 +336,19 @@ func (c *Comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root
 			counts, displs = scaled(counts, sz), scaled(displs, sz)
 		}
 	}
-	return typedColl(op, rs, &bl, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
-			s, err = c.coll.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
+			s, err = c.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
 		} else {
-			s, err = c.coll.sched.gather(c, op, send, recv, root, nb)
+			s, err = c.sched.gather(c, op, send, recv, root, nb)
 		}
 		return finish(op, nb, s, err)
 	})
 }
 
-func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec, root int, v, nb bool) (*Pending, error) {
+func (c *comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec, root int, v, nb bool) (*core.Pending, error) {
 	isRoot, part := c.rootOf(root)
 	rs := []role{{v: &send, in: isRoot}, {v: &recv, out: part && !(isRoot && recv.InPlace)}}
 	var bl [2]blocks
@@ -393,19 +358,19 @@ func (c *Comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec,
 			counts, displs = scaled(counts, sz), scaled(displs, sz)
 		}
 	}
-	return typedColl(op, rs, &bl, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
-			s, err = c.coll.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
+			s, err = c.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
 		} else {
-			s, err = c.coll.sched.scatter(c, op, send, recv, root, nb)
+			s, err = c.sched.scatter(c, op, send, recv, root, nb)
 		}
 		return finish(op, nb, s, err)
 	})
 }
 
-func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v, nb bool) (*Pending, error) {
+func (c *comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v, nb bool) (*core.Pending, error) {
 	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
 	var bl [2]blocks
 	if v {
@@ -414,19 +379,19 @@ func (c *Comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v
 			counts, displs = scaled(counts, sz), scaled(displs, sz)
 		}
 	}
-	return typedColl(op, rs, &bl, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
-			s, err = c.coll.sched.allgatherv(c, op, send, recv, counts, displs, nb)
+			s, err = c.sched.allgatherv(c, op, send, recv, counts, displs, nb)
 		} else {
-			s, err = c.coll.sched.allgather(c, op, send, recv, nb)
+			s, err = c.sched.allgather(c, op, send, recv, nb)
 		}
 		return finish(op, nb, s, err)
 	})
 }
 
-func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, v, nb bool) (*Pending, error) {
+func (c *comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, v, nb bool) (*core.Pending, error) {
 	rs := []role{{v: &send, in: true}, {v: &recv, in: send.InPlace, out: true}}
 	var bl [2]blocks
 	if v {
@@ -438,13 +403,13 @@ func (c *Comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv V
 			rcounts, rdispls = scaled(rcounts, sz), scaled(rdispls, sz)
 		}
 	}
-	return typedColl(op, rs, &bl, func() (*Pending, error) {
+	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
 		var s *coll.Sched
 		var err error
 		if v {
-			s, err = c.coll.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
+			s, err = c.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
 		} else {
-			s, err = c.coll.sched.alltoall(c, op, send, recv, nb)
+			s, err = c.sched.alltoall(c, op, send, recv, nb)
 		}
 		return finish(op, nb, s, err)
 	})

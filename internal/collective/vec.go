@@ -1,10 +1,11 @@
-package core
+package collective
 
 import (
 	"fmt"
 	"math/bits"
 
 	"github.com/mpigo/mpigo/internal/coll"
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -77,7 +78,7 @@ func (r *Red) code() uint64 { return r.Code }
 // pairs checks that n elements are whole (value, index) pairs where r needs them.
 func (r *Red) pairs(op string, n int) error {
 	if r.Pair && n%2 != 0 {
-		return Errorf(ClassCount, op, "%s takes (value, index) pairs: the buffer's length %d is odd", r.Name, n)
+		return core.Errorf(core.ClassCount, op, "%s takes (value, index) pairs: the buffer's length %d is odd", r.Name, n)
 	}
 	return nil
 }

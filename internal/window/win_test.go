@@ -1,0 +1,350 @@
+package window
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/collective"
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+// The window package's own tests run in one process: the test binary is a singleton
+// job (Init with no launcher is a job of one rank, pm.Singleton), whose windows
+// have one target, this rank. That reaches every path that needs no second process:
+// creation of each flavour, the epochs and their errors, the short ways and the
+// general path to a direct target, and the shipped path (a dynamic window ships even
+// to its own rank, through the progress goroutine). What needs peers (other nodes,
+// lock contention, a dead holder) is tested through real jobs in mpi and abi.
+func TestMain(m *testing.M) {
+	if err := collective.Init(core.ThreadMultiple); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := collective.Finalize(nil); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func class(err error) core.ErrorClass { return core.ClassOf(err) }
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantClass(t *testing.T, what string, err error, want core.ErrorClass) {
+	t.Helper()
+	if err == nil || class(err) != want {
+		t.Errorf("%s: got %v (class %v), want class %v", what, err, class(err), want)
+	}
+}
+
+func newWin(t *testing.T, f Flavor, size int64) *Win {
+	t.Helper()
+	a := Args{Flavor: f, Size: size, DispUnit: 8}
+	switch f {
+	case FlavorCreate:
+		a.Mem = make([]byte, size)
+	case FlavorDynamic:
+		a.Size, a.DispUnit = 0, 1
+	}
+	w, err := Create(core.World, "WinCreate", a)
+	must(t, err)
+	t.Cleanup(func() {
+		if w.Check("Free") == nil {
+			must(t, w.Free("Free"))
+		}
+	})
+	return w
+}
+
+func word(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
+
+func bytesOf(v ...int64) []byte {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return b
+}
+
+// TestCreateFlavors: each flavour makes a window of one target, this rank, whose
+// memory and attributes are what was asked; Free closes it to every later call.
+func TestCreateFlavors(t *testing.T) {
+	for _, tc := range []struct {
+		f        Flavor
+		size     int64
+		inRegion bool // node shared memory: a shared window's always (a memfd needs no transport)
+	}{
+		{FlavorCreate, 64, false},
+		{FlavorAllocate, 64, false}, // a singleton has no shared-memory transport
+		{FlavorShared, 64, true},
+		{FlavorDynamic, 0, false},
+	} {
+		t.Run(tc.f.String(), func(t *testing.T) {
+			w := newWin(t, tc.f, tc.size)
+			if w.Flavor() != tc.f || w.Size() != 1 || w.Rank() != 0 || len(w.Mem()) != int(tc.size) {
+				t.Errorf("flavor %v size %d rank %d mem %d; want %v, 1, 0, %d", w.Flavor(), w.Size(), w.Rank(), len(w.Mem()), tc.f, tc.size)
+			}
+			if w.InRegion() != tc.inRegion {
+				t.Errorf("InRegion %v, want %v", w.InRegion(), tc.inRegion)
+			}
+			if w.Comm() == core.World || w.Comm().Size() != 1 {
+				t.Errorf("the window's communicator is %p (World %p), size %d: want a duplicate of World", w.Comm(), core.World, w.Comm().Size())
+			}
+			if !w.Unified() {
+				t.Error("Unified: windows are of the unified memory model")
+			}
+			w.SetName("w")
+			if w.Name() != "w" {
+				t.Errorf("Name %q after SetName(w)", w.Name())
+			}
+			if r := w.Route(); !strings.Contains(r, tc.f.String()+" window") {
+				t.Errorf("Route %q does not name the flavour", r)
+			}
+			must(t, w.Free("Free"))
+			wantClass(t, "Check after Free", w.Check("Fence"), core.ClassWin)
+			wantClass(t, "Free twice", w.Free("Free"), core.ClassWin)
+			wantClass(t, "the window's communicator after Free", w.Comm().Check("Send"), core.ClassComm)
+		})
+	}
+	var nilWin *Win
+	wantClass(t, "a nil window", nilWin.Check("Fence"), core.ClassWin)
+}
+
+// TestCreateErrors: bad arguments name their class, and no window is made.
+func TestCreateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    *core.Comm
+		a    Args
+		want core.ErrorClass
+	}{
+		{"negative size", core.World, Args{Flavor: FlavorAllocate, Size: -1, DispUnit: 1}, core.ClassSize},
+		{"disp unit 0", core.World, Args{Flavor: FlavorAllocate, Size: 8, DispUnit: 0}, core.ClassDisp},
+		{"nil communicator", nil, Args{Flavor: FlavorAllocate, Size: 8, DispUnit: 1}, core.ClassComm},
+	} {
+		w, err := Create(tc.c, "WinAllocate", tc.a)
+		if w != nil {
+			t.Errorf("%s: a window was made", tc.name)
+		}
+		wantClass(t, tc.name, err, tc.want)
+	}
+}
+
+// TestOperationsOnSelf: Put, Get, Accumulate, GetAccumulate, FetchAndOp and
+// CompareAndSwap on the window's one target, in each kind of epoch, through the
+// general path; every flavour but dynamic reaches its own memory directly, a
+// dynamic window through its progress goroutine.
+func TestOperationsOnSelf(t *testing.T) {
+	for _, f := range []Flavor{FlavorCreate, FlavorAllocate, FlavorShared, FlavorDynamic} {
+		t.Run(f.String(), func(t *testing.T) {
+			w := newWin(t, f, 32)
+			mem, base := w.Mem(), int64(0)
+			if f == FlavorDynamic {
+				mem = make([]byte, 32)
+				a, err := w.Attach("WinAttach", mem)
+				must(t, err)
+				base = a
+				defer w.Detach("WinDetach", mem)
+			}
+			// Word i of the target: its index in units of 8 bytes, or in a dynamic
+			// window (unit 1) its address.
+			tgt := func(i, n int64) *Target {
+				d := i
+				if f == FlavorDynamic {
+					d = base + 8*i
+				}
+				return &Target{Rank: 0, Disp: d, Count: n, Type: datatype.Int64}
+			}
+			direct, shipped := 1, 0
+			if f == FlavorDynamic {
+				direct, shipped = 0, 1
+			}
+			if want := fmt.Sprintf("%d targets direct (node shared memory), %d shipped", direct, shipped); !strings.Contains(w.Route(), want) {
+				t.Errorf("Route %q, want %q", w.Route(), want)
+			}
+			must(t, w.Lock("WinLock", LockExclusive, 0, 0))
+			must(t, w.Put("Put", &RBuf{Mem: bytesOf(5, 6), Count: 2, Type: datatype.Int64}, tgt(0, 2)))
+			must(t, w.Accumulate("Accumulate", &RBuf{Mem: bytesOf(10, 20), Count: 2, Type: datatype.Int64}, tgt(0, 2), RMASum))
+			must(t, w.Flush("WinFlush", 0, false))
+			got := make([]byte, 16)
+			must(t, w.Get("Get", &RBuf{Mem: got, Count: 2, Type: datatype.Int64}, tgt(0, 2)))
+			must(t, w.Flush("WinFlush", 0, false))
+			if word(got) != 15 || word(got[8:]) != 26 {
+				t.Errorf("Get after Put and Accumulate: %d %d, want 15 26", word(got), word(got[8:]))
+			}
+			old := make([]byte, 8)
+			must(t, w.FetchAndOp("FetchAndOp", bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp, RMASum))
+			if word(old) != 0 {
+				t.Errorf("FetchAndOp's old value %d, want 0", word(old))
+			}
+			must(t, w.CompareAndSwap("CompareAndSwap", bytesOf(7), bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp))
+			if word(old) != 100 {
+				t.Errorf("CompareAndSwap's old value %d, want 100", word(old))
+			}
+			res := make([]byte, 8)
+			must(t, w.GetAccumulate("GetAccumulate", &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64},
+				&RBuf{Mem: res, Count: 1, Type: datatype.Int64}, tgt(2, 1), RMASum))
+			must(t, w.Unlock("WinUnlock", 0))
+			if word(res) != 7 {
+				t.Errorf("GetAccumulate's old value %d, want 7", word(res))
+			}
+			if v := word(mem[16:]); v != 8 {
+				t.Errorf("the target word after the atomics: %d, want 8", v)
+			}
+
+			// A fence epoch and a PSCW epoch on the one target.
+			must(t, w.Fence("WinFence", 0))
+			p, err := w.Rput("Rput", &RBuf{Mem: bytesOf(42), Count: 1, Type: datatype.Int64}, tgt(3, 1))
+			must(t, err)
+			must(t, p.Wait())
+			must(t, w.Fence("WinFence", ModeNoSucceed))
+			must(t, w.Post("WinPost", []int{0}, 0))
+			must(t, w.Start("WinStart", []int{0}, 0))
+			must(t, w.Accumulate("Accumulate", &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64}, tgt(3, 1), RMASum))
+			must(t, w.Complete("WinComplete"))
+			if _, err := w.Wait("WinWait", false); err != nil {
+				t.Fatal(err)
+			}
+			if v := word(mem[24:]); v != 43 {
+				t.Errorf("the word after Rput in a fence and Accumulate in PSCW: %d, want 43", v)
+			}
+		})
+	}
+}
+
+// TestEpochErrors: operations and synchronisation outside the rules give the
+// classes MPI names for them.
+func TestEpochErrors(t *testing.T) {
+	w := newWin(t, FlavorAllocate, 16)
+	one := &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64}
+	at := func(rank int, disp int64) *Target {
+		return &Target{Rank: rank, Disp: disp, Count: 1, Type: datatype.Int64}
+	}
+	wantClass(t, "Put outside an epoch", w.Put("Put", one, at(0, 0)), core.ClassRMASync)
+	wantClass(t, "Unlock without Lock", w.Unlock("WinUnlock", 0), core.ClassRMASync)
+	wantClass(t, "Complete without Start", w.Complete("WinComplete"), core.ClassRMASync)
+	wantClass(t, "lock type 0", w.Lock("WinLock", 0, 0, 0), core.ClassLocktype)
+	wantClass(t, "Lock of rank 1", w.Lock("WinLock", LockShared, 1, 0), core.ClassRank)
+	wantClass(t, "Fence with a lock's assertion", w.Fence("WinFence", ModeNoCheck), core.ClassAssert)
+	wantClass(t, "SharedQuery of an allocated window", func() error { _, _, err := w.SharedQuery("WinSharedQuery", 0); return err }(), core.ClassRMAFlavor)
+	_, err := w.Attach("WinAttach", make([]byte, 8))
+	wantClass(t, "Attach to an allocated window", err, core.ClassRMAFlavor)
+
+	must(t, w.Lock("WinLock", LockShared, 0, 0))
+	wantClass(t, "Lock twice", w.Lock("WinLock", LockShared, 0, 0), core.ClassRMASync)
+	wantClass(t, "Put to rank 1", w.Put("Put", one, at(1, 0)), core.ClassRank)
+	wantClass(t, "Put past the window", w.Put("Put", one, at(0, 2)), core.ClassRMARange)
+	wantClass(t, "Accumulate with NoOp's pair Maxloc on int64", w.Accumulate("Accumulate", one, at(0, 0), RMAMaxloc), core.ClassOp)
+	must(t, w.Put("Put", one, at(core.ProcNull, 5))) // ProcNull: nothing to do, whatever the displacement
+	must(t, w.Unlock("WinUnlock", 0))
+}
+
+// TestDynamicAttach: memory is attached and detached by address; overlaps and
+// unknown memory are refused.
+func TestDynamicAttach(t *testing.T) {
+	w := newWin(t, FlavorDynamic, 0)
+	mem := make([]byte, 64)
+	a, err := w.Attach("WinAttach", mem[:32])
+	must(t, err)
+	if a != int64(uintptr(unsafe.Pointer(&mem[0]))) {
+		t.Errorf("Attach gave %#x, want the memory's address %p", a, &mem[0])
+	}
+	_, err = w.Attach("WinAttach", mem[16:48])
+	wantClass(t, "an overlapping Attach", err, core.ClassRMAAttach)
+	wantClass(t, "Detach of memory not attached", w.Detach("WinDetach", mem[32:]), core.ClassRMAAttach)
+	must(t, w.Lock("WinLock", LockExclusive, 0, 0))
+	wantClass(t, "Put past the attached memory", func() error {
+		err := w.Put("Put", &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64}, &Target{Rank: 0, Disp: a + 32, Count: 1, Type: datatype.Int64})
+		if err == nil {
+			err = w.Flush("WinFlush", 0, false)
+		}
+		return err
+	}(), core.ClassRMARange)
+	must(t, w.Unlock("WinUnlock", 0))
+	must(t, w.Detach("WinDetach", mem[:32]))
+}
+
+// TestShortWays: the device's short ways take an 8-byte access to the one target
+// inside an epoch, refuse it outside one or beyond the window, and allocate nothing.
+func TestShortWays(t *testing.T) {
+	w := newWin(t, FlavorAllocate, 16)
+	v := bytesOf(9)
+	if w.PutBytes(0, 0, v) {
+		t.Error("PutBytes outside an epoch took the short way")
+	}
+	must(t, w.Lock("WinLock", LockShared, 0, 0))
+	if !w.PutBytes(0, 1, v) || !w.FlushDirect(0) {
+		t.Fatal("PutBytes and FlushDirect inside a lock epoch did not take the short way")
+	}
+	if w.PutBytes(0, 2, v) || w.PutBytes(1, 0, v) || w.PutBytes(0, -1, v) {
+		t.Error("PutBytes past the window, to rank 1 or before the window took the short way")
+	}
+	got := make([]byte, 8)
+	if !w.GetBytes(0, 1, got) || word(got) != 9 {
+		t.Errorf("GetBytes: %d, want 9", word(got))
+	}
+	if !w.AccBytes(0, 1, bytesOf(1), RMASum, datatype.KindInt64) {
+		t.Error("AccBytes of an int64 Sum did not take the short way")
+	}
+	if old, ok := w.FetchWord(0, 1, 5, RMASum); !ok || old != 10 {
+		t.Errorf("FetchWord: %d %v, want 10 true", old, ok)
+	}
+	if old, ok := w.CasWord(0, 1, 15, 3); !ok || old != 15 {
+		t.Errorf("CasWord: %d %v, want 15 true", old, ok)
+	}
+	if !w.Locked(0) || w.ShortState(0) == 0 || w.TargetWorld(0) != 0 {
+		t.Errorf("Locked %v, ShortState %d, TargetWorld %d inside a lock epoch", w.Locked(0), w.ShortState(0), w.TargetWorld(0))
+	}
+	// The accumulate lock word is handed out only where it lies in node shared
+	// memory: a shared window's, not an allocated one's of a singleton (Go memory).
+	if mem, unit, acc, ok := w.DirectTarget(0); !ok || len(mem) != 16 || unit != 8 || acc != nil {
+		t.Errorf("DirectTarget: %d bytes, unit %d, lock word %p, %v; want 16, 8, nil, true", len(mem), unit, acc, ok)
+	}
+	if _, _, acc, ok := newWin(t, FlavorShared, 8).DirectTarget(0); !ok || acc == nil {
+		t.Errorf("DirectTarget of a shared window: lock word %p, %v; want one, true", acc, ok)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		w.PutBytes(0, 0, v)
+		w.GetBytes(0, 0, got)
+		w.AccBytes(0, 0, v, RMASum, datatype.KindInt64)
+		w.FlushDirect(0)
+	})
+	if allocs != 0 {
+		t.Errorf("the short ways allocate %v times per Put+Get+Accumulate+Flush", allocs)
+	}
+	must(t, w.Unlock("WinUnlock", 0))
+	if word(w.Mem()[8:]) != 3 {
+		t.Errorf("the word after the short ways: %d, want 3", word(w.Mem()[8:]))
+	}
+}
+
+// TestRMAInfo: mpigo info's line on how windows reach their targets.
+func TestRMAInfo(t *testing.T) {
+	s := RMAInfo()
+	if !strings.HasPrefix(s, "rma: WinAllocate targets on this node: shipped") {
+		t.Errorf("RMAInfo of a singleton (no shared-memory transport): %q", s)
+	}
+}
+
+// TestOpNames: the accumulate operations the faces name through this package apply
+// where windows apply them.
+func TestOpNames(t *testing.T) {
+	if !RMAApplies(RMASum, datatype.KindFloat64) || RMAApplies(RMABand, datatype.KindFloat64) {
+		t.Error("Sum applies to float64, Band does not")
+	}
+	if !RMAAtomic(datatype.KindInt64) || RMAAtomic(datatype.KindComplex128) {
+		t.Error("int64 is updated by one atomic instruction, complex128 not")
+	}
+}
