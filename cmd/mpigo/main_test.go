@@ -262,6 +262,47 @@ func TestRankFailureOthersKilled(t *testing.T) {
 	}
 }
 
+// TestStartRefused: where the system refuses to start a rank, the launcher ends at
+// once with the system's error and a non-zero code, and stops the ranks it started:
+// no process and no file in /dev/shm is left. The launcher runs with few file
+// descriptors (ulimit -n), so that starting a rank fails after a few, as a limit on
+// processes makes it fail (EAGAIN) on a larger machine: the same start, refused. (A
+// limit on processes, ulimit -u, does not bind root, which CI runs as.)
+func TestStartRefused(t *testing.T) {
+	mark := mpitest.JobMark()
+	cmd := exec.Command("sh", "-c", `ulimit -n 64 && exec "$0" "$@"`, mpigoBin(t), "run", "-n", "200", rankBin(t), "block")
+	cmd.Env = append(os.Environ(), mark)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mpitest.KillMarked(mark) })
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	timer.Stop()
+	took := time.Since(start)
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+		t.Fatalf("the launcher hung and was killed after %v\n%s", took, errb.String())
+	}
+	code := cmd.ProcessState.ExitCode()
+	msg := regexp.MustCompile(`mpigo: cannot start rank (\d+) of 200 \(\S+\): .*too many open files.*; stopping the (\d+) ranks started\n`)
+	m := msg.FindStringSubmatch(errb.String())
+	if code != 1 || m == nil || m[1] != m[2] || m[1] == "0" {
+		t.Errorf("exit code %d, stderr:\n%s\nwant code 1 and a line matching %s, after a rank or more", code, errb.String(), msg)
+	}
+	if took > 2*time.Second {
+		t.Errorf("the launcher took %v to end, want under 2s", took)
+	}
+	if left := mpitest.Marked(mark); len(left) > 0 {
+		t.Errorf("processes of the job still running: %v", left)
+	}
+	if left, _ := filepath.Glob("/dev/shm/mpigo-" + strconv.FormatInt(int64(cmd.Process.Pid), 36) + "*"); len(left) > 0 {
+		t.Errorf("the job left files in /dev/shm: %v", left)
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	r := mpigo(t, "", "run", "-n", "2", "--timeout", "0.5", rankBin(t), "block")
 	if r.code != 124 || !strings.Contains(r.stderr, "timed out") {

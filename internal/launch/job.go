@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -192,6 +193,10 @@ type Job struct {
 	finished   []bool
 	agentsGone int
 	queried    bool // the ranks were asked where they are (profile.go)
+	// sigs receives the signals that stop the job, from the start of run to its
+	// end: the start, the main loop and the stop (reapAll) each watch it, so that a
+	// signal ends the launcher at any moment.
+	sigs chan os.Signal
 }
 
 func (n *node) diag(format string, a ...any) {
@@ -207,9 +212,9 @@ func newJobID() string {
 func (j *Job) run() int {
 	j.id = newJobID()
 	j.finished = make([]bool, j.spec.N)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	j.sigs = make(chan os.Signal, 4)
+	signal.Notify(j.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(j.sigs)
 
 	if len(j.spec.Hosts) == 0 {
 		host, _ := os.Hostname()
@@ -224,8 +229,12 @@ func (j *Job) run() int {
 		j.coll = wireup.NewCollector(j.lay, spans)
 		j.done = (*wireup.Collector).Result
 		for r := 0; r < j.spec.N; r++ {
+			if code, stop := j.interruptedStarting(); stop {
+				return code
+			}
 			if err := j.startRank(r, r, j.stdout, j.stderr, rankTag(j.spec.TagOutput, r)); err != nil {
-				j.diag("cannot start rank %d (%s): %v", r, j.spec.Program, err)
+				j.diag("cannot start rank %d of %d (%s): %v%s; stopping the %d ranks started",
+					r, j.spec.N, j.spec.Program, err, startHint(err), r)
 				return j.fail(1)
 			}
 		}
@@ -246,7 +255,7 @@ func (j *Job) run() int {
 			if code, stop := j.judge(ev); stop {
 				return code
 			}
-		case s := <-sigs:
+		case s := <-j.sigs:
 			sig := s.(syscall.Signal)
 			j.explain(fmt.Sprintf("received %v", sig))
 			j.diag("received %v; forwarding it to %d ranks", sig, j.spec.N-j.exited)
@@ -261,6 +270,34 @@ func (j *Job) run() int {
 	}
 	j.drainOutput()
 	return 0
+}
+
+// interruptedStarting, between two starts, stops the ranks started so far if a
+// signal came, and says with what code the launcher ends.
+func (j *Job) interruptedStarting() (int, bool) {
+	select {
+	case s := <-j.sigs:
+		sig := s.(syscall.Signal)
+		j.diag("received %v while starting the job; stopping the %d ranks started", sig, len(j.ranks))
+		j.signalAll(sig)
+		j.reapAll(sig, time.Time{})
+		return 128 + int(sig), true
+	default:
+		return 0, false
+	}
+}
+
+// startHint says which limit a start that the system refused ran into.
+func startHint(err error) string {
+	switch {
+	case errors.Is(err, syscall.EAGAIN):
+		return " (the system refuses more processes: the limit on processes per user, ulimit -u, or the kernel's pid_max or threads-max)"
+	case errors.Is(err, syscall.EMFILE):
+		return " (the launcher ran out of file descriptors, ulimit -n: it holds 3 for each local rank)"
+	case errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOMEM):
+		return " (the system is out of memory or of open files)"
+	}
+	return ""
 }
 
 func (j *Job) hostName(h int) string {
@@ -386,8 +423,9 @@ func (n *node) signalAll(sig syscall.Signal) {
 	}
 }
 
-// reapAll waits until every rank has been reported gone and every agent has ended,
-// then kills whatever the ranks left in their process groups. sent is the signal the
+// reapAll waits until every rank started has been reported gone and every agent has
+// ended, then kills whatever the ranks left in their process groups; a signal to the
+// launcher meanwhile kills them at once. sent is the signal the
 // job was stopped with: a rank found killed by another one (a SIGKILL before the
 // stop's own) died on its own, perhaps before the failure that stopped the job (its
 // end and a survivor's reach the launcher in either order), so it is reported too.
@@ -398,8 +436,17 @@ func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bo
 	// no ranks left (they die with their parent), reported or not. Without agents, each
 	// local rank's exit.
 	agentsLeft := len(j.agents) - j.agentsGone
-	for agentsLeft > 0 || len(j.agents) == 0 && j.exited < j.spec.N {
-		ev := <-j.events
+	for agentsLeft > 0 || len(j.agents) == 0 && j.exited < len(j.ranks) {
+		var ev event
+		select {
+		case ev = <-j.events:
+		case s := <-j.sigs:
+			if !j.killing.Load() {
+				j.diag("received %v while stopping the job; killing its ranks", s)
+				j.signalAll(syscall.SIGKILL)
+			}
+			continue
+		}
 		switch {
 		case ev.exited && ev.rank >= 0 && ev.rank < len(j.finished) && !j.finished[ev.rank]:
 			j.finished[ev.rank] = true
