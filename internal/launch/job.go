@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -78,7 +79,9 @@ type child struct {
 	hello, finalized bool
 	mpiPid           int // the pid the rank reported at Init (a wrapper may have exec'd it)
 	abort            *abortMsg
+	crash            string        // the first line of a Go panic or fatal error on its stderr
 	pmDone           chan struct{} // the connection has ended
+	errDone          chan struct{} // its stderr has been forwarded to its end
 	outDone          sync.WaitGroup
 }
 
@@ -98,6 +101,7 @@ type event struct {
 	hello     bool
 	finalized bool
 	abort     *abortMsg
+	crash     string // the rank's stderr said it panicked (child.crash)
 	err       error  // a rank broke the protocol
 	failure   string // an agent's word on what went wrong (host named)
 	lost      *child // an agent's connection ended
@@ -386,6 +390,12 @@ func exitCodeOr1(c int) int {
 func exitCode(ev event) (int, string) {
 	ws := ev.status
 	switch {
+	case ws.Exited() && ws.ExitStatus() == 2 && ev.crash != "":
+		// How a Go program ends on a panic or a fatal error of its runtime.
+		if p, ok := strings.CutPrefix(ev.crash, "panic: "); ok {
+			return 2, fmt.Sprintf("panicked: %s (exit code 2)", p)
+		}
+		return 2, fmt.Sprintf("crashed: %s (exit code 2)", ev.crash)
 	case ws.Signaled():
 		return 128 + int(ws.Signal()), fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	case ws.ExitStatus() != 0:
@@ -529,25 +539,36 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		return err
 	}
 	c := &child{idx: idx, conn: mine, cmd: cmd, pid: cmd.Process.Pid, rank: r, host: int(n.lay.NodeOf[r]),
-		pmDone: make(chan struct{})}
+		pmDone: make(chan struct{}), errDone: make(chan struct{})}
 	n.children = append(n.children, c)
 	n.ranks = append(n.ranks, c)
 	c.outDone.Add(2)
-	go func() { forward(outR, out, tag); outR.Close(); c.outDone.Done() }()
-	go func() { forward(errR, errw, tag); errR.Close(); c.outDone.Done() }()
+	go func() { forward(outR, out, tag, nil); outR.Close(); c.outDone.Done() }()
+	go func() {
+		forward(errR, errw, tag, func(lines []byte) { n.noteCrash(c, lines) })
+		errR.Close()
+		close(c.errDone)
+		c.outDone.Done()
+	}()
 	go n.serveRank(c)
 	go func() {
 		cmd.Wait()
 		at := time.Now()
-		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize)
-		// before its end is judged; bounded, as a child of the rank may hold the socket.
-		select {
-		case <-c.pmDone:
-		case <-time.After(200 * time.Millisecond):
+		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize),
+		// and the output forwarder what it wrote last (a panic), before its end is
+		// judged; bounded, as a child of the rank may hold the socket or the pipe.
+		late := make(chan struct{})
+		t := time.AfterFunc(200*time.Millisecond, func() { close(late) })
+		for _, done := range []chan struct{}{c.pmDone, c.errDone} {
+			select {
+			case <-done:
+			case <-late:
+			}
 		}
+		t.Stop()
 		n.fmu.Lock()
 		ev := event{rank: r, pid: c.pid, host: c.host, exited: true, hello: c.hello, finalized: c.finalized,
-			status: cmd.ProcessState.Sys().(syscall.WaitStatus), at: at}
+			crash: c.crash, status: cmd.ProcessState.Sys().(syscall.WaitStatus), at: at}
 		if c.mpiPid != 0 {
 			ev.pid = c.mpiPid
 		}
@@ -555,6 +576,36 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		n.events <- ev
 	}()
 	return nil
+}
+
+// noteCrash keeps the first line of a Go panic or fatal error that rank c wrote on
+// its stderr (lines, whole lines as forwarded), for the judgement of its end.
+func (n *node) noteCrash(c *child, lines []byte) {
+	line := crashLine(lines)
+	if line == "" {
+		return
+	}
+	n.fmu.Lock()
+	if c.crash == "" {
+		c.crash = line
+	}
+	n.fmu.Unlock()
+}
+
+// crashLine is the first line of lines that begins as the Go runtime begins its
+// report of a panic ("panic: ") or of a fatal error ("fatal error: "), or "".
+func crashLine(lines []byte) string {
+	if !bytes.Contains(lines, []byte("panic: ")) && !bytes.Contains(lines, []byte("fatal error: ")) {
+		return ""
+	}
+	for len(lines) > 0 {
+		line, rest, _ := bytes.Cut(lines, []byte("\n"))
+		if bytes.HasPrefix(line, []byte("panic: ")) || bytes.HasPrefix(line, []byte("fatal error: ")) {
+			return string(line)
+		}
+		lines = rest
+	}
+	return ""
 }
 
 func (n *node) rankEnv(r int) []string {

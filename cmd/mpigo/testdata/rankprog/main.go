@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,6 +37,12 @@ func main() {
 	case "signal-at-start": // RANK: that rank kills itself with SIGKILL before Init
 		if rank == arg(2) {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	case "overflow-at-start": // RANK: that rank overflows its stack before Init, which
+		// the Go runtime ends as a fatal error
+		if rank == arg(2) {
+			debug.SetMaxStack(1 << 20)
+			recurse(0)
 		}
 	}
 	var termSigs chan os.Signal
@@ -82,6 +89,10 @@ func main() {
 			panic("deliberate failure in rank " + strconv.Itoa(rank))
 		}
 		return
+	case "panic-bare": // RANK: that rank panics after Init, with no Finalize deferred
+		if rank == arg(2) {
+			panic(fmt.Sprintf("deliberate bare panic in rank %d", rank))
+		}
 	case "abort": // RANK CODE
 		if rank == arg(2) {
 			mpi.World.Abort(arg(3))
@@ -463,4 +474,11 @@ func rmaCheck() {
 		}
 	}
 	must(w.Free())
+}
+
+// recurse calls itself until the stack overflows.
+func recurse(n int) int {
+	var pad [64]byte
+	pad[n%64] = byte(n)
+	return recurse(n+1) + int(pad[(n+1)%64])
 }
