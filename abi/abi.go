@@ -7,6 +7,13 @@
 // source (found next to the running mpigo, in the module cache, or where
 // MPIGO_SOURCE says), so that installing mpigo needs no C compiler: only compiling C
 // programs does.
+//
+// The compiler wrappers (`mpigo cc`, `mpigo cxx`, and the installed bin/mpicc and
+// bin/mpicxx, which run mpigo) take the real compiler from MPIGO_CC and MPIGO_CXX,
+// never from CC and CXX, and never call themselves: a compiler that is a wrapper is
+// refused before anything runs (wrap.go). They print their command lines as MPICH's
+// and Open MPI's wrappers do (-show, -compile_info, -link_info, -showme:compile, ...),
+// for build systems that ask.
 package abi
 
 //go:generate go run ./gen

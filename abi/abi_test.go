@@ -324,7 +324,7 @@ func TestShowAndInstall(t *testing.T) {
 	if out, errs, err := run(t, 5*time.Minute, mpigo, "abi", "install", "--prefix", prefix); err != nil {
 		t.Fatalf("mpigo abi install: %v\n%s%s", err, out, errs)
 	}
-	for _, f := range []string{"include/mpi.h", "lib/libmpi_abi.so.1", "lib/libmpi_abi.so", "bin/mpicc", "bin/mpiexec"} {
+	for _, f := range []string{"include/mpi.h", "lib/libmpi_abi.so.1", "lib/libmpi_abi.so", "lib/libmpi.so", "bin/mpicc", "bin/mpicxx", "bin/mpiexec", "bin/mpirun", "bin/mpigo"} {
 		if _, err := os.Stat(filepath.Join(prefix, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}

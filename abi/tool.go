@@ -194,116 +194,23 @@ func writeHeader(dir string, h []byte) error {
 	return os.WriteFile(filepath.Join(dir, "mpi.h"), h, 0o644)
 }
 
-// compileOnly reports whether args ask the compiler not to link.
-func compileOnly(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "-c", "-E", "-S", "-M", "-MM":
-			return true
-		}
-	}
-	return false
-}
-
-// Command is the compiler command line of `mpigo cc` (cxx: `mpigo cxx`) for args,
-// against the library and header in dir: as mpicc, the compiler with the include
-// directory first, then the user's arguments, then the library (unless only
-// compiling).
-func Command(dir string, cxx bool, args []string) []string {
-	cc := firstEnv("MPIGO_CC", "CC", "cc")
-	if cxx {
-		cc = firstEnv("MPIGO_CXX", "CXX", "c++")
-	}
-	cmd := append(strings.Fields(cc), "-I"+filepath.Join(dir, "include"))
-	cmd = append(cmd, args...)
-	if !compileOnly(args) {
-		lib := filepath.Join(dir, "lib")
-		cmd = append(cmd, "-L"+lib, "-Wl,-rpath,"+lib, "-lmpi_abi")
-	}
-	return cmd
-}
-
-func firstEnv(names ...string) string {
-	for _, n := range names[:len(names)-1] {
-		if v := os.Getenv(n); v != "" {
-			return v
-		}
-	}
-	return names[len(names)-1]
-}
-
-const ccUsage = `usage: mpigo cc [-show] [compiler arguments...]
-       mpigo cxx [-show] [compiler arguments...]
-
-Compile and link a C (cc) or C++ (cxx) MPI program against mpigo's implementation of
-the MPI 5.0 standard ABI: mpi.h and libmpi_abi.so.1, which is built once (with go and
-a C compiler) into %s. The arguments are the compiler's, as for mpicc:
-
-  mpigo cc -O2 -o ring ring.c
-  mpigo run -n 4 ./ring
-
-  -show    print the compiler command line instead of running it
-           (-showme, -compile-info and -link-info work as with other MPIs)
-
-The compiler is $MPIGO_CC, else $CC, else cc ($MPIGO_CXX, $CXX, c++ for cxx). The
-source of the library is found next to mpigo or in the module cache; set %s
-to a checkout of %s to use another.
-`
-
-// CC runs `mpigo cc` (cxx: `mpigo cxx`) and returns the exit code.
-func CC(args []string, cxx bool) int {
-	show := false
-	var rest []string
-	for _, a := range args {
-		switch a {
-		case "-show", "--show", "-showme", "--showme", "-compile-info", "-link-info":
-			show = true
-		case "-h", "-help", "--help":
-			fmt.Printf(ccUsage, CacheDir(), SourceVar, Module)
-			return 0
-		default:
-			rest = append(rest, a)
-		}
-	}
-	var dir string
-	var err error
-	if show {
-		dir, _, err = Built() // -show only says; it does not build
-	} else {
-		dir, err = Ensure(func(s string) { fmt.Fprintln(os.Stderr, s) })
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mpigo cc:", err)
-		return 1
-	}
-	cmd := Command(dir, cxx, rest)
-	if show {
-		fmt.Println(strings.Join(cmd, " "))
-		return 0
-	}
-	c := exec.Command(cmd[0], cmd[1:]...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := c.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		fmt.Fprintln(os.Stderr, "mpigo cc:", err)
-		return 1
-	}
-	return 0
-}
-
 // Install lays the C ABI out under prefix as MPI installations are laid out, so that
-// CMake's FindMPI, autotools and Meson find it: include/mpi.h, lib/libmpi_abi.so.1
-// with the links libmpi_abi.so and libmpi.so, and bin/mpicc, bin/mpicxx (compiler
-// wrappers that understand -show) and bin/mpiexec (mpigo run).
+// CMake's FindMPI, autotools, Meson and a make CC=mpicc find it: include/mpi.h,
+// lib/libmpi_abi.so.1 with the links libmpi_abi.so and libmpi.so, bin/mpigo (a copy of
+// the mpigo command at path mpigo, so that the prefix keeps the launcher that speaks
+// its library's wire-up, whatever becomes of the one that installed it), and the
+// scripts bin/mpicc, bin/mpicxx (compiler wrappers: `mpigo abi mpicc PREFIX`) and
+// bin/mpiexec, bin/mpirun (`mpigo run`).
 func Install(prefix, mpigo string) error {
 	dir, err := Ensure(func(s string) { fmt.Fprintln(os.Stderr, s) })
 	if err != nil {
 		return err
 	}
-	inc, lib, bin := filepath.Join(prefix, "include"), filepath.Join(prefix, "lib"), filepath.Join(prefix, "bin")
+	abs, err := filepath.Abs(prefix)
+	if err != nil {
+		return err
+	}
+	inc, lib, bin := filepath.Join(abs, "include"), filepath.Join(abs, "lib"), filepath.Join(abs, "bin")
 	for _, d := range []string{inc, lib, bin} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
@@ -316,11 +223,7 @@ func Install(prefix, mpigo string) error {
 	if err := writeHeader(inc, h); err != nil {
 		return err
 	}
-	so, err := os.ReadFile(filepath.Join(dir, "lib", LibName))
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(lib, LibName), so, 0o755); err != nil {
+	if err := copyFile(filepath.Join(dir, "lib", LibName), filepath.Join(lib, LibName)); err != nil {
 		return err
 	}
 	for _, l := range []string{"libmpi_abi.so", "libmpi.so"} {
@@ -329,30 +232,55 @@ func Install(prefix, mpigo string) error {
 			return err
 		}
 	}
-	abs, _ := filepath.Abs(prefix)
-	for name, cc := range map[string]string{"mpicc": "${MPIGO_CC:-${CC:-cc}}", "mpicxx": "${MPIGO_CXX:-${CXX:-c++}}"} {
-		script := fmt.Sprintf(`#!/bin/sh
-# %s: compile and link against mpigo's MPI standard ABI (written by mpigo abi install).
-prefix=%q
-cc="%s"
-link="-L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi_abi"
-show=
-for a in "$@"; do
-  case "$a" in
-    -c|-E|-S|-M|-MM) link= ;;
-  esac
-done
-case "$1" in
-  -show|-showme|--showme) shift; echo "$cc -I$prefix/include $* $link"; exit 0 ;;
-  -compile-info|-showme:compile) echo "$cc -I$prefix/include"; exit 0 ;;
-  -link-info|-showme:link) echo "$cc -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi_abi"; exit 0 ;;
-esac
-exec $cc -I"$prefix/include" "$@" $link
-`, name, abs, cc)
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+	self := filepath.Join(bin, "mpigo")
+	if err := copyFile(mpigo, self); err != nil {
+		return err
+	}
+	scripts := map[string]string{
+		"mpicc":   fmt.Sprintf("# mpicc: compile and link C against mpigo's MPI standard ABI %s.\nexec %s abi mpicc %s \"$@\"\n", wrapperMark, shellJoin([]string{self}), shellJoin([]string{abs})),
+		"mpicxx":  fmt.Sprintf("# mpicxx: compile and link C++ against mpigo's MPI standard ABI %s.\nexec %s abi mpicxx %s \"$@\"\n", wrapperMark, shellJoin([]string{self}), shellJoin([]string{abs})),
+		"mpiexec": fmt.Sprintf("# mpiexec: mpigo run %s.\nexec %s run \"$@\"\n", wrapperMark, shellJoin([]string{self})),
+	}
+	scripts["mpirun"] = strings.Replace(scripts["mpiexec"], "# mpiexec", "# mpirun", 1)
+	for name, body := range scripts {
+		if err := writeAtomic(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 			return err
 		}
 	}
-	exe := fmt.Sprintf("#!/bin/sh\n# mpiexec: mpigo run (written by mpigo abi install).\nexec %q run \"$@\"\n", mpigo)
-	return os.WriteFile(filepath.Join(bin, "mpiexec"), []byte(exe), 0o755)
+	return nil
+}
+
+// copyFile copies src to dst (unless they are the same file: an install over the
+// prefix whose mpigo runs it).
+func copyFile(src, dst string) error {
+	a, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if b, err := os.Stat(dst); err == nil && os.SameFile(a, b) {
+		return nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(dst, data, 0o755)
+}
+
+// writeAtomic writes data to path through a new file renamed over it, so that a
+// program running from path (an mpigo, a library in use) keeps its own.
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }

@@ -61,18 +61,34 @@ func (c *Comm) dev() *core.Comm {
 }
 
 // Rank is this process's rank in c, from 0 to Size()-1 (in the local group of an
-// intercommunicator); Undefined for a nil communicator or before Init.
+// intercommunicator); Undefined before Init.
+//
+// A nil communicator (MPI_COMM_NULL) has no ranks, and MPI makes asking one for its
+// rank an error: Rank then raises an error of class ErrComm, which goes to Self's
+// handler (the handler of errors with no communicator), and returns Undefined.
+// Undefined, unlike ProcNull, is a rank no call accepts, so that a rank taken from
+// the wrong communicator fails the call it is passed to (a Send: ErrRank) rather
+// than make it do nothing.
 func (c *Comm) Rank() int {
-	if c.dev() == nil || !c.d.Known() {
+	if c == nil {
+		c.raise("Rank", errorf(ClassComm, "Rank", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
+		return Undefined
+	}
+	if c.d == nil || !c.d.Known() {
 		return Undefined
 	}
 	return c.d.Rank()
 }
 
-// Size is the number of ranks in c (its local group for an intercommunicator); 0 for a
-// nil communicator or before Init.
+// Size is the number of ranks in c (its local group for an intercommunicator); 0
+// before Init. On a nil communicator (MPI_COMM_NULL) it raises an error of class
+// ErrComm, as Rank does, and returns 0.
 func (c *Comm) Size() int {
-	if c.dev() == nil || !c.d.Known() {
+	if c == nil {
+		c.raise("Size", errorf(ClassComm, "Size", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
+		return 0
+	}
+	if c.d == nil || !c.d.Known() {
 		return 0
 	}
 	return c.d.Size()

@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -224,6 +225,28 @@ func TestIdup(t *testing.T) {
 		}
 		if cmp, _ := mpi.CommCompare(d, d2); cmp != mpi.Congruent {
 			t.Errorf("two duplicates compare %v", cmp)
+		}
+	})
+}
+
+// TestNilCommRankSize: a nil communicator (MPI_COMM_NULL) has no rank and no size:
+// asking is an error of class ErrComm, which goes to Self's handler and names the
+// call, and Rank gives Undefined, which a send then refuses (ErrRank), and Size 0.
+func TestNilCommRankSize(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		var seen []error
+		must(t, mpi.Self.SetErrHandler(mpi.NewErrHandler(func(c *mpi.Comm, err error) { seen = append(seen, err) })))
+		defer mpi.Self.SetErrHandler(mpi.ErrorsReturn)
+		var null *mpi.Comm
+		r := null.Rank()
+		if r != mpi.Undefined || len(seen) != 1 || !errors.Is(seen[0], mpi.ErrComm) || !strings.Contains(seen[0].Error(), "Rank: the communicator is nil (MPI_COMM_NULL)") {
+			t.Errorf("nil Rank() = %d, Self's handler saw %v; want Undefined and one ErrComm naming Rank", r, seen)
+		}
+		if n := null.Size(); n != 0 || len(seen) != 2 || !errors.Is(seen[1], mpi.ErrComm) || !strings.Contains(seen[1].Error(), "Size: ") {
+			t.Errorf("nil Size() = %d, Self's handler saw %v; want 0 and a second ErrComm naming Size", n, seen)
+		}
+		if err := mpi.Send(mpi.World, []int{1}, r, 0); !errors.Is(err, mpi.ErrRank) {
+			t.Errorf("a Send to the nil communicator's Rank: %v, want ErrRank", err)
 		}
 	})
 }

@@ -31,6 +31,13 @@ import (
 // ErrType); types that cannot be sent (channels, functions, interfaces) are refused
 // by the sender, naming the field. Both ends must be the same program on machines of
 // one architecture, as MPI's homogeneous case.
+//
+// The record (internal/prof) counts each value call once, as itself, with the
+// encoded bytes it moved (out-of-band slices included): the sends, receives and
+// waits it is made of are unrecorded, at every thread level (the recorder cannot tell
+// a call made inside another from one on another goroutine at ThreadMultiple, and
+// would count both). IrecvValue's bytes are not known when it is called: it counts
+// none, as a receive's Wait does.
 
 // valueOOBMin is the size from which a pointer-free slice travels out of band: above
 // it a rendezvous of its own costs less than copying it into the message and out.
@@ -119,8 +126,10 @@ func SendValue[T any](c *Comm, v T, dest, tag int) error {
 		*(*T)(unsafe.Pointer(&bp[8])) = v
 		return sendPlain("SendValue", cd, c, bp, dest, tag)
 	}
-	defer prof.Exit(prof.SendValue, c.enterShort(prof.SendValue, dest, tag, 0), 0)
-	return sendValueEnc("SendValue", c, v, dest, tag)
+	t := c.enterShort(prof.SendValue, dest, tag, 0)
+	n, err := sendValueEnc("SendValue", c, v, dest, tag)
+	prof.Exit(prof.SendValue, t, n)
+	return err
 }
 
 // plainOf is T's codec when T is plain (no pointers: a value is its bytes), else nil.
@@ -193,21 +202,31 @@ func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest,
 }
 
 // sendValueEnc is SendValue through the encoder (v, its own copy, goes to the heap:
-// the plain path above must not pay for that).
-func sendValueEnc[T any](op string, c *Comm, v T, dest, tag int) error {
+// the plain path above must not pay for that), unrecorded; n is the bytes encoded.
+func sendValueEnc[T any](op string, c *Comm, v T, dest, tag int) (n int, err error) {
 	_, e, err := encode(op, &v, true)
 	if err != nil {
-		return c.fail(op, err)
+		return 0, c.fail(op, err)
 	}
 	defer putEnc(e)
+	n = encBytes(e)
 	if len(e.OOB) == 0 {
-		return send(prof.Send, op, c, e.Buf, dest, tag, core.ModeStandard)
+		return n, send(prof.None, op, c, e.Buf, dest, tag, core.ModeStandard)
 	}
 	qs, err := isendParts(op, c, e, dest, tag)
 	if err != nil {
-		return c.fail(op, err)
+		return n, c.fail(op, err)
 	}
-	return c.fail(op, c.endSends(op, qs))
+	return n, c.fail(op, c.endSends(op, qs))
+}
+
+// encBytes is the bytes of an encoded value: its message and out-of-band slices.
+func encBytes(e *vcodec.Enc) int {
+	n := len(e.Buf)
+	for _, b := range e.OOB {
+		n += len(b)
+	}
+	return n
 }
 
 // isendParts starts the sends of an encoded value and of its out-of-band slices.
@@ -266,15 +285,19 @@ func RecvValue[T any](c *Comm, src, tag int) (T, Status, error) {
 		putScratch(recvPool, recvOwn, bp)
 		return v, st, err
 	}
-	defer prof.Exit(prof.RecvValue, c.enterShort(prof.RecvValue, src, tag, 0), 0)
+	t := c.enterShort(prof.RecvValue, src, tag, 0)
+	var st Status
+	var err error
 	if c != nil && c.ctx == nil {
-		return recvValueAlloc[T]("RecvValue", c, src, tag)
+		v, st, err = recvValueAlloc[T]("RecvValue", c, src, tag)
+	} else {
+		var r *ValueRequest[T]
+		if r, err = irecvValue[T]("RecvValue", c, src, tag); err == nil {
+			v, st, err = r.wait()
+		}
 	}
-	r, err := irecvValue[T]("RecvValue", c, src, tag)
-	if err != nil {
-		return v, Status{}, err
-	}
-	return r.Wait()
+	prof.Exit(prof.RecvValue, t, int(st.bytes))
+	return v, st, err
 }
 
 // smallValue: a plain message up to this long is built and received in a scratch
@@ -367,7 +390,14 @@ func recvValueAlloc[T any](op string, c *Comm, src, tag int) (T, Status, error) 
 // same value allocates no large slices (their previous contents, and every slice that
 // shares them, are overwritten). A message of another type leaves *v as it was.
 func RecvValueInto[T any](c *Comm, v *T, src, tag int) (Status, error) {
-	defer prof.Exit(prof.RecvValue, c.enterShort(prof.RecvValue, src, tag, 0), 0)
+	t := c.enterShort(prof.RecvValue, src, tag, 0)
+	st, err := recvValueInto(c, v, src, tag)
+	prof.Exit(prof.RecvValue, t, int(st.bytes))
+	return st, err
+}
+
+// recvValueInto is RecvValueInto unrecorded.
+func recvValueInto[T any](c *Comm, v *T, src, tag int) (Status, error) {
 	const op = "RecvValueInto"
 	if v == nil {
 		return Status{}, c.fail(op, errorf(ClassArg, op, "nil value pointer"))
@@ -377,7 +407,7 @@ func RecvValueInto[T any](c *Comm, v *T, src, tag int) (Status, error) {
 		return Status{}, err
 	}
 	r.into = v
-	_, st, err := r.Wait()
+	_, st, err := r.wait()
 	return st, err
 }
 
@@ -405,8 +435,14 @@ type ValueRequest[T any] struct {
 // it are not sent) except its large pointer-free slices, which must not change until
 // the request completes.
 func IsendValue[T any](c *Comm, v T, dest, tag int) (*ValueRequest[T], error) {
-	defer prof.Exit(prof.IsendValue, c.enterP2P(prof.IsendValue, dest, tag, 0), 0)
-	return isendValue("IsendValue", c, v, dest, tag)
+	t := c.enterP2P(prof.IsendValue, dest, tag, 0)
+	r, err := isendValue("IsendValue", c, v, dest, tag)
+	n := 0
+	if r != nil {
+		n = encBytes(r.enc)
+	}
+	prof.Exit(prof.IsendValue, t, n)
+	return r, err
 }
 
 // isendValue is IsendValue unrecorded, its errors op's (SendrecvValue's send).
@@ -444,27 +480,49 @@ func irecvValue[T any](op string, c *Comm, src, tag int) (*ValueRequest[T], erro
 
 // Wait waits for r to complete and returns the value received (T's zero value for a
 // send) and its status; through a view made by WithContext, it gives up when the
-// context ends (see WithContext: a receive is cancelled then).
+// context ends (see WithContext: a receive is cancelled then). It is recorded as a
+// Wait.
 func (r *ValueRequest[T]) Wait() (T, Status, error) {
 	if r == nil {
 		var z T
 		return z, emptyStatus, errorf(ClassRequest, "Wait", "nil value request")
 	}
+	t := r.enterWait(prof.Wait)
+	v, st, err := r.wait()
+	prof.Exit(prof.Wait, t, 0)
+	return v, st, err
+}
+
+// wait is Wait unrecorded, for the value calls made of a request.
+func (r *ValueRequest[T]) wait() (T, Status, error) {
 	if !r.done {
 		r.finish(true)
 	}
 	return r.v, r.status(), r.err
 }
 
-// Test reports whether r has completed, and its value and status if so.
+// enterWait is prof.EnterWait for a completion call on r: its message's peer (a
+// world rank) and tag.
+func (r *ValueRequest[T]) enterWait(call prof.Call) int64 {
+	if r.done {
+		return prof.EnterWait(call, r.c.pc(), prof.NoPeer, -2, r.recv)
+	}
+	peer, tag, recv := r.qs[0].Target()
+	return prof.EnterWait(call, r.c.pc(), peer, tag, recv)
+}
+
+// Test reports whether r has completed, and its value and status if so. It is
+// recorded as a Test.
 func (r *ValueRequest[T]) Test() (T, Status, bool, error) {
 	if r == nil {
 		var z T
 		return z, emptyStatus, false, errorf(ClassRequest, "Test", "nil value request")
 	}
+	t := r.enterWait(prof.Test)
 	if !r.done {
 		r.finish(false)
 	}
+	prof.Exit(prof.Test, t, 0)
 	if !r.done {
 		var z T
 		return z, Status{}, false, nil
@@ -498,10 +556,7 @@ func (r *ValueRequest[T]) finish(wait bool) {
 		}
 		r.err = r.c.fail(r.op, r.c.endSends(r.op, r.qs))
 		r.st = core.Status{Source: AnySource, Tag: AnyTag}
-		r.bytes = int64(len(r.enc.Buf))
-		for _, b := range r.enc.OOB {
-			r.bytes += int64(len(b))
-		}
+		r.bytes = int64(encBytes(r.enc))
 		putEnc(r.enc)
 		r.enc, r.done = nil, true
 		return
@@ -593,25 +648,32 @@ func (r *ValueRequest[T]) testAll() bool {
 }
 
 // SendrecvValue sends v to dest and receives a value of type R from src, at once,
-// so that ranks exchanging values do not deadlock.
+// so that ranks exchanging values do not deadlock. It is recorded with the bytes it
+// sent, as Sendrecv is.
 func SendrecvValue[S, R any](c *Comm, v S, dest, sendtag, src, recvtag int) (R, Status, error) {
-	defer prof.Exit(prof.SendrecvValue, c.enterP2P(prof.SendrecvValue, dest, sendtag, 0), 0)
+	t := c.enterP2P(prof.SendrecvValue, dest, sendtag, 0)
+	got, st, n, err := sendrecvValue[S, R](c, v, dest, sendtag, src, recvtag)
+	prof.Exit(prof.SendrecvValue, t, n)
+	return got, st, err
+}
+
+// sendrecvValue is SendrecvValue unrecorded; n is the bytes sent.
+func sendrecvValue[S, R any](c *Comm, v S, dest, sendtag, src, recvtag int) (got R, st Status, n int, err error) {
 	const op = "SendrecvValue"
 	rr, err := irecvValue[R](op, c, src, recvtag)
 	if err != nil {
-		var z R
-		return z, Status{}, err
+		return got, Status{}, 0, err
 	}
 	sr, err := isendValue(op, c, v, dest, sendtag)
 	if err != nil {
 		rr.Cancel()
-		rr.Wait()
-		var z R
-		return z, Status{}, err
+		rr.wait()
+		return got, Status{}, 0, err
 	}
-	got, st, rerr := rr.Wait()
-	if _, _, serr := sr.Wait(); serr != nil && rerr == nil {
-		rerr = serr
+	n = encBytes(sr.enc)
+	got, st, err = rr.wait()
+	if _, _, serr := sr.wait(); serr != nil && err == nil {
+		err = serr
 	}
-	return got, st, rerr
+	return got, st, n, err
 }

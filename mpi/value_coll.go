@@ -27,6 +27,13 @@ import (
 // group's values and AllreduceValue each group that of the other's, in rank order:
 // their values are gathered (GatherValues, AllgatherValues) and combined where they
 // arrive.
+//
+// Each is recorded as one call (the collectives it is made of are unrecorded), with
+// the encoded bytes of this rank's part: the values it contributes (GatherValues,
+// AllgatherValues, AlltoallValues, ScatterValues' root), the value it gets where it
+// contributes none (BcastValue, as Bcast counts its buffer at every rank;
+// ScatterValues' other ranks), or, for the reductions, whose partial results are
+// encoded on the way, the partial results it sends and receives.
 
 // valueColl checks that c can run value collective op.
 func (c *Comm) valueColl(op string) error {
@@ -120,16 +127,19 @@ func decodeBlocks[T any](op string, cd *vcodec.Codec, buf []byte, lens []int64, 
 // BcastValue sends root's v to every rank of c and returns it (the others' v are
 // ignored; root gets its own v back).
 func BcastValue[T any](c *Comm, v T, root int) (T, error) {
-	defer prof.Exit(prof.BcastValue, c.enter(prof.BcastValue, root, 0), 0)
-	return bcastValue("BcastValue", c, v, root, nil)
+	t := c.enter(prof.BcastValue, root, 0)
+	got, n, err := bcastValue("BcastValue", c, v, root, nil)
+	prof.Exit(prof.BcastValue, t, n)
+	return got, err
 }
 
-// bcastValue is BcastValue; a root with rootErr set sends nothing and every rank
-// returns an error (AllreduceValue's failed reduction).
-func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, error) {
+// bcastValue is BcastValue unrecorded; n is the bytes of the value. A root with
+// rootErr set sends nothing and every rank returns an error (AllreduceValue's failed
+// reduction).
+func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (_ T, n int, _ error) {
 	var z T
 	if err := c.valueColl(op); err != nil {
-		return z, err
+		return z, 0, err
 	}
 	if c.IsInter() {
 		return bcastInter(op, c, v, root)
@@ -151,13 +161,13 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 		}
 	}
 	if err := bcast(c, head[:], root); err != nil {
-		return z, err
+		return z, 0, err
 	}
 	if head[0] < 0 {
 		if isRoot {
-			return z, c.fail(op, eerr)
+			return z, 0, c.fail(op, eerr)
 		}
-		return z, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
+		return z, 0, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
 	}
 	sizes := make([]int64, head[1])
 	var buf []byte
@@ -171,20 +181,30 @@ func bcastValue[T any](op string, c *Comm, v T, root int, rootErr error) (T, err
 	}
 	if len(sizes) > 0 {
 		if err := bcast(c, sizes, root); err != nil {
-			return z, err
+			return z, 0, err
 		}
 	}
+	n = valueBytes(head[0], sizes)
 	if err := bcast(c, buf, root); err != nil {
-		return z, err
+		return z, n, err
 	}
 	derr, err := bcastOOB(op, c, &v, e, buf, sizes, root, isRoot, !isRoot)
 	if err != nil {
-		return z, err
+		return z, n, err
 	}
 	if derr != nil {
-		return z, c.fail(op, derr)
+		return z, n, c.fail(op, derr)
 	}
-	return v, nil
+	return v, n, nil
+}
+
+// valueBytes is the bytes of a value whose message is n bytes long and whose
+// out-of-band slices have sizes.
+func valueBytes(n int64, sizes []int64) int {
+	for _, s := range sizes {
+		n += s
+	}
+	return int(n)
 }
 
 // bcastOOB is BcastValue's end: a process that receives the value (receive) decodes
@@ -225,7 +245,7 @@ func bcastOOB[T any](op string, c *Comm, v *T, e *vcodec.Enc, buf []byte, sizes 
 // Then, as on an intracommunicator, the slices' sizes, the message and each slice in
 // a Bcast of its own: a large slice travels from its own memory, not copied into the
 // message.
-func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
+func bcastInter[T any](op string, c *Comm, v T, root int) (_ T, n int, _ error) {
 	var z T
 	isRoot, idle := c.rootRole(root)
 	var head [2]int64
@@ -254,21 +274,21 @@ func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
 			}
 		}, core.TagValueHead)
 		if err != nil {
-			return z, c.fail(op, err)
+			return z, 0, c.fail(op, err)
 		}
 		head = [2]int64{w[0] - 2, w[1]}
 	}
 	if err := bcast(c, head[:], root); err != nil {
-		return z, err
+		return z, 0, err
 	}
 	if head[0] < 0 {
 		switch {
 		case idle:
-			return z, nil
+			return z, 0, nil
 		case isRoot:
-			return v, c.fail(op, eerr)
+			return v, 0, c.fail(op, eerr)
 		}
-		return z, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
+		return z, 0, c.fail(op, errorf(ClassRoot, op, "the root has no value to send (its call says why)"))
 	}
 	sizes := make([]int64, head[1])
 	var buf []byte
@@ -283,51 +303,62 @@ func bcastInter[T any](op string, c *Comm, v T, root int) (T, error) {
 	}
 	if len(sizes) > 0 {
 		if err := bcast(c, sizes, root); err != nil {
-			return z, err
+			return z, 0, err
 		}
 	}
+	if !idle {
+		n = valueBytes(head[0], sizes)
+	}
 	if err := bcast(c, buf, root); err != nil {
-		return z, err
+		return z, n, err
 	}
 	derr, err := bcastOOB(op, c, &v, e, buf, sizes, root, isRoot, !isRoot && !idle)
 	if err != nil {
-		return z, err
+		return z, n, err
 	}
 	switch {
 	case idle:
-		return z, nil
+		return z, 0, nil
 	case derr != nil:
-		return z, c.fail(op, derr)
+		return z, n, c.fail(op, derr)
 	}
-	return v, nil
+	return v, n, nil
 }
 
 // GatherValues collects every rank's v at root, rank i's at index i (root's own is
 // v itself); it returns nil on the other ranks.
 func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
-	defer prof.Exit(prof.GatherValues, c.enter(prof.GatherValues, root, 0), 0)
+	t := c.enter(prof.GatherValues, root, 0)
+	out, n, err := gatherValues(c, v, root)
+	prof.Exit(prof.GatherValues, t, n)
+	return out, err
+}
+
+// gatherValues is GatherValues unrecorded; nbytes is the bytes of this rank's value.
+func gatherValues[T any](c *Comm, v T, root int) (_ []T, nbytes int, _ error) {
 	const op = "GatherValues"
 	if err := c.valueColl(op); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	isRoot, idle := c.rootRole(root)
 	if idle { // the intercommunicator's collective sequence counts these calls too
 		if err := gather(c, []int64(nil), nil, root); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return nil, gatherv(c, []byte(nil), nil, nil, nil, root)
+		return nil, 0, gatherv(c, []byte(nil), nil, nil, nil, root)
 	}
 	cd, e, n, eerr := encodeLen(op, &v, false)
 	if e != nil {
 		defer putEnc(e)
 	}
+	nbytes = int(max(n, 0))
 	size, own := c.peers()
 	var lens []int64
 	if isRoot {
 		lens = make([]int64, size)
 	}
 	if err := gather(c, []int64{n}, lens, root); err != nil {
-		return nil, err
+		return nil, nbytes, err
 	}
 	var buf []byte
 	var counts, displs []int
@@ -337,38 +368,46 @@ func GatherValues[T any](c *Comm, v T, root int) ([]T, error) {
 		buf = make([]byte, total)
 	}
 	if err := gatherv(c, bytesOf(e), buf, counts, displs, root); err != nil {
-		return nil, err
+		return nil, nbytes, err
 	}
 	if eerr != nil && (!isRoot || own >= 0) { // an intercommunicator's root sends nothing
-		return nil, c.fail(op, eerr)
+		return nil, nbytes, c.fail(op, eerr)
 	}
 	if !isRoot {
-		return nil, nil
+		return nil, nbytes, nil
 	}
 	out, err := decodeBlocks(op, cd, buf, lens, own, v)
-	return out, c.fail(op, err)
+	return out, nbytes, c.fail(op, err)
 }
 
 // ScatterValues sends vs[i] of root's vs (Size() values) to rank i and returns this
 // rank's (root's is vs[root] itself); vs is ignored on the other ranks.
 func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
-	defer prof.Exit(prof.ScatterValues, c.enter(prof.ScatterValues, root, 0), 0)
+	t := c.enter(prof.ScatterValues, root, 0)
+	v, n, err := scatterValues(c, vs, root)
+	prof.Exit(prof.ScatterValues, t, n)
+	return v, err
+}
+
+// scatterValues is ScatterValues unrecorded; nbytes is the bytes of the values the
+// root sends, or of the value another rank gets.
+func scatterValues[T any](c *Comm, vs []T, root int) (_ T, nbytes int, _ error) {
 	const op = "ScatterValues"
 	var z T
 	if err := c.valueColl(op); err != nil {
-		return z, err
+		return z, 0, err
 	}
 	isRoot, idle := c.rootRole(root)
 	if idle { // the intercommunicator's collective sequence counts these calls too
 		if err := scatter(c, []int64(nil), nil, root); err != nil {
-			return z, err
+			return z, 0, err
 		}
-		return z, scatterv(c, []byte(nil), nil, nil, nil, root)
+		return z, 0, scatterv(c, []byte(nil), nil, nil, nil, root)
 	}
 	size, own := c.peers()
 	cd, err := codecOf[T](op)
 	if err != nil {
-		return z, c.fail(op, err)
+		return z, 0, c.fail(op, err)
 	}
 	var lens []int64
 	var send []byte
@@ -405,7 +444,14 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 	}
 	my := make([]int64, 1)
 	if err := scatter(c, lens, my, root); err != nil {
-		return z, err
+		return z, 0, err
+	}
+	if isRoot {
+		for _, n := range lens {
+			nbytes += int(max(n, 0))
+		}
+	} else {
+		nbytes = int(max(my[0], 0))
 	}
 	// On an intracommunicator every rank knows of a failure now and stops; on an
 	// intercommunicator the idle ranks cannot, so the Scatterv is made regardless
@@ -413,9 +459,9 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 	failed := (isRoot && rerr != nil) || my[0] < 0
 	if failed && own >= 0 {
 		if isRoot {
-			return z, c.fail(op, rerr)
+			return z, 0, c.fail(op, rerr)
 		}
-		return z, c.fail(op, errorf(ClassRoot, op, "the root's values could not be encoded (its call says why)"))
+		return z, 0, c.fail(op, errorf(ClassRoot, op, "the root's values could not be encoded (its call says why)"))
 	}
 	var recv []byte
 	if !isRoot && my[0] > 0 {
@@ -428,66 +474,83 @@ func ScatterValues[T any](c *Comm, vs []T, root int) (T, error) {
 		displs = make([]int, size)
 	}
 	if err := scatterv(c, send, counts, displs, recv, root); err != nil {
-		return z, err
+		return z, nbytes, err
 	}
 	if failed {
 		if isRoot {
-			return z, c.fail(op, rerr)
+			return z, 0, c.fail(op, rerr)
 		}
-		return z, c.fail(op, errorf(ClassRoot, op, "the root's values could not be encoded (its call says why)"))
+		return z, 0, c.fail(op, errorf(ClassRoot, op, "the root's values could not be encoded (its call says why)"))
 	}
 	if isRoot {
 		if own < 0 {
-			return z, nil // an intercommunicator's root keeps none of its values
+			return z, nbytes, nil // an intercommunicator's root keeps none of its values
 		}
-		return vs[own], nil
+		return vs[own], nbytes, nil
 	}
 	var d vcodec.Dec
 	v, err := decode[T](op, cd, recv, &d)
-	return v, c.fail(op, err)
+	return v, nbytes, c.fail(op, err)
 }
 
 // AllgatherValues collects every rank's v at every rank, rank i's at index i (this
 // rank's own is v itself).
 func AllgatherValues[T any](c *Comm, v T) ([]T, error) {
-	defer prof.Exit(prof.AllgatherValues, c.enter(prof.AllgatherValues, prof.NoPeer, 0), 0)
+	t := c.enter(prof.AllgatherValues, prof.NoPeer, 0)
+	out, n, err := allgatherValues(c, v)
+	prof.Exit(prof.AllgatherValues, t, n)
+	return out, err
+}
+
+// allgatherValues is AllgatherValues unrecorded; nbytes is the bytes of this rank's
+// value.
+func allgatherValues[T any](c *Comm, v T) (_ []T, nbytes int, _ error) {
 	const op = "AllgatherValues"
 	if err := c.valueColl(op); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	cd, e, n, eerr := encodeLen(op, &v, false)
 	if e != nil {
 		defer putEnc(e)
 	}
+	nbytes = int(max(n, 0))
 	size, own := c.peers()
 	lens := make([]int64, size)
 	if err := allgather(c, []int64{n}, lens); err != nil {
-		return nil, err
+		return nil, nbytes, err
 	}
 	counts, displs, total := valueLayout(lens)
 	buf := make([]byte, total)
 	if err := allgatherv(c, bytesOf(e), buf, counts, displs); err != nil {
-		return nil, err
+		return nil, nbytes, err
 	}
 	if eerr != nil {
-		return nil, c.fail(op, eerr)
+		return nil, nbytes, c.fail(op, eerr)
 	}
 	out, err := decodeBlocks(op, cd, buf, lens, own, v)
-	return out, c.fail(op, err)
+	return out, nbytes, c.fail(op, err)
 }
 
 // AlltoallValues sends vs[j] (Size() values) to rank j and returns the values every
 // rank sent this one, rank i's at index i (this rank's own is vs[rank] itself).
 func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
-	defer prof.Exit(prof.AlltoallValues, c.enter(prof.AlltoallValues, prof.NoPeer, 0), 0)
+	t := c.enter(prof.AlltoallValues, prof.NoPeer, 0)
+	out, n, err := alltoallValues(c, vs)
+	prof.Exit(prof.AlltoallValues, t, n)
+	return out, err
+}
+
+// alltoallValues is AlltoallValues unrecorded; nbytes is the bytes of the values
+// this rank sends.
+func alltoallValues[T any](c *Comm, vs []T) (_ []T, nbytes int, _ error) {
 	const op = "AlltoallValues"
 	if err := c.valueColl(op); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	size, own := c.peers()
 	cd, err := codecOf[T](op)
 	if err != nil {
-		return nil, c.fail(op, err)
+		return nil, 0, c.fail(op, err)
 	}
 	slens := make([]int64, size)
 	var rerr error
@@ -514,9 +577,12 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 			slens[j] = -1
 		}
 	}
+	for _, n := range slens {
+		nbytes += int(max(n, 0))
+	}
 	rlens := make([]int64, size)
 	if err := alltoall(c, slens, rlens); err != nil {
-		return nil, err
+		return nil, nbytes, err
 	}
 	scounts, sdispls, stotal := valueLayout(slens)
 	send := make([]byte, stotal)
@@ -526,57 +592,68 @@ func AlltoallValues[T any](c *Comm, vs []T) ([]T, error) {
 	rcounts, rdispls, rtotal := valueLayout(rlens)
 	recv := make([]byte, rtotal)
 	if err := alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
-		return nil, err
+		return nil, nbytes, err
 	}
 	if rerr != nil {
-		return nil, c.fail(op, rerr)
+		return nil, nbytes, c.fail(op, rerr)
 	}
 	var mine T
 	if own >= 0 {
 		mine = vs[own]
 	}
 	out, err := decodeBlocks(op, cd, recv, rlens, own, mine)
-	return out, c.fail(op, err)
+	return out, nbytes, c.fail(op, err)
 }
 
 // ReduceValue combines every rank's v with op, in rank order (op need not commute;
 // it must associate), and returns the result at root (T's zero value elsewhere). The
 // values travel up a binomial tree: each rank combines what its subtree sends it.
 func ReduceValue[T any](c *Comm, v T, op func(a, b T) T, root int) (T, error) {
-	defer prof.Exit(prof.ReduceValue, c.enter(prof.ReduceValue, root, 0), 0)
+	t := c.enter(prof.ReduceValue, root, 0)
+	r, n, err := reduceValue(c, v, op, root)
+	prof.Exit(prof.ReduceValue, t, n)
+	return r, err
+}
+
+// reduceValue is ReduceValue unrecorded; nbytes is the bytes of the partial results
+// this rank sent and received (on an intercommunicator, of its value).
+func reduceValue[T any](c *Comm, v T, op func(a, b T) T, root int) (_ T, nbytes int, _ error) {
 	const name = "ReduceValue"
 	var z T
 	if err := c.valueColl(name); err != nil {
-		return z, err
+		return z, 0, err
 	}
 	if op == nil {
-		return z, c.fail(name, errorf(ClassOp, name, "nil operation"))
+		return z, 0, c.fail(name, errorf(ClassOp, name, "nil operation"))
 	}
 	if c.IsInter() {
-		return reduceInter(name, c, v, op, root)
+		return reduceInter(c, v, op, root)
 	}
 	me, size := c.Rank(), c.Size()
 	if root < 0 || root >= size {
-		return z, c.fail(name, errorf(ClassRoot, name, "root %d out of range [0,%d)", root, size))
+		return z, 0, c.fail(name, errorf(ClassRoot, name, "root %d out of range [0,%d)", root, size))
 	}
 	cd, err := codecOf[T](name)
 	if err != nil {
-		return z, c.fail(name, err)
+		return z, 0, c.fail(name, err)
 	}
 	acc, ok := v, true // ok: acc holds the combination of the subtree so far
 	var first error
 	for mask := 1; mask < size; mask <<= 1 {
 		if me&mask != 0 {
-			if err := sendReduced(name, c, &acc, ok, me-mask); err != nil {
-				return z, c.fail(name, err)
+			n, err := sendReduced(name, c, &acc, ok, me-mask)
+			nbytes += n
+			if err != nil {
+				return z, nbytes, c.fail(name, err)
 			}
 			ok = false
 			break
 		}
 		if me+mask < size {
-			got, gok, err := recvReduced[T](name, c, cd, me+mask)
+			got, n, gok, err := recvReduced[T](name, c, cd, me+mask)
+			nbytes += n
 			if err != nil {
-				return z, c.fail(name, err)
+				return z, nbytes, c.fail(name, err)
 			}
 			if !gok {
 				ok = false
@@ -593,39 +670,42 @@ func ReduceValue[T any](c *Comm, v T, op func(a, b T) T, root int) (T, error) {
 	if root != 0 {
 		switch me {
 		case 0:
-			if err := sendReduced(name, c, &acc, ok && first == nil, root); err != nil {
-				return z, c.fail(name, err)
-			}
-			return z, nil
-		case root:
-			got, gok, err := recvReduced[T](name, c, cd, 0)
+			n, err := sendReduced(name, c, &acc, ok && first == nil, root)
+			nbytes += n
 			if err != nil {
-				return z, c.fail(name, err)
+				return z, nbytes, c.fail(name, err)
+			}
+			return z, nbytes, nil
+		case root:
+			got, n, gok, err := recvReduced[T](name, c, cd, 0)
+			nbytes += n
+			if err != nil {
+				return z, nbytes, c.fail(name, err)
 			}
 			if !gok {
-				return z, c.fail(name, errorf(ClassOther, name, "a rank's value could not be encoded or decoded (its call says why)"))
+				return z, nbytes, c.fail(name, errorf(ClassOther, name, "a rank's value could not be encoded or decoded (its call says why)"))
 			}
-			return got, nil
+			return got, nbytes, nil
 		}
 	}
 	if me != root {
-		return z, nil
+		return z, nbytes, nil
 	}
 	if first != nil || !ok {
-		return z, c.fail(name, first)
+		return z, nbytes, c.fail(name, first)
 	}
-	return acc, nil
+	return acc, nbytes, nil
 }
 
 // reduceInter is ReduceValue on an intercommunicator: the remote group's values
 // gathered at the root and combined there in rank order.
-func reduceInter[T any](name string, c *Comm, v T, op func(a, b T) T, root int) (T, error) {
+func reduceInter[T any](c *Comm, v T, op func(a, b T) T, root int) (T, int, error) {
 	var z T
-	vs, err := GatherValues(c, v, root)
+	vs, n, err := gatherValues(c, v, root)
 	if err != nil || root != Root {
-		return z, err
+		return z, n, err
 	}
-	return combine(vs, op), nil
+	return combine(vs, op), n, nil
 }
 
 // combine folds vs with op in order (vs is not empty: groups are not).
@@ -637,10 +717,10 @@ func combine[T any](vs []T, op func(a, b T) T) T {
 	return acc
 }
 
-// sendReduced sends a partial result up the tree on the internal context; an empty
-// message says that it failed (!ok, or v cannot be encoded: then the error after the
-// message has gone).
-func sendReduced[T any](op string, c *Comm, v *T, ok bool, to int) error {
+// sendReduced sends a partial result up the tree on the internal context, and
+// returns its bytes; an empty message says that it failed (!ok, or v cannot be
+// encoded: then the error after the message has gone).
+func sendReduced[T any](op string, c *Comm, v *T, ok bool, to int) (int, error) {
 	var msg []byte
 	var eerr error
 	if ok {
@@ -653,31 +733,32 @@ func sendReduced[T any](op string, c *Comm, v *T, ok bool, to int) error {
 	}
 	q, err := c.d.IsendInternal(msg, to, core.TagValueReduce)
 	if err != nil {
-		return mapErr(op, err)
+		return 0, mapErr(op, err)
 	}
 	if err := c.collWait(op, &q, false); err != nil {
-		return err
+		return 0, err
 	}
-	return eerr
+	return len(msg), eerr
 }
 
-// recvReduced receives a partial result from a child; ok false when it failed.
-func recvReduced[T any](op string, c *Comm, cd *vcodec.Codec, from int) (T, bool, error) {
+// recvReduced receives a partial result from a child, and its bytes; ok false when
+// it failed.
+func recvReduced[T any](op string, c *Comm, cd *vcodec.Codec, from int) (T, int, bool, error) {
 	var z T
 	var msg []byte
 	q, err := c.d.IrecvAllocInternal(&msg, from, core.TagValueReduce)
 	if err != nil {
-		return z, false, mapErr(op, err)
+		return z, 0, false, mapErr(op, err)
 	}
 	if err := c.collWait(op, &q, true); err != nil {
-		return z, false, err
+		return z, 0, false, err
 	}
 	if len(msg) == 0 {
-		return z, false, nil
+		return z, 0, false, nil
 	}
 	var d vcodec.Dec
 	v, err := decode[T](op, cd, msg, &d)
-	return v, err == nil, nil
+	return v, len(msg), err == nil, nil
 }
 
 // collWait waits for a value collective's message under c's context; when the
@@ -699,26 +780,35 @@ func (c *Comm) collWait(op string, q *core.Request, recv bool) error {
 // AllreduceValue is ReduceValue whose result every rank gets: a reduction to rank 0
 // and a BcastValue.
 func AllreduceValue[T any](c *Comm, v T, op func(a, b T) T) (T, error) {
-	defer prof.Exit(prof.AllreduceValue, c.enter(prof.AllreduceValue, prof.NoPeer, 0), 0)
+	t := c.enter(prof.AllreduceValue, prof.NoPeer, 0)
+	r, n, err := allreduceValue(c, v, op)
+	prof.Exit(prof.AllreduceValue, t, n)
+	return r, err
+}
+
+// allreduceValue is AllreduceValue unrecorded; nbytes is the bytes of the reduction's
+// partial results and of the broadcast result (on an intercommunicator, of this
+// rank's value).
+func allreduceValue[T any](c *Comm, v T, op func(a, b T) T) (_ T, nbytes int, _ error) {
 	const name = "AllreduceValue"
 	var z T
 	if err := c.valueColl(name); err != nil {
-		return z, err
+		return z, 0, err
 	}
 	if op == nil {
-		return z, c.fail(name, errorf(ClassOp, name, "nil operation"))
+		return z, 0, c.fail(name, errorf(ClassOp, name, "nil operation"))
 	}
 	if c.IsInter() {
 		// Each group gets the reduction of the other's values.
-		vs, err := AllgatherValues(c, v)
+		vs, n, err := allgatherValues(c, v)
 		if err != nil {
-			return z, err
+			return z, n, err
 		}
-		return combine(vs, op), nil
+		return combine(vs, op), n, nil
 	}
-	r, err := ReduceValue(c, v, op, 0)
+	r, n, err := reduceValue(c, v, op, 0)
 	if isCtx(c.ctx, err) || c.collStopped(name) != nil {
-		return z, err
+		return z, n, err
 	}
 	// Every rank takes part in the broadcast, also one whose part failed, so that
 	// none waits; rank 0 sends its failure instead of a value.
@@ -726,9 +816,9 @@ func AllreduceValue[T any](c *Comm, v T, op func(a, b T) T) (T, error) {
 	if c.Rank() == 0 {
 		rootErr = err
 	}
-	got, berr := bcastValue(name, c, r, 0, rootErr)
+	got, bn, berr := bcastValue(name, c, r, 0, rootErr)
 	if err != nil {
-		return z, err
+		return z, n + bn, err
 	}
-	return got, berr
+	return got, n + bn, berr
 }

@@ -8,10 +8,23 @@ import (
 	"github.com/mpigo/mpigo/abi"
 )
 
-// abiCmd is `mpigo abi install --prefix DIR`.
+const abiUsage = `usage: mpigo abi install --prefix DIR
+       mpigo abi mpicc|mpicxx DIR [compiler arguments...]
+
+install lays out DIR/include/mpi.h, DIR/lib/libmpi_abi.so.1 (and libmpi.so),
+DIR/bin/mpicc, mpicxx, mpiexec, mpirun and a copy of mpigo, as MPI installations are
+laid out, for build systems (CMake's FindMPI, autotools, Meson, make CC=mpicc).
+mpicc and mpicxx are what DIR/bin/mpicc and mpicxx run: 'mpigo cc' against DIR.
+`
+
+// abiCmd is `mpigo abi install --prefix DIR`, and `mpigo abi mpicc DIR ...` (mpicxx),
+// which the installed wrappers run.
 func abiCmd(args []string) int {
+	if len(args) >= 2 && (args[0] == "mpicc" || args[0] == "mpicxx") {
+		return abi.Installed(args[0], args[1], args[2:])
+	}
 	if len(args) == 0 || args[0] != "install" {
-		fmt.Fprintln(os.Stderr, "usage: mpigo abi install --prefix DIR")
+		fmt.Fprint(os.Stderr, abiUsage)
 		return 2
 	}
 	fs := flag.NewFlagSet("abi install", flag.ContinueOnError)
@@ -31,7 +44,7 @@ func abiCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "mpigo abi install:", err)
 		return 1
 	}
-	fmt.Printf("installed mpigo's MPI ABI under %s (bin/mpicc, bin/mpicxx, bin/mpiexec, include/mpi.h, lib/%s)\n", *prefix, abi.LibName)
+	fmt.Printf("installed mpigo's MPI ABI under %s (bin/mpicc, bin/mpicxx, bin/mpiexec, bin/mpirun, bin/mpigo, include/mpi.h, lib/%s)\n", *prefix, abi.LibName)
 	return 0
 }
 

@@ -67,7 +67,8 @@ func mpigoEnv(t *testing.T, env []string, stdin string, args ...string) run {
 	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
 		t.Fatalf("mpigo %v was killed by %v (hung?)\nstdout:\n%s\nstderr:\n%s", args, ws.Signal(), r.stdout, r.stderr)
 	}
-	if strings.Contains(r.stderr, "goroutine ") && !strings.Contains(r.stderr, "panic: deliberate") {
+	if strings.Contains(r.stderr, "goroutine ") && !strings.Contains(r.stderr, "panic: deliberate") &&
+		!strings.Contains(r.stderr, "fatal error: stack overflow") { // the ranks' own
 		t.Errorf("mpigo %v printed a stack trace:\n%s", args, r.stderr)
 	}
 	return r
@@ -237,6 +238,8 @@ func TestRankFailure(t *testing.T) {
 		{"in the middle", 7, "exited with code 7", []string{"exit-mid", "2", "7"}},
 		{"without finalize", 1, "without calling mpi.Finalize", []string{"no-finalize", "0"}},
 		{"panic with deferred finalize", 2, "panicked: deliberate failure in rank 1", []string{"panic", "1"}},
+		{"panic", 2, "host " + host + ") panicked: deliberate bare panic in rank 1 (exit code 2); stopping the job", []string{"panic-bare", "1"}},
+		{"go fatal error", 2, "crashed: fatal error: stack overflow (exit code 2)", []string{"overflow-at-start", "2"}},
 		{"abort", 5, "called Abort with code 5", []string{"abort", "2", "5"}},
 		{"after finalize", 3, "exited with code 3", []string{"exit-after-finalize", "1", "3"}},
 	}
@@ -259,6 +262,47 @@ func TestRankFailureOthersKilled(t *testing.T) {
 		if !strings.Contains(r.stderr, rank) || strings.Count(r.stderr, "also was killed by signal 9") != 2 {
 			t.Errorf("stderr does not name %s as also killed by signal 9:\n%s", rank, r.stderr)
 		}
+	}
+}
+
+// TestStartRefused: where the system refuses to start a rank, the launcher ends at
+// once with the system's error and a non-zero code, and stops the ranks it started:
+// no process and no file in /dev/shm is left. The launcher runs with few file
+// descriptors (ulimit -n), so that starting a rank fails after a few, as a limit on
+// processes makes it fail (EAGAIN) on a larger machine: the same start, refused. (A
+// limit on processes, ulimit -u, does not bind root, which CI runs as.)
+func TestStartRefused(t *testing.T) {
+	mark := mpitest.JobMark()
+	cmd := exec.Command("sh", "-c", `ulimit -n 64 && exec "$0" "$@"`, mpigoBin(t), "run", "-n", "200", rankBin(t), "block")
+	cmd.Env = append(os.Environ(), mark)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mpitest.KillMarked(mark) })
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	timer.Stop()
+	took := time.Since(start)
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+		t.Fatalf("the launcher hung and was killed after %v\n%s", took, errb.String())
+	}
+	code := cmd.ProcessState.ExitCode()
+	msg := regexp.MustCompile(`mpigo: cannot start rank (\d+) of 200 \(\S+\): .*too many open files.*; stopping the (\d+) ranks started\n`)
+	m := msg.FindStringSubmatch(errb.String())
+	if code != 1 || m == nil || m[1] != m[2] || m[1] == "0" {
+		t.Errorf("exit code %d, stderr:\n%s\nwant code 1 and a line matching %s, after a rank or more", code, errb.String(), msg)
+	}
+	if took > 2*time.Second {
+		t.Errorf("the launcher took %v to end, want under 2s", took)
+	}
+	if left := mpitest.Marked(mark); len(left) > 0 {
+		t.Errorf("processes of the job still running: %v", left)
+	}
+	if left, _ := filepath.Glob("/dev/shm/mpigo-" + strconv.FormatInt(int64(cmd.Process.Pid), 36) + "*"); len(left) > 0 {
+		t.Errorf("the job left files in /dev/shm: %v", left)
 	}
 }
 

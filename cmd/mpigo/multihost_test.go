@@ -50,6 +50,7 @@ func TestMultiHostFailures(t *testing.T) {
 		{9, "host beta) exited with code 9", []string{"exit-mid", "3", "9"}},
 		{4, "host beta) called Abort with code 4", []string{"abort", "2", "4"}},
 		{137, "rank 1 (pid", []string{"signal-at-start", "1"}},
+		{2, "host beta) panicked: deliberate bare panic in rank 3 (exit code 2)", []string{"panic-bare", "3"}},
 	}
 	for _, c := range cases {
 		r := failure(t, c.code, c.msg, append([]string{"run", "--host", "alpha:2,beta:2", "--launch-agent", agent, rankBin(t)}, c.args...)...)

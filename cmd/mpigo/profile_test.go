@@ -140,6 +140,69 @@ func TestReportOfBlockedCalls(t *testing.T) {
 	}
 }
 
+// The value calls are one call each in the record, with the bytes of their values,
+// at ThreadMultiple too: the sends, receives, waits and collectives they are made of
+// are not counted again, so a rank blocked in SendValue is in MPI for its wall time,
+// not twice that, and --report never says more.
+func TestProfileOfValueCalls(t *testing.T) {
+	dir := t.TempDir()
+	const rounds = 50
+	r := mpigo(t, "", "run", "-n", "2", "--report", "--profile", dir, rankBin(t), "values", strconv.Itoa(rounds))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for rank := range 2 {
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("rank-%d.json", rank)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Wall, MPI, CallTime float64
+			Calls               []struct {
+				Call  string
+				N     int
+				Bytes int
+			}
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]int{}
+		for _, c := range p.Calls {
+			got[c.Call] = [2]int{c.N, c.Bytes}
+		}
+		want := map[string]int{"IsendValue": 1, "IrecvValue": 1, "Wait": 1, "SendrecvValue": 1, "BcastValue": 1,
+			"GatherValues": 1, "ScatterValues": 1, "AllgatherValues": 1, "AlltoallValues": 1, "ReduceValue": 1, "AllreduceValue": 1}
+		want[[]string{"SendValue", "RecvValue"}[rank]] = rounds
+		delete(want, []string{"IrecvValue", "IsendValue"}[rank])
+		for call, n := range want {
+			g := got[call]
+			if g[0] != n || (g[1] == 0) != (call == "Wait" || call == "IrecvValue") {
+				t.Errorf("rank %d: %s counted %d times with %d bytes; want %d, with bytes (none for Wait and IrecvValue)", rank, call, g[0], g[1], n)
+			}
+		}
+		if sv := got["SendValue"]; rank == 0 && sv[1] < rounds*256_000 {
+			t.Errorf("rank 0: SendValue's bytes %d; want the %d values of 256 KiB", sv[1], rounds)
+		}
+		for _, inner := range []string{"Send", "Recv", "Isend", "Irecv", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv",
+			"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Test"} {
+			if got[inner][0] != 0 {
+				t.Errorf("rank %d: %s counted %d times inside value calls", rank, inner, got[inner][0])
+			}
+		}
+		if p.CallTime > p.Wall*1.02 || p.MPI > p.Wall {
+			t.Errorf("rank %d: its calls' times add up to %.3f s, MPI %.3f s, of a wall time of %.3f s", rank, p.CallTime, p.MPI, p.Wall)
+		}
+	}
+	m := regexp.MustCompile(`mpigo: rank 0: ([0-9.]+) s in MPI of ([0-9.]+) s \(([0-9.]+)%\)`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no report line for rank 0:\n%s", r.stderr)
+	}
+	if pct, _ := strconv.ParseFloat(m[3], 64); pct < 50 || pct > 100 {
+		t.Errorf("rank 0 in MPI %s%% of its time (%s s of %s s); want most of it and at most all of it", m[3], m[1], m[2])
+	}
+}
+
 // The timeline of a hung job, written when --timeout stops it, ends on each rank with
 // the last call it completed: rank 0's Split before the Allreduce it hangs in, rank
 // 2's Irecv before its Wait. Each event waits for the next call before it goes into

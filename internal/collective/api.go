@@ -34,9 +34,9 @@ func Bcast(cc *core.Comm, op string, buf *Vec, root int) error {
 	}
 	c := of(cc)
 	if buf.Type != nil {
-		return c.bcastStaged(op, buf, root)
+		return core.BcastErr(op, root, c.bcastStaged(op, buf, root))
 	}
-	return c.bcast(op, buf, root)
+	return core.BcastErr(op, root, c.bcast(op, buf, root))
 }
 
 // bcast is Bcast on a laid-out buffer.

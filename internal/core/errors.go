@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/datatype"
@@ -67,7 +68,8 @@ type Error struct {
 }
 
 // Error prints the call, what went wrong and the cause, each once: an error that
-// wraps another says only what it adds (Msg may be empty) before the cause's own words.
+// wraps another says only what it adds (Msg may be empty) before the cause's own words,
+// as a user reads them (userText: no internal package's name).
 func (e *Error) Error() string {
 	if e.Op == "" && e.Msg == "" && e.Err == nil {
 		return "mpi: " + e.codeText()
@@ -86,9 +88,56 @@ func (e *Error) Error() string {
 		sep = ": "
 	}
 	if e.Err != nil {
-		s += sep + e.Err.Error()
+		if t := userText(e.Op, e.Err.Error()); t != "" {
+			s += sep + t
+		}
 	}
 	return s
+}
+
+// internalPkgs are the names of mpigo's internal packages (internal/..., the
+// transports under internal/transport, and PMI under internal/pm), which their
+// errors begin with, as Go's errors begin with their package's name.
+var internalPkgs = map[string]bool{
+	"attr": true, "coll": true, "collective": true, "config": true, "core": true, "coverage": true,
+	"datatype": true, "deps": true, "group": true, "idle": true, "info": true, "launch": true,
+	"mpir": true, "mpitest": true, "ntcopy": true, "p2p": true, "pm": true, "pmi": true, "prof": true,
+	"rawmem": true, "rma": true, "self": true, "shm": true, "shmcoll": true, "tcp": true, "topo": true,
+	"transport": true, "vcodec": true, "vtopo": true, "window": true, "wireup": true, "yield": true,
+}
+
+// userText is the text of a cause from the layers below (a chain of "what: why"
+// parts) as a user of op reads it: without the parts that name an internal package
+// ("p2p: message truncated"), which say where in mpigo the error arose, nothing the
+// user can act on, and without a part that names the call again, as the layer below
+// calls it (op itself, or its last word: "Incl" in GroupIncl), or repeats the part
+// before it.
+func userText(op, s string) string {
+	if !strings.Contains(s, ": ") {
+		return s
+	}
+	parts := strings.Split(s, ": ")
+	kept := parts[:0]
+	for i, p := range parts {
+		last := i == len(parts)-1
+		switch {
+		case !last && internalPkgs[p]:
+		case !last && namesCall(op, p):
+		case len(kept) > 0 && kept[len(kept)-1] == p:
+		default:
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ": ")
+}
+
+// namesCall reports whether part is op's name or its last words ("Incl" of
+// "GroupIncl"): one identifier that begins with a capital letter.
+func namesCall(op, part string) bool {
+	if op == "" || part == "" || part[0] < 'A' || part[0] > 'Z' || strings.ContainsAny(part, " ,()[]") {
+		return false
+	}
+	return strings.HasSuffix(op, part)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -153,6 +202,24 @@ func mapErr(op string, err error) error {
 		class = ClassProcFailed
 	}
 	return &Error{Class: class, Op: op, Err: err}
+}
+
+// BcastErr names the root in a Bcast receiver's truncation (its buffer shorter than
+// the root's message, whose lengths the cause gives), so that the error names the
+// call, the sender and both lengths; other errors pass unchanged.
+func BcastErr(op string, root int, err error) error {
+	if err == nil {
+		return nil // inlined: the success path costs a compare
+	}
+	return bcastErr(op, root, err)
+}
+
+func bcastErr(op string, root int, err error) error {
+	e, ok := mapErr(op, err).(*Error)
+	if !ok || e.Class != ClassTruncate || e.Msg != "" || root < 0 {
+		return err
+	}
+	return &Error{Class: e.Class, Code: e.Code, Op: e.Op, Msg: fmt.Sprintf("from the root, rank %d", root), Err: e.Err}
 }
 
 // TypeErr gives a datatype engine error its MPI class.

@@ -168,7 +168,7 @@ func (n *node) serveAgent(c *child) {
 			}
 			r := int(v[0])
 			n.events <- event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), exited: true,
-				status: syscall.WaitStatus(v[2]), hello: rest[0]&1 != 0, finalized: rest[0]&2 != 0}
+				status: syscall.WaitStatus(v[2]), hello: rest[0]&1 != 0, finalized: rest[0]&2 != 0, crash: string(rest[1:])}
 		case msgAbort:
 			v, rest, err := uvarints(body, 2)
 			if err != nil {
@@ -335,7 +335,7 @@ func RunAgent(in io.Reader, out io.Writer) int {
 			if ev.finalized {
 				flags |= 2
 			}
-			parent.write(msgExit, append(appendUvarints(nil, uint64(ev.rank), uint64(ev.pid), uint64(ev.status)), flags))
+			parent.write(msgExit, append(append(appendUvarints(nil, uint64(ev.rank), uint64(ev.pid), uint64(ev.status)), flags), ev.crash...))
 		case ev.abort != nil:
 			parent.write(msgAbort, append(binary.AppendVarint(appendUvarints(nil, uint64(ev.rank), uint64(ev.pid)), int64(ev.abort.code)), ev.abort.msg...))
 		case ev.err != nil:

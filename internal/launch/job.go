@@ -1,9 +1,11 @@
 package launch
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +79,9 @@ type child struct {
 	hello, finalized bool
 	mpiPid           int // the pid the rank reported at Init (a wrapper may have exec'd it)
 	abort            *abortMsg
+	crash            string        // the first line of a Go panic or fatal error on its stderr
 	pmDone           chan struct{} // the connection has ended
+	errDone          chan struct{} // its stderr has been forwarded to its end
 	outDone          sync.WaitGroup
 }
 
@@ -97,6 +101,7 @@ type event struct {
 	hello     bool
 	finalized bool
 	abort     *abortMsg
+	crash     string // the rank's stderr said it panicked (child.crash)
 	err       error  // a rank broke the protocol
 	failure   string // an agent's word on what went wrong (host named)
 	lost      *child // an agent's connection ended
@@ -192,6 +197,10 @@ type Job struct {
 	finished   []bool
 	agentsGone int
 	queried    bool // the ranks were asked where they are (profile.go)
+	// sigs receives the signals that stop the job, from the start of run to its
+	// end: the start, the main loop and the stop (reapAll) each watch it, so that a
+	// signal ends the launcher at any moment.
+	sigs chan os.Signal
 }
 
 func (n *node) diag(format string, a ...any) {
@@ -207,9 +216,9 @@ func newJobID() string {
 func (j *Job) run() int {
 	j.id = newJobID()
 	j.finished = make([]bool, j.spec.N)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	j.sigs = make(chan os.Signal, 4)
+	signal.Notify(j.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(j.sigs)
 
 	if len(j.spec.Hosts) == 0 {
 		host, _ := os.Hostname()
@@ -224,8 +233,12 @@ func (j *Job) run() int {
 		j.coll = wireup.NewCollector(j.lay, spans)
 		j.done = (*wireup.Collector).Result
 		for r := 0; r < j.spec.N; r++ {
+			if code, stop := j.interruptedStarting(); stop {
+				return code
+			}
 			if err := j.startRank(r, r, j.stdout, j.stderr, rankTag(j.spec.TagOutput, r)); err != nil {
-				j.diag("cannot start rank %d (%s): %v", r, j.spec.Program, err)
+				j.diag("cannot start rank %d of %d (%s): %v%s; stopping the %d ranks started",
+					r, j.spec.N, j.spec.Program, err, startHint(err), r)
 				return j.fail(1)
 			}
 		}
@@ -246,7 +259,7 @@ func (j *Job) run() int {
 			if code, stop := j.judge(ev); stop {
 				return code
 			}
-		case s := <-sigs:
+		case s := <-j.sigs:
 			sig := s.(syscall.Signal)
 			j.explain(fmt.Sprintf("received %v", sig))
 			j.diag("received %v; forwarding it to %d ranks", sig, j.spec.N-j.exited)
@@ -261,6 +274,34 @@ func (j *Job) run() int {
 	}
 	j.drainOutput()
 	return 0
+}
+
+// interruptedStarting, between two starts, stops the ranks started so far if a
+// signal came, and says with what code the launcher ends.
+func (j *Job) interruptedStarting() (int, bool) {
+	select {
+	case s := <-j.sigs:
+		sig := s.(syscall.Signal)
+		j.diag("received %v while starting the job; stopping the %d ranks started", sig, len(j.ranks))
+		j.signalAll(sig)
+		j.reapAll(sig, time.Time{})
+		return 128 + int(sig), true
+	default:
+		return 0, false
+	}
+}
+
+// startHint says which limit a start that the system refused ran into.
+func startHint(err error) string {
+	switch {
+	case errors.Is(err, syscall.EAGAIN):
+		return " (the system refuses more processes: the limit on processes per user, ulimit -u, or the kernel's pid_max or threads-max)"
+	case errors.Is(err, syscall.EMFILE):
+		return " (the launcher ran out of file descriptors, ulimit -n: it holds 3 for each local rank)"
+	case errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOMEM):
+		return " (the system is out of memory or of open files)"
+	}
+	return ""
 }
 
 func (j *Job) hostName(h int) string {
@@ -349,6 +390,12 @@ func exitCodeOr1(c int) int {
 func exitCode(ev event) (int, string) {
 	ws := ev.status
 	switch {
+	case ws.Exited() && ws.ExitStatus() == 2 && ev.crash != "":
+		// How a Go program ends on a panic or a fatal error of its runtime.
+		if p, ok := strings.CutPrefix(ev.crash, "panic: "); ok {
+			return 2, fmt.Sprintf("panicked: %s (exit code 2)", p)
+		}
+		return 2, fmt.Sprintf("crashed: %s (exit code 2)", ev.crash)
 	case ws.Signaled():
 		return 128 + int(ws.Signal()), fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	case ws.ExitStatus() != 0:
@@ -386,8 +433,9 @@ func (n *node) signalAll(sig syscall.Signal) {
 	}
 }
 
-// reapAll waits until every rank has been reported gone and every agent has ended,
-// then kills whatever the ranks left in their process groups. sent is the signal the
+// reapAll waits until every rank started has been reported gone and every agent has
+// ended, then kills whatever the ranks left in their process groups; a signal to the
+// launcher meanwhile kills them at once. sent is the signal the
 // job was stopped with: a rank found killed by another one (a SIGKILL before the
 // stop's own) died on its own, perhaps before the failure that stopped the job (its
 // end and a survivor's reach the launcher in either order), so it is reported too.
@@ -398,8 +446,17 @@ func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bo
 	// no ranks left (they die with their parent), reported or not. Without agents, each
 	// local rank's exit.
 	agentsLeft := len(j.agents) - j.agentsGone
-	for agentsLeft > 0 || len(j.agents) == 0 && j.exited < j.spec.N {
-		ev := <-j.events
+	for agentsLeft > 0 || len(j.agents) == 0 && j.exited < len(j.ranks) {
+		var ev event
+		select {
+		case ev = <-j.events:
+		case s := <-j.sigs:
+			if !j.killing.Load() {
+				j.diag("received %v while stopping the job; killing its ranks", s)
+				j.signalAll(syscall.SIGKILL)
+			}
+			continue
+		}
 		switch {
 		case ev.exited && ev.rank >= 0 && ev.rank < len(j.finished) && !j.finished[ev.rank]:
 			j.finished[ev.rank] = true
@@ -482,25 +539,36 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		return err
 	}
 	c := &child{idx: idx, conn: mine, cmd: cmd, pid: cmd.Process.Pid, rank: r, host: int(n.lay.NodeOf[r]),
-		pmDone: make(chan struct{})}
+		pmDone: make(chan struct{}), errDone: make(chan struct{})}
 	n.children = append(n.children, c)
 	n.ranks = append(n.ranks, c)
 	c.outDone.Add(2)
-	go func() { forward(outR, out, tag); outR.Close(); c.outDone.Done() }()
-	go func() { forward(errR, errw, tag); errR.Close(); c.outDone.Done() }()
+	go func() { forward(outR, out, tag, nil); outR.Close(); c.outDone.Done() }()
+	go func() {
+		forward(errR, errw, tag, func(lines []byte) { n.noteCrash(c, lines) })
+		errR.Close()
+		close(c.errDone)
+		c.outDone.Done()
+	}()
 	go n.serveRank(c)
 	go func() {
 		cmd.Wait()
 		at := time.Now()
-		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize)
-		// before its end is judged; bounded, as a child of the rank may hold the socket.
-		select {
-		case <-c.pmDone:
-		case <-time.After(200 * time.Millisecond):
+		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize),
+		// and the output forwarder what it wrote last (a panic), before its end is
+		// judged; bounded, as a child of the rank may hold the socket or the pipe.
+		late := make(chan struct{})
+		t := time.AfterFunc(200*time.Millisecond, func() { close(late) })
+		for _, done := range []chan struct{}{c.pmDone, c.errDone} {
+			select {
+			case <-done:
+			case <-late:
+			}
 		}
+		t.Stop()
 		n.fmu.Lock()
 		ev := event{rank: r, pid: c.pid, host: c.host, exited: true, hello: c.hello, finalized: c.finalized,
-			status: cmd.ProcessState.Sys().(syscall.WaitStatus), at: at}
+			crash: c.crash, status: cmd.ProcessState.Sys().(syscall.WaitStatus), at: at}
 		if c.mpiPid != 0 {
 			ev.pid = c.mpiPid
 		}
@@ -508,6 +576,36 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		n.events <- ev
 	}()
 	return nil
+}
+
+// noteCrash keeps the first line of a Go panic or fatal error that rank c wrote on
+// its stderr (lines, whole lines as forwarded), for the judgement of its end.
+func (n *node) noteCrash(c *child, lines []byte) {
+	line := crashLine(lines)
+	if line == "" {
+		return
+	}
+	n.fmu.Lock()
+	if c.crash == "" {
+		c.crash = line
+	}
+	n.fmu.Unlock()
+}
+
+// crashLine is the first line of lines that begins as the Go runtime begins its
+// report of a panic ("panic: ") or of a fatal error ("fatal error: "), or "".
+func crashLine(lines []byte) string {
+	if !bytes.Contains(lines, []byte("panic: ")) && !bytes.Contains(lines, []byte("fatal error: ")) {
+		return ""
+	}
+	for len(lines) > 0 {
+		line, rest, _ := bytes.Cut(lines, []byte("\n"))
+		if bytes.HasPrefix(line, []byte("panic: ")) || bytes.HasPrefix(line, []byte("fatal error: ")) {
+			return string(line)
+		}
+		lines = rest
+	}
+	return ""
 }
 
 func (n *node) rankEnv(r int) []string {

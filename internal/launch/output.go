@@ -46,11 +46,17 @@ func (lw *lineWriter) writeTagged(tag string, lines, out []byte) []byte {
 }
 
 // forward copies r to lw a batch of whole lines at a time, each prefixed with tag when
-// tag is not empty, until r ends; a last line without a newline gets one.
-func forward(r io.Reader, lw *lineWriter, tag string) {
+// tag is not empty, until r ends; a last line without a newline gets one. watch, if
+// not nil, sees each batch first.
+func forward(r io.Reader, lw *lineWriter, tag string, watch func(lines []byte)) {
 	buf := make([]byte, 0, 64<<10)
 	var out []byte
-	emit := func(lines []byte) { out = lw.writeTagged(tag, lines, out) }
+	emit := func(lines []byte) {
+		if watch != nil {
+			watch(lines)
+		}
+		out = lw.writeTagged(tag, lines, out)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

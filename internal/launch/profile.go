@@ -447,6 +447,9 @@ func (j *Job) printReport() {
 		if r.Top != "" {
 			top = fmt.Sprintf(", most in %s (%.3f s)", r.Top, r.TopS)
 		}
+		if r.CallTime > r.MPI*1.001 {
+			top += fmt.Sprintf("; the calls' times add up to %.3f s (goroutines in MPI at once)", r.CallTime)
+		}
 		j.diag("rank %d: %.3f s in MPI of %.3f s (%.1f%%), %d calls%s", rank, r.MPI, r.Wall, pct, r.Calls, top)
 	}
 }

@@ -17,7 +17,7 @@ const (
 	msgSpec    byte = 16 // down: the agent's job description (JSON)
 	msgSignal  byte = 17 // down: signal number (uvarint) for every rank of the subtree
 	msgOutput  byte = 18 // up: rank (uvarint), stream (1 stdout, 2 stderr), whole lines
-	msgExit    byte = 19 // up: rank, pid, wait status (uvarints), flags (1 hello, 2 finalized)
+	msgExit    byte = 19 // up: rank, pid, wait status (uvarints), flags (1 hello, 2 finalized), the crash line (child.crash)
 	msgAbort   byte = 20 // up: rank, pid (uvarints), code (varint), message
 	msgFailure byte = 21 // up: host index (uvarint), what went wrong (text)
 	msgStats   byte = 22 // up, last: node id, fences, bytes up, bytes down (uvarints) of one agent

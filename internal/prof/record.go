@@ -379,8 +379,12 @@ type Profile struct {
 	Reason     string    // "finalize", "abort", "error", "stopped" (the launcher asked)
 	Start, End time.Time // wall clock of Start and of this write
 	Wall       float64   // seconds from Start to this write
-	MPI        float64   // seconds in MPI calls
-	Calls      []CallTotals
+	MPI        float64   // seconds in MPI calls: CallTime, at most Wall
+	// CallTime is the calls' times added up. It exceeds Wall where goroutines were
+	// in MPI at once (ThreadMultiple): the rank's time in MPI is then the wall time
+	// at most, which MPI says.
+	CallTime float64
+	Calls    []CallTotals
 	// The rank's row of the communication matrix: bytes and messages it sent to each
 	// world rank, every message the engine sent (point-to-point and collective) and
 	// the flows of the node shared-memory collectives (see links.go), and of those the
@@ -441,9 +445,10 @@ func snapshot(reason string) *Profile {
 			Timed: c.Timed, Hist: make([]uint64, HistBuckets)}
 		t.Ns = c.Estimate() * k
 		copy(t.Hist, c.Hist[:])
-		p.MPI += t.Ns / 1e9
+		p.CallTime += t.Ns / 1e9
 		p.Calls = append(p.Calls, t)
 	}
+	p.MPI = min(p.CallTime, p.Wall)
 	var cols [numColumns][]Link
 	for i := range cols {
 		cols[i] = make([]Link, size)
@@ -498,12 +503,13 @@ func Flush(reason string) error {
 
 // Report is a rank's one-line account for mpigo run --report.
 type Report struct {
-	Rank  int
-	Wall  float64 // seconds from Init to now
-	MPI   float64 // seconds in MPI calls
-	Calls uint64
-	Top   string  // the call with the most time
-	TopS  float64 // its seconds
+	Rank     int
+	Wall     float64 // seconds from Init to now
+	MPI      float64 // seconds in MPI calls, at most Wall (Profile.MPI)
+	CallTime float64 // the calls' times added up (Profile.CallTime)
+	Calls    uint64
+	Top      string  // the call with the most time
+	TopS     float64 // its seconds
 }
 
 // Summary returns the rank's report so far.
@@ -512,7 +518,7 @@ func Summary() Report {
 		return Report{Rank: -1}
 	}
 	p := snapshot("")
-	r := Report{Rank: p.Rank, Wall: p.Wall, MPI: p.MPI}
+	r := Report{Rank: p.Rank, Wall: p.Wall, MPI: p.MPI, CallTime: p.CallTime}
 	for _, c := range p.Calls {
 		r.Calls += c.N
 		if c.Ns/1e9 > r.TopS {

@@ -154,8 +154,15 @@ const inlineMax = lineSize - 8
 const bcastInlineMax = lineSize - 16
 
 // ErrTruncate: a broadcast's root sent more than a reader's buffer holds. The reader
-// got the first len(buf) bytes, and the group stays in step.
-var ErrTruncate = errors.New("shmcoll: broadcast truncated: the root sent more bytes than the buffer holds")
+// got the first len(buf) bytes, and the group stays in step. It is returned wrapped,
+// with both lengths (truncated).
+var ErrTruncate = errors.New("shmcoll: message truncated")
+
+// truncated is ErrTruncate of a reader whose buffer holds have bytes of the root's n.
+func truncated(n, have int) error {
+	return fmt.Errorf("%w: the root's message has %d bytes, this rank's buffer %d "+
+		"(MPI requires the same type signature on every rank)", ErrTruncate, n, have)
+}
 
 // ErrCount is what a CountError wraps.
 var ErrCount = errors.New("shmcoll: reduction: the ranks' contributions differ in length")
@@ -603,7 +610,7 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		g.raise(fAck, c)
 	}
 	if n > len(buf) {
-		return ErrTruncate
+		return truncated(n, len(buf))
 	}
 	return nil
 }
@@ -644,7 +651,7 @@ func (g *Group) ringKept(buf []byte, root int, c uint64, n int) error {
 	g.kept = msg
 	if n > len(buf) {
 		copy(buf, msg)
-		return ErrTruncate
+		return truncated(n, len(buf))
 	}
 	return nil
 }
@@ -661,7 +668,7 @@ func (g *Group) readKept(buf []byte, root int, c uint64, n int) error {
 	g.kept = msg
 	if n > len(buf) {
 		copy(buf, msg)
-		return ErrTruncate
+		return truncated(n, len(buf))
 	}
 	return nil
 }
@@ -777,7 +784,7 @@ func (g *Group) readDirect(buf []byte, root int, c uint64, n int) error {
 	case err != nil:
 		return fmt.Errorf("shmcoll: Bcast: reading the root's buffer: %w", err)
 	case n > len(buf):
-		return ErrTruncate
+		return truncated(n, len(buf))
 	}
 	return nil
 }

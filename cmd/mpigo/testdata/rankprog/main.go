@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,6 +37,12 @@ func main() {
 	case "signal-at-start": // RANK: that rank kills itself with SIGKILL before Init
 		if rank == arg(2) {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	case "overflow-at-start": // RANK: that rank overflows its stack before Init, which
+		// the Go runtime ends as a fatal error
+		if rank == arg(2) {
+			debug.SetMaxStack(1 << 20)
+			recurse(0)
 		}
 	}
 	var termSigs chan os.Signal
@@ -82,6 +89,10 @@ func main() {
 			panic("deliberate failure in rank " + strconv.Itoa(rank))
 		}
 		return
+	case "panic-bare": // RANK: that rank panics after Init, with no Finalize deferred
+		if rank == arg(2) {
+			panic(fmt.Sprintf("deliberate bare panic in rank %d", rank))
+		}
 	case "abort": // RANK CODE
 		if rank == arg(2) {
 			mpi.World.Abort(arg(3))
@@ -282,6 +293,59 @@ func main() {
 				must(err)
 			}
 		}
+	case "values": // ROUNDS: rank 1 is away 2 ms before each of ROUNDS receives of a
+		// 256 KiB value that rank 0 sends, so that rank 0 spends its time blocked in
+		// SendValue; then every other value call once, with small values
+		w := mpi.World
+		n, me := w.Size(), w.Rank()
+		big := make([]string, 1024)
+		for i := range big {
+			big[i] = strings.Repeat("v", 250)
+		}
+		for range arg(2) {
+			switch me {
+			case 0:
+				must(mpi.SendValue(w, big, 1, 1))
+			case 1:
+				time.Sleep(2 * time.Millisecond)
+				_, _, err := mpi.RecvValue[[]string](w, 0, 1)
+				must(err)
+			}
+		}
+		small := map[string]int{"rank": me}
+		switch me {
+		case 0:
+			q, err := mpi.IsendValue(w, small, 1, 2)
+			must(err)
+			_, _, err = q.Wait()
+			must(err)
+		case 1:
+			q, err := mpi.IrecvValue[map[string]int](w, 0, 2)
+			must(err)
+			_, _, err = q.Wait()
+			must(err)
+		}
+		_, _, err := mpi.SendrecvValue[map[string]int, map[string]int](w, small, (me+1)%n, 3, (me+n-1)%n, 3)
+		must(err)
+		_, err = mpi.BcastValue(w, small, 0)
+		must(err)
+		_, err = mpi.GatherValues(w, small, 0)
+		must(err)
+		all := make([]map[string]int, n)
+		for i := range all {
+			all[i] = map[string]int{"to": i}
+		}
+		_, err = mpi.ScatterValues(w, all, 0)
+		must(err)
+		_, err = mpi.AllgatherValues(w, small)
+		must(err)
+		_, err = mpi.AlltoallValues(w, all)
+		must(err)
+		merge := func(a, b map[string]int) map[string]int { return map[string]int{"rank": a["rank"] + b["rank"]} }
+		_, err = mpi.ReduceValue(w, small, merge, 0)
+		must(err)
+		_, err = mpi.AllreduceValue(w, small, merge)
+		must(err)
 	case "ring": // ROUNDS [FAILRANK]: each rank sends 1 KiB to the next ROUNDS times, then
 		// an Allreduce; FAILRANK (if given) then exits with code 3 while the others wait
 		// in a Barrier
@@ -463,4 +527,11 @@ func rmaCheck() {
 		}
 	}
 	must(w.Free())
+}
+
+// recurse calls itself until the stack overflows.
+func recurse(n int) int {
+	var pad [64]byte
+	pad[n%64] = byte(n)
+	return recurse(n+1) + int(pad[(n+1)%64])
 }
