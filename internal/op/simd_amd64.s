@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// AVX2 loops of the accumulate kernels (simd_amd64.go): dst[i] = dst[i] op src[i] on
+// AVX2 loops of the reduction kernels (simd_amd64.go): dst[i] = dst[i] op src[i] on
 // blocks×64 bytes, two 32-byte lanes a step; unaligned loads and stores.
 
 // func vpaddb(dst, src *byte, blocks int)
@@ -67,6 +67,28 @@ vpaddd_loop:
 	JNZ vpaddd_loop
 	VZEROUPPER
 vpaddd_done:
+	RET
+
+// func vpaddq(dst, src *byte, blocks int)
+TEXT ·vpaddq(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	TESTQ CX, CX
+	JZ vpaddq_done
+vpaddq_loop:
+	VMOVDQU 0(DI), Y0
+	VMOVDQU 32(DI), Y1
+	VPADDQ 0(SI), Y0, Y0
+	VPADDQ 32(SI), Y1, Y1
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ vpaddq_loop
+	VZEROUPPER
+vpaddq_done:
 	RET
 
 // func vaddps(dst, src *byte, blocks int)
