@@ -180,7 +180,11 @@ func (e *Error) Error() string {
 	if e.Class == Mixed {
 		return fmt.Sprintf("%s is not defined on %s: it mixes element types, and a predefined operation needs every element of one predefined type", e.Op, e.Type)
 	}
-	return fmt.Sprintf("%s is not defined on %s (%s): it takes %s", e.Op, e.Type, e.Class, e.Rule)
+	s := fmt.Sprintf("%s is not defined on %s (%s): it takes %s", e.Op, e.Type, e.Class, e.Rule)
+	if e.Class == Pair {
+		s += "; the pair types take MPI_MAXLOC and MPI_MINLOC"
+	}
+	return s
 }
 
 func (e *Error) Unwrap() error { return e.err }
@@ -188,16 +192,20 @@ func (e *Error) Unwrap() error { return e.err }
 // Check says whether o applies to elements of kind k of class c: nil, or an *Error
 // naming the operation and the type by opName and typeName.
 func Check(o Op, c Class, k Kind, opName, typeName string) error {
-	e := &Error{Op: opName, Type: typeName, Class: c, Kind: k}
+	var why error
 	switch {
 	case !o.Valid():
-		e.err = ErrNotOp
+		why = ErrNotOp
 	case !Defined(o, c):
-		e.err, e.Rule = ErrUndefined, takes[o]
-	case kernels[o][k] == nil:
-		e.err = ErrNoKernel
+		why = ErrUndefined
+	case Reduce(o, k) == nil:
+		why = ErrNoKernel
 	default:
 		return nil
+	}
+	e := &Error{Op: opName, Type: typeName, Class: c, Kind: k, err: why}
+	if why == ErrUndefined {
+		e.Rule = takes[o]
 	}
 	return e
 }

@@ -95,3 +95,20 @@ func init() {
 	}
 	simdKernels()
 }
+
+// Align is the alignment in bytes the kernels of kind k need of their memory: a
+// scalar's own (a complex number's part's), 4 for MPI_2INT's flat int32 pairs, 1
+// for the other pairs and long doubles, which are read as bytes.
+func Align(k Kind) int {
+	switch k {
+	case datatype.KindInt8, datatype.KindUint8, datatype.KindBool, datatype.KindByte:
+		return 1
+	case datatype.KindInt16, datatype.KindUint16:
+		return 2
+	case datatype.KindInt32, datatype.KindUint32, datatype.KindFloat32, datatype.KindComplex64, datatype.KindInt32Int32:
+		return 4
+	case datatype.KindInt64, datatype.KindUint64, datatype.KindInt, datatype.KindUint, datatype.KindFloat64, datatype.KindComplex128:
+		return 8
+	}
+	return 1
+}
