@@ -108,8 +108,11 @@ type Elems struct {
 	Kind   datatype.Kind  // the element kind of its predefined type (KindNone: mixed)
 	Class  OpClass        // the class of its predefined type
 	Size   int            // bytes of one item packed
-	Name   string         // the face's name for the datatype
+	Name   string         // the face's name for the datatype ("": Datatype's)
 	Handle uintptr        // the face's own handle, given back to a UserKernel
+	// Datatype is the datatype's object, when the face has one: its name is read
+	// for a message only (a derived type's, which a program may set, takes a lock).
+	Datatype *Datatype
 }
 
 // Red sets *r to the device's reduction of o over items of e, or returns an error of
@@ -142,20 +145,79 @@ func (o *Operation) Red(call string, e *Elems, r *collective.Red) error {
 }
 
 func opErr(call string, o *Operation, c OpClass, e *Elems) error {
-	return core.Wrap(core.ClassOp, call, "", op.Check(o.code, c, e.Kind, o.name, e.Name))
+	return core.Wrap(core.ClassOp, call, "", op.Check(o.code, c, e.Kind, o.name, e.name()))
 }
 
-// AccOp is o as a one-sided accumulate applies it to elements of e (MPI 4.1 §12.3.4:
-// a predefined operation, on a datatype of one predefined type), or an error of class
-// ErrOp. The window checks the element kinds of origin and target itself.
-func (o *Operation) AccOp(call string, e *Elems) (OpCode, error) {
-	if o.user != nil {
+// name is e's datatype's name for messages, made only for them.
+func (e *Elems) name() string {
+	if e.Name != "" {
+		return e.Name
+	}
+	if n := e.Datatype.nameOrEmpty(); n != "" {
+		return n
+	}
+	return "a derived datatype of " + e.Kind.String()
+}
+
+// nameOrEmpty is d's name, "" for no object or an unnamed one.
+func (d *Datatype) nameOrEmpty() string {
+	if d == nil {
+		return ""
+	}
+	return d.Name()
+}
+
+// OpClass is the class of d's predefined type, which decides the operations it takes
+// (MPI 4.1 §6.9.2): a named predefined type's by its MPI name, a type of
+// MPI_Type_create_f90_* by its combiner (Fortran integer, floating point, complex), a
+// derived type's that of the datatypes it was made from when they agree (ClassMixed
+// when not: MPI_INT and MPI_LOGICAL have one layout but not one class), and a layout
+// the engine made alone (a Go type's) by its element kind.
+func (d *Datatype) OpClass() OpClass {
+	switch {
+	case d.mpi != "":
+		return op.NamedClass(d.mpi)
+	case d.f90 != nil:
+		switch d.f90.comb {
+		case datatype.CombinerF90Integer:
+			return op.FortranInteger
+		case datatype.CombinerF90Real:
+			return op.Floating
+		case datatype.CombinerF90Complex:
+			return op.Complex
+		}
+		return op.Mixed
+	case len(d.parts) > 0:
+		c := op.Mixed
+		for i, p := range d.parts {
+			if p == nil {
+				return op.Mixed
+			}
+			if pc := p.OpClass(); i == 0 {
+				c = pc
+			} else if pc != c {
+				return op.Mixed
+			}
+		}
+		return c
+	}
+	return op.KindClass(d.t.Kind())
+}
+
+// AccOp is o as a one-sided accumulate of count items of e applies it (MPI 4.1
+// §12.3.4: a predefined operation, on a datatype of one predefined type), or an
+// error of class ErrOp. An accumulate that moves no data does not look at its
+// operation. The window checks the element kinds of origin and target itself.
+func (o *Operation) AccOp(call string, e *Elems, count int64) (OpCode, error) {
+	switch {
+	case count == 0 || e.Size == 0:
+		if o.user != nil {
+			return op.Replace, nil // never applied: no element to combine
+		}
+		return o.code, nil
+	case o.user != nil:
 		return 0, core.Errorf(core.ClassOp, call, "%s: one-sided accumulates take predefined operations only", o.name)
-	}
-	if e.Type != nil && e.Type.Size() == 0 {
-		return o.code, nil // no element to combine: nothing to check
-	}
-	if op.Reduce(o.code, e.Kind) == nil || !op.Defined(o.code, e.Class) {
+	case op.Reduce(o.code, e.Kind) == nil || !op.Defined(o.code, e.Class):
 		return 0, opErr(call, o, e.Class, e)
 	}
 	return o.code, nil
@@ -204,3 +266,17 @@ func dense(t *datatype.Type) bool {
 
 // KernelAlign is the alignment the kernels of kind k need of their memory (op.Align).
 func KernelAlign(k datatype.Kind) int { return op.Align(k) }
+
+// CompareSwapType checks the datatype of MPI_Compare_and_swap: one element of a
+// predefined C integer, Fortran integer, logical, multi-language or byte type (MPI
+// 4.1 §12.3.4), or an error of class ErrType.
+func CompareSwapType(call string, e *Elems) error {
+	if e.Type != nil && !e.Type.IsPredefined() || !op.CompareSwapDefined(e.Class) {
+		return core.Errorf(core.ClassType, call, "datatype %s (%s): MPI_Compare_and_swap takes one element of a predefined integer, logical or byte type", e.name(), e.Class)
+	}
+	return nil
+}
+
+// LiteralLogical is Land, Lor or Lxor on logicals whose true and false are the byte
+// strings yes and no (op.LiteralLogical); nil for another operation.
+func LiteralLogical(o OpCode, yes, no []byte) Kernel { return op.LiteralLogical(o, yes, no) }

@@ -169,3 +169,32 @@ func replaceK(inout, in []byte) {}
 
 // noopK: in ⊕ inout = in, the earlier operand stays.
 func noopK(inout, in []byte) { copy(inout, in[:len(inout)]) }
+
+// LiteralLogical is Land, Lor or Lxor (nil for another operation) on logicals whose
+// true and false are the byte strings yes and no, of one length: a Fortran compiler's
+// .TRUE. and .FALSE. (MPI_Abi_set_fortran_booleans). An element is true unless it
+// is no; the result is yes or no.
+func LiteralLogical(o Op, yes, no []byte) Kernel {
+	var f func(a, b bool) bool
+	switch o {
+	case Land:
+		f = func(a, b bool) bool { return a && b }
+	case Lor:
+		f = func(a, b bool) bool { return a || b }
+	case Lxor:
+		f = func(a, b bool) bool { return a != b }
+	default:
+		return nil
+	}
+	n := len(no)
+	return func(inout, in []byte) {
+		for k := 0; k+n <= len(inout); k += n {
+			a := inout[k : k+n]
+			if f(string(in[k:k+n]) != string(no), string(a) != string(no)) {
+				copy(a, yes)
+			} else {
+				copy(a, no)
+			}
+		}
+	}
+}
