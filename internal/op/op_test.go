@@ -422,3 +422,27 @@ func TestLongDoubleKernels(t *testing.T) {
 		t.Errorf("complex long double: product %x, sum %x", p, s)
 	}
 }
+
+// TestLiteralLogical: the logical operations on Fortran LOGICALs whose .TRUE. is -1
+// and .FALSE. 0 in 4 bytes: anything but .FALSE. is true, results are the literals.
+func TestLiteralLogical(t *testing.T) {
+	yes, no := []byte{0xff, 0xff, 0xff, 0xff}, []byte{0, 0, 0, 0}
+	lit := func(vs ...uint32) []byte {
+		b := make([]byte, 4*len(vs))
+		for i, v := range vs {
+			binary.LittleEndian.PutUint32(b[4*i:], v)
+		}
+		return b
+	}
+	a, b := lit(0xffffffff, 1, 0, 0), lit(7, 0, 0xffffffff, 0) // true true false false; true false true false
+	for o, want := range map[Op][]byte{Land: lit(0xffffffff, 0, 0, 0), Lor: lit(0xffffffff, 0xffffffff, 0xffffffff, 0), Lxor: lit(0, 0xffffffff, 0xffffffff, 0)} {
+		got := append([]byte(nil), a...)
+		LiteralLogical(o, yes, no)(got, b)
+		if string(got) != string(want) {
+			t.Errorf("%v: %x, want %x", o, got, want)
+		}
+	}
+	if LiteralLogical(Sum, yes, no) != nil {
+		t.Error("Sum has a literal logical kernel")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/op"
 )
 
 // BenchmarkAccKernel measures the accumulate kernels a window applies under its lock:
@@ -16,7 +17,7 @@ func BenchmarkAccKernel(b *testing.B) {
 		k  datatype.Kind
 	}{
 		{OpSum, datatype.KindFloat64}, {OpSum, datatype.KindInt32}, {OpSum, datatype.KindFloat32},
-		{OpBand, datatype.KindUint8}, {OpMax, datatype.KindFloat64}, {OpMax, datatype.KindInt32},
+		{OpBand, datatype.KindUint8}, {op.Max, datatype.KindFloat64}, {op.Max, datatype.KindInt32},
 	}
 	for _, c := range cases {
 		for _, n := range []int{4 << 10, 1 << 20} {

@@ -11,23 +11,13 @@ import (
 // number crosses the wire as one byte.
 type Op = op.Op
 
-// The operations MPI allows in accumulates: the predefined reductions, Replace
-// (target = origin: what Put does, but element-wise atomic) and NoOp (target kept: a
-// GetAccumulate that only reads, atomically).
+// The operations this package and the windows name: those the atomics do in one
+// instruction (Sum, Band, Bor, Replace: target = origin, NoOp: target kept, a
+// GetAccumulate that only reads). The others are internal/op's.
 const (
-	OpNone    = op.None
 	OpSum     = op.Sum
-	OpProd    = op.Prod
-	OpMin     = op.Min
-	OpMax     = op.Max
-	OpLand    = op.Land
-	OpLor     = op.Lor
-	OpLxor    = op.Lxor
 	OpBand    = op.Band
 	OpBor     = op.Bor
-	OpBxor    = op.Bxor
-	OpMaxloc  = op.Maxloc
-	OpMinloc  = op.Minloc
 	OpReplace = op.Replace
 	OpNoOp    = op.NoOp
 	NumOps    = op.NumOps
