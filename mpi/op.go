@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/collective"
@@ -208,10 +209,32 @@ func red[T Elem](name string, o Op) (collective.Red, error) {
 
 // setRed fills *r, the device's reduction of o over T's elements: in place, since
 // a struct returned by value and then copied is read back before its fields' stores
-// have drained (the blocking reductions are the path of every short one).
+// have drained (the blocking reductions are the path of every short one). A
+// predefined op's comes from reds once made.
 func setRed[T Elem](r *collective.Red, name string, o Op) error {
+	if o.user == nil && o.p != nil {
+		if c := reds[o.p.Code()][reflect.TypeFor[T]().Kind()].Load(); c != nil {
+			*r = *c
+			return nil
+		}
+	}
+	return makeRed[T](r, name, o)
+}
+
+// reds holds mpir's reduction of each predefined op over each Go element kind, made
+// on first use: a short reduction then finds it with one load.
+var reds [numOps][reflect.UnsafePointer + 1]atomic.Pointer[collective.Red]
+
+// makeRed is setRed's way when reds has no answer: a user op, an error, a first use.
+func makeRed[T Elem](r *collective.Red, name string, o Op) error {
 	if err := usable[T](name, o); err != nil {
 		return err
 	}
-	return o.p.Red(name, elemsOf[T](), r)
+	if err := o.p.Red(name, elemsOf[T](), r); err != nil || o.user != nil {
+		return err
+	}
+	c := new(collective.Red)
+	*c = *r
+	reds[o.p.Code()][reflect.TypeFor[T]().Kind()].Store(c)
+	return nil
 }
