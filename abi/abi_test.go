@@ -381,6 +381,11 @@ func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
 
 func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 
+// TestReductionOps: C's long double types under the predefined operations, pairs with
+// ties, one-sided MAXLOC and Fetch_and_op on pair types, a zero-size accumulate, and
+// the standard's refusals (issue 35's cases).
+func TestReductionOps(t *testing.T) { job(t, "redops", 3) }
+
 // TestOneSidedTCP: over TCP with rma_shm=off the device would put an allocated
 // window's memory in the Go heap, so the library makes it again over C memory, and
 // every operation is shipped to the target's progress goroutine; the shared window

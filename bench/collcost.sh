@@ -4,7 +4,8 @@
 # an older revision: the load-independent check that a change to the collective's
 # path costs nothing. Per size it runs 1000 and 3000 calls on NP ranks and prints the
 # difference per call and rank (start-up cancels out), summed over the self costs of
-# mpigo's own functions (mpi, the device's core and collective, coll, shmcoll) and
+# mpigo's own functions (mpi, mpir, the device's core and collective, coll, shmcoll,
+# op: the kernels) and
 # memmove, leaving out the waiting (shmcoll's wait*, p2p's engine and the transports,
 # which poll, idle, yield, the runtime's scheduler), as the machine's load sets it.
 #
@@ -25,7 +26,7 @@ count() { # bin iters size -> "function cost" lines over all ranks
 		/^ *[0-9,]+ .*:/ {
 			v = $1; gsub(",", "", v)
 			if ($0 ~ /internal\/idle|internal\/yield|[wW]ait/) next
-			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|collective|coll|shmcoll)\.|runtime\.memmove/) next
+			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|collective|coll|shmcoll|op|mpir)\.|runtime\.memmove/) next
 			fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
 			s[fn] += v
 		}

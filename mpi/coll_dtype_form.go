@@ -6,6 +6,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // redForm is the form of the elements a reduction's kernel combines, and how a typed
@@ -24,9 +25,10 @@ type redForm struct {
 // formOf is the form in which op combines elements of kind: a predefined op's from
 // the table of forms made so far, another's built in *fs.
 func formOf(name string, op Op, kind datatype.Kind, fs *redForm) (*redForm, error) {
-	predef := op.user == nil && op.code < numOps && int(kind) < numKinds
+	code := op.code()
+	predef := op.user == nil && code != codeNone && int(kind) < numKinds
 	if predef {
-		if f := predefForms[op.code][kind].Load(); f != nil {
+		if f := predefForms[code][kind].Load(); f != nil {
 			return f, nil
 		}
 	}
@@ -34,122 +36,58 @@ func formOf(name string, op Op, kind datatype.Kind, fs *redForm) (*redForm, erro
 	if *fs, err = makeForm(name, op, kind); err == nil && predef {
 		f := new(redForm)
 		*f = *fs
-		predefForms[op.code][kind].Store(f)
+		predefForms[code][kind].Store(f)
 	}
 	return fs, err
 }
 
 // numKinds is the number of datatype kinds.
-const numKinds = int(datatype.KindInt16Int32) + 1
+const numKinds = int(datatype.NumKinds)
 
 // predefForms holds the form of each predefined op over each kind it takes, made on
-// first use, so that later calls find it with one load rather than building it with
-// reflect and generics. (Making all of them at start-up cost every program ~0.6M
-// instructions, most in the messages of the pairs that do not go together.)
+// first use, so that later calls find it with one load rather than building it.
 var predefForms [numOps][numKinds]atomic.Pointer[redForm]
 
-// makeForm builds the form in which op combines elements of kind.
+// makeForm builds the form in which op combines elements of kind: a predefined op's
+// kernel over the packed elements of kind (mpir's choice, which refuses what MPI does
+// not define), or a user op's over T.
 func makeForm(name string, op Op, kind datatype.Kind) (redForm, error) {
-	if op.user != nil {
-		return userForm(name, op.user)
+	switch {
+	case op.p == nil:
+		return redForm{}, errorf(ClassOp, name, "op is the zero Op (use Sum, Max, ... or OpCreate)")
+	case op.user != nil:
+		return userForm(name, op)
 	}
-	switch kind {
-	case datatype.KindInt8:
-		return predefForm[int8](name, op)
-	case datatype.KindInt16:
-		return predefForm[int16](name, op)
-	case datatype.KindInt32:
-		return predefForm[int32](name, op)
-	case datatype.KindInt64:
-		return predefForm[int64](name, op)
-	case datatype.KindInt:
-		return predefForm[int](name, op)
-	case datatype.KindUint8:
-		return predefForm[uint8](name, op)
-	case datatype.KindUint16:
-		return predefForm[uint16](name, op)
-	case datatype.KindUint32:
-		return predefForm[uint32](name, op)
-	case datatype.KindUint64:
-		return predefForm[uint64](name, op)
-	case datatype.KindUint:
-		return predefForm[uint](name, op)
-	case datatype.KindFloat32:
-		return predefForm[float32](name, op)
-	case datatype.KindFloat64:
-		return predefForm[float64](name, op)
-	case datatype.KindComplex64:
-		return predefForm[complex64](name, op)
-	case datatype.KindComplex128:
-		return predefForm[complex128](name, op)
-	case datatype.KindBool:
-		return predefForm[bool](name, op)
-	case datatype.KindByte:
-		// MPI defines only the bitwise ops on MPI_BYTE.
-		switch op.code {
-		case opBand, opBor, opBxor, opReplace, opNoOp:
-			return predefForm[uint8](name, op)
-		}
-		return redForm{}, errorf(ClassOp, name, "op %v is not defined on byte (MPI_BYTE takes Band, Bor and Bxor)", op)
-	case datatype.KindInt32Int32:
-		// MPI_2INT packs to flat (value, index) pairs of int32, which Maxloc and
-		// Minloc take as they are.
-		if err := pairOp(name, op, kind); err != nil {
-			return redForm{}, err
-		}
-		return predefForm[int32](name, op)
-	case datatype.KindFloat32Int32, datatype.KindFloat64Int32, datatype.KindInt64Int32, datatype.KindInt16Int32:
-		if err := pairOp(name, op, kind); err != nil {
-			return redForm{}, err
-		}
-		return pairForm(op, kind), nil
+	t := datatype.ForKind(kind)
+	if t == nil {
+		return redForm{}, errorf(ClassType, name, "datatype built from %s: no predefined op takes it", kind)
 	}
-	return redForm{}, errorf(ClassType, name, "datatype built from %s: no predefined op takes it", kind)
-}
-
-// predefForm is a predefined op over packed elements of T.
-func predefForm[T Elem](name string, op Op) (redForm, error) {
-	rd, err := red[T](name, op)
-	var z T
-	sz := int(unsafe.Sizeof(z))
-	return redForm{rd: rd, esz: sz, data: int64(sz), align: unsafe.Alignof(z)}, err
-}
-
-// pairForm reduces the value-index pair types (MPI_FLOAT_INT, MPI_DOUBLE_INT,
-// MPI_LONG_INT, MPI_SHORT_INT) as packed records: the value, then its int32 index, with
-// no padding between records, which the kernels read wherever they fall.
-func pairForm(op Op, kind datatype.Kind) redForm {
-	rec, k := pairKernel(kind, op.code == opMaxloc)
-	rd := collective.Red{K: collective.ReduceOp{Fn: k, Commute: true}, Unit: rec, Code: uint64(op.code), Name: opNames[op.code]}
-	return redForm{rd: rd, esz: rec, data: int64(rec), align: 1}
+	e := mpir.Elems{Type: t, Kind: kind, Class: mpir.KindClass(kind), Size: int(t.Size()), Name: kind.String()}
+	f := redForm{esz: int(t.Size()), data: t.Size(), align: uintptr(mpir.KernelAlign(kind))}
+	return f, op.p.Red(name, &e, &f.rd)
 }
 
 // userForm runs a user op over T (OpCreate[T]) on the data laid out as []T; T's
 // elements are the unit no schedule cuts.
-func userForm(name string, u *userOp) (redForm, error) {
+func userForm(name string, op Op) (redForm, error) {
+	u := op.user
 	if err := u.check(name); err != nil {
 		return redForm{}, err
 	}
 	esz := int(u.typ.Size())
 	f := redForm{
-		rd:     collective.Red{K: collective.ReduceOp{Fn: u.fn, Commute: u.commute}, Unit: esz, User: true, Code: 1 << 32, Name: "a user op"},
 		esz:    esz,
 		data:   u.dt.Size(),
 		align:  uintptr(u.typ.Align()),
 		origin: u.dt.Origin(),
 	}
+	if err := op.p.Red(name, &mpir.Elems{Size: esz, Name: u.typ.String()}, &f.rd); err != nil {
+		return redForm{}, err
+	}
 	if f.data != int64(esz) {
 		f.goT = u.dt
 	}
 	return f, nil
-}
-
-// pairOp refuses every op but Maxloc and Minloc on the pair types (MPI 4.1 §6.9.4).
-func pairOp(name string, op Op, kind datatype.Kind) error {
-	if op.code != opMaxloc && op.code != opMinloc {
-		return errorf(ClassOp, name, "op %v on %s: the pair types take Maxloc and Minloc only", op, kind)
-	}
-	return nil
 }
 
 // whole checks that the present buffers hold whole elements of f (only a user op's

@@ -547,7 +547,7 @@ func TestReductionsBufRefusals(t *testing.T) {
 		expect("IallreduceBuf 8 into 7", err, mpi.ErrCount, "as many")
 
 		expect("Band on float64", mpi.ScanBuf(w, f4, f4, mpi.Band), mpi.ErrOp, "Band")
-		expect("Sum on pairs", mpi.ReduceLocalBuf(mpi.Typed(f, 2, mpi.Float64Int32), mpi.Typed(f[4:], 2, mpi.Float64Int32), mpi.Sum), mpi.ErrOp, "Maxloc")
+		expect("Sum on pairs", mpi.ReduceLocalBuf(mpi.Typed(f, 2, mpi.Float64Int32), mpi.Typed(f[4:], 2, mpi.Float64Int32), mpi.Sum), mpi.ErrOp, "MPI_MAXLOC")
 		expect("affine op on 24 bytes", mpi.ScanBuf(w, mpi.Typed(f, 3, mpi.Float64), mpi.Typed(f[3:], 3, mpi.Float64), affOp), mpi.ErrType, "whole number")
 
 		expect("ReduceLocalBuf in place", mpi.ReduceLocalBuf(mpi.InPlaceBuf, f4, mpi.Sum), mpi.ErrBuffer, "InPlaceBuf")

@@ -439,7 +439,7 @@ func TestCollArgs(t *testing.T) {
 			{"bcast root", mpi.Bcast(c, []int32{1}, 5), mpi.ErrRoot, "mpi: Bcast: root 5 out of range [0,3)"},
 			{"reduce root", mpi.Reduce(c, []int32{1}, []int32{0}, mpi.Sum, -1), mpi.ErrRoot, "root -1 out of range"},
 			{"allreduce lengths", mpi.Allreduce(c, []float64{1, 2}, []float64{0}, mpi.Sum), mpi.ErrCount, "mpi: Allreduce: len(send) 2 != len(recv) 1"},
-			{"band on floats", mpi.Allreduce(c, []float64{1}, []float64{0}, mpi.Band), mpi.ErrOp, "op Band is not defined on float64"},
+			{"band on floats", mpi.Allreduce(c, []float64{1}, []float64{0}, mpi.Band), mpi.ErrOp, "Band is not defined on float64"},
 			{"lor on float32", mpi.Allreduce(c, []float32{1}, []float32{0}, mpi.Lor), mpi.ErrOp, "not defined on float32"},
 			{"max on complex", mpi.Allreduce(c, []complex64{1}, []complex64{0}, mpi.Max), mpi.ErrOp, "not defined on complex64"},
 			{"user op type", mpi.Allreduce(c, []int32{1}, []int32{0}, matmul), mpi.ErrOp, "op made by OpCreate for int64 used on int32"},

@@ -3,9 +3,12 @@ package mpi
 import (
 	"errors"
 	"reflect"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Op is a reduction operation for Reduce, Allreduce, Scan and their kin. The
@@ -21,59 +24,69 @@ import (
 // TypeGetValueIndex). The result keeps the largest (smallest) value and, on ties, the
 // smallest index.
 type Op struct {
-	code opCode
+	p    *mpir.Operation // nil: the zero Op
 	user *userOp
 }
-
-type opCode uint8
-
-const (
-	opNone opCode = iota
-	opSum
-	opProd
-	opMin
-	opMax
-	opLand
-	opLor
-	opLxor
-	opBand
-	opBor
-	opBxor
-	opMaxloc
-	opMinloc
-	opReplace
-	opNoOp
-	numOps
-)
-
-var opNames = [numOps]string{"invalid op", "Sum", "Prod", "Min", "Max", "Land", "Lor", "Lxor",
-	"Band", "Bor", "Bxor", "Maxloc", "Minloc", "Replace", "NoOp"}
 
 // The predefined operations. Replace keeps the last rank's value (a⊕b = b) and NoOp the
 // first's (a⊕b = a); MPI defines them for one-sided accumulates.
 var (
-	Sum     = Op{code: opSum}
-	Prod    = Op{code: opProd}
-	Min     = Op{code: opMin}
-	Max     = Op{code: opMax}
-	Land    = Op{code: opLand}
-	Lor     = Op{code: opLor}
-	Lxor    = Op{code: opLxor}
-	Band    = Op{code: opBand}
-	Bor     = Op{code: opBor}
-	Bxor    = Op{code: opBxor}
-	Maxloc  = Op{code: opMaxloc}
-	Minloc  = Op{code: opMinloc}
-	Replace = Op{code: opReplace}
-	NoOp    = Op{code: opNoOp}
+	Sum     = Op{p: opSum}
+	Prod    = Op{p: opProd}
+	Min     = Op{p: opMin}
+	Max     = Op{p: opMax}
+	Land    = Op{p: opLand}
+	Lor     = Op{p: opLor}
+	Lxor    = Op{p: opLxor}
+	Band    = Op{p: opBand}
+	Bor     = Op{p: opBor}
+	Bxor    = Op{p: opBxor}
+	Maxloc  = Op{p: opMaxloc}
+	Minloc  = Op{p: opMinloc}
+	Replace = Op{p: opReplace}
+	NoOp    = Op{p: opNoOp}
 )
 
+// The predefined operations' objects, named as this package names them.
+var (
+	opSum     = mpir.PredefinedOp(mpir.OpSum, "Sum")
+	opProd    = mpir.PredefinedOp(mpir.OpProd, "Prod")
+	opMin     = mpir.PredefinedOp(mpir.OpMin, "Min")
+	opMax     = mpir.PredefinedOp(mpir.OpMax, "Max")
+	opLand    = mpir.PredefinedOp(mpir.OpLand, "Land")
+	opLor     = mpir.PredefinedOp(mpir.OpLor, "Lor")
+	opLxor    = mpir.PredefinedOp(mpir.OpLxor, "Lxor")
+	opBand    = mpir.PredefinedOp(mpir.OpBand, "Band")
+	opBor     = mpir.PredefinedOp(mpir.OpBor, "Bor")
+	opBxor    = mpir.PredefinedOp(mpir.OpBxor, "Bxor")
+	opMaxloc  = mpir.PredefinedOp(mpir.OpMaxloc, "Maxloc")
+	opMinloc  = mpir.PredefinedOp(mpir.OpMinloc, "Minloc")
+	opReplace = mpir.PredefinedOp(mpir.OpReplace, "Replace")
+	opNoOp    = mpir.PredefinedOp(mpir.OpNoOp, "NoOp")
+)
+
+// The operation codes the calls test.
+const (
+	codeNone = mpir.OpNone
+	codeNoOp = mpir.OpNoOp
+	numOps   = mpir.NumOps
+)
+
+// code is o's predefined operation: codeNone for a user op or the zero Op.
+func (o Op) code() mpir.OpCode {
+	if o.p == nil {
+		return codeNone
+	}
+	return o.p.Code()
+}
+
+// userOp is what the Go face knows of a user op beyond mpir's: the Go type its
+// function takes.
 type userOp struct {
-	typ     reflect.Type
-	fn      collective.Kernel
-	commute bool
-	dt      *datatype.Type // typ's layout, for reductions over typed buffers
-	err     error          // why typ cannot be reduced (it holds pointers), reported at use
+	typ reflect.Type
+	fn  mpir.Kernel
+	dt  *datatype.Type // typ's layout, for reductions over typed buffers
+	err error          // why typ cannot be reduced (it holds pointers), reported at use
 }
 
 // OpCreate makes an op from f, which must set inout[i] = in[i] ⊕ inout[i] for every i
@@ -90,8 +103,7 @@ type userOp struct {
 // such an op fail with an error of class ErrOp naming the field.
 func OpCreate[T any](f func(inout, in []T), commute bool) Op {
 	u := &userOp{
-		typ:     reflect.TypeFor[T](),
-		commute: commute,
+		typ: reflect.TypeFor[T](),
 		fn: func(inout, in []byte) {
 			f(view[T](inout), view[T](in))
 		},
@@ -100,7 +112,20 @@ func OpCreate[T any](f func(inout, in []T), commute bool) Op {
 	if u.err == nil && u.typ.Size() == 0 {
 		u.err = errors.New("it holds no data")
 	}
-	return Op{code: opNone, user: u}
+	// The function sees memory laid out as []T whatever the datatype: the kernel is
+	// the same for all (the typed-buffer reductions lay the data out first).
+	k := func(*datatype.Type, uintptr) mpir.Kernel { return u.fn }
+	return Op{p: mpir.UserOp("a user op", commute, k), user: u}
+}
+
+// view sees a byte slice as whole elements of T, without copying.
+func view[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 // check refuses an op over a type that cannot be reduced.
@@ -113,132 +138,65 @@ func (u *userOp) check(name string) error {
 
 // Commutative reports whether the op commutes (MPI_Op_commutative).
 func (o Op) Commutative() bool {
-	if o.user != nil {
-		return o.user.commute
-	}
-	return o.code != opReplace && o.code != opNoOp
+	return o.p == nil || o.p.Commutative()
 }
 
 func (o Op) String() string {
-	if o.user != nil {
+	switch {
+	case o.user != nil:
 		return "user op on " + o.user.typ.String()
+	case o.p == nil:
+		return "invalid op"
 	}
-	return opNames[o.code]
+	return o.p.Name()
 }
 
 // Free releases a user op (MPI_Op_free); the collector owns its memory.
 func (o *Op) Free() { *o = Op{} }
 
-// kernel returns op's reduction over T as bytes, or an MPI_ERR_OP error naming the op
-// and the type it is not defined on.
-func kernel[T Elem](opName string, o Op) (collective.ReduceOp, error) {
-	t := reflect.TypeFor[T]()
-	if o.user != nil {
-		if o.user.typ != t {
-			return collective.ReduceOp{}, errorf(ClassOp, opName, "op made by OpCreate for %v used on %v", o.user.typ, t)
+// usable refuses the zero Op and a user op over another type than T.
+func usable[T Elem](name string, o Op) error {
+	switch {
+	case o.p == nil:
+		return errorf(ClassOp, name, "op is the zero Op (use Sum, Max, ... or OpCreate)")
+	case o.user != nil:
+		if t := reflect.TypeFor[T](); o.user.typ != t {
+			return errorf(ClassOp, name, "op made by OpCreate for %v used on %v", o.user.typ, t)
 		}
-		if err := o.user.check(opName); err != nil {
-			return collective.ReduceOp{}, err
-		}
-		return collective.ReduceOp{Fn: o.user.fn, Commute: o.user.commute}, nil
+		return o.user.check(name)
 	}
-	if o.code == opNone || o.code >= numOps {
-		return collective.ReduceOp{}, errorf(ClassOp, opName, "op is the zero Op (use Sum, Max, ... or OpCreate)")
-	}
-	k := t.Kind()
-	var fn collective.Kernel
-	if int(k) < len(kernels[o.code]) {
-		fn = kernels[o.code][k]
-	}
-	if fn == nil {
-		return collective.ReduceOp{}, errorf(ClassOp, opName, "op %v is not defined on %v (%s)", o, t, opRule[o.code])
-	}
-	return collective.ReduceOp{Fn: fn, Commute: o.Commutative()}, nil
-}
-
-var opRule = [numOps]string{
-	opSum: "it takes integers, floats and complex numbers", opProd: "it takes integers, floats and complex numbers",
-	opMin: "it takes integers and floats", opMax: "it takes integers and floats",
-	opLand: "it takes integers and bools", opLor: "it takes integers and bools", opLxor: "it takes integers and bools",
-	opBand: "it takes integers", opBor: "it takes integers", opBxor: "it takes integers",
-	opMaxloc: "it takes (value, index) pairs of integers or floats", opMinloc: "it takes (value, index) pairs of integers or floats",
+	return nil
 }
 
 // ReduceLocal sets inout[i] = in[i] ⊕ inout[i] (MPI_Reduce_local).
 func ReduceLocal[T Elem](in, inout []T, op Op) error {
-	k, err := kernel[T]("ReduceLocal", op)
-	if err != nil {
+	if err := usable[T]("ReduceLocal", op); err != nil {
 		return err
 	}
 	if len(in) != len(inout) {
 		return errorf(ClassCount, "ReduceLocal", "len(in) %d != len(inout) %d", len(in), len(inout))
 	}
-	if (op.code == opMaxloc || op.code == opMinloc) && len(in)%2 != 0 {
-		return errorf(ClassCount, "ReduceLocal", "%v takes (value, index) pairs: len %d is odd", op, len(in))
-	}
-	k.Fn(asBytes(inout), asBytes(in))
-	return nil
+	return mpir.ReduceLocal("ReduceLocal", op.p, elemsOf[T](), asBytes(in), asBytes(inout), 0, int64(len(in)))
 }
 
-// kernels[op][kind] is op's byte kernel for element kind, nil where op is not defined.
-var kernels [numOps][reflect.UnsafePointer + 1]collective.Kernel
-
-func reg[T Elem](o opCode, fn collective.Kernel) {
-	kernels[o][reflect.TypeFor[T]().Kind()] = fn
+// elemsOf is what a reduction needs of T: its kind, class, size and name.
+func elemsOf[T Elem]() *mpir.Elems {
+	return &goElems[reflect.TypeFor[T]().Kind()]
 }
 
-func regInt[T integer]() {
-	regOrdered[T]()
-	reg[T](opMin, minB[T])
-	reg[T](opMax, maxB[T])
-	reg[T](opLand, landB[T])
-	reg[T](opLor, lorB[T])
-	reg[T](opLxor, lxorB[T])
-	reg[T](opBand, bandB[T])
-	reg[T](opBor, borB[T])
-	reg[T](opBxor, bxorB[T])
-}
-
-func regOrdered[T integer | float]() {
-	regNumber[T]()
-	reg[T](opMaxloc, maxlocB[T])
-	reg[T](opMinloc, minlocB[T])
-}
-
-func regFloat[T float]() {
-	regOrdered[T]()
-	reg[T](opMin, minF[T])
-	reg[T](opMax, maxF[T])
-}
-
-func regNumber[T number]() {
-	reg[T](opSum, sumB[T])
-	reg[T](opProd, prodB[T])
-	reg[T](opReplace, replaceB)
-	reg[T](opNoOp, noopB)
-}
+// goElems describes each Go element kind to mpir: its datatype kind and class (Go's
+// integers are C integers, its floats floating point, ...).
+var goElems [reflect.UnsafePointer + 1]mpir.Elems
 
 func init() {
-	regInt[int8]()
-	regInt[int16]()
-	regInt[int32]()
-	regInt[int64]()
-	regInt[int]()
-	regInt[uint8]()
-	regInt[uint16]()
-	regInt[uint32]()
-	regInt[uint64]()
-	regInt[uint]()
-	regInt[uintptr]()
-	regFloat[float32]()
-	regFloat[float64]()
-	regNumber[complex64]()
-	regNumber[complex128]()
-	reg[bool](opLand, landBool)
-	reg[bool](opLor, lorBool)
-	reg[bool](opLxor, lxorBool)
-	reg[bool](opReplace, replaceB)
-	reg[bool](opNoOp, noopB)
+	for k, t := range map[reflect.Kind]*datatype.Type{reflect.Int8: datatype.Int8, reflect.Int16: datatype.Int16,
+		reflect.Int32: datatype.Int32, reflect.Int64: datatype.Int64, reflect.Int: datatype.Int,
+		reflect.Uint8: datatype.Uint8, reflect.Uint16: datatype.Uint16, reflect.Uint32: datatype.Uint32,
+		reflect.Uint64: datatype.Uint64, reflect.Uint: datatype.Uint, reflect.Uintptr: datatype.Uint,
+		reflect.Float32: datatype.Float32, reflect.Float64: datatype.Float64, reflect.Complex64: datatype.Complex64,
+		reflect.Complex128: datatype.Complex128, reflect.Bool: datatype.Bool} {
+		goElems[k] = mpir.Elems{Kind: t.Kind(), Class: mpir.KindClass(t.Kind()), Size: int(t.Size()), Name: k.String()}
+	}
 }
 
 // red is op over T as the device runs it, or an MPI_ERR_OP error naming the op and the
@@ -251,22 +209,32 @@ func red[T Elem](name string, o Op) (collective.Red, error) {
 
 // setRed fills *r, the device's reduction of o over T's elements: in place, since
 // a struct returned by value and then copied is read back before its fields' stores
-// have drained (the blocking reductions are the path of every short one).
+// have drained (the blocking reductions are the path of every short one). A
+// predefined op's comes from reds once made.
 func setRed[T Elem](r *collective.Red, name string, o Op) error {
-	k, err := kernel[T](name, o)
-	if err != nil {
+	if o.user == nil && o.p != nil {
+		if c := reds[o.p.Code()][reflect.TypeFor[T]().Kind()].Load(); c != nil {
+			*r = *c
+			return nil
+		}
+	}
+	return makeRed[T](r, name, o)
+}
+
+// reds holds mpir's reduction of each predefined op over each Go element kind, made
+// on first use: a short reduction then finds it with one load.
+var reds [numOps][reflect.UnsafePointer + 1]atomic.Pointer[collective.Red]
+
+// makeRed is setRed's way when reds has no answer: a user op, an error, a first use.
+func makeRed[T Elem](r *collective.Red, name string, o Op) error {
+	if err := usable[T](name, o); err != nil {
 		return err
 	}
-	r.K = k
-	r.Unit = esize[T]()
-	if o.user != nil {
-		r.User, r.Code, r.Name = true, 1<<32, "a user op"
-		return nil
+	if err := o.p.Red(name, elemsOf[T](), r); err != nil || o.user != nil {
+		return err
 	}
-	if o.code == opMaxloc || o.code == opMinloc {
-		r.Pair = true
-		r.Unit *= 2
-	}
-	r.Code, r.Name = uint64(o.code), opNames[o.code]
+	c := new(collective.Red)
+	*c = *r
+	reds[o.p.Code()][reflect.TypeFor[T]().Kind()].Store(c)
 	return nil
 }

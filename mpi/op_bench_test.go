@@ -11,14 +11,14 @@ func BenchmarkSumKernel(b *testing.B) {
 	for _, n := range []int{1 << 10, 1 << 17} {
 		b.Run(fmt.Sprint(n*8), func(b *testing.B) {
 			x, y := make([]float64, n), make([]float64, n)
-			k, err := kernel[float64]("bench", Sum)
+			k, err := red[float64]("bench", Sum)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			b.SetBytes(int64(8 * n))
 			for b.Loop() {
-				k.Fn(asBytes(x), asBytes(y))
+				k.K.Fn(asBytes(x), asBytes(y))
 			}
 		})
 	}
@@ -28,10 +28,10 @@ func BenchmarkSumKernel(b *testing.B) {
 func BenchmarkMaxKernel(b *testing.B) {
 	n := 1 << 18
 	x, y := make([]int32, n), make([]int32, n)
-	k, _ := kernel[int32]("bench", Max)
+	k, _ := red[int32]("bench", Max)
 	b.ReportAllocs()
 	b.SetBytes(int64(4 * n))
 	for b.Loop() {
-		k.Fn(asBytes(x), asBytes(y))
+		k.K.Fn(asBytes(x), asBytes(y))
 	}
 }

@@ -480,10 +480,10 @@ func accOp(name string, o Op) (window.RMAOp, error) {
 	if o.user != nil {
 		return 0, errorf(ClassOp, name, "one-sided accumulates take predefined ops only (MPI forbids user ops): got %v", o)
 	}
-	if o.code == opNone || o.code >= numOps {
+	if o.code() == codeNone {
 		return 0, errorf(ClassOp, name, "op is the zero Op (use Sum, Max, Replace, NoOp, ...)")
 	}
-	return window.RMAOp(o.code), nil
+	return window.RMAOp(o.code()), nil
 }
 
 // Put writes origin to rank's window, disp displacement units from its start, as
@@ -520,7 +520,7 @@ func get[T Elem](w *Win, origin []T, rank, disp int) error {
 // Accumulate combines origin into rank's window at disp with op, element by element
 // and atomically per element (MPI_Accumulate): a predefined op, Replace or NoOp.
 func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
-	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), window.RMAOp(op.code), elemKind[T]()) {
+	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), window.RMAOp(op.code()), elemKind[T]()) {
 		prof.Done(prof.Accumulate, nbytes(origin))
 		return nil
 	}
@@ -543,7 +543,7 @@ func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) er
 	if err != nil {
 		return w.fail("GetAccumulate", err)
 	}
-	if op.code == opNoOp {
+	if op.code() == codeNoOp {
 		o = r
 	}
 	return w.fail("GetAccumulate", w.dev().GetAccumulate("GetAccumulate", &o, &r, &t, k))
@@ -553,7 +553,7 @@ func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) er
 // atomically (MPI_Fetch_and_op).
 func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 	if w != nil && op.user == nil && isWord[T]() {
-		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), window.RMAOp(op.code)); ok {
+		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), window.RMAOp(op.code())); ok {
 			prof.Done(prof.FetchAndOp, esize[T]())
 			return *(*T)(unsafe.Pointer(&old)), nil
 		}
@@ -648,7 +648,7 @@ func RgetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) (
 	if err != nil {
 		return Request{}, w.fail("RgetAccumulate", err)
 	}
-	if op.code == opNoOp {
+	if op.code() == codeNoOp {
 		o = r
 	}
 	p, err := w.dev().RgetAccumulate("RgetAccumulate", &o, &r, &t, k)

@@ -76,7 +76,7 @@ func GetAccumulateBuf(w *Win, origin, result Buf, rank, disp, count int, dt *Dat
 		return w.fail("GetAccumulate", err)
 	}
 	o := r
-	if op.code != opNoOp {
+	if op.code() != codeNoOp {
 		if o, err = rbuf("GetAccumulate", origin); err != nil {
 			return w.fail("GetAccumulate", err)
 		}
@@ -127,7 +127,7 @@ func RgetAccumulateBuf(w *Win, origin, result Buf, rank, disp, count int, dt *Da
 	defer prof.Exit(prof.RgetAccumulate, w.enter(prof.RgetAccumulate, rank, origin.size()), origin.size())
 	r, t, err := w.args("RgetAccumulate", result, rank, disp, count, dt)
 	o := r
-	if err == nil && op.code != opNoOp {
+	if err == nil && op.code() != codeNoOp {
 		o, err = rbuf("RgetAccumulate", origin)
 	}
 	k := accOpOr(&err, "RgetAccumulate", op)

@@ -289,8 +289,8 @@ func applyFortran() {
 	touched = append(touched, fortranLogicals...)
 	for _, h := range touched {
 		j := int(h - 0x200)
-		shortDatatype(j)
 		predefRedRow(j, logicalKernels(h))
+		shortDatatype(j) // from the reductions: after them
 	}
 }
 
@@ -316,27 +316,12 @@ func logicalKernels(h uintptr) func(op uintptr) collective.Kernel {
 	n := int(d.t.Size())
 	yes, no := literalAs(fortran.yes, n), literalAs(fortran.no, n)
 	return func(op uintptr) collective.Kernel {
-		var f func(a, b bool) bool
-		switch op {
-		case opLand:
-			f = func(a, b bool) bool { return a && b }
-		case opLor:
-			f = func(a, b bool) bool { return a || b }
-		case opLxor:
-			f = func(a, b bool) bool { return a != b }
-		default:
-			return nil
-		}
-		return func(inout, in []byte) {
-			for k := 0; k+n <= len(in); k += n {
-				o := inout[k : k+n]
-				if f(!bytes.Equal(o, no), !bytes.Equal(in[k:k+n], no)) {
-					copy(o, yes)
-				} else {
-					copy(o, no)
-				}
+		if o := opOf(op); o != nil {
+			if k := mpir.LiteralLogical(o.Code(), yes, no); k != nil {
+				return k
 			}
 		}
+		return nil
 	}
 }
 

@@ -70,12 +70,12 @@ func shortDatatype(i int) {
 	if k == datatype.KindNone {
 		return
 	}
-	if window.RMAApplies(window.RMAReplace, k) {
+	if _, ok := shortAccOp(opReplace, uintptr(0x200+i)); ok {
 		e.replace = 1
 	}
 	if ck, ok := shortKinds[k]; ok {
 		e.kind = ck
-		if window.RMAApplies(window.RMASum, k) {
+		if _, ok := shortAccOp(opSum, uintptr(0x200+i)); ok {
 			e.sum = 1
 		}
 	}

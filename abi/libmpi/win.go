@@ -592,18 +592,6 @@ func targetOf(op string, rank int32, disp, count int64, dh uintptr) (window.Targ
 	return window.Target{Rank: rankIn(rank), Disp: disp, Count: count, Type: t}, nil
 }
 
-var rmaOps = map[uintptr]window.RMAOp{opSum: window.RMASum, opProd: window.RMAProd, opMin: window.RMAMin, opMax: window.RMAMax,
-	opLand: window.RMALand, opLor: window.RMALor, opLxor: window.RMALxor, opBand: window.RMABand, opBor: window.RMABor,
-	opBxor: window.RMABxor, opMaxloc: window.RMAMaxloc, opMinloc: window.RMAMinloc, opReplace: window.RMAReplace, opNoOp: window.RMANoOp}
-
-func rmaOp(op string, oh uintptr) (window.RMAOp, error) {
-	o, ok := rmaOps[oh]
-	if !ok {
-		return 0, errorf(errOp, op, "op %#x: one-sided accumulates take predefined operations only", oh)
-	}
-	return o, nil
-}
-
 // rmaCall is the common start of an operation: the window, the origin and the target.
 func rmaCall(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr) (*win, window.RBuf, window.Target, int32) {
 	w, r := needWin(op, wh)
@@ -713,7 +701,7 @@ func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 
 func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
-		if rop, ok := rmaOps[oh]; ok {
+		if rop, ok := shortAccOp(oh, odt); ok {
 			if b, t, ok := contigBytes(o, oc, odt); ok && t.Kind() != datatype.KindNone && w.w.AccBytes(int(rank), disp, b, rop, t.Kind()) {
 				prof.Done(prof.Accumulate, len(b))
 				return 0
@@ -727,7 +715,7 @@ func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, 
 	call := rmaCalls[rmaAcc][b2i(req != nil)]
 	n := typeBytes(oc, odt)
 	defer exit(call, w.enter(call, rankIn(rank), n), n)
-	rop, err := rmaOp(op, oh)
+	rop, err := accOp(op, oh, tdt, tc)
 	if err != nil {
 		return failWin(op, wh, err)
 	}
@@ -758,7 +746,7 @@ func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsaf
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	rop, err := rmaOp(op, oh)
+	rop, err := accOp(op, oh, tdt, tc)
 	if err != nil {
 		return failWin(op, wh, err)
 	}
@@ -891,7 +879,7 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	rop, err := rmaOp(op, oh)
+	rop, err := accOp(op, oh, dh, 1)
 	if err != nil {
 		return failWin(op, wh, err)
 	}
@@ -911,13 +899,19 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 		}
 	}
 	defer exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rankIn(rank), int(n)), int(n))
+	// The buffers hold one item: its extent, which for a pair type counts the
+	// padding (MPI_SHORT_INT has 6 bytes of data in 8).
+	m := n
+	if t.IsPredefined() {
+		m = t.Extent()
+	}
 	var ob []byte
 	if o != nil {
-		ob = unsafe.Slice((*byte)(o), n)
+		ob = unsafe.Slice((*byte)(o), m)
 	} else {
-		ob = make([]byte, n)
+		ob = make([]byte, m)
 	}
-	return failWin(op, wh, w.w.FetchAndOp(op, ob, unsafe.Slice((*byte)(res), n), t, rankIn(rank), disp, rop))
+	return failWin(op, wh, w.w.FetchAndOp(op, ob, unsafe.Slice((*byte)(res), m), t, rankIn(rank), disp, rop))
 }
 
 //export goPMPI_Compare_and_swap
@@ -930,6 +924,9 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 	}
 	t, err := typeOf(op, dh)
 	if err != nil {
+		return failWin(op, wh, err)
+	}
+	if err := compareSwapType(op, dh); err != nil {
 		return failWin(op, wh, err)
 	}
 	if o == nil || cmp == nil || res == nil {

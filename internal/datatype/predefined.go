@@ -40,15 +40,22 @@ var (
 	CLong  = xbasic8("long", Int64, xrep{op: xNarrowS, n: 1, ns: 8, xs: 4})   // MPI_LONG: 4 bytes in external32
 	CUlong = xbasic8("ulong", Uint64, xrep{op: xNarrowU, n: 1, ns: 8, xs: 4}) // MPI_UNSIGNED_LONG
 	Wchar  = xbasic8("wchar", Int32, xrep{op: xNarrowU, n: 1, ns: 4, xs: 2})  // MPI_WCHAR: 2 bytes (Unicode)
-	// LongDouble is x87 extended precision in 16 bytes: it moves and converts
-	// (IEEE binary128 in external32) but has no arithmetic (kind Byte).
-	LongDouble        = xbasic8("longdouble", Byte16, xrep{op: xLongDouble, n: 1, ns: 16, xs: 16})
-	LongDoubleComplex = xbasic8("longdoublecomplex", Byte32, xrep{op: xLongDouble, n: 2, ns: 16, xs: 16})
+	// LongDouble is x87 extended precision in 16 bytes: it moves as bytes and
+	// converts (IEEE binary128 in external32); its kind gives reductions its
+	// arithmetic (internal/op).
+	LongDouble        = kinded(KindLongDouble, xbasic8("longdouble", Byte16, xrep{op: xLongDouble, n: 1, ns: 16, xs: 16}))
+	LongDoubleComplex = kinded(KindLongDoubleComplex, xbasic8("longdoublecomplex", Byte32, xrep{op: xLongDouble, n: 2, ns: 16, xs: 16}))
 	// CLongInt is MPI_LONG_INT ({long; int}, 8 bytes in external32).
 	CLongInt = pair("longint", KindInt64Int32, CLong, 16)
 	// LongDoubleInt is MPI_LONG_DOUBLE_INT ({long double; int}, 20 bytes of data).
-	LongDoubleInt = pair("longdoubleint", KindNone, LongDouble, 32)
+	LongDoubleInt = pair("longdoubleint", KindLongDoubleInt, LongDouble, 32)
 )
+
+// kinded gives the new predefined type t the element kind k.
+func kinded(k Kind, t *Type) *Type {
+	t.kind = k
+	return t
+}
 
 // Byte16 and Byte32 are 16 and 32 raw bytes, the native part of the long
 // double types.
@@ -83,6 +90,14 @@ var Predefined = []*Type{Int8, Int16, Int32, Int64, Int, Uint8, Uint16, Uint32, 
 
 // ForKind returns the predefined type of kind k, or nil for KindNone.
 func ForKind(k Kind) *Type {
+	switch k {
+	case KindLongDouble:
+		return LongDouble
+	case KindLongDoubleComplex:
+		return LongDoubleComplex
+	case KindLongDoubleInt:
+		return LongDoubleInt
+	}
 	for _, t := range Predefined {
 		if t.kind == k && t != Packed {
 			return t

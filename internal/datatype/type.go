@@ -36,11 +36,21 @@ const (
 	KindInt64Int32   // MPI_LONG_INT: {int64; int32; pad}
 	KindInt32Int32   // MPI_2INT: {int32; int32}
 	KindInt16Int32   // MPI_SHORT_INT: {int16; pad; int32}
+	// C's long double as x86-64 has it: x87 extended precision (a 64-bit
+	// significand with an explicit integer bit, a 15-bit exponent) in 10 bytes
+	// of 16. Go has no such type; internal/op has its arithmetic.
+	KindLongDouble        // MPI_LONG_DOUBLE
+	KindLongDoubleComplex // MPI_C_LONG_DOUBLE_COMPLEX: {long double; long double}
+	KindLongDoubleInt     // MPI_LONG_DOUBLE_INT: {long double; int32; pad}
+
+	// NumKinds is the number of kinds, for tables indexed by kind.
+	NumKinds
 )
 
 var kindNames = [...]string{"none", "int8", "int16", "int32", "int64", "int", "uint8", "uint16",
 	"uint32", "uint64", "uint", "float32", "float64", "complex64", "complex128", "bool", "byte",
-	"float32int32", "float64int32", "int64int32", "int32int32", "int16int32"}
+	"float32int32", "float64int32", "int64int32", "int32int32", "int16int32",
+	"longdouble", "longdoublecomplex", "longdoubleint"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

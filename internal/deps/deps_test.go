@@ -41,7 +41,8 @@ internal/config, internal/group < internal/prof;
 internal/config, internal/prof, internal/yield < internal/idle;
 internal/ntcopy < internal/datatype;
 internal/rawmem < internal/vcodec;
-internal/datatype < internal/rma;
+internal/datatype < internal/op;
+internal/datatype, internal/op < internal/rma;
 internal/idle, internal/ntcopy, internal/yield < internal/shmcoll;
 
 # The engine: transports, the wire-up, process managers, point-to-point.
@@ -67,7 +68,7 @@ DEVICE, internal/core, internal/collective < internal/window;
 # semantics of their own (virtual topologies, Info, attributes), which only mpir imports.
 NONE < internal/vtopo, internal/info, internal/attr;
 internal/core, internal/collective, internal/window, internal/vtopo, internal/info, internal/attr,
-internal/config, internal/datatype, internal/group, internal/idle, internal/prof, internal/vcodec
+internal/config, internal/datatype, internal/group, internal/idle, internal/op, internal/prof, internal/vcodec
 < internal/mpir;
 
 # The faces: the Go package and the C library (the one package with cgo). They reach

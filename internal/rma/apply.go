@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/op"
 )
 
 // Piece is a run of target memory: Len bytes at Off from the window's base.
@@ -102,9 +103,6 @@ func AccContig(target, origin []byte, op Op, k datatype.Kind, lock *uint32) bool
 		return false
 	}
 	fn := kernels[op][k]
-	if len(target) < 64 {
-		fn = scalar[op][k] // below the vector loops' block: the Go loop, one call
-	}
 	if fn == nil {
 		return false
 	}
@@ -189,12 +187,7 @@ func CompareSwap(mem []byte, off int64, cmp, swap, old []byte, k datatype.Kind, 
 // CompareSwapKind reports whether MPI allows CompareAndSwap on elements of kind k:
 // integers, bools and bytes (C integer, logical and byte types).
 func CompareSwapKind(k datatype.Kind) bool {
-	switch k {
-	case datatype.KindFloat32, datatype.KindFloat64, datatype.KindComplex64, datatype.KindComplex128, datatype.KindNone,
-		datatype.KindFloat32Int32, datatype.KindFloat64Int32, datatype.KindInt64Int32, datatype.KindInt32Int32, datatype.KindInt16Int32:
-		return false
-	}
-	return true
+	return op.CompareSwapDefined(op.KindClass(k))
 }
 
 // Lock takes a spin lock word (the accumulate lock): 0 free, 1 held. A holder keeps

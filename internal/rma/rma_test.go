@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/op"
 )
 
 func i64s(v ...int64) []byte {
@@ -19,8 +20,8 @@ func i64s(v ...int64) []byte {
 }
 
 func TestAccEveryOpOnInt64(t *testing.T) {
-	want := map[Op]int64{OpSum: 9, OpProd: 14, OpMin: 2, OpMax: 7, OpLand: 1, OpLor: 1, OpLxor: 0,
-		OpBand: 2, OpBor: 7, OpBxor: 5, OpReplace: 7, OpNoOp: 2}
+	want := map[Op]int64{OpSum: 9, op.Prod: 14, op.Min: 2, op.Max: 7, op.Land: 1, op.Lor: 1, op.Lxor: 0,
+		OpBand: 2, OpBor: 7, op.Bxor: 5, OpReplace: 7, OpNoOp: 2}
 	for op, w := range want {
 		for _, k := range []datatype.Kind{datatype.KindInt64, datatype.KindInt32} {
 			var mem, org []byte
@@ -56,7 +57,7 @@ func TestAccRefusesUndefined(t *testing.T) {
 	if _, err := Lookup(OpSum, datatype.KindNone); err == nil {
 		t.Error("Sum on a mixed type accepted")
 	}
-	if _, err := Lookup(OpMaxloc, datatype.KindFloat64Int32); err != nil {
+	if _, err := Lookup(op.Maxloc, datatype.KindFloat64Int32); err != nil {
 		t.Error(err)
 	}
 }
@@ -81,7 +82,7 @@ func TestMaxlocPairsInPieces(t *testing.T) {
 	binary.LittleEndian.PutUint64(org[12:], math.Float64bits(9))
 	binary.LittleEndian.PutUint32(org[20:], 2)
 	var lock uint32
-	if err := Acc(mem, ps[:n], org, nil, OpMaxloc, datatype.KindFloat64Int32, &lock, nil); err != nil {
+	if err := Acc(mem, ps[:n], org, nil, op.Maxloc, datatype.KindFloat64Int32, &lock, nil); err != nil {
 		t.Fatal(err)
 	}
 	v0, i0 := math.Float64frombits(binary.LittleEndian.Uint64(mem)), int32(binary.LittleEndian.Uint32(mem[8:]))
@@ -198,7 +199,7 @@ func TestRWLock(t *testing.T) {
 }
 
 func TestEncodeDecode(t *testing.T) {
-	h := Header{Kind: KGetAcc, Op: OpMax, Elem: datatype.KindFloat32, Flags: 1, Pieces: 2, ID: 77, Base: 4096, Data: 5}
+	h := Header{Kind: KGetAcc, Op: op.Max, Elem: datatype.KindFloat32, Flags: 1, Pieces: 2, ID: 77, Base: 4096, Data: 5}
 	ps := []Piece{{Off: 1, Len: 2}, {Off: 30, Len: 3}}
 	b := make([]uint64, (h.Len()+7)/8)
 	buf := unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), h.Len())
@@ -212,93 +213,6 @@ func TestEncodeDecode(t *testing.T) {
 	}
 	if err := Check([]Piece{{Off: 10, Len: 10}}, 15); err == nil {
 		t.Error("a piece past the end passed Check")
-	}
-}
-
-// TestKernelsAgreeWithGoLoops: every kernel (the vector ones too, where the CPU has
-// them) gives what an element-by-element Go loop gives, for lengths around the vector
-// loops' 64-byte blocks and at unaligned offsets.
-func TestKernelsAgreeWithGoLoops(t *testing.T) {
-	type c struct {
-		k    datatype.Kind
-		size int
-		ref  func(a, b []byte, op Op)
-	}
-	intRef := func(a, b []byte, size int, op Op) {
-		for i := 0; i < len(a); i += size {
-			var x, y uint64
-			for j := size - 1; j >= 0; j-- {
-				x, y = x<<8|uint64(a[i+j]), y<<8|uint64(b[i+j])
-			}
-			var r uint64
-			switch op {
-			case OpSum:
-				r = x + y
-			case OpBand:
-				r = x & y
-			case OpBor:
-				r = x | y
-			case OpBxor:
-				r = x ^ y
-			}
-			for j := 0; j < size; j++ {
-				a[i+j] = byte(r >> (8 * j))
-			}
-		}
-	}
-	cases := []c{
-		{datatype.KindInt8, 1, func(a, b []byte, op Op) { intRef(a, b, 1, op) }},
-		{datatype.KindUint16, 2, func(a, b []byte, op Op) { intRef(a, b, 2, op) }},
-		{datatype.KindInt32, 4, func(a, b []byte, op Op) { intRef(a, b, 4, op) }},
-		{datatype.KindUint32, 4, func(a, b []byte, op Op) { intRef(a, b, 4, op) }},
-		{datatype.KindFloat32, 4, func(a, b []byte, op Op) {
-			for i := 0; i < len(a); i += 4 {
-				x := math.Float32frombits(binary.LittleEndian.Uint32(a[i:]))
-				y := math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))
-				binary.LittleEndian.PutUint32(a[i:], math.Float32bits(x+y))
-			}
-		}},
-		{datatype.KindFloat64, 8, func(a, b []byte, op Op) {
-			for i := 0; i < len(a); i += 8 {
-				x := math.Float64frombits(binary.LittleEndian.Uint64(a[i:]))
-				y := math.Float64frombits(binary.LittleEndian.Uint64(b[i:]))
-				binary.LittleEndian.PutUint64(a[i:], math.Float64bits(x+y))
-			}
-		}},
-	}
-	seed := uint32(1)
-	rnd := func() byte { seed = seed*1664525 + 1013904223; return byte(seed >> 24) }
-	for _, cs := range cases {
-		ops := []Op{OpSum}
-		if cs.k != datatype.KindFloat32 && cs.k != datatype.KindFloat64 {
-			ops = append(ops, OpBand, OpBor, OpBxor)
-		}
-		for _, op := range ops {
-			fn, err := Lookup(op, cs.k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for n := 0; n <= 300; n += cs.size {
-				for _, shift := range []int{0, 1, 8} {
-					a, b := make([]byte, n+shift), make([]byte, n+shift)
-					for i := range a {
-						a[i], b[i] = rnd(), rnd()
-					}
-					if cs.size >= 4 && cs.k != datatype.KindInt32 && cs.k != datatype.KindUint32 {
-						// finite floats: exponents away from NaN and Inf
-						for i := cs.size - 1; i < len(a); i += cs.size {
-							a[i], b[i] = a[i]&0x3f, b[i]&0x3f
-						}
-					}
-					want := append([]byte(nil), a[shift:]...)
-					cs.ref(want, b[shift:], op)
-					fn(a[shift:], b[shift:])
-					if string(a[shift:]) != string(want) {
-						t.Fatalf("%v on %v, %d bytes at offset %d: kernel and Go loop differ", op, cs.k, n, shift)
-					}
-				}
-			}
-		}
 	}
 }
 

@@ -326,6 +326,11 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*core
 			return nil, err
 		}
 	}
+	if pr.bytes == 0 {
+		// No element moves (a zero count, or a datatype of size zero): the operation and
+		// the element types have nothing to apply to, so they are not looked at.
+		return core.Completed(), nil
+	}
 	k, err := accKind(op, o, t, rop)
 	if err != nil {
 		return nil, err

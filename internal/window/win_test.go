@@ -11,6 +11,8 @@ import (
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/op"
+	"github.com/mpigo/mpigo/internal/rma"
 )
 
 // The window package's own tests run in one process: the test binary is a singleton
@@ -176,7 +178,7 @@ func TestOperationsOnSelf(t *testing.T) {
 			}
 			must(t, w.Lock("WinLock", LockExclusive, 0, 0))
 			must(t, w.Put("Put", &RBuf{Mem: bytesOf(5, 6), Count: 2, Type: datatype.Int64}, tgt(0, 2)))
-			must(t, w.Accumulate("Accumulate", &RBuf{Mem: bytesOf(10, 20), Count: 2, Type: datatype.Int64}, tgt(0, 2), RMASum))
+			must(t, w.Accumulate("Accumulate", &RBuf{Mem: bytesOf(10, 20), Count: 2, Type: datatype.Int64}, tgt(0, 2), rma.OpSum))
 			must(t, w.Flush("WinFlush", 0, false))
 			got := make([]byte, 16)
 			must(t, w.Get("Get", &RBuf{Mem: got, Count: 2, Type: datatype.Int64}, tgt(0, 2)))
@@ -185,7 +187,7 @@ func TestOperationsOnSelf(t *testing.T) {
 				t.Errorf("Get after Put and Accumulate: %d %d, want 15 26", word(got), word(got[8:]))
 			}
 			old := make([]byte, 8)
-			must(t, w.FetchAndOp("FetchAndOp", bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp, RMASum))
+			must(t, w.FetchAndOp("FetchAndOp", bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp, rma.OpSum))
 			if word(old) != 0 {
 				t.Errorf("FetchAndOp's old value %d, want 0", word(old))
 			}
@@ -195,7 +197,7 @@ func TestOperationsOnSelf(t *testing.T) {
 			}
 			res := make([]byte, 8)
 			must(t, w.GetAccumulate("GetAccumulate", &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64},
-				&RBuf{Mem: res, Count: 1, Type: datatype.Int64}, tgt(2, 1), RMASum))
+				&RBuf{Mem: res, Count: 1, Type: datatype.Int64}, tgt(2, 1), rma.OpSum))
 			must(t, w.Unlock("WinUnlock", 0))
 			if word(res) != 7 {
 				t.Errorf("GetAccumulate's old value %d, want 7", word(res))
@@ -212,7 +214,7 @@ func TestOperationsOnSelf(t *testing.T) {
 			must(t, w.Fence("WinFence", ModeNoSucceed))
 			must(t, w.Post("WinPost", []int{0}, 0))
 			must(t, w.Start("WinStart", []int{0}, 0))
-			must(t, w.Accumulate("Accumulate", &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64}, tgt(3, 1), RMASum))
+			must(t, w.Accumulate("Accumulate", &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64}, tgt(3, 1), rma.OpSum))
 			must(t, w.Complete("WinComplete"))
 			if _, err := w.Wait("WinWait", false); err != nil {
 				t.Fatal(err)
@@ -246,7 +248,7 @@ func TestEpochErrors(t *testing.T) {
 	wantClass(t, "Lock twice", w.Lock("WinLock", LockShared, 0, 0), core.ClassRMASync)
 	wantClass(t, "Put to rank 1", w.Put("Put", one, at(1, 0)), core.ClassRank)
 	wantClass(t, "Put past the window", w.Put("Put", one, at(0, 2)), core.ClassRMARange)
-	wantClass(t, "Accumulate with NoOp's pair Maxloc on int64", w.Accumulate("Accumulate", one, at(0, 0), RMAMaxloc), core.ClassOp)
+	wantClass(t, "Accumulate with NoOp's pair Maxloc on int64", w.Accumulate("Accumulate", one, at(0, 0), op.Maxloc), core.ClassOp)
 	must(t, w.Put("Put", one, at(core.ProcNull, 5))) // ProcNull: nothing to do, whatever the displacement
 	must(t, w.Unlock("WinUnlock", 0))
 }
@@ -295,10 +297,10 @@ func TestShortWays(t *testing.T) {
 	if !w.GetBytes(0, 1, got) || word(got) != 9 {
 		t.Errorf("GetBytes: %d, want 9", word(got))
 	}
-	if !w.AccBytes(0, 1, bytesOf(1), RMASum, datatype.KindInt64) {
+	if !w.AccBytes(0, 1, bytesOf(1), rma.OpSum, datatype.KindInt64) {
 		t.Error("AccBytes of an int64 Sum did not take the short way")
 	}
-	if old, ok := w.FetchWord(0, 1, 5, RMASum); !ok || old != 10 {
+	if old, ok := w.FetchWord(0, 1, 5, rma.OpSum); !ok || old != 10 {
 		t.Errorf("FetchWord: %d %v, want 10 true", old, ok)
 	}
 	if old, ok := w.CasWord(0, 1, 15, 3); !ok || old != 15 {
@@ -318,7 +320,7 @@ func TestShortWays(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() {
 		w.PutBytes(0, 0, v)
 		w.GetBytes(0, 0, got)
-		w.AccBytes(0, 0, v, RMASum, datatype.KindInt64)
+		w.AccBytes(0, 0, v, rma.OpSum, datatype.KindInt64)
 		w.FlushDirect(0)
 	})
 	if allocs != 0 {
@@ -338,12 +340,9 @@ func TestRMAInfo(t *testing.T) {
 	}
 }
 
-// TestOpNames: the accumulate operations the faces name through this package apply
-// where windows apply them.
+// TestOpNames: the element kinds the faces learn are updated atomically through this
+// package are the ones rma updates so (which operations apply is mpir's, by op).
 func TestOpNames(t *testing.T) {
-	if !RMAApplies(RMASum, datatype.KindFloat64) || RMAApplies(RMABand, datatype.KindFloat64) {
-		t.Error("Sum applies to float64, Band does not")
-	}
 	if !RMAAtomic(datatype.KindInt64) || RMAAtomic(datatype.KindComplex128) {
 		t.Error("int64 is updated by one atomic instruction, complex128 not")
 	}

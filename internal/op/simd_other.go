@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package rma
+package op
 
 // simdKernels: no vector loops on this platform; the Go kernels serve.
 func simdKernels() {}
