@@ -93,8 +93,9 @@ func isendrecv(op string, c *core.Comm, sb core.Buf, dest, sendtag int, rb core.
 	}
 	sq, err := c.Isend(op, sb, dest, sendtag, core.ModeStandard, false)
 	if err != nil {
+		var st core.Status // the engine's wait stores a status
 		core.Cancel(&rq)
-		core.WaitInto(&rq, nil)
+		core.WaitInto(&rq, &st)
 		return nil, err
 	}
 	return core.StartPair(op, sq, rq, nil), nil
