@@ -35,6 +35,9 @@ func PMPI_Iprobe(src, tag int32, ch uintptr, flag, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	if flag == nil {
+		return fail("Iprobe", ch, errorf(errArg, "Iprobe", "flag is NULL"))
+	}
 	ps, ok, err := mpir.Iprobe("Iprobe", c.c, rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Iprobe", ch, err)
@@ -71,6 +74,9 @@ func PMPI_Mprobe(src, tag int32, ch uintptr, out, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	if out == nil { // the message taken would be lost
+		return fail("Mprobe", ch, errorf(errArg, "Mprobe", "message is NULL"))
+	}
 	m, ps, err := mpir.Mprobe("Mprobe", c.c, nil, rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Mprobe", ch, err)
@@ -85,6 +91,9 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 	c, r := needComm("Improbe", ch)
 	if c == nil {
 		return r
+	}
+	if flag == nil || out == nil { // a message taken would be lost
+		return fail("Improbe", ch, errorf(errArg, "Improbe", "flag or message is NULL"))
 	}
 	m, ps, ok, err := mpir.Improbe("Improbe", c.c, rankIn(src), tagIn(tag))
 	if err != nil {

@@ -64,6 +64,10 @@ int main(int argc, char **argv) {
     FAILS(MPI_Sendrecv_replace(&x, 1, MPI_INT, 0, 0, size, 0, w, &st), MPI_ERR_RANK);
     FAILS(MPI_Isendrecv(&x, 1, MPI_INT, size, 0, &y, 1, MPI_INT, 0, 0, w, &r), MPI_ERR_RANK);
     FAILS(MPI_Isendrecv_replace(&x, 1, MPI_INT, 0, MPI_ANY_TAG, 0, 0, w, &r), MPI_ERR_TAG);
+    /* C's outputs: a matching probe with nowhere to put its message takes none */
+    FAILS(MPI_Iprobe(MPI_PROC_NULL, 0, w, NULL, &st), MPI_ERR_ARG);
+    FAILS(MPI_Mprobe(MPI_PROC_NULL, 0, w, NULL, &st), MPI_ERR_ARG);
+    FAILS(MPI_Improbe(MPI_PROC_NULL, 0, w, &flag, NULL, &st), MPI_ERR_ARG);
     OK(MPI_Barrier(w));
 
     /* MPI_PROC_NULL: at once, moving nothing; no buffer needed for a Bsend */
