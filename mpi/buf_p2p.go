@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -50,14 +51,20 @@ func RecvBuf(c *Comm, b Buf, src, tag int) (st Status, err error) {
 	return st, err
 }
 
-// isendBuf starts a send of a typed buffer, as p.
-func isendBuf(p *mpir.Proc, c *Comm, b Buf, dest, tag int) (Request, error) {
+// startBuf starts a send of a typed buffer by start (mpir.Isend, mpir.SendInit), as p.
+func startBuf(start func(*mpir.Proc, *core.Comm, core.Buf, int, int) (core.Request, error),
+	p *mpir.Proc, c *Comm, b Buf, dest, tag int) (Request, error) {
 	eb, err := b.engineBuf(p.Op)
 	if err != nil {
 		return Request{}, c.fail(p.Op, err)
 	}
-	q, err := mpir.Isend(p, c.dev(), eb, dest, tag)
+	q, err := start(p, c.dev(), eb, dest, tag)
 	return p2pReq(p.Op, c, q, err)
+}
+
+// isendBuf starts a send of a typed buffer, as p.
+func isendBuf(p *mpir.Proc, c *Comm, b Buf, dest, tag int) (Request, error) {
+	return startBuf(mpir.Isend, p, c, b, dest, tag)
 }
 
 // IsendBuf starts sending a typed buffer.
@@ -92,12 +99,7 @@ func IrecvBuf(c *Comm, b Buf, src, tag int) (Request, error) {
 
 // sendInitBuf makes a persistent send request of a typed buffer, as p.
 func sendInitBuf(p *mpir.Proc, c *Comm, b Buf, dest, tag int) (Request, error) {
-	eb, err := b.engineBuf(p.Op)
-	if err != nil {
-		return Request{}, c.fail(p.Op, err)
-	}
-	q, err := mpir.SendInit(p, c.dev(), eb, dest, tag)
-	return p2pReq(p.Op, c, q, err)
+	return startBuf(mpir.SendInit, p, c, b, dest, tag)
 }
 
 // SendInitBuf makes a persistent send request of a typed buffer.
