@@ -27,8 +27,9 @@ import (
 //     cannot tell a nested call from another thread's.
 //   - The device's errors get their MPI classes (core.MapErr).
 //
-// Statuses come back as the device's (core.Status, or its fields), their source a
-// world rank: SourceRank turns it into a rank of the communicator.
+// Statuses come back as the device's (core.Status), their source a world rank, which
+// SourceRank turns into a rank of the communicator; Recv's, field by field, has the
+// communicator's rank already.
 //
 // The small-message path: a send or receive on a communicator whose ranks are world
 // ranks, with a rank and tag in range (core.Comm.DirectSend, DirectRecv), goes to the
@@ -37,12 +38,9 @@ import (
 // field: a Status (48 bytes) returned by value is copied through memory at every
 // return.
 //
-// A non-nil ctx (the Go face's context views) makes a blocking call give up when ctx
-// ends (see the context view functions in p2p_ctx.go); the C face passes nil.
-
-// EmptyStatus is MPI's empty status (MPI 4.1 sec. 3.7.3): that of a null or inactive
-// request, and of a call that failed before it received anything.
-var EmptyStatus = core.Status{Source: core.AnySource, Tag: core.AnyTag}
+// The Go face's context views give a blocking call a context that ends it
+// (p2p_ctx.go): SendView and RecvView on the small-message path, whose own calls
+// take none, and a ctx argument of the others; the C face passes nil.
 
 // SourceRank is the rank in c of a status's source w, a world rank (ProcNull and
 // AnySource as they are).

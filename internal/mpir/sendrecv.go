@@ -42,11 +42,11 @@ func SendrecvReplace(op string, c *core.Comm, ctx context.Context, b core.Buf, d
 func sendrecv(op string, c *core.Comm, ctx context.Context, sb core.Buf, dest, sendtag int,
 	rb core.Buf, src, recvtag int) (st core.Status, err error) {
 	if err := checkPair(op, c, sb, dest, sendtag, rb, src, recvtag); err != nil {
-		return EmptyStatus, err
+		return emptyStatus, err
 	}
 	q, err := irecv(prof.None, op, c, rb, src, recvtag)
 	if err != nil {
-		return EmptyStatus, err
+		return emptyStatus, err
 	}
 	part := Proc{prof.None, op, core.ModeStandard}
 	if ctx != nil {
@@ -57,7 +57,7 @@ func sendrecv(op string, c *core.Comm, ctx context.Context, sb core.Buf, dest, s
 	if err != nil {
 		core.Cancel(&q)
 		core.WaitInto(&q, &st)
-		return EmptyStatus, err
+		return emptyStatus, err
 	}
 	if ctx != nil {
 		err = EndRecv(op, ctx, &q, &st)
