@@ -34,12 +34,13 @@ func BsendBuf(c *Comm, b Buf, dest, tag int) error { return sendBuf(mpir.ProcBse
 func RsendBuf(c *Comm, b Buf, dest, tag int) error { return sendBuf(mpir.ProcRsend, c, b, dest, tag) }
 
 // RecvBuf receives into a typed buffer.
-func RecvBuf(c *Comm, b Buf, src, tag int) (st Status, err error) {
+func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
 	const op = "Recv"
 	eb, l, err := b.lentBuf(op)
 	if err != nil {
 		return Status{}, c.fail(op, err)
 	}
+	var st Status
 	if c != nil && c.ctx != nil {
 		st, err = recvView(c, eb, src, tag)
 	} else if st.Source, st.Tag, st.bytes, err = mpir.Recv(c.dev(), eb, src, tag); err != nil {

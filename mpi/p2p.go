@@ -177,12 +177,11 @@ func ready(op string) error { return core.Ready(op) }
 
 // Recv receives into buf a message from rank src of c (or AnySource) with tag (or
 // AnyTag). A longer message fills buf and returns an error of class ErrTruncate.
-//
-// It fills st field by field, from mpir's field-by-field answer: a Status (48 bytes)
-// passed or returned by value through a few calls is copied through memory each
-// time, and each copy of one just written stalls on store forwarding, which cost as
-// much as the rest of the call's own work.
 func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
+	// st is filled field by field, from mpir's field-by-field answer: a Status (48
+	// bytes) passed or returned by value through a few calls is copied through
+	// memory each time, and each copy of one just written stalls on store
+	// forwarding, which cost as much as the rest of the call's own work.
 	var d *core.Comm
 	if c != nil {
 		if c.ctx != nil {
