@@ -315,7 +315,7 @@ const smallValue = 256
 // recvPlain is the blocking RecvValue of a plain type on a communicator without a
 // context: one receive of the message into bp (new memory if it is longer), its word
 // and length checked; recorded as RecvValue and answered field by field into *st, as
-// recvInto. It returns the message, whose value's bytes are msg[8:], or nil. A
+// Recv is. It returns the message, whose value's bytes are msg[8:], or nil. A
 // message of another type is consumed (and the out-of-band slices it names drained)
 // and reported.
 func recvPlain(st *Status, op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, src, tag int) ([]byte, error) {
