@@ -108,6 +108,11 @@ func TestPointToPoint(t *testing.T) { job(t, "pt2pt", 2) }
 
 func TestPointToPointTCP(t *testing.T) { job(t, "pt2pt", 2, mpitest.TCP.Flags()...) }
 
+// TestPointToPointRules: the classes of bad arguments, MPI_PROC_NULL, the send-receive's
+// checks and the null message, call by call as mpi's TestPointToPointRules and its
+// kin check the Go face (p2prules.c says which sections).
+func TestPointToPointRules(t *testing.T) { job(t, "p2prules", 2) }
+
 func TestCollectivesInPlace(t *testing.T) { job(t, "coll", 3) }
 
 func TestDatatypesBottomUserOp(t *testing.T) { job(t, "dtype", 2) }

@@ -15,12 +15,17 @@
 # those that wait (the engine's and the transports' polls, block, idle, yield,
 # prof.Blocked), the engine and the transports included.
 #
+# Mode c-pingpong counts the same ping-pong in C (bench/matrixcost/c/pingpong.c, built
+# with mpigo cc against this checkout): MPI_Send/MPI_Recv of one MPI_INT64_T, per pair
+# and rank, as pingpong sums it (the C library's Go functions, abi/libmpi's main.*
+# among them; the cgo crossing, which is the runtime's, is left out).
+#
 # Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
 # this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
 # (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
 #
 # usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
-#   -v     list the functions too;  MODE  put get acc allreduce pingpong c-put
+#   -v     list the functions too;  MODE  put get acc allreduce pingpong c-pingpong c-put
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
@@ -30,12 +35,17 @@ go build -o "$dir/matrixcost" ./bench/matrixcost
 go build -o "$dir/mpigo" ./cmd/mpigo
 count() { # mode iters -> "function cost" lines over both ranks
 	rm -f "$dir"/cg.*
-	GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
-		--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "$1" >/dev/null 2>&1
+	if [ "$1" = c-pingpong ]; then
+		GODEBUG=asyncpreemptoff=1 MPIGO_SOURCE=$PWD "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
+			--callgrind-out-file="$dir/cg.%p" "$dir/cpingpong" "$2" >/dev/null 2>&1
+	else
+		GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
+			--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "$1" >/dev/null 2>&1
+	fi
 	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk -v mode="$1" '
 		/^ *[0-9,]+ .*:/ {
 			v = $1; gsub(",", "", v)
-			if (mode == "pingpong") {
+			if (mode ~ /pingpong/) {
 				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
 				if ($0 !~ /mpigo\/mpigo\/|main\./) next
 			} else {
@@ -59,6 +69,9 @@ cput() {
 }
 for m in $modes; do
 	if [ "$m" = c-put ]; then cput; continue; fi
+	if [ "$m" = c-pingpong ] && [ ! -x "$dir/cpingpong" ]; then
+		MPIGO_SOURCE=$PWD "$dir/mpigo" cc -O2 -o "$dir/cpingpong" bench/matrixcost/c/pingpong.c
+	fi
 	count "$m" 1000 >"$dir/a"
 	count "$m" 3000 >"$dir/b"
 	per=4000 # 2000 calls on each of 2 ranks

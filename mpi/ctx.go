@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Contexts: one mechanism for every blocking call. c.WithContext(ctx) is a view of c
@@ -76,74 +76,11 @@ func (c *Comm) Context() context.Context {
 
 // ctxErr is the error of call op whose context ended.
 func ctxErr(op string, err error, format string, a ...any) error {
-	return &Error{Class: ClassOther, Op: op, Msg: fmt.Sprintf(format, a...), Err: err}
+	return mpir.CtxErr(op, err, format, a...)
 }
 
 // isCtx reports whether err is ctx's own error (the wait gave up).
-func isCtx(ctx context.Context, err error) bool {
-	return ctx != nil && err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
-}
-
-// sendCtx is a blocking send through a view.
-func sendCtx(op string, c *Comm, b core.Buf, dest, tag int, mode core.Mode) error {
-	q, err := c.dev().Isend(op, b, dest, tag, mode, false)
-	if err != nil {
-		return c.fail(op, err)
-	}
-	_, err = c.endSend(op, &q, true)
-	return c.fail(op, err)
-}
-
-// endSend waits for a send under c's context. When the context ends first it cancels
-// the send (mayCancel) if its message has not left, else lets it complete unobserved;
-// cancelled says that nothing was sent.
-func (c *Comm) endSend(op string, q *core.Request, mayCancel bool) (cancelled bool, err error) {
-	_, err = core.WaitCtx(c.ctx, q)
-	if !isCtx(c.ctx, err) {
-		return false, mapErr(op, err)
-	}
-	if mayCancel {
-		core.Cancel(q)
-		var st core.Status
-		if ok, terr := core.TestInto(q, &st); ok {
-			if st.Cancelled {
-				return true, ctxErr(op, err, "cancelled by its context; nothing was sent")
-			}
-			return false, mapErr(op, terr) // it completed after all
-		}
-	}
-	core.FreeRequest(q)
-	return false, ctxErr(op, err, "its context ended after the message had left: it is delivered when the receiver takes it, and its buffer must not change until then")
-}
-
-// endRecv waits for a receive under c's context; when the context ends first it
-// cancels the receive, which then either is cancelled or, having matched, completes.
-func (c *Comm) endRecv(op string, q *core.Request, st *core.Status) error {
-	var err error
-	*st, err = core.WaitCtx(c.ctx, q)
-	if !isCtx(c.ctx, err) {
-		return mapErr(op, err)
-	}
-	cerr := err
-	core.Cancel(q)
-	*st, err = core.WaitCtx(nil, q)
-	if err == nil && st.Cancelled {
-		return ctxErr(op, cerr, "cancelled by its context; no message was received")
-	}
-	return mapErr(op, err)
-}
-
-// recvCtx is a blocking receive through a view.
-func recvCtx(st *Status, op string, c *Comm, b core.Buf, src, tag int) error {
-	q, err := c.dev().Irecv(op, b, src, tag, false)
-	if err != nil {
-		return c.fail(op, err)
-	}
-	var ps core.Status
-	err = c.endRecv(op, &q, &ps)
-	c.storeStatus(st, &ps)
-	return c.fail(op, err)
-}
+func isCtx(ctx context.Context, err error) bool { return mpir.IsCtx(ctx, err) }
 
 // Collectives stopped by a context: a communicator whose collective's wait gave up
 // cannot run another (its ranks no longer agree on what was run), on any view.

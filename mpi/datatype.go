@@ -8,7 +8,6 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
-	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Datatype describes a layout of typed data in memory (MPI_Datatype): the predefined
@@ -309,75 +308,6 @@ func (b Buf) checkedBuf(op string, lend bool) (core.Buf, *datatype.Layout, error
 		return core.Packed(l), nil, nil
 	}
 	return core.Packed(l), l, nil
-}
-
-func sendBuf(op string, c *Comm, b Buf, dest, tag int, mode core.Mode) error {
-	eb, l, err := b.lentBuf(op)
-	if err != nil {
-		return c.fail(op, err)
-	}
-	if err = c.dev().Send(op, eb, dest, tag, mode); err == nil {
-		l.Return() // after an error the engine may still hold it: left to the collector
-	}
-	return c.fail(op, err)
-}
-
-// SendBuf sends a typed buffer (see Typed) to dest.
-func SendBuf(c *Comm, b Buf, dest, tag int) error {
-	defer prof.Exit(prof.Send, c.enterP2P(prof.Send, dest, tag, b.size()), b.size())
-	return sendBuf("Send", c, b, dest, tag, core.ModeStandard)
-}
-
-// SsendBuf is SendBuf that returns once the receiver has matched the message.
-func SsendBuf(c *Comm, b Buf, dest, tag int) error {
-	defer prof.Exit(prof.Ssend, c.enterP2P(prof.Ssend, dest, tag, b.size()), b.size())
-	return sendBuf("Ssend", c, b, dest, tag, core.ModeSynchronous)
-}
-
-// RecvBuf receives into a typed buffer.
-func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
-	defer prof.Exit(prof.Recv, c.enterP2P(prof.Recv, src, tag, b.size()), b.size())
-	eb, l, err := b.lentBuf("Recv")
-	if err != nil {
-		return Status{}, c.fail("Recv", err)
-	}
-	var st Status
-	st.Source, st.Tag, st.bytes, err = c.dev().Recv("Recv", eb, src, tag)
-	if err == nil {
-		l.Return()
-	}
-	if err != nil {
-		st.Err = err
-	}
-	return st, c.fail("Recv", err)
-}
-
-// IsendBuf starts sending a typed buffer.
-func IsendBuf(c *Comm, b Buf, dest, tag int) (Request, error) {
-	defer prof.Exit(prof.Isend, c.enterP2P(prof.Isend, dest, tag, b.size()), b.size())
-	eb, err := b.engineBuf("Isend")
-	if err != nil {
-		return Request{}, c.fail("Isend", err)
-	}
-	q, err := c.dev().Isend("Isend", eb, dest, tag, core.ModeStandard, false)
-	if err != nil {
-		return Request{}, c.fail("Isend", err)
-	}
-	return Request{q: q, c: c}, nil
-}
-
-// IrecvBuf starts receiving into a typed buffer.
-func IrecvBuf(c *Comm, b Buf, src, tag int) (Request, error) {
-	defer prof.Exit(prof.Irecv, c.enterP2P(prof.Irecv, src, tag, b.size()), b.size())
-	eb, err := b.engineBuf("Irecv")
-	if err != nil {
-		return Request{}, c.fail("Irecv", err)
-	}
-	q, err := c.dev().Irecv("Irecv", eb, src, tag, false)
-	if err != nil {
-		return Request{}, c.fail("Irecv", err)
-	}
-	return Request{q: q, c: c}, nil
 }
 
 // PackSize is the number of bytes Pack needs for count items of dt.

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -59,12 +60,9 @@ func GetCount[T Elem](s Status) int {
 
 // storeStatus translates an engine status into *s one field at a time: a copy of a
 // whole Status, which does not fit in registers, costs a small message's call more
-// than the rest of its work (see recvInto).
+// than the rest of its work (see Recv).
 func (c *Comm) storeStatus(s *Status, st *core.Status) {
-	s.Source, s.Tag, s.bytes, s.cancel = st.Source, st.Tag, st.Count, st.Cancelled
-	if st.Source >= 0 && c.dev() != nil {
-		s.Source = c.d.CommRank(st.Source)
-	}
+	s.Source, s.Tag, s.bytes, s.cancel = mpir.SourceRank(c.dev(), st.Source), st.Tag, st.Count, st.Cancelled
 	if st.Err != nil {
 		s.Err = mapErr("", st.Err)
 	}
@@ -76,71 +74,103 @@ func (c *Comm) status(st core.Status) (s Status) {
 	return s
 }
 
-// send is the blocking send, recorded as call, a send that may start deferred
-// (prof.TryDeferred; see prof.go for the recorder's lines); prof.None records
-// nothing: the send of a call made of one (Sendrecv), which reports itself once.
-func send(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core.Mode) (err error) {
-	d := c.dev()
-	direct := d.DirectSend(dest, tag) && c.ctx == nil
-	if direct {
-		// An eager message that leaves at once is recorded once it has left.
-		if how := prof.Later(call, len(b)); how != prof.LaterNot {
-			if sent, err := d.SendNow(core.Bytes(b), dest, tag, mode); sent {
-				if how == prof.LaterCount {
-					prof.Count(call, len(b))
-				} else {
-					prof.SentEvent(call, d.Prof(), dest, tag, len(b))
-				}
-				if err != nil {
-					return c.fail(op, mapErr(op, err))
-				}
-				return nil
-			}
+// view is the context of c if it is a view (WithContext), else nil: the calls that
+// block take it to mpir, which gives up when it ends.
+func (c *Comm) view() context.Context {
+	if c == nil {
+		return nil
+	}
+	return c.ctx
+}
+
+// bufOf is b's memory as the device's buffer, in place.
+func bufOf[T Elem](b []T) core.Buf {
+	var z T
+	return bytesAt((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)*int(unsafe.Sizeof(z)))
+}
+
+// bytesAt is core.BytesAt. A generic body instantiated in the user's package inlines
+// the calls to this package's small functions but not a call to core.BytesAt itself,
+// whose body the export data then does not carry: without this the small-message
+// path pays a call for its buffer.
+func bytesAt(p *byte, n int) core.Buf { return core.BytesAt(p, n) }
+
+// The point-to-point calls are mpir's (internal/mpir/p2p.go says what they check and
+// how each is recorded): the calls here turn Go slices and Typed buffers into the
+// device's buffers, and the answers into Status and Request, their errors through
+// the handler of c. The hot calls (Send, Recv and their kin) call mpir themselves
+// rather than through a helper of this package, so that a small message makes no
+// call more than it must; a view (WithContext) takes mpir's View forms.
+
+// The procedures this package names otherwise than the standard.
+var (
+	procSendInit  = mpir.ProcSendInit.As("SendInit")
+	procSsendInit = mpir.ProcSsendInit.As("SsendInit")
+	procRsendInit = mpir.ProcRsendInit.As("RsendInit")
+	procBsendInit = mpir.ProcBsendInit.As("BsendInit")
+	procRecvInit  = mpir.ProcRecvInit.As("RecvInit")
+)
+
+// send is the blocking send of b on c (a Typed buffer's, a value's), as p.
+func send(p *mpir.Proc, c *Comm, b core.Buf, dest, tag int) error {
+	var d *core.Comm
+	if c != nil {
+		if c.ctx != nil {
+			return c.fail(p.Op, mpir.SendView(p, c.d, c.ctx, b, dest, tag))
 		}
+		d = c.d
 	}
-	var t int64
-	if call != prof.None && !prof.Try(call, d.Prof(), dest, tag, len(b)) {
-		if t = prof.TryDeferred(call, d.Prof(), dest, tag, len(b)); t == 0 {
-			t = prof.Enter(call, d.Prof(), dest, tag, len(b))
-		}
-	}
-	switch {
-	case direct:
-		// The common case in one call: no rank to translate, nothing to check further.
-		if err = d.SendDirect(core.Bytes(b), dest, tag, mode); err != nil {
-			err = c.fail(op, mapErr(op, err))
-		}
-	case c != nil && c.ctx != nil:
-		err = sendCtx(op, c, core.Bytes(b), dest, tag, mode)
-	default:
-		err = c.fail(op, d.Send(op, core.Bytes(b), dest, tag, mode))
-	}
-	if call != prof.None && !prof.TryExit(call, t, len(b)) {
-		prof.Exit(call, t, len(b))
-	}
-	return err
+	return c.fail(p.Op, mpir.Send(p, d, b, dest, tag))
 }
 
 // Send sends buf to rank dest of c with tag, and returns when buf may be reused.
 func Send[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Send, "Send", c, asBytes(buf), dest, tag, core.ModeStandard)
+	var d *core.Comm
+	if c != nil {
+		if c.ctx != nil {
+			return send(mpir.ProcSend, c, bufOf(buf), dest, tag)
+		}
+		d = c.d
+	}
+	return c.fail("Send", mpir.Send(mpir.ProcSend, d, bufOf(buf), dest, tag))
 }
 
 // Ssend is Send that returns only once the receiver has matched the message.
 func Ssend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Ssend, "Ssend", c, asBytes(buf), dest, tag, core.ModeSynchronous)
+	var d *core.Comm
+	if c != nil {
+		if c.ctx != nil {
+			return send(mpir.ProcSsend, c, bufOf(buf), dest, tag)
+		}
+		d = c.d
+	}
+	return c.fail("Ssend", mpir.Send(mpir.ProcSsend, d, bufOf(buf), dest, tag))
 }
 
 // Rsend is Send for when the matching receive is known to be posted already.
 func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Rsend, "Rsend", c, asBytes(buf), dest, tag, core.ModeReady)
+	var d *core.Comm
+	if c != nil {
+		if c.ctx != nil {
+			return send(mpir.ProcRsend, c, bufOf(buf), dest, tag)
+		}
+		d = c.d
+	}
+	return c.fail("Rsend", mpir.Send(mpir.ProcRsend, d, bufOf(buf), dest, tag))
 }
 
 // Bsend copies buf into an attached buffer and returns at once: c's own (see
 // (*Comm).AttachBuffer), else the process's (BufferAttach). With neither, or too
 // little room left, it fails with ErrBuffer.
 func Bsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	return send(prof.Bsend, "Bsend", c, asBytes(buf), dest, tag, core.ModeBuffered)
+	var d *core.Comm
+	if c != nil {
+		if c.ctx != nil {
+			return send(mpir.ProcBsend, c, bufOf(buf), dest, tag)
+		}
+		d = c.d
+	}
+	return c.fail("Bsend", mpir.Send(mpir.ProcBsend, d, bufOf(buf), dest, tag))
 }
 
 func ready(op string) error { return core.Ready(op) }
@@ -148,90 +178,47 @@ func ready(op string) error { return core.Ready(op) }
 // Recv receives into buf a message from rank src of c (or AnySource) with tag (or
 // AnyTag). A longer message fills buf and returns an error of class ErrTruncate.
 func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
-	err = recvInto(&st, "Recv", c, asBytes(buf), src, tag)
+	// st is filled field by field, from mpir's field-by-field answer: a Status (48
+	// bytes) passed or returned by value through a few calls is copied through
+	// memory each time, and each copy of one just written stalls on store
+	// forwarding, which cost as much as the rest of the call's own work.
+	var d *core.Comm
+	if c != nil {
+		if c.ctx != nil {
+			st, err = recvView(c, bufOf(buf), src, tag)
+			return st, err
+		}
+		d = c.d
+	}
+	st.Source, st.Tag, st.bytes, err = mpir.Recv(d, bufOf(buf), src, tag)
+	if err != nil {
+		st.Err, err = err, c.fail("Recv", err)
+	}
 	return st, err
 }
 
-// recvInto is the blocking receive. It fills *st field by field, from the engine's
-// field-by-field answer: a Status (48 bytes) passed or returned by value through a few
-// calls is copied through memory each time, and each copy of one just written stalls
-// on store forwarding, which cost as much as the rest of the call's own work.
-// It is recorded as Recv.
-func recvInto(st *Status, op string, c *Comm, b []byte, src, tag int) error {
-	d := c.dev()
-	var pt int64
-	if !prof.Try(prof.Recv, d.Prof(), src, tag, len(b)) {
-		if pt = prof.TryDeferred(prof.Recv, d.Prof(), src, tag, len(b)); pt == 0 {
-			pt = prof.Enter(prof.Recv, d.Prof(), src, tag, len(b))
-		}
-	}
-	// The common case goes straight to the engine (see send): ranks are world ranks.
-	var (
-		from, t int
-		n       int64
-		err     error
-	)
-	if d.DirectRecv(src, tag) && c.ctx == nil {
-		from, t, n, err = d.RecvDirect(core.Bytes(b), src, tag)
-	} else if c != nil && c.ctx != nil {
-		err = recvCtx(st, op, c, core.Bytes(b), src, tag)
-		if !prof.TryExit(prof.Recv, pt, int(st.bytes)) {
-			prof.Exit(prof.Recv, pt, int(st.bytes))
-		}
-		return err
-	} else {
-		from, t, n, err = d.Recv(op, core.Bytes(b), src, tag)
-	}
-	st.Source, st.Tag, st.bytes = from, t, n
-	if !prof.TryExit(prof.Recv, pt, int(n)) && !prof.TryExitRecv(pt, int(n)) {
-		prof.Exit(prof.Recv, pt, int(n))
-	}
+// recvView is the blocking receive of b through the view c.
+func recvView(c *Comm, b core.Buf, src, tag int) (Status, error) {
+	ps, err := mpir.RecvView(c.d, c.ctx, b, src, tag)
+	st := c.status(ps)
 	if err != nil {
-		err = mapErr(op, err)
 		st.Err = err
-		return c.fail(op, err)
 	}
-	return nil
+	return st, c.fail("Recv", err)
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from src, at once, so that
-// pairs of ranks exchanging do not deadlock.
+// pairs of ranks exchanging do not deadlock. The two buffers must not overlap
+// (SendrecvReplace sends and receives in one).
 func Sendrecv[S, R Elem](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, src, recvtag int) (Status, error) {
-	n := nbytes(sendbuf)
-	defer prof.Exit(prof.Sendrecv, c.enterP2P(prof.Sendrecv, dest, sendtag, n), n)
-	return sendrecv(c, asBytes(sendbuf), dest, sendtag, asBytes(recvbuf), src, recvtag)
-}
-
-// sendrecv is Sendrecv unrecorded: its parts (the receive, the send, the wait) are
-// not counted as calls of their own, at every thread level, where the recorder's
-// check of nesting cannot tell one goroutine's calls from another's.
-func sendrecv(c *Comm, sendbuf []byte, dest, sendtag int, recvbuf []byte, src, recvtag int) (Status, error) {
-	q, err := irecv("Sendrecv", c, recvbuf, src, recvtag, false)
-	if err != nil {
-		return Status{}, err
-	}
-	if err := send(prof.None, "Sendrecv", c, sendbuf, dest, sendtag, core.ModeStandard); err != nil {
-		q.cancel()
-		q.c = c.base()
-		q.wait("Sendrecv")
-		return Status{}, err
-	}
-	if c.ctx != nil {
-		var ps core.Status
-		err := c.endRecv("Sendrecv", &q.q, &ps)
-		return c.status(ps), c.fail("Sendrecv", err)
-	}
-	return q.wait("Sendrecv")
+	st, err := mpir.Sendrecv("Sendrecv", c.dev(), c.view(), bufOf(sendbuf), dest, sendtag, bufOf(recvbuf), src, recvtag)
+	return c.status(st), c.fail("Sendrecv", err)
 }
 
 // SendrecvReplace sends buf to dest and replaces its contents with a message from src.
 func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, src, recvtag int) (Status, error) {
-	defer prof.Exit(prof.SendrecvReplace, c.enterP2P(prof.SendrecvReplace, dest, sendtag, nbytes(buf)), nbytes(buf))
-	b := asBytes(buf)
-	tmp := make([]byte, len(b))
-	st, err := sendrecv(c, b, dest, sendtag, tmp, src, recvtag)
-	copy(b, tmp[:st.bytes])
-	return st, err
+	st, err := mpir.SendrecvReplace("SendrecvReplace", c.dev(), c.view(), bufOf(buf), dest, sendtag, src, recvtag)
+	return c.status(st), c.fail("SendrecvReplace", err)
 }
 
 // Request is a nonblocking operation under way. Complete it with Wait or Test (or the
@@ -304,31 +291,10 @@ func usedUpIn(op string, rs []Request) error {
 // used-up copy (see Request) is not.
 func (r *Request) IsNull() bool { return r.q.IsNull() && r.x == nil }
 
-func isend(op string, c *Comm, b []byte, dest, tag int, mode core.Mode, persistent bool) (Request, error) {
-	if d := c.dev(); !persistent && d.DirectSend(dest, tag) {
-		// The common case in one call, as in send.
-		q, err := d.IsendDirect(core.Bytes(b), dest, tag, mode)
-		if err != nil {
-			return Request{}, c.fail(op, mapErr(op, err))
-		}
-		return Request{q: q, c: c}, nil
-	}
-	q, err := c.dev().Isend(op, core.Bytes(b), dest, tag, mode, persistent)
-	if err != nil {
-		return Request{}, c.fail(op, err)
-	}
-	return Request{q: q, c: c}, nil
-}
-
-func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request, error) {
-	if d := c.dev(); !persistent && d.DirectRecv(src, tag) {
-		q, err := d.IrecvDirect(core.Bytes(b), src, tag)
-		if err != nil {
-			return Request{}, c.fail(op, mapErr(op, err))
-		}
-		return Request{q: q, c: c}, nil
-	}
-	q, err := c.dev().Irecv(op, core.Bytes(b), src, tag, persistent)
+// p2pReq is the Request of a point-to-point operation on c started by mpir (q, err),
+// its error through c's handler. (Isend and Irecv, on the small-message path, say
+// the same themselves: the inliner refuses this.)
+func p2pReq(op string, c *Comm, q core.Request, err error) (Request, error) {
 	if err != nil {
 		return Request{}, c.fail(op, err)
 	}
@@ -337,57 +303,68 @@ func irecv(op string, c *Comm, b []byte, src, tag int, persistent bool) (Request
 
 // Isend starts sending buf to dest; buf must not change until the request completes.
 func Isend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Isend, "Isend", c, asBytes(buf), dest, tag, core.ModeStandard)
+	q, err := mpir.Isend(mpir.ProcIsend, c.dev(), bufOf(buf), dest, tag)
+	if err != nil {
+		return Request{}, c.fail("Isend", err)
+	}
+	return Request{q: q, c: c}, nil
 }
 
 // Issend is Isend that completes only once the receiver has matched the message.
 func Issend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Issend, "Issend", c, asBytes(buf), dest, tag, core.ModeSynchronous)
+	q, err := mpir.Isend(mpir.ProcIssend, c.dev(), bufOf(buf), dest, tag)
+	return p2pReq("Issend", c, q, err)
 }
 
 // Irsend is Isend for when the matching receive is known to be posted.
 func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Irsend, "Irsend", c, asBytes(buf), dest, tag, core.ModeReady)
+	q, err := mpir.Isend(mpir.ProcIrsend, c.dev(), bufOf(buf), dest, tag)
+	return p2pReq("Irsend", c, q, err)
 }
 
 // Ibsend copies buf into an attached buffer, as Bsend; the request is complete at once.
 func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	return pisend(prof.Ibsend, "Ibsend", c, asBytes(buf), dest, tag, core.ModeBuffered)
+	q, err := mpir.Isend(mpir.ProcIbsend, c.dev(), bufOf(buf), dest, tag)
+	return p2pReq("Ibsend", c, q, err)
 }
 
 // Irecv starts receiving into buf; read buf only after the request completes.
 func Irecv[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
-	return pirecv(c, asBytes(buf), src, tag)
+	q, err := mpir.Irecv(c.dev(), bufOf(buf), src, tag)
+	if err != nil {
+		return Request{}, c.fail("Irecv", err)
+	}
+	return Request{q: q, c: c}, nil
 }
 
 // SendInit makes a persistent send request: Start runs it, as often as wanted.
 func SendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	defer prof.Exit(prof.SendInit, c.enterP2P(prof.SendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("SendInit", c, asBytes(buf), dest, tag, core.ModeStandard, true)
+	q, err := mpir.SendInit(procSendInit, c.dev(), bufOf(buf), dest, tag)
+	return p2pReq("SendInit", c, q, err)
 }
 
 // SsendInit makes a persistent synchronous send request.
 func SsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	defer prof.Exit(prof.SsendInit, c.enterP2P(prof.SsendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("SsendInit", c, asBytes(buf), dest, tag, core.ModeSynchronous, true)
+	q, err := mpir.SendInit(procSsendInit, c.dev(), bufOf(buf), dest, tag)
+	return p2pReq("SsendInit", c, q, err)
 }
 
 // RsendInit makes a persistent ready send request.
 func RsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	defer prof.Exit(prof.RsendInit, c.enterP2P(prof.RsendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("RsendInit", c, asBytes(buf), dest, tag, core.ModeReady, true)
+	q, err := mpir.SendInit(procRsendInit, c.dev(), bufOf(buf), dest, tag)
+	return p2pReq("RsendInit", c, q, err)
 }
 
 // BsendInit makes a persistent buffered send request.
 func BsendInit[T Elem](c *Comm, buf []T, dest, tag int) (Request, error) {
-	defer prof.Exit(prof.BsendInit, c.enterP2P(prof.BsendInit, dest, tag, nbytes(buf)), nbytes(buf))
-	return isend("BsendInit", c, asBytes(buf), dest, tag, core.ModeBuffered, true)
+	q, err := mpir.SendInit(procBsendInit, c.dev(), bufOf(buf), dest, tag)
+	return p2pReq("BsendInit", c, q, err)
 }
 
 // RecvInit makes a persistent receive request.
 func RecvInit[T Elem](c *Comm, buf []T, src, tag int) (Request, error) {
-	defer prof.Exit(prof.RecvInit, c.enterP2P(prof.RecvInit, src, tag, nbytes(buf)), nbytes(buf))
-	return irecv("RecvInit", c, asBytes(buf), src, tag, true)
+	q, err := mpir.RecvInit(procRecvInit, c.dev(), bufOf(buf), src, tag)
+	return p2pReq("RecvInit", c, q, err)
 }
 
 // Wait waits for r to complete and returns its status.
@@ -563,22 +540,13 @@ func Startall(rs []Request) error {
 // Probe waits for a message from src (or AnySource) with tag (or AnyTag) and describes
 // it, without receiving it.
 func (c *Comm) Probe(src, tag int) (Status, error) {
-	defer prof.Exit(prof.Probe, c.enterP2P(prof.Probe, src, tag, 0), 0)
-	if c != nil && c.ctx != nil {
-		st, err := c.dev().ProbeCtx(c.ctx, "Probe", src, tag)
-		if isCtx(c.ctx, err) {
-			err = ctxErr("Probe", err, "gave up when its context ended")
-		}
-		return c.status(st), c.fail("Probe", err)
-	}
-	st, err := c.dev().Probe("Probe", src, tag)
+	st, err := mpir.Probe("Probe", c.dev(), c.view(), src, tag)
 	return c.status(st), c.fail("Probe", err)
 }
 
 // Iprobe is Probe that does not wait: ok says whether a message was there.
 func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
-	defer prof.Exit(prof.Iprobe, c.enterP2P(prof.Iprobe, src, tag, 0), 0)
-	st, ok, err := c.dev().Iprobe("Iprobe", src, tag)
+	st, ok, err := mpir.Iprobe("Iprobe", c.dev(), src, tag)
 	return c.status(st), ok, c.fail("Iprobe", err)
 }
 
@@ -591,44 +559,35 @@ type Message struct {
 
 // Mprobe waits for a matching message and takes it for Mrecv.
 func (c *Comm) Mprobe(src, tag int) (Message, Status, error) {
-	defer prof.Exit(prof.Mprobe, c.enterP2P(prof.Mprobe, src, tag, 0), 0)
-	for c != nil && c.ctx != nil {
-		// Probe under the context, then take the message; another goroutine may take
-		// it first, and then the probe starts again.
-		if _, err := c.Probe(src, tag); err != nil {
-			return Message{}, Status{}, err
-		}
-		if m, st, ok, err := c.Improbe(src, tag); ok || err != nil {
-			return m, st, err
-		}
-	}
-	m, st, err := c.dev().Mprobe("Mprobe", src, tag)
+	m, st, err := mpir.Mprobe("Mprobe", c.dev(), c.view(), src, tag)
 	return Message{m, c}, c.status(st), c.fail("Mprobe", err)
 }
 
 // Improbe is Mprobe that does not wait.
 func (c *Comm) Improbe(src, tag int) (Message, Status, bool, error) {
-	defer prof.Exit(prof.Improbe, c.enterP2P(prof.Improbe, src, tag, 0), 0)
-	m, st, ok, err := c.dev().Improbe("Improbe", src, tag)
+	m, st, ok, err := mpir.Improbe("Improbe", c.dev(), src, tag)
 	return Message{m, c}, c.status(st), ok, c.fail("Improbe", err)
+}
+
+// of is m's device message and communicator: the null message (which mpir rejects)
+// for a nil m, whose errors go to the handler of Self.
+func (m *Message) of() (*core.Message, *Comm) {
+	if m == nil {
+		return new(core.Message), nil
+	}
+	return &m.m, m.c
 }
 
 // Mrecv receives the message m into buf.
 func Mrecv[T Elem](buf []T, m *Message) (Status, error) {
-	defer prof.Exit(prof.Mrecv, m.enter(prof.Mrecv, nbytes(buf)), nbytes(buf))
-	if m == nil || m.c == nil {
-		return Status{}, errorf(ClassRequest, "Mrecv", "no message (from Mprobe or Improbe)")
-	}
-	st, err := core.Mrecv(core.Bytes(asBytes(buf)), &m.m)
-	return m.c.status(st), m.c.fail("Mrecv", mapErr("Mrecv", err))
+	mm, c := m.of()
+	st, err := mpir.Mrecv("Mrecv", c.dev(), bufOf(buf), mm)
+	return c.status(st), c.fail("Mrecv", err)
 }
 
 // Imrecv starts receiving the message m into buf.
 func Imrecv[T Elem](buf []T, m *Message) (Request, error) {
-	defer prof.Exit(prof.Imrecv, m.enter(prof.Imrecv, nbytes(buf)), nbytes(buf))
-	if m == nil || m.c == nil {
-		return Request{}, errorf(ClassRequest, "Imrecv", "no message (from Mprobe or Improbe)")
-	}
-	q, err := core.Imrecv(core.Bytes(asBytes(buf)), &m.m)
-	return Request{q: q, c: m.c}, m.c.fail("Imrecv", mapErr("Imrecv", err))
+	mm, c := m.of()
+	q, err := mpir.Imrecv("Imrecv", c.dev(), bufOf(buf), mm)
+	return p2pReq("Imrecv", c, q, err)
 }

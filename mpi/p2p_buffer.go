@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -24,17 +25,14 @@ func isAutomatic(b []byte) bool {
 	return cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(BufferAutomatic)
 }
 
-// attachBuffer attaches buf to d (nil: the process's buffer).
-func attachBuffer(op string, c *Comm, d *core.Comm, buf []byte) error {
-	auto := isAutomatic(buf)
-	if !auto && len(buf) == 0 {
-		return c.fail(op, errorf(ClassBuffer, op, "buf is empty (give BufferAutomatic for an automatic buffer)"))
-	}
-	return c.fail(op, d.AttachBuffer(op, buf, auto))
+// attachBuffer attaches buf to o (a nil *core.Comm: the process's buffer), its error
+// through c's handler.
+func attachBuffer(op string, c *Comm, o mpir.BufferOwner, buf []byte) error {
+	return c.fail(op, mpir.AttachBuffer(op, o, buf, isAutomatic(buf)))
 }
 
-func detachBuffer(op string, c *Comm, d *core.Comm) ([]byte, error) {
-	b, auto, err := d.DetachBuffer(op)
+func detachBuffer(op string, c *Comm, o mpir.BufferOwner) ([]byte, error) {
+	b, auto, err := mpir.DetachBuffer(op, o)
 	if auto {
 		b = BufferAutomatic
 	}
@@ -45,34 +43,25 @@ func detachBuffer(op string, c *Comm, d *core.Comm) ([]byte, error) {
 // Ibsend and BsendInit's requests on a communicator with no buffer of its own copy
 // their messages into it. buf may be BufferAutomatic. Only one buffer is attached to
 // the process at a time; an attach while one is attached fails with ErrBuffer.
-func BufferAttach(buf []byte) error { return attachBuffer("BufferAttach", nil, nil, buf) }
+func BufferAttach(buf []byte) error { return attachBuffer("BufferAttach", nil, (*core.Comm)(nil), buf) }
 
 // BufferDetach waits until every message in the process's buffer has been sent,
 // detaches the buffer and returns it (MPI_Buffer_detach); BufferAutomatic for an
 // automatic one. With no buffer attached it fails with ErrBuffer.
-func BufferDetach() ([]byte, error) { return detachBuffer("BufferDetach", nil, nil) }
+func BufferDetach() ([]byte, error) { return detachBuffer("BufferDetach", nil, (*core.Comm)(nil)) }
 
 // BufferFlush waits until every message in the process's buffer has been sent,
 // leaving the buffer attached (MPI_Buffer_flush). With none attached it returns at
 // once.
 func BufferFlush() error {
-	defer prof.Exit(prof.BufferFlush, prof.EnterTimed(prof.BufferFlush, nil, prof.NoPeer, -1, 0), 0)
-	return (*Comm)(nil).fail("BufferFlush", (*core.Comm)(nil).FlushBuffer("BufferFlush"))
+	return (*Comm)(nil).fail("BufferFlush", mpir.FlushBuffer(prof.BufferFlush, "BufferFlush", (*core.Comm)(nil), nil))
 }
 
 // BufferIflush is BufferFlush as a request, complete once the messages in the
 // process's buffer have been sent (MPI_Buffer_iflush).
 func BufferIflush() (Request, error) {
-	defer prof.Exit(prof.BufferIflush, prof.EnterTimed(prof.BufferIflush, nil, prof.NoPeer, -1, 0), 0)
-	return iflush("BufferIflush", nil, nil)
-}
-
-func iflush(op string, c *Comm, d *core.Comm) (Request, error) {
-	x, err := d.IflushBuffer(op)
-	if err != nil {
-		return Request{}, c.fail(op, err)
-	}
-	return opReq(c, x), nil
+	x, err := mpir.IflushBuffer(prof.BufferIflush, "BufferIflush", (*core.Comm)(nil), nil)
+	return pairReq("BufferIflush", nil, x, err)
 }
 
 // AttachBuffer gives c a buffer of its own for buffered sends
@@ -102,8 +91,7 @@ func (c *Comm) FlushBuffer() error {
 	if err := c.check("FlushBuffer"); err != nil {
 		return err
 	}
-	defer prof.Exit(prof.CommFlushBuffer, c.enterRare(prof.CommFlushBuffer, prof.NoPeer, 0), 0)
-	return c.fail("FlushBuffer", c.d.FlushBuffer("FlushBuffer"))
+	return c.fail("FlushBuffer", mpir.FlushBuffer(prof.CommFlushBuffer, "FlushBuffer", c.d, c.d))
 }
 
 // IflushBuffer is FlushBuffer as a request (MPI_Comm_iflush_buffer).
@@ -111,6 +99,6 @@ func (c *Comm) IflushBuffer() (Request, error) {
 	if err := c.check("IflushBuffer"); err != nil {
 		return Request{}, err
 	}
-	defer prof.Exit(prof.CommIflushBuffer, c.enterRare(prof.CommIflushBuffer, prof.NoPeer, 0), 0)
-	return iflush("IflushBuffer", c, c.d)
+	x, err := mpir.IflushBuffer(prof.CommIflushBuffer, "IflushBuffer", c.d, c.d)
+	return pairReq("IflushBuffer", c, x, err)
 }

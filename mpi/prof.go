@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -11,9 +10,9 @@ import (
 //
 //	defer prof.Exit(call, c.enter(call, peer, n), n)
 //
-// and the hot point-to-point calls (send, recvInto, pisend, pirecv) inline the
-// recorder's short path (prof.Try, prof.TryExit) and call it only when that says no.
-// A call the facade makes inside another (Sendrecv's Wait) is not counted again.
+// and the point-to-point calls are recorded by mpir (internal/mpir/p2p.go), whose hot
+// calls inline the recorder's short path (prof.Try, prof.TryExit) and call it only
+// when that says no. A call the facade makes inside another is not counted again.
 
 // pc is the record's descriptor of c (nil for a nil c).
 func (c *Comm) pc() *prof.Comm { return c.dev().Prof() }
@@ -73,32 +72,6 @@ func collSize(send, recv Buf) int {
 	return send.size()
 }
 
-func pisend(call prof.Call, op string, c *Comm, b []byte, dest, tag int, mode core.Mode) (Request, error) {
-	pc := c.pc()
-	var t int64
-	if !prof.Try(call, pc, dest, tag, len(b)) {
-		t = prof.Enter(call, pc, dest, tag, len(b))
-	}
-	q, err := isend(op, c, b, dest, tag, mode, false)
-	if !prof.TryExit(call, t, len(b)) {
-		prof.Exit(call, t, len(b))
-	}
-	return q, err
-}
-
-func pirecv(c *Comm, b []byte, src, tag int) (Request, error) {
-	pc := c.pc()
-	var t int64
-	if !prof.Try(prof.Irecv, pc, src, tag, len(b)) {
-		t = prof.Enter(prof.Irecv, pc, src, tag, len(b))
-	}
-	q, err := irecv("Irecv", c, b, src, tag, false)
-	if !prof.TryExit(prof.Irecv, t, len(b)) {
-		prof.Exit(prof.Irecv, t, len(b))
-	}
-	return q, err
-}
-
 // enterWait is prof.Enter for a completion call on r: its peer (a world rank) and tag.
 func (r *Request) enterWait(call prof.Call) int64 {
 	if r == nil {
@@ -120,15 +93,6 @@ func enterAll(call prof.Call, rs []Request) int64 {
 		}
 	}
 	return prof.EnterWait(call, nil, prof.NoPeer, -2, false)
-}
-
-// enter is prof.Enter for a receive of the message m (its communicator, no peer).
-func (m *Message) enter(call prof.Call, n int) int64 {
-	var c *Comm
-	if m != nil {
-		c = m.c
-	}
-	return c.enterP2P(call, prof.NoPeer, -2, n)
 }
 
 // wBytes is the bytes an Alltoallw-style call sends: counts[i] items of types[i].

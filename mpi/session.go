@@ -5,6 +5,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Session is an MPI session (MPI_Session, MPI 4.1 section 11.3): a way into MPI that
@@ -332,7 +333,7 @@ func (s *Session) AttachBuffer(buf []byte) error {
 	if err := s.check(op); err != nil {
 		return err
 	}
-	return s.fail(op, s.d.AttachBuffer(op, buf, isAutomatic(buf)))
+	return s.fail(op, mpir.AttachBuffer(op, s.d, buf, isAutomatic(buf)))
 }
 
 // DetachBuffer waits until every message in the session's buffer has been sent,
@@ -343,7 +344,7 @@ func (s *Session) DetachBuffer() ([]byte, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	b, auto, err := s.d.DetachBuffer(op)
+	b, auto, err := mpir.DetachBuffer(op, s.d)
 	if auto {
 		b = BufferAutomatic
 	}
@@ -358,7 +359,7 @@ func (s *Session) FlushBuffer() error {
 	if err := s.check(op); err != nil {
 		return err
 	}
-	return s.fail(op, s.d.FlushBuffer(op))
+	return s.fail(op, mpir.FlushBuffer(prof.None, op, s.d, nil))
 }
 
 // IflushBuffer is FlushBuffer as a request (MPI_Session_iflush_buffer).
@@ -367,7 +368,7 @@ func (s *Session) IflushBuffer() (Request, error) {
 	if err := s.check(op); err != nil {
 		return Request{}, err
 	}
-	x, err := s.d.IflushBuffer(op)
+	x, err := mpir.IflushBuffer(prof.None, op, s.d, nil)
 	if err != nil {
 		return Request{}, s.fail(op, err)
 	}

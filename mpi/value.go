@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/vcodec"
 )
@@ -124,7 +125,7 @@ func SendValue[T any](c *Comm, v T, dest, tag int) error {
 		// alignment or more), with no pointer to v leaving this frame.
 		bp := takeScratch(sendPool, sendOwn)
 		*(*T)(unsafe.Pointer(&bp[8])) = v
-		return sendPlain("SendValue", cd, c, bp, dest, tag)
+		return sendPlain(cd, c, bp, dest, tag)
 	}
 	t := c.enterShort(prof.SendValue, dest, tag, 0)
 	n, err := sendValueEnc("SendValue", c, v, dest, tag)
@@ -186,9 +187,16 @@ func putScratch(pool *sync.Pool, own, b *[smallValue]byte) {
 	}
 }
 
+// The sends of SendValue: the plain message, recorded as SendValue; the encoded one,
+// unrecorded inside the SendValue that records itself.
+var (
+	procSendValue    = &mpir.Proc{Call: prof.SendValue, Op: "SendValue", Mode: core.ModeStandard}
+	procSendValueEnc = &mpir.Proc{Call: prof.None, Op: "SendValue", Mode: core.ModeStandard}
+)
+
 // sendPlain sends the plain message in bp, whose value's bytes are in place, adding
 // its word and trailer; recorded as SendValue. It gives bp back as the send scratch.
-func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest, tag int) error {
+func sendPlain(cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest, tag int) error {
 	msg := bp[:cd.PlainLen()]
 	if bp != sendOwn || sendOwnFor != cd {
 		cd.PutPlain(msg)
@@ -196,7 +204,7 @@ func sendPlain(op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, dest,
 			sendOwnFor = cd
 		}
 	}
-	err := send(prof.SendValue, op, c, msg, dest, tag, core.ModeStandard)
+	err := send(procSendValue, c, core.Bytes(msg), dest, tag)
 	putScratch(sendPool, sendOwn, bp)
 	return err
 }
@@ -211,7 +219,7 @@ func sendValueEnc[T any](op string, c *Comm, v T, dest, tag int) (n int, err err
 	defer putEnc(e)
 	n = encBytes(e)
 	if len(e.OOB) == 0 {
-		return n, send(prof.None, op, c, e.Buf, dest, tag, core.ModeStandard)
+		return n, send(procSendValueEnc, c, core.Bytes(e.Buf), dest, tag)
 	}
 	qs, err := isendParts(op, c, e, dest, tag)
 	if err != nil {
@@ -254,7 +262,7 @@ func isendParts(op string, c *Comm, e *vcodec.Enc, dest, tag int) ([]core.Reques
 // receiver will wait for them), so they are never cancelled, only left to complete
 // when the receiver takes them; if the message was cancelled, so are they.
 func (c *Comm) endSends(op string, qs []core.Request) error {
-	cancelled, first := c.endSend(op, &qs[0], true)
+	cancelled, first := mpir.EndSend(op, c.view(), &qs[0], true)
 	for i := 1; i < len(qs); i++ {
 		switch {
 		case cancelled:
@@ -263,7 +271,7 @@ func (c *Comm) endSends(op string, qs []core.Request) error {
 		case first != nil:
 			core.FreeRequest(&qs[i])
 		default:
-			_, first = c.endSend(op, &qs[i], false)
+			_, first = mpir.EndSend(op, c.view(), &qs[i], false)
 		}
 	}
 	return first
@@ -307,7 +315,7 @@ const smallValue = 256
 // recvPlain is the blocking RecvValue of a plain type on a communicator without a
 // context: one receive of the message into bp (new memory if it is longer), its word
 // and length checked; recorded as RecvValue and answered field by field into *st, as
-// recvInto. It returns the message, whose value's bytes are msg[8:], or nil. A
+// Recv is. It returns the message, whose value's bytes are msg[8:], or nil. A
 // message of another type is consumed (and the out-of-band slices it names drained)
 // and reported.
 func recvPlain(st *Status, op string, cd *vcodec.Codec, c *Comm, bp *[smallValue]byte, src, tag int) ([]byte, error) {
@@ -565,7 +573,7 @@ func (r *ValueRequest[T]) finish(wait bool) {
 		if !wait && !r.peek(0) {
 			return
 		}
-		if err := r.c.endRecv(r.op, &r.qs[0], &r.st); err != nil || r.st.Cancelled || r.st.Source == ProcNull {
+		if err := mpir.EndRecv(r.op, r.c.view(), &r.qs[0], &r.st); err != nil || r.st.Cancelled || r.st.Source == ProcNull {
 			r.err, r.done = r.c.fail(r.op, err), true
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -21,26 +22,29 @@ func PMPI_Buffer_attach(p unsafe.Pointer, size int32) int32 {
 
 //export PMPI_Buffer_attach_c
 func PMPI_Buffer_attach_c(p unsafe.Pointer, size int64) int32 {
-	return attachBuffer("Buffer_attach", nil, 0, p, size)
+	return attachBuffer("Buffer_attach", (*core.Comm)(nil), 0, p, size)
 }
 
-// attachBuffer attaches C memory as the buffer of c (the process's for nil).
-func attachBuffer(op string, c *core.Comm, ch uintptr, p unsafe.Pointer, size int64) int32 {
+// attachBuffer attaches C memory (or MPI_BUFFER_AUTOMATIC) as o's buffer, its errors
+// through ch's handler.
+func attachBuffer(op string, o mpir.BufferOwner, ch uintptr, p unsafe.Pointer, size int64) int32 {
 	b, auto, err := bufferIn(op, p, size)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return fail(op, ch, c.AttachBuffer(op, b, auto))
+	return fail(op, ch, mpir.AttachBuffer(op, o, b, auto))
 }
 
-// bufferIn is the buffer of an attach call: size bytes at p, or auto for
-// MPI_BUFFER_AUTOMATIC.
+// bufferIn is the buffer of an attach call: size bytes at p (nil for NULL, which
+// mpir refuses), or auto for MPI_BUFFER_AUTOMATIC.
 func bufferIn(op string, p unsafe.Pointer, size int64) (b []byte, auto bool, err error) {
-	if uintptr(p) == bufferAutomaticAddr {
+	switch {
+	case uintptr(p) == bufferAutomaticAddr:
 		return nil, true, nil
-	}
-	if p == nil || size < 0 {
-		return nil, false, errorf(errBuffer, op, "buffer is NULL or size %d negative", size)
+	case size < 0:
+		return nil, false, errorf(errBuffer, op, "size %d is negative", size)
+	case p == nil:
+		return nil, false, nil
 	}
 	return unsafe.Slice((*byte)(p), size), false, nil
 }
@@ -48,17 +52,11 @@ func bufferIn(op string, p unsafe.Pointer, size int64) (b []byte, auto bool, err
 // bufferOut stores what a detach call returns: the buffer's address and size,
 // MPI_BUFFER_AUTOMATIC (and 0) for an automatic one.
 func bufferOut(addr, size unsafe.Pointer, b []byte, auto bool) {
-	switch {
-	case auto:
-		*(*uintptr)(addr) = bufferAutomaticAddr
-		*(*int64)(size) = 0
-	case len(b) == 0:
-		*(*uintptr)(addr) = 0
-		*(*int64)(size) = 0
-	default:
-		*(*uintptr)(addr) = uintptr(unsafe.Pointer(&b[0]))
-		*(*int64)(size) = int64(len(b))
+	if auto {
+		*(*uintptr)(addr), *(*int64)(size) = bufferAutomaticAddr, 0
+		return
 	}
+	*(*uintptr)(addr), *(*int64)(size) = uintptr(unsafe.Pointer(unsafe.SliceData(b))), int64(len(b))
 }
 
 //export PMPI_Buffer_detach
@@ -73,14 +71,16 @@ func PMPI_Buffer_detach(addr unsafe.Pointer, size unsafe.Pointer) int32 {
 
 //export PMPI_Buffer_detach_c
 func PMPI_Buffer_detach_c(addr unsafe.Pointer, size unsafe.Pointer) int32 {
-	return detachBuffer("Buffer_detach", nil, 0, addr, size)
+	return detachBuffer("Buffer_detach", (*core.Comm)(nil), 0, addr, size)
 }
 
-func detachBuffer(op string, c *core.Comm, ch uintptr, addr unsafe.Pointer, size unsafe.Pointer) int32 {
+// detachBuffer detaches o's buffer, its address (MPI_BUFFER_AUTOMATIC for an
+// automatic one) and size into *addr and *size.
+func detachBuffer(op string, o mpir.BufferOwner, ch uintptr, addr unsafe.Pointer, size unsafe.Pointer) int32 {
 	if addr == nil || size == nil {
 		return fail(op, ch, errorf(errArg, op, "buffer_addr or size is NULL"))
 	}
-	b, auto, err := c.DetachBuffer(op)
+	b, auto, err := mpir.DetachBuffer(op, o)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -90,30 +90,16 @@ func detachBuffer(op string, c *core.Comm, ch uintptr, addr unsafe.Pointer, size
 
 //export PMPI_Buffer_flush
 func PMPI_Buffer_flush() int32 {
-	defer prof.Exit(prof.BufferFlush, prof.EnterTimed(prof.BufferFlush, nil, prof.NoPeer, -1, 0), 0)
-	return fail("Buffer_flush", 0, (*core.Comm)(nil).FlushBuffer("Buffer_flush"))
+	return fail("Buffer_flush", 0, mpir.FlushBuffer(prof.BufferFlush, "Buffer_flush", (*core.Comm)(nil), nil))
 }
 
 //export PMPI_Buffer_iflush
 func PMPI_Buffer_iflush(req unsafe.Pointer) int32 {
-	defer prof.Exit(prof.BufferIflush, prof.EnterTimed(prof.BufferIflush, nil, prof.NoPeer, -1, 0), 0)
-	return iflushBuffer("Buffer_iflush", nil, 0, req)
-}
-
-func iflushBuffer(op string, c *comm, ch uintptr, req unsafe.Pointer) int32 {
 	if req == nil {
-		return fail(op, ch, errorf(errArg, op, "request is NULL"))
+		return fail("Buffer_iflush", 0, errorf(errArg, "Buffer_iflush", "request is NULL"))
 	}
-	var cc *core.Comm
-	if c != nil {
-		cc = c.c
-	}
-	p, err := cc.IflushBuffer(op)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	addPending(p, c, ch, nil, req)
-	return 0
+	x, err := mpir.IflushBuffer(prof.BufferIflush, "Buffer_iflush", (*core.Comm)(nil), nil)
+	return started("Buffer_iflush", nil, 0, req, x, err)
 }
 
 //export PMPI_Comm_attach_buffer
@@ -155,8 +141,7 @@ func PMPI_Comm_flush_buffer(ch uintptr) int32 {
 	if c == nil {
 		return r
 	}
-	defer prof.Exit(prof.CommFlushBuffer, c.enterTimed(prof.CommFlushBuffer, prof.NoPeer, -1, 0), 0)
-	return fail("Comm_flush_buffer", ch, c.c.FlushBuffer("Comm_flush_buffer"))
+	return fail("Comm_flush_buffer", ch, mpir.FlushBuffer(prof.CommFlushBuffer, "Comm_flush_buffer", c.c, c.c))
 }
 
 //export PMPI_Comm_iflush_buffer
@@ -165,6 +150,9 @@ func PMPI_Comm_iflush_buffer(ch uintptr, req unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	defer prof.Exit(prof.CommIflushBuffer, c.enterTimed(prof.CommIflushBuffer, prof.NoPeer, -1, 0), 0)
-	return iflushBuffer("Comm_iflush_buffer", c, ch, req)
+	if req == nil {
+		return fail("Comm_iflush_buffer", ch, errorf(errArg, "Comm_iflush_buffer", "request is NULL"))
+	}
+	x, err := mpir.IflushBuffer(prof.CommIflushBuffer, "Comm_iflush_buffer", c.c, c.c)
+	return started("Comm_iflush_buffer", c, ch, req, x, err)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // putStatus writes an engine status into a C MPI_Status (nothing for
@@ -21,11 +21,7 @@ func putStatus(st unsafe.Pointer, c *comm, ps *core.Status) {
 		return
 	}
 	s := (*cstatus)(st)
-	src := ps.Source
-	if src >= 0 && c != nil {
-		src = c.c.CommRank(src)
-	}
-	s.source, s.tag = rankOut(src), tagOut(ps.Tag)
+	s.source, s.tag = rankOut(mpir.SourceRank(c.dev(), ps.Source)), tagOut(ps.Tag)
 	s.countLo, s.countHi = int32(uint32(ps.Count)), int32(ps.Count>>32)
 	s.cancelled = 0
 	if ps.Cancelled {
@@ -42,9 +38,80 @@ func emptyStatus(st unsafe.Pointer) {
 	}
 }
 
-// send is the blocking send, recorded as call (prof.None: not recorded, a part of
-// another call).
-func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode core.Mode) int32 {
+// The point-to-point calls are mpir's (internal/mpir/p2p.go says what they check
+// and how each is recorded): the functions here turn C's buffer, count and datatype
+// into the device's buffer and the ABI's sentinels into the device's (rankIn,
+// tagIn), and the answers into C's status, request and message handles, errors
+// through the communicator's handler.
+
+// dev is c's device communicator, nil for a nil c.
+func (c *comm) dev() *core.Comm {
+	if c == nil {
+		return nil
+	}
+	return c.c
+}
+
+// send is the blocking send, as p.
+func send(p *mpir.Proc, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	c := commOf(ch)
+	if c == nil {
+		_, r := needComm(p.Op, ch)
+		return r
+	}
+	b, l, err := lentBuf(p.Op, buf, count, dh)
+	if err != nil {
+		return fail(p.Op, ch, err)
+	}
+	if err := mpir.Send(p, c.c, b, rankIn(dest), tagIn(tag)); err != nil {
+		return fail(p.Op, ch, err) // the engine may still hold l: left to the collector
+	}
+	l.Return()
+	return 0
+}
+
+//export PMPI_Send
+func PMPI_Send(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcSend, buf, int64(count), dh, dest, tag, ch)
+}
+
+//export PMPI_Send_c
+func PMPI_Send_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcSend, buf, count, dh, dest, tag, ch)
+}
+
+//export PMPI_Ssend
+func PMPI_Ssend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcSsend, buf, int64(count), dh, dest, tag, ch)
+}
+
+//export PMPI_Ssend_c
+func PMPI_Ssend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcSsend, buf, count, dh, dest, tag, ch)
+}
+
+//export PMPI_Rsend
+func PMPI_Rsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcRsend, buf, int64(count), dh, dest, tag, ch)
+}
+
+//export PMPI_Rsend_c
+func PMPI_Rsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcRsend, buf, count, dh, dest, tag, ch)
+}
+
+//export PMPI_Bsend
+func PMPI_Bsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcBsend, buf, int64(count), dh, dest, tag, ch)
+}
+
+//export PMPI_Bsend_c
+func PMPI_Bsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
+	return send(mpir.ProcBsend, buf, count, dh, dest, tag, ch)
+}
+
+func recv(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
+	const op = "Recv"
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -54,40 +121,11 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	d, tg := rankIn(dest), tagIn(tag)
-	// The recorder's short path inlined, as the facade's send.
-	n, pc, rec := int(b.Len()), c.c.Prof(), call != prof.None
-	direct := c.c.DirectSend(d, tg)
-	if direct {
-		// An eager message that leaves at once is recorded once it has left.
-		if how := prof.Later(call, n); how != prof.LaterNot {
-			if sent, err := c.c.SendNow(b, d, tg, mode); sent {
-				if how == prof.LaterCount {
-					prof.Count(call, n)
-				} else {
-					prof.SentEvent(call, pc, d, tg, n)
-				}
-				if err != nil {
-					return fail(op, ch, core.MapErr(op, err))
-				}
-				l.Return()
-				return 0
-			}
-		}
-	}
-	var t int64
-	if rec && !prof.Try(call, pc, d, tg, n) {
-		if t = prof.TryDeferred(call, pc, d, tg, n); t == 0 {
-			t = prof.Enter(call, pc, d, tg, n)
-		}
-	}
-	if direct {
-		err = core.MapErr(op, c.c.SendDirect(b, d, tg, mode))
-	} else {
-		err = c.c.Send(op, b, d, tg, mode)
-	}
-	if rec && !prof.TryExit(call, t, n) {
-		prof.Exit(call, t, n)
+	from, t, n, err := mpir.Recv(c.c, b, rankIn(src), tagIn(tag))
+	if st != nil {
+		s := (*cstatus)(st)
+		s.source, s.tag = rankOut(from), tagOut(t)
+		s.countLo, s.countHi, s.cancelled = int32(uint32(n)), int32(n>>32), 0
 	}
 	if err != nil {
 		return fail(op, ch, err) // the engine may still hold l: left to the collector
@@ -96,108 +134,21 @@ func send(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr
 	return 0
 }
 
-//export PMPI_Send
-func PMPI_Send(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Send, "Send", buf, int64(count), dh, dest, tag, ch, core.ModeStandard)
-}
-
-//export PMPI_Send_c
-func PMPI_Send_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Send, "Send", buf, count, dh, dest, tag, ch, core.ModeStandard)
-}
-
-//export PMPI_Ssend
-func PMPI_Ssend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Ssend, "Ssend", buf, int64(count), dh, dest, tag, ch, core.ModeSynchronous)
-}
-
-//export PMPI_Ssend_c
-func PMPI_Ssend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Ssend, "Ssend", buf, count, dh, dest, tag, ch, core.ModeSynchronous)
-}
-
-//export PMPI_Rsend
-func PMPI_Rsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Rsend, "Rsend", buf, int64(count), dh, dest, tag, ch, core.ModeReady)
-}
-
-//export PMPI_Rsend_c
-func PMPI_Rsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Rsend, "Rsend", buf, count, dh, dest, tag, ch, core.ModeReady)
-}
-
-//export PMPI_Bsend
-func PMPI_Bsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Bsend, "Bsend", buf, int64(count), dh, dest, tag, ch, core.ModeBuffered)
-}
-
-//export PMPI_Bsend_c
-func PMPI_Bsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(prof.Bsend, "Bsend", buf, count, dh, dest, tag, ch, core.ModeBuffered)
-}
-
-func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
-	c := commOf(ch)
-	if c == nil {
-		_, r := needComm(op, ch)
-		return r
-	}
-	b, l, err := lentBuf(op, buf, count, dh)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	var (
-		from, t int
-		n       int64
-	)
-	sr, tg := rankIn(src), tagIn(tag)
-	pc := c.c.Prof()
-	var pt int64
-	if !prof.Try(prof.Recv, pc, sr, tg, int(b.Len())) {
-		if pt = prof.TryDeferred(prof.Recv, pc, sr, tg, int(b.Len())); pt == 0 {
-			pt = prof.Enter(prof.Recv, pc, sr, tg, int(b.Len()))
-		}
-	}
-	if c.c.DirectRecv(sr, tg) {
-		from, t, n, err = c.c.RecvDirect(b, sr, tg)
-		if err != nil {
-			err = core.MapErr(op, err)
-		}
-	} else {
-		from, t, n, err = c.c.Recv(op, b, sr, tg)
-	}
-	if !prof.TryExit(prof.Recv, pt, int(n)) && !prof.TryExitRecv(pt, int(n)) {
-		prof.Exit(prof.Recv, pt, int(n))
-	}
-	if err == nil {
-		l.Return() // after an error the engine may still hold it: left to the collector
-	}
-	if st != nil {
-		s := (*cstatus)(st)
-		s.source, s.tag = rankOut(from), tagOut(t)
-		s.countLo, s.countHi, s.cancelled = int32(uint32(n)), int32(n>>32), 0
-	}
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	return 0
-}
-
 //export PMPI_Recv
 func PMPI_Recv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return recv("Recv", buf, int64(count), dh, src, tag, ch, st)
+	return recv(buf, int64(count), dh, src, tag, ch, st)
 }
 
 //export PMPI_Recv_c
 func PMPI_Recv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return recv("Recv", buf, count, dh, src, tag, ch, st)
+	return recv(buf, count, dh, src, tag, ch, st)
 }
 
 // --- requests ---
 
-// isend starts a send (persistent: makes an inactive persistent one, recorded as
-// the facade's SendInit is), recorded as call.
-func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, mode core.Mode, persistent bool, out unsafe.Pointer) int32 {
+// isend starts a send (persistent: makes an inactive persistent one), as p.
+func isend(p *mpir.Proc, buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
+	op := p.Op
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -211,30 +162,10 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 		return fail(op, ch, err)
 	}
 	var q core.Request
-	d, tg := rankIn(dest), tagIn(tag)
-	if !persistent && c.c.DirectSend(d, tg) {
-		n, pc := int(b.Len()), c.c.Prof()
-		var t int64
-		if !prof.Try(call, pc, d, tg, n) {
-			t = prof.Enter(call, pc, d, tg, n)
-		}
-		q, err = c.c.IsendDirect(b, d, tg, mode)
-		if !prof.TryExit(call, t, n) {
-			prof.Exit(call, t, n)
-		}
-		if err != nil {
-			err = core.MapErr(op, err)
-		}
-	} else if !persistent {
-		n := int(b.Len())
-		t := c.enter(call, d, tg, n)
-		q, err = c.c.Isend(op, b, d, tg, mode, false)
-		exit(call, t, n)
+	if persistent {
+		q, err = mpir.SendInit(p, c.c, b, rankIn(dest), tagIn(tag))
 	} else {
-		n := int(b.Len())
-		t := c.enterTimed(call, d, tg, n)
-		q, err = c.c.Isend(op, b, d, tg, mode, true)
-		exit(call, t, n)
+		q, err = mpir.Isend(p, c.c, b, rankIn(dest), tagIn(tag))
 	}
 	if err != nil {
 		return fail(op, ch, err)
@@ -243,10 +174,8 @@ func isend(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 	return 0
 }
 
-// irecv starts a receive (persistent: makes an inactive persistent one, recorded as
-// the facade's RecvInit is), recorded as call: Irecv, Recv_init, or prof.None for
-// the receive of a Sendrecv, which records itself.
-func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
+// irecv starts a receive (persistent: makes an inactive persistent one).
+func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, persistent bool, out unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -260,32 +189,10 @@ func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 		return fail(op, ch, err)
 	}
 	var q core.Request
-	sr, tg := rankIn(src), tagIn(tag)
-	if !persistent && c.c.DirectRecv(sr, tg) {
-		n, pc, rec := int(b.Len()), c.c.Prof(), call != prof.None
-		var t int64
-		if rec && !prof.Try(call, pc, sr, tg, n) {
-			t = prof.Enter(call, pc, sr, tg, n)
-		}
-		q, err = c.c.IrecvDirect(b, sr, tg)
-		if rec && !prof.TryExit(call, t, n) {
-			prof.Exit(call, t, n)
-		}
-		if err != nil {
-			err = core.MapErr(op, err)
-		}
-	} else if !persistent && call != prof.None {
-		n := int(b.Len())
-		t := c.enter(call, sr, tg, n)
-		q, err = c.c.Irecv(op, b, sr, tg, false)
-		exit(call, t, n)
-	} else if !persistent {
-		q, err = c.c.Irecv(op, b, sr, tg, false)
+	if persistent {
+		q, err = mpir.RecvInit(mpir.ProcRecvInit, c.c, b, rankIn(src), tagIn(tag))
 	} else {
-		n := int(b.Len())
-		t := c.enterTimed(call, sr, tg, n)
-		q, err = c.c.Irecv(op, b, sr, tg, true)
-		exit(call, t, n)
+		q, err = mpir.Irecv(c.c, b, rankIn(src), tagIn(tag))
 	}
 	if err != nil {
 		return fail(op, ch, err)
@@ -296,77 +203,77 @@ func irecv(call prof.Call, op string, buf unsafe.Pointer, count int64, dh uintpt
 
 //export PMPI_Isend
 func PMPI_Isend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Isend, "Isend", buf, int64(count), dh, dest, tag, ch, core.ModeStandard, false, out)
+	return isend(mpir.ProcIsend, buf, int64(count), dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Isend_c
 func PMPI_Isend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Isend, "Isend", buf, count, dh, dest, tag, ch, core.ModeStandard, false, out)
+	return isend(mpir.ProcIsend, buf, count, dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Issend
 func PMPI_Issend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Issend, "Issend", buf, int64(count), dh, dest, tag, ch, core.ModeSynchronous, false, out)
+	return isend(mpir.ProcIssend, buf, int64(count), dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Issend_c
 func PMPI_Issend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Issend, "Issend", buf, count, dh, dest, tag, ch, core.ModeSynchronous, false, out)
+	return isend(mpir.ProcIssend, buf, count, dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Irsend
 func PMPI_Irsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Irsend, "Irsend", buf, int64(count), dh, dest, tag, ch, core.ModeReady, false, out)
+	return isend(mpir.ProcIrsend, buf, int64(count), dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Irsend_c
 func PMPI_Irsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Irsend, "Irsend", buf, count, dh, dest, tag, ch, core.ModeReady, false, out)
+	return isend(mpir.ProcIrsend, buf, count, dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Ibsend
 func PMPI_Ibsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Ibsend, "Ibsend", buf, int64(count), dh, dest, tag, ch, core.ModeBuffered, false, out)
+	return isend(mpir.ProcIbsend, buf, int64(count), dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Ibsend_c
 func PMPI_Ibsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.Ibsend, "Ibsend", buf, count, dh, dest, tag, ch, core.ModeBuffered, false, out)
+	return isend(mpir.ProcIbsend, buf, count, dh, dest, tag, ch, false, out)
 }
 
 //export PMPI_Irecv
 func PMPI_Irecv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv(prof.Irecv, "Irecv", buf, int64(count), dh, src, tag, ch, false, out)
+	return irecv("Irecv", buf, int64(count), dh, src, tag, ch, false, out)
 }
 
 //export PMPI_Irecv_c
 func PMPI_Irecv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv(prof.Irecv, "Irecv", buf, count, dh, src, tag, ch, false, out)
+	return irecv("Irecv", buf, count, dh, src, tag, ch, false, out)
 }
 
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SendInit, "Send_init", buf, int64(count), dh, dest, tag, ch, core.ModeStandard, true, out)
+	return isend(mpir.ProcSendInit, buf, int64(count), dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SsendInit, "Ssend_init", buf, int64(count), dh, dest, tag, ch, core.ModeSynchronous, true, out)
+	return isend(mpir.ProcSsendInit, buf, int64(count), dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.RsendInit, "Rsend_init", buf, int64(count), dh, dest, tag, ch, core.ModeReady, true, out)
+	return isend(mpir.ProcRsendInit, buf, int64(count), dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.BsendInit, "Bsend_init", buf, int64(count), dh, dest, tag, ch, core.ModeBuffered, true, out)
+	return isend(mpir.ProcBsendInit, buf, int64(count), dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv(prof.RecvInit, "Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
+	return irecv("Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
 }
 
 // --- probe ---
@@ -423,25 +330,25 @@ func tagOut(t int) int32 {
 
 //export PMPI_Send_init_c
 func PMPI_Send_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SendInit, "Send_init", buf, count, dh, dest, tag, ch, core.ModeStandard, true, out)
+	return isend(mpir.ProcSendInit, buf, count, dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Ssend_init_c
 func PMPI_Ssend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.SsendInit, "Ssend_init", buf, count, dh, dest, tag, ch, core.ModeSynchronous, true, out)
+	return isend(mpir.ProcSsendInit, buf, count, dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Rsend_init_c
 func PMPI_Rsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.RsendInit, "Rsend_init", buf, count, dh, dest, tag, ch, core.ModeReady, true, out)
+	return isend(mpir.ProcRsendInit, buf, count, dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Bsend_init_c
 func PMPI_Bsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(prof.BsendInit, "Bsend_init", buf, count, dh, dest, tag, ch, core.ModeBuffered, true, out)
+	return isend(mpir.ProcBsendInit, buf, count, dh, dest, tag, ch, true, out)
 }
 
 //export PMPI_Recv_init_c
 func PMPI_Recv_init_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv(prof.RecvInit, "Recv_init", buf, count, dh, src, tag, ch, true, out)
+	return irecv("Recv_init", buf, count, dh, src, tag, ch, true, out)
 }

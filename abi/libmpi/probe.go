@@ -8,13 +8,12 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Probes and matched receives: MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe,
-// MPI_Mrecv and MPI_Imrecv, with the handles of matched messages.
-
-func probeStatus(st unsafe.Pointer, c *comm, ps *core.Status) { putStatus(st, c, ps) }
+// MPI_Mrecv and MPI_Imrecv (mpir's, internal/mpir/probe.go), with the handles of
+// matched messages.
 
 //export PMPI_Probe
 func PMPI_Probe(src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
@@ -22,12 +21,11 @@ func PMPI_Probe(src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	defer prof.Exit(prof.Probe, c.enterTimed(prof.Probe, rankIn(src), tagIn(tag), 0), 0)
-	ps, err := c.c.Probe("Probe", rankIn(src), tagIn(tag))
+	ps, err := mpir.Probe("Probe", c.c, nil, rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Probe", ch, err)
 	}
-	probeStatus(st, c, &ps)
+	putStatus(st, c, &ps)
 	return 0
 }
 
@@ -37,14 +35,16 @@ func PMPI_Iprobe(src, tag int32, ch uintptr, flag, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	defer prof.Exit(prof.Iprobe, c.enterTimed(prof.Iprobe, rankIn(src), tagIn(tag), 0), 0)
-	ps, ok, err := c.c.Iprobe("Iprobe", rankIn(src), tagIn(tag))
+	if flag == nil {
+		return fail("Iprobe", ch, errorf(errArg, "Iprobe", "flag is NULL"))
+	}
+	ps, ok, err := mpir.Iprobe("Iprobe", c.c, rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Iprobe", ch, err)
 	}
 	setBool(flag, ok)
 	if ok {
-		probeStatus(st, c, &ps)
+		putStatus(st, c, &ps)
 	}
 	return 0
 }
@@ -58,8 +58,10 @@ type message struct {
 
 var messages = table[message]{kind: kMessage}
 
-func addMessage(m core.Message, c *comm, ch uintptr, ps *core.Status, out unsafe.Pointer) {
-	if ps.Source == core.ProcNull {
+// addMessage gives C the handle of the matched message m: MPI_MESSAGE_NO_PROC for
+// the message from no process.
+func addMessage(m core.Message, c *comm, ch uintptr, out unsafe.Pointer) {
+	if m.IsNoProc() {
 		setHandle(out, hMessageNoProc)
 		return
 	}
@@ -72,13 +74,15 @@ func PMPI_Mprobe(src, tag int32, ch uintptr, out, st unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	defer prof.Exit(prof.Mprobe, c.enterTimed(prof.Mprobe, rankIn(src), tagIn(tag), 0), 0)
-	m, ps, err := c.c.Mprobe("Mprobe", rankIn(src), tagIn(tag))
+	if out == nil { // the message taken would be lost
+		return fail("Mprobe", ch, errorf(errArg, "Mprobe", "message is NULL"))
+	}
+	m, ps, err := mpir.Mprobe("Mprobe", c.c, nil, rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Mprobe", ch, err)
 	}
-	addMessage(m, c, ch, &ps, out)
-	probeStatus(st, c, &ps)
+	addMessage(m, c, ch, out)
+	putStatus(st, c, &ps)
 	return 0
 }
 
@@ -88,15 +92,17 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 	if c == nil {
 		return r
 	}
-	defer prof.Exit(prof.Improbe, c.enterTimed(prof.Improbe, rankIn(src), tagIn(tag), 0), 0)
-	m, ps, ok, err := c.c.Improbe("Improbe", rankIn(src), tagIn(tag))
+	if flag == nil || out == nil { // a message taken would be lost
+		return fail("Improbe", ch, errorf(errArg, "Improbe", "flag or message is NULL"))
+	}
+	m, ps, ok, err := mpir.Improbe("Improbe", c.c, rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail("Improbe", ch, err)
 	}
 	setBool(flag, ok)
 	if ok {
-		addMessage(m, c, ch, &ps, out)
-		probeStatus(st, c, &ps)
+		addMessage(m, c, ch, out)
+		putStatus(st, c, &ps)
 	}
 	return 0
 }
@@ -111,37 +117,54 @@ func PMPI_Mrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer
 	return mrecv(buf, count, dh, mp, st)
 }
 
+// messageOf is the message of the handle at mp for call op, with its communicator
+// (nil but for a message Mprobe made): the message from no process for
+// MPI_MESSAGE_NO_PROC, the null message for MPI_MESSAGE_NULL (which mpir rejects).
+// A handle that is none of these is an error.
+func messageOf(op string, mp unsafe.Pointer) (m core.Message, c *comm, ch uintptr, err error) {
+	if mp == nil {
+		return m, nil, 0, errorf(errArg, op, "message is NULL")
+	}
+	switch h := *(*uintptr)(mp); h {
+	case hMessageNoProc:
+		return core.MessageNoProc(), nil, 0, nil
+	case hMessageNull:
+		return m, nil, 0, nil
+	default:
+		x := messages.get(h)
+		if x == nil {
+			return m, nil, 0, badHandle(op, "message", h, kMessage)
+		}
+		return x.m, x.c, x.ch, nil
+	}
+}
+
+// received makes the handle at mp the null message: Mrecv and Imrecv took its
+// message.
+func received(mp unsafe.Pointer) {
+	if h := *(*uintptr)(mp); h != hMessageNull && h != hMessageNoProc {
+		messages.remove(h)
+	}
+	*(*uintptr)(mp) = hMessageNull
+}
+
 func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
 	const op = "Mrecv"
-	if mp == nil {
-		return fail(op, 0, errorf(errArg, op, "message is NULL"))
-	}
-	h := *(*uintptr)(mp)
-	if h == hMessageNoProc {
-		putStatus(st, nil, &core.Status{Source: core.ProcNull, Tag: core.AnyTag})
-		*(*uintptr)(mp) = hMessageNull
-		return 0
-	}
-	m := messages.get(h)
-	if m == nil {
-		return fail(op, 0, badHandle(op, "message", h, kMessage))
-	}
-	b, err := cbuf(op, buf, count, dh)
+	m, c, ch, err := messageOf(op, mp)
 	if err != nil {
-		return fail(op, m.ch, err)
+		return fail(op, 0, err)
 	}
-	n := int(b.Len())
-	t := m.c.enterTimed(prof.Mrecv, prof.NoPeer, -2, n)
-	ps, err := core.Mrecv(b, &m.m)
-	prof.Exit(prof.Mrecv, t, n)
-	messages.remove(h)
-	*(*uintptr)(mp) = hMessageNull
+	b, l, err := lentBuf(op, buf, count, dh)
 	if err != nil {
-		err = core.MapErr(op, err)
-		putStatus(st, m.c, &ps)
-		return fail(op, m.ch, err)
+		return fail(op, ch, err)
 	}
-	putStatus(st, m.c, &ps)
+	ps, err := mpir.Mrecv(op, c.dev(), b, &m)
+	received(mp)
+	putStatus(st, c, &ps)
+	if err != nil {
+		return fail(op, ch, err) // the engine may still hold l: left to the collector
+	}
+	l.Return()
 	return 0
 }
 
@@ -157,39 +180,22 @@ func PMPI_Imrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.P
 
 func imrecv(buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.Pointer) int32 {
 	const op = "Imrecv"
-	if mp == nil || out == nil {
-		return fail(op, 0, errorf(errArg, op, "message or request is NULL"))
+	if out == nil {
+		return fail(op, 0, errorf(errArg, op, "request is NULL"))
 	}
-	h := *(*uintptr)(mp)
-	if h == hMessageNoProc {
-		// A receive from MPI_PROC_NULL: a request that is complete at once.
-		var q core.Request
-		var err error
-		q, err = core.World.Irecv(op, core.Bytes(nil), core.ProcNull, 0, false)
-		if err != nil {
-			return fail(op, 0, err)
-		}
-		addP2P(q, nil, 0, false, out)
-		*(*uintptr)(mp) = hMessageNull
-		return 0
-	}
-	m := messages.get(h)
-	if m == nil {
-		return fail(op, 0, badHandle(op, "message", h, kMessage))
+	m, c, ch, err := messageOf(op, mp)
+	if err != nil {
+		return fail(op, 0, err)
 	}
 	b, err := cbuf(op, buf, count, dh)
 	if err != nil {
-		return fail(op, m.ch, err)
+		return fail(op, ch, err)
 	}
-	n := int(b.Len())
-	t := m.c.enterTimed(prof.Imrecv, prof.NoPeer, -2, n)
-	q, err := core.Imrecv(b, &m.m)
-	prof.Exit(prof.Imrecv, t, n)
-	messages.remove(h)
-	*(*uintptr)(mp) = hMessageNull
+	q, err := mpir.Imrecv(op, c.dev(), b, &m)
+	received(mp)
 	if err != nil {
-		return fail(op, m.ch, core.MapErr(op, err))
+		return fail(op, ch, err)
 	}
-	addP2P(q, m.c, m.ch, false, out)
+	addP2P(q, c, ch, false, out)
 	return 0
 }

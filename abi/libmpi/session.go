@@ -11,6 +11,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Sessions (MPI 4.1 section 11.3) and the file side of error handling. A session is
@@ -434,7 +435,7 @@ func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int3
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
-	return failSession(op, s, sh, s.s.AttachBuffer(op, b, auto))
+	return failSession(op, s, sh, mpir.AttachBuffer(op, s.s, b, auto))
 }
 
 //export PMPI_Session_detach_buffer
@@ -457,7 +458,7 @@ func PMPI_Session_detach_buffer_c(sh uintptr, addr, size unsafe.Pointer) int32 {
 	if addr == nil || size == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "buffer_addr or size is NULL"))
 	}
-	b, auto, err := s.s.DetachBuffer(op)
+	b, auto, err := mpir.DetachBuffer(op, s.s)
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}
@@ -472,7 +473,7 @@ func PMPI_Session_flush_buffer(sh uintptr) int32 {
 	if s == nil {
 		return r
 	}
-	return failSession(op, s, sh, s.s.FlushBuffer(op))
+	return failSession(op, s, sh, mpir.FlushBuffer(prof.None, op, s.s, nil))
 }
 
 //export PMPI_Session_iflush_buffer
@@ -485,7 +486,7 @@ func PMPI_Session_iflush_buffer(sh uintptr, req unsafe.Pointer) int32 {
 	if req == nil {
 		return failSession(op, s, sh, errorf(errArg, op, "request is NULL"))
 	}
-	p, err := s.s.IflushBuffer(op)
+	p, err := mpir.IflushBuffer(prof.None, op, s.s, nil)
 	if err != nil {
 		return failSession(op, s, sh, err)
 	}

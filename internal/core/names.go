@@ -17,6 +17,9 @@ type Buf = p2p.Buf
 // Bytes makes a contiguous Buf.
 func Bytes(b []byte) Buf { return p2p.Bytes(b) }
 
+// BytesAt makes a contiguous Buf of the n bytes at p.
+func BytesAt(p *byte, n int) Buf { return p2p.BytesAt(p, n) }
+
 // Packed makes a Buf of a datatype's layout.
 func Packed(l p2p.Layout) Buf { return p2p.Packed(l) }
 
@@ -35,6 +38,9 @@ type SetError = p2p.SetError
 
 // Message is a matched message (Mprobe's), to be received by Mrecv.
 type Message = p2p.Message
+
+// MessageNoProc is the message from no process (MPI_MESSAGE_NO_PROC).
+func MessageNoProc() Message { return p2p.NoProc() }
 
 // Mode is a send's mode.
 type Mode = p2p.Mode

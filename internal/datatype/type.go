@@ -143,8 +143,10 @@ type Type struct {
 	// freed unused costs nothing, and Commit itself is a store.
 	committed atomic.Bool
 
-	// prepOnce runs commit (compile, then the fields below) on first use.
+	// prepOnce runs commit (compile, then the fields below) on first use;
+	// prepared says it has (prepare's fast path).
 	prepOnce    sync.Once
+	prepared    atomic.Bool
 	prepErr     error
 	compileOnce sync.Once
 	prog        *node // compiled program for one instance
@@ -286,6 +288,15 @@ func (t *Type) IsCommitted() bool { return t.committed.Load() }
 // a transport can send the user's memory without packing. It is false for
 // uncommitted types.
 func (t *Type) IsContiguous() bool {
+	if t.prepared.Load() { // prepared implies committed
+		return t.prepErr == nil && t.contig
+	}
+	return t.firstContiguous()
+}
+
+// firstContiguous is IsContiguous before t is prepared (out of line, so that
+// IsContiguous is inlined).
+func (t *Type) firstContiguous() bool {
 	return t.committed.Load() && t.prepare() == nil && t.contig
 }
 

@@ -137,14 +137,11 @@ func (s *Session) GroupFromPset(op, name string) (*Group, error) {
 }
 
 // AttachBuffer gives s buf for buffered sends (MPI_Session_attach_buffer), or an
-// automatic buffer where auto is set. A buffer of no bytes is an error of class
-// ClassBuffer, as is a second buffer while one is attached.
+// automatic buffer where auto is set, as the package's AttachBuffer (buffer.go) says:
+// the faces call that, which gives s's and the communicators' buffers one rule.
 func (s *Session) AttachBuffer(op string, buf []byte, auto bool) error {
 	if err := s.Check(op); err != nil {
 		return err
-	}
-	if !auto && len(buf) == 0 {
-		return core.Errorf(core.ClassBuffer, op, "the buffer is empty: attach at least one byte, or the automatic buffer (MPI_BUFFER_AUTOMATIC)")
 	}
 	return s.d.AttachBuffer(op, buf, auto)
 }

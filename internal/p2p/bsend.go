@@ -93,9 +93,6 @@ func (e *Engine) AttachBuffer(key uint32, b []byte, auto bool) error {
 	if s := e.bufFor(key); s.attached() {
 		return fmt.Errorf("p2p: %s: %w", bufOp("BufferAttach", key), ErrBufferAttached)
 	}
-	if !auto && len(b) == 0 {
-		return fmt.Errorf("p2p: %s: %w: empty buffer", bufOp("BufferAttach", key), ErrBuffer)
-	}
 	if key == ProcessBuffer {
 		e.bsend = bsendState{buf: b, auto: auto, used: e.bsend.used[:0], live: e.bsend.live}
 		return nil

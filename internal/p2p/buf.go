@@ -28,6 +28,9 @@ type Buf struct {
 // Bytes makes a contiguous buffer.
 func Bytes(b []byte) Buf { return Buf{p: unsafe.SliceData(b), n: len(b)} }
 
+// BytesAt makes a contiguous buffer of the n bytes at p.
+func BytesAt(p *byte, n int) Buf { return Buf{p: p, n: n} }
+
 // Packed makes a non-contiguous buffer.
 func Packed(l Layout) Buf { return Buf{l: l} }
 
@@ -40,6 +43,18 @@ func (b Buf) Len() int64 {
 		return b.l.Len()
 	}
 	return int64(b.n)
+}
+
+// Memory is b's bytes when it is contiguous (ok): its first byte and its length.
+func (b Buf) Memory() (p *byte, n int, ok bool) { return b.p, b.n, b.l == nil }
+
+// PackTo copies b's message into dst, which holds Len bytes.
+func (b Buf) PackTo(dst []byte) {
+	if b.l != nil {
+		b.l.PackAt(dst, 0)
+		return
+	}
+	copy(dst, b.bytes())
 }
 
 // set stores b in r.

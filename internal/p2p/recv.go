@@ -295,6 +295,13 @@ type Message struct {
 // IsNull reports whether m holds no message.
 func (m Message) IsNull() bool { return m.m == nil && !m.noProc }
 
+// NoProc is the message from no process (MPI_MESSAGE_NO_PROC) that a matching probe
+// from ProcNull gives: receiving it completes at once, as a receive from ProcNull.
+func NoProc() Message { return Message{noProc: true} }
+
+// IsNoProc reports whether m is NoProc's.
+func (m Message) IsNoProc() bool { return m.noProc }
+
 // Iprobe reports whether a message matching (src, tag, ctx) has arrived, without
 // receiving it.
 func (e *Engine) Iprobe(src, tag int, ctx uint32) (Status, bool, error) {
@@ -357,7 +364,7 @@ func (e *Engine) probe(op string, c *idle.Watch, src, tag int, ctx uint32, wait,
 		return Status{}, Message{}, false, err
 	}
 	if src == ProcNull {
-		return procNullStatus, Message{noProc: true}, true, nil
+		return procNullStatus, NoProc(), true, nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
