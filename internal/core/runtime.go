@@ -33,7 +33,7 @@ import (
 )
 
 var setTransports = config.String("transports", "self,shm,tcp",
-	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)").ListOf("self", "shm", "tcp")
+	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)").ListOf("self", "shm", "tcp").Same()
 
 var setBindTo = config.String("bind_to", "auto",
 	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")

@@ -93,19 +93,19 @@ var (
 
 var (
 	setProtocol = config.String("p2p_protocol", "auto",
-		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get").OneOf("auto", "eager", "pipeline", "get")
+		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get").OneOf("auto", "eager", "pipeline", "get").Live()
 	setEagerLimit = config.Size("eager_limit", 0,
-		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model")
+		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model").Live()
 	setPeerPolls = config.Int("p2p_peer_polls", 512,
-		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none").AtLeast(0)
+		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none").AtLeast(0).Live()
 	setAdapt = config.Bool("p2p_adapt", true,
 		"let the receiver of a large message (32 KiB and more) choose between pipeline and get by timing both, "+
-			"where single copy is possible; false: the cost models alone decide")
+			"where single copy is possible; false: the cost models alone decide").Live()
 	setSplit = config.Bool("p2p_split", true,
 		"split a single-copy get of 32 KiB or more between the two ranks: the receiver reads half, the sender writes the other half "+
-			"(both cores copy); false: the receiver reads it all")
+			"(both cores copy); false: the receiver reads it all").Live()
 	setProtoInfo = config.Bool("proto_info", false,
-		"print each peer's protocol selection table to stderr when the peer is first used (like UCX_PROTO_INFO)")
+		"print each peer's protocol selection table to stderr when the peer is first used (like UCX_PROTO_INFO)").Live()
 )
 
 // Options tune an engine. The zero value takes every setting from internal/config.
