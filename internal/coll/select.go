@@ -60,6 +60,9 @@ func (a Algo) String() string {
 	if int(a) < len(algoNames) {
 		return algoNames[a]
 	}
+	if a == Flat {
+		return "flat"
+	}
 	return fmt.Sprintf("algorithm %d", a)
 }
 
