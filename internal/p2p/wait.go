@@ -25,6 +25,9 @@ import (
 // the context ends: cw is read after the spin, where the policy yields or sleeps, and
 // armed before the first sleep, so that the context's end rings the doorbell.
 func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
+	if e.waitWatch.Load() != 0 {
+		defer e.timeWait(time.Now()) // a tool watches the waits (tools.go)
+	}
 	ready := func() bool {
 		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
