@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/pm"
@@ -156,14 +155,12 @@ func startWorld(c pm.Client) error {
 		Doorbell:       bell,
 		Oversubscribed: c.LocalSize() > runtime.NumCPU(),
 		Serialized:     threadLevel < ThreadMultiple,
+		Events:         toolEvents,
 	})
 	if err != nil {
 		return fail("point-to-point engine", err)
 	}
-	eagerMax = coll.SmallSend
-	if !eng.EagerUpTo(coll.SmallSend) {
-		eagerMax = -1
-	}
+	setEagerMax()
 	for r := 0; r < c.Size(); r++ {
 		if !reachable(r) {
 			return fail("transports", fmt.Errorf("no transport of %q reaches rank %d", setTransports.Get(), r))

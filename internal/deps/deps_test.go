@@ -65,9 +65,10 @@ DEVICE, internal/core < internal/collective;
 DEVICE, internal/core, internal/collective < internal/window;
 
 # MPI's semantics, once for both faces: the device and the pure packages that hold
-# semantics of their own (virtual topologies, Info, attributes), which only mpir imports.
-NONE < internal/vtopo, internal/info, internal/attr;
-internal/core, internal/collective, internal/window, internal/vtopo, internal/info, internal/attr,
+# semantics of their own (virtual topologies, Info, attributes, the tool interface),
+# which only mpir imports.
+NONE < internal/vtopo, internal/info, internal/attr, internal/mpit;
+internal/core, internal/collective, internal/window, internal/vtopo, internal/info, internal/attr, internal/mpit,
 internal/config, internal/datatype, internal/group, internal/idle, internal/op, internal/prof, internal/vcodec
 < internal/mpir;
 
