@@ -306,7 +306,7 @@ func TestEvents(t *testing.T) {
 	var drops []int64
 	wantCode(t, "dropped handler", reg.SetDropped("drop", func(n int64, r *Registration, src int, s Safety) { drops = append(drops, n) }), 0)
 	ti.Deliver(ev, "world", 5, []int64{1, 2, 3}, SafetyMPIRestricted)
-	ti.Deliver(ev, "self", 5, []int64{1, 2, 3}, SafetyMPIRestricted) // another object's
+	ti.Deliver(ev, "self", 5, []int64{1, 2, 3}, SafetyMPIRestricted)    // another object's
 	ti.Deliver(ev, "world", 5, []int64{1, 2, 4}, SafetyAsyncSignalSafe) // no callback that safe: dropped
 	ti.Dropped(ev, 2)
 	wantCode(t, "a lower callback", reg.SetCallback("cb", SafetyNone, func(*Instance, *Registration, Safety) { got = append(got, "none") }), 0)

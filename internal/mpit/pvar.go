@@ -323,8 +323,12 @@ func (h *PVarHandle) now() Value {
 	return Value{Uint: h.src.Uint()}
 }
 
-func plus(a, b Value) Value  { return Value{Int: a.Int + b.Int, Uint: a.Uint + b.Uint, Float: a.Float + b.Float} }
-func minus(a, b Value) Value { return Value{Int: a.Int - b.Int, Uint: a.Uint - b.Uint, Float: a.Float - b.Float} }
+func plus(a, b Value) Value {
+	return Value{Int: a.Int + b.Int, Uint: a.Uint + b.Uint, Float: a.Float + b.Float}
+}
+func minus(a, b Value) Value {
+	return Value{Int: a.Int - b.Int, Uint: a.Uint - b.Uint, Float: a.Float - b.Float}
+}
 
 func (h *PVarHandle) start() {
 	h.mu.Lock()

@@ -137,8 +137,13 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Msg == "" && t.Op == "" && t.Code == e.Code
 }
 
-func errorf(code Code, op, format string, args ...any) *Error {
+// Errorf makes an error of code for the call op.
+func Errorf(code Code, op, format string, args ...any) *Error {
 	return &Error{Code: code, Op: op, Msg: fmt.Sprintf(format, args...)}
+}
+
+func errorf(code Code, op, format string, args ...any) *Error {
+	return Errorf(code, op, format, args...)
 }
 
 // CodeOf is err's return code: MPI_SUCCESS (0) for nil, MPI_T_ERR_INVALID for an
