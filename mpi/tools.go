@@ -706,6 +706,22 @@ func (s *EventSubscription) OnDropped(fn func(n int64)) error {
 	return s.r.SetDropped("EventSubscription.OnDropped", cb)
 }
 
+// SetInfo gives the subscription hints (MPI_T_event_handle_set_info and
+// MPI_T_event_callback_set_info): mpigo's events take none, so every hint is ignored,
+// as the standard lets an implementation do (Info shows what was kept: nothing).
+func (s *EventSubscription) SetInfo(info *Info) error {
+	return s.r.Check("EventSubscription.SetInfo")
+}
+
+// Info returns the hints in force (MPI_T_event_handle_get_info and
+// MPI_T_event_callback_get_info): a new Info, with none.
+func (s *EventSubscription) Info() (*Info, error) {
+	if err := s.r.Check("EventSubscription.Info"); err != nil {
+		return nil, err
+	}
+	return wrapInfo(mpir.NewInfo()), nil
+}
+
 // Close ends the subscription (MPI_T_event_handle_free): its function is not called
 // once Close returns, but for a call under way, which finishes.
 func (s *EventSubscription) Close() error { return s.r.Free("EventSubscription.Close", nil) }

@@ -399,3 +399,87 @@ func TestToolsCategories(t *testing.T) {
 		}
 	})
 }
+
+// Every variable, event and source describes itself, as its kind's rules say; the
+// typed calls each take their own type, and a subscription keeps no hints.
+func TestToolsMetadata(t *testing.T) {
+	jobWith(t, mpitest.Options{N: 1}, func(t *testing.T, rank, size int) {
+		tools := openTools(t)
+		for i, v := range tools.ControlVars() {
+			if v.Index() != i || v.Name() == "" || !strings.Contains(v.Desc(), "Valid values") ||
+				v.Bind() != mpi.BindNoObject || v.Verbosity() < mpi.VerbosityUserBasic || v.Verbosity() > mpi.VerbosityMpidevAll {
+				t.Errorf("control variable %d: %s %q %v %v", i, v.Name(), v.Desc(), v.Bind(), v.Verbosity())
+			}
+		}
+		sleep, _ := tools.ControlVar("p2p_sleep")
+		wantTool(t, "a duration read once, written after Init", sleep.SetFloat(0.001), mpi.ErrToolCvarSetNever)
+		if f, err := sleep.Float(); err != nil || f <= 0 {
+			t.Errorf("p2p_sleep %g s, %v", f, err)
+		}
+		ifaces, _ := tools.ControlVar("tcp_interfaces")
+		if _, err := ifaces.Text(); err != nil || ifaces.Type() != mpi.ToolString {
+			t.Errorf("tcp_interfaces: %v, %v", ifaces.Type(), err)
+		}
+		for i, v := range tools.PerfVars() {
+			current := v.Class() == mpi.PerfLevel || v.Class() == mpi.PerfState || v.Class() == mpi.PerfSize
+			if v.Index() != i || v.Desc() == "" || v.Readonly() != current || v.Atomic() == v.Readonly() && v.Class() != mpi.PerfHighWatermark ||
+				(v.Enum() != nil) != (v.Class() == mpi.PerfState) || (v.Type() == mpi.ToolFloat64) != (v.Class() == mpi.PerfTimer) ||
+				v.Bind() != mpi.BindNoObject && v.Bind() != mpi.BindComm || v.Verbosity() == 0 {
+				t.Errorf("performance variable %d %s: class %v, readonly %v, atomic %v, continuous %v", i, v.Name(), v.Class(),
+					v.Readonly(), v.Atomic(), v.Continuous())
+			}
+		}
+		s, err := tools.NewPerfSession()
+		must(t, err)
+		state, _ := tools.PerfVar("mpi_state")
+		hs, err := s.Handle(state, nil)
+		must(t, err)
+		if n, err := hs.Int(); err != nil || state.Enum().Items[n].Name != "running" {
+			t.Errorf("mpi_state %d, %v", n, err)
+		}
+		timer, _ := tools.PerfVar("allreduce_time")
+		ht, err := s.Handle(timer, nil)
+		must(t, err)
+		must(t, ht.WriteFloat(2.5))
+		if f, err := ht.ReadResetFloat(); err != nil || f < 2.5 {
+			t.Errorf("written 2.5 s, read %g, %v", f, err)
+		}
+		waits, _ := tools.PerfVar("p2p_wait_time")
+		hw, err := s.Handle(waits, nil)
+		must(t, err)
+		must(t, hw.Start())
+		must(t, hw.Stop())
+		must(t, s.ResetAll())
+		if f, _ := hw.Float(); f != 0 || waits.Continuous() {
+			t.Errorf("after ResetAll the wait timer reads %g", f)
+		}
+		must(t, s.Free())
+
+		for i, e := range tools.Events() {
+			if e.Index() != i || e.Desc() == "" || len(e.Elements()) == 0 || e.Source() != tools.EventSources()[0] ||
+				e.Verbosity() == 0 || e.Bind() != mpi.BindNoObject && e.Bind() != mpi.BindComm {
+				t.Errorf("event %d %s", i, e.Name())
+			}
+		}
+		src := tools.EventSources()[0]
+		if src.Index() != 0 || src.Name() != "p2p_engine" || src.Desc() == "" || src.MaxTicks() <= 0 {
+			t.Errorf("source %s", src.Name())
+		}
+		failed, _ := tools.Event("peer_failed")
+		sub, err := tools.Subscribe(failed, nil, func(*mpi.ToolEvent) {})
+		must(t, err)
+		must(t, sub.OnDropped(func(int64) {}))
+		hints := mpi.InfoCreate()
+		must(t, hints.Set("some_hint", "1"))
+		must(t, sub.SetInfo(hints))
+		got, err := sub.Info()
+		must(t, err)
+		if n, err := got.Nkeys(); err != nil || n != 0 {
+			t.Errorf("the hints kept: %d, %v", n, err)
+		}
+		must(t, sub.Close())
+		wantTool(t, "close twice", sub.Close(), mpi.ErrToolInvalidHandle)
+		_, err = sub.Info()
+		wantTool(t, "hints of a closed subscription", err, mpi.ErrToolInvalidHandle)
+	})
+}

@@ -135,3 +135,9 @@ func setEagerMax() {
 // Context is c's point-to-point context id: the one its messages, and so the
 // engine's events about them, carry.
 func (c *Comm) Context() uint32 { return c.ctx }
+
+// RuntimeStates names the states of the runtime RuntimeState reports, in order.
+var RuntimeStates = []string{stateNone: "not_started", stateInit: "running", stateFinal: "finalized", stateIdle: "idle"}
+
+// RuntimeState is the runtime's state now: an index of RuntimeStates.
+func RuntimeState() int { return int(state.Load()) }

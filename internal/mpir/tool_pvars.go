@@ -92,6 +92,17 @@ func addPVars(r *mpit.Registry) pvarGroups {
 		Source: func(string, any) (mpit.Source, error) {
 			return mpit.Source{Float: core.WaitTime, Watch: core.WatchWaits}, nil
 		}})
+	states := &mpit.Enum{Name: "mpi_state"}
+	for i, n := range core.RuntimeStates {
+		states.Items = append(states.Items, mpit.EnumItem{Value: i, Name: n})
+	}
+	add("runtime", &mpit.PVar{Name: "mpi_state", Class: mpit.ClassState, Verbosity: mpit.VerbosityUserBasic, Enum: states,
+		Desc: "The state of this process's MPI runtime: not_started (before MPI_Init or MPI_Session_init), running, " +
+			"finalized, or idle (every session finalised with no world model running: a new session starts it again).",
+		Type: mpit.TypeInt, Bind: mpit.BindNoObject, Readonly: true, Continuous: true,
+		Source: func(string, any) (mpit.Source, error) {
+			return mpit.Source{Int: func() int64 { return int64(core.RuntimeState()) }}, nil
+		}})
 	for _, tr := range transportNames {
 		addTransport(tr, func(v *mpit.PVar) { add(tr, v) })
 	}
