@@ -80,18 +80,18 @@ func toolAdd[T any](m *map[uintptr]T, k toolKind, o T) (uintptr, bool) {
 	return h, true
 }
 
-// toolGet is the object of handle h in m, if any.
-func toolGet[T any](m map[uintptr]T, h uintptr) (T, bool) {
+// toolGet is the object of handle h in *m, if any.
+func toolGet[T any](m *map[uintptr]T, h uintptr) (T, bool) {
 	tools.Lock()
 	defer tools.Unlock()
-	o, ok := m[h]
+	o, ok := (*m)[h]
 	return o, ok
 }
 
-// toolDel forgets handle h of m.
-func toolDel[T any](m map[uintptr]T, h uintptr) {
+// toolDel forgets handle h of *m.
+func toolDel[T any](m *map[uintptr]T, h uintptr) {
 	tools.Lock()
-	delete(m, h)
+	delete(*m, h)
 	tools.Unlock()
 }
 
@@ -356,7 +356,7 @@ func PMPI_T_cvar_handle_alloc(index int32, obj, handle, count unsafe.Pointer) in
 }
 
 func cvarOf(op string, h uintptr) (*mpir.CVarHandle, int32) {
-	if cv, ok := toolGet(tools.cvars, h); ok {
+	if cv, ok := toolGet(&tools.cvars, h); ok {
 		return cv, 0
 	}
 	if _, c := registry(op); c != 0 {
@@ -379,7 +379,7 @@ func PMPI_T_cvar_handle_free(handle unsafe.Pointer) int32 {
 	if err := h.Free(op); err != nil {
 		return code(err)
 	}
-	toolDel(tools.cvars, ch)
+	toolDel(&tools.cvars, ch)
 	setHandle(handle, 0)
 	return 0
 }
@@ -488,7 +488,7 @@ func PMPI_T_pvar_session_create(session unsafe.Pointer) int32 {
 }
 
 func sessionOf(op string, h uintptr) (*mpir.PVarSession, int32) {
-	if s, ok := toolGet(tools.sessions, h); ok {
+	if s, ok := toolGet(&tools.sessions, h); ok {
 		return s, 0
 	}
 	if _, c := registry(op); c != 0 {
@@ -511,7 +511,7 @@ func PMPI_T_pvar_session_free(session unsafe.Pointer) int32 {
 	if err := s.Free(op); err != nil {
 		return code(err)
 	}
-	toolDel(tools.sessions, sh)
+	toolDel(&tools.sessions, sh)
 	setHandle(session, 0)
 	return 0
 }
@@ -565,7 +565,7 @@ func pvarOf(op string, session, handle uintptr, all bool) (*mpir.PVarSession, *m
 		}
 		return s, nil, 0
 	}
-	h, ok := toolGet(tools.pvars, handle)
+	h, ok := toolGet(&tools.pvars, handle)
 	if !ok {
 		return nil, nil, toolErr(mpir.ToolErrInvalidHandle, op, "handle %#x is no performance variable handle (MPI_T_PVAR_HANDLE_NULL, freed, or not one)", handle)
 	}
@@ -586,7 +586,7 @@ func PMPI_T_pvar_handle_free(session uintptr, handle unsafe.Pointer) int32 {
 	if err := s.FreeHandle(op, h); err != nil {
 		return code(err)
 	}
-	toolDel(tools.pvars, ph)
+	toolDel(&tools.pvars, ph)
 	setHandle(handle, 0)
 	return 0
 }

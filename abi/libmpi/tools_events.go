@@ -204,7 +204,7 @@ func PMPI_T_event_handle_alloc(index int32, obj unsafe.Pointer, info uintptr, re
 }
 
 func cregOf(op string, h uintptr) (*creg, int32) {
-	if cr, ok := toolGet(tools.events, h); ok {
+	if cr, ok := toolGet(&tools.events, h); ok {
 		return cr, 0
 	}
 	if _, c := registry(op); c != 0 {
@@ -262,7 +262,7 @@ func PMPI_T_event_register_callback(reg uintptr, safety int32, info uintptr, ud 
 		cb = func(in *mpir.EventInstance, _ *mpir.EventRegistration, at mpir.CallbackSafety) {
 			ih, _ := toolAdd(&tools.inst, tInstance, in)
 			C.call_event_cb(C.uintptr_t(fn), C.uintptr_t(ih), C.uintptr_t(cr.h), C.int(at), ud)
-			toolDel(tools.inst, ih)
+			toolDel(&tools.inst, ih)
 		}
 	}
 	if err := cr.r.SetCallback(op, s, cb); err != nil {
@@ -342,13 +342,13 @@ func PMPI_T_event_handle_free(reg uintptr, ud unsafe.Pointer, fn uintptr) int32 
 			C.call_free_cb(C.uintptr_t(fn), C.uintptr_t(cr.h), C.int(at), ud)
 		}
 	}
-	toolDel(tools.events, reg)
+	toolDel(&tools.events, reg)
 	return code(cr.r.Free(op, cb))
 }
 
 // instanceOf is the event instance of handle h, valid inside its callback.
 func instanceOf(op string, h uintptr) (*mpir.EventInstance, int32) {
-	if in, ok := toolGet(tools.inst, h); ok && in.Valid() {
+	if in, ok := toolGet(&tools.inst, h); ok && in.Valid() {
 		return in, 0
 	}
 	return nil, toolErr(mpir.ToolErrInvalidHandle, op, "event_instance %#x is no event instance: one is valid only inside the callback it is passed to", h)

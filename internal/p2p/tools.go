@@ -119,8 +119,25 @@ func (e *Engine) WatchWaits(delta int) { e.waitWatch.Add(int32(delta)) }
 // WaitTime is the time the engine's blocking waits took while watched.
 func (e *Engine) WaitTime() time.Duration { return time.Duration(e.waitNanos.Load()) }
 
-// timeWait adds the time since t to the waits' time (block's, while watched).
-func (e *Engine) timeWait(t time.Time) { e.waitNanos.Add(uint64(time.Since(t))) }
+// waited ends a wait begun at t0 (waitClock's reading, 0 while nobody watched) with
+// err: its time goes into the waits' time. Small enough to inline at block's returns.
+func (e *Engine) waited(t0 int64, err error) error {
+	if t0 != 0 {
+		e.addWait(t0)
+	}
+	return err
+}
+
+// addWait adds the time since t0 to the waits' time. It stays out of line so that
+// waited, which every return of block inlines, stays small.
+//
+//go:noinline
+func (e *Engine) addWait(t0 int64) { e.waitNanos.Add(uint64(waitClock() - t0)) }
+
+// waitClock is a monotonic clock in nanoseconds, never 0.
+func waitClock() int64 { return int64(time.Since(clockEpoch)) + 1 }
+
+var clockEpoch = time.Now()
 
 // TransportStats is what this rank sent over one transport: every message the engine
 // started to a peer that the transport reaches, and of them the ones that took a
