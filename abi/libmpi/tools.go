@@ -88,6 +88,20 @@ func toolGet[T any](m *map[uintptr]T, h uintptr) (T, bool) {
 	return o, ok
 }
 
+// toolLookup is the object of handle h in *m for op, or the code that says why not: the
+// interface not initialised, or else c (the kind's: MPI_T_ERR_INVALID_HANDLE or
+// _SESSION) and a message saying that h is no what.
+func toolLookup[T any](op string, m *map[uintptr]T, h uintptr, c mpir.ToolCode, what string) (T, int32) {
+	if o, ok := toolGet(m, h); ok {
+		return o, 0
+	}
+	var none T
+	if _, rc := registry(op); rc != 0 {
+		return none, rc
+	}
+	return none, toolErr(c, op, "%#x is no %s (a null handle, a freed one, or not one at all)", h, what)
+}
+
 // toolDel forgets handle h of *m.
 func toolDel[T any](m *map[uintptr]T, h uintptr) {
 	tools.Lock()
@@ -288,9 +302,9 @@ func nameArg(op string, p unsafe.Pointer) (string, int32) {
 	return cstr(p), 0
 }
 
-//export PMPI_T_cvar_get_index
-func PMPI_T_cvar_get_index(name, index unsafe.Pointer) int32 {
-	const op = "MPI_T_cvar_get_index"
+// getIndex is the body of the get_index procedures: the index of the C string name,
+// by find, into *index.
+func getIndex(op string, name, index unsafe.Pointer, find func(r *mpir.ToolRegistry, name string) (int, error)) int32 {
 	r, c := registry(op)
 	if c != 0 {
 		return c
@@ -299,11 +313,17 @@ func PMPI_T_cvar_get_index(name, index unsafe.Pointer) int32 {
 	if c != 0 {
 		return c
 	}
-	i, err := r.CVarIndex(op, n)
+	i, err := find(r, n)
 	if err == nil {
 		setInt(index, i)
 	}
 	return code(err)
+}
+
+//export PMPI_T_cvar_get_index
+func PMPI_T_cvar_get_index(name, index unsafe.Pointer) int32 {
+	const op = "MPI_T_cvar_get_index"
+	return getIndex(op, name, index, func(r *mpir.ToolRegistry, n string) (int, error) { return r.CVarIndex(op, n) })
 }
 
 // toolObject is the device's object a C obj_handle points to, for a variable or event
@@ -356,13 +376,7 @@ func PMPI_T_cvar_handle_alloc(index int32, obj, handle, count unsafe.Pointer) in
 }
 
 func cvarOf(op string, h uintptr) (*mpir.CVarHandle, int32) {
-	if cv, ok := toolGet(&tools.cvars, h); ok {
-		return cv, 0
-	}
-	if _, c := registry(op); c != 0 {
-		return nil, c
-	}
-	return nil, toolErr(mpir.ToolErrInvalidHandle, op, "handle %#x is no control variable handle (MPI_T_CVAR_HANDLE_NULL, freed, or not one)", h)
+	return toolLookup(op, &tools.cvars, h, mpir.ToolErrInvalidHandle, "control variable handle")
 }
 
 //export PMPI_T_cvar_handle_free
@@ -453,19 +467,9 @@ func PMPI_T_pvar_get_info(index int32, name, nameLen, verbosity, varClass, datat
 //export PMPI_T_pvar_get_index
 func PMPI_T_pvar_get_index(name unsafe.Pointer, varClass int32, index unsafe.Pointer) int32 {
 	const op = "MPI_T_pvar_get_index"
-	r, c := registry(op)
-	if c != 0 {
-		return c
-	}
-	n, c := nameArg(op, name)
-	if c != 0 {
-		return c
-	}
-	i, err := r.PVarIndex(op, n, mpir.PVarClass(varClass))
-	if err == nil {
-		setInt(index, i)
-	}
-	return code(err)
+	return getIndex(op, name, index, func(r *mpir.ToolRegistry, n string) (int, error) {
+		return r.PVarIndex(op, n, mpir.PVarClass(varClass))
+	})
 }
 
 //export PMPI_T_pvar_session_create
@@ -488,13 +492,7 @@ func PMPI_T_pvar_session_create(session unsafe.Pointer) int32 {
 }
 
 func sessionOf(op string, h uintptr) (*mpir.PVarSession, int32) {
-	if s, ok := toolGet(&tools.sessions, h); ok {
-		return s, 0
-	}
-	if _, c := registry(op); c != 0 {
-		return nil, c
-	}
-	return nil, toolErr(mpir.ToolErrInvalidSession, op, "session %#x is no session (MPI_T_PVAR_SESSION_NULL, freed, or not one)", h)
+	return toolLookup(op, &tools.sessions, h, mpir.ToolErrInvalidSession, "performance experiment session")
 }
 
 //export PMPI_T_pvar_session_free
@@ -565,11 +563,8 @@ func pvarOf(op string, session, handle uintptr, all bool) (*mpir.PVarSession, *m
 		}
 		return s, nil, 0
 	}
-	h, ok := toolGet(&tools.pvars, handle)
-	if !ok {
-		return nil, nil, toolErr(mpir.ToolErrInvalidHandle, op, "handle %#x is no performance variable handle (MPI_T_PVAR_HANDLE_NULL, freed, or not one)", handle)
-	}
-	return s, h, 0
+	h, c := toolLookup(op, &tools.pvars, handle, mpir.ToolErrInvalidHandle, "performance variable handle")
+	return s, h, c
 }
 
 //export PMPI_T_pvar_handle_free
@@ -710,30 +705,23 @@ func PMPI_T_category_get_num_events(index int32, num unsafe.Pointer) int32 {
 //export PMPI_T_category_get_index
 func PMPI_T_category_get_index(name, index unsafe.Pointer) int32 {
 	const op = "MPI_T_category_get_index"
-	r, c := registry(op)
-	if c != 0 {
-		return c
-	}
-	n, c := nameArg(op, name)
-	if c != 0 {
-		return c
-	}
-	i, err := r.CategoryIndex(op, n)
-	if err == nil {
-		setInt(index, i)
-	}
-	return code(err)
+	return getIndex(op, name, index, func(r *mpir.ToolRegistry, n string) (int, error) { return r.CategoryIndex(op, n) })
 }
 
-// members writes up to n of ix into the C array p.
-func members(op string, n int32, p unsafe.Pointer, ix []int) int32 {
+// members writes up to n of the members pick gives of category index into the C array
+// p: the body of the category_get_* procedures.
+func members(op string, index, n int32, p unsafe.Pointer, pick func(*mpir.ToolCategory) []int) int32 {
+	k, c := categoryOf(op, index)
+	if c != 0 {
+		return c
+	}
 	if n < 0 {
 		return toolErr(mpir.ToolErrInvalid, op, "len = %d is negative", n)
 	}
 	if n > 0 && p == nil {
 		return toolErr(mpir.ToolErrInvalid, op, "indices is NULL")
 	}
-	out := ints(p, int(n))
+	ix, out := pick(k), ints(p, int(n))
 	for i := range min(len(out), len(ix)) {
 		out[i] = int32(ix[i])
 	}
@@ -742,42 +730,22 @@ func members(op string, n int32, p unsafe.Pointer, ix []int) int32 {
 
 //export PMPI_T_category_get_cvars
 func PMPI_T_category_get_cvars(index, n int32, indices unsafe.Pointer) int32 {
-	const op = "MPI_T_category_get_cvars"
-	k, c := categoryOf(op, index)
-	if c != 0 {
-		return c
-	}
-	return members(op, n, indices, k.CVars)
+	return members("MPI_T_category_get_cvars", index, n, indices, func(k *mpir.ToolCategory) []int { return k.CVars })
 }
 
 //export PMPI_T_category_get_pvars
 func PMPI_T_category_get_pvars(index, n int32, indices unsafe.Pointer) int32 {
-	const op = "MPI_T_category_get_pvars"
-	k, c := categoryOf(op, index)
-	if c != 0 {
-		return c
-	}
-	return members(op, n, indices, k.PVars)
+	return members("MPI_T_category_get_pvars", index, n, indices, func(k *mpir.ToolCategory) []int { return k.PVars })
 }
 
 //export PMPI_T_category_get_events
 func PMPI_T_category_get_events(index, n int32, indices unsafe.Pointer) int32 {
-	const op = "MPI_T_category_get_events"
-	k, c := categoryOf(op, index)
-	if c != 0 {
-		return c
-	}
-	return members(op, n, indices, k.Events)
+	return members("MPI_T_category_get_events", index, n, indices, func(k *mpir.ToolCategory) []int { return k.Events })
 }
 
 //export PMPI_T_category_get_categories
 func PMPI_T_category_get_categories(index, n int32, indices unsafe.Pointer) int32 {
-	const op = "MPI_T_category_get_categories"
-	k, c := categoryOf(op, index)
-	if c != 0 {
-		return c
-	}
-	return members(op, n, indices, k.Categories)
+	return members("MPI_T_category_get_categories", index, n, indices, func(k *mpir.ToolCategory) []int { return k.Categories })
 }
 
 // PMPI_T_category_changed gives 0: mpigo's categories never change.

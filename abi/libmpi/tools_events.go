@@ -144,19 +144,7 @@ func PMPI_T_event_get_info(index int32, name, nameLen, verbosity, types, displs,
 //export PMPI_T_event_get_index
 func PMPI_T_event_get_index(name, index unsafe.Pointer) int32 {
 	const op = "MPI_T_event_get_index"
-	r, c := registry(op)
-	if c != 0 {
-		return c
-	}
-	n, c := nameArg(op, name)
-	if c != 0 {
-		return c
-	}
-	i, err := r.EventIndex(op, n)
-	if err == nil {
-		setInt(index, i)
-	}
-	return code(err)
+	return getIndex(op, name, index, func(r *mpir.ToolRegistry, n string) (int, error) { return r.EventIndex(op, n) })
 }
 
 // toolInfo checks an info argument of the interface: MPI_INFO_NULL or an info.
@@ -204,13 +192,7 @@ func PMPI_T_event_handle_alloc(index int32, obj unsafe.Pointer, info uintptr, re
 }
 
 func cregOf(op string, h uintptr) (*creg, int32) {
-	if cr, ok := toolGet(&tools.events, h); ok {
-		return cr, 0
-	}
-	if _, c := registry(op); c != 0 {
-		return nil, c
-	}
-	return nil, toolErr(mpir.ToolErrInvalidHandle, op, "event_registration %#x is no registration (freed, or not one)", h)
+	return toolLookup(op, &tools.events, h, mpir.ToolErrInvalidHandle, "event registration")
 }
 
 //export PMPI_T_event_handle_set_info
@@ -388,30 +370,30 @@ func PMPI_T_event_copy(inst uintptr, buf unsafe.Pointer) int32 {
 	return 0
 }
 
+// instanceOut is the instance of handle h and the out argument p (named name) of a
+// call that reads one, or the code that says why not.
+func instanceOut(op string, h uintptr, p unsafe.Pointer, name string) (*mpir.EventInstance, int32) {
+	in, c := instanceOf(op, h)
+	if c == 0 && p == nil {
+		c = toolErr(mpir.ToolErrInvalid, op, "%s is NULL", name)
+	}
+	return in, c
+}
+
 //export PMPI_T_event_get_timestamp
 func PMPI_T_event_get_timestamp(inst uintptr, ts unsafe.Pointer) int32 {
-	const op = "MPI_T_event_get_timestamp"
-	in, c := instanceOf(op, inst)
-	if c != 0 {
-		return c
+	in, c := instanceOut("MPI_T_event_get_timestamp", inst, ts, "event_timestamp")
+	if c == 0 {
+		*(*int64)(ts) = in.Time
 	}
-	if ts == nil {
-		return toolErr(mpir.ToolErrInvalid, op, "event_timestamp is NULL")
-	}
-	*(*int64)(ts) = in.Time
-	return 0
+	return c
 }
 
 //export PMPI_T_event_get_source
 func PMPI_T_event_get_source(inst uintptr, source unsafe.Pointer) int32 {
-	const op = "MPI_T_event_get_source"
-	in, c := instanceOf(op, inst)
-	if c != 0 {
-		return c
+	in, c := instanceOut("MPI_T_event_get_source", inst, source, "source_index")
+	if c == 0 {
+		setInt(source, in.Source)
 	}
-	if source == nil {
-		return toolErr(mpir.ToolErrInvalid, op, "source_index is NULL")
-	}
-	setInt(source, in.Source)
-	return 0
+	return c
 }

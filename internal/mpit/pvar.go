@@ -227,52 +227,52 @@ func (s *Session) FreeHandle(op string, h *PVarHandle) error {
 // Start starts h, or with h nil every handle of s that is not continuous
 // (MPI_T_PVAR_ALL_HANDLES).
 func (s *Session) Start(op string, h *PVarHandle) error {
-	hs, err := s.handle(op, h, true)
-	if err != nil {
-		return err
-	}
-	if h != nil && h.v.Continuous {
-		return errorf(CodePvarNoStartstop, op, "performance variable %s is continuous: it cannot be started or stopped", h.v.Name)
-	}
-	for _, x := range hs {
-		if !x.v.Continuous {
-			x.start()
-		}
-	}
-	return nil
+	return s.each(op, h, (*PVarHandle).startable, (*PVarHandle).start)
 }
 
 // Stop stops h, or with h nil every handle of s that is not continuous.
 func (s *Session) Stop(op string, h *PVarHandle) error {
-	hs, err := s.handle(op, h, true)
-	if err != nil {
-		return err
-	}
-	if h != nil && h.v.Continuous {
-		return errorf(CodePvarNoStartstop, op, "performance variable %s is continuous: it cannot be started or stopped", h.v.Name)
-	}
-	for _, x := range hs {
-		if !x.v.Continuous {
-			x.stop()
-		}
-	}
-	return nil
+	return s.each(op, h, (*PVarHandle).startable, (*PVarHandle).stop)
 }
 
 // Reset sets h, or with h nil every handle of s that is not read-only, to its
 // starting value.
 func (s *Session) Reset(op string, h *PVarHandle) error {
+	return s.each(op, h, (*PVarHandle).writable, (*PVarHandle).reset)
+}
+
+// each does do to h, which must pass can, or to every handle of s that passes it
+// (h nil: MPI_T_PVAR_ALL_HANDLES, which passes over the others).
+func (s *Session) each(op string, h *PVarHandle, can func(*PVarHandle, string) error, do func(*PVarHandle)) error {
 	hs, err := s.handle(op, h, true)
 	if err != nil {
 		return err
 	}
-	if h != nil && h.v.Readonly {
-		return errorf(CodePvarNoWrite, op, "performance variable %s is read-only: it cannot be reset", h.v.Name)
+	if h != nil {
+		if err := can(h, op); err != nil {
+			return err
+		}
 	}
 	for _, x := range hs {
-		if !x.v.Readonly {
-			x.reset()
+		if can(x, op) == nil {
+			do(x)
 		}
+	}
+	return nil
+}
+
+// startable says whether h's variable can be started and stopped.
+func (h *PVarHandle) startable(op string) error {
+	if h.v.Continuous {
+		return errorf(CodePvarNoStartstop, op, "performance variable %s is continuous: it cannot be started or stopped", h.v.Name)
+	}
+	return nil
+}
+
+// writable says whether h's variable can be written and reset.
+func (h *PVarHandle) writable(op string) error {
+	if h.v.Readonly {
+		return errorf(CodePvarNoWrite, op, "performance variable %s is read-only: it cannot be written or reset", h.v.Name)
 	}
 	return nil
 }
@@ -290,8 +290,8 @@ func (s *Session) Write(op string, h *PVarHandle, v Value) error {
 	if _, err := s.handle(op, h, false); err != nil {
 		return err
 	}
-	if h.v.Readonly {
-		return errorf(CodePvarNoWrite, op, "performance variable %s is read-only", h.v.Name)
+	if err := h.writable(op); err != nil {
+		return err
 	}
 	h.write(v)
 	return nil
