@@ -156,6 +156,9 @@ func ToolVars() (*Tools, error) {
 // handle and subscription made since the interface was opened; closing t twice is an
 // error of code MPI_T_ERR_NOT_INITIALIZED.
 func (t *Tools) Close() error {
+	if err := t.ready("Tools.Close"); err != nil {
+		return err
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -165,14 +168,21 @@ func (t *Tools) Close() error {
 	return mpir.Tools.Finalize("Tools.Close")
 }
 
-// ready is nil while the interface is open.
+// ready is nil while the interface is open and t is a value ToolVars made.
 func (t *Tools) ready(op string) error {
+	if t == nil {
+		return mpir.ToolErrorf(mpir.ToolErrNotInitialized, op, "the *Tools is nil (ToolVars makes one)")
+	}
 	_, err := mpir.Tools.Registry(op)
 	return err
 }
 
-// list makes the values describing the registry's entries, once.
-func (t *Tools) list() {
+// list makes the values describing the registry's entries, once; a nil t lists
+// nothing.
+func (t *Tools) list() *Tools {
+	if t == nil {
+		return &Tools{}
+	}
 	t.once.Do(func() {
 		r := t.reg
 		for i, v := range r.CVars {
@@ -206,11 +216,12 @@ func (t *Tools) list() {
 			}
 		}
 	})
+	return t
 }
 
 // ControlVars lists every control variable, by index (MPI_T_cvar_get_num and
 // MPI_T_cvar_get_info): every mpigo setting, as `mpigo info` lists them.
-func (t *Tools) ControlVars() []*ControlVar { t.list(); return t.cvars }
+func (t *Tools) ControlVars() []*ControlVar { return t.list().cvars }
 
 // ControlVar is the control variable named name (MPI_T_cvar_get_index): an error of
 // code MPI_T_ERR_INVALID_NAME if none has it.
@@ -228,7 +239,7 @@ func (t *Tools) ControlVar(name string) (*ControlVar, error) {
 
 // PerfVars lists every performance variable, by index (MPI_T_pvar_get_num and
 // MPI_T_pvar_get_info).
-func (t *Tools) PerfVars() []*PerfVar { t.list(); return t.pvars }
+func (t *Tools) PerfVars() []*PerfVar { return t.list().pvars }
 
 // PerfVar is the performance variable named name (MPI_T_pvar_get_index; mpigo's
 // names are unique whatever the class).
@@ -251,7 +262,7 @@ func (t *Tools) PerfVar(name string) (*PerfVar, error) {
 
 // Categories lists the categories, by index (MPI_T_category_get_num and
 // MPI_T_category_get_info and its members).
-func (t *Tools) Categories() []*ToolCategory { t.list(); return t.categories }
+func (t *Tools) Categories() []*ToolCategory { return t.list().categories }
 
 // Category is the category named name (MPI_T_category_get_index).
 func (t *Tools) Category(name string) (*ToolCategory, error) {
@@ -316,6 +327,9 @@ func (v *ControlVar) handle(op string) (*mpir.CVarHandle, error) {
 }
 
 func (v *ControlVar) read(op string, types ...ToolType) (mpir.ToolValue, error) {
+	if v == nil {
+		return mpir.ToolValue{}, errNilVar(op)
+	}
 	if err := wantType(op, v.v.Name, v.v.Type, types); err != nil {
 		return mpir.ToolValue{}, err
 	}
@@ -327,6 +341,9 @@ func (v *ControlVar) read(op string, types ...ToolType) (mpir.ToolValue, error) 
 }
 
 func (v *ControlVar) write(op string, val mpir.ToolValue, types ...ToolType) error {
+	if v == nil {
+		return errNilVar(op)
+	}
 	if err := wantType(op, v.v.Name, v.v.Type, types); err != nil {
 		return err
 	}
@@ -335,6 +352,11 @@ func (v *ControlVar) write(op string, val mpir.ToolValue, types ...ToolType) err
 		return err
 	}
 	return h.Write(op, val)
+}
+
+// errNilVar is the error of a call on a nil *ControlVar.
+func errNilVar(op string) error {
+	return mpir.ToolErrorf(mpir.ToolErrInvalidHandle, op, "the variable is nil")
 }
 
 // wantType says whether t is one of the types a typed call takes.
@@ -374,6 +396,9 @@ func (v *ControlVar) Text() (string, error) {
 // String is the value as text whatever its type (an enumerated value's name), or
 // the error reading it.
 func (v *ControlVar) String() string {
+	if v == nil {
+		return "<nil>"
+	}
 	val, err := v.read("ControlVar.String", v.v.Type)
 	switch {
 	case err != nil:
@@ -456,7 +481,16 @@ func (t *Tools) NewPerfSession() (*PerfSession, error) {
 }
 
 // Free frees the session and its handles (MPI_T_pvar_session_free).
-func (s *PerfSession) Free() error { return s.s.Free("PerfSession.Free") }
+func (s *PerfSession) Free() error { return s.session().Free("PerfSession.Free") }
+
+// session is s's session in mpir: nil for a nil s, which mpir's calls refuse with
+// MPI_T_ERR_INVALID_SESSION.
+func (s *PerfSession) session() *mpir.PVarSession {
+	if s == nil {
+		return nil
+	}
+	return s.s
+}
 
 // Handle binds v to obj in the session (MPI_T_pvar_handle_alloc): obj is nil for a
 // variable bound to no object (BindNoObject), the *Comm for one bound to a
@@ -471,7 +505,7 @@ func (s *PerfSession) Handle(v *PerfVar, obj any) (*PerfHandle, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, _, err := s.s.Alloc(op, v.v, dev)
+	h, _, err := s.session().Alloc(op, v.v, dev)
 	if err != nil {
 		return nil, err
 	}
@@ -494,13 +528,13 @@ func toolObject(op string, obj any) (any, error) {
 
 // StartAll starts every handle of the session that is not continuous
 // (MPI_T_PVAR_ALL_HANDLES).
-func (s *PerfSession) StartAll() error { return s.s.Start("PerfSession.StartAll", nil) }
+func (s *PerfSession) StartAll() error { return s.session().Start("PerfSession.StartAll", nil) }
 
 // StopAll stops every handle of the session that is not continuous.
-func (s *PerfSession) StopAll() error { return s.s.Stop("PerfSession.StopAll", nil) }
+func (s *PerfSession) StopAll() error { return s.session().Stop("PerfSession.StopAll", nil) }
 
 // ResetAll resets every handle of the session that is not read-only.
-func (s *PerfSession) ResetAll() error { return s.s.Reset("PerfSession.ResetAll", nil) }
+func (s *PerfSession) ResetAll() error { return s.session().Reset("PerfSession.ResetAll", nil) }
 
 // PerfHandle is a performance variable bound to an object in a session.
 type PerfHandle struct {
@@ -510,29 +544,83 @@ type PerfHandle struct {
 }
 
 // Var is the handle's variable.
-func (h *PerfHandle) Var() *PerfVar { return h.v }
+func (h *PerfHandle) Var() *PerfVar {
+	if h == nil {
+		return nil
+	}
+	return h.v
+}
+
+// parts is h's session and handle in mpir, or the error of a nil h (which must not
+// reach mpir as a nil handle: that is MPI_T_PVAR_ALL_HANDLES there).
+func (h *PerfHandle) parts(op string) (*mpir.PVarSession, *mpir.PVarHandle, error) {
+	if h == nil {
+		return nil, nil, mpir.ToolErrorf(mpir.ToolErrInvalidHandle, op, "the handle is nil")
+	}
+	return h.s.s, h.h, nil
+}
 
 // Start starts the handle's variable (an error of code MPI_T_ERR_PVAR_NO_STARTSTOP
 // for a continuous one).
-func (h *PerfHandle) Start() error { return h.s.s.Start("PerfHandle.Start", h.h) }
+func (h *PerfHandle) Start() error {
+	s, x, err := h.parts("PerfHandle.Start")
+	if err != nil {
+		return err
+	}
+	return s.Start("PerfHandle.Start", x)
+}
 
 // Stop stops it.
-func (h *PerfHandle) Stop() error { return h.s.s.Stop("PerfHandle.Stop", h.h) }
+func (h *PerfHandle) Stop() error {
+	s, x, err := h.parts("PerfHandle.Stop")
+	if err != nil {
+		return err
+	}
+	return s.Stop("PerfHandle.Stop", x)
+}
 
 // Reset sets it to its starting value (MPI_T_ERR_PVAR_NO_WRITE for a read-only one).
-func (h *PerfHandle) Reset() error { return h.s.s.Reset("PerfHandle.Reset", h.h) }
+func (h *PerfHandle) Reset() error {
+	s, x, err := h.parts("PerfHandle.Reset")
+	if err != nil {
+		return err
+	}
+	return s.Reset("PerfHandle.Reset", x)
+}
 
 // Free frees the handle (MPI_T_pvar_handle_free).
-func (h *PerfHandle) Free() error { return h.s.s.FreeHandle("PerfHandle.Free", h.h) }
+func (h *PerfHandle) Free() error {
+	s, x, err := h.parts("PerfHandle.Free")
+	if err != nil {
+		return err
+	}
+	return s.FreeHandle("PerfHandle.Free", x)
+}
 
 func (h *PerfHandle) read(op string, reset bool, types ...ToolType) (mpir.ToolValue, error) {
+	s, x, err := h.parts(op)
+	if err != nil {
+		return mpir.ToolValue{}, err
+	}
 	if err := wantType(op, h.v.v.Name, h.v.v.Type, types); err != nil {
 		return mpir.ToolValue{}, err
 	}
 	if reset {
-		return h.s.s.ReadReset(op, h.h)
+		return s.ReadReset(op, x)
 	}
-	return h.s.s.Read(op, h.h)
+	return s.Read(op, x)
+}
+
+// write writes val into h's variable, which must be of type t.
+func (h *PerfHandle) write(op string, t ToolType, val mpir.ToolValue) error {
+	s, x, err := h.parts(op)
+	if err != nil {
+		return err
+	}
+	if err := wantType(op, h.v.v.Name, h.v.v.Type, []ToolType{t}); err != nil {
+		return err
+	}
+	return s.Write(op, x, val)
 }
 
 // Uint reads a ToolUint64 variable (counters, sizes, levels; MPI_T_pvar_read).
@@ -569,20 +657,12 @@ func (h *PerfHandle) ReadResetFloat() (float64, error) {
 // WriteUint sets a ToolUint64 variable (MPI_T_pvar_write; MPI_T_ERR_PVAR_NO_WRITE
 // for a read-only one).
 func (h *PerfHandle) WriteUint(n uint64) error {
-	const op = "PerfHandle.WriteUint"
-	if err := wantType(op, h.v.v.Name, h.v.v.Type, []ToolType{ToolUint64}); err != nil {
-		return err
-	}
-	return h.s.s.Write(op, h.h, mpir.ToolValue{Uint: n})
+	return h.write("PerfHandle.WriteUint", ToolUint64, mpir.ToolValue{Uint: n})
 }
 
 // WriteFloat sets a ToolFloat64 variable.
 func (h *PerfHandle) WriteFloat(f float64) error {
-	const op = "PerfHandle.WriteFloat"
-	if err := wantType(op, h.v.v.Name, h.v.v.Type, []ToolType{ToolFloat64}); err != nil {
-		return err
-	}
-	return h.s.s.Write(op, h.h, mpir.ToolValue{Float: f})
+	return h.write("PerfHandle.WriteFloat", ToolFloat64, mpir.ToolValue{Float: f})
 }
 
 // EventSource is where events come from, with its clock.
@@ -606,6 +686,9 @@ func (s *EventSource) MaxTicks() int64       { return s.s.MaxTicks }
 // Timestamp reads the source's clock (MPI_T_source_get_timestamp).
 func (s *EventSource) Timestamp() (int64, error) {
 	const op = "EventSource.Timestamp"
+	if s == nil {
+		return 0, mpir.ToolErrorf(mpir.ToolErrInvalidIndex, op, "the event source is nil")
+	}
 	if err := s.t.ready(op); err != nil {
 		return 0, err
 	}
@@ -613,7 +696,7 @@ func (s *EventSource) Timestamp() (int64, error) {
 }
 
 // EventSources lists the event sources (MPI_T_source_get_num and _get_info).
-func (t *Tools) EventSources() []*EventSource { t.list(); return t.sources }
+func (t *Tools) EventSources() []*EventSource { return t.list().sources }
 
 // EventType is a kind of event mpigo raises.
 type EventType struct {
@@ -634,7 +717,7 @@ func (e *EventType) Source() *EventSource     { return e.source }
 func (e *EventType) Elements() []ToolType { return append([]ToolType(nil), e.e.Elements...) }
 
 // Events lists the event types (MPI_T_event_get_num and _get_info).
-func (t *Tools) Events() []*EventType { t.list(); return t.events }
+func (t *Tools) Events() []*EventType { return t.list().events }
 
 // Event is the event type named name (MPI_T_event_get_index).
 func (t *Tools) Event(name string) (*EventType, error) {
@@ -703,20 +786,20 @@ func (s *EventSubscription) OnDropped(fn func(n int64)) error {
 	if fn != nil {
 		cb = func(n int64, _ *mpir.EventRegistration, _ int, _ mpir.CallbackSafety) { fn(n) }
 	}
-	return s.r.SetDropped("EventSubscription.OnDropped", cb)
+	return s.reg().SetDropped("EventSubscription.OnDropped", cb)
 }
 
 // SetInfo gives the subscription hints (MPI_T_event_handle_set_info and
 // MPI_T_event_callback_set_info): mpigo's events take none, so every hint is ignored,
 // as the standard lets an implementation do (Info shows what was kept: nothing).
 func (s *EventSubscription) SetInfo(info *Info) error {
-	return s.r.Check("EventSubscription.SetInfo")
+	return s.reg().Check("EventSubscription.SetInfo")
 }
 
 // Info returns the hints in force (MPI_T_event_handle_get_info and
 // MPI_T_event_callback_get_info): a new Info, with none.
 func (s *EventSubscription) Info() (*Info, error) {
-	if err := s.r.Check("EventSubscription.Info"); err != nil {
+	if err := s.reg().Check("EventSubscription.Info"); err != nil {
 		return nil, err
 	}
 	return wrapInfo(mpir.NewInfo()), nil
@@ -724,4 +807,13 @@ func (s *EventSubscription) Info() (*Info, error) {
 
 // Close ends the subscription (MPI_T_event_handle_free): its function is not called
 // once Close returns, but for a call under way, which finishes.
-func (s *EventSubscription) Close() error { return s.r.Free("EventSubscription.Close", nil) }
+func (s *EventSubscription) Close() error { return s.reg().Free("EventSubscription.Close", nil) }
+
+// reg is s's registration in mpir: nil for a nil s, which mpir's calls refuse with
+// MPI_T_ERR_INVALID_HANDLE.
+func (s *EventSubscription) reg() *mpir.EventRegistration {
+	if s == nil {
+		return nil
+	}
+	return s.r
+}

@@ -342,6 +342,35 @@ func TestToolsErrors(t *testing.T) {
 			t.Errorf("the engine's clock: %d, %v", ts, err)
 		}
 
+		// Nil values are refused with the code of what is missing, never a panic.
+		var nilTools *mpi.Tools
+		_, err = nilTools.ControlVar("eager_limit")
+		wantTool(t, "a lookup in a nil *Tools", err, mpi.ErrToolNotInitialized)
+		wantTool(t, "close a nil *Tools", nilTools.Close(), mpi.ErrToolNotInitialized)
+		if n := len(nilTools.ControlVars()) + len(nilTools.PerfVars()) + len(nilTools.Events()); n != 0 {
+			t.Errorf("a nil *Tools lists %d entries", n)
+		}
+		var nilVar *mpi.ControlVar
+		_, err = nilVar.Int()
+		wantTool(t, "read a nil control variable", err, mpi.ErrToolInvalidHandle)
+		wantTool(t, "write a nil control variable", nilVar.SetInt(1), mpi.ErrToolInvalidHandle)
+		var nilSession *mpi.PerfSession
+		_, err = nilSession.Handle(pv("unexpected_messages"), nil)
+		wantTool(t, "a handle in a nil session", err, mpi.ErrToolInvalidSession)
+		wantTool(t, "start all of a nil session", nilSession.StartAll(), mpi.ErrToolInvalidSession)
+		wantTool(t, "free a nil session", nilSession.Free(), mpi.ErrToolInvalidSession)
+		var nilHandle *mpi.PerfHandle
+		_, err = nilHandle.Uint()
+		wantTool(t, "read a nil handle", err, mpi.ErrToolInvalidHandle)
+		wantTool(t, "start a nil handle", nilHandle.Start(), mpi.ErrToolInvalidHandle)
+		wantTool(t, "write a nil handle", nilHandle.WriteUint(0), mpi.ErrToolInvalidHandle)
+		wantTool(t, "free a nil handle", nilHandle.Free(), mpi.ErrToolInvalidHandle)
+		var nilSub *mpi.EventSubscription
+		wantTool(t, "close a nil subscription", nilSub.Close(), mpi.ErrToolInvalidHandle)
+		wantTool(t, "a nil subscription's dropped handler", nilSub.OnDropped(nil), mpi.ErrToolInvalidHandle)
+		_, err = (*mpi.EventSource)(nil).Timestamp()
+		wantTool(t, "a nil source's clock", err, mpi.ErrToolInvalidIndex)
+
 		// Closed, the interface refuses everything.
 		other, err := mpi.ToolVars()
 		must(t, err)

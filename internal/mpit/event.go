@@ -142,6 +142,9 @@ func (r *Registration) check(op string) error {
 
 // Check says whether r may be used now (the info calls, which only validate it).
 func (r *Registration) Check(op string) error {
+	if r == nil {
+		return r.check(op)
+	}
 	r.t.mu.Lock()
 	defer r.t.mu.Unlock()
 	return r.check(op)
@@ -149,6 +152,9 @@ func (r *Registration) Check(op string) error {
 
 // SetCallback registers fn for safety level s, replacing any; nil fn removes it.
 func (r *Registration) SetCallback(op string, s Safety, fn Callback) error {
+	if r == nil {
+		return r.check(op)
+	}
 	r.t.mu.Lock()
 	defer r.t.mu.Unlock()
 	if err := r.check(op); err != nil {
@@ -171,6 +177,9 @@ func CheckSafety(op string, s Safety) error {
 
 // SetDropped sets r's dropped handler (nil: none; dropped events are then not counted).
 func (r *Registration) SetDropped(op string, fn DroppedCallback) error {
+	if r == nil {
+		return r.check(op)
+	}
 	r.t.mu.Lock()
 	defer r.t.mu.Unlock()
 	if err := r.check(op); err != nil {
@@ -184,6 +193,9 @@ func (r *Registration) SetDropped(op string, fn DroppedCallback) error {
 // callback of it that runs now finishes first; fn (if not nil) runs once none can,
 // after that callback, or at once.
 func (r *Registration) Free(op string, fn FreeCallback) error {
+	if r == nil {
+		return r.check(op)
+	}
 	t := r.t
 	t.mu.Lock()
 	if err := r.check(op); err != nil {

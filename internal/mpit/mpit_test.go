@@ -340,6 +340,11 @@ func TestEvents(t *testing.T) {
 	wantCode(t, "after finalize", reg2.Check("info"), CodeNotInitialized)
 	ti.Init()
 	wantCode(t, "after reinit", reg2.Check("info"), CodeInvalidHandle)
+	var null *Registration
+	wantCode(t, "a null registration's info", null.Check("info"), CodeInvalidHandle)
+	wantCode(t, "a null registration's callback", null.SetCallback("cb", SafetyNone, nil), CodeInvalidHandle)
+	wantCode(t, "a null registration's dropped handler", null.SetDropped("drop", nil), CodeInvalidHandle)
+	wantCode(t, "free a null registration", null.Free("free", nil), CodeInvalidHandle)
 	if ts, err := r.Sources[0].Timestamp("ts"); ts != 42 || err != nil {
 		t.Errorf("timestamp %d %v", ts, err)
 	}
