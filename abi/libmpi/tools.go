@@ -381,20 +381,25 @@ func cvarOf(op string, h uintptr) (*mpir.CVarHandle, int32) {
 
 //export PMPI_T_cvar_handle_free
 func PMPI_T_cvar_handle_free(handle unsafe.Pointer) int32 {
-	const op = "MPI_T_cvar_handle_free"
-	if handle == nil {
-		return toolErr(mpir.ToolErrInvalid, op, "handle is NULL")
+	return freeHandle("MPI_T_cvar_handle_free", "handle", handle, cvarOf, &tools.cvars)
+}
+
+// freeHandle is the body of the procedures that free a handle of *m: the one at p
+// (the argument arg) is looked up, freed, forgotten and set to its null (0).
+func freeHandle[T interface{ Free(op string) error }](op, arg string, p unsafe.Pointer, lookup func(string, uintptr) (T, int32), m *map[uintptr]T) int32 {
+	if p == nil {
+		return toolErr(mpir.ToolErrInvalid, op, "%s is NULL", arg)
 	}
-	ch := *(*uintptr)(handle)
-	h, c := cvarOf(op, ch)
+	h := *(*uintptr)(p)
+	o, c := lookup(op, h)
 	if c != 0 {
 		return c
 	}
-	if err := h.Free(op); err != nil {
+	if err := o.Free(op); err != nil {
 		return code(err)
 	}
-	toolDel(&tools.cvars, ch)
-	setHandle(handle, 0)
+	toolDel(m, h)
+	setHandle(p, 0)
 	return 0
 }
 
@@ -497,21 +502,7 @@ func sessionOf(op string, h uintptr) (*mpir.PVarSession, int32) {
 
 //export PMPI_T_pvar_session_free
 func PMPI_T_pvar_session_free(session unsafe.Pointer) int32 {
-	const op = "MPI_T_pvar_session_free"
-	if session == nil {
-		return toolErr(mpir.ToolErrInvalid, op, "session is NULL")
-	}
-	sh := *(*uintptr)(session)
-	s, c := sessionOf(op, sh)
-	if c != 0 {
-		return c
-	}
-	if err := s.Free(op); err != nil {
-		return code(err)
-	}
-	toolDel(&tools.sessions, sh)
-	setHandle(session, 0)
-	return 0
+	return freeHandle("MPI_T_pvar_session_free", "session", session, sessionOf, &tools.sessions)
 }
 
 //export PMPI_T_pvar_handle_alloc

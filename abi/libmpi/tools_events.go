@@ -58,16 +58,21 @@ func newEmptyInfo(p unsafe.Pointer) {
 	}
 }
 
-//export PMPI_T_source_get_info
-func PMPI_T_source_get_info(index int32, name, nameLen, desc, descLen, ordering, ticks, maxTicks, info unsafe.Pointer) int32 {
-	const op = "MPI_T_source_get_info"
+// sourceOf is the event source of index, or the code that says why not.
+func sourceOf(op string, index int32) (*mpir.EventSource, int32) {
 	r, c := registry(op)
 	if c != 0 {
-		return c
+		return nil, c
 	}
 	s, err := r.Source(op, int(index))
-	if err != nil {
-		return code(err)
+	return s, code(err)
+}
+
+//export PMPI_T_source_get_info
+func PMPI_T_source_get_info(index int32, name, nameLen, desc, descLen, ordering, ticks, maxTicks, info unsafe.Pointer) int32 {
+	s, c := sourceOf("MPI_T_source_get_info", index)
+	if c != 0 {
+		return c
 	}
 	putToolString(name, nameLen, s.Name)
 	putToolString(desc, descLen, s.Desc)
@@ -85,13 +90,9 @@ func PMPI_T_source_get_info(index int32, name, nameLen, desc, descLen, ordering,
 //export PMPI_T_source_get_timestamp
 func PMPI_T_source_get_timestamp(index int32, ts unsafe.Pointer) int32 {
 	const op = "MPI_T_source_get_timestamp"
-	r, c := registry(op)
+	s, c := sourceOf(op, index)
 	if c != 0 {
 		return c
-	}
-	s, err := r.Source(op, int(index))
-	if err != nil {
-		return code(err)
 	}
 	t, err := s.Timestamp(op)
 	if err == nil && ts != nil {
