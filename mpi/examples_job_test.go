@@ -31,6 +31,8 @@ func TestExamplesInJobs(t *testing.T) {
 		{"GrequestStart/1", 1, ExampleGrequestStart, "sum 10 of 4 values\n"},
 		{"Isendrecv/1", 1, ExampleIsendrecv, "rank 0 got 0 from rank 0\n"},
 		{"Isendrecv/3", 3, ExampleIsendrecv, "rank 0 got 2 from rank 2\n"},
+		{"Tools_Subscribe/2", 2, ExampleTools_Subscribe, "from rank 1, tag 0, 5 bytes\nfrom rank 1, tag 1, 5 bytes\n" +
+			"from rank 1, tag 2, 5 bytes\n3 messages queued unexpected\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

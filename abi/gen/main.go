@@ -282,6 +282,9 @@ func main() {
 	check(os.WriteFile("include/mpi.h", h.Bytes(), 0o644))
 	files, err := classFiles(head)
 	check(err)
+	tools, err := toolFile(head)
+	check(err)
+	files["../internal/mpit/ztools.go"] = tools
 	for path, b := range files {
 		check(os.WriteFile(path, b, 0o644))
 	}

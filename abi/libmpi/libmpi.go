@@ -75,7 +75,8 @@
 // call, shared memory queries); MPI_Alloc_mem; MPI_Pcontrol; the handle-integer
 // conversions and status accessors of MPI 5.0; sessions (process sets, communicators
 // from groups, session error handlers and buffers) and the file error handlers on
-// MPI_FILE_NULL. Everything else (I/O, MPI_T, spawn, ports and names,
+// MPI_FILE_NULL; the tool information interface (MPI_T_*, tools.go, over
+// internal/mpir's). Everything else (I/O, spawn, ports and names,
 // MPI_Register_datarep) is a stub returning MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),

@@ -59,6 +59,7 @@ func (s *Sched) Bcast(buf []byte, root int) {
 	switch {
 	case t.Bcast == Auto && s.flat(len(buf)):
 		// Short message, few ranks: root sends to each directly (one round).
+		choose(CollBcast, Flat)
 		if s.rank == root {
 			for k := 1; k < n; k++ {
 				s.send(buf, (root+k)%n)
@@ -68,10 +69,13 @@ func (s *Sched) Bcast(buf []byte, root int) {
 		}
 		s.fence()
 	case alg == ScatterRing && len(buf) >= n:
+		choose(CollBcast, ScatterRing)
 		s.bcastScatterRing(buf, root)
 	case alg == Pipeline && len(buf) > t.Segment:
+		choose(CollBcast, Pipeline)
 		s.bcastPipeline(buf, root, t.Segment)
 	default:
+		choose(CollBcast, Binomial)
 		s.bcastBinomial(buf, root)
 	}
 }

@@ -784,3 +784,34 @@ func TestBreak(t *testing.T) {
 		}
 	}
 }
+
+// The algorithm each call ran is counted while a tool watches, and only then.
+func TestChosenCounts(t *testing.T) {
+	withTuning(t, func(tu *Tuning) { tu.Allreduce, tu.AllreduceLarge, tu.FlatMax = Auto, 64, 0 })
+	allreduce := func(count int) {
+		run(t, 4, false, func(s *Sched) {
+			s.esize = 8
+			send := data(s.rank, count, 8)
+			s.Allreduce(send, make([]byte, len(send)), ops[0].op)
+		})
+	}
+	before := Chosen(CollAllreduce, RecursiveDoubling)
+	allreduce(1)
+	if Chosen(CollAllreduce, RecursiveDoubling) != before {
+		t.Fatalf("counted while nobody watched")
+	}
+	Watch(1)
+	defer Watch(-1)
+	rd, rab := Chosen(CollAllreduce, RecursiveDoubling), Chosen(CollAllreduce, Rabenseifner)
+	allreduce(1)    // 8 bytes: recursive doubling
+	allreduce(1000) // 8000 bytes on 4 ranks: Rabenseifner
+	if got := Chosen(CollAllreduce, RecursiveDoubling) - rd; got != 4 {
+		t.Errorf("recursive doubling ran %d times, want 4 (once per rank)", got)
+	}
+	if got := Chosen(CollAllreduce, Rabenseifner) - rab; got != 4 {
+		t.Errorf("Rabenseifner ran %d times, want 4", got)
+	}
+	if Flat.String() != "flat" || len(Algorithms[CollBcast]) != 4 || CollAlltoall.String() != "alltoall" {
+		t.Errorf("names: %v %v %v", Flat, Algorithms[CollBcast], CollAlltoall)
+	}
+}

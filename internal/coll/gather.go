@@ -147,6 +147,7 @@ func (s *Sched) Allgather(send, recv []byte) {
 			alg = Ring
 		}
 	}
+	choose(CollAllgather, alg)
 	if alg == Ring {
 		s.allgatherRing(recv, m)
 		return
@@ -221,6 +222,11 @@ func (s *Sched) Alltoall(send, recv []byte) {
 	s.copy(recv[r*m:(r+1)*m], send[r*m:(r+1)*m])
 	t := tuning()
 	pairwise := t.Alltoall == Pairwise || (t.Alltoall == Auto && m >= t.AlltoallLarge)
+	if pairwise {
+		choose(CollAlltoall, Pairwise)
+	} else {
+		choose(CollAlltoall, Linear)
+	}
 	for k := 1; k < n; k++ {
 		from, to := (r-k+n)%n, (r+k)%n
 		s.recv(recv[from*m:(from+1)*m], from)

@@ -104,13 +104,17 @@ func (s *Sched) Allreduce(send, recv []byte, op Op) {
 	}
 	switch {
 	case t.Allreduce == Auto && s.flat(len(recv)):
+		choose(CollAllreduce, Flat)
 		s.allreduceFlat(send, recv)
 	case alg == Rabenseifner && op.Commute && count >= pof2:
+		choose(CollAllreduce, Rabenseifner)
 		s.allreduceRabenseifner(send, recv)
 	case alg == Ring && op.Commute && count >= n:
+		choose(CollAllreduce, Ring)
 		s.copy(recv, send)
 		s.allreduceRing(recv)
 	default:
+		choose(CollAllreduce, RecursiveDoubling)
 		s.copy(recv, send)
 		s.allreduceRD(recv)
 	}

@@ -12,30 +12,30 @@ import (
 // commutative op, or more elements than ranks, falls back to the default one).
 var (
 	setBcast = config.String("coll_bcast", "auto",
-		"broadcast algorithm: auto, binomial, scatter_ring (binomial scatter then ring allgather), pipeline (segmented chain)").OneOf("auto", "binomial", "scatter_ring", "pipeline")
+		"broadcast algorithm: auto, binomial, scatter_ring (binomial scatter then ring allgather), pipeline (segmented chain)").OneOf("auto", "binomial", "scatter_ring", "pipeline").Same()
 	setBcastLarge = config.Size("coll_bcast_large", 256<<10,
-		"auto: broadcasts of at least this many bytes on more than 2 ranks use scatter_ring")
+		"auto: broadcasts of at least this many bytes on more than 2 ranks use scatter_ring").Same()
 	setAllreduce = config.String("coll_allreduce", "auto",
-		"allreduce algorithm: auto, recursive_doubling, rabenseifner (reduce-scatter by halving, allgather by doubling), ring").OneOf("auto", "recursive_doubling", "rabenseifner", "ring")
+		"allreduce algorithm: auto, recursive_doubling, rabenseifner (reduce-scatter by halving, allgather by doubling), ring").OneOf("auto", "recursive_doubling", "rabenseifner", "ring").Same()
 	setAllreduceLarge = config.Size("coll_allreduce_large", 4096,
-		"auto: allreduces of at least this many bytes use rabenseifner (power-of-two ranks) or ring")
+		"auto: allreduces of at least this many bytes use rabenseifner (power-of-two ranks) or ring").Same()
 	setAllgather = config.String("coll_allgather", "auto",
-		"allgather algorithm: auto, bruck, ring").OneOf("auto", "bruck", "ring")
+		"allgather algorithm: auto, bruck, ring").OneOf("auto", "bruck", "ring").Same()
 	setAllgatherLarge = config.Size("coll_allgather_large", 64<<10,
-		"auto: allgathers of at least this many bytes in all use ring, below it bruck")
+		"auto: allgathers of at least this many bytes in all use ring, below it bruck").Same()
 	setAlltoall = config.String("coll_alltoall", "auto",
-		"alltoall algorithm: auto, linear (every message posted at once), pairwise (n-1 exchange rounds)").OneOf("auto", "linear", "pairwise")
+		"alltoall algorithm: auto, linear (every message posted at once), pairwise (n-1 exchange rounds)").OneOf("auto", "linear", "pairwise").Same()
 	setAlltoallLarge = config.Size("coll_alltoall_large", 4096,
-		"auto: alltoalls of at least this many bytes per block use pairwise")
+		"auto: alltoalls of at least this many bytes per block use pairwise").Same()
 	setFlatMax = config.Int("coll_flat_max", 4,
-		"auto: on communicators of at most this many ranks, barrier and short bcast, reduce and allreduce talk to every rank directly (one round of messages instead of log2 n)").AtLeast(0)
+		"auto: on communicators of at most this many ranks, barrier and short bcast, reduce and allreduce talk to every rank directly (one round of messages instead of log2 n)").AtLeast(0).Same()
 	setFlatBytes = config.Size("coll_flat_bytes", 1024,
-		"auto: messages of at most this many bytes may use the direct (flat) algorithms")
+		"auto: messages of at most this many bytes may use the direct (flat) algorithms").Same()
 	setPipeSeg = config.Size("coll_segment", 128<<10,
-		"segment size of the pipelined broadcast").Range(1<<10, 1<<30)
+		"segment size of the pipelined broadcast").Range(1<<10, 1<<30).Same()
 	// Check is read by the mpi package, which owns the verification exchange.
 	Check = config.Bool("coll_check", false,
-		"verify before each collective that every rank called the same one with matching sizes and root (costs an extra exchange)")
+		"verify before each collective that every rank called the same one with matching sizes and root (costs an extra exchange)").Same()
 )
 
 // Algo names a collective algorithm, as the coll_* settings spell it.
@@ -59,6 +59,9 @@ var algoNames = [...]string{"auto", "binomial", "scatter_ring", "pipeline", "rec
 func (a Algo) String() string {
 	if int(a) < len(algoNames) {
 		return algoNames[a]
+	}
+	if a == Flat {
+		return "flat"
 	}
 	return fmt.Sprintf("algorithm %d", a)
 }

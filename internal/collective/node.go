@@ -31,39 +31,39 @@ import (
 var (
 	setCollShm = config.String("coll_shm", "auto",
 		"node-local collectives (Barrier, Bcast, Reduce, Allreduce) through shared memory when all ranks of a "+
-			"communicator share a node: auto, or off (point-to-point algorithms only)").OneOf("auto", "off")
+			"communicator share a node: auto, or off (point-to-point algorithms only)").OneOf("auto", "off").Live().Same()
 	setShmBcastMax = config.Size("coll_shm_bcast_max", 128<<10,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory; larger ones use the "+
-			"point-to-point algorithms")
+			"point-to-point algorithms").Same()
 	setShmBcastMax2 = config.Size("coll_shm_bcast_max2", 32<<10,
-		"largest Bcast (bytes) on 2 ranks that goes through node shared memory (beyond, a single-copy get is faster)")
+		"largest Bcast (bytes) on 2 ranks that goes through node shared memory (beyond, a single-copy get is faster)").Same()
 	setShmReduceMax = config.Size("coll_shm_reduce_max", 1<<20,
-		"largest Reduce or Allreduce (bytes) on 3 or more ranks that goes through node shared memory")
+		"largest Reduce or Allreduce (bytes) on 3 or more ranks that goes through node shared memory").Same()
 	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", 16<<10,
-		"largest Reduce or Allreduce (bytes) on 2 ranks that goes through node shared memory")
+		"largest Reduce or Allreduce (bytes) on 2 ranks that goes through node shared memory").Same()
 	setShmSplit = config.Size("coll_shm_split", 64<<10,
 		"Allreduce (bytes) from which the node shared-memory path splits the reduction among the ranks "+
-			"(each combines a section, all copy the result) instead of each rank combining it all")
+			"(each combines a section, all copy the result) instead of each rank combining it all").Same()
 	setShmChunk = config.Size("coll_shm_chunk", 16<<10,
-		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step").Range(1, 1<<30)
+		"bytes per buffer of a node shared-memory Bcast's ring (rounded up to 64): the pipeline's step").Range(1, 1<<30).Same()
 	setShmDirect = config.Size("coll_shm_bcast_direct", 256<<10,
 		"smallest Bcast (bytes) on 3 or more ranks that goes through node shared memory with every rank reading the "+
-			"root's buffer itself (single copy, where cross-memory attach works) instead of through the ring; 0: never")
+			"root's buffer itself (single copy, where cross-memory attach works) instead of through the ring; 0: never").Same()
 	setShmDirectMax = config.Size("coll_shm_bcast_direct_max", 1<<20,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory read from the root's buffer "+
-			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms")
+			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms").Same()
 	setShmReduceDirect = config.Size("coll_shm_allreduce_direct", 256<<10,
 		"smallest split Allreduce (bytes, coll_shm_split) on 3 or more ranks that chooses by timing between the slots "+
 			"and each rank reading its section of the others' contributions from their buffers (single copy, where "+
-			"cross-memory attach works); 0: always the slots")
+			"cross-memory attach works); 0: always the slots").Same()
 	setShmNT = config.Size("coll_shm_nt", 4<<10,
 		"smallest chunk (bytes) that a node shared-memory Bcast's root writes into the ring with non-temporal stores "+
-			"(amd64), so that it does not take the lines back from the readers' caches; 0: never")
+			"(amd64), so that it does not take the lines back from the readers' caches; 0: never").Same()
 	setShmChunks = config.Int("coll_shm_chunks", 8,
-		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16)
+		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16).Same()
 	setShmSlot = config.Size("coll_shm_slot", 512<<10,
 		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
-			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB").Range(1, 1<<30)
+			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB").Range(1, 1<<30).Same()
 )
 
 // nodeColl is a communicator's node-local collective state (collState.node), made on

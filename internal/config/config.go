@@ -6,10 +6,19 @@
 // starts; a program that meets one anyway uses the default and says so on stderr.
 // `mpigo info` lists every setting with its value, where the value came from and its
 // rule, as `ompi_info --all` does.
+//
+// A program may also write a setting (Set: the tool information interface's control
+// variables, MPI_T_cvar_write). What a write can change is the declaration's to say
+// (When): most settings are read once, when their owner starts, and take a write only
+// before that first read; a Live one is read each time it applies (or its owner is told
+// to read it again), so a write takes effect for what follows; a Launcher one was
+// applied by the launcher before the rank started and never changes in a rank. A
+// declaration also says whether every rank must use the same value (Same).
 package config
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Source says where a setting's value came from.
@@ -27,11 +37,28 @@ const (
 	File
 	Env
 	Flag
+	Tool // written by the program (Set: the tool information interface)
 )
 
 func (s Source) String() string {
-	return [...]string{"default", "file", "environment", "flag"}[s]
+	return [...]string{"default", "file", "environment", "flag", "tool"}[s]
 }
+
+// When says when a setting's value may change in a running rank.
+type When uint8
+
+const (
+	// AtStart: the owner reads the value once, when it starts (Init, or the first use);
+	// a write is taken before that read only.
+	AtStart When = iota
+	// Live: the owner reads the value each time it applies (a window's creation, a new
+	// connection), or applies a new one when told (internal/core's Retune); a write
+	// takes effect for what follows.
+	Live
+	// Launcher: the launcher applied the value before the rank started; a rank cannot
+	// change it.
+	Launcher
+)
 
 // EnvPrefix starts the environment variable of every setting: MPIGO_EAGER_LIMIT.
 const EnvPrefix = "MPIGO_"
@@ -50,13 +77,21 @@ type Setting struct {
 	Help string
 	Def  string
 	Kind string // "int", "size", "bool", "duration", "string" or "list"
+	When When
+	// Same: every rank must use the same value (a collective's algorithm, the
+	// transports); otherwise each rank's value concerns that rank alone.
+	Same bool
 	rule rule
 
 	once     sync.Once
 	warnOnce sync.Once
-	value    string
-	src      Source
-	err      error
+	// setMu orders writes (Set) against the owner's first read (get): a write either
+	// lands before that read or is refused, never lost between the two.
+	setMu sync.Mutex
+	used  atomic.Bool // the owner has read the value (get)
+	value atomic.Pointer[string]
+	src   Source
+	err   error
 }
 
 var (
@@ -81,22 +116,24 @@ func (s *Setting) EnvName() string { return EnvPrefix + strings.ToUpper(s.Name) 
 
 func (s *Setting) resolve() {
 	s.once.Do(func() {
-		s.value, s.src = s.Def, Default
-		if v, ok := fileValues()[s.Name]; ok {
-			s.value, s.src = v, File
+		v, src := s.Def, Default
+		if fv, ok := fileValues()[s.Name]; ok {
+			v, src = fv, File
 		}
-		if v, ok := os.LookupEnv(s.EnvName()); ok {
-			s.value, s.src = v, Env
+		if ev, ok := os.LookupEnv(s.EnvName()); ok {
+			v, src = ev, Env
 			for _, f := range strings.Split(os.Getenv(FlagsVar), ",") {
 				if f == s.Name {
-					s.src = Flag
+					src = Flag
 				}
 			}
 		}
-		if err := s.Check(s.value); err != nil {
+		s.src = src
+		if err := s.Check(v); err != nil {
 			s.err = fmt.Errorf("%v (from %s)", err, s.origin())
-			s.value, s.src = s.Def, Default
+			v, s.src = s.Def, Default
 		}
+		s.value.Store(&v)
 	})
 }
 
@@ -114,11 +151,58 @@ func (s *Setting) origin() string {
 }
 
 // Value returns the setting's value as text and where it came from.
-func (s *Setting) Value() (string, Source) { s.resolve(); return s.value, s.src }
+func (s *Setting) Value() (string, Source) {
+	s.resolve()
+	s.setMu.Lock()
+	defer s.setMu.Unlock()
+	return *s.value.Load(), s.src
+}
 
 // Err reports a value that broke the setting's rule (the default is used instead),
 // naming the setting, the value, the rule and where the value came from.
-func (s *Setting) Err() error { s.resolve(); return s.err }
+func (s *Setting) Err() error {
+	s.resolve()
+	s.setMu.Lock()
+	defer s.setMu.Unlock()
+	return s.err
+}
+
+// The errors of Set beside a value the rule refuses.
+var (
+	// ErrFixed: the setting cannot change in this process any more: its owner read it
+	// when it started, or the launcher applied it before the rank started.
+	ErrFixed = errors.New("the setting cannot change in this process any more")
+)
+
+// Set makes v the setting's value in this process, from now on (its source becomes
+// Tool). It refuses a value that breaks the rule (naming the setting, the value and
+// the rule), and, with ErrFixed, a setting whose value can no longer change: one
+// read once that its owner has read (AtStart), or one the launcher applied
+// (Launcher). A Live setting's owner sees the value at its next use of it.
+func (s *Setting) Set(v string) error {
+	s.resolve()
+	if s.When == Launcher {
+		return fmt.Errorf("%s: %w (the launcher applied it before the rank started)", s.Name, ErrFixed)
+	}
+	if err := s.Check(v); err != nil {
+		return err
+	}
+	s.setMu.Lock()
+	defer s.setMu.Unlock()
+	if s.When == AtStart && s.used.Load() {
+		return fmt.Errorf("%s: %w (read once, when its owner started)", s.Name, ErrFixed)
+	}
+	s.value.Store(&v)
+	s.src, s.err = Tool, nil
+	return nil
+}
+
+// Fixed reports whether Set would refuse every value with ErrFixed now.
+func (s *Setting) Fixed() bool {
+	s.setMu.Lock()
+	defer s.setMu.Unlock()
+	return s.When == Launcher || s.When == AtStart && s.used.Load()
+}
 
 // warnings receives the notice of a refused value (a variable for tests).
 var warnings io.Writer = os.Stderr
@@ -127,14 +211,24 @@ var warnings io.Writer = os.Stderr
 // the first use says on stderr that the default stands in for it: a rank started
 // without mpigo's launcher (which refuses such values before starting anything) would
 // otherwise run with a setting other than the one asked for, unnoticed.
+//
+// The first read marks the setting used, under setMu, so that a write (Set) of a
+// setting read once either comes before it or is refused; later reads load the value
+// alone.
 func (s *Setting) get() string {
 	s.resolve()
-	if s.err != nil {
-		s.warnOnce.Do(func() {
-			fmt.Fprintf(warnings, "mpigo: ignoring setting: %v; using the default %q\n", s.err, s.Def)
-		})
+	if !s.used.Load() {
+		s.setMu.Lock()
+		s.used.Store(true)
+		err := s.err
+		s.setMu.Unlock()
+		if err != nil {
+			s.warnOnce.Do(func() {
+				fmt.Fprintf(warnings, "mpigo: ignoring setting: %v; using the default %q\n", err, s.Def)
+			})
+		}
 	}
-	return s.value
+	return *s.value.Load()
 }
 
 // All returns every declared setting, sorted by name.

@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +112,69 @@ func TestParseSize(t *testing.T) {
 	for _, v := range []string{"", "-1", "1.5k", "8589934592g", "9223372036854775808", "k"} {
 		if n, err := ParseSize(v); err == nil {
 			t.Errorf("ParseSize(%q) = %d, want an error", v, n)
+		}
+	}
+}
+
+// Set takes a valid value until the owner of a setting read once has read it, and
+// always for a Live one; a Launcher one never changes.
+func TestSet(t *testing.T) {
+	forget(t, "test_once", "test_live", "test_launcher")
+	once := Int("test_once", 4, "").Range(1, 8)
+	live := String("test_live", "a", "").OneOf("a", "b").Live().Same()
+	launcher := Int("test_launcher", 1, "").Launcher()
+	if live.When != Live || !live.Setting.Same || once.When != AtStart || once.Setting.Same {
+		t.Fatalf("marks: live %v %v, once %v %v", live.When, live.Setting.Same, once.When, once.Setting.Same)
+	}
+	if err := once.Set("9"); err == nil || !strings.Contains(err.Error(), "from 1 to 8") {
+		t.Errorf("Set(9) = %v, want the rule's refusal", err)
+	}
+	if err := once.Set("6"); err != nil {
+		t.Fatalf("Set(6) before the first read: %v", err)
+	}
+	if v, src := once.Value(); v != "6" || src != Tool {
+		t.Errorf("Value = %q, %v; want 6 from the tool", v, src)
+	}
+	if once.Fixed() {
+		t.Errorf("Fixed before its first read")
+	}
+	if got := once.Get(); got != 6 {
+		t.Errorf("Get = %d, want 6", got)
+	}
+	if err := once.Set("5"); !errors.Is(err, ErrFixed) || !once.Fixed() {
+		t.Errorf("Set after the first read = %v (Fixed %v), want ErrFixed", err, once.Fixed())
+	}
+	live.Get()
+	if err := live.Set("b"); err != nil || live.Get() != "b" {
+		t.Errorf("Live: Set(b) = %v, Get = %q", err, live.Get())
+	}
+	if err := launcher.Set("2"); !errors.Is(err, ErrFixed) || !launcher.Fixed() {
+		t.Errorf("Launcher: Set = %v, want ErrFixed", err)
+	}
+	if w := live.Words(); len(w) != 2 || once.Words() != nil {
+		t.Errorf("Words: %v, %v", w, once.Words())
+	}
+	if lo, hi := once.Bounds(); lo != 1 || hi != 8 {
+		t.Errorf("Bounds = %d, %d", lo, hi)
+	}
+}
+
+// A write racing with the owner's first read either lands before it or is refused.
+func TestSetRacesFirstRead(t *testing.T) {
+	for i := 0; i < 200; i++ {
+		name := fmt.Sprintf("test_race_%d", i)
+		forget(t, name)
+		s := Int(name, 1, "").Range(0, 9)
+		var err error
+		done := make(chan struct{})
+		go func() { err = s.Set("7"); close(done) }()
+		got := s.Get()
+		<-done
+		switch {
+		case err == nil && got != 7:
+			t.Fatalf("Set succeeded, but the first read saw %d", got)
+		case err != nil && (!errors.Is(err, ErrFixed) || got != 1):
+			t.Fatalf("Set = %v, and the first read saw %d", err, got)
 		}
 	}
 }

@@ -102,3 +102,37 @@ func (s StringSetting) Rule(desc string, check func(string) error) StringSetting
 
 // Get returns the value.
 func (s StringSetting) Get() string { return s.get() }
+
+// The declarations' other marks. Live: the owner reads the setting each time it
+// applies, or applies a write when told (When Live); Same: every rank must use the
+// same value. Each typed setting has them so that a declaration reads as one chain.
+
+// Live marks the setting as read each time it applies.
+func (s IntSetting) Live() IntSetting { s.When = Live; return s }
+
+// Same marks the setting as one every rank must set alike.
+func (s IntSetting) Same() IntSetting { s.Setting.Same = true; return s }
+
+// Launcher marks the setting as the launcher's: applied before the rank started.
+func (s IntSetting) Launcher() IntSetting { s.When = Launcher; return s }
+
+// Live marks the setting as read each time it applies.
+func (s SizeSetting) Live() SizeSetting { s.When = Live; return s }
+
+// Same marks the setting as one every rank must set alike.
+func (s SizeSetting) Same() SizeSetting { s.Setting.Same = true; return s }
+
+// Live marks the setting as read each time it applies.
+func (s DurationSetting) Live() DurationSetting { s.When = Live; return s }
+
+// Live marks the setting as read each time it applies.
+func (s BoolSetting) Live() BoolSetting { s.When = Live; return s }
+
+// Same marks the setting as one every rank must set alike.
+func (s BoolSetting) Same() BoolSetting { s.Setting.Same = true; return s }
+
+// Live marks the setting as read each time it applies.
+func (s StringSetting) Live() StringSetting { s.When = Live; return s }
+
+// Same marks the setting as one every rank must set alike.
+func (s StringSetting) Same() StringSetting { s.Setting.Same = true; return s }

@@ -184,3 +184,15 @@ func ParseSize(v string) (int64, error) {
 	}
 	return n * mult, nil
 }
+
+// Words is the set of values of a setting that takes exactly one of a few words
+// (OneOf, without OrRange), nil for any other.
+func (s *Setting) Words() []string {
+	if s.Kind != "string" || s.rule.num || s.rule.check != nil {
+		return nil
+	}
+	return s.rule.words
+}
+
+// Bounds is the valid range of an int, size or duration (in ns) setting.
+func (s *Setting) Bounds() (lo, hi int64) { return s.rule.lo, s.rule.hi }

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/coll"
@@ -216,10 +217,11 @@ func (k *Conn) who(w int) string {
 
 // EagerMax is the largest message a blocking send of which returns before its
 // receiver comes: SmallSend, unless a rendezvous protocol is forced for every size.
-func (k *Conn) EagerMax() int { return eagerMax }
+func (k *Conn) EagerMax() int { return int(eagerMax.Load()) }
 
-// eagerMax is EagerMax's answer, fixed at Init from the engine's protocols.
-var eagerMax = coll.SmallSend
+// eagerMax is EagerMax's answer, set at Init from the engine's protocols and again
+// when a tool changes them (Retune).
+var eagerMax atomic.Int64
 
 // collReq and engReq carry an engine request through coll's opaque Req.
 func collReq(q p2p.Request) coll.Req {

@@ -99,11 +99,12 @@ func (e *Error) Error() string {
 // transports under internal/transport, and PMI under internal/pm), which their
 // errors begin with, as Go's errors begin with their package's name.
 var internalPkgs = map[string]bool{
-	"attr": true, "coll": true, "collective": true, "config": true, "core": true, "coverage": true,
-	"datatype": true, "deps": true, "group": true, "idle": true, "info": true, "launch": true,
-	"mpir": true, "mpitest": true, "ntcopy": true, "op": true, "p2p": true, "pm": true, "pmi": true, "prof": true,
-	"rawmem": true, "rma": true, "self": true, "shm": true, "shmcoll": true, "tcp": true, "topo": true,
-	"transport": true, "vcodec": true, "vtopo": true, "window": true, "wireup": true, "yield": true,
+	"attr": true, "coll": true, "collective": true, "config": true, "core": true,
+	"coverage": true, "datatype": true, "deps": true, "group": true, "idle": true, "info": true,
+	"launch": true, "mpir": true, "mpit": true, "mpitest": true, "ntcopy": true, "op": true,
+	"p2p": true, "pm": true, "pmi": true, "prof": true, "rawmem": true, "rma": true, "self": true,
+	"shm": true, "shmcoll": true, "tcp": true, "topo": true, "transport": true, "vcodec": true,
+	"vtopo": true, "window": true, "wireup": true, "yield": true,
 }
 
 // userText is the text of a cause from the layers below (a chain of "what: why"

@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/pm"
@@ -33,7 +32,7 @@ import (
 )
 
 var setTransports = config.String("transports", "self,shm,tcp",
-	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)").ListOf("self", "shm", "tcp")
+	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)").ListOf("self", "shm", "tcp").Same()
 
 var setBindTo = config.String("bind_to", "auto",
 	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")
@@ -156,14 +155,12 @@ func startWorld(c pm.Client) error {
 		Doorbell:       bell,
 		Oversubscribed: c.LocalSize() > runtime.NumCPU(),
 		Serialized:     threadLevel < ThreadMultiple,
+		Events:         toolEvents,
 	})
 	if err != nil {
 		return fail("point-to-point engine", err)
 	}
-	eagerMax = coll.SmallSend
-	if !eng.EagerUpTo(coll.SmallSend) {
-		eagerMax = -1
-	}
+	setEagerMax()
 	for r := 0; r < c.Size(); r++ {
 		if !reachable(r) {
 			return fail("transports", fmt.Errorf("no transport of %q reaches rank %d", setTransports.Get(), r))

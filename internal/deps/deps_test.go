@@ -52,7 +52,7 @@ internal/transport < internal/transport/self;
 internal/config, internal/idle, internal/ntcopy, internal/pm, internal/transport < internal/transport/shm;
 internal/config, internal/pm, internal/transport < internal/transport/tcp;
 internal/config, internal/idle, internal/prof, internal/rawmem, internal/transport < internal/p2p;
-internal/config, internal/prof, internal/transport/shm, internal/wireup < internal/launch;
+internal/config, internal/idle, internal/prof, internal/transport/shm, internal/wireup < internal/launch;
 
 # The device, over everything below it.
 internal/coll, internal/config, internal/datatype, internal/group, internal/idle,
@@ -65,9 +65,10 @@ DEVICE, internal/core < internal/collective;
 DEVICE, internal/core, internal/collective < internal/window;
 
 # MPI's semantics, once for both faces: the device and the pure packages that hold
-# semantics of their own (virtual topologies, Info, attributes), which only mpir imports.
-NONE < internal/vtopo, internal/info, internal/attr;
-internal/core, internal/collective, internal/window, internal/vtopo, internal/info, internal/attr,
+# semantics of their own (virtual topologies, Info, attributes, the tool interface),
+# which only mpir imports.
+NONE < internal/vtopo, internal/info, internal/attr, internal/mpit;
+internal/core, internal/collective, internal/window, internal/vtopo, internal/info, internal/attr, internal/mpit,
 internal/config, internal/datatype, internal/group, internal/idle, internal/op, internal/prof, internal/vcodec
 < internal/mpir;
 

@@ -137,7 +137,7 @@ func (s Storage) String() string {
 
 var storage = config.String("group_storage", "sparse",
 	"how groups store their members: sparse (the smallest of stride, range, bitmap "+
-		"or dense, per group) or dense (one int32 per member, like Open MPI and MPICH)").OneOf("sparse", "dense")
+		"or dense, per group) or dense (one int32 per member, like Open MPI and MPICH)").OneOf("sparse", "dense").Live()
 
 // DefaultStorage is the Storage named by the group_storage setting
 // (MPIGO_GROUP_STORAGE). An unknown value gives Sparse and an error naming the

@@ -93,19 +93,19 @@ var (
 
 var (
 	setProtocol = config.String("p2p_protocol", "auto",
-		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get").OneOf("auto", "eager", "pipeline", "get")
+		"protocol for messages: auto (cheapest by the transport's cost model), or force eager, pipeline or get").OneOf("auto", "eager", "pipeline", "get").Live()
 	setEagerLimit = config.Size("eager_limit", 0,
-		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model")
+		"largest message sent eagerly (payload in the first packet); 0: chosen from the transport's cost model").Live()
 	setPeerPolls = config.Int("p2p_peer_polls", 512,
-		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none").AtLeast(0)
+		"polls a receive waiting for one peer makes of that peer's packets alone (shm), before the full progress loop; 0: none").AtLeast(0).Live()
 	setAdapt = config.Bool("p2p_adapt", true,
 		"let the receiver of a large message (32 KiB and more) choose between pipeline and get by timing both, "+
-			"where single copy is possible; false: the cost models alone decide")
+			"where single copy is possible; false: the cost models alone decide").Live()
 	setSplit = config.Bool("p2p_split", true,
 		"split a single-copy get of 32 KiB or more between the two ranks: the receiver reads half, the sender writes the other half "+
-			"(both cores copy); false: the receiver reads it all")
+			"(both cores copy); false: the receiver reads it all").Live()
 	setProtoInfo = config.Bool("proto_info", false,
-		"print each peer's protocol selection table to stderr when the peer is first used (like UCX_PROTO_INFO)")
+		"print each peer's protocol selection table to stderr when the peer is first used (like UCX_PROTO_INFO)").Live()
 )
 
 // Options tune an engine. The zero value takes every setting from internal/config.
@@ -127,6 +127,8 @@ type Options struct {
 	// ProtoInfo receives each peer's protocol table when the peer is first used
 	// (nil: stderr if the proto_info setting is on).
 	ProtoInfo io.Writer
+	// Events receives the engine's events that a tool wants (nil: none; tools.go).
+	Events *EventLog
 	// KeepWildcards keeps AnySource receives pending when a peer fails (by default
 	// they complete with the failure, as MPI-4 prescribes for ULFM).
 	KeepWildcards bool
@@ -185,10 +187,14 @@ type Engine struct {
 	force     string
 	eagerCap  int64
 	info      io.Writer
-	keepWild  bool
-	adaptive  bool // p2p_adapt, and no protocol forced
-	split     bool // p2p_split
-	putAsked  bool // a split get's put request is queued: push sends it before reading
+	// forced, capped and infoOpt are what Options fixed, which Retune leaves alone.
+	forced   string
+	capped   int64
+	infoOpt  io.Writer
+	keepWild bool
+	adaptive bool // p2p_adapt, and no protocol forced
+	split    bool // p2p_split
+	putAsked bool // a split get's put request is queued: push sends it before reading
 
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
 
@@ -202,6 +208,19 @@ type Engine struct {
 	// context for its users' messages and the odd one above it for its collectives).
 	// Written under e.mu with idle.Publish, read through Sent from any goroutine.
 	sent []prof.Link
+
+	// What the tool interface reads (tools.go): queue counts, the transport of each
+	// world rank (index in trs plus one; 0 before it is connected) and the rendezvous
+	// counts per transport, the watermarks a tool tracks, the waits' time while a tool
+	// watches, and the event log.
+	qst       QueueStats
+	routes    []uint32
+	rdv       []rdvStats
+	hwmMu     sync.Mutex
+	hwm       atomic.Pointer[[]*atomic.Uint64]
+	waitWatch atomic.Int32
+	waitNanos atomic.Uint64
+	log       *EventLog
 
 	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
 	failQ   []peerFailure
@@ -225,7 +244,10 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		trs:    append([]transport.Transport(nil), trs...),
 		peers:  make([]*peer, size),
 		sent:   make([]prof.Link, 2*size),
+		routes: make([]uint32, size),
+		rdv:    make([]rdvStats, len(trs)),
 		db:     opts.Doorbell,
+		log:    opts.Events,
 	}
 	if opts.Serialized {
 		e.mu.off.Store(true)
@@ -239,7 +261,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	if e.db == (transport.Doorbell{}) {
 		e.db = transport.NewLocalDoorbell()
 	}
-	e.force = opts.Protocol
+	e.force, e.forced, e.capped, e.infoOpt = opts.Protocol, opts.Protocol, opts.EagerLimit, opts.ProtoInfo
 	if e.force == "" {
 		e.force = setProtocol.Get()
 	}
@@ -289,6 +311,7 @@ func (e *Engine) Doorbell() transport.Doorbell { return e.db }
 type peer struct {
 	rank       int
 	tr         transport.Transport
+	ti         int // tr's index in the engine's transports
 	ep         transport.Endpoint
 	sc         transport.SingleCopy
 	maxPayload int
@@ -342,6 +365,7 @@ func (e *Engine) connect(p *peer) error {
 			return p.err
 		}
 		p.tr, p.ep = t, ep
+		e.route(p)
 		p.sc, _ = t.(transport.SingleCopy)
 		p.maxPayload = ep.MaxPayload()
 		p.table = Select(ep.Models(), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
@@ -447,6 +471,7 @@ func (e *Engine) failPeer(p *peer, err error) {
 		err = transport.ErrPeerGone
 	}
 	p.err = fmt.Errorf("p2p: rank %d failed: %w", p.rank, err)
+	e.logFailure(p)
 	p.ctrl, p.ctrlHead = p.ctrl[:0], 0
 	rank := int32(p.rank)
 	for _, r := range e.reqs {

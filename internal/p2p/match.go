@@ -20,6 +20,7 @@ type ctxq struct {
 	bySrc []reqList  // other receives by source, grown on demand
 	unexp umsgList   // every arrived message (links next, prev)
 	uSrc  []umsgList // arrived messages by source (links snext, sprev)
+	st    QueueStats // the context's counts, for the tool interface (tools.go)
 }
 
 // ctxq returns the queues of context id c. Context ids are small and dense in practice

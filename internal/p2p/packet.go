@@ -69,6 +69,9 @@ func (h *handler) Packet(hd *transport.Header, payload []byte) {
 		e.onPutDone(hd)
 	case kindFin, kindAck:
 		if r := e.lookup(hd.SendID, sendReq); r != nil {
+			if hd.Kind == kindFin && r.proto == transport.Get {
+				e.countRendezvous(e.peerState(int(hd.Src)), transport.Get, false)
+			}
 			if r.list != nil {
 				r.list.remove(r)
 			}
@@ -115,7 +118,7 @@ func (e *Engine) onEager(hd *transport.Header, payload []byte) {
 	m.len, m.sendID = int64(len(payload)), hd.SendID
 	m.data = e.pool.get(len(payload))
 	copy(m.data, payload)
-	q.arrive(m)
+	e.unexpected(q, m)
 }
 
 // deliverEager completes receive r with an eager message's data.
@@ -145,7 +148,7 @@ func (e *Engine) onRTS(hd *transport.Header) {
 	m := e.newUmsg()
 	m.kind, m.flags, m.ctx, m.src, m.tag = kindRTS, hd.Flags, hd.Context, hd.Src, hd.Tag
 	m.len, m.sendID, m.addr = int64(hd.Len), hd.SendID, hd.Addr
-	q.arrive(m)
+	e.unexpected(q, m)
 }
 
 // startRndv begins the receiver's side of a rendezvous matched to r: read the sender's
@@ -201,6 +204,7 @@ func (e *Engine) onCTS(hd *transport.Header) {
 		return
 	}
 	r.remote = hd.RecvID
+	e.countRendezvous(e.peerState(int(hd.Src)), transport.Pipeline, false)
 	r.sent, r.limit = int64(hd.Offset), min(int64(hd.Len), r.size)
 	if r.sent >= r.limit {
 		e.complete(r)

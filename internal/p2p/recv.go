@@ -174,7 +174,7 @@ func (e *Engine) startRecv(r *request) {
 	q := e.ctxq(r.ctx)
 	if q.unexp.head != nil {
 		if m := q.matchUnexp(r.peer, r.tag); m != nil {
-			q.take(m)
+			e.take(q, m)
 			e.takeUnexp(r, m)
 			return
 		}
@@ -409,7 +409,7 @@ func (e *Engine) probe(op string, c *idle.Watch, src, tag int, ctx uint32, wait,
 	if !take {
 		return st, Message{}, true, nil
 	}
-	q.take(m)
+	e.take(q, m)
 	return st, Message{m: m, gen: m.gen}, true, nil
 }
 

@@ -239,6 +239,7 @@ func (e *Engine) startSend(r *request) {
 			// Offer both protocols: the receiver chooses by measurement (adapt.go).
 			r.proto = transport.Get
 		}
+		e.countRendezvous(p, r.proto, true)
 	}
 	if p.sendq.head == nil && e.sendFirst(p, r) {
 		return

@@ -25,6 +25,10 @@ import (
 // the context ends: cw is read after the spin, where the policy yields or sleeps, and
 // armed before the first sleep, so that the context's end rings the doorbell.
 func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
+	var t0 int64 // when the wait began, while a tool watches the waits (tools.go); else 0
+	if e.waitWatch.Load() != 0 {
+		t0 = waitClock()
+	}
 	ready := func() bool {
 		return (r != nil && (r.fin || r.done.Load() != 0)) || (cond != nil && cond())
 	}
@@ -44,13 +48,13 @@ func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
 				if ready() {
 					w.End()
 					e.flush()
-					return nil
+					return e.waited(t0, nil)
 				}
 				if e.progressLocked() > 0 {
 					if ready() {
 						w.End()
 						e.flush()
-						return nil
+						return e.waited(t0, nil)
 					}
 					w.Restart()
 				}
@@ -60,14 +64,14 @@ func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
 			e.mu.Lock()
 			w.End()
 			e.flush()
-			return nil
+			return e.waited(t0, nil)
 		}
 		switch {
 		case w.Next(polls):
 			w.Gosched() // other goroutines of this process may be what we wait for
 		case cw.Ended():
 			e.mu.Lock()
-			return cw.Err()
+			return e.waited(t0, cw.Err())
 		case w.Yielding() || !e.mu.TryLock():
 			w.Yield()
 		default:
@@ -90,7 +94,7 @@ func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
 			if cw.Ended() {
 				e.db.Leave()
 				e.sleepers.Add(-1)
-				return cw.Err()
+				return e.waited(t0, cw.Err())
 			}
 			e.mu.Unlock()
 			e.db.Sleep(seq, w.Nap())

@@ -436,3 +436,20 @@ func TestCommDescriptor(t *testing.T) {
 		}
 	}
 }
+
+// LiveTotals reads one call's counters as they are.
+func TestLiveTotals(t *testing.T) {
+	n0, b0, _ := LiveTotals(Barrier)
+	Done(Barrier, 0)
+	Done(Barrier, 10)
+	n, b, s := LiveTotals(Barrier)
+	if n != n0+2 || b != b0+10 || s < 0 {
+		t.Errorf("after two calls of 0 and 10 bytes: %d calls, %d bytes, %g s (before: %d, %d)", n, b, s, n0, b0)
+	}
+	if n, _, _ := LiveTotals(None); n != 0 {
+		t.Errorf("None counts %d", n)
+	}
+	if got := Calls(); len(got) != int(NumCalls)-1 || got[0] != Init {
+		t.Errorf("Calls: %d, first %v", len(got), got[0])
+	}
+}

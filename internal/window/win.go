@@ -52,7 +52,7 @@ import (
 // operations that return data.
 var setRMAShm = config.String("rma_shm", "auto",
 	"one-sided windows of WinAllocate in node shared memory, read and written directly by the node's ranks: "+
-		"auto (when the shared-memory transport is in use), or off (every operation shipped to its target's progress goroutine)").OneOf("auto", "off")
+		"auto (when the shared-memory transport is in use), or off (every operation shipped to its target's progress goroutine)").OneOf("auto", "off").Live().Same()
 
 // Flavor is how a window's memory came to be (MPI_WIN_FLAVOR_*, MPICH's values).
 type Flavor int

@@ -70,11 +70,11 @@ var (
 	setRingSize = config.Size("shm_ring_size", 1<<20,
 		"payload ring bytes per sender→receiver pair on a node (rounded up to a power of two); "+
 			"pipelined messages stream through it, so it should hold several fragments; left at "+
-			"the default it shrinks to 16 MiB/(local ranks-1), not below 256 KiB").Range(pageSize, 1<<30)
+			"the default it shrinks to 16 MiB/(local ranks-1), not below 256 KiB").Range(pageSize, 1<<30).Same()
 	setCells = config.Int("shm_ring_cells", 256,
-		"packet slots (64 bytes each) per sender→receiver pair (rounded up to a power of two)").Range(4, 1<<20)
+		"packet slots (64 bytes each) per sender→receiver pair (rounded up to a power of two)").Range(4, 1<<20).Same()
 	setFragment = config.Size("shm_max_fragment", 64<<10,
-		"largest payload of one shared-memory packet: the pipeline fragment size").Range(1, 512<<20)
+		"largest payload of one shared-memory packet: the pipeline fragment size").Range(1, 512<<20).Same()
 	setEager = config.Size("shm_eager_limit", 4096,
 		"largest message the shared-memory transport offers to send eagerly (copied in, copied out)").Range(0, 512<<20)
 	setMemory = config.String("shm_memory", "auto",

@@ -89,7 +89,7 @@ var (
 	// as traffic goes by: on loopback the fixed size halved the 1 MiB ping-pong time
 	// (docs/BENCHMARKS.md, TCP).
 	socketBufferSetting = config.Size("tcp_socket_buffer", 4<<20,
-		"SO_SNDBUF and SO_RCVBUF of every TCP stream (the kernel caps them at net.core.[rw]mem_max); 0 leaves them to the kernel's autotuning").Range(0, 1<<30)
+		"SO_SNDBUF and SO_RCVBUF of every TCP stream (the kernel caps them at net.core.[rw]mem_max); 0 leaves them to the kernel's autotuning").Range(0, 1<<30).Live()
 )
 
 // Placer is implemented by a transport.Handler that can tell, from a packet's header,
