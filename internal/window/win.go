@@ -340,7 +340,11 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 	}
 	// Layout: the locals' control blocks, then their memory: page aligned each for
 	// WinAllocate and noncontiguous shared windows, back to back for a contiguous
-	// shared window (MPI's default: rank i's part follows rank i-1's).
+	// shared window (MPI's default: rank i's part follows rank i-1's). Only the
+	// control blocks are faulted in ahead of use: the memory's pages fault in where
+	// the program touches them, as a malloc'd buffer's do (a gigabyte per rank
+	// faulted in by every rank of the node took seconds, for memory a program may
+	// never touch whole).
 	const page = 4096
 	ctrlBytes := int64(len(locals) * cw * 8)
 	off := (ctrlBytes + page - 1) &^ (page - 1)
@@ -358,7 +362,7 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 	var err error
 	why := ""
 	if w.rank == locals[0] {
-		reg, err = shm.CreateRegion("win-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(w.comm.Ctx())), int(total))
+		reg, err = shm.CreatePart("win-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(w.comm.Ctx())), int(total), int(ctrlBytes))
 		if err != nil {
 			why = err.Error()
 		} else if ad := reg.Addr(); len(ad) < len(addr) {
@@ -375,7 +379,7 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 	}
 	lead := all[locals[0]*len(addr):][:len(addr)]
 	if w.rank != locals[0] && lead[0] != 0 {
-		if reg, err = shm.OpenRegion(lead[1:lead[0]]); err != nil {
+		if reg, err = shm.OpenPart(lead[1:lead[0]], int(ctrlBytes)); err != nil {
 			why = err.Error()
 		}
 	}

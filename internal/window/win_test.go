@@ -13,6 +13,7 @@ import (
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/op"
 	"github.com/mpigo/mpigo/internal/rma"
+	"golang.org/x/sys/unix"
 )
 
 // The window package's own tests run in one process: the test binary is a singleton
@@ -122,6 +123,36 @@ func TestCreateFlavors(t *testing.T) {
 	}
 	var nilWin *Win
 	wantClass(t, "a nil window", nilWin.Check("Fence"), core.ClassWin)
+}
+
+// TestLargeWindowUntouched: a window's memory is not faulted in when it is made (as
+// a malloc'd buffer's is not): a gigabyte per rank made by every rank of a node took
+// seconds, and that much resident memory, for memory the program may never touch
+// (MPICH's rma/win_large_shm). Its pages read as zero untouched.
+func TestLargeWindowUntouched(t *testing.T) {
+	const size = 256 << 20
+	for _, f := range []Flavor{FlavorShared, FlavorAllocate} {
+		w := newWin(t, f, size)
+		if !w.InRegion() {
+			continue // a singleton's WinAllocate is Go memory, which Go zeroes itself
+		}
+		mem := w.Mem()
+		pages := make([]byte, (len(mem)+os.Getpagesize()-1)/os.Getpagesize())
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&pages[0]))); e != 0 {
+			t.Fatalf("mincore: %v", e)
+		}
+		resident := 0
+		for _, p := range pages {
+			resident += int(p & 1)
+		}
+		if resident != 0 {
+			t.Errorf("%v window of %d MiB: %d of its %d pages are resident after creation; want none", f, size>>20, resident, len(pages))
+		}
+		if mem[0] != 0 || mem[size-1] != 0 {
+			t.Errorf("%v window: untouched memory reads %d and %d, want zeros", f, mem[0], mem[size-1])
+		}
+		must(t, w.Free("Free"))
+	}
 }
 
 // TestCreateErrors: bad arguments name their class, and no window is made.
