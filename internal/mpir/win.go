@@ -186,7 +186,7 @@ func (w *Win) Info(op string) (*Info, error) {
 	return w.hints.Info(), nil
 }
 
-// Attrs is the values of w's predefined attributes.
+// Predefined is the values of w's predefined attributes.
 func (w *Win) Predefined() WinAttrs { return WinAttrsOf(w.d) }
 
 // SetAttr is MPI_Win_set_attr.

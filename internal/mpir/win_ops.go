@@ -144,34 +144,31 @@ func b2i(b bool) int {
 // Put is MPI_Put, and MPI_Rput with req: o to the target t. The request completes
 // when o may be reused; without req the result is nil.
 func (w *Win) Put(op string, o *window.RBuf, t *window.Target, req bool) (*core.Pending, error) {
-	call, nb := putCalls[b2i(req)], bytesOf(o)
-	defer prof.Exit(call, w.enter(call, t.Rank, nb), nb)
-	n, null, err := w.access(op, t)
-	if err == nil && !null {
-		err = origin(op, "origin", o, n)
-	}
-	if err != nil || null {
-		return done(req, err)
-	}
-	if req {
-		return w.d.Rput(op, o, t)
-	}
-	return nil, w.d.Put(op, o, t)
+	return w.move(op, putCalls[b2i(req)], o, t, req, true)
 }
 
 // Get is MPI_Get, and MPI_Rget with req: the target t into o. The request completes
 // when o holds the data.
 func (w *Win) Get(op string, o *window.RBuf, t *window.Target, req bool) (*core.Pending, error) {
-	call, nb := getCalls[b2i(req)], bytesOf(o)
+	return w.move(op, getCalls[b2i(req)], o, t, req, false)
+}
+
+// move is Put (put) and Get, whose arguments follow one rule.
+func (w *Win) move(op string, call prof.Call, o *window.RBuf, t *window.Target, req, put bool) (*core.Pending, error) {
+	nb := bytesOf(o)
 	defer prof.Exit(call, w.enter(call, t.Rank, nb), nb)
 	n, null, err := w.access(op, t)
 	if err == nil && !null {
 		err = origin(op, "origin", o, n)
 	}
-	if err != nil || null {
+	switch {
+	case err != nil || null:
 		return done(req, err)
-	}
-	if req {
+	case put && req:
+		return w.d.Rput(op, o, t)
+	case put:
+		return nil, w.d.Put(op, o, t)
+	case req:
 		return w.d.Rget(op, o, t)
 	}
 	return nil, w.d.Get(op, o, t)
