@@ -258,33 +258,23 @@ func holds(op, what string, b []byte, dt *datatype.Type) error {
 // returns with r filled (a shipped one waits for its reply): the Go face returns the
 // value.
 func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop window.RMAOp) error {
-	n := 0
-	if dt != nil {
-		n = int(dt.Size())
-	}
+	n := sizeOf(dt)
 	defer prof.Exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rank, n), n)
-	t := window.Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if null, err := w.target(op, rank); null || err != nil {
-		return err
-	}
-	if err := element(op, dt); err != nil {
+	if null, err := w.single(op, dt, rank, disp); null || err != nil {
 		return err
 	}
 	if rop == OpNoOp {
 		o = nil
 	}
-	_, _, err := w.access(op, &t)
-	if err == nil && o != nil {
+	var err error
+	if o != nil {
 		err = holds(op, "origin", o, dt)
 	}
 	if err == nil {
 		err = holds(op, "result", r, dt)
 	}
 	if err == nil {
-		err = accOp(op, rop, nil, &t, dt.Size())
+		err = accOp(op, rop, nil, &window.Target{Rank: rank, Disp: disp, Count: 1, Type: dt}, dt.Size())
 	}
 	if err != nil {
 		return err
@@ -296,26 +286,13 @@ func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, di
 // r, replaced by o if it equalled cmp, atomically; dt is a predefined integer, bool
 // or byte type.
 func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, rank int, disp int64) error {
-	n := 0
-	if dt != nil {
-		n = int(dt.Size())
-	}
+	n := sizeOf(dt)
 	defer prof.Exit(prof.CompareAndSwap, w.enter(prof.CompareAndSwap, rank, n), n)
-	t := window.Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if null, err := w.target(op, rank); null || err != nil {
-		return err
-	}
-	if err := element(op, dt); err != nil {
+	if null, err := w.single(op, dt, rank, disp); null || err != nil {
 		return err
 	}
 	if !window.CASKind(dt.Kind()) {
 		return core.Errorf(core.ClassType, op, "datatype %s: MPI_Compare_and_swap takes one element of a predefined integer, bool or byte type", dt.Name())
-	}
-	if _, _, err := w.access(op, &t); err != nil {
-		return err
 	}
 	for _, b := range []struct {
 		what string
@@ -326,4 +303,29 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 		}
 	}
 	return w.d.CompareAndSwap(op, o, cmp, r, dt, rank, disp)
+}
+
+// single checks the target of an atomic (Fetch_and_op, Compare_and_swap): w, the
+// rank (null: MPI_PROC_NULL, nothing else looked at), its datatype, one element of
+// a predefined type, and the epoch.
+func (w *Win) single(op string, dt *datatype.Type, rank int, disp int64) (null bool, err error) {
+	if err := w.Check(op); err != nil {
+		return false, err
+	}
+	if null, err := w.target(op, rank); null || err != nil {
+		return null, err
+	}
+	if err := element(op, dt); err != nil {
+		return false, err
+	}
+	_, _, err = w.access(op, &window.Target{Rank: rank, Disp: disp, Count: 1, Type: dt})
+	return false, err
+}
+
+// sizeOf is one element of dt's bytes for the record (0 for no datatype).
+func sizeOf(dt *datatype.Type) int {
+	if dt == nil {
+		return 0
+	}
+	return int(dt.Size())
 }
