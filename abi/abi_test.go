@@ -392,7 +392,7 @@ func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 func TestReductionOps(t *testing.T) { job(t, "redops", 3) }
 
 // TestOneSidedTCP: over TCP with rma_shm=off the device would put an allocated
-// window's memory in the Go heap, so the library makes it again over C memory, and
+// window's memory in the Go heap, so it takes C memory from the library instead, and
 // every operation is shipped to the target's progress goroutine; the shared window
 // still maps the node's region.
 func TestOneSidedTCP(t *testing.T) {
@@ -401,8 +401,8 @@ func TestOneSidedTCP(t *testing.T) {
 
 // TestOneSidedShortWays: the one-sided calls done in C (libmpi/short.c) where the
 // target's memory is mapped here, and in Go everywhere else, with the same data and
-// errors: on one node over shared memory, over TCP (the allocated window made again
-// over C memory: every target shipped, this rank's own memory served by its progress
+// errors: on one node over shared memory, over TCP (the allocated window over C
+// memory: every target shipped, this rank's own memory served by its progress
 // goroutine), and on two nodes (ranks 1 and 2 share one, rank 0 reaches them over
 // TCP).
 func TestOneSidedShortWays(t *testing.T) {

@@ -5,7 +5,7 @@
 # paths costs nothing. Per mode it runs 1000 and 3000 calls on 2 ranks and prints the
 # difference per call (and rank, for Allreduce; the one-sided loops run on rank 0
 # only), summed over the self costs of mpigo's own functions (mpi, the device's
-# packages core, window and collective, prof, rma) and the program's loop; the
+# packages core, window and collective, mpir, prof, rma) and the program's loop; the
 # waiting in shmcoll, p2p, the transports and the runtime is left out (prof.Blocked
 # too: the target waiting in Free), as the machine's load sets it.
 #

@@ -105,23 +105,3 @@ func wBytes(counts []int, types []*Datatype) int {
 	}
 	return n
 }
-
-// pc is the record's descriptor of the window's communicator (nil for a nil w).
-func (w *Win) pc() *prof.Comm {
-	if d := w.dev(); d != nil {
-		return d.Comm().Prof()
-	}
-	return nil
-}
-
-// enter is prof.Enter for a one-sided operation on w to rank (of the window's group)
-// moving n bytes: sampled, as point-to-point calls are.
-func (w *Win) enter(call prof.Call, rank, n int) int64 {
-	return prof.Enter(call, w.pc(), rank, -2, n)
-}
-
-// enterSync is prof.Enter for a window's synchronisation call (at rank, or
-// NoPeer): sampled, timed exactly once it waits.
-func (w *Win) enterSync(call prof.Call, rank int) int64 {
-	return prof.Enter(call, w.pc(), rank, -2, 0)
-}

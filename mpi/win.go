@@ -2,8 +2,6 @@ package mpi
 
 import (
 	"reflect"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/datatype"
@@ -28,16 +26,8 @@ import (
 //
 // A window's error handler is ErrorsReturn until SetErrHandler changes it.
 type Win struct {
-	d *window.Win
-
-	mu    sync.Mutex
-	errh  mpir.Errh   // ErrorsReturn until SetErrHandler
-	attrs mpir.Attrs  // win_errh.go
-	hints *mpir.Hints // the info hints in effect
-
-	lastGroup atomic.Pointer[groupRanks] // ranksOf's last translation
-
-	s *mpir.Session // the owner of the window's communicator (see Group)
+	w *mpir.Win
+	d *window.Win // w's device window, which never changes: the short ways' (nil for a nil w)
 }
 
 // Lock types for Lock.
@@ -75,20 +65,18 @@ const (
 	WinUnified  = 2
 )
 
-func newWin(op string, c *Comm, info *Info, a window.Args) (*Win, error) {
+func newWin(op string, c *Comm, info *Info, a mpir.WinArgs) (*Win, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	hints, err := mpir.NewWinHints(op, info.obj())
+	a.Info = info.obj()
+	x, err := mpir.NewWin(op, c.d, c.s, mpir.ErrorsReturn, a)
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	hints.ShapeWin(&a)
-	d, err := window.Create(c.d, op, a)
-	if err != nil {
-		return nil, c.fail(op, err)
-	}
-	return &Win{d: d, hints: hints, s: c.s}, nil
+	w := &Win{w: x, d: x.Dev()}
+	x.Handle = w
+	return w, nil
 }
 
 // WinCreate exposes mem, memory this rank owns, in a new window over c (collective;
@@ -96,16 +84,14 @@ func newWin(op string, c *Comm, info *Info, a window.Args) (*Win, error) {
 // for (the element size, typically). The memory stays the caller's, and every
 // operation on it is applied by this rank's progress goroutine.
 func WinCreate(mem []byte, dispUnit int, info *Info, c *Comm) (*Win, error) {
-	defer prof.Exit(prof.WinCreate, c.enter(prof.WinCreate, prof.NoPeer, 0), 0)
-	return newWin("WinCreate", c, info, window.Args{Flavor: window.FlavorCreate, Size: int64(len(mem)), DispUnit: dispUnit, Mem: mem})
+	return newWin("WinCreate", c, info, mpir.WinArgs{Flavor: window.FlavorCreate, Size: int64(len(mem)), DispUnit: int64(dispUnit), Mem: mem})
 }
 
 // WinAllocate makes a window over c (collective) whose size bytes on this rank mpigo
 // allocates, in node shared memory where the node's ranks map it, and returns them
 // (MPI_Win_allocate). The memory is valid until Free.
 func WinAllocate(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
-	defer prof.Exit(prof.WinAllocate, c.enter(prof.WinAllocate, prof.NoPeer, 0), 0)
-	w, err := newWin("WinAllocate", c, info, window.Args{Flavor: window.FlavorAllocate, Size: int64(size), DispUnit: dispUnit})
+	w, err := newWin("WinAllocate", c, info, mpir.WinArgs{Flavor: window.FlavorAllocate, Size: int64(size), DispUnit: int64(dispUnit)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,8 +103,7 @@ func WinAllocate(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) 
 // rank's part (MPI_Win_allocate_shared). The parts follow each other in rank order
 // unless the info key alloc_shared_noncontig is "true".
 func WinAllocateShared(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, error) {
-	defer prof.Exit(prof.WinAllocateShared, c.enter(prof.WinAllocateShared, prof.NoPeer, 0), 0)
-	w, err := newWin("WinAllocateShared", c, info, window.Args{Flavor: window.FlavorShared, Size: int64(size), DispUnit: dispUnit})
+	w, err := newWin("WinAllocateShared", c, info, mpir.WinArgs{Flavor: window.FlavorShared, Size: int64(size), DispUnit: int64(dispUnit)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,37 +114,37 @@ func WinAllocateShared(size, dispUnit int, info *Info, c *Comm) (*Win, []byte, e
 // MPI_Win_create_dynamic): Attach exposes memory, and origins address it by the
 // displacement Attach returns (its address, which the owner tells them).
 func WinCreateDynamic(info *Info, c *Comm) (*Win, error) {
-	defer prof.Exit(prof.WinCreateDynamic, c.enter(prof.WinCreateDynamic, prof.NoPeer, 0), 0)
-	return newWin("WinCreateDynamic", c, info, window.Args{Flavor: window.FlavorDynamic, DispUnit: 1})
+	return newWin("WinCreateDynamic", c, info, mpir.WinArgs{Flavor: window.FlavorDynamic, DispUnit: 1})
 }
 
-// dev is w's device window, nil for a nil w.
-func (w *Win) dev() *window.Win {
+// obj is w's object, nil for a nil w.
+func (w *Win) obj() *mpir.Win {
 	if w == nil {
 		return nil
 	}
-	return w.d
+	return w.w
 }
 
-// SharedQuery returns rank's memory in a shared window, and its displacement unit
-// (MPI_Win_shared_query); rank ProcNull gives the lowest rank's non-empty part.
+// SharedQuery returns rank's memory in the window and its displacement unit
+// (MPI_Win_shared_query), for a window of any flavour, as MPI 4.1 defines it: the
+// memory of a shared window's rank, or of one whose memory this rank maps (node
+// shared memory, or its own); none (nil) for one it cannot load and store, and for
+// a dynamic window's ranks. Rank ProcNull gives the lowest rank's non-empty part.
 func (w *Win) SharedQuery(rank int) ([]byte, int, error) {
-	b, du, err := w.dev().SharedQuery("WinSharedQuery", rank)
+	b, du, err := w.obj().SharedQuery("WinSharedQuery", rank)
 	return b, du, w.fail("WinSharedQuery", err)
 }
 
 // Attach exposes mem in a dynamic window (MPI_Win_attach) and returns the
 // displacement that names mem[0] to origins (MPI_Get_address of it).
 func (w *Win) Attach(mem []byte) (int, error) {
-	defer prof.Exit(prof.WinAttach, w.enter(prof.WinAttach, prof.NoPeer, len(mem)), len(mem))
-	d, err := w.dev().Attach("WinAttach", mem)
+	d, err := w.obj().Attach("WinAttach", mem)
 	return int(d), w.fail("WinAttach", err)
 }
 
 // Detach stops exposing memory Attach exposed (MPI_Win_detach).
 func (w *Win) Detach(mem []byte) error {
-	defer prof.Exit(prof.WinDetach, w.enter(prof.WinDetach, prof.NoPeer, len(mem)), len(mem))
-	return w.fail("WinDetach", w.dev().Detach("WinDetach", mem))
+	return w.fail("WinDetach", w.obj().Detach("WinDetach", unsafe.Pointer(unsafe.SliceData(mem))))
 }
 
 // Free frees the window (collective; MPI_Win_free): every rank's operations complete
@@ -167,45 +152,31 @@ func (w *Win) Detach(mem []byte) error {
 // fails, Free returns its error and w stays, with that attribute and those set before
 // it.
 func (w *Win) Free() error {
-	defer prof.Exit(prof.WinFree, w.enterSync(prof.WinFree, prof.NoPeer), 0)
-	if err := w.dev().Check("WinFree"); err != nil {
-		return w.fail("WinFree", err)
-	}
-	if err := mpir.FreeAttrs("WinFree", &w.attrs, w); err != nil {
-		return w.fail("WinFree", err) // w stays, with the attributes not deleted
-	}
-	return w.fail("WinFree", w.d.Free("WinFree"))
+	return w.fail("WinFree", w.obj().Free("WinFree"))
 }
 
 // Group returns the window's group (MPI_Win_get_group); nil for a nil or freed window.
 func (w *Win) Group() *Group {
-	if w.dev().Check("WinGetGroup") != nil {
+	g, err := w.obj().Group("WinGetGroup")
+	if err != nil {
 		return nil
 	}
-	return wrapGroup(mpir.NewGroup(w.d.Comm().Group(), w.s))
+	return wrapGroup(g)
 }
 
 // Name is the window's name (MPI_Win_get_name); "MPI_WIN_NULL" for a nil one.
-func (w *Win) Name() string {
-	if w == nil {
-		return "MPI_WIN_NULL"
-	}
-	return w.d.Name()
-}
+func (w *Win) Name() string { return w.obj().Name() }
 
-// SetName names the window (MPI_Win_set_name).
+// SetName names the window (MPI_Win_set_name); a name longer than MaxObjectName
+// bytes is cut there.
 func (w *Win) SetName(name string) error {
-	if err := w.dev().Check("WinSetName"); err != nil {
-		return w.fail("WinSetName", err)
-	}
-	w.d.SetName(name)
-	return nil
+	return w.fail("WinSetName", w.obj().SetName("WinSetName", name))
 }
 
 // Base is this rank's memory in the window (the attribute MPI_WIN_BASE); nil for a
 // dynamic window.
 func (w *Win) Base() []byte {
-	if w.dev() == nil {
+	if w.d == nil {
 		return nil
 	}
 	return w.d.Mem()
@@ -216,7 +187,7 @@ func (w *Win) Size() int { return len(w.Base()) }
 
 // DispUnit is this rank's displacement unit (MPI_WIN_DISP_UNIT).
 func (w *Win) DispUnit() int {
-	if w.dev() == nil {
+	if w.d == nil {
 		return 0
 	}
 	return w.d.DispUnit()
@@ -224,7 +195,7 @@ func (w *Win) DispUnit() int {
 
 // CreateFlavor is how the window was made (MPI_WIN_CREATE_FLAVOR).
 func (w *Win) CreateFlavor() Flavor {
-	if w.dev() == nil {
+	if w.d == nil {
 		return 0
 	}
 	return w.d.Flavor()
@@ -238,19 +209,17 @@ func (w *Win) Model() int { return WinUnified }
 // memory, keeps its value); others are ignored, as MPI allows. A nil info changes
 // nothing.
 func (w *Win) SetInfo(info *Info) error {
-	if err := w.dev().Check("WinSetInfo"); err != nil {
-		return w.fail("WinSetInfo", err)
-	}
-	return w.fail("WinSetInfo", w.hints.Set("WinSetInfo", info.obj()))
+	return w.fail("WinSetInfo", w.obj().SetInfo("WinSetInfo", info.obj()))
 }
 
 // Info returns the hints in use (MPI_Win_get_info): every key mpigo knows, with its
 // value; keys mpigo ignored are not among them.
 func (w *Win) Info() (*Info, error) {
-	if err := w.dev().Check("WinGetInfo"); err != nil {
+	in, err := w.obj().Info("WinGetInfo")
+	if err != nil {
 		return nil, w.fail("WinGetInfo", err)
 	}
-	return wrapInfo(w.hints.Info()), nil
+	return wrapInfo(in), nil
 }
 
 // Synchronisation.
@@ -258,101 +227,57 @@ func (w *Win) Info() (*Info, error) {
 // Fence closes the current fence epoch and opens the next, collectively
 // (MPI_Win_fence); assert ModeNoSucceed opens none.
 func (w *Win) Fence(assert int) error {
-	defer prof.Exit(prof.Fence, w.enterSync(prof.Fence, prof.NoPeer), 0)
-	return w.fail("WinFence", w.dev().Fence("WinFence", assert))
-}
-
-// ranksOf translates g into ranks of the window. Groups never change, so the last
-// translation is kept: an epoch loop that starts (or posts to) one group translates
-// it once.
-func (w *Win) ranksOf(op string, g *Group) ([]int, error) {
-	if last := w.lastGroup.Load(); last != nil && g != nil && last.g == g {
-		return last.ranks, nil
-	}
-	rs, err := mpir.RanksIn(op, g.obj(), w.s, w.d.Comm().Group())
-	if err == nil {
-		w.lastGroup.Store(&groupRanks{g, rs})
-	}
-	return rs, err
-}
-
-type groupRanks struct {
-	g     *Group
-	ranks []int
+	return w.fail("WinFence", w.obj().Fence("WinFence", assert))
 }
 
 // Start opens an access epoch to the ranks of g, once each has posted
 // (MPI_Win_start).
 func (w *Win) Start(g *Group, assert int) error {
-	defer prof.Exit(prof.WinStart, w.enterSync(prof.WinStart, prof.NoPeer), 0)
-	if err := w.dev().Check("WinStart"); err != nil {
-		return w.fail("WinStart", err)
-	}
-	rs, err := w.ranksOf("WinStart", g)
-	if err != nil {
-		return w.fail("WinStart", err)
-	}
-	return w.fail("WinStart", w.d.Start("WinStart", rs, assert))
+	return w.fail("WinStart", w.obj().Start("WinStart", g.obj(), assert))
 }
 
 // Complete closes the access epoch Start opened (MPI_Win_complete).
 func (w *Win) Complete() error {
-	defer prof.Exit(prof.Complete, w.enterSync(prof.Complete, prof.NoPeer), 0)
-	return w.fail("WinComplete", w.dev().Complete("WinComplete"))
+	return w.fail("WinComplete", w.obj().Complete("WinComplete"))
 }
 
 // Post opens an exposure epoch to the ranks of g (MPI_Win_post).
 func (w *Win) Post(g *Group, assert int) error {
-	defer prof.Exit(prof.Post, w.enterSync(prof.Post, prof.NoPeer), 0)
-	if err := w.dev().Check("WinPost"); err != nil {
-		return w.fail("WinPost", err)
-	}
-	rs, err := w.ranksOf("WinPost", g)
-	if err != nil {
-		return w.fail("WinPost", err)
-	}
-	return w.fail("WinPost", w.d.Post("WinPost", rs, assert))
+	return w.fail("WinPost", w.obj().Post("WinPost", g.obj(), assert))
 }
 
 // Wait closes the exposure epoch Post opened, once every origin has completed
 // (MPI_Win_wait).
 func (w *Win) Wait() error {
-	defer prof.Exit(prof.WinWait, w.enterSync(prof.WinWait, prof.NoPeer), 0)
-	_, err := w.dev().Wait("WinWait", false)
-	return w.fail("WinWait", err)
+	return w.fail("WinWait", w.obj().Wait("WinWait"))
 }
 
 // Test is Wait that does not wait (MPI_Win_test): it reports whether the epoch closed.
 func (w *Win) Test() (bool, error) {
-	defer prof.Exit(prof.WinTest, w.enterSync(prof.WinTest, prof.NoPeer), 0)
-	ok, err := w.dev().Wait("WinTest", true)
+	ok, err := w.obj().Test("WinTest")
 	return ok, w.fail("WinTest", err)
 }
 
 // Lock opens a passive-target epoch at rank (MPI_Win_lock): LockShared or
 // LockExclusive.
 func (w *Win) Lock(lockType, rank, assert int) error {
-	defer prof.Exit(prof.Lock, w.enterSync(prof.Lock, rank), 0)
-	return w.fail("WinLock", w.dev().Lock("WinLock", lockType, rank, assert))
+	return w.fail("WinLock", w.obj().Lock("WinLock", lockType, rank, assert))
 }
 
 // Unlock closes the epoch at rank; every operation in it is complete, at the target
 // too (MPI_Win_unlock).
 func (w *Win) Unlock(rank int) error {
-	defer prof.Exit(prof.Unlock, w.enterSync(prof.Unlock, rank), 0)
-	return w.fail("WinUnlock", w.dev().Unlock("WinUnlock", rank))
+	return w.fail("WinUnlock", w.obj().Unlock("WinUnlock", rank))
 }
 
 // LockAll opens a shared passive-target epoch at every rank (MPI_Win_lock_all).
 func (w *Win) LockAll(assert int) error {
-	defer prof.Exit(prof.LockAll, w.enterSync(prof.LockAll, prof.NoPeer), 0)
-	return w.fail("WinLockAll", w.dev().LockAll("WinLockAll", assert))
+	return w.fail("WinLockAll", w.obj().LockAll("WinLockAll", assert))
 }
 
 // UnlockAll closes LockAll's epoch (MPI_Win_unlock_all).
 func (w *Win) UnlockAll() error {
-	defer prof.Exit(prof.UnlockAll, w.enterSync(prof.UnlockAll, prof.NoPeer), 0)
-	return w.fail("WinUnlockAll", w.dev().UnlockAll("WinUnlockAll"))
+	return w.fail("WinUnlockAll", w.obj().UnlockAll("WinUnlockAll"))
 }
 
 // Flush completes every operation to rank, at the target too (MPI_Win_flush).
@@ -365,34 +290,29 @@ func (w *Win) Flush(rank int) error {
 }
 
 func (w *Win) flush(rank int) error {
-	defer prof.Exit(prof.WinFlush, w.enterSync(prof.WinFlush, rank), 0)
-	return w.fail("WinFlush", w.dev().Flush("WinFlush", rank, false))
+	return w.fail("WinFlush", w.obj().Flush("WinFlush", rank, false))
 }
 
 // FlushAll is Flush to every rank (MPI_Win_flush_all).
 func (w *Win) FlushAll() error {
-	defer prof.Exit(prof.FlushAll, w.enterSync(prof.FlushAll, prof.NoPeer), 0)
-	return w.fail("WinFlushAll", w.dev().FlushAll("WinFlushAll", false))
+	return w.fail("WinFlushAll", w.obj().FlushAll("WinFlushAll", false))
 }
 
 // FlushLocal completes the operations to rank at this rank only: their buffers may be
 // reused, or hold their results (MPI_Win_flush_local).
 func (w *Win) FlushLocal(rank int) error {
-	defer prof.Exit(prof.FlushLocal, w.enterSync(prof.FlushLocal, rank), 0)
-	return w.fail("WinFlushLocal", w.dev().Flush("WinFlushLocal", rank, true))
+	return w.fail("WinFlushLocal", w.obj().Flush("WinFlushLocal", rank, true))
 }
 
 // FlushLocalAll is FlushLocal to every rank (MPI_Win_flush_local_all).
 func (w *Win) FlushLocalAll() error {
-	defer prof.Exit(prof.FlushLocalAll, w.enterSync(prof.FlushLocalAll, prof.NoPeer), 0)
-	return w.fail("WinFlushLocalAll", w.dev().FlushAll("WinFlushLocalAll", true))
+	return w.fail("WinFlushLocalAll", w.obj().FlushAll("WinFlushLocalAll", true))
 }
 
 // Sync makes this rank's own loads and stores and the window's memory agree
 // (MPI_Win_sync): a memory barrier.
 func (w *Win) Sync() error {
-	defer prof.Exit(prof.Sync, w.enterSync(prof.Sync, prof.NoPeer), 0)
-	return w.fail("WinSync", w.dev().Sync("WinSync"))
+	return w.fail("WinSync", w.obj().Sync("WinSync"))
 }
 
 // Operations.
@@ -475,16 +395,9 @@ func target[T Elem](rank, disp, count int) window.Target {
 	return window.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: elemType[T]()}
 }
 
-// accOp is o as the device's accumulate operation.
-func accOp(name string, o Op) (window.RMAOp, error) {
-	if o.user != nil {
-		return 0, errorf(ClassOp, name, "one-sided accumulates take predefined ops only (MPI forbids user ops): got %v", o)
-	}
-	if o.code() == codeNone {
-		return 0, errorf(ClassOp, name, "op is the zero Op (use Sum, Max, Replace, NoOp, ...)")
-	}
-	return window.RMAOp(o.code()), nil
-}
+// accOp is o as the device's accumulate operation: codeNone, which mpir refuses,
+// for one that is none (a user-defined op, the zero Op).
+func accOp(o Op) window.RMAOp { return o.code() }
 
 // Put writes origin to rank's window, disp displacement units from its start, as
 // len(origin) elements (MPI_Put).
@@ -496,10 +409,11 @@ func Put[T Elem](w *Win, origin []T, rank, disp int) error {
 	return put(w, origin, rank, disp)
 }
 
+// put is Put's general path, apart so that Put's short way keeps a small frame.
 func put[T Elem](w *Win, origin []T, rank, disp int) error {
-	defer prof.Exit(prof.Put, w.enter(prof.Put, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
-	return w.fail("Put", w.dev().Put("Put", &o, &t))
+	_, err := w.obj().Put("Put", &o, &t, false)
+	return w.fail("Put", err)
 }
 
 // Get reads len(origin) elements of rank's window at disp into origin (MPI_Get).
@@ -512,9 +426,9 @@ func Get[T Elem](w *Win, origin []T, rank, disp int) error {
 }
 
 func get[T Elem](w *Win, origin []T, rank, disp int) error {
-	defer prof.Exit(prof.Get, w.enter(prof.Get, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
-	return w.fail("Get", w.dev().Get("Get", &o, &t))
+	_, err := w.obj().Get("Get", &o, &t, false)
+	return w.fail("Get", err)
 }
 
 // Accumulate combines origin into rank's window at disp with op, element by element
@@ -524,29 +438,22 @@ func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
 		prof.Done(prof.Accumulate, nbytes(origin))
 		return nil
 	}
-	defer prof.Exit(prof.Accumulate, w.enter(prof.Accumulate, rank, nbytes(origin)), nbytes(origin))
+	return accumulate(w, origin, rank, disp, op)
+}
+
+func accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
 	o, t := slice(origin), target[T](rank, disp, len(origin))
-	k, err := accOp("Accumulate", op)
-	if err != nil {
-		return w.fail("Accumulate", err)
-	}
-	return w.fail("Accumulate", w.dev().Accumulate("Accumulate", &o, &t, k))
+	_, err := w.obj().Accumulate("Accumulate", &o, &t, accOp(op), false)
+	return w.fail("Accumulate", err)
 }
 
 // GetAccumulate stores the target's elements in result, then combines origin into
 // them with op (MPI_Get_accumulate); with NoOp it reads atomically and ignores origin
 // (which may be nil).
 func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) error {
-	defer prof.Exit(prof.GetAccumulate, w.enter(prof.GetAccumulate, rank, nbytes(origin)), nbytes(origin))
 	o, r, t := slice(origin), slice(result), target[T](rank, disp, len(result))
-	k, err := accOp("GetAccumulate", op)
-	if err != nil {
-		return w.fail("GetAccumulate", err)
-	}
-	if op.code() == codeNoOp {
-		o = r
-	}
-	return w.fail("GetAccumulate", w.dev().GetAccumulate("GetAccumulate", &o, &r, &t, k))
+	_, err := w.obj().GetAccumulate("GetAccumulate", &o, &r, &t, accOp(op), false)
+	return w.fail("GetAccumulate", err)
 }
 
 // FetchAndOp returns rank's element at disp and combines origin into it with op,
@@ -562,13 +469,8 @@ func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 }
 
 func fetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
-	defer prof.Exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rank, esize[T]()), esize[T]())
 	var res T
-	k, err := accOp("FetchAndOp", op)
-	if err != nil {
-		return res, w.fail("FetchAndOp", err)
-	}
-	err = w.dev().FetchAndOp("FetchAndOp", elemBytes(&origin), elemBytes(&res), elemType[T](), rank, int64(disp), k)
+	err := w.obj().FetchAndOp("FetchAndOp", elemBytes(&origin), elemBytes(&res), elemType[T](), rank, int64(disp), accOp(op))
 	return res, w.fail("FetchAndOp", err)
 }
 
@@ -586,9 +488,8 @@ func CompareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error
 }
 
 func compareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
-	defer prof.Exit(prof.CompareAndSwap, w.enter(prof.CompareAndSwap, rank, esize[T]()), esize[T]())
 	var res T
-	err := w.dev().CompareAndSwap("CompareAndSwap", elemBytes(&origin), elemBytes(&compare), elemBytes(&res), elemType[T](), rank, int64(disp))
+	err := w.obj().CompareAndSwap("CompareAndSwap", elemBytes(&origin), elemBytes(&compare), elemBytes(&res), elemType[T](), rank, int64(disp))
 	return res, w.fail("CompareAndSwap", err)
 }
 
@@ -612,45 +513,30 @@ func elemBytes[T Elem](p *T) []byte {
 // (MPI_Rput); the operation is complete at the target after a Flush or the epoch's
 // end.
 func Rput[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
-	defer prof.Exit(prof.Rput, w.enter(prof.Rput, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
-	p, err := w.dev().Rput("Rput", &o, &t)
+	p, err := w.obj().Put("Rput", &o, &t, true)
 	return Request{x: p}, w.fail("Rput", err)
 }
 
 // Rget is Get returning a request that completes when origin holds the data
 // (MPI_Rget).
 func Rget[T Elem](w *Win, origin []T, rank, disp int) (Request, error) {
-	defer prof.Exit(prof.Rget, w.enter(prof.Rget, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
-	p, err := w.dev().Rget("Rget", &o, &t)
+	p, err := w.obj().Get("Rget", &o, &t, true)
 	return Request{x: p}, w.fail("Rget", err)
 }
 
 // Raccumulate is Accumulate returning a request (MPI_Raccumulate).
 func Raccumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) (Request, error) {
-	defer prof.Exit(prof.Raccumulate, w.enter(prof.Raccumulate, rank, nbytes(origin)), nbytes(origin))
 	o, t := slice(origin), target[T](rank, disp, len(origin))
-	k, err := accOp("Raccumulate", op)
-	if err != nil {
-		return Request{}, w.fail("Raccumulate", err)
-	}
-	p, err := w.dev().Raccumulate("Raccumulate", &o, &t, k)
+	p, err := w.obj().Accumulate("Raccumulate", &o, &t, accOp(op), true)
 	return Request{x: p}, w.fail("Raccumulate", err)
 }
 
 // RgetAccumulate is GetAccumulate returning a request that completes when result
 // holds the values (MPI_Rget_accumulate).
 func RgetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) (Request, error) {
-	defer prof.Exit(prof.RgetAccumulate, w.enter(prof.RgetAccumulate, rank, nbytes(origin)), nbytes(origin))
 	o, r, t := slice(origin), slice(result), target[T](rank, disp, len(result))
-	k, err := accOp("RgetAccumulate", op)
-	if err != nil {
-		return Request{}, w.fail("RgetAccumulate", err)
-	}
-	if op.code() == codeNoOp {
-		o = r
-	}
-	p, err := w.dev().RgetAccumulate("RgetAccumulate", &o, &r, &t, k)
+	p, err := w.obj().GetAccumulate("RgetAccumulate", &o, &r, &t, accOp(op), true)
 	return Request{x: p}, w.fail("RgetAccumulate", err)
 }

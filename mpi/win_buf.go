@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/window"
 )
 
@@ -10,139 +9,106 @@ import (
 // The two sides may use different datatypes of the same type signature; accumulates
 // need every element of both to be of one predefined type.
 
-func rbuf(op string, b Buf) (window.RBuf, error) {
+// rbuf is b as the device's buffer; a Buf that could not be made carries its error.
+func rbuf(b Buf) (window.RBuf, error) {
 	if b.err != nil {
 		return window.RBuf{}, b.err
 	}
 	return window.RBuf{Mem: b.mem, Count: b.count, Type: b.dt}, nil
 }
 
-func tspec(op string, rank, disp, count int, dt *Datatype) (window.Target, error) {
-	t, err := dt.inner(op, "target datatype")
-	if err != nil {
-		return window.Target{}, err
-	}
-	return window.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: t}, nil
-}
-
 // args turns a Buf and a target description into the device's.
 func (w *Win) args(op string, b Buf, rank, disp, count int, dt *Datatype) (window.RBuf, window.Target, error) {
-	o, err := rbuf(op, b)
+	o, err := rbuf(b)
 	if err != nil {
 		return o, window.Target{}, err
 	}
-	t, err := tspec(op, rank, disp, count, dt)
-	return o, t, err
+	t, err := dt.inner(op, "target datatype")
+	return o, window.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: t}, err
 }
 
 // PutBuf is Put with datatypes: origin to count items of dt at disp in rank's window.
 func PutBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) error {
-	defer prof.Exit(prof.Put, w.enter(prof.Put, rank, origin.size()), origin.size())
 	o, t, err := w.args("Put", origin, rank, disp, count, dt)
 	if err == nil {
-		err = w.dev().Put("Put", &o, &t)
+		_, err = w.obj().Put("Put", &o, &t, false)
 	}
 	return w.fail("Put", err)
 }
 
 // GetBuf is Get with datatypes.
 func GetBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) error {
-	defer prof.Exit(prof.Get, w.enter(prof.Get, rank, origin.size()), origin.size())
 	o, t, err := w.args("Get", origin, rank, disp, count, dt)
 	if err == nil {
-		err = w.dev().Get("Get", &o, &t)
+		_, err = w.obj().Get("Get", &o, &t, false)
 	}
 	return w.fail("Get", err)
 }
 
 // AccumulateBuf is Accumulate with datatypes.
 func AccumulateBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype, op Op) error {
-	defer prof.Exit(prof.Accumulate, w.enter(prof.Accumulate, rank, origin.size()), origin.size())
 	o, t, err := w.args("Accumulate", origin, rank, disp, count, dt)
 	if err == nil {
-		var k = accOpOr(&err, "Accumulate", op)
-		if err == nil {
-			err = w.dev().Accumulate("Accumulate", &o, &t, k)
-		}
+		_, err = w.obj().Accumulate("Accumulate", &o, &t, accOp(op), false)
 	}
 	return w.fail("Accumulate", err)
 }
 
 // GetAccumulateBuf is GetAccumulate with datatypes; with NoOp origin is ignored.
 func GetAccumulateBuf(w *Win, origin, result Buf, rank, disp, count int, dt *Datatype, op Op) error {
-	defer prof.Exit(prof.GetAccumulate, w.enter(prof.GetAccumulate, rank, origin.size()), origin.size())
-	r, t, err := w.args("GetAccumulate", result, rank, disp, count, dt)
+	_, err := getAccumulateBuf("GetAccumulate", w, origin, result, rank, disp, count, dt, op, false)
+	return w.fail("GetAccumulate", err)
+}
+
+// getAccumulateBuf converts GetAccumulateBuf's and RgetAccumulateBuf's arguments:
+// with NoOp, origin is not looked at.
+func getAccumulateBuf(name string, w *Win, origin, result Buf, rank, disp, count int, dt *Datatype, op Op, req bool) (Request, error) {
+	r, t, err := w.args(name, result, rank, disp, count, dt)
 	if err != nil {
-		return w.fail("GetAccumulate", err)
+		return Request{}, err
 	}
-	o := r
+	var o window.RBuf
 	if op.code() != codeNoOp {
-		if o, err = rbuf("GetAccumulate", origin); err != nil {
-			return w.fail("GetAccumulate", err)
+		if o, err = rbuf(origin); err != nil {
+			return Request{}, err
 		}
 	}
-	k := accOpOr(&err, "GetAccumulate", op)
-	if err == nil {
-		err = w.dev().GetAccumulate("GetAccumulate", &o, &r, &t, k)
-	}
-	return w.fail("GetAccumulate", err)
+	p, err := w.obj().GetAccumulate(name, &o, &r, &t, accOp(op), req)
+	return Request{x: p}, err
 }
 
 // RputBuf is Rput with datatypes.
 func RputBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) (Request, error) {
-	defer prof.Exit(prof.Rput, w.enter(prof.Rput, rank, origin.size()), origin.size())
 	o, t, err := w.args("Rput", origin, rank, disp, count, dt)
 	if err != nil {
 		return Request{}, w.fail("Rput", err)
 	}
-	p, err := w.dev().Rput("Rput", &o, &t)
+	p, err := w.obj().Put("Rput", &o, &t, true)
 	return Request{x: p}, w.fail("Rput", err)
 }
 
 // RgetBuf is Rget with datatypes.
 func RgetBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype) (Request, error) {
-	defer prof.Exit(prof.Rget, w.enter(prof.Rget, rank, origin.size()), origin.size())
 	o, t, err := w.args("Rget", origin, rank, disp, count, dt)
 	if err != nil {
 		return Request{}, w.fail("Rget", err)
 	}
-	p, err := w.dev().Rget("Rget", &o, &t)
+	p, err := w.obj().Get("Rget", &o, &t, true)
 	return Request{x: p}, w.fail("Rget", err)
 }
 
 // RaccumulateBuf is Raccumulate with datatypes.
 func RaccumulateBuf(w *Win, origin Buf, rank, disp, count int, dt *Datatype, op Op) (Request, error) {
-	defer prof.Exit(prof.Raccumulate, w.enter(prof.Raccumulate, rank, origin.size()), origin.size())
 	o, t, err := w.args("Raccumulate", origin, rank, disp, count, dt)
-	k := accOpOr(&err, "Raccumulate", op)
 	if err != nil {
 		return Request{}, w.fail("Raccumulate", err)
 	}
-	p, err := w.dev().Raccumulate("Raccumulate", &o, &t, k)
+	p, err := w.obj().Accumulate("Raccumulate", &o, &t, accOp(op), true)
 	return Request{x: p}, w.fail("Raccumulate", err)
 }
 
 // RgetAccumulateBuf is RgetAccumulate with datatypes.
 func RgetAccumulateBuf(w *Win, origin, result Buf, rank, disp, count int, dt *Datatype, op Op) (Request, error) {
-	defer prof.Exit(prof.RgetAccumulate, w.enter(prof.RgetAccumulate, rank, origin.size()), origin.size())
-	r, t, err := w.args("RgetAccumulate", result, rank, disp, count, dt)
-	o := r
-	if err == nil && op.code() != codeNoOp {
-		o, err = rbuf("RgetAccumulate", origin)
-	}
-	k := accOpOr(&err, "RgetAccumulate", op)
-	if err != nil {
-		return Request{}, w.fail("RgetAccumulate", err)
-	}
-	p, err := w.dev().RgetAccumulate("RgetAccumulate", &o, &r, &t, k)
-	return Request{x: p}, w.fail("RgetAccumulate", err)
-}
-
-// accOpOr is accOp that leaves an earlier error in *err alone.
-func accOpOr(err *error, name string, op Op) (k rmaOp) {
-	if *err != nil {
-		return 0
-	}
-	k, *err = accOp(name, op)
-	return k
+	q, err := getAccumulateBuf("RgetAccumulate", w, origin, result, rank, disp, count, dt, op, true)
+	return q, w.fail("RgetAccumulate", err)
 }

@@ -3,10 +3,7 @@ package mpi
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
-	"github.com/mpigo/mpigo/internal/window"
 )
-
-type rmaOp = window.RMAOp
 
 // NewWinErrHandler makes a handler for windows that calls fn with the window and the
 // error (MPI_Win_create_errhandler); the error is then returned.
@@ -19,19 +16,19 @@ func NewWinErrHandler(fn func(w *Win, err error)) *ErrHandler {
 // restores ErrorsReturn.
 func (w *Win) SetErrHandler(h *ErrHandler) error {
 	const op = "WinSetErrhandler"
-	if err := w.dev().Check(op); err != nil {
+	if err := w.obj().Check(op); err != nil {
 		return w.fail(op, err)
 	}
-	_, err := w.errh.Set(op, mpir.KindWin, h.dev())
+	_, err := w.w.Errh.Set(op, mpir.KindWin, h.dev())
 	return w.fail(op, err)
 }
 
 // ErrHandler returns the window's handler (MPI_Win_get_errhandler).
 func (w *Win) ErrHandler() *ErrHandler {
-	if w == nil {
+	if w.obj() == nil {
 		return ErrorsReturn
 	}
-	return errhOf(w.errh.Get())
+	return errhOf(w.w.Errh.Get())
 }
 
 // CallErrHandler invokes the window's handler on err (MPI_Win_call_errhandler).
@@ -54,14 +51,11 @@ func (w *Win) fail(op string, err error) error {
 func (w *Win) raise(op string, err error) error { return w.invoke(op, core.MapErr(op, err)) }
 
 func (w *Win) invoke(op string, err error) error {
-	if w == nil || w.d == nil {
+	if w.obj() == nil {
 		return (*Comm)(nil).invoke(op, err)
 	}
-	return w.errh.Raise(op, w, w.what, err)
+	return w.w.Errh.Raise(op, w, w.w.What, err)
 }
-
-// what names w in the message of a fatal error.
-func (w *Win) what() string { return "window " + w.Name() }
 
 // WinKeyval names an attribute of windows (MPI_Win_create_keyval). Windows are never
 // duplicated, so it has no copy function; delete is told when a value goes away
@@ -106,20 +100,13 @@ func WinFreeKeyval(k *WinKeyval) error {
 // SetAttr attaches val to w under k (MPI_Win_set_attr), deleting any earlier value; if
 // that value's delete function fails, its error is SetAttr's and the value stays.
 func (w *Win) SetAttr(k *WinKeyval, val any) error {
-	if err := w.dev().Check("WinSetAttr"); err != nil {
-		return w.fail("WinSetAttr", err)
-	}
-	return w.fail("WinSetAttr", mpir.SetAttr("WinSetAttr", mpir.AttrWin, &w.attrs, w, k.obj(), val))
+	return w.fail("WinSetAttr", w.obj().SetAttr("WinSetAttr", k.obj(), val))
 }
 
 // Attr returns w's attribute k and whether it is set (MPI_Win_get_attr). A nil or
 // freed window or an invalid keyval gives false, after the error goes to the handler.
 func (w *Win) Attr(k *WinKeyval) (any, bool) {
-	if err := w.dev().Check("WinGetAttr"); err != nil {
-		w.fail("WinGetAttr", err)
-		return nil, false
-	}
-	v, ok, err := mpir.WinAttr("WinGetAttr", &w.attrs, k.obj(), mpir.WinAttrsOf(w.d))
+	v, ok, err := w.obj().Attr("WinGetAttr", k.obj())
 	if err != nil {
 		w.fail("WinGetAttr", err)
 		return nil, false
@@ -131,8 +118,5 @@ func (w *Win) Attr(k *WinKeyval) (any, bool) {
 // (MPI_Win_delete_attr); if that fails, its error is DeleteAttr's and the attribute
 // stays.
 func (w *Win) DeleteAttr(k *WinKeyval) error {
-	if err := w.dev().Check("WinDeleteAttr"); err != nil {
-		return w.fail("WinDeleteAttr", err)
-	}
-	return w.fail("WinDeleteAttr", mpir.DeleteAttr("WinDeleteAttr", mpir.AttrWin, &w.attrs, w, k.obj()))
+	return w.fail("WinDeleteAttr", w.obj().DeleteAttr("WinDeleteAttr", k.obj()))
 }

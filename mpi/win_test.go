@@ -551,3 +551,35 @@ func TestWinSharedQuery(t *testing.T) {
 		must(t, w.Free())
 	})
 }
+
+// TestWinSharedQueryEveryFlavor: MPI 4.1 defines MPI_Win_shared_query on every
+// window: a window of WinCreate gives this rank's own memory, and no memory (and no
+// error) for a rank whose memory this rank cannot load and store; a dynamic window
+// gives none.
+func TestWinSharedQueryEveryFlavor(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		buf := make([]byte, 16*(rank+1))
+		w, err := mpi.WinCreate(buf, 4, nil, mpi.World)
+		must(t, err)
+		mem, du, err := w.SharedQuery(rank)
+		must(t, err)
+		if du != 4 || len(mem) != len(buf) || &mem[0] != &buf[0] {
+			t.Errorf("SharedQuery of my own part: %d bytes, unit %d; want my %d bytes, unit 4", len(mem), du, len(buf))
+		}
+		other := 1 - rank
+		mem, du, err = w.SharedQuery(other)
+		must(t, err)
+		if du != 4 || mem != nil && len(mem) != 16*(other+1) {
+			t.Errorf("SharedQuery of rank %d's part: %d bytes, unit %d; want its memory or none, unit 4", other, len(mem), du)
+		}
+		must(t, w.Free())
+
+		d, err := mpi.WinCreateDynamic(nil, mpi.World)
+		must(t, err)
+		mem, du, err = d.SharedQuery(mpi.ProcNull)
+		if err != nil || mem != nil || du != 1 {
+			t.Errorf("SharedQuery of a dynamic window: %d bytes, unit %d, %v; want none, unit 1", len(mem), du, err)
+		}
+		must(t, d.Free())
+	})
+}

@@ -119,14 +119,6 @@ func vBytes(counts unsafe.Pointer, n int, big bool, dh uintptr) int {
 	return typeBytes(k, dh)
 }
 
-// pc is the record's descriptor of window w's communicator.
-func (w *win) pc() *prof.Comm {
-	if w == nil || w.w == nil {
-		return nil
-	}
-	return w.w.Comm().Prof()
-}
-
 // wBytes is the bytes of a w form's side: counts[i] items of types[i].
 func wBytes(counts, types unsafe.Pointer, n int, big bool) int {
 	if counts == nil || types == nil || n <= 0 {
@@ -220,27 +212,6 @@ func alltoallwBytes(c *comm, sbuf, scounts, stypes, rcounts, rtypes unsafe.Point
 		return wBytes(rcounts, rtypes, c.c.Peers(), big)
 	}
 	return wBytes(scounts, stypes, c.c.Peers(), big)
-}
-
-// enter is prof.Enter for a one-sided operation on w to rank moving n bytes:
-// sampled, as the facade's.
-func (w *win) enter(call prof.Call, rank, n int) int64 {
-	return prof.Enter(call, w.pc(), rank, -2, n)
-}
-
-// The one-sided operations' calls: blocking, with a request (b2i(req != nil)).
-const (
-	rmaPut = iota
-	rmaGet
-	rmaAcc
-	rmaGetAcc
-)
-
-var rmaCalls = [4][2]prof.Call{
-	rmaPut:    {prof.Put, prof.Rput},
-	rmaGet:    {prof.Get, prof.Rget},
-	rmaAcc:    {prof.Accumulate, prof.Raccumulate},
-	rmaGetAcc: {prof.GetAccumulate, prof.RgetAccumulate},
 }
 
 // The neighbourhood collectives' calls by mode.

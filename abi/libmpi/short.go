@@ -99,7 +99,7 @@ func newShort(w *win, h uintptr) {
 	if slotOf(h) >= C.MPIGO_SHORT_WINS {
 		return // short.c has no slot for it: every call takes the Go way
 	}
-	cw := w.w
+	cw := w.d
 	n := cw.Size()
 	d := (*C.mpigo_win)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpigo_win{}))))
 	d.t = (*C.mpigo_target)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(C.mpigo_target{}))))
@@ -139,16 +139,16 @@ func (w *win) refreshShort() {
 	defer s.mu.Unlock()
 	ts := unsafe.Slice(s.d.t, len(s.locked))
 	for r := range ts {
-		st := int32(w.w.ShortState(r))
+		st := int32(w.d.ShortState(r))
 		atomic.StoreInt32((*int32)(unsafe.Pointer(&ts[r].state)), st)
-		if l := w.w.Locked(r); l != s.locked[r] {
+		if l := w.d.Locked(r); l != s.locked[r] {
 			s.locked[r] = l
 			d := 1
 			if !l {
 				d = -1
 			}
 			s.nLock += d
-			if _, _, _, direct := w.w.DirectTarget(r); !direct {
+			if _, _, _, direct := w.d.DirectTarget(r); !direct {
 				s.nShip += d
 			}
 		}

@@ -13,7 +13,6 @@ typedef struct { MPI_Aint size; int disp_unit, flavor, model; } winattrs;
 import "C"
 
 import (
-	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -23,24 +22,19 @@ import (
 	"github.com/mpigo/mpigo/internal/window"
 )
 
-// One-sided communication (MPI 4.1 chapter 12) on the device's windows
-// (internal/core/win*.go). MPI_Win_allocate(_shared) hand C a pointer into the
-// window's memory, which is node shared memory (a mapped region, never Go's heap):
-// where the device would put an allocated window's memory in the Go heap (no shared
-// memory transport, or rma_shm=off), the window is made again, collectively, over
-// memory from C's malloc, as MPI_Win_create would, and reports the allocate flavour.
-// Errors of window calls go to the window's error handler (MPI_ERRORS_ARE_FATAL
-// unless set), as MPI 4.1 section 12.6 says.
+// One-sided communication (MPI 4.1 chapter 12): the C binding of internal/mpir's
+// windows (win*.go there), which hold what MPI says of each call; this file converts
+// C's arguments (handles, pointers, counts, the ABI's constants) and raises the
+// errors through the window's handler (MPI_ERRORS_ARE_FATAL unless set, MPI 4.1
+// section 12.6). MPI_Win_allocate(_shared) hand C a pointer into the window's
+// memory, which is node shared memory or, where the device would put it in the Go
+// heap (no shared-memory transport, or rma_shm=off), memory from C's calloc, which
+// the device takes (mpir.WinArgs.Alloc) and this file frees with the window.
 
 type win struct {
-	w     *window.Win
-	errh  mpir.Errh
-	mu    sync.Mutex
-	attrs mpir.Attrs // attr.go
-	name  string
-	sess  *mpir.Session  // the owner of its communicator (see grp)
-	hints *mpir.Hints    // the info hints in effect
-	cmem  unsafe.Pointer // malloc'd memory of an allocated window, freed with it
+	w     *mpir.Win
+	d     *window.Win    // w's device window, which never changes: the short ways'
+	cmem  unsafe.Pointer // calloc'd memory of an allocated window, freed with it
 	pre   *C.winattrs
 	base  unsafe.Pointer
 	short *shortWin // the copy short.c reads (short.go)
@@ -66,15 +60,8 @@ func raiseWin(op string, wh uintptr, err error) int32 {
 		return raise(op, 0, err)
 	}
 	ce := cerror(op, err)
-	w.errh.Raise(ce.op, wh, w.what, ce)
+	w.w.Errh.Raise(ce.op, wh, w.w.What, ce)
 	return ce.code
-}
-
-// what names w in the message of a fatal error.
-func (w *win) what() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return "window " + w.name
 }
 
 func needWin(op string, h uintptr) (*win, int32) {
@@ -90,46 +77,45 @@ var winFlavors = map[window.Flavor]C.int{window.FlavorCreate: C.MPI_WIN_FLAVOR_C
 
 var winModels = map[int]C.int{mpir.ModelUnified: C.MPI_WIN_UNIFIED, mpir.ModelSeparate: C.MPI_WIN_SEPARATE}
 
-// newWin registers a window the device made and writes its handle. flavor is the one
-// the program asked for: an allocated window made again over C memory (winAllocate)
-// is still of the allocate flavour. The predefined attributes' values go to C memory.
-func newWin(cw *window.Win, c *comm, hints *mpir.Hints, base, cmem unsafe.Pointer, flavor window.Flavor, out unsafe.Pointer) {
-	w := &win{w: cw, cmem: cmem, base: base, sess: c.sess, hints: hints}
-	w.errh.Init(mpir.ErrorsAreFatal)
-	a := mpir.WinAttrsOf(cw)
-	a.Flavor = flavor
+// newWin registers a window mpir made and writes its handle. The predefined
+// attributes' values go to C memory.
+func newWin(x *mpir.Win, base, cmem unsafe.Pointer, out unsafe.Pointer) {
+	w := &win{w: x, d: x.Dev(), cmem: cmem, base: base}
+	a := x.Predefined()
 	w.pre = (*C.winattrs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.winattrs{}))))
 	w.pre.size, w.pre.disp_unit = C.MPI_Aint(a.Size), C.int(a.DispUnit)
 	w.pre.flavor, w.pre.model = winFlavors[a.Flavor], winModels[a.Model]
 	h := wins.add(w)
+	x.Handle = h
 	newShort(w, h)
 	setHandle(out, h)
 }
 
-func winArgs(op string, ch uintptr, size, unit int64, out unsafe.Pointer) (*comm, int32) {
+// makeWin makes a window over communicator ch (the creation calls' common part) and
+// writes its handle to out.
+func makeWin(op string, ch, info uintptr, out unsafe.Pointer, a mpir.WinArgs, base unsafe.Pointer) int32 {
 	c, r := needComm(op, ch)
 	if c == nil {
-		return nil, r
+		return r
 	}
 	if out == nil {
-		return nil, fail(op, ch, errorf(errArg, op, "win is NULL"))
+		return fail(op, ch, errorf(errArg, op, "win is NULL"))
 	}
-	if size < 0 {
-		return nil, fail(op, ch, errorf(core.ClassSize, op, "size %d is negative", size))
+	in, err := infoArg(op, info)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	if unit <= 0 || unit > 1<<30 {
-		return nil, fail(op, ch, errorf(core.ClassDisp, op, "disp_unit %d must be positive", unit))
+	a.Info = in
+	x, err := mpir.NewWin(op, c.c, c.sess, mpir.ErrorsAreFatal, a)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	return c, 0
+	newWin(x, base, nil, out)
+	return 0
 }
 
 func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsafe.Pointer) int32 {
 	const op = "Win_create"
-	c, r := winArgs(op, ch, size, unit, out)
-	if c == nil {
-		return r
-	}
-	defer prof.Exit(prof.WinCreate, c.enterTimed(prof.WinCreate, prof.NoPeer, -1, 0), 0)
 	var mem []byte
 	if size > 0 {
 		if base == nil {
@@ -137,16 +123,7 @@ func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsa
 		}
 		mem = unsafe.Slice((*byte)(base), size)
 	}
-	hints, err := newWinHints(op, info)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	cw, err := window.Create(c.c, op, window.Args{Flavor: window.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem})
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	newWin(cw, c, hints, base, nil, window.FlavorCreate, out)
-	return 0
+	return makeWin(op, ch, info, out, mpir.WinArgs{Flavor: window.FlavorCreate, Size: size, DispUnit: unit, Mem: mem}, base)
 }
 
 //export PMPI_Win_create
@@ -159,101 +136,65 @@ func PMPI_Win_create_c(base unsafe.Pointer, size, unit int64, info, ch uintptr, 
 	return winCreate(base, size, unit, info, ch, out)
 }
 
-func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer, shared bool) int32 {
-	c, r := winArgs(op, ch, size, unit, out)
+func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer, f window.Flavor) int32 {
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	call := prof.WinAllocate
-	if shared {
-		call = prof.WinAllocateShared
+	if out == nil || baseptr == nil {
+		return fail(op, ch, errorf(errArg, op, "win or baseptr is NULL"))
 	}
-	defer prof.Exit(call, c.enterTimed(call, prof.NoPeer, -1, 0), 0)
-	if baseptr == nil {
-		return fail(op, ch, errorf(errArg, op, "baseptr is NULL"))
-	}
-	hints, err := newWinHints(op, info)
+	in, err := infoArg(op, info)
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	a := window.Args{Flavor: window.FlavorAllocate, Size: size, DispUnit: int(unit)}
-	if shared {
-		a.Flavor = window.FlavorShared
-	}
-	hints.ShapeWin(&a)
-	cw, err := window.Create(c.c, op, a)
-	if err != nil {
-		return fail(op, ch, err)
-	}
+	// Memory C may hold a pointer to, where the device would use Go's.
 	var cmem unsafe.Pointer
-	if !cw.InRegion() {
-		// The device put the memory in the Go heap: C may not hold it. Every rank
-		// sees the same, so all make the window again over C memory.
-		if err := cw.Free(op); err != nil {
-			return fail(op, ch, err)
+	alloc := func(n int64) ([]byte, error) {
+		if cmem = C.calloc(C.size_t(max(n, 1)), 1); cmem == nil {
+			return nil, errorf(errNoMem, op, "cannot allocate %d bytes", n)
 		}
-		cmem = C.calloc(C.size_t(max(size, 1)), 1)
-		if cmem == nil {
-			return fail(op, ch, errorf(errNoMem, op, "cannot allocate %d bytes", size))
-		}
-		var mem []byte
-		if size > 0 {
-			mem = unsafe.Slice((*byte)(cmem), size)
-		}
-		if cw, err = window.Create(c.c, op, window.Args{Flavor: window.FlavorCreate, Size: size, DispUnit: int(unit), Mem: mem}); err != nil {
+		return unsafe.Slice((*byte)(cmem), n), nil
+	}
+	x, err := mpir.NewWin(op, c.c, c.sess, mpir.ErrorsAreFatal, mpir.WinArgs{Flavor: f, Size: size, DispUnit: unit, Info: in, Alloc: alloc})
+	if err != nil {
+		if cmem != nil {
 			C.free(cmem)
-			return fail(op, ch, err)
 		}
+		return fail(op, ch, err)
 	}
 	var base unsafe.Pointer
-	if cmem != nil {
-		base = cmem
-	} else if m := cw.Mem(); len(m) > 0 {
+	if m := x.Dev().Mem(); len(m) > 0 {
 		base = unsafe.Pointer(unsafe.SliceData(m))
 	}
 	*(*unsafe.Pointer)(baseptr) = base
-	newWin(cw, c, hints, base, cmem, a.Flavor, out)
+	newWin(x, base, cmem, out)
 	return 0
 }
 
 //export PMPI_Win_allocate
 func PMPI_Win_allocate(size int64, unit int32, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
-	return winAllocate("Win_allocate", size, int64(unit), info, ch, baseptr, out, false)
+	return winAllocate("Win_allocate", size, int64(unit), info, ch, baseptr, out, window.FlavorAllocate)
 }
 
 //export PMPI_Win_allocate_c
 func PMPI_Win_allocate_c(size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
-	return winAllocate("Win_allocate", size, unit, info, ch, baseptr, out, false)
+	return winAllocate("Win_allocate", size, unit, info, ch, baseptr, out, window.FlavorAllocate)
 }
 
 //export PMPI_Win_allocate_shared
 func PMPI_Win_allocate_shared(size int64, unit int32, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
-	return winAllocate("Win_allocate_shared", size, int64(unit), info, ch, baseptr, out, true)
+	return winAllocate("Win_allocate_shared", size, int64(unit), info, ch, baseptr, out, window.FlavorShared)
 }
 
 //export PMPI_Win_allocate_shared_c
 func PMPI_Win_allocate_shared_c(size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
-	return winAllocate("Win_allocate_shared", size, unit, info, ch, baseptr, out, true)
+	return winAllocate("Win_allocate_shared", size, unit, info, ch, baseptr, out, window.FlavorShared)
 }
 
 //export PMPI_Win_create_dynamic
 func PMPI_Win_create_dynamic(info, ch uintptr, out unsafe.Pointer) int32 {
-	const op = "Win_create_dynamic"
-	c, r := winArgs(op, ch, 0, 1, out)
-	if c == nil {
-		return r
-	}
-	defer prof.Exit(prof.WinCreateDynamic, c.enterTimed(prof.WinCreateDynamic, prof.NoPeer, -1, 0), 0)
-	hints, err := newWinHints(op, info)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	cw, err := window.Create(c.c, op, window.Args{Flavor: window.FlavorDynamic, DispUnit: 1})
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	newWin(cw, c, hints, nil, nil, window.FlavorDynamic, out)
-	return 0
+	return makeWin("Win_create_dynamic", ch, info, out, mpir.WinArgs{Flavor: window.FlavorDynamic, DispUnit: 1}, nil)
 }
 
 //export PMPI_Win_attach
@@ -266,11 +207,7 @@ func PMPI_Win_attach(wh uintptr, base unsafe.Pointer, size int64) int32 {
 	if size < 0 || size > 0 && base == nil {
 		return failWin(op, wh, errorf(core.ClassSize, op, "base %p and size %d do not name memory", base, size))
 	}
-	var mem []byte
-	if size > 0 {
-		mem = unsafe.Slice((*byte)(base), size)
-	}
-	defer prof.Exit(prof.WinAttach, w.enter(prof.WinAttach, prof.NoPeer, int(size)), int(size))
+	mem := unsafe.Slice((*byte)(base), size)
 	_, err := w.w.Attach(op, mem)
 	return failWin(op, wh, err)
 }
@@ -282,9 +219,7 @@ func PMPI_Win_detach(wh uintptr, base unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	defer prof.Exit(prof.WinDetach, w.enter(prof.WinDetach, prof.NoPeer, 0), 0)
-	// The device finds the attachment by its first byte.
-	return failWin(op, wh, w.w.Detach(op, unsafe.Slice((*byte)(base), 1)))
+	return failWin(op, wh, w.w.Detach(op, base))
 }
 
 //export PMPI_Win_free
@@ -298,13 +233,9 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	defer prof.Exit(prof.WinFree, prof.EnterTimed(prof.WinFree, w.pc(), prof.NoPeer, -2, 0), 0)
-	if err := mpir.FreeAttrs(op, &w.attrs, wh); err != nil {
-		return failWin(op, wh, err) // the window stays, with the attributes not deleted
-	}
 	hideShort(wh)
 	if err := w.w.Free(op); err != nil {
-		w.showShort(wh)
+		w.showShort(wh) // the window stays (an attribute's delete function failed)
 		return failWin(op, wh, err)
 	}
 	w.freeShort()
@@ -338,6 +269,9 @@ func sharedQuery(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int
 	if w == nil {
 		return r
 	}
+	if size == nil || unit == nil || baseptr == nil {
+		return failWin(op, wh, errorf(errArg, op, "size, disp_unit or baseptr is NULL"))
+	}
 	mem, u, err := w.w.SharedQuery(op, rankIn(rank))
 	if err != nil {
 		return failWin(op, wh, err)
@@ -354,46 +288,51 @@ func sharedQuery(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int
 
 //export PMPI_Win_get_group
 func PMPI_Win_get_group(wh uintptr, out unsafe.Pointer) int32 {
-	w, r := needWin("Win_get_group", wh)
+	const op = "Win_get_group"
+	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	setHandle(out, newGroup(mpir.NewGroup(w.w.Comm().Group(), w.sess)))
+	if out == nil {
+		return failWin(op, wh, errorf(errArg, op, "group is NULL"))
+	}
+	g, err := w.w.Group(op)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	setHandle(out, newGroup(g))
 	return 0
 }
 
 //export PMPI_Win_set_name
 func PMPI_Win_set_name(wh uintptr, name unsafe.Pointer) int32 {
-	w, r := needWin("Win_set_name", wh)
+	const op = "Win_set_name"
+	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	w.mu.Lock()
-	w.name = cstr(name)
-	w.mu.Unlock()
-	return 0
+	if name == nil {
+		return failWin(op, wh, errorf(errArg, op, "win_name is NULL"))
+	}
+	return failWin(op, wh, w.w.SetName(op, cstr(name)))
 }
 
 //export PMPI_Win_get_name
 func PMPI_Win_get_name(wh uintptr, name, n unsafe.Pointer) int32 {
-	w, r := needWin("Win_get_name", wh)
-	if w == nil {
-		return r
+	const op = "Win_get_name"
+	var x *mpir.Win // MPI_WIN_NULL, which has a name too
+	if wh != hWinNull {
+		w, r := needWin(op, wh)
+		if w == nil {
+			return r
+		}
+		x = w.w
 	}
-	w.mu.Lock()
-	s := w.name
-	w.mu.Unlock()
-	putCString(name, C.MPI_MAX_OBJECT_NAME, s, n)
+	if name == nil || n == nil {
+		return failWin(op, wh, errorf(errArg, op, "win_name or resultlen is NULL"))
+	}
+	putCString(name, C.MPI_MAX_OBJECT_NAME, x.Name(), n)
 	return 0
-}
-
-// newWinHints is the hints of a window op makes with info handle h.
-func newWinHints(op string, h uintptr) (*mpir.Hints, error) {
-	in, err := infoArg(op, h)
-	if err != nil {
-		return nil, err
-	}
-	return mpir.NewWinHints(op, in)
 }
 
 //export PMPI_Win_set_info
@@ -407,7 +346,7 @@ func PMPI_Win_set_info(wh uintptr, ih uintptr) int32 {
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	return failWin(op, wh, w.hints.Set(op, in))
+	return failWin(op, wh, w.w.SetInfo(op, in))
 }
 
 //export PMPI_Win_get_info
@@ -420,7 +359,11 @@ func PMPI_Win_get_info(wh uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return failWin(op, wh, errorf(errArg, op, "info_used is NULL"))
 	}
-	setHandle(out, newInfoHandle(w.hints.Info()))
+	in, err := w.w.Info(op)
+	if err != nil {
+		return failWin(op, wh, err)
+	}
+	setHandle(out, newInfoHandle(in))
 	return 0
 }
 
@@ -447,7 +390,7 @@ func PMPI_Win_set_attr(wh uintptr, key int32, val unsafe.Pointer) int32 {
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	return failWin(op, wh, mpir.SetAttr(op, mpir.AttrWin, &w.attrs, wh, k, uintptr(val)))
+	return failWin(op, wh, w.w.SetAttr(op, k, uintptr(val)))
 }
 
 //export PMPI_Win_get_attr
@@ -469,7 +412,7 @@ func PMPI_Win_get_attr(wh uintptr, key int32, val, flag unsafe.Pointer) int32 {
 		setInt(flag, 1)
 		return 0
 	}
-	v, ok, err := mpir.WinAttr(op, &w.attrs, k, mpir.WinAttrs{})
+	v, ok, err := w.w.Attr(op, k)
 	if err == nil {
 		err = getAttr(op, val, flag, v, ok)
 	}
@@ -506,7 +449,7 @@ func PMPI_Win_delete_attr(wh uintptr, key int32) int32 {
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	return failWin(op, wh, mpir.DeleteAttr(op, mpir.AttrWin, &w.attrs, wh, k))
+	return failWin(op, wh, w.w.DeleteAttr(op, k))
 }
 
 //export PMPI_Win_create_errhandler
@@ -521,7 +464,7 @@ func PMPI_Win_set_errhandler(wh uintptr, eh uintptr) int32 {
 	if w == nil {
 		return r
 	}
-	return failWin(op, wh, setErrh(op, &w.errh, mpir.KindWin, eh))
+	return failWin(op, wh, setErrh(op, &w.w.Errh, mpir.KindWin, eh))
 }
 
 //export PMPI_Win_get_errhandler
@@ -531,7 +474,7 @@ func PMPI_Win_get_errhandler(wh uintptr, eh unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	return failWin(op, wh, getErrh(op, &w.errh, eh))
+	return failWin(op, wh, getErrh(op, &w.w.Errh, eh))
 }
 
 //export PMPI_Win_call_errhandler
@@ -541,7 +484,7 @@ func PMPI_Win_call_errhandler(wh uintptr, code int32) int32 {
 	if w == nil {
 		return r
 	}
-	w.errh.Raise("MPI_"+op, wh, w.what, codeErr(op, code))
+	w.w.Errh.Raise("MPI_"+op, wh, w.w.What, codeErr(op, code))
 	return 0
 }
 
@@ -555,7 +498,7 @@ func rbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (window.RBuf, er
 		return window.RBuf{}, err
 	}
 	if count < 0 {
-		return window.RBuf{}, errorf(errCount, op, "count %d is negative", count)
+		return window.RBuf{Count: count, Type: t}, nil // mpir says what is wrong
 	}
 	if t.IsContiguous() && t.LB() == 0 {
 		n := count * t.Size()
@@ -584,37 +527,45 @@ func rbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (window.RBuf, er
 	return window.RBuf{Mem: mem, Count: count, Type: t}, nil
 }
 
-func targetOf(op string, rank int32, disp, count int64, dh uintptr) (window.Target, error) {
-	t, err := typeOf(op, dh)
-	if err != nil {
-		return window.Target{}, err
+// rmaOp is op handle oh as an accumulate of tc items of tdt applies it (mpir's
+// Operation.AccOp); an operation on MPI_PROC_NULL looks at nothing (OpNone).
+func rmaOp(op string, oh, tdt uintptr, tc int64, rank int) (window.RMAOp, error) {
+	if rank == core.ProcNull {
+		return mpir.OpNone, nil
 	}
-	return window.Target{Rank: rankIn(rank), Disp: disp, Count: count, Type: t}, nil
+	return accOp(op, oh, tdt, tc)
 }
 
-// rmaCall is the common start of an operation: the window, the origin and the target.
-func rmaCall(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr) (*win, window.RBuf, window.Target, int32) {
+// rmaArgs converts an operation's window, origin and target. The buffers of an
+// operation on MPI_PROC_NULL are not converted: mpir looks at nothing else then.
+func rmaArgs(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr) (*win, window.RBuf, window.Target, int32) {
 	w, r := needWin(op, wh)
 	if w == nil {
 		return nil, window.RBuf{}, window.Target{}, r
 	}
-	ob, err := rbuf(op, o, oc, odt)
-	if err != nil {
-		return nil, window.RBuf{}, window.Target{}, failWin(op, wh, err)
+	t := window.Target{Rank: rankIn(rank), Disp: disp, Count: tc}
+	if t.Rank == core.ProcNull {
+		return w, window.RBuf{}, t, 0
 	}
-	t, err := targetOf(op, rank, disp, tc, tdt)
+	ob, err := rbuf(op, o, oc, odt)
+	if err == nil {
+		t.Type, err = typeOf(op, tdt)
+	}
 	if err != nil {
 		return nil, window.RBuf{}, window.Target{}, failWin(op, wh, err)
 	}
 	return w, ob, t, 0
 }
 
-// rmaReq makes the request of an R operation.
-func rmaReq(op string, wh uintptr, p *core.Pending, err error, req unsafe.Pointer) int32 {
+// rmaDone ends an operation: its error through the window's handler, or the request
+// of an R form.
+func rmaDone(op string, wh uintptr, p *core.Pending, err error, req unsafe.Pointer) int32 {
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	addPending(p, nil, 0, nil, req)
+	if req != nil {
+		addPending(p, nil, 0, nil, req)
+	}
 	return 0
 }
 
@@ -635,12 +586,13 @@ func contigBytes(p unsafe.Pointer, count int64, h uintptr) (b []byte, t *datatyp
 	return unsafe.Slice((*byte)(p), n), t, true
 }
 
-// word reports whether t is an 8-byte integer, which the short ways of
-// MPI_Fetch_and_op and MPI_Compare_and_swap update with one atomic instruction.
+// word reports whether t is a predefined 8-byte integer, which the short ways of
+// MPI_Fetch_and_op and MPI_Compare_and_swap update with one atomic instruction (a
+// derived type of one, which those calls refuse, takes the long way to say so).
 func word(t *datatype.Type) bool {
 	switch t.Kind() {
 	case datatype.KindInt64, datatype.KindUint64, datatype.KindInt, datatype.KindUint:
-		return t.Size() == 8 && t.IsContiguous()
+		return t.Size() == 8 && t.IsPredefined()
 	}
 	return false
 }
@@ -656,105 +608,80 @@ func short(wh uintptr, req unsafe.Pointer, oc int64, odt uintptr, tc int64, tdt 
 
 func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
-		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.PutBytes(int(rank), disp, b) {
+		if b, _, ok := contigBytes(o, oc, odt); ok && w.d.PutBytes(int(rank), disp, b) {
 			w.streamed(len(b))
 			prof.Done(prof.Put, len(b))
 			return 0
 		}
 	}
-	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	w, ob, t, r := rmaArgs(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {
 		return r
 	}
-	call := rmaCalls[rmaPut][b2i(req != nil)]
-	n := typeBytes(oc, odt)
-	defer exit(call, w.enter(call, rankIn(rank), n), n)
 	w.streamed(len(ob.Mem))
-	if req == nil {
-		return failWin(op, wh, w.w.Put(op, &ob, &t))
-	}
-	p, err := w.w.Rput(op, &ob, &t)
-	return rmaReq(op, wh, p, err, req)
+	p, err := w.w.Put(op, &ob, &t, req != nil)
+	return rmaDone(op, wh, p, err, req)
 }
 
 func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt uintptr, wh uintptr, req unsafe.Pointer) int32 {
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
-		if b, _, ok := contigBytes(o, oc, odt); ok && w.w.GetBytes(int(rank), disp, b) {
+		if b, _, ok := contigBytes(o, oc, odt); ok && w.d.GetBytes(int(rank), disp, b) {
 			w.streamed(len(b))
 			prof.Done(prof.Get, len(b))
 			return 0
 		}
 	}
-	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	w, ob, t, r := rmaArgs(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {
 		return r
 	}
-	call := rmaCalls[rmaGet][b2i(req != nil)]
-	n := typeBytes(oc, odt)
-	defer exit(call, w.enter(call, rankIn(rank), n), n)
-	if req == nil {
-		return failWin(op, wh, w.w.Get(op, &ob, &t))
-	}
-	p, err := w.w.Rget(op, &ob, &t)
-	return rmaReq(op, wh, p, err, req)
+	p, err := w.w.Get(op, &ob, &t, req != nil)
+	return rmaDone(op, wh, p, err, req)
 }
 
 func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if rop, ok := shortAccOp(oh, odt); ok {
-			if b, t, ok := contigBytes(o, oc, odt); ok && t.Kind() != datatype.KindNone && w.w.AccBytes(int(rank), disp, b, rop, t.Kind()) {
+			if b, t, ok := contigBytes(o, oc, odt); ok && t.Kind() != datatype.KindNone && w.d.AccBytes(int(rank), disp, b, rop, t.Kind()) {
 				prof.Done(prof.Accumulate, len(b))
 				return 0
 			}
 		}
 	}
-	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	w, ob, t, r := rmaArgs(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {
 		return r
 	}
-	call := rmaCalls[rmaAcc][b2i(req != nil)]
-	n := typeBytes(oc, odt)
-	defer exit(call, w.enter(call, rankIn(rank), n), n)
-	rop, err := accOp(op, oh, tdt, tc)
+	rop, err := rmaOp(op, oh, tdt, tc, t.Rank)
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	if req == nil {
-		return failWin(op, wh, w.w.Accumulate(op, &ob, &t, rop))
-	}
-	p, err := w.w.Raccumulate(op, &ob, &t, rop)
-	return rmaReq(op, wh, p, err, req)
+	p, err := w.w.Accumulate(op, &ob, &t, rop, req != nil)
+	return rmaDone(op, wh, p, err, req)
 }
 
 func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
 	if oh == opNoOp {
-		// With MPI_NO_OP origin_addr, origin_count and origin_datatype are ignored
-		// (MPI 4.1 sec. 12.3.4): any of them may be NULL or meaningless.
-		o, odt, oc = nil, rdt, 0
+		// The origin is ignored (mpir): not converted, whatever it holds.
+		o, oc, odt = nil, 0, rdt
 	}
-	w, ob, t, r := rmaCall(op, wh, o, oc, odt, rank, disp, tc, tdt)
+	w, ob, t, r := rmaArgs(op, wh, o, oc, odt, rank, disp, tc, tdt)
 	if w == nil {
 		return r
 	}
-	call := rmaCalls[rmaGetAcc][b2i(req != nil)]
-	n := typeBytes(oc, odt)
-	defer exit(call, w.enter(call, rankIn(rank), n), n)
-	if oh == opNoOp {
-		ob = window.RBuf{Count: 0, Type: t.Type}
+	var rb window.RBuf
+	if t.Rank != core.ProcNull {
+		var err error
+		if rb, err = rbuf(op, res, rc, rdt); err != nil {
+			return failWin(op, wh, err)
+		}
 	}
-	rb, err := rbuf(op, res, rc, rdt)
+	rop, err := rmaOp(op, oh, tdt, tc, t.Rank)
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	rop, err := accOp(op, oh, tdt, tc)
-	if err != nil {
-		return failWin(op, wh, err)
-	}
-	if req == nil {
-		return failWin(op, wh, w.w.GetAccumulate(op, &ob, &rb, &t, rop))
-	}
-	p, err := w.w.RgetAccumulate(op, &ob, &rb, &t, rop)
-	return rmaReq(op, wh, p, err, req)
+	p, err := w.w.GetAccumulate(op, &ob, &rb, &t, rop, req != nil)
+	return rmaDone(op, wh, p, err, req)
 }
 
 //export goPMPI_Put
@@ -879,39 +806,34 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	rop, err := accOp(op, oh, dh, 1)
+	rop, err := rmaOp(op, oh, dh, 1, rankIn(rank))
 	if err != nil {
 		return failWin(op, wh, err)
 	}
-	n := t.Size()
-	if res == nil || o == nil && oh != opNoOp {
-		return failWin(op, wh, errorf(errBuffer, op, "origin_addr or result_addr is NULL"))
+	if oh == opNoOp {
+		o = nil // ignored
 	}
-	if word(t) {
+	if word(t) && res != nil && (o != nil || oh == opNoOp) {
 		var v uint64
 		if o != nil {
 			v = *(*uint64)(o)
 		}
-		if old, ok := w.w.FetchWord(rankIn(rank), disp, v, rop); ok {
+		if old, ok := w.d.FetchWord(rankIn(rank), disp, v, rop); ok {
 			*(*uint64)(res) = old
 			prof.Done(prof.FetchAndOp, 8)
 			return 0
 		}
 	}
-	defer exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rankIn(rank), int(n)), int(n))
-	// The buffers hold one item: its extent, which for a pair type counts the
-	// padding (MPI_SHORT_INT has 6 bytes of data in 8).
-	m := n
-	if t.IsPredefined() {
-		m = t.Extent()
+	return failWin(op, wh, w.w.FetchAndOp(op, cbytes(o, t), cbytes(res, t), t, rankIn(rank), disp, rop))
+}
+
+// cbytes is one element of predefined type t at p, nil for a NULL p: its extent,
+// which for a pair type counts the padding (MPI_SHORT_INT has 6 bytes of data in 8).
+func cbytes(p unsafe.Pointer, t *datatype.Type) []byte {
+	if p == nil {
+		return nil
 	}
-	var ob []byte
-	if o != nil {
-		ob = unsafe.Slice((*byte)(o), m)
-	} else {
-		ob = make([]byte, m)
-	}
-	return failWin(op, wh, w.w.FetchAndOp(op, ob, unsafe.Slice((*byte)(res), m), t, rankIn(rank), disp, rop))
+	return unsafe.Slice((*byte)(p), max(t.Size(), t.Extent()))
 }
 
 //export goPMPI_Compare_and_swap
@@ -929,172 +851,173 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 	if err := compareSwapType(op, dh); err != nil {
 		return failWin(op, wh, err)
 	}
-	if o == nil || cmp == nil || res == nil {
-		return failWin(op, wh, errorf(errBuffer, op, "origin_addr, compare_addr or result_addr is NULL"))
-	}
-	if word(t) {
-		if old, ok := w.w.CasWord(rankIn(rank), disp, *(*uint64)(cmp), *(*uint64)(o)); ok {
+	if word(t) && o != nil && cmp != nil && res != nil {
+		if old, ok := w.d.CasWord(rankIn(rank), disp, *(*uint64)(cmp), *(*uint64)(o)); ok {
 			*(*uint64)(res) = old
 			prof.Done(prof.CompareAndSwap, 8)
 			return 0
 		}
 	}
-	n := t.Size()
-	defer exit(prof.CompareAndSwap, w.enter(prof.CompareAndSwap, rankIn(rank), int(n)), int(n))
-	b := func(p unsafe.Pointer) []byte { return unsafe.Slice((*byte)(p), n) }
-	return failWin(op, wh, w.w.CompareAndSwap(op, b(o), b(cmp), b(res), t, rankIn(rank), disp))
+	return failWin(op, wh, w.w.CompareAndSwap(op, cbytes(o, t), cbytes(cmp, t), cbytes(res, t), t, rankIn(rank), disp))
 }
 
 // --- synchronisation ---
 
+// assertBits are the ABI's MPI_MODE_* bits of the synchronisation calls and the
+// device's.
+var assertBits = [...]struct {
+	abi int32
+	dev int
+}{{C.MPI_MODE_NOCHECK, window.ModeNoCheck}, {C.MPI_MODE_NOPRECEDE, window.ModeNoPrecede}, {C.MPI_MODE_NOPUT, window.ModeNoPut},
+	{C.MPI_MODE_NOSTORE, window.ModeNoStore}, {C.MPI_MODE_NOSUCCEED, window.ModeNoSucceed}}
+
 // assertIn maps the ABI's MPI_MODE_* bits to the device's.
 func assertIn(a int32) int {
-	m := map[int32]int{C.MPI_MODE_NOCHECK: window.ModeNoCheck, C.MPI_MODE_NOPRECEDE: window.ModeNoPrecede, C.MPI_MODE_NOPUT: window.ModeNoPut,
-		C.MPI_MODE_NOSTORE: window.ModeNoStore, C.MPI_MODE_NOSUCCEED: window.ModeNoSucceed}
 	out := 0
-	for bit, v := range m {
-		if a&bit != 0 {
-			out |= v
-			a &^= bit
+	for _, b := range assertBits {
+		if a&b.abi != 0 {
+			out |= b.dev
+			a &^= b.abi
 		}
 	}
-	return out | int(a)<<16 // bits the device does not know stay wrong: it refuses them
+	return out | int(a)<<16 // bits no call takes stay wrong: mpir refuses them
 }
 
 // winSync runs a synchronisation call, then refreshes the copy of the window's state
 // that short.c reads.
-func winSync(call prof.Call, peer int, op string, wh uintptr, f func(w *window.Win) error) int32 {
+func winSync(op string, wh uintptr, f func(w *mpir.Win) error) int32 {
 	w, r := needWin(op, wh)
 	if w == nil {
 		return r
 	}
-	t := prof.Enter(call, w.pc(), peer, -2, 0)
 	err := f(w.w)
-	prof.Exit(call, t, 0)
 	w.refreshShort()
 	return failWin(op, wh, err)
 }
 
 //export PMPI_Win_fence
 func PMPI_Win_fence(assert int32, wh uintptr) int32 {
-	return winSync(prof.Fence, prof.NoPeer, "Win_fence", wh, func(w *window.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
+	return winSync("Win_fence", wh, func(w *mpir.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
 }
 
-// ranksIn is group gh as ranks of the window's group.
-func ranksIn(op string, w *window.Win, wh, gh uintptr) ([]int, error) {
-	g := groupOf(gh)
-	if g == nil {
-		return nil, badHandle(op, "group", gh, kGroup)
+// groupArg is group handle gh of op.
+func groupArg(op string, gh uintptr) (*mpir.Group, error) {
+	if g := groupOf(gh); g != nil {
+		return g, nil
 	}
-	var owner *mpir.Session
-	if cw := winOf(wh); cw != nil {
-		owner = cw.sess
-	}
-	return mpir.RanksIn(op, g, owner, w.Comm().Group())
+	return nil, badHandle(op, "group", gh, kGroup)
 }
 
 //export PMPI_Win_start
 func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_start"
-	return winSync(prof.WinStart, prof.NoPeer, op, wh, func(w *window.Win) error {
-		rs, err := ranksIn(op, w, wh, gh)
+	return winSync(op, wh, func(w *mpir.Win) error {
+		g, err := groupArg(op, gh)
 		if err != nil {
 			return err
 		}
-		return w.Start(op, rs, assertIn(assert))
+		return w.Start(op, g, assertIn(assert))
 	})
 }
 
 //export PMPI_Win_post
 func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
 	const op = "Win_post"
-	return winSync(prof.Post, prof.NoPeer, op, wh, func(w *window.Win) error {
-		rs, err := ranksIn(op, w, wh, gh)
+	return winSync(op, wh, func(w *mpir.Win) error {
+		g, err := groupArg(op, gh)
 		if err != nil {
 			return err
 		}
-		return w.Post(op, rs, assertIn(assert))
+		return w.Post(op, g, assertIn(assert))
 	})
 }
 
 //export PMPI_Win_complete
 func PMPI_Win_complete(wh uintptr) int32 {
-	return winSync(prof.Complete, prof.NoPeer, "Win_complete", wh, func(w *window.Win) error { return w.Complete("Win_complete") })
+	return winSync("Win_complete", wh, func(w *mpir.Win) error { return w.Complete("Win_complete") })
 }
 
 //export PMPI_Win_wait
 func PMPI_Win_wait(wh uintptr) int32 {
-	return winSync(prof.WinWait, prof.NoPeer, "Win_wait", wh, func(w *window.Win) error { _, err := w.Wait("Win_wait", false); return err })
+	return winSync("Win_wait", wh, func(w *mpir.Win) error { return w.Wait("Win_wait") })
 }
 
 //export PMPI_Win_test
 func PMPI_Win_test(wh uintptr, flag unsafe.Pointer) int32 {
-	return winSync(prof.WinTest, prof.NoPeer, "Win_test", wh, func(w *window.Win) error {
-		ok, err := w.Wait("Win_test", true)
+	const op = "Win_test"
+	return winSync(op, wh, func(w *mpir.Win) error {
+		if flag == nil {
+			return errorf(errArg, op, "flag is NULL")
+		}
+		ok, err := w.Test(op)
 		setBool(flag, ok)
 		return err
 	})
 }
 
-//export PMPI_Win_lock
-func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
-	t := -1
+// lockIn is the ABI's lock type as the device's, -1 (which mpir refuses) for none.
+func lockIn(typ int32) int {
 	switch typ {
 	case C.MPI_LOCK_EXCLUSIVE:
-		t = window.LockExclusive
+		return window.LockExclusive
 	case C.MPI_LOCK_SHARED:
-		t = window.LockShared
+		return window.LockShared
 	}
-	return winSync(prof.Lock, rankIn(rank), "Win_lock", wh, func(w *window.Win) error { return w.Lock("Win_lock", t, rankIn(rank), assertIn(assert)) })
+	return -1
+}
+
+//export PMPI_Win_lock
+func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
+	return winSync("Win_lock", wh, func(w *mpir.Win) error { return w.Lock("Win_lock", lockIn(typ), rankIn(rank), assertIn(assert)) })
 }
 
 //export PMPI_Win_unlock
 func PMPI_Win_unlock(rank int32, wh uintptr) int32 {
-	return winSync(prof.Unlock, rankIn(rank), "Win_unlock", wh, func(w *window.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
+	return winSync("Win_unlock", wh, func(w *mpir.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
 }
 
 //export PMPI_Win_lock_all
 func PMPI_Win_lock_all(assert int32, wh uintptr) int32 {
-	return winSync(prof.LockAll, prof.NoPeer, "Win_lock_all", wh, func(w *window.Win) error { return w.LockAll("Win_lock_all", assertIn(assert)) })
+	return winSync("Win_lock_all", wh, func(w *mpir.Win) error { return w.LockAll("Win_lock_all", assertIn(assert)) })
 }
 
 //export PMPI_Win_unlock_all
 func PMPI_Win_unlock_all(wh uintptr) int32 {
-	return winSync(prof.UnlockAll, prof.NoPeer, "Win_unlock_all", wh, func(w *window.Win) error { return w.UnlockAll("Win_unlock_all") })
+	return winSync("Win_unlock_all", wh, func(w *mpir.Win) error { return w.UnlockAll("Win_unlock_all") })
 }
 
 //export goPMPI_Win_flush
 func goPMPI_Win_flush(rank int32, wh uintptr) int32 {
 	goHalves.Add(1)
-	if w := winOf(wh); w != nil && w.w.FlushDirect(int(rank)) {
+	if w := winOf(wh); w != nil && w.d.FlushDirect(int(rank)) {
 		w.flushed()
 		prof.Done(prof.WinFlush, 0)
 		return 0 // a direct target's operations completed in their calls
 	}
-	return winSync(prof.WinFlush, rankIn(rank), "Win_flush", wh, func(w *window.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
+	return winSync("Win_flush", wh, func(w *mpir.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
 }
 
 //export goPMPI_Win_flush_local
 func goPMPI_Win_flush_local(rank int32, wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync(prof.FlushLocal, rankIn(rank), "Win_flush_local", wh, func(w *window.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
+	return winSync("Win_flush_local", wh, func(w *mpir.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
 }
 
 //export goPMPI_Win_flush_all
 func goPMPI_Win_flush_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync(prof.FlushAll, prof.NoPeer, "Win_flush_all", wh, func(w *window.Win) error { return w.FlushAll("Win_flush_all", false) })
+	return winSync("Win_flush_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_all", false) })
 }
 
 //export goPMPI_Win_flush_local_all
 func goPMPI_Win_flush_local_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync(prof.FlushLocalAll, prof.NoPeer, "Win_flush_local_all", wh, func(w *window.Win) error { return w.FlushAll("Win_flush_local_all", true) })
+	return winSync("Win_flush_local_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_local_all", true) })
 }
 
 //export PMPI_Win_sync
 func PMPI_Win_sync(wh uintptr) int32 {
-	return winSync(prof.Sync, prof.NoPeer, "Win_sync", wh, func(w *window.Win) error { return w.Sync("Win_sync") })
+	return winSync("Win_sync", wh, func(w *mpir.Win) error { return w.Sync("Win_sync") })
 }
 
 //export PMPI_Alloc_mem

@@ -130,6 +130,12 @@ int main(int argc, char **argv) {
     MPI_Error_class(rc, &cls);
     CHECK(rc != MPI_SUCCESS && handled == 1 && cls == MPI_ERR_RANK, "the window's handler ran: rc %d class %d handled %d", rc, cls, handled);
     OK(MPI_Win_fence(0, w));
+    /* MPI_Win_shared_query answers on every window (MPI 4.1): here this rank's own memory */
+    MPI_Aint qsz;
+    int qdu;
+    long *qp;
+    OK(MPI_Win_shared_query(w, rank, &qsz, &qdu, &qp));
+    CHECK(qsz == sizeof mem && qdu == sizeof(long) && qp == mem, "shared query of Win_create: %ld %d %p", (long)qsz, qdu, (void *)qp);
     OK(MPI_Win_free(&w));
 
     /* shared memory: each writes its part; the peer's pointer sees it */
@@ -147,11 +153,12 @@ int main(int argc, char **argv) {
     OK(MPI_Win_unlock_all(w));
     OK(MPI_Win_free(&w));
 
-    /* dynamic: attach, publish the address, Get it */
+    /* dynamic: attach in two halves side by side, publish the address, Get across the seam */
     int *dm = malloc(4 * sizeof(int));
     for (int i = 0; i < 4; i++) dm[i] = 1000 * rank + i;
     OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
-    OK(MPI_Win_attach(w, dm, 4 * sizeof(int)));
+    OK(MPI_Win_attach(w, dm, 2 * sizeof(int)));
+    OK(MPI_Win_attach(w, dm + 2, 2 * sizeof(int)));
     MPI_Aint mine, theirs;
     OK(MPI_Get_address(dm, &mine));
     OK(MPI_Sendrecv(&mine, 1, MPI_AINT, peer, 0, &theirs, 1, MPI_AINT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -162,6 +169,7 @@ int main(int argc, char **argv) {
     CHECK(dg[0] == 1000 * peer + 1 && dg[1] == 1000 * peer + 2, "dynamic Get: %d %d", dg[0], dg[1]);
     OK(MPI_Barrier(MPI_COMM_WORLD));
     OK(MPI_Win_detach(w, dm));
+    OK(MPI_Win_detach(w, dm + 2));
     OK(MPI_Win_free(&w));
     free(dm);
 

@@ -1367,3 +1367,36 @@ func TestSent(t *testing.T) {
 		})
 	}
 }
+
+// TestMprobeClaimOnce: a waiter's claim succeeds once. MprobeClaim's claim takes a
+// lock (the windows' progress goroutine's TryLock of the mutex its requests are
+// applied under); a wait that found the message claimable as it was about to sleep
+// asked again, could not take the lock it already held, and waited forever (500
+// windows created and freed: one rank's Free never ended).
+func TestMprobeClaimOnce(t *testing.T) {
+	e := newMemNet(1).engines(t, Options{Spin: -1, Yield: -1})[0]
+	mustOK(t, e.Send(Bytes([]byte{7}), 0, 5, 0, Standard))
+	claimed, again := false, 0
+	claim := func() bool {
+		if claimed {
+			again++
+			return true // lets a faulty wait end, to be reported below
+		}
+		// Another goroutine holds the lock until this wait is about to sleep: its
+		// last look before the sleep is the one that claims.
+		if e.sleepers.Load() == 0 {
+			return false
+		}
+		claimed = true
+		return true
+	}
+	m, st, err := e.MprobeClaim(nil, 0, 5, 0, claim)
+	mustOK(t, err)
+	if again != 0 {
+		t.Errorf("the claim was asked for %d times more after it succeeded", again)
+	}
+	var b [1]byte
+	if _, err := e.Mrecv(Bytes(b[:]), &m); err != nil || b[0] != 7 || st.Tag != 5 {
+		t.Errorf("Mrecv: %v, got %d with tag %d, want 7 with tag 5", err, b[0], st.Tag)
+	}
+}

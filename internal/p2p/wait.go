@@ -12,7 +12,8 @@ import (
 // block drives progress until r completes (r non-nil; checked without the lock, so a
 // request completed by another goroutine's progress is seen at once, except a private
 // one, seen when this goroutine next takes the lock) or cond holds
-// (cond non-nil; evaluated with e.mu held). It is entered and left with e.mu held.
+// (cond non-nil; evaluated with e.mu held, and block returns as soon as it reports
+// true: it may take what it found). It is entered and left with e.mu held.
 //
 // Idle policy (internal/idle, e.idle): poll while spinning, then poll and yield the OS
 // thread, then sleep on the doorbell, which transports ring when a packet arrives, for
@@ -84,7 +85,16 @@ func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
 			for _, a := range e.armers {
 				a.Arm()
 			}
-			if ready() || e.progressLocked() > 0 {
+			if ready() {
+				// Return now: cond may claim what it found (MprobeClaim's TryLock), so
+				// a second evaluation would fail to claim it again and wait forever.
+				e.db.Leave()
+				e.sleepers.Add(-1)
+				w.End()
+				e.flush()
+				return nil
+			}
+			if e.progressLocked() > 0 {
 				e.db.Leave()
 				e.sleepers.Add(-1)
 				w.Restart()

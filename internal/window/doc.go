@@ -12,10 +12,15 @@
 //     duplicate of it: its point-to-point context carries the shipped requests and
 //     their replies, its collectives Fence and Free. Free is collective and releases
 //     both.
-//   - Every entry point takes the name of the call it serves and returns an
-//     *core.Error of the class MPI names (MPI_ERR_WIN for a nil or freed window,
-//     MPI_ERR_RMA_SYNC outside an epoch, MPI_ERR_RMA_RANGE beyond the target's
-//     window, ...); nothing panics on bad input.
+//   - MPI's rules for a call's arguments and for the epochs are internal/mpir's
+//     (win*.go there), which checks them before it calls here, from the state this
+//     package reports (InEpoch, Locked, Locking, Accessing, Exposing): the entry
+//     points trust a valid rank of the window, a checked count, datatype and
+//     displacement, and an epoch opened or closed in order. They check what only the
+//     device knows: a nil or freed window (MPI_ERR_WIN), a target's extent
+//     (MPI_ERR_RMA_RANGE), the memory a dynamic window has attached (an access may
+//     span attachments side by side: dynamic.go). Every entry point takes the name of
+//     the call it serves and returns an *core.Error of the class MPI names.
 //   - How an origin reaches each target (direct, through node shared memory, or
 //     shipped to the target's progress goroutine) is chosen once, when the window is
 //     made, from what every rank knows alike (win.go); an operation never asks again.

@@ -18,7 +18,7 @@ import (
 // So the short way changes no outcome, only its cost: an 8-byte Put plus Flush is
 // the checks, one store and a return.
 
-// directPeer returns target t when an operation on it may take the short way: inEpoch
+// directPeer returns target t when an operation on it may take the short way: InEpoch
 // without its mutex (LockAll sets every target's lock word, so it needs no check of
 // its own).
 func (w *Win) directPeer(t int) *winPeer {

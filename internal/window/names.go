@@ -15,3 +15,13 @@ type RMAOp = rma.Op
 // RMAAtomic reports whether an element of kind k is updated by one atomic
 // instruction on node memory.
 func RMAAtomic(k datatype.Kind) bool { return rma.Atomic(k) }
+
+// RMAWhyNot says why windows do not apply op to elements of kind k (nil: they do).
+func RMAWhyNot(op RMAOp, k datatype.Kind) error {
+	_, err := rma.Lookup(op, k)
+	return err
+}
+
+// CASKind reports whether CompareAndSwap takes elements of kind k: integers, bools
+// and bytes.
+func CASKind(k datatype.Kind) bool { return rma.CompareSwapKind(k) }

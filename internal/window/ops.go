@@ -3,7 +3,6 @@ package window
 import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
@@ -33,29 +32,13 @@ type prepared struct {
 	p     *winPeer
 	off   int64
 	bytes int64
-	null  bool // core.ProcNull: nothing to do
 }
 
-// prepare checks w, the epoch and the target for op.
+// prepare finds target t, a rank of the window inside an access epoch with checked
+// count and datatype (internal/mpir's checks), and checks that its bytes lie in its
+// window (MPI_ERR_RMA_RANGE): what only the device knows. A dynamic window's target
+// checks that where the memory is, as it applies the request.
 func (w *Win) prepare(op string, t *Target) (prepared, error) {
-	if err := w.Check(op); err != nil {
-		return prepared{}, err
-	}
-	if t.Rank == core.ProcNull {
-		return prepared{null: true}, nil
-	}
-	if t.Rank < 0 || t.Rank >= w.size {
-		return prepared{}, core.Errorf(core.ClassRank, op, "target rank %d out of range [0,%d) of the window", t.Rank, w.size)
-	}
-	if !w.inEpoch(t.Rank) {
-		return prepared{}, core.Errorf(core.ClassRMASync, op, "no epoch gives access to rank %d: call Fence, Start, Lock or LockAll first", t.Rank)
-	}
-	if t.Count < 0 {
-		return prepared{}, core.Errorf(core.ClassCount, op, "target count %d is negative", t.Count)
-	}
-	if err := typeReady(op, "target", t.Type); err != nil {
-		return prepared{}, err
-	}
 	p := &w.peers[t.Rank]
 	if t.Rank == w.rank && w.served {
 		w.applied.Load() // what the progress goroutine applied here (see observe)
@@ -63,7 +46,7 @@ func (w *Win) prepare(op string, t *Target) (prepared, error) {
 	if toff, n, ok := contig(t.Type, t.Count); ok && w.flavor != FlavorDynamic {
 		// The common case, without the datatype engine's general span computations.
 		off := t.Disp * int64(p.dispUnit)
-		if t.Disp < 0 || off+toff+n > p.size {
+		if off+toff+n > p.size {
 			return w.prepareSlow(op, t, p, n)
 		}
 		return prepared{p: p, off: off, bytes: n}, nil
@@ -87,9 +70,6 @@ func (w *Win) prepareSlow(op string, t *Target, p *winPeer, n int64) (prepared, 
 	if w.flavor == FlavorDynamic {
 		return prepared{p: p, off: t.Disp, bytes: n}, nil
 	}
-	if t.Disp < 0 {
-		return prepared{}, core.Errorf(core.ClassDisp, op, "target displacement %d is negative", t.Disp)
-	}
 	off := t.Disp * int64(p.dispUnit)
 	if n > 0 {
 		lo, hi, err := t.Type.Span(t.Count)
@@ -102,50 +82,6 @@ func (w *Win) prepareSlow(op string, t *Target, p *winPeer, n int64) (prepared, 
 		}
 	}
 	return prepared{p: p, off: off, bytes: n}, nil
-}
-
-// typeReady checks the datatype of the buffer what.
-func typeReady(op, what string, t *datatype.Type) error {
-	if t == nil {
-		return core.Errorf(core.ClassType, op, "the %s datatype is nil", what)
-	}
-	if t.IsFreed() {
-		return core.Errorf(core.ClassType, op, "the %s datatype %s was freed", what, t.Name())
-	}
-	if !t.IsCommitted() {
-		return core.Errorf(core.ClassType, op, "the %s datatype %s is not committed (call Commit)", what, t.Name())
-	}
-	return nil
-}
-
-// origin checks an origin or result buffer against n packed bytes.
-func origin(op, what string, b *RBuf, n int64) error {
-	if err := typeReady(op, what, b.Type); err != nil {
-		return err
-	}
-	if b.Count < 0 {
-		return core.Errorf(core.ClassCount, op, "%s count %d is negative", what, b.Count)
-	}
-	if _, m, ok := contig(b.Type, b.Count); ok && m == n && m <= int64(len(b.Mem)) && b.Type.IsPredefined() {
-		return nil
-	}
-	m, err := b.Type.PackSize(b.Count)
-	if err != nil {
-		return core.TypeErr(op, err)
-	}
-	if m != n {
-		return core.Errorf(core.ClassType, op, "the %s holds %d bytes (%d items of %s) but the target %d: the type signatures must match", what, m, b.Count, b.Type.Name(), n)
-	}
-	if m > 0 {
-		lo, hi, err := b.Type.Span(b.Count)
-		if err != nil {
-			return core.TypeErr(op, err)
-		}
-		if lo < 0 || hi > int64(len(b.Mem)) {
-			return core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the %s has %d bytes", b.Count, b.Type.Name(), lo, hi, what, len(b.Mem))
-		}
-	}
-	return nil
 }
 
 // stream is b as a packed stream: its own bytes when contiguous, else packed into
@@ -205,11 +141,8 @@ func (w *Win) Rput(op string, o *RBuf, t *Target) (*core.Pending, error) {
 
 func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*core.Pending, error) {
 	pr, err := w.prepare(op, t)
-	if err != nil || pr.null {
+	if err != nil || pr.bytes == 0 {
 		return core.Completed(), err
-	}
-	if err := origin(op, "origin", o, pr.bytes); err != nil {
-		return nil, err
 	}
 	if pr.p.direct {
 		mem := pr.p.mem
@@ -244,11 +177,8 @@ func (w *Win) Rget(op string, o *RBuf, t *Target) (*core.Pending, error) {
 
 func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*core.Pending, error) {
 	pr, err := w.prepare(op, t)
-	if err != nil || pr.null {
+	if err != nil || pr.bytes == 0 {
 		return core.Completed(), err
-	}
-	if err := origin(op, "origin", o, pr.bytes); err != nil {
-		return nil, err
 	}
 	if pr.p.direct {
 		mem := pr.p.mem
@@ -268,19 +198,6 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 	into, fin := resultSink(o)
 	x := w.ship(t.Rank, &rma.Header{Kind: rma.KGet}, pr.off, pieces(t, 0, &one), nil, true, req, into, fin)
 	return x.pending(), nil
-}
-
-// accKind checks op against the origin's and target's element kinds and returns the
-// target's.
-func accKind(opName string, o *RBuf, t *Target, rop rma.Op) (datatype.Kind, error) {
-	k := t.Type.Kind()
-	if rop != rma.OpNoOp && o != nil && o.Type.Kind() != k {
-		return 0, core.Errorf(core.ClassType, opName, "origin datatype %s and target datatype %s are not of one predefined element type", o.Type.Name(), t.Type.Name())
-	}
-	if _, err := rma.Lookup(rop, k); err != nil {
-		return 0, core.Errorf(core.ClassOp, opName, "%v", err)
-	}
-	return k, nil
 }
 
 // Accumulate combines o into the target with rop, element-wise atomically
@@ -310,31 +227,13 @@ func (w *Win) RgetAccumulate(op string, o, r *RBuf, t *Target, rop rma.Op) (*cor
 
 func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*core.Pending, error) {
 	pr, err := w.prepare(op, t)
-	if err != nil || pr.null {
+	if err != nil || pr.bytes == 0 {
 		return core.Completed(), err
 	}
 	if rop == rma.OpNoOp && r != nil {
 		o = nil
 	}
-	if o != nil {
-		if err := origin(op, "origin", o, pr.bytes); err != nil {
-			return nil, err
-		}
-	}
-	if r != nil {
-		if err := origin(op, "result", r, pr.bytes); err != nil {
-			return nil, err
-		}
-	}
-	if pr.bytes == 0 {
-		// No element moves (a zero count, or a datatype of size zero): the operation and
-		// the element types have nothing to apply to, so they are not looked at.
-		return core.Completed(), nil
-	}
-	k, err := accKind(op, o, t, rop)
-	if err != nil {
-		return nil, err
-	}
+	k := t.Type.Kind()
 	var data []byte
 	if o != nil {
 		data = stream(o)
@@ -396,12 +295,10 @@ func finishResult(r *RBuf, s []byte) {
 }
 
 // FetchAndOp is GetAccumulate of one element of the predefined type dt
-// (MPI_Fetch_and_op): o and r hold one element each. Unlike MPI's, it returns with r
-// filled (a shipped one waits for its reply), since the facade returns the value.
+// (MPI_Fetch_and_op): o and r hold one element each (o nil with NoOp). Unlike MPI's,
+// it returns with r filled (a shipped one waits for its reply), since the facade
+// returns the value.
 func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop rma.Op) error {
-	if dt != nil && !dt.IsPredefined() {
-		return core.Errorf(core.ClassType, op, "datatype %s is not predefined: FetchAndOp takes one element of a predefined type", dt.Name())
-	}
 	ob, rb := RBuf{Mem: o, Count: 1, Type: dt}, RBuf{Mem: r, Count: 1, Type: dt}
 	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
 	p, err := w.acc(op, &ob, &rb, &t, rop, true) // waited on below: kept
@@ -412,25 +309,15 @@ func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, di
 }
 
 // CompareAndSwap replaces the target element by o if it equals cmp and returns its
-// old value in r (MPI_Compare_and_swap); dt is a predefined integer, bool or byte type.
+// old value in r (MPI_Compare_and_swap); dt is a predefined integer, bool or byte
+// type, and each buffer holds one element.
 func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, rank int, disp int64) error {
 	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
 	pr, err := w.prepare(op, &t)
-	if err != nil || pr.null {
+	if err != nil {
 		return err
 	}
-	if !dt.IsPredefined() || !rma.CompareSwapKind(dt.Kind()) {
-		return core.Errorf(core.ClassType, op, "datatype %s: CompareAndSwap takes one element of a predefined integer, bool or byte type", dt.Name())
-	}
 	n := int(dt.Size())
-	for _, b := range []struct {
-		name string
-		b    []byte
-	}{{"origin", o}, {"compare", cmp}, {"result", r}} {
-		if len(b.b) < n {
-			return core.Errorf(core.ClassBuffer, op, "the %s buffer has %d bytes; one %s needs %d", b.name, len(b.b), dt.Name(), n)
-		}
-	}
 	if pr.p.direct {
 		rma.CompareSwap(pr.p.mem, pr.off, cmp[:n], o[:n], r[:n], dt.Kind(), pr.p.ctrl.acc())
 		pr.p.fetched(n)
@@ -445,5 +332,3 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 
 // worldOf is the engine's name for a rank of the window.
 func (w *Win) worldOf(r int) int { return w.comm.WorldRank(r) }
-
-var _ = p2p.Standard

@@ -608,10 +608,11 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		return true
 	}
 	var mem []byte
+	var runs []run // a dynamic window's request across attachments (dynamic.go)
 	switch h.Kind {
 	case rma.KPut, rma.KGet, rma.KAcc, rma.KGetAcc, rma.KCas:
 		var why string
-		mem, why = w.resolve(h.Base, ps)
+		mem, ps, runs, why = w.resolve(h.Base, ps)
 		if why != "" {
 			if h.ID != 0 {
 				w.reply(src, h.ID, 1, []byte(why))
@@ -721,6 +722,9 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 			w.noteErr(origin, "unknown request")
 		}
 	}
+	if runs != nil && h.Kind != rma.KGet {
+		store(runs, mem) // before the next request, which a reply may have allowed
+	}
 	return true
 }
 
@@ -794,27 +798,6 @@ func sum(ps []rma.Piece) int {
 		n += p.Len
 	}
 	return int(n)
-}
-
-// resolve finds the memory a request's pieces address and makes them offsets into
-// it (in place), or says why they are not inside the window.
-func (w *Win) resolve(base int64, ps []rma.Piece) ([]byte, string) {
-	mem := w.mem
-	if w.flavor == FlavorDynamic {
-		lo, hi := rma.Span(ps)
-		m, start, ok := w.dynamicMem(base+lo, hi-lo)
-		if !ok {
-			return nil, "the access reaches memory not attached to the dynamic window"
-		}
-		mem, base = m, start-lo
-	}
-	for i := range ps {
-		ps[i].Off += base
-	}
-	if err := rma.Check(ps, int64(len(mem))); err != nil {
-		return nil, err.Error()
-	}
-	return mem, ""
 }
 
 func (w *Win) noteErr(origin int, msg string) {

@@ -11,7 +11,9 @@ import (
 	"github.com/mpigo/mpigo/internal/rma"
 )
 
-// Synchronisation: Fence, post/start/complete/wait, and passive target. Direct
+// Synchronisation: Fence, post/start/complete/wait, and passive target. Each call's
+// arguments and epoch were checked by internal/mpir (win_sync.go) against the state
+// the accessors below report. Direct
 // targets are synchronised through their control blocks in node shared memory;
 // shipped ones through requests their progress goroutine serves (ship.go). The
 // PSCW counters only grow: Start waits until a target's post counter passes the
@@ -20,10 +22,23 @@ import (
 
 const lockNoCheck = 1 << 16 // in locks[t]: taken with ModeNoCheck, so nothing to release
 
-// inEpoch reports whether an operation on target t is inside an access epoch.
-func (w *Win) inEpoch(t int) bool {
+// InEpoch reports whether an operation on target t is inside an access epoch.
+func (w *Win) InEpoch(t int) bool {
 	return w.fence.Load() || w.lockAll.Load() || w.locks[t].Load() != 0 || w.accessTo[t].Load()
 }
+
+// Locking reports whether this rank holds a passive-target lock on the window (Lock
+// of some rank, or LockAll).
+func (w *Win) Locking() bool { return w.nlocked.Load() != 0 || w.lockAll.Load() }
+
+// LockedAll reports whether this rank holds LockAll.
+func (w *Win) LockedAll() bool { return w.lockAll.Load() }
+
+// Accessing reports whether Start's access epoch is open.
+func (w *Win) Accessing() bool { return w.accessing.Load() }
+
+// Exposing reports whether Post's exposure epoch is open.
+func (w *Win) Exposing() bool { return w.exposed.Load() }
 
 // await polls cond until it holds, through the idle policy (servePolicy): spinning,
 // then yielding the thread (ranks may outnumber cores), then napping; the engine
@@ -139,22 +154,9 @@ func (w *Win) observe() {
 	w.applied.Load()
 }
 
-func checkAssert(op string, assert, allowed int) error {
-	if assert&^allowed != 0 {
-		return core.Errorf(core.ClassAssert, op, "assert %#x has bits outside those %s takes (%#x)", assert, op, allowed)
-	}
-	return nil
-}
-
 // Fence ends the fence epoch and starts the next (MPI_Win_fence), unless assert has
 // ModeNoSucceed.
 func (w *Win) Fence(op string, assert int) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if err := checkAssert(op, assert, ModeNoStore|ModeNoPut|ModeNoPrecede|ModeNoSucceed); err != nil {
-		return err
-	}
 	if err := w.flushAll(op); err != nil {
 		return err
 	}
@@ -169,32 +171,16 @@ func (w *Win) Fence(op string, assert int) error {
 // Lock starts a passive-target epoch at t (MPI_Win_lock): LockShared or
 // LockExclusive; ModeNoCheck promises no conflicting lock, and takes none.
 func (w *Win) Lock(op string, typ, t, assert int) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if typ != LockShared && typ != LockExclusive {
-		return core.Errorf(core.ClassLocktype, op, "lock type %d is neither LockShared nor LockExclusive", typ)
-	}
-	if err := checkAssert(op, assert, ModeNoCheck); err != nil {
-		return err
-	}
-	if t == core.ProcNull {
-		return nil
-	}
-	if t < 0 || t >= w.size {
-		return core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
-	}
-	if w.locks[t].Load() != 0 || w.lockAll.Load() {
-		return core.Errorf(core.ClassRMASync, op, "rank %d is already locked by this rank (Unlock it first)", t)
-	}
 	if assert&ModeNoCheck != 0 {
 		w.locks[t].Store(int32(typ) | lockNoCheck)
+		w.nlocked.Add(1)
 		return nil
 	}
 	if err := w.acquire(op, t, typ == LockExclusive); err != nil {
 		return err
 	}
 	w.locks[t].Store(int32(typ))
+	w.nlocked.Add(1)
 	w.observe()
 	return nil
 }
@@ -231,21 +217,9 @@ func (w *Win) acquire(op string, t int, exclusive bool) error {
 // Unlock completes every operation to t, at t too, and ends the epoch
 // (MPI_Win_unlock).
 func (w *Win) Unlock(op string, t int) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if t == core.ProcNull {
-		return nil
-	}
-	if t < 0 || t >= w.size {
-		return core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
-	}
-	st := w.locks[t].Load()
-	if st == 0 {
-		return core.Errorf(core.ClassRMASync, op, "rank %d is not locked by this rank", t)
-	}
-	err := w.release(op, t, st)
+	err := w.release(op, t, w.locks[t].Load())
 	w.locks[t].Store(0)
+	w.nlocked.Add(-1)
 	w.observe()
 	return err
 }
@@ -285,20 +259,6 @@ func (w *Win) release(op string, t int, st int32) error {
 
 // LockAll starts a shared passive-target epoch at every rank (MPI_Win_lock_all).
 func (w *Win) LockAll(op string, assert int) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if err := checkAssert(op, assert, ModeNoCheck); err != nil {
-		return err
-	}
-	if w.lockAll.Load() {
-		return core.Errorf(core.ClassRMASync, op, "this rank already holds LockAll")
-	}
-	for t := range w.locks {
-		if w.locks[t].Load() != 0 {
-			return core.Errorf(core.ClassRMASync, op, "rank %d is locked by this rank (Unlock it first)", t)
-		}
-	}
 	for t := range w.locks {
 		if assert&ModeNoCheck != 0 {
 			w.locks[t].Store(LockShared | lockNoCheck)
@@ -316,12 +276,6 @@ func (w *Win) LockAll(op string, assert int) error {
 
 // UnlockAll ends LockAll's epoch, completing every operation (MPI_Win_unlock_all).
 func (w *Win) UnlockAll(op string) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if !w.lockAll.Load() {
-		return core.Errorf(core.ClassRMASync, op, "this rank holds no LockAll")
-	}
 	var first error
 	for t := range w.locks {
 		if err := w.release(op, t, w.locks[t].Load()); err != nil && first == nil {
@@ -339,18 +293,6 @@ var fenceWord atomic.Uint64
 // Flush completes every operation to t, at t too (MPI_Win_flush); local, only at
 // this rank (MPI_Win_flush_local): the buffers may be reused, or hold the data.
 func (w *Win) Flush(op string, t int, local bool) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if t == core.ProcNull {
-		return nil
-	}
-	if t < 0 || t >= w.size {
-		return core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", t, w.size)
-	}
-	if w.locks[t].Load() == 0 {
-		return core.Errorf(core.ClassRMASync, op, "no passive-target epoch at rank %d (call Lock or LockAll first)", t)
-	}
 	if w.peers[t].direct {
 		// The loads and stores are done: a direct operation completes in its call. A
 		// target sees them after its own synchronisation (a lock, Sync, a barrier),
@@ -365,22 +307,14 @@ func (w *Win) Flush(op string, t int, local bool) error {
 
 // FlushAll is Flush to every rank (MPI_Win_flush_all, MPI_Win_flush_local_all).
 func (w *Win) FlushAll(op string, local bool) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
 	var first error
-	locked := false
 	for t := range w.locks {
 		if w.locks[t].Load() == 0 {
 			continue
 		}
-		locked = true
 		if err := w.Flush(op, t, local); err != nil && first == nil {
 			first = err
 		}
-	}
-	if !locked {
-		return core.Errorf(core.ClassRMASync, op, "no passive-target epoch is open (call Lock or LockAll first)")
 	}
 	return first
 }
@@ -388,38 +322,14 @@ func (w *Win) FlushAll(op string, local bool) error {
 // Sync makes this rank's loads and stores and the window's memory agree
 // (MPI_Win_sync): a full memory barrier.
 func (w *Win) Sync(op string) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
 	fenceWord.Add(1)
 	w.observe()
-	return nil
-}
-
-func (w *Win) checkGroup(op string, g []int) error {
-	for _, r := range g {
-		if r < 0 || r >= w.size {
-			return core.Errorf(core.ClassGroup, op, "the group holds a process that is not in the window (rank %d)", r)
-		}
-	}
 	return nil
 }
 
 // Post starts an exposure epoch to the origins g (ranks of the window)
 // (MPI_Win_post).
 func (w *Win) Post(op string, g []int, assert int) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if err := checkAssert(op, assert, ModeNoCheck|ModeNoStore|ModeNoPut); err != nil {
-		return err
-	}
-	if err := w.checkGroup(op, g); err != nil {
-		return err
-	}
-	if w.exposed.Load() {
-		return core.Errorf(core.ClassRMASync, op, "an exposure epoch is open already (call Wait or Test)")
-	}
 	w.exposure = append(w.exposure[:0], g...)
 	w.exposed.Store(true)
 	if assert&ModeNoCheck != 0 {
@@ -443,18 +353,6 @@ func (w *Win) Post(op string, g []int, assert int) error {
 // Start starts an access epoch to the targets g, once each has posted
 // (MPI_Win_start).
 func (w *Win) Start(op string, g []int, assert int) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if err := checkAssert(op, assert, ModeNoCheck); err != nil {
-		return err
-	}
-	if err := w.checkGroup(op, g); err != nil {
-		return err
-	}
-	if w.accessing.Load() {
-		return core.Errorf(core.ClassRMASync, op, "an access epoch is open already (call Complete)")
-	}
 	if assert&ModeNoCheck == 0 {
 		for _, t := range g {
 			if !w.peers[t].direct {
@@ -485,12 +383,7 @@ func (w *Win) Start(op string, g []int, assert int) error {
 // Complete ends the access epoch Start began; the targets learn it after every
 // operation of the epoch has reached them (MPI_Win_complete).
 func (w *Win) Complete(op string) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if !w.accessing.Swap(false) {
-		return core.Errorf(core.ClassRMASync, op, "no access epoch is open (call Start first)")
-	}
+	w.accessing.Store(false)
 	g := w.access
 	for _, t := range g {
 		w.accessTo[t].Store(false)
@@ -515,12 +408,6 @@ func (w *Win) Complete(op string) error {
 // Wait ends the exposure epoch Post began, once every origin has completed
 // (MPI_Win_wait); Test is Wait that does not wait (MPI_Win_test).
 func (w *Win) Wait(op string, test bool) (bool, error) {
-	if err := w.Check(op); err != nil {
-		return false, err
-	}
-	if !w.exposed.Load() {
-		return false, core.Errorf(core.ClassRMASync, op, "no exposure epoch is open (call Post first)")
-	}
 	g := w.exposure
 	ready := func(o int) bool { return atomic.LoadUint64(w.ctrl.complete(o, w.size)) > w.waitSeen[o] }
 	if test {

@@ -1,9 +1,11 @@
 package window
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -78,13 +80,19 @@ func (f Flavor) String() string {
 	return "flavor " + strconv.Itoa(int(f))
 }
 
-// Args describe this rank's part of a new window.
+// Args describe this rank's part of a new window, checked by internal/mpir (a size
+// of at least 0, a displacement unit of at least 1).
 type Args struct {
 	Flavor    Flavor
 	Size      int64  // bytes (Create: len(Mem); Dynamic: 0)
 	DispUnit  int    // bytes per displacement unit, at least 1
 	Mem       []byte // Create: the caller's memory
 	Noncontig bool   // Shared: alloc_shared_noncontig (each rank's part page aligned)
+	// Alloc gives an allocated window's memory where it does not lie in node shared
+	// memory (nil: the Go heap): the C face's, which hands C a pointer to it. It is
+	// called on every rank or on none (the choice is made alike everywhere), and the
+	// window fails on every rank if it fails on one.
+	Alloc func(n int64) ([]byte, error)
 }
 
 // Lock types (MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED).
@@ -147,6 +155,7 @@ type Win struct {
 	exposure  []int // the origins of the open exposure epoch (exposed)
 	exposed   atomic.Bool
 	locks     []atomic.Int32
+	nlocked   atomic.Int32 // targets locked by Lock (not LockAll)
 	lockAll   atomic.Bool
 	startSeen []uint64
 	waitSeen  []uint64
@@ -207,12 +216,6 @@ func Create(c *core.Comm, op string, a Args) (*Win, error) {
 	}
 	if c.IsInter() {
 		return nil, core.Errorf(core.ClassComm, op, "windows are made over intracommunicators; %s is an intercommunicator", c.Name())
-	}
-	if a.Size < 0 {
-		return nil, core.Errorf(core.ClassSize, op, "size %d is negative", a.Size)
-	}
-	if a.DispUnit < 1 {
-		return nil, core.Errorf(core.ClassDisp, op, "disp_unit %d must be at least 1", a.DispUnit)
 	}
 	wc, err := collective.Dup(c, op)
 	if err != nil {
@@ -277,17 +280,8 @@ func (w *Win) setup(op string, a Args) error {
 	if !regionWanted {
 		// Control block (and WinAllocate's memory) in this process's own memory,
 		// 8-byte aligned for the atomics.
-		extra := 0
-		if a.Flavor == FlavorAllocate {
-			extra = int((a.Size + 7) / 8)
-		}
-		w.local = make([]uint64, cw+extra)
-		w.ctrl = ctrlBlock(w.local[:cw])
-		switch a.Flavor {
-		case FlavorAllocate:
-			w.mem = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.local[cw:]))), extra*8)[:a.Size:a.Size]
-		case FlavorCreate:
-			w.mem = a.Mem
+		if err := w.localMem(op, a, cw); err != nil {
+			return err
 		}
 	}
 	me0 := &w.peers[w.rank]
@@ -318,6 +312,45 @@ func (w *Win) setup(op string, a Args) error {
 	return collective.Barrier(w.comm, op)
 }
 
+// localMem puts the control block, and an allocated window's memory, in this
+// process's memory: the Go heap, or a.Alloc's for the memory.
+func (w *Win) localMem(op string, a Args, cw int) error {
+	extra := 0
+	if a.Flavor == FlavorAllocate && a.Alloc == nil {
+		extra = int((a.Size + 7) / 8)
+	}
+	w.local = make([]uint64, cw+extra)
+	w.ctrl = ctrlBlock(w.local[:cw])
+	switch {
+	case a.Flavor == FlavorCreate:
+		w.mem = a.Mem
+	case a.Flavor == FlavorAllocate && a.Alloc == nil:
+		w.mem = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.local[cw:]))), extra*8)[:a.Size:a.Size]
+	case a.Flavor == FlavorAllocate:
+		mem, err := a.Alloc(a.Size)
+		ok := []byte{1}
+		if err != nil {
+			ok[0] = 0
+		}
+		// Every rank calls Alloc here or none does: agree, so that a failure fails
+		// the window everywhere rather than leave the others in its barrier.
+		all, aerr := w.allgatherN(ok)
+		if aerr != nil {
+			return core.MapErr(op, aerr)
+		}
+		if err != nil {
+			return core.Wrap(core.ClassNoMem, op, "allocating "+strconv.FormatInt(a.Size, 10)+" bytes for the window", err)
+		}
+		for r, b := range all {
+			if b == 0 {
+				return core.Errorf(core.ClassNoMem, op, "rank %d of the window could not allocate its memory", r)
+			}
+		}
+		w.mem = mem[:a.Size:a.Size]
+	}
+	return nil
+}
+
 // allgather gathers rec (winRecord bytes) from every rank of the window.
 func (w *Win) allgather(rec []byte) ([]byte, error) {
 	all := make([]byte, len(rec)*w.size)
@@ -340,7 +373,11 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 	}
 	// Layout: the locals' control blocks, then their memory: page aligned each for
 	// WinAllocate and noncontiguous shared windows, back to back for a contiguous
-	// shared window (MPI's default: rank i's part follows rank i-1's).
+	// shared window (MPI's default: rank i's part follows rank i-1's). Only the
+	// control blocks are faulted in ahead of use: the memory's pages fault in where
+	// the program touches them, as a malloc'd buffer's do (a gigabyte per rank
+	// faulted in by every rank of the node took seconds, for memory a program may
+	// never touch whole).
 	const page = 4096
 	ctrlBytes := int64(len(locals) * cw * 8)
 	off := (ctrlBytes + page - 1) &^ (page - 1)
@@ -358,7 +395,7 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 	var err error
 	why := ""
 	if w.rank == locals[0] {
-		reg, err = shm.CreateRegion("win-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(w.comm.Ctx())), int(total))
+		reg, err = shm.CreatePart("win-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(w.comm.Ctx())), int(total), int(ctrlBytes))
 		if err != nil {
 			why = err.Error()
 		} else if ad := reg.Addr(); len(ad) < len(addr) {
@@ -375,7 +412,7 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 	}
 	lead := all[locals[0]*len(addr):][:len(addr)]
 	if w.rank != locals[0] && lead[0] != 0 {
-		if reg, err = shm.OpenRegion(lead[1:lead[0]]); err != nil {
+		if reg, err = shm.OpenPart(lead[1:lead[0]], int(ctrlBytes)); err != nil {
 			why = err.Error()
 		}
 	}
@@ -465,32 +502,19 @@ func (w *Win) SetName(s string) {
 	w.mu.Unlock()
 }
 
-// SharedQuery returns the memory of rank r (of the lowest rank with a non-empty part,
-// for r ProcNull) in a shared window, and its displacement unit
-// (MPI_Win_shared_query).
-func (w *Win) SharedQuery(op string, r int) ([]byte, int, error) {
-	if err := w.Check(op); err != nil {
-		return nil, 0, err
-	}
-	if r == core.ProcNull {
-		for q := range w.peers {
-			if w.peers[q].size > 0 {
-				r = q
-				break
-			}
-		}
-		if r == core.ProcNull {
-			return nil, w.peers[0].dispUnit, nil
-		}
-	}
-	if r < 0 || r >= w.size {
-		return nil, 0, core.Errorf(core.ClassRank, op, "rank %d out of range [0,%d) of the window", r, w.size)
-	}
+// Segment is rank r's part of the window as this rank sees it: its memory, when this
+// rank can load and store it (mapped: r's own, or node shared memory), its size and
+// its displacement unit. r is a rank of the window.
+func (w *Win) Segment(r int) (mem []byte, size int64, dispUnit int, mapped bool) {
 	p := &w.peers[r]
-	if !p.direct || w.reg == nil {
-		return nil, 0, core.Errorf(core.ClassRMAFlavor, op, "rank %d's memory is not mapped here: only windows of WinAllocateShared (and WinAllocate on one node) share memory", r)
+	mapped = p.direct || r == w.rank
+	if mapped {
+		mem = p.mem
+		if r == w.rank {
+			mem = w.mem
+		}
 	}
-	return p.mem, p.dispUnit, nil
+	return mem, p.size, p.dispUnit, mapped
 }
 
 // Route describes how this rank reaches each target, for `mpigo info`.
@@ -532,62 +556,34 @@ func (w *Win) Free(op string) error {
 }
 
 // Attach exposes mem in a dynamic window (MPI_Win_attach) and returns the
-// displacement origins name its first byte by (its address).
+// displacement origins name its first byte by (its address). Memory that overlaps
+// memory attached already is refused (MPI_ERR_RMA_ATTACH); empty memory is attached
+// too, so that Detach finds it.
 func (w *Win) Attach(op string, mem []byte) (int64, error) {
-	if err := w.Check(op); err != nil {
-		return 0, err
-	}
-	if w.flavor != FlavorDynamic {
-		return 0, core.Errorf(core.ClassRMAFlavor, op, "Attach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
-	}
-	if len(mem) == 0 {
-		return 0, nil
-	}
 	a := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, x := range w.attached {
-		if a < x.addr+uintptr(len(x.mem)) && x.addr < a+uintptr(len(mem)) {
+		if len(mem) > 0 && a < x.addr+uintptr(len(x.mem)) && x.addr < a+uintptr(len(mem)) {
 			return 0, core.Errorf(core.ClassRMAAttach, op, "the memory overlaps memory already attached to the window")
 		}
 	}
 	w.attached = append(w.attached, attachment{addr: a, mem: mem})
+	slices.SortStableFunc(w.attached, func(x, y attachment) int { return cmp.Compare(x.addr, y.addr) })
 	return int64(a), nil
 }
 
-// Detach stops exposing memory attached with Attach (MPI_Win_detach).
-func (w *Win) Detach(op string, mem []byte) error {
-	if err := w.Check(op); err != nil {
-		return err
-	}
-	if w.flavor != FlavorDynamic {
-		return core.Errorf(core.ClassRMAFlavor, op, "Detach needs a window of WinCreateDynamic; this one is of %s", w.flavor)
-	}
-	if len(mem) == 0 {
-		return nil
-	}
-	a := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+// Detach stops exposing the memory Attach exposed from address base (MPI_Win_detach).
+func (w *Win) Detach(op string, base uintptr) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, x := range w.attached {
-		if x.addr == a {
-			w.attached = append(w.attached[:i], w.attached[i+1:]...)
+		if x.addr == base {
+			w.attached = slices.Delete(w.attached, i, i+1)
 			return nil
 		}
 	}
-	return core.Errorf(core.ClassRMAAttach, op, "the memory is not attached to the window")
-}
-
-// dynamicMem finds the attached memory that holds [addr, addr+n) (target side).
-func (w *Win) dynamicMem(addr, n int64) ([]byte, int64, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, x := range w.attached {
-		if uintptr(addr) >= x.addr && addr+n <= int64(x.addr)+int64(len(x.mem)) {
-			return x.mem, addr - int64(x.addr), true
-		}
-	}
-	return nil, 0, false
+	return core.Errorf(core.ClassRMAAttach, op, "no memory is attached to the window at %#x", base)
 }
 
 // raiseProcs gives the progress goroutines a thread: see the package comment.

@@ -11,8 +11,8 @@ import (
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/op"
 	"github.com/mpigo/mpigo/internal/rma"
+	"golang.org/x/sys/unix"
 )
 
 // The window package's own tests run in one process: the test binary is a singleton
@@ -124,24 +124,44 @@ func TestCreateFlavors(t *testing.T) {
 	wantClass(t, "a nil window", nilWin.Check("Fence"), core.ClassWin)
 }
 
-// TestCreateErrors: bad arguments name their class, and no window is made.
-func TestCreateErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		c    *core.Comm
-		a    Args
-		want core.ErrorClass
-	}{
-		{"negative size", core.World, Args{Flavor: FlavorAllocate, Size: -1, DispUnit: 1}, core.ClassSize},
-		{"disp unit 0", core.World, Args{Flavor: FlavorAllocate, Size: 8, DispUnit: 0}, core.ClassDisp},
-		{"nil communicator", nil, Args{Flavor: FlavorAllocate, Size: 8, DispUnit: 1}, core.ClassComm},
-	} {
-		w, err := Create(tc.c, "WinAllocate", tc.a)
-		if w != nil {
-			t.Errorf("%s: a window was made", tc.name)
+// TestLargeWindowUntouched: a window's memory is not faulted in when it is made (as
+// a malloc'd buffer's is not): a gigabyte per rank made by every rank of a node took
+// seconds, and that much resident memory, for memory the program may never touch
+// (MPICH's rma/win_large_shm). Its pages read as zero untouched.
+func TestLargeWindowUntouched(t *testing.T) {
+	const size = 256 << 20
+	for _, f := range []Flavor{FlavorShared, FlavorAllocate} {
+		w := newWin(t, f, size)
+		if !w.InRegion() {
+			continue // a singleton's WinAllocate is Go memory, which Go zeroes itself
 		}
-		wantClass(t, tc.name, err, tc.want)
+		mem := w.Mem()
+		pages := make([]byte, (len(mem)+os.Getpagesize()-1)/os.Getpagesize())
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&pages[0]))); e != 0 {
+			t.Fatalf("mincore: %v", e)
+		}
+		resident := 0
+		for _, p := range pages {
+			resident += int(p & 1)
+		}
+		if resident != 0 {
+			t.Errorf("%v window of %d MiB: %d of its %d pages are resident after creation; want none", f, size>>20, resident, len(pages))
+		}
+		if mem[0] != 0 || mem[size-1] != 0 {
+			t.Errorf("%v window: untouched memory reads %d and %d, want zeros", f, mem[0], mem[size-1])
+		}
+		must(t, w.Free("Free"))
 	}
+}
+
+// TestCreateErrors: what the device checks of a new window (the arguments' other
+// rules are internal/mpir's) names its class, and no window is made.
+func TestCreateErrors(t *testing.T) {
+	w, err := Create(nil, "WinAllocate", Args{Flavor: FlavorAllocate, Size: 8, DispUnit: 1})
+	if w != nil {
+		t.Error("a window was made over a nil communicator")
+	}
+	wantClass(t, "nil communicator", err, core.ClassComm)
 }
 
 // TestOperationsOnSelf: Put, Get, Accumulate, GetAccumulate, FetchAndOp and
@@ -158,7 +178,7 @@ func TestOperationsOnSelf(t *testing.T) {
 				a, err := w.Attach("WinAttach", mem)
 				must(t, err)
 				base = a
-				defer w.Detach("WinDetach", mem)
+				defer w.Detach("WinDetach", uintptr(a))
 			}
 			// Word i of the target: its index in units of 8 bytes, or in a dynamic
 			// window (unit 1) its address.
@@ -226,31 +246,41 @@ func TestOperationsOnSelf(t *testing.T) {
 	}
 }
 
-// TestEpochErrors: operations and synchronisation outside the rules give the
-// classes MPI names for them.
-func TestEpochErrors(t *testing.T) {
+// TestDeviceErrors: what only the device knows, a target's extent and a freed
+// window, gives the classes MPI names for it; the arguments and epochs were checked
+// above it (internal/mpir).
+func TestDeviceErrors(t *testing.T) {
 	w := newWin(t, FlavorAllocate, 16)
 	one := &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64}
-	at := func(rank int, disp int64) *Target {
-		return &Target{Rank: rank, Disp: disp, Count: 1, Type: datatype.Int64}
-	}
-	wantClass(t, "Put outside an epoch", w.Put("Put", one, at(0, 0)), core.ClassRMASync)
-	wantClass(t, "Unlock without Lock", w.Unlock("WinUnlock", 0), core.ClassRMASync)
-	wantClass(t, "Complete without Start", w.Complete("WinComplete"), core.ClassRMASync)
-	wantClass(t, "lock type 0", w.Lock("WinLock", 0, 0, 0), core.ClassLocktype)
-	wantClass(t, "Lock of rank 1", w.Lock("WinLock", LockShared, 1, 0), core.ClassRank)
-	wantClass(t, "Fence with a lock's assertion", w.Fence("WinFence", ModeNoCheck), core.ClassAssert)
-	wantClass(t, "SharedQuery of an allocated window", func() error { _, _, err := w.SharedQuery("WinSharedQuery", 0); return err }(), core.ClassRMAFlavor)
-	_, err := w.Attach("WinAttach", make([]byte, 8))
-	wantClass(t, "Attach to an allocated window", err, core.ClassRMAFlavor)
-
 	must(t, w.Lock("WinLock", LockShared, 0, 0))
-	wantClass(t, "Lock twice", w.Lock("WinLock", LockShared, 0, 0), core.ClassRMASync)
-	wantClass(t, "Put to rank 1", w.Put("Put", one, at(1, 0)), core.ClassRank)
-	wantClass(t, "Put past the window", w.Put("Put", one, at(0, 2)), core.ClassRMARange)
-	wantClass(t, "Accumulate with NoOp's pair Maxloc on int64", w.Accumulate("Accumulate", one, at(0, 0), op.Maxloc), core.ClassOp)
-	must(t, w.Put("Put", one, at(core.ProcNull, 5))) // ProcNull: nothing to do, whatever the displacement
+	if !w.InEpoch(0) || !w.Locking() || w.LockedAll() || w.Accessing() || w.Exposing() {
+		t.Errorf("inside Lock: InEpoch %v Locking %v LockedAll %v Accessing %v Exposing %v; want true true false false false",
+			w.InEpoch(0), w.Locking(), w.LockedAll(), w.Accessing(), w.Exposing())
+	}
+	wantClass(t, "Put past the window", w.Put("Put", one, &Target{Rank: 0, Disp: 2, Count: 1, Type: datatype.Int64}), core.ClassRMARange)
 	must(t, w.Unlock("WinUnlock", 0))
+	if w.InEpoch(0) || w.Locking() {
+		t.Error("after Unlock the rank is still in an epoch")
+	}
+	must(t, w.Free("WinFree"))
+	wantClass(t, "Check of a freed window", w.Check("WinFence"), core.ClassWin)
+	wantClass(t, "Check of a nil window", (*Win)(nil).Check("WinFence"), core.ClassWin)
+}
+
+// TestSegment: a rank's part as this rank sees it, for each flavour: its own memory
+// is mapped (a dynamic window's is what it attaches, so none).
+func TestSegment(t *testing.T) {
+	for _, f := range []Flavor{FlavorCreate, FlavorAllocate, FlavorShared, FlavorDynamic} {
+		w := newWin(t, f, 24)
+		mem, size, unit, mapped := w.Segment(0)
+		want := int64(24)
+		if f == FlavorDynamic {
+			want = 0
+		}
+		if !mapped || size != want || int64(len(mem)) != want || unit != w.DispUnit() {
+			t.Errorf("%v: Segment(0) = %d bytes, size %d, unit %d, mapped %v; want %d, %d, %d, true", f, len(mem), size, unit, mapped, want, want, w.DispUnit())
+		}
+	}
 }
 
 // TestDynamicAttach: memory is attached and detached by address; overlaps and
@@ -265,7 +295,7 @@ func TestDynamicAttach(t *testing.T) {
 	}
 	_, err = w.Attach("WinAttach", mem[16:48])
 	wantClass(t, "an overlapping Attach", err, core.ClassRMAAttach)
-	wantClass(t, "Detach of memory not attached", w.Detach("WinDetach", mem[32:]), core.ClassRMAAttach)
+	wantClass(t, "Detach of memory not attached", w.Detach("WinDetach", uintptr(unsafe.Pointer(&mem[32]))), core.ClassRMAAttach)
 	must(t, w.Lock("WinLock", LockExclusive, 0, 0))
 	wantClass(t, "Put past the attached memory", func() error {
 		err := w.Put("Put", &RBuf{Mem: bytesOf(1), Count: 1, Type: datatype.Int64}, &Target{Rank: 0, Disp: a + 32, Count: 1, Type: datatype.Int64})
@@ -275,7 +305,56 @@ func TestDynamicAttach(t *testing.T) {
 		return err
 	}(), core.ClassRMARange)
 	must(t, w.Unlock("WinUnlock", 0))
-	must(t, w.Detach("WinDetach", mem[:32]))
+	must(t, w.Detach("WinDetach", uintptr(a)))
+}
+
+// TestDynamicSpanning: an access across regions attached side by side (one array
+// attached in halves) reaches both, as MPICH's rma/win_dynamic_rma_flush_get does:
+// Put, Get, Accumulate and GetAccumulate across the seam, and a typed (strided)
+// target that crosses it; an access reaching past the last region is refused.
+func TestDynamicSpanning(t *testing.T) {
+	w := newWin(t, FlavorDynamic, 0)
+	mem := make([]byte, 64)
+	a, err := w.Attach("WinAttach", mem[:24])
+	must(t, err)
+	_, err = w.Attach("WinAttach", mem[24:])
+	must(t, err)
+	_, err = w.Attach("WinAttach", mem[24:24]) // empty, at the seam: found by neither access
+	must(t, err)
+	i64 := func(n int64) *Target { return &Target{Rank: 0, Disp: a + 16, Count: n, Type: datatype.Int64} }
+	must(t, w.Lock("WinLock", LockExclusive, 0, 0))
+	must(t, w.Put("Put", &RBuf{Mem: bytesOf(1, 2, 3), Count: 3, Type: datatype.Int64}, i64(3)))
+	must(t, w.Accumulate("Accumulate", &RBuf{Mem: bytesOf(10, 20, 30), Count: 3, Type: datatype.Int64}, i64(3), rma.OpSum))
+	res := make([]byte, 24)
+	must(t, w.GetAccumulate("GetAccumulate", &RBuf{Mem: bytesOf(100, 100, 100), Count: 3, Type: datatype.Int64}, &RBuf{Mem: res, Count: 3, Type: datatype.Int64}, i64(3), rma.OpSum))
+	got := make([]byte, 24)
+	must(t, w.Get("Get", &RBuf{Mem: got, Count: 3, Type: datatype.Int64}, i64(3)))
+	must(t, w.Flush("WinFlush", 0, false))
+	for i, want := range []int64{11, 22, 33} {
+		if v := word(res[8*i:]); v != want {
+			t.Errorf("GetAccumulate across the seam: word %d is %d, want %d", i, v, want)
+		}
+		if v := word(got[8*i:]); v != want+100 {
+			t.Errorf("Get across the seam: word %d is %d, want %d", i, v, want+100)
+		}
+	}
+	// Words 1 and 4 (one each side of the seam at byte 24) through a vector type.
+	vec, err := datatype.Vector(2, 1, 3, datatype.Int64)
+	must(t, err)
+	must(t, vec.Commit())
+	must(t, w.Put("Put", &RBuf{Mem: bytesOf(7, 8), Count: 2, Type: datatype.Int64}, &Target{Rank: 0, Disp: a + 8, Count: 1, Type: vec}))
+	wantClass(t, "Put past the last region", func() error {
+		err := w.Put("Put", &RBuf{Mem: bytesOf(1, 2), Count: 2, Type: datatype.Int64}, &Target{Rank: 0, Disp: a + 56, Count: 2, Type: datatype.Int64})
+		if err == nil {
+			err = w.Flush("WinFlush", 0, false)
+		}
+		return err
+	}(), core.ClassRMARange)
+	must(t, w.Unlock("WinUnlock", 0))
+	if word(mem[8:]) != 7 || word(mem[32:]) != 8 || word(mem[16:]) != 111 || word(mem[24:]) != 122 {
+		t.Errorf("the memory after the accesses: %d %d %d %d, want 7 111 122 8", word(mem[8:]), word(mem[16:]), word(mem[24:]), word(mem[32:]))
+	}
+	must(t, w.Detach("WinDetach", uintptr(a)))
 }
 
 // TestShortWays: the device's short ways take an 8-byte access to the one target

@@ -24,8 +24,15 @@ type Region struct {
 const regionAddrLen = 16 // version, 3 spare, pid, fd, size (uint32 each but size)
 
 // CreateRegion makes a region of size bytes (rounded up to whole pages), zeroed, and
-// maps it. name shows in /proc/<pid>/fd and /proc/<pid>/maps, to tell regions apart.
-func CreateRegion(name string, size int) (*Region, error) {
+// maps it, its pages faulted in ahead of use. name shows in /proc/<pid>/fd and
+// /proc/<pid>/maps, to tell regions apart.
+func CreateRegion(name string, size int) (*Region, error) { return CreatePart(name, size, size) }
+
+// CreatePart is CreateRegion that faults in only the first populate bytes ahead of
+// use; the other pages fault in when first touched. For memory a program may never
+// touch whole (a window's, of any size): faulting in a gigabyte costs seconds, and
+// the pages of a memfd read as zero untouched.
+func CreatePart(name string, size, populate int) (*Region, error) {
 	if size <= 0 || size > 1<<40 {
 		return nil, fmt.Errorf("shm: region of %d bytes: the size must be in (0, 1 TiB]", size)
 	}
@@ -39,7 +46,7 @@ func CreateRegion(name string, size int) (*Region, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	populateRegion(seg.mem)
+	populateRegion(seg.mem, populate)
 	a := make([]byte, regionAddrLen)
 	a[0] = version
 	binary.LittleEndian.PutUint32(a[4:], uint32(os.Getpid()))
@@ -52,8 +59,12 @@ func CreateRegion(name string, size int) (*Region, error) {
 // long as the creator keeps its descriptor (until CloseFd or Close).
 func (r *Region) Addr() []byte { return r.addr }
 
-// OpenRegion maps the region another process of this node created, from its Addr.
-func OpenRegion(addr []byte) (*Region, error) {
+// OpenRegion maps the region another process of this node created, from its Addr,
+// its pages faulted in ahead of use.
+func OpenRegion(addr []byte) (*Region, error) { return OpenPart(addr, 1<<62) }
+
+// OpenPart is OpenRegion that faults in only the first populate bytes (CreatePart).
+func OpenPart(addr []byte, populate int) (*Region, error) {
 	if len(addr) != regionAddrLen || addr[0] != version {
 		return nil, fmt.Errorf("shm: region address of %d bytes is malformed or of another version", len(addr))
 	}
@@ -77,13 +88,18 @@ func OpenRegion(addr []byte) (*Region, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shm: mapping region %s: %w", path, err)
 	}
-	populateRegion(mem)
+	populateRegion(mem, populate)
 	return &Region{Mem: mem, fd: -1, addr: append([]byte(nil), addr...)}, nil
 }
 
-// populateRegion maps the region's pages in ahead of use, so that the first collectives take
-// no page faults; failure (kernels before 5.14) only means they fault in later.
-func populateRegion(mem []byte) { unix.Madvise(mem, unix.MADV_POPULATE_WRITE) }
+// populateRegion maps the first n bytes' pages of mem in ahead of use, so that the
+// first collectives take no page faults; failure (kernels before 5.14) only means
+// they fault in later.
+func populateRegion(mem []byte, n int) {
+	if n = min(roundUp(max(n, 0), pageSize), len(mem)); n > 0 {
+		unix.Madvise(mem[:n], unix.MADV_POPULATE_WRITE)
+	}
+}
 
 // CloseFd closes the creator's descriptor once every peer has opened the region; the
 // mapping stays. Nobody can open the region afterwards. It does nothing on an opened
