@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/topo"
 	"github.com/mpigo/mpigo/mpi"
 )
@@ -161,11 +163,20 @@ func main() {
 		rmaCheck()
 		fmt.Printf("rma ok rank %d\n", mpi.World.Rank())
 	case "hang-recv": // rank 0 waits in Recv for a message from rank 1 (tag 7) that never
-		// comes; every rank says "ready N" as it enters its last call (Recv, Finalize)
-		fmt.Printf("ready %d\n", rank)
-		if rank == 0 {
-			mpi.Recv(mpi.World, make([]int64, 1), 1, 7)
+		// comes; every rank says "ready N" as it enters its last call (Recv, Finalize):
+		// rank 0 once its record shows it in Recv, so that a test that stops the job at
+		// "ready" finds it there
+		if rank != 0 {
+			fmt.Printf("ready %d\n", rank)
+			break
 		}
+		go func() {
+			for prof.State().Call != "Recv" {
+				runtime.Gosched()
+			}
+			fmt.Printf("ready %d\n", rank)
+		}()
+		mpi.Recv(mpi.World, make([]int64, 1), 1, 7)
 	case "hang-split": // 4 ranks: the world split by parity; rank 0 enters an Allreduce
 		// on the even half that rank 2 never enters, as rank 2 waits (Irecv, Wait) for a
 		// message from rank 3 (tag 9) that never comes; the odd ranks go to Finalize
