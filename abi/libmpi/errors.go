@@ -104,6 +104,9 @@ func fail(op string, ch uintptr, err error) int32 {
 }
 
 func raise(op string, ch uintptr, err error) int32 {
+	if kindOf(ch) == kFile {
+		return raiseFile(op, ch, err) // a file's request: the file's handler
+	}
 	ce := cerror(op, err)
 	if c := commOf(ch); c != nil {
 		c.errh.Raise(ce.op, ch, c.what, ce)
