@@ -64,7 +64,7 @@ func FileOpen(c *Comm, name string, amode Amode, info *Info) (*File, error) {
 	if c.dev() == nil {
 		return nil, FileNull.fail(op, errorf(ClassComm, op, "c is a nil communicator"))
 	}
-	d, err := mpir.FileOpen(op, c.d, name, int(amode), info.obj(), nil)
+	d, err := mpir.FileOpen(op, c.d, c.s, name, int(amode), info.obj(), nil)
 	if err != nil {
 		return nil, FileNull.fail(op, err)
 	}
@@ -129,7 +129,7 @@ func (f *File) Group() (*Group, error) {
 	if err := f.check(op); err != nil {
 		return nil, err
 	}
-	return &Group{g: f.d.Group()}, nil
+	return wrapGroup(f.d.Group()), nil
 }
 
 // Amode is the access mode f was opened with (MPI_File_get_amode).

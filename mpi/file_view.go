@@ -3,7 +3,6 @@ package mpi
 import (
 	"io"
 
-	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -32,15 +31,7 @@ func (f *File) SetView(disp int64, etype, filetype *Datatype, datarep string, in
 	if datarep == "" {
 		datarep = "native"
 	}
-	return f.fail(op, f.d.SetView(op, disp, dtOf(etype), dtOf(filetype), datarep, info.obj(), nil))
-}
-
-// dtOf is d's engine type, nil for a nil d (the check names it MPI_DATATYPE_NULL).
-func dtOf(d *Datatype) *datatype.Type {
-	if d == nil {
-		return nil
-	}
-	return d.t
+	return f.fail(op, f.d.SetView(op, disp, etype.obj(), filetype.obj(), datarep, info.obj(), nil))
 }
 
 // View returns f's view (MPI_File_get_view): its displacement, etype and filetype (a
@@ -51,8 +42,8 @@ func (f *File) View() (disp int64, etype, filetype *Datatype, datarep string, er
 	if err := f.check(op); err != nil {
 		return 0, nil, nil, "", err
 	}
-	disp, et, ft, rep := f.d.View()
-	return disp, handle(et.Clone()), handle(ft.Clone()), rep, nil
+	disp, et, ft, rep := f.d.View(lookup)
+	return disp, handleOf(et), handleOf(ft), rep, nil
 }
 
 // TypeExtent is dt's extent in f's data representation (MPI_File_get_type_extent):
@@ -62,7 +53,7 @@ func (f *File) TypeExtent(dt *Datatype) (int64, error) {
 	if err := f.check(op); err != nil {
 		return 0, err
 	}
-	n, err := f.d.TypeExtent(op, dtOf(dt))
+	n, err := f.d.TypeExtent(op, dt.obj())
 	return n, f.fail(op, err)
 }
 

@@ -7,14 +7,12 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Files (MPI 4.1 chapter 14) are internal/mpir's: a handle names an entry of the file
-// table, which holds the mpir.File and the view's datatypes as the program named
-// them (MPI_File_get_view gives a predefined type back as itself). The exports read C
+// table, which holds the mpir.File. The exports read C
 // strings and buffers and write C results; the semantics, checks and agreements are
 // mpir's. Errors of a call on an open file go to the file's handler; those of a call
 // with no valid file (MPI_File_open, MPI_File_delete, a handle that is no open file)
@@ -24,17 +22,12 @@ import (
 // to the file's handler too (raise).
 
 type file struct {
-	d            *mpir.File
-	etype, ftype *dtype   // the view's types, as the program named them
-	sess         *session // the session its communicator derives from (get_group)
+	d *mpir.File
 }
 
 var files = table[file]{kind: kFile}
 
-const (
-	hFileNull = 0x118
-	hByte     = 0x247 // MPI_BYTE: the default view's etype and filetype
-)
+const hFileNull = 0x118
 
 // The amodes and seek's whence are the ABI's; mpio's amode values are the same
 // numbers (these constants do not compile otherwise).
@@ -108,11 +101,11 @@ func PMPI_File_open(ch uintptr, name unsafe.Pointer, amode int32, ih uintptr, ou
 	case err != nil:
 		bad = err
 	}
-	d, err := mpir.FileOpen(op, c.c, cstr(name), int(amode), in, bad)
+	d, err := mpir.FileOpen(op, c.c, c.sess, cstr(name), int(amode), in, bad)
 	if err != nil {
 		return failFile(op, err)
 	}
-	f := &file{d: d, etype: dtOf(hByte), ftype: dtOf(hByte), sess: c.sess}
+	f := &file{d: d}
 	h := files.add(f)
 	d.Face = h
 	setHandle(out, h)
@@ -194,7 +187,7 @@ func PMPI_File_get_group(fh uintptr, p unsafe.Pointer) int32 {
 	if p == nil {
 		return failF(op, fh, errorf(errArg, op, "group is NULL"))
 	}
-	setHandle(p, newGroupOf(f.d.Group(), f.sess))
+	setHandle(p, newGroup(f.d.Group()))
 	return 0
 }
 
@@ -295,19 +288,15 @@ func PMPI_File_set_view(fh uintptr, disp int64, eh, th uintptr, rep unsafe.Point
 	if rep != nil {
 		datarep = cstr(rep)
 	}
-	if err := f.d.SetView(op, disp, typeT(et), typeT(ft), datarep, in, bad); err != nil {
-		return failF(op, fh, err)
-	}
-	f.etype, f.ftype = et, ft
-	return 0
+	return failF(op, fh, f.d.SetView(op, disp, typeObj(et), typeObj(ft), datarep, in, bad))
 }
 
-// typeT is d's engine type, nil for nil.
-func typeT(d *dtype) *datatype.Type {
+// typeObj is d's object, nil for nil.
+func typeObj(d *dtype) *mpir.Datatype {
 	if d == nil {
 		return nil
 	}
-	return d.t
+	return d.m
 }
 
 //export PMPI_File_get_view
@@ -320,10 +309,10 @@ func PMPI_File_get_view(fh uintptr, disp, ep, tp, rep unsafe.Pointer) int32 {
 	if disp == nil || ep == nil || tp == nil || rep == nil {
 		return failF(op, fh, errorf(errArg, op, "disp, etype, filetype or datarep is NULL"))
 	}
-	d, et, ft, datarep := f.d.View()
+	d, et, ft, datarep := f.d.View(lookup)
 	*(*int64)(disp) = d
-	setHandle(ep, partHandle(f.etype, et))
-	setHandle(tp, partHandle(f.ftype, ft))
+	setHandle(ep, partHandle(et))
+	setHandle(tp, partHandle(ft))
 	putCString(rep, C.MPI_MAX_DATAREP_STRING, datarep, nil)
 	return 0
 }
@@ -340,7 +329,7 @@ func typeExtent(op string, fh, dh uintptr, p unsafe.Pointer) (int64, int32) {
 	if d == nil {
 		return 0, failF(op, fh, noType(op, dh))
 	}
-	n, err := f.d.TypeExtent(op, d.t)
+	n, err := f.d.TypeExtent(op, d.m)
 	return n, failF(op, fh, err)
 }
 

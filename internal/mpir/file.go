@@ -11,7 +11,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/mpio"
 )
 
@@ -43,6 +42,7 @@ import (
 //     MPI_ERRORS_RETURN unless the program set another.
 type File struct {
 	comm  *core.Comm // a duplicate of the communicator it was opened on
+	owner *Session   // the communicator's owner, the group's (nil: the world model)
 	name  string     // as the program gave it
 	path  string     // absolute, without a file system prefix
 	amode mpio.Amode
@@ -57,6 +57,8 @@ type File struct {
 
 	mu      sync.Mutex // guards what follows
 	view    *mpio.View
+	etype   *Datatype // the view's types as the program passed them, nil for the default view
+	ftype   *Datatype
 	datarep string
 	fp      int64 // the individual file pointer, a view position in bytes
 	shared  int64 // the shared file pointer's view position (set at open and by set_view)
@@ -88,10 +90,12 @@ func filePath(name string) (string, error) {
 
 // FileOpen opens the file name on c, every member at once (MPI_File_open): the
 // members must pass the same name (the same file: names are compared once made
-// absolute) and amode, else each gets MPI_ERR_NOT_SAME. bad is an error the face met
-// converting its arguments (a NULL name): it fails every member, as the checks here
-// do. With MPI_MODE_CREATE member 0 creates the file before the others open it.
-func FileOpen(op string, c *core.Comm, name string, amode int, in *Info, bad error) (*File, error) {
+// absolute) and amode, else each gets MPI_ERR_NOT_SAME. owner is c's owner (its
+// session, nil in the world model), which the file's group keeps. bad is an error
+// the face met converting its arguments (a NULL name): it fails every member, as the
+// checks here do. With MPI_MODE_CREATE member 0 creates the file before the others
+// open it.
+func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, in *Info, bad error) (*File, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -121,7 +125,7 @@ func FileOpen(op string, c *core.Comm, name string, amode int, in *Info, bad err
 	if err != nil {
 		return nil, err
 	}
-	f := &File{comm: d, name: name, path: path, amode: a, hints: hints, datarep: "native"}
+	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native"}
 	f.errh.Init(FileNull.Get())
 	var h argHash
 	h.bytes([]byte(path))
@@ -281,8 +285,9 @@ func FileDelete(op, name string, in *Info) error {
 // Amode is the access mode the file was opened with (MPI_File_get_amode).
 func (f *File) Amode() int { return int(f.amode) }
 
-// Group is the group of the file's communicator (MPI_File_get_group).
-func (f *File) Group() *group.Group { return f.comm.Group() }
+// Group is the group of the file's communicator (MPI_File_get_group): a new group,
+// of the communicator's owner.
+func (f *File) Group() *Group { return NewGroup(f.comm.Group(), f.owner) }
 
 // Size is the file's size in bytes (MPI_File_get_size).
 func (f *File) Size(op string) (int64, error) {

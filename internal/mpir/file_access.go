@@ -110,11 +110,11 @@ func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 	t := b.Type
 	switch {
 	case t == nil:
-		return nil, 0, core.Errorf(core.ClassType, op, "datatype is MPI_DATATYPE_NULL")
+		return nil, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
 	case t.IsFreed():
-		return nil, 0, core.Errorf(core.ClassType, op, "datatype %s was freed", t.Name())
+		return nil, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
 	case !t.IsCommitted():
-		return nil, 0, core.Errorf(core.ClassType, op, "datatype %s is not committed", t.Name())
+		return nil, 0, NotCommitted(op, "datatype", t.Name())
 	case b.Count < 0:
 		return nil, 0, core.Errorf(core.ClassCount, op, "count %d is negative", b.Count)
 	}

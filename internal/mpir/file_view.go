@@ -24,10 +24,10 @@ const (
 	SeekEnd        // the end of the file plus offset
 )
 
-// Datarep is the data representation a name stands for, "" for one mpigo does not
+// FileDatarep is the data representation a file's view takes by a name, "" for one mpigo does not
 // know: "native" and "internal" (mpigo's internal representation is the native one,
 // as the standard allows), whatever case they are given in.
-func Datarep(name string) string {
+func FileDatarep(name string) string {
 	switch n := strings.ToLower(name); n {
 	case "native", "internal":
 		return n
@@ -40,7 +40,7 @@ func Datarep(name string) string {
 // members must pass the same datarep and etypes of the same extent (else
 // MPI_ERR_NOT_SAME); their displacements and filetypes may differ. Both pointers go
 // to the view's start. bad is the face's error converting its arguments.
-func (f *File) SetView(op string, disp int64, etype, ftype *datatype.Type, datarep string, in *Info, bad error) error {
+func (f *File) SetView(op string, disp int64, etype, ftype *Datatype, datarep string, in *Info, bad error) error {
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()
@@ -50,14 +50,14 @@ func (f *File) SetView(op string, disp int64, etype, ftype *datatype.Type, datar
 	}
 	var h argHash
 	h.bytes([]byte(rep))
-	if etype != nil {
-		h.ints(int(etype.Extent()))
+	if local == nil {
+		h.ints(int(v.Etype().Extent()))
 	}
 	if err := f.agree(op, local, h.sum(), "set the view"); err != nil {
 		return err
 	}
 	f.mu.Lock()
-	f.view, f.datarep, f.fp, f.shared = v, rep, 0, 0
+	f.view, f.etype, f.ftype, f.datarep, f.fp, f.shared = v, etype, ftype, rep, 0, 0
 	f.mu.Unlock()
 	if in != nil {
 		return f.setInfoLocked(op, in, nil)
@@ -66,14 +66,16 @@ func (f *File) SetView(op string, disp int64, etype, ftype *datatype.Type, datar
 }
 
 // newView checks set_view's arguments and makes the view.
-func (f *File) newView(op string, disp int64, etype, ftype *datatype.Type, datarep string) (*mpio.View, string, error) {
-	if err := viewType(op, "etype", etype); err != nil {
+func (f *File) newView(op string, disp int64, etype, ftype *Datatype, datarep string) (*mpio.View, string, error) {
+	et, err := viewType(op, "etype", etype)
+	if err != nil {
 		return nil, "", err
 	}
-	if err := viewType(op, "filetype", ftype); err != nil {
+	ft, err := viewType(op, "filetype", ftype)
+	if err != nil {
 		return nil, "", err
 	}
-	rep := Datarep(datarep)
+	rep := FileDatarep(datarep)
 	if rep == "" {
 		if strings.EqualFold(datarep, "external32") {
 			return nil, "", core.Errorf(core.ClassUnsupportedDatarep, op, "datarep %q: mpigo's files take \"native\" and \"internal\" so far", datarep)
@@ -90,36 +92,40 @@ func (f *File) newView(op string, disp int64, etype, ftype *datatype.Type, datar
 	case disp < 0:
 		return nil, "", core.Errorf(core.ClassArg, op, "disp %d is negative", disp)
 	}
-	v, err := mpio.NewView(disp, etype, ftype)
+	v, err := mpio.NewView(disp, et, ft)
 	return v, rep, ioErr(op, err)
 }
 
 // viewType checks a type of a view: not null, not freed, committed.
-func viewType(op, arg string, t *datatype.Type) error {
-	switch {
-	case t == nil:
-		return core.Errorf(core.ClassType, op, "%s is MPI_DATATYPE_NULL", arg)
-	case t.IsFreed():
-		return core.Errorf(core.ClassType, op, "%s (%s) was freed", arg, t.Name())
-	case !t.IsCommitted():
-		return core.Errorf(core.ClassType, op, "%s (%s) is not committed", arg, t.Name())
+func viewType(op, arg string, d *Datatype) (*datatype.Type, error) {
+	t, err := Usable(op, arg, d)
+	if err == nil && !t.IsCommitted() {
+		err = NotCommitted(op, arg, d.Name())
 	}
-	return nil
+	return t, err
 }
 
-// View is the file's view (MPI_File_get_view): its displacement, types (the face
-// returns predefined ones as themselves and others as new handles) and datarep.
-func (f *File) View() (disp int64, etype, ftype *datatype.Type, datarep string) {
+// View is the file's view (MPI_File_get_view): its displacement, types and datarep.
+// A predefined type is the object the program passed (the default view's, MPI_BYTE,
+// is lookup's); a derived one a new object of the same layout, which the program may
+// free.
+func (f *File) View(lookup Lookup) (disp int64, etype, ftype *Datatype, datarep string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.view.Disp(), f.view.Etype(), f.view.Filetype(), f.datarep
+	etype, ftype = f.etype, f.ftype
+	if etype == nil { // the default view
+		etype = lookup("MPI_BYTE")
+		ftype = etype
+	}
+	return f.view.Disp(), partOf(etype, f.view.Etype()), partOf(ftype, f.view.Filetype()), f.datarep
 }
 
-// TypeExtent is the extent of t in the file's data representation
+// TypeExtent is the extent of d in the file's data representation
 // (MPI_File_get_type_extent): its extent in memory, for native and internal.
-func (f *File) TypeExtent(op string, t *datatype.Type) (int64, error) {
-	if t == nil {
-		return 0, core.Errorf(core.ClassType, op, "datatype is MPI_DATATYPE_NULL")
+func (f *File) TypeExtent(op string, d *Datatype) (int64, error) {
+	t, err := Usable(op, "datatype", d)
+	if err != nil {
+		return 0, err
 	}
 	return t.Extent(), nil
 }
