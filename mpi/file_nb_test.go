@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mpigo/mpigo/mpi"
@@ -249,4 +250,116 @@ func infoMap(t *testing.T, f *mpi.File) map[string]string {
 		m[k] = v
 	}
 	return m
+}
+
+// TestFileBufForms writes and reads typed buffers (every other int32 of a slice)
+// through each Buf form, blocking and nonblocking, independent and collective, and
+// checks the file; and the Amode's and FileBytes' remaining calls.
+func TestFileBufForms(t *testing.T) {
+	ioJob(t, 2, func(t *testing.T, dir string, rank, size int) {
+		if s := (mpi.ModeRdwr | mpi.ModeCreate).String(); s != "MPI_MODE_RDWR|MPI_MODE_CREATE" {
+			t.Errorf("Amode.String: %q", s)
+		}
+		name := filepath.Join(dir, "b")
+		f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		const n = 16 // int32s per access
+		every2, err := mpi.TypeVector(n, 1, 2, mpi.Int32)
+		must(t, err)
+		must(t, every2.Commit())
+		// Each rank's region: 8 accesses of n int32s, through a view from the region's
+		// start: explicit offsets the first four, the file pointer the others.
+		region := int64(rank * 8 * n * 4)
+		mem := func(k int) []int32 {
+			b := make([]int32, 2*n)
+			for i := range n {
+				b[2*i] = int32(rank*1000 + k*n + i)
+			}
+			return b
+		}
+		must(t, f.SetView(region, mpi.Int32, mpi.Int32, "native", nil))
+		_, err = mpi.FileWriteAtBuf(f, 0, mpi.Typed(mem(0), 1, every2))
+		must(t, err)
+		_, err = mpi.FileWriteAtAllBuf(f, n, mpi.Typed(mem(1), 1, every2))
+		must(t, err)
+		r1, err := mpi.FileIwriteAtBuf(f, 2*n, mpi.Typed(mem(2), 1, every2))
+		must(t, err)
+		r2, err := mpi.FileIwriteAtAllBuf(f, 3*n, mpi.Typed(mem(3), 1, every2))
+		must(t, err)
+		must(t, mpi.Waitall([]mpi.Request{r1, r2}, nil))
+		_, err = f.Seek(4*n, io.SeekStart)
+		must(t, err)
+		_, err = mpi.FileWriteBuf(f, mpi.Typed(mem(4), 1, every2))
+		must(t, err)
+		_, err = mpi.FileWriteAllBuf(f, mpi.Typed(mem(5), 1, every2))
+		must(t, err)
+		r3, err := mpi.FileIwriteBuf(f, mpi.Typed(mem(6), 1, every2))
+		must(t, err)
+		r4, err := mpi.FileIwriteAllBuf(f, mpi.Typed(mem(7), 1, every2))
+		must(t, err)
+		must(t, mpi.Waitall([]mpi.Request{r3, r4}, nil))
+		must(t, f.Sync())
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			raw, err := os.ReadFile(name)
+			must(t, err)
+			for r := range size {
+				for k := range 8 {
+					for i := range n {
+						j := (r*8*n + k*n + i) * 4
+						v := int32(raw[j]) | int32(raw[j+1])<<8 | int32(raw[j+2])<<16 | int32(raw[j+3])<<24
+						if v != int32(r*1000+k*n+i) {
+							t.Fatalf("int32 %d of rank %d's access %d is %d", i, r, k, v)
+						}
+					}
+				}
+			}
+		}
+		// Read back through the read forms.
+		got := make([][]int32, 8)
+		for k := range got {
+			got[k] = make([]int32, 2*n)
+		}
+		_, err = mpi.FileReadAtBuf(f, 0, mpi.Typed(got[0], 1, every2))
+		must(t, err)
+		_, err = mpi.FileReadAtAllBuf(f, n, mpi.Typed(got[1], 1, every2))
+		must(t, err)
+		q1, err := mpi.FileIreadAtBuf(f, 2*n, mpi.Typed(got[2], 1, every2))
+		must(t, err)
+		q2, err := mpi.FileIreadAtAllBuf(f, 3*n, mpi.Typed(got[3], 1, every2))
+		must(t, err)
+		must(t, mpi.Waitall([]mpi.Request{q1, q2}, nil))
+		_, err = f.Seek(4*n, io.SeekStart)
+		must(t, err)
+		_, err = mpi.FileReadBuf(f, mpi.Typed(got[4], 1, every2))
+		must(t, err)
+		_, err = mpi.FileReadAllBuf(f, mpi.Typed(got[5], 1, every2))
+		must(t, err)
+		q3, err := mpi.FileIreadBuf(f, mpi.Typed(got[6], 1, every2))
+		must(t, err)
+		q4, err := mpi.FileIreadAllBuf(f, mpi.Typed(got[7], 1, every2))
+		must(t, err)
+		must(t, mpi.Waitall([]mpi.Request{q3, q4}, nil))
+		for k := range got {
+			if want := mem(k); !slices.Equal(got[k], want) {
+				t.Errorf("access %d read back %v, want %v", k, got[k][:4], want[:4])
+			}
+		}
+		must(t, every2.Free())
+		// FileBytes.Write at its offset.
+		b := f.Bytes()
+		if _, err := b.Seek(3, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		if rank == 0 {
+			if n, err := b.Write([]byte("xyz")); n != 3 || err != nil {
+				t.Errorf("Write: %d, %v", n, err)
+			}
+			p := make([]byte, 3)
+			if _, err := b.ReadAt(p, 3); err != nil || string(p) != "xyz" {
+				t.Errorf("read %q after Write, %v", p, err)
+			}
+		}
+		must(t, f.Close())
+	})
 }

@@ -661,3 +661,87 @@ func PMPI_File_iwrite_all(fh uintptr, p unsafe.Pointer, count int32, dh uintptr,
 func PMPI_File_iwrite_all_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr, req unsafe.Pointer) int32 {
 	return fileStart("File_iwrite_all", fh, mpir.Access{Write: true, Coll: true}, p, count, dh, req)
 }
+
+// --- split collectives ---
+
+// fileBegin is every split collective's begin.
+func fileBegin(op, kind string, fh uintptr, a mpir.Access, p unsafe.Pointer, count int64, dh uintptr) int32 {
+	f, r := needFile(op, fh)
+	if f == nil {
+		return r
+	}
+	b, bad := ioBuf(op, p, count, dh)
+	return failF(op, fh, f.d.BeginSplit(op, kind, a, b, bad))
+}
+
+// fileEnd is every split collective's end. The buffer argument is the begin's, which
+// the begin already took.
+func fileEnd(op, kind string, fh uintptr, st unsafe.Pointer) int32 {
+	f, r := needFile(op, fh)
+	if f == nil {
+		return r
+	}
+	ps, err := f.d.EndSplit(op, kind)
+	putStatus(st, nil, &ps)
+	return failF(op, fh, err)
+}
+
+//export PMPI_File_read_at_all_begin
+func PMPI_File_read_at_all_begin(fh uintptr, offset int64, p unsafe.Pointer, count int32, dh uintptr) int32 {
+	return fileBegin("File_read_at_all_begin", "File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, p, int64(count), dh)
+}
+
+//export PMPI_File_read_at_all_begin_c
+func PMPI_File_read_at_all_begin_c(fh uintptr, offset int64, p unsafe.Pointer, count int64, dh uintptr) int32 {
+	return fileBegin("File_read_at_all_begin", "File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, p, count, dh)
+}
+
+//export PMPI_File_read_at_all_end
+func PMPI_File_read_at_all_end(fh uintptr, _ unsafe.Pointer, st unsafe.Pointer) int32 {
+	return fileEnd("File_read_at_all_end", "File_read_at_all", fh, st)
+}
+
+//export PMPI_File_write_at_all_begin
+func PMPI_File_write_at_all_begin(fh uintptr, offset int64, p unsafe.Pointer, count int32, dh uintptr) int32 {
+	return fileBegin("File_write_at_all_begin", "File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, p, int64(count), dh)
+}
+
+//export PMPI_File_write_at_all_begin_c
+func PMPI_File_write_at_all_begin_c(fh uintptr, offset int64, p unsafe.Pointer, count int64, dh uintptr) int32 {
+	return fileBegin("File_write_at_all_begin", "File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, p, count, dh)
+}
+
+//export PMPI_File_write_at_all_end
+func PMPI_File_write_at_all_end(fh uintptr, _ unsafe.Pointer, st unsafe.Pointer) int32 {
+	return fileEnd("File_write_at_all_end", "File_write_at_all", fh, st)
+}
+
+//export PMPI_File_read_all_begin
+func PMPI_File_read_all_begin(fh uintptr, p unsafe.Pointer, count int32, dh uintptr) int32 {
+	return fileBegin("File_read_all_begin", "File_read_all", fh, mpir.Access{Coll: true}, p, int64(count), dh)
+}
+
+//export PMPI_File_read_all_begin_c
+func PMPI_File_read_all_begin_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr) int32 {
+	return fileBegin("File_read_all_begin", "File_read_all", fh, mpir.Access{Coll: true}, p, count, dh)
+}
+
+//export PMPI_File_read_all_end
+func PMPI_File_read_all_end(fh uintptr, _ unsafe.Pointer, st unsafe.Pointer) int32 {
+	return fileEnd("File_read_all_end", "File_read_all", fh, st)
+}
+
+//export PMPI_File_write_all_begin
+func PMPI_File_write_all_begin(fh uintptr, p unsafe.Pointer, count int32, dh uintptr) int32 {
+	return fileBegin("File_write_all_begin", "File_write_all", fh, mpir.Access{Write: true, Coll: true}, p, int64(count), dh)
+}
+
+//export PMPI_File_write_all_begin_c
+func PMPI_File_write_all_begin_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr) int32 {
+	return fileBegin("File_write_all_begin", "File_write_all", fh, mpir.Access{Write: true, Coll: true}, p, count, dh)
+}
+
+//export PMPI_File_write_all_end
+func PMPI_File_write_all_end(fh uintptr, _ unsafe.Pointer, st unsafe.Pointer) int32 {
+	return fileEnd("File_write_all_end", "File_write_all", fh, st)
+}

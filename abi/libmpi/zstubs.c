@@ -15,12 +15,6 @@ int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datat
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_shared_c", MPI_COMM_NULL); }
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared", MPI_COMM_NULL); }
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared_c", MPI_COMM_NULL); }
-int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_all_begin", MPI_COMM_NULL); }
-int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_all_end", MPI_COMM_NULL); }
-int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_at_all_begin", MPI_COMM_NULL); }
-int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_at_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_at_all_end", MPI_COMM_NULL); }
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered", MPI_COMM_NULL); }
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin", MPI_COMM_NULL); }
 int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin_c", MPI_COMM_NULL); }
@@ -29,12 +23,6 @@ int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) { ret
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared", MPI_COMM_NULL); }
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared_c", MPI_COMM_NULL); }
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return mpigo_unsupported("MPI_File_seek_shared", MPI_COMM_NULL); }
-int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_all_begin", MPI_COMM_NULL); }
-int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_all_end", MPI_COMM_NULL); }
-int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_at_all_begin", MPI_COMM_NULL); }
-int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_at_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_at_all_end", MPI_COMM_NULL); }
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered", MPI_COMM_NULL); }
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin", MPI_COMM_NULL); }
 int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin_c", MPI_COMM_NULL); }

@@ -1,7 +1,7 @@
 /* io.c - MPI-IO through the C ABI, on any number of ranks, in the directory argv[1]:
  * open, close, delete and their errors, sizes, hints, atomicity, views (vector and
  * subarray filetypes, noncontiguous memory), explicit offsets and the file pointer,
- * blocking, nonblocking and collective, with the _c forms, checked against plain POSIX
+ * blocking, nonblocking, collective and split collective, with the _c forms, checked against plain POSIX
  * reads of the file; the classes of bad calls, and the file error handlers. It leaves
  * no file behind. */
 #include "check.h"
@@ -214,7 +214,24 @@ static void subarray(void) {
         for (int j = 0; j < C; j++) tile[(i + 1) * (C + 2) + j + 1] = (R * rank + i) * C + j;
     OK(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
     OK(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL));
-    OK(MPI_File_write_at_all(fh, 0, tile, 1, mem, MPI_STATUS_IGNORE));
+    /* A split collective: begin, a second begin refused, an end of another kind
+     * refused, the end. */
+    MPI_Status st;
+    OK(MPI_File_write_at_all_begin(fh, 0, tile, 1, mem));
+    FAILS(MPI_File_write_all_begin_c(fh, tile, 1, mem), MPI_ERR_IO);
+    FAILS(MPI_File_read_at_all_end(fh, tile, &st), MPI_ERR_IO);
+    OK(MPI_File_write_at_all_end(fh, tile, &st));
+    int count;
+    MPI_Get_count(&st, MPI_DOUBLE, &count);
+    CHECK(count == R * C, "the split write's count %d", count);
+    FAILS(MPI_File_write_at_all_end(fh, tile, &st), MPI_ERR_IO);
+    double again[(R + 2) * (C + 2)];
+    memset(again, 0, sizeof again);
+    OK(MPI_File_read_all_begin(fh, again, 1, mem));
+    OK(MPI_File_read_all_end(fh, again, MPI_STATUS_IGNORE));
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++)
+            CHECK(again[(i + 1) * (C + 2) + j + 1] == tile[(i + 1) * (C + 2) + j + 1], "the split read's (%d,%d)", i, j);
     OK(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL));
     double *all = malloc(sizeof(double) * R * C * np);
     MPI_Request rq;

@@ -64,6 +64,7 @@ type File struct {
 	shared  int64 // the shared file pointer's view position (set at open and by set_view)
 	atomic  bool
 	closed  bool
+	split   split          // the split collective under way
 	dirty   bool           // written since the last sync: Close syncs
 	ops     sync.WaitGroup // nonblocking operations under way
 	lane    lane

@@ -178,9 +178,10 @@ func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, err
 		f.lane.wait(t)
 		defer f.lane.done()
 	}
-	p, err := f.prepare(op, a, b)
-	if bad != nil {
-		err = bad
+	var p plan
+	err := bad
+	if err == nil { // bad arguments move no pointer
+		p, err = f.prepare(op, a, b)
 	}
 	if err == nil {
 		st.Count, err = f.run(op, a, p)
@@ -202,9 +203,10 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 	if a.Coll {
 		t = f.lane.take()
 	}
-	p, err := f.prepare(op, a, b)
-	if bad != nil {
-		err = bad
+	var p plan
+	err := bad
+	if err == nil {
+		p, err = f.prepare(op, a, b)
 	}
 	if err != nil {
 		if a.Coll {
@@ -266,4 +268,59 @@ func (f *File) Bytes(op string, p []byte, off int64, write bool) (int, error) {
 		n, err = f.os.ReadAt(p, off)
 	}
 	return n, ioErr(op, err)
+}
+
+// A split collective (MPI 4.1 section 14.4.5: MPI_File_read_all_begin and its _end,
+// ...) is the nonblocking collective of the same access, started by the begin and
+// completed by the end. A file has at most one at a time, as the standard requires;
+// the end must be of the begin's kind.
+type split struct {
+	x    *core.Pending
+	kind string // the begin's call without "_begin", for the end's check
+}
+
+// BeginSplit starts a split collective: kind names it (its call without "_begin",
+// "File_read_all"), which the end must match. As Start, a rank whose arguments are
+// bad takes its part in the agreement and returns the error, and there is then no
+// split collective under way on any rank.
+func (f *File) BeginSplit(op, kind string, a Access, b IOBuf, bad error) error {
+	f.mu.Lock()
+	busy := f.split
+	f.mu.Unlock()
+	if busy.x != nil && bad == nil {
+		bad = core.Errorf(core.ClassIO, op, "a split collective (%s) is under way on the file: it must end before another begins", busy.kind)
+	}
+	x, err := f.Start(op, a, b, bad)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.split = split{x: x, kind: kind}
+	f.mu.Unlock()
+	return nil
+}
+
+// EndSplit completes the split collective kind began and returns its status.
+func (f *File) EndSplit(op, kind string) (core.Status, error) {
+	st := core.Status{Source: core.AnySource, Tag: core.AnyTag}
+	if err := f.Check(op); err != nil {
+		return st, err
+	}
+	f.mu.Lock()
+	s := f.split
+	if s.x != nil && s.kind == kind {
+		f.split = split{}
+	}
+	f.mu.Unlock()
+	switch {
+	case s.x == nil:
+		return st, core.Errorf(core.ClassIO, op, "no split collective is under way on the file (%s_begin did not start one)", kind)
+	case s.kind != kind:
+		return st, core.Errorf(core.ClassIO, op, "the split collective under way is %s, not %s", s.kind, kind)
+	}
+	err := s.x.Wait()
+	if serr := s.x.StatusInto(&st); err == nil {
+		err = serr
+	}
+	return st, err
 }
