@@ -176,7 +176,10 @@ func anyResult(op string, rs []Request, s mpir.Set, ctx context.Context, i int, 
 	var st Status
 	var to reqSeam
 	if i >= 0 {
-		st, to = rs[i].status(ps), rs[i].seam()
+		st = rs[i].status(ps)
+		if err != nil {
+			to = rs[i].seam()
+		}
 	}
 	settle(rs, s)
 	switch {
