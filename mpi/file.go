@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/mpio"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -32,19 +31,19 @@ type Amode int
 
 // The access modes (MPI_MODE_*).
 const (
-	ModeRdonly        Amode = Amode(mpio.Rdonly)        // read only
-	ModeRdwr          Amode = Amode(mpio.Rdwr)          // reading and writing
-	ModeWronly        Amode = Amode(mpio.Wronly)        // write only
-	ModeCreate        Amode = Amode(mpio.Create)        // create the file if it does not exist
-	ModeExcl          Amode = Amode(mpio.Excl)          // with ModeCreate: fail if the file exists
-	ModeDeleteOnClose Amode = Amode(mpio.DeleteOnClose) // delete the file when it is closed
-	ModeUniqueOpen    Amode = Amode(mpio.UniqueOpen)    // nobody else opens the file meanwhile
-	ModeSequential    Amode = Amode(mpio.Sequential)    // accessed sequentially (through the shared file pointer only)
-	ModeAppend        Amode = Amode(mpio.Append)        // every file pointer starts at the end of the file
+	ModeRdonly        Amode = Amode(mpir.ModeRdonly)        // read only
+	ModeRdwr          Amode = Amode(mpir.ModeRdwr)          // reading and writing
+	ModeWronly        Amode = Amode(mpir.ModeWronly)        // write only
+	ModeCreate        Amode = Amode(mpir.ModeCreate)        // create the file if it does not exist
+	ModeExcl          Amode = Amode(mpir.ModeExcl)          // with ModeCreate: fail if the file exists
+	ModeDeleteOnClose Amode = Amode(mpir.ModeDeleteOnClose) // delete the file when it is closed
+	ModeUniqueOpen    Amode = Amode(mpir.ModeUniqueOpen)    // nobody else opens the file meanwhile
+	ModeSequential    Amode = Amode(mpir.ModeSequential)    // accessed sequentially (through the shared file pointer only)
+	ModeAppend        Amode = Amode(mpir.ModeAppend)        // every file pointer starts at the end of the file
 )
 
 // String spells a as MPI names the modes: "MPI_MODE_RDWR|MPI_MODE_CREATE".
-func (a Amode) String() string { return mpio.Amode(a).String() }
+func (a Amode) String() string { return mpir.Amode(a).String() }
 
 // FileOpen opens the file name on every rank of c at once (MPI_File_open): every rank
 // must call it, with the same name (naming the same file) and amode, else every rank

@@ -7,7 +7,6 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/mpio"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -29,14 +28,27 @@ var files = table[file]{kind: kFile}
 
 const hFileNull = 0x118
 
-// The amodes and seek's whence are the ABI's; mpio's amode values are the same
-// numbers (these constants do not compile otherwise).
+// The amodes are the ABI's: mpir's values are the same numbers (these constants do
+// not compile otherwise).
 const (
-	_ uint = C.MPI_MODE_RDONLY - uint(mpio.Rdonly)
-	_ uint = uint(mpio.Rdonly) - C.MPI_MODE_RDONLY
-	_ uint = C.MPI_MODE_APPEND - uint(mpio.Append) + uint(mpio.Append) - C.MPI_MODE_APPEND
-	_ uint = C.MPI_MODE_WRONLY - uint(mpio.Wronly) + uint(mpio.Wronly) - C.MPI_MODE_WRONLY
-	_ uint = C.MPI_MODE_SEQUENTIAL - uint(mpio.Sequential) + uint(mpio.Sequential) - C.MPI_MODE_SEQUENTIAL
+	_ uint = C.MPI_MODE_APPEND - uint(mpir.ModeAppend)
+	_ uint = uint(mpir.ModeAppend) - C.MPI_MODE_APPEND
+	_ uint = C.MPI_MODE_CREATE - uint(mpir.ModeCreate)
+	_ uint = uint(mpir.ModeCreate) - C.MPI_MODE_CREATE
+	_ uint = C.MPI_MODE_DELETE_ON_CLOSE - uint(mpir.ModeDeleteOnClose)
+	_ uint = uint(mpir.ModeDeleteOnClose) - C.MPI_MODE_DELETE_ON_CLOSE
+	_ uint = C.MPI_MODE_EXCL - uint(mpir.ModeExcl)
+	_ uint = uint(mpir.ModeExcl) - C.MPI_MODE_EXCL
+	_ uint = C.MPI_MODE_RDONLY - uint(mpir.ModeRdonly)
+	_ uint = uint(mpir.ModeRdonly) - C.MPI_MODE_RDONLY
+	_ uint = C.MPI_MODE_RDWR - uint(mpir.ModeRdwr)
+	_ uint = uint(mpir.ModeRdwr) - C.MPI_MODE_RDWR
+	_ uint = C.MPI_MODE_SEQUENTIAL - uint(mpir.ModeSequential)
+	_ uint = uint(mpir.ModeSequential) - C.MPI_MODE_SEQUENTIAL
+	_ uint = C.MPI_MODE_UNIQUE_OPEN - uint(mpir.ModeUniqueOpen)
+	_ uint = uint(mpir.ModeUniqueOpen) - C.MPI_MODE_UNIQUE_OPEN
+	_ uint = C.MPI_MODE_WRONLY - uint(mpir.ModeWronly)
+	_ uint = uint(mpir.ModeWronly) - C.MPI_MODE_WRONLY
 )
 
 func fileOf(h uintptr) *file { return files.get(h) }

@@ -178,10 +178,6 @@ func (c *Comm) LocalWorldRank(r int) int {
 	return int(c.group.WorldRank(r))
 }
 
-// NodeOf is the node member r of c's (local) group runs on: a number that two
-// members share exactly when they share a node.
-func (c *Comm) NodeOf(r int) int { return proc.NodeOf(c.LocalWorldRank(r)) }
-
 // newComm makes a communicator of g (and remote) on context ctx.
 func newComm(ctx uint32, g, remote *group.Group) *Comm {
 	c := &Comm{ctx: ctx}

@@ -15,17 +15,23 @@ import "github.com/mpigo/mpigo/internal/p2p"
 // an operation of system calls only leaves the engine as it is.
 func StartIO(owner any, engine bool, f func(st *p2p.Status) error) *Pending {
 	o := &ioOp{ch: make(chan struct{}), owner: owner, st: p2p.Status{Source: AnySource, Tag: AnyTag}}
-	o.box.op = o
+	o.box.Bind(o)
 	if engine {
 		eng.Concurrent()
 	}
 	go func() {
 		o.err = f(&o.st)
 		close(o.ch)
-		noteDone()
+		NoteDone()
 	}()
 	return &o.box
 }
+
+// ioOp's optional methods, checked by the compiler (see nbreq.go).
+var (
+	_ = []statusOp{(*ioOp)(nil)}
+	_ = []cancelOp{(*ioOp)(nil)}
+)
 
 // ioOp is a nonblocking I/O operation.
 type ioOp struct {
@@ -36,7 +42,7 @@ type ioOp struct {
 	box   Pending
 }
 
-func (o *ioOp) test() (bool, error) {
+func (o *ioOp) Test() (bool, error) {
 	select {
 	case <-o.ch:
 		return true, o.err
@@ -45,14 +51,14 @@ func (o *ioOp) test() (bool, error) {
 	}
 }
 
-func (o *ioOp) wait() error {
+func (o *ioOp) Wait() error {
 	<-o.ch
 	return o.err
 }
 
-func (o *ioOp) doneCh() <-chan struct{} { return o.ch }
+func (o *ioOp) DoneCh() <-chan struct{} { return o.ch }
 
-func (o *ioOp) status() (p2p.Status, error) {
+func (o *ioOp) Status() (p2p.Status, error) {
 	<-o.ch
 	return o.st, nil
 }
@@ -60,7 +66,7 @@ func (o *ioOp) status() (p2p.Status, error) {
 // cancel does nothing: the system calls under way cannot be taken back, so the
 // operation completes as it would have, and its status says it was not cancelled
 // (MPI lets a cancel of a request fail so).
-func (o *ioOp) cancel() error { return nil }
+func (o *ioOp) Cancel() error { return nil }
 
 // Owner is the object p's operation belongs to, as its face named it (StartIO), nil
 // for an operation that has none.

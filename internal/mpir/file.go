@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
@@ -116,13 +117,13 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	}
 	nodes := map[int]bool{}
 	for r := range c.Size() {
-		nodes[c.NodeOf(r)] = true
+		nodes[core.NodeOf(c.LocalWorldRank(r))] = true
 	}
 	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(len(nodes)))
 	if local == nil && err != nil {
 		local = err
 	}
-	d, err := c.Dup(op)
+	d, err := collective.Dup(c, op)
 	if err != nil {
 		return nil, err
 	}
@@ -132,16 +133,16 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	h.bytes([]byte(path))
 	h.ints(amode)
 	if err := f.agree(op, local, h.sum(), "open the file"); err != nil {
-		d.Free(op)
+		collective.Free(d, op)
 		return nil, err
 	}
 	if err := f.openOS(op); err != nil {
-		d.Free(op)
+		collective.Free(d, op)
 		return nil, err
 	}
 	if err := f.start(op); err != nil {
 		f.os.Close()
-		d.Free(op)
+		collective.Free(d, op)
 		return nil, err
 	}
 	return f, nil
@@ -265,7 +266,7 @@ func (f *File) Close(op string) error {
 		}
 		err = f.agree(op, derr, 0, "delete the file")
 	}
-	f.comm.Free(op)
+	collective.Free(f.comm, op)
 	return err
 }
 
@@ -488,3 +489,19 @@ func (l *lane) done() {
 	}
 	l.mu.Unlock()
 }
+
+// The access modes, internal/mpio's, whose values are the ABI's (MPI_MODE_RDONLY is
+// 16, ...), for the faces.
+type Amode = mpio.Amode
+
+const (
+	ModeAppend        = mpio.Append
+	ModeCreate        = mpio.Create
+	ModeDeleteOnClose = mpio.DeleteOnClose
+	ModeExcl          = mpio.Excl
+	ModeRdonly        = mpio.Rdonly
+	ModeRdwr          = mpio.Rdwr
+	ModeSequential    = mpio.Sequential
+	ModeUniqueOpen    = mpio.UniqueOpen
+	ModeWronly        = mpio.Wronly
+)
