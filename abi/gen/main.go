@@ -249,11 +249,16 @@ func exprString(e ast.Expr) string {
 	return fmt.Sprintf("%T", e)
 }
 
-// errObject is the handle argument whose error handler an unsupported call uses.
+// errObject is the handle argument whose error handler an unsupported call uses: its
+// communicator, or its file (passed as a handle of its own kind, which the library
+// tells apart), else none.
 func errObject(p proc) string {
 	for _, q := range p.params {
-		if q.typ == "MPI_Comm" {
+		switch q.typ {
+		case "MPI_Comm":
 			return q.name
+		case "MPI_File":
+			return "(MPI_Comm)" + q.name
 		}
 	}
 	return "MPI_COMM_NULL"
