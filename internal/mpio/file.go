@@ -14,6 +14,7 @@ type File struct {
 	path     string
 	readable bool // opened for reading (a write-only file where the permissions allowed it)
 	writable bool
+	memory   bool // on a file system in memory (tmpfs)
 }
 
 // Open opens path with the access mode a (checked by the caller), creating it when
@@ -40,7 +41,9 @@ func Open(path string, a Amode, create bool, perm uint32) (*File, error) {
 		unix.Close(fd)
 		return nil, errorf(ErrBadFile, "%s is a directory", path)
 	}
-	return &File{fd: fd, path: path, readable: readable, writable: a.CanWrite()}, nil
+	var fs unix.Statfs_t
+	memory := unix.Fstatfs(fd, &fs) == nil && fs.Type == unix.TMPFS_MAGIC
+	return &File{fd: fd, path: path, readable: readable, writable: a.CanWrite(), memory: memory}, nil
 }
 
 func openRetry(path string, flags int, perm uint32) (int, error) {
@@ -57,6 +60,10 @@ func (f *File) Path() string { return f.path }
 
 // Readable reports whether the descriptor may be read (a write-only file may be).
 func (f *File) Readable() bool { return f.readable }
+
+// InMemory reports whether the file lies on a file system in memory (tmpfs, as
+// /dev/shm), where small writes of many processes cost what copies cost.
+func (f *File) InMemory() bool { return f.memory }
 
 // ReadAt reads len(p) bytes at off, fewer only at the end of the file: n < len(p)
 // with a nil error means the file ended.

@@ -17,8 +17,8 @@ import (
 // Everything here is arithmetic on runs, the same on every rank given the same
 // inputs: which ranks aggregate (Aggregators), the domains (Domains), a rank's pieces
 // per domain (Split) and per round (Window), and what an aggregator writes or reads
-// of a window (Cover). The exchange itself is the caller's (internal/mpir, over the
-// device's point-to-point).
+// of a window (Cover). The exchange itself is the caller's (internal/mpir's
+// file_coll.go: alltoallv over the file's own communicator).
 
 // Piece is a part of a rank's data in a collective access: Len bytes at file offset
 // Off, which are bytes [Stream, Stream+Len) of the rank's packed stream.

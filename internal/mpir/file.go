@@ -115,11 +115,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 			local = core.Errorf(core.ClassBadFile, op, "filename %q: %v", name, err)
 		}
 	}
-	nodes := map[int]bool{}
-	for r := range c.Size() {
-		nodes[core.NodeOf(c.LocalWorldRank(r))] = true
-	}
-	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(len(nodes)))
+	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(nodesOf(c)))
 	if local == nil && err != nil {
 		local = err
 	}

@@ -18,8 +18,9 @@ import (
 // blocking read that the end of the file cut short then moves it back to just past
 // what it read, if nothing moved it meanwhile.
 //
-// A collective access is, in this version, each member's own access followed by the
-// agreement (File.agree): every member calls, every member gets the error of any.
+// A collective access gathers every member's span and error first, and then goes
+// through two-phase I/O or each member's own access (file_coll.go): every member
+// calls, every member gets the error of any.
 
 // IOBuf is the memory of an access: Count items of Type over Mem, whose byte Origin
 // is the buffer's base address (0 but where the type reaches below it).
@@ -183,13 +184,13 @@ func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, err
 	if err == nil { // bad arguments move no pointer
 		p, err = f.prepare(op, a, b)
 	}
-	if err == nil {
+	switch {
+	case a.Coll:
+		st.Count, err = f.collAccess(op, a, p, err)
+	case err == nil:
 		st.Count, err = f.run(op, a, p)
-		f.giveBack(p, st.Count)
 	}
-	if a.Coll {
-		err = f.agree(op, err, 0, "access the file")
-	}
+	f.giveBack(p, st.Count)
 	return st, err
 }
 
@@ -211,7 +212,7 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 	if err != nil {
 		if a.Coll {
 			f.lane.wait(t)
-			err = f.agree(op, err, 0, "access the file")
+			_, err = f.collAccess(op, a, p, err)
 			f.lane.done()
 		}
 		return nil, err
@@ -219,14 +220,13 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 	f.ops.Add(1)
 	return core.StartIO(f.Face, a.Coll, func(st *core.Status) error {
 		defer f.ops.Done()
+		var err error
 		if a.Coll {
 			f.lane.wait(t)
 			defer f.lane.done()
-		}
-		n, err := f.run(op, a, p)
-		st.Count = n
-		if a.Coll {
-			err = f.agree(op, err, 0, "access the file")
+			st.Count, err = f.collAccess(op, a, p, nil)
+		} else {
+			st.Count, err = f.run(op, a, p)
 		}
 		return err
 	}), nil
