@@ -164,13 +164,20 @@ func (f *File) Allocate(n int64) error {
 	return nil
 }
 
-// Sync writes what the process wrote through to the storage device (fsync).
+// Sync writes what the process wrote through to the storage device (fsync). A
+// special file that has no storage to synchronise (a character device such as
+// /dev/full, a pipe) has nothing to write through: fsync's EINVAL and EROFS say so
+// (fsync(2)), and Sync succeeds, so that closing such a file does not fail.
 func (f *File) Sync() error {
 	for {
 		err := unix.Fsync(f.fd)
-		if err != unix.EINTR {
-			return sysErr("fsync", f.path, err)
+		switch err {
+		case unix.EINTR:
+			continue
+		case unix.EINVAL, unix.EROFS:
+			return nil
 		}
+		return sysErr("fsync", f.path, err)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestOpenErrors(t *testing.T) {
@@ -77,5 +79,66 @@ func TestSizeAllocateLock(t *testing.T) {
 	}
 	if f.BlockSize() <= 0 {
 		t.Errorf("BlockSize %d", f.BlockSize())
+	}
+}
+
+// TestClassOf checks that each errno a file system call gives lands in the class
+// whose MPI error class the standard names for it (MPI 4.1 section 14.7), with the
+// errno kept in the chain.
+func TestClassOf(t *testing.T) {
+	for _, c := range []struct {
+		errno unix.Errno
+		want  error
+	}{
+		{unix.ENOENT, ErrNoSuchFile},
+		{unix.EACCES, ErrAccess},
+		{unix.EPERM, ErrAccess},
+		{unix.ENOSPC, ErrNoSpace},
+		{unix.EFBIG, ErrNoSpace},
+		{unix.EROFS, ErrReadOnly},
+		{unix.EEXIST, ErrExists},
+		{unix.ETXTBSY, ErrInUse},
+		{unix.EBUSY, ErrInUse},
+		{unix.EISDIR, ErrBadFile},
+		{unix.ENOTDIR, ErrBadFile},
+		{unix.ENAMETOOLONG, ErrBadFile},
+		{unix.ELOOP, ErrBadFile},
+		{unix.EDQUOT, ErrQuota},
+		{unix.EIO, ErrIO},
+		{unix.EBADF, ErrIO},
+	} {
+		err := sysErr("pwrite", "/x", c.errno)
+		if !errors.Is(err, c.want) || !errors.Is(err, c.errno) {
+			t.Errorf("%v: %v, want class %v with the errno", c.errno, err, c.want)
+		}
+	}
+	if err := sysErr("pwrite", "/x", errors.New("no errno")); !errors.Is(err, ErrIO) {
+		t.Errorf("an error without an errno: %v, want ErrIO", err)
+	}
+	if sysErr("pwrite", "/x", nil) != nil {
+		t.Error("sysErr of nil is not nil")
+	}
+}
+
+// TestFullDevice writes to /dev/full, a device that is always out of space: the write
+// fails with ErrNoSpace, having written nothing, and Sync and Close, which have
+// nothing to write through, succeed.
+func TestFullDevice(t *testing.T) {
+	f, err := Open("/dev/full", Wronly, false, 0)
+	if errors.Is(err, ErrNoSuchFile) {
+		t.Skip("no /dev/full")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := f.WriteAt([]byte{1, 2, 3}, 0)
+	if n != 0 || !errors.Is(err, ErrNoSpace) || !errors.Is(err, unix.ENOSPC) {
+		t.Errorf("WriteAt: %d, %v; want 0 and ErrNoSpace", n, err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Errorf("Sync: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }
