@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -218,5 +219,42 @@ func TestFileCallErrors(t *testing.T) {
 		must(t, s.SetView(mpi.DisplacementCurrent, mpi.Byte, mpi.Byte, "native", nil))
 		must(t, s.Close())
 		must(t, mpi.World.SetErrHandler(mpi.ErrorsReturn))
+	})
+}
+
+// TestFileNoSpace writes to /dev/full, a device that is always out of space, as a
+// full disk behaves: independent, collective through the aggregators and collective
+// without them, every rank's write fails with MPI_ERR_NO_SPACE and reports no bytes
+// written, and the file closes cleanly.
+func TestFileNoSpace(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	ioJob(t, 2, func(t *testing.T, dir string, rank, size int) {
+		for _, cb := range []string{"enable", "disable"} {
+			in := mpi.InfoCreate()
+			must(t, in.Set("romio_cb_write", cb))
+			f, err := mpi.FileOpen(mpi.World, "/dev/full", mpi.ModeWronly, in)
+			must(t, err)
+			must(t, in.Free())
+			data := []byte{1, 2, 3, 4}
+			st, err := mpi.FileWriteAt(f, int64(rank*len(data)), data)
+			wantClass(t, "FileWriteAt", err, mpi.ErrNoSpace)
+			if st.Bytes() != 0 {
+				t.Errorf("FileWriteAt reports %d bytes written", st.Bytes())
+			}
+			// Interleaved, so that romio_cb_write=enable goes through an aggregator.
+			ft, err := mpi.TypeVector(4, 1, size, mpi.Byte)
+			must(t, err)
+			must(t, ft.Commit())
+			must(t, f.SetView(int64(rank), mpi.Byte, ft, "native", nil))
+			st, err = mpi.FileWriteAll(f, data)
+			wantClass(t, fmt.Sprint("FileWriteAll, romio_cb_write=", cb), err, mpi.ErrNoSpace)
+			if st.Bytes() != 0 {
+				t.Errorf("FileWriteAll, romio_cb_write=%s, reports %d bytes written", cb, st.Bytes())
+			}
+			must(t, ft.Free())
+			must(t, f.Close())
+		}
 	})
 }

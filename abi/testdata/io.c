@@ -2,7 +2,7 @@
  * open, close, delete and their errors, sizes, hints, atomicity, views (vector and
  * subarray filetypes, noncontiguous memory), explicit offsets and the file pointer,
  * blocking, nonblocking, collective and split collective, with the _c forms, checked against plain POSIX
- * reads of the file; the classes of bad calls, and the file error handlers. It leaves
+ * reads of the file; the classes of bad calls (a full disk too), and the file error handlers. It leaves
  * no file behind. */
 #include "check.h"
 #include <fcntl.h>
@@ -326,6 +326,22 @@ static void files(void) {
     MPI_Errhandler_free(&eh);
 }
 
+/* full writes to /dev/full, which is always out of space, as a full disk is: every
+ * rank's write fails with MPI_ERR_NO_SPACE, and the file closes cleanly. */
+static void full(void) {
+    if (access("/dev/full", W_OK) != 0) return;
+    MPI_File fh;
+    MPI_Status st;
+    int data[2] = {rank, rank}, count = -1;
+    OK(MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+    FAILS(MPI_File_write_at(fh, rank * sizeof data, data, 2, MPI_INT, &st), MPI_ERR_NO_SPACE);
+    OK(MPI_Status_set_elements(&st, MPI_INT, 5));
+    FAILS(MPI_File_write_at_all(fh, rank * sizeof data, data, 2, MPI_INT, &st), MPI_ERR_NO_SPACE);
+    OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == 0, "a failed collective write reports %d ints written", count);
+    OK(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv) {
     OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -337,6 +353,7 @@ int main(int argc, char **argv) {
     views();
     subarray();
     files();
+    full();
     MPI_Barrier(MPI_COMM_WORLD);
     OK(MPI_Finalize());
     if (rank == 0) printf("OK io\n");

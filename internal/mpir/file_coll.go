@@ -118,7 +118,13 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 	}
 	x := newExchange(f, a, p, runs, all)
 	n, err := x.run(op)
-	return n, f.agree(op, err, 0, "access the file")
+	if err := f.agree(op, err, 0, "access the file"); err != nil {
+		// An aggregator's failure leaves this member's pieces in other windows written
+		// (or read) or not, which this member cannot tell: it claims none, rather
+		// than report data as moved that may not have been.
+		return 0, err
+	}
+	return n, nil
 }
 
 // gather is every member's record, member r's at [r*recFields:].
