@@ -104,8 +104,10 @@ func fail(op string, ch uintptr, err error) int32 {
 }
 
 func raise(op string, ch uintptr, err error) int32 {
-	if kindOf(ch) == kFile {
-		return raiseFile(op, ch, err) // a file's request: the file's handler
+	if kindOf(ch) == kFile || ch == hFileNull {
+		// A file's request, or a call of the I/O chapter: the file's handler, or
+		// MPI_FILE_NULL's for a call without a file (a stub's fh may be it too).
+		return raiseFile(op, ch, err)
 	}
 	ce := cerror(op, err)
 	if c := commOf(ch); c != nil {

@@ -34,6 +34,13 @@ static void file_handler(MPI_File *fh, int *code, ...) {
     (void)code;
 }
 
+/* byte_extent is a data representation's extent function: every type as in memory. */
+static int byte_extent(MPI_Datatype type, MPI_Aint *extent, void *state) {
+    MPI_Aint lb;
+    (void)state;
+    return MPI_Type_get_extent(type, &lb, extent);
+}
+
 static void opens(void) {
     char name[512];
     MPI_File fh = MPI_FILE_NULL;
@@ -322,6 +329,14 @@ static void files(void) {
     FAILS(MPI_File_read(fh, bad, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_ACCESS);
     CHECK(handler_calls == 3, "the inherited handler ran %d times, want 3", handler_calls);
     OK(MPI_File_close(&fh));
+    /* An I/O procedure without a file raises on MPI_FILE_NULL's handler: a failed
+     * MPI_File_delete, and MPI_Register_datarep, which mpigo lacks yet. */
+    FAILS(MPI_File_delete(name, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
+    CHECK(handler_calls == 4 && handler_file == MPI_FILE_NULL, "MPI_File_delete: the handler ran %d times", handler_calls);
+    FAILS(MPI_Register_datarep("mpigo_test", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, byte_extent, NULL),
+          MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(handler_calls == 5 && handler_file == MPI_FILE_NULL, "MPI_Register_datarep: the handler ran %d times",
+          handler_calls);
     OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
     MPI_Errhandler_free(&eh);
 }
