@@ -19,7 +19,8 @@ import (
 // The Status's Bytes are the bytes the call moved (GetCount gives them in elements):
 // a read past the end of the file reads what there is, and none at the end, with no
 // error. The data must be a whole number of the view's etypes (else ErrType). A file
-// opened ModeRdonly cannot be written nor one opened ModeWronly read (ErrAccess);
+// opened ModeRdonly cannot be written (ErrReadOnly) nor one opened ModeWronly read
+// (ErrAccess);
 // one opened ModeSequential has no file pointer of its own (ErrUnsupportedOperation).
 
 // sliceIO is the memory of a slice of elements: its bytes.

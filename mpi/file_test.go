@@ -164,7 +164,9 @@ func TestFilePointers(t *testing.T) {
 		}
 		_, err = f.Seek(-10, io.SeekStart)
 		wantClass(t, "Seek before the view's start", err, mpi.ErrArg)
-		wantClass(t, "a write of a file opened ModeRdonly", func() error { _, err := mpi.FileWriteAt(f, 0, got); return err }(), mpi.ErrAccess)
+		wantClass(t, "a write of a file opened ModeRdonly", func() error { _, err := mpi.FileWriteAt(f, 0, got); return err }(), mpi.ErrReadOnly)
+		wantClass(t, "SetSize of a file opened ModeRdonly", f.SetSize(0), mpi.ErrReadOnly)
+		wantClass(t, "a write of the Bytes of a file opened ModeRdonly", func() error { _, err := f.Bytes().WriteAt([]byte{1}, 0); return err }(), mpi.ErrReadOnly)
 		wantClass(t, "3 bytes of a view of int32s", func() error { _, err := mpi.FileReadAt(f, 0, make([]byte, 3)); return err }(), mpi.ErrType)
 		must(t, f.Close())
 	})

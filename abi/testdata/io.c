@@ -74,6 +74,12 @@ static void opens(void) {
     CHECK(fh == MPI_FILE_NULL, "close left the handle");
     FAILS(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
           MPI_ERR_FILE_EXISTS);
+    /* A file opened read-only is a read-only file (MPI_ERR_READ_ONLY, as ROMIO and
+     * OMPIO say too): no write, no change of size. */
+    OK(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    FAILS(MPI_File_write_at(fh, 0, &gs, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_READ_ONLY);
+    FAILS(MPI_File_set_size(fh, 0), MPI_ERR_READ_ONLY);
+    OK(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) OK(MPI_File_delete(name, MPI_INFO_NULL));
     MPI_Barrier(MPI_COMM_WORLD);

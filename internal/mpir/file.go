@@ -317,7 +317,7 @@ func (f *File) resize(op string, size int64, do func(*mpio.File, int64) error) e
 	case f.amode&mpio.Sequential != 0:
 		local = core.Errorf(core.ClassUnsupportedOperation, op, "the file was opened with MPI_MODE_SEQUENTIAL")
 	case !f.amode.CanWrite():
-		local = core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_RDONLY")
+		local = core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
 	}
 	var h argHash
 	h.ints(int(size))

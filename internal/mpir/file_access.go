@@ -57,7 +57,7 @@ func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
 	}
 	switch {
 	case a.Write && !f.amode.CanWrite():
-		return plan{}, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_RDONLY")
+		return plan{}, core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
 	case !a.Write && !f.amode.CanRead():
 		return plan{}, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_WRONLY")
 	case f.amode&mpio.Sequential != 0:
@@ -244,7 +244,7 @@ func (f *File) Bytes(op string, p []byte, off int64, write bool) (int, error) {
 	case off < 0:
 		return 0, core.Errorf(core.ClassArg, op, "offset %d is negative", off)
 	case write && !f.amode.CanWrite():
-		return 0, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_RDONLY")
+		return 0, core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
 	case !write && !f.amode.CanRead():
 		return 0, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_WRONLY")
 	}
