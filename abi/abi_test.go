@@ -384,6 +384,20 @@ func TestCollectivesVPersistentLarge(t *testing.T) { job(t, "collv", 3) }
 
 func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
 
+// TestFileIO runs io.c, MPI-IO through the C ABI, on 1 and 3 ranks in a directory of
+// the test's, and checks that it leaves nothing there.
+func TestFileIO(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		t.Run(itoa(n), func(t *testing.T) {
+			dir := t.TempDir()
+			jobArgs(t, "io", n, nil, []string{dir})
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("io.c left %d files, the first %s", len(left), left[0].Name())
+			}
+		})
+	}
+}
+
 func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 
 // TestReductionOps: C's long double types under the predefined operations, pairs with

@@ -33,6 +33,7 @@ func TestExamplesInJobs(t *testing.T) {
 		{"Isendrecv/3", 3, ExampleIsendrecv, "rank 0 got 2 from rank 2\n"},
 		{"Tools_Subscribe/2", 2, ExampleTools_Subscribe, "from rank 1, tag 0, 5 bytes\nfrom rank 1, tag 1, 5 bytes\n" +
 			"from rank 1, tag 2, 5 bytes\n3 messages queued unexpected\n"},
+		{"FileOpen/3", 3, ExampleFileOpen, "line of rank 0\nline of rank 1\nline of rank 2\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

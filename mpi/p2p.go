@@ -377,8 +377,9 @@ func (r *Request) Wait() (st Status, err error) {
 // of a call made of a request and its wait (Sendrecv), which reports itself once.
 func (r *Request) wait(op string) (st Status, err error) {
 	if r.x != nil {
+		to := r.seam()
 		if err := r.usedUp(op); err != nil {
-			return Status{}, r.c.fail(op, err)
+			return Status{}, to.fail(op, err)
 		}
 		if r.c != nil && r.c.ctx != nil {
 			return r.WaitContext(r.c.ctx)
@@ -387,7 +388,7 @@ func (r *Request) wait(op string) (st Status, err error) {
 		if xerr := r.xReport(&st, true); err == nil {
 			err = xerr
 		}
-		return st, r.c.fail(op, err)
+		return st, to.fail(op, err)
 	}
 	if r.c != nil && r.c.ctx != nil {
 		return r.WaitContext(r.c.ctx)
@@ -411,18 +412,19 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 		ctx = context.Background()
 	}
 	if r.x != nil {
+		to := r.seam()
 		if err := r.usedUp("Wait"); err != nil {
-			return Status{}, r.c.fail("Wait", err)
+			return Status{}, to.fail("Wait", err)
 		}
 		err := r.ref().WaitContext(ctx)
 		if err == ctx.Err() && err != nil {
-			return Status{}, r.c.fail("Wait", err) // still pending
+			return Status{}, to.fail("Wait", err) // still pending
 		}
 		var st Status
 		if xerr := r.xReport(&st, true); err == nil {
 			err = xerr
 		}
-		return st, r.c.fail("Wait", err)
+		return st, to.fail("Wait", err)
 	}
 	st, err := core.WaitCtx(ctx, &r.q)
 	return r.c.status(st), r.c.fail("Wait", mapErr("Wait", err))
@@ -445,8 +447,9 @@ func (r *Request) GetStatus() (st Status, ok bool, err error) {
 // test is Test (release: a completed request is used up) and GetStatus.
 func (r *Request) test(op string, release bool) (st Status, ok bool, err error) {
 	if r.x != nil {
+		to := r.seam()
 		if err := r.usedUp(op); err != nil {
-			return Status{}, false, r.c.fail(op, err)
+			return Status{}, false, to.fail(op, err)
 		}
 		ok, err = r.ref().Test()
 		if ok {
@@ -454,7 +457,7 @@ func (r *Request) test(op string, release bool) (st Status, ok bool, err error) 
 				err = xerr
 			}
 		}
-		return st, ok, r.c.fail(op, err)
+		return st, ok, to.fail(op, err)
 	}
 	var ps core.Status
 	if release {
@@ -478,13 +481,14 @@ func (r *Request) Cancel() error {
 // cancel is Cancel unrecorded, for the calls made of others (Sendrecv).
 func (r *Request) cancel() error {
 	if r.x != nil {
+		to := r.seam()
 		if err := r.usedUp("Cancel"); err != nil {
-			return r.c.fail("Cancel", err)
+			return to.fail("Cancel", err)
 		}
 		if !r.x.Cancelable() {
-			return r.c.fail("Cancel", errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled"))
+			return to.fail("Cancel", errorf(ClassRequest, "Cancel", "a collective or communicator operation cannot be cancelled"))
 		}
-		return r.c.fail("Cancel", mapErr("Cancel", r.x.Cancel()))
+		return to.fail("Cancel", mapErr("Cancel", r.x.Cancel()))
 	}
 	return r.c.fail("Cancel", mapErr("Cancel", core.Cancel(&r.q)))
 }
@@ -493,12 +497,13 @@ func (r *Request) cancel() error {
 func (r *Request) Free() error {
 	defer prof.Exit(prof.RequestFree, r.enterWait(prof.RequestFree), 0)
 	if r.x != nil {
+		to := r.seam()
 		if err := r.usedUp("Free"); err != nil {
-			return r.c.fail("Free", err)
+			return to.fail("Free", err)
 		}
 		err := r.ref().Free() // it completes in the background
 		r.x, r.q = nil, core.Request{}
-		return r.c.fail("Free", mapErr("Free", err))
+		return to.fail("Free", mapErr("Free", err))
 	}
 	return r.c.fail("Free", mapErr("Free", core.FreeRequest(&r.q)))
 }

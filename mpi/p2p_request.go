@@ -90,3 +90,30 @@ func (s *Status) SetElements(dt *Datatype, count int) error {
 // SetCancelled sets whether s says its request was cancelled
 // (MPI_Status_set_cancelled), for a generalized request's query function.
 func (s *Status) SetCancelled(flag bool) { s.cancel = flag }
+
+// reqSeam is where the errors of a request's completion calls go: the handler of its
+// file for an operation of a file (MPI 4.1 section 14.7), else of its communicator.
+type reqSeam struct {
+	c *Comm
+	f *File
+}
+
+// seam is r's reqSeam, taken before a completion call releases r.
+func (r *Request) seam() reqSeam {
+	if r.x != nil {
+		if f, ok := r.x.Owner().(*File); ok {
+			return reqSeam{f: f}
+		}
+	}
+	return reqSeam{c: r.c}
+}
+
+func (s reqSeam) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if s.f != nil {
+		return s.f.fail(op, err)
+	}
+	return s.c.fail(op, err)
+}

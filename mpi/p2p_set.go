@@ -58,7 +58,7 @@ func (r *Request) status(st *core.Status) Status {
 // failIn raises err, an error of op of class ErrInStatus, on the communicator of the
 // request that failed: the first of rs whose status (in sts, where at[k] is status
 // k's request) has an error, or the one err names.
-func failIn(op string, rs []Request, err error, sts []core.Status, at func(k int) int) error {
+func failIn(op string, to []reqSeam, err error, sts []core.Status, at func(k int) int) error {
 	failed := mpir.Failed(err)
 	for k := range sts {
 		if sts[k].Err != nil {
@@ -69,7 +69,20 @@ func failIn(op string, rs []Request, err error, sts []core.Status, at func(k int
 	if failed < 0 {
 		return noObject(op, err)
 	}
-	return rs[failed].c.fail(op, err)
+	return to[failed].fail(op, err)
+}
+
+// seamsOn is where the errors of rs go, each request's, taken before settle forgets
+// what a completed request was; nil when err is nil (nothing will go).
+func seamsOn(err error, rs []Request) []reqSeam {
+	if err == nil {
+		return nil
+	}
+	to := make([]reqSeam, len(rs))
+	for i := range rs {
+		to[i] = rs[i].seam()
+	}
+	return to
 }
 
 func same(k int) int { return k }
@@ -103,12 +116,13 @@ func Waitall(rs []Request, sts []Status) error {
 	for i := range ps { // before settle: a completed request's status names its communicator
 		sts[i] = rs[i].status(&ps[i]) // empty for one still pending if ctx ended
 	}
+	to := seamsOn(err, rs)
 	settle(rs, s)
 	switch {
 	case mpir.IsCtx(ctx, err):
 		return ctxPending(op, err)
 	case err != nil:
-		return failIn(op, rs, err, ps, same)
+		return failIn(op, to, err, ps, same)
 	}
 	return nil
 }
@@ -133,9 +147,10 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].status(&ps[i])
 	}
+	to := seamsOn(err, rs)
 	settle(rs, s)
 	if err != nil {
-		return true, failIn(op, rs, err, ps, same)
+		return true, failIn(op, to, err, ps, same)
 	}
 	return true, nil
 }
@@ -159,8 +174,12 @@ func Waitany(rs []Request) (int, Status, error) {
 // when none is active; ok false when none has completed).
 func anyResult(op string, rs []Request, s mpir.Set, ctx context.Context, i int, ok bool, ps *core.Status, err error) (int, Status, error) {
 	var st Status
+	var to reqSeam
 	if i >= 0 {
 		st = rs[i].status(ps)
+		if err != nil {
+			to = rs[i].seam()
+		}
 	}
 	settle(rs, s)
 	switch {
@@ -171,7 +190,7 @@ func anyResult(op string, rs []Request, s mpir.Set, ctx context.Context, i int, 
 	case i < 0:
 		return Undefined, emptyStatus, nil
 	}
-	return i, st, rs[i].c.fail(op, err)
+	return i, st, to.fail(op, err)
 }
 
 // Testany is Waitany that does not wait: ok is false when none has completed.
@@ -224,6 +243,7 @@ func some(op string, rs []Request, f func(context.Context, mpir.Set, []int, []co
 	for k := range sts {
 		sts[k] = rs[idx[k]].status(&ps[k])
 	}
+	to := seamsOn(err, rs)
 	settle(rs, s)
 	switch {
 	case mpir.IsCtx(ctx, err):
@@ -231,7 +251,7 @@ func some(op string, rs []Request, f func(context.Context, mpir.Set, []int, []co
 	case n < 0:
 		return nil, nil, nil
 	case err != nil:
-		return idx[:n], sts, failIn(op, rs, err, ps[:n], func(k int) int { return idx[k] })
+		return idx[:n], sts, failIn(op, to, err, ps[:n], func(k int) int { return idx[k] })
 	}
 	return idx[:n], sts, nil
 }
@@ -259,7 +279,7 @@ func RequestGetStatusAll(rs []Request, sts []Status) (bool, error) {
 		sts[i] = rs[i].status(&ps[i])
 	}
 	if err != nil {
-		return true, failIn(op, rs, err, ps, same)
+		return true, failIn(op, seamsOn(err, rs), err, ps, same)
 	}
 	return true, nil
 }

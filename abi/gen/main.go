@@ -249,11 +249,25 @@ func exprString(e ast.Expr) string {
 	return fmt.Sprintf("%T", e)
 }
 
-// errObject is the handle argument whose error handler an unsupported call uses.
+// errObject is the handle argument whose error handler an unsupported call uses: its
+// communicator, or its file (passed as a handle of its own kind, which the library
+// tells apart), else none. A procedure of the I/O chapter without a file uses the
+// default file error handler, MPI_FILE_NULL's (MPI 4.1 section 14.7).
 func errObject(p proc) string {
+	if strings.HasPrefix(p.name, "MPI_File_") || strings.HasPrefix(p.name, "MPI_Register_datarep") {
+		for _, q := range p.params {
+			if q.typ == "MPI_File" {
+				return "(MPI_Comm)" + q.name
+			}
+		}
+		return "(MPI_Comm)MPI_FILE_NULL"
+	}
 	for _, q := range p.params {
-		if q.typ == "MPI_Comm" {
+		switch q.typ {
+		case "MPI_Comm":
 			return q.name
+		case "MPI_File":
+			return "(MPI_Comm)" + q.name
 		}
 	}
 	return "MPI_COMM_NULL"

@@ -104,6 +104,11 @@ func fail(op string, ch uintptr, err error) int32 {
 }
 
 func raise(op string, ch uintptr, err error) int32 {
+	if kindOf(ch) == kFile || ch == hFileNull {
+		// A file's request, or a call of the I/O chapter: the file's handler, or
+		// MPI_FILE_NULL's for a call without a file (a stub's fh may be it too).
+		return raiseFile(op, ch, err)
+	}
 	ce := cerror(op, err)
 	if c := commOf(ch); c != nil {
 		c.errh.Raise(ce.op, ch, c.what, ce)

@@ -186,7 +186,7 @@ var kinds = [nKinds]kindInfo{
 func init() {
 	for k, t := range map[kind]interface{ made(uintptr) bool }{
 		kComm: &comms, kType: &types, kGroup: &groups, kInfo: &infos, kErrh: &errhandlers,
-		kOp: &userOps, kMessage: &messages, kSession: &sessions, kWin: &wins, kKeyval: &keyvals,
+		kOp: &userOps, kMessage: &messages, kSession: &sessions, kWin: &wins, kKeyval: &keyvals, kFile: &files,
 	} {
 		kinds[k].made = t.made
 	}

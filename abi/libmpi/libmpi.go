@@ -50,7 +50,7 @@
 //     record reads where it is at each snapshot (prof.WatchTallies, prof.Watch:
 //     short.go hands it down); the Go halves count the rest.
 //
-// Implemented (510 of the 657 procedures of the ABI's mpi.h, with their _c forms and
+// Implemented (574 of the 657 procedures of the ABI's mpi.h, with their _c forms and
 // PMPI_ twins, and the 7 that other ABI headers declare beyond the standard's, which
 // abi/gen/procs.txt marks; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init,
 // MPI_Init_thread (every level), MPI_Finalize, MPI_Abort, the environment queries,
@@ -74,10 +74,12 @@
 // one-sided communication (every window flavour, every operation and synchronisation
 // call, shared memory queries); MPI_Alloc_mem; MPI_Pcontrol; the handle-integer
 // conversions and status accessors of MPI 5.0; sessions (process sets, communicators
-// from groups, session error handlers and buffers) and the file error handlers on
-// MPI_FILE_NULL; the tool information interface (MPI_T_*, tools.go, over
-// internal/mpir's). Everything else (I/O, spawn, ports and names,
-// MPI_Register_datarep) is a stub returning MPI_ERR_UNSUPPORTED_OPERATION.
+// from groups, session error handlers and buffers); files (file.go: open, close,
+// delete, sizes, hints, atomicity, views, explicit offsets and individual file pointers
+// in every blocking, nonblocking, collective and split collective form, file error
+// handlers); the tool information interface (MPI_T_*, tools.go, over internal/mpir's).
+// Everything else (I/O's shared file pointers and user data representations, spawn,
+// ports and names) is a stub returning MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),
 // uintptr (a handle) and unsafe.Pointer (any pointer): a handle held in a Go pointer

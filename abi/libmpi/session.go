@@ -14,75 +14,15 @@ import (
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// Sessions (MPI 4.1 section 11.3) and the file side of error handling. A session is
+// Sessions (MPI 4.1 section 11.3). A session is
 // an entry of a table like the other handles: the device's session and its error
 // handler (internal/mpir's, as a communicator's). Errors of a session call go to the
 // session's handler; those of a call on a handle that is no live session
 // (MPI_ERR_SESSION) to MPI_COMM_SELF's, as errors with no valid object do.
 // Communicators made from groups take the handler passed in, which also serves the
 // errors of the call that makes them.
-//
-// Files do not exist yet; MPI_FILE_NULL's handler does (MPI_ERRORS_RETURN at first, as
-// MPI says for files): the handler files will start with, which serves the errors of
-// file calls on a handle that is not an open file (MPI_ERR_FILE).
 
-const (
-	hFileNull    = 0x118
-	hSessionNull = 0x120
-)
-
-// --- files ---
-
-// failFile raises err of a file call through MPI_FILE_NULL's handler: no file is
-// ever valid yet.
-func failFile(op string, err error) int32 {
-	ce := cerror(op, err)
-	mpir.FileNull.Raise(ce.op, uintptr(hFileNull), mpir.Text("file MPI_FILE_NULL"), ce)
-	return ce.code
-}
-
-func badFile(op string, fh uintptr) int32 {
-	return failFile(op, badHandle(op, "file", fh, kFile)) // mpigo opens no files yet
-}
-
-//export PMPI_File_create_errhandler
-func PMPI_File_create_errhandler(fn, eh unsafe.Pointer) int32 {
-	return createErrh("File_create_errhandler", fn, eh, mpir.KindFile)
-}
-
-//export PMPI_File_set_errhandler
-func PMPI_File_set_errhandler(fh uintptr, eh uintptr) int32 {
-	const op = "File_set_errhandler"
-	if fh != hFileNull {
-		return badFile(op, fh)
-	}
-	if err := setErrh(op, &mpir.FileNull, mpir.KindFile, eh); err != nil {
-		return failFile(op, err)
-	}
-	return 0
-}
-
-//export PMPI_File_get_errhandler
-func PMPI_File_get_errhandler(fh uintptr, eh unsafe.Pointer) int32 {
-	const op = "File_get_errhandler"
-	if fh != hFileNull {
-		return badFile(op, fh)
-	}
-	if err := getErrh(op, &mpir.FileNull, eh); err != nil {
-		return failFile(op, err)
-	}
-	return 0
-}
-
-//export PMPI_File_call_errhandler
-func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
-	const op = "File_call_errhandler"
-	if fh != hFileNull {
-		return badFile(op, fh)
-	}
-	mpir.FileNull.Raise("MPI_"+op, uintptr(hFileNull), mpir.Text("file MPI_FILE_NULL"), codeErr(op, code))
-	return 0
-}
+const hSessionNull = 0x120
 
 // --- sessions ---
 

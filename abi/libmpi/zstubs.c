@@ -10,93 +10,29 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return mpigo_unsupported("MPI_Comm_join", MPI_COMM_NULL); }
 int PMPI_Comm_spawn(const char *command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn", comm); }
 int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn_multiple", comm); }
-int PMPI_File_close(MPI_File *fh) { return mpigo_unsupported("MPI_File_close", MPI_COMM_NULL); }
-int PMPI_File_delete(const char *filename, MPI_Info info) { return mpigo_unsupported("MPI_File_delete", MPI_COMM_NULL); }
-int PMPI_File_get_amode(MPI_File fh, int *amode) { return mpigo_unsupported("MPI_File_get_amode", MPI_COMM_NULL); }
-int PMPI_File_get_atomicity(MPI_File fh, int *flag) { return mpigo_unsupported("MPI_File_get_atomicity", MPI_COMM_NULL); }
-int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) { return mpigo_unsupported("MPI_File_get_byte_offset", MPI_COMM_NULL); }
-int PMPI_File_get_group(MPI_File fh, MPI_Group *group) { return mpigo_unsupported("MPI_File_get_group", MPI_COMM_NULL); }
-int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used) { return mpigo_unsupported("MPI_File_get_info", MPI_COMM_NULL); }
-int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset) { return mpigo_unsupported("MPI_File_get_position", MPI_COMM_NULL); }
-int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) { return mpigo_unsupported("MPI_File_get_position_shared", MPI_COMM_NULL); }
-int PMPI_File_get_size(MPI_File fh, MPI_Offset *size) { return mpigo_unsupported("MPI_File_get_size", MPI_COMM_NULL); }
-int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent) { return mpigo_unsupported("MPI_File_get_type_extent", MPI_COMM_NULL); }
-int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent) { return mpigo_unsupported("MPI_File_get_type_extent_c", MPI_COMM_NULL); }
-int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep) { return mpigo_unsupported("MPI_File_get_view", MPI_COMM_NULL); }
-int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread", MPI_COMM_NULL); }
-int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_all", MPI_COMM_NULL); }
-int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_all_c", MPI_COMM_NULL); }
-int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_at", MPI_COMM_NULL); }
-int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_at_all", MPI_COMM_NULL); }
-int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_at_all_c", MPI_COMM_NULL); }
-int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_at_c", MPI_COMM_NULL); }
-int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_c", MPI_COMM_NULL); }
-int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_shared", MPI_COMM_NULL); }
-int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_shared_c", MPI_COMM_NULL); }
-int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite", MPI_COMM_NULL); }
-int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_all", MPI_COMM_NULL); }
-int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_all_c", MPI_COMM_NULL); }
-int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_at", MPI_COMM_NULL); }
-int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_at_all", MPI_COMM_NULL); }
-int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_at_all_c", MPI_COMM_NULL); }
-int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_at_c", MPI_COMM_NULL); }
-int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_c", MPI_COMM_NULL); }
-int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared", MPI_COMM_NULL); }
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared_c", MPI_COMM_NULL); }
-int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) { return mpigo_unsupported("MPI_File_open", comm); }
-int PMPI_File_preallocate(MPI_File fh, MPI_Offset size) { return mpigo_unsupported("MPI_File_preallocate", MPI_COMM_NULL); }
-int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read", MPI_COMM_NULL); }
-int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_all", MPI_COMM_NULL); }
-int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_all_begin", MPI_COMM_NULL); }
-int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_all_c", MPI_COMM_NULL); }
-int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_all_end", MPI_COMM_NULL); }
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_at", MPI_COMM_NULL); }
-int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_at_all", MPI_COMM_NULL); }
-int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_at_all_begin", MPI_COMM_NULL); }
-int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_at_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_at_all_c", MPI_COMM_NULL); }
-int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_at_all_end", MPI_COMM_NULL); }
-int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_at_c", MPI_COMM_NULL); }
-int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_c", MPI_COMM_NULL); }
-int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered", MPI_COMM_NULL); }
-int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin", MPI_COMM_NULL); }
-int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin_c", MPI_COMM_NULL); }
-int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered_c", MPI_COMM_NULL); }
-int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered_end", MPI_COMM_NULL); }
-int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared", MPI_COMM_NULL); }
-int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared_c", MPI_COMM_NULL); }
-int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { return mpigo_unsupported("MPI_File_seek", MPI_COMM_NULL); }
-int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return mpigo_unsupported("MPI_File_seek_shared", MPI_COMM_NULL); }
-int PMPI_File_set_atomicity(MPI_File fh, int flag) { return mpigo_unsupported("MPI_File_set_atomicity", MPI_COMM_NULL); }
-int PMPI_File_set_info(MPI_File fh, MPI_Info info) { return mpigo_unsupported("MPI_File_set_info", MPI_COMM_NULL); }
-int PMPI_File_set_size(MPI_File fh, MPI_Offset size) { return mpigo_unsupported("MPI_File_set_size", MPI_COMM_NULL); }
-int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) { return mpigo_unsupported("MPI_File_set_view", MPI_COMM_NULL); }
-int PMPI_File_sync(MPI_File fh) { return mpigo_unsupported("MPI_File_sync", MPI_COMM_NULL); }
-int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write", MPI_COMM_NULL); }
-int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_all", MPI_COMM_NULL); }
-int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_all_begin", MPI_COMM_NULL); }
-int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_all_c", MPI_COMM_NULL); }
-int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_all_end", MPI_COMM_NULL); }
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_at", MPI_COMM_NULL); }
-int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_at_all", MPI_COMM_NULL); }
-int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_at_all_begin", MPI_COMM_NULL); }
-int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_at_all_begin_c", MPI_COMM_NULL); }
-int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_at_all_c", MPI_COMM_NULL); }
-int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_at_all_end", MPI_COMM_NULL); }
-int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_at_c", MPI_COMM_NULL); }
-int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_c", MPI_COMM_NULL); }
-int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered", MPI_COMM_NULL); }
-int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin", MPI_COMM_NULL); }
-int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin_c", MPI_COMM_NULL); }
-int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_c", MPI_COMM_NULL); }
-int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_end", MPI_COMM_NULL); }
-int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared", MPI_COMM_NULL); }
-int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared_c", MPI_COMM_NULL); }
+int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) { return mpigo_unsupported("MPI_File_get_position_shared", (MPI_Comm)fh); }
+int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_shared", (MPI_Comm)fh); }
+int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_shared_c", (MPI_Comm)fh); }
+int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared", (MPI_Comm)fh); }
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared_c", (MPI_Comm)fh); }
+int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered", (MPI_Comm)fh); }
+int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin", (MPI_Comm)fh); }
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin_c", (MPI_Comm)fh); }
+int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered_c", (MPI_Comm)fh); }
+int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered_end", (MPI_Comm)fh); }
+int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared", (MPI_Comm)fh); }
+int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared_c", (MPI_Comm)fh); }
+int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return mpigo_unsupported("MPI_File_seek_shared", (MPI_Comm)fh); }
+int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered", (MPI_Comm)fh); }
+int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin", (MPI_Comm)fh); }
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin_c", (MPI_Comm)fh); }
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_c", (MPI_Comm)fh); }
+int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_end", (MPI_Comm)fh); }
+int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared", (MPI_Comm)fh); }
+int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared_c", (MPI_Comm)fh); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Lookup_name", MPI_COMM_NULL); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Open_port", MPI_COMM_NULL); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
-int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", MPI_COMM_NULL); }
-int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", MPI_COMM_NULL); }
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", (MPI_Comm)MPI_FILE_NULL); }
+int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", (MPI_Comm)MPI_FILE_NULL); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Unpublish_name", MPI_COMM_NULL); }

@@ -101,7 +101,7 @@ func (e *Error) Error() string {
 var internalPkgs = map[string]bool{
 	"attr": true, "coll": true, "collective": true, "config": true, "core": true,
 	"coverage": true, "datatype": true, "deps": true, "group": true, "idle": true, "info": true,
-	"launch": true, "mpir": true, "mpit": true, "mpitest": true, "ntcopy": true, "op": true,
+	"launch": true, "mpio": true, "mpir": true, "mpit": true, "mpitest": true, "ntcopy": true, "op": true,
 	"p2p": true, "pm": true, "pmi": true, "prof": true, "rawmem": true, "rma": true, "self": true,
 	"shm": true, "shmcoll": true, "tcp": true, "topo": true, "transport": true, "vcodec": true,
 	"vtopo": true, "window": true, "wireup": true, "yield": true,

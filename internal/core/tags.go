@@ -39,6 +39,10 @@ const (
 	TagValueOOB  = tagManage + 1<<16
 	TagValueMask = 1<<16 - 1
 
+	// TagFileAgree is the agreements of a file's collective calls (open, close,
+	// set_view, the collective data accesses, ...), on the file's own communicator.
+	TagFileAgree = tagManage + 500
+
 	// tagPartHello carries a partitioned send's description to its receiver;
 	// tagPartData + sid<<partBits + i is partition i of the sender's channel sid.
 	tagPartHello = tagManage + 400

@@ -40,6 +40,7 @@ internal/config < internal/coll, internal/group;
 internal/config, internal/group < internal/prof;
 internal/config, internal/prof, internal/yield < internal/idle;
 internal/ntcopy < internal/datatype;
+internal/datatype < internal/mpio;
 internal/rawmem < internal/vcodec;
 internal/datatype < internal/op;
 internal/datatype, internal/op < internal/rma;
@@ -69,6 +70,7 @@ DEVICE, internal/core, internal/collective < internal/window;
 # which only mpir imports.
 NONE < internal/vtopo, internal/info, internal/attr, internal/mpit;
 internal/core, internal/collective, internal/window, internal/vtopo, internal/info, internal/attr, internal/mpit,
+internal/mpio,
 internal/config, internal/datatype, internal/group, internal/idle, internal/op, internal/prof, internal/vcodec
 < internal/mpir;
 
@@ -85,7 +87,7 @@ internal/launch < internal/mpitest;
 mpi, abi, internal/config, internal/core, internal/collective, internal/window, internal/launch, internal/topo < cmd/mpigo;
 mpi < examples/hello, examples/pi, bench/osu, bench/matrixcost, bench/typedcost;
 mpi, bench/osu < bench/bibw, bench/bw, bench/coll, bench/collcost, bench/collmove,
-	bench/lat, bench/rma, bench/value, bench/valuetrials;
+	bench/io, bench/lat, bench/rma, bench/value, bench/valuetrials;
 bench/osu, internal/datatype < bench/dtype;
 `
 

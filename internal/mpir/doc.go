@@ -16,9 +16,10 @@
 //     defines, and idle waiting over sets of requests live here, so both faces get
 //     the same behaviour, error class and message.
 //
-// Pure pieces with no device in them (virtual topologies, Info, attributes) are
-// packages of their own (internal/vtopo, internal/info, internal/attr), tested in one
-// process; mpir composes them with the device and gives their errors MPI classes.
+// Pure pieces with no device in them (virtual topologies, Info, attributes, file I/O)
+// are packages of their own (internal/vtopo, internal/info, internal/attr,
+// internal/mpio), tested in one process; mpir composes them with the device and gives
+// their errors MPI classes.
 // Datatypes are the same over the datatype engine (internal/datatype), which builds
 // and moves layouts: mpir keeps what MPI says beside a layout (datatype.go).
 package mpir

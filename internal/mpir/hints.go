@@ -9,9 +9,10 @@ import (
 	"github.com/mpigo/mpigo/internal/window"
 )
 
-// Hints are the info hints in effect on a communicator or a window (MPI 4.1 sections
-// 7.4.4 and 12.2.7): every hint mpigo takes for that kind of object, at the value the
-// program gave or at its default. The program gives hints when it makes the object
+// Hints are the info hints in effect on a communicator, a window or a file (MPI 4.1
+// sections 7.4.4, 12.2.7 and 14.2.8): every hint mpigo takes for that kind of object,
+// at the value the program gave or at its default; a hint with no default (an empty
+// one) is in effect, and reported, once the program gives it. The program gives hints when it makes the object
 // (an info argument) and with MPI_x_set_info, which changes only the hints its info
 // names and mpigo takes; mpigo ignores other keys, and values a hint does not take, as
 // the standard lets it. MPI_x_get_info reports the hints in effect, which the standard
@@ -85,14 +86,25 @@ func isOrdering(v string) bool {
 	return true
 }
 
-// newHints makes the hints of an object of kind made with info in: the defaults,
-// with the hints of in that mpigo takes. MPI_INFO_NULL gives the defaults.
-func newHints(op string, kind *hintKind, in *Info) (*Hints, error) {
+// newHints makes the hints of an object of kind made with info in: the defaults (the
+// kind's, or the object's own in defs, key and value in turn), with the hints of in
+// that mpigo takes. MPI_INFO_NULL gives the defaults.
+func newHints(op string, kind *hintKind, in *Info, defs ...string) (*Hints, error) {
 	h := &Hints{kind: kind, vals: make([]string, len(kind.keys))}
 	for i, k := range kind.keys {
 		h.vals[i] = k.def
 	}
+	for i := 0; i+1 < len(defs); i += 2 {
+		if k := h.index(defs[i]); k >= 0 {
+			h.vals[k] = defs[i+1]
+		}
+	}
 	return h, h.take(op, in, true)
+}
+
+// index is the place of hint key in h's kind, -1 if it takes none of that name.
+func (h *Hints) index(key string) int {
+	return slices.IndexFunc(h.kind.keys, func(k hintKey) bool { return k.name == key })
 }
 
 // NewCommHints makes the hints of a new communicator given info in (MPI_INFO_NULL:
@@ -118,7 +130,7 @@ func (h *Hints) take(op string, in *Info, creating bool) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, p := range pairs {
-		i := slices.IndexFunc(h.kind.keys, func(k hintKey) bool { return k.name == p[0] })
+		i := h.index(p[0])
 		if i < 0 {
 			continue
 		}
@@ -139,7 +151,9 @@ func (h *Hints) Info() *Info {
 	defer h.mu.Unlock()
 	kv := make([]string, 0, 2*len(h.vals))
 	for i, k := range h.kind.keys {
-		kv = append(kv, k.name, h.vals[i])
+		if h.vals[i] != "" {
+			kv = append(kv, k.name, h.vals[i])
+		}
 	}
 	return InfoOf(kv...)
 }
@@ -152,11 +166,23 @@ func (h *Hints) Dup() *Hints {
 }
 
 // Bool is whether hint key is "true".
-func (h *Hints) Bool(key string) bool {
+func (h *Hints) Bool(key string) bool { return h.Value(key) == "true" }
+
+// Value is hint key's value, "" for a hint not in effect.
+func (h *Hints) Value(key string) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	i := slices.IndexFunc(h.kind.keys, func(k hintKey) bool { return k.name == key })
-	return i >= 0 && h.vals[i] == "true"
+	if i := h.index(key); i >= 0 {
+		return h.vals[i]
+	}
+	return ""
+}
+
+// Int is hint key's value as an integer, 0 for a hint not in effect (the kinds take
+// only integers for a hint read so).
+func (h *Hints) Int(key string) int64 {
+	n, _ := strconv.ParseInt(h.Value(key), 10, 64)
+	return n
 }
 
 // ShapeWin gives the window a is about to make the hints mpigo honours at creation:

@@ -1,0 +1,140 @@
+package mpio
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mpigo/mpigo/internal/datatype"
+)
+
+func openTemp(t *testing.T) *File {
+	t.Helper()
+	f, err := Open(filepath.Join(t.TempDir(), "f"), Rdwr|Create, true, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// tunings are the ways an access may move its data.
+var tunings = map[string]Tuning{
+	"plain":  {ReadBuf: 64, WriteBuf: 64},
+	"sieved": {SieveRead: true, SieveWrite: true, ReadBuf: 64, WriteBuf: 64},
+	"atomic": {SieveRead: true, ReadBuf: 1 << 20, WriteBuf: 1 << 20, Atomic: true},
+	"big":    {SieveRead: true, SieveWrite: true, ReadBuf: 1 << 20, WriteBuf: 1 << 20},
+}
+
+// mems are the memory sides of an access of n bytes: contiguous, and a layout of a
+// strided type over a larger buffer; each with the bytes it streams, and a fresh copy
+// to read into.
+func mems(t *testing.T, n int64) map[string]func(stream []byte) (Mem, func() []byte) {
+	t.Helper()
+	vec, err := datatype.Vector(n/4, 1, 3, datatype.Int32)
+	vec = committed(t, vec, err)
+	return map[string]func([]byte) (Mem, func() []byte){
+		"bytes": func(stream []byte) (Mem, func() []byte) {
+			b := Bytes(bytes.Clone(stream))
+			return b, func() []byte { return b }
+		},
+		"layout": func(stream []byte) (Mem, func() []byte) {
+			buf := make([]byte, 12*(n/4))
+			for i := range n / 4 {
+				copy(buf[12*i:12*i+4], stream[4*i:])
+			}
+			l := new(datatype.Layout)
+			if err := l.Init(vec, buf, 1, 0); err != nil {
+				t.Fatal(err)
+			}
+			return l, func() []byte {
+				out := make([]byte, n)
+				for i := range n / 4 {
+					copy(out[4*i:4*i+4], buf[12*i:])
+				}
+				return out
+			}
+		},
+	}
+}
+
+// TestReadWrite writes views' streams, checks the file's bytes against the view's
+// mapping, reads them back, and reads past the end of the file.
+func TestReadWrite(t *testing.T) {
+	const n = 400
+	stream := make([]byte, n)
+	for i := range stream {
+		stream[i] = byte(i*13 + 5)
+	}
+	for vi, v := range testViews(t) {
+		ref := refOffsets(t, v.Disp(), v.Filetype(), 2*n)
+		for tn, tun := range tunings {
+			for mn, mk := range mems(t, n) {
+				f := openTemp(t)
+				pos := v.EtypeSize() * 3
+				m, _ := mk(stream)
+				got, err := Write(f, v, pos, m, tun)
+				if err != nil || got != n {
+					t.Fatalf("view %d %s %s: Write: %d, %v", vi, tn, mn, got, err)
+				}
+				raw, err := os.ReadFile(f.Path())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range int64(n) {
+					if o := ref[pos+i]; raw[o] != stream[i] {
+						t.Fatalf("view %d %s %s: stream byte %d at file byte %d is %d, want %d", vi, tn, mn, i, o, raw[o], stream[i])
+					}
+				}
+				m, back := mk(make([]byte, n))
+				got, err = Read(f, v, pos, m, tun)
+				if err != nil || got != n || !bytes.Equal(back(), stream) {
+					t.Fatalf("view %d %s %s: Read: %d, %v, equal %v", vi, tn, mn, got, err, bytes.Equal(back(), stream))
+				}
+				// Past the end: the stream up to the first run the file does not hold.
+				size := int64(len(raw))
+				m, _ = mk(make([]byte, n))
+				from := pos + n/2
+				got, err = Read(f, v, from, m, tun)
+				want := int64(0)
+				for want < n && ref[from+want] < size {
+					want++
+				}
+				if err != nil || got != want {
+					t.Fatalf("view %d %s %s: Read past the end: %d, %v; want %d", vi, tn, mn, got, err, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSieveKeepsHoles checks that a sieved write leaves the bytes between its runs as
+// they were.
+func TestSieveKeepsHoles(t *testing.T) {
+	f := openTemp(t)
+	old := bytes.Repeat([]byte{0xAA}, 256)
+	if _, err := f.WriteAt(old, 0); err != nil {
+		t.Fatal(err)
+	}
+	vec, err := datatype.Vector(16, 4, 16, datatype.Byte)
+	vec = committed(t, vec, err)
+	v, err := NewView(0, datatype.Byte, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte{1}, 64)
+	if _, err := Write(f, v, 0, Bytes(data), Tuning{SieveWrite: true, WriteBuf: 1 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(f.Path())
+	for i, b := range raw {
+		want := byte(0xAA)
+		if i%16 < 4 {
+			want = 1
+		}
+		if b != want {
+			t.Fatalf("byte %d is %#x, want %#x", i, b, want)
+		}
+	}
+}

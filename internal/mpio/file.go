@@ -1,0 +1,244 @@
+package mpio
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// File is an open file of the operating system, as one process of an MPI file holds
+// it: a descriptor and the calls MPI-IO needs, each returning the errors of this
+// package's classes.
+type File struct {
+	fd       int
+	path     string
+	readable bool // opened for reading (a write-only file where the permissions allowed it)
+	writable bool
+	memory   bool // on a file system in memory (tmpfs)
+}
+
+// Open opens path with the access mode a (checked by the caller), creating it when
+// create is set and a has Create (Excl: failing if it exists), with permissions perm
+// (before the umask). A write-only file is opened for reading too where the
+// permissions allow. A directory is refused with ErrBadFile.
+func Open(path string, a Amode, create bool, perm uint32) (*File, error) {
+	flags := a.flags(create)
+	fd, err := openRetry(path, flags, perm)
+	readable := true
+	if err != nil && a&Wronly != 0 && errors.Is(err, unix.EACCES) {
+		fd, err = openRetry(path, flags&^unix.O_RDWR|unix.O_WRONLY, perm)
+		readable = false
+	}
+	if err != nil {
+		return nil, sysErr("open", path, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, sysErr("fstat", path, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		unix.Close(fd)
+		return nil, errorf(ErrBadFile, "%s is a directory", path)
+	}
+	var fs unix.Statfs_t
+	memory := unix.Fstatfs(fd, &fs) == nil && fs.Type == unix.TMPFS_MAGIC
+	return &File{fd: fd, path: path, readable: readable, writable: a.CanWrite(), memory: memory}, nil
+}
+
+func openRetry(path string, flags int, perm uint32) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags, perm)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// Path is the name the file was opened by.
+func (f *File) Path() string { return f.path }
+
+// Readable reports whether the descriptor may be read (a write-only file may be).
+func (f *File) Readable() bool { return f.readable }
+
+// InMemory reports whether the file lies on a file system in memory (tmpfs, as
+// /dev/shm), where small writes of many processes cost what copies cost.
+func (f *File) InMemory() bool { return f.memory }
+
+// ReadAt reads len(p) bytes at off, fewer only at the end of the file: n < len(p)
+// with a nil error means the file ended.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		k, err := unix.Pread(f.fd, p[n:], off+int64(n))
+		switch {
+		case err == unix.EINTR || err == unix.EAGAIN:
+			continue
+		case err != nil:
+			return n, sysErr("read", f.path, err)
+		case k == 0:
+			return n, nil
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// WriteAt writes p at off, all of it or an error.
+func (f *File) WriteAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		k, err := unix.Pwrite(f.fd, p[n:], off+int64(n))
+		switch {
+		case err == unix.EINTR || err == unix.EAGAIN:
+			continue
+		case err != nil:
+			return n, sysErr("write", f.path, err)
+		case k == 0:
+			return n, errorf(ErrIO, "write %s: the system wrote nothing at %d", f.path, off+int64(n))
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// Size is the file's size in bytes.
+func (f *File) Size() (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(f.fd, &st); err != nil {
+		return 0, sysErr("fstat", f.path, err)
+	}
+	return st.Size, nil
+}
+
+// BlockSize is the file system's preferred block for the file (st_blksize): what
+// file domains are aligned to unless the program says otherwise.
+func (f *File) BlockSize() int64 {
+	var st unix.Stat_t
+	if unix.Fstat(f.fd, &st) != nil || st.Blksize <= 0 {
+		return 4096
+	}
+	return int64(st.Blksize)
+}
+
+// Truncate sets the file's size to n: shorter cuts, longer adds a hole that reads as
+// zeros.
+func (f *File) Truncate(n int64) error {
+	for {
+		err := unix.Ftruncate(f.fd, n)
+		if err != unix.EINTR {
+			return sysErr("ftruncate", f.path, err)
+		}
+	}
+}
+
+// Allocate makes the file's first n bytes take storage, growing the file to n if
+// it is shorter; a longer file keeps its size. Where the file system cannot allocate
+// (fallocate unsupported) the bytes past the end are written as zeros, which
+// allocates them as well.
+func (f *File) Allocate(n int64) error {
+	size, err := f.Size()
+	if err != nil {
+		return err
+	}
+	for {
+		err = unix.Fallocate(f.fd, 0, 0, n)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	switch {
+	case err == nil:
+		return nil
+	case err != unix.EOPNOTSUPP && err != unix.ENOSYS:
+		return sysErr("fallocate", f.path, err)
+	}
+	zeros := make([]byte, min(max(n-size, 0), 1<<20))
+	for off := size; off < n; {
+		k := min(int64(len(zeros)), n-off)
+		if _, err := f.WriteAt(zeros[:k], off); err != nil {
+			return err
+		}
+		off += k
+	}
+	return nil
+}
+
+// Sync writes what the process wrote through to the storage device (fsync). A
+// special file that has no storage to synchronise (a character device such as
+// /dev/full, a pipe) has nothing to write through: fsync's EINVAL and EROFS say so
+// (fsync(2)), and Sync succeeds, so that closing such a file does not fail.
+func (f *File) Sync() error {
+	for {
+		err := unix.Fsync(f.fd)
+		switch err {
+		case unix.EINTR:
+			continue
+		case unix.EINVAL, unix.EROFS:
+			return nil
+		}
+		return sysErr("fsync", f.path, err)
+	}
+}
+
+// Close closes the descriptor.
+func (f *File) Close() error {
+	err := unix.Close(f.fd)
+	f.fd = -1
+	return sysErr("close", f.path, err)
+}
+
+// Lock locks the bytes [off, off+n) of the file, for writing (exclusive) or reading
+// (shared), waiting for other holders; Unlock releases them. The locks are the open
+// file description's (OFD locks), so they exclude other opens of the file in this
+// process too, and closing another descriptor of the file does not drop them; where
+// the system has none, they are the process's (fcntl's classic locks). n == 0 locks
+// nothing.
+func (f *File) Lock(off, n int64, write bool) error {
+	typ := int16(unix.F_RDLCK)
+	if write {
+		typ = unix.F_WRLCK
+	}
+	return f.lock(off, n, typ)
+}
+
+// Unlock releases a lock Lock took on the same bytes.
+func (f *File) Unlock(off, n int64) error { return f.lock(off, n, unix.F_UNLCK) }
+
+func (f *File) lock(off, n int64, typ int16) error {
+	if n <= 0 {
+		return nil
+	}
+	lk := unix.Flock_t{Type: typ, Whence: 0, Start: off, Len: n}
+	cmd := unix.F_OFD_SETLKW
+	for {
+		err := unix.FcntlFlock(uintptr(f.fd), cmd, &lk)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EINVAL && cmd == unix.F_OFD_SETLKW:
+			cmd = unix.F_SETLKW // a kernel older than OFD locks
+			continue
+		}
+		return sysErr("fcntl lock", f.path, err)
+	}
+}
+
+// Delete removes the file path (MPI_File_delete): ErrNoSuchFile if there is none.
+func Delete(path string) error {
+	for {
+		err := unix.Unlink(path)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EISDIR || err == unix.EPERM && isDir(path):
+			return errorf(ErrBadFile, "%s is a directory", path)
+		}
+		return sysErr("unlink", path, err)
+	}
+}
+
+func isDir(path string) bool {
+	var st unix.Stat_t
+	return unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+}

@@ -1,0 +1,144 @@
+package mpio
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "x")
+	for _, c := range []struct {
+		what   string
+		path   string
+		a      Amode
+		create bool
+		want   error
+	}{
+		{"a missing file", name, Rdonly, false, ErrNoSuchFile},
+		{"a missing directory", filepath.Join(dir, "no", "x"), Rdwr | Create, true, ErrNoSuchFile},
+		{"a directory", dir, Rdonly, false, ErrBadFile},
+		{"a path through a file", filepath.Join(dir, "f", "x"), Rdwr | Create, true, ErrBadFile},
+	} {
+		if c.path == filepath.Join(dir, "f", "x") {
+			os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+		}
+		_, err := Open(c.path, c.a, c.create, 0o644)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, err, c.want)
+		}
+	}
+	f, err := Open(name, Rdwr|Create|Excl, true, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := Open(name, Rdwr|Create|Excl, true, 0o600); !errors.Is(err, ErrExists) {
+		t.Errorf("Excl of a file that exists: %v, want ErrExists", err)
+	}
+	if st, _ := os.Stat(name); st.Mode().Perm() != 0o600 {
+		t.Errorf("created with %v, want 0600", st.Mode().Perm())
+	}
+	if err := Delete(filepath.Join(dir, "none")); !errors.Is(err, ErrNoSuchFile) {
+		t.Errorf("Delete of a missing file: %v, want ErrNoSuchFile", err)
+	}
+}
+
+func TestSizeAllocateLock(t *testing.T) {
+	f := openTemp(t)
+	if err := f.Truncate(1000); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.Size(); n != 1000 {
+		t.Errorf("Truncate(1000): size %d", n)
+	}
+	if err := f.Allocate(500); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.Size(); n != 1000 {
+		t.Errorf("Allocate(500) of 1000 bytes: size %d, want 1000 still", n)
+	}
+	if err := f.Allocate(5000); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.Size(); n != 5000 {
+		t.Errorf("Allocate(5000): size %d", n)
+	}
+	if err := f.Lock(0, 100, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Unlock(0, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if f.BlockSize() <= 0 {
+		t.Errorf("BlockSize %d", f.BlockSize())
+	}
+}
+
+// TestClassOf checks that each errno a file system call gives lands in the class
+// whose MPI error class the standard names for it (MPI 4.1 section 14.7), with the
+// errno kept in the chain.
+func TestClassOf(t *testing.T) {
+	for _, c := range []struct {
+		errno unix.Errno
+		want  error
+	}{
+		{unix.ENOENT, ErrNoSuchFile},
+		{unix.EACCES, ErrAccess},
+		{unix.EPERM, ErrAccess},
+		{unix.ENOSPC, ErrNoSpace},
+		{unix.EFBIG, ErrNoSpace},
+		{unix.EROFS, ErrReadOnly},
+		{unix.EEXIST, ErrExists},
+		{unix.ETXTBSY, ErrInUse},
+		{unix.EBUSY, ErrInUse},
+		{unix.EISDIR, ErrBadFile},
+		{unix.ENOTDIR, ErrBadFile},
+		{unix.ENAMETOOLONG, ErrBadFile},
+		{unix.ELOOP, ErrBadFile},
+		{unix.EDQUOT, ErrQuota},
+		{unix.EIO, ErrIO},
+		{unix.EBADF, ErrIO},
+	} {
+		err := sysErr("pwrite", "/x", c.errno)
+		if !errors.Is(err, c.want) || !errors.Is(err, c.errno) {
+			t.Errorf("%v: %v, want class %v with the errno", c.errno, err, c.want)
+		}
+	}
+	if err := sysErr("pwrite", "/x", errors.New("no errno")); !errors.Is(err, ErrIO) {
+		t.Errorf("an error without an errno: %v, want ErrIO", err)
+	}
+	if sysErr("pwrite", "/x", nil) != nil {
+		t.Error("sysErr of nil is not nil")
+	}
+}
+
+// TestFullDevice writes to /dev/full, a device that is always out of space: the write
+// fails with ErrNoSpace, having written nothing, and Sync and Close, which have
+// nothing to write through, succeed.
+func TestFullDevice(t *testing.T) {
+	f, err := Open("/dev/full", Wronly, false, 0)
+	if errors.Is(err, ErrNoSuchFile) {
+		t.Skip("no /dev/full")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := f.WriteAt([]byte{1, 2, 3}, 0)
+	if n != 0 || !errors.Is(err, ErrNoSpace) || !errors.Is(err, unix.ENOSPC) {
+		t.Errorf("WriteAt: %d, %v; want 0 and ErrNoSpace", n, err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Errorf("Sync: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}

@@ -1,0 +1,503 @@
+package mpir
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/collective"
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpio"
+)
+
+// Files of MPI-IO (MPI 4.1 chapter 14), for both faces. A File is what MPI_File names
+// once MPI_File_open has made it: the face holds a pointer to one (the Go package's
+// *File, the C library's handle table) and converts arguments; everything MPI says
+// about files happens here, over internal/mpio's system calls, views and sieving.
+//
+// Contracts:
+//   - Collective calls agree. Every collective call on a file (open, close, set_size,
+//     preallocate, set_info, set_atomicity, set_view, sync, the collective data
+//     accesses) ends in an agreement over the file's own communicator (a duplicate
+//     of the one it was opened on): each member's error, and a hash of the arguments
+//     the standard requires to be the same everywhere. A call fails on every member
+//     or on none: a member whose arguments were bad, or whose system call failed,
+//     makes the others fail too, with an error naming it and its class, rather than
+//     leaving them waiting; arguments that differ between members give every member
+//     MPI_ERR_NOT_SAME.
+//   - One order of collectives per file. A file's collective calls, blocking or
+//     nonblocking, take a ticket when they are called and run in ticket order (the
+//     lane), so that a nonblocking collective running in its goroutine and a later
+//     blocking one agree with the same calls on the other members, as the standard's
+//     rule that every member calls the collectives of a file in the same order
+//     requires.
+//   - Nonblocking operations run in goroutines (core.StartIO); their requests are the
+//     device's and complete through the completion calls of both faces. The file
+//     belongs to the operation until it completes: Close waits for them.
+//   - Files start with MPI_FILE_NULL's handler (FileNull), the file default, which is
+//     MPI_ERRORS_RETURN unless the program set another.
+type File struct {
+	comm  *core.Comm // a duplicate of the communicator it was opened on
+	owner *Session   // the communicator's owner, the group's (nil: the world model)
+	name  string     // as the program gave it
+	path  string     // absolute, without a file system prefix
+	amode mpio.Amode
+	os    *mpio.File
+	hints *Hints
+	errh  Errh
+
+	// Face is the face's own name for the file (the Go package's *File, the C
+	// library's handle), given to the program's error handler and owning the
+	// file's nonblocking operations.
+	Face any
+
+	mu      sync.Mutex // guards what follows
+	view    *mpio.View
+	etype   *Datatype // the view's types as the program passed them, nil for the default view
+	ftype   *Datatype
+	datarep string
+	fp      int64 // the individual file pointer, a view position in bytes
+	shared  int64 // the shared file pointer's view position (set at open and by set_view)
+	atomic  bool
+	closed  bool
+	split   split          // the split collective under way
+	dirty   bool           // written since the last sync: Close syncs
+	ops     sync.WaitGroup // nonblocking operations under way
+	lane    lane
+}
+
+// The file system prefixes ROMIO accepts before a file name ("ufs:/path"): a name
+// with one means the same file without it (mpigo asks the kernel for every file
+// system alike).
+var fsPrefixes = []string{"ufs:", "nfs:", "lustre:", "gpfs:", "pvfs2:", "panfs:", "xfs:", "testfs:", "daos:"}
+
+// filePath is the absolute path of a file name as a program gives it.
+func filePath(name string) (string, error) {
+	for _, p := range fsPrefixes {
+		if strings.HasPrefix(name, p) {
+			name = name[len(p):]
+			break
+		}
+	}
+	if name == "" {
+		return "", fmt.Errorf("the file name is empty")
+	}
+	return filepath.Abs(name)
+}
+
+// FileOpen opens the file name on c, every member at once (MPI_File_open): the
+// members must pass the same name (the same file: names are compared once made
+// absolute) and amode, else each gets MPI_ERR_NOT_SAME. owner is c's owner (its
+// session, nil in the world model), which the file's group keeps. bad is an error
+// the face met converting its arguments (a NULL name): it fails every member, as the
+// checks here do. With MPI_MODE_CREATE member 0 creates the file before the others
+// open it.
+func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, in *Info, bad error) (*File, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
+	if c.IsInter() {
+		return nil, core.Errorf(core.ClassComm, op, "%q is an intercommunicator: a file is opened on an intracommunicator", c.Name())
+	}
+	a := mpio.Amode(amode)
+	path, local := "", bad
+	if local == nil {
+		local = ioErr(op, a.Check())
+	}
+	if local == nil {
+		var err error
+		if path, err = filePath(name); err != nil {
+			local = core.Errorf(core.ClassBadFile, op, "filename %q: %v", name, err)
+		}
+	}
+	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(nodesOf(c)))
+	if local == nil && err != nil {
+		local = err
+	}
+	d, err := collective.Dup(c, op)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native"}
+	f.errh.Init(FileNull.Get())
+	var h argHash
+	h.bytes([]byte(path))
+	h.ints(amode)
+	if err := f.agree(op, local, h.sum(), "open the file"); err != nil {
+		collective.Free(d, op)
+		return nil, err
+	}
+	if err := f.openOS(op); err != nil {
+		collective.Free(d, op)
+		return nil, err
+	}
+	if err := f.start(op); err != nil {
+		f.os.Close()
+		collective.Free(d, op)
+		return nil, err
+	}
+	return f, nil
+}
+
+// openOS opens the file on every member, member 0 first where the file may be
+// created, each member's failure agreed.
+func (f *File) openOS(op string) error {
+	perm := uint32(0o666)
+	if p := f.hints.Value("file_perm"); p != "" {
+		n, _ := strconv.ParseUint(p, 8, 32)
+		perm = uint32(n)
+	}
+	open := func(create bool) error {
+		var err error
+		f.os, err = mpio.Open(f.path, f.amode, create, perm)
+		return ioErr(op, err)
+	}
+	var err error
+	if f.amode&mpio.Create != 0 {
+		if f.comm.Rank() == 0 {
+			err = open(true)
+		}
+		if err := f.agree(op, err, 0, "create the file"); err != nil {
+			f.closeOS()
+			return err
+		}
+		err = nil
+		if f.comm.Rank() != 0 {
+			err = open(false)
+		}
+	} else {
+		err = open(false)
+	}
+	if err := f.agree(op, err, 0, "open the file"); err != nil {
+		f.closeOS()
+		return err
+	}
+	return nil
+}
+
+func (f *File) closeOS() {
+	if f.os != nil {
+		f.os.Close()
+		f.os = nil
+	}
+}
+
+// start gives a file just opened its view, pointers and hints' defaults.
+func (f *File) start(op string) error {
+	v, err := mpio.NewView(0, datatype.Byte, datatype.Byte)
+	if err != nil {
+		return ioErr(op, err)
+	}
+	f.view = v
+	f.hints.setDefault("striping_unit", strconv.FormatInt(f.os.BlockSize(), 10))
+	f.hints.clampInt("cb_nodes", int64(f.comm.Size()))
+	if f.amode&mpio.Append != 0 {
+		size, err := f.os.Size()
+		if err != nil {
+			return ioErr(op, err)
+		}
+		f.fp, f.shared = size, size
+	}
+	return nil
+}
+
+// Errh is the file's error handler.
+func (f *File) Errh() *Errh { return &f.errh }
+
+// What names the file in the message of a fatal error.
+func (f *File) What() string { return "file " + strconv.Quote(f.name) }
+
+// Name is the file's name as the program gave it.
+func (f *File) Name() string { return f.name }
+
+// Check is nil while f is open, else the error of class MPI_ERR_FILE.
+func (f *File) Check(op string) error {
+	if f == nil {
+		return core.Errorf(core.ClassFile, op, "the file is MPI_FILE_NULL")
+	}
+	f.mu.Lock()
+	closed := f.closed
+	f.mu.Unlock()
+	if closed {
+		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
+	}
+	return nil
+}
+
+// Close closes f, every member at once (MPI_File_close): it waits for the file's
+// nonblocking operations, syncs what this process wrote, closes, and with
+// MPI_MODE_DELETE_ON_CLOSE member 0 deletes the file once every member has closed
+// it. f is closed afterwards even if a step failed (the error says which).
+func (f *File) Close(op string) error {
+	t := f.lane.take()
+	f.lane.wait(t)
+	defer f.lane.done()
+	f.ops.Wait()
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
+	}
+	f.closed = true
+	dirty := f.dirty
+	f.mu.Unlock()
+	var err error
+	if dirty {
+		err = ioErr(op, f.os.Sync())
+	}
+	if cerr := ioErr(op, f.os.Close()); err == nil {
+		err = cerr
+	}
+	err = f.agree(op, err, 0, "close the file")
+	if f.amode&mpio.DeleteOnClose != 0 && err == nil {
+		// Once every member has closed it; and every member returns once it is gone.
+		var derr error
+		if f.comm.Rank() == 0 {
+			derr = ioErr(op, mpio.Delete(f.path))
+		}
+		err = f.agree(op, derr, 0, "delete the file")
+	}
+	collective.Free(f.comm, op)
+	return err
+}
+
+// FileDelete deletes the file name (MPI_File_delete): MPI_ERR_NO_SUCH_FILE if there
+// is none. It is not collective. The info is read for its validity only: mpigo takes
+// no hint for deleting.
+func FileDelete(op, name string, in *Info) error {
+	if _, err := in.Pairs(); err != nil {
+		return InfoErr(op, err)
+	}
+	path, err := filePath(name)
+	if err != nil {
+		return core.Errorf(core.ClassBadFile, op, "filename %q: %v", name, err)
+	}
+	return ioErr(op, mpio.Delete(path))
+}
+
+// Amode is the access mode the file was opened with (MPI_File_get_amode).
+func (f *File) Amode() int { return int(f.amode) }
+
+// Group is the group of the file's communicator (MPI_File_get_group): a new group,
+// of the communicator's owner.
+func (f *File) Group() *Group { return NewGroup(f.comm.Group(), f.owner) }
+
+// Size is the file's size in bytes (MPI_File_get_size).
+func (f *File) Size(op string) (int64, error) {
+	n, err := f.os.Size()
+	return n, ioErr(op, err)
+}
+
+// SetSize truncates or extends the file to size bytes, every member at once with the
+// same size (MPI_File_set_size); member 0 makes the call.
+func (f *File) SetSize(op string, size int64) error {
+	return f.resize(op, size, (*mpio.File).Truncate)
+}
+
+// Preallocate makes the file's first size bytes take storage, every member at once
+// with the same size (MPI_File_preallocate): a larger size grows the file, a smaller
+// one leaves it as it is.
+func (f *File) Preallocate(op string, size int64) error {
+	return f.resize(op, size, (*mpio.File).Allocate)
+}
+
+func (f *File) resize(op string, size int64, do func(*mpio.File, int64) error) error {
+	t := f.lane.take()
+	f.lane.wait(t)
+	defer f.lane.done()
+	var local error
+	switch {
+	case size < 0:
+		local = core.Errorf(core.ClassArg, op, "size %d is negative", size)
+	case f.amode&mpio.Sequential != 0:
+		local = core.Errorf(core.ClassUnsupportedOperation, op, "the file was opened with MPI_MODE_SEQUENTIAL")
+	case !f.amode.CanWrite():
+		local = core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
+	}
+	var h argHash
+	h.ints(int(size))
+	if err := f.agree(op, local, h.sum(), "change the file's size"); err != nil {
+		return err
+	}
+	var err error
+	if f.comm.Rank() == 0 {
+		err = ioErr(op, do(f.os, size))
+	}
+	return f.agree(op, err, 0, "change the file's size")
+}
+
+// Sync writes what this process wrote to the file through to the storage device,
+// every member at once (MPI_File_sync).
+func (f *File) Sync(op string) error {
+	t := f.lane.take()
+	f.lane.wait(t)
+	defer f.lane.done()
+	var err error
+	if f.amode.CanWrite() {
+		err = ioErr(op, f.os.Sync())
+	}
+	if err == nil {
+		f.mu.Lock()
+		f.dirty = false
+		f.mu.Unlock()
+	}
+	return f.agree(op, err, 0, "sync the file")
+}
+
+// SetAtomicity sets the file's consistency mode, every member at once with the same
+// flag (MPI_File_set_atomicity): in atomic mode each access locks the bytes it spans.
+func (f *File) SetAtomicity(op string, flag bool) error {
+	t := f.lane.take()
+	f.lane.wait(t)
+	defer f.lane.done()
+	var h argHash
+	h.bools(flag)
+	if err := f.agree(op, nil, h.sum(), "set the atomicity"); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.atomic = flag
+	f.mu.Unlock()
+	return nil
+}
+
+// Atomicity reports whether the file is in atomic mode (MPI_File_get_atomicity).
+func (f *File) Atomicity() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.atomic
+}
+
+// SetInfo sets the hints of in that mpigo takes and may change on an open file,
+// every member at once (MPI_File_set_info). bad is the face's error reading the info
+// argument, which fails every member.
+func (f *File) SetInfo(op string, in *Info, bad error) error {
+	t := f.lane.take()
+	f.lane.wait(t)
+	defer f.lane.done()
+	return f.setInfoLocked(op, in, bad)
+}
+
+// setInfoLocked is SetInfo in the lane already (set_view's info).
+func (f *File) setInfoLocked(op string, in *Info, bad error) error {
+	local := bad
+	if local == nil {
+		_, err := in.Pairs()
+		local = InfoErr(op, err)
+	}
+	if err := f.agree(op, local, 0, "set the hints"); err != nil {
+		return err
+	}
+	err := f.hints.Set(op, in)
+	f.hints.clampInt("cb_nodes", int64(f.comm.Size()))
+	return err
+}
+
+// Info is the hints in effect on the file (MPI_File_get_info): a new info.
+func (f *File) Info() *Info { return f.hints.Info() }
+
+// agree ends a collective call on the file: local is this member's error, same a
+// hash of the arguments that must be the same everywhere (0 where none must). It
+// returns local where this member failed, else an error naming the lowest member
+// that failed (with its class), else MPI_ERR_NOT_SAME where the hashes differ. what
+// says what the call was to do, for the messages.
+func (f *File) agree(op string, local error, same uint64, what string) error {
+	const none = math.MaxUint64
+	var buf [8 * 4]byte
+	put := func(i int, v uint64) { binary.LittleEndian.PutUint64(buf[8*i:], v) }
+	get := func(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+	put(0, none)
+	if local != nil {
+		put(0, uint64(f.comm.Rank()))
+		put(1, uint64(core.ClassOf(local)))
+	}
+	put(2, same)
+	err := f.comm.InternalAllreduce(op, buf[:], len(buf), func(acc, in []byte) {
+		if get(in, 0) < get(acc, 0) {
+			copy(acc[:16], in[:16])
+		}
+		if get(in, 2) != get(acc, 2) || get(in, 3) != 0 {
+			binary.LittleEndian.PutUint64(acc[24:], 1)
+		}
+	}, core.TagFileAgree)
+	switch {
+	case err != nil:
+		return core.MapErr(op, err)
+	case local != nil:
+		return local
+	case get(buf[:], 0) != none:
+		return core.Errorf(core.ErrorClass(get(buf[:], 1)), op,
+			"rank %d of the file's group could not %s (its error says why), so the call failed on every rank", get(buf[:], 0), what)
+	case get(buf[:], 3) != 0:
+		return core.Errorf(core.ClassNotSame, op,
+			"the ranks of the file's group passed different arguments where every rank must pass the same (to %s)", what)
+	}
+	return nil
+}
+
+// bytes adds a byte string to the hash.
+func (h *argHash) bytes(b []byte) {
+	h.b = binary.LittleEndian.AppendUint64(h.b, uint64(len(b)))
+	h.b = append(h.b, b...)
+}
+
+// lane orders a file's collective calls: each takes a ticket when called and runs
+// when the tickets before it are done.
+type lane struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	next    uint64 // the next ticket to give
+	serving uint64 // the ticket that may run
+}
+
+// take gives the next ticket.
+func (l *lane) take() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.next
+	l.next++
+	return t
+}
+
+// wait waits for ticket t's turn.
+func (l *lane) wait(t uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cond == nil {
+		l.cond = sync.NewCond(&l.mu)
+	}
+	for l.serving != t {
+		l.cond.Wait()
+	}
+}
+
+// done ends the turn of the ticket running.
+func (l *lane) done() {
+	l.mu.Lock()
+	l.serving++
+	if l.cond != nil {
+		l.cond.Broadcast()
+	}
+	l.mu.Unlock()
+}
+
+// The access modes, internal/mpio's, whose values are the ABI's (MPI_MODE_RDONLY is
+// 16, ...), for the faces.
+type Amode = mpio.Amode
+
+const (
+	ModeAppend        = mpio.Append
+	ModeCreate        = mpio.Create
+	ModeDeleteOnClose = mpio.DeleteOnClose
+	ModeExcl          = mpio.Excl
+	ModeRdonly        = mpio.Rdonly
+	ModeRdwr          = mpio.Rdwr
+	ModeSequential    = mpio.Sequential
+	ModeUniqueOpen    = mpio.UniqueOpen
+	ModeWronly        = mpio.Wronly
+)

@@ -1,0 +1,326 @@
+package mpir
+
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpio"
+)
+
+// Data access (MPI 4.1 section 14.4): reads and writes at explicit offsets and
+// through the individual file pointer, blocking and nonblocking, independent and
+// collective. Every one checks its arguments here, maps its memory (IOBuf) to
+// mpio's stream and the view position to file runs (mpio.Read, mpio.Write), and
+// reports in its status the bytes it moved: a read past the end of the file moves
+// what there is, zero bytes at the end, and is no error.
+//
+// The individual file pointer moves when the access starts, by what it asks for:
+// a nonblocking access's successor starts after it, as the standard says; a
+// blocking read that the end of the file cut short then moves it back to just past
+// what it read, if nothing moved it meanwhile.
+//
+// A collective access gathers every member's span and error first, and then goes
+// through two-phase I/O or each member's own access (file_coll.go): every member
+// calls, every member gets the error of any.
+
+// IOBuf is the memory of an access: Count items of Type over Mem, whose byte Origin
+// is the buffer's base address (0 but where the type reaches below it).
+type IOBuf struct {
+	Mem    []byte
+	Origin int64
+	Count  int64
+	Type   *datatype.Type
+}
+
+// Access is what a data access call does.
+type Access struct {
+	Write    bool
+	Explicit bool  // at Offset (etypes of the view), else at the individual file pointer
+	Offset   int64 // Explicit's
+	Coll     bool  // a collective call (the _all forms)
+}
+
+// plan is an access checked and placed: its view, position and memory stream.
+type plan struct {
+	v   *mpio.View
+	pos int64
+	mem mpio.Mem
+	n   int64
+	tun mpio.Tuning
+	ind bool // it moved the individual file pointer from pos to pos+n
+}
+
+// prepare checks an access's arguments and places it; an access through the
+// individual file pointer moves it.
+func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
+	if err := f.Check(op); err != nil {
+		return plan{}, err
+	}
+	switch {
+	case a.Write && !f.amode.CanWrite():
+		return plan{}, core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
+	case !a.Write && !f.amode.CanRead():
+		return plan{}, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_WRONLY")
+	case f.amode&mpio.Sequential != 0:
+		return plan{}, core.Errorf(core.ClassUnsupportedOperation, op,
+			"the file was opened with MPI_MODE_SEQUENTIAL: it is accessed through the shared file pointer only")
+	}
+	mem, n, err := ioMem(op, b)
+	if err != nil {
+		return plan{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := plan{v: f.view, mem: mem, n: n, tun: f.tuning()}
+	if es := p.v.EtypeSize(); n%es != 0 {
+		return plan{}, core.Errorf(core.ClassType, op,
+			"%d items of %s are %d bytes, not a whole number of the view's etypes %s (%d bytes each)",
+			b.Count, b.Type.Name(), n, p.v.Etype().Name(), es)
+	}
+	if a.Explicit {
+		if p.pos, err = viewPos(op, p.v, a.Offset, n); err != nil {
+			return plan{}, err
+		}
+	} else {
+		if !p.v.Fits(f.fp, n) {
+			return plan{}, core.Errorf(core.ClassArg, op, "the access would pass the largest file offset")
+		}
+		p.pos, p.ind = f.fp, true
+		f.fp += n
+	}
+	if a.Write && n > 0 {
+		f.dirty = true
+	}
+	return p, nil
+}
+
+// tuning is how the file's hints say independent accesses move data (f.mu held).
+func (f *File) tuning() mpio.Tuning {
+	return mpio.Tuning{
+		SieveRead:  f.hints.Value("romio_ds_read") != "disable",
+		SieveWrite: f.hints.Value("romio_ds_write") == "enable",
+		ReadBuf:    f.hints.Int("ind_rd_buffer_size"),
+		WriteBuf:   f.hints.Int("ind_wr_buffer_size"),
+		Atomic:     f.atomic,
+	}
+}
+
+// ioMem is an access's memory as mpio's stream, and its length; the buffer's checks
+// are the standard's: a committed type, a count not negative, the items within the
+// memory.
+func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
+	t := b.Type
+	switch {
+	case t == nil:
+		return nil, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
+	case t.IsFreed():
+		return nil, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
+	case !t.IsCommitted():
+		return nil, 0, NotCommitted(op, "datatype", t.Name())
+	case b.Count < 0:
+		return nil, 0, core.Errorf(core.ClassCount, op, "count %d is negative", b.Count)
+	}
+	n, err := t.PackSize(b.Count)
+	if err != nil {
+		return nil, 0, core.TypeErr(op, err)
+	}
+	if n == 0 {
+		return mpio.Bytes(nil), 0, nil
+	}
+	lo, hi, err := t.Span(b.Count)
+	if err != nil {
+		return nil, 0, core.TypeErr(op, err)
+	}
+	if lo+b.Origin < 0 || hi+b.Origin > int64(len(b.Mem)) {
+		return nil, 0, core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) of the buffer, which has %d",
+			b.Count, t.Name(), lo+b.Origin, hi+b.Origin, len(b.Mem))
+	}
+	if off, k, ok := t.ContiguousSpan(b.Count); ok {
+		return mpio.Bytes(b.Mem[b.Origin+off : b.Origin+off+k]), n, nil
+	}
+	l := new(datatype.Layout)
+	if err := l.Init(t, b.Mem, b.Count, b.Origin); err != nil {
+		return nil, 0, core.TypeErr(op, err)
+	}
+	return l, n, nil
+}
+
+// run does a placed access and returns the bytes it moved.
+func (f *File) run(op string, a Access, p plan) (int64, error) {
+	var n int64
+	var err error
+	if a.Write {
+		n, err = mpio.Write(f.os, p.v, p.pos, p.mem, p.tun)
+	} else {
+		n, err = mpio.Read(f.os, p.v, p.pos, p.mem, p.tun)
+	}
+	return n, ioErr(op, err)
+}
+
+// giveBack moves the individual file pointer back to just past what an access moved,
+// where it moved less than it asked for and nothing has moved the pointer since.
+func (f *File) giveBack(p plan, moved int64) {
+	if !p.ind || moved == p.n {
+		return
+	}
+	f.mu.Lock()
+	if f.fp == p.pos+p.n {
+		f.fp = p.pos + moved
+	}
+	f.mu.Unlock()
+}
+
+// Access does a blocking access (MPI_File_read_at, write, read_all, ...) and returns
+// its status: Count is the bytes moved. bad is an error the face met converting its
+// arguments: it fails the call (every member's, for a collective one).
+func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, error) {
+	st := core.Status{Source: core.AnySource, Tag: core.AnyTag}
+	if a.Coll {
+		t := f.lane.take()
+		f.lane.wait(t)
+		defer f.lane.done()
+	}
+	var p plan
+	err := bad
+	if err == nil { // bad arguments move no pointer
+		p, err = f.prepare(op, a, b)
+	}
+	switch {
+	case a.Coll:
+		st.Count, err = f.collAccess(op, a, p, err)
+	case err == nil:
+		st.Count, err = f.run(op, a, p)
+	}
+	f.giveBack(p, st.Count)
+	return st, err
+}
+
+// Start starts a nonblocking access (MPI_File_iread_at, iwrite, iread_all, ...) and
+// returns its operation, whose status's Count is the bytes moved. A call whose
+// arguments are bad (or bad, the face's error) returns the error and starts nothing;
+// a collective one first takes its part in the agreement, so that the other members'
+// operations complete, with the error.
+func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, error) {
+	var t uint64
+	if a.Coll {
+		t = f.lane.take()
+	}
+	var p plan
+	err := bad
+	if err == nil {
+		p, err = f.prepare(op, a, b)
+	}
+	if err != nil {
+		if a.Coll {
+			f.lane.wait(t)
+			_, err = f.collAccess(op, a, p, err)
+			f.lane.done()
+		}
+		return nil, err
+	}
+	f.ops.Add(1)
+	return core.StartIO(f.Face, a.Coll, func(st *core.Status) error {
+		defer f.ops.Done()
+		var err error
+		if a.Coll {
+			f.lane.wait(t)
+			defer f.lane.done()
+			st.Count, err = f.collAccess(op, a, p, nil)
+		} else {
+			st.Count, err = f.run(op, a, p)
+		}
+		return err
+	}), nil
+}
+
+// Bytes reads (or writes, write) p at byte off of the file, whatever the view: the
+// faces' plain byte access (the Go package's io.ReaderAt and io.WriterAt). It is
+// independent, takes the access mode's checks and, in atomic mode, the lock; a read
+// returns fewer bytes than len(p) only at the end of the file.
+func (f *File) Bytes(op string, p []byte, off int64, write bool) (int, error) {
+	if err := f.Check(op); err != nil {
+		return 0, err
+	}
+	switch {
+	case off < 0:
+		return 0, core.Errorf(core.ClassArg, op, "offset %d is negative", off)
+	case write && !f.amode.CanWrite():
+		return 0, core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
+	case !write && !f.amode.CanRead():
+		return 0, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_WRONLY")
+	}
+	f.mu.Lock()
+	atomic := f.atomic
+	if write && len(p) > 0 {
+		f.dirty = true
+	}
+	f.mu.Unlock()
+	if atomic && len(p) > 0 {
+		if err := f.os.Lock(off, int64(len(p)), write); err != nil {
+			return 0, ioErr(op, err)
+		}
+		defer f.os.Unlock(off, int64(len(p)))
+	}
+	var n int
+	var err error
+	if write {
+		n, err = f.os.WriteAt(p, off)
+	} else {
+		n, err = f.os.ReadAt(p, off)
+	}
+	return n, ioErr(op, err)
+}
+
+// A split collective (MPI 4.1 section 14.4.5: MPI_File_read_all_begin and its _end,
+// ...) is the nonblocking collective of the same access, started by the begin and
+// completed by the end. A file has at most one at a time, as the standard requires;
+// the end must be of the begin's kind.
+type split struct {
+	x    *core.Pending
+	kind string // the begin's call without "_begin", for the end's check
+}
+
+// BeginSplit starts a split collective: kind names it (its call without "_begin",
+// "File_read_all"), which the end must match. As Start, a rank whose arguments are
+// bad takes its part in the agreement and returns the error, and there is then no
+// split collective under way on any rank.
+func (f *File) BeginSplit(op, kind string, a Access, b IOBuf, bad error) error {
+	f.mu.Lock()
+	busy := f.split
+	f.mu.Unlock()
+	if busy.x != nil && bad == nil {
+		bad = core.Errorf(core.ClassIO, op, "a split collective (%s) is under way on the file: it must end before another begins", busy.kind)
+	}
+	x, err := f.Start(op, a, b, bad)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.split = split{x: x, kind: kind}
+	f.mu.Unlock()
+	return nil
+}
+
+// EndSplit completes the split collective kind began and returns its status.
+func (f *File) EndSplit(op, kind string) (core.Status, error) {
+	st := core.Status{Source: core.AnySource, Tag: core.AnyTag}
+	if err := f.Check(op); err != nil {
+		return st, err
+	}
+	f.mu.Lock()
+	s := f.split
+	if s.x != nil && s.kind == kind {
+		f.split = split{}
+	}
+	f.mu.Unlock()
+	switch {
+	case s.x == nil:
+		return st, core.Errorf(core.ClassIO, op, "no split collective is under way on the file (%s_begin did not start one)", kind)
+	case s.kind != kind:
+		return st, core.Errorf(core.ClassIO, op, "the split collective under way is %s, not %s", s.kind, kind)
+	}
+	err := s.x.Wait()
+	if serr := s.x.StatusInto(&st); err == nil {
+		err = serr
+	}
+	return st, err
+}

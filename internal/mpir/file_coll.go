@@ -1,0 +1,509 @@
+package mpir
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/mpigo/mpigo/internal/collective"
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpio"
+)
+
+// Collective data access (the _all calls) by two-phase I/O, over internal/mpio's plan
+// (mpio/plan.go): the members first gather each one's span of the file, error class
+// and (from member 0, for the hints the standard requires to be the same everywhere)
+// the collective-buffering settings. That gather is also the call's agreement on its
+// arguments: a member's bad argument fails every member's call, with its class,
+// before any moves data. Then the members decide alike:
+//
+//   - Independently, each member its own access, then an agreement on the errors:
+//     where collective buffering is off (romio_cb_write or romio_cb_read "disable"),
+//     in atomic mode (each access then locks its span), and, "automatic", where the
+//     members' spans do not interleave (each one's accesses are already its own
+//     large contiguous requests).
+//   - Two-phase: cb_nodes aggregators, one per node first, each own a domain of the
+//     spans' union, cut on striping_unit; every member tells each aggregator which
+//     file runs it has in its domain (one alltoallv of their offsets and lengths);
+//     then, window of cb_buffer_size by window, the members' data travels to the
+//     aggregators (a write), which write the union of a window's pieces as a few
+//     large runs, holes left alone, or the aggregators read that union and send each
+//     member its pieces (a read). Messages travel on the file's own communicator,
+//     so through shared memory on a node. An aggregator's failed system call fails
+//     the call on every member (the agreement that ends it); the rounds still run, so
+//     that nobody waits for a message that will not come.
+//
+// A read reports the bytes of each member's data before the first run the file does
+// not wholly hold (the file's size when the call began), as an independent read
+// does, and leaves the memory past them as it was.
+
+// The collective-buffering settings of a hint: romio_cb_read or romio_cb_write.
+const (
+	cbAuto = iota
+	cbEnable
+	cbDisable
+)
+
+func cbMode(v string) int64 {
+	switch v {
+	case "enable":
+		return cbEnable
+	case "disable":
+		return cbDisable
+	}
+	return cbAuto
+}
+
+// The fields of a member's record in the gather.
+const (
+	recClass = iota
+	recLo
+	recHi
+	recLen
+	recMode // member 0's is used: the hints below must be the same everywhere
+	recNodes
+	recBuf
+	recAlign
+	recAtomic
+	recMemory // the file is in memory (member 0's)
+	recFields
+)
+
+// collAccess does this member's part of a collective access placed as p (local: the
+// error of its arguments, then p is the zero plan) and returns the bytes it moved.
+func (f *File) collAccess(op string, a Access, p plan, local error) (int64, error) {
+	var runs []mpio.Run
+	rec := make([]int64, recFields)
+	if local != nil {
+		rec[recClass] = int64(core.ClassOf(local))
+	} else {
+		c := p.v.Cursor(p.pos, p.n)
+		for r, ok := c.Next(); ok; r, ok = c.Next() {
+			if len(runs) == 0 {
+				rec[recLo], rec[recHi] = r.Off, r.End()
+			}
+			rec[recLo], rec[recHi] = min(rec[recLo], r.Off), max(rec[recHi], r.End())
+			runs = append(runs, r)
+		}
+		rec[recLen] = p.n
+	}
+	mode := "romio_cb_read"
+	if a.Write {
+		mode = "romio_cb_write"
+	}
+	rec[recMode] = cbMode(f.hints.Value(mode))
+	rec[recNodes] = f.hints.Int("cb_nodes")
+	rec[recBuf] = f.hints.Int("cb_buffer_size")
+	rec[recAlign] = f.hints.Int("striping_unit")
+	if p.tun.Atomic {
+		rec[recAtomic] = 1
+	}
+	if f.os.InMemory() {
+		rec[recMemory] = 1
+	}
+	all, err := f.gather(op, rec)
+	if err != nil {
+		return 0, err
+	}
+	if err := firstFailed(op, all, local, f.comm.Rank()); err != nil {
+		return 0, err
+	}
+	if !twoPhase(all, a.Write, nodesOf(f.comm) > 1) {
+		var n int64
+		if p.n > 0 {
+			n, err = f.run(op, a, p)
+		}
+		return n, f.agree(op, err, 0, "access the file")
+	}
+	x := newExchange(f, a, p, runs, all)
+	n, err := x.run(op)
+	if err := f.agree(op, err, 0, "access the file"); err != nil {
+		// An aggregator's failure leaves this member's pieces in other windows written
+		// (or read) or not, which this member cannot tell: it claims none, rather
+		// than report data as moved that may not have been.
+		return 0, err
+	}
+	return n, nil
+}
+
+// gather is every member's record, member r's at [r*recFields:].
+func (f *File) gather(op string, rec []int64) ([]int64, error) {
+	send := make([]byte, 8*recFields)
+	for i, v := range rec {
+		binary.LittleEndian.PutUint64(send[8*i:], uint64(v))
+	}
+	recv := make([]byte, len(send)*f.comm.Size())
+	_, err := collective.Allgather(f.comm, op, collective.Vec{B: send, Esz: 8}, collective.Vec{B: recv, Esz: 8}, false)
+	if err != nil {
+		return nil, core.MapErr(op, err)
+	}
+	all := make([]int64, len(recv)/8)
+	for i := range all {
+		all[i] = int64(binary.LittleEndian.Uint64(recv[8*i:]))
+	}
+	return all, nil
+}
+
+// firstFailed is the call's error where a member's arguments were bad: this
+// member's own, or one naming the lowest member that failed, with its class.
+func firstFailed(op string, all []int64, local error, me int) error {
+	if local != nil {
+		return local
+	}
+	for r := 0; r*recFields < len(all); r++ {
+		if c := all[r*recFields+recClass]; c != 0 {
+			return core.Errorf(core.ErrorClass(c), op,
+				"rank %d of the file's group could not access the file (its error says why), so the call failed on every rank", r)
+		}
+	}
+	return nil
+}
+
+// twoPhase decides, alike on every member, whether the access goes through the
+// aggregators. "automatic" sends an access there where the members' spans interleave
+// and it crosses nodes, or is a write to a file on disk: on one node every member's
+// reads are sieved from the same page cache, and a file in memory takes many small
+// writes as fast as the copies two-phase I/O would add (docs/BENCHMARKS.md, I/O).
+func twoPhase(all []int64, write, multiNode bool) bool {
+	switch {
+	case all[recMode] == cbDisable, all[recAtomic] != 0:
+		return false
+	case all[recMode] == cbEnable:
+		return true
+	case !multiNode && (!write || all[recMemory] != 0):
+		return false
+	}
+	// Automatic: where the spans of the members with data interleave.
+	var spans []mpio.Run
+	for r := 0; r*recFields < len(all); r++ {
+		if rec := all[r*recFields:]; rec[recLen] > 0 {
+			spans = append(spans, mpio.Run{Off: rec[recLo], Len: rec[recHi] - rec[recLo]})
+		}
+	}
+	slices.SortFunc(spans, func(a, b mpio.Run) int { return cmp.Compare(a.Off, b.Off) })
+	end := int64(math.MinInt64)
+	for _, s := range spans {
+		if s.Off < end {
+			return true
+		}
+		end = max(end, s.End())
+	}
+	return false
+}
+
+// exchange is one member's part of a two-phase access.
+type exchange struct {
+	f     *File
+	a     Access
+	p     plan
+	me    int
+	size  int
+	aggs  []int          // the aggregators' ranks
+	doms  []mpio.Run     // their domains
+	mine  [][]mpio.Piece // this member's pieces per domain
+	agg   int            // this member's index among the aggregators, -1 if it is none
+	their [][]mpio.Piece // an aggregator's: each member's pieces in its domain
+	buf   int64          // cb_buffer_size
+	eof   int64          // a read's: the stream bytes before the first run past the end
+
+	// The rounds' alltoallv arguments, kept from one round to the next.
+	sc, sd, rc, rd []int
+	send, recv     []byte
+}
+
+func newExchange(f *File, a Access, p plan, runs []mpio.Run, all []int64) *exchange {
+	x := &exchange{f: f, a: a, p: p, me: f.comm.Rank(), size: f.comm.Size(), agg: -1, buf: max(all[recBuf], 1)}
+	x.sc, x.sd, x.rc, x.rd = x.counts()
+	nodes := make([]int, x.size)
+	lo, hi := int64(math.MaxInt64), int64(0)
+	for r := range x.size {
+		nodes[r] = core.NodeOf(f.comm.LocalWorldRank(r))
+		if rec := all[r*recFields:]; rec[recLen] > 0 {
+			lo, hi = min(lo, rec[recLo]), max(hi, rec[recHi])
+		}
+	}
+	x.aggs = mpio.Aggregators(nodes, int(all[recNodes]))
+	x.doms = mpio.Domains(lo, hi, len(x.aggs), all[recAlign])
+	x.mine = mpio.Split(runs, x.doms)
+	for i, r := range x.aggs {
+		if r == x.me {
+			x.agg = i
+		}
+	}
+	return x
+}
+
+// run does the exchange and this member's part of the I/O, and returns the bytes of
+// its data moved. Its error is an aggregator's failed system call, after which the
+// rounds go on without I/O, so that every member's messages still meet; a failed
+// exchange ends it at once.
+func (x *exchange) run(op string) (int64, error) {
+	if err := x.tellAggregators(op); err != nil {
+		return 0, err
+	}
+	moved := x.p.n
+	if !x.a.Write {
+		size, err := x.f.os.Size()
+		if err != nil {
+			return 0, ioErr(op, err)
+		}
+		x.eof = x.readable(size)
+		moved = x.eof
+	}
+	var win []byte
+	if x.agg >= 0 {
+		win = make([]byte, min(x.buf, x.doms[x.agg].Len))
+	}
+	var ioerr error
+	for k := range mpio.Rounds(x.doms, x.buf) {
+		var fileErr, err error
+		if x.a.Write {
+			fileErr, err = x.writeRound(op, k, win, ioerr != nil)
+		} else {
+			fileErr, err = x.readRound(op, k, win, ioerr != nil)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if ioerr == nil {
+			ioerr = fileErr
+		}
+	}
+	return moved, ioerr
+}
+
+// readable is how many bytes of this member's data lie before the end of a file of
+// size bytes: the runs up to the first one the file does not wholly hold.
+func (x *exchange) readable(size int64) int64 {
+	var n int64
+	c := x.p.v.Cursor(x.p.pos, x.p.n)
+	for r, ok := c.Next(); ok; r, ok = c.Next() {
+		if r.End() <= size {
+			n += r.Len
+			continue
+		}
+		return n + max(0, size-r.Off)
+	}
+	return n
+}
+
+// tellAggregators sends each aggregator the offsets and lengths of this member's
+// pieces in its domain; an aggregator keeps every member's (their).
+func (x *exchange) tellAggregators(op string) error {
+	counts := make([]byte, 8*x.size)
+	for a, r := range x.aggs {
+		binary.LittleEndian.PutUint64(counts[8*r:], uint64(len(x.mine[a])))
+	}
+	got := make([]byte, 8*x.size)
+	if _, err := collective.Alltoall(x.f.comm, op, collective.Vec{B: counts, Esz: 8}, collective.Vec{B: got, Esz: 8}, false); err != nil {
+		return core.MapErr(op, err)
+	}
+	sc, sd, rc, rd := x.counts()
+	var send []byte
+	for r := range x.size {
+		sd[r] = len(send)
+		if a := x.aggOf(r); a >= 0 {
+			for _, p := range x.mine[a] {
+				send = binary.LittleEndian.AppendUint64(send, uint64(p.Off))
+				send = binary.LittleEndian.AppendUint64(send, uint64(p.Len))
+			}
+		}
+		sc[r] = len(send) - sd[r]
+	}
+	total := 0
+	for r := range x.size {
+		rd[r] = total
+		rc[r] = 16 * int(binary.LittleEndian.Uint64(got[8*r:]))
+		total += rc[r]
+	}
+	recv := make([]byte, total)
+	if _, err := collective.Alltoallv(x.f.comm, op, collective.Vec{B: send, Esz: 1}, sc, sd, collective.Vec{B: recv, Esz: 1}, rc, rd, false); err != nil {
+		return core.MapErr(op, err)
+	}
+	if x.agg >= 0 {
+		x.their = make([][]mpio.Piece, x.size)
+		for r := range x.size {
+			b := recv[rd[r] : rd[r]+rc[r]]
+			for len(b) >= 16 {
+				off, n := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
+				x.their[r] = append(x.their[r], mpio.Piece{Off: off, Len: n})
+				b = b[16:]
+			}
+		}
+	}
+	return nil
+}
+
+func (x *exchange) counts() (sc, sd, rc, rd []int) {
+	return make([]int, x.size), make([]int, x.size), make([]int, x.size), make([]int, x.size)
+}
+
+// aggOf is the aggregator index of rank r, -1 if r aggregates nothing.
+func (x *exchange) aggOf(r int) int {
+	for a, q := range x.aggs {
+		if q == r {
+			return a
+		}
+	}
+	return -1
+}
+
+// window is round k's window of aggregator a's domain.
+func (x *exchange) window(a, k int) mpio.Run {
+	d := x.doms[a]
+	lo := d.Off + int64(k)*x.buf
+	return mpio.Run{Off: lo, Len: max(0, min(lo+x.buf, d.End())-lo)}
+}
+
+// writeRound sends this member's pieces of round k to the aggregators, and an
+// aggregator writes the union of what it gets (skip: an earlier round failed, so it
+// takes part in the exchange only).
+func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr, err error) {
+	sc, sd, rc, rd := x.reset()
+	mine := x.windows(x.mine, k, false)
+	for a, r := range x.aggs {
+		sc[r] = piecesLen(mine[a])
+	}
+	send := x.lay(&x.send, sc, sd)
+	for a, r := range x.aggs {
+		at := int64(sd[r])
+		for _, p := range mine[a] {
+			x.p.mem.PackAt(send[at:at+p.Len], p.Stream)
+			at += p.Len
+		}
+	}
+	var their [][]mpio.Piece
+	if x.agg >= 0 {
+		their = x.windows(x.their, k, true)
+		for r := range x.size {
+			rc[r] = piecesLen(their[r])
+		}
+	}
+	recv := x.lay(&x.recv, rc, rd)
+	if _, err := collective.Alltoallv(x.f.comm, op, collective.Vec{B: send, Esz: 1}, sc, sd, collective.Vec{B: recv, Esz: 1}, rc, rd, false); err != nil {
+		return nil, core.MapErr(op, err)
+	}
+	if x.agg < 0 || skip {
+		return nil, nil
+	}
+	w := x.window(x.agg, k)
+	for r := range x.size {
+		at := int64(rd[r])
+		for _, p := range their[r] {
+			copy(win[p.Off-w.Off:p.End()-w.Off], recv[at:at+p.Len])
+			at += p.Len
+		}
+	}
+	for _, run := range mpio.Cover(their) {
+		if _, err := x.f.os.WriteAt(win[run.Off-w.Off:run.End()-w.Off], run.Off); err != nil {
+			return ioErr(op, err), nil
+		}
+	}
+	return nil, nil
+}
+
+// readRound has an aggregator read the union of round k's pieces and send each member
+// its own, which the member unpacks where they go (those past the end of the file
+// left out).
+func (x *exchange) readRound(op string, k int, win []byte, skip bool) (fileErr, err error) {
+	sc, sd, rc, rd := x.reset()
+	var send []byte
+	var ioerr error
+	if x.agg >= 0 {
+		w := x.window(x.agg, k)
+		their := x.windows(x.their, k, true)
+		if !skip {
+			for _, run := range mpio.Cover(their) {
+				b := win[run.Off-w.Off : run.End()-w.Off]
+				n, err := x.f.os.ReadAt(b, run.Off)
+				clear(b[n:]) // past the end of the file
+				if err != nil && ioerr == nil {
+					ioerr = ioErr(op, err)
+				}
+			}
+		}
+		for r := range x.size {
+			sc[r] = piecesLen(their[r])
+		}
+		send = x.lay(&x.send, sc, sd)
+		for r := range x.size {
+			at := int64(sd[r])
+			for _, p := range their[r] {
+				at += int64(copy(send[at:at+p.Len], win[p.Off-w.Off:p.End()-w.Off]))
+			}
+		}
+	}
+	mine := x.windows(x.mine, k, false)
+	for a, r := range x.aggs {
+		rc[r] = piecesLen(mine[a])
+	}
+	recv := x.lay(&x.recv, rc, rd)
+	if _, err := collective.Alltoallv(x.f.comm, op, collective.Vec{B: send, Esz: 1}, sc, sd, collective.Vec{B: recv, Esz: 1}, rc, rd, false); err != nil {
+		return nil, core.MapErr(op, err)
+	}
+	for a, r := range x.aggs {
+		at := int64(rd[r])
+		for _, p := range mine[a] {
+			if n := min(p.Len, x.eof-p.Stream); n > 0 {
+				x.p.mem.UnpackAt(recv[at:at+n], p.Stream)
+			}
+			at += p.Len
+		}
+	}
+	return ioerr, nil
+}
+
+// reset clears the exchange's count and displacement lists for a round.
+func (x *exchange) reset() (sc, sd, rc, rd []int) {
+	clear(x.sc)
+	clear(x.sd)
+	clear(x.rc)
+	clear(x.rd)
+	return x.sc, x.sd, x.rc, x.rd
+}
+
+// lay sets the displacements of counts, back to back, and returns a buffer of their
+// total from *buf, grown if need be (kept for the rounds that follow).
+func (x *exchange) lay(buf *[]byte, counts, displs []int) []byte {
+	total := 0
+	for r, c := range counts {
+		displs[r] = total
+		total += c
+	}
+	if cap(*buf) < total {
+		*buf = make([]byte, total)
+	}
+	return (*buf)[:total]
+}
+
+// windows is round k's window of each list of pieces: of this member's per domain
+// (their false), or, for an aggregator, of each member's in its domain.
+func (x *exchange) windows(lists [][]mpio.Piece, k int, their bool) [][]mpio.Piece {
+	out := make([][]mpio.Piece, len(lists))
+	for i, ps := range lists {
+		a := i
+		if their {
+			a = x.agg
+		}
+		out[i] = mpio.Window(ps, x.doms[a], x.buf, k)
+	}
+	return out
+}
+
+func piecesLen(ps []mpio.Piece) int {
+	n := int64(0)
+	for _, p := range ps {
+		n += p.Len
+	}
+	return int(n)
+}
+
+// nodesOf is the number of nodes c's members span.
+func nodesOf(c *core.Comm) int {
+	seen := map[int]bool{}
+	for r := range c.Size() {
+		seen[core.NodeOf(c.LocalWorldRank(r))] = true
+	}
+	return len(seen)
+}

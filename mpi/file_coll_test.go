@@ -1,0 +1,135 @@
+package mpi_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// twoPhaseBlocks are rank r's blocks of a tile of 200 bytes: interleaved with the
+// other ranks', with holes no rank writes.
+func twoPhaseBlocks(r int) (lens, disps []int) {
+	return []int{5 + r, 3, 2*r + 1}, []int{r * 10, 50 + r*7, 100 + r*13}
+}
+
+// TestFileTwoPhase writes and reads interleaved noncontiguous views collectively under
+// hints that change the number of aggregators, their buffers, the domains' alignment
+// and whether collective buffering runs at all: every setting gives the same file,
+// keeps the holes' old bytes, and reads back the same data, a read cut by the end of
+// the file reporting what there was and leaving the rest of the memory alone. The
+// last rank takes part with no data.
+func TestFileTwoPhase(t *testing.T) {
+	ioJob(t, 4, func(t *testing.T, dir string, rank, size int) {
+		const tile, tiles = 200, 5
+		settings := [][]string{
+			{"romio_cb_write", "disable", "romio_cb_read", "disable"},
+			{},
+			{"romio_cb_write", "enable", "romio_cb_read", "enable", "cb_nodes", "1", "cb_buffer_size", "64"},
+			{"romio_cb_write", "enable", "romio_cb_read", "enable", "cb_nodes", "3", "cb_buffer_size", "100", "striping_unit", "16"},
+			{"cb_nodes", "2", "cb_buffer_size", "333", "striping_unit", "128"},
+		}
+		// The reference: the old bytes, then every rank's data where its view puts it.
+		old := bytes.Repeat([]byte{0xEE}, tile*tiles)
+		ref := bytes.Clone(old)
+		data := make([][]byte, size)
+		for r := range size {
+			lens, disps := twoPhaseBlocks(r)
+			for k := range tiles {
+				for j := range lens {
+					for b := range lens[j] {
+						v := byte(r*50 + len(data[r])%50 + 1)
+						if r == size-1 {
+							continue // the last rank writes nothing
+						}
+						data[r] = append(data[r], v)
+						ref[k*tile+disps[j]+b] = v
+					}
+				}
+			}
+		}
+		lens, disps := twoPhaseBlocks(rank)
+		blocks, err := mpi.TypeHindexed(lens, disps, mpi.Byte)
+		must(t, err)
+		ft, err := mpi.TypeResized(blocks, 0, tile)
+		must(t, err)
+		must(t, ft.Commit())
+		for i, kv := range settings {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				in := mpi.InfoCreate()
+				for j := 0; j < len(kv); j += 2 {
+					must(t, in.Set(kv[j], kv[j+1]))
+				}
+				name := filepath.Join(dir, fmt.Sprint("t", i))
+				f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, in)
+				must(t, err)
+				must(t, in.Free())
+				if rank == 0 {
+					_, err = mpi.FileWriteAt(f, 0, old)
+					must(t, err)
+				}
+				must(t, f.Sync())
+				must(t, mpi.World.Barrier())
+				must(t, f.Sync())
+				must(t, f.SetView(0, mpi.Byte, ft, "native", nil))
+				st, err := mpi.FileWriteAll(f, data[rank])
+				must(t, err)
+				if st.Bytes() != int64(len(data[rank])) {
+					t.Errorf("wrote %d bytes, want %d", st.Bytes(), len(data[rank]))
+				}
+				must(t, f.Sync())
+				must(t, mpi.World.Barrier())
+				must(t, f.Sync())
+				if rank == 0 {
+					raw, err := os.ReadFile(name)
+					must(t, err)
+					if !bytes.Equal(raw, ref) {
+						t.Errorf("the file differs from the reference (%d bytes, want %d)", len(raw), len(ref))
+					}
+				}
+				back := bytes.Repeat([]byte{0x55}, len(data[rank])+7)
+				st, err = mpi.FileReadAtAll(f, 0, back[:len(data[rank])])
+				must(t, err)
+				if st.Bytes() != int64(len(data[rank])) || !bytes.Equal(back[:len(data[rank])], data[rank]) {
+					t.Errorf("read back %d bytes, equal %v", st.Bytes(), bytes.Equal(back[:len(data[rank])], data[rank]))
+				}
+				// Cut the file inside the third tile: each rank reads what lies before the
+				// first of its runs the file does not wholly hold.
+				const cut = 2*tile + 60
+				must(t, f.SetSize(cut))
+				for i := range back {
+					back[i] = 0x55
+				}
+				_, err = f.Seek(0, io.SeekStart) // the write moved the pointer
+				must(t, err)
+				st, err = mpi.FileReadAll(f, back[:len(data[rank])])
+				must(t, err)
+				want := 0
+				if rank != size-1 {
+					want = 2 * (len(data[rank]) / tiles)
+					for j := range lens {
+						if disps[j]+lens[j] <= 60 {
+							want += lens[j]
+						} else {
+							want += max(0, 60-disps[j])
+							break
+						}
+					}
+				}
+				if st.Bytes() != int64(want) || !bytes.Equal(back[:want], data[rank][:want]) {
+					t.Errorf("a read cut by the end: %d bytes (want %d), equal %v", st.Bytes(), want, bytes.Equal(back[:want], data[rank][:want]))
+				}
+				if !bytes.Equal(back[want:], bytes.Repeat([]byte{0x55}, len(back)-want)) {
+					t.Errorf("a read cut by the end wrote past what it read")
+				}
+				must(t, f.Close())
+			})
+		}
+		must(t, ft.Free())
+		must(t, blocks.Free())
+	})
+}

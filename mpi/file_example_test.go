@@ -1,0 +1,52 @@
+package mpi_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// FileOpen opens one file on every rank: each writes its own line at its own offset,
+// all at once (FileWriteAtAll), and rank 0 reads the whole file back through the io
+// interfaces of its bytes. (TestExamplesInJobs runs this example as a job of 3 ranks.)
+func ExampleFileOpen() {
+	if err := mpi.Init(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mpi.Finalize()
+	rank := mpi.World.Rank()
+	// Rank 0 names the file; the ranks must open the same one.
+	var dir string
+	if rank == 0 {
+		dir, _ = os.MkdirTemp("", "example")
+	}
+	dir, err := mpi.BcastValue(mpi.World, dir, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	f, err := mpi.FileOpen(mpi.World, filepath.Join(dir, "lines"), mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	line := fmt.Sprintf("line of rank %d\n", rank) // 16 bytes on every rank
+	if _, err := mpi.FileWriteAtAll(f, int64(rank*len(line)), []byte(line)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	f.Sync() // every rank's data written through, and seen by the others after a barrier
+	mpi.World.Barrier()
+	if rank == 0 {
+		all, _ := io.ReadAll(f.Bytes())
+		fmt.Print(string(all))
+	}
+	if err := f.Close(); err != nil {
+		fmt.Println(err)
+	}
+}
