@@ -301,16 +301,39 @@ type ControlVar struct {
 	h  *mpir.CVarHandle
 }
 
-func (v *ControlVar) Name() string             { return v.v.Name }
-func (v *ControlVar) Desc() string             { return v.v.Desc }
-func (v *ControlVar) Index() int               { return v.index }
-func (v *ControlVar) Verbosity() ToolVerbosity { return v.v.Verbosity }
-func (v *ControlVar) Type() ToolType           { return v.v.Type }
-func (v *ControlVar) Scope() ToolScope         { return v.v.Scope }
-func (v *ControlVar) Bind() ToolBind           { return v.v.Bind }
+// The descriptions of the tool values (a variable's name, type, ...) read a nil value
+// as one with none: the empty description and the index -1, never a panic.
+var (
+	noCVar   mpir.CVar
+	noPVar   mpir.PVar
+	noSource mpir.EventSource
+	noEvent  mpir.EventType
+)
+
+func (v *ControlVar) desc() *mpir.CVar {
+	if v == nil {
+		return &noCVar
+	}
+	return v.v
+}
+
+// Name, Desc, Verbosity, Type, Scope and Bind describe the variable
+// (MPI_T_cvar_get_info); Index is its index, -1 for a nil variable.
+func (v *ControlVar) Name() string             { return v.desc().Name }
+func (v *ControlVar) Desc() string             { return v.desc().Desc }
+func (v *ControlVar) Verbosity() ToolVerbosity { return v.desc().Verbosity }
+func (v *ControlVar) Type() ToolType           { return v.desc().Type }
+func (v *ControlVar) Scope() ToolScope         { return v.desc().Scope }
+func (v *ControlVar) Bind() ToolBind           { return v.desc().Bind }
+func (v *ControlVar) Index() int {
+	if v == nil {
+		return -1
+	}
+	return v.index
+}
 
 // Enum is the names of the variable's values, nil for one with none.
-func (v *ControlVar) Enum() *ToolEnum { return v.v.Enum }
+func (v *ControlVar) Enum() *ToolEnum { return v.desc().Enum }
 
 // handle is v's handle (MPI_T_cvar_handle_alloc), made at first use.
 func (v *ControlVar) handle(op string) (*mpir.CVarHandle, error) {
@@ -446,26 +469,40 @@ type PerfVar struct {
 	index int
 }
 
-func (v *PerfVar) Name() string             { return v.v.Name }
-func (v *PerfVar) Desc() string             { return v.v.Desc }
-func (v *PerfVar) Index() int               { return v.index }
-func (v *PerfVar) Verbosity() ToolVerbosity { return v.v.Verbosity }
-func (v *PerfVar) Class() PerfClass         { return v.v.Class }
-func (v *PerfVar) Type() ToolType           { return v.v.Type }
-func (v *PerfVar) Bind() ToolBind           { return v.v.Bind }
+func (v *PerfVar) desc() *mpir.PVar {
+	if v == nil {
+		return &noPVar
+	}
+	return v.v
+}
+
+// Name, Desc, Verbosity, Class, Type and Bind describe the variable
+// (MPI_T_pvar_get_info); Index is its index, -1 for a nil variable.
+func (v *PerfVar) Name() string             { return v.desc().Name }
+func (v *PerfVar) Desc() string             { return v.desc().Desc }
+func (v *PerfVar) Verbosity() ToolVerbosity { return v.desc().Verbosity }
+func (v *PerfVar) Class() PerfClass         { return v.desc().Class }
+func (v *PerfVar) Type() ToolType           { return v.desc().Type }
+func (v *PerfVar) Bind() ToolBind           { return v.desc().Bind }
+func (v *PerfVar) Index() int {
+	if v == nil {
+		return -1
+	}
+	return v.index
+}
 
 // Enum is the names of a state's values, nil for a variable with none.
-func (v *PerfVar) Enum() *ToolEnum { return v.v.Enum }
+func (v *PerfVar) Enum() *ToolEnum { return v.desc().Enum }
 
 // Readonly says that the variable cannot be written or reset.
-func (v *PerfVar) Readonly() bool { return v.v.Readonly }
+func (v *PerfVar) Readonly() bool { return v.desc().Readonly }
 
 // Continuous says that the variable is always active: it cannot be started or
 // stopped.
-func (v *PerfVar) Continuous() bool { return v.v.Continuous }
+func (v *PerfVar) Continuous() bool { return v.desc().Continuous }
 
 // Atomic says that the variable can be read and reset at once (ReadReset).
-func (v *PerfVar) Atomic() bool { return v.v.Atomic }
+func (v *PerfVar) Atomic() bool { return v.desc().Atomic }
 
 // PerfSession is a performance experiment session: handles that start, stop and
 // reset apart from every other session's (MPI_T_pvar_session).
@@ -672,16 +709,30 @@ type EventSource struct {
 	index int
 }
 
-func (s *EventSource) Name() string { return s.s.Name }
-func (s *EventSource) Desc() string { return s.s.Desc }
-func (s *EventSource) Index() int   { return s.index }
+func (s *EventSource) desc() *mpir.EventSource {
+	if s == nil {
+		return &noSource
+	}
+	return s.s
+}
+
+// Name and Desc describe the source (MPI_T_source_get_info); Index is its index, -1
+// for a nil source.
+func (s *EventSource) Name() string { return s.desc().Name }
+func (s *EventSource) Desc() string { return s.desc().Desc }
+func (s *EventSource) Index() int {
+	if s == nil {
+		return -1
+	}
+	return s.index
+}
 
 // Ordered says that the source's events come in the order of their timestamps.
-func (s *EventSource) Ordered() bool { return s.s.Order == mpir.SourceOrdered }
+func (s *EventSource) Ordered() bool { return s != nil && s.s.Order == mpir.SourceOrdered }
 
 // TicksPerSecond is the rate of the source's clock; MaxTicks its largest reading.
-func (s *EventSource) TicksPerSecond() int64 { return s.s.TicksPerSecond }
-func (s *EventSource) MaxTicks() int64       { return s.s.MaxTicks }
+func (s *EventSource) TicksPerSecond() int64 { return s.desc().TicksPerSecond }
+func (s *EventSource) MaxTicks() int64       { return s.desc().MaxTicks }
 
 // Timestamp reads the source's clock (MPI_T_source_get_timestamp).
 func (s *EventSource) Timestamp() (int64, error) {
@@ -706,15 +757,34 @@ type EventType struct {
 	source *EventSource
 }
 
-func (e *EventType) Name() string             { return e.e.Name }
-func (e *EventType) Desc() string             { return e.e.Desc }
-func (e *EventType) Index() int               { return e.index }
-func (e *EventType) Verbosity() ToolVerbosity { return e.e.Verbosity }
-func (e *EventType) Bind() ToolBind           { return e.e.Bind }
-func (e *EventType) Source() *EventSource     { return e.source }
+func (e *EventType) desc() *mpir.EventType {
+	if e == nil {
+		return &noEvent
+	}
+	return e.e
+}
+
+// Name, Desc, Verbosity and Bind describe the event type (MPI_T_event_get_info);
+// Index is its index, -1 for a nil one; Source is where its events come from.
+func (e *EventType) Name() string             { return e.desc().Name }
+func (e *EventType) Desc() string             { return e.desc().Desc }
+func (e *EventType) Verbosity() ToolVerbosity { return e.desc().Verbosity }
+func (e *EventType) Bind() ToolBind           { return e.desc().Bind }
+func (e *EventType) Index() int {
+	if e == nil {
+		return -1
+	}
+	return e.index
+}
+func (e *EventType) Source() *EventSource {
+	if e == nil {
+		return nil
+	}
+	return e.source
+}
 
 // Elements are the types of an event's data, in order.
-func (e *EventType) Elements() []ToolType { return append([]ToolType(nil), e.e.Elements...) }
+func (e *EventType) Elements() []ToolType { return append([]ToolType(nil), e.desc().Elements...) }
 
 // Events lists the event types (MPI_T_event_get_num and _get_info).
 func (t *Tools) Events() []*EventType { return t.list().events }

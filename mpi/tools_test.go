@@ -297,6 +297,18 @@ func TestToolsErrors(t *testing.T) {
 		_, err = tools.Event("nope")
 		wantTool(t, "Event", err, mpi.ErrToolInvalidName)
 
+		// A nil value describes nothing rather than panicking.
+		var (
+			nc *mpi.ControlVar
+			np *mpi.PerfVar
+			ne *mpi.EventType
+			ns *mpi.EventSource
+		)
+		if nc.Name() != "" || nc.Index() != -1 || np.Desc() != "" || np.Index() != -1 || np.Readonly() ||
+			ne.Name() != "" || ne.Source() != nil || len(ne.Elements()) != 0 || ns.Name() != "" || ns.Ordered() || ns.Index() != -1 {
+			t.Error("a nil tool value describes something")
+		}
+
 		slack, _ := tools.ControlVar("rank_timer_slack")
 		if slack.Scope() != mpi.ScopeConstant {
 			t.Errorf("rank_timer_slack's scope %v", slack.Scope())
