@@ -128,7 +128,7 @@ func vblocks(op string, n int, counts, displs []int, dh uintptr) (collective.NSi
 // place lays side s's n blocks over the C memory from p: its Mem spans every block
 // (p may be MPI_BOTTOM with absolute displacements), its Origin is p's place in it.
 func place(op string, s *collective.NSide, p unsafe.Pointer, n int) error {
-	lo, hi, err := s.Span(n)
+	lo, hi, err := mpir.SideSpan(s, n)
 	if err != nil {
 		return core.TypeErr(op, err)
 	}
