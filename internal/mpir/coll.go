@@ -182,7 +182,7 @@ func collEnter(call prof.Call, c *core.Comm, peer, n int) int64 {
 	return prof.Enter(call, pc, peer, -1, n)
 }
 
-// collExit is prof.Exit with its short path inlined: the short collectives end with it
+// collExit is prof.Exit with its short path inlined: the collectives end with it
 // rather than with a deferred Exit, whose wrapper costs as much again.
 func collExit(call prof.Call, t int64, n int) {
 	if call != prof.None && !prof.TryExit(call, t, n) {
@@ -221,9 +221,17 @@ func inputBytes(send, recv *Vec) int {
 // Barrier is MPI_Barrier, blocking: it returns once every process of c has called it
 // (on an intercommunicator, every process of both groups).
 func Barrier(p *Coll, c *core.Comm) error {
-	t := collEnter(p.Call, c, prof.NoPeer, 0)
+	// The record's short paths inline here, as in the other short entry points
+	// below: a call to collEnter and one to collExit cost a short Barrier more than
+	// their bodies (docs/BENCHMARKS.md, "Collectives once, in mpir").
+	call, t := p.Call, int64(0)
+	if call != prof.None && !prof.Try(call, c.Prof(), prof.NoPeer, -1, 0) {
+		t = prof.Enter(call, c.Prof(), prof.NoPeer, -1, 0)
+	}
 	err := collective.Barrier(c, p.Op)
-	collExit(p.Call, t, 0)
+	if call != prof.None && !prof.TryExit(call, t, 0) {
+		prof.Exit(call, t, 0)
+	}
 	return err
 }
 
@@ -232,8 +240,10 @@ func Barrier(p *Coll, c *core.Comm) error {
 // processes of the root's group other than the root (core.ProcNull), where only root
 // is; bad is what the face's conversion of buf found wrong (nil: nothing).
 func Bcast(p *Coll, c *core.Comm, buf *Vec, bad error, root int) error {
-	n := vecBytes(buf)
-	t := collEnter(p.Call, c, root, n)
+	n, call, t := vecBytes(buf), p.Call, int64(0)
+	if call != prof.None && !prof.Try(call, c.Prof(), root, -1, n) {
+		t = prof.Enter(call, c.Prof(), root, -1, n)
+	}
 	var err error
 	if bad == nil && !buf.InPlace && buf.Type == nil {
 		// The short path: nothing to check but the root, which the device does.
@@ -242,7 +252,9 @@ func Bcast(p *Coll, c *core.Comm, buf *Vec, bad error, root int) error {
 		a := CollArgs{Send: *buf, SendErr: bad, Root: root}
 		_, err = collStart(p, c, &a)
 	}
-	collExit(p.Call, t, n)
+	if call != prof.None && !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
 	return err
 }
 
@@ -251,8 +263,10 @@ func Bcast(p *Coll, c *core.Comm, buf *Vec, bad error, root int) error {
 // of each found wrong, sendBad the operation's too (it is significant where send is);
 // CollArgs's rules say where each counts.
 func Reduce(p *Coll, c *core.Comm, send, recv *Vec, r *Red, sendBad, recvBad error, root int) error {
-	n := inputBytes(send, recv)
-	t := collEnter(p.Call, c, root, n)
+	n, call, t := inputBytes(send, recv), p.Call, int64(0)
+	if call != prof.None && !prof.Try(call, c.Prof(), root, -1, n) {
+		t = prof.Enter(call, c.Prof(), root, -1, n)
+	}
 	var err error
 	if reduceShort(c, send, recv, r, sendBad, recvBad, root) {
 		err = collective.Reduce(c, p.Op, send, recv, r, root)
@@ -260,7 +274,9 @@ func Reduce(p *Coll, c *core.Comm, send, recv *Vec, r *Red, sendBad, recvBad err
 		a := CollArgs{Send: *send, Recv: *recv, Red: *r, SendErr: sendBad, RecvErr: recvBad, Root: root}
 		_, err = collStart(p, c, &a)
 	}
-	collExit(p.Call, t, n)
+	if call != prof.None && !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
 	return err
 }
 
@@ -284,8 +300,10 @@ func reduceShort(c *core.Comm, send, recv *Vec, r *Red, sendBad, recvBad error, 
 // Every argument is significant everywhere; bad is what the face's conversion of any
 // of them found wrong.
 func Allreduce(p *Coll, c *core.Comm, send, recv *Vec, r *Red, bad error) error {
-	n := inputBytes(send, recv)
-	t := collEnter(p.Call, c, prof.NoPeer, n)
+	n, call, t := inputBytes(send, recv), p.Call, int64(0)
+	if call != prof.None && !prof.Try(call, c.Prof(), prof.NoPeer, -1, n) {
+		t = prof.Enter(call, c.Prof(), prof.NoPeer, -1, n)
+	}
 	var err error
 	if c != nil && bad == nil && !recv.InPlace && !r.Pair && send.Type == nil && recv.Type == nil &&
 		(send.InPlace && !c.IsInter() || !send.InPlace && len(send.B) == len(recv.B) && send.Esz == recv.Esz) {
@@ -294,6 +312,8 @@ func Allreduce(p *Coll, c *core.Comm, send, recv *Vec, r *Red, bad error) error 
 		a := CollArgs{Send: *send, Recv: *recv, Red: *r, SendErr: bad, Root: noRoot}
 		_, err = collStart(p, c, &a)
 	}
-	collExit(p.Call, t, n)
+	if call != prof.None && !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
 	return err
 }
