@@ -382,6 +382,13 @@ func TestTopologiesNeighbors(t *testing.T) { job(t, "topo", 4) }
 
 func TestCollectivesVPersistentLarge(t *testing.T) { job(t, "collv", 3) }
 
+// TestInsignificantArguments: what the standard says a process does not pass (the
+// root's arguments elsewhere, a zero-count block's displacement and datatype, all of
+// an intercommunicator's MPI_PROC_NULL process's but root) is never checked, on an
+// intra- and an intercommunicator (issue 35: mpi4py's vector and intercommunicator
+// tests hung when one process refused such an argument).
+func TestInsignificantArguments(t *testing.T) { job(t, "insignif", 4) }
+
 func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
 
 // TestFileIO runs io.c, MPI-IO through the C ABI, on 1 and 3 ranks in a directory of

@@ -1,18 +1,21 @@
 package mpi
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// The collectives: each typed call views its slices as bytes (collective.Vec), looks up the
-// reduction kernel for its element type, and calls the device's entry point, which
-// goes through the table the communicator chose when it was made (node shared memory,
-// hierarchical, schedules, intercommunicator). Every error passes through the
-// communicator's error handler (fail).
+// The collectives: each typed call views its slices as bytes (collective.Vec), looks up
+// the reduction kernel for its element type, and calls mpir's entry point, which
+// decides what MPI says of the call (which arguments count on this rank, their
+// checks, its record) and runs the device's, which goes through the table the
+// communicator chose when it was made (node shared memory, hierarchical, schedules,
+// intercommunicator). Every error passes through the communicator's error handler
+// (fail).
 
 // InPlace returns the in-place marker (MPI_IN_PLACE): passed as the send buffer of a
 // collective, it says the rank's input is already in the receive buffer, where the
@@ -56,312 +59,284 @@ func setVec[T Elem](v *collective.Vec, b []T) {
 	v.B = asBytes(b)
 }
 
-// Barrier returns once every rank of c has called it.
-func (c *Comm) Barrier() error {
-	t := c.enter(prof.Barrier, prof.NoPeer, 0)
-	var err error
-	if c.special() {
-		err = c.collArgs("Barrier", &collArgs{}, func(c *Comm, _ *collArgs) error {
-			return collective.Barrier(c.dev(), "Barrier")
-		})
-	} else {
-		err = c.fail("Barrier", collective.Barrier(c.dev(), "Barrier"))
+// colls are the collectives as this package names them in its errors: the
+// standard's procedures in Go's spelling (MPI_Bcast_init is BcastInit), by kind and
+// mode; unrecorded are the blocking ones for the calls made of them (the value
+// collectives, which the record counts themselves).
+var colls, unrecorded = func() (t, u [mpir.NumCollKinds][3]*mpir.Coll) {
+	for k := range t {
+		for m := range t[k] {
+			p := mpir.CollProc(mpir.CollKind(k), mpir.Mode(m))
+			t[k][m] = p.As(goName(p.Op))
+			u[k][m] = t[k][m].Unrecorded()
+		}
 	}
-	exit(prof.Barrier, t, 0)
+	return
+}()
+
+// goName is a procedure's name in Go's spelling: Reduce_scatter_block_init is
+// ReduceScatterBlockInit.
+func goName(s string) string {
+	parts := strings.Split(s, "_")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+	}
+	return strings.Join(parts, "")
+}
+
+// collOf is the collective of kind k in mode m.
+func collOf(k mpir.CollKind, m mpir.Mode) *mpir.Coll { return colls[k][m] }
+
+// The blocking forms of the short collectives, which take entry points of their own.
+var (
+	pBarrier   = collOf(mpir.CollBarrier, mpir.Blocking)
+	pBcast     = collOf(mpir.CollBcast, mpir.Blocking)
+	pReduce    = collOf(mpir.CollReduce, mpir.Blocking)
+	pAllreduce = collOf(mpir.CollAllreduce, mpir.Blocking)
+)
+
+// coll runs blocking collective p on c with arguments a: through a view's runner where
+// c is a view, or some communicator's collectives were stopped (see collArgs).
+func (c *Comm) coll(p *mpir.Coll, a *mpir.CollArgs) error {
+	if c.special() {
+		return c.collArgs(p.Op, &collArgs{p: p, ca: *a}, runColl)
+	}
+	_, err := mpir.Collective(p, c.dev(), a)
+	return c.fail(p.Op, err)
+}
+
+// runColl is coll's call, on a view's runner.
+func runColl(c *Comm, a *collArgs) error {
+	_, err := mpir.Collective(a.p, c.dev(), &a.ca)
 	return err
 }
 
-// exit is prof.Exit with its short path inlined: the short collectives end with it
-// rather than with a deferred Exit, whose wrapper costs as much again.
-func exit(call prof.Call, t int64, n int) {
-	if !prof.TryExit(call, t, n) {
-		prof.Exit(call, t, n)
+// icoll starts nonblocking collective p (or makes persistent one p) on c with
+// arguments a, and makes its Request.
+func (c *Comm) icoll(p *mpir.Coll, a *mpir.CollArgs) (Request, error) {
+	pd, err := mpir.Collective(p, c.dev(), a)
+	return c.start(p.Op, pd, err)
+}
+
+// Barrier returns once every rank of c has called it.
+func (c *Comm) Barrier() error {
+	if c.special() {
+		return c.collArgs("Barrier", &collArgs{}, runBarrier)
 	}
+	return c.fail("Barrier", mpir.Barrier(pBarrier, c.dev()))
 }
 
 // Bcast sends root's buf to every rank's buf; every rank passes a buf of the same length.
 func Bcast[T Elem](c *Comm, buf []T, root int) error {
-	n := nbytes(buf)
-	t := c.enter(prof.Bcast, root, n)
-	err := bcast(c, buf, root)
-	exit(prof.Bcast, t, n)
-	return err
+	return bcastOf(pBcast, c, buf, root)
 }
 
+// bcast is Bcast unrecorded, for the calls made of it (the value collectives).
 func bcast[T Elem](c *Comm, buf []T, root int) error {
+	return bcastOf(unrecorded[mpir.CollBcast][mpir.Blocking], c, buf, root)
+}
+
+func bcastOf[T Elem](p *mpir.Coll, c *Comm, buf []T, root int) error {
 	if c.special() {
-		return c.collArgs("Bcast", &collArgs{s: vec(buf), root: root}, runBcast)
+		return c.collArgs("Bcast", &collArgs{p: p, s: vec(buf), root: root}, runBcast)
 	}
 	var v collective.Vec
 	setVec(&v, buf)
-	return c.fail("Bcast", collective.Bcast(c.dev(), "Bcast", &v, root))
+	return c.fail("Bcast", mpir.Bcast(p, c.dev(), &v, nil, root))
 }
 
 // Reduce combines every rank's send with op, in rank order, into root's recv, which is
 // as long as send (recv is ignored on the other ranks). In place at root: send is
 // InPlace[T]() and root's input is in recv.
 func Reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
-	n := collBytes(send, recv)
-	t := c.enter(prof.Reduce, root, n)
-	err := reduce(c, send, recv, op, root)
-	exit(prof.Reduce, t, n)
-	return err
-}
-
-func reduce[T Elem](c *Comm, send, recv []T, op Op, root int) error {
 	var r collective.Red
-	if err := setRed[T](&r, "Reduce", op); err != nil {
-		return c.fail("Reduce", err)
-	}
+	rerr := setRed[T](&r, "Reduce", op)
 	if c.special() {
-		return c.collArgs("Reduce", &collArgs{s: vec(send), r: vec(recv), red: r, root: root}, runReduce)
+		return c.collArgs("Reduce", &collArgs{p: pReduce, s: vec(send), r: vec(recv), red: r, rerr: rerr, root: root}, runReduce)
 	}
 	var s, rv collective.Vec
 	setVec(&s, send)
 	setVec(&rv, recv)
-	return c.fail("Reduce", collective.Reduce(c.dev(), "Reduce", &s, &rv, &r, root))
+	return c.fail("Reduce", mpir.Reduce(pReduce, c.dev(), &s, &rv, &r, rerr, nil, root))
 }
 
 // Allreduce combines every rank's send with op into every rank's recv (as long as
 // send). In place: send is InPlace[T]() and the input is in recv.
 func Allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
-	n := collBytes(send, recv)
-	t := c.enter(prof.Allreduce, prof.NoPeer, n)
-	err := allreduce(c, send, recv, op)
-	exit(prof.Allreduce, t, n)
-	return err
-}
-
-func allreduce[T Elem](c *Comm, send, recv []T, op Op) error {
 	var r collective.Red
-	if err := setRed[T](&r, "Allreduce", op); err != nil {
-		return c.fail("Allreduce", err)
-	}
+	rerr := setRed[T](&r, "Allreduce", op)
 	if c.special() {
-		return c.collArgs("Allreduce", &collArgs{s: vec(send), r: vec(recv), red: r}, runAllreduce)
+		return c.collArgs("Allreduce", &collArgs{p: pAllreduce, s: vec(send), r: vec(recv), red: r, rerr: rerr}, runAllreduce)
 	}
 	var s, rv collective.Vec
 	setVec(&s, send)
 	setVec(&rv, recv)
-	return c.fail("Allreduce", collective.Allreduce(c.dev(), "Allreduce", &s, &rv, &r))
+	return c.fail("Allreduce", mpir.Allreduce(pAllreduce, c.dev(), &s, &rv, &r, rerr))
+}
+
+// blocks are a collective's arguments of two slices.
+func blocks[T Elem](send, recv []T, root int) mpir.CollArgs {
+	return mpir.CollArgs{Send: vec(send), Recv: vec(recv), Root: root}
+}
+
+// vblocks are a v form's: send and recv, and one side's counts and displacements.
+func vblocks[T Elem](send, recv []T, counts, displs []int, root int) mpir.CollArgs {
+	return mpir.CollArgs{Send: vec(send), Recv: vec(recv), Counts: counts, Displs: displs, Root: root}
+}
+
+// reduction are a reduction's arguments: send, recv and op over T.
+func reduction[T Elem](p *mpir.Coll, send, recv []T, op Op) mpir.CollArgs {
+	a := mpir.CollArgs{Send: vec(send), Recv: vec(recv)}
+	a.RedErr = setRed[T](&a.Red, p.Op, op)
+	return a
 }
 
 // Gather collects every rank's send into root's recv, rank i's at recv[i*len(send):]
 // (recv is Size()*len(send) long at root, ignored elsewhere). In place at root: send is
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
-	defer prof.Exit(prof.Gather, c.enter(prof.Gather, root, collBytes(send, recv)), collBytes(send, recv))
-	return gather(c, send, recv, root)
+	a := blocks(send, recv, root)
+	return c.coll(collOf(mpir.CollGather, mpir.Blocking), &a)
 }
 
 // gather is Gather unrecorded, for the calls made of it (the value collectives).
 func gather[T Elem](c *Comm, send, recv []T, root int) error {
-	if c.special() {
-		return c.collArgs("Gather", &collArgs{s: vec(send), r: vec(recv), root: root}, runGather)
-	}
-	_, err := collective.Gather(c.dev(), "Gather", vec(send), vec(recv), root, false)
-	return c.fail("Gather", err)
+	a := blocks(send, recv, root)
+	return c.coll(unrecorded[mpir.CollGather][mpir.Blocking], &a)
 }
 
 // Gatherv is Gather with rank i's block of counts[i] elements at recv[displs[i]:];
 // counts and displs matter at root only. In place at root: send is InPlace[T]().
 func Gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
-	defer prof.Exit(prof.Gatherv, c.enter(prof.Gatherv, root, collBytes(send, recv)), collBytes(send, recv))
-	return gatherv(c, send, recv, counts, displs, root)
+	a := vblocks(send, recv, counts, displs, root)
+	return c.coll(collOf(mpir.CollGatherv, mpir.Blocking), &a)
 }
 
 // gatherv is Gatherv unrecorded, for the calls made of it (the value collectives).
 func gatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) error {
-	if c.special() {
-		return c.collArgs("Gatherv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs, root: root}, runGatherv)
-	}
-	_, err := collective.Gatherv(c.dev(), "Gatherv", vec(send), vec(recv), counts, displs, root, false)
-	return c.fail("Gatherv", err)
+	a := vblocks(send, recv, counts, displs, root)
+	return c.coll(unrecorded[mpir.CollGatherv][mpir.Blocking], &a)
 }
 
 // Scatter sends block i of root's send (Size()*len(recv) elements) to rank i's recv.
 // In place at root: recv is InPlace[T]() and root's block stays in send.
 func Scatter[T Elem](c *Comm, send, recv []T, root int) error {
-	defer prof.Exit(prof.Scatter, c.enter(prof.Scatter, root, collBytes(send, recv)), collBytes(send, recv))
-	return scatter(c, send, recv, root)
+	a := blocks(send, recv, root)
+	return c.coll(collOf(mpir.CollScatter, mpir.Blocking), &a)
 }
 
 // scatter is Scatter unrecorded, for the calls made of it (the value collectives).
 func scatter[T Elem](c *Comm, send, recv []T, root int) error {
-	if c.special() {
-		return c.collArgs("Scatter", &collArgs{s: vec(send), r: vec(recv), root: root}, runScatter)
-	}
-	_, err := collective.Scatter(c.dev(), "Scatter", vec(send), vec(recv), root, false)
-	return c.fail("Scatter", err)
+	a := blocks(send, recv, root)
+	return c.coll(unrecorded[mpir.CollScatter][mpir.Blocking], &a)
 }
 
 // Scatterv is Scatter with rank i's block of counts[i] elements at send[displs[i]:];
 // send, counts and displs matter at root only. In place at root: recv is InPlace[T]().
 func Scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
-	defer prof.Exit(prof.Scatterv, c.enter(prof.Scatterv, root, nbytes(send)), nbytes(send))
-	return scatterv(c, send, counts, displs, recv, root)
+	a := vblocks(send, recv, counts, displs, root)
+	return c.coll(collOf(mpir.CollScatterv, mpir.Blocking), &a)
 }
 
 // scatterv is Scatterv unrecorded, for the calls made of it (the value collectives).
 func scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
-	if c.special() {
-		return c.collArgs("Scatterv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs, root: root}, runScatterv)
-	}
-	_, err := collective.Scatterv(c.dev(), "Scatterv", vec(send), counts, displs, vec(recv), root, false)
-	return c.fail("Scatterv", err)
+	a := vblocks(send, recv, counts, displs, root)
+	return c.coll(unrecorded[mpir.CollScatterv][mpir.Blocking], &a)
 }
 
 // Allgather collects every rank's send into every rank's recv (Size()*len(send)
 // elements), rank i's at recv[i*len(send):]. In place: send is InPlace[T]() and this
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
-	defer prof.Exit(prof.Allgather, c.enter(prof.Allgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return allgather(c, send, recv)
+	a := blocks(send, recv, 0)
+	return c.coll(collOf(mpir.CollAllgather, mpir.Blocking), &a)
 }
 
 // allgather is Allgather unrecorded, for the calls made of it (the value collectives).
 func allgather[T Elem](c *Comm, send, recv []T) error {
-	if c.special() {
-		return c.collArgs("Allgather", &collArgs{s: vec(send), r: vec(recv)}, runAllgather)
-	}
-	_, err := collective.Allgather(c.dev(), "Allgather", vec(send), vec(recv), false)
-	return c.fail("Allgather", err)
+	a := blocks(send, recv, 0)
+	return c.coll(unrecorded[mpir.CollAllgather][mpir.Blocking], &a)
 }
 
 // Allgatherv is Allgather with rank i's block of counts[i] elements at recv[displs[i]:].
 // In place: send is InPlace[T]().
 func Allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
-	defer prof.Exit(prof.Allgatherv, c.enter(prof.Allgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return allgatherv(c, send, recv, counts, displs)
+	a := vblocks(send, recv, counts, displs, 0)
+	return c.coll(collOf(mpir.CollAllgatherv, mpir.Blocking), &a)
 }
 
 // allgatherv is Allgatherv unrecorded, for the calls made of it (the value collectives).
 func allgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
-	if c.special() {
-		return c.collArgs("Allgatherv", &collArgs{s: vec(send), r: vec(recv), counts: counts, displs: displs}, runAllgatherv)
-	}
-	_, err := collective.Allgatherv(c.dev(), "Allgatherv", vec(send), vec(recv), counts, displs, false)
-	return c.fail("Allgatherv", err)
+	a := vblocks(send, recv, counts, displs, 0)
+	return c.coll(unrecorded[mpir.CollAllgatherv][mpir.Blocking], &a)
 }
 
 // Alltoall sends block j of send to rank j, which receives it as block i (this rank's)
 // of its recv; send and recv are Size() blocks of equal length. In place: send is
 // InPlace[T]() and the blocks to send are in recv.
 func Alltoall[T Elem](c *Comm, send, recv []T) error {
-	defer prof.Exit(prof.Alltoall, c.enter(prof.Alltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	return alltoall(c, send, recv)
+	a := blocks(send, recv, 0)
+	return c.coll(collOf(mpir.CollAlltoall, mpir.Blocking), &a)
 }
 
 // alltoall is Alltoall unrecorded, for the calls made of it (the value collectives).
 func alltoall[T Elem](c *Comm, send, recv []T) error {
-	if c.special() {
-		return c.collArgs("Alltoall", &collArgs{s: vec(send), r: vec(recv)}, runAlltoall)
-	}
-	_, err := collective.Alltoall(c.dev(), "Alltoall", vec(send), vec(recv), false)
-	return c.fail("Alltoall", err)
+	a := blocks(send, recv, 0)
+	return c.coll(unrecorded[mpir.CollAlltoall][mpir.Blocking], &a)
+}
+
+// alltoallvArgs are Alltoallv's arguments.
+func alltoallvArgs[T Elem](send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) mpir.CollArgs {
+	return mpir.CollArgs{Send: vec(send), SCounts: scounts, SDispls: sdispls, Recv: vec(recv), Counts: rcounts, Displs: rdispls}
 }
 
 // Alltoallv is Alltoall with per-rank counts and displacements, in elements. In place:
 // send is InPlace[T]() (scounts and sdispls are then ignored), and the data to send is
 // in recv, laid out by rcounts and rdispls.
 func Alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
-	defer prof.Exit(prof.Alltoallv, c.enter(prof.Alltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
-	return alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls)
+	a := alltoallvArgs(send, scounts, sdispls, recv, rcounts, rdispls)
+	return c.coll(collOf(mpir.CollAlltoallv, mpir.Blocking), &a)
 }
 
 // alltoallv is Alltoallv unrecorded, for the calls made of it (the value collectives).
 func alltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
-	if c.special() {
-		return c.collArgs("Alltoallv", &collArgs{s: vec(send), r: vec(recv), counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls}, runAlltoallv)
-	}
-	_, err := collective.Alltoallv(c.dev(), "Alltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, false)
-	return c.fail("Alltoallv", err)
+	a := alltoallvArgs(send, scounts, sdispls, recv, rcounts, rdispls)
+	return c.coll(unrecorded[mpir.CollAlltoallv][mpir.Blocking], &a)
 }
 
 // ReduceScatterBlock combines every rank's send (Size()*len(recv) elements) with op and
 // leaves block i of the result in rank i's recv. In place: send is InPlace[T](), recv
 // holds the whole input and gets the result in recv[:len(recv)/Size()].
 func ReduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) error {
-	defer prof.Exit(prof.ReduceScatterBlock, c.enter(prof.ReduceScatterBlock, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	if c.special() {
-		r, err := red[T]("ReduceScatterBlock", op)
-		if err != nil {
-			return c.fail("ReduceScatterBlock", err)
-		}
-		return c.collArgs("ReduceScatterBlock", &collArgs{s: vec(send), r: vec(recv), red: r}, runReduceScatterBlock)
-	}
-	_, err := reduceScatterBlock("ReduceScatterBlock", c, send, recv, op, false)
-	return c.fail("ReduceScatterBlock", err)
-}
-
-func reduceScatterBlock[T Elem](name string, c *Comm, send, recv []T, op Op, nb bool) (*core.Pending, error) {
-	r, err := red[T](name, op)
-	if err != nil {
-		return nil, err
-	}
-	return collective.ReduceScatterBlock(c.dev(), name, vec(send), vec(recv), r, nb)
+	p := collOf(mpir.CollReduceScatterBlock, mpir.Blocking)
+	a := reduction(p, send, recv, op)
+	return c.coll(p, &a)
 }
 
 // ReduceScatter combines every rank's send (sum of counts elements) with op and leaves
 // the counts[i] elements of block i of the result in rank i's recv. In place: send is
 // InPlace[T](), recv holds the whole input and gets the result in recv[:counts[rank]].
 func ReduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) error {
-	defer prof.Exit(prof.ReduceScatter, c.enter(prof.ReduceScatter, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	if c.special() {
-		r, err := red[T]("ReduceScatter", op)
-		if err != nil {
-			return c.fail("ReduceScatter", err)
-		}
-		return c.collArgs("ReduceScatter", &collArgs{s: vec(send), r: vec(recv), red: r, counts: counts}, runReduceScatter)
-	}
-	_, err := reduceScatter("ReduceScatter", c, send, recv, counts, op, false)
-	return c.fail("ReduceScatter", err)
-}
-
-func reduceScatter[T Elem](name string, c *Comm, send, recv []T, counts []int, op Op, nb bool) (*core.Pending, error) {
-	r, err := red[T](name, op)
-	if err != nil {
-		return nil, err
-	}
-	return collective.ReduceScatter(c.dev(), name, vec(send), vec(recv), counts, r, nb)
+	p := collOf(mpir.CollReduceScatter, mpir.Blocking)
+	a := reduction(p, send, recv, op)
+	a.Counts = counts
+	return c.coll(p, &a)
 }
 
 // Scan leaves in rank r's recv the combination with op of the sends of ranks 0..r, in
 // rank order. In place: send is InPlace[T]() and the input is in recv.
 func Scan[T Elem](c *Comm, send, recv []T, op Op) error {
-	defer prof.Exit(prof.Scan, c.enter(prof.Scan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	if c.special() {
-		r, err := red[T]("Scan", op)
-		if err != nil {
-			return c.fail("Scan", err)
-		}
-		return c.collArgs("Scan", &collArgs{s: vec(send), r: vec(recv), red: r}, runScan)
-	}
-	_, err := scan("Scan", c, send, recv, op, false, false)
-	return c.fail("Scan", err)
+	p := collOf(mpir.CollScan, mpir.Blocking)
+	a := reduction(p, send, recv, op)
+	return c.coll(p, &a)
 }
 
 // Exscan leaves in rank r's recv the combination of the sends of ranks 0..r-1; rank
 // 0's recv is left as it was. In place: send is InPlace[T]().
 func Exscan[T Elem](c *Comm, send, recv []T, op Op) error {
-	defer prof.Exit(prof.Exscan, c.enter(prof.Exscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	if c.special() {
-		r, err := red[T]("Exscan", op)
-		if err != nil {
-			return c.fail("Exscan", err)
-		}
-		return c.collArgs("Exscan", &collArgs{s: vec(send), r: vec(recv), red: r}, runExscan)
-	}
-	_, err := scan("Exscan", c, send, recv, op, true, false)
-	return c.fail("Exscan", err)
-}
-
-func scan[T Elem](name string, c *Comm, send, recv []T, op Op, excl, nb bool) (*core.Pending, error) {
-	r, err := red[T](name, op)
-	if err != nil {
-		return nil, err
-	}
-	return collective.Scan(c.dev(), name, vec(send), vec(recv), r, excl, nb)
+	p := collOf(mpir.CollExscan, mpir.Blocking)
+	a := reduction(p, send, recv, op)
+	return c.coll(p, &a)
 }
 
 // The nonblocking collectives: each starts the blocking one's schedule and returns a
@@ -369,8 +344,8 @@ func scan[T Elem](name string, c *Comm, send, recv []T, op Op, excl, nb bool) (*
 // its buffers belong to MPI. On an intercommunicator they run the intercommunicator
 // schedules; Iscan and Iexscan, like Scan and Exscan, are not defined there.
 
-// start makes the Request of a nonblocking collective, or passes its error through
-// c's handler.
+// start makes the Request of a nonblocking collective (or persistent one), or passes
+// its error through c's handler.
 func (c *Comm) start(op string, p *core.Pending, err error) (Request, error) {
 	if err != nil {
 		return Request{}, c.fail(op, err)
@@ -380,195 +355,121 @@ func (c *Comm) start(op string, p *core.Pending, err error) (Request, error) {
 
 // Ibarrier starts a barrier; the request completes once every rank has called it.
 func (c *Comm) Ibarrier() (Request, error) {
-	defer prof.Exit(prof.Ibarrier, c.enter(prof.Ibarrier, prof.NoPeer, 0), 0)
-	p, err := collective.Ibarrier(c.dev(), "Ibarrier")
-	return c.start("Ibarrier", p, err)
+	var a mpir.CollArgs
+	return c.icoll(collOf(mpir.CollBarrier, mpir.Nonblocking), &a)
 }
 
 // Ibcast starts a Bcast.
 func Ibcast[T Elem](c *Comm, buf []T, root int) (Request, error) {
-	defer prof.Exit(prof.Ibcast, c.enter(prof.Ibcast, root, nbytes(buf)), nbytes(buf))
-	p, err := collective.Ibcast(c.dev(), "Ibcast", vec(buf), root)
-	return c.start("Ibcast", p, err)
+	a := mpir.CollArgs{Send: vec(buf), Root: root}
+	return c.icoll(collOf(mpir.CollBcast, mpir.Nonblocking), &a)
 }
 
 // Ireduce starts a Reduce.
 func Ireduce[T Elem](c *Comm, send, recv []T, op Op, root int) (Request, error) {
-	defer prof.Exit(prof.Ireduce, c.enter(prof.Ireduce, root, collBytes(send, recv)), collBytes(send, recv))
-	r, err := red[T]("Ireduce", op)
-	if err != nil {
-		return Request{}, c.fail("Ireduce", err)
-	}
-	p, err := collective.Ireduce(c.dev(), "Ireduce", vec(send), vec(recv), r, root)
-	return c.start("Ireduce", p, err)
+	p := collOf(mpir.CollReduce, mpir.Nonblocking)
+	a := reduction(p, send, recv, op)
+	a.Root = root
+	return c.icoll(p, &a)
 }
 
 // Iallreduce starts an Allreduce.
 func Iallreduce[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
-	defer prof.Exit(prof.Iallreduce, c.enter(prof.Iallreduce, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	r, err := red[T]("Iallreduce", op)
-	if err != nil {
-		return Request{}, c.fail("Iallreduce", err)
-	}
-	p, err := collective.Iallreduce(c.dev(), "Iallreduce", vec(send), vec(recv), r)
-	return c.start("Iallreduce", p, err)
+	p := collOf(mpir.CollAllreduce, mpir.Nonblocking)
+	a := reduction(p, send, recv, op)
+	return c.icoll(p, &a)
 }
 
 // Igather starts a Gather.
 func Igather[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
-	defer prof.Exit(prof.Igather, c.enter(prof.Igather, root, collBytes(send, recv)), collBytes(send, recv))
-	p, err := collective.Gather(c.dev(), "Igather", vec(send), vec(recv), root, true)
-	return c.start("Igather", p, err)
+	a := blocks(send, recv, root)
+	return c.icoll(collOf(mpir.CollGather, mpir.Nonblocking), &a)
 }
 
 // Igatherv starts a Gatherv.
 func Igatherv[T Elem](c *Comm, send, recv []T, counts, displs []int, root int) (Request, error) {
-	defer prof.Exit(prof.Igatherv, c.enter(prof.Igatherv, root, collBytes(send, recv)), collBytes(send, recv))
-	p, err := collective.Gatherv(c.dev(), "Igatherv", vec(send), vec(recv), counts, displs, root, true)
-	return c.start("Igatherv", p, err)
+	a := vblocks(send, recv, counts, displs, root)
+	return c.icoll(collOf(mpir.CollGatherv, mpir.Nonblocking), &a)
 }
 
 // Iscatter starts a Scatter.
 func Iscatter[T Elem](c *Comm, send, recv []T, root int) (Request, error) {
-	defer prof.Exit(prof.Iscatter, c.enter(prof.Iscatter, root, collBytes(send, recv)), collBytes(send, recv))
-	p, err := collective.Scatter(c.dev(), "Iscatter", vec(send), vec(recv), root, true)
-	return c.start("Iscatter", p, err)
+	a := blocks(send, recv, root)
+	return c.icoll(collOf(mpir.CollScatter, mpir.Nonblocking), &a)
 }
 
 // Iscatterv starts a Scatterv.
 func Iscatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root int) (Request, error) {
-	defer prof.Exit(prof.Iscatterv, c.enter(prof.Iscatterv, root, nbytes(send)), nbytes(send))
-	p, err := collective.Scatterv(c.dev(), "Iscatterv", vec(send), counts, displs, vec(recv), root, true)
-	return c.start("Iscatterv", p, err)
+	a := vblocks(send, recv, counts, displs, root)
+	return c.icoll(collOf(mpir.CollScatterv, mpir.Nonblocking), &a)
 }
 
 // Iallgather starts an Allgather.
 func Iallgather[T Elem](c *Comm, send, recv []T) (Request, error) {
-	defer prof.Exit(prof.Iallgather, c.enter(prof.Iallgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := collective.Allgather(c.dev(), "Iallgather", vec(send), vec(recv), true)
-	return c.start("Iallgather", p, err)
+	a := blocks(send, recv, 0)
+	return c.icoll(collOf(mpir.CollAllgather, mpir.Nonblocking), &a)
 }
 
 // Iallgatherv starts an Allgatherv.
 func Iallgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
-	defer prof.Exit(prof.Iallgatherv, c.enter(prof.Iallgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := collective.Allgatherv(c.dev(), "Iallgatherv", vec(send), vec(recv), counts, displs, true)
-	return c.start("Iallgatherv", p, err)
+	a := vblocks(send, recv, counts, displs, 0)
+	return c.icoll(collOf(mpir.CollAllgatherv, mpir.Nonblocking), &a)
 }
 
 // Ialltoall starts an Alltoall.
 func Ialltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
-	defer prof.Exit(prof.Ialltoall, c.enter(prof.Ialltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := collective.Alltoall(c.dev(), "Ialltoall", vec(send), vec(recv), true)
-	return c.start("Ialltoall", p, err)
+	a := blocks(send, recv, 0)
+	return c.icoll(collOf(mpir.CollAlltoall, mpir.Nonblocking), &a)
 }
 
 // Ialltoallv starts an Alltoallv.
 func Ialltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
-	defer prof.Exit(prof.Ialltoallv, c.enter(prof.Ialltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
-	p, err := collective.Alltoallv(c.dev(), "Ialltoallv", vec(send), scounts, sdispls, vec(recv), rcounts, rdispls, true)
-	return c.start("Ialltoallv", p, err)
+	a := alltoallvArgs(send, scounts, sdispls, recv, rcounts, rdispls)
+	return c.icoll(collOf(mpir.CollAlltoallv, mpir.Nonblocking), &a)
 }
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func IreduceScatterBlock[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
-	defer prof.Exit(prof.IreduceScatterBlock, c.enter(prof.IreduceScatterBlock, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := reduceScatterBlock("IreduceScatterBlock", c, send, recv, op, true)
-	return c.start("IreduceScatterBlock", p, err)
+	p := collOf(mpir.CollReduceScatterBlock, mpir.Nonblocking)
+	a := reduction(p, send, recv, op)
+	return c.icoll(p, &a)
 }
 
 // IreduceScatter starts a ReduceScatter.
 func IreduceScatter[T Elem](c *Comm, send, recv []T, counts []int, op Op) (Request, error) {
-	defer prof.Exit(prof.IreduceScatter, c.enter(prof.IreduceScatter, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := reduceScatter("IreduceScatter", c, send, recv, counts, op, true)
-	return c.start("IreduceScatter", p, err)
+	p := collOf(mpir.CollReduceScatter, mpir.Nonblocking)
+	a := reduction(p, send, recv, op)
+	a.Counts = counts
+	return c.icoll(p, &a)
 }
 
 // Iscan starts a Scan.
 func Iscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
-	defer prof.Exit(prof.Iscan, c.enter(prof.Iscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := scan("Iscan", c, send, recv, op, false, true)
-	return c.start("Iscan", p, err)
+	p := collOf(mpir.CollScan, mpir.Nonblocking)
+	a := reduction(p, send, recv, op)
+	return c.icoll(p, &a)
 }
 
 // Iexscan starts an Exscan.
 func Iexscan[T Elem](c *Comm, send, recv []T, op Op) (Request, error) {
-	defer prof.Exit(prof.Iexscan, c.enter(prof.Iexscan, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := scan("Iexscan", c, send, recv, op, true, true)
-	return c.start("Iexscan", p, err)
+	p := collOf(mpir.CollExscan, mpir.Nonblocking)
+	a := reduction(p, send, recv, op)
+	return c.icoll(p, &a)
 }
 
-// The views' typed collectives (see Comm.collArgs): functions, not literals in the
+// The views' short collectives (see Comm.collArgs): functions, not literals in the
 // generic callers, whose closures would carry their dictionaries on the heap.
 
+func runBarrier(c *Comm, _ *collArgs) error { return mpir.Barrier(pBarrier, c.dev()) }
+
 func runBcast(c *Comm, a *collArgs) error {
-	return collective.Bcast(c.dev(), "Bcast", &a.s, a.root)
+	return mpir.Bcast(a.p, c.dev(), &a.s, nil, a.root)
 }
 
 func runReduce(c *Comm, a *collArgs) error {
-	return collective.Reduce(c.dev(), "Reduce", &a.s, &a.r, &a.red, a.root)
+	return mpir.Reduce(a.p, c.dev(), &a.s, &a.r, &a.red, a.rerr, nil, a.root)
 }
 
 func runAllreduce(c *Comm, a *collArgs) error {
-	return collective.Allreduce(c.dev(), "Allreduce", &a.s, &a.r, &a.red)
-}
-
-func runGather(c *Comm, a *collArgs) error {
-	_, err := collective.Gather(c.dev(), "Gather", a.s, a.r, a.root, false)
-	return err
-}
-
-func runGatherv(c *Comm, a *collArgs) error {
-	_, err := collective.Gatherv(c.dev(), "Gatherv", a.s, a.r, a.counts, a.displs, a.root, false)
-	return err
-}
-
-func runScatter(c *Comm, a *collArgs) error {
-	_, err := collective.Scatter(c.dev(), "Scatter", a.s, a.r, a.root, false)
-	return err
-}
-
-func runScatterv(c *Comm, a *collArgs) error {
-	_, err := collective.Scatterv(c.dev(), "Scatterv", a.s, a.counts, a.displs, a.r, a.root, false)
-	return err
-}
-
-func runAllgather(c *Comm, a *collArgs) error {
-	_, err := collective.Allgather(c.dev(), "Allgather", a.s, a.r, false)
-	return err
-}
-
-func runAllgatherv(c *Comm, a *collArgs) error {
-	_, err := collective.Allgatherv(c.dev(), "Allgatherv", a.s, a.r, a.counts, a.displs, false)
-	return err
-}
-
-func runAlltoall(c *Comm, a *collArgs) error {
-	_, err := collective.Alltoall(c.dev(), "Alltoall", a.s, a.r, false)
-	return err
-}
-
-func runAlltoallv(c *Comm, a *collArgs) error {
-	_, err := collective.Alltoallv(c.dev(), "Alltoallv", a.s, a.counts, a.displs, a.r, a.rcounts, a.rdispls, false)
-	return err
-}
-
-func runReduceScatterBlock(c *Comm, a *collArgs) error {
-	_, err := collective.ReduceScatterBlock(c.dev(), "ReduceScatterBlock", a.s, a.r, a.red, false)
-	return err
-}
-
-func runReduceScatter(c *Comm, a *collArgs) error {
-	_, err := collective.ReduceScatter(c.dev(), "ReduceScatter", a.s, a.r, a.counts, a.red, false)
-	return err
-}
-
-func runScan(c *Comm, a *collArgs) error {
-	_, err := collective.Scan(c.dev(), "Scan", a.s, a.r, a.red, false, false)
-	return err
-}
-
-func runExscan(c *Comm, a *collArgs) error {
-	_, err := collective.Scan(c.dev(), "Exscan", a.s, a.r, a.red, true, false)
-	return err
+	return mpir.Allreduce(a.p, c.dev(), &a.s, &a.r, &a.red, a.rerr)
 }

@@ -4,10 +4,9 @@ import (
 	"reflect"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 // Alltoallw is Alltoallv with a datatype per peer and displacements in bytes
@@ -35,14 +34,13 @@ import (
 // blocks are of one element type; Alltoallw is for blocks of different datatypes per
 // peer, such as a strided column to one rank and a struct to another.
 func Alltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
-	defer prof.Exit(prof.Alltoallw, c.enter(prof.Alltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	if c.special() {
 		a := collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: scounts, displs: sdispls, stypes: stypes, rcounts: rcounts, rdispls: rdispls, rtypes: rtypes, gen: aroundAlltoallw[S, R]{}}
 		if done, err := c.aroundArgs("Alltoallw", &a, callGen); done {
 			return err
 		}
 	}
-	_, err := alltoallw("Alltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, false)
+	_, err := alltoallw(mpir.Blocking, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	return c.fail("Alltoallw", err)
 }
 
@@ -56,33 +54,42 @@ func (aroundAlltoallw[S, R]) call(b *Comm, a *collArgs) error {
 // Ialltoallw starts an Alltoallw. Until the request completes, send and recv belong
 // to MPI: the received blocks of non-contiguous types reach recv when it completes.
 func Ialltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
-	defer prof.Exit(prof.Ialltoallw, c.enter(prof.Ialltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
-	p, err := alltoallw("Ialltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, true)
+	p, err := alltoallw(mpir.Nonblocking, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	return c.start("Ialltoallw", p, err)
 }
 
-func alltoallw[S, R any](name string, c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype, nb bool) (*core.Pending, error) {
-	rmem, err := rawBytes(name, "recv", recv)
-	if err != nil {
-		return nil, err
+// alltoallw runs Alltoallw in mode m.
+func alltoallw[S, R any](m mpir.Mode, c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (*core.Pending, error) {
+	p := collOf(mpir.CollAlltoallw, m)
+	a := mpir.WArgs{InPlace: isInPlaceAny(send)}
+	a.Recv.Mem, a.Recv.Err = rawBytes(p.Op, "recv", recv)
+	a.Recv.Counts, a.Recv.Displs = rcounts, rdispls
+	if !a.InPlace {
+		a.Send.Mem, a.Send.Err = rawBytes(p.Op, "send", send)
+		a.Send.Counts, a.Send.Displs = scounts, sdispls
 	}
-	inPlace := isInPlaceAny(send)
-	var smem []byte
-	if !inPlace {
-		if smem, err = rawBytes(name, "send", send); err != nil {
-			return nil, err
-		}
+	if m == mpir.Persistent { // the request keeps its types
+		a.Send.Types, a.Recv.Types = typesOrNil(nil, stypes), typesOrNil(nil, rtypes)
+		return mpir.Alltoallw(p, c.dev(), &a)
 	}
-	// The device's types (nil for a nil one, which it refuses by position), in pooled
-	// lists: the device copies them.
+	// The device's types (nil for a nil one), in pooled lists: the device copies them.
 	sl, rl := typeLists.Get().(*[]*datatype.Type), typeLists.Get().(*[]*datatype.Type)
-	*sl, *rl = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
-	p, err := collective.Alltoallw(c.dev(), name, smem, inPlace, scounts, sdispls, *sl, rmem, rcounts, rdispls, *rl, nb)
-	clear(*sl)
-	clear(*rl)
+	a.Send.Types, a.Recv.Types = typesOrNil(*sl, stypes), typesOrNil(*rl, rtypes)
+	pd, err := mpir.Alltoallw(p, c.dev(), &a)
+	*sl, *rl = a.Send.Types[:0], a.Recv.Types[:0]
+	clear((*sl)[:cap(*sl)])
+	clear((*rl)[:cap(*rl)])
 	typeLists.Put(sl)
 	typeLists.Put(rl)
-	return p, err
+	return pd, err
+}
+
+// typesOrNil is typesInto(out[:0], ds), nil for a nil ds (a missing list).
+func typesOrNil(out []*datatype.Type, ds []*Datatype) []*datatype.Type {
+	if ds == nil {
+		return nil
+	}
+	return typesInto(out[:0], ds)
 }
 
 // isInPlaceAny is isInPlace for a slice of any element type.

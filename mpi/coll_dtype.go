@@ -1,6 +1,6 @@
 package mpi
 
-import "github.com/mpigo/mpigo/internal/prof"
+import "github.com/mpigo/mpigo/internal/mpir"
 
 // Reductions over derived datatypes. MPI defines a reduction on a derived datatype
 // element by element of its typemap, so a derived type whose basic elements are all of
@@ -29,11 +29,7 @@ import "github.com/mpigo/mpigo/internal/prof"
 // the same elements). On an intercommunicator root follows the
 // Root / ProcNull convention of Reduce, and send is ignored in the root's group.
 func ReduceBuf(c *Comm, send, recv Buf, op Op, root int) error {
-	n := collSize(send, recv)
-	t := c.enter(prof.Reduce, root, n)
-	err := reduceBuf(c, &send, &recv, op, root)
-	exit(prof.Reduce, t, n)
-	return err
+	return reduceBuf(c, &send, &recv, op, root)
 }
 
 func reduceBuf(c *Comm, send, recv *Buf, op Op, root int) error {
@@ -43,17 +39,13 @@ func reduceBuf(c *Comm, send, recv *Buf, op Op, root int) error {
 			return err
 		}
 	}
-	return (&redCall{name: "ReduceBuf", c: c, kind: kReduce, root: root}).blocking(send, recv, op)
+	return (&redCall{c: c, kind: kReduce, root: root}).blocking(send, recv, op)
 }
 
 // IreduceBuf starts a ReduceBuf; root's recv holds the result once the request
 // completes.
 func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
-	n := collSize(send, recv)
-	t := c.enter(prof.Ireduce, root, n)
-	rq, err := (&redCall{name: "IreduceBuf", c: c, kind: kReduce, root: root, nb: true}).start(&send, &recv, op)
-	exit(prof.Ireduce, t, n)
-	return rq, err
+	return (&redCall{m: mpir.Nonblocking, c: c, kind: kReduce, root: root}).start(&send, &recv, op)
 }
 
 // AllreduceBuf is Allreduce over typed buffers: every rank's recv gets the combination
@@ -61,11 +53,7 @@ func IreduceBuf(c *Comm, send, recv Buf, op Op, root int) (Request, error) {
 // element of the base type. send and recv must hold the same number of base elements
 // and be built from the same single predefined type, as for ReduceBuf.
 func AllreduceBuf(c *Comm, send, recv Buf, op Op) error {
-	n := collSize(send, recv)
-	t := c.enter(prof.Allreduce, prof.NoPeer, n)
-	err := allreduceBuf(c, &send, &recv, op)
-	exit(prof.Allreduce, t, n)
-	return err
+	return allreduceBuf(c, &send, &recv, op)
 }
 
 func allreduceBuf(c *Comm, send, recv *Buf, op Op) error {
@@ -75,16 +63,12 @@ func allreduceBuf(c *Comm, send, recv *Buf, op Op) error {
 			return err
 		}
 	}
-	return (&redCall{name: "AllreduceBuf", c: c, kind: kAllreduce}).blocking(send, recv, op)
+	return (&redCall{c: c, kind: kAllreduce}).blocking(send, recv, op)
 }
 
 // IallreduceBuf starts an AllreduceBuf.
 func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	n := collSize(send, recv)
-	t := c.enter(prof.Iallreduce, prof.NoPeer, n)
-	rq, err := (&redCall{name: "IallreduceBuf", c: c, kind: kAllreduce, nb: true}).start(&send, &recv, op)
-	exit(prof.Iallreduce, t, n)
-	return rq, err
+	return (&redCall{m: mpir.Nonblocking, c: c, kind: kAllreduce}).start(&send, &recv, op)
 }
 
 // ReduceScatterBlockBuf is ReduceScatterBlock over typed buffers: send holds Size()
@@ -92,11 +76,7 @@ func IallreduceBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // ranks, and rank i's recv gets block i. On an intercommunicator the other group's
 // sends are combined, as for ReduceScatterBlock.
 func ReduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) error {
-	n := collSize(send, recv)
-	t := c.enter(prof.ReduceScatterBlock, prof.NoPeer, n)
-	err := reduceScatterBlockBuf(c, &send, &recv, op)
-	exit(prof.ReduceScatterBlock, t, n)
-	return err
+	return reduceScatterBlockBuf(c, &send, &recv, op)
 }
 
 func reduceScatterBlockBuf(c *Comm, send, recv *Buf, op Op) error {
@@ -106,27 +86,19 @@ func reduceScatterBlockBuf(c *Comm, send, recv *Buf, op Op) error {
 			return err
 		}
 	}
-	return (&redCall{name: "ReduceScatterBlockBuf", c: c, kind: kReduceScatterBlock}).blocking(send, recv, op)
+	return (&redCall{c: c, kind: kReduceScatterBlock}).blocking(send, recv, op)
 }
 
 // IreduceScatterBlockBuf starts a ReduceScatterBlockBuf.
 func IreduceScatterBlockBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	n := collSize(send, recv)
-	t := c.enter(prof.IreduceScatterBlock, prof.NoPeer, n)
-	rq, err := (&redCall{name: "IreduceScatterBlockBuf", c: c, kind: kReduceScatterBlock, nb: true}).start(&send, &recv, op)
-	exit(prof.IreduceScatterBlock, t, n)
-	return rq, err
+	return (&redCall{m: mpir.Nonblocking, c: c, kind: kReduceScatterBlock}).start(&send, &recv, op)
 }
 
 // ReduceScatterBuf is ReduceScatter over typed buffers: counts are items of recv's
 // datatype (MPI's recvcounts), so send holds the base elements of sum(counts) such
 // items, and rank i's recv, counts[i] items, gets block i of the combination.
 func ReduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) error {
-	n := collSize(send, recv)
-	t := c.enter(prof.ReduceScatter, prof.NoPeer, n)
-	err := reduceScatterBuf(c, &send, &recv, counts, op)
-	exit(prof.ReduceScatter, t, n)
-	return err
+	return reduceScatterBuf(c, &send, &recv, counts, op)
 }
 
 func reduceScatterBuf(c *Comm, send, recv *Buf, counts []int, op Op) error {
@@ -136,26 +108,18 @@ func reduceScatterBuf(c *Comm, send, recv *Buf, counts []int, op Op) error {
 			return err
 		}
 	}
-	return (&redCall{name: "ReduceScatterBuf", c: c, kind: kReduceScatter, counts: counts}).blocking(send, recv, op)
+	return (&redCall{c: c, kind: kReduceScatter, counts: counts}).blocking(send, recv, op)
 }
 
 // IreduceScatterBuf starts a ReduceScatterBuf.
 func IreduceScatterBuf(c *Comm, send, recv Buf, counts []int, op Op) (Request, error) {
-	n := collSize(send, recv)
-	t := c.enter(prof.IreduceScatter, prof.NoPeer, n)
-	rq, err := (&redCall{name: "IreduceScatterBuf", c: c, kind: kReduceScatter, counts: counts, nb: true}).start(&send, &recv, op)
-	exit(prof.IreduceScatter, t, n)
-	return rq, err
+	return (&redCall{m: mpir.Nonblocking, c: c, kind: kReduceScatter, counts: counts}).start(&send, &recv, op)
 }
 
 // ScanBuf is Scan over typed buffers: rank r's recv gets the combination of the sends
 // of ranks 0..r, in rank order.
 func ScanBuf(c *Comm, send, recv Buf, op Op) error {
-	n := collSize(send, recv)
-	t := c.enter(prof.Scan, prof.NoPeer, n)
-	err := scanBuf(c, &send, &recv, op)
-	exit(prof.Scan, t, n)
-	return err
+	return scanBuf(c, &send, &recv, op)
 }
 
 func scanBuf(c *Comm, send, recv *Buf, op Op) error {
@@ -165,26 +129,18 @@ func scanBuf(c *Comm, send, recv *Buf, op Op) error {
 			return err
 		}
 	}
-	return (&redCall{name: "ScanBuf", c: c, kind: kScan}).blocking(send, recv, op)
+	return (&redCall{c: c, kind: kScan}).blocking(send, recv, op)
 }
 
 // IscanBuf starts a ScanBuf.
 func IscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	n := collSize(send, recv)
-	t := c.enter(prof.Iscan, prof.NoPeer, n)
-	rq, err := (&redCall{name: "IscanBuf", c: c, kind: kScan, nb: true}).start(&send, &recv, op)
-	exit(prof.Iscan, t, n)
-	return rq, err
+	return (&redCall{m: mpir.Nonblocking, c: c, kind: kScan}).start(&send, &recv, op)
 }
 
 // ExscanBuf is Exscan over typed buffers: rank r's recv gets the combination of the
 // sends of ranks 0..r-1; rank 0's recv is left as it was.
 func ExscanBuf(c *Comm, send, recv Buf, op Op) error {
-	n := collSize(send, recv)
-	t := c.enter(prof.Exscan, prof.NoPeer, n)
-	err := exscanBuf(c, &send, &recv, op)
-	exit(prof.Exscan, t, n)
-	return err
+	return exscanBuf(c, &send, &recv, op)
 }
 
 func exscanBuf(c *Comm, send, recv *Buf, op Op) error {
@@ -194,16 +150,12 @@ func exscanBuf(c *Comm, send, recv *Buf, op Op) error {
 			return err
 		}
 	}
-	return (&redCall{name: "ExscanBuf", c: c, kind: kExscan}).blocking(send, recv, op)
+	return (&redCall{c: c, kind: kExscan}).blocking(send, recv, op)
 }
 
 // IexscanBuf starts an ExscanBuf.
 func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
-	n := collSize(send, recv)
-	t := c.enter(prof.Iexscan, prof.NoPeer, n)
-	rq, err := (&redCall{name: "IexscanBuf", c: c, kind: kExscan, nb: true}).start(&send, &recv, op)
-	exit(prof.Iexscan, t, n)
-	return rq, err
+	return (&redCall{m: mpir.Nonblocking, c: c, kind: kExscan}).start(&send, &recv, op)
 }
 
 // ReduceLocalBuf sets inout = in ⊕ inout element by element of the base type
@@ -211,8 +163,7 @@ func IexscanBuf(c *Comm, send, recv Buf, op Op) (Request, error) {
 // and the op. It involves no other process, so its errors are returned, not passed to
 // a communicator's handler, as ReduceLocal's are.
 func ReduceLocalBuf(in, inout Buf, op Op) error {
-	_, err := (&redCall{name: "ReduceLocalBuf", kind: kLocal}).run(&in, &inout, op)
-	return err
+	return (&redCall{kind: kLocal}).local(&in, &inout, op)
 }
 
 // The reducing Buf collectives' calls through a view (see Comm.aroundArgs).

@@ -133,43 +133,38 @@ func (f *redForm) direct(a *reduceArg) ([]byte, bool) {
 	return w, true
 }
 
-// lay returns a's data in form f (nil for an absent buffer), filled from a when fill
-// is set, and whether it is a's own memory.
-func (f *redForm) lay(name string, a *reduceArg, w *scratchSet, fill bool) ([]byte, bool, error) {
+// lay returns the memory a's data takes in form f (nil for an absent buffer), and
+// whether it is a's own memory (else pooled scratch of w, which Pack fills).
+func (f *redForm) lay(a *reduceArg, w *scratchSet) ([]byte, bool) {
 	if !a.present() {
-		return nil, false, nil
+		return nil, false
 	}
 	if d, ok := f.direct(a); ok {
-		return d, true, nil
+		return d, true
 	}
-	g := w.get(f.laidLen(a))
-	if fill {
-		if err := f.fill(name, a, g, w); err != nil {
-			return nil, false, err
-		}
-	}
-	return g, false, nil
+	return w.get(f.laidLen(a)), false
 }
 
 // fill writes a's data into g in form f.
-func (f *redForm) fill(name string, a *reduceArg, g []byte, w *scratchSet) error {
+func (f *redForm) fill(name string, a *reduceArg, g []byte) error {
 	if f.goT == nil {
 		if err := a.bd.Pack(g); err != nil {
 			return typeErr(name, err)
 		}
 		return nil
 	}
-	p := w.get(int(a.bytes))
-	if err := a.bd.Pack(p); err != nil {
+	p := collective.Scratch(int(a.bytes))
+	defer collective.ReleaseScratch(p)
+	if err := a.bd.Pack(*p); err != nil {
 		return typeErr(name, err)
 	}
-	_, err := f.goT.Unpack(g, p, a.bytes/f.data)
+	_, err := f.goT.Unpack(g, *p, a.bytes/f.data)
 	return typeErr(name, err)
 }
 
 // back stores the first items items of the result, laid out in form f in out, into
 // r's buffer (nothing to do when out is r's own memory).
-func (f *redForm) back(name string, r *reduceArg, out []byte, items int64, w *scratchSet) error {
+func (f *redForm) back(name string, r *reduceArg, out []byte, items int64) error {
 	if items == 0 || !r.present() || overlap(out, r.bd.Mem()) {
 		return nil
 	}
@@ -186,10 +181,11 @@ func (f *redForm) back(name string, r *reduceArg, out []byte, items int64, w *sc
 	}
 	nd := items * dt.Size()
 	k := nd / f.data
-	p := w.get(int(nd))
-	if _, err := f.goT.Pack(p, out[:k*int64(f.esz)], k); err != nil {
+	p := collective.Scratch(int(nd))
+	defer collective.ReleaseScratch(p)
+	if _, err := f.goT.Pack(*p, out[:k*int64(f.esz)], k); err != nil {
 		return typeErr(name, err)
 	}
-	_, err := dt.Unpack(r.bd.Mem(), p, items)
+	_, err := dt.Unpack(r.bd.Mem(), *p, items)
 	return typeErr(name, err)
 }

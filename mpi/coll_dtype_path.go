@@ -11,12 +11,15 @@ import (
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// The one path of the reductions on typed buffers: check both Bufs, choose the
-// element form the kernel works on (the base type's elements, packed pair records,
-// or a user op's []T), lay each buffer out in that form (its own memory when it
-// already is, else pooled scratch), run the slice form's device call on the laid-out
-// bytes, and unpack the result through recv's layout: at once for a blocking call,
-// when the request completes for a nonblocking one.
+// The one path of the reductions on typed buffers: check the significant Bufs
+// (mpir.Significant says which), choose the element form the kernel works on (the
+// base type's elements, packed pair records, or a user op's []T), lay each buffer out
+// in that form (its own memory when it already is, else pooled scratch), and hand
+// mpir the laid-out bytes with a stage (unpacker) that fills the scratch before each
+// run and unpacks the result through recv's layout after it: at once for a blocking
+// call, when the request completes for a nonblocking one, at every run of a
+// persistent one. What the checks find goes to mpir beside the argument it concerns,
+// so that it counts only where the argument does and this rank still takes its part.
 
 // redKind is the reduction a call runs.
 type redKind uint8
@@ -31,214 +34,228 @@ const (
 	kLocal
 )
 
+// redKinds are the collectives of the kinds.
+var redKinds = [...]mpir.CollKind{kReduce: mpir.CollReduce, kAllreduce: mpir.CollAllreduce,
+	kReduceScatterBlock: mpir.CollReduceScatterBlock, kReduceScatter: mpir.CollReduceScatter,
+	kScan: mpir.CollScan, kExscan: mpir.CollExscan}
+
 // redCall is one call of a reduction on typed buffers.
 type redCall struct {
-	name   string
+	m      mpir.Mode
 	c      *Comm // nil for ReduceLocalBuf
 	kind   redKind
 	root   int
 	counts []int // ReduceScatter: items of recv's datatype per rank
-	nb     bool
+}
+
+// proc is the collective rc runs.
+func (rc *redCall) proc() *mpir.Coll { return collOf(redKinds[rc.kind], rc.m) }
+
+// name is what rc's errors call it.
+func (rc *redCall) name() string {
+	if rc.kind == kLocal {
+		return "ReduceLocalBuf"
+	}
+	return rc.proc().Op
 }
 
 // isInPlace reports whether b is InPlaceBuf.
 func (b Buf) isInPlace() bool { return b.err == nil && b.count == -1 && b.dt == nil && b.mem == nil }
 
-// roles says whether send and recv hold data on this process.
-func (rc *redCall) roles() (hasSend, hasRecv bool) {
-	if rc.kind != kReduce {
-		return true, true
-	}
-	if rc.c.IsInter() {
-		return rc.root != Root && rc.root != ProcNull, rc.root == Root
-	}
-	return true, rc.c.Rank() == rc.root
-}
-
 // blocking runs a blocking call, its error through the communicator's handler.
 func (rc *redCall) blocking(send, recv *Buf, op Op) error {
-	if err := rc.c.check(rc.name); err != nil {
-		return err
-	}
 	_, err := rc.run(send, recv, op)
-	return rc.c.fail(rc.name, err)
+	return rc.c.fail(rc.name(), err)
 }
 
-// start starts a nonblocking call.
+// start starts a nonblocking call (or makes a persistent one).
 func (rc *redCall) start(send, recv *Buf, op Op) (Request, error) {
-	if err := rc.c.check(rc.name); err != nil {
-		return Request{}, err
-	}
 	p, err := rc.run(send, recv, op)
-	return rc.c.start(rc.name, p, err)
+	return rc.c.start(rc.name(), p, err)
 }
 
-// run checks and lays out the buffers and runs the call; a nonblocking call returns
+// run lays the buffers out and runs the call through mpir; a nonblocking call returns
 // its Pending.
 func (rc *redCall) run(send, recv *Buf, op Op) (*core.Pending, error) {
-	inPlace := send.isInPlace()
-	if inPlace {
-		if err := rc.inPlaceAllowed(); err != nil {
-			return nil, err
-		}
+	a := mpir.CollArgs{Root: rc.root}
+	u := getUnpacker()
+	if rc.prepare(send, recv, op, &a, u) {
+		a.Stage = u
+	} else {
+		u.put()
 	}
-	hasSend, hasRecv := rc.roles()
-	if !hasSend && !hasRecv {
-		return rc.bystander()
-	}
+	return mpir.Collective(rc.proc(), rc.c.dev(), &a)
+}
+
+// prepare fills a with the call's laid-out buffers, its reduction and counts, or the
+// errors of the significant ones, and u with the staging; it reports whether the
+// call has buffers to stage.
+func (rc *redCall) prepare(send, recv *Buf, op Op, a *mpir.CollArgs, u *unpacker) bool {
+	name, inPlace := rc.name(), send.isInPlace()
+	sides := mpir.Significant(redKinds[rc.kind], rc.c.dev(), rc.root, inPlace)
+	user := op.user != nil
 	var s, r reduceArg
-	if err := rc.args(&s, &r, send, recv, hasSend && !inPlace, hasRecv, op.user != nil); err != nil {
-		return nil, err
+	if sides.Send() {
+		a.SendErr = s.check(name, "send", send, user)
+	}
+	if sides.Recv() {
+		a.RecvErr = r.check(name, "recv", recv, user)
+	}
+	if inPlace {
+		a.Send = collective.Vec{InPlace: true, Esz: 1}
+	}
+	if a.SendErr != nil || a.RecvErr != nil || sides == 0 {
+		return false
+	}
+	if err := sameKinds(name, &s, &r, user); err != nil {
+		a.SendErr = err
+		return false
 	}
 	kind := s.kind
 	if !s.present() {
 		kind = r.kind
 	}
-	var fs redForm
-	f, err := formOf(rc.name, op, kind, &fs)
+	f, err := formOf(name, op, kind, &u.f)
+	if err == nil && user {
+		err = f.whole(name, &s, &r)
+	}
 	if err != nil {
-		return nil, err
+		a.RedErr = err
+		return false
 	}
-	if op.user != nil {
-		if err := f.whole(rc.name, &s, &r); err != nil {
-			return nil, err
-		}
-	}
-	var wcounts []int
 	if rc.kind == kReduceScatter {
-		if wcounts, err = rc.elemCounts(f, &r, inPlace); err != nil {
-			return nil, err
+		if a.Counts, a.Err = rc.elemCounts(f, &r); a.Err != nil {
+			return false
 		}
 	}
-	return rc.laid(f, &s, &r, inPlace, wcounts)
+	u.f, u.r, u.name = *f, r, name
+	if a.SendErr = u.layout(&s, inPlace, rc.inPlaceWorks()); a.SendErr != nil {
+		return false
+	}
+	a.Send, a.Recv, a.Red = u.sv, u.rv, f.rd
+	u.items = rc.resultItems(&r, inPlace)
+	return true
 }
 
-// args checks send and recv where they hold data (absent ones stay zero) and that
-// they agree.
-func (rc *redCall) args(s, r *reduceArg, send, recv *Buf, hasSend, hasRecv, user bool) error {
-	if hasSend {
-		if err := s.check(rc.name, "send", send, user); err != nil {
-			return err
-		}
-	}
-	if hasRecv {
-		if err := r.check(rc.name, "recv", recv, user); err != nil {
-			return err
-		}
-	}
-	return rc.sameElements(s, r, user)
-}
-
-// inPlaceAllowed refuses InPlaceBuf where the slice form refuses InPlace.
-func (rc *redCall) inPlaceAllowed() error {
-	switch {
-	case rc.kind == kLocal:
-		return errorf(ClassBuffer, rc.name, "in is InPlaceBuf; MPI_Reduce_local takes two buffers")
-	case rc.c.IsInter():
-		return errorf(ClassBuffer, rc.name, "send is InPlaceBuf, which intercommunicator collectives do not take")
-	case rc.kind == kReduce && rc.c.Rank() != rc.root:
-		return errorf(ClassBuffer, rc.name, "InPlaceBuf is for the root only")
+// sameKinds checks that send and recv hold the same kind of elements: a predefined op
+// combines elements of one predefined type.
+func sameKinds(name string, s, r *reduceArg, user bool) error {
+	if s.present() && r.present() && s.kind != r.kind && s.bytes > 0 && r.bytes > 0 && !user {
+		return errorf(ClassType, name, "send holds %s elements and recv %s; both must be built from the same predefined type", s.kind, r.kind)
 	}
 	return nil
-}
-
-// sameElements checks that send and recv hold the same kind of elements, and as many
-// where the call combines them element for element.
-func (rc *redCall) sameElements(s, r *reduceArg, user bool) error {
-	if !s.present() || !r.present() {
-		return nil
-	}
-	if s.kind != r.kind && s.bytes > 0 && r.bytes > 0 && !user {
-		return errorf(ClassType, rc.name, "send holds %s elements and recv %s; both must be built from the same predefined type", s.kind, r.kind)
-	}
-	switch rc.kind {
-	case kReduceScatterBlock, kReduceScatter:
-		return nil // the device checks send against the blocks
-	}
-	if s.bytes != r.bytes {
-		return errorf(ClassCount, rc.name, "send holds %d bytes of base elements and recv %d; they must hold as many", s.bytes, r.bytes)
-	}
-	return nil
-}
-
-// bystander takes a process of the root's group on an intercommunicator other than
-// the root through the call: it moves nothing, but takes its part in the sequence.
-func (rc *redCall) bystander() (*core.Pending, error) {
-	rd, _ := red[uint8](rc.name, NoOp)
-	if rc.nb {
-		return collective.Ireduce(rc.c.dev(), rc.name, vec[uint8](nil), vec[uint8](nil), rd, rc.root)
-	}
-	none := vec[uint8](nil)
-	return nil, collective.Reduce(rc.c.dev(), rc.name, &none, &none, &rd, rc.root)
 }
 
 // elemCounts converts ReduceScatter's counts, in items of recv's datatype, to
-// elements of f.
-func (rc *redCall) elemCounts(f *redForm, r *reduceArg, inPlace bool) ([]int, error) {
-	if n := rc.c.Size(); len(rc.counts) != n {
-		return nil, errorf(ClassCount, rc.name, "len(counts) %d != the group's size %d", len(rc.counts), n)
-	}
+// elements of f (mpir checks them against the group and the buffers).
+func (rc *redCall) elemCounts(f *redForm, r *reduceArg) ([]int, error) {
 	dt := r.bd.Type()
+	if dt == nil {
+		return rc.counts, nil // recv in place and not significant: nothing to convert
+	}
 	size := dt.Size()
 	out := make([]int, len(rc.counts))
 	for i, k := range rc.counts {
-		if k < 0 {
-			return nil, errorf(ClassCount, rc.name, "counts[%d] %d is negative", i, k)
-		}
-		if int64(k)*size%f.data != 0 {
-			return nil, errorf(ClassType, rc.name, "counts[%d] %d items of recv's %s (%d bytes of data each) are not a whole number of the op's elements of %d bytes",
+		if k > 0 && int64(k)*size%f.data != 0 {
+			return nil, errorf(ClassType, rc.name(), "counts[%d] %d items of recv's %s (%d bytes of data each) are not a whole number of the op's elements of %d bytes",
 				i, k, dt.Name(), size, f.data)
 		}
 		out[i] = int(int64(k) * size / f.data)
 	}
-	if me := rc.c.Rank(); !inPlace && r.bd.Count() != int64(rc.counts[me]) {
-		return nil, errorf(ClassCount, rc.name, "recv holds %d items and counts[%d] is %d; they must be equal", r.bd.Count(), me, rc.counts[me])
-	}
 	return out, nil
 }
 
-// laidOut is one call's buffers laid out: the device's send and receive (rv.B holds
-// the result in the call's form) and the scratch they use.
-type laidOut struct {
-	sv, rv collective.Vec
-	w      scratchSet
+// inPlaceWorks reports whether the call may take its input from its result buffer.
+func (rc *redCall) inPlaceWorks() bool {
+	switch rc.kind {
+	case kReduce, kAllreduce, kScan, kExscan:
+		return !rc.c.IsInter()
+	}
+	return false
 }
 
-// laid lays the checked buffers out in form f, runs the call and finishes it.
-func (rc *redCall) laid(f *redForm, s, r *reduceArg, inPlace bool, wcounts []int) (*core.Pending, error) {
-	var l laidOut
-	if err := rc.layout(f, s, r, inPlace, &l); err != nil {
-		l.w.release()
-		return nil, err
+// resultItems is how many items of recv hold the result on this process.
+func (rc *redCall) resultItems(r *reduceArg, inPlace bool) int64 {
+	switch {
+	case !r.present():
+		return 0
+	case rc.kind == kExscan && rc.c.Rank() == 0:
+		return 0 // rank 0's recv is left as it was
+	case inPlace && rc.kind == kReduceScatterBlock:
+		return r.bd.Count() / int64(rc.c.Size())
+	case inPlace && rc.kind == kReduceScatter:
+		return int64(rc.counts[rc.c.Rank()])
 	}
-	p, err := rc.call(f, &l, wcounts)
-	if err != nil {
-		l.w.release()
-		return nil, err
+	return r.bd.Count()
+}
+
+// local is ReduceLocalBuf's path: in and inout laid out, the kernel, the result back.
+func (rc *redCall) local(in, inout *Buf, op Op) error {
+	name := rc.name()
+	if in.isInPlace() {
+		return errorf(ClassBuffer, name, "in is InPlaceBuf; MPI_Reduce_local takes two buffers")
 	}
-	out, items := l.rv.B, rc.resultItems(r, inPlace)
-	if p == nil {
-		err = f.back(rc.name, r, out, items, &l.w)
-		l.w.release()
-		return nil, err
+	user := op.user != nil
+	var s, r reduceArg
+	if err := s.check(name, "send", in, user); err != nil {
+		return err
 	}
-	// The request's own copies, so that a blocking call's stay on the stack; pooled,
-	// and carried by the collective's record, so that the call allocates nothing.
+	if err := r.check(name, "recv", inout, user); err != nil {
+		return err
+	}
+	if err := sameKinds(name, &s, &r, user); err != nil {
+		return err
+	}
+	if s.bytes != r.bytes {
+		return errorf(ClassCount, name, "send holds %d bytes of base elements and recv %d; they must hold as many", s.bytes, r.bytes)
+	}
 	u := getUnpacker()
-	u.held, u.f, u.r, u.name, u.out, u.items = l.w, *f, *r, rc.name, out, items
-	return core.ThenFinish(p, u), nil
+	defer u.put()
+	f, err := formOf(name, op, s.kind, &u.f)
+	if err == nil && user {
+		err = f.whole(name, &s, &r)
+	}
+	if err != nil {
+		return err
+	}
+	u.f, u.r, u.name, u.items = *f, r, name, r.bd.Count()
+	u.rfill = true // inout is input too
+	if err := u.layout(&s, false, false); err != nil {
+		return err
+	}
+	u.Pack()
+	if u.err != nil {
+		return u.err
+	}
+	f.rd.K.Fn(u.rv.B, u.sv.B)
+	return u.f.back(name, &u.r, u.rv.B, u.items)
 }
 
-// unpacker finishes a nonblocking reduction on typed buffers: once it has
-// succeeded, it unpacks the result through recv's layout; either way it releases the
-// scratch and goes back to its pool.
+// unpacker is a reduction's staging on typed buffers: the buffers laid out in the
+// call's form (sv, rv: the device's send and receive; rv.B holds the result), the
+// scratch they use, how to fill them (Pack) and how to put the result back (Finish).
+// It is the mpir.Stage of the call, and the core.Finisher a nonblocking one's record
+// carries.
 type unpacker struct {
-	held  scratchSet
-	f     redForm
-	r     reduceArg
-	name  string
-	out   []byte
-	items int64
+	held   scratchSet
+	f      redForm
+	r      reduceArg
+	name   string
+	sv, rv collective.Vec
+	items  int64
+	fills  [2]fillStep // what Pack writes, in order
+	nfills int
+	rfill  bool  // recv holds input (in place, ReduceLocalBuf)
+	keep   bool  // a persistent request's: released never
+	err    error // Pack's, reported by Finish
+}
+
+// fillStep is one of Pack's writes: src's data into dst in the form, or (src absent)
+// a copy of from.
+type fillStep struct {
+	dst  []byte
+	src  reduceArg
+	from []byte
 }
 
 // unpackers is the pool of unpackers: a list rather than a sync.Pool, which drops
@@ -259,11 +276,8 @@ func getUnpacker() *unpacker {
 	return new(unpacker)
 }
 
-// Finish is the core.Finisher of the request.
-func (u *unpacker) Finish(err error) error {
-	if err == nil {
-		err = u.f.back(u.name, &u.r, u.out, u.items, &u.held)
-	}
+// put releases u's scratch and puts u back in its pool.
+func (u *unpacker) put() {
 	u.held.release()
 	*u = unpacker{}
 	unpackers.Lock()
@@ -271,101 +285,86 @@ func (u *unpacker) Finish(err error) error {
 		unpackers.free = append(unpackers.free, u)
 	}
 	unpackers.Unlock()
-	return err
 }
 
-// layout lays out recv (the result, and the input too in place or for
-// ReduceLocalBuf) and send in l.
-func (rc *redCall) layout(f *redForm, s, r *reduceArg, inPlace bool, l *laidOut) error {
-	fill := inPlace || rc.kind == kLocal // recv holds input
-	out, direct, err := f.lay(rc.name, r, &l.w, fill)
-	if err != nil {
-		return err
+// layout lays recv (the result, filled too where it holds input: rfill) and send out,
+// and plans Pack's writes.
+func (u *unpacker) layout(s *reduceArg, inPlace, inPlaceWorks bool) error {
+	f, r := &u.f, &u.r
+	out, direct := f.lay(r, &u.held)
+	if !direct && (inPlace || u.rfill) {
+		u.plan(out, r, nil)
 	}
-	l.sv, l.rv = collective.Vec{Esz: f.esz}, collective.Vec{B: out, Esz: f.esz}
+	u.sv, u.rv = collective.Vec{Esz: f.esz}, collective.Vec{B: out, Esz: f.esz}
 	switch {
 	case inPlace:
-		l.sv.InPlace = true
+		u.sv.InPlace = true
 		return nil
 	case !s.present():
 		return nil
 	}
 	in, sdirect := f.direct(s)
-	if r.present() && !direct && !sdirect && rc.inPlaceWorks() {
+	if r.present() && !direct && !sdirect && inPlaceWorks {
 		// Pack send straight into the result's scratch and reduce in place there:
 		// one buffer and one copy fewer.
-		if err := f.fill(rc.name, s, out, &l.w); err != nil {
-			return err
-		}
-		l.sv.InPlace = true
+		u.plan(out, s, nil)
+		u.sv.InPlace = true
 		return nil
 	}
 	if !sdirect {
-		in = l.w.get(f.laidLen(s))
-		if err := f.fill(rc.name, s, in, &l.w); err != nil {
-			return err
-		}
-	}
-	if overlap(in, out) {
+		in = u.held.get(f.laidLen(s))
+		u.plan(in, s, nil)
+	} else if overlap(in, out) {
 		// One buffer passed as both: the reduction must read the input as it was.
-		p := l.w.get(len(in))
-		copy(p, in)
+		p := u.held.get(len(in))
+		u.plan(p, nil, in)
 		in = p
 	}
-	l.sv.B = in
+	u.sv.B = in
 	return nil
 }
 
-// inPlaceWorks reports whether the call may take its input from its result buffer.
-func (rc *redCall) inPlaceWorks() bool {
-	switch rc.kind {
-	case kReduce, kAllreduce, kScan, kExscan:
-		return !rc.c.IsInter()
+// plan adds a write to Pack's: src's data (or a copy of from) into dst.
+func (u *unpacker) plan(dst []byte, src *reduceArg, from []byte) {
+	st := fillStep{dst: dst, from: from}
+	if src != nil {
+		st.src = *src
 	}
-	return false
+	u.fills[u.nfills] = st
+	u.nfills++
 }
 
-// call runs the device call of rc on the laid-out buffers.
-func (rc *redCall) call(f *redForm, l *laidOut, wcounts []int) (*core.Pending, error) {
-	sv, rv := &l.sv, &l.rv
-	if rc.kind == kLocal {
-		f.rd.K.Fn(rv.B, sv.B)
-		return nil, nil
-	}
-	d, name, nb := rc.c.dev(), rc.name, rc.nb
-	switch rc.kind {
-	case kReduce:
-		if nb {
-			return collective.Ireduce(d, name, *sv, *rv, f.rd, rc.root)
+// Pack fills the laid-out input from the rank's buffers (mpir.Stage).
+func (u *unpacker) Pack() {
+	u.err = nil
+	for i := range u.fills[:u.nfills] {
+		st := &u.fills[i]
+		if !st.src.present() {
+			copy(st.dst, st.from)
+		} else if err := u.f.fill(u.name, &st.src, st.dst); err != nil && u.err == nil {
+			u.err = err
 		}
-		return nil, collective.Reduce(d, name, sv, rv, &f.rd, rc.root)
-	case kAllreduce:
-		if nb {
-			return collective.Iallreduce(d, name, *sv, *rv, f.rd)
-		}
-		return nil, collective.Allreduce(d, name, sv, rv, &f.rd)
-	case kReduceScatterBlock:
-		return collective.ReduceScatterBlock(d, name, *sv, *rv, f.rd, nb)
-	case kReduceScatter:
-		return collective.ReduceScatter(d, name, *sv, *rv, wcounts, f.rd, nb)
 	}
-	return collective.Scan(d, name, *sv, *rv, f.rd, rc.kind == kExscan, nb)
 }
 
-// resultItems is how many items of recv hold the result on this process.
-func (rc *redCall) resultItems(r *reduceArg, inPlace bool) int64 {
-	switch {
-	case !r.present():
-		return 0
-	case rc.kind == kExscan && rc.c.Rank() == 0:
-		return 0 // rank 0's recv is left as it was
-	case inPlace && rc.kind == kReduceScatterBlock:
-		return r.bd.Count() / int64(rc.c.Size())
-	case inPlace && rc.kind == kReduceScatter:
-		return int64(rc.counts[rc.c.Rank()])
+// Finish ends a run whose result is err: once it has succeeded, it unpacks the result
+// through recv's layout; unless u is kept, it releases the scratch and goes back to
+// its pool (mpir.Stage, core.Finisher).
+func (u *unpacker) Finish(err error) error {
+	if err == nil {
+		err = u.err
 	}
-	return r.bd.Count()
+	if err == nil {
+		err = u.f.back(u.name, &u.r, u.rv.B, u.items)
+	}
+	if !u.keep {
+		u.put()
+	}
+	return err
 }
+
+// Keep makes u a persistent request's, kept for its life (mpir.Stage).
+func (u *unpacker) Keep() { u.keep = true }
 
 // reduceArg is one Buf of a reduction, checked: its items bound to its memory, their
 // base kind, and the number of bytes of base elements they hold. The zero reduceArg

@@ -537,14 +537,14 @@ func TestReductionsBufRefusals(t *testing.T) {
 		_, err = mpi.IreduceScatterBuf(w, f8, mpi.Typed(f, 1, col), []int{1, 1}, mpi.Sum)
 		expect("uncommitted, IreduceScatterBuf", err, mpi.ErrType, "not committed")
 
-		expect("ScanBuf 8 into 4", mpi.ScanBuf(w, f8, f4, mpi.Sum), mpi.ErrCount, "as many")
+		expect("ScanBuf 8 into 4", mpi.ScanBuf(w, f8, f4, mpi.Sum), mpi.ErrCount, "len(send) 8 != len(recv) 4")
 		expect("ReduceLocalBuf 8 into 4", mpi.ReduceLocalBuf(f8, f4, mpi.Sum), mpi.ErrCount, "as many")
 		expect("ReduceScatterBlockBuf 8 into 3", mpi.ReduceScatterBlockBuf(w, f8, mpi.Typed(f, 3, mpi.Float64), mpi.Sum), mpi.ErrCount, "size")
 		expect("ReduceScatterBuf counts", mpi.ReduceScatterBuf(w, f8, f4, []int{4, 4, 0}, mpi.Sum), mpi.ErrCount, "len(counts)")
 		expect("ReduceScatterBuf recv", mpi.ReduceScatterBuf(w, f8, f4, []int{2, 6}, mpi.Sum), mpi.ErrCount, "counts[")
 		expect("ReduceScatterBuf negative", mpi.ReduceScatterBuf(w, f8, f4, []int{-1, 9}, mpi.Sum), mpi.ErrCount, "negative")
 		_, err = mpi.IallreduceBuf(w, f8, mpi.Typed(f, 7, mpi.Float64), mpi.Sum)
-		expect("IallreduceBuf 8 into 7", err, mpi.ErrCount, "as many")
+		expect("IallreduceBuf 8 into 7", err, mpi.ErrCount, "len(send) 8 != len(recv) 7")
 
 		expect("Band on float64", mpi.ScanBuf(w, f4, f4, mpi.Band), mpi.ErrOp, "Band")
 		expect("Sum on pairs", mpi.ReduceLocalBuf(mpi.Typed(f, 2, mpi.Float64Int32), mpi.Typed(f[4:], 2, mpi.Float64Int32), mpi.Sum), mpi.ErrOp, "MPI_MAXLOC")

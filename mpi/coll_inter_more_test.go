@@ -494,16 +494,16 @@ func TestInterCollMoreErrors(t *testing.T) {
 		local := make([]int, n) // sized for the wrong group
 		check("Allgatherv counts for the local group", mpi.Allgatherv(ic, buf[:1], buf, make([]int, n+m), make([]int, n+m)), mpi.ErrCount, "size")
 		check("Alltoallv counts for the local group", mpi.Alltoallv(ic, buf, local, local, buf, make([]int, m), make([]int, m)), mpi.ErrCount, "len(scounts)")
-		check("Alltoallv in place", mpi.Alltoallv(ic, mpi.InPlace[float64](), nil, nil, buf, make([]int, m), make([]int, m)), mpi.ErrBuffer, "InPlace")
+		check("Alltoallv in place", mpi.Alltoallv(ic, mpi.InPlace[float64](), nil, nil, buf, make([]int, m), make([]int, m)), mpi.ErrBuffer, "in place")
 		check("Gatherv root out of range", mpi.Gatherv(ic, buf[:1], buf, nil, nil, m), mpi.ErrRoot)
 		check("Scatterv at the root, short counts", mpi.Scatterv(ic, buf, make([]int, m-1), make([]int, m-1), nil, mpi.Root), mpi.ErrCount)
 		check("ReduceScatter counts for the remote group", mpi.ReduceScatter(ic, buf[:12], buf[:1], make([]int, n+1), mpi.Sum), mpi.ErrCount, "len(counts)")
-		check("ReduceScatterBlock lengths", mpi.ReduceScatterBlock(ic, buf[:n*2+1], buf[:2], mpi.Sum), mpi.ErrCount, "local group size")
+		check("ReduceScatterBlock lengths", mpi.ReduceScatterBlock(ic, buf[:n*2+1], buf[:2], mpi.Sum), mpi.ErrCount, "local group's size")
 		check("ReduceScatterBlock in place", mpi.ReduceScatterBlock(ic, mpi.InPlace[float64](), buf[:2], mpi.Sum), mpi.ErrBuffer)
 		one := []int{1, 1, 1}
 		ts := []*mpi.Datatype{mpi.Float64, mpi.Float64, mpi.Float64}
 		check("Alltoallw slices sized for the local group", mpi.Alltoallw(ic, buf, one[:n], one[:n], ts[:n], buf, one[:m], one[:m], ts[:m]), mpi.ErrArg, fmt.Sprintf("len(scounts) %d", n))
-		check("Alltoallw in place", mpi.Alltoallw(ic, mpi.InPlace[byte](), nil, nil, nil, buf, one[:m], one[:m], ts[:m]), mpi.ErrBuffer, "InPlace")
+		check("Alltoallw in place", mpi.Alltoallw(ic, mpi.InPlace[byte](), nil, nil, nil, buf, one[:m], one[:m], ts[:m]), mpi.ErrBuffer, "in place")
 		_, err := mpi.Iexscan(ic, buf[:1], buf[1:2], mpi.Sum)
 		check("Iexscan", err, mpi.ErrComm, "not defined on intercommunicators")
 		// Still usable.

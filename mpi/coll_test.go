@@ -464,16 +464,25 @@ func TestCollArgs(t *testing.T) {
 				t.Errorf("rank %d: %s: got %v, want %v containing %q", r, tc.name, tc.err, tc.class, tc.text)
 			}
 		}
-		// Root-only checks fail on the root only; the others would block, so the root's
-		// error is checked alone, with a collective that does not start.
+		// Root-only checks fail on the root only. The root still takes its part, with
+		// no data, so the others do not wait for it: their blocks go as usual (the
+		// recv they pass is not looked at).
 		if r == 1 {
 			err := mpi.Gather(c, []int16{1, 2}, make([]int16, 5), 1)
 			if !errors.Is(err, mpi.ErrCount) || !strings.Contains(err.Error(), "len(recv) 5 != size 3 × len(send) 2 at the root") {
 				t.Errorf("Gather at root: %v", err)
 			}
+		} else {
+			chk(t, "Gather to a root whose recv is wrong", mpi.Gather(c, []int16{1, 2}, []int16{-1}, 1))
 		}
-		if err := mpi.Reduce(c, mpi.InPlace[int32](), []int32{1}, mpi.Sum, (r+1)%3); r != (r+1)%3 && !errors.Is(err, mpi.ErrBuffer) {
+		// InPlace on a non-root: its error, and its empty part, which the root finds
+		// short of its own length.
+		err = mpi.Reduce(c, mpi.InPlace[int32](), []int32{1}, mpi.Sum, 0)
+		if r != 0 && !errors.Is(err, mpi.ErrBuffer) {
 			t.Errorf("rank %d: InPlace on a non-root: %v", r, err)
+		}
+		if r == 0 && err == nil {
+			t.Errorf("rank 0: the root of a Reduce whose other ranks passed InPlace succeeded")
 		}
 		chk(t, "Barrier", c.Barrier())
 	})

@@ -108,8 +108,11 @@ func (c *Comm) special() bool { return c != nil && (c.ctx != nil || stopped.any.
 // runner), so that the call itself can be a function literal that captures nothing
 // and needs no closure on the heap.
 type collArgs struct {
-	s, r             collective.Vec
-	red              collective.Red
+	p                *mpir.Coll     // the collective
+	ca               mpir.CollArgs  // its arguments (coll)
+	s, r             collective.Vec // or the short collectives'
+	red              collective.Red // and their operation,
+	rerr             error          // its error
 	root             int
 	counts, displs   []int
 	rcounts, rdispls []int

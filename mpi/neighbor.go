@@ -7,7 +7,6 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
-	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Neighbourhood collectives exchange data along the edges of a communicator's process
@@ -16,151 +15,113 @@ import (
 // each dimension, the -1 then the +1 neighbour; a ProcNull neighbour (a non-periodic
 // edge) sends nothing and leaves its receive block untouched.
 
-// neighborRun runs the exchange of send's and recv's blocks along c's topology (the
-// device's Neighbor), or with nb starts it.
-func (c *Comm) neighborRun(op string, send, recv *collective.NSide, nb bool) (*core.Pending, error) {
-	srcs, dsts, cart, _ := c.topo.Neighbors()
-	return collective.Neighbor(c.d, op, srcs, dsts, cart, send, recv, nb)
+// neighborRun runs neighbourhood collective k in mode m on c with sides a (mpir
+// checks them against c's topology).
+func (c *Comm) neighborRun(k mpir.CollKind, m mpir.Mode, a *mpir.NArgs) (*core.Pending, error) {
+	return mpir.Neighbor(collOf(k, m), c.dev(), c.topo, a)
 }
 
-// neighborShape checks c has a topology and returns its in- and out-degree. Its
-// error has not been through the handler.
-func (c *Comm) neighborShape(op string) (in, out int, err error) {
-	if err := c.dev().Check(op); err != nil {
-		return 0, 0, err
+// degree is the in- and out-degree of c's topology (none without one, which mpir
+// refuses).
+func (c *Comm) degree() (in, out int) {
+	if c == nil {
+		return 0, 0
 	}
-	srcs, dsts, _, err := mpir.Neighbors(op, c.d, c.topo)
-	return len(srcs), len(dsts), err
+	srcs, dsts, _, _ := c.topo.Neighbors()
+	return len(srcs), len(dsts)
 }
 
-func checkBlocks(op, what string, counts, displs []int, n, size int) error {
-	if len(counts) < n || len(displs) < n {
-		return errorf(ClassArg, op, "%s: %d counts and %d displacements for %d neighbours", what, len(counts), len(displs), n)
-	}
-	for i := 0; i < n; i++ {
-		if counts[i] < 0 || displs[i] < 0 || displs[i]+counts[i] > size {
-			return errorf(ClassArg, op, "%s block %d: count %d at displacement %d outside the buffer of %d elements",
-				what, i, counts[i], displs[i], size)
-		}
-	}
-	return nil
+// nside is a side of blocks of T's elements in b.
+func nside[T Elem](b []T) collective.NSide {
+	return collective.NSide{Mem: asBytes(b), Unit: esize[T]()}
 }
 
 // NeighborAllgather sends send to every destination and receives one block of
 // len(send) elements from each source into recv, in neighbour order
 // (MPI_Neighbor_allgather).
 func NeighborAllgather[T Elem](c *Comm, send, recv []T) error {
-	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		if done, err := c.aroundArgs("NeighborAllgather", &collArgs{sraw: rawOf(send), rraw: rawOf(recv), gen: aroundNeighborAllgather[T]{}}, callGen); done {
 			return err
 		}
 	}
-	_, err := neighborAllgather("NeighborAllgather", c, send, recv, false)
+	_, err := neighborAllgather(mpir.Blocking, c, send, recv)
 	return c.fail("NeighborAllgather", err)
 }
 
-func neighborAllgather[T Elem](op string, c *Comm, send, recv []T, nb bool) (*core.Pending, error) {
-	in, _, err := c.neighborShape(op)
-	if err != nil {
-		return nil, err
-	}
-	n := len(send)
-	if len(recv) < n*in {
-		return nil, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n)
-	}
-	es := esize[T]()
-	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Count: n, Unit: es},
-		&collective.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
+func neighborAllgather[T Elem](m mpir.Mode, c *Comm, send, recv []T) (*core.Pending, error) {
+	a := mpir.NArgs{Send: nside(send), Recv: nside(recv), SendInPlace: isInPlace(send), RecvInPlace: isInPlace(recv)}
+	a.Send.Count = len(send)
+	a.Recv.Count, a.Recv.Stride = len(send), len(send)
+	return c.neighborRun(mpir.CollNeighborAllgather, m, &a)
 }
 
 // NeighborAllgatherv is NeighborAllgather with the block from source i received as
 // counts[i] elements at displs[i] of recv (MPI_Neighbor_allgatherv).
 func NeighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) error {
-	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		if done, err := c.aroundArgs("NeighborAllgatherv", &collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: counts, displs: displs, gen: aroundNeighborAllgatherv[T]{}}, callGen); done {
 			return err
 		}
 	}
-	_, err := neighborAllgatherv("NeighborAllgatherv", c, send, recv, counts, displs, false)
+	_, err := neighborAllgatherv(mpir.Blocking, c, send, recv, counts, displs)
 	return c.fail("NeighborAllgatherv", err)
 }
 
-func neighborAllgatherv[T Elem](op string, c *Comm, send, recv []T, counts, displs []int, nb bool) (*core.Pending, error) {
-	in, _, err := c.neighborShape(op)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkBlocks(op, "recv", counts, displs, in, len(recv)); err != nil {
-		return nil, err
-	}
-	es := esize[T]()
-	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Count: len(send), Unit: es},
-		&collective.NSide{Mem: asBytes(recv), Counts: counts, Displs: displs, Unit: es}, nb)
+func neighborAllgatherv[T Elem](m mpir.Mode, c *Comm, send, recv []T, counts, displs []int) (*core.Pending, error) {
+	a := mpir.NArgs{Send: nside(send), Recv: nside(recv), SendInPlace: isInPlace(send), RecvInPlace: isInPlace(recv)}
+	a.Send.Count = len(send)
+	a.Recv.Counts, a.Recv.Displs = orEmpty(counts), orEmpty(displs)
+	return c.neighborRun(mpir.CollNeighborAllgatherv, m, &a)
 }
 
 // NeighborAlltoall sends block j of send to destination j and receives block i of recv
 // from source i, every block len(send)/outdegree elements (MPI_Neighbor_alltoall).
 func NeighborAlltoall[T Elem](c *Comm, send, recv []T) error {
-	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
 	if c.special() {
 		if done, err := c.aroundArgs("NeighborAlltoall", &collArgs{sraw: rawOf(send), rraw: rawOf(recv), gen: aroundNeighborAlltoall[T]{}}, callGen); done {
 			return err
 		}
 	}
-	_, err := neighborAlltoall("NeighborAlltoall", c, send, recv, false)
+	_, err := neighborAlltoall(mpir.Blocking, c, send, recv)
 	return c.fail("NeighborAlltoall", err)
 }
 
-func neighborAlltoall[T Elem](op string, c *Comm, send, recv []T, nb bool) (*core.Pending, error) {
-	in, out, err := c.neighborShape(op)
-	if err != nil {
-		return nil, err
-	}
-	n := 0 // with no destination, every source's block is empty
-	if out > 0 {
+func neighborAlltoall[T Elem](m mpir.Mode, c *Comm, send, recv []T) (*core.Pending, error) {
+	p := collOf(mpir.CollNeighborAlltoall, m)
+	a := mpir.NArgs{Send: nside(send), Recv: nside(recv), SendInPlace: isInPlace(send), RecvInPlace: isInPlace(recv)}
+	// Every block is len(send)/outdegree elements; with no destination, every
+	// source's block is empty.
+	n := 0
+	if _, out := c.degree(); out > 0 {
 		if len(send)%out != 0 {
-			return nil, errorf(ClassCount, op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out)
+			a.SendErr = errorf(ClassCount, p.Op, "send holds %d elements, not a whole block for each of %d destinations", len(send), out)
 		}
 		n = len(send) / out
 	}
-	if len(recv) < n*in {
-		return nil, errorf(ClassCount, op, "recv holds %d elements, need %d (%d sources of %d)", len(recv), n*in, in, n)
-	}
-	es := esize[T]()
-	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Count: n, Stride: n, Unit: es},
-		&collective.NSide{Mem: asBytes(recv), Count: n, Stride: n, Unit: es}, nb)
+	a.Send.Count, a.Send.Stride = n, n
+	a.Recv.Count, a.Recv.Stride = n, n
+	return mpir.Neighbor(p, c.dev(), c.topo, &a)
 }
 
 // NeighborAlltoallv is NeighborAlltoall with blocks of their own sizes and places
 // (MPI_Neighbor_alltoallv).
 func NeighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
-	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
 	if c.special() {
 		a := collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls, gen: aroundNeighborAlltoallv[T]{}}
 		if done, err := c.aroundArgs("NeighborAlltoallv", &a, callGen); done {
 			return err
 		}
 	}
-	_, err := neighborAlltoallv("NeighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, false)
+	_, err := neighborAlltoallv(mpir.Blocking, c, send, scounts, sdispls, recv, rcounts, rdispls)
 	return c.fail("NeighborAlltoallv", err)
 }
 
-func neighborAlltoallv[T Elem](op string, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int, nb bool) (*core.Pending, error) {
-	in, out, err := c.neighborShape(op)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkBlocks(op, "send", scounts, sdispls, out, len(send)); err != nil {
-		return nil, err
-	}
-	if err := checkBlocks(op, "recv", rcounts, rdispls, in, len(recv)); err != nil {
-		return nil, err
-	}
-	es := esize[T]()
-	return c.neighborRun(op, &collective.NSide{Mem: asBytes(send), Counts: scounts, Displs: sdispls, Unit: es},
-		&collective.NSide{Mem: asBytes(recv), Counts: rcounts, Displs: rdispls, Unit: es}, nb)
+func neighborAlltoallv[T Elem](m mpir.Mode, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (*core.Pending, error) {
+	a := mpir.NArgs{Send: nside(send), Recv: nside(recv), SendInPlace: isInPlace(send), RecvInPlace: isInPlace(recv)}
+	a.Send.Counts, a.Send.Displs = orEmpty(scounts), orEmpty(sdispls)
+	a.Recv.Counts, a.Recv.Displs = orEmpty(rcounts), orEmpty(rdispls)
+	return c.neighborRun(mpir.CollNeighborAlltoallv, m, &a)
 }
 
 // NeighborAlltoallw is NeighborAlltoallv with a datatype per neighbour and
@@ -171,39 +132,38 @@ func neighborAlltoallv[T Elem](op string, c *Comm, send []T, scounts, sdispls []
 // rules on element types, datatypes and blocks are Alltoallw's, and a ProcNull
 // neighbour's block is neither sent nor touched.
 func NeighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) error {
-	defer prof.Exit(prof.NeighborAlltoallw, c.enter(prof.NeighborAlltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
 	if c.special() {
 		a := collArgs{sraw: rawOf(send), rraw: rawOf(recv), counts: scounts, displs: sdispls, stypes: stypes, rcounts: rcounts, rdispls: rdispls, rtypes: rtypes, gen: aroundNeighborAlltoallw[S, R]{}}
 		if done, err := c.aroundArgs("NeighborAlltoallw", &a, callGen); done {
 			return err
 		}
 	}
-	_, err := neighborAlltoallw("NeighborAlltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, false)
+	_, err := neighborAlltoallw(mpir.Blocking, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	return c.fail("NeighborAlltoallw", err)
 }
 
-func neighborAlltoallw[S, R any](op string, c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype, nb bool) (*core.Pending, error) {
-	smem, err := rawBytes(op, "send", send)
-	if err != nil {
-		return nil, err
-	}
-	rmem, err := rawBytes(op, "recv", recv)
-	if err != nil {
-		return nil, err
-	}
-	if _, _, err := c.neighborShape(op); err != nil {
-		return nil, err
+func neighborAlltoallw[S, R any](m mpir.Mode, c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (*core.Pending, error) {
+	p := collOf(mpir.CollNeighborAlltoallw, m)
+	var a mpir.NArgs
+	a.SendInPlace, a.RecvInPlace = isInPlaceAny(send), isInPlaceAny(recv)
+	a.Send.Mem, a.SendErr = rawBytes(p.Op, "send", send)
+	a.Recv.Mem, a.RecvErr = rawBytes(p.Op, "recv", recv)
+	a.Send.Counts, a.Send.Displs, a.Send.Unit = orEmpty(scounts), orEmpty(sdispls), 1
+	a.Recv.Counts, a.Recv.Displs, a.Recv.Unit = orEmpty(rcounts), orEmpty(rdispls), 1
+	if m == mpir.Persistent { // the request keeps its types
+		a.Send.Types, a.Recv.Types = typesInto(nil, stypes), typesInto(nil, rtypes)
+		return mpir.Neighbor(p, c.dev(), c.topo, &a)
 	}
 	// The device's types, in pooled lists: the device reads them only during the call.
 	sl, rl := typeLists.Get().(*[]*datatype.Type), typeLists.Get().(*[]*datatype.Type)
-	*sl, *rl = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
-	p, err := c.neighborRun(op, &collective.NSide{Mem: smem, Counts: orEmpty(scounts), Displs: orEmpty(sdispls), Unit: 1, Types: *sl},
-		&collective.NSide{Mem: rmem, Counts: orEmpty(rcounts), Displs: orEmpty(rdispls), Unit: 1, Types: *rl}, nb)
-	clear(*sl)
-	clear(*rl)
+	a.Send.Types, a.Recv.Types = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
+	pd, err := mpir.Neighbor(p, c.dev(), c.topo, &a)
+	*sl, *rl = a.Send.Types[:0], a.Recv.Types[:0]
+	clear((*sl)[:cap(*sl)])
+	clear((*rl)[:cap(*rl)])
 	typeLists.Put(sl)
 	typeLists.Put(rl)
-	return p, err
+	return pd, err
 }
 
 // typeLists holds lists of device types for the w form's calls.
@@ -226,7 +186,7 @@ func typesInto(out []*datatype.Type, ds []*Datatype) []*datatype.Type {
 }
 
 // orEmpty is v, or an empty slice for nil: a side's per-neighbour slices given as nil
-// are empty ones, which the device checks against the degree.
+// are empty ones, which mpir checks against the degree.
 func orEmpty(v []int) []int {
 	if v == nil {
 		return []int{}
@@ -242,71 +202,68 @@ func orEmpty(v []int) []int {
 // source a block of recv's items (its count divided among the sources), in neighbour
 // order.
 func NeighborAllgatherBuf(c *Comm, send, recv Buf) error {
-	defer prof.Exit(prof.NeighborAllgather, c.enter(prof.NeighborAllgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.aroundArgs("NeighborAllgather", &collArgs{bs: send, br: recv}, aroundNeighborAllgatherBuf); done {
 			return err
 		}
 	}
-	_, err := neighborAllgatherBuf("NeighborAllgather", c, send, recv, false)
+	_, err := neighborAllgatherBuf(mpir.Blocking, c, send, recv)
 	return c.fail("NeighborAllgather", err)
 }
 
-func neighborAllgatherBuf(op string, c *Comm, send, recv Buf, nb bool) (*core.Pending, error) {
-	in, _, err := c.neighborShape(op)
-	if err != nil {
-		return nil, err
-	}
-	if recv.dt == nil || in > 0 && int(recv.count)%in != 0 {
-		return nil, errorf(ClassCount, op, "recv's %d items are not a whole block for each of %d sources", recv.count, in)
-	}
+func neighborAllgatherBuf(m mpir.Mode, c *Comm, send, recv Buf) (*core.Pending, error) {
+	p := collOf(mpir.CollNeighborAllgather, m)
 	per := 0
-	if in > 0 {
+	var bad error
+	if in, _ := c.degree(); in > 0 {
+		if int(recv.count)%in != 0 {
+			bad = errorf(ClassCount, p.Op, "recv's %d items are not a whole block for each of %d sources", recv.count, in)
+		}
 		per = int(recv.count) / in
 	}
-	return neighborBuf(op, c, send, recv, collective.NSide{Count: int(send.count)}, collective.NSide{Count: per, Stride: per}, nb)
+	a := neighborBuf(p.Op, send, recv, collective.NSide{Count: int(send.count)}, collective.NSide{Count: per, Stride: per})
+	if a.RecvErr == nil {
+		a.RecvErr = bad
+	}
+	return mpir.Neighbor(p, c.dev(), c.topo, &a)
 }
 
 // NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
 // as counts[i] items at item displs[i] of recv.
 func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error {
-	defer prof.Exit(prof.NeighborAllgatherv, c.enter(prof.NeighborAllgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.aroundArgs("NeighborAllgatherv", &collArgs{bs: send, br: recv, counts: counts, displs: displs}, aroundNeighborAllgathervBuf); done {
 			return err
 		}
 	}
-	_, err := neighborAllgathervBuf("NeighborAllgatherv", c, send, recv, counts, displs, false)
+	_, err := neighborAllgathervBuf(mpir.Blocking, c, send, recv, counts, displs)
 	return c.fail("NeighborAllgatherv", err)
 }
 
-func neighborAllgathervBuf(op string, c *Comm, send, recv Buf, counts, displs []int, nb bool) (*core.Pending, error) {
-	if _, _, err := c.neighborShape(op); err != nil {
-		return nil, err
-	}
-	return neighborBuf(op, c, send, recv, collective.NSide{Count: int(send.count)}, collective.NSide{Counts: orEmpty(counts), Displs: orEmpty(displs)}, nb)
+func neighborAllgathervBuf(m mpir.Mode, c *Comm, send, recv Buf, counts, displs []int) (*core.Pending, error) {
+	p := collOf(mpir.CollNeighborAllgatherv, m)
+	a := neighborBuf(p.Op, send, recv, collective.NSide{Count: int(send.count)}, collective.NSide{Counts: orEmpty(counts), Displs: orEmpty(displs)})
+	return mpir.Neighbor(p, c.dev(), c.topo, &a)
 }
 
 // NeighborAlltoallBuf sends block j of send to destination j and receives block i of
 // recv from source i; each buffer's items are divided evenly among its neighbours.
 func NeighborAlltoallBuf(c *Comm, send, recv Buf) error {
-	defer prof.Exit(prof.NeighborAlltoall, c.enter(prof.NeighborAlltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
 	if c.special() {
 		if done, err := c.aroundArgs("NeighborAlltoall", &collArgs{bs: send, br: recv}, aroundNeighborAlltoallBuf); done {
 			return err
 		}
 	}
-	_, err := neighborAlltoallBuf("NeighborAlltoall", c, send, recv, false)
+	_, err := neighborAlltoallBuf(mpir.Blocking, c, send, recv)
 	return c.fail("NeighborAlltoall", err)
 }
 
-func neighborAlltoallBuf(op string, c *Comm, send, recv Buf, nb bool) (*core.Pending, error) {
-	in, out, err := c.neighborShape(op)
-	if err != nil {
-		return nil, err
-	}
-	if send.dt == nil || recv.dt == nil || out > 0 && int(send.count)%out != 0 || in > 0 && int(recv.count)%in != 0 {
-		return nil, errorf(ClassCount, op, "send's %d items must be a whole block for each of %d destinations and recv's %d for each of %d sources",
+func neighborAlltoallBuf(m mpir.Mode, c *Comm, send, recv Buf) (*core.Pending, error) {
+	p := collOf(mpir.CollNeighborAlltoall, m)
+	in, out := c.degree()
+	var bad error
+	if out > 0 && int(send.count)%out != 0 || in > 0 && int(recv.count)%in != 0 {
+		bad = errorf(ClassCount, p.Op, "send's %d items must be a whole block for each of %d destinations and recv's %d for each of %d sources",
 			send.count, out, recv.count, in)
 	}
 	sp, rp := 0, 0
@@ -316,109 +273,110 @@ func neighborAlltoallBuf(op string, c *Comm, send, recv Buf, nb bool) (*core.Pen
 	if in > 0 {
 		rp = int(recv.count) / in
 	}
-	return neighborBuf(op, c, send, recv, collective.NSide{Count: sp, Stride: sp}, collective.NSide{Count: rp, Stride: rp}, nb)
+	a := neighborBuf(p.Op, send, recv, collective.NSide{Count: sp, Stride: sp}, collective.NSide{Count: rp, Stride: rp})
+	if a.SendErr == nil {
+		a.SendErr = bad
+	}
+	return mpir.Neighbor(p, c.dev(), c.topo, &a)
 }
 
 // NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
 // places (in items).
 func NeighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) error {
-	defer prof.Exit(prof.NeighborAlltoallv, c.enter(prof.NeighborAlltoallv, prof.NoPeer, send.size()), send.size())
 	if c.special() {
 		a := collArgs{bs: send, br: recv, counts: scounts, displs: sdispls, rcounts: rcounts, rdispls: rdispls}
 		if done, err := c.aroundArgs("NeighborAlltoallv", &a, aroundNeighborAlltoallvBuf); done {
 			return err
 		}
 	}
-	_, err := neighborAlltoallvBuf("NeighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, false)
+	_, err := neighborAlltoallvBuf(mpir.Blocking, c, send, scounts, sdispls, recv, rcounts, rdispls)
 	return c.fail("NeighborAlltoallv", err)
 }
 
-func neighborAlltoallvBuf(op string, c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int, nb bool) (*core.Pending, error) {
-	if _, _, err := c.neighborShape(op); err != nil {
-		return nil, err
-	}
-	return neighborBuf(op, c, send, recv, collective.NSide{Counts: orEmpty(scounts), Displs: orEmpty(sdispls)},
-		collective.NSide{Counts: orEmpty(rcounts), Displs: orEmpty(rdispls)}, nb)
+func neighborAlltoallvBuf(m mpir.Mode, c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (*core.Pending, error) {
+	p := collOf(mpir.CollNeighborAlltoallv, m)
+	a := neighborBuf(p.Op, send, recv, collective.NSide{Counts: orEmpty(scounts), Displs: orEmpty(sdispls)},
+		collective.NSide{Counts: orEmpty(rcounts), Displs: orEmpty(rdispls)})
+	return mpir.Neighbor(p, c.dev(), c.topo, &a)
 }
 
-// neighborBuf is a neighbourhood exchange of typed buffers, the blocks of each side
-// (s and r: their counts and displacements in items) completed with the buffer's
+// neighborBuf is a neighbourhood collective's sides of typed buffers, the blocks of
+// each (s and r: their counts and displacements in items) completed with the buffer's
 // memory and datatype, displacements in units of its extent.
-func neighborBuf(op string, c *Comm, send, recv Buf, s, r collective.NSide, nb bool) (*core.Pending, error) {
-	for _, b := range [2]*Buf{&send, &recv} {
-		if b.err != nil {
-			return nil, b.err
-		}
-		if b.dt == nil {
-			return nil, errorf(ClassType, op, "a buffer has no datatype (make it with Typed)")
-		}
+func neighborBuf(op string, send, recv Buf, s, r collective.NSide) mpir.NArgs {
+	a := mpir.NArgs{SendInPlace: send.isInPlace(), RecvInPlace: recv.isInPlace()}
+	a.SendErr = bufSide(op, "send", &send, &s)
+	a.RecvErr = bufSide(op, "recv", &recv, &r)
+	a.Send, a.Recv = s, r
+	return a
+}
+
+// bufSide completes side s with b's memory and datatype, or says what is wrong with b.
+func bufSide(op, what string, b *Buf, s *collective.NSide) error {
+	switch {
+	case b.err != nil:
+		return b.err
+	case b.isInPlace():
+		return nil
+	case b.dt == nil:
+		return errorf(ClassType, op, "%s has no datatype (make it with Typed)", what)
 	}
-	s.Mem, s.Type, s.Unit = send.mem, send.dt, int(send.dt.Extent())
-	r.Mem, r.Type, r.Unit = recv.mem, recv.dt, int(recv.dt.Extent())
-	return c.neighborRun(op, &s, &r, nb)
+	s.Mem, s.Type, s.Unit = b.mem, b.dt, int(b.dt.Extent())
+	return nil
 }
 
 // IneighborAllgather is the nonblocking NeighborAllgather.
 func IneighborAllgather[T Elem](c *Comm, send, recv []T) (Request, error) {
-	defer prof.Exit(prof.IneighborAllgather, c.enter(prof.IneighborAllgather, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := neighborAllgather("IneighborAllgather", c, send, recv, true)
+	p, err := neighborAllgather(mpir.Nonblocking, c, send, recv)
 	return c.start("IneighborAllgather", p, err)
 }
 
 // IneighborAllgatherv is the nonblocking NeighborAllgatherv.
 func IneighborAllgatherv[T Elem](c *Comm, send, recv []T, counts, displs []int) (Request, error) {
-	defer prof.Exit(prof.IneighborAllgatherv, c.enter(prof.IneighborAllgatherv, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := neighborAllgatherv("IneighborAllgatherv", c, send, recv, counts, displs, true)
+	p, err := neighborAllgatherv(mpir.Nonblocking, c, send, recv, counts, displs)
 	return c.start("IneighborAllgatherv", p, err)
 }
 
 // IneighborAlltoall is the nonblocking NeighborAlltoall.
 func IneighborAlltoall[T Elem](c *Comm, send, recv []T) (Request, error) {
-	defer prof.Exit(prof.IneighborAlltoall, c.enter(prof.IneighborAlltoall, prof.NoPeer, collBytes(send, recv)), collBytes(send, recv))
-	p, err := neighborAlltoall("IneighborAlltoall", c, send, recv, true)
+	p, err := neighborAlltoall(mpir.Nonblocking, c, send, recv)
 	return c.start("IneighborAlltoall", p, err)
 }
 
 // IneighborAlltoallv is the nonblocking NeighborAlltoallv.
 func IneighborAlltoallv[T Elem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
-	defer prof.Exit(prof.IneighborAlltoallv, c.enter(prof.IneighborAlltoallv, prof.NoPeer, nbytes(send)), nbytes(send))
-	p, err := neighborAlltoallv("IneighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
+	p, err := neighborAlltoallv(mpir.Nonblocking, c, send, scounts, sdispls, recv, rcounts, rdispls)
 	return c.start("IneighborAlltoallv", p, err)
 }
 
 // IneighborAllgatherBuf is the nonblocking NeighborAllgatherBuf.
 func IneighborAllgatherBuf(c *Comm, send, recv Buf) (Request, error) {
-	defer prof.Exit(prof.IneighborAllgather, c.enter(prof.IneighborAllgather, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	p, err := neighborAllgatherBuf("IneighborAllgather", c, send, recv, true)
+	p, err := neighborAllgatherBuf(mpir.Nonblocking, c, send, recv)
 	return c.start("IneighborAllgather", p, err)
 }
 
 // IneighborAllgathervBuf is the nonblocking NeighborAllgathervBuf.
 func IneighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) (Request, error) {
-	defer prof.Exit(prof.IneighborAllgatherv, c.enter(prof.IneighborAllgatherv, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	p, err := neighborAllgathervBuf("IneighborAllgatherv", c, send, recv, counts, displs, true)
+	p, err := neighborAllgathervBuf(mpir.Nonblocking, c, send, recv, counts, displs)
 	return c.start("IneighborAllgatherv", p, err)
 }
 
 // IneighborAlltoallBuf is the nonblocking NeighborAlltoallBuf.
 func IneighborAlltoallBuf(c *Comm, send, recv Buf) (Request, error) {
-	defer prof.Exit(prof.IneighborAlltoall, c.enter(prof.IneighborAlltoall, prof.NoPeer, collSize(send, recv)), collSize(send, recv))
-	p, err := neighborAlltoallBuf("IneighborAlltoall", c, send, recv, true)
+	p, err := neighborAlltoallBuf(mpir.Nonblocking, c, send, recv)
 	return c.start("IneighborAlltoall", p, err)
 }
 
 // IneighborAlltoallvBuf is the nonblocking NeighborAlltoallvBuf.
 func IneighborAlltoallvBuf(c *Comm, send Buf, scounts, sdispls []int, recv Buf, rcounts, rdispls []int) (Request, error) {
-	defer prof.Exit(prof.IneighborAlltoallv, c.enter(prof.IneighborAlltoallv, prof.NoPeer, send.size()), send.size())
-	p, err := neighborAlltoallvBuf("IneighborAlltoallv", c, send, scounts, sdispls, recv, rcounts, rdispls, true)
+	p, err := neighborAlltoallvBuf(mpir.Nonblocking, c, send, scounts, sdispls, recv, rcounts, rdispls)
 	return c.start("IneighborAlltoallv", p, err)
 }
 
 // IneighborAlltoallw is the nonblocking NeighborAlltoallw. Until the request
 // completes, send and recv belong to MPI.
 func IneighborAlltoallw[S, R any](c *Comm, send []S, scounts, sdispls []int, stypes []*Datatype, recv []R, rcounts, rdispls []int, rtypes []*Datatype) (Request, error) {
-	defer prof.Exit(prof.IneighborAlltoallw, c.enter(prof.IneighborAlltoallw, prof.NoPeer, wBytes(scounts, stypes)), wBytes(scounts, stypes))
-	p, err := neighborAlltoallw("IneighborAlltoallw", c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, true)
+	p, err := neighborAlltoallw(mpir.Nonblocking, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	return c.start("IneighborAlltoallw", p, err)
 }
 

@@ -5,8 +5,9 @@ import (
 )
 
 // The facade's entry and exit as the recorder (internal/prof) sees them: each public
-// call that communicates reports itself once, at its entry point. Calls that are not
-// point-to-point open with one line,
+// call that communicates reports itself once, at its entry point; the collectives are
+// recorded by mpir (coll.go there), which says of each what the record counts. Calls
+// that are neither open with one line,
 //
 //	defer prof.Exit(call, c.enter(call, peer, n), n)
 //
@@ -48,28 +49,12 @@ func (c *Comm) enterShort(call prof.Call, peer, tag, n int) int64 {
 // nbytes is the length of b in bytes.
 func nbytes[T Elem](b []T) int { return len(b) * esize[T]() }
 
-// collBytes is a collective's bytes on this rank: its input, or recv in place.
-func collBytes[T Elem](send, recv []T) int {
-	if isInPlace(send) {
-		return nbytes(recv)
-	}
-	return nbytes(send)
-}
-
 // size is b's bytes (0 for an invalid or in-place Buf).
 func (b Buf) size() int {
 	if b.dt == nil || b.count <= 0 {
 		return 0
 	}
 	return int(b.count * b.dt.Size())
-}
-
-// collSize is collBytes of typed buffers.
-func collSize(send, recv Buf) int {
-	if send.isInPlace() {
-		return recv.size()
-	}
-	return send.size()
 }
 
 // enterWait is prof.Enter for a completion call on r: its peer (a world rank) and tag.
@@ -93,15 +78,4 @@ func enterAll(call prof.Call, rs []Request) int64 {
 		}
 	}
 	return prof.EnterWait(call, nil, prof.NoPeer, -2, false)
-}
-
-// wBytes is the bytes an Alltoallw-style call sends: counts[i] items of types[i].
-func wBytes(counts []int, types []*Datatype) int {
-	n := 0
-	for i := range min(len(counts), len(types)) {
-		if types[i] != nil && types[i].t != nil {
-			n += counts[i] * int(types[i].t.Size())
-		}
-	}
-	return n
 }

@@ -5,112 +5,48 @@ package main
 import "C"
 
 import (
-	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
-	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// Collectives: each C buffer becomes a collective.Vec over the C memory (cvec); a rooted
-// collective's buffer that the standard says is ignored on a process (the receive
-// buffer of Gather off the root, ...) is not looked at, as the standard allows it to
-// be anything there. A nonblocking collective's request keeps the Go copies of the C
-// count arrays alive until it completes.
+// Collectives: the semantics are mpir's (coll*.go there: which arguments are
+// significant on which process, their checks, the modes, the record); this file turns
+// C's arguments into the device's. A buffer becomes a collective.Vec over the C
+// memory (cvec), its conversion's error kept beside it for mpir to report where the
+// buffer counts; the arrays of counts, displacements and types are read only where
+// mpir.Significant says they count, since a program may leave the others unset. A
+// reduction over a datatype with gaps is staged (redStage): packed into scratch the
+// device reduces, the result unpacked back.
 
-func isRoot(c *comm, root int32) bool {
-	if c.c.IsInter() {
-		return root == C.MPI_ROOT
-	}
-	return rankIn(root) == c.c.Rank()
+// mode is how a collective runs, and a persistent init's info handle.
+type mode struct {
+	m    mpir.Mode
+	info uintptr
 }
 
-// ignored is a buffer the call does not use on this process.
-func ignored(esz int) collective.Vec { return collective.Vec{Esz: max(esz, 1)} }
-
-func esz(v collective.Vec) int {
-	if v.Type != nil {
-		return int(v.Type.Size())
-	}
-	return v.Esz
-}
-
-// maxItems is how many items the v forms' counts and displacements reach.
-func maxItems(counts, displs []int) int64 {
-	var m int64
-	for i := range counts {
-		if e := int64(displs[i] + counts[i]); counts[i] > 0 && e > m {
-			m = e
-		}
-	}
-	return m
-}
-
-// moved is the counts of a v form as the device moves them: zeros when the datatype
-// dh has size zero. Such items carry no data, and a zero-sized type's buffer has no
-// items for the counts to reach (MPI_Type_contiguous(0, ...) with count 1 is legal).
-func moved(counts []int, dh uintptr) []int {
-	if counts == nil {
-		return nil
-	}
-	if d := dtOf(dh); d == nil || d.t.Size() != 0 {
-		return counts
-	}
-	return make([]int, len(counts))
-}
-
-// mode is how a collective runs: blocking, nonblocking (an MPI_Ix) or persistent (an
-// MPI_x_init, started by MPI_Start).
-type mode int
-
-const (
-	mBlock mode = iota
-	mNB
-	mPersist
+var (
+	mBlock = mode{m: mpir.Blocking}
+	mNB    = mode{m: mpir.Nonblocking}
 )
 
-// launch runs a collective whose arguments are checked: run(nb) starts it (nb) or
-// runs it to completion. A nonblocking one's request holds the pending operation; a
-// persistent one's holds run, which MPI_Start calls.
-func launch(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, run func(nb bool) (*core.Pending, error)) int32 {
-	switch m {
-	case mBlock:
-		_, err := run(false)
-		return fail(op, ch, err)
-	case mNB:
-		p, err := run(true)
-		return started(op, c, ch, req, p, err)
-	}
-	// MPI_x_init checks every argument: run once under CheckArgs, which stops the
-	// schedule's builder after its checks, before anything is sent.
-	err := collective.CheckArgs(c.c, func() error {
-		p, err := run(true)
-		if err == nil && p != nil {
-			p.Free()
-			return core.Errorf(core.ClassIntern, op, "the argument check started the operation")
-		}
-		return err
-	})
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	addPersistent(c, ch, func() (*core.Pending, error) { return run(true) }, req)
-	return 0
-}
+// mPersist is the mode of a persistent init given info.
+func mPersist(info uintptr) mode { return mode{mpir.Persistent, info} }
 
-// started hands a nonblocking call's pending operation to its request (or reports
-// its error).
-func started(op string, c *comm, ch uintptr, req unsafe.Pointer, p *core.Pending, err error) int32 {
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	addPending(p, c, ch, nil, req)
-	return 0
-}
+// The blocking forms of the short collectives, which take entry points of their own.
+var (
+	pBarrier   = mpir.CollProc(mpir.CollBarrier, mpir.Blocking)
+	pBcast     = mpir.CollProc(mpir.CollBcast, mpir.Blocking)
+	pReduce    = mpir.CollProc(mpir.CollReduce, mpir.Blocking)
+	pAllreduce = mpir.CollProc(mpir.CollAllreduce, mpir.Blocking)
+)
 
+// commArg is the communicator of a call that gives a request back (m not blocking),
+// whose pointer must not be NULL.
 func commArg(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int32) {
 	c, r := needComm(op, ch)
 	if c == nil {
@@ -122,13 +58,59 @@ func commArg(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int32) {
 	return c, 0
 }
 
+// runColl runs collective k in mode m on c (handle ch) with arguments a, and gives a
+// nonblocking or persistent call's request to the program at req. The request pointer
+// and the info handle are arguments of every process, checked with the others.
+func runColl(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer, m mode, a *mpir.CollArgs) int32 {
+	a.Err, a.Info = reqInfo(op, req, m)
+	p, err := mpir.Collective(mpir.CollProc(k, m.m), c.c, a)
+	return given(op, c, ch, req, m, p, err)
+}
+
+// reqInfo checks a nonblocking or persistent call's request pointer and a persistent
+// init's info handle; it returns the first error and the info.
+func reqInfo(op string, req unsafe.Pointer, m mode) (error, *mpir.Info) {
+	if m.m == mpir.Blocking {
+		return nil, nil
+	}
+	if req == nil {
+		return errorf(errArg, op, "request is NULL"), nil
+	}
+	if m.m != mpir.Persistent {
+		return nil, nil
+	}
+	in, err := infoArg(op, m.info)
+	return err, in
+}
+
+// given hands the Pending of a nonblocking call (or the inactive one of a persistent
+// init) to its request handle at req, or reports the call's error.
+func given(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, p *core.Pending, err error) int32 {
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	switch m.m {
+	case mpir.Nonblocking:
+		addPending(p, c, ch, nil, req)
+	case mpir.Persistent:
+		addStartable(c, ch, p, req)
+	}
+	return 0
+}
+
 // carr reads n counts or displacements of a C array: ints, or MPI_Count/MPI_Aint
-// (big).
+// (big); nil for a NULL array.
 func carr(p unsafe.Pointer, n int, big bool) []int {
 	if big {
-		return i64ToInts(int64s(p, n))
+		if s := int64s(p, n); s != nil {
+			return i64ToInts(s)
+		}
+		return nil
 	}
-	return toInts(ints(p, n))
+	if s := ints(p, n); s != nil {
+		return toInts(s)
+	}
+	return nil
 }
 
 // carrInto is carr appending to out (nil, as carr, for a NULL array).
@@ -152,97 +134,93 @@ func carrInto(out []int, p unsafe.Pointer, n int, big bool) []int {
 // only during the call.
 var intLists = sync.Pool{New: func() any { return new([]int) }}
 
+// moved is the counts of a v form as the device moves them: zeros when the datatype
+// dh has size zero. Such items carry no data, and cvec gives a zero-sized type's
+// buffer no items for the counts to reach (MPI_Type_contiguous(0, ...) with count 1
+// is legal).
+func moved(counts []int, dh uintptr) []int {
+	if counts == nil {
+		return nil
+	}
+	if d := dtOf(dh); d == nil || d.t.Size() != 0 {
+		return counts
+	}
+	return make([]int, len(counts))
+}
+
 func barrier(op string, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	defer exit(barrierCalls[m], c.enter(barrierCalls[m], prof.NoPeer, -1, 0), 0)
 	if m == mBlock {
-		return fail(op, ch, collective.Barrier(c.c, op))
+		return fail(op, ch, mpir.Barrier(pBarrier, c.c))
 	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := collective.Ibarrier(c.c, op)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, func(bool) (*core.Pending, error) { return collective.Ibarrier(c.c, op) })
+	var a mpir.CollArgs
+	return runColl(op, mpir.CollBarrier, c, ch, req, m, &a)
 }
 
 func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := typeBytes(count, dh)
-	defer exit(bcastCalls[m], c.enter(bcastCalls[m], rootPeer(root), -1, pn), pn)
-	v, err := cvec(op, buf, count, dh)
-	if err != nil {
-		return fail(op, ch, err)
+	v, err := side(op, !c.c.IsInter() || root != C.MPI_PROC_NULL, buf, count, dh)
+	if m == mBlock {
+		return fail(op, ch, mpir.Bcast(pBcast, c.c, &v, err, rankIn(root)))
 	}
-	switch m {
-	case mBlock:
-		return fail(op, ch, collective.Bcast(c.c, op, &v, rankIn(root)))
-	case mNB:
-		p, err := collective.Ibcast(c.c, op, v, rankIn(root))
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, ibcast(op, c, v, rankIn(root)))
+	a := mpir.CollArgs{Send: v, SendErr: err, Root: rankIn(root)}
+	return runColl(op, mpir.CollBcast, c, ch, req, m, &a)
 }
 
-// ibcast, ireduce and iallreduce make the run of a nonblocking or persistent call
-// from copies of its arguments: a closure in the calling function would move the
-// blocking path's locals, whose addresses it passes, to the heap on every call.
-func ibcast(op string, c *comm, v collective.Vec, root int) func(bool) (*core.Pending, error) {
-	return func(bool) (*core.Pending, error) { return collective.Ibcast(c.c, op, v, root) }
-}
-
-func ireduce(op string, c *comm, s, rv collective.Vec, rd collective.Red, root int) func(bool) (*core.Pending, error) {
-	return func(nb bool) (*core.Pending, error) {
-		if !nb {
-			return nil, collective.Reduce(c.c, op, &s, &rv, &rd, root)
-		}
-		return collective.Ireduce(c.c, op, s, rv, rd, root)
-	}
-}
-
-func iallreduce(op string, c *comm, s, rv collective.Vec, rd collective.Red) func(bool) (*core.Pending, error) {
-	return func(nb bool) (*core.Pending, error) {
-		if !nb {
-			return nil, collective.Allreduce(c.c, op, &s, &rv, &rd)
-		}
-		return collective.Iallreduce(c.c, op, s, rv, rd)
-	}
-}
-
-// redArgs are a reduction's buffers, its operation and, for a datatype with gaps, its
-// staging (nil for a dense type): filled in place by reduceArgs, as the structs are
-// large and a call's multiple results would copy them through memory at each return.
+// redArgs are a reduction's buffers and operation as converted, each with its
+// conversion's error, and for a datatype with gaps its staging (nil for a dense
+// type): filled in place by reduceArgs, as the structs are large and a call's multiple
+// results would copy them through memory at each return.
 type redArgs struct {
-	s, rv collective.Vec
-	rd    collective.Red
-	st    *redStage
+	s, rv            collective.Vec
+	rd               collective.Red
+	serr, rerr, oerr error
+	st               *redStage
 }
 
-// reduceArgs makes the buffers and the reduction of the reductions. The device
-// reduces contiguous items; for a datatype with gaps st stages them: packed into
-// scratch before the call and the result unpacked after.
-func reduceArgs(op string, c *comm, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, recvUsed bool, a *redArgs) (err error) {
-	if err = redInto(op, oh, dh, &a.rd); err != nil {
+// reduceArgs converts a reduction's buffers (those of sides, which are significant on
+// this process) and its operation. The device reduces contiguous items; for a
+// datatype with gaps st stages them: packed into scratch before the call and the
+// result unpacked after.
+func reduceArgs(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, oh uintptr, sides mpir.Sides, a *redArgs) {
+	if sides == 0 {
+		return // an intercommunicator's process of the root's group other than the root
+	}
+	a.oerr = redInto(op, oh, dh, &a.rd)
+	if t := dtOf(dh); t != nil && t.t.IsCommitted() && !dense(t.t) && scount >= 0 && rcount >= 0 {
+		a.st, a.serr, a.rerr = stageReduce(op, sbuf, rbuf, scount, rcount, t.t, sides, &a.s, &a.rv)
 		return
 	}
-	if t := dtOf(dh); t != nil && t.t.IsCommitted() && !dense(t.t) {
-		a.s, a.rv, a.st, err = stageReduce(op, sbuf, rbuf, scount, rcount, t.t, recvUsed)
-		return
+	a.s, a.serr = side(op, sides.Send(), sbuf, scount, dh)
+	a.rv, a.rerr = side(op, sides.Recv(), rbuf, rcount, dh)
+}
+
+// side is a buffer's Vec where it is significant (sig) or MPI_IN_PLACE, which is
+// the other side's: nothing is looked at elsewhere, where a program may pass anything.
+func side(op string, sig bool, p unsafe.Pointer, count int64, dh uintptr) (collective.Vec, error) {
+	if !sig && uintptr(p) != inPlaceAddr {
+		return collective.Vec{}, nil
 	}
-	if a.s, err = cvec(op, sbuf, scount, dh); err != nil {
-		return
-	}
-	if !recvUsed {
-		a.rv = ignored(esz(a.s))
+	return cvec(op, p, count, dh)
+}
+
+// coll is a's arguments as mpir takes them (Red's error folded into the send side's).
+func (a *redArgs) coll(root int) mpir.CollArgs {
+	return mpir.CollArgs{Send: a.s, Recv: a.rv, Red: a.rd, SendErr: a.serr, RecvErr: a.rerr, RedErr: a.oerr, Root: root, Stage: a.stage()}
+}
+
+// stage is a's staging as mpir takes it: nil, not a nil *redStage, for a dense type.
+func (a *redArgs) stage() mpir.Stage {
+	if a.st == nil {
 		return nil
 	}
-	a.rv, err = cvec(op, rbuf, rcount, dh)
-	return
+	return a.st
 }
 
 // redStage is a reduction's buffers of a datatype with gaps: the C memory in the
@@ -263,32 +241,32 @@ type redStage struct {
 
 var redStages = sync.Pool{New: func() any { return new(redStage) }}
 
-func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, recvUsed bool) (s, rv collective.Vec, st *redStage, err error) {
-	if scount < 0 || rcount < 0 {
-		return s, rv, nil, errorf(errCount, op, "count %d is negative", min(scount, rcount))
-	}
+// stageReduce lays a reduction's significant buffers (sides) of datatype t out in
+// scratch, as *s and *rv; it returns the staging and each side's error.
+func stageReduce(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, t *datatype.Type, sides mpir.Sides, s, rv *collective.Vec) (st *redStage, serr, rerr error) {
 	size := int(t.Size())
 	st = redStages.Get().(*redStage)
-	*st = redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == inPlaceAddr, recvUsed: recvUsed}
-	if st.inPlace {
-		s = collective.InPlaceVec(size)
-	} else {
-		if st.smem, st.sorg, err = span(op, sbuf, scount, t); err != nil {
-			st.release()
-			return s, rv, nil, err
+	*st = redStage{t: t, scount: scount, rcount: rcount, inPlace: uintptr(sbuf) == inPlaceAddr, recvUsed: sides.Recv()}
+	switch {
+	case st.inPlace:
+		*s = collective.InPlaceVec(size)
+	case !sides.Send():
+		*s = collective.Vec{Esz: size}
+	default:
+		if st.smem, st.sorg, serr = span(op, sbuf, scount, t); serr == nil {
+			st.sp, st.sbuf = scratch(int(scount) * size)
+			*s = collective.Vec{B: st.sbuf, Esz: size}
 		}
-		st.sp, st.sbuf = scratch(int(scount) * size)
-		s = collective.Vec{B: st.sbuf, Esz: size}
 	}
-	if !recvUsed {
-		return s, ignored(size), st, nil
+	if !st.recvUsed {
+		*rv = collective.Vec{Esz: size}
+		return st, serr, nil
 	}
-	if st.rmem, st.rorg, err = span(op, rbuf, rcount, t); err != nil {
-		st.release()
-		return s, rv, nil, err
+	if st.rmem, st.rorg, rerr = span(op, rbuf, rcount, t); rerr == nil {
+		st.rp, st.rbuf = scratch(int(rcount) * size)
+		*rv = collective.Vec{B: st.rbuf, Esz: size}
 	}
-	st.rp, st.rbuf = scratch(int(rcount) * size)
-	return s, collective.Vec{B: st.rbuf, Esz: size}, st, nil
+	return st, serr, rerr
 }
 
 // scratch is n bytes of pooled scratch (none for 0).
@@ -301,9 +279,9 @@ func scratch(n int) (*[]byte, []byte) {
 }
 
 // release gives st's scratch and st back to their pools, unless a persistent request
-// keeps them. st may be nil (a dense type's call).
+// keeps them.
 func (st *redStage) release() {
-	if st == nil || st.keep {
+	if st.keep {
 		return
 	}
 	if st.sp != nil {
@@ -316,21 +294,20 @@ func (st *redStage) release() {
 	redStages.Put(st)
 }
 
-// pack lays the input out for the device: the send buffer's items, or in place the
-// receive buffer's. Nothing for a nil st.
-func (st *redStage) pack() {
+// Pack lays the input out for the device: the send buffer's items, or in place the
+// receive buffer's (mpir.Stage).
+func (st *redStage) Pack() {
 	switch {
-	case st == nil:
-	case !st.inPlace:
+	case !st.inPlace && st.sbuf != nil:
 		st.t.PackAt(st.sbuf, st.smem, st.sorg, st.scount)
-	case st.recvUsed:
+	case st.inPlace && st.recvUsed:
 		st.t.PackAt(st.rbuf, st.rmem, st.rorg, st.rcount)
 	}
 }
 
 // unpack puts the result where the receive buffer's datatype says.
 func (st *redStage) unpack() error {
-	if st.recvUsed && st.rcount > 0 {
+	if st.recvUsed && st.rcount > 0 && st.rbuf != nil {
 		if _, err := st.t.UnpackAt(st.rmem, st.rorg, st.rbuf, st.rcount); err != nil {
 			return core.TypeErr("reduction", err)
 		}
@@ -338,8 +315,8 @@ func (st *redStage) unpack() error {
 	return nil
 }
 
-// Finish ends a run on st's buffers whose result is err: unpacks it if it
-// succeeded, and releases st (core.Finisher).
+// Finish ends a run on st's buffers whose result is err: unpacks it if it succeeded,
+// and releases st (mpir.Stage, core.Finisher).
 func (st *redStage) Finish(err error) error {
 	if err == nil {
 		err = st.unpack()
@@ -348,555 +325,271 @@ func (st *redStage) Finish(err error) error {
 	return err
 }
 
-// done ends a blocking call on st's buffers (nil: a dense type's, err as it is).
-func (st *redStage) done(err error) error {
-	if st == nil {
-		return err
-	}
-	return st.Finish(err)
-}
-
-// then hands st to a nonblocking call's operation p, which finishes it once it
-// has completed; if the call failed, st is released now.
-func (st *redStage) then(p *core.Pending, err error) (*core.Pending, error) {
-	if st == nil {
-		return p, err
-	}
-	if err != nil {
-		st.release()
-		return nil, err
-	}
-	if p == nil { // done inside the call
-		return nil, st.Finish(nil)
-	}
-	return core.ThenFinish(p, st), nil
-}
-
-// staged is run with st's packing before each run and unpacking after (once a
-// nonblocking one completes), for a persistent request, which keeps st; run
-// itself for a dense type.
-func staged(st *redStage, run func(nb bool) (*core.Pending, error)) func(nb bool) (*core.Pending, error) {
-	if st == nil {
-		return run
-	}
-	st.keep = true
-	return func(nb bool) (*core.Pending, error) {
-		st.pack()
-		p, err := run(nb)
-		switch {
-		case err != nil:
-			return nil, err
-		case p == nil: // done inside the call
-			return nil, st.Finish(nil)
-		}
-		return core.ThenFinish(p, st), nil
-	}
-}
+// Keep makes st a persistent request's, kept for its life (mpir.Stage).
+func (st *redStage) Keep() { st.keep = true }
 
 func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := typeBytes(count, dh)
-	defer exit(reduceCalls[m], c.enter(reduceCalls[m], rootPeer(root), -1, pn), pn)
+	rt := rankIn(root)
 	var a redArgs
-	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, isRoot(c, root), &a); err != nil {
-		return fail(op, ch, err)
+	reduceArgs(op, sbuf, rbuf, count, count, dh, oh, mpir.Significant(mpir.CollReduce, c.c, rt, uintptr(sbuf) == inPlaceAddr), &a)
+	if m == mBlock && a.st == nil {
+		return fail(op, ch, mpir.Reduce(pReduce, c.c, &a.s, &a.rv, &a.rd, cmpOr(a.serr, a.oerr), a.rerr, rt))
 	}
-	switch m {
-	case mBlock:
-		a.st.pack()
-		return fail(op, ch, a.st.done(collective.Reduce(c.c, op, &a.s, &a.rv, &a.rd, rankIn(root))))
-	case mNB:
-		a.st.pack()
-		p, err := a.st.then(collective.Ireduce(c.c, op, a.s, a.rv, a.rd, rankIn(root)))
-		return started(op, c, ch, req, p, err)
+	ca := a.coll(rt)
+	return runColl(op, mpir.CollReduce, c, ch, req, m, &ca)
+}
+
+// cmpOr is the first of two errors that is not nil.
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
 	}
-	return launch(op, c, ch, req, m, staged(a.st, ireduce(op, c, a.s, a.rv, a.rd, rankIn(root))))
+	return b
 }
 
 func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := typeBytes(count, dh)
-	defer exit(allreduceCalls[m], c.enter(allreduceCalls[m], prof.NoPeer, -1, pn), pn)
 	var a redArgs
-	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
-		return fail(op, ch, err)
+	reduceArgs(op, sbuf, rbuf, count, count, dh, oh, mpir.SendSide|mpir.RecvSide, &a)
+	if m == mBlock && a.st == nil {
+		err := a.serr
+		if err == nil {
+			err = cmpOr(a.rerr, a.oerr)
+		}
+		return fail(op, ch, mpir.Allreduce(pAllreduce, c.c, &a.s, &a.rv, &a.rd, err))
 	}
-	switch m {
-	case mBlock:
-		a.st.pack()
-		return fail(op, ch, a.st.done(collective.Allreduce(c.c, op, &a.s, &a.rv, &a.rd)))
-	case mNB:
-		a.st.pack()
-		p, err := a.st.then(collective.Iallreduce(c.c, op, a.s, a.rv, a.rd))
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, staged(a.st, iallreduce(op, c, a.s, a.rv, a.rd)))
+	ca := a.coll(-1)
+	return runColl(op, mpir.CollAllreduce, c, ch, req, m, &ca)
 }
 
-func scanOf(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, excl bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+func scanOf(op string, k mpir.CollKind, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, req unsafe.Pointer, m mode) int32 {
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	calls := scanCalls[b2i(excl)]
-	pn := typeBytes(count, dh)
-	defer exit(calls[m], c.enter(calls[m], prof.NoPeer, -1, pn), pn)
 	var a redArgs
-	if err := reduceArgs(op, c, sbuf, rbuf, count, count, dh, oh, true, &a); err != nil {
-		return fail(op, ch, err)
-	}
-	s, rv, rd, st := a.s, a.rv, a.rd, a.st
-	if m == mBlock {
-		st.pack()
-		_, err := collective.Scan(c.c, op, s, rv, rd, excl, false)
-		return fail(op, ch, st.done(err))
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		st.pack()
-		p, err := st.then(collective.Scan(c.c, op, s, rv, rd, excl, true))
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return collective.Scan(c.c, op, s, rv, rd, excl, nb) }))
+	reduceArgs(op, sbuf, rbuf, count, count, dh, oh, mpir.SendSide|mpir.RecvSide, &a)
+	ca := a.coll(-1)
+	return runColl(op, k, c, ch, req, m, &ca)
 }
 
 func scan(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	return scanOf(op, sbuf, rbuf, count, dh, oh, ch, false, req, m)
+	return scanOf(op, mpir.CollScan, sbuf, rbuf, count, dh, oh, ch, req, m)
 }
 
 func exscan(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	return scanOf(op, sbuf, rbuf, count, dh, oh, ch, true, req, m)
+	return scanOf(op, mpir.CollExscan, sbuf, rbuf, count, dh, oh, ch, req, m)
 }
 
 func reduceScatterBlock(op string, sbuf, rbuf unsafe.Pointer, rcount int64, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := typeBytes(rcount*int64(peers(c)), dh)
-	defer exit(reduceScatterBlockCalls[m], c.enter(reduceScatterBlockCalls[m], prof.NoPeer, -1, pn), pn)
-	total := rcount * int64(peers(c))
-	// In place, recvbuf holds every rank's block on the way in (MPI 4.1 6.10.1).
+	// The send buffer holds a block of recvcount for every process of the group, the
+	// local group on an intercommunicator (MPI 4.1 section 6.10.1); in place the
+	// receive buffer holds them on the way in.
+	total := rcount * int64(c.c.Size())
 	rspan := rcount
 	if uintptr(sbuf) == inPlaceAddr {
 		rspan = total
 	}
 	var a redArgs
-	if err := reduceArgs(op, c, sbuf, rbuf, total, rspan, dh, oh, true, &a); err != nil {
-		return fail(op, ch, err)
-	}
-	s, rv, rd, st := a.s, a.rv, a.rd, a.st
-	if m == mBlock {
-		st.pack()
-		_, err := collective.ReduceScatterBlock(c.c, op, s, rv, rd, false)
-		return fail(op, ch, st.done(err))
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		st.pack()
-		p, err := st.then(collective.ReduceScatterBlock(c.c, op, s, rv, rd, true))
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return collective.ReduceScatterBlock(c.c, op, s, rv, rd, nb) }))
+	reduceArgs(op, sbuf, rbuf, total, rspan, dh, oh, mpir.SendSide|mpir.RecvSide, &a)
+	ca := a.coll(-1)
+	return runColl(op, mpir.CollReduceScatterBlock, c, ch, req, m, &ca)
 }
 
 func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer, dh, oh uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := vBytes(rcounts, c.c.Size(), big, dh)
-	defer exit(reduceScatterCalls[m], c.enter(reduceScatterCalls[m], prof.NoPeer, -1, pn), pn)
+	n := c.c.Size()
 	var counts []int
-	if m == mPersist { // the request keeps them
-		counts = carr(rcounts, c.c.Size(), big)
+	if m.m == mpir.Persistent { // the request keeps them
+		counts = carr(rcounts, n, big)
 	} else { // the device reads them while it builds the schedule: pooled
 		held := intLists.Get().(*[]int)
 		defer intLists.Put(held)
-		*held = carrInto((*held)[:0], rcounts, c.c.Size(), big)
+		*held = carrInto((*held)[:0], rcounts, n, big)
 		counts = *held
 	}
-	if counts == nil && c.c.Size() > 0 {
-		return fail(op, ch, errorf(errArg, op, "recvcounts is NULL"))
-	}
-	var total int64
+	// The send buffer holds sum(recvcounts) items, and in place the receive buffer
+	// does (MPI 4.1 section 6.10.2).
+	var total, rspan int64
 	for _, k := range counts {
-		total += int64(k)
+		total += int64(max(k, 0))
 	}
-	// In place, recvbuf holds the whole input, sum(recvcounts) items (MPI 4.1 6.10.2).
-	rspan := int64(counts[c.c.Rank()])
+	if me := c.c.Rank(); me < len(counts) {
+		rspan = int64(counts[me])
+	}
 	if uintptr(sbuf) == inPlaceAddr {
 		rspan = total
 	}
 	var a redArgs
-	if err := reduceArgs(op, c, sbuf, rbuf, total, rspan, dh, oh, true, &a); err != nil {
-		return fail(op, ch, err)
-	}
-	s, rv, rd, st := a.s, a.rv, a.rd, a.st
-	if m == mBlock {
-		st.pack()
-		_, err := collective.ReduceScatter(c.c, op, s, rv, counts, rd, false)
-		return fail(op, ch, st.done(err))
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		st.pack()
-		p, err := st.then(collective.ReduceScatter(c.c, op, s, rv, counts, rd, true))
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, staged(st, func(nb bool) (*core.Pending, error) { return collective.ReduceScatter(c.c, op, s, rv, counts, rd, nb) }))
+	reduceArgs(op, sbuf, rbuf, total, rspan, dh, oh, mpir.SendSide|mpir.RecvSide, &a)
+	ca := a.coll(-1)
+	ca.Counts = counts
+	return runColl(op, mpir.CollReduceScatter, c, ch, req, m, &ca)
 }
 
-// peers is the number of blocks of the all-to-all forms: the remote group's size on
-// an intercommunicator.
-func peers(c *comm) int { return c.c.Peers() }
+// vbuf is one side of a v form: counts and displacements read from C where the side
+// is significant (sig), and the buffer over the items they reach.
+func vbuf(op string, sig bool, buf unsafe.Pointer, counts, displs unsafe.Pointer, n int, dh uintptr, big bool) (v collective.Vec, cs, ds []int, err error) {
+	if !sig {
+		return
+	}
+	cs, ds = moved(carr(counts, n, big), dh), carr(displs, n, big)
+	v, err = cvec(op, buf, int64(mpir.BlocksEnd(cs, ds)), dh)
+	return
+}
 
 func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := collBytes(sbuf, scount, sdt, rcount*int64(peers(c)), rdt)
-	defer exit(gatherCalls[m], c.enter(gatherCalls[m], rootPeer(root), -1, pn), pn)
-	rootHere := isRoot(c, root)
-	var s, rv collective.Vec
-	var err error
-	if !c.c.IsInter() || !rootHere {
-		if s, err = cvec(op, sbuf, scount, sdt); err != nil {
-			return fail(op, ch, err)
-		}
-	}
-	if rootHere {
-		if rv, err = cvec(op, rbuf, rcount*int64(peers(c)), rdt); err != nil {
-			return fail(op, ch, err)
-		}
-		if c.c.IsInter() {
-			s = ignored(esz(rv))
-		}
-	} else {
-		rv = ignored(esz(s))
-	}
-	if m == mBlock {
-		_, err := collective.Gather(c.c, op, s, rv, rankIn(root), false)
-		return fail(op, ch, err)
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := collective.Gather(c.c, op, s, rv, rankIn(root), true)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Gather(c.c, op, s, rv, rankIn(root), nb) })
+	a := mpir.CollArgs{Root: rankIn(root)}
+	sig := mpir.Significant(mpir.CollGather, c.c, a.Root, uintptr(sbuf) == inPlaceAddr)
+	a.Send, a.SendErr = side(op, sig.Send(), sbuf, scount, sdt)
+	a.Recv, a.RecvErr = side(op, sig.Recv(), rbuf, rcount*int64(c.c.Peers()), rdt)
+	return runColl(op, mpir.CollGather, c, ch, req, m, &a)
 }
 
 func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := gathervBytes(c, sbuf, scount, sdt, rcounts, big, rdt)
-	defer exit(gathervCalls[m], c.enter(gathervCalls[m], rootPeer(root), -1, pn), pn)
-	rootHere := isRoot(c, root)
-	var s, rv collective.Vec
-	var counts, ds []int
-	var err error
-	if !c.c.IsInter() || !rootHere {
-		if s, err = cvec(op, sbuf, scount, sdt); err != nil {
-			return fail(op, ch, err)
-		}
-	}
-	if rootHere {
-		counts, ds = moved(carr(rcounts, peers(c), big), rdt), carr(displs, peers(c), big)
-		if rv, err = cvec(op, rbuf, maxItems(counts, ds), rdt); err != nil {
-			return fail(op, ch, err)
-		}
-		if c.c.IsInter() {
-			s = ignored(esz(rv))
-		}
-	} else {
-		rv = ignored(esz(s))
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
-		return collective.Gatherv(c.c, op, s, rv, counts, ds, rankIn(root), nb)
-	})
+	a := mpir.CollArgs{Root: rankIn(root)}
+	sig := mpir.Significant(mpir.CollGatherv, c.c, a.Root, uintptr(sbuf) == inPlaceAddr)
+	a.Send, a.SendErr = side(op, sig.Send(), sbuf, scount, sdt)
+	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, sig.Recv(), rbuf, rcounts, displs, c.c.Peers(), rdt, big)
+	return runColl(op, mpir.CollGatherv, c, ch, req, m, &a)
 }
 
 func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := rootBytes(c, root, scount*int64(peers(c)), sdt)
-	defer exit(scatterCalls[m], c.enter(scatterCalls[m], rootPeer(root), -1, pn), pn)
-	rootHere := isRoot(c, root)
-	var s, rv collective.Vec
-	var err error
-	if !c.c.IsInter() || !rootHere {
-		if rv, err = cvec(op, rbuf, rcount, rdt); err != nil {
-			return fail(op, ch, err)
-		}
-	}
-	if rootHere {
-		if s, err = cvec(op, sbuf, scount*int64(peers(c)), sdt); err != nil {
-			return fail(op, ch, err)
-		}
-		if c.c.IsInter() {
-			rv = ignored(esz(s))
-		}
-	} else {
-		s = ignored(esz(rv))
-	}
-	if m == mBlock {
-		_, err := collective.Scatter(c.c, op, s, rv, rankIn(root), false)
-		return fail(op, ch, err)
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := collective.Scatter(c.c, op, s, rv, rankIn(root), true)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Scatter(c.c, op, s, rv, rankIn(root), nb) })
+	a := mpir.CollArgs{Root: rankIn(root)}
+	sig := mpir.Significant(mpir.CollScatter, c.c, a.Root, false)
+	a.Send, a.SendErr = side(op, sig.Send(), sbuf, scount*int64(c.c.Peers()), sdt)
+	a.Recv, a.RecvErr = side(op, sig.Recv(), rbuf, rcount, rdt)
+	return runColl(op, mpir.CollScatter, c, ch, req, m, &a)
 }
 
 func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := scattervBytes(c, root, scounts, big, sdt)
-	defer exit(scattervCalls[m], c.enter(scattervCalls[m], rootPeer(root), -1, pn), pn)
-	rootHere := isRoot(c, root)
-	var s, rv collective.Vec
-	var counts, ds []int
-	var err error
-	if !c.c.IsInter() || !rootHere {
-		if rv, err = cvec(op, rbuf, rcount, rdt); err != nil {
-			return fail(op, ch, err)
-		}
-	}
-	if rootHere {
-		counts, ds = moved(carr(scounts, peers(c), big), sdt), carr(displs, peers(c), big)
-		if s, err = cvec(op, sbuf, maxItems(counts, ds), sdt); err != nil {
-			return fail(op, ch, err)
-		}
-		if c.c.IsInter() {
-			rv = ignored(esz(s))
-		}
-	} else {
-		s = ignored(esz(rv))
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
-		return collective.Scatterv(c.c, op, s, counts, ds, rv, rankIn(root), nb)
-	})
+	a := mpir.CollArgs{Root: rankIn(root)}
+	sig := mpir.Significant(mpir.CollScatterv, c.c, a.Root, false)
+	a.Send, a.Counts, a.Displs, a.SendErr = vbuf(op, sig.Send(), sbuf, scounts, displs, c.c.Peers(), sdt, big)
+	a.Recv, a.RecvErr = side(op, sig.Recv(), rbuf, rcount, rdt)
+	return runColl(op, mpir.CollScatterv, c, ch, req, m, &a)
 }
 
 func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := collBytes(sbuf, scount, sdt, rcount*int64(peers(c)), rdt)
-	defer exit(allgatherCalls[m], c.enter(allgatherCalls[m], prof.NoPeer, -1, pn), pn)
-	s, err := cvec(op, sbuf, scount, sdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	rv, err := cvec(op, rbuf, rcount*int64(peers(c)), rdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	if m == mBlock {
-		_, err := collective.Allgather(c.c, op, s, rv, false)
-		return fail(op, ch, err)
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := collective.Allgather(c.c, op, s, rv, true)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Allgather(c.c, op, s, rv, nb) })
+	var a mpir.CollArgs
+	a.Send, a.SendErr = cvec(op, sbuf, scount, sdt)
+	a.Recv, a.RecvErr = cvec(op, rbuf, rcount*int64(c.c.Peers()), rdt)
+	return runColl(op, mpir.CollAllgather, c, ch, req, m, &a)
 }
 
 func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := gathervBytes(c, sbuf, scount, sdt, rcounts, big, rdt)
-	defer exit(allgathervCalls[m], c.enter(allgathervCalls[m], prof.NoPeer, -1, pn), pn)
-	counts, ds := moved(carr(rcounts, peers(c), big), rdt), carr(displs, peers(c), big)
-	s, err := cvec(op, sbuf, scount, sdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	rv, err := cvec(op, rbuf, maxItems(counts, ds), rdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	if m == mBlock {
-		_, err := collective.Allgatherv(c.c, op, s, rv, counts, ds, false)
-		return fail(op, ch, err)
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := collective.Allgatherv(c.c, op, s, rv, counts, ds, true)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Allgatherv(c.c, op, s, rv, counts, ds, nb) })
+	var a mpir.CollArgs
+	a.Send, a.SendErr = cvec(op, sbuf, scount, sdt)
+	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, true, rbuf, rcounts, displs, c.c.Peers(), rdt, big)
+	return runColl(op, mpir.CollAllgatherv, c, ch, req, m, &a)
 }
 
 func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := collBytes(sbuf, scount*int64(peers(c)), sdt, rcount*int64(peers(c)), rdt)
-	defer exit(alltoallCalls[m], c.enter(alltoallCalls[m], prof.NoPeer, -1, pn), pn)
-	n := int64(peers(c))
-	s, err := cvec(op, sbuf, scount*n, sdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	rv, err := cvec(op, rbuf, rcount*n, rdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	if m == mBlock {
-		_, err := collective.Alltoall(c.c, op, s, rv, false)
-		return fail(op, ch, err)
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := collective.Alltoall(c.c, op, s, rv, true)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Alltoall(c.c, op, s, rv, nb) })
+	n := int64(c.c.Peers())
+	var a mpir.CollArgs
+	a.Send, a.SendErr = cvec(op, sbuf, scount*n, sdt)
+	a.Recv, a.RecvErr = cvec(op, rbuf, rcount*n, rdt)
+	return runColl(op, mpir.CollAlltoall, c, ch, req, m, &a)
 }
 
 func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := alltoallvBytes(c, sbuf, scounts, sdt, rcounts, rdt, big)
-	defer exit(alltoallvCalls[m], c.enter(alltoallvCalls[m], prof.NoPeer, -1, pn), pn)
-	n := peers(c)
-	rc, rd := moved(carr(rcounts, n, big), rdt), carr(rdispls, n, big)
-	var sc, sd []int
-	var s collective.Vec
-	var err error
-	if uintptr(sbuf) == inPlaceAddr {
-		sc, sd = rc, rd
+	var a mpir.CollArgs
+	n, inPlace := c.c.Peers(), uintptr(sbuf) == inPlaceAddr
+	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, true, rbuf, rcounts, rdispls, n, rdt, big)
+	if inPlace {
+		a.Send = collective.InPlaceVec(1)
 	} else {
-		sc, sd = moved(carr(scounts, n, big), sdt), carr(sdispls, n, big)
-		if s, err = cvec(op, sbuf, maxItems(sc, sd), sdt); err != nil {
-			return fail(op, ch, err)
-		}
+		a.Send, a.SCounts, a.SDispls, a.SendErr = vbuf(op, true, sbuf, scounts, sdispls, n, sdt, big)
 	}
-	rv, err := cvec(op, rbuf, maxItems(rc, rd), rdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	if uintptr(sbuf) == inPlaceAddr {
-		s = collective.InPlaceVec(esz(rv))
-	}
-	if m == mBlock {
-		_, err := collective.Alltoallv(c.c, op, s, sc, sd, rv, rc, rd, false)
-		return fail(op, ch, err)
-	}
-	if m == mNB { // called here: the closure below would escape to the heap on every call
-		p, err := collective.Alltoallv(c.c, op, s, sc, sd, rv, rc, rd, true)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) { return collective.Alltoallv(c.c, op, s, sc, sd, rv, rc, rd, nb) })
+	return runColl(op, mpir.CollAlltoallv, c, ch, req, m, &a)
 }
 
-// wmem is the C memory of one side of a w form: counts[j] items of types[j] at byte
-// displs[j] from p. It spans every block (p may be MPI_BOTTOM with absolute
-// displacements), and the displacements it returns count from its start.
-func wmem(p unsafe.Pointer, counts, displs []int, ts []*datatype.Type) ([]byte, []int, error) {
-	var lo, hi int64
-	first := true
-	for j := range counts {
-		if counts[j] <= 0 || ts[j] == nil || ts[j].Size() == 0 {
-			continue
-		}
-		l, h, err := ts[j].Span(int64(counts[j]))
-		if err != nil {
-			return nil, nil, err
-		}
-		l, h = l+int64(displs[j]), h+int64(displs[j])
-		if first || l < lo {
-			lo = l
-		}
-		if first || h > hi {
-			hi = h
-		}
-		first = false
+// wside reads one side of a w form (bigDispls: the displacements are MPI_Aint): its
+// counts and displacements, the datatypes of its blocks of data (mpir.WTypes), and
+// its memory, spanning every block (p may be MPI_BOTTOM with absolute displacements;
+// the displacements returned count from its start).
+func wside(op, what string, n int, p, counts, displs, types unsafe.Pointer, big, bigDispls bool) (s mpir.WSide) {
+	s.Counts, s.Displs = carr(counts, n, big), carr(displs, n, bigDispls)
+	hs := handles(types, n)
+	if hs == nil || s.Counts == nil || s.Displs == nil {
+		return // the checks name what is missing
 	}
-	out := make([]int, len(displs))
-	for j := range displs {
-		out[j] = displs[j] - int(lo)
-	}
-	if hi <= lo {
-		return nil, out, nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo), out, nil
-}
-
-// wtypes reads n datatype handles.
-func wtypes(op, what string, p unsafe.Pointer, n int) ([]*datatype.Type, error) {
-	hs := handles(p, n)
-	if hs == nil && n > 0 {
-		return nil, errorf(errArg, op, "%s is NULL", what)
-	}
-	out := make([]*datatype.Type, n)
-	for j, h := range hs {
-		t, err := typeOf(op, h)
-		if err != nil {
-			return nil, errorf(errType, op, "%s[%d]: %s", what, j, strings.TrimPrefix(err.Error(), "MPI_"+op+": "))
-		}
-		out[j] = t
-	}
-	return out, nil
-}
-
-// wside reads one side of a w form (bigDispls: the displacements are MPI_Aint).
-func wside(op, what string, n int, buf, counts, displs, types unsafe.Pointer, big, bigDispls bool) (mem []byte, cs, ds []int, ts []*datatype.Type, err error) {
-	cs, ds = carr(counts, n, big), carr(displs, n, bigDispls)
-	if ts, err = wtypes(op, what+"types", types, n); err != nil {
+	s.Types, s.Err = mpir.WTypes(op, what+"types", n, s.Counts, func(j int) (*datatype.Type, error) { return typeOf(op, hs[j]) }, make([]*datatype.Type, 0, n))
+	if s.Err != nil {
 		return
 	}
-	if len(cs) < n || len(ds) < n {
-		err = errorf(errArg, op, "%scounts or %sdispls is NULL", what, what)
+	lo, hi, err := mpir.WSpan(&s)
+	if err != nil {
+		s.Err = core.TypeErr(op, err)
 		return
 	}
-	mem, ds, err = wmem(buf, cs, ds, ts)
-	if err != nil {
-		err = core.TypeErr(op, err)
+	for j := range s.Displs {
+		s.Displs[j] -= int(lo)
+	}
+	if hi > lo {
+		s.Mem = unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo)
 	}
 	return
 }
 
 func alltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.Pointer, rbuf unsafe.Pointer, rcounts, rdispls, rtypes unsafe.Pointer, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := commArg(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := alltoallwBytes(c, sbuf, scounts, stypes, rcounts, rtypes, big)
-	defer exit(alltoallwCalls[m], c.enter(alltoallwCalls[m], prof.NoPeer, -1, pn), pn)
-	n := peers(c)
-	rmem, rc, rd, rt, err := wside(op, "recv", n, rbuf, rcounts, rdispls, rtypes, big, big)
-	if err != nil {
-		return fail(op, ch, err)
+	n := c.c.Peers()
+	a := mpir.WArgs{InPlace: uintptr(sbuf) == inPlaceAddr}
+	a.Recv = wside(op, "recv", n, rbuf, rcounts, rdispls, rtypes, big, big)
+	if !a.InPlace {
+		a.Send = wside(op, "send", n, sbuf, scounts, sdispls, stypes, big, big)
 	}
-	inPlace := uintptr(sbuf) == inPlaceAddr
-	var smem []byte
-	var sc, sd []int
-	var st []*datatype.Type
-	if !inPlace {
-		if smem, sc, sd, st, err = wside(op, "send", n, sbuf, scounts, sdispls, stypes, big, big); err != nil {
-			return fail(op, ch, err)
-		}
-	}
-	return launch(op, c, ch, req, m, func(nb bool) (*core.Pending, error) {
-		return collective.Alltoallw(c.c, op, smem, inPlace, sc, sd, st, rmem, rc, rd, rt, nb)
-	})
+	a.Err, a.Info = reqInfo(op, req, m)
+	p, err := mpir.Alltoallw(mpir.CollProc(mpir.CollAlltoallw, m.m), c.c, &a)
+	return given(op, c, ch, req, m, p, err)
 }

@@ -23,7 +23,7 @@ func PMPI_Ibarrier(ch uintptr, req unsafe.Pointer) int32 {
 
 //export PMPI_Barrier_init
 func PMPI_Barrier_init(ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return barrier("Barrier_init", ch, false, req, mPersist)
+	return barrier("Barrier_init", ch, false, req, mPersist(info))
 }
 
 //export PMPI_Bcast
@@ -48,12 +48,12 @@ func PMPI_Ibcast_c(buffer unsafe.Pointer, count int64, datatype uintptr, root in
 
 //export PMPI_Bcast_init
 func PMPI_Bcast_init(buffer unsafe.Pointer, count int32, datatype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return bcast("Bcast_init", buffer, int64(count), datatype, root, ch, false, req, mPersist)
+	return bcast("Bcast_init", buffer, int64(count), datatype, root, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Bcast_init_c
 func PMPI_Bcast_init_c(buffer unsafe.Pointer, count int64, datatype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return bcast("Bcast_init", buffer, count, datatype, root, ch, true, req, mPersist)
+	return bcast("Bcast_init", buffer, count, datatype, root, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Reduce
@@ -78,12 +78,12 @@ func PMPI_Ireduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64,
 
 //export PMPI_Reduce_init
 func PMPI_Reduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return reduce("Reduce_init", sendbuf, recvbuf, int64(count), datatype, op, root, ch, false, req, mPersist)
+	return reduce("Reduce_init", sendbuf, recvbuf, int64(count), datatype, op, root, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Reduce_init_c
 func PMPI_Reduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return reduce("Reduce_init", sendbuf, recvbuf, count, datatype, op, root, ch, true, req, mPersist)
+	return reduce("Reduce_init", sendbuf, recvbuf, count, datatype, op, root, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Allreduce
@@ -108,12 +108,12 @@ func PMPI_Iallreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int
 
 //export PMPI_Allreduce_init
 func PMPI_Allreduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return allreduce("Allreduce_init", sendbuf, recvbuf, int64(count), datatype, op, ch, false, req, mPersist)
+	return allreduce("Allreduce_init", sendbuf, recvbuf, int64(count), datatype, op, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Allreduce_init_c
 func PMPI_Allreduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return allreduce("Allreduce_init", sendbuf, recvbuf, count, datatype, op, ch, true, req, mPersist)
+	return allreduce("Allreduce_init", sendbuf, recvbuf, count, datatype, op, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Scan
@@ -138,12 +138,12 @@ func PMPI_Iscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, d
 
 //export PMPI_Scan_init
 func PMPI_Scan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return scan("Scan_init", sendbuf, recvbuf, int64(count), datatype, op, ch, false, req, mPersist)
+	return scan("Scan_init", sendbuf, recvbuf, int64(count), datatype, op, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Scan_init_c
 func PMPI_Scan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return scan("Scan_init", sendbuf, recvbuf, count, datatype, op, ch, true, req, mPersist)
+	return scan("Scan_init", sendbuf, recvbuf, count, datatype, op, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Exscan
@@ -168,12 +168,12 @@ func PMPI_Iexscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64,
 
 //export PMPI_Exscan_init
 func PMPI_Exscan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return exscan("Exscan_init", sendbuf, recvbuf, int64(count), datatype, op, ch, false, req, mPersist)
+	return exscan("Exscan_init", sendbuf, recvbuf, int64(count), datatype, op, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Exscan_init_c
 func PMPI_Exscan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return exscan("Exscan_init", sendbuf, recvbuf, count, datatype, op, ch, true, req, mPersist)
+	return exscan("Exscan_init", sendbuf, recvbuf, count, datatype, op, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Reduce_scatter_block
@@ -198,12 +198,12 @@ func PMPI_Ireduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer
 
 //export PMPI_Reduce_scatter_block_init
 func PMPI_Reduce_scatter_block_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int32, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return reduceScatterBlock("Reduce_scatter_block_init", sendbuf, recvbuf, int64(recvcount), datatype, op, ch, false, req, mPersist)
+	return reduceScatterBlock("Reduce_scatter_block_init", sendbuf, recvbuf, int64(recvcount), datatype, op, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Reduce_scatter_block_init_c
 func PMPI_Reduce_scatter_block_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return reduceScatterBlock("Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype, op, ch, true, req, mPersist)
+	return reduceScatterBlock("Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype, op, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Reduce_scatter
@@ -228,12 +228,12 @@ func PMPI_Ireduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recv
 
 //export PMPI_Reduce_scatter_init
 func PMPI_Reduce_scatter_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return reduceScatter("Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, ch, false, req, mPersist)
+	return reduceScatter("Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Reduce_scatter_init_c
 func PMPI_Reduce_scatter_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return reduceScatter("Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, ch, true, req, mPersist)
+	return reduceScatter("Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Gather
@@ -258,12 +258,12 @@ func PMPI_Igather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, r
 
 //export PMPI_Gather_init
 func PMPI_Gather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return gather("Gather_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, root, ch, false, req, mPersist)
+	return gather("Gather_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, root, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Gather_init_c
 func PMPI_Gather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return gather("Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, ch, true, req, mPersist)
+	return gather("Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Gatherv
@@ -288,12 +288,12 @@ func PMPI_Igatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, 
 
 //export PMPI_Gatherv_init
 func PMPI_Gatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return gatherv("Gatherv_init", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, root, ch, false, req, mPersist)
+	return gatherv("Gatherv_init", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, root, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Gatherv_init_c
 func PMPI_Gatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return gatherv("Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, ch, true, req, mPersist)
+	return gatherv("Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Scatter
@@ -318,12 +318,12 @@ func PMPI_Iscatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, 
 
 //export PMPI_Scatter_init
 func PMPI_Scatter_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return scatter("Scatter_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, root, ch, false, req, mPersist)
+	return scatter("Scatter_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, root, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Scatter_init_c
 func PMPI_Scatter_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return scatter("Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, ch, true, req, mPersist)
+	return scatter("Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Scatterv
@@ -348,12 +348,12 @@ func PMPI_Iscatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs 
 
 //export PMPI_Scatterv_init
 func PMPI_Scatterv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return scatterv("Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, int64(recvcount), recvtype, root, ch, false, req, mPersist)
+	return scatterv("Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, int64(recvcount), recvtype, root, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Scatterv_init_c
 func PMPI_Scatterv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return scatterv("Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, ch, true, req, mPersist)
+	return scatterv("Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Allgather
@@ -378,12 +378,12 @@ func PMPI_Iallgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr
 
 //export PMPI_Allgather_init
 func PMPI_Allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return allgather("Allgather_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist)
+	return allgather("Allgather_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Allgather_init_c
 func PMPI_Allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return allgather("Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist)
+	return allgather("Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Allgatherv
@@ -408,12 +408,12 @@ func PMPI_Iallgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintpt
 
 //export PMPI_Allgatherv_init
 func PMPI_Allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return allgatherv("Allgatherv_init", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, ch, false, req, mPersist)
+	return allgatherv("Allgatherv_init", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Allgatherv_init_c
 func PMPI_Allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return allgatherv("Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, ch, true, req, mPersist)
+	return allgatherv("Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Alltoall
@@ -438,12 +438,12 @@ func PMPI_Ialltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr,
 
 //export PMPI_Alltoall_init
 func PMPI_Alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return alltoall("Alltoall_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist)
+	return alltoall("Alltoall_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Alltoall_init_c
 func PMPI_Alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return alltoall("Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist)
+	return alltoall("Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Alltoallv
@@ -468,12 +468,12 @@ func PMPI_Ialltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispl
 
 //export PMPI_Alltoallv_init
 func PMPI_Alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return alltoallv("Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, false, req, mPersist)
+	return alltoallv("Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Alltoallv_init_c
 func PMPI_Alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return alltoallv("Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, true, req, mPersist)
+	return alltoallv("Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Alltoallw
@@ -498,12 +498,12 @@ func PMPI_Ialltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispl
 
 //export PMPI_Alltoallw_init
 func PMPI_Alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return alltoallw("Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, false, req, mPersist)
+	return alltoallw("Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Alltoallw_init_c
 func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return alltoallw("Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, true, req, mPersist)
+	return alltoallw("Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_allgather
@@ -528,12 +528,12 @@ func PMPI_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtyp
 
 //export PMPI_Neighbor_allgather_init
 func PMPI_Neighbor_allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAllgather("Neighbor_allgather_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist)
+	return neighborAllgather("Neighbor_allgather_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_allgather_init_c
 func PMPI_Neighbor_allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAllgather("Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist)
+	return neighborAllgather("Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_allgatherv
@@ -558,12 +558,12 @@ func PMPI_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendty
 
 //export PMPI_Neighbor_allgatherv_init
 func PMPI_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAllgatherv("Neighbor_allgatherv_init", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, ch, false, req, mPersist)
+	return neighborAllgatherv("Neighbor_allgatherv_init", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_allgatherv_init_c
 func PMPI_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAllgatherv("Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, ch, true, req, mPersist)
+	return neighborAllgatherv("Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoall
@@ -588,12 +588,12 @@ func PMPI_Ineighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype
 
 //export PMPI_Neighbor_alltoall_init
 func PMPI_Neighbor_alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAlltoall("Neighbor_alltoall_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist)
+	return neighborAlltoall("Neighbor_alltoall_init", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoall_init_c
 func PMPI_Neighbor_alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAlltoall("Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist)
+	return neighborAlltoall("Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoallv
@@ -618,12 +618,12 @@ func PMPI_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointe
 
 //export PMPI_Neighbor_alltoallv_init
 func PMPI_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAlltoallv("Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, false, req, mPersist)
+	return neighborAlltoallv("Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoallv_init_c
 func PMPI_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAlltoallv("Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, true, req, mPersist)
+	return neighborAlltoallv("Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ch, true, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoallw
@@ -648,10 +648,10 @@ func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointe
 
 //export PMPI_Neighbor_alltoallw_init
 func PMPI_Neighbor_alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAlltoallw("Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, false, req, mPersist)
+	return neighborAlltoallw("Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, false, req, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoallw_init_c
 func PMPI_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, ch uintptr, info uintptr, req unsafe.Pointer) int32 {
-	return neighborAlltoallw("Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, true, req, mPersist)
+	return neighborAlltoallw("Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, ch, true, req, mPersist(info))
 }

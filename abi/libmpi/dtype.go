@@ -154,6 +154,10 @@ func typeOf(op string, h uintptr) (*datatype.Type, error) {
 	return d.t, nil
 }
 
+// maxSpan bounds the C memory a buffer may span (2^47 bytes, as much as x86-64 user
+// space holds): a larger count is an error, not a slice the runtime refuses.
+const maxSpan = 1 << 47
+
 // span is the C memory count items of t at p reach: the slice starts at the lowest
 // byte touched (p + lo, which for MPI_BOTTOM is the lowest absolute address), and
 // origin is where p falls in it.
@@ -164,6 +168,9 @@ func span(op string, p unsafe.Pointer, count int64, t *datatype.Type) (mem []byt
 	}
 	if hi <= lo {
 		return nil, 0, nil
+	}
+	if hi-lo > maxSpan {
+		return nil, 0, errorf(errCount, op, "%d items of the datatype span %d bytes, more than memory holds", count, hi-lo)
 	}
 	base := unsafe.Add(p, lo)
 	if base == nil {
@@ -262,6 +269,9 @@ func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (collective.Vec,
 	if t.IsContiguous() && t.LB() == 0 && t.Extent() == t.Size() {
 		if esz == 0 {
 			return collective.Vec{Esz: 1}, nil
+		}
+		if count > maxSpan/int64(esz) {
+			return collective.Vec{}, errorf(errCount, op, "count %d of %d-byte items is more than memory holds", count, esz)
 		}
 		n := count * int64(esz)
 		if n == 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -9,39 +8,16 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
-	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// Neighbourhood collectives (MPI 4.1 section 7.6): every rank sends to its
-// topology's destinations and receives from its sources, in the topology's neighbour
-// order. All five forms become the w form (a count, a datatype and a byte
-// displacement per neighbour) and the device's exchange (core.Neighbor), the Go
-// library's: a receive per source and a send per destination on the communicator's
-// internal context, blocks of contiguous layout straight from and to C memory, the
-// others packed and unpacked around it; the nonblocking one progresses as the other
-// nonblocking collectives do.
+// Neighbourhood collectives (MPI 4.1 section 8.6): the semantics are mpir's
+// (mpir.Neighbor); this file turns each form's C arguments into the device's sides
+// (collective.NSide: a count, a displacement and a datatype per neighbour) over the C
+// memory they reach. The lists read from C (counts, displacements, types) are
+// pooled, given back once the call has started, unless a persistent request keeps
+// them.
 
-func neighborComm(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int32) {
-	c, r := commArg(op, ch, req, m)
-	if c == nil {
-		return nil, r
-	}
-	if _, _, _, err := mpir.Neighbors(op, c.c, c.topo); err != nil {
-		return nil, fail(op, ch, err)
-	}
-	return c, 0
-}
-
-// nbrs is the ranks a neighbourhood collective on c receives from and sends to
-// (neighborComm has checked c has a topology).
-func (c *comm) nbrs() (in, out []int) {
-	in, out, _, _ = c.topo.Neighbors()
-	return in, out
-}
-
-// nbrLists holds the lists a call converts from C's (counts, displacements, types):
-// pooled, given back once the device has read them, unless a persistent request
-// keeps them.
+// nbrLists holds the lists a call converts from C's.
 type nbrLists struct {
 	ints  [4]*[]int
 	types [2]*[]*datatype.Type
@@ -51,21 +27,23 @@ type nbrLists struct {
 }
 
 // counts is n C counts or displacements at p (ints, or MPI_Count/MPI_Aint when big);
-// nil for a NULL array.
+// an empty list for a NULL array, which the checks name.
 func (l *nbrLists) counts(p unsafe.Pointer, n int, big bool) []int {
 	h := intLists.Get().(*[]int)
 	*h = carrInto((*h)[:0], p, n, big)
 	l.ints[l.ni] = h
 	l.ni++
+	if *h == nil {
+		return []int{}
+	}
 	return *h
 }
 
-// typeList is the n datatypes of the handles at p (what: the argument's name).
-func (l *nbrLists) typeList(op, what string, p unsafe.Pointer, n int) ([]*datatype.Type, error) {
+// typeList is the datatypes of the handles at p of the n blocks whose counts are
+// counts (mpir.WTypes: those of data only), what naming the argument; an empty list
+// for a NULL array.
+func (l *nbrLists) typeList(op, what string, p unsafe.Pointer, n int, counts []int) ([]*datatype.Type, error) {
 	hs := handles(p, n)
-	if hs == nil && n > 0 {
-		return nil, errorf(errArg, op, "%s is NULL", what)
-	}
 	h := typeLists.Get().(*[]*datatype.Type)
 	l.types[l.nt] = h
 	l.nt++
@@ -73,15 +51,12 @@ func (l *nbrLists) typeList(op, what string, p unsafe.Pointer, n int) ([]*dataty
 	if out == nil {
 		out = []*datatype.Type{} // never nil: a side with types
 	}
-	for j, dh := range hs {
-		t, err := typeOf(op, dh)
-		if err != nil {
-			return nil, errorf(errType, op, "%s[%d]: %s", what, j, strings.TrimPrefix(err.Error(), "MPI_"+op+": "))
-		}
-		out = append(out, t)
+	if hs == nil {
+		return out, nil
 	}
+	out, err := mpir.WTypes(op, what, n, counts, func(j int) (*datatype.Type, error) { return typeOf(op, hs[j]) }, out)
 	*h = out
-	return out, nil
+	return out, err
 }
 
 func (l *nbrLists) release() {
@@ -100,7 +75,7 @@ func (l *nbrLists) release() {
 var typeLists = sync.Pool{New: func() any { return new([]*datatype.Type) }}
 
 // uniform is one side of n blocks of count items of type dh, at steps of a block
-// (step) or all at p.
+// (step) or all at the same place.
 func uniform(op string, count int64, dh uintptr, step bool) (collective.NSide, error) {
 	t, err := typeOf(op, dh)
 	if err != nil {
@@ -114,162 +89,113 @@ func uniform(op string, count int64, dh uintptr, step bool) (collective.NSide, e
 }
 
 // vblocks is one side of the v form: counts[j] items of dh at displs[j] extents.
-func vblocks(op string, n int, counts, displs []int, dh uintptr) (collective.NSide, error) {
+func vblocks(op string, counts, displs []int, dh uintptr) (collective.NSide, error) {
 	t, err := typeOf(op, dh)
 	if err != nil {
 		return collective.NSide{}, err
 	}
-	if len(counts) < n || len(displs) < n {
-		return collective.NSide{}, errorf(errArg, op, "counts or displacements are NULL")
-	}
-	return collective.NSide{Counts: counts[:n], Displs: displs[:n], Unit: int(t.Extent()), Type: t}, nil
+	return collective.NSide{Counts: counts, Displs: displs, Unit: int(t.Extent()), Type: t}, nil
 }
 
 // place lays side s's n blocks over the C memory from p: its Mem spans every block
 // (p may be MPI_BOTTOM with absolute displacements), its Origin is p's place in it.
-func place(op string, s *collective.NSide, p unsafe.Pointer, n int) error {
-	lo, hi, err := s.Span(n)
-	if err != nil {
-		return core.TypeErr(op, err)
+// Nothing for a side its conversion refused, or MPI_IN_PLACE.
+func place(op string, s *collective.NSide, err *error, p unsafe.Pointer, n int) {
+	if *err != nil || uintptr(p) == inPlaceAddr {
+		return
+	}
+	lo, hi, e := mpir.SideSpan(s, n)
+	if e != nil {
+		*err = core.TypeErr(op, e)
+		return
 	}
 	s.Origin = int(-lo)
 	if hi > lo {
 		s.Mem = unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo)
 	}
-	return nil
 }
 
-func nbrRun(op string, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf unsafe.Pointer, ws collective.NSide, rbuf unsafe.Pointer, wr collective.NSide) int32 {
-	in, out, cart, _ := c.topo.Neighbors()
-	if err := place(op, &ws, sbuf, len(out)); err != nil {
-		return fail(op, ch, err)
-	}
-	if err := place(op, &wr, rbuf, len(in)); err != nil {
-		return fail(op, ch, err)
-	}
-	switch m {
-	case mBlock:
-		_, err := collective.Neighbor(c.c, op, in, out, cart, &ws, &wr, false)
-		return fail(op, ch, err)
-	case mNB:
-		p, err := collective.Neighbor(c.c, op, in, out, cart, &ws, &wr, true)
-		return started(op, c, ch, req, p, err)
-	}
-	return launch(op, c, ch, req, m, nbrStart(op, c, in, out, cart, ws, wr))
+// nbrRun lays both sides over C memory and runs the neighbourhood collective k.
+func nbrRun(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf, rbuf unsafe.Pointer, a *mpir.NArgs) int32 {
+	in, out, _, _ := c.topo.Neighbors()
+	place(op, &a.Send, &a.SendErr, sbuf, len(out))
+	place(op, &a.Recv, &a.RecvErr, rbuf, len(in))
+	a.SendInPlace, a.RecvInPlace = uintptr(sbuf) == inPlaceAddr, uintptr(rbuf) == inPlaceAddr
+	a.Err, a.Info = reqInfo(op, req, m)
+	p, err := mpir.Neighbor(mpir.CollProc(k, m.m), c.c, c.topo, a)
+	return given(op, c, ch, req, m, p, err)
 }
 
-// nbrStart is a persistent exchange's start, on its own copies of the sides: a
-// closure in nbrRun would move the blocking path's to the heap on every call.
-func nbrStart(op string, c *comm, in, out []int, cart bool, ws, wr collective.NSide) func(bool) (*core.Pending, error) {
-	return func(bool) (*core.Pending, error) { return collective.Neighbor(c.c, op, in, out, cart, &ws, &wr, true) }
+// degree is the in- and out-degree of c's topology (none without one, which
+// mpir.Neighbor refuses).
+func (c *comm) degree() (in, out int) {
+	srcs, dsts, _, _ := c.topo.Neighbors()
+	return len(srcs), len(dsts)
 }
 
 func neighborAllgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := neighborComm(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := typeBytes(scount, sdt)
-	defer exit(neighborAllgatherCalls[m], c.enter(neighborAllgatherCalls[m], prof.NoPeer, -1, pn), pn)
-	ws, err := uniform(op, scount, sdt, false)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	wr, err := uniform(op, rcount, rdt, true)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
+	var a mpir.NArgs
+	a.Send, a.SendErr = uniform(op, scount, sdt, false)
+	a.Recv, a.RecvErr = uniform(op, rcount, rdt, true)
+	return nbrRun(op, mpir.CollNeighborAllgather, c, ch, req, m, sbuf, rbuf, &a)
 }
 
 func neighborAllgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := neighborComm(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	pn := typeBytes(scount, sdt)
-	defer exit(neighborAllgathervCalls[m], c.enter(neighborAllgathervCalls[m], prof.NoPeer, -1, pn), pn)
-	ws, err := uniform(op, scount, sdt, false)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	l := nbrLists{keep: m == mPersist}
+	l := nbrLists{keep: m.m == mpir.Persistent}
 	defer l.release()
-	in, _ := c.nbrs()
-	n := len(in)
-	wr, err := vblocks(op, n, l.counts(rcounts, n, big), l.counts(displs, n, big), rdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
+	n, _ := c.degree()
+	var a mpir.NArgs
+	a.Send, a.SendErr = uniform(op, scount, sdt, false)
+	a.Recv, a.RecvErr = vblocks(op, l.counts(rcounts, n, big), l.counts(displs, n, big), rdt)
+	return nbrRun(op, mpir.CollNeighborAllgatherv, c, ch, req, m, sbuf, rbuf, &a)
 }
 
 func neighborAlltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := neighborComm(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	_, out := c.nbrs()
-	pn := typeBytes(scount*int64(len(out)), sdt)
-	defer exit(neighborAlltoallCalls[m], c.enter(neighborAlltoallCalls[m], prof.NoPeer, -1, pn), pn)
-	ws, err := uniform(op, scount, sdt, true)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	wr, err := uniform(op, rcount, rdt, true)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
+	var a mpir.NArgs
+	a.Send, a.SendErr = uniform(op, scount, sdt, true)
+	a.Recv, a.RecvErr = uniform(op, rcount, rdt, true)
+	return nbrRun(op, mpir.CollNeighborAlltoall, c, ch, req, m, sbuf, rbuf, &a)
 }
 
 func neighborAlltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, sdt uintptr, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := neighborComm(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	in, out := c.nbrs()
-	no, ni := len(out), len(in)
-	pn := vBytes(scounts, no, big, sdt)
-	defer exit(neighborAlltoallvCalls[m], c.enter(neighborAlltoallvCalls[m], prof.NoPeer, -1, pn), pn)
-	l := nbrLists{keep: m == mPersist}
+	l := nbrLists{keep: m.m == mpir.Persistent}
 	defer l.release()
-	ws, err := vblocks(op, no, l.counts(scounts, no, big), l.counts(sdispls, no, big), sdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	wr, err := vblocks(op, ni, l.counts(rcounts, ni, big), l.counts(rdispls, ni, big), rdt)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
+	ni, no := c.degree()
+	var a mpir.NArgs
+	a.Send, a.SendErr = vblocks(op, l.counts(scounts, no, big), l.counts(sdispls, no, big), sdt)
+	a.Recv, a.RecvErr = vblocks(op, l.counts(rcounts, ni, big), l.counts(rdispls, ni, big), rdt)
+	return nbrRun(op, mpir.CollNeighborAlltoallv, c, ch, req, m, sbuf, rbuf, &a)
 }
 
 func neighborAlltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.Pointer, rbuf unsafe.Pointer, rcounts, rdispls, rtypes unsafe.Pointer, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
-	c, r := neighborComm(op, ch, req, m)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	in, out := c.nbrs()
-	no, ni := len(out), len(in)
-	pn := wBytes(scounts, stypes, no, big)
-	defer exit(neighborAlltoallwCalls[m], c.enter(neighborAlltoallwCalls[m], prof.NoPeer, -1, pn), pn)
-	l := nbrLists{keep: m == mPersist}
+	l := nbrLists{keep: m.m == mpir.Persistent}
 	defer l.release()
-	st, err := l.typeList(op, "sendtypes", stypes, no)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	rt, err := l.typeList(op, "recvtypes", rtypes, ni)
-	if err != nil {
-		return fail(op, ch, err)
-	}
+	ni, no := c.degree()
 	// The displacements are MPI_Aint in both the int and the large-count form.
-	sc, sd, rc, rd := l.counts(scounts, no, big), l.counts(sdispls, no, true), l.counts(rcounts, ni, big), l.counts(rdispls, ni, true)
-	if len(sc) < no || len(sd) < no || len(rc) < ni || len(rd) < ni {
-		return fail(op, ch, errorf(errArg, op, "counts or displacements are NULL"))
-	}
-	ws := collective.NSide{Counts: sc, Displs: sd, Unit: 1, Types: st}
-	wr := collective.NSide{Counts: rc, Displs: rd, Unit: 1, Types: rt}
-	return nbrRun(op, c, ch, req, m, sbuf, ws, rbuf, wr)
+	var a mpir.NArgs
+	a.Send = collective.NSide{Counts: l.counts(scounts, no, big), Displs: l.counts(sdispls, no, true), Unit: 1}
+	a.Recv = collective.NSide{Counts: l.counts(rcounts, ni, big), Displs: l.counts(rdispls, ni, true), Unit: 1}
+	a.Send.Types, a.SendErr = l.typeList(op, "sendtypes", stypes, no, a.Send.Counts)
+	a.Recv.Types, a.RecvErr = l.typeList(op, "recvtypes", rtypes, ni, a.Recv.Counts)
+	return nbrRun(op, mpir.CollNeighborAlltoallw, c, ch, req, m, sbuf, rbuf, &a)
 }

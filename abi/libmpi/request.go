@@ -8,7 +8,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -125,12 +124,18 @@ func addPending(x *core.Pending, c *comm, ch uintptr, keep any, out unsafe.Point
 	*(*uintptr)(out) = h
 }
 
-// addPersistent makes the handle of an inactive persistent collective (or of a
-// partitioned operation, start nil: x is one already).
-func addPersistent(c *comm, ch uintptr, start func() (*core.Pending, error), out unsafe.Pointer) {
-	addStartable(c, ch, collective.Persistent(start), out)
+// started hands a nonblocking call's pending operation to its request (or reports
+// its error).
+func started(op string, c *comm, ch uintptr, req unsafe.Pointer, p *core.Pending, err error) int32 {
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addPending(p, c, ch, nil, req)
+	return 0
 }
 
+// addStartable makes the handle of an inactive persistent operation x: a persistent
+// collective's (mpir made it) or a partitioned operation's.
 func addStartable(c *comm, ch uintptr, x *core.Pending, out unsafe.Pointer) {
 	h, r := newRequest()
 	r.c, r.ch, r.persistent, r.x, r.xg = c, ch, true, x, x.Gen()

@@ -73,7 +73,7 @@ func (s *Sched) Gatherv(send, recv []byte, counts, displs []int, root int) {
 		return
 	}
 	for i := 0; i < n; i++ {
-		b := recv[displs[i]*e : (displs[i]+counts[i])*e]
+		b := block(recv, counts, displs, i, e)
 		switch {
 		case i == r:
 			s.copy(b, send)
@@ -117,7 +117,7 @@ func (s *Sched) Scatterv(send []byte, counts, displs []int, recv []byte, root in
 		return
 	}
 	for i := 0; i < n; i++ {
-		b := send[displs[i]*e : (displs[i]+counts[i])*e]
+		b := block(send, counts, displs, i, e)
 		switch {
 		case i == r:
 			s.copy(recv, b)
@@ -193,7 +193,7 @@ func (s *Sched) Allgatherv(send, recv []byte, counts, displs []int) {
 	n, r, e := s.size, s.rank, s.esize
 	blk := func(i int) []byte {
 		i = (i%n + n) % n
-		return recv[displs[i]*e : (displs[i]+counts[i])*e]
+		return block(recv, counts, displs, i, e)
 	}
 	s.copy(blk(r), send)
 	for k := 0; k < n-1; k++ {
@@ -249,8 +249,8 @@ func (s *Sched) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcou
 		s.copy(b, recv)
 		send = b
 	}
-	sb := func(i int) []byte { return send[sdispls[i]*e : (sdispls[i]+scounts[i])*e] }
-	rb := func(i int) []byte { return recv[rdispls[i]*e : (rdispls[i]+rcounts[i])*e] }
+	sb := func(i int) []byte { return block(send, scounts, sdispls, i, e) }
+	rb := func(i int) []byte { return block(recv, rcounts, rdispls, i, e) }
 	s.copy(rb(r), sb(r))
 	pairwise := tuning().Alltoall == Pairwise
 	for k := 1; k < n; k++ {
@@ -266,4 +266,14 @@ func (s *Sched) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcou
 		}
 	}
 	s.fence()
+}
+
+// block is the counts[i] elements of e bytes at element displs[i] of b: a v form's
+// block i. A block of no elements is empty wherever its displacement points, since
+// MPI never reads the displacement of a block that holds no data.
+func block(b []byte, counts, displs []int, i, e int) []byte {
+	if counts[i] == 0 {
+		return b[:0]
+	}
+	return b[displs[i]*e : (displs[i]+counts[i])*e]
 }

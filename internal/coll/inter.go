@@ -146,7 +146,7 @@ func (s *Sched) InterGathervRecv(recv []byte, counts, displs []int) {
 	s.Strict()
 	e := s.esize
 	for j := range counts {
-		s.recv(recv[displs[j]*e:(displs[j]+counts[j])*e], s.peer(j))
+		s.recv(block(recv, counts, displs, j, e), s.peer(j))
 	}
 	s.fence()
 }
@@ -177,7 +177,7 @@ func (s *Sched) InterScattervSend(send []byte, counts, displs []int) {
 	s.Strict()
 	e := s.esize
 	for j := range counts {
-		s.send(send[displs[j]*e:(displs[j]+counts[j])*e], s.peer(j))
+		s.send(block(send, counts, displs, j, e), s.peer(j))
 	}
 	s.fence()
 }
@@ -209,7 +209,7 @@ func (s *Sched) InterAllgatherv(send, recv []byte, counts, displs []int) {
 	s.Strict()
 	e, m := s.esize, len(counts)
 	for j := 0; j < m; j++ {
-		s.recv(recv[displs[j]*e:(displs[j]+counts[j])*e], s.peer(j))
+		s.recv(block(recv, counts, displs, j, e), s.peer(j))
 	}
 	for k := 0; k < m; k++ {
 		s.send(send, s.peer((s.rank+k)%m))
@@ -239,11 +239,11 @@ func (s *Sched) InterAlltoallv(send []byte, scounts, sdispls []int, recv []byte,
 	s.Strict()
 	e, m := s.esize, len(rcounts)
 	for j := 0; j < m; j++ {
-		s.recv(recv[rdispls[j]*e:(rdispls[j]+rcounts[j])*e], s.peer(j))
+		s.recv(block(recv, rcounts, rdispls, j, e), s.peer(j))
 	}
 	for k := 0; k < m; k++ {
 		j := (s.rank + k) % m
-		s.send(send[sdispls[j]*e:(sdispls[j]+scounts[j])*e], s.peer(j))
+		s.send(block(send, scounts, sdispls, j, e), s.peer(j))
 	}
 	s.fence()
 }

@@ -16,7 +16,9 @@ import (
 // schedule, which holds the checked sides and the blocks, and which the nonblocking
 // form hands to the progress of nonblocking collectives as its schedule: a warm call
 // allocates nothing. The caller's slices of types are copied; its counts and
-// displacements are read until the call completes.
+// displacements are read until the call completes. The arguments were checked above
+// the device (internal/mpir): a slice per peer, the blocks of data of committed types
+// inside their memory; a block of no data may have a nil type.
 func Alltoallw(cc *core.Comm, op string, smem []byte, inPlace bool, scounts, sdispls []int, stypes []*datatype.Type, rmem []byte, rcounts, rdispls []int, rtypes []*datatype.Type, nb bool) (*core.Pending, error) {
 	if err := cc.Check(op); err != nil {
 		return nil, err
@@ -48,21 +50,16 @@ type WSide struct {
 	bytes  []int64
 }
 
-// check checks one side's slices against n peers and a buffer of len(mem) bytes, and
-// fills w with them. ws is "s" or "r", as in the argument names.
-func (w *WSide) check(name, ws string, n int, mem []byte, counts, displs []int, types []*datatype.Type) error {
-	if len(counts) != n || len(displs) != n || len(types) != n {
-		return core.Errorf(core.ClassArg, name, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per peer",
-			ws, len(counts), ws, len(displs), ws, len(types), n)
-	}
+// set fills w with one side's slices, one per peer of n, over mem.
+func (w *WSide) set(name string, n int, mem []byte, counts, displs []int, types []*datatype.Type) error {
 	w.mem, w.counts, w.displs = mem, counts, displs
 	w.types, w.bytes = w.types[:0], w.bytes[:0]
 	for j := 0; j < n; j++ {
-		size, err := checkBlock(name, ws, j, mem, counts[j], displs[j], types[j])
+		size, err := blockSize(counts[j], types[j])
 		if err != nil {
-			return err
+			return core.TypeErr(name, err)
 		}
-		w.types, w.bytes = append(w.types, types[j]), append(w.bytes, int64(size))
+		w.types, w.bytes = append(w.types, types[j]), append(w.bytes, size)
 	}
 	return nil
 }
@@ -73,42 +70,13 @@ func (w *WSide) reset() {
 	*w = WSide{types: w.types[:0], bytes: w.bytes[:0]}
 }
 
-// checkBlock checks block j of one side (w, "s" or "r"): count items of d at byte
-// displ of mem. It returns the block's packed size in bytes.
-func checkBlock(name, w string, j int, mem []byte, count, displ int, d *datatype.Type) (int, error) {
-	if count < 0 {
-		return 0, core.Errorf(core.ClassCount, name, "%scounts[%d] %d is negative", w, j, count)
+// blockSize is the packed bytes of count items of d (none for no items, whose type
+// may be nil).
+func blockSize(count int, d *datatype.Type) (int64, error) {
+	if count <= 0 || d == nil {
+		return 0, nil
 	}
-	if d == nil {
-		return 0, core.Errorf(core.ClassType, name, "%stypes[%d] is a nil datatype", w, j)
-	}
-	if !d.IsCommitted() {
-		return 0, core.Errorf(core.ClassType, name, "%stypes[%d]: datatype %s is not committed (call Commit)", w, j, d.Name())
-	}
-	if _, err := d.Pack(nil, nil, 0); err != nil { // a freed type: refuse it now, not mid-call
-		return 0, core.Errorf(core.ClassType, name, "%stypes[%d]: %v", w, j, err)
-	}
-	size, err := d.PackSize(int64(count))
-	if err != nil {
-		return 0, core.TypeErr(name, err)
-	}
-	if size == 0 {
-		return 0, nil // no data: the displacement is never used
-	}
-	lo, hi, err := d.Span(int64(count))
-	if err != nil {
-		return 0, core.TypeErr(name, err)
-	}
-	at := int64(displ)
-	if at+lo < 0 || at+hi > int64(len(mem)) {
-		buf := "send"
-		if w == "r" {
-			buf = "recv"
-		}
-		return 0, core.Errorf(core.ClassBuffer, name, "block %d: %scounts[%d] %d items of %s at %sdispls[%d] %d span bytes [%d,%d), outside %s's %d bytes",
-			j, w, j, count, d.Name(), w, j, displ, at+lo, at+hi, buf, len(mem))
-	}
-	return int(size), nil
+	return d.PackSize(int64(count))
 }
 
 // Block returns the bytes to move for peer j: the slice's own memory when its layout is
@@ -168,25 +136,17 @@ func (x *wOp) build(c *comm, name string, smem []byte, inPlace bool, scounts, sd
 		n = c.remote.Size()
 	}
 	in := &x.in
-	if err := in.check(name, "r", n, rmem, rcounts, rdispls, rtypes); err != nil {
+	if err := in.set(name, n, rmem, rcounts, rdispls, rtypes); err != nil {
 		return err
 	}
-	switch {
-	case inPlace && inter:
-		return core.Errorf(core.ClassBuffer, name, "send is InPlace, which intercommunicator collectives do not take")
-	case inPlace:
-		x.out = in
-	default:
+	x.out = in
+	if !inPlace {
 		x.out = &x.sout
-		if err := x.out.check(name, "s", n, smem, scounts, sdispls, stypes); err != nil {
+		if err := x.out.set(name, n, smem, scounts, sdispls, stypes); err != nil {
 			return err
 		}
 	}
 	out := x.out
-	if r := c.rank; !inter && out.bytes[r] != in.bytes[r] {
-		return core.Errorf(core.ClassCount, name, "rank %d sends %d bytes to itself (scounts[%d] of %s) but receives %d (rcounts[%d] of %s); they must match",
-			r, out.bytes[r], r, out.types[r].Name(), in.bytes[r], r, in.types[r].Name())
-	}
 	var s *coll.Sched
 	var err error
 	if inter {

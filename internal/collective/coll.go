@@ -15,8 +15,11 @@ import (
 //
 // Which implementation a communicator's collectives take (node shared memory,
 // hierarchical, schedules, intercommunicator schedules) was chosen when it was made
-// (table.go); the entry points (api.go: Bcast, Ibcast, ...) go through that table. The builders below check the arguments and build an intracommunicator's
-// schedule.
+// (table.go); the entry points (api.go: Bcast, Ibcast, ...) go through that table. The builders below build an intracommunicator's
+// schedule. Their arguments were checked above the device (internal/mpir: which are
+// significant, and how the buffers' lengths must agree); the builders index the
+// buffers by them, and resolve MPI_IN_PLACE to the part of the receive buffer that
+// holds this process's input.
 
 // Kind names a collective (coll_check compares them across ranks).
 type Kind int64
@@ -190,28 +193,17 @@ func (c *comm) bcastSched(op string, buf Vec, root int, nb bool) (*coll.Sched, e
 	return s, nil
 }
 
-// reduceArgs checks Reduce's buffers at rank me (root: root) and returns the send
-// buffer to use (recv itself, in place).
-func reduceArgs(op string, me, root int, send, recv *Vec, r *Red) (*Vec, error) {
-	if me == root {
-		if send.InPlace {
-			send = recv
-		}
-		if send.N() != recv.N() {
-			return send, core.Errorf(core.ClassCount, op, "len(send) %d != len(recv) %d at the root", send.N(), recv.N())
-		}
-	} else if send.InPlace {
-		return send, core.Errorf(core.ClassBuffer, op, "InPlace is for the root only")
+// reduceSend is Reduce's send buffer at rank me (root: root): recv itself at the root
+// in place.
+func reduceSend(me, root int, send, recv *Vec) *Vec {
+	if me == root && send.InPlace {
+		return recv
 	}
-	return send, r.pairs(op, send.N())
+	return send
 }
 
 func (c *comm) reduceSched(op string, send, recv Vec, r Red, root int, nb bool) (*coll.Sched, error) {
-	sp, err := reduceArgs(op, c.rank, root, &send, &recv, &r)
-	if err != nil {
-		return nil, err
-	}
-	send = *sp
+	send = *reduceSend(c.rank, root, &send, &recv)
 	s, err := c.Begin(Call{Op: op, Kind: KReduce, Root: root, Size: int64(send.N()), Elem: int64(send.Esz), Red: (&r).code(), Nonblocking: nb}, (&r).unit(send.Esz))
 	if err != nil {
 		return nil, err
@@ -220,32 +212,16 @@ func (c *comm) reduceSched(op string, send, recv Vec, r Red, root int, nb bool) 
 	return s, nil
 }
 
-// allreduceArgs checks Allreduce's buffers and returns the send buffer to use.
-func allreduceArgs(op string, send, recv *Vec, r *Red) (*Vec, error) {
+// allreduceSend is Allreduce's (and Scan's) send buffer: recv itself in place.
+func allreduceSend(send, recv *Vec) *Vec {
 	if send.InPlace {
-		send = recv
+		return recv
 	}
-	if send.Type == nil && recv.Type == nil && send.Esz == recv.Esz {
-		if len(send.B) != len(recv.B) {
-			return send, core.Errorf(core.ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
-		}
-		if r.Pair {
-			return send, r.pairs(op, send.N())
-		}
-		return send, nil
-	}
-	if send.N() != recv.N() {
-		return send, core.Errorf(core.ClassCount, op, "len(send) %d != len(recv) %d", send.N(), recv.N())
-	}
-	return send, r.pairs(op, send.N())
+	return send
 }
 
 func (c *comm) allreduceSched(op string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
-	sp, err := allreduceArgs(op, &send, &recv, &r)
-	if err != nil {
-		return nil, err
-	}
-	send = *sp
+	send = *allreduceSend(&send, &recv)
 	s, err := c.Begin(Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, (&r).unit(recv.Esz))
 	if err != nil {
 		return nil, err
@@ -258,10 +234,7 @@ func (c *comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	send, err := c.rootBlocks(op, root, recv, send, "recv", "send")
-	if err != nil {
-		return nil, err
-	}
+	send = c.rootBlock(root, recv, send)
 	s, err := c.Begin(Call{Op: op, Kind: KGather, Root: root, Size: int64(send.N()), Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
 	if err != nil {
 		return nil, err
@@ -271,27 +244,11 @@ func (c *comm) gatherSched(op string, send, recv Vec, root int, nb bool) (*coll.
 	return s, nil
 }
 
-// checkV checks counts and displacements (in elements) against a buffer of n elements.
-func checkV(op, what string, size int, counts, displs []int, n int) error {
-	if len(counts) != size || len(displs) != size {
-		return core.Errorf(core.ClassCount, op, "len(%scounts) %d and len(%sdispls) %d must be the size %d", what, len(counts), what, len(displs), size)
-	}
-	for i := range counts {
-		if counts[i] < 0 || displs[i] < 0 || displs[i]+counts[i] > n {
-			return core.Errorf(core.ClassCount, op, "%scounts[%d] %d at %sdispls[%d] %d out of the buffer of %d", what, i, counts[i], what, i, displs[i], n)
-		}
-	}
-	return nil
-}
-
 func (c *comm) gathervSched(op string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	send, err := c.rootVBlocks(op, root, recv, send, counts, displs, "send")
-	if err != nil {
-		return nil, err
-	}
+	send = c.rootVBlock(root, recv, send, counts, displs)
 	s, err := c.Begin(Call{Op: op, Kind: KGatherv, Root: root, Size: -1, Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
 	if err != nil {
 		return nil, err
@@ -303,27 +260,13 @@ func (c *comm) gathervSched(op string, send, recv Vec, counts, displs []int, roo
 	return s, nil
 }
 
-// rootVBlocks checks the buffers of Gatherv and Scatterv: at the root, counts and
-// displs place each rank's block in whole, part is the root's own block, and an InPlace
-// part stands for that block of whole (which is returned in its place); elsewhere
-// InPlace is refused.
-func (c *comm) rootVBlocks(op string, root int, whole, part Vec, counts, displs []int, partName string) (Vec, error) {
-	if c.rank != root {
-		if part.InPlace {
-			return part, core.Errorf(core.ClassBuffer, op, "InPlace is for the root only")
-		}
-		return part, nil
+// rootVBlock is the root's own block of Gatherv and Scatterv: part, or in place the
+// block of whole that counts and displs give it.
+func (c *comm) rootVBlock(root int, whole, part Vec, counts, displs []int) Vec {
+	if c.rank == root && part.InPlace {
+		return whole.block(counts, displs, root)
 	}
-	if err := checkV(op, "", c.size, counts, displs, whole.N()); err != nil {
-		return part, err
-	}
-	if part.InPlace {
-		part = whole.Sub(displs[root], displs[root]+counts[root])
-	}
-	if part.N() != counts[root] {
-		return part, core.Errorf(core.ClassCount, op, "len(%s) %d != counts[%d] %d at the root", partName, part.N(), root, counts[root])
-	}
-	return part, nil
+	return part
 }
 
 // checkVPairs is the debug check (coll.Checking) of a v-form rooted collective on n
@@ -337,38 +280,21 @@ func (c *comm) checkVPairs(op string, s *coll.Sched, n, root int, atRoot, atOthe
 	return c.checkPairs(op, s, out, in)
 }
 
-// rootBlocks checks the buffers of Gather and Scatter: at the root, whole holds one
-// block of part's length per rank, and an InPlace part stands for the root's own block
-// of whole (which is returned in its place); elsewhere InPlace is refused.
-func (c *comm) rootBlocks(op string, root int, whole, part Vec, wholeName, partName string) (Vec, error) {
-	n := c.size
-	if c.rank != root {
-		if part.InPlace {
-			return part, core.Errorf(core.ClassBuffer, op, "InPlace is for the root only")
-		}
-		return part, nil
+// rootBlock is the root's own block of Gather and Scatter: part, or in place its
+// block of whole, one of the size's equal blocks.
+func (c *comm) rootBlock(root int, whole, part Vec) Vec {
+	if c.rank == root && part.InPlace {
+		m := whole.N() / c.size
+		return whole.Sub(root*m, (root+1)*m)
 	}
-	if part.InPlace {
-		if whole.N()%n != 0 {
-			return part, core.Errorf(core.ClassCount, op, "len(%s) %d is not a multiple of the size %d", wholeName, whole.N(), n)
-		}
-		m := whole.N() / n
-		part = whole.Sub(root*m, (root+1)*m)
-	}
-	if whole.N() != n*part.N() {
-		return part, core.Errorf(core.ClassCount, op, "len(%s) %d != size %d × len(%s) %d at the root", wholeName, whole.N(), n, partName, part.N())
-	}
-	return part, nil
+	return part
 }
 
 func (c *comm) scatterSched(op string, send, recv Vec, root int, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	recv, err := c.rootBlocks(op, root, send, recv, "send", "recv")
-	if err != nil {
-		return nil, err
-	}
+	recv = c.rootBlock(root, send, recv)
 	s, err := c.Begin(Call{Op: op, Kind: KScatter, Root: root, Size: int64(recv.N()), Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
 	if err != nil {
 		return nil, err
@@ -381,10 +307,7 @@ func (c *comm) scattervSched(op string, send Vec, counts, displs []int, recv Vec
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	recv, err := c.rootVBlocks(op, root, send, recv, counts, displs, "recv")
-	if err != nil {
-		return nil, err
-	}
+	recv = c.rootVBlock(root, send, recv, counts, displs)
 	s, err := c.Begin(Call{Op: op, Kind: KScatterv, Root: root, Size: -1, Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
 	if err != nil {
 		return nil, err
@@ -400,16 +323,9 @@ func (c *comm) allgatherSched(op string, send, recv Vec, nb bool) (*coll.Sched, 
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	n := c.size
 	if send.InPlace {
-		if recv.N()%n != 0 {
-			return nil, core.Errorf(core.ClassCount, op, "len(recv) %d is not a multiple of the size %d", recv.N(), n)
-		}
-		m := recv.N() / n
+		m := recv.N() / c.size
 		send = recv.Sub(c.rank*m, (c.rank+1)*m)
-	}
-	if recv.N() != n*send.N() {
-		return nil, core.Errorf(core.ClassCount, op, "len(recv) %d != size %d × len(send) %d", recv.N(), n, send.N())
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KAllgather, Root: NoRoot, Size: int64(send.N()), Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
 	if err != nil {
@@ -423,15 +339,8 @@ func (c *comm) allgathervSched(op string, send, recv Vec, counts, displs []int, 
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	if err := checkV(op, "", c.size, counts, displs, recv.N()); err != nil {
-		return nil, err
-	}
-	r := c.rank
-	if send.InPlace {
-		send = recv.Sub(displs[r], displs[r]+counts[r])
-	}
-	if send.N() != counts[r] {
-		return nil, core.Errorf(core.ClassCount, op, "len(send) %d != counts[%d] %d", send.N(), r, counts[r])
+	if r := c.rank; send.InPlace {
+		send = recv.block(counts, displs, r)
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KAllgatherv, Root: NoRoot, Size: -1, Elem: int64(send.Esz), Nonblocking: nb}, send.Esz)
 	if err != nil {
@@ -453,9 +362,6 @@ func (c *comm) alltoallSched(op string, send, recv Vec, nb bool) (*coll.Sched, e
 	if send.InPlace {
 		send = recv
 	}
-	if send.N() != recv.N() || recv.N()%c.size != 0 {
-		return nil, core.Errorf(core.ClassCount, op, "len(send) %d and len(recv) %d must be equal multiples of the size %d", send.N(), recv.N(), c.size)
-	}
 	s, err := c.Begin(Call{Op: op, Kind: KAlltoall, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
 	if err != nil {
 		return nil, err
@@ -470,12 +376,6 @@ func (c *comm) alltoallvSched(op string, send Vec, scounts, sdispls []int, recv 
 	}
 	if send.InPlace {
 		send, scounts, sdispls = recv, rcounts, rdispls
-	}
-	if err := checkV(op, "s", c.size, scounts, sdispls, send.N()); err != nil {
-		return nil, err
-	}
-	if err := checkV(op, "r", c.size, rcounts, rdispls, recv.N()); err != nil {
-		return nil, err
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KAlltoallv, Root: NoRoot, Size: -1, Elem: int64(recv.Esz), Nonblocking: nb}, recv.Esz)
 	if err != nil {
@@ -497,16 +397,7 @@ func (c *comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool
 	n := c.size
 	m := recv.N()
 	if send.InPlace {
-		if recv.N()%n != 0 {
-			return nil, core.Errorf(core.ClassCount, op, "in place: len(recv) %d is not a multiple of the size %d", recv.N(), n)
-		}
 		send, m = recv, recv.N()/n
-	}
-	if send.N() != n*m {
-		return nil, core.Errorf(core.ClassCount, op, "len(send) %d != size %d × len(recv) %d", send.N(), n, m)
-	}
-	if err := (&r).pairs(op, m); err != nil {
-		return nil, err
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KReduceScatterBlock, Root: NoRoot, Size: int64(m), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
 	if err != nil {
@@ -520,41 +411,22 @@ func (c *comm) reduceScatterBlockSched(op string, send, recv Vec, r Red, nb bool
 	return s, nil
 }
 
-// countsTotal checks ReduceScatter's counts, one per rank of a group of size n (named
-// group in the error): none negative, whole (value, index) pairs for Maxloc and Minloc.
-// It returns their sum.
-func countsTotal(op string, r Red, counts []int, n int, group string) (int, error) {
-	if len(counts) != n {
-		return 0, core.Errorf(core.ClassCount, op, "len(counts) %d != %s %d", len(counts), group, n)
-	}
+// countsTotal is the sum of ReduceScatter's counts.
+func countsTotal(counts []int) int {
 	total := 0
-	for i, k := range counts {
-		if k < 0 {
-			return 0, core.Errorf(core.ClassCount, op, "counts[%d] %d is negative", i, k)
-		}
-		if err := r.pairs(op, k); err != nil {
-			return 0, err
-		}
+	for _, k := range counts {
 		total += k
 	}
-	return total, nil
+	return total
 }
 
 func (c *comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	total, err := countsTotal(op, r, counts, c.size, "the size")
-	if err != nil {
-		return nil, err
-	}
+	total := countsTotal(counts)
 	if send.InPlace {
 		send = recv
-	} else if recv.N() != counts[c.rank] {
-		return nil, core.Errorf(core.ClassCount, op, "len(recv) %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
-	}
-	if send.N() != total {
-		return nil, core.Errorf(core.ClassCount, op, "len(send) %d != sum(counts) %d", send.N(), total)
 	}
 	s, err := c.Begin(Call{Op: op, Kind: KReduceScatter, Root: NoRoot, Size: int64(total), Elem: int64(recv.Esz), Red: (&r).code(), Nonblocking: nb}, recv.Esz)
 	if err != nil {
@@ -565,11 +437,7 @@ func (c *comm) reduceScatterSched(op string, send, recv Vec, counts []int, r Red
 }
 
 func (c *comm) scanSched(op string, send, recv Vec, r Red, excl, nb bool) (*coll.Sched, error) {
-	sp, err := allreduceArgs(op, &send, &recv, &r)
-	if err != nil {
-		return nil, err
-	}
-	send = *sp
+	send = *allreduceSend(&send, &recv)
 	kind := KScan
 	if excl {
 		kind = KExscan

@@ -12,7 +12,9 @@ import (
 // group pass the root's rank in the root's group (their remote group). Allreduce,
 // Allgather(v), Alltoall(v,w) and ReduceScatter(Block) give each group the result
 // computed from the OTHER group's data. Scan and Exscan are not defined on
-// intercommunicators, and none of these takes InPlace.
+// intercommunicators, and none of these takes InPlace. The arguments were checked
+// above the device (internal/mpir), which gives the builders empty buffers where a
+// process's are not significant.
 //
 // Each is one schedule of internal/coll (its Inter* builders): collectives on the
 // local group plus exchanges with the remote group, through the groups' leaders (local
@@ -74,13 +76,6 @@ func (c *comm) interRootRole(name string, root int) (interRole, error) {
 	return 0, core.Errorf(core.ClassRoot, name, "root %d on an intercommunicator: the root passes Root, the rest of its group core.ProcNull, and the other group the root's rank in [0,%d) of its remote group", root, c.remote.Size())
 }
 
-func noInPlaceInter(name, arg string, b Vec) error {
-	if b.InPlace {
-		return core.Errorf(core.ClassBuffer, name, "%s is InPlace, which intercommunicator collectives do not take", arg)
-	}
-	return nil
-}
-
 func (c *comm) interBarrierSched(name string, nb bool) (*coll.Sched, error) {
 	s, err := c.beginInter(interCall{op: name, kind: KBarrier, out: -1, in: -1, elem: -1, nb: nb}, 1)
 	if err != nil {
@@ -95,11 +90,6 @@ func (c *comm) interBcastSched(name string, buf Vec, root int, nb bool) (*coll.S
 	role, err := c.interRootRole(name, root)
 	if err != nil {
 		return nil, err
-	}
-	if role == roleRemote {
-		if err := noInPlaceInter(name, "buf", buf); err != nil {
-			return nil, err
-		}
 	}
 	s, err := c.beginInter(interCall{op: name, kind: KBcast, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRoot, buf.N()), in: ifRole(role, roleRemote, buf.N()), nb: nb}, esz)
 	if err != nil {
@@ -120,14 +110,6 @@ func (c *comm) interReduceSched(name string, send, recv Vec, r Red, root int, nb
 	if err != nil {
 		return nil, err
 	}
-	if role == roleRemote {
-		if err := noInPlaceInter(name, "send", send); err != nil {
-			return nil, err
-		}
-		if err := r.pairs(name, send.N()); err != nil {
-			return nil, err
-		}
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KReduce, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRemote, send.N()), in: ifRole(role, roleRoot, recv.N()), nb: nb}, r.unit(esz))
 	if err != nil {
 		return nil, err
@@ -143,15 +125,6 @@ func (c *comm) interReduceSched(name string, send, recv Vec, r Red, root int, nb
 
 func (c *comm) interAllreduceSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return nil, err
-	}
-	if send.N() != recv.N() {
-		return nil, core.Errorf(core.ClassCount, name, "send.N() %d != recv.N() %d", send.N(), recv.N())
-	}
-	if err := r.pairs(name, send.N()); err != nil {
-		return nil, err
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KAllreduce, elem: int64(esz), out: int64(send.N()), in: int64(recv.N()), nb: nb}, r.unit(esz))
 	if err != nil {
 		return nil, err
@@ -167,16 +140,6 @@ func (c *comm) interGatherSched(name string, send, recv Vec, root int, nb bool) 
 		return nil, err
 	}
 	m := c.remote.Size()
-	switch role {
-	case roleRoot:
-		if recv.N()%m != 0 {
-			return nil, core.Errorf(core.ClassCount, name, "recv.N() %d at the root is not a multiple of the remote group's size %d", recv.N(), m)
-		}
-	case roleRemote:
-		if err := noInPlaceInter(name, "send", send); err != nil {
-			return nil, err
-		}
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KGather, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRemote, send.N()), in: ifRole(role, roleRoot, recv.N()/m), nb: nb}, esz)
 	if err != nil {
 		return nil, err
@@ -191,7 +154,7 @@ func (c *comm) interGatherSched(name string, send, recv Vec, root int, nb bool) 
 }
 
 func (c *comm) interGathervSched(name string, send, recv Vec, counts, displs []int, root int, nb bool) (*coll.Sched, error) {
-	s, role, err := c.beginInterV(name, KGatherv, root, recv, send, counts, displs, "send", true, nb)
+	s, role, err := c.beginInterV(name, KGatherv, root, recv, send, counts, displs, true, nb)
 	if err != nil {
 		return nil, err
 	}
@@ -204,24 +167,13 @@ func (c *comm) interGathervSched(name string, send, recv Vec, counts, displs []i
 	return s, nil
 }
 
-// beginInterV checks the arguments of an intercommunicator Gatherv or Scatterv and
-// begins its schedule: the root's counts and displs place the remote ranks' blocks in
-// whole; a remote rank's part (partName) may not be InPlace.
-func (c *comm) beginInterV(name string, kind Kind, root int, whole, part Vec, counts, displs []int, partName string, gather, nb bool) (*coll.Sched, interRole, error) {
+// beginInterV begins the schedule of an intercommunicator Gatherv or Scatterv: the
+// root's counts and displs place the remote ranks' blocks in whole.
+func (c *comm) beginInterV(name string, kind Kind, root int, whole, part Vec, counts, displs []int, gather, nb bool) (*coll.Sched, interRole, error) {
 	esz := part.Esz
 	role, err := c.interRootRole(name, root)
 	if err != nil {
 		return nil, 0, err
-	}
-	switch role {
-	case roleRoot:
-		if err := checkV(name, "", c.remote.Size(), counts, displs, whole.N()); err != nil {
-			return nil, 0, err
-		}
-	case roleRemote:
-		if err := noInPlaceInter(name, partName, part); err != nil {
-			return nil, 0, err
-		}
 	}
 	s, err := c.beginInter(interCall{op: name, kind: kind, role: role, root: root, elem: int64(esz), out: -1, in: -1, nb: nb}, esz)
 	if err != nil {
@@ -240,16 +192,6 @@ func (c *comm) interScatterSched(name string, send, recv Vec, root int, nb bool)
 		return nil, err
 	}
 	m := c.remote.Size()
-	switch role {
-	case roleRoot:
-		if send.N()%m != 0 {
-			return nil, core.Errorf(core.ClassCount, name, "send.N() %d at the root is not a multiple of the remote group's size %d", send.N(), m)
-		}
-	case roleRemote:
-		if err := noInPlaceInter(name, "recv", recv); err != nil {
-			return nil, err
-		}
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KScatter, role: role, root: root, elem: int64(esz), out: ifRole(role, roleRoot, send.N()/m), in: ifRole(role, roleRemote, recv.N()), nb: nb}, esz)
 	if err != nil {
 		return nil, err
@@ -264,7 +206,7 @@ func (c *comm) interScatterSched(name string, send, recv Vec, root int, nb bool)
 }
 
 func (c *comm) interScattervSched(name string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*coll.Sched, error) {
-	s, role, err := c.beginInterV(name, KScatterv, root, send, recv, counts, displs, "recv", false, nb)
+	s, role, err := c.beginInterV(name, KScatterv, root, send, recv, counts, displs, false, nb)
 	if err != nil {
 		return nil, err
 	}
@@ -279,13 +221,7 @@ func (c *comm) interScattervSched(name string, send Vec, counts, displs []int, r
 
 func (c *comm) interAllgatherSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return nil, err
-	}
 	m := c.remote.Size()
-	if recv.N()%m != 0 {
-		return nil, core.Errorf(core.ClassCount, name, "recv.N() %d is not a multiple of the remote group's size %d", recv.N(), m)
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KAllgather, elem: int64(esz), out: int64(send.N()), in: int64(recv.N() / m), nb: nb}, esz)
 	if err != nil {
 		return nil, err
@@ -296,12 +232,6 @@ func (c *comm) interAllgatherSched(name string, send, recv Vec, nb bool) (*coll.
 
 func (c *comm) interAllgathervSched(name string, send, recv Vec, counts, displs []int, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return nil, err
-	}
-	if err := checkV(name, "", c.remote.Size(), counts, displs, recv.N()); err != nil {
-		return nil, err
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KAllgatherv, elem: int64(esz), out: -1, in: -1, nb: nb}, esz)
 	if err != nil {
 		return nil, err
@@ -317,13 +247,7 @@ func (c *comm) interAllgathervSched(name string, send, recv Vec, counts, displs 
 
 func (c *comm) interAlltoallSched(name string, send, recv Vec, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return nil, err
-	}
 	m := c.remote.Size()
-	if send.N()%m != 0 || recv.N()%m != 0 {
-		return nil, core.Errorf(core.ClassCount, name, "send.N() %d and recv.N() %d must be multiples of the remote group's size %d", send.N(), recv.N(), m)
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KAlltoall, elem: int64(esz), out: int64(send.N() / m), in: int64(recv.N() / m), nb: nb}, esz)
 	if err != nil {
 		return nil, err
@@ -334,16 +258,6 @@ func (c *comm) interAlltoallSched(name string, send, recv Vec, nb bool) (*coll.S
 
 func (c *comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return nil, err
-	}
-	m := c.remote.Size()
-	if err := checkV(name, "s", m, scounts, sdispls, send.N()); err != nil {
-		return nil, err
-	}
-	if err := checkV(name, "r", m, rcounts, rdispls, recv.N()); err != nil {
-		return nil, err
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KAlltoallv, elem: int64(esz), out: -1, in: -1, nb: nb}, esz)
 	if err != nil {
 		return nil, err
@@ -359,15 +273,6 @@ func (c *comm) interAlltoallvSched(name string, send Vec, scounts, sdispls []int
 
 func (c *comm) interReduceScatterBlockSched(name string, send, recv Vec, r Red, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return nil, err
-	}
-	if send.N() != c.size*recv.N() {
-		return nil, core.Errorf(core.ClassCount, name, "send.N() %d != local group size %d × recv.N() %d", send.N(), c.size, recv.N())
-	}
-	if err := r.pairs(name, recv.N()); err != nil {
-		return nil, err
-	}
 	s, err := c.beginInter(interCall{op: name, kind: KReduceScatterBlock, elem: int64(esz), out: int64(send.N()), in: int64(send.N()), nb: nb}, esz)
 	if err != nil {
 		return nil, err
@@ -378,19 +283,7 @@ func (c *comm) interReduceScatterBlockSched(name string, send, recv Vec, r Red, 
 
 func (c *comm) interReduceScatterSched(name string, send, recv Vec, counts []int, r Red, nb bool) (*coll.Sched, error) {
 	esz := send.Esz
-	if err := noInPlaceInter(name, "send", send); err != nil {
-		return nil, err
-	}
-	total, err := countsTotal(name, r, counts, c.size, "the local group's size")
-	if err != nil {
-		return nil, err
-	}
-	if recv.N() != counts[c.rank] {
-		return nil, core.Errorf(core.ClassCount, name, "recv.N() %d != counts[%d] %d", recv.N(), c.rank, counts[c.rank])
-	}
-	if send.N() != total {
-		return nil, core.Errorf(core.ClassCount, name, "send.N() %d != sum(counts) %d", send.N(), total)
-	}
+	total := countsTotal(counts)
 	s, err := c.beginInter(interCall{op: name, kind: KReduceScatter, elem: int64(esz), out: int64(total), in: int64(total), nb: nb}, esz)
 	if err != nil {
 		return nil, err

@@ -25,8 +25,9 @@ import (
 // where count(k) is Counts[k] (Count when Counts is nil), displ(k) Displs[k]
 // (k*Stride when Displs is nil) and type(k) Types[k] (Type when Types is nil). With
 // neither Types nor Type, an item is Unit bytes, contiguous: a slice form's element,
-// whose blocks the caller has checked already. A typed side is checked here, as
-// Alltoallw checks its sides, its slices one entry per neighbour.
+// whose blocks the caller has checked already. Every side's arguments were checked
+// above the device (internal/mpir), a typed side's slices one entry per neighbour; a
+// block of no items may have a nil type.
 type NSide struct {
 	Mem    []byte
 	Origin int
@@ -57,54 +58,24 @@ func (s *NSide) block(k int) (count, at int, t *datatype.Type) {
 	return count, s.Origin + d*s.Unit, t
 }
 
-// Span is the bytes a typed side's n blocks reach, from its displacements' origin
-// (Mem and Origin aside): for a caller that makes Mem to fit them (the C library,
-// over C memory). Blocks of no data count for nothing.
-func (s *NSide) Span(n int) (lo, hi int64, err error) {
-	if s.Counts != nil && len(s.Counts) < n || s.Displs != nil && len(s.Displs) < n || s.Types != nil && len(s.Types) < n {
-		return 0, 0, core.Errorf(core.ClassArg, "", "%d counts, %d displacements and %d types for %d neighbours", len(s.Counts), len(s.Displs), len(s.Types), n)
-	}
-	first := true
-	for k := 0; k < n; k++ {
-		count, at, t := s.block(k)
-		if count <= 0 || t == nil || t.Size() == 0 {
-			continue
-		}
-		l, h, err := t.Span(int64(count))
-		if err != nil {
-			return 0, 0, err
-		}
-		l, h = l+int64(at-s.Origin), h+int64(at-s.Origin)
-		if first || l < lo {
-			lo = l
-		}
-		if first || h > hi {
-			hi = h
-		}
-		first = false
-	}
-	return lo, hi, nil
-}
-
-// check checks a typed side against n neighbours (w: "s" or "r") and returns the
-// bytes its blocks need in scratch (those of a layout that is not contiguous).
-func (s *NSide) check(op, w string, n int) (int, error) {
+// scratch is the bytes a typed side's n blocks need in scratch (those of a layout
+// that is not contiguous).
+func (s *NSide) scratch(op string, n int) (int, error) {
 	if !s.typed() {
 		return 0, nil
 	}
-	if s.Counts != nil && len(s.Counts) != n || s.Displs != nil && len(s.Displs) != n || s.Types != nil && len(s.Types) != n {
-		return 0, core.Errorf(core.ClassArg, op, "len(%scounts) %d, len(%sdispls) %d and len(%stypes) %d must each be %d, one per neighbour",
-			w, len(s.Counts), w, len(s.Displs), w, len(s.Types), n)
-	}
 	scratch := 0
 	for k := 0; k < n; k++ {
-		count, at, t := s.block(k)
-		size, err := checkBlock(op, w, k, s.Mem, count, at, t)
+		count, _, t := s.block(k)
+		size, err := blockSize(count, t)
 		if err != nil {
-			return 0, err
+			return 0, core.TypeErr(op, err)
 		}
-		if _, _, ok := t.ContiguousSpan(int64(count)); size > 0 && !ok {
-			scratch += size
+		if size == 0 {
+			continue
+		}
+		if _, _, ok := t.ContiguousSpan(int64(count)); !ok {
+			scratch += int(size)
 		}
 	}
 	return scratch, nil
@@ -115,10 +86,10 @@ func (s *NSide) check(op, w string, n int) (int, error) {
 // whether it is packed there.
 func (s *NSide) bytes(k int, rest *[]byte) (b []byte, packed bool, err error) {
 	count, at, t := s.block(k)
-	if t == nil {
+	if !s.typed() {
 		return s.Mem[at : at+count*s.Unit], false, nil
 	}
-	size, err := t.PackSize(int64(count))
+	size, err := blockSize(count, t)
 	if err != nil || size == 0 {
 		return nil, false, err
 	}
@@ -140,11 +111,11 @@ func Neighbor(cc *core.Comm, op string, srcs, dsts []int, cart bool, send, recv 
 		return nil, err
 	}
 	c := of(cc)
-	sn, err := send.check(op, "s", len(dsts))
+	sn, err := send.scratch(op, len(dsts))
 	if err != nil {
 		return nil, err
 	}
-	rn, err := recv.check(op, "r", len(srcs))
+	rn, err := recv.scratch(op, len(srcs))
 	if err != nil {
 		return nil, err
 	}

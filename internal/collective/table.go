@@ -388,10 +388,7 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
-	s, err := reduceArgs(op, c.rank, root, send, recv, r)
-	if err != nil {
-		return err
-	}
+	s := reduceSend(c.rank, root, send, recv)
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
 	n, limit := int64(len(s.B)), reduceLimit(c, r)
 	g, err := c.nodeGroup(&cl, n, limit)
@@ -419,10 +416,7 @@ func nodeAllreduceEntry(c *comm, op string, send, recv *Vec, r *Red) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
-	s, err := allreduceArgs(op, send, recv, r)
-	if err != nil {
-		return err
-	}
+	s := allreduceSend(send, recv)
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
 	n, limit := int64(len(recv.B)), reduceLimit(c, r)
 	g, err := c.nodeGroup(&cl, n, limit)
@@ -518,10 +512,7 @@ func hierBcastEntry(c *comm, op string, buf *Vec, root int) error {
 }
 
 func hierReduceEntry(c *comm, op string, send, recv *Vec, r *Red, root int) error {
-	s, err := reduceArgs(op, c.rank, root, send, recv, r)
-	if err != nil {
-		return err
-	}
+	s := reduceSend(c.rank, root, send, recv)
 	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
 	h, err := c.hierGroup(&cl, int64(len(s.B)), c.node.lim.reduce, r.K.Commute)
 	if err != nil || h == nil {
@@ -534,10 +525,7 @@ func hierReduceEntry(c *comm, op string, send, recv *Vec, r *Red, root int) erro
 }
 
 func hierAllreduceEntry(c *comm, op string, send, recv *Vec, r *Red) error {
-	s, err := allreduceArgs(op, send, recv, r)
-	if err != nil {
-		return err
-	}
+	s := allreduceSend(send, recv)
 	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
 	h, err := c.hierGroup(&cl, int64(len(recv.B)), c.node.lim.reduce, r.K.Commute)
 	if err != nil || h == nil {

@@ -1,8 +1,6 @@
 package collective
 
 import (
-	"errors"
-
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
@@ -107,25 +105,13 @@ func (st *staged) lay(v *Vec, in, out bool, counts, displs []int) error {
 	return nil
 }
 
-// bindVec checks items of v's datatype over v's memory (the type committed, the
-// count not negative, the items inside the memory) and binds them in *bd.
+// bindVec binds items of v's datatype over v's memory in *bd. The arguments were
+// checked above the device (the type committed, the count not negative, the items
+// inside the memory: internal/mpir); an error here is the datatype engine's own.
 func bindVec(op string, v *Vec, items int, bd *datatype.Bound) error {
-	t := v.Type
-	if !t.IsCommitted() {
-		return core.Errorf(core.ClassType, op, "datatype %s is not committed (call Commit)", t.Name())
-	}
-	if v.Count < 0 {
-		return core.Errorf(core.ClassCount, op, "count %d is negative", v.Count)
-	}
 	var err error
-	if *bd, err = t.Bind(v.B, int64(items)); err == nil {
-		return nil
-	}
-	lo, hi, serr := t.Span(int64(items))
-	if serr != nil || !errors.Is(err, datatype.ErrBuffer) {
-		return core.TypeErr(op, err)
-	}
-	return core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) but the buffer has %d bytes", items, t.Name(), lo, hi, len(v.B))
+	*bd, err = v.Type.Bind(v.B, int64(items))
+	return core.TypeErr(op, err)
 }
 
 // pack packs the blocks of bd's items (all of them for nil counts) into packed.

@@ -5,7 +5,6 @@ import (
 	"math/bits"
 
 	"github.com/mpigo/mpigo/internal/coll"
-	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -55,6 +54,15 @@ func (v *Vec) N() int {
 // Sub is elements [i, j) of v.
 func (v Vec) Sub(i, j int) Vec { return Vec{B: v.B[i*v.Esz : j*v.Esz], Esz: v.Esz} }
 
+// block is a v form's block i of v: counts[i] elements at element displs[i], empty
+// for no elements, whose displacement MPI never reads.
+func (v Vec) block(counts, displs []int, i int) Vec {
+	if counts[i] == 0 {
+		return Vec{B: v.B[:0], Esz: v.Esz}
+	}
+	return v.Sub(displs[i], displs[i]+counts[i])
+}
+
 // same reports whether a and b start at the same address (one buffer passed twice).
 func same(a, b []byte) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 
@@ -74,14 +82,6 @@ type Red struct {
 }
 
 func (r *Red) code() uint64 { return r.Code }
-
-// pairs checks that n elements are whole (value, index) pairs where r needs them.
-func (r *Red) pairs(op string, n int) error {
-	if r.Pair && n%2 != 0 {
-		return core.Errorf(core.ClassCount, op, "%s takes (value, index) pairs: the buffer's length %d is odd", r.Name, n)
-	}
-	return nil
-}
 
 // unit is the schedule's element size for r over elements of esz bytes.
 func (r *Red) unit(esz int) int {
