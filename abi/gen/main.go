@@ -11,6 +11,9 @@
 //     C files): it returns MPI_ERR_UNSUPPORTED_OPERATION through the error handler;
 //   - internal/core/zclasses.go and mpi/zclasses.go: the error classes of head.h, as
 //     the device's constants and the Go package's names for them (classes.go);
+//   - abi/libmpi/zexports.go: the Go exports of the procedures that are one call of
+//     the library's function for their family (exports.go): every form of a
+//     collective, of a send mode and of a receive;
 //   - abi/libmpi/zgo.h: the prototypes of the Go halves "goPMPI_x" of the procedures
 //     whose PMPI_x is hand-written C that takes a short way first and calls its Go
 //     half for everything else (short.c).
@@ -278,6 +281,8 @@ func main() {
 	check(err)
 	head, err := os.ReadFile("gen/head.h")
 	check(err)
+	zexp, nexp := generatedExports(procs)
+	check(os.WriteFile("libmpi/zexports.go", zexp, 0o644))
 	goFns, goRet, cDefs, err := exports("libmpi")
 	check(err)
 
@@ -376,7 +381,7 @@ func main() {
 			libraryOnly++
 		}
 	}
-	fmt.Printf("gen: %d procedures (%d exported only, not in mpi.h), %d implemented\n", len(procs), libraryOnly, implemented)
+	fmt.Printf("gen: %d procedures (%d exported only, not in mpi.h), %d implemented, %d of them by generated exports\n", len(procs), libraryOnly, implemented, nexp)
 }
 
 // checkGo checks the parameters and result of the Go export name against p's prototype.

@@ -70,46 +70,6 @@ func send(p *mpir.Proc, buf unsafe.Pointer, count int64, dh uintptr, dest, tag i
 	return 0
 }
 
-//export PMPI_Send
-func PMPI_Send(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcSend, buf, int64(count), dh, dest, tag, ch)
-}
-
-//export PMPI_Send_c
-func PMPI_Send_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcSend, buf, count, dh, dest, tag, ch)
-}
-
-//export PMPI_Ssend
-func PMPI_Ssend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcSsend, buf, int64(count), dh, dest, tag, ch)
-}
-
-//export PMPI_Ssend_c
-func PMPI_Ssend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcSsend, buf, count, dh, dest, tag, ch)
-}
-
-//export PMPI_Rsend
-func PMPI_Rsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcRsend, buf, int64(count), dh, dest, tag, ch)
-}
-
-//export PMPI_Rsend_c
-func PMPI_Rsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcRsend, buf, count, dh, dest, tag, ch)
-}
-
-//export PMPI_Bsend
-func PMPI_Bsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcBsend, buf, int64(count), dh, dest, tag, ch)
-}
-
-//export PMPI_Bsend_c
-func PMPI_Bsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr) int32 {
-	return send(mpir.ProcBsend, buf, count, dh, dest, tag, ch)
-}
-
 func recv(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
 	const op = "Recv"
 	c := commOf(ch)
@@ -132,16 +92,6 @@ func recv(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintpt
 	}
 	l.Return()
 	return 0
-}
-
-//export PMPI_Recv
-func PMPI_Recv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return recv(buf, int64(count), dh, src, tag, ch, st)
-}
-
-//export PMPI_Recv_c
-func PMPI_Recv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return recv(buf, count, dh, src, tag, ch, st)
 }
 
 // --- requests ---
@@ -201,81 +151,6 @@ func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int3
 	return 0
 }
 
-//export PMPI_Isend
-func PMPI_Isend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIsend, buf, int64(count), dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Isend_c
-func PMPI_Isend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIsend, buf, count, dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Issend
-func PMPI_Issend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIssend, buf, int64(count), dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Issend_c
-func PMPI_Issend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIssend, buf, count, dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Irsend
-func PMPI_Irsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIrsend, buf, int64(count), dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Irsend_c
-func PMPI_Irsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIrsend, buf, count, dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Ibsend
-func PMPI_Ibsend(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIbsend, buf, int64(count), dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Ibsend_c
-func PMPI_Ibsend_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcIbsend, buf, count, dh, dest, tag, ch, false, out)
-}
-
-//export PMPI_Irecv
-func PMPI_Irecv(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Irecv", buf, int64(count), dh, src, tag, ch, false, out)
-}
-
-//export PMPI_Irecv_c
-func PMPI_Irecv_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Irecv", buf, count, dh, src, tag, ch, false, out)
-}
-
-//export PMPI_Send_init
-func PMPI_Send_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcSendInit, buf, int64(count), dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Ssend_init
-func PMPI_Ssend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcSsendInit, buf, int64(count), dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Rsend_init
-func PMPI_Rsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcRsendInit, buf, int64(count), dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Bsend_init
-func PMPI_Bsend_init(buf unsafe.Pointer, count int32, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcBsendInit, buf, int64(count), dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Recv_init
-func PMPI_Recv_init(buf unsafe.Pointer, count int32, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Recv_init", buf, int64(count), dh, src, tag, ch, true, out)
-}
-
 // --- probe ---
 
 // --- combined ---
@@ -326,29 +201,4 @@ func tagOut(t int) int32 {
 		return C.MPI_ANY_TAG
 	}
 	return int32(t)
-}
-
-//export PMPI_Send_init_c
-func PMPI_Send_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcSendInit, buf, count, dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Ssend_init_c
-func PMPI_Ssend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcSsendInit, buf, count, dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Rsend_init_c
-func PMPI_Rsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcRsendInit, buf, count, dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Bsend_init_c
-func PMPI_Bsend_init_c(buf unsafe.Pointer, count int64, dh uintptr, dest, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isend(mpir.ProcBsendInit, buf, count, dh, dest, tag, ch, true, out)
-}
-
-//export PMPI_Recv_init_c
-func PMPI_Recv_init_c(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return irecv("Recv_init", buf, count, dh, src, tag, ch, true, out)
 }

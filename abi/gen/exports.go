@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// collFamilies are the collectives whose every form, blocking, nonblocking (I...) and
+// persistent (..._init), each with int and large-count (_c) arguments, is one call of
+// a function of abi/libmpi (coll.go, neighbor.go) named after the family in Go's way
+// ("Reduce_scatter_block": reduceScatterBlock). That function takes the procedure's
+// arguments in order, the counts widened to int64, and then whether the arrays and
+// counts are the _c form's, the request (nil when blocking) and the mode (mBlock, mNB,
+// or mPersist with the info); an MPI_Info argument and the request are passed there,
+// not in their place.
+var collFamilies = []string{
+	"Barrier", "Bcast", "Reduce", "Allreduce", "Scan", "Exscan",
+	"Reduce_scatter", "Reduce_scatter_block",
+	"Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
+	"Alltoall", "Alltoallv", "Alltoallw",
+	"Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall", "Neighbor_alltoallv",
+	"Neighbor_alltoallw",
+}
+
+// collForm is how procedure name is a form of a collective family, if it is one.
+type collForm struct {
+	family, call     string // "Bcast"; the name errors and the profile give it: "Ibcast", "Bcast_init"
+	big, nb, persist bool
+}
+
+func collFormOf(name string) (collForm, bool) {
+	families := map[string]bool{}
+	for _, f := range collFamilies {
+		families[f] = true
+	}
+	base := strings.TrimPrefix(name, "MPI_")
+	var f collForm
+	if b, ok := strings.CutSuffix(base, "_c"); ok {
+		f.big, base = true, b
+	}
+	f.call = base
+	if b, ok := strings.CutSuffix(base, "_init"); ok {
+		f.persist, base = true, b
+	}
+	if !families[base] && strings.HasPrefix(base, "I") && len(base) > 1 {
+		if fam := strings.ToUpper(base[1:2]) + base[2:]; families[fam] {
+			f.nb, base = true, fam
+		}
+	}
+	if !families[base] {
+		return collForm{}, false
+	}
+	f.family = base
+	return f, true
+}
+
+// goName is a family's Go function: "Neighbor_allgather" is neighborAllgather.
+func goName(family string) string {
+	parts := strings.Split(family, "_")
+	s := strings.ToLower(parts[0])
+	for _, p := range parts[1:] {
+		s += strings.ToUpper(p[:1]) + p[1:]
+	}
+	return s
+}
+
+// p2pSends are the send modes; each has the forms X, IX (lowercased after the I)
+// and X_init, with int and _c counts. A form calls send (blocking) or isend with
+// mpir's procedure of its name, and Recv's forms recv or irecv with the name.
+var p2pSends = []string{"Send", "Ssend", "Rsend", "Bsend"}
+
+// p2pCall is the Go call a point-to-point procedure's export makes, if it is one:
+// its arguments are the procedure's, the counts widened, then (nonblocking and
+// persistent forms) whether it is persistent and the request.
+func p2pCall(name string, args []string) (string, bool) {
+	base, _ := strings.CutSuffix(strings.TrimPrefix(name, "MPI_"), "_c")
+	for _, m := range p2pSends {
+		nb := "I" + strings.ToLower(m[:1]) + m[1:]
+		switch base {
+		case m:
+			return fmt.Sprintf("send(mpir.Proc%s, %s)", m, strings.Join(args, ", ")), true
+		case nb:
+			return fmt.Sprintf("isend(mpir.Proc%s, %s, false, %s)", nb, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+		case m + "_init":
+			return fmt.Sprintf("isend(mpir.Proc%sInit, %s, true, %s)", m, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+		}
+	}
+	switch base {
+	case "Recv":
+		return fmt.Sprintf("recv(%s)", strings.Join(args, ", ")), true
+	case "Irecv":
+		return fmt.Sprintf("irecv(%q, %s, false, %s)", base, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+	case "Recv_init":
+		return fmt.Sprintf("irecv(%q, %s, true, %s)", base, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+	}
+	return "", false
+}
+
+// collCall is the Go call a collective procedure's export makes, if it is one: the
+// family's function with the procedure's arguments in order, the counts widened, an
+// MPI_Info and the request left out of their places and passed at the end, after
+// whether the form is the _c one, as the request (nil when blocking) and the mode
+// (mBlock, mNB, or mPersist with the info).
+func collCall(p proc, widened []string) (string, bool) {
+	f, ok := collFormOf(p.name)
+	if !ok {
+		return "", false
+	}
+	var args []string
+	req, mode := "nil", "mBlock"
+	if f.nb {
+		mode = "mNB"
+	}
+	for i, q := range p.params {
+		switch q.typ {
+		case "MPI_Info":
+			mode = "mPersist(" + q.name + ")"
+		case "MPI_Request *":
+			req = q.name
+		default:
+			args = append(args, widened[i])
+		}
+	}
+	args = append(args, fmt.Sprint(f.big), req, mode)
+	return fmt.Sprintf("%s(%q, %s)", goName(f.family), f.call, strings.Join(args, ", ")), true
+}
+
+// generatedExports is abi/libmpi/zexports.go: the Go export of every procedure that
+// is one call of the library's function for its family (collectives, point-to-point
+// sends and receives), and how many there are.
+func generatedExports(procs []proc) ([]byte, int) {
+	var b bytes.Buffer
+	b.WriteString("// Code generated by abi/gen from abi/gen/procs.txt. DO NOT EDIT.\n\n" +
+		"package main\n\n" +
+		"// #define MPIGO_ABI_NO_PROTOTYPES 1\n// #include \"mpi.h\"\nimport \"C\"\n\n" +
+		"import (\n\t\"unsafe\"\n\n\t\"github.com/mpigo/mpigo/internal/mpir\"\n)\n")
+	n := 0
+	for _, p := range procs {
+		var params, widened []string
+		for _, q := range p.params {
+			params = append(params, q.name+" "+goType(q.typ))
+			if goType(q.typ) == "int32" && strings.Contains(q.name, "count") {
+				widened = append(widened, "int64("+q.name+")")
+			} else {
+				widened = append(widened, q.name)
+			}
+		}
+		call, ok := collCall(p, widened)
+		if !ok {
+			call, ok = p2pCall(p.name, widened)
+		}
+		if !ok {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "\n//export P%s\nfunc P%s(%s) int32 {\n\treturn %s\n}\n",
+			p.name, p.name, strings.Join(params, ", "), call)
+	}
+	return b.Bytes(), n
+}

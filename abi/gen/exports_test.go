@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// TestGeneratedExportsUpToDate: abi/libmpi/zexports.go is what procs.txt makes (run
+// `go generate ./abi` after changing procs.txt or the families).
+func TestGeneratedExportsUpToDate(t *testing.T) {
+	procs, err := parseProcs("procs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, n := generatedExports(procs)
+	got, err := os.ReadFile("../libmpi/zexports.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("abi/libmpi/zexports.go is not what procs.txt makes: run go generate ./abi")
+	}
+	// Every collective family has its six forms (Barrier has no _c forms: it has no
+	// counts); each send mode and the receive too.
+	if wantN := 6*len(collFamilies) - 3 + 6*(len(p2pSends)+1); n != wantN {
+		t.Errorf("%d generated exports, want %d", n, wantN)
+	}
+}
+
+func TestCollFormOf(t *testing.T) {
+	for name, want := range map[string]collForm{
+		"MPI_Bcast":                       {family: "Bcast", call: "Bcast"},
+		"MPI_Ibarrier":                    {family: "Barrier", call: "Ibarrier", nb: true},
+		"MPI_Reduce_scatter_block_init_c": {family: "Reduce_scatter_block", call: "Reduce_scatter_block_init", big: true, persist: true},
+		"MPI_Ineighbor_alltoallw_c":       {family: "Neighbor_alltoallw", call: "Ineighbor_alltoallw", big: true, nb: true},
+		"MPI_Ireduce_scatter":             {family: "Reduce_scatter", call: "Ireduce_scatter", nb: true},
+		"MPI_Allgatherv_init":             {family: "Allgatherv", call: "Allgatherv_init", persist: true},
+	} {
+		if got, ok := collFormOf(name); !ok || got != want {
+			t.Errorf("collFormOf(%s) = %+v, %v; want %+v", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"MPI_Init", "MPI_Iprobe", "MPI_Reduce_local", "MPI_Info_create", "MPI_Isend_c", "MPI_Comm_idup"} {
+		if f, ok := collFormOf(name); ok {
+			t.Errorf("collFormOf(%s) = %+v, want no collective", name, f)
+		}
+	}
+	if got := goName("Neighbor_alltoallw"); got != "neighborAlltoallw" {
+		t.Errorf("goName(Neighbor_alltoallw) = %s", got)
+	}
+}
+
+func TestP2PCall(t *testing.T) {
+	args := []string{"buf", "int64(count)", "datatype", "dest", "tag", "comm", "request"}
+	for name, want := range map[string]string{
+		"MPI_Issend_c":    "isend(mpir.ProcIssend, buf, int64(count), datatype, dest, tag, comm, false, request)",
+		"MPI_Bsend_init":  "isend(mpir.ProcBsendInit, buf, int64(count), datatype, dest, tag, comm, true, request)",
+		"MPI_Recv_init_c": `irecv("Recv_init", buf, int64(count), datatype, dest, tag, comm, true, request)`,
+		"MPI_Send":        "send(mpir.ProcSend, buf, int64(count), datatype, dest, tag, comm, request)",
+	} {
+		if got, ok := p2pCall(name, args); !ok || got != want {
+			t.Errorf("p2pCall(%s) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"MPI_Sendrecv", "MPI_Isendrecv", "MPI_Mrecv", "MPI_Psend_init", "MPI_Irecv_init"} {
+		if got, ok := p2pCall(name, args); ok {
+			t.Errorf("p2pCall(%s) = %q, want none", name, got)
+		}
+	}
+}
