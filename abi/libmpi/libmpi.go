@@ -35,7 +35,7 @@
 //   - The one-sided calls' short ways are C (short.c): MPI_Put, MPI_Get,
 //     MPI_Accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and the flushes do the
 //     device's short way in C, without crossing into Go, when the target's memory is
-//     mapped here and the rules of internal/core/win_fast.go hold, reading a copy of
+//     mapped here and the rules of internal/window/fast.go hold, reading a copy of
 //     the device's state in C memory that Go keeps true (short.go); anything else,
 //     every error included, goes to the call's Go half, the export goPMPI_x (zgo.h),
 //     so the outcome is the Go way's.

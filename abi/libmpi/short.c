@@ -4,7 +4,7 @@
  * process (node shared memory), an epoch gives access to it, the datatype is one
  * predefined contiguous type on both sides and the bytes lie inside the target's
  * window, these calls do the operation here, as the device's short ways do it
- * (internal/core/win_fast.go): loads and stores, the CPU's atomics for 8-byte
+ * (internal/window/fast.go): loads and stores, the CPU's atomics for 8-byte
  * integers, the target's accumulate lock for other accumulates. Anything else, and
  * every error, goes to the call's Go half (goPMPI_x, zgo.h), which checks, reports
  * through the window's error handler and takes the general path: the short way

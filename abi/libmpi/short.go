@@ -20,7 +20,7 @@ import (
 
 // The Go side of the one-sided calls' short ways in C (short.c): the copy of the
 // device's state they read, in C memory (short.h). The rules are the device's
-// (internal/core/win_fast.go); this file only keeps the copy true:
+// (internal/window/fast.go); this file only keeps the copy true:
 //
 //   - the predefined datatypes, once, from this package's table;
 //   - per window, when it is made: each target's memory when it is mapped here (node
