@@ -65,6 +65,9 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 
 // idup starts the duplication; non-nil hints replace c's on the new communicator.
 func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
+	if hints == nil {
+		hints = c.x.Hints().Dup() // as they are at the call
+	}
 	d := &Comm{}
 	p := core.Go("Idup", func() error {
 		// The new communicator becomes visible to the caller through the request's
