@@ -20,14 +20,14 @@ import (
 // argument of its own. Calls that move no typed data are methods: c.Rank(), c.Size(),
 // c.Barrier(), c.Split(color, key), c.Dup(), c.Free().
 type Comm struct {
-	// x is the communicator's object, which both faces share the shape of
-	// (internal/mpir/comm.go): its owner, topology, hints, error handler and
-	// attributes. A view (WithContext) shares its base's. d is x's device
-	// communicator, which never changes, kept here so that the hot paths (Rank, Size,
-	// the point-to-point and collective calls) reach it with one load. Both are nil
-	// until an Idup completes.
-	x *mpir.Comm
+	// d is x's device communicator, which never changes, kept here (and first) so
+	// that the hot paths (Rank, Size, the point-to-point and collective calls) reach
+	// it with one load. x is the communicator's object, which both faces share the
+	// shape of (internal/mpir/comm.go): its owner, topology, hints, error handler and
+	// attributes. A view (WithContext) shares its base's. Both are nil until an Idup
+	// completes.
 	d *core.Comm
+	x *mpir.Comm
 
 	// ctx is a view's context (WithContext, ctx.go); nil for the communicator itself.
 	// plain is a view's communicator without its context (base), made with the view

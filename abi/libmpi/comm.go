@@ -13,13 +13,13 @@ import (
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// comm is a communicator: its object (internal/mpir/comm.go: owner, topology,
-// hints, error handler, attributes as C values kept as integers), and the object's
-// device communicator, which never changes, kept here so that the hot paths reach
-// it with one load.
+// comm is a communicator: the device communicator of its object, which never
+// changes, kept here (and first) so that the hot paths reach it with one load, and
+// the object (internal/mpir/comm.go: owner, topology, hints, error handler,
+// attributes as C values kept as integers).
 type comm struct {
-	x *mpir.Comm
 	c *core.Comm
+	x *mpir.Comm
 }
 
 var (
@@ -29,8 +29,8 @@ var (
 
 func init() {
 	// MPI_ERRORS_ARE_FATAL is the initial error handler.
-	world = comm{x: mpir.NewComm(core.World, nil, mpir.ErrorsAreFatal, nil), c: core.World}
-	self = comm{x: mpir.NewComm(core.Self, nil, mpir.ErrorsAreFatal, nil), c: core.Self}
+	world = comm{c: core.World, x: mpir.NewComm(core.World, nil, mpir.ErrorsAreFatal, nil)}
+	self = comm{c: core.Self, x: mpir.NewComm(core.Self, nil, mpir.ErrorsAreFatal, nil)}
 	world.x.Handle, self.x.Handle = uintptr(hCommWorld), uintptr(hCommSelf)
 }
 
