@@ -331,9 +331,6 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "comm is NULL"))
 	}
 	h := *(*uintptr)(p)
-	if h == hCommWorld || h == hCommSelf {
-		return fail(op, h, errorf(errComm, op, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed"))
-	}
 	c, r := needComm(op, h)
 	if c == nil {
 		return r
