@@ -8,8 +8,9 @@ import (
 )
 
 // Communicator creation: the device agrees on the new context and chooses the new
-// communicator's collectives; the facade gives it its error handler (inherited from
-// the parent, as MPI requires) and, for Dup, the attributes the copy functions keep.
+// communicator's collectives; mpir.Comm (Derive, Dup) gives it what it inherits from
+// its parent (the error handler, as MPI requires, the owner, and for Dup the
+// topology, hints and the attributes the copy functions keep); the facade wraps it.
 
 // Dup returns a new communicator with the same group and a new context: messages on
 // one never match receives on the other (MPI_Comm_dup). Attributes are copied by their
