@@ -91,7 +91,7 @@ func (c *Comm) SetAttr(k *Keyval, val any) error {
 	if err := c.check("SetAttr"); err != nil {
 		return err
 	}
-	return c.fail("SetAttr", mpir.SetAttr("SetAttr", mpir.AttrComm, &c.attrs, c, k.obj(), val))
+	return c.fail("SetAttr", c.x.SetAttr("SetAttr", k.obj(), val))
 }
 
 // Attr returns c's attribute k and whether it is set. A nil or freed communicator
@@ -101,7 +101,7 @@ func (c *Comm) Attr(k *Keyval) (any, bool) {
 	if c.check("Attr") != nil {
 		return nil, false
 	}
-	v, ok, err := mpir.CommAttr("Attr", &c.attrs, k.obj())
+	v, ok, err := c.x.Attr("Attr", k.obj())
 	if err != nil {
 		c.raise("Attr", err)
 		return nil, false
@@ -116,11 +116,5 @@ func (c *Comm) DeleteAttr(k *Keyval) error {
 	if err := c.check("DeleteAttr"); err != nil {
 		return err
 	}
-	return c.fail("DeleteAttr", mpir.DeleteAttr("DeleteAttr", mpir.AttrComm, &c.attrs, c, k.obj()))
-}
-
-// copyAttrs gives dup the attributes of c that their copy functions keep, in c's order;
-// if one fails, the copies made are deleted and its error returned.
-func (c *Comm) copyAttrs(op string, dup *Comm) error {
-	return mpir.CopyAttrs(op, &c.attrs, c, &dup.attrs, dup)
+	return c.fail("DeleteAttr", c.x.DeleteAttr("DeleteAttr", k.obj()))
 }

@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"context"
-	"sync"
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
@@ -21,36 +20,39 @@ import (
 // argument of its own. Calls that move no typed data are methods: c.Rank(), c.Size(),
 // c.Barrier(), c.Split(color, key), c.Dup(), c.Free().
 type Comm struct {
-	d *core.Comm // the device's communicator; nil until an Idup completes
-
-	// topo is the process topology attached by CartCreate, GraphCreate or
-	// DistGraphCreate (topology*.go), nil for none.
-	topo *mpir.Topology
-
-	attrs mpir.Attrs // attr.go; in the order they were set (Self's are deleted in reverse at Finalize)
-
-	mu    sync.Mutex
-	errh  mpir.Errh   // ErrorsReturn until set or inherited
-	hints *mpir.Hints // the info hints in effect (info.go), shared by c's views
+	// d is x's device communicator, which never changes, kept here (and first) so
+	// that the hot paths (Rank, Size, the point-to-point and collective calls) reach
+	// it with one load. x is the communicator's object, which both faces share the
+	// shape of (internal/mpir/comm.go): its owner, topology, hints, error handler and
+	// attributes. A view (WithContext) shares its base's. Both are nil until an Idup
+	// completes.
+	d *core.Comm
+	x *mpir.Comm
 
 	// ctx is a view's context (WithContext, ctx.go); nil for the communicator itself.
 	// plain is a view's communicator without its context (base), made with the view
 	// so that a view's call that needs it allocates nothing.
 	ctx   context.Context
 	plain *Comm
-
-	// s is c's owner, the session c derives from (CommCreateFromGroup of a session's
-	// group, or a communicator made from such a one), nil for the world model's. Set
-	// at creation, never changed; c's groups carry it (Group, RemoteGroup).
-	s *mpir.Session
 }
 
 // World is every rank of the job (MPI_COMM_WORLD); Self is this rank alone
 // (MPI_COMM_SELF). Both are ready after Init.
 var (
-	World = &Comm{d: core.World, hints: mpir.DefaultCommHints()}
-	Self  = &Comm{d: core.Self, hints: mpir.DefaultCommHints()}
+	World = newComm(mpir.NewComm(core.World, nil, mpir.ErrorsReturn, nil))
+	Self  = newComm(mpir.NewComm(core.Self, nil, mpir.ErrorsReturn, nil))
 )
+
+// newComm is the face's communicator of object x (nil for a nil x: a rank left
+// out), which it names.
+func newComm(x *mpir.Comm) *Comm {
+	if x == nil {
+		return nil
+	}
+	c := &Comm{x: x, d: x.Dev()}
+	x.Handle = c
+	return c
+}
 
 // dev is c's device communicator, nil for a nil c (MPI_COMM_NULL).
 func (c *Comm) dev() *core.Comm {
@@ -97,13 +99,21 @@ func (c *Comm) Size() int {
 // Name is the communicator's name (MPI_Comm_get_name); "MPI_COMM_NULL" for a nil one.
 func (c *Comm) Name() string { return c.dev().Name() }
 
-// SetName names the communicator, for people reading messages (MPI_Comm_set_name).
+// obj is c's object, nil for a nil c (MPI_COMM_NULL).
+func (c *Comm) obj() *mpir.Comm {
+	if c == nil {
+		return nil
+	}
+	return c.x
+}
+
+// SetName names the communicator, for people reading messages (MPI_Comm_set_name). A
+// name longer than MaxObjectName bytes is cut there.
 func (c *Comm) SetName(name string) error {
 	if err := c.check("SetName"); err != nil {
 		return err
 	}
-	c.d.SetName(name)
-	return nil
+	return c.fail("SetName", c.x.SetName("SetName", name))
 }
 
 // Group returns the communicator's group (the local group of an intercommunicator);
@@ -113,7 +123,7 @@ func (c *Comm) Group() *Group {
 	if c.check("Group") != nil {
 		return nil
 	}
-	return wrapGroup(mpir.NewGroup(c.d.Group(), c.s))
+	return wrapGroup(c.x.Group())
 }
 
 // Abort ends every rank of the job with code. It does not return.
@@ -139,7 +149,7 @@ func (c *Comm) RemoteGroup() *Group {
 	if !c.interOK("RemoteGroup") {
 		return nil
 	}
-	return wrapGroup(mpir.NewGroup(c.d.Remote(), c.s))
+	return wrapGroup(c.x.RemoteGroup())
 }
 
 // interOK checks that c is a live intercommunicator for op, raising ErrComm if not.
@@ -154,19 +164,7 @@ func (c *Comm) interOK(op string) bool {
 	return true
 }
 
-// wrapComm makes the facade's communicator of a new device communicator made from
-// parent: it inherits parent's error handler, as MPI requires of every new
-// communicator, and parent's session (with its buffer). A nil d (a rank left out)
-// gives nil.
-func wrapComm(parent *Comm, d *core.Comm) *Comm {
-	if d == nil {
-		return nil
-	}
-	c := &Comm{d: d, hints: mpir.DefaultCommHints()}
-	if parent != nil {
-		c.s = parent.s
-		c.errh.Init(parent.errh.Get())
-		d.InheritSessionBuffer(parent.d) // a communicator derived from a session's
-	}
-	return c
-}
+// wrapComm makes the face's communicator of a new device communicator made from
+// parent, which inherits what MPI says it does (mpir.Comm.Derive). A nil d (a rank
+// left out) gives nil.
+func wrapComm(parent *Comm, d *core.Comm) *Comm { return newComm(parent.obj().Derive(d, nil, nil)) }

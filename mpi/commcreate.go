@@ -8,8 +8,9 @@ import (
 )
 
 // Communicator creation: the device agrees on the new context and chooses the new
-// communicator's collectives; the facade gives it its error handler (inherited from
-// the parent, as MPI requires) and, for Dup, the attributes the copy functions keep.
+// communicator's collectives; mpir.Comm (Derive, Dup) gives it what it inherits from
+// its parent (the error handler, as MPI requires, the owner, and for Dup the
+// topology, hints and the attributes the copy functions keep); the facade wraps it.
 
 // Dup returns a new communicator with the same group and a new context: messages on
 // one never match receives on the other (MPI_Comm_dup). Attributes are copied by their
@@ -28,34 +29,27 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
-	d, err := c.dup()
+	d, err := c.dup(nil)
 	return d, c.fail("Dup", err)
 }
 
-func (c *Comm) dup() (*Comm, error) {
+func (c *Comm) dup(hints *mpir.Hints) (*Comm, error) {
 	d := &Comm{}
-	if err := c.dupInto("Dup", d); err != nil {
+	if err := c.dupInto("Dup", d, hints); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// dupInto makes d a duplicate of c: a new device communicator, c's handler, session,
-// topology and hints, and the attributes c's copy functions keep. d is not c's until
-// it returns (Idup's d becomes visible through its request).
-func (c *Comm) dupInto(op string, d *Comm) error {
-	nd, err := collective.Dup(c.d, op)
+// dupInto makes d a duplicate of c (mpir.Comm.Dup: c's handler, session, topology and
+// hints, hints in their place when not nil, and the attributes c's copy functions
+// keep). d is not c's until it returns (Idup's d becomes visible through its request).
+func (c *Comm) dupInto(op string, d *Comm, hints *mpir.Hints) error {
+	x, err := c.x.Dup(op, hints, func(*mpir.Comm) any { return d })
 	if err != nil {
 		return err
 	}
-	w := wrapComm(c, nd)
-	d.s, d.topo, d.hints = w.s, c.topo, c.hints.Dup()
-	d.errh.Init(w.errh.Get())
-	if err := c.copyAttrs(op, d); err != nil {
-		collective.Free(nd, op)
-		return err
-	}
-	d.d = nd
+	d.x, d.d = x, x.Dev()
 	return nil
 }
 
@@ -72,17 +66,14 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 
 // idup starts the duplication; non-nil hints replace c's on the new communicator.
 func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
+	if hints == nil {
+		hints = c.x.Hints().Dup() // as they are at the call
+	}
 	d := &Comm{}
 	p := core.Go("Idup", func() error {
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
-		if err := c.dupInto("Idup", d); err != nil {
-			return err
-		}
-		if hints != nil {
-			d.hints = hints
-		}
-		return nil
+		return c.dupInto("Idup", d, hints)
 	})
 	return d, opReq(c, p), nil
 }
@@ -102,12 +93,8 @@ func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 	if err != nil {
 		return nil, c.fail("DupWithInfo", err)
 	}
-	d, err := c.dup()
-	if err != nil {
-		return nil, c.fail("DupWithInfo", err)
-	}
-	d.hints = hints
-	return d, nil
+	d, err := c.dup(hints)
+	return d, c.fail("DupWithInfo", err)
 }
 
 // IdupWithInfo is Idup, except that the new communicator takes its hints from info
@@ -168,7 +155,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if g.obj() == nil {
 		return nil, c.fail("Create", errorf(ClassGroup, "Create", "the group is nil"))
 	}
-	if err := mpir.Owns("Create", c.s, g.obj()); err != nil {
+	if err := mpir.Owns("Create", c.x.Owner(), g.obj()); err != nil {
 		return nil, c.fail("Create", err)
 	}
 	nd, err := collective.Create(c.dev(), "Create", g.obj().Members())
@@ -186,7 +173,7 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if nc, done, err := c.aroundNew("CreateGroup", func(b *Comm) (*Comm, error) { return b.CreateGroup(g, tag) }); done {
 		return nc, err
 	}
-	if err := mpir.Owns("CreateGroup", c.s, g.obj()); err != nil {
+	if err := mpir.Owns("CreateGroup", c.owner(), g.obj()); err != nil {
 		return nil, c.fail("CreateGroup", err)
 	}
 	nd, err := collective.CreateGroup(c.dev(), "CreateGroup", g.obj().Members(), tag)
@@ -206,13 +193,7 @@ func (c *Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
 	}
-	if c == World || c == Self {
-		return c.fail("Free", errorf(ClassComm, "Free", "%s cannot be freed", c.Name()))
-	}
-	if err := mpir.FreeAttrs("Free", &c.attrs, c); err != nil {
-		return c.fail("Free", err) // c stays, with the attributes not deleted
-	}
-	return c.fail("Free", collective.Free(c.d, "Free"))
+	return c.fail("Free", c.x.Free("Free")) // on a delete function's error c stays
 }
 
 // CommCompare compares two communicators: Ident (the same one, or views of it by
@@ -234,12 +215,7 @@ func CommCompare(c1, c2 *Comm) (Comparison, error) {
 
 // owner is c's owner: the session it derives from, nil for the world model's (and a
 // nil c).
-func (c *Comm) owner() *mpir.Session {
-	if c == nil {
-		return nil
-	}
-	return c.s
-}
+func (c *Comm) owner() *mpir.Session { return c.obj().Owner() }
 
 // IntercommCreate makes an intercommunicator between local (the caller's side) and the
 // disjoint group led by remoteLeader, a rank of peer that both leaders belong to. It is

@@ -45,10 +45,10 @@ import (
 // and stays MPI's.
 
 // WithContext returns a view of c whose blocking calls honour ctx (see above). The
-// view shares c's communication, name, error handler (as it was when the view was
-// made) and hints; attributes are c's alone: set and get them on c. Requests started
-// through the view honour ctx in Wait. Free frees c, through any view. A nil ctx is
-// context.Background().
+// view is c with a context: it shares c's communication, name, error handler, hints
+// and attributes, so that setting one through the view sets c's (the attributes'
+// callbacks are given c). Requests started through the view honour ctx in Wait. Free
+// frees c, through any view. A nil ctx is context.Background().
 func (c *Comm) WithContext(ctx context.Context) *Comm {
 	if c == nil {
 		return nil
@@ -56,12 +56,8 @@ func (c *Comm) WithContext(ctx context.Context) *Comm {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c.mu.Lock()
-	v := &Comm{d: c.d, topo: c.topo, hints: c.hints, ctx: ctx, s: c.s}
-	c.mu.Unlock()
-	v.errh.Init(c.errh.Get())
-	v.plain = &Comm{d: v.d, topo: v.topo, hints: v.hints, s: v.s}
-	v.plain.errh.Init(v.errh.Get())
+	v := &Comm{x: c.x, d: c.d, ctx: ctx}
+	v.plain = &Comm{x: c.x, d: c.d}
 	return v
 }
 
@@ -376,11 +372,9 @@ func (c *Comm) base() *Comm {
 		return c
 	}
 	if c.plain != nil {
-		return c.plain // kept in step by SetErrHandler and SetInfo
+		return c.plain
 	}
-	b := &Comm{d: c.d, topo: c.topo, hints: c.hints, s: c.s}
-	b.errh.Init(c.errh.Get())
-	return b
+	return &Comm{x: c.x, d: c.d}
 }
 
 // ctxOf is the context of the first request of rs started through a view, or nil.

@@ -251,14 +251,20 @@ func wakesSleepingWait(t *testing.T, tr mpitest.Transport) {
 
 // TestContextViewHandlerLater: an error handler set on a view after it was made
 // handles the errors of the view's collectives that run on the view without its
-// context (the Buf ones), once each, as on the view itself.
+// context (the Buf ones), once each, as on the view itself; it is the base's handler
+// too, the view being the base with a context.
 func TestContextViewHandlerLater(t *testing.T) {
 	job(t, 1, func(t *testing.T, rank, size int) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		v := mpi.World.WithContext(ctx)
 		calls := 0
-		must(t, v.SetErrHandler(mpi.NewErrHandler(func(c *mpi.Comm, err error) { calls++ })))
+		h := mpi.NewErrHandler(func(c *mpi.Comm, err error) { calls++ })
+		must(t, v.SetErrHandler(h))
+		defer mpi.World.SetErrHandler(nil)
+		if got := mpi.World.ErrHandler(); got != h {
+			t.Errorf("World's handler after setting its view's is %v, want the view's", got)
+		}
 		buf := make([]float64, 1)
 		err := mpi.BcastBuf(v, mpi.Typed(buf, 1, mpi.Float64), 5) // no rank 5
 		if !errors.Is(err, mpi.ErrRoot) {
@@ -267,5 +273,41 @@ func TestContextViewHandlerLater(t *testing.T) {
 		if calls != 1 {
 			t.Fatalf("the view's handler, set after the view was made, ran %d times, want 1", calls)
 		}
+	})
+}
+
+// TestContextViewShares: a view is its base with a context: an attribute, a name or
+// hints set through it are the base's, and a Dup of the view copies them as a Dup
+// of the base does.
+func TestContextViewShares(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		c, err := mpi.World.Dup()
+		must(t, err)
+		v := c.WithContext(context.Background())
+		k := mpi.NewKeyval(func(_ *mpi.Comm, _ *mpi.Keyval, v any) (any, bool, error) { return v, true, nil }, nil)
+		defer mpi.CommFreeKeyval(k)
+		must(t, v.SetAttr(k, "through the view"))
+		if val, ok := c.Attr(k); !ok || val != "through the view" {
+			t.Errorf("base's attribute after setting the view's: %v %v", val, ok)
+		}
+		must(t, v.SetName("shared"))
+		if c.Name() != "shared" {
+			t.Errorf("base's name after naming the view: %q", c.Name())
+		}
+		in := mpi.InfoCreate()
+		must(t, in.Set("mpi_assert_no_any_tag", "true"))
+		must(t, v.SetInfo(in))
+		d, err := v.Dup()
+		must(t, err)
+		if val, ok := d.Attr(k); !ok || val != "through the view" {
+			t.Errorf("a Dup of the view: attribute %v %v, want the base's copied", val, ok)
+		}
+		got, err := d.Info()
+		must(t, err)
+		if s, _, _ := got.Get("mpi_assert_no_any_tag"); s != "true" {
+			t.Errorf("a Dup of the view: mpi_assert_no_any_tag %q, want the base's \"true\"", s)
+		}
+		must(t, d.Free())
+		must(t, c.Free())
 	})
 }

@@ -91,21 +91,16 @@ func (c *Comm) SetErrHandler(h *ErrHandler) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
-	if _, err := c.errh.Set(op, mpir.KindComm, h.dev()); err != nil {
-		return c.fail(op, err)
-	}
-	if c.plain != nil { // a view's: its plain form is the view without its context
-		c.plain.errh.Init(h.dev())
-	}
-	return nil
+	_, err := c.x.Errh.Set(op, mpir.KindComm, h.dev())
+	return c.fail(op, err)
 }
 
 // ErrHandler returns c's handler (ErrorsReturn for a nil communicator).
 func (c *Comm) ErrHandler() *ErrHandler {
-	if c == nil {
+	if c.obj() == nil {
 		return ErrorsReturn
 	}
-	return errhOf(c.errh.Get())
+	return errhOf(c.x.Errh.Get())
 }
 
 // initialErrh is the initial error handler (MPI 4.1 section 9.3), which serves the
@@ -152,13 +147,10 @@ func (c *Comm) raise(op string, err error) error { return c.invoke(op, core.MapE
 // handler, where c is no valid communicator (see noObject).
 func (c *Comm) invoke(op string, err error) error {
 	if c == nil || c.d == nil || c == Self {
-		return mpir.NoObject(&Self.errh, &initialErrh).Raise(op, Self, Self.what, err)
+		return mpir.NoObject(&Self.x.Errh, &initialErrh).Raise(op, Self, Self.x.What, err)
 	}
-	return c.errh.Raise(op, c, c.what, err)
+	return c.x.Errh.Raise(op, c, c.x.What, err)
 }
-
-// what names c in the message of a fatal error.
-func (c *Comm) what() string { return "communicator " + c.Name() }
 
 // CallErrHandler invokes c's handler on err, as MPI_Comm_call_errhandler does.
 // The error is passed as it is, not given a class.

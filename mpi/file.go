@@ -63,7 +63,7 @@ func FileOpen(c *Comm, name string, amode Amode, info *Info) (*File, error) {
 	if c.dev() == nil {
 		return nil, FileNull.fail(op, errorf(ClassComm, op, "c is a nil communicator"))
 	}
-	d, err := mpir.FileOpen(op, c.d, c.s, name, int(amode), info.obj(), nil)
+	d, err := mpir.FileOpen(op, c.d, c.owner(), name, int(amode), info.obj(), nil)
 	if err != nil {
 		return nil, FileNull.fail(op, err)
 	}

@@ -122,7 +122,7 @@ func (c *Comm) SetInfo(info *Info) error {
 	if err := c.check("SetInfo"); err != nil {
 		return err
 	}
-	return c.fail("SetInfo", c.hints.Set("SetInfo", info.obj()))
+	return c.fail("SetInfo", c.x.SetInfo("SetInfo", info.obj()))
 }
 
 // Info returns a new Info holding the hints in effect on c (MPI_Comm_get_info): every
@@ -132,5 +132,6 @@ func (c *Comm) Info() (*Info, error) {
 	if err := c.check("Info"); err != nil {
 		return nil, err
 	}
-	return wrapInfo(c.hints.Info()), nil
+	in, err := c.x.Info("Info")
+	return wrapInfo(in), c.fail("Info", err)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/mpir"
 )
 
 var epoch = time.Now()
@@ -110,7 +109,7 @@ func Finalize() error {
 // while MPI is still usable (Finalized reports false).
 func finalizeSelf() error {
 	background.wait()
-	return Self.fail("Finalize", mpir.FinalizeAttrs("Finalize", &Self.attrs, Self, "Self"))
+	return Self.fail("Finalize", Self.x.Finalize("Finalize", "Self"))
 }
 
 // Abort ends every rank of the job with code (MPI_Abort on the world communicator).

@@ -18,7 +18,7 @@ import (
 // neighborRun runs neighbourhood collective k in mode m on c with sides a (mpir
 // checks them against c's topology).
 func (c *Comm) neighborRun(k mpir.CollKind, m mpir.Mode, a *mpir.NArgs) (*core.Pending, error) {
-	return mpir.Neighbor(collOf(k, m), c.dev(), c.topo, a)
+	return mpir.Neighbor(collOf(k, m), c.dev(), c.topo(), a)
 }
 
 // degree is the in- and out-degree of c's topology (none without one, which mpir
@@ -27,7 +27,7 @@ func (c *Comm) degree() (in, out int) {
 	if c == nil {
 		return 0, 0
 	}
-	srcs, dsts, _, _ := c.topo.Neighbors()
+	srcs, dsts, _, _ := c.topo().Neighbors()
 	return len(srcs), len(dsts)
 }
 
@@ -101,7 +101,7 @@ func neighborAlltoall[T Elem](m mpir.Mode, c *Comm, send, recv []T) (*core.Pendi
 	}
 	a.Send.Count, a.Send.Stride = n, n
 	a.Recv.Count, a.Recv.Stride = n, n
-	return mpir.Neighbor(p, c.dev(), c.topo, &a)
+	return mpir.Neighbor(p, c.dev(), c.topo(), &a)
 }
 
 // NeighborAlltoallv is NeighborAlltoall with blocks of their own sizes and places
@@ -152,12 +152,12 @@ func neighborAlltoallw[S, R any](m mpir.Mode, c *Comm, send []S, scounts, sdispl
 	a.Recv.Counts, a.Recv.Displs, a.Recv.Unit = orEmpty(rcounts), orEmpty(rdispls), 1
 	if m == mpir.Persistent { // the request keeps its types
 		a.Send.Types, a.Recv.Types = typesInto(nil, stypes), typesInto(nil, rtypes)
-		return mpir.Neighbor(p, c.dev(), c.topo, &a)
+		return mpir.Neighbor(p, c.dev(), c.topo(), &a)
 	}
 	// The device's types, in pooled lists: the device reads them only during the call.
 	sl, rl := typeLists.Get().(*[]*datatype.Type), typeLists.Get().(*[]*datatype.Type)
 	a.Send.Types, a.Recv.Types = typesInto((*sl)[:0], stypes), typesInto((*rl)[:0], rtypes)
-	pd, err := mpir.Neighbor(p, c.dev(), c.topo, &a)
+	pd, err := mpir.Neighbor(p, c.dev(), c.topo(), &a)
 	*sl, *rl = a.Send.Types[:0], a.Recv.Types[:0]
 	clear((*sl)[:cap(*sl)])
 	clear((*rl)[:cap(*rl)])
@@ -225,7 +225,7 @@ func neighborAllgatherBuf(m mpir.Mode, c *Comm, send, recv Buf) (*core.Pending, 
 	if a.RecvErr == nil {
 		a.RecvErr = bad
 	}
-	return mpir.Neighbor(p, c.dev(), c.topo, &a)
+	return mpir.Neighbor(p, c.dev(), c.topo(), &a)
 }
 
 // NeighborAllgathervBuf is NeighborAllgatherBuf with the block from source i received
@@ -243,7 +243,7 @@ func NeighborAllgathervBuf(c *Comm, send, recv Buf, counts, displs []int) error 
 func neighborAllgathervBuf(m mpir.Mode, c *Comm, send, recv Buf, counts, displs []int) (*core.Pending, error) {
 	p := collOf(mpir.CollNeighborAllgatherv, m)
 	a := neighborBuf(p.Op, send, recv, collective.NSide{Count: int(send.count)}, collective.NSide{Counts: orEmpty(counts), Displs: orEmpty(displs)})
-	return mpir.Neighbor(p, c.dev(), c.topo, &a)
+	return mpir.Neighbor(p, c.dev(), c.topo(), &a)
 }
 
 // NeighborAlltoallBuf sends block j of send to destination j and receives block i of
@@ -277,7 +277,7 @@ func neighborAlltoallBuf(m mpir.Mode, c *Comm, send, recv Buf) (*core.Pending, e
 	if a.SendErr == nil {
 		a.SendErr = bad
 	}
-	return mpir.Neighbor(p, c.dev(), c.topo, &a)
+	return mpir.Neighbor(p, c.dev(), c.topo(), &a)
 }
 
 // NeighborAlltoallvBuf is NeighborAlltoallBuf with blocks of their own counts and
@@ -297,7 +297,7 @@ func neighborAlltoallvBuf(m mpir.Mode, c *Comm, send Buf, scounts, sdispls []int
 	p := collOf(mpir.CollNeighborAlltoallv, m)
 	a := neighborBuf(p.Op, send, recv, collective.NSide{Counts: orEmpty(scounts), Displs: orEmpty(sdispls)},
 		collective.NSide{Counts: orEmpty(rcounts), Displs: orEmpty(rdispls)})
-	return mpir.Neighbor(p, c.dev(), c.topo, &a)
+	return mpir.Neighbor(p, c.dev(), c.topo(), &a)
 }
 
 // neighborBuf is a neighbourhood collective's sides of typed buffers, the blocks of

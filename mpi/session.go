@@ -292,12 +292,7 @@ func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, rem
 // fromGroups wraps a communicator made from groups such as g, with its hints and
 // handler; it belongs to g's owner.
 func fromGroups(d *core.Comm, g *mpir.Group, hints *mpir.Hints, errh *mpir.Errhandler) *Comm {
-	if d == nil {
-		return nil
-	}
-	c := &Comm{d: d, hints: hints, s: g.Owner()}
-	c.errh.Init(errh)
-	return c
+	return newComm(mpir.NewComm(d, g.Owner(), errh, hints))
 }
 
 // failNoObject raises err of op, a call with no object of its own (a group call, a

@@ -85,11 +85,7 @@ func (c *Comm) splitType(op string, kind, key int, info *Info) (*Comm, error) {
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	d := wrapComm(c, nd)
-	if d != nil {
-		d.hints = hints
-	}
-	return d, nil
+	return newComm(c.x.Derive(nd, nil, hints)), nil
 }
 
 // GetHwResourceInfo returns a new Info describing the hardware this process runs on

@@ -30,7 +30,7 @@ func (c *Comm) Topology() TopoKind {
 	if c == nil {
 		return TopoNone
 	}
-	return TopoKind(c.topo.Kind()) // the values are mpir's kinds
+	return TopoKind(c.topo().Kind()) // the values are mpir's kinds
 }
 
 // neighbors returns the ranks a neighbourhood collective on c receives from (sources)
@@ -41,7 +41,7 @@ func (c *Comm) neighbors() (sources, destinations []int, ok bool) {
 	if c == nil {
 		return nil, nil, false
 	}
-	sources, destinations, _, ok = c.topo.Neighbors()
+	sources, destinations, _, ok = c.topo().Neighbors()
 	return sources, destinations, ok
 }
 
@@ -51,9 +51,8 @@ func (c *Comm) adopt(op string, nd *core.Comm, t *mpir.Topology, err error) (*Co
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	nc := wrapComm(c, nd)
-	if nc != nil {
-		nc.topo = t
-	}
-	return nc, nil
+	return newComm(c.obj().Derive(nd, t, nil)), nil
 }
+
+// topo is c's topology, nil for none (and a nil c).
+func (c *Comm) topo() *mpir.Topology { return c.obj().Topo() }

@@ -48,7 +48,7 @@ func (c *Comm) Cartdim() (int, error) {
 	if err := c.check(op); err != nil {
 		return 0, err
 	}
-	n, err := mpir.Cartdim(op, c.d, c.topo)
+	n, err := mpir.Cartdim(op, c.d, c.topo())
 	return n, c.fail(op, err)
 }
 
@@ -59,7 +59,7 @@ func (c *Comm) CartGet() (dims []int, periods []bool, coords []int, err error) {
 	if err := c.check(op); err != nil {
 		return nil, nil, nil, err
 	}
-	dims, periods, coords, err = mpir.CartGet(op, c.d, c.topo)
+	dims, periods, coords, err = mpir.CartGet(op, c.d, c.topo())
 	if err != nil {
 		return nil, nil, nil, c.fail(op, err)
 	}
@@ -73,7 +73,7 @@ func (c *Comm) CartRank(coords []int) (int, error) {
 	if err := c.check(op); err != nil {
 		return 0, err
 	}
-	r, err := mpir.CartRank(op, c.d, c.topo, coords)
+	r, err := mpir.CartRank(op, c.d, c.topo(), coords)
 	return r, c.fail(op, err)
 }
 
@@ -83,7 +83,7 @@ func (c *Comm) CartCoords(rank int) ([]int, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	co, err := mpir.CartCoords(op, c.d, c.topo, rank)
+	co, err := mpir.CartCoords(op, c.d, c.topo(), rank)
 	return co, c.fail(op, err)
 }
 
@@ -96,7 +96,7 @@ func (c *Comm) CartShift(direction, disp int) (src, dest int, err error) {
 	if err := c.check(op); err != nil {
 		return 0, 0, err
 	}
-	src, dest, err = mpir.CartShift(op, c.d, c.topo, direction, disp)
+	src, dest, err = mpir.CartShift(op, c.d, c.topo(), direction, disp)
 	return src, dest, c.fail(op, err)
 }
 
@@ -114,7 +114,7 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	nd, t, err := mpir.CartSub(op, c.d, c.topo, nil, remain)
+	nd, t, err := mpir.CartSub(op, c.d, c.topo(), nil, remain)
 	return c.adopt(op, nd, t, err)
 }
 

@@ -69,7 +69,7 @@ func (c *Comm) DistGraphNeighborsCount() (indegree, outdegree int, weighted bool
 	if err := c.check(op); err != nil {
 		return 0, 0, false, err
 	}
-	s, _, d, _, weighted, err := mpir.DistGraphNeighbors(op, c.d, c.topo)
+	s, _, d, _, weighted, err := mpir.DistGraphNeighbors(op, c.d, c.topo())
 	return len(s), len(d), weighted, c.fail(op, err)
 }
 
@@ -83,7 +83,7 @@ func (c *Comm) DistGraphNeighbors() (sources, sourceWeights, destinations, destW
 	if err := c.check(op); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	s, sw, d, dw, _, err := mpir.DistGraphNeighbors(op, c.d, c.topo)
+	s, sw, d, dw, _, err := mpir.DistGraphNeighbors(op, c.d, c.topo())
 	if err != nil {
 		return nil, nil, nil, nil, c.fail(op, err)
 	}

@@ -33,7 +33,7 @@ func (c *Comm) Graphdims() (nnodes, nedges int, err error) {
 	if err := c.check(op); err != nil {
 		return 0, 0, err
 	}
-	nnodes, nedges, err = mpir.Graphdims(op, c.d, c.topo)
+	nnodes, nedges, err = mpir.Graphdims(op, c.d, c.topo())
 	return nnodes, nedges, c.fail(op, err)
 }
 
@@ -44,7 +44,7 @@ func (c *Comm) GraphGet() (index, edges []int, err error) {
 	if err := c.check(op); err != nil {
 		return nil, nil, err
 	}
-	index, edges, err = mpir.GraphGet(op, c.d, c.topo)
+	index, edges, err = mpir.GraphGet(op, c.d, c.topo())
 	if err != nil {
 		return nil, nil, c.fail(op, err)
 	}
@@ -58,7 +58,7 @@ func (c *Comm) GraphNeighborsCount(rank int) (int, error) {
 	if err := c.check(op); err != nil {
 		return 0, err
 	}
-	nb, err := mpir.GraphNeighbors(op, c.d, c.topo, rank)
+	nb, err := mpir.GraphNeighbors(op, c.d, c.topo(), rank)
 	return len(nb), c.fail(op, err)
 }
 
@@ -69,7 +69,7 @@ func (c *Comm) GraphNeighbors(rank int) ([]int, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	nb, err := mpir.GraphNeighbors(op, c.d, c.topo, rank)
+	nb, err := mpir.GraphNeighbors(op, c.d, c.topo(), rank)
 	if err != nil {
 		return nil, c.fail(op, err)
 	}

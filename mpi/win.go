@@ -70,7 +70,7 @@ func newWin(op string, c *Comm, info *Info, a mpir.WinArgs) (*Win, error) {
 		return nil, err
 	}
 	a.Info = info.obj()
-	x, err := mpir.NewWin(op, c.d, c.s, mpir.ErrorsReturn, a)
+	x, err := mpir.NewWin(op, c.d, c.owner(), mpir.ErrorsReturn, a)
 	if err != nil {
 		return nil, c.fail(op, err)
 	}

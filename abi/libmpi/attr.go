@@ -216,7 +216,7 @@ func PMPI_Comm_set_attr(ch uintptr, key int32, val unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return fail(op, ch, mpir.SetAttr(op, mpir.AttrComm, &c.attrs, ch, k, uintptr(val)))
+	return fail(op, ch, c.x.SetAttr(op, k, uintptr(val)))
 }
 
 //export PMPI_Attr_put
@@ -240,7 +240,7 @@ func PMPI_Comm_get_attr(ch uintptr, key int32, val, flag unsafe.Pointer) int32 {
 		setInt(flag, 1)
 		return 0
 	}
-	v, ok, err := mpir.CommAttr(op, &c.attrs, k)
+	v, ok, err := c.x.Attr(op, k)
 	if err == nil {
 		err = getAttr(op, val, flag, v, ok)
 	}
@@ -263,7 +263,7 @@ func PMPI_Comm_delete_attr(ch uintptr, key int32) int32 {
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return fail(op, ch, mpir.DeleteAttr(op, mpir.AttrComm, &c.attrs, ch, k))
+	return fail(op, ch, c.x.DeleteAttr(op, k))
 }
 
 //export PMPI_Attr_delete

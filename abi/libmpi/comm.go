@@ -5,7 +5,6 @@ package main
 import "C"
 
 import (
-	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/collective"
@@ -14,21 +13,13 @@ import (
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// comm is a communicator: the device's core, the error handler's handle, the
-// attributes (C values, kept as integers) and the name.
+// comm is a communicator: the device communicator of its object, which never
+// changes, kept here (and first) so that the hot paths reach it with one load, and
+// the object (internal/mpir/comm.go: owner, topology, hints, error handler,
+// attributes as C values kept as integers).
 type comm struct {
-	c     *core.Comm
-	errh  mpir.Errh
-	mu    sync.Mutex
-	attrs mpir.Attrs // attr.go
-	name  string
-	topo  *mpir.Topology // set at creation, never changed
-	hints *mpir.Hints    // the info hints in effect
-	// sess is the communicator's owner, the session it derives from (made from a
-	// session's group, or from a communicator that was), nil for the world model's;
-	// set at creation. Its groups carry it, so that what is made from them is the
-	// session's.
-	sess *mpir.Session
+	c *core.Comm
+	x *mpir.Comm
 }
 
 var (
@@ -37,11 +28,10 @@ var (
 )
 
 func init() {
-	world.c, self.c = core.World, core.Self
-	world.errh.Init(mpir.ErrorsAreFatal) // the initial error handler
-	self.errh.Init(mpir.ErrorsAreFatal)
-	world.name, self.name = "MPI_COMM_WORLD", "MPI_COMM_SELF"
-	world.hints, self.hints = mpir.DefaultCommHints(), mpir.DefaultCommHints()
+	// MPI_ERRORS_ARE_FATAL is the initial error handler.
+	world = comm{c: core.World, x: mpir.NewComm(core.World, nil, mpir.ErrorsAreFatal, nil)}
+	self = comm{c: core.Self, x: mpir.NewComm(core.Self, nil, mpir.ErrorsAreFatal, nil)}
+	world.x.Handle, self.x.Handle = uintptr(hCommWorld), uintptr(hCommSelf)
 }
 
 // commOf is the communicator of handle h, nil for MPI_COMM_NULL or a handle that is
@@ -59,15 +49,20 @@ func commOf(h uintptr) *comm {
 	return comms.get(h)
 }
 
-// newComm registers a communicator the device made, inheriting parent's handler.
-func newComm(c *core.Comm, parent *comm) uintptr {
-	if c == nil {
+// newComm registers a communicator the device made from parent, which inherits what
+// MPI says it does (mpir.Comm.Derive), with topology t and hints (nil: defaults).
+func newComm(c *core.Comm, parent *comm, t *mpir.Topology, hints *mpir.Hints) uintptr {
+	return register(parent.x.Derive(c, t, hints))
+}
+
+// register gives object x (nil: MPI_COMM_NULL) its handle.
+func register(x *mpir.Comm) uintptr {
+	if x == nil {
 		return hCommNull
 	}
-	n := &comm{c: c, sess: parent.sess, hints: mpir.DefaultCommHints()}
-	c.InheritSessionBuffer(parent.c) // a communicator derived from a session's
-	n.errh.Init(parent.errh.Get())
-	return comms.add(n)
+	h := comms.add(&comm{x: x, c: x.Dev()})
+	x.Handle = h
+	return h
 }
 
 // needComm checks a communicator argument.
@@ -142,7 +137,7 @@ func created(op string, parent *comm, ph uintptr, c *core.Comm, err error, out u
 	if out == nil {
 		return fail(op, ph, errorf(errArg, op, "newcomm is NULL"))
 	}
-	setHandle(out, newComm(c, parent))
+	setHandle(out, newComm(c, parent, nil, nil))
 	return 0
 }
 
@@ -153,36 +148,32 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
+	if out == nil {
+		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
+	}
 	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
-	return dup(op, c, ch, out)
+	nh, err := dup(op, c, nil)
+	setHandle(out, nh) // MPI_COMM_NULL when it failed
+	return fail(op, ch, err)
 }
 
-// dup is MPI_Comm_dup of c (handle ch), unrecorded (Comm_dup_with_info's).
-func dup(op string, c *comm, ch uintptr, out unsafe.Pointer) int32 {
-	nc, err := collective.Dup(c.c, op)
-	if r := created(op, c, ch, nc, err, out); r != 0 {
-		return r
+// dup is MPI_Comm_dup of c (mpir.Comm.Dup), unrecorded, with hints in place of c's
+// when not nil: the new communicator's handle. A duplicate whose attribute copy
+// failed (mpir freed its device communicator) loses its handle: the duplication is
+// not returned.
+func dup(op string, c *comm, hints *mpir.Hints) (uintptr, error) {
+	var nh uintptr
+	_, err := c.x.Dup(op, hints, func(x *mpir.Comm) any {
+		nh = comms.add(&comm{x: x, c: x.Dev()})
+		return nh
+	})
+	if err != nil {
+		if nh != 0 {
+			comms.remove(nh)
+		}
+		return hCommNull, err
 	}
-	nh := *(*uintptr)(out)
-	commOf(nh).topo, commOf(nh).hints = c.topo, c.hints.Dup()
-	if err := mpir.CopyAttrs(op, &c.attrs, ch, &commOf(nh).attrs, nh); err != nil {
-		discardComm(op, nh)
-		setHandle(out, hCommNull)
-		return fail(op, ch, err)
-	}
-	return 0
-}
-
-// discardComm frees the duplicate h whose attribute copy callback failed (mpir
-// deleted the attributes copied so far): the duplication is not returned (newcomm is
-// MPI_COMM_NULL). Freeing is local.
-func discardComm(op string, h uintptr) {
-	c := commOf(h)
-	if c == nil {
-		return
-	}
-	_ = collective.Free(c.c, op)
-	comms.remove(h)
+	return nh, nil
 }
 
 //export PMPI_Comm_dup_with_info
@@ -196,12 +187,13 @@ func PMPI_Comm_dup_with_info(ch uintptr, info uintptr, out unsafe.Pointer) int32
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
-	if r := dup("Comm_dup", c, ch, out); r != 0 {
-		return r
+	if out == nil {
+		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
 	}
-	commOf(*(*uintptr)(out)).hints = hints
-	return 0
+	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
+	nh, err := dup("Comm_dup", c, hints)
+	setHandle(out, nh) // MPI_COMM_NULL when it failed
+	return fail(op, ch, err)
 }
 
 //export PMPI_Comm_split
@@ -241,12 +233,13 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	}
 	in, ierr := infoArg(op, info)
 	nc, hints, err := mpir.SplitType(op, c.c, a, in, ierr)
-	if r := created(op, c, ch, nc, err, out); r != 0 {
-		return r
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	if n := commOf(*(*uintptr)(out)); n != nil {
-		n.hints = hints
+	if out == nil {
+		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
 	}
+	setHandle(out, newComm(nc, c, nil, hints))
 	return 0
 }
 
@@ -276,7 +269,7 @@ func PMPI_Comm_create(ch uintptr, gh uintptr, out unsafe.Pointer) int32 {
 	if g == nil {
 		return fail(op, ch, badHandle(op, "group", gh, kGroup))
 	}
-	if err := mpir.Owns(op, c.sess, g); err != nil {
+	if err := mpir.Owns(op, c.x.Owner(), g); err != nil {
 		return fail(op, ch, err)
 	}
 	nc, err := collective.Create(c.c, op, g.Members())
@@ -295,7 +288,7 @@ func PMPI_Comm_create_group(ch uintptr, gh uintptr, tag int32, out unsafe.Pointe
 	if g == nil {
 		return fail(op, ch, badHandle(op, "group", gh, kGroup))
 	}
-	if err := mpir.Owns(op, c.sess, g); err != nil {
+	if err := mpir.Owns(op, c.x.Owner(), g); err != nil {
 		return fail(op, ch, err)
 	}
 	nc, err := collective.CreateGroup(c.c, op, g.Members(), int(tag))
@@ -313,9 +306,9 @@ func PMPI_Intercomm_create(lh uintptr, lleader int32, ph uintptr, rleader, tag i
 	var peer *core.Comm
 	var peerOwner *mpir.Session
 	if p := commOf(ph); p != nil {
-		peer, peerOwner = p.c, p.sess
+		peer, peerOwner = p.c, p.x.Owner()
 	}
-	nc, err := mpir.IntercommCreate(op, l.c, l.sess, int(lleader), peer, peerOwner, int(rleader), int(tag))
+	nc, err := mpir.IntercommCreate(op, l.c, l.x.Owner(), int(lleader), peer, peerOwner, int(rleader), int(tag))
 	return created(op, l, lh, nc, err, out)
 }
 
@@ -338,19 +331,13 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 		return fail(op, 0, errorf(errArg, op, "comm is NULL"))
 	}
 	h := *(*uintptr)(p)
-	if h == hCommWorld || h == hCommSelf {
-		return fail(op, h, errorf(errComm, op, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed"))
-	}
 	c, r := needComm(op, h)
 	if c == nil {
 		return r
 	}
 	defer prof.Exit(prof.CommFree, c.enterTimed(prof.CommFree, prof.NoPeer, -1, 0), 0)
-	if err := mpir.FreeAttrs(op, &c.attrs, h); err != nil {
-		return fail(op, h, err) // the communicator stays, with the attributes not deleted
-	}
-	if err := collective.Free(c.c, op); err != nil {
-		return fail(op, h, err)
+	if err := c.x.Free(op); err != nil {
+		return fail(op, h, err) // on a delete function's error the communicator stays
 	}
 	comms.remove(h)
 	setHandle(p, hCommNull)
@@ -388,10 +375,7 @@ func PMPI_Comm_set_name(ch uintptr, name unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	c.mu.Lock()
-	c.name = cstr(name)
-	c.mu.Unlock()
-	return 0
+	return fail("Comm_set_name", ch, c.x.SetName("Comm_set_name", cstr(name)))
 }
 
 //export PMPI_Comm_get_name
@@ -400,10 +384,7 @@ func PMPI_Comm_get_name(ch uintptr, name, n unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	c.mu.Lock()
-	s := c.name
-	c.mu.Unlock()
-	putCString(name, C.MPI_MAX_OBJECT_NAME, s, n)
+	putCString(name, C.MPI_MAX_OBJECT_NAME, c.x.Name(), n)
 	return 0
 }
 
@@ -435,7 +416,7 @@ func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Po
 		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
 	}
 	defer prof.Exit(prof.Idup, c.enterTimed(prof.Idup, prof.NoPeer, -1, 0), 0)
-	hints := c.hints.Dup()
+	hints := c.x.Hints().Dup() // as they are at the call
 	if withInfo {
 		var err error
 		if hints, err = newCommHints(op, info); err != nil {
@@ -443,15 +424,8 @@ func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Po
 		}
 	}
 	addPending(core.Go(op, func() error {
-		nc, err := collective.Dup(c.c, op)
+		nh, err := dup(op, c, hints)
 		if err != nil {
-			return err
-		}
-		nh := newComm(nc, c)
-		n := commOf(nh)
-		n.topo, n.hints = c.topo, hints
-		if err := mpir.CopyAttrs(op, &c.attrs, ch, &n.attrs, nh); err != nil {
-			discardComm(op, nh)
 			return err
 		}
 		setHandle(out, nh)

@@ -154,7 +154,7 @@ func PMPI_Comm_set_errhandler(ch uintptr, eh uintptr) int32 {
 	if c == nil {
 		return r
 	}
-	return fail(op, ch, setErrh(op, &c.errh, mpir.KindComm, eh))
+	return fail(op, ch, setErrh(op, &c.x.Errh, mpir.KindComm, eh))
 }
 
 //export PMPI_Comm_get_errhandler
@@ -164,7 +164,7 @@ func PMPI_Comm_get_errhandler(ch uintptr, eh unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	return fail(op, ch, getErrh(op, &c.errh, eh))
+	return fail(op, ch, getErrh(op, &c.x.Errh, eh))
 }
 
 //export PMPI_Comm_call_errhandler
@@ -174,13 +174,6 @@ func PMPI_Comm_call_errhandler(ch uintptr, code int32) int32 {
 	if c == nil {
 		return r
 	}
-	c.errh.Raise("MPI_"+op, ch, c.what, codeErr(op, code))
+	c.x.Errh.Raise("MPI_"+op, ch, c.x.What, codeErr(op, code))
 	return 0
-}
-
-// what names c in the message of a fatal error.
-func (c *comm) what() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return "communicator " + c.name
 }

@@ -111,7 +111,7 @@ func raise(op string, ch uintptr, err error) int32 {
 	}
 	ce := cerror(op, err)
 	if c := commOf(ch); c != nil {
-		c.errh.Raise(ce.op, ch, c.what, ce)
+		c.x.Errh.Raise(ce.op, ch, c.x.What, ce)
 	} else {
 		noObject(ce)
 	}
@@ -121,7 +121,7 @@ func raise(op string, ch uintptr, err error) int32 {
 // noObject runs the handler of an error with no valid object (MPI 4.1 section 9.3):
 // MPI_COMM_SELF's while the world model runs, else the initial one.
 func noObject(ce *cError) {
-	mpir.NoObject(&self.errh, &initialErrh).Raise(ce.op, uintptr(hCommSelf), self.what, ce)
+	mpir.NoObject(&self.x.Errh, &initialErrh).Raise(ce.op, uintptr(hCommSelf), self.x.What, ce)
 }
 
 // initialErrh is the initial error handler, MPI's default: MPI_ERRORS_ARE_FATAL.

@@ -113,7 +113,7 @@ func PMPI_File_open(ch uintptr, name unsafe.Pointer, amode int32, ih uintptr, ou
 	case err != nil:
 		bad = err
 	}
-	d, err := mpir.FileOpen(op, c.c, c.sess, cstr(name), int(amode), in, bad)
+	d, err := mpir.FileOpen(op, c.c, c.x.Owner(), cstr(name), int(amode), in, bad)
 	if err != nil {
 		return failFile(op, err)
 	}

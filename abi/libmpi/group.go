@@ -99,7 +99,7 @@ func PMPI_Comm_group(ch uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail("Comm_group", ch, argErr("Comm_group", "group is NULL"))
 	}
-	setHandle(out, newGroup(mpir.NewGroup(c.c.Group(), c.sess)))
+	setHandle(out, newGroup(c.x.Group()))
 	return 0
 }
 
@@ -115,7 +115,7 @@ func PMPI_Comm_remote_group(ch uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail("Comm_remote_group", ch, argErr("Comm_remote_group", "group is NULL"))
 	}
-	setHandle(out, newGroup(mpir.NewGroup(c.c.Remote(), c.sess)))
+	setHandle(out, newGroup(c.x.RemoteGroup()))
 	return 0
 }
 

@@ -260,7 +260,7 @@ func PMPI_Comm_set_info(ch uintptr, h uintptr) int32 {
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	return fail(op, ch, c.hints.Set(op, in))
+	return fail(op, ch, c.x.SetInfo(op, in))
 }
 
 //export PMPI_Comm_get_info
@@ -273,6 +273,10 @@ func PMPI_Comm_get_info(ch uintptr, out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail(op, ch, errorf(errArg, op, "info_used is NULL"))
 	}
-	setHandle(out, newInfoHandle(c.hints.Info()))
+	in, err := c.x.Info(op)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	setHandle(out, newInfoHandle(in))
 	return 0
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/mpir"
 	"golang.org/x/sys/unix"
 )
 
@@ -89,7 +88,7 @@ func PMPI_Finalize() int32 {
 	// MPI_COMM_SELF's attributes are deleted first, while MPI still works, so that a
 	// library can hook the end of MPI with a delete callback (MPI 4.1 section 11.2.4).
 	err := collective.Finalize(func() error {
-		err := mpir.FinalizeAttrs("Finalize", &self.attrs, uintptr(hCommSelf), "MPI_COMM_SELF")
+		err := self.x.Finalize("Finalize", "MPI_COMM_SELF")
 		setShortLive(false) // after the callbacks, which may still use windows
 		return err
 	})

@@ -117,19 +117,19 @@ func place(op string, s *collective.NSide, err *error, p unsafe.Pointer, n int) 
 
 // nbrRun lays both sides over C memory and runs the neighbourhood collective k.
 func nbrRun(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf, rbuf unsafe.Pointer, a *mpir.NArgs) int32 {
-	in, out, _, _ := c.topo.Neighbors()
+	in, out, _, _ := c.x.Topo().Neighbors()
 	place(op, &a.Send, &a.SendErr, sbuf, len(out))
 	place(op, &a.Recv, &a.RecvErr, rbuf, len(in))
 	a.SendInPlace, a.RecvInPlace = uintptr(sbuf) == inPlaceAddr, uintptr(rbuf) == inPlaceAddr
 	a.Err, a.Info = reqInfo(op, req, m)
-	p, err := mpir.Neighbor(mpir.CollProc(k, m.m), c.c, c.topo, a)
+	p, err := mpir.Neighbor(mpir.CollProc(k, m.m), c.c, c.x.Topo(), a)
 	return given(op, c, ch, req, m, p, err)
 }
 
 // degree is the in- and out-degree of c's topology (none without one, which
 // mpir.Neighbor refuses).
 func (c *comm) degree() (in, out int) {
-	srcs, dsts, _, _ := c.topo.Neighbors()
+	srcs, dsts, _, _ := c.x.Topo().Neighbors()
 	return len(srcs), len(dsts)
 }
 

@@ -278,9 +278,7 @@ func fromGroups(c *core.Comm, g *mpir.Group, x *mpir.Errhandler, hints *mpir.Hin
 		setHandle(out, hCommNull)
 		return
 	}
-	n := &comm{c: c, hints: hints, sess: g.Owner()}
-	n.errh.Init(x)
-	setHandle(out, comms.add(n))
+	setHandle(out, register(mpir.NewComm(c, g.Owner(), x, hints)))
 }
 
 // groupArgs checks the arguments every creation from groups shares: the handler

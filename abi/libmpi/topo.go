@@ -86,11 +86,7 @@ func adopt(op string, c *comm, ch uintptr, nc *core.Comm, t *mpir.Topology, err 
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	h := newComm(nc, c)
-	if nc != nil {
-		comms.get(h).topo = t
-	}
-	setHandle(out, h)
+	setHandle(out, newComm(nc, c, t, nil))
 	return 0
 }
 
@@ -143,7 +139,7 @@ func PMPI_Cartdim_get(ch uintptr, ndims unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	n, err := mpir.Cartdim(op, c.c, c.topo)
+	n, err := mpir.Cartdim(op, c.c, c.x.Topo())
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -158,7 +154,7 @@ func PMPI_Cart_get(ch uintptr, maxdims int32, dimsP, periodsP, coordsP unsafe.Po
 	if c == nil {
 		return r
 	}
-	dims, periods, coords, err := mpir.CartGet(op, c.c, c.topo)
+	dims, periods, coords, err := mpir.CartGet(op, c.c, c.x.Topo())
 	if err == nil && maxdims < 0 {
 		err = argErr(op, "maxdims = %d must not be negative", maxdims)
 	}
@@ -182,7 +178,7 @@ func PMPI_Cart_rank(ch uintptr, coordsP, rank unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	n, err := mpir.Cartdim(op, c.c, c.topo)
+	n, err := mpir.Cartdim(op, c.c, c.x.Topo())
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -190,7 +186,7 @@ func PMPI_Cart_rank(ch uintptr, coordsP, rank unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	rk, err := mpir.CartRank(op, c.c, c.topo, coords)
+	rk, err := mpir.CartRank(op, c.c, c.x.Topo(), coords)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -205,7 +201,7 @@ func PMPI_Cart_coords(ch uintptr, rank, maxdims int32, coordsP unsafe.Pointer) i
 	if c == nil {
 		return r
 	}
-	co, err := mpir.CartCoords(op, c.c, c.topo, int(rank))
+	co, err := mpir.CartCoords(op, c.c, c.x.Topo(), int(rank))
 	switch {
 	case err != nil:
 	case int(maxdims) < len(co):
@@ -227,7 +223,7 @@ func PMPI_Cart_shift(ch uintptr, dir, disp int32, src, dest unsafe.Pointer) int3
 	if c == nil {
 		return r
 	}
-	s, d, err := mpir.CartShift(op, c.c, c.topo, int(dir), int(disp))
+	s, d, err := mpir.CartShift(op, c.c, c.x.Topo(), int(dir), int(disp))
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -245,12 +241,12 @@ func PMPI_Cart_sub(ch uintptr, remainP, out unsafe.Pointer) int32 {
 	}
 	defer prof.Exit(prof.CartSub, c.enterTimed(prof.CartSub, prof.NoPeer, -1, 0), 0)
 	// Every rank has the topology of comm, so a rank that has none fails with all.
-	n, err := mpir.Cartdim(op, c.c, c.topo)
+	n, err := mpir.Cartdim(op, c.c, c.x.Topo())
 	if err != nil {
 		return fail(op, ch, err)
 	}
 	remain, err := boolsIn(op, "remain_dims", remainP, n)
-	nc, t, err := mpir.CartSub(op, c.c, c.topo, cmp.Or(err, outComm(op, out)), remain)
+	nc, t, err := mpir.CartSub(op, c.c, c.x.Topo(), cmp.Or(err, outComm(op, out)), remain)
 	return adopt(op, c, ch, nc, t, err, out)
 }
 
@@ -313,7 +309,7 @@ func PMPI_Graphdims_get(ch uintptr, nnodes, nedges unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	nn, ne, err := mpir.Graphdims(op, c.c, c.topo)
+	nn, ne, err := mpir.Graphdims(op, c.c, c.x.Topo())
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -329,7 +325,7 @@ func PMPI_Graph_get(ch uintptr, maxindex, maxedges int32, indexP, edgesP unsafe.
 	if c == nil {
 		return r
 	}
-	index, edges, err := mpir.GraphGet(op, c.c, c.topo)
+	index, edges, err := mpir.GraphGet(op, c.c, c.x.Topo())
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -345,7 +341,7 @@ func PMPI_Graph_neighbors_count(ch uintptr, rank int32, n unsafe.Pointer) int32 
 	if c == nil {
 		return r
 	}
-	nb, err := mpir.GraphNeighbors(op, c.c, c.topo, int(rank))
+	nb, err := mpir.GraphNeighbors(op, c.c, c.x.Topo(), int(rank))
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -360,7 +356,7 @@ func PMPI_Graph_neighbors(ch uintptr, rank, maxn int32, nbrs unsafe.Pointer) int
 	if c == nil {
 		return r
 	}
-	nb, err := mpir.GraphNeighbors(op, c.c, c.topo, int(rank))
+	nb, err := mpir.GraphNeighbors(op, c.c, c.x.Topo(), int(rank))
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -394,7 +390,7 @@ func PMPI_Topo_test(ch uintptr, status unsafe.Pointer) int32 {
 		return r
 	}
 	kind := undefined
-	switch c.topo.Kind() {
+	switch c.x.Topo().Kind() {
 	case mpir.TopoCart:
 		kind = topoCart
 	case mpir.TopoGraph:
@@ -469,7 +465,7 @@ func PMPI_Dist_graph_neighbors_count(ch uintptr, indeg, outdeg, weighted unsafe.
 	if c == nil {
 		return r
 	}
-	s, _, d, _, w, err := mpir.DistGraphNeighbors(op, c.c, c.topo)
+	s, _, d, _, w, err := mpir.DistGraphNeighbors(op, c.c, c.x.Topo())
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -486,7 +482,7 @@ func PMPI_Dist_graph_neighbors(ch uintptr, maxin int32, srcP, srcWP unsafe.Point
 	if c == nil {
 		return r
 	}
-	s, sw, d, dw, w, err := mpir.DistGraphNeighbors(op, c.c, c.topo)
+	s, sw, d, dw, w, err := mpir.DistGraphNeighbors(op, c.c, c.x.Topo())
 	if err == nil {
 		_, e1 := count(op, "maxindegree", maxin)
 		_, e2 := count(op, "maxoutdegree", maxout)

@@ -106,7 +106,7 @@ func makeWin(op string, ch, info uintptr, out unsafe.Pointer, a mpir.WinArgs, ba
 		return fail(op, ch, err)
 	}
 	a.Info = in
-	x, err := mpir.NewWin(op, c.c, c.sess, mpir.ErrorsAreFatal, a)
+	x, err := mpir.NewWin(op, c.c, c.x.Owner(), mpir.ErrorsAreFatal, a)
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -156,7 +156,7 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 		}
 		return unsafe.Slice((*byte)(cmem), n), nil
 	}
-	x, err := mpir.NewWin(op, c.c, c.sess, mpir.ErrorsAreFatal, mpir.WinArgs{Flavor: f, Size: size, DispUnit: unit, Info: in, Alloc: alloc})
+	x, err := mpir.NewWin(op, c.c, c.x.Owner(), mpir.ErrorsAreFatal, mpir.WinArgs{Flavor: f, Size: size, DispUnit: unit, Info: in, Alloc: alloc})
 	if err != nil {
 		if cmem != nil {
 			C.free(cmem)
