@@ -380,11 +380,19 @@ func PMPI_Comm_set_name(ch uintptr, name unsafe.Pointer) int32 {
 
 //export PMPI_Comm_get_name
 func PMPI_Comm_get_name(ch uintptr, name, n unsafe.Pointer) int32 {
-	c, r := needComm("Comm_get_name", ch)
-	if c == nil {
-		return r
+	const op = "Comm_get_name"
+	var x *mpir.Comm // MPI_COMM_NULL, which has a name too
+	if ch != hCommNull {
+		c, r := needComm(op, ch)
+		if c == nil {
+			return r
+		}
+		x = c.x
 	}
-	putCString(name, C.MPI_MAX_OBJECT_NAME, c.x.Name(), n)
+	if name == nil || n == nil {
+		return fail(op, ch, errorf(errArg, op, "comm_name or resultlen is NULL"))
+	}
+	putCString(name, C.MPI_MAX_OBJECT_NAME, x.Name(), n)
 	return 0
 }
 

@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
     }
     OK(MPI_Type_free(&st));
 
-    /* names: a long one is cut to MPI_MAX_OBJECT_NAME-1; the null datatype has one */
+    /* names: a long one is cut to MPI_MAX_OBJECT_NAME-1; the null handles have theirs */
     {
         char long_name[300], name[MPI_MAX_OBJECT_NAME];
         memset(long_name, 'x', sizeof long_name - 1);
@@ -83,6 +83,11 @@ int main(int argc, char **argv) {
         CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "MPI_DATATYPE_NULL is named %s", name);
         OK(MPI_Type_get_name(MPI_INT32_T, name, &len));
         CHECK(strcmp(name, "MPI_INT32_T") == 0, "MPI_INT32_T is named %s", name);
+        /* the other null handles with names (MPICH's comm/commname asks for it) */
+        OK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
+        CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "MPI_COMM_NULL is named %s", name);
+        OK(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+        CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == 12, "MPI_WIN_NULL is named %s", name);
     }
 
     /* the pair types of MAXLOC: int64_t is long here, int32_t int */
