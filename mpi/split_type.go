@@ -64,8 +64,11 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 //     level parts them. The type chosen is set as info's "mpi_hw_resource_type" on the
 //     ranks that get a communicator (unless info is nil or InfoEnv).
 //
-// The ranks must give the same value for the keys their kind reads: if kinds (other
-// than Undefined) or values differ, every rank gets an error (ErrArg, ErrInfoValue).
+// The ranks must give the same kind (other than Undefined), and for
+// SplitTypeHWGuided the same "mpi_hw_resource_type": else every rank gets an error
+// (ErrArg, ErrInfoValue). SplitTypeResourceGuided's keys are hints: where the ranks
+// give them differently, or only some give one, they are ignored, and every rank gets
+// nil as with none.
 // On an intercommunicator the ranks of both groups within one instance form an
 // intercommunicator (nil where the instance has ranks in one group only), as Split's
 // colors do.

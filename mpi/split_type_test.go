@@ -202,7 +202,11 @@ func TestSplitTypeMismatch(t *testing.T) {
 		}{
 			{"values differ", mpi.SplitTypeHWGuided, pick(hw("hwloc://Core"), hw("hwloc://L3Cache")), mpi.ErrInfoValue, nil},
 			{"a key only some give", mpi.SplitTypeHWGuided, pick(infoWith(t), hw(mpi.HWSharedMemory)), mpi.ErrInfoValue, nil},
-			{"pset names differ", mpi.SplitTypeResourceGuided, pick(infoWith(t, "mpi_pset_name", mpi.PsetSelf), infoWith(t, "mpi_pset_name", mpi.PsetWorld)), mpi.ErrInfoValue, nil},
+			// RESOURCE_GUIDED's keys are hints: given differently, they are ignored,
+			// and every rank gets nil as with none (MPICH's comm/cmsplit_type).
+			{"pset names differ", mpi.SplitTypeResourceGuided, pick(infoWith(t, "mpi_pset_name", mpi.PsetSelf), infoWith(t, "mpi_pset_name", mpi.PsetWorld)), nil, nil},
+			{"resource types differ", mpi.SplitTypeResourceGuided, pick(hw("hwloc://Core"), hw(mpi.HWSharedMemory)), nil, nil},
+			{"a hint only some give", mpi.SplitTypeResourceGuided, pick(hw(mpi.HWSharedMemory), nil), nil, nil},
 			{"split types differ", map[bool]int{true: mpi.SplitTypeShared, false: mpi.SplitTypeHWUnguided}[rank == 0], nil, mpi.ErrArg, nil},
 			{"no such split type", 99, nil, mpi.ErrArg, nil},
 			{"both keys", mpi.SplitTypeResourceGuided, infoWith(t, "mpi_hw_resource_type", "hwloc://Core", "mpi_pset_name", mpi.PsetWorld), mpi.ErrInfoKey, nil},

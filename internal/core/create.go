@@ -201,8 +201,11 @@ type SplitTypeArgs struct {
 // SplitTypeCore splits c by where its processes run (MPI_Comm_split_type, MPI 4.1 section
 // 7.4.2). Every process learns every process's arguments and places (node, and the
 // instance of each hardware resource type it is bound within), so all decide alike:
-// processes whose split types or info values differ (Undefined aside) get an error
-// everywhere, as does RESOURCE_GUIDED given both keys. A process gets nil where the
+// processes whose split types differ (Undefined aside), or whose HW_GUIDED resource
+// types differ, get an error everywhere, as does RESOURCE_GUIDED given both keys.
+// RESOURCE_GUIDED's keys are hints: where the processes give them differently (or
+// only some give one), the hints are ignored and every process gets nil, as when
+// none is given (MPICH's comm/cmsplit_type holds MPI 4.1 to this). A process gets nil where the
 // standard says MPI_COMM_NULL: it passed Undefined, the info lacks the key or names a
 // type or set mpigo does not know, the process is not within one instance of the
 // type, or (HW_UNGUIDED) no level of the hardware splits c. On an intercommunicator the
@@ -217,10 +220,14 @@ func (c *Comm) SplitTypeCore(op string, a SplitTypeArgs) (*Comm, string, error) 
 		return nil, "", err
 	}
 	all := append(slices.Clip(local), remote...)
-	if err := checkSplitType(op, a, all); err != nil {
+	ignored, err := checkSplitType(op, a, all)
+	if err != nil {
 		return nil, "", err
 	}
 	level, typ := splitLevel(a, all)
+	if ignored {
+		level, typ = levelNone, ""
+	}
 	return c.splitTypeBy(op, level, local, remote, typ)
 }
 
@@ -297,8 +304,9 @@ func canonicalPset(name string) string {
 	return name
 }
 
-// checkSplitType is the agreement every process reaches alike from the records of all.
-func checkSplitType(op string, a SplitTypeArgs, all []byte) error {
+// checkSplitType is the agreement every process reaches alike from the records of all;
+// ignored says that RESOURCE_GUIDED's hints differ between them, and count for none.
+func checkSplitType(op string, a SplitTypeArgs, all []byte) (ignored bool, err error) {
 	kind, fp := Undefined, 0
 	for off := 0; off < len(all); off += stLen() {
 		rec := all[off : off+stLen()]
@@ -308,18 +316,23 @@ func checkSplitType(op string, a SplitTypeArgs, all []byte) error {
 		case kind == Undefined:
 			kind, fp = k, p
 		case k != kind:
-			return Errorf(ClassArg, op, "the processes pass different split types (%d and %d); all but those passing Undefined must pass the same", kind, k)
+			return false, Errorf(ClassArg, op, "the processes pass different split types (%d and %d); all but those passing Undefined must pass the same", kind, k)
+		case p != fp && k == SplitResourceGuided:
+			ignored = true
 		case p != fp:
-			return Errorf(ClassInfoValue, op, "the processes pass different values for the info keys of split type %d; all must pass the same", kind)
+			return false, Errorf(ClassInfoValue, op, "the processes pass different values for the info keys of split type %d; all must pass the same", kind)
 		}
 	}
 	if kind < SplitShared && kind != Undefined || kind > SplitResourceGuided {
-		return Errorf(ClassArg, op, "split type %d: want SplitTypeShared, SplitTypeHWUnguided, SplitTypeHWGuided, SplitTypeResourceGuided or Undefined", kind)
+		return false, Errorf(ClassArg, op, "split type %d: want SplitTypeShared, SplitTypeHWUnguided, SplitTypeHWGuided, SplitTypeResourceGuided or Undefined", kind)
+	}
+	if ignored {
+		return true, nil
 	}
 	if kind == SplitResourceGuided && a.HasHWType && a.HasPset {
-		return Errorf(ClassInfoKey, op, "the info gives both mpi_hw_resource_type and mpi_pset_name; SplitTypeResourceGuided takes one of them")
+		return false, Errorf(ClassInfoKey, op, "the info gives both mpi_hw_resource_type and mpi_pset_name; SplitTypeResourceGuided takes one of them")
 	}
-	return nil
+	return false, nil
 }
 
 // Resource levels of a split: a hardware resource type's index in topo.ResourceTypes,
