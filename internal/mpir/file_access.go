@@ -212,12 +212,10 @@ func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, err
 }
 
 // coll does this member's part of a collective access (in the lane): an ordered one
-// is first placed at the shared file pointer.
+// at the shared file pointer (file_shared.go).
 func (f *File) coll(op string, a Access, p plan, local error) (int64, error) {
 	if a.Shared {
-		if err := f.placeOrdered(op, &p, local); err != nil {
-			return 0, err
-		}
+		return f.ordered(op, a, p, local)
 	}
 	return f.collAccess(op, a, p, local)
 }

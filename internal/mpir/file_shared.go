@@ -26,11 +26,11 @@ import (
 //     accesses get disjoint places, in the order their adds reached the word. A read
 //     cut short by the end of the file gives nothing back (another member may have
 //     moved the pointer since), as ROMIO does.
-//   - An ordered access (read_ordered, write_ordered, and their split forms) needs no
-//     contended counter: the members gather their sizes, member 0 adds the total and
-//     broadcasts where the pointer was, and each member's place is that plus the
-//     sizes of the members before it (the exclusive prefix sum); the access itself
-//     is then the collective access at those places (two-phase where it pays).
+//   - An ordered access (read_ordered, write_ordered, and their split forms): each
+//     member adds its own size, and one gather of the sizes and the values before
+//     the adds gives where the pointer was (the smallest) and each member's place
+//     (that plus the sizes before it: the exclusive prefix sum), whatever order the
+//     adds took (placeOrdered).
 //   - Collective changes of the pointer (seek_shared, set_view's reset) happen after
 //     every member has entered the call and before any leaves it, so that no
 //     member's access before the call or after it sees the pointer half changed.
@@ -104,68 +104,121 @@ func (f *File) takeShared(op string, v *mpio.View, n int64) (int64, error) {
 	return pos, nil
 }
 
+// ordered does this member's part of an ordered access placed as p (local: the error
+// of its arguments), in the lane, and returns the bytes it moved.
+func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) {
+	agg, err := f.placeOrdered(op, a, &p, local)
+	if err != nil {
+		return 0, err
+	}
+	if agg {
+		return f.collAccess(op, a, p, nil)
+	}
+	var n int64
+	if p.n > 0 {
+		n, err = f.run(op, a, p)
+	}
+	return n, f.agree(op, err, 0, "access the file")
+}
+
+// The fields of a member's record in an ordered access's gather.
+const (
+	ordClass = iota
+	ordLen   // the bytes it accesses
+	ordOld   // the pointer before its own add (math.MaxInt64: it added nothing)
+	ordAgg   // member 0's: collective buffering forced on (romio_cb_read/write "enable")
+	ordFields
+)
+
 // placeOrdered places this member's part of an ordered access (p, of p.n bytes;
-// local is the error of its arguments): every member's sizes are gathered, member 0
-// moves the pointer past them all, and this member's place is the pointer's old
-// value plus the sizes of the members before it. An error of any member fails every
-// member's call before the pointer moves.
-func (f *File) placeOrdered(op string, p *plan, local error) error {
-	const fields = 2 // class, bytes
-	rec := make([]byte, 8*fields)
+// local is the error of its arguments) and reports whether it goes through the
+// aggregators. Each member moves the pointer past its own bytes by one fetch-and-add,
+// then the members gather their sizes and the pointer's values before their adds:
+// the smallest is where the pointer was when the call began (every member is in the
+// call, so no other add came between), and this member's place is that plus the
+// sizes of the members before it. The gather is also the call's agreement: where a
+// member failed, every member takes its add back before any returns the error.
+// Members' accesses in rank order never interleave in the file (a view's
+// displacements do not decrease), so the aggregators are used only where the hint
+// forces them.
+func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, error) {
+	old, added := int64(math.MaxInt64), false
+	if local == nil && p.n > 0 {
+		var err error
+		if old, err = f.spOp(op, p.n, OpSum); err != nil {
+			local, old = err, math.MaxInt64
+		} else {
+			added = true
+		}
+	}
+	rec := make([]int64, ordFields)
 	if local != nil {
-		binary.LittleEndian.PutUint64(rec, uint64(core.ClassOf(local)))
+		rec[ordClass] = int64(core.ClassOf(local))
 	} else {
-		binary.LittleEndian.PutUint64(rec[8:], uint64(p.n))
+		rec[ordLen] = p.n
 	}
-	all := make([]byte, len(rec)*f.comm.Size())
-	if _, err := collective.Allgather(f.comm, op, collective.Vec{B: rec, Esz: 8}, collective.Vec{B: all, Esz: 8}, false); err != nil {
-		return core.MapErr(op, err)
+	rec[ordOld] = old
+	mode := "romio_cb_read"
+	if a.Write {
+		mode = "romio_cb_write"
 	}
-	if local != nil {
-		return local
+	if cbMode(f.hints.Value(mode)) == cbEnable {
+		rec[ordAgg] = 1
+	}
+	all, err := f.gatherInts(op, rec)
+	if err != nil {
+		return false, err
 	}
 	var before, total int64
+	start := int64(math.MaxInt64)
 	for r := range f.comm.Size() {
-		c := binary.LittleEndian.Uint64(all[r*len(rec):])
-		if c != 0 {
-			return core.Errorf(core.ErrorClass(c), op,
+		m := all[r*ordFields:]
+		if c := m[ordClass]; c != 0 && local == nil {
+			local = core.Errorf(core.ErrorClass(c), op,
 				"rank %d of the file's group could not access the file (its error says why), so the call failed on every rank", r)
 		}
-		n := int64(binary.LittleEndian.Uint64(all[r*len(rec)+8:]))
 		if r < f.comm.Rank() {
-			before += n
+			before += m[ordLen]
 		}
-		if total > math.MaxInt64-n {
-			total = math.MaxInt64 // refused below, alike on every member
-		} else {
-			total += n
+		total = min(total+m[ordLen], math.MaxInt64/2) // lengths are below 2^62 each: no overflow
+		start = min(start, m[ordOld])
+	}
+	if start == math.MaxInt64 { // nobody has data
+		start = 0
+	}
+	if local == nil && !p.v.Fits(start, total) {
+		local = core.Errorf(core.ClassArg, op, "the ordered access at the shared file pointer (%d bytes of the view) would pass the largest file offset", start)
+	}
+	if local != nil {
+		// Alike on every member: take the adds back, and return once all have.
+		var undo error
+		if added {
+			_, undo = f.spOp(op, -p.n, OpSum)
 		}
-	}
-	// Member 0 moves the pointer and sends its old value, or its error's class.
-	var out [16]byte
-	var own error
-	if f.comm.Rank() == spOwner {
-		pos, err := f.spOp(op, total, OpSum)
-		if own = err; err != nil {
-			binary.LittleEndian.PutUint64(out[:], uint64(core.ClassOf(err)))
+		if err := f.agree(op, undo, 0, "move the shared file pointer back"); err != nil && undo != nil {
+			return false, err
 		}
-		binary.LittleEndian.PutUint64(out[8:], uint64(pos))
+		return false, local
 	}
-	if err := collective.Bcast(f.comm, op, &collective.Vec{B: out[:], Esz: 8}, spOwner); err != nil {
-		return core.MapErr(op, err)
+	p.pos = start + before
+	return all[ordAgg] != 0, nil
+}
+
+// gatherInts is every member's record of int64s, member r's at [r*len(rec):].
+func (f *File) gatherInts(op string, rec []int64) ([]int64, error) {
+	send := make([]byte, 8*len(rec))
+	for i, v := range rec {
+		binary.LittleEndian.PutUint64(send[8*i:], uint64(v))
 	}
-	if own != nil {
-		return own
+	recv := make([]byte, len(send)*f.comm.Size())
+	if _, err := collective.Allgather(f.comm, op, collective.Vec{B: send, Esz: 8}, collective.Vec{B: recv, Esz: 8}, false); err != nil {
+		return nil, core.MapErr(op, err)
 	}
-	if c := binary.LittleEndian.Uint64(out[:]); c != 0 {
-		return core.Errorf(core.ErrorClass(c), op, "rank %d of the file's group could not move the shared file pointer", spOwner)
+	all := make([]int64, len(recv)/8)
+	for i := range all {
+		all[i] = int64(binary.LittleEndian.Uint64(recv[8*i:]))
 	}
-	pos := int64(binary.LittleEndian.Uint64(out[8:]))
-	if !p.v.Fits(pos, total) {
-		return core.Errorf(core.ClassArg, op, "the ordered access at the shared file pointer (%d bytes of the view) would pass the largest file offset", pos)
-	}
-	p.pos = pos + before
-	return nil
+	return all, nil
 }
 
 // SeekShared moves the shared file pointer, every member at once with the same
