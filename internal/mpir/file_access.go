@@ -6,9 +6,9 @@ import (
 	"github.com/mpigo/mpigo/internal/mpio"
 )
 
-// Data access (MPI 4.1 section 14.4): reads and writes at explicit offsets and
-// through the individual file pointer, blocking and nonblocking, independent and
-// collective. Every one checks its arguments here, maps its memory (IOBuf) to
+// Data access (MPI 4.1 section 14.4): reads and writes at explicit offsets, through
+// the individual file pointer and through the shared one (file_shared.go), blocking
+// and nonblocking, independent and collective. Every one checks its arguments here, maps its memory (IOBuf) to
 // mpio's stream and the view position to file runs (mpio.Read, mpio.Write), and
 // reports in its status the bytes it moved: a read past the end of the file moves
 // what there is, zero bytes at the end, and is no error.
