@@ -1,8 +1,6 @@
 package mpi
 
 import (
-	"io"
-
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -119,19 +117,8 @@ func (f *File) SeekShared(offset int64, whence int) (int64, error) {
 	if err := f.check(op); err != nil {
 		return 0, err
 	}
-	w := -1
-	var bad error
-	switch whence {
-	case io.SeekStart:
-		w = mpir.SeekSet
-	case io.SeekCurrent:
-		w = mpir.SeekCur
-	case io.SeekEnd:
-		w = mpir.SeekEnd
-	default:
-		// It still takes part in the agreement, so that the other ranks fail too.
-		bad = errorf(ClassArg, op, "whence %d is none of io.SeekStart, io.SeekCurrent, io.SeekEnd", whence)
-	}
+	// A bad whence still takes part in the agreement, so that the other ranks fail too.
+	w, bad := seekWhence(op, whence)
 	n, err := f.d.SeekShared(op, offset, w, bad)
 	return n, f.fail(op, err)
 }
