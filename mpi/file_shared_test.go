@@ -228,7 +228,44 @@ func TestFileOrdered(t *testing.T) {
 		}
 		_, err = mpi.FileWrite(s, []byte{'y'})
 		wantClass(t, "FileWrite of a sequential file", err, mpi.ErrUnsupportedOperation)
+		_, err = mpi.FileReadShared(s, []byte{0})
+		wantClass(t, "FileReadShared of a write-only file", err, mpi.ErrAccess)
+		// A view from the shared pointer (MPI_DISPLACEMENT_CURRENT) starts there, and
+		// its pointer at 0: an ordered write then follows what is in the file.
+		must(t, s.SetView(mpi.DisplacementCurrent, mpi.Byte, mpi.Byte, "native", nil))
+		if pos, err := s.PositionShared(); err != nil || pos != 0 {
+			t.Errorf("PositionShared %d, %v in a view from the shared pointer; want 0", pos, err)
+		}
+		must(t, mpi.World.Barrier()) // every rank has read it before any moves it
+		_, err = mpi.FileWriteOrdered(s, []byte{byte('0' + rank)})
+		must(t, err)
+		must(t, s.Sync())
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			raw, err := os.ReadFile(name)
+			must(t, err)
+			var tail []byte
+			for r := range size {
+				tail = append(tail, byte('0'+r))
+			}
+			if n := int(total) + size; len(raw) != n+size || !bytes.Equal(raw[n:], tail) {
+				t.Errorf("the sequential file is %q, want %d bytes ending %q", raw, n+size, tail)
+			}
+		}
 		must(t, s.Close())
+
+		// MPI_MODE_APPEND: the shared pointer starts at the end of the file.
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			must(t, os.WriteFile(name, make([]byte, 12), 0o644))
+		}
+		must(t, mpi.World.Barrier())
+		ap, err := mpi.FileOpen(mpi.World, name, mpi.ModeWronly|mpi.ModeAppend|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		if pos, err := ap.PositionShared(); err != nil || pos != 12 {
+			t.Errorf("an appending file's PositionShared %d, %v; want 12", pos, err)
+		}
+		must(t, ap.Close())
 	})
 }
 
@@ -315,6 +352,66 @@ func TestFileSharedBufForms(t *testing.T) {
 			}
 		}
 		must(t, every2.Free())
+		must(t, f.Close())
+	})
+}
+
+// TestFileSharedThenOrdered: rank 0 writes a record through the shared pointer
+// before each ordered write, while the other ranks go straight to the ordered one:
+// the ordered records must follow rank 0's shared one, in rank order, none
+// overlapping another. Records are runs of one tag byte whose length the tag gives,
+// so the file parses from its start.
+func TestFileSharedThenOrdered(t *testing.T) {
+	ioJob(t, 4, func(t *testing.T, dir string, rank, size int) {
+		name := filepath.Join(dir, "so")
+		f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		const rounds = 60
+		const sharedTag = 1
+		length := func(tag byte) int { // 5 for the shared records, 3+2r for rank r's ordered ones
+			if tag == sharedTag {
+				return 5
+			}
+			return 3 + 2*int(tag-10)
+		}
+		for range rounds {
+			if rank == 0 {
+				_, err := mpi.FileWriteShared(f, bytes.Repeat([]byte{sharedTag}, length(sharedTag)))
+				must(t, err)
+			}
+			tag := byte(10 + rank)
+			_, err := mpi.FileWriteOrdered(f, bytes.Repeat([]byte{tag}, length(tag)))
+			must(t, err)
+		}
+		must(t, f.Sync())
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			raw, err := os.ReadFile(name)
+			must(t, err)
+			var tags []byte
+			for off := 0; off < len(raw); {
+				tag := raw[off]
+				if tag != sharedTag && (tag < 10 || int(tag) >= 10+size) {
+					t.Fatalf("byte %d is %d, no record's tag", off, tag)
+				}
+				n := length(tag)
+				if off+n > len(raw) || !bytes.Equal(raw[off:off+n], bytes.Repeat([]byte{tag}, n)) {
+					t.Fatalf("the record of tag %d at byte %d is overwritten: % x", tag, off, raw[off:min(off+n, len(raw))])
+				}
+				tags = append(tags, tag)
+				off += n
+			}
+			var want []byte
+			for range rounds {
+				want = append(want, sharedTag)
+				for r := range size {
+					want = append(want, byte(10+r))
+				}
+			}
+			if !bytes.Equal(tags, want) {
+				t.Errorf("the records' tags are %v, want %v", tags, want)
+			}
+		}
 		must(t, f.Close())
 	})
 }

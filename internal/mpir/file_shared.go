@@ -26,11 +26,10 @@ import (
 //     accesses get disjoint places, in the order their adds reached the word. A read
 //     cut short by the end of the file gives nothing back (another member may have
 //     moved the pointer since), as ROMIO does.
-//   - An ordered access (read_ordered, write_ordered, and their split forms): each
-//     member adds its own size, and one gather of the sizes and the values before
-//     the adds gives where the pointer was (the smallest) and each member's place
-//     (that plus the sizes before it: the exclusive prefix sum), whatever order the
-//     adds took (placeOrdered).
+//   - An ordered access (read_ordered, write_ordered, and their split forms) needs no
+//     contended counter: the members gather their sizes, member 0 adds the total and
+//     broadcasts where the pointer was, and each member's place is that plus the
+//     sizes of the members before it (the exclusive prefix sum; placeOrdered).
 //   - Collective changes of the pointer (seek_shared, set_view's reset) happen after
 //     every member has entered the call and before any leaves it, so that no
 //     member's access before the call or after it sees the pointer half changed.
@@ -125,39 +124,29 @@ func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) 
 const (
 	ordClass = iota
 	ordLen   // the bytes it accesses
-	ordOld   // the pointer before its own add (math.MaxInt64: it added nothing)
 	ordAgg   // member 0's: collective buffering forced on (romio_cb_read/write "enable")
 	ordFields
 )
 
 // placeOrdered places this member's part of an ordered access (p, of p.n bytes;
 // local is the error of its arguments) and reports whether it goes through the
-// aggregators. Each member moves the pointer past its own bytes by one fetch-and-add,
-// then the members gather their sizes and the pointer's values before their adds:
-// the smallest is where the pointer was when the call began (every member is in the
-// call, so no other add came between), and this member's place is that plus the
-// sizes of the members before it. The gather is also the call's agreement: where a
-// member failed, every member takes its add back before any returns the error.
-// Members' accesses in rank order never interleave in the file (a view's
-// displacements do not decrease), so the aggregators are used only where the hint
-// forces them.
+// aggregators. The members gather their sizes and errors (the call's agreement on
+// its arguments); once every member is in the call, so that the independent
+// accesses each made before it have moved the pointer, member 0 moves the pointer
+// past them all and broadcasts where it was; this member's place is that plus the
+// sizes of the members before it. (Each member adding its own size before the
+// gather would save the broadcast, but a member entering early would then add
+// before another member's independent access that comes before the call in that
+// member's order.) Members' accesses in rank order never interleave in the file (a
+// view's displacements do not decrease), so the aggregators are used only where the
+// hint forces them.
 func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, error) {
-	old, added := int64(math.MaxInt64), false
-	if local == nil && p.n > 0 {
-		var err error
-		if old, err = f.spOp(op, p.n, OpSum); err != nil {
-			local, old = err, math.MaxInt64
-		} else {
-			added = true
-		}
-	}
 	rec := make([]int64, ordFields)
 	if local != nil {
 		rec[ordClass] = int64(core.ClassOf(local))
 	} else {
 		rec[ordLen] = p.n
 	}
-	rec[ordOld] = old
 	mode := "romio_cb_read"
 	if a.Write {
 		mode = "romio_cb_write"
@@ -170,7 +159,6 @@ func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, er
 		return false, err
 	}
 	var before, total int64
-	start := int64(math.MaxInt64)
 	for r := range f.comm.Size() {
 		m := all[r*ordFields:]
 		if c := m[ordClass]; c != 0 && local == nil {
@@ -180,28 +168,46 @@ func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, er
 		if r < f.comm.Rank() {
 			before += m[ordLen]
 		}
-		total = min(total+m[ordLen], math.MaxInt64/2) // lengths are below 2^62 each: no overflow
-		start = min(start, m[ordOld])
-	}
-	if start == math.MaxInt64 { // nobody has data
-		start = 0
-	}
-	if local == nil && !p.v.Fits(start, total) {
-		local = core.Errorf(core.ClassArg, op, "the ordered access at the shared file pointer (%d bytes of the view) would pass the largest file offset", start)
+		total = min(total+m[ordLen], math.MaxInt64/2) // each below 2^62: no overflow
 	}
 	if local != nil {
-		// Alike on every member: take the adds back, and return once all have.
-		var undo error
-		if added {
-			_, undo = f.spOp(op, -p.n, OpSum)
-		}
-		if err := f.agree(op, undo, 0, "move the shared file pointer back"); err != nil && undo != nil {
-			return false, err
-		}
 		return false, local
 	}
-	p.pos = start + before
+	// Member 0 moves the pointer and sends where it was, or its error's class.
+	var out [16]byte
+	var own error
+	if f.comm.Rank() == spOwner {
+		own = f.advanceOrdered(op, p.v, total, out[:])
+	}
+	if err := collective.Bcast(f.comm, op, &collective.Vec{B: out[:], Esz: 8}, spOwner); err != nil {
+		return false, core.MapErr(op, err)
+	}
+	if own != nil {
+		return false, own
+	}
+	if c := binary.LittleEndian.Uint64(out[:]); c != 0 {
+		return false, core.Errorf(core.ErrorClass(c), op, "rank %d of the file's group could not move the shared file pointer (its error says why)", spOwner)
+	}
+	p.pos = int64(binary.LittleEndian.Uint64(out[8:])) + before
 	return all[ordAgg] != 0, nil
+}
+
+// advanceOrdered is member 0's part of placeOrdered: it moves the pointer past
+// total bytes and puts its error's class (0: none) and where the pointer was in out.
+// An access that would pass the largest file offset moves nothing.
+func (f *File) advanceOrdered(op string, v *mpio.View, total int64, out []byte) error {
+	pos, err := f.spOp(op, total, OpSum)
+	if err == nil && !v.Fits(pos, total) {
+		err = core.Errorf(core.ClassArg, op, "the ordered access at the shared file pointer (%d bytes of the view) would pass the largest file offset", pos)
+		if _, uerr := f.spOp(op, -total, OpSum); uerr != nil {
+			err = uerr
+		}
+	}
+	if err != nil {
+		binary.LittleEndian.PutUint64(out, uint64(core.ClassOf(err)))
+	}
+	binary.LittleEndian.PutUint64(out[8:], uint64(pos))
+	return err
 }
 
 // gatherInts is every member's record of int64s, member r's at [r*len(rec):].
