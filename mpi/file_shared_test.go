@@ -19,10 +19,14 @@ import (
 // then the ranks read the records back through the pointer until the end, each
 // record read exactly once, and seek it from the start, the end and the pointer.
 // Over each transport: through node shared memory the pointer is one atomic word,
-// over TCP its window ships the fetch-and-adds to rank 0.
+// over TCP its window ships the fetch-and-adds to rank 0; and over three pretend
+// hosts, where the ranks on rank 0's node add directly and the others ship.
 func TestFileSharedPointer(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
 		ioJobWith(t, mpitest.Options{N: 4, Transport: tr}, sharedPointerBody)
+	})
+	t.Run("hosts", func(t *testing.T) {
+		ioJobWith(t, mpitest.Options{N: 7, Hosts: pretendHosts}, sharedPointerBody)
 	})
 }
 
@@ -152,121 +156,125 @@ func checkRecords(t *testing.T, raw []byte, size, recs int) {
 // second after the first's total), blocking and split (FileIwriteOrdered), checks the
 // file, reads them back in order, and has one rank's bad argument fail every rank's
 // call with the pointer unmoved. A file opened ModeSequential takes the shared forms.
+// Also over three pretend hosts.
 func TestFileOrdered(t *testing.T) {
-	ioJob(t, 3, func(t *testing.T, dir string, rank, size int) {
-		name := filepath.Join(dir, "o")
-		f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	t.Run("node", func(t *testing.T) { ioJob(t, 3, orderedBody) })
+	t.Run("hosts", func(t *testing.T) { ioJobWith(t, mpitest.Options{N: 7, Hosts: pretendHosts}, orderedBody) })
+}
+
+func orderedBody(t *testing.T, dir string, rank, size int) {
+	name := filepath.Join(dir, "o")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	mine := func(round int) []byte { return bytes.Repeat([]byte{byte('a' + rank + 10*round)}, 10*(rank+1)) }
+	st, err := mpi.FileWriteOrdered(f, mine(0))
+	must(t, err)
+	if st.Bytes() != int64(10*(rank+1)) {
+		t.Errorf("FileWriteOrdered's status says %d bytes", st.Bytes())
+	}
+	q, err := mpi.FileIwriteOrdered(f, mine(1))
+	must(t, err)
+	_, err = q.Wait()
+	must(t, err)
+	total := int64(10 * size * (size + 1) / 2)
+	if pos, err := f.PositionShared(); err != nil || pos != 2*total {
+		t.Errorf("PositionShared %d, %v after two ordered writes; want %d", pos, err, 2*total)
+	}
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
 		must(t, err)
-		mine := func(round int) []byte { return bytes.Repeat([]byte{byte('a' + rank + 10*round)}, 10*(rank+1)) }
-		st, err := mpi.FileWriteOrdered(f, mine(0))
-		must(t, err)
-		if st.Bytes() != int64(10*(rank+1)) {
-			t.Errorf("FileWriteOrdered's status says %d bytes", st.Bytes())
-		}
-		q, err := mpi.FileIwriteOrdered(f, mine(1))
-		must(t, err)
-		_, err = q.Wait()
-		must(t, err)
-		total := int64(10 * size * (size + 1) / 2)
-		if pos, err := f.PositionShared(); err != nil || pos != 2*total {
-			t.Errorf("PositionShared %d, %v after two ordered writes; want %d", pos, err, 2*total)
-		}
-		must(t, f.Sync())
-		must(t, mpi.World.Barrier())
-		if rank == 0 {
-			raw, err := os.ReadFile(name)
-			must(t, err)
-			var want []byte
-			for round := range 2 {
-				for r := range size {
-					want = append(want, bytes.Repeat([]byte{byte('a' + r + 10*round)}, 10*(r+1))...)
-				}
-			}
-			if !bytes.Equal(raw, want) {
-				t.Errorf("the file is %q, want %q", raw, want)
-			}
-		}
-		_, err = f.SeekShared(0, io.SeekStart)
-		must(t, err)
+		var want []byte
 		for round := range 2 {
-			back := make([]byte, 10*(rank+1))
-			if round == 0 {
-				_, err = mpi.FileReadOrdered(f, back)
-			} else {
-				q, err = mpi.FileIreadOrdered(f, back)
-				must(t, err)
-				_, err = q.Wait()
-			}
-			must(t, err)
-			if !bytes.Equal(back, mine(round)) {
-				t.Errorf("round %d read %q back, want %q", round, back, mine(round))
-			}
-		}
-		// One rank's bad argument: every rank's call fails, nothing moves.
-		must(t, f.SetView(0, mpi.Int32, mpi.Int32, "native", nil))
-		n := 8
-		if rank == size-1 {
-			n = 6 // not whole int32s
-		}
-		_, err = mpi.FileWriteOrdered(f, make([]byte, n))
-		wantClass(t, "FileWriteOrdered with one rank's partial etype", err, mpi.ErrType)
-		if pos, err := f.PositionShared(); err != nil || pos != 0 {
-			t.Errorf("PositionShared %d, %v after a failed ordered write; want 0", pos, err)
-		}
-		must(t, f.Close())
-
-		// A sequential file: only the shared pointer.
-		s, err := mpi.FileOpen(mpi.World, name, mpi.ModeWronly|mpi.ModeCreate|mpi.ModeSequential|mpi.ModeDeleteOnClose, nil)
-		must(t, err)
-		_, err = mpi.FileWriteOrdered(s, mine(0))
-		must(t, err)
-		_, err = mpi.FileWriteShared(s, []byte{'z'})
-		must(t, err)
-		must(t, mpi.World.Barrier())
-		if pos, err := s.PositionShared(); err != nil || pos != total+int64(size) {
-			t.Errorf("a sequential file's PositionShared %d, %v; want %d", pos, err, total+int64(size))
-		}
-		_, err = mpi.FileWrite(s, []byte{'y'})
-		wantClass(t, "FileWrite of a sequential file", err, mpi.ErrUnsupportedOperation)
-		_, err = mpi.FileReadShared(s, []byte{0})
-		wantClass(t, "FileReadShared of a write-only file", err, mpi.ErrAccess)
-		// A view from the shared pointer (MPI_DISPLACEMENT_CURRENT) starts there, and
-		// its pointer at 0: an ordered write then follows what is in the file.
-		must(t, s.SetView(mpi.DisplacementCurrent, mpi.Byte, mpi.Byte, "native", nil))
-		if pos, err := s.PositionShared(); err != nil || pos != 0 {
-			t.Errorf("PositionShared %d, %v in a view from the shared pointer; want 0", pos, err)
-		}
-		must(t, mpi.World.Barrier()) // every rank has read it before any moves it
-		_, err = mpi.FileWriteOrdered(s, []byte{byte('0' + rank)})
-		must(t, err)
-		must(t, s.Sync())
-		must(t, mpi.World.Barrier())
-		if rank == 0 {
-			raw, err := os.ReadFile(name)
-			must(t, err)
-			var tail []byte
 			for r := range size {
-				tail = append(tail, byte('0'+r))
-			}
-			if n := int(total) + size; len(raw) != n+size || !bytes.Equal(raw[n:], tail) {
-				t.Errorf("the sequential file is %q, want %d bytes ending %q", raw, n+size, tail)
+				want = append(want, bytes.Repeat([]byte{byte('a' + r + 10*round)}, 10*(r+1))...)
 			}
 		}
-		must(t, s.Close())
-
-		// MPI_MODE_APPEND: the shared pointer starts at the end of the file.
-		must(t, mpi.World.Barrier())
-		if rank == 0 {
-			must(t, os.WriteFile(name, make([]byte, 12), 0o644))
+		if !bytes.Equal(raw, want) {
+			t.Errorf("the file is %q, want %q", raw, want)
 		}
-		must(t, mpi.World.Barrier())
-		ap, err := mpi.FileOpen(mpi.World, name, mpi.ModeWronly|mpi.ModeAppend|mpi.ModeDeleteOnClose, nil)
+	}
+	_, err = f.SeekShared(0, io.SeekStart)
+	must(t, err)
+	for round := range 2 {
+		back := make([]byte, 10*(rank+1))
+		if round == 0 {
+			_, err = mpi.FileReadOrdered(f, back)
+		} else {
+			q, err = mpi.FileIreadOrdered(f, back)
+			must(t, err)
+			_, err = q.Wait()
+		}
 		must(t, err)
-		if pos, err := ap.PositionShared(); err != nil || pos != 12 {
-			t.Errorf("an appending file's PositionShared %d, %v; want 12", pos, err)
+		if !bytes.Equal(back, mine(round)) {
+			t.Errorf("round %d read %q back, want %q", round, back, mine(round))
 		}
-		must(t, ap.Close())
-	})
+	}
+	// One rank's bad argument: every rank's call fails, nothing moves.
+	must(t, f.SetView(0, mpi.Int32, mpi.Int32, "native", nil))
+	n := 8
+	if rank == size-1 {
+		n = 6 // not whole int32s
+	}
+	_, err = mpi.FileWriteOrdered(f, make([]byte, n))
+	wantClass(t, "FileWriteOrdered with one rank's partial etype", err, mpi.ErrType)
+	if pos, err := f.PositionShared(); err != nil || pos != 0 {
+		t.Errorf("PositionShared %d, %v after a failed ordered write; want 0", pos, err)
+	}
+	must(t, f.Close())
+
+	// A sequential file: only the shared pointer.
+	s, err := mpi.FileOpen(mpi.World, name, mpi.ModeWronly|mpi.ModeCreate|mpi.ModeSequential|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	_, err = mpi.FileWriteOrdered(s, mine(0))
+	must(t, err)
+	_, err = mpi.FileWriteShared(s, []byte{'z'})
+	must(t, err)
+	must(t, mpi.World.Barrier())
+	if pos, err := s.PositionShared(); err != nil || pos != total+int64(size) {
+		t.Errorf("a sequential file's PositionShared %d, %v; want %d", pos, err, total+int64(size))
+	}
+	_, err = mpi.FileWrite(s, []byte{'y'})
+	wantClass(t, "FileWrite of a sequential file", err, mpi.ErrUnsupportedOperation)
+	_, err = mpi.FileReadShared(s, []byte{0})
+	wantClass(t, "FileReadShared of a write-only file", err, mpi.ErrAccess)
+	// A view from the shared pointer (MPI_DISPLACEMENT_CURRENT) starts there, and
+	// its pointer at 0: an ordered write then follows what is in the file.
+	must(t, s.SetView(mpi.DisplacementCurrent, mpi.Byte, mpi.Byte, "native", nil))
+	if pos, err := s.PositionShared(); err != nil || pos != 0 {
+		t.Errorf("PositionShared %d, %v in a view from the shared pointer; want 0", pos, err)
+	}
+	must(t, mpi.World.Barrier()) // every rank has read it before any moves it
+	_, err = mpi.FileWriteOrdered(s, []byte{byte('0' + rank)})
+	must(t, err)
+	must(t, s.Sync())
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
+		must(t, err)
+		var tail []byte
+		for r := range size {
+			tail = append(tail, byte('0'+r))
+		}
+		if n := int(total) + size; len(raw) != n+size || !bytes.Equal(raw[n:], tail) {
+			t.Errorf("the sequential file is %q, want %d bytes ending %q", raw, n+size, tail)
+		}
+	}
+	must(t, s.Close())
+
+	// MPI_MODE_APPEND: the shared pointer starts at the end of the file.
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		must(t, os.WriteFile(name, make([]byte, 12), 0o644))
+	}
+	must(t, mpi.World.Barrier())
+	ap, err := mpi.FileOpen(mpi.World, name, mpi.ModeWronly|mpi.ModeAppend|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	if pos, err := ap.PositionShared(); err != nil || pos != 12 {
+		t.Errorf("an appending file's PositionShared %d, %v; want 12", pos, err)
+	}
+	must(t, ap.Close())
 }
 
 // TestFileSharedBufForms writes typed buffers (every other int32 of a slice) through
