@@ -391,6 +391,25 @@ func TestInsignificantArguments(t *testing.T) { job(t, "insignif", 4) }
 
 func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
 
+// TestFileShared runs ioshared.c, the shared file pointer's calls through the C ABI,
+// on 1 and 4 ranks, and over TCP (the pointer's fetch-and-adds shipped to rank 0), in
+// a directory of the test's, and checks that it leaves nothing there.
+func TestFileShared(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		n     int
+		extra []string
+	}{{"1", 1, nil}, {"4", 4, nil}, {"4tcp", 4, mpitest.TCP.Flags()}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			jobArgs(t, "ioshared", c.n, c.extra, []string{dir})
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("ioshared.c left %d files, the first %s", len(left), left[0].Name())
+			}
+		})
+	}
+}
+
 // TestFileIO runs io.c, MPI-IO through the C ABI, on 1 and 3 ranks in a directory of
 // the test's, and checks that it leaves nothing there.
 func TestFileIO(t *testing.T) {

@@ -34,6 +34,7 @@ func TestExamplesInJobs(t *testing.T) {
 		{"Tools_Subscribe/2", 2, ExampleTools_Subscribe, "from rank 1, tag 0, 5 bytes\nfrom rank 1, tag 1, 5 bytes\n" +
 			"from rank 1, tag 2, 5 bytes\n3 messages queued unexpected\n"},
 		{"FileOpen/3", 3, ExampleFileOpen, "line of rank 0\nline of rank 1\nline of rank 2\n"},
+		{"FileWriteOrdered/3", 3, ExampleFileWriteOrdered, "rank 0 says hi \nrank 1 says hi hi \nrank 2 says hi hi hi \n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

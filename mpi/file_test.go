@@ -23,13 +23,20 @@ const ioDirVar = "MPIGO_TEST_IODIR"
 // ModeDeleteOnClose or FileDelete.
 func ioJob(t *testing.T, n int, body func(t *testing.T, dir string, rank, size int)) {
 	t.Helper()
+	ioJobWith(t, mpitest.Options{N: n}, body)
+}
+
+// ioJobWith is ioJob of a job shaped by o.
+func ioJobWith(t *testing.T, o mpitest.Options, body func(t *testing.T, dir string, rank, size int)) {
+	t.Helper()
 	if mpitest.IsRank(t) {
 		dir := os.Getenv(ioDirVar)
-		jobWith(t, mpitest.Options{N: n}, func(t *testing.T, rank, size int) { body(t, dir, rank, size) })
+		jobWith(t, o, func(t *testing.T, rank, size int) { body(t, dir, rank, size) })
 		return
 	}
 	dir := t.TempDir()
-	jobWith(t, mpitest.Options{N: n, Env: []string{ioDirVar + "=" + dir}}, func(t *testing.T, rank, size int) {})
+	o.Env = append(o.Env, ioDirVar+"="+dir)
+	jobWith(t, o, func(t *testing.T, rank, size int) {})
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("the job left %d files in its directory, the first %s", len(left), left[0].Name())
 	}

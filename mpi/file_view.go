@@ -79,23 +79,29 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	if err := f.check(op); err != nil {
 		return 0, err
 	}
-	w := -1
-	switch whence {
-	case io.SeekStart:
-		w = mpir.SeekSet
-	case io.SeekCurrent:
-		w = mpir.SeekCur
-	case io.SeekEnd:
-		w = mpir.SeekEnd
-	}
-	if w < 0 {
-		return 0, f.fail(op, errorf(ClassArg, op, "whence %d is none of io.SeekStart, io.SeekCurrent, io.SeekEnd", whence))
+	w, err := seekWhence(op, whence)
+	if err != nil {
+		return 0, f.fail(op, err)
 	}
 	if err := f.d.Seek(op, offset, w); err != nil {
 		return 0, f.fail(op, err)
 	}
 	n, err := f.d.Position(op)
 	return n, f.fail(op, err)
+}
+
+// seekWhence is mpir's whence for io.Seeker's (io.SeekStart, ...), and the error of
+// any other.
+func seekWhence(op string, whence int) (int, error) {
+	switch whence {
+	case io.SeekStart:
+		return mpir.SeekSet, nil
+	case io.SeekCurrent:
+		return mpir.SeekCur, nil
+	case io.SeekEnd:
+		return mpir.SeekEnd, nil
+	}
+	return -1, errorf(ClassArg, op, "whence %d is none of io.SeekStart, io.SeekCurrent, io.SeekEnd", whence)
 }
 
 // Position is f's file pointer, in etypes from the view's start (MPI_File_get_position).

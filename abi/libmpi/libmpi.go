@@ -78,11 +78,12 @@
 // call, shared memory queries); MPI_Alloc_mem; MPI_Pcontrol; the handle-integer
 // conversions and status accessors of MPI 5.0; sessions (process sets, communicators
 // from groups, session error handlers and buffers); files (file.go: open, close,
-// delete, sizes, hints, atomicity, views, explicit offsets and individual file pointers
-// in every blocking, nonblocking, collective and split collective form, file error
-// handlers); the tool information interface (MPI_T_*, tools.go, over internal/mpir's).
-// Everything else (I/O's shared file pointers and user data representations, spawn,
-// ports and names) is a stub returning MPI_ERR_UNSUPPORTED_OPERATION.
+// delete, sizes, hints, atomicity, views, explicit offsets, individual and shared file
+// pointers (file_shared.go) in every blocking, nonblocking, collective, ordered and
+// split collective form, file error handlers); the tool information interface
+// (MPI_T_*, tools.go, over internal/mpir's). Everything else (I/O's user data
+// representations, spawn, ports and names) is a stub returning
+// MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),
 // uintptr (a handle) and unsafe.Pointer (any pointer): a handle held in a Go pointer

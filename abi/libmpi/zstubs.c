@@ -10,26 +10,6 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return mpigo_unsupported("MPI_Comm_join", MPI_COMM_NULL); }
 int PMPI_Comm_spawn(const char *command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn", comm); }
 int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn_multiple", comm); }
-int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) { return mpigo_unsupported("MPI_File_get_position_shared", (MPI_Comm)fh); }
-int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_shared", (MPI_Comm)fh); }
-int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iread_shared_c", (MPI_Comm)fh); }
-int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared", (MPI_Comm)fh); }
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) { return mpigo_unsupported("MPI_File_iwrite_shared_c", (MPI_Comm)fh); }
-int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered", (MPI_Comm)fh); }
-int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin", (MPI_Comm)fh); }
-int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_read_ordered_begin_c", (MPI_Comm)fh); }
-int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered_c", (MPI_Comm)fh); }
-int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_ordered_end", (MPI_Comm)fh); }
-int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared", (MPI_Comm)fh); }
-int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_read_shared_c", (MPI_Comm)fh); }
-int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return mpigo_unsupported("MPI_File_seek_shared", (MPI_Comm)fh); }
-int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered", (MPI_Comm)fh); }
-int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin", (MPI_Comm)fh); }
-int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) { return mpigo_unsupported("MPI_File_write_ordered_begin_c", (MPI_Comm)fh); }
-int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_c", (MPI_Comm)fh); }
-int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_ordered_end", (MPI_Comm)fh); }
-int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared", (MPI_Comm)fh); }
-int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return mpigo_unsupported("MPI_File_write_shared_c", (MPI_Comm)fh); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Lookup_name", MPI_COMM_NULL); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Open_port", MPI_COMM_NULL); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }

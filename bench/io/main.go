@@ -6,8 +6,9 @@
 // write_contig and read_contig (a 16 MiB block per rank, WriteAtAll/ReadAtAll, MB/s
 // of all ranks), write_strided and read_strided (4 KiB blocks round robin over the
 // ranks through a resized filetype, MB/s), write_small (4096 independent 64-byte
-// WriteAt per rank, interleaved by rank, us per record). write_ordered, io.c's last
-// key, needs shared file pointers, which mpigo lacks yet: it prints no line for it.
+// WriteAt per rank, interleaved by rank, us per record), write_ordered (FileWriteOrdered
+// of one 4 KiB record per rank from the shared file pointer, 200 times the scale, us
+// per call).
 //
 //	mpigo run -n 4 ./bench/io [scale]
 package main
@@ -16,6 +17,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,6 +192,29 @@ func main() {
 	_, err = mpi.FileReadAt(f, int64(last*np+rank)*small, rec)
 	must(err)
 	check("write_small", rec[0] == byte(last+rank+reps-1) && rec[small-1] == rec[0])
+
+	nord := osu.Scaled(200, scale)
+	for r := range reps {
+		_, err := f.SeekShared(0, io.SeekStart)
+		must(err)
+		t[r] = timed(func() {
+			for range nord {
+				rec := wbuf[:strideBlk]
+				for j := range rec {
+					rec[j] = byte(rank + 1)
+				}
+				_, err := mpi.FileWriteOrdered(f, rec)
+				must(err)
+			}
+		})
+	}
+	result("write_ordered", median(t)*1e6/float64(nord), "us")
+	// The last rank's record of the first round.
+	q := np - 1
+	probe = probe[:strideBlk]
+	_, err = mpi.FileReadAt(f, int64(q*strideBlk), probe)
+	must(err)
+	check("write_ordered", probe[0] == byte(q+1) && probe[strideBlk-1] == byte(q+1))
 
 	must(f.Close())
 	must(ft.Free())

@@ -13,6 +13,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
+	"github.com/mpigo/mpigo/internal/window"
 )
 
 // Files of MPI-IO (MPI 4.1 chapter 14), for both faces. A File is what MPI_File names
@@ -62,13 +63,14 @@ type File struct {
 	ftype   *Datatype
 	datarep string
 	fp      int64 // the individual file pointer, a view position in bytes
-	shared  int64 // the shared file pointer's view position (set at open and by set_view)
 	atomic  bool
 	closed  bool
 	split   split          // the split collective under way
 	dirty   bool           // written since the last sync: Close syncs
 	ops     sync.WaitGroup // nonblocking operations under way
 	lane    lane
+
+	sp *window.Win // holds the shared file pointer (file_shared.go)
 }
 
 // The file system prefixes ROMIO accepts before a file name ("ufs:/path"): a name
@@ -141,6 +143,11 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 		collective.Free(d, op)
 		return nil, err
 	}
+	if err := f.openShared(op, f.fp); err != nil {
+		f.os.Close()
+		collective.Free(d, op)
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -201,7 +208,7 @@ func (f *File) start(op string) error {
 		if err != nil {
 			return ioErr(op, err)
 		}
-		f.fp, f.shared = size, size
+		f.fp = size // and the shared pointer (openShared)
 	}
 	return nil
 }
@@ -261,6 +268,9 @@ func (f *File) Close(op string) error {
 			derr = ioErr(op, mpio.Delete(f.path))
 		}
 		err = f.agree(op, derr, 0, "delete the file")
+	}
+	if serr := f.closeShared(op); err == nil {
+		err = serr
 	}
 	collective.Free(f.comm, op)
 	return err

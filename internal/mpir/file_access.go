@@ -6,9 +6,9 @@ import (
 	"github.com/mpigo/mpigo/internal/mpio"
 )
 
-// Data access (MPI 4.1 section 14.4): reads and writes at explicit offsets and
-// through the individual file pointer, blocking and nonblocking, independent and
-// collective. Every one checks its arguments here, maps its memory (IOBuf) to
+// Data access (MPI 4.1 section 14.4): reads and writes at explicit offsets, through
+// the individual file pointer and through the shared one (file_shared.go), blocking
+// and nonblocking, independent and collective. Every one checks its arguments here, maps its memory (IOBuf) to
 // mpio's stream and the view position to file runs (mpio.Read, mpio.Write), and
 // reports in its status the bytes it moved: a read past the end of the file moves
 // what there is, zero bytes at the end, and is no error.
@@ -36,7 +36,10 @@ type Access struct {
 	Write    bool
 	Explicit bool  // at Offset (etypes of the view), else at the individual file pointer
 	Offset   int64 // Explicit's
-	Coll     bool  // a collective call (the _all forms)
+	Coll     bool  // a collective call (the _all forms; with Shared, the _ordered ones)
+	// Shared: at the shared file pointer (file_shared.go), the only one a file
+	// opened MPI_MODE_SEQUENTIAL has; with Coll, in the members' order.
+	Shared bool
 }
 
 // plan is an access checked and placed: its view, position and memory stream.
@@ -50,7 +53,8 @@ type plan struct {
 }
 
 // prepare checks an access's arguments and places it; an access through the
-// individual file pointer moves it.
+// individual file pointer moves it, as does an independent one through the shared
+// pointer (an ordered one is placed in the lane: placeOrdered).
 func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
 	if err := f.Check(op); err != nil {
 		return plan{}, err
@@ -60,7 +64,7 @@ func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
 		return plan{}, core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
 	case !a.Write && !f.amode.CanRead():
 		return plan{}, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_WRONLY")
-	case f.amode&mpio.Sequential != 0:
+	case f.amode&mpio.Sequential != 0 && !a.Shared:
 		return plan{}, core.Errorf(core.ClassUnsupportedOperation, op,
 			"the file was opened with MPI_MODE_SEQUENTIAL: it is accessed through the shared file pointer only")
 	}
@@ -68,6 +72,16 @@ func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
+	p, err := f.place(op, a, b, mem, n)
+	if err == nil && a.Shared && !a.Coll {
+		p.pos, err = f.takeShared(op, p.v, n)
+	}
+	return p, err
+}
+
+// place is prepare's part under the file's mutex: the view, the etypes, the
+// individual file pointer. An access at the shared pointer is placed by the caller.
+func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64) (plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := plan{v: f.view, mem: mem, n: n, tun: f.tuning()}
@@ -76,11 +90,14 @@ func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
 			"%d items of %s are %d bytes, not a whole number of the view's etypes %s (%d bytes each)",
 			b.Count, b.Type.Name(), n, p.v.Etype().Name(), es)
 	}
-	if a.Explicit {
+	var err error
+	switch {
+	case a.Shared:
+	case a.Explicit:
 		if p.pos, err = viewPos(op, p.v, a.Offset, n); err != nil {
 			return plan{}, err
 		}
-	} else {
+	default:
 		if !p.v.Fits(f.fp, n) {
 			return plan{}, core.Errorf(core.ClassArg, op, "the access would pass the largest file offset")
 		}
@@ -186,12 +203,21 @@ func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, err
 	}
 	switch {
 	case a.Coll:
-		st.Count, err = f.collAccess(op, a, p, err)
+		st.Count, err = f.coll(op, a, p, err)
 	case err == nil:
 		st.Count, err = f.run(op, a, p)
 	}
 	f.giveBack(p, st.Count)
 	return st, err
+}
+
+// coll does this member's part of a collective access (in the lane): an ordered one
+// at the shared file pointer (file_shared.go).
+func (f *File) coll(op string, a Access, p plan, local error) (int64, error) {
+	if a.Shared {
+		return f.ordered(op, a, p, local)
+	}
+	return f.collAccess(op, a, p, local)
 }
 
 // Start starts a nonblocking access (MPI_File_iread_at, iwrite, iread_all, ...) and
@@ -212,7 +238,7 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 	if err != nil {
 		if a.Coll {
 			f.lane.wait(t)
-			_, err = f.collAccess(op, a, p, err)
+			_, err = f.coll(op, a, p, err)
 			f.lane.done()
 		}
 		return nil, err
@@ -224,7 +250,7 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 		if a.Coll {
 			f.lane.wait(t)
 			defer f.lane.done()
-			st.Count, err = f.collAccess(op, a, p, nil)
+			st.Count, err = f.coll(op, a, p, nil)
 		} else {
 			st.Count, err = f.run(op, a, p)
 		}

@@ -44,7 +44,14 @@ func (f *File) SetView(op string, disp int64, etype, ftype *Datatype, datarep st
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()
-	v, rep, local := f.newView(op, disp, etype, ftype, datarep)
+	var cur int64 // the shared pointer, where the view may start at it
+	if f.amode&mpio.Sequential != 0 {
+		var err error
+		if cur, err = f.sharedNow(op); err != nil {
+			return err
+		}
+	}
+	v, rep, local := f.newView(op, disp, etype, ftype, datarep, cur)
 	if bad != nil {
 		local = bad
 	}
@@ -57,16 +64,20 @@ func (f *File) SetView(op string, disp int64, etype, ftype *Datatype, datarep st
 		return err
 	}
 	f.mu.Lock()
-	f.view, f.etype, f.ftype, f.datarep, f.fp, f.shared = v, etype, ftype, rep, 0, 0
+	f.view, f.etype, f.ftype, f.datarep, f.fp = v, etype, ftype, rep, 0
 	f.mu.Unlock()
+	if err := f.resetShared(op, 0); err != nil {
+		return err
+	}
 	if in != nil {
 		return f.setInfoLocked(op, in, nil)
 	}
 	return nil
 }
 
-// newView checks set_view's arguments and makes the view.
-func (f *File) newView(op string, disp int64, etype, ftype *Datatype, datarep string) (*mpio.View, string, error) {
+// newView checks set_view's arguments and makes the view; cur is the shared
+// pointer, where disp is MPI_DISPLACEMENT_CURRENT.
+func (f *File) newView(op string, disp int64, etype, ftype *Datatype, datarep string, cur int64) (*mpio.View, string, error) {
 	et, err := viewType(op, "etype", etype)
 	if err != nil {
 		return nil, "", err
@@ -87,7 +98,7 @@ func (f *File) newView(op string, disp int64, etype, ftype *Datatype, datarep st
 		return nil, "", core.Errorf(core.ClassArg, op, "disp is MPI_DISPLACEMENT_CURRENT, which only a file opened with MPI_MODE_SEQUENTIAL takes")
 	case disp == DisplacementCurrent:
 		f.mu.Lock()
-		disp = f.view.FileOff(f.shared)
+		disp = f.view.FileOff(cur)
 		f.mu.Unlock()
 	case disp < 0:
 		return nil, "", core.Errorf(core.ClassArg, op, "disp %d is negative", disp)

@@ -148,6 +148,14 @@ func (w *Win) barrier(op string) error {
 	if !w.served {
 		return collective.Barrier(w.comm, op)
 	}
+	return w.schedBarrier(op)
+}
+
+// schedBarrier is the barrier of a point-to-point schedule, for creation and Free:
+// the node's shared-memory barrier would first make the communicator's collective
+// region (megabytes, a millisecond and more), which a window that never fences
+// never needs. A served rank advances it while it serves.
+func (w *Win) schedBarrier(op string) error {
 	c := w.comm
 	s := coll.New(c.Local().All(), c.SeqTag(), 1)
 	s.Barrier()

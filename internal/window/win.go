@@ -309,7 +309,7 @@ func (w *Win) setup(op string, a Args) error {
 	}
 	w.register()
 	// Nobody may ship before every target serves.
-	return collective.Barrier(w.comm, op)
+	return w.schedBarrier(op)
 }
 
 // localMem puts the control block, and an allocated window's memory, in this
@@ -540,7 +540,7 @@ func (w *Win) Free(op string) error {
 	if err := w.flushAll(op); err != nil {
 		return err
 	}
-	if err := w.barrier(op); err != nil {
+	if err := w.schedBarrier(op); err != nil {
 		return err
 	}
 	if w.freed.Swap(true) {

@@ -1,0 +1,342 @@
+package mpir
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/mpigo/mpigo/internal/collective"
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/mpio"
+	"github.com/mpigo/mpigo/internal/window"
+)
+
+// The shared file pointer (MPI 4.1 section 14.4.4): one per file, a view position
+// in bytes (whole etypes), moved by every member's accesses through it.
+//
+// Contracts:
+//   - No server process: the pointer is an 8-byte word in a window of the file's
+//     communicator, held by member 0 and made when the file is opened. Members
+//     move it by MPI_Fetch_and_op's atomic fetch-and-add, inside a passive-target
+//     epoch kept open while the file is; on one node the window lies in node shared
+//     memory and the add is one atomic instruction, across nodes member 0's window
+//     progress applies it without member 0 calling MPI (internal/window).
+//   - An independent access (read_shared, iwrite_shared, ...) takes its place by
+//     one fetch-and-add of the bytes it asks for, when it starts: concurrent
+//     accesses get disjoint places, in the order their adds reached the word. A read
+//     cut short by the end of the file gives nothing back (another member may have
+//     moved the pointer since), as ROMIO does.
+//   - An ordered access (read_ordered, write_ordered, and their split forms) needs no
+//     contended counter: the members gather their sizes, member 0 adds the total and
+//     broadcasts where the pointer was, and each member's place is that plus the
+//     sizes of the members before it (the exclusive prefix sum; placeOrdered).
+//   - Collective changes of the pointer (seek_shared, set_view's reset) happen after
+//     every member has entered the call and before any leaves it, so that no
+//     member's access before the call or after it sees the pointer half changed.
+//   - The standard requires every member to use the same view with the shared
+//     pointer; positions are taken in the calling member's view.
+
+// spOwner is the member whose window holds the pointer.
+const spOwner = 0
+
+// openShared makes the shared pointer's window, at initial (the file's end with
+// MPI_MODE_APPEND, else 0). Collective.
+func (f *File) openShared(op string, initial int64) error {
+	var size int64
+	if f.comm.Rank() == spOwner {
+		size = 8
+	}
+	w, err := window.Create(f.comm, op, window.Args{Flavor: window.FlavorAllocate, Size: size, DispUnit: 8})
+	if err != nil {
+		return err
+	}
+	// The epoch lasts while the file is open: the fetch-and-adds are atomic among
+	// themselves, so no lock is taken (MPI_MODE_NOCHECK).
+	if err := w.Lock(op, window.LockShared, spOwner, window.ModeNoCheck); err != nil {
+		w.Free(op)
+		return err
+	}
+	f.sp = w
+	if initial == 0 {
+		return nil // the window's memory starts zeroed
+	}
+	if f.comm.Rank() == spOwner {
+		_, err = f.spOp(op, initial, OpReplace)
+	}
+	return f.agree(op, err, 0, "place the shared file pointer")
+}
+
+// closeShared ends the pointer's epoch and frees its window. Collective.
+func (f *File) closeShared(op string) error {
+	if f.sp == nil {
+		return nil
+	}
+	err := f.sp.Unlock(op, spOwner)
+	if ferr := f.sp.Free(op); err == nil {
+		err = ferr
+	}
+	f.sp = nil
+	return err
+}
+
+// spOp applies rop with v to the pointer and returns its value before.
+func (f *File) spOp(op string, v int64, rop window.RMAOp) (int64, error) {
+	if old, ok := f.sp.FetchWord(spOwner, 0, uint64(v), rop); ok {
+		return int64(old), nil
+	}
+	var o, r [8]byte
+	binary.LittleEndian.PutUint64(o[:], uint64(v))
+	err := f.sp.FetchAndOp(op, o[:], r[:], datatype.Int64, spOwner, 0, rop)
+	return int64(binary.LittleEndian.Uint64(r[:])), err
+}
+
+// takeShared places an independent access of n bytes at the shared pointer, which
+// it moves past them.
+func (f *File) takeShared(op string, v *mpio.View, n int64) (int64, error) {
+	pos, err := f.spOp(op, n, OpSum)
+	if err != nil {
+		return 0, err
+	}
+	if !v.Fits(pos, n) {
+		return 0, core.Errorf(core.ClassArg, op, "the access at the shared file pointer (%d bytes of the view) would pass the largest file offset", pos)
+	}
+	return pos, nil
+}
+
+// ordered does this member's part of an ordered access placed as p (local: the error
+// of its arguments), in the lane, and returns the bytes it moved.
+func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) {
+	agg, err := f.placeOrdered(op, a, &p, local)
+	if err != nil {
+		return 0, err
+	}
+	if agg {
+		return f.collAccess(op, a, p, nil)
+	}
+	var n int64
+	if p.n > 0 {
+		n, err = f.run(op, a, p)
+	}
+	return n, f.agree(op, err, 0, "access the file")
+}
+
+// The fields of a member's record in an ordered access's gather.
+const (
+	ordClass = iota
+	ordLen   // the bytes it accesses
+	ordAgg   // member 0's: collective buffering forced on (romio_cb_read/write "enable")
+	ordFields
+)
+
+// placeOrdered places this member's part of an ordered access (p, of p.n bytes;
+// local is the error of its arguments) and reports whether it goes through the
+// aggregators. The members gather their sizes and errors (the call's agreement on
+// its arguments); once every member is in the call, so that the independent
+// accesses each made before it have moved the pointer, member 0 moves the pointer
+// past them all and broadcasts where it was; this member's place is that plus the
+// sizes of the members before it. (Each member adding its own size before the
+// gather would save the broadcast, but a member entering early would then add
+// before another member's independent access that comes before the call in that
+// member's order.) Members' accesses in rank order never interleave in the file (a
+// view's displacements do not decrease), so the aggregators are used only where the
+// hint forces them.
+func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, error) {
+	rec := make([]int64, ordFields)
+	if local != nil {
+		rec[ordClass] = int64(core.ClassOf(local))
+	} else {
+		rec[ordLen] = p.n
+	}
+	mode := "romio_cb_read"
+	if a.Write {
+		mode = "romio_cb_write"
+	}
+	if cbMode(f.hints.Value(mode)) == cbEnable {
+		rec[ordAgg] = 1
+	}
+	all, err := f.gatherInts(op, rec)
+	if err != nil {
+		return false, err
+	}
+	var before, total int64
+	for r := range f.comm.Size() {
+		m := all[r*ordFields:]
+		if c := m[ordClass]; c != 0 && local == nil {
+			local = core.Errorf(core.ErrorClass(c), op,
+				"rank %d of the file's group could not access the file (its error says why), so the call failed on every rank", r)
+		}
+		if r < f.comm.Rank() {
+			before += m[ordLen]
+		}
+		total = min(total+m[ordLen], math.MaxInt64/2) // each below 2^62: no overflow
+	}
+	if local != nil {
+		return false, local
+	}
+	// Member 0 moves the pointer and sends where it was, or its error's class.
+	var out [16]byte
+	var own error
+	if f.comm.Rank() == spOwner {
+		own = f.advanceOrdered(op, p.v, total, out[:])
+	}
+	if err := collective.Bcast(f.comm, op, &collective.Vec{B: out[:], Esz: 8}, spOwner); err != nil {
+		return false, core.MapErr(op, err)
+	}
+	if own != nil {
+		return false, own
+	}
+	if c := binary.LittleEndian.Uint64(out[:]); c != 0 {
+		return false, core.Errorf(core.ErrorClass(c), op, "rank %d of the file's group could not move the shared file pointer (its error says why)", spOwner)
+	}
+	p.pos = int64(binary.LittleEndian.Uint64(out[8:])) + before
+	return all[ordAgg] != 0, nil
+}
+
+// advanceOrdered is member 0's part of placeOrdered: it moves the pointer past
+// total bytes and puts its error's class (0: none) and where the pointer was in out.
+// An access that would pass the largest file offset moves nothing.
+func (f *File) advanceOrdered(op string, v *mpio.View, total int64, out []byte) error {
+	pos, err := f.spOp(op, total, OpSum)
+	if err == nil && !v.Fits(pos, total) {
+		err = core.Errorf(core.ClassArg, op, "the ordered access at the shared file pointer (%d bytes of the view) would pass the largest file offset", pos)
+		if _, uerr := f.spOp(op, -total, OpSum); uerr != nil {
+			err = uerr
+		}
+	}
+	if err != nil {
+		binary.LittleEndian.PutUint64(out, uint64(core.ClassOf(err)))
+	}
+	binary.LittleEndian.PutUint64(out[8:], uint64(pos))
+	return err
+}
+
+// gatherInts is every member's record of int64s, member r's at [r*len(rec):].
+func (f *File) gatherInts(op string, rec []int64) ([]int64, error) {
+	send := make([]byte, 8*len(rec))
+	for i, v := range rec {
+		binary.LittleEndian.PutUint64(send[8*i:], uint64(v))
+	}
+	recv := make([]byte, len(send)*f.comm.Size())
+	if _, err := collective.Allgather(f.comm, op, collective.Vec{B: send, Esz: 8}, collective.Vec{B: recv, Esz: 8}, false); err != nil {
+		return nil, core.MapErr(op, err)
+	}
+	all := make([]int64, len(recv)/8)
+	for i := range all {
+		all[i] = int64(binary.LittleEndian.Uint64(recv[8*i:]))
+	}
+	return all, nil
+}
+
+// SeekShared moves the shared file pointer, every member at once with the same
+// offset and whence (MPI_File_seek_shared; else MPI_ERR_NOT_SAME): to offset etypes
+// of the view from the view's start, the pointer, or the end of the file. A position
+// before the view's start is refused (MPI_ERR_ARG) on every member. It returns the
+// new position in etypes. bad is the face's error converting its arguments.
+func (f *File) SeekShared(op string, offset int64, whence int, bad error) (int64, error) {
+	if err := f.Check(op); err != nil {
+		return 0, err
+	}
+	t := f.lane.take()
+	f.lane.wait(t)
+	defer f.lane.done()
+	local := bad
+	if local == nil && whence != SeekSet && whence != SeekCur && whence != SeekEnd {
+		local = core.Errorf(core.ClassArg, op, "whence %d is none of MPI_SEEK_SET, MPI_SEEK_CUR, MPI_SEEK_END", whence)
+	}
+	var h argHash
+	h.ints(int(offset), whence)
+	if err := f.agree(op, local, h.sum(), "seek the shared file pointer"); err != nil {
+		return 0, err
+	}
+	// Every member has entered: their accesses before the call have moved the
+	// pointer. Member 0 moves it and sends the new position (or its error's class),
+	// so that no member leaves before the pointer has moved.
+	var out [16]byte
+	var own error
+	if f.comm.Rank() == spOwner {
+		var pos int64
+		pos, own = f.seekShared(op, offset, whence)
+		if own != nil {
+			binary.LittleEndian.PutUint64(out[:], uint64(core.ClassOf(own)))
+		}
+		binary.LittleEndian.PutUint64(out[8:], uint64(pos))
+	}
+	if err := collective.Bcast(f.comm, op, &collective.Vec{B: out[:], Esz: 8}, spOwner); err != nil {
+		return 0, core.MapErr(op, err)
+	}
+	if own != nil {
+		return 0, own
+	}
+	if c := binary.LittleEndian.Uint64(out[:]); c != 0 {
+		return 0, core.Errorf(core.ErrorClass(c), op, "rank %d of the file's group could not move the shared file pointer (its error says why)", spOwner)
+	}
+	return int64(binary.LittleEndian.Uint64(out[8:])), nil
+}
+
+// seekShared is member 0's part of SeekShared: it returns the new position in
+// etypes.
+func (f *File) seekShared(op string, offset int64, whence int) (int64, error) {
+	f.mu.Lock()
+	v := f.view
+	f.mu.Unlock()
+	es := v.EtypeSize()
+	var base int64
+	switch whence {
+	case SeekCur:
+		cur, err := f.spOp(op, 0, OpNoOp)
+		if err != nil {
+			return 0, err
+		}
+		base = cur / es
+	case SeekEnd:
+		size, err := f.Size(op)
+		if err != nil {
+			return 0, err
+		}
+		base = v.EOF(size) / es
+	}
+	if offset > 0 && base > math.MaxInt64-offset {
+		return 0, core.Errorf(core.ClassArg, op, "offset %d from %d etypes overflows", offset, base)
+	}
+	pos, err := viewPos(op, v, base+offset, 0)
+	if err != nil {
+		return 0, core.Errorf(core.ClassArg, op, "seeking the shared file pointer to etype %d of the view: a position must be nonnegative and within the largest file offset", base+offset)
+	}
+	_, err = f.spOp(op, pos, OpReplace)
+	return base + offset, err
+}
+
+// PositionShared is the shared file pointer, in etypes of the view
+// (MPI_File_get_position_shared).
+func (f *File) PositionShared(op string) (int64, error) {
+	if err := f.Check(op); err != nil {
+		return 0, err
+	}
+	pos, err := f.spOp(op, 0, OpNoOp)
+	if err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return pos / f.view.EtypeSize(), nil
+}
+
+// resetShared sets the pointer to pos (set_view: the new view's start), every
+// member at once, once every member has entered the call; it returns once every
+// member may use the pointer again.
+func (f *File) resetShared(op string, pos int64) error {
+	var err error
+	if f.comm.Rank() == spOwner {
+		_, err = f.spOp(op, pos, OpReplace)
+	}
+	return f.agree(op, err, 0, "reset the shared file pointer")
+}
+
+// sharedNow is the pointer's view position (set_view's MPI_DISPLACEMENT_CURRENT),
+// read once every member has entered the call.
+func (f *File) sharedNow(op string) (int64, error) {
+	if err := f.agree(op, nil, 0, "read the shared file pointer"); err != nil {
+		return 0, err
+	}
+	return f.spOp(op, 0, OpNoOp)
+}

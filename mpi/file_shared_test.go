@@ -1,0 +1,425 @@
+package mpi_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// TestFileSharedPointer has every rank write records through the shared file
+// pointer, blocking and nonblocking, in a view of int32s, and checks that the file
+// holds each record exactly once, whole, each rank's in the order it wrote them;
+// then the ranks read the records back through the pointer until the end, each
+// record read exactly once, and seek it from the start, the end and the pointer.
+// Over each transport: through node shared memory the pointer is one atomic word,
+// over TCP its window ships the fetch-and-adds to rank 0; and over three pretend
+// hosts, where the ranks on rank 0's node add directly and the others ship.
+func TestFileSharedPointer(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
+		ioJobWith(t, mpitest.Options{N: 4, Transport: tr}, sharedPointerBody)
+	})
+	t.Run("hosts", func(t *testing.T) {
+		ioJobWith(t, mpitest.Options{N: 7, Hosts: pretendHosts}, sharedPointerBody)
+	})
+}
+
+func sharedPointerBody(t *testing.T, dir string, rank, size int) {
+	name := filepath.Join(dir, "s")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	must(t, f.SetView(0, mpi.Int32, mpi.Int32, "native", nil))
+	const recs, rec = 40, 4 // records per rank, int32s per record
+	for i := range recs {
+		id := int32(rank*recs + i)
+		r := []int32{id, id, id, id}
+		if i%3 == 0 {
+			q, err := mpi.FileIwriteShared(f, r)
+			must(t, err)
+			st, err := q.Wait()
+			must(t, err)
+			if st.Bytes() != 4*rec {
+				t.Errorf("FileIwriteShared's status says %d bytes", st.Bytes())
+			}
+			continue
+		}
+		st, err := mpi.FileWriteShared(f, r)
+		must(t, err)
+		if st.Bytes() != 4*rec {
+			t.Errorf("FileWriteShared's status says %d bytes", st.Bytes())
+		}
+	}
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	total := int64(size * recs * rec)
+	if pos, err := f.PositionShared(); err != nil || pos != total {
+		t.Errorf("PositionShared %d, %v after every write; want %d", pos, err, total)
+	}
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
+		must(t, err)
+		checkRecords(t, raw, size, recs)
+	}
+
+	// Read them back through the pointer until the end of the file.
+	if pos, err := f.SeekShared(0, io.SeekStart); err != nil || pos != 0 {
+		t.Fatalf("SeekShared to the start: %d, %v", pos, err)
+	}
+	var got, sum int64
+	for {
+		r := make([]int32, rec)
+		st, err := mpi.FileReadShared(f, r)
+		must(t, err)
+		if st.Bytes() == 0 {
+			break
+		}
+		if st.Bytes() != 4*rec || r[0] != r[1] || r[0] != r[3] {
+			t.Fatalf("read %d bytes, a record %v", st.Bytes(), r)
+		}
+		got++
+		sum += int64(r[0])
+	}
+	counts, err := mpi.AllreduceValue(mpi.World, [2]int64{got, sum}, func(a, b [2]int64) [2]int64 { return [2]int64{a[0] + b[0], a[1] + b[1]} })
+	must(t, err)
+	n := int64(size * recs)
+	if counts[0] != n || counts[1] != n*(n-1)/2 {
+		t.Errorf("the ranks read %d records summing to %d, want %d summing to %d", counts[0], counts[1], n, n*(n-1)/2)
+	}
+
+	// Seek from the end and from the pointer: every rank reads the last record.
+	pos, err := f.SeekShared(-rec, io.SeekEnd)
+	if err != nil || pos != total-rec {
+		t.Errorf("SeekShared(-%d, io.SeekEnd): %d, %v; want %d", rec, pos, err, total-rec)
+	}
+	pos, err = f.SeekShared(-rec, io.SeekCurrent)
+	if err != nil || pos != total-2*rec {
+		t.Errorf("SeekShared(-%d, io.SeekCurrent): %d, %v; want %d", rec, pos, err, total-2*rec)
+	}
+	// Bad seeks fail on every rank, the pointer unmoved.
+	_, err = f.SeekShared(int64(rank), io.SeekStart)
+	if size > 1 {
+		wantClass(t, "SeekShared with different offsets", err, mpi.ErrNotSame)
+	}
+	_, err = f.SeekShared(-1, io.SeekStart)
+	wantClass(t, "SeekShared before the view's start", err, mpi.ErrArg)
+	_, err = f.SeekShared(0, 17)
+	wantClass(t, "SeekShared with a bad whence", err, mpi.ErrArg)
+	if pos, err := f.PositionShared(); err != nil || pos != total-2*rec {
+		t.Errorf("PositionShared %d, %v after failed seeks; want %d", pos, err, total-2*rec)
+	}
+	// A new view puts the pointer at its start.
+	must(t, f.SetView(int64(rec*4), mpi.Int32, mpi.Int32, "native", nil))
+	if pos, err := f.PositionShared(); err != nil || pos != 0 {
+		t.Errorf("PositionShared %d, %v after SetView; want 0", pos, err)
+	}
+	must(t, f.Close())
+}
+
+// checkRecords checks a file of records of 4 equal int32s: each id of size*recs
+// exactly once, each rank's (ids rank*recs...) in increasing order.
+func checkRecords(t *testing.T, raw []byte, size, recs int) {
+	t.Helper()
+	if len(raw) != size*recs*16 {
+		t.Fatalf("the file has %d bytes, want %d", len(raw), size*recs*16)
+	}
+	seen := make([]bool, size*recs)
+	last := make([]int, size)
+	for r := range last {
+		last[r] = -1
+	}
+	for off := 0; off < len(raw); off += 16 {
+		id := int(int32(binary.LittleEndian.Uint32(raw[off:])))
+		for k := 1; k < 4; k++ {
+			if int(int32(binary.LittleEndian.Uint32(raw[off+4*k:]))) != id {
+				t.Fatalf("the record at byte %d is torn: % x", off, raw[off:off+16])
+			}
+		}
+		if id < 0 || id >= len(seen) || seen[id] {
+			t.Fatalf("record %d at byte %d: out of range or twice", id, off)
+		}
+		seen[id] = true
+		if r := id / recs; id%recs <= last[r] {
+			t.Errorf("rank %d's record %d lies after its record %d", r, id%recs, last[r])
+		} else {
+			last[r] = id % recs
+		}
+	}
+}
+
+// TestFileOrdered writes records of different lengths in rank order, twice (the
+// second after the first's total), blocking and split (FileIwriteOrdered), checks the
+// file, reads them back in order, and has one rank's bad argument fail every rank's
+// call with the pointer unmoved. A file opened ModeSequential takes the shared forms.
+// Also over three pretend hosts.
+func TestFileOrdered(t *testing.T) {
+	t.Run("node", func(t *testing.T) { ioJob(t, 3, orderedBody) })
+	t.Run("hosts", func(t *testing.T) { ioJobWith(t, mpitest.Options{N: 7, Hosts: pretendHosts}, orderedBody) })
+}
+
+func orderedBody(t *testing.T, dir string, rank, size int) {
+	name := filepath.Join(dir, "o")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	mine := func(round int) []byte { return bytes.Repeat([]byte{byte('a' + rank + 10*round)}, 10*(rank+1)) }
+	st, err := mpi.FileWriteOrdered(f, mine(0))
+	must(t, err)
+	if st.Bytes() != int64(10*(rank+1)) {
+		t.Errorf("FileWriteOrdered's status says %d bytes", st.Bytes())
+	}
+	q, err := mpi.FileIwriteOrdered(f, mine(1))
+	must(t, err)
+	_, err = q.Wait()
+	must(t, err)
+	total := int64(10 * size * (size + 1) / 2)
+	if pos, err := f.PositionShared(); err != nil || pos != 2*total {
+		t.Errorf("PositionShared %d, %v after two ordered writes; want %d", pos, err, 2*total)
+	}
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
+		must(t, err)
+		var want []byte
+		for round := range 2 {
+			for r := range size {
+				want = append(want, bytes.Repeat([]byte{byte('a' + r + 10*round)}, 10*(r+1))...)
+			}
+		}
+		if !bytes.Equal(raw, want) {
+			t.Errorf("the file is %q, want %q", raw, want)
+		}
+	}
+	_, err = f.SeekShared(0, io.SeekStart)
+	must(t, err)
+	for round := range 2 {
+		back := make([]byte, 10*(rank+1))
+		if round == 0 {
+			_, err = mpi.FileReadOrdered(f, back)
+		} else {
+			q, err = mpi.FileIreadOrdered(f, back)
+			must(t, err)
+			_, err = q.Wait()
+		}
+		must(t, err)
+		if !bytes.Equal(back, mine(round)) {
+			t.Errorf("round %d read %q back, want %q", round, back, mine(round))
+		}
+	}
+	// One rank's bad argument: every rank's call fails, nothing moves.
+	must(t, f.SetView(0, mpi.Int32, mpi.Int32, "native", nil))
+	n := 8
+	if rank == size-1 {
+		n = 6 // not whole int32s
+	}
+	_, err = mpi.FileWriteOrdered(f, make([]byte, n))
+	wantClass(t, "FileWriteOrdered with one rank's partial etype", err, mpi.ErrType)
+	if pos, err := f.PositionShared(); err != nil || pos != 0 {
+		t.Errorf("PositionShared %d, %v after a failed ordered write; want 0", pos, err)
+	}
+	must(t, f.Close())
+
+	// A sequential file: only the shared pointer.
+	s, err := mpi.FileOpen(mpi.World, name, mpi.ModeWronly|mpi.ModeCreate|mpi.ModeSequential|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	_, err = mpi.FileWriteOrdered(s, mine(0))
+	must(t, err)
+	_, err = mpi.FileWriteShared(s, []byte{'z'})
+	must(t, err)
+	must(t, mpi.World.Barrier())
+	if pos, err := s.PositionShared(); err != nil || pos != total+int64(size) {
+		t.Errorf("a sequential file's PositionShared %d, %v; want %d", pos, err, total+int64(size))
+	}
+	_, err = mpi.FileWrite(s, []byte{'y'})
+	wantClass(t, "FileWrite of a sequential file", err, mpi.ErrUnsupportedOperation)
+	_, err = mpi.FileReadShared(s, []byte{0})
+	wantClass(t, "FileReadShared of a write-only file", err, mpi.ErrAccess)
+	// A view from the shared pointer (MPI_DISPLACEMENT_CURRENT) starts there, and
+	// its pointer at 0: an ordered write then follows what is in the file.
+	must(t, s.SetView(mpi.DisplacementCurrent, mpi.Byte, mpi.Byte, "native", nil))
+	if pos, err := s.PositionShared(); err != nil || pos != 0 {
+		t.Errorf("PositionShared %d, %v in a view from the shared pointer; want 0", pos, err)
+	}
+	must(t, mpi.World.Barrier()) // every rank has read it before any moves it
+	_, err = mpi.FileWriteOrdered(s, []byte{byte('0' + rank)})
+	must(t, err)
+	must(t, s.Sync())
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
+		must(t, err)
+		var tail []byte
+		for r := range size {
+			tail = append(tail, byte('0'+r))
+		}
+		if n := int(total) + size; len(raw) != n+size || !bytes.Equal(raw[n:], tail) {
+			t.Errorf("the sequential file is %q, want %d bytes ending %q", raw, n+size, tail)
+		}
+	}
+	must(t, s.Close())
+
+	// MPI_MODE_APPEND: the shared pointer starts at the end of the file.
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		must(t, os.WriteFile(name, make([]byte, 12), 0o644))
+	}
+	must(t, mpi.World.Barrier())
+	ap, err := mpi.FileOpen(mpi.World, name, mpi.ModeWronly|mpi.ModeAppend|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	if pos, err := ap.PositionShared(); err != nil || pos != 12 {
+		t.Errorf("an appending file's PositionShared %d, %v; want 12", pos, err)
+	}
+	must(t, ap.Close())
+}
+
+// TestFileSharedBufForms writes typed buffers (every other int32 of a slice) through
+// each shared and ordered Buf form and reads them back the same ways: ordered ones in
+// rank order, shared ones one rank at a time (the others wait at a barrier), so that
+// the file's layout is known.
+func TestFileSharedBufForms(t *testing.T) {
+	ioJob(t, 2, func(t *testing.T, dir string, rank, size int) {
+		f, err := mpi.FileOpen(mpi.World, filepath.Join(dir, "sb"), mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		const n = 8
+		every2, err := mpi.TypeVector(n, 1, 2, mpi.Int32)
+		must(t, err)
+		must(t, every2.Commit())
+		mem := func(k int) []int32 {
+			b := make([]int32, 2*n)
+			for i := range n {
+				b[2*i] = int32(rank*1000 + k*n + i)
+			}
+			return b
+		}
+		inTurn := func(do func() error) { // each rank's independent access in rank order
+			for r := range size {
+				if r == rank {
+					must(t, do())
+				}
+				must(t, mpi.World.Barrier())
+			}
+		}
+		must(t, f.SetView(0, mpi.Int32, mpi.Int32, "native", nil))
+		_, err = mpi.FileWriteOrderedBuf(f, mpi.Typed(mem(0), 1, every2))
+		must(t, err)
+		q, err := mpi.FileIwriteOrderedBuf(f, mpi.Typed(mem(1), 1, every2))
+		must(t, err)
+		_, err = q.Wait()
+		must(t, err)
+		inTurn(func() error { _, err := mpi.FileWriteSharedBuf(f, mpi.Typed(mem(2), 1, every2)); return err })
+		inTurn(func() error {
+			q, err := mpi.FileIwriteSharedBuf(f, mpi.Typed(mem(3), 1, every2))
+			if err == nil {
+				_, err = q.Wait()
+			}
+			return err
+		})
+		if pos, err := f.PositionShared(); err != nil || pos != int64(4*size*n) {
+			t.Errorf("PositionShared %d, %v; want %d", pos, err, 4*size*n)
+		}
+		_, err = f.SeekShared(0, io.SeekStart)
+		must(t, err)
+		got := make([][]int32, 4)
+		for k := range got {
+			got[k] = make([]int32, 2*n)
+		}
+		_, err = mpi.FileReadOrderedBuf(f, mpi.Typed(got[0], 1, every2))
+		must(t, err)
+		q, err = mpi.FileIreadOrderedBuf(f, mpi.Typed(got[1], 1, every2))
+		must(t, err)
+		_, err = q.Wait()
+		must(t, err)
+		inTurn(func() error { _, err := mpi.FileReadSharedBuf(f, mpi.Typed(got[2], 1, every2)); return err })
+		inTurn(func() error {
+			q, err := mpi.FileIreadSharedBuf(f, mpi.Typed(got[3], 1, every2))
+			if err == nil {
+				_, err = q.Wait()
+			}
+			return err
+		})
+		plain := make([]int32, n)
+		var atEnd mpi.Status
+		inTurn(func() error {
+			q, err := mpi.FileIreadShared(f, plain)
+			if err == nil {
+				atEnd, err = q.Wait()
+			}
+			return err
+		})
+		if atEnd.Bytes() != 0 {
+			t.Errorf("FileIreadShared at the end of the file read %d bytes", atEnd.Bytes())
+		}
+		for k := range got {
+			if want := mem(k); !slices.Equal(got[k], want) {
+				t.Errorf("access %d read back %v, want %v", k, got[k][:4], want[:4])
+			}
+		}
+		must(t, every2.Free())
+		must(t, f.Close())
+	})
+}
+
+// TestFileSharedThenOrdered: rank 0 writes a record through the shared pointer
+// before each ordered write, while the other ranks go straight to the ordered one:
+// the ordered records must follow rank 0's shared one, in rank order, none
+// overlapping another. Records are runs of one tag byte whose length the tag gives,
+// so the file parses from its start.
+func TestFileSharedThenOrdered(t *testing.T) {
+	ioJob(t, 4, func(t *testing.T, dir string, rank, size int) {
+		name := filepath.Join(dir, "so")
+		f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		const rounds = 60
+		const sharedTag = 1
+		length := func(tag byte) int { // 5 for the shared records, 3+2r for rank r's ordered ones
+			if tag == sharedTag {
+				return 5
+			}
+			return 3 + 2*int(tag-10)
+		}
+		for range rounds {
+			if rank == 0 {
+				_, err := mpi.FileWriteShared(f, bytes.Repeat([]byte{sharedTag}, length(sharedTag)))
+				must(t, err)
+			}
+			tag := byte(10 + rank)
+			_, err := mpi.FileWriteOrdered(f, bytes.Repeat([]byte{tag}, length(tag)))
+			must(t, err)
+		}
+		must(t, f.Sync())
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			raw, err := os.ReadFile(name)
+			must(t, err)
+			var tags []byte
+			for off := 0; off < len(raw); {
+				tag := raw[off]
+				if tag != sharedTag && (tag < 10 || int(tag) >= 10+size) {
+					t.Fatalf("byte %d is %d, no record's tag", off, tag)
+				}
+				n := length(tag)
+				if off+n > len(raw) || !bytes.Equal(raw[off:off+n], bytes.Repeat([]byte{tag}, n)) {
+					t.Fatalf("the record of tag %d at byte %d is overwritten: % x", tag, off, raw[off:min(off+n, len(raw))])
+				}
+				tags = append(tags, tag)
+				off += n
+			}
+			var want []byte
+			for range rounds {
+				want = append(want, sharedTag)
+				for r := range size {
+					want = append(want, byte(10+r))
+				}
+			}
+			if !bytes.Equal(tags, want) {
+				t.Errorf("the records' tags are %v, want %v", tags, want)
+			}
+		}
+		must(t, f.Close())
+	})
+}
