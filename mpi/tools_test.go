@@ -240,6 +240,10 @@ func TestToolsCounters(t *testing.T) {
 		}
 		_, err = marker.Wait()
 		must(t, err)
+		if rank == 1 {
+			_, err := mpi.Recv(mpi.World, make([]byte, 1), 0, 98)
+			must(t, err)
+		}
 		if rank == 0 {
 			// The marker came last from rank 1: the n messages before it are queued.
 			for h, want := range map[*mpi.PerfHandle]uint64{onWorld: n, queue: n} {
@@ -276,6 +280,9 @@ func TestToolsCounters(t *testing.T) {
 			if got, _ := onWorld.Uint(); got != 0 {
 				t.Errorf("after readreset: %d", got)
 			}
+			// Rank 1 waits for this before it goes on, so that nothing else it sends
+			// (the job's closing barrier) joins the queue while it is read.
+			must(t, mpi.Send(mpi.World, []byte{1}, 1, 98))
 		}
 		if w, err := waited.Float(); err != nil || w < 0 {
 			t.Errorf("p2p_wait_time %g, %v", w, err)
