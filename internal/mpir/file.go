@@ -70,11 +70,12 @@ type File struct {
 	ops     sync.WaitGroup // nonblocking operations under way
 	lane    lane
 
-	// The shared file pointer (file_shared.go) is the word at spDisp of sp: a slot
+	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.
 	sp     *window.Win
 	spDisp int64
 	slots  *spSlots
+	slot   int
 }
 
 // The file system prefixes ROMIO accepts before a file name ("ufs:/path"): a name

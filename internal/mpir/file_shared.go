@@ -45,7 +45,7 @@ const spOwner = 0
 // taken). Collective.
 func (f *File) openShared(op string, slots *spSlots, slot int, initial int64) error {
 	if slot >= 0 {
-		f.sp, f.slots, f.spDisp = slots.w, slots, int64(slot)
+		f.sp, f.slots, f.slot, f.spDisp = slots.w, slots, slot, slotDisp(slot)
 		slots.opened()
 	} else if err := f.ownShared(op); err != nil {
 		return err
@@ -87,7 +87,7 @@ func (f *File) closeShared(op string) error {
 	}
 	var err error
 	if f.slots != nil {
-		err = f.slots.closed(op, f.comm.Rank(), int(f.spDisp))
+		err = f.slots.closed(op, f.comm.Rank(), f.slot)
 	} else {
 		err = f.sp.Unlock(op, spOwner)
 		if ferr := f.sp.Free(op); err == nil {

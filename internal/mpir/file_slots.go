@@ -14,8 +14,8 @@ import (
 //
 // Contracts:
 //   - A communicator's slot window is made by the first MPI_File_open on it
-//     (collective, so every member makes it in the same call): spSlotCount 8-byte
-//     words on member 0, locked (shared, MPI_MODE_NOCHECK) from then until it is
+//     (collective, so every member makes it in the same call): spSlotCount slots
+//     of an 8-byte word on member 0, locked (shared, MPI_MODE_NOCHECK) from then until it is
 //     freed, as a file's own window was.
 //   - Member 0 alone chooses slots: the lowest free one, zeroed when taken; the open's
 //     agreement gives its choice to every member, so every member's file uses the
@@ -27,9 +27,16 @@ import (
 //     with files still open on it then, by the last of their closes; the windows of
 //     MPI_COMM_WORLD and MPI_COMM_SELF at MPI_Finalize, before the device stops.
 
-// spSlotCount is how many files of a communicator share its window at once: one
-// word of the bitmap.
-const spSlotCount = 64
+// spSlotCount is how many files of a communicator share its window at once (one
+// word of the bitmap); each pointer has a cache line (spSlotWords words), so that
+// files' pointers moved by different ranks at once do not share one.
+const (
+	spSlotCount = 64
+	spSlotWords = 8
+)
+
+// slotDisp is slot i's displacement in the window (in words, its displacement unit).
+func slotDisp(i int) int64 { return int64(i) * spSlotWords }
 
 // spSlots is a communicator's slot window.
 type spSlots struct {
@@ -57,7 +64,7 @@ func slotsOf(op string, c *core.Comm) (*spSlots, error) {
 	}
 	var size int64
 	if c.Rank() == spOwner {
-		size = 8 * spSlotCount
+		size = 8 * spSlotWords * spSlotCount
 	}
 	w, err := window.Create(c, op, window.Args{Flavor: window.FlavorAllocate, Size: size, DispUnit: 8})
 	if err != nil {
@@ -90,7 +97,7 @@ func (s *spSlots) take(op string) (int, error) {
 	if i == spSlotCount {
 		return -1, nil
 	}
-	if _, err := spWord(op, s.w, int64(i), 0, OpReplace); err != nil {
+	if _, err := spWord(op, s.w, slotDisp(i), 0, OpReplace); err != nil {
 		s.release(i)
 		return -1, err
 	}

@@ -27,14 +27,14 @@ func TestFileSlots(t *testing.T) {
 	}
 	files := []*File{open(), open()}
 	s := slotStores.m[x.Dev()]
-	if s == nil || files[0].slots != s || files[0].spDisp != 0 || files[1].spDisp != 1 {
+	if s == nil || files[0].slots != s || files[0].slot != 0 || files[1].slot != 1 {
 		t.Fatalf("the first two files' slots: %v %d, %v %d; want the communicator's window, 0 and 1",
-			files[0].slots, files[0].spDisp, files[1].slots, files[1].spDisp)
+			files[0].slots, files[0].slot, files[1].slots, files[1].slot)
 	}
 	mustOK(t, files[0].Close(op))
 	files[0] = open()
-	if files[0].slots != s || files[0].spDisp != 0 {
-		t.Errorf("a file opened after slot 0's was closed took slot %d", files[0].spDisp)
+	if files[0].slots != s || files[0].slot != 0 || files[0].spDisp != 0 || files[1].spDisp != spSlotWords {
+		t.Errorf("a file opened after slot 0's was closed took slot %d (displacement %d; slot 1's %d)", files[0].slot, files[0].spDisp, files[1].spDisp)
 	}
 	for range spSlotCount - 1 {
 		files = append(files, open())
