@@ -430,10 +430,14 @@ func TestFileSharedThenOrdered(t *testing.T) {
 // then keeps 70 files open at once (more than a communicator's window has slots for
 // pointers), a different number of records in each: every file's pointer starts at
 // 0 and counts its own file's records only. Then the communicator is freed. Over
-// each transport.
+// each transport, and over three pretend hosts, where the ranks off rank 0's node
+// ship their adds to its slots.
 func TestFileManyOnOneComm(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
 		ioJobWith(t, mpitest.Options{N: 3, Transport: tr}, manyFilesBody)
+	})
+	t.Run("hosts", func(t *testing.T) {
+		ioJobWith(t, mpitest.Options{N: 7, Hosts: pretendHosts}, manyFilesBody)
 	})
 }
 
