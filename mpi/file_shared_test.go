@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
@@ -422,4 +423,123 @@ func TestFileSharedThenOrdered(t *testing.T) {
 		}
 		must(t, f.Close())
 	})
+}
+
+// TestFileManyOnOneComm opens and closes 200 files one after another on one
+// communicator, each rank writing a record through each file's shared pointer, and
+// then keeps 70 files open at once (more than a communicator's window has slots for
+// pointers), a different number of records in each: every file's pointer starts at
+// 0 and counts its own file's records only. Then the communicator is freed. Over
+// each transport, and over three pretend hosts, where the ranks off rank 0's node
+// ship their adds to its slots.
+func TestFileManyOnOneComm(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
+		ioJobWith(t, mpitest.Options{N: 3, Transport: tr}, manyFilesBody)
+	})
+	t.Run("hosts", func(t *testing.T) {
+		ioJobWith(t, mpitest.Options{N: 7, Hosts: pretendHosts}, manyFilesBody)
+	})
+}
+
+func manyFilesBody(t *testing.T, dir string, rank, size int) {
+	c, err := mpi.World.Dup()
+	must(t, err)
+	mode := mpi.ModeCreate | mpi.ModeRdwr | mpi.ModeDeleteOnClose
+	open := func(i int) *mpi.File {
+		f, err := mpi.FileOpen(c, filepath.Join(dir, "m"+strconv.Itoa(i)), mode, nil)
+		must(t, err)
+		return f
+	}
+	write := func(f *mpi.File, recs int) {
+		for range recs {
+			_, err := mpi.FileWriteShared(f, []int32{int32(rank)})
+			must(t, err)
+		}
+	}
+	check := func(f *mpi.File, i, recs int) {
+		must(t, c.Barrier())
+		if pos, err := f.PositionShared(); err != nil || pos != int64(4*size*recs) {
+			t.Fatalf("file %d: PositionShared %d, %v after %d records of 4 bytes from each of %d ranks", i, pos, err, recs, size)
+		}
+	}
+	for i := range 200 {
+		f := open(i)
+		write(f, 1)
+		check(f, i, 1)
+		must(t, f.Close())
+	}
+	files := make([]*mpi.File, 70)
+	for i := range files {
+		files[i] = open(i)
+		write(files[i], i%3+1)
+	}
+	for i, f := range files {
+		check(f, i, i%3+1)
+	}
+	for _, f := range files {
+		must(t, f.Close())
+	}
+	must(t, c.Free())
+}
+
+// TestFileCommFreed frees communicators that had files: one with a file still open,
+// whose shared pointer still works until the file is closed, and one whose files
+// were closed; files on World and Self are left to Finalize's care of their
+// pointers. Finalize is clean, and the job leaves no file in /dev/shm (its shared
+// memory in /dev/shm files, so that one left shows).
+func TestFileCommFreed(t *testing.T) {
+	const dirVar = "MPIGO_TEST_DIR"
+	dir := t.TempDir()
+	if mpitest.IsRank(t) {
+		dir = os.Getenv(dirVar)
+	}
+	mpitest.Job(t, mpitest.Options{N: 2, Settings: map[string]string{"shm_memory": "file"},
+		Env: []string{dirVar + "=" + dir}}, func(t *testing.T) {
+		must(t, mpi.Init())
+		rank, size := mpi.World.Rank(), mpi.World.Size()
+		if rank == 0 {
+			must(t, os.WriteFile(filepath.Join(dir, "job"), []byte(os.Getenv("MPIGO_JOBID")), 0o644))
+		}
+		mode := mpi.ModeCreate | mpi.ModeRdwr | mpi.ModeDeleteOnClose
+		for _, name := range []string{"world", "self" + strconv.Itoa(rank)} {
+			c := mpi.World
+			if name != "world" {
+				c = mpi.Self
+			}
+			f, err := mpi.FileOpen(c, filepath.Join(dir, name), mode, nil)
+			must(t, err)
+			must(t, f.Close())
+		}
+		open, err := mpi.World.Dup()
+		must(t, err)
+		f, err := mpi.FileOpen(open, filepath.Join(dir, "open"), mode, nil)
+		must(t, err)
+		closed, err := mpi.World.Dup()
+		must(t, err)
+		g, err := mpi.FileOpen(closed, filepath.Join(dir, "closed"), mode, nil)
+		must(t, err)
+		must(t, g.Close())
+		must(t, closed.Free())
+		must(t, open.Free())
+		for range 3 {
+			_, err := mpi.FileWriteShared(f, []byte{byte(rank)})
+			must(t, err)
+		}
+		must(t, mpi.World.Barrier())
+		if pos, err := f.PositionShared(); err != nil || pos != int64(3*size) {
+			t.Errorf("PositionShared %d, %v after its communicator was freed and %d bytes written; want %d", pos, err, 3*size, 3*size)
+		}
+		must(t, f.Close())
+		must(t, mpi.Finalize())
+	})
+	if mpitest.IsRank(t) {
+		return
+	}
+	job, _ := os.ReadFile(filepath.Join(dir, "job"))
+	if len(job) == 0 {
+		t.Fatal("the ranks did not record the job's id")
+	}
+	if left, _ := filepath.Glob("/dev/shm/*" + string(job) + "*"); len(left) > 0 {
+		t.Errorf("files left in /dev/shm: %v", left)
+	}
 }

@@ -212,6 +212,11 @@ func (c *Comm) Free(op string) error {
 	if c.d == core.World || c.d == core.Self {
 		return core.Errorf(core.ClassComm, op, "%s cannot be freed", c.Name())
 	}
+	// The files' window first: freeing it is collective, and a delete function
+	// failing on one member must not leave the others waiting in it.
+	if err := freeSlots(op, c.d, false); err != nil {
+		return err
+	}
 	if err := FreeAttrs(op, &c.Attrs, c.Handle); err != nil {
 		return err
 	}
@@ -219,7 +224,13 @@ func (c *Comm) Free(op string) error {
 }
 
 // Finalize deletes the attributes of c, MPI_COMM_SELF, at MPI_Finalize (see
-// FinalizeAttrs); name is what the face calls it.
+// FinalizeAttrs; name is what the face calls it), then frees the windows that
+// MPI_COMM_WORLD's and MPI_COMM_SELF's files used (file_slots.go), while the device
+// still runs.
 func (c *Comm) Finalize(op, name string) error {
-	return FinalizeAttrs(op, &c.Attrs, c.Handle, name)
+	err := FinalizeAttrs(op, &c.Attrs, c.Handle, name)
+	if serr := finalizeSlots(op); err == nil {
+		err = serr
+	}
+	return err
 }

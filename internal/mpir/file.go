@@ -70,7 +70,12 @@ type File struct {
 	ops     sync.WaitGroup // nonblocking operations under way
 	lane    lane
 
-	sp *window.Win // holds the shared file pointer (file_shared.go)
+	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
+	// of the communicator's window slots, or (slots nil) a window of its own.
+	sp     *window.Win
+	spDisp int64
+	slots  *spSlots
+	slot   int
 }
 
 // The file system prefixes ROMIO accepts before a file name ("ufs:/path"): a name
@@ -125,28 +130,43 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	if err != nil {
 		return nil, err
 	}
+	slots, err := slotsOf(op, c)
+	if err != nil {
+		collective.Free(d, op)
+		return nil, err
+	}
 	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native"}
 	f.errh.Init(FileNull.Get())
+	slot := -1 // member 0's choice of the pointer's slot, agreed with the arguments
+	if d.Rank() == spOwner && local == nil {
+		slot, local = slots.take(op)
+	}
 	var h argHash
 	h.bytes([]byte(path))
 	h.ints(amode)
-	if err := f.agree(op, local, h.sum(), "open the file"); err != nil {
+	agreed, err := f.agreeWith(op, local, h.sum(), "open the file", uint64(slot))
+	fail := func(err error) (*File, error) {
+		if slot >= 0 && d.Rank() == spOwner {
+			slots.release(slot)
+		}
+		f.closeOS()
 		collective.Free(d, op)
 		return nil, err
 	}
+	if err != nil {
+		return fail(err)
+	}
+	slot = int(agreed)
 	if err := f.openOS(op); err != nil {
-		collective.Free(d, op)
-		return nil, err
+		return fail(err)
 	}
 	if err := f.start(op); err != nil {
-		f.os.Close()
-		collective.Free(d, op)
-		return nil, err
+		return fail(err)
 	}
-	if err := f.openShared(op, f.fp); err != nil {
-		f.os.Close()
-		collective.Free(d, op)
-		return nil, err
+	if err := f.openShared(op, slots, slot, f.fp); err != nil {
+		_ = f.closeShared(op) // gives back the slot, or frees the file's window
+		slot = -1
+		return fail(err)
 	}
 	return f, nil
 }
@@ -417,8 +437,15 @@ func (f *File) Info() *Info { return f.hints.Info() }
 // that failed (with its class), else MPI_ERR_NOT_SAME where the hashes differ. what
 // says what the call was to do, for the messages.
 func (f *File) agree(op string, local error, same uint64, what string) error {
+	_, err := f.agreeWith(op, local, same, what, math.MaxUint64)
+	return err
+}
+
+// agreeWith is agree that also gives every member member 0's v (the other members'
+// v is not read).
+func (f *File) agreeWith(op string, local error, same uint64, what string, v uint64) (uint64, error) {
 	const none = math.MaxUint64
-	var buf [8 * 4]byte
+	var buf [8 * 5]byte
 	put := func(i int, v uint64) { binary.LittleEndian.PutUint64(buf[8*i:], v) }
 	get := func(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	put(0, none)
@@ -427,9 +454,16 @@ func (f *File) agree(op string, local error, same uint64, what string) error {
 		put(1, uint64(core.ClassOf(local)))
 	}
 	put(2, same)
+	put(4, none)
+	if f.comm.Rank() == 0 {
+		put(4, v)
+	}
 	err := f.comm.InternalAllreduce(op, buf[:], len(buf), func(acc, in []byte) {
 		if get(in, 0) < get(acc, 0) {
 			copy(acc[:16], in[:16])
+		}
+		if get(in, 4) < get(acc, 4) {
+			copy(acc[32:], in[32:40])
 		}
 		if get(in, 2) != get(acc, 2) || get(in, 3) != 0 {
 			binary.LittleEndian.PutUint64(acc[24:], 1)
@@ -437,17 +471,17 @@ func (f *File) agree(op string, local error, same uint64, what string) error {
 	}, core.TagFileAgree)
 	switch {
 	case err != nil:
-		return core.MapErr(op, err)
+		return 0, core.MapErr(op, err)
 	case local != nil:
-		return local
+		return 0, local
 	case get(buf[:], 0) != none:
-		return core.Errorf(core.ErrorClass(get(buf[:], 1)), op,
+		return 0, core.Errorf(core.ErrorClass(get(buf[:], 1)), op,
 			"rank %d of the file's group could not %s (its error says why), so the call failed on every rank", get(buf[:], 0), what)
 	case get(buf[:], 3) != 0:
-		return core.Errorf(core.ClassNotSame, op,
+		return 0, core.Errorf(core.ClassNotSame, op,
 			"the ranks of the file's group passed different arguments where every rank must pass the same (to %s)", what)
 	}
-	return nil
+	return get(buf[:], 4), nil
 }
 
 // bytes adds a byte string to the hash.

@@ -15,10 +15,10 @@ import (
 // in bytes (whole etypes), moved by every member's accesses through it.
 //
 // Contracts:
-//   - No server process: the pointer is an 8-byte word in a window of the file's
-//     communicator, held by member 0 and made when the file is opened. Members
+//   - No server process: the pointer is an 8-byte word held by member 0, in the
+//     slot window of the communicator the file was opened on (file_slots.go). Members
 //     move it by MPI_Fetch_and_op's atomic fetch-and-add, inside a passive-target
-//     epoch kept open while the file is; on one node the window lies in node shared
+//     epoch kept open while the window is; on one node the window lies in node shared
 //     memory and the add is one atomic instruction, across nodes member 0's window
 //     progress applies it without member 0 calling MPI (internal/window).
 //   - An independent access (read_shared, iwrite_shared, ...) takes its place by
@@ -39,9 +39,30 @@ import (
 // spOwner is the member whose window holds the pointer.
 const spOwner = 0
 
-// openShared makes the shared pointer's window, at initial (the file's end with
-// MPI_MODE_APPEND, else 0). Collective.
-func (f *File) openShared(op string, initial int64) error {
+// openShared gives the file its shared pointer, at initial (the file's end with
+// MPI_MODE_APPEND, else 0): slot of the communicator's slot window (member 0's choice,
+// from the open's agreement, zeroed), or its own window when slot is -1 (every slot
+// taken). Collective.
+func (f *File) openShared(op string, slots *spSlots, slot int, initial int64) error {
+	if slot >= 0 {
+		f.sp, f.slots, f.slot, f.spDisp = slots.w, slots, slot, slotDisp(slot)
+		slots.opened()
+	} else if err := f.ownShared(op); err != nil {
+		return err
+	}
+	if initial == 0 {
+		return nil
+	}
+	var err error
+	if f.comm.Rank() == spOwner {
+		_, err = f.spOp(op, initial, OpReplace)
+	}
+	return f.agree(op, err, 0, "place the shared file pointer")
+}
+
+// ownShared makes the file a window of its own for the pointer, zeroed, locked while
+// the file is open. Collective.
+func (f *File) ownShared(op string) error {
 	var size int64
 	if f.comm.Rank() == spOwner {
 		size = 8
@@ -50,43 +71,47 @@ func (f *File) openShared(op string, initial int64) error {
 	if err != nil {
 		return err
 	}
-	// The epoch lasts while the file is open: the fetch-and-adds are atomic among
-	// themselves, so no lock is taken (MPI_MODE_NOCHECK).
 	if err := w.Lock(op, window.LockShared, spOwner, window.ModeNoCheck); err != nil {
 		w.Free(op)
 		return err
 	}
 	f.sp = w
-	if initial == 0 {
-		return nil // the window's memory starts zeroed
-	}
-	if f.comm.Rank() == spOwner {
-		_, err = f.spOp(op, initial, OpReplace)
-	}
-	return f.agree(op, err, 0, "place the shared file pointer")
+	return nil
 }
 
-// closeShared ends the pointer's epoch and frees its window. Collective.
+// closeShared gives back the pointer's slot, or ends its own window's epoch and
+// frees it. Collective, once every member has entered the close.
 func (f *File) closeShared(op string) error {
 	if f.sp == nil {
 		return nil
 	}
-	err := f.sp.Unlock(op, spOwner)
-	if ferr := f.sp.Free(op); err == nil {
-		err = ferr
+	var err error
+	if f.slots != nil {
+		err = f.slots.closed(op, f.comm.Rank(), f.slot)
+	} else {
+		err = f.sp.Unlock(op, spOwner)
+		if ferr := f.sp.Free(op); err == nil {
+			err = ferr
+		}
 	}
-	f.sp = nil
+	f.sp, f.slots = nil, nil
 	return err
 }
 
 // spOp applies rop with v to the pointer and returns its value before.
 func (f *File) spOp(op string, v int64, rop window.RMAOp) (int64, error) {
-	if old, ok := f.sp.FetchWord(spOwner, 0, uint64(v), rop); ok {
+	return spWord(op, f.sp, f.spDisp, v, rop)
+}
+
+// spWord applies rop with v to the word at disp of member 0's part of w and returns
+// its value before.
+func spWord(op string, w *window.Win, disp, v int64, rop window.RMAOp) (int64, error) {
+	if old, ok := w.FetchWord(spOwner, disp, uint64(v), rop); ok {
 		return int64(old), nil
 	}
 	var o, r [8]byte
 	binary.LittleEndian.PutUint64(o[:], uint64(v))
-	err := f.sp.FetchAndOp(op, o[:], r[:], datatype.Int64, spOwner, 0, rop)
+	err := w.FetchAndOp(op, o[:], r[:], datatype.Int64, spOwner, disp, rop)
 	return int64(binary.LittleEndian.Uint64(r[:])), err
 }
 
