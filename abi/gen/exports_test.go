@@ -22,8 +22,11 @@ func TestGeneratedExportsUpToDate(t *testing.T) {
 		t.Error("abi/libmpi/zexports.go is not what procs.txt makes: run go generate ./abi")
 	}
 	// Every collective family has its six forms (Barrier has no _c forms: it has no
-	// counts); each send mode and the receive too.
-	if wantN := 6*len(collFamilies) - 3 + 6*(len(p2pSends)+1); n != wantN {
+	// counts); each send mode and the receive too; and the file data accesses, read
+	// and write: blocking at six places (individual, _at, _all, _at_all, _shared,
+	// _ordered) with _c (24), nonblocking at all but _ordered with _c (20), and the
+	// split collectives of _all, _at_all and _ordered (begin, begin_c, end: 18).
+	if wantN := 6*len(collFamilies) - 3 + 6*(len(p2pSends)+1) + 24 + 20 + 18; n != wantN {
 		t.Errorf("%d generated exports, want %d", n, wantN)
 	}
 }
@@ -66,6 +69,33 @@ func TestP2PCall(t *testing.T) {
 	for _, name := range []string{"MPI_Sendrecv", "MPI_Isendrecv", "MPI_Mrecv", "MPI_Psend_init", "MPI_Irecv_init"} {
 		if got, ok := p2pCall(name, args); ok {
 			t.Errorf("p2pCall(%s) = %q, want none", name, got)
+		}
+	}
+}
+
+func TestFileCall(t *testing.T) {
+	at := []string{"fh", "offset", "buf", "int64(count)", "datatype", "status"}
+	ind := []string{"fh", "buf", "int64(count)", "datatype", "request"}
+	begin := []string{"fh", "buf", "count", "datatype"}
+	end := []string{"fh", "buf", "status"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"MPI_File_read_at", at, `fileIO("File_read_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, int64(count), datatype, status)`},
+		{"MPI_File_write_at_all", at, `fileIO("File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype, status)`},
+		{"MPI_File_iwrite_shared_c", ind, `fileStart("File_iwrite_shared", fh, mpir.Access{Write: true, Shared: true}, buf, int64(count), datatype, request)`},
+		{"MPI_File_read_ordered_begin_c", begin, `fileBegin("File_read_ordered_begin", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype)`},
+		{"MPI_File_write_at_all_end", end, `fileEnd("File_write_at_all_end", "File_write_at_all", fh, status)`},
+	} {
+		if got, ok := fileCall(c.name, c.args); !ok || got != c.want {
+			t.Errorf("fileCall(%s) = %q, %v; want %q", c.name, got, ok, c.want)
+		}
+	}
+	for _, name := range []string{"MPI_File_open", "MPI_File_seek_shared", "MPI_File_get_position_shared", "MPI_File_set_info", "MPI_Init"} {
+		if got, ok := fileCall(name, ind); ok {
+			t.Errorf("fileCall(%s) = %q, want none", name, got)
 		}
 	}
 }

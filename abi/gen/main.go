@@ -13,7 +13,7 @@
 //     the device's constants and the Go package's names for them (classes.go);
 //   - abi/libmpi/zexports.go: the Go exports of the procedures that are one call of
 //     the library's function for their family (exports.go): every form of a
-//     collective, of a send mode and of a receive;
+//     collective, of a send mode, of a receive and of a file data access;
 //   - abi/libmpi/zgo.h: the prototypes of the Go halves "goPMPI_x" of the procedures
 //     whose PMPI_x is hand-written C that takes a short way first and calls its Go
 //     half for everything else (short.c).

@@ -6,102 +6,11 @@ import "C"
 
 import (
 	"unsafe"
-
-	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-// The shared file pointer's calls (MPI 4.1 section 14.4.4): the same conversions as
-// file.go's other data accesses, with mpir's shared pointer (file_shared.go there).
-
-//export PMPI_File_read_shared
-func PMPI_File_read_shared(fh uintptr, p unsafe.Pointer, count int32, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_read_shared", fh, mpir.Access{Shared: true}, p, int64(count), dh, st)
-}
-
-//export PMPI_File_read_shared_c
-func PMPI_File_read_shared_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_read_shared", fh, mpir.Access{Shared: true}, p, count, dh, st)
-}
-
-//export PMPI_File_iread_shared
-func PMPI_File_iread_shared(fh uintptr, p unsafe.Pointer, count int32, dh uintptr, req unsafe.Pointer) int32 {
-	return fileStart("File_iread_shared", fh, mpir.Access{Shared: true}, p, int64(count), dh, req)
-}
-
-//export PMPI_File_iread_shared_c
-func PMPI_File_iread_shared_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr, req unsafe.Pointer) int32 {
-	return fileStart("File_iread_shared", fh, mpir.Access{Shared: true}, p, count, dh, req)
-}
-
-//export PMPI_File_write_shared
-func PMPI_File_write_shared(fh uintptr, p unsafe.Pointer, count int32, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_write_shared", fh, mpir.Access{Write: true, Shared: true}, p, int64(count), dh, st)
-}
-
-//export PMPI_File_write_shared_c
-func PMPI_File_write_shared_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_write_shared", fh, mpir.Access{Write: true, Shared: true}, p, count, dh, st)
-}
-
-//export PMPI_File_iwrite_shared
-func PMPI_File_iwrite_shared(fh uintptr, p unsafe.Pointer, count int32, dh uintptr, req unsafe.Pointer) int32 {
-	return fileStart("File_iwrite_shared", fh, mpir.Access{Write: true, Shared: true}, p, int64(count), dh, req)
-}
-
-//export PMPI_File_iwrite_shared_c
-func PMPI_File_iwrite_shared_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr, req unsafe.Pointer) int32 {
-	return fileStart("File_iwrite_shared", fh, mpir.Access{Write: true, Shared: true}, p, count, dh, req)
-}
-
-//export PMPI_File_read_ordered
-func PMPI_File_read_ordered(fh uintptr, p unsafe.Pointer, count int32, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, p, int64(count), dh, st)
-}
-
-//export PMPI_File_read_ordered_c
-func PMPI_File_read_ordered_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, p, count, dh, st)
-}
-
-//export PMPI_File_read_ordered_begin
-func PMPI_File_read_ordered_begin(fh uintptr, p unsafe.Pointer, count int32, dh uintptr) int32 {
-	return fileBegin("File_read_ordered_begin", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, p, int64(count), dh)
-}
-
-//export PMPI_File_read_ordered_begin_c
-func PMPI_File_read_ordered_begin_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr) int32 {
-	return fileBegin("File_read_ordered_begin", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, p, count, dh)
-}
-
-//export PMPI_File_read_ordered_end
-func PMPI_File_read_ordered_end(fh uintptr, _ unsafe.Pointer, st unsafe.Pointer) int32 {
-	return fileEnd("File_read_ordered_end", "File_read_ordered", fh, st)
-}
-
-//export PMPI_File_write_ordered
-func PMPI_File_write_ordered(fh uintptr, p unsafe.Pointer, count int32, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, p, int64(count), dh, st)
-}
-
-//export PMPI_File_write_ordered_c
-func PMPI_File_write_ordered_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, p, count, dh, st)
-}
-
-//export PMPI_File_write_ordered_begin
-func PMPI_File_write_ordered_begin(fh uintptr, p unsafe.Pointer, count int32, dh uintptr) int32 {
-	return fileBegin("File_write_ordered_begin", "File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, p, int64(count), dh)
-}
-
-//export PMPI_File_write_ordered_begin_c
-func PMPI_File_write_ordered_begin_c(fh uintptr, p unsafe.Pointer, count int64, dh uintptr) int32 {
-	return fileBegin("File_write_ordered_begin", "File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, p, count, dh)
-}
-
-//export PMPI_File_write_ordered_end
-func PMPI_File_write_ordered_end(fh uintptr, _ unsafe.Pointer, st unsafe.Pointer) int32 {
-	return fileEnd("File_write_ordered_end", "File_write_ordered", fh, st)
-}
+// The shared file pointer's seek and position (MPI 4.1 section 14.4.4), with mpir's
+// shared pointer (file_shared.go there). Its data accesses are file.go's functions
+// with the access's Shared flag, their exports generated (zexports.go).
 
 //export PMPI_File_seek_shared
 func PMPI_File_seek_shared(fh uintptr, offset int64, whence int32) int32 {

@@ -27,11 +27,11 @@
 //     the hand-written C of handles.c, and for what mpigo does not implement the stubs
 //     of zstubs.c, which return MPI_ERR_UNSUPPORTED_OPERATION through the handler with
 //     the procedure's name in the error string. abi/gen writes zforward.c and zstubs.c
-//     from abi/gen/procs.txt, and zexports.go: the exports of the collectives and
-//     of the sends and receives, whose every form (blocking, nonblocking,
-//     persistent; int and _c) is one call of the family's function (coll.go,
-//     neighbor.go, p2p.go). It checks the Go exports'
-//     parameter types against the prototypes.
+//     from abi/gen/procs.txt, and zexports.go: the exports of the collectives, of
+//     the sends and receives and of the file data accesses, whose every form
+//     (blocking, nonblocking, persistent or split; int and _c) is one call of the
+//     family's function (coll.go, neighbor.go, p2p.go, file.go). It checks the Go
+//     exports' parameter types against the prototypes.
 //   - The one-sided calls' short ways are C (short.c): MPI_Put, MPI_Get,
 //     MPI_Accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and the flushes do the
 //     device's short way in C, without crossing into Go, when the target's memory is

@@ -202,6 +202,316 @@ func PMPI_Exscan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count in
 	return exscan("Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
 }
 
+//export PMPI_File_iread
+func PMPI_File_iread(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread", fh, mpir.Access{}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iread_all
+func PMPI_File_iread_all(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_all", fh, mpir.Access{Coll: true}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iread_all_c
+func PMPI_File_iread_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_all", fh, mpir.Access{Coll: true}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iread_at
+func PMPI_File_iread_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iread_at_all
+func PMPI_File_iread_at_all(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iread_at_all_c
+func PMPI_File_iread_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iread_at_c
+func PMPI_File_iread_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iread_c
+func PMPI_File_iread_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread", fh, mpir.Access{}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iread_shared
+func PMPI_File_iread_shared(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_shared", fh, mpir.Access{Shared: true}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iread_shared_c
+func PMPI_File_iread_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iread_shared", fh, mpir.Access{Shared: true}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iwrite
+func PMPI_File_iwrite(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite", fh, mpir.Access{Write: true}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iwrite_all
+func PMPI_File_iwrite_all(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_all", fh, mpir.Access{Write: true, Coll: true}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iwrite_all_c
+func PMPI_File_iwrite_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_all", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iwrite_at
+func PMPI_File_iwrite_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iwrite_at_all
+func PMPI_File_iwrite_at_all(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iwrite_at_all_c
+func PMPI_File_iwrite_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iwrite_at_c
+func PMPI_File_iwrite_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iwrite_c
+func PMPI_File_iwrite_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite", fh, mpir.Access{Write: true}, buf, count, datatype, request)
+}
+
+//export PMPI_File_iwrite_shared
+func PMPI_File_iwrite_shared(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_shared", fh, mpir.Access{Write: true, Shared: true}, buf, int64(count), datatype, request)
+}
+
+//export PMPI_File_iwrite_shared_c
+func PMPI_File_iwrite_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
+	return fileStart("File_iwrite_shared", fh, mpir.Access{Write: true, Shared: true}, buf, count, datatype, request)
+}
+
+//export PMPI_File_read
+func PMPI_File_read(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read", fh, mpir.Access{}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_read_all
+func PMPI_File_read_all(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_all", fh, mpir.Access{Coll: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_read_all_begin
+func PMPI_File_read_all_begin(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr) int32 {
+	return fileBegin("File_read_all_begin", "File_read_all", fh, mpir.Access{Coll: true}, buf, int64(count), datatype)
+}
+
+//export PMPI_File_read_all_begin_c
+func PMPI_File_read_all_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
+	return fileBegin("File_read_all_begin", "File_read_all", fh, mpir.Access{Coll: true}, buf, count, datatype)
+}
+
+//export PMPI_File_read_all_c
+func PMPI_File_read_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_all", fh, mpir.Access{Coll: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_read_all_end
+func PMPI_File_read_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Pointer) int32 {
+	return fileEnd("File_read_all_end", "File_read_all", fh, status)
+}
+
+//export PMPI_File_read_at
+func PMPI_File_read_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_read_at_all
+func PMPI_File_read_at_all(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_read_at_all_begin
+func PMPI_File_read_at_all_begin(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr) int32 {
+	return fileBegin("File_read_at_all_begin", "File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype)
+}
+
+//export PMPI_File_read_at_all_begin_c
+func PMPI_File_read_at_all_begin_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
+	return fileBegin("File_read_at_all_begin", "File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype)
+}
+
+//export PMPI_File_read_at_all_c
+func PMPI_File_read_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_read_at_all_end
+func PMPI_File_read_at_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Pointer) int32 {
+	return fileEnd("File_read_at_all_end", "File_read_at_all", fh, status)
+}
+
+//export PMPI_File_read_at_c
+func PMPI_File_read_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, count, datatype, status)
+}
+
+//export PMPI_File_read_c
+func PMPI_File_read_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read", fh, mpir.Access{}, buf, count, datatype, status)
+}
+
+//export PMPI_File_read_ordered
+func PMPI_File_read_ordered(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_read_ordered_begin
+func PMPI_File_read_ordered_begin(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr) int32 {
+	return fileBegin("File_read_ordered_begin", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, int64(count), datatype)
+}
+
+//export PMPI_File_read_ordered_begin_c
+func PMPI_File_read_ordered_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
+	return fileBegin("File_read_ordered_begin", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype)
+}
+
+//export PMPI_File_read_ordered_c
+func PMPI_File_read_ordered_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_read_ordered_end
+func PMPI_File_read_ordered_end(fh uintptr, buf unsafe.Pointer, status unsafe.Pointer) int32 {
+	return fileEnd("File_read_ordered_end", "File_read_ordered", fh, status)
+}
+
+//export PMPI_File_read_shared
+func PMPI_File_read_shared(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_shared", fh, mpir.Access{Shared: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_read_shared_c
+func PMPI_File_read_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_read_shared", fh, mpir.Access{Shared: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_write
+func PMPI_File_write(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write", fh, mpir.Access{Write: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_write_all
+func PMPI_File_write_all(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_all", fh, mpir.Access{Write: true, Coll: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_write_all_begin
+func PMPI_File_write_all_begin(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr) int32 {
+	return fileBegin("File_write_all_begin", "File_write_all", fh, mpir.Access{Write: true, Coll: true}, buf, int64(count), datatype)
+}
+
+//export PMPI_File_write_all_begin_c
+func PMPI_File_write_all_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
+	return fileBegin("File_write_all_begin", "File_write_all", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype)
+}
+
+//export PMPI_File_write_all_c
+func PMPI_File_write_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_all", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_write_all_end
+func PMPI_File_write_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Pointer) int32 {
+	return fileEnd("File_write_all_end", "File_write_all", fh, status)
+}
+
+//export PMPI_File_write_at
+func PMPI_File_write_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_write_at_all
+func PMPI_File_write_at_all(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_write_at_all_begin
+func PMPI_File_write_at_all_begin(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr) int32 {
+	return fileBegin("File_write_at_all_begin", "File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype)
+}
+
+//export PMPI_File_write_at_all_begin_c
+func PMPI_File_write_at_all_begin_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
+	return fileBegin("File_write_at_all_begin", "File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype)
+}
+
+//export PMPI_File_write_at_all_c
+func PMPI_File_write_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_write_at_all_end
+func PMPI_File_write_at_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Pointer) int32 {
+	return fileEnd("File_write_at_all_end", "File_write_at_all", fh, status)
+}
+
+//export PMPI_File_write_at_c
+func PMPI_File_write_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, count, datatype, status)
+}
+
+//export PMPI_File_write_c
+func PMPI_File_write_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write", fh, mpir.Access{Write: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_write_ordered
+func PMPI_File_write_ordered(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_write_ordered_begin
+func PMPI_File_write_ordered_begin(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr) int32 {
+	return fileBegin("File_write_ordered_begin", "File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, int64(count), datatype)
+}
+
+//export PMPI_File_write_ordered_begin_c
+func PMPI_File_write_ordered_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
+	return fileBegin("File_write_ordered_begin", "File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype)
+}
+
+//export PMPI_File_write_ordered_c
+func PMPI_File_write_ordered_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype, status)
+}
+
+//export PMPI_File_write_ordered_end
+func PMPI_File_write_ordered_end(fh uintptr, buf unsafe.Pointer, status unsafe.Pointer) int32 {
+	return fileEnd("File_write_ordered_end", "File_write_ordered", fh, status)
+}
+
+//export PMPI_File_write_shared
+func PMPI_File_write_shared(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_shared", fh, mpir.Access{Write: true, Shared: true}, buf, int64(count), datatype, status)
+}
+
+//export PMPI_File_write_shared_c
+func PMPI_File_write_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+	return fileIO("File_write_shared", fh, mpir.Access{Write: true, Shared: true}, buf, count, datatype, status)
+}
+
 //export PMPI_Gather
 func PMPI_Gather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, comm uintptr) int32 {
 	return gather("Gather", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, root, comm, false, nil, mBlock)
