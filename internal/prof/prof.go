@@ -272,7 +272,7 @@ func SentEvent(call Call, comm *Comm, peer, tag, n int) {
 	end := Now()
 	polled = 0
 	if pend.call != None {
-		commit()
+		commitBefore(end)
 	}
 	pend.call, pend.n, pend.comm, pend.t, pend.end, pend.mode = call, n, comm, end, end, countUntimed
 	pend.peer = uint64(uint32(peer)) | uint64(uint32(tag))<<32
@@ -390,7 +390,7 @@ func Exit(call Call, t int64, n int) {
 			}
 		}
 		if pend.call != None {
-			commit()
+			commitBefore(t)
 		}
 		pend.call, pend.n, pend.comm, pend.peer, pend.t, pend.end, pend.mode = call, n, comm, peer, t, end, mode
 		return
@@ -507,6 +507,16 @@ var polls = func() (p [NumCalls]bool) {
 }()
 
 const pollGap = 4096
+
+// commitBefore commits the pending event, ended no later than t, where the next call
+// on this goroutine started: a stamped receive's end is an estimate (Polled), which
+// the polls' measured rate can put a little past what came next.
+func commitBefore(t int64) {
+	if pend.end > t {
+		pend.end = max(t, pend.t)
+	}
+	commit()
+}
 
 // commit puts the pending event into the ring: in the common case one word, a
 // repeat, stored here (a call in the state of the last one recorded, like the event
