@@ -92,7 +92,7 @@ func (e *Engine) block(cw *idle.Watch, r *request, cond func() bool) error {
 				e.sleepers.Add(-1)
 				w.End()
 				e.flush()
-				return nil
+				return e.waited(t0, nil)
 			}
 			if e.progressLocked() > 0 {
 				e.db.Leave()
