@@ -6,6 +6,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/pm"
 )
 
 // Making communicators. A communicator chooses its collectives once, when it is made
@@ -124,3 +125,36 @@ func Finalize(before func() error) error {
 	}
 	return err
 }
+
+// Accept is MPI_Comm_accept (core.AcceptCore).
+func Accept(op, port string, root int, c *core.Comm) (*core.Comm, error) {
+	return made(core.AcceptCore(op, port, root, c))
+}
+
+// Connect is MPI_Comm_connect (core.ConnectCore).
+func Connect(op, port string, root int, c *core.Comm) (*core.Comm, error) {
+	return made(core.ConnectCore(op, port, root, c))
+}
+
+// Join is MPI_Comm_join (core.JoinCore).
+func Join(op string, fd int) (*core.Comm, error) { return made(core.JoinCore(op, fd)) }
+
+// Spawn is MPI_Comm_spawn(_multiple) (core.SpawnCore).
+func Spawn(op string, cmds []pm.SpawnCmd, bad error, root int, c *core.Comm) (*core.Comm, []error, error) {
+	nc, errs, err := core.SpawnCore(op, cmds, bad, root, c)
+	nc, err = made(nc, err)
+	return nc, errs, err
+}
+
+// Parent is MPI_Comm_get_parent's communicator (core.Parent), its collectives chosen
+// on first use.
+func Parent() *core.Comm {
+	parentOnce.Do(func() {
+		if p := core.Parent(); p != nil {
+			made(p, nil)
+		}
+	})
+	return core.Parent()
+}
+
+var parentOnce sync.Once

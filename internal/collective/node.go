@@ -287,13 +287,17 @@ func chooseNode(c *comm) *nodeColl {
 	default:
 		return &nodeColl{state: nodeOff, err: fmt.Errorf("setting coll_shm=%q: want auto or off", v)}
 	}
+	if c.SpansJobs() {
+		// Two jobs share no memory through mpigo, nor a numbering of their nodes.
+		return off("the communicator spans jobs")
+	}
 	if _, err := nodeLayout(c.size); err != nil {
 		return &nodeColl{state: nodeOff, err: err}
 	}
 	// Decide from what every rank knows alike (the node map), so that all agree.
 	perNode := map[int]int{}
 	for r := 0; r < c.size; r++ {
-		perNode[core.NodeOf(c.LocalWorldRank(r))]++
+		perNode[c.NodeOfRank(r)]++
 	}
 	if len(perNode) > 1 {
 		for _, k := range perNode {
@@ -506,7 +510,7 @@ func makeHier(c *comm) (*hierColl, error) {
 	h := &hierColl{leaderIdx: make([]int, c.size), nodeRank: make([]int, c.size)}
 	seen := map[int][2]int{} // node -> (leader's index, ranks so far)
 	for r := 0; r < c.size; r++ {
-		nd := core.NodeOf(c.LocalWorldRank(r))
+		nd := c.NodeOfRank(r)
 		e, ok := seen[nd]
 		if !ok {
 			e = [2]int{len(seen), 0}

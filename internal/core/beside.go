@@ -76,8 +76,14 @@ func NodeTransport() NodeMemory {
 }
 
 // NodeOf is the node (0..) that world rank w runs on, from the process manager's
-// node map.
-func NodeOf(w int) int { return proc.NodeOf(w) }
+// node map; a process of another job (w beyond the world) is on a node of its own,
+// numbered below 0.
+func NodeOf(w int) int {
+	if w >= World.size {
+		return -1 - w
+	}
+	return proc.NodeOf(w)
+}
 
 // LocalSize is the number of ranks on this node.
 func LocalSize() int { return proc.LocalSize() }

@@ -34,6 +34,9 @@ type Comm struct {
 	// follow down the checked path, which refuses them.
 	direct bool
 	freed  atomic.Bool
+	// foreign says that c has members of other jobs (procs.go), which it keeps
+	// reachable while it lives.
+	foreign bool
 
 	seq   atomic.Uint32 // the collective sequence: each collective's tag
 	lconn Conn          // the local group on the internal context
@@ -183,6 +186,7 @@ func newComm(ctx uint32, g, remote *group.Group) *Comm {
 	c := &Comm{ctx: ctx}
 	c.setGroup(g, remote)
 	c.setConns()
+	c.holdProcs()
 	c.describe()
 	return c
 }
@@ -205,5 +209,6 @@ func (c *Comm) FreeCore(op string) error {
 	c.rec.Retire()
 	eng.DropBuffer(c.ctx) // its buffered messages under way still go
 	releaseCtx(c.ctx)
+	c.releaseProcs()
 	return nil
 }

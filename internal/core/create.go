@@ -41,7 +41,7 @@ func (c *Comm) DupCore(op string) (*Comm, error) {
 	if c.remote != nil {
 		// Both groups of an intercommunicator take part, listed alike everywhere.
 		a, b := c.group, c.remote
-		if b.WorldRank(0) < a.WorldRank(0) {
+		if procBefore(b.WorldRank(0), a.WorldRank(0)) {
 			a, b = b, a
 		}
 		k = unionConn(a, b, c.ctx+1)
@@ -115,7 +115,7 @@ func (c *Comm) splitBy(op string, local, remote []byte, color int) (*Comm, error
 		ctx, err = allocCtx(op, &c.lconn, c.ctx, tagCtxAlloc)
 	} else {
 		a, b := c.group, c.remote
-		if b.WorldRank(0) < a.WorldRank(0) {
+		if procBefore(b.WorldRank(0), a.WorldRank(0)) {
 			a, b = b, a
 		}
 		k := unionConn(a, b, c.ctx+1)
@@ -505,7 +505,7 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 		return nil, GroupErr(op, err)
 	}
 	a, b := c.group, c.remote
-	if b.WorldRank(0) < a.WorldRank(0) {
+	if procBefore(b.WorldRank(0), a.WorldRank(0)) {
 		a, b = b, a
 	}
 	k := unionConn(a, b, c.ctx+1)
@@ -629,7 +629,7 @@ func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, re
 	// ranks so that every process lists it alike, on World's internal context (the
 	// one communicator every process is in).
 	a, b := local.group, rg
-	if rg.WorldRank(0) < local.group.WorldRank(0) {
+	if procBefore(rg.WorldRank(0), local.group.WorldRank(0)) {
 		a, b = rg, local.group
 	}
 	k := unionConn(a, b, World.ctx+1)
@@ -666,7 +666,7 @@ func (c *Comm) MergeCore(op string, high bool) (*Comm, error) {
 	}
 	mineHigh, theirHigh := both[0] == 1, both[1] == 1
 	first, second := c.group, c.remote
-	if mineHigh && !theirHigh || mineHigh == theirHigh && c.remote.WorldRank(0) < c.group.WorldRank(0) {
+	if mineHigh && !theirHigh || mineHigh == theirHigh && procBefore(c.remote.WorldRank(0), c.group.WorldRank(0)) {
 		first, second = c.remote, c.group
 	}
 	k := unionConn(first, second, c.ctx+1)

@@ -29,7 +29,7 @@ func init() {
 	for i := range ctxs.free {
 		ctxs.free[i] = ^uint64(0)
 	}
-	ctxs.free[0] &^= 7 // World (bit 0), Self (bit 1) and sessions' creations (bit 2, sessCtx)
+	ctxs.free[0] &^= 15 // World (bit 0), Self (bit 1), sessions' creations (bit 2, sessCtx), dynamic connections' (bit 3, dynCtx)
 }
 
 // andKernel is the agreement's reduction: a bitwise AND of words.

@@ -112,7 +112,9 @@ func Init(required int) error {
 	Self.freed.Store(false)
 	World.direct = true
 	world.Store(stateInit)
-	return nil
+	// A spawned job's ranks meet their parents before Init returns, as
+	// MPI_Comm_get_parent must have the intercommunicator from then on.
+	return connectParent("Init")
 }
 
 // startRuntime starts the runtime at the thread level required where nobody has, or

@@ -130,6 +130,7 @@ func startWorld(c pm.Client) error {
 			return fail("TCP transport", err)
 		}
 	}
+	rankBell = bell
 	transports = transports[:0]
 	transports = append(transports, self.New(c.Rank()))
 	if sh != nil {

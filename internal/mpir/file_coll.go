@@ -218,7 +218,7 @@ func newExchange(f *File, a Access, p plan, runs []mpio.Run, all []int64) *excha
 	nodes := make([]int, x.size)
 	lo, hi := int64(math.MaxInt64), int64(0)
 	for r := range x.size {
-		nodes[r] = core.NodeOf(f.comm.LocalWorldRank(r))
+		nodes[r] = f.comm.NodeOfRank(r)
 		if rec := all[r*recFields:]; rec[recLen] > 0 {
 			lo, hi = min(lo, rec[recLo]), max(hi, rec[recHi])
 		}
@@ -503,7 +503,7 @@ func piecesLen(ps []mpio.Piece) int {
 func nodesOf(c *core.Comm) int {
 	seen := map[int]bool{}
 	for r := range c.Size() {
-		seen[core.NodeOf(c.LocalWorldRank(r))] = true
+		seen[c.NodeOfRank(r)] = true
 	}
 	return len(seen)
 }

@@ -236,7 +236,7 @@ func (w *Win) setup(op string, a Args) error {
 	rec := make([]byte, winRecord)
 	binary.LittleEndian.PutUint64(rec[0:], uint64(a.Size))
 	binary.LittleEndian.PutUint64(rec[8:], uint64(a.DispUnit))
-	binary.LittleEndian.PutUint64(rec[16:], uint64(core.NodeOf(core.World.Rank())))
+	binary.LittleEndian.PutUint64(rec[16:], uint64(w.comm.NodeOfRank(w.rank)))
 	if regionWanted {
 		binary.LittleEndian.PutUint64(rec[24:], 1)
 	}
