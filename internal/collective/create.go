@@ -6,7 +6,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/group"
-	"github.com/mpigo/mpigo/internal/pm"
 )
 
 // Making communicators. A communicator chooses its collectives once, when it is made
@@ -140,7 +139,7 @@ func Connect(op, port string, root int, c *core.Comm) (*core.Comm, error) {
 func Join(op string, fd int) (*core.Comm, error) { return made(core.JoinCore(op, fd)) }
 
 // Spawn is MPI_Comm_spawn(_multiple) (core.SpawnCore).
-func Spawn(op string, cmds []pm.SpawnCmd, bad error, root int, c *core.Comm) (*core.Comm, []error, error) {
+func Spawn(op string, cmds []core.SpawnCmd, bad error, root int, c *core.Comm) (*core.Comm, []error, error) {
 	nc, errs, err := core.SpawnCore(op, cmds, bad, root, c)
 	nc, err = made(nc, err)
 	return nc, errs, err

@@ -185,7 +185,7 @@ func TestContextIDs(t *testing.T) {
 			t.Fatal("more communicators than context ids")
 		}
 	}
-	if want := 64*ctxWords - 3; len(made) != want { // World, Self, sessions' reserved
+	if want := 64*ctxWords - 4; len(made) != want { // World, Self, sessions' and dynamic connections' reserved
 		t.Errorf("%d communicators made before the ids ran out, want %d", len(made), want)
 	}
 	freed := made[17].Ctx()

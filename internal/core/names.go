@@ -3,6 +3,8 @@ package core
 import (
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/pm"
+
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/topo"
 )
@@ -79,3 +81,6 @@ func HWResources() ([]HWResource, error) {
 	}
 	return out, nil
 }
+
+// SpawnCmd is one command of a spawn, as the process manager takes it.
+type SpawnCmd = pm.SpawnCmd

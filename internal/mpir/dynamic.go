@@ -6,7 +6,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
-	"github.com/mpigo/mpigo/internal/pm"
 )
 
 // Dynamic processes (MPI 4.1 chapter 11): spawning new processes, joining separately
@@ -64,7 +63,7 @@ func CommSpawn(op string, cmds []SpawnCmd, root int, c *core.Comm, owner *Sessio
 	if err := c.Check(op); err != nil {
 		return nil, nil, err
 	}
-	var pcmds []pm.SpawnCmd
+	var pcmds []core.SpawnCmd
 	var bad error
 	soft := false
 	if c.Rank() == root {
@@ -84,11 +83,11 @@ func CommSpawn(op string, cmds []SpawnCmd, root int, c *core.Comm, owner *Sessio
 
 // spawnCmds checks root's commands and converts them for the process manager; soft
 // says whether any command allows fewer processes than asked for.
-func spawnCmds(op string, cmds []SpawnCmd) ([]pm.SpawnCmd, bool, error) {
+func spawnCmds(op string, cmds []SpawnCmd) ([]core.SpawnCmd, bool, error) {
 	if len(cmds) == 0 {
 		return nil, false, core.Errorf(core.ClassArg, op, "count = 0: want at least one command")
 	}
-	out := make([]pm.SpawnCmd, len(cmds))
+	out := make([]core.SpawnCmd, len(cmds))
 	soft := false
 	for i, cmd := range cmds {
 		what := "command"
@@ -114,7 +113,7 @@ func spawnCmds(op string, cmds []SpawnCmd) ([]pm.SpawnCmd, bool, error) {
 		if _, ok := keys["soft"]; ok {
 			soft = true
 		}
-		out[i] = pm.SpawnCmd{Program: cmd.Command, Args: cmd.Argv, MaxProcs: cmd.MaxProcs, Info: keys}
+		out[i] = core.SpawnCmd{Program: cmd.Command, Args: cmd.Argv, MaxProcs: cmd.MaxProcs, Info: keys}
 	}
 	return out, soft, nil
 }
