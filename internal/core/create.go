@@ -477,7 +477,7 @@ func (c *Comm) CreateCore(op string, g *group.Group) (*Comm, error) {
 // createInter is Create on an intercommunicator: each side passes a subgroup of its
 // own group; the leaders swap them and tell their sides.
 func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
-	mine := encodeRanks(g)
+	mine := encodeMembers(g)
 	sizes := make([]byte, 8)
 	var theirs []byte
 	if c.rank == 0 {
@@ -500,9 +500,9 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 	if err := c.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(theirs, 0) }); err != nil {
 		return nil, MapErr(op, err)
 	}
-	rg, err := World.group.Incl(decodeRanks(theirs))
+	rg, err := decodeMembers(op, theirs)
 	if err != nil {
-		return nil, GroupErr(op, err)
+		return nil, err
 	}
 	a, b := c.group, c.remote
 	if procBefore(b.WorldRank(0), a.WorldRank(0)) {
@@ -559,20 +559,86 @@ func (c *Comm) subgroup(op string, g *group.Group) error {
 	return nil
 }
 
-func encodeRanks(g *group.Group) []byte {
-	b := make([]byte, 0, 4*g.Size())
+// encodeMembers and decodeMembers carry a group to another process by the names of
+// its members (procs.go), which mean the same there: a table of the jobs, then per
+// member the job's place in it and the rank.
+func encodeMembers(g *group.Group) []byte {
+	var jobs []string
+	place := map[string]int{}
+	var body []byte
 	for _, w := range g.All() {
-		b = binary.LittleEndian.AppendUint32(b, uint32(w))
+		n := nameOf(w)
+		i, ok := place[n.job]
+		if !ok {
+			i = len(jobs)
+			place[n.job] = i
+			jobs = append(jobs, n.job)
+		}
+		body = binary.AppendUvarint(body, uint64(i))
+		body = binary.AppendUvarint(body, uint64(n.rank))
 	}
-	return b
+	b := binary.AppendUvarint(nil, uint64(len(jobs)))
+	for _, j := range jobs {
+		b = binary.AppendUvarint(b, uint64(len(j)))
+		b = append(b, j...)
+	}
+	b = binary.AppendUvarint(b, uint64(g.Size()))
+	return append(b, body...)
 }
 
-func decodeRanks(b []byte) []int {
-	out := make([]int, len(b)/4)
-	for i := range out {
-		out[i] = int(binary.LittleEndian.Uint32(b[4*i:]))
+func decodeMembers(op string, b []byte) (*group.Group, error) {
+	bad := Errorf(ClassIntern, op, "a malformed list of group members")
+	next := func() (uint64, bool) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, false
+		}
+		b = b[k:]
+		return v, true
 	}
-	return out
+	nj, ok := next()
+	if !ok || nj > uint64(len(b)) {
+		return nil, bad
+	}
+	jobs := make([]string, nj)
+	for i := range jobs {
+		l, ok := next()
+		if !ok || l > uint64(len(b)) {
+			return nil, bad
+		}
+		jobs[i], b = string(b[:l]), b[l:]
+	}
+	n, ok := next()
+	if !ok || n > uint64(len(b)) {
+		return nil, bad
+	}
+	ws := make([]int32, n)
+	for i := range ws {
+		j, ok1 := next()
+		r, ok2 := next()
+		if !ok1 || !ok2 || j >= nj || r > 1<<31-1 {
+			return nil, bad
+		}
+		w, ok := indexOf(procName{jobs[j], int32(r)})
+		if !ok {
+			return nil, Errorf(ClassComm, op, "rank %d of job %s shares no communicator with this process", r, jobs[j])
+		}
+		ws[i] = w
+	}
+	return procGroup(op, ws)
+}
+
+// unionTag is the tag of a context agreement over a and b on dynCtx: the same in
+// every member, and apart from other agreements there (of other groups, or of the
+// same groups with another tag).
+func unionTag(a, b *group.Group, tag int) int {
+	h := fnv.New32a()
+	for _, g := range []*group.Group{a, b} {
+		n := nameOf(g.WorldRank(0))
+		fmt.Fprintf(h, "%s/%d/%d;", n.job, n.rank, g.Size())
+	}
+	fmt.Fprintf(h, "%d", tag)
+	return int(h.Sum32() & (1<<30 - 1))
 }
 
 // IntercommCreateCore makes an intercommunicator between local (the caller's side) and the
@@ -598,7 +664,7 @@ func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, re
 		if remoteLeader < 0 || remoteLeader >= peer.size {
 			return nil, Errorf(ClassRank, op, "remoteLeader %d out of range [0,%d) of the peer communicator", remoteLeader, peer.size)
 		}
-		mine := encodeRanks(local.group)
+		mine := encodeMembers(local.group)
 		n := make([]byte, 8)
 		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
 		if err := peer.lconn.Sendrecv(n, sizes, remoteLeader, tagInterLeaders+tag); err != nil {
@@ -618,22 +684,29 @@ func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, re
 	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(remote, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
 	}
-	rg, err := World.group.Incl(decodeRanks(remote))
+	rg, err := decodeMembers(op, remote)
 	if err != nil {
-		return nil, GroupErr(op, err)
+		return nil, err
 	}
 	if both, err := group.Intersection(local.group, rg); err != nil || both.Size() > 0 {
 		return nil, Errorf(ClassGroup, op, "the local and remote groups overlap; an intercommunicator joins disjoint groups")
 	}
 	// Both sides agree on one context over the union, ordered by the leaders' world
 	// ranks so that every process lists it alike, on World's internal context (the
-	// one communicator every process is in).
+	// one communicator every process is in), or where the groups are of different
+	// jobs, on the context reserved for that (dynCtx), with a tag of both groups
+	// and the caller's tag.
 	a, b := local.group, rg
 	if procBefore(rg.WorldRank(0), local.group.WorldRank(0)) {
 		a, b = rg, local.group
 	}
 	k := unionConn(a, b, World.ctx+1)
-	ctx, err := allocCtx(op, &k, 0, tagInterCtx)
+	parent, atag := uint32(0), tagInterCtx
+	if foreign(a) || foreign(b) {
+		k = unionConn(a, b, dynCtx+1)
+		parent, atag = dynCtx, unionTag(a, b, tag)
+	}
+	ctx, err := allocCtx(op, &k, parent, atag)
 	if err != nil {
 		return nil, err
 	}

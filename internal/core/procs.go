@@ -254,3 +254,14 @@ func (c *Comm) NodeOfRank(r int) int {
 
 // SpansJobs reports whether c has members of more than one job.
 func (c *Comm) SpansJobs() bool { return c.foreign }
+
+// indexOf is this process's index of the process named n, if it knows it.
+func indexOf(n procName) (int32, bool) {
+	if n.job == proc.JobID() {
+		return n.rank, n.rank >= 0 && int(n.rank) < World.size
+	}
+	dyn.Lock()
+	defer dyn.Unlock()
+	w, ok := dyn.index[n]
+	return int32(w), ok
+}
