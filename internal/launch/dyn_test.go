@@ -45,12 +45,12 @@ func run(t *testing.T, spec launch.Spec) result {
 	return result{code, out.b.String(), errb.b.String()}
 }
 
-var sayLine = regexp.MustCompile(`job (\S+) rank (\d+) size (\d+) appnum (-?\d+) (\w+) universe (-?\d+) (\w+) parent "([^"]*)" wd (\S+) args (.*)`)
+var sayLine = regexp.MustCompile(`job (\S+) rank (\d+) size (\d+) appnum (-?\d+) (\w+) universe (-?\d+) (\w+) parent "([^"]*)" host (\S+) wd (\S+) args (.*)`)
 
 type said struct {
 	job                          string
 	rank, size, appnum, universe int
-	parent, wd, args             string
+	parent, host, wd, args       string
 }
 
 // children returns what each process said of its job, by job id.
@@ -58,7 +58,7 @@ func children(out string) map[string][]said {
 	m := map[string][]said{}
 	for _, g := range sayLine.FindAllStringSubmatch(out, -1) {
 		a := func(i int) int { n, _ := strconv.Atoi(g[i]); return n }
-		m[g[1]] = append(m[g[1]], said{g[1], a(2), a(3), a(4), a(6), g[8], g[9], g[10]})
+		m[g[1]] = append(m[g[1]], said{g[1], a(2), a(3), a(4), a(6), g[8], g[9], g[10], g[11]})
 	}
 	return m
 }
@@ -104,6 +104,45 @@ func TestSpawnChildrenSeeTheirJob(t *testing.T) {
 				p.wd != wantWd || p.args != `["child" "a b"]` {
 				t.Errorf("spawned rank %d saw %+v; want size 3, appnum %d, the parents' port, universe 9, wd %s", p.rank, p, wantApp, wantWd)
 			}
+		}
+	}
+}
+
+// TestSpawnThroughAgents: a rank of a job on several hosts asks through its agent;
+// the children go to the job's hosts, or where the host key says, through agents of
+// their own, and the answer comes back down to the rank.
+func TestSpawnThroughAgents(t *testing.T) {
+	prog := dynrank(t)
+	agent, _ := mpitest.Agent(t)
+	r := run(t, launch.Spec{N: 2, Program: prog, Hosts: []launch.Host{{Name: "alpha", Slots: 1}, {Name: "beta", Slots: 1}},
+		Agent: []string{agent}, AgentPath: mpitest.Mpigo(t),
+		Args: []string{"spawn", "p", "2|" + prog, "1|" + prog + "|host=gamma", "--", "child"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var spawned []said
+	for _, procs := range children(r.stdout) {
+		if procs[0].parent != "" {
+			spawned = procs
+		}
+	}
+	hosts := map[int]string{}
+	for _, p := range spawned {
+		hosts[p.rank] = p.host
+		wantApp := 0
+		if p.rank == 2 {
+			wantApp = 1
+		}
+		if p.size != 3 || p.appnum != wantApp {
+			t.Errorf("spawned rank %d saw %+v", p.rank, p)
+		}
+	}
+	if len(spawned) != 3 || hosts[0] != "alpha" || hosts[1] != "beta" || hosts[2] != "gamma" {
+		t.Errorf("spawned ranks on %v, want 0 on alpha, 1 on beta, 2 on gamma:\n%s", hosts, r.stdout)
+	}
+	for i := 0; i < 3; i++ {
+		if !strings.Contains(r.stdout, fmt.Sprintf("proc %d: <nil>", i)) {
+			t.Errorf("process %d: no answer:\n%s", i, r.stdout)
 		}
 	}
 }
@@ -300,6 +339,21 @@ func TestUniverseSize(t *testing.T) {
 				t.Errorf("rank %d: universe %d, want %d (the ranks, more than the %d CPUs)", p.rank, p.universe, n, runtime.NumCPU())
 			}
 		}
+	}
+	agent, _ := mpitest.Agent(t)
+	r = run(t, launch.Spec{N: 2, Program: prog, Args: []string{"child"}, Agent: []string{agent}, AgentPath: mpitest.Mpigo(t),
+		Hosts: []launch.Host{{Name: "alpha", Slots: 3}, {Name: "beta", Slots: 2}}})
+	seen := 0
+	for _, procs := range children(r.stdout) {
+		for _, p := range procs {
+			seen++
+			if p.universe != 5 {
+				t.Errorf("rank %d on hosts of 5 slots: universe %d", p.rank, p.universe)
+			}
+		}
+	}
+	if r.code != 0 || seen != 2 {
+		t.Errorf("exit %d, %d ranks spoke\n%s%s", r.code, seen, r.stdout, r.stderr)
 	}
 }
 

@@ -71,8 +71,8 @@ func say(c *wireup.Client) {
 	u, uok := c.UniverseSize()
 	a, aok := c.AppNum()
 	wd, _ := os.Getwd()
-	fmt.Printf("job %s rank %d size %d appnum %d %v universe %d %v parent %q wd %s args %q\n",
-		c.JobID(), c.Rank(), c.Size(), a, aok, u, uok, c.ParentPort(), wd, os.Args[1:])
+	fmt.Printf("job %s rank %d size %d appnum %d %v universe %d %v parent %q host %s wd %s args %q\n",
+		c.JobID(), c.Rank(), c.Size(), a, aok, u, uok, c.ParentPort(), c.HostName(c.NodeOf(c.Rank())), wd, os.Args[1:])
 }
 
 // spawn spawns cmds, each "N|PROG[|KEY=VALUE...]"; the words after "--" are every
