@@ -64,14 +64,15 @@ func children(out string) map[string][]said {
 }
 
 // TestSpawnChildrenSeeTheirJob: a rank spawns two commands (two processes of one, one
-// of the other, in another directory) as one new job; the children see a world of
+// of the other, in another directory, on "localhost": here, without an agent) as one
+// new job; the children see a world of
 // three in command order, their command's index as appnum, the parents' port and
 // the universe size, and the run ends when they have.
 func TestSpawnChildrenSeeTheirJob(t *testing.T) {
 	prog := dynrank(t)
 	wdir := t.TempDir()
 	r := run(t, launch.Spec{N: 2, Program: prog, UniverseSize: 9,
-		Args: []string{"spawn", "tcp://parent:1/t", "2|" + prog, "1|" + prog + "|wdir=" + wdir + "|arch=x86_64|mpigo_unknown=1", "--", "child", "a b"}})
+		Args: []string{"spawn", "tcp://parent:1/t", "2|" + prog, "1|" + prog + "|wdir=" + wdir + "|arch=x86_64|mpigo_unknown=1|host=localhost", "--", "child", "a b"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

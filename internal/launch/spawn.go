@@ -33,7 +33,8 @@ import (
 // and gives every one of its processes the error.
 //
 // The info keys (MPI 4.1 section 11.3.4): host (comma-separated hosts, with slots
-// as --host takes them, reached through agents as --host's are; without it, the
+// as --host takes them, reached through agents as --host's are, except that a job on
+// this machine alone starts here what names only this machine; without it, the
 // spawning job's hosts, else this machine), wdir (working directory, and the
 // directory a relative program name is found from), path (directories, separated by
 // ':', searched for a program without a '/' before PATH), file (a file of more info,
@@ -200,6 +201,11 @@ func (j *Job) plan(parent *Job, c pm.SpawnCmd, free *int) (App, error) {
 			return App{}, fmt.Errorf("host info key: %v", strings.TrimPrefix(err.Error(), "--host "))
 		}
 		app.Hosts = hosts
+		if len(parent.spec.Hosts) == 0 && allThisMachine(hosts) {
+			// A job on this machine alone spawns here without an agent (no ssh to
+			// itself) when the key names only this machine.
+			app.Hosts = nil
+		}
 	}
 	if app.Hosts == nil && len(parent.spec.Hosts) == 0 {
 		// On this machine: the program must be here. On other hosts, their agents
@@ -224,6 +230,20 @@ func (j *Job) plan(parent *Job, c pm.SpawnCmd, free *int) (App, error) {
 	}
 	*free -= app.N
 	return app, nil
+}
+
+// allThisMachine says whether every host is a name of this machine.
+func allThisMachine(hosts []Host) bool {
+	self, _ := os.Hostname()
+	short, _, _ := strings.Cut(self, ".")
+	for _, h := range hosts {
+		switch h.Name {
+		case "localhost", "127.0.0.1", "::1", self, short:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // readInfoFile adds to info the KEY=VALUE lines of the file named by the file key,
