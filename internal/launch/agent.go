@@ -227,6 +227,10 @@ func (n *node) serveAgent(c *child) {
 			n.emit(event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), abort: &abortMsg{int(code), string(rest[k:])}})
 		case msgFailure:
 			n.emit(event{rank: -1, host: c.host, failure: string(body)})
+		case msgStarted:
+			if v, rest, err := uvarints(body, 1); err == nil {
+				n.emit(event{rank: -1, host: c.host, started: &startNews{node: int(v[0]), err: string(rest)}})
+			}
 		case msgRank:
 			if v, rest, err := uvarints(body, 2); err == nil {
 				if byte(v[1]) == wireup.MsgRequest {
@@ -326,20 +330,33 @@ func RunAgent(in io.Reader, out io.Writer) int {
 	fail := func(format string, args ...any) {
 		parent.write(msgFailure, []byte(fmt.Sprintf("host %s: ", lay.Hosts[spec.Host])+fmt.Sprintf(format, args...)))
 	}
+	// A spawned job's agents say whether their ranks started (msgStarted): the
+	// spawn's answer waits for every host's word, and a start that failed is an error
+	// of the spawn's processes, not the end of the run.
+	spawned := spec.ParentPort != ""
+	startFailed := func(format string, args ...any) int {
+		if spawned {
+			msg := fmt.Sprintf("host %s: ", lay.Hosts[spec.Host]) + fmt.Sprintf(format, args...)
+			parent.write(msgStarted, append(appendUvarints(nil, uint64(spec.Host)), msg...))
+		} else {
+			fail(format, args...)
+		}
+		a.signalAll(syscall.SIGKILL)
+		return 1
+	}
 	for i, r := range local.Ranks {
 		ow := &lineWriter{w: &frameWriter{parent, int(r), 1}}
 		ew := &lineWriter{w: &frameWriter{parent, int(r), 2}}
 		if err := a.startRank(int(r), i, ow, ew, ""); err != nil {
-			fail("cannot start rank %d (%s): %v", r, a.spec.Apps[a.spec.appOf(int(r))].Program, err)
-			a.signalAll(syscall.SIGKILL)
-			return 1
+			return startFailed("cannot start rank %d (%s): %v", r, a.spec.Apps[a.spec.appOf(int(r))].Program, err)
 		}
+	}
+	if spawned {
+		parent.write(msgStarted, appendUvarints(nil, uint64(spec.Host)))
 	}
 	for i, h := range kids {
 		if err := a.startAgent(len(local.Ranks)+i, h, *spec, kidSpans[i]); err != nil {
-			fail("cannot start the agent for host %s: %v", lay.Hosts[h], err)
-			a.signalAll(syscall.SIGKILL)
-			return 1
+			return startFailed("cannot start the agent for host %s: %v", lay.Hosts[h], err)
 		}
 	}
 

@@ -148,6 +148,27 @@ func TestSpawnThroughAgents(t *testing.T) {
 	}
 }
 
+// TestSpawnThroughAgentsFails: a program missing on a host of the spawn: every process
+// of the spawn gets the error naming the host and the program (through agents the
+// processes of a spawn start together or not at all: those started on other hosts are
+// killed), and the run goes on.
+func TestSpawnThroughAgentsFails(t *testing.T) {
+	prog := dynrank(t)
+	agent, _ := mpitest.Agent(t)
+	r := run(t, launch.Spec{N: 1, Program: prog, Hosts: []launch.Host{{Name: "alpha", Slots: 1}},
+		Agent: []string{agent}, AgentPath: mpitest.Mpigo(t),
+		Args: []string{"spawn", "p", "1|" + prog, "2|/no/such/program|host=gamma", "--", "child"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for i := 0; i < 3; i++ {
+		want := fmt.Sprintf("proc %d: spawn: host gamma: cannot start rank ", i)
+		if !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "(/no/such/program): ") {
+			t.Errorf("no %q naming the program in:\n%s", want, r.stdout)
+		}
+	}
+}
+
 // TestSpawnMissingProgram: a command whose program does not exist gives each of its
 // processes an error naming it; the other command starts, and the run goes on.
 func TestSpawnMissingProgram(t *testing.T) {

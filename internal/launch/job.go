@@ -165,6 +165,7 @@ func (c *child) write(typ byte, body []byte) error {
 type event struct {
 	job       int // which job of the run (Job.no)
 	req       *rankRequest
+	started   *startNews
 	rank      int // global rank, or -1
 	pid       int
 	host      int
@@ -189,6 +190,12 @@ type rankRequest struct {
 	id    uint64
 	req   *wireup.Request
 	reply func(body []byte) // sends a wireup.MsgAnswer body to the rank
+}
+
+// startNews is an agent's word that its ranks of a spawned job started, or why not.
+type startNews struct {
+	node int
+	err  string
 }
 
 type abortMsg struct {
@@ -306,6 +313,11 @@ type Job struct {
 	// failures).
 	spawner string
 	aborted bool
+	// A spawned job started through agents answers its spawn when every host has said
+	// its ranks started (startNews): the request, the answer so far, the hosts to hear.
+	pending  *rankRequest
+	pendErrs []string
+	started  map[int]bool // the nodes whose ranks started
 }
 
 func (n *node) diag(format string, a ...any) {
@@ -492,6 +504,13 @@ func (j *Job) judge(ev event) (int, bool) {
 	}
 	jb := j.all[ev.job]
 	who := func() string { return jb.rankName(ev.rank, ev.pid, ev.host) }
+	switch {
+	case ev.started != nil:
+		jb.hostStarted(ev.started)
+		return 0, false
+	case ev.lost != nil && jb.pending != nil && !jb.subtreeStarted(ev.lost):
+		jb.abortStart(fmt.Sprintf("lost the agent on host %s (%v) before the processes started", jb.hostName(ev.lost.host), exitOf(ev.lost)))
+	}
 	if jb.aborted {
 		// A spawned job whose start failed: its processes are being killed, and the
 		// spawn's answer already said why.
@@ -676,6 +695,8 @@ func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bo
 		switch {
 		case ev.req != nil:
 			ev.req.reply(wireup.EncodeAnswer(ev.req.id, &wireup.Answer{Err: "the mpigo run is stopping"}))
+		case ev.started != nil && jb.pending != nil:
+			jb.abortStart("the mpigo run is stopping")
 		case ev.exited && ev.rank >= 0 && ev.rank < len(jb.finished) && !jb.finished[ev.rank]:
 			jb.finished[ev.rank] = true
 			jb.exited++
@@ -692,6 +713,9 @@ func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bo
 		}
 	}
 	for _, jb := range j.all {
+		if jb.pending != nil {
+			jb.abortStart("the mpigo run is stopping")
+		}
 		if jb.killer != nil {
 			jb.killer.Stop()
 		}

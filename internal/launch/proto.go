@@ -25,6 +25,7 @@ const (
 	msgRank    byte = 24 // up: rank (uvarint), wire-up type (MsgState or MsgReport), the rank's message
 	msgAsked   byte = 25 // up: an agent's answer to msgQuery: its node id, then the ranks it asked (uvarints)
 	msgAnswer  byte = 26 // down: rank (uvarint), then a wireup.MsgAnswer body for it (its request went up as msgRank)
+	msgStarted byte = 27 // up, a spawned job's agents: node id (uvarint), what kept its ranks from starting ("": they started)
 )
 
 // agentSpec is what an agent needs to run its part of the job.

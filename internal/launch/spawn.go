@@ -29,8 +29,10 @@ import (
 // has one code per process for this). The new job's world holds the processes
 // started, in command order; MPI_APPNUM of each is the index of its command among all
 // the commands asked for. A start that fails after the first process has started
-// (the system refuses a process) stops the processes of that spawn started so far
-// and gives every one of its processes the error.
+// (the system refuses a process, or an agent cannot start one on its host) stops the
+// processes of that spawn started so far and gives every one of its processes the
+// error. Through agents the answer waits until every host has said its processes
+// started (msgStarted).
 //
 // The info keys (MPI 4.1 section 11.3.4): host (comma-separated hosts, with slots
 // as --host takes them, reached through agents as --host's are, except that a job on
@@ -50,7 +52,10 @@ func (j *Job) serve(ev event) {
 	var err error
 	switch r := rq.req; r.Op {
 	case wireup.OpSpawn:
-		a = j.spawn(jb, ev.rank, r)
+		var later bool
+		if a, later = j.spawn(jb, ev.rank, rq); later {
+			return
+		}
 	case wireup.OpPublish:
 		err = j.names.publish(r.Service, r.Port, jb.id)
 	case wireup.OpLookup:
@@ -66,17 +71,20 @@ func (j *Job) serve(ev event) {
 	rq.reply(wireup.EncodeAnswer(rq.id, &a))
 }
 
-// spawn starts req's commands as a new job of the run for rank of job parent.
-func (j *Job) spawn(parent *Job, rank int, req *wireup.Request) wireup.Answer {
+// spawn starts rq's commands as a new job of the run for rank of job parent. later
+// says the caller must not answer: the answer went already (a start that failed), or
+// goes when the agents have said the processes started (hostStarted).
+func (j *Job) spawn(parent *Job, rank int, rq *rankRequest) (a wireup.Answer, later bool) {
+	req := rq.req
 	if req.Port == "" {
-		return wireup.Answer{Err: "spawn: no port given for the new processes to connect to"}
+		return wireup.Answer{Err: "spawn: no port given for the new processes to connect to"}, false
 	}
 	if len(req.Cmds) == 0 {
-		return wireup.Answer{Err: "spawn: no command given"}
+		return wireup.Answer{Err: "spawn: no command given"}, false
 	}
 	for i, c := range req.Cmds {
 		if c.MaxProcs < 0 {
-			return wireup.Answer{Err: fmt.Sprintf("spawn: command %d (%s): maxprocs %d is negative", i, c.Program, c.MaxProcs)}
+			return wireup.Answer{Err: fmt.Sprintf("spawn: command %d (%s): maxprocs %d is negative", i, c.Program, c.MaxProcs)}, false
 		}
 	}
 	free := j.universe - j.running()
@@ -99,19 +107,68 @@ func (j *Job) spawn(parent *Job, rank int, req *wireup.Request) wireup.Answer {
 	}
 	nj := j.newSpawned(parent, rank, req.Port, apps)
 	if nj.spec.N == 0 {
-		return wireup.Answer{ProcErrs: errs}
+		return wireup.Answer{ProcErrs: errs}, false
 	}
 	j.all = append(j.all, nj)
+	nj.pending, nj.pendErrs = rq, errs
 	if err := nj.start(); err != nil {
-		nj.aborted = true
-		nj.signalAll(syscall.SIGKILL)
-		for i, e := range errs {
-			if e == "" {
-				errs[i] = fmt.Sprintf("spawn: %v", err)
-			}
+		nj.abortStart(err.Error()) // answers
+		return a, true
+	}
+	if len(nj.agents) > 0 {
+		nj.started = map[int]bool{}
+		return a, true
+	}
+	nj.pending = nil
+	return wireup.Answer{ProcErrs: errs}, false
+}
+
+// hostStarted takes an agent's word on its ranks of this spawned job: once every host
+// has started its ranks, the spawn is answered; one that could not stops the job, and
+// every process of it gets the error (the others would wait for it in Init).
+func (nj *Job) hostStarted(news *startNews) {
+	if nj.pending == nil {
+		return
+	}
+	if news.err != "" {
+		nj.abortStart(news.err)
+		return
+	}
+	nj.started[news.node] = true
+	if len(nj.started) == nj.lay.NumNodes() {
+		nj.answerSpawn()
+	}
+}
+
+// subtreeStarted says whether every node under agent c has said its ranks started.
+func (nj *Job) subtreeStarted(c *child) bool {
+	for _, r := range c.spanRanks {
+		if !nj.started[int(nj.lay.NodeOf[r])] {
+			return false
 		}
 	}
-	return wireup.Answer{ProcErrs: errs}
+	return true
+}
+
+// abortStart stops a spawned job whose start failed and answers its spawn (when not
+// yet answered) with why for every process it was to start.
+func (nj *Job) abortStart(why string) {
+	nj.aborted = true
+	nj.signalAll(syscall.SIGKILL)
+	if nj.pending == nil {
+		return
+	}
+	for i, e := range nj.pendErrs {
+		if e == "" {
+			nj.pendErrs[i] = "spawn: " + why
+		}
+	}
+	nj.answerSpawn()
+}
+
+func (nj *Job) answerSpawn() {
+	nj.pending.reply(wireup.EncodeAnswer(nj.pending.id, &wireup.Answer{ProcErrs: nj.pendErrs}))
+	nj.pending = nil
 }
 
 // newSpawned makes the job of a spawn from rank of job parent: the first job's
@@ -151,7 +208,8 @@ func (j *Job) newSpawned(parent *Job, rank int, port string, apps []App) *Job {
 	return nj
 }
 
-// start starts a spawned job's processes: on this machine, or through agents.
+// start starts a spawned job's processes: on this machine, or through agents (whose
+// ranks are then still starting).
 func (nj *Job) start() error {
 	nj.id = newJobID()
 	if len(nj.spec.Hosts) > 0 {
@@ -209,7 +267,7 @@ func (j *Job) plan(parent *Job, c pm.SpawnCmd, free *int) (App, error) {
 	}
 	if app.Hosts == nil && len(parent.spec.Hosts) == 0 {
 		// On this machine: the program must be here. On other hosts, their agents
-		// find it (a failure there ends the run, as for the first job).
+		// find it (and say when they cannot: hostStarted).
 		prog, err := resolveSpawned(c.Program, app.Dir, info["path"])
 		if err != nil {
 			return App{}, err
