@@ -380,11 +380,12 @@ func TestUniverseSize(t *testing.T) {
 }
 
 // BenchmarkSpawn4 measures a spawn of 4 processes in the launcher: from the parent's
-// request to the last child's Hello (ns/spawn4), one spawn per run of the launcher.
+// request to the last child's Hello (ns/spawn4) and to the answer (ns/answer), one
+// spawn per run of the launcher.
 func BenchmarkSpawn4(b *testing.B) {
 	prog := dynrank(b)
-	stamp := regexp.MustCompile(`(start|hello) 0 (\d+)`)
-	var total time.Duration
+	stamp := regexp.MustCompile(`(start|answer|hello) 0 (\d+)`)
+	var total, answered time.Duration
 	for i := 0; i < b.N; i++ {
 		var out, errb buffer
 		code := launch.Run(launch.Spec{N: 1, Program: prog, Args: []string{"stamps", "1"},
@@ -392,13 +393,16 @@ func BenchmarkSpawn4(b *testing.B) {
 		if code != 0 {
 			b.Fatalf("exit %d\n%s%s", code, out.b.String(), errb.b.String())
 		}
-		var start, last int64
+		var start, answer, last int64
 		hellos := 0
 		for _, m := range stamp.FindAllStringSubmatch(out.b.String(), -1) {
 			ns, _ := strconv.ParseInt(m[2], 10, 64)
-			if m[1] == "start" {
+			switch m[1] {
+			case "start":
 				start = ns
-			} else {
+			case "answer":
+				answer = ns
+			default:
 				last = max(last, ns)
 				hellos++
 			}
@@ -407,6 +411,8 @@ func BenchmarkSpawn4(b *testing.B) {
 			b.Fatalf("%d hellos:\n%s", hellos, out.b.String())
 		}
 		total += time.Duration(last - start)
+		answered += time.Duration(answer - start)
 	}
 	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/spawn4")
+	b.ReportMetric(float64(answered.Nanoseconds())/float64(b.N), "ns/answer")
 }

@@ -7,7 +7,8 @@
 //	                                    the arguments after "--" (all commands), and prints each error
 //	dynrank spawn-block PORT CMD...     as spawn, then blocks until the launcher stops it
 //	dynrank names                       publish, look up and unpublish, as stdin's lines say
-//	dynrank stamps K                    rank 0 spawns 4 children K times (dynrank hello I) and prints when
+//	dynrank stamps K                    rank 0 spawns 4 children K times (dynrank hello I) and prints
+//	                                    when it asked and when the answer came
 //	dynrank hello I                     Hello, print when, Finalize
 package main
 
@@ -58,6 +59,7 @@ func main() {
 				fmt.Fprintln(os.Stderr, "spawn:", err, errs)
 				os.Exit(1)
 			}
+			fmt.Printf("answer %d %d\n", i, time.Now().UnixNano())
 		}
 	case "hello":
 		c.Hello()
