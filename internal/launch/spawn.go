@@ -239,55 +239,70 @@ func (j *Job) plan(parent *Job, c pm.SpawnCmd, free *int) (App, error) {
 			return App{}, err
 		}
 	}
-	app := App{Args: c.Args, N: c.MaxProcs}
-	if d := info["wdir"]; d != "" {
-		abs, err := filepath.Abs(d)
-		if err == nil {
-			var st os.FileInfo
-			if st, err = os.Stat(abs); err == nil && !st.IsDir() {
-				err = fmt.Errorf("not a directory")
-			}
-		}
-		if err != nil {
-			return App{}, fmt.Errorf("wdir %q: %v", d, err)
-		}
-		app.Dir = abs
-	}
-	if h := info["host"]; h != "" {
-		hosts, err := ParseHosts(h)
-		if err != nil {
-			return App{}, fmt.Errorf("host info key: %v", strings.TrimPrefix(err.Error(), "--host "))
-		}
-		app.Hosts = hosts
-		if len(parent.spec.Hosts) == 0 && allThisMachine(hosts) {
-			// A job on this machine alone spawns here without an agent (no ssh to
-			// itself) when the key names only this machine.
-			app.Hosts = nil
-		}
+	app := App{Args: c.Args, N: c.MaxProcs, Dir: info["wdir"]}
+	var err error
+	if app.Hosts, err = spawnHosts(info["host"], parent); err != nil {
+		return App{}, err
 	}
 	if app.Hosts == nil && len(parent.spec.Hosts) == 0 {
-		// On this machine: the program must be here. On other hosts, their agents
-		// find it (and say when they cannot: hostStarted).
-		prog, err := resolveSpawned(c.Program, app.Dir, info["path"])
-		if err != nil {
+		// On this machine: the directory and the program must be here.
+		if app.Dir, err = localDir(app.Dir); err != nil {
 			return App{}, err
 		}
-		app.Program = prog
+		if app.Program, err = resolveSpawned(c.Program, app.Dir, info["path"]); err != nil {
+			return App{}, err
+		}
 	} else {
+		// On other hosts their agents find the program (and say when they cannot:
+		// hostStarted), in the first directory of path if it gives any, else in PATH.
 		app.Program = c.Program
-		if !strings.Contains(c.Program, "/") && info["path"] != "" {
-			app.Program = filepath.Join(strings.Split(info["path"], ":")[0], c.Program)
+		if dir, _, _ := strings.Cut(info["path"], ":"); dir != "" && !strings.Contains(c.Program, "/") {
+			app.Program = filepath.Join(dir, c.Program)
 		}
 	}
 	if s := info["soft"]; s != "" {
-		n, err := softCount(s, c.MaxProcs, *free)
-		if err != nil {
+		if app.N, err = softCount(s, c.MaxProcs, *free); err != nil {
 			return App{}, err
 		}
-		app.N, app.soft = n, s
+		app.soft = s
 	}
 	*free -= app.N
 	return app, nil
+}
+
+// spawnHosts reads the host key: nil when it is not given, or names only this
+// machine in a job on this machine alone (which then spawns here, without an agent
+// to reach itself with).
+func spawnHosts(list string, parent *Job) ([]Host, error) {
+	if list == "" {
+		return nil, nil
+	}
+	hosts, err := ParseHosts(list)
+	if err != nil {
+		return nil, fmt.Errorf("host info key: %v", strings.TrimPrefix(err.Error(), "--host "))
+	}
+	if len(parent.spec.Hosts) == 0 && allThisMachine(hosts) {
+		return nil, nil
+	}
+	return hosts, nil
+}
+
+// localDir checks the wdir key for a process of this machine and makes it absolute.
+func localDir(d string) (string, error) {
+	if d == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(d)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = os.Stat(abs); err == nil && !st.IsDir() {
+			err = fmt.Errorf("not a directory")
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("wdir %q: %v", d, err)
+	}
+	return abs, nil
 }
 
 // allThisMachine says whether every host is a name of this machine.
