@@ -416,3 +416,38 @@ func BenchmarkSpawn4(b *testing.B) {
 	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/spawn4")
 	b.ReportMetric(float64(answered.Nanoseconds())/float64(b.N), "ns/answer")
 }
+
+// TestSignalReachesSpawnedJobs: Ctrl-C to mpigo run stops the spawned job too; the
+// launcher ends with 128+SIGINT once every process of both jobs is gone.
+func TestSignalReachesSpawnedJobs(t *testing.T) {
+	prog := dynrank(t)
+	cmd := exec.Command(mpitest.Mpigo(t), "run", "-n", "1", "--timeout", "60", prog, "spawn-block", "p", "2|"+prog, "--", "spawn-block", "p2")
+	out, _ := cmd.StdoutPipe()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio(out)
+	for blocked := 0; blocked < 3; {
+		l, ok := <-lines
+		if !ok {
+			t.Fatalf("the run ended before its 3 processes blocked:\n%s", errb.String())
+		}
+		if l == "spawned" {
+			blocked++
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	for range lines {
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d, want 130\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "received interrupt; forwarding it to 3 ranks") {
+		t.Errorf("the launcher did not forward the signal to the 3 ranks of both jobs:\n%s", errb.String())
+	}
+	assertNoneLeft(t)
+}
