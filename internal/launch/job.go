@@ -540,8 +540,12 @@ func (j *Job) judge(ev event) (int, bool) {
 		jb.agentsGone++
 		for _, r := range ev.lost.spanRanks {
 			if !jb.finished[r] {
-				j.diag("lost the agent on host %s (%v) with ranks of %s still running; stopping the job",
-					jb.hostName(ev.lost.host), exitOf(ev.lost), jobName(jb.no))
+				of := ""
+				if jb.no > 0 {
+					of = " of " + jobName(jb.no)
+				}
+				j.diag("lost the agent on host %s (%v) with ranks%s still running; stopping the job",
+					jb.hostName(ev.lost.host), exitOf(ev.lost), of)
 				return j.fail(1), true
 			}
 		}
