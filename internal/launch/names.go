@@ -18,7 +18,8 @@ import (
 // exclusively (a second publish of the name fails), holding the port, the publishing
 // launcher's pid and start time, and the job that published it. A file whose
 // launcher is gone (or whose pid now belongs to another process) is stale: ignored
-// and removed by whoever finds it. A launcher removes its names at its end.
+// and removed by whoever finds it. A launcher removes its names at its end, and the
+// directory too when that leaves it empty.
 
 // EnvNamesDir overrides the name service's directory (tests use their own).
 const EnvNamesDir = "MPIGO_NAMES_DIR"
@@ -37,11 +38,12 @@ func newNames() *names {
 }
 
 // namesDir returns the name service's directory, made (mode 0700) if need be; it
-// refuses a directory another user owns or others may write.
+// refuses a directory another user owns or others may write. It is in /tmp, not
+// $TMPDIR: two launchers of the user must meet whatever their environments.
 func namesDir() (string, error) {
 	dir := os.Getenv(EnvNamesDir)
 	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "mpigo-names-"+strconv.Itoa(os.Getuid()))
+		dir = filepath.Join("/tmp", "mpigo-names-"+strconv.Itoa(os.Getuid()))
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("name service directory %s: %v", dir, err)
@@ -148,6 +150,13 @@ func (n *names) publish(service, port, job string) error {
 	// Written whole under a private name, then linked to the service's name, which
 	// fails if the name exists: no reader ever sees a half-written file.
 	tmp, err := os.CreateTemp(n.dir, ".publish-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		// Another launcher removed the directory, empty, at its end: make it again.
+		n.dir = ""
+		if path, err = n.path(service); err == nil {
+			tmp, err = os.CreateTemp(n.dir, ".publish-*")
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("publish %q: %v", service, err)
 	}
@@ -223,4 +232,7 @@ func (n *names) removeAll() {
 		}
 	}
 	clear(n.mine)
+	if n.dir != "" {
+		os.Remove(n.dir) // fails, as it should, while others' names are in it
+	}
 }

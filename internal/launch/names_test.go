@@ -41,9 +41,15 @@ func TestNamesStale(t *testing.T) {
 		t.Errorf("lookup = %q, %v", p, err)
 	}
 	n.removeAll()
-	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
-		t.Errorf("left after removeAll: %v", left)
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		left, _ := filepath.Glob(filepath.Join(dir, "*"))
+		t.Errorf("the directory is left after removeAll, with %v", left)
 	}
+	// Made again by the next publish.
+	if err := n.publish("again", "p", "j"); err != nil {
+		t.Errorf("publish after the directory was removed: %v", err)
+	}
+	n.removeAll()
 }
 
 // Bad names are refused with the rule they break; a service name of any bytes ('/'
