@@ -432,6 +432,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-n", "2", "--set", "rank_timer_slack=1ms", "hostname"}, "rank_timer_slack wants an integer from 0 to 1000000, not \"1ms\""},
 		{[]string{"run", "-n", "2", "--set", "coll_check=maybe", "hostname"}, "coll_check wants true or false, not \"maybe\""},
 		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"run", "-n", "1", "hostname", ":", "hostname"}, "part 1 after ':' (hostname): want -n N PROGRAM"},
+		{[]string{"run", "-n", "1", "hostname", ":", "-n", "2", "hostname", ":"}, "part 2 after ':' (): want -n N PROGRAM"},
+		{[]string{"run", "-n", "1", "hostname", ":", "-x", "A", "hostname"}, "part 1 after ':' (-x A hostname)"},
+		{[]string{"run", "-n", "1", "hostname", ":", "-n", "1", "no-such-command-mpigo"}, "not found in PATH"},
+		{[]string{"run", "-n", "1", "--universe-size", "-1", "hostname"}, "--universe-size -1: must not be negative"},
 	}
 	for _, c := range cases {
 		r := mpigo(t, "", c.args...)
@@ -441,6 +446,26 @@ func TestBadInput(t *testing.T) {
 		if !strings.Contains(r.stderr, c.msg) {
 			t.Errorf("mpigo %v: stderr %q lacks %q", c.args, r.stderr, c.msg)
 		}
+	}
+}
+
+// TestMPMD: parts after ':' add programs to the job; their ranks follow, MPI_APPNUM
+// is the part's index, and --universe-size sets MPI_UNIVERSE_SIZE.
+func TestMPMD(t *testing.T) {
+	prog := rankBin(t)
+	r := mpigo(t, "", "run", "--universe-size", "7", "-n", "1", prog, "env", "MPIGO_APPNUM", "MPIGO_UNIVERSE_SIZE", "MPIGO_SIZE",
+		":", "-n", "2", prog, "env", "MPIGO_APPNUM", "MPIGO_SIZE")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"rank 0 MPIGO_APPNUM=0", "rank 0 MPIGO_UNIVERSE_SIZE=7", "rank 0 MPIGO_SIZE=3",
+		"rank 1 MPIGO_APPNUM=1", "rank 2 MPIGO_APPNUM=1", "rank 2 MPIGO_SIZE=3"} {
+		if !strings.Contains(r.stdout, want+"\n") {
+			t.Errorf("no %q in:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "rank 1 MPIGO_UNIVERSE_SIZE") {
+		t.Errorf("rank 1 ran the first part's arguments:\n%s", r.stdout)
 	}
 }
 

@@ -36,6 +36,7 @@ func runCmd(args []string) int {
 		oversubscribe bool
 		bindTo, mapBy string
 		agentArgv     []string
+		universe      int
 	)
 	fs.IntVar(&n, "n", 0, "number of ranks")
 	fs.IntVar(&n, "np", 0, "number of ranks (same as -n)")
@@ -54,6 +55,7 @@ func runCmd(args []string) int {
 	fs.IntVar(&npernode, "npernode", 0, "ranks on each host (0: by slots)")
 	fs.StringVar(&profile, "profile", "", "profile the job into DIR: every rank's MPI calls (counters, matrix, timeline); at the end a summary, matrix.csv, trace.json and profile.html (setting profile)")
 	fs.BoolVar(&report, "report", false, "at the end, print one line per rank of its time in MPI")
+	fs.IntVar(&universe, "universe-size", 0, "MPI_UNIVERSE_SIZE, how many processes the job may spawn up to (0: the hosts' slots, else this machine's CPUs)")
 	fs.BoolVar(&wireupStats, "wireup-stats", false, "print the fence traffic per node at the end (with --host)")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -80,8 +82,15 @@ func runCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "mpigo run: "+format+"\n", a...)
 		return launch.ExitUsage
 	}
-	if fs.NArg() == 0 {
+	if fs.NArg() == 0 || fs.Arg(0) == ":" {
 		return bad("no program given: mpigo run -n N PROGRAM [ARGS...]")
+	}
+	first, more, err := splitApps(fs.Args())
+	if err != nil {
+		return bad("%v", err)
+	}
+	if universe < 0 {
+		return bad("--universe-size %d: must not be negative", universe)
 	}
 	if n <= 0 && hosts == "" && hostfile == "" && os.Getenv("SLURM_JOB_ID") == "" {
 		if n == 0 && !flagSet(fs, "n") && !flagSet(fs, "np") {
@@ -99,7 +108,6 @@ func runCmd(args []string) int {
 		return bad("--map-by %q: must be slot or node", mapBy)
 	}
 	var hostList []launch.Host
-	var err error
 	switch {
 	case hosts != "" && hostfile != "":
 		return bad("--host and --hostfile: give one or the other")
@@ -151,7 +159,7 @@ func runCmd(args []string) int {
 			return bad("--launch-agent %q: empty command", agent)
 		}
 	}
-	spec := launch.Spec{N: n, Args: fs.Args()[1:], TagOutput: tag,
+	spec := launch.Spec{N: n, Args: first[1:], TagOutput: tag, UniverseSize: universe,
 		Hosts: hostList, Agent: agentArgv, Fanout: fanout, WireupStats: wireupStats,
 		Profile: profile, Report: report,
 		Mapping: launch.Mapping{ByNode: mapBy == "node", PerNode: npernode, Oversubscribe: oversubscribe},
@@ -185,12 +193,51 @@ func runCmd(args []string) int {
 		}
 		return launch.ExitUsage
 	}
-	prog, err := launch.Resolve(fs.Arg(0))
+	prog, err := launch.Resolve(first[0])
 	if err != nil {
 		return bad("%v", err)
 	}
 	spec.Program = prog
+	if len(more) > 0 {
+		spec.Apps = []launch.App{{Program: prog, Args: spec.Args, N: n}}
+		for _, a := range more {
+			if a.Program, err = launch.Resolve(a.Program); err != nil {
+				return bad("%v", err)
+			}
+			spec.Apps = append(spec.Apps, a)
+		}
+	}
 	return launch.Run(spec)
+}
+
+// splitApps splits the command line after the flags at its ':' words (MPMD: mpigo
+// run -n 2 ./a : -n 3 ./b x): the first part is the program and arguments the global
+// flags apply to; each later part is -n N PROGRAM [ARGS...], its program unresolved.
+func splitApps(args []string) (first []string, more []launch.App, err error) {
+	var parts [][]string
+	start := 0
+	for i, a := range args {
+		if a == ":" {
+			parts = append(parts, args[start:i])
+			start = i + 1
+		}
+	}
+	parts = append(parts, args[start:])
+	for i, p := range parts[1:] {
+		fs := flag.NewFlagSet("part", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		n := 0
+		fs.IntVar(&n, "n", 0, "")
+		fs.IntVar(&n, "np", 0, "")
+		if err := fs.Parse(p); err != nil {
+			return nil, nil, fmt.Errorf("part %d after ':' (%s): %v (a part takes -n N PROGRAM [ARGS...])", i+1, strings.Join(p, " "), strings.TrimPrefix(err.Error(), "flag "))
+		}
+		if n <= 0 || fs.NArg() == 0 {
+			return nil, nil, fmt.Errorf("part %d after ':' (%s): want -n N PROGRAM [ARGS...] with N at least 1", i+1, strings.Join(p, " "))
+		}
+		more = append(more, launch.App{Program: fs.Arg(0), Args: fs.Args()[1:], N: n})
+	}
+	return parts[0], more, nil
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -207,8 +254,9 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 // spells them: one dash for one letter (-n, -x, -H), two for words (--timeout).
 func runUsage(fs *flag.FlagSet) {
 	w := os.Stdout
-	fmt.Fprintln(w, "usage: mpigo run [flags] PROGRAM [ARGS...]")
+	fmt.Fprintln(w, "usage: mpigo run [flags] PROGRAM [ARGS...] [: -n N PROGRAM [ARGS...]]...")
 	fmt.Fprintln(w, "PROGRAM is an executable, a command in PATH, or a Go package (./examples/pi).")
+	fmt.Fprintln(w, "Parts after ':' add programs to the job (MPMD): their ranks follow, and MPI_APPNUM is the part's index.")
 	fmt.Fprintln(w, "flags:")
 	fs.VisitAll(func(f *flag.Flag) {
 		fmt.Fprintf(w, "  %s\n    \t%s\n", flagSpelling(f), strings.ReplaceAll(f.Usage, "\n", "\n    \t"))

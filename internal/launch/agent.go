@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,15 +38,59 @@ func spanOf(lay *wireup.Layout, nodes []int) wireup.Span {
 	return sp
 }
 
-// startAgents maps the ranks on the hosts and starts the top of the agent tree.
-func (j *Job) startAgents() (int, bool) {
-	nodeOf, err := Map(j.spec.N, j.spec.Hosts, j.spec.Mapping)
+// mapApps returns the host of every rank, as indices into hosts: the job's hosts,
+// with the hosts of applications that name their own (a spawn's host key) added.
+// An application without hosts of its own is mapped with the others on the job's
+// hosts; one with hosts of its own is placed on them alone, by slot, and may
+// oversubscribe them (as --host places a spawn's processes where it says).
+func mapApps(spec *Spec) (nodeOf []int32, hosts []Host, err error) {
+	hosts = append(hosts, spec.Hosts...)
+	index := func(name string) int32 {
+		for i, h := range hosts {
+			if h.Name == name {
+				return int32(i)
+			}
+		}
+		hosts = append(hosts, Host{Name: name, Slots: 1})
+		return int32(len(hosts) - 1)
+	}
+	shared := 0
+	for _, a := range spec.Apps {
+		if a.Hosts == nil {
+			shared += a.N
+		}
+	}
+	var onShared []int32
+	if shared > 0 {
+		if onShared, err = Map(shared, spec.Hosts, spec.Mapping); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, a := range spec.Apps {
+		if a.Hosts == nil {
+			nodeOf, onShared = append(nodeOf, onShared[:a.N]...), onShared[a.N:]
+			continue
+		}
+		own, err := Map(a.N, a.Hosts, Mapping{Oversubscribe: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, h := range own {
+			nodeOf = append(nodeOf, index(a.Hosts[h].Name))
+		}
+	}
+	return nodeOf, hosts, nil
+}
+
+// startAgents maps the ranks on the hosts and starts the top of the agent tree. An
+// error with usage true is the user's (the mapping), else a host could not be reached.
+func (j *Job) startAgents() (usage bool, err error) {
+	nodeOf, hostList, err := mapApps(j.spec)
 	if err != nil {
-		j.diag("%v", err)
-		return ExitUsage, false
+		return true, err
 	}
 	// Only hosts that got ranks become nodes; node ids are dense.
-	id := make([]int32, len(j.spec.Hosts))
+	id := make([]int32, len(hostList))
 	for i := range id {
 		id[i] = -1
 	}
@@ -53,7 +98,7 @@ func (j *Job) startAgents() (int, bool) {
 	for r, h := range nodeOf {
 		if id[h] < 0 {
 			id[h] = int32(len(j.lay.Hosts))
-			j.lay.Hosts = append(j.lay.Hosts, j.spec.Hosts[h].Name)
+			j.lay.Hosts = append(j.lay.Hosts, hostList[h].Name)
 		}
 		j.lay.NodeOf[r] = id[h]
 	}
@@ -74,16 +119,16 @@ func (j *Job) startAgents() (int, bool) {
 	}
 	j.coll = wireup.NewCollector(j.lay, spans)
 	j.done = (*wireup.Collector).Result
-	spec := agentSpec{JobID: j.id, Program: j.spec.Program, Args: j.spec.Args, Env: j.spec.Env,
+	spec := agentSpec{JobID: j.id, Apps: j.spec.Apps, Env: j.spec.Env,
 		Settings: j.spec.Settings, NodeMap: j.lay.EncodeNodeMap(), Hosts: j.lay.Hosts,
-		Fanout: j.spec.Fanout, Agent: j.spec.Agent, AgentPath: j.spec.AgentPath, KillGrace: int64(j.spec.KillGrace)}
+		Fanout: j.spec.Fanout, Agent: j.spec.Agent, AgentPath: j.spec.AgentPath, KillGrace: int64(j.spec.KillGrace),
+		Universe: j.universe, ParentPort: j.parentPort}
 	for i, h := range tops {
 		if err := j.startAgent(i, h, spec, spans[i]); err != nil {
-			j.diag("cannot reach host %s: %v", j.lay.Hosts[h], err)
-			return j.fail(1), false
+			return false, fmt.Errorf("cannot reach host %s: %v", j.lay.Hosts[h], err)
 		}
 	}
-	return 0, true
+	return false, nil
 }
 
 // startAgent starts the agent of host h as child idx, covering span.
@@ -129,7 +174,7 @@ func (n *node) serveAgent(c *child) {
 	defer func() {
 		c.cmd.Wait()
 		close(c.pmDone)
-		n.events <- event{rank: -1, host: c.host, lost: c}
+		n.emit(event{rank: -1, host: c.host, lost: c})
 	}()
 	var buf []byte
 	var scratch []byte
@@ -160,15 +205,15 @@ func (n *node) serveAgent(c *child) {
 			if v[1] == 2 {
 				lw = n.stderr
 			}
-			scratch = lw.writeTagged(rankTag(n.spec.TagOutput, int(v[0])), rest, scratch)
+			scratch = lw.writeTagged(n.tag(int(v[0])), rest, scratch)
 		case msgExit:
 			v, rest, err := uvarints(body, 3)
 			if err != nil || len(rest) < 1 {
 				break
 			}
 			r := int(v[0])
-			n.events <- event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), exited: true,
-				status: syscall.WaitStatus(v[2]), hello: rest[0]&1 != 0, finalized: rest[0]&2 != 0, crash: string(rest[1:])}
+			n.emit(event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), exited: true,
+				status: syscall.WaitStatus(v[2]), hello: rest[0]&1 != 0, finalized: rest[0]&2 != 0, crash: string(rest[1:])})
 		case msgAbort:
 			v, rest, err := uvarints(body, 2)
 			if err != nil {
@@ -179,11 +224,20 @@ func (n *node) serveAgent(c *child) {
 				break
 			}
 			r := int(v[0])
-			n.events <- event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), abort: &abortMsg{int(code), string(rest[k:])}}
+			n.emit(event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), abort: &abortMsg{int(code), string(rest[k:])}})
 		case msgFailure:
-			n.events <- event{rank: -1, host: c.host, failure: string(body)}
+			n.emit(event{rank: -1, host: c.host, failure: string(body)})
+		case msgStarted:
+			if v, rest, err := uvarints(body, 1); err == nil {
+				n.emit(event{rank: -1, host: c.host, started: &startNews{node: int(v[0]), err: string(rest)}})
+			}
 		case msgRank:
 			if v, rest, err := uvarints(body, 2); err == nil {
+				if byte(v[1]) == wireup.MsgRequest {
+					r := v[0]
+					n.request(int(r), rest, func(b []byte) { c.write(msgAnswer, append(appendUvarints(nil, r), b...)) })
+					break
+				}
 				n.answered(int(v[0]), byte(v[1]), rest)
 			}
 		case msgAsked:
@@ -213,14 +267,17 @@ func RunAgent(in io.Reader, out io.Writer) int {
 	}
 	parent := &child{conn: pipeConn{in, nopCloser{out}}, rank: -1}
 	a := &node{
-		spec: &Spec{Program: spec.Program, Args: spec.Args, Env: spec.Env, Settings: spec.Settings,
+		spec: &Spec{Apps: spec.Apps, Env: spec.Env, Settings: spec.Settings,
 			KillGrace: time.Duration(spec.KillGrace)},
-		id:     spec.JobID,
-		lay:    lay,
-		events: make(chan event, 4*lay.Size()+16),
-		stderr: &lineWriter{w: os.Stderr},
+		id:         spec.JobID,
+		lay:        lay,
+		universe:   spec.Universe,
+		parentPort: spec.ParentPort,
+		events:     make(chan event, 4*lay.Size()+16),
+		stderr:     &lineWriter{w: os.Stderr},
 	}
 	a.stdout = a.stderr
+	a.spec.normalize()
 	a.relay = func(typ byte, body []byte) { parent.write(typ, body) }
 	// A local rank's answer or report goes up with its rank (the launcher keeps them).
 	a.rankNews = func(rank int, typ byte, body []byte) {
@@ -273,20 +330,33 @@ func RunAgent(in io.Reader, out io.Writer) int {
 	fail := func(format string, args ...any) {
 		parent.write(msgFailure, []byte(fmt.Sprintf("host %s: ", lay.Hosts[spec.Host])+fmt.Sprintf(format, args...)))
 	}
+	// A spawned job's agents say whether their ranks started (msgStarted): the
+	// spawn's answer waits for every host's word, and a start that failed is an error
+	// of the spawn's processes, not the end of the run.
+	spawned := spec.ParentPort != ""
+	startFailed := func(format string, args ...any) int {
+		if spawned {
+			msg := fmt.Sprintf("host %s: ", lay.Hosts[spec.Host]) + fmt.Sprintf(format, args...)
+			parent.write(msgStarted, append(appendUvarints(nil, uint64(spec.Host)), msg...))
+		} else {
+			fail(format, args...)
+		}
+		a.signalAll(syscall.SIGKILL)
+		return 1
+	}
 	for i, r := range local.Ranks {
 		ow := &lineWriter{w: &frameWriter{parent, int(r), 1}}
 		ew := &lineWriter{w: &frameWriter{parent, int(r), 2}}
 		if err := a.startRank(int(r), i, ow, ew, ""); err != nil {
-			fail("cannot start rank %d (%s): %v", r, spec.Program, err)
-			a.signalAll(syscall.SIGKILL)
-			return 1
+			return startFailed("cannot start rank %d (%s): %v", r, a.spec.Apps[a.spec.appOf(int(r))].Program, err)
 		}
+	}
+	if spawned {
+		parent.write(msgStarted, appendUvarints(nil, uint64(spec.Host)))
 	}
 	for i, h := range kids {
 		if err := a.startAgent(len(local.Ranks)+i, h, *spec, kidSpans[i]); err != nil {
-			fail("cannot start the agent for host %s: %v", lay.Hosts[h], err)
-			a.signalAll(syscall.SIGKILL)
-			return 1
+			return startFailed("cannot start the agent for host %s: %v", lay.Hosts[h], err)
 		}
 	}
 
@@ -307,6 +377,8 @@ func RunAgent(in io.Reader, out io.Writer) int {
 				if v, _, err := uvarints(body, 1); err == nil {
 					a.signalAll(syscall.Signal(v[0]))
 				}
+			case msgAnswer:
+				a.passAnswer(body)
 			case msgQuery:
 				// Ask this host's ranks and pass the question down; say whom.
 				asked := appendUvarints(nil, uint64(spec.Host))
@@ -353,6 +425,29 @@ func RunAgent(in io.Reader, out io.Writer) int {
 	a.fmu.Unlock()
 	parent.write(msgStats, stats)
 	return 0
+}
+
+// passAnswer delivers an answer to a rank's request (msgAnswer: rank, then the
+// wireup.MsgAnswer body) to the rank, if it is local, else to the child agent whose
+// subtree has it.
+func (n *node) passAnswer(body []byte) {
+	v, rest, err := uvarints(body, 1)
+	if err != nil {
+		return
+	}
+	r := int32(v[0])
+	for _, c := range n.ranks {
+		if int32(c.rank) == r {
+			c.write(wireup.MsgAnswer, rest)
+			return
+		}
+	}
+	for _, c := range n.agents {
+		if slices.Contains(c.spanRanks, r) {
+			c.write(msgAnswer, body)
+			return
+		}
+	}
 }
 
 type nopCloser struct{ io.Writer }

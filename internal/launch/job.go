@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,16 +25,22 @@ import (
 	"github.com/mpigo/mpigo/internal/wireup"
 )
 
-// Spec is what to run.
+// Spec is what to run: one program on N ranks (N, Program, Args), or several
+// (Apps, MPMD: each application's ranks follow the previous one's, and MPI_APPNUM is
+// its index).
 type Spec struct {
-	N         int               // number of ranks
-	Program   string            // resolved executable path (see Resolve)
-	Args      []string          // arguments for the program
-	Env       []string          // extra KEY=VALUE for every rank (-x)
-	Settings  map[string]string // mpigo settings given as flags (--set NAME=VALUE)
-	TagOutput bool              // prefix each output line with "[rank] "
-	Timeout   time.Duration     // end the job after this long (0: never)
-	KillGrace time.Duration     // between forwarding a signal and SIGKILL (0: 1s)
+	N       int      // number of ranks (with Apps: their sum, filled in by Run)
+	Program string   // resolved executable path (see Resolve)
+	Args    []string // arguments for the program
+	Apps    []App    // several programs; when set, Program and Args are not used
+	// UniverseSize is MPI_UNIVERSE_SIZE (0: the hosts' slots, else this machine's
+	// CPUs, and never less than N).
+	UniverseSize int
+	Env          []string          // extra KEY=VALUE for every rank (-x)
+	Settings     map[string]string // mpigo settings given as flags (--set NAME=VALUE)
+	TagOutput    bool              // prefix each output line with "[rank] "
+	Timeout      time.Duration     // end the job after this long (0: never)
+	KillGrace    time.Duration     // between forwarding a signal and SIGKILL (0: 1s)
 
 	// Hosts, when set, runs the job on these machines through one agent per host,
 	// started with Agent (default ssh) in a tree of the given Fanout (default 32).
@@ -55,6 +62,63 @@ type Spec struct {
 
 	Stdin          *os.File  // for rank 0 (nil: /dev/null)
 	Stdout, Stderr io.Writer // nil: os.Stdout, os.Stderr
+}
+
+// App is one program of a job and its ranks.
+type App struct {
+	Program string   // resolved executable path
+	Args    []string // arguments for the program
+	N       int      // its ranks (0: none; a spawned command that could not start)
+	Dir     string   // working directory of its ranks ("": the launcher's)
+	// Hosts, in a spawned job, are where its ranks run (the spawn's host info key);
+	// nil: the job's hosts.
+	Hosts []Host `json:"-"`
+
+	soft string // the soft info key that chose N, for the errors of the others
+}
+
+// normalize makes Apps the one description of the programs and N their sum.
+func (s *Spec) normalize() {
+	if len(s.Apps) == 0 {
+		s.Apps = []App{{Program: s.Program, Args: s.Args, N: s.N}}
+		return
+	}
+	s.N = 0
+	for _, a := range s.Apps {
+		s.N += a.N
+	}
+	s.Program, s.Args = s.Apps[0].Program, s.Apps[0].Args
+}
+
+// appOf returns the index of rank r's application.
+func (s *Spec) appOf(r int) int {
+	for i, a := range s.Apps {
+		if r < a.N {
+			return i
+		}
+		r -= a.N
+	}
+	return len(s.Apps) - 1
+}
+
+// universeOf is MPI_UNIVERSE_SIZE for spec: what it says, else the slots of its
+// hosts, else this machine's CPUs; never fewer than its ranks.
+func universeOf(spec *Spec) int {
+	if spec.UniverseSize > 0 {
+		return spec.UniverseSize
+	}
+	n := runtime.NumCPU()
+	if len(spec.Hosts) > 0 {
+		n = 0
+		for _, h := range spec.Hosts {
+			if spec.Mapping.PerNode > 0 {
+				n += spec.Mapping.PerNode
+			} else {
+				n += h.Slots
+			}
+		}
+	}
+	return max(n, spec.N)
 }
 
 // Exit codes of the launcher itself, beyond those of the ranks.
@@ -85,6 +149,12 @@ type child struct {
 	outDone          sync.WaitGroup
 }
 
+// emit passes ev, from this job, to the supervising loop.
+func (n *node) emit(ev event) {
+	ev.job = n.no
+	n.events <- ev
+}
+
 func (c *child) write(typ byte, body []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -93,6 +163,9 @@ func (c *child) write(typ byte, body []byte) error {
 
 // event is something the supervising loop must judge or pass on.
 type event struct {
+	job       int // which job of the run (Job.no)
+	req       *rankRequest
+	started   *startNews
 	rank      int // global rank, or -1
 	pid       int
 	host      int
@@ -111,6 +184,20 @@ type event struct {
 	at time.Time
 }
 
+// rankRequest is a rank's request to the launcher (wireup.MsgRequest) and the way
+// back to it.
+type rankRequest struct {
+	id    uint64
+	req   *wireup.Request
+	reply func(body []byte) // sends a wireup.MsgAnswer body to the rank
+}
+
+// startNews is an agent's word that its ranks of a spawned job started, or why not.
+type startNews struct {
+	node int
+	err  string
+}
+
 type abortMsg struct {
 	code int
 	msg  string
@@ -122,7 +209,13 @@ type node struct {
 	spec   *Spec
 	id     string
 	lay    *wireup.Layout // the whole job
-	events chan event
+	events chan event     // one for the whole run: every job's (each event names its job)
+	no     int            // this job's number in the run: 0 for the first, then in the order spawned
+
+	// What the ranks are told beyond the layout: MPI_UNIVERSE_SIZE and, in a spawned
+	// job, the port its parents accept on.
+	universe   int
+	parentPort string
 
 	children []*child
 	ranks    []*child // the local ranks among children
@@ -164,6 +257,10 @@ type agentStats struct{ node, fences, up, down int64 }
 
 // Run runs the job to its end and returns the launcher's exit code. Diagnostics go to
 // spec.Stderr as single lines starting "mpigo: ".
+//
+// The jobs the ranks spawn (spawn.go) are part of the run: Run returns once every
+// process of every job has ended, a failure in any of them stops them all, and the
+// run's exit code is the failure's.
 func Run(spec Spec) int {
 	if spec.Stdout == nil {
 		spec.Stdout = os.Stdout
@@ -174,6 +271,7 @@ func Run(spec Spec) int {
 	if spec.KillGrace == 0 {
 		spec.KillGrace = time.Second
 	}
+	spec.normalize()
 	if err := CheckSettings(&spec); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintf(spec.Stderr, "mpigo: %s\n", line)
@@ -184,23 +282,42 @@ func Run(spec Spec) int {
 		fmt.Fprintf(spec.Stderr, "mpigo: profile directory %s: %v\n", spec.Profile, err)
 		return ExitUsage
 	}
-	j := &Job{node: node{spec: &spec, events: make(chan event, 4*spec.N+16),
-		stdout: &lineWriter{w: spec.Stdout}, stderr: &lineWriter{w: spec.Stderr}}}
-	defer j.cleanup()
+	j := &Job{node: node{spec: &spec, events: make(chan event, 4*spec.N+16), universe: universeOf(&spec),
+		stdout: &lineWriter{w: spec.Stdout}, stderr: &lineWriter{w: spec.Stderr}}, names: newNames()}
+	j.all = []*Job{j}
+	defer j.cleanupAll()
 	return j.run()
 }
 
-// Job is the launcher's view of a run: it judges every rank's end.
+// Job is the launcher's view of one job of the run: it judges every rank's end. The
+// first job (started by Run) also supervises the run: its loop judges every job's
+// events and serves the ranks' requests.
 type Job struct {
 	node
 	exited     int
 	finished   []bool
 	agentsGone int
 	queried    bool // the ranks were asked where they are (profile.go)
-	// sigs receives the signals that stop the job, from the start of run to its
+	// sigs receives the signals that stop the run, from the start of run to its
 	// end: the start, the main loop and the stop (reapAll) each watch it, so that a
 	// signal ends the launcher at any moment.
 	sigs chan os.Signal
+
+	// The supervisor's: every job of the run by number (all[0] is the first), and
+	// the name service its ranks publish in.
+	all   []*Job
+	names *names
+
+	// A spawned job's: who spawned it, for diagnostics ("rank 0 of the first job"),
+	// and whether its start failed (its ranks are being killed; their ends are not
+	// failures).
+	spawner string
+	aborted bool
+	// A spawned job started through agents answers its spawn when every host has said
+	// its ranks started (startNews): the request, the answer so far, the hosts to hear.
+	pending  *rankRequest
+	pendErrs []string
+	started  map[int]bool // the nodes whose ranks started
 }
 
 func (n *node) diag(format string, a ...any) {
@@ -221,29 +338,23 @@ func (j *Job) run() int {
 	defer signal.Stop(j.sigs)
 
 	if len(j.spec.Hosts) == 0 {
-		host, _ := os.Hostname()
-		if host == "" {
-			host = "localhost"
-		}
-		j.lay = &wireup.Layout{NodeOf: make([]int32, j.spec.N), Hosts: []string{host}}
-		spans := make([]wireup.Span, j.spec.N)
-		for r := range spans {
-			spans[r] = j.lay.RankSpan(r)
-		}
-		j.coll = wireup.NewCollector(j.lay, spans)
-		j.done = (*wireup.Collector).Result
+		j.layLocal()
 		for r := 0; r < j.spec.N; r++ {
 			if code, stop := j.interruptedStarting(); stop {
 				return code
 			}
-			if err := j.startRank(r, r, j.stdout, j.stderr, rankTag(j.spec.TagOutput, r)); err != nil {
+			if err := j.startRank(r, r, j.stdout, j.stderr, j.tag(r)); err != nil {
 				j.diag("cannot start rank %d of %d (%s): %v%s; stopping the %d ranks started",
-					r, j.spec.N, j.spec.Program, err, startHint(err), r)
+					r, j.spec.N, j.spec.Apps[j.spec.appOf(r)].Program, err, startHint(err), r)
 				return j.fail(1)
 			}
 		}
-	} else if code, ok := j.startAgents(); !ok {
-		return code
+	} else if usage, err := j.startAgents(); err != nil {
+		j.diag("%v", err)
+		if usage {
+			return ExitUsage
+		}
+		return j.fail(1)
 	}
 	var timeout <-chan time.Time
 	if j.spec.Timeout > 0 {
@@ -253,27 +364,80 @@ func (j *Job) run() int {
 	}
 	defer j.printStats()
 	defer j.endProfile()
-	for j.exited < j.spec.N {
+	for !j.allEnded() {
 		select {
 		case ev := <-j.events:
+			if ev.req != nil {
+				j.serve(ev)
+				continue
+			}
 			if code, stop := j.judge(ev); stop {
 				return code
 			}
 		case s := <-j.sigs:
 			sig := s.(syscall.Signal)
 			j.explain(fmt.Sprintf("received %v", sig))
-			j.diag("received %v; forwarding it to %d ranks", sig, j.spec.N-j.exited)
-			j.signalAll(sig)
+			j.diag("received %v; forwarding it to %d ranks", sig, j.running())
+			j.signalJobs(sig)
 			j.reapAll(sig, time.Time{})
 			return 128 + int(sig)
 		case <-timeout:
 			j.explain(fmt.Sprintf("the job timed out after %v", j.spec.Timeout))
-			j.diag("job timed out after %v; stopping %d ranks", j.spec.Timeout, j.spec.N-j.exited)
+			j.diag("job timed out after %v; stopping %d ranks", j.spec.Timeout, j.running())
 			return j.fail(ExitTimeout)
 		}
 	}
-	j.drainOutput()
+	for _, jb := range j.all {
+		jb.drainOutput()
+	}
 	return 0
+}
+
+// layLocal lays the job out on this machine alone, each rank a child of the collector.
+func (j *Job) layLocal() {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "localhost"
+	}
+	j.lay = &wireup.Layout{NodeOf: make([]int32, j.spec.N), Hosts: []string{host}}
+	spans := make([]wireup.Span, j.spec.N)
+	for r := range spans {
+		spans[r] = j.lay.RankSpan(r)
+	}
+	j.coll = wireup.NewCollector(j.lay, spans)
+	j.done = (*wireup.Collector).Result
+}
+
+// ended says whether every process of this job has been reported gone.
+func (j *Job) ended() bool {
+	if j.aborted {
+		// Only what was started: its local ranks, or its agents (and their ranks).
+		if len(j.agents) > 0 {
+			return j.agentsGone == len(j.agents)
+		}
+		return j.exited >= len(j.ranks)
+	}
+	return j.exited >= j.spec.N
+}
+
+func (j *Job) allEnded() bool {
+	for _, jb := range j.all {
+		if !jb.ended() {
+			return false
+		}
+	}
+	return true
+}
+
+// running counts the ranks of the run not yet ended.
+func (j *Job) running() int {
+	n := 0
+	for _, jb := range j.all {
+		if !jb.aborted {
+			n += jb.spec.N - jb.exited
+		}
+	}
+	return n
 }
 
 // interruptedStarting, between two starts, stops the ranks started so far if a
@@ -283,7 +447,7 @@ func (j *Job) interruptedStarting() (int, bool) {
 	case s := <-j.sigs:
 		sig := s.(syscall.Signal)
 		j.diag("received %v while starting the job; stopping the %d ranks started", sig, len(j.ranks))
-		j.signalAll(sig)
+		j.signalJobs(sig)
 		j.reapAll(sig, time.Time{})
 		return 128 + int(sig), true
 	default:
@@ -305,16 +469,59 @@ func startHint(err error) string {
 }
 
 func (j *Job) hostName(h int) string {
-	if h >= 0 && h < len(j.lay.Hosts) {
+	if j.lay != nil && h >= 0 && h < len(j.lay.Hosts) {
 		return j.lay.Hosts[h]
 	}
 	return "?"
 }
 
-// judge decides what an event means for the job: whether to stop it, and with what code.
+// rankName names a rank of this job for a diagnostic: "rank 2 (pid 4711, host h)",
+// and for a spawned job which one and whose spawn it was.
+func (j *Job) rankName(rank, pid, host int) string {
+	where := fmt.Sprintf("pid %d, host %s", pid, j.hostName(host))
+	if j.no == 0 {
+		return fmt.Sprintf("rank %d (%s)", rank, where)
+	}
+	prog := "?"
+	if rank >= 0 && rank < j.spec.N {
+		prog = j.spec.Apps[j.spec.appOf(rank)].Program
+	}
+	return fmt.Sprintf("rank %d of spawned job %d (%s, spawned by %s; %s)", rank, j.no, prog, j.spawner, where)
+}
+
+// jobName names job number no for a diagnostic.
+func jobName(no int) string {
+	if no == 0 {
+		return "the first job"
+	}
+	return fmt.Sprintf("spawned job %d", no)
+}
+
+// judge decides what an event means for the run: whether to stop it, and with what code.
 func (j *Job) judge(ev event) (int, bool) {
-	who := func() string {
-		return fmt.Sprintf("rank %d (pid %d, host %s)", ev.rank, ev.pid, j.hostName(ev.host))
+	if ev.job < 0 || ev.job >= len(j.all) {
+		return 0, false
+	}
+	jb := j.all[ev.job]
+	who := func() string { return jb.rankName(ev.rank, ev.pid, ev.host) }
+	switch {
+	case ev.started != nil:
+		jb.hostStarted(ev.started)
+		return 0, false
+	case ev.lost != nil && jb.pending != nil && !jb.subtreeStarted(ev.lost):
+		jb.abortStart(fmt.Sprintf("lost the agent on host %s (%v) before the processes started", jb.hostName(ev.lost.host), exitOf(ev.lost)))
+	}
+	if jb.aborted {
+		// A spawned job whose start failed: its processes are being killed, and the
+		// spawn's answer already said why.
+		switch {
+		case ev.exited && ev.rank >= 0 && ev.rank < len(jb.finished) && !jb.finished[ev.rank]:
+			jb.finished[ev.rank] = true
+			jb.exited++
+		case ev.lost != nil:
+			jb.agentsGone++
+		}
+		return 0, false
 	}
 	switch {
 	case ev.abort != nil:
@@ -324,40 +531,47 @@ func (j *Job) judge(ev event) (int, bool) {
 		j.diag("%s: %v; stopping the job", who(), ev.err)
 		return j.fail(1), true
 	case ev.failure != "":
+		if jb.no > 0 {
+			ev.failure = jobName(jb.no) + " (spawned by " + jb.spawner + "): " + ev.failure
+		}
 		j.diag("%s; stopping the job", ev.failure)
 		return j.fail(1), true
 	case ev.lost != nil:
-		j.agentsGone++
+		jb.agentsGone++
 		for _, r := range ev.lost.spanRanks {
-			if !j.finished[r] {
-				j.diag("lost the agent on host %s (%v) with ranks still running; stopping the job",
-					j.hostName(ev.lost.host), exitOf(ev.lost))
+			if !jb.finished[r] {
+				of := ""
+				if jb.no > 0 {
+					of = " of " + jobName(jb.no)
+				}
+				j.diag("lost the agent on host %s (%v) with ranks%s still running; stopping the job",
+					jb.hostName(ev.lost.host), exitOf(ev.lost), of)
 				return j.fail(1), true
 			}
 		}
 		return 0, false
 	case ev.exited:
-		if ev.rank < 0 || ev.rank >= len(j.finished) || j.finished[ev.rank] {
+		if ev.rank < 0 || ev.rank >= len(jb.finished) || jb.finished[ev.rank] {
 			return 0, false
 		}
-		j.finished[ev.rank] = true
-		j.exited++
+		jb.finished[ev.rank] = true
+		jb.exited++
 		code, why := exitCode(ev)
 		if code == 0 {
 			return 0, false
 		}
-		if j.exited < j.spec.N {
+		if !j.allEnded() {
 			why += "; stopping the job"
 		}
 		j.diag("%s %s", who(), why)
 		j.flushRanks()
-		j.signalAll(syscall.SIGTERM)
+		j.signalJobs(syscall.SIGTERM)
 		if first, ok := j.reapAll(syscall.SIGTERM, ev.at); ok {
 			// Another rank ended with an error of its own before this one, which
 			// probably failed because of it (a survivor that saw its peer gone): the
-			// job ends with the first failure's code.
+			// run ends with the first failure's code.
 			c, why := exitCode(first)
-			j.diag("rank %d (pid %d, host %s) %s before it; the job ends with its code", first.rank, first.pid, j.hostName(first.host), why)
+			j.diag("%s %s before it; the job ends with its code", j.all[first.job].rankName(first.rank, first.pid, first.host), why)
 			code = c
 		}
 		return code, true
@@ -406,12 +620,19 @@ func exitCode(ev event) (int, string) {
 	return 0, ""
 }
 
-// fail stops the job after a failure and returns code once every rank is gone.
+// fail stops the run after a failure and returns code once every rank is gone.
 func (j *Job) fail(code int) int {
 	j.flushRanks()
-	j.signalAll(syscall.SIGTERM)
+	j.signalJobs(syscall.SIGTERM)
 	j.reapAll(syscall.SIGTERM, time.Time{})
 	return code
+}
+
+// signalJobs sends sig to every job of the run.
+func (j *Job) signalJobs(sig syscall.Signal) {
+	for _, jb := range j.all {
+		jb.signalAll(sig)
+	}
 }
 
 // signalAll sends sig to every local rank's process group and every agent (which pass
@@ -433,53 +654,80 @@ func (n *node) signalAll(sig syscall.Signal) {
 	}
 }
 
-// reapAll waits until every rank started has been reported gone and every agent has
-// ended, then kills whatever the ranks left in their process groups; a signal to the
-// launcher meanwhile kills them at once. sent is the signal the
-// job was stopped with: a rank found killed by another one (a SIGKILL before the
-// stop's own) died on its own, perhaps before the failure that stopped the job (its
+// stopping says whether the reaping loop still waits for job jb: for each agent's end
+// when it has agents (a subtree whose agent is gone has no ranks left: they die with
+// their parent, reported or not), else for each local rank's exit.
+func (jb *Job) stopping() bool {
+	if len(jb.agents) > 0 {
+		return jb.agentsGone < len(jb.agents)
+	}
+	return jb.exited < len(jb.ranks)
+}
+
+// reapAll waits until every rank of every job started has been reported gone and
+// every agent has ended, then kills whatever the ranks left in their process groups;
+// a signal to the launcher meanwhile kills them at once. sent is the signal the
+// run was stopped with: a rank found killed by another one (a SIGKILL before the
+// stop's own) died on its own, perhaps before the failure that stopped the run (its
 // end and a survivor's reach the launcher in either order), so it is reported too.
-// With stopAt (when the launcher saw the rank whose failure stopped the job end), it
+// With stopAt (when the launcher saw the rank whose failure stopped the run end), it
 // also returns the earliest local rank that exited with an error code before then.
+// Requests that come meanwhile are refused.
 func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bool) {
-	// With agents, the last word is each agent's end: a subtree whose agent is gone has
-	// no ranks left (they die with their parent), reported or not. Without agents, each
-	// local rank's exit.
-	agentsLeft := len(j.agents) - j.agentsGone
-	for agentsLeft > 0 || len(j.agents) == 0 && j.exited < len(j.ranks) {
+	for {
+		left := false
+		for _, jb := range j.all {
+			left = left || jb.stopping()
+		}
+		if !left {
+			break
+		}
 		var ev event
 		select {
 		case ev = <-j.events:
 		case s := <-j.sigs:
 			if !j.killing.Load() {
 				j.diag("received %v while stopping the job; killing its ranks", s)
-				j.signalAll(syscall.SIGKILL)
+				j.signalJobs(syscall.SIGKILL)
 			}
 			continue
 		}
+		if ev.job < 0 || ev.job >= len(j.all) {
+			continue
+		}
+		jb := j.all[ev.job]
 		switch {
-		case ev.exited && ev.rank >= 0 && ev.rank < len(j.finished) && !j.finished[ev.rank]:
-			j.finished[ev.rank] = true
-			j.exited++
-			if ws := ev.status; ws.Signaled() && ws.Signal() != sent && (ws.Signal() != syscall.SIGKILL || !j.killing.Load()) {
+		case ev.req != nil:
+			ev.req.reply(wireup.EncodeAnswer(ev.req.id, &wireup.Answer{Err: "the mpigo run is stopping"}))
+		case ev.started != nil && jb.pending != nil:
+			jb.abortStart("the mpigo run is stopping")
+		case ev.exited && ev.rank >= 0 && ev.rank < len(jb.finished) && !jb.finished[ev.rank]:
+			jb.finished[ev.rank] = true
+			jb.exited++
+			if ws := ev.status; !jb.aborted && ws.Signaled() && ws.Signal() != sent && (ws.Signal() != syscall.SIGKILL || !jb.killing.Load()) {
 				_, why := exitCode(ev)
-				j.diag("rank %d (pid %d, host %s) also %s", ev.rank, ev.pid, j.hostName(ev.host), why)
+				j.diag("%s also %s", jb.rankName(ev.rank, ev.pid, ev.host), why)
 			}
-			if ws := ev.status; ws.Exited() && ws.ExitStatus() != 0 && !stopAt.IsZero() && !ev.at.IsZero() &&
+			if ws := ev.status; !jb.aborted && ws.Exited() && ws.ExitStatus() != 0 && !stopAt.IsZero() && !ev.at.IsZero() &&
 				ev.at.Before(stopAt) && (!ok || ev.at.Before(first.at)) {
 				first, ok = ev, true
 			}
 		case ev.lost != nil:
-			agentsLeft--
+			jb.agentsGone++
 		}
 	}
-	if j.killer != nil {
-		j.killer.Stop()
+	for _, jb := range j.all {
+		if jb.pending != nil {
+			jb.abortStart("the mpigo run is stopping")
+		}
+		if jb.killer != nil {
+			jb.killer.Stop()
+		}
+		for _, r := range jb.ranks {
+			syscall.Kill(-r.pid, syscall.SIGKILL)
+		}
+		jb.drainOutput()
 	}
-	for _, r := range j.ranks {
-		syscall.Kill(-r.pid, syscall.SIGKILL)
-	}
-	j.drainOutput()
 	return first, ok
 }
 
@@ -523,7 +771,9 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	defer outW.Close()
 	defer errW.Close()
 
-	cmd := exec.Command(n.spec.Program, n.spec.Args...)
+	app := &n.spec.Apps[n.spec.appOf(r)]
+	cmd := exec.Command(app.Program, app.Args...)
+	cmd.Dir = app.Dir
 	cmd.Env = n.rankEnv(r)
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3
 	cmd.Stdout, cmd.Stderr = outW, errW
@@ -573,7 +823,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 			ev.pid = c.mpiPid
 		}
 		n.fmu.Unlock()
-		n.events <- ev
+		n.emit(ev)
 	}()
 	return nil
 }
@@ -620,6 +870,11 @@ func (n *node) rankEnv(r int) []string {
 		wireup.EnvNodeMap+"="+n.lay.EncodeNodeMap(),
 		wireup.EnvHosts+"="+strings.Join(n.lay.Hosts, ","),
 		wireup.EnvFD+"=3",
+		wireup.EnvAppNum+"="+strconv.Itoa(n.spec.appOf(r)),
+		wireup.EnvUniverseSize+"="+strconv.Itoa(n.universe),
+		// Always set, empty when not spawned: a launcher started by a spawned rank
+		// must not pass its parent's port on to its own ranks.
+		wireup.EnvParentPort+"="+n.parentPort,
 	)
 	if len(n.spec.Settings) > 0 {
 		var names []string
@@ -661,19 +916,36 @@ func (n *node) serveRank(c *child) {
 			n.fmu.Lock()
 			c.abort = ab
 			n.fmu.Unlock()
-			n.events <- event{rank: c.rank, pid: c.pid, host: c.host, abort: ab}
+			n.emit(event{rank: c.rank, pid: c.pid, host: c.host, abort: ab})
 		case wireup.MsgFinalize:
 			n.fmu.Lock()
 			c.finalized = true
 			n.fmu.Unlock()
 		case wireup.MsgReport, wireup.MsgState:
 			n.answered(c.rank, typ, body)
+		case wireup.MsgRequest:
+			n.request(c.rank, body, func(b []byte) { c.write(wireup.MsgAnswer, b) })
 		default:
-			n.events <- event{rank: c.rank, pid: c.pid, host: c.host,
-				err: fmt.Errorf("sent an unknown wire-up message type %d", typ)}
+			n.emit(event{rank: c.rank, pid: c.pid, host: c.host,
+				err: fmt.Errorf("sent an unknown wire-up message type %d", typ)})
 			return
 		}
 	}
+}
+
+// request passes a rank's request (a MsgRequest body) to the supervising loop, with
+// reply to answer it; in an agent, up to the launcher with the rank.
+func (n *node) request(rank int, body []byte, reply func([]byte)) {
+	if n.rankNews != nil {
+		n.rankNews(rank, wireup.MsgRequest, body)
+		return
+	}
+	id, req, err := wireup.DecodeRequest(body)
+	if err != nil {
+		reply(wireup.EncodeAnswer(id, &wireup.Answer{Err: err.Error()}))
+		return
+	}
+	n.emit(event{rank: rank, req: &rankRequest{id: id, req: req, reply: reply}})
 }
 
 // fence records child c's contribution; the last one completes the fence.
@@ -686,7 +958,7 @@ func (n *node) fence(c *child, body []byte) {
 	}
 	n.fmu.Unlock()
 	if err != nil {
-		n.events <- event{rank: c.rank, pid: c.pid, host: c.host, err: fmt.Errorf("bad fence message: %v", err)}
+		n.emit(event{rank: c.rank, pid: c.pid, host: c.host, err: fmt.Errorf("bad fence message: %v", err)})
 		return
 	}
 	if msg == nil {
@@ -711,6 +983,14 @@ func (n *node) down(msg []byte) {
 	for _, c := range n.children {
 		c.write(wireup.MsgFenceDn, msg)
 	}
+}
+
+// cleanupAll removes what the run's jobs may have left, and the names they published.
+func (j *Job) cleanupAll() {
+	for _, jb := range j.all {
+		jb.cleanup()
+	}
+	j.names.removeAll()
 }
 
 // cleanup removes what the job may have left: connections and shared-memory files.

@@ -79,6 +79,15 @@ func forward(r io.Reader, lw *lineWriter, tag string, watch func(lines []byte)) 
 	}
 }
 
+// tag is the prefix of rank r's lines under --tag-output: "[r] " in the first job,
+// "[k:r] " in spawned job k.
+func (n *node) tag(r int) string {
+	if !n.spec.TagOutput || n.no == 0 {
+		return rankTag(n.spec.TagOutput, r)
+	}
+	return "[" + strconv.Itoa(n.no) + ":" + strconv.Itoa(r) + "] "
+}
+
 // rankTag is the prefix of rank r's lines under --tag-output.
 func rankTag(on bool, r int) string {
 	if !on {

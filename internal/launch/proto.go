@@ -24,13 +24,14 @@ const (
 	msgQuery   byte = 23 // down: ask every rank of the subtree where it is (wireup.MsgQuery)
 	msgRank    byte = 24 // up: rank (uvarint), wire-up type (MsgState or MsgReport), the rank's message
 	msgAsked   byte = 25 // up: an agent's answer to msgQuery: its node id, then the ranks it asked (uvarints)
+	msgAnswer  byte = 26 // down: rank (uvarint), then a wireup.MsgAnswer body for it (its request went up as msgRank)
+	msgStarted byte = 27 // up, a spawned job's agents: node id (uvarint), what kept its ranks from starting ("": they started)
 )
 
 // agentSpec is what an agent needs to run its part of the job.
 type agentSpec struct {
 	JobID     string
-	Program   string
-	Args      []string
+	Apps      []App // the programs; Hosts are not sent (the layout says where each rank runs)
 	Env       []string
 	Settings  map[string]string
 	NodeMap   string // the whole job's layout
@@ -40,6 +41,9 @@ type agentSpec struct {
 	Agent     []string // the launch agent command (ssh, or --launch-agent)
 	AgentPath string   // the mpigo binary to run as agent on the children
 	KillGrace int64    // nanoseconds
+
+	Universe   int    // MPI_UNIVERSE_SIZE
+	ParentPort string // a spawned job's: the port its ranks connect to
 }
 
 func writeJSON(w io.Writer, typ byte, v any) error {

@@ -51,3 +51,10 @@ func (s *singleton) Get(sc Scope, k Key, r int) ([]byte, bool) {
 	v, ok := s.vals[[2]int{int(sc), int(k)}]
 	return v, ok
 }
+
+// A singleton's universe is itself: MPI_UNIVERSE_SIZE is 1, its program is
+// application 0, and it has no parent. It cannot spawn (there is no process manager
+// to start processes) and has no name service.
+func (s *singleton) UniverseSize() (int, bool) { return 1, true }
+func (s *singleton) AppNum() (int, bool)       { return 0, true }
+func (s *singleton) ParentPort() string        { return "" }

@@ -54,6 +54,14 @@ type Client struct {
 	finalized bool
 	onLost    func(err error) // OnLost's function
 	onQuery   func() []byte   // OnQuery's function
+
+	// Requests out to the launcher (dynamic.go), by id, under mu.
+	nextID  uint64
+	waiting map[uint64]chan *Answer
+
+	// The job's facts from the environment (jobFacts); -1: not told.
+	parentPort       string
+	appnum, universe int
 }
 
 // FromEnv returns a client if this process was started by mpigo's launcher, (nil, nil)
@@ -90,13 +98,18 @@ func FromEnv() (*Client, error) {
 		return nil, fmt.Errorf("mpigo launcher environment: %s=%d is not an open file", EnvFD, fd)
 	}
 	closeOnExec(fd)
-	return NewClient(f, rank, lay, os.Getenv(EnvJobID)), nil
+	c := NewClient(f, rank, lay, os.Getenv(EnvJobID))
+	if err := c.jobFacts(); err != nil {
+		c.conn.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // NewClient makes a client for rank over conn; it starts reading conn at once.
 func NewClient(conn io.ReadWriteCloser, rank int, lay *Layout, jobID string) *Client {
 	c := &Client{rank: rank, size: lay.Size(), lay: lay, jobID: jobID, conn: conn,
-		down: make(chan []byte, 1), dead: make(chan struct{})}
+		down: make(chan []byte, 1), dead: make(chan struct{}), appnum: -1, universe: -1}
 	c.local, c.nlocal = lay.LocalRank(rank)
 	go c.read()
 	return c
@@ -130,6 +143,8 @@ func (c *Client) read() {
 		switch typ {
 		case MsgFenceDn:
 			c.down <- append([]byte(nil), body...)
+		case MsgAnswer:
+			c.answer(body)
 		case MsgError:
 			c.die(errors.New(string(body)))
 			return

@@ -15,4 +15,7 @@
 //   - Nodes have numeric ids; host names are kept for error messages only.
 //   - A Collector aggregates a set of children (ranks, or agents for whole nodes) into one
 //     message for its parent, so a per-node agent fits between ranks and the root.
+//   - Beyond the fence, a rank's requests to its launcher (spawn, the name service) go up
+//     with an id and come back with it (dynamic.go), so the Client implements
+//     pm.Spawner, pm.NameService and pm.JobInfo.
 package wireup

@@ -9,15 +9,17 @@ import (
 
 // Message types. Up: rank (or agent) to launcher; down: launcher to rank.
 const (
-	MsgHello    byte = 1 // up: pid (uvarint); the rank has called Init
-	MsgFenceUp  byte = 2 // up: a Contribution (see encode.go)
-	MsgFenceDn  byte = 3 // down: the fence's result (see encode.go)
-	MsgAbort    byte = 4 // up: code (varint), message (rest)
-	MsgFinalize byte = 5 // up: the rank finished cleanly
-	MsgError    byte = 6 // down: the job is failing; text follows
-	MsgQuery    byte = 7 // down: where is the rank? It flushes its profile and answers MsgState
-	MsgState    byte = 8 // up: the answer to MsgQuery (JSON: internal/prof.Answer)
-	MsgReport   byte = 9 // up, before MsgFinalize: the rank's account (JSON: internal/prof.Report)
+	MsgHello    byte = 1  // up: pid (uvarint); the rank has called Init
+	MsgFenceUp  byte = 2  // up: a Contribution (see encode.go)
+	MsgFenceDn  byte = 3  // down: the fence's result (see encode.go)
+	MsgAbort    byte = 4  // up: code (varint), message (rest)
+	MsgFinalize byte = 5  // up: the rank finished cleanly
+	MsgError    byte = 6  // down: the job is failing; text follows
+	MsgQuery    byte = 7  // down: where is the rank? It flushes its profile and answers MsgState
+	MsgState    byte = 8  // up: the answer to MsgQuery (JSON: internal/prof.Answer)
+	MsgReport   byte = 9  // up, before MsgFinalize: the rank's account (JSON: internal/prof.Report)
+	MsgRequest  byte = 10 // up: id (uvarint), a Request (JSON; dynamic.go)
+	MsgAnswer   byte = 11 // down: the request's id (uvarint), an Answer (JSON)
 )
 
 // maxFrame bounds a frame: a fence at 16,384 ranks with a few hundred bytes each is

@@ -26,6 +26,8 @@ type dialect interface {
 	abort(code int, msg string) error
 	finalize() error
 	jobID() string
+	// universeSize is the server's universe size, or -1 when it gives none.
+	universeSize() int
 	// chunk is the longest value text one put may carry.
 	chunk() int
 }
@@ -131,8 +133,21 @@ func (c *Client) JobID() string { return c.jobID }
 // Version is the PMI protocol version spoken: 1 or 2.
 func (c *Client) Version() int { return c.version }
 
-// AppNum is the process manager's application number (-1 if it gave none).
-func (c *Client) AppNum() int { return c.appnum }
+// AppNum is the process manager's application number (MPI_APPNUM): false when it
+// gave none (Slurm answers -1).
+func (c *Client) AppNum() (int, bool) { return c.appnum, c.appnum >= 0 }
+
+// UniverseSize is the number of processes the process manager says the job may hold
+// (MPI_UNIVERSE_SIZE): PMI-1's get_universe_size, PMI-2's job attribute universeSize;
+// false when the server gives none.
+func (c *Client) UniverseSize() (int, bool) {
+	n := c.d.universeSize()
+	return n, n > 0
+}
+
+// ParentPort is always "": mpigo starts no job under PMI (it neither spawns nor
+// is spawned there), so the Client implements pm.JobInfo but not pm.Spawner.
+func (c *Client) ParentPort() string { return "" }
 
 // HostName names a node for people. PMI says which ranks share a node, not the
 // node's name, so only this rank's own node (and all of them when the node map came
@@ -500,3 +515,7 @@ func (c *Client) Finalize() error {
 	}
 	return err
 }
+
+// The PMI client tells the job's facts; spawning and the name service are refused by
+// the device under PMI (Hydra's and Slurm's PMI-2 spawn are not spoken).
+var _ pm.JobInfo = (*Client)(nil)

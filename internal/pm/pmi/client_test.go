@@ -62,6 +62,9 @@ func TestFakeJobs(t *testing.T) {
 						err = checkLayout(c, r, tc.size, tc.nodes, j.nodeOf)
 					}
 					if err == nil {
+						err = checkJobInfo(c, tc.size, tc.version == 1 && tc.st != slurm)
+					}
+					if err == nil {
 						err = exercise(c)
 					}
 					if err == nil {
@@ -79,6 +82,29 @@ func TestFakeJobs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkJobInfo checks what the client says of the job beyond its ranks: the fake
+// servers give the job's size as its universe size, and an appnum of 0 (Hydra's
+// PMI-1) or -1 (Slurm, and every fake PMI-2 server), which is no appnum.
+func checkJobInfo(c *Client, size int, hasAppnum bool) error {
+	var ji pm.JobInfo = c
+	if n, ok := ji.UniverseSize(); !ok || n != size {
+		return fmt.Errorf("UniverseSize() = %d, %v; want %d, true", n, ok, size)
+	}
+	if n, ok := ji.AppNum(); ok != hasAppnum || ok && n != 0 {
+		return fmt.Errorf("AppNum() = %d, %v; want 0, %v", n, ok, hasAppnum)
+	}
+	if p := ji.ParentPort(); p != "" {
+		return fmt.Errorf("ParentPort() = %q; want none under PMI", p)
+	}
+	if _, ok := ji.(pm.Spawner); ok {
+		return fmt.Errorf("the PMI client claims to spawn")
+	}
+	if _, ok := ji.(pm.NameService); ok {
+		return fmt.Errorf("the PMI client claims a name service")
+	}
+	return nil
 }
 
 func checkLayout(c *Client, rank, size, nodes int, nodeOf []int32) error {

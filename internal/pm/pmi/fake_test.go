@@ -363,7 +363,9 @@ func (j *fakeJob) pmi2(conn net.Conn, br *bufio.Reader, rank int) error {
 		case "job-getid":
 			reply = "cmd=job-getid-response;rc=0;jobid=" + j.kvsname() + ";"
 		case "info-getjobattr":
-			if v, ok := j.lookup(key); ok && key == "PMI_process_mapping" {
+			if key == "universeSize" {
+				reply = "cmd=info-getjobattr-response;rc=0;found=TRUE;value=" + strconv.Itoa(j.size) + ";"
+			} else if v, ok := j.lookup(key); ok && key == "PMI_process_mapping" {
 				reply = "cmd=info-getjobattr-response;rc=0;found=TRUE;value=" + v + ";"
 			} else {
 				reply = "cmd=info-getjobattr-response;rc=0;found=FALSE;"

@@ -272,6 +272,9 @@ func (w *pmi1) finalize() error {
 
 func (w *pmi1) jobID() string { return w.kvs }
 
+// universeSize is what get_universe_size answered at start.
+func (w *pmi1) universeSize() int { return w.universe }
+
 // chunk is the longest value text sent in one put: the server's vallen_max, and short
 // enough that the whole put line stays under Slurm's 1024-byte read with mpigo's longest
 // key (maxKeyLen).

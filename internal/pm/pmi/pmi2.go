@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -17,6 +18,11 @@ type pmi2 struct {
 	appnum       int
 	jobid        string // job-getid's answer: the KVS's name
 	mapping      string
+
+	// The job attribute universeSize, asked for on first use only: most jobs never
+	// read MPI_UNIVERSE_SIZE, and Init should not pay a round trip for it.
+	univOnce sync.Once
+	universe int
 }
 
 // pmi2Chunk is the longest value text sent in one command: both Slurm and MPICH's
@@ -231,3 +237,21 @@ func (w *pmi2) finalize() error {
 
 func (w *pmi2) jobID() string { return w.jobid }
 func (w *pmi2) chunk() int    { return pmi2Chunk }
+
+// universeSize asks the server once for the job attribute universeSize (PMI-2's
+// name for it); -1 when it has none or the exchange fails.
+func (w *pmi2) universeSize() int {
+	w.univOnce.Do(func() {
+		w.universe = -1
+		f, err := w.call("info-getjobattr", "key=universeSize;", " for key universeSize", w.l.timeout)
+		if err != nil || !found(f) {
+			return
+		}
+		if v, _ := f.get("value"); v != "" {
+			if n, err := strconv.Atoi(v); err == nil {
+				w.universe = n
+			}
+		}
+	})
+	return w.universe
+}
