@@ -227,6 +227,7 @@ func Finalize(before func() error) error {
 		// which the agreement reports too.
 		eng.FlushAllBuffers()
 	}
+	finishConnected("Finalize")
 	canFence := sessions == 0 && !told
 	fence, aerr := agreeEnd("Finalize", canFence)
 	if aerr != nil && err == nil {

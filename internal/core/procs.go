@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/group"
@@ -51,6 +53,7 @@ var dyn struct {
 	refs   []int32          // live communicators naming index World.size+i
 	ports  map[string]*port
 	parent *Comm
+	live   map[*Comm]struct{} // the live communicators with members of other jobs
 }
 
 // rankBell is the doorbell the rank's transports share (startWorld), which the
@@ -198,6 +201,10 @@ func (c *Comm) holdProcs() {
 	dyn.Lock()
 	defer dyn.Unlock()
 	c.eachForeign(func(i int) { dyn.refs[i]++ })
+	if dyn.live == nil {
+		dyn.live = map[*Comm]struct{}{}
+	}
+	dyn.live[c] = struct{}{}
 }
 
 // releaseProcs undoes holdProcs when c is freed.
@@ -208,6 +215,28 @@ func (c *Comm) releaseProcs() {
 	dyn.Lock()
 	defer dyn.Unlock()
 	c.eachForeign(func(i int) { dyn.refs[i]-- })
+	delete(dyn.live, c)
+}
+
+// finishConnected is Finalize's part for other jobs: MPI_Finalize is collective over
+// every process still connected to this one, so each live communicator with members
+// of other jobs is waited on (a barrier over both its groups, in the order of their
+// context ids, which all members share) and then dropped, as Disconnect would. A
+// member found gone ends its communicator's wait with nothing to wait for.
+func finishConnected(op string) {
+	dyn.Lock()
+	var cs []*Comm
+	for c := range dyn.live {
+		cs = append(cs, c)
+	}
+	dyn.Unlock()
+	slices.SortFunc(cs, func(a, b *Comm) int { return cmp.Compare(a.ctx, b.ctx) })
+	for _, c := range cs {
+		if c.DisconnectWait(op) == nil {
+			c.FreeCore(op)
+		}
+	}
+	dropUnused()
 }
 
 // eachForeign calls f with the table position of each foreign member of c. The caller
