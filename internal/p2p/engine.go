@@ -9,15 +9,16 @@
 // engine's resumable pack/unpack cursor); the mpi package adds communicators, rank
 // translation and typed buffers on top.
 //
-// Each peer is routed to the first transport that reaches it, on first use, and gets
-// a protocol selection table computed from its endpoint's cost models (Select; the
-// settings p2p_protocol and eager_limit override it). Where single copy is possible,
-// a message of 32 KiB or more is offered both ways and its receiver chooses between
-// pipeline and get by timing both (adapt.go; p2p_adapt). Messages are matched when their
-// first packet (eager data or a request to send) is handled, in per-peer arrival
-// order, so small and large messages never overtake each other whatever protocol each
-// one takes. The packet kinds and their use of transport.Header are described in
-// packet.go.
+// Peers are the job's world ranks, and after AddPeers the processes of other jobs that
+// the device numbers past them (grow.go). Each peer is routed to the first transport
+// that reaches it, on first use, and gets a protocol selection table computed from its
+// endpoint's cost models (Select; the settings p2p_protocol and eager_limit override
+// it). Where single copy is possible, a message of 32 KiB or more is offered both ways
+// and its receiver chooses between pipeline and get by timing both (adapt.go;
+// p2p_adapt). Messages are matched when their first packet (eager data or a request to
+// send) is handled, in per-peer arrival order, so small and large messages never
+// overtake each other whatever protocol each one takes. The packet kinds and their use
+// of transport.Header are described in packet.go.
 //
 // Concurrency: every method is safe for concurrent use (MPI_THREAD_MULTIPLE). One
 // mutex guards the engine's state and serialises every call into the transports, so

@@ -15,10 +15,15 @@
 // makes 32 random bytes and puts them, so the secret crosses the same fence as the
 // addresses; a launcher that sets the secret itself takes precedence.
 //
+// A transport made by Open instead (open mode, open.go) reaches processes of other
+// jobs: it needs no process manager, listens and accepts at once, and reaches exactly
+// the peers added with Add, each with its Card.
+//
 // # Connections
 //
 // Each rank dials each peer it sends to, lazily, on the first Endpoint(peer); it reads
-// from the connections its peers dialled to it. So every ordered pair of ranks has its
+// from the connections its peers dialled to it, and a packet's Header.Src is the peer
+// whose stream carried it (whatever its sender wrote there). So every ordered pair of ranks has its
 // own one-way stream: per-peer order is TCP's order, and two ranks that dial each other
 // at once need no tie-break. Every connection starts with a challenge-response handshake
 // (handshake.go) proving that both sides know the job secret; the acceptor refuses
