@@ -228,18 +228,30 @@ func (t *Transport) accept(c net.Conn) {
 		c.Close()
 		return
 	}
-	if _, err := c.Write([]byte{accepted}); err != nil {
-		c.Close()
-		return
-	}
-	fd, err := rawFD(c)
-	if err != nil {
-		t.refuse.add(nil, err)
+	fd, ok := t.acknowledge(c)
+	if !ok {
 		return
 	}
 	if err := t.addRecv(l, fd); err != nil {
 		t.refuse.add(nil, err)
 	}
+}
+
+// acknowledge tells the dialer that its stream is accepted and takes the socket out of
+// Go's network poller (rawFD). It reports false, the connection closed, if either
+// fails.
+func (t *Transport) acknowledge(c net.Conn) (int, bool) {
+	addr := c.RemoteAddr()
+	if _, err := c.Write([]byte{accepted}); err != nil {
+		c.Close()
+		return -1, false
+	}
+	fd, err := rawFD(c)
+	if err != nil {
+		t.refuse.add(addr, err)
+		return -1, false
+	}
+	return fd, true
 }
 
 // refusals keeps the last few refused connections, for diagnostics and tests.

@@ -228,13 +228,8 @@ func (e *endpoint) bye() {
 // from start).
 func (t *Transport) acceptOpen(c net.Conn, from uint64, start time.Time) {
 	addr := c.RemoteAddr()
-	if _, err := c.Write([]byte{accepted}); err != nil {
-		c.Close()
-		return
-	}
-	fd, err := rawFD(c)
-	if err != nil {
-		t.refuse.add(addr, err)
+	fd, ok := t.acknowledge(c)
+	if !ok {
 		return
 	}
 	l := t.awaitAdd(from, start.Add(t.timeout))
