@@ -275,7 +275,7 @@ type card struct {
 
 // The card's encoding: magic "MPGC", version byte, id (8 bytes, little-endian), then
 // secret, host key and each address as a 2-byte length and the bytes, the addresses
-// preceded by their count (1 byte).
+// preceded by their count (2 bytes).
 const (
 	cardMagic   = "MPGC"
 	cardVersion = 1
@@ -290,7 +290,7 @@ func (c *card) encode() []byte {
 	}
 	str(c.secret)
 	str([]byte(c.host))
-	b = append(b, byte(len(c.addrs)))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(c.addrs)))
 	for _, a := range c.addrs {
 		str([]byte(a))
 	}
@@ -325,12 +325,12 @@ func parseCard(b []byte) (*card, error) {
 	}
 	secret, ok1 := str()
 	host, ok2 := str()
-	if !ok1 || !ok2 || len(b) < 1 {
+	if !ok1 || !ok2 || len(b) < 2 {
 		return nil, fmt.Errorf("%w: cut short", errCard)
 	}
 	c.secret, c.host = append([]byte(nil), secret...), string(host)
-	n := int(b[0])
-	b = b[1:]
+	n := int(binary.LittleEndian.Uint16(b))
+	b = b[2:]
 	for range n {
 		a, ok := str()
 		if !ok {
