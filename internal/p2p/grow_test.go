@@ -202,6 +202,42 @@ func TestAddPeersFailed(t *testing.T) {
 	}
 }
 
+// TestAddPeersWhileBusy: the engine grows (AddPeers) and a tool reads its counts
+// while its goroutines send to a peer of another job; nothing is lost (run with -race).
+func TestAddPeersWhileBusy(t *testing.T) {
+	a, b := twoJobs(t, Options{})
+	const n = 300
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range n {
+			noErr(t, a[0].Send(Bytes(pattern(i, 64)), 2, i, 0, Standard))
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := range 100 {
+			noErr(t, a[0].AddPeers(4+i))
+			a[0].TransportStats("tcp")
+		}
+	}()
+	in := make([]byte, 64)
+	for i := range n {
+		st, err := b.Recv(Bytes(in), 1, i, 0)
+		if err != nil || !bytes.Equal(in, pattern(i, 64)) {
+			t.Fatalf("message %d: %+v %v", i, st, err)
+		}
+	}
+	wg.Wait()
+	if a[0].Peers() != 103 {
+		t.Errorf("Peers() = %d after AddPeers(103)", a[0].Peers())
+	}
+	if s := a[0].TransportStats("tcp"); s.Messages != n {
+		t.Errorf("tcp stats %+v, want %d messages", s, n)
+	}
+}
+
 // TestAddPeersErrors: peers past Peers() are out of range until added; AddPeers
 // refuses fewer than the job's ranks and never shrinks.
 func TestAddPeersErrors(t *testing.T) {
