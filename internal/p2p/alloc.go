@@ -92,7 +92,7 @@ func (e *Engine) RecvAlloc(fit []byte, src, tag int, ctx uint32) ([]byte, Status
 // RecvAllocInfo is RecvAlloc answering field by field (as RecvInfo, and for the same
 // reason), for src a rank (not ProcNull) or AnySource and tag a tag or AnyTag.
 func (e *Engine) RecvAllocInfo(fit []byte, src, tag int, ctx uint32) (msg []byte, from, gotTag int, err error) {
-	if (uint(src) >= uint(e.size) && src != AnySource) || (uint(tag) > MaxTag && tag != AnyTag) {
+	if (uint(src) >= uint(e.reach.Load()) && src != AnySource) || (uint(tag) > MaxTag && tag != AnyTag) {
 		if err := e.checkRecv("Recv", src, tag); err != nil {
 			return nil, 0, 0, err
 		}

@@ -9,15 +9,16 @@
 // engine's resumable pack/unpack cursor); the mpi package adds communicators, rank
 // translation and typed buffers on top.
 //
-// Each peer is routed to the first transport that reaches it, on first use, and gets
-// a protocol selection table computed from its endpoint's cost models (Select; the
-// settings p2p_protocol and eager_limit override it). Where single copy is possible,
-// a message of 32 KiB or more is offered both ways and its receiver chooses between
-// pipeline and get by timing both (adapt.go; p2p_adapt). Messages are matched when their
-// first packet (eager data or a request to send) is handled, in per-peer arrival
-// order, so small and large messages never overtake each other whatever protocol each
-// one takes. The packet kinds and their use of transport.Header are described in
-// packet.go.
+// Peers are the job's world ranks, and after AddPeers the processes of other jobs that
+// the device numbers past them (grow.go). Each peer is routed to the first transport
+// that reaches it, on first use, and gets a protocol selection table computed from its
+// endpoint's cost models (Select; the settings p2p_protocol and eager_limit override
+// it). Where single copy is possible, a message of 32 KiB or more is offered both ways
+// and its receiver chooses between pipeline and get by timing both (adapt.go;
+// p2p_adapt). Messages are matched when their first packet (eager data or a request to
+// send) is handled, in per-peer arrival order, so small and large messages never
+// overtake each other whatever protocol each one takes. The packet kinds and their use
+// of transport.Header are described in packet.go.
 //
 // Concurrency: every method is safe for concurrent use (MPI_THREAD_MULTIPLE). One
 // mutex guards the engine's state and serialises every call into the transports, so
@@ -163,7 +164,8 @@ type Engine struct {
 
 	self   int
 	self32 int32
-	size   int
+	size   int          // the job's
+	reach  atomic.Int64 // the peers addressed are [0, reach): the job's ranks, then those of AddPeers
 	trs    []transport.Transport
 	h      transport.Handler // the engine as a packet handler, boxed once
 	armers []Armer
@@ -207,7 +209,10 @@ type Engine struct {
 	// contexts, sent[2*dest+1] on odd ones (core gives each communicator an even
 	// context for its users' messages and the odd one above it for its collectives).
 	// Written under e.mu with idle.Publish, read through Sent from any goroutine.
+	// Peers beyond the job (AddPeers) are counted in far instead, so that sent, which
+	// the record of calls reads in place, keeps its size and address.
 	sent []prof.Link
+	far  atomic.Pointer[farTraffic]
 
 	// What the tool interface reads (tools.go): queue counts, the transport of each
 	// world rank (index in trs plus one; 0 before it is connected) and the rendezvous
@@ -215,7 +220,8 @@ type Engine struct {
 	// watches, and the event log.
 	qst       QueueStats
 	routes    []uint32
-	rdv       []rdvStats
+	rdv       []*rdvStats
+	tv        atomic.Pointer[toolView] // trs and rdv, as TransportStats reads them
 	hwmMu     sync.Mutex
 	hwm       atomic.Pointer[[]*atomic.Uint64]
 	waitWatch atomic.Int32
@@ -245,10 +251,15 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		peers:  make([]*peer, size),
 		sent:   make([]prof.Link, 2*size),
 		routes: make([]uint32, size),
-		rdv:    make([]rdvStats, len(trs)),
 		db:     opts.Doorbell,
 		log:    opts.Events,
 	}
+	e.reach.Store(int64(size))
+	e.far.Store(&farTraffic{})
+	for range trs {
+		e.rdv = append(e.rdv, &rdvStats{})
+	}
+	e.publishTools()
 	if opts.Serialized {
 		e.mu.off.Store(true)
 	}
@@ -303,6 +314,9 @@ func (e *Engine) EagerUpTo(n int64) bool {
 // Rank and Size describe the job the engine belongs to.
 func (e *Engine) Rank() int { return e.self }
 func (e *Engine) Size() int { return e.size }
+
+// Peers is the number of peers the engine addresses: Size, or more after AddPeers.
+func (e *Engine) Peers() int { return int(e.reach.Load()) }
 
 // Doorbell returns the doorbell the engine sleeps on.
 func (e *Engine) Doorbell() transport.Doorbell { return e.db }
@@ -385,8 +399,8 @@ func (e *Engine) connect(p *peer) error {
 
 // Protocols returns the protocol selection table for rank, connecting to it if needed.
 func (e *Engine) Protocols(rank int) (Table, error) {
-	if rank < 0 || rank >= e.size {
-		return Table{}, fmt.Errorf("p2p: Protocols: rank %d out of range [0,%d)", rank, e.size)
+	if n := e.Peers(); rank < 0 || rank >= n {
+		return Table{}, fmt.Errorf("p2p: Protocols: rank %d out of range [0,%d)", rank, n)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -427,7 +441,7 @@ func (e *Engine) queueCtrlHdr(rank int32, h transport.Header) {
 // (where the engine's lock is held): the failure is queued and applied by the next
 // progress step.
 func (e *Engine) PeerFailed(rank int, err error) {
-	if rank < 0 || rank >= e.size {
+	if rank < 0 || rank >= e.Peers() {
 		return
 	}
 	e.failMu.Lock()
@@ -533,7 +547,7 @@ func (e *Engine) Close() error {
 // recorded, or one that a transport that can tell (PeerChecker) reports when asked
 // here, which the engine then records.
 func (e *Engine) PeerErr(rank int) error {
-	if rank < 0 || rank >= e.size || rank == e.self {
+	if rank < 0 || rank >= e.Peers() || rank == e.self {
 		return nil
 	}
 	e.mu.Lock()

@@ -51,8 +51,8 @@ type handler Engine
 // Packet handles one packet; it runs inside a transport's Poll with e.mu held.
 func (h *handler) Packet(hd *transport.Header, payload []byte) {
 	e := (*Engine)(h)
-	if hd.Src < 0 || int(hd.Src) >= e.size {
-		return // not from this job: drop
+	if uint32(hd.Src) >= uint32(e.reach.Load()) {
+		return // from no peer the engine addresses: drop
 	}
 	switch hd.Kind {
 	case kindEager:

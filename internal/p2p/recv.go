@@ -10,8 +10,8 @@ import (
 )
 
 func (e *Engine) checkRecv(op string, src, tag int) error {
-	if src != ProcNull && src != AnySource && (src < 0 || src >= e.size) {
-		return fmt.Errorf("p2p: %s: source %d out of range [0,%d) (nor AnySource or ProcNull)", op, src, e.size)
+	if n := e.Peers(); src != ProcNull && src != AnySource && (src < 0 || src >= n) {
+		return fmt.Errorf("p2p: %s: source %d out of range [0,%d) (nor AnySource or ProcNull)", op, src, n)
 	}
 	if tag != AnyTag && (tag < 0 || tag > MaxTag) {
 		return fmt.Errorf("p2p: %s: tag %d out of range [0,%d] (nor AnyTag)", op, tag, MaxTag)
@@ -37,7 +37,7 @@ func (e *Engine) RecvInfo(b Buf, src, tag int, ctx uint32) (from, gotTag int, n 
 // some of its polls (prof.Waiting, prof.Stamp), off the path of the message it waits
 // for.
 func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, gotTag int, n int64, err error) {
-	if (uint(src) >= uint(e.size) && src != AnySource) || (uint(tag) > MaxTag && tag != AnyTag) { // checked inline first
+	if (uint(src) >= uint(e.reach.Load()) && src != AnySource) || (uint(tag) > MaxTag && tag != AnyTag) { // checked inline first
 		if err := e.checkRecv("Recv", src, tag); err != nil {
 			return 0, 0, 0, err
 		}

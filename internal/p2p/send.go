@@ -9,8 +9,8 @@ import (
 )
 
 func (e *Engine) checkSend(op string, dest, tag int, mode Mode) error {
-	if dest != ProcNull && (dest < 0 || dest >= e.size) {
-		return fmt.Errorf("p2p: %s: dest %d out of range [0,%d)", op, dest, e.size)
+	if n := e.Peers(); dest != ProcNull && (dest < 0 || dest >= n) {
+		return fmt.Errorf("p2p: %s: dest %d out of range [0,%d)", op, dest, n)
 	}
 	if tag < 0 || tag > MaxTag {
 		return fmt.Errorf("p2p: %s: tag %d out of range [0,%d]", op, tag, MaxTag)
@@ -40,7 +40,7 @@ func (e *Engine) Send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
 // SendNow first and records the call after it (prof.Count): nothing of the record
 // then lies between a ping-pong's arrival and its answer.
 func (e *Engine) SendNow(b Buf, dest, tag int, ctx uint32, mode Mode) (sent bool, err error) {
-	if uint(dest) >= uint(e.size) || uint(tag) > MaxTag || (mode != Standard && mode != Ready) {
+	if uint(dest) >= uint(e.reach.Load()) || uint(tag) > MaxTag || (mode != Standard && mode != Ready) {
 		return false, nil
 	}
 	e.mu.Lock()
@@ -78,7 +78,7 @@ func (e *Engine) SendNow(b Buf, dest, tag int, ctx uint32, mode Mode) (sent bool
 // send is Send past its short path (SendNow said no): the checks, buffered and
 // synchronous sends, rendezvous, a full transport, a peer not yet connected.
 func (e *Engine) send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
-	if uint(dest) >= uint(e.size) || uint(tag) > MaxTag || mode > Buffered {
+	if uint(dest) >= uint(e.reach.Load()) || uint(tag) > MaxTag || mode > Buffered {
 		if err := e.checkSend("Send", dest, tag, mode); err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (e *Engine) send(b Buf, dest, tag int, ctx uint32, mode Mode) error {
 // frame: every store a small send makes waits in the store buffer behind the previous
 // message's ring lines.
 func (e *Engine) Isend(b Buf, dest, tag int, ctx uint32, mode Mode) (Request, error) {
-	if uint(dest) < uint(e.size) && uint(tag) <= MaxTag && (mode == Standard || mode == Ready) && b.l == nil {
+	if uint(dest) < uint(e.reach.Load()) && uint(tag) <= MaxTag && (mode == Standard || mode == Ready) && b.l == nil {
 		if q := e.isendEager(b, dest, tag, ctx, mode); q.r != nil {
 			return q, nil
 		}

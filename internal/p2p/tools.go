@@ -3,10 +3,12 @@ package p2p
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/mpigo/mpigo/internal/idle"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -157,30 +159,48 @@ type rdvStats struct{ Rendezvous, Pipeline, Get uint64 }
 // all zero for one the engine does not use. Any goroutine; it takes no lock.
 func (e *Engine) TransportStats(name string) TransportStats {
 	var s TransportStats
-	ti := -1
-	for i, t := range e.trs {
-		if t.Name() == name {
-			ti = i
-		}
-	}
-	if ti < 0 {
-		return s
-	}
-	for d := range e.routes {
-		if atomic.LoadUint32(&e.routes[d]) != uint32(ti+1) {
+	tv := e.tv.Load()
+	for ti, t := range tv.trs {
+		if t.Name() != name {
 			continue
 		}
-		for _, l := range e.sent[2*d : 2*d+2] {
+		far := e.far.Load()
+		sumRoutes(&s, e.routes, e.sent, ti)
+		sumRoutes(&s, far.routes, far.sent, ti)
+		r := tv.rdv[ti]
+		s.Rendezvous += atomic.LoadUint64(&r.Rendezvous)
+		s.Pipeline += atomic.LoadUint64(&r.Pipeline)
+		s.Get += atomic.LoadUint64(&r.Get)
+	}
+	s.Eager = s.Messages - min(s.Rendezvous, s.Messages)
+	return s
+}
+
+// sumRoutes adds to s what sent counts for the peers that routes says transport ti
+// reaches.
+func sumRoutes(s *TransportStats, routes []uint32, sent []prof.Link, ti int) {
+	for d := range routes {
+		if atomic.LoadUint32(&routes[d]) != uint32(ti+1) {
+			continue
+		}
+		for _, l := range sent[2*d : 2*d+2] {
 			s.Messages += atomic.LoadUint64(&l.Ops)
 			s.Bytes += atomic.LoadUint64(&l.Bytes)
 		}
 	}
-	r := &e.rdv[ti]
-	s.Rendezvous = atomic.LoadUint64(&r.Rendezvous)
-	s.Pipeline = atomic.LoadUint64(&r.Pipeline)
-	s.Get = atomic.LoadUint64(&r.Get)
-	s.Eager = s.Messages - min(s.Rendezvous, s.Messages)
-	return s
+}
+
+// toolView is the engine's transports and their rendezvous counts as TransportStats
+// reads them, without the lock: replaced whole when a transport is added.
+type toolView struct {
+	trs []transport.Transport
+	rdv []*rdvStats
+}
+
+// publishTools publishes the transports for TransportStats. The caller holds e.mu (or
+// is New).
+func (e *Engine) publishTools() {
+	e.tv.Store(&toolView{trs: slices.Clone(e.trs), rdv: slices.Clone(e.rdv)})
 }
 
 // route records that p is reached through its transport, for TransportStats.
@@ -188,7 +208,11 @@ func (e *Engine) route(p *peer) {
 	for i, t := range e.trs {
 		if t == p.tr {
 			p.ti = i
-			atomic.StoreUint32(&e.routes[p.rank], uint32(i+1))
+			if p.rank < len(e.routes) {
+				atomic.StoreUint32(&e.routes[p.rank], uint32(i+1))
+			} else {
+				atomic.StoreUint32(&e.far.Load().routes[p.rank-len(e.routes)], uint32(i+1))
+			}
 		}
 	}
 }
@@ -199,7 +223,7 @@ func (e *Engine) countRendezvous(p *peer, proto transport.Protocol, start bool) 
 	if p.tr == nil {
 		return
 	}
-	r := &e.rdv[p.ti]
+	r := e.rdv[p.ti]
 	switch {
 	case start:
 		idle.Publish(&r.Rendezvous, r.Rendezvous+1)

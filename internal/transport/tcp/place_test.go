@@ -292,11 +292,11 @@ func TestPlacedPeerGone(t *testing.T) {
 	for p.asked == 0 && more() {
 		ts[1].Poll(p)
 	}
-	rc := ts[1].recv[0].Load()
+	rc := ts[1].link(0).recv.Load()
 	for rc.dstGot < first && more() {
 		ts[1].Poll(p)
 	}
-	ts[1].markGone(0, errors.New("test: send failed"))
+	ts[1].markGone(ts[1].link(0), errors.New("test: send failed"))
 	rest := pattern(2, plen-first)
 	if n, err := unix.Write(e.fd, rest); err != nil || n != len(rest) {
 		t.Fatalf("write: %d, %v", n, err)
@@ -311,7 +311,7 @@ func TestPlacedPeerGone(t *testing.T) {
 	if !bytes.Equal(p.dst[first:], make([]byte, plen-first)) {
 		t.Error("bytes landed in the destination after the peer was gone")
 	}
-	if ts[1].recv[0].Load() != nil {
+	if ts[1].link(0).recv.Load() != nil {
 		t.Error("the stream from the gone peer is still read")
 	}
 }

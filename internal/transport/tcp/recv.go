@@ -15,6 +15,7 @@ import (
 // once, to hold a frame of the largest size when the first large one comes, so that a
 // packet is always handed over in one piece, straight from here.
 type recvConn struct {
+	l          *link
 	peer       int
 	fd         int
 	buf        []byte
@@ -32,20 +33,26 @@ type recvConn struct {
 // to a read(2).
 const recvSlack = 64 << 10
 
-// addRecv puts an authenticated stream from peer in the poll set.
-func (t *Transport) addRecv(peer, fd int) error {
-	rc := &recvConn{peer: peer, fd: fd, buf: make([]byte, recvSlack)}
-	if !t.recv[peer].CompareAndSwap(nil, rc) {
+// addRecv puts an authenticated stream from l's peer in the poll set.
+func (t *Transport) addRecv(l *link, fd int) error {
+	peer := l.peer
+	rc := &recvConn{l: l, peer: peer, fd: fd, buf: make([]byte, recvSlack)}
+	if !l.recv.CompareAndSwap(nil, rc) {
 		unix.Close(fd)
-		return fmt.Errorf("tcp: rank %d already has a stream here", peer)
+		return fmt.Errorf("tcp: %s already has a stream here", t.who(peer))
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(peer)}
 	if err := unix.EpollCtl(t.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		t.recv[peer].Store(nil)
+		l.recv.Store(nil)
 		unix.Close(fd)
-		return fmt.Errorf("tcp: epoll_ctl for rank %d: %w", peer, err)
+		return fmt.Errorf("tcp: epoll_ctl for %s: %w", t.who(peer), err)
 	}
 	t.setActive(rc, true)
+	if l.removed.Load() { // Remove ran meanwhile and may have missed it
+		t.pollMu.Lock()
+		t.endRecv(rc)
+		t.pollMu.Unlock()
+	}
 	return nil
 }
 
@@ -111,8 +118,10 @@ func (t *Transport) Poll(h transport.Handler) int {
 					}
 					continue // or the close eventfd
 				}
-				if rc := t.recv[peer].Load(); rc != nil {
-					n += t.readConn(rc, h)
+				if l := t.link(int(peer)); l != nil {
+					if rc := l.recv.Load(); rc != nil {
+						n += t.readConn(rc, h)
+					}
 				}
 			}
 		}
@@ -161,7 +170,7 @@ func (t *Transport) readConn(rc *recvConn, h transport.Handler) int {
 			rc.dst, rc.dstGot = nil, 0
 			h.Packet(&rc.hdr, dst)
 			n++
-			if t.recv[rc.peer].Load() != rc { // the handler closed the transport
+			if rc.l.recv.Load() != rc { // the handler closed the transport
 				return n
 			}
 			// readDirect may have read the next frame's header too: parse it before
@@ -202,7 +211,7 @@ func (t *Transport) readConn(rc *recvConn, h transport.Handler) int {
 // readDirect reads more of the payload being placed, and with it at most the header
 // of the next frame, into buf. It reports whether the payload is complete.
 func (t *Transport) readDirect(rc *recvConn) bool {
-	if t.goneFlag(rc.peer) {
+	if rc.l.gone.Load() {
 		// The peer failed (seen on the send side): the engine fails the receive, and
 		// its buffer is the user's again, so nothing more may land in it.
 		rc.dst, rc.dstGot = nil, 0
@@ -247,12 +256,16 @@ func (t *Transport) parse(rc *recvConn, h transport.Handler) (int, bool) {
 		b := rc.buf[rc.start:rc.end]
 		plen := int(le.Uint32(b))
 		if le.Uint32(b[4:]) != frameMagic || plen > t.maxPayload {
+			if le.Uint32(b[4:]) == byeMagic && plen == 0 {
+				t.endRecv(rc) // the peer removed us: no failure
+				return n, false
+			}
 			t.dropRecv(rc, fmt.Errorf("stream out of step: frame magic %#x, payload %d bytes (limit %d)", le.Uint32(b[4:]), plen, t.maxPayload))
 			return n, false
 		}
 		if len(b) < frameSize+plen {
 			if p, ok := h.(Placer); ok && plen >= placeMin {
-				getFrame(&rc.hdr, b)
+				getFrame(&rc.hdr, b, rc.peer)
 				if dst := p.Place(&rc.hdr, plen); len(dst) == plen {
 					rc.dstGot = copy(dst, b[frameSize:])
 					rc.dst = dst
@@ -269,11 +282,11 @@ func (t *Transport) parse(rc *recvConn, h transport.Handler) (int, bool) {
 			}
 			break
 		}
-		getFrame(&rc.hdr, b)
+		getFrame(&rc.hdr, b, rc.peer)
 		h.Packet(&rc.hdr, b[frameSize:frameSize+plen:frameSize+plen])
 		rc.start += frameSize + plen
 		n++
-		if t.recv[rc.peer].Load() != rc { // the handler closed the transport
+		if rc.l.recv.Load() != rc { // the handler closed the transport
 			return n, false
 		}
 	}
@@ -295,11 +308,13 @@ func (t *Transport) parse(rc *recvConn, h transport.Handler) (int, bool) {
 	return n, true
 }
 
-// getFrame decodes what putFrame wrote.
-func getFrame(h *transport.Header, b []byte) {
+// getFrame decodes what putFrame wrote, but for the source: src, the peer whose stream
+// it came on. The stream is authenticated, the Src the sender wrote is not; and in open
+// mode the sender's own index means nothing to the receiver.
+func getFrame(h *transport.Header, b []byte, src int) {
 	le := binary.LittleEndian
 	h.Kind, h.Flags = b[8], b[9]
-	h.Src = int32(le.Uint32(b[12:]))
+	h.Src = int32(src)
 	h.Context = le.Uint32(b[16:])
 	h.Tag = int32(le.Uint32(b[20:]))
 	h.Len = le.Uint64(b[24:])
@@ -311,43 +326,49 @@ func getFrame(h *transport.Header, b []byte) {
 
 // dropRecv ends a stream whose peer closed, died or sent garbage, and marks the peer gone.
 func (t *Transport) dropRecv(rc *recvConn, cause error) {
-	if t.recv[rc.peer].CompareAndSwap(rc, nil) {
+	t.endRecv(rc)
+	t.markGone(rc.l, fmt.Errorf("receive: %v", cause))
+}
+
+// endRecv takes rc out of the poll set and closes it. The caller holds pollMu, or
+// knows that no Poll reads rc.
+func (t *Transport) endRecv(rc *recvConn) {
+	if rc.l.recv.CompareAndSwap(rc, nil) {
 		unix.EpollCtl(t.epfd, unix.EPOLL_CTL_DEL, rc.fd, nil)
 		unix.Close(rc.fd)
 		t.setActive(rc, false)
 	}
-	t.markGone(rc.peer, fmt.Errorf("receive: %v", cause))
 }
 
 // flushPending writes out kept tails, skipping endpoints another goroutine holds.
 func (t *Transport) flushPending() {
-	for i := range t.eps {
-		e := t.eps[i].Load()
+	t.each(func(l *link) {
+		e := l.ep.Load()
 		if e == nil || !e.mu.TryLock() {
-			continue
+			return
 		}
 		if e.pendEnd > e.pendOff && e.err == nil {
 			e.flush()
 		}
 		e.mu.Unlock()
-	}
+	})
 }
 
 // reportGone calls Options.PeerGone once for every newly gone peer.
 func (t *Transport) reportGone() {
 	t.goneNew.Store(false)
-	for peer := range t.gone {
+	t.each(func(l *link) {
 		t.goneMu.Lock()
-		err := t.gone[peer]
-		fresh := err != nil && !t.reported[peer]
+		err := l.err
+		fresh := err != nil && !l.reported
 		if fresh {
-			t.reported[peer] = true
+			l.reported = true
 		}
 		t.goneMu.Unlock()
 		if fresh && t.peerGone != nil {
-			t.peerGone(peer, err)
+			t.peerGone(l.peer, err)
 		}
-	}
+	})
 }
 
 // Arm makes the watcher ring the doorbell when a packet next waits (or at once if one
@@ -372,14 +393,14 @@ func (t *Transport) Arm() {
 // EPOLLOUT, one-shot, with event data -2-peer (recv streams use peer, the close
 // eventfd -1); whoever sees the event clears outArmed, and the next Arm re-arms.
 func (t *Transport) watchWritable() {
-	for i := range t.eps {
-		e := t.eps[i].Load()
+	t.each(func(l *link) {
+		e := l.ep.Load()
 		if e == nil || e.outArmed.Load() {
-			continue
+			return
 		}
 		e.mu.Lock()
 		if e.fd >= 0 && e.err == nil && (e.blocked || e.pendEnd > e.pendOff) {
-			ev := unix.EpollEvent{Events: unix.EPOLLOUT | unix.EPOLLONESHOT, Fd: outEvent(i)}
+			ev := unix.EpollEvent{Events: unix.EPOLLOUT | unix.EPOLLONESHOT, Fd: outEvent(l.peer)}
 			op := unix.EPOLL_CTL_MOD
 			if !e.inEpoll {
 				op = unix.EPOLL_CTL_ADD
@@ -390,7 +411,7 @@ func (t *Transport) watchWritable() {
 			}
 		}
 		e.mu.Unlock()
-	}
+	})
 }
 
 // outEvent is the epoll event data of peer's outgoing socket; outPeer inverts it.
@@ -399,8 +420,8 @@ func outPeer(fd int32) int    { return int(-2 - fd) }
 
 // sawWritable records that the one-shot EPOLLOUT event of event data fd has fired.
 func (t *Transport) sawWritable(fd int32) {
-	if p := outPeer(fd); p >= 0 && p < len(t.eps) {
-		if e := t.eps[p].Load(); e != nil {
+	if l := t.link(outPeer(fd)); l != nil {
+		if e := l.ep.Load(); e != nil {
 			e.outArmed.Store(false)
 		}
 	}

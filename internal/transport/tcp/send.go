@@ -20,6 +20,7 @@ import (
 // preallocated here: the frame header, the iovec and the msghdr.
 type endpoint struct {
 	t    *Transport
+	l    *link
 	peer int
 
 	mu  sync.Mutex
@@ -106,9 +107,13 @@ func (e *endpoint) sndbuf() int {
 }
 
 // Endpoint returns the stream to peer, dialling and authenticating it on first use.
-// Start must have been called.
+// Start must have been called (a transport made by Open has started).
 func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
-	if !t.Reaches(peer) {
+	l := t.link(peer)
+	if l == nil {
+		if t.open != nil {
+			return nil, fmt.Errorf("tcp: Endpoint(%d): no process was added as peer %d", peer, peer)
+		}
 		return nil, fmt.Errorf("tcp: Endpoint(%d): peer must be another rank in [0, %d), not %d itself", peer, t.size, t.rank)
 	}
 	if t.closed.Load() {
@@ -117,30 +122,33 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	if !t.started.Load() {
 		return nil, fmt.Errorf("tcp: Endpoint(%d): call Start (after the fence that follows New) first", peer)
 	}
-	if t.goneFlag(peer) {
+	if l.gone.Load() {
 		return nil, t.PeerErr(peer)
 	}
-	if e := t.eps[peer].Load(); e != nil {
+	if e := l.ep.Load(); e != nil {
 		return e, nil
 	}
-	t.dialMu[peer].Lock()
-	defer t.dialMu[peer].Unlock()
-	if e := t.eps[peer].Load(); e != nil {
+	l.dialMu.Lock()
+	defer l.dialMu.Unlock()
+	if e := l.ep.Load(); e != nil {
 		return e, nil
+	}
+	if l.removed.Load() {
+		return nil, fmt.Errorf("tcp: Endpoint(%d): the peer was removed", peer)
 	}
 	if err := t.PeerErr(peer); err != nil {
 		return nil, err
 	}
-	fd, err := t.dial(peer)
+	fd, err := t.dial(l)
 	if err != nil {
 		return nil, err
 	}
-	e := &endpoint{t: t, peer: peer, fd: fd}
+	e := &endpoint{t: t, l: l, peer: peer, fd: fd}
 	e.msg.Iov = &e.iov[0]
 	if socketBufferSetting.Get() > 0 {
 		e.room = e.sndbuf() // fixed, since set explicitly; 0 (unknown) reads it each time
 	}
-	t.eps[peer].Store(e)
+	l.ep.Store(e)
 	if t.closed.Load() { // Close ran meanwhile and may have missed it
 		e.mu.Lock()
 		e.close()
@@ -149,28 +157,36 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	return e, nil
 }
 
-// dial connects to peer's published addresses in turn and authenticates.
-func (t *Transport) dial(peer int) (int, error) {
-	v, ok := t.c.Get(pm.Proc, pm.KeyTCP, peer)
-	if !ok || len(v) == 0 {
-		return -1, fmt.Errorf("tcp: rank %d published no address (key %v)", peer, pm.KeyTCP)
+// dial connects to l's peer at its addresses in turn and authenticates: a rank of the
+// job at the addresses it published, a process added in open mode at its card's.
+func (t *Transport) dial(l *link) (int, error) {
+	var addrs []string
+	var hello, secret []byte
+	if l.card != nil {
+		addrs, hello, secret = l.card.dialOrder(t.open.host), t.openHello(l.card.id), l.card.secret
+	} else {
+		v, ok := t.c.Get(pm.Proc, pm.KeyTCP, l.peer)
+		if !ok || len(v) == 0 {
+			return -1, fmt.Errorf("tcp: rank %d published no address (key %v)", l.peer, pm.KeyTCP)
+		}
+		addrs, hello, secret = strings.Split(string(v), ","), t.jobHello(l.peer), t.secret
 	}
 	var errs []error
 	d := net.Dialer{Timeout: t.timeout}
-	for addr := range strings.SplitSeq(string(v), ",") {
+	for _, addr := range addrs {
 		c, err := d.Dial("tcp", addr)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if err := t.dialHandshake(c, peer); err != nil {
+		if err := t.dialHandshake(c, hello, secret, l.peer); err != nil {
 			c.Close()
 			errs = append(errs, fmt.Errorf("handshake with %s: %w", addr, err))
 			continue
 		}
 		return rawFD(c)
 	}
-	return -1, fmt.Errorf("tcp: connect to rank %d: %w", peer, errors.Join(errs...))
+	return -1, fmt.Errorf("tcp: connect to %s: %w", t.who(l.peer), errors.Join(errs...))
 }
 
 // MaxPayload is the largest payload one Send takes.
@@ -232,7 +248,7 @@ func (e *endpoint) Send(h *transport.Header, payload []byte) error {
 	if len(payload) > e.t.maxPayload {
 		return fmt.Errorf("tcp: Send: payload of %d bytes exceeds MaxPayload %d; fragment it", len(payload), e.t.maxPayload)
 	}
-	if e.t.goneFlag(e.peer) {
+	if e.l.gone.Load() {
 		return e.t.PeerErr(e.peer)
 	}
 	e.mu.Lock()
@@ -326,7 +342,7 @@ func (e *endpoint) flush() error {
 
 // fail marks the stream, and the peer, gone.
 func (e *endpoint) fail(errno unix.Errno) error {
-	e.err = e.t.markGone(e.peer, fmt.Errorf("send: %v", errno))
+	e.err = e.t.markGone(e.l, fmt.Errorf("send: %v", errno))
 	e.close()
 	return e.err
 }
@@ -337,7 +353,7 @@ func (e *endpoint) close() {
 		e.fd = -1
 	}
 	if e.err == nil {
-		e.err = fmt.Errorf("tcp: rank %d: %w (transport closed)", e.peer, transport.ErrPeerGone)
+		e.err = fmt.Errorf("tcp: %s: %w (transport closed)", e.t.who(e.peer), transport.ErrPeerGone)
 	}
 	if e.pendEnd > e.pendOff {
 		e.pendOff, e.pendEnd = 0, 0

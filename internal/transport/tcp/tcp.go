@@ -15,10 +15,15 @@
 // makes 32 random bytes and puts them, so the secret crosses the same fence as the
 // addresses; a launcher that sets the secret itself takes precedence.
 //
+// A transport made by Open instead (open mode, open.go) reaches processes of other
+// jobs: it needs no process manager, listens and accepts at once, and reaches exactly
+// the peers added with Add, each with its Card.
+//
 // # Connections
 //
 // Each rank dials each peer it sends to, lazily, on the first Endpoint(peer); it reads
-// from the connections its peers dialled to it. So every ordered pair of ranks has its
+// from the connections its peers dialled to it, and a packet's Header.Src is the peer
+// whose stream carried it (whatever its sender wrote there). So every ordered pair of ranks has its
 // own one-way stream: per-peer order is TCP's order, and two ranks that dial each other
 // at once need no tie-break. Every connection starts with a challenge-response handshake
 // (handshake.go) proving that both sides know the job secret; the acceptor refuses
@@ -112,8 +117,13 @@ const placeMin = 4 << 10
 // word that catches a stream out of step, and the transport.Header.
 const frameSize = 8 + transport.HeaderSize
 
-// frameMagic marks every frame ("MPGT").
-const frameMagic = 0x5447504d
+// frameMagic marks every frame ("MPGT"). byeMagic marks the last frame of a stream
+// that Remove ends ("MPGB"): its reader then closes the stream without taking the peer
+// for failed.
+const (
+	frameMagic = 0x5447504d
+	byeMagic   = 0x4247504d
+)
 
 // Limits on MaxPayload: below the lower one, pipelining costs more in headers than it
 // saves; above the upper one, per-connection buffers get silly.
@@ -139,10 +149,11 @@ type Options struct {
 	PeerGone func(peer int, err error)
 }
 
-// Transport is the TCP transport of one rank.
+// Transport is the TCP transport of one rank (New), or of one process towards the
+// processes of other jobs (Open).
 type Transport struct {
-	c          pm.Client
-	rank, size int
+	c          pm.Client // nil in open mode
+	rank, size int       // job mode: this rank and the job's size
 	maxPayload int
 	timeout    time.Duration
 	bell       transport.Doorbell
@@ -150,26 +161,24 @@ type Transport struct {
 
 	listeners []net.Listener
 	addrs     []string
-	secret    []byte
+	secret    []byte // job mode: the job's; open mode: this process's, in its card
 	started   atomic.Bool
 	closed    atomic.Bool
+	done      chan struct{} // closed by Close: ends connections held for an Add
 	wg        sync.WaitGroup
 
-	eps    []atomic.Pointer[endpoint] // by peer rank: our stream to it, once dialled
-	dialMu []sync.Mutex
+	links  atomic.Pointer[linkTable]
+	linkMu sync.Mutex
+	open   *openState // nil in job mode (open.go)
 
-	recv     []atomic.Pointer[recvConn]  // by peer rank: the stream it dialled to us
-	active   atomic.Pointer[[]*recvConn] // the streams in recv, for Poll to walk
+	active   atomic.Pointer[[]*recvConn] // the streams peers dialled to us, for Poll to walk
 	activeMu sync.Mutex
 	epfd     int
 	wakeFD   int // eventfd that ends the watcher at Close
 	events   [64]unix.EpollEvent
 	pollMu   sync.Mutex
 	goneMu   sync.Mutex
-	gone     []error // by peer: why the peer is gone, nil while it lives
-	goneBit  []atomic.Bool
 	goneNew  atomic.Bool
-	reported []bool
 
 	pending atomic.Int32 // endpoints holding the tail of a partly written packet
 	blocked atomic.Int32 // endpoints whose last Send gave ErrWouldBlock
@@ -191,59 +200,39 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 	if c == nil {
 		return nil, errors.New("tcp: New: the pm client is nil")
 	}
-	t := &Transport{
-		c: c, rank: c.Rank(), size: c.Size(),
-		maxPayload: opts.MaxPayload,
-		timeout:    opts.HandshakeTimeout,
-		bell:       opts.Doorbell,
-		peerGone:   opts.PeerGone,
-		epfd:       -1, wakeFD: -1,
-		armCh: make(chan struct{}, 1),
+	rank, size := c.Rank(), c.Size()
+	if size <= 0 || rank < 0 || rank >= size {
+		return nil, fmt.Errorf("tcp: New: rank %d of size %d: the rank must lie in [0, size)", rank, size)
 	}
-	if t.size <= 0 || t.rank < 0 || t.rank >= t.size {
-		return nil, fmt.Errorf("tcp: New: rank %d of size %d: the rank must lie in [0, size)", t.rank, t.size)
+	t, err := newTransport(opts)
+	if err != nil {
+		return nil, err
 	}
-	if t.maxPayload == 0 {
-		t.maxPayload = int(maxPayloadSetting.Get())
+	t.c, t.rank, t.size = c, rank, size
+	tab := &linkTable{ls: make([]*link, size)}
+	for p := range tab.ls {
+		if p != rank {
+			tab.ls[p] = &link{peer: p}
+		}
 	}
-	if t.maxPayload < minMaxPayload || t.maxPayload > maxMaxPayload {
-		return nil, fmt.Errorf("tcp: max payload %d: must lie in [%d, %d]", t.maxPayload, minMaxPayload, maxMaxPayload)
-	}
-	if t.timeout <= 0 {
-		t.timeout = 30 * time.Second
-	}
-	if t.bell == (transport.Doorbell{}) {
-		t.bell = transport.NewLocalDoorbell()
-	}
-	t.eps = make([]atomic.Pointer[endpoint], t.size)
-	t.goneBit = make([]atomic.Bool, t.size)
-	t.dialMu = make([]sync.Mutex, t.size)
-	t.recv = make([]atomic.Pointer[recvConn], t.size)
-	t.gone = make([]error, t.size)
-	t.reported = make([]bool, t.size)
-
+	t.links.Store(tab)
 	ifaces := opts.Interfaces
 	if ifaces == "" {
 		ifaces = interfacesSetting.Get()
 	}
 	hosts, err := listenHosts(ifaces, c.NumNodes() > 1)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = t.listen(hosts)
 	}
-	for _, h := range hosts {
-		ln, err := net.Listen("tcp", net.JoinHostPort(h, "0"))
-		if err != nil {
-			t.Close()
-			return nil, fmt.Errorf("tcp: listen on %s: %w", h, err)
-		}
-		t.listeners = append(t.listeners, ln)
-		t.addrs = append(t.addrs, ln.Addr().String())
+	if err != nil {
+		t.Close()
+		return nil, err
 	}
 	if err := c.Put(pm.Proc, pm.KeyTCP, []byte(strings.Join(t.addrs, ","))); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("tcp: publish address: %w", err)
 	}
-	if t.rank == 0 {
+	if rank == 0 {
 		if _, ok := c.Get(pm.Job, pm.KeySecret, 0); !ok {
 			s := make([]byte, 32)
 			if _, err := rand.Read(s); err != nil {
@@ -256,6 +245,35 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 			}
 		}
 	}
+	return t, nil
+}
+
+// newTransport makes what both modes share: the options in force, the epoll set and
+// the eventfd that ends the watcher. It reaches nobody yet.
+func newTransport(opts Options) (*Transport, error) {
+	t := &Transport{
+		rank: -1, maxPayload: opts.MaxPayload,
+		timeout:  opts.HandshakeTimeout,
+		bell:     opts.Doorbell,
+		peerGone: opts.PeerGone,
+		epfd:     -1, wakeFD: -1,
+		armCh: make(chan struct{}, 1),
+		done:  make(chan struct{}),
+	}
+	t.links.Store(&linkTable{})
+	if t.maxPayload == 0 {
+		t.maxPayload = int(maxPayloadSetting.Get())
+	}
+	if t.maxPayload < minMaxPayload || t.maxPayload > maxMaxPayload {
+		return nil, fmt.Errorf("tcp: max payload %d: must lie in [%d, %d]", t.maxPayload, minMaxPayload, maxMaxPayload)
+	}
+	if t.timeout <= 0 {
+		t.timeout = 30 * time.Second
+	}
+	if t.bell == (transport.Doorbell{}) {
+		t.bell = transport.NewLocalDoorbell()
+	}
+	var err error
 	if t.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("tcp: epoll_create1: %w", err)
@@ -272,6 +290,19 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 	return t, nil
 }
 
+// listen opens a listener on an ephemeral port of each host.
+func (t *Transport) listen(hosts []string) error {
+	for _, h := range hosts {
+		ln, err := net.Listen("tcp", net.JoinHostPort(h, "0"))
+		if err != nil {
+			return fmt.Errorf("tcp: listen on %s: %w", h, err)
+		}
+		t.listeners = append(t.listeners, ln)
+		t.addrs = append(t.addrs, ln.Addr().String())
+	}
+	return nil
+}
+
 // Addrs are the addresses this rank listens on, as published.
 func (t *Transport) Addrs() []string { return t.addrs }
 
@@ -281,6 +312,9 @@ func (t *Transport) Start() error {
 	if t.closed.Load() {
 		return errors.New("tcp: Start: the transport is closed")
 	}
+	if t.c == nil {
+		return errors.New("tcp: Start: a transport made by Open has started already")
+	}
 	s, ok := t.c.Get(pm.Job, pm.KeySecret, 0)
 	if !ok || len(s) < 16 {
 		return fmt.Errorf("tcp: Start: job secret (key %v) missing or shorter than 16 bytes; fence after New and before Start", pm.KeySecret)
@@ -289,20 +323,26 @@ func (t *Transport) Start() error {
 		return errors.New("tcp: Start called twice")
 	}
 	t.secret = append([]byte(nil), s...)
+	t.start()
+	return nil
+}
+
+// start runs the accept loops and the watcher.
+func (t *Transport) start() {
 	for _, ln := range t.listeners {
 		t.wg.Add(1)
 		go t.acceptLoop(ln)
 	}
 	t.wg.Add(1)
 	go t.watch()
-	return nil
 }
 
 // Name is "tcp".
 func (t *Transport) Name() string { return "tcp" }
 
-// Reaches reports whether peer is another rank of the job; TCP reaches every one.
-func (t *Transport) Reaches(peer int) bool { return peer >= 0 && peer < t.size && peer != t.rank }
+// Reaches reports whether the transport reaches peer: in a job, every other rank; in
+// open mode, exactly the peers added and not removed.
+func (t *Transport) Reaches(peer int) bool { return t.link(peer) != nil }
 
 // Doorbell is the doorbell the transport rings when armed and packets wait.
 func (t *Transport) Doorbell() transport.Doorbell { return t.bell }
@@ -312,29 +352,36 @@ func (t *Transport) MaxPayload() int { return t.maxPayload }
 
 // PeerErr returns why peer is gone (wrapping transport.ErrPeerGone), or nil.
 func (t *Transport) PeerErr(peer int) error {
-	if peer < 0 || peer >= t.size {
+	l := t.link(peer)
+	if l == nil {
 		return nil
 	}
 	t.goneMu.Lock()
 	defer t.goneMu.Unlock()
-	return t.gone[peer]
+	return l.err
 }
 
-func (t *Transport) goneFlag(peer int) bool { return t.goneBit[peer].Load() }
+// who names peer in errors: a rank of the job, or a process of another job.
+func (t *Transport) who(peer int) string {
+	if t.open != nil {
+		return fmt.Sprintf("process %d", peer)
+	}
+	return fmt.Sprintf("rank %d", peer)
+}
 
-// markGone records that peer is gone, closes both streams to and from it, and rings
-// the doorbell so that a sleeping engine notices. The first cause is kept.
-func (t *Transport) markGone(peer int, cause error) error {
+// markGone records that l's peer is gone, closes both streams to and from it, and
+// rings the doorbell so that a sleeping engine notices. The first cause is kept.
+func (t *Transport) markGone(l *link, cause error) error {
 	t.goneMu.Lock()
-	err := t.gone[peer]
+	err := l.err
 	if err == nil {
 		if cause == nil {
-			err = fmt.Errorf("tcp: rank %d: %w", peer, transport.ErrPeerGone)
+			err = fmt.Errorf("tcp: %s: %w", t.who(l.peer), transport.ErrPeerGone)
 		} else {
-			err = fmt.Errorf("tcp: rank %d: %w (%v)", peer, transport.ErrPeerGone, cause)
+			err = fmt.Errorf("tcp: %s: %w (%v)", t.who(l.peer), transport.ErrPeerGone, cause)
 		}
-		t.gone[peer] = err
-		t.goneBit[peer].Store(true)
+		l.err = err
+		l.gone.Store(true)
 		t.goneNew.Store(true)
 	}
 	t.goneMu.Unlock()
@@ -348,6 +395,7 @@ func (t *Transport) Close() error {
 	if !t.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	close(t.done)
 	for _, ln := range t.listeners {
 		ln.Close()
 	}
@@ -362,18 +410,16 @@ func (t *Transport) Close() error {
 	t.wg.Wait()
 	t.pollMu.Lock()
 	defer t.pollMu.Unlock()
-	for i := range t.eps {
-		if e := t.eps[i].Load(); e != nil {
+	t.each(func(l *link) {
+		if e := l.ep.Load(); e != nil {
 			e.mu.Lock()
 			e.close()
 			e.mu.Unlock()
 		}
-	}
-	for i := range t.recv {
-		if rc := t.recv[i].Swap(nil); rc != nil {
+		if rc := l.recv.Swap(nil); rc != nil {
 			unix.Close(rc.fd)
 		}
-	}
+	})
 	if t.epfd >= 0 {
 		unix.Close(t.epfd)
 	}

@@ -233,7 +233,7 @@ func TestGarbageRefused(t *testing.T) {
 	ts := job(t, 2, Options{})
 	for _, junk := range [][]byte{
 		bytes.Repeat([]byte("GET / HTTP/1.1\r\n"), 8),
-		append([]byte(helloMagic), bytes.Repeat([]byte{0xff}, helloSize)...), // bad version and ranks
+		append([]byte(helloMagic), bytes.Repeat([]byte{0xff}, helloSize(jobVersion))...), // bad version and ranks
 	} {
 		c, err := net.Dial("tcp", ts[0].Addrs()[0])
 		if err != nil {
@@ -267,7 +267,7 @@ func TestReplayedHandshakeRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{Conn: c}
-	if err := ts[2].dialHandshake(rec, 0); err != nil {
+	if err := ts[2].dialHandshake(rec, ts[2].jobHello(0), ts[2].secret, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
