@@ -331,7 +331,8 @@ type peer struct {
 	maxPayload int
 	eagerMax   int64 // messages up to this size go eagerly; -1: none
 	table      Table
-	err        error // set once the peer has failed
+	err        error         // set once the peer has failed
+	sent       *[2]prof.Link // what was sent to it, on even and odd contexts (count)
 
 	sendq    reqList            // sends whose first packet waits, in order
 	streams  reqList            // pipeline sends streaming fragments
@@ -354,7 +355,7 @@ func (p *peer) idle() bool {
 func (e *Engine) peerState(rank int) *peer {
 	p := e.peers[rank]
 	if p == nil {
-		p = &peer{rank: rank, eagerMax: -1}
+		p = &peer{rank: rank, eagerMax: -1, sent: e.sentTo(rank)}
 		e.peers[rank] = p
 	}
 	return p

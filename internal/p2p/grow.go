@@ -47,9 +47,13 @@ func (e *Engine) AddPeers(n int) error {
 	peers := make([]*peer, n)
 	copy(peers, e.peers)
 	old := e.far.Load()
-	far := &farTraffic{routes: make([]uint32, n-e.size), sent: make([]prof.Link, 2*(n-e.size))}
+	far := &farTraffic{routes: make([]uint32, n-e.size), sent: make([]*[2]prof.Link, n-e.size)}
 	copy(far.routes, old.routes)
 	copy(far.sent, old.sent)
+	links := make([][2]prof.Link, n-have)
+	for i := range links {
+		far.sent[have-e.size+i] = &links[i]
+	}
 	e.peers = peers
 	e.far.Store(far)
 	// Last: a goroutine that finds a new peer in range outside the lock then takes

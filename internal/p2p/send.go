@@ -60,7 +60,7 @@ func (e *Engine) SendNow(b Buf, dest, tag int, ctx uint32, mode Mode) (sent bool
 	h := &e.hdr
 	setHeader(h, kindEager, 0, e.self32, ctx, int32(tag), uint64(n), 0)
 	if err = p.ep.Send(h, payload); err == nil {
-		e.count(dest, ctx, int64(n))
+		e.count(p, ctx, int64(n))
 		e.wakeSelf(p)
 		e.mu.Unlock()
 		return true, nil
@@ -142,7 +142,7 @@ func (e *Engine) isendEager(b Buf, dest, tag int, ctx uint32, mode Mode) Request
 		e.mu.Unlock()
 		return Request{}
 	}
-	e.count(dest, ctx, int64(b.n))
+	e.count(p, ctx, int64(b.n))
 	e.wakeSelf(p)
 	r := e.newReq()
 	r.kind, r.mode, r.ctx, r.peer, r.tag = sendReq, mode, ctx, int32(dest), int32(tag)
@@ -218,8 +218,8 @@ func (e *Engine) startSend(r *request) {
 		e.complete(r)
 		return
 	}
-	e.count(int(r.peer), r.ctx, r.size)
 	p := e.peerState(int(r.peer))
+	e.count(p, r.ctx, r.size)
 	if err := e.connect(p); err != nil {
 		if r.pending() { // failing the peer may have failed r already
 			e.fail(r, err)

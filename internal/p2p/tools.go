@@ -164,9 +164,17 @@ func (e *Engine) TransportStats(name string) TransportStats {
 		if t.Name() != name {
 			continue
 		}
+		for d := range e.routes {
+			if atomic.LoadUint32(&e.routes[d]) == uint32(ti+1) {
+				s.add((*[2]prof.Link)(e.sent[2*d:]))
+			}
+		}
 		far := e.far.Load()
-		sumRoutes(&s, e.routes, e.sent, ti)
-		sumRoutes(&s, far.routes, far.sent, ti)
+		for d := range far.routes {
+			if atomic.LoadUint32(&far.routes[d]) == uint32(ti+1) {
+				s.add(far.sent[d])
+			}
+		}
 		r := tv.rdv[ti]
 		s.Rendezvous += atomic.LoadUint64(&r.Rendezvous)
 		s.Pipeline += atomic.LoadUint64(&r.Pipeline)
@@ -176,17 +184,11 @@ func (e *Engine) TransportStats(name string) TransportStats {
 	return s
 }
 
-// sumRoutes adds to s what sent counts for the peers that routes says transport ti
-// reaches.
-func sumRoutes(s *TransportStats, routes []uint32, sent []prof.Link, ti int) {
-	for d := range routes {
-		if atomic.LoadUint32(&routes[d]) != uint32(ti+1) {
-			continue
-		}
-		for _, l := range sent[2*d : 2*d+2] {
-			s.Messages += atomic.LoadUint64(&l.Ops)
-			s.Bytes += atomic.LoadUint64(&l.Bytes)
-		}
+// add adds one peer's counts to s.
+func (s *TransportStats) add(sent *[2]prof.Link) {
+	for i := range sent {
+		s.Messages += atomic.LoadUint64(&sent[i].Ops)
+		s.Bytes += atomic.LoadUint64(&sent[i].Bytes)
 	}
 }
 

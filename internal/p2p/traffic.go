@@ -5,33 +5,30 @@ import (
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
-// count notes a message of n bytes to world rank dest on context ctx, as its send
-// starts (one per message, whatever its protocol). The caller holds e.mu.
-func (e *Engine) count(dest int, ctx uint32, n int64) {
-	i := 2*dest + int(ctx&1)
-	if uint(i) >= uint(len(e.sent)) {
-		e.countFar(i-len(e.sent), n)
-		return
-	}
-	t := &e.sent[i]
+// count notes a message of n bytes to peer p on context ctx, as its send starts (one
+// per message, whatever its protocol). The caller holds e.mu.
+func (e *Engine) count(p *peer, ctx uint32, n int64) {
+	t := &p.sent[ctx&1]
 	idle.Publish(&t.Bytes, t.Bytes+uint64(n))
 	idle.Publish(&t.Ops, t.Ops+1)
+}
+
+// sentTo is where what is sent to rank is counted: its pair in Sent for a rank of the
+// job, its own pair (in far) for a peer beyond it.
+func (e *Engine) sentTo(rank int) *[2]prof.Link {
+	if rank < e.size {
+		return (*[2]prof.Link)(e.sent[2*rank:])
+	}
+	return e.far.Load().sent[rank-e.size]
 }
 
 // farTraffic is what the engine counts for peers beyond the job (AddPeers): their
-// routes (as Engine.routes) and what was sent to them (as Engine.sent), peer
-// Size()+d at routes[d] and sent[2*d:2*d+2]. It is replaced whole, under e.mu, when
-// peers are added, so that TransportStats reads it without the lock.
+// routes (as Engine.routes) and what was sent to them (as Engine.sent), peer Size()+d
+// at routes[d] and sent[d]. It is replaced whole, under e.mu, when peers are added
+// (the counts stay where they are), so that TransportStats reads it without the lock.
 type farTraffic struct {
 	routes []uint32
-	sent   []prof.Link
-}
-
-// countFar is count for a peer beyond the job: i indexes far.sent.
-func (e *Engine) countFar(i int, n int64) {
-	t := &e.far.Load().sent[i]
-	idle.Publish(&t.Bytes, t.Bytes+uint64(n))
-	idle.Publish(&t.Ops, t.Ops+1)
+	sent   []*[2]prof.Link
 }
 
 // Sent is what this rank has sent to each world rank d (every message the engine
