@@ -29,20 +29,26 @@ func (e *Engine) AddTransport(t transport.Transport) {
 	e.publishTools()
 }
 
-// AddPeers makes the engine address peers [0, n) from now on: sends to them, receives
-// from them, packets from them (a transport's packet from a peer the engine does not
-// address is dropped, so call AddPeers before a transport can deliver the peer's
-// packets). n below Peers() changes nothing; n below Size() is an error. What is sent to
+// AddPeers makes the engine address peers [0, n) from now on: sends to them and
+// receives from them. (A packet that a transport hands over from a peer past Peers()
+// grows the engine to it by itself, so the peers may be added to their transport
+// first.) n below Peers() changes nothing; n below Size() is an error. What is sent to
 // the new peers is counted for TransportStats, but not in Sent, which stays the job's.
 func (e *Engine) AddPeers(n int) error {
 	if n < e.size || n > math.MaxInt32 {
 		return fmt.Errorf("p2p: AddPeers(%d): n must lie in [Size() = %d, %d]", n, e.size, math.MaxInt32)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.grow(n)
+	e.mu.Unlock()
+	return nil
+}
+
+// grow is AddPeers, for n in range. The caller holds e.mu.
+func (e *Engine) grow(n int) {
 	have := e.Peers()
 	if n <= have {
-		return nil
+		return
 	}
 	peers := make([]*peer, n)
 	copy(peers, e.peers)
@@ -59,5 +65,4 @@ func (e *Engine) AddPeers(n int) error {
 	// Last: a goroutine that finds a new peer in range outside the lock then takes
 	// the lock, and so sees the tables that cover it.
 	e.reach.Store(int64(n))
-	return nil
 }

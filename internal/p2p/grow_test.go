@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -235,6 +236,39 @@ func TestAddPeersWhileBusy(t *testing.T) {
 	}
 	if s := a[0].TransportStats("tcp"); s.Messages != n {
 		t.Errorf("tcp stats %+v, want %d messages", s, n)
+	}
+}
+
+// TestAddPeersLate: a process added to the open transport before the engine addresses
+// it (AddPeers) may already have sent: its message is not lost, the engine grows to
+// it when the packet comes.
+func TestAddPeersLate(t *testing.T) {
+	ea, err := New(0, 1, []transport.Transport{self.New(0)}, Options{})
+	mustOK(t, err)
+	eb, err := New(0, 1, []transport.Transport{self.New(0)}, Options{})
+	mustOK(t, err)
+	t.Cleanup(func() { ea.Close(); eb.Close() })
+	ta := openFor(t, ea, 2)
+	tb, err := tcp.Open(tcp.Options{Doorbell: eb.Doorbell()})
+	mustOK(t, err)
+	t.Cleanup(func() { tb.Close() })
+	eb.AddTransport(tb)
+	mustOK(t, tb.Add(1, ta.Card())) // and not AddPeers yet
+	mustOK(t, ta.Add(1, tb.Card()))
+	mustOK(t, ea.Send(Bytes([]byte("early")), 1, 3, 0, Standard))
+	end := time.Now().Add(10 * time.Second)
+	for eb.Peers() < 2 && time.Now().Before(end) {
+		eb.Progress()
+	}
+	mustOK(t, eb.AddPeers(2))
+	in := make([]byte, 8)
+	q, err := eb.Irecv(Bytes(in), 1, 3, 0)
+	mustOK(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := eb.WaitCtx(ctx, &q)
+	if err != nil || st.Source != 1 || string(in[:st.Count]) != "early" {
+		t.Fatalf("the early message: %+v %v %q", st, err, in[:st.Count])
 	}
 }
 

@@ -52,7 +52,12 @@ type handler Engine
 func (h *handler) Packet(hd *transport.Header, payload []byte) {
 	e := (*Engine)(h)
 	if uint32(hd.Src) >= uint32(e.reach.Load()) {
-		return // from no peer the engine addresses: drop
+		if hd.Src < 0 {
+			return
+		}
+		// A transport hands over only its peers' packets: this one's peer was added
+		// to the transport but not yet to the engine (AddPeers).
+		e.grow(int(hd.Src) + 1)
 	}
 	switch hd.Kind {
 	case kindEager:
