@@ -344,9 +344,6 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Comm_disconnect
-func PMPI_Comm_disconnect(p unsafe.Pointer) int32 { return PMPI_Comm_free(p) }
-
 //export PMPI_Comm_compare
 func PMPI_Comm_compare(h1, h2 uintptr, result unsafe.Pointer) int32 {
 	const op = "Comm_compare"
@@ -393,12 +390,6 @@ func PMPI_Comm_get_name(ch uintptr, name, n unsafe.Pointer) int32 {
 		return fail(op, ch, errorf(errArg, op, "comm_name or resultlen is NULL"))
 	}
 	putCString(name, C.MPI_MAX_OBJECT_NAME, x.Name(), n)
-	return 0
-}
-
-//export PMPI_Comm_get_parent
-func PMPI_Comm_get_parent(p unsafe.Pointer) int32 {
-	setHandle(p, hCommNull) // mpigo does not spawn: no process has a parent
 	return 0
 }
 

@@ -53,7 +53,7 @@
 //     record reads where it is at each snapshot (prof.WatchTallies, prof.Watch:
 //     short.go hands it down); the Go halves count the rest.
 //
-// Implemented (574 of the 657 procedures of the ABI's mpi.h, with their _c forms and
+// Implemented (655 of the 657 procedures of the ABI's mpi.h, with their _c forms and
 // PMPI_ twins, and the 7 that other ABI headers declare beyond the standard's, which
 // abi/gen/procs.txt marks; docs/ARCHITECTURE.md, the C ABI, lists the rest): MPI_Init,
 // MPI_Init_thread (every level), MPI_Finalize, MPI_Abort, the environment queries,
@@ -81,8 +81,9 @@
 // delete, sizes, hints, atomicity, views, explicit offsets, individual and shared file
 // pointers (file_shared.go) in every blocking, nonblocking, collective, ordered and
 // split collective form, file error handlers); the tool information interface
-// (MPI_T_*, tools.go, over internal/mpir's). Everything else (I/O's user data
-// representations, spawn, ports and names) is a stub returning
+// (MPI_T_*, tools.go, over internal/mpir's); dynamic processes (dynamic.go: spawn,
+// the parent, ports, the name service, join, disconnect, over internal/mpir's).
+// Everything else (I/O's user data representations) is a stub returning
 // MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),

@@ -4,15 +4,5 @@
 
 extern int mpigo_unsupported(const char *name, MPI_Comm comm);
 
-int PMPI_Close_port(const char *port_name) { return mpigo_unsupported("MPI_Close_port", MPI_COMM_NULL); }
-int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_accept", comm); }
-int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return mpigo_unsupported("MPI_Comm_connect", comm); }
-int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return mpigo_unsupported("MPI_Comm_join", MPI_COMM_NULL); }
-int PMPI_Comm_spawn(const char *command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn", comm); }
-int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return mpigo_unsupported("MPI_Comm_spawn_multiple", comm); }
-int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Lookup_name", MPI_COMM_NULL); }
-int PMPI_Open_port(MPI_Info info, char *port_name) { return mpigo_unsupported("MPI_Open_port", MPI_COMM_NULL); }
-int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Publish_name", MPI_COMM_NULL); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", (MPI_Comm)MPI_FILE_NULL); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", (MPI_Comm)MPI_FILE_NULL); }
-int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return mpigo_unsupported("MPI_Unpublish_name", MPI_COMM_NULL); }

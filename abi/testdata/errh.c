@@ -75,19 +75,20 @@ int main(int argc, char **argv) {
     OK(MPI_Error_string(MPI_ERR_TRUNCATE, s, &len));
     CHECK(strstr(s, "MPI_ERR_TRUNCATE") && len == (int)strlen(s), "%s", s);
 
-    /* an unimplemented procedure: on MPI_COMM_SELF's handler (no communicator) */
+    /* an unimplemented procedure: on MPI_FILE_NULL's handler (a call of the I/O
+     * chapter with no file), MPI_ERRORS_RETURN */
     OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    char port[MPI_MAX_PORT_NAME];
-    rc = MPI_Lookup_name("x", MPI_INFO_NULL, port);
+    rc = MPI_Register_datarep("x", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, NULL, NULL);
     OK(MPI_Error_class(rc, &cls));
-    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Lookup_name gave %d", rc);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Register_datarep gave %d", rc);
     OK(MPI_Error_string(rc, s, &len));
-    CHECK(strstr(s, "MPI_Lookup_name") != NULL, "the error string names the call: %s", s);
+    CHECK(strstr(s, "MPI_Register_datarep") != NULL, "the error string names the call: %s", s);
     if (rank == 0) printf("unsupported: %s\n", s);
-    rc = MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &dup, MPI_ERRCODES_IGNORE);
+    /* a communicator's call goes to its handler, and its string names the call */
+    rc = MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 1, MPI_COMM_SELF, &dup, MPI_ERRCODES_IGNORE);
     OK(MPI_Error_class(rc, &cls));
-    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_spawn gave %d", rc);
+    CHECK(cls == MPI_ERR_ROOT, "MPI_Comm_spawn from root 1 of MPI_COMM_SELF gave %d", rc);
     OK(MPI_Error_string(rc, s, &len));
     CHECK(strstr(s, "MPI_Comm_spawn") != NULL, "%s", s);
     OK(MPI_Finalize());

@@ -3,8 +3,9 @@ package prof
 // Call names an MPI call the recorder counts: an index into fixed arrays, so that
 // counting a call is an add at a constant offset, with no map and no string. The
 // window calls that share a name with another call carry a Win prefix (WinWait,
-// WinTest, WinStart, WinFree), Comm.Free is CommFree; the constants of Request.Start
-// and Win.Flush are ReqStart and WinFlush.
+// WinTest, WinStart, WinFree), Comm.Free is CommFree and Comm.Disconnect
+// CommDisconnect; the constants of Request.Start and Win.Flush are ReqStart and
+// WinFlush.
 type Call uint8
 
 // The calls, grouped by Kind. None is "not in MPI".
@@ -187,6 +188,11 @@ const (
 	CommIflushBuffer
 	WinAttach
 	WinDetach
+	CommSpawn
+	CommAccept
+	CommConnect
+	CommJoin
+	CommDisconnect
 	NumCalls
 )
 
@@ -386,6 +392,11 @@ var calls = [NumCalls]struct {
 	CommIflushBuffer:        {"CommIflushBuffer", KindOther},
 	WinAttach:               {"WinAttach", KindRMA},
 	WinDetach:               {"WinDetach", KindRMA},
+	CommSpawn:               {"CommSpawn", KindColl},
+	CommAccept:              {"CommAccept", KindColl},
+	CommConnect:             {"CommConnect", KindColl},
+	CommJoin:                {"CommJoin", KindOther},
+	CommDisconnect:          {"CommDisconnect", KindColl},
 }
 
 // String is the call's name as the facade spells it.
