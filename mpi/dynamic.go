@@ -45,10 +45,11 @@ type SpawnCommand struct {
 //
 // errs has one entry per process asked for (maxprocs, at every process of comm): nil
 // for a process started, else why it was not (class ErrSpawn). err is the call's
-// error: of class ErrSpawn when not every process could be started (unless "soft"
-// allowed fewer), ErrArg for the root's bad arguments (maxprocs < 1, no command),
-// ErrRoot for a root that is no rank of comm, ErrComm for a nil, freed or
-// intercommunicator comm. With err, the intercommunicator is nil.
+// error, at every process of comm: of class ErrSpawn when not every process could be
+// started (unless "soft" allowed fewer), and the intercommunicator then joins those
+// that were (nil if none: disconnect it); ErrArg for the root's bad arguments
+// (maxprocs < 1, no command), ErrRoot for a root that is no rank of comm, ErrComm for
+// a nil, freed or intercommunicator comm, with no intercommunicator.
 func CommSpawn(command string, argv []string, maxprocs int, info *Info, root int, comm *Comm) (*Comm, []error, error) {
 	defer prof.Exit(prof.CommSpawn, comm.enterRare(prof.CommSpawn, root, 0), 0)
 	return comm.spawn("CommSpawn", root, func() []mpir.SpawnCmd {
@@ -82,7 +83,7 @@ func (c *Comm) spawn(op string, root int, cmds func() []mpir.SpawnCmd) (*Comm, [
 		})
 		if done {
 			if err != nil {
-				return nil, nil, err // errs is not read: a given-up call may still set it
+				return nil, nil, err // nc and errs are not read: a given-up call may still set them
 			}
 			return nc, errs, nil
 		}
@@ -97,11 +98,10 @@ func (c *Comm) spawn(op string, root int, cmds func() []mpir.SpawnCmd) (*Comm, [
 	if c.d.Rank() == root {
 		at = cmds()
 	}
+	// A spawn that started fewer processes than asked for fails, yet joins those that
+	// started (nd is not nil then), which the caller must be able to disconnect.
 	nd, errs, err := mpir.CommSpawn(op, at, root, c.d, c.owner())
-	if err != nil {
-		return nil, errs, c.fail(op, err)
-	}
-	return wrapComm(c, nd), errs, nil
+	return wrapComm(c, nd), errs, c.fail(op, err)
 }
 
 // CommGetParent returns the intercommunicator to the job that started this one with

@@ -74,8 +74,8 @@ func PMPI_Comm_spawn_multiple(count int32, commands, argvs, maxprocs, infos unsa
 
 // spawn is MPI_Comm_spawn or _spawn_multiple on the communicator ch: cmds converts
 // the root's arguments, and is called at the root only. The new intercommunicator
-// goes to *intercomm (MPI_COMM_NULL when the spawn failed), each process's error as a
-// code to errcodes, at every process. A root's argument that cannot be converted (an
+// goes to *intercomm (MPI_COMM_NULL when no process started), each process's error
+// as a code to errcodes, at every process. A root's argument that cannot be converted (an
 // info handle that is none) fails the root's call only, as in other MPIs.
 func spawn(op string, root int32, ch uintptr, intercomm, errcodes unsafe.Pointer, cmds func() ([]mpir.SpawnCmd, error)) int32 {
 	c, r := needComm(op, ch)
@@ -106,12 +106,11 @@ func spawn(op string, root int32, ch uintptr, intercomm, errcodes unsafe.Pointer
 			}
 		}
 	}
-	if err != nil {
-		setHandle(intercomm, hCommNull)
-		return fail(op, ch, err)
-	}
-	setHandle(intercomm, newComm(nc, c, nil, nil))
-	return 0
+	// A spawn that started fewer processes than asked for fails, yet joins those
+	// that started (nc is not nil then), which the program must be able to
+	// disconnect.
+	setHandle(intercomm, newComm(nc, c, nil, nil)) // MPI_COMM_NULL for a nil nc
+	return fail(op, ch, err)
 }
 
 // cArgv is the NULL-terminated C array of strings p (MPI_ARGV_NULL: none).

@@ -9,11 +9,8 @@ import (
 // What both faces need around the dynamic-process procedures of dynamic.go that is
 // argument semantics, not the device's work: the checks of the arguments every
 // process of a collective call gives (so that every process finds the same fault and
-// none waits for the others), the checks of the root's spawn commands, the bound on
-// port names, and the one parent object that MPI_Comm_get_parent gives back every time.
-
-// MaxPortName is MPI_MAX_PORT_NAME: a port name and its C terminating zero fit in it.
-const MaxPortName = 1024
+// none waits for the others), and the one parent object that MPI_Comm_get_parent
+// gives back every time.
 
 // CheckCollective checks the arguments that every process of a collective
 // dynamic-process call (MPI_Comm_spawn, _spawn_multiple, _accept, _connect) gives
@@ -28,37 +25,6 @@ func CheckCollective(op string, root int, c *core.Comm) error {
 		return core.Errorf(core.ClassRoot, op, "root %d out of range [0,%d)", root, c.Size())
 	}
 	return nil
-}
-
-// CheckSpawnCmds checks the root's commands of MPI_Comm_spawn (one) or
-// MPI_Comm_spawn_multiple (count): at least one, each naming a program and asking for
-// at least one process (ClassArg, naming the command). The arguments are significant
-// at the root only, so only the root can check them: CommSpawn calls it there and
-// gives its error to every process of the call, which would otherwise wait for the
-// root.
-func CheckSpawnCmds(op string, cmds []SpawnCmd) error {
-	if len(cmds) == 0 {
-		return core.Errorf(core.ClassArg, op, "count is %d: at least one command must be given", len(cmds))
-	}
-	for i, cmd := range cmds {
-		if cmd.Command == "" {
-			return core.Errorf(core.ClassArg, op, "command %d is empty: it must name a program", i)
-		}
-		if cmd.MaxProcs < 1 {
-			return core.Errorf(core.ClassArg, op, "maxprocs %d of command %d (%s): at least 1 process must be asked for", cmd.MaxProcs, i, cmd.Command)
-		}
-	}
-	return nil
-}
-
-// SpawnProcs is how many processes cmds ask for in all: the length of
-// array_of_errcodes.
-func SpawnProcs(cmds []SpawnCmd) int {
-	n := 0
-	for _, cmd := range cmds {
-		n += cmd.MaxProcs
-	}
-	return n
 }
 
 // parent is the object of the intercommunicator to the parent job, made on the first
