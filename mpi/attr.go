@@ -67,9 +67,13 @@ func CopyDup(_ *Comm, _ *Keyval, val any) (any, bool, error) { return val, true,
 var (
 	// KeyTagUB is the largest tag (an int).
 	KeyTagUB = &Keyval{k: mpir.KeyTagUB}
-	// KeyUniverseSize is the number of processes the job can hold (an int).
+	// KeyUniverseSize is how many processes the job may have in all, those it may
+	// spawn (CommSpawn) included (MPI_UNIVERSE_SIZE, an int). It is there only where
+	// the process manager says.
 	KeyUniverseSize = &Keyval{k: mpir.KeyUniverseSize}
-	// KeyAppNum is this program's number in a job of several programs (an int).
+	// KeyAppNum is the index of this process's program among the job's: in the
+	// launcher's command line or in CommSpawnMultiple's commands (MPI_APPNUM, an
+	// int). It is there only where the process manager says.
 	KeyAppNum = &Keyval{k: mpir.KeyAppNum}
 	// KeyWtimeIsGlobal says whether Wtime is synchronised across ranks (a bool).
 	KeyWtimeIsGlobal = &Keyval{k: mpir.KeyWtimeIsGlobal}

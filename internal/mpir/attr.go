@@ -113,11 +113,13 @@ func CommAttr(op string, s *Attrs, k *Keyval) (any, bool, error) {
 // every communicator: MPI_TAG_UB the largest tag;
 // MPI_HOST MPI_PROC_NULL, an mpigo job having no host process; MPI_IO
 // MPI_ANY_SOURCE, every process doing the language's I/O; MPI_WTIME_IS_GLOBAL false,
-// each process's clock being its own; MPI_UNIVERSE_SIZE the job's size, mpigo starting
-// no processes later; MPI_APPNUM 0, a job being one program; MPI_LASTUSEDCODE the
+// each process's clock being its own; MPI_UNIVERSE_SIZE (UniverseSize) how many
+// processes the job may have in all, spawned ones included, and MPI_APPNUM (AppNum)
+// the index of this process's command, each only where the process manager says (MPI
+// 4.1 section 11.10: an attribute MPI cannot give is not there); MPI_LASTUSEDCODE the
 // largest error class or code in use (a core.ErrorCode). Ranks are the device's
 // (core.ProcNull, core.AnySource), the flag a bool, the rest ints. ok is false for a
-// keyval that is no predefined communicator attribute.
+// keyval that is no predefined communicator attribute, or one that is not there.
 func CommPredefined(k *Keyval) (v any, ok bool) {
 	switch k {
 	case KeyTagUB:
@@ -129,13 +131,21 @@ func CommPredefined(k *Keyval) (v any, ok bool) {
 	case KeyWtimeIsGlobal:
 		return false, true
 	case KeyUniverseSize:
-		return core.WorldSize(), true
+		return present(UniverseSize())
 	case KeyAppNum:
-		return 0, true
+		return present(AppNum())
 	case KeyLastUsedCode:
 		return core.LastUsedCode(), true
 	}
 	return nil, false
+}
+
+// present is a predefined attribute's value n where ok says it is there.
+func present(n int, ok bool) (any, bool) {
+	if !ok {
+		return nil, false
+	}
+	return n, true
 }
 
 // The memory models (MPI_WIN_SEPARATE, MPI_WIN_UNIFIED).

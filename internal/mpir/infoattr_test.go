@@ -199,9 +199,15 @@ func TestAttrErrClasses(t *testing.T) {
 // value, of the type the faces convert.
 func TestPredefinedValues(t *testing.T) {
 	for k, want := range map[*Keyval]any{KeyTagUB: int(core.MaxTag), KeyHost: int(core.ProcNull), KeyIO: int(core.AnySource),
-		KeyWtimeIsGlobal: false, KeyAppNum: 0} {
+		KeyWtimeIsGlobal: false} {
 		if v, ok := CommPredefined(k); !ok || v != want {
 			t.Errorf("%s = %v (%v), want %v", k.Name(), v, ok, want)
+		}
+	}
+	for k, f := range map[*Keyval]func() (int, bool){KeyUniverseSize: UniverseSize, KeyAppNum: AppNum} {
+		n, there := f()
+		if v, ok := CommPredefined(k); ok != there || (ok && v != n) {
+			t.Errorf("%s = %v (%v), want the process manager's %d (%v)", k.Name(), v, ok, n, there)
 		}
 	}
 	if v, ok := CommPredefined(KeyLastUsedCode); !ok || v.(core.ErrorCode) < core.LastCode {
