@@ -7,3 +7,9 @@ import "testing"
 // strings and a bad info refused with the classes MPI names, no parent for a job not
 // spawned.
 func TestDynamicBadArgs(t *testing.T) { job(t, "dynargs", 2) }
+
+// TestDynamicProcesses: spawn (the root-only arguments garbage at the other rank),
+// spawn_multiple with an argv per command and MPI_APPNUM, a missing program's error
+// codes, accept/connect through the name service, join over a TCP socket,
+// MPI_UNIVERSE_SIZE and disconnect through the C ABI (dynamic.c).
+func TestDynamicProcesses(t *testing.T) { job(t, "dynamic", 2) }
