@@ -38,18 +38,20 @@ type SpawnCommand struct {
 // an intracommunicator.
 //
 // command, argv, maxprocs and info are significant at root only: the other processes
-// may pass anything (e.g. "", nil, 0, nil). info's keys say where and how: "host"
-// (the hosts to start on), "wdir" (the working directory), "path" (where to look for
-// command), "file", "soft" (the numbers of processes acceptable instead of maxprocs,
-// as "1:4" or "2,4"), "arch", and mpigo's own.
+// may pass anything (e.g. "", nil, 0, nil). info's keys (MPI 4.1 section 11.8.4) say
+// where and how: "host" (the hosts to start on, as mpigo run's --host takes them;
+// without it, the spawning job's hosts), "wdir" (the working directory), "path"
+// (directories to look for command in, before the PATH), "file" (a file of more keys,
+// KEY=VALUE a line), "soft" (the numbers of processes acceptable instead of maxprocs,
+// as "1:4" or "2,4"); "arch" and other keys are ignored, as MPI allows.
 //
 // errs has one entry per process asked for (maxprocs, at every process of comm): nil
 // for a process started, else why it was not (class ErrSpawn). err is the call's
 // error, at every process of comm: of class ErrSpawn when not every process could be
 // started (unless "soft" allowed fewer), and the intercommunicator then joins those
-// that were (nil if none: disconnect it); ErrArg for the root's bad arguments
-// (maxprocs < 1, no command), ErrRoot for a root that is no rank of comm, ErrComm for
-// a nil, freed or intercommunicator comm, with no intercommunicator.
+// that were, for the caller to disconnect (nil if none was); ErrArg for the root's bad
+// arguments (maxprocs < 1, no command), ErrRoot for a root that is no rank of comm,
+// ErrComm for a nil, freed or intercommunicator comm, with no intercommunicator.
 func CommSpawn(command string, argv []string, maxprocs int, info *Info, root int, comm *Comm) (*Comm, []error, error) {
 	defer prof.Exit(prof.CommSpawn, comm.enterRare(prof.CommSpawn, root, 0), 0)
 	return comm.spawn("CommSpawn", root, func() []mpir.SpawnCmd {
@@ -181,10 +183,11 @@ func (c *Comm) join(op string, do func(string, string, *mpir.Info, int, *core.Co
 	return wrapComm(c, nd), nil
 }
 
-// PublishName publishes port under the name service, where LookupName finds it, in
-// this job and in every job mpigo's launcher runs on the machine (MPI_Publish_name).
-// info may be nil. A name already published is an error of class ErrService. Its
-// errors go to Self's handler.
+// PublishName publishes port under service in the name service, where LookupName
+// finds it: in this job and in every job mpigo run starts for the same user on the
+// machine (MPI_Publish_name). info may be nil. A name already published, by anyone,
+// is an error of class ErrService. The name goes when UnpublishName withdraws it or
+// the job ends. Its errors go to Self's handler.
 func PublishName(service string, info *Info, port string) error {
 	return noObject("PublishName", mpir.PublishName("PublishName", service, info.obj(), port))
 }
