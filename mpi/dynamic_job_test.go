@@ -160,6 +160,22 @@ func TestSpawnBadMaxprocs(t *testing.T) {
 	})
 }
 
+// TestConnectBadPort: a port nobody opened is the root's ErrPort, and an error, not a
+// wait, at the other process.
+func TestConnectBadPort(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		inter, err := mpi.CommConnect("no such port", nil, 0, mpi.World)
+		if rank == 0 {
+			wantClass(t, "CommConnect to a port nobody opened", err, mpi.ErrPort)
+		} else if err == nil {
+			t.Error("CommConnect to a port nobody opened succeeded at rank 1")
+		}
+		if inter != nil {
+			t.Errorf("inter %v", inter)
+		}
+	})
+}
+
 // TestAcceptConnectJobs: two jobs started apart join: the first publishes its port
 // under a name and accepts, the second looks the name up and connects; then a
 // collective on the intercommunicator and on its merge, and both disconnect. A

@@ -75,8 +75,10 @@ func PMPI_Comm_spawn_multiple(count int32, commands, argvs, maxprocs, infos unsa
 // spawn is MPI_Comm_spawn or _spawn_multiple on the communicator ch: cmds converts
 // the root's arguments, and is called at the root only. The new intercommunicator
 // goes to *intercomm (MPI_COMM_NULL when no process started), each process's error
-// as a code to errcodes, at every process. A root's argument that cannot be converted (an
-// info handle that is none) fails the root's call only, as in other MPIs.
+// as a code to errcodes, at every process. A root's argument that cannot be converted
+// (an info handle that is none, a NULL array) is the root's error; the root still
+// enters the spawn, with no command, which mpir refuses and reports to every process,
+// so that the others return an error rather than wait for the root.
 func spawn(op string, root int32, ch uintptr, intercomm, errcodes unsafe.Pointer, cmds func() ([]mpir.SpawnCmd, error)) int32 {
 	c, r := needComm(op, ch)
 	if c == nil {
@@ -90,13 +92,14 @@ func spawn(op string, root int32, ch uintptr, intercomm, errcodes unsafe.Pointer
 		return fail(op, ch, err)
 	}
 	var at []mpir.SpawnCmd
+	var bad error
 	if c.c.Rank() == int(root) {
-		var err error
-		if at, err = cmds(); err != nil {
-			return fail(op, ch, err)
-		}
+		at, bad = cmds() // at is nil when bad
 	}
 	nc, errs, err := mpir.CommSpawn(op, at, int(root), c.c, c.x.Owner())
+	if bad != nil {
+		err = bad // the root's own reason, not mpir's "no command"
+	}
 	if errcodes != nil { // MPI_ERRCODES_IGNORE
 		codes := ints(errcodes, len(errs))
 		for i, e := range errs {
@@ -190,7 +193,9 @@ func PMPI_Comm_connect(portName unsafe.Pointer, info uintptr, root int32, ch uin
 
 // accept is MPI_Comm_accept or _connect (do, mpir's; call, the recorder's): the port
 // name and info are read at the root only, where a NULL port name is one nobody
-// opened.
+// opened. An info handle at the root that is none is the root's error; the root still
+// enters the call, with no port, which mpir refuses and reports to every process, so
+// that the others return an error rather than wait for the root.
 func accept(op string, call prof.Call, do func(string, string, *mpir.Info, int, *core.Comm, *mpir.Session) (*core.Comm, error),
 	portName unsafe.Pointer, info uintptr, root int32, ch uintptr, out unsafe.Pointer) int32 {
 	c, r := needComm(op, ch)
@@ -206,14 +211,16 @@ func accept(op string, call prof.Call, do func(string, string, *mpir.Info, int, 
 	}
 	var port string
 	var in *mpir.Info
+	var bad error
 	if c.c.Rank() == int(root) {
-		var err error
-		if in, err = infoArg(op, info); err != nil {
-			return fail(op, ch, err)
+		if in, bad = infoArg(op, info); bad == nil {
+			port = cstr(portName)
 		}
-		port = cstr(portName)
 	}
 	nc, err := do(op, port, in, int(root), c.c, c.x.Owner())
+	if bad != nil {
+		err = bad // the root's own reason, not mpir's "no port"
+	}
 	if err != nil {
 		setHandle(out, hCommNull)
 		return fail(op, ch, err)

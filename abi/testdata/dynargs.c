@@ -1,6 +1,7 @@
 /* dynargs.c - the dynamic-process procedures' bad arguments (MPI 4.1 chapter 11), on 2
  * ranks: each an error of the class MPI names, at every process alike where the
- * argument is significant at every process, never a crash or a hang. */
+ * argument is significant at every process; the root's own (significant at the root
+ * only) the root's error and an error at the other rank; never a crash or a hang. */
 #include <string.h>
 #include "check.h"
 
@@ -43,6 +44,26 @@ int main(int argc, char **argv) {
     FAILS(MPI_Comm_connect(port, MPI_INFO_NULL, -1, MPI_COMM_WORLD, &out), MPI_ERR_ROOT);
     FAILS(MPI_Comm_connect(port, MPI_INFO_NULL, 0, inter, &out), MPI_ERR_COMM);
     FAILS(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+
+    /* the root's own arguments: its error, and an error (not a wait) at the other rank */
+    MPI_Info bad = (MPI_Info)(intptr_t)12345;
+    int rc;
+#define ROOTFAILS(call, cls0)                                                   \
+    do {                                                                        \
+        out = MPI_COMM_WORLD;                                                   \
+        rc = (call);                                                            \
+        if (rank == 0) FAILS(rc, cls0);                                         \
+        else CHECK(rc != MPI_SUCCESS, "%s succeeded at rank 1", #call);         \
+        CHECK(out == MPI_COMM_NULL, "%s gave a communicator", #call);           \
+    } while (0)
+    ROOTFAILS(MPI_Comm_spawn("x", MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_ARG);
+    ROOTFAILS(MPI_Comm_spawn(NULL, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_ARG);
+    ROOTFAILS(MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, bad, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_INFO);
+    ROOTFAILS(MPI_Comm_spawn_multiple(0, cmds, MPI_ARGVS_NULL, np, infos, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_ARG);
+    ROOTFAILS(MPI_Comm_spawn_multiple(1, cmds, MPI_ARGVS_NULL, np, NULL, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_ARG);
+    ROOTFAILS(MPI_Comm_accept(port, bad, 0, MPI_COMM_WORLD, &out), MPI_ERR_INFO);
+    ROOTFAILS(MPI_Comm_connect(NULL, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out), MPI_ERR_PORT);
+    ROOTFAILS(MPI_Comm_connect("no such port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out), MPI_ERR_PORT);
 
     /* the local calls: NULL strings, a bad info */
     FAILS(MPI_Open_port(MPI_INFO_NULL, NULL), MPI_ERR_ARG);
