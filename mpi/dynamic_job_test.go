@@ -1,6 +1,7 @@
 package mpi_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -125,6 +126,28 @@ func TestSpawnMultipleArgv(t *testing.T) {
 		if len(errs) != 3 || inter.RemoteSize() != 3 {
 			t.Errorf("errs %v, remote size %d", errs, inter.RemoteSize())
 		}
+		must(t, inter.Disconnect())
+	})
+}
+
+// TestSpawnThroughView: a spawn through a view with a context that does not end
+// gives what the communicator's would (the view's path: aroundNew), and a view of
+// the parent serves the child.
+func TestSpawnThroughView(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if parent := mpi.CommGetParent(); parent != nil {
+			must(t, parent.WithContext(ctx).Barrier())
+			must(t, parent.Disconnect())
+			return
+		}
+		inter, errs, err := mpi.CommSpawn(os.Args[0], os.Args[1:], 2, nil, 1, mpi.World.WithContext(ctx))
+		must(t, err)
+		if len(errs) != 2 || inter.RemoteSize() != 2 {
+			t.Fatalf("errs %v, remote size %d", errs, inter.RemoteSize())
+		}
+		must(t, inter.Barrier())
 		must(t, inter.Disconnect())
 	})
 }
