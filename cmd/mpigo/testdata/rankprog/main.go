@@ -442,6 +442,43 @@ func main() {
 				must(mpi.Send(w, buf, 0, 1))
 			}
 		}
+	case "spawn": // N: the job spawns N children (mode spawn-child) on its hosts and
+		// checks a message each way, a collective of the children's own and one over
+		// the merged communicator; every process prints "spawn ok"
+		spawnParent(arg(2))
+	case "spawn-child":
+		spawnChild()
+	case "spawn-fail": // RANK CODE: the job spawns 3 children, of which RANK exits with CODE
+		self, err := os.Executable()
+		must(err)
+		_, _, err = mpi.CommSpawn(self, []string{"spawn-exit", os.Args[2], os.Args[3]}, 3, nil, 0, mpi.World)
+		must(err)
+		select {} // the run ends with the child's failure
+	case "spawn-exit": // RANK CODE: a spawned child; that rank exits with CODE
+		if mpi.World.Rank() == arg(2) {
+			os.Exit(arg(3))
+		}
+		select {}
+	case "spawn-multi": // two programs in one spawn, with their own arguments
+		self, err := os.Executable()
+		must(err)
+		inter, errs, err := mpi.CommSpawnMultiple([]mpi.SpawnCommand{
+			{Command: self, Argv: []string{"spawn-argv", "a b", "c"}, MaxProcs: 2},
+			{Command: self, Argv: []string{"spawn-argv", "d"}, MaxProcs: 1},
+		}, 0, mpi.World)
+		must(err)
+		if len(errs) != 3 || inter.RemoteSize() != 3 {
+			must(fmt.Errorf("spawn-multi: %d errcodes and %d children, want 3 and 3", len(errs), inter.RemoteSize()))
+		}
+		must(inter.Disconnect())
+	case "spawn-argv": // a child of spawn-multi: prints its arguments and MPI_APPNUM
+		app, ok := mpi.World.Attr(mpi.KeyAppNum)
+		fmt.Printf("child %d appnum %v %v args %q\n", mpi.World.Rank(), app, ok, os.Args[2:])
+		p := mpi.CommGetParent()
+		if p == nil {
+			must(fmt.Errorf("spawn-argv: no parent"))
+		}
+		must(p.Disconnect())
 	case "hello":
 	case "affinity": // print the CPUs this rank may run on
 		cpus, err := topo.Allowed()
@@ -455,6 +492,71 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// spawnParent is mode spawn: the job spawns n children and checks what they send.
+func spawnParent(n int) {
+	self, err := os.Executable()
+	must(err)
+	w := mpi.World
+	inter, errs, err := mpi.CommSpawn(self, []string{"spawn-child"}, n, nil, 0, w)
+	must(err)
+	for i, e := range errs {
+		if e != nil {
+			must(fmt.Errorf("child %d: %v", i, e))
+		}
+	}
+	if inter.RemoteSize() != n || inter.Size() != w.Size() {
+		must(fmt.Errorf("intercommunicator of %d and %d, want %d and %d", inter.Size(), inter.RemoteSize(), w.Size(), n))
+	}
+	// Each parent sends its rank to child (rank mod n), which answers with the sum
+	// of the children's world ranks (their own Allreduce) plus the parent's rank.
+	child := w.Rank() % n
+	must(mpi.Send(inter, []int32{int32(w.Rank())}, child, 1))
+	got := []int32{0}
+	_, err = mpi.Recv(inter, got, child, 2)
+	must(err)
+	if want := int32(n*(n-1)/2 + w.Rank()); got[0] != want {
+		must(fmt.Errorf("child %d answered %d, want %d", child, got[0], want))
+	}
+	spawnMerged(inter, false)
+	fmt.Printf("spawn ok parent %d\n", w.Rank())
+}
+
+// spawnChild is a child of mode spawn.
+func spawnChild() {
+	p := mpi.CommGetParent()
+	if p == nil {
+		must(fmt.Errorf("spawn-child: no parent"))
+	}
+	w := mpi.World
+	sum := []int32{0}
+	must(mpi.Allreduce(w, []int32{int32(w.Rank())}, sum, mpi.Sum))
+	for r := 0; r < p.RemoteSize(); r++ {
+		if r%w.Size() != w.Rank() {
+			continue
+		}
+		got := []int32{0}
+		_, err := mpi.Recv(p, got, r, 1)
+		must(err)
+		must(mpi.Send(p, []int32{sum[0] + got[0]}, r, 2))
+	}
+	spawnMerged(p, true)
+	fmt.Printf("spawn ok child %d\n", w.Rank())
+}
+
+// spawnMerged merges inter, checks an Allreduce over both jobs and disconnects.
+func spawnMerged(inter *mpi.Comm, high bool) {
+	m, err := inter.IntercommMerge(high)
+	must(err)
+	n := m.Size()
+	sum := []int32{0}
+	must(mpi.Allreduce(m, []int32{int32(m.Rank())}, sum, mpi.Sum))
+	if sum[0] != int32(n*(n-1)/2) {
+		must(fmt.Errorf("merged Allreduce: %d, want %d", sum[0], n*(n-1)/2))
+	}
+	must(m.Free())
+	must(inter.Disconnect())
 }
 
 func must(err error) {
