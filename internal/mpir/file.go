@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
@@ -51,6 +52,10 @@ type File struct {
 	os    *mpio.File
 	hints *Hints
 	errh  Errh
+	nodes int // how many nodes the members span
+
+	// closed is set by Close, under mu; read without it by Check, on every call.
+	closed atomic.Bool
 
 	// Face is the face's own name for the file (the Go package's *File, the C
 	// library's handle), given to the program's error handler and owning the
@@ -64,7 +69,8 @@ type File struct {
 	datarep string
 	fp      int64 // the individual file pointer, a view position in bytes
 	atomic  bool
-	closed  bool
+	tun     mpio.Tuning    // the hints' and atomicity's, made when they change (settle)
+	cb      cbSettings     // the hints' for collective accesses, made alike
 	split   split          // the split collective under way
 	dirty   bool           // written since the last sync: Close syncs
 	ops     sync.WaitGroup // nonblocking operations under way
@@ -122,7 +128,8 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 			local = core.Errorf(core.ClassBadFile, op, "filename %q: %v", name, err)
 		}
 	}
-	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(nodesOf(c)))
+	nodes := nodesOf(c)
+	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(nodes))
 	if local == nil && err != nil {
 		local = err
 	}
@@ -135,7 +142,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 		collective.Free(d, op)
 		return nil, err
 	}
-	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native"}
+	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native", nodes: nodes}
 	f.errh.Init(FileNull.Get())
 	slot := -1 // member 0's choice of the pointer's slot, agreed with the arguments
 	if d.Rank() == spOwner && local == nil {
@@ -223,6 +230,9 @@ func (f *File) start(op string) error {
 	f.view = v
 	f.hints.setDefault("striping_unit", strconv.FormatInt(f.os.BlockSize(), 10))
 	f.hints.clampInt("cb_nodes", int64(f.comm.Size()))
+	f.mu.Lock()
+	f.settle()
+	f.mu.Unlock()
 	if f.amode&mpio.Append != 0 {
 		size, err := f.os.Size()
 		if err != nil {
@@ -247,10 +257,7 @@ func (f *File) Check(op string) error {
 	if f == nil {
 		return core.Errorf(core.ClassFile, op, "the file is MPI_FILE_NULL")
 	}
-	f.mu.Lock()
-	closed := f.closed
-	f.mu.Unlock()
-	if closed {
+	if f.closed.Load() {
 		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
 	}
 	return nil
@@ -266,11 +273,11 @@ func (f *File) Close(op string) error {
 	defer f.lane.done()
 	f.ops.Wait()
 	f.mu.Lock()
-	if f.closed {
+	if f.closed.Load() {
 		f.mu.Unlock()
 		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
 	}
-	f.closed = true
+	f.closed.Store(true)
 	dirty := f.dirty
 	f.mu.Unlock()
 	var err error
@@ -392,6 +399,7 @@ func (f *File) SetAtomicity(op string, flag bool) error {
 	}
 	f.mu.Lock()
 	f.atomic = flag
+	f.settle()
 	f.mu.Unlock()
 	return nil
 }
@@ -425,6 +433,9 @@ func (f *File) setInfoLocked(op string, in *Info, bad error) error {
 	}
 	err := f.hints.Set(op, in)
 	f.hints.clampInt("cb_nodes", int64(f.comm.Size()))
+	f.mu.Lock()
+	f.settle()
+	f.mu.Unlock()
 	return err
 }
 

@@ -84,7 +84,7 @@ func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
 func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64) (plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p := plan{v: f.view, mem: mem, n: n, tun: f.tuning()}
+	p := plan{v: f.view, mem: mem, n: n, tun: f.tun}
 	if es := p.v.EtypeSize(); n%es != 0 {
 		return plan{}, core.Errorf(core.ClassType, op,
 			"%d items of %s are %d bytes, not a whole number of the view's etypes %s (%d bytes each)",
@@ -110,14 +110,34 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64) (plan,
 	return p, nil
 }
 
-// tuning is how the file's hints say independent accesses move data (f.mu held).
-func (f *File) tuning() mpio.Tuning {
-	return mpio.Tuning{
-		SieveRead:  f.hints.Value("romio_ds_read") != "disable",
-		SieveWrite: f.hints.Value("romio_ds_write") == "enable",
+// settle makes what the hints and the atomicity say about data access, once for
+// every access until they change (f.mu held): how independent accesses move data
+// (romio_ds_read "enable" sieves every run a buffer holds, "automatic" the runs
+// close together; romio_ds_write sieves with "enable" only), and the collective
+// accesses' settings.
+func (f *File) settle() {
+	ds := func(key string, auto mpio.Sieve) mpio.Sieve {
+		switch f.hints.Value(key) {
+		case "enable":
+			return mpio.SieveAll
+		case "disable":
+			return mpio.SieveOff
+		}
+		return auto
+	}
+	f.tun = mpio.Tuning{
+		SieveRead:  ds("romio_ds_read", mpio.SieveNear),
+		SieveWrite: ds("romio_ds_write", mpio.SieveOff),
 		ReadBuf:    f.hints.Int("ind_rd_buffer_size"),
 		WriteBuf:   f.hints.Int("ind_wr_buffer_size"),
 		Atomic:     f.atomic,
+	}
+	f.cb = cbSettings{
+		read:  cbMode(f.hints.Value("romio_cb_read")),
+		write: cbMode(f.hints.Value("romio_cb_write")),
+		nodes: f.hints.Int("cb_nodes"),
+		buf:   f.hints.Int("cb_buffer_size"),
+		align: f.hints.Int("striping_unit"),
 	}
 }
 
@@ -128,27 +148,27 @@ func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 	t := b.Type
 	switch {
 	case t == nil:
-		return nil, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
+		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
 	case t.IsFreed():
-		return nil, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
+		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
 	case !t.IsCommitted():
-		return nil, 0, NotCommitted(op, "datatype", t.Name())
+		return mpio.Mem{}, 0, NotCommitted(op, "datatype", t.Name())
 	case b.Count < 0:
-		return nil, 0, core.Errorf(core.ClassCount, op, "count %d is negative", b.Count)
+		return mpio.Mem{}, 0, core.Errorf(core.ClassCount, op, "count %d is negative", b.Count)
 	}
 	n, err := t.PackSize(b.Count)
 	if err != nil {
-		return nil, 0, core.TypeErr(op, err)
+		return mpio.Mem{}, 0, core.TypeErr(op, err)
 	}
 	if n == 0 {
 		return mpio.Bytes(nil), 0, nil
 	}
 	lo, hi, err := t.Span(b.Count)
 	if err != nil {
-		return nil, 0, core.TypeErr(op, err)
+		return mpio.Mem{}, 0, core.TypeErr(op, err)
 	}
 	if lo+b.Origin < 0 || hi+b.Origin > int64(len(b.Mem)) {
-		return nil, 0, core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) of the buffer, which has %d",
+		return mpio.Mem{}, 0, core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) of the buffer, which has %d",
 			b.Count, t.Name(), lo+b.Origin, hi+b.Origin, len(b.Mem))
 	}
 	if off, k, ok := t.ContiguousSpan(b.Count); ok {
@@ -156,9 +176,9 @@ func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 	}
 	l := new(datatype.Layout)
 	if err := l.Init(t, b.Mem, b.Count, b.Origin); err != nil {
-		return nil, 0, core.TypeErr(op, err)
+		return mpio.Mem{}, 0, core.TypeErr(op, err)
 	}
-	return l, n, nil
+	return mpio.Packed(l), n, nil
 }
 
 // run does a placed access and returns the bytes it moved.

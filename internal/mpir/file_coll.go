@@ -45,6 +45,14 @@ const (
 	cbDisable
 )
 
+// cbSettings are the hints of collective buffering, as numbers.
+type cbSettings struct {
+	read, write int64 // cbMode of romio_cb_read, romio_cb_write
+	nodes       int64 // cb_nodes
+	buf         int64 // cb_buffer_size
+	align       int64 // striping_unit
+}
+
 func cbMode(v string) int64 {
 	switch v {
 	case "enable":
@@ -88,14 +96,14 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 		}
 		rec[recLen] = p.n
 	}
-	mode := "romio_cb_read"
+	f.mu.Lock()
+	cb := f.cb
+	f.mu.Unlock()
+	rec[recMode] = cb.read
 	if a.Write {
-		mode = "romio_cb_write"
+		rec[recMode] = cb.write
 	}
-	rec[recMode] = cbMode(f.hints.Value(mode))
-	rec[recNodes] = f.hints.Int("cb_nodes")
-	rec[recBuf] = f.hints.Int("cb_buffer_size")
-	rec[recAlign] = f.hints.Int("striping_unit")
+	rec[recNodes], rec[recBuf], rec[recAlign] = cb.nodes, cb.buf, cb.align
 	if p.tun.Atomic {
 		rec[recAtomic] = 1
 	}
@@ -109,7 +117,7 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 	if err := firstFailed(op, all, local, f.comm.Rank()); err != nil {
 		return 0, err
 	}
-	if !twoPhase(all, a.Write, nodesOf(f.comm) > 1) {
+	if !twoPhase(all, a.Write, f.nodes > 1) {
 		var n int64
 		if p.n > 0 {
 			n, err = f.run(op, a, p)

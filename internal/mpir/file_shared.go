@@ -172,11 +172,13 @@ func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, er
 	} else {
 		rec[ordLen] = p.n
 	}
-	mode := "romio_cb_read"
+	f.mu.Lock()
+	mode := f.cb.read
 	if a.Write {
-		mode = "romio_cb_write"
+		mode = f.cb.write
 	}
-	if cbMode(f.hints.Value(mode)) == cbEnable {
+	f.mu.Unlock()
+	if mode == cbEnable {
 		rec[ordAgg] = 1
 	}
 	all, err := f.gatherInts(op, rec)
