@@ -76,6 +76,10 @@ type File struct {
 	ops     sync.WaitGroup // nonblocking operations under way
 	lane    lane
 
+	// The lane's gathers' buffers (gatherInts), used by one call at a time.
+	gbuf  []byte
+	gints []int64
+
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.
 	sp     *window.Win

@@ -82,7 +82,7 @@ const (
 // error of its arguments, then p is the zero plan) and returns the bytes it moved.
 func (f *File) collAccess(op string, a Access, p plan, local error) (int64, error) {
 	var runs []mpio.Run
-	rec := make([]int64, recFields)
+	var rec [recFields]int64
 	if local != nil {
 		rec[recClass] = int64(core.ClassOf(local))
 	} else {
@@ -110,7 +110,7 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 	if f.os.InMemory() {
 		rec[recMemory] = 1
 	}
-	all, err := f.gather(op, rec)
+	all, err := f.gatherInts(op, rec[:])
 	if err != nil {
 		return 0, err
 	}
@@ -133,24 +133,6 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 		return 0, err
 	}
 	return n, nil
-}
-
-// gather is every member's record, member r's at [r*recFields:].
-func (f *File) gather(op string, rec []int64) ([]int64, error) {
-	send := make([]byte, 8*recFields)
-	for i, v := range rec {
-		binary.LittleEndian.PutUint64(send[8*i:], uint64(v))
-	}
-	recv := make([]byte, len(send)*f.comm.Size())
-	_, err := collective.Allgather(f.comm, op, collective.Vec{B: send, Esz: 8}, collective.Vec{B: recv, Esz: 8}, false)
-	if err != nil {
-		return nil, core.MapErr(op, err)
-	}
-	all := make([]int64, len(recv)/8)
-	for i := range all {
-		all[i] = int64(binary.LittleEndian.Uint64(recv[8*i:]))
-	}
-	return all, nil
 }
 
 // firstFailed is the call's error where a member's arguments were bad: this
