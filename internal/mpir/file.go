@@ -76,9 +76,11 @@ type File struct {
 	ops     sync.WaitGroup // nonblocking operations under way
 	lane    lane
 
-	// The lane's gathers' buffers (gatherInts), used by one call at a time.
+	// The buffers of the lane's gathers (gatherInts) and agreements (agreeWith),
+	// used by one call at a time.
 	gbuf  []byte
 	gints []int64
+	abuf  [8 * 5]byte
 
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.
@@ -460,44 +462,53 @@ func (f *File) agree(op string, local error, same uint64, what string) error {
 // v is not read).
 func (f *File) agreeWith(op string, local error, same uint64, what string, v uint64) (uint64, error) {
 	const none = math.MaxUint64
-	var buf [8 * 5]byte
+	buf := f.abuf[:]
 	put := func(i int, v uint64) { binary.LittleEndian.PutUint64(buf[8*i:], v) }
-	get := func(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	put(0, none)
+	put(1, 0)
 	if local != nil {
 		put(0, uint64(f.comm.Rank()))
 		put(1, uint64(core.ClassOf(local)))
 	}
 	put(2, same)
+	put(3, 0)
 	put(4, none)
 	if f.comm.Rank() == 0 {
 		put(4, v)
 	}
-	err := f.comm.InternalAllreduce(op, buf[:], len(buf), func(acc, in []byte) {
-		if get(in, 0) < get(acc, 0) {
-			copy(acc[:16], in[:16])
-		}
-		if get(in, 4) < get(acc, 4) {
-			copy(acc[32:], in[32:40])
-		}
-		if get(in, 2) != get(acc, 2) || get(in, 3) != 0 {
-			binary.LittleEndian.PutUint64(acc[24:], 1)
-		}
-	}, core.TagFileAgree)
+	err := f.comm.InternalAllreduce(op, buf, len(buf), agreeOp, core.TagFileAgree)
 	switch {
 	case err != nil:
 		return 0, core.MapErr(op, err)
 	case local != nil:
 		return 0, local
-	case get(buf[:], 0) != none:
-		return 0, core.Errorf(core.ErrorClass(get(buf[:], 1)), op,
-			"rank %d of the file's group could not %s (its error says why), so the call failed on every rank", get(buf[:], 0), what)
-	case get(buf[:], 3) != 0:
+	case word(buf, 0) != none:
+		return 0, core.Errorf(core.ErrorClass(word(buf, 1)), op,
+			"rank %d of the file's group could not %s (its error says why), so the call failed on every rank", word(buf, 0), what)
+	case word(buf, 3) != 0:
 		return 0, core.Errorf(core.ClassNotSame, op,
 			"the ranks of the file's group passed different arguments where every rank must pass the same (to %s)", what)
 	}
-	return get(buf[:], 4), nil
+	return word(buf, 4), nil
 }
+
+// agreeOp combines two members' agreement records: the lowest failed rank with its
+// class, the lowest v (member 0's: the others give none), and whether the hashes
+// differ.
+func agreeOp(acc, in []byte) {
+	if word(in, 0) < word(acc, 0) {
+		copy(acc[:16], in[:16])
+	}
+	if word(in, 4) < word(acc, 4) {
+		copy(acc[32:], in[32:40])
+	}
+	if word(in, 2) != word(acc, 2) || word(in, 3) != 0 {
+		binary.LittleEndian.PutUint64(acc[24:], 1)
+	}
+}
+
+// word is the i-th 8-byte word of b.
+func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 
 // bytes adds a byte string to the hash.
 func (h *argHash) bytes(b []byte) {
