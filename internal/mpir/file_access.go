@@ -112,10 +112,15 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64) (plan,
 
 // settle makes what the hints and the atomicity say about data access, once for
 // every access until they change (f.mu held): how independent accesses move data
-// (romio_ds_read "enable" sieves every run a buffer holds, "automatic" the runs
-// close together; romio_ds_write sieves with "enable" only), and the collective
-// accesses' settings.
+// (romio_ds_read "enable" sieves every run a buffer holds, as does "automatic" on a
+// file system that is neither in memory nor on a local disk, where a request may
+// cost a round trip; "automatic" on a local one sieves the runs close together;
+// romio_ds_write sieves with "enable" only), and the collective accesses' settings.
 func (f *File) settle() {
+	near := mpio.SieveAll
+	if f.os.Local() {
+		near = mpio.SieveNear
+	}
 	ds := func(key string, auto mpio.Sieve) mpio.Sieve {
 		switch f.hints.Value(key) {
 		case "enable":
@@ -126,7 +131,7 @@ func (f *File) settle() {
 		return auto
 	}
 	f.tun = mpio.Tuning{
-		SieveRead:  ds("romio_ds_read", mpio.SieveNear),
+		SieveRead:  ds("romio_ds_read", near),
 		SieveWrite: ds("romio_ds_write", mpio.SieveOff),
 		ReadBuf:    f.hints.Int("ind_rd_buffer_size"),
 		WriteBuf:   f.hints.Int("ind_wr_buffer_size"),
