@@ -151,6 +151,11 @@ func (f *File) settle() {
 // memory.
 func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 	t := b.Type
+	if t == datatype.Byte && b.Count >= 0 && b.Origin >= 0 && b.Count <= int64(len(b.Mem))-b.Origin {
+		// A slice's bytes (every Go slice access, most C ones): the checks below
+		// all hold, and the memory is the bytes themselves.
+		return mpio.Bytes(b.Mem[b.Origin : b.Origin+b.Count]), b.Count, nil
+	}
 	switch {
 	case t == nil:
 		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
