@@ -106,7 +106,7 @@ const (
 
 // Read fills m from view bytes [pos, pos+m.Len()) of f and returns how many stream
 // bytes it filled (fewer at the end of the file).
-func Read(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
+func Read(f *File, v *View, pos int64, m Mem, t *Tuning) (int64, error) {
 	n := m.Len()
 	if n == 0 {
 		return 0, nil
@@ -133,7 +133,7 @@ func Read(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
 
 // Write writes m to view bytes [pos, pos+m.Len()) of f and returns how many stream
 // bytes it wrote.
-func Write(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
+func Write(f *File, v *View, pos int64, m Mem, t *Tuning) (int64, error) {
 	n := m.Len()
 	if n == 0 {
 		return 0, nil

@@ -76,7 +76,7 @@ func TestReadWrite(t *testing.T) {
 				f := openTemp(t)
 				pos := v.EtypeSize() * 3
 				m, _ := mk(stream)
-				got, err := Write(f, v, pos, m, tun)
+				got, err := Write(f, v, pos, m, &tun)
 				if err != nil || got != n {
 					t.Fatalf("view %d %s %s: Write: %d, %v", vi, tn, mn, got, err)
 				}
@@ -90,7 +90,7 @@ func TestReadWrite(t *testing.T) {
 					}
 				}
 				m, back := mk(make([]byte, n))
-				got, err = Read(f, v, pos, m, tun)
+				got, err = Read(f, v, pos, m, &tun)
 				if err != nil || got != n || !bytes.Equal(back(), stream) {
 					t.Fatalf("view %d %s %s: Read: %d, %v, equal %v", vi, tn, mn, got, err, bytes.Equal(back(), stream))
 				}
@@ -98,7 +98,7 @@ func TestReadWrite(t *testing.T) {
 				size := int64(len(raw))
 				m, _ = mk(make([]byte, n))
 				from := pos + n/2
-				got, err = Read(f, v, from, m, tun)
+				got, err = Read(f, v, from, m, &tun)
 				want := int64(0)
 				for want < n && ref[from+want] < size {
 					want++
@@ -126,7 +126,7 @@ func TestSieveKeepsHoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := bytes.Repeat([]byte{1}, 64)
-	if _, err := Write(f, v, 0, Bytes(data), Tuning{SieveWrite: SieveAll, WriteBuf: 1 << 10}); err != nil {
+	if _, err := Write(f, v, 0, Bytes(data), &Tuning{SieveWrite: SieveAll, WriteBuf: 1 << 10}); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(f.Path())

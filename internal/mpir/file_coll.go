@@ -120,7 +120,7 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 	if !twoPhase(all, a.Write, f.nodes > 1) {
 		var n int64
 		if p.n > 0 {
-			n, err = f.run(op, a, p)
+			n, err = f.run(op, a, &p)
 		}
 		return n, f.agree(op, err, 0, "access the file")
 	}

@@ -143,7 +143,7 @@ func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) 
 		n, err = f.collAccess(op, a, p, nil)
 	} else {
 		if p.n > 0 {
-			n, err = f.run(op, a, p)
+			n, err = f.run(op, a, &p)
 		}
 		err = f.agree(op, err, 0, "access the file")
 	}
