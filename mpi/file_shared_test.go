@@ -395,21 +395,12 @@ func TestFileSharedThenOrdered(t *testing.T) {
 		must(t, f.Sync())
 		must(t, mpi.World.Barrier())
 		if rank == 0 {
-			raw, err := os.ReadFile(name)
-			must(t, err)
-			var tags []byte
-			for off := 0; off < len(raw); {
-				tag := raw[off]
+			tags := recordTags(t, name, func(tag byte) int {
 				if tag != sharedTag && (tag < 10 || int(tag) >= 10+size) {
-					t.Fatalf("byte %d is %d, no record's tag", off, tag)
+					return 0
 				}
-				n := length(tag)
-				if off+n > len(raw) || !bytes.Equal(raw[off:off+n], bytes.Repeat([]byte{tag}, n)) {
-					t.Fatalf("the record of tag %d at byte %d is overwritten: % x", tag, off, raw[off:min(off+n, len(raw))])
-				}
-				tags = append(tags, tag)
-				off += n
-			}
+				return length(tag)
+			})
 			var want []byte
 			for range rounds {
 				want = append(want, sharedTag)
@@ -457,21 +448,12 @@ func orderedThenSharedBody(t *testing.T, dir string, rank, size int) {
 	must(t, f.Sync())
 	must(t, mpi.World.Barrier())
 	if rank == 0 {
-		raw, err := os.ReadFile(name)
-		must(t, err)
-		var tags []byte
-		for off := 0; off < len(raw); {
-			tag := raw[off]
+		tags := recordTags(t, name, func(tag byte) int {
 			if (tag < 10 || int(tag) >= 10+size) && (tag < 40 || int(tag) >= 40+size) {
-				t.Fatalf("byte %d is %d, no record's tag", off, tag)
+				return 0
 			}
-			n := length(tag)
-			if off+n > len(raw) || !bytes.Equal(raw[off:off+n], rec(tag)) {
-				t.Fatalf("the record of tag %d at byte %d is overwritten: % x", tag, off, raw[off:min(off+n, len(raw))])
-			}
-			tags = append(tags, tag)
-			off += n
-		}
+			return length(tag)
+		})
 		if len(tags) != 2*size*rounds {
 			t.Fatalf("the file holds %d records, want %d", len(tags), 2*size*rounds)
 		}
@@ -487,6 +469,30 @@ func orderedThenSharedBody(t *testing.T, dir string, rank, size int) {
 		}
 	}
 	must(t, f.Close())
+}
+
+// recordTags parses file name as records, each a run of one tag byte whose length
+// the tag gives (length: 0 for a byte that is no record's tag), and returns their
+// tags in file order; a byte that starts no record, or a record cut or overwritten,
+// fails t.
+func recordTags(t *testing.T, name string, length func(tag byte) int) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	must(t, err)
+	var tags []byte
+	for off := 0; off < len(raw); {
+		tag := raw[off]
+		n := length(tag)
+		if n == 0 {
+			t.Fatalf("byte %d is %d, no record's tag", off, tag)
+		}
+		if off+n > len(raw) || !bytes.Equal(raw[off:off+n], bytes.Repeat([]byte{tag}, n)) {
+			t.Fatalf("the record of tag %d at byte %d is overwritten: % x", tag, off, raw[off:min(off+n, len(raw))])
+		}
+		tags = append(tags, tag)
+		off += n
+	}
+	return tags
 }
 
 // TestFileManyOnOneComm opens and closes 200 files one after another on one
