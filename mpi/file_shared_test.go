@@ -395,21 +395,12 @@ func TestFileSharedThenOrdered(t *testing.T) {
 		must(t, f.Sync())
 		must(t, mpi.World.Barrier())
 		if rank == 0 {
-			raw, err := os.ReadFile(name)
-			must(t, err)
-			var tags []byte
-			for off := 0; off < len(raw); {
-				tag := raw[off]
+			tags := recordTags(t, name, func(tag byte) int {
 				if tag != sharedTag && (tag < 10 || int(tag) >= 10+size) {
-					t.Fatalf("byte %d is %d, no record's tag", off, tag)
+					return 0
 				}
-				n := length(tag)
-				if off+n > len(raw) || !bytes.Equal(raw[off:off+n], bytes.Repeat([]byte{tag}, n)) {
-					t.Fatalf("the record of tag %d at byte %d is overwritten: % x", tag, off, raw[off:min(off+n, len(raw))])
-				}
-				tags = append(tags, tag)
-				off += n
-			}
+				return length(tag)
+			})
 			var want []byte
 			for range rounds {
 				want = append(want, sharedTag)
@@ -423,6 +414,85 @@ func TestFileSharedThenOrdered(t *testing.T) {
 		}
 		must(t, f.Close())
 	})
+}
+
+// TestFileOrderedThenShared: every rank writes a record through the shared pointer
+// right after each ordered write, while the slower ranks may still be in the ordered
+// call: each round's ordered records must come first, in rank order, then the
+// round's shared records in some order, none overlapping another. On one node and
+// over three pretend hosts (where the pointer's word is reached by messages).
+func TestFileOrderedThenShared(t *testing.T) {
+	t.Run("node", func(t *testing.T) { ioJob(t, 4, orderedThenSharedBody) })
+	t.Run("hosts", func(t *testing.T) { ioJobWith(t, mpitest.Options{N: 5, Hosts: pretendHosts}, orderedThenSharedBody) })
+}
+
+func orderedThenSharedBody(t *testing.T, dir string, rank, size int) {
+	name := filepath.Join(dir, "os")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	const rounds = 60
+	// Rank r's ordered records are 3+2r bytes of tag 10+r, its shared ones 4 of tag 40+r.
+	length := func(tag byte) int {
+		if tag >= 40 {
+			return 4
+		}
+		return 3 + 2*int(tag-10)
+	}
+	rec := func(tag byte) []byte { return bytes.Repeat([]byte{tag}, length(tag)) }
+	for range rounds {
+		_, err := mpi.FileWriteOrdered(f, rec(byte(10+rank)))
+		must(t, err)
+		_, err = mpi.FileWriteShared(f, rec(byte(40+rank)))
+		must(t, err)
+	}
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		tags := recordTags(t, name, func(tag byte) int {
+			if (tag < 10 || int(tag) >= 10+size) && (tag < 40 || int(tag) >= 40+size) {
+				return 0
+			}
+			return length(tag)
+		})
+		if len(tags) != 2*size*rounds {
+			t.Fatalf("the file holds %d records, want %d", len(tags), 2*size*rounds)
+		}
+		for round := range rounds {
+			got := tags[2*size*round : 2*size*(round+1)]
+			shared := slices.Clone(got[size:])
+			slices.Sort(shared)
+			for r := range size {
+				if got[r] != byte(10+r) || shared[r] != byte(40+r) {
+					t.Fatalf("round %d's records are %v: want the ordered ones (10...) in rank order, then every rank's shared one (40...)", round, got)
+				}
+			}
+		}
+	}
+	must(t, f.Close())
+}
+
+// recordTags parses file name as records, each a run of one tag byte whose length
+// the tag gives (length: 0 for a byte that is no record's tag), and returns their
+// tags in file order; a byte that starts no record, or a record cut or overwritten,
+// fails t.
+func recordTags(t *testing.T, name string, length func(tag byte) int) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	must(t, err)
+	var tags []byte
+	for off := 0; off < len(raw); {
+		tag := raw[off]
+		n := length(tag)
+		if n == 0 {
+			t.Fatalf("byte %d is %d, no record's tag", off, tag)
+		}
+		if off+n > len(raw) || !bytes.Equal(raw[off:off+n], bytes.Repeat([]byte{tag}, n)) {
+			t.Fatalf("the record of tag %d at byte %d is overwritten: % x", tag, off, raw[off:min(off+n, len(raw))])
+		}
+		tags = append(tags, tag)
+		off += n
+	}
+	return tags
 }
 
 // TestFileManyOnOneComm opens and closes 200 files one after another on one

@@ -63,6 +63,19 @@ func fill(b []byte, r, rep int) {
 	}
 }
 
+// memset sets every byte of b to v as io.c's memset does: a copy doubling what is
+// set, not a loop over the bytes, whose time inside the timed loops would be the
+// benchmark's rather than the library's.
+func memset(b []byte, v byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = v
+	for k := 1; k < len(b); k *= 2 {
+		copy(b[k:], b[:k])
+	}
+}
+
 // check aborts the job unless ok holds on every rank.
 func check(what string, ok bool) {
 	in, all := []int32{0}, []int32{0}
@@ -177,9 +190,7 @@ func main() {
 			for i := range nsmall {
 				at := int64(i*np+rank) * small
 				rec := wbuf[:small]
-				for j := range rec {
-					rec[j] = byte(i + rank + r)
-				}
+				memset(rec, byte(i+rank+r))
 				_, err := mpi.FileWriteAt(f, at, rec)
 				must(err)
 			}
@@ -200,9 +211,7 @@ func main() {
 		t[r] = timed(func() {
 			for range nord {
 				rec := wbuf[:strideBlk]
-				for j := range rec {
-					rec[j] = byte(rank + 1)
-				}
+				memset(rec, byte(rank+1))
 				_, err := mpi.FileWriteOrdered(f, rec)
 				must(err)
 			}

@@ -11,15 +11,19 @@ package mpio
 //   - Data sieving (Tuning): runs close together in the file are read as one span
 //     into a buffer and picked out of it (a read), or the span is read, patched and
 //     written back under a write lock of the span (a write), so that a
-//     noncontiguous access of small pieces costs a few large calls.
+//     noncontiguous access of small pieces costs a few large calls. SieveNear joins
+//     a run to the span only where the run and the hole before it are shorter than
+//     sieveJoin: reading a hole (and copying the run out of the buffer) costs more
+//     than a system call of its own beyond that; SieveAll joins every run a buffer
+//     holds, as ROMIO does.
 //
 // A read stops at the end of the file: it returns how many stream bytes it filled,
 // those of the runs that precede the first one the file does not wholly hold (a
 // read past the end is not an error).
 
-// Mem is the memory side of an access: a stream of Len packed bytes.
-// datatype.Layout is one; Bytes is a contiguous buffer's.
-type Mem interface {
+// Stream is a memory stream of Len packed bytes that packs and unpacks at any
+// offset; datatype.Layout is one.
+type Stream interface {
 	Len() int64
 	// PackAt packs the stream's bytes from off into dst, as many as fit; it says
 	// how many.
@@ -28,18 +32,64 @@ type Mem interface {
 	UnpackAt(src []byte, off int64) int
 }
 
-// Bytes is a contiguous buffer as a Mem: its bytes in order.
-type Bytes []byte
+// Mem is the memory side of an access: a contiguous buffer (Bytes), moved in place,
+// or a Stream (Packed). It is a value, not an interface, so that a contiguous
+// buffer's access makes nothing on the heap.
+type Mem struct {
+	b []byte
+	s Stream // nil: b
+}
 
-func (b Bytes) Len() int64                         { return int64(len(b)) }
-func (b Bytes) PackAt(dst []byte, off int64) int   { return copy(dst, b[off:]) }
-func (b Bytes) UnpackAt(src []byte, off int64) int { return copy(b[off:], src) }
+// Bytes is a contiguous buffer as a Mem: its bytes in order.
+func Bytes(b []byte) Mem { return Mem{b: b} }
+
+// Packed is a stream as a Mem.
+func Packed(s Stream) Mem { return Mem{s: s} }
+
+// Len is the stream's length in bytes.
+func (m Mem) Len() int64 {
+	if m.s != nil {
+		return m.s.Len()
+	}
+	return int64(len(m.b))
+}
+
+// PackAt packs the stream's bytes from off into dst, as many as fit, and says how
+// many.
+func (m Mem) PackAt(dst []byte, off int64) int {
+	if m.s != nil {
+		return m.s.PackAt(dst, off)
+	}
+	return copy(dst, m.b[off:])
+}
+
+// UnpackAt unpacks src into the stream's bytes from off and says how many it took.
+func (m Mem) UnpackAt(src []byte, off int64) int {
+	if m.s != nil {
+		return m.s.UnpackAt(src, off)
+	}
+	return copy(m.b[off:], src)
+}
+
+// Sieve says which runs data sieving reads (or writes) as one span.
+type Sieve uint8
+
+const (
+	SieveOff  Sieve = iota // a system call per run
+	SieveNear              // runs close together: each run and the hole before it under sieveJoin bytes
+	SieveAll               // every run a buffer's span holds
+)
+
+// sieveJoin is SieveNear's bound on a run and the hole before it. Measured on
+// /dev/shm (docs/BENCHMARKS.md, I/O): 512-byte runs 512 bytes apart read fastest
+// sieved, 4 KiB runs 1 KiB apart one call each.
+const sieveJoin = 2048
 
 // Tuning says how independent accesses move their data.
 type Tuning struct {
-	// SieveRead and SieveWrite turn data sieving on for reads and for writes. A write
-	// sieves only where the file can be read.
-	SieveRead, SieveWrite bool
+	// SieveRead and SieveWrite say where reads and writes sieve. A write sieves
+	// only where the file can be read.
+	SieveRead, SieveWrite Sieve
 	// ReadBuf and WriteBuf are the sieving buffers' sizes, and of the staging of a
 	// noncontiguous memory stream (ind_rd_buffer_size, ind_wr_buffer_size).
 	ReadBuf, WriteBuf int64
@@ -56,7 +106,7 @@ const (
 
 // Read fills m from view bytes [pos, pos+m.Len()) of f and returns how many stream
 // bytes it filled (fewer at the end of the file).
-func Read(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
+func Read(f *File, v *View, pos int64, m Mem, t *Tuning) (int64, error) {
 	n := m.Len()
 	if n == 0 {
 		return 0, nil
@@ -68,9 +118,9 @@ func Read(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
 		}
 		defer f.Unlock(lo, hi-lo)
 	}
-	x := mover{f: f, m: m, bufSize: max(t.ReadBuf, 1)}
+	x := mover{f: f, m: m, bufSize: max(t.ReadBuf, 1), sieve: t.SieveRead}
 	c := v.Cursor(pos, n)
-	if t.SieveRead {
+	if t.SieveRead != SieveOff && !v.contig {
 		return x.sieveRead(&c)
 	}
 	for r, ok := c.Next(); ok; r, ok = c.Next() {
@@ -83,7 +133,7 @@ func Read(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
 
 // Write writes m to view bytes [pos, pos+m.Len()) of f and returns how many stream
 // bytes it wrote.
-func Write(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
+func Write(f *File, v *View, pos int64, m Mem, t *Tuning) (int64, error) {
 	n := m.Len()
 	if n == 0 {
 		return 0, nil
@@ -97,9 +147,9 @@ func Write(f *File, v *View, pos int64, m Mem, t Tuning) (int64, error) {
 		defer f.Unlock(lo, hi-lo)
 		lockedAll = true
 	}
-	x := mover{f: f, m: m, bufSize: max(t.WriteBuf, 1)}
+	x := mover{f: f, m: m, bufSize: max(t.WriteBuf, 1), sieve: t.SieveWrite}
 	c := v.Cursor(pos, n)
-	if t.SieveWrite && f.readable && !v.contig {
+	if t.SieveWrite != SieveOff && f.readable && !v.contig {
 		return x.sieveWrite(&c, lockedAll)
 	}
 	for r, ok := c.Next(); ok; r, ok = c.Next() {
@@ -116,6 +166,7 @@ type mover struct {
 	m       Mem
 	done    int64
 	bufSize int64
+	sieve   Sieve
 	buf     []byte // staging and sieving, made at first need
 }
 
@@ -129,8 +180,8 @@ func (x *mover) scratch(n int64) []byte {
 
 // readRun reads run r into the stream at done, and says how much of it the file held.
 func (x *mover) readRun(r Run) (int64, error) {
-	if b, ok := x.m.(Bytes); ok {
-		k, err := x.f.ReadAt(b[x.done:x.done+r.Len], r.Off)
+	if x.m.s == nil {
+		k, err := x.f.ReadAt(x.m.b[x.done:x.done+r.Len], r.Off)
 		x.done += int64(k)
 		return int64(k), err
 	}
@@ -150,8 +201,8 @@ func (x *mover) readRun(r Run) (int64, error) {
 
 // writeRun writes run r from the stream at done.
 func (x *mover) writeRun(r Run) error {
-	if b, ok := x.m.(Bytes); ok {
-		k, err := x.f.WriteAt(b[x.done:x.done+r.Len], r.Off)
+	if x.m.s == nil {
+		k, err := x.f.WriteAt(x.m.b[x.done:x.done+r.Len], r.Off)
 		x.done += int64(k)
 		return err
 	}
@@ -168,9 +219,9 @@ func (x *mover) writeRun(r Run) error {
 	return nil
 }
 
-// batch gathers the runs of c that fit one sieving buffer with the first: it returns
-// them in runs (reused) and the span they cover; a run longer than the buffer comes
-// alone.
+// batch gathers the runs of c that fit one sieving buffer with the first (with
+// SieveNear, those close to the one before): it returns them in runs (reused) and
+// the span they cover; a run longer than the buffer comes alone.
 func (x *mover) batch(c *Cursor, pending *Run, runs []Run) ([]Run, Run) {
 	runs = runs[:0]
 	var span Run
@@ -184,7 +235,7 @@ func (x *mover) batch(c *Cursor, pending *Run, runs []Run) ([]Run, Run) {
 		}
 		if len(runs) == 0 {
 			span = r
-		} else if lo, hi := min(span.Off, r.Off), max(span.End(), r.End()); hi-lo > x.bufSize {
+		} else if lo, hi := min(span.Off, r.Off), max(span.End(), r.End()); hi-lo > x.bufSize || !x.near(runs[len(runs)-1], r) {
 			*pending = r // the next batch's first
 			return runs, span
 		} else {
@@ -197,6 +248,16 @@ func (x *mover) batch(c *Cursor, pending *Run, runs []Run) ([]Run, Run) {
 		}
 	}
 	return runs, span
+}
+
+// near reports whether run r joins a sieved span after run last: always with
+// SieveAll; with SieveNear where both runs and the hole between them are short.
+func (x *mover) near(last, r Run) bool {
+	if x.sieve == SieveAll {
+		return true
+	}
+	gap := max(r.Off-last.End(), last.Off-r.End(), 0)
+	return last.Len < sieveJoin && gap+r.Len < sieveJoin
 }
 
 // sieveRead reads the runs of c a buffer's span at a time.

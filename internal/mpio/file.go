@@ -2,6 +2,7 @@ package mpio
 
 import (
 	"errors"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,6 +16,7 @@ type File struct {
 	readable bool // opened for reading (a write-only file where the permissions allowed it)
 	writable bool
 	memory   bool // on a file system in memory (tmpfs)
+	local    bool // on a file system of this machine's (memory or a local disk's)
 }
 
 // Open opens path with the access mode a (checked by the caller), creating it when
@@ -42,9 +44,20 @@ func Open(path string, a Amode, create bool, perm uint32) (*File, error) {
 		return nil, errorf(ErrBadFile, "%s is a directory", path)
 	}
 	var fs unix.Statfs_t
-	memory := unix.Fstatfs(fd, &fs) == nil && fs.Type == unix.TMPFS_MAGIC
-	return &File{fd: fd, path: path, readable: readable, writable: a.CanWrite(), memory: memory}, nil
+	typ := int64(-1)
+	if unix.Fstatfs(fd, &fs) == nil {
+		typ = int64(fs.Type)
+	}
+	memory := typ == unix.TMPFS_MAGIC || typ == unix.RAMFS_MAGIC
+	return &File{fd: fd, path: path, readable: readable, writable: a.CanWrite(), memory: memory,
+		local: memory || slices.Contains(localFS, typ)}, nil
 }
+
+// localFS are the file systems of local disks whose reads come from the page cache
+// at the cost of a copy; a file elsewhere (NFS, a parallel file system) may cost a
+// round trip per request.
+var localFS = []int64{unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC,
+	unix.F2FS_SUPER_MAGIC, unix.OVERLAYFS_SUPER_MAGIC}
 
 func openRetry(path string, flags int, perm uint32) (int, error) {
 	for {
@@ -64,6 +77,11 @@ func (f *File) Readable() bool { return f.readable }
 // InMemory reports whether the file lies on a file system in memory (tmpfs, as
 // /dev/shm), where small writes of many processes cost what copies cost.
 func (f *File) InMemory() bool { return f.memory }
+
+// Local reports whether the file lies in memory or on a local disk's file system
+// (ext4, xfs, btrfs, f2fs, overlayfs), where a request costs a system call, not a
+// round trip to a server.
+func (f *File) Local() bool { return f.local }
 
 // ReadAt reads len(p) bytes at off, fewer only at the end of the file: n < len(p)
 // with a nil error means the file ended.

@@ -142,3 +142,49 @@ func TestFullDevice(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+// TestFileSystemKind: a file in /dev/shm is in memory and local; one in the test's
+// temporary directory is local (ext4 or another local disk's file system here) and
+// in memory where that is tmpfs; /proc's are neither (a file system of the
+// kernel's, which stands in for one elsewhere).
+func TestFileSystemKind(t *testing.T) {
+	tmp := t.TempDir()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(tmp, &fs); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		dir           string
+		memory, local bool
+	}{
+		{"/dev/shm", true, true},
+		{tmp, fs.Type == unix.TMPFS_MAGIC, true},
+	}
+	for _, c := range cases {
+		if _, err := os.Stat(c.dir); err != nil {
+			t.Logf("%s: %v", c.dir, err)
+			continue
+		}
+		d, err := os.MkdirTemp(c.dir, "mpigo-mpio-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(filepath.Join(d, "f"), Rdwr|Create, true, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.InMemory() != c.memory || f.Local() != c.local {
+			t.Errorf("%s: InMemory %v, Local %v; want %v, %v", c.dir, f.InMemory(), f.Local(), c.memory, c.local)
+		}
+		f.Close()
+		os.RemoveAll(d)
+	}
+	f, err := Open("/proc/self/status", Rdonly, false, 0)
+	if err != nil {
+		t.Skip("no /proc:", err)
+	}
+	defer f.Close()
+	if f.InMemory() || f.Local() {
+		t.Errorf("/proc/self/status: InMemory %v, Local %v; want false, false", f.InMemory(), f.Local())
+	}
+}

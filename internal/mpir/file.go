@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
@@ -51,6 +52,10 @@ type File struct {
 	os    *mpio.File
 	hints *Hints
 	errh  Errh
+	nodes int // how many nodes the members span
+
+	// closed is set by Close, under mu; read without it by Check, on every call.
+	closed atomic.Bool
 
 	// Face is the face's own name for the file (the Go package's *File, the C
 	// library's handle), given to the program's error handler and owning the
@@ -64,11 +69,18 @@ type File struct {
 	datarep string
 	fp      int64 // the individual file pointer, a view position in bytes
 	atomic  bool
-	closed  bool
+	tun     mpio.Tuning    // the hints' and atomicity's, made when they change (settle)
+	cb      cbSettings     // the hints' for collective accesses, made alike
 	split   split          // the split collective under way
 	dirty   bool           // written since the last sync: Close syncs
 	ops     sync.WaitGroup // nonblocking operations under way
 	lane    lane
+
+	// The buffers of the lane's gathers (gatherInts) and agreements (agreeWith),
+	// used by one call at a time.
+	gbuf  []byte
+	gints []int64
+	abuf  [8 * 5]byte
 
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.
@@ -122,7 +134,8 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 			local = core.Errorf(core.ClassBadFile, op, "filename %q: %v", name, err)
 		}
 	}
-	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(nodesOf(c)))
+	nodes := nodesOf(c)
+	hints, err := newFileHints(op, in, "cb_nodes", strconv.Itoa(nodes))
 	if local == nil && err != nil {
 		local = err
 	}
@@ -135,7 +148,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 		collective.Free(d, op)
 		return nil, err
 	}
-	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native"}
+	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native", nodes: nodes}
 	f.errh.Init(FileNull.Get())
 	slot := -1 // member 0's choice of the pointer's slot, agreed with the arguments
 	if d.Rank() == spOwner && local == nil {
@@ -223,6 +236,9 @@ func (f *File) start(op string) error {
 	f.view = v
 	f.hints.setDefault("striping_unit", strconv.FormatInt(f.os.BlockSize(), 10))
 	f.hints.clampInt("cb_nodes", int64(f.comm.Size()))
+	f.mu.Lock()
+	f.settle()
+	f.mu.Unlock()
 	if f.amode&mpio.Append != 0 {
 		size, err := f.os.Size()
 		if err != nil {
@@ -247,10 +263,7 @@ func (f *File) Check(op string) error {
 	if f == nil {
 		return core.Errorf(core.ClassFile, op, "the file is MPI_FILE_NULL")
 	}
-	f.mu.Lock()
-	closed := f.closed
-	f.mu.Unlock()
-	if closed {
+	if f.closed.Load() {
 		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
 	}
 	return nil
@@ -266,11 +279,11 @@ func (f *File) Close(op string) error {
 	defer f.lane.done()
 	f.ops.Wait()
 	f.mu.Lock()
-	if f.closed {
+	if f.closed.Load() {
 		f.mu.Unlock()
 		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
 	}
-	f.closed = true
+	f.closed.Store(true)
 	dirty := f.dirty
 	f.mu.Unlock()
 	var err error
@@ -392,6 +405,7 @@ func (f *File) SetAtomicity(op string, flag bool) error {
 	}
 	f.mu.Lock()
 	f.atomic = flag
+	f.settle()
 	f.mu.Unlock()
 	return nil
 }
@@ -425,6 +439,9 @@ func (f *File) setInfoLocked(op string, in *Info, bad error) error {
 	}
 	err := f.hints.Set(op, in)
 	f.hints.clampInt("cb_nodes", int64(f.comm.Size()))
+	f.mu.Lock()
+	f.settle()
+	f.mu.Unlock()
 	return err
 }
 
@@ -445,44 +462,53 @@ func (f *File) agree(op string, local error, same uint64, what string) error {
 // v is not read).
 func (f *File) agreeWith(op string, local error, same uint64, what string, v uint64) (uint64, error) {
 	const none = math.MaxUint64
-	var buf [8 * 5]byte
+	buf := f.abuf[:]
 	put := func(i int, v uint64) { binary.LittleEndian.PutUint64(buf[8*i:], v) }
-	get := func(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	put(0, none)
+	put(1, 0)
 	if local != nil {
 		put(0, uint64(f.comm.Rank()))
 		put(1, uint64(core.ClassOf(local)))
 	}
 	put(2, same)
+	put(3, 0)
 	put(4, none)
 	if f.comm.Rank() == 0 {
 		put(4, v)
 	}
-	err := f.comm.InternalAllreduce(op, buf[:], len(buf), func(acc, in []byte) {
-		if get(in, 0) < get(acc, 0) {
-			copy(acc[:16], in[:16])
-		}
-		if get(in, 4) < get(acc, 4) {
-			copy(acc[32:], in[32:40])
-		}
-		if get(in, 2) != get(acc, 2) || get(in, 3) != 0 {
-			binary.LittleEndian.PutUint64(acc[24:], 1)
-		}
-	}, core.TagFileAgree)
+	err := f.comm.InternalAllreduce(op, buf, len(buf), agreeOp, core.TagFileAgree)
 	switch {
 	case err != nil:
 		return 0, core.MapErr(op, err)
 	case local != nil:
 		return 0, local
-	case get(buf[:], 0) != none:
-		return 0, core.Errorf(core.ErrorClass(get(buf[:], 1)), op,
-			"rank %d of the file's group could not %s (its error says why), so the call failed on every rank", get(buf[:], 0), what)
-	case get(buf[:], 3) != 0:
+	case word(buf, 0) != none:
+		return 0, core.Errorf(core.ErrorClass(word(buf, 1)), op,
+			"rank %d of the file's group could not %s (its error says why), so the call failed on every rank", word(buf, 0), what)
+	case word(buf, 3) != 0:
 		return 0, core.Errorf(core.ClassNotSame, op,
 			"the ranks of the file's group passed different arguments where every rank must pass the same (to %s)", what)
 	}
-	return get(buf[:], 4), nil
+	return word(buf, 4), nil
 }
+
+// agreeOp combines two members' agreement records: the lowest failed rank with its
+// class, the lowest v (member 0's: the others give none), and whether the hashes
+// differ.
+func agreeOp(acc, in []byte) {
+	if word(in, 0) < word(acc, 0) {
+		copy(acc[:16], in[:16])
+	}
+	if word(in, 4) < word(acc, 4) {
+		copy(acc[32:], in[32:40])
+	}
+	if word(in, 2) != word(acc, 2) || word(in, 3) != 0 {
+		binary.LittleEndian.PutUint64(acc[24:], 1)
+	}
+}
+
+// word is the i-th 8-byte word of b.
+func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 
 // bytes adds a byte string to the hash.
 func (h *argHash) bytes(b []byte) {

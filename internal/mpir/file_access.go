@@ -52,41 +52,45 @@ type plan struct {
 	ind bool // it moved the individual file pointer from pos to pos+n
 }
 
-// prepare checks an access's arguments and places it; an access through the
+// prepare checks an access's arguments and places it in p; an access through the
 // individual file pointer moves it, as does an independent one through the shared
-// pointer (an ordered one is placed in the lane: placeOrdered).
-func (f *File) prepare(op string, a Access, b IOBuf) (plan, error) {
+// pointer (an ordered one is placed in the lane: placeOrdered). p is left zero where
+// the arguments are bad.
+func (f *File) prepare(op string, a Access, b IOBuf, p *plan) error {
 	if err := f.Check(op); err != nil {
-		return plan{}, err
+		return err
 	}
 	switch {
 	case a.Write && !f.amode.CanWrite():
-		return plan{}, core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
+		return core.Errorf(core.ClassReadOnly, op, "the file was opened with MPI_MODE_RDONLY")
 	case !a.Write && !f.amode.CanRead():
-		return plan{}, core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_WRONLY")
+		return core.Errorf(core.ClassAccess, op, "the file was opened with MPI_MODE_WRONLY")
 	case f.amode&mpio.Sequential != 0 && !a.Shared:
-		return plan{}, core.Errorf(core.ClassUnsupportedOperation, op,
+		return core.Errorf(core.ClassUnsupportedOperation, op,
 			"the file was opened with MPI_MODE_SEQUENTIAL: it is accessed through the shared file pointer only")
 	}
 	mem, n, err := ioMem(op, b)
 	if err != nil {
-		return plan{}, err
+		return err
 	}
-	p, err := f.place(op, a, b, mem, n)
-	if err == nil && a.Shared && !a.Coll {
+	if err := f.place(op, a, b, mem, n, p); err != nil {
+		*p = plan{}
+		return err
+	}
+	if a.Shared && !a.Coll {
 		p.pos, err = f.takeShared(op, p.v, n)
 	}
-	return p, err
+	return err
 }
 
 // place is prepare's part under the file's mutex: the view, the etypes, the
 // individual file pointer. An access at the shared pointer is placed by the caller.
-func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64) (plan, error) {
+func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64, p *plan) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p := plan{v: f.view, mem: mem, n: n, tun: f.tuning()}
+	p.v, p.mem, p.n, p.tun = f.view, mem, n, f.tun
 	if es := p.v.EtypeSize(); n%es != 0 {
-		return plan{}, core.Errorf(core.ClassType, op,
+		return core.Errorf(core.ClassType, op,
 			"%d items of %s are %d bytes, not a whole number of the view's etypes %s (%d bytes each)",
 			b.Count, b.Type.Name(), n, p.v.Etype().Name(), es)
 	}
@@ -95,11 +99,11 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64) (plan,
 	case a.Shared:
 	case a.Explicit:
 		if p.pos, err = viewPos(op, p.v, a.Offset, n); err != nil {
-			return plan{}, err
+			return err
 		}
 	default:
 		if !p.v.Fits(f.fp, n) {
-			return plan{}, core.Errorf(core.ClassArg, op, "the access would pass the largest file offset")
+			return core.Errorf(core.ClassArg, op, "the access would pass the largest file offset")
 		}
 		p.pos, p.ind = f.fp, true
 		f.fp += n
@@ -107,17 +111,42 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64) (plan,
 	if a.Write && n > 0 {
 		f.dirty = true
 	}
-	return p, nil
+	return nil
 }
 
-// tuning is how the file's hints say independent accesses move data (f.mu held).
-func (f *File) tuning() mpio.Tuning {
-	return mpio.Tuning{
-		SieveRead:  f.hints.Value("romio_ds_read") != "disable",
-		SieveWrite: f.hints.Value("romio_ds_write") == "enable",
+// settle makes what the hints and the atomicity say about data access, once for
+// every access until they change (f.mu held): how independent accesses move data
+// (romio_ds_read "enable" sieves every run a buffer holds, as does "automatic" on a
+// file system that is neither in memory nor on a local disk, where a request may
+// cost a round trip; "automatic" on a local one sieves the runs close together;
+// romio_ds_write sieves with "enable" only), and the collective accesses' settings.
+func (f *File) settle() {
+	near := mpio.SieveAll
+	if f.os.Local() {
+		near = mpio.SieveNear
+	}
+	ds := func(key string, auto mpio.Sieve) mpio.Sieve {
+		switch f.hints.Value(key) {
+		case "enable":
+			return mpio.SieveAll
+		case "disable":
+			return mpio.SieveOff
+		}
+		return auto
+	}
+	f.tun = mpio.Tuning{
+		SieveRead:  ds("romio_ds_read", near),
+		SieveWrite: ds("romio_ds_write", mpio.SieveOff),
 		ReadBuf:    f.hints.Int("ind_rd_buffer_size"),
 		WriteBuf:   f.hints.Int("ind_wr_buffer_size"),
 		Atomic:     f.atomic,
+	}
+	f.cb = cbSettings{
+		read:  cbMode(f.hints.Value("romio_cb_read")),
+		write: cbMode(f.hints.Value("romio_cb_write")),
+		nodes: f.hints.Int("cb_nodes"),
+		buf:   f.hints.Int("cb_buffer_size"),
+		align: f.hints.Int("striping_unit"),
 	}
 }
 
@@ -126,29 +155,34 @@ func (f *File) tuning() mpio.Tuning {
 // memory.
 func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 	t := b.Type
+	if t == datatype.Byte && b.Count >= 0 && b.Origin >= 0 && b.Count <= int64(len(b.Mem))-b.Origin {
+		// A slice's bytes (every Go slice access, most C ones): the checks below
+		// all hold, and the memory is the bytes themselves.
+		return mpio.Bytes(b.Mem[b.Origin : b.Origin+b.Count]), b.Count, nil
+	}
 	switch {
 	case t == nil:
-		return nil, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
+		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
 	case t.IsFreed():
-		return nil, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
+		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
 	case !t.IsCommitted():
-		return nil, 0, NotCommitted(op, "datatype", t.Name())
+		return mpio.Mem{}, 0, NotCommitted(op, "datatype", t.Name())
 	case b.Count < 0:
-		return nil, 0, core.Errorf(core.ClassCount, op, "count %d is negative", b.Count)
+		return mpio.Mem{}, 0, core.Errorf(core.ClassCount, op, "count %d is negative", b.Count)
 	}
 	n, err := t.PackSize(b.Count)
 	if err != nil {
-		return nil, 0, core.TypeErr(op, err)
+		return mpio.Mem{}, 0, core.TypeErr(op, err)
 	}
 	if n == 0 {
 		return mpio.Bytes(nil), 0, nil
 	}
 	lo, hi, err := t.Span(b.Count)
 	if err != nil {
-		return nil, 0, core.TypeErr(op, err)
+		return mpio.Mem{}, 0, core.TypeErr(op, err)
 	}
 	if lo+b.Origin < 0 || hi+b.Origin > int64(len(b.Mem)) {
-		return nil, 0, core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) of the buffer, which has %d",
+		return mpio.Mem{}, 0, core.Errorf(core.ClassBuffer, op, "%d items of %s span bytes [%d,%d) of the buffer, which has %d",
 			b.Count, t.Name(), lo+b.Origin, hi+b.Origin, len(b.Mem))
 	}
 	if off, k, ok := t.ContiguousSpan(b.Count); ok {
@@ -156,26 +190,26 @@ func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 	}
 	l := new(datatype.Layout)
 	if err := l.Init(t, b.Mem, b.Count, b.Origin); err != nil {
-		return nil, 0, core.TypeErr(op, err)
+		return mpio.Mem{}, 0, core.TypeErr(op, err)
 	}
-	return l, n, nil
+	return mpio.Packed(l), n, nil
 }
 
 // run does a placed access and returns the bytes it moved.
-func (f *File) run(op string, a Access, p plan) (int64, error) {
+func (f *File) run(op string, a Access, p *plan) (int64, error) {
 	var n int64
 	var err error
 	if a.Write {
-		n, err = mpio.Write(f.os, p.v, p.pos, p.mem, p.tun)
+		n, err = mpio.Write(f.os, p.v, p.pos, p.mem, &p.tun)
 	} else {
-		n, err = mpio.Read(f.os, p.v, p.pos, p.mem, p.tun)
+		n, err = mpio.Read(f.os, p.v, p.pos, p.mem, &p.tun)
 	}
 	return n, ioErr(op, err)
 }
 
 // giveBack moves the individual file pointer back to just past what an access moved,
 // where it moved less than it asked for and nothing has moved the pointer since.
-func (f *File) giveBack(p plan, moved int64) {
+func (f *File) giveBack(p *plan, moved int64) {
 	if !p.ind || moved == p.n {
 		return
 	}
@@ -199,15 +233,15 @@ func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, err
 	var p plan
 	err := bad
 	if err == nil { // bad arguments move no pointer
-		p, err = f.prepare(op, a, b)
+		err = f.prepare(op, a, b, &p)
 	}
 	switch {
 	case a.Coll:
 		st.Count, err = f.coll(op, a, p, err)
 	case err == nil:
-		st.Count, err = f.run(op, a, p)
+		st.Count, err = f.run(op, a, &p)
 	}
-	f.giveBack(p, st.Count)
+	f.giveBack(&p, st.Count)
 	return st, err
 }
 
@@ -233,7 +267,7 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 	var p plan
 	err := bad
 	if err == nil {
-		p, err = f.prepare(op, a, b)
+		err = f.prepare(op, a, b, &p)
 	}
 	if err != nil {
 		if a.Coll {
@@ -252,7 +286,7 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 			defer f.lane.done()
 			st.Count, err = f.coll(op, a, p, nil)
 		} else {
-			st.Count, err = f.run(op, a, p)
+			st.Count, err = f.run(op, a, &p)
 		}
 		return err
 	}), nil

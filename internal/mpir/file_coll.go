@@ -45,6 +45,14 @@ const (
 	cbDisable
 )
 
+// cbSettings are the hints of collective buffering, as numbers.
+type cbSettings struct {
+	read, write int64 // cbMode of romio_cb_read, romio_cb_write
+	nodes       int64 // cb_nodes
+	buf         int64 // cb_buffer_size
+	align       int64 // striping_unit
+}
+
 func cbMode(v string) int64 {
 	switch v {
 	case "enable":
@@ -74,7 +82,7 @@ const (
 // error of its arguments, then p is the zero plan) and returns the bytes it moved.
 func (f *File) collAccess(op string, a Access, p plan, local error) (int64, error) {
 	var runs []mpio.Run
-	rec := make([]int64, recFields)
+	var rec [recFields]int64
 	if local != nil {
 		rec[recClass] = int64(core.ClassOf(local))
 	} else {
@@ -88,31 +96,31 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 		}
 		rec[recLen] = p.n
 	}
-	mode := "romio_cb_read"
+	f.mu.Lock()
+	cb := f.cb
+	f.mu.Unlock()
+	rec[recMode] = cb.read
 	if a.Write {
-		mode = "romio_cb_write"
+		rec[recMode] = cb.write
 	}
-	rec[recMode] = cbMode(f.hints.Value(mode))
-	rec[recNodes] = f.hints.Int("cb_nodes")
-	rec[recBuf] = f.hints.Int("cb_buffer_size")
-	rec[recAlign] = f.hints.Int("striping_unit")
+	rec[recNodes], rec[recBuf], rec[recAlign] = cb.nodes, cb.buf, cb.align
 	if p.tun.Atomic {
 		rec[recAtomic] = 1
 	}
 	if f.os.InMemory() {
 		rec[recMemory] = 1
 	}
-	all, err := f.gather(op, rec)
+	all, err := f.gatherInts(op, rec[:])
 	if err != nil {
 		return 0, err
 	}
 	if err := firstFailed(op, all, local, f.comm.Rank()); err != nil {
 		return 0, err
 	}
-	if !twoPhase(all, a.Write, nodesOf(f.comm) > 1) {
+	if !twoPhase(all, a.Write, f.nodes > 1) {
 		var n int64
 		if p.n > 0 {
-			n, err = f.run(op, a, p)
+			n, err = f.run(op, a, &p)
 		}
 		return n, f.agree(op, err, 0, "access the file")
 	}
@@ -125,24 +133,6 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 		return 0, err
 	}
 	return n, nil
-}
-
-// gather is every member's record, member r's at [r*recFields:].
-func (f *File) gather(op string, rec []int64) ([]int64, error) {
-	send := make([]byte, 8*recFields)
-	for i, v := range rec {
-		binary.LittleEndian.PutUint64(send[8*i:], uint64(v))
-	}
-	recv := make([]byte, len(send)*f.comm.Size())
-	_, err := collective.Allgather(f.comm, op, collective.Vec{B: send, Esz: 8}, collective.Vec{B: recv, Esz: 8}, false)
-	if err != nil {
-		return nil, core.MapErr(op, err)
-	}
-	all := make([]int64, len(recv)/8)
-	for i := range all {
-		all[i] = int64(binary.LittleEndian.Uint64(recv[8*i:]))
-	}
-	return all, nil
 }
 
 // firstFailed is the call's error where a member's arguments were bad: this

@@ -15,8 +15,11 @@ import (
 //   - romio_cb_read, romio_cb_write: "enable", "disable" or "automatic" collective
 //     buffering of collective reads and writes.
 //   - romio_ds_read, romio_ds_write: the same for data sieving of independent
-//     noncontiguous reads and writes. "automatic" sieves reads and leaves writes
-//     unsieved (a sieved write rewrites the holes it spans, under a lock).
+//     noncontiguous reads and writes. "enable" sieves every run a buffer holds;
+//     "automatic" sieves reads of short runs close together (where reading the hole
+//     costs less than a system call) on a file in memory or on a local disk, every
+//     read elsewhere, and leaves writes unsieved (a sieved write
+//     rewrites the holes it spans, under a lock).
 //   - ind_rd_buffer_size, ind_wr_buffer_size: the sieving buffers.
 //   - striping_unit: what file domains are aligned to; by default the file system's
 //     block (st_blksize). Taken when the file is opened.

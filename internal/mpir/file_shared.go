@@ -3,6 +3,7 @@ package mpir
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
@@ -27,9 +28,11 @@ import (
 //     cut short by the end of the file gives nothing back (another member may have
 //     moved the pointer since), as ROMIO does.
 //   - An ordered access (read_ordered, write_ordered, and their split forms) needs no
-//     contended counter: the members gather their sizes, member 0 adds the total and
-//     broadcasts where the pointer was, and each member's place is that plus the
-//     sizes of the members before it (the exclusive prefix sum; placeOrdered).
+//     contended counter: the members gather their sizes, each reads the pointer once
+//     every member is in the call, and each member's place is that plus the sizes
+//     of the members before it (the exclusive prefix sum; placeOrdered); after the
+//     access's agreement every member compares and swaps the pointer past the total
+//     (advanceOrdered), the first one moving it.
 //   - Collective changes of the pointer (seek_shared, set_view's reset) happen after
 //     every member has entered the call and before any leaves it, so that no
 //     member's access before the call or after it sees the pointer half changed.
@@ -131,18 +134,23 @@ func (f *File) takeShared(op string, v *mpio.View, n int64) (int64, error) {
 // ordered does this member's part of an ordered access placed as p (local: the error
 // of its arguments), in the lane, and returns the bytes it moved.
 func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) {
-	agg, err := f.placeOrdered(op, a, &p, local)
+	o, err := f.placeOrdered(op, a, &p, local)
 	if err != nil {
 		return 0, err
 	}
-	if agg {
-		return f.collAccess(op, a, p, nil)
-	}
 	var n int64
-	if p.n > 0 {
-		n, err = f.run(op, a, p)
+	if o.agg {
+		n, err = f.collAccess(op, a, p, nil)
+	} else {
+		if p.n > 0 {
+			n, err = f.run(op, a, &p)
+		}
+		err = f.agree(op, err, 0, "access the file")
 	}
-	return n, f.agree(op, err, 0, "access the file")
+	if aerr := f.advanceOrdered(op, o); err == nil {
+		err = aerr
+	}
+	return n, err
 }
 
 // The fields of a member's record in an ordered access's gather.
@@ -153,37 +161,48 @@ const (
 	ordFields
 )
 
+// ordPlace is where an ordered access found the shared file pointer (base, read once
+// every member had entered the call), the bytes every member accesses (total), and
+// whether it goes through the aggregators.
+type ordPlace struct {
+	base, total int64
+	agg         bool
+}
+
 // placeOrdered places this member's part of an ordered access (p, of p.n bytes;
-// local is the error of its arguments) and reports whether it goes through the
-// aggregators. The members gather their sizes and errors (the call's agreement on
-// its arguments); once every member is in the call, so that the independent
-// accesses each made before it have moved the pointer, member 0 moves the pointer
-// past them all and broadcasts where it was; this member's place is that plus the
-// sizes of the members before it. (Each member adding its own size before the
-// gather would save the broadcast, but a member entering early would then add
-// before another member's independent access that comes before the call in that
-// member's order.) Members' accesses in rank order never interleave in the file (a
-// view's displacements do not decrease), so the aggregators are used only where the
-// hint forces them.
-func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, error) {
-	rec := make([]int64, ordFields)
+// local is the error of its arguments). The members gather their sizes and errors
+// (the call's agreement on its arguments); once the gather is over every member is
+// in the call, so the independent accesses each made before it have moved the
+// pointer, and no member can move it until the call ends (advanceOrdered). Each
+// member then reads the pointer itself, finds it where the others find it, and
+// places its part after the sizes of the members before it. (Each member adding its
+// own size before the gather would save reading it, but a member entering early
+// would then add before another member's independent access that comes before the
+// call in that member's order.) Members' accesses in rank order never interleave in
+// the file (a view's displacements do not decrease), so the aggregators are used
+// only where the hint forces them.
+func (f *File) placeOrdered(op string, a Access, p *plan, local error) (ordPlace, error) {
+	var rec [ordFields]int64
 	if local != nil {
 		rec[ordClass] = int64(core.ClassOf(local))
 	} else {
 		rec[ordLen] = p.n
 	}
-	mode := "romio_cb_read"
+	f.mu.Lock()
+	mode := f.cb.read
 	if a.Write {
-		mode = "romio_cb_write"
+		mode = f.cb.write
 	}
-	if cbMode(f.hints.Value(mode)) == cbEnable {
+	f.mu.Unlock()
+	if mode == cbEnable {
 		rec[ordAgg] = 1
 	}
-	all, err := f.gatherInts(op, rec)
+	all, err := f.gatherInts(op, rec[:])
 	if err != nil {
-		return false, err
+		return ordPlace{}, err
 	}
-	var before, total int64
+	var o ordPlace
+	var before int64
 	for r := range f.comm.Size() {
 		m := all[r*ordFields:]
 		if c := m[ordClass]; c != 0 && local == nil {
@@ -193,63 +212,86 @@ func (f *File) placeOrdered(op string, a Access, p *plan, local error) (bool, er
 		if r < f.comm.Rank() {
 			before += m[ordLen]
 		}
-		total = min(total+m[ordLen], math.MaxInt64/2) // each below 2^62: no overflow
+		o.total = min(o.total+m[ordLen], math.MaxInt64/2) // each below 2^62: no overflow
 	}
 	if local != nil {
-		return false, local
+		return ordPlace{}, local
 	}
-	// Member 0 moves the pointer and sends where it was, or its error's class.
-	var out [16]byte
-	var own error
-	if f.comm.Rank() == spOwner {
-		own = f.advanceOrdered(op, p.v, total, out[:])
+	o.agg = all[ordAgg] != 0
+	if o.base, err = f.spOp(op, 0, OpNoOp); err != nil {
+		return ordPlace{}, err
 	}
-	if err := collective.Bcast(f.comm, op, &collective.Vec{B: out[:], Esz: 8}, spOwner); err != nil {
-		return false, core.MapErr(op, err)
+	if !p.v.Fits(o.base, o.total) {
+		// Every member sees the same pointer and total, so every member fails here.
+		return ordPlace{}, core.Errorf(core.ClassArg, op, "the ordered access at the shared file pointer (%d bytes of the view) would pass the largest file offset", o.base)
 	}
-	if own != nil {
-		return false, own
-	}
-	if c := binary.LittleEndian.Uint64(out[:]); c != 0 {
-		return false, core.Errorf(core.ErrorClass(c), op, "rank %d of the file's group could not move the shared file pointer (its error says why)", spOwner)
-	}
-	p.pos = int64(binary.LittleEndian.Uint64(out[8:])) + before
-	return all[ordAgg] != 0, nil
+	p.pos = o.base + before
+	return o, nil
 }
 
-// advanceOrdered is member 0's part of placeOrdered: it moves the pointer past
-// total bytes and puts its error's class (0: none) and where the pointer was in out.
-// An access that would pass the largest file offset moves nothing.
-func (f *File) advanceOrdered(op string, v *mpio.View, total int64, out []byte) error {
-	pos, err := f.spOp(op, total, OpSum)
-	if err == nil && !v.Fits(pos, total) {
-		err = core.Errorf(core.ClassArg, op, "the ordered access at the shared file pointer (%d bytes of the view) would pass the largest file offset", pos)
-		if _, uerr := f.spOp(op, -total, OpSum); uerr != nil {
-			err = uerr
-		}
+// advanceOrdered moves the pointer past an ordered access placed at o, once the
+// access's agreement has seen every member read the pointer: every member compares
+// and swaps it from o.base to o.base+o.total, so that the first one moves it and
+// the others find it moved, and none returns before it has moved. Nothing but a
+// later collective call (which this member has not entered yet) can bring the
+// pointer back to o.base, since accesses only move it forward.
+func (f *File) advanceOrdered(op string, o ordPlace) error {
+	if o.total == 0 {
+		return nil
+	}
+	if _, ok := f.sp.CasWord(spOwner, f.spDisp, uint64(o.base), uint64(o.base+o.total)); ok {
+		return nil
+	}
+	var n, c, r [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(o.base+o.total))
+	binary.LittleEndian.PutUint64(c[:], uint64(o.base))
+	return f.sp.CompareAndSwap(op, n[:], c[:], r[:], datatype.Int64, spOwner, f.spDisp)
+}
+
+// gatherInts is every member's record of int64s, member r's at [r*len(rec):], in a
+// buffer of the file's that the next call in the lane reuses. Where the records are
+// small it is an allreduce of every member's record in its own place, zeros
+// elsewhere, summed: on one node the device's allreduce of a few hundred bytes
+// takes half the time of its allgather (docs/BENCHMARKS.md, I/O).
+func (f *File) gatherInts(op string, rec []int64) ([]int64, error) {
+	k, size, me := len(rec), f.comm.Size(), f.comm.Rank()
+	if cap(f.gbuf) < 8*k*size {
+		f.gbuf = make([]byte, 8*k*size)
+		f.gints = make([]int64, k*size)
+	}
+	all, out := f.gbuf[:8*k*size], f.gints[:k*size]
+	if k*size <= gatherByReduce {
+		clear(all)
+	}
+	mine := all[8*k*me : 8*k*(me+1)]
+	for i, v := range rec {
+		binary.LittleEndian.PutUint64(mine[8*i:], uint64(v))
+	}
+	var err error
+	if k*size <= gatherByReduce {
+		err = f.comm.InternalAllreduce(op, all, 8, sumWords, core.TagFileAgree)
+	} else {
+		send := slices.Clone(mine) // not in place: the schedule may write recv first
+		_, err = collective.Allgather(f.comm, op, collective.Vec{B: send, Esz: 8}, collective.Vec{B: all, Esz: 8}, false)
+		err = core.MapErr(op, err)
 	}
 	if err != nil {
-		binary.LittleEndian.PutUint64(out, uint64(core.ClassOf(err)))
+		return nil, err
 	}
-	binary.LittleEndian.PutUint64(out[8:], uint64(pos))
-	return err
+	for i := range out {
+		out[i] = int64(binary.LittleEndian.Uint64(all[8*i:]))
+	}
+	return out, nil
 }
 
-// gatherInts is every member's record of int64s, member r's at [r*len(rec):].
-func (f *File) gatherInts(op string, rec []int64) ([]int64, error) {
-	send := make([]byte, 8*len(rec))
-	for i, v := range rec {
-		binary.LittleEndian.PutUint64(send[8*i:], uint64(v))
+// gatherByReduce is the most words gatherInts gathers by an allreduce.
+const gatherByReduce = 512
+
+// sumWords adds in's 8-byte words to acc's.
+func sumWords(acc, in []byte) {
+	for i := 0; i+8 <= len(acc); i += 8 {
+		binary.LittleEndian.PutUint64(acc[i:], binary.LittleEndian.Uint64(acc[i:])+binary.LittleEndian.Uint64(in[i:]))
 	}
-	recv := make([]byte, len(send)*f.comm.Size())
-	if _, err := collective.Allgather(f.comm, op, collective.Vec{B: send, Esz: 8}, collective.Vec{B: recv, Esz: 8}, false); err != nil {
-		return nil, core.MapErr(op, err)
-	}
-	all := make([]int64, len(recv)/8)
-	for i := range all {
-		all[i] = int64(binary.LittleEndian.Uint64(recv[8*i:]))
-	}
-	return all, nil
 }
 
 // SeekShared moves the shared file pointer, every member at once with the same
