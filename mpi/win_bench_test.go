@@ -10,8 +10,10 @@ import (
 // BenchmarkRMA measures the software path of the direct one-sided operations, each
 // followed by Flush as in bench/rma: on a job of one rank the target is this rank's
 // own window, reached the way a target on the node is (loads, stores and atomics), so
-// what is measured is the call's checks and dispatch plus the memory operation. Run
-// it alone (go test -run XXX -bench RMA): the process must not have finalised MPI.
+// what is measured is the call's checks and dispatch plus the memory operation. The
+// Copy cases are the limit of the large ones: copy between the same buffers, without
+// MPI. Run it alone (go test -run XXX -bench RMA): the process must not have
+// finalised MPI.
 func BenchmarkRMA(b *testing.B) {
 	if !mpi.Initialized() {
 		if err := mpi.Init(); err != nil {
@@ -21,7 +23,7 @@ func BenchmarkRMA(b *testing.B) {
 	if mpi.Finalized() {
 		b.Skip("MPI was finalised by an earlier test")
 	}
-	w, _, err := mpi.WinAllocate(1<<16, 1, nil, mpi.World)
+	w, base, err := mpi.WinAllocate(1<<20, 1, nil, mpi.World)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,6 +74,36 @@ func BenchmarkRMA(b *testing.B) {
 			check(b, w.Flush(0))
 		}
 	})
+	large := make([]byte, 1<<20)
+	for i := range large {
+		large[i] = byte(i) // touched: unwritten pages would all read one zero page
+	}
+	for _, n := range []int{64 << 10, 1 << 20} {
+		o, t, label := large[:n], base[:n], "64K"
+		if n == 1<<20 {
+			label = "1M"
+		}
+		run("Put"+label, func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				check(b, mpi.Put(w, o, 0, 0))
+				check(b, w.Flush(0))
+			}
+		})
+		run("Get"+label, func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				check(b, mpi.Get(w, o, 0, 0))
+				check(b, w.Flush(0))
+			}
+		})
+		run("Copy"+label, func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				copy(t, o)
+			}
+		})
+	}
 	run("Acc8", func(b *testing.B) {
 		for b.Loop() {
 			check(b, mpi.Accumulate(w, one[:2], 0, 0, mpi.Sum))

@@ -86,13 +86,15 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 }
 
 // Large copies and the cache. Go's memmove switches to non-temporal stores from 1 MiB
-// on, which sends the bytes to memory, past the caches: right for a stream larger
-// than the cache, which would evict them anyway, wrong for a megabyte the target (or,
-// for Get, the origin) reads next from its cache, as in a put-flush loop. The cost
-// model: bytes this rank copied to or from direct targets since its last Flush of a
-// direct target (Win.streamed) beyond streamBytes, about a core's L2, are a stream and
-// take memmove's non-temporal stores; below it, copies go in chunks under 1 MiB, which
-// stay in cache.
+// on where it copies with AVX (every CPU but an Intel one with fast REP MOVSB, where
+// it takes REP MOVSQ at every size when the destination is 16-byte aligned), which
+// sends the bytes to memory, past the caches: right for a stream larger than the
+// cache, which would evict them anyway, wrong for a megabyte the target (or, for Get,
+// the origin) reads next from its cache, as in a put-flush loop. The cost model:
+// bytes this rank copied to or from direct targets since its last Flush of a direct
+// target (Win.streamed) beyond streamBytes, about a core's L2, are a stream and take
+// memmove's way, non-temporal where it has that; below it, copies go in chunks under
+// 1 MiB, which stay in cache.
 const (
 	streamBytes = 2 << 20
 	copyChunk   = 512 << 10
