@@ -13,6 +13,10 @@
 // that a condition nobody rings (a lock word in shared memory) is still seen soon in
 // a short wait. Only a poll that finds something (Restart) starts the phases over.
 //
+// A rank whose node has more ranks than cores (Policy.Oversubscribed) spins a few polls
+// only, and its wait sleeps once MaxHandoffs of its yields gave the core to another task
+// (Policy.Handoffs): yielding on and on would put it behind every task on its core.
+//
 // The spin adapts (Adaptive): a wait that ends right after a yield that gave the core
 // away was waiting for a rank that needed this core (the OS may leave two ranks on one
 // core while other work runs), and spinning only delays it, so the next waits spin
@@ -44,6 +48,9 @@ type Policy struct {
 	Spin  int           // polls before a wait starts yielding the OS thread
 	Yield int           // polls, each followed by a yield, before a wait sleeps
 	Sleep time.Duration // longest sleep, after which the waiter looks again
+	// Handoffs, if not 0, ends the yield phase early: a wait sleeps once this many of
+	// its yields gave the core to another task.
+	Handoffs int
 }
 
 // The settings' defaults.
@@ -110,11 +117,25 @@ func (p Policy) Or(d Policy) Policy {
 }
 
 // Oversubscribed returns p for a rank whose node has more ranks than cores: another
-// rank needs this core, so p spins at most MinSpin polls.
+// rank needs this core, so p spins at most MinSpin polls, and sleeps once MaxHandoffs
+// of a wait's yields gave the core away.
 func (p Policy) Oversubscribed() Policy {
 	p.Spin = min(p.Spin, MinSpin)
+	p.Handoffs = MaxHandoffs
 	return p
 }
+
+// MaxHandoffs is how many of its yields an oversubscribed rank's wait lets give the
+// core away before it sleeps. Such a yield is what a short wait for ranks on the same
+// core needs (they run at once, and nobody pays for a futex wake), but hundreds of them
+// do harm: Linux's scheduler (EEVDF) moves a task's deadline a slice later on every
+// sched_yield that finds another task to run, so a rank whose wait yields the core
+// hundreds of times ends it behind every task on its core, other jobs' included, and
+// its next step (a Bcast's root, a reader's copy) waits for their slices. A sleeping
+// rank is woken by its peer's raise. A yield that finds nobody else to run costs only
+// the system call and is not counted. Fewer handoffs made the short collectives slower
+// (docs/BENCHMARKS.md, Oversubscribed waits).
+const MaxHandoffs = 16
 
 // MinSpin is the spin of an oversubscribed rank, and the least spin of an adapted one.
 const MinSpin = 16
@@ -171,6 +192,7 @@ type Waiter struct {
 	yield    int           // the yield phase's last poll
 	nap      time.Duration // the last sleep's bound; 0 before the first
 	switched bool          // a yield of this wait gave the core to another process
+	gave     int           // yields that gave the core away since the wait began or Restart
 }
 
 // Next counts k polls that found nothing and reports whether the wait still spins.
@@ -193,8 +215,10 @@ func (w *Waiter) Gosched() bool {
 }
 
 // Yielding reports whether the wait, past its spin, is still in its yield phase (else
-// it sleeps).
-func (w *Waiter) Yielding() bool { return w.n <= w.yield }
+// it sleeps): its yields are not used up, nor its handoffs (Policy.Handoffs).
+func (w *Waiter) Yielding() bool {
+	return w.n <= w.yield && (w.a.p.Handoffs == 0 || w.gave < w.a.p.Handoffs)
+}
 
 // Yield lets other goroutines, then other processes, run, and notes whether another
 // process took the core meanwhile.
@@ -202,6 +226,7 @@ func (w *Waiter) Yield() {
 	prof.Blocked() // the call being served really waits: time it from here
 	if yield.OS() {
 		w.switched = true
+		w.gave++
 	}
 }
 
@@ -225,7 +250,7 @@ func (w *Waiter) Sleep(addr *uint32, val uint32) { FutexWait(addr, val, w.Nap())
 // Restart starts the wait's phases over, spin, yield and short naps: something
 // happened that may be followed by what it waits for soon (the engine's progress
 // found a packet).
-func (w *Waiter) Restart() { w.n, w.nap = 0, 0 }
+func (w *Waiter) Restart() { w.n, w.nap, w.gave = 0, 0, 0 }
 
 // End adapts the spin of the next waits to how this one, whose condition now holds,
 // ended: after a yield that gave the core away, within the Adaptive's window of polls

@@ -124,6 +124,38 @@ func TestAdapt(t *testing.T) {
 	}
 }
 
+// TestHandoffs: a wait with Policy.Handoffs leaves its yield phase once that many of
+// its yields gave the core away (yields that did not count for nothing), and Restart
+// gives it its handoffs back; without Handoffs only the count of yields ends it.
+func TestHandoffs(t *testing.T) {
+	a := NewAdaptive(Policy{Spin: 2, Yield: 100, Handoffs: 2}, 2)
+	w := a.Begin()
+	w.Next(3)
+	if !w.Yielding() {
+		t.Fatal("past the spin: not yielding")
+	}
+	w.gave = 1
+	if !w.Next(1) && !w.Yielding() {
+		t.Fatal("after one handoff of two: no longer yielding")
+	}
+	w.gave = 2
+	if w.Yielding() {
+		t.Fatal("after two handoffs of two: still yielding")
+	}
+	w.Restart()
+	w.Next(3)
+	if !w.Yielding() {
+		t.Fatal("after Restart: the handoffs are not given back")
+	}
+	b := NewAdaptive(Policy{Spin: 2, Yield: 100}, 2)
+	v := b.Begin()
+	v.Next(3)
+	v.gave = 1000
+	if !v.Yielding() {
+		t.Fatal("no Handoffs: a wait stops yielding before its Yield polls")
+	}
+}
+
 func TestPolicy(t *testing.T) {
 	d := Default()
 	if got := (Policy{Spin: -1, Yield: 7}).Or(d); got != (Policy{Spin: 0, Yield: 7, Sleep: DefaultSleep}) {
@@ -132,7 +164,7 @@ func TestPolicy(t *testing.T) {
 	if got := (Policy{}).Or(d); got != d {
 		t.Errorf("zero Or Default: %+v, want %+v", got, d)
 	}
-	if got := d.Oversubscribed(); got.Spin != MinSpin || got.Yield != d.Yield {
+	if got := d.Oversubscribed(); got.Spin != MinSpin || got.Yield != d.Yield || got.Handoffs != MaxHandoffs {
 		t.Errorf("Oversubscribed: %+v", got)
 	}
 	if got := (Policy{Spin: 3}).Oversubscribed(); got.Spin != 3 {
