@@ -218,7 +218,8 @@ func CommCompare(c1, c2 *Comm) (Comparison, error) {
 func (c *Comm) owner() *mpir.Session { return c.obj().Owner() }
 
 // IntercommCreate makes an intercommunicator between local (the caller's side) and the
-// disjoint group led by remoteLeader, a rank of peer that both leaders belong to. It is
+// disjoint group led by remoteLeader, a rank of peer that both leaders belong to (of
+// its remote group where peer is an intercommunicator, e.g. a spawn's). It is
 // collective over both groups; localLeader is the leader's rank in local, tag keeps
 // concurrent creations apart on peer (MPI_Intercomm_create). peer matters at the local
 // leader only, and there it belongs to local's owner, the same session or the world

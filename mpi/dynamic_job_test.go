@@ -83,18 +83,59 @@ func spawnedChild(t *testing.T, parent *mpi.Comm) {
 }
 
 // spawnMerged merges inter (the parents low) and reduces over the 5 processes.
-func spawnMerged(t *testing.T, inter *mpi.Comm, high bool) {
+func spawnMerged(t *testing.T, inter *mpi.Comm, high bool) { spawnMergedOf(t, inter, high, 5) }
+
+// spawnMergedOf merges inter (the 2 parents low) and reduces over its n processes.
+func spawnMergedOf(t *testing.T, inter *mpi.Comm, high bool, n int) {
 	m, err := inter.IntercommMerge(high)
 	must(t, err)
 	defer m.Free()
-	if m.Size() != 5 || (high && m.Rank() < 2) || (!high && m.Rank() >= 2) {
+	if m.Size() != n || (high && m.Rank() < 2) || (!high && m.Rank() >= 2) {
 		t.Errorf("merged: size %d, rank %d (high %v)", m.Size(), m.Rank(), high)
 	}
 	sum := []int{0}
 	must(t, mpi.Allreduce(m, []int{m.Rank()}, sum, mpi.Sum))
-	if sum[0] != 10 {
-		t.Errorf("merged ranks sum to %d, want 10", sum[0])
+	if sum[0] != n*(n-1)/2 {
+		t.Errorf("merged ranks sum to %d, want %d", sum[0], n*(n-1)/2)
 	}
+}
+
+// TestSpawnIntercommCreateOverParent: parent rank 0 spawns 2 children over Self, and
+// both Worlds make an intercommunicator through that one (its remote group naming
+// the other leader), as MPICH's spawn/spaiccreate does: the children reach parent
+// rank 1, which no communicator of theirs named before.
+func TestSpawnIntercommCreateOverParent(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		parent := mpi.CommGetParent()
+		peer := parent
+		if parent == nil && rank == 0 {
+			inter, _, err := mpi.CommSpawn(os.Args[0], os.Args[1:], 2, nil, 0, mpi.Self)
+			must(t, err)
+			peer = inter
+		}
+		both, err := mpi.IntercommCreate(mpi.World, 0, peer, 0, 123)
+		must(t, err)
+		if both.Size() != 2 || both.RemoteSize() != 2 {
+			t.Fatalf("the new intercommunicator: local %d, remote %d, want 2 and 2", both.Size(), both.RemoteSize())
+		}
+		if parent != nil {
+			must(t, mpi.Send(both, []int{rank + 10}, 1, 7))
+		} else if rank == 1 {
+			for r := range 2 {
+				v := []int{0}
+				_, err := mpi.Recv(both, v, r, 7)
+				must(t, err)
+				if v[0] != r+10 {
+					t.Errorf("from child %d: %d, want %d", r, v[0], r+10)
+				}
+			}
+		}
+		spawnMergedOf(t, both, parent != nil, 4)
+		must(t, both.Disconnect())
+		if peer != nil {
+			must(t, peer.Disconnect())
+		}
+	})
 }
 
 // TestSpawnMultipleArgv: one parent spawns two commands with different arguments, 1

@@ -6,10 +6,11 @@
 #
 # MPICH_TEST_DIR holds MPICH's test sources as in MPICH's tree (pt2pt/anyall.c,
 # coll/bcast.c, ...); LIST (default abi/suite/mpich-tests.txt) names the tests, one a
-# line: DIR/NAME NPROCS [ARGS...] [pass=RE] [xfail=REASON], as in MPICH's testlist
-# files; '#' starts a comment. A test marked xfail (a test whose expectation MPICH itself has
-# withdrawn, or a known limitation of mpigo) is reported XFAIL when it fails, XPASS
-# when it passes, and counts as neither.
+# line: DIR/NAME NPROCS [ARGS...] [pass=RE] [universe=N] [xfail=REASON], as in MPICH's
+# testlist files (universe=N: the job's MPI_UNIVERSE_SIZE); each runs in a directory
+# where ./NAME is the program; '#' starts a comment. A test marked xfail (a test whose
+# expectation MPICH itself has withdrawn, or a known limitation of mpigo) is reported
+# XFAIL when it fails, XPASS when it passes, and counts as neither.
 # The tests include mpitest.h: the MTest support they call is mpigo's own (abi/suite/mtest,
 # no MPICH code). A test passes when its job exits 0 and prints " No Errors" (or, given
 # pass=RE, prints a line matching RE and none saying FAIL; pass=exit: the exit status).
@@ -63,6 +64,12 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	# line says FAIL.
 	passre=$(echo "$args" | sed -n 's/.*pass=\([^ ]*\).*/\1/p')
 	args=$(echo "$args" | sed 's/ *pass=[^ ]*//')
+	# universe=N: MPI_UNIVERSE_SIZE for the job (spawn/: MTestSpawnPossible spawns only
+	# when it exceeds the job's size, and this machine's CPUs may not).
+	universe=$(echo "$args" | sed -n 's/.*universe=\([0-9]*\).*/\1/p')
+	args=$(echo "$args" | sed 's/ *universe=[0-9]*//')
+	testflags=""
+	[ -n "$universe" ] && testflags="--universe-size $universe"
 	dir=${test%/*}
 	name=${test##*/}
 	flat=$(echo "$dir" | tr / .) # threads/pt2pt -> threads.pt2pt
@@ -89,7 +96,11 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	fi
 	start=$(date +%s)
 	# shellcheck disable=SC2086
-	"$mpigo" run -n "$np" --timeout "$timeout" $runflags "$bin" $args >"$log.out" 2>&1
+	# Run from a directory where ./NAME is the program: spawn/ tests spawn themselves so.
+	rundir="$out/run/$flat"
+	mkdir -p "$rundir" && ln -sf "$bin" "$rundir/$name"
+	# shellcheck disable=SC2086
+	(cd "$rundir" && "$mpigo" run -n "$np" --timeout "$timeout" $testflags $runflags "./$name" $args) >"$log.out" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
 	ok=0

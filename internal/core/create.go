@@ -641,10 +641,13 @@ func unionTag(a, b *group.Group, tag int) int {
 	return int(h.Sum32() & (1<<30 - 1))
 }
 
-// IntercommCreateCore makes an intercommunicator between local (the caller's side) and the
-// disjoint group led by remoteLeader, a rank of peer that both leaders belong to
-// (MPI_Intercomm_create). It is collective over both groups; localLeader is the
-// leader's rank in local, tag keeps concurrent creations apart on peer.
+// IntercommCreateCore makes an intercommunicator between local (the caller's side) and
+// the disjoint group led by remoteLeader, a rank of peer that both leaders belong to
+// (of its remote group where peer is an intercommunicator) (MPI_Intercomm_create). It
+// is collective over both groups; localLeader is the leader's rank in local, tag keeps
+// concurrent creations apart on peer. Where either group may not know the other's
+// members (the local group or the peer spans jobs), the leaders swap records that
+// make them reachable, not names alone.
 func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	if err := local.Check(op); err != nil {
 		return nil, err
@@ -655,36 +658,46 @@ func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, re
 	if tag < 0 || tag > MaxTag-tagInterLeaders {
 		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, MaxTag-tagInterLeaders)
 	}
-	sizes := make([]byte, 8)
-	var remote []byte
+	// The leader tells its group whether the other group may not know its members
+	// (the local group or the peer spans jobs): each member's record (name and card,
+	// procs.go) then goes to the other side, not its name alone.
+	withRecs := []byte{0}
+	var pk *Conn
+	leader := remoteLeader
 	if local.rank == localLeader {
 		if err := peer.Check(op); err != nil {
 			return nil, err
 		}
-		if remoteLeader < 0 || remoteLeader >= peer.size {
-			return nil, Errorf(ClassRank, op, "remoteLeader %d out of range [0,%d) of the peer communicator", remoteLeader, peer.size)
+		// The peer may be an intercommunicator (a parent and its spawned children
+		// meeting through theirs): remoteLeader is then a rank of its remote group,
+		// as any rank given to point-to-point on it.
+		size := peer.size
+		pk = &peer.lconn
+		if peer.remote != nil {
+			pk, leader, size = &peer.iconn, peer.size+remoteLeader, peer.remote.Size()
 		}
-		mine := encodeMembers(local.group)
-		n := make([]byte, 8)
-		binary.LittleEndian.PutUint64(n, uint64(len(mine)))
-		if err := peer.lconn.Sendrecv(n, sizes, remoteLeader, tagInterLeaders+tag); err != nil {
-			return nil, MapErr(op, err)
+		if remoteLeader < 0 || remoteLeader >= size {
+			return nil, Errorf(ClassRank, op, "remoteLeader %d out of range [0,%d) of the peer communicator", remoteLeader, size)
 		}
-		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
-		if err := peer.lconn.Sendrecv(mine, remote, remoteLeader, tagInterLeaders+tag); err != nil {
-			return nil, MapErr(op, err)
+		if local.foreign || peer.foreign {
+			withRecs[0] = 1
 		}
 	}
-	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(sizes, localLeader) }); err != nil {
+	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(withRecs, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
 	}
-	if remote == nil {
-		remote = make([]byte, binary.LittleEndian.Uint64(sizes))
+	mine, err := localMembers(op, local, localLeader, withRecs[0] == 1)
+	if err != nil {
+		return nil, err
 	}
-	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(remote, localLeader) }); err != nil {
-		return nil, MapErr(op, err)
+	var word []byte
+	if local.rank == localLeader {
+		word = leadersSwap(op, pk, leader, tag, mine)
 	}
-	rg, err := decodeMembers(op, remote)
+	if word, err = bcastBytes(op, local, localLeader, word); err != nil {
+		return nil, err
+	}
+	rg, err := remoteMembers(op, word)
 	if err != nil {
 		return nil, err
 	}
@@ -711,6 +724,84 @@ func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, re
 		return nil, err
 	}
 	return newComm(ctx, local.group, rg), nil
+}
+
+// Kinds of a group's description as Intercomm_create's leaders swap it: the first
+// byte, then the members' names (encodeMembers), their records (encodeRecs), or the
+// text of a failure that ends the creation on both sides.
+const (
+	membersNames = iota
+	membersRecs
+	membersFailed
+)
+
+// localMembers is local's description at its leader (nil elsewhere): with recs each
+// member's record is gathered there, else the group's names suffice.
+func localMembers(op string, local *Comm, leader int, recs bool) ([]byte, error) {
+	if !recs {
+		if local.rank != leader {
+			return nil, nil
+		}
+		return append([]byte{membersNames}, encodeMembers(local.group)...), nil
+	}
+	// A member whose card cannot be had sends an empty record, which fails the
+	// creation at the leader, and through it on both sides.
+	var rec []byte
+	if card, err := myCard(op); err == nil {
+		rec = encodeRecs([]procRec{{myName(), card}})
+	}
+	if local.rank != leader {
+		if err := local.lconn.Send(rec, leader, tagDynGather); err != nil {
+			return nil, MapErr(op, err)
+		}
+		return nil, nil
+	}
+	all, err := gatherRecs(op, local, leader, rec)
+	if err != nil {
+		return append([]byte{membersFailed}, err.Error()...), nil
+	}
+	return append([]byte{membersRecs}, all...), nil
+}
+
+// leadersSwap sends mine to the other group's leader (rank leader of pk) and returns
+// what its group is to learn: the other's description, or this side's failure.
+func leadersSwap(op string, pk *Conn, leader, tag int, mine []byte) []byte {
+	failed := func(err error) []byte { return append([]byte{membersFailed}, err.Error()...) }
+	n, sizes := make([]byte, 8), make([]byte, 8)
+	binary.LittleEndian.PutUint64(n, uint64(len(mine)))
+	if err := pk.Sendrecv(n, sizes, leader, tagInterLeaders+tag); err != nil {
+		return failed(MapErr(op, err))
+	}
+	theirs := make([]byte, binary.LittleEndian.Uint64(sizes))
+	if err := pk.Sendrecv(mine, theirs, leader, tagInterLeaders+tag); err != nil {
+		return failed(MapErr(op, err))
+	}
+	if mine[0] == membersFailed {
+		return mine
+	}
+	return theirs
+}
+
+// remoteMembers is the other group, from its description.
+func remoteMembers(op string, word []byte) (*group.Group, error) {
+	if len(word) == 0 {
+		return nil, Errorf(ClassIntern, op, "a malformed list of group members")
+	}
+	switch word[0] {
+	case membersNames:
+		return decodeMembers(op, word[1:])
+	case membersRecs:
+		recs, err := decodeRecs(word[1:])
+		if err != nil {
+			return nil, Wrap(ClassIntern, op, "the other group's processes", err)
+		}
+		ws, err := addProcs(op, recs)
+		if err != nil {
+			return nil, err
+		}
+		return procGroup(op, ws)
+	}
+	return nil, Errorf(ClassComm, op, "%s", word[1:])
 }
 
 // MergeCore makes an intracommunicator of both groups of an intercommunicator

@@ -125,9 +125,23 @@ void MTestGetDbgInfo(int *d, int *v)
     *v = verbose;
 }
 
+/* MTestSpawnPossible says whether a spawn may start processes: 1 when MPI_UNIVERSE_SIZE
+ * exceeds MPI_COMM_WORLD's size, 0 when it does not, -1 (taken as yes) when the
+ * attribute is not set. It returns the errors found: 1 when the attribute cannot be
+ * read at all (MPI 4.1 sec. 11.10.1 makes the key predefined). */
 int MTestSpawnPossible(int *can)
 {
-    *can = 0;
+    int *universe, flag, size;
+    if (MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &universe, &flag) != MPI_SUCCESS) {
+        *can = -1;
+        return 1;
+    }
+    if (!flag) {
+        *can = -1;
+        return 0;
+    }
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    *can = *universe > size;
     return 0;
 }
 
