@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/group"
 	"github.com/mpigo/mpigo/internal/transport"
@@ -80,9 +81,13 @@ func procBefore(a, b int32) bool {
 	return nameOf(a).less(nameOf(b))
 }
 
+// known counts the processes of other jobs this process ever indexed, so that a
+// communicator's creation looks through its group only once there are some.
+var known atomic.Int32
+
 // foreign reports whether g names a process of another job.
 func foreign(g *group.Group) bool {
-	if g == nil || World.group == nil || g == World.group {
+	if known.Load() == 0 || g == nil || World.group == nil || g == World.group {
 		return false
 	}
 	for _, w := range g.All() {
@@ -161,6 +166,7 @@ func addProcs(op string, recs []procRec) ([]int32, error) {
 			return nil, Wrap(ClassOther, op, fmt.Sprintf("reaching rank %d of job %s", r.name.rank, r.name.job), err)
 		}
 		dyn.names = append(dyn.names, r.name)
+		known.Add(1)
 		dyn.refs = append(dyn.refs, 0)
 		dyn.index[r.name] = w
 		out[i] = int32(w)
