@@ -10,12 +10,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/mpigo/mpigo/bench/osu"
 	"os"
 	"runtime"
-	"slices"
 	"unsafe" // also for go:linkname
 
+	"github.com/mpigo/mpigo/bench/osu"
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
@@ -27,16 +26,6 @@ const (
 )
 
 var sink float64
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return 0.5 * (s[n/2-1] + s[n/2])
-}
 
 // alloc returns n float64s, touched before timing as xalloc does.
 func alloc(n int) []float64 {
@@ -85,8 +74,8 @@ func benchType(name string, mk func() (*datatype.Type, error), src []float64, ex
 		tm[r] = since(b)
 		t.Free()
 	}
-	fmt.Printf("RESULT dtype %s_create %.3f us\n", name, median(tc)*1e6)
-	fmt.Printf("RESULT dtype %s_commit %.3f us\n", name, median(tm)*1e6)
+	fmt.Printf("RESULT dtype %s_create %.3f us\n", name, osu.Median(tc)*1e6)
+	fmt.Printf("RESULT dtype %s_commit %.3f us\n", name, osu.Median(tm)*1e6)
 
 	t, err := mk()
 	if err != nil {
@@ -137,8 +126,8 @@ func benchType(name string, mk func() (*datatype.Type, error), src []float64, ex
 	if _, err := t.Pack(pbuf, db, 1); err != nil || !bytes.Equal(pbuf[:pbytes], eb) {
 		fail("%s: unpack verification failed (err=%v)", name, err)
 	}
-	fmt.Printf("RESULT dtype %s_pack %.3f GB/s\n", name, float64(pbytes)/median(tp)/1e9)
-	fmt.Printf("RESULT dtype %s_unpack %.3f GB/s\n", name, float64(pbytes)/median(tu)/1e9)
+	fmt.Printf("RESULT dtype %s_pack %.3f GB/s\n", name, float64(pbytes)/osu.Median(tp)/1e9)
+	fmt.Printf("RESULT dtype %s_unpack %.3f GB/s\n", name, float64(pbytes)/osu.Median(tu)/1e9)
 	t.Free()
 }
 
@@ -209,7 +198,7 @@ func main() {
 			tb[r-warm] = d
 		}
 	}
-	fmt.Printf("RESULT dtype base_vector_loop %.3f GB/s\n", vcount*8.0/median(tb)/1e9)
+	fmt.Printf("RESULT dtype base_vector_loop %.3f GB/s\n", vcount*8.0/osu.Median(tb)/1e9)
 	for r := range warm + nreps {
 		a := nanotime()
 		copy(out, vsrc[:vcount])
@@ -219,7 +208,7 @@ func main() {
 			tb[r-warm] = d
 		}
 	}
-	fmt.Printf("RESULT dtype base_memcpy %.3f GB/s\n", vcount*8.0/median(tb)/1e9)
+	fmt.Printf("RESULT dtype base_memcpy %.3f GB/s\n", vcount*8.0/osu.Median(tb)/1e9)
 	for r := range warm + nreps {
 		a := nanotime()
 		p := 0
@@ -232,5 +221,5 @@ func main() {
 			tb[r-warm] = d
 		}
 	}
-	fmt.Printf("RESULT dtype base_indexed_memcpy %.3f GB/s\n", float64(ipacked)*8/median(tb)/1e9)
+	fmt.Printf("RESULT dtype base_indexed_memcpy %.3f GB/s\n", float64(ipacked)*8/osu.Median(tb)/1e9)
 }

@@ -20,7 +20,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/mpigo/mpigo/bench/osu"
 	"github.com/mpigo/mpigo/mpi"
@@ -44,16 +43,6 @@ func must(err error) {
 	if err != nil {
 		osu.Die("io: %v", err)
 	}
-}
-
-// median of v (sorted in place).
-func median(v []float64) float64 {
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // fill writes io.c's pattern: 8-byte words of rank, repetition and position.
@@ -131,7 +120,7 @@ func main() {
 			must(f.Close())
 		})
 	}
-	result("open_close", median(t)*1e6, "us")
+	result("open_close", osu.Median(t)*1e6, "us")
 
 	f, err := mpi.FileOpen(w, path, amode, nil)
 	must(err)
@@ -151,8 +140,8 @@ func main() {
 		})
 		check("read_contig", bytes.Equal(wbuf, rbuf))
 	}
-	result("write_contig", total/median(t)/1e6, "MB/s")
-	result("read_contig", total/median(tr)/1e6, "MB/s")
+	result("write_contig", total/osu.Median(t)/1e6, "MB/s")
+	result("read_contig", total/osu.Median(tr)/1e6, "MB/s")
 
 	blk, err := mpi.TypeContiguous(strideBlk, mpi.Byte)
 	must(err)
@@ -174,8 +163,8 @@ func main() {
 		})
 		check("read_strided", bytes.Equal(wbuf, rbuf))
 	}
-	result("write_strided", total/median(t)/1e6, "MB/s")
-	result("read_strided", total/median(tr)/1e6, "MB/s")
+	result("write_strided", total/osu.Median(t)/1e6, "MB/s")
+	result("read_strided", total/osu.Median(tr)/1e6, "MB/s")
 	// The strided data seen as plain bytes: block k belongs to rank k % np.
 	must(f.SetView(0, mpi.Byte, mpi.Byte, "native", nil))
 	k := min(np-1, 1)
@@ -197,7 +186,7 @@ func main() {
 			must(f.Sync())
 		})
 	}
-	result("write_small", median(t)*1e6/nsmall, "us")
+	result("write_small", osu.Median(t)*1e6/nsmall, "us")
 	rec := make([]byte, small)
 	last := nsmall - 1
 	_, err = mpi.FileReadAt(f, int64(last*np+rank)*small, rec)
@@ -217,7 +206,7 @@ func main() {
 			}
 		})
 	}
-	result("write_ordered", median(t)*1e6/float64(nord), "us")
+	result("write_ordered", osu.Median(t)*1e6/float64(nord), "us")
 	// The last rank's record of the first round.
 	q := np - 1
 	probe = probe[:strideBlk]

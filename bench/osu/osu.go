@@ -6,6 +6,7 @@ package osu
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/mpigo/mpigo/mpi"
@@ -128,4 +129,16 @@ func MeanMax(w *mpi.Comm, bench, key string, mean float64) {
 func Die(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, format+"\n", a...)
 	os.Exit(1)
+}
+
+// Median is the median of v, as the anchors' programs take it (the mean of the middle
+// two for an even count); v is left as it was.
+func Median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -11,7 +11,6 @@ package main
 
 import (
 	"os"
-	"slices"
 	"strconv"
 
 	"github.com/mpigo/mpigo/bench/osu"
@@ -52,15 +51,6 @@ func child(parent *mpi.Comm) {
 	must(parent.Disconnect())
 }
 
-func median(v []float64) float64 {
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
-}
-
 func main() {
 	must(mpi.Init())
 	if p := mpi.CommGetParent(); p != nil {
@@ -77,7 +67,7 @@ func main() {
 		for i := range t {
 			t[i] = cycle(self, n)
 		}
-		osu.Result("spawn", "spawn"+strconv.Itoa(n)+"_cycle", median(t)*1e3, 3, "ms")
+		osu.Result("spawn", "spawn"+strconv.Itoa(n)+"_cycle", osu.Median(t)*1e3, 3, "ms")
 	}
 	must(mpi.Finalize())
 }

@@ -300,8 +300,7 @@ func spawnAtRoot(op string, cmds []pm.SpawnCmd) (string, []byte) {
 // ""), and per process its error's text ("" where it started).
 func encodeSpawn(n int, errs []error, whole string) []byte {
 	b := binary.AppendUvarint(nil, uint64(n))
-	b = binary.AppendUvarint(b, uint64(len(whole)))
-	b = append(b, whole...)
+	b = appendBytes(b, []byte(whole))
 	for i := 0; i < n; i++ {
 		s := ""
 		switch {
@@ -312,36 +311,24 @@ func encodeSpawn(n int, errs []error, whole string) []byte {
 		case errs[i] != nil:
 			s = errs[i].Error()
 		}
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		b = appendBytes(b, []byte(s))
 	}
 	return b
 }
 
 func decodeSpawn(b []byte) (errs []error, started int, whole string) {
-	str := func() string {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k) {
-			b = nil
-			return "malformed"
-		}
-		s := string(b[k : k+int(n)])
-		b = b[k+int(n):]
-		return s
-	}
-	n, k := binary.Uvarint(b)
-	if k <= 0 {
-		return nil, 0, "malformed spawn answer"
-	}
-	b = b[k:]
-	whole = str()
-	errs = make([]error, n)
+	r := wire{b: b}
+	errs = make([]error, r.count())
+	whole = string(r.bytes())
 	for i := range errs {
-		if s := str(); s != "" {
-			errs[i] = &Error{Class: ClassSpawn, Op: "Spawn", Msg: s}
-		} else {
+		if s := r.bytes(); len(s) > 0 {
+			errs[i] = &Error{Class: ClassSpawn, Op: "Spawn", Msg: string(s)}
+		} else if !r.bad {
 			started++
 		}
+	}
+	if r.bad {
+		return nil, 0, "a malformed answer to the spawn"
 	}
 	return errs, started, whole
 }

@@ -58,6 +58,12 @@ func TestSpawnWord(t *testing.T) {
 	if started != 2 || whole != "" || len(errs) != 3 || errs[0] != nil || errs[2] != nil || ClassOf(errs[1]) != ClassSpawn || !strings.Contains(errs[1].Error(), "no such program") {
 		t.Errorf("got errs %v, started %d, whole %q", errs, started, whole)
 	}
+	b := encodeSpawn(3, []error{nil, errors.New("no such program"), nil}, "")
+	for n := 0; n < len(b); n++ {
+		if errs, started, whole := decodeSpawn(b[:n]); whole == "" || started != 0 || errs != nil {
+			t.Errorf("%d of %d bytes decoded as %v, %d started, %q", n, len(b), errs, started, whole)
+		}
+	}
 	errs, started, whole = decodeSpawn(encodeSpawn(2, nil, "cannot start"))
 	if started != 0 || whole != "cannot start" || len(errs) != 2 || errs[0] == nil || errs[1] == nil {
 		t.Errorf("a failed request: errs %v, started %d, whole %q", errs, started, whole)

@@ -579,51 +579,32 @@ func encodeMembers(g *group.Group) []byte {
 	}
 	b := binary.AppendUvarint(nil, uint64(len(jobs)))
 	for _, j := range jobs {
-		b = binary.AppendUvarint(b, uint64(len(j)))
-		b = append(b, j...)
+		b = appendBytes(b, []byte(j))
 	}
 	b = binary.AppendUvarint(b, uint64(g.Size()))
 	return append(b, body...)
 }
 
 func decodeMembers(op string, b []byte) (*group.Group, error) {
-	bad := Errorf(ClassIntern, op, "a malformed list of group members")
-	next := func() (uint64, bool) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
-			return 0, false
-		}
-		b = b[k:]
-		return v, true
-	}
-	nj, ok := next()
-	if !ok || nj > uint64(len(b)) {
-		return nil, bad
-	}
-	jobs := make([]string, nj)
+	r := wire{b: b}
+	jobs := make([]string, r.count())
 	for i := range jobs {
-		l, ok := next()
-		if !ok || l > uint64(len(b)) {
-			return nil, bad
-		}
-		jobs[i], b = string(b[:l]), b[l:]
+		jobs[i] = string(r.bytes())
 	}
-	n, ok := next()
-	if !ok || n > uint64(len(b)) {
-		return nil, bad
-	}
-	ws := make([]int32, n)
+	ws := make([]int32, r.count())
 	for i := range ws {
-		j, ok1 := next()
-		r, ok2 := next()
-		if !ok1 || !ok2 || j >= nj || r > 1<<31-1 {
-			return nil, bad
+		j, rank := r.uint(), r.uint()
+		if r.bad || j >= uint64(len(jobs)) || rank > 1<<31-1 {
+			return nil, Errorf(ClassIntern, op, "a malformed list of group members")
 		}
-		w, ok := indexOf(procName{jobs[j], int32(r)})
+		w, ok := indexOf(procName{jobs[j], int32(rank)})
 		if !ok {
-			return nil, Errorf(ClassComm, op, "rank %d of job %s shares no communicator with this process", r, jobs[j])
+			return nil, Errorf(ClassComm, op, "rank %d of job %s shares no communicator with this process", rank, jobs[j])
 		}
 		ws[i] = w
+	}
+	if r.bad {
+		return nil, Errorf(ClassIntern, op, "a malformed list of group members")
 	}
 	return procGroup(op, ws)
 }

@@ -208,47 +208,27 @@ func dialPort(op, name string) (net.Conn, error) {
 func encodeRecs(recs []procRec) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(recs)))
 	for _, r := range recs {
-		b = binary.AppendUvarint(b, uint64(len(r.name.job)))
-		b = append(b, r.name.job...)
+		b = appendBytes(b, []byte(r.name.job))
 		b = binary.AppendUvarint(b, uint64(r.name.rank))
-		b = binary.AppendUvarint(b, uint64(len(r.card)))
-		b = append(b, r.card...)
+		b = appendBytes(b, r.card)
 	}
 	return b
 }
 
 func decodeRecs(b []byte) ([]procRec, error) {
-	bad := errors.New("malformed process records")
-	next := func() (uint64, bool) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
-			return 0, false
-		}
-		b = b[k:]
-		return v, true
-	}
-	bytes := func() ([]byte, bool) {
-		n, ok := next()
-		if !ok || n > uint64(len(b)) {
-			return nil, false
-		}
-		v := b[:n]
-		b = b[n:]
-		return v, true
-	}
-	n, ok := next()
-	if !ok || n > 1<<24 {
-		return nil, bad
-	}
-	recs := make([]procRec, n)
+	r := wire{b: b}
+	recs := make([]procRec, r.count())
 	for i := range recs {
-		job, ok1 := bytes()
-		rank, ok2 := next()
-		card, ok3 := bytes()
-		if !ok1 || !ok2 || !ok3 || rank > 1<<31-1 {
-			return nil, bad
+		job := r.bytes()
+		rank := r.uint()
+		card := r.bytes()
+		if r.bad || rank > 1<<31-1 {
+			return nil, errors.New("malformed process records")
 		}
 		recs[i] = procRec{procName{string(job), int32(rank)}, append([]byte(nil), card...)}
+	}
+	if r.bad {
+		return nil, errors.New("malformed process records")
 	}
 	return recs, nil
 }
