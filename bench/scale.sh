@@ -9,11 +9,12 @@
 #   WHAT  coll    bench/coll on NP ranks; medians (min-max) and mpigo / better C MPI,
 #                 by ../shared/anchors/compare.py
 #         launch  wall time of a whole hello job (launcher start to exit), ms
-#         rss     max RSS of each rank of a hello job (Init, Finalize), bytes: median
-#                 (min-max) over all ranks of all runs (one RESULT line per rank)
+#         rss     max RSS of each rank of a job of PROG=hello (Init, Finalize) or PROG=coll
+#                 (bench/coll at SCALE), bytes: median (min-max) over all ranks of all runs
 # env:   RUNS=3, SCALE=0.01 (coll's iteration scale: 0.01 is 200 barriers, 6 bcasts of
-#        1 MiB), TIMEOUT=600 (seconds per coll job), ANCHORS=../shared/anchors (from the project root), OUT=$(mktemp -d) (raw outputs, kept; load.txt holds the load average
-#        before every run)
+#        1 MiB), TIMEOUT=600 (seconds per coll job), ANCHORS=../shared/anchors (from
+#        the project's root), OUT=$(mktemp -d) (raw outputs, kept; load.txt holds the
+#        1, 5 and 15 minute load averages before every run)
 # needs: openmpi-bin libopenmpi-dev mpich libmpich-dev (mpicc.openmpi, mpicc.mpich)
 #
 # Each MPI is launched as compare.sh's cmd_for does beyond 2 ranks: Open MPI with
@@ -58,8 +59,8 @@ for n in "$@"; do
 				t1=$EPOCHREALTIME
 				echo "RESULT launch n${n}_hello $(python3 -c "print('%.1f' % (($t1 - $t0) * 1000))") ms" >"$OUT/$impl/launch_n$n.$r.txt"
 				;;
-			rss) launch $impl "$n" /usr/bin/time -f "RSS %M" "$bin/hello_$impl" 2>&1 >/dev/null |
-				awk -v n="$n" '/^RSS/ {print "RESULT rss n" n "_hello_per_rank", $2 * 1024, "B"}' >"$OUT/$impl/rss_n$n.$r.txt"
+			rss) launch $impl "$n" /usr/bin/time -f "RSS %M" "$bin/${PROG:-hello}_$impl" $SCALE 2>&1 >/dev/null |
+				awk -v k="n${n}_${PROG:-hello}_per_rank" '/^RSS/ {print "RESULT rss", k, $2 * 1024, "B"}' >"$OUT/$impl/rss_n$n.$r.txt"
 				;;
 			esac
 		done
