@@ -1,7 +1,7 @@
 #!/bin/bash
 # scale.sh - mpigo beside Open MPI and MPICH with more ranks than cores: collective
 # latency (bench/coll and ../shared/anchors/coll.c), launch time (examples/hello and
-# hello.c) and memory per rank (hello under /usr/bin/time), the three MPIs interleaved
+# hello.c) and memory per rank (hello or coll under /usr/bin/time), the MPIs interleaved
 # run by run as ../shared/anchors/compare.sh does. The table: docs/BENCHMARKS.md, Scale
 # beyond 4 ranks.
 #
