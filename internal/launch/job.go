@@ -817,6 +817,19 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		}
 		t.Stop()
 		n.fmu.Lock()
+		unsaid := c.hello && !c.finalized
+		n.fmu.Unlock()
+		if unsaid && cmd.ProcessState.Success() {
+			// A clean exit after Init is judged by whether the rank said Finalize:
+			// under heavy load the reader may not have read it within the bound above,
+			// so wait for the connection's end (the rank's is gone; only a child
+			// of it could still hold the socket, hence a bound here too).
+			select {
+			case <-c.pmDone:
+			case <-time.After(5 * time.Second):
+			}
+		}
+		n.fmu.Lock()
 		ev := event{rank: r, pid: c.pid, host: c.host, exited: true, hello: c.hello, finalized: c.finalized,
 			crash: c.crash, status: cmd.ProcessState.Sys().(syscall.WaitStatus), at: at}
 		if c.mpiPid != 0 {
