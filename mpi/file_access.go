@@ -23,10 +23,11 @@ import (
 // (ErrAccess);
 // one opened ModeSequential has no file pointer of its own (ErrUnsupportedOperation).
 
-// sliceIO is the memory of a slice of elements: its bytes.
+// sliceIO is the memory of a slice of elements: its bytes, and the elements' type,
+// by which a data representation other than memory's converts them.
 func sliceIO[T Elem](buf []T) mpir.IOBuf {
 	b := asBytes(buf)
-	return mpir.IOBuf{Mem: b, Count: int64(len(b)), Type: datatype.Byte}
+	return mpir.IOBuf{Mem: b, Count: int64(len(b)), Type: datatype.Byte, Elem: elemType[T]()}
 }
 
 // bufIO is the memory of a typed buffer, and the error of a bad one.

@@ -150,7 +150,6 @@ func TestFileCallErrors(t *testing.T) {
 			err  error
 			want error
 		}{
-			{"datarep external32", f.SetView(0, mpi.Byte, mpi.Byte, "external32", nil), mpi.ErrUnsupportedDatarep},
 			{"datarep foo", f.SetView(0, mpi.Byte, mpi.Byte, "foo", nil), mpi.ErrUnsupportedDatarep},
 			{"a negative disp", f.SetView(-5, mpi.Byte, mpi.Byte, "native", nil), mpi.ErrArg},
 			{"MPI_DISPLACEMENT_CURRENT", f.SetView(mpi.DisplacementCurrent, mpi.Byte, mpi.Byte, "native", nil), mpi.ErrArg},

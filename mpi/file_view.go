@@ -20,9 +20,12 @@ const DisplacementCurrent = mpir.DisplacementCurrent
 //
 // The filetype must be made of etypes, with nonnegative displacements that never
 // decrease, holes that are whole etypes, and a positive extent (else ErrType); both
-// types committed. datarep is "native" (or "" for it) or "internal", which is the
-// same in mpigo; others are ErrUnsupportedDatarep. The view starts as disp 0 with
-// Byte for etype and filetype.
+// types committed. datarep is "native" (or "" for it), "internal", which is the
+// same in mpigo, or "external32": the file then holds every element big-endian at
+// the standard's fixed size (MPI 4.1 section 14.5.2), which is each Go element's
+// size, and reads and writes convert (slices by their element type, typed buffers
+// by their Datatype); the view's positions count the file's bytes. Others are
+// ErrUnsupportedDatarep. The view starts as disp 0 with Byte for etype and filetype.
 func (f *File) SetView(disp int64, etype, filetype *Datatype, datarep string, info *Info) error {
 	const op = "FileSetView"
 	if err := f.check(op); err != nil {
@@ -47,7 +50,8 @@ func (f *File) View() (disp int64, etype, filetype *Datatype, datarep string, er
 }
 
 // TypeExtent is dt's extent in f's data representation (MPI_File_get_type_extent):
-// its extent in memory, for "native" and "internal".
+// its extent in memory, for "native" and "internal"; in "external32", its extent in
+// the file.
 func (f *File) TypeExtent(dt *Datatype) (int64, error) {
 	const op = "FileGetTypeExtent"
 	if err := f.check(op); err != nil {

@@ -29,6 +29,9 @@ type IOBuf struct {
 	Origin int64
 	Count  int64
 	Type   *datatype.Type
+	// Elem is, where Type is bytes of a slice of elements, the elements' type: the
+	// file's data representation converts them (external32 swaps their bytes).
+	Elem *datatype.Type
 }
 
 // Access is what a data access call does.
@@ -50,6 +53,9 @@ type plan struct {
 	n   int64
 	tun mpio.Tuning
 	ind bool // it moved the individual file pointer from pos to pos+n
+	// conv is the memory of an access in a representation other than memory's:
+	// mem is then the file's bytes, which conv.finish converts once moved.
+	conv *converted
 }
 
 // prepare checks an access's arguments and places it in p; an access through the
@@ -73,6 +79,16 @@ func (f *File) prepare(op string, a Access, b IOBuf, p *plan) error {
 	if err != nil {
 		return err
 	}
+	f.mu.Lock()
+	rep := f.datarep
+	f.mu.Unlock()
+	var conv *converted
+	if rep == RepExternal32 {
+		if mem, n, conv, err = extMem(op, b, a.Write); err != nil {
+			return err
+		}
+	}
+	p.conv = conv
 	if err := f.place(op, a, b, mem, n, p); err != nil {
 		*p = plan{}
 		return err
@@ -88,7 +104,7 @@ func (f *File) prepare(op string, a Access, b IOBuf, p *plan) error {
 func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64, p *plan) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p.v, p.mem, p.n, p.tun = f.view, mem, n, f.tun
+	p.v, p.mem, p.n, p.tun = f.view, mem, n, f.tun // p.conv is prepare's
 	if es := p.v.EtypeSize(); n%es != 0 {
 		return core.Errorf(core.ClassType, op,
 			"%d items of %s are %d bytes, not a whole number of the view's etypes %s (%d bytes each)",
@@ -242,6 +258,9 @@ func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, err
 		st.Count, err = f.run(op, a, &p)
 	}
 	f.giveBack(&p, st.Count)
+	if err == nil {
+		st.Count, err = p.conv.finish(op, st.Count)
+	}
 	return st, err
 }
 
@@ -287,6 +306,9 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 			st.Count, err = f.coll(op, a, p, nil)
 		} else {
 			st.Count, err = f.run(op, a, &p)
+		}
+		if err == nil {
+			st.Count, err = p.conv.finish(op, st.Count)
 		}
 		return err
 	}), nil

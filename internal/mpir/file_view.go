@@ -2,7 +2,6 @@ package mpir
 
 import (
 	"math"
-	"strings"
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
@@ -23,17 +22,6 @@ const (
 	SeekCur        // the current position plus offset
 	SeekEnd        // the end of the file plus offset
 )
-
-// FileDatarep is the data representation a file's view takes by a name, "" for one mpigo does not
-// know: "native" and "internal" (mpigo's internal representation is the native one,
-// as the standard allows), whatever case they are given in.
-func FileDatarep(name string) string {
-	switch n := strings.ToLower(name); n {
-	case "native", "internal":
-		return n
-	}
-	return ""
-}
 
 // SetView sets this member's view of the file, every member at once (MPI_File_set_view):
 // disp (or DisplacementCurrent), etype, filetype, datarep, and the hints of in. The
@@ -88,10 +76,10 @@ func (f *File) newView(op string, disp int64, etype, ftype *Datatype, datarep st
 	}
 	rep := FileDatarep(datarep)
 	if rep == "" {
-		if strings.EqualFold(datarep, "external32") {
-			return nil, "", core.Errorf(core.ClassUnsupportedDatarep, op, "datarep %q: mpigo's files take \"native\" and \"internal\" so far", datarep)
-		}
-		return nil, "", core.Errorf(core.ClassUnsupportedDatarep, op, "datarep %q is no data representation mpigo knows (\"native\", \"internal\")", datarep)
+		return nil, "", core.Errorf(core.ClassUnsupportedDatarep, op, "datarep %q is no data representation mpigo knows (\"native\", \"internal\", \"external32\")", datarep)
+	}
+	if err := repView(op, rep, et, ft); err != nil {
+		return nil, "", err
 	}
 	switch {
 	case disp == DisplacementCurrent && f.amode&mpio.Sequential == 0:
@@ -132,13 +120,17 @@ func (f *File) View(lookup Lookup) (disp int64, etype, ftype *Datatype, datarep 
 }
 
 // TypeExtent is the extent of d in the file's data representation
-// (MPI_File_get_type_extent): its extent in memory, for native and internal.
+// (MPI_File_get_type_extent): its extent in memory, for native and internal; in
+// external32, its extent there (repExtent).
 func (f *File) TypeExtent(op string, d *Datatype) (int64, error) {
 	t, err := Usable(op, "datatype", d)
 	if err != nil {
 		return 0, err
 	}
-	return t.Extent(), nil
+	f.mu.Lock()
+	rep := f.datarep
+	f.mu.Unlock()
+	return repExtent(op, rep, t)
 }
 
 // ByteOffset is the file byte where the view's offset (in etypes) lies
