@@ -1,6 +1,6 @@
 /* io.c - MPI-IO through the C ABI, on any number of ranks, in the directory argv[1]:
  * open, close, delete and their errors, sizes, hints, atomicity, views (vector and
- * subarray filetypes, noncontiguous memory), explicit offsets and the file pointer,
+ * subarray filetypes, noncontiguous memory, external32), explicit offsets and the file pointer,
  * blocking, nonblocking, collective and split collective, with the _c forms, checked against plain POSIX
  * reads of the file; the classes of bad calls (a full disk too), and the file error handlers. It leaves
  * no file behind. */
@@ -194,7 +194,7 @@ static void views(void) {
     MPI_Get_count(&sts[0], MPI_INT, &count);
     CHECK(count == 3, "iread's count %d", count);
     /* Bad views. */
-    FAILS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
+    FAILS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "big-endian", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
     FAILS(MPI_File_set_view(fh, -1, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), MPI_ERR_ARG);
     FAILS(MPI_File_set_view(fh, 0, MPI_INT, MPI_DOUBLE, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
     FAILS(MPI_File_set_view(fh, 0, MPI_DATATYPE_NULL, MPI_BYTE, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
@@ -206,6 +206,55 @@ static void views(void) {
     OK(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) OK(MPI_File_delete(name, MPI_INFO_NULL));
+}
+
+/* external32: each rank writes 2 ints and a long through an external32 view; the
+ * file holds them big-endian at the standard's sizes (4 bytes each, the long's too),
+ * and they read back converted. */
+static void external32(void) {
+    char name[512];
+    path(name, "x");
+    MPI_File fh;
+    MPI_Status st;
+    MPI_Aint ext;
+    int count;
+    OK(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+    OK(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
+    CHECK(ext == 4, "MPI_LONG's extent in external32 is %ld, want 4", (long)ext);
+    OK(MPI_File_get_type_extent(fh, MPI_DOUBLE, &ext));
+    CHECK(ext == 8, "MPI_DOUBLE's extent in external32 is %ld, want 8", (long)ext);
+    int two[2] = {0x01020304 + rank, -2 - rank};
+    long l = -3 - rank;
+    OK(MPI_File_write_at_all(fh, rank * 12, two, 2, MPI_INT, &st));
+    OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == 2, "wrote %d ints", count);
+    OK(MPI_File_write_at(fh, rank * 12 + 8, &l, 1, MPI_LONG, &st));
+    OK(MPI_Get_count(&st, MPI_LONG, &count));
+    CHECK(count == 1, "wrote %d longs", count);
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_sync(fh));
+    if (rank == 0) {
+        unsigned char raw[12 * 8];
+        CHECK(posix_read(name, raw, sizeof raw) == 12 * np, "the file's size");
+        for (int r = 0; r < np; r++) {
+            unsigned char *p = raw + 12 * r;
+            long v[3];
+            for (int k = 0; k < 3; k++)
+                v[k] = (int)((unsigned)p[4 * k] << 24 | (unsigned)p[4 * k + 1] << 16 | (unsigned)p[4 * k + 2] << 8 | p[4 * k + 3]);
+            CHECK(v[0] == 0x01020304 + r && v[1] == -2 - r && v[2] == -3 - r, "rank %d's big-endian items: %lx %ld %ld", r, v[0], v[1], v[2]);
+        }
+    }
+    int back[2] = {0, 0};
+    long lb = 0;
+    int peer = (rank + 1) % np;
+    OK(MPI_File_read_at(fh, peer * 12, back, 2, MPI_INT, &st));
+    OK(MPI_File_read_at_all(fh, peer * 12 + 8, &lb, 1, MPI_LONG, &st));
+    CHECK(back[0] == 0x01020304 + peer && back[1] == -2 - peer && lb == -3 - peer, "read back %x %d %ld", back[0], back[1], lb);
+    /* A view of types external32 narrows. */
+    FAILS(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
+    OK(MPI_File_close(&fh));
 }
 
 /* subarray: each rank writes a tile of a 2-D array from a ghosted buffer. */
@@ -371,6 +420,7 @@ int main(int argc, char **argv) {
     opens();
     explicit_offsets();
     views();
+    external32();
     subarray();
     files();
     full();
