@@ -199,6 +199,9 @@ func TestSpawnMissingProgram(t *testing.T) {
 	job(t, 2, func(t *testing.T, rank, size int) {
 		inter, errs, err := mpi.CommSpawn("/no/such/program", nil, 2, nil, 1, mpi.World)
 		wantClass(t, "CommSpawn of a missing program", err, mpi.ErrSpawn)
+		if err != nil && !strings.Contains(err.Error(), "/no/such/program") {
+			t.Errorf("the call's error %q does not name the missing program", err)
+		}
 		if inter != nil || len(errs) != 2 {
 			t.Fatalf("inter %v, errs %v", inter, errs)
 		}

@@ -262,7 +262,7 @@ func SpawnCore(op string, cmds []pm.SpawnCmd, bad error, root int, c *Comm) (*Co
 			ClosePortCore(op, portName)
 		}
 		if whole == "" {
-			whole = "no process could be started"
+			whole = firstReason(errs)
 		}
 		return nil, errs, Errorf(ClassSpawn, op, "%s", whole)
 	}
@@ -271,6 +271,18 @@ func SpawnCore(op string, cmds []pm.SpawnCmd, bad error, root int, c *Comm) (*Co
 		ClosePortCore(op, portName)
 	}
 	return inter, errs, err
+}
+
+// firstReason is the call's error when every process failed: the launcher's reason
+// for the first (a missing program, a soft count that fits no free slot), since a
+// caller that reads only the call's error must still learn why.
+func firstReason(errs []error) string {
+	for _, e := range errs {
+		if e != nil {
+			return "no process could be started: " + e.(*Error).Msg
+		}
+	}
+	return "no process could be started"
 }
 
 // spawnAtRoot asks the process manager to start cmds, and returns the port the new
