@@ -402,9 +402,13 @@ func resolveSpawned(prog, dir, path string) (string, error) {
 
 // softCount reads MPI's soft key (a comma-separated list of triplets a, a:b, a:b:c:
 // the counts allowed; those below 0 or above maxprocs are ignored) and returns the
-// largest allowed count that fits in free slots.
+// largest allowed count that fits in free slots, else the smallest allowed count: the
+// universe's size is advice (MPI 4.1 section 11.10.1), and the slots of processes that
+// have just disconnected are not free until they exit, so a pool that spawns again at
+// once must still get workers.
 func softCount(soft string, maxprocs, free int) (int, error) {
-	best := -1
+	type triplet struct{ lo, hi, step int }
+	var ts []triplet
 	for _, item := range strings.Split(soft, ",") {
 		f := strings.Split(strings.TrimSpace(item), ":")
 		v := make([]int, len(f))
@@ -415,22 +419,34 @@ func softCount(soft string, maxprocs, free int) (int, error) {
 			}
 			v[i] = n
 		}
-		lo, hi, step := v[0], v[0], 1
+		t := triplet{v[0], v[0], 1}
 		if len(v) > 1 {
-			hi = v[1]
+			t.hi = v[1]
 		}
 		if len(v) > 2 {
-			step = v[2]
+			t.step = v[2]
 		}
-		if step == 0 || (hi-lo)*step < 0 {
+		if t.step == 0 || (t.hi-t.lo)*t.step < 0 {
 			return 0, fmt.Errorf("soft %q: the triplet %q names no count", soft, item)
 		}
-		best = max(best, largestIn(lo, hi, step, min(maxprocs, free)))
+		ts = append(ts, t)
 	}
-	if best < 0 {
-		return 0, fmt.Errorf("soft %q: no allowed count fits in the universe's %d free slots", soft, max(free, 0))
+	fits := func(limit int) int {
+		best := -1
+		for _, t := range ts {
+			best = max(best, largestIn(t.lo, t.hi, t.step, limit))
+		}
+		return best
 	}
-	return best, nil
+	if best := fits(min(maxprocs, free)); best >= 0 {
+		return best, nil
+	}
+	for n := max(free, 0) + 1; n <= maxprocs; n++ {
+		if fits(n) == n {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("soft %q: no count it allows is between 0 and maxprocs %d", soft, maxprocs)
 }
 
 // largestIn returns the largest of lo, lo+step, ... (up to hi) in [0, limit], or -1.

@@ -19,7 +19,9 @@ func TestSoftCount(t *testing.T) {
 		{"1:4,8", 3, 100, 3},
 		{"2:8:2", 8, 7, 6},
 		{"8:2:-3", 8, 7, 5},
-		{"8:2:-3", 8, 1, -1},
+		{"8:2:-3", 8, 1, 2}, // none fits in 1 free slot: the smallest allowed
+		{"1:4", 4, 0, 1},    // a pool spawning again before its old workers exited
+		{"9:12", 8, 100, -1},
 		{"0,4", 4, 2, 0},
 		{"5", 4, 10, -1},
 		{"-3:2", 4, 10, 2},
