@@ -78,10 +78,13 @@ var idleCases = []idleCase{
 			i, _, err := mpi.Waitany(rs)
 			must(t, err)
 			at := time.Now()
-			if i != 0 {
-				t.Errorf("Waitany: request %d completed first, want the Irecv (0)", i)
+			if i < 0 || i > 1 {
+				t.Fatalf("Waitany: index %d of 2 requests", i)
 			}
-			_, err = rs[1].Wait()
+			// Either may be seen first: over TCP the barrier's shared-memory flags
+			// can be read before the message's socket, and MPI lets Waitany return
+			// any request that is complete.
+			_, err = rs[1-i].Wait()
 			must(t, err)
 			return at
 		}},
