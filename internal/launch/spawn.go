@@ -402,7 +402,8 @@ func resolveSpawned(prog, dir, path string) (string, error) {
 
 // softCount reads MPI's soft key (a comma-separated list of triplets a, a:b, a:b:c:
 // the counts allowed; those below 0 or above maxprocs are ignored) and returns the
-// largest allowed count that fits in free slots, else the smallest allowed count: the
+// largest allowed count that fits in free slots, else the smallest allowed count above
+// zero: the
 // universe's size is advice (MPI 4.1 section 11.10.1), and the slots of processes that
 // have just disconnected are not free until they exit, so a pool that spawns again at
 // once must still get workers.
@@ -438,13 +439,17 @@ func softCount(soft string, maxprocs, free int) (int, error) {
 		}
 		return best
 	}
-	if best := fits(min(maxprocs, free)); best >= 0 {
+	if best := fits(min(maxprocs, free)); best > 0 {
 		return best, nil
 	}
+	// Zero processes would fail the spawn: the smallest allowed count above zero.
 	for n := max(free, 0) + 1; n <= maxprocs; n++ {
 		if fits(n) == n {
 			return n, nil
 		}
+	}
+	if fits(0) == 0 {
+		return 0, nil // only 0 is allowed: the caller asked for nothing
 	}
 	return 0, fmt.Errorf("soft %q: no count it allows is between 0 and maxprocs %d", soft, maxprocs)
 }

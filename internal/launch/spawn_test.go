@@ -21,8 +21,9 @@ func TestSoftCount(t *testing.T) {
 		{"8:2:-3", 8, 7, 5},
 		{"8:2:-3", 8, 1, 2}, // none fits in 1 free slot: the smallest allowed
 		{"1:4", 4, 0, 1},    // a pool spawning again before its old workers exited
+		{"0:1", 1, 0, 1},    // mpi4py's test_init_kwargs: not 0, which starts nothing
 		{"9:12", 8, 100, -1},
-		{"0,4", 4, 2, 0},
+		{"0,4", 4, 2, 4}, // 0 fits but starts nothing: the smallest count above it
 		{"5", 4, 10, -1},
 		{"-3:2", 4, 10, 2},
 		{"0:2000000000", 16, 1 << 30, 16},
