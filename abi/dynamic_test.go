@@ -5,7 +5,8 @@ import "testing"
 // TestDynamicBadArgs: the dynamic-process procedures' bad arguments (dynargs.c): the
 // communicator, the root and the output handle checked at every process alike; the
 // root's bad arguments (maxprocs 0, a NULL command or array, a bad info, a port
-// nobody opened) its error, and an error rather than a wait at the other rank; NULL
+// nobody opened) its error, and an error rather than a wait at the other rank (for
+// accept and connect, the root's own class and reason); NULL
 // strings and a bad info of the local calls refused with the classes MPI names; no
 // parent for a job not spawned.
 func TestDynamicBadArgs(t *testing.T) { job(t, "dynargs", 2) }

@@ -194,9 +194,9 @@ func PMPI_Comm_connect(portName unsafe.Pointer, info uintptr, root int32, ch uin
 // accept is MPI_Comm_accept or _connect (do, mpir's; call, the recorder's): the port
 // name and info are read at the root only, where a NULL port name is one nobody
 // opened. An info handle at the root that is none is the root's error; the root still
-// enters the call, with no port, which mpir refuses and reports to every process, so
-// that the others return an error rather than wait for the root.
-func accept(op string, call prof.Call, do func(string, string, *mpir.Info, int, *core.Comm, *mpir.Session) (*core.Comm, error),
+// enters the call with it, and mpir reports it to every process, so that the others
+// return it rather than wait for the root.
+func accept(op string, call prof.Call, do func(string, string, *mpir.Info, error, int, *core.Comm, *mpir.Session) (*core.Comm, error),
 	portName unsafe.Pointer, info uintptr, root int32, ch uintptr, out unsafe.Pointer) int32 {
 	c, r := needComm(op, ch)
 	if c == nil {
@@ -217,10 +217,7 @@ func accept(op string, call prof.Call, do func(string, string, *mpir.Info, int, 
 			port = cstr(portName)
 		}
 	}
-	nc, err := do(op, port, in, int(root), c.c, c.x.Owner())
-	if bad != nil {
-		err = bad // the root's own reason, not mpir's "no port"
-	}
+	nc, err := do(op, port, in, bad, int(root), c.c, c.x.Owner())
 	if err != nil {
 		setHandle(out, hCommNull)
 		return fail(op, ch, err)

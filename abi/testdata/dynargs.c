@@ -61,9 +61,17 @@ int main(int argc, char **argv) {
     ROOTFAILS(MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, bad, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_INFO);
     ROOTFAILS(MPI_Comm_spawn_multiple(0, cmds, MPI_ARGVS_NULL, np, infos, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_ARG);
     ROOTFAILS(MPI_Comm_spawn_multiple(1, cmds, MPI_ARGVS_NULL, np, NULL, 0, MPI_COMM_WORLD, &out, MPI_ERRCODES_IGNORE), MPI_ERR_ARG);
-    ROOTFAILS(MPI_Comm_accept(port, bad, 0, MPI_COMM_WORLD, &out), MPI_ERR_INFO);
-    ROOTFAILS(MPI_Comm_connect(NULL, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out), MPI_ERR_PORT);
-    ROOTFAILS(MPI_Comm_connect("no such port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out), MPI_ERR_PORT);
+    /* accept and connect: the root's reason reaches the other rank, class and all */
+#define BOTHFAIL(call, cls)                                                     \
+    do {                                                                        \
+        out = MPI_COMM_WORLD;                                                   \
+        FAILS(call, cls);                                                       \
+        CHECK(out == MPI_COMM_NULL, "%s gave a communicator", #call);           \
+    } while (0)
+    BOTHFAIL(MPI_Comm_accept(port, bad, 0, MPI_COMM_WORLD, &out), MPI_ERR_INFO);
+    BOTHFAIL(MPI_Comm_connect(port, bad, 0, MPI_COMM_WORLD, &out), MPI_ERR_INFO);
+    BOTHFAIL(MPI_Comm_connect(NULL, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out), MPI_ERR_PORT);
+    BOTHFAIL(MPI_Comm_connect("no such port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &out), MPI_ERR_PORT);
 
     /* the local calls: NULL strings, a bad info */
     FAILS(MPI_Open_port(MPI_INFO_NULL, NULL), MPI_ERR_ARG);

@@ -40,14 +40,16 @@ const (
 	tagDynDone   = tagManage + 602 // Disconnect's barrier
 )
 
-// AcceptCore is MPI_Comm_accept: port is significant at root only.
-func AcceptCore(op, port string, root int, c *Comm) (*Comm, error) {
-	return joinGroups(op, port, root, c, true)
+// AcceptCore is MPI_Comm_accept: port is significant at root only. bad, at root, is
+// an error the root's arguments already gave: the root then reaches no port and
+// every member returns an error of bad's class and text, rather than waits.
+func AcceptCore(op, port string, bad error, root int, c *Comm) (*Comm, error) {
+	return joinGroups(op, port, bad, root, c, true)
 }
 
-// ConnectCore is MPI_Comm_connect: port is significant at root only.
-func ConnectCore(op, port string, root int, c *Comm) (*Comm, error) {
-	return joinGroups(op, port, root, c, false)
+// ConnectCore is MPI_Comm_connect: port and bad are as for AcceptCore.
+func ConnectCore(op, port string, bad error, root int, c *Comm) (*Comm, error) {
+	return joinGroups(op, port, bad, root, c, false)
 }
 
 func checkRoot(op string, root int, c *Comm) error {
@@ -63,7 +65,7 @@ func checkRoot(op string, root int, c *Comm) error {
 	return nil
 }
 
-func joinGroups(op, portName string, root int, c *Comm, accept bool) (*Comm, error) {
+func joinGroups(op, portName string, bad error, root int, c *Comm, accept bool) (*Comm, error) {
 	if err := checkRoot(op, root, c); err != nil {
 		return nil, err
 	}
@@ -76,7 +78,11 @@ func joinGroups(op, portName string, root int, c *Comm, accept bool) (*Comm, err
 	word := []byte(nil)
 	if c.rank == root {
 		local, ferr := gatherRecs(op, c, root, rec)
-		word = rootMeet(op, portName, accept, local, ferr)
+		if bad != nil {
+			word = failWord(bad)
+		} else {
+			word = rootMeet(op, portName, accept, local, ferr)
+		}
 	} else if err := c.lconn.Send(rec, root, tagDynGather); err != nil {
 		return nil, MapErr(op, err)
 	}
@@ -86,11 +92,10 @@ func joinGroups(op, portName string, root int, c *Comm, accept bool) (*Comm, err
 		return nil, err
 	}
 	if len(word) == 0 || word[0] != 0 {
-		msg := "the connection failed"
-		if len(word) > 1 {
-			msg = string(word[1:])
+		if c.rank == root && bad != nil {
+			return nil, bad
 		}
-		return nil, Errorf(ClassPort, op, "%s", msg)
+		return nil, wordErr(op, word)
 	}
 	tag := int(binary.LittleEndian.Uint32(word[1:5]))
 	remote, err := decodeRecs(word[5:])
@@ -146,13 +151,7 @@ func gatherRecs(op string, c *Comm, root int, mine []byte) ([]byte, error) {
 // rootMeet is step 2 at a root: it returns the word for its members, a status byte
 // (0: sound) then the tag and the other side's records, or the failure's text.
 func rootMeet(op, portName string, accept bool, local []byte, ferr error) []byte {
-	failed := func(err error) []byte {
-		var e *Error
-		if errors.As(err, &e) {
-			return append([]byte{1}, e.Msg+errTail(e.Err)...)
-		}
-		return append([]byte{1}, err.Error()...)
-	}
+	failed := failWord
 	var conn net.Conn
 	var err error
 	if accept {
@@ -193,7 +192,7 @@ func rootMeet(op, portName string, accept bool, local []byte, ferr error) []byte
 	case len(theirs) == 0:
 		return failed(errors.New("the other side's root sent nothing"))
 	case theirs[0] != 0:
-		return append([]byte{1}, "the other side failed: "+string(theirs[1:])...)
+		return append([]byte{1, byte(ClassPort)}, "the other side failed: "+string(theirs[1:])...)
 	}
 	if accept {
 		return append(mine[:5], theirs[1:]...)
@@ -202,6 +201,24 @@ func rootMeet(op, portName string, accept bool, local []byte, ferr error) []byte
 		return failed(errors.New("the other side's root sent a short answer"))
 	}
 	return theirs
+}
+
+// failWord is root's word to its members that the connection failed with err: 1,
+// err's class (ClassPort where err has none) and its text.
+func failWord(err error) []byte {
+	var e *Error
+	if errors.As(err, &e) {
+		return append([]byte{1, byte(e.Class)}, e.Msg+errTail(e.Err)...)
+	}
+	return append([]byte{1, byte(ClassPort)}, err.Error()...)
+}
+
+// wordErr is the error a member returns for root's failure word.
+func wordErr(op string, word []byte) error {
+	if len(word) < 2 {
+		return Errorf(ClassPort, op, "the connection failed")
+	}
+	return Errorf(ErrorClass(word[1]), op, "%s", word[2:])
 }
 
 func errTail(err error) string {
@@ -266,7 +283,7 @@ func SpawnCore(op string, cmds []pm.SpawnCmd, bad error, root int, c *Comm) (*Co
 		}
 		return nil, errs, Errorf(ClassSpawn, op, "%s", whole)
 	}
-	inter, err := AcceptCore(op, portName, root, c)
+	inter, err := AcceptCore(op, portName, nil, root, c)
 	if portName != "" {
 		ClosePortCore(op, portName)
 	}
@@ -362,7 +379,7 @@ func connectParent(op string) error {
 	if !ok || ji.ParentPort() == "" {
 		return nil
 	}
-	p, err := ConnectCore(op, ji.ParentPort(), 0, World)
+	p, err := ConnectCore(op, ji.ParentPort(), nil, 0, World)
 	if err != nil {
 		return Wrap(ClassSpawn, op, "connecting to the job that spawned this one", err)
 	}
@@ -410,9 +427,9 @@ func JoinCore(op string, fd int) (*Comm, error) {
 		return nil, Errorf(ClassArg, op, "the process at the other end of fd %d is not in MPI_Comm_join", fd)
 	}
 	if mine < string(theirs) {
-		return AcceptCore(op, mine, 0, Self)
+		return AcceptCore(op, mine, nil, 0, Self)
 	}
-	return ConnectCore(op, string(theirs), 0, Self)
+	return ConnectCore(op, string(theirs), nil, 0, Self)
 }
 
 func fdWrite(fd int, b []byte) error {

@@ -40,16 +40,18 @@ func ClosePort(op, port string) error {
 // CommAccept waits at root for a connection on port and returns the
 // intercommunicator between c's group and the connecting group (MPI_Comm_accept).
 // port and in are significant at root only. A bad port fails at root after root has
-// told the other members, so that every member returns the error rather than waits.
-func CommAccept(op, port string, in *Info, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
-	return collective.Accept(op, port, root, c)
+// told the other members, so that every member returns the error rather than waits;
+// bad, at root, is the error its arguments gave in the binding (a handle that is no
+// Info), which root reports the same way without reaching any port.
+func CommAccept(op, port string, in *Info, bad error, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
+	return collective.Accept(op, port, bad, root, c)
 }
 
 // CommConnect connects c's group, from root, to the group accepting on port and
 // returns the intercommunicator between them (MPI_Comm_connect). port and in are
-// significant at root only.
-func CommConnect(op, port string, in *Info, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
-	return collective.Connect(op, port, root, c)
+// significant at root only; bad is as for CommAccept.
+func CommConnect(op, port string, in *Info, bad error, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
+	return collective.Connect(op, port, bad, root, c)
 }
 
 // CommSpawn starts the processes of cmds as one new job (MPI_Comm_spawn with one
