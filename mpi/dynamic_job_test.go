@@ -138,6 +138,63 @@ func TestSpawnIntercommCreateOverParent(t *testing.T) {
 	})
 }
 
+// TestIntercommCreateWithStranger: parent rank 0 spawns a child over Self and merges
+// with it; that merged pair and parent rank 1 (alone) make an intercommunicator
+// through the parents' World. Rank 1's side is all of one job, but the child has
+// never heard of rank 1: the pair's need for how to reach the other side must decide
+// what rank 1's leader sends, or the child fails and the others wait forever.
+func TestIntercommCreateWithStranger(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		parent := mpi.CommGetParent()
+		var inter, local *mpi.Comm
+		var err error
+		switch {
+		case parent != nil:
+			inter = parent
+			local, err = parent.IntercommMerge(true)
+		case rank == 0:
+			inter, _, err = mpi.CommSpawn(os.Args[0], os.Args[1:], 1, nil, 0, mpi.Self)
+			must(t, err)
+			local, err = inter.IntercommMerge(false)
+		default:
+			local = mpi.Self
+		}
+		must(t, err)
+		peer, remoteLeader := mpi.World, 1
+		if rank == 1 && parent == nil {
+			remoteLeader = 0
+		}
+		if parent != nil {
+			peer = nil // significant at the leader only
+		}
+		both, err := mpi.IntercommCreate(local, 0, peer, remoteLeader, 55)
+		must(t, err)
+		if parent == nil && rank == 1 {
+			if both.RemoteSize() != 2 {
+				t.Fatalf("remote size %d, want 2", both.RemoteSize())
+			}
+			for r := range 2 {
+				v := []int{0}
+				_, err := mpi.Recv(both, v, r, 7)
+				must(t, err)
+				if v[0] != r+10 {
+					t.Errorf("from remote rank %d: %d, want %d", r, v[0], r+10)
+				}
+			}
+		} else {
+			if both.RemoteSize() != 1 {
+				t.Fatalf("remote size %d, want 1", both.RemoteSize())
+			}
+			must(t, mpi.Send(both, []int{local.Rank() + 10}, 0, 7))
+		}
+		must(t, both.Disconnect())
+		if inter != nil {
+			must(t, local.Free())
+			must(t, inter.Disconnect())
+		}
+	})
+}
+
 // TestSpawnMultipleArgv: one parent spawns two commands with different arguments, 1
 // and 2 processes: each child has its own command's arguments and MPI_APPNUM.
 func TestSpawnMultipleArgv(t *testing.T) {

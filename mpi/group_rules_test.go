@@ -127,6 +127,29 @@ func TestGroupErrorsReachHandlers(t *testing.T) {
 	})
 }
 
+// TestIntercommCreateLeaderBadPeer: the peer communicator is read at the local leader
+// only; when the leader's is no communicator (nil) or of another owner, the leader
+// returns ErrComm and the rest of its group an error too, rather than wait for a
+// leader that will not come.
+func TestIntercommCreateLeaderBadPeer(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		s, err := mpi.SessionInit(nil, nil)
+		must(t, err)
+		all := worldOf(t, s, "all")
+		for _, peer := range []*mpi.Comm{nil, all} {
+			_, err := mpi.IntercommCreate(mpi.World, 0, peer, 0, 5)
+			if rank == 0 && !errors.Is(err, mpi.ErrComm) {
+				t.Errorf("leader with peer %v: %v, want ErrComm", peer, err)
+			}
+			if err == nil {
+				t.Errorf("rank %d: IntercommCreate with the leader's peer %v succeeded", rank, peer)
+			}
+		}
+		must(t, all.Free())
+		must(t, s.Finalize())
+	})
+}
+
 // TestIntercommCreateMixedOwners: MPI_Intercomm_create's peer communicator, which
 // only the local leader reads, has the local communicator's owner there (else
 // ErrComm): a session's and the world model's communicators do not mix.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,28 @@ func TestSpawnJobs(t *testing.T) {
 	r = mpigo(t, "", "run", "-n", "2", rankBin(t), "spawn-fail", "1", "3")
 	if r.code != 3 || !strings.Contains(r.stderr, "rank 1 of spawned job 1") || !strings.Contains(r.stderr, "exited with code 3") {
 		t.Errorf("a failing child: exit %d, want 3 and a line naming it\n%s", r.code, r.stderr)
+	}
+}
+
+// TestSpawnHangExplained: a run that times out with a parent waiting on its children
+// explains the children too: each spawned job's ranks, where they wait, and which
+// member of their parent communicator never came.
+func TestSpawnHangExplained(t *testing.T) {
+	r := mpigo(t, "", "run", "-n", "1", "--timeout", "3", rankBin(t), "spawn-hang")
+	if r.code != 124 {
+		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, re := range []string{
+		`the job timed out after 3s; what each rank is doing:`,
+		`mpigo:\s+0\s+Recv\s+ctx\d+\S*\s+\S+\s+4\s+1\s`,
+		`spawned job 1 \(\S+\), what each rank is doing:`,
+		`mpigo:\s+0\s+Barrier\s+MPI_COMM_PARENT\s`,
+		`mpigo:\s+1\s+Barrier\s+MPI_COMM_PARENT\s`,
+		`2 of 3 ranks of MPI_COMM_PARENT are in Barrier`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, r.stderr)
+		}
 	}
 }
 

@@ -50,8 +50,8 @@ func CreateGroup(c *core.Comm, op string, g *group.Group, tag int) (*core.Comm, 
 }
 
 // IntercommCreate is MPI_Intercomm_create (core.IntercommCreateCore).
-func IntercommCreate(op string, local *core.Comm, localLeader int, peer *core.Comm, remoteLeader, tag int) (*core.Comm, error) {
-	return made(core.IntercommCreateCore(op, local, localLeader, peer, remoteLeader, tag))
+func IntercommCreate(op string, bad error, local *core.Comm, localLeader int, peer *core.Comm, remoteLeader, tag int) (*core.Comm, error) {
+	return made(core.IntercommCreateCore(op, bad, local, localLeader, peer, remoteLeader, tag))
 }
 
 // Merge is MPI_Intercomm_merge (core.Comm.MergeCore).

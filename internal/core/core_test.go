@@ -382,9 +382,9 @@ func TestCreationCore(t *testing.T) {
 	must(t, g.FreeCore("Free"))
 	_, err = World.MergeCore("Intercomm_merge", false)
 	wantClass(t, "Merge of an intracommunicator", err, ClassComm)
-	_, err = IntercommCreateCore("Intercomm_create", World, 1, World, 0, 0)
+	_, err = IntercommCreateCore("Intercomm_create", nil, World, 1, World, 0, 0)
 	wantClass(t, "IntercommCreate with a local leader out of range", err, ClassRank)
-	_, err = IntercommCreateCore("Intercomm_create", World, 0, World, 0, 0)
+	_, err = IntercommCreateCore("Intercomm_create", nil, World, 0, World, 0, 0)
 	wantClass(t, "IntercommCreate of overlapping groups", err, ClassGroup)
 	if c, err := CreateFromGroupCore("Comm_create_from_group", World.Group(), "core test"); err != nil || c.Size() != 1 {
 		t.Errorf("CreateFromGroup: %v, %v", c, err)

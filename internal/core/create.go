@@ -627,9 +627,12 @@ func unionTag(a, b *group.Group, tag int) int {
 // (of its remote group where peer is an intercommunicator) (MPI_Intercomm_create). It
 // is collective over both groups; localLeader is the leader's rank in local, tag keeps
 // concurrent creations apart on peer. Where either group may not know the other's
-// members (the local group or the peer spans jobs), the leaders swap records that
-// make them reachable, not names alone.
-func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
+// members (either side's group or peer spans jobs, as either leader sees it), the
+// leaders swap records that make them reachable, not names alone: so each leader
+// first tells the other whether its side needs them. bad, at the local leader, is
+// an error its arguments already gave: the leader then tells its group, which
+// returns an error rather than waits.
+func IntercommCreateCore(op string, bad error, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	if err := local.Check(op); err != nil {
 		return nil, err
 	}
@@ -645,27 +648,23 @@ func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, re
 	withRecs := []byte{0}
 	var pk *Conn
 	leader := remoteLeader
-	if local.rank == localLeader {
-		if err := peer.Check(op); err != nil {
-			return nil, err
+	if local.rank == localLeader && bad == nil {
+		pk, leader, bad = peerLeader(op, peer, remoteLeader)
+		if bad == nil {
+			withRecs[0], bad = leadersNeed(op, pk, leader, tag, local.foreign || peer.foreign)
 		}
-		// The peer may be an intercommunicator (a parent and its spawned children
-		// meeting through theirs): remoteLeader is then a rank of its remote group,
-		// as any rank given to point-to-point on it.
-		size := peer.size
-		pk = &peer.lconn
-		if peer.remote != nil {
-			pk, leader, size = &peer.iconn, peer.size+remoteLeader, peer.remote.Size()
-		}
-		if remoteLeader < 0 || remoteLeader >= size {
-			return nil, Errorf(ClassRank, op, "remoteLeader %d out of range [0,%d) of the peer communicator", remoteLeader, size)
-		}
-		if local.foreign || peer.foreign {
-			withRecs[0] = 1
-		}
+	}
+	if local.rank == localLeader && bad != nil {
+		withRecs[0] = needFailed
 	}
 	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(withRecs, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
+	}
+	if withRecs[0] == needFailed {
+		if local.rank == localLeader {
+			return nil, bad
+		}
+		return nil, Errorf(ClassComm, op, "the leader of this group could not reach the other group's leader")
 	}
 	mine, err := localMembers(op, local, localLeader, withRecs[0] == 1)
 	if err != nil {
@@ -705,6 +704,43 @@ func IntercommCreateCore(op string, local *Comm, localLeader int, peer *Comm, re
 		return nil, err
 	}
 	return newComm(ctx, local.group, rg), nil
+}
+
+// peerLeader is, at the local leader, the connection on which it reaches the other
+// leader, remoteLeader of peer, and that leader's rank there. The peer may be an
+// intercommunicator (a parent and its spawned children meeting through theirs):
+// remoteLeader is then a rank of its remote group, as any rank given to
+// point-to-point on it.
+func peerLeader(op string, peer *Comm, remoteLeader int) (*Conn, int, error) {
+	if err := peer.Check(op); err != nil {
+		return nil, 0, err
+	}
+	pk, leader, size := &peer.lconn, remoteLeader, peer.size
+	if peer.remote != nil {
+		pk, leader, size = &peer.iconn, peer.size+remoteLeader, peer.remote.Size()
+	}
+	if remoteLeader < 0 || remoteLeader >= size {
+		return nil, 0, Errorf(ClassRank, op, "remoteLeader %d out of range [0,%d) of the peer communicator", remoteLeader, size)
+	}
+	return pk, leader, nil
+}
+
+// needFailed, as the leader's word to its group before the members are described,
+// says the leader could not go on; 0 and 1 say whether records are needed.
+const needFailed = 2
+
+// leadersNeed swaps, between the leaders, whether their sides need records (mine):
+// either side's need is both sides', since a group that spans jobs may hold
+// processes that know nothing of the other group, and must be told how to reach it.
+func leadersNeed(op string, pk *Conn, leader, tag int, mine bool) (byte, error) {
+	out, in := []byte{0}, []byte{0}
+	if mine {
+		out[0] = 1
+	}
+	if err := pk.Sendrecv(out, in, leader, tagInterLeaders+tag); err != nil {
+		return 0, MapErr(op, err)
+	}
+	return out[0] | in[0]&1, nil
 }
 
 // Kinds of a group's description as Intercomm_create's leaders swap it: the first

@@ -159,12 +159,28 @@ func (j *Job) flushRanks() {
 	j.query()
 }
 
-// explain prints, before a job that timed out or was interrupted is stopped, what
-// each rank is blocked in, and which ranks wait for one that never came.
+// explain prints, before a run that timed out or was interrupted is stopped, what
+// each rank is blocked in, and which ranks wait for one that never came: of the first
+// job, then of each spawned job with ranks still running (a parent blocked on its
+// children is explained by what the children are doing).
 func (j *Job) explain(why string) {
+	for i, jb := range j.all {
+		if i > 0 && (jb.aborted || jb.exited == jb.spec.N) {
+			continue
+		}
+		head := why + "; what each rank is doing:"
+		if i > 0 {
+			head = fmt.Sprintf("%s (%s), what each rank is doing:", jobName(jb.no), jb.spec.Apps[0].Program)
+		}
+		jb.explainRanks(head)
+	}
+}
+
+// explainRanks prints this job's part of explain under head.
+func (j *Job) explainRanks(head string) {
 	ans := j.query()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s; what each rank is doing:\n", why)
+	fmt.Fprintf(&b, "%s\n", head)
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "  RANK\tCALL\tCOMM\tPEER\tTAG\tBYTES\tFOR")
 	for r := 0; r < j.spec.N; r++ {

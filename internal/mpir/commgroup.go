@@ -72,11 +72,13 @@ const weakerLast = uint(group.Unequal-group.Similar-1) + uint(group.Similar-grou
 // remoteLeader of peer (MPI_Intercomm_create), localOwner and peerOwner being their
 // owners. peer is significant at the local leader only, and there it has local's
 // owner (else ClassComm: MPI 4.1 section 11.3 mixes no objects of different owners).
+// A leader's bad peer is its error, and an error rather than a wait at its group.
 func IntercommCreate(op string, local *core.Comm, localOwner *Session, localLeader int, peer *core.Comm, peerOwner *Session, remoteLeader, tag int) (*core.Comm, error) {
+	var bad error
 	if local != nil && peer != nil && local.Rank() == localLeader && peerOwner != localOwner {
-		return nil, mixed(op, core.ClassComm, localOwner, peerOwner)
+		bad = mixed(op, core.ClassComm, localOwner, peerOwner)
 	}
-	return collective.IntercommCreate(op, local, localLeader, peer, remoteLeader, tag)
+	return collective.IntercommCreate(op, bad, local, localLeader, peer, remoteLeader, tag)
 }
 
 // CommCompare compares two live communicators (MPI_Comm_compare): Ident for one

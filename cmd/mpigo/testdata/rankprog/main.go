@@ -459,6 +459,17 @@ func main() {
 			os.Exit(arg(3))
 		}
 		select {}
+	case "spawn-hang": // 1 rank spawns 2 children (mode spawn-hang-child) and waits in
+		// Recv from child 0 for a message it never sends: the children wait in a Barrier
+		// of their parent communicator that the parent never enters
+		self, err := os.Executable()
+		must(err)
+		inter, _, err := mpi.CommSpawn(self, []string{"spawn-hang-child"}, 2, nil, 0, mpi.World)
+		must(err)
+		_, err = mpi.Recv(inter, []byte{0}, 0, 4)
+		must(err)
+	case "spawn-hang-child":
+		must(mpi.CommGetParent().Barrier())
 	case "spawn-multi": // two programs in one spawn, with their own arguments
 		self, err := os.Executable()
 		must(err)
