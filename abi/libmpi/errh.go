@@ -4,14 +4,16 @@ package main
 #define MPIGO_ABI_NO_PROTOTYPES 1
 #include "mpi.h"
 
-static void call_errh(void *fn, uintptr_t obj, int code) {
+static int call_errh(void *fn, uintptr_t obj, int code) {
 	MPI_Comm c = (MPI_Comm)obj;
 	((MPI_Comm_errhandler_function *)fn)(&c, &code);
+	return code;
 }
 */
 import "C"
 
 import (
+	"errors"
 	"sync"
 	"unsafe"
 
@@ -89,7 +91,14 @@ func createErrh(op string, fn, eh unsafe.Pointer, k mpir.Kind) int32 {
 	}
 	x := mpir.NewErrhandler(k, func(obj any, err error) {
 		h, _ := obj.(uintptr)
-		C.call_errh(fn, C.uintptr_t(h), C.int(cCode(err)))
+		code := int32(C.call_errh(fn, C.uintptr_t(h), C.int(cCode(err))))
+		// The code is in and out (MPI 4.1 section 9.3: "the error code to be returned
+		// by the MPI routine that raised the error"): the call returns what the
+		// handler left there, MPI_SUCCESS too, as MPICH and Open MPI do.
+		var ce *cError
+		if errors.As(err, &ce) {
+			ce.code = code
+		}
 	})
 	setHandle(eh, errhHandle(x))
 	return 0

@@ -134,7 +134,7 @@ func init() { initialErrh.Init(mpir.ErrorsAreFatal) }
 // function is passed its code, a fatal handler prints it and exits with its class.
 type cError struct {
 	op   string // the call, as C knows it: MPI_Send
-	code int32
+	code int32  // what the call returns: a user's handler may change it
 	msg  string
 	err  error // the device's error, which holds the class
 }

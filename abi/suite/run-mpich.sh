@@ -6,9 +6,10 @@
 #
 # MPICH_TEST_DIR holds MPICH's test sources as in MPICH's tree (pt2pt/anyall.c,
 # coll/bcast.c, ...); LIST (default abi/suite/mpich-tests.txt) names the tests, one a
-# line: DIR/NAME NPROCS [ARGS...] [pass=RE] [universe=N] [xfail=REASON], as in MPICH's
-# testlist files (universe=N: the job's MPI_UNIVERSE_SIZE); each runs in a directory
-# where ./NAME is the program; '#' starts a comment. A test marked xfail (a test whose
+# line: DIR/NAME NPROCS [ARGS...] [pass=RE] [universe=N] [timeLimit=S] [xfail=REASON], as
+# in MPICH's testlist files (universe=N: the job's MPI_UNIVERSE_SIZE; timeLimit=S: the
+# test's own TIMEOUT; mem=GB, MPICH's memory note, is dropped); each runs in a fresh directory, removed afterwards, where ./NAME is the
+# program; '#' starts a comment. A test marked xfail (a test whose
 # expectation MPICH itself has withdrawn, or a known limitation of mpigo) is reported
 # XFAIL when it fails, XPASS when it passes, and counts as neither.
 # The tests include mpitest.h: the MTest support they call is mpigo's own (abi/suite/mtest,
@@ -68,6 +69,14 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	# when it exceeds the job's size, and this machine's CPUs may not).
 	universe=$(echo "$args" | sed -n 's/.*universe=\([0-9]*\).*/\1/p')
 	args=$(echo "$args" | sed 's/ *universe=[0-9]*//')
+	# mem=GB: MPICH's note of the memory a test needs (io/bigtype: 6.5), kept as its
+	# testlist has it; nothing to pass on.
+	args=$(echo "$args" | sed 's/ *mem=[0-9.]*//')
+	# timeLimit=S: the seconds this test may take, as MPICH's testlists say it, where
+	# TIMEOUT is too short (io/rdwrord -large-count moves 13 GB).
+	limit=$(echo "$args" | sed -n 's/.*timeLimit=\([0-9]*\).*/\1/p')
+	args=$(echo "$args" | sed 's/ *timeLimit=[0-9]*//')
+	[ -n "$limit" ] || limit=$timeout
 	testflags=""
 	[ -n "$universe" ] && testflags="--universe-size $universe"
 	dir=${test%/*}
@@ -96,12 +105,16 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	fi
 	start=$(date +%s)
 	# shellcheck disable=SC2086
-	# Run from a directory where ./NAME is the program: spawn/ tests spawn themselves so.
-	rundir="$out/run/$flat"
-	mkdir -p "$rundir" && ln -sf "$bin" "$rundir/$name"
+	# Run from a fresh directory where ./NAME is the program (spawn/ tests spawn
+	# themselves so), removed afterwards with whatever the test wrote there (io/ tests
+	# write ./testfile and the like).
+	mkdir -p "$out/run"
+	rundir=$(mktemp -d "$out/run/$flat.$name.XXXXXX")
+	ln -s "$bin" "$rundir/$name"
 	# shellcheck disable=SC2086
-	(cd "$rundir" && "$mpigo" run -n "$np" --timeout "$timeout" $testflags $runflags "./$name" $args) >"$log.out" 2>&1
+	(cd "$rundir" && "$mpigo" run -n "$np" --timeout "$limit" $testflags $runflags "./$name" $args) >"$log.out" 2>&1
 	rc=$?
+	rm -rf "$rundir"
 	secs=$(($(date +%s) - start))
 	ok=0
 	if [ $rc -eq 0 ]; then
@@ -121,7 +134,7 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 		printf '%-40s %2s  XFAIL  %s\n' "$test" "$np" "$xfail" | tee -a "$results"
 	else
 		why=$(grep -Ev '^ *No [Ee]rrors' "$log.out" | grep -m1 -v '^[[:space:]]*$' | cut -c1-150)
-		[ $rc -eq 124 ] && why="timeout after ${timeout}s; $why"
+		[ $rc -eq 124 ] && why="timeout after ${limit}s; $why"
 		printf '%-40s %2s  FAIL   rc=%s %s\n' "$test" "$np" "$rc" "$why" | tee -a "$results"
 	fi
 done

@@ -385,6 +385,42 @@ static void status_error_untouched(int rank) {
 #undef KEPT
 }
 
+/* A user's error handler may change the code the call returns: its second argument
+ * is "the error code to be returned by the MPI routine that raised the error" (MPI 4.1
+ * sec. 9.3), in and out as MPICH and Open MPI read it; mpigo returned the code it
+ * passed (MPICH errors/io/fileerrret). */
+static int to_success_calls = 0;
+static void file_to_success(MPI_File *fh, int *code, ...) {
+    (void)fh;
+    to_success_calls++;
+    *code = MPI_SUCCESS;
+}
+static void comm_to_other(MPI_Comm *c, int *code, ...) {
+    (void)c;
+    *code = MPI_ERR_OTHER;
+}
+static void handler_sets_code(int rank) {
+    MPI_Errhandler eh, old;
+    MPI_File fh = MPI_FILE_NULL;
+    int rc, cls;
+    OK(MPI_File_create_errhandler(file_to_success, &eh));
+    OK(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
+    OK(MPI_Errhandler_free(&eh));
+    rc = MPI_File_open(MPI_COMM_WORLD, "/nonexistent-mpigo-dir/f", MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    CHECK(rc == MPI_SUCCESS && to_success_calls == 1 && fh == MPI_FILE_NULL,
+          "open of a missing file, the handler setting MPI_SUCCESS: returned %d, %d calls", rc, to_success_calls);
+    OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+    OK(MPI_Comm_create_errhandler(comm_to_other, &eh));
+    OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+    rc = MPI_Send(&rank, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER, "a send to rank 99, the handler setting MPI_ERR_OTHER: class %d", cls);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, old));
+    OK(MPI_Errhandler_free(&old));
+    OK(MPI_Errhandler_free(&eh));
+}
+
 int main(int argc, char **argv) {
     int rank;
     OK(MPI_Init(&argc, &argv));
@@ -402,6 +438,7 @@ int main(int argc, char **argv) {
     large_get_noncontig_origin(rank);
     no_op_ignores_origin(rank);
     status_error_untouched(rank);
+    handler_sets_code(rank);
     OK(MPI_Finalize());
     CHECK(self_deleted == 4 && self_order_ok, "MPI_COMM_SELF's attributes deleted %d, in order: %d", self_deleted, self_order_ok);
     if (rank == 0) printf("OK found\n");

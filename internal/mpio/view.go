@@ -132,6 +132,47 @@ func (v *View) checkRuns() error {
 	return nil
 }
 
+// Writable checks the view against the rule for a file opened for writing (MPI 4.1
+// section 14.3): neither the etype nor the filetype may contain overlapping regions,
+// as a receive's datatype may not, since two bytes of memory would go to one byte of
+// the file. Tiles of the filetype may still overlap each other (the rule is the
+// typemap's), and a read-only file takes any of these views. Errors: ErrType.
+func (v *View) Writable() error {
+	end := int64(0)
+	for i, r := range v.runs { // nondecreasing (checkRuns): an overlap starts before end
+		if i > 0 && r.Off < end {
+			return errorf(ErrType, "the filetype %s has data at displacement %d, inside its data up to %d: the filetype of a file opened for writing may not overlap itself",
+				v.ftype.Name(), r.Off, end)
+		}
+		end = max(end, r.End())
+	}
+	return etypeOverlap(v.etype)
+}
+
+// etypeOverlap finds the first byte an etype's typemap holds twice, if any.
+func etypeOverlap(t *datatype.Type) error {
+	var runs []Run
+	var buf [iovBatch]datatype.Piece
+	for from := int64(0); from < t.Size(); {
+		n, next, err := t.Iov(buf[:], 1, from)
+		if err != nil {
+			return errorf(ErrType, "the etype %s: %v", t.Name(), err)
+		}
+		for _, p := range buf[:n] {
+			runs = append(runs, Run{p.Off, p.Len})
+		}
+		from = next
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Off < runs[j].Off })
+	for i := 1; i < len(runs); i++ {
+		if prev := runs[i-1]; runs[i].Off < prev.End() {
+			return errorf(ErrType, "the etype %s holds the bytes at displacement %d twice: the etype of a file opened for writing may not overlap itself",
+				t.Name(), runs[i].Off)
+		}
+	}
+	return nil
+}
+
 // Disp is the view's displacement.
 func (v *View) Disp() int64 { return v.disp }
 

@@ -173,3 +173,37 @@ func TestViewMapping(t *testing.T) {
 		}
 	}
 }
+
+func TestViewWritable(t *testing.T) {
+	i32 := datatype.Int32
+	idx := func(lens, disps []int64) *datatype.Type {
+		ty, err := datatype.Indexed(lens, disps, i32)
+		return committed(t, ty, err)
+	}
+	overlap := idx([]int64{3, 1}, []int64{0, 1})
+	four, err := datatype.Contiguous(4, i32)
+	four = committed(t, four, err)
+	shingled, err := datatype.Resized(four, 0, 8)
+	shingled = committed(t, shingled, err)
+	for _, c := range []struct {
+		name         string
+		etype, ftype *datatype.Type
+		bad          bool
+	}{
+		{"ints", i32, i32, false},
+		{"touching blocks", i32, idx([]int64{2, 1}, []int64{0, 2}), false},
+		{"a filetype over itself", i32, overlap, true},
+		{"a block inside an earlier one", i32, idx([]int64{4, 1, 1}, []int64{0, 1, 5}), true},
+		{"an etype over itself", overlap, four, true},
+		{"tiles over each other", i32, shingled, false},
+	} {
+		v, err := NewView(0, c.etype, c.ftype)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		err = v.Writable()
+		if c.bad != (err != nil) || err != nil && !errors.Is(err, ErrType) {
+			t.Errorf("%s: Writable() = %v, want an error: %v", c.name, err, c.bad)
+		}
+	}
+}

@@ -92,6 +92,9 @@ func (f *File) newView(op string, disp int64, etype, ftype *Datatype, datarep st
 		return nil, "", core.Errorf(core.ClassArg, op, "disp %d is negative", disp)
 	}
 	v, err := mpio.NewView(disp, et, ft)
+	if err == nil && f.amode&(mpio.Wronly|mpio.Rdwr) != 0 {
+		err = v.Writable()
+	}
 	return v, rep, ioErr(op, err)
 }
 

@@ -41,6 +41,11 @@
 #define SIZEOF_MPI_AINT 8
 #define STDC_HEADERS 1
 
+/* MPICH's configure defines these when mpi.h has MPI-IO and no ROMIO MPIO_Request
+ * (io/async.c then uses MPI_Request and MPI_Wait, as the standard does). */
+#define HAVE_MPI_IO 1
+#define MPIO_USES_MPI_REQUEST 1
+
 /* Newer tests mark buffers as initialised for valgrind. */
 #include <string.h>
 #define MTEST_VG_MEM_INIT(addr_, size_) memset((addr_), 0, (size_))
