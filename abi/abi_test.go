@@ -424,6 +424,21 @@ func TestFileIO(t *testing.T) {
 	}
 }
 
+// TestFileDatarep runs datarep.c, user data representations (MPI_Register_datarep,
+// its _c form) and external32 views of C long through the C ABI, on 1 and 2 ranks,
+// and checks that it leaves nothing in its directory.
+func TestFileDatarep(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		t.Run(itoa(n), func(t *testing.T) {
+			dir := t.TempDir()
+			jobArgs(t, "datarep", n, nil, []string{dir})
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("datarep.c left %d files, the first %s", len(left), left[0].Name())
+			}
+		})
+	}
+}
+
 func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 
 // TestReductionOps: C's long double types under the predefined operations, pairs with
