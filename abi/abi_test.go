@@ -439,6 +439,21 @@ func TestFileDatarep(t *testing.T) {
 	}
 }
 
+// TestFileBig runs iobig.c, a file larger than 2 GiB written and read back in one
+// call each of more than 2^31 elements (MPI_File_write_at_c, read_at_c) at an offset
+// past 2^31, and int64 etypes past 2^31 of a view; MPIGO_TEST_BIG=1 (CI's) runs it,
+// as it moves 2 GiB.
+func TestFileBig(t *testing.T) {
+	if os.Getenv("MPIGO_TEST_BIG") != "1" {
+		t.Skip("MPIGO_TEST_BIG=1 runs the tests of files larger than 2 GiB")
+	}
+	dir := t.TempDir()
+	jobArgs(t, "iobig", 1, nil, []string{dir})
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("iobig.c left %d files, the first %s", len(left), left[0].Name())
+	}
+}
+
 func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 
 // TestReductionOps: C's long double types under the predefined operations, pairs with
