@@ -43,6 +43,14 @@ func TestRepExtent(t *testing.T) {
 	sub := must(t)(datatype.Subarray([]int64{4, 4}, []int64{2, 2}, []int64{1, 1}, datatype.OrderC, datatype.CUlong))
 	st := must(t)(datatype.Struct([]int64{1, 2}, []int64{0, 8}, []*datatype.Type{datatype.Int32, datatype.CLong}))
 	res := must(t)(datatype.Resized(datatype.CLong, 0, 12))
+	idx := must(t)(datatype.Indexed([]int64{2, 1}, []int64{0, 5}, datatype.CLong))
+	iblk := must(t)(datatype.IndexedBlock(2, []int64{1, 4}, datatype.CLong))
+	hidx := must(t)(datatype.Hindexed([]int64{1, 1}, []int64{0, 16}, datatype.CLong))
+	hblk := must(t)(datatype.HindexedBlock(1, []int64{0, 12}, datatype.CLong))
+	cont := must(t)(datatype.Contiguous(3, datatype.CLong))
+	dup := must(t)(datatype.Dup(cont))
+	dar := must(t)(datatype.Darray(2, 1, []int64{8}, []datatype.Distribution{datatype.DistributeBlock},
+		[]int64{datatype.DefaultDarg}, []int64{2}, datatype.OrderC, datatype.CLong))
 	for _, c := range []struct {
 		rep  string
 		t    *datatype.Type
@@ -57,16 +65,23 @@ func TestRepExtent(t *testing.T) {
 		{RepExternal32, st, 16}, // struct displacements are the file's: 8 + 2*4
 		{RepExternal32, res, 12},
 		{RepExternal32, datatype.Wchar, 2},
+		{RepExternal32, idx, 24}, {RepExternal32, iblk, 20}, // iblk: longs 1 to 5
+		{RepExternal32, hidx, 20}, {RepExternal32, hblk, 16}, // byte displacements stay
+		{RepExternal32, cont, 12}, {RepExternal32, dup, 12},
+		{RepNative, dar, 64}, {RepExternal32, dar, 32},
 	} {
 		if got, err := repExtent("File_get_type_extent", c.rep, nil, c.t); err != nil || got != c.want {
 			t.Errorf("repExtent(%s, %s) = %d, %v; want %d", c.rep, c.t.Name(), got, err, c.want)
 		}
 	}
 	// The layout keeps the type's shape: a vector of longs in external32 is runs of
-	// 4 bytes 8 apart.
+	// 4 bytes 8 apart; rank 1's block of a darray starts half way.
 	ft, err := fileLayout("f", nil, vec, repLeaf("f", RepExternal32))
 	if err != nil || ft.Size() != 12 || ft.Extent() != 20 {
 		t.Errorf("external32 layout of %s: size %d extent %d, %v; want 12, 20", vec.Name(), ft.Size(), ft.Extent(), err)
+	}
+	if ft, err := fileLayout("f", nil, dar, repLeaf("f", RepExternal32)); err != nil || ft.Size() != 16 || ft.TrueLB() != 16 {
+		t.Errorf("external32 layout of %s: size %d true lb %d, %v; want 16, 16", dar.Name(), ft.Size(), ft.TrueLB(), err)
 	}
 	if ft, _ := fileLayout("f", nil, vec, repLeaf("f", RepNative)); ft != vec {
 		t.Errorf("the native layout of a type is not the type itself")
