@@ -35,6 +35,7 @@ func TestExamplesInJobs(t *testing.T) {
 			"from rank 1, tag 2, 5 bytes\n3 messages queued unexpected\n"},
 		{"FileOpen/3", 3, ExampleFileOpen, "line of rank 0\nline of rank 1\nline of rank 2\n"},
 		{"FileWriteOrdered/3", 3, ExampleFileWriteOrdered, "rank 0 says hi \nrank 1 says hi hi \nrank 2 says hi hi hi \n"},
+		{"RegisterDatarep/1", 1, ExampleRegisterDatarep, "file 00 00 00 01 00 00 01 02, read back [1 258]\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

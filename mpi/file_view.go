@@ -24,8 +24,14 @@ const DisplacementCurrent = mpir.DisplacementCurrent
 // same in mpigo, or "external32": the file then holds every element big-endian at
 // the standard's fixed size (MPI 4.1 section 14.5.2), which is each Go element's
 // size, and reads and writes convert (slices by their element type, typed buffers
-// by their Datatype); the view's positions count the file's bytes. Others are
-// ErrUnsupportedDatarep. The view starts as disp 0 with Byte for etype and filetype.
+// by their Datatype); the view's positions count the file's bytes. A name
+// RegisterDatarep registered converts through its functions. Others are
+// ErrUnsupportedDatarep. In a representation other than native, the etype and
+// filetype lay out the file with each predefined type at its size there: counts of
+// elements (TypeVector's stride, TypeIndexed's displacements, subarrays) scale with
+// it, byte displacements (TypeHvector, TypeStruct, TypeResized) are
+// the file's as given; TypeExtent gives the sizes. The view starts as disp 0 with
+// Byte for etype and filetype.
 func (f *File) SetView(disp int64, etype, filetype *Datatype, datarep string, info *Info) error {
 	const op = "FileSetView"
 	if err := f.check(op); err != nil {
@@ -50,8 +56,9 @@ func (f *File) View() (disp int64, etype, filetype *Datatype, datarep string, er
 }
 
 // TypeExtent is dt's extent in f's data representation (MPI_File_get_type_extent):
-// its extent in memory, for "native" and "internal"; in "external32", its extent in
-// the file.
+// its extent in memory, for "native" and "internal"; in "external32" or a
+// representation of RegisterDatarep, its extent in the file, with each predefined
+// type at its size there (a registered representation's ExtentFunc's).
 func (f *File) TypeExtent(dt *Datatype) (int64, error) {
 	const op = "FileGetTypeExtent"
 	if err := f.check(op); err != nil {

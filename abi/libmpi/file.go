@@ -484,7 +484,7 @@ func ioBuf(op string, p unsafe.Pointer, count int64, dh uintptr) (mpir.IOBuf, er
 		return mpir.IOBuf{}, errorf(errCount, op, "count %d is negative", count)
 	}
 	mem, origin, err := span(op, p, count, d.t)
-	return mpir.IOBuf{Mem: mem, Origin: origin, Count: count, Type: d.t}, err
+	return mpir.IOBuf{Mem: mem, Origin: origin, Count: count, Type: d.t, Obj: d.m}, err
 }
 
 // fileIO is every blocking data access.

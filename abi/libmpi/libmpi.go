@@ -80,10 +80,11 @@
 // from groups, session error handlers and buffers); files (file.go: open, close,
 // delete, sizes, hints, atomicity, views, explicit offsets, individual and shared file
 // pointers (file_shared.go) in every blocking, nonblocking, collective, ordered and
-// split collective form, file error handlers); the tool information interface
-// (MPI_T_*, tools.go, over internal/mpir's); dynamic processes (dynamic.go: spawn,
-// the parent, ports, the name service, join, disconnect, over internal/mpir's).
-// Everything else (I/O's user data representations) is a stub returning
+// split collective form, file error handlers, user data representations with C
+// conversion functions: file_datarep.go); the tool information interface (MPI_T_*,
+// tools.go, over internal/mpir's); dynamic processes (dynamic.go: spawn, the parent,
+// ports, the name service, join, disconnect, over internal/mpir's). zstubs.c is
+// empty: a procedure mpigo did not implement would be a stub there returning
 // MPI_ERR_UNSUPPORTED_OPERATION.
 //
 // Go exports take only int32 (C int), int64 (MPI_Count, MPI_Aint, MPI_Offset),

@@ -4,5 +4,3 @@
 
 extern int mpigo_unsupported(const char *name, MPI_Comm comm);
 
-int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep", (MPI_Comm)MPI_FILE_NULL); }
-int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return mpigo_unsupported("MPI_Register_datarep_c", (MPI_Comm)MPI_FILE_NULL); }

@@ -32,6 +32,9 @@ type IOBuf struct {
 	// Elem is, where Type is bytes of a slice of elements, the elements' type: the
 	// file's data representation converts them (external32 swaps their bytes).
 	Elem *datatype.Type
+	// Obj is Type as the program passed it, where the face has it: what a user
+	// data representation's conversion functions are given (else Type, wrapped).
+	Obj *Datatype
 }
 
 // Access is what a data access call does.
@@ -83,8 +86,14 @@ func (f *File) prepare(op string, a Access, b IOBuf, p *plan) error {
 	rep := f.datarep
 	f.mu.Unlock()
 	var conv *converted
-	if rep == RepExternal32 {
+	switch rep {
+	case RepNative, RepInternal:
+	case RepExternal32:
 		if mem, n, conv, err = extMem(op, b, a.Write); err != nil {
+			return err
+		}
+	default:
+		if mem, n, conv, err = userMem(op, userRepOf(rep), b, mem, n, a.Write); err != nil {
 			return err
 		}
 	}

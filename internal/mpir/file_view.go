@@ -76,10 +76,14 @@ func (f *File) newView(op string, disp int64, etype, ftype *Datatype, datarep st
 	}
 	rep := FileDatarep(datarep)
 	if rep == "" {
-		return nil, "", core.Errorf(core.ClassUnsupportedDatarep, op, "datarep %q is no data representation mpigo knows (\"native\", \"internal\", \"external32\")", datarep)
+		return nil, "", core.Errorf(core.ClassUnsupportedDatarep, op, "datarep %q is no data representation of this process (\"native\", \"internal\", \"external32\" or one MPI_Register_datarep registered)", datarep)
 	}
-	if err := repView(op, rep, et, ft); err != nil {
-		return nil, "", err
+	leaf := repLeaf(op, rep)
+	if et, err = fileLayout(op, etype, et, leaf); err != nil {
+		return nil, "", repErr(op, err)
+	}
+	if ft, err = fileLayout(op, ftype, ft, leaf); err != nil {
+		return nil, "", repErr(op, err)
 	}
 	switch {
 	case disp == DisplacementCurrent && f.amode&mpio.Sequential == 0:
@@ -124,7 +128,7 @@ func (f *File) View(lookup Lookup) (disp int64, etype, ftype *Datatype, datarep 
 
 // TypeExtent is the extent of d in the file's data representation
 // (MPI_File_get_type_extent): its extent in memory, for native and internal; in
-// external32, its extent there (repExtent).
+// external32 or a user's representation, its extent there (repExtent).
 func (f *File) TypeExtent(op string, d *Datatype) (int64, error) {
 	t, err := Usable(op, "datatype", d)
 	if err != nil {
@@ -133,7 +137,7 @@ func (f *File) TypeExtent(op string, d *Datatype) (int64, error) {
 	f.mu.Lock()
 	rep := f.datarep
 	f.mu.Unlock()
-	return repExtent(op, rep, t)
+	return repExtent(op, rep, d, t)
 }
 
 // ByteOffset is the file byte where the view's offset (in etypes) lies
