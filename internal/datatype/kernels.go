@@ -334,9 +334,17 @@ func packIdxChunk[A chunk, I idxInt](n *node, p unsafe.Pointer, po int64, u unsa
 	if e > i0 {
 		disp, pre := dispAll[i0:e], preAll[i0:e+1]
 		o := uo + n.off
-		for i, d := range disp {
-			*(*A)(at(p, po)) = *(*A)(at(u, o+int64(d)))
-			po += int64(pre[i+1] - pre[i])
+		var zi I
+		if len(z) == 128 && unsafe.Sizeof(zi) == 4 && haveShortAVX {
+			// The same in assembly: the generic copy of A is a call to
+			// memmove per block.
+			packShortAVX(unsafe.Pointer(&disp[0]), unsafe.Pointer(&pre[0]), len(disp), at(p, po), u, o)
+			po += int64(pre[len(disp)] - pre[0])
+		} else {
+			for i, d := range disp {
+				*(*A)(at(p, po)) = *(*A)(at(u, o+int64(d)))
+				po += int64(pre[i+1] - pre[i])
+			}
 		}
 	}
 	packIdx[I](n, p, po, u, uo, e, i1)
