@@ -40,12 +40,14 @@ static struct {
     uint32_t next[MPIGO_CTYPES];
 } ctype_free;
 
-void mpigo_ctype_release(int32_t i) {
+static inline void release(uintptr_t i) {
     mpigo_ctype *r = &mpigo_ctypes[i];
     __atomic_store_n(&r->state, 0, __ATOMIC_RELEASE);
     ctype_free.next[(ctype_free.head + ctype_free.nfree++) & (MPIGO_CTYPES - 1)] =
-        (uint32_t)mpigo_handle(MPIGO_KIND_CTYPE, (r->h >> MPIGO_GEN_SHIFT) + 1, (uintptr_t)i);
+        (uint32_t)mpigo_handle(MPIGO_KIND_CTYPE, (r->h >> MPIGO_GEN_SHIFT) + 1, i);
 }
+
+void mpigo_ctype_release(int32_t i) { release((uintptr_t)i); }
 
 /* live is the record of handle h when it is one made here and not freed. */
 static inline mpigo_ctype *live(uintptr_t h) {
@@ -151,7 +153,7 @@ int PMPI_Type_free(MPI_Datatype *p) {
         uintptr_t h = (uintptr_t)*p;
         mpigo_ctype *r = live(h);
         if (r != NULL && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 1) {
-            mpigo_ctype_release((int32_t)(h & (MPIGO_SLOTS - 1)));
+            release(h & (MPIGO_SLOTS - 1));
             *p = MPI_DATATYPE_NULL;
             return MPI_SUCCESS;
         }
