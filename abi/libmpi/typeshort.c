@@ -22,23 +22,39 @@
 #include "zgo.h"
 
 uint32_t mpigo_type_state[MPIGO_TYPE_SLOTS];
-mpigo_ctype mpigo_ctypes[MPIGO_CTYPES];
-/* The released records, released longest ago first (a ring), reused as Go's tables
- * reuse slots (handle.go): only once MPIGO_QUARANTINE others wait. */
-static int32_t ctype_free[MPIGO_CTYPES];
-static int32_t ctype_head, ctype_nfree, ctype_used; /* the ring's oldest, its length; records ever used */
+/* Page-aligned so that the records a program cycles through (the quarantine's and a few
+ * live ones: 4096 / sizeof(mpigo_ctype) of them) lie in one page, which the first
+ * constructor faults in: a later record's first use takes no page fault. */
+mpigo_ctype mpigo_ctypes[MPIGO_CTYPES] __attribute__((aligned(4096)));
+_Static_assert((MPIGO_CTYPES & (MPIGO_CTYPES - 1)) == 0, "MPIGO_CTYPES is a power of 2");
+_Static_assert(4096 / sizeof(mpigo_ctype) > MPIGO_QUARANTINE, "the quarantine's records fit in a page");
 
-void mpigo_ctype_release(int32_t i) {
-    __atomic_store_n(&mpigo_ctypes[i].state, 0, __ATOMIC_RELEASE);
-    ctype_free[(ctype_head + ctype_nfree++) % MPIGO_CTYPES] = i;
+/* The released records, released longest ago first (a ring), reused as Go's tables
+ * reuse slots (handle.go): only once MPIGO_QUARANTINE others wait. The ring holds the
+ * handle each record has at its next use (its generation bumped when it was released,
+ * while the record was at hand), so that made writes a reused record without first
+ * reading it: a record unused for a while may be out of the cache, and a store that
+ * misses waits in the store buffer where a load would stall the call. */
+static struct {
+    uint32_t head, nfree, used; /* the ring's oldest, its length; records ever used */
+    uint32_t next[MPIGO_CTYPES];
+} ctype_free;
+
+static inline void release(uintptr_t i) {
+    mpigo_ctype *r = &mpigo_ctypes[i];
+    __atomic_store_n(&r->state, 0, __ATOMIC_RELEASE);
+    ctype_free.next[(ctype_free.head + ctype_free.nfree++) & (MPIGO_CTYPES - 1)] =
+        (uint32_t)mpigo_handle(MPIGO_KIND_CTYPE, (r->h >> MPIGO_GEN_SHIFT) + 1, i);
 }
+
+void mpigo_ctype_release(int32_t i) { release((uintptr_t)i); }
 
 /* live is the record of handle h when it is one made here and not freed. */
 static inline mpigo_ctype *live(uintptr_t h) {
     uintptr_t i = mpigo_slot(h, MPIGO_KIND_CTYPE);
     if (i >= MPIGO_CTYPES) return NULL;
     mpigo_ctype *r = &mpigo_ctypes[i];
-    return __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0 && r->h == h ? r : NULL;
+    return r->h == h && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0 ? r : NULL;
 }
 
 /* plain says whether h is a predefined type that is one run of bytes, and its size. */
@@ -51,19 +67,19 @@ static inline int plain(MPI_Datatype old, int64_t *size) {
 
 /* made records a type and gives its handle (a reused record's at its next
  * generation); 0 when no record is free. */
-static int made(int32_t comb, int64_t count, int64_t bl, int64_t stride, MPI_Datatype old, MPI_Datatype *out) {
-    int32_t i;
-    if (ctype_nfree > MPIGO_QUARANTINE) {
-        i = ctype_free[ctype_head];
-        ctype_head = (ctype_head + 1) % MPIGO_CTYPES;
-        ctype_nfree--;
-    } else if (ctype_used < MPIGO_CTYPES) {
-        i = ctype_used++;
+static inline int made(int32_t comb, int64_t count, int64_t bl, int64_t stride, MPI_Datatype old, MPI_Datatype *out) {
+    uintptr_t h;
+    if (ctype_free.nfree > MPIGO_QUARANTINE) {
+        h = ctype_free.next[ctype_free.head];
+        ctype_free.head = (ctype_free.head + 1) & (MPIGO_CTYPES - 1);
+        ctype_free.nfree--;
+    } else if (ctype_free.used < MPIGO_CTYPES) {
+        h = mpigo_handle(MPIGO_KIND_CTYPE, 0, ctype_free.used++);
     } else {
         return 0;
     }
-    mpigo_ctype *r = &mpigo_ctypes[i];
-    r->h = mpigo_handle(MPIGO_KIND_CTYPE, r->h ? (r->h >> MPIGO_GEN_SHIFT) + 1 : 0, (uintptr_t)i);
+    mpigo_ctype *r = &mpigo_ctypes[h & (MPIGO_SLOTS - 1)];
+    r->h = h;
     r->comb = comb;
     r->count = count;
     r->bl = bl;
@@ -71,7 +87,7 @@ static int made(int32_t comb, int64_t count, int64_t bl, int64_t stride, MPI_Dat
     r->old = (uintptr_t)old;
     r->committed = 0;
     __atomic_store_n(&r->state, 1, __ATOMIC_RELEASE);
-    *out = (MPI_Datatype)r->h;
+    *out = (MPI_Datatype)h;
     return 1;
 }
 
@@ -134,9 +150,10 @@ int PMPI_Type_commit(MPI_Datatype *p) {
 
 int PMPI_Type_free(MPI_Datatype *p) {
     if (p != NULL && here()) {
-        mpigo_ctype *r = live((uintptr_t)*p);
+        uintptr_t h = (uintptr_t)*p;
+        mpigo_ctype *r = live(h);
         if (r != NULL && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 1) {
-            mpigo_ctype_release((int32_t)(r - mpigo_ctypes));
+            release(h & (MPIGO_SLOTS - 1));
             *p = MPI_DATATYPE_NULL;
             return MPI_SUCCESS;
         }

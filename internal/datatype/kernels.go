@@ -334,9 +334,17 @@ func packIdxChunk[A chunk, I idxInt](n *node, p unsafe.Pointer, po int64, u unsa
 	if e > i0 {
 		disp, pre := dispAll[i0:e], preAll[i0:e+1]
 		o := uo + n.off
-		for i, d := range disp {
-			*(*A)(at(p, po)) = *(*A)(at(u, o+int64(d)))
-			po += int64(pre[i+1] - pre[i])
+		var zi I
+		if len(z) == 128 && unsafe.Sizeof(zi) == 4 && haveShortAVX {
+			// The same in assembly: the generic copy of A is a call to
+			// memmove per block.
+			packShortAVX(unsafe.Pointer(&disp[0]), unsafe.Pointer(&pre[0]), len(disp), at(p, po), u, o)
+			po += int64(pre[len(disp)] - pre[0])
+		} else {
+			for i, d := range disp {
+				*(*A)(at(p, po)) = *(*A)(at(u, o+int64(d)))
+				po += int64(pre[i+1] - pre[i])
+			}
 		}
 	}
 	packIdx[I](n, p, po, u, uo, e, i1)
@@ -430,14 +438,34 @@ func idxArrays[I idxInt](n *node) (disp, pre []I) {
 // conditions packIdxChunk checks per call; both branches are predictable.
 func packVecIdxChunk[A chunk, I idxInt](n *node, p unsafe.Pointer, po int64, u unsafe.Pointer, uo int64, i0, i1 int64) {
 	var z A
+	var zi I
 	c := n.child
 	ch := int64(len(z))
 	end := po + (i1-i0)*c.size
 	disp, pre := idxArrays[I](c)
 	fast := int(c.fast)
 	o := uo + n.off + c.off + i0*n.stride
+	asm := ch == 128 && unsafe.Sizeof(zi) == 4 && haveShortAVX && fast > 0
 	for i := i0; i < i1; i++ {
-		for b, d := range disp {
+		b0 := 0
+		if asm {
+			// The leading fast blocks whose move stays below end (all of
+			// them but in the last instances) in assembly, as packIdxChunk.
+			e := fast
+			if lim := end - ch - po + int64(pre[0]); int64(pre[e-1]) > lim {
+				e = 0
+				if lim >= int64(pre[0]) {
+					e = int(search(pre[:fast], lim)) + 1
+				}
+			}
+			if e > 0 {
+				packShortAVX(unsafe.Pointer(&disp[0]), unsafe.Pointer(&pre[0]), e, at(p, po), u, o)
+				po += int64(pre[e] - pre[0])
+				b0 = e
+			}
+		}
+		for b := b0; b < len(disp); b++ {
+			d := disp[b]
 			l := int64(pre[b+1] - pre[b])
 			if b < fast && po+ch <= end {
 				*(*A)(at(p, po)) = *(*A)(at(u, o+int64(d)))

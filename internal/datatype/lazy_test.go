@@ -192,7 +192,8 @@ func TestFinishVecAgrees(t *testing.T) {
 
 // TestUnpackShortBlocks unpacks indexes of short blocks of every length from 1
 // to 128 bytes (the branch-free kernel's range and its fallbacks) into memory
-// whose other bytes must stay as they were, at several counts.
+// whose other bytes must stay as they were, at several counts, and packs them
+// back (the fixed-size moves' kernels).
 func TestUnpackShortBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for trial := range 300 {
@@ -247,6 +248,16 @@ func TestUnpackShortBlocks(t *testing.T) {
 		}
 		if err != nil || !bytes.Equal(mem, want) {
 			t.Fatalf("trial %d %s x%d: bound unpack %v (lens %v disps %v)", trial, ty.Program(), count, err, lens, disps)
+		}
+		// Packed into a buffer with room to spare, whose bytes past the
+		// packed ones stay as they were.
+		out := make([]byte, len(packed)+130)
+		for i := range out {
+			out[i] = 0xee
+		}
+		if k, err := ty.Pack(out, want, count); err != nil || k != int64(len(packed)) ||
+			!bytes.Equal(out[:k], packed) || bytes.Count(out[k:], []byte{0xee}) != len(out)-int(k) {
+			t.Fatalf("trial %d %s x%d: pack = %d, %v (lens %v disps %v)", trial, ty.Program(), count, k, err, lens, disps)
 		}
 	}
 }

@@ -104,3 +104,44 @@ sloop:
 	MOVB DX, (DI)(AX*1)
 	INCQ AX
 	JMP sloop
+
+// func packShortAVX(disp, pre unsafe.Pointer, n int, dst, u unsafe.Pointer, o int64)
+//
+// Packs n byte blocks of at most 128 bytes: block i's pre[i+1]-pre[i] bytes (int32
+// arrays) go from u + o + disp[i] to dst, consecutively. Each block moves 128
+// bytes (four 32-byte loads and stores, no branch on its length): the bytes past
+// its end land where the next block's go, and the next block overwrites them (the
+// caller ensures the reads and the last block's write stay in bounds).
+TEXT ·packShortAVX(SB), NOSPLIT, $0-48
+	MOVQ disp+0(FP), R8
+	MOVQ pre+8(FP), R9
+	MOVQ n+16(FP), R10
+	MOVQ dst+24(FP), DI
+	MOVQ u+32(FP), R11
+	ADDQ o+40(FP), R11
+	XORQ BX, BX
+	TESTQ R10, R10
+	JLE pdone
+
+ploop:
+	MOVLQSX (R8)(BX*4), SI
+	ADDQ R11, SI
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	MOVL 4(R9)(BX*4), CX
+	SUBL (R9)(BX*4), CX
+	MOVLQSX CX, CX
+	ADDQ CX, DI
+	INCQ BX
+	CMPQ BX, R10
+	JLT ploop
+	VZEROUPPER
+
+pdone:
+	RET
