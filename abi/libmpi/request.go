@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -45,7 +46,9 @@ func (r *request) inactive() bool {
 func (r *request) ref() core.Ref { return core.RefOf(r.x, r.xg) }
 
 // requests are kept in chunks that never move, so that a *request stays valid while
-// other threads add requests. A freed slot is reused first (its request is likely in
+// other threads add requests, and a lookup (every completion call's) takes no lock:
+// the chunks' pointers are set once, and a slot's handle is stored last (as the
+// tables of handle.go do). A freed slot is reused first (its request is likely in
 // the cache), under its handle's next generation (handle.go): a completion call sets
 // the program's request to MPI_REQUEST_NULL, so stale copies are rarer than of other
 // kinds, and the ping-pong of nonblocking calls keeps touching one slot.
@@ -53,7 +56,7 @@ const reqChunk = 1024
 
 var reqs struct {
 	sync.Mutex
-	chunks [][]request
+	chunks [maxSlots / reqChunk]atomic.Pointer[[reqChunk]request]
 	free   []uintptr // the handles of freed slots
 	n      int
 }
@@ -70,30 +73,29 @@ func newRequest() (uintptr, *request) {
 			tableFull(kRequest)
 		}
 		reqs.n++
-		if i/reqChunk >= len(reqs.chunks) {
-			reqs.chunks = append(reqs.chunks, make([]request, reqChunk))
+		if i%reqChunk == 0 {
+			reqs.chunks[i/reqChunk].Store(new([reqChunk]request))
 		}
 		h = newHandle(kRequest, i)
 	}
 	i := slotOf(h)
-	r := &reqs.chunks[i/reqChunk][i%reqChunk]
+	r := &reqs.chunks[i/reqChunk].Load()[i%reqChunk]
 	reqs.Unlock()
-	*r = request{h: h}
+	*r = request{}
+	atomic.StoreUintptr(&r.h, h)
 	return h, r
 }
 
 func reqOf(h uintptr) *request {
 	i := slotOf(h)
-	reqs.Lock()
-	var r *request
-	if i < reqs.n {
-		r = &reqs.chunks[i/reqChunk][i%reqChunk]
-		if r.h != h {
-			r = nil
-		}
+	c := reqs.chunks[i/reqChunk].Load()
+	if c == nil {
+		return nil
 	}
-	reqs.Unlock()
-	return r
+	if r := &c[i%reqChunk]; atomic.LoadUintptr(&r.h) == h {
+		return r
+	}
+	return nil
 }
 
 // reqMade says whether request handle h's slot has held a request.
