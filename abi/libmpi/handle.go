@@ -91,9 +91,10 @@ func kindOf(h uintptr) kind {
 // lookup takes no lock: slots lie in chunks that never move, found through a
 // directory that add replaces whole when it grows, and a slot's handle is stored
 // after its object and cleared before it goes, so a lookup that reads the handle it
-// was given before and after the object has that handle's object. (A locked lookup
-// cost every call two locked instructions, each a wait for the store buffer to
-// drain: docs/BENCHMARKS.md, the C ABI.) add, remove and made take the mutex.
+// was given before and after the object has that handle's object. (A lock would cost
+// every lookup two locked instructions, each a wait for the store buffer to drain,
+// which on a ping-pong's path holds the ring lines just written.) add, remove and
+// made take the mutex.
 type table[T any] struct {
 	kind kind
 	mu   sync.Mutex
