@@ -116,17 +116,11 @@ func isend(p *mpir.Proc, buf unsafe.Pointer, count int64, dh uintptr, dest, tag 
 	if out == nil {
 		return fail(op, ch, errorf(errArg, op, "request is NULL"))
 	}
-	b, ok := bytesOf(buf, count, dh) // inline: cbuf's common case
-	if !ok {
-		var err error
-		if b, err = cbuf(op, buf, count, dh); err != nil {
-			return fail(op, ch, err)
-		}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	var (
-		q   core.Request
-		err error
-	)
+	var q core.Request
 	if persistent {
 		q, err = mpir.SendInit(p, c.c, b, rankIn(dest), tagIn(tag))
 	} else {
@@ -149,17 +143,11 @@ func irecv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int3
 	if out == nil {
 		return fail(op, ch, errorf(errArg, op, "request is NULL"))
 	}
-	b, ok := bytesOf(buf, count, dh) // inline: cbuf's common case
-	if !ok {
-		var err error
-		if b, err = cbuf(op, buf, count, dh); err != nil {
-			return fail(op, ch, err)
-		}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	var (
-		q   core.Request
-		err error
-	)
+	var q core.Request
 	if persistent {
 		q, err = mpir.RecvInit(mpir.ProcRecvInit, c.c, b, rankIn(src), tagIn(tag))
 	} else {
