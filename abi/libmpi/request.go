@@ -51,18 +51,46 @@ func (r *request) ref() core.Ref { return core.RefOf(r.x, r.xg) }
 // tables of handle.go do). A freed slot is reused first (its request is likely in
 // the cache), under its handle's next generation (handle.go): a completion call sets
 // the program's request to MPI_REQUEST_NULL, so stale copies are rarer than of other
-// kinds, and the ping-pong of nonblocking calls keeps touching one slot.
+// kinds, and the ping-pong of nonblocking calls keeps touching one slot. Below
+// MPI_THREAD_MULTIPLE the program makes one call at a time, so making and freeing a
+// request take no lock either (every nonblocking call does both): the mutex is taken
+// once a session or MPI_Init_thread provides MPI_THREAD_MULTIPLE (reqsMT), which
+// happens inside a call, when no other thread can be in one.
 const reqChunk = 1024
 
 var reqs struct {
-	sync.Mutex
+	mu     sync.Mutex
+	mt     atomic.Bool // mu guards free and n
 	chunks [maxSlots / reqChunk]atomic.Pointer[[reqChunk]request]
 	free   []uintptr // the handles of freed slots
 	n      int
 }
 
+// reqsMT makes the request table take its mutex from now on.
+func reqsMT() { reqs.mt.Store(true) }
+
+// lockReqs and unlockReqs test mt inline and take the mutex out of line, as the
+// engine's lock does (internal/p2p/lock.go): inlined whole they would be calls.
+func lockReqs() {
+	if reqs.mt.Load() {
+		lockReqsMT()
+	}
+}
+
+func unlockReqs() {
+	if reqs.mt.Load() {
+		unlockReqsMT()
+	}
+}
+
+//go:noinline
+func lockReqsMT() { reqs.mu.Lock() }
+
+//go:noinline
+func unlockReqsMT() { reqs.mu.Unlock() }
+
 func newRequest() (uintptr, *request) {
-	reqs.Lock()
+	lockReqs()
 	var h uintptr
 	if k := len(reqs.free); k > 0 {
 		h = nextGen(reqs.free[k-1])
@@ -80,7 +108,7 @@ func newRequest() (uintptr, *request) {
 	}
 	i := slotOf(h)
 	r := &reqs.chunks[i/reqChunk].Load()[i%reqChunk]
-	reqs.Unlock()
+	unlockReqs()
 	*r = request{}
 	atomic.StoreUintptr(&r.h, h)
 	return h, r
@@ -100,16 +128,16 @@ func reqOf(h uintptr) *request {
 
 // reqMade says whether request handle h's slot has held a request.
 func reqMade(h uintptr) bool {
-	reqs.Lock()
-	defer reqs.Unlock()
+	lockReqs()
+	defer unlockReqs()
 	return kindOf(h) == kRequest && slotOf(h) < reqs.n
 }
 
 func freeRequest(h uintptr, r *request) {
 	*r = request{}
-	reqs.Lock()
+	lockReqs()
 	reqs.free = append(reqs.free, h)
-	reqs.Unlock()
+	unlockReqs()
 }
 
 // addP2P makes the handle of an engine request.
