@@ -195,11 +195,13 @@ func TestThreadMultiple(t *testing.T) { job(t, "threads", 2) }
 
 // TestThreadMultipleProfile: at MPI_THREAD_MULTIPLE, where the record cannot tell a
 // nested call from another thread's, each Sendrecv of the four threads still counts
-// once, without its inner receive, send and wait.
+// once, without its inner receive, send and wait; their own Isend, Irecv and Waitall
+// count once each.
 func TestThreadMultipleProfile(t *testing.T) {
 	dir := t.TempDir()
 	job(t, "threads", 2, "--profile", dir)
-	want := map[string][2]int{"Sendrecv": {2000, 8000}, "Dup": {4, 0}, "Allreduce": {4, 16}, "CommFree": {4, 0}}
+	want := map[string][2]int{"Sendrecv": {2000, 8000}, "Isend": {2000, 8000}, "Irecv": {2000, 8000},
+		"Waitall": {2000, 0}, "Dup": {4, 0}, "Allreduce": {4, 16}, "CommFree": {4, 0}}
 	for r := 0; r < 2; r++ {
 		if got := profCounts(t, dir, r); !reflect.DeepEqual(got, want) {
 			t.Errorf("rank %d counted (calls, bytes)\n%v\nwant\n%v", r, got, want)

@@ -18,7 +18,12 @@
 # Mode c-pingpong counts the same ping-pong in C (bench/matrixcost/c/pingpong.c, built
 # with mpigo cc against this checkout): MPI_Send/MPI_Recv of one MPI_INT64_T, per pair
 # and rank, as pingpong sums it (the C library's Go functions, abi/libmpi's main.*
-# among them; the cgo crossing, which is the runtime's, is left out).
+# among them; the cgo crossing, which is the runtime's, is left out of that sum). It
+# also prints the crossings' own sum (c-crossing): the cgo stubs of the exports and
+# crosscall2, the runtime's cgocallback, cgocallbackg(1), exitsyscall and
+# reentersyscall, the M's lock and unwind, and the wait for package initialisation
+# that every callback on a thread not running Go makes (a receive from a closed
+# channel; its lock's runtime.lock2 and unlock2 are left out, as the waits share them).
 #
 # Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
 # this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
@@ -46,6 +51,11 @@ count() { # mode iters -> "function cost" lines over both ranks
 		/^ *[0-9,]+ .*:/ {
 			v = $1; gsub(",", "", v)
 			if (mode ~ /pingpong/) {
+				fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
+				if (mode == "c-pingpong" && fn ~ /^(PMPI_|crosscall2|_cgo_|_cgoexp_|runtime\.(cgocallback|exitsyscall|reentersyscall|save$|unlockOSThread|lockOSThread|callbackUpdateSystemStack|unwindm|chanrecv))/) {
+					s["crossing|" fn] += v
+					next
+				}
 				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
 				if ($0 !~ /mpigo\/mpigo\/|main\./) next
 			} else {
@@ -78,6 +88,8 @@ for m in $modes; do
 	case $m in put | get | acc) per=2000 ;; esac # rank 0 only
 	awk -v m="$m" -v per=$per -v verbose=$verbose '
 		NR == FNR { a[$1] = $2; next }
+		$1 ~ /^crossing\|/ { c += ($2 - a[$1]) / per; next }
 		{ d = ($2 - a[$1]) / per; t += d; if (verbose && (d >= 2 || d <= -2)) printf "  %8.1f %s\n", d, $1 }
-		END { printf "%-10s %6.1f instructions per call\n", m, t }' "$dir/a" "$dir/b" | sort -n
+		END { printf "%-10s %6.1f instructions per call\n", m, t
+		      if (m == "c-pingpong") printf "%-10s %6.1f instructions per call: the cgo crossings\n", "c-crossing", c }' "$dir/a" "$dir/b" | sort -n
 done

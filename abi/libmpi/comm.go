@@ -37,10 +37,17 @@ func init() {
 // commOf is the communicator of handle h, nil for MPI_COMM_NULL or a handle that is
 // not a live communicator.
 func commOf(h uintptr) *comm {
-	switch h {
-	case hCommWorld:
+	if h == hCommWorld { // inlined: the communicator of most calls
 		return &world
-	case hCommSelf:
+	}
+	return commOther(h)
+}
+
+// commOther is commOf past MPI_COMM_WORLD, out of line so that commOf inlines.
+//
+//go:noinline
+func commOther(h uintptr) *comm {
+	if h == hCommSelf {
 		return &self
 	}
 	if h < handleBase {

@@ -181,6 +181,9 @@ func span(op string, p unsafe.Pointer, count int64, t *datatype.Type) (mem []byt
 
 // cbuf is the engine's buffer for count items of datatype dh at p.
 func cbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Buf, error) {
+	if b, ok := bytesOf(p, count, dh); ok {
+		return b, nil
+	}
 	b, _, err := cbufIn(op, p, count, dh, false)
 	return b, err
 }
@@ -188,6 +191,9 @@ func cbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Buf, error
 // lentBuf is cbuf for a blocking call: a packing layout comes from the pool, and the
 // caller Returns it (nil when none was needed) once the call has succeeded.
 func lentBuf(op string, p unsafe.Pointer, count int64, dh uintptr) (core.Buf, *datatype.Layout, error) {
+	if b, ok := bytesOf(p, count, dh); ok {
+		return b, nil, nil
+	}
 	return cbufIn(op, p, count, dh, true)
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/core"
 )
@@ -86,18 +87,27 @@ func kindOf(h uintptr) kind {
 }
 
 // table holds the objects of one kind by slot, each with the handle it was made
-// with. Lookups take the lock: the C program may call from many threads
-// (MPI_THREAD_MULTIPLE), and a lock nobody else holds costs a few nanoseconds.
+// with. Every call looks its handles up, from any thread (MPI_THREAD_MULTIPLE), so a
+// lookup takes no lock: slots lie in chunks that never move, found through a
+// directory that add replaces whole when it grows, and a slot's handle is stored
+// after its object and cleared before it goes, so a lookup that reads the handle it
+// was given before and after the object has that handle's object. (A lock would cost
+// every lookup two locked instructions, each a wait for the store buffer to drain,
+// which on a ping-pong's path holds the ring lines just written.) add, remove and
+// made take the mutex.
 type table[T any] struct {
 	kind kind
 	mu   sync.Mutex
-	objs []entry[T]
+	dir  atomic.Pointer[[]*[tableChunk]entry[T]]
+	n    int       // slots made
 	free []uintptr // the handles of freed slots, freed longest ago first
 }
 
+const tableChunk = 256
+
 type entry[T any] struct {
-	h uintptr // 0 while the slot is free
-	o *T
+	h atomic.Uintptr // 0 while the slot is free
+	o atomic.Pointer[T]
 }
 
 func (t *table[T]) add(o *T) uintptr {
@@ -108,32 +118,52 @@ func (t *table[T]) add(o *T) uintptr {
 		h = nextGen(t.free[0])
 		t.free = t.free[1:]
 	} else {
-		if len(t.objs) == maxSlots {
+		if t.n == maxSlots {
 			tableFull(t.kind)
 		}
-		h = newHandle(t.kind, len(t.objs))
-		t.objs = append(t.objs, entry[T]{})
+		h = newHandle(t.kind, t.n)
+		if t.n%tableChunk == 0 {
+			var d []*[tableChunk]entry[T]
+			if old := t.dir.Load(); old != nil {
+				d = append(d, *old...)
+			}
+			d = append(d, new([tableChunk]entry[T]))
+			t.dir.Store(&d)
+		}
+		t.n++
 	}
-	t.objs[slotOf(h)] = entry[T]{h: h, o: o}
+	e := t.slot(slotOf(h))
+	e.o.Store(o)
+	e.h.Store(h)
 	return h
 }
 
-func (t *table[T]) get(h uintptr) *T {
-	i := slotOf(h)
-	var o *T
-	t.mu.Lock()
-	if i < len(t.objs) && t.objs[i].h == h {
-		o = t.objs[i].o
+// slot is slot i's entry, nil when no slot i was made.
+func (t *table[T]) slot(i int) *entry[T] {
+	d := t.dir.Load()
+	if d == nil || i/tableChunk >= len(*d) {
+		return nil
 	}
-	t.mu.Unlock()
+	return &(*d)[i/tableChunk][i%tableChunk]
+}
+
+func (t *table[T]) get(h uintptr) *T {
+	e := t.slot(slotOf(h))
+	if e == nil || e.h.Load() != h {
+		return nil
+	}
+	o := e.o.Load()
+	if e.h.Load() != h {
+		return nil // removed meanwhile
+	}
 	return o
 }
 
 func (t *table[T]) remove(h uintptr) {
-	i := slotOf(h)
 	t.mu.Lock()
-	if i < len(t.objs) && t.objs[i].h == h {
-		t.objs[i] = entry[T]{}
+	if e := t.slot(slotOf(h)); e != nil && e.h.Load() == h {
+		e.h.Store(0)
+		e.o.Store(nil)
 		t.free = append(t.free, h)
 	}
 	t.mu.Unlock()
@@ -143,7 +173,7 @@ func (t *table[T]) remove(h uintptr) {
 func (t *table[T]) made(h uintptr) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return kindOf(h) == t.kind && slotOf(h) < len(t.objs)
+	return kindOf(h) == t.kind && slotOf(h) < t.n
 }
 
 // tableFull ends the job: a process holds maxSlots objects of kind k, as many as its

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -78,6 +79,68 @@ func TestTableGenerations(t *testing.T) {
 		other := newHandle(kComm, slotOf(h))
 		if tab.get(other) != nil {
 			t.Errorf("a communicator handle %#x finds a group", other)
+		}
+	}
+}
+
+// Lookups take no lock: readers on other goroutines must find every live handle's own
+// object, and nothing under a freed one, while adds grow the table past several
+// chunks (a new directory each time) and removes free slots for reuse. Under -race
+// this checks the publication order too.
+func TestTableLookupsWhileGrowing(t *testing.T) {
+	var tab table[grp]
+	tab.kind = kGroup
+	const n = 3 * tableChunk
+	objs := make([]*grp, n)
+	hs := make([]uintptr, n)
+	for i := range objs {
+		objs[i] = new(grp)
+	}
+	hs[0] = tab.add(objs[0])
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	errs := make(chan string, 4)
+	for r := 0; r < 2; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if o := tab.get(hs[0]); o != objs[0] {
+					errs <- "the first handle lost its object"
+					return
+				}
+				// A handle of a slot beyond the table, or of another kind, finds nothing.
+				if tab.get(newHandle(kGroup, maxSlots-1)) != nil || tab.get(newHandle(kComm, 0)) != nil {
+					errs <- "a handle finds an object it does not name"
+					return
+				}
+			}
+		}()
+	}
+	for i := 1; i < n; i++ {
+		hs[i] = tab.add(objs[i])
+		if i%2 == 0 {
+			tab.remove(hs[i])
+		}
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	for i := 1; i < n; i++ {
+		want := objs[i]
+		if i%2 == 0 {
+			want = nil
+		}
+		if got := tab.get(hs[i]); got != want {
+			t.Fatalf("handle %d (%#x): found %p, want %p", i, hs[i], got, want)
 		}
 	}
 }

@@ -42,6 +42,9 @@ func initialize(op string, level int32) int32 {
 	}
 	mainThread = int64(gettid())
 	setShortLive(true)
+	if core.ThreadLevel() == core.ThreadMultiple {
+		reqsMT()
+	}
 	return 0
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -59,9 +60,13 @@ func send(p *mpir.Proc, buf unsafe.Pointer, count int64, dh uintptr, dest, tag i
 		_, r := needComm(p.Op, ch)
 		return r
 	}
-	b, l, err := lentBuf(p.Op, buf, count, dh)
-	if err != nil {
-		return fail(p.Op, ch, err)
+	b, ok := bytesOf(buf, count, dh) // inline: lentBuf's common case
+	var l *datatype.Layout
+	if !ok {
+		var err error
+		if b, l, err = lentBuf(p.Op, buf, count, dh); err != nil {
+			return fail(p.Op, ch, err)
+		}
 	}
 	if err := mpir.Send(p, c.c, b, rankIn(dest), tagIn(tag)); err != nil {
 		return fail(p.Op, ch, err) // the engine may still hold l: left to the collector
@@ -77,9 +82,13 @@ func recv(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintpt
 		_, r := needComm(op, ch)
 		return r
 	}
-	b, l, err := lentBuf(op, buf, count, dh)
-	if err != nil {
-		return fail(op, ch, err)
+	b, ok := bytesOf(buf, count, dh)
+	var l *datatype.Layout
+	if !ok {
+		var err error
+		if b, l, err = lentBuf(op, buf, count, dh); err != nil {
+			return fail(op, ch, err)
+		}
 	}
 	from, t, n, err := mpir.Recv(c.c, b, rankIn(src), tagIn(tag))
 	if st != nil {

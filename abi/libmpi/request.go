@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -45,21 +46,51 @@ func (r *request) inactive() bool {
 func (r *request) ref() core.Ref { return core.RefOf(r.x, r.xg) }
 
 // requests are kept in chunks that never move, so that a *request stays valid while
-// other threads add requests. A freed slot is reused first (its request is likely in
+// other threads add requests, and a lookup (every completion call's) takes no lock:
+// the chunks' pointers are set once, and a slot's handle is stored last (as the
+// tables of handle.go do). A freed slot is reused first (its request is likely in
 // the cache), under its handle's next generation (handle.go): a completion call sets
 // the program's request to MPI_REQUEST_NULL, so stale copies are rarer than of other
-// kinds, and the ping-pong of nonblocking calls keeps touching one slot.
+// kinds, and the ping-pong of nonblocking calls keeps touching one slot. Below
+// MPI_THREAD_MULTIPLE the program makes one call at a time, so making and freeing a
+// request take no lock either (every nonblocking call does both): the mutex is taken
+// once a session or MPI_Init_thread provides MPI_THREAD_MULTIPLE (reqsMT), which
+// happens inside a call, when no other thread can be in one.
 const reqChunk = 1024
 
 var reqs struct {
-	sync.Mutex
-	chunks [][]request
+	mu     sync.Mutex
+	mt     atomic.Bool // mu guards free and n
+	chunks [maxSlots / reqChunk]atomic.Pointer[[reqChunk]request]
 	free   []uintptr // the handles of freed slots
 	n      int
 }
 
+// reqsMT makes the request table take its mutex from now on.
+func reqsMT() { reqs.mt.Store(true) }
+
+// lockReqs and unlockReqs test mt inline and take the mutex out of line, as the
+// engine's lock does (internal/p2p/lock.go): inlined whole they would be calls.
+func lockReqs() {
+	if reqs.mt.Load() {
+		lockReqsMT()
+	}
+}
+
+func unlockReqs() {
+	if reqs.mt.Load() {
+		unlockReqsMT()
+	}
+}
+
+//go:noinline
+func lockReqsMT() { reqs.mu.Lock() }
+
+//go:noinline
+func unlockReqsMT() { reqs.mu.Unlock() }
+
 func newRequest() (uintptr, *request) {
-	reqs.Lock()
+	lockReqs()
 	var h uintptr
 	if k := len(reqs.free); k > 0 {
 		h = nextGen(reqs.free[k-1])
@@ -70,44 +101,43 @@ func newRequest() (uintptr, *request) {
 			tableFull(kRequest)
 		}
 		reqs.n++
-		if i/reqChunk >= len(reqs.chunks) {
-			reqs.chunks = append(reqs.chunks, make([]request, reqChunk))
+		if i%reqChunk == 0 {
+			reqs.chunks[i/reqChunk].Store(new([reqChunk]request))
 		}
 		h = newHandle(kRequest, i)
 	}
 	i := slotOf(h)
-	r := &reqs.chunks[i/reqChunk][i%reqChunk]
-	reqs.Unlock()
-	*r = request{h: h}
+	r := &reqs.chunks[i/reqChunk].Load()[i%reqChunk]
+	unlockReqs()
+	*r = request{}
+	atomic.StoreUintptr(&r.h, h)
 	return h, r
 }
 
 func reqOf(h uintptr) *request {
 	i := slotOf(h)
-	reqs.Lock()
-	var r *request
-	if i < reqs.n {
-		r = &reqs.chunks[i/reqChunk][i%reqChunk]
-		if r.h != h {
-			r = nil
-		}
+	c := reqs.chunks[i/reqChunk].Load()
+	if c == nil {
+		return nil
 	}
-	reqs.Unlock()
-	return r
+	if r := &c[i%reqChunk]; atomic.LoadUintptr(&r.h) == h {
+		return r
+	}
+	return nil
 }
 
 // reqMade says whether request handle h's slot has held a request.
 func reqMade(h uintptr) bool {
-	reqs.Lock()
-	defer reqs.Unlock()
+	lockReqs()
+	defer unlockReqs()
 	return kindOf(h) == kRequest && slotOf(h) < reqs.n
 }
 
 func freeRequest(h uintptr, r *request) {
 	*r = request{}
-	reqs.Lock()
+	lockReqs()
 	reqs.free = append(reqs.free, h)
-	reqs.Unlock()
+	unlockReqs()
 }
 
 // addP2P makes the handle of an engine request.

@@ -89,6 +89,7 @@ func PMPI_Session_init(ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	setShortLive(true)
 	if d.Level() == core.ThreadMultiple {
 		shortMT()
+		reqsMT()
 	}
 	s := &session{s: d}
 	d.Face = s

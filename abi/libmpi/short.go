@@ -84,6 +84,21 @@ func shortDatatype(i int) {
 	}
 }
 
+// bytesOf is the buffer of count items of the predefined datatype dh at p when they
+// are plain bytes from p on (short.c's table of them, which applyFortran keeps true)
+// and count is positive, small enough that their bytes fit an int: the common case of
+// every buffer of the C face, built inline, where cbufIn would call out twice (the
+// type's contiguity, its size) and check what is known here. ok false: cbufIn checks
+// and builds it.
+func bytesOf(p unsafe.Pointer, count int64, dh uintptr) (b core.Buf, ok bool) {
+	i := dh - 0x200
+	if i >= uintptr(len(C.mpigo_short_dts)) || uint64(count-1) >= 1<<31-1 || p == nil {
+		return b, false
+	}
+	n := int64(C.mpigo_short_dts[i].size) * count // sizes are at most 64 KiB: no overflow
+	return core.BytesAt((*byte)(p), int(n)), n > 0
+}
+
 // shortWin is a window's copy for short.c and what keeps it.
 type shortWin struct {
 	mu     sync.Mutex

@@ -1,5 +1,6 @@
 /* threads.c - MPI_THREAD_MULTIPLE: four pthreads per rank exchange messages with
- * the peer's threads at once, each on its own tag, then collectives on duplicates. */
+ * the peer's threads at once, each on its own tag, then nonblocking messages and
+ * collectives on duplicates. */
 #include <pthread.h>
 #include "check.h"
 
@@ -16,6 +17,16 @@ static void *worker(void *arg) {
         MPI_Status st;
         OK(MPI_Sendrecv(&out, 1, MPI_INT, peer, t, &in, 1, MPI_INT, peer, t, MPI_COMM_WORLD, &st));
         CHECK(in == peer * 1000000 + t * 1000 + i && st.MPI_TAG == t, "thread %d round %d got %d", t, i, in);
+    }
+    /* Requests made and freed by every thread at once, on the thread's communicator. */
+    for (int i = 0; i < ROUNDS; i++) {
+        int out = t * 1000 + i, in = -1;
+        MPI_Request q[2];
+        OK(MPI_Irecv(&in, 1, MPI_INT, peer, i, comms[t], &q[0]));
+        OK(MPI_Isend(&out, 1, MPI_INT, peer, i, comms[t], &q[1]));
+        OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        CHECK(in == t * 1000 + i && q[0] == MPI_REQUEST_NULL && q[1] == MPI_REQUEST_NULL,
+              "thread %d nonblocking round %d got %d", t, i, in);
     }
     int s = 1, sum = 0;
     OK(MPI_Allreduce(&s, &sum, 1, MPI_INT, MPI_SUM, comms[t]));
