@@ -42,6 +42,16 @@ func ioJobWith(t *testing.T, o mpitest.Options, body func(t *testing.T, dir stri
 	}
 }
 
+// syncAll makes every rank's writes to f visible to every rank's reads, the
+// standard's sync-barrier-sync (MPI 4.1 section 14.6.1); the ranks of World call it
+// together.
+func syncAll(t *testing.T, f *mpi.File) {
+	t.Helper()
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	must(t, f.Sync())
+}
+
 // pattern is the reference data: byte i of a reference file is pattern(i).
 func pattern(i int64) byte { return byte(i*7 + i>>8 + 1) }
 
@@ -214,9 +224,7 @@ func TestFileViewStrided(t *testing.T) {
 				must(t, err)
 				_, err = mpi.FileWrite(f, vals[len(vals)/2:])
 				must(t, err)
-				must(t, f.Sync())
-				must(t, mpi.World.Barrier())
-				must(t, f.Sync())
+				syncAll(t, f)
 				if rank == 0 {
 					raw, err := os.ReadFile(name)
 					must(t, err)
@@ -334,9 +342,7 @@ func TestFileViewPastExtent(t *testing.T) {
 			_, err = mpi.FileWriteAt(f, 0, patterned(0, int64(2*half+blk)))
 			must(t, err)
 		}
-		must(t, f.Sync())
-		must(t, mpi.World.Barrier())
-		must(t, f.Sync())
+		syncAll(t, f)
 		must(t, f.SetView(0, mpi.Byte, ft, "native", nil))
 		// Two tiles: tile k's blocks start at k*blk.
 		var want []byte
@@ -368,9 +374,7 @@ func TestFileViewPastExtent(t *testing.T) {
 				_, err = mpi.FileWriteAtAll(f, 0, mine)
 			}
 			must(t, err)
-			must(t, f.Sync())
-			must(t, mpi.World.Barrier())
-			must(t, f.Sync())
+			syncAll(t, f)
 			if rank == 0 {
 				raw, err := os.ReadFile(name)
 				must(t, err)
