@@ -72,18 +72,14 @@ func TestFileTwoPhase(t *testing.T) {
 					_, err = mpi.FileWriteAt(f, 0, old)
 					must(t, err)
 				}
-				must(t, f.Sync())
-				must(t, mpi.World.Barrier())
-				must(t, f.Sync())
+				syncAll(t, f)
 				must(t, f.SetView(0, mpi.Byte, ft, "native", nil))
 				st, err := mpi.FileWriteAll(f, data[rank])
 				must(t, err)
 				if st.Bytes() != int64(len(data[rank])) {
 					t.Errorf("wrote %d bytes, want %d", st.Bytes(), len(data[rank]))
 				}
-				must(t, f.Sync())
-				must(t, mpi.World.Barrier())
-				must(t, f.Sync())
+				syncAll(t, f)
 				if rank == 0 {
 					raw, err := os.ReadFile(name)
 					must(t, err)

@@ -43,9 +43,7 @@ func TestFileExternal32(t *testing.T) {
 		}
 		_, err = mpi.FileWriteAt(f, int64(len(vals)/2), vals[len(vals)/2:])
 		must(t, err)
-		must(t, f.Sync())
-		must(t, mpi.World.Barrier())
-		must(t, f.Sync())
+		syncAll(t, f)
 		if rank == 0 {
 			raw, err := os.ReadFile(name)
 			must(t, err)

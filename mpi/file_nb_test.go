@@ -206,9 +206,7 @@ func TestFileHintsSizeAtomicity(t *testing.T) {
 				t.Errorf("WriteAt: %d, %v", n, err)
 			}
 		}
-		must(t, f.Sync())
-		must(t, mpi.World.Barrier())
-		must(t, f.Sync())
+		syncAll(t, f)
 		sec := io.NewSectionReader(b, 100, 20)
 		all, err := io.ReadAll(sec)
 		if err != nil || string(all) != "hello, file" {

@@ -42,6 +42,16 @@ func ioJobWith(t *testing.T, o mpitest.Options, body func(t *testing.T, dir stri
 	}
 }
 
+// syncAll makes every rank's writes to f visible to every rank's reads, the
+// standard's sync-barrier-sync (MPI 4.1 section 14.6.1); the ranks of World call it
+// together.
+func syncAll(t *testing.T, f *mpi.File) {
+	t.Helper()
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	must(t, f.Sync())
+}
+
 // pattern is the reference data: byte i of a reference file is pattern(i).
 func pattern(i int64) byte { return byte(i*7 + i>>8 + 1) }
 
@@ -214,9 +224,7 @@ func TestFileViewStrided(t *testing.T) {
 				must(t, err)
 				_, err = mpi.FileWrite(f, vals[len(vals)/2:])
 				must(t, err)
-				must(t, f.Sync())
-				must(t, mpi.World.Barrier())
-				must(t, f.Sync())
+				syncAll(t, f)
 				if rank == 0 {
 					raw, err := os.ReadFile(name)
 					must(t, err)
@@ -305,6 +313,80 @@ func TestFileViewSubarray(t *testing.T) {
 			}
 		}
 		must(t, mem.Free())
+		must(t, ft.Free())
+		must(t, f.Close())
+	})
+}
+
+// TestFileViewPastExtent sets views whose filetype's data reaches past its extent,
+// as parallel HDF5's collective writes of chunked datasets do (a struct of the chunks'
+// file types at their addresses, with an extent less than its span): the standard
+// asks displacements to be nondecreasing within the filetype only, so the next tile
+// may start before the last one's data. Each rank's filetype is a block of its own in
+// each half of the file, extent one block: it reads two tiles of a reference file
+// independently and collectively, then writes one tile collectively, with two-phase
+// I/O and without, and independently, and the file holds each rank's blocks.
+func TestFileViewPastExtent(t *testing.T) {
+	ioJob(t, 4, func(t *testing.T, dir string, rank, size int) {
+		const blk = 8
+		half := size * blk
+		name := filepath.Join(dir, "x")
+		f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		blocks, err := mpi.TypeHindexed([]int{blk, blk}, []int{rank * blk, half + rank*blk}, mpi.Byte)
+		must(t, err)
+		ft, err := mpi.TypeResized(blocks, 0, blk)
+		must(t, err)
+		must(t, ft.Commit())
+		if rank == 0 {
+			_, err = mpi.FileWriteAt(f, 0, patterned(0, int64(2*half+blk)))
+			must(t, err)
+		}
+		syncAll(t, f)
+		must(t, f.SetView(0, mpi.Byte, ft, "native", nil))
+		// Two tiles: tile k's blocks start at k*blk.
+		var want []byte
+		for k := range 2 {
+			want = append(want, patterned(int64(k*blk+rank*blk), blk)...)
+			want = append(want, patterned(int64(k*blk+half+rank*blk), blk)...)
+		}
+		got := make([]byte, len(want))
+		st, err := mpi.FileReadAt(f, 0, got)
+		must(t, err)
+		if st.Bytes() != int64(len(want)) || !bytes.Equal(got, want) {
+			t.Errorf("read two tiles independently: %d bytes, equal %v", st.Bytes(), bytes.Equal(got, want))
+		}
+		clear(got)
+		st, err = mpi.FileReadAtAll(f, 0, got)
+		must(t, err)
+		if st.Bytes() != int64(len(want)) || !bytes.Equal(got, want) {
+			t.Errorf("read two tiles collectively: %d bytes, equal %v", st.Bytes(), bytes.Equal(got, want))
+		}
+		for i, cb := range []string{"enable", "disable", ""} {
+			mine := bytes.Repeat([]byte{byte(16*i + rank + 1)}, 2*blk)
+			if cb == "" {
+				_, err = mpi.FileWriteAt(f, 0, mine)
+			} else {
+				in := mpi.InfoCreate()
+				must(t, in.Set("romio_cb_write", cb))
+				must(t, f.SetInfo(in))
+				must(t, in.Free())
+				_, err = mpi.FileWriteAtAll(f, 0, mine)
+			}
+			must(t, err)
+			syncAll(t, f)
+			if rank == 0 {
+				raw, err := os.ReadFile(name)
+				must(t, err)
+				for o := range 2 * half {
+					if r := o % half / blk; raw[o] != byte(16*i+r+1) {
+						t.Fatalf("romio_cb_write=%q: file byte %d is %d, want rank %d's %d", cb, o, raw[o], r, 16*i+r+1)
+					}
+				}
+			}
+			must(t, mpi.World.Barrier())
+		}
+		must(t, blocks.Free())
 		must(t, ft.Free())
 		must(t, f.Close())
 	})

@@ -12,8 +12,8 @@
 //     O_APPEND), each retried until whole or failed, so a short read means the end of
 //     the file. Locks are byte-range locks of the open file description.
 //   - A View (NewView) holds the standard's invariants: a filetype made of etypes,
-//     displacements nonnegative and nondecreasing (across tiles too), holes of whole
-//     etypes. It maps view positions (bytes of the view's data) to file offsets
+//     displacements nonnegative and nondecreasing (within a tile: tiles may go
+//     back), holes of whole etypes. It maps view positions (bytes of the view's data) to file offsets
 //     (FileOff), walks an access as the file runs it touches, merged where they touch
 //     (Cursor), and says where the end of the file falls in the view (EOF). Views are
 //     immutable; a contiguous view is walked in one step however small its etype.

@@ -21,10 +21,13 @@ func (r Run) End() int64 { return r.Off + r.Len }
 //
 // Invariants (NewView refuses a view that breaks them): the etype holds data; the
 // filetype holds a whole number of etypes and some data, has a positive extent, and
-// its typemap's displacements are nonnegative and nondecreasing, across tiles too
-// (a tile's first byte lies at or after the last tile's last displacement); where the
-// etype is contiguous, every hole between the filetype's runs is a whole number of
-// etypes. A View is immutable and may be used by many goroutines at once.
+// its typemap's displacements are nonnegative and nondecreasing; where the etype is
+// contiguous, every hole between the filetype's runs is a whole number of etypes.
+// The rule on displacements is the standard's, on the filetype's typemap: the tiles
+// may go back (a filetype's data may reach past its extent, so that the next tile
+// starts before the last one's data ends), as parallel HDF5's filetypes of chunks
+// do; ROMIO and OMPIO take such views, and nothing here needs a tiling in file
+// order. A View is immutable and may be used by many goroutines at once.
 type View struct {
 	disp         int64
 	etype, ftype *datatype.Type
@@ -121,11 +124,7 @@ func (v *View) checkRuns() error {
 		}
 		end = max(end, r.End())
 	}
-	first, last := v.runs[0], v.runs[len(v.runs)-1]
-	if next := first.Off + v.extent; next < last.Off {
-		return errorf(ErrType, "the filetype %s has extent %d, so its next tile starts at %d, before its own data at %d: displacements must be nondecreasing across tiles",
-			name, v.extent, next, last.Off)
-	} else if etypeContig && next > end && (next-end)%v.esize != 0 {
+	if next := v.runs[0].Off + v.extent; etypeContig && next > end && (next-end)%v.esize != 0 {
 		return errorf(ErrType, "the filetype %s leaves a hole of %d bytes between tiles, not a whole number of etypes %s (%d bytes)",
 			name, next-end, v.etype.Name(), v.esize)
 	}
