@@ -259,6 +259,13 @@ func TestErrorClassesAndCodes(t *testing.T) {
 		if _, err := mpi.ErrorClassOf(code); !errors.Is(err, mpi.ErrArg) {
 			t.Errorf("ErrorClassOf of a removed code: %v", err)
 		}
+		// A class with a string left is not removed, as a code is not (mpi4py's
+		// test_errorcode checks both).
+		must(t, mpi.AddErrorString(mpi.ErrorCode(class), "my class"))
+		if err := mpi.RemoveErrorClass(class); !errors.Is(err, mpi.ErrArg) {
+			t.Errorf("RemoveErrorClass with its string left: %v, want ErrArg", err)
+		}
+		must(t, mpi.RemoveErrorString(mpi.ErrorCode(class)))
 		must(t, mpi.RemoveErrorClass(class))
 		if _, err := mpi.ErrorString(mpi.ErrorCode(class)); !errors.Is(err, mpi.ErrArg) {
 			t.Errorf("ErrorString of a removed class: %v", err)

@@ -190,3 +190,53 @@ func TestPartitionedDatatypes(t *testing.T) {
 		})
 	}
 }
+
+// TestPartitionedEmpty: partitions of zero bytes (mpi4py's test_p2p_buf_part with
+// an empty buffer) have not arrived before the sender's round starts, and arrive
+// once it marks them ready.
+func TestPartitionedEmpty(t *testing.T) {
+	jobWith(t, mpitest.Options{N: 2}, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		const parts = 3
+		init := mpi.PrecvInit[int64]
+		if rank == 0 {
+			init = mpi.PsendInit[int64]
+		}
+		r, err := init(w, []int64{}, parts, 1-rank, 7)
+		must(t, err)
+		for round := range 2 {
+			must(t, w.Barrier())
+			if rank == 1 {
+				must(t, r.Start())
+				for i := range parts {
+					if ok, err := r.Parrived(i); ok || err != nil {
+						t.Errorf("round %d: Parrived(%d) before the sender started: %v, %v; want false", round, i, ok, err)
+					}
+				}
+			}
+			must(t, w.Barrier())
+			if rank == 0 {
+				must(t, r.Start())
+				for i := range parts {
+					must(t, r.Pready(i))
+				}
+			}
+			must(t, w.Barrier())
+			if rank == 1 {
+				for i := range parts {
+					for {
+						ok, err := r.Parrived(i)
+						must(t, err)
+						if ok {
+							break
+						}
+					}
+				}
+			}
+			if _, err := r.Wait(); err != nil {
+				t.Errorf("round %d: Wait: %v", round, err)
+			}
+		}
+		must(t, r.Free())
+	})
+}

@@ -93,6 +93,8 @@ static void inter(MPI_Comm ic, int group) {
         OK(MPI_Reduce(NULL, NULL, -1, MPI_DATATYPE_NULL, MPI_OP_NULL, root, ic));
         OK(MPI_Bcast(NULL, -1, MPI_DATATYPE_NULL, root, ic));
         OK(MPI_Gather(NULL, -1, MPI_DATATYPE_NULL, NULL, -1, MPI_DATATYPE_NULL, root, ic));
+        OK(MPI_Gatherv(NULL, -1, MPI_DATATYPE_NULL, NULL, NULL, NULL, MPI_DATATYPE_NULL, root, ic));
+        OK(MPI_Scatterv(NULL, NULL, NULL, MPI_DATATYPE_NULL, NULL, -1, MPI_DATATYPE_NULL, root, ic));
         MPI_Request q;
         OK(MPI_Ireduce(NULL, NULL, 0, MPI_INT, MPI_SUM, root, ic, &q));
         OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
@@ -107,6 +109,14 @@ static void inter(MPI_Comm ic, int group) {
         OK(MPI_Bcast(&b, 1, MPI_INT, root, ic));
         OK(MPI_Gather(NULL, 0, MPI_INT, all, 1, MPI_INT, root, ic));
         for (int j = 0; j < rsize; j++) CHECK(all[j] == 10 * j + 1, "inter Gather [%d] = %d", j, all[j]);
+        /* Gatherv and Scatterv: the root's own send (receive) side is a null
+         * datatype; its counts are in elements of the other side's datatype. */
+        int counts[8], displs[8];
+        for (int j = 0; j < rsize; j++) counts[j] = 1, displs[j] = rsize - 1 - j, all[j] = -1;
+        OK(MPI_Gatherv(NULL, 0, MPI_DATATYPE_NULL, all, counts, displs, MPI_INT, root, ic));
+        for (int j = 0; j < rsize; j++) CHECK(all[displs[j]] == 10 * j + 1, "inter Gatherv [%d] = %d", j, all[displs[j]]);
+        for (int j = 0; j < rsize; j++) all[displs[j]] = 20 * j;
+        OK(MPI_Scatterv(all, counts, displs, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, ic));
         MPI_Request q;
         OK(MPI_Ireduce(NULL, &sum, 1, MPI_INT, MPI_SUM, root, ic, &q));
         OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
@@ -118,6 +128,10 @@ static void inter(MPI_Comm ic, int group) {
     OK(MPI_Bcast(&b, 1, MPI_INT, root, ic));
     CHECK(b == 77, "inter Bcast got %d", b);
     OK(MPI_Gather(&mine, 1, MPI_INT, NULL, -1, MPI_DATATYPE_NULL, root, ic));
+    OK(MPI_Gatherv(&mine, 1, MPI_INT, NULL, NULL, NULL, MPI_DATATYPE_NULL, root, ic));
+    int r = -1;
+    OK(MPI_Scatterv(NULL, NULL, NULL, MPI_DATATYPE_NULL, &r, 1, MPI_INT, root, ic));
+    CHECK(r == 20 * rank, "inter Scatterv got %d", r);
     MPI_Request q;
     OK(MPI_Ireduce(&mine, NULL, 1, MPI_INT, MPI_SUM, root, ic, &q));
     OK(MPI_Wait(&q, MPI_STATUS_IGNORE));

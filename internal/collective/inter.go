@@ -170,10 +170,15 @@ func (c *comm) interGathervSched(name string, send, recv Vec, counts, displs []i
 // beginInterV begins the schedule of an intercommunicator Gatherv or Scatterv: the
 // root's counts and displs place the remote ranks' blocks in whole.
 func (c *comm) beginInterV(name string, kind Kind, root int, whole, part Vec, counts, displs []int, gather, nb bool) (*coll.Sched, interRole, error) {
-	esz := part.Esz
 	role, err := c.interRootRole(name, root)
 	if err != nil {
 		return nil, 0, err
+	}
+	// The root's part buffer is not significant (an empty stand-in, whatever
+	// datatype the caller gave): its counts are in elements of whole.
+	esz := part.Esz
+	if role == roleRoot {
+		esz = whole.Esz
 	}
 	s, err := c.beginInter(interCall{op: name, kind: kind, role: role, root: root, elem: int64(esz), out: -1, in: -1, nb: nb}, esz)
 	if err != nil {

@@ -343,6 +343,9 @@ func TestErrorCodes(t *testing.T) {
 	wantClass(t, "RemoveCode with its string left", RemoveCode("Remove_error_code", code), ClassArg)
 	must(t, RemoveString("Remove_error_string", code))
 	must(t, RemoveCode("Remove_error_code", code))
+	must(t, AddString("Add_error_string", ErrorCode(class), "my class"))
+	wantClass(t, "RemoveClass with its string left", RemoveClass("Remove_error_class", class), ClassArg)
+	must(t, RemoveString("Remove_error_string", ErrorCode(class)))
 	must(t, RemoveClass("Remove_error_class", class))
 	wantClass(t, "a removed code", func() error { _, err := ClassOfCode("Error_class", code); return err }(), ClassArg)
 	if next, err := AddClass("Add_error_class"); err != nil || ErrorCode(next) <= code {

@@ -155,8 +155,8 @@ func notAdded(op string, code ErrorCode, by string) error {
 	return Errorf(ClassArg, op, "code %d was not made by %s (or was removed)", int(code), by)
 }
 
-// RemoveClass removes a class AddClass made, once its codes are removed
-// (MPI_Remove_error_class). Its string goes with it.
+// RemoveClass removes a class AddClass made, once it has no codes left
+// and its string (MPI_Remove_error_class).
 func RemoveClass(op string, class ErrorClass) error {
 	added.Lock()
 	defer added.Unlock()
@@ -167,9 +167,13 @@ func RemoveClass(op string, class ErrorClass) error {
 	if n := added.codes[class]; n > 0 {
 		return Errorf(ClassArg, op, "class %d still has %d codes: remove them first (RemoveErrorCode)", int(class), n)
 	}
+	// Like a code (RemoveCode), a class goes only after its string: mpi4py
+	// and MPICH check it, and a string left behind could never be removed.
+	if _, has := added.text[code]; has {
+		return Errorf(ClassArg, op, "class %d still has a string: remove it first (RemoveErrorString)", int(class))
+	}
 	delete(added.class, code)
 	delete(added.codes, class)
-	delete(added.text, code)
 	return nil
 }
 

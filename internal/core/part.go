@@ -271,11 +271,19 @@ func (p *Pending) Parrived(op string, i int) (bool, error) {
 	if !o.active {
 		return true, nil // an inactive request has arrived whole (MPI 4.1 §4.2.2)
 	}
-	if o.peer == ProcNull || o.psize == 0 {
+	if o.peer == ProcNull {
 		return true, nil
 	}
 	if !o.posted {
 		return false, o.err
+	}
+	if o.psize == 0 {
+		// Empty partitions map onto no byte of the sender's: one has arrived
+		// once the whole (empty) message has, never before the sender's round.
+		for j := range o.done {
+			o.testOne(j)
+		}
+		return o.ndone == len(o.done), o.err
 	}
 	first := int64(i) * o.psize / o.far.psize
 	last := (int64(i+1)*o.psize - 1) / o.far.psize
