@@ -195,6 +195,59 @@ func TestIntercommCreateWithStranger(t *testing.T) {
 	})
 }
 
+// TestSpawnWhileDisconnecting: at ThreadMultiple, two goroutines of one parent each
+// spawn a child, trade a message with it and disconnect, round after round, as a
+// pool manager's threads do (mpi4py.futures): one goroutine's Disconnect, which drops
+// the processes no communicator names any more, must not drop the child the other is
+// still connecting to.
+func TestSpawnWhileDisconnecting(t *testing.T) {
+	mpitest.Job(t, mpitest.Options{N: 1}, func(t *testing.T) {
+		_, err := mpi.InitThread(mpi.ThreadMultiple)
+		must(t, err)
+		if p := mpi.CommGetParent(); p != nil {
+			v := []int{0}
+			_, err := mpi.Recv(p, v, 0, 3)
+			must(t, err)
+			must(t, mpi.Send(p, []int{v[0] + 1}, 0, 4))
+			must(t, p.Disconnect())
+			must(t, mpi.Finalize())
+			return
+		}
+		const goroutines, rounds = 2, 12
+		errs := make(chan error, goroutines)
+		for g := range goroutines {
+			go func() {
+				errs <- func() error {
+					for r := range rounds {
+						inter, _, err := mpi.CommSpawn(os.Args[0], os.Args[1:], 1, nil, 0, mpi.Self)
+						if err != nil {
+							return err
+						}
+						if err := mpi.Send(inter, []int{100*g + r}, 0, 3); err != nil {
+							return err
+						}
+						v := []int{0}
+						if _, err := mpi.Recv(inter, v, 0, 4); err != nil {
+							return err
+						}
+						if v[0] != 100*g+r+1 {
+							return fmt.Errorf("goroutine %d round %d: the child sent %d, want %d", g, r, v[0], 100*g+r+1)
+						}
+						if err := inter.Disconnect(); err != nil {
+							return err
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		for range goroutines {
+			must(t, <-errs)
+		}
+		must(t, mpi.Finalize())
+	})
+}
+
 // TestSpawnMultipleArgv: one parent spawns two commands with different arguments, 1
 // and 2 processes: each child has its own command's arguments and MPI_APPNUM.
 func TestSpawnMultipleArgv(t *testing.T) {

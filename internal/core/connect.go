@@ -107,6 +107,7 @@ func joinGroups(op, portName string, bad error, root int, c *Comm, accept bool) 
 	if err != nil {
 		return nil, err
 	}
+	defer releaseIdx(ws)
 	rg, err := procGroup(op, ws)
 	if err != nil {
 		return nil, err

@@ -677,7 +677,8 @@ func IntercommCreateCore(op string, bad error, local *Comm, localLeader int, pee
 	if word, err = bcastBytes(op, local, localLeader, word); err != nil {
 		return nil, err
 	}
-	rg, err := remoteMembers(op, word)
+	rg, held, err := remoteMembers(op, word)
+	defer releaseIdx(held)
 	if err != nil {
 		return nil, err
 	}
@@ -799,26 +800,30 @@ func leadersSwap(op string, pk *Conn, leader, tag int, mine []byte) []byte {
 	return theirs
 }
 
-// remoteMembers is the other group, from its description.
-func remoteMembers(op string, word []byte) (*group.Group, error) {
+// remoteMembers is the other group, from its description, and the processes that
+// addProcs holds for it (releaseIdx lets go of them). Names alone come only where
+// both groups are of one job (leadersNeed), which holds nothing.
+func remoteMembers(op string, word []byte) (*group.Group, []int32, error) {
 	if len(word) == 0 {
-		return nil, Errorf(ClassIntern, op, "a malformed list of group members")
+		return nil, nil, Errorf(ClassIntern, op, "a malformed list of group members")
 	}
 	switch word[0] {
 	case membersNames:
-		return decodeMembers(op, word[1:])
+		g, err := decodeMembers(op, word[1:])
+		return g, nil, err
 	case membersRecs:
 		recs, err := decodeRecs(word[1:])
 		if err != nil {
-			return nil, Wrap(ClassIntern, op, "the other group's processes", err)
+			return nil, nil, Wrap(ClassIntern, op, "the other group's processes", err)
 		}
 		ws, err := addProcs(op, recs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return procGroup(op, ws)
+		g, err := procGroup(op, ws)
+		return g, ws, err
 	}
-	return nil, Errorf(ClassComm, op, "%s", word[1:])
+	return nil, nil, Errorf(ClassComm, op, "%s", word[1:])
 }
 
 // MergeCore makes an intracommunicator of both groups of an intercommunicator

@@ -140,6 +140,10 @@ type procRec struct {
 }
 
 // addProcs makes every process of recs reachable and returns their indices, in order.
+// It holds each foreign one as a communicator would, so that a Disconnect running
+// meanwhile on another thread does not drop a process this connection is about to
+// name; the caller lets go with releaseIdx once the communicator holds them (or the
+// connection failed).
 func addProcs(op string, recs []procRec) ([]int32, error) {
 	dyn.Lock()
 	defer dyn.Unlock()
@@ -174,7 +178,23 @@ func addProcs(op string, recs []procRec) ([]int32, error) {
 	if err := eng.AddPeers(World.size + len(dyn.names)); err != nil {
 		return nil, Wrap(ClassIntern, op, "growing the engine", err)
 	}
+	for _, w := range out {
+		if int(w) >= World.size {
+			dyn.refs[int(w)-World.size]++
+		}
+	}
 	return out, nil
+}
+
+// releaseIdx lets go of the holds addProcs took on ws.
+func releaseIdx(ws []int32) {
+	dyn.Lock()
+	defer dyn.Unlock()
+	for _, w := range ws {
+		if int(w) >= World.size {
+			dyn.refs[int(w)-World.size]--
+		}
+	}
 }
 
 // procGroup is the group of the processes of indices ws, in order.
