@@ -4,25 +4,8 @@
  * checked against plain POSIX reads of the file; a failing conversion and the other
  * bad calls with their classes; external32 views of C long, laid out at 4 bytes an
  * item. It leaves no file behind. */
-#include "check.h"
-#include <fcntl.h>
+#include "iotest.h"
 #include <stdint.h>
-#include <string.h>
-#include <unistd.h>
-
-static int rank, np;
-static char dir[400];
-
-static void path(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
-
-static long posix_read(const char *name, unsigned char *buf, long max) {
-    int fd = open(name, O_RDONLY);
-    CHECK(fd >= 0, "open %s", name);
-    long n = 0, k;
-    while ((k = read(fd, buf + n, max - n)) > 0) n += k;
-    close(fd);
-    return n;
-}
 
 /* The state of the swapping representation: its conversions' calls. */
 struct state {
@@ -214,11 +197,7 @@ static void longs(void) {
 }
 
 int main(int argc, char **argv) {
-    OK(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    CHECK(argc == 2, "usage: datarep dir");
-    snprintf(dir, sizeof dir, "%s", argv[1]);
+    io_start(&argc, &argv, "datarep");
     struct state s = {0}, sc = {0};
     OK(MPI_Register_datarep("swap", swap_read, swap_write, native_extent, &s));
     OK(MPI_Register_datarep_c("swap_c", swap_read_c, swap_write_c, native_extent, &sc));

@@ -4,27 +4,9 @@
  * blocking, nonblocking, collective and split collective, with the _c forms, checked against plain POSIX
  * reads of the file; the classes of bad calls (a full disk too), and the file error handlers. It leaves
  * no file behind. */
-#include "check.h"
-#include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
-
-static int rank, np;
-static char dir[400];
-
-static void path(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
+#include "iotest.h"
 
 static unsigned char pat(long i) { return (unsigned char)(i * 7 + (i >> 8) + 1); }
-
-/* posix_read reads the whole file name into buf (up to max) and returns its size. */
-static long posix_read(const char *name, unsigned char *buf, long max) {
-    int fd = open(name, O_RDONLY);
-    CHECK(fd >= 0, "open %s", name);
-    long n = 0, k;
-    while ((k = read(fd, buf + n, max - n)) > 0) n += k;
-    close(fd);
-    return n;
-}
 
 static int handler_calls = 0;
 static MPI_File handler_file;
@@ -426,11 +408,7 @@ static void full(void) {
 }
 
 int main(int argc, char **argv) {
-    OK(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    CHECK(argc == 2, "usage: io dir");
-    snprintf(dir, sizeof dir, "%s", argv[1]);
+    io_start(&argc, &argv, "io");
     opens();
     explicit_offsets();
     views();

@@ -5,26 +5,9 @@
  * of the view; ordered reads and writes, blocking and split, with the _c forms, in
  * rank order, checked against plain POSIX reads of the file. It leaves no file
  * behind. */
-#include "check.h"
-#include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
-
-static int rank, np;
-static char dir[400];
+#include "iotest.h"
 
 enum { RECS = 24, REC = 4 }; /* records per rank, ints per record */
-
-static void path(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
-
-static long posix_read(const char *name, unsigned char *buf, long max) {
-    int fd = open(name, O_RDONLY);
-    CHECK(fd >= 0, "open %s", name);
-    long n = 0, k;
-    while ((k = read(fd, buf + n, max - n)) > 0) n += k;
-    close(fd);
-    return n;
-}
 
 /* one_shared does access k of this rank through the shared pointer, in one of the
  * four forms (blocking, _c, nonblocking, nonblocking _c), and returns the ints moved. */
@@ -169,12 +152,8 @@ static void ordered(void) {
 }
 
 int main(int argc, char **argv) {
-    OK(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    CHECK(argc == 2, "usage: ioshared dir");
+    io_start(&argc, &argv, "ioshared");
     CHECK(np <= 63, "at most 63 ranks");
-    snprintf(dir, sizeof dir, "%s", argv[1]);
     shared();
     ordered();
     MPI_Barrier(MPI_COMM_WORLD);
