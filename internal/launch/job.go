@@ -146,6 +146,7 @@ type child struct {
 	crash            string        // the first line of a Go panic or fatal error on its stderr
 	pmDone           chan struct{} // the connection has ended
 	errDone          chan struct{} // its stderr has been forwarded to its end
+	stdoutDone       chan struct{} // its stdout has been forwarded to its end
 	outDone          sync.WaitGroup
 }
 
@@ -789,11 +790,11 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		return err
 	}
 	c := &child{idx: idx, conn: mine, cmd: cmd, pid: cmd.Process.Pid, rank: r, host: int(n.lay.NodeOf[r]),
-		pmDone: make(chan struct{}), errDone: make(chan struct{})}
+		pmDone: make(chan struct{}), errDone: make(chan struct{}), stdoutDone: make(chan struct{})}
 	n.children = append(n.children, c)
 	n.ranks = append(n.ranks, c)
 	c.outDone.Add(2)
-	go func() { forward(outR, out, tag, nil); outR.Close(); c.outDone.Done() }()
+	go func() { forward(outR, out, tag, nil); outR.Close(); close(c.stdoutDone); c.outDone.Done() }()
 	go func() {
 		forward(errR, errw, tag, func(lines []byte) { n.noteCrash(c, lines) })
 		errR.Close()
@@ -805,11 +806,12 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		cmd.Wait()
 		at := time.Now()
 		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize),
-		// and the output forwarder what it wrote last (a panic), before its end is
-		// judged; bounded, as a child of the rank may hold the socket or the pipe.
+		// and the output forwarders what it wrote last (a panic, its last lines:
+		// under an agent, its exit must not overtake them on the way up), before its
+		// end is judged; bounded, as a child of the rank may hold the socket or a pipe.
 		late := make(chan struct{})
 		t := time.AfterFunc(200*time.Millisecond, func() { close(late) })
-		for _, done := range []chan struct{}{c.pmDone, c.errDone} {
+		for _, done := range []chan struct{}{c.pmDone, c.errDone, c.stdoutDone} {
 			select {
 			case <-done:
 			case <-late:
