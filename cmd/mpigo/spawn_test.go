@@ -29,7 +29,8 @@ func TestSpawnJobs(t *testing.T) {
 
 // TestSpawnHangExplained: a run that times out with a parent waiting on its children
 // explains the children too: each spawned job's ranks, where they wait, and which
-// member of their parent communicator never came.
+// member of their parent communicator never came; a process of the other job is named
+// by its job and rank there, with what it is doing.
 func TestSpawnHangExplained(t *testing.T) {
 	r := mpigo(t, "", "run", "-n", "1", "--timeout", "3", rankBin(t), "spawn-hang")
 	if r.code != 124 {
@@ -37,11 +38,12 @@ func TestSpawnHangExplained(t *testing.T) {
 	}
 	for _, re := range []string{
 		`the job timed out after 3s; what each rank is doing:`,
-		`mpigo:\s+0\s+Recv\s+ctx\d+\S*\s+\S+\s+4\s+1\s`,
+		`mpigo:\s+0\s+Recv\s+ctx\d+\(world; remote spawned job 1 ranks 0-1\)\s+rank 0 of spawned job 1\s+4\s+1\s`,
+		`rank 0 waits in Recv for a message from rank 0 of spawned job 1 \(tag 4\) that never came: rank 0 of spawned job 1 is in Barrier`,
 		`spawned job 1 \(\S+\), what each rank is doing:`,
 		`mpigo:\s+0\s+Barrier\s+MPI_COMM_PARENT\s`,
 		`mpigo:\s+1\s+Barrier\s+MPI_COMM_PARENT\s`,
-		`2 of 3 ranks of MPI_COMM_PARENT are in Barrier`,
+		`2 of 3 ranks of MPI_COMM_PARENT are in Barrier \(ranks 0,1\); never entered it: rank 0 of the first job is in Recv \(peer 0, tag 4\)`,
 	} {
 		if !regexp.MustCompile(re).MatchString(r.stderr) {
 			t.Errorf("stderr does not match %q:\n%s", re, r.stderr)

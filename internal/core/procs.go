@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/group"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/transport"
 	"github.com/mpigo/mpigo/internal/transport/tcp"
 )
@@ -170,6 +171,7 @@ func addProcs(op string, recs []procRec) ([]int32, error) {
 			return nil, Wrap(ClassOther, op, fmt.Sprintf("reaching rank %d of job %s", r.name.rank, r.name.job), err)
 		}
 		dyn.names = append(dyn.names, r.name)
+		prof.NameProc(w, r.name.job, int(r.name.rank))
 		known.Add(1)
 		dyn.refs = append(dyn.refs, 0)
 		dyn.index[r.name] = w

@@ -546,6 +546,9 @@ type Where struct {
 	Blocked float64 // seconds since it entered the call or began to wait; -1 unknown
 	// WaitsRecv: a completion call waits for a receive from Peer (a request's).
 	WaitsRecv bool `json:",omitempty"`
+	// Others names the processes of other jobs among Peer, Group and Remote, which
+	// are indices past the world's ranks.
+	Others []Proc `json:",omitempty"`
 }
 
 // State returns the call the rank is in now, read when two reads agree (the
@@ -579,6 +582,7 @@ func State() Where {
 			w.Peer = w.Group[w.Peer]
 		}
 	}
+	nameOthers(&w, call.Kind() != KindColl && call.Kind() != KindStart)
 	if a.since != 0 && started.Load() {
 		now := pairNow()
 		w.Blocked = float64(now.Ticks-int64(a.since)) * nsPerTick(now) / 1e9
