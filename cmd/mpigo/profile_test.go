@@ -43,6 +43,26 @@ func TestHungJobExplainsItself(t *testing.T) {
 	}
 }
 
+// A rank blocked in a file's collective (one the others never enter) is explained as
+// any other: the file call, the file as its communicator, who never entered it.
+func TestHungFileCollectiveExplained(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "out")
+	r := mpigo(t, "", "run", "-n", "2", "--timeout", "2", rankBin(t), "hang-file", name)
+	if r.code != 124 {
+		t.Fatalf("exit %d, want 124; stderr:\n%s", r.code, r.stderr)
+	}
+	file := regexp.QuoteMeta(`file "` + name + `"`)
+	for _, re := range []string{
+		`mpigo:\s+0\s+FileWriteAtAll\s+` + file + `\s+-\s+-\s+16\s`,
+		`rank 1 waits in Recv for a message from rank 0 \(tag 5\) that never came: rank 0 is in FileWriteAtAll`,
+		`1 of 2 ranks of ` + file + ` are in FileWriteAtAll \(ranks 0\); never entered it: rank 1 is in Recv \(peer 0, tag 5\)`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stderr) {
+			t.Errorf("stderr does not match %q:\n%s", re, r.stderr)
+		}
+	}
+}
+
 // Ctrl-C on a hung job: the launcher prints the table before it stops the ranks, and
 // nothing of the job is left: no process, no file in /dev/shm.
 func TestInterruptedHungJobExplainsItself(t *testing.T) {

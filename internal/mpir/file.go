@@ -14,6 +14,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/window"
 )
 
@@ -120,6 +121,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
+	defer fileExit(prof.FileOpen, prof.EnterTimed(prof.FileOpen, c.Prof(), prof.NoPeer, -2, 0), 0)
 	if c.IsInter() {
 		return nil, core.Errorf(core.ClassComm, op, "%q is an intercommunicator: a file is opened on an intracommunicator", c.Name())
 	}
@@ -149,6 +151,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 		return nil, err
 	}
 	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native", nodes: nodes}
+	d.Prof().SetName("file " + strconv.Quote(name)) // how a hung job's explanation names the file's collectives
 	f.errh.Init(FileNull.Get())
 	slot := -1 // member 0's choice of the pointer's slot, agreed with the arguments
 	if d.Rank() == spOwner && local == nil {
@@ -274,6 +277,7 @@ func (f *File) Check(op string) error {
 // MPI_MODE_DELETE_ON_CLOSE member 0 deletes the file once every member has closed
 // it. f is closed afterwards even if a step failed (the error says which).
 func (f *File) Close(op string) error {
+	defer fileExit(prof.FileClose, f.fileEnter(prof.FileClose, 0), 0)
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()
@@ -313,6 +317,7 @@ func (f *File) Close(op string) error {
 // is none. It is not collective. The info is read for its validity only: mpigo takes
 // no hint for deleting.
 func FileDelete(op, name string, in *Info) error {
+	defer fileExit(prof.FileDelete, (*File)(nil).fileEnter(prof.FileDelete, 0), 0)
 	if _, err := in.Pairs(); err != nil {
 		return InfoErr(op, err)
 	}
@@ -339,6 +344,7 @@ func (f *File) Size(op string) (int64, error) {
 // SetSize truncates or extends the file to size bytes, every member at once with the
 // same size (MPI_File_set_size); member 0 makes the call.
 func (f *File) SetSize(op string, size int64) error {
+	defer fileExit(prof.FileSetSize, f.fileEnter(prof.FileSetSize, 0), 0)
 	return f.resize(op, size, (*mpio.File).Truncate)
 }
 
@@ -346,6 +352,7 @@ func (f *File) SetSize(op string, size int64) error {
 // with the same size (MPI_File_preallocate): a larger size grows the file, a smaller
 // one leaves it as it is.
 func (f *File) Preallocate(op string, size int64) error {
+	defer fileExit(prof.FilePreallocate, f.fileEnter(prof.FilePreallocate, 0), 0)
 	return f.resize(op, size, (*mpio.File).Allocate)
 }
 
@@ -377,6 +384,7 @@ func (f *File) resize(op string, size int64, do func(*mpio.File, int64) error) e
 // Sync writes what this process wrote to the file through to the storage device,
 // every member at once (MPI_File_sync).
 func (f *File) Sync(op string) error {
+	defer fileExit(prof.FileSync, f.fileEnter(prof.FileSync, 0), 0)
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()
@@ -395,6 +403,7 @@ func (f *File) Sync(op string) error {
 // SetAtomicity sets the file's consistency mode, every member at once with the same
 // flag (MPI_File_set_atomicity): in atomic mode each access locks the bytes it spans.
 func (f *File) SetAtomicity(op string, flag bool) error {
+	defer fileExit(prof.FileSetAtomicity, f.fileEnter(prof.FileSetAtomicity, 0), 0)
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()
@@ -421,6 +430,7 @@ func (f *File) Atomicity() bool {
 // every member at once (MPI_File_set_info). bad is the face's error reading the info
 // argument, which fails every member.
 func (f *File) SetInfo(op string, in *Info, bad error) error {
+	defer fileExit(prof.FileSetInfo, f.fileEnter(prof.FileSetInfo, 0), 0)
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()

@@ -4,6 +4,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Data access (MPI 4.1 section 14.4): reads and writes at explicit offsets, through
@@ -249,6 +250,19 @@ func (f *File) giveBack(p *plan, moved int64) {
 // its status: Count is the bytes moved. bad is an error the face met converting its
 // arguments: it fails the call (every member's, for a collective one).
 func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, error) {
+	call, n, t := blockingCalls[accessKey(a)], ioBytes(&b), int64(0)
+	if !prof.Try(call, f.profComm(), prof.NoPeer, -2, n) {
+		t = prof.Enter(call, f.profComm(), prof.NoPeer, -2, n)
+	}
+	st, err := f.access(op, a, b, bad)
+	if !prof.TryExit(call, t, int(st.Count)) {
+		prof.Exit(call, t, int(st.Count))
+	}
+	return st, err
+}
+
+// access is Access unrecorded.
+func (f *File) access(op string, a Access, b IOBuf, bad error) (core.Status, error) {
 	st := core.Status{Source: core.AnySource, Tag: core.AnyTag}
 	if a.Coll {
 		t := f.lane.take()
@@ -288,6 +302,13 @@ func (f *File) coll(op string, a Access, p plan, local error) (int64, error) {
 // a collective one first takes its part in the agreement, so that the other members'
 // operations complete, with the error.
 func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, error) {
+	call, n := startCalls[accessKey(a)], ioBytes(&b)
+	defer prof.Exit(call, f.fileEnter(call, n), n)
+	return f.startAccess(op, a, b, bad)
+}
+
+// startAccess is Start unrecorded.
+func (f *File) startAccess(op string, a Access, b IOBuf, bad error) (*core.Pending, error) {
 	var t uint64
 	if a.Coll {
 		t = f.lane.take()
@@ -328,6 +349,22 @@ func (f *File) Start(op string, a Access, b IOBuf, bad error) (*core.Pending, er
 // independent, takes the access mode's checks and, in atomic mode, the lock; a read
 // returns fewer bytes than len(p) only at the end of the file.
 func (f *File) Bytes(op string, p []byte, off int64, write bool) (int, error) {
+	call, t := prof.FileReadAt, int64(0)
+	if write {
+		call = prof.FileWriteAt
+	}
+	if !prof.Try(call, f.profComm(), prof.NoPeer, -2, len(p)) {
+		t = prof.Enter(call, f.profComm(), prof.NoPeer, -2, len(p))
+	}
+	n, err := f.bytes(op, p, off, write)
+	if !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
+	return n, err
+}
+
+// bytes is Bytes unrecorded.
+func (f *File) bytes(op string, p []byte, off int64, write bool) (int, error) {
 	if err := f.Check(op); err != nil {
 		return 0, err
 	}
@@ -375,13 +412,15 @@ type split struct {
 // bad takes its part in the agreement and returns the error, and there is then no
 // split collective under way on any rank.
 func (f *File) BeginSplit(op, kind string, a Access, b IOBuf, bad error) error {
+	call, n := beginCalls[accessKey(a)], ioBytes(&b)
+	defer fileExit(call, f.fileEnter(call, n), n)
 	f.mu.Lock()
 	busy := f.split
 	f.mu.Unlock()
 	if busy.x != nil && bad == nil {
 		bad = core.Errorf(core.ClassIO, op, "a split collective (%s) is under way on the file: it must end before another begins", busy.kind)
 	}
-	x, err := f.Start(op, a, b, bad)
+	x, err := f.startAccess(op, a, b, bad)
 	if err != nil {
 		return err
 	}
@@ -392,8 +431,11 @@ func (f *File) BeginSplit(op, kind string, a Access, b IOBuf, bad error) error {
 }
 
 // EndSplit completes the split collective kind began and returns its status.
-func (f *File) EndSplit(op, kind string) (core.Status, error) {
-	st := core.Status{Source: core.AnySource, Tag: core.AnyTag}
+func (f *File) EndSplit(op, kind string) (st core.Status, err error) {
+	call := endCall(kind)
+	t := f.fileEnter(call, 0)
+	defer func() { fileExit(call, t, int(st.Count)) }()
+	st = core.Status{Source: core.AnySource, Tag: core.AnyTag}
 	if err := f.Check(op); err != nil {
 		return st, err
 	}
@@ -409,7 +451,7 @@ func (f *File) EndSplit(op, kind string) (core.Status, error) {
 	case s.kind != kind:
 		return st, core.Errorf(core.ClassIO, op, "the split collective under way is %s, not %s", s.kind, kind)
 	}
-	err := s.x.Wait()
+	err = s.x.Wait()
 	if serr := s.x.StatusInto(&st); err == nil {
 		err = serr
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/window"
 )
 
@@ -300,6 +301,7 @@ func sumWords(acc, in []byte) {
 // before the view's start is refused (MPI_ERR_ARG) on every member. It returns the
 // new position in etypes. bad is the face's error converting its arguments.
 func (f *File) SeekShared(op string, offset int64, whence int, bad error) (int64, error) {
+	defer fileExit(prof.FileSeekShared, f.fileEnter(prof.FileSeekShared, 0), 0)
 	if err := f.Check(op); err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // File views and positions (MPI 4.1 sections 14.3, 14.4.3 and 14.5): the view's
@@ -29,6 +30,7 @@ const (
 // MPI_ERR_NOT_SAME); their displacements and filetypes may differ. Both pointers go
 // to the view's start. bad is the face's error converting its arguments.
 func (f *File) SetView(op string, disp int64, etype, ftype *Datatype, datarep string, in *Info, bad error) error {
+	defer fileExit(prof.FileSetView, f.fileEnter(prof.FileSetView, 0), 0)
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()

@@ -193,6 +193,52 @@ const (
 	CommConnect
 	CommJoin
 	CommDisconnect
+	FileOpen
+	FileClose
+	FileSetSize
+	FilePreallocate
+	FileSync
+	FileSetAtomicity
+	FileSetInfo
+	FileSetView
+	FileSeekShared
+	FileReadAtAll
+	FileWriteAtAll
+	FileReadAll
+	FileWriteAll
+	FileReadOrdered
+	FileWriteOrdered
+	FileReadAtAllBegin
+	FileReadAtAllEnd
+	FileWriteAtAllBegin
+	FileWriteAtAllEnd
+	FileReadAllBegin
+	FileReadAllEnd
+	FileWriteAllBegin
+	FileWriteAllEnd
+	FileReadOrderedBegin
+	FileReadOrderedEnd
+	FileWriteOrderedBegin
+	FileWriteOrderedEnd
+	FileDelete
+	FileReadAt
+	FileWriteAt
+	FileRead
+	FileWrite
+	FileReadShared
+	FileWriteShared
+	FileIreadAt
+	FileIwriteAt
+	FileIread
+	FileIwrite
+	FileIreadShared
+	FileIwriteShared
+	FileIreadAtAll
+	FileIwriteAtAll
+	FileIreadAll
+	FileIwriteAll
+	FileIreadOrdered
+	FileIwriteOrdered
 	NumCalls
 )
 
@@ -204,7 +250,7 @@ const (
 	KindSend          // a call that sends a message
 	KindRecv          // a call that receives one
 	KindWait          // completion calls and probes: waiting for something started before
-	KindColl          // a blocking call every member of its communicator (or window) enters: collectives, creation, fences
+	KindColl          // a blocking call every member of its communicator (or window, or file) enters: collectives, creation, fences
 	KindNeighbor      // a blocking neighbourhood collective: the topology's neighbours enter it
 	KindStart         // nonblocking collectives' starts
 	KindRMA           // one-sided operations and their passive and general-active synchronisation
@@ -397,6 +443,52 @@ var calls = [NumCalls]struct {
 	CommConnect:             {"CommConnect", KindColl},
 	CommJoin:                {"CommJoin", KindOther},
 	CommDisconnect:          {"CommDisconnect", KindColl},
+	FileOpen:                {"FileOpen", KindColl},
+	FileClose:               {"FileClose", KindColl},
+	FileSetSize:             {"FileSetSize", KindColl},
+	FilePreallocate:         {"FilePreallocate", KindColl},
+	FileSync:                {"FileSync", KindColl},
+	FileSetAtomicity:        {"FileSetAtomicity", KindColl},
+	FileSetInfo:             {"FileSetInfo", KindColl},
+	FileSetView:             {"FileSetView", KindColl},
+	FileSeekShared:          {"FileSeekShared", KindColl},
+	FileReadAtAll:           {"FileReadAtAll", KindColl},
+	FileWriteAtAll:          {"FileWriteAtAll", KindColl},
+	FileReadAll:             {"FileReadAll", KindColl},
+	FileWriteAll:            {"FileWriteAll", KindColl},
+	FileReadOrdered:         {"FileReadOrdered", KindColl},
+	FileWriteOrdered:        {"FileWriteOrdered", KindColl},
+	FileReadAtAllBegin:      {"FileReadAtAllBegin", KindColl},
+	FileReadAtAllEnd:        {"FileReadAtAllEnd", KindColl},
+	FileWriteAtAllBegin:     {"FileWriteAtAllBegin", KindColl},
+	FileWriteAtAllEnd:       {"FileWriteAtAllEnd", KindColl},
+	FileReadAllBegin:        {"FileReadAllBegin", KindColl},
+	FileReadAllEnd:          {"FileReadAllEnd", KindColl},
+	FileWriteAllBegin:       {"FileWriteAllBegin", KindColl},
+	FileWriteAllEnd:         {"FileWriteAllEnd", KindColl},
+	FileReadOrderedBegin:    {"FileReadOrderedBegin", KindColl},
+	FileReadOrderedEnd:      {"FileReadOrderedEnd", KindColl},
+	FileWriteOrderedBegin:   {"FileWriteOrderedBegin", KindColl},
+	FileWriteOrderedEnd:     {"FileWriteOrderedEnd", KindColl},
+	FileDelete:              {"FileDelete", KindOther},
+	FileReadAt:              {"FileReadAt", KindOther},
+	FileWriteAt:             {"FileWriteAt", KindOther},
+	FileRead:                {"FileRead", KindOther},
+	FileWrite:               {"FileWrite", KindOther},
+	FileReadShared:          {"FileReadShared", KindOther},
+	FileWriteShared:         {"FileWriteShared", KindOther},
+	FileIreadAt:             {"FileIreadAt", KindOther},
+	FileIwriteAt:            {"FileIwriteAt", KindOther},
+	FileIread:               {"FileIread", KindOther},
+	FileIwrite:              {"FileIwrite", KindOther},
+	FileIreadShared:         {"FileIreadShared", KindOther},
+	FileIwriteShared:        {"FileIwriteShared", KindOther},
+	FileIreadAtAll:          {"FileIreadAtAll", KindStart},
+	FileIwriteAtAll:         {"FileIwriteAtAll", KindStart},
+	FileIreadAll:            {"FileIreadAll", KindStart},
+	FileIwriteAll:           {"FileIwriteAll", KindStart},
+	FileIreadOrdered:        {"FileIreadOrdered", KindStart},
+	FileIwriteOrdered:       {"FileIwriteOrdered", KindStart},
 }
 
 // String is the call's name as the facade spells it.

@@ -177,6 +177,18 @@ func main() {
 			fmt.Printf("ready %d\n", rank)
 		}()
 		mpi.Recv(mpi.World, make([]int64, 1), 1, 7)
+	case "hang-file": // 2 ranks open os.Args[2] (a new file); rank 0 enters a collective
+		// write that rank 1 never enters, as rank 1 waits in Recv for a message from
+		// rank 0 (tag 5) that never comes
+		f, err := mpi.FileOpen(mpi.World, os.Args[2], mpi.ModeCreate|mpi.ModeRdwr, nil)
+		must(err)
+		if rank == 0 {
+			_, err = mpi.FileWriteAtAll(f, 0, []int64{1, 2})
+			must(err)
+		} else {
+			_, err = mpi.Recv(mpi.World, make([]int64, 1), 0, 5)
+			must(err)
+		}
 	case "hang-split": // 4 ranks: the world split by parity; rank 0 enters an Allreduce
 		// on the even half that rank 2 never enters, as rank 2 waits (Irecv, Wait) for a
 		// message from rank 3 (tag 9) that never comes; the odd ranks go to Finalize
