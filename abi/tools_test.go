@@ -87,3 +87,10 @@ func sameSetting(typ, cvar, info string) bool {
 	}
 	return cvar == info
 }
+
+// TestPcontrol: MPI_Pcontrol(2) writes the rank's profile at once under mpigo run
+// --profile; levels 0, 1 and others succeed and write nothing.
+func TestPcontrol(t *testing.T) {
+	dir := t.TempDir()
+	jobArgs(t, "pcontrol", 2, []string{"--profile", dir}, []string{dir})
+}

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
@@ -78,4 +79,12 @@ func enterAll(call prof.Call, rs []Request) int64 {
 		}
 	}
 	return prof.EnterWait(call, nil, prof.NoPeer, -2, false)
+}
+
+// Pcontrol is MPI_Pcontrol for mpigo's own profile: level 2 writes the rank's profile
+// now (with mpigo run --profile); 0 and 1, which turn a profiling library off and on,
+// leave mpigo's record on (its counts also serve ToolVars and the launcher); other
+// levels have no effect.
+func Pcontrol(level int) error {
+	return Self.fail("Pcontrol", mpir.Pcontrol("Pcontrol", level))
 }

@@ -3,7 +3,9 @@ package mpi_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -529,5 +531,36 @@ func TestToolsMetadata(t *testing.T) {
 		wantTool(t, "close twice", sub.Close(), mpi.ErrToolInvalidHandle)
 		_, err = sub.Info()
 		wantTool(t, "hints of a closed subscription", err, mpi.ErrToolInvalidHandle)
+	})
+}
+
+// TestPcontrol: Pcontrol(2) writes the rank's profile at once (the job runs with the
+// profile setting, as mpigo run --profile sets it); levels 0, 1 and others succeed and
+// write nothing.
+func TestPcontrol(t *testing.T) {
+	const dirVar = "MPIGO_TEST_PCONTROL_DIR"
+	dir := os.Getenv(dirVar)
+	o := mpitest.Options{N: 2}
+	if !mpitest.IsRank(t) {
+		dir = t.TempDir()
+		o.Env = []string{dirVar + "=" + dir}
+		o.Settings = map[string]string{"profile": dir}
+	}
+	mpitest.Job(t, o, func(t *testing.T) {
+		must(t, mpi.Init())
+		defer mpi.Finalize()
+		file := filepath.Join(dir, fmt.Sprintf("rank-%d.json", mpi.World.Rank()))
+		for _, level := range []int{0, 1, 7, -1} {
+			if err := mpi.Pcontrol(level); err != nil {
+				t.Errorf("Pcontrol(%d): %v", level, err)
+			}
+			if _, err := os.Stat(file); err == nil {
+				t.Fatalf("Pcontrol(%d) wrote %s", level, file)
+			}
+		}
+		must(t, mpi.Pcontrol(2))
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("after Pcontrol(2): %v", err)
+		}
 	})
 }

@@ -357,3 +357,10 @@ func PMPI_Remove_error_code(code int32) int32 {
 func PMPI_Remove_error_string(code int32) int32 {
 	return fail("Remove_error_string", 0, core.RemoveString("Remove_error_string", core.ErrorCode(code)))
 }
+
+// goPMPI_Pcontrol is MPI_Pcontrol's Go half (handles.c has the variadic C entry).
+//
+//export goPMPI_Pcontrol
+func goPMPI_Pcontrol(level int32) int32 {
+	return fail("Pcontrol", 0, mpir.Pcontrol("Pcontrol", int(level)))
+}
