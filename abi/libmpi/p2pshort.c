@@ -58,7 +58,7 @@ static void __attribute__((noinline)) wake(uint32_t *seq) {
     syscall(SYS_futex, seq, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
 }
 
-static inline int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
     if (comm != MPI_COMM_WORLD) return 0;
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
