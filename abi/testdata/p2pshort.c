@@ -67,6 +67,17 @@ static void recv_bytes(int n, int seed, int tag, const char *what) {
     CHECK(b[n] == 0xee, "%s: byte %d past the message written", what, n);
 }
 
+/* recv_big receives the rendezvous of seed with tag into big: whole, so no small
+ * message sent after it overtook it. */
+static void recv_big(unsigned char *big, int seed, int tag, const char *what) {
+    MPI_Status st;
+    int count;
+    OK(MPI_Recv(big, BIG, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st));
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == BIG, "%s: the rendezvous's receive got %d bytes: a small send overtook it", what, count);
+    expect(big, BIG, seed, what);
+}
+
 int main(int argc, char **argv) {
     int provided, size, multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
     none = multiple || (argc > 1 && strcmp(argv[1], "none") == 0);
@@ -128,12 +139,7 @@ int main(int argc, char **argv) {
         });
         OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     } else {
-        MPI_Status st;
-        int count;
-        OK(MPI_Recv(big, BIG, MPI_BYTE, 0, 11, MPI_COMM_WORLD, &st));
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        CHECK(count == BIG, "the rendezvous's receive got %d bytes: a small send overtook it", count);
-        expect(big, BIG, 5, "rendezvous");
+        recv_big(big, 5, 11, "rendezvous");
         for (int s = 6; s < 10; s++) recv_bytes(8, s, 11, "small after a rendezvous");
     }
 
@@ -158,12 +164,7 @@ int main(int argc, char **argv) {
     } else {
         OK(MPI_Barrier(MPI_COMM_WORLD));
         for (int i = 0; i < FULL; i++) recv_bytes(i % 2 ? 40 : 8, i, 12, "full ring");
-        MPI_Status st;
-        int count;
-        OK(MPI_Recv(big, BIG, MPI_BYTE, 0, 12, MPI_COMM_WORLD, &st));
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        CHECK(count == BIG, "after the full ring, the rendezvous's receive got %d bytes", count);
-        expect(big, BIG, 7, "rendezvous after the full ring");
+        recv_big(big, 7, 12, "rendezvous after the full ring");
         recv_bytes(8, FULL, 12, "small after the full ring's rendezvous");
     }
 
@@ -202,12 +203,7 @@ int main(int argc, char **argv) {
             for (int i = 0; i < RING / 2; i++) recv_bytes(8, 40 + i, 21, "a full ring's first");
             __atomic_store_n(&flags[1], 1, __ATOMIC_RELEASE);
             for (int i = RING / 2; i < 2 * RING; i++) recv_bytes(8, 40 + i, 21, "waiting for room");
-            MPI_Status st;
-            int count;
-            OK(MPI_Recv(big, BIG, MPI_BYTE, 0, 21, MPI_COMM_WORLD, &st));
-            MPI_Get_count(&st, MPI_BYTE, &count);
-            CHECK(count == BIG, "the rendezvous behind a full ring got %d bytes: the small send overtook it", count);
-            expect(big, BIG, 9, "rendezvous behind a full ring");
+            recv_big(big, 9, 21, "rendezvous behind a full ring");
             recv_bytes(8, 10, 21, "small after waiting packets");
         }
         OK(MPI_Barrier(MPI_COMM_WORLD));
