@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -12,9 +13,12 @@ import (
 // What code outside Go may read of the engine and write into it: the C library's
 // short way for a small send (abi/libmpi/p2pshort.c), which sends a message as
 // SendNow does, into the same ring, without crossing into Go. Everything it needs is
-// in memory the engine maps outside Go's heap at New (outsideHead, then the table of
-// rings, then the traffic counts), which it never unmaps: the record of calls reads
-// the counts in place (Sent) for as long as the process lives, closed engine or not.
+// in memory outside Go's heap that the engine takes at New (outsideHead, then the
+// table of rings, then the traffic counts) and never gives back: the record of calls
+// reads the counts in place (Sent) for as long as the process lives, closed engine or
+// not, as it kept the Go slice they were in alive before. The engines of a process
+// that starts its runtime many times (sessions) take it from one arena (outsideAlloc),
+// so each costs its bytes, not a page.
 //
 // The engine keeps the words true under its lock, where the state they summarise
 // changes; the short way reads them only while the engine is serialised (ok), from the
@@ -42,12 +46,10 @@ const outsideMin = 32
 // e.out, e.rings and e.sent into it.
 func (e *Engine) mapOutside(size int) error {
 	head := int(unsafe.Sizeof(outsideHead{}))
-	n := head + 8*size + 2*size*int(unsafe.Sizeof(prof.Link{}))
-	mem, err := unix.Mmap(-1, 0, (n+4095)&^4095, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	base, err := outsideAlloc(head + 8*size + 2*size*int(unsafe.Sizeof(prof.Link{})))
 	if err != nil {
 		return err
 	}
-	base := unsafe.Pointer(unsafe.SliceData(mem))
 	e.out = (*outsideHead)(base)
 	e.rings = unsafe.Slice((*uintptr)(unsafe.Add(base, head)), size)
 	e.sent = unsafe.Slice((*prof.Link)(unsafe.Add(base, head+8*size)), 2*size)
@@ -100,4 +102,31 @@ func (e *Engine) hideRing(p *peer) {
 	if p.rank < len(e.rings) {
 		e.rings[p.rank] = 0
 	}
+}
+
+// The arena of the engines' outside memory: zeroed anonymous mappings, handed out in
+// cache lines, never unmapped.
+var arena struct {
+	sync.Mutex
+	free []byte
+}
+
+const arenaChunk = 64 << 10
+
+// outsideAlloc returns n zeroed bytes outside Go's heap, aligned to a cache line.
+func outsideAlloc(n int) (unsafe.Pointer, error) {
+	n = (n + 63) &^ 63
+	arena.Lock()
+	defer arena.Unlock()
+	if len(arena.free) < n {
+		mem, err := unix.Mmap(-1, 0, max(arenaChunk, (n+4095)&^4095), unix.PROT_READ|unix.PROT_WRITE,
+			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+		if err != nil {
+			return nil, err
+		}
+		arena.free = mem
+	}
+	p := unsafe.Pointer(unsafe.SliceData(arena.free))
+	arena.free = arena.free[n:]
+	return p, nil
 }
