@@ -480,6 +480,17 @@ func TestOneSidedShortWays(t *testing.T) {
 	})
 }
 
+// TestSendShortWay: MPI_Send's short way in C (libmpi/p2pshort.c) for small messages
+// to a node peer, and the Go way for every other send, with the same data, order and
+// errors (p2pshort.c says which cases): over shared memory with rings of 16 cells;
+// and where the short way must never be taken, MPI_THREAD_MULTIPLE and TCP.
+func TestSendShortWay(t *testing.T) {
+	ring := []string{"--set", "shm_ring_cells=16"}
+	t.Run("shm", func(t *testing.T) { job(t, "p2pshort", 2, ring...) })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2pshort", 2, ring, []string{"multiple"}) })
+	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2pshort", 2, mpitest.TCP.Flags(), []string{"none"}) })
+}
+
 // TestCallsDoNotAllocate: a C program's short collectives and point-to-point calls
 // allocate nothing in the library per call once warm, on shm and over TCP.
 func TestCallsDoNotAllocate(t *testing.T) {

@@ -18,7 +18,8 @@
 # Mode c-pingpong counts the same ping-pong in C (bench/matrixcost/c/pingpong.c, built
 # with mpigo cc against this checkout): MPI_Send/MPI_Recv of one MPI_INT64_T, per pair
 # and rank, as pingpong sums it (the C library's Go functions, abi/libmpi's main.*
-# among them; the cgo crossing, which is the runtime's, is left out of that sum). It
+# among them, and MPI_Send's short way in C, abi/libmpi/p2pshort.c; the cgo crossing,
+# which is the runtime's, is left out of that sum). It
 # also prints the crossings' own sum (c-crossing): the cgo stubs of the exports and
 # crosscall2, the runtime's cgocallback, cgocallbackg(1), exitsyscall and
 # reentersyscall, the M's lock and unwind, and the wait for package initialisation
@@ -52,6 +53,10 @@ count() { # mode iters -> "function cost" lines over both ranks
 			v = $1; gsub(",", "", v)
 			if (mode ~ /pingpong/) {
 				fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
+				if (mode == "c-pingpong" && $0 ~ /p2pshort\.c:/) { # the C short way: work of the library, not the crossing
+					s["c:" fn] += v
+					next
+				}
 				if (mode == "c-pingpong" && fn ~ /^(PMPI_|crosscall2|_cgo_|_cgoexp_|runtime\.(cgocallback|exitsyscall|reentersyscall|save$|unlockOSThread|lockOSThread|callbackUpdateSystemStack|unwindm|chanrecv))/) {
 					s["crossing|" fn] += v
 					next

@@ -200,6 +200,10 @@ func fileCall(name string, args []string) (string, bool) {
 	return fmt.Sprintf("fileIO(%q, %s, %s, %s)", base, args[0], access, strings.Join(args[1:], ", ")), true
 }
 
+// cFirst are the procedures whose PMPI_x is hand-written C (abi/libmpi/p2pshort.c)
+// that calls its generated export, named goPMPI_x, for all it does not do itself.
+var cFirst = map[string]bool{"MPI_Send": true, "MPI_Send_c": true}
+
 // generatedExports is abi/libmpi/zexports.go: the Go export of every procedure that
 // is one call of the library's function for its family (collectives, point-to-point
 // sends and receives, file data access), and how many there are.
@@ -231,8 +235,12 @@ func generatedExports(procs []proc) ([]byte, int) {
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "\n//export P%s\nfunc P%s(%s) int32 {\n\treturn %s\n}\n",
-			p.name, p.name, strings.Join(params, ", "), call)
+		name := "P" + p.name
+		if cFirst[p.name] {
+			name = "goP" + p.name
+		}
+		fmt.Fprintf(&b, "\n//export %s\nfunc %s(%s) int32 {\n\treturn %s\n}\n",
+			name, name, strings.Join(params, ", "), call)
 	}
 	return b.Bytes(), n
 }

@@ -1077,13 +1077,13 @@ func PMPI_Scatterv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, dis
 	return scatterv("Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Send
-func PMPI_Send(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
+//export goPMPI_Send
+func goPMPI_Send(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
 	return send(mpir.ProcSend, buf, int64(count), datatype, dest, tag, comm)
 }
 
-//export PMPI_Send_c
-func PMPI_Send_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
+//export goPMPI_Send_c
+func goPMPI_Send_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
 	return send(mpir.ProcSend, buf, count, datatype, dest, tag, comm)
 }
 

@@ -262,6 +262,10 @@ func (c *Comm) bufKey(op string) (uint32, error) {
 // call it beside the user's: it takes its lock from now on.
 func Concurrent() { eng.Concurrent() }
 
+// Outside is the address of the engine's words for code outside Go
+// (p2p.Engine.Outside): the C library's short way for small sends. MPI runs.
+func Outside() uintptr { return eng.Outside() }
+
 // The internal context's point-to-point, for the facade's value messages
 // and topology constructors, with the tags of tags.go; ranks are ranks in c.
 

@@ -214,6 +214,12 @@ type Engine struct {
 	sent []prof.Link
 	far  atomic.Pointer[farTraffic]
 
+	// What code outside Go reads of the engine, in memory outside Go's heap
+	// (outside.go): the ok word, and per world rank its ring record while the short
+	// way may use it. sent lies in the same memory.
+	out   *outsideHead
+	rings []uintptr
+
 	// What the tool interface reads (tools.go): queue counts, the transport of each
 	// world rank (index in trs plus one; 0 before it is connected) and the rendezvous
 	// counts per transport, the watermarks a tool tracks, the waits' time while a tool
@@ -249,10 +255,12 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		size:   size,
 		trs:    append([]transport.Transport(nil), trs...),
 		peers:  make([]*peer, size),
-		sent:   make([]prof.Link, 2*size),
 		routes: make([]uint32, size),
 		db:     opts.Doorbell,
 		log:    opts.Events,
+	}
+	if err := e.mapOutside(size); err != nil {
+		return nil, fmt.Errorf("p2p: New: mapping the engine's outside words: %w", err)
 	}
 	e.reach.Store(int64(size))
 	e.far.Store(&farTraffic{})
@@ -263,6 +271,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	if opts.Serialized {
 		e.mu.off.Store(true)
 	}
+	e.outsideOK()
 	e.h = (*handler)(e)
 	for _, t := range e.trs {
 		if a, ok := t.(Armer); ok {
@@ -333,6 +342,7 @@ type peer struct {
 	table      Table
 	err        error         // set once the peer has failed
 	sent       *[2]prof.Link // what was sent to it, on even and odd contexts (count)
+	oring      uintptr       // its ring's record for the short way, if it may have one (outside.go)
 
 	sendq    reqList            // sends whose first packet waits, in order
 	streams  reqList            // pipeline sends streaming fragments
@@ -392,6 +402,7 @@ func (e *Engine) connect(p *peer) error {
 		if p.maxPayload > len(e.pack) {
 			e.pack = make([]byte, p.maxPayload)
 		}
+		e.outsideRing(p)
 		return nil
 	}
 	p.err = fmt.Errorf("p2p: no transport reaches rank %d", p.rank)
@@ -416,6 +427,7 @@ func (e *Engine) markBusy(p *peer) {
 	if !p.inBusy {
 		p.inBusy = true
 		e.busy = append(e.busy, p)
+		e.hideRing(p)
 	}
 }
 
@@ -486,6 +498,7 @@ func (e *Engine) failPeer(p *peer, err error) {
 		err = transport.ErrPeerGone
 	}
 	p.err = fmt.Errorf("p2p: rank %d failed: %w", p.rank, err)
+	e.hideRing(p)
 	e.logFailure(p)
 	p.ctrl, p.ctrlHead = p.ctrl[:0], 0
 	rank := int32(p.rank)
@@ -523,6 +536,7 @@ func (e *Engine) Fail(err error) {
 	if e.failed == nil {
 		e.failed = err
 	}
+	e.outsideOK()
 	for _, r := range e.reqs {
 		if r.pending() {
 			e.fail(r, e.failed)

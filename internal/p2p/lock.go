@@ -58,7 +58,10 @@ func (e *Engine) Serialized() bool { return e.mu.off.Load() }
 // starting a goroutine that will call the engine while the caller goes on calling it
 // too (mpi does, for Idup and the nonblocking neighbourhood collectives). It must
 // not be called from inside an engine call. Without Options.Serialized it does nothing.
-func (e *Engine) Concurrent() { e.mu.off.Store(false) }
+func (e *Engine) Concurrent() {
+	e.mu.off.Store(false)
+	atomic.StoreUint32(&e.out.ok, 0) // the short way outside Go takes no lock
+}
 
 // setDone marks r complete for its waiters: an atomic store (a locked exchange on
 // amd64) when other goroutines may be watching, a plain one when calls are serialised.

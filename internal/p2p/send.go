@@ -446,6 +446,7 @@ func (e *Engine) pushBusy() int {
 		n += e.pushPeer(p)
 		if p.idle() || p.err != nil {
 			p.inBusy = false
+			e.showRing(p)
 			last := len(e.busy) - 1
 			e.busy[i] = e.busy[last]
 			e.busy[last] = nil

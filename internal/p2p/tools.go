@@ -266,6 +266,7 @@ func (e *Engine) Retune() error {
 		p.table = Select(p.ep.Models(), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
 		p.table.Peer, p.table.Transport = p.rank, p.tr.Name()
 		p.eagerMax = p.table.eagerMax()
+		e.outsideRing(p)
 		if e.info != nil {
 			fmt.Fprint(e.info, p.table.String())
 		}

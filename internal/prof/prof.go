@@ -254,6 +254,23 @@ func Later(call Call, n int) int {
 	return LaterNot
 }
 
+// Gate is the address of the word Later and Count read and write for the short
+// path, for code outside Go that does a call at once and counts it itself, in a tally
+// it registered (WatchTallies): the C library's short way for small sends
+// (abi/libmpi/p2pshort.c). It takes the call only where Later would say LaterCount,
+// gate-2 < GateInCall-2 as unsigned numbers, and then stores gate-1, as Count does;
+// anywhere else it calls the Go way. gate is a package variable: it never moves and
+// is never freed. 0 where there is no short path (fast false): every call takes Go.
+func Gate() uintptr {
+	if !fast {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&gate))
+}
+
+// GateInCall is the gate's bit for "in a call" (Gate).
+const GateInCall = inCall
+
 // Count records a call of n bytes, done where Later said LaterCount, as Try and
 // TryExit together would have.
 func Count(call Call, n int) {

@@ -90,6 +90,17 @@ type PeerPoll interface {
 	Poll(h Handler, max int) int
 }
 
+// OutsideRing is implemented by an Endpoint whose ring code outside Go may write
+// itself (shm): OutsideRing is the address of the ring's record in memory mapped
+// outside Go's heap, which holds the ring's producer positions and where the ring
+// lies, so that the C library's short way for small sends (abi/libmpi/p2pshort.c
+// has the record's layout) writes a compact eager packet into the same ring as Send,
+// in order with it. The caller must serialise it with the endpoint's Send, and stop
+// using it before the transport closes; 0: none.
+type OutsideRing interface {
+	OutsideRing() uintptr
+}
+
 // Protocol is how a message travels.
 type Protocol uint8
 

@@ -53,10 +53,11 @@ type outbound struct {
 	dataMask uint64
 	dataSize uint64
 
-	cellPos, dataPos uint64 // next cell, next data byte (absolute)
-	consCell         uint64 // cached consumer positions
-	consData         uint64
-	full             uint32 // consecutive ErrWouldBlock returns, for liveness checks
+	// pos is the producer's positions, in this rank's records outside Go's heap
+	// (cring.go), where a C caller's short way advances the same ring.
+	pos     *ringPos
+	outside []byte // the page of pos (outside.go)
+	full    uint32 // consecutive ErrWouldBlock returns, for liveness checks
 
 	maxPayload int
 	models     []transport.Model
@@ -83,29 +84,30 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 		e.err = closedBy(e.peer)
 		return e.err
 	}
-	if e.cellPos-e.consCell >= e.nCells {
-		e.consCell = atomic.LoadUint64(&e.cons[0])
-		if e.cellPos-e.consCell >= e.nCells {
+	pos := e.pos
+	if pos.cellPos-pos.consCell >= e.nCells {
+		pos.consCell = atomic.LoadUint64(&e.cons[0])
+		if pos.cellPos-pos.consCell >= e.nCells {
 			return e.blocked()
 		}
 	}
 	compact := n <= inlineMax && h.Len == uint64(n) && h.RecvID == 0 && h.Addr == 0 && h.Offset == 0
-	start, end := e.dataPos, e.dataPos
+	start, end := pos.dataPos, pos.dataPos
 	if !compact && n > 0 {
 		need := (uint64(n) + lineSize - 1) &^ (lineSize - 1)
 		if off := start & e.dataMask; off+need > e.dataSize {
 			start += e.dataSize - off
 		}
 		end = start + need
-		if end-e.consData > e.dataSize {
-			e.consData = atomic.LoadUint64(&e.cons[1])
-			if end-e.consData > e.dataSize {
+		if end-pos.consData > e.dataSize {
+			pos.consData = atomic.LoadUint64(&e.cons[1])
+			if end-pos.consData > e.dataSize {
 				return e.blocked()
 			}
 		}
 	}
 	e.full = 0
-	cell := unsafe.Add(e.cells, (e.cellPos&e.cellMask)*cellSize)
+	cell := unsafe.Add(e.cells, (pos.cellPos&e.cellMask)*cellSize)
 	meta := uint64(n)
 	if compact {
 		putHeadWords(cell, h)
@@ -126,9 +128,9 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 		w[0], w[1], w[2], w[3], w[4] = h.Len, h.SendID, h.RecvID, h.Addr, h.Offset
 	}
 	// The stamp releases the cell's contents to the reader.
-	idle.Publish((*uint64)(cell), uint64(uint32(e.cellPos+1))|meta<<32)
-	e.cellPos++
-	e.dataPos = end
+	idle.Publish((*uint64)(cell), uint64(uint32(pos.cellPos+1))|meta<<32)
+	pos.cellPos++
+	pos.dataPos = end
 	// The receiver's engine announces itself on the doorbell before its last look
 	// (Prepare), so when nobody sleeps a packet costs one load here, not an atomic add
 	// on a line the receiver may be reading. (With idle.Publish's plain store, the

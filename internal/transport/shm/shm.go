@@ -348,6 +348,11 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 		live:       live,
 		cc:         newCopyChooser(t.opts.NTCopy, t.opts.NTMin, t.opts.EagerLimit),
 	}
+	if err := e.mapOutside(seg); err != nil {
+		unix.Munmap(seg.mem)
+		live.close()
+		return nil, fmt.Errorf("shm: Endpoint(%d): mapping the ring's record: %w", peer, err)
+	}
 	p, ok := t.peers[peer]
 	if !ok {
 		p = &peerInfo{pid: a.pid, cma: t.cma, why: t.cmaWhy}
@@ -554,9 +559,10 @@ func (t *Transport) Close() error {
 	atomic.StoreUint32(t.seg.u32(offClosed), 1)
 	t.door.Ring() // a sleeping owner thread, if any, should notice
 	for _, e := range t.out {
-		keep(unix.Munmap(e.seg.mem))
-		e.live.close()
 		e.err = fmt.Errorf("shm: Send to rank %d after Close", e.peer)
+		keep(unix.Munmap(e.seg.mem))
+		keep(unix.Munmap(e.outside))
+		e.live.close()
 	}
 	for _, in := range t.in {
 		in.live.close()

@@ -1,0 +1,60 @@
+/* p2pshort.h - what the C short way of MPI_Send (p2pshort.c) reads and writes: the
+ * point-to-point engine's words and a node peer's shared-memory ring, which the Go
+ * library keeps in memory it maps outside Go's heap (internal/p2p/outside.go,
+ * internal/transport/shm/outside.go), laid out field for field as here; and where
+ * to find them, which the Go side of this library sets (p2pshort.go). */
+#ifndef MPIGO_P2PSHORT_H
+#define MPIGO_P2PSHORT_H
+#include <stdint.h>
+#include "short.h"
+
+/* A traffic count: prof.Link. */
+typedef struct {
+    uint64_t bytes, ops;
+} mpigo_link;
+
+/* One ring to a node peer, as its sender sees it (shm's outsideRing). */
+typedef struct {
+    /* The producer's positions, which Go's Send advances too. */
+    uint64_t cell_pos, data_pos, cons_cell, cons_data;
+    uint64_t pad0[4];
+    /* Where the ring lies: the receiver's segment, mapped here. */
+    char *cells;
+    uint64_t *cons;          /* the consumer's positions */
+    uint32_t *closed;        /* the receiver's closed flag */
+    uint32_t *door_seq;      /* the receiver's doorbell: ring count, */
+    uint32_t *door_sleepers; /* and sleepers */
+    uint64_t cell_mask, n_cells, pad1;
+} mpigo_ring;
+
+/* The engine (p2p's outsideHead). */
+typedef struct {
+    uint32_t ok; /* the short way may send: serialised, not failed */
+    int32_t self, size;
+    uint32_t pad0;
+    uint64_t head0;     /* a compact eager cell's first header word */
+    mpigo_ring **rings; /* per world rank: its ring while the short way may use it */
+    mpigo_link *sent;   /* per world rank, two: what was sent on even and odd contexts */
+    uint64_t pad1[3];
+} mpigo_eng;
+
+/* Where the short way finds them: eng is 0 unless MPI_Init made the world and
+ * MPI_Finalize has not begun; gate is the record's short-path word (prof.Gate), 0
+ * where the record has none. */
+typedef struct {
+    uintptr_t eng;
+    uintptr_t gate;
+    uint32_t ctx; /* MPI_COMM_WORLD's context */
+    uint32_t pad;
+} mpigo_p2p_t;
+
+extern MPIGO_HIDDEN mpigo_p2p_t mpigo_p2p;
+
+/* Compact cells (internal/transport/shm/ring.go), checked against Go's in
+ * p2pshort.go. */
+#define MPIGO_CELL 64
+#define MPIGO_INLINE 32                /* payload bytes */
+#define MPIGO_COMPACT (1u << 31)       /* in the stamp's high word */
+#define MPIGO_GATE_INCALL (1u << 31)   /* prof.GateInCall */
+
+#endif

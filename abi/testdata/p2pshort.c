@@ -1,0 +1,278 @@
+/* p2pshort.c - MPI_Send's short way in C (abi/libmpi/p2pshort.c): a send of at most
+ * 32 bytes on MPI_COMM_WORLD to a node peer written into its ring without crossing
+ * into Go, and every other send taken by Go, with the same data, order and errors.
+ * Rank 0 sends to rank 1, which checks what arrives; mpigo_short_sends (the library's
+ * count of sends done in C) says which way each took. With the argument "none" (the
+ * job over TCP, or MPI_THREAD_MULTIPLE with "multiple") no send may take the short
+ * way.
+ *
+ *   - every size from 1 to 40 bytes, of MPI_BYTE, and 1 to 5 MPI_INT64_T: in C up to 32
+ *     (but for the record's samples), in Go above;
+ *   - a large Isend (a rendezvous) and then small Sends with the same tag: received
+ *     in that order, the small ones in C;
+ *   - a full ring: 3000 small sends before the receiver receives any, alternating
+ *     8 bytes (C while there is room) and 40 (Go), all in order, some of 8 bytes in
+ *     Go; then a rendezvous, whose request may wait for room, and a small send;
+ *   - packets waiting in the engine for room in the ring, and a small send once the
+ *     ring has room again: in order (the short way must not overtake them);
+ *   - a synchronous send, then small sends: in order;
+ *   - to this rank itself, on a duplicate of MPI_COMM_WORLD, of a derived datatype:
+ *     Go;
+ *   - errors (MPI_ERRORS_RETURN): a bad rank, a negative tag, a NULL buffer with a
+ *     count, a bad datatype; and MPI_PROC_NULL and a count of 0, which succeed. */
+#include "check.h"
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+
+extern long mpigo_short_sends(void);
+
+#define BIG (1 << 20)
+#define FULL 3000
+#define RING 16 /* the test runs with shm_ring_cells=16 */
+
+static int rank, none;
+
+/* SENDS runs body on rank 0 and checks how many sends it did in C: none if max is
+ * 0, else some and at most max. (The Go way takes a short one too when the record
+ * times it, one call in about 64, and when it is the first to a peer, which connects.) */
+#define SENDS(max, what, body)                                                          \
+    do {                                                                                \
+        long s0_ = mpigo_short_sends();                                                 \
+        body;                                                                           \
+        long d_ = mpigo_short_sends() - s0_, m_ = none ? 0 : (max);                     \
+        CHECK(m_ == 0 ? d_ == 0 : d_ > 0 && d_ <= m_, "%s: %ld sends in C, want %s %ld", \
+              what, d_, m_ ? "1 to" : "", m_);                                           \
+    } while (0)
+
+static void fill(unsigned char *b, int n, int seed) {
+    for (int i = 0; i < n; i++) b[i] = (unsigned char)(seed * 31 + i * 7 + 1);
+}
+
+static void expect(const unsigned char *b, int n, int seed, const char *what) {
+    for (int i = 0; i < n; i++)
+        CHECK(b[i] == (unsigned char)(seed * 31 + i * 7 + 1), "%s: byte %d of %d is %d", what, i, n, b[i]);
+}
+
+static void recv_bytes(int n, int seed, int tag, const char *what) {
+    unsigned char b[64];
+    MPI_Status st;
+    int count;
+    memset(b, 0xee, sizeof b);
+    OK(MPI_Recv(b, sizeof b, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st));
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == n && st.MPI_SOURCE == 0 && st.MPI_TAG == tag, "%s: count %d source %d tag %d, want %d 0 %d",
+          what, count, st.MPI_SOURCE, st.MPI_TAG, n, tag);
+    expect(b, n, seed, what);
+    CHECK(b[n] == 0xee, "%s: byte %d past the message written", what, n);
+}
+
+/* recv_big receives the rendezvous of seed with tag into big: whole, so no small
+ * message sent after it overtook it. */
+static void recv_big(unsigned char *big, int seed, int tag, const char *what) {
+    MPI_Status st;
+    int count;
+    OK(MPI_Recv(big, BIG, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st));
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == BIG, "%s: the rendezvous's receive got %d bytes: a small send overtook it", what, count);
+    expect(big, BIG, seed, what);
+}
+
+int main(int argc, char **argv) {
+    int provided, size, multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
+    none = multiple || (argc > 1 && strcmp(argv[1], "none") == 0);
+    OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size == 2, "run on 2 ranks, not %d", size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    unsigned char b[64];
+
+    /* Every size, of bytes and of 8-byte integers. */
+    if (rank == 0) {
+        SENDS(32, "1 to 32 bytes", {
+            for (int n = 1; n <= 32; n++) {
+                fill(b, n, n);
+                OK(MPI_Send(b, n, MPI_BYTE, 1, n, MPI_COMM_WORLD));
+            }
+        });
+        SENDS(0, "33 to 40 bytes", {
+            for (int n = 33; n <= 40; n++) {
+                fill(b, n, n);
+                OK(MPI_Send(b, n, MPI_BYTE, 1, n, MPI_COMM_WORLD));
+            }
+        });
+        SENDS(4, "1 to 4 int64", {
+            for (int k = 1; k <= 4; k++) {
+                fill(b, 8 * k, 100 + k);
+                OK(MPI_Send_c(b, k, MPI_INT64_T, 1, 7, MPI_COMM_WORLD));
+            }
+        });
+        SENDS(0, "5 int64", {
+            fill(b, 40, 105);
+            OK(MPI_Send_c(b, 5, MPI_INT64_T, 1, 7, MPI_COMM_WORLD));
+        });
+    } else {
+        for (int n = 1; n <= 40; n++) recv_bytes(n, n, n, "1 to 40 bytes");
+        for (int k = 1; k <= 5; k++) {
+            int64_t v[8];
+            MPI_Status st;
+            int count;
+            OK(MPI_Recv(v, 8, MPI_INT64_T, 0, 7, MPI_COMM_WORLD, &st));
+            MPI_Get_count(&st, MPI_INT64_T, &count);
+            CHECK(count == k, "%d int64: received %d", k, count);
+            expect((unsigned char *)v, 8 * k, 100 + k, "int64");
+        }
+    }
+
+    /* A rendezvous, then small sends with the same tag: in order. */
+    unsigned char *big = malloc(BIG);
+    if (rank == 0) {
+        MPI_Request r;
+        fill(big, BIG, 5);
+        OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 11, MPI_COMM_WORLD, &r));
+        SENDS(4, "small after a rendezvous", {
+            for (int s = 6; s < 10; s++) {
+                fill(b, 8, s);
+                OK(MPI_Send(b, 8, MPI_BYTE, 1, 11, MPI_COMM_WORLD));
+            }
+        });
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else {
+        recv_big(big, 5, 11, "rendezvous");
+        for (int s = 6; s < 10; s++) recv_bytes(8, s, 11, "small after a rendezvous");
+    }
+
+    /* A full ring: the receiver waits in a barrier until every send has started; then
+     * a rendezvous and a small send, whose request to send may wait for room. */
+    if (rank == 0) {
+        long s0 = mpigo_short_sends();
+        for (int i = 0; i < FULL; i++) {
+            int n = i % 2 ? 40 : 8;
+            fill(b, n, i);
+            OK(MPI_Send(b, n, MPI_BYTE, 1, 12, MPI_COMM_WORLD));
+        }
+        long d = mpigo_short_sends() - s0;
+        CHECK(none ? d == 0 : d > 0 && d < FULL / 2, "full ring: %ld of %d sends of 8 bytes in C", d, FULL / 2);
+        MPI_Request r;
+        fill(big, BIG, 7);
+        OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 12, MPI_COMM_WORLD, &r));
+        fill(b, 8, FULL);
+        OK(MPI_Send(b, 8, MPI_BYTE, 1, 12, MPI_COMM_WORLD));
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else {
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        for (int i = 0; i < FULL; i++) recv_bytes(i % 2 ? 40 : 8, i, 12, "full ring");
+        recv_big(big, 7, 12, "rendezvous after the full ring");
+        recv_bytes(8, FULL, 12, "small after the full ring's rendezvous");
+    }
+
+    /* A request to send waiting for room while the ring has room again: the rings
+     * hold RING cells (the job's shm_ring_cells). Rank 0 fills the ring with
+     * Isends (2*RING: the rest wait in the engine) and a rendezvous behind them, and
+     * makes no MPI call while rank 1 takes the first RING/2 (fewer than the ring
+     * holds: its receiver gives space back lazily) and with them every packet in the
+     * ring: then a small send must not overtake the packets still waiting. The ranks signal each other through a shared
+     * window, by plain loads and stores, outside MPI. */
+    {
+        MPI_Win w;
+        volatile int *flags, *mine;
+        MPI_Aint sz;
+        int du;
+        OK(MPI_Win_allocate_shared(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &w));
+        OK(MPI_Win_shared_query(w, 0, &sz, &du, &flags));
+        flags[rank] = 0;
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_Request r[2 * RING + 1];
+        unsigned char small[2 * RING][8];
+        if (rank == 0) {
+            for (int i = 0; i < 2 * RING; i++) {
+                fill(small[i], 8, 40 + i);
+                OK(MPI_Isend(small[i], 8, MPI_BYTE, 1, 21, MPI_COMM_WORLD, &r[i]));
+            }
+            fill(big, BIG, 9);
+            OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 21, MPI_COMM_WORLD, &r[2 * RING]));
+            __atomic_store_n(&flags[0], 1, __ATOMIC_RELEASE);
+            while (!__atomic_load_n(&flags[1], __ATOMIC_ACQUIRE)) sched_yield();
+            fill(b, 8, 10);
+            OK(MPI_Send(b, 8, MPI_BYTE, 1, 21, MPI_COMM_WORLD));
+            OK(MPI_Waitall(2 * RING + 1, r, MPI_STATUSES_IGNORE));
+        } else {
+            while (!__atomic_load_n(&flags[0], __ATOMIC_ACQUIRE)) sched_yield();
+            for (int i = 0; i < RING / 2; i++) recv_bytes(8, 40 + i, 21, "a full ring's first");
+            __atomic_store_n(&flags[1], 1, __ATOMIC_RELEASE);
+            for (int i = RING / 2; i < 2 * RING; i++) recv_bytes(8, 40 + i, 21, "waiting for room");
+            recv_big(big, 9, 21, "rendezvous behind a full ring");
+            recv_bytes(8, 10, 21, "small after waiting packets");
+        }
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_Win_free(&w);
+    }
+
+    /* A synchronous send, then small sends. */
+    if (rank == 0) {
+        fill(b, 8, 20);
+        OK(MPI_Ssend(b, 8, MPI_BYTE, 1, 13, MPI_COMM_WORLD));
+        SENDS(2, "after a synchronous send", {
+            fill(b, 8, 21);
+            OK(MPI_Send(b, 8, MPI_BYTE, 1, 13, MPI_COMM_WORLD));
+            fill(b, 8, 22);
+            OK(MPI_Send(b, 8, MPI_BYTE, 1, 13, MPI_COMM_WORLD));
+        });
+    } else {
+        for (int s = 20; s <= 22; s++) recv_bytes(8, s, 13, "after a synchronous send");
+    }
+
+    /* Go's: to itself, another communicator, a derived datatype. */
+    MPI_Comm dup;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_Datatype pair;
+    OK(MPI_Type_contiguous(2, MPI_INT, &pair));
+    OK(MPI_Type_commit(&pair));
+    if (rank == 0) {
+        SENDS(0, "Go's sends", {
+            MPI_Request r;
+            fill(b, 8, 30);
+            OK(MPI_Irecv(b + 32, 8, MPI_BYTE, 0, 14, MPI_COMM_WORLD, &r));
+            OK(MPI_Send(b, 8, MPI_BYTE, 0, 14, MPI_COMM_WORLD));
+            OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            expect(b + 32, 8, 30, "to itself");
+            OK(MPI_Send(b, 8, MPI_BYTE, 1, 15, dup));
+            OK(MPI_Send(b, 1, pair, 1, 16, MPI_COMM_WORLD));
+        });
+    } else {
+        MPI_Status st;
+        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 15, dup, &st));
+        expect(b, 8, 30, "on a duplicate");
+        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 16, MPI_COMM_WORLD, &st));
+        expect(b, 8, 30, "of a derived datatype");
+    }
+    MPI_Type_free(&pair);
+
+    /* Errors, as the Go way reports them, and the calls that do nothing. */
+    if (rank == 0) {
+        SENDS(0, "errors", {
+            FAILS(MPI_Send(b, 8, MPI_BYTE, 2, 1, MPI_COMM_WORLD), MPI_ERR_RANK);
+            FAILS(MPI_Send(b, 8, MPI_BYTE, -7, 1, MPI_COMM_WORLD), MPI_ERR_RANK);
+            FAILS(MPI_Send(b, 8, MPI_BYTE, 1, -5, MPI_COMM_WORLD), MPI_ERR_TAG);
+            FAILS(MPI_Send(NULL, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+            FAILS(MPI_Send(b, 8, MPI_DATATYPE_NULL, 1, 1, MPI_COMM_WORLD), MPI_ERR_TYPE);
+            FAILS(MPI_Send(b, -1, MPI_BYTE, 1, 1, MPI_COMM_WORLD), MPI_ERR_COUNT);
+            OK(MPI_Send(b, 8, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+        });
+        OK(MPI_Send(b, 0, MPI_BYTE, 1, 17, MPI_COMM_WORLD));
+    } else {
+        MPI_Status st;
+        int count;
+        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 17, MPI_COMM_WORLD, &st));
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK(count == 0, "empty message: %d bytes", count);
+    }
+
+    MPI_Comm_free(&dup);
+    free(big);
+    OK(MPI_Finalize());
+    printf("OK p2pshort\n");
+    return 0;
+}

@@ -1,0 +1,132 @@
+package p2p
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/transport"
+	"golang.org/x/sys/unix"
+)
+
+// What code outside Go may read of the engine and write into it: the C library's
+// short way for a small send (abi/libmpi/p2pshort.c), which sends a message as
+// SendNow does, into the same ring, without crossing into Go. Everything it needs is
+// in memory outside Go's heap that the engine takes at New (outsideHead, then the
+// table of rings, then the traffic counts) and never gives back: the record of calls
+// reads the counts in place (Sent) for as long as the process lives, closed engine or
+// not, as it kept the Go slice they were in alive before. The engines of a process
+// that starts its runtime many times (sessions) take it from one arena (outsideAlloc),
+// so each costs its bytes, not a page.
+//
+// The engine keeps the words true under its lock, where the state they summarise
+// changes; the short way reads them only while the engine is serialised (ok), from the
+// goroutine or thread the program promised calls the engine one at a time, so it
+// needs no atomics beyond program order.
+type outsideHead struct {
+	// ok: the short way may send: the engine is serialised (Concurrent clears it for
+	// good) and has not failed. (A tool's event log does not matter: a send logs
+	// nothing, SendNow's short path included; a receive's short way would look.)
+	ok    uint32
+	self  int32
+	size  int32
+	_     uint32
+	head0 uint64  // a compact eager cell's first header word: kindEager, no flags, Src
+	rings uintptr // [size]uintptr: world rank d's ring record, or 0 (showRing)
+	sent  uintptr // [2*size]prof.Link: Sent, in this memory
+	_     [3]uint64
+}
+
+// outsideMin is the largest payload the short way sends: a compact cell's. A peer
+// whose eager limit is below it takes the Go way for every size.
+const outsideMin = 32
+
+// mapOutside maps the engine's outside memory for a job of size ranks, and points
+// e.out, e.rings and e.sent into it.
+func (e *Engine) mapOutside(size int) error {
+	head := int(unsafe.Sizeof(outsideHead{}))
+	base, err := outsideAlloc(head + 8*size + 2*size*int(unsafe.Sizeof(prof.Link{})))
+	if err != nil {
+		return err
+	}
+	e.out = (*outsideHead)(base)
+	e.rings = unsafe.Slice((*uintptr)(unsafe.Add(base, head)), size)
+	e.sent = unsafe.Slice((*prof.Link)(unsafe.Add(base, head+8*size)), 2*size)
+	o := e.out
+	o.self, o.size = int32(e.self), int32(size)
+	o.head0 = uint64(kindEager) | uint64(uint32(e.self))<<32
+	o.rings = uintptr(unsafe.Pointer(unsafe.SliceData(e.rings)))
+	o.sent = uintptr(unsafe.Pointer(unsafe.SliceData(e.sent)))
+	return nil
+}
+
+// Outside is the address of the engine's words for code outside Go (outsideHead;
+// abi/libmpi/p2pshort.h has their layout): valid for the life of the process.
+func (e *Engine) Outside() uintptr { return uintptr(unsafe.Pointer(e.out)) }
+
+// outsideOK recomputes the engine's ok word. The caller holds e.mu (or is New).
+func (e *Engine) outsideOK() {
+	v := uint32(0)
+	if e.mu.off.Load() && e.failed == nil {
+		v = 1
+	}
+	atomic.StoreUint32(&e.out.ok, v)
+}
+
+// outsideRing notes p's ring record once p is connected: the short way may use it
+// while nothing is queued to p, if its eager limit covers a compact cell.
+func (e *Engine) outsideRing(p *peer) {
+	p.oring = 0
+	if o, ok := p.ep.(transport.OutsideRing); ok && p.eagerMax >= outsideMin {
+		p.oring = o.OutsideRing()
+	}
+	e.showRing(p)
+}
+
+// showRing publishes p's ring to the short way, or 0 while something is queued to p
+// (a packet the short way wrote would overtake it) or p has failed.
+func (e *Engine) showRing(p *peer) {
+	if p.rank >= len(e.rings) {
+		return // a peer beyond the job: the short way sends on MPI_COMM_WORLD only
+	}
+	r := p.oring
+	if p.inBusy || p.err != nil {
+		r = 0
+	}
+	e.rings[p.rank] = r
+}
+
+// hideRing takes p's ring from the short way: something is queued to p.
+func (e *Engine) hideRing(p *peer) {
+	if p.rank < len(e.rings) {
+		e.rings[p.rank] = 0
+	}
+}
+
+// The arena of the engines' outside memory: zeroed anonymous mappings, handed out in
+// cache lines, never unmapped.
+var arena struct {
+	sync.Mutex
+	free []byte
+}
+
+const arenaChunk = 64 << 10
+
+// outsideAlloc returns n zeroed bytes outside Go's heap, aligned to a cache line.
+func outsideAlloc(n int) (unsafe.Pointer, error) {
+	n = (n + 63) &^ 63
+	arena.Lock()
+	defer arena.Unlock()
+	if len(arena.free) < n {
+		mem, err := unix.Mmap(-1, 0, max(arenaChunk, (n+4095)&^4095), unix.PROT_READ|unix.PROT_WRITE,
+			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+		if err != nil {
+			return nil, err
+		}
+		arena.free = mem
+	}
+	p := unsafe.Pointer(unsafe.SliceData(arena.free))
+	arena.free = arena.free[n:]
+	return p, nil
+}

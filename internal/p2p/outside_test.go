@@ -1,0 +1,109 @@
+package p2p
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// The words the C short way for small sends reads (outside.go): its ok word, and per
+// world rank the ring it may write into, published exactly while nothing is queued
+// to the peer; and the traffic counts in the same memory.
+func TestOutsideWords(t *testing.T) {
+	es := shmEngines(t, 2, Options{Serialized: true, Spin: 100, Yield: 10})
+	e, r := es[0], es[1]
+	if e.out.ok != 1 || e.out.self != 0 || e.out.size != 2 {
+		t.Fatalf("a serialised engine's head: ok %d self %d size %d", e.out.ok, e.out.self, e.out.size)
+	}
+	if e.rings[1] != 0 {
+		t.Fatalf("rank 1's ring published before the engine connected to it")
+	}
+	msg := []byte("12345678")
+	if err := e.Send(Bytes(msg), 1, 3, 0, Standard); err != nil {
+		t.Fatal(err)
+	}
+	ep := e.peers[1].ep.(transport.OutsideRing)
+	if e.rings[1] == 0 || e.rings[1] != ep.OutsideRing() {
+		t.Fatalf("connected: rank 1's ring %#x, the endpoint's %#x", e.rings[1], ep.OutsideRing())
+	}
+	if e.rings[0] != 0 {
+		t.Errorf("this rank's own ring published: %#x (self is not shm)", e.rings[0])
+	}
+
+	// Fill the ring with Isends until one waits in the engine: the ring is hidden
+	// until the receiver has taken enough for every queued packet to go out.
+	var qs []Request
+	for len(qs) < 100000 && e.peers[1].sendq.head == nil {
+		q, err := e.Isend(Bytes(msg), 1, 4, 0, Standard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, q)
+	}
+	if e.peers[1].sendq.head == nil {
+		t.Fatalf("%d Isends never filled the ring", len(qs))
+	}
+	if e.rings[1] != 0 {
+		t.Fatalf("a send waits in the engine, and rank 1's ring is still published")
+	}
+	buf := make([]byte, 8)
+	if _, err := r.Recv(Bytes(buf), 0, 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range qs {
+		if _, err := r.Recv(Bytes(buf), 0, 4, 0); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 || i == len(qs)-1 {
+			e.Progress() // pushes what waits as room comes
+		}
+	}
+	for i := range qs {
+		if _, err := e.Wait(&qs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.rings[1] != ep.OutsideRing() {
+		t.Fatalf("nothing waits any more, and rank 1's ring is %#x, not %#x", e.rings[1], ep.OutsideRing())
+	}
+	if got, want := e.Sent()[2].Ops, uint64(1+len(qs)); got != want {
+		t.Errorf("messages counted to rank 1: %d, want %d", got, want)
+	}
+	if got, want := e.Sent()[2].Bytes, uint64(8*(1+len(qs))); got != want {
+		t.Errorf("bytes counted to rank 1: %d, want %d", got, want)
+	}
+
+	// A failed peer is hidden for good; the whole engine by Concurrent and by Fail.
+	e.mu.Lock()
+	e.failPeer(e.peers[1], errors.New("test"))
+	e.mu.Unlock()
+	if e.rings[1] != 0 {
+		t.Errorf("a failed peer's ring is still published")
+	}
+	e.Concurrent()
+	if e.out.ok != 0 {
+		t.Errorf("ok %d after Concurrent", e.out.ok)
+	}
+	r.Fail(errors.New("test"))
+	if r.out.ok != 0 {
+		t.Errorf("ok %d after Fail", r.out.ok)
+	}
+}
+
+// An engine that takes its lock, or whose eager limit is below a compact cell,
+// publishes nothing for the short way.
+func TestOutsideNotServed(t *testing.T) {
+	es := shmEngines(t, 2, Options{Spin: 100, Yield: 10})
+	if es[0].out.ok != 0 {
+		t.Errorf("an engine with its lock: ok %d", es[0].out.ok)
+	}
+	es = shmEngines(t, 2, Options{Serialized: true, EagerLimit: outsideMin - 1, Spin: 100, Yield: 10})
+	e := es[0]
+	if _, err := e.Protocols(1); err != nil {
+		t.Fatal(err)
+	}
+	if e.rings[1] != 0 {
+		t.Errorf("eager limit %d: rank 1's ring published", outsideMin-1)
+	}
+}

@@ -1,0 +1,66 @@
+package shm
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// ringPos is the producer's positions in one ring, which only the sender writes.
+type ringPos struct {
+	cellPos, dataPos uint64 // next cell, next data byte (absolute)
+	consCell         uint64 // cached consumer positions
+	consData         uint64
+}
+
+// outsideRing is one outbound ring's record (transport.OutsideRing), in a page the
+// endpoint maps for it outside Go's heap: the producer's positions, which Send keeps
+// there rather than in the outbound, and where the ring lies. C code that reads it
+// (abi/libmpi/p2pshort.h, struct mpigo_ring, field for field) writes a compact cell
+// into the same ring as Send and advances the same positions, so that packets of
+// both stay in one order; it holds no Go memory. The positions have their own cache
+// line: the sender writes them per packet, the rest is written once.
+type outsideRing struct {
+	pos          ringPos
+	_            [4]uint64
+	cells        uintptr // the cells, in the receiver's segment mapped here
+	cons         uintptr // the consumer's positions (*[2]uint64)
+	closed       uintptr // the receiver's closed flag (*uint32)
+	doorSeq      uintptr // the receiver's doorbell (transport.Doorbell's two words)
+	doorSleepers uintptr
+	cellMask     uint64
+	nCells       uint64
+	_            uint64
+}
+
+// The record's layout is C's: two cache lines.
+var _ [0]struct{} = [unsafe.Sizeof(outsideRing{}) - 2*lineSize]struct{}{}
+
+// mapOutside maps e's record and moves its positions there.
+func (e *outbound) mapOutside(seg *segment) error {
+	mem, err := unix.Mmap(-1, 0, pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return err
+	}
+	r := (*outsideRing)(unsafe.Pointer(unsafe.SliceData(mem)))
+	r.cells = uintptr(e.cells)
+	r.cons = uintptr(unsafe.Pointer(e.cons))
+	r.closed = uintptr(unsafe.Pointer(e.closed))
+	r.doorSeq = uintptr(unsafe.Pointer(seg.u32(offDoorbell)))
+	r.doorSleepers = uintptr(unsafe.Pointer(seg.u32(offDoorbell + 4)))
+	r.cellMask, r.nCells = e.cellMask, e.nCells
+	e.outside, e.pos = mem, &r.pos
+	return nil
+}
+
+// OutsideRing implements transport.OutsideRing.
+func (e *outbound) OutsideRing() uintptr { return uintptr(unsafe.Pointer(e.pos)) }
+
+// Compact cells, as C writes them too (p2pshort.c): the header's first 16 bytes at 8,
+// SendID at offCompactSendID, the payload at offInline, the stamp's meta word.
+const (
+	// OutsideInline is the largest payload of a compact cell, which the C way writes.
+	OutsideInline = inlineMax
+	// OutsideCompact is the bit of a stamp's high word that marks a compact cell.
+	OutsideCompact = compactBit
+)
