@@ -83,6 +83,13 @@ type File struct {
 	gints []int64
 	abuf  [8 * 5]byte
 
+	// The buffers of a joined ordered write (file_ordered.go): a member's message
+	// to member 0, member 0's slot for each member's, and the records it writes.
+	jbuf   []byte
+	jout   [8 * joinOutFields]byte
+	jslots [][]byte
+	jparts [][]byte
+
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.
 	sp     *window.Win
