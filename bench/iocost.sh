@@ -4,10 +4,12 @@
 # callgrind, of the working tree and of an older revision. Per size it runs 1000 and
 # 3000 calls on NP ranks and prints the difference per call and rank (start-up
 # cancels out), summed over the self costs of mpigo's own functions (mpi, mpir, mpio,
-# datatype, window, the device's core, collective, coll, shmcoll), memmove and the
+# datatype, window, prof: the record, the device's core, collective, coll, shmcoll),
+# memmove and the
 # system calls' way in and out of the Go runtime (runtime.entersyscall and
 # exitsyscall, x/sys's Syscall), leaving out the waiting (shmcoll's wait*, p2p's
-# engine and the transports, which poll, idle, yield, the runtime's scheduler), as the
+# engine and the transports, the schedules' advance and the windows' drain, which
+# poll, idle, yield, the runtime's scheduler), as the
 # machine's load sets it. The kernel's side of a system call is not counted.
 # With -v it lists the functions' costs per call and rank as well.
 #
@@ -28,8 +30,8 @@ count() { # bin iters size -> "function cost" lines over all ranks
 	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk '
 		/^ *[0-9,]+ .*:/ {
 			v = $1; gsub(",", "", v)
-			if ($0 ~ /internal\/idle|internal\/yield|[wW]ait/) next
-			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|collective|coll|shmcoll|mpir|mpio|datatype|window)\.|runtime\.memmove|runtime\.(re)?entersyscall|runtime\.exitsyscall|golang.org\/x\/sys\/unix\.Syscall|internal\/runtime\/syscall/) next
+			if ($0 ~ /internal\/idle|internal\/yield|[wW]ait|Sched\)\.advance|Conn\)\.Test|Win\)\.(drain|serveWhile|schedBarrier)/) next
+			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|collective|coll|shmcoll|mpir|mpio|datatype|window|prof)\.|runtime\.memmove|runtime\.(re)?entersyscall|runtime\.exitsyscall|golang.org\/x\/sys\/unix\.Syscall|internal\/runtime\/syscall/) next
 			fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
 			s[fn] += v
 		}
@@ -41,7 +43,7 @@ for size in "$@"; do
 		count $v.bin 3000 "$size" >"$dir/b"
 		awk -v v=$v -v mode=$mode -v size=$size -v np=$np -v verbose="$verbose" '
 			NR == FNR { a[$1] = $2; next }
-			{ d = ($2 - a[$1]) / (2000 * np); t += d; if (verbose && (d > 2 || d < -2)) printf "  %8.1f %s\n", d, $1 }
+			{ d = ($2 - a[$1]) / (2000 * np); t += d; if (verbose && (d > 2 || d < -2)) printf "  %s %8.1f %s\n", v, d, $1 }
 			END { printf "%s %s %8d B: %6.0f instructions per call and rank\n", v, mode, size, t }' "$dir/a" "$dir/b"
 	done
 done

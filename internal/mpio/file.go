@@ -90,6 +90,10 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
 		k, err := unix.Pread(f.fd, p[n:], off+int64(n))
+		if err == nil && k > 0 { // the common case first: no error's comparisons
+			n += k
+			continue
+		}
 		switch {
 		case err == unix.EINTR || err == unix.EAGAIN:
 			continue
@@ -108,6 +112,10 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
 		k, err := unix.Pwrite(f.fd, p[n:], off+int64(n))
+		if err == nil && k > 0 {
+			n += k
+			continue
+		}
 		switch {
 		case err == unix.EINTR || err == unix.EAGAIN:
 			continue

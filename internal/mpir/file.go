@@ -71,6 +71,7 @@ type File struct {
 	fp      int64 // the individual file pointer, a view position in bytes
 	atomic  bool
 	tun     mpio.Tuning    // the hints' and atomicity's, made when they change (settle)
+	plain   bool           // accessAt's short way applies (settle)
 	cb      cbSettings     // the hints' for collective accesses, made alike
 	split   split          // the split collective under way
 	dirty   bool           // written since the last sync: Close syncs
