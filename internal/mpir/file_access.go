@@ -286,7 +286,7 @@ func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, ok bool
 	return v.FileOff(offset * es), true
 }
 
-// moveAt is the short way's system call: mem at file offset off.
+// moveAt is the system call of the short way and of Bytes: mem at file offset off.
 func (f *File) moveAt(op string, write bool, off int64, mem []byte) (int64, error) {
 	if len(mem) == 0 {
 		return 0, nil
@@ -467,14 +467,8 @@ func (f *File) bytes(op string, p []byte, off int64, write bool) (int, error) {
 		}
 		defer f.os.Unlock(off, int64(len(p)))
 	}
-	var n int
-	var err error
-	if write {
-		n, err = f.os.WriteAt(p, off)
-	} else {
-		n, err = f.os.ReadAt(p, off)
-	}
-	return n, ioErr(op, err)
+	n, err := f.moveAt(op, write, off, p)
+	return int(n), err
 }
 
 // A split collective (MPI 4.1 section 14.4.5: MPI_File_read_all_begin and its _end,
