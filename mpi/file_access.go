@@ -54,6 +54,23 @@ func fileAccess(op string, f *File, a mpir.Access, b mpir.IOBuf, bad error) (Sta
 	return st, st.Err
 }
 
+// accessAt is FileReadAt's and FileWriteAt's short way (mpir's AccessAt): ok is
+// false where it does not apply, and the call then takes fileAccess.
+func accessAt(op string, f *File, write bool, off int64, b []byte) (Status, bool, error) {
+	if f == nil || f.d == nil {
+		return Status{}, false, nil
+	}
+	n, ok, err := f.d.AccessAt(op, write, off, b)
+	if !ok {
+		return Status{}, false, nil
+	}
+	st := Status{Source: AnySource, Tag: AnyTag, bytes: n}
+	if err != nil {
+		st.Err = f.fail(op, err)
+	}
+	return st, true, st.Err
+}
+
 // fileStart is every nonblocking access.
 func fileStart(op string, f *File, a mpir.Access, b mpir.IOBuf, bad error) (Request, error) {
 	if err := f.check(op); err != nil {
@@ -68,6 +85,9 @@ func fileStart(op string, f *File, a mpir.Access, b mpir.IOBuf, bad error) (Requ
 
 // FileReadAt reads f into buf at offset etypes of the view (MPI_File_read_at).
 func FileReadAt[T Elem](f *File, off int64, buf []T) (Status, error) {
+	if st, ok, err := accessAt("FileReadAt", f, false, off, asBytes(buf)); ok {
+		return st, err
+	}
 	return fileAccess("FileReadAt", f, mpir.Access{Explicit: true, Offset: off}, sliceIO(buf), nil)
 }
 
@@ -79,6 +99,9 @@ func FileReadAtBuf(f *File, off int64, b Buf) (Status, error) {
 
 // FileWriteAt writes buf to f at offset etypes of the view (MPI_File_write_at).
 func FileWriteAt[T Elem](f *File, off int64, buf []T) (Status, error) {
+	if st, ok, err := accessAt("FileWriteAt", f, true, off, asBytes(buf)); ok {
+		return st, err
+	}
 	return fileAccess("FileWriteAt", f, mpir.Access{Write: true, Explicit: true, Offset: off}, sliceIO(buf), nil)
 }
 

@@ -271,7 +271,7 @@ func TestFileViewOverlap(t *testing.T) {
 
 // TestFileNoSpace writes to /dev/full, a device that is always out of space, as a
 // full disk behaves: independent, collective through the aggregators and collective
-// without them, every rank's write fails with MPI_ERR_NO_SPACE and reports no bytes
+// without them, ordered, every rank's write fails with MPI_ERR_NO_SPACE and reports no bytes
 // written, and the file closes cleanly.
 func TestFileNoSpace(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
@@ -299,6 +299,14 @@ func TestFileNoSpace(t *testing.T) {
 			wantClass(t, fmt.Sprint("FileWriteAll, romio_cb_write=", cb), err, mpi.ErrNoSpace)
 			if st.Bytes() != 0 {
 				t.Errorf("FileWriteAll, romio_cb_write=%s, reports %d bytes written", cb, st.Bytes())
+			}
+			// Ordered in a contiguous view: rank 0 writes every rank's record, in one
+			// call, or with enable the aggregators do; either fails every rank.
+			must(t, f.SetView(0, mpi.Byte, mpi.Byte, "native", nil))
+			st, err = mpi.FileWriteOrdered(f, data)
+			wantClass(t, fmt.Sprint("FileWriteOrdered, romio_cb_write=", cb), err, mpi.ErrNoSpace)
+			if st.Bytes() != 0 {
+				t.Errorf("FileWriteOrdered, romio_cb_write=%s, reports %d bytes written", cb, st.Bytes())
 			}
 			must(t, ft.Free())
 			must(t, f.Close())

@@ -613,3 +613,112 @@ func TestFileCommFreed(t *testing.T) {
 		t.Errorf("files left in /dev/shm: %v", left)
 	}
 }
+
+// TestFileOrderedMixed writes rounds of ordered records of mixed lengths, 0 bytes
+// among them, on 1, 2 and 3 ranks: short ones in a contiguous view (which rank 0
+// writes in one call for every rank), one rank's longer than that takes, a round in
+// atomic mode, a nonblocking one, and a view whose displacement leaves a hole. Each
+// rank's status counts its own record, the shared pointer ends past every round's,
+// and the file is byte for byte the one rank 0 writes with plain Go file calls at the
+// offsets the records' order gives.
+func TestFileOrderedMixed(t *testing.T) {
+	for _, n := range []int{1, 2, 3} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) { ioJob(t, n, orderedMixedBody) })
+	}
+}
+
+func orderedMixedBody(t *testing.T, dir string, rank, size int) {
+	// Rank r's record of round k: length(k, r) bytes, a pattern of both.
+	length := func(k, r int) int {
+		switch k {
+		case 0:
+			return 7 * r // rank 0's is empty
+		case 1:
+			return 0 // everyone's
+		case 2:
+			if r == size-1 {
+				return 70000 // longer than a joined write takes
+			}
+			return 3 + r
+		case 3:
+			return 4096 - r // atomic mode
+		case 4:
+			return 5*r + 2 // nonblocking
+		}
+		return 9 - r // the view with a displacement
+	}
+	const rounds, viewRound, hole = 6, 5, 3
+	record := func(k, r int) []byte {
+		b := make([]byte, length(k, r))
+		for i := range b {
+			b[i] = byte(31*k + 7*r + i + 1)
+		}
+		return b
+	}
+	name := filepath.Join(dir, "mixed")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	var pos int64 // the shared pointer, in bytes of the current view
+	for k := range rounds {
+		switch k {
+		case 3:
+			must(t, f.SetAtomicity(true))
+		case 4:
+			must(t, f.SetAtomicity(false))
+		case viewRound:
+			must(t, f.SetView(pos+hole, mpi.Byte, mpi.Byte, "native", nil))
+			pos = 0
+		}
+		var st mpi.Status
+		if k == 4 {
+			q, err := mpi.FileIwriteOrdered(f, record(k, rank))
+			must(t, err)
+			st, err = q.Wait()
+			must(t, err)
+		} else {
+			st, err = mpi.FileWriteOrdered(f, record(k, rank))
+			must(t, err)
+		}
+		if got := st.Bytes(); got != int64(length(k, rank)) {
+			t.Errorf("round %d: the status counts %d bytes, want %d", k, got, length(k, rank))
+		}
+		for r := range size {
+			pos += int64(length(k, r))
+		}
+		if got, err := f.PositionShared(); err != nil || got != pos {
+			t.Errorf("round %d: PositionShared %d, %v; want %d", k, got, err, pos)
+		}
+	}
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		ref, err := os.Create(filepath.Join(dir, "reference"))
+		must(t, err)
+		var off int64
+		for k := range rounds {
+			if k == viewRound {
+				off += hole
+			}
+			for r := range size {
+				_, err := ref.WriteAt(record(k, r), off)
+				must(t, err)
+				off += int64(length(k, r))
+			}
+		}
+		must(t, ref.Close())
+		want, err := os.ReadFile(ref.Name())
+		must(t, err)
+		must(t, os.Remove(ref.Name()))
+		got, err := os.ReadFile(name)
+		must(t, err)
+		if !bytes.Equal(got, want) {
+			at := 0
+			for at < min(len(got), len(want)) && got[at] == want[at] {
+				at++
+			}
+			t.Errorf("the file (%d bytes) differs from the reference (%d bytes) first at byte %d", len(got), len(want), at)
+		}
+	}
+	must(t, mpi.World.Barrier())
+	must(t, f.Close())
+}

@@ -42,6 +42,9 @@ const (
 	// TagFileAgree is the agreements of a file's collective calls (open, close,
 	// set_view, the collective data accesses, ...), on the file's own communicator.
 	TagFileAgree = tagManage + 500
+	// TagFileOrdered carries a member's record to member 0 in a joined ordered
+	// write (mpir's file_ordered.go).
+	TagFileOrdered = tagManage + 501
 
 	// tagPartHello carries a partitioned send's description to its receiver;
 	// tagPartData + sid<<partBits + i is partition i of the sender's channel sid.

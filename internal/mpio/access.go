@@ -54,6 +54,9 @@ func (m Mem) Len() int64 {
 	return int64(len(m.b))
 }
 
+// Contig is the memory's bytes where it is a contiguous buffer (Bytes).
+func (m Mem) Contig() ([]byte, bool) { return m.b, m.s == nil }
+
 // PackAt packs the stream's bytes from off into dst, as many as fit, and says how
 // many.
 func (m Mem) PackAt(dst []byte, off int64) int {

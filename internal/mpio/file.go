@@ -3,6 +3,7 @@ package mpio
 import (
 	"errors"
 	"slices"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -89,6 +90,10 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
 		k, err := unix.Pread(f.fd, p[n:], off+int64(n))
+		if err == nil && k > 0 { // the common case first: no error's comparisons
+			n += k
+			continue
+		}
 		switch {
 		case err == unix.EINTR || err == unix.EAGAIN:
 			continue
@@ -107,6 +112,10 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
 		k, err := unix.Pwrite(f.fd, p[n:], off+int64(n))
+		if err == nil && k > 0 {
+			n += k
+			continue
+		}
 		switch {
 		case err == unix.EINTR || err == unix.EAGAIN:
 			continue
@@ -119,6 +128,52 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	}
 	return n, nil
 }
+
+// WriteParts writes parts back to back from off, all of them or an error, by
+// pwritev: one system call for up to iovMax parts (more where the kernel writes
+// fewer bytes than asked), so that a file system that locks the file for a write
+// (tmpfs, ext4: the inode's lock) takes its lock once for all of them. It returns
+// the bytes written.
+func (f *File) WriteParts(parts [][]byte, off int64) (int64, error) {
+	var small [16]unix.Iovec
+	iov := small[:0]
+	for _, p := range parts {
+		if len(p) > 0 {
+			v := unix.Iovec{Base: &p[0]}
+			v.SetLen(len(p))
+			iov = append(iov, v)
+		}
+	}
+	var done int64
+	for len(iov) > 0 {
+		at := off + done
+		k, _, e := unix.Syscall6(unix.SYS_PWRITEV, uintptr(f.fd), uintptr(unsafe.Pointer(&iov[0])),
+			uintptr(min(len(iov), iovMax)), uintptr(at), uintptr(uint64(at)>>32), 0)
+		switch {
+		case e == unix.EINTR || e == unix.EAGAIN:
+			continue
+		case e != 0:
+			return done, sysErr("write", f.path, e)
+		case k == 0:
+			return done, errorf(ErrIO, "write %s: the system wrote nothing at %d", f.path, at)
+		}
+		done += int64(k)
+		for n := uint64(k); n > 0; {
+			if l := iov[0].Len; l <= n {
+				n -= l
+				iov = iov[1:]
+				continue
+			}
+			iov[0].Base = (*byte)(unsafe.Add(unsafe.Pointer(iov[0].Base), n))
+			iov[0].Len -= n
+			n = 0
+		}
+	}
+	return done, nil
+}
+
+// iovMax is the most parts one pwritev takes (Linux's IOV_MAX).
+const iovMax = 1024
 
 // Size is the file's size in bytes.
 func (f *File) Size() (int64, error) {

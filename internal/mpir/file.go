@@ -71,6 +71,7 @@ type File struct {
 	fp      int64 // the individual file pointer, a view position in bytes
 	atomic  bool
 	tun     mpio.Tuning    // the hints' and atomicity's, made when they change (settle)
+	plain   bool           // accessAt's short way applies (settle)
 	cb      cbSettings     // the hints' for collective accesses, made alike
 	split   split          // the split collective under way
 	dirty   bool           // written since the last sync: Close syncs
@@ -82,6 +83,13 @@ type File struct {
 	gbuf  []byte
 	gints []int64
 	abuf  [8 * 5]byte
+
+	// The buffers of a joined ordered write (file_ordered.go): a member's message
+	// to member 0, member 0's slot for each member's, and the records it writes.
+	jbuf   []byte
+	jout   [8 * joinOutFields]byte
+	jslots [][]byte
+	jparts [][]byte
 
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.

@@ -1,6 +1,8 @@
 package mpir
 
 import (
+	"math"
+
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
 	"github.com/mpigo/mpigo/internal/mpio"
@@ -145,7 +147,9 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64, p *pla
 // (romio_ds_read "enable" sieves every run a buffer holds, as does "automatic" on a
 // file system that is neither in memory nor on a local disk, where a request may
 // cost a round trip; "automatic" on a local one sieves the runs close together;
-// romio_ds_write sieves with "enable" only), and the collective accesses' settings.
+// romio_ds_write sieves with "enable" only), the collective accesses' settings, and
+// whether accessAt's short way applies (a view, an atomicity or a representation
+// that it does not take sends every access the general way).
 func (f *File) settle() {
 	near := mpio.SieveAll
 	if f.os.Local() {
@@ -167,6 +171,7 @@ func (f *File) settle() {
 		WriteBuf:   f.hints.Int("ind_wr_buffer_size"),
 		Atomic:     f.atomic,
 	}
+	f.plain = f.view.Contiguous() && !f.atomic && (f.datarep == RepNative || f.datarep == RepInternal)
 	f.cb = cbSettings{
 		read:  cbMode(f.hints.Value("romio_cb_read")),
 		write: cbMode(f.hints.Value("romio_cb_write")),
@@ -233,6 +238,72 @@ func (f *File) run(op string, a Access, p *plan) (int64, error) {
 	return n, ioErr(op, err)
 }
 
+// AccessAt is the short way of an independent access of mem at offset etypes of
+// the view (MPI_File_write_at and read_at of a Go slice or of MPI_BYTEs; Access takes
+// it for those), where the view is contiguous, its representation native and atomic
+// mode off: the file bytes are then one run at the view's displacement plus the
+// offset, and the access is one system call on the program's memory. ok is false
+// where any of that does not hold, or any check fails: the general way (Access) then
+// does the access, or finds the error, as ever; nothing has changed, and nothing is
+// recorded.
+func (f *File) AccessAt(op string, write bool, offset int64, mem []byte) (n int64, ok bool, err error) {
+	off, ok := f.plainAt(write, offset, mem)
+	if !ok {
+		return 0, false, nil
+	}
+	call, t := prof.FileReadAt, int64(0)
+	if write {
+		call = prof.FileWriteAt
+	}
+	if !prof.Try(call, f.profComm(), prof.NoPeer, -2, len(mem)) {
+		t = prof.Enter(call, f.profComm(), prof.NoPeer, -2, len(mem))
+	}
+	n, err = f.moveAt(op, write, off, mem)
+	if !prof.TryExit(call, t, int(n)) {
+		prof.Exit(call, t, int(n))
+	}
+	return n, true, err
+}
+
+// plainAt checks an access of mem at offset etypes for the short way and returns
+// the file offset it starts at (ok: it applies, and every check holds).
+func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, ok bool) {
+	if f == nil || f.closed.Load() || f.amode&mpio.Sequential != 0 || (write && !f.amode.CanWrite()) || (!write && !f.amode.CanRead()) {
+		return 0, false
+	}
+	n := int64(len(mem))
+	f.mu.Lock()
+	v := f.view
+	es := v.EtypeSize()
+	if !f.plain || n%es != 0 || offset < 0 || offset > math.MaxInt64/es || !v.Fits(offset*es, n) {
+		f.mu.Unlock()
+		return 0, false
+	}
+	if write && n > 0 {
+		f.dirty = true
+	}
+	f.mu.Unlock()
+	return v.FileOff(offset * es), true
+}
+
+// moveAt is the system call of the short way and of Bytes: mem at file offset off.
+func (f *File) moveAt(op string, write bool, off int64, mem []byte) (int64, error) {
+	if len(mem) == 0 {
+		return 0, nil
+	}
+	var k int
+	var err error
+	if write {
+		k, err = f.os.WriteAt(mem, off)
+	} else {
+		k, err = f.os.ReadAt(mem, off)
+	}
+	if err != nil {
+		return int64(k), ioErr(op, err)
+	}
+	return int64(k), nil
+}
+
 // giveBack moves the individual file pointer back to just past what an access moved,
 // where it moved less than it asked for and nothing has moved the pointer since.
 func (f *File) giveBack(p *plan, moved int64) {
@@ -264,6 +335,14 @@ func (f *File) Access(op string, a Access, b IOBuf, bad error) (core.Status, err
 // access is Access unrecorded.
 func (f *File) access(op string, a Access, b IOBuf, bad error) (core.Status, error) {
 	st := core.Status{Source: core.AnySource, Tag: core.AnyTag}
+	if a.Explicit && !a.Coll && bad == nil && b.Type == datatype.Byte && b.Count >= 0 && b.Origin >= 0 && b.Count <= int64(len(b.Mem))-b.Origin {
+		mem := b.Mem[b.Origin : b.Origin+b.Count]
+		if off, ok := f.plainAt(a.Write, a.Offset, mem); ok {
+			var err error
+			st.Count, err = f.moveAt(op, a.Write, off, mem)
+			return st, err
+		}
+	}
 	if a.Coll {
 		t := f.lane.take()
 		f.lane.wait(t)
@@ -388,14 +467,8 @@ func (f *File) bytes(op string, p []byte, off int64, write bool) (int, error) {
 		}
 		defer f.os.Unlock(off, int64(len(p)))
 	}
-	var n int
-	var err error
-	if write {
-		n, err = f.os.WriteAt(p, off)
-	} else {
-		n, err = f.os.ReadAt(p, off)
-	}
-	return n, ioErr(op, err)
+	n, err := f.moveAt(op, write, off, p)
+	return int(n), err
 }
 
 // A split collective (MPI 4.1 section 14.4.5: MPI_File_read_all_begin and its _end,

@@ -33,7 +33,9 @@ import (
 //     every member is in the call, and each member's place is that plus the sizes
 //     of the members before it (the exclusive prefix sum; placeOrdered); after the
 //     access's agreement every member compares and swaps the pointer past the total
-//     (advanceOrdered), the first one moving it.
+//     (advanceOrdered), the first one moving it. A short ordered write in a
+//     contiguous view is instead one write by member 0, which holds the pointer
+//     (file_ordered.go).
 //   - Collective changes of the pointer (seek_shared, set_view's reset) happen after
 //     every member has entered the call and before any leaves it, so that no
 //     member's access before the call or after it sees the pointer half changed.
@@ -135,6 +137,11 @@ func (f *File) takeShared(op string, v *mpio.View, n int64) (int64, error) {
 // ordered does this member's part of an ordered access placed as p (local: the error
 // of its arguments), in the lane, and returns the bytes it moved.
 func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) {
+	if a.Write {
+		if n, done, err := f.joinOrdered(op, p, local); done {
+			return n, err
+		}
+	}
 	o, err := f.placeOrdered(op, a, &p, local)
 	if err != nil {
 		return 0, err

@@ -55,6 +55,7 @@ func (f *File) SetView(op string, disp int64, etype, ftype *Datatype, datarep st
 	}
 	f.mu.Lock()
 	f.view, f.etype, f.ftype, f.datarep, f.fp = v, etype, ftype, rep, 0
+	f.settle()
 	f.mu.Unlock()
 	if err := f.resetShared(op, 0); err != nil {
 		return err

@@ -1,0 +1,49 @@
+#!/bin/bash
+# iocost.sh - instructions per call and rank of a file access (bench/iocost: MODE
+# "ordered", bench/io's write_ordered; "small", its write_small), counted by
+# callgrind, of the working tree and of an older revision. Per size it runs 1000 and
+# 3000 calls on NP ranks and prints the difference per call and rank (start-up
+# cancels out), summed over the self costs of mpigo's own functions (mpi, mpir, mpio,
+# datatype, window, prof: the record, the device's core, collective, coll, shmcoll),
+# memmove and the
+# system calls' way in and out of the Go runtime (runtime.entersyscall and
+# exitsyscall, x/sys's Syscall), leaving out the waiting (shmcoll's wait*, p2p's
+# engine and the transports, the schedules' advance and the windows' drain, which
+# poll, idle, yield, the runtime's scheduler), as the
+# machine's load sets it. The kernel's side of a system call is not counted.
+# With -v it lists the functions' costs per call and rank as well.
+#
+# usage (from the project's root):  bench/iocost.sh [-v] REV MODE NP SIZE...
+set -eu
+verbose=; [ "$1" = -v ] && { verbose=1; shift; }
+rev=$1 mode=$2 np=$3; shift 3
+dir=$(mktemp -d); trap 'git worktree remove --force "$dir/old" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+git worktree add -q --detach "$dir/old" "$rev"
+rm -rf "$dir/old/bench/iocost" && mkdir -p "$dir/old/bench/iocost" && cp bench/iocost/main.go "$dir/old/bench/iocost/"
+(cd "$dir/old" && go build -o "$dir/old.bin" ./bench/iocost)
+go build -o "$dir/new.bin" ./bench/iocost
+go build -o "$dir/mpigo" ./cmd/mpigo
+count() { # bin iters size -> "function cost" lines over all ranks
+	rm -f "$dir"/cg.*
+	GOGC=off GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n "$np" valgrind --tool=callgrind \
+		--callgrind-out-file="$dir/cg.%p" "$dir/$1" "$mode" "$2" "$3" >/dev/null 2>&1
+	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk '
+		/^ *[0-9,]+ .*:/ {
+			v = $1; gsub(",", "", v)
+			if ($0 ~ /internal\/idle|internal\/yield|[wW]ait|Sched\)\.advance|Conn\)\.Test|Win\)\.(drain|serveWhile|schedBarrier)/) next
+			if ($0 !~ /mpigo\/mpigo\/mpi\.|internal\/(core|collective|coll|shmcoll|mpir|mpio|datatype|window|prof)\.|runtime\.memmove|runtime\.(re)?entersyscall|runtime\.exitsyscall|golang.org\/x\/sys\/unix\.Syscall|internal\/runtime\/syscall/) next
+			fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
+			s[fn] += v
+		}
+		END { for (k in s) print k, s[k] }'
+}
+for size in "$@"; do
+	for v in old new; do
+		count $v.bin 1000 "$size" >"$dir/a"
+		count $v.bin 3000 "$size" >"$dir/b"
+		awk -v v=$v -v mode=$mode -v size=$size -v np=$np -v verbose="$verbose" '
+			NR == FNR { a[$1] = $2; next }
+			{ d = ($2 - a[$1]) / (2000 * np); t += d; if (verbose && (d > 2 || d < -2)) printf "  %s %8.1f %s\n", v, d, $1 }
+			END { printf "%s %s %8d B: %6.0f instructions per call and rank\n", v, mode, size, t }' "$dir/a" "$dir/b"
+	done
+done
