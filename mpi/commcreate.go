@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/collective"
-	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -70,11 +69,16 @@ func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
 		hints = c.x.Hints().Dup() // as they are at the call
 	}
 	d := &Comm{}
-	p := core.Go("Idup", func() error {
+	p, err := c.x.Idup("Idup", hints, func(*mpir.Comm) any { return d }, func(x *mpir.Comm, err error) {
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
-		return c.dupInto("Idup", d, hints)
+		if err == nil {
+			d.x, d.d = x, x.Dev()
+		}
 	})
+	if err != nil {
+		return nil, Request{}, c.fail("Idup", err)
+	}
 	return d, opReq(c, p), nil
 }
 

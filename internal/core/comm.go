@@ -39,6 +39,11 @@ type Comm struct {
 	foreign bool
 
 	seq   atomic.Uint32 // the collective sequence: each collective's tag
+	// pinG is the goroutine whose draws from the sequence are pinned (Pinned), 0 for
+	// none; pinNext its next number. pinMu lets one pin at a time.
+	pinG    atomic.Int64
+	pinNext int
+	pinMu   sync.Mutex
 	lconn Conn          // the local group on the internal context
 	iconn Conn          // an intercommunicator's both groups (local first)
 	// coll is the collective package's state of c (internal/collective: the
@@ -48,7 +53,6 @@ type Comm struct {
 
 	mu   sync.Mutex
 	name string
-	idup sync.Mutex // orders duplications of c (Dup, Idup), as MPI requires
 	part *partTable // partitioned communication's matching, made on first use
 }
 

@@ -292,6 +292,7 @@ func staged(k CollKind, op string, c *core.Comm, a *CollArgs, nb bool) (*core.Pe
 // builders after their own checks, before they take a sequence number or send, so
 // that a bad argument is the init's error, as MPI 4.1 section 6.13 has it.
 func persistent(op string, c *core.Comm, start func() (*core.Pending, error)) (*core.Pending, error) {
+	base := collective.ReservePersistent(c)
 	err := collective.CheckArgs(c, func() error {
 		p, err := start()
 		if err == nil && p != nil {
@@ -303,7 +304,7 @@ func persistent(op string, c *core.Comm, start func() (*core.Pending, error)) (*
 	if err != nil {
 		return nil, err
 	}
-	return collective.Persistent(start), nil
+	return collective.Persistent(c, base, start), nil
 }
 
 // checkInfo checks a persistent init's info: MPI_INFO_NULL (nil) or an info not
