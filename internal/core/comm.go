@@ -38,14 +38,14 @@ type Comm struct {
 	// reachable while it lives.
 	foreign bool
 
-	seq   atomic.Uint32 // the collective sequence: each collective's tag
+	seq atomic.Uint32 // the collective sequence: each collective's tag
 	// pinG is the goroutine whose draws from the sequence are pinned (Pinned), 0 for
 	// none; pinNext its next number. pinMu lets one pin at a time.
 	pinG    atomic.Int64
 	pinNext int
 	pinMu   sync.Mutex
-	lconn Conn          // the local group on the internal context
-	iconn Conn          // an intercommunicator's both groups (local first)
+	lconn   Conn // the local group on the internal context
+	iconn   Conn // an intercommunicator's both groups (local first)
 	// coll is the collective package's state of c (internal/collective: the
 	// collectives c chose when it was made), set there once, when c is made and
 	// before anyone else sees it; core never reads it (beside.go).
