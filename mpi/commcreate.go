@@ -42,7 +42,7 @@ func (c *Comm) dup(hints *mpir.Hints) (*Comm, error) {
 
 // dupInto makes d a duplicate of c (mpir.Comm.Dup: c's handler, session, topology and
 // hints, hints in their place when not nil, and the attributes c's copy functions
-// keep). d is not c's until it returns (Idup's d becomes visible through its request).
+// keep).
 func (c *Comm) dupInto(op string, d *Comm, hints *mpir.Hints) error {
 	x, err := c.x.Dup(op, hints, func(*mpir.Comm) any { return d })
 	if err != nil {
