@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h> /* MPICH's mpitest.h brings bool */
 
 void MTest_Init(int *argc, char ***argv);
 void MTest_Init_thread(int *argc, char ***argv, int required, int *provided);
@@ -71,6 +72,7 @@ int MTestSpawnPossible(int *);
 /* Arguments of the form -key=value (newer tests' MTestArgList). */
 typedef struct MTestArgList MTestArgList;
 MTestArgList *MTestArgListCreate(int argc, char *argv[]);
+MTestArgList *MTestArgListCreate_arg(const char *arg);
 char *MTestArgListGetString(MTestArgList *head, const char *key);
 const char *MTestArgListGetString_with_default(MTestArgList *head, const char *key, const char *def);
 int MTestArgListGetInt(MTestArgList *head, const char *key);

@@ -794,6 +794,21 @@ MTestArgList *MTestArgListCreate(int argc, char *argv[])
     return head;
 }
 
+/* MTestArgListCreate_arg reads the arguments of one string, -key=value words separated
+ * by spaces (MPICH's MULTI_TESTS give run() its testlist line's arguments so). */
+MTestArgList *MTestArgListCreate_arg(const char *arg)
+{
+    char *words[64];
+    int n = 1;
+    char *copy = arg ? strdup(arg) : NULL;
+    words[0] = "";
+    for (char *w = copy ? strtok(copy, " \t") : NULL; w && n < 64; w = strtok(NULL, " \t"))
+        words[n++] = w;
+    MTestArgList *head = MTestArgListCreate(n, words);
+    free(copy);
+    return head;
+}
+
 static const char *arg_lookup(MTestArgList *head, const char *key)
 {
     for (; head; head = head->next)
