@@ -16,6 +16,13 @@
 # harness has. spawn tests get universe=16 (MTestSpawnPossible).
 set -eu
 src=$(cd "${1:?usage: mpich-head.sh MPICH_TEST_DIR}" && pwd)
+# dtpools' configure header (what its configure finds on any POSIX system), so that
+# run-mpich.sh can build dtpools for the tests that draw datatypes from it.
+if [ -d "$src/dtpools/src" ] && [ ! -f "$src/dtpools/dtpoolsconf.h" ]; then
+	for h in STDLIB_H STRING_H LIMITS_H STDINT_H SYS_TYPES_H STRDUP MEMSET; do
+		echo "#define HAVE_$h 1"
+	done >"$src/dtpools/dtpoolsconf.h"
+fi
 dirs="attr coll comm datatype errhan group info init mpi_t pt2pt part rma session spawn topo io
 threads/pt2pt threads/comm threads/coll threads/init threads/rma threads/mpi_t threads/part threads/spawn"
 for d in $dirs; do
