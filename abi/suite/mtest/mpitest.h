@@ -82,6 +82,7 @@ MTestArgList *MTestArgListCreate(int argc, char *argv[]);
 MTestArgList *MTestArgListCreate_arg(const char *arg);
 int MTestIsBasicDtype(MPI_Datatype type);
 int MTestGetStressLevel(void);
+void MTestCommRandomize(void);
 char *MTestArgListGetString(MTestArgList *head, const char *key);
 const char *MTestArgListGetString_with_default(MTestArgList *head, const char *key, const char *def);
 int MTestArgListGetInt(MTestArgList *head, const char *key);

@@ -51,6 +51,22 @@ static void finalize_at_exit(void)
         MPI_Finalize();
 }
 
+/* MTestCommRandomize makes the ranks' context ids differ, as a real program's would:
+ * each rank duplicates MPI_COMM_SELF a number of times of its own (rank mod 7), freed
+ * at MTest_Finalize. */
+enum { MAX_SELF_DUPS = 7 };
+static MPI_Comm selfDups[MAX_SELF_DUPS];
+static int nSelfDups;
+
+void MTestCommRandomize(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    nSelfDups = rank % MAX_SELF_DUPS;
+    for (int i = 0; i < nSelfDups; i++)
+        MPI_Comm_dup(MPI_COMM_SELF, &selfDups[i]);
+}
+
 void MTest_Finalize(int errs)
 {
     int rank, toterrs = 0, err;
@@ -66,6 +82,9 @@ void MTest_Finalize(int errs)
         fflush(stdout);
     }
     rma_cleanup();
+    for (int i = 0; i < nSelfDups; i++)
+        MPI_Comm_free(&selfDups[i]);
+    nSelfDups = 0;
     atexit(finalize_at_exit);
 }
 
