@@ -124,11 +124,10 @@ func (o *persistOp) Start(op string) error {
 	if o.cur != (core.Ref{}) {
 		return core.Errorf(core.ClassRequest, op, "the persistent request is active: complete it (Wait, Test) before starting it again")
 	}
-	var cur *core.Pending
-	var err error
 	first := o.base + o.runs%persistRuns*persistDraws
 	o.runs++
-	if n := o.c.Pinned(first, func() { cur, err = o.start1() }); n > persistDraws && err == nil {
+	cur, err, n := o.c.Pinned(first, o.start1)
+	if n > persistDraws && err == nil {
 		err = core.Errorf(core.ClassIntern, op, "a run of the persistent collective took %d sequence numbers, more than the %d it has", n, persistDraws)
 	}
 	if err != nil {

@@ -39,8 +39,8 @@ type Comm struct {
 	foreign bool
 
 	seq atomic.Uint32 // the collective sequence: each collective's tag
-	// pinG is the goroutine whose draws from the sequence are pinned (Pinned), 0 for
-	// none; pinNext its next number. pinMu lets one pin at a time.
+	// pinG is pinAny while draws from the sequence are pinned (Pinned), 0 otherwise;
+	// pinNext the pin's next number. pinMu lets one pin at a time.
 	pinG    atomic.Int64
 	pinNext int
 	pinMu   sync.Mutex
