@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"github.com/mpigo/mpigo/internal/collective"
-	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -43,7 +42,7 @@ func (c *Comm) dup(hints *mpir.Hints) (*Comm, error) {
 
 // dupInto makes d a duplicate of c (mpir.Comm.Dup: c's handler, session, topology and
 // hints, hints in their place when not nil, and the attributes c's copy functions
-// keep). d is not c's until it returns (Idup's d becomes visible through its request).
+// keep).
 func (c *Comm) dupInto(op string, d *Comm, hints *mpir.Hints) error {
 	x, err := c.x.Dup(op, hints, func(*mpir.Comm) any { return d })
 	if err != nil {
@@ -70,11 +69,16 @@ func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
 		hints = c.x.Hints().Dup() // as they are at the call
 	}
 	d := &Comm{}
-	p := core.Go("Idup", func() error {
+	p, err := c.x.Idup("Idup", hints, func(*mpir.Comm) any { return d }, func(x *mpir.Comm, err error) {
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
-		return c.dupInto("Idup", d, hints)
+		if err == nil {
+			d.x, d.d = x, x.Dev()
+		}
 	})
+	if err != nil {
+		return nil, Request{}, c.fail("Idup", err)
+	}
 	return d, opReq(c, p), nil
 }
 

@@ -429,13 +429,20 @@ func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Po
 			return fail(op, ch, err)
 		}
 	}
-	addPending(core.Go(op, func() error {
-		nh, err := dup(op, c, hints)
-		if err != nil {
-			return err
+	var nh uintptr
+	p, err := c.x.Idup(op, hints, func(x *mpir.Comm) any {
+		nh = comms.add(&comm{x: x, c: x.Dev()})
+		return nh
+	}, func(_ *mpir.Comm, err error) {
+		if err == nil {
+			setHandle(out, nh)
+		} else if nh != 0 {
+			comms.remove(nh)
 		}
-		setHandle(out, nh)
-		return nil
-	}), c, ch, nil, req)
+	})
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addPending(p, c, ch, nil, req)
 	return 0
 }

@@ -53,6 +53,23 @@ if ! "$mpigo" cc -O1 -w -I"$here/mtest" -c -o "$out/runmain.o" "$here/mtest/runm
 	exit 2
 fi
 
+# MPICH's dtpools (test/mpi/dtpools: datatype pools the newer coll, pt2pt and rma tests
+# draw from, MPICH's code built here as it is), where the copy has its configure header
+# (abi/suite/mpich-head.sh writes it).
+dtpools=""
+if [ -f "$src/dtpools/dtpoolsconf.h" ]; then
+	rm -f "$out/dtpools.a"
+	for f in "$src"/dtpools/src/*.c; do
+		"$mpigo" cc -O1 -w -I"$src/dtpools/include" -c -o "$out/dtpools.$(basename "$f" .c).o" "$f" >>"$out/log/mtest.build" 2>&1 || {
+			echo "building dtpools failed:" >&2
+			cat "$out/log/mtest.build" >&2
+			exit 2
+		}
+	done
+	ar rcs "$out/dtpools.a" "$out"/dtpools.*.o
+	dtpools="-I$src/dtpools/include $out/dtpools.a"
+fi
+
 pass=0 fail=0 nobuild=0
 results="$out/results.txt"
 : >"$results"
@@ -87,6 +104,9 @@ grep -v '^[[:space:]]*#' "$list" | grep -v '^[[:space:]]*$' | while read -r test
 	# Some tests share a source file of a directory's own (e.g. coll's helpers).
 	extra=""
 	[ -f "$src/$dir/$name.extra" ] && extra=$(cat "$src/$dir/$name.extra")
+	grep -q 'mtest_dtp\.h' "$src/$dir/$name.c" && extra="$extra $dtpools"
+	# MPICH's MTestDatatype2 pairs (test/mpi/util/dtypes.c, built as it is).
+	grep -q '"dtypes\.h"' "$src/$dir/$name.c" && [ -f "$src/util/dtypes.c" ] && extra="$extra $src/util/dtypes.c"
 	if grep -q '^int run(const char \*arg)' "$src/$dir/$name.c" && ! grep -q 'main(' "$src/$dir/$name.c"; then
 		extra="$extra $out/runmain.o"
 	fi

@@ -268,12 +268,14 @@ func TestPooledRecords(t *testing.T) {
 }
 
 // TestPersistent: a persistent collective is inactive until Start, runs its
-// nonblocking form once per Start, and cannot be started while active; its Init's
+// nonblocking form once per Start on the numbers its init reserved, and cannot be
+// started while active; its Init's
 // check of the arguments sends nothing and takes no collective sequence number.
 func TestPersistent(t *testing.T) {
 	w := core.World
 	runs := 0
-	p := Persistent(func() (*core.Pending, error) { runs++; return Ibarrier(w, "Barrier_init") })
+	p := Persistent(w, ReservePersistent(w), func() (*core.Pending, error) { runs++; return Ibarrier(w, "Barrier_init") })
+	seq0 := w.SeqTag()
 	if p.Active() || !p.IsPersistent() {
 		t.Fatalf("a new persistent request: Active %v, IsPersistent %v", p.Active(), p.IsPersistent())
 	}
@@ -290,6 +292,9 @@ func TestPersistent(t *testing.T) {
 	}
 	if runs != 3 || p.Active() {
 		t.Errorf("%d runs, Active %v after the last report", runs, p.Active())
+	}
+	if seq1 := w.SeqTag(); seq1 != seq0+1 {
+		t.Errorf("the runs took %d of the communicator's sequence numbers, want none (they draw from the init's)", seq1-seq0-1)
 	}
 	must(t, p.Ref().Free())
 	wantClass(t, "Start after Free", p.Start("Start"), core.ClassRequest)

@@ -27,6 +27,11 @@ func made(c *core.Comm, err error) (*core.Comm, error) {
 // Dup is MPI_Comm_dup (core.Comm.DupCore, then the new communicator's collectives).
 func Dup(c *core.Comm, op string) (*core.Comm, error) { return made(c.DupCore(op)) }
 
+// DupAt is Dup with the duplication's tag taken already (core.Comm.DupCoreAt).
+func DupAt(c *core.Comm, op string, tag int) (*core.Comm, error) {
+	return made(c.DupCoreAt(op, tag))
+}
+
 // Split is MPI_Comm_split (core.Comm.SplitCore).
 func Split(c *core.Comm, op string, color, key int) (*core.Comm, error) {
 	return made(c.SplitCore(op, color, key))

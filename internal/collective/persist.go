@@ -11,15 +11,35 @@ import (
 
 // persistOp is a persistent collective (MPI_Bcast_init and its kin, MPI 4.1 §6.13):
 // inactive until Start, which runs the operation's nonblocking form; once a completion
-// call has reported that run, it is inactive again, to be started anew. As MPI
-// requires, every member starts its persistent collectives in the same order, so each
-// run is the next collective on the communicator, as a nonblocking one is.
+// call has reported that run, it is inactive again, to be started anew. Every member
+// inits its persistent collectives in the same order, but may start them in any
+// order (MPI 4.1 §7.4.4: only mpi_assert_strict_persistent_collective_ordering
+// promises the same order), so a run's tags are not the communicator's next ones:
+// the init reserves persistRuns*persistDraws numbers of the communicator's sequence,
+// and run n draws from the (n mod persistRuns)th persistDraws of them.
 type persistOp struct {
 	mu     sync.Mutex
+	c      *core.Comm
+	base   int // the first of the reserved numbers
+	runs   int // runs started
 	start1 func() (*core.Pending, error)
 	cur    core.Ref // the run under way; the zero core.Ref while inactive
 	freed  bool
 }
+
+// A run of a persistent collective draws at most persistDraws sequence numbers (one
+// for a schedule's tag); the numbers of run n and run n+persistRuns are the same,
+// which needs a member persistRuns runs behind another for a message to meet the
+// wrong run.
+const (
+	persistDraws = 4
+	persistRuns  = 64
+)
+
+// ReservePersistent takes the sequence numbers of a persistent collective on c:
+// its init calls it, on every member in the same place among c's collectives, before
+// anything that may fail, so that every member's sequence stays the same.
+func ReservePersistent(c *core.Comm) int { return c.ReserveSeq(persistDraws * persistRuns) }
 
 // errDry ends a build under CheckArgs once the builder's checks have passed.
 var errDry = errors.New("arguments checked")
@@ -80,11 +100,12 @@ var _ interface {
 	WaitContext(ctx context.Context) error
 } = (*persistOp)(nil)
 
-// Persistent makes the persistent request of an operation whose every run start
-// begins: the request is inactive until Start.
-func Persistent(start func() (*core.Pending, error)) *core.Pending {
+// Persistent makes the persistent request of an operation on c whose every run start
+// begins, with the sequence numbers from base (ReservePersistent): the request is
+// inactive until Start.
+func Persistent(c *core.Comm, base int, start func() (*core.Pending, error)) *core.Pending {
 	p := new(core.Pending)
-	p.Bind(&persistOp{start1: start})
+	p.Bind(&persistOp{c: c, base: base, start1: start})
 	return p
 }
 
@@ -103,7 +124,12 @@ func (o *persistOp) Start(op string) error {
 	if o.cur != (core.Ref{}) {
 		return core.Errorf(core.ClassRequest, op, "the persistent request is active: complete it (Wait, Test) before starting it again")
 	}
-	cur, err := o.start1()
+	first := o.base + o.runs%persistRuns*persistDraws
+	o.runs++
+	cur, err, n := o.c.Pinned(first, o.start1)
+	if n > persistDraws && err == nil {
+		err = core.Errorf(core.ClassIntern, op, "a run of the persistent collective took %d sequence numbers, more than the %d it has", n, persistDraws)
+	}
 	if err != nil {
 		return err
 	}

@@ -48,12 +48,49 @@ func (c *Comm) SetCollState(p unsafe.Pointer) { c.coll = p }
 
 // SeqTag takes c's next collective sequence number as a tag of its internal context:
 // every member calls it in the same order, once per collective, so that all agree.
-func (c *Comm) SeqTag() int { return int(c.seq.Add(1)-1) & tagSeqMask }
+func (c *Comm) SeqTag() int { return c.NextSeq() & tagSeqMask }
 
 // NextSeq takes c's next collective sequence number, unmasked: an
 // intercommunicator's collectives number their tags from it in a range of their own
-// (TagInterColl).
-func (c *Comm) NextSeq() int { return int(c.seq.Add(1) - 1) }
+// (TagInterColl). While Pinned runs, the numbers come from the pin.
+func (c *Comm) NextSeq() int {
+	if c.pinG.Load() == pinAny {
+		s := c.pinNext
+		c.pinNext++
+		return s
+	}
+	return int(c.seq.Add(1) - 1)
+}
+
+// pinAny in pinG pins every draw (Pinned, serialised calls).
+const pinAny = -1
+
+// ReserveSeq takes n consecutive numbers of c's collective sequence at once and
+// returns the first: a persistent collective's init takes its runs' numbers so, in
+// the order every member inits, and each run draws from them (Pinned), since MPI lets
+// the members start persistent collectives in different orders (MPI 4.1 section
+// 7.4.4, mpi_assert_strict_persistent_collective_ordering).
+func (c *Comm) ReserveSeq(n int) int { return int(c.seq.Add(uint32(n)) - uint32(n)) }
+
+// Pinned runs start with the sequence numbers the calling goroutine draws from c
+// (SeqTag, NextSeq) taken in turn from first on, instead of from c's sequence, and
+// returns what start returns and how many numbers it drew. Other goroutines draw from
+// c's sequence meanwhile, as usual.
+func (c *Comm) Pinned(first int, start func() (*Pending, error)) (p *Pending, err error, drawn int) {
+	c.pinMu.Lock()
+	c.pinNext = first
+	// Every draw on c meanwhile is the pin's: MPI leaves the order of collective calls
+	// on one communicator from several threads to the program, and mpigo's own
+	// goroutines draw none on it (Idup takes its number at the call). The goroutine's
+	// number (GoroutineID) would cost a Start an allocation.
+	g := int64(pinAny)
+	c.pinG.Store(g)
+	p, err = start()
+	c.pinG.Store(0)
+	drawn = c.pinNext - first
+	c.pinMu.Unlock()
+	return p, err, drawn
+}
 
 // NodeMemory is the capability a transport offers that reaches the node's peers
 // through memory they share: which world ranks it reaches, and whether a peer's

@@ -38,9 +38,14 @@ type Comm struct {
 	// reachable while it lives.
 	foreign bool
 
-	seq   atomic.Uint32 // the collective sequence: each collective's tag
-	lconn Conn          // the local group on the internal context
-	iconn Conn          // an intercommunicator's both groups (local first)
+	seq atomic.Uint32 // the collective sequence: each collective's tag
+	// pinG is pinAny while draws from the sequence are pinned (Pinned), 0 otherwise;
+	// pinNext the pin's next number. pinMu lets one pin at a time.
+	pinG    atomic.Int64
+	pinNext int
+	pinMu   sync.Mutex
+	lconn   Conn // the local group on the internal context
+	iconn   Conn // an intercommunicator's both groups (local first)
 	// coll is the collective package's state of c (internal/collective: the
 	// collectives c chose when it was made), set there once, when c is made and
 	// before anyone else sees it; core never reads it (beside.go).
@@ -48,7 +53,6 @@ type Comm struct {
 
 	mu   sync.Mutex
 	name string
-	idup sync.Mutex // orders duplications of c (Dup, Idup), as MPI requires
 	part *partTable // partitioned communication's matching, made on first use
 }
 

@@ -209,7 +209,6 @@ func TestTagSpaces(t *testing.T) {
 	spans := []span{
 		{"collective sequence", 0, tagSeqMask + 1},
 		{"coll_check", TagCheck, TagCheck + tagSeqMask + 1},
-		{"context agreement", tagCtxAlloc, tagCtxAlloc + 1},
 		{"Split's gather", tagGather, tagGather + 1},
 		{"IntercommCreate's leaders", tagInterLeaders, tagInterLeaders + MaxTag - tagInterLeaders + 1},
 		{"hierarchical Reduce", TagHier, TagHier + 1},

@@ -29,14 +29,21 @@ import (
 const Undefined = -32766
 
 // DupCore returns a communicator with c's groups and a new context (MPI_Comm_dup).
-// Duplications of one communicator run in call order, as MPI requires (Idup runs
-// Dup in the background).
 func (c *Comm) DupCore(op string) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	c.idup.Lock()
-	defer c.idup.Unlock()
+	return c.DupCoreAt(op, c.SeqTag())
+}
+
+// DupCoreAt is DupCore with the duplication's tag, a number of c's collective
+// sequence (SeqTag) taken already: MPI_Comm_idup takes it at the call and
+// duplicates in the background, so that duplications and other collectives pending
+// on c at once agree pairwise whatever order their goroutines run in.
+func (c *Comm) DupCoreAt(op string, tag int) (*Comm, error) {
+	if err := c.Check(op); err != nil {
+		return nil, err
+	}
 	k := c.lconn
 	if c.remote != nil {
 		// Both groups of an intercommunicator take part, listed alike everywhere.
@@ -46,7 +53,7 @@ func (c *Comm) DupCore(op string) (*Comm, error) {
 		}
 		k = unionConn(a, b, c.ctx+1)
 	}
-	ctx, err := allocCtx(op, &k, c.ctx, tagCtxAlloc)
+	ctx, err := allocCtx(op, &k, c.ctx, tag)
 	if err != nil {
 		return nil, err
 	}
@@ -112,14 +119,14 @@ func (c *Comm) splitBy(op string, local, remote []byte, color int) (*Comm, error
 	var ctx uint32
 	var err error
 	if c.remote == nil {
-		ctx, err = allocCtx(op, &c.lconn, c.ctx, tagCtxAlloc)
+		ctx, err = allocCtx(op, &c.lconn, c.ctx, c.SeqTag())
 	} else {
 		a, b := c.group, c.remote
 		if procBefore(b.WorldRank(0), a.WorldRank(0)) {
 			a, b = b, a
 		}
 		k := unionConn(a, b, c.ctx+1)
-		ctx, err = allocCtx(op, &k, c.ctx, tagCtxAlloc)
+		ctx, err = allocCtx(op, &k, c.ctx, c.SeqTag())
 	}
 	if err != nil {
 		return nil, err
@@ -463,7 +470,7 @@ func (c *Comm) CreateCore(op string, g *group.Group) (*Comm, error) {
 	if c.remote != nil {
 		return c.createInter(op, g)
 	}
-	ctx, err := allocCtx(op, &c.lconn, c.ctx, tagCtxAlloc)
+	ctx, err := allocCtx(op, &c.lconn, c.ctx, c.SeqTag())
 	if err != nil {
 		return nil, err
 	}
@@ -509,7 +516,7 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 		a, b = b, a
 	}
 	k := unionConn(a, b, c.ctx+1)
-	ctx, err := allocCtx(op, &k, c.ctx, tagCtxAlloc)
+	ctx, err := allocCtx(op, &k, c.ctx, c.SeqTag())
 	if err != nil {
 		return nil, err
 	}
@@ -856,7 +863,7 @@ func (c *Comm) MergeCore(op string, high bool) (*Comm, error) {
 		first, second = c.remote, c.group
 	}
 	k := unionConn(first, second, c.ctx+1)
-	ctx, err := allocCtx(op, &k, c.ctx, tagInterCtx)
+	ctx, err := allocCtx(op, &k, c.ctx, c.SeqTag())
 	if err != nil {
 		return nil, err
 	}

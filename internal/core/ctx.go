@@ -12,17 +12,43 @@ import (
 
 // Context ids. Each communicator takes one bit of a process-wide mask, which gives it
 // the two contexts 2*bit (point-to-point) and 2*bit+1 (internal). A new communicator's
-// bit is agreed by a bitwise AND of the members' masks, as in MPICH: only a process's
-// lowest waiting creation may offer its mask at a time (the others offer nothing and
-// try again), so that creations running at once from different goroutines, on
-// different communicators, in any order, neither collide nor livelock.
-const ctxWords = 64 // 4096 bits: 4096 communicators alive at once
+// bit is agreed by a bitwise AND of the members' masks, as in MPICH, in rounds:
+//
+//   - The first round is eager: a creation offers the first eagerWords words of the
+//     mask if no other creation of this process is offering them, else nothing. It
+//     also tells every member that all have entered the creation.
+//   - Later rounds offer the rest of the mask, and only the process's lowest waiting
+//     creation (by parent context, then tag) may offer it at a time; the others offer
+//     nothing and try again.
+//
+// A creation can thus hold the rest of the mask only once all its members are in it,
+// so that it never holds it while blocked on a member whose thread waits, inside
+// another creation, for that mask (two threads duplicating different communicators
+// in opposite orders on two processes, with a third creation between them); and
+// creations running at once from different goroutines, on different communicators,
+// in any order, neither collide nor livelock.
+const (
+	ctxWords   = 64 // 4096 bits: 4096 communicators alive at once
+	eagerWords = 2  // the first round's share of the mask
+)
 
 var ctxs struct {
 	sync.Mutex
-	free    [ctxWords]uint64
-	inUse   bool
-	waiting []uint32 // the parent contexts of creations in progress
+	free       [ctxWords]uint64
+	inUse      bool     // a creation is offering the words past eagerWords
+	eagerInUse bool     // a creation is offering the first eagerWords words
+	waiting    []waiter // creations past their first round
+}
+
+// waiter is a creation in progress: its parent context and tag order it among the
+// process's others, alike on every member.
+type waiter struct {
+	parent uint32
+	tag    int
+}
+
+func (w waiter) before(o waiter) bool {
+	return w.parent < o.parent || w.parent == o.parent && w.tag < o.tag
 }
 
 func init() {
@@ -40,42 +66,56 @@ func andKernel(acc, in []byte) {
 }
 
 // allocCtx agrees with the members of m on a context id that all of them have free.
-// parent is the context the agreement runs on; it orders concurrent creations.
+// parent is the context the agreement runs on and tag its tag there: a creation
+// that is a collective of the parent communicator takes the parent's next
+// collective sequence number (SeqTag), so that creations and collectives pending
+// on it at once never take each other's messages. (parent, tag) orders concurrent
+// creations.
 func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
-	ctxs.Lock()
-	ctxs.waiting = append(ctxs.waiting, parent)
-	ctxs.Unlock()
+	me := waiter{parent, tag}
+	waits := false
 	defer func() {
-		ctxs.Lock()
-		if i := slices.Index(ctxs.waiting, parent); i >= 0 {
-			ctxs.waiting = slices.Delete(ctxs.waiting, i, i+1)
+		if waits {
+			ctxs.Lock()
+			if i := slices.Index(ctxs.waiting, me); i >= 0 {
+				ctxs.waiting = slices.Delete(ctxs.waiting, i, i+1)
+			}
+			ctxs.Unlock()
 		}
-		ctxs.Unlock()
 	}()
 	buf := make([]byte, 8*(ctxWords+1))
-	for {
+	for round := 0; ; round++ {
 		ctxs.Lock()
-		own := !ctxs.inUse && parent == slices.Min(ctxs.waiting)
 		clear(buf)
-		if own {
-			ctxs.inUse = true
-			for i, w := range ctxs.free {
-				binary.LittleEndian.PutUint64(buf[8*i:], w)
+		lo, hi := eagerWords, ctxWords // the words this round offers
+		own := false
+		if round == 0 {
+			lo, hi = 0, eagerWords
+			if own = !ctxs.eagerInUse; own {
+				ctxs.eagerInUse = true
 			}
+		} else if own = !ctxs.inUse && lowest(me); own {
+			ctxs.inUse = true
 			binary.LittleEndian.PutUint64(buf[8*ctxWords:], 1) // "I offered my mask"
+		}
+		if own {
+			for i := lo; i < hi; i++ {
+				binary.LittleEndian.PutUint64(buf[8*i:], ctxs.free[i])
+			}
 		}
 		ctxs.Unlock()
 		err := m.Run(tag, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) })
 		ctxs.Lock()
-		if own {
+		if own && round == 0 {
+			ctxs.eagerInUse = false
+		} else if own {
 			ctxs.inUse = false
 		}
 		if err != nil {
 			ctxs.Unlock()
 			return 0, MapErr(op, err)
 		}
-		allOffered := binary.LittleEndian.Uint64(buf[8*ctxWords:]) == 1
-		for i := 0; i < ctxWords && allOffered; i++ {
+		for i := lo; i < hi; i++ {
 			if w := binary.LittleEndian.Uint64(buf[8*i:]); w != 0 {
 				b := bits.TrailingZeros64(w)
 				ctxs.free[i] &^= 1 << b
@@ -83,12 +123,26 @@ func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
 				return uint32(2 * (64*i + b)), nil
 			}
 		}
+		if round == 0 {
+			ctxs.waiting = append(ctxs.waiting, me)
+			waits = true
+		}
 		ctxs.Unlock()
-		if allOffered {
+		if round > 0 && binary.LittleEndian.Uint64(buf[8*ctxWords:]) == 1 {
 			return 0, Errorf(ClassOther, op, "no context id is free on every member: %d communicators are alive; free some", 64*ctxWords)
 		}
 		yield.Gosched()
 	}
+}
+
+// lowest reports whether w is the process's first waiting creation (ctxs held).
+func lowest(w waiter) bool {
+	for _, o := range ctxs.waiting {
+		if o.before(w) {
+			return false
+		}
+	}
+	return true
 }
 
 func releaseCtx(ctx uint32) {

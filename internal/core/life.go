@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -376,7 +374,19 @@ func WorldSize() int {
 // only (IsThreadMain, a dry run's checks).
 func GoroutineID() int64 {
 	var buf [64]byte
-	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
-	id, _ := strconv.ParseInt(s[:strings.IndexByte(s, ' ')], 10, 64)
+	b := buf[:runtime.Stack(buf[:], false)]
+	const prefix = "goroutine "
+	if len(b) < len(prefix) {
+		return 0
+	}
+	// Read the digits in place: a string of the header would allocate, and a
+	// persistent collective's Start, which allocates nothing, asks (core.Comm.Pinned).
+	var id int64
+	for _, d := range b[len(prefix):] {
+		if d < '0' || d > '9' {
+			break
+		}
+		id = 10*id + int64(d-'0')
+	}
 	return id
 }

@@ -4,13 +4,14 @@ package core
 // collectives number their calls (the communicator's collective sequence) and keep
 // below tagManage; everything else the library sends on that context (communicator
 // creation, topologies, neighbourhood collectives, intercommunicator collectives) has
-// a range above it. User messages travel on Ctx and never meet any of these.
+// a range above it, but for the context agreements of creations that are collectives
+// of the communicator (Dup, Idup, Split, Create, Merge), which take a number of its
+// sequence as a collective does. User messages travel on Ctx and never meet any of these.
 const (
 	tagSeqMask = 1<<29 - 1 // a collective's tag: its sequence number, masked
 	TagCheck   = 1 << 29   // + seq: coll_check's exchange before a collective
 
 	tagManage       = 1 << 30
-	tagCtxAlloc     = tagManage + 1  // context id agreement
 	tagGather       = tagManage + 2  // Split's (color, key) allgather
 	tagInterLeaders = tagManage + 10 // + the user's tag: leaders swap groups on the peer communicator
 	tagInterBcast   = tagManage + 11 // a side learns the other's group from its leader

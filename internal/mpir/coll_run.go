@@ -182,6 +182,7 @@ func blocksBytes(v *Vec, counts []int) int {
 // run checks the significant arguments and runs the call; a process whose arguments
 // fail takes its part with no data first (abstain).
 func (x collCall) run(a *CollArgs) (*core.Pending, error) {
+	base := x.p.reserve(x.c)
 	if err := x.settle(a); err != nil {
 		x.abstain(a)
 		if st := a.Stage; st != nil {
@@ -189,7 +190,7 @@ func (x collCall) run(a *CollArgs) (*core.Pending, error) {
 		}
 		return nil, err
 	}
-	return x.launch(a)
+	return x.launch(a, base)
 }
 
 // settle checks the significant arguments: what the face's conversion found, where
@@ -249,7 +250,7 @@ func recvBlocks(k CollKind, a *CollArgs) [2][]int {
 }
 
 // launch runs a checked call in its mode.
-func (x collCall) launch(a *CollArgs) (*core.Pending, error) {
+func (x collCall) launch(a *CollArgs, base int) (*core.Pending, error) {
 	switch x.p.Mode {
 	case Blocking:
 		_, err := staged(x.p.Kind, x.p.Op, x.c, a, false)
@@ -269,7 +270,7 @@ func (x collCall) launch(a *CollArgs) (*core.Pending, error) {
 		held.Stage.Keep()
 	}
 	k, op, c := x.p.Kind, x.p.Op, x.c
-	return persistent(op, c, func() (*core.Pending, error) { return staged(k, op, c, &held, true) })
+	return persistent(op, c, base, func() (*core.Pending, error) { return staged(k, op, c, &held, true) })
 }
 
 // staged is devCall with a's stage around it: the input laid out before, the output
@@ -287,11 +288,23 @@ func staged(k CollKind, op string, c *core.Comm, a *CollArgs, nb bool) (*core.Pe
 	return core.ThenFinish(p, st), nil
 }
 
+// reserve takes a persistent init's sequence numbers on c (collective.ReservePersistent)
+// and returns the first; other calls take none (0). A persistent init takes them
+// before it checks its arguments, whatever it then finds, so that a process whose
+// arguments are refused (a root's counts) keeps the same sequence as the others.
+func (p *Coll) reserve(c *core.Comm) int {
+	if p.Mode != Persistent {
+		return 0
+	}
+	return collective.ReservePersistent(c)
+}
+
 // persistent makes the inactive request of a persistent collective whose every run
-// start begins: start runs once under collective.CheckArgs, which stops the device's
-// builders after their own checks, before they take a sequence number or send, so
-// that a bad argument is the init's error, as MPI 4.1 section 6.13 has it.
-func persistent(op string, c *core.Comm, start func() (*core.Pending, error)) (*core.Pending, error) {
+// start begins, on the sequence numbers from base (reserve): start runs once under
+// collective.CheckArgs, which stops the device's builders after their own checks,
+// before they take a sequence number or send, so that a bad argument is the init's
+// error, as MPI 4.1 section 6.13 has it.
+func persistent(op string, c *core.Comm, base int, start func() (*core.Pending, error)) (*core.Pending, error) {
 	err := collective.CheckArgs(c, func() error {
 		p, err := start()
 		if err == nil && p != nil {
@@ -303,7 +316,7 @@ func persistent(op string, c *core.Comm, start func() (*core.Pending, error)) (*
 	if err != nil {
 		return nil, err
 	}
-	return collective.Persistent(start), nil
+	return collective.Persistent(c, base, start), nil
 }
 
 // checkInfo checks a persistent init's info: MPI_INFO_NULL (nil) or an info not

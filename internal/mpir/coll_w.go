@@ -190,6 +190,7 @@ func wBytes(a *WArgs) int {
 }
 
 func (x wCall) run(a *WArgs) (*core.Pending, error) {
+	base := x.p.reserve(x.c)
 	if err := x.settle(a); err != nil {
 		x.abstain()
 		return nil, err
@@ -207,7 +208,7 @@ func (x wCall) run(a *WArgs) (*core.Pending, error) {
 	held := *a
 	held.Info = nil
 	op, c := x.p.Op, x.c
-	return persistent(op, c, func() (*core.Pending, error) { return wDev(op, c, &held, true) })
+	return persistent(op, c, base, func() (*core.Pending, error) { return wDev(op, c, &held, true) })
 }
 
 // wDev is the device's Alltoallw on checked arguments.
@@ -317,6 +318,7 @@ func (x *nbrCall) dev(a *NArgs, nb bool) (*core.Pending, error) {
 
 func (x *nbrCall) run(a *NArgs) (*core.Pending, error) {
 	p := x.p
+	base := p.reserve(x.c)
 	if err := settleNeighbor(p, a, len(x.srcs), len(x.dsts)); err != nil {
 		if p.Mode != Persistent { // abstain: every block empty
 			e := NArgs{Send: emptySide(len(x.dsts)), Recv: emptySide(len(x.srcs))}
@@ -338,7 +340,7 @@ func (x *nbrCall) run(a *NArgs) (*core.Pending, error) {
 	}
 	held, y := *a, *x
 	held.Info = nil
-	return persistent(p.Op, x.c, func() (*core.Pending, error) { return y.dev(&held, true) })
+	return persistent(p.Op, x.c, base, func() (*core.Pending, error) { return y.dev(&held, true) })
 }
 
 // emptySide is a side of n blocks of no data.

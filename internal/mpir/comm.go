@@ -86,7 +86,32 @@ func (p *Comm) Derive(d *core.Comm, t *Topology, hints *Hints) *Comm {
 // device communicator is freed (freeing is local) and the copy's error returned:
 // the face discards what handle made.
 func (p *Comm) Dup(op string, hints *Hints, handle func(*Comm) any) (*Comm, error) {
-	nd, err := collective.Dup(p.d, op)
+	if err := p.Check(op); err != nil {
+		return nil, err
+	}
+	return p.dupAt(op, p.d.SeqTag(), hints, handle)
+}
+
+// Idup is MPI_Comm_idup of p: Dup, run in the background. The duplication takes its
+// place among p's collectives here, at the call (its tag, a number of p's collective
+// sequence), as MPI orders it: duplications and other creations and collectives
+// pending on p at once then agree pairwise at every member, whatever order their
+// goroutines run in. done gets the new communicator, or the error, before the
+// request completes: the faces publish the handle there.
+func (p *Comm) Idup(op string, hints *Hints, handle func(*Comm) any, done func(*Comm, error)) (*core.Pending, error) {
+	if err := p.Check(op); err != nil {
+		return nil, err
+	}
+	tag := p.d.SeqTag()
+	return core.Go(op, func() error {
+		c, err := p.dupAt(op, tag, hints, handle)
+		done(c, err)
+		return err
+	}), nil
+}
+
+func (p *Comm) dupAt(op string, tag int, hints *Hints, handle func(*Comm) any) (*Comm, error) {
+	nd, err := collective.DupAt(p.d, op, tag)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h> /* MPICH's mpitest.h brings bool */
+/* The newer tests' memory kinds and list parsing, declared by MPICH's own
+ * mtest_common.h where the sources have it (mtest.c implements them for host memory). */
+#if defined(__has_include)
+#if __has_include("mtest_common.h")
+#include "mtest_common.h"
+#endif
+#endif
 
 void MTest_Init(int *argc, char ***argv);
 void MTest_Init_thread(int *argc, char ***argv, int required, int *provided);
@@ -69,8 +77,12 @@ void MTestFreeComm(MPI_Comm *);
 int MTestSpawnPossible(int *);
 
 /* Arguments of the form -key=value (newer tests' MTestArgList). */
-typedef struct MTestArgList MTestArgList;
+typedef void MTestArgList; /* as MPICH's mtest_common.h has it */
 MTestArgList *MTestArgListCreate(int argc, char *argv[]);
+MTestArgList *MTestArgListCreate_arg(const char *arg);
+int MTestIsBasicDtype(MPI_Datatype type);
+int MTestGetStressLevel(void);
+void MTestCommRandomize(void);
 char *MTestArgListGetString(MTestArgList *head, const char *key);
 const char *MTestArgListGetString_with_default(MTestArgList *head, const char *key, const char *def);
 int MTestArgListGetInt(MTestArgList *head, const char *key);
@@ -93,4 +105,30 @@ void MTestFreeWin(MPI_Win *);
     ((MTEST_MPI_VERSION == (major_) && MTEST_MPI_SUBVERSION >= (minor_)) || \
      (MTEST_MPI_VERSION > (major_)))
 
+/* MTestCheckStatus counts the differences of a receive's status from what was
+ * expected: its count (for a predefined element type), source and tag (unless ANY). */
+static inline int MTestCheckStatus(MPI_Status *st, MPI_Datatype el_type, int exp_count, int exp_source,
+                                   int exp_tag, bool verbose)
+{
+    int errs = 0, count;
+    if (MTestIsBasicDtype(el_type)) {
+        MPI_Get_count(st, el_type, &count);
+        if (count != exp_count) {
+            errs++;
+            if (verbose)
+                printf("Status expect count %d, got %d\n", exp_count, count);
+        }
+    }
+    if (exp_source != MPI_ANY_SOURCE && st->MPI_SOURCE != exp_source) {
+        errs++;
+        if (verbose)
+            printf("Status expect source %d, got %d\n", exp_source, st->MPI_SOURCE);
+    }
+    if (exp_tag != MPI_ANY_TAG && st->MPI_TAG != exp_tag) {
+        errs++;
+        if (verbose)
+            printf("Status expect tag %d, got %d\n", exp_tag, st->MPI_TAG);
+    }
+    return errs;
+}
 #endif

@@ -51,6 +51,22 @@ static void finalize_at_exit(void)
         MPI_Finalize();
 }
 
+/* MTestCommRandomize makes the ranks' context ids differ, as a real program's would:
+ * each rank duplicates MPI_COMM_SELF a number of times of its own (rank mod 7), freed
+ * at MTest_Finalize. */
+enum { MAX_SELF_DUPS = 7 };
+static MPI_Comm selfDups[MAX_SELF_DUPS];
+static int nSelfDups;
+
+void MTestCommRandomize(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    nSelfDups = rank % MAX_SELF_DUPS;
+    for (int i = 0; i < nSelfDups; i++)
+        MPI_Comm_dup(MPI_COMM_SELF, &selfDups[i]);
+}
+
 void MTest_Finalize(int errs)
 {
     int rank, toterrs = 0, err;
@@ -66,6 +82,9 @@ void MTest_Finalize(int errs)
         fflush(stdout);
     }
     rma_cleanup();
+    for (int i = 0; i < nSelfDups; i++)
+        MPI_Comm_free(&selfDups[i]);
+    nSelfDups = 0;
     atexit(finalize_at_exit);
 }
 
@@ -773,19 +792,21 @@ static void rma_cleanup(void)
 
 /* --- MTestArgList: -key=value arguments, a list of pairs --- */
 
-struct MTestArgList {
+/* MTestArgList is void, as MPICH's mtest_common.h (which the dtpools tests include)
+ * declares it; the list is of these. */
+struct argEntry {
     char *key, *value;
-    struct MTestArgList *next;
+    struct argEntry *next;
 };
 
 MTestArgList *MTestArgListCreate(int argc, char *argv[])
 {
-    MTestArgList *head = NULL;
+    struct argEntry *head = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq;
         if (a[0] != '-' || (eq = strchr(a, '=')) == NULL)
             continue;
-        MTestArgList *n = malloc(sizeof *n);
+        struct argEntry *n = malloc(sizeof *n);
         n->key = strndup(a + 1, (size_t) (eq - a - 1));
         n->value = strdup(eq + 1);
         n->next = head;
@@ -794,12 +815,32 @@ MTestArgList *MTestArgListCreate(int argc, char *argv[])
     return head;
 }
 
-static const char *arg_lookup(MTestArgList *head, const char *key)
+/* MTestArgListCreate_arg reads the arguments of one string, -key=value words separated
+ * by spaces (MPICH's MULTI_TESTS give run() its testlist line's arguments so). */
+MTestArgList *MTestArgListCreate_arg(const char *arg)
 {
-    for (; head; head = head->next)
+    char *words[64];
+    int n = 1;
+    char *copy = arg ? strdup(arg) : NULL;
+    words[0] = "";
+    for (char *w = copy ? strtok(copy, " \t") : NULL; w && n < 64; w = strtok(NULL, " \t"))
+        words[n++] = w;
+    MTestArgList *head = MTestArgListCreate(n, words);
+    free(copy);
+    return head;
+}
+
+static const char *arg_lookup(MTestArgList *list, const char *key)
+{
+    for (struct argEntry *head = list; head; head = head->next)
         if (strcmp(head->key, key) == 0)
             return head->value;
     return NULL;
+}
+
+char *MTestArgListSearch(MTestArgList *head, const char *key)
+{
+    return (char *) arg_lookup(head, key);
 }
 
 char *MTestArgListGetString(MTestArgList *head, const char *key)
@@ -840,13 +881,144 @@ long MTestArgListGetLong_with_default(MTestArgList *head, const char *key, long 
     return v ? atol(v) : def;
 }
 
-void MTestArgListDestroy(MTestArgList *head)
+void MTestArgListDestroy(MTestArgList *list)
 {
+    struct argEntry *head = list;
     while (head) {
-        MTestArgList *n = head->next;
+        struct argEntry *n = head->next;
         free(head->key);
         free(head->value);
         free(head);
         head = n;
     }
+}
+
+/* --- Memory kinds (mtest_common.h's mtest_mem_type_e, read as an int): this harness
+ * has host memory only, so every kind is plain malloc'ed memory, as MPICH's is when
+ * it is built without a GPU. --- */
+enum { MEM_UNSET, MEM_HOST, MEM_REG_HOST, MEM_DEVICE, MEM_SHARED, MEM_RANDOM, MEM_ALL };
+
+int MTestArgListGetMemType(MTestArgList *head, const char *key)
+{
+    const char *m = arg_lookup(head, key);
+    if (!m || strcmp(m, "host") == 0)
+        return MEM_HOST;
+    if (strcmp(m, "reg_host") == 0)
+        return MEM_REG_HOST;
+    if (strcmp(m, "device") == 0)
+        return MEM_DEVICE;
+    if (strcmp(m, "shared") == 0)
+        return MEM_SHARED;
+    if (strcmp(m, "random") == 0)
+        return MEM_RANDOM;
+    if (strcmp(m, "all") == 0)
+        return MEM_ALL;
+    return MEM_UNSET;
+}
+
+int MTest_memtype_random(void)
+{
+    return MEM_HOST;
+}
+
+const char *MTest_memtype_name(int m)
+{
+    static const char *names[] = { "unset", "host", "reg_host", "device", "shared", "random", "all" };
+    return m >= 0 && m <= MEM_ALL ? names[m] : "invalid";
+}
+
+/* MTestIsBasicDtype: a named (predefined) type. */
+int MTestIsBasicDtype(MPI_Datatype type)
+{
+    int ni, na, nt, combiner;
+    MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+/* MTestGetStressLevel: 1 when MPITEST_STRESS is set (tests then do more work), else 0,
+ * as MPICH's. */
+int MTestGetStressLevel(void)
+{
+    return getenv("MPITEST_STRESS") != NULL;
+}
+
+MPI_Aint MTestDefaultMaxBufferSize(void)
+{
+    const char *v = getenv("MPITEST_MAXBUFFER");
+    return v ? (MPI_Aint) atol(v) : (MPI_Aint) 1 << 30;
+}
+
+void MTestAlloc(size_t size, int type, void **hostbuf, void **devicebuf, bool is_calloc, int device)
+{
+    void *p = is_calloc ? calloc(size ? size : 1, 1) : malloc(size ? size : 1);
+    (void) type;
+    (void) device;
+    if (hostbuf)
+        *hostbuf = p;
+    if (devicebuf)
+        *devicebuf = p;
+}
+
+void MTestFree(int type, void *hostbuf, void *devicebuf)
+{
+    (void) type;
+    free(hostbuf ? hostbuf : devicebuf);
+}
+
+void MTestCopyContent(const void *sbuf, void *dbuf, size_t size, int type)
+{
+    (void) type;
+    memmove(dbuf, sbuf, size);
+}
+
+void MTest_finalize_gpu(void)
+{
+}
+
+void MTest_init_visibility_gpu(void)
+{
+}
+
+/* MTestParseIntList and MTestParseStringList split a comma-separated list. */
+int *MTestParseIntList(const char *str, int *num)
+{
+    int n = 1;
+    for (const char *c = str; *c; c++)
+        n += *c == ',';
+    int *out = malloc(n * sizeof *out);
+    const char *c = str;
+    for (int i = 0; i < n; i++) {
+        out[i] = atoi(c);
+        while (*c && *c != ',')
+            c++;
+        if (*c)
+            c++;
+    }
+    *num = n;
+    return out;
+}
+
+char **MTestParseStringList(const char *str, int *num)
+{
+    int n = 1;
+    for (const char *c = str; *c; c++)
+        n += *c == ',';
+    char **out = malloc(n * sizeof *out);
+    const char *c = str;
+    for (int i = 0; i < n; i++) {
+        const char *e = c;
+        while (*e && *e != ',')
+            e++;
+        out[i] = strndup(c, (size_t) (e - c));
+        c = *e ? e + 1 : e;
+    }
+    *num = n;
+    return out;
+}
+
+void MTestFreeStringList(char **str, int num)
+{
+    for (int i = 0; i < num; i++)
+        free(str[i]);
+    free(str);
 }

@@ -1,6 +1,7 @@
 /* mtestthread.c - mpigo's implementation of mpithreadtest.h. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include "mpithreadtest.h"
 
 enum { MAX_THREADS = 64 };
@@ -38,6 +39,7 @@ int MTest_thread_lock_create(pthread_mutex_t *l) { return pthread_mutex_init(l, 
 int MTest_thread_lock(pthread_mutex_t *l) { return pthread_mutex_lock(l); }
 int MTest_thread_unlock(pthread_mutex_t *l) { return pthread_mutex_unlock(l); }
 int MTest_thread_lock_free(pthread_mutex_t *l) { return pthread_mutex_destroy(l); }
+int MTest_thread_yield(void) { return sched_yield(); }
 
 /* A reusable barrier: the count of threads is given at each call (MTest's
  * interface); -1 means every thread started plus the caller's. */

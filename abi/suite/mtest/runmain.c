@@ -9,7 +9,18 @@ int main(int argc, char **argv)
 {
     int errs;
     MTest_Init(&argc, &argv);
-    errs = run(argc > 1 ? argv[1] : NULL);
+    /* run() takes its arguments as one string, the words joined by spaces. */
+    size_t len = 1;
+    for (int i = 1; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *arg = calloc(len, 1);
+    for (int i = 1; i < argc; i++) {
+        if (i > 1)
+            strcat(arg, " ");
+        strcat(arg, argv[i]);
+    }
+    errs = run(argc > 1 ? arg : NULL);
+    free(arg);
     MTest_Finalize(errs);
     return MTestReturnValue(errs);
 }
