@@ -12,12 +12,8 @@
 # usage (from the project's root):  bench/collcost.sh REV OP NP SIZE...
 set -eu
 rev=$1 op=$2 np=$3; shift 3
-dir=$(mktemp -d); trap 'git worktree remove --force "$dir/old" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-git worktree add -q --detach "$dir/old" "$rev"
-rm -rf "$dir/old/bench/collcost" && mkdir -p "$dir/old/bench/collcost" && cp bench/collcost/main.go "$dir/old/bench/collcost/"
-(cd "$dir/old" && go build -o "$dir/old.bin" ./bench/collcost)
-go build -o "$dir/new.bin" ./bench/collcost
-go build -o "$dir/mpigo" ./cmd/mpigo
+. "$(dirname "$0")/oldnew.sh"
+oldnew collcost "$rev"
 count() { # bin iters size -> "function cost" lines over all ranks
 	rm -f "$dir"/cg.*
 	GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n "$np" valgrind --tool=callgrind \

@@ -17,12 +17,8 @@
 set -eu
 verbose=; [ "$1" = -v ] && { verbose=1; shift; }
 rev=$1 mode=$2 np=$3; shift 3
-dir=$(mktemp -d); trap 'git worktree remove --force "$dir/old" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-git worktree add -q --detach "$dir/old" "$rev"
-rm -rf "$dir/old/bench/iocost" && mkdir -p "$dir/old/bench/iocost" && cp bench/iocost/main.go "$dir/old/bench/iocost/"
-(cd "$dir/old" && go build -o "$dir/old.bin" ./bench/iocost)
-go build -o "$dir/new.bin" ./bench/iocost
-go build -o "$dir/mpigo" ./cmd/mpigo
+. "$(dirname "$0")/oldnew.sh"
+oldnew iocost "$rev"
 count() { # bin iters size -> "function cost" lines over all ranks
 	rm -f "$dir"/cg.*
 	GOGC=off GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n "$np" valgrind --tool=callgrind \
