@@ -28,13 +28,4 @@ count() { # bin iters size -> "function cost" lines over all ranks
 		}
 		END { for (k in s) print k, s[k] }'
 }
-for size in "$@"; do
-	for v in old new; do
-		count $v.bin 1000 "$size" >"$dir/a"
-		count $v.bin 3000 "$size" >"$dir/b"
-		awk -v v=$v -v op=$op -v size=$size -v np=$np '
-			NR == FNR { a[$1] = $2; next }
-			{ t += ($2 - a[$1]) / (2000 * np) }
-			END { printf "%s %s %8d B: %6.0f instructions per call and rank\n", v, op, size, t }' "$dir/a" "$dir/b"
-	done
-done
+perCall "$op" "$np" "$@"

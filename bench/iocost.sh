@@ -33,13 +33,4 @@ count() { # bin iters size -> "function cost" lines over all ranks
 		}
 		END { for (k in s) print k, s[k] }'
 }
-for size in "$@"; do
-	for v in old new; do
-		count $v.bin 1000 "$size" >"$dir/a"
-		count $v.bin 3000 "$size" >"$dir/b"
-		awk -v v=$v -v mode=$mode -v size=$size -v np=$np -v verbose="$verbose" '
-			NR == FNR { a[$1] = $2; next }
-			{ d = ($2 - a[$1]) / (2000 * np); t += d; if (verbose && (d > 2 || d < -2)) printf "  %s %8.1f %s\n", v, d, $1 }
-			END { printf "%s %s %8d B: %6.0f instructions per call and rank\n", v, mode, size, t }' "$dir/a" "$dir/b"
-	done
-done
+perCall "$mode" "$np" "$@"
