@@ -58,42 +58,62 @@ static void __attribute__((noinline)) wake(uint32_t *seq) {
     syscall(SYS_futex, seq, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
 }
 
+static const mpigo_comm *comms[MPIGO_SHORT_COMMS];
+
+void mpigo_comm_set(uintptr_t h, const mpigo_comm *d) {
+    uintptr_t i = mpigo_slot(h, MPIGO_KIND_COMM);
+    if (i < MPIGO_SHORT_COMMS) __atomic_store_n(&comms[i], d, __ATOMIC_RELEASE);
+}
+
+/* comm_of is the copy of communicator h, NULL when it has none: h is not a live
+ * communicator's handle (the copy in its slot is another generation's), or the
+ * communicator sends through Go. */
+static inline const mpigo_comm *comm_of(MPI_Comm h) {
+    if (h == MPI_COMM_WORLD) return mpigo_p2p.world;
+    uintptr_t i = mpigo_slot((uintptr_t)h, MPIGO_KIND_COMM);
+    if (i >= MPIGO_SHORT_COMMS) return NULL;
+    const mpigo_comm *d = __atomic_load_n(&comms[i], __ATOMIC_ACQUIRE);
+    return d != NULL && d->h == (uintptr_t)h ? d : NULL;
+}
+
 static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-    if (comm != MPI_COMM_WORLD) return 0;
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     uintptr_t i = (uintptr_t)dt - 0x200;
-    if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || gate == NULL || i >= 256 || buf == NULL ||
-        count <= 0 || count > MPIGO_INLINE || tag < 0 || (unsigned)dest >= (unsigned)e->size)
+    if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || gate == NULL || i >= 256 ||
+        (uint64_t)count > MPIGO_INLINE || tag < 0)
         return 0;
-    int64_t n = count * mpigo_short_dts[i].size;
-    mpigo_ring *r = e->rings[dest]; /* none for this rank itself */
+    int64_t size = mpigo_short_dts[i].size, n = count * size;
+    if (size <= 0 || n > MPIGO_INLINE || (n > 0 && buf == NULL)) return 0;
+    const mpigo_comm *c = comm_of(comm);
+    if (c == NULL || (unsigned)dest >= (unsigned)c->size) return 0;
+    int w = c->world[dest];
+    if ((unsigned)w >= (unsigned)e->size) return 0;
+    mpigo_ring *r = e->rings[w]; /* none for this rank itself */
     uint32_t g = *gate;
-    if (n <= 0 || n > MPIGO_INLINE || r == NULL || g - 2 >= MPIGO_GATE_INCALL - 2 ||
-        __atomic_load_n(r->closed, __ATOMIC_ACQUIRE))
-        return 0;
+    if (r == NULL || g - 2 >= MPIGO_GATE_INCALL - 2 || __atomic_load_n(r->closed, __ATOMIC_ACQUIRE)) return 0;
     uint64_t pos = r->cell_pos;
     if (pos - r->cons_cell >= r->n_cells) {
         r->cons_cell = __atomic_load_n(&r->cons[0], __ATOMIC_ACQUIRE);
         if (pos - r->cons_cell >= r->n_cells) return 0; /* full: Go waits for room */
     }
-    uint32_t ctx = mpigo_p2p.ctx;
+    uint32_t ctx = c->ctx;
     char *cell = r->cells + (pos & r->cell_mask) * MPIGO_CELL;
-    uint64_t *w = (uint64_t *)cell;
-    w[1] = e->head0;
-    w[2] = (uint64_t)ctx | (uint64_t)(uint32_t)tag << 32;
-    w[3] = 0; /* SendID */
-    put(cell + 32, buf, n);
+    uint64_t *wd = (uint64_t *)cell;
+    wd[1] = e->head0;
+    wd[2] = (uint64_t)ctx | (uint64_t)(uint32_t)tag << 32;
+    wd[3] = 0; /* SendID */
+    if (n > 0) put(cell + 32, buf, n);
     /* The stamp releases the cell to the reader. */
-    __atomic_store_n(&w[0], (uint64_t)(uint32_t)(pos + 1) | (uint64_t)((uint32_t)n | MPIGO_COMPACT) << 32, __ATOMIC_RELEASE);
+    __atomic_store_n(&wd[0], (uint64_t)(uint32_t)(pos + 1) | (uint64_t)((uint32_t)n | MPIGO_COMPACT) << 32, __ATOMIC_RELEASE);
     r->cell_pos = pos + 1;
     if (__atomic_load_n(r->door_sleepers, __ATOMIC_RELAXED) != 0) wake(r->door_seq);
-    mpigo_link *l = &e->sent[2 * dest + (ctx & 1)];
+    mpigo_link *l = &e->sent[2 * w + (ctx & 1)];
     l->bytes += (uint64_t)n;
     l->ops++;
-    mpigo_calls *c = &mpigo_short_calls[MPIGO_C_SEND];
-    c->hist[64 - __builtin_clzll((uint64_t)n)]++;
-    c->bytes += (uint64_t)n;
+    mpigo_calls *cs = &mpigo_short_calls[MPIGO_C_SEND];
+    cs->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
+    cs->bytes += (uint64_t)n;
     *gate = g - 1;
     return 1;
 }

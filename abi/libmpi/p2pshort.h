@@ -6,6 +6,7 @@
 #ifndef MPIGO_P2PSHORT_H
 #define MPIGO_P2PSHORT_H
 #include <stdint.h>
+#include "handle.h"
 #include "short.h"
 
 /* A traffic count: prof.Link. */
@@ -38,17 +39,32 @@ typedef struct {
     uint64_t pad1[3];
 } mpigo_eng;
 
+/* An intracommunicator the short way may send on, as the Go side made it when the
+ * communicator was made (p2pshort.go): its point-to-point context and, per rank, the
+ * world rank the engine addresses. A communicator without one (an intercommunicator,
+ * one of a single rank) sends every message through Go. */
+typedef struct {
+    uintptr_t h;  /* the communicator's handle: a stale one (a freed communicator's) finds no copy */
+    uint32_t ctx;
+    int32_t size;
+    const int32_t *world; /* size ranks */
+} mpigo_comm;
+
 /* Where the short way finds them: eng is 0 unless MPI_Init made the world and
  * MPI_Finalize has not begun; gate is the record's short-path word (prof.Gate), 0
- * where the record has none. */
+ * where the record has none; world is MPI_COMM_WORLD's copy. */
 typedef struct {
     uintptr_t eng;
     uintptr_t gate;
-    uint32_t ctx; /* MPI_COMM_WORLD's context */
-    uint32_t pad;
+    const mpigo_comm *world;
 } mpigo_p2p_t;
 
 extern MPIGO_HIDDEN mpigo_p2p_t mpigo_p2p;
+
+/* The copies of the communicators in the slots below MPIGO_SHORT_COMMS (handle.h);
+ * the others take the Go way. */
+#define MPIGO_SHORT_COMMS 4096
+MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 
 /* Compact cells (internal/transport/shm/ring.go), checked against Go's in
  * p2pshort.go. */
