@@ -81,10 +81,10 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     uintptr_t i = (uintptr_t)dt - 0x200;
     if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || gate == NULL || i >= 256 ||
-        (uint64_t)count > MPIGO_INLINE || tag < 0)
+        (uint64_t)count > MPIGO_SHORT_MAX || tag < 0)
         return 0;
     int64_t size = mpigo_short_dts[i].size, n = count * size;
-    if (size <= 0 || n > MPIGO_INLINE || (n > 0 && buf == NULL)) return 0;
+    if (size <= 0 || n > MPIGO_SHORT_MAX || (n > 0 && buf == NULL)) return 0;
     const mpigo_comm *c = comm_of(comm);
     if (c == NULL || (unsigned)dest >= (unsigned)c->size) return 0;
     int w = c->world[dest];
@@ -99,13 +99,33 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     }
     uint32_t ctx = c->ctx;
     char *cell = r->cells + (pos & r->cell_mask) * MPIGO_CELL;
-    uint64_t *wd = (uint64_t *)cell;
+    uint64_t *wd = (uint64_t *)cell, meta = (uint64_t)n;
+    if (n <= MPIGO_INLINE) {
+        wd[3] = 0; /* SendID */
+        if (n > 0) put(cell + 32, buf, n);
+        meta |= MPIGO_COMPACT;
+    } else {
+        /* A cell and its payload in the data ring, whole lines, from the ring's
+         * start if they would wrap: as shm's Send lays out a packet it does not copy
+         * with its chooser (below shm_nt_min). */
+        if ((uint64_t)n > r->plain_max || n > e->eager[w]) return 0;
+        uint64_t start = r->data_pos, need = ((uint64_t)n + MPIGO_LINE - 1) & ~(uint64_t)(MPIGO_LINE - 1);
+        uint64_t off = start & r->data_mask;
+        if (off + need > r->data_size) start += r->data_size - off;
+        uint64_t end = start + need;
+        if (end - r->cons_data > r->data_size) {
+            r->cons_data = __atomic_load_n(&r->cons[1], __ATOMIC_ACQUIRE);
+            if (end - r->cons_data > r->data_size) return 0; /* full: Go waits for room */
+        }
+        memcpy(r->data + (start & r->data_mask), buf, (size_t)n);
+        wd[3] = (uint64_t)n; /* Len, then SendID, RecvID, Addr, Offset */
+        wd[4] = wd[5] = wd[6] = wd[7] = 0;
+        r->data_pos = end;
+    }
     wd[1] = e->head0;
     wd[2] = (uint64_t)ctx | (uint64_t)(uint32_t)tag << 32;
-    wd[3] = 0; /* SendID */
-    if (n > 0) put(cell + 32, buf, n);
     /* The stamp releases the cell to the reader. */
-    __atomic_store_n(&wd[0], (uint64_t)(uint32_t)(pos + 1) | (uint64_t)((uint32_t)n | MPIGO_COMPACT) << 32, __ATOMIC_RELEASE);
+    __atomic_store_n(&wd[0], (uint64_t)(uint32_t)(pos + 1) | meta << 32, __ATOMIC_RELEASE);
     r->cell_pos = pos + 1;
     if (__atomic_load_n(r->door_sleepers, __ATOMIC_RELAXED) != 0) wake(r->door_seq);
     mpigo_link *l = &e->sent[2 * w + (ctx & 1)];

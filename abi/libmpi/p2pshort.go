@@ -85,7 +85,7 @@ var (
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_link{}) - unsafe.Sizeof(prof.Link{})]struct{}{}
 	_ [0]struct{} = [C.MPIGO_GATE_INCALL - prof.GateInCall]struct{}{}
 	_ [0]struct{} = [prof.GateInCall - C.MPIGO_GATE_INCALL]struct{}{}
-	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 128]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 192]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 64]struct{}{}
 )
 

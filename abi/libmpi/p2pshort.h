@@ -26,6 +26,10 @@ typedef struct {
     uint32_t *door_seq;      /* the receiver's doorbell: ring count, */
     uint32_t *door_sleepers; /* and sleepers */
     uint64_t cell_mask, n_cells, pad1;
+    char *data; /* the data ring, in the receiver's segment mapped here */
+    uint64_t data_mask, data_size;
+    uint64_t plain_max; /* the largest payload C copies into the data ring */
+    uint64_t pad2[4];
 } mpigo_ring;
 
 /* The engine (p2p's outsideHead). */
@@ -36,7 +40,8 @@ typedef struct {
     uint64_t head0;     /* a compact eager cell's first header word */
     mpigo_ring **rings; /* per world rank: its ring while the short way may use it */
     mpigo_link *sent;   /* per world rank, two: what was sent on even and odd contexts */
-    uint64_t pad1[3];
+    int64_t *eager;     /* per world rank: its eager limit while its ring is shown */
+    uint64_t pad1[2];
 } mpigo_eng;
 
 /* An intracommunicator the short way may send on, as the Go side made it when the
@@ -70,6 +75,8 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
  * p2pshort.go. */
 #define MPIGO_CELL 64
 #define MPIGO_INLINE 32                /* payload bytes */
+#define MPIGO_LINE 64                  /* the data ring's unit */
+#define MPIGO_SHORT_MAX 1024           /* larger sends take the Go way */
 #define MPIGO_COMPACT (1u << 31)       /* in the stamp's high word */
 #define MPIGO_GATE_INCALL (1u << 31)   /* prof.GateInCall */
 

@@ -1,5 +1,5 @@
 /* p2pshort.c - MPI_Send's short way in C (abi/libmpi/p2pshort.c): a send of at most
- * 32 bytes on an intracommunicator to a node peer written into its ring without
+ * 1 KiB on an intracommunicator to a node peer written into its ring without
  * crossing into Go, and every other send taken by Go, with the same data, order and
  * errors. Each section runs on MPI_COMM_WORLD, on a split of it whose ranks are the
  * world's reversed (so a rank's world rank is not its rank, and its context is its
@@ -9,13 +9,15 @@
  * took. With the argument "none" (the job over TCP, or MPI_THREAD_MULTIPLE with
  * "multiple") no send may take the short way.
  *
- *   - every size from 0 to 40 bytes, of MPI_BYTE, and 1 to 5 MPI_INT64_T: in C up to
- *     32 (but for the record's samples), in Go above;
+ *   - every size from 0 to 40 bytes and some to 1023, of MPI_BYTE, and 1 to 4
+ *     MPI_INT64_T: in C (but for the record's samples); 1025 bytes and more, and 129
+ *     MPI_INT64_T, in Go; 400 sends of 33 to 1023 bytes through the data ring, which
+ *     wraps;
  *   - a large Isend (a rendezvous) and then small Sends with the same tag: received
  *     in that order, the small ones in C;
- *   - a full ring: 3000 small sends before the receiver receives any, alternating
- *     8 bytes (C while there is room) and 40 (Go), all in order, some of 8 bytes in
- *     Go; then a rendezvous, whose request may wait for room, and a small send;
+ *   - a full ring: 3000 sends before the receiver receives any, in turn 8 and 100
+ *     bytes (C while there is room) and 2000 (Go), all in order, some of the small
+ *     ones in Go; then a rendezvous, whose request may wait for room, and a small send;
  *   - packets waiting in the engine for room in the ring, and a small send once the
  *     ring has room again: in order (the short way must not overtake them);
  *   - a synchronous send, then small sends: in order;
@@ -34,6 +36,14 @@ extern long mpigo_short_sends(void);
 #define BIG (1 << 20)
 #define FULL 3000
 #define RING 16 /* the test runs with shm_ring_cells=16 */
+#define STREAM 400
+
+/* Sizes past a compact cell that the short way sends (below shm_nt_min, 1024 by
+ * default, and the eager limit) and sizes above its 1024 bytes. */
+static const int mid[] = {41, 63, 64, 65, 100, 128, 255, 512, 1000, 1023};
+static const int big_[] = {1025, 1100, 2000};
+#define NMID (int)(sizeof mid / sizeof mid[0])
+#define NBIG (int)(sizeof big_ / sizeof big_[0])
 
 static int rank, none;
 static MPI_Comm comm; /* the communicator of the section running */
@@ -74,7 +84,7 @@ static void arrive(int tag, const char *what) {
 }
 
 static void recv_bytes(int n, int seed, int tag, const char *what) {
-    unsigned char b[64];
+    unsigned char b[2048];
     MPI_Status st;
     int count;
     memset(b, 0xee, sizeof b);
@@ -102,20 +112,26 @@ static void recv_big(unsigned char *big, int seed, int tag, const char *what) {
 static void sections(MPI_Comm c, const char *name) {
     comm = c, cname = name;
     MPI_Comm_rank(comm, &rank);
-    unsigned char b[64];
+    unsigned char b[2048];
 
     /* Every size, of bytes and of 8-byte integers. */
     if (rank == 0) {
-        SENDS(33, "0 to 32 bytes", {
-            for (int n = 0; n <= 32; n++) {
+        SENDS(41, "0 to 40 bytes", {
+            for (int n = 0; n <= 40; n++) {
                 fill(b, n, n);
                 OK(MPI_Send(b, n, MPI_BYTE, 1, n, comm));
             }
         });
-        SENDS(0, "33 to 40 bytes", {
-            for (int n = 33; n <= 40; n++) {
-                fill(b, n, n);
-                OK(MPI_Send(b, n, MPI_BYTE, 1, n, comm));
+        SENDS(NMID, "41 to 1023 bytes", {
+            for (int i = 0; i < NMID; i++) {
+                fill(b, mid[i], mid[i]);
+                OK(MPI_Send(b, mid[i], MPI_BYTE, 1, mid[i], comm));
+            }
+        });
+        SENDS(0, "above 1024 bytes", {
+            for (int i = 0; i < NBIG; i++) {
+                fill(b, big_[i], big_[i]);
+                OK(MPI_Send(b, big_[i], MPI_BYTE, 1, big_[i], comm));
             }
         });
         SENDS(4, "1 to 4 int64", {
@@ -124,13 +140,22 @@ static void sections(MPI_Comm c, const char *name) {
                 OK(MPI_Send_c(b, k, MPI_INT64_T, 1, 7, comm));
             }
         });
-        SENDS(0, "5 int64", {
-            fill(b, 40, 105);
-            OK(MPI_Send_c(b, 5, MPI_INT64_T, 1, 7, comm));
+        SENDS(0, "129 int64", {
+            fill(b, 8 * 129, 105);
+            OK(MPI_Send_c(b, 129, MPI_INT64_T, 1, 8, comm));
+        });
+        SENDS(STREAM, "a stream through the data ring", {
+            for (int i = 0; i < STREAM; i++) {
+                int n = 33 + (i * 97) % 991;
+                fill(b, n, i);
+                OK(MPI_Send(b, n, MPI_BYTE, 1, 9, comm));
+            }
         });
     } else {
         for (int n = 0; n <= 40; n++) recv_bytes(n, n, n, "0 to 40 bytes");
-        for (int k = 1; k <= 5; k++) {
+        for (int i = 0; i < NMID; i++) recv_bytes(mid[i], mid[i], mid[i], "41 to 1023 bytes");
+        for (int i = 0; i < NBIG; i++) recv_bytes(big_[i], big_[i], big_[i], "above 1024 bytes");
+        for (int k = 1; k <= 4; k++) {
             int64_t v[8];
             MPI_Status st;
             int count;
@@ -139,6 +164,8 @@ static void sections(MPI_Comm c, const char *name) {
             CHECK(count == k, "%d int64: received %d", k, count);
             expect((unsigned char *)v, 8 * k, 100 + k, "int64");
         }
+        recv_bytes(8 * 129, 105, 8, "129 int64");
+        for (int i = 0; i < STREAM; i++) recv_bytes(33 + (i * 97) % 991, i, 9, "a stream through the data ring");
     }
 
     /* A rendezvous, then small sends with the same tag: in order. */
@@ -164,12 +191,12 @@ static void sections(MPI_Comm c, const char *name) {
     if (rank == 0) {
         long s0 = mpigo_short_sends();
         for (int i = 0; i < FULL; i++) {
-            int n = i % 2 ? 40 : 8;
+            int n = i % 3 == 2 ? 2000 : i % 3 ? 100 : 8;
             fill(b, n, i);
             OK(MPI_Send(b, n, MPI_BYTE, 1, 12, comm));
         }
         long d = mpigo_short_sends() - s0;
-        CHECK(none ? d == 0 : d > 0 && d < FULL / 2, "full ring: %ld of %d sends of 8 bytes in C", d, FULL / 2);
+        CHECK(none ? d == 0 : d > 0 && d < 2 * FULL / 3, "full ring: %ld of %d sends of 8 and 100 bytes in C", d, 2 * FULL / 3);
         MPI_Request r;
         fill(big, BIG, 7);
         OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 12, comm, &r));
@@ -179,7 +206,7 @@ static void sections(MPI_Comm c, const char *name) {
         OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     } else {
         OK(MPI_Barrier(comm));
-        for (int i = 0; i < FULL; i++) recv_bytes(i % 2 ? 40 : 8, i, 12, "full ring");
+        for (int i = 0; i < FULL; i++) recv_bytes(i % 3 == 2 ? 2000 : i % 3 ? 100 : 8, i, 12, "full ring");
         recv_big(big, 7, 12, "rendezvous after the full ring");
         recv_bytes(8, FULL, 12, "small after the full ring's rendezvous");
     }
