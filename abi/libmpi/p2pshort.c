@@ -1,24 +1,28 @@
 /* p2pshort.c - MPI_Send's short way in C. A C program's MPI_Send would cross into Go
  * (the cgo callback, about 680 instructions: docs/BENCHMARKS.md, "C point-to-point"),
- * more than the engine's whole work for a small message. So a send of at most 32
- * bytes on MPI_COMM_WORLD of a predefined plain datatype to a node peer is done here,
- * as the engine's short path (p2p's SendNow) does it: one compact cell, the whole
- * message, written into the peer's shared-memory ring, its stamp last, the ring's
- * position advanced, the peer's doorbell rung if it sleeps, the message counted in
- * the engine's traffic counts and the call in the record's (as prof.Count does).
+ * more than the engine's whole work for a small message. So a send of at most 1 KiB
+ * on an intracommunicator (one the Go side made a copy of: p2pshort.go) of a
+ * predefined plain datatype to a node peer is done here, as the engine's short path
+ * (p2p's SendNow) does it: the message written into the peer's shared-memory ring (a
+ * compact cell up to 32 bytes; above, a cell and the payload in the ring's data area),
+ * its stamp last, the ring's positions advanced, the peer's doorbell rung if it
+ * sleeps, the message counted in the engine's traffic counts and the call in the
+ * record's (as prof.Count does).
  *
  * It is taken only where the Go way would take that short path and do nothing else:
  * the engine serialised (below MPI_THREAD_MULTIPLE, no goroutine of mpigo's calling
- * it) and not failed; the peer connected through shared memory with
- * an eager limit of at least 32 bytes, nothing queued to it (so the message is in
- * order with every send before it) and not failed; the record counting the call
- * untimed (no timeline, no sample due, not inside another call); room in the ring.
+ * it) and not failed; the peer connected through shared memory with an eager limit
+ * of at least 32 bytes (and the message's size), nothing queued to it (so the message
+ * is in order with every send before it, on any communicator) and not failed; past
+ * 32 bytes, below the size from which shm's Send chooses how to copy (shm_nt_min);
+ * the record counting the call untimed (no timeline, no sample due, not inside
+ * another call); room in the ring.
  * Anything else, and every error, goes to the Go half (goPMPI_Send, zgo.h), which
  * does what it always did: the short way changes no outcome, only its cost.
  *
  * What it reads and writes is the engine's and the ring's own memory, which Go maps
- * outside its heap (p2pshort.h): C holds no Go memory, and Go's Send and this code
- * advance the same ring. */
+ * outside its heap (p2pshort.h), and the communicator's copy in C memory: C holds no
+ * Go memory, and Go's Send and this code advance the same ring. */
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>

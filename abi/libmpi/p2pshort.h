@@ -1,8 +1,9 @@
 /* p2pshort.h - what the C short way of MPI_Send (p2pshort.c) reads and writes: the
  * point-to-point engine's words and a node peer's shared-memory ring, which the Go
  * library keeps in memory it maps outside Go's heap (internal/p2p/outside.go,
- * internal/transport/shm/outside.go), laid out field for field as here; and where
- * to find them, which the Go side of this library sets (p2pshort.go). */
+ * internal/transport/shm/outside.go), laid out field for field as here; per
+ * communicator a copy in C memory; and where to find them, which the Go side of this
+ * library sets (p2pshort.go). */
 #ifndef MPIGO_P2PSHORT_H
 #define MPIGO_P2PSHORT_H
 #include <stdint.h>
