@@ -25,6 +25,8 @@
 # reentersyscall, the M's lock and unwind, and the wait for package initialisation
 # that every callback on a thread not running Go makes (a receive from a closed
 # channel; its lock's runtime.lock2 and unlock2 are left out, as the waits share them).
+# CPINGPONG="BYTES [split]" in the environment makes it a ping-pong of BYTES MPI_BYTEs,
+# on a split of MPI_COMM_WORLD with split (as the Intel MPI Benchmarks communicate).
 #
 # Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
 # this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
@@ -43,7 +45,7 @@ count() { # mode iters -> "function cost" lines over both ranks
 	rm -f "$dir"/cg.*
 	if [ "$1" = c-pingpong ]; then
 		GODEBUG=asyncpreemptoff=1 MPIGO_SOURCE=$PWD "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
-			--callgrind-out-file="$dir/cg.%p" "$dir/cpingpong" "$2" >/dev/null 2>&1
+			--callgrind-out-file="$dir/cg.%p" "$dir/cpingpong" "$2" ${CPINGPONG:-} >/dev/null 2>&1
 	else
 		GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
 			--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "$1" >/dev/null 2>&1

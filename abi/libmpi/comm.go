@@ -20,6 +20,9 @@ import (
 type comm struct {
 	c *core.Comm
 	x *mpir.Comm
+	// short is p2pshort.c's copy of the communicator (a *C.mpigo_comm), nil if sends
+	// on it take the Go way (newShortComm).
+	short unsafe.Pointer
 }
 
 var (
@@ -67,7 +70,7 @@ func register(x *mpir.Comm) uintptr {
 	if x == nil {
 		return hCommNull
 	}
-	h := comms.add(&comm{x: x, c: x.Dev()})
+	h := addComm(x)
 	x.Handle = h
 	return h
 }
@@ -171,12 +174,12 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 func dup(op string, c *comm, hints *mpir.Hints) (uintptr, error) {
 	var nh uintptr
 	_, err := c.x.Dup(op, hints, func(x *mpir.Comm) any {
-		nh = comms.add(&comm{x: x, c: x.Dev()})
+		nh = addComm(x)
 		return nh
 	})
 	if err != nil {
 		if nh != 0 {
-			comms.remove(nh)
+			removeComm(nh)
 		}
 		return hCommNull, err
 	}
@@ -346,7 +349,7 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	if err := c.x.Free(op); err != nil {
 		return fail(op, h, err) // on a delete function's error the communicator stays
 	}
-	comms.remove(h)
+	removeComm(h)
 	setHandle(p, hCommNull)
 	return 0
 }
@@ -431,13 +434,13 @@ func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Po
 	}
 	var nh uintptr
 	p, err := c.x.Idup(op, hints, func(x *mpir.Comm) any {
-		nh = comms.add(&comm{x: x, c: x.Dev()})
+		nh = addComm(x)
 		return nh
 	}, func(_ *mpir.Comm, err error) {
 		if err == nil {
 			setHandle(out, nh)
 		} else if nh != 0 {
-			comms.remove(nh)
+			removeComm(nh)
 		}
 	})
 	if err != nil {

@@ -259,7 +259,7 @@ func PMPI_Comm_disconnect(p unsafe.Pointer) int32 {
 	if err := mpir.CommDisconnect(op, c.x); err != nil {
 		return fail(op, h, err)
 	}
-	comms.remove(h)
+	removeComm(h)
 	setHandle(p, hCommNull)
 	return 0
 }

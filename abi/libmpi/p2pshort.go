@@ -1,6 +1,7 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "p2pshort.h"
 */
 import "C"
@@ -10,17 +11,22 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // The Go side of MPI_Send's short way in C (p2pshort.c): where it finds the engine's
 // words and the record's gate, which MPI_Init gives it once the world exists and
-// MPI_Finalize takes back first. The words themselves the engine and the shm
-// transport keep (internal/p2p/outside.go); nothing here copies them.
+// MPI_Finalize takes back first, and per communicator a copy of what a send on it
+// needs (its context, its ranks' world ranks), made with the communicator and freed
+// with it. The engine's words themselves the engine and the shm transport keep
+// (internal/p2p/outside.go); nothing here copies them.
 
 // showP2P gives p2pshort.c the world's engine: MPI_Init succeeded.
 func showP2P() {
-	C.mpigo_p2p.ctx = C.uint32_t(core.World.Ctx())
+	if C.mpigo_p2p.world == nil {
+		C.mpigo_p2p.world = newShortComm(hCommWorld, core.World)
+	}
 	C.mpigo_p2p.gate = C.uintptr_t(prof.Gate())
 	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&C.mpigo_p2p.eng)), core.Outside())
 }
@@ -28,12 +34,58 @@ func showP2P() {
 // hideP2P sends every MPI_Send through Go: MPI_Finalize begins.
 func hideP2P() { atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&C.mpigo_p2p.eng)), 0) }
 
+// newShortComm is p2pshort.c's copy of communicator c under handle h, or nil where
+// every send on c takes the Go way: an intercommunicator (its ranks name the remote
+// group, which the copy would have to tell apart), a communicator of one rank (its
+// only peer is this rank), one in a slot p2pshort.c has no room for. The choice is
+// made once, here, when c is made; what a send then checks per call (the peer's
+// ring, the engine's state) the engine keeps in its own words.
+func newShortComm(h uintptr, c *core.Comm) *C.mpigo_comm {
+	n := c.Size()
+	if c.IsInter() || n < 2 || (h != hCommWorld && slotOf(h) >= C.MPIGO_SHORT_COMMS) {
+		return nil
+	}
+	d := (*C.mpigo_comm)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpigo_comm{})+uintptr(n)*4)))
+	w := unsafe.Slice((*int32)(unsafe.Add(unsafe.Pointer(d), unsafe.Sizeof(C.mpigo_comm{}))), n)
+	for r := range w {
+		w[r] = int32(c.LocalWorldRank(r))
+	}
+	d.h, d.ctx, d.size = C.uintptr_t(h), C.uint32_t(c.Ctx()), C.int32_t(n)
+	d.world = (*C.int32_t)(unsafe.Pointer(unsafe.SliceData(w)))
+	return d
+}
+
+// addComm registers communicator x (comms.add) with its copy for p2pshort.c.
+func addComm(x *mpir.Comm) uintptr {
+	o := &comm{x: x, c: x.Dev()}
+	h := comms.add(o)
+	if d := newShortComm(h, o.c); d != nil {
+		o.short = unsafe.Pointer(d)
+		C.mpigo_comm_set(C.uintptr_t(h), d)
+	}
+	return h
+}
+
+// removeComm takes communicator h's handle (comms.remove) and its copy away; the copy
+// is hidden before it is freed.
+func removeComm(h uintptr) {
+	o := comms.get(h)
+	if o != nil && o.short != nil {
+		C.mpigo_comm_set(C.uintptr_t(h), nil)
+	}
+	comms.remove(h)
+	if o != nil && o.short != nil {
+		C.free(o.short)
+		o.short = nil
+	}
+}
+
 // What p2pshort.h says of Go's memory holds.
 var (
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_link{}) - unsafe.Sizeof(prof.Link{})]struct{}{}
 	_ [0]struct{} = [C.MPIGO_GATE_INCALL - prof.GateInCall]struct{}{}
 	_ [0]struct{} = [prof.GateInCall - C.MPIGO_GATE_INCALL]struct{}{}
-	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 128]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 192]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 64]struct{}{}
 )
 

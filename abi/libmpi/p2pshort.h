@@ -1,11 +1,13 @@
 /* p2pshort.h - what the C short way of MPI_Send (p2pshort.c) reads and writes: the
  * point-to-point engine's words and a node peer's shared-memory ring, which the Go
  * library keeps in memory it maps outside Go's heap (internal/p2p/outside.go,
- * internal/transport/shm/outside.go), laid out field for field as here; and where
- * to find them, which the Go side of this library sets (p2pshort.go). */
+ * internal/transport/shm/outside.go), laid out field for field as here; per
+ * communicator a copy in C memory; and where to find them, which the Go side of this
+ * library sets (p2pshort.go). */
 #ifndef MPIGO_P2PSHORT_H
 #define MPIGO_P2PSHORT_H
 #include <stdint.h>
+#include "handle.h"
 #include "short.h"
 
 /* A traffic count: prof.Link. */
@@ -25,6 +27,10 @@ typedef struct {
     uint32_t *door_seq;      /* the receiver's doorbell: ring count, */
     uint32_t *door_sleepers; /* and sleepers */
     uint64_t cell_mask, n_cells, pad1;
+    char *data; /* the data ring, in the receiver's segment mapped here */
+    uint64_t data_mask, data_size;
+    uint64_t plain_max; /* the largest payload C copies into the data ring */
+    uint64_t pad2[4];
 } mpigo_ring;
 
 /* The engine (p2p's outsideHead). */
@@ -35,25 +41,43 @@ typedef struct {
     uint64_t head0;     /* a compact eager cell's first header word */
     mpigo_ring **rings; /* per world rank: its ring while the short way may use it */
     mpigo_link *sent;   /* per world rank, two: what was sent on even and odd contexts */
-    uint64_t pad1[3];
+    int64_t *eager;     /* per world rank: its eager limit while its ring is shown */
+    uint64_t pad1[2];
 } mpigo_eng;
+
+/* An intracommunicator the short way may send on, as the Go side made it when the
+ * communicator was made (p2pshort.go): its point-to-point context and, per rank, the
+ * world rank the engine addresses. A communicator without one (an intercommunicator,
+ * one of a single rank) sends every message through Go. */
+typedef struct {
+    uintptr_t h;  /* the communicator's handle: a stale one (a freed communicator's) finds no copy */
+    uint32_t ctx;
+    int32_t size;
+    const int32_t *world; /* size ranks */
+} mpigo_comm;
 
 /* Where the short way finds them: eng is 0 unless MPI_Init made the world and
  * MPI_Finalize has not begun; gate is the record's short-path word (prof.Gate), 0
- * where the record has none. */
+ * where the record has none; world is MPI_COMM_WORLD's copy. */
 typedef struct {
     uintptr_t eng;
     uintptr_t gate;
-    uint32_t ctx; /* MPI_COMM_WORLD's context */
-    uint32_t pad;
+    const mpigo_comm *world;
 } mpigo_p2p_t;
 
 extern MPIGO_HIDDEN mpigo_p2p_t mpigo_p2p;
+
+/* The copies of the communicators in the slots below MPIGO_SHORT_COMMS (handle.h);
+ * the others take the Go way. */
+#define MPIGO_SHORT_COMMS 4096
+MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 
 /* Compact cells (internal/transport/shm/ring.go), checked against Go's in
  * p2pshort.go. */
 #define MPIGO_CELL 64
 #define MPIGO_INLINE 32                /* payload bytes */
+#define MPIGO_LINE 64                  /* the data ring's unit */
+#define MPIGO_SHORT_MAX 1024           /* larger sends take the Go way */
 #define MPIGO_COMPACT (1u << 31)       /* in the stamp's high word */
 #define MPIGO_GATE_INCALL (1u << 31)   /* prof.GateInCall */
 

@@ -1,25 +1,31 @@
 /* p2pshort.c - MPI_Send's short way in C (abi/libmpi/p2pshort.c): a send of at most
- * 32 bytes on MPI_COMM_WORLD to a node peer written into its ring without crossing
- * into Go, and every other send taken by Go, with the same data, order and errors.
- * Rank 0 sends to rank 1, which checks what arrives; mpigo_short_sends (the library's
- * count of sends done in C) says which way each took. With the argument "none" (the
- * job over TCP, or MPI_THREAD_MULTIPLE with "multiple") no send may take the short
- * way.
+ * 1 KiB on an intracommunicator to a node peer written into its ring without
+ * crossing into Go, and every other send taken by Go, with the same data, order and
+ * errors. Each section runs on MPI_COMM_WORLD, on a split of it whose ranks are the
+ * world's reversed (so a rank's world rank is not its rank, and its context is its
+ * own), and on a duplicate of the split. Rank 0 of the communicator sends to rank 1,
+ * which checks what arrives, and that nothing arrives on MPI_COMM_WORLD instead;
+ * mpigo_short_sends (the library's count of sends done in C) says which way each
+ * took. With the argument "none" (the job over TCP, or MPI_THREAD_MULTIPLE with
+ * "multiple") no send may take the short way.
  *
- *   - every size from 1 to 40 bytes, of MPI_BYTE, and 1 to 5 MPI_INT64_T: in C up to 32
- *     (but for the record's samples), in Go above;
+ *   - every size from 0 to 40 bytes and some to 1023, of MPI_BYTE, and 1 to 4
+ *     MPI_INT64_T: in C (but for the record's samples); 1025 bytes and more, and 129
+ *     MPI_INT64_T, in Go; 400 sends of 33 to 1023 bytes through the data ring, which
+ *     wraps;
  *   - a large Isend (a rendezvous) and then small Sends with the same tag: received
  *     in that order, the small ones in C;
- *   - a full ring: 3000 small sends before the receiver receives any, alternating
- *     8 bytes (C while there is room) and 40 (Go), all in order, some of 8 bytes in
- *     Go; then a rendezvous, whose request may wait for room, and a small send;
+ *   - a full ring: 3000 sends before the receiver receives any, in turn 8 and 100
+ *     bytes (C while there is room) and 2000 (Go), all in order, some of the small
+ *     ones in Go; then a rendezvous, whose request may wait for room, and a small send;
  *   - packets waiting in the engine for room in the ring, and a small send once the
  *     ring has room again: in order (the short way must not overtake them);
  *   - a synchronous send, then small sends: in order;
- *   - to this rank itself, on a duplicate of MPI_COMM_WORLD, of a derived datatype:
- *     Go;
+ *   - to this rank itself, on an intercommunicator, of a derived datatype: Go;
  *   - errors (MPI_ERRORS_RETURN): a bad rank, a negative tag, a NULL buffer with a
- *     count, a bad datatype; and MPI_PROC_NULL and a count of 0, which succeed. */
+ *     count, a bad datatype; and MPI_PROC_NULL and a NULL buffer with a count of 0,
+ *     which succeed;
+ *   - on a freed communicator's handle: MPI_ERR_COMM, from Go. */
 #include "check.h"
 #include <sched.h>
 #include <stdint.h>
@@ -30,8 +36,18 @@ extern long mpigo_short_sends(void);
 #define BIG (1 << 20)
 #define FULL 3000
 #define RING 16 /* the test runs with shm_ring_cells=16 */
+#define STREAM 400
+
+/* Sizes past a compact cell that the short way sends (below shm_nt_min, 1024 by
+ * default, and the eager limit) and sizes above its 1024 bytes. */
+static const int mid[] = {41, 63, 64, 65, 100, 128, 255, 512, 1000, 1023};
+static const int big_[] = {1025, 1100, 2000};
+#define NMID (int)(sizeof mid / sizeof mid[0])
+#define NBIG (int)(sizeof big_ / sizeof big_[0])
 
 static int rank, none;
+static MPI_Comm comm; /* the communicator of the section running */
+static const char *cname;
 
 /* SENDS runs body on rank 0 and checks how many sends it did in C: none if max is
  * 0, else some and at most max. (The Go way takes a short one too when the record
@@ -41,8 +57,8 @@ static int rank, none;
         long s0_ = mpigo_short_sends();                                                 \
         body;                                                                           \
         long d_ = mpigo_short_sends() - s0_, m_ = none ? 0 : (max);                     \
-        CHECK(m_ == 0 ? d_ == 0 : d_ > 0 && d_ <= m_, "%s: %ld sends in C, want %s %ld", \
-              what, d_, m_ ? "1 to" : "", m_);                                           \
+        CHECK(m_ == 0 ? d_ == 0 : d_ > 0 && d_ <= m_, "%s on %s: %ld sends in C, want %s %ld", \
+              what, cname, d_, m_ ? "1 to" : "", m_);                                    \
     } while (0)
 
 static void fill(unsigned char *b, int n, int seed) {
@@ -54,15 +70,29 @@ static void expect(const unsigned char *b, int n, int seed, const char *what) {
         CHECK(b[i] == (unsigned char)(seed * 31 + i * 7 + 1), "%s: byte %d of %d is %d", what, i, n, b[i]);
 }
 
+/* arrive waits until a message from rank 0 with tag is there on comm, and checks
+ * that none arrives on MPI_COMM_WORLD meanwhile (a send on another communicator that
+ * took the world's context). */
+static void arrive(int tag, const char *what) {
+    int flag = 0;
+    while (comm != MPI_COMM_WORLD) {
+        OK(MPI_Iprobe(0, tag, comm, &flag, MPI_STATUS_IGNORE));
+        if (flag) return;
+        OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECK(!flag, "%s on %s: a message arrived on MPI_COMM_WORLD", what, cname);
+    }
+}
+
 static void recv_bytes(int n, int seed, int tag, const char *what) {
-    unsigned char b[64];
+    unsigned char b[2048];
     MPI_Status st;
     int count;
     memset(b, 0xee, sizeof b);
-    OK(MPI_Recv(b, sizeof b, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st));
+    arrive(tag, what);
+    OK(MPI_Recv(b, sizeof b, MPI_BYTE, 0, tag, comm, &st));
     MPI_Get_count(&st, MPI_BYTE, &count);
-    CHECK(count == n && st.MPI_SOURCE == 0 && st.MPI_TAG == tag, "%s: count %d source %d tag %d, want %d 0 %d",
-          what, count, st.MPI_SOURCE, st.MPI_TAG, n, tag);
+    CHECK(count == n && st.MPI_SOURCE == 0 && st.MPI_TAG == tag, "%s on %s: count %d source %d tag %d, want %d 0 %d",
+          what, cname, count, st.MPI_SOURCE, st.MPI_TAG, n, tag);
     expect(b, n, seed, what);
     CHECK(b[n] == 0xee, "%s: byte %d past the message written", what, n);
 }
@@ -72,57 +102,70 @@ static void recv_bytes(int n, int seed, int tag, const char *what) {
 static void recv_big(unsigned char *big, int seed, int tag, const char *what) {
     MPI_Status st;
     int count;
-    OK(MPI_Recv(big, BIG, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st));
+    OK(MPI_Recv(big, BIG, MPI_BYTE, 0, tag, comm, &st));
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == BIG, "%s: the rendezvous's receive got %d bytes: a small send overtook it", what, count);
     expect(big, BIG, seed, what);
 }
 
-int main(int argc, char **argv) {
-    int provided, size, multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
-    none = multiple || (argc > 1 && strcmp(argv[1], "none") == 0);
-    OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    CHECK(size == 2, "run on 2 ranks, not %d", size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    unsigned char b[64];
+/* sections runs every section on comm, whose rank 0 sends to its rank 1. */
+static void sections(MPI_Comm c, const char *name) {
+    comm = c, cname = name;
+    MPI_Comm_rank(comm, &rank);
+    unsigned char b[2048];
 
     /* Every size, of bytes and of 8-byte integers. */
     if (rank == 0) {
-        SENDS(32, "1 to 32 bytes", {
-            for (int n = 1; n <= 32; n++) {
+        SENDS(41, "0 to 40 bytes", {
+            for (int n = 0; n <= 40; n++) {
                 fill(b, n, n);
-                OK(MPI_Send(b, n, MPI_BYTE, 1, n, MPI_COMM_WORLD));
+                OK(MPI_Send(b, n, MPI_BYTE, 1, n, comm));
             }
         });
-        SENDS(0, "33 to 40 bytes", {
-            for (int n = 33; n <= 40; n++) {
-                fill(b, n, n);
-                OK(MPI_Send(b, n, MPI_BYTE, 1, n, MPI_COMM_WORLD));
+        SENDS(NMID, "41 to 1023 bytes", {
+            for (int i = 0; i < NMID; i++) {
+                fill(b, mid[i], mid[i]);
+                OK(MPI_Send(b, mid[i], MPI_BYTE, 1, mid[i], comm));
+            }
+        });
+        SENDS(0, "above 1024 bytes", {
+            for (int i = 0; i < NBIG; i++) {
+                fill(b, big_[i], big_[i]);
+                OK(MPI_Send(b, big_[i], MPI_BYTE, 1, big_[i], comm));
             }
         });
         SENDS(4, "1 to 4 int64", {
             for (int k = 1; k <= 4; k++) {
                 fill(b, 8 * k, 100 + k);
-                OK(MPI_Send_c(b, k, MPI_INT64_T, 1, 7, MPI_COMM_WORLD));
+                OK(MPI_Send_c(b, k, MPI_INT64_T, 1, 7, comm));
             }
         });
-        SENDS(0, "5 int64", {
-            fill(b, 40, 105);
-            OK(MPI_Send_c(b, 5, MPI_INT64_T, 1, 7, MPI_COMM_WORLD));
+        SENDS(0, "129 int64", {
+            fill(b, 8 * 129, 105);
+            OK(MPI_Send_c(b, 129, MPI_INT64_T, 1, 8, comm));
+        });
+        SENDS(STREAM, "a stream through the data ring", {
+            for (int i = 0; i < STREAM; i++) {
+                int n = 33 + (i * 97) % 991;
+                fill(b, n, i);
+                OK(MPI_Send(b, n, MPI_BYTE, 1, 9, comm));
+            }
         });
     } else {
-        for (int n = 1; n <= 40; n++) recv_bytes(n, n, n, "1 to 40 bytes");
-        for (int k = 1; k <= 5; k++) {
+        for (int n = 0; n <= 40; n++) recv_bytes(n, n, n, "0 to 40 bytes");
+        for (int i = 0; i < NMID; i++) recv_bytes(mid[i], mid[i], mid[i], "41 to 1023 bytes");
+        for (int i = 0; i < NBIG; i++) recv_bytes(big_[i], big_[i], big_[i], "above 1024 bytes");
+        for (int k = 1; k <= 4; k++) {
             int64_t v[8];
             MPI_Status st;
             int count;
-            OK(MPI_Recv(v, 8, MPI_INT64_T, 0, 7, MPI_COMM_WORLD, &st));
+            OK(MPI_Recv(v, 8, MPI_INT64_T, 0, 7, comm, &st));
             MPI_Get_count(&st, MPI_INT64_T, &count);
             CHECK(count == k, "%d int64: received %d", k, count);
             expect((unsigned char *)v, 8 * k, 100 + k, "int64");
         }
+        recv_bytes(8 * 129, 105, 8, "129 int64");
+        for (int i = 0; i < STREAM; i++) recv_bytes(33 + (i * 97) % 991, i, 9, "a stream through the data ring");
     }
 
     /* A rendezvous, then small sends with the same tag: in order. */
@@ -130,11 +173,11 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         MPI_Request r;
         fill(big, BIG, 5);
-        OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 11, MPI_COMM_WORLD, &r));
+        OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 11, comm, &r));
         SENDS(4, "small after a rendezvous", {
             for (int s = 6; s < 10; s++) {
                 fill(b, 8, s);
-                OK(MPI_Send(b, 8, MPI_BYTE, 1, 11, MPI_COMM_WORLD));
+                OK(MPI_Send(b, 8, MPI_BYTE, 1, 11, comm));
             }
         });
         OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
@@ -148,22 +191,22 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         long s0 = mpigo_short_sends();
         for (int i = 0; i < FULL; i++) {
-            int n = i % 2 ? 40 : 8;
+            int n = i % 3 == 2 ? 2000 : i % 3 ? 100 : 8;
             fill(b, n, i);
-            OK(MPI_Send(b, n, MPI_BYTE, 1, 12, MPI_COMM_WORLD));
+            OK(MPI_Send(b, n, MPI_BYTE, 1, 12, comm));
         }
         long d = mpigo_short_sends() - s0;
-        CHECK(none ? d == 0 : d > 0 && d < FULL / 2, "full ring: %ld of %d sends of 8 bytes in C", d, FULL / 2);
+        CHECK(none ? d == 0 : d > 0 && d < 2 * FULL / 3, "full ring: %ld of %d sends of 8 and 100 bytes in C", d, 2 * FULL / 3);
         MPI_Request r;
         fill(big, BIG, 7);
-        OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 12, MPI_COMM_WORLD, &r));
+        OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 12, comm, &r));
         fill(b, 8, FULL);
-        OK(MPI_Send(b, 8, MPI_BYTE, 1, 12, MPI_COMM_WORLD));
-        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Send(b, 8, MPI_BYTE, 1, 12, comm));
+        OK(MPI_Barrier(comm));
         OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     } else {
-        OK(MPI_Barrier(MPI_COMM_WORLD));
-        for (int i = 0; i < FULL; i++) recv_bytes(i % 2 ? 40 : 8, i, 12, "full ring");
+        OK(MPI_Barrier(comm));
+        for (int i = 0; i < FULL; i++) recv_bytes(i % 3 == 2 ? 2000 : i % 3 ? 100 : 8, i, 12, "full ring");
         recv_big(big, 7, 12, "rendezvous after the full ring");
         recv_bytes(8, FULL, 12, "small after the full ring's rendezvous");
     }
@@ -180,23 +223,23 @@ int main(int argc, char **argv) {
         volatile int *flags, *mine;
         MPI_Aint sz;
         int du;
-        OK(MPI_Win_allocate_shared(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &w));
+        OK(MPI_Win_allocate_shared(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &mine, &w));
         OK(MPI_Win_shared_query(w, 0, &sz, &du, &flags));
         flags[rank] = 0;
-        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Barrier(comm));
         MPI_Request r[2 * RING + 1];
         unsigned char small[2 * RING][8];
         if (rank == 0) {
             for (int i = 0; i < 2 * RING; i++) {
                 fill(small[i], 8, 40 + i);
-                OK(MPI_Isend(small[i], 8, MPI_BYTE, 1, 21, MPI_COMM_WORLD, &r[i]));
+                OK(MPI_Isend(small[i], 8, MPI_BYTE, 1, 21, comm, &r[i]));
             }
             fill(big, BIG, 9);
-            OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 21, MPI_COMM_WORLD, &r[2 * RING]));
+            OK(MPI_Isend(big, BIG, MPI_BYTE, 1, 21, comm, &r[2 * RING]));
             __atomic_store_n(&flags[0], 1, __ATOMIC_RELEASE);
             while (!__atomic_load_n(&flags[1], __ATOMIC_ACQUIRE)) sched_yield();
             fill(b, 8, 10);
-            OK(MPI_Send(b, 8, MPI_BYTE, 1, 21, MPI_COMM_WORLD));
+            OK(MPI_Send(b, 8, MPI_BYTE, 1, 21, comm));
             OK(MPI_Waitall(2 * RING + 1, r, MPI_STATUSES_IGNORE));
         } else {
             while (!__atomic_load_n(&flags[0], __ATOMIC_ACQUIRE)) sched_yield();
@@ -206,27 +249,29 @@ int main(int argc, char **argv) {
             recv_big(big, 9, 21, "rendezvous behind a full ring");
             recv_bytes(8, 10, 21, "small after waiting packets");
         }
-        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Barrier(comm));
         MPI_Win_free(&w);
     }
 
     /* A synchronous send, then small sends. */
     if (rank == 0) {
         fill(b, 8, 20);
-        OK(MPI_Ssend(b, 8, MPI_BYTE, 1, 13, MPI_COMM_WORLD));
+        OK(MPI_Ssend(b, 8, MPI_BYTE, 1, 13, comm));
         SENDS(2, "after a synchronous send", {
             fill(b, 8, 21);
-            OK(MPI_Send(b, 8, MPI_BYTE, 1, 13, MPI_COMM_WORLD));
+            OK(MPI_Send(b, 8, MPI_BYTE, 1, 13, comm));
             fill(b, 8, 22);
-            OK(MPI_Send(b, 8, MPI_BYTE, 1, 13, MPI_COMM_WORLD));
+            OK(MPI_Send(b, 8, MPI_BYTE, 1, 13, comm));
         });
     } else {
         for (int s = 20; s <= 22; s++) recv_bytes(8, s, 13, "after a synchronous send");
     }
 
-    /* Go's: to itself, another communicator, a derived datatype. */
-    MPI_Comm dup;
-    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    /* Go's: to itself, on an intercommunicator (between the two ranks, each alone in
+     * its local group), of a derived datatype. */
+    MPI_Comm alone, inter;
+    OK(MPI_Comm_split(comm, rank, 0, &alone));
+    OK(MPI_Intercomm_create(alone, 0, comm, 1 - rank, 30, &inter));
     MPI_Datatype pair;
     OK(MPI_Type_contiguous(2, MPI_INT, &pair));
     OK(MPI_Type_commit(&pair));
@@ -234,44 +279,75 @@ int main(int argc, char **argv) {
         SENDS(0, "Go's sends", {
             MPI_Request r;
             fill(b, 8, 30);
-            OK(MPI_Irecv(b + 32, 8, MPI_BYTE, 0, 14, MPI_COMM_WORLD, &r));
-            OK(MPI_Send(b, 8, MPI_BYTE, 0, 14, MPI_COMM_WORLD));
+            OK(MPI_Irecv(b + 32, 8, MPI_BYTE, 0, 14, comm, &r));
+            OK(MPI_Send(b, 8, MPI_BYTE, 0, 14, comm));
             OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
             expect(b + 32, 8, 30, "to itself");
-            OK(MPI_Send(b, 8, MPI_BYTE, 1, 15, dup));
-            OK(MPI_Send(b, 1, pair, 1, 16, MPI_COMM_WORLD));
+            OK(MPI_Send(b, 8, MPI_BYTE, 0, 15, inter));
+            OK(MPI_Send(b, 1, pair, 1, 16, comm));
         });
     } else {
         MPI_Status st;
-        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 15, dup, &st));
-        expect(b, 8, 30, "on a duplicate");
-        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 16, MPI_COMM_WORLD, &st));
+        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 15, inter, &st));
+        expect(b, 8, 30, "on an intercommunicator");
+        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 16, comm, &st));
         expect(b, 8, 30, "of a derived datatype");
     }
     MPI_Type_free(&pair);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&alone);
 
     /* Errors, as the Go way reports them, and the calls that do nothing. */
     if (rank == 0) {
         SENDS(0, "errors", {
-            FAILS(MPI_Send(b, 8, MPI_BYTE, 2, 1, MPI_COMM_WORLD), MPI_ERR_RANK);
-            FAILS(MPI_Send(b, 8, MPI_BYTE, -7, 1, MPI_COMM_WORLD), MPI_ERR_RANK);
-            FAILS(MPI_Send(b, 8, MPI_BYTE, 1, -5, MPI_COMM_WORLD), MPI_ERR_TAG);
-            FAILS(MPI_Send(NULL, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-            FAILS(MPI_Send(b, 8, MPI_DATATYPE_NULL, 1, 1, MPI_COMM_WORLD), MPI_ERR_TYPE);
-            FAILS(MPI_Send(b, -1, MPI_BYTE, 1, 1, MPI_COMM_WORLD), MPI_ERR_COUNT);
-            OK(MPI_Send(b, 8, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+            FAILS(MPI_Send(b, 8, MPI_BYTE, 2, 1, comm), MPI_ERR_RANK);
+            FAILS(MPI_Send(b, 8, MPI_BYTE, -7, 1, comm), MPI_ERR_RANK);
+            FAILS(MPI_Send(b, 8, MPI_BYTE, 1, -5, comm), MPI_ERR_TAG);
+            FAILS(MPI_Send(NULL, 8, MPI_BYTE, 1, 1, comm), MPI_ERR_BUFFER);
+            FAILS(MPI_Send(b, 8, MPI_DATATYPE_NULL, 1, 1, comm), MPI_ERR_TYPE);
+            FAILS(MPI_Send(b, -1, MPI_BYTE, 1, 1, comm), MPI_ERR_COUNT);
+            OK(MPI_Send(b, 8, MPI_BYTE, MPI_PROC_NULL, 1, comm));
         });
-        OK(MPI_Send(b, 0, MPI_BYTE, 1, 17, MPI_COMM_WORLD));
+        SENDS(1, "a NULL buffer of 0 items", OK(MPI_Send(NULL, 0, MPI_INT, 1, 17, comm)));
     } else {
         MPI_Status st;
         int count;
-        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 17, MPI_COMM_WORLD, &st));
+        OK(MPI_Recv(b, 8, MPI_BYTE, 0, 17, comm, &st));
         MPI_Get_count(&st, MPI_BYTE, &count);
         CHECK(count == 0, "empty message: %d bytes", count);
     }
-
-    MPI_Comm_free(&dup);
     free(big);
+}
+
+int main(int argc, char **argv) {
+    int provided, size, wrank, multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
+    none = multiple || (argc > 1 && strcmp(argv[1], "none") == 0);
+    OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size == 2, "run on 2 ranks, not %d", size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+
+    sections(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    MPI_Comm split, dup;
+    OK(MPI_Comm_split(MPI_COMM_WORLD, 0, -wrank, &split));
+    MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(split, &rank);
+    CHECK(rank == 1 - wrank, "split: rank %d at world rank %d", rank, wrank);
+    sections(split, "the reversed split");
+    OK(MPI_Comm_dup(split, &dup));
+    sections(dup, "the split's duplicate");
+
+    /* A freed communicator's handle: the Go way's error. */
+    MPI_Comm stale = dup;
+    OK(MPI_Comm_free(&dup));
+    if (rank == 0) {
+        unsigned char b[8] = {0};
+        cname = "a freed communicator";
+        SENDS(0, "a stale handle", FAILS(MPI_Send(b, 8, MPI_BYTE, 1, 1, stale), MPI_ERR_COMM));
+    }
+    OK(MPI_Comm_free(&split));
     OK(MPI_Finalize());
     printf("OK p2pshort\n");
     return 0;

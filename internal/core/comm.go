@@ -29,7 +29,8 @@ type Comm struct {
 	group  *group.Group
 	remote *group.Group // an intercommunicator's other group; nil for an intracommunicator
 
-	// direct says that ranks in c are world ranks (World and its duplicates), so that
+	// direct says that ranks in c are world ranks (World, its duplicates, and any
+	// intracommunicator of World's members in World's order: worldOrder), so that
 	// point-to-point needs no translation; Free clears it, sending the calls that
 	// follow down the checked path, which refuses them.
 	direct bool
@@ -66,7 +67,23 @@ var (
 func (c *Comm) setGroup(g, remote *group.Group) {
 	c.group, c.remote, c.size = g, remote, g.Size()
 	c.rank = g.Rank(int32(World.rank))
-	c.direct = remote == nil && g == World.group
+	c.direct = remote == nil && worldOrder(g)
+}
+
+// worldOrder says whether g is World's group, member for member in World's order (as
+// a split of World that keeps every rank in order is): then a rank of g is its world
+// rank. Decided once, when a communicator is made, so that point-to-point on such a
+// communicator takes World's path, with no translation.
+func worldOrder(g *group.Group) bool {
+	w := World.group
+	if g == w {
+		return true
+	}
+	if w == nil || g == nil || g.Size() != w.Size() {
+		return false
+	}
+	cmp, err := group.Compare(g, w)
+	return err == nil && cmp == group.Ident
 }
 
 // Rank is this process's rank in c (in its local group).

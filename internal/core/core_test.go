@@ -154,6 +154,31 @@ func TestRankTranslation(t *testing.T) {
 	if !d.direct || d.WorldRank(0) != 0 || d.CommRank(0) != 0 || !d.DirectSend(0, 5) || d.DirectSend(1, 5) || d.DirectSend(0, MaxTag+1) {
 		t.Errorf("a duplicate of World: direct %v, DirectSend(0,5) %v", d.direct, d.DirectSend(0, 5))
 	}
+	// A group of World's members in World's order, made anew (as a split of World
+	// that keeps every rank in order makes it), is direct too; another group of the
+	// same size is not.
+	same, err := World.group.Incl([]int{0})
+	must(t, err)
+	other, err := w.Incl([]int{3})
+	must(t, err)
+	if same == World.group {
+		t.Fatal("Incl gave World's group itself: the test needs a group made anew")
+	}
+	for _, tc := range []struct {
+		g    *group.Group
+		want bool
+	}{{same, true}, {other, false}, {local, false}} {
+		c := &Comm{}
+		c.setGroup(tc.g, nil)
+		if c.direct != tc.want {
+			t.Errorf("a communicator of %v: direct %v, want %v", tc.g, c.direct, tc.want)
+		}
+	}
+	c := &Comm{}
+	c.setGroup(same, remote)
+	if c.direct {
+		t.Error("an intercommunicator whose local group is World's: direct")
+	}
 }
 
 // TestContextIDs: every communicator takes two contexts of its own (even for

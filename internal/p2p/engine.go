@@ -216,9 +216,10 @@ type Engine struct {
 
 	// What code outside Go reads of the engine, in memory outside Go's heap
 	// (outside.go): the ok word, and per world rank its ring record while the short
-	// way may use it. sent lies in the same memory.
+	// way may use it, and the peer's eager limit. sent lies in the same memory.
 	out   *outsideHead
 	rings []uintptr
+	eager []int64
 
 	// What the tool interface reads (tools.go): queue counts, the transport of each
 	// world rank (index in trs plus one; 0 before it is connected) and the rendezvous

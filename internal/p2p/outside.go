@@ -35,29 +35,35 @@ type outsideHead struct {
 	head0 uint64  // a compact eager cell's first header word: kindEager, no flags, Src
 	rings uintptr // [size]uintptr: world rank d's ring record, or 0 (showRing)
 	sent  uintptr // [2*size]prof.Link: Sent, in this memory
-	_     [3]uint64
+	eager uintptr // [size]int64: world rank d's eager limit while its ring is shown
+	_     [2]uint64
 }
 
-// outsideMin is the largest payload the short way sends: a compact cell's. A peer
-// whose eager limit is below it takes the Go way for every size.
+// outsideMin is a compact cell's payload, which the short way sends to a peer whose
+// eager limit reaches it; larger messages up to the peer's eager limit (eager, which
+// it reads) and the ring's own bound for them. A peer whose eager limit is below
+// outsideMin takes the Go way for every size.
 const outsideMin = 32
 
 // mapOutside maps the engine's outside memory for a job of size ranks, and points
 // e.out, e.rings and e.sent into it.
 func (e *Engine) mapOutside(size int) error {
 	head := int(unsafe.Sizeof(outsideHead{}))
-	base, err := outsideAlloc(head + 8*size + 2*size*int(unsafe.Sizeof(prof.Link{})))
+	links := 2 * size * int(unsafe.Sizeof(prof.Link{}))
+	base, err := outsideAlloc(head + 8*size + links + 8*size)
 	if err != nil {
 		return err
 	}
 	e.out = (*outsideHead)(base)
 	e.rings = unsafe.Slice((*uintptr)(unsafe.Add(base, head)), size)
 	e.sent = unsafe.Slice((*prof.Link)(unsafe.Add(base, head+8*size)), 2*size)
+	e.eager = unsafe.Slice((*int64)(unsafe.Add(base, head+8*size+links)), size)
 	o := e.out
 	o.self, o.size = int32(e.self), int32(size)
 	o.head0 = uint64(kindEager) | uint64(uint32(e.self))<<32
 	o.rings = uintptr(unsafe.Pointer(unsafe.SliceData(e.rings)))
 	o.sent = uintptr(unsafe.Pointer(unsafe.SliceData(e.sent)))
+	o.eager = uintptr(unsafe.Pointer(unsafe.SliceData(e.eager)))
 	return nil
 }
 
@@ -94,6 +100,7 @@ func (e *Engine) showRing(p *peer) {
 	if p.inBusy || p.err != nil {
 		r = 0
 	}
+	e.eager[p.rank] = p.eagerMax
 	e.rings[p.rank] = r
 }
 

@@ -9,7 +9,7 @@ import (
 
 // The words the C short way for small sends reads (outside.go): its ok word, and per
 // world rank the ring it may write into, published exactly while nothing is queued
-// to the peer; and the traffic counts in the same memory.
+// to the peer, and the peer's eager limit; and the traffic counts in the same memory.
 func TestOutsideWords(t *testing.T) {
 	es := shmEngines(t, 2, Options{Serialized: true, Spin: 100, Yield: 10})
 	e, r := es[0], es[1]
@@ -29,6 +29,9 @@ func TestOutsideWords(t *testing.T) {
 	}
 	if e.rings[0] != 0 {
 		t.Errorf("this rank's own ring published: %#x (self is not shm)", e.rings[0])
+	}
+	if e.eager[1] != e.peers[1].eagerMax || e.eager[1] < outsideMin {
+		t.Errorf("rank 1's eager limit for the short way %d, the peer's %d", e.eager[1], e.peers[1].eagerMax)
 	}
 
 	// Fill the ring with Isends until one waits in the engine: the ring is hidden

@@ -16,9 +16,10 @@ type ringPos struct {
 // outsideRing is one outbound ring's record (transport.OutsideRing), in a page the
 // endpoint maps for it outside Go's heap: the producer's positions, which Send keeps
 // there rather than in the outbound, and where the ring lies. C code that reads it
-// (abi/libmpi/p2pshort.h, struct mpigo_ring, field for field) writes a compact cell
-// into the same ring as Send and advances the same positions, so that packets of
-// both stay in one order; it holds no Go memory. The positions have their own cache
+// (abi/libmpi/p2pshort.h, struct mpigo_ring, field for field) writes a packet (a
+// compact cell, or a cell and its payload in the data ring) into the same ring as
+// Send and advances the same positions, so that packets of both stay in one order; it
+// holds no Go memory. The positions have their own cache
 // line: the sender writes them per packet, the rest is written once.
 type outsideRing struct {
 	pos          ringPos
@@ -31,10 +32,17 @@ type outsideRing struct {
 	cellMask     uint64
 	nCells       uint64
 	_            uint64
+	data         uintptr // the data ring, in the receiver's segment mapped here
+	dataMask     uint64
+	dataSize     uint64
+	// plainMax is the largest payload the C way copies into the data ring: below
+	// shm_nt_min, from where the sender's copy chooser decides how Send copies it.
+	plainMax uint64
+	_        [4]uint64
 }
 
-// The record's layout is C's: two cache lines.
-var _ [0]struct{} = [unsafe.Sizeof(outsideRing{}) - 2*lineSize]struct{}{}
+// The record's layout is C's: three cache lines.
+var _ [0]struct{} = [unsafe.Sizeof(outsideRing{}) - 3*lineSize]struct{}{}
 
 // mapOutside maps e's record and moves its positions there.
 func (e *outbound) mapOutside(seg *segment) error {
@@ -49,6 +57,8 @@ func (e *outbound) mapOutside(seg *segment) error {
 	r.doorSeq = uintptr(unsafe.Pointer(seg.u32(offDoorbell)))
 	r.doorSleepers = uintptr(unsafe.Pointer(seg.u32(offDoorbell + 4)))
 	r.cellMask, r.nCells = e.cellMask, e.nCells
+	r.data, r.dataMask, r.dataSize = uintptr(e.data), e.dataMask, e.dataSize
+	r.plainMax = uint64(min(e.cc.min-1, e.maxPayload))
 	e.outside, e.pos = mem, &r.pos
 	return nil
 }
