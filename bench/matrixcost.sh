@@ -31,17 +31,19 @@
 # MPI_Bcast of one MPI_INT64_T from rank 0, MPI_Allreduce (MPI_SUM) of one, on a
 # duplicate of MPI_COMM_WORLD) per call and rank, summed as c-pingpong sums, the C
 # short ways of abi/libmpi/collshort.c counted as the library's work; the waits
-# (shmcoll's waitSlow, collshort.c's spin) are left out, and the crossings printed
-# apart (c-crossing). Modes barrier and bcast are the same calls from Go, on the
-# world, summed as pingpong sums them (shmcoll's waitSlow left out too).
+# (shmcoll's, collshort.c's spin, and what a wait calls: the engine's progress, the
+# peers' liveness checks) are left out, and the crossings printed apart (c-crossing:
+# where a wait outlasts the C spin and goes on in Go, that crossing too). Modes
+# go-barrier, go-bcast and go-allreduce are the same calls from Go, on the world,
+# summed the same way.
 #
 # Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
 # this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
 # (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
 #
 # usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
-#   -v     list the functions too;  MODE  put get acc allreduce barrier bcast pingpong
-#          c-pingpong c-barrier c-bcast c-allreduce c-put
+#   -v     list the functions too;  MODE  put get acc allreduce pingpong c-pingpong c-put
+#          c-barrier c-bcast c-allreduce go-barrier go-bcast go-allreduce
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
@@ -59,12 +61,12 @@ count() { # mode iters -> "function cost" lines over both ranks
 			--callgrind-out-file="$dir/cg.%p" "$dir/ccoll" "$2" "${1#c-}" >/dev/null 2>&1
 	else
 		GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
-			--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "$1" >/dev/null 2>&1
+			--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "${1#go-}" >/dev/null 2>&1
 	fi
 	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk -v mode="$1" '
 		/^ *[0-9,]+ .*:/ {
 			v = $1; gsub(",", "", v)
-			if (mode ~ /pingpong|^c-|^barrier$|^bcast$/) {
+			if (mode ~ /pingpong|^c-|^go-/) {
 				fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
 				if (mode ~ /^c-/ && $0 ~ /collshort\.c:.*spin/) next # the C short collectives: waiting
 				if (mode ~ /^c-/ && $0 ~ /(p2p|coll)short\.c:/) { # the C short way: work of the library, not the crossing
@@ -75,7 +77,8 @@ count() { # mode iters -> "function cost" lines over both ranks
 					s["crossing|" fn] += v
 					next
 				}
-				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked|shmcoll\.\(\*Group\)\.waitSlow/) next
+				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
+				if (mode ~ /^(c|go)-/ && $0 ~ /shmcoll\.\(\*Group\)\.(waitSlow|waitFrom|WaitLong)|main\.mpigo_coll_wait|collective\.ShortWait|\(\*Engine\)\.Progress|CheckPeer|liveness|checkOut|waitOptions\.func/) next
 				if ($0 !~ /mpigo\/mpigo\/|main\./) next
 			} else {
 				if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|(core|collective)\.waitOptions/) next

@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/futex.h>
@@ -69,16 +70,35 @@ static inline void relax(void) {
 #endif
 }
 
-/* spin_wait polls until the word at p, which rank r writes, is at least v, or the
- * word at q (NULL: none) at least qv, for the group's spin; then the Go half goes on
- * waiting. 0, or the Go half's error code (already through the handler). */
+static inline int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* spin_wait waits until the word at p, which rank r writes, is at least v, or the
+ * word at q (NULL: none) at least qv, as the group's idle policy says (shmcoll's
+ * waitSlow): it spins, then yields the CPU after each poll (sched_yield, which a Go
+ * waiter on this thread, a cgo callback's and so locked to it, would precede with a
+ * costly runtime.Gosched) until its yields or the handoffs they may make are used up;
+ * then the Go half goes on waiting (it sleeps, drives the engine's progress, checks
+ * that r lives). 0, or the Go half's error code (already through the handler). */
 static int __attribute__((noinline)) spin_wait(const mpigo_coll *d, int op, MPI_Comm comm, int r, uint64_t *p, uint64_t v,
                                                uint64_t *q, uint64_t qv) {
     for (int i = 0; i < d->spin; i++) {
         if (load(p) >= v || (q != NULL && load(q) >= qv)) return 0;
         relax();
     }
-    return mpigo_coll_wait(op, (uintptr_t)comm, d->spin, r, p, v, q, qv);
+    int y = 0, gave = 0;
+    for (; y < d->yield && (d->handoffs == 0 || gave < d->handoffs); y++) {
+        if (load(p) >= v || (q != NULL && load(q) >= qv)) return 0;
+        int64_t t0 = now_ns();
+        sched_yield();
+        if (now_ns() - t0 > 2000) gave++; /* another process took the core (yield.OS) */
+    }
+    /* Go's waiter goes on from the polls done: past its yields when the handoffs ran out. */
+    int32_t spun = d->spin + (y < d->yield ? d->yield + 1 : y);
+    return mpigo_coll_wait(op, (uintptr_t)comm, spun, r, p, v, q, qv);
 }
 
 static inline int wait_for(const mpigo_coll *d, int op, MPI_Comm comm, int r, uint64_t *p, uint64_t v, uint64_t *q,

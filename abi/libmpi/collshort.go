@@ -48,7 +48,8 @@ func showColl(h uintptr, c *comm) {
 	collOps()
 	*e = C.mpigo_coll{
 		base: (*C.char)(s.Base), own: (*C.mpigo_own)(unsafe.Pointer(s.Own)),
-		rank: C.int32_t(s.Rank), size: C.int32_t(s.Size), spin: C.int32_t(min(s.Geo.Spin, 1<<30)),
+		rank: C.int32_t(s.Rank), size: C.int32_t(s.Size), spin: C.int32_t(min(s.Geo.Spin, 1<<28)),
+		yield: C.int32_t(min(s.Geo.Yield, 1<<28)), handoffs: C.int32_t(min(s.Geo.Handoffs, 1<<28)),
 		ring_off: C.int64_t(s.Geo.RingOff), ring_stride: C.int64_t(s.Geo.RingStride), chunks: C.int64_t(s.Geo.Chunks),
 		bcast_max: C.int32_t(s.Bcast), reduce_max: C.int32_t(s.Reduce),
 	}

@@ -24,7 +24,10 @@ typedef struct {
     mpigo_own *own;
     int32_t rank, size;
     int32_t oversub; /* Barrier: rank 0 raises done, the others yield once if it has not */
-    int32_t spin;    /* polls a wait spins through before it goes on in Go */
+    int32_t spin;    /* polls a wait spins through before it yields */
+    int32_t yield;   /* polls, each followed by a yield, before it goes on in Go (to sleep) */
+    int32_t handoffs; /* unless this many yields gave the core away first (0: no bound) */
+    int32_t pad;
     int64_t ring_off, ring_stride, chunks;
     int32_t bcast_max;  /* the largest Bcast (bytes) done here: one chunk, ordinary stores */
     int32_t reduce_max; /* the largest Allreduce done here: the inline lines */

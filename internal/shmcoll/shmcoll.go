@@ -342,21 +342,24 @@ func (g *Group) Own() *Own { return g.o }
 // Inline; ring buffer i's line is at RingOff + i*RingStride, its chunk after its
 // sequence word (BcastInline bytes at most) or, longer, from the next line on, the
 // broadcast's length in the line's last word. Spin is how many polls a waiter spins
-// before it yields; Oversub: Barrier's rank 0 raises done and the others yield once
-// if it has not (Barrier).
+// before it yields, Yield how many polls it follows with a yield of the CPU before it
+// sleeps, unless Handoffs (not 0) of those yields gave the core away first (the idle
+// policy); Oversub: Barrier's rank 0 raises done and the others yield once if it has
+// not (Barrier).
 type Geometry struct {
 	Blocks, Stride, Arrive, Ack, Done, Len, Inline int
 	RingOff, RingStride, Chunks, Chunk             int
 	BcastInline, ReduceInline                      int
-	Spin                                           int
+	Spin, Yield, Handoffs                          int
 	Oversub                                        bool
 }
 
 // Geometry is the group's Geometry.
 func (g *Group) Geometry() Geometry {
+	p := g.idle.Policy()
 	return Geometry{Blocks: hdrSize, Stride: rankStride, Arrive: fArrive, Ack: fAck, Done: fDone, Len: fLen,
 		Inline: offInline, RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
-		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: g.idle.Policy().Spin,
+		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
 		Oversub: g.size > 2 && g.oversub}
 }
 
