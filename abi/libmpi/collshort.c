@@ -229,30 +229,24 @@ int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MP
         a = (T)(EXPR);                                     \
         memcpy(acc + e * sizeof(T), &a, sizeof(T));        \
     }
-#define INTS(EXPR)                                                   \
-    switch (kind) {                                                  \
-    case MPIGO_K_I8: COMBINE(uint8_t, EXPR) break;                   \
-    case MPIGO_K_I16: COMBINE(uint16_t, EXPR) break;                 \
-    case MPIGO_K_I32: COMBINE(uint32_t, EXPR) break;                 \
-    case MPIGO_K_I64: COMBINE(uint64_t, EXPR) break;                 \
-    case MPIGO_K_F32: COMBINE(float, EXPR) break;                    \
-    case MPIGO_K_F64: COMBINE(double, EXPR) break;                   \
-    }
-#define BITS(EXPR)                                                   \
-    switch (kind) {                                                  \
-    case MPIGO_K_I8: COMBINE(uint8_t, EXPR) break;                   \
-    case MPIGO_K_I16: COMBINE(uint16_t, EXPR) break;                 \
-    case MPIGO_K_I32: COMBINE(uint32_t, EXPR) break;                 \
-    case MPIGO_K_I64: COMBINE(uint64_t, EXPR) break;                 \
-    }
+#define INT_CASES_OF(OP, EXPR)                                 \
+    case (OP) << 4 | MPIGO_K_I8: COMBINE(uint8_t, EXPR) break;   \
+    case (OP) << 4 | MPIGO_K_I16: COMBINE(uint16_t, EXPR) break; \
+    case (OP) << 4 | MPIGO_K_I32: COMBINE(uint32_t, EXPR) break; \
+    case (OP) << 4 | MPIGO_K_I64: COMBINE(uint64_t, EXPR) break;
 
 static void combine(int kind, int op, char *acc, const char *in, int64_t count) {
-    switch (op) {
-    case MPIGO_OP_SUM: INTS(b + a) break;
-    case MPIGO_OP_PROD: INTS(b * a) break;
-    case MPIGO_OP_BAND: BITS(b & a) break;
-    case MPIGO_OP_BOR: BITS(b | a) break;
-    case MPIGO_OP_BXOR: BITS(b ^ a) break;
+    /* Integers wrap, signed or not (the unsigned types' arithmetic is the same bits). */
+    switch (op << 4 | kind) {
+    INT_CASES_OF(MPIGO_OP_SUM, b + a)
+    case MPIGO_OP_SUM << 4 | MPIGO_K_F32: COMBINE(float, b + a) break;
+    case MPIGO_OP_SUM << 4 | MPIGO_K_F64: COMBINE(double, b + a) break;
+    INT_CASES_OF(MPIGO_OP_PROD, (uint64_t)b * a) /* not int: uint16_t products overflow it */
+    case MPIGO_OP_PROD << 4 | MPIGO_K_F32: COMBINE(float, b * a) break;
+    case MPIGO_OP_PROD << 4 | MPIGO_K_F64: COMBINE(double, b * a) break;
+    INT_CASES_OF(MPIGO_OP_BAND, b & a)
+    INT_CASES_OF(MPIGO_OP_BOR, b | a)
+    INT_CASES_OF(MPIGO_OP_BXOR, b ^ a)
     }
 }
 

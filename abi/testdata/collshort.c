@@ -167,6 +167,16 @@ static void allreduces(MPI_Comm comm, const char *name) {
             for (int i = 0; i < count; i++) CHECK(r[i] == sum[i], "%s: in place %d: %lld", name, i, (long long)r[i]);
         }
     });
+    /* Products that wrap, of 16-bit and signed 8-bit integers. */
+    IN_C(2, name, {
+        uint16_t h = (uint16_t)(300 + rank), hr, hw = 1;
+        int8_t c = (int8_t)(-3 - rank), cr, cw = 1;
+        for (int q = 0; q < size; q++) hw = (uint16_t)(hw * (uint32_t)(300 + q)), cw = (int8_t)(cw * (-3 - q));
+        OK(MPI_Allreduce(&h, &hr, 1, MPI_UINT16_T, MPI_PROD, comm));
+        CHECK(hr == hw, "%s: uint16 prod: %u, want %u", name, hr, hw);
+        OK(MPI_Allreduce(&c, &cr, 1, MPI_INT8_T, MPI_PROD, comm));
+        CHECK(cr == cw, "%s: int8 prod: %d, want %d", name, cr, cw);
+    });
     /* Go: other ops, longer messages, derived types; and Go's Reduce on the same counts. */
     IN_C(0, name, {
         int64_t a[8], r[8];
