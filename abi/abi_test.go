@@ -491,6 +491,20 @@ func TestSendShortWay(t *testing.T) {
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2pshort", 2, mpitest.TCP.Flags(), []string{"none"}) })
 }
 
+// TestCollShortWay: MPI_Barrier, MPI_Bcast and MPI_Allreduce done in C on the node's
+// shared-memory region (abi/libmpi/collshort.c) where they may be, in Go elsewhere,
+// with the same results and errors; on 2 and 3 ranks, on 4 (more ranks than this
+// machine's cores, where Barrier's rank 0 goes first), and where no call may take the C
+// way: MPI_THREAD_MULTIPLE, TCP, coll_shm=off.
+func TestCollShortWay(t *testing.T) {
+	t.Run("shm2", func(t *testing.T) { job(t, "collshort", 2) })
+	t.Run("shm3", func(t *testing.T) { job(t, "collshort", 3) })
+	t.Run("shm4", func(t *testing.T) { job(t, "collshort", 4) })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "collshort", 2, nil, []string{"multiple"}) })
+	t.Run("tcp", func(t *testing.T) { jobArgs(t, "collshort", 2, mpitest.TCP.Flags(), []string{"none"}) })
+	t.Run("off", func(t *testing.T) { jobArgs(t, "collshort", 3, []string{"--set", "coll_shm=off"}, []string{"none"}) })
+}
+
 // TestCallsDoNotAllocate: a C program's short collectives and point-to-point calls
 // allocate nothing in the library per call once warm, on shm and over TCP.
 func TestCallsDoNotAllocate(t *testing.T) {

@@ -28,12 +28,24 @@
 # CPINGPONG="BYTES [split]" in the environment makes it a ping-pong of BYTES MPI_BYTEs,
 # on a split of MPI_COMM_WORLD with split (as the Intel MPI Benchmarks communicate).
 #
+# Modes c-barrier, c-bcast and c-allreduce count the short collectives in C
+# (bench/matrixcost/c/coll.c, built with mpigo cc against this checkout: MPI_Barrier,
+# MPI_Bcast of one MPI_INT64_T from rank 0, MPI_Allreduce (MPI_SUM) of one, on a
+# duplicate of MPI_COMM_WORLD) per call and rank, summed as c-pingpong sums, the C
+# short ways of abi/libmpi/collshort.c counted as the library's work; the waits
+# (shmcoll's, collshort.c's spin, and what a wait calls: the engine's progress, the
+# peers' liveness checks) are left out, and the crossings printed apart (c-crossing:
+# where a wait outlasts the C spin and goes on in Go, that crossing too). Modes
+# go-barrier, go-bcast and go-allreduce are the same calls from Go, on the world,
+# summed the same way.
+#
 # Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
 # this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
 # (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
 #
 # usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
 #   -v     list the functions too;  MODE  put get acc allreduce pingpong c-pingpong c-put
+#          c-barrier c-bcast c-allreduce go-barrier go-bcast go-allreduce
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
@@ -46,24 +58,29 @@ count() { # mode iters -> "function cost" lines over both ranks
 	if [ "$1" = c-pingpong ]; then
 		GODEBUG=asyncpreemptoff=1 MPIGO_SOURCE=$PWD "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
 			--callgrind-out-file="$dir/cg.%p" "$dir/cpingpong" "$2" ${CPINGPONG:-} >/dev/null 2>&1
+	elif [ "${1#c-}" != "$1" ]; then
+		GODEBUG=asyncpreemptoff=1 MPIGO_SOURCE=$PWD "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
+			--callgrind-out-file="$dir/cg.%p" "$dir/ccoll" "$2" "${1#c-}" >/dev/null 2>&1
 	else
 		GODEBUG=asyncpreemptoff=1 "$dir/mpigo" run -n 2 valgrind --tool=callgrind \
-			--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "$1" >/dev/null 2>&1
+			--callgrind-out-file="$dir/cg.%p" "$dir/matrixcost" "$2" "${1#go-}" >/dev/null 2>&1
 	fi
 	for f in "$dir"/cg.*; do callgrind_annotate --auto=no --threshold=100 "$f"; done | awk -v mode="$1" '
 		/^ *[0-9,]+ .*:/ {
 			v = $1; gsub(",", "", v)
-			if (mode ~ /pingpong/) {
+			if (mode ~ /pingpong|^c-|^go-/) {
 				fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
-				if (mode == "c-pingpong" && $0 ~ /p2pshort\.c:/) { # the C short way: work of the library, not the crossing
+				if (mode ~ /^c-/ && $0 ~ /collshort\.c:.*spin/) next # the C short collectives: waiting
+				if (mode ~ /^c-/ && $0 ~ /(p2p|coll)short\.c:/) { # the C short way: work of the library, not the crossing
 					s["c:" fn] += v
 					next
 				}
-				if (mode == "c-pingpong" && fn ~ /^(PMPI_|crosscall2|_cgo_|_cgoexp_|runtime\.(cgocallback|exitsyscall|reentersyscall|save$|unlockOSThread|lockOSThread|callbackUpdateSystemStack|unwindm|chanrecv))/) {
+				if (mode ~ /^c-/ && fn ~ /^(PMPI_|crosscall2|_cgo_|_cgoexp_|runtime\.(cgocallback|exitsyscall|reentersyscall|save$|unlockOSThread|lockOSThread|callbackUpdateSystemStack|unwindm|chanrecv))/) {
 					s["crossing|" fn] += v
 					next
 				}
 				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
+				if (mode ~ /^(c|go)-/ && $0 ~ /shmcoll\.\(\*Group\)\.(waitSlow|waitFrom|WaitLong)|main\.mpigo_coll_wait|collective\.ShortWait|\(\*Engine\)\.Progress|CheckPeer|liveness|checkOut|waitOptions\.func/) next
 				if ($0 !~ /mpigo\/mpigo\/|main\./) next
 			} else {
 				if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|(core|collective)\.waitOptions/) next
@@ -89,6 +106,9 @@ for m in $modes; do
 	if [ "$m" = c-pingpong ] && [ ! -x "$dir/cpingpong" ]; then
 		MPIGO_SOURCE=$PWD "$dir/mpigo" cc -O2 -o "$dir/cpingpong" bench/matrixcost/c/pingpong.c
 	fi
+	case $m in c-barrier | c-bcast | c-allreduce) [ -x "$dir/ccoll" ] ||
+		MPIGO_SOURCE=$PWD "$dir/mpigo" cc -O2 -o "$dir/ccoll" bench/matrixcost/c/coll.c ;;
+	esac
 	count "$m" 1000 >"$dir/a"
 	count "$m" 3000 >"$dir/b"
 	per=4000 # 2000 calls on each of 2 ranks
@@ -98,5 +118,5 @@ for m in $modes; do
 		$1 ~ /^crossing\|/ { c += ($2 - a[$1]) / per; next }
 		{ d = ($2 - a[$1]) / per; t += d; if (verbose && (d >= 2 || d <= -2)) printf "  %8.1f %s\n", d, $1 }
 		END { printf "%-10s %6.1f instructions per call\n", m, t
-		      if (m == "c-pingpong") printf "%-10s %6.1f instructions per call: the cgo crossings\n", "c-crossing", c }' "$dir/a" "$dir/b" | sort -n
+		      if (m ~ /^c-/) printf "%-10s %6.1f instructions per call: the cgo crossings\n", "c-crossing", c }' "$dir/a" "$dir/b" | sort -n
 done

@@ -200,9 +200,11 @@ func fileCall(name string, args []string) (string, bool) {
 	return fmt.Sprintf("fileIO(%q, %s, %s, %s)", base, args[0], access, strings.Join(args[1:], ", ")), true
 }
 
-// cFirst are the procedures whose PMPI_x is hand-written C (abi/libmpi/p2pshort.c)
-// that calls its generated export, named goPMPI_x, for all it does not do itself.
-var cFirst = map[string]bool{"MPI_Send": true, "MPI_Send_c": true}
+// cFirst are the procedures whose PMPI_x is hand-written C (abi/libmpi/p2pshort.c,
+// collshort.c) that calls its generated export, named goPMPI_x, for all it does not
+// do itself.
+var cFirst = map[string]bool{"MPI_Send": true, "MPI_Send_c": true,
+	"MPI_Barrier": true, "MPI_Bcast": true, "MPI_Bcast_c": true, "MPI_Allreduce": true, "MPI_Allreduce_c": true}
 
 // generatedExports is abi/libmpi/zexports.go: the Go export of every procedure that
 // is one call of the library's function for its family (collectives, point-to-point

@@ -154,7 +154,9 @@ func barrier(op string, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 
 		return r
 	}
 	if m == mBlock {
-		return fail(op, ch, mpir.Barrier(pBarrier, c.c))
+		r := fail(op, ch, mpir.Barrier(pBarrier, c.c))
+		showColl(ch, c)
+		return r
 	}
 	var a mpir.CollArgs
 	return runColl(op, mpir.CollBarrier, c, ch, req, m, &a)
@@ -167,7 +169,9 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	}
 	v, err := side(op, !c.c.IsInter() || root != C.MPI_PROC_NULL, buf, count, dh)
 	if m == mBlock {
-		return fail(op, ch, mpir.Bcast(pBcast, c.c, &v, err, rankIn(root)))
+		r := fail(op, ch, mpir.Bcast(pBcast, c.c, &v, err, rankIn(root)))
+		showColl(ch, c)
+		return r
 	}
 	a := mpir.CollArgs{Send: v, SendErr: err, Root: rankIn(root)}
 	return runColl(op, mpir.CollBcast, c, ch, req, m, &a)
@@ -363,7 +367,9 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 		if err == nil {
 			err = cmpOr(a.rerr, a.oerr)
 		}
-		return fail(op, ch, mpir.Allreduce(pAllreduce, c.c, &a.s, &a.rv, &a.rd, err))
+		r := fail(op, ch, mpir.Allreduce(pAllreduce, c.c, &a.s, &a.rv, &a.rd, err))
+		showColl(ch, c)
+		return r
 	}
 	ca := a.coll(-1)
 	return runColl(op, mpir.CollAllreduce, c, ch, req, m, &ca)

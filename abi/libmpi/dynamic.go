@@ -256,6 +256,7 @@ func PMPI_Comm_disconnect(p unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.CommDisconnect, c.enterTimed(prof.CommDisconnect, prof.NoPeer, -1, 0), 0)
+	hideColl(h) // before its region goes
 	if err := mpir.CommDisconnect(op, c.x); err != nil {
 		return fail(op, h, err)
 	}

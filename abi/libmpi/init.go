@@ -90,6 +90,7 @@ func PMPI_Finalized(flag unsafe.Pointer) int32 {
 //export PMPI_Finalize
 func PMPI_Finalize() int32 {
 	hideP2P()
+	hideColls()
 	// MPI_COMM_SELF's attributes are deleted first, while MPI still works, so that a
 	// library can hook the end of MPI with a delete callback (MPI 4.1 section 11.2.4).
 	err := collective.Finalize(func() error {

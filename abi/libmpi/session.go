@@ -110,6 +110,7 @@ func PMPI_Session_finalize(p unsafe.Pointer) int32 {
 	if s == nil {
 		return r
 	}
+	hideColls() // before its communicators' regions may go
 	err := s.s.Finalize(op)
 	r = failSession(op, s, sh, err) // the session's handler, while it still has one
 	if s.s.Check(op) != nil {       // finalised, even where delivering its buffer failed

@@ -52,13 +52,13 @@ func PMPI_Allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype ui
 	return allgatherv("Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Allreduce
-func PMPI_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, comm uintptr) int32 {
+//export goPMPI_Allreduce
+func goPMPI_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, comm uintptr) int32 {
 	return allreduce("Allreduce", sendbuf, recvbuf, int64(count), datatype, op, comm, false, nil, mBlock)
 }
 
-//export PMPI_Allreduce_c
-func PMPI_Allreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr) int32 {
+//export goPMPI_Allreduce_c
+func goPMPI_Allreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr) int32 {
 	return allreduce("Allreduce", sendbuf, recvbuf, count, datatype, op, comm, true, nil, mBlock)
 }
 
@@ -132,8 +132,8 @@ func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sd
 	return alltoallw("Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Barrier
-func PMPI_Barrier(comm uintptr) int32 {
+//export goPMPI_Barrier
+func goPMPI_Barrier(comm uintptr) int32 {
 	return barrier("Barrier", comm, false, nil, mBlock)
 }
 
@@ -142,13 +142,13 @@ func PMPI_Barrier_init(comm uintptr, info uintptr, request unsafe.Pointer) int32
 	return barrier("Barrier_init", comm, false, request, mPersist(info))
 }
 
-//export PMPI_Bcast
-func PMPI_Bcast(buffer unsafe.Pointer, count int32, datatype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Bcast
+func goPMPI_Bcast(buffer unsafe.Pointer, count int32, datatype uintptr, root int32, comm uintptr) int32 {
 	return bcast("Bcast", buffer, int64(count), datatype, root, comm, false, nil, mBlock)
 }
 
-//export PMPI_Bcast_c
-func PMPI_Bcast_c(buffer unsafe.Pointer, count int64, datatype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Bcast_c
+func goPMPI_Bcast_c(buffer unsafe.Pointer, count int64, datatype uintptr, root int32, comm uintptr) int32 {
 	return bcast("Bcast", buffer, count, datatype, root, comm, true, nil, mBlock)
 }
 

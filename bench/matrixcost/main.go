@@ -9,6 +9,8 @@
 //	           inside one lock epoch (the device's short way to node memory)
 //	get, acc   the same with Get, and with Accumulate (Sum)
 //	allreduce  Allreduce (Sum) of one int64 on the world (the node shared-memory path)
+//	barrier    Barrier on the world (the node shared-memory path)
+//	bcast      Bcast of one int64 from rank 0 on the world (the node shared-memory path)
 //	pingpong   rank 0 sends one int64 to rank 1 and receives it back (Send, Recv)
 package main
 
@@ -22,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: matrixcost ITERS put|get|acc|allreduce|pingpong")
+		fmt.Fprintln(os.Stderr, "usage: matrixcost ITERS put|get|acc|allreduce|barrier|bcast|pingpong")
 		os.Exit(2)
 	}
 	if _, err := mpi.InitThread(mpi.ThreadSingle); err != nil {
@@ -62,6 +64,15 @@ func main() {
 		in, out := []int64{1}, []int64{0}
 		for range iters {
 			must(mpi.Allreduce(w, in, out, mpi.Sum))
+		}
+	case "barrier":
+		for range iters {
+			must(w.Barrier())
+		}
+	case "bcast":
+		v := []int64{1}
+		for range iters {
+			must(mpi.Bcast(w, v, 0))
 		}
 	case "pingpong":
 		v, peer := []int64{1}, 1-w.Rank()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
@@ -83,7 +84,7 @@ type nodeColl struct {
 	// and to one (to, by rank of the communicator). Written by the calling goroutine
 	// (prof.AddLink), read by the record's snapshots, to which they are handed down
 	// when the region is made (taps) and retired when it goes (forget).
-	toAll prof.Link
+	toAll *prof.Link // in the region (shmcoll.Own's Flow), where C's short collectives count too
 	to    []prof.Link
 	taps  *prof.Taps
 	// bcast is this rank's record, as their root, of the long Bcasts that choose by
@@ -124,7 +125,7 @@ var nodeRegions struct {
 
 // sentAll counts a node collective's flow of n bytes from this rank to every other
 // member.
-func (n *nodeColl) sentAll(b int) { prof.AddLink(&n.toAll, b) }
+func (n *nodeColl) sentAll(b int) { prof.AddLink(n.toAll, b) }
 
 // sentTo counts a node collective's flow of n bytes from this rank to member r.
 func (n *nodeColl) sentTo(r, b int) {
@@ -141,7 +142,7 @@ func (n *nodeColl) watch(c *comm) {
 	for r := range c.size {
 		if r != c.rank {
 			w := c.LocalWorldRank(r)
-			taps = append(taps, prof.Tap{Link: &n.toAll, World: w, Cols: prof.Sent | prof.Coll},
+			taps = append(taps, prof.Tap{Link: n.toAll, World: w, Cols: prof.Sent | prof.Coll},
 				prof.Tap{Link: &n.to[r], World: w, Cols: prof.Sent | prof.Coll})
 		}
 	}
@@ -422,6 +423,7 @@ func (n *nodeColl) setup(c *comm) error {
 	}
 	reg.CloseFd() // every rank has mapped it: nobody opens it any more
 	n.state, n.g, n.reg = nodeOn, g, reg
+	n.toAll = (*prof.Link)(unsafe.Pointer(&g.Own().Flow))
 	n.watch(c)
 	nodeRegions.Lock()
 	if nodeRegions.m == nil {

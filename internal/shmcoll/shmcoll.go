@@ -93,7 +93,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 5
+	version = 6
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
@@ -196,8 +196,10 @@ func (l Layout) slotsOff() int   { return l.ringOff() + l.Chunks*l.ringStride() 
 
 func (l Layout) resultOff() int { return l.slotsOff() + 2*l.Ranks*l.Slot }
 
+func (l Layout) ownOff() int { return l.resultOff() + 2*l.Slot }
+
 // Size is the region's size in bytes.
-func (l Layout) Size() int { return l.resultOff() + 2*l.Slot }
+func (l Layout) Size() int { return l.ownOff() + l.Ranks*lineSize }
 
 // Format writes l into the header of mem, a fresh zeroed region of at least l.Size()
 // bytes, before any rank attaches.
@@ -290,8 +292,7 @@ type Group struct {
 	rank int
 	size int
 
-	s uint64 // ops run
-	c uint64 // ring chunks used
+	o *Own // this rank's own line of the region: its counts
 
 	idle       idle.Adaptive
 	check      func(int) error
@@ -302,7 +303,6 @@ type Group struct {
 	direct     int // Bcasts of at least this many bytes are read from the root (0: none)
 	nt         int // ring chunks of at least this many bytes are written non-temporally (0: none)
 
-	ackKnown    uint64  // every other rank's ack was at least this when last looked at
 	scratch     []byte  // AllreduceDirect: a section of another rank's contribution
 	calls       uint64  // choices made (Choose)
 	chosenKnown uint64  // rank 0: every other rank's chosen was at least this when last looked at
@@ -315,6 +315,71 @@ type Group struct {
 	kept []byte
 
 	err error // sticky: the first failure; the group's state is unknown afterwards
+}
+
+// Own is a rank's own line of the region, which no other rank reads: its counts of
+// ops run (S) and ring chunks used (C), what it last saw of the others' acks
+// (AckKnown), and Short, 1 while the group has not failed. They are in the region,
+// not in the Group, so that code outside Go (the C library's short collectives,
+// abi/libmpi/collshort.c, whose mpigo_own is this struct field for field) runs this
+// rank's ops on the same counts by the same protocol, and Go's next op follows on.
+// Flow is the caller's: two words it keeps beside them for the same reason (the
+// collective package's traffic count of the group's data, a prof.Link).
+type Own struct {
+	S, C     uint64
+	AckKnown uint64
+	Short    uint64
+	Flow     [2]uint64
+	_        [2]uint64
+}
+
+// Own is this rank's own line (Own).
+func (g *Group) Own() *Own { return g.o }
+
+// Geometry is where code outside Go finds the group's words in the region (Own says
+// why it would): rank r's block is at Blocks + r*Stride, and in it its flags at Arrive,
+// Ack, Done and Len (two words, by bank) and its two inline lines (one per bank) at
+// Inline; ring buffer i's line is at RingOff + i*RingStride, its chunk after its
+// sequence word (BcastInline bytes at most) or, longer, from the next line on, the
+// broadcast's length in the line's last word. Spin is how many polls a waiter spins
+// before it yields, Yield how many polls it follows with a yield of the CPU before it
+// sleeps, unless Handoffs (not 0) of those yields gave the core away first (the idle
+// policy); Oversub: Barrier's rank 0 raises done and the others yield once if it has
+// not (Barrier).
+type Geometry struct {
+	Blocks, Stride, Arrive, Ack, Done, Len, Inline int
+	RingOff, RingStride, Chunks, Chunk             int
+	BcastInline, ReduceInline                      int
+	Spin, Yield, Handoffs                          int
+	Oversub                                        bool
+}
+
+// Geometry is the group's Geometry.
+func (g *Group) Geometry() Geometry {
+	p := g.idle.Policy()
+	return Geometry{Blocks: hdrSize, Stride: rankStride, Arrive: fArrive, Ack: fAck, Done: fDone, Len: fLen,
+		Inline: offInline, RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
+		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
+		Oversub: g.size > 2 && g.oversub}
+}
+
+// Base is the region's address.
+func (g *Group) Base() unsafe.Pointer { return g.base }
+
+// NT is the smallest ring chunk the root writes with non-temporal stores (0: none).
+func (g *Group) NT() int {
+	if !ntcopy.Have {
+		return 0
+	}
+	return g.nt
+}
+
+// fail ends the group with err: its state is unknown afterwards, to Go and to code
+// outside it (Own.Short).
+func (g *Group) fail(err error) error {
+	g.err = err
+	atomic.StoreUint64(&g.o.Short, 0)
+	return err
 }
 
 // Attach makes rank's view of the formatted region mem. Every rank in [0, Ranks) must
@@ -345,9 +410,11 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 	}
 	// A rank re-attaching (never done by mpi) would restart its counts; a fresh
 	// region starts every flag at zero.
-	g.s = atomic.LoadUint64(g.flag(rank, fArrive))
-	g.c = atomic.LoadUint64(g.flag(rank, fAck))
-	g.ackKnown = g.c
+	g.o = (*Own)(unsafe.Add(g.base, l.ownOff()+rank*lineSize))
+	g.o.S = atomic.LoadUint64(g.flag(rank, fArrive))
+	g.o.C = atomic.LoadUint64(g.flag(rank, fAck))
+	g.o.AckKnown = g.o.C
+	g.o.Short = 1
 	g.calls = atomic.LoadUint64(g.flag(rank, fChosen))
 	return g, nil
 }
@@ -453,8 +520,29 @@ func (g *Group) waitEither(r int, p *uint64, v uint64, q *uint64, w uint64) erro
 const endWindow = 2
 
 func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error {
+	return g.waitFrom(0, r, p, v, q, qv)
+}
+
+// WaitLong is waitEither (q nil: waitAt) for a waiter outside Go that has already
+// spun through spun polls (the C library's short collectives, which hand a wait that
+// lasts to Go): it goes on from there, yields and sleeps as a Go waiter does, and
+// checks that rank r lives. p and q are words of the region.
+func (g *Group) WaitLong(spun int, r int, p *uint64, v uint64, q *uint64, qv uint64) error {
+	if g.err != nil {
+		return g.err
+	}
+	if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
+		return nil
+	}
+	return g.waitFrom(spun, r, p, v, q, qv)
+}
+
+func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uint64) error {
 	var next time.Time // when to call check next; zero until the spinning ends
 	w := g.idle.Begin()
+	if spun > 0 {
+		w.Next(spun)
+	}
 	for {
 		if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
 			w.End()
@@ -490,8 +578,7 @@ func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error
 					if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
 						return nil // it finished its part before it went
 					}
-					g.err = fmt.Errorf("shmcoll: waiting for rank %d: %w", r, err)
-					return g.err
+					return g.fail(fmt.Errorf("shmcoll: waiting for rank %d: %w", r, err))
 				}
 			}
 		}
@@ -531,15 +618,15 @@ func (g *Group) Barrier() error {
 	if g.err != nil {
 		return g.err
 	}
-	g.s++
-	g.raise(fArrive, g.s)
-	if err := g.waitAll(fArrive, g.s); err != nil {
+	g.o.S++
+	g.raise(fArrive, g.o.S)
+	if err := g.waitAll(fArrive, g.o.S); err != nil {
 		return err
 	}
 	if g.size > 2 && g.oversub {
 		if g.rank == 0 {
-			g.raise(fDone, g.s)
-		} else if atomic.LoadUint64(g.flag(0, fDone)) < g.s {
+			g.raise(fDone, g.o.S)
+		} else if atomic.LoadUint64(g.flag(0, fDone)) < g.o.S {
 			yield.Core()
 		}
 	}
@@ -557,34 +644,58 @@ func (g *Group) Bcast(buf []byte, root int) error {
 	if root < 0 || root >= g.size {
 		return fmt.Errorf("shmcoll: Bcast: root %d out of range [0, %d)", root, g.size)
 	}
-	g.s++
-	g.raise(fArrive, g.s)
+	g.o.S++
+	g.raise(fArrive, g.o.S)
 	if g.rank == root && g.direct > 0 && len(buf) >= g.direct {
 		return g.bcastDirect(buf)
+	}
+	if g.rank != root {
+		return g.bcastRead(buf, root, false)
 	}
 	// The root's length decides how many chunks go (at least one, so that an empty
 	// broadcast keeps every rank's chunk count in step): readers learn it from the
 	// first chunk and follow it, whatever their own buffer's length.
 	n := len(buf)
 	for off := 0; off < n || off == 0; off += g.l.Chunk {
-		g.c++
-		c := g.c
-		if g.rank == root {
-			part := buf[off:min(off+g.l.Chunk, n)]
-			seq, b := g.ring(c, len(part))
-			if err := g.reuse(c); err != nil {
-				return err
-			}
-			g.stream(b, part)
-			*g.total(c) = uint64(n)
-			g.raiseAt(seq, c)
-			g.raise(fAck, c) // for the reuse checks of later roots
-			continue
-		}
-		seq, _ := g.ring(c, 0)
-		if err := g.waitAt(root, seq, c); err != nil {
+		g.o.C++
+		c := g.o.C
+		part := buf[off:min(off+g.l.Chunk, n)]
+		seq, b := g.ring(c, len(part))
+		if err := g.reuse(c); err != nil {
 			return err
 		}
+		g.stream(b, part)
+		*g.total(c) = uint64(n)
+		g.raiseAt(seq, c)
+		g.raise(fAck, c) // for the reuse checks of later roots
+	}
+	return nil
+}
+
+// BcastResume is a reader's Bcast that code outside Go began (the C library's short
+// Bcast) and hands over: it took the op and the first chunk and waited for that chunk,
+// whose line says what the reader cannot do itself (a message of another length than
+// buf's, or one that goes another way). It goes on as Bcast does from there.
+func (g *Group) BcastResume(buf []byte, root int) error {
+	if g.err != nil {
+		return g.err
+	}
+	return g.bcastRead(buf, root, true)
+}
+
+// bcastRead is a reader's Bcast once it took its op; taken: it also took the first
+// chunk (g.o.C) and saw the root write it.
+func (g *Group) bcastRead(buf []byte, root int, taken bool) error {
+	n := len(buf)
+	for off := 0; off < n || off == 0; off += g.l.Chunk {
+		if !taken || off > 0 {
+			g.o.C++
+			seq, _ := g.ring(g.o.C, 0)
+			if err := g.waitAt(root, seq, g.o.C); err != nil {
+				return err
+			}
+		}
+		c := g.o.C
 		if off == 0 {
 			t := *g.total(c)
 			if t&(directBit|elsewhereBit) != 0 {
@@ -637,8 +748,8 @@ func (g *Group) ringKept(buf []byte, root int, c uint64, n int) error {
 	}
 	for off := 0; off < n || off == 0; off += g.l.Chunk {
 		if off > 0 {
-			g.c++
-			c = g.c
+			g.o.C++
+			c = g.o.C
 			seq, _ := g.ring(c, 0)
 			if err := g.waitAt(root, seq, c); err != nil {
 				return err
@@ -679,11 +790,11 @@ func (g *Group) readKept(buf []byte, root int, c uint64, n int) error {
 // runs ahead.
 func (g *Group) reuse(c uint64) error {
 	k := uint64(g.l.Chunks)
-	if c > k && g.ackKnown < c-k {
+	if c > k && g.o.AckKnown < c-k {
 		if err := g.waitAll(fAck, c-k); err != nil {
 			return err
 		}
-		g.ackKnown = g.minOther(fAck)
+		g.o.AckKnown = g.minOther(fAck)
 	}
 	return nil
 }
@@ -727,10 +838,10 @@ func (g *Group) Announce(n int) error {
 	if g.err != nil {
 		return g.err
 	}
-	g.s++
-	g.raise(fArrive, g.s)
-	g.c++
-	c := g.c
+	g.o.S++
+	g.raise(fArrive, g.o.S)
+	g.o.C++
+	c := g.o.C
 	seq, _ := g.ring(c, 0)
 	if err := g.reuse(c); err != nil {
 		return err
@@ -751,8 +862,8 @@ func (g *Group) Announced() int { return g.announced }
 // takes it over); reading the root's buffer moves it once, and not at all when the
 // readers' caches still hold the lines from the last time (docs/BENCHMARKS.md).
 func (g *Group) bcastDirect(buf []byte) error {
-	g.c++
-	c := g.c
+	g.o.C++
+	c := g.o.C
 	seq, line := g.ring(c, 8)
 	if err := g.reuse(c); err != nil {
 		return err
@@ -764,7 +875,7 @@ func (g *Group) bcastDirect(buf []byte) error {
 	err := g.waitAll(fAck, c)
 	runtime.KeepAlive(buf)
 	if err == nil {
-		g.ackKnown = c
+		g.o.AckKnown = c
 	}
 	return err
 }
@@ -909,7 +1020,7 @@ func (g *Group) choose(ch *Chooser, alt bool) (int, error) {
 	}
 	var err error
 	if alt {
-		err = g.waitEither(0, p, k<<1, g.flag(0, fArrive), g.s+1)
+		err = g.waitEither(0, p, k<<1, g.flag(0, fArrive), g.o.S+1)
 	} else {
 		err = g.waitAt(0, p, k<<1)
 	}
@@ -922,7 +1033,7 @@ func (g *Group) choose(ch *Chooser, alt bool) (int, error) {
 		return 0, errNoChoice
 	}
 	if x>>1 != k {
-		g.err = fmt.Errorf("shmcoll: Choose: call %d found the pick of call %d", k, x>>1)
+		g.fail(fmt.Errorf("shmcoll: Choose: call %d found the pick of call %d", k, x>>1))
 		return 0, g.err
 	}
 	g.raise(fChosen, k)
@@ -1050,7 +1161,7 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 						dst = acc
 					}
 					if err := g.read(j, dst, *g.flag(j, offAddr)+uint64(lo)); err != nil {
-						g.err = fmt.Errorf("shmcoll: Allreduce: reading rank %d's contribution: %w", j, err)
+						g.fail(fmt.Errorf("shmcoll: Allreduce: reading rank %d's contribution: %w", j, err))
 						return g.err
 					}
 					in = dst
@@ -1079,11 +1190,11 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 // nextBank starts the next reduction op s and waits until its bank (s mod 2) is
 // free: last read in op s-2, which every rank must be past.
 func (g *Group) nextBank() (uint64, error) {
-	g.s++
-	if g.s > 2 {
-		return g.s, g.waitAll(fArrive, g.s-1)
+	g.o.S++
+	if g.o.S > 2 {
+		return g.o.S, g.waitAll(fArrive, g.o.S-1)
 	}
-	return g.s, nil
+	return g.o.S, nil
 }
 
 // contribute starts the next op: it waits until bank s mod 2 is free (last read in op
@@ -1122,12 +1233,12 @@ func (g *Group) lenWord(r int, s uint64) *uint64 { return g.flag(r, fLen+8*int(s
 
 // LenOf is the total length rank r published for this rank's last reduction op (to
 // be read once a CountError says the ranks differ).
-func (g *Group) LenOf(r int) int { return int(atomic.LoadUint64(g.lenWord(r, g.s))) }
+func (g *Group) LenOf(r int) int { return int(atomic.LoadUint64(g.lenWord(r, g.o.S))) }
 
 // ArrivedLen waits until rank r has arrived at this rank's last op and returns the
 // total length it published.
 func (g *Group) ArrivedLen(r int) (int, error) {
-	if err := g.wait(r, fArrive, g.s); err != nil {
+	if err := g.wait(r, fArrive, g.o.S); err != nil {
 		return 0, err
 	}
 	return g.LenOf(r), nil
@@ -1192,6 +1303,16 @@ func (g *Group) combineInline(acc []byte, s uint64, k Kernel, total int) error {
 		}
 	}
 	return nil
+}
+
+// ReduceMismatch is lenMismatch for code outside Go that runs this rank's small
+// reductions (the C library's short Allreduce): in this rank's last op rank r's
+// inline line did not hold a contribution of this rank's total length.
+func (g *Group) ReduceMismatch(r int, total int) error {
+	if g.err != nil {
+		return g.err
+	}
+	return g.lenMismatch(r, g.o.S, total)
 }
 
 // lenMismatch is the CountError of rank r, whose inline tag at op s was not this

@@ -1,0 +1,325 @@
+/* collshort.c - the short collectives in C. A C program's MPI_Barrier, MPI_Bcast and
+ * MPI_Allreduce would each cross into Go (the cgo callback, about 600-700
+ * instructions: docs/BENCHMARKS.md, "C point-to-point"), more than the node
+ * shared-memory protocol's own work for a small call. So on a communicator whose node
+ * region is in use (internal/shmcoll: made on its first collective, the choice of the
+ * node path fixed when the communicator was made), these calls run here, by the same
+ * protocol on the same flags and counts as shmcoll's Barrier, Bcast and Allreduce
+ * (one protocol, two entry points): a Barrier; a Bcast of a predefined plain datatype
+ * that fits one ring chunk written with ordinary stores; an Allreduce of such a
+ * datatype with MPI_SUM, MPI_PROD or a bitwise op whose message fits the inline lines.
+ *
+ * Taken only where the record would count the call untimed (prof.Gate, as p2pshort.c),
+ * below MPI_THREAD_MULTIPLE, while the group has not failed; everything else goes to
+ * the Go half (goPMPI_x, zgo.h) before the op begins, which does what it always did. Once
+ * begun, what only Go does is handed to Go to go on from where C stopped: a wait
+ * that outlasts the spin (the Go waiter yields, sleeps, drives the engine's progress
+ * and checks that the peer lives), a Bcast whose root sent another length or took
+ * another way, an Allreduce whose ranks' lengths differ (the errors). So every outcome
+ * is the Go way's, only the cost differs.
+ *
+ * C holds no Go memory: the region is mapped outside Go's heap, and what C reads of a
+ * communicator is a copy in C memory (collshort.h) that Go fills in after a Go
+ * collective found the region in use and empties before the communicator is freed
+ * and at Finalize. */
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include "mpi.h"
+#include "collshort.h"
+#include "p2pshort.h"
+#include "zgo.h"
+
+mpigo_coll mpigo_colls[MPIGO_SHORT_COMMS + 1];
+mpigo_calls mpigo_coll_calls[MPIGO_CC_N];
+/* Per predefined datatype (0x200 + i), the operations of MPIGO_OP_* an Allreduce may
+ * apply to it here: those Go's conversion accepts (collshort.go). */
+MPIGO_HIDDEN uint8_t mpigo_coll_ops[256];
+
+enum { MPIGO_OP_SUM = 1, MPIGO_OP_PROD = 2, MPIGO_OP_BAND = 4, MPIGO_OP_BOR = 8, MPIGO_OP_BXOR = 16 };
+
+/* The Go halves that go on from where C stopped (collshort.go). */
+extern int32_t mpigo_coll_wait(int32_t op, uintptr_t comm, int32_t spun, int32_t r, void *p, uint64_t v, void *q, uint64_t qv);
+extern int32_t mpigo_coll_bcast_resume(void *buf, int64_t count, uintptr_t dt, int32_t root, uintptr_t comm);
+extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz);
+
+static inline uint64_t *flag(const mpigo_coll *d, int r, int off) {
+    return (uint64_t *)(d->base + MPIGO_R_BLOCKS + (int64_t)r * MPIGO_R_STRIDE + off);
+}
+
+static inline uint64_t load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+static void __attribute__((noinline)) wake(uint64_t *p) {
+    syscall(SYS_futex, (uint32_t *)p, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
+}
+
+/* raise sets the word at p (this rank's to write) to v and wakes its sleepers, as
+ * shmcoll's raiseAt does (a plain store on amd64, then the region's sleeper count). */
+static inline void raise_(const mpigo_coll *d, uint64_t *p, uint64_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    if (__atomic_load_n((int32_t *)(d->base + MPIGO_R_SLEEPERS), __ATOMIC_RELAXED) != 0) wake(p);
+}
+
+static inline void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static inline int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* spin_wait waits until the word at p, which rank r writes, is at least v, or the
+ * word at q (NULL: none) at least qv, as the group's idle policy says (shmcoll's
+ * waitSlow): it spins, then yields the CPU after each poll (sched_yield, which a Go
+ * waiter on this thread, a cgo callback's and so locked to it, would precede with a
+ * costly runtime.Gosched) until its yields or the handoffs they may make are used up;
+ * then the Go half goes on waiting (it sleeps, drives the engine's progress, checks
+ * that r lives). 0, or the Go half's error code (already through the handler). */
+static int __attribute__((noinline)) spin_wait(const mpigo_coll *d, int op, MPI_Comm comm, int r, uint64_t *p, uint64_t v,
+                                               uint64_t *q, uint64_t qv) {
+    for (int i = 0; i < d->spin; i++) {
+        if (load(p) >= v || (q != NULL && load(q) >= qv)) return 0;
+        relax();
+    }
+    int y = 0, gave = 0;
+    for (; y < d->yield && (d->handoffs == 0 || gave < d->handoffs); y++) {
+        if (load(p) >= v || (q != NULL && load(q) >= qv)) return 0;
+        int64_t t0 = now_ns();
+        sched_yield();
+        if (now_ns() - t0 > 2000) gave++; /* another process took the core (yield.OS) */
+    }
+    /* Go's waiter goes on from the polls done: past its yields when the handoffs ran out. */
+    int32_t spun = d->spin + (y < d->yield ? d->yield + 1 : y);
+    return mpigo_coll_wait(op, (uintptr_t)comm, spun, r, p, v, q, qv);
+}
+
+static inline int wait_for(const mpigo_coll *d, int op, MPI_Comm comm, int r, uint64_t *p, uint64_t v, uint64_t *q,
+                           uint64_t qv) {
+    if (load(p) >= v) return 0;
+    return spin_wait(d, op, comm, r, p, v, q, qv);
+}
+
+/* coll_of is comm's entry while its node region is in use and the call may run here,
+ * else NULL: the Go way. */
+static inline mpigo_coll *coll_of(MPI_Comm comm) {
+    uintptr_t i = MPIGO_SHORT_COMMS;
+    if (comm != MPI_COMM_WORLD) {
+        i = mpigo_slot((uintptr_t)comm, MPIGO_KIND_COMM);
+        if (i >= MPIGO_SHORT_COMMS) return NULL;
+    }
+    mpigo_coll *d = &mpigo_colls[i];
+    if (d->h != (uintptr_t)comm || mpigo_short_mt || !d->own->ok) return NULL;
+    return d;
+}
+
+/* gate_of is the record's short-path word when it would count a call now untimed
+ * (prof.Later's LaterCount), else NULL. */
+static inline uint32_t *gate_of(void) {
+    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+    if (gate == NULL || *gate - 2 >= MPIGO_GATE_INCALL - 2) return NULL;
+    return gate;
+}
+
+/* counted counts a call of n bytes for the profile, as prof.Count does. */
+static inline void counted(uint32_t *gate, int call, int64_t n) {
+    mpigo_calls *c = &mpigo_coll_calls[call];
+    c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
+    c->bytes += (uint64_t)n;
+    *gate -= 1;
+}
+
+int PMPI_Barrier(MPI_Comm comm) {
+    mpigo_coll *d = coll_of(comm);
+    uint32_t *gate;
+    if (d == NULL || (gate = gate_of()) == NULL) return goPMPI_Barrier(comm);
+    uint64_t s = ++d->own->s;
+    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+    for (int j = 0; j < d->size; j++) {
+        if (j == d->rank) continue;
+        int rc = wait_for(d, MPIGO_CC_BARRIER, comm, j, flag(d, j, MPIGO_R_ARRIVE), s, NULL, 0);
+        if (rc != 0) return rc;
+    }
+    if (d->oversub) {
+        if (d->rank == 0) raise_(d, flag(d, 0, MPIGO_R_DONE), s);
+        else if (load(flag(d, 0, MPIGO_R_DONE)) < s) sched_yield();
+    }
+    counted(gate, MPIGO_CC_BARRIER, 0);
+    return MPI_SUCCESS;
+}
+
+/* short_bcast is MPI_Bcast here, or -1: the Go way. */
+static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t count, MPI_Datatype dt, int root,
+                                                             MPI_Comm comm) {
+    mpigo_coll *d = coll_of(comm);
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (d == NULL || i >= 256 || count < 0 || count > d->bcast_max || (unsigned)root >= (unsigned)d->size) return -1;
+    int64_t n = count * mpigo_short_dts[i].size;
+    uint32_t *gate;
+    if (mpigo_short_dts[i].size <= 0 || n > d->bcast_max || (n > 0 && buf == NULL) || (gate = gate_of()) == NULL)
+        return -1;
+    mpigo_own *o = d->own;
+    uint64_t s = ++o->s;
+    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+    uint64_t c = ++o->c;
+    char *line = d->base + d->ring_off + (int64_t)(c % (uint64_t)d->chunks) * d->ring_stride;
+    uint64_t *seq = (uint64_t *)line, *total = (uint64_t *)(line + 56);
+    char *data = n <= MPIGO_R_BCAST_INLINE ? line + 8 : line + 64;
+    if (d->rank == root) {
+        /* The ring buffer is free once every other rank acknowledged its last chunk
+         * (shmcoll's reuse). */
+        uint64_t k = (uint64_t)d->chunks;
+        if (c > k && o->ack_known < c - k) {
+            uint64_t m = UINT64_MAX;
+            for (int j = 0; j < d->size; j++) {
+                if (j == d->rank) continue;
+                int rc = wait_for(d, MPIGO_CC_BCAST, comm, j, flag(d, j, MPIGO_R_ACK), c - k, NULL, 0);
+                if (rc != 0) return rc;
+            }
+            for (int j = 0; j < d->size; j++)
+                if (j != d->rank && load(flag(d, j, MPIGO_R_ACK)) < m) m = load(flag(d, j, MPIGO_R_ACK));
+            o->ack_known = m;
+        }
+        if (n > 0) memcpy(data, buf, (size_t)n);
+        *total = (uint64_t)n;
+        raise_(d, seq, c);
+        raise_(d, flag(d, d->rank, MPIGO_R_ACK), c);
+        o->flow_bytes += (uint64_t)n;
+        o->flow_ops++;
+    } else {
+        int rc = wait_for(d, MPIGO_CC_BCAST, comm, root, seq, c, NULL, 0);
+        if (rc != 0) return rc;
+        if (*total != (uint64_t)n) {
+            /* Another length, or another way: Go goes on (and reports the mismatch). */
+            rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm);
+            if (rc == 0) counted(gate, MPIGO_CC_BCAST, n);
+            return rc;
+        }
+        if (n > 0) memcpy(buf, data, (size_t)n);
+        raise_(d, flag(d, d->rank, MPIGO_R_ACK), c);
+    }
+    counted(gate, MPIGO_CC_BCAST, n);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    int rc = short_bcast(buf, count, datatype, root, comm);
+    return rc >= 0 ? rc : goPMPI_Bcast(buf, count, datatype, root, comm);
+}
+
+int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    int rc = short_bcast(buf, count, datatype, root, comm);
+    return rc >= 0 ? rc : goPMPI_Bcast_c(buf, count, datatype, root, comm);
+}
+
+/* combine sets acc to in (op) acc, element by element, as the device's kernels do
+ * (in holds the lower ranks' contribution). */
+#define COMBINE(T, EXPR)                                   \
+    for (int64_t e = 0; e < count; e++) {                  \
+        T a, b;                                            \
+        memcpy(&a, acc + e * sizeof(T), sizeof(T));        \
+        memcpy(&b, in + e * sizeof(T), sizeof(T));         \
+        a = (T)(EXPR);                                     \
+        memcpy(acc + e * sizeof(T), &a, sizeof(T));        \
+    }
+#define INT_CASES_OF(OP, EXPR)                                 \
+    case (OP) << 4 | MPIGO_K_I8: COMBINE(uint8_t, EXPR) break;   \
+    case (OP) << 4 | MPIGO_K_I16: COMBINE(uint16_t, EXPR) break; \
+    case (OP) << 4 | MPIGO_K_I32: COMBINE(uint32_t, EXPR) break; \
+    case (OP) << 4 | MPIGO_K_I64: COMBINE(uint64_t, EXPR) break;
+
+static void combine(int kind, int op, char *acc, const char *in, int64_t count) {
+    /* Integers wrap, signed or not (the unsigned types' arithmetic is the same bits). */
+    switch (op << 4 | kind) {
+    INT_CASES_OF(MPIGO_OP_SUM, b + a)
+    case MPIGO_OP_SUM << 4 | MPIGO_K_F32: COMBINE(float, b + a) break;
+    case MPIGO_OP_SUM << 4 | MPIGO_K_F64: COMBINE(double, b + a) break;
+    INT_CASES_OF(MPIGO_OP_PROD, (uint64_t)b * a) /* not int: uint16_t products overflow it */
+    case MPIGO_OP_PROD << 4 | MPIGO_K_F32: COMBINE(float, b * a) break;
+    case MPIGO_OP_PROD << 4 | MPIGO_K_F64: COMBINE(double, b * a) break;
+    INT_CASES_OF(MPIGO_OP_BAND, b & a)
+    INT_CASES_OF(MPIGO_OP_BOR, b | a)
+    INT_CASES_OF(MPIGO_OP_BXOR, b ^ a)
+    }
+}
+
+static inline int op_bit(MPI_Op op) {
+    if (op == MPI_SUM) return MPIGO_OP_SUM;
+    if (op == MPI_PROD) return MPIGO_OP_PROD;
+    if (op == MPI_BAND) return MPIGO_OP_BAND;
+    if (op == MPI_BOR) return MPIGO_OP_BOR;
+    if (op == MPI_BXOR) return MPIGO_OP_BXOR;
+    return 0;
+}
+
+/* short_allreduce is MPI_Allreduce here, or -1: the Go way. */
+static inline __attribute__((always_inline)) int short_allreduce(const void *sbuf, void *rbuf, int64_t count,
+                                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    mpigo_coll *d = coll_of(comm);
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (d == NULL || i >= 256 || count < 0 || count > d->reduce_max) return -1;
+    int bit = op_bit(op), kind = mpigo_short_dts[i].kind;
+    int64_t size = mpigo_short_dts[i].size, n = count * size;
+    const char *src = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
+    uint32_t *gate;
+    if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > d->reduce_max || sbuf == rbuf ||
+        (n > 0 && (rbuf == NULL || src == NULL)) || (gate = gate_of()) == NULL)
+        return -1;
+    mpigo_own *o = d->own;
+    uint64_t s = ++o->s;
+    /* Bank s mod 2 was last read in op s-2: everyone must be past it. */
+    if (s > 2) {
+        for (int j = 0; j < d->size; j++) {
+            if (j == d->rank) continue;
+            int rc = wait_for(d, MPIGO_CC_ALLREDUCE, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
+            if (rc != 0) return rc;
+        }
+    }
+    int bank = (int)(s & 1);
+    char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
+    if (n > 0) memcpy(mine + 8, src, (size_t)n);
+    raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
+    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
+    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+    uint64_t want = s << 8 | (uint64_t)n;
+    for (int j = d->size - 1; j >= 0; j--) {
+        uint64_t *line = flag(d, j, MPIGO_R_INLINE + bank * 64);
+        if (j != d->rank) {
+            uint64_t v = load(line);
+            if (v < s << 8) {
+                /* A rank that arrives without an inline line took another way. */
+                int rc = wait_for(d, MPIGO_CC_ALLREDUCE, comm, j, line, s << 8, flag(d, j, MPIGO_R_ARRIVE), s);
+                if (rc != 0) return rc;
+                v = load(line);
+            }
+            if (v != want) return mpigo_coll_mismatch((uintptr_t)comm, j, n, (int32_t)size);
+        }
+        if (j == d->size - 1) {
+            if (n > 0) memcpy(rbuf, (char *)line + 8, (size_t)n);
+        } else {
+            combine(kind, bit, (char *)rbuf, (const char *)line + 8, count);
+        }
+    }
+    o->flow_bytes += (uint64_t)n;
+    o->flow_ops++;
+    counted(gate, MPIGO_CC_ALLREDUCE, n);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    int rc = short_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return rc >= 0 ? rc : goPMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm) {
+    int rc = short_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return rc >= 0 ? rc : goPMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+}

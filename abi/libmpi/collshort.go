@@ -1,0 +1,171 @@
+package main
+
+/*
+#include "collshort.h"
+extern uint8_t mpigo_coll_ops[256];
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/collective"
+	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/shmcoll"
+)
+
+// The Go side of the short collectives in C (collshort.c): per communicator where its
+// node region lies, filled in from collective.ShortOf after a Go collective on it
+// found the region in use (the region is made on the communicator's first
+// collective), emptied before the communicator is freed and when MPI or a session
+// ends; and the Go halves that go on from where the C code stopped.
+
+// collEntry is the C entry of communicator h, nil beyond the table.
+func collEntry(h uintptr) *C.mpigo_coll {
+	if h == hCommWorld {
+		return &C.mpigo_colls[C.MPIGO_SHORT_COMMS]
+	}
+	if h>>C.MPIGO_KIND_SHIFT != uintptr(kComm) {
+		return nil
+	}
+	if i := h & (C.MPIGO_SLOTS - 1); i < C.MPIGO_SHORT_COMMS {
+		return &C.mpigo_colls[i]
+	}
+	return nil
+}
+
+// showColl fills in communicator h's entry once its node region is in use: after a
+// blocking Barrier, Bcast or Allreduce that took the Go way.
+func showColl(h uintptr, c *comm) {
+	e := collEntry(h)
+	if e == nil || e.h == C.uintptr_t(h) {
+		return
+	}
+	s, ok := collective.ShortOf(c.c)
+	if !ok || s.Geo != geometry(s.Geo) {
+		return
+	}
+	collOps()
+	*e = C.mpigo_coll{
+		base: (*C.char)(s.Base), own: (*C.mpigo_own)(unsafe.Pointer(s.Own)),
+		rank: C.int32_t(s.Rank), size: C.int32_t(s.Size), spin: C.int32_t(min(s.Geo.Spin, 1<<28)),
+		yield: C.int32_t(min(s.Geo.Yield, 1<<28)), handoffs: C.int32_t(min(s.Geo.Handoffs, 1<<28)),
+		ring_off: C.int64_t(s.Geo.RingOff), ring_stride: C.int64_t(s.Geo.RingStride), chunks: C.int64_t(s.Geo.Chunks),
+		bcast_max: C.int32_t(s.Bcast), reduce_max: C.int32_t(s.Reduce),
+	}
+	if s.Geo.Oversub {
+		e.oversub = 1
+	}
+	e.h = C.uintptr_t(h) // last: the entry is complete (one thread calls MPI below MPI_THREAD_MULTIPLE)
+}
+
+// geometry is g with collshort.h's constants in place of its fields: equal to g when
+// the C code reads the region where Go's protocol keeps its words.
+func geometry(g shmcoll.Geometry) shmcoll.Geometry {
+	g.Blocks, g.Stride, g.Arrive, g.Ack, g.Done = C.MPIGO_R_BLOCKS, C.MPIGO_R_STRIDE, C.MPIGO_R_ARRIVE, C.MPIGO_R_ACK, C.MPIGO_R_DONE
+	g.Len, g.Inline = C.MPIGO_R_LEN, C.MPIGO_R_INLINE
+	g.BcastInline, g.ReduceInline = C.MPIGO_R_BCAST_INLINE, C.MPIGO_R_REDUCE_INLINE
+	return g
+}
+
+// hideColl empties communicator h's entry: it is about to be freed.
+func hideColl(h uintptr) {
+	if e := collEntry(h); e != nil {
+		e.h = 0
+	}
+}
+
+// hideColls empties every entry: MPI or a session ends, which unmaps the regions.
+func hideColls() {
+	for i := range C.mpigo_colls {
+		C.mpigo_colls[i].h = 0
+	}
+}
+
+// collOps writes, per predefined datatype, the operations collshort.c's kernels apply
+// to it in an Allreduce: those whose reduction Go's tables hold (the others take the
+// Go way, which reports why), on the integer kinds, and on the floating kinds only
+// MPI_SUM and MPI_PROD.
+func collOps() {
+	ops := [...]struct {
+		h    uintptr
+		bit  C.uint8_t
+		ints bool
+	}{{opSum, 1, false}, {opProd, 2, false}, {opBand, 4, true}, {opBor, 8, true}, {opBxor, 16, true}}
+	for j := range C.mpigo_coll_ops {
+		m := C.uint8_t(0)
+		k := C.mpigo_short_dts[j].kind
+		for _, o := range ops {
+			r := predefRed[o.h-opSum][j]
+			if k == C.MPIGO_K_NONE || r == nil || r.User || r.Pair || o.ints && (k == C.MPIGO_K_F32 || k == C.MPIGO_K_F64) {
+				continue
+			}
+			m |= o.bit
+		}
+		C.mpigo_coll_ops[j] = m
+	}
+}
+
+// collOpName names collshort.c's calls (MPIGO_CC_*) for their errors.
+var collOpName = [C.MPIGO_CC_N]string{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce"}
+
+// mpigo_coll_wait goes on with a wait of collshort.c's call op on communicator ch that
+// spun spun polls (collective.ShortWait); 0, or the error's code through ch's handler.
+//
+//export mpigo_coll_wait
+func mpigo_coll_wait(op int32, ch uintptr, spun, r int32, p unsafe.Pointer, v uint64, q unsafe.Pointer, qv uint64) int32 {
+	name := collOpName[op]
+	c := commOf(ch)
+	return fail(name, ch, collective.ShortWait(c.c, name, int(spun), int(r), (*uint64)(p), v, (*uint64)(q), qv))
+}
+
+// mpigo_coll_bcast_resume goes on with collshort.c's Bcast at a reader that found the
+// root's message of another length or sent another way (collective.ShortBcastResume).
+//
+//export mpigo_coll_bcast_resume
+func mpigo_coll_bcast_resume(buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr) int32 {
+	const op = "Bcast"
+	c := commOf(ch)
+	v, err := cvec(op, buf, count, dh)
+	if err != nil { // cannot be: C took only a predefined datatype and a good count
+		return fail(op, ch, err)
+	}
+	return fail(op, ch, collective.ShortBcastResume(c.c, op, &v, int(root)))
+}
+
+// mpigo_coll_mismatch is the error of collshort.c's Allreduce of total bytes of
+// esz-byte elements whose combine found rank r's contribution of another length.
+//
+//export mpigo_coll_mismatch
+func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz int32) int32 {
+	const op = "Allreduce"
+	return fail(op, ch, collective.ShortReduceMismatch(commOf(ch).c, op, int(r), int(total), int(esz)))
+}
+
+// mpigo_short_colls is how many Barrier, Bcast and Allreduce calls collshort.c did
+// itself, for C programs that check which way a call took (abi/testdata/collshort.c).
+//
+//export mpigo_short_colls
+func mpigo_short_colls() int64 {
+	n := uint64(0)
+	for k := range C.mpigo_coll_calls {
+		for _, v := range C.mpigo_coll_calls[k].hist {
+			n += uint64(v)
+		}
+	}
+	return int64(n)
+}
+
+// collshort.h's layout of Go's memory holds.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_own{}) - unsafe.Sizeof(shmcoll.Own{})]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(shmcoll.Own{}) - unsafe.Sizeof(C.mpigo_own{})]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.flow_bytes) - unsafe.Offsetof(shmcoll.Own{}.Flow)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(shmcoll.Own{}.Flow) - unsafe.Offsetof(C.mpigo_own{}.flow_bytes)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.ok) - unsafe.Offsetof(shmcoll.Own{}.Short)]struct{}{}
+)
+
+func init() {
+	prof.WatchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call},
+		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_coll_calls[0])), C.MPIGO_CC_N))
+}

@@ -1,0 +1,58 @@
+/* collshort.h - what the C short collectives (collshort.c) read and write: a
+ * communicator's node shared-memory region, which the Go library maps outside its heap
+ * (internal/shmcoll: the region's layout, and each rank's own line, shmcoll.Own, field
+ * for field as mpigo_own here), and per communicator where it lies, which the Go side
+ * of this library fills in (collshort.go) from collective.ShortOf. */
+#ifndef MPIGO_COLLSHORT_H
+#define MPIGO_COLLSHORT_H
+#include <stdint.h>
+#include "short.h"
+
+/* A rank's own line of the region (shmcoll.Own). */
+typedef struct {
+    uint64_t s, c;      /* ops run, ring chunks used: the group's counts */
+    uint64_t ack_known; /* every other rank's ack was at least this when last looked at */
+    uint64_t ok;        /* 1 while the group has not failed */
+    uint64_t flow_bytes, flow_ops; /* the data sent to every other member (prof.Link) */
+    uint64_t pad[2];
+} mpigo_own;
+
+/* A communicator whose node region is in use. */
+typedef struct {
+    uintptr_t h; /* its handle; 0: the entry is empty */
+    char *base;  /* the region */
+    mpigo_own *own;
+    int32_t rank, size;
+    int32_t oversub; /* Barrier: rank 0 raises done, the others yield once if it has not */
+    int32_t spin;    /* polls a wait spins through before it yields */
+    int32_t yield;   /* polls, each followed by a yield, before it goes on in Go (to sleep) */
+    int32_t handoffs; /* unless this many yields gave the core away first (0: no bound) */
+    int32_t pad;
+    int64_t ring_off, ring_stride, chunks;
+    int32_t bcast_max;  /* the largest Bcast (bytes) done here: one chunk, ordinary stores */
+    int32_t reduce_max; /* the largest Allreduce done here: the inline lines */
+} mpigo_coll;
+
+/* The region's geometry (shmcoll.Geometry), checked against Go's before an entry is
+ * filled in (collshort.go). */
+#define MPIGO_R_BLOCKS 128 /* rank r's block: MPIGO_R_BLOCKS + r * MPIGO_R_STRIDE */
+#define MPIGO_R_STRIDE 256
+#define MPIGO_R_ARRIVE 0 /* in a block: flags */
+#define MPIGO_R_ACK 16
+#define MPIGO_R_DONE 24
+#define MPIGO_R_LEN 32     /* two words, by bank */
+#define MPIGO_R_INLINE 128 /* two lines, by bank */
+#define MPIGO_R_SLEEPERS 64 /* in the header: int32, waiters asleep on a futex */
+#define MPIGO_R_BCAST_INLINE 48
+#define MPIGO_R_REDUCE_INLINE 56
+
+#define MPIGO_SHORT_COMMS 1024 /* communicators in slots from this on take the Go way */
+
+/* By communicator slot; the last entry is MPI_COMM_WORLD's. */
+extern MPIGO_HIDDEN mpigo_coll mpigo_colls[MPIGO_SHORT_COMMS + 1];
+
+enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_N };
+/* What the short collectives did, for the profile (as short.c's mpigo_short_calls). */
+extern MPIGO_HIDDEN mpigo_calls mpigo_coll_calls[MPIGO_CC_N];
+
+#endif

@@ -1,0 +1,282 @@
+/* collshort.c - the short collectives in C (abi/libmpi/collshort.c): MPI_Barrier,
+ * MPI_Bcast of at most one ring chunk and MPI_Allreduce of at most 56 bytes with
+ * MPI_SUM, MPI_PROD or a bitwise op, run on a communicator's node shared-memory
+ * region without crossing into Go, by the protocol Go's calls use on the same
+ * counts, and every other call taken by Go; mpigo_short_colls (the library's count of
+ * the calls done in C) says which way each took. With the argument "none" (the job
+ * over TCP, with coll_shm=off, or at MPI_THREAD_MULTIPLE with "multiple") no call may
+ * take the C way.
+ *
+ * On MPI_COMM_WORLD, a duplicate and a split of it:
+ *   - Barriers that order a shared window's writes and reads (a Barrier that returns
+ *     early shows a stale value);
+ *   - Bcasts of 0 to 20000 bytes from every root, of MPI_BYTE, MPI_INT and MPI_DOUBLE,
+ *     more than the ring's buffers (their reuse), the small ones in C, the large in Go;
+ *   - Allreduces with every op the C way has on integers and floats, in place too,
+ *     and with MPI_MAX, MPI_MINLOC, 64 bytes and a derived type (Go), their results
+ *     checked exactly (floats sum values whose sums are exact);
+ *   - Go collectives between them (MPI_Reduce, MPI_Allreduce with MPI_MAX), which run
+ *     on the same counts: any disagreement hangs or gives wrong data;
+ *   - errors (MPI_ERRORS_RETURN): a bad root, count, datatype, op, buffer; a Bcast
+ *     whose ranks' lengths differ (MPI_ERR_TRUNCATE where a buffer is shorter, the
+ *     message where it is longer), an Allreduce whose counts differ (MPI_ERR_COUNT on
+ *     every rank); and the group in step afterwards;
+ *   - a freed communicator's handle, and a new one in its slot. */
+#include "check.h"
+#include <stdint.h>
+#include <string.h>
+
+extern long mpigo_short_colls(void);
+
+static int none, cway; /* cway: the communicator under test may take the C way */
+
+/* IN_C runs body and checks how many calls it did in C: none if max is 0, in "none"
+ * mode or on a communicator of one rank, else some and at most max (the record times one call in about 64, in
+ * Go; a communicator's first collective makes its region, in Go). */
+#define IN_C(max, what, ...)                                                             \
+    do {                                                                                 \
+        long s0_ = mpigo_short_colls();                                                  \
+        __VA_ARGS__;                                                                     \
+        long d_ = mpigo_short_colls() - s0_, m_ = cway ? (max) : 0;                      \
+        CHECK(m_ == 0 ? d_ == 0 : d_ > 0 && d_ <= m_, "%s: %ld calls in C, want %s %ld", \
+              what, d_, m_ ? "1 to" : "", m_);                                            \
+    } while (0)
+
+static unsigned char val(int root, int iter, int i) { return (unsigned char)(root * 37 + iter * 11 + i * 7 + 3); }
+
+static void barriers(MPI_Comm comm, const char *name) {
+    int rank, size, disp;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Win win;
+    MPI_Aint sz;
+    int *cell;
+    OK(MPI_Win_allocate_shared(rank == 0 ? sizeof(int) : 0, sizeof(int), MPI_INFO_NULL, comm, &cell, &win));
+    OK(MPI_Win_shared_query(win, 0, &sz, &disp, &cell));
+    OK(MPI_Win_lock_all(0, win));
+    OK(MPI_Barrier(comm));
+    IN_C(2 * 300, name, {
+        for (int i = 1; i <= 300; i++) {
+            if (rank == i % size) *(volatile int *)cell = i;
+            MPI_Win_sync(win);
+            OK(MPI_Barrier(comm));
+            MPI_Win_sync(win);
+            CHECK(*(volatile int *)cell == i, "%s: Barrier %d: the cell holds %d", name, i, *(volatile int *)cell);
+            OK(MPI_Barrier(comm));
+        }
+    });
+    OK(MPI_Win_unlock_all(win));
+    OK(MPI_Win_free(&win));
+}
+
+static void bcasts(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static unsigned char b[20000];
+    static const int sizes[] = {0, 1, 8, 48, 49, 100, 1024, 4095};
+    int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    int calls = 0;
+    IN_C(ns * 2 * size, name, {
+        for (int it = 0; it < 2; it++)
+            for (int k = 0; k < ns; k++)
+                for (int root = 0; root < size; root++) {
+                    int n = sizes[k];
+                    for (int i = 0; i < n; i++) b[i] = rank == root ? val(root, it * ns + k, i) : 0;
+                    b[n] = 0xee;
+                    OK(MPI_Bcast(b, n, MPI_BYTE, root, comm));
+                    for (int i = 0; i < n; i++)
+                        CHECK(b[i] == val(root, it * ns + k, i), "%s: Bcast of %d from %d: byte %d is %d", name, n, root, i, b[i]);
+                    CHECK(b[n] == 0xee, "%s: Bcast of %d wrote past its end", name, n);
+                    calls++;
+                }
+    });
+    /* Typed, and MPI_Bcast_c. */
+    IN_C(3 * size, name, {
+        for (int root = 0; root < size; root++) {
+            int v[5];
+            double d[3];
+            for (int i = 0; i < 5; i++) v[i] = rank == root ? -1000 * root - i : 0;
+            for (int i = 0; i < 3; i++) d[i] = rank == root ? 0.5 + root + i : 0;
+            OK(MPI_Bcast(v, 5, MPI_INT, root, comm));
+            OK(MPI_Bcast_c(d, 3, MPI_DOUBLE, root, comm));
+            for (int i = 0; i < 5; i++) CHECK(v[i] == -1000 * root - i, "%s: MPI_INT Bcast: %d", name, v[i]);
+            for (int i = 0; i < 3; i++) CHECK(d[i] == 0.5 + root + i, "%s: MPI_DOUBLE Bcast: %g", name, d[i]);
+            OK(MPI_Bcast(NULL, 0, MPI_INT, root, comm));
+        }
+    });
+    /* Longer: Go (non-temporal stores from 4 KiB, pieces, other ways). */
+    IN_C(0, name, {
+        for (int root = 0; root < size; root++)
+            for (int n = 4096; n <= 20000; n += 15904) {
+                for (int i = 0; i < n; i++) b[i] = rank == root ? val(root, n, i) : 0;
+                OK(MPI_Bcast(b, n, MPI_BYTE, root, comm));
+                for (int i = 0; i < n; i++) CHECK(b[i] == val(root, n, i), "%s: Bcast of %d: byte %d", name, n, i);
+            }
+    });
+}
+
+/* The values each rank contributes: exact in float and double, whose sums in any
+ * order are then the same. */
+static int64_t contrib(int rank, int i) { return (int64_t)(rank + 1) * 3 + i; }
+
+static void allreduces(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    IN_C(9 * 7, name, {
+        for (int count = 1; count <= 7; count++) {
+            int64_t a[7], r[7];
+            int32_t ia[7], ir[7];
+            double da[7], dr[7];
+            float fa[7], fr[7];
+            uint8_t ba[7], br[7];
+            for (int i = 0; i < count; i++) {
+                a[i] = contrib(rank, i), ia[i] = (int32_t)contrib(rank, i);
+                da[i] = (double)contrib(rank, i) / 4, fa[i] = (float)contrib(rank, i) / 2;
+                ba[i] = (uint8_t)(1u << ((rank + i) % 8));
+            }
+            int64_t sum[7], prod[7];
+            uint8_t bor[7], band[7], bxor[7];
+            for (int i = 0; i < count; i++) {
+                sum[i] = 0, prod[i] = 1, bor[i] = 0, band[i] = 0xff, bxor[i] = 0;
+                for (int q = 0; q < size; q++) {
+                    sum[i] += contrib(q, i), prod[i] *= contrib(q, i);
+                    uint8_t bq = (uint8_t)(1u << ((q + i) % 8));
+                    bor[i] |= bq, band[i] &= bq, bxor[i] ^= bq;
+                }
+            }
+            OK(MPI_Allreduce(a, r, count, MPI_INT64_T, MPI_SUM, comm));
+            for (int i = 0; i < count; i++) CHECK(r[i] == sum[i], "%s: int64 sum %d: %lld", name, i, (long long)r[i]);
+            OK(MPI_Allreduce_c(a, r, count, MPI_INT64_T, MPI_PROD, comm));
+            for (int i = 0; i < count; i++) CHECK(r[i] == prod[i], "%s: int64 prod %d: %lld", name, i, (long long)r[i]);
+            OK(MPI_Allreduce(ia, ir, count, MPI_INT32_T, MPI_SUM, comm));
+            for (int i = 0; i < count; i++) CHECK(ir[i] == sum[i], "%s: int32 sum %d: %d", name, i, ir[i]);
+            OK(MPI_Allreduce(da, dr, count, MPI_DOUBLE, MPI_SUM, comm));
+            for (int i = 0; i < count; i++) CHECK(dr[i] == (double)sum[i] / 4, "%s: double sum %d: %g", name, i, dr[i]);
+            OK(MPI_Allreduce(fa, fr, count, MPI_FLOAT, MPI_SUM, comm));
+            for (int i = 0; i < count; i++) CHECK(fr[i] == (float)sum[i] / 2, "%s: float sum %d: %g", name, i, fr[i]);
+            OK(MPI_Allreduce(ba, br, count, MPI_UINT8_T, MPI_BOR, comm));
+            for (int i = 0; i < count; i++) CHECK(br[i] == bor[i], "%s: bor %d: %d", name, i, br[i]);
+            OK(MPI_Allreduce(ba, br, count, MPI_UINT8_T, MPI_BAND, comm));
+            for (int i = 0; i < count; i++) CHECK(br[i] == band[i], "%s: band %d: %d", name, i, br[i]);
+            OK(MPI_Allreduce(ba, br, count, MPI_UINT8_T, MPI_BXOR, comm));
+            for (int i = 0; i < count; i++) CHECK(br[i] == bxor[i], "%s: bxor %d: %d", name, i, br[i]);
+            memcpy(r, a, sizeof a);
+            OK(MPI_Allreduce(MPI_IN_PLACE, r, count, MPI_INT64_T, MPI_SUM, comm));
+            for (int i = 0; i < count; i++) CHECK(r[i] == sum[i], "%s: in place %d: %lld", name, i, (long long)r[i]);
+        }
+    });
+    /* Products that wrap, of 16-bit and signed 8-bit integers. */
+    IN_C(2, name, {
+        uint16_t h = (uint16_t)(300 + rank), hr, hw = 1;
+        int8_t c = (int8_t)(-3 - rank), cr, cw = 1;
+        for (int q = 0; q < size; q++) hw = (uint16_t)(hw * (uint32_t)(300 + q)), cw = (int8_t)(cw * (-3 - q));
+        OK(MPI_Allreduce(&h, &hr, 1, MPI_UINT16_T, MPI_PROD, comm));
+        CHECK(hr == hw, "%s: uint16 prod: %u, want %u", name, hr, hw);
+        OK(MPI_Allreduce(&c, &cr, 1, MPI_INT8_T, MPI_PROD, comm));
+        CHECK(cr == cw, "%s: int8 prod: %d, want %d", name, cr, cw);
+    });
+    /* Go: other ops, longer messages, derived types; and Go's Reduce on the same counts. */
+    IN_C(0, name, {
+        int64_t a[8], r[8];
+        for (int i = 0; i < 8; i++) a[i] = contrib(rank, i);
+        OK(MPI_Allreduce(a, r, 1, MPI_INT64_T, MPI_MAX, comm));
+        CHECK(r[0] == contrib(size - 1, 0), "%s: max: %lld", name, (long long)r[0]);
+        OK(MPI_Allreduce(a, r, 8, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(r[7] == (int64_t)size * (size + 1) / 2 * 3 + (int64_t)size * 7, "%s: 64 bytes: %lld", name, (long long)r[7]);
+        struct { int v, i; } p = {rank % 2, rank}, pr;
+        OK(MPI_Allreduce(&p, &pr, 1, MPI_2INT, MPI_MINLOC, comm));
+        CHECK(pr.v == 0 && pr.i == 0, "%s: minloc: %d %d", name, pr.v, pr.i);
+        MPI_Datatype two;
+        OK(MPI_Type_contiguous(2, MPI_INT64_T, &two));
+        OK(MPI_Type_commit(&two));
+        OK(MPI_Allreduce(a, r, 1, two, MPI_SUM, comm));
+        CHECK(r[1] == (int64_t)size * (size + 1) / 2 * 3 + size, "%s: derived: %lld", name, (long long)r[1]);
+        OK(MPI_Type_free(&two));
+        OK(MPI_Reduce(a, r, 1, MPI_INT64_T, MPI_SUM, size - 1, comm));
+        if (rank == size - 1) CHECK(r[0] == (int64_t)size * (size + 1) / 2 * 3, "%s: reduce: %lld", name, (long long)r[0]);
+    });
+}
+
+static void errors(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    unsigned char b[64] = {0};
+    int64_t a[2] = {1, 2}, r[2];
+    IN_C(0, name, {
+        FAILS(MPI_Bcast(b, 8, MPI_BYTE, size, comm), MPI_ERR_ROOT);
+        FAILS(MPI_Bcast(b, 8, MPI_BYTE, -1, comm), MPI_ERR_ROOT);
+        FAILS(MPI_Bcast(b, -1, MPI_BYTE, 0, comm), MPI_ERR_COUNT);
+        FAILS(MPI_Bcast(b, 8, MPI_DATATYPE_NULL, 0, comm), MPI_ERR_TYPE);
+        FAILS(MPI_Bcast(NULL, 8, MPI_BYTE, 0, comm), MPI_ERR_BUFFER);
+        FAILS(MPI_Allreduce(a, r, 1, MPI_INT64_T, MPI_OP_NULL, comm), MPI_ERR_OP);
+        FAILS(MPI_Allreduce(a, r, 1, MPI_BYTE, MPI_SUM, comm), MPI_ERR_OP);
+        FAILS(MPI_Allreduce(a, r, -1, MPI_INT64_T, MPI_SUM, comm), MPI_ERR_COUNT);
+        FAILS(MPI_Barrier(MPI_COMM_NULL), MPI_ERR_COMM);
+    });
+    OK(MPI_Barrier(comm));
+    /* Lengths that differ (erroneous): the C way begins, Go ends it with the error. */
+    int n = rank == 0 ? 16 : 8;
+    for (int i = 0; i < 16; i++) b[i] = rank == 0 ? (unsigned char)(i + 1) : 0;
+    if (rank == 0) OK(MPI_Bcast(b, n, MPI_BYTE, 0, comm));
+    else FAILS(MPI_Bcast(b, n, MPI_BYTE, 0, comm), MPI_ERR_TRUNCATE);
+    for (int i = 0; i < 8; i++) CHECK(b[i] == i + 1, "%s: truncated Bcast: byte %d is %d", name, i, b[i]);
+    n = rank == 0 ? 4 : 8;
+    memset(b, 0, 16);
+    if (rank == 0) for (int i = 0; i < 4; i++) b[i] = (unsigned char)(i + 9);
+    OK(MPI_Bcast(b, n, MPI_BYTE, 0, comm)); /* a longer buffer gets the message */
+    for (int i = 0; i < 4; i++) CHECK(b[i] == i + 9, "%s: short Bcast: byte %d is %d", name, i, b[i]);
+    /* On the node's region every rank finds the count error; on the schedules (TCP,
+     * coll_shm=off) a rank may find a truncated message instead. */
+    int rc = MPI_Allreduce(a, r, rank == 0 ? 2 : 1, MPI_INT64_T, MPI_SUM, comm), cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COUNT || (!cway && size > 1 && cls == MPI_ERR_TRUNCATE) || (size == 1 && cls == MPI_SUCCESS),
+          "%s: Allreduce of other counts: class %d", name, cls);
+    /* The group is in step. */
+    OK(MPI_Allreduce(a, r, 2, MPI_INT64_T, MPI_SUM, comm));
+    CHECK(r[0] == size && r[1] == 2 * size, "%s: after the errors: %lld %lld", name, (long long)r[0], (long long)r[1]);
+    OK(MPI_Barrier(comm));
+}
+
+static void all(MPI_Comm comm, const char *name) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    cway = !none && size > 1;
+    OK(MPI_Barrier(comm)); /* makes the region, in Go */
+    barriers(comm, name);
+    bcasts(comm, name);
+    allreduces(comm, name);
+    errors(comm, name);
+}
+
+int main(int argc, char **argv) {
+    int provided, rank, size;
+    int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
+    none = multiple || (argc > 1 && strcmp(argv[1], "none") == 0);
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)); /* a bad handle's errors */
+
+    all(MPI_COMM_WORLD, "world");
+    MPI_Comm dup, split;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    all(dup, "dup");
+    OK(MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : 1, -rank, &split));
+    all(split, "split");
+    /* A freed communicator's slot and a new one in it. */
+    MPI_Comm old = dup;
+    OK(MPI_Comm_free(&dup));
+    FAILS(MPI_Barrier(old), MPI_ERR_COMM);
+    FAILS(MPI_Bcast(&rank, 1, MPI_INT, 0, old), MPI_ERR_COMM);
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    all(dup, "dup again");
+    OK(MPI_Comm_free(&dup));
+    OK(MPI_Comm_free(&split));
+    OK(MPI_Finalize());
+    printf("OK collshort\n");
+    return 0;
+}

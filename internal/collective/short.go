@@ -1,0 +1,82 @@
+package collective
+
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/shmcoll"
+)
+
+// The short collectives of code outside Go: the C library runs a small blocking
+// Barrier, Bcast or Allreduce of a C program itself (abi/libmpi/collshort.c), on the
+// communicator's node region, by shmcoll's protocol and on its counts (shmcoll.Own),
+// so that a call crosses into Go only where it must wait long or meets what only Go
+// does (an error, a message of another length). Short says where; the Short*
+// functions are the Go halves those calls hand over to, each going on from where the
+// C code stopped.
+
+// Short is what the C short collectives need of a communicator (ShortOf).
+type Short struct {
+	Base unsafe.Pointer // the region, mapped until the communicator is freed or Finalize
+	Own  *shmcoll.Own   // this rank's own line in it
+	Geo  shmcoll.Geometry
+	Rank int
+	Size int
+	// Bcast is the largest Bcast (bytes) the root sends through the ring in one chunk,
+	// with ordinary stores: beyond it (non-temporal stores, pieces, other ways) Go
+	// runs it. Reduce is the largest Allreduce that goes through the inline lines.
+	Bcast, Reduce int
+}
+
+// ShortOf reports cc's Short once its node region is in use, and false while it is
+// not (not made yet, off, failed, hierarchical, or coll_check on, which compares every
+// call in Go).
+func ShortOf(cc *core.Comm) (Short, bool) {
+	c := of(cc)
+	if c == nil || c.path != PathNode || c.check || c.size < 2 {
+		return Short{}, false
+	}
+	n := c.node
+	if n == nil || n.state != nodeOn || n.err != nil || n.g.Err() != nil {
+		return Short{}, false
+	}
+	g := n.g
+	geo := g.Geometry()
+	b := int(min(n.lim.bcast, int64(geo.Chunk)))
+	if nt := g.NT(); nt > 0 {
+		b = min(b, nt-1)
+	}
+	r := int(min(n.lim.reduce, int64(geo.ReduceInline)))
+	return Short{Base: g.Base(), Own: g.Own(), Geo: geo, Rank: c.rank, Size: c.size, Bcast: b, Reduce: r}, true
+}
+
+// node is cc's group, for the Short* halves: the C code took the op on it, so it is on.
+func node(cc *core.Comm) *shmcoll.Group { return of(cc).node.g }
+
+// ShortWait is a wait of a C short collective that spun spun polls and goes on in Go:
+// until the region's word p, which rank r writes, is at least v, or the word q (nil:
+// none) at least qv, with the group's idle policy and its check that r lives.
+func ShortWait(cc *core.Comm, op string, spun, r int, p *uint64, v uint64, q *uint64, qv uint64) error {
+	return core.MapErr(op, node(cc).WaitLong(spun, r, p, v, q, qv))
+}
+
+// ShortBcastResume is a C short Bcast's reader that found, in the first chunk's line,
+// a message it does not take (another length than buf's, or another way): the rest
+// of nodeBcast's reader.
+func ShortBcastResume(cc *core.Comm, op string, buf *Vec, root int) error {
+	c := of(cc)
+	err := c.node.g.BcastResume(buf.B, root)
+	if err == shmcoll.ErrElsewhere {
+		return nodeBcastLong(c, op, buf, root, c.node.g.Announced())
+	}
+	return core.MapErr(op, err)
+}
+
+// ShortReduceMismatch is a C short Allreduce of total bytes of esz-byte elements
+// whose combine found rank r's contribution of another length: the error every
+// combining rank reports (nodeCountErr).
+func ShortReduceMismatch(cc *core.Comm, op string, r, total, esz int) error {
+	c := of(cc)
+	g := c.node.g
+	return nodeCountErr(c, g, op, g.ReduceMismatch(r, total), esz, &Red{})
+}
