@@ -34,7 +34,7 @@
 #include "p2pshort.h"
 #include "zgo.h"
 
-mpigo_coll mpigo_colls[MPIGO_SHORT_COMMS + 1];
+mpigo_coll mpigo_colls[MPIGO_COLL_COMMS + 1];
 mpigo_calls mpigo_coll_calls[MPIGO_CC_N];
 /* Per predefined datatype (0x200 + i), the operations of MPIGO_OP_* an Allreduce may
  * apply to it here: those Go's conversion accepts (collshort.go). */
@@ -110,10 +110,10 @@ static inline int wait_for(const mpigo_coll *d, int op, MPI_Comm comm, int r, ui
 /* coll_of is comm's entry while its node region is in use and the call may run here,
  * else NULL: the Go way. */
 static inline mpigo_coll *coll_of(MPI_Comm comm) {
-    uintptr_t i = MPIGO_SHORT_COMMS;
+    uintptr_t i = MPIGO_COLL_COMMS;
     if (comm != MPI_COMM_WORLD) {
         i = mpigo_slot((uintptr_t)comm, MPIGO_KIND_COMM);
-        if (i >= MPIGO_SHORT_COMMS) return NULL;
+        if (i >= MPIGO_COLL_COMMS) return NULL;
     }
     mpigo_coll *d = &mpigo_colls[i];
     if (d->h != (uintptr_t)comm || mpigo_short_mt || !d->own->ok) return NULL;

@@ -23,12 +23,12 @@ import (
 // collEntry is the C entry of communicator h, nil beyond the table.
 func collEntry(h uintptr) *C.mpigo_coll {
 	if h == hCommWorld {
-		return &C.mpigo_colls[C.MPIGO_SHORT_COMMS]
+		return &C.mpigo_colls[C.MPIGO_COLL_COMMS]
 	}
 	if h>>C.MPIGO_KIND_SHIFT != uintptr(kComm) {
 		return nil
 	}
-	if i := h & (C.MPIGO_SLOTS - 1); i < C.MPIGO_SHORT_COMMS {
+	if i := h & (C.MPIGO_SLOTS - 1); i < C.MPIGO_COLL_COMMS {
 		return &C.mpigo_colls[i]
 	}
 	return nil

@@ -46,10 +46,10 @@ typedef struct {
 #define MPIGO_R_BCAST_INLINE 48
 #define MPIGO_R_REDUCE_INLINE 56
 
-#define MPIGO_SHORT_COMMS 1024 /* communicators in slots from this on take the Go way */
+#define MPIGO_COLL_COMMS 1024 /* communicators in slots from this on take the Go way */
 
 /* By communicator slot; the last entry is MPI_COMM_WORLD's. */
-extern MPIGO_HIDDEN mpigo_coll mpigo_colls[MPIGO_SHORT_COMMS + 1];
+extern MPIGO_HIDDEN mpigo_coll mpigo_colls[MPIGO_COLL_COMMS + 1];
 
 enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_N };
 /* What the short collectives did, for the profile (as short.c's mpigo_short_calls). */
