@@ -11,7 +11,6 @@ import (
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/shmcoll"
 )
 
 // The Go side of the short collectives in C (collshort.c): per communicator where its
@@ -61,7 +60,7 @@ func showColl(h uintptr, c *comm) {
 
 // geometry is g with collshort.h's constants in place of its fields: equal to g when
 // the C code reads the region where Go's protocol keeps its words.
-func geometry(g shmcoll.Geometry) shmcoll.Geometry {
+func geometry(g collective.Geometry) collective.Geometry {
 	g.Blocks, g.Stride, g.Arrive, g.Ack, g.Done = C.MPIGO_R_BLOCKS, C.MPIGO_R_STRIDE, C.MPIGO_R_ARRIVE, C.MPIGO_R_ACK, C.MPIGO_R_DONE
 	g.Len, g.Inline = C.MPIGO_R_LEN, C.MPIGO_R_INLINE
 	g.BcastInline, g.ReduceInline = C.MPIGO_R_BCAST_INLINE, C.MPIGO_R_REDUCE_INLINE
@@ -158,11 +157,11 @@ func mpigo_short_colls() int64 {
 
 // collshort.h's layout of Go's memory holds.
 var (
-	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_own{}) - unsafe.Sizeof(shmcoll.Own{})]struct{}{}
-	_ [0]struct{} = [unsafe.Sizeof(shmcoll.Own{}) - unsafe.Sizeof(C.mpigo_own{})]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.flow_bytes) - unsafe.Offsetof(shmcoll.Own{}.Flow)]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(shmcoll.Own{}.Flow) - unsafe.Offsetof(C.mpigo_own{}.flow_bytes)]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.ok) - unsafe.Offsetof(shmcoll.Own{}.Short)]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_own{}) - unsafe.Sizeof(collective.Own{})]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(collective.Own{}) - unsafe.Sizeof(C.mpigo_own{})]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.flow_bytes) - unsafe.Offsetof(collective.Own{}.Flow)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Flow) - unsafe.Offsetof(C.mpigo_own{}.flow_bytes)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.ok) - unsafe.Offsetof(collective.Own{}.Short)]struct{}{}
 )
 
 func init() {

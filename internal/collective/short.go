@@ -15,6 +15,14 @@ import (
 // functions are the Go halves those calls hand over to, each going on from where the
 // C code stopped.
 
+// Geometry and Own are the node region's layout and a rank's own line in it, as the
+// faces see them: the C short collectives read the region where shmcoll keeps its
+// words, and check these against their own constants.
+type (
+	Geometry = shmcoll.Geometry
+	Own      = shmcoll.Own
+)
+
 // Short is what the C short collectives need of a communicator (ShortOf).
 type Short struct {
 	Base unsafe.Pointer // the region, mapped until the communicator is freed or Finalize
