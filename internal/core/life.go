@@ -347,9 +347,10 @@ func idleRuntime(op string) error {
 var aborting atomic.Bool
 
 // Abort ends every rank of the job with code, msg saying why (MPI_Abort). It does not
-// return. The launcher holds it (proc.Abort) until the launcher ends the job, this
-// process last: meanwhile its other threads may meet errors (peers stopped first), and
-// these, a second Abort among them, wait quietly for the end the first one brings.
+// return. Under mpigo's launcher it waits in proc.Abort until the launcher, stopping
+// the job, ends this process after every other. Meanwhile the process's other threads
+// may meet errors (its peers gone first); these, a second Abort among them, wait
+// quietly for the end the first one brings.
 func Abort(code int, msg string) { abort(code, msg, false) }
 
 // Fatal ends the job as Abort does, for an error the user must read: msg is shown
