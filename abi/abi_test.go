@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -268,6 +269,68 @@ func failingProgram(t *testing.T, n int, src string) (int, string) {
 		t.Fatalf("the job did not fail as wanted: %v\n%s", err, errs)
 	}
 	return ee.ExitCode(), errs
+}
+
+// TestAbortSurvivorsStop: when one rank calls MPI_Abort, the job ends at once with the
+// code given and one line, the launcher's, naming the aborting rank; the others stop
+// without a word, and no process of the job is left. The others wait in MPI_Recv, in
+// MPI_Barrier, or in a thread's MPI_Recv beside a computing thread, with the default
+// MPI_ERRORS_ARE_FATAL, over TCP (which sees a peer's connections close at once) on
+// one host and across two pretend hosts (agents). Before, the aborting rank exited as
+// soon as it had told the launcher: its peers saw it gone first, each took that for a
+// failure of its own and said so, and about one job in five ended with a survivor's
+// code (75, MPIX_ERR_PROC_FAILED) and name; so each way is run three times.
+func TestAbortSurvivorsStop(t *testing.T) {
+	mpigo := setup(t)
+	bin := cc(t, mpigo, "testdata/abort.c")
+	agent, _ := mpitest.Agent(t)
+	ways := map[string][]string{
+		"tcp":   mpitest.TCP.Flags(),
+		"hosts": {"--host", "alpha:2,beta:2", "--launch-agent", agent},
+	}
+	for _, way := range []string{"tcp", "hosts"} {
+		for _, mode := range []string{"recv", "barrier", "thread"} {
+			for _, who := range []string{"0", "3"} {
+				t.Run(way+"/"+mode+"/"+who, func(t *testing.T) {
+					for range 3 {
+						abortJob(t, mpigo, ways[way], bin, mode, who)
+					}
+				})
+			}
+		}
+	}
+}
+
+// abortJob runs abort.c's job on 4 ranks, rank who aborting, and checks how it ends.
+func abortJob(t *testing.T, mpigo string, flags []string, bin, mode, who string) {
+	t.Helper()
+	mark := mpitest.JobMark()
+	args := append(append([]string{"run", "-n", "4"}, flags...), bin, mode, who)
+	cmd := exec.Command(mpigo, args...)
+	cmd.Env = append(os.Environ(), mark)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer mpitest.KillMarked(mark)
+	timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	timer.Stop()
+	took := time.Since(start)
+	want := regexp.MustCompile(`^mpigo: rank ` + who + ` \(pid \d+, host \w+\) called Abort with code 7: MPI_Abort was called; stopping the job\n$`)
+	if code := cmd.ProcessState.ExitCode(); code != 7 || !want.MatchString(errb.String()) {
+		t.Errorf("exit code %d, stderr:\n%s\nwant code 7 and one line matching %s", code, errb.String(), want)
+	}
+	// The launcher stops the ranks at once; the bound is the aborting rank's own wait
+	// (10 s) for a launcher that would not.
+	if took > 8*time.Second {
+		t.Errorf("the job took %v to end", took)
+	}
+	if left := mpitest.Marked(mark); len(left) > 0 {
+		t.Errorf("processes of the job still running: %v", left)
+	}
 }
 
 // TestErrorsAbortC: MPI_ERRORS_ABORT on a communicator ends the job as MPI_Abort on

@@ -9,7 +9,6 @@ import "C"
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -180,9 +179,8 @@ func (t *table[T]) made(h uintptr) bool {
 // handles can name. Constructors have no way to report it without having started what
 // they make; no program that frees what it makes gets near.
 func tableFull(k kind) {
-	msg := fmt.Sprintf("mpigo: %d %ss live at once: the most the C handles of a process can name", maxSlots, kinds[k].name)
-	fmt.Fprintln(os.Stderr, msg)
-	core.Abort(int(C.MPI_ERR_NO_MEM), msg)
+	core.Fatal(int(C.MPI_ERR_NO_MEM), fmt.Sprintf("rank %d: %d %ss live at once: the most the C handles of a process can name",
+		core.WorldRank(), maxSlots, kinds[k].name))
 }
 
 // kindInfo is what the error of a bad handle of a kind says, and its class.

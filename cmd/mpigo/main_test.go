@@ -404,6 +404,27 @@ func TestSignalForwarding(t *testing.T) {
 	}
 }
 
+// TestSignalBeforeInit: SIGTERM to the launcher while its ranks have not yet called
+// Init (Python ranks importing their modules) ends the job at once: the launcher does
+// not wait for those ranks to say where they are, which nothing in them can answer
+// (it waited 2 s, its bound for answers).
+func TestSignalBeforeInit(t *testing.T) {
+	cmd, out, _, drained := startReady(t, 3, "run", "-n", "3", rankBin(t), "ready-before-init")
+	ps := pids(out.String())
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	took := time.Since(start)
+	<-drained
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	if took > time.Second {
+		t.Errorf("the launcher took %v to end after SIGTERM, want under 1s", took)
+	}
+	assertGone(t, ps)
+}
+
 func TestLauncherKilledTakesRanksWithIt(t *testing.T) {
 	cmd, out, _ := startJob(t, 3, "block")
 	ps := pids(out.String())

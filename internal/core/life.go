@@ -343,12 +343,39 @@ func idleRuntime(op string) error {
 	return err
 }
 
+// aborting is set by the first Abort of the process.
+var aborting atomic.Bool
+
 // Abort ends every rank of the job with code, msg saying why (MPI_Abort). It does not
-// return.
-func Abort(code int, msg string) {
+// return. Under mpigo's launcher it waits in proc.Abort until the launcher, stopping
+// the job, ends this process after every other. Meanwhile the process's other threads
+// may meet errors (its peers gone first); these, a second Abort among them, wait
+// quietly for the end the first one brings.
+func Abort(code int, msg string) { abort(code, msg, false) }
+
+// Fatal ends the job as Abort does, for an error the user must read: msg is shown
+// once, by mpigo's launcher (which names the rank and host) when it launched this
+// process, else here on standard error. The launcher shows only the first of a job's
+// ends; an error that another rank's end caused on its way down is not news.
+func Fatal(code int, msg string) { abort(code, msg, true) }
+
+func abort(code int, msg string, show bool) {
+	if !aborting.CompareAndSwap(false, true) {
+		select {}
+	}
+	live := false
 	if st := state.Load(); st == stateInit || st == stateIdle {
+		live = true
+	}
+	_, launcher := proc.(*wireup.Client)
+	if show && (!live || !launcher) {
+		fmt.Fprintln(os.Stderr, "mpigo:", msg)
+	}
+	if live {
 		abortProfile()
-		proc.Abort(code, msg)
+		if err := proc.Abort(code, msg); err != nil && show && launcher {
+			fmt.Fprintln(os.Stderr, "mpigo:", msg)
+		}
 	}
 	os.Exit(code)
 }

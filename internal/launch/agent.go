@@ -184,6 +184,11 @@ func (n *node) serveAgent(c *child) {
 		if err != nil {
 			return
 		}
+		if typ == msgAbort {
+			n.fmu.Lock()
+			c.aborted = true
+			n.fmu.Unlock()
+		}
 		if n.relay != nil && typ != wireup.MsgFenceUp {
 			n.relay(typ, body) // an agent passes its subtree's news up as it came
 			if typ == msgExit {

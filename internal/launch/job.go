@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,6 +144,7 @@ type child struct {
 	hello, finalized bool
 	mpiPid           int // the pid the rank reported at Init (a wrapper may have exec'd it)
 	abort            *abortMsg
+	aborted          bool          // it called Abort (an agent: a rank below it did); under fmu
 	crash            string        // the first line of a Go panic or fatal error on its stderr
 	pmDone           chan struct{} // the connection has ended
 	errDone          chan struct{} // its stderr has been forwarded to its end
@@ -637,15 +639,39 @@ func (j *Job) signalJobs(sig syscall.Signal) {
 }
 
 // signalAll sends sig to every local rank's process group and every agent (which pass
-// it on), then SIGKILL to whatever is left after the grace period.
+// it on), then SIGKILL to whatever is left after the grace period. A rank that called
+// Abort, and an agent with such a rank below it, come after all others: the rank waits
+// in Abort for this, and its peers must not see it go first, which each would take
+// for a failure of its own and report. (A C or Python rank, whose SIGTERM is not
+// handled, runs no more code once kill returns.)
 func (n *node) signalAll(sig syscall.Signal) {
-	for _, r := range n.ranks {
-		if r.pid > 0 {
-			syscall.Kill(-r.pid, sig)
+	n.fmu.Lock()
+	var last []*child
+	for _, c := range n.children {
+		if c.aborted {
+			last = append(last, c)
 		}
 	}
-	for _, a := range n.agents {
-		a.write(msgSignal, appendUvarints(nil, uint64(sig)))
+	n.fmu.Unlock()
+	send := func(c *child) {
+		if c.rank < 0 {
+			c.write(msgSignal, appendUvarints(nil, uint64(sig)))
+		} else if c.pid > 0 {
+			syscall.Kill(-c.pid, sig)
+		}
+	}
+	for _, c := range n.ranks {
+		if !slices.Contains(last, c) {
+			send(c)
+		}
+	}
+	for _, c := range n.agents {
+		if !slices.Contains(last, c) {
+			send(c)
+		}
+	}
+	for _, c := range last {
+		send(c)
 	}
 	if sig == syscall.SIGKILL {
 		n.killing.Store(true)
@@ -929,7 +955,7 @@ func (n *node) serveRank(c *child) {
 			}
 			ab := &abortMsg{int(code), msg}
 			n.fmu.Lock()
-			c.abort = ab
+			c.abort, c.aborted = ab, true
 			n.fmu.Unlock()
 			n.emit(event{rank: c.rank, pid: c.pid, host: c.host, abort: ab})
 		case wireup.MsgFinalize:

@@ -52,7 +52,9 @@ func (n *node) answered(rank int, typ byte, body []byte) {
 }
 
 // askRanks asks every local rank still connected where it is, and returns whom it
-// asked.
+// asked. A rank that has not said Hello is not asked: it is not in MPI yet, and
+// nothing in it reads the question (a launcher interrupted while Python ranks import
+// would otherwise wait queryWait for them).
 func (n *node) askRanks() []int {
 	var asked []int
 	for _, c := range n.ranks {
@@ -61,7 +63,10 @@ func (n *node) askRanks() []int {
 			continue
 		default:
 		}
-		if c.write(wireup.MsgQuery, nil) == nil {
+		n.fmu.Lock()
+		hello := c.hello
+		n.fmu.Unlock()
+		if hello && c.write(wireup.MsgQuery, nil) == nil {
 			asked = append(asked, c.rank)
 		}
 	}

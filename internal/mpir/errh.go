@@ -2,7 +2,6 @@ package mpir
 
 import (
 	"fmt"
-	"os"
 	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -181,12 +180,11 @@ func call(fn Handler, self any, err error) {
 // the object and the error; the exit code is the error's class.
 func end(op string, obj func() string, err error, why string) {
 	msg := fmt.Sprintf("rank %d: %v (in %s on %s; %s)", core.WorldRank(), err, op, obj(), why)
-	fmt.Fprintln(os.Stderr, "mpigo:", msg)
 	code := int(core.ClassOf(err))
 	if code < 1 || code > 255 {
 		code = 1
 	}
-	core.Abort(code, msg)
+	core.Fatal(code, msg)
 }
 
 // Errh is the error handler of one object. A zero Errh holds ErrorsReturn until Init

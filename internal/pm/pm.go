@@ -55,7 +55,10 @@ type Client interface {
 	// Get returns the value rank (or rank's node, or the job) put under key, as of the
 	// last Fence. The slice must not be modified.
 	Get(scope Scope, key Key, rank int) ([]byte, bool)
-	// Abort asks the process manager to end the whole job with code and a message.
+	// Abort asks the process manager to end the whole job with code and a message. It
+	// returns when the caller may exit: one that ends the job's processes itself may
+	// hold the caller until it does (bounded), so that no peer sees the caller gone
+	// before the process manager knows why.
 	Abort(code int, msg string) error
 	// Finalize tells the process manager this rank finished cleanly.
 	Finalize() error

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/pm"
 )
@@ -52,6 +53,7 @@ type Client struct {
 	err   error // why dead is closed
 
 	finalized bool
+	aborting  bool            // Abort was called: the connection's end is expected
 	onLost    func(err error) // OnLost's function
 	onQuery   func() []byte   // OnQuery's function
 
@@ -163,7 +165,7 @@ func (c *Client) read() {
 func (c *Client) die(err error) {
 	c.mu.Lock()
 	c.err = err
-	fin, f := c.finalized, c.onLost
+	fin, f := c.finalized || c.aborting, c.onLost
 	c.mu.Unlock()
 	close(c.dead)
 	if !fin && f != nil {
@@ -277,9 +279,31 @@ func (c *Client) Get(s pm.Scope, k pm.Key, r int) ([]byte, bool) {
 	return c.table.Get(k, s, i)
 }
 
-// Abort asks the launcher to end the job.
+// abortWait bounds how long Abort waits for the launcher to end this process. The
+// launcher signals the job's ranks as soon as it reads the abort, so the bound is met
+// only when the launcher is stuck.
+const abortWait = 10 * time.Second
+
+// Abort asks the launcher to end the job, and returns only when the connection to the
+// launcher ends or abortWait has passed: the launcher, stopping the job, ends this
+// process before either. Were the process to exit at once, its peers would see its
+// connections close before the launcher knew why: each would take it for a failure of
+// its own, report it (under MPI_ERRORS_ARE_FATAL, abort with MPIX_ERR_PROC_FAILED), and
+// whichever report reached the launcher first would name the job's end and its code.
 func (c *Client) Abort(code int, msg string) error {
-	return c.send(MsgAbort, append(binary.AppendVarint(nil, int64(code)), msg...))
+	c.mu.Lock()
+	c.aborting = true
+	c.mu.Unlock()
+	if err := c.send(MsgAbort, append(binary.AppendVarint(nil, int64(code)), msg...)); err != nil {
+		return err
+	}
+	t := time.NewTimer(abortWait)
+	defer t.Stop()
+	select {
+	case <-c.dead:
+	case <-t.C:
+	}
+	return nil
 }
 
 // OnQuery makes f answer the launcher's question about this rank (MsgQuery): what it

@@ -40,6 +40,9 @@ func main() {
 		if rank == arg(2) {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
+	case "ready-before-init": // say ready, then wait, never calling Init
+		fmt.Printf("pid %d rank %d\nready %d\n", os.Getpid(), rank, rank)
+		time.Sleep(time.Hour)
 	case "overflow-at-start": // RANK: that rank overflows its stack before Init, which
 		// the Go runtime ends as a fatal error
 		if rank == arg(2) {
