@@ -796,3 +796,23 @@ func TestSessions(t *testing.T) {
 	}
 	job(t, "session", 1)
 }
+
+// TestFileShortWay: MPI_File_write_at and MPI_File_read_at done in C
+// (libmpi/fileshort.c) where the view is plain, in Go elsewhere, every call checked
+// against the same call through its Go half (fileshort.c says which cases); on 1 and 2
+// ranks, and at MPI_THREAD_MULTIPLE, where no call may take the C way.
+func TestFileShortWay(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n    int
+		args []string
+	}{{"1", 1, nil}, {"2", 2, nil}, {"multiple", 2, []string{"multiple"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			jobArgs(t, "fileshort", c.n, nil, append([]string{dir}, c.args...))
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("fileshort.c left %d files, the first %s", len(left), left[0].Name())
+			}
+		})
+	}
+}

@@ -210,6 +210,21 @@ func (v *View) Fits(pos, n int64) bool {
 	return tiles <= (math.MaxInt64-v.disp-v.maxEnd)/v.extent
 }
 
+// FitEnd is the largest end (pos+n) of view bytes that Fits accepts, -1 if it
+// accepts none: Fits(pos, n) is pos >= 0, n >= 0 and pos+n <= FitEnd(), for code
+// outside Go that checks an access as Fits does (the C library's short way of
+// explicit-offset accesses, abi/libmpi/fileshort.c).
+func (v *View) FitEnd() int64 {
+	l := (math.MaxInt64 - v.disp - v.maxEnd) / v.extent // tiles: end/size+1 <= l
+	switch {
+	case l <= 0:
+		return -1
+	case l > math.MaxInt64/v.size:
+		return math.MaxInt64
+	}
+	return l*v.size - 1
+}
+
 // EOF is the view position of the end of a file of size bytes (MPI 4.1 section
 // 14.4.1's end of file): the first view byte at or after the file's end, in view
 // order, rounded up to a whole etype: where MPI_SEEK_END counts from.
