@@ -250,5 +250,8 @@ func TestFitEnd(t *testing.T) {
 		if e < math.MaxInt64 && (v.Fits(0, e+1) || v.Fits(e+1, 0)) {
 			t.Errorf("%s: FitEnd %d, but Fits takes %d", c.name, e, e+1)
 		}
+		if v.Fits(math.MaxInt64-35, 35) { // its last byte's file offset would be MaxInt64
+			t.Errorf("%s: Fits takes an access that ends at MaxInt64", c.name)
+		}
 	}
 }
