@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -814,5 +816,34 @@ func TestFileShortWay(t *testing.T) {
 				t.Errorf("fileshort.c left %d files, the first %s", len(left), left[0].Name())
 			}
 		})
+	}
+}
+
+// TestFileShortWayCounted: the file accesses done in C count in the rank's record as
+// the Go way's do (a profile times every call, which takes the Go way: so the
+// record's counts as mpigo run --report gives them, each rank's calls, against the
+// same program at MPI_THREAD_MULTIPLE, where every call takes the Go way).
+func TestFileShortWayCounted(t *testing.T) {
+	calls := func(mode string) []string {
+		mpigo := setup(t)
+		bin := cc(t, mpigo, filepath.Join("testdata", "fileshort.c"))
+		out, errs, err := run(t, 2*time.Minute, mpigo, "run", "--report", "-n", "2", bin, t.TempDir(), mode)
+		if err != nil || !strings.Contains(out, "OK fileshort") {
+			t.Fatalf("fileshort %s: %v\n--- stdout\n%s--- stderr\n%s", mode, err, out, errs)
+		}
+		n := regexp.MustCompile(`rank (\d+): .* (\d+) calls`).FindAllStringSubmatch(errs, -1)
+		var got []string
+		for _, m := range n {
+			got = append(got, m[1]+":"+m[2])
+		}
+		slices.Sort(got)
+		if len(got) != 2 {
+			t.Fatalf("fileshort %s: the report's calls %v\n%s", mode, got, errs)
+		}
+		return got
+	}
+	c, g := calls("profile"), calls("profile-multiple")
+	if !slices.Equal(c, g) {
+		t.Errorf("calls per rank %v with the C way, %v with the Go way", c, g)
 	}
 }

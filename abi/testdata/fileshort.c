@@ -13,7 +13,9 @@
  * NULL buffer, a read-only file written, a write-only file read, a stale handle, and
  * /dev/full (its pwrite fails in C, Go makes it again and reports MPI_ERR_NO_SPACE).
  * Reads past the end give short counts; the individual file pointer does not move.
- * With the argument "multiple" (MPI_THREAD_MULTIPLE) no call may take the C way. */
+ * With the argument "multiple" (MPI_THREAD_MULTIPLE) no call may take the C way; with
+ * "profile" (or "profile-multiple") it makes only the calls profiled() says, for the
+ * record's counts (TestFileShortWayCounted). */
 #include "iotest.h"
 #include <stdint.h>
 #include <sys/stat.h>
@@ -321,15 +323,49 @@ static void shared(void) {
     OK(MPI_File_close(&fh));
 }
 
+/* profiled: 300 writes of 64 bytes and 300 reads of them (the C way where it may), a
+ * read of 10 bytes across the end that moves 4, and, in a vector view (the Go way), a
+ * write and a read of 8 bytes. */
+static void profiled(void) {
+    char name[512], buf[64] = {0};
+    MPI_File fh;
+    MPI_Status st;
+    MPI_Datatype vec;
+    path(name, "profiled");
+    OK(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    long n0 = mpigo_short_files();
+    for (int i = 0; i < 300; i++) OK(MPI_File_write_at(fh, ((MPI_Offset)i * np + rank) * 64, buf, 64, MPI_BYTE, &st));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 300; i++) OK(MPI_File_read_at(fh, ((MPI_Offset)i * np + rank) * 64, buf, 64, MPI_BYTE, &st));
+    OK(MPI_File_read_at(fh, (MPI_Offset)300 * np * 64 - 4, buf, 10, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == 4, "a read across the end: count %d", count_of(&st, MPI_BYTE));
+    CHECK(none ? mpigo_short_files() == n0 : mpigo_short_files() - n0 > 450, "%ld of 601 calls in C",
+          mpigo_short_files() - n0);
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    OK(MPI_Type_commit(&vec));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, vec, "native", MPI_INFO_NULL));
+    OK(MPI_File_write_at(fh, 0, buf, 2, MPI_INT, &st));
+    OK(MPI_File_read_at(fh, 0, buf, 2, MPI_INT, &st));
+    OK(MPI_File_close(&fh));
+    MPI_Type_free(&vec);
+}
+
 int main(int argc, char **argv) {
     int provided;
     (void)io_start; /* MPI_Init_thread here, for "multiple" */
-    none = argc == 3 && strcmp(argv[2], "multiple") == 0;
+    none = argc == 3 && strstr(argv[2], "multiple") != NULL;
+    int prof = argc == 3 && strncmp(argv[2], "profile", 7) == 0;
     OK(MPI_Init_thread(&argc, &argv, none ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    CHECK(argc >= 2, "usage: fileshort dir [multiple]");
+    CHECK(argc >= 2, "usage: fileshort dir [multiple|profile|profile-multiple]");
     snprintf(dir, sizeof dir, "%s", argv[1]);
+    if (prof) {
+        profiled();
+        MPI_Finalize();
+        if (rank == 0) printf("OK fileshort\n");
+        return 0;
+    }
     plain();
     views();
     errors();
