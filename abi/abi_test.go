@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -858,4 +859,53 @@ func TestSessions(t *testing.T) {
 		})
 	}
 	job(t, "session", 1)
+}
+
+// TestFileShortWay: MPI_File_write_at and MPI_File_read_at done in C
+// (libmpi/fileshort.c) where the view is plain, in Go elsewhere, every call checked
+// against the same call through its Go half (fileshort.c says which cases); on 1 and 2
+// ranks, and at MPI_THREAD_MULTIPLE, where no call may take the C way.
+func TestFileShortWay(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n    int
+		args []string
+	}{{"1", 1, nil}, {"2", 2, nil}, {"multiple", 2, []string{"multiple"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			jobArgs(t, "fileshort", c.n, nil, append([]string{dir}, c.args...))
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("fileshort.c left %d files, the first %s", len(left), left[0].Name())
+			}
+		})
+	}
+}
+
+// TestFileShortWayCounted: the file accesses done in C count in the rank's record as
+// the Go way's do (a profile times every call, which takes the Go way: so the
+// record's counts as mpigo run --report gives them, each rank's calls, against the
+// same program at MPI_THREAD_MULTIPLE, where every call takes the Go way).
+func TestFileShortWayCounted(t *testing.T) {
+	calls := func(mode string) []string {
+		mpigo := setup(t)
+		bin := cc(t, mpigo, filepath.Join("testdata", "fileshort.c"))
+		out, errs, err := run(t, 2*time.Minute, mpigo, "run", "--report", "-n", "2", bin, t.TempDir(), mode)
+		if err != nil || !strings.Contains(out, "OK fileshort") {
+			t.Fatalf("fileshort %s: %v\n--- stdout\n%s--- stderr\n%s", mode, err, out, errs)
+		}
+		n := regexp.MustCompile(`rank (\d+): .* (\d+) calls`).FindAllStringSubmatch(errs, -1)
+		var got []string
+		for _, m := range n {
+			got = append(got, m[1]+":"+m[2])
+		}
+		slices.Sort(got)
+		if len(got) != 2 {
+			t.Fatalf("fileshort %s: the report's calls %v\n%s", mode, got, errs)
+		}
+		return got
+	}
+	c, g := calls("profile"), calls("profile-multiple")
+	if !slices.Equal(c, g) {
+		t.Errorf("calls per rank %v with the C way, %v with the Go way", c, g)
+	}
 }

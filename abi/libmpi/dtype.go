@@ -172,11 +172,13 @@ func span(op string, p unsafe.Pointer, count int64, t *datatype.Type) (mem []byt
 	if hi-lo > maxSpan {
 		return nil, 0, errorf(errCount, op, "%d items of the datatype span %d bytes, more than memory holds", count, hi-lo)
 	}
-	base := unsafe.Add(p, lo)
-	if base == nil {
+	// The address is checked as a number: the compiler takes unsafe.Add's result for
+	// a pointer that is not nil, and dropped a check of it (a NULL buffer panicked in
+	// unsafe.Slice).
+	if uintptr(p)+uintptr(lo) == 0 {
 		return nil, 0, errorf(errBuffer, op, "buffer is NULL but %d items of the datatype span %d bytes", count, hi-lo)
 	}
-	return unsafe.Slice((*byte)(base), hi-lo), -lo, nil
+	return unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo), -lo, nil
 }
 
 // cbuf is the engine's buffer for count items of datatype dh at p.
@@ -224,11 +226,10 @@ func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (co
 		return core.Bytes(nil), nil, nil
 	}
 	if off, n, ok := t.ContiguousSpan(count); ok {
-		base := unsafe.Add(p, off)
-		if base == nil {
+		if uintptr(p)+uintptr(off) == 0 { // as a number: see span
 			return core.Buf{}, nil, errorf(errBuffer, op, "buffer is NULL for %d items", count)
 		}
-		return core.Bytes(unsafe.Slice((*byte)(base), n)), nil, nil
+		return core.Bytes(unsafe.Slice((*byte)(unsafe.Add(p, off)), n)), nil, nil
 	}
 	mem, origin, err := span(op, p, count, t)
 	if err != nil {

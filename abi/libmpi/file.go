@@ -120,6 +120,7 @@ func PMPI_File_open(ch uintptr, name unsafe.Pointer, amode int32, ih uintptr, ou
 	f := &file{d: d}
 	h := files.add(f)
 	d.Face = h
+	showFile(h, d)
 	setHandle(out, h)
 	return 0
 }
@@ -135,6 +136,7 @@ func PMPI_File_close(p unsafe.Pointer) int32 {
 	if f == nil {
 		return r
 	}
+	hideFile(fh, f.d)
 	r = failF(op, fh, f.d.Close(op))
 	files.remove(fh)
 	setHandle(p, hFileNull)
@@ -225,7 +227,9 @@ func PMPI_File_set_info(fh uintptr, ih uintptr) int32 {
 		return r
 	}
 	in, err := infoArg(op, ih)
-	return failF(op, fh, f.d.SetInfo(op, in, err))
+	err = f.d.SetInfo(op, in, err)
+	showFile(fh, f.d)
+	return failF(op, fh, err)
 }
 
 //export PMPI_File_get_info
@@ -249,6 +253,7 @@ func PMPI_File_sync(fh uintptr) int32 {
 	if f == nil {
 		return r
 	}
+	takeDirty(fh, f.d)
 	return failF(op, fh, f.d.Sync(op))
 }
 
@@ -259,7 +264,9 @@ func PMPI_File_set_atomicity(fh uintptr, flag int32) int32 {
 	if f == nil {
 		return r
 	}
-	return failF(op, fh, f.d.SetAtomicity(op, flag != 0))
+	err := f.d.SetAtomicity(op, flag != 0)
+	showFile(fh, f.d)
+	return failF(op, fh, err)
 }
 
 //export PMPI_File_get_atomicity
@@ -300,7 +307,9 @@ func PMPI_File_set_view(fh uintptr, disp int64, eh, th uintptr, rep unsafe.Point
 	if rep != nil {
 		datarep = cstr(rep)
 	}
-	return failF(op, fh, f.d.SetView(op, disp, typeObj(et), typeObj(ft), datarep, in, bad))
+	err = f.d.SetView(op, disp, typeObj(et), typeObj(ft), datarep, in, bad)
+	showFile(fh, f.d)
+	return failF(op, fh, err)
 }
 
 // typeObj is d's object, nil for nil.

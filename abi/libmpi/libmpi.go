@@ -46,6 +46,11 @@
 //     of their own, built into the engine's types at their first use in Go
 //     (typeshort.go). Both short ways decode handles as Go does (handle.h) and act
 //     only on the handle their copy or record holds, so a stale one goes to Go.
+//   - MPI_File_write_at and MPI_File_read_at of a contiguous predefined datatype in a
+//     plain view are one pwrite (pread) in C (fileshort.c), on a record of the file
+//     that Go makes from mpir's File.Plain whenever the view, atomicity or hints
+//     change (fileshort.go); anything else, every failed system call included, goes
+//     to the Go half.
 //   - Each communicating call reports its entry and exit to the record
 //     (internal/prof) once, as the Go facade's do (prof.go): the facade's prof.Call,
 //     a constant at the call site or a collective's by its mode, and the same peer,

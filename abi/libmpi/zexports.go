@@ -332,8 +332,8 @@ func PMPI_File_read_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Pointe
 	return fileEnd("File_read_all_end", "File_read_all", fh, status)
 }
 
-//export PMPI_File_read_at
-func PMPI_File_read_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_File_read_at
+func goPMPI_File_read_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
 	return fileIO("File_read_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, int64(count), datatype, status)
 }
 
@@ -362,8 +362,8 @@ func PMPI_File_read_at_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Poi
 	return fileEnd("File_read_at_all_end", "File_read_at_all", fh, status)
 }
 
-//export PMPI_File_read_at_c
-func PMPI_File_read_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_File_read_at_c
+func goPMPI_File_read_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
 	return fileIO("File_read_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, count, datatype, status)
 }
 
@@ -437,8 +437,8 @@ func PMPI_File_write_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Point
 	return fileEnd("File_write_all_end", "File_write_all", fh, status)
 }
 
-//export PMPI_File_write_at
-func PMPI_File_write_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_File_write_at
+func goPMPI_File_write_at(fh uintptr, offset int64, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
 	return fileIO("File_write_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, int64(count), datatype, status)
 }
 
@@ -467,8 +467,8 @@ func PMPI_File_write_at_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Po
 	return fileEnd("File_write_at_all_end", "File_write_at_all", fh, status)
 }
 
-//export PMPI_File_write_at_c
-func PMPI_File_write_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_File_write_at_c
+func goPMPI_File_write_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
 	return fileIO("File_write_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, count, datatype, status)
 }
 

@@ -72,6 +72,11 @@ func openRetry(path string, flags int, perm uint32) (int, error) {
 // Path is the name the file was opened by.
 func (f *File) Path() string { return f.path }
 
+// Fd is the file's descriptor, -1 once closed: for code outside Go that makes the
+// system calls of the explicit-offset accesses' short way itself (the C library's,
+// abi/libmpi/fileshort.c), on a file its caller keeps open meanwhile.
+func (f *File) Fd() int { return f.fd }
+
 // Readable reports whether the descriptor may be read (a write-only file may be).
 func (f *File) Readable() bool { return f.readable }
 

@@ -205,9 +205,25 @@ func (v *View) Fits(pos, n int64) bool {
 	if pos < 0 || n < 0 || pos > math.MaxInt64-n {
 		return false
 	}
-	end := pos + n
-	tiles := end/v.size + 1
-	return tiles <= (math.MaxInt64-v.disp-v.maxEnd)/v.extent
+	// The tiles up to end's, end/size+1 of them, within the bound: compared as
+	// end/size < bound, which no end overflows (end/size+1 did at MaxInt64 for a
+	// filetype of one byte, and let an access reach it).
+	return (pos+n)/v.size < (math.MaxInt64-v.disp-v.maxEnd)/v.extent
+}
+
+// FitEnd is the largest end (pos+n) of view bytes that Fits accepts, -1 if it
+// accepts none: Fits(pos, n) is pos >= 0, n >= 0 and pos+n <= FitEnd(), for code
+// outside Go that checks an access as Fits does (the C library's short way of
+// explicit-offset accesses, abi/libmpi/fileshort.c).
+func (v *View) FitEnd() int64 {
+	l := (math.MaxInt64 - v.disp - v.maxEnd) / v.extent // Fits: end/size < l
+	switch {
+	case l <= 0:
+		return -1
+	case l > math.MaxInt64/v.size:
+		return math.MaxInt64
+	}
+	return l*v.size - 1
 }
 
 // EOF is the view position of the end of a file of size bytes (MPI 4.1 section

@@ -2,6 +2,7 @@ package mpio
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -212,6 +213,45 @@ func TestViewWritable(t *testing.T) {
 		err = v.Writable()
 		if c.bad != (err != nil) || err != nil && !errors.Is(err, ErrType) {
 			t.Errorf("%s: Writable() = %v, want an error: %v", c.name, err, c.bad)
+		}
+	}
+}
+
+// TestFitEnd: FitEnd is the bound Fits puts on an access's end, for views whose
+// bound lies inside an int64 and for one where every end fits.
+func TestFitEnd(t *testing.T) {
+	i32 := datatype.Int32
+	vec, err := datatype.Vector(3, 2, 5, i32)
+	vec = committed(t, vec, err)
+	for _, c := range []struct {
+		name  string
+		disp  int64
+		ftype *datatype.Type
+	}{
+		{"bytes", 0, datatype.Byte},
+		{"bytes at a displacement", 1 << 40, datatype.Byte},
+		{"ints near the end", math.MaxInt64 - 100, i32},
+		{"a vector", 12, vec},
+		{"a vector near the end", math.MaxInt64 - 1000, vec},
+		{"past the end", math.MaxInt64 - 2, vec},
+	} {
+		et := i32
+		if c.ftype == datatype.Byte {
+			et = datatype.Byte
+		}
+		v, err := NewView(c.disp, et, c.ftype)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		e := v.FitEnd()
+		if e >= 0 && (!v.Fits(0, e) || !v.Fits(e, 0) || !v.Fits(e/2, e-e/2)) {
+			t.Errorf("%s: FitEnd %d, but Fits refuses it", c.name, e)
+		}
+		if e < math.MaxInt64 && (v.Fits(0, e+1) || v.Fits(e+1, 0)) {
+			t.Errorf("%s: FitEnd %d, but Fits takes %d", c.name, e, e+1)
+		}
+		if v.Fits(math.MaxInt64-35, 35) { // its last byte's file offset would be MaxInt64
+			t.Errorf("%s: Fits takes an access that ends at MaxInt64", c.name)
 		}
 	}
 }

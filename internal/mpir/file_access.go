@@ -286,6 +286,48 @@ func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, ok bool
 	return v.FileOff(offset * es), true
 }
 
+// Plain is what AccessAt's short way needs to do an access outside Go: the C
+// library's MPI_File_write_at and read_at of a contiguous predefined datatype
+// (abi/libmpi/fileshort.c) make plainAt's checks on it and the system call
+// themselves. An access of n bytes at offset etypes takes that way where Read (or
+// Write) holds, n is a whole number of Etype, 0 <= offset <= MaxInt64/Etype and
+// offset*Etype+n <= End; it is at file byte Disp + offset*Etype of descriptor Fd.
+type Plain struct {
+	Fd          int
+	Read, Write bool  // the access mode allows reads, writes
+	Etype       int64 // the view's etype, bytes
+	Disp        int64 // the file byte of view byte 0
+	End         int64 // the largest end of an access, in view bytes (View.Fits)
+}
+
+// Plain reports what an access outside Go needs (Plain's doc) while the view, the
+// atomicity and the representation stay what they are now; ok is false where
+// AccessAt's short way does not apply to any access (a closed file, one opened
+// MPI_MODE_SEQUENTIAL, a view that is not contiguous, atomic mode, a representation
+// that converts). A face that keeps a copy must make it again after every call that
+// may change them (SetView, SetAtomicity, SetInfo) and drop it before Close; an
+// access it does itself that writes must be reported (Wrote).
+func (f *File) Plain() (p Plain, ok bool) {
+	if f == nil || f.closed.Load() || f.amode&mpio.Sequential != 0 {
+		return p, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := f.view
+	if !f.plain || v.FitEnd() < 0 {
+		return p, false
+	}
+	return Plain{Fd: f.os.Fd(), Read: f.amode.CanRead(), Write: f.amode.CanWrite(),
+		Etype: v.EtypeSize(), Disp: v.FileOff(0), End: v.FitEnd()}, true
+}
+
+// Wrote notes that an access outside Go wrote to the file (Plain): Close syncs it.
+func (f *File) Wrote() {
+	f.mu.Lock()
+	f.dirty = true
+	f.mu.Unlock()
+}
+
 // moveAt is the system call of the short way and of Bytes: mem at file offset off.
 func (f *File) moveAt(op string, write bool, off int64, mem []byte) (int64, error) {
 	if len(mem) == 0 {

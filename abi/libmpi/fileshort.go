@@ -1,0 +1,95 @@
+package main
+
+/*
+#include "fileshort.h"
+*/
+import "C"
+
+import (
+	"math"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/mpir"
+	"github.com/mpigo/mpigo/internal/prof"
+)
+
+// The Go side of MPI_File_write_at and MPI_File_read_at's short way in C
+// (fileshort.c): per open file a record of what its explicit-offset accesses need
+// (mpir.File.Plain), made when the file is opened and again after every call that may
+// change the view, the atomicity or the hints (showFile), emptied before the file is
+// closed (hideFile); what the C way wrote, Go takes over before Close and Sync
+// (takeDirty), so that Close syncs it as it syncs Go's writes.
+
+// fileEntry is the C record of file h, nil beyond the table.
+func fileEntry(h uintptr) *C.mpigo_file {
+	if h>>C.MPIGO_KIND_SHIFT != uintptr(kFile) {
+		return nil
+	}
+	if i := h & (C.MPIGO_SLOTS - 1); i < C.MPIGO_SHORT_FILES {
+		return &C.mpigo_files[i]
+	}
+	return nil
+}
+
+// takeDirty tells d that the C way wrote to it, if it did, since the last time.
+func takeDirty(h uintptr, d *mpir.File) {
+	if e := fileEntry(h); e != nil && e.h == C.uintptr_t(h) && e.dirty != 0 {
+		e.dirty = 0
+		d.Wrote()
+	}
+}
+
+// showFile makes file h's record from d as it is now: empty where no access may take
+// the short way.
+func showFile(h uintptr, d *mpir.File) {
+	e := fileEntry(h)
+	if e == nil {
+		return
+	}
+	takeDirty(h, d)
+	e.h = 0 // first: the record is incomplete (one thread calls MPI below MPI_THREAD_MULTIPLE)
+	p, ok := d.Plain()
+	if !ok || p.Fd < 0 || p.Fd > math.MaxInt32 {
+		return
+	}
+	*e = C.mpigo_file{fd: C.int32_t(p.Fd), esize: C.int64_t(p.Etype), disp: C.int64_t(p.Disp), end: C.int64_t(p.End)}
+	if p.Read {
+		e.read = 1
+	}
+	if p.Write {
+		e.write = 1
+	}
+	e.h = C.uintptr_t(h) // last: the record is complete
+}
+
+// hideFile empties file h's record: it is about to be closed.
+func hideFile(h uintptr, d *mpir.File) {
+	if e := fileEntry(h); e != nil {
+		takeDirty(h, d)
+		e.h = 0
+	}
+}
+
+// mpigo_short_files is how many MPI_File_write_at and read_at calls fileshort.c did
+// itself, for C programs that check which way a call took (abi/testdata/fileshort.c).
+//
+//export mpigo_short_files
+func mpigo_short_files() int64 {
+	n := uint64(0)
+	for k := range C.mpigo_file_calls {
+		for i := range C.mpigo_file_calls[k].hist {
+			n += atomic.LoadUint64((*uint64)(unsafe.Pointer(&C.mpigo_file_calls[k].hist[i])))
+		}
+	}
+	return int64(n)
+}
+
+func init() {
+	C.mpigo_file_gate = C.uintptr_t(prof.Gate())
+	C.mpigo_file_source = C.int32_t(rankOut(mpir.SourceRank(nil, core.AnySource)))
+	C.mpigo_file_tag = C.int32_t(tagOut(core.AnyTag))
+	prof.WatchTallies([]prof.Call{prof.FileReadAt, prof.FileWriteAt},
+		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_file_calls[0])), C.MPIGO_FC_N))
+}
