@@ -70,7 +70,7 @@ count() { # mode iters -> "function cost" lines over both ranks
 			v = $1; gsub(",", "", v)
 			if (mode ~ /pingpong|^c-|^go-/) {
 				fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
-				if (mode ~ /^c-/ && $0 ~ /collshort\.c:.*spin/) next # the C short collectives: waiting
+				if (mode ~ /^c-/ && $0 ~ /(coll|p2p)short\.c:.*spin/) next # the C short ways: waiting
 				if (mode ~ /^c-/ && $0 ~ /(p2p|coll)short\.c:/) { # the C short way: work of the library, not the crossing
 					s["c:" fn] += v
 					next
