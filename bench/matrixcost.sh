@@ -25,8 +25,10 @@
 # reentersyscall, the M's lock and unwind, and the wait for package initialisation
 # that every callback on a thread not running Go makes (a receive from a closed
 # channel; its lock's runtime.lock2 and unlock2 are left out, as the waits share them).
-# CPINGPONG="BYTES [split]" in the environment makes it a ping-pong of BYTES MPI_BYTEs,
-# on a split of MPI_COMM_WORLD with split (as the Intel MPI Benchmarks communicate).
+# CPINGPONG="BYTES [split] [sendrecv]" in the environment makes it a ping-pong of BYTES
+# MPI_BYTEs, on a split of MPI_COMM_WORLD with split (as the Intel MPI Benchmarks
+# communicate), and with sendrecv an exchange of MPI_Sendrecv calls instead (per call
+# and rank).
 #
 # Modes c-barrier, c-bcast and c-allreduce count the short collectives in C
 # (bench/matrixcost/c/coll.c, built with mpigo cc against this checkout: MPI_Barrier,
