@@ -1,5 +1,6 @@
-/* p2pshort.c - MPI_Send's short way in C. A C program's MPI_Send would cross into Go
- * (the cgo callback, about 680 instructions: docs/BENCHMARKS.md, "C point-to-point"),
+/* p2pshort.c - MPI_Send's, MPI_Recv's and MPI_Sendrecv's short ways in C (the
+ * receives' are described below, with MPI_Recv). A C program's MPI_Send would cross
+ * into Go (the cgo callback, about 680 instructions: docs/BENCHMARKS.md, "C point-to-point"),
  * more than the engine's whole work for a small message. So a send of at most 1 KiB
  * on an intracommunicator (one the Go side made a copy of: p2pshort.go) of a
  * predefined plain datatype to a node peer is done here, as the engine's short path
