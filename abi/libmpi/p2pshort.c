@@ -367,7 +367,7 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 
 /* The Go half of an MPI_Sendrecv whose send was done here (sendrecv.go). */
 int goSendrecvSent(int64_t sn, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                   int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+                   int source, int recvtag, MPI_Comm comm, MPI_Status *status, int replace);
 
 /* short_sendrecv is MPI_Sendrecv's short way: the send done here as MPI_Send's short
  * way does it, then the receive as MPI_Recv's. An eager message that has left needs
@@ -375,11 +375,13 @@ int goSendrecvSent(int64_t sn, int dest, int sendtag, void *recvbuf, MPI_Count r
  * (a receive posted, the send, the wait) does; every argument is checked before
  * anything is sent, as Sendrecv checks them (the buffers disjoint, or the Go way's
  * MPI_ERR_BUFFER). 0: nothing done, the Go way does it all; 1: done; 2: sent, the
- * receive is the Go half's (goSendrecvSent). */
+ * receive is the Go half's (goSendrecvSent). With replace (MPI_Sendrecv_replace, one
+ * buffer) the send has copied the buffer into the ring before the receive writes it,
+ * which is what the Go way's packed copy is for. */
 static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf, int64_t scount, MPI_Datatype sdt, int dest,
                                                                 int stag, void *rbuf, int64_t rcount, MPI_Datatype rdt,
                                                                 int src, int rtag, MPI_Comm comm, MPI_Status *st,
-                                                                int64_t *sn) {
+                                                                int64_t *sn, int replace) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     int64_t n, got;
@@ -389,12 +391,13 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
     int64_t ss = mpigo_short_dts[i].size;
     *sn = scount * ss;
     if (ss <= 0) return 0;
-    if (*sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + *sn) return 0;
+    if (!replace && *sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + *sn)
+        return 0;
     uint32_t g = *gate;
     if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
     if (!short_send(sbuf, scount, sdt, dest, stag, comm, 0)) return 0;
     if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got)) return 2;
-    count_call(MPIGO_C_SENDRECV, *sn);
+    count_call(replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV, *sn);
     *gate = g - 1;
     return 1;
 }
@@ -403,11 +406,11 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
     int64_t sn = 0;
     switch (short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-                           status, &sn)) {
+                           status, &sn, 0)) {
     case 1:
         return MPI_SUCCESS;
     case 2:
-        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, 0);
     }
     return goPMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
                            status);
@@ -418,12 +421,36 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Status *status) {
     int64_t sn = 0;
     switch (short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-                           status, &sn)) {
+                           status, &sn, 0)) {
     case 1:
         return MPI_SUCCESS;
     case 2:
-        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, 0);
     }
     return goPMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                              comm, status);
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status) {
+    int64_t sn = 0;
+    switch (short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, &sn, 1)) {
+    case 1:
+        return MPI_SUCCESS;
+    case 2:
+        return goSendrecvSent(sn, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    }
+    return goPMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Status *status) {
+    int64_t sn = 0;
+    switch (short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, &sn, 1)) {
+    case 1:
+        return MPI_SUCCESS;
+    case 2:
+        return goSendrecvSent(sn, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    }
+    return goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }

@@ -96,14 +96,16 @@ var (
 func cellConsts() (inline, compact int) { return C.MPIGO_INLINE, C.MPIGO_COMPACT }
 
 // mpigo_short_recvs is how many receives p2pshort.c did itself (MPI_Recv's short
-// way), and mpigo_short_sendrecvs how many MPI_Sendrecv calls, for C programs that
-// check which way a call took (abi/testdata/p2precv.c).
+// way), and mpigo_short_sendrecvs how many MPI_Sendrecv and MPI_Sendrecv_replace
+// calls, for C programs that check which way a call took (abi/testdata/p2precv.c).
 //
 //export mpigo_short_recvs
 func mpigo_short_recvs() int64 { return shortCount(C.MPIGO_C_RECV) }
 
 //export mpigo_short_sendrecvs
-func mpigo_short_sendrecvs() int64 { return shortCount(C.MPIGO_C_SENDRECV) }
+func mpigo_short_sendrecvs() int64 {
+	return shortCount(C.MPIGO_C_SENDRECV) + shortCount(C.MPIGO_C_SENDRECV_REPLACE)
+}
 
 func shortCount(call int) int64 {
 	n := uint64(0)

@@ -25,7 +25,8 @@
  *   - a synchronous send: its receive is Go's (the ack), the send completes;
  *   - MPI_ANY_SOURCE with two senders, 200 messages each: every sender's in order,
  *     MPI_SOURCE right;
- *   - MPI_Sendrecv exchanges of 8 bytes: C; of 8 bytes with a 4-byte receive
+ *   - MPI_Sendrecv exchanges of 8 bytes, and MPI_Sendrecv_replace ones of 16: C;
+ *     MPI_Sendrecv of 8 bytes with a 4-byte receive
  *     buffer: MPI_ERR_TRUNCATE, the send delivered; overlapping buffers:
  *     MPI_ERR_BUFFER, nothing sent. */
 #include "check.h"
@@ -244,6 +245,16 @@ static void sendrecv(void) {
         CHECK(in == 1000 * peer + i, "Sendrecv on %s: got %lld in round %d", cname, (long long)in, i);
         CHECK(st.MPI_ERROR == 4242, "Sendrecv: MPI_ERROR changed to %d", st.MPI_ERROR);
         status_is(&st, peer, 300 + peer, 8, "Sendrecv");
+    });
+    /* MPI_Sendrecv_replace: the buffer sent, then replaced. */
+    int64_t b2[2];
+    RECVS(mpigo_short_sendrecvs, 1, ROUNDS, "MPI_Sendrecv_replace", for (int i = 0; i < ROUNDS; i++) {
+        b2[0] = 2000 * rank + i;
+        b2[1] = -i;
+        OK(MPI_Sendrecv_replace(b2, 2, MPI_INT64_T, peer, 330, peer, 330, comm, &st));
+        CHECK(b2[0] == 2000 * peer + i && b2[1] == -i, "Sendrecv_replace on %s: got %lld %lld in round %d", cname,
+              (long long)b2[0], (long long)b2[1], i);
+        status_is(&st, peer, 330, 16, "Sendrecv_replace");
     });
     OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     /* The receive truncates; the send arrives whole. */
