@@ -555,6 +555,20 @@ func TestSendShortWay(t *testing.T) {
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2pshort", 2, mpitest.TCP.Flags(), []string{"none"}) })
 }
 
+// TestRecvShortWay: MPI_Recv's and MPI_Sendrecv's short way in C (libmpi/p2pshort.c)
+// for a message at the head of a node peer's ring, and the Go way for every other
+// receive, with the same matching order, wildcards, statuses and errors when the two
+// mix (p2precv.c says which cases): over shared memory, on 2 ranks with the default
+// rings and with rings of 16 cells, and on 3 with two senders; and where the short way
+// must never be taken, MPI_THREAD_MULTIPLE and TCP.
+func TestRecvShortWay(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { job(t, "p2precv", 2) })
+	t.Run("ring16", func(t *testing.T) { job(t, "p2precv", 2, "--set", "shm_ring_cells=16") })
+	t.Run("shm3", func(t *testing.T) { job(t, "p2precv", 3, "--set", "shm_ring_cells=16") })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2precv", 3, nil, []string{"multiple"}) })
+	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2precv", 3, mpitest.TCP.Flags(), []string{"none"}) })
+}
+
 // TestCollShortWay: MPI_Barrier, MPI_Bcast and MPI_Allreduce done in C on the node's
 // shared-memory region (abi/libmpi/collshort.c) where they may be, in Go elsewhere,
 // with the same results and errors; on 2 and 3 ranks, on 4 (more ranks than this

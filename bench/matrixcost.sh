@@ -25,8 +25,10 @@
 # reentersyscall, the M's lock and unwind, and the wait for package initialisation
 # that every callback on a thread not running Go makes (a receive from a closed
 # channel; its lock's runtime.lock2 and unlock2 are left out, as the waits share them).
-# CPINGPONG="BYTES [split]" in the environment makes it a ping-pong of BYTES MPI_BYTEs,
-# on a split of MPI_COMM_WORLD with split (as the Intel MPI Benchmarks communicate).
+# CPINGPONG="BYTES [split] [sendrecv]" in the environment makes it a ping-pong of BYTES
+# MPI_BYTEs, on a split of MPI_COMM_WORLD with split (as the Intel MPI Benchmarks
+# communicate), and with sendrecv an exchange of MPI_Sendrecv calls instead (per call
+# and rank).
 #
 # Modes c-barrier, c-bcast and c-allreduce count the short collectives in C
 # (bench/matrixcost/c/coll.c, built with mpigo cc against this checkout: MPI_Barrier,
@@ -70,7 +72,7 @@ count() { # mode iters -> "function cost" lines over both ranks
 			v = $1; gsub(",", "", v)
 			if (mode ~ /pingpong|^c-|^go-/) {
 				fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
-				if (mode ~ /^c-/ && $0 ~ /collshort\.c:.*spin/) next # the C short collectives: waiting
+				if (mode ~ /^c-/ && $0 ~ /(coll|p2p)short\.c:.*spin/) next # the C short ways: waiting
 				if (mode ~ /^c-/ && $0 ~ /(p2p|coll)short\.c:/) { # the C short way: work of the library, not the crossing
 					s["c:" fn] += v
 					next

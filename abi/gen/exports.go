@@ -203,7 +203,7 @@ func fileCall(name string, args []string) (string, bool) {
 // cFirst are the procedures whose PMPI_x is hand-written C (abi/libmpi/p2pshort.c,
 // collshort.c, fileshort.c) that calls its generated export, named goPMPI_x, for all
 // it does not do itself.
-var cFirst = map[string]bool{"MPI_Send": true, "MPI_Send_c": true,
+var cFirst = map[string]bool{"MPI_Send": true, "MPI_Send_c": true, "MPI_Recv": true, "MPI_Recv_c": true,
 	"MPI_Barrier": true, "MPI_Bcast": true, "MPI_Bcast_c": true, "MPI_Allreduce": true, "MPI_Allreduce_c": true,
 	"MPI_File_write_at": true, "MPI_File_write_at_c": true, "MPI_File_read_at": true, "MPI_File_read_at_c": true}
 

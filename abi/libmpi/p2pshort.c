@@ -1,5 +1,6 @@
-/* p2pshort.c - MPI_Send's short way in C. A C program's MPI_Send would cross into Go
- * (the cgo callback, about 680 instructions: docs/BENCHMARKS.md, "C point-to-point"),
+/* p2pshort.c - MPI_Send's, MPI_Recv's and MPI_Sendrecv's short ways in C (the
+ * receives' are described below, with MPI_Recv). A C program's MPI_Send would cross
+ * into Go (the cgo callback, about 680 instructions: docs/BENCHMARKS.md, "C point-to-point"),
  * more than the engine's whole work for a small message. So a send of at most 1 KiB
  * on an intracommunicator (one the Go side made a copy of: p2pshort.go) of a
  * predefined plain datatype to a node peer is done here, as the engine's short path
@@ -80,7 +81,17 @@ static inline const mpigo_comm *comm_of(MPI_Comm h) {
     return d != NULL && d->h == (uintptr_t)h ? d : NULL;
 }
 
-static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+/* short_send is MPI_Send's short way: 1 if it sent the message, 0 if it did nothing
+ * (the Go way does it all). tally says it counts the call as a Send; MPI_Sendrecv's
+ * short way counts itself. */
+/* count_call counts a call of n bytes in the record's tally, as prof.Count does. */
+static inline void count_call(int call, int64_t n) {
+    mpigo_calls *cs = &mpigo_short_calls[call];
+    cs->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
+    cs->bytes += (uint64_t)n;
+}
+
+static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int tally) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     uintptr_t i = (uintptr_t)dt - 0x200;
@@ -135,19 +146,311 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     mpigo_link *l = &e->sent[2 * w + (ctx & 1)];
     l->bytes += (uint64_t)n;
     l->ops++;
-    mpigo_calls *cs = &mpigo_short_calls[MPIGO_C_SEND];
-    cs->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
-    cs->bytes += (uint64_t)n;
-    *gate = g - 1;
+    if (tally) {
+        count_call(MPIGO_C_SEND, n);
+        *gate = g - 1;
+    }
     return 1;
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, 1)) return MPI_SUCCESS;
     return goPMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, 1)) return MPI_SUCCESS;
     return goPMPI_Send_c(buf, count, datatype, dest, tag, comm);
+}
+
+/* --- MPI_Recv and MPI_Sendrecv ---
+ *
+ * A blocking receive of a predefined plain datatype on an intracommunicator from a
+ * node peer (or MPI_ANY_SOURCE on a communicator of at most MPIGO_ANY_MAX ranks)
+ * takes the message here when the engine would give it that message and do nothing
+ * else: the engine serialised and not failed (ok), nothing queued to any peer and no
+ * get under way (quiet: pollPeer's condition, so that no peer waits for this rank's
+ * packets meanwhile), no receive posted and no message unexpected on the
+ * communicator's context (so no earlier receive could take the message, and no
+ * earlier message could match this receive), and the packet at the head of the
+ * source's ring an eager message of that context, a tag the receive takes, no
+ * synchronous flag, no longer than the buffer. That is the packet onEager would
+ * hand to the receive, with the status deliverEager writes. Anything else at the
+ * head, a message longer than the buffer (MPI_ERR_TRUNCATE), a ring Go has not shown
+ * (the peer's first message comes through Go), the record wanting more than a count:
+ * the Go half, which finds the ring as it was and does everything.
+ *
+ * It waits for the message as pollPeer does, polling the source's ring alone, as
+ * many polls as the engine's pollPeer would make (polls); then the Go half, whose
+ * wait makes full progress and sleeps. */
+
+/* publish gives the sender back the space of every packet consumed (shm's publish). */
+static inline void in_publish(mpigo_inring *r) {
+    if (r->published != r->pos) {
+        r->published = r->pos;
+        __atomic_store_n(&r->cons[0], r->pos, __ATOMIC_SEQ_CST);
+    }
+    if (r->published_data != r->data_pos) {
+        r->published_data = r->data_pos;
+        __atomic_store_n(&r->cons[1], r->data_pos, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* in_unblock answers a sender that met a full ring, as drain does: everything
+ * published, and its doorbell rung if Go has mapped it (else Go's next poll of the
+ * ring rings it, the flag still up). */
+static void __attribute__((noinline)) in_unblock(mpigo_inring *r) {
+    in_publish(r);
+    if (r->door_seq == NULL) return;
+    __atomic_store_n(r->block, 0, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(r->door_seq, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(r->door_sleepers, __ATOMIC_SEQ_CST) != 0)
+        syscall(SYS_futex, r->door_seq, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
+}
+
+/* get copies n (1 to 32) bytes from a compact cell's payload. */
+static inline void get(char *dst, const char *src, uint64_t n) { put(dst, src, (int64_t)n); }
+
+/* in_take looks at the head of ring r from world rank wsrc for the message a receive
+ * on context ctx with tag (or MPI_ANY_TAG) and room for n bytes takes: 1 taken (its
+ * bytes into buf, its length and tag into *got and *gtag), 0 nothing there yet, -1
+ * another packet is there, which the engine must handle. */
+static inline __attribute__((always_inline)) int in_take(mpigo_inring *r, int32_t wsrc, uint32_t ctx, int tag, char *buf,
+                                                          int64_t n, int64_t *got, int *gtag) {
+    uint64_t pos = r->pos;
+    uint64_t *wd = (uint64_t *)(r->cells + (pos & r->cell_mask) * MPIGO_CELL);
+    uint64_t stamp = __atomic_load_n(&wd[0], __ATOMIC_ACQUIRE);
+    if ((uint32_t)stamp != (uint32_t)(pos + 1)) return 0;
+    uint32_t meta = (uint32_t)(stamp >> 32);
+    uint64_t plen = meta & ~MPIGO_COMPACT, h1 = wd[1], h2 = wd[2];
+    int mtag = (int32_t)(h2 >> 32);
+    /* Kind and flags: an eager message, not synchronous (its ack is Go's). */
+    if ((h1 & 0xffff) != MPIGO_KIND_EAGER || (int32_t)(h1 >> 32) != wsrc || (uint32_t)h2 != ctx ||
+        (tag != MPI_ANY_TAG && mtag != tag) || plen > (uint64_t)n)
+        return -1;
+    uint64_t end = r->data_pos;
+    if (meta & MPIGO_COMPACT) {
+        if (plen > 0) get(buf, (const char *)&wd[4], plen);
+    } else if (plen > 0) {
+        /* As drain places it: whole lines, from the ring's start if they would wrap. */
+        uint64_t start = r->data_pos, need = (plen + MPIGO_LINE - 1) & ~(uint64_t)(MPIGO_LINE - 1);
+        uint64_t off = start & r->data_mask;
+        if (off + need > r->data_size) start += r->data_size - off;
+        end = start + need;
+        memcpy(buf, r->data + (start & r->data_mask), plen);
+    }
+    r->pos = pos + 1;
+    r->data_pos = end;
+    /* The space goes back as drain gives it: a large payload's at once, small ones'
+     * a quarter of the ring at a time. */
+    if (plen > r->lazy_payload || pos + 1 - r->published >= r->lazy_cells || end - r->published_data >= r->lazy_data)
+        in_publish(r);
+    if (__atomic_load_n(r->block, __ATOMIC_ACQUIRE) != 0) in_unblock(r);
+    *got = (int64_t)plen;
+    *gtag = mtag;
+    return 1;
+}
+
+/* recv_ok checks what a receive's short way needs before it looks at a ring: the
+ * engine, the buffer (*n its bytes), the communicator's copy and its matching state,
+ * the source and the tag. */
+static inline __attribute__((always_inline)) const mpigo_comm *recv_ok(mpigo_eng *e, const void *buf, int64_t count,
+                                                                       MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                                                                       int64_t *n) {
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || !e->quiet || i >= 256 ||
+        (uint64_t)count > (uint64_t)INT64_MAX / 1024 || (tag < 0 && tag != MPI_ANY_TAG))
+        return NULL;
+    int64_t size = mpigo_short_dts[i].size;
+    *n = count * size;
+    if (size <= 0 || (*n > 0 && buf == NULL)) return NULL;
+    const mpigo_comm *c = comm_of(comm);
+    if (c == NULL || c->ctxw == NULL || c->ctxw->posted != 0 || c->ctxw->queued != 0) return NULL;
+    if (src == MPI_ANY_SOURCE ? c->size > MPIGO_ANY_MAX : (unsigned)src >= (unsigned)c->size) return NULL;
+    return c;
+}
+
+/* head_there says whether a packet is at the head of ring r. */
+static inline int head_there(const mpigo_inring *r) {
+    uint64_t pos = r->pos;
+    const uint64_t *wd = (const uint64_t *)(r->cells + (pos & r->cell_mask) * MPIGO_CELL);
+    return (uint32_t)__atomic_load_n(&wd[0], __ATOMIC_ACQUIRE) == (uint32_t)(pos + 1);
+}
+
+/* spin_one waits up to polls polls for a packet at the head of ring r: 1 there. (The
+ * waiting, apart from the work, for bench/matrixcost.sh.) */
+static int __attribute__((noinline)) spin_one(const mpigo_inring *r, int64_t polls) {
+    for (; polls > 0; polls--) {
+        if (head_there(r)) return 1;
+        __builtin_ia32_pause();
+    }
+    return 0;
+}
+
+/* spin_any is spin_one for the rings from communicator c's ranks. */
+static int __attribute__((noinline)) spin_any(const mpigo_eng *e, const mpigo_comm *c, int64_t polls) {
+    for (; polls > 0; polls--) {
+        for (int s = 0; s < c->size; s++) {
+            int w = c->world[s];
+            const mpigo_inring *r = (unsigned)w < (unsigned)e->size ? e->inrings[w] : NULL;
+            if (r != NULL && head_there(r)) return 1;
+        }
+        __builtin_ia32_pause();
+    }
+    return 0;
+}
+
+/* recv_wait takes the message from the source's ring (or, for MPI_ANY_SOURCE, from
+ * the communicator's ranks' rings, the first with a packet at its head in rank order
+ * deciding), waiting for it as pollPeer does: 1 taken (the status written), 0 not
+ * (Go's way). */
+static inline __attribute__((always_inline)) int recv_wait(mpigo_eng *e, const mpigo_comm *c, char *buf, int64_t n, int src,
+                                                           int tag, MPI_Status *st, int64_t *got) {
+    int gtag = 0, from = src, k = 0;
+    int64_t polls = e->polls > 0 ? e->polls : 1;
+    if (src != MPI_ANY_SOURCE) {
+        int w = c->world[src];
+        if ((unsigned)w >= (unsigned)e->size) return 0;
+        mpigo_inring *r = e->inrings[w];
+        if (r == NULL) return 0;
+        k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
+        if (k == 0 && spin_one(r, polls)) k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
+    } else {
+        for (int round = 0; round < 2 && k == 0; round++) {
+            if (round == 1 && !spin_any(e, c, polls)) return 0;
+            for (int s = 0; s < c->size && k == 0; s++) {
+                int w = c->world[s];
+                if ((unsigned)w >= (unsigned)e->size) return 0;
+                mpigo_inring *r = e->inrings[w];
+                if (r == NULL) continue;
+                k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
+                from = s;
+            }
+        }
+    }
+    if (k <= 0) return 0;
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_SOURCE = from;
+        st->MPI_TAG = gtag;
+        st->MPI_internal[0] = (int)(uint32_t)*got;
+        st->MPI_internal[1] = (int)(*got >> 32);
+        st->MPI_internal[2] = 0;
+    }
+    return 1;
+}
+
+/* short_recv is MPI_Recv's short way: 1 done, 0 the Go way does it all. */
+static inline __attribute__((always_inline)) int short_recv(void *buf, int64_t count, MPI_Datatype dt, int src, int tag,
+                                                            MPI_Comm comm, MPI_Status *st) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+    int64_t n, got;
+    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
+    if (c == NULL || gate == NULL) return 0;
+    uint32_t g = *gate;
+    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    if (!recv_wait(e, c, buf, n, src, tag, st, &got)) return 0;
+    count_call(MPIGO_C_RECV, got);
+    *gate = g - 1;
+    return 1;
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    if (short_recv(buf, count, datatype, source, tag, comm, status)) return MPI_SUCCESS;
+    return goPMPI_Recv(buf, count, datatype, source, tag, comm, status);
+}
+
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    if (short_recv(buf, count, datatype, source, tag, comm, status)) return MPI_SUCCESS;
+    return goPMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+}
+
+/* The Go half of an MPI_Sendrecv whose send was done here (sendrecv.go). */
+int goSendrecvSent(int64_t sn, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                   int source, int recvtag, MPI_Comm comm, MPI_Status *status, int replace);
+
+/* short_sendrecv is MPI_Sendrecv's short way: the send done here as MPI_Send's short
+ * way does it, then the receive as MPI_Recv's. An eager message that has left needs
+ * nothing from its receiver, so sending first and then receiving ends as the Go way
+ * (a receive posted, the send, the wait) does; every argument is checked before
+ * anything is sent, as Sendrecv checks them (the buffers disjoint, or the Go way's
+ * MPI_ERR_BUFFER). 0: nothing done, the Go way does it all; 1: done; 2: sent, the
+ * receive is the Go half's (goSendrecvSent). With replace (MPI_Sendrecv_replace, one
+ * buffer) the send has copied the buffer into the ring before the receive writes it,
+ * which is what the Go way's packed copy is for. */
+static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf, int64_t scount, MPI_Datatype sdt, int dest,
+                                                                int stag, void *rbuf, int64_t rcount, MPI_Datatype rdt,
+                                                                int src, int rtag, MPI_Comm comm, MPI_Status *st,
+                                                                int64_t *sn, int replace) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+    int64_t n, got;
+    const mpigo_comm *c = recv_ok(e, rbuf, rcount, rdt, src, rtag, comm, &n);
+    uintptr_t i = (uintptr_t)sdt - 0x200;
+    if (c == NULL || gate == NULL || i >= 256 || (uint64_t)scount > MPIGO_SHORT_MAX) return 0;
+    int64_t ss = mpigo_short_dts[i].size;
+    *sn = scount * ss;
+    if (ss <= 0) return 0;
+    if (!replace && *sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + *sn)
+        return 0;
+    uint32_t g = *gate;
+    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    if (!short_send(sbuf, scount, sdt, dest, stag, comm, 0)) return 0;
+    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got)) return 2;
+    count_call(replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV, *sn);
+    *gate = g - 1;
+    return 1;
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+    int64_t sn = 0;
+    switch (short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                           status, &sn, 0)) {
+    case 1:
+        return MPI_SUCCESS;
+    case 2:
+        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, 0);
+    }
+    return goPMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                           status);
+}
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                    MPI_Status *status) {
+    int64_t sn = 0;
+    switch (short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                           status, &sn, 0)) {
+    case 1:
+        return MPI_SUCCESS;
+    case 2:
+        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, 0);
+    }
+    return goPMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                             comm, status);
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status) {
+    int64_t sn = 0;
+    switch (short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, &sn, 1)) {
+    case 1:
+        return MPI_SUCCESS;
+    case 2:
+        return goSendrecvSent(sn, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    }
+    return goPMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Status *status) {
+    int64_t sn = 0;
+    switch (short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, &sn, 1)) {
+    case 1:
+        return MPI_SUCCESS;
+    case 2:
+        return goSendrecvSent(sn, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    }
+    return goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }

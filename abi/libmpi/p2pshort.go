@@ -52,6 +52,7 @@ func newShortComm(h uintptr, c *core.Comm) *C.mpigo_comm {
 	}
 	d.h, d.ctx, d.size = C.uintptr_t(h), C.uint32_t(c.Ctx()), C.int32_t(n)
 	d.world = (*C.int32_t)(unsafe.Pointer(unsafe.SliceData(w)))
+	*(*uintptr)(unsafe.Pointer(&d.ctxw)) = c.OutsideCtx() // outside Go's heap (p2p's ctxWords)
 	return d
 }
 
@@ -87,21 +88,36 @@ var (
 	_ [0]struct{} = [prof.GateInCall - C.MPIGO_GATE_INCALL]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 192]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 64]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_inring{}) - 192]struct{}{}
 )
 
 // cellConsts are p2pshort.h's compact cell constants, which a test compares with the
 // shm transport's (this package may not import it).
 func cellConsts() (inline, compact int) { return C.MPIGO_INLINE, C.MPIGO_COMPACT }
 
-// mpigo_short_sends is how many sends p2pshort.c did itself, for C programs that
-// check which way a send took (abi/testdata/p2pshort.c).
+// mpigo_short_recvs is how many receives p2pshort.c did itself (MPI_Recv's short
+// way), and mpigo_short_sendrecvs how many MPI_Sendrecv and MPI_Sendrecv_replace
+// calls, for C programs that check which way a call took (abi/testdata/p2precv.c).
 //
-//export mpigo_short_sends
-func mpigo_short_sends() int64 {
+//export mpigo_short_recvs
+func mpigo_short_recvs() int64 { return shortCount(C.MPIGO_C_RECV) }
+
+//export mpigo_short_sendrecvs
+func mpigo_short_sendrecvs() int64 {
+	return shortCount(C.MPIGO_C_SENDRECV) + shortCount(C.MPIGO_C_SENDRECV_REPLACE)
+}
+
+func shortCount(call int) int64 {
 	n := uint64(0)
-	h := &C.mpigo_short_calls[C.MPIGO_C_SEND].hist
+	h := &C.mpigo_short_calls[call].hist
 	for i := range h {
 		n += atomic.LoadUint64((*uint64)(unsafe.Pointer(&h[i])))
 	}
 	return int64(n)
 }
+
+// mpigo_short_sends is how many sends p2pshort.c did itself, for C programs that
+// check which way a send took (abi/testdata/p2pshort.c).
+//
+//export mpigo_short_sends
+func mpigo_short_sends() int64 { return shortCount(C.MPIGO_C_SEND) }

@@ -33,17 +33,38 @@ typedef struct {
     uint64_t pad2[4];
 } mpigo_ring;
 
+/* One ring from a node peer, as its receiver sees it (shm's outsideInbound). */
+typedef struct {
+    /* The consumer's positions, which Go's drain advances too. */
+    uint64_t pos, data_pos, published, published_data;
+    uint64_t pad0[4];
+    char *cells, *data;      /* in this rank's segment */
+    uint64_t *cons;          /* the consumer's positions as the sender reads them */
+    uint32_t *block;         /* the sender's blocked flag */
+    uint64_t cell_mask, data_mask, data_size, lazy_cells, lazy_data;
+    uint32_t *door_seq;      /* the sender's doorbell once Go mapped it, else NULL, */
+    uint32_t *door_sleepers; /* and its sleepers */
+    uint64_t lazy_payload;   /* larger payloads' space is given back at once */
+    uint64_t pad1[4];
+} mpigo_inring;
+
 /* The engine (p2p's outsideHead). */
 typedef struct {
-    uint32_t ok; /* the short way may send: serialised, not failed */
+    uint32_t ok; /* the short way may send and receive: serialised, not failed */
     int32_t self, size;
-    uint32_t pad0;
+    uint32_t quiet;     /* nothing queued to any peer, no get under way */
     uint64_t head0;     /* a compact eager cell's first header word */
     mpigo_ring **rings; /* per world rank: its ring while the short way may use it */
     mpigo_link *sent;   /* per world rank, two: what was sent on even and odd contexts */
     int64_t *eager;     /* per world rank: its eager limit while its ring is shown */
-    uint64_t pad1[2];
+    mpigo_inring **inrings; /* per world rank: the ring from it, once Go's receive found it */
+    int64_t polls;      /* a receive's polls of its peer's ring before Go takes over */
 } mpigo_eng;
+
+/* A context's matching state (p2p's ctxWords): receives posted, messages unexpected. */
+typedef struct {
+    uint64_t posted, queued;
+} mpigo_ctxw;
 
 /* An intracommunicator the short way may send on, as the Go side made it when the
  * communicator was made (p2pshort.go): its point-to-point context and, per rank, the
@@ -54,6 +75,7 @@ typedef struct {
     uint32_t ctx;
     int32_t size;
     const int32_t *world; /* size ranks */
+    const mpigo_ctxw *ctxw; /* the context's matching state; NULL: every receive takes Go */
 } mpigo_comm;
 
 /* Where the short way finds them: eng is 0 unless MPI_Init made the world and
@@ -80,5 +102,7 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 #define MPIGO_SHORT_MAX 1024           /* larger sends take the Go way */
 #define MPIGO_COMPACT (1u << 31)       /* in the stamp's high word */
 #define MPIGO_GATE_INCALL (1u << 31)   /* prof.GateInCall */
+#define MPIGO_KIND_EAGER 1             /* p2p's kindEager */
+#define MPIGO_ANY_MAX 64               /* MPI_ANY_SOURCE in C on communicators up to this size */
 
 #endif

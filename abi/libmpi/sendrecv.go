@@ -13,14 +13,17 @@ import (
 // A send and a receive as one call: MPI_Sendrecv and MPI_Sendrecv_replace, and their
 // nonblocking forms, one request each (mpir's, internal/mpir/sendrecv.go).
 
-//export PMPI_Sendrecv
-func PMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag int32,
+// MPI_Sendrecv(_replace)(_c) are hand-written C first (p2pshort.c): these are their
+// Go halves, and goSendrecvSent the half of one whose send C did.
+
+//export goPMPI_Sendrecv
+func goPMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int32, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	return sendrecv(sbuf, int64(scount), sdt, dest, stag, rbuf, int64(rcount), rdt, src, rtag, ch, st)
 }
 
-//export PMPI_Sendrecv_c
-func PMPI_Sendrecv_c(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
+//export goPMPI_Sendrecv_c
+func goPMPI_Sendrecv_c(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	return sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, ch, st)
 }
@@ -51,13 +54,40 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	return 0
 }
 
-//export PMPI_Sendrecv_replace
-func PMPI_Sendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+// goSendrecvSent is the rest of an MPI_Sendrecv (replace: MPI_Sendrecv_replace) whose
+// arguments p2pshort.c checked and whose send of sn bytes it did (an eager message,
+// gone whole): the receive, the call's record and its errors, as Sendrecv's.
+//
+//export goSendrecvSent
+func goSendrecvSent(sn int64, dest, stag int32, rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer, replace int32) int32 {
+	op := "Sendrecv"
+	if replace != 0 {
+		op = "Sendrecv_replace"
+	}
+	c, r := needComm(op, ch)
+	if c == nil {
+		return r
+	}
+	rb, rl, err := lentBuf(op, rbuf, rcount, rdt)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	ps, err := mpir.SendrecvSent(op, c.c, replace != 0, int(sn), rankIn(dest), tagIn(stag), rb, rankIn(src), tagIn(rtag))
+	putStatus(st, c, &ps)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	rl.Return()
+	return 0
+}
+
+//export goPMPI_Sendrecv_replace
+func goPMPI_Sendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	return sendrecvReplace(buf, int64(count), dh, dest, stag, src, rtag, ch, st)
 }
 
-//export PMPI_Sendrecv_replace_c
-func PMPI_Sendrecv_replace_c(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
+//export goPMPI_Sendrecv_replace_c
+func goPMPI_Sendrecv_replace_c(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	return sendrecvReplace(buf, count, dh, dest, stag, src, rtag, ch, st)
 }
 

@@ -53,7 +53,8 @@ typedef struct {
 } mpigo_calls;
 
 enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_FLUSH, MPIGO_C_FLUSH_LOCAL,
-       MPIGO_C_FLUSH_ALL, MPIGO_C_FLUSH_LOCAL_ALL, MPIGO_C_SEND /* p2pshort.c */, MPIGO_C_N };
+       MPIGO_C_FLUSH_ALL, MPIGO_C_FLUSH_LOCAL_ALL, MPIGO_C_SEND /* p2pshort.c */, MPIGO_C_RECV, MPIGO_C_SENDRECV,
+       MPIGO_C_SENDRECV_REPLACE, MPIGO_C_N };
 
 #define MPIGO_SHORT_WINS 1024 /* windows in slots from this on take the Go way */
 

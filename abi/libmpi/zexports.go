@@ -917,13 +917,13 @@ func PMPI_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Po
 	return neighborAlltoallw("Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Recv
-func PMPI_Recv(buf unsafe.Pointer, count int32, datatype uintptr, source int32, tag int32, comm uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_Recv
+func goPMPI_Recv(buf unsafe.Pointer, count int32, datatype uintptr, source int32, tag int32, comm uintptr, status unsafe.Pointer) int32 {
 	return recv(buf, int64(count), datatype, source, tag, comm, status)
 }
 
-//export PMPI_Recv_c
-func PMPI_Recv_c(buf unsafe.Pointer, count int64, datatype uintptr, source int32, tag int32, comm uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_Recv_c
+func goPMPI_Recv_c(buf unsafe.Pointer, count int64, datatype uintptr, source int32, tag int32, comm uintptr, status unsafe.Pointer) int32 {
 	return recv(buf, count, datatype, source, tag, comm, status)
 }
 

@@ -266,6 +266,10 @@ func Concurrent() { eng.Concurrent() }
 // (p2p.Engine.Outside): the C library's short way for small sends. MPI runs.
 func Outside() uintptr { return eng.Outside() }
 
+// OutsideCtx is the address of the matching words of c's point-to-point context for
+// code outside Go (p2p.Engine.OutsideCtx), 0 if it has none.
+func (c *Comm) OutsideCtx() uintptr { return eng.OutsideCtx(c.ctx) }
+
 // The internal context's point-to-point, for the facade's value messages
 // and topology constructors, with the tags of tags.go; ranks are ranks in c.
 

@@ -25,16 +25,62 @@ import (
 func Sendrecv(op string, c *core.Comm, ctx context.Context, sb core.Buf, dest, sendtag int,
 	rb core.Buf, src, recvtag int) (core.Status, error) {
 	n := int(sb.Len())
-	defer prof.Exit(prof.Sendrecv, prof.EnterTimed(prof.Sendrecv, c.Prof(), dest, sendtag, n), n)
-	return sendrecv(op, c, ctx, sb, dest, sendtag, rb, src, recvtag)
+	// Recorded as the hot calls are (Recv): counted between samples, timed when
+	// sampled or when it waits; so is the rest of one whose send the C library did
+	// (SendrecvSent), which counts the others itself where Try would.
+	var t int64
+	if !prof.Try(prof.Sendrecv, c.Prof(), dest, sendtag, n) {
+		t = prof.Enter(prof.Sendrecv, c.Prof(), dest, sendtag, n)
+	}
+	st, err := sendrecv(op, c, ctx, sb, dest, sendtag, rb, src, recvtag)
+	if !prof.TryExit(prof.Sendrecv, t, n) {
+		prof.Exit(prof.Sendrecv, t, n)
+	}
+	return st, err
+}
+
+// SendrecvSent is what is left of a Sendrecv whose send a face did itself at once,
+// its arguments checked as checkPair checks them (the C library's short way:
+// abi/libmpi/p2pshort.c): an eager message of n bytes to dest with sendtag that left
+// whole and needs nothing more, so that the receive, posted now rather than before
+// the send, matches what it would have matched. Recorded as Sendrecv, or with
+// replace as SendrecvReplace (whose send the face copied into the ring, so that the
+// message received may go straight into the buffer).
+func SendrecvSent(op string, c *core.Comm, replace bool, n, dest, sendtag int, rb core.Buf, src, recvtag int) (st core.Status, err error) {
+	call := prof.Sendrecv
+	if replace {
+		call = prof.SendrecvReplace
+	}
+	var t int64
+	if !prof.Try(call, c.Prof(), dest, sendtag, n) {
+		t = prof.Enter(call, c.Prof(), dest, sendtag, n)
+	}
+	q, err := irecv(prof.None, op, c, rb, src, recvtag)
+	if err == nil {
+		err = core.WaitInto(&q, &st)
+		err = core.MapErr(op, err)
+	} else {
+		st = emptyStatus
+	}
+	if !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
+	return st, err
 }
 
 // SendrecvReplace sends b to dest and replaces its contents with a message from src
 // (MPI_Sendrecv_replace), as Sendrecv.
 func SendrecvReplace(op string, c *core.Comm, ctx context.Context, b core.Buf, dest, sendtag, src, recvtag int) (core.Status, error) {
 	n := int(b.Len())
-	defer prof.Exit(prof.SendrecvReplace, prof.EnterTimed(prof.SendrecvReplace, c.Prof(), dest, sendtag, n), n)
-	return sendrecv(op, c, ctx, packed(b), dest, sendtag, b, src, recvtag)
+	var t int64 // recorded as Sendrecv is
+	if !prof.Try(prof.SendrecvReplace, c.Prof(), dest, sendtag, n) {
+		t = prof.Enter(prof.SendrecvReplace, c.Prof(), dest, sendtag, n)
+	}
+	st, err := sendrecv(op, c, ctx, packed(b), dest, sendtag, b, src, recvtag)
+	if !prof.TryExit(prof.SendrecvReplace, t, n) {
+		prof.Exit(prof.SendrecvReplace, t, n)
+	}
+	return st, err
 }
 
 // sendrecv is Sendrecv unrecorded, and its parts too. A call that fails before its

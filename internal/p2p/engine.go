@@ -217,9 +217,11 @@ type Engine struct {
 	// What code outside Go reads of the engine, in memory outside Go's heap
 	// (outside.go): the ok word, and per world rank its ring record while the short
 	// way may use it, and the peer's eager limit. sent lies in the same memory.
-	out   *outsideHead
-	rings []uintptr
-	eager []int64
+	out     *outsideHead
+	rings   []uintptr
+	eager   []int64
+	inrings []uintptr
+	ppAll   bool // findPollers has nothing left to look up
 
 	// What the tool interface reads (tools.go): queue counts, the transport of each
 	// world rank (index in trs plus one; 0 before it is connected) and the rendezvous
@@ -429,6 +431,7 @@ func (e *Engine) markBusy(p *peer) {
 		p.inBusy = true
 		e.busy = append(e.busy, p)
 		e.hideRing(p)
+		e.out.quiet = 0
 	}
 }
 
@@ -499,7 +502,7 @@ func (e *Engine) failPeer(p *peer, err error) {
 		err = transport.ErrPeerGone
 	}
 	p.err = fmt.Errorf("p2p: rank %d failed: %w", p.rank, err)
-	e.hideRing(p)
+	e.hidePeer(p)
 	e.logFailure(p)
 	p.ctrl, p.ctrlHead = p.ctrl[:0], 0
 	rank := int32(p.rank)

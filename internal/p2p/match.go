@@ -21,6 +21,10 @@ type ctxq struct {
 	unexp umsgList   // every arrived message (links next, prev)
 	uSrc  []umsgList // arrived messages by source (links snext, sprev)
 	st    QueueStats // the context's counts, for the tool interface (tools.go)
+	// ow is what the receive's short way outside Go reads of these queues (ctxWords),
+	// in outside memory when owOut.
+	ow    *ctxWords
+	owOut bool
 }
 
 // ctxq returns the queues of context id c. Context ids are small and dense in practice
@@ -40,7 +44,7 @@ func (e *Engine) ctxqSlow(c uint32) *ctxq {
 			n := max(int(c)+1, 2*len(e.ctxs), 16)
 			e.ctxs = append(e.ctxs, make([]*ctxq, n-len(e.ctxs))...)
 		}
-		q := new(ctxq)
+		q := newCtxq()
 		e.ctxs[c] = q
 		return q
 	}
@@ -49,7 +53,7 @@ func (e *Engine) ctxqSlow(c uint32) *ctxq {
 	}
 	q := e.ctxm[c]
 	if q == nil {
-		q = new(ctxq)
+		q = newCtxq()
 		e.ctxm[c] = q
 	}
 	return q
@@ -100,6 +104,8 @@ func (q *ctxq) anyPosted(src int32) bool {
 func (q *ctxq) post(r *request) {
 	r.seq = q.seq
 	q.seq++
+	r.ow = q.ow // leaving the list, it counts itself out (reqList.remove)
+	q.ow.posted++
 	if r.peer == AnySource {
 		q.wild.push(r)
 		return

@@ -25,18 +25,33 @@ import (
 // goroutine or thread the program promised calls the engine one at a time, so it
 // needs no atomics beyond program order.
 type outsideHead struct {
-	// ok: the short way may send: the engine is serialised (Concurrent clears it for
-	// good) and has not failed. (A tool's event log does not matter: a send logs
-	// nothing, SendNow's short path included; a receive's short way would look.)
-	ok    uint32
-	self  int32
-	size  int32
-	_     uint32
-	head0 uint64  // a compact eager cell's first header word: kindEager, no flags, Src
-	rings uintptr // [size]uintptr: world rank d's ring record, or 0 (showRing)
-	sent  uintptr // [2*size]prof.Link: Sent, in this memory
-	eager uintptr // [size]int64: world rank d's eager limit while its ring is shown
-	_     [2]uint64
+	// ok: the short way may send and receive: the engine is serialised (Concurrent
+	// clears it for good) and has not failed. (A tool's event log does not matter: a
+	// send logs nothing, SendNow's short path included; a receive that matches at once
+	// logs nothing either: EventUnexpected is a message that matched no receive.)
+	ok   uint32
+	self int32
+	size int32
+	// quiet: nothing is queued to any peer and no get is under way (e.busy and
+	// e.gets empty), pollPeer's condition: a receive's short way may poll one ring
+	// without leaving a peer waiting for this rank's packets.
+	quiet   uint32
+	head0   uint64  // a compact eager cell's first header word: kindEager, no flags, Src
+	rings   uintptr // [size]uintptr: world rank d's ring record, or 0 (showRing)
+	sent    uintptr // [2*size]prof.Link: Sent, in this memory
+	eager   uintptr // [size]int64: world rank d's eager limit while its ring is shown
+	inrings uintptr // [size]uintptr: world rank d's inbound ring record, or 0 (showInbound)
+	polls   int64   // how many polls of one ring a receive's short way makes (pollPeer's)
+}
+
+// ctxWords is what the receive's short way reads of a context's matching state, in
+// outside memory: how many receives are posted on it and how many messages wait in
+// its unexpected queue. With both 0, a message at the head of a peer's ring that a
+// blocking receive matches is the message the engine would give it: no earlier
+// receive could take it, and no earlier message could match the receive.
+type ctxWords struct {
+	posted uint64
+	queued uint64
 }
 
 // outsideMin is a compact cell's payload, which the short way sends to a peer whose
@@ -50,7 +65,7 @@ const outsideMin = 32
 func (e *Engine) mapOutside(size int) error {
 	head := int(unsafe.Sizeof(outsideHead{}))
 	links := 2 * size * int(unsafe.Sizeof(prof.Link{}))
-	base, err := outsideAlloc(head + 8*size + links + 8*size)
+	base, err := outsideAlloc(head + 8*size + links + 8*size + 8*size)
 	if err != nil {
 		return err
 	}
@@ -58,13 +73,62 @@ func (e *Engine) mapOutside(size int) error {
 	e.rings = unsafe.Slice((*uintptr)(unsafe.Add(base, head)), size)
 	e.sent = unsafe.Slice((*prof.Link)(unsafe.Add(base, head+8*size)), 2*size)
 	e.eager = unsafe.Slice((*int64)(unsafe.Add(base, head+8*size+links)), size)
+	e.inrings = unsafe.Slice((*uintptr)(unsafe.Add(base, head+8*size+links+8*size)), size)
 	o := e.out
 	o.self, o.size = int32(e.self), int32(size)
 	o.head0 = uint64(kindEager) | uint64(uint32(e.self))<<32
 	o.rings = uintptr(unsafe.Pointer(unsafe.SliceData(e.rings)))
 	o.sent = uintptr(unsafe.Pointer(unsafe.SliceData(e.sent)))
 	o.eager = uintptr(unsafe.Pointer(unsafe.SliceData(e.eager)))
+	o.inrings = uintptr(unsafe.Pointer(unsafe.SliceData(e.inrings)))
+	o.quiet = 1
 	return nil
+}
+
+// noteQuiet recomputes the quiet word: e.busy or e.gets changed. The caller holds e.mu.
+func (e *Engine) noteQuiet() {
+	v := uint32(0)
+	if len(e.busy) == 0 && e.gets.head == nil {
+		v = 1
+	}
+	e.out.quiet = v
+}
+
+// showInbound publishes p's inbound ring to the receive's short way once p's poller
+// is known (pollPeer), unless p has failed.
+func (e *Engine) showInbound(p *peer) {
+	if p.rank >= len(e.inrings) {
+		return
+	}
+	r := uintptr(0)
+	if o, ok := p.pp.(transport.OutsideInbound); ok && p.err == nil {
+		r = o.OutsideInbound()
+	}
+	e.inrings[p.rank] = r
+}
+
+// newCtxq makes a context's queues with their words outside Go's heap (or, if none
+// can be had, in it: the short way then never receives on the context).
+func newCtxq() *ctxq {
+	q := new(ctxq)
+	if m, err := outsideAlloc(int(unsafe.Sizeof(ctxWords{}))); err == nil {
+		q.ow, q.owOut = (*ctxWords)(m), true
+	} else {
+		q.ow = new(ctxWords)
+	}
+	return q
+}
+
+// OutsideCtx is the address of context ctx's words for code outside Go (ctxWords;
+// abi/libmpi/p2pshort.h), valid for the life of the process; 0 if it has none.
+func (e *Engine) OutsideCtx(ctx uint32) uintptr {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	q := e.ctxq(ctx)
+	if !q.owOut {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(q.ow))
 }
 
 // Outside is the address of the engine's words for code outside Go (outsideHead;
@@ -84,6 +148,9 @@ func (e *Engine) outsideOK() {
 // while nothing is queued to p, if its eager limit covers a compact cell.
 func (e *Engine) outsideRing(p *peer) {
 	p.oring = 0
+	if p.pp != nil {
+		e.showInbound(p)
+	}
 	if o, ok := p.ep.(transport.OutsideRing); ok && p.eagerMax >= outsideMin {
 		p.oring = o.OutsideRing()
 	}
@@ -108,6 +175,14 @@ func (e *Engine) showRing(p *peer) {
 func (e *Engine) hideRing(p *peer) {
 	if p.rank < len(e.rings) {
 		e.rings[p.rank] = 0
+	}
+}
+
+// hidePeer takes both of p's rings from the short way: p has failed.
+func (e *Engine) hidePeer(p *peer) {
+	e.hideRing(p)
+	if p.rank < len(e.inrings) {
+		e.inrings[p.rank] = 0
 	}
 }
 

@@ -110,3 +110,78 @@ func TestOutsideNotServed(t *testing.T) {
 		t.Errorf("eager limit %d: rank 1's ring published", outsideMin-1)
 	}
 }
+
+// The words the C short way for small receives reads: per context the receives posted
+// and the messages unexpected, kept exactly through posting, matching, cancelling,
+// queueing and taking; the quiet word; and per world rank the inbound ring, shown once
+// a receive from the peer found its poller and hidden when the peer fails.
+func TestOutsideRecvWords(t *testing.T) {
+	es := shmEngines(t, 2, Options{Serialized: true, Spin: 100, Yield: 10})
+	s, r := es[0], es[1]
+	const ctx = 6
+	w := r.ctxq(ctx).ow
+	check := func(what string, posted, queued uint64) {
+		t.Helper()
+		if w.posted != posted || w.queued != queued {
+			t.Errorf("%s: posted %d, queued %d; want %d, %d", what, w.posted, w.queued, posted, queued)
+		}
+	}
+	if addr := r.OutsideCtx(ctx); addr == 0 || r.ctxq(ctx).ow != w {
+		t.Fatalf("context %d's words at %#x", ctx, addr)
+	}
+	buf := make([]byte, 8)
+	q1, err := r.Irecv(Bytes(buf), 0, 1, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q2, err := r.Irecv(Bytes(buf), AnySource, AnyTag, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("two receives posted", 2, 0)
+	if err := r.Cancel(&q2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Wait(&q2); err != nil {
+		t.Fatal(err)
+	}
+	check("one cancelled", 1, 0)
+	for tag := 1; tag <= 3; tag++ {
+		if err := s.Send(Bytes([]byte("abcdefgh")), 1, tag, ctx, Standard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Wait(&q1); err != nil {
+		t.Fatal(err)
+	}
+	for r.ctxq(ctx).st.Queued < 2 {
+		r.Progress()
+	}
+	check("one matched, two unexpected", 0, 2)
+	for tag := 2; tag <= 3; tag++ {
+		if _, err := r.Recv(Bytes(buf), 0, tag, ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("both taken", 0, 0)
+	// A receive that waits for rank 0 polls its ring alone (pollPeer): shown from then.
+	if err := s.Send(Bytes([]byte("abcdefgh")), 1, 4, ctx, Standard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Recv(Bytes(buf), 0, 4, ctx); err != nil {
+		t.Fatal(err)
+	}
+	in, ok := r.peers[0].pp.(transport.OutsideInbound)
+	if !ok || r.inrings[0] == 0 || r.inrings[0] != in.OutsideInbound() {
+		t.Errorf("rank 0's inbound ring shown as %#x after a receive that polled it", r.inrings[0])
+	}
+	if r.out.quiet != 1 {
+		t.Errorf("quiet %d with nothing queued", r.out.quiet)
+	}
+	r.mu.Lock()
+	r.failPeer(r.peers[0], errors.New("test"))
+	r.mu.Unlock()
+	if r.inrings[0] != 0 {
+		t.Errorf("a failed peer's inbound ring is still shown")
+	}
+}

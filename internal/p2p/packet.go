@@ -254,6 +254,7 @@ func (e *Engine) startGet(p *peer, r *request) {
 			Addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))), Offset: uint64(half), Len: uint64(r.expect)})
 	}
 	e.gets.push(r)
+	e.out.quiet = 0
 }
 
 // onPut: the receiver of a get offered by send r asks r to write a part itself.
@@ -267,6 +268,7 @@ func (e *Engine) onPut(hd *transport.Header) {
 	r.remote, r.addr = hd.RecvID, hd.Addr
 	r.putOff, r.putEnd = min(int64(hd.Offset), r.size), min(int64(hd.Len), r.size)
 	e.gets.push(r) // written in the progress loop, like a get's reads
+	e.out.quiet = 0
 }
 
 // doPut writes the next chunk of send r's part of a split get and reports whether
@@ -312,6 +314,7 @@ func (e *Engine) onPutDone(hd *transport.Header) {
 		r.split = 0 // read it all
 		if !reading {
 			e.gets.push(r)
+			e.out.quiet = 0
 		}
 		return
 	}

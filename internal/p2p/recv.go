@@ -54,6 +54,8 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 	}
 	if !r.fin && src >= 0 {
 		e.pollPeer(r, src, stamp)
+	} else if !r.fin && src == AnySource && e.out.ok != 0 && e.size <= anyLookups {
+		e.findPollers()
 	}
 	if !r.fin {
 		if stamp {
@@ -84,24 +86,12 @@ func (e *Engine) pollPeer(r *request, src int, stamp bool) {
 		return
 	}
 	p := e.peerState(src)
-	if p.pp == nil {
-		if p.ppTries >= maxPPTries || src == e.self {
-			return
-		}
-		p.ppTries++
-		for _, t := range e.trs {
-			if t.Reaches(src) {
-				if pp, ok := t.(transport.PeerPoller); ok {
-					p.pp = pp.PeerPoll(src)
-				}
-				break
-			}
-		}
-		if p.pp == nil {
-			return
-		}
+	if p.pp == nil && !e.findPoller(p) {
+		return
 	}
-	for i := min(e.peerPolls, e.idle.Spin()); i > 0; i-- {
+	n := min(e.peerPolls, e.idle.Spin())
+	e.out.polls = int64(n)
+	for i := n; i > 0; i-- {
 		if stamp && i&stampMask == 0 {
 			prof.Stamp()
 		}
@@ -114,9 +104,53 @@ func (e *Engine) pollPeer(r *request, src int, stamp bool) {
 	}
 }
 
+// findPoller looks for p's poller (p has none yet), and shows its ring to the
+// receive's short way outside Go (showInbound) once found. It reports whether p has
+// one now.
+func (e *Engine) findPoller(p *peer) bool {
+	if p.ppTries >= maxPPTries || p.rank == e.self {
+		return false
+	}
+	p.ppTries++
+	for _, t := range e.trs {
+		if t.Reaches(p.rank) {
+			if pp, ok := t.(transport.PeerPoller); ok {
+				p.pp = pp.PeerPoll(p.rank)
+			}
+			break
+		}
+	}
+	if p.pp == nil {
+		return false
+	}
+	e.showInbound(p)
+	return true
+}
+
+// findPollers is findPoller for every peer of the job that has none yet, for a
+// receive from AnySource, which pollPeer does not see: the short way outside Go then
+// finds the rings of the peers that have sent here.
+func (e *Engine) findPollers() {
+	if e.ppAll {
+		return
+	}
+	all := true
+	for d := range e.size {
+		if p := e.peerState(d); d != e.self && p.pp == nil && p.err == nil && !e.findPoller(p) && p.ppTries < maxPPTries {
+			all = false
+		}
+	}
+	e.ppAll = all
+}
+
 // maxPPTries bounds the lookups of a peer's poller that find none (the peer has not
 // sent here yet) before pollPeer leaves that peer to block.
 const maxPPTries = 64
+
+// anyLookups: a receive from AnySource looks up the pollers of every peer it has none
+// of (findPollers) in jobs of at most this many ranks; in larger ones the short way
+// takes AnySource receives only from peers a receive named before.
+const anyLookups = 64
 
 // Recv receives into b a message from world rank src (or AnySource) with tag (or
 // AnyTag) in context ctx. A longer message fills b and returns an error wrapping

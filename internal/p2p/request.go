@@ -115,6 +115,7 @@ type request struct {
 
 	list       *reqList
 	next, prev *request
+	ow         *ctxWords // a receive posted on a context: that context's words (match.go)
 }
 
 // pending reports whether r is an operation under way (not free, not complete). A
@@ -242,6 +243,10 @@ func (l *reqList) push(r *request) {
 }
 
 func (l *reqList) remove(r *request) {
+	if r.ow != nil {
+		r.ow.posted--
+		r.ow = nil
+	}
 	if r.prev != nil {
 		r.prev.next = r.next
 	} else {

@@ -455,5 +455,6 @@ func (e *Engine) pushBusy() int {
 		}
 		i++
 	}
+	e.noteQuiet()
 	return n
 }

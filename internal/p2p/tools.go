@@ -51,6 +51,7 @@ func (e *Engine) ContextStats(ctx uint32) *QueueStats {
 // unexpected queues m, which no posted receive of q took: counted, watched and logged.
 func (e *Engine) unexpected(q *ctxq, m *umsg) {
 	q.arrive(m)
+	q.ow.queued++
 	n := uint64(m.len)
 	q.st.add(n)
 	e.qst.add(n)
@@ -65,6 +66,7 @@ func (e *Engine) unexpected(q *ctxq, m *umsg) {
 // take removes m from q's queues: a receive or a matched probe took it.
 func (e *Engine) take(q *ctxq, m *umsg) {
 	q.take(m)
+	q.ow.queued--
 	idle.Publish(&q.st.Queued, q.st.Queued-1)
 	idle.Publish(&e.qst.Queued, e.qst.Queued-1)
 }

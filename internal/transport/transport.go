@@ -101,6 +101,17 @@ type OutsideRing interface {
 	OutsideRing() uintptr
 }
 
+// OutsideInbound is implemented by a PeerPoll whose ring code outside Go may consume
+// itself (shm): OutsideInbound is the address of the inbound ring's record in memory
+// mapped outside Go's heap, which holds the consumer's positions and where the ring
+// lies, so that the C library's short way for small receives (abi/libmpi/p2pshort.h
+// has the record's layout) takes an eager packet at the ring's head as Poll would, in
+// order with it. The caller must serialise it with the poller's Poll and the
+// transport's, and stop using it before the transport closes; 0: none.
+type OutsideInbound interface {
+	OutsideInbound() uintptr
+}
+
 // Protocol is how a message travels.
 type Protocol uint8
 

@@ -1,9 +1,10 @@
 /* pingpong.c - bench/matrixcost's ping-pong in C, through the C ABI: rank 0 sends one
  * int64 to rank 1 with MPI_Send and receives it back with MPI_Recv, ITERS times. For
  * counting instructions with callgrind (bench/matrixcost.sh c-pingpong).
- * usage: mpigo run -n 2 pingpong ITERS [BYTES [split]]
+ * usage: mpigo run -n 2 pingpong ITERS [BYTES [split] [sendrecv]]
  * BYTES: send that many MPI_BYTEs instead; split: on a split of MPI_COMM_WORLD (as
- * the Intel MPI Benchmarks run), not on the world itself. */
+ * the Intel MPI Benchmarks run), not on the world itself; sendrecv: both ranks
+ * exchange with MPI_Sendrecv instead (IMB's Sendrecv at 2 ranks). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,16 +14,22 @@ int main(int argc, char **argv) {
     int provided, rank;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
     MPI_Comm comm = MPI_COMM_WORLD;
-    if (argc > 3 && strcmp(argv[3], "split") == 0) MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &comm);
+    int sendrecv = 0;
+    for (int a = 3; a < argc; a++) {
+        if (strcmp(argv[a], "split") == 0) MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &comm);
+        if (strcmp(argv[a], "sendrecv") == 0) sendrecv = 1;
+    }
     MPI_Comm_rank(comm, &rank);
     long iters = argc > 1 ? atol(argv[1]) : 1000;
     int count = 1;
     MPI_Datatype dt = MPI_INT64_T;
     if (argc > 2) count = atoi(argv[2]), dt = MPI_BYTE;
-    char *v = calloc(count > 8 ? count : 8, 1);
+    char *v = calloc(count > 8 ? count : 8, 1), *w = calloc(count > 8 ? count : 8, 1);
     int peer = 1 - rank;
     for (long i = 0; i < iters; i++) {
-        if (rank == 0) {
+        if (sendrecv) {
+            MPI_Sendrecv(v, count, dt, peer, 1, w, count, dt, peer, 1, comm, MPI_STATUS_IGNORE);
+        } else if (rank == 0) {
             MPI_Send(v, count, dt, peer, 1, comm);
             MPI_Recv(v, count, dt, peer, 1, comm, MPI_STATUS_IGNORE);
         } else {
@@ -31,6 +38,7 @@ int main(int argc, char **argv) {
         }
     }
     free(v);
+    free(w);
     if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;

@@ -74,3 +74,73 @@ const (
 	// OutsideCompact is the bit of a stamp's high word that marks a compact cell.
 	OutsideCompact = compactBit
 )
+
+// inPos is the consumer's positions in one ring, which only the receiver writes.
+type inPos struct {
+	pos, dataPos uint64 // next cell, next data byte (absolute)
+	// published and publishedData are the positions last stored in cons; they lag
+	// pos and dataPos by less than lazyCells and lazyData (a quarter of each ring).
+	published     uint64
+	publishedData uint64
+}
+
+// outsideInbound is one inbound ring's record (transport.OutsideInbound), in a page
+// the receiver maps for it outside Go's heap: the consumer's positions, which drain
+// keeps there, and where the ring lies. C code that reads it (abi/libmpi/p2pshort.h,
+// struct mpigo_inring, field for field) takes a packet at the ring's head as drain
+// does and advances the same positions, so that the two consume one stream in order.
+type outsideInbound struct {
+	pos       inPos
+	_         [4]uint64
+	cells     uintptr // the cells, in this rank's segment
+	data      uintptr // the data ring
+	cons      uintptr // the consumer's positions as the sender reads them (*[2]uint64)
+	block     uintptr // the sender's blocked flag (*uint32)
+	cellMask  uint64
+	dataMask  uint64
+	dataSize  uint64
+	lazyCells uint64
+	lazyData  uint64
+	// doorSeq and doorSleepers are the sender's doorbell once wakeSender has mapped it
+	// (0 before): C rings it as wakeSender does when the sender met a full ring.
+	doorSeq      uintptr
+	doorSleepers uintptr
+	lazyPayload  uint64
+	_            [4]uint64
+}
+
+// The record's layout is C's: three cache lines.
+var _ [0]struct{} = [unsafe.Sizeof(outsideInbound{}) - 3*lineSize]struct{}{}
+
+// mapOutside maps in's record and moves its positions there.
+func (in *inbound) mapOutside() error {
+	mem, err := unix.Mmap(-1, 0, pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return err
+	}
+	r := (*outsideInbound)(unsafe.Pointer(unsafe.SliceData(mem)))
+	r.cells, r.data = uintptr(in.cells), uintptr(in.data)
+	r.cons = uintptr(unsafe.Pointer(in.cons))
+	r.block = uintptr(unsafe.Pointer(in.block))
+	r.cellMask, r.dataMask, r.dataSize = in.cellMask, in.dataMask, in.dataSize
+	r.lazyCells, r.lazyData, r.lazyPayload = in.lazyCells, in.lazyData, lazyPayload
+	in.outside, in.rp = mem, &r.pos
+	return nil
+}
+
+// OutsideInbound implements transport.OutsideInbound.
+func (in *inbound) OutsideInbound() uintptr {
+	if in.outside == nil {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(in.rp))
+}
+
+// noteDoor shows C the sender's doorbell (its two words), once mapped.
+func (in *inbound) noteDoor(seq, sleepers *uint32) {
+	if in.outside == nil {
+		return
+	}
+	r := (*outsideInbound)(unsafe.Pointer(in.rp))
+	r.doorSeq, r.doorSleepers = uintptr(unsafe.Pointer(seq)), uintptr(unsafe.Pointer(sleepers))
+}

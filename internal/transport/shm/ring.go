@@ -179,35 +179,35 @@ type inbound struct {
 	cellMask uint64
 	dataMask uint64
 	dataSize uint64
-	pos      uint64
-	dataPos  uint64
-	// published and publishedData are the positions last stored in cons; they lag
-	// pos and dataPos by less than lazyCells and lazyData (a quarter of each ring).
-	published     uint64
-	publishedData uint64
-	lazyCells     uint64
-	lazyData      uint64
-	hdr           transport.Header // reused: handed to the handler, valid during the call
-	live          liveness
-	block         *uint32 // the sender's "blocked" flag
-	t             *Transport
-	door          transport.Doorbell // the sender's, attached when first needed
-	doorSeg       *segment
+	// rp is the consumer's positions, in a record outside Go's heap (outside.go),
+	// where a C caller's short way for receives advances the same ring.
+	rp        *inPos
+	outside   []byte // the page of rp; nil if it could not be mapped (rp is local then)
+	local     inPos
+	lazyCells uint64
+	lazyData  uint64
+	hdr       transport.Header // reused: handed to the handler, valid during the call
+	live      liveness
+	block     *uint32 // the sender's "blocked" flag
+	t         *Transport
+	door      transport.Doorbell // the sender's, attached when first needed
+	doorSeg   *segment
 }
 
 // drain hands the packets present to h, at most max of them.
 func (in *inbound) drain(h transport.Handler, max int) int {
 	n := 0
 	for n < max {
-		cell := unsafe.Add(in.cells, (in.pos&in.cellMask)*cellSize)
+		rp := in.rp
+		cell := unsafe.Add(in.cells, (rp.pos&in.cellMask)*cellSize)
 		w := atomic.LoadUint64((*uint64)(cell))
-		if uint32(w) != uint32(in.pos+1) {
+		if uint32(w) != uint32(rp.pos+1) {
 			break
 		}
 		meta := uint32(w >> 32)
 		plen := uint64(meta &^ compactBit)
 		var payload []byte
-		end := in.dataPos
+		end := rp.dataPos
 		if meta&compactBit != 0 {
 			in.hdr = transport.Header{}
 			*(*[16]byte)(unsafe.Pointer(&in.hdr)) = *(*[16]byte)(unsafe.Add(cell, 8))
@@ -217,7 +217,7 @@ func (in *inbound) drain(h transport.Handler, max int) int {
 		} else {
 			in.hdr = *(*transport.Header)(unsafe.Add(cell, 8))
 			if plen > 0 {
-				start := in.dataPos
+				start := rp.dataPos
 				need := (plen + lineSize - 1) &^ (lineSize - 1)
 				if off := start & in.dataMask; off+need > in.dataSize {
 					start += in.dataSize - off
@@ -227,15 +227,15 @@ func (in *inbound) drain(h transport.Handler, max int) int {
 			}
 		}
 		h.Packet(&in.hdr, payload)
-		in.pos++
-		in.dataPos = end
+		rp.pos++
+		rp.dataPos = end
 		// Give the space back only after the handler is done with the payload. A
 		// fragment's space goes back at once, so that a pipelining sender can refill;
 		// a small packet's lazily, a quarter of the ring at a time: every publication
 		// is a locked exchange on the path of each message, and the sender looks at
 		// the positions only when its cached copy says the ring is full. A sender that
 		// finds it full raises its blocked flag, and Poll then publishes everything.
-		if plen > lazyPayload || in.pos-in.published >= in.lazyCells || in.dataPos-in.publishedData >= in.lazyData {
+		if plen > lazyPayload || rp.pos-rp.published >= in.lazyCells || rp.dataPos-rp.publishedData >= in.lazyData {
 			in.publish()
 		}
 		n++
@@ -261,13 +261,14 @@ const lazyPayload = 4096
 
 // publish gives the sender back the space of every packet consumed.
 func (in *inbound) publish() {
-	if in.published != in.pos {
-		in.published = in.pos
-		atomic.StoreUint64(&in.cons[0], in.pos)
+	rp := in.rp
+	if rp.published != rp.pos {
+		rp.published = rp.pos
+		atomic.StoreUint64(&in.cons[0], rp.pos)
 	}
-	if in.publishedData != in.dataPos {
-		in.publishedData = in.dataPos
-		atomic.StoreUint64(&in.cons[1], in.dataPos)
+	if rp.publishedData != rp.dataPos {
+		rp.publishedData = rp.dataPos
+		atomic.StoreUint64(&in.cons[1], rp.dataPos)
 	}
 }
 
@@ -282,12 +283,14 @@ func (in *inbound) wakeSender() {
 		}
 		in.doorSeg = seg
 		in.door = transport.NewDoorbell(seg.u32(offDoorbell), seg.u32(offDoorbell+4))
+		in.noteDoor(seg.u32(offDoorbell), seg.u32(offDoorbell+4))
 	}
 	in.door.Ring()
 }
 
 // pending reports whether a packet is waiting, without consuming it.
 func (in *inbound) pending() bool {
-	cell := unsafe.Add(in.cells, (in.pos&in.cellMask)*cellSize)
-	return uint32(atomic.LoadUint64((*uint64)(cell))) == uint32(in.pos+1)
+	pos := in.rp.pos
+	cell := unsafe.Add(in.cells, (pos&in.cellMask)*cellSize)
+	return uint32(atomic.LoadUint64((*uint64)(cell))) == uint32(pos+1)
 }

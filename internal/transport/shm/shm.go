@@ -442,6 +442,8 @@ func (t *Transport) attach() {
 				lazyCells: uint64(max(l.cells/4, 1)),
 				lazyData:  uint64(max(l.ringBytes/4, 1)),
 			}
+			in.rp = &in.local
+			in.mapOutside() // if it fails, the positions stay local and C takes none of this ring
 			t.mu.Lock()
 			t.in = append(t.in, in)
 			t.mu.Unlock()
@@ -566,6 +568,11 @@ func (t *Transport) Close() error {
 	}
 	for _, in := range t.in {
 		in.live.close()
+		if in.outside != nil {
+			in.local, in.rp = *in.rp, &in.local
+			keep(unix.Munmap(in.outside))
+			in.outside = nil
+		}
 		if in.doorSeg != nil {
 			keep(unix.Munmap(in.doorSeg.mem))
 		}
