@@ -199,6 +199,7 @@ type Engine struct {
 	putAsked bool // a split get's put request is queued: push sends it before reading
 
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
+	srv       served    // the served contexts (served.go)
 
 	failed error
 	bsend  bsendState             // the process's buffer (MPI_Buffer_attach)

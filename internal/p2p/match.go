@@ -21,6 +21,10 @@ type ctxq struct {
 	unexp umsgList   // every arrived message (links next, prev)
 	uSrc  []umsgList // arrived messages by source (links snext, sprev)
 	st    QueueStats // the context's counts, for the tool interface (tools.go)
+	// Served (served.go): arrivals of serveTag note the context for NextServed.
+	serve    bool
+	noted    bool // on the engine's served list
+	serveTag int32
 }
 
 // ctxq returns the queues of context id c. Context ids are small and dense in practice

@@ -51,6 +51,9 @@ func (e *Engine) ContextStats(ctx uint32) *QueueStats {
 // unexpected queues m, which no posted receive of q took: counted, watched and logged.
 func (e *Engine) unexpected(q *ctxq, m *umsg) {
 	q.arrive(m)
+	if q.serve && m.tag == q.serveTag {
+		e.note(m.ctx, q)
+	}
 	n := uint64(m.len)
 	q.st.add(n)
 	e.qst.add(n)
