@@ -25,6 +25,7 @@ type ctxq struct {
 	serve    bool
 	noted    bool // on the engine's served list
 	serveTag int32
+	owner    any // ServeContext's
 }
 
 // ctxq returns the queues of context id c. Context ids are small and dense in practice

@@ -31,12 +31,13 @@ var ErrInterrupted = errors.New("p2p: the wait for served contexts was interrupt
 
 // ServeContext has the engine note context ctx for NextServed each time a message of
 // tag tag arrives on it that no posted receive takes, from now until UnserveContext; a
-// message of that tag already queued notes it at once.
-func (e *Engine) ServeContext(ctx uint32, tag int) {
+// message of that tag already queued notes it at once. owner is what NextServed hands
+// its claim and returns with the context's messages (a window).
+func (e *Engine) ServeContext(ctx uint32, tag int, owner any) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	q := e.ctxq(ctx)
-	q.serve, q.serveTag, q.noted = true, int32(tag), false
+	q.serve, q.serveTag, q.noted, q.owner = true, int32(tag), false, owner
 	for m := q.unexp.head; m != nil; m = m.next {
 		if m.tag == q.serveTag {
 			e.note(ctx, q)
@@ -50,7 +51,7 @@ func (e *Engine) UnserveContext(ctx uint32) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	q := e.ctxq(ctx)
-	q.serve = false
+	q.serve, q.owner = false, nil
 	if q.noted {
 		q.noted = false
 		for i, c := range e.srv.ready {
@@ -71,39 +72,53 @@ func (e *Engine) note(ctx uint32, q *ctxq) {
 }
 
 // NextServed waits until a message of its served tag is queued on a served context
-// and claim, called with e.mu held, accepts that context, and returns it. claim takes
-// what the caller needs to take the context's messages in order (a lock: TryLock); a
-// context it refuses stays on the list, and the wait goes on (the one holding that
-// lock takes the messages, or leaves them to a later look). A context noted whose
-// messages were taken meanwhile leaves the list. The wait drives the engine's
-// progress as any wait does and goes through its idle policy (a sleeping wait costs
-// nothing until a packet rings). It returns c's error when c ends (c nil: never),
-// ErrInterrupted after InterruptServed, and the engine's error once it has failed
-// (Close).
-func (e *Engine) NextServed(c context.Context, claim func(ctx uint32) bool) (uint32, error) {
+// and claim, called with e.mu held, accepts that context's owner, then takes the first
+// such message (as Mprobe does) and returns it with the owner. claim takes what the
+// caller needs to apply the context's messages in order (a lock: TryLock); a context
+// it refuses stays on the list and the wait goes on (the one holding that lock takes
+// the messages, or leaves them to a later look). A context with more messages queued
+// goes to the back of the list; one noted whose messages were taken meanwhile leaves
+// it. The wait drives the engine's progress as any wait does and goes through its
+// idle policy (a sleeping wait costs nothing until a packet rings). It returns c's
+// error when c ends (c nil: never), ErrInterrupted after InterruptServed, and the
+// engine's error once it has failed (Close).
+func (e *Engine) NextServed(c context.Context, claim func(owner any) bool) (any, Message, Status, error) {
 	var wv idle.Watch
 	cw := e.watch(c, &wv)
 	defer cw.Stop()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	found := -1
+	var owner any
+	var m *umsg
 	cond := func() bool {
 		if e.srv.wake || e.failed != nil {
 			return true
 		}
 		for i := 0; i < len(e.srv.ready); {
-			ctx := e.srv.ready[i]
-			q := e.ctxq(ctx)
-			if q.unexp.head == nil || q.matchUnexp(AnySource, q.serveTag) == nil {
+			c := e.srv.ready[i]
+			q := e.ctxq(c)
+			var first *umsg
+			if q.unexp.head != nil {
+				first = q.matchUnexp(AnySource, q.serveTag)
+			}
+			if first == nil {
 				q.noted = false
 				e.srv.ready = append(e.srv.ready[:i], e.srv.ready[i+1:]...)
 				continue
 			}
-			if claim(ctx) {
-				found = i
-				return true
+			if !claim(q.owner) {
+				i++
+				continue
 			}
-			i++
+			e.take(q, first)
+			e.srv.ready = append(e.srv.ready[:i], e.srv.ready[i+1:]...)
+			if q.matchUnexp(AnySource, q.serveTag) != nil {
+				e.srv.ready = append(e.srv.ready, c)
+			} else {
+				q.noted = false
+			}
+			owner, m = q.owner, first
+			return true
 		}
 		return false
 	}
@@ -111,21 +126,18 @@ func (e *Engine) NextServed(c context.Context, claim func(ctx uint32) bool) (uin
 		e.progressLocked()
 		if !cond() {
 			if err := e.block(cw, nil, cond); err != nil {
-				return 0, err
+				return nil, Message{}, Status{}, err
 			}
 		}
 	}
 	switch {
-	case found >= 0:
-		ctx := e.srv.ready[found]
-		e.srv.ready = append(e.srv.ready[:found], e.srv.ready[found+1:]...)
-		e.ctxq(ctx).noted = false
-		return ctx, nil
+	case m != nil:
+		return owner, Message{m: m, gen: m.gen}, m.status(), nil
 	case e.srv.wake:
 		e.srv.wake = false
-		return 0, ErrInterrupted
+		return nil, Message{}, Status{}, ErrInterrupted
 	}
-	return 0, e.failed
+	return nil, Message{}, Status{}, e.failed
 }
 
 // InterruptServed makes the NextServed under way, or else the next one, return

@@ -10,14 +10,28 @@ import (
 )
 
 // nextServed is NextServed with a short deadline, for a test that expects nothing
-// (context.DeadlineExceeded) or a context already noted.
-func nextServed(e *Engine, claim func(uint32) bool) (uint32, error) {
+// (context.DeadlineExceeded) or a message already queued, which it receives: it
+// returns the context and the message's first byte.
+func nextServed(t *testing.T, e *Engine, claim func(any) bool) (uint32, byte, error) {
+	t.Helper()
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
-	return e.NextServed(c, claim)
+	o, m, st, err := e.NextServed(c, claim)
+	if err != nil {
+		return 0, 0, err
+	}
+	ctx := o.(uint32)
+	var b [8]byte
+	if _, err := e.Mrecv(Bytes(b[:]), &m); err != nil {
+		t.Fatal(err)
+	}
+	if st.Count != 1 {
+		t.Fatalf("NextServed's status: count %d, want 1", st.Count)
+	}
+	return ctx, b[0], nil
 }
 
-func claimAll(uint32) bool { return true }
+func claimAll(any) bool { return true }
 
 // takeAll receives every queued message of tag on ctx.
 func takeAll(t *testing.T, e *Engine, ctx uint32, tag int) int {
@@ -37,77 +51,76 @@ func takeAll(t *testing.T, e *Engine, ctx uint32, tag int) int {
 	}
 }
 
-// TestServedContexts: NextServed hands out the served contexts on which a message of
-// their tag has arrived, in the order they first got one, each once however many
-// came; other tags and contexts wake nothing; a context whose messages someone else
-// took leaves the list; a refused claim keeps it there and lets the next one go first.
+// TestServedContexts: NextServed hands out the messages of the served tag on the
+// served contexts, a context at a time in the order they first got one (a context
+// with more goes to the back); other tags and contexts wake nothing; a context whose
+// messages someone else took leaves the list; a refused claim keeps it there and
+// lets the next one go first.
 func TestServedContexts(t *testing.T) {
 	es := newMemNet(2).engines(t, Options{})
 	e := es[1]
 	e.Concurrent()
 	for _, c := range []uint32{10, 11, 12} {
-		e.ServeContext(c, 1)
+		e.ServeContext(c, 1, c)
 	}
+	seq := byte(0)
 	send := func(ctx uint32, tag int) {
 		t.Helper()
-		mustOK(t, es[0].Send(Bytes([]byte{byte(ctx)}), 1, tag, ctx, Standard))
+		seq++
+		mustOK(t, es[0].Send(Bytes([]byte{seq}), 1, tag, ctx, Standard))
 	}
-	send(12, 1)
-	send(10, 2) // not the served tag
-	send(13, 1) // not a served context
-	send(11, 1)
-	send(12, 1)  // 12 is noted already
-	send(100, 1) // a context never made
-	for _, want := range []uint32{12, 11} {
-		got, err := nextServed(e, claimAll)
-		if err != nil || got != want {
-			t.Fatalf("NextServed = %d, %v; want %d", got, err, want)
+	want := func(claim func(any) bool, ctx uint32, b byte) {
+		t.Helper()
+		got, gb, err := nextServed(t, e, claim)
+		if err != nil || got != ctx || gb != b {
+			t.Fatalf("NextServed = context %d message %d, %v; want context %d message %d", got, gb, err, ctx, b)
 		}
-		takeAll(t, e, got, 1)
 	}
-	if got, err := nextServed(e, claimAll); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("NextServed with nothing of a served tag left = %d, %v; want the deadline", got, err)
+	none := func(claim func(any) bool) {
+		t.Helper()
+		if got, b, err := nextServed(t, e, claim); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("NextServed = context %d message %d, %v; want the deadline", got, b, err)
+		}
 	}
+	send(12, 1)  // 1
+	send(10, 2)  // 2: not the served tag
+	send(13, 1)  // 3: not a served context
+	send(11, 1)  // 4
+	send(12, 1)  // 5: 12 is noted already
+	send(100, 1) // 6: a context never made
+	want(claimAll, 12, 1)
+	want(claimAll, 11, 4)
+	want(claimAll, 12, 5)
+	none(claimAll)
 
 	// Taken by someone else: noted for nothing, dropped without a claim.
 	send(10, 1)
-	if _, err := nextServed(e, func(uint32) bool { return false }); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("NextServed with its claim refused: %v, want the deadline", err)
+	none(func(any) bool { return false })
+	if n := takeAll(t, e, 10, 1); n != 1 {
+		t.Fatalf("%d messages of tag 1 queued on 10, want 1", n)
 	}
-	takeAll(t, e, 10, 1)
 	asked := 0
-	if _, err := nextServed(e, func(uint32) bool { asked++; return true }); !errors.Is(err, context.DeadlineExceeded) || asked != 0 {
-		t.Fatalf("NextServed after the message was taken: %v after %d claims; want the deadline, no claim", err, asked)
+	none(func(any) bool { asked++; return true })
+	if asked != 0 {
+		t.Fatalf("%d claims of a context whose messages were taken, want none", asked)
 	}
 
 	// A refused claim: the context stays, the next one goes first.
-	send(10, 1)
-	send(11, 1)
-	got, err := nextServed(e, func(c uint32) bool { return c != 10 })
-	if err != nil || got != 11 {
-		t.Fatalf("NextServed refusing 10 = %d, %v; want 11", got, err)
-	}
-	takeAll(t, e, 11, 1)
-	if got, err := nextServed(e, claimAll); err != nil || got != 10 {
-		t.Fatalf("NextServed after the refusal = %d, %v; want 10", got, err)
-	}
-	takeAll(t, e, 10, 1)
+	send(10, 1) // 8
+	send(11, 1) // 9
+	want(func(o any) bool { return o.(uint32) != 10 }, 11, 9)
+	want(claimAll, 10, 8)
 
 	// Unserved: its messages note nothing, and a noted one leaves the list.
-	send(12, 1)
+	send(12, 1) // 10
 	e.UnserveContext(12)
-	send(12, 1)
-	if got, err := nextServed(e, claimAll); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("NextServed after UnserveContext(12) = %d, %v; want the deadline", got, err)
-	}
+	send(12, 1) // 11
+	none(claimAll)
 	// Served again, with its messages queued: noted at once.
-	e.ServeContext(12, 1)
-	if got, err := nextServed(e, claimAll); err != nil || got != 12 {
-		t.Fatalf("NextServed after ServeContext(12) with messages queued = %d, %v; want 12", got, err)
-	}
-	if n := takeAll(t, e, 12, 1); n != 2 {
-		t.Fatalf("%d messages queued on 12, want 2", n)
-	}
+	e.ServeContext(12, 1, uint32(12))
+	want(claimAll, 12, 10)
+	want(claimAll, 12, 11)
+	none(claimAll)
 	// The unserved tag's message stays for its receiver.
 	if n := takeAll(t, e, 10, 2); n != 1 {
 		t.Fatalf("%d messages of tag 2 on 10, want 1", n)
@@ -120,7 +133,7 @@ func TestServedWakes(t *testing.T) {
 	es := newMemNet(2).engines(t, Options{Spin: -1, Yield: -1})
 	e := es[1]
 	e.Concurrent()
-	e.ServeContext(7, 1)
+	e.ServeContext(7, 1, uint32(7))
 	type result struct {
 		ctx uint32
 		err error
@@ -128,7 +141,13 @@ func TestServedWakes(t *testing.T) {
 	wait := func() <-chan result {
 		r := make(chan result, 1)
 		go func() {
-			ctx, err := e.NextServed(nil, claimAll)
+			o, m, _, err := e.NextServed(nil, claimAll)
+			var ctx uint32
+			if err == nil {
+				ctx = o.(uint32)
+				var b [1]byte
+				_, err = e.Mrecv(Bytes(b[:]), &m)
+			}
 			r <- result{ctx, err}
 		}()
 		// Until it sleeps: the wake must come from the doorbell.
@@ -142,17 +161,16 @@ func TestServedWakes(t *testing.T) {
 	if got := <-r; got.err != nil || got.ctx != 7 {
 		t.Fatalf("NextServed woken by a message = %d, %v; want 7", got.ctx, got.err)
 	}
-	takeAll(t, e, 7, 1)
 	r = wait()
 	e.InterruptServed()
 	if got := <-r; !errors.Is(got.err, ErrInterrupted) {
 		t.Fatalf("NextServed interrupted = %d, %v; want ErrInterrupted", got.ctx, got.err)
 	}
-	if got, err := nextServed(e, claimAll); !errors.Is(err, context.DeadlineExceeded) {
+	if got, _, err := nextServed(t, e, claimAll); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("NextServed after the interrupt was taken = %d, %v; want the deadline", got, err)
 	}
 	e.Close()
-	if _, err := e.NextServed(nil, claimAll); !errors.Is(err, ErrClosed) {
+	if _, _, _, err := e.NextServed(nil, claimAll); !errors.Is(err, ErrClosed) {
 		t.Fatalf("NextServed of a closed engine: %v, want ErrClosed", err)
 	}
 }
@@ -168,8 +186,8 @@ func TestServedOrder(t *testing.T) {
 	es[0].Concurrent()
 	var mus [nctx]sync.Mutex
 	var got [nctx][]uint32
-	apply := func(ctx uint32) { // mus[ctx] held
-		for {
+	apply := func(ctx uint32) { // mus[ctx] held; a few at a time, so the server takes some
+		for range 4 {
 			m, _, ok, err := e.ImprobeQueued(AnySource, 1, ctx)
 			if err != nil || !ok {
 				return
@@ -183,7 +201,7 @@ func TestServedOrder(t *testing.T) {
 		}
 	}
 	for c := range uint32(nctx) {
-		e.ServeContext(c, 1)
+		e.ServeContext(c, 1, c)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -221,9 +239,10 @@ func TestServedOrder(t *testing.T) {
 		}()
 	}
 	var claimed uint32
-	claim := func(c uint32) bool {
-		claimed = c
-		return mus[c].TryLock()
+	served := 0
+	claim := func(o any) bool {
+		claimed = o.(uint32)
+		return mus[claimed].TryLock()
 	}
 	total := func() int {
 		s := 0
@@ -235,17 +254,26 @@ func TestServedOrder(t *testing.T) {
 		return s
 	}
 	for total() < nctx*n {
-		ctx, err := nextServed(e, claim)
+		c, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		o, m, _, err := e.NextServed(c, claim)
+		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
 			continue
 		}
 		mustOK(t, err)
+		ctx := o.(uint32)
 		if ctx != claimed {
 			t.Fatalf("NextServed returned %d, claimed %d", ctx, claimed)
 		}
-		apply(ctx)
+		var b [4]byte
+		if _, err := e.Mrecv(Bytes(b[:]), &m); err != nil {
+			t.Fatal(err)
+		}
+		got[ctx] = append(got[ctx], binary.LittleEndian.Uint32(b[:]))
+		served++
 		mus[ctx].Unlock()
 	}
+	t.Logf("%d messages taken by the server, %d by the drainers", served, nctx*n-served)
 	close(stop)
 	wg.Wait()
 	<-done
@@ -265,16 +293,13 @@ func TestServedOrder(t *testing.T) {
 func TestServedNoAlloc(t *testing.T) {
 	es := newMemNet(2).engines(t, Options{})
 	e := es[1]
-	e.ServeContext(3, 1)
+	e.ServeContext(3, 1, uint32(3))
 	var b [1]byte
 	allocs := testing.AllocsPerRun(100, func() {
 		mustOK(t, es[0].Send(Bytes(b[:]), 1, 1, 3, Standard))
-		if _, err := e.NextServed(nil, claimAll); err != nil {
+		_, m, _, err := e.NextServed(nil, claimAll)
+		if err != nil {
 			t.Fatal(err)
-		}
-		m, _, ok, err := e.ImprobeQueued(AnySource, 1, 3)
-		if !ok || err != nil {
-			t.Fatal(ok, err)
 		}
 		e.Mrecv(Bytes(b[:]), &m)
 	})

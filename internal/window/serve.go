@@ -25,12 +25,12 @@ import (
 // (drain.go): a request is taken from the engine's queue only under applyMu, so the
 // two never reorder an origin's requests.
 var server struct {
-	mu   sync.Mutex    // starting and stopping the goroutine, counting the windows
+	mu   sync.Mutex    // starting and stopping the goroutine
 	n    int           // served windows alive
 	done chan struct{} // closed when the goroutine has ended
-	// wins are the served windows by their communicator's context, copied on every
-	// change (windows come and go rarely; the goroutine reads it on every wake-up).
-	wins atomic.Pointer[map[uint32]*Win]
+	// wins are the served windows, for the look at queued locks' holders.
+	winsMu sync.Mutex
+	wins   map[*Win]struct{}
 }
 
 // queuedLocks counts the remote lock requests queued at every window of the process:
@@ -47,8 +47,13 @@ func (w *Win) startServing() {
 	w.errs = map[int]string{}
 	server.mu.Lock()
 	defer server.mu.Unlock()
-	setServed(w.comm.Ctx(), w)
-	eng().ServeContext(w.comm.Ctx(), tagRMA)
+	server.winsMu.Lock()
+	if server.wins == nil {
+		server.wins = map[*Win]struct{}{}
+	}
+	server.wins[w] = struct{}{}
+	server.winsMu.Unlock()
+	eng().ServeContext(w.comm.Ctx(), tagRMA, w)
 	server.n++
 	if server.n == 1 {
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
@@ -74,9 +79,11 @@ func (w *Win) stopServing() {
 		w.lockQ = nil
 	}
 	w.applyMu.Unlock()
+	server.winsMu.Lock()
+	delete(server.wins, w)
+	server.winsMu.Unlock()
 	server.mu.Lock()
 	defer server.mu.Unlock()
-	setServed(ctx, nil)
 	server.n--
 	if server.n == 0 {
 		eng().InterruptServed()
@@ -85,33 +92,12 @@ func (w *Win) stopServing() {
 	}
 }
 
-// setServed makes w the served window of context ctx (nil: none); server.mu held.
-func setServed(ctx uint32, w *Win) {
-	old := server.wins.Load()
-	m := make(map[uint32]*Win, 1)
-	if old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
-	}
-	if w == nil {
-		delete(m, ctx)
-	} else {
-		m[ctx] = w
-	}
-	server.wins.Store(&m)
-}
-
 // serveAll is the progress goroutine. It ends when Free of the last served window
 // interrupts its wait, or the engine is closed.
 func serveAll(done chan struct{}) {
 	defer close(done)
 	var last time.Time // the last look at queued locks' holders
-	var w *Win         // the window claimed
-	claim := func(ctx uint32) bool {
-		w = (*server.wins.Load())[ctx]
-		return w != nil && w.applyMu.TryLock()
-	}
+	claim := func(o any) bool { return o.(*Win).applyMu.TryLock() }
 	for {
 		var c context.Context
 		var cancel context.CancelFunc
@@ -119,14 +105,15 @@ func serveAll(done chan struct{}) {
 			// Lock requests wait: wake up now and then to look whether a holder died.
 			c, cancel = context.WithTimeout(context.Background(), checkEvery)
 		}
-		_, err := eng().NextServed(c, claim)
+		o, m, st, err := eng().NextServed(c, claim)
 		if cancel != nil {
 			cancel()
 		}
 		switch {
 		case err == nil:
+			w := o.(*Win)
 			if !w.unserved {
-				w.applyQueued()
+				w.apply(&m, &st)
 			}
 			w.applyMu.Unlock()
 		case c != nil && c.Err() != nil: // the timeout
@@ -159,7 +146,13 @@ func (w *Win) applyQueued() bool {
 // checkQueuedLocks answers the lock requests queued at every served window whose
 // lock a dead rank holds (failQueuedLocks).
 func checkQueuedLocks() {
-	for _, w := range *server.wins.Load() {
+	server.winsMu.Lock()
+	ws := make([]*Win, 0, len(server.wins))
+	for w := range server.wins {
+		ws = append(ws, w)
+	}
+	server.winsMu.Unlock()
+	for _, w := range ws {
 		w.applyMu.Lock()
 		if !w.unserved && atomic.LoadUint64(w.ctrl.queued()) != 0 {
 			w.failQueuedLocks()
