@@ -199,7 +199,6 @@ type Engine struct {
 	putAsked bool // a split get's put request is queued: push sends it before reading
 
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
-	srv       served    // the served contexts (served.go)
 
 	failed error
 	bsend  bsendState             // the process's buffer (MPI_Buffer_attach)
@@ -239,6 +238,8 @@ type Engine struct {
 	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
 	failQ   []peerFailure
 	failNew atomic.Bool
+
+	srv served // the served contexts (served.go)
 }
 
 // New makes the engine of rank self in a job of size ranks. Each peer is reached by

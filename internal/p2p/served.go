@@ -14,11 +14,11 @@ import (
 // hundreds of windows alive the ranks' cores go to waiters that find nothing. Here
 // the engine notes, as it queues a message nobody has received yet, the contexts whose
 // served tag it carries, in the order they first got one, and NextServed waits (the
-// engine's idle policy, as any wait) until the list is not empty and hands out its
-// first context. The server then takes that context's messages itself (Improbe,
-// Mrecv): the list says only where to look. A message taken by someone else first
-// (a window's own calls apply its requests while they wait) leaves a context noted
-// for nothing, which costs the server one look.
+// engine's idle policy, as any wait) until a context of the list has such a message
+// and the server's claim of it succeeds, and hands the message over (as Mprobe does).
+// A message taken by someone else first (a window's own calls apply its requests
+// while they wait, under the lock the claim takes) leaves a context noted for nothing,
+// which costs one look.
 //
 // One goroutine serves the contexts of an engine at a time. Guarded by e.mu.
 type served struct {

@@ -15,15 +15,15 @@ import (
 // Free. A goroutine per window, each asleep in a wait of its own, cost hundreds of
 // threads and wake-ups when hundreds of windows lived: every packet and every nap's
 // end woke them all, for nothing but one (MPICH's rma/window_creation, 500 windows
-// alive at once, took two minutes on two cores). The engine notes which served
+// alive at once, took 25 s to two minutes on two cores). The engine notes which served
 // window's context a request arrived on (p2p.ServeContext), and the goroutine waits
 // for all of them in one wait (NextServed), in the engine's idle policy as any wait:
 // an idle process pays for one waiter, however many windows live.
 //
-// For each window it is handed it applies what has arrived, in order, holding the
-// window's applyMu, as a call of the window that serves while it waits does
-// (drain.go): a request is taken from the engine's queue only under applyMu, so the
-// two never reorder an origin's requests.
+// The wait hands it a message of a window only when it could take that window's
+// applyMu (the claim), and it applies the message holding it, as a call of the window
+// that serves while it waits does (drain.go): a request is taken from the engine's
+// queue only under applyMu, so the two never reorder an origin's requests.
 var server struct {
 	mu   sync.Mutex    // starting and stopping the goroutine
 	n    int           // served windows alive
