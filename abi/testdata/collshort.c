@@ -105,10 +105,19 @@ static void bcasts(MPI_Comm comm, const char *name) {
             OK(MPI_Bcast(NULL, 0, MPI_INT, root, comm));
         }
     });
-    /* Longer: Go (non-temporal stores from 4 KiB, pieces, other ways). */
+    /* Up to a ring chunk below coll_shm_nt (16 KiB): C, with ordinary stores. */
+    IN_C(2 * size, name, {
+        for (int root = 0; root < size; root++)
+            for (int n = 4096; n <= 8192; n += 4096) {
+                for (int i = 0; i < n; i++) b[i] = rank == root ? val(root, n, i) : 0;
+                OK(MPI_Bcast(b, n, MPI_BYTE, root, comm));
+                for (int i = 0; i < n; i++) CHECK(b[i] == val(root, n, i), "%s: Bcast of %d: byte %d", name, n, i);
+            }
+    });
+    /* Longer: Go (non-temporal stores from 16 KiB, pieces, other ways). */
     IN_C(0, name, {
         for (int root = 0; root < size; root++)
-            for (int n = 4096; n <= 20000; n += 15904) {
+            for (int n = 16384; n <= 20000; n += 3616) {
                 for (int i = 0; i < n; i++) b[i] = rank == root ? val(root, n, i) : 0;
                 OK(MPI_Bcast(b, n, MPI_BYTE, root, comm));
                 for (int i = 0; i < n; i++) CHECK(b[i] == val(root, n, i), "%s: Bcast of %d: byte %d", name, n, i);

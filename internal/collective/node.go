@@ -57,7 +57,7 @@ var (
 		"smallest split Allreduce (bytes, coll_shm_split) on 3 or more ranks that chooses by timing between the slots "+
 			"and each rank reading its section of the others' contributions from their buffers (single copy, where "+
 			"cross-memory attach works); 0: always the slots").Same()
-	setShmNT = config.Size("coll_shm_nt", 4<<10,
+	setShmNT = config.Size("coll_shm_nt", 16<<10,
 		"smallest chunk (bytes) that a node shared-memory Bcast's root writes into the ring with non-temporal stores "+
 			"(amd64), so that it does not take the lines back from the readers' caches; 0: never").Same()
 	setShmChunks = config.Int("coll_shm_chunks", 8,
