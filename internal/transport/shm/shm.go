@@ -75,7 +75,7 @@ var (
 		"packet slots (64 bytes each) per sender→receiver pair (rounded up to a power of two)").Range(4, 1<<20).Same()
 	setFragment = config.Size("shm_max_fragment", 64<<10,
 		"largest payload of one shared-memory packet: the pipeline fragment size").Range(1, 512<<20).Same()
-	setEager = config.Size("shm_eager_limit", 4096,
+	setEager = config.Size("shm_eager_limit", 16<<10,
 		"largest message the shared-memory transport offers to send eagerly (copied in, copied out)").Range(0, 512<<20)
 	setMemory = config.String("shm_memory", "auto",
 		"shared memory backing: auto (memfd, else /dev/shm file), memfd, or file").OneOf("auto", "memfd", "file")
