@@ -1,15 +1,16 @@
 /* fileshort.c - MPI_File_write_at and MPI_File_read_at's short way in C. In Go such an
  * access of a slice's bytes in a plain view is one checked pwrite (mpir's
- * File.AccessAt, about 620 instructions a call); from C it crossed into Go first (the
- * cgo callback, the face's handle and buffer decoding, the error handler's plumbing:
- * about 2500 instructions a call). So where the Go way would take that short way, the
- * access is done here: an independent access at an explicit offset of count items of
- * a contiguous predefined datatype (bytes from the buffer on: short.c's table) to a
- * file whose view is contiguous, in the native or internal representation, outside
- * atomic mode, not opened MPI_MODE_SEQUENTIAL, with an access mode that allows it;
- * its bytes a whole number of the view's etypes at an offset whose file bytes an
- * int64 holds. These are mpir's plainAt checks, made on a record of the file that Go
- * keeps in C memory (fileshort.h, fileshort.go). The system call is pwrite (pread),
+ * File.AccessAt); from C it crossed into Go first (the cgo callback, the face's handle
+ * and buffer decoding, the error handler's plumbing), which cost several times the
+ * access itself (docs/BENCHMARKS.md, "MPI_File_write_at and read_at from C in C"). So
+ * where the Go way would take that short way, the access is done here: an independent
+ * access at an explicit offset of count items of a contiguous predefined datatype
+ * (bytes from the buffer on: short.c's table) to a file whose view is contiguous, in
+ * the native or internal representation, outside atomic mode, not opened
+ * MPI_MODE_SEQUENTIAL, with an access mode that allows it; its bytes a whole number of
+ * the view's etypes at an offset whose file bytes an int64 holds. These are mpir's
+ * plainAt checks, made on a record of the file that Go keeps in C memory (fileshort.h,
+ * fileshort.go). The system call is pwrite (pread),
  * repeated until every byte has moved (a read: until the file ends, a short count and
  * no error, as Go's ReadAt), and the status is Go's: MPI_SOURCE and MPI_TAG as Go
  * writes them, the count of bytes moved, not cancelled. The individual file pointer is
