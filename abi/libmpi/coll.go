@@ -579,7 +579,7 @@ func wside(op, what string, n int, p, counts, displs, types unsafe.Pointer, big,
 		s.Displs[j] -= int(lo)
 	}
 	if hi > lo {
-		s.Mem = unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo)
+		s.Mem, s.Err = cmem(op, what+"buf", p, int64(lo), int64(hi))
 	}
 	return
 }

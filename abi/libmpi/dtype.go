@@ -172,13 +172,26 @@ func span(op string, p unsafe.Pointer, count int64, t *datatype.Type) (mem []byt
 	if hi-lo > maxSpan {
 		return nil, 0, errorf(errCount, op, "%d items of the datatype span %d bytes, more than memory holds", count, hi-lo)
 	}
+	if uintptr(p)+uintptr(lo) == 0 { // as a number: see cmem
+		return nil, 0, errorf(errBuffer, op, "buffer is NULL but %d items of the datatype span %d bytes", count, hi-lo)
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo), -lo, nil
+}
+
+// cmem is the C memory from p+lo to p+hi (hi > lo) that the blocks of buffer argument
+// what span: an error naming it, not a panic, for a NULL address or a span larger
+// than memory.
+func cmem(op, what string, p unsafe.Pointer, lo, hi int64) ([]byte, error) {
+	if hi-lo > maxSpan {
+		return nil, errorf(errCount, op, "the blocks of %s span %d bytes, more than memory holds", what, hi-lo)
+	}
 	// The address is checked as a number: the compiler takes unsafe.Add's result for
 	// a pointer that is not nil, and dropped a check of it (a NULL buffer panicked in
 	// unsafe.Slice).
 	if uintptr(p)+uintptr(lo) == 0 {
-		return nil, 0, errorf(errBuffer, op, "buffer is NULL but %d items of the datatype span %d bytes", count, hi-lo)
+		return nil, errorf(errBuffer, op, "%s is NULL but its blocks span %d bytes", what, hi-lo)
 	}
-	return unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo), -lo, nil
+	return unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo), nil
 }
 
 // cbuf is the engine's buffer for count items of datatype dh at p.

@@ -97,10 +97,10 @@ func vblocks(op string, counts, displs []int, dh uintptr) (collective.NSide, err
 	return collective.NSide{Counts: counts, Displs: displs, Unit: int(t.Extent()), Type: t}, nil
 }
 
-// place lays side s's n blocks over the C memory from p: its Mem spans every block
+// place lays side s's n blocks over the C memory from p (argument what): its Mem spans every block
 // (p may be MPI_BOTTOM with absolute displacements), its Origin is p's place in it.
 // Nothing for a side its conversion refused, or MPI_IN_PLACE.
-func place(op string, s *collective.NSide, err *error, p unsafe.Pointer, n int) {
+func place(op, what string, s *collective.NSide, err *error, p unsafe.Pointer, n int) {
 	if *err != nil || uintptr(p) == inPlaceAddr {
 		return
 	}
@@ -111,15 +111,15 @@ func place(op string, s *collective.NSide, err *error, p unsafe.Pointer, n int) 
 	}
 	s.Origin = int(-lo)
 	if hi > lo {
-		s.Mem = unsafe.Slice((*byte)(unsafe.Add(p, lo)), hi-lo)
+		s.Mem, *err = cmem(op, what, p, int64(lo), int64(hi))
 	}
 }
 
 // nbrRun lays both sides over C memory and runs the neighbourhood collective k.
 func nbrRun(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer, m mode, sbuf, rbuf unsafe.Pointer, a *mpir.NArgs) int32 {
 	in, out, _, _ := c.x.Topo().Neighbors()
-	place(op, &a.Send, &a.SendErr, sbuf, len(out))
-	place(op, &a.Recv, &a.RecvErr, rbuf, len(in))
+	place(op, "sendbuf", &a.Send, &a.SendErr, sbuf, len(out))
+	place(op, "recvbuf", &a.Recv, &a.RecvErr, rbuf, len(in))
 	a.SendInPlace, a.RecvInPlace = uintptr(sbuf) == inPlaceAddr, uintptr(rbuf) == inPlaceAddr
 	a.Err, a.Info = reqInfo(op, req, m)
 	p, err := mpir.Neighbor(mpir.CollProc(k, m.m), c.c, c.x.Topo(), a)

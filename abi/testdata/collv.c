@@ -118,6 +118,12 @@ int main(int argc, char **argv) {
     err = MPI_Bcast_init(&da, 1, MPI_DOUBLE, n, d, MPI_INFO_NULL, &bad);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_ROOT, "Bcast_init with root %d of %d: class %d, want MPI_ERR_ROOT", n, n, cls);
+    /* a NULL buffer whose blocks span bytes: MPI_ERR_BUFFER on every rank (each sees
+     * its own send side), not a crash; nothing was sent, so the Barrier still matches */
+    for (int j = 0; j < n; j++) sc[j] = 1, sdp[j] = 8 * j, st[j] = MPI_DOUBLE, rc[j] = 1, rdp[j] = 8 * j, rt[j] = MPI_DOUBLE;
+    err = MPI_Alltoallw(NULL, sc, sdp, st, rd, rc, rdp, rt, d);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_BUFFER, "Alltoallw from a NULL sendbuf: class %d, want MPI_ERR_BUFFER", cls);
     OK(MPI_Barrier(d));
     OK(MPI_Comm_free(&d));
     OK(MPI_Finalize());

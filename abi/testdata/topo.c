@@ -161,6 +161,12 @@ static void distgraph(void) {
     OK(MPI_Ineighbor_alltoallw(a, &one, &sdp, &every2, b, &two, &rdp, (MPI_Datatype[]){MPI_INT}, d, &q));
     OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
     CHECK(b[0] == from && b[1] == from * 7, "Ineighbor_alltoallw: %d %d", b[0], b[1]);
+    /* a NULL recvbuf whose blocks span bytes: MPI_ERR_BUFFER, not a crash */
+    OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    int cls = -1;
+    MPI_Error_class(MPI_Neighbor_alltoallw(a, &one, &sdp, &every2, NULL, &two, &rdp, (MPI_Datatype[]){MPI_INT}, d), &cls);
+    CHECK(cls == MPI_ERR_BUFFER, "Neighbor_alltoallw into a NULL recvbuf: class %d, want MPI_ERR_BUFFER", cls);
+    OK(MPI_Barrier(d));
     OK(MPI_Type_free(&every2));
     OK(MPI_Comm_free(&d));
 
