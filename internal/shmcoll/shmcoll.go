@@ -519,6 +519,12 @@ func (g *Group) waitEither(r int, p *uint64, v uint64, q *uint64, w uint64) erro
 // waitSlow's counting, after at most two yields.
 const endWindow = 2
 
+// goEvery: a waiter's yield phase drives the engine's progress and lets the process's
+// other goroutines run (runtime.Gosched) once every goEvery yields, not on each: a
+// barrier of 4 ranks on 2 cores took 5.3 us with both on every yield, 4.7 us without
+// (docs/BENCHMARKS.md, Oversubscribed waits).
+const goEvery = 8
+
 func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error {
 	return g.waitFrom(0, r, p, v, q, qv)
 }
@@ -539,6 +545,7 @@ func (g *Group) WaitLong(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 
 func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uint64) error {
 	var next time.Time // when to call check next; zero until the spinning ends
+	yields := 0        // yields so far
 	w := g.idle.Begin()
 	if spun > 0 {
 		w.Next(spun)
@@ -554,12 +561,22 @@ func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 			}
 			continue
 		}
-		if g.progress != nil {
-			g.progress()
-		}
 		if w.Yielding() {
-			w.Yield()
+			// Only every goEvery-th yield drives the engine's progress and lets other
+			// goroutines run, as the C library's waiter (collshort.c), which does
+			// neither before it hands a wait to Go; the others go straight to the OS.
+			if yields++; yields%goEvery == 0 {
+				if g.progress != nil {
+					g.progress()
+				}
+				w.Yield()
+			} else {
+				w.YieldOS()
+			}
 		} else {
+			if g.progress != nil {
+				g.progress()
+			}
 			sl := g.sleepers()
 			atomic.AddInt32(sl, 1)
 			cur := atomic.LoadUint64(p) // after announcing: a raise from now on wakes us
