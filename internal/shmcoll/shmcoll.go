@@ -562,17 +562,18 @@ func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 			continue
 		}
 		if w.Yielding() {
-			// Only every goEvery-th yield drives the engine's progress and lets other
-			// goroutines run, as the C library's waiter (collshort.c), which does
-			// neither before it hands a wait to Go; the others go straight to the OS.
-			if yields++; yields%goEvery == 0 {
-				if g.progress != nil {
-					g.progress()
-				}
-				w.Yield()
-			} else {
+			// Only every goEvery-th yield drives the engine's progress, lets other
+			// goroutines run and looks at the clock (for check), as the C library's
+			// waiter (collshort.c), which does none of these before it hands a wait to
+			// Go; the others go straight to the OS.
+			if yields++; yields%goEvery != 0 {
 				w.YieldOS()
+				continue
 			}
+			if g.progress != nil {
+				g.progress()
+			}
+			w.Yield()
 		} else {
 			if g.progress != nil {
 				g.progress()
