@@ -519,10 +519,10 @@ func (g *Group) waitEither(r int, p *uint64, v uint64, q *uint64, w uint64) erro
 // waitSlow's counting, after at most two yields.
 const endWindow = 2
 
-// goEvery: a waiter's yield phase drives the engine's progress and lets the process's
-// other goroutines run (runtime.Gosched) once every goEvery yields, not on each: a
-// barrier of 4 ranks on 2 cores took 5.3 us with both on every yield, 4.7 us without
-// (docs/BENCHMARKS.md, Oversubscribed waits).
+// goEvery: a waiter's yield phase drives the engine's progress, lets the process's
+// other goroutines run (runtime.Gosched) and reads the clock once every goEvery yields,
+// not on each: a barrier of 4 ranks on 2 cores took 5.3 us with all three on every
+// yield, 4.5 us (the C library's) without (docs/BENCHMARKS.md, Oversubscribed waits).
 const goEvery = 8
 
 func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error {
@@ -544,7 +544,7 @@ func (g *Group) WaitLong(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 }
 
 func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uint64) error {
-	var next time.Time // when to call check next; zero until the spinning ends
+	var next time.Time // when to call check next; zero until the first clock reading
 	yields := 0        // yields so far
 	w := g.idle.Begin()
 	if spun > 0 {
