@@ -66,8 +66,9 @@
 // its adaptation to a shared core), and sleeps on a futex on the flag's word for at
 // most a millisecond; a rank that raises a flag wakes the word's sleepers when the
 // region's sleeper count is not zero.
-// Between polls it calls Options.Progress now and then, so that the rank's pending
-// point-to-point messages move on (a peer may need them before it can come).
+// Between polls it calls Options.Progress now and then (every 256 polls of the spin,
+// every 8th yield, before each sleep), so that the rank's pending point-to-point
+// messages move on (a peer may need them before it can come).
 // About every millisecond of waiting the waiter calls Options.Check on the rank it
 // waits for, so that a dead peer ends the wait with an error instead of a hang.
 //
