@@ -230,6 +230,19 @@ func (w *Waiter) Yield() {
 	}
 }
 
+// YieldOS is Yield for a wait whose peer is another process (a flag in a node's shared
+// memory): it yields the core only, with no runtime.Gosched first, which with one P
+// per rank costs a round of Go's scheduler before every sched_yield and so delays the
+// handoff to the peer this wait is for. Such a caller still calls Yield now and then,
+// so that the process's other goroutines run in a long wait.
+func (w *Waiter) YieldOS() {
+	prof.Blocked()
+	if yield.Switch() {
+		w.switched = true
+		w.gave++
+	}
+}
+
 // Nap returns the bound of the next sleep: FirstNap for the first one (since the wait
 // began or Restart), twice the last for the next ones, at most the policy's Sleep.
 func (w *Waiter) Nap() time.Duration {

@@ -66,8 +66,9 @@
 // its adaptation to a shared core), and sleeps on a futex on the flag's word for at
 // most a millisecond; a rank that raises a flag wakes the word's sleepers when the
 // region's sleeper count is not zero.
-// Between polls it calls Options.Progress now and then, so that the rank's pending
-// point-to-point messages move on (a peer may need them before it can come).
+// Between polls it calls Options.Progress now and then (every 256 polls of the spin,
+// every 8th yield, before each sleep), so that the rank's pending point-to-point
+// messages move on (a peer may need them before it can come).
 // About every millisecond of waiting the waiter calls Options.Check on the rank it
 // waits for, so that a dead peer ends the wait with an error instead of a hang.
 //
@@ -519,6 +520,12 @@ func (g *Group) waitEither(r int, p *uint64, v uint64, q *uint64, w uint64) erro
 // waitSlow's counting, after at most two yields.
 const endWindow = 2
 
+// goEvery: a waiter's yield phase drives the engine's progress, lets the process's
+// other goroutines run (runtime.Gosched) and reads the clock once every goEvery yields,
+// not on each: a barrier of 4 ranks on 2 cores took 5.3 us with all three on every
+// yield, 4.5 us (the C library's) without (docs/BENCHMARKS.md, Oversubscribed waits).
+const goEvery = 8
+
 func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error {
 	return g.waitFrom(0, r, p, v, q, qv)
 }
@@ -538,7 +545,8 @@ func (g *Group) WaitLong(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 }
 
 func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uint64) error {
-	var next time.Time // when to call check next; zero until the spinning ends
+	var next time.Time // when to call check next; zero until the first clock reading
+	yields := 0        // yields so far
 	w := g.idle.Begin()
 	if spun > 0 {
 		w.Next(spun)
@@ -554,12 +562,23 @@ func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 			}
 			continue
 		}
-		if g.progress != nil {
-			g.progress()
-		}
 		if w.Yielding() {
+			// Only every goEvery-th yield drives the engine's progress, lets other
+			// goroutines run and looks at the clock (for check), as the C library's
+			// waiter (collshort.c), which does none of these before it hands a wait to
+			// Go; the others go straight to the OS.
+			if yields++; yields%goEvery != 0 {
+				w.YieldOS()
+				continue
+			}
+			if g.progress != nil {
+				g.progress()
+			}
 			w.Yield()
 		} else {
+			if g.progress != nil {
+				g.progress()
+			}
 			sl := g.sleepers()
 			atomic.AddInt32(sl, 1)
 			cur := atomic.LoadUint64(p) // after announcing: a raise from now on wakes us

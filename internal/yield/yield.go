@@ -98,6 +98,12 @@ func Core() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 // process took the core meanwhile (the yield took long).
 func OS() bool {
 	Gosched()
+	return Switch()
+}
+
+// Switch gives the CPU to another process, as Core, and reports whether one took the
+// core meanwhile (the yield took long); unlike OS it lets no other goroutine run first.
+func Switch() bool {
 	t0 := nanotime()
 	Core()
 	return nanotime()-t0 > switchNanos
