@@ -303,7 +303,7 @@ func nodeBcastRoot(c *comm, g *shmcoll.Group, op string, buf *Vec, root, n int) 
 		return nodeBcastLong(c, op, buf, root, n)
 	}
 	ch := &c.node.bcast
-	v := ch.Pick()
+	v := ch.PickFirst(1)
 	t0 := time.Now()
 	var err error
 	if v == 1 {

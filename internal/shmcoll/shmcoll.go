@@ -1093,6 +1093,19 @@ type Chooser struct {
 // chooseProbe. The caller times the call and gives the time to Record.
 func (c *Chooser) Pick() int { return c.pick() }
 
+// PickFirst is Pick for an operation whose way v usually wins and whose other way
+// costs many times its steady time on its first calls (cold pages and a first round
+// of large messages: a long Bcast's schedules): way v alone until the first probe
+// call (chooseProbe), then as Pick. A program of a few such calls then never pays to
+// try the other way; one of many pays it once, as with Pick, a little later.
+func (c *Chooser) PickFirst(v int) int {
+	if c.n[1-v] == 0 && c.calls+1 < chooseProbe {
+		c.calls++
+		return v
+	}
+	return c.pick()
+}
+
 func (c *Chooser) pick() int {
 	c.calls++
 	// The reads first: in a benchmark the first calls are warm-up, and then the last

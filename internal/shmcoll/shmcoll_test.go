@@ -700,3 +700,35 @@ func mismatchOnce(g *Group, kind string, a, b, limit int) error {
 	}
 	return nil
 }
+
+// TestPickFirst: a chooser that starts with one way keeps to it until the first probe
+// call, then tries the other twice and keeps the faster, probing as Pick does; where
+// the other way is faster, it is taken from then on.
+func TestPickFirst(t *testing.T) {
+	for _, fast := range []int{0, 1} {
+		var ch Chooser
+		var picks []int
+		for k := 0; k < 3*chooseProbe; k++ {
+			v := ch.PickFirst(1)
+			ch.Record(v, map[bool]float64{true: 1, false: 3}[v == fast])
+			picks = append(picks, v)
+		}
+		for k, v := range picks[:chooseProbe-1] {
+			if v != 1 {
+				t.Fatalf("fast %d: call %d took way %d before the first probe: %v", fast, k+1, v, picks)
+			}
+		}
+		if picks[chooseProbe-1] != 0 || picks[chooseProbe] != 0 {
+			t.Fatalf("fast %d: calls %d and %d did not try way 0: %v", fast, chooseProbe, chooseProbe+1, picks)
+		}
+		rest, other := picks[chooseProbe+1:], 0
+		for _, v := range rest {
+			if v != fast {
+				other++
+			}
+		}
+		if other == 0 || other > len(rest)/chooseProbe+1 {
+			t.Errorf("fast %d: after the tries, %d of %d calls took the slower way: %v", fast, other, len(rest), picks)
+		}
+	}
+}
