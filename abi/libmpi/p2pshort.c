@@ -374,83 +374,63 @@ int goSendrecvSent(int64_t sn, int dest, int sendtag, void *recvbuf, MPI_Count r
  * nothing from its receiver, so sending first and then receiving ends as the Go way
  * (a receive posted, the send, the wait) does; every argument is checked before
  * anything is sent, as Sendrecv checks them (the buffers disjoint, or the Go way's
- * MPI_ERR_BUFFER). 0: nothing done, the Go way does it all; 1: done; 2: sent, the
- * receive is the Go half's (goSendrecvSent). With replace (MPI_Sendrecv_replace, one
+ * MPI_ERR_BUFFER). -1: nothing done, the Go way does it all; else the call's return:
+ * MPI_SUCCESS done here, or, sent here, the Go half's receive's (goSendrecvSent). With
+ * replace (MPI_Sendrecv_replace, one
  * buffer) the send has copied the buffer into the ring before the receive writes it,
  * which is what the Go way's packed copy is for. */
 static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf, int64_t scount, MPI_Datatype sdt, int dest,
                                                                 int stag, void *rbuf, int64_t rcount, MPI_Datatype rdt,
                                                                 int src, int rtag, MPI_Comm comm, MPI_Status *st,
-                                                                int64_t *sn, int replace) {
+                                                                int replace) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
-    int64_t n, got;
+    int64_t n, got, sn;
     const mpigo_comm *c = recv_ok(e, rbuf, rcount, rdt, src, rtag, comm, &n);
     uintptr_t i = (uintptr_t)sdt - 0x200;
-    if (c == NULL || gate == NULL || i >= 256 || (uint64_t)scount > MPIGO_SHORT_MAX) return 0;
+    if (c == NULL || gate == NULL || i >= 256 || (uint64_t)scount > MPIGO_SHORT_MAX) return -1;
     int64_t ss = mpigo_short_dts[i].size;
-    *sn = scount * ss;
-    if (ss <= 0) return 0;
-    if (!replace && *sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + *sn)
-        return 0;
+    sn = scount * ss;
+    if (ss <= 0) return -1;
+    if (!replace && sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + sn)
+        return -1;
     uint32_t g = *gate;
-    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
-    if (!short_send(sbuf, scount, sdt, dest, stag, comm, 0)) return 0;
-    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got)) return 2;
-    count_call(replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV, *sn);
+    if (g - 2 >= MPIGO_GATE_INCALL - 2) return -1;
+    if (!short_send(sbuf, scount, sdt, dest, stag, comm, 0)) return -1;
+    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got))
+        return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace);
+    count_call(replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV, sn);
     *gate = g - 1;
-    return 1;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
-    int64_t sn = 0;
-    switch (short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-                           status, &sn, 0)) {
-    case 1:
-        return MPI_SUCCESS;
-    case 2:
-        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, 0);
-    }
-    return goPMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-                           status);
+    int r = short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                           comm, status, 0);
+    return r >= 0 ? r
+                  : goPMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                                    recvtag, comm, status);
 }
 
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                     MPI_Status *status) {
-    int64_t sn = 0;
-    switch (short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-                           status, &sn, 0)) {
-    case 1:
-        return MPI_SUCCESS;
-    case 2:
-        return goSendrecvSent(sn, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, 0);
-    }
-    return goPMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                             comm, status);
+    int r = short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                           comm, status, 0);
+    return r >= 0 ? r
+                  : goPMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                                      recvtag, comm, status);
 }
 
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Status *status) {
-    int64_t sn = 0;
-    switch (short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, &sn, 1)) {
-    case 1:
-        return MPI_SUCCESS;
-    case 2:
-        return goSendrecvSent(sn, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
-    }
-    return goPMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    int r = short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    return r >= 0 ? r : goPMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
                             int recvtag, MPI_Comm comm, MPI_Status *status) {
-    int64_t sn = 0;
-    switch (short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, &sn, 1)) {
-    case 1:
-        return MPI_SUCCESS;
-    case 2:
-        return goSendrecvSent(sn, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
-    }
-    return goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    int r = short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    return r >= 0 ? r : goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
