@@ -77,8 +77,8 @@ const AnySource = -1
 // requires the type signatures of the two sides to match), found where the schedules
 // learn lengths (FitConn).
 var (
-	ErrTruncate = errors.New("coll: message truncated")
-	ErrShort    = errors.New("coll: message shorter than its block")
+	ErrTruncate = errors.New("message truncated")
+	ErrShort    = errors.New("message shorter than its block")
 )
 
 // Kernel is a reduction over two equal-length byte buffers holding whole elements: it
@@ -177,7 +177,7 @@ type Sched struct {
 // way) and its local steps skipped, and then reports the error. So a mismatch among
 // ranks that run the same algorithm reaches every rank its messages reach; ranks
 // whose lengths chose different algorithms may still wait (docs/ARCHITECTURE.md).
-var ErrMismatch = errors.New("coll: a message's length differs from the receive buffer's (the ranks passed different counts)")
+var ErrMismatch = errors.New("a message's length differs from the receive buffer's (the ranks passed different counts)")
 
 // Mismatch is err (a receive's truncation) as an ErrMismatch, its text unchanged.
 func Mismatch(err error) error { return mismatch{err} }

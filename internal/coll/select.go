@@ -111,7 +111,7 @@ func Tune() (*Tuning, error) {
 					return o
 				}
 			}
-			tuneErr = fmt.Errorf("coll: setting %s=%q: want auto or one of %v", s.Name, v, ok)
+			tuneErr = fmt.Errorf("setting %s=%q: want auto or one of %v", s.Name, v, ok)
 			return Auto
 		}
 		tune = Tuning{

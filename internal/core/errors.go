@@ -68,8 +68,8 @@ type Error struct {
 }
 
 // Error prints the call, what went wrong and the cause, each once: an error that
-// wraps another says only what it adds (Msg may be empty) before the cause's own words,
-// as a user reads them (userText: no internal package's name).
+// wraps another says only what it adds (Msg may be empty) before the cause's own words
+// (userText: the call not named twice).
 func (e *Error) Error() string {
 	if e.Op == "" && e.Msg == "" && e.Err == nil {
 		return "mpi: " + e.codeText()
@@ -95,24 +95,12 @@ func (e *Error) Error() string {
 	return s
 }
 
-// internalPkgs are the names of mpigo's internal packages (internal/..., the
-// transports under internal/transport, and PMI under internal/pm), which their
-// errors begin with, as Go's errors begin with their package's name.
-var internalPkgs = map[string]bool{
-	"attr": true, "coll": true, "collective": true, "config": true, "core": true,
-	"coverage": true, "datatype": true, "deps": true, "group": true, "idle": true, "info": true,
-	"launch": true, "mpio": true, "mpir": true, "mpit": true, "mpitest": true, "ntcopy": true, "op": true,
-	"p2p": true, "pm": true, "pmi": true, "prof": true, "rawmem": true, "rma": true, "self": true,
-	"shm": true, "shmcoll": true, "tcp": true, "topo": true, "transport": true, "vcodec": true,
-	"vtopo": true, "window": true, "wireup": true, "yield": true,
-}
-
 // userText is the text of a cause from the layers below (a chain of "what: why"
-// parts) as a user of op reads it: without the parts that name an internal package
-// ("p2p: message truncated"), which say where in mpigo the error arose, nothing the
-// user can act on, and without a part that names the call again, as the layer below
-// calls it (op itself, or its last word: "Incl" in GroupIncl), or repeats the part
-// before it.
+// parts) as a user of op reads it: without a part that names the call again, as the
+// layer below calls it (op itself, or its last word: "Incl" in GroupIncl), or repeats
+// the part before it. The layers' errors say what went wrong in the user's terms and
+// never name their package (internal/deps's TestErrorTextNamesNoPackage), so that this
+// is the one place that frames them: "mpi: " and the call, once.
 func userText(op, s string) string {
 	if !strings.Contains(s, ": ") {
 		return s
@@ -122,7 +110,6 @@ func userText(op, s string) string {
 	for i, p := range parts {
 		last := i == len(parts)-1
 		switch {
-		case !last && internalPkgs[p]:
 		case !last && namesCall(op, p):
 		case len(kept) > 0 && kept[len(kept)-1] == p:
 		default:

@@ -113,7 +113,7 @@ func (t *Type) build() (*node, error) {
 	case defBlocks:
 		return buildBlocks(t)
 	}
-	return nil, fmt.Errorf("datatype: internal error: unknown definition %d", d.op)
+	return nil, fmt.Errorf("internal error: unknown definition %d", d.op)
 }
 
 // buildBlocks compiles a block list: to byte blocks when every block is
@@ -486,13 +486,13 @@ func (t *Type) commit() error {
 		return err
 	}
 	if n.size != t.size {
-		return fmt.Errorf("datatype: internal error: program moves %d bytes, type has %d", n.size, t.size)
+		return fmt.Errorf("internal error: program moves %d bytes, type has %d", n.size, t.size)
 	}
 	if t.size > 0 {
 		// The engine trusts the true bounds for memory safety: prove the
 		// program stays inside them.
 		if lo, hi := n.lo, n.hi; lo < t.tlb || hi > t.tub {
-			return fmt.Errorf("datatype: internal error: program touches [%d,%d) outside true bounds [%d,%d)", lo, hi, t.tlb, t.tub)
+			return fmt.Errorf("internal error: program touches [%d,%d) outside true bounds [%d,%d)", lo, hi, t.tlb, t.tub)
 		}
 	}
 	t.contig = t.size == 0 || (n.op == opLeaf && n.size == t.Extent())

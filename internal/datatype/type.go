@@ -223,14 +223,14 @@ type block struct {
 
 // Errors returned by the engine; wrapped with details.
 var (
-	ErrNotCommitted = errors.New("datatype: type not committed")
-	ErrFreed        = errors.New("datatype: type has been freed")
-	ErrArg          = errors.New("datatype: invalid argument")
+	ErrNotCommitted = errors.New("type not committed")
+	ErrFreed        = errors.New("type has been freed")
+	ErrArg          = errors.New("invalid argument")
 	// ErrCount is the ErrArg of a count or block length below zero, which MPI
 	// gives a class of its own (MPI_ERR_COUNT).
 	ErrCount    = fmt.Errorf("%w: negative count", ErrArg)
-	ErrOverflow = errors.New("datatype: size or displacement overflows int64")
-	ErrBuffer   = errors.New("datatype: buffer too small")
+	ErrOverflow = errors.New("size or displacement overflows int64")
+	ErrBuffer   = errors.New("buffer too small")
 )
 
 func argErr(arg, rule string, a ...any) error {

@@ -14,14 +14,14 @@ var (
 )
 
 // Error is the error of a group operation: it names the operation, the argument and
-// the rule broken, as in "group: Incl: ranks[3] = 17 out of range [0,16)".
+// the rule broken, as in "Incl: ranks[3] = 17 out of range [0,16)".
 type Error struct {
 	Op    string // Incl, RangeExcl, ...
 	Msg   string
 	Class error // ErrGroup, ErrRank or ErrArg
 }
 
-func (e *Error) Error() string { return "group: " + e.Op + ": " + e.Msg }
+func (e *Error) Error() string { return e.Op + ": " + e.Msg }
 
 // Unwrap returns the class, so errors.Is(err, ErrRank) works.
 func (e *Error) Unwrap() error { return e.Class }

@@ -49,5 +49,5 @@ func ExampleGroup_Incl() {
 	world, _ := group.NewWorld(16, group.Sparse)
 	_, err := world.Incl([]int{1, 2, 3, 17})
 	fmt.Println(err)
-	// Output: group: Incl: ranks[3] = 17 out of range [0,16)
+	// Output: Incl: ranks[3] = 17 out of range [0,16)
 }

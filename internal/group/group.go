@@ -151,7 +151,7 @@ func parseStorage(v string) (Storage, error) {
 	case "dense":
 		return Dense, nil
 	}
-	return Sparse, fmt.Errorf("group: setting group_storage = %q, want sparse or dense", v)
+	return Sparse, fmt.Errorf("setting group_storage = %q, want sparse or dense", v)
 }
 
 // Group is an ordered set of processes, named by world rank. The zero value is not a

@@ -27,7 +27,7 @@ func (e *Engine) IrecvAlloc(dst *[]byte, src, tag int, ctx uint32) (Request, err
 // learns the length and gets every byte when it has not), else into new memory.
 func (e *Engine) IrecvAllocFit(fit []byte, dst *[]byte, src, tag int, ctx uint32) (Request, error) {
 	if dst == nil {
-		return Request{}, fmt.Errorf("p2p: IrecvAlloc: %w: nil destination", ErrRequest)
+		return Request{}, fmt.Errorf("IrecvAlloc: %w: nil destination", ErrRequest)
 	}
 	if err := e.checkRecv("Irecv", src, tag); err != nil {
 		return Request{}, err

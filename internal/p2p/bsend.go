@@ -91,7 +91,7 @@ func (e *Engine) AttachBuffer(key uint32, b []byte, auto bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if s := e.bufFor(key); s.attached() {
-		return fmt.Errorf("p2p: %s: %w", bufOp("BufferAttach", key), ErrBufferAttached)
+		return fmt.Errorf("%s: %w", bufOp("BufferAttach", key), ErrBufferAttached)
 	}
 	if key == ProcessBuffer {
 		e.bsend = bsendState{buf: b, auto: auto, used: e.bsend.used[:0], live: e.bsend.live}
@@ -118,7 +118,7 @@ func (e *Engine) DetachBuffer(key uint32) (b []byte, auto bool, err error) {
 	defer e.mu.Unlock()
 	s := e.bufFor(key)
 	if !s.attached() {
-		return nil, false, fmt.Errorf("p2p: %s: %w", bufOp("BufferDetach", key), ErrNoBuffer)
+		return nil, false, fmt.Errorf("%s: %w", bufOp("BufferDetach", key), ErrNoBuffer)
 	}
 	if err := e.drain(s); err != nil {
 		return nil, false, err
@@ -219,7 +219,7 @@ func (s *bsendState) take(n int64) ([]byte, int, error) {
 	need := int((n + 2*BsendOverhead - 1) / BsendOverhead * BsendOverhead)
 	off, ok := s.alloc(need)
 	if !ok {
-		return nil, 0, fmt.Errorf("p2p: Bsend: %w: %d-byte message needs %d bytes, %d free of %d attached",
+		return nil, 0, fmt.Errorf("Bsend: %w: %d-byte message needs %d bytes, %d free of %d attached",
 			ErrBuffer, n, need, s.free(), len(s.buf))
 	}
 	return s.buf[off : off+int(n)], off, nil

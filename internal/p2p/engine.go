@@ -83,13 +83,13 @@ func (m Mode) String() string {
 
 // Errors. Statuses and returned errors wrap these, so errors.Is works on them.
 var (
-	ErrTruncate = errors.New("p2p: message truncated")
-	ErrBuffer   = errors.New("p2p: attached buffer too small")
+	ErrTruncate = errors.New("message truncated")
+	ErrBuffer   = errors.New("attached buffer too small")
 	ErrNoBuffer = errors.New("no buffer attached")
 	// ErrBufferAttached is an attach where a buffer is attached already.
 	ErrBufferAttached = errors.New("a buffer is attached already")
-	ErrClosed         = errors.New("p2p: engine closed")
-	ErrRequest        = errors.New("p2p: invalid request")
+	ErrClosed         = errors.New("engine closed")
+	ErrRequest        = errors.New("invalid request")
 )
 
 var (
@@ -247,10 +247,10 @@ type Engine struct {
 // made on first use.
 func New(self, size int, trs []transport.Transport, opts Options) (*Engine, error) {
 	if size <= 0 || size > math.MaxInt32 {
-		return nil, fmt.Errorf("p2p: New: size %d out of range [1,%d]", size, math.MaxInt32)
+		return nil, fmt.Errorf("New: size %d out of range [1,%d]", size, math.MaxInt32)
 	}
 	if self < 0 || self >= size {
-		return nil, fmt.Errorf("p2p: New: self %d out of range [0,%d)", self, size)
+		return nil, fmt.Errorf("New: self %d out of range [0,%d)", self, size)
 	}
 	e := &Engine{
 		self:   self,
@@ -263,7 +263,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 		log:    opts.Events,
 	}
 	if err := e.mapOutside(size); err != nil {
-		return nil, fmt.Errorf("p2p: New: mapping the engine's outside words: %w", err)
+		return nil, fmt.Errorf("New: mapping the engine's outside words: %w", err)
 	}
 	e.reach.Store(int64(size))
 	e.far.Store(&farTraffic{})
@@ -291,7 +291,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	switch e.force {
 	case "auto", "eager", "pipeline", "get":
 	default:
-		return nil, fmt.Errorf("p2p: New: protocol %q: must be auto, eager, pipeline or get", e.force)
+		return nil, fmt.Errorf("New: protocol %q: must be auto, eager, pipeline or get", e.force)
 	}
 	e.eagerCap = opts.EagerLimit
 	if e.eagerCap == 0 {
@@ -389,7 +389,7 @@ func (e *Engine) connect(p *peer) error {
 		}
 		ep, err := t.Endpoint(p.rank)
 		if err != nil {
-			e.failPeer(p, fmt.Errorf("p2p: endpoint of rank %d over %s: %w", p.rank, t.Name(), err))
+			e.failPeer(p, fmt.Errorf("endpoint of rank %d over %s: %w", p.rank, t.Name(), err))
 			return p.err
 		}
 		p.tr, p.ep = t, ep
@@ -408,14 +408,14 @@ func (e *Engine) connect(p *peer) error {
 		e.outsideRing(p)
 		return nil
 	}
-	p.err = fmt.Errorf("p2p: no transport reaches rank %d", p.rank)
+	p.err = fmt.Errorf("no transport reaches rank %d", p.rank)
 	return p.err
 }
 
 // Protocols returns the protocol selection table for rank, connecting to it if needed.
 func (e *Engine) Protocols(rank int) (Table, error) {
 	if n := e.Peers(); rank < 0 || rank >= n {
-		return Table{}, fmt.Errorf("p2p: Protocols: rank %d out of range [0,%d)", rank, n)
+		return Table{}, fmt.Errorf("Protocols: rank %d out of range [0,%d)", rank, n)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -501,7 +501,7 @@ func (e *Engine) failPeer(p *peer, err error) {
 	if err == nil {
 		err = transport.ErrPeerGone
 	}
-	p.err = fmt.Errorf("p2p: rank %d failed: %w", p.rank, err)
+	p.err = fmt.Errorf("rank %d failed: %w", p.rank, err)
 	e.hidePeer(p)
 	e.logFailure(p)
 	p.ctrl, p.ctrlHead = p.ctrl[:0], 0

@@ -36,7 +36,7 @@ func (e *Engine) AddTransport(t transport.Transport) {
 // the new peers is counted for TransportStats, but not in Sent, which stays the job's.
 func (e *Engine) AddPeers(n int) error {
 	if n < e.size || n > math.MaxInt32 {
-		return fmt.Errorf("p2p: AddPeers(%d): n must lie in [Size() = %d, %d]", n, e.size, math.MaxInt32)
+		return fmt.Errorf("AddPeers(%d): n must lie in [Size() = %d, %d]", n, e.size, math.MaxInt32)
 	}
 	e.mu.Lock()
 	e.grow(n)

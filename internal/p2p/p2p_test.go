@@ -828,12 +828,12 @@ func TestArgumentErrors(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"dest", e.Send(b, 4, 0, 0, Standard), "p2p: Send: dest 4 out of range [0,4)"},
-		{"tag", e.Send(b, 1, -1, 0, Standard), "p2p: Send: tag -1 out of range [0,2147483647]"},
-		{"mode", e.Send(b, 1, 0, 0, Mode(9)), "p2p: Send: unknown send mode 9"},
-		{"source", func() error { _, err := e.Recv(b, 7, 0, 0); return err }(), "p2p: Recv: source 7 out of range [0,4)"},
-		{"recv tag", func() error { _, err := e.Irecv(b, 0, -5, 0); return err }(), "p2p: Irecv: tag -5 out of range"},
-		{"detach", func() error { _, err := e.BufferDetach(); return err }(), "p2p: BufferDetach: no buffer attached"},
+		{"dest", e.Send(b, 4, 0, 0, Standard), "Send: dest 4 out of range [0,4)"},
+		{"tag", e.Send(b, 1, -1, 0, Standard), "Send: tag -1 out of range [0,2147483647]"},
+		{"mode", e.Send(b, 1, 0, 0, Mode(9)), "Send: unknown send mode 9"},
+		{"source", func() error { _, err := e.Recv(b, 7, 0, 0); return err }(), "Recv: source 7 out of range [0,4)"},
+		{"recv tag", func() error { _, err := e.Irecv(b, 0, -5, 0); return err }(), "Irecv: tag -5 out of range"},
+		{"detach", func() error { _, err := e.BufferDetach(); return err }(), "BufferDetach: no buffer attached"},
 	}
 	for _, tc := range tests {
 		if tc.err == nil || !strings.HasPrefix(tc.err.Error(), tc.want) {

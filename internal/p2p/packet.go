@@ -374,7 +374,7 @@ func (e *Engine) doGet(r *request) bool {
 		if r.split > 0 {
 			// The sender is writing its part into r's buffer: report the failure only
 			// once it is done.
-			r.st.Err = fmt.Errorf("p2p: single-copy read from rank %d: %w", src, err)
+			r.st.Err = fmt.Errorf("single-copy read from rank %d: %w", src, err)
 			r.got = end
 			e.getDone(r)
 			return false

@@ -11,10 +11,10 @@ import (
 
 func (e *Engine) checkRecv(op string, src, tag int) error {
 	if n := e.Peers(); src != ProcNull && src != AnySource && (src < 0 || src >= n) {
-		return fmt.Errorf("p2p: %s: source %d out of range [0,%d) (nor AnySource or ProcNull)", op, src, n)
+		return fmt.Errorf("%s: source %d out of range [0,%d) (nor AnySource or ProcNull)", op, src, n)
 	}
 	if tag != AnyTag && (tag < 0 || tag > MaxTag) {
-		return fmt.Errorf("p2p: %s: tag %d out of range [0,%d] (nor AnyTag)", op, tag, MaxTag)
+		return fmt.Errorf("%s: tag %d out of range [0,%d] (nor AnyTag)", op, tag, MaxTag)
 	}
 	return nil
 }
@@ -246,12 +246,12 @@ func (e *Engine) Start(q *Request) error {
 		return usedUp("Start")
 	}
 	if r == nil || !r.persistent {
-		return fmt.Errorf("p2p: Start: %w: not a persistent request", ErrRequest)
+		return fmt.Errorf("Start: %w: not a persistent request", ErrRequest)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if r.started {
-		return fmt.Errorf("p2p: Start: %w: request already active", ErrRequest)
+		return fmt.Errorf("Start: %w: request already active", ErrRequest)
 	}
 	if r.kind == sendReq {
 		e.startSend(r)
@@ -265,7 +265,7 @@ func (e *Engine) Start(q *Request) error {
 func (e *Engine) Startall(qs []Request) error {
 	for i := range qs {
 		if err := e.Start(&qs[i]); err != nil {
-			return fmt.Errorf("p2p: Startall: request %d: %w", i, err)
+			return fmt.Errorf("Startall: request %d: %w", i, err)
 		}
 	}
 	return nil
@@ -474,7 +474,7 @@ func (e *Engine) imrecv(op string, b Buf, msg *Message) (Request, error) {
 	}
 	m := msg.m
 	if m == nil || m.gen != msg.gen {
-		return Request{}, fmt.Errorf("p2p: %s: %w: no message (null or already received)", op, ErrRequest)
+		return Request{}, fmt.Errorf("%s: %w: no message (null or already received)", op, ErrRequest)
 	}
 	*msg = Message{}
 	e.mu.Lock()

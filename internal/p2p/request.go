@@ -42,7 +42,7 @@ func (q Request) Stale() bool {
 
 // usedUp is the error of call op given a stale handle (see Stale).
 func usedUp(op string) error {
-	return fmt.Errorf("p2p: %s: %w: the request is a copy of one already completed or freed through another copy: "+
+	return fmt.Errorf("%s: %w: the request is a copy of one already completed or freed through another copy: "+
 		"that copy is the null request, and this one is used up (MPI deallocates a completed request)", op, ErrRequest)
 }
 

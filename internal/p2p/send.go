@@ -10,13 +10,13 @@ import (
 
 func (e *Engine) checkSend(op string, dest, tag int, mode Mode) error {
 	if n := e.Peers(); dest != ProcNull && (dest < 0 || dest >= n) {
-		return fmt.Errorf("p2p: %s: dest %d out of range [0,%d)", op, dest, n)
+		return fmt.Errorf("%s: dest %d out of range [0,%d)", op, dest, n)
 	}
 	if tag < 0 || tag > MaxTag {
-		return fmt.Errorf("p2p: %s: tag %d out of range [0,%d]", op, tag, MaxTag)
+		return fmt.Errorf("%s: tag %d out of range [0,%d]", op, tag, MaxTag)
 	}
 	if mode > Buffered {
-		return fmt.Errorf("p2p: %s: unknown send mode %d", op, mode)
+		return fmt.Errorf("%s: unknown send mode %d", op, mode)
 	}
 	return nil
 }

@@ -439,9 +439,9 @@ type SetError struct {
 
 func (e *SetError) Error() string {
 	if e.Call != "" {
-		return fmt.Sprintf("p2p: %s: request %d: %v", e.Call, e.Index, e.Err)
+		return fmt.Sprintf("%s: request %d: %v", e.Call, e.Index, e.Err)
 	}
-	return fmt.Sprintf("p2p: request %d: %v", e.Index, e.Err)
+	return fmt.Sprintf("request %d: %v", e.Index, e.Err)
 }
 
 func (e *SetError) Unwrap() error { return e.Err }

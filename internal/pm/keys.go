@@ -39,7 +39,7 @@ func Register(name string) (Key, error) {
 	dynMu.Lock()
 	defer dynMu.Unlock()
 	if old, ok := dynNames[k]; ok && old != name {
-		return 0, fmt.Errorf("pm: key name %q collides with %q (key %d); choose another name", name, old, k)
+		return 0, fmt.Errorf("key name %q collides with %q (key %d); choose another name", name, old, k)
 	}
 	dynNames[k] = name
 	return k, nil

@@ -34,7 +34,7 @@ func (s *singleton) Abort(int, string) error { return nil }
 
 func (s *singleton) Put(sc Scope, k Key, v []byte) error {
 	if sc > Job {
-		return fmt.Errorf("pm: Put: scope %d is not proc, node or job", sc)
+		return fmt.Errorf("Put: scope %d is not proc, node or job", sc)
 	}
 	s.mu.Lock()
 	s.vals[[2]int{int(sc), int(k)}] = append([]byte(nil), v...)

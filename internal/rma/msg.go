@@ -88,7 +88,7 @@ func EncodeHeader(b []byte, h *Header, ps []Piece) int {
 	return o
 }
 
-var errShort = errors.New("rma: request shorter than its header says")
+var errShort = errors.New("request shorter than its header says")
 
 // Split returns the first request of a batch (requests back to back, each padded to
 // a multiple of 8 bytes) and the rest.
@@ -122,11 +122,11 @@ func Decode(b []byte) (h Header, ps []Piece, data []byte, err error) {
 		inline = 0
 	}
 	if h.Data < 0 || int64(len(b)) != int64(HeaderLen)+16*int64(h.Pieces)+inline {
-		return h, nil, nil, fmt.Errorf("rma: request of %d bytes announces %d pieces and %d data bytes", len(b), h.Pieces, h.Data)
+		return h, nil, nil, fmt.Errorf("request of %d bytes announces %d pieces and %d data bytes", len(b), h.Pieces, h.Data)
 	}
 	if h.Pieces > 0 {
 		if uintptr(unsafe.Pointer(&b[HeaderLen]))%8 != 0 {
-			return h, nil, nil, errors.New("rma: request buffer is not 8-byte aligned")
+			return h, nil, nil, errors.New("request buffer is not 8-byte aligned")
 		}
 		ps = unsafe.Slice((*Piece)(unsafe.Pointer(&b[HeaderLen])), h.Pieces)
 	}

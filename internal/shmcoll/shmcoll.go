@@ -136,13 +136,13 @@ type Layout struct {
 func (l Layout) Check() error {
 	switch {
 	case l.Ranks < 1 || l.Ranks > 1<<16:
-		return fmt.Errorf("shmcoll: Layout.Ranks %d must be in [1, 65536]", l.Ranks)
+		return fmt.Errorf("Layout.Ranks %d must be in [1, 65536]", l.Ranks)
 	case l.Chunk < lineSize || l.Chunk%lineSize != 0 || l.Chunk > 1<<30:
-		return fmt.Errorf("shmcoll: Layout.Chunk %d must be a multiple of 64 in [64, 1 GiB]", l.Chunk)
+		return fmt.Errorf("Layout.Chunk %d must be a multiple of 64 in [64, 1 GiB]", l.Chunk)
 	case l.Chunks < 2 || l.Chunks > 1<<16:
-		return fmt.Errorf("shmcoll: Layout.Chunks %d must be in [2, 65536]", l.Chunks)
+		return fmt.Errorf("Layout.Chunks %d must be in [2, 65536]", l.Chunks)
 	case l.Slot < lineSize || l.Slot%lineSize != 0 || l.Slot > 1<<30:
-		return fmt.Errorf("shmcoll: Layout.Slot %d must be a multiple of 64 in [64, 1 GiB]", l.Slot)
+		return fmt.Errorf("Layout.Slot %d must be a multiple of 64 in [64, 1 GiB]", l.Slot)
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ const bcastInlineMax = lineSize - 16
 // ErrTruncate: a broadcast's root sent more than a reader's buffer holds. The reader
 // got the first len(buf) bytes, and the group stays in step. It is returned wrapped,
 // with both lengths (truncated).
-var ErrTruncate = errors.New("shmcoll: message truncated")
+var ErrTruncate = errors.New("message truncated")
 
 // truncated is ErrTruncate of a reader whose buffer holds have bytes of the root's n.
 func truncated(n, have int) error {
@@ -166,7 +166,7 @@ func truncated(n, have int) error {
 }
 
 // ErrCount is what a CountError wraps.
-var ErrCount = errors.New("shmcoll: reduction: the ranks' contributions differ in length")
+var ErrCount = errors.New("reduction: the ranks' contributions differ in length")
 
 // CountError: a reduction's ranks passed contributions of different lengths
 // (erroneous: MPI requires equal counts). Every rank that combines returns one, after
@@ -178,18 +178,18 @@ type CountError struct {
 }
 
 func (e *CountError) Error() string {
-	return fmt.Sprintf("shmcoll: reduction: rank %d contributes %d bytes, this rank %d", e.Rank, e.Len, e.Want)
+	return fmt.Sprintf("reduction: rank %d contributes %d bytes, this rank %d", e.Rank, e.Len, e.Want)
 }
 
 func (e *CountError) Unwrap() error { return ErrCount }
 
 // errNoChoice: rank 0 entered the op without publishing a Choose pick (its length
 // took another way).
-var errNoChoice = errors.New("shmcoll: rank 0 made no choice")
+var errNoChoice = errors.New("rank 0 made no choice")
 
 // ErrElsewhere: a broadcast's root sends its message by other means (Announce); the
 // reader learnt its length (Announced) and must take the same way.
-var ErrElsewhere = errors.New("shmcoll: broadcast sent by other means")
+var ErrElsewhere = errors.New("broadcast sent by other means")
 
 func (l Layout) ringOff() int    { return hdrSize + l.Ranks*rankStride }
 func (l Layout) ringStride() int { return lineSize + l.Chunk }
@@ -209,7 +209,7 @@ func Format(mem []byte, l Layout) error {
 		return err
 	}
 	if len(mem) < l.Size() {
-		return fmt.Errorf("shmcoll: region of %d bytes is smaller than its layout's %d", len(mem), l.Size())
+		return fmt.Errorf("region of %d bytes is smaller than its layout's %d", len(mem), l.Size())
 	}
 	b := unsafe.Pointer(&mem[0])
 	*(*uint32)(unsafe.Add(b, offVersion)) = version
@@ -224,14 +224,14 @@ func Format(mem []byte, l Layout) error {
 // readLayout checks mem's header and returns its layout.
 func readLayout(mem []byte) (Layout, error) {
 	if len(mem) < hdrSize || uintptr(unsafe.Pointer(&mem[0]))%lineSize != 0 {
-		return Layout{}, fmt.Errorf("shmcoll: region of %d bytes is too small or not aligned", len(mem))
+		return Layout{}, fmt.Errorf("region of %d bytes is too small or not aligned", len(mem))
 	}
 	b := unsafe.Pointer(&mem[0])
 	if atomic.LoadUint64((*uint64)(unsafe.Add(b, offMagic))) != magic {
-		return Layout{}, errors.New("shmcoll: region has no header (not formatted)")
+		return Layout{}, errors.New("region has no header (not formatted)")
 	}
 	if v := *(*uint32)(unsafe.Add(b, offVersion)); v != version {
-		return Layout{}, fmt.Errorf("shmcoll: region version %d, want %d (mixed mpigo versions?)", v, version)
+		return Layout{}, fmt.Errorf("region version %d, want %d (mixed mpigo versions?)", v, version)
 	}
 	l := Layout{
 		Ranks:  int(*(*uint32)(unsafe.Add(b, offRanks))),
@@ -243,7 +243,7 @@ func readLayout(mem []byte) (Layout, error) {
 		return Layout{}, err
 	}
 	if l.Size() > len(mem) {
-		return Layout{}, fmt.Errorf("shmcoll: region of %d bytes is smaller than its layout's %d", len(mem), l.Size())
+		return Layout{}, fmt.Errorf("region of %d bytes is smaller than its layout's %d", len(mem), l.Size())
 	}
 	return l, nil
 }
@@ -391,7 +391,7 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 		return nil, err
 	}
 	if rank < 0 || rank >= l.Ranks {
-		return nil, fmt.Errorf("shmcoll: Attach: rank %d out of range [0, %d)", rank, l.Ranks)
+		return nil, fmt.Errorf("Attach: rank %d out of range [0, %d)", rank, l.Ranks)
 	}
 	g := &Group{mem: mem, base: unsafe.Pointer(&mem[0]), l: l, rank: rank, size: l.Ranks,
 		check: o.Check, checkEvery: o.CheckEvery, progress: o.Progress, oversub: o.Oversubscribed, nt: max(o.NT, 0)}
@@ -597,7 +597,7 @@ func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 					if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
 						return nil // it finished its part before it went
 					}
-					return g.fail(fmt.Errorf("shmcoll: waiting for rank %d: %w", r, err))
+					return g.fail(fmt.Errorf("waiting for rank %d: %w", r, err))
 				}
 			}
 		}
@@ -661,7 +661,7 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		return g.err
 	}
 	if root < 0 || root >= g.size {
-		return fmt.Errorf("shmcoll: Bcast: root %d out of range [0, %d)", root, g.size)
+		return fmt.Errorf("Bcast: root %d out of range [0, %d)", root, g.size)
 	}
 	g.o.S++
 	g.raise(fArrive, g.o.S)
@@ -912,7 +912,7 @@ func (g *Group) readDirect(buf []byte, root int, c uint64, n int) error {
 	g.raise(fAck, c)
 	switch {
 	case err != nil:
-		return fmt.Errorf("shmcoll: Bcast: reading the root's buffer: %w", err)
+		return fmt.Errorf("Bcast: reading the root's buffer: %w", err)
 	case n > len(buf):
 		return truncated(n, len(buf))
 	}
@@ -978,7 +978,7 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 		return g.err
 	}
 	if g.read == nil {
-		return errors.New("shmcoll: AllreduceChoose: the group has no single-copy read")
+		return errors.New("AllreduceChoose: the group has no single-copy read")
 	}
 	v, err := g.choose(&g.choice, true)
 	if err == errNoChoice {
@@ -1052,7 +1052,7 @@ func (g *Group) choose(ch *Chooser, alt bool) (int, error) {
 		return 0, errNoChoice
 	}
 	if x>>1 != k {
-		g.fail(fmt.Errorf("shmcoll: Choose: call %d found the pick of call %d", k, x>>1))
+		g.fail(fmt.Errorf("Choose: call %d found the pick of call %d", k, x>>1))
 		return 0, g.err
 	}
 	g.raise(fChosen, k)
@@ -1155,7 +1155,7 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 		return err
 	}
 	if g.read == nil {
-		return errors.New("shmcoll: AllreduceDirect: the group has no single-copy read")
+		return errors.New("AllreduceDirect: the group has no single-copy read")
 	}
 	piece := g.l.Slot / unit * unit
 	for off := 0; off < len(send); off += piece {
@@ -1193,7 +1193,7 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 						dst = acc
 					}
 					if err := g.read(j, dst, *g.flag(j, offAddr)+uint64(lo)); err != nil {
-						g.fail(fmt.Errorf("shmcoll: Allreduce: reading rank %d's contribution: %w", j, err))
+						g.fail(fmt.Errorf("Allreduce: reading rank %d's contribution: %w", j, err))
 						return g.err
 					}
 					in = dst
@@ -1388,10 +1388,10 @@ func (g *Group) reduceArgs(send, recv []byte, esize int, want bool) error {
 		return g.err
 	}
 	if esize < 1 || esize > g.l.Slot || len(send)%esize != 0 {
-		return fmt.Errorf("shmcoll: reduction: element size %d must be in [1, %d] and divide len(send) %d", esize, g.l.Slot, len(send))
+		return fmt.Errorf("reduction: element size %d must be in [1, %d] and divide len(send) %d", esize, g.l.Slot, len(send))
 	}
 	if want && len(recv) != len(send) {
-		return fmt.Errorf("shmcoll: reduction: len(recv) %d != len(send) %d", len(recv), len(send))
+		return fmt.Errorf("reduction: len(recv) %d != len(send) %d", len(recv), len(send))
 	}
 	return nil
 }
@@ -1399,7 +1399,7 @@ func (g *Group) reduceArgs(send, recv []byte, esize int, want bool) error {
 // Reduce is Allreduce with the result in root's recv only (recv is ignored elsewhere).
 func (g *Group) Reduce(send, recv []byte, esize int, k Kernel, root int) error {
 	if root < 0 || root >= g.size {
-		return fmt.Errorf("shmcoll: Reduce: root %d out of range [0, %d)", root, g.size)
+		return fmt.Errorf("Reduce: root %d out of range [0, %d)", root, g.size)
 	}
 	return g.reduce(send, recv, esize, k, root)
 }

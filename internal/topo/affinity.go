@@ -16,7 +16,7 @@ func toUnix(s CPUSet) (unix.CPUSet, error) {
 	var u unix.CPUSet
 	for _, c := range s.List() {
 		if c >= maxAffinityCPU {
-			return u, fmt.Errorf("topo: cpu %d is above the %d CPUs binding supports", c, maxAffinityCPU-1)
+			return u, fmt.Errorf("cpu %d is above the %d CPUs binding supports", c, maxAffinityCPU-1)
 		}
 		u.Set(c)
 	}
@@ -38,7 +38,7 @@ func fromUnix(u *unix.CPUSet) CPUSet {
 func Allowed() (CPUSet, error) {
 	var u unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &u); err != nil {
-		return CPUSet{}, fmt.Errorf("topo: sched_getaffinity: %w", err)
+		return CPUSet{}, fmt.Errorf("sched_getaffinity: %w", err)
 	}
 	return fromUnix(&u), nil
 }
@@ -53,7 +53,7 @@ func Bind(set CPUSet) error { return BindPID(os.Getpid(), set) }
 // BindPID binds every thread of process pid (a launcher binds a rank it started).
 func BindPID(pid int, set CPUSet) error {
 	if set.IsEmpty() {
-		return errors.New("topo: bind: the CPU set is empty; a process needs at least one CPU")
+		return errors.New("bind: the CPU set is empty; a process needs at least one CPU")
 	}
 	u, err := toUnix(set)
 	if err != nil {
@@ -66,7 +66,7 @@ func BindPID(pid int, set CPUSet) error {
 		if err != nil {
 			// No /proc: bind what we can name, the process's main thread.
 			if err := unix.SchedSetaffinity(pid, &u); err != nil {
-				return fmt.Errorf("topo: bind pid %d to cpus %s: %w", pid, set, err)
+				return fmt.Errorf("bind pid %d to cpus %s: %w", pid, set, err)
 			}
 			return nil
 		}
@@ -78,7 +78,7 @@ func BindPID(pid int, set CPUSet) error {
 			}
 			fresh++
 			if err := unix.SchedSetaffinity(tid, &u); err != nil && !errors.Is(err, unix.ESRCH) {
-				return fmt.Errorf("topo: bind thread %d of pid %d to cpus %s: %w", tid, pid, set, err)
+				return fmt.Errorf("bind thread %d of pid %d to cpus %s: %w", tid, pid, set, err)
 			}
 			done[tid] = true
 		}

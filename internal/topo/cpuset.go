@@ -162,15 +162,15 @@ func ParseCPUList(text string) (CPUSet, error) {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := parseCPU(lo)
 		if err != nil {
-			return CPUSet{}, fmt.Errorf("topo: cpu list %q: %v", text, err)
+			return CPUSet{}, fmt.Errorf("cpu list %q: %v", text, err)
 		}
 		b := a
 		if isRange {
 			if b, err = parseCPU(hi); err != nil {
-				return CPUSet{}, fmt.Errorf("topo: cpu list %q: %v", text, err)
+				return CPUSet{}, fmt.Errorf("cpu list %q: %v", text, err)
 			}
 			if b < a {
-				return CPUSet{}, fmt.Errorf("topo: cpu list %q: range %s ends before it starts", text, part)
+				return CPUSet{}, fmt.Errorf("cpu list %q: range %s ends before it starts", text, part)
 			}
 		}
 		s.AddRange(a, b)
@@ -224,7 +224,7 @@ func (s *CPUSet) UnmarshalBinary(data []byte) error {
 	r := reader{b: data}
 	v := r.cpuset("cpu set")
 	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("topo: cpu set: %d bytes left over after the set", len(r.b))
+		r.err = fmt.Errorf("cpu set: %d bytes left over after the set", len(r.b))
 	}
 	if r.err != nil {
 		return r.err
@@ -247,7 +247,7 @@ func (r *reader) uvarint(what string) uint64 {
 	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
-		r.err = fmt.Errorf("topo: %s: %w", what, errShort)
+		r.err = fmt.Errorf("%s: %w", what, errShort)
 		return 0
 	}
 	r.b = r.b[n:]
@@ -258,7 +258,7 @@ func (r *reader) uvarint(what string) uint64 {
 func (r *reader) bounded(what string, limit uint64) int {
 	v := r.uvarint(what)
 	if r.err == nil && v > limit {
-		r.err = fmt.Errorf("topo: %s is %d, above the limit %d", what, v, limit)
+		r.err = fmt.Errorf("%s is %d, above the limit %d", what, v, limit)
 		return 0
 	}
 	return int(v)
@@ -270,7 +270,7 @@ func (r *reader) str(what string) string {
 		return ""
 	}
 	if len(r.b) < n {
-		r.err = fmt.Errorf("topo: %s: %w", what, errShort)
+		r.err = fmt.Errorf("%s: %w", what, errShort)
 		return ""
 	}
 	s := string(r.b[:n])
@@ -289,7 +289,7 @@ func (r *reader) cpuset(what string) CPUSet {
 			return CPUSet{}
 		}
 		if n == 0 || next+gap+n > MaxCPU {
-			r.err = fmt.Errorf("topo: %s: run of %d CPUs at %d is empty or passes the limit %d", what, n, next+gap, MaxCPU)
+			r.err = fmt.Errorf("%s: run of %d CPUs at %d is empty or passes the limit %d", what, n, next+gap, MaxCPU)
 			return CPUSet{}
 		}
 		s.AddRange(next+gap, next+gap+n-1)

@@ -64,7 +64,7 @@ func (t *Topology) UnmarshalBinary(data []byte) error {
 		if len(data) > 0 {
 			v = int(data[0])
 		}
-		return fmt.Errorf("topo: node layout version %d, this mpigo reads version %d", v, topoVersion)
+		return fmt.Errorf("node layout version %d, this mpigo reads version %d", v, topoVersion)
 	}
 	r := reader{b: data[1:]}
 	var n Topology
@@ -91,7 +91,7 @@ func (t *Topology) UnmarshalBinary(data []byte) error {
 		n.Caches = append(n.Caches, c)
 	}
 	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("topo: node layout: %d bytes left over", len(r.b))
+		r.err = fmt.Errorf("node layout: %d bytes left over", len(r.b))
 	}
 	if r.err != nil {
 		return r.err

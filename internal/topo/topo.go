@@ -250,7 +250,7 @@ func parseCacheSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		return 0, errors.New("topo: not a cache size")
+		return 0, errors.New("not a cache size")
 	}
 	return n * mult, nil
 }

@@ -31,10 +31,10 @@ const HeaderSize = 56
 
 // ErrWouldBlock is returned by Send when the packet does not fit now. Nothing was
 // written; the caller makes progress (Poll) and tries again.
-var ErrWouldBlock = errors.New("transport: would block")
+var ErrWouldBlock = errors.New("would block")
 
 // ErrPeerGone is returned (wrapped) when a peer has died or closed its end.
-var ErrPeerGone = errors.New("transport: peer gone")
+var ErrPeerGone = errors.New("peer gone")
 
 // Handler receives packets. Payload is valid only during the call.
 type Handler interface {

@@ -199,10 +199,10 @@ func (c *Client) JobID() string            { return c.jobID }
 // Put records a value; it travels with this rank's next Fence.
 func (c *Client) Put(s pm.Scope, k pm.Key, v []byte) error {
 	if s > pm.Job {
-		return fmt.Errorf("pm: Put: scope %d is not proc, node or job", s)
+		return fmt.Errorf("Put: scope %d is not proc, node or job", s)
 	}
 	if k == pm.KeyInvalid {
-		return fmt.Errorf("pm: Put: key 0 is not a key")
+		return fmt.Errorf("Put: key 0 is not a key")
 	}
 	c.mu.Lock()
 	c.pend = append(c.pend, put{k, s, append([]byte(nil), v...)})

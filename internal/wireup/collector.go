@@ -24,10 +24,10 @@ func NewCollector(lay *Layout, children []Span) *Collector {
 // Add records child i's contribution and reports whether every child has contributed.
 func (c *Collector) Add(i int, body []byte) (bool, error) {
 	if i < 0 || i >= len(c.children) {
-		return false, fmt.Errorf("wireup: child %d out of range [0,%d)", i, len(c.children))
+		return false, fmt.Errorf("child %d out of range [0,%d)", i, len(c.children))
 	}
 	if c.got[i] {
-		return false, fmt.Errorf("wireup: child %d entered the fence twice", i)
+		return false, fmt.Errorf("child %d entered the fence twice", i)
 	}
 	body = append([]byte(nil), body...) // the table aliases it
 	rest, err := decodeColumns(body, c.acc, c.children[i], c.lay.Size(), c.lay.NumNodes())
@@ -35,7 +35,7 @@ func (c *Collector) Add(i int, body []byte) (bool, error) {
 		return false, err
 	}
 	if len(rest) != 0 {
-		return false, fmt.Errorf("wireup: %d stray bytes in the contribution of child %d", len(rest), i)
+		return false, fmt.Errorf("%d stray bytes in the contribution of child %d", len(rest), i)
 	}
 	c.got[i] = true
 	c.arrived++

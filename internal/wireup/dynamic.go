@@ -77,10 +77,10 @@ func DecodeAnswer(body []byte) (uint64, *Answer, error) {
 func decodeWithID(body []byte, v any) (uint64, error) {
 	id, k := binary.Uvarint(body)
 	if k <= 0 {
-		return 0, fmt.Errorf("wireup: request or answer without an id")
+		return 0, fmt.Errorf("request or answer without an id")
 	}
 	if err := json.Unmarshal(body[k:], v); err != nil {
-		return id, fmt.Errorf("wireup: request or answer %d: %v", id, err)
+		return id, fmt.Errorf("request or answer %d: %v", id, err)
 	}
 	return id, nil
 }

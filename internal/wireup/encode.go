@@ -77,21 +77,21 @@ func encodeColumns(b []byte, t *Table, sp Span) []byte {
 func decodeColumns(b []byte, t *Table, sp Span, size, nnodes int) ([]byte, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 {
-		return nil, fmt.Errorf("wireup: corrupt column count")
+		return nil, fmt.Errorf("corrupt column count")
 	}
 	b = b[k:]
 	for ; n > 0; n-- {
 		if len(b) < 3 {
-			return nil, fmt.Errorf("wireup: truncated column header")
+			return nil, fmt.Errorf("truncated column header")
 		}
 		key, scope := pm.Key(binary.LittleEndian.Uint16(b)), pm.Scope(b[2])
 		b = b[3:]
 		if scope > pm.Job {
-			return nil, fmt.Errorf("wireup: bad scope %d for key %v", scope, key)
+			return nil, fmt.Errorf("bad scope %d for key %v", scope, key)
 		}
 		c := t.colFor(key, scope, slots(scope, size, nnodes))
 		if c.scope != scope {
-			return nil, fmt.Errorf("wireup: key %v put with scope %v and %v", key, c.scope, scope)
+			return nil, fmt.Errorf("key %v put with scope %v and %v", key, c.scope, scope)
 		}
 		idx := sp.Ranks
 		switch scope {
@@ -104,7 +104,7 @@ func decodeColumns(b []byte, t *Table, sp Span, size, nnodes int) ([]byte, error
 		for _, i := range idx {
 			tag, k := binary.Uvarint(b)
 			if k <= 0 {
-				return nil, fmt.Errorf("wireup: truncated entry for key %v", key)
+				return nil, fmt.Errorf("truncated entry for key %v", key)
 			}
 			b = b[k:]
 			var v []byte
@@ -114,18 +114,18 @@ func decodeColumns(b []byte, t *Table, sp Span, size, nnodes int) ([]byte, error
 				continue
 			case tag == entrySame:
 				if prev == nil {
-					return nil, fmt.Errorf("wireup: repeat with no previous value for key %v", key)
+					return nil, fmt.Errorf("repeat with no previous value for key %v", key)
 				}
 				v = prev
 			default:
 				l := tag - entryValue
 				if l > uint64(len(b)) {
-					return nil, fmt.Errorf("wireup: value of key %v overruns the message", key)
+					return nil, fmt.Errorf("value of key %v overruns the message", key)
 				}
 				v, b = b[:l:l], b[l:]
 			}
 			if int(i) >= len(c.vals) {
-				return nil, fmt.Errorf("wireup: index %d out of range for key %v", i, key)
+				return nil, fmt.Errorf("index %d out of range for key %v", i, key)
 			}
 			c.vals[i], prev = v, v
 		}
@@ -171,14 +171,14 @@ var flateWriters = sync.Pool{New: func() any {
 // decodeDown parses a fence result into a fresh table.
 func decodeDown(msg []byte, all Span, size, nnodes int) (*Table, error) {
 	if len(msg) == 0 {
-		return nil, fmt.Errorf("wireup: empty fence result")
+		return nil, fmt.Errorf("empty fence result")
 	}
 	body := msg[1:]
 	if msg[0]&flagFlate != 0 {
 		var err error
 		body, err = io.ReadAll(flate.NewReader(bytes.NewReader(body)))
 		if err != nil {
-			return nil, fmt.Errorf("wireup: fence result: %v", err)
+			return nil, fmt.Errorf("fence result: %v", err)
 		}
 	} else {
 		body = append([]byte(nil), body...) // values alias it; the frame buffer is reused
@@ -189,7 +189,7 @@ func decodeDown(msg []byte, all Span, size, nnodes int) (*Table, error) {
 		return nil, err
 	}
 	if len(rest) != 0 {
-		return nil, fmt.Errorf("wireup: %d stray bytes after the fence result", len(rest))
+		return nil, fmt.Errorf("%d stray bytes after the fence result", len(rest))
 	}
 	return t, nil
 }

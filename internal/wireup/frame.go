@@ -43,7 +43,7 @@ func ReadFrame(r io.Reader, buf []byte) (typ byte, body []byte, err error) {
 	}
 	n := binary.LittleEndian.Uint32(hdr[:])
 	if n == 0 || n > maxFrame {
-		return 0, buf, fmt.Errorf("wireup: bad frame length %d", n)
+		return 0, buf, fmt.Errorf("bad frame length %d", n)
 	}
 	if cap(buf) < int(n) {
 		buf = make([]byte, n)

@@ -83,14 +83,14 @@ func (l *Layout) EncodeNodeMap() string {
 func ParseLayout(nodeMap, hosts string) (*Layout, error) {
 	l := &Layout{Hosts: strings.Split(hosts, ",")}
 	if nodeMap == "" {
-		return nil, fmt.Errorf("wireup: empty node map")
+		return nil, fmt.Errorf("empty node map")
 	}
 	for _, run := range strings.Split(nodeMap, ",") {
 		ns, cs, ok := strings.Cut(run, "*")
 		node, err1 := strconv.Atoi(ns)
 		count, err2 := strconv.Atoi(cs)
 		if !ok || err1 != nil || err2 != nil || node < 0 || node >= len(l.Hosts) || count <= 0 {
-			return nil, fmt.Errorf("wireup: bad node map run %q (want node*count, node < %d)", run, len(l.Hosts))
+			return nil, fmt.Errorf("bad node map run %q (want node*count, node < %d)", run, len(l.Hosts))
 		}
 		for ; count > 0; count-- {
 			l.NodeOf = append(l.NodeOf, int32(node))

@@ -32,7 +32,7 @@ type dialect interface {
 	chunk() int
 }
 
-var errNoNodeAttrs = errors.New("pmi: PMI-1 has no node attributes")
+var errNoNodeAttrs = errors.New("PMI: PMI-1 has no node attributes")
 
 // maxKeyLen bounds the server keys mpigo makes ("mpigo-node-topo-n123456.7890").
 const maxKeyLen = 40
@@ -214,19 +214,19 @@ type entry2 struct{ k, v string }
 // decode undoes encode; more fetches segments (from the same place as the head).
 func decode(key, head string, more func(string) (string, bool, error)) ([]byte, error) {
 	if head == "" {
-		return nil, fmt.Errorf("pmi: value of key %s is empty; mpigo's values start with x or s", key)
+		return nil, fmt.Errorf("PMI: value of key %s is empty; mpigo's values start with x or s", key)
 	}
 	switch head[0] {
 	case 'x':
 		v, err := hex.DecodeString(head[1:])
 		if err != nil {
-			return nil, fmt.Errorf("pmi: value of key %s is not hex: %v", key, err)
+			return nil, fmt.Errorf("PMI: value of key %s is not hex: %v", key, err)
 		}
 		return v, nil
 	case 's':
 		n, err := strconv.Atoi(head[1:])
 		if err != nil || n <= 0 || n > maxMessage {
-			return nil, fmt.Errorf("pmi: value of key %s: bad segment count %q", key, head)
+			return nil, fmt.Errorf("PMI: value of key %s: bad segment count %q", key, head)
 		}
 		var h []byte
 		for i := 0; i < n; i++ {
@@ -236,17 +236,17 @@ func decode(key, head string, more func(string) (string, bool, error)) ([]byte, 
 				return nil, err
 			}
 			if !ok {
-				return nil, fmt.Errorf("pmi: value of key %s has %d segments but segment %s is missing", key, n, sk)
+				return nil, fmt.Errorf("PMI: value of key %s has %d segments but segment %s is missing", key, n, sk)
 			}
 			h = append(h, part...)
 		}
 		v := make([]byte, len(h)/2)
 		if _, err := hex.Decode(v, h); err != nil || len(h)%2 != 0 {
-			return nil, fmt.Errorf("pmi: value of key %s (%d segments) is not hex", key, n)
+			return nil, fmt.Errorf("PMI: value of key %s (%d segments) is not hex", key, n)
 		}
 		return v, nil
 	}
-	return nil, fmt.Errorf("pmi: value of key %s is not mpigo's encoding: %.40q", key, head)
+	return nil, fmt.Errorf("PMI: value of key %s is not mpigo's encoding: %.40q", key, head)
 }
 
 // index returns the slot of rank r's value in a column of scope s.
@@ -278,17 +278,17 @@ func (c *Client) slots(s pm.Scope) int {
 // Put records a value; the next Fence sends it.
 func (c *Client) Put(s pm.Scope, k pm.Key, v []byte) error {
 	if s > pm.Job {
-		return fmt.Errorf("pmi: Put: scope %d is not proc, node or job", s)
+		return fmt.Errorf("PMI: Put: scope %d is not proc, node or job", s)
 	}
 	if k == pm.KeyInvalid {
-		return errors.New("pmi: Put: key 0 is not a key")
+		return errors.New("PMI: Put: key 0 is not a key")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++
 	e := entry{scope: s, key: k, val: append([]byte(nil), v...), seq: c.seq}
 	if c.done {
-		return errors.New("pmi: Put after Finalize")
+		return errors.New("PMI: Put after Finalize")
 	}
 	for i := range c.own {
 		o := &c.own[i]
@@ -296,7 +296,7 @@ func (c *Client) Put(s pm.Scope, k pm.Key, v []byte) error {
 			continue
 		}
 		if o.published && !bytes.Equal(o.val, v) {
-			return fmt.Errorf("pmi: Put(%s, %s): this rank published a different value at an earlier fence; "+
+			return fmt.Errorf("PMI: Put(%s, %s): this rank published a different value at an earlier fence; "+
 				"PMI servers do not all replace values (Hydra's PMI-2 keeps the first), so a published value cannot change", s, k)
 		}
 		e.published = o.published
@@ -319,7 +319,7 @@ func (c *Client) Fence() error {
 	c.mu.Lock()
 	if c.done {
 		c.mu.Unlock()
-		return errors.New("pmi: Fence after Finalize")
+		return errors.New("PMI: Fence after Finalize")
 	}
 	pend := c.pend
 	c.pend = nil
@@ -505,13 +505,13 @@ func (c *Client) Finalize() error {
 	c.mu.Lock()
 	if c.done {
 		c.mu.Unlock()
-		return errors.New("pmi: Finalize called twice")
+		return errors.New("PMI: Finalize called twice")
 	}
 	c.done = true
 	c.mu.Unlock()
 	err := c.d.finalize()
 	if cerr := c.l.c.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("pmi: closing the connection: %w", cerr)
+		err = fmt.Errorf("PMI: closing the connection: %w", cerr)
 	}
 	return err
 }

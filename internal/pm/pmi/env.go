@@ -71,7 +71,7 @@ func FromEnvOptions(o Options) (*Client, error) {
 	if haveFD {
 		fd, err := strconv.Atoi(fdText)
 		if err != nil || fd < 0 {
-			return nil, fmt.Errorf("pmi: PMI_FD=%q is not a file descriptor number", fdText)
+			return nil, fmt.Errorf("PMI: PMI_FD=%q is not a file descriptor number", fdText)
 		}
 		rank, err := envInt("PMI_RANK")
 		if err != nil {
@@ -95,17 +95,17 @@ func FromEnvOptions(o Options) (*Client, error) {
 	}
 	id, ok := os.LookupEnv("PMI_ID")
 	if !ok {
-		return nil, fmt.Errorf("pmi: PMI_PORT=%q is set but PMI_ID is not", port)
+		return nil, fmt.Errorf("PMI: PMI_PORT=%q is set but PMI_ID is not", port)
 	}
 	if _, err := strconv.Atoi(id); err != nil {
-		return nil, fmt.Errorf("pmi: PMI_ID=%q is not a number", id)
+		return nil, fmt.Errorf("PMI: PMI_ID=%q is not a number", id)
 	}
 	if o.Version == 0 {
 		o.Version = 1
 	}
 	conn, err := net.DialTimeout("tcp", port, o.Timeout)
 	if err != nil {
-		return nil, fmt.Errorf("pmi: connecting to the process manager at PMI_PORT=%s: %w", port, err)
+		return nil, fmt.Errorf("PMI: connecting to the process manager at PMI_PORT=%s: %w", port, err)
 	}
 	return Start(conn, o, Env{Rank: -1, Size: -1, PortID: id})
 }
@@ -117,7 +117,7 @@ func (o *Options) fromEnv() error {
 		case "1", "2":
 			o.Version = int(v[0] - '0')
 		default:
-			return fmt.Errorf("pmi: %s=%q: must be 1 or 2", EnvVersion, v)
+			return fmt.Errorf("PMI: %s=%q: must be 1 or 2", EnvVersion, v)
 		}
 	}
 	for _, d := range []struct {
@@ -132,7 +132,7 @@ func (o *Options) fromEnv() error {
 		if s := os.Getenv(d.name); s != "" {
 			v, err := time.ParseDuration(s)
 			if err != nil || v <= 0 {
-				return fmt.Errorf("pmi: %s=%q is not a positive duration (like 90s or 10m)", d.name, s)
+				return fmt.Errorf("PMI: %s=%q is not a positive duration (like 90s or 10m)", d.name, s)
 			}
 			*d.p = v
 		}
@@ -143,11 +143,11 @@ func (o *Options) fromEnv() error {
 func envInt(name string) (int, error) {
 	s, ok := os.LookupEnv(name)
 	if !ok {
-		return 0, fmt.Errorf("pmi: PMI_FD is set but %s is not", name)
+		return 0, fmt.Errorf("PMI: PMI_FD is set but %s is not", name)
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("pmi: %s=%q is not a non-negative number", name, s)
+		return 0, fmt.Errorf("PMI: %s=%q is not a non-negative number", name, s)
 	}
 	return n, nil
 }
@@ -159,12 +159,12 @@ func fdConn(fd int) (net.Conn, error) {
 	syscall.CloseOnExec(fd)
 	f := os.NewFile(uintptr(fd), "pmi")
 	if f == nil {
-		return nil, fmt.Errorf("pmi: PMI_FD=%d is not an open file", fd)
+		return nil, fmt.Errorf("PMI: PMI_FD=%d is not an open file", fd)
 	}
 	defer f.Close()
 	c, err := net.FileConn(f)
 	if err != nil {
-		return nil, fmt.Errorf("pmi: PMI_FD=%d is not a socket: %w", fd, err)
+		return nil, fmt.Errorf("PMI: PMI_FD=%d is not a socket: %w", fd, err)
 	}
 	return c, nil
 }
@@ -213,14 +213,14 @@ func Start(conn net.Conn, o Options, env Env) (c *Client, err error) {
 			return nil, err
 		}
 		if env.Rank >= 0 && (w.rank != env.Rank || w.size != env.Size) {
-			return nil, fmt.Errorf("pmi: the environment says rank %d of %d, the server's fullinit rank %d of %d", env.Rank, env.Size, w.rank, w.size)
+			return nil, fmt.Errorf("PMI: the environment says rank %d of %d, the server's fullinit rank %d of %d", env.Rank, env.Size, w.rank, w.size)
 		}
 		c.d, c.rank, c.size, c.appnum, mapping = w, w.rank, w.size, w.appnum, w.mapping
 	default:
-		return nil, fmt.Errorf("pmi: protocol version %d: mpigo speaks PMI-1 and PMI-2", o.Version)
+		return nil, fmt.Errorf("PMI: protocol version %d: mpigo speaks PMI-1 and PMI-2", o.Version)
 	}
 	if c.size <= 0 || c.rank < 0 || c.rank >= c.size {
-		return nil, fmt.Errorf("pmi: rank %d of %d is not a rank of the job", c.rank, c.size)
+		return nil, fmt.Errorf("PMI: rank %d of %d is not a rank of the job", c.rank, c.size)
 	}
 	c.jobID = c.d.jobID()
 	c.nodeOf, c.nnodes, err = ParseMapping(mapping, c.size)
@@ -241,7 +241,7 @@ func Start(conn net.Conn, o Options, env Env) (c *Client, err error) {
 func (c *Client) exchangeHosts() error {
 	h, err := os.Hostname()
 	if err != nil {
-		return fmt.Errorf("pmi: no process mapping from the server, and no host name: %w", err)
+		return fmt.Errorf("PMI: no process mapping from the server, and no host name: %w", err)
 	}
 	key := func(r int) string { return "mpigo-host-" + strconv.Itoa(r) }
 	if err := c.d.put(key(c.rank), "x"+hex.EncodeToString([]byte(h))); err != nil {
@@ -255,7 +255,7 @@ func (c *Client) exchangeHosts() error {
 	for r := 0; r < c.size; r++ {
 		v, ok, err := c.d.get(key(r))
 		if err == nil && !ok {
-			err = fmt.Errorf("pmi: rank %d published no host name", r)
+			err = fmt.Errorf("PMI: rank %d published no host name", r)
 		}
 		if err != nil {
 			return err

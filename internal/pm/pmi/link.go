@@ -109,12 +109,12 @@ func (l *link) readFull(n int, d time.Duration) (string, error) {
 // readErr words a failed read for people: what was awaited, and why it did not come.
 func readErr(what string, d time.Duration, err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return fmt.Errorf("pmi: no answer to %s within %v from the process manager", what, d)
+		return fmt.Errorf("PMI: no answer to %s within %v from the process manager", what, d)
 	}
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("pmi: the process manager closed the connection while %s was awaited", what)
+		return fmt.Errorf("PMI: the process manager closed the connection while %s was awaited", what)
 	}
-	return fmt.Errorf("pmi: reading the answer to %s: %w", what, err)
+	return fmt.Errorf("PMI: reading the answer to %s: %w", what, err)
 }
 
 // fields is a parsed message: its key=value pairs in order. Replies have a handful of

@@ -32,7 +32,7 @@ type mapItem struct {
 // As in MPICH, a vector that covers fewer than size ranks is repeated from its start.
 func ParseMapping(s string, size int) (nodeOf []int32, nnodes int, err error) {
 	if size <= 0 {
-		return nil, 0, fmt.Errorf("pmi: process mapping for a job of %d ranks", size)
+		return nil, 0, fmt.Errorf("PMI: process mapping for a job of %d ranks", size)
 	}
 	if strings.TrimSpace(s) == "" {
 		return nil, 0, errNoMapping
@@ -40,21 +40,21 @@ func ParseMapping(s string, size int) (nodeOf []int32, nnodes int, err error) {
 	p := mapParser{s: s}
 	items, err := p.vector()
 	if err != nil {
-		return nil, 0, fmt.Errorf("pmi: PMI_process_mapping %q: %v", s, err)
+		return nil, 0, fmt.Errorf("PMI: PMI_process_mapping %q: %v", s, err)
 	}
 	nodeOf = make([]int32, 0, size)
 	for len(nodeOf) < size {
 		before := len(nodeOf)
 		nodeOf = expand(items, nodeOf, size)
 		if len(nodeOf) == before {
-			return nil, 0, fmt.Errorf("pmi: PMI_process_mapping %q places no rank", s)
+			return nil, 0, fmt.Errorf("PMI: PMI_process_mapping %q places no rank", s)
 		}
 	}
 	// Node ids must be dense (0..n-1): mpigo indexes arrays by them.
 	seen := make([]bool, size)
 	for _, n := range nodeOf {
 		if int(n) >= size {
-			return nil, 0, fmt.Errorf("pmi: PMI_process_mapping %q: node id %d but only %d ranks", s, n, size)
+			return nil, 0, fmt.Errorf("PMI: PMI_process_mapping %q: node id %d but only %d ranks", s, n, size)
 		}
 		if !seen[n] {
 			seen[n] = true
@@ -63,7 +63,7 @@ func ParseMapping(s string, size int) (nodeOf []int32, nnodes int, err error) {
 	}
 	for i := 0; i < nnodes; i++ {
 		if !seen[i] {
-			return nil, 0, fmt.Errorf("pmi: PMI_process_mapping %q: node %d has no rank but node ids go beyond it", s, i)
+			return nil, 0, fmt.Errorf("PMI: PMI_process_mapping %q: node %d has no rank but node ids go beyond it", s, i)
 		}
 	}
 	return nodeOf, nnodes, nil

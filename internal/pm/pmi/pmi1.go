@@ -37,7 +37,7 @@ func (w *pmi1) call(req, want, about string, d time.Duration) (fields, error) {
 		name = req[:i]
 	}
 	if err := w.l.write([]byte(req + "\n")); err != nil {
-		return nil, fmt.Errorf("pmi: sending %s%s: %w", name, about, err)
+		return nil, fmt.Errorf("PMI: sending %s%s: %w", name, about, err)
 	}
 	var line string
 	var f fields
@@ -53,7 +53,7 @@ func (w *pmi1) call(req, want, about string, d time.Duration) (fields, error) {
 		}
 	}
 	if cmd, _ := f.get("cmd"); cmd != want {
-		return f, fmt.Errorf("pmi: server answered %q to %s%s; expected cmd=%s", line, name, about, want)
+		return f, fmt.Errorf("PMI: server answered %q to %s%s; expected cmd=%s", line, name, about, want)
 	}
 	return f, nil
 }
@@ -62,10 +62,10 @@ func (w *pmi1) call(req, want, about string, d time.Duration) (fields, error) {
 func check(f fields, about string) error {
 	rc, err := f.rc()
 	if err != nil {
-		return fmt.Errorf("pmi: server answered %s%s: %v", f, about, err)
+		return fmt.Errorf("PMI: server answered %s%s: %v", f, about, err)
 	}
 	if rc != 0 {
-		return fmt.Errorf("pmi: server answered %s%s", f, about)
+		return fmt.Errorf("PMI: server answered %s%s", f, about)
 	}
 	return nil
 }
@@ -73,11 +73,11 @@ func check(f fields, about string) error {
 func atoiField(f fields, k, about string) (int, error) {
 	v, ok := f.get(k)
 	if !ok {
-		return 0, fmt.Errorf("pmi: server answered %s%s without %s", f, about, k)
+		return 0, fmt.Errorf("PMI: server answered %s%s without %s", f, about, k)
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, fmt.Errorf("pmi: server answered %s%s: %s=%q is not a number", f, about, k, v)
+		return 0, fmt.Errorf("PMI: server answered %s%s: %s=%q is not a number", f, about, k, v)
 	}
 	return n, nil
 }
@@ -128,7 +128,7 @@ func (w *pmi1) initack(id string, d time.Duration) error {
 		}
 		s := parseFields(line, ' ')
 		if cmd, _ := s.get("cmd"); cmd != "set" {
-			return fmt.Errorf("pmi: server sent %q during the port mode handshake; expected cmd=set", line)
+			return fmt.Errorf("PMI: server sent %q during the port mode handshake; expected cmd=set", line)
 		}
 		if err := take(s); err != nil {
 			return err
@@ -150,7 +150,7 @@ func (w *pmi1) start(d time.Duration) error {
 	}
 	// Hydra 4.1+ answers subversion 2 to any 1.x request; mpigo uses only 1.1 commands.
 	if v, _ := f.get("pmi_version"); v != "" && v != "1" {
-		return fmt.Errorf("pmi: server answered %s to a PMI-1 init; it speaks PMI version %s", f, v)
+		return fmt.Errorf("PMI: server answered %s to a PMI-1 init; it speaks PMI version %s", f, v)
 	}
 	if f, err = w.call("cmd=get_maxes", "maxes", "", d); err != nil {
 		return err
@@ -183,7 +183,7 @@ func (w *pmi1) start(d time.Duration) error {
 	}
 	var ok bool
 	if w.kvs, ok = f.get("kvsname"); !ok || w.kvs == "" {
-		return fmt.Errorf("pmi: server answered %s to get_my_kvsname without a kvsname", f)
+		return fmt.Errorf("PMI: server answered %s to get_my_kvsname without a kvsname", f)
 	}
 	w.universe = -1
 	if f, err = w.call("cmd=get_universe_size", "universe_size", "", d); err != nil {
@@ -208,7 +208,7 @@ func (w *pmi1) put(key, val string) error {
 	about := " for key " + key
 	line := "cmd=put kvsname=" + w.kvs + " key=" + key + " value=" + val
 	if len(line)+1 > slurmLine || len(key) > w.keyMax || len(val) > w.valMax {
-		return fmt.Errorf("pmi: put of key %s (%d bytes) and value (%d bytes) exceeds the server's limits (key %d, value %d, line %d)",
+		return fmt.Errorf("PMI: put of key %s (%d bytes) and value (%d bytes) exceeds the server's limits (key %d, value %d, line %d)",
 			key, len(key), len(val), w.keyMax, w.valMax, slurmLine-1)
 	}
 	f, err := w.call(line, "put_result", about, w.l.timeout)
@@ -241,14 +241,14 @@ func (w *pmi1) getTimeout(key string, d time.Duration) (string, bool, error) {
 	}
 	rc, err := f.rc()
 	if err != nil {
-		return "", false, fmt.Errorf("pmi: server answered %s%s: %v", f, about, err)
+		return "", false, fmt.Errorf("PMI: server answered %s%s: %v", f, about, err)
 	}
 	if rc != 0 {
 		return "", false, nil
 	}
 	v, ok := f.get("value")
 	if !ok {
-		return "", false, fmt.Errorf("pmi: server answered %s%s without a value", f, about)
+		return "", false, fmt.Errorf("PMI: server answered %s%s without a value", f, about)
 	}
 	return v, true, nil
 }

@@ -35,12 +35,12 @@ func (w *pmi2) call(name, args, about string, d time.Duration) (fields, error) {
 	defer w.l.mu.Unlock()
 	body := "cmd=" + name + ";" + args
 	if len(body) > 999999 {
-		return nil, fmt.Errorf("pmi: %s%s: command of %d bytes is too long for PMI-2's 6-digit length", name, about, len(body))
+		return nil, fmt.Errorf("PMI: %s%s: command of %d bytes is too long for PMI-2's 6-digit length", name, about, len(body))
 	}
 	// One write for the length and the body: Slurm reads fixed-size pieces.
 	msg := fmt.Sprintf("%-6d%s", len(body), body)
 	if err := w.l.write([]byte(msg)); err != nil {
-		return nil, fmt.Errorf("pmi: sending %s%s: %w", name, about, err)
+		return nil, fmt.Errorf("PMI: sending %s%s: %w", name, about, err)
 	}
 	head, err := w.l.readFull(6, d)
 	if err != nil {
@@ -48,7 +48,7 @@ func (w *pmi2) call(name, args, about string, d time.Duration) (fields, error) {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(head))
 	if err != nil || n < 0 || n > maxMessage {
-		return nil, fmt.Errorf("pmi: server answered %s%s with a bad PMI-2 length field %q", name, about, head)
+		return nil, fmt.Errorf("PMI: server answered %s%s with a bad PMI-2 length field %q", name, about, head)
 	}
 	text, err := w.l.readFull(n, d)
 	if err != nil {
@@ -56,14 +56,14 @@ func (w *pmi2) call(name, args, about string, d time.Duration) (fields, error) {
 	}
 	f := parseFields(text, ';')
 	if cmd, _ := f.get("cmd"); cmd != name+"-response" {
-		return f, fmt.Errorf("pmi: server answered %q to %s%s; expected cmd=%s-response", text, name, about, name)
+		return f, fmt.Errorf("PMI: server answered %q to %s%s; expected cmd=%s-response", text, name, about, name)
 	}
 	rc, err := f.rc()
 	if err != nil {
-		return f, fmt.Errorf("pmi: server answered %s to %s%s: %v", f, name, about, err)
+		return f, fmt.Errorf("PMI: server answered %s to %s%s: %v", f, name, about, err)
 	}
 	if rc != 0 {
-		return f, fmt.Errorf("pmi: server answered %s to %s%s", f, name, about)
+		return f, fmt.Errorf("PMI: server answered %s to %s%s", f, name, about)
 	}
 	return f, nil
 }
@@ -90,13 +90,13 @@ func (w *pmi2) start(rank int, envJobID, portID string, d time.Duration) error {
 	}
 	f := parseFields(line, ' ')
 	if cmd, _ := f.get("cmd"); cmd != "response_to_init" {
-		return fmt.Errorf("pmi: server answered %q to a PMI-2 init; expected cmd=response_to_init", line)
+		return fmt.Errorf("PMI: server answered %q to a PMI-2 init; expected cmd=response_to_init", line)
 	}
 	if rc, err := f.rc(); err != nil || rc != 0 {
-		return fmt.Errorf("pmi: server answered %s to a PMI-2 init: it does not take PMI-2 (set MPIGO_PMI=1 to use PMI-1)", f)
+		return fmt.Errorf("PMI: server answered %s to a PMI-2 init: it does not take PMI-2 (set MPIGO_PMI=1 to use PMI-1)", f)
 	}
 	if v, _ := f.get("pmi_version"); v != "2" {
-		return fmt.Errorf("pmi: server answered %s to a PMI-2 init: it speaks PMI version %s (set MPIGO_PMI=1 to use PMI-1)", f, v)
+		return fmt.Errorf("PMI: server answered %s to a PMI-2 init: it speaks PMI version %s (set MPIGO_PMI=1 to use PMI-1)", f, v)
 	}
 
 	args := ""
@@ -127,7 +127,7 @@ func (w *pmi2) start(rank int, envJobID, portID string, d time.Duration) error {
 		return err
 	}
 	if w.jobid, _ = f.get("jobid"); w.jobid == "" {
-		return fmt.Errorf("pmi: server answered %s to job-getid without a jobid", f)
+		return fmt.Errorf("PMI: server answered %s to job-getid without a jobid", f)
 	}
 	if f, err = w.call("info-getjobattr", "key=PMI_process_mapping;", " for key PMI_process_mapping", d); err != nil {
 		return err
@@ -164,7 +164,7 @@ func (w *pmi2) fence() error {
 	}
 	_, found, err := w.getTimeout(fenceKey, w.fenceTimeout)
 	if err == nil && found {
-		err = fmt.Errorf("pmi: the server has a value for %s, which nobody puts; the fence cannot wait on it", fenceKey)
+		err = fmt.Errorf("PMI: the server has a value for %s, which nobody puts; the fence cannot wait on it", fenceKey)
 	}
 	return err
 }
@@ -184,7 +184,7 @@ func (w *pmi2) getTimeout(key string, d time.Duration) (string, bool, error) {
 	}
 	v, ok := f.get("value")
 	if !ok {
-		return "", false, fmt.Errorf("pmi: server answered %s%s with found=TRUE but no value", f, about)
+		return "", false, fmt.Errorf("PMI: server answered %s%s with found=TRUE but no value", f, about)
 	}
 	return v, true, nil
 }
@@ -209,7 +209,7 @@ func (w *pmi2) getNode(key string) (string, bool, error) {
 	}
 	v, ok := f.get("value")
 	if !ok {
-		return "", false, fmt.Errorf("pmi: server answered %s%s with found=TRUE but no value", f, about)
+		return "", false, fmt.Errorf("PMI: server answered %s%s with found=TRUE but no value", f, about)
 	}
 	return v, true, nil
 }

@@ -51,7 +51,7 @@ func (t *Transport) Reaches(peer int) bool { return peer == t.rank }
 // Endpoint implements transport.Transport.
 func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	if peer != t.rank {
-		return nil, fmt.Errorf("self: Endpoint: rank %d is not this rank (%d)", peer, t.rank)
+		return nil, fmt.Errorf("Endpoint: rank %d is not this rank (%d)", peer, t.rank)
 	}
 	return &t.ep, nil
 }
@@ -83,7 +83,7 @@ func (t *Transport) Close() error {
 // ReadFrom implements transport.SingleCopy: addr is an address in this process.
 func (t *Transport) ReadFrom(peer int, dst []byte, addr uint64) error {
 	if peer != t.rank {
-		return fmt.Errorf("self: ReadFrom: rank %d is not this rank (%d)", peer, t.rank)
+		return fmt.Errorf("ReadFrom: rank %d is not this rank (%d)", peer, t.rank)
 	}
 	if len(dst) == 0 {
 		return nil
@@ -98,7 +98,7 @@ func (t *Transport) ReadFrom(peer int, dst []byte, addr uint64) error {
 // WriteTo implements transport.SingleCopy: addr is an address in this process.
 func (t *Transport) WriteTo(peer int, src []byte, addr uint64) error {
 	if peer != t.rank {
-		return fmt.Errorf("self: WriteTo: rank %d is not this rank (%d)", peer, t.rank)
+		return fmt.Errorf("WriteTo: rank %d is not this rank (%d)", peer, t.rank)
 	}
 	if len(src) == 0 {
 		return nil
@@ -115,7 +115,7 @@ func (e *endpoint) Send(h *transport.Header, payload []byte) error {
 	var b []byte
 	if len(payload) > 0 {
 		if len(payload) > MaxPayload {
-			return fmt.Errorf("self: Send: %d-byte payload exceeds MaxPayload %d", len(payload), MaxPayload)
+			return fmt.Errorf("Send: %d-byte payload exceeds MaxPayload %d", len(payload), MaxPayload)
 		}
 		if n := len(t.free); n > 0 && cap(t.free[n-1]) >= len(payload) {
 			b = t.free[n-1][:len(payload)]

@@ -113,13 +113,13 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 		return err
 	}
 	if !p.cma {
-		return fmt.Errorf("shm: %s rank %d: single-copy %s are not available (%s)", op, peer, what, p.why)
+		return fmt.Errorf("shared memory: %s rank %d: single-copy %s are not available (%s)", op, peer, what, p.why)
 	}
 	if err := cma(p.pid, buf, addr, write); err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return died(peer, p.pid)
 		}
-		return fmt.Errorf("shm: %s rank %d: %d bytes at %#x: %w", op, peer, len(buf), addr, err)
+		return fmt.Errorf("shared memory: %s rank %d: %d bytes at %#x: %w", op, peer, len(buf), addr, err)
 	}
 	return nil
 }
@@ -131,13 +131,13 @@ func (t *Transport) peerLocked(peer int) (*peerInfo, error) {
 	}
 	switch {
 	case !t.started:
-		return nil, fmt.Errorf("shm: rank %d: used before Start", peer)
+		return nil, fmt.Errorf("shared memory: rank %d: used before Start", peer)
 	case peer < 0 || peer >= t.c.Size() || t.c.NodeOf(peer) != t.node || peer == t.rank:
-		return nil, fmt.Errorf("shm: rank %d: must be another rank on this node", peer)
+		return nil, fmt.Errorf("shared memory: rank %d: must be another rank on this node", peer)
 	}
 	raw, ok := t.c.Get(pm.Proc, pm.KeyPID, peer)
 	if !ok || len(raw) < 4 {
-		return nil, fmt.Errorf("shm: rank %d published no pid", peer)
+		return nil, fmt.Errorf("shared memory: rank %d published no pid", peer)
 	}
 	p := &peerInfo{pid: int(binary.LittleEndian.Uint32(raw)), cma: t.cma, why: t.cmaWhy}
 	t.peers[peer] = p

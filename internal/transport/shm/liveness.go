@@ -61,7 +61,7 @@ type PeerGoneError struct {
 }
 
 func (e *PeerGoneError) Error() string {
-	return "shm: rank " + strconv.Itoa(e.Rank) + " " + e.Why + ": " + transport.ErrPeerGone.Error()
+	return "rank " + strconv.Itoa(e.Rank) + " " + e.Why + ": " + transport.ErrPeerGone.Error()
 }
 
 // Unwrap makes errors.Is(err, transport.ErrPeerGone) hold.

@@ -34,12 +34,12 @@ func CreateRegion(name string, size int) (*Region, error) { return CreatePart(na
 // the pages of a memfd read as zero untouched.
 func CreatePart(name string, size, populate int) (*Region, error) {
 	if size <= 0 || size > 1<<40 {
-		return nil, fmt.Errorf("shm: region of %d bytes: the size must be in (0, 1 TiB]", size)
+		return nil, fmt.Errorf("shared memory: region of %d bytes: the size must be in (0, 1 TiB]", size)
 	}
 	size = roundUp(size, pageSize)
 	fd, err := unix.MemfdCreate(namePrefix+sanitize(name), unix.MFD_CLOEXEC)
 	if err != nil {
-		return nil, fmt.Errorf("shm: memfd for a region of %d bytes: %w", size, err)
+		return nil, fmt.Errorf("shared memory: memfd for a region of %d bytes: %w", size, err)
 	}
 	seg, err := mapFd(fd, size)
 	if err != nil {
@@ -66,7 +66,7 @@ func OpenRegion(addr []byte) (*Region, error) { return OpenPart(addr, 1<<62) }
 // OpenPart is OpenRegion that faults in only the first populate bytes (CreatePart).
 func OpenPart(addr []byte, populate int) (*Region, error) {
 	if len(addr) != regionAddrLen || addr[0] != version {
-		return nil, fmt.Errorf("shm: region address of %d bytes is malformed or of another version", len(addr))
+		return nil, fmt.Errorf("shared memory: region address of %d bytes is malformed or of another version", len(addr))
 	}
 	pid := int(binary.LittleEndian.Uint32(addr[4:]))
 	fdn := int(binary.LittleEndian.Uint32(addr[8:]))
@@ -74,19 +74,19 @@ func OpenPart(addr []byte, populate int) (*Region, error) {
 	path := "/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fdn)
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("shm: opening region %s: %w", path, err)
+		return nil, fmt.Errorf("shared memory: opening region %s: %w", path, err)
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("shm: stat region %s: %w", path, err)
+		return nil, fmt.Errorf("shared memory: stat region %s: %w", path, err)
 	}
 	if st.Size < int64(size) {
-		return nil, fmt.Errorf("shm: region %s has %d bytes, its creator announced %d", path, st.Size, size)
+		return nil, fmt.Errorf("shared memory: region %s has %d bytes, its creator announced %d", path, st.Size, size)
 	}
 	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("shm: mapping region %s: %w", path, err)
+		return nil, fmt.Errorf("shared memory: mapping region %s: %w", path, err)
 	}
 	populateRegion(mem, populate)
 	return &Region{Mem: mem, fd: -1, addr: append([]byte(nil), addr...)}, nil

@@ -77,7 +77,7 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 		return e.err
 	}
 	if n > e.maxPayload {
-		return fmt.Errorf("shm: Send to rank %d: payload of %d bytes exceeds MaxPayload %d; split it into fragments",
+		return fmt.Errorf("shared memory: Send to rank %d: payload of %d bytes exceeds MaxPayload %d; split it into fragments",
 			e.peer, n, e.maxPayload)
 	}
 	if atomic.LoadUint32(e.closed) != 0 {

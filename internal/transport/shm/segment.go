@@ -222,13 +222,13 @@ func createSegment(mode int, job string, rank, pid int, l layout) (*segment, add
 			unix.Close(fd)
 		}
 		if mode == modeMemfd {
-			return nil, address{}, -1, fmt.Errorf("shm: memfd segment of %d bytes: %w", size, err)
+			return nil, address{}, -1, fmt.Errorf("shared memory: memfd segment of %d bytes: %w", size, err)
 		}
 	}
 	path := FilePrefix(job) + strconv.Itoa(rank) + "-" + strconv.Itoa(pid)
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, address{}, -1, fmt.Errorf("shm: creating %s: %w", path, err)
+		return nil, address{}, -1, fmt.Errorf("shared memory: creating %s: %w", path, err)
 	}
 	seg, err := mapFd(fd, size)
 	unix.Close(fd)
@@ -241,11 +241,11 @@ func createSegment(mode int, job string, rank, pid int, l layout) (*segment, add
 
 func mapFd(fd, size int) (*segment, error) {
 	if err := unix.Ftruncate(fd, int64(size)); err != nil {
-		return nil, fmt.Errorf("shm: sizing segment to %d bytes: %w", size, err)
+		return nil, fmt.Errorf("shared memory: sizing segment to %d bytes: %w", size, err)
 	}
 	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("shm: mapping segment of %d bytes: %w", size, err)
+		return nil, fmt.Errorf("shared memory: mapping segment of %d bytes: %w", size, err)
 	}
 	return &segment{mem: mem, base: unsafe.Pointer(&mem[0])}, nil
 }

@@ -142,24 +142,24 @@ func (o Options) resolve(localSize int) (Options, error) {
 	}
 	switch {
 	case o.RingSize < pageSize || o.RingSize > 1<<30:
-		return o, fmt.Errorf("shm: shm_ring_size %d bytes: must be between %d and 1 GiB", o.RingSize, pageSize)
+		return o, fmt.Errorf("shared memory: shm_ring_size %d bytes: must be between %d and 1 GiB", o.RingSize, pageSize)
 	case o.Cells < 4 || o.Cells > 1<<20:
-		return o, fmt.Errorf("shm: shm_ring_cells %d: must be between 4 and 1048576", o.Cells)
+		return o, fmt.Errorf("shared memory: shm_ring_cells %d: must be between 4 and 1048576", o.Cells)
 	case o.Memory != "auto" && o.Memory != "memfd" && o.Memory != "file":
-		return o, fmt.Errorf("shm: shm_memory %q: must be auto, memfd or file", o.Memory)
+		return o, fmt.Errorf("shared memory: shm_memory %q: must be auto, memfd or file", o.Memory)
 	case o.NTCopy != "auto" && o.NTCopy != "on" && o.NTCopy != "off":
-		return o, fmt.Errorf("shm: shm_nt_copy %q: must be auto, on or off", o.NTCopy)
+		return o, fmt.Errorf("shared memory: shm_nt_copy %q: must be auto, on or off", o.NTCopy)
 	case o.NTMin < lineSize:
-		return o, fmt.Errorf("shm: shm_nt_min %d bytes: must be at least %d (a cache line)", o.NTMin, lineSize)
+		return o, fmt.Errorf("shared memory: shm_nt_min %d bytes: must be at least %d (a cache line)", o.NTMin, lineSize)
 	}
 	o.RingSize = 1 << bits.Len(uint(o.RingSize-1))
 	o.Cells = 1 << bits.Len(uint(o.Cells-1))
 	if o.MaxFragment <= 0 || o.MaxFragment > o.RingSize/2 {
-		return o, fmt.Errorf("shm: shm_max_fragment %d bytes: must be positive and at most half the ring (%d bytes)",
+		return o, fmt.Errorf("shared memory: shm_max_fragment %d bytes: must be positive and at most half the ring (%d bytes)",
 			o.MaxFragment, o.RingSize/2)
 	}
 	if o.EagerLimit < 0 || o.EagerLimit > o.MaxFragment {
-		return o, fmt.Errorf("shm: shm_eager_limit %d bytes: must be between 0 and shm_max_fragment (%d bytes)",
+		return o, fmt.Errorf("shared memory: shm_eager_limit %d bytes: must be between 0 and shm_max_fragment (%d bytes)",
 			o.EagerLimit, o.MaxFragment)
 	}
 	return o, nil
@@ -205,7 +205,7 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 		return nil, err
 	}
 	if localSize < 1 || localRank < 0 || localRank >= localSize {
-		return nil, fmt.Errorf("shm: local rank %d of %d: must be in [0, local size)", localRank, localSize)
+		return nil, fmt.Errorf("shared memory: local rank %d of %d: must be in [0, local size)", localRank, localSize)
 	}
 	t := &Transport{c: c, rank: c.Rank(), node: c.NodeOf(c.Rank()), localRank: localRank, pid: os.Getpid(),
 		opts: o, memfd: -1, out: map[int]*outbound{}, peers: map[int]*peerInfo{}}
@@ -231,11 +231,11 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 	pid := binary.LittleEndian.AppendUint32(nil, uint32(t.pid))
 	if err := c.Put(pm.Proc, pm.KeyShm, addr.encode()); err != nil {
 		t.Close()
-		return nil, fmt.Errorf("shm: publishing address: %w", err)
+		return nil, fmt.Errorf("shared memory: publishing address: %w", err)
 	}
 	if err := c.Put(pm.Proc, pm.KeyPID, pid); err != nil {
 		t.Close()
-		return nil, fmt.Errorf("shm: publishing pid: %w", err)
+		return nil, fmt.Errorf("shared memory: publishing pid: %w", err)
 	}
 	return t, nil
 }
@@ -246,7 +246,7 @@ func (t *Transport) Start() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		return errors.New("shm: Start after Close")
+		return errors.New("shared memory: Start after Close")
 	}
 	if t.opts.NoCMA {
 		t.cma, t.cmaWhy = false, "disabled by shm_cma=false"
@@ -294,19 +294,19 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	}
 	switch {
 	case t.closed:
-		return nil, fmt.Errorf("shm: Endpoint(%d) after Close", peer)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d) after Close", peer)
 	case !t.started:
-		return nil, fmt.Errorf("shm: Endpoint(%d) before Start: call Start after the wire-up fence", peer)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d) before Start: call Start after the wire-up fence", peer)
 	case peer == t.rank:
-		return nil, fmt.Errorf("shm: Endpoint(%d): a rank does not send to itself through shm", peer)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d): a rank does not send to itself through shm", peer)
 	case peer < 0 || peer >= t.c.Size():
-		return nil, fmt.Errorf("shm: Endpoint(%d): peer must be in [0, %d)", peer, t.c.Size())
+		return nil, fmt.Errorf("shared memory: Endpoint(%d): peer must be in [0, %d)", peer, t.c.Size())
 	case t.c.NodeOf(peer) != t.node:
-		return nil, fmt.Errorf("shm: Endpoint(%d): peer is on node %d, this rank on node %d", peer, t.c.NodeOf(peer), t.node)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d): peer is on node %d, this rank on node %d", peer, t.c.NodeOf(peer), t.node)
 	}
 	a, err := t.address(peer)
 	if err != nil {
-		return nil, fmt.Errorf("shm: Endpoint(%d): %w", peer, err)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d): %w", peer, err)
 	}
 	live := newLiveness(a.pid)
 	seg, err := openSegment(a)
@@ -315,13 +315,13 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 			err = fmt.Errorf("%v: %w", err, transport.ErrPeerGone)
 		}
 		live.close()
-		return nil, fmt.Errorf("shm: Endpoint(%d): %w", peer, err)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d): %w", peer, err)
 	}
 	l := seg.l
 	if t.localRank >= l.localSize {
 		unix.Munmap(seg.mem)
 		live.close()
-		return nil, fmt.Errorf("shm: Endpoint(%d): local rank %d outside the peer's %d slots", peer, t.localRank, l.localSize)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d): local rank %d outside the peer's %d slots", peer, t.localRank, l.localSize)
 	}
 	slot := l.slotOff(t.localRank)
 	seg.populate(slot)
@@ -351,7 +351,7 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	if err := e.mapOutside(seg); err != nil {
 		unix.Munmap(seg.mem)
 		live.close()
-		return nil, fmt.Errorf("shm: Endpoint(%d): mapping the ring's record: %w", peer, err)
+		return nil, fmt.Errorf("shared memory: Endpoint(%d): mapping the ring's record: %w", peer, err)
 	}
 	p, ok := t.peers[peer]
 	if !ok {
@@ -561,7 +561,7 @@ func (t *Transport) Close() error {
 	atomic.StoreUint32(t.seg.u32(offClosed), 1)
 	t.door.Ring() // a sleeping owner thread, if any, should notice
 	for _, e := range t.out {
-		e.err = fmt.Errorf("shm: Send to rank %d after Close", e.peer)
+		e.err = fmt.Errorf("shared memory: Send to rank %d after Close", e.peer)
 		keep(unix.Munmap(e.seg.mem))
 		keep(unix.Munmap(e.outside))
 		e.live.close()

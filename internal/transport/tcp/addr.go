@@ -35,7 +35,7 @@ func listenHosts(spec string, multiNode bool) ([]string, error) {
 	}
 	ifs, err := net.Interfaces()
 	if err != nil {
-		return nil, fmt.Errorf("tcp: list network interfaces: %w", err)
+		return nil, fmt.Errorf("TCP: list network interfaces: %w", err)
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -72,7 +72,7 @@ func listenHosts(spec string, multiNode bool) ([]string, error) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("tcp: the job spans nodes but no interface is up with a routable IPv4 address; set tcp_interfaces")
+			return nil, fmt.Errorf("TCP: the job spans nodes but no interface is up with a routable IPv4 address; set tcp_interfaces")
 		}
 		return out, nil
 	}
@@ -85,7 +85,7 @@ func listenHosts(spec string, multiNode bool) ([]string, error) {
 		if strings.Contains(item, "/") {
 			_, cidr, err := net.ParseCIDR(item)
 			if err != nil {
-				return nil, fmt.Errorf("tcp: tcp_interfaces item %q: not a CIDR prefix: %v", item, err)
+				return nil, fmt.Errorf("TCP: tcp_interfaces item %q: not a CIDR prefix: %v", item, err)
 			}
 			for _, ifc := range ifs {
 				if ifc.Flags&net.FlagUp == 0 {
@@ -100,18 +100,18 @@ func listenHosts(spec string, multiNode bool) ([]string, error) {
 		} else {
 			ifc, err := net.InterfaceByName(item)
 			if err != nil {
-				return nil, fmt.Errorf("tcp: tcp_interfaces item %q: no such interface", item)
+				return nil, fmt.Errorf("TCP: tcp_interfaces item %q: no such interface", item)
 			}
 			for _, ip := range addrsOf(*ifc) {
 				add(ip)
 			}
 		}
 		if len(out) == before {
-			return nil, fmt.Errorf("tcp: tcp_interfaces item %q matches no usable address", item)
+			return nil, fmt.Errorf("TCP: tcp_interfaces item %q matches no usable address", item)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("tcp: tcp_interfaces %q names no interface", spec)
+		return nil, fmt.Errorf("TCP: tcp_interfaces %q names no interface", spec)
 	}
 	return out, nil
 }

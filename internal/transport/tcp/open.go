@@ -64,7 +64,7 @@ func Open(opts Options) (*Transport, error) {
 	}
 	if err != nil {
 		t.Close()
-		return nil, fmt.Errorf("tcp: Open: make process id and secret: %w", err)
+		return nil, fmt.Errorf("TCP: Open: make process id and secret: %w", err)
 	}
 	o.id = binary.LittleEndian.Uint64(id[:])
 	t.open = o
@@ -130,27 +130,27 @@ func (t *Transport) Card() []byte {
 // stream if it has dialled already.
 func (t *Transport) Add(peer int, card []byte) error {
 	if t.open == nil {
-		return errors.New("tcp: Add: only a transport made by Open reaches other jobs' processes")
+		return errors.New("TCP: Add: only a transport made by Open reaches other jobs' processes")
 	}
 	if peer < 0 || peer > math.MaxInt32 {
-		return fmt.Errorf("tcp: Add: peer %d out of range [0, %d]", peer, math.MaxInt32)
+		return fmt.Errorf("TCP: Add: peer %d out of range [0, %d]", peer, math.MaxInt32)
 	}
 	c, err := parseCard(card)
 	if err != nil {
-		return fmt.Errorf("tcp: Add(%d): %w", peer, err)
+		return fmt.Errorf("TCP: Add(%d): %w", peer, err)
 	}
 	if t.closed.Load() {
-		return fmt.Errorf("tcp: Add(%d): the transport is closed", peer)
+		return fmt.Errorf("TCP: Add(%d): the transport is closed", peer)
 	}
 	t.linkMu.Lock()
 	defer t.linkMu.Unlock()
 	switch {
 	case c.id == t.open.id:
-		return fmt.Errorf("tcp: Add(%d): the card is this process's own", peer)
+		return fmt.Errorf("TCP: Add(%d): the card is this process's own", peer)
 	case t.link(peer) != nil:
-		return fmt.Errorf("tcp: Add(%d): peer %d is added already", peer, peer)
+		return fmt.Errorf("TCP: Add(%d): peer %d is added already", peer, peer)
 	case t.open.byID[c.id] != nil:
-		return fmt.Errorf("tcp: Add(%d): the card's process is added already, as peer %d", peer, t.open.byID[c.id].peer)
+		return fmt.Errorf("TCP: Add(%d): the card's process is added already, as peer %d", peer, t.open.byID[c.id].peer)
 	}
 	l := &link{peer: peer, card: c}
 	t.setLink(peer, l)

@@ -39,13 +39,13 @@ func (t *Transport) addRecv(l *link, fd int) error {
 	rc := &recvConn{l: l, peer: peer, fd: fd, buf: make([]byte, recvSlack)}
 	if !l.recv.CompareAndSwap(nil, rc) {
 		unix.Close(fd)
-		return fmt.Errorf("tcp: %s already has a stream here", t.who(peer))
+		return fmt.Errorf("TCP: %s already has a stream here", t.who(peer))
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(peer)}
 	if err := unix.EpollCtl(t.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		l.recv.Store(nil)
 		unix.Close(fd)
-		return fmt.Errorf("tcp: epoll_ctl for %s: %w", t.who(peer), err)
+		return fmt.Errorf("TCP: epoll_ctl for %s: %w", t.who(peer), err)
 	}
 	t.setActive(rc, true)
 	if l.removed.Load() { // Remove ran meanwhile and may have missed it

@@ -112,15 +112,15 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	l := t.link(peer)
 	if l == nil {
 		if t.open != nil {
-			return nil, fmt.Errorf("tcp: Endpoint(%d): no process was added as peer %d", peer, peer)
+			return nil, fmt.Errorf("TCP: Endpoint(%d): no process was added as peer %d", peer, peer)
 		}
-		return nil, fmt.Errorf("tcp: Endpoint(%d): peer must be another rank in [0, %d), not %d itself", peer, t.size, t.rank)
+		return nil, fmt.Errorf("TCP: Endpoint(%d): peer must be another rank in [0, %d), not %d itself", peer, t.size, t.rank)
 	}
 	if t.closed.Load() {
-		return nil, fmt.Errorf("tcp: Endpoint(%d): the transport is closed", peer)
+		return nil, fmt.Errorf("TCP: Endpoint(%d): the transport is closed", peer)
 	}
 	if !t.started.Load() {
-		return nil, fmt.Errorf("tcp: Endpoint(%d): call Start (after the fence that follows New) first", peer)
+		return nil, fmt.Errorf("TCP: Endpoint(%d): call Start (after the fence that follows New) first", peer)
 	}
 	if l.gone.Load() {
 		return nil, t.PeerErr(peer)
@@ -134,7 +134,7 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 		return e, nil
 	}
 	if l.removed.Load() {
-		return nil, fmt.Errorf("tcp: Endpoint(%d): the peer was removed", peer)
+		return nil, fmt.Errorf("TCP: Endpoint(%d): the peer was removed", peer)
 	}
 	if err := t.PeerErr(peer); err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (t *Transport) dial(l *link) (int, error) {
 	} else {
 		v, ok := t.c.Get(pm.Proc, pm.KeyTCP, l.peer)
 		if !ok || len(v) == 0 {
-			return -1, fmt.Errorf("tcp: rank %d published no address (key %v)", l.peer, pm.KeyTCP)
+			return -1, fmt.Errorf("TCP: rank %d published no address (key %v)", l.peer, pm.KeyTCP)
 		}
 		addrs, hello, secret = strings.Split(string(v), ","), t.jobHello(l.peer), t.secret
 	}
@@ -186,7 +186,7 @@ func (t *Transport) dial(l *link) (int, error) {
 		}
 		return rawFD(c)
 	}
-	return -1, fmt.Errorf("tcp: connect to %s: %w", t.who(l.peer), errors.Join(errs...))
+	return -1, fmt.Errorf("TCP: connect to %s: %w", t.who(l.peer), errors.Join(errs...))
 }
 
 // MaxPayload is the largest payload one Send takes.
@@ -243,10 +243,10 @@ func readv(fd int, iov *[2]unix.Iovec) (int, unix.Errno) {
 // is copied aside and written by later Sends or Polls, and Send returns nil.
 func (e *endpoint) Send(h *transport.Header, payload []byte) error {
 	if h == nil {
-		return errors.New("tcp: Send: header is nil")
+		return errors.New("TCP: Send: header is nil")
 	}
 	if len(payload) > e.t.maxPayload {
-		return fmt.Errorf("tcp: Send: payload of %d bytes exceeds MaxPayload %d; fragment it", len(payload), e.t.maxPayload)
+		return fmt.Errorf("TCP: Send: payload of %d bytes exceeds MaxPayload %d; fragment it", len(payload), e.t.maxPayload)
 	}
 	if e.l.gone.Load() {
 		return e.t.PeerErr(e.peer)
@@ -353,7 +353,7 @@ func (e *endpoint) close() {
 		e.fd = -1
 	}
 	if e.err == nil {
-		e.err = fmt.Errorf("tcp: %s: %w (transport closed)", e.t.who(e.peer), transport.ErrPeerGone)
+		e.err = fmt.Errorf("TCP: %s: %w (transport closed)", e.t.who(e.peer), transport.ErrPeerGone)
 	}
 	if e.pendEnd > e.pendOff {
 		e.pendOff, e.pendEnd = 0, 0

@@ -198,11 +198,11 @@ const armAfter = 64
 // none is known yet) with c.Put. The caller then fences and calls Start.
 func New(c pm.Client, opts Options) (*Transport, error) {
 	if c == nil {
-		return nil, errors.New("tcp: New: the pm client is nil")
+		return nil, errors.New("TCP: New: the pm client is nil")
 	}
 	rank, size := c.Rank(), c.Size()
 	if size <= 0 || rank < 0 || rank >= size {
-		return nil, fmt.Errorf("tcp: New: rank %d of size %d: the rank must lie in [0, size)", rank, size)
+		return nil, fmt.Errorf("TCP: New: rank %d of size %d: the rank must lie in [0, size)", rank, size)
 	}
 	t, err := newTransport(opts)
 	if err != nil {
@@ -230,18 +230,18 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 	}
 	if err := c.Put(pm.Proc, pm.KeyTCP, []byte(strings.Join(t.addrs, ","))); err != nil {
 		t.Close()
-		return nil, fmt.Errorf("tcp: publish address: %w", err)
+		return nil, fmt.Errorf("TCP: publish address: %w", err)
 	}
 	if rank == 0 {
 		if _, ok := c.Get(pm.Job, pm.KeySecret, 0); !ok {
 			s := make([]byte, 32)
 			if _, err := rand.Read(s); err != nil {
 				t.Close()
-				return nil, fmt.Errorf("tcp: make job secret: %w", err)
+				return nil, fmt.Errorf("TCP: make job secret: %w", err)
 			}
 			if err := c.Put(pm.Job, pm.KeySecret, s); err != nil {
 				t.Close()
-				return nil, fmt.Errorf("tcp: publish job secret: %w", err)
+				return nil, fmt.Errorf("TCP: publish job secret: %w", err)
 			}
 		}
 	}
@@ -265,7 +265,7 @@ func newTransport(opts Options) (*Transport, error) {
 		t.maxPayload = int(maxPayloadSetting.Get())
 	}
 	if t.maxPayload < minMaxPayload || t.maxPayload > maxMaxPayload {
-		return nil, fmt.Errorf("tcp: max payload %d: must lie in [%d, %d]", t.maxPayload, minMaxPayload, maxMaxPayload)
+		return nil, fmt.Errorf("TCP: max payload %d: must lie in [%d, %d]", t.maxPayload, minMaxPayload, maxMaxPayload)
 	}
 	if t.timeout <= 0 {
 		t.timeout = 30 * time.Second
@@ -276,16 +276,16 @@ func newTransport(opts Options) (*Transport, error) {
 	var err error
 	if t.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		t.Close()
-		return nil, fmt.Errorf("tcp: epoll_create1: %w", err)
+		return nil, fmt.Errorf("TCP: epoll_create1: %w", err)
 	}
 	if t.wakeFD, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		t.Close()
-		return nil, fmt.Errorf("tcp: eventfd: %w", err)
+		return nil, fmt.Errorf("TCP: eventfd: %w", err)
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
 	if err := unix.EpollCtl(t.epfd, unix.EPOLL_CTL_ADD, t.wakeFD, &ev); err != nil {
 		t.Close()
-		return nil, fmt.Errorf("tcp: epoll_ctl: %w", err)
+		return nil, fmt.Errorf("TCP: epoll_ctl: %w", err)
 	}
 	return t, nil
 }
@@ -295,7 +295,7 @@ func (t *Transport) listen(hosts []string) error {
 	for _, h := range hosts {
 		ln, err := net.Listen("tcp", net.JoinHostPort(h, "0"))
 		if err != nil {
-			return fmt.Errorf("tcp: listen on %s: %w", h, err)
+			return fmt.Errorf("TCP: listen on %s: %w", h, err)
 		}
 		t.listeners = append(t.listeners, ln)
 		t.addrs = append(t.addrs, ln.Addr().String())
@@ -310,17 +310,17 @@ func (t *Transport) Addrs() []string { return t.addrs }
 // accepting connections. It must be called once, after that fence.
 func (t *Transport) Start() error {
 	if t.closed.Load() {
-		return errors.New("tcp: Start: the transport is closed")
+		return errors.New("TCP: Start: the transport is closed")
 	}
 	if t.c == nil {
-		return errors.New("tcp: Start: a transport made by Open has started already")
+		return errors.New("TCP: Start: a transport made by Open has started already")
 	}
 	s, ok := t.c.Get(pm.Job, pm.KeySecret, 0)
 	if !ok || len(s) < 16 {
-		return fmt.Errorf("tcp: Start: job secret (key %v) missing or shorter than 16 bytes; fence after New and before Start", pm.KeySecret)
+		return fmt.Errorf("TCP: Start: job secret (key %v) missing or shorter than 16 bytes; fence after New and before Start", pm.KeySecret)
 	}
 	if !t.started.CompareAndSwap(false, true) {
-		return errors.New("tcp: Start called twice")
+		return errors.New("TCP: Start called twice")
 	}
 	t.secret = append([]byte(nil), s...)
 	t.start()
@@ -376,9 +376,9 @@ func (t *Transport) markGone(l *link, cause error) error {
 	err := l.err
 	if err == nil {
 		if cause == nil {
-			err = fmt.Errorf("tcp: %s: %w", t.who(l.peer), transport.ErrPeerGone)
+			err = fmt.Errorf("TCP: %s: %w", t.who(l.peer), transport.ErrPeerGone)
 		} else {
-			err = fmt.Errorf("tcp: %s: %w (%v)", t.who(l.peer), transport.ErrPeerGone, cause)
+			err = fmt.Errorf("TCP: %s: %w (%v)", t.who(l.peer), transport.ErrPeerGone, cause)
 		}
 		l.err = err
 		l.gone.Store(true)
@@ -436,7 +436,7 @@ func rawFD(c net.Conn) (int, error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		c.Close()
-		return -1, errors.New("tcp: connection has no file descriptor")
+		return -1, errors.New("TCP: connection has no file descriptor")
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
@@ -452,11 +452,11 @@ func rawFD(c net.Conn) (int, error) {
 	}
 	c.Close()
 	if derr != nil {
-		return -1, fmt.Errorf("tcp: dup socket: %w", derr)
+		return -1, fmt.Errorf("TCP: dup socket: %w", derr)
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
-		return -1, fmt.Errorf("tcp: set non-blocking: %w", err)
+		return -1, fmt.Errorf("TCP: set non-blocking: %w", err)
 	}
 	if n := socketBufferSetting.Get(); n > 0 {
 		// Best effort: the kernel caps the values, and a refusal costs only speed.
