@@ -101,8 +101,9 @@ func TestWinManyAlive(t *testing.T) {
 		t.Logf("rank %d: %d round trips with one window alive: %v (CPU %v); with %d alive: %v (CPU %v)",
 			rank, iters, alone, aloneCPU, many, crowd, crowdCPU)
 		// The bound leaves room for a loaded machine; a goroutine per window made it
-		// tens of times slower.
-		if rank == 0 && crowd > 4*alone+500*time.Millisecond {
+		// tens of times slower. The race detector's cost is no measure (1.1 s against
+		// 0.11 s with it, once).
+		if rank == 0 && !raceEnabled && crowd > 4*alone+500*time.Millisecond {
 			t.Errorf("%d round trips took %v with %d windows alive, %v with one", iters, crowd, many, alone)
 		}
 
