@@ -2,7 +2,6 @@ package mpi_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -18,7 +17,7 @@ import (
 // WinCreate). The job's timeout bounds a hang.
 func TestWinFreeAfterLockQueue(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
-		mpitest.Job(t, mpitest.Options{N: 4, Transport: tr, Timeout: time.Minute}, func(t *testing.T) {
+		mpitest.Job(t, mpitest.Options{N: 4, Transport: tr}, func(t *testing.T) {
 			if _, err := mpi.InitThread(mpi.ThreadMultiple); err != nil {
 				t.Fatal(err)
 			}
