@@ -2,7 +2,10 @@ package mpi_test
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,29 +14,35 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// internalName matches the name of one of mpigo's internal packages where an error's
+// internalName matches the name of one of mpigo's internal packages (every directory
+// under internal/ that holds Go files: the transports and PMI too) where an error's
 // text would name one: at the start of a part of it ("p2p: message truncated"),
 // followed by a colon.
 var internalName = func() *regexp.Regexp {
-	ents, err := os.ReadDir("../internal")
-	if err != nil {
-		panic(err)
-	}
 	var names []string
-	for _, e := range ents {
-		if e.IsDir() {
-			names = append(names, e.Name())
+	err := filepath.WalkDir("../internal", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == "../internal" {
+			return err
 		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if m, _ := filepath.Glob(filepath.Join(p, "*.go")); len(m) > 0 {
+			names = append(names, d.Name())
+		}
+		return nil
+	})
+	if err != nil || len(names) < 20 {
+		panic(fmt.Sprintf("the internal packages: %v, %v", names, err))
 	}
-	// The transports, under internal/transport.
-	names = append(names, "shm", "tcp", "self", "pmi")
 	return regexp.MustCompile(`(^|: |\()(` + strings.Join(names, "|") + `): `)
 }()
 
 // TestErrorTextNamesNoInternalPackage makes bad calls of many kinds on two ranks,
-// over shared memory and over TCP, and checks that no error's text names one of
-// mpigo's internal packages; the truncations name the call, the peer and both
-// lengths, as the package doc promises for Bcast.
+// over shared memory and over TCP (point-to-point, collectives, groups, topologies,
+// datatypes, attributes, values, windows, files), and checks that no error's text
+// names one of mpigo's internal packages and that each names its call; the
+// truncations name the call, the sender and both lengths, as the package doc promises.
 func TestErrorTextNamesNoInternalPackage(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
 		jobWith(t, mpitest.Options{N: 2, Transport: tr}, func(t *testing.T, rank, size int) {
@@ -61,7 +70,7 @@ func TestErrorTextNamesNoInternalPackage(t *testing.T) {
 				must(t, mpi.Send(w, make([]int64, 16), 1, 7))
 			} else {
 				_, err := mpi.Recv(w, make([]int64, 8), 0, 7)
-				expect("Recv", err, mpi.ErrTruncate, "Recv", "128", "64")
+				expect("Recv", err, mpi.ErrTruncate, "Recv: from rank 0", "128", "64")
 			}
 			// A Bcast whose root sends more than the others' buffers hold.
 			n := 100
@@ -129,8 +138,57 @@ func TestErrorTextNamesNoInternalPackage(t *testing.T) {
 			must(t, err)
 			must(t, win.Fence(0))
 			expect("Put", mpi.Put(win, make([]byte, 32), 1-rank, 48), nil, "Put")
+			// Accumulates with an op a window refuses: a user's, and Maxloc on
+			// elements that are no pairs.
+			sum := mpi.OpCreate(func(inout, in []int32) {}, true)
+			expect("Accumulate of a user op", mpi.Accumulate(win, make([]int32, 2), 1-rank, 0, sum), nil, "Accumulate")
+			expect("Accumulate of Maxloc", mpi.Accumulate(win, make([]float64, 2), 1-rank, 0, mpi.Maxloc), nil, "Accumulate")
 			must(t, win.Fence(0))
 			must(t, win.Free())
+
+			// A nonblocking receive and a Sendrecv shorter than their messages.
+			if rank == 0 {
+				must(t, mpi.Send(w, make([]int64, 16), 1, 20))
+				must(t, mpi.Send(w, make([]int64, 16), 1, 21))
+			} else {
+				q, err := mpi.Irecv(w, make([]int64, 8), 0, 20)
+				must(t, err)
+				_, err = q.Wait()
+				expect("Wait of an Irecv", err, mpi.ErrTruncate, "Wait: from rank 0", "128", "64")
+				_, err = mpi.Sendrecv(w, []int64{}, mpi.ProcNull, 0, make([]int64, 8), 0, 21)
+				expect("Sendrecv", err, mpi.ErrTruncate, "Sendrecv: from rank 0", "128", "64")
+			}
+			// A Scatter whose root sends rank 1 more than its buffer holds.
+			rbuf := make([]int32, 8)
+			if rank == 1 {
+				rbuf = rbuf[:4]
+			}
+			err = mpi.Scatter(w, make([]int32, 16), rbuf, 0)
+			if rank == 1 {
+				expect("Scatter", err, mpi.ErrTruncate, "Scatter", "rank 0", "32", "16")
+			}
+			// A reduction op on a type it is not defined on.
+			expect("Allreduce of Band on floats", mpi.Allreduce(w, []float64{1}, make([]float64, 1), mpi.Band), mpi.ErrOp, "Allreduce")
+			// Topologies: a negative dimension, a direction beyond the grid, a graph
+			// edge to no rank, a neighbour out of range.
+			_, err = w.CartCreate([]int{-1, 2}, []bool{false, false}, false)
+			expect("CartCreate of a negative dimension", err, nil, "CartCreate")
+			cart, err := w.CartCreate([]int{size}, []bool{false}, false)
+			must(t, err)
+			_, _, err = cart.CartShift(3, 1)
+			expect("CartShift", err, nil, "CartShift")
+			must(t, cart.Free())
+			_, err = w.GraphCreate([]int{1, 2}, []int{5, 0}, false)
+			expect("GraphCreate", err, nil, "GraphCreate")
+			_, err = w.DistGraphCreateAdjacent([]int{7}, nil, nil, nil, false)
+			expect("DistGraphCreateAdjacent", err, nil, "DistGraphCreateAdjacent")
+			// Datatypes: a negative count; elements that cannot be raw memory.
+			_, err = mpi.TypeVector(-1, 1, 1, mpi.Int32)
+			expect("TypeVector", err, nil, "TypeVector")
+			expect("SendBuf of pointers", mpi.SendBuf(w, mpi.Typed(make([]*int, 2), 2, mpi.Int64), 1-rank, 15), nil)
+			// A file that is not there.
+			_, err = mpi.FileOpen(mpi.Self, filepath.Join(os.TempDir(), "mpigo-no-such-dir", "x"), mpi.ModeRdonly, nil)
+			expect("FileOpen", err, nil, "FileOpen")
 
 			for _, s := range texts {
 				if m := internalName.FindString(s); m != "" {

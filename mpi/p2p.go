@@ -397,7 +397,7 @@ func (r *Request) wait(op string) (st Status, err error) {
 	err = core.WaitInto(&r.q, &ps)
 	r.c.storeStatus(&st, &ps)
 	if err != nil {
-		return st, r.c.fail(op, mapErr(op, err))
+		return st, r.c.fail(op, core.RecvErr(op, st.Source, mapErr(op, err)))
 	}
 	return st, nil
 }

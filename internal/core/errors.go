@@ -199,15 +199,26 @@ func BcastErr(op string, root int, err error) error {
 	if err == nil {
 		return nil // inlined: the success path costs a compare
 	}
-	return bcastErr(op, root, err)
+	return fromErr(op, "from the root, rank %d", root, err)
 }
 
-func bcastErr(op string, root int, err error) error {
+// RecvErr names the sender, rank from of the communicator, in a receiver's
+// truncation (the message longer than its buffer, whose lengths the cause gives), so
+// that the error names the call, the sender and both lengths; other errors, and a
+// truncation whose sender is unknown (from < 0), pass unchanged.
+func RecvErr(op string, from int, err error) error {
+	if err == nil {
+		return nil // inlined: the success path costs a compare
+	}
+	return fromErr(op, "from rank %d", from, err)
+}
+
+func fromErr(op, format string, from int, err error) error {
 	e, ok := mapErr(op, err).(*Error)
-	if !ok || e.Class != ClassTruncate || e.Msg != "" || root < 0 {
+	if !ok || e.Class != ClassTruncate || e.Msg != "" || from < 0 {
 		return err
 	}
-	return &Error{Class: e.Class, Code: e.Code, Op: e.Op, Msg: fmt.Sprintf("from the root, rank %d", root), Err: e.Err}
+	return &Error{Class: e.Class, Code: e.Code, Op: e.Op, Msg: fmt.Sprintf(format, from), Err: e.Err}
 }
 
 // TypeErr gives a datatype engine error its MPI class.

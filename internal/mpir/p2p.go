@@ -173,6 +173,7 @@ func Recv(c *core.Comm, b core.Buf, src, tag int) (from, gotTag int, n int64, er
 	} else {
 		from, gotTag, n, err = c.Recv(op, b, src, tag)
 	}
+	err = core.RecvErr(op, from, err)
 	if !prof.TryExit(prof.Recv, t, int(n)) && !prof.TryExitRecv(t, int(n)) {
 		prof.Exit(prof.Recv, t, int(n))
 	}
@@ -187,7 +188,7 @@ func RecvView(c *core.Comm, ctx context.Context, b core.Buf, src, tag int) (st c
 	t := enterSend(prof.Recv, c, src, tag, size)
 	err = recvCtx("Recv", c, ctx, b, src, tag, &st)
 	exit(prof.Recv, t, int(st.Count)) // its wait stamped nothing (TryExitRecv)
-	return st, err
+	return st, core.RecvErr("Recv", SourceRank(c, st.Source), err)
 }
 
 // Isend starts a send of b to dest of c with tag (MPI_Isend, MPI_Issend, MPI_Irsend,

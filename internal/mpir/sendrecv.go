@@ -58,7 +58,7 @@ func SendrecvSent(op string, c *core.Comm, replace bool, n, dest, sendtag int, r
 	q, err := irecv(prof.None, op, c, rb, src, recvtag)
 	if err == nil {
 		err = core.WaitInto(&q, &st)
-		err = core.MapErr(op, err)
+		err = core.RecvErr(op, SourceRank(c, st.Source), core.MapErr(op, err))
 	} else {
 		st = emptyStatus
 	}
@@ -107,10 +107,10 @@ func sendrecv(op string, c *core.Comm, ctx context.Context, sb core.Buf, dest, s
 	}
 	if ctx != nil {
 		err = EndRecv(op, ctx, &q, &st)
-		return st, err
+		return st, core.RecvErr(op, SourceRank(c, st.Source), err)
 	}
 	err = core.WaitInto(&q, &st)
-	return st, core.MapErr(op, err)
+	return st, core.RecvErr(op, SourceRank(c, st.Source), core.MapErr(op, err))
 }
 
 // Isendrecv starts a send of sb to dest and a receive into rb from src on c, as one
