@@ -320,7 +320,7 @@ func abortJob(t *testing.T, mpigo string, flags []string, bin, mode, who string)
 	cmd.Wait()
 	timer.Stop()
 	took := time.Since(start)
-	want := regexp.MustCompile(`^mpigo: rank ` + who + ` \(pid \d+, host \w+\) called Abort with code 7: MPI_Abort was called; stopping the job\n$`)
+	want := regexp.MustCompile(`^mpigo: rank ` + who + ` \(pid \d+, host \w+\) called MPI_Abort with code 7; stopping the job\n$`)
 	if code := cmd.ProcessState.ExitCode(); code != 7 || !want.MatchString(errb.String()) {
 		t.Errorf("exit code %d, stderr:\n%s\nwant code 7 and one line matching %s", code, errb.String(), want)
 	}
