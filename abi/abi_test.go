@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,6 +256,57 @@ int main(int argc, char **argv) {
 	}
 }
 
+// TestErrorStringNamesNoInternalPackage: MPI_Error_string of errors of many kinds
+// (errtext.c: truncations, a bad topology, a bad datatype, an accumulate's op, a
+// reduction's op, a file) names the procedure and, where a message was longer than
+// its buffer, the sender; and none names one of mpigo's internal packages (every
+// directory under internal/ that holds Go files).
+func TestErrorStringNamesNoInternalPackage(t *testing.T) {
+	var names []string
+	filepath.WalkDir("../internal", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == "../internal" {
+			return err
+		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if m, _ := filepath.Glob(filepath.Join(p, "*.go")); len(m) > 0 {
+			names = append(names, d.Name())
+		}
+		return nil
+	})
+	if len(names) < 20 {
+		t.Fatalf("found only the internal packages %v", names)
+	}
+	internal := regexp.MustCompile(`(^|: |\()(` + strings.Join(names, "|") + `): `)
+	out := job(t, "errtext", 2)
+	var texts, calls []string
+	for _, line := range strings.Split(out, "\n") {
+		if _, s, ok := strings.Cut(line, "ERR "); ok {
+			call, s, _ := strings.Cut(s, " ")
+			texts, calls = append(texts, s), append(calls, call)
+		}
+	}
+	if len(texts) != 12 {
+		t.Errorf("%d errors, want 12 (5 on each rank, and 2 truncations on rank 1):\n%s", len(texts), out)
+	}
+	for i, s := range texts {
+		if m := internal.FindString(s); m != "" {
+			t.Errorf("an error names an internal package (%q): %s", strings.Trim(m, ":( "), s)
+		}
+		if !strings.Contains(s, calls[i]+": ") {
+			t.Errorf("an error of %s does not name it: %s", calls[i], s)
+		}
+		t.Log(s)
+	}
+	for _, want := range []string{"MPI_Recv: from rank 0: message truncated: 128-byte message, 64-byte receive buffer",
+		"MPI_Bcast: from the root, rank 0: message truncated: the root's message has 128 bytes, this rank's buffer 64"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no error says %q:\n%s", want, out)
+		}
+	}
+}
+
 // failingProgram builds the C program src and runs it on n ranks, which must fail:
 // its exit status and stderr.
 func failingProgram(t *testing.T, n int, src string) (int, string) {
@@ -320,7 +372,7 @@ func abortJob(t *testing.T, mpigo string, flags []string, bin, mode, who string)
 	cmd.Wait()
 	timer.Stop()
 	took := time.Since(start)
-	want := regexp.MustCompile(`^mpigo: rank ` + who + ` \(pid \d+, host \w+\) called Abort with code 7: MPI_Abort was called; stopping the job\n$`)
+	want := regexp.MustCompile(`^mpigo: rank ` + who + ` \(pid \d+, host \w+\) called MPI_Abort with code 7; stopping the job\n$`)
 	if code := cmd.ProcessState.ExitCode(); code != 7 || !want.MatchString(errb.String()) {
 		t.Errorf("exit code %d, stderr:\n%s\nwant code 7 and one line matching %s", code, errb.String(), want)
 	}

@@ -28,7 +28,7 @@ func TestErrorsAbort(t *testing.T) {
 		mpi.World.Barrier()
 		mpi.Finalize()
 	})
-	if res.Code != int(mpi.ClassRank) || !contains(res.Stderr, "rank 1: mpi: Send: dest 5 out of range") ||
+	if res.Code != int(mpi.ClassRank) || !fatalLine(res.Stderr, 1, "): mpi: Send: dest 5 out of range") ||
 		!contains(res.Stderr, "in Send on communicator halo; MPI_ERRORS_ABORT") {
 		t.Errorf("exit %d (want the class, %d), stderr:\n%s", res.Code, int(mpi.ClassRank), res.Stderr)
 	}

@@ -65,6 +65,15 @@ func TestErrorTextNamesNoInternalPackage(t *testing.T) {
 				}
 			}
 
+			// seen is expect for a call whose error depends on the rank and the path
+			// (which rank sees a mismatch): any error it returns must name the call.
+			seen := func(what string, err error, want ...string) {
+				t.Helper()
+				if err != nil {
+					expect(what, err, nil, want...)
+				}
+			}
+
 			// A receive into a buffer shorter than the message.
 			if rank == 0 {
 				must(t, mpi.Send(w, make([]int64, 16), 1, 7))
@@ -167,6 +176,15 @@ func TestErrorTextNamesNoInternalPackage(t *testing.T) {
 			if rank == 1 {
 				expect("Scatter", err, mpi.ErrTruncate, "Scatter", "rank 0", "32", "16")
 			}
+			// Collectives whose ranks pass different lengths: each error names the
+			// call and, where it can, the other rank and both lengths.
+			err = mpi.Allgather(w, make([]int32, 2+2*rank), make([]int32, 4*size))
+			seen("Allgather", err, "Allgather")
+			err = mpi.Alltoall(w, make([]int32, 2*size*(1+rank)), make([]int32, 2*size*(1+rank)))
+			seen("Alltoall", err, "Alltoall")
+			err = mpi.Reduce(w, make([]int64, 4+4*rank), make([]int64, 4+4*rank), mpi.Sum, 0)
+			seen("Reduce", err, "Reduce")
+			must(t, w.Barrier())
 			// A reduction op on a type it is not defined on.
 			expect("Allreduce of Band on floats", mpi.Allreduce(w, []float64{1}, make([]float64, 1), mpi.Band), mpi.ErrOp, "Allreduce")
 			// Topologies: a negative dimension, a direction beyond the grid, a graph

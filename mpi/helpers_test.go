@@ -1,6 +1,8 @@
 package mpi_test
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -52,6 +54,16 @@ func must(t *testing.T, err error) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// fatalLine reports whether stderr has the launcher's line for the end of a job that
+// rank brought, naming it once ("mpigo: rank 1 (pid 123, host h)"), followed at once by
+// text: "): mpi: Send: ..." for an error, ") called MPI_Abort with code 7; ..." for
+// MPI_Abort.
+func fatalLine(stderr string, rank int, text string) bool {
+	re := regexp.MustCompile(fmt.Sprintf(`(?m)^mpigo: rank %d \(pid \d+, host [^)]*`, rank) + regexp.QuoteMeta(text) + `.*$`)
+	line := re.FindString(stderr)
+	return line != "" && !strings.Contains(line, fmt.Sprintf("rank %d: ", rank))
+}
 
 // The paths a collective test's job runs by: over each transport, and (pathsShmSchedTCP)
 // by the schedules over shared memory, the node's region off.

@@ -91,7 +91,7 @@ func Finalize() error {
 	if r := recover(); r != nil {
 		fmt.Fprintf(os.Stderr, "panic: %v\n\n%s", r, debug.Stack())
 		if core.Live() {
-			core.Abort(2, fmt.Sprintf("rank %d panicked: %v", core.WorldRank(), r))
+			core.Fatal(2, fmt.Sprintf("panicked: %v", r))
 		}
 		os.Exit(2)
 	}
@@ -113,7 +113,8 @@ func finalizeSelf() error {
 }
 
 // Abort ends every rank of the job with code (MPI_Abort on the world communicator).
-// It does not return.
+// It does not return. The job's exit status is what exit(code) would give, code's low
+// 8 bits, but 1 where those are 0: an aborted job never exits 0.
 func Abort(code int) { core.Abort(code, "") }
 
 // Wtime returns the elapsed time in seconds since an arbitrary moment in the past that

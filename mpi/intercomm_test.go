@@ -130,7 +130,7 @@ func TestErrorsAreFatal(t *testing.T) {
 		mpi.World.Barrier()
 		mpi.Finalize()
 	})
-	if res.Code == 0 || !contains(res.Stderr, "rank 1: mpi: Send: dest 5 out of range") {
+	if res.Code == 0 || !fatalLine(res.Stderr, 1, "): mpi: Send: dest 5 out of range") {
 		t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}
 }

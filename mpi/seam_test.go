@@ -223,8 +223,8 @@ func TestErrorsAreFatalInCollectives(t *testing.T) {
 				mpi.World.Barrier()
 				mpi.Finalize()
 			})
-			want := fmt.Sprintf("rank 1: mpi: %s:", call)
-			if res.Code == 0 || !contains(res.Stderr, want) || !contains(res.Stderr, "in "+call) {
+			want := fmt.Sprintf("): mpi: %s:", call)
+			if res.Code == 0 || !fatalLine(res.Stderr, 1, want) || !contains(res.Stderr, "in "+call) {
 				t.Errorf("exit %d, want a message with %q; stderr:\n%s", res.Code, want, res.Stderr)
 			}
 		})

@@ -102,7 +102,7 @@ func TestWinErrorsAreFatal(t *testing.T) {
 		w.Free()
 		mpi.Finalize()
 	})
-	if res.Code == 0 || !contains(res.Stderr, "rank 1: mpi: Put:") || !contains(res.Stderr, "in Put on window halo") {
+	if res.Code == 0 || !fatalLine(res.Stderr, 1, "): mpi: Put:") || !contains(res.Stderr, "in Put on window halo") {
 		t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}
 }

@@ -179,8 +179,8 @@ func (t *table[T]) made(h uintptr) bool {
 // handles can name. Constructors have no way to report it without having started what
 // they make; no program that frees what it makes gets near.
 func tableFull(k kind) {
-	core.Fatal(int(C.MPI_ERR_NO_MEM), fmt.Sprintf("rank %d: %d %ss live at once: the most the C handles of a process can name",
-		core.WorldRank(), maxSlots, kinds[k].name))
+	core.Fatal(int(C.MPI_ERR_NO_MEM), fmt.Sprintf("%d %ss live at once: the most the C handles of a process can name",
+		maxSlots, kinds[k].name))
 }
 
 // kindInfo is what the error of a bad handle of a kind says, and its class.

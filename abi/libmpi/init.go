@@ -104,7 +104,7 @@ func PMPI_Finalize() int32 {
 
 //export PMPI_Abort
 func PMPI_Abort(ch uintptr, code int32) int32 {
-	core.Abort(int(code), "MPI_Abort was called")
+	core.Abort(int(code), "")
 	return 0
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/internal/topo"
+	"github.com/mpigo/mpigo/mpi"
 )
 
 // TestMain runs the tests and removes the programs they built.
@@ -240,7 +241,15 @@ func TestRankFailure(t *testing.T) {
 		{"panic with deferred finalize", 2, "panicked: deliberate failure in rank 1", []string{"panic", "1"}},
 		{"panic", 2, "host " + host + ") panicked: deliberate bare panic in rank 1 (exit code 2); stopping the job", []string{"panic-bare", "1"}},
 		{"go fatal error", 2, "crashed: fatal error: stack overflow (exit code 2)", []string{"overflow-at-start", "2"}},
-		{"abort", 5, "called Abort with code 5", []string{"abort", "2", "5"}},
+		{"abort", 5, "host " + host + ") called MPI_Abort with code 5; stopping the job\n", []string{"abort", "2", "5"}},
+		// MPI_Abort's code is the job's exit status as exit(code) gives it, but 0.
+		{"abort with code 0", 1, ") called MPI_Abort with code 0; stopping the job with exit status 1\n", []string{"abort", "2", "0"}},
+		{"abort with code 300", 44, ") called MPI_Abort with code 300; stopping the job with exit status 44\n", []string{"abort", "2", "300"}},
+		{"abort with code 256", 1, ") called MPI_Abort with code 256; stopping the job with exit status 1\n", []string{"abort", "2", "256"}},
+		{"abort with code -1", 255, ") called MPI_Abort with code -1; stopping the job with exit status 255\n", []string{"abort", "2", "-1"}},
+		// An error under MPI_ERRORS_ARE_FATAL is no call to MPI_Abort; the rank is
+		// named once; the exit status is the error's class (MPI_ERR_RANK).
+		{"fatal error", int(mpi.ClassOf(mpi.ErrRank)), "host " + host + "): mpi: Send: dest 99 out of range [0,3) for MPI_COMM_WORLD (in Send on communicator MPI_COMM_WORLD; errors are fatal); stopping the job\n", []string{"fatal", "1"}},
 		{"after finalize", 3, "exited with code 3", []string{"exit-after-finalize", "1", "3"}},
 	}
 	for _, c := range cases {

@@ -48,7 +48,7 @@ func TestMultiHostFailures(t *testing.T) {
 	}{
 		{9, "rank 3 (pid ", []string{"exit-mid", "3", "9"}},
 		{9, "host beta) exited with code 9", []string{"exit-mid", "3", "9"}},
-		{4, "host beta) called Abort with code 4", []string{"abort", "2", "4"}},
+		{4, "host beta) called MPI_Abort with code 4; stopping the job", []string{"abort", "2", "4"}},
 		{137, "rank 1 (pid", []string{"signal-at-start", "1"}},
 		{2, "host beta) panicked: deliberate bare panic in rank 3 (exit code 2)", []string{"panic-bare", "3"}},
 	}

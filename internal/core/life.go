@@ -353,13 +353,17 @@ var aborting atomic.Bool
 // quietly for the end the first one brings.
 func Abort(code int, msg string) { abort(code, msg, false) }
 
-// Fatal ends the job as Abort does, for an error the user must read: msg is shown
-// once, by mpigo's launcher (which names the rank and host) when it launched this
-// process, else here on standard error. The launcher shows only the first of a job's
-// ends; an error that another rank's end caused on its way down is not news.
+// Fatal ends the job as Abort does, for an error the user must read: msg, which
+// need not name the rank, is shown once, by mpigo's launcher (which names the rank and
+// host, and says that the rank failed rather than called MPI_Abort) when it launched
+// this process, else here on standard error after the rank. The launcher shows only
+// the first of a job's ends; an error that another rank's end caused on its way down
+// is not news.
 func Fatal(code int, msg string) { abort(code, msg, true) }
 
-func abort(code int, msg string, show bool) {
+// abort ends the job; the process's exit status, where a launcher other than mpigo's
+// takes it, is wireup.ExitStatus's of code, as mpigo's launcher gives the job's.
+func abort(code int, msg string, fatal bool) {
 	if !aborting.CompareAndSwap(false, true) {
 		select {}
 	}
@@ -367,17 +371,30 @@ func abort(code int, msg string, show bool) {
 	if st := state.Load(); st == stateInit || st == stateIdle {
 		live = true
 	}
-	_, launcher := proc.(*wireup.Client)
-	if show && (!live || !launcher) {
-		fmt.Fprintln(os.Stderr, "mpigo:", msg)
+	ranked := msg // for a reader who is not told which rank said it
+	if r := WorldRank(); r >= 0 && msg != "" {
+		ranked = fmt.Sprintf("rank %d: %s", r, msg)
+	}
+	w, launcher := proc.(*wireup.Client)
+	if fatal && (!live || !launcher) {
+		fmt.Fprintln(os.Stderr, "mpigo:", ranked)
 	}
 	if live {
 		abortProfile()
-		if err := proc.Abort(code, msg); err != nil && show && launcher {
-			fmt.Fprintln(os.Stderr, "mpigo:", msg)
+		var err error
+		switch {
+		case launcher && fatal:
+			err = w.Fail(code, msg)
+		case launcher:
+			err = w.Abort(code, msg)
+		default:
+			err = proc.Abort(code, ranked)
+		}
+		if err != nil && fatal && launcher {
+			fmt.Fprintln(os.Stderr, "mpigo:", ranked)
 		}
 	}
-	os.Exit(code)
+	os.Exit(wireup.ExitStatus(code))
 }
 
 // WorldRank is this process's rank in the world, -1 before Init (or SessionInit).

@@ -1,7 +1,6 @@
 package launch
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -224,12 +223,12 @@ func (n *node) serveAgent(c *child) {
 			if err != nil {
 				break
 			}
-			code, k := binary.Varint(rest)
-			if k <= 0 {
+			ab, ok := parseAbort(rest)
+			if !ok {
 				break
 			}
 			r := int(v[0])
-			n.emit(event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), abort: &abortMsg{int(code), string(rest[k:])}})
+			n.emit(event{rank: r, pid: int(v[1]), host: int(n.lay.NodeOf[r]), abort: ab})
 		case msgFailure:
 			n.emit(event{rank: -1, host: c.host, failure: string(body)})
 		case msgStarted:
@@ -414,7 +413,7 @@ func RunAgent(in io.Reader, out io.Writer) int {
 			}
 			parent.write(msgExit, append(append(appendUvarints(nil, uint64(ev.rank), uint64(ev.pid), uint64(ev.status)), flags), ev.crash...))
 		case ev.abort != nil:
-			parent.write(msgAbort, append(binary.AppendVarint(appendUvarints(nil, uint64(ev.rank), uint64(ev.pid)), int64(ev.abort.code)), ev.abort.msg...))
+			parent.write(msgAbort, appendAbort(appendUvarints(nil, uint64(ev.rank), uint64(ev.pid)), ev.abort))
 		case ev.err != nil:
 			fail("rank %d (pid %d): %v", ev.rank, ev.pid, ev.err)
 		case ev.lost != nil:

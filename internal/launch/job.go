@@ -201,9 +201,35 @@ type startNews struct {
 	err  string
 }
 
+// abortMsg is a rank's end of the job (wireup.MsgAbort): a call to MPI_Abort, or an
+// error it could not go on from (fatal).
 type abortMsg struct {
-	code int
-	msg  string
+	code  int
+	fatal bool
+	msg   string
+}
+
+// parseAbort reads a MsgAbort's body: code (varint), kind, message.
+func parseAbort(body []byte) (*abortMsg, bool) {
+	code, k := binary.Varint(body)
+	if k <= 0 {
+		return nil, false
+	}
+	ab := &abortMsg{code: int(code)}
+	if k < len(body) {
+		ab.fatal = body[k] == wireup.AbortError
+		ab.msg = string(body[k+1:])
+	}
+	return ab, true
+}
+
+// appendAbort appends ab as a MsgAbort's body.
+func appendAbort(b []byte, ab *abortMsg) []byte {
+	kind := wireup.AbortCall
+	if ab.fatal {
+		kind = wireup.AbortError
+	}
+	return append(append(binary.AppendVarint(b, int64(ab.code)), kind), ab.msg...)
 }
 
 // node is what the launcher and an agent have in common: local ranks and child agents
@@ -528,8 +554,16 @@ func (j *Job) judge(ev event) (int, bool) {
 	}
 	switch {
 	case ev.abort != nil:
-		j.diag("%s called Abort with code %d%s; stopping the job", who(), ev.abort.code, colonMsg(ev.abort.msg))
-		return j.fail(exitCodeOr1(ev.abort.code)), true
+		code := wireup.ExitStatus(ev.abort.code)
+		switch {
+		case ev.abort.fatal:
+			j.diag("%s%s; stopping the job", who(), colonMsg(ev.abort.msg))
+		case code != ev.abort.code:
+			j.diag("%s called MPI_Abort with code %d%s; stopping the job with exit status %d", who(), ev.abort.code, colonMsg(ev.abort.msg), code)
+		default:
+			j.diag("%s called MPI_Abort with code %d%s; stopping the job", who(), ev.abort.code, colonMsg(ev.abort.msg))
+		}
+		return j.fail(code), true
 	case ev.err != nil:
 		j.diag("%s: %v; stopping the job", who(), ev.err)
 		return j.fail(1), true
@@ -594,13 +628,6 @@ func colonMsg(m string) string {
 		return ""
 	}
 	return ": " + m
-}
-
-func exitCodeOr1(c int) int {
-	if c <= 0 || c > 255 {
-		return 1
-	}
-	return c
 }
 
 // exitCode returns the exit code a rank's end gives the job (0: fine) and why.
@@ -948,12 +975,10 @@ func (n *node) serveRank(c *child) {
 		case wireup.MsgFenceUp:
 			n.fence(c, body)
 		case wireup.MsgAbort:
-			code, k := binary.Varint(body)
-			msg := ""
-			if k > 0 {
-				msg = string(body[k:])
+			ab, ok := parseAbort(body)
+			if !ok {
+				ab = &abortMsg{code: 1, fatal: true, msg: "a malformed abort message"}
 			}
-			ab := &abortMsg{int(code), msg}
 			n.fmu.Lock()
 			c.abort, c.aborted = ab, true
 			n.fmu.Unlock()

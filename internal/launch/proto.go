@@ -18,7 +18,7 @@ const (
 	msgSignal  byte = 17 // down: signal number (uvarint) for every rank of the subtree
 	msgOutput  byte = 18 // up: rank (uvarint), stream (1 stdout, 2 stderr), whole lines
 	msgExit    byte = 19 // up: rank, pid, wait status (uvarints), flags (1 hello, 2 finalized), the crash line (child.crash)
-	msgAbort   byte = 20 // up: rank, pid (uvarints), code (varint), message
+	msgAbort   byte = 20 // up: rank, pid (uvarints), then MsgAbort's body: code (varint), kind (wireup.AbortCall or AbortError), message
 	msgFailure byte = 21 // up: host index (uvarint), what went wrong (text)
 	msgStats   byte = 22 // up, last: node id, fences, bytes up, bytes down (uvarints) of one agent
 	msgQuery   byte = 23 // down: ask every rank of the subtree where it is (wireup.MsgQuery)

@@ -176,10 +176,10 @@ func call(fn Handler, self any, err error) {
 	done = true
 }
 
-// end ends the job for err of op on obj, with one message naming the rank, the call,
-// the object and the error; the exit code is the error's class.
+// end ends the job for err of op on obj, with one message naming the call, the object
+// and the error (core.Fatal adds the rank); the exit code is the error's class.
 func end(op string, obj func() string, err error, why string) {
-	msg := fmt.Sprintf("rank %d: %v (in %s on %s; %s)", core.WorldRank(), err, op, obj(), why)
+	msg := fmt.Sprintf("%v (in %s on %s; %s)", err, op, obj(), why)
 	code := int(core.ClassOf(err))
 	if code < 1 || code > 255 {
 		code = 1

@@ -290,11 +290,36 @@ const abortWait = 10 * time.Second
 // connections close before the launcher knew why: each would take it for a failure of
 // its own, report it (under MPI_ERRORS_ARE_FATAL, abort with MPIX_ERR_PROC_FAILED), and
 // whichever report reached the launcher first would name the job's end and its code.
-func (c *Client) Abort(code int, msg string) error {
+func (c *Client) Abort(code int, msg string) error { return c.abort(code, AbortCall, msg) }
+
+// Fail ends the job as Abort does, for an error the program did not handle (under
+// MPI_ERRORS_ARE_FATAL or MPI_ERRORS_ABORT, or one mpigo cannot go on from): the
+// launcher says the rank failed with msg, not that it called MPI_Abort.
+func (c *Client) Fail(code int, msg string) error { return c.abort(code, AbortError, msg) }
+
+// How a rank ends the job (MsgAbort's kind): by a call to MPI_Abort, or by an error.
+const (
+	AbortCall  byte = 0
+	AbortError byte = 1
+)
+
+// ExitStatus is the exit status of a job that a rank ended with code, by MPI_Abort or
+// an error: what the shell shows of exit(code), its low 8 bits, as MPI asks ("a UNIX
+// or POSIX environment should handle this as a return errorcode from the main
+// program", says MPI_ABORT's definition), but never 0, which would say the job succeeded: a
+// code of 0 or a multiple of 256 gives 1.
+func ExitStatus(code int) int {
+	if s := code & 255; s != 0 {
+		return s
+	}
+	return 1
+}
+
+func (c *Client) abort(code int, kind byte, msg string) error {
 	c.mu.Lock()
 	c.aborting = true
 	c.mu.Unlock()
-	if err := c.send(MsgAbort, append(binary.AppendVarint(nil, int64(code)), msg...)); err != nil {
+	if err := c.send(MsgAbort, append(append(binary.AppendVarint(nil, int64(code)), kind), msg...)); err != nil {
 		return err
 	}
 	t := time.NewTimer(abortWait)

@@ -12,7 +12,7 @@ const (
 	MsgHello    byte = 1  // up: pid (uvarint); the rank has called Init
 	MsgFenceUp  byte = 2  // up: a Contribution (see encode.go)
 	MsgFenceDn  byte = 3  // down: the fence's result (see encode.go)
-	MsgAbort    byte = 4  // up: code (varint), message (rest)
+	MsgAbort    byte = 4  // up: code (varint), kind (AbortCall or AbortError), message (rest)
 	MsgFinalize byte = 5  // up: the rank finished cleanly
 	MsgError    byte = 6  // down: the job is failing; text follows
 	MsgQuery    byte = 7  // down: where is the rank? It flushes its profile and answers MsgState

@@ -102,6 +102,11 @@ func main() {
 		if rank == arg(2) {
 			mpi.World.Abort(arg(3))
 		}
+	case "fatal": // RANK: that rank sends to a rank that is not, under MPI_ERRORS_ARE_FATAL
+		if rank == arg(2) {
+			mpi.World.SetErrHandler(mpi.ErrorsAreFatal)
+			mpi.Send(mpi.World, []int32{1}, 99, 0)
+		}
 	case "exit-after-finalize": // RANK CODE: fails after a clean Finalize
 		mpi.Finalize()
 		if rank == arg(2) {
