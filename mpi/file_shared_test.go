@@ -371,8 +371,7 @@ func TestFileSharedBufForms(t *testing.T) {
 // overlapping another. Records are runs of one tag byte whose length the tag gives,
 // so the file parses from its start.
 func TestFileSharedThenOrdered(t *testing.T) {
-	// At 2 ranks the node has a core for each (on any machine with 2): the placed
-	// way; at 4, on fewer cores, the joined one.
+	// At 2 ranks each rank may have a core of its own; at 4 on 2 cores they take turns.
 	t.Run("2", func(t *testing.T) { ioJob(t, 2, sharedThenOrderedBody) })
 	t.Run("4", func(t *testing.T) { ioJob(t, 4, sharedThenOrderedBody) })
 }

@@ -85,15 +85,10 @@ type File struct {
 	gints []int64
 	abuf  [8 * 5]byte
 
-	// placed: ordered writes take the placed way, not the joined one
-	// (file_ordered.go), chosen at open.
-	placed bool
-
-	// The buffers of an ordered write's short ways (file_ordered.go): a member's
-	// message to member 0, member 0's outcome, its slot for each member's message
-	// and the records it writes.
+	// The buffers of a joined ordered write (file_ordered.go): a member's message
+	// to member 0, member 0's slot for each member's, and the records it writes.
 	jbuf   []byte
-	jout   []byte
+	jout   [8 * joinOutFields]byte
 	jslots [][]byte
 	jparts [][]byte
 
@@ -167,20 +162,14 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	f := &File{comm: d, owner: owner, name: name, path: path, amode: a, hints: hints, datarep: "native", nodes: nodes}
 	d.Prof().SetName("file " + strconv.Quote(name)) // how a hung job's explanation names the file's collectives
 	f.errh.Init(FileNull.Get())
-	// Member 0's choices, agreed with the arguments: the pointer's slot, and the
-	// way of ordered writes (every member must take the same).
-	slot := -1
+	slot := -1 // member 0's choice of the pointer's slot, agreed with the arguments
 	if d.Rank() == spOwner && local == nil {
 		slot, local = slots.take(op)
-	}
-	choice := uint64(slot + 1)
-	if orderedPlaced() {
-		choice |= openPlaced
 	}
 	var h argHash
 	h.bytes([]byte(path))
 	h.ints(amode)
-	agreed, err := f.agreeWith(op, local, h.sum(), "open the file", choice)
+	agreed, err := f.agreeWith(op, local, h.sum(), "open the file", uint64(slot))
 	fail := func(err error) (*File, error) {
 		if slot >= 0 && d.Rank() == spOwner {
 			slots.release(slot)
@@ -192,7 +181,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	if err != nil {
 		return fail(err)
 	}
-	slot, f.placed = int(agreed&(openPlaced-1))-1, agreed&openPlaced != 0
+	slot = int(agreed)
 	if err := f.openOS(op); err != nil {
 		return fail(err)
 	}
@@ -206,10 +195,6 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	}
 	return f, nil
 }
-
-// openPlaced is the bit of member 0's choices at open that says ordered writes take
-// the placed way; the bits below it are the slot plus one.
-const openPlaced = 1 << 40
 
 // openOS opens the file on every member, member 0 first where the file may be
 // created, each member's failure agreed.

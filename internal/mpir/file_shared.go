@@ -33,9 +33,9 @@ import (
 //     every member is in the call, and each member's place is that plus the sizes
 //     of the members before it (the exclusive prefix sum; placeOrdered); after the
 //     access's agreement every member compares and swaps the pointer past the total
-//     (advanceOrdered), the first one moving it. An ordered write instead
-//     takes one of file_ordered.go's short ways: member 0 places every member's
-//     record and moves the pointer before any member writes, or writes them all.
+//     (advanceOrdered), the first one moving it. A short ordered write in a
+//     contiguous view is instead one write by member 0, which holds the pointer
+//     (file_ordered.go).
 //   - Collective changes of the pointer (seek_shared, set_view's reset) happen after
 //     every member has entered the call and before any leaves it, so that no
 //     member's access before the call or after it sees the pointer half changed.
@@ -138,11 +138,7 @@ func (f *File) takeShared(op string, v *mpio.View, n int64) (int64, error) {
 // of its arguments), in the lane, and returns the bytes it moved.
 func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) {
 	if a.Write {
-		join := f.joinOrdered
-		if f.placed {
-			join = f.placedOrdered
-		}
-		if n, done, err := join(op, a, p, local); done {
+		if n, done, err := f.joinOrdered(op, p, local); done {
 			return n, err
 		}
 	}
