@@ -12,7 +12,9 @@
  *
  * What they read is a copy in C memory of the device's state, per window (short.h):
  * Go fills it when the window is made and refreshes it after every call that changes
- * it (the synchronisation calls, Free, Finalize). C never holds Go memory. What they
+ * it (the synchronisation calls, Free, Finalize); the epochs themselves they read from
+ * the device's own words where those lie in the node's region (internal/window/
+ * epoch.go), which winshort.c's fence and PSCW change too. C never holds Go memory. What they
  * did they count for the profile in C memory too (per call, and per target the bytes
  * moved to and from it), which Go reads at its snapshots. */
 #if defined(__GNUC__) && !defined(__clang__)
