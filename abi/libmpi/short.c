@@ -331,3 +331,16 @@ int PMPI_Win_flush_local_all(MPI_Win win) {
     }
     return goPMPI_Win_flush_local_all(win);
 }
+
+/* MPI_Win_sync where no progress goroutine serves this rank: a full memory barrier
+ * (the device's Sync), which orders this rank's loads and stores of the window with
+ * those of the ranks that map it. Where one serves, Go also orders them with it. */
+int PMPI_Win_sync(MPI_Win win) {
+    mpigo_win *d = win_of(win);
+    if (d != NULL && !d->served) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        counted(MPIGO_C_WIN_SYNC, 0, NULL, NULL);
+        return MPI_SUCCESS;
+    }
+    return goPMPI_Win_sync(win);
+}

@@ -279,6 +279,7 @@ var shortCalls = [C.MPIGO_C_N]prof.Call{
 	C.MPIGO_C_FLUSH_LOCAL: prof.FlushLocal, C.MPIGO_C_FLUSH_ALL: prof.FlushAll,
 	C.MPIGO_C_FLUSH_LOCAL_ALL: prof.FlushLocalAll, C.MPIGO_C_SEND: prof.Send,
 	C.MPIGO_C_RECV: prof.Recv, C.MPIGO_C_SENDRECV: prof.Sendrecv, C.MPIGO_C_SENDRECV_REPLACE: prof.SendrecvReplace,
+	C.MPIGO_C_WIN_SYNC: prof.Sync,
 }
 
 // short.c's counts are the record's Tally and Link, field for field (short.h).

@@ -1032,8 +1032,9 @@ func goPMPI_Win_flush_local_all(wh uintptr) int32 {
 	return winSync("Win_flush_local_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_local_all", true) })
 }
 
-//export PMPI_Win_sync
-func PMPI_Win_sync(wh uintptr) int32 {
+//export goPMPI_Win_sync
+func goPMPI_Win_sync(wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_sync", wh, func(w *mpir.Win) error { return w.Sync("Win_sync") })
 }
 

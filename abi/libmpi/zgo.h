@@ -42,4 +42,5 @@ int goPMPI_Win_flush_local(int rank, MPI_Win win);
 int goPMPI_Win_flush_local_all(MPI_Win win);
 int goPMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
 int goPMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int goPMPI_Win_sync(MPI_Win win);
 int goPMPI_Win_wait(MPI_Win win);

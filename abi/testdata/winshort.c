@@ -2,7 +2,8 @@
  * MPI_Win_fence, MPI_Win_start, MPI_Win_complete, MPI_Win_post and MPI_Win_wait done
  * in C on a window whose every target is in node shared memory, on the device's own
  * epoch words, so that what Go checks after them (an operation outside an epoch, an
- * epoch call out of turn) is what the C calls left; and taken by Go where something
+ * epoch call out of turn) is what the C calls left (MPI_Win_sync too, in short.c);
+ * and taken by Go where something
  * only Go does may be pending (a window whose targets are shipped to: MPI_Win_create's
  * memory, or every window over TCP), or where a check fails (an assertion the call
  * does not take, a lock held). It counts the calls C did (mpigo_short_syncs) and those
@@ -104,6 +105,16 @@ int main(int argc, char **argv) {
         OK(MPI_Put(&v, 1, MPI_INT64_T, right, 2, 1, MPI_INT64_T, win));
         INC(!nofence, 1, "fence NOSUCCEED after puts", OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win)));
         CHECK(base[2] == 100 + left, "after fence NOPRECEDE: %lld", (long long)base[2]);
+    }
+
+    /* MPI_Win_sync: a memory barrier, in C where no progress goroutine serves. */
+    {
+        long f0 = mpigo_short_fallbacks();
+        OK(MPI_Win_lock_all(0, win));
+        for (int i = 0; i < 10; i++) OK(MPI_Win_sync(win));
+        OK(MPI_Win_unlock_all(win));
+        long f = mpigo_short_fallbacks() - f0;
+        CHECK(nopscw ? f >= 10 : f == 0, "Win_sync: %ld calls went to Go", f);
     }
 
     /* Errors, reported by Go: an assertion the fence does not take, a fence while this
