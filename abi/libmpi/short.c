@@ -314,9 +314,19 @@ int PMPI_Win_flush_local(int rank, MPI_Win win) {
     return goPMPI_Win_flush_local(rank, win);
 }
 
+/* flushall reports whether MPI_Win_flush(_local)_all have nothing to do: this rank
+ * holds a lock and every locked target is direct. On a window whose sync calls may run
+ * in C (every target direct), whether it holds a lock is the device's words, which
+ * winshort.c's MPI_Win_lock changes too; elsewhere Go's copy says. */
+static inline int flushall(const mpigo_win *d) {
+    if (d->sync != NULL)
+        return __atomic_load_n(&d->ep->nlocked, __ATOMIC_ACQUIRE) != 0 || __atomic_load_n(&d->ep->lock_all, __ATOMIC_ACQUIRE) != 0;
+    return __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE);
+}
+
 int PMPI_Win_flush_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+    if (d != NULL && flushall(d)) {
         counted(MPIGO_C_FLUSH_ALL, 0, NULL, NULL);
         return MPI_SUCCESS;
     }
@@ -325,7 +335,7 @@ int PMPI_Win_flush_all(MPI_Win win) {
 
 int PMPI_Win_flush_local_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+    if (d != NULL && flushall(d)) {
         counted(MPIGO_C_FLUSH_LOCAL_ALL, 0, NULL, NULL);
         return MPI_SUCCESS;
     }

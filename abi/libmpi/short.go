@@ -148,6 +148,7 @@ func newShort(w *win, h uintptr) {
 			t.direct = 1
 			t.post_out, t.post_in = (*C.uint64_t)(e.PostOut[r]), (*C.uint64_t)(e.PostIn[r])
 			t.complete_out, t.complete_in = (*C.uint64_t)(e.CompleteOut[r]), (*C.uint64_t)(e.CompleteIn[r])
+			t.lock, t.held, t.queued = (*C.uint64_t)(e.LockWord[r]), (*C.uint64_t)(e.Held[r]), (*C.uint64_t)(e.Queued[r])
 		}
 		if all {
 			sp, yi, ho := cw.WaitPolicy()

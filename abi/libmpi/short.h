@@ -22,6 +22,9 @@ typedef struct {
      * target as origin, the one Start waits on for it, the one Complete raises at it,
      * the one Wait waits on for it. */
     uint64_t *post_out, *post_in, *complete_out, *complete_in;
+    /* Its passive-target lock word, this rank's holder word beside it, and its count of
+     * lock requests queued by shipped origins (the device's control block). */
+    uint64_t *lock, *held, *queued;
     /* For the profile: bytes and operations this rank's short ways moved to the
      * target and from it (see mpigo_calls). */
     uint64_t to_bytes, to_ops, from_bytes, from_ops;

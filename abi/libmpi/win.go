@@ -983,13 +983,15 @@ func lockIn(typ int32) int {
 	return -1
 }
 
-//export PMPI_Win_lock
-func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
+//export goPMPI_Win_lock
+func goPMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_lock", wh, func(w *mpir.Win) error { return w.Lock("Win_lock", lockIn(typ), rankIn(rank), assertIn(assert)) })
 }
 
-//export PMPI_Win_unlock
-func PMPI_Win_unlock(rank int32, wh uintptr) int32 {
+//export goPMPI_Win_unlock
+func goPMPI_Win_unlock(rank int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_unlock", wh, func(w *mpir.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
 }
 

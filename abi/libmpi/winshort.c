@@ -177,3 +177,58 @@ int PMPI_Win_wait(MPI_Win win) {
     counted(gate, MPIGO_W_WAIT);
     return MPI_SUCCESS;
 }
+
+/* MPI_Win_lock of a target of such a window: the device's lock protocol on the
+ * target's lock word (internal/rma: a count of shared holders, or the exclusive bit),
+ * tried once; a lock that is held takes the Go half, which waits for it (and asks
+ * whether its holders live). mpir's checks: the lock type, the assertion, a rank of the
+ * window (MPI_PROC_NULL: Go), not locked by this rank already (LockAll included), not
+ * in Start's access epoch. */
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    if (d == NULL || (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE) ||
+        (assert & ~MPI_MODE_NOCHECK) != 0 || (unsigned)rank >= (unsigned)d->n || ld(&d->locks[rank]) != 0 ||
+        ld(&d->ep->accessing) != 0)
+        return goPMPI_Win_lock(lock_type, rank, assert, win);
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    int32_t typ = excl ? MPIGO_DEV_LOCK_EXCLUSIVE : MPIGO_DEV_LOCK_SHARED;
+    if (assert & MPI_MODE_NOCHECK) {
+        typ |= MPIGO_DEV_LOCK_NOCHECK; /* no conflicting lock, promised: none taken */
+    } else {
+        mpigo_target *t = &d->t[rank];
+        uint64_t v = __atomic_load_n(t->lock, __ATOMIC_ACQUIRE);
+        int got = excl ? v == 0 && __atomic_compare_exchange_n(t->lock, &v, MPIGO_LOCK_EXCL_BIT, 0, __ATOMIC_SEQ_CST,
+                                                               __ATOMIC_SEQ_CST)
+                       : (v & MPIGO_LOCK_EXCL_BIT) == 0 &&
+                             __atomic_compare_exchange_n(t->lock, &v, v + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        if (!got) return goPMPI_Win_lock(lock_type, rank, assert, win); /* held, or raced: Go waits */
+        __atomic_store_n(t->held, (uint64_t)(excl ? MPIGO_DEV_LOCK_EXCLUSIVE : MPIGO_DEV_LOCK_SHARED), __ATOMIC_SEQ_CST);
+    }
+    st(&d->locks[rank], typ);
+    __atomic_fetch_add(&d->ep->nlocked, 1, __ATOMIC_SEQ_CST);
+    counted(gate, MPIGO_W_LOCK);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_unlock of a target this rank locked with MPI_Win_lock: its operations were
+ * loads and stores, done; the lock goes back, unless shipped origins queue at the
+ * target (the Go half grants them). */
+int PMPI_Win_unlock(int rank, MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    int32_t typ;
+    if (d == NULL || (unsigned)rank >= (unsigned)d->n || (typ = ld(&d->locks[rank])) == 0 || ld(&d->ep->lock_all) != 0 ||
+        (!(typ & MPIGO_DEV_LOCK_NOCHECK) && __atomic_load_n(d->t[rank].queued, __ATOMIC_ACQUIRE) != 0))
+        return goPMPI_Win_unlock(rank, win);
+    if (!(typ & MPIGO_DEV_LOCK_NOCHECK)) {
+        mpigo_target *t = &d->t[rank];
+        __atomic_store_n(t->held, 0, __ATOMIC_SEQ_CST);
+        if (typ == MPIGO_DEV_LOCK_EXCLUSIVE) __atomic_fetch_and(t->lock, ~MPIGO_LOCK_EXCL_BIT, __ATOMIC_SEQ_CST);
+        else __atomic_fetch_sub(t->lock, 1, __ATOMIC_SEQ_CST);
+    }
+    st(&d->locks[rank], 0);
+    __atomic_fetch_sub(&d->ep->nlocked, 1, __ATOMIC_SEQ_CST);
+    counted(gate, MPIGO_W_UNLOCK);
+    return MPI_SUCCESS;
+}

@@ -128,6 +128,18 @@ func mpigo_short_syncs() int64 {
 func checkEpoch(e window.Epoch) bool { return e.HeadSize == int(unsafe.Sizeof(C.mpigo_epoch{})) }
 
 func init() {
-	prof.WatchTallies([]prof.Call{prof.Fence, prof.WinStart, prof.Complete, prof.Post, prof.WinWait},
+	prof.WatchTallies([]prof.Call{prof.Fence, prof.WinStart, prof.Complete, prof.Post, prof.WinWait, prof.Lock, prof.Unlock},
 		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_wsync_calls[0])), C.MPIGO_W_N))
 }
+
+// winshort.h's lock constants are the device's.
+var (
+	_ [0]struct{} = [C.MPIGO_DEV_LOCK_EXCLUSIVE - window.LockExclusive]struct{}{}
+	_ [0]struct{} = [window.LockExclusive - C.MPIGO_DEV_LOCK_EXCLUSIVE]struct{}{}
+	_ [0]struct{} = [C.MPIGO_DEV_LOCK_SHARED - window.LockShared]struct{}{}
+	_ [0]struct{} = [window.LockShared - C.MPIGO_DEV_LOCK_SHARED]struct{}{}
+	_ [0]struct{} = [C.MPIGO_DEV_LOCK_NOCHECK - window.LockNoCheck]struct{}{}
+	_ [0]struct{} = [window.LockNoCheck - C.MPIGO_DEV_LOCK_NOCHECK]struct{}{}
+	_ [0]struct{} = [C.MPIGO_LOCK_EXCL_BIT - window.LockExclusiveBit]struct{}{}
+	_ [0]struct{} = [window.LockExclusiveBit - C.MPIGO_LOCK_EXCL_BIT]struct{}{}
+)

@@ -125,6 +125,49 @@ int main(int argc, char **argv) {
     OK(MPI_Win_unlock(right, win));
     OK(MPI_Barrier(MPI_COMM_WORLD));
 
+    /* Passive target: Lock and Unlock in C (a held lock waits in Go), on the device's
+     * lock words, so that C and Go holders exclude each other; Flush_all in a C lock
+     * stays in C. */
+    {
+        long s0 = mpigo_short_syncs();
+        for (int64_t i = 1; i <= 20; i++) {
+            int64_t v = rank * 1000 + i;
+            OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+            OK(MPI_Put(&v, 1, MPI_INT64_T, right, 7, 1, MPI_INT64_T, win));
+            long f0 = mpigo_short_fallbacks();
+            OK(MPI_Win_flush_all(win));
+            CHECK(nopscw || mpigo_short_fallbacks() == f0, "Flush_all in a lock went to Go");
+            OK(MPI_Win_unlock(right, win));
+        }
+        mostly(!nopscw, s0, 40, "Lock/Unlock");
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK(base[7] == left * 1000 + 20, "after locks: %lld", (long long)base[7]);
+        /* Mutual exclusion: every rank adds 1 to rank 0's word 8 by Get and Put under an
+         * exclusive lock, 200 times. */
+        for (int i = 0; i < 200; i++) {
+            int64_t v;
+            OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            OK(MPI_Get(&v, 1, MPI_INT64_T, 0, 8, 1, MPI_INT64_T, win));
+            OK(MPI_Win_flush(0, win));
+            v++;
+            OK(MPI_Put(&v, 1, MPI_INT64_T, 0, 8, 1, MPI_INT64_T, win));
+            OK(MPI_Win_unlock(0, win));
+        }
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) CHECK(base[8] == 200 * n, "exclusive increments: %lld, want %d", (long long)base[8], 200 * n);
+        /* What C's locks left, checked by Go. */
+        int64_t v = 1;
+        CHECK(errclass(MPI_Put(&v, 1, MPI_INT64_T, right, 9, 1, MPI_INT64_T, win)) == MPI_ERR_RMA_SYNC,
+              "Put after Unlock is not MPI_ERR_RMA_SYNC");
+        CHECK(errclass(MPI_Win_unlock(right, win)) == MPI_ERR_RMA_SYNC, "Unlock without Lock");
+        CHECK(errclass(MPI_Win_flush_all(win)) == MPI_ERR_RMA_SYNC, "Flush_all without a lock");
+        CHECK(errclass(MPI_Win_lock(12345, right, 0, win)) == MPI_ERR_LOCKTYPE, "bad lock type");
+        OK(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOCHECK, win));
+        CHECK(errclass(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win)) == MPI_ERR_RMA_SYNC, "second Lock");
+        OK(MPI_Win_unlock(right, win));
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+
     /* PSCW around a ring: each rank exposes to its left neighbour and accesses its
      * right one. The first Post and Start go to Go (which translates the groups); the
      * rest stay in C. */

@@ -75,6 +75,7 @@ type Epoch struct {
 	StartSeen, WaitSeen     unsafe.Pointer // uint64s
 	PostOut, PostIn         []*uint64      // per rank: the counters Post raises at it, Start waits on
 	CompleteOut, CompleteIn []*uint64      // per rank: the counters Complete raises at it, Wait waits on
+	LockWord, Held, Queued  []*uint64      // per rank: its passive-target lock, this rank's holder word there, its queue count
 	HeadSize                int            // bytes of the head, for the C side's check of its layout
 }
 
@@ -89,6 +90,7 @@ func (w *Win) EpochState() (Epoch, bool) {
 		Access: unsafe.Pointer(&w.accessL[0]), Exposure: unsafe.Pointer(&w.exposureL[0]),
 		StartSeen: unsafe.Pointer(&w.startSeen[0]), WaitSeen: unsafe.Pointer(&w.waitSeen[0]),
 		PostOut: make([]*uint64, n), PostIn: make([]*uint64, n), CompleteOut: make([]*uint64, n), CompleteIn: make([]*uint64, n),
+		LockWord: make([]*uint64, n), Held: make([]*uint64, n), Queued: make([]*uint64, n),
 		HeadSize: int(unsafe.Sizeof(epochHead{}))}
 	for t := range n {
 		p := &w.peers[t]
@@ -97,6 +99,7 @@ func (w *Win) EpochState() (Epoch, bool) {
 		}
 		e.PostOut[t], e.PostIn[t] = p.ctrl.post(w.rank), w.ctrl.post(t)
 		e.CompleteOut[t], e.CompleteIn[t] = p.ctrl.complete(w.rank, n), w.ctrl.complete(t, n)
+		e.LockWord[t], e.Held[t], e.Queued[t] = p.ctrl.lock(), p.ctrl.held(w.rank, n), p.ctrl.queued()
 	}
 	return e, true
 }
@@ -114,3 +117,11 @@ func (w *Win) WaitPolicy() (spin, yield, handoffs int) {
 	p := servePolicy()
 	return p.Spin, p.Yield, p.Handoffs
 }
+
+// LockNoCheck is the bit a lock taken with ModeNoCheck carries in the epoch state's
+// per-target lock (the C face stores it too).
+const LockNoCheck = lockNoCheck
+
+// LockExclusiveBit is the bit an exclusive holder sets in a target's lock word
+// (internal/rma's protocol, which the C face follows on the same word).
+const LockExclusiveBit = uint64(1) << 63
