@@ -635,6 +635,26 @@ func TestCollShortWay(t *testing.T) {
 	t.Run("off", func(t *testing.T) { jobArgs(t, "collshort", 3, []string{"--set", "coll_shm=off"}, []string{"none"}) })
 }
 
+// TestWinSyncShortWay: MPI_Win_fence and post/start/complete/wait done in C on a window
+// whose every target is in node shared memory (abi/libmpi/winshort.c), on the device's
+// own epoch words, with the same data and errors as Go's: on 2 and 3 ranks, on 4 (more
+// ranks than this machine's cores), without the node region (coll_shm=off: the fence
+// stays in Go, PSCW does not), over TCP and on two nodes (targets shipped to: all in
+// Go).
+func TestWinSyncShortWay(t *testing.T) {
+	t.Run("shm2", func(t *testing.T) { job(t, "winshort", 2) })
+	t.Run("shm3", func(t *testing.T) { job(t, "winshort", 3) })
+	t.Run("shm4", func(t *testing.T) { job(t, "winshort", 4) })
+	t.Run("off", func(t *testing.T) { jobArgs(t, "winshort", 3, []string{"--set", "coll_shm=off"}, []string{"nofence"}) })
+	t.Run("tcp", func(t *testing.T) { jobArgs(t, "winshort", 2, mpitest.TCP.Flags(), []string{"go"}) })
+	// Two nodes: every rank has a target shipped to (rank 0 reaches ranks 1 and 2 over
+	// TCP, they it), whose operations may be pending in Go at a sync call.
+	t.Run("nodes", func(t *testing.T) {
+		agent, _ := mpitest.Agent(t)
+		jobArgs(t, "winshort", 3, []string{"--host", "alpha:1,beta:2", "--launch-agent", agent}, []string{"go"})
+	})
+}
+
 // TestCallsDoNotAllocate: a C program's short collectives and point-to-point calls
 // allocate nothing in the library per call once warm, on shm and over TCP.
 func TestCallsDoNotAllocate(t *testing.T) {

@@ -41,13 +41,19 @@
 # go-barrier, go-bcast and go-allreduce are the same calls from Go, on the world,
 # summed the same way.
 #
+# Modes c-fence and c-pscw count the anchors' rma.c active-target loops in C (the same
+# coll.c: fence, rank 0's 8-byte Put, fence; rank 0's Start, Put and Complete against
+# rank 1's Post and Wait) per round and rank, summed as c-barrier sums (the C short
+# ways of abi/libmpi/winshort.c and short.c counted as the library's work, their
+# polls left out as waiting), the crossings apart.
+#
 # Mode c-put counts the C loop (bench/matrixcost/c/put.c, built with mpigo cc against
 # this checkout): the self cost of the C short ways PMPI_Put and PMPI_Win_flush
 # (abi/libmpi/short.c) per call, over 3000 calls (they do nothing else).
 #
 # usage (from the project's root):  bench/matrixcost.sh [-v] [MODE...]
 #   -v     list the functions too;  MODE  put get acc allreduce pingpong c-pingpong c-put
-#          c-barrier c-bcast c-allreduce go-barrier go-bcast go-allreduce
+#          c-barrier c-bcast c-allreduce c-fence c-pscw go-barrier go-bcast go-allreduce
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
@@ -72,8 +78,8 @@ count() { # mode iters -> "function cost" lines over both ranks
 			v = $1; gsub(",", "", v)
 			if (mode ~ /pingpong|^c-|^go-/) {
 				fn = $0; sub(/^ *[0-9,]+ \([ 0-9.%]+\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
-				if (mode ~ /^c-/ && $0 ~ /(coll|p2p)short\.c:.*spin/) next # the C short ways: waiting
-				if (mode ~ /^c-/ && $0 ~ /(p2p|coll)short\.c:/) { # the C short way: work of the library, not the crossing
+				if (mode ~ /^c-/ && $0 ~ /(coll|p2p|win)short\.c:.*(spin|poll|await)/) next # the C short ways: waiting
+				if (mode ~ /^c-/ && $0 ~ /(p2p|coll|win)?short\.c:/) { # the C short way: work of the library, not the crossing
 					s["c:" fn] += v
 					next
 				}
@@ -82,7 +88,7 @@ count() { # mode iters -> "function cost" lines over both ranks
 					next
 				}
 				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
-				if (mode ~ /^(c|go)-/ && $0 ~ /shmcoll\.\(\*Group\)\.(waitSlow|waitFrom|WaitLong)|main\.mpigo_coll_wait|collective\.ShortWait|\(\*Engine\)\.Progress|CheckPeer|liveness|checkOut|waitOptions\.func/) next
+				if (mode ~ /^(c|go)-/ && $0 ~ /shmcoll\.\(\*Group\)\.(waitSlow|waitFrom|WaitLong)|main\.mpigo_(coll|win_coll)_wait|main\.mpigo_win_await|\(\*Win\)\.(awaitOr|AwaitAbove|Wait\.func|Start\.func)|collective\.ShortWait|\(\*Engine\)\.Progress|CheckPeer|liveness|checkOut|waitOptions\.func/) next
 				if ($0 !~ /mpigo\/mpigo\/|main\./) next
 			} else {
 				if ($0 ~ /shmcoll|internal\/p2p|transport|internal\/idle|internal\/yield|prof\.Blocked|(core|collective)\.waitOptions/) next
@@ -108,7 +114,7 @@ for m in $modes; do
 	if [ "$m" = c-pingpong ] && [ ! -x "$dir/cpingpong" ]; then
 		MPIGO_SOURCE=$PWD "$dir/mpigo" cc -O2 -o "$dir/cpingpong" bench/matrixcost/c/pingpong.c
 	fi
-	case $m in c-barrier | c-bcast | c-allreduce) [ -x "$dir/ccoll" ] ||
+	case $m in c-barrier | c-bcast | c-allreduce | c-fence | c-pscw) [ -x "$dir/ccoll" ] ||
 		MPIGO_SOURCE=$PWD "$dir/mpigo" cc -O2 -o "$dir/ccoll" bench/matrixcost/c/coll.c ;;
 	esac
 	count "$m" 1000 >"$dir/a"

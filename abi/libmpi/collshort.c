@@ -46,6 +46,7 @@ enum { MPIGO_OP_SUM = 1, MPIGO_OP_PROD = 2, MPIGO_OP_BAND = 4, MPIGO_OP_BOR = 8,
 extern int32_t mpigo_coll_wait(int32_t op, uintptr_t comm, int32_t spun, int32_t r, void *p, uint64_t v, void *q, uint64_t qv);
 extern int32_t mpigo_coll_bcast_resume(void *buf, int64_t count, uintptr_t dt, int32_t root, uintptr_t comm);
 extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz);
+extern int32_t mpigo_win_coll_wait(uintptr_t win, int32_t spun, int32_t r, void *p, uint64_t v);
 
 static inline uint64_t *flag(const mpigo_coll *d, int r, int off) {
     return (uint64_t *)(d->base + MPIGO_R_BLOCKS + (int64_t)r * MPIGO_R_STRIDE + off);
@@ -76,28 +77,42 @@ static inline int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* spin_wait waits until the word at p, which rank r writes, is at least v, or the
- * word at q (NULL: none) at least qv, as the group's idle policy says (shmcoll's
- * waitSlow): it spins, then yields the CPU after each poll (sched_yield, which a Go
- * waiter on this thread, a cgo callback's and so locked to it, would precede with a
- * costly runtime.Gosched) until its yields or the handoffs they may make are used up;
- * then the Go half goes on waiting (it sleeps, drives the engine's progress, checks
- * that r lives). 0, or the Go half's error code (already through the handler). */
-static int __attribute__((noinline)) spin_wait(const mpigo_coll *d, int op, MPI_Comm comm, int r, uint64_t *p, uint64_t v,
-                                               uint64_t *q, uint64_t qv) {
+/* poll polls until the word at p, which rank r writes, is at least v, or the word at q
+ * (NULL: none) at least qv, as the group's idle policy says (shmcoll's waitSlow): it
+ * spins, then yields the CPU after each poll (sched_yield, which a Go waiter on this
+ * thread, a cgo callback's and so locked to it, would precede with a costly
+ * runtime.Gosched) until its yields or the handoffs they may make are used up. 1 when
+ * the word got there; 0 when Go must go on waiting (it sleeps, drives the engine's
+ * progress, checks that r lives), from the polls done (*spun). */
+static int poll(const mpigo_coll *d, const uint64_t *p, uint64_t v, const uint64_t *q, uint64_t qv, int32_t *spun) {
     for (int i = 0; i < d->spin; i++) {
-        if (load(p) >= v || (q != NULL && load(q) >= qv)) return 0;
+        if (load(p) >= v || (q != NULL && load(q) >= qv)) return 1;
         relax();
     }
     int y = 0, gave = 0;
     for (; y < d->yield && (d->handoffs == 0 || gave < d->handoffs); y++) {
-        if (load(p) >= v || (q != NULL && load(q) >= qv)) return 0;
+        if (load(p) >= v || (q != NULL && load(q) >= qv)) return 1;
         int64_t t0 = now_ns();
         sched_yield();
         if (now_ns() - t0 > 2000) gave++; /* another process took the core (yield.OS) */
     }
     /* Go's waiter goes on from the polls done: past its yields when the handoffs ran out. */
-    int32_t spun = d->spin + (y < d->yield ? d->yield + 1 : y);
+    *spun = d->spin + (y < d->yield ? d->yield + 1 : y);
+    return 0;
+}
+
+int mpigo_coll_poll(const mpigo_coll *d, const uint64_t *p, uint64_t v, int32_t *spun) {
+    return poll(d, p, v, NULL, 0, spun);
+}
+
+/* spin_wait waits until the word at p, which rank r writes, is at least v, or the word
+ * at q (NULL: none) at least qv: poll, then the Go half (the window's, for a window's
+ * communicator). 0, or the Go half's error code (already through the handler). */
+static int __attribute__((noinline)) spin_wait(const mpigo_coll *d, int op, MPI_Comm comm, int r, uint64_t *p, uint64_t v,
+                                               uint64_t *q, uint64_t qv) {
+    int32_t spun;
+    if (poll(d, p, v, q, qv, &spun)) return 0;
+    if (d->win) return mpigo_win_coll_wait((uintptr_t)comm, spun, r, p, v);
     return mpigo_coll_wait(op, (uintptr_t)comm, spun, r, p, v, q, qv);
 }
 
@@ -136,10 +151,9 @@ static inline void counted(uint32_t *gate, int call, int64_t n) {
     *gate -= 1;
 }
 
-int PMPI_Barrier(MPI_Comm comm) {
-    mpigo_coll *d = coll_of(comm);
-    uint32_t *gate;
-    if (d == NULL || (gate = gate_of()) == NULL) return goPMPI_Barrier(comm);
+/* barrier is shmcoll's Barrier on d's region (h: d's handle, for the Go half). */
+static inline __attribute__((always_inline)) int barrier(mpigo_coll *d, uintptr_t h) {
+    MPI_Comm comm = (MPI_Comm)h;
     uint64_t s = ++d->own->s;
     raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
     for (int j = 0; j < d->size; j++) {
@@ -151,6 +165,17 @@ int PMPI_Barrier(MPI_Comm comm) {
         if (d->rank == 0) raise_(d, flag(d, 0, MPIGO_R_DONE), s);
         else if (load(flag(d, 0, MPIGO_R_DONE)) < s) sched_yield();
     }
+    return MPI_SUCCESS;
+}
+
+int mpigo_coll_barrier(mpigo_coll *d, uintptr_t h) { return barrier(d, h); }
+
+int PMPI_Barrier(MPI_Comm comm) {
+    mpigo_coll *d = coll_of(comm);
+    uint32_t *gate;
+    if (d == NULL || (gate = gate_of()) == NULL) return goPMPI_Barrier(comm);
+    int rc = barrier(d, (uintptr_t)comm);
+    if (rc != 0) return rc;
     counted(gate, MPIGO_CC_BARRIER, 0);
     return MPI_SUCCESS;
 }

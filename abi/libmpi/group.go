@@ -306,6 +306,7 @@ func PMPI_Group_free(p unsafe.Pointer) int32 {
 			return fail("Group_free", 0, badHandle("Group_free", "group", h, kGroup))
 		}
 		groups.remove(h)
+		groupFreed()
 	}
 	setHandle(p, hGroupNull)
 	return 0

@@ -12,7 +12,9 @@
  *
  * What they read is a copy in C memory of the device's state, per window (short.h):
  * Go fills it when the window is made and refreshes it after every call that changes
- * it (the synchronisation calls, Free, Finalize). C never holds Go memory. What they
+ * it (the synchronisation calls, Free, Finalize); the epochs themselves they read from
+ * the device's own words where those lie in the node's region (internal/window/
+ * epoch.go), which winshort.c's fence and PSCW change too. C never holds Go memory. What they
  * did they count for the profile in C memory too (per call, and per target the bytes
  * moved to and from it), which Go reads at its snapshots. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -27,7 +29,7 @@
 
 int32_t mpigo_short_live;
 mpigo_dt mpigo_short_dts[256];
-static mpigo_win *wins[MPIGO_SHORT_WINS];
+mpigo_win *mpigo_short_wins[MPIGO_SHORT_WINS];
 int32_t mpigo_short_mt;
 mpigo_calls mpigo_short_calls[MPIGO_C_N];
 
@@ -72,28 +74,26 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
 
 void mpigo_short_set(uintptr_t h, mpigo_win *d) {
     uintptr_t i = mpigo_slot(h, MPIGO_KIND_WIN);
-    if (i < MPIGO_SHORT_WINS) __atomic_store_n(&wins[i], d, __ATOMIC_RELEASE);
+    if (i < MPIGO_SHORT_WINS) __atomic_store_n(&mpigo_short_wins[i], d, __ATOMIC_RELEASE);
 }
 
-/* win_of is the copy of window h, NULL when the Go way must take the call: h is not
- * a live window's handle (the copy in its slot is another generation's), or MPI does
- * not run. */
-static inline mpigo_win *win_of(MPI_Win h) {
-    uintptr_t i = mpigo_slot((uintptr_t)h, MPIGO_KIND_WIN);
-    if (i >= MPIGO_SHORT_WINS || !__atomic_load_n(&mpigo_short_live, __ATOMIC_ACQUIRE)) return NULL;
-    mpigo_win *d = __atomic_load_n(&wins[i], __ATOMIC_ACQUIRE);
-    return d != NULL && d->h == (uintptr_t)h ? d : NULL;
-}
+static inline mpigo_win *win_of(MPI_Win h) { return mpigo_win_of((uintptr_t)h); }
 
 static inline const mpigo_dt *dt_of(MPI_Datatype h) {
     uintptr_t i = (uintptr_t)h - 0x200;
     return i < 256 && mpigo_short_dts[i].size > 0 ? &mpigo_short_dts[i] : NULL;
 }
 
-/* state reads target rank's state, 0 when it is not a rank of the window. */
+/* state is what the epochs allow at target rank (the device's ShortState): 0 nothing
+ * (not a rank of the window, not direct, no epoch), 1 operations (a fence or PSCW
+ * access epoch), 2 operations and flush (a lock). Read from the device's own words
+ * where they lie in the region, which winshort.c's fence and PSCW change too. */
 static inline int state(const mpigo_win *d, int rank) {
     if ((unsigned)rank >= (unsigned)d->n) return 0;
-    return __atomic_load_n(&d->t[rank].state, __ATOMIC_ACQUIRE);
+    if (d->ep == NULL) return __atomic_load_n(&d->t[rank].state, __ATOMIC_ACQUIRE);
+    if (!d->t[rank].direct) return 0;
+    if (__atomic_load_n(&d->locks[rank], __ATOMIC_ACQUIRE) != 0) return 2;
+    return __atomic_load_n(&d->ep->fence, __ATOMIC_ACQUIRE) != 0 || __atomic_load_n(&d->access_to[rank], __ATOMIC_ACQUIRE) != 0;
 }
 
 /* at returns where n bytes from disp of target rank lie here, when an operation on
@@ -314,9 +314,19 @@ int PMPI_Win_flush_local(int rank, MPI_Win win) {
     return goPMPI_Win_flush_local(rank, win);
 }
 
+/* flushall reports whether MPI_Win_flush(_local)_all have nothing to do: this rank
+ * holds a lock and every locked target is direct. On a window whose sync calls may run
+ * in C (every target direct), whether it holds a lock is the device's words, which
+ * winshort.c's MPI_Win_lock changes too; elsewhere Go's copy says. */
+static inline int flushall(const mpigo_win *d) {
+    if (d->sync != NULL)
+        return __atomic_load_n(&d->ep->nlocked, __ATOMIC_ACQUIRE) != 0 || __atomic_load_n(&d->ep->lock_all, __ATOMIC_ACQUIRE) != 0;
+    return __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE);
+}
+
 int PMPI_Win_flush_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+    if (d != NULL && flushall(d)) {
         counted(MPIGO_C_FLUSH_ALL, 0, NULL, NULL);
         return MPI_SUCCESS;
     }
@@ -325,9 +335,22 @@ int PMPI_Win_flush_all(MPI_Win win) {
 
 int PMPI_Win_flush_local_all(MPI_Win win) {
     mpigo_win *d = win_of(win);
-    if (d != NULL && __atomic_load_n(&d->flushall, __ATOMIC_ACQUIRE)) {
+    if (d != NULL && flushall(d)) {
         counted(MPIGO_C_FLUSH_LOCAL_ALL, 0, NULL, NULL);
         return MPI_SUCCESS;
     }
     return goPMPI_Win_flush_local_all(win);
+}
+
+/* MPI_Win_sync where no progress goroutine serves this rank: a full memory barrier
+ * (the device's Sync), which orders this rank's loads and stores of the window with
+ * those of the ranks that map it. Where one serves, Go also orders them with it. */
+int PMPI_Win_sync(MPI_Win win) {
+    mpigo_win *d = win_of(win);
+    if (d != NULL && !d->served) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        counted(MPIGO_C_WIN_SYNC, 0, NULL, NULL);
+        return MPI_SUCCESS;
+    }
+    return goPMPI_Win_sync(win);
 }

@@ -3,6 +3,7 @@ package main
 /*
 #include <stdlib.h>
 #include "short.h"
+#include "winshort.h"
 */
 import "C"
 
@@ -135,6 +136,25 @@ func newShort(w *win, h uintptr) {
 		t.size, t.unit, t.maxdisp = C.int64_t(len(mem)), C.int64_t(unit), C.int64_t(int64(len(mem))/int64(unit))
 		t.acc = (*C.uint32_t)(unsafe.Pointer(acc))
 	}
+	if e, ok := cw.EpochState(); ok && checkEpoch(e) {
+		d.ep, d.locks, d.access_to = (*C.mpigo_epoch)(e.Head), (*C.int32_t)(e.Locks), (*C.int32_t)(e.AccessTo)
+		all := !cw.Served()
+		for r := range ts {
+			t := &ts[r]
+			if e.PostOut[r] == nil {
+				all = false
+				continue
+			}
+			t.direct = 1
+			t.post_out, t.post_in = (*C.uint64_t)(e.PostOut[r]), (*C.uint64_t)(e.PostIn[r])
+			t.complete_out, t.complete_in = (*C.uint64_t)(e.CompleteOut[r]), (*C.uint64_t)(e.CompleteIn[r])
+			t.lock, t.held, t.queued = (*C.uint64_t)(e.LockWord[r]), (*C.uint64_t)(e.Held[r]), (*C.uint64_t)(e.Queued[r])
+		}
+		if all {
+			sp, yi, ho := cw.WaitPolicy()
+			d.sync = newWinSync(e, n, sp, yi, ho)
+		}
+	}
 	sw := &shortWin{d: d, locked: make([]bool, n)}
 	sw.watch(ts, cw.TargetWorld)
 	w.short = sw
@@ -189,6 +209,11 @@ func (w *win) showShort(h uintptr) {
 func (w *win) freeShort() {
 	if s := w.short; s != nil {
 		s.taps.Retire() // before the memory goes
+		if y := s.d.sync; y != nil {
+			C.free(unsafe.Pointer(y.start.ranks))
+			C.free(unsafe.Pointer(y.post.ranks))
+			C.free(unsafe.Pointer(y))
+		}
 		C.free(unsafe.Pointer(s.d.t))
 		C.free(unsafe.Pointer(s.d))
 		w.short = nil
@@ -255,6 +280,7 @@ var shortCalls = [C.MPIGO_C_N]prof.Call{
 	C.MPIGO_C_FLUSH_LOCAL: prof.FlushLocal, C.MPIGO_C_FLUSH_ALL: prof.FlushAll,
 	C.MPIGO_C_FLUSH_LOCAL_ALL: prof.FlushLocalAll, C.MPIGO_C_SEND: prof.Send,
 	C.MPIGO_C_RECV: prof.Recv, C.MPIGO_C_SENDRECV: prof.Sendrecv, C.MPIGO_C_SENDRECV_REPLACE: prof.SendrecvReplace,
+	C.MPIGO_C_WIN_SYNC: prof.Sync,
 }
 
 // short.c's counts are the record's Tally and Link, field for field (short.h).

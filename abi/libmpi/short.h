@@ -3,6 +3,7 @@
  * kept by the Go side (short.go), in C memory. */
 #ifndef MPIGO_SHORT_H
 #define MPIGO_SHORT_H
+#include <stddef.h>
 #include <stdint.h>
 #include "handle.h"
 
@@ -13,12 +14,33 @@ typedef struct {
     int64_t maxdisp;  /* size / unit: the largest displacement inside the window */
     int64_t unit;     /* displacement unit */
     uint32_t *acc;    /* its accumulate lock word in shared memory, or NULL */
-    int32_t state;    /* atomic: 0 none, 1 operations, 2 operations and flush */
-    int32_t pad;
+    int32_t state;    /* atomic: 0 none, 1 operations, 2 operations and flush (a window
+                       * whose epochs lie in Go's memory: ep NULL) */
+    int32_t direct;   /* its memory is mapped here (the device's direct target) */
+    /* The PSCW counters (the device's control blocks, in the node's region), when the
+     * window's sync calls may run in C (mpigo_win.sync): the one Post raises at this
+     * target as origin, the one Start waits on for it, the one Complete raises at it,
+     * the one Wait waits on for it. */
+    uint64_t *post_out, *post_in, *complete_out, *complete_in;
+    /* Its passive-target lock word, this rank's holder word beside it, and its count of
+     * lock requests queued by shipped origins (the device's control block). */
+    uint64_t *lock, *held, *queued;
     /* For the profile: bytes and operations this rank's short ways moved to the
      * target and from it (see mpigo_calls). */
     uint64_t to_bytes, to_ops, from_bytes, from_ops;
 } mpigo_target;
+
+/* A rank's epochs on a window: the device's own words (internal/window/epoch.go's
+ * epochHead, field for field), in its control block in the node's region, which both
+ * the Go calls and these read and write. */
+typedef struct {
+    int32_t fence, accessing, exposed, lock_all; /* atomic: 1 while open or held */
+    int32_t nlocked;                             /* atomic: targets locked by MPI_Win_lock */
+    int32_t n_access, n_exposure;                /* members of the open PSCW epochs */
+    int32_t pad;
+} mpigo_epoch;
+
+struct mpigo_wsync; /* winshort.h */
 
 /* A window. */
 typedef struct {
@@ -29,6 +51,12 @@ typedef struct {
     int32_t pad;
     mpigo_target *t;   /* n targets */
     uintptr_t h;       /* the window's handle: a stale one (a freed window's) finds no copy */
+    /* This rank's epochs (the device's words) where they lie in the node's region, and
+     * per target its lock and whether it is in the access epoch (int32 each); NULL: in
+     * Go's memory, and the targets' state words say what the epochs allow. */
+    mpigo_epoch *ep;
+    int32_t *locks, *access_to;
+    struct mpigo_wsync *sync; /* fence and PSCW in C (winshort.c); NULL: always in Go */
 } mpigo_win;
 
 /* A predefined datatype (handle 0x200 + i), as Go's tables describe it. size 0: not
@@ -54,7 +82,7 @@ typedef struct {
 
 enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_FLUSH, MPIGO_C_FLUSH_LOCAL,
        MPIGO_C_FLUSH_ALL, MPIGO_C_FLUSH_LOCAL_ALL, MPIGO_C_SEND /* p2pshort.c */, MPIGO_C_RECV, MPIGO_C_SENDRECV,
-       MPIGO_C_SENDRECV_REPLACE, MPIGO_C_N };
+       MPIGO_C_SENDRECV_REPLACE, MPIGO_C_WIN_SYNC, MPIGO_C_N };
 
 #define MPIGO_SHORT_WINS 1024 /* windows in slots from this on take the Go way */
 
@@ -65,5 +93,16 @@ extern MPIGO_HIDDEN mpigo_dt mpigo_short_dts[256];
 extern MPIGO_HIDDEN int32_t mpigo_short_mt; /* MPI_THREAD_MULTIPLE: count atomically */
 extern MPIGO_HIDDEN mpigo_calls mpigo_short_calls[MPIGO_C_N];
 MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);
+extern MPIGO_HIDDEN mpigo_win *mpigo_short_wins[MPIGO_SHORT_WINS];
+
+/* mpigo_win_of is the copy of window h, NULL when the Go way must take the call: h is
+ * not a live window's handle (the copy in its slot is another generation's), or MPI
+ * does not run. */
+static inline mpigo_win *mpigo_win_of(uintptr_t h) {
+    uintptr_t i = mpigo_slot(h, MPIGO_KIND_WIN);
+    if (i >= MPIGO_SHORT_WINS || !__atomic_load_n(&mpigo_short_live, __ATOMIC_ACQUIRE)) return NULL;
+    mpigo_win *d = __atomic_load_n(&mpigo_short_wins[i], __ATOMIC_ACQUIRE);
+    return d != NULL && d->h == h ? d : NULL;
+}
 
 #endif

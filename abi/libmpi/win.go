@@ -895,9 +895,14 @@ func winSync(op string, wh uintptr, f func(w *mpir.Win) error) int32 {
 	return failWin(op, wh, err)
 }
 
-//export PMPI_Win_fence
-func PMPI_Win_fence(assert int32, wh uintptr) int32 {
-	return winSync("Win_fence", wh, func(w *mpir.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
+//export goPMPI_Win_fence
+func goPMPI_Win_fence(assert int32, wh uintptr) int32 {
+	goHalves.Add(1)
+	r := winSync("Win_fence", wh, func(w *mpir.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
+	if w := winOf(wh); w != nil && r == 0 {
+		w.showFence(wh)
+	}
+	return r
 }
 
 // groupArg is group handle gh of op.
@@ -908,37 +913,49 @@ func groupArg(op string, gh uintptr) (*mpir.Group, error) {
 	return nil, badHandle(op, "group", gh, kGroup)
 }
 
-//export PMPI_Win_start
-func PMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
+//export goPMPI_Win_start
+func goPMPI_Win_start(gh uintptr, assert int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	const op = "Win_start"
 	return winSync(op, wh, func(w *mpir.Win) error {
 		g, err := groupArg(op, gh)
 		if err != nil {
 			return err
 		}
-		return w.Start(op, g, assertIn(assert))
+		if err := w.Start(op, g, assertIn(assert)); err != nil {
+			return err
+		}
+		winOf(wh).showGroup(false, gh, w, g)
+		return nil
 	})
 }
 
-//export PMPI_Win_post
-func PMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
+//export goPMPI_Win_post
+func goPMPI_Win_post(gh uintptr, assert int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	const op = "Win_post"
 	return winSync(op, wh, func(w *mpir.Win) error {
 		g, err := groupArg(op, gh)
 		if err != nil {
 			return err
 		}
-		return w.Post(op, g, assertIn(assert))
+		if err := w.Post(op, g, assertIn(assert)); err != nil {
+			return err
+		}
+		winOf(wh).showGroup(true, gh, w, g)
+		return nil
 	})
 }
 
-//export PMPI_Win_complete
-func PMPI_Win_complete(wh uintptr) int32 {
+//export goPMPI_Win_complete
+func goPMPI_Win_complete(wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_complete", wh, func(w *mpir.Win) error { return w.Complete("Win_complete") })
 }
 
-//export PMPI_Win_wait
-func PMPI_Win_wait(wh uintptr) int32 {
+//export goPMPI_Win_wait
+func goPMPI_Win_wait(wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_wait", wh, func(w *mpir.Win) error { return w.Wait("Win_wait") })
 }
 
@@ -966,13 +983,15 @@ func lockIn(typ int32) int {
 	return -1
 }
 
-//export PMPI_Win_lock
-func PMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
+//export goPMPI_Win_lock
+func goPMPI_Win_lock(typ, rank, assert int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_lock", wh, func(w *mpir.Win) error { return w.Lock("Win_lock", lockIn(typ), rankIn(rank), assertIn(assert)) })
 }
 
-//export PMPI_Win_unlock
-func PMPI_Win_unlock(rank int32, wh uintptr) int32 {
+//export goPMPI_Win_unlock
+func goPMPI_Win_unlock(rank int32, wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_unlock", wh, func(w *mpir.Win) error { return w.Unlock("Win_unlock", rankIn(rank)) })
 }
 
@@ -1015,8 +1034,9 @@ func goPMPI_Win_flush_local_all(wh uintptr) int32 {
 	return winSync("Win_flush_local_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_local_all", true) })
 }
 
-//export PMPI_Win_sync
-func PMPI_Win_sync(wh uintptr) int32 {
+//export goPMPI_Win_sync
+func goPMPI_Win_sync(wh uintptr) int32 {
+	goHalves.Add(1)
 	return winSync("Win_sync", wh, func(w *mpir.Win) error { return w.Sync("Win_sync") })
 }
 

@@ -34,7 +34,15 @@ int goPMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtyp
 int goPMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int goPMPI_Type_free(MPI_Datatype *datatype);
 int goPMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int goPMPI_Win_complete(MPI_Win win);
+int goPMPI_Win_fence(int assert, MPI_Win win);
 int goPMPI_Win_flush(int rank, MPI_Win win);
 int goPMPI_Win_flush_all(MPI_Win win);
 int goPMPI_Win_flush_local(int rank, MPI_Win win);
 int goPMPI_Win_flush_local_all(MPI_Win win);
+int goPMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int goPMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int goPMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int goPMPI_Win_sync(MPI_Win win);
+int goPMPI_Win_unlock(int rank, MPI_Win win);
+int goPMPI_Win_wait(MPI_Win win);

@@ -23,7 +23,7 @@ import (
 // its own).
 func (w *Win) directPeer(t int) *winPeer {
 	if uint(t) < uint(len(w.peers)) && core.Live() && !w.freed.Load() {
-		if p := &w.peers[t]; p.direct && (w.locks[t].Load() != 0 || w.fence.Load() || w.accessTo[t].Load()) {
+		if p := &w.peers[t]; p.direct && (w.locks[t].Load() != 0 || w.ep.fence.Load() != 0 || w.accessTo[t].Load() != 0) {
 			if t == w.rank && w.served {
 				w.applied.Load() // what the progress goroutine applied here (see observe)
 			}
@@ -243,7 +243,7 @@ func (w *Win) ShortState(t int) int {
 	switch {
 	case w.locks[t].Load() != 0:
 		return ShortFlush
-	case w.fence.Load() || w.accessTo[t].Load():
+	case w.ep.fence.Load() != 0 || w.accessTo[t].Load() != 0:
 		return ShortOps
 	}
 	return ShortNone

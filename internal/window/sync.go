@@ -24,21 +24,21 @@ const lockNoCheck = 1 << 16 // in locks[t]: taken with ModeNoCheck, so nothing t
 
 // InEpoch reports whether an operation on target t is inside an access epoch.
 func (w *Win) InEpoch(t int) bool {
-	return w.fence.Load() || w.lockAll.Load() || w.locks[t].Load() != 0 || w.accessTo[t].Load()
+	return w.ep.fence.Load() != 0 || w.ep.lockAll.Load() != 0 || w.locks[t].Load() != 0 || w.accessTo[t].Load() != 0
 }
 
 // Locking reports whether this rank holds a passive-target lock on the window (Lock
 // of some rank, or LockAll).
-func (w *Win) Locking() bool { return w.nlocked.Load() != 0 || w.lockAll.Load() }
+func (w *Win) Locking() bool { return w.ep.nlocked.Load() != 0 || w.ep.lockAll.Load() != 0 }
 
 // LockedAll reports whether this rank holds LockAll.
-func (w *Win) LockedAll() bool { return w.lockAll.Load() }
+func (w *Win) LockedAll() bool { return w.ep.lockAll.Load() != 0 }
 
 // Accessing reports whether Start's access epoch is open.
-func (w *Win) Accessing() bool { return w.accessing.Load() }
+func (w *Win) Accessing() bool { return w.ep.accessing.Load() != 0 }
 
 // Exposing reports whether Post's exposure epoch is open.
-func (w *Win) Exposing() bool { return w.exposed.Load() }
+func (w *Win) Exposing() bool { return w.ep.exposed.Load() != 0 }
 
 // await polls cond until it holds, through the idle policy (servePolicy): spinning,
 // then yielding the thread (ranks may outnumber cores), then napping; the engine
@@ -155,15 +155,25 @@ func (w *Win) observe() {
 }
 
 // Fence ends the fence epoch and starts the next (MPI_Win_fence), unless assert has
-// ModeNoSucceed.
+// ModeNoSucceed. With ModeNoPrecede too, which every rank then gives (MPI 4.1 section
+// 12.5.5: either assertion given by one process must be given by all), the fence
+// neither completes operations nor starts any: it only leaves the epoch, without the
+// barrier, on every rank alike (the C face's fence does the same, so the two meet).
+// NoStore and NoPut ask nothing of a unified window whose direct accesses are loads
+// and stores: the barrier orders them either way.
 func (w *Win) Fence(op string, assert int) error {
+	if assert&(ModeNoPrecede|ModeNoSucceed) == ModeNoPrecede|ModeNoSucceed {
+		w.ep.fence.Store(0)
+		w.observe()
+		return nil
+	}
 	if err := w.flushAll(op); err != nil {
 		return err
 	}
 	if err := w.barrier(op); err != nil {
 		return err
 	}
-	w.fence.Store(assert&ModeNoSucceed == 0)
+	w.ep.fence.Store(flag(assert&ModeNoSucceed == 0))
 	w.observe()
 	return nil
 }
@@ -173,14 +183,14 @@ func (w *Win) Fence(op string, assert int) error {
 func (w *Win) Lock(op string, typ, t, assert int) error {
 	if assert&ModeNoCheck != 0 {
 		w.locks[t].Store(int32(typ) | lockNoCheck)
-		w.nlocked.Add(1)
+		w.ep.nlocked.Add(1)
 		return nil
 	}
 	if err := w.acquire(op, t, typ == LockExclusive); err != nil {
 		return err
 	}
 	w.locks[t].Store(int32(typ))
-	w.nlocked.Add(1)
+	w.ep.nlocked.Add(1)
 	w.observe()
 	return nil
 }
@@ -219,7 +229,7 @@ func (w *Win) acquire(op string, t int, exclusive bool) error {
 func (w *Win) Unlock(op string, t int) error {
 	err := w.release(op, t, w.locks[t].Load())
 	w.locks[t].Store(0)
-	w.nlocked.Add(-1)
+	w.ep.nlocked.Add(-1)
 	w.observe()
 	return err
 }
@@ -269,7 +279,7 @@ func (w *Win) LockAll(op string, assert int) error {
 		}
 		w.locks[t].Store(LockShared)
 	}
-	w.lockAll.Store(true)
+	w.ep.lockAll.Store(1)
 	w.observe()
 	return nil
 }
@@ -283,7 +293,7 @@ func (w *Win) UnlockAll(op string) error {
 		}
 		w.locks[t].Store(0)
 	}
-	w.lockAll.Store(false)
+	w.ep.lockAll.Store(0)
 	w.observe()
 	return first
 }
@@ -330,8 +340,11 @@ func (w *Win) Sync(op string) error {
 // Post starts an exposure epoch to the origins g (ranks of the window)
 // (MPI_Win_post).
 func (w *Win) Post(op string, g []int, assert int) error {
-	w.exposure = append(w.exposure[:0], g...)
-	w.exposed.Store(true)
+	for i, o := range g {
+		w.exposureL[i] = int32(o)
+	}
+	w.ep.nExposure = int32(len(g))
+	w.ep.exposed.Store(1)
 	if assert&ModeNoCheck != 0 {
 		return nil
 	}
@@ -372,24 +385,26 @@ func (w *Win) Start(op string, g []int, assert int) error {
 			w.startSeen[t]++
 		}
 	}
-	w.access = append(w.access[:0], g...)
-	for _, t := range g {
-		w.accessTo[t].Store(true)
+	for i, t := range g {
+		w.accessL[i] = int32(t)
+		w.accessTo[t].Store(1)
 	}
-	w.accessing.Store(true)
+	w.ep.nAccess = int32(len(g))
+	w.ep.accessing.Store(1)
 	return nil
 }
 
 // Complete ends the access epoch Start began; the targets learn it after every
 // operation of the epoch has reached them (MPI_Win_complete).
 func (w *Win) Complete(op string) error {
-	w.accessing.Store(false)
-	g := w.access
+	w.ep.accessing.Store(0)
+	g := w.access()
 	for _, t := range g {
-		w.accessTo[t].Store(false)
+		w.accessTo[t].Store(0)
 	}
 	var first error
-	for _, t := range g {
+	for _, t32 := range g {
+		t := int(t32)
 		p := &w.peers[t]
 		if p.direct {
 			atomic.AddUint64(p.ctrl.complete(w.rank, w.size), 1)
@@ -408,8 +423,8 @@ func (w *Win) Complete(op string) error {
 // Wait ends the exposure epoch Post began, once every origin has completed
 // (MPI_Win_wait); Test is Wait that does not wait (MPI_Win_test).
 func (w *Win) Wait(op string, test bool) (bool, error) {
-	g := w.exposure
-	ready := func(o int) bool { return atomic.LoadUint64(w.ctrl.complete(o, w.size)) > w.waitSeen[o] }
+	g := w.exposure()
+	ready := func(o int32) bool { return atomic.LoadUint64(w.ctrl.complete(int(o), w.size)) > w.waitSeen[o] }
 	if test {
 		for _, o := range g {
 			if !ready(o) {
@@ -431,7 +446,7 @@ func (w *Win) Wait(op string, test bool) (bool, error) {
 	for _, o := range g {
 		w.waitSeen[o]++
 	}
-	w.exposed.Store(false)
+	w.ep.exposed.Store(0)
 	w.observe()
 	return true, nil
 }

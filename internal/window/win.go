@@ -23,8 +23,9 @@ import (
 // communicator and gets a communicator of its own (a Dup: its own context ids), on
 // whose point-to-point context requests travel and whose collectives serve Fence and
 // Free. Each rank exposes its memory (Mem) with a size and displacement unit, and a
-// control block: the passive-target lock word, the accumulate lock word, and per peer
-// a counter of exposure epochs posted to it and one of access epochs completed at it.
+// control block: the passive-target lock word, the accumulate lock word, per peer
+// a counter of exposure epochs posted to it and one of access epochs completed at it,
+// and this rank's own epoch state (epoch.go).
 //
 // Per target, an origin reaches the memory one of two ways, chosen when the window is
 // made from what every rank knows alike (the node map, the flavour, the transports):
@@ -143,18 +144,14 @@ type Win struct {
 
 	// Epochs: a Fence epoch, the targets of a PSCW access epoch, the origins of an
 	// exposure epoch, per target a passive lock (0 none, else LockShared or
-	// LockExclusive), LockAll.
-	fence atomic.Bool
-	// The epoch calls of one window are serialised by the program (MPI's rule), so
-	// the group slices need no lock; the flags publish them.
-	access    []int         // the targets of the open PSCW access epoch (accessing)
-	accessTo  []atomic.Bool // per target: in the open access epoch
-	accessing atomic.Bool
-	exposure  []int // the origins of the open exposure epoch (exposed)
-	exposed   atomic.Bool
+	// LockExclusive), LockAll. The words lie in this rank's control block (epoch.go),
+	// so that the C face's short ways, which read and write them too, find them
+	// outside Go's heap: one state, two entry points.
+	ep        *epochHead
 	locks     []atomic.Int32
-	nlocked   atomic.Int32 // targets locked by Lock (not LockAll)
-	lockAll   atomic.Bool
+	accessTo  []atomic.Int32 // per target: 1 while in the open access epoch
+	accessL   []int32        // the targets of the open PSCW access epoch: [:ep.nAccess]
+	exposureL []int32        // the origins of the open exposure epoch: [:ep.nExposure]
 	startSeen []uint64
 	waitSeen  []uint64
 	freed     atomic.Bool
@@ -186,10 +183,10 @@ type attachment struct {
 // accumulate lock (low 32 bits), [2] the number of remote lock requests queued at
 // this rank (ship.go), then per peer: n post counters, n complete counters, and
 // n holder words (the lock type origin o holds here, 0 for none, so that a waiter can
-// ask whether the holders still live).
+// ask whether the holders still live); then this rank's epochs (epochIn).
 type ctrlBlock []uint64
 
-func ctrlWords(n int) int { return (4 + 3*n + 7) &^ 7 }
+func ctrlWords(n int) int { return (4 + 3*n + epochWords(n) + 7) &^ 7 }
 
 func (c ctrlBlock) lock() *uint64   { return &c[0] }
 func (c ctrlBlock) acc() *uint32    { return (*uint32)(unsafe.Pointer(&c[1])) }
@@ -299,8 +296,7 @@ func (w *Win) setup(op string, a Args) error {
 		me0.direct = false
 	}
 	w.out, w.dirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([][]byte, n)
-	w.locks, w.accessTo = make([]atomic.Int32, n), make([]atomic.Bool, n)
-	w.startSeen, w.waitSeen = make([]uint64, n), make([]uint64, n)
+	w.epochIn(w.ctrl)
 	w.nextID = 2
 	if w.served {
 		w.startServing()

@@ -1,0 +1,234 @@
+/* winshort.c - the window synchronisation calls' short ways in C. A C program's
+ * MPI_Win_fence, MPI_Win_start, MPI_Win_complete, MPI_Win_post and MPI_Win_wait would
+ * each cross into Go (the cgo callback: docs/BENCHMARKS.md, the C ABI), which costs
+ * more than what the device does for a window whose every target is direct (node
+ * shared memory) and that no progress goroutine serves: there every operation
+ * completed in its call, nothing is pending in Go, and the calls are a barrier on the
+ * window's communicator's node region (the fence) or counters in the targets' control
+ * blocks (PSCW), and the epoch's flags. So on such a window these calls run here, by
+ * the device's protocol (internal/window/sync.go) on its own words: the epoch state
+ * lies in this rank's control block in the node's region (internal/window/epoch.go),
+ * which the Go calls read and write too, so a Put's check of its epoch, an epoch
+ * error, a C rank and a Go rank meet the same state. One state, two entry points.
+ *
+ * Taken only where every check of mpir's would pass without a word of Go's: the
+ * window's copy is live (not freed, MPI runs), its assertions are the call's (any
+ * other bit: Go's MPI_ERR_ASSERT), the epochs allow the call (else Go's
+ * MPI_ERR_RMA_SYNC or MPI_ERR_RMA_CONFLICT), the group is the one Go translated for
+ * the last Start or Post (and no group was freed since), below MPI_THREAD_MULTIPLE,
+ * where the record counts the call untimed (prof.Gate). Everything else goes to the Go
+ * half (goPMPI_x, zgo.h) before anything is done. A wait that outlasts the idle
+ * policy's spin and yields goes on in Go (mpigo_win_coll_wait for the fence's barrier,
+ * mpigo_win_await for PSCW's counters), which sleeps as the device's waits do.
+ *
+ * The assertions (MPI 4.1 section 12.5): a fence with MPI_MODE_NOPRECEDE and
+ * MPI_MODE_NOSUCCEED, which every rank then gives, neither completes nor starts
+ * anything and leaves the epoch without the barrier, as the device's Fence does;
+ * MPI_MODE_NOSUCCEED ends the fence epoch; MPI_MODE_NOSTORE and MPI_MODE_NOPUT ask
+ * nothing here (the barrier orders loads and stores either way); MPI_MODE_NOCHECK in
+ * Post and Start, which both sides then give, skips the post counters. */
+#include <stdint.h>
+#include "mpi.h"
+#include "p2pshort.h"
+#include "winshort.h"
+#include "zgo.h"
+
+uint64_t mpigo_group_frees;
+mpigo_calls mpigo_wsync_calls[MPIGO_W_N];
+
+/* The Go half of a PSCW wait beyond the spin (short.go). */
+extern int32_t mpigo_win_await(uintptr_t win, void *p, uint64_t v);
+
+#define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
+#define POST_ASSERTS (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)
+
+static inline int32_t ld(const int32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void st(int32_t *p, int32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+/* sync_of is window h's copy when its sync calls may run here and the record would
+ * count a call now untimed (*gate its word), else NULL: the Go way. */
+static inline mpigo_win *sync_of(MPI_Win h, uint32_t **gate) {
+    mpigo_win *d = mpigo_win_of((uintptr_t)h);
+    if (d == NULL || d->sync == NULL || mpigo_short_mt) return NULL;
+    uint32_t *g = (uint32_t *)mpigo_p2p.gate;
+    if (g == NULL || *g - 2 >= MPIGO_GATE_INCALL - 2) return NULL;
+    *gate = g;
+    return d;
+}
+
+/* locking reports whether this rank holds a passive-target lock on d (mpir's
+ * Locking), or is in Start's access epoch too (access). */
+static inline int busy(const mpigo_win *d, int access) {
+    return ld(&d->ep->nlocked) != 0 || ld(&d->ep->lock_all) != 0 || (access && ld(&d->ep->accessing) != 0);
+}
+
+/* counted counts a call for the profile, as prof.Count does. */
+static inline void counted(uint32_t *gate, int call) {
+    mpigo_wsync_calls[call].hist[0]++;
+    *gate -= 1;
+}
+
+/* group_of is g's ranks in the window as Go translated them last, or NULL. */
+static inline const mpigo_wgroup *group_of(const mpigo_wgroup *c, MPI_Group g) {
+    return c->h == (uintptr_t)g && c->h != 0 && c->frees == mpigo_group_frees ? c : NULL;
+}
+
+/* await waits until the word at p is at least v: the device's idle policy's spin and
+ * yields here, then the Go half. 0, or the Go half's error code. */
+static int __attribute__((noinline)) await(struct mpigo_wsync *s, MPI_Win win, uint64_t *p, uint64_t v) {
+    int32_t spun;
+    if (mpigo_coll_poll(&s->pol, p, v, &spun)) return 0;
+    return mpigo_win_await((uintptr_t)win, p, v);
+}
+
+int PMPI_Win_fence(int assert, MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    struct mpigo_wsync *s;
+    if (d == NULL || (s = d->sync)->coll.h != (uintptr_t)win || !s->coll.own->ok || (assert & ~FENCE_ASSERTS) != 0 ||
+        busy(d, 1))
+        return goPMPI_Win_fence(assert, win);
+    if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) {
+        int rc = mpigo_coll_barrier(&s->coll, (uintptr_t)win);
+        if (rc != 0) return rc;
+    }
+    st(&d->ep->fence, (assert & MPI_MODE_NOSUCCEED) == 0);
+    counted(gate, MPIGO_W_FENCE);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    struct mpigo_wsync *s;
+    const mpigo_wgroup *g;
+    if (d == NULL || (g = group_of(&(s = d->sync)->start, group)) == NULL || (assert & ~MPI_MODE_NOCHECK) != 0 ||
+        busy(d, 1))
+        return goPMPI_Win_start(group, assert, win);
+    if ((assert & MPI_MODE_NOCHECK) == 0) {
+        for (int i = 0; i < g->n; i++) {
+            int t = g->ranks[i];
+            uint64_t *p = d->t[t].post_in, want = s->start_seen[t] + 1;
+            if (__atomic_load_n(p, __ATOMIC_ACQUIRE) < want) {
+                int rc = await(s, win, p, want);
+                if (rc != 0) return rc;
+            }
+            s->start_seen[t] = want;
+        }
+    }
+    for (int i = 0; i < g->n; i++) {
+        int t = g->ranks[i];
+        s->access[i] = t;
+        st(&d->access_to[t], 1);
+    }
+    d->ep->n_access = g->n;
+    st(&d->ep->accessing, 1);
+    counted(gate, MPIGO_W_START);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_complete(MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    if (d == NULL || !ld(&d->ep->accessing)) return goPMPI_Win_complete(win);
+    struct mpigo_wsync *s = d->sync;
+    int n = d->ep->n_access;
+    st(&d->ep->accessing, 0);
+    for (int i = 0; i < n; i++) st(&d->access_to[s->access[i]], 0);
+    /* The epoch's operations were loads and stores, done: the count tells the target. */
+    for (int i = 0; i < n; i++) __atomic_fetch_add(d->t[s->access[i]].complete_out, 1, __ATOMIC_SEQ_CST);
+    counted(gate, MPIGO_W_COMPLETE);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    struct mpigo_wsync *s;
+    const mpigo_wgroup *g;
+    if (d == NULL || (g = group_of(&(s = d->sync)->post, group)) == NULL || (assert & ~POST_ASSERTS) != 0 ||
+        ld(&d->ep->exposed))
+        return goPMPI_Win_post(group, assert, win);
+    for (int i = 0; i < g->n; i++) s->exposure[i] = g->ranks[i];
+    d->ep->n_exposure = g->n;
+    st(&d->ep->exposed, 1);
+    if ((assert & MPI_MODE_NOCHECK) == 0)
+        for (int i = 0; i < g->n; i++) __atomic_fetch_add(d->t[g->ranks[i]].post_out, 1, __ATOMIC_SEQ_CST);
+    counted(gate, MPIGO_W_POST);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_wait(MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    if (d == NULL || !ld(&d->ep->exposed)) return goPMPI_Win_wait(win);
+    struct mpigo_wsync *s = d->sync;
+    int n = d->ep->n_exposure;
+    for (int i = 0; i < n; i++) {
+        int o = s->exposure[i];
+        uint64_t *p = d->t[o].complete_in, want = s->wait_seen[o] + 1;
+        if (__atomic_load_n(p, __ATOMIC_ACQUIRE) < want) {
+            int rc = await(s, win, p, want);
+            if (rc != 0) return rc;
+        }
+    }
+    for (int i = 0; i < n; i++) s->wait_seen[s->exposure[i]]++;
+    st(&d->ep->exposed, 0);
+    counted(gate, MPIGO_W_WAIT);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_lock of a target of such a window: the device's lock protocol on the
+ * target's lock word (internal/rma: a count of shared holders, or the exclusive bit),
+ * tried once; a lock that is held takes the Go half, which waits for it (and asks
+ * whether its holders live). mpir's checks: the lock type, the assertion, a rank of the
+ * window (MPI_PROC_NULL: Go), not locked by this rank already (LockAll included), not
+ * in Start's access epoch. */
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    if (d == NULL || (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE) ||
+        (assert & ~MPI_MODE_NOCHECK) != 0 || (unsigned)rank >= (unsigned)d->n || ld(&d->locks[rank]) != 0 ||
+        ld(&d->ep->accessing) != 0)
+        return goPMPI_Win_lock(lock_type, rank, assert, win);
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    int32_t typ = excl ? MPIGO_DEV_LOCK_EXCLUSIVE : MPIGO_DEV_LOCK_SHARED;
+    if (assert & MPI_MODE_NOCHECK) {
+        typ |= MPIGO_DEV_LOCK_NOCHECK; /* no conflicting lock, promised: none taken */
+    } else {
+        mpigo_target *t = &d->t[rank];
+        uint64_t v = __atomic_load_n(t->lock, __ATOMIC_ACQUIRE);
+        int got = excl ? v == 0 && __atomic_compare_exchange_n(t->lock, &v, MPIGO_LOCK_EXCL_BIT, 0, __ATOMIC_SEQ_CST,
+                                                               __ATOMIC_SEQ_CST)
+                       : (v & MPIGO_LOCK_EXCL_BIT) == 0 &&
+                             __atomic_compare_exchange_n(t->lock, &v, v + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        if (!got) return goPMPI_Win_lock(lock_type, rank, assert, win); /* held, or raced: Go waits */
+        __atomic_store_n(t->held, (uint64_t)(excl ? MPIGO_DEV_LOCK_EXCLUSIVE : MPIGO_DEV_LOCK_SHARED), __ATOMIC_SEQ_CST);
+    }
+    st(&d->locks[rank], typ);
+    __atomic_fetch_add(&d->ep->nlocked, 1, __ATOMIC_SEQ_CST);
+    counted(gate, MPIGO_W_LOCK);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_unlock of a target this rank locked with MPI_Win_lock: its operations were
+ * loads and stores, done; the lock goes back, unless shipped origins queue at the
+ * target (the Go half grants them). */
+int PMPI_Win_unlock(int rank, MPI_Win win) {
+    uint32_t *gate;
+    mpigo_win *d = sync_of(win, &gate);
+    int32_t typ;
+    if (d == NULL || (unsigned)rank >= (unsigned)d->n || (typ = ld(&d->locks[rank])) == 0 || ld(&d->ep->lock_all) != 0 ||
+        (!(typ & MPIGO_DEV_LOCK_NOCHECK) && __atomic_load_n(d->t[rank].queued, __ATOMIC_ACQUIRE) != 0))
+        return goPMPI_Win_unlock(rank, win);
+    if (!(typ & MPIGO_DEV_LOCK_NOCHECK)) {
+        mpigo_target *t = &d->t[rank];
+        __atomic_store_n(t->held, 0, __ATOMIC_SEQ_CST);
+        if (typ == MPIGO_DEV_LOCK_EXCLUSIVE) __atomic_fetch_and(t->lock, ~MPIGO_LOCK_EXCL_BIT, __ATOMIC_SEQ_CST);
+        else __atomic_fetch_sub(t->lock, 1, __ATOMIC_SEQ_CST);
+    }
+    st(&d->locks[rank], 0);
+    __atomic_fetch_sub(&d->ep->nlocked, 1, __ATOMIC_SEQ_CST);
+    counted(gate, MPIGO_W_UNLOCK);
+    return MPI_SUCCESS;
+}
