@@ -105,4 +105,9 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 #define MPIGO_KIND_EAGER 1             /* p2p's kindEager */
 #define MPIGO_ANY_MAX 64               /* MPI_ANY_SOURCE in C on communicators up to this size */
 
+/* The requests p2pshort.c completes at once (MPI_Isend, MPI_Irecv): mpigo_creq_mt is
+ * set once MPI_THREAD_MULTIPLE is provided; mpigo_creq_live says whether h is one. */
+extern MPIGO_HIDDEN int32_t mpigo_creq_mt;
+MPIGO_HIDDEN int mpigo_creq_live(uintptr_t h);
+
 #endif
