@@ -14,8 +14,9 @@
  * the engine serialised (below MPI_THREAD_MULTIPLE, no goroutine of mpigo's calling
  * it) and not failed; the peer connected through shared memory with an eager limit
  * of at least 32 bytes (and the message's size), nothing queued to it (so the message
- * is in order with every send before it, on any communicator) and not failed; past
- * 32 bytes, below the size from which shm's Send chooses how to copy (shm_nt_min);
+ * is in order with every send before it, on any communicator) and not failed; from
+ * the size from which shm's Send chooses how to copy (shm_nt_min), the way its chooser
+ * says, counted in its epoch, but for the epoch's first and last copy (Go's);
  * the record counting the call untimed (no timeline, no sample due, not inside
  * another call); room in the ring.
  * Anything else, and every error, goes to the Go half (goPMPI_Send, zgo.h), which
@@ -30,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <emmintrin.h>
 #include "mpi.h"
 #include "p2pshort.h"
 #include "zgo.h"
@@ -56,6 +58,23 @@ static inline void put(char *dst, const char *src, int64_t n) {
     } else {
         for (int64_t i = 0; i < n; i++) dst[i] = src[i];
     }
+}
+
+/* nt_copy copies n bytes to dst (line-aligned) as shm's copy chooser does with
+ * non-temporal stores (ntcopy.Copy): the whole lines with MOVNTDQ, a fence, the rest
+ * with ordinary stores. */
+static void nt_copy(char *dst, const char *src, int64_t n) {
+    int64_t lines = n / MPIGO_LINE;
+    for (int64_t l = 0; l < lines; l++, dst += MPIGO_LINE, src += MPIGO_LINE) {
+        __m128i a = _mm_loadu_si128((const __m128i *)src), b = _mm_loadu_si128((const __m128i *)(src + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + 32)), d = _mm_loadu_si128((const __m128i *)(src + 48));
+        _mm_stream_si128((__m128i *)dst, a);
+        _mm_stream_si128((__m128i *)(dst + 16), b);
+        _mm_stream_si128((__m128i *)(dst + 32), c);
+        _mm_stream_si128((__m128i *)(dst + 48), d);
+    }
+    _mm_sfence();
+    if (n % MPIGO_LINE) memcpy(dst, src, (size_t)(n % MPIGO_LINE));
 }
 
 /* wake rings the receiver's doorbell (transport.Doorbell's wake): it sleeps. */
@@ -125,7 +144,15 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
         /* A cell and its payload in the data ring, whole lines, from the ring's
          * start if they would wrap: as shm's Send lays out a packet it does not copy
          * with its chooser (below shm_nt_min). */
-        if ((uint64_t)n > r->plain_max || n > e->eager[w]) return 0;
+        if (n > e->eager[w]) return 0;
+        int nt = 0, chosen = (uint64_t)n > r->plain_max;
+        if (chosen) {
+            /* The copy chooser's: Send reads the clock at an epoch's first copy and
+             * judges the epoch at its last, so those are Go's. */
+            if ((uint64_t)n > r->cc_max || (r->cc_auto && (r->cc_count == 0 || r->cc_count + 1 >= r->cc_copies)))
+                return 0;
+            nt = r->cc_nt != 0;
+        }
         uint64_t start = r->data_pos, need = ((uint64_t)n + MPIGO_LINE - 1) & ~(uint64_t)(MPIGO_LINE - 1);
         uint64_t off = start & r->data_mask;
         if (off + need > r->data_size) start += r->data_size - off;
@@ -134,7 +161,14 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
             r->cons_data = __atomic_load_n(&r->cons[1], __ATOMIC_ACQUIRE);
             if (end - r->cons_data > r->data_size) return 0; /* full: Go waits for room */
         }
-        memcpy(r->data + (start & r->data_mask), buf, (size_t)n);
+        if (nt)
+            nt_copy(r->data + (start & r->data_mask), buf, n);
+        else
+            memcpy(r->data + (start & r->data_mask), buf, (size_t)n);
+        if (chosen && r->cc_auto) {
+            r->cc_count++;
+            r->cc_bytes += (uint64_t)n;
+        }
         wd[3] = (uint64_t)n; /* Len, then SendID, RecvID, Addr, Offset */
         wd[4] = wd[5] = wd[6] = wd[7] = 0;
         r->data_pos = end;

@@ -29,8 +29,12 @@ typedef struct {
     uint64_t cell_mask, n_cells, pad1;
     char *data; /* the data ring, in the receiver's segment mapped here */
     uint64_t data_mask, data_size;
-    uint64_t plain_max; /* the largest payload C copies into the data ring */
-    uint64_t pad2[4];
+    uint64_t plain_max; /* the largest payload C copies into the data ring plainly */
+    /* The sender's copy chooser (shm's ccWords): larger payloads, up to cc_max, are
+     * copied with non-temporal stores if cc_nt, and counted in its epoch if cc_auto. */
+    uint32_t cc_nt, cc_count;
+    uint64_t cc_bytes, cc_max;
+    uint32_t cc_auto, cc_copies;
 } mpigo_ring;
 
 /* One ring from a node peer, as its receiver sees it (shm's outsideInbound). */
