@@ -621,6 +621,19 @@ func TestRecvShortWay(t *testing.T) {
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2precv", 3, mpitest.TCP.Flags(), []string{"none"}) })
 }
 
+// TestRequestShortWay: MPI_Isend and MPI_Irecv done in C where they may be, their
+// requests complete in C, and every call on requests taking them and Go's in one set
+// (p2preq.c says which cases): on 2 ranks with the default rings, 16-cell ones and
+// non-temporal copies from 1 KiB, and where no call may take the C way:
+// MPI_THREAD_MULTIPLE, TCP.
+func TestRequestShortWay(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { job(t, "p2preq", 2) })
+	t.Run("ring16", func(t *testing.T) { job(t, "p2preq", 2, "--set", "shm_ring_cells=16") })
+	t.Run("ntcopy", func(t *testing.T) { job(t, "p2preq", 2, "--set", "shm_nt_copy=on") })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2preq", 2, nil, []string{"multiple"}) })
+	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2preq", 2, mpitest.TCP.Flags(), []string{"none"}) })
+}
+
 // TestCollShortWay: MPI_Barrier, MPI_Bcast and MPI_Allreduce done in C on the node's
 // shared-memory region (abi/libmpi/collshort.c) where they may be, in Go elsewhere,
 // with the same results and errors; on 2 and 3 ranks, on 4 (more ranks than this

@@ -28,7 +28,9 @@
 # CPINGPONG="BYTES [split] [sendrecv]" in the environment makes it a ping-pong of BYTES
 # MPI_BYTEs, on a split of MPI_COMM_WORLD with split (as the Intel MPI Benchmarks
 # communicate), and with sendrecv an exchange of MPI_Sendrecv calls instead (per call
-# and rank).
+# and rank); with isend the ping-pong through MPI_Isend/MPI_Irecv and MPI_Wait, with
+# window the anchors' bw.c loop (64 MPI_Isend or MPI_Irecv and an MPI_Waitall per
+# iteration and rank, and an ack: divide by 64 for a message's share).
 #
 # Modes c-barrier, c-bcast and c-allreduce count the short collectives in C
 # (bench/matrixcost/c/coll.c, built with mpigo cc against this checkout: MPI_Barrier,

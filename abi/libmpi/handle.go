@@ -50,6 +50,7 @@ const (
 	kWin     kind = C.MPIGO_KIND_WIN
 	kFile    kind = C.MPIGO_KIND_FILE
 	kKeyval  kind = C.MPIGO_KIND_KEYVAL
+	kCReq    kind = C.MPIGO_KIND_CREQ // a request p2pshort.c completed at once
 	nKinds        = C.MPIGO_KINDS
 )
 
@@ -209,6 +210,7 @@ var kinds = [nKinds]kindInfo{
 	kWin:     {"window", C.MPI_ERR_WIN, hWinNull, "MPI_WIN_NULL", 0x110, 0x118, nil},
 	kFile:    {"file", C.MPI_ERR_FILE, hFileNull, "MPI_FILE_NULL", 0x118, 0x120, nil},
 	kKeyval:  {"keyval", C.MPI_ERR_KEYVAL, 0, "MPI_KEYVAL_INVALID", 0, 0, nil},
+	kCReq:    {"request", C.MPI_ERR_REQUEST, hRequestNull, "MPI_REQUEST_NULL", 0x180, 0x188, nil},
 }
 
 func init() {
@@ -220,6 +222,7 @@ func init() {
 	}
 	kinds[kRequest].made = reqMade
 	kinds[kTypeC].made = cTypeMade
+	kinds[kCReq].made = func(uintptr) bool { return true } // made only by p2pshort.c
 }
 
 // predefKind is the kind whose predefined handles' range holds h, 0 for none.
@@ -235,13 +238,19 @@ func predefKind(h uintptr) kind {
 // sameKind says whether kinds a and b name the same MPI object kind: the datatypes
 // Go and C made are both datatypes.
 func sameKind(a, b kind) bool {
-	if a == kTypeC {
-		a = kType
+	return canonKind(a) == canonKind(b)
+}
+
+// canonKind is k, or the kind whose objects k's are too: Go's datatypes for those C
+// made, Go's requests for those C completed.
+func canonKind(k kind) kind {
+	switch k {
+	case kTypeC:
+		return kType
+	case kCReq:
+		return kRequest
 	}
-	if b == kTypeC {
-		b = kType
-	}
-	return a == b
+	return k
 }
 
 // badHandle is the error of call op whose argument arg, handle h, names no live
@@ -268,6 +277,8 @@ func whatHandle(h uintptr, want kind) string {
 		}
 	case hk != 0 && !sameKind(hk, want):
 		return "is " + article(kinds[hk].name) + ", not " + article(name)
+	case hk == kCReq && cReqLive(h):
+		return "is a nonblocking send's or receive's request, complete, which this call does not take"
 	case hk != 0:
 		if m := kinds[hk].made; m != nil && m(h) {
 			return "is " + article(name) + " that was freed"

@@ -42,6 +42,7 @@ enum {
     MPIGO_KIND_WIN,
     MPIGO_KIND_FILE,
     MPIGO_KIND_KEYVAL, /* attribute keys are C ints, made by the same tables */
+    MPIGO_KIND_CREQ,   /* a request p2pshort.c completed at once: a record of its table */
     MPIGO_KINDS
 };
 

@@ -14,8 +14,9 @@
  * the engine serialised (below MPI_THREAD_MULTIPLE, no goroutine of mpigo's calling
  * it) and not failed; the peer connected through shared memory with an eager limit
  * of at least 32 bytes (and the message's size), nothing queued to it (so the message
- * is in order with every send before it, on any communicator) and not failed; past
- * 32 bytes, below the size from which shm's Send chooses how to copy (shm_nt_min);
+ * is in order with every send before it, on any communicator) and not failed; from
+ * the size from which shm's Send chooses how to copy (shm_nt_min), the way its chooser
+ * says, counted in its epoch, but for the epoch's first and last copy (Go's);
  * the record counting the call untimed (no timeline, no sample due, not inside
  * another call); room in the ring.
  * Anything else, and every error, goes to the Go half (goPMPI_Send, zgo.h), which
@@ -25,10 +26,12 @@
  * outside its heap (p2pshort.h), and the communicator's copy in C memory: C holds no
  * Go memory, and Go's Send and this code advance the same ring. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <emmintrin.h>
 #include "mpi.h"
 #include "p2pshort.h"
 #include "zgo.h"
@@ -57,6 +60,23 @@ static inline void put(char *dst, const char *src, int64_t n) {
     }
 }
 
+/* nt_copy copies n bytes to dst (line-aligned) as shm's copy chooser does with
+ * non-temporal stores (ntcopy.Copy): the whole lines with MOVNTDQ, a fence, the rest
+ * with ordinary stores. */
+static void nt_copy(char *dst, const char *src, int64_t n) {
+    int64_t lines = n / MPIGO_LINE;
+    for (int64_t l = 0; l < lines; l++, dst += MPIGO_LINE, src += MPIGO_LINE) {
+        __m128i a = _mm_loadu_si128((const __m128i *)src), b = _mm_loadu_si128((const __m128i *)(src + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + 32)), d = _mm_loadu_si128((const __m128i *)(src + 48));
+        _mm_stream_si128((__m128i *)dst, a);
+        _mm_stream_si128((__m128i *)(dst + 16), b);
+        _mm_stream_si128((__m128i *)(dst + 32), c);
+        _mm_stream_si128((__m128i *)(dst + 48), d);
+    }
+    _mm_sfence();
+    if (n % MPIGO_LINE) memcpy(dst, src, (size_t)(n % MPIGO_LINE));
+}
+
 /* wake rings the receiver's doorbell (transport.Doorbell's wake): it sleeps. */
 static void __attribute__((noinline)) wake(uint32_t *seq) {
     __atomic_fetch_add(seq, 1, __ATOMIC_SEQ_CST);
@@ -81,9 +101,7 @@ static inline const mpigo_comm *comm_of(MPI_Comm h) {
     return d != NULL && d->h == (uintptr_t)h ? d : NULL;
 }
 
-/* short_send is MPI_Send's short way: 1 if it sent the message, 0 if it did nothing
- * (the Go way does it all). tally says it counts the call as a Send; MPI_Sendrecv's
- * short way counts itself. */
+
 /* count_call counts a call of n bytes in the record's tally, as prof.Count does. */
 static inline void count_call(int call, int64_t n) {
     mpigo_calls *cs = &mpigo_short_calls[call];
@@ -91,7 +109,10 @@ static inline void count_call(int call, int64_t n) {
     cs->bytes += (uint64_t)n;
 }
 
-static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int tally) {
+/* short_send is MPI_Send's short way: 1 if it sent the message, 0 if it did nothing
+ * (the Go way does it all). It counts the call as call (MPIGO_C_SEND, MPIGO_C_ISEND);
+ * MPI_Sendrecv's short way (call -1) counts itself. */
+static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int call) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     uintptr_t i = (uintptr_t)dt - 0x200;
@@ -123,7 +144,15 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
         /* A cell and its payload in the data ring, whole lines, from the ring's
          * start if they would wrap: as shm's Send lays out a packet it does not copy
          * with its chooser (below shm_nt_min). */
-        if ((uint64_t)n > r->plain_max || n > e->eager[w]) return 0;
+        if (n > e->eager[w]) return 0;
+        int nt = 0, chosen = (uint64_t)n > r->plain_max;
+        if (chosen) {
+            /* The copy chooser's: Send reads the clock at an epoch's first copy and
+             * judges the epoch at its last, so those are Go's. */
+            if ((uint64_t)n > r->cc_max || (r->cc_auto && (r->cc_count == 0 || r->cc_count + 1 >= r->cc_copies)))
+                return 0;
+            nt = r->cc_nt != 0;
+        }
         uint64_t start = r->data_pos, need = ((uint64_t)n + MPIGO_LINE - 1) & ~(uint64_t)(MPIGO_LINE - 1);
         uint64_t off = start & r->data_mask;
         if (off + need > r->data_size) start += r->data_size - off;
@@ -132,7 +161,14 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
             r->cons_data = __atomic_load_n(&r->cons[1], __ATOMIC_ACQUIRE);
             if (end - r->cons_data > r->data_size) return 0; /* full: Go waits for room */
         }
-        memcpy(r->data + (start & r->data_mask), buf, (size_t)n);
+        if (nt)
+            nt_copy(r->data + (start & r->data_mask), buf, n);
+        else
+            memcpy(r->data + (start & r->data_mask), buf, (size_t)n);
+        if (chosen && r->cc_auto) {
+            r->cc_count++;
+            r->cc_bytes += (uint64_t)n;
+        }
         wd[3] = (uint64_t)n; /* Len, then SendID, RecvID, Addr, Offset */
         wd[4] = wd[5] = wd[6] = wd[7] = 0;
         r->data_pos = end;
@@ -146,20 +182,20 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     mpigo_link *l = &e->sent[2 * w + (ctx & 1)];
     l->bytes += (uint64_t)n;
     l->ops++;
-    if (tally) {
-        count_call(MPIGO_C_SEND, n);
+    if (call >= 0) {
+        count_call(call, n);
         *gate = g - 1;
     }
     return 1;
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm, 1)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND)) return MPI_SUCCESS;
     return goPMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm, 1)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND)) return MPI_SUCCESS;
     return goPMPI_Send_c(buf, count, datatype, dest, tag, comm);
 }
 
@@ -302,22 +338,21 @@ static int __attribute__((noinline)) spin_any(const mpigo_eng *e, const mpigo_co
 
 /* recv_wait takes the message from the source's ring (or, for MPI_ANY_SOURCE, from
  * the communicator's ranks' rings, the first with a packet at its head in rank order
- * deciding), waiting for it as pollPeer does: 1 taken (the status written), 0 not
- * (Go's way). */
+ * deciding), waiting for it as pollPeer does (polls polls; 0: MPI_Irecv's look, which
+ * does not wait): 1 taken (the status written), 0 not (Go's way). */
 static inline __attribute__((always_inline)) int recv_wait(mpigo_eng *e, const mpigo_comm *c, char *buf, int64_t n, int src,
-                                                           int tag, MPI_Status *st, int64_t *got) {
+                                                           int tag, MPI_Status *st, int64_t *got, int64_t polls) {
     int gtag = 0, from = src, k = 0;
-    int64_t polls = e->polls > 0 ? e->polls : 1;
     if (src != MPI_ANY_SOURCE) {
         int w = c->world[src];
         if ((unsigned)w >= (unsigned)e->size) return 0;
         mpigo_inring *r = e->inrings[w];
         if (r == NULL) return 0;
         k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
-        if (k == 0 && spin_one(r, polls)) k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
+        if (k == 0 && polls > 0 && spin_one(r, polls)) k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
     } else {
         for (int round = 0; round < 2 && k == 0; round++) {
-            if (round == 1 && !spin_any(e, c, polls)) return 0;
+            if (round == 1 && (polls == 0 || !spin_any(e, c, polls))) return 0;
             for (int s = 0; s < c->size && k == 0; s++) {
                 int w = c->world[s];
                 if ((unsigned)w >= (unsigned)e->size) return 0;
@@ -349,7 +384,7 @@ static inline __attribute__((always_inline)) int short_recv(void *buf, int64_t c
     if (c == NULL || gate == NULL) return 0;
     uint32_t g = *gate;
     if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
-    if (!recv_wait(e, c, buf, n, src, tag, st, &got)) return 0;
+    if (!recv_wait(e, c, buf, n, src, tag, st, &got, e->polls > 0 ? e->polls : 1)) return 0;
     count_call(MPIGO_C_RECV, got);
     *gate = g - 1;
     return 1;
@@ -396,8 +431,8 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
         return -1;
     uint32_t g = *gate;
     if (g - 2 >= MPIGO_GATE_INCALL - 2) return -1;
-    if (!short_send(sbuf, scount, sdt, dest, stag, comm, 0)) return -1;
-    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got))
+    if (!short_send(sbuf, scount, sdt, dest, stag, comm, -1)) return -1;
+    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got, e->polls > 0 ? e->polls : 1))
         return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace);
     count_call(replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV, sn);
     *gate = g - 1;
@@ -433,4 +468,521 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
                             int recvtag, MPI_Comm comm, MPI_Status *status) {
     int r = short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
     return r >= 0 ? r : goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+/* --- MPI_Isend, MPI_Irecv and the requests they complete at once ---
+ *
+ * A nonblocking send that MPI_Send's short way can do is done here the same way: the
+ * message is in the peer's ring when MPI_Isend returns, so its request is complete.
+ * A nonblocking receive whose message MPI_Recv's short way would take at once (the
+ * same conditions, but looking at the ring once, without waiting) takes it here, and
+ * its request is complete too. Such a request is a record of the table below, its
+ * handle of kind MPIGO_KIND_CREQ: the status the Go way would report for it (source,
+ * tag, count; MPI_Send's status as the engine makes it: the destination and the
+ * message's tag and length), nothing else. Every other MPI_Isend and MPI_Irecv takes
+ * the Go way, whose requests the Go half's table holds.
+ *
+ * Every call that takes a request takes both kinds. On requests of this table alone
+ * (and MPI_REQUEST_NULL) the completion calls are done here: each is complete, so
+ * MPI_Wait, MPI_Test and the rest report it at once and make the handle
+ * MPI_REQUEST_NULL (MPI_Request_get_status* leave it), MPI_Cancel has nothing to
+ * cancel, MPI_Request_free frees the record. A set that mixes both kinds goes to the
+ * Go half with this table's requests shown as MPI_REQUEST_NULL, and what Go reports is
+ * merged with them: MPI_Waitall, MPI_Testall and MPI_Request_get_status_all complete
+ * this table's requests when Go completed its own (Testall: all or none); MPI_Waitany,
+ * MPI_Testany and MPI_Request_get_status_any report the lowest-indexed completed
+ * request, as the engine's do (Go tests the requests before the first of this table;
+ * none there completed, that one); MPI_Waitsome, MPI_Testsome and
+ * MPI_Request_get_status_some report Go's completed requests and all of this table's,
+ * in index order. Where Go reports MPI_ERR_IN_STATUS this table's requests' statuses
+ * say MPI_SUCCESS; any other error of Go's leaves them as they were. The calls are
+ * counted as the C short ways count (the record's gate), or recorded by Go
+ * (mpigo_record_call) where the record would time them. Persistent requests, and
+ * MPI_Start, are Go's alone. */
+
+/* A request completed here: its handle while live (0 free), the generation of its
+ * next one, and its status. */
+typedef struct {
+    uintptr_t h;
+    uint32_t gen, pad;
+    MPI_Status st;
+} mpigo_creq;
+
+#define MPIGO_CREQS 16384 /* live at once; past it MPI_Isend and MPI_Irecv take Go */
+
+static mpigo_creq creqs[MPIGO_CREQS];
+static uint32_t creq_free[MPIGO_CREQS], creq_nfree, creq_made, creq_lock;
+
+/* mpigo_creq_mt is set (by the Go side's reqsMT) once MPI_THREAD_MULTIPLE is
+ * provided: from then on the completion calls of several threads may free records at
+ * once, and the free list takes a lock. Records are made only below it (the engine's
+ * ok word), by one thread at a time. */
+int32_t mpigo_creq_mt;
+
+/* The Go half that records a call the record would time (p2pshort.go). */
+extern void mpigo_record_call(int call, int64_t n);
+
+static inline void creq_locked(int on) {
+    if (__builtin_expect(__atomic_load_n(&mpigo_creq_mt, __ATOMIC_RELAXED) == 0, 1)) return;
+    if (!on) {
+        __atomic_store_n(&creq_lock, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_exchange_n(&creq_lock, 1, __ATOMIC_ACQUIRE) != 0) __builtin_ia32_pause();
+}
+
+/* creq_of is the live record of handle h, NULL when h is not one. */
+static inline mpigo_creq *creq_of(MPI_Request h) {
+    uintptr_t i = mpigo_slot((uintptr_t)h, MPIGO_KIND_CREQ);
+    if (i >= MPIGO_CREQS) return NULL;
+    mpigo_creq *q = &creqs[i];
+    return __atomic_load_n(&q->h, __ATOMIC_ACQUIRE) == (uintptr_t)h ? q : NULL;
+}
+
+int mpigo_creq_live(uintptr_t h) { return creq_of((MPI_Request)h) != NULL; }
+
+/* creq_take takes a free record (not yet live), NULL when all are live. */
+static inline mpigo_creq *creq_take(void) {
+    mpigo_creq *q = NULL;
+    creq_locked(1);
+    if (creq_nfree > 0)
+        q = &creqs[creq_free[--creq_nfree]];
+    else if (creq_made < MPIGO_CREQS)
+        q = &creqs[creq_made++];
+    creq_locked(0);
+    return q;
+}
+
+/* creq_put gives a record back (live or not). */
+static inline void creq_put(mpigo_creq *q) {
+    __atomic_store_n(&q->h, 0, __ATOMIC_RELEASE);
+    creq_locked(1);
+    creq_free[creq_nfree++] = (uint32_t)(q - creqs);
+    creq_locked(0);
+}
+
+/* creq_live makes record q live under its slot's next handle, which it returns. */
+static inline MPI_Request creq_live(mpigo_creq *q) {
+    uintptr_t h = mpigo_handle(MPIGO_KIND_CREQ, ++q->gen, (uintptr_t)(q - creqs));
+    __atomic_store_n(&q->h, h, __ATOMIC_RELEASE);
+    return (MPI_Request)h;
+}
+
+/* creq_status writes q's status into st as the Go half's putStatus does (MPI_ERROR
+ * untouched). */
+static inline void creq_status(const mpigo_creq *q, MPI_Status *st) {
+    if (st == MPI_STATUS_IGNORE) return;
+    st->MPI_SOURCE = q->st.MPI_SOURCE;
+    st->MPI_TAG = q->st.MPI_TAG;
+    st->MPI_internal[0] = q->st.MPI_internal[0];
+    st->MPI_internal[1] = q->st.MPI_internal[1];
+    st->MPI_internal[2] = 0;
+}
+
+/* empty_status is the status of a null request (the Go half's emptyStatus). */
+static inline void empty_status(MPI_Status *st) {
+    if (st == MPI_STATUS_IGNORE) return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->MPI_internal[0] = st->MPI_internal[1] = st->MPI_internal[2] = 0;
+}
+
+/* record counts a completion call done here (of n bytes) where the record counts it
+ * untimed, and has Go record it elsewhere. */
+static inline void record(int call, int64_t n) {
+    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+    if (gate != NULL) {
+        uint32_t g = *gate;
+        if (g - 2 < MPIGO_GATE_INCALL - 2) {
+            count_call(call, n);
+            *gate = g - 1;
+            return;
+        }
+    }
+    mpigo_record_call(call, n);
+}
+
+/* short_isend is MPI_Isend's short way: 1 sent, *req a complete request; 0 the Go
+ * way does it all. */
+static inline __attribute__((always_inline)) int short_isend(const void *buf, int64_t count, MPI_Datatype dt, int dest,
+                                                             int tag, MPI_Comm comm, MPI_Request *req) {
+    if (req == NULL || (uintptr_t)dt - 0x200 >= 256) return 0;
+    mpigo_creq *q = creq_take();
+    if (q == NULL) return 0;
+    if (!short_send(buf, count, dt, dest, tag, comm, MPIGO_C_ISEND)) {
+        creq_put(q);
+        return 0;
+    }
+    int64_t n = count * mpigo_short_dts[(uintptr_t)dt - 0x200].size;
+    q->st.MPI_SOURCE = dest;
+    q->st.MPI_TAG = tag;
+    q->st.MPI_internal[0] = (int)(uint32_t)n;
+    q->st.MPI_internal[1] = (int)(n >> 32);
+    *req = creq_live(q);
+    return 1;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+    if (short_isend(buf, count, datatype, dest, tag, comm, request)) return MPI_SUCCESS;
+    return goPMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+}
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request *request) {
+    if (short_isend(buf, count, datatype, dest, tag, comm, request)) return MPI_SUCCESS;
+    return goPMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+/* short_irecv is MPI_Irecv's short way: 1 received, *req a complete request; 0 the Go
+ * way does it all (posts the receive). */
+static inline __attribute__((always_inline)) int short_irecv(void *buf, int64_t count, MPI_Datatype dt, int src, int tag,
+                                                             MPI_Comm comm, MPI_Request *req) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+    int64_t n, got;
+    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
+    if (c == NULL || gate == NULL || req == NULL) return 0;
+    uint32_t g = *gate;
+    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    mpigo_creq *q = creq_take();
+    if (q == NULL) return 0;
+    if (!recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0)) {
+        creq_put(q);
+        return 0;
+    }
+    count_call(MPIGO_C_IRECV, n); /* as the Go way's Irecv: the buffer's bytes */
+    *gate = g - 1;
+    *req = creq_live(q);
+    return 1;
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) {
+    if (short_irecv(buf, count, datatype, source, tag, comm, request)) return MPI_SUCCESS;
+    return goPMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+}
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request) {
+    if (short_irecv(buf, count, datatype, source, tag, comm, request)) return MPI_SUCCESS;
+    return goPMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
+    mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
+    if (q == NULL) return goPMPI_Wait(request, status);
+    creq_status(q, status);
+    creq_put(q);
+    *request = MPI_REQUEST_NULL;
+    record(MPIGO_C_WAIT, 0);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    mpigo_creq *q = request != NULL && flag != NULL ? creq_of(*request) : NULL;
+    if (q == NULL) return goPMPI_Test(request, flag, status);
+    creq_status(q, status);
+    creq_put(q);
+    *request = MPI_REQUEST_NULL;
+    *flag = 1;
+    record(MPIGO_C_TEST, 0);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+    mpigo_creq *q = flag != NULL ? creq_of(request) : NULL;
+    if (q == NULL) return goPMPI_Request_get_status(request, flag, status);
+    creq_status(q, status);
+    *flag = 1;
+    record(MPIGO_C_GET_STATUS, 0);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Request_free(MPI_Request *request) {
+    mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
+    if (q == NULL) return goPMPI_Request_free(request);
+    creq_put(q);
+    *request = MPI_REQUEST_NULL;
+    record(MPIGO_C_REQUEST_FREE, 0);
+    return MPI_SUCCESS;
+}
+
+/* A complete request has nothing to cancel: its status says not cancelled. */
+int PMPI_Cancel(MPI_Request *request) {
+    mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
+    if (q == NULL) return goPMPI_Cancel(request);
+    record(MPIGO_C_CANCEL, 0);
+    return MPI_SUCCESS;
+}
+
+/* set_scan counts the live records among n handles hs (*nc) and the other handles
+ * that are not MPI_REQUEST_NULL (the return), and finds the first record (*first,
+ * -1 for none). */
+static inline int set_scan(int n, const MPI_Request *hs, int *nc, int *first) {
+    int ng = 0;
+    *nc = 0;
+    *first = -1;
+    for (int i = 0; i < n; i++) {
+        if (hs[i] == MPI_REQUEST_NULL) continue;
+        if (creq_of(hs[i]) != NULL) {
+            if ((*nc)++ == 0) *first = i;
+        } else {
+            ng++;
+        }
+    }
+    return ng;
+}
+
+/* A set's scratch: a copy of its handles with the records shown as MPI_REQUEST_NULL,
+ * and room for Go's indices and statuses, on the stack for up to SET_SMALL requests. */
+#define SET_SMALL 64
+typedef struct {
+    MPI_Request *hs;
+    int *idx;
+    MPI_Status *sts;
+    MPI_Request hb[SET_SMALL];
+    int ib[SET_SMALL];
+    MPI_Status sb[SET_SMALL];
+} set_scratch;
+
+/* scratch_make fills x for n handles hs (idx and sts too if asked): 0 out of memory. */
+static int scratch_make(set_scratch *x, int n, const MPI_Request *hs, int idx, int sts) {
+    x->hs = x->hb, x->idx = x->ib, x->sts = x->sb;
+    if (n > SET_SMALL) {
+        x->hs = malloc((size_t)n * sizeof *x->hs);
+        x->idx = idx ? malloc((size_t)n * sizeof *x->idx) : NULL;
+        x->sts = sts ? malloc((size_t)n * sizeof *x->sts) : NULL;
+        if (x->hs == NULL || (idx && x->idx == NULL) || (sts && x->sts == NULL)) {
+            free(x->hs), free(x->idx), free(x->sts);
+            return 0;
+        }
+    }
+    for (int i = 0; i < n; i++) x->hs[i] = creq_of(hs[i]) != NULL ? MPI_REQUEST_NULL : hs[i];
+    return 1;
+}
+
+/* scratch_errs keeps in x's indices the MPI_ERROR of each record's status in sts,
+ * which Go's emptyStatus for the null request it sees there would clear. */
+static void scratch_errs(set_scratch *x, int n, const MPI_Status *sts) {
+    if (sts == MPI_STATUSES_IGNORE) return;
+    for (int i = 0; i < n; i++)
+        if (x->hs[i] == MPI_REQUEST_NULL) x->idx[i] = sts[i].MPI_ERROR;
+}
+
+static void scratch_free(set_scratch *x, int n) {
+    if (n > SET_SMALL) free(x->hs), free(x->idx), free(x->sts);
+}
+
+/* scratch_back writes the Go requests' handles back to hs (Go made those it completed
+ * null), and completes (release) or reports the records: their statuses into sts[i]
+ * if all, with MPI_SUCCESS as MPI_ERROR where inst (Go's MPI_ERR_IN_STATUS). */
+static void scratch_back(set_scratch *x, int n, MPI_Request *hs, int done, MPI_Status *sts, int inst, int release) {
+    /* (sts is not MPI_STATUSES_IGNORE only where scratch_errs kept its errors.) */
+    for (int i = 0; i < n; i++) {
+        mpigo_creq *q = creq_of(hs[i]);
+        if (q == NULL) {
+            if (release) hs[i] = x->hs[i];
+            continue;
+        }
+        if (!done) continue;
+        if (sts != MPI_STATUSES_IGNORE) {
+            creq_status(q, &sts[i]);
+            sts[i].MPI_ERROR = inst ? MPI_SUCCESS : x->idx[i];
+        }
+        if (release) {
+            creq_put(q);
+            hs[i] = MPI_REQUEST_NULL;
+        }
+    }
+}
+
+/* The calls on many requests, by what they do (the index into mpigo_set_test's and
+ * the calls' counts: Wait, Test, Get_status). */
+enum { SET_WAIT, SET_TEST, SET_PEEK };
+
+/* The Go half that tests a set for a call on many (p2pshort.go): MPI_Testany's or
+ * MPI_Testsome's work (MPI_Request_get_status_any's, _some's for SET_PEEK) on n
+ * handles, recorded as the call (how: SET_WAIT is Waitany's, Waitsome's). */
+extern int mpigo_set_test(int some, int how, int n, MPI_Request *hs, int *a, int *b, MPI_Status *c);
+
+/* all is MPI_Waitall, MPI_Testall and MPI_Request_get_status_all: -1 where the Go half
+ * does it all (no record among hs). */
+static int all(int how, int n, MPI_Request *hs, int *flag, MPI_Status *sts) {
+    int nc, first;
+    if (n <= 0 || hs == NULL || (how != SET_WAIT && flag == NULL)) return -1;
+    int ng = set_scan(n, hs, &nc, &first);
+    if (nc == 0) return -1;
+    if (ng == 0) {
+        for (int i = 0; i < n; i++) {
+            mpigo_creq *q = creq_of(hs[i]);
+            if (q == NULL) {
+                if (sts != MPI_STATUSES_IGNORE) empty_status(&sts[i]);
+                continue;
+            }
+            if (sts != MPI_STATUSES_IGNORE) creq_status(q, &sts[i]);
+            if (how != SET_PEEK) {
+                creq_put(q);
+                hs[i] = MPI_REQUEST_NULL;
+            }
+        }
+        if (flag != NULL) *flag = 1;
+        record(MPIGO_C_WAITALL + how, 0);
+        return MPI_SUCCESS;
+    }
+    set_scratch x;
+    if (!scratch_make(&x, n, hs, 1, 0)) return -1;
+    scratch_errs(&x, n, sts);
+    int gflag = 1, rc;
+    switch (how) {
+    case SET_WAIT: rc = goPMPI_Waitall(n, x.hs, sts); break;
+    case SET_TEST: rc = goPMPI_Testall(n, x.hs, &gflag, sts); break;
+    default: rc = goPMPI_Request_get_status_all(n, x.hs, &gflag, sts);
+    }
+    int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
+    scratch_back(&x, n, hs, ok && gflag, sts, rc == MPI_ERR_IN_STATUS, how != SET_PEEK);
+    if (ok && flag != NULL) *flag = gflag;
+    scratch_free(&x, n);
+    return rc;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+    int r = all(SET_WAIT, count, array_of_requests, NULL, array_of_statuses);
+    return r >= 0 ? r : goPMPI_Waitall(count, array_of_requests, array_of_statuses);
+}
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) {
+    int r = all(SET_TEST, count, array_of_requests, flag, array_of_statuses);
+    return r >= 0 ? r : goPMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+}
+
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[]) {
+    int r = all(SET_PEEK, count, (MPI_Request *)array_of_requests, flag, array_of_statuses);
+    return r >= 0 ? r : goPMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+}
+
+/* any is MPI_Waitany, MPI_Testany and MPI_Request_get_status_any: -1 where the Go half
+ * does it all. A record is complete, so the call reports the lowest-indexed completed
+ * request: one of Go's before the first record, which Go's Testany finds, or else that
+ * record. */
+static int any(int how, int n, MPI_Request *hs, int *idx, int *flag, MPI_Status *st) {
+    int nc, first;
+    if (n <= 0 || hs == NULL || idx == NULL || (how != SET_WAIT && flag == NULL)) return -1;
+    set_scan(n, hs, &nc, &first);
+    if (nc == 0) return -1;
+    int before = 0;
+    for (int i = 0; i < first; i++) before |= hs[i] != MPI_REQUEST_NULL;
+    if (before) {
+        int gidx = MPI_UNDEFINED, gflag = 0, err = st != MPI_STATUS_IGNORE ? st->MPI_ERROR : 0;
+        int rc = mpigo_set_test(0, how, first, hs, &gidx, &gflag, st);
+        if (rc != MPI_SUCCESS || (gflag && gidx != MPI_UNDEFINED)) {
+            *idx = gidx;
+            if (flag != NULL) *flag = gflag;
+            return rc;
+        }
+        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err; /* Go's empty status cleared it */
+    } else {
+        record(MPIGO_C_WAITANY + how, 0);
+    }
+    mpigo_creq *q = creq_of(hs[first]);
+    creq_status(q, st);
+    if (how != SET_PEEK) {
+        creq_put(q);
+        hs[first] = MPI_REQUEST_NULL;
+    }
+    *idx = first;
+    if (flag != NULL) *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) {
+    int r = any(SET_WAIT, count, array_of_requests, index, NULL, status);
+    return r >= 0 ? r : goPMPI_Waitany(count, array_of_requests, index, status);
+}
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) {
+    int r = any(SET_TEST, count, array_of_requests, index, flag, status);
+    return r >= 0 ? r : goPMPI_Testany(count, array_of_requests, index, flag, status);
+}
+
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag,
+                                MPI_Status *status) {
+    int r = any(SET_PEEK, count, (MPI_Request *)array_of_requests, index, flag, status);
+    return r >= 0 ? r : goPMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
+}
+
+/* some is MPI_Waitsome, MPI_Testsome and MPI_Request_get_status_some: -1 where the Go
+ * half does it all. Every record is complete, so the call reports them all with what
+ * Go's Testsome reports of the others, in index order. */
+static int some(int how, int n, MPI_Request *hs, int *outcount, int *idx, MPI_Status *sts) {
+    int nc, first;
+    if (n <= 0 || hs == NULL || outcount == NULL || idx == NULL) return -1;
+    int ng = set_scan(n, hs, &nc, &first);
+    if (nc == 0) return -1;
+    set_scratch x;
+    int gn = 0, rc = MPI_SUCCESS, mixed = ng > 0;
+    if (mixed) {
+        if (!scratch_make(&x, n, hs, 1, sts != MPI_STATUSES_IGNORE)) return -1;
+        rc = mpigo_set_test(1, how, n, x.hs, &gn, x.idx, sts != MPI_STATUSES_IGNORE ? x.sts : MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+            scratch_back(&x, n, hs, 0, MPI_STATUSES_IGNORE, 0, how != SET_PEEK);
+            scratch_free(&x, n);
+            return rc;
+        }
+        if (gn == MPI_UNDEFINED) gn = 0;
+    } else {
+        record(MPIGO_C_WAITSOME + how, 0);
+    }
+    int k = 0, g = 0;
+    for (int i = 0; i < n; i++) {
+        mpigo_creq *q = creq_of(hs[i]);
+        if (q != NULL) {
+            idx[k] = i;
+            if (sts != MPI_STATUSES_IGNORE) {
+                creq_status(q, &sts[k]);
+                if (rc == MPI_ERR_IN_STATUS) sts[k].MPI_ERROR = MPI_SUCCESS;
+            }
+            if (how != SET_PEEK) {
+                creq_put(q);
+                hs[i] = MPI_REQUEST_NULL;
+            }
+            k++;
+        } else if (g < gn && x.idx[g] == i) {
+            idx[k] = i;
+            if (sts != MPI_STATUSES_IGNORE) {
+                /* Go wrote MPI_ERROR only where it says MPI_ERR_IN_STATUS. */
+                int err = rc == MPI_ERR_IN_STATUS ? x.sts[g].MPI_ERROR : sts[k].MPI_ERROR;
+                sts[k] = x.sts[g];
+                sts[k].MPI_ERROR = err;
+            }
+            if (how != SET_PEEK) hs[i] = x.hs[i];
+            g++, k++;
+        } else if (mixed && how != SET_PEEK) {
+            hs[i] = x.hs[i];
+        }
+    }
+    if (mixed) scratch_free(&x, n);
+    *outcount = k;
+    return rc;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
+    int r = some(SET_WAIT, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return r >= 0 ? r : goPMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
+    int r = some(SET_TEST, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return r >= 0 ? r : goPMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[]) {
+    int r = some(SET_PEEK, incount, (MPI_Request *)array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return r >= 0
+               ? r
+               : goPMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices,
+                                                array_of_statuses);
 }

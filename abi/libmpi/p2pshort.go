@@ -121,3 +121,71 @@ func shortCount(call int) int64 {
 //
 //export mpigo_short_sends
 func mpigo_short_sends() int64 { return shortCount(C.MPIGO_C_SEND) }
+
+// creqsMT makes p2pshort.c's table of complete requests take its lock from now on:
+// MPI_THREAD_MULTIPLE is provided (reqsMT).
+func creqsMT() { atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_creq_mt)), 1) }
+
+// cReqLive says whether h is a request p2pshort.c completed and still holds.
+func cReqLive(h uintptr) bool { return C.mpigo_creq_live(C.uintptr_t(h)) != 0 }
+
+// mpigo_record_call records a completion call p2pshort.c did on its own requests
+// where the record would time it (a sampled call, a timeline, a call inside another,
+// MPI_THREAD_MULTIPLE): call is its MPIGO_C_* number.
+//
+//export mpigo_record_call
+func mpigo_record_call(call int32, n int64) {
+	c := shortCalls[call]
+	prof.Exit(c, prof.EnterWait(c, nil, prof.NoPeer, -2, false), int(n))
+}
+
+// setOps are the calls on many requests, as mpigo_set_test takes them: [some][how].
+var setOps = [2][3]struct {
+	op   string
+	call prof.Call
+}{
+	{{"Waitany", prof.Waitany}, {"Testany", prof.Testany}, {"Request_get_status_any", prof.RequestGetStatusAny}},
+	{{"Waitsome", prof.Waitsome}, {"Testsome", prof.Testsome}, {"Request_get_status_some", prof.RequestGetStatusSome}},
+}
+
+// mpigo_set_test is the Go part of a call on many requests that p2pshort.c completes
+// some of (its own, shown here as MPI_REQUEST_NULL): some 0, Waitany, Testany or
+// Request_get_status_any (how 0, 1, 2) on the n handles at p, a the index and b the
+// flag; some 1, Waitsome, Testsome or Request_get_status_some, a the count and b the
+// indices. It does not wait (p2pshort.c's requests have completed): Waitany and
+// Waitsome do Testany's and Testsome's work, recorded as themselves.
+//
+//export mpigo_set_test
+func mpigo_set_test(some1, how1, n int32, p, a, b, c unsafe.Pointer) int32 {
+	o := setOps[some1&1][how1%3]
+	hs := handles(p, int(n))
+	h := setTest
+	if how1 == 2 {
+		h = setPeek
+	}
+	defer prof.Exit(o.call, enterAll(o.call, hs), 0)
+	if some1 == 0 {
+		return anyOf(o.op, hs, a, b, c, h)
+	}
+	return some(o.op, hs, a, b, c, h)
+}
+
+// mpigo_short_isends, mpigo_short_irecvs and mpigo_short_completions count the calls
+// p2pshort.c did itself: MPI_Isend, MPI_Irecv, and the completion calls on its own
+// requests alone (Wait, Test, Waitall, ... Request_free, Cancel), for
+// abi/testdata/p2preq.c.
+//
+//export mpigo_short_isends
+func mpigo_short_isends() int64 { return shortCount(C.MPIGO_C_ISEND) }
+
+//export mpigo_short_irecvs
+func mpigo_short_irecvs() int64 { return shortCount(C.MPIGO_C_IRECV) }
+
+//export mpigo_short_completions
+func mpigo_short_completions() int64 {
+	n := int64(0)
+	for c := C.MPIGO_C_WAIT; c <= C.MPIGO_C_CANCEL; c++ {
+		n += shortCount(c)
+	}
+	return n
+}

@@ -29,8 +29,12 @@ typedef struct {
     uint64_t cell_mask, n_cells, pad1;
     char *data; /* the data ring, in the receiver's segment mapped here */
     uint64_t data_mask, data_size;
-    uint64_t plain_max; /* the largest payload C copies into the data ring */
-    uint64_t pad2[4];
+    uint64_t plain_max; /* the largest payload C copies into the data ring plainly */
+    /* The sender's copy chooser (shm's ccWords): larger payloads, up to cc_max, are
+     * copied with non-temporal stores if cc_nt, and counted in its epoch if cc_auto. */
+    uint32_t cc_nt, cc_count;
+    uint64_t cc_bytes, cc_max;
+    uint32_t cc_auto, cc_copies;
 } mpigo_ring;
 
 /* One ring from a node peer, as its receiver sees it (shm's outsideInbound). */
@@ -104,5 +108,10 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 #define MPIGO_GATE_INCALL (1u << 31)   /* prof.GateInCall */
 #define MPIGO_KIND_EAGER 1             /* p2p's kindEager */
 #define MPIGO_ANY_MAX 64               /* MPI_ANY_SOURCE in C on communicators up to this size */
+
+/* The requests p2pshort.c completes at once (MPI_Isend, MPI_Irecv): mpigo_creq_mt is
+ * set once MPI_THREAD_MULTIPLE is provided; mpigo_creq_live says whether h is one. */
+extern MPIGO_HIDDEN int32_t mpigo_creq_mt;
+MPIGO_HIDDEN int mpigo_creq_live(uintptr_t h);
 
 #endif

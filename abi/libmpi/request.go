@@ -67,7 +67,10 @@ var reqs struct {
 }
 
 // reqsMT makes the request table take its mutex from now on.
-func reqsMT() { reqs.mt.Store(true) }
+func reqsMT() {
+	reqs.mt.Store(true)
+	creqsMT()
+}
 
 // lockReqs and unlockReqs test mt inline and take the mutex out of line, as the
 // engine's lock does (internal/p2p/lock.go): inlined whole they would be calls.
@@ -284,8 +287,8 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 	return true, code, err
 }
 
-//export PMPI_Wait
-func PMPI_Wait(p unsafe.Pointer, st unsafe.Pointer) int32 {
+//export goPMPI_Wait
+func goPMPI_Wait(p unsafe.Pointer, st unsafe.Pointer) int32 {
 	if p == nil {
 		return fail("Wait", 0, errorf(errArg, "Wait", "request is NULL"))
 	}
@@ -297,8 +300,8 @@ func PMPI_Wait(p unsafe.Pointer, st unsafe.Pointer) int32 {
 	return fail("Wait", ch, err)
 }
 
-//export PMPI_Test
-func PMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
+//export goPMPI_Test
+func goPMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
 	if p == nil || flag == nil {
 		return fail("Test", 0, errorf(errArg, "Test", "request or flag is NULL"))
 	}
@@ -311,8 +314,8 @@ func PMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
 	return fail("Test", ch, err)
 }
 
-//export PMPI_Request_get_status
-func PMPI_Request_get_status(h uintptr, flag, st unsafe.Pointer) int32 {
+//export goPMPI_Request_get_status
+func goPMPI_Request_get_status(h uintptr, flag, st unsafe.Pointer) int32 {
 	defer prof.Exit(prof.RequestGetStatus, enterReq(prof.RequestGetStatus, reqOf(h)), 0)
 	ok, _, err := complete("Request_get_status", unsafe.Pointer(&h), st, false, false)
 	setBool(flag, ok)
@@ -482,22 +485,22 @@ const (
 	setPeek
 )
 
-//export PMPI_Waitall
-func PMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
+//export goPMPI_Waitall
+func goPMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Waitall, enterAll(prof.Waitall, hs), 0)
 	return all("Waitall", hs, nil, sts, setWait)
 }
 
-//export PMPI_Testall
-func PMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
+//export goPMPI_Testall
+func goPMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Testall, enterAll(prof.Testall, hs), 0)
 	return all("Testall", hs, flag, sts, setTest)
 }
 
-//export PMPI_Request_get_status_all
-func PMPI_Request_get_status_all(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
+//export goPMPI_Request_get_status_all
+func goPMPI_Request_get_status_all(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.RequestGetStatusAll, enterAll(prof.RequestGetStatusAll, hs), 0)
 	return all("Request_get_status_all", hs, flag, sts, setPeek)
@@ -544,22 +547,22 @@ func all(op string, hs []uintptr, flag, sts unsafe.Pointer, h how) int32 {
 	return r
 }
 
-//export PMPI_Waitany
-func PMPI_Waitany(n int32, p unsafe.Pointer, idx, st unsafe.Pointer) int32 {
+//export goPMPI_Waitany
+func goPMPI_Waitany(n int32, p unsafe.Pointer, idx, st unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Waitany, enterAll(prof.Waitany, hs), 0)
 	return anyOf("Waitany", hs, idx, nil, st, setWait)
 }
 
-//export PMPI_Testany
-func PMPI_Testany(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
+//export goPMPI_Testany
+func goPMPI_Testany(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Testany, enterAll(prof.Testany, hs), 0)
 	return anyOf("Testany", hs, idx, flag, st, setTest)
 }
 
-//export PMPI_Request_get_status_any
-func PMPI_Request_get_status_any(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
+//export goPMPI_Request_get_status_any
+func goPMPI_Request_get_status_any(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.RequestGetStatusAny, enterAll(prof.RequestGetStatusAny, hs), 0)
 	return anyOf("Request_get_status_any", hs, idx, flag, st, setPeek)
@@ -605,22 +608,22 @@ func anyOf(op string, hs []uintptr, idx, flag, st unsafe.Pointer, h how) int32 {
 	return fail(op, ch, err)
 }
 
-//export PMPI_Waitsome
-func PMPI_Waitsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
+//export goPMPI_Waitsome
+func goPMPI_Waitsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Waitsome, enterAll(prof.Waitsome, hs), 0)
 	return some("Waitsome", hs, outcount, idx, sts, setWait)
 }
 
-//export PMPI_Testsome
-func PMPI_Testsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
+//export goPMPI_Testsome
+func goPMPI_Testsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.Testsome, enterAll(prof.Testsome, hs), 0)
 	return some("Testsome", hs, outcount, idx, sts, setTest)
 }
 
-//export PMPI_Request_get_status_some
-func PMPI_Request_get_status_some(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
+//export goPMPI_Request_get_status_some
+func goPMPI_Request_get_status_some(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
 	hs := handles(p, int(n))
 	defer prof.Exit(prof.RequestGetStatusSome, enterAll(prof.RequestGetStatusSome, hs), 0)
 	return some("Request_get_status_some", hs, outcount, idx, sts, setPeek)
@@ -679,8 +682,8 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, h how) int
 	return r
 }
 
-//export PMPI_Request_free
-func PMPI_Request_free(p unsafe.Pointer) int32 {
+//export goPMPI_Request_free
+func goPMPI_Request_free(p unsafe.Pointer) int32 {
 	const op = "Request_free"
 	if p == nil {
 		return fail(op, 0, errorf(errArg, op, "request is NULL"))
@@ -703,8 +706,8 @@ func PMPI_Request_free(p unsafe.Pointer) int32 {
 	return fail(op, ch, core.MapErr(op, err))
 }
 
-//export PMPI_Cancel
-func PMPI_Cancel(p unsafe.Pointer) int32 { return cancelReq(p, true) }
+//export goPMPI_Cancel
+func goPMPI_Cancel(p unsafe.Pointer) int32 { return cancelReq(p, true) }
 
 // cancelReq is MPI_Cancel, recorded if rec (not when a call made of others, the
 // send-receives, cancels its receive).

@@ -717,13 +717,13 @@ func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointe
 	return neighborAlltoallw("Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mNB)
 }
 
-//export PMPI_Irecv
-func PMPI_Irecv(buf unsafe.Pointer, count int32, datatype uintptr, source int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
+//export goPMPI_Irecv
+func goPMPI_Irecv(buf unsafe.Pointer, count int32, datatype uintptr, source int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
 	return irecv("Irecv", buf, int64(count), datatype, source, tag, comm, false, request)
 }
 
-//export PMPI_Irecv_c
-func PMPI_Irecv_c(buf unsafe.Pointer, count int64, datatype uintptr, source int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
+//export goPMPI_Irecv_c
+func goPMPI_Irecv_c(buf unsafe.Pointer, count int64, datatype uintptr, source int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
 	return irecv("Irecv", buf, count, datatype, source, tag, comm, false, request)
 }
 
@@ -797,13 +797,13 @@ func PMPI_Iscatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs 
 	return scatterv("Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mNB)
 }
 
-//export PMPI_Isend
-func PMPI_Isend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
+//export goPMPI_Isend
+func goPMPI_Isend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
 	return isend(mpir.ProcIsend, buf, int64(count), datatype, dest, tag, comm, false, request)
 }
 
-//export PMPI_Isend_c
-func PMPI_Isend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
+//export goPMPI_Isend_c
+func goPMPI_Isend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
 	return isend(mpir.ProcIsend, buf, count, datatype, dest, tag, comm, false, request)
 }
 

@@ -38,7 +38,9 @@ type outsideRing struct {
 	// plainMax is the largest payload the C way copies into the data ring: below
 	// shm_nt_min, from where the sender's copy chooser decides how Send copies it.
 	plainMax uint64
-	_        [4]uint64
+	// cc is the copy chooser's words (streamcopy.go): C copies a payload past plainMax
+	// the way they say and counts it in them.
+	cc ccWords
 }
 
 // The record's layout is C's: three cache lines.
@@ -59,6 +61,12 @@ func (e *outbound) mapOutside(seg *segment) error {
 	r.cellMask, r.nCells = e.cellMask, e.nCells
 	r.data, r.dataMask, r.dataSize = uintptr(e.data), e.dataMask, e.dataSize
 	r.plainMax = uint64(min(e.cc.min-1, e.maxPayload))
+	r.cc = *e.cc.w
+	r.cc.max = uint64(min(e.cc.max, e.maxPayload))
+	if e.cc.min-1 > e.maxPayload { // the chooser is off (or its payloads are never whole)
+		r.cc.max = 0
+	}
+	e.cc.w = &r.cc
 	e.outside, e.pos = mem, &r.pos
 	return nil
 }

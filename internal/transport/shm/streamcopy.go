@@ -27,20 +27,35 @@ import (
 // an epoch of copies each way (the sender's wall time per byte, which in a stream is
 // the pair's throughput), keeps the faster way, and measures both again after a
 // while, sooner if the kept way has become slower than the other was.
+//
+// The words a copy reads and counts in (ccWords) lie, once the endpoint has mapped its
+// record outside Go's heap, in that record, where the C library's short send
+// (abi/libmpi/p2pshort.c) copies payloads from min bytes the chosen way too and counts
+// them in the same epoch: it leaves to Send the epoch's first copy, which reads the
+// clock, and its last, which judges the epoch, so the measuring and choosing stay here.
 type copyChooser struct {
-	auto   bool // measure (shm_nt_copy=auto); else nt is fixed
+	auto   bool // measure (shm_nt_copy=auto); else the way is fixed
 	min    int  // payloads of min to max bytes are copied the chosen way
 	max    int
-	nt     bool  // copy with non-temporal stores
+	w      *ccWords
 	phase  uint8 // phaseKeep, or measuring one way, then the other
-	count  int   // copies in this epoch
-	bytes  int
 	start  time.Time
 	cost   [2]float64 // ns per byte, last measured: ordinary, non-temporal
 	left   int        // epochs to keep the way before measuring again
 	chosen bool       // a measurement has chosen a way (kept)
 	kept   bool       // the way it chose: non-temporal
 	streak uint       // measurements in a row since that chose the same way
+}
+
+// ccWords is what each copy of a chooser reads and counts, as C reads it too
+// (p2pshort.h's mpigo_ring, its cc_ fields).
+type ccWords struct {
+	nt     uint32 // copy with non-temporal stores
+	count  uint32 // copies in this epoch
+	bytes  uint64
+	max    uint64 // the chooser's max
+	auto   uint32 // auto: epochs are measured
+	copies uint32 // epochCopies, for C
 }
 
 const (
@@ -61,23 +76,35 @@ const (
 const worseBy = 1.5
 
 func newCopyChooser(mode string, min, max int) copyChooser {
-	c := copyChooser{min: min, max: max}
+	c := copyChooser{min: min, max: max, w: &ccWords{max: uint64(max), copies: epochCopies}}
 	switch {
 	case !ntcopy.Have || mode == "off":
 		c.min = math.MaxInt // Send never asks
 	case mode == "on":
-		c.nt = true
+		c.setNT(true)
 	default:
 		c.auto, c.phase = true, phaseOrdinary
+		c.w.auto = 1
 	}
 	return c
+}
+
+// isNT says whether copies take non-temporal stores now.
+func (c *copyChooser) isNT() bool { return c.w.nt != 0 }
+
+func (c *copyChooser) setNT(nt bool) {
+	c.w.nt = 0
+	if nt {
+		c.w.nt = 1
+	}
 }
 
 // copy copies payload (c.min to c.max bytes) to dst, a line-aligned place in the ring, the
 // chosen way.
 func (c *copyChooser) copy(dst unsafe.Pointer, payload []byte) {
 	n := len(payload)
-	if c.nt {
+	w := c.w
+	if w.nt != 0 {
 		lines := uintptr(n) / lineSize
 		ntcopy.Copy(dst, unsafe.Pointer(unsafe.SliceData(payload)), lines)
 		if done := int(lines) * lineSize; done < n {
@@ -89,14 +116,14 @@ func (c *copyChooser) copy(dst unsafe.Pointer, payload []byte) {
 	if !c.auto {
 		return
 	}
-	if c.count == 0 {
+	if w.count == 0 {
 		c.start = time.Now()
 	}
-	c.count++
-	c.bytes += n
-	if c.count == epochCopies {
+	w.count++
+	w.bytes += uint64(n)
+	if w.count == epochCopies {
 		c.epoch(time.Since(c.start))
-		c.count, c.bytes = 0, 0
+		w.count, w.bytes = 0, 0
 	}
 }
 
@@ -106,14 +133,15 @@ func (c *copyChooser) epoch(d time.Duration) {
 		return // the program paused between messages: measure this way again
 	}
 	way := 0
-	if c.nt {
+	if c.isNT() {
 		way = 1
 	}
-	perByte := float64(d) / float64(c.bytes)
+	perByte := float64(d) / float64(c.w.bytes)
 	c.cost[way] = perByte
 	switch c.phase {
 	case phaseOrdinary:
-		c.phase, c.nt = phaseNT, true
+		c.phase = phaseNT
+		c.setNT(true)
 	case phaseNT:
 		nt := c.cost[1] < c.cost[0]
 		if c.chosen && nt == c.kept {
@@ -122,11 +150,13 @@ func (c *copyChooser) epoch(d time.Duration) {
 			c.streak = 0
 		}
 		c.chosen, c.kept = true, nt
-		c.phase, c.nt, c.left = phaseKeep, nt, keepEpochs<<c.streak
+		c.phase, c.left = phaseKeep, keepEpochs<<c.streak
+		c.setNT(nt)
 	default:
 		c.left--
 		if c.left <= 0 || perByte > worseBy*c.cost[1-way] {
-			c.phase, c.nt = phaseOrdinary, false
+			c.phase = phaseOrdinary
+			c.setNT(false)
 		}
 	}
 }

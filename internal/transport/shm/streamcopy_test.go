@@ -23,7 +23,7 @@ func TestCopyNT(t *testing.T) {
 			for i := range raw {
 				raw[i] = 0xee
 			}
-			c := copyChooser{nt: true}
+			c := newCopyChooser("on", 64, 4096)
 			c.copy(unsafe.Pointer(&raw[off]), src[so:so+n])
 			if !bytes.Equal(raw[off:off+n], src[so:so+n]) {
 				t.Fatalf("n=%d src offset %d: copy differs", n, so)
@@ -42,28 +42,28 @@ func TestCopyNT(t *testing.T) {
 // ignores epochs with idle gaps.
 func TestCopyChooser(t *testing.T) {
 	if !ntcopy.Have {
-		if c := newCopyChooser("auto", 1024, 4096); c.auto || c.nt {
-			t.Fatalf("without non-temporal stores: auto %v nt %v, want ordinary stores always", c.auto, c.nt)
+		if c := newCopyChooser("auto", 1024, 4096); c.auto || c.isNT() {
+			t.Fatalf("without non-temporal stores: auto %v nt %v, want ordinary stores always", c.auto, c.isNT())
 		}
 		t.Skip("no non-temporal stores on this platform")
 	}
 	const bytesPerEpoch = epochCopies * 1024
 	step := func(c *copyChooser, nsPerKiB int) {
-		c.bytes = bytesPerEpoch
+		c.w.bytes = bytesPerEpoch
 		c.epoch(time.Duration(nsPerKiB * epochCopies))
 	}
 	c := newCopyChooser("auto", 1024, 4096)
-	if c.nt || c.phase != phaseOrdinary {
-		t.Fatalf("start: nt %v phase %d, want ordinary stores measured first", c.nt, c.phase)
+	if c.isNT() || c.phase != phaseOrdinary {
+		t.Fatalf("start: nt %v phase %d, want ordinary stores measured first", c.isNT(), c.phase)
 	}
 	// Near cores: ordinary 100 ns per KiB, non-temporal 260.
 	step(&c, 100)
-	if !c.nt {
+	if !c.isNT() {
 		t.Fatal("after the ordinary epoch: want the non-temporal one measured next")
 	}
 	step(&c, 260)
-	if c.nt || c.phase != phaseKeep {
-		t.Fatalf("near: nt %v phase %d, want ordinary kept", c.nt, c.phase)
+	if c.isNT() || c.phase != phaseKeep {
+		t.Fatalf("near: nt %v phase %d, want ordinary kept", c.isNT(), c.phase)
 	}
 	kept := c.left
 	// A paused program: the epoch is not counted.
@@ -74,13 +74,13 @@ func TestCopyChooser(t *testing.T) {
 	// The cores move apart: ordinary stores now 450 ns per KiB, worse than
 	// non-temporal's 260: both are measured again, and non-temporal wins.
 	step(&c, 450)
-	if c.nt || c.phase != phaseOrdinary {
-		t.Fatalf("after a slow ordinary epoch: nt %v phase %d, want a new measurement", c.nt, c.phase)
+	if c.isNT() || c.phase != phaseOrdinary {
+		t.Fatalf("after a slow ordinary epoch: nt %v phase %d, want a new measurement", c.isNT(), c.phase)
 	}
 	step(&c, 450)
 	step(&c, 250)
-	if !c.nt || c.phase != phaseKeep {
-		t.Fatalf("far: nt %v phase %d, want non-temporal kept", c.nt, c.phase)
+	if !c.isNT() || c.phase != phaseKeep {
+		t.Fatalf("far: nt %v phase %d, want non-temporal kept", c.isNT(), c.phase)
 	}
 	// Kept non-temporal stays until its epochs run out, then both are measured again;
 	// the same verdict twice keeps the way twice as long.
@@ -93,13 +93,13 @@ func TestCopyChooser(t *testing.T) {
 	}
 	step(&c, 450)
 	step(&c, 250)
-	if !c.nt || c.left != 2*first {
-		t.Fatalf("second verdict: nt %v left %d, want non-temporal kept for %d epochs", c.nt, c.left, 2*first)
+	if !c.isNT() || c.left != 2*first {
+		t.Fatalf("second verdict: nt %v left %d, want non-temporal kept for %d epochs", c.isNT(), c.left, 2*first)
 	}
 	for _, mode := range []string{"on", "off"} {
 		c := newCopyChooser(mode, 1024, 4096)
-		if c.nt != (mode == "on") || c.auto || c.phase != phaseKeep {
-			t.Fatalf("mode %s: nt %v phase %d", mode, c.nt, c.phase)
+		if c.isNT() != (mode == "on") || c.auto || c.phase != phaseKeep {
+			t.Fatalf("mode %s: nt %v phase %d", mode, c.isNT(), c.phase)
 		}
 	}
 }
