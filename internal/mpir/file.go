@@ -70,12 +70,13 @@ type File struct {
 	datarep string
 	fp      int64 // the individual file pointer, a view position in bytes
 	atomic  bool
-	tun     mpio.Tuning    // the hints' and atomicity's, made when they change (settle)
-	plain   bool           // accessAt's short way applies (settle)
-	cb      cbSettings     // the hints' for collective accesses, made alike
-	split   split          // the split collective under way
-	dirty   bool           // written since the last sync: Close syncs
-	ops     sync.WaitGroup // nonblocking operations under way
+	tun     mpio.Tuning             // the hints' and atomicity's, made when they change (settle)
+	plain   bool                    // accessAt's short way applies (settle)
+	cb      cbSettings              // the hints' for collective accesses, made alike
+	split   split                   // the split collective under way
+	dirty   atomic.Bool             // written since the last sync: Close syncs
+	quick   atomic.Pointer[quickAt] // plainAt's record of the short way (settle); nil where it does not apply
+	ops     sync.WaitGroup          // nonblocking operations under way
 	lane    lane
 
 	// The buffers of the lane's gathers (gatherInts) and agreements (agreeWith),
@@ -296,7 +297,8 @@ func (f *File) Close(op string) error {
 		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
 	}
 	f.closed.Store(true)
-	dirty := f.dirty
+	dirty := f.dirty.Load()
+	f.quick.Store(nil)
 	f.mu.Unlock()
 	var err error
 	if dirty {
@@ -401,9 +403,7 @@ func (f *File) Sync(op string) error {
 		err = ioErr(op, f.os.Sync())
 	}
 	if err == nil {
-		f.mu.Lock()
-		f.dirty = false
-		f.mu.Unlock()
+		f.dirty.Store(false)
 	}
 	return f.agree(op, err, 0, "sync the file")
 }

@@ -137,7 +137,7 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64, p *pla
 		f.fp += n
 	}
 	if a.Write && n > 0 {
-		f.dirty = true
+		f.wrote()
 	}
 	return nil
 }
@@ -172,6 +172,7 @@ func (f *File) settle() {
 		Atomic:     f.atomic,
 	}
 	f.plain = f.view.Contiguous() && !f.atomic && (f.datarep == RepNative || f.datarep == RepInternal)
+	f.settleQuick()
 	f.cb = cbSettings{
 		read:  cbMode(f.hints.Value("romio_cb_read")),
 		write: cbMode(f.hints.Value("romio_cb_write")),
@@ -266,24 +267,51 @@ func (f *File) AccessAt(op string, write bool, offset int64, mem []byte) (n int6
 }
 
 // plainAt checks an access of mem at offset etypes for the short way and returns
-// the file offset it starts at (ok: it applies, and every check holds).
+// the file offset it starts at (ok: it applies, and every check holds). It takes no
+// lock: what it reads settle made when the view, hints or atomicity last changed.
 func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, ok bool) {
-	if f == nil || f.closed.Load() || f.amode&mpio.Sequential != 0 || (write && !f.amode.CanWrite()) || (!write && !f.amode.CanRead()) {
+	if f == nil {
+		return 0, false
+	}
+	q := f.quick.Load()
+	if q == nil || f.closed.Load() || (write && !q.write) || (!write && !q.read) {
 		return 0, false
 	}
 	n := int64(len(mem))
-	f.mu.Lock()
-	v := f.view
-	es := v.EtypeSize()
-	if !f.plain || n%es != 0 || offset < 0 || offset > math.MaxInt64/es || !v.Fits(offset*es, n) {
-		f.mu.Unlock()
+	pos := offset
+	if q.es != 1 {
+		if n%q.es != 0 || offset < 0 || offset > math.MaxInt64/q.es {
+			return 0, false
+		}
+		pos = offset * q.es
+	}
+	if pos < 0 || n > q.end || pos > q.end-n { // View.Fits, as FitEnd gives it
 		return 0, false
 	}
 	if write && n > 0 {
-		f.dirty = true
+		f.wrote()
 	}
-	f.mu.Unlock()
-	return v.FileOff(offset * es), true
+	return q.disp + pos, true
+}
+
+// quickAt is what plainAt needs of a file whose accesses at explicit offsets may
+// take the short way (Plain's rule): the view's etype, the file byte of view byte 0,
+// the largest end of an access in view bytes, and what the access mode allows.
+type quickAt struct {
+	es, disp, end int64
+	read, write   bool
+}
+
+// settleQuick makes plainAt's record from the view, representation and atomicity
+// (under mu, from settle).
+func (f *File) settleQuick() {
+	v := f.view
+	if !f.plain || f.amode&mpio.Sequential != 0 || v.FitEnd() < 0 {
+		f.quick.Store(nil)
+		return
+	}
+	f.quick.Store(&quickAt{es: v.EtypeSize(), disp: v.FileOff(0), end: v.FitEnd(),
+		read: f.amode.CanRead(), write: f.amode.CanWrite()})
 }
 
 // Plain is what AccessAt's short way needs to do an access outside Go: the C
@@ -308,24 +336,25 @@ type Plain struct {
 // may change them (SetView, SetAtomicity, SetInfo) and drop it before Close; an
 // access it does itself that writes must be reported (Wrote).
 func (f *File) Plain() (p Plain, ok bool) {
-	if f == nil || f.closed.Load() || f.amode&mpio.Sequential != 0 {
+	if f == nil || f.closed.Load() {
 		return p, false
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	v := f.view
-	if !f.plain || v.FitEnd() < 0 {
+	q := f.quick.Load()
+	if q == nil {
 		return p, false
 	}
-	return Plain{Fd: f.os.Fd(), Read: f.amode.CanRead(), Write: f.amode.CanWrite(),
-		Etype: v.EtypeSize(), Disp: v.FileOff(0), End: v.FitEnd()}, true
+	return Plain{Fd: f.os.Fd(), Read: q.read, Write: q.write, Etype: q.es, Disp: q.disp, End: q.end}, true
 }
 
 // Wrote notes that an access outside Go wrote to the file (Plain): Close syncs it.
-func (f *File) Wrote() {
-	f.mu.Lock()
-	f.dirty = true
-	f.mu.Unlock()
+func (f *File) Wrote() { f.wrote() }
+
+// wrote marks the file written since its last sync: a load where it is marked
+// already, not a store to a line other members' calls read.
+func (f *File) wrote() {
+	if !f.dirty.Load() {
+		f.dirty.Store(true)
+	}
 }
 
 // moveAt is the system call of the short way and of Bytes: mem at file offset off.
@@ -499,10 +528,10 @@ func (f *File) bytes(op string, p []byte, off int64, write bool) (int, error) {
 	}
 	f.mu.Lock()
 	atomic := f.atomic
-	if write && len(p) > 0 {
-		f.dirty = true
-	}
 	f.mu.Unlock()
+	if write && len(p) > 0 {
+		f.wrote()
+	}
 	if atomic && len(p) > 0 {
 		if err := f.os.Lock(off, int64(len(p)), write); err != nil {
 			return 0, ioErr(op, err)

@@ -50,6 +50,7 @@ func TestPlainIsPlainAt(t *testing.T) {
 		}
 		f := &File{os: os, amode: c.amode, view: v, atomic: c.atomic, datarep: RepNative}
 		f.plain = v.Contiguous() && !f.atomic // settle's rule, which reads hints too
+		f.settleQuick()
 		p, ok := f.Plain()
 		if ok != c.plain {
 			t.Fatalf("%s: Plain ok %v, want %v", c.name, ok, c.plain)
@@ -77,6 +78,7 @@ func TestPlainIsPlainAt(t *testing.T) {
 	}
 	f := &File{os: os, amode: mpio.Rdwr, datarep: RepNative, plain: true}
 	f.view, _ = mpio.NewView(0, datatype.Byte, datatype.Byte)
+	f.settleQuick()
 	f.closed.Store(true)
 	if _, ok := f.Plain(); ok {
 		t.Errorf("a closed file: Plain ok")

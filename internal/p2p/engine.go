@@ -240,6 +240,8 @@ type Engine struct {
 	failMu  sync.Mutex // guards failQ, which PeerFailed fills without e.mu
 	failQ   []peerFailure
 	failNew atomic.Bool
+
+	srv served // the served contexts (served.go)
 }
 
 // New makes the engine of rank self in a job of size ranks. Each peer is reached by

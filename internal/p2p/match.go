@@ -25,6 +25,11 @@ type ctxq struct {
 	// in outside memory when owOut.
 	ow    *ctxWords
 	owOut bool
+	// Served (served.go): arrivals of serveTag note the context for NextServed.
+	serve    bool
+	noted    bool // on the engine's served list
+	serveTag int32
+	owner    any // ServeContext's
 }
 
 // ctxq returns the queues of context id c. Context ids are small and dense in practice

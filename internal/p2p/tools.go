@@ -52,6 +52,9 @@ func (e *Engine) ContextStats(ctx uint32) *QueueStats {
 func (e *Engine) unexpected(q *ctxq, m *umsg) {
 	q.arrive(m)
 	q.ow.queued++
+	if q.serve && m.tag == q.serveTag {
+		e.note(m.ctx, q)
+	}
 	n := uint64(m.len)
 	q.st.add(n)
 	e.qst.add(n)

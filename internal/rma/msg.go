@@ -31,7 +31,7 @@ const (
 	KLock                     // Flags: Exclusive; reply (1) once granted: the target queues it
 	KUnlock                   // Flags: Exclusive; reply once released
 	KComplete                 // the sender completed an access epoch at the receiver
-	KStop                     // the window is being freed: the progress goroutine ends
+	_                         // unused (a window's own stop request, before one goroutine served them all)
 	KGrant                    // a direct origin released the lock: grant queued requests
 )
 

@@ -35,23 +35,9 @@ func (w *Win) drain() bool {
 	if !w.applyMu.TryLock() {
 		return false
 	}
-	n := 0
-	for {
-		m, st, ok, err := eng().ImprobeQueued(core.AnySource, tagRMA, w.comm.Ctx())
-		if err != nil || !ok {
-			break
-		}
-		n++
-		if !w.apply(&m, &st) {
-			// Free's stop request is the goroutine's: hand it back. (Free sends it
-			// after its barrier, when no call of this window waits any more, so
-			// this is for erroneous programs only.)
-			w.send(w.rank, &rma.Header{Kind: rma.KStop})
-			break
-		}
-	}
+	did := w.applyQueued()
 	w.applyMu.Unlock()
-	return n > 0
+	return did
 }
 
 // serveWhile waits until done holds (done drives the engine's progress), applying

@@ -500,47 +500,9 @@ func (w *Win) flushAll(op string) error {
 	return first
 }
 
-// serve is the target's progress goroutine: it waits for requests and applies them,
-// until Free's stop request. It takes each message and applies it holding applyMu
-// (taken as the engine hands the message over: MprobeClaim), as drain does, so that while this rank's own goroutine serves its requests inside
-// a synchronisation call, requests are still applied one at a time and in the order
-// they came.
-func (w *Win) serve() {
-	defer close(w.serveEnd)
-	ctx := w.comm.Ctx()
-	claim := w.applyMu.TryLock
-	for {
-		var c context.Context
-		var cancel context.CancelFunc
-		if atomic.LoadUint64(w.ctrl.queued()) != 0 {
-			// Lock requests wait here: look now and then whether a holder died.
-			c, cancel = context.WithTimeout(context.Background(), checkEvery)
-		}
-		m, st, err := eng().MprobeClaim(c, core.AnySource, tagRMA, ctx, claim)
-		if cancel != nil {
-			cancel()
-		}
-		if err != nil {
-			if c != nil && c.Err() != nil {
-				w.applyMu.Lock()
-				w.failQueuedLocks()
-				w.applyMu.Unlock()
-			}
-			// A dead peer ends the job through the launcher; a request that cannot be
-			// received leaves the window's origins to report their own failures.
-			continue
-		}
-		more := w.apply(&m, &st)
-		w.applyMu.Unlock()
-		if !more {
-			return
-		}
-	}
-}
-
 // apply receives the message m (its status st) of requests and applies them, holding
-// applyMu; it returns false for the stop request.
-func (w *Win) apply(m *p2p.Message, st *p2p.Status) bool {
+// applyMu.
+func (w *Win) apply(m *p2p.Message, st *p2p.Status) {
 	w.published.Load() // see observe
 	origin := w.comm.CommRank(st.Source)
 	if need := int((st.Count + 7) / 8); need > len(w.rbuf) {
@@ -548,7 +510,7 @@ func (w *Win) apply(m *p2p.Message, st *p2p.Status) bool {
 	}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.rbuf))), len(w.rbuf)*8)[:st.Count]
 	if _, err := eng().Mrecv(p2p.Bytes(b), m); err != nil {
-		return true
+		return
 	}
 	defer w.applied.Add(1) // publishes the writes to the window (see observe)
 	for len(b) > 0 {
@@ -557,12 +519,9 @@ func (w *Win) apply(m *p2p.Message, st *p2p.Status) bool {
 			w.noteErr(origin, err.Error())
 			break
 		}
-		if !w.handle(origin, st.Source, req) {
-			return false
-		}
+		w.handle(origin, st.Source, req)
 		b = rest
 	}
-	return true
 }
 
 // recvData receives the data of a split Put from world rank src: straight into the
@@ -595,9 +554,8 @@ func (w *Win) reply(src int, id uint32, status byte, payload []byte) {
 	eng().Send(p2p.Bytes(out), src, int(id), w.comm.Ctx(), p2p.Standard)
 }
 
-// handle applies one request from origin (rank in the window; world rank src); it
-// returns false for the stop request.
-func (w *Win) handle(origin, src int, b []byte) bool {
+// handle applies one request from origin (rank in the window; world rank src).
+func (w *Win) handle(origin, src int, b []byte) {
 	// Publish the earlier requests' writes before this one's reply can tell an origin
 	// they are complete: a rank that then reads its own window through the short way
 	// loads the count (see observe).
@@ -605,7 +563,7 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 	h, ps, data, err := rma.Decode(b)
 	if err != nil {
 		w.noteErr(origin, err.Error())
-		return true
+		return
 	}
 	var mem []byte
 	var runs []run // a dynamic window's request across attachments (dynamic.go)
@@ -627,7 +585,7 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 					eng().Send(p2p.Bytes(nil), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 				}
 			}
-			return true
+			return
 		}
 	}
 	switch h.Kind {
@@ -686,7 +644,7 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 			} else {
 				w.noteErr(origin, err.Error())
 			}
-			return true
+			return
 		}
 		if old != nil {
 			out := w.scratch[:1+len(data)]
@@ -703,6 +661,7 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 	case rma.KLock:
 		w.lockQ = append(w.lockQ, lockWaiter{origin: origin, src: src, id: h.ID, excl: h.Flags&rma.Exclusive != 0})
 		atomic.AddUint64(w.ctrl.queued(), 1)
+		queuedLocks.Add(1)
 		w.grant()
 	case rma.KUnlock:
 		atomic.StoreUint64(w.ctrl.held(origin, w.size), 0)
@@ -713,8 +672,6 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 		w.grant()
 	case rma.KComplete:
 		atomic.AddUint64(w.ctrl.complete(origin, w.size), 1)
-	case rma.KStop:
-		return false
 	default:
 		if h.ID != 0 {
 			w.reply(src, h.ID, 1, []byte("unknown request"))
@@ -725,7 +682,6 @@ func (w *Win) handle(origin, src int, b []byte) bool {
 	if runs != nil && h.Kind != rma.KGet {
 		store(runs, mem) // before the next request, which a reply may have allowed
 	}
-	return true
 }
 
 // failQueuedLocks answers the queued lock requests with ErrProcFailed when a holder
@@ -744,6 +700,7 @@ func (w *Win) failQueuedLocks() {
 	for _, q := range w.lockQ {
 		w.reply(q.src, q.id, statusProcFailed, msg)
 		atomic.AddUint64(w.ctrl.queued(), ^uint64(0))
+		queuedLocks.Add(-1)
 	}
 	w.lockQ = w.lockQ[:0]
 }
@@ -780,6 +737,7 @@ func (w *Win) grant() {
 		atomic.StoreUint64(w.ctrl.held(q.origin, w.size), typ)
 		w.lockQ = append(w.lockQ[:0], w.lockQ[1:]...)
 		atomic.AddUint64(w.ctrl.queued(), ^uint64(0))
+		queuedLocks.Add(-1)
 		granted := [2]byte{0, 1}
 		eng().Send(p2p.Bytes(granted[:]), q.src, int(q.id), w.comm.Ctx(), p2p.Standard)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -17,7 +16,6 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
-	"github.com/mpigo/mpigo/internal/rma"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
 
@@ -39,13 +37,14 @@ import (
 //     passive-target lock word itself. A rank's own memory is always direct.
 //   - shipped: every other target (another node, the TCP transport forced, memory the
 //     caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
-//     applied in order by a progress goroutine of the target's, which runs while the
-//     window lives and sleeps in the engine's wait when there is nothing to do, so that
-//     passive-target operations complete while the target computes and never calls
-//     MPI. The goroutine gets a Go thread of its own (GOMAXPROCS one higher while such
-//     windows live): a rank given one thread would otherwise serve requests only when
-//     its computation is preempted. A rank waiting inside a call on the window applies
-//     the requests itself meanwhile (drain.go), one goroutine at a time.
+//     applied in order by the target's progress goroutine, one per process for all
+//     its windows (serve.go), which runs while such windows live and sleeps in the
+//     engine's wait when there is nothing to do, so that passive-target operations
+//     complete while the target computes and never calls MPI. The goroutine gets a
+//     Go thread of its own (GOMAXPROCS one higher while it runs): a rank given one
+//     thread would otherwise serve requests only when its computation is preempted.
+//     A rank waiting inside a call on the window applies the requests itself
+//     meanwhile (drain.go), one goroutine at a time.
 //
 // Completion: direct operations are complete when the call returns. A shipped Put or
 // Accumulate is complete when the target has applied it; Flush, Unlock, Complete and
@@ -125,9 +124,8 @@ type Win struct {
 	local    []uint64    // a control block (and Allocate memory) not in a region
 
 	ships    bool // some target is shipped to
-	served   bool // some origin ships to this rank: the progress goroutine runs
-	serveEnd chan struct{}
-	procs    bool // GOMAXPROCS was raised for the goroutine
+	served   bool // some origin ships to this rank: the progress goroutine serves it
+	unserved bool // Free has taken it from the progress goroutine (applyMu's)
 
 	applyMu  sync.Mutex // held by the goroutine applying this rank's requests (drain.go)
 	mu       sync.Mutex
@@ -532,7 +530,7 @@ func (w *Win) Route() string {
 
 // Free frees w (collective): this rank's operations complete, every rank waits until
 // all have (so nobody still writes this rank's memory), then the progress goroutine
-// stops and the memory is unmapped.
+// lets go of it (and ends with the last window it serves) and the memory is unmapped.
 func (w *Win) Free(op string) error {
 	if err := w.Check(op); err != nil {
 		return err
@@ -584,36 +582,6 @@ func (w *Win) Detach(op string, base uintptr) error {
 		}
 	}
 	return core.Errorf(core.ClassRMAAttach, op, "no memory is attached to the window at %#x", base)
-}
-
-// raiseProcs gives the progress goroutines a thread: see the package comment.
-var procsMu sync.Mutex
-
-func (w *Win) startServing() {
-	eng().Concurrent()
-	procsMu.Lock()
-	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
-	w.procs = true
-	procsMu.Unlock()
-	w.errs = map[int]string{}
-	w.serveEnd = make(chan struct{})
-	go w.serve()
-}
-
-func (w *Win) stopServing() {
-	if !w.served {
-		return
-	}
-	var msg [rma.HeaderLen]byte
-	rma.Encode(msg[:], &rma.Header{Kind: rma.KStop}, nil)
-	if err := eng().Send(p2p.Bytes(msg[:]), core.World.Rank(), tagRMA, w.comm.Ctx(), p2p.Standard); err == nil {
-		<-w.serveEnd
-	}
-	if w.procs {
-		procsMu.Lock()
-		runtime.GOMAXPROCS(max(1, runtime.GOMAXPROCS(0)-1))
-		procsMu.Unlock()
-	}
 }
 
 // The window's tags on its communicator's point-to-point context: requests to a

@@ -1,0 +1,71 @@
+/* ploop.c - the floor of io.c's write_small and write_ordered: NP processes, each with
+ * its own descriptor of one file in DIR (ANCHOR_IODIR, default /dev/shm), started
+ * together by a process-shared barrier before every repetition.
+ *   small:   4096 pwrites of 64 bytes interleaved by rank, then fsync (as io.c times
+ *            write_small with MPI_File_sync inside), us per record;
+ *   ordered: nord pwrites of 4 KiB, call i of rank r at (i*np + r)*4096, us per call.
+ * usage: cc -O2 -o ploop bench/ploop.c -lpthread; ploop NP [scale]; prints, per key, the
+ * median, least and greatest of 5 repetitions (each the slowest process's). docs/BENCHMARKS.md
+ * (MPI-IO's write_small and write_ordered) compares mpigo with it. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+#define REPS 5
+struct shared { pthread_barrier_t b; double t[2][64][REPS]; };
+static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
+int main(int argc, char **argv) {
+    int np = argc > 1 ? atoi(argv[1]) : 2;
+    double scale = argc > 2 ? atof(argv[2]) : 1;
+    int nord = (int)(200 * scale); if (nord < 1) nord = 1;
+    const char *dir = getenv("ANCHOR_IODIR"); if (!dir) dir = "/dev/shm";
+    char name[512]; snprintf(name, sizeof name, "%s/ploop-%d.dat", dir, (int)getpid());
+    struct shared *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pthread_barrierattr_t ba; pthread_barrierattr_init(&ba); pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
+    pthread_barrier_init(&s->b, &ba, np);
+    close(open(name, O_CREAT | O_RDWR | O_TRUNC, 0600));
+    for (int r = 0; r < np; r++) {
+        if (fork() == 0) {
+            int fd = open(name, O_RDWR);
+            char buf[4096];
+            for (int k = 0; k < REPS; k++) {
+                pthread_barrier_wait(&s->b);
+                double t0 = now();
+                for (int i = 0; i < 4096; i++) {
+                    memset(buf, (i + r + k) & 0xff, 64);
+                    if (pwrite(fd, buf, 64, ((long)i * np + r) * 64) != 64) return 1;
+                }
+                fsync(fd);
+                pthread_barrier_wait(&s->b);
+                s->t[0][r][k] = (now() - t0) * 1e6 / 4096;
+            }
+            for (int k = 0; k < REPS; k++) {
+                pthread_barrier_wait(&s->b);
+                double t0 = now();
+                for (int i = 0; i < nord; i++) {
+                    memset(buf, r + 1, 4096);
+                    if (pwrite(fd, buf, 4096, ((long)i * np + r) * 4096) != 4096) return 1;
+                }
+                pthread_barrier_wait(&s->b);
+                s->t[1][r][k] = (now() - t0) * 1e6 / nord;
+            }
+            return 0;
+        }
+    }
+    while (wait(NULL) > 0) {}
+    unlink(name);
+    const char *key[2] = {"write_small", "write_ordered"};
+    for (int j = 0; j < 2; j++) {
+        double m[REPS];
+        for (int k = 0; k < REPS; k++) { m[k] = 0; for (int r = 0; r < np; r++) if (s->t[j][r][k] > m[k]) m[k] = s->t[j][r][k]; }
+        qsort(m, REPS, sizeof m[0], cmp);
+        printf("RESULT ploop_n%d %s %.3f us (min %.3f max %.3f)\n", np, key[j], m[REPS / 2], m[0], m[REPS - 1]);
+    }
+    return 0;
+}
