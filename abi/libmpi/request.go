@@ -276,7 +276,7 @@ func complete(op string, p unsafe.Pointer, st unsafe.Pointer, wait, release bool
 	}
 	var code int32
 	if err != nil {
-		err = core.MapErr(op, err)
+		err = core.RecvErr(op, mpir.SourceRank(r.c.dev(), ps.Source), core.MapErr(op, err))
 		code = codeOf(err)
 	}
 	putStatus(st, r.c, &ps)

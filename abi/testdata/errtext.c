@@ -1,9 +1,9 @@
-/* errtext.c - errors of several kinds on 2 ranks under MPI_ERRORS_RETURN: a receive
- * and a broadcast shorter than their messages, a bad Cartesian dimension, a bad
- * datatype count, an accumulate of a user's op, an op on a type it is not defined
- * on, a file that is not there. Each error's MPI_Error_string is printed on a line
- * "ERR <call> <text>" for abi_test.go's TestErrorStringNamesNoInternalPackage, which checks
- * that it names its procedure and none of mpigo's internal packages. */
+/* errtext.c - errors of several kinds on 2 ranks under MPI_ERRORS_RETURN: receives
+ * (blocking and not) and a broadcast shorter than their messages, a bad Cartesian
+ * dimension, a bad datatype count, an accumulate of a user's op, an op on a type it is
+ * not defined on, a file that is not there. Each error's MPI_Error_string is printed
+ * on a line "ERR <call> <text>" for abi_test.go's TestErrorStringNamesNoInternalPackage,
+ * which checks that it names its procedure and none of mpigo's internal packages. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -34,10 +34,15 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
     long big[16] = {0}, small[8];
-    if (rank == 0)
+    if (rank == 0) {
         MPI_Send(big, 16, MPI_LONG, 1, 7, MPI_COMM_WORLD);
-    else
+        MPI_Send(big, 16, MPI_LONG, 1, 8, MPI_COMM_WORLD);
+    } else {
         show(MPI_Recv(small, 8, MPI_LONG, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+        MPI_Request q;
+        MPI_Irecv(small, 8, MPI_LONG, 0, 8, MPI_COMM_WORLD, &q);
+        show(MPI_Wait(&q, MPI_STATUS_IGNORE), "MPI_Wait");
+    }
 
     double d[16] = {0};
     int rc = MPI_Bcast(d, rank == 0 ? 16 : 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);

@@ -188,7 +188,10 @@ func RecvView(c *core.Comm, ctx context.Context, b core.Buf, src, tag int) (st c
 	t := enterSend(prof.Recv, c, src, tag, size)
 	err = recvCtx("Recv", c, ctx, b, src, tag, &st)
 	exit(prof.Recv, t, int(st.Count)) // its wait stamped nothing (TryExitRecv)
-	return st, core.RecvErr("Recv", SourceRank(c, st.Source), err)
+	if err != nil {
+		err = core.RecvErr("Recv", SourceRank(c, st.Source), err)
+	}
+	return st, err
 }
 
 // Isend starts a send of b to dest of c with tag (MPI_Isend, MPI_Issend, MPI_Irsend,

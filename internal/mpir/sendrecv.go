@@ -57,8 +57,9 @@ func SendrecvSent(op string, c *core.Comm, replace bool, n, dest, sendtag int, r
 	}
 	q, err := irecv(prof.None, op, c, rb, src, recvtag)
 	if err == nil {
-		err = core.WaitInto(&q, &st)
-		err = core.RecvErr(op, SourceRank(c, st.Source), core.MapErr(op, err))
+		if err = core.WaitInto(&q, &st); err != nil {
+			err = core.RecvErr(op, SourceRank(c, st.Source), core.MapErr(op, err))
+		}
 	} else {
 		st = emptyStatus
 	}
@@ -107,10 +108,13 @@ func sendrecv(op string, c *core.Comm, ctx context.Context, sb core.Buf, dest, s
 	}
 	if ctx != nil {
 		err = EndRecv(op, ctx, &q, &st)
-		return st, core.RecvErr(op, SourceRank(c, st.Source), err)
+	} else if err = core.WaitInto(&q, &st); err != nil {
+		err = core.MapErr(op, err)
 	}
-	err = core.WaitInto(&q, &st)
-	return st, core.RecvErr(op, SourceRank(c, st.Source), core.MapErr(op, err))
+	if err != nil {
+		err = core.RecvErr(op, SourceRank(c, st.Source), err)
+	}
+	return st, err
 }
 
 // Isendrecv starts a send of sb to dest and a receive into rb from src on c, as one

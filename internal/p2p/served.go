@@ -27,7 +27,7 @@ type served struct {
 }
 
 // ErrInterrupted is NextServed's error after InterruptServed.
-var ErrInterrupted = errors.New("p2p: the wait for served contexts was interrupted")
+var ErrInterrupted = errors.New("the wait for served contexts was interrupted")
 
 // ServeContext has the engine note context ctx for NextServed each time a message of
 // tag tag arrives on it that no posted receive takes, from now until UnserveContext; a
