@@ -281,7 +281,7 @@ var shortCalls = [C.MPIGO_C_N]prof.Call{
 	C.MPIGO_C_FLUSH_LOCAL_ALL: prof.FlushLocalAll, C.MPIGO_C_SEND: prof.Send,
 	C.MPIGO_C_RECV: prof.Recv, C.MPIGO_C_SENDRECV: prof.Sendrecv, C.MPIGO_C_SENDRECV_REPLACE: prof.SendrecvReplace,
 	C.MPIGO_C_WIN_SYNC: prof.Sync,
-	C.MPIGO_C_ISEND: prof.Isend, C.MPIGO_C_IRECV: prof.Irecv, C.MPIGO_C_WAIT: prof.Wait, C.MPIGO_C_TEST: prof.Test,
+	C.MPIGO_C_ISEND:    prof.Isend, C.MPIGO_C_IRECV: prof.Irecv, C.MPIGO_C_WAIT: prof.Wait, C.MPIGO_C_TEST: prof.Test,
 	C.MPIGO_C_GET_STATUS: prof.RequestGetStatus, C.MPIGO_C_WAITALL: prof.Waitall, C.MPIGO_C_TESTALL: prof.Testall,
 	C.MPIGO_C_GET_STATUS_ALL: prof.RequestGetStatusAll, C.MPIGO_C_WAITANY: prof.Waitany,
 	C.MPIGO_C_TESTANY: prof.Testany, C.MPIGO_C_GET_STATUS_ANY: prof.RequestGetStatusAny,
