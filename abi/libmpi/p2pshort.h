@@ -103,7 +103,7 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 #define MPIGO_CELL 64
 #define MPIGO_INLINE 32                /* payload bytes */
 #define MPIGO_LINE 64                  /* the data ring's unit */
-#define MPIGO_SHORT_MAX 1024           /* larger sends take the Go way */
+#define MPIGO_SHORT_MAX (1 << 24)      /* bounds a count before it is multiplied; the peer's eager limit decides */
 #define MPIGO_COMPACT (1u << 31)       /* in the stamp's high word */
 #define MPIGO_GATE_INCALL (1u << 31)   /* prof.GateInCall */
 #define MPIGO_KIND_EAGER 1             /* p2p's kindEager */
