@@ -2,8 +2,6 @@ package mpi_test
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,28 +12,14 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// internalName matches the name of one of mpigo's internal packages (every directory
-// under internal/ that holds Go files: the transports and PMI too) where an error's
-// text would name one: at the start of a part of it ("p2p: message truncated"),
-// followed by a colon.
+// internalName matches the name of one of mpigo's internal packages where an error's
+// text would name one (mpitest.InternalNames).
 var internalName = func() *regexp.Regexp {
-	var names []string
-	err := filepath.WalkDir("../internal", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() || p == "../internal" {
-			return err
-		}
-		if d.Name() == "testdata" {
-			return filepath.SkipDir
-		}
-		if m, _ := filepath.Glob(filepath.Join(p, "*.go")); len(m) > 0 {
-			names = append(names, d.Name())
-		}
-		return nil
-	})
-	if err != nil || len(names) < 20 {
-		panic(fmt.Sprintf("the internal packages: %v, %v", names, err))
+	re, err := mpitest.InternalNames("../internal")
+	if err != nil {
+		panic(err)
 	}
-	return regexp.MustCompile(`(^|: |\()(` + strings.Join(names, "|") + `): `)
+	return re
 }()
 
 // TestErrorTextNamesNoInternalPackage makes bad calls of many kinds on two ranks,
