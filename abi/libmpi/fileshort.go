@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"math"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -76,15 +75,7 @@ func hideFile(h uintptr, d *mpir.File) {
 // itself, for C programs that check which way a call took (abi/testdata/fileshort.c).
 //
 //export mpigo_short_files
-func mpigo_short_files() int64 {
-	n := uint64(0)
-	for k := range C.mpigo_file_calls {
-		for i := range C.mpigo_file_calls[k].hist {
-			n += atomic.LoadUint64((*uint64)(unsafe.Pointer(&C.mpigo_file_calls[k].hist[i])))
-		}
-	}
-	return int64(n)
-}
+func mpigo_short_files() int64 { return callsDone(C.mpigo_file_calls[:]) }
 
 func init() {
 	C.mpigo_file_gate = C.uintptr_t(prof.Gate())

@@ -114,15 +114,7 @@ func mpigo_win_await(wh uintptr, p unsafe.Pointer, v uint64) int32 {
 // programs that check which way a call took (abi/testdata/winshort.c).
 //
 //export mpigo_short_syncs
-func mpigo_short_syncs() int64 {
-	n := uint64(0)
-	for k := range C.mpigo_wsync_calls {
-		for _, v := range C.mpigo_wsync_calls[k].hist {
-			n += uint64(v)
-		}
-	}
-	return int64(n)
-}
+func mpigo_short_syncs() int64 { return callsDone(C.mpigo_wsync_calls[:]) }
 
 // winshort.h's epoch head is the device's, field for field.
 func checkEpoch(e window.Epoch) bool { return e.HeadSize == int(unsafe.Sizeof(C.mpigo_epoch{})) }
