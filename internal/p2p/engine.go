@@ -186,6 +186,8 @@ type Engine struct {
 	sleepers  atomic.Int32
 	idle      idle.Adaptive // the idle policy of block, with the spin in force
 	peerPolls int           // a receive's polls of its peer's packets alone (pollPeer)
+	deferFn   func()        // posts the receives code outside Go holds back (SetDeferred)
+	inDefer   bool          // deferFn runs
 	force     string
 	eagerCap  int64
 	info      io.Writer
