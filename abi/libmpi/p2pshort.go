@@ -50,9 +50,30 @@ func flushPending() {
 		if p == nil {
 			return
 		}
-		rc := irecv("Irecv", p.buf, int64(p.count), uintptr(p.dt), int32(p.src), int32(p.tag), uintptr(p.comm), false, unsafe.Pointer(&p.gh))
-		C.mpigo_pend_posted(C.int(rc))
+		C.mpigo_pend_posted(C.int(postCounted(p.buf, int64(p.count), uintptr(p.dt), int32(p.src), int32(p.tag), uintptr(p.comm), unsafe.Pointer(&p.gh))))
 	}
+}
+
+// postCounted is irecv (p2p.go) of a receive p2pshort.c counted when it was made:
+// unrecorded. Its arguments were checked then (a plain predefined datatype, a rank and
+// tag of the communicator's).
+func postCounted(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	const op = "Irecv"
+	c := commOf(ch)
+	if c == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	q, err := mpir.IrecvCounted(c.c, b, rankIn(src), tagIn(tag))
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addP2P(q, c, ch, false, out)
+	return 0
 }
 
 // postPending posts p2pshort.c's pending receives before a communicator is freed or
