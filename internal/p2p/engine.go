@@ -307,6 +307,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	}
 	e.idle = idle.NewAdaptive(p, endWindow)
 	e.peerPolls = max(int(setPeerPolls.Get()), 0)
+	e.out.polls = int64(min(e.peerPolls, e.idle.Spin())) // before pollPeer's first: C's nonblocking receives wait too
 	e.info = opts.ProtoInfo
 	if e.info == nil && setProtoInfo.Get() {
 		e.info = os.Stderr
