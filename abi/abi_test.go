@@ -496,6 +496,11 @@ func TestCollectivesVPersistentLarge(t *testing.T) { job(t, "collv", 3) }
 // tests hung when one process refused such an argument).
 func TestInsignificantArguments(t *testing.T) { job(t, "insignif", 4) }
 
+// TestNullDatatypeOfNoItems runs nulltype.c: MPI_DATATYPE_NULL as the datatype of a
+// count of 0 in every family of calls (MPICH's pt2pt/recvnull and
+// part/nonblocking_pready pass it so), and the error of a nonzero count with it.
+func TestNullDatatypeOfNoItems(t *testing.T) { ioProg(t, "nulltype", 2) }
+
 func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
 
 // TestFileShared runs ioshared.c, the shared file pointer's calls through the C ABI,

@@ -487,6 +487,9 @@ func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
 func ioBuf(op string, p unsafe.Pointer, count int64, dh uintptr) (mpir.IOBuf, error) {
 	d := dtOf(dh)
 	switch {
+	case dh == hDatatypeNull:
+		t, err := mpir.NullFor(op, "datatype", count)
+		return mpir.IOBuf{Type: t}, err
 	case d == nil:
 		return mpir.IOBuf{}, noType(op, dh)
 	case count < 0:

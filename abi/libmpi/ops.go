@@ -251,6 +251,10 @@ func predefRedRow(j int, special func(op uintptr) collective.Kernel) {
 // target datatype dh: a predefined operation that MPI defines on dh's predefined
 // type. An accumulate that moves no data ignores its operation.
 func accOp(op string, oh, dh uintptr, count int64) (window.RMAOp, error) {
+	if dh == hDatatypeNull { // taken for no items (mpir.NullFor), which ignore the operation
+		_, err := mpir.NullFor(op, "target datatype", count)
+		return mpir.OpReplace, err
+	}
 	var e mpir.Elems
 	if err := elems(op, dh, &e); err != nil {
 		return 0, err

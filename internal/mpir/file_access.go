@@ -192,9 +192,13 @@ func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 		// all hold, and the memory is the bytes themselves.
 		return mpio.Bytes(b.Mem[b.Origin : b.Origin+b.Count]), b.Count, nil
 	}
+	if t == nil {
+		var err error
+		if t, err = NullFor(op, "datatype", b.Count); err != nil {
+			return mpio.Mem{}, 0, err
+		}
+	}
 	switch {
-	case t == nil:
-		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
 	case t.IsFreed():
 		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
 	case !t.IsCommitted():
