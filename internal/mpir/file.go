@@ -91,6 +91,8 @@ type File struct {
 	jout   [8 * joinOutFields]byte
 	jslots [][]byte
 	jparts [][]byte
+	bd     *board // the joined write's board (file_board.go), made by the first
+	bdOff  bool   // the board was tried (made or not)
 
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.
@@ -318,6 +320,9 @@ func (f *File) Close(op string) error {
 	}
 	if serr := f.closeShared(op); err == nil {
 		err = serr
+	}
+	if berr := f.closeBoard(op); err == nil {
+		err = berr
 	}
 	collective.Free(f.comm, op)
 	return err
