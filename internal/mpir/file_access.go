@@ -49,6 +49,10 @@ type Access struct {
 	// Shared: at the shared file pointer (file_shared.go), the only one a file
 	// opened MPI_MODE_SEQUENTIAL has; with Coll, in the members' order.
 	Shared bool
+	// Posted: an ordered write whose member (not member 0) already posted its header
+	// and record on the file's board (the C face's short way, file_board.go), which
+	// the call then does not post again.
+	Posted bool
 }
 
 // plan is an access checked and placed: its view, position and memory stream.

@@ -25,13 +25,17 @@ import (
 //     count of the members asleep on a word of the board, and a header line per
 //     member (a sequence word, its class, its record's length); then a record area
 //     of joinMax(size) bytes per member but member 0.
-//   - Every member numbers the file's joined writes alike (seq). Member r > 0 writes
+//   - Every member numbers the file's joined writes alike: its own line's sequence
+//     word (member 0's outcome, another member's header) holds its last. Member r > 0 writes
 //     its record and header, then the header's sequence word; member 0 waits for
 //     every header of the call, writes the records from the board itself (no copy),
 //     and publishes the outcome, then its sequence word. Member r waits for that word
 //     before it returns, so its area and header are member 0's until then, and
 //     member 0's outcome line is read by every member before member 0 can write it
 //     again (it first waits for their next headers).
+//   - A member's header line also mirrors its lane (words 3 and 4: the next ticket,
+//     the ticket served), so that the C face's short way (fileshort.c), which runs
+//     outside the lane, runs only when no collective of the file is under way.
 //   - A wait spins, yields and sleeps by the device's idle policy (p2p_spin,
 //     p2p_yield, p2p_sleep; little spin where ranks outnumber cores); a sleeper counts
 //     itself in the board's sleeper word, which a publisher reads after its store,
@@ -40,7 +44,6 @@ import (
 type board struct {
 	w     *window.Win
 	mem   []byte // member 0's segment, mapped here
-	seq   uint64 // this member's joined writes on the board so far
 	area  int64  // bytes of a member's record area
 	size  int    // the file's members
 	ad    idle.Adaptive
@@ -52,7 +55,8 @@ const (
 	bdLine  = 64
 	bdOut   = 0          // the outcome: sequence word, then the joinOut fields
 	bdSleep = bdLine     // the count of sleepers (an int32)
-	bdHdr   = 2 * bdLine // member r's header at bdHdr + r*bdLine: sequence word, class, length
+	bdHdr   = 2 * bdLine // member r's header at bdHdr + r*bdLine: sequence word, class, length, lane
+	bdLane  = 24         // in a member's header line: its lane's next ticket, then the one served
 )
 
 // boardFor is the file's board, made on the first call (collectively, in the lane),
@@ -90,7 +94,21 @@ func (f *File) boardFor(op string) *board {
 		b.check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
 	}
 	f.bd = b
+	f.lane.mirrorTo((*[2]uint64)(unsafe.Pointer(b.word(hdrOff(f.comm.Rank()) + bdLane))))
 	return b
+}
+
+// next is the number of this member's next call on the board: one past its last, or,
+// posted, the one the C face posted already.
+func (b *board) next(rank int, posted bool) uint64 {
+	if rank == spOwner {
+		return atomic.LoadUint64(b.word(bdOut)) + 1
+	}
+	s := atomic.LoadUint64(b.word(hdrOff(rank)))
+	if posted {
+		return s
+	}
+	return s + 1
 }
 
 // closeBoard frees the board, if the file made one. Collective, in the close.
@@ -100,6 +118,7 @@ func (f *File) closeBoard(op string) error {
 	if b == nil {
 		return nil
 	}
+	f.lane.mirrorTo(nil)
 	return b.w.Free(op)
 }
 
@@ -192,3 +211,45 @@ func (b *board) waitSlow(r int, p *uint64, v uint64) error {
 		}
 	}
 }
+
+// Ordered is what the C face's short way of an ordered write (fileshort.c) needs of a
+// file with a board, beside Plain's record: the board (member 0's part, mapped here),
+// a member's record area, the members and this one's rank, member 0's pointer word
+// and the board waits' idle policy.
+type Ordered struct {
+	Board, Ptr            unsafe.Pointer // Ptr: member 0's only
+	Area                  int64
+	Size, Rank            int
+	Spin, Yield, Handoffs int
+}
+
+// Ordered reports whether an ordered write of the file may take the C face's short
+// way, and what it needs: the file has a board, Plain's short way applies (a
+// contiguous view, nothing converted, no atomic mode, not MPI_MODE_SEQUENTIAL) with
+// writes allowed, collective buffering is not forced (romio_cb_write "enable"), and
+// member 0 maps the pointer's word. A face that keeps a copy makes it again when
+// Plain's changes, and after the ordered write that made the board.
+func (f *File) Ordered() (o Ordered, ok bool) {
+	if f == nil || f.closed.Load() || f.bd == nil {
+		return o, false
+	}
+	if q := f.quick.Load(); q == nil || !q.write || f.collMode(true) == cbEnable {
+		return o, false
+	}
+	b := f.bd
+	p := b.ad.Policy()
+	o = Ordered{Board: unsafe.Pointer(unsafe.SliceData(b.mem)), Area: b.area, Size: b.size, Rank: f.comm.Rank(),
+		Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs}
+	if o.Rank == spOwner {
+		mem, _, unit, mapped := f.sp.Segment(spOwner)
+		off := f.spDisp * int64(unit)
+		if !mapped || off < 0 || off+8 > int64(len(mem)) || off%8 != 0 {
+			return o, false
+		}
+		o.Ptr = unsafe.Pointer(&mem[off])
+	}
+	return o, true
+}
+
+// HasBoard reports whether the file made its board.
+func (f *File) HasBoard() bool { return f != nil && f.bd != nil }

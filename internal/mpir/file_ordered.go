@@ -54,7 +54,7 @@ func joinMax(size int) int64 {
 // error of its arguments) as one write by member 0, where it applies. done says
 // whether it did: if not, every member goes on by ordered's general way, with
 // nothing moved and the pointer where it was.
-func (f *File) joinOrdered(op string, p plan, local error) (n int64, done bool, err error) {
+func (f *File) joinOrdered(op string, p plan, local error, posted bool) (n int64, done bool, err error) {
 	var hdr [joinFields]int64
 	switch {
 	case local != nil:
@@ -65,22 +65,25 @@ func (f *File) joinOrdered(op string, p plan, local error) (n int64, done bool, 
 		hdr[joinLen] = p.n
 	}
 	b := f.boardFor(op)
+	var seq uint64 // the call's number on the board
 	if b != nil {
-		b.seq++
+		seq = b.next(f.comm.Rank(), posted)
 	}
 	out := f.jout[:]
 	clear(out)
 	var own error // member 0's failure, which it reports as its own
 	switch {
 	case f.comm.Rank() == spOwner:
-		own = f.joinWrite(op, b, p, hdr, local, out)
+		own = f.joinWrite(op, b, seq, p, hdr, local, out)
 		if b != nil {
 			copy(b.mem[bdOut+8:], out)
-			b.publish(bdOut, b.seq)
+			b.publish(bdOut, seq)
 		}
 	case b != nil:
-		b.post(f.comm.Rank(), hdr, p)
-		if err := b.wait(spOwner, bdOut, b.seq); err != nil {
+		if !posted {
+			b.post(f.comm.Rank(), seq, hdr, p)
+		}
+		if err := b.wait(spOwner, bdOut, seq); err != nil {
 			return 0, true, core.MapErr(op, err)
 		}
 		copy(out, b.mem[bdOut+8:])
@@ -162,10 +165,10 @@ func (f *File) record(p plan) []byte {
 
 // joinFrom is member r's header (its error's class, its record's length) and record,
 // from the board b or, b nil, from r's messages.
-func (f *File) joinFrom(op string, b *board, r int) (c, k int64, rec []byte, err error) {
+func (f *File) joinFrom(op string, b *board, seq uint64, r int) (c, k int64, rec []byte, err error) {
 	if b != nil {
 		h := hdrOff(r)
-		if err := b.wait(r, h, b.seq); err != nil {
+		if err := b.wait(r, h, seq); err != nil {
 			return 0, 0, nil, core.MapErr(op, err)
 		}
 		c, k = int64(*b.word(h + 8)), int64(*b.word(h + 16))
@@ -201,20 +204,20 @@ func (f *File) joinFrom(op string, b *board, r int) (c, k int64, rec []byte, err
 }
 
 // post is member r's part on the board: its record, then its header.
-func (b *board) post(r int, hdr [joinFields]int64, p plan) {
+func (b *board) post(r int, seq uint64, hdr [joinFields]int64, p plan) {
 	if n := hdr[joinLen]; n > 0 && hdr[joinClass] == 0 {
 		p.mem.PackAt(b.record(r, n), 0)
 	}
 	h := hdrOff(r)
 	*b.word(h + 8) = uint64(hdr[joinClass])
 	*b.word(h + 16) = uint64(hdr[joinLen])
-	b.publish(h, b.seq)
+	b.publish(h, seq)
 }
 
 // joinWrite is member 0's part: it receives every member's header and record and,
 // where the one write applies, writes them, moves the pointer and fills out with
 // the outcome. It returns its own failure (its write's, or placing the records').
-func (f *File) joinWrite(op string, b *board, p plan, hdr [joinFields]int64, local error, out []byte) error {
+func (f *File) joinWrite(op string, b *board, seq uint64, p plan, hdr [joinFields]int64, local error, out []byte) error {
 	size := f.comm.Size()
 	if len(f.jslots) < size {
 		f.jslots = make([][]byte, size)
@@ -235,7 +238,7 @@ func (f *File) joinWrite(op string, b *board, p plan, hdr [joinFields]int64, loc
 	}
 	put := func(i int, v int64) { binary.LittleEndian.PutUint64(out[8*i:], uint64(v)) }
 	for r := 1; r < size; r++ {
-		c, k, rec, err := f.joinFrom(op, b, r)
+		c, k, rec, err := f.joinFrom(op, b, seq, r)
 		if err != nil {
 			put(0, joinFailed)
 			put(1, spOwner)
