@@ -48,6 +48,7 @@ type board struct {
 	size  int    // the file's members
 	ad    idle.Adaptive
 	check func(r int) error // nil: no transport to ask
+	ptr   *uint64           // member 0: the shared pointer's word, mapped here (nil: not)
 }
 
 // The board's lines (bytes).
@@ -92,6 +93,12 @@ func (f *File) boardFor(op string) *board {
 	if sh := core.NodeTransport(); sh != nil {
 		c := f.comm
 		b.check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
+	}
+	if f.comm.Rank() == spOwner {
+		mem, _, unit, mapped := f.sp.Segment(spOwner)
+		if off := f.spDisp * int64(unit); mapped && off >= 0 && off+8 <= int64(len(mem)) && off%8 == 0 {
+			b.ptr = (*uint64)(unsafe.Pointer(&mem[off]))
+		}
 	}
 	f.bd = b
 	f.lane.mirrorTo((*[2]uint64)(unsafe.Pointer(b.word(hdrOff(f.comm.Rank()) + bdLane))))
@@ -233,23 +240,88 @@ func (f *File) Ordered() (o Ordered, ok bool) {
 	if f == nil || f.closed.Load() || f.bd == nil {
 		return o, false
 	}
-	if q := f.quick.Load(); q == nil || !q.write || f.collMode(true) == cbEnable {
+	if q := f.quick.Load(); q == nil || !q.write || !q.joins {
 		return o, false
 	}
 	b := f.bd
 	p := b.ad.Policy()
 	o = Ordered{Board: unsafe.Pointer(unsafe.SliceData(b.mem)), Area: b.area, Size: b.size, Rank: f.comm.Rank(),
-		Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs}
-	if o.Rank == spOwner {
-		mem, _, unit, mapped := f.sp.Segment(spOwner)
-		off := f.spDisp * int64(unit)
-		if !mapped || off < 0 || off+8 > int64(len(mem)) || off%8 != 0 {
-			return o, false
-		}
-		o.Ptr = unsafe.Pointer(&mem[off])
-	}
-	return o, true
+		Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs, Ptr: unsafe.Pointer(b.ptr)}
+	return o, o.Rank != spOwner || b.ptr != nil
 }
 
 // HasBoard reports whether the file made its board.
 func (f *File) HasBoard() bool { return f != nil && f.bd != nil }
+
+// orderedShort is an ordered write of mem (a slice's bytes) by the board's protocol
+// alone, where every member's part is plain, as the C face's short way
+// (fileshort.c) does it: without the plan, the general way's placing and the
+// joined way's checks, in the lane. It reports whether it did the call; if not,
+// the caller goes on by ordered's way, with a.Posted set where this member's header
+// is on the board already. Member 0 gives up before it publishes anything (a
+// member's failure or general way, a write past the largest offset, a failed write,
+// which ordered's way makes again and reports); another member after its header
+// when the outcome is not a success.
+func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
+	b := f.bd
+	q := f.quick.Load()
+	n := int64(len(mem))
+	if b == nil || q == nil || !q.write || !q.joins || n > b.area || (q.es != 1 && n%q.es != 0) {
+		return 0, false
+	}
+	rank := f.comm.Rank()
+	if rank != spOwner {
+		seq := b.next(rank, false)
+		copy(b.record(rank, n), mem)
+		h := hdrOff(rank)
+		*b.word(h + 8) = 0
+		*b.word(h + 16) = uint64(n)
+		b.publish(h, seq)
+		a.Posted = true
+		if b.wait(spOwner, bdOut, seq) != nil || atomic.LoadUint64(b.word(bdOut+8)) != joinDone {
+			return 0, false
+		}
+		return n, true
+	}
+	if b.ptr == nil {
+		return 0, false
+	}
+	seq := b.next(rank, false)
+	parts := f.jparts[:0]
+	defer func() {
+		clear(parts)
+		f.jparts = parts[:0]
+	}()
+	if n > 0 {
+		parts = append(parts, mem)
+	}
+	total := n
+	for r := 1; r < b.size; r++ {
+		h := hdrOff(r)
+		if b.wait(r, h, seq) != nil {
+			return 0, false
+		}
+		c, k := *b.word(h + 8), int64(*b.word(h + 16))
+		if c != 0 || k < 0 || k > b.area {
+			return 0, false
+		}
+		if k > 0 {
+			parts = append(parts, b.record(r, k))
+		}
+		total += k
+	}
+	if total > 0 {
+		base := int64(atomic.LoadUint64(b.ptr))
+		if base < 0 || base > q.end-total {
+			return 0, false
+		}
+		if _, err := f.os.WriteParts(parts, q.disp+base); err != nil {
+			return 0, false
+		}
+		f.wrote()
+		atomic.StoreUint64(b.ptr, uint64(base+total))
+	}
+	clear(b.mem[bdOut+8 : bdOut+8*(1+joinOutFields)])
+	b.publish(bdOut, seq)
+	return n, true
+}
