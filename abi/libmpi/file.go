@@ -507,6 +507,9 @@ func fileIO(op string, fh uintptr, a mpir.Access, p unsafe.Pointer, count int64,
 	}
 	b, bad := ioBuf(op, p, count, dh)
 	ps, err := f.d.Access(op, a, b, bad)
+	if a.Shared && a.Coll && a.Write {
+		showOrdered(fh, f.d)
+	}
 	putStatus(st, nil, &ps)
 	return failF(op, fh, err)
 }
