@@ -26,8 +26,9 @@ import (
 //     member (a sequence word, its class, its record's length); then a record area
 //     of joinMax(size) bytes per member but member 0.
 //   - Every member numbers the file's joined writes alike: its own line's sequence
-//     word (member 0's outcome, another member's header) holds its last. Member r > 0 writes
-//     its record and header, then the header's sequence word; member 0 waits for
+//     word (member 0's outcome, another member's header) holds its last, so that Go
+//     and the C face's short way count the same calls. Member r > 0 writes its
+//     record and header, then the header's sequence word; member 0 waits for
 //     every header of the call, writes the records from the board itself (no copy),
 //     and publishes the outcome, then its sequence word. Member r waits for that word
 //     before it returns, so its area and header are member 0's until then, and
