@@ -737,7 +737,8 @@ func orderedMixedBody(t *testing.T, dir string, rank, size int) {
 // an independent write through the shared pointer
 // by one rank between rounds, and a round where one rank's argument is bad, which
 // fails on every rank and moves nothing. Rank 0 then compares the file byte for
-// byte with the rounds' records in rank order.
+// byte with the rounds' records in rank order. Last, member 0's write fails
+// (/dev/full): every rank's call fails with MPI_ERR_NO_SPACE.
 func TestFileOrderedBoard(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
 		for n := 1; n <= 4; n++ {
@@ -862,4 +863,16 @@ func boardBody(t *testing.T, dir string, rank, size int) {
 	}
 	must(t, mpi.World.Barrier())
 	must(t, f.Close())
+
+	// Member 0's write fails: every rank's call fails with its class.
+	if _, err := os.Stat("/dev/full"); err != nil {
+		return
+	}
+	full, err := mpi.FileOpen(mpi.World, "/dev/full", mpi.ModeWronly, nil)
+	must(t, err)
+	for k := range 3 {
+		_, err := mpi.FileWriteOrdered(full, []byte("12345678"))
+		wantClass(t, "FileWriteOrdered to /dev/full "+strconv.Itoa(k), err, mpi.ErrNoSpace)
+	}
+	must(t, full.Close())
 }

@@ -6,7 +6,8 @@
  * call goes to Go while the others' are in C), in some every rank uses the split
  * collective (MPI_File_write_ordered_begin/_end: Go's); between some rounds one rank
  * writes through the shared pointer on its own; one round's last rank passes a
- * negative count, which must fail every rank's call and move nothing. Every status
+ * negative count, which must fail every rank's call and move nothing; and every
+ * rank's call fails with MPI_ERR_NO_SPACE where member 0's write does (/dev/full). Every status
  * counts its bytes, the shared pointer is where the records end, and rank 0 compares
  * the file byte for byte (a POSIX read) with the records in rank order. With more
  * than one rank some calls must have taken the C way (mpigo_short_files); with the
@@ -129,6 +130,18 @@ int main(int argc, char **argv) {
     }
     OK(MPI_Barrier(MPI_COMM_WORLD));
     OK(MPI_File_close(&fh));
+    /* Member 0's write fails (/dev/full): every rank's call fails with its class, the
+     * first (which makes the board) in Go, the later ones with the others in C. */
+    if (access("/dev/full", W_OK) == 0) {
+        MPI_File full;
+        OK(MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, MPI_INFO_NULL, &full));
+        for (int k = 0; k < 3; k++) {
+            int cls = MPI_SUCCESS, rc = MPI_File_write_ordered(full, rec, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_NO_SPACE, "write_ordered %d to /dev/full: class %d, want MPI_ERR_NO_SPACE", k, cls);
+        }
+        OK(MPI_File_close(&full));
+    }
     OK(MPI_Type_free(&four));
     free(want), free(got), free(rec);
     if (rank == 0) printf("OK fileordered\n");

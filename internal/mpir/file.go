@@ -91,8 +91,8 @@ type File struct {
 	jout   [8 * joinOutFields]byte
 	jslots [][]byte
 	jparts [][]byte
-	bd     *board // the joined write's board (file_board.go), made by the first
-	bdOff  bool   // the board was tried (made or not)
+	bd     atomic.Pointer[board] // the joined write's board (file_board.go), made by the first; read by the faces' Ordered
+	bdOff  bool                  // the board was tried (made or not)
 
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.

@@ -26,8 +26,9 @@ import (
 //     member (a sequence word, its class, its record's length); then a record area
 //     of joinMax(size) bytes per member but member 0.
 //   - Every member numbers the file's joined writes alike: its own line's sequence
-//     word (member 0's outcome, another member's header) holds its last. Member r > 0 writes
-//     its record and header, then the header's sequence word; member 0 waits for
+//     word (member 0's outcome, another member's header) holds its last, so that Go
+//     and the C face's short way count the same calls. Member r > 0 writes its
+//     record and header, then the header's sequence word; member 0 waits for
 //     every header of the call, writes the records from the board itself (no copy),
 //     and publishes the outcome, then its sequence word. Member r waits for that word
 //     before it returns, so its area and header are member 0's until then, and
@@ -63,8 +64,8 @@ const (
 // boardFor is the file's board, made on the first call (collectively, in the lane),
 // or nil where the joined write goes by messages.
 func (f *File) boardFor(op string) *board {
-	if f.bd != nil || f.bdOff {
-		return f.bd
+	if b := f.bd.Load(); b != nil || f.bdOff {
+		return b
 	}
 	f.bdOff = true
 	size := f.comm.Size()
@@ -100,7 +101,7 @@ func (f *File) boardFor(op string) *board {
 			b.ptr = (*uint64)(unsafe.Pointer(&mem[off]))
 		}
 	}
-	f.bd = b
+	f.bd.Store(b)
 	f.lane.mirrorTo((*[2]uint64)(unsafe.Pointer(b.word(hdrOff(f.comm.Rank()) + bdLane))))
 	return b
 }
@@ -120,8 +121,7 @@ func (b *board) next(rank int, posted bool) uint64 {
 
 // closeBoard frees the board, if the file made one. Collective, in the close.
 func (f *File) closeBoard(op string) error {
-	b := f.bd
-	f.bd = nil
+	b := f.bd.Swap(nil)
 	if b == nil {
 		return nil
 	}
@@ -237,13 +237,16 @@ type Ordered struct {
 // member 0 maps the pointer's word. A face that keeps a copy makes it again when
 // Plain's changes, and after the ordered write that made the board.
 func (f *File) Ordered() (o Ordered, ok bool) {
-	if f == nil || f.closed.Load() || f.bd == nil {
+	if f == nil || f.closed.Load() {
+		return o, false
+	}
+	b := f.bd.Load()
+	if b == nil {
 		return o, false
 	}
 	if q := f.quick.Load(); q == nil || !q.write || !q.joins {
 		return o, false
 	}
-	b := f.bd
 	p := b.ad.Policy()
 	o = Ordered{Board: unsafe.Pointer(unsafe.SliceData(b.mem)), Area: b.area, Size: b.size, Rank: f.comm.Rank(),
 		Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs, Ptr: unsafe.Pointer(b.ptr)}
@@ -251,7 +254,7 @@ func (f *File) Ordered() (o Ordered, ok bool) {
 }
 
 // HasBoard reports whether the file made its board.
-func (f *File) HasBoard() bool { return f != nil && f.bd != nil }
+func (f *File) HasBoard() bool { return f != nil && f.bd.Load() != nil }
 
 // orderedShort is an ordered write of mem (a slice's bytes) by the board's protocol
 // alone, where every member's part is plain, as the C face's short way
@@ -263,7 +266,7 @@ func (f *File) HasBoard() bool { return f != nil && f.bd != nil }
 // which ordered's way makes again and reports); another member after its header
 // when the outcome is not a success.
 func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
-	b := f.bd
+	b := f.bd.Load()
 	q := f.quick.Load()
 	n := int64(len(mem))
 	if b == nil || q == nil || !q.write || !q.joins || n > b.area || (q.es != 1 && n%q.es != 0) {
