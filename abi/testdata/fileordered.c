@@ -12,23 +12,8 @@
  * the file byte for byte (a POSIX read) with the records in rank order. With more
  * than one rank some calls must have taken the C way (mpigo_short_files); with the
  * argument "multiple" (MPI_THREAD_MULTIPLE) none may. */
-#include "check.h"
-#include <fcntl.h>
+#include "iotest.h"
 #include <stdint.h>
-#include <string.h>
-#include <unistd.h>
-
-static int rank, np;
-
-/* posix_read reads the whole file name into buf (up to max) and returns its size. */
-static long posix_read(const char *name, unsigned char *buf, long max) {
-    int fd = open(name, O_RDONLY);
-    CHECK(fd >= 0, "open %s", name);
-    long n = 0, k;
-    while ((k = read(fd, buf + n, max - n)) > 0) n += k;
-    close(fd);
-    return n;
-}
 
 extern long mpigo_short_files(void);
 
