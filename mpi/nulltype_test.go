@@ -136,8 +136,22 @@ func TestNullDatatypeCollectives(t *testing.T) {
 		_, err = q.Wait()
 		must(t, err)
 		must(t, q.Free())
+		// Reductions of no items: the op is not looked at.
+		must(t, mpi.AllreduceBuf(w, none(), none(), mpi.Sum))
+		must(t, mpi.ReduceBuf(w, none(), none(), mpi.Max, 0))
+		must(t, mpi.AllreduceBuf(w, mpi.InPlaceBuf, none(), mpi.Prod))
+		must(t, mpi.ScanBuf(w, none(), none(), mpi.Sum))
+		q, err = mpi.IallreduceBuf(w, none(), none(), mpi.Sum)
+		must(t, err)
+		_, err = q.Wait()
+		must(t, err)
 		// Items of it: every rank alike, so that none waits for another.
 		wantNullErr(t, "BcastBuf of 1 item", mpi.BcastBuf(w, mpi.Typed([]int32{1}, 1, nil), 0), "dt")
+		// A v form whose counts give the null datatype items: the Buf has none, the
+		// counts say otherwise.
+		one, at := []int{1, 1}, []int{0, 1}
+		wantNullErr(t, "AlltoallvBuf of counts 1", mpi.AlltoallvBuf(w, none(), one, at, none(), one, at), "send's datatype")
+		wantNullErr(t, "AllgathervBuf of counts 1", mpi.AllgathervBuf(w, none(), none(), one, at), "recv's datatype")
 	})
 }
 

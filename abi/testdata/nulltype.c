@@ -167,8 +167,25 @@ static void coll(void) {
     OK(MPI_Start(&q));
     OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
     OK(MPI_Request_free(&q));
+    /* Reductions of no items: the operation is not looked at (nothing is reduced). */
+    OK(MPI_Reduce(NULL, NULL, 0, DN, MPI_SUM, 0, c));
+    OK(MPI_Allreduce(NULL, NULL, 0, DN, MPI_MAX, c));
+    OK(MPI_Allreduce(MPI_IN_PLACE, NULL, 0, DN, MPI_SUM, c));
+    OK(MPI_Scan(NULL, NULL, 0, DN, MPI_PROD, c));
+    OK(MPI_Reduce_scatter_block(NULL, NULL, 0, DN, MPI_SUM, c));
+    OK(MPI_Iallreduce(NULL, NULL, 0, DN, MPI_SUM, c, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    /* Neighbourhood collectives on a ring of the two ranks. */
+    MPI_Comm ring;
+    int dims[1] = {2}, periods[1] = {1};
+    OK(MPI_Cart_create(c, 1, dims, periods, 0, &ring));
+    OK(MPI_Neighbor_allgather(NULL, 0, DN, NULL, 0, DN, ring));
+    OK(MPI_Neighbor_alltoall(NULL, 0, DN, NULL, 0, DN, ring));
+    OK(MPI_Neighbor_alltoallv(NULL, zc, zd, DN, NULL, zc, zd, DN, ring));
+    OK(MPI_Comm_free(&ring));
     /* The errors: a nonzero count of the null type (on both ranks alike, so no rank
      * waits in a collective the other left). */
+    type_error(MPI_Allreduce(x, y, 1, DN, MPI_SUM, c), "datatype", "Allreduce of 1 item");
     type_error(MPI_Bcast(x, 1, DN, 0, c), "datatype", "Bcast of 1 item");
     type_error(MPI_Allgather(x, 1, DN, y, 1, MPI_INT, c), "datatype", "Allgather sending 1 item");
     type_error(MPI_Alltoallv(x, oc, od, DN, y, oc, od, MPI_INT, c), "datatype", "Alltoallv with counts 1");
