@@ -189,3 +189,26 @@ func TestNullDatatypeRMAAndFile(t *testing.T) {
 		must(t, f.Close())
 	})
 }
+
+// TestNoByteTypeVForms: the v forms' blocks of a datatype of no bytes
+// (TypeContiguous(0, ...)) move nothing whatever their counts, as the C face's do;
+// the schedules sliced such a buffer by the counts, and panicked.
+func TestNoByteTypeVForms(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		z, err := mpi.TypeContiguous(0, mpi.Int32)
+		must(t, err)
+		must(t, z.Commit())
+		zb := func(n int) mpi.Buf { return mpi.Typed([]byte(nil), n, z) }
+		one, at := []int{1, 1}, []int{0, 1}
+		must(t, mpi.AllgathervBuf(w, zb(1), zb(2), one, at))
+		must(t, mpi.AlltoallvBuf(w, zb(2), one, at, zb(2), one, at))
+		must(t, mpi.GathervBuf(w, zb(1), zb(2), one, at, 0))
+		must(t, mpi.ScattervBuf(w, zb(2), one, at, zb(1), 1))
+		q, err := mpi.IalltoallvBuf(w, zb(2), one, at, zb(2), one, at)
+		must(t, err)
+		_, err = q.Wait()
+		must(t, err)
+		must(t, z.Free())
+	})
+}
