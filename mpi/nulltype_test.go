@@ -96,6 +96,19 @@ func TestNullDatatypeP2P(t *testing.T) {
 			t.Errorf("MrecvBuf: tag %d, %v", st.Tag, err)
 		}
 
+		// Packing no items.
+		if n, err := mpi.PackSize(0, nil); n != 0 || err != nil {
+			t.Errorf("PackSize(0, nil): %d, %v", n, err)
+		}
+		pos := 0
+		must(t, mpi.Pack(none(), make([]byte, 8), &pos))
+		must(t, mpi.Unpack(make([]byte, 8), &pos, none()))
+		if pos != 0 {
+			t.Errorf("Pack and Unpack of no items moved the position to %d", pos)
+		}
+		_, err = mpi.PackSize(1, nil)
+		wantNullErr(t, "PackSize(1, nil)", err, "dt")
+
 		// Data into no items is truncation, not a datatype error.
 		if rank == 0 {
 			must(t, mpi.Send(w, []int32{1}, peer, 8))

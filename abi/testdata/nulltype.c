@@ -139,6 +139,20 @@ static void pt2pt(void) {
     type_error(MPI_Sendrecv(b, 0, DN, peer, 16, b, 1, DN, peer, 16, c, &st), "datatype", "Sendrecv receiving 1 item");
 }
 
+static void pack(void) {
+    char out[16];
+    int pos = 0, size = -1;
+    MPI_Aint esize = -1;
+    OK(MPI_Pack_size(0, DN, MPI_COMM_WORLD, &size));
+    CHECK(size == 0, "Pack_size of no items: %d", size);
+    OK(MPI_Pack(NULL, 0, DN, out, sizeof out, &pos, MPI_COMM_WORLD));
+    OK(MPI_Unpack(out, sizeof out, &pos, NULL, 0, DN, MPI_COMM_WORLD));
+    CHECK(pos == 0, "Pack and Unpack of no items moved the position to %d", pos);
+    OK(MPI_Pack_external_size("external32", 0, DN, &esize));
+    CHECK(esize == 0, "Pack_external_size of no items: %ld", (long)esize);
+    type_error(MPI_Pack_size(1, DN, MPI_COMM_WORLD, &size), "datatype", "Pack_size of 1 item");
+}
+
 static void coll(void) {
     MPI_Comm c = MPI_COMM_WORLD;
     int x[2] = {7, 8}, y[2] = {0, 0};
@@ -244,6 +258,7 @@ int main(int argc, char **argv) {
     CHECK(n == 2, "run on 2 ranks, not %d", n);
     peer = 1 - rank;
     pt2pt();
+    pack();
     coll();
     rma();
     file(argv[1]);
