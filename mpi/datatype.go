@@ -315,7 +315,7 @@ func (b Buf) checkedBuf(op string, lend bool) (core.Buf, *datatype.Layout, error
 
 // PackSize is the number of bytes Pack needs for count items of dt.
 func PackSize(count int, dt *Datatype) (int, error) {
-	t, err := dt.inner("PackSize", "dt")
+	t, err := mpir.UsableFor("PackSize", "dt", dt.obj(), int64(count))
 	if err != nil {
 		return 0, err
 	}

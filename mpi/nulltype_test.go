@@ -96,6 +96,19 @@ func TestNullDatatypeP2P(t *testing.T) {
 			t.Errorf("MrecvBuf: tag %d, %v", st.Tag, err)
 		}
 
+		// Packing no items.
+		if n, err := mpi.PackSize(0, nil); n != 0 || err != nil {
+			t.Errorf("PackSize(0, nil): %d, %v", n, err)
+		}
+		pos := 0
+		must(t, mpi.Pack(none(), make([]byte, 8), &pos))
+		must(t, mpi.Unpack(make([]byte, 8), &pos, none()))
+		if pos != 0 {
+			t.Errorf("Pack and Unpack of no items moved the position to %d", pos)
+		}
+		_, err = mpi.PackSize(1, nil)
+		wantNullErr(t, "PackSize(1, nil)", err, "dt")
+
 		// Data into no items is truncation, not a datatype error.
 		if rank == 0 {
 			must(t, mpi.Send(w, []int32{1}, peer, 8))
@@ -136,8 +149,22 @@ func TestNullDatatypeCollectives(t *testing.T) {
 		_, err = q.Wait()
 		must(t, err)
 		must(t, q.Free())
+		// Reductions of no items: the op is not looked at.
+		must(t, mpi.AllreduceBuf(w, none(), none(), mpi.Sum))
+		must(t, mpi.ReduceBuf(w, none(), none(), mpi.Max, 0))
+		must(t, mpi.AllreduceBuf(w, mpi.InPlaceBuf, none(), mpi.Prod))
+		must(t, mpi.ScanBuf(w, none(), none(), mpi.Sum))
+		q, err = mpi.IallreduceBuf(w, none(), none(), mpi.Sum)
+		must(t, err)
+		_, err = q.Wait()
+		must(t, err)
 		// Items of it: every rank alike, so that none waits for another.
 		wantNullErr(t, "BcastBuf of 1 item", mpi.BcastBuf(w, mpi.Typed([]int32{1}, 1, nil), 0), "dt")
+		// A v form whose counts give the null datatype items: the Buf has none, the
+		// counts say otherwise.
+		one, at := []int{1, 1}, []int{0, 1}
+		wantNullErr(t, "AlltoallvBuf of counts 1", mpi.AlltoallvBuf(w, none(), one, at, none(), one, at), "send's datatype")
+		wantNullErr(t, "AllgathervBuf of counts 1", mpi.AllgathervBuf(w, none(), none(), one, at), "recv's datatype")
 	})
 }
 
@@ -173,5 +200,28 @@ func TestNullDatatypeRMAAndFile(t *testing.T) {
 		_, err = mpi.FileWriteAtBuf(f, 0, mpi.Typed([]byte{1}, 1, nil))
 		wantNullErr(t, "FileWriteAtBuf of 1 item", err, "dt")
 		must(t, f.Close())
+	})
+}
+
+// TestNoByteTypeVForms: the v forms' blocks of a datatype of no bytes
+// (TypeContiguous(0, ...)) move nothing whatever their counts, as the C face's do;
+// the schedules sliced such a buffer by the counts, and panicked.
+func TestNoByteTypeVForms(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		z, err := mpi.TypeContiguous(0, mpi.Int32)
+		must(t, err)
+		must(t, z.Commit())
+		zb := func(n int) mpi.Buf { return mpi.Typed([]byte(nil), n, z) }
+		one, at := []int{1, 1}, []int{0, 1}
+		must(t, mpi.AllgathervBuf(w, zb(1), zb(2), one, at))
+		must(t, mpi.AlltoallvBuf(w, zb(2), one, at, zb(2), one, at))
+		must(t, mpi.GathervBuf(w, zb(1), zb(2), one, at, 0))
+		must(t, mpi.ScattervBuf(w, zb(2), one, at, zb(1), 1))
+		q, err := mpi.IalltoallvBuf(w, zb(2), one, at, zb(2), one, at)
+		must(t, err)
+		_, err = q.Wait()
+		must(t, err)
+		must(t, z.Free())
 	})
 }

@@ -307,8 +307,9 @@ func TestToolsErrors(t *testing.T) {
 		_, err := tools.ControlVar("no such setting")
 		wantTool(t, "ControlVar", err, mpi.ErrToolInvalidName)
 		// The whole text, and the class (MPI_T_ERR_INVALID_NAME, 1011 in the ABI).
-		if want := `mpi: Tools.ControlVar: name "no such setting": no control variable has it (MPI_T_ERR_INVALID_NAME)`; err == nil || err.Error() != want || mpi.ClassOf(err) != 1011 {
-			t.Errorf("ControlVar: %v of class %v, want %s of class 1011", err, mpi.ClassOf(err), want)
+		if want := `mpi: Tools.ControlVar: name "no such setting": no control variable has it (MPI_T_ERR_INVALID_NAME)`; err == nil || err.Error() != want ||
+			mpi.ClassOf(err) != 1011 || mpi.ClassOf(err).String() != "MPI_T_ERR_INVALID_NAME" {
+			t.Errorf("ControlVar: %v of class %v (%d), want %s of class MPI_T_ERR_INVALID_NAME (1011)", err, mpi.ClassOf(err), int(mpi.ClassOf(err)), want)
 		}
 		_, err = tools.PerfVar("")
 		wantTool(t, "PerfVar", err, mpi.ErrToolInvalidName)

@@ -202,7 +202,11 @@ func redInto(name string, oh uintptr, dh uintptr, out *collective.Red) (err erro
 // errors.
 func makeRed(name string, oh uintptr, dh uintptr, out *collective.Red) error {
 	var e mpir.Elems
-	if err := elems(name, dh, &e); err != nil {
+	if dh == hDatatypeNull {
+		// Taken for no items (the buffers' conversion refuses any other count):
+		// mpir's reduction of nothing.
+		e = mpir.Elems{Type: datatype.Null, Name: "MPI_DATATYPE_NULL", Handle: dh}
+	} else if err := elems(name, dh, &e); err != nil {
 		return err
 	}
 	o, err := needOp(name, oh)

@@ -139,6 +139,20 @@ static void pt2pt(void) {
     type_error(MPI_Sendrecv(b, 0, DN, peer, 16, b, 1, DN, peer, 16, c, &st), "datatype", "Sendrecv receiving 1 item");
 }
 
+static void pack(void) {
+    char out[16];
+    int pos = 0, size = -1;
+    MPI_Aint esize = -1;
+    OK(MPI_Pack_size(0, DN, MPI_COMM_WORLD, &size));
+    CHECK(size == 0, "Pack_size of no items: %d", size);
+    OK(MPI_Pack(NULL, 0, DN, out, sizeof out, &pos, MPI_COMM_WORLD));
+    OK(MPI_Unpack(out, sizeof out, &pos, NULL, 0, DN, MPI_COMM_WORLD));
+    CHECK(pos == 0, "Pack and Unpack of no items moved the position to %d", pos);
+    OK(MPI_Pack_external_size("external32", 0, DN, &esize));
+    CHECK(esize == 0, "Pack_external_size of no items: %ld", (long)esize);
+    type_error(MPI_Pack_size(1, DN, MPI_COMM_WORLD, &size), "datatype", "Pack_size of 1 item");
+}
+
 static void coll(void) {
     MPI_Comm c = MPI_COMM_WORLD;
     int x[2] = {7, 8}, y[2] = {0, 0};
@@ -167,8 +181,25 @@ static void coll(void) {
     OK(MPI_Start(&q));
     OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
     OK(MPI_Request_free(&q));
+    /* Reductions of no items: the operation is not looked at (nothing is reduced). */
+    OK(MPI_Reduce(NULL, NULL, 0, DN, MPI_SUM, 0, c));
+    OK(MPI_Allreduce(NULL, NULL, 0, DN, MPI_MAX, c));
+    OK(MPI_Allreduce(MPI_IN_PLACE, NULL, 0, DN, MPI_SUM, c));
+    OK(MPI_Scan(NULL, NULL, 0, DN, MPI_PROD, c));
+    OK(MPI_Reduce_scatter_block(NULL, NULL, 0, DN, MPI_SUM, c));
+    OK(MPI_Iallreduce(NULL, NULL, 0, DN, MPI_SUM, c, &q));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    /* Neighbourhood collectives on a ring of the two ranks. */
+    MPI_Comm ring;
+    int dims[1] = {2}, periods[1] = {1};
+    OK(MPI_Cart_create(c, 1, dims, periods, 0, &ring));
+    OK(MPI_Neighbor_allgather(NULL, 0, DN, NULL, 0, DN, ring));
+    OK(MPI_Neighbor_alltoall(NULL, 0, DN, NULL, 0, DN, ring));
+    OK(MPI_Neighbor_alltoallv(NULL, zc, zd, DN, NULL, zc, zd, DN, ring));
+    OK(MPI_Comm_free(&ring));
     /* The errors: a nonzero count of the null type (on both ranks alike, so no rank
      * waits in a collective the other left). */
+    type_error(MPI_Allreduce(x, y, 1, DN, MPI_SUM, c), "datatype", "Allreduce of 1 item");
     type_error(MPI_Bcast(x, 1, DN, 0, c), "datatype", "Bcast of 1 item");
     type_error(MPI_Allgather(x, 1, DN, y, 1, MPI_INT, c), "datatype", "Allgather sending 1 item");
     type_error(MPI_Alltoallv(x, oc, od, DN, y, oc, od, MPI_INT, c), "datatype", "Alltoallv with counts 1");
@@ -227,6 +258,7 @@ int main(int argc, char **argv) {
     CHECK(n == 2, "run on 2 ranks, not %d", n);
     peer = 1 - rank;
     pt2pt();
+    pack();
     coll();
     rma();
     file(argv[1]);

@@ -37,6 +37,9 @@ func (c ErrorClass) name() (string, bool) {
 	if c == ClassProcFailed {
 		return "MPIX_ERR_PROC_FAILED", true
 	}
+	if n, ok := toolClassNames[c]; ok {
+		return n, true
+	}
 	return "", false
 }
 

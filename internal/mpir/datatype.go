@@ -142,7 +142,7 @@ func NullFor(op, arg string, count int64) (*datatype.Type, error) {
 	if count == 0 {
 		return datatype.Null, nil
 	}
-	return nil, core.Errorf(core.ClassType, op, "%s is the null datatype (MPI_DATATYPE_NULL) for %d items: only a count of 0 may have it", arg, count)
+	return nil, core.Errorf(core.ClassType, op, "%s is the null datatype (MPI_DATATYPE_NULL) for a count of %d: it is taken for a count of 0 only", arg, count)
 }
 
 // UsableFor is Usable of the datatype argument arg of count items: the null datatype
