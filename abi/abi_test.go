@@ -496,6 +496,11 @@ func TestCollectivesVPersistentLarge(t *testing.T) { job(t, "collv", 3) }
 // tests hung when one process refused such an argument).
 func TestInsignificantArguments(t *testing.T) { job(t, "insignif", 4) }
 
+// TestNullDatatypeOfNoItems runs nulltype.c: MPI_DATATYPE_NULL as the datatype of a
+// count of 0 in every family of calls (MPICH's pt2pt/recvnull and
+// part/nonblocking_pready pass it so), and the error of a nonzero count with it.
+func TestNullDatatypeOfNoItems(t *testing.T) { ioProg(t, "nulltype", 2) }
+
 func TestInfoSplitTypeDecode(t *testing.T) { job(t, "misc", 2) }
 
 // TestFileShared runs ioshared.c, the shared file pointer's calls through the C ABI,
@@ -975,6 +980,57 @@ func TestFileShortWay(t *testing.T) {
 				t.Errorf("fileshort.c left %d files, the first %s", len(left), left[0].Name())
 			}
 		})
+	}
+}
+
+// TestFileOrderedShortWay: MPI_File_write_ordered done in C (libmpi/fileshort.c) on
+// the file's board where every member's part is plain, in Go elsewhere, mixed within
+// one call (fileordered.c says which cases), on 1 to 4 ranks over node shared memory,
+// on 2 over TCP (the board is node memory whatever the transport), and at
+// MPI_THREAD_MULTIPLE, where no call may take the C way.
+func TestFileOrderedShortWay(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		n     int
+		extra []string
+		args  []string
+	}{{"1", 1, nil, nil}, {"2", 2, nil, nil}, {"3", 3, nil, nil}, {"4", 4, nil, nil},
+		{"tcp", 2, mpitest.TCP.Flags(), nil}, {"multiple", 2, nil, []string{"multiple"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			jobArgs(t, "fileordered", c.n, c.extra, append([]string{dir}, c.args...))
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("fileordered.c left %d files, the first %s", len(left), left[0].Name())
+			}
+		})
+	}
+}
+
+// TestFileOrderedShortWayCounted: the ordered writes done in C count in the rank's
+// record as the Go way's do: mpigo run --report's calls per rank of fileordered.c,
+// with the C way and at MPI_THREAD_MULTIPLE (every call Go's), are the same.
+func TestFileOrderedShortWayCounted(t *testing.T) {
+	calls := func(mode ...string) []string {
+		mpigo := setup(t)
+		bin := cc(t, mpigo, filepath.Join("testdata", "fileordered.c"))
+		args := append([]string{"run", "--report", "-n", "2", bin, t.TempDir()}, mode...)
+		out, errs, err := run(t, 2*time.Minute, mpigo, args...)
+		if err != nil || !strings.Contains(out, "OK fileordered") {
+			t.Fatalf("fileordered %v: %v\n--- stdout\n%s--- stderr\n%s", mode, err, out, errs)
+		}
+		var got []string
+		for _, m := range regexp.MustCompile(`rank (\d+): .* (\d+) calls`).FindAllStringSubmatch(errs, -1) {
+			got = append(got, m[1]+":"+m[2])
+		}
+		slices.Sort(got)
+		if len(got) != 2 {
+			t.Fatalf("fileordered %v: the report's calls %v\n%s", mode, got, errs)
+		}
+		return got
+	}
+	c, g := calls(), calls("multiple")
+	if !slices.Equal(c, g) {
+		t.Errorf("calls per rank %v with the C way, %v with the Go way", c, g)
 	}
 }
 

@@ -216,10 +216,13 @@ type Buf struct {
 
 // Typed describes count items of dt in s. The slice's element type must hold no
 // pointers (for a receive would overwrite them); the datatype may not reach outside the
-// slice, which is checked when the Buf is used.
+// slice, which is checked when the Buf is used. A nil dt (MPI_DATATYPE_NULL) describes
+// no items: it is taken with a count of 0 only.
 func Typed[T any](s []T, count int, dt *Datatype) Buf {
 	if dt == nil || dt.t == nil {
-		return Buf{err: errorf(ClassType, "Typed", "dt is a nil datatype")}
+		// The nil Datatype is MPI_DATATYPE_NULL, which no items may have (mpir.NullFor).
+		t, err := mpir.NullFor("Typed", "dt", int64(count))
+		return Buf{count: int64(count), dt: t, err: err}
 	}
 	if dt.t.IsFreed() {
 		// Freed, the handle is MPI_DATATYPE_NULL to a new call (MPI 4.1 §5.1.9);
@@ -312,7 +315,7 @@ func (b Buf) checkedBuf(op string, lend bool) (core.Buf, *datatype.Layout, error
 
 // PackSize is the number of bytes Pack needs for count items of dt.
 func PackSize(count int, dt *Datatype) (int, error) {
-	t, err := dt.inner("PackSize", "dt")
+	t, err := mpir.UsableFor("PackSize", "dt", dt.obj(), int64(count))
 	if err != nil {
 		return 0, err
 	}

@@ -120,3 +120,23 @@ func TestFileAccessAllocatesNothing(t *testing.T) {
 		must(t, f.Close())
 	})
 }
+
+// TestFileOrderedAllocatesNothing: on two ranks of one node, FileWriteOrdered of a
+// 4 KiB record (bench/io's write_ordered, through the file's board) allocates nothing
+// per call once the board is made.
+func TestFileOrderedAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	ioJob(t, 2, func(t *testing.T, dir string, rank, size int) {
+		f, err := mpi.FileOpen(mpi.World, filepath.Join(dir, "ordered"), mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		rec := make([]byte, 4096)
+		op := func() { _, err := mpi.FileWriteOrdered(f, rec); must(t, err) }
+		op() // makes the board
+		if n := testing.AllocsPerRun(500, op); n != 0 {
+			t.Errorf("rank %d: FileWriteOrdered of 4 KiB: %v allocations per call, want 0", rank, n)
+		}
+		must(t, f.Close())
+	})
+}

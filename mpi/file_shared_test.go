@@ -727,3 +727,152 @@ func orderedMixedBody(t *testing.T, dir string, rank, size int) {
 	must(t, mpi.World.Barrier())
 	must(t, f.Close())
 }
+
+// TestFileOrderedBoard runs many ordered writes in a row on 1 to 4 ranks over each
+// transport, the way a joined write goes through the file's board in node shared
+// memory (on one node; over TCP too, since the board is node memory whatever the
+// transport): records of every length up to and past the longest the board takes
+// (which then go the general way), zero-length ones, rounds where no rank writes,
+// blocking and nonblocking calls, a rank writing int32s while the others write bytes,
+// an independent write through the shared pointer
+// by one rank between rounds, and a round where one rank's argument is bad, which
+// fails on every rank and moves nothing. Rank 0 then compares the file byte for
+// byte with the rounds' records in rank order. Last, member 0's write fails
+// (/dev/full): every rank's call fails with MPI_ERR_NO_SPACE.
+func TestFileOrderedBoard(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
+		for n := 1; n <= 4; n++ {
+			t.Run(strconv.Itoa(n), func(t *testing.T) {
+				ioJobWith(t, mpitest.Options{N: n, Transport: tr}, boardBody)
+			})
+		}
+	})
+}
+
+// boardLen is rank r's record length in round i of boardBody.
+func boardLen(i, r int) int {
+	switch {
+	case i%9 == 4:
+		return 0 // nobody writes
+	case i == 7 && r == 0, i == 11 && r == 1:
+		return 70 << 10 // longer than the board takes
+	case i%5 == 3:
+		return 4 << 10
+	}
+	return (i*37 + r*13) % 211
+}
+
+// boardRec is rank r's record in round i.
+func boardRec(i, r int) []byte {
+	b := make([]byte, boardLen(i, r))
+	for j := range b {
+		b[j] = byte(i*7 + r*31 + j)
+	}
+	return b
+}
+
+func boardBody(t *testing.T, dir string, rank, size int) {
+	name := filepath.Join(dir, "board")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	// In a view of int32s: a good round, a round where the last rank's record is no
+	// whole number of etypes, a good round.
+	must(t, f.SetView(0, mpi.Int32, mpi.Int32, "native", nil))
+	for k, n := range []int{8, 6, 4} {
+		if n == 6 && rank != size-1 {
+			n = 8
+		}
+		_, err := mpi.FileWriteOrdered(f, bytes.Repeat([]byte{byte('A' + k)}, n))
+		if k == 1 {
+			wantClass(t, "FileWriteOrdered with one rank's partial etype", err, mpi.ErrType)
+			continue
+		}
+		must(t, err)
+	}
+	head := int64(12 * size)
+	if pos, err := f.PositionShared(); err != nil || pos != head/4 {
+		t.Fatalf("PositionShared %d, %v after the int32 rounds; want %d", pos, err, head/4)
+	}
+	must(t, f.SetView(head, mpi.Byte, mpi.Byte, "native", nil))
+	var want []byte
+	for range size {
+		want = append(want, bytes.Repeat([]byte{'A'}, 8)...)
+	}
+	for range size {
+		want = append(want, bytes.Repeat([]byte{'C'}, 4)...)
+	}
+	var pos int64 // the shared pointer, in the byte view
+	const rounds = 40
+	for i := range rounds {
+		// Between rounds, one rank writes through the shared pointer on its own.
+		if w := i % (size + 1); w < size && i%3 == 0 {
+			if rank == w {
+				if got, err := f.PositionShared(); err != nil || got != pos {
+					t.Fatalf("round %d: PositionShared %d, %v; want %d", i, got, err, pos)
+				}
+				_, err := mpi.FileWriteShared(f, []byte{'s', byte(i), 's'})
+				must(t, err)
+			}
+			want = append(want, 's', byte(i), 's')
+			pos += 3
+		}
+		rec := boardRec(i, rank)
+		var st mpi.Status
+		if i%7 == 3 && rank == size/2 && len(rec)%4 == 0 {
+			// int32s, not bytes: this rank's call goes the joined way while the
+			// others' go the short one (orderedShort)
+			ints := make([]int32, len(rec)/4)
+			for j := range ints {
+				ints[j] = int32(binary.LittleEndian.Uint32(rec[4*j:]))
+			}
+			st, err = mpi.FileWriteOrdered(f, ints)
+			must(t, err)
+		} else if i%4 == 1 {
+			q, err := mpi.FileIwriteOrdered(f, rec)
+			must(t, err)
+			st, err = q.Wait()
+			must(t, err)
+		} else {
+			st, err = mpi.FileWriteOrdered(f, rec)
+			must(t, err)
+		}
+		if st.Bytes() != int64(len(rec)) {
+			t.Errorf("round %d: the status says %d bytes, want %d", i, st.Bytes(), len(rec))
+		}
+		for r := range size {
+			want = append(want, boardRec(i, r)...)
+			pos += int64(boardLen(i, r))
+		}
+	}
+	must(t, mpi.World.Barrier()) // every rank's last write_shared is in
+	if got, err := f.PositionShared(); err != nil || got != pos {
+		t.Errorf("PositionShared %d, %v after the rounds; want %d", got, err, pos)
+	}
+	must(t, f.Sync())
+	must(t, mpi.World.Barrier())
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
+		must(t, err)
+		if !bytes.Equal(raw, want) {
+			i := 0
+			for i < min(len(raw), len(want)) && raw[i] == want[i] {
+				i++
+			}
+			t.Errorf("the file has %d bytes, want %d; they differ first at byte %d", len(raw), len(want), i)
+		}
+	}
+	must(t, mpi.World.Barrier())
+	must(t, f.Close())
+
+	// Member 0's write fails: every rank's call fails with its class.
+	if _, err := os.Stat("/dev/full"); err != nil {
+		return
+	}
+	full, err := mpi.FileOpen(mpi.World, "/dev/full", mpi.ModeWronly, nil)
+	must(t, err)
+	for k := range 3 {
+		_, err := mpi.FileWriteOrdered(full, []byte("12345678"))
+		wantClass(t, "FileWriteOrdered to /dev/full "+strconv.Itoa(k), err, mpi.ErrNoSpace)
+	}
+	must(t, full.Close())
+}

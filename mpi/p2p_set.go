@@ -87,6 +87,20 @@ func seamsOn(err error, rs []Request) []reqSeam {
 
 func same(k int) int { return k }
 
+// commsOf gives the device communicator of each request of rs, for
+// mpir.SendersNamed.
+func commsOf(rs []Request) func(i int) *core.Comm {
+	return func(i int) *core.Comm { return rs[i].devComm() }
+}
+
+// devComm is r's communicator in the device (World's for a request without one).
+func (r *Request) devComm() *core.Comm {
+	if r.c == nil {
+		return World.dev()
+	}
+	return r.c.dev()
+}
+
 // ctxPending is the error of op given up when its context ended.
 func ctxPending(op string, err error) error {
 	return ctxErr(op, err, "gave up when its context ended; the requests not completed are still pending")
@@ -113,6 +127,9 @@ func Waitall(rs []Request, sts []Status) error {
 	}
 	ctx := ctxOf(rs)
 	err := mpir.Waitall(ctx, op, s, ps)
+	if err != nil && !mpir.IsCtx(ctx, err) {
+		err = mpir.SendersNamed(op, err, ps, same, commsOf(rs))
+	}
 	for i := range ps { // before settle: a completed request's status names its communicator
 		sts[i] = rs[i].status(&ps[i]) // empty for one still pending if ctx ended
 	}
@@ -143,6 +160,9 @@ func Testall(rs []Request, sts []Status) (bool, error) {
 	ok, err := mpir.Testall(op, s, ps)
 	if !ok {
 		return false, nil
+	}
+	if err != nil {
+		err = mpir.SendersNamed(op, err, ps, same, commsOf(rs))
 	}
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].status(&ps[i])
@@ -176,8 +196,12 @@ func anyResult(op string, rs []Request, s mpir.Set, ctx context.Context, i int, 
 	var st Status
 	var to reqSeam
 	if i >= 0 {
+		if ps.Err != nil {
+			ps.Err = core.TruncFrom(op, rs[i].devComm(), ps.Err)
+		}
 		st = rs[i].status(ps)
 		if err != nil {
+			err = core.TruncFrom(op, rs[i].devComm(), err)
 			to = rs[i].seam()
 		}
 	}
@@ -239,6 +263,9 @@ func some(op string, rs []Request, f func(context.Context, mpir.Set, []int, []co
 	ps := make([]core.Status, len(rs))
 	ctx := ctxOf(rs)
 	n, err := f(ctx, s, idx, ps)
+	if err != nil && n > 0 && !mpir.IsCtx(ctx, err) {
+		err = mpir.SendersNamed(op, err, ps[:n], func(k int) int { return idx[k] }, commsOf(rs))
+	}
 	sts := make([]Status, max(n, 0))
 	for k := range sts {
 		sts[k] = rs[idx[k]].status(&ps[k])
@@ -274,6 +301,9 @@ func RequestGetStatusAll(rs []Request, sts []Status) (bool, error) {
 	ok, err := mpir.GetStatusAll(op, reqSet(rs, nil), ps)
 	if !ok {
 		return false, nil
+	}
+	if err != nil {
+		err = mpir.SendersNamed(op, err, ps, same, commsOf(rs))
 	}
 	for i := range sts[:min(len(sts), len(rs))] {
 		sts[i] = rs[i].status(&ps[i])

@@ -13,9 +13,10 @@ import (
 // It is usable before Init and after Finalize. ToolVars opens it; what it returns
 // lists everything, and each variable reads and writes typed values.
 //
-// Errors are *ToolError, with the MPI_T return code the standard names (errors.Is
-// matches the sentinels ErrToolInvalidIndex, ...); the interface never runs an error
-// handler.
+// Errors are framed as every error of this package ("mpi: Tools.ControlVar: ..."),
+// of the class that is their MPI_T return code (ClassOf); their cause is a *ToolError
+// (errors.As), and errors.Is matches the sentinels ErrToolInvalidIndex, ...; the
+// interface never runs an error handler.
 
 // Tools is the process's tool information interface, open from ToolVars until Close
 // (MPI_T_init_thread to MPI_T_finalize; the interface counts how often it is open).
@@ -32,6 +33,13 @@ type Tools struct {
 	mu     sync.Mutex
 	closed bool
 }
+
+// framed frames *err, a tool call's error, as every error of this package
+// (mpir.ToolFramed): deferred by each call that returns one.
+func framed(err *error) { *err = mpir.ToolFramed(*err) }
+
+// toolErr is err framed (mpir.ToolFramed).
+func toolErr(err error) error { return mpir.ToolFramed(err) }
 
 // ToolError is an error of the tool interface: its return code (Code), the call and
 // what went wrong.
@@ -148,14 +156,16 @@ type ToolEnumItem = mpir.ToolEnumItem
 // MPI_THREAD_MULTIPLE: every call is safe from any goroutine) and returns it. It may
 // be called before Init and after Finalize, and any number of times: the interface
 // stays open until each returned value is closed.
-func ToolVars() (*Tools, error) {
+func ToolVars() (_ *Tools, err error) {
+	defer framed(&err)
 	return &Tools{reg: mpir.Tools.Init()}, nil
 }
 
 // Close closes the interface (MPI_T_finalize). The last Close frees every session,
 // handle and subscription made since the interface was opened; closing t twice is an
 // error of code MPI_T_ERR_NOT_INITIALIZED.
-func (t *Tools) Close() error {
+func (t *Tools) Close() (err error) {
+	defer framed(&err)
 	if err := t.ready("Tools.Close"); err != nil {
 		return err
 	}
@@ -225,7 +235,8 @@ func (t *Tools) ControlVars() []*ControlVar { return t.list().cvars }
 
 // ControlVar is the control variable named name (MPI_T_cvar_get_index): an error of
 // code MPI_T_ERR_INVALID_NAME if none has it.
-func (t *Tools) ControlVar(name string) (*ControlVar, error) {
+func (t *Tools) ControlVar(name string) (_ *ControlVar, err error) {
+	defer framed(&err)
 	if err := t.ready("Tools.ControlVar"); err != nil {
 		return nil, err
 	}
@@ -243,7 +254,8 @@ func (t *Tools) PerfVars() []*PerfVar { return t.list().pvars }
 
 // PerfVar is the performance variable named name (MPI_T_pvar_get_index; mpigo's
 // names are unique whatever the class).
-func (t *Tools) PerfVar(name string) (*PerfVar, error) {
+func (t *Tools) PerfVar(name string) (_ *PerfVar, err error) {
+	defer framed(&err)
 	if err := t.ready("Tools.PerfVar"); err != nil {
 		return nil, err
 	}
@@ -265,7 +277,8 @@ func (t *Tools) PerfVar(name string) (*PerfVar, error) {
 func (t *Tools) Categories() []*ToolCategory { return t.list().categories }
 
 // Category is the category named name (MPI_T_category_get_index).
-func (t *Tools) Category(name string) (*ToolCategory, error) {
+func (t *Tools) Category(name string) (_ *ToolCategory, err error) {
+	defer framed(&err)
 	if err := t.ready("Tools.Category"); err != nil {
 		return nil, err
 	}
@@ -389,29 +402,33 @@ func wantType(op, name string, t ToolType, types []ToolType) error {
 			return nil
 		}
 	}
-	return mpir.ToolErrorf(mpir.ToolErrInvalid, op, "%s holds %v values, which %s does not read or write", name, t, op)
+	return mpir.ToolErrorf(mpir.ToolErrInvalid, op, "%s holds %v values, which this call does not read or write", name, t)
 }
 
 // Int reads an integer variable (ToolInt, ToolCount; an enumerated one's value).
-func (v *ControlVar) Int() (int64, error) {
+func (v *ControlVar) Int() (_ int64, err error) {
+	defer framed(&err)
 	val, err := v.read("ControlVar.Int", ToolInt, ToolCount)
 	return val.Int, err
 }
 
 // Uint reads a ToolUint64 variable (a byte count).
-func (v *ControlVar) Uint() (uint64, error) {
+func (v *ControlVar) Uint() (_ uint64, err error) {
+	defer framed(&err)
 	val, err := v.read("ControlVar.Uint", ToolUint64)
 	return val.Uint, err
 }
 
 // Float reads a ToolFloat64 variable (a duration, in seconds).
-func (v *ControlVar) Float() (float64, error) {
+func (v *ControlVar) Float() (_ float64, err error) {
+	defer framed(&err)
 	val, err := v.read("ControlVar.Float", ToolFloat64)
 	return val.Float, err
 }
 
 // Text reads a ToolString variable.
-func (v *ControlVar) Text() (string, error) {
+func (v *ControlVar) Text() (_ string, err error) {
+	defer framed(&err)
 	val, err := v.read("ControlVar.Text", ToolString)
 	return val.Str, err
 }
@@ -425,7 +442,7 @@ func (v *ControlVar) String() string {
 	val, err := v.read("ControlVar.String", v.v.Type)
 	switch {
 	case err != nil:
-		return err.Error()
+		return toolErr(err).Error()
 	case v.v.Enum != nil:
 		return v.v.Enum.NameOf(int(val.Int))
 	}
@@ -443,22 +460,26 @@ func (v *ControlVar) String() string {
 // SetInt writes an integer variable (an enumerated one: the value of one of its
 // items). A value the setting's rule refuses is an error of code MPI_T_ERR_INVALID; a
 // setting that can no longer change, MPI_T_ERR_CVAR_SET_NEVER.
-func (v *ControlVar) SetInt(n int64) error {
+func (v *ControlVar) SetInt(n int64) (err error) {
+	defer framed(&err)
 	return v.write("ControlVar.SetInt", mpir.ToolValue{Int: n}, ToolInt, ToolCount)
 }
 
 // SetUint writes a ToolUint64 variable.
-func (v *ControlVar) SetUint(n uint64) error {
+func (v *ControlVar) SetUint(n uint64) (err error) {
+	defer framed(&err)
 	return v.write("ControlVar.SetUint", mpir.ToolValue{Uint: n}, ToolUint64)
 }
 
 // SetFloat writes a ToolFloat64 variable.
-func (v *ControlVar) SetFloat(f float64) error {
+func (v *ControlVar) SetFloat(f float64) (err error) {
+	defer framed(&err)
 	return v.write("ControlVar.SetFloat", mpir.ToolValue{Float: f}, ToolFloat64)
 }
 
 // SetText writes a ToolString variable.
-func (v *ControlVar) SetText(s string) error {
+func (v *ControlVar) SetText(s string) (err error) {
+	defer framed(&err)
 	return v.write("ControlVar.SetText", mpir.ToolValue{Str: s}, ToolString)
 }
 
@@ -509,7 +530,8 @@ func (v *PerfVar) Atomic() bool { return v.desc().Atomic }
 type PerfSession struct{ s *mpir.PVarSession }
 
 // NewPerfSession makes a session (MPI_T_pvar_session_create).
-func (t *Tools) NewPerfSession() (*PerfSession, error) {
+func (t *Tools) NewPerfSession() (_ *PerfSession, err error) {
+	defer framed(&err)
 	s, err := mpir.Tools.NewSession("Tools.NewPerfSession")
 	if err != nil {
 		return nil, err
@@ -518,7 +540,7 @@ func (t *Tools) NewPerfSession() (*PerfSession, error) {
 }
 
 // Free frees the session and its handles (MPI_T_pvar_session_free).
-func (s *PerfSession) Free() error { return s.session().Free("PerfSession.Free") }
+func (s *PerfSession) Free() error { return toolErr(s.session().Free("PerfSession.Free")) }
 
 // session is s's session in mpir: nil for a nil s, which mpir's calls refuse with
 // MPI_T_ERR_INVALID_SESSION.
@@ -533,7 +555,8 @@ func (s *PerfSession) session() *mpir.PVarSession {
 // variable bound to no object (BindNoObject), the *Comm for one bound to a
 // communicator. A continuous variable counts from the handle's making, another from
 // its Start.
-func (s *PerfSession) Handle(v *PerfVar, obj any) (*PerfHandle, error) {
+func (s *PerfSession) Handle(v *PerfVar, obj any) (_ *PerfHandle, err error) {
+	defer framed(&err)
 	const op = "PerfSession.Handle"
 	if v == nil {
 		return nil, mpir.ToolErrorf(mpir.ToolErrInvalidIndex, op, "the variable is nil")
@@ -565,13 +588,17 @@ func toolObject(op string, obj any) (any, error) {
 
 // StartAll starts every handle of the session that is not continuous
 // (MPI_T_PVAR_ALL_HANDLES).
-func (s *PerfSession) StartAll() error { return s.session().Start("PerfSession.StartAll", nil) }
+func (s *PerfSession) StartAll() error {
+	return toolErr(s.session().Start("PerfSession.StartAll", nil))
+}
 
 // StopAll stops every handle of the session that is not continuous.
-func (s *PerfSession) StopAll() error { return s.session().Stop("PerfSession.StopAll", nil) }
+func (s *PerfSession) StopAll() error { return toolErr(s.session().Stop("PerfSession.StopAll", nil)) }
 
 // ResetAll resets every handle of the session that is not read-only.
-func (s *PerfSession) ResetAll() error { return s.session().Reset("PerfSession.ResetAll", nil) }
+func (s *PerfSession) ResetAll() error {
+	return toolErr(s.session().Reset("PerfSession.ResetAll", nil))
+}
 
 // PerfHandle is a performance variable bound to an object in a session.
 type PerfHandle struct {
@@ -599,7 +626,8 @@ func (h *PerfHandle) parts(op string) (*mpir.PVarSession, *mpir.PVarHandle, erro
 
 // Start starts the handle's variable (an error of code MPI_T_ERR_PVAR_NO_STARTSTOP
 // for a continuous one).
-func (h *PerfHandle) Start() error {
+func (h *PerfHandle) Start() (err error) {
+	defer framed(&err)
 	s, x, err := h.parts("PerfHandle.Start")
 	if err != nil {
 		return err
@@ -608,7 +636,8 @@ func (h *PerfHandle) Start() error {
 }
 
 // Stop stops it.
-func (h *PerfHandle) Stop() error {
+func (h *PerfHandle) Stop() (err error) {
+	defer framed(&err)
 	s, x, err := h.parts("PerfHandle.Stop")
 	if err != nil {
 		return err
@@ -617,7 +646,8 @@ func (h *PerfHandle) Stop() error {
 }
 
 // Reset sets it to its starting value (MPI_T_ERR_PVAR_NO_WRITE for a read-only one).
-func (h *PerfHandle) Reset() error {
+func (h *PerfHandle) Reset() (err error) {
+	defer framed(&err)
 	s, x, err := h.parts("PerfHandle.Reset")
 	if err != nil {
 		return err
@@ -626,7 +656,8 @@ func (h *PerfHandle) Reset() error {
 }
 
 // Free frees the handle (MPI_T_pvar_handle_free).
-func (h *PerfHandle) Free() error {
+func (h *PerfHandle) Free() (err error) {
+	defer framed(&err)
 	s, x, err := h.parts("PerfHandle.Free")
 	if err != nil {
 		return err
@@ -661,44 +692,51 @@ func (h *PerfHandle) write(op string, t ToolType, val mpir.ToolValue) error {
 }
 
 // Uint reads a ToolUint64 variable (counters, sizes, levels; MPI_T_pvar_read).
-func (h *PerfHandle) Uint() (uint64, error) {
+func (h *PerfHandle) Uint() (_ uint64, err error) {
+	defer framed(&err)
 	v, err := h.read("PerfHandle.Uint", false, ToolUint64)
 	return v.Uint, err
 }
 
 // Float reads a ToolFloat64 variable (timers, in seconds).
-func (h *PerfHandle) Float() (float64, error) {
+func (h *PerfHandle) Float() (_ float64, err error) {
+	defer framed(&err)
 	v, err := h.read("PerfHandle.Float", false, ToolFloat64)
 	return v.Float, err
 }
 
 // Int reads a ToolInt or ToolCount variable (states).
-func (h *PerfHandle) Int() (int64, error) {
+func (h *PerfHandle) Int() (_ int64, err error) {
+	defer framed(&err)
 	v, err := h.read("PerfHandle.Int", false, ToolInt, ToolCount)
 	return v.Int, err
 }
 
 // ReadResetUint reads a ToolUint64 variable and resets it at once
 // (MPI_T_pvar_readreset; MPI_T_ERR_PVAR_NO_ATOMIC for a variable that cannot).
-func (h *PerfHandle) ReadResetUint() (uint64, error) {
+func (h *PerfHandle) ReadResetUint() (_ uint64, err error) {
+	defer framed(&err)
 	v, err := h.read("PerfHandle.ReadResetUint", true, ToolUint64)
 	return v.Uint, err
 }
 
 // ReadResetFloat reads a ToolFloat64 variable and resets it at once.
-func (h *PerfHandle) ReadResetFloat() (float64, error) {
+func (h *PerfHandle) ReadResetFloat() (_ float64, err error) {
+	defer framed(&err)
 	v, err := h.read("PerfHandle.ReadResetFloat", true, ToolFloat64)
 	return v.Float, err
 }
 
 // WriteUint sets a ToolUint64 variable (MPI_T_pvar_write; MPI_T_ERR_PVAR_NO_WRITE
 // for a read-only one).
-func (h *PerfHandle) WriteUint(n uint64) error {
+func (h *PerfHandle) WriteUint(n uint64) (err error) {
+	defer framed(&err)
 	return h.write("PerfHandle.WriteUint", ToolUint64, mpir.ToolValue{Uint: n})
 }
 
 // WriteFloat sets a ToolFloat64 variable.
-func (h *PerfHandle) WriteFloat(f float64) error {
+func (h *PerfHandle) WriteFloat(f float64) (err error) {
+	defer framed(&err)
 	return h.write("PerfHandle.WriteFloat", ToolFloat64, mpir.ToolValue{Float: f})
 }
 
@@ -735,7 +773,8 @@ func (s *EventSource) TicksPerSecond() int64 { return s.desc().TicksPerSecond }
 func (s *EventSource) MaxTicks() int64       { return s.desc().MaxTicks }
 
 // Timestamp reads the source's clock (MPI_T_source_get_timestamp).
-func (s *EventSource) Timestamp() (int64, error) {
+func (s *EventSource) Timestamp() (_ int64, err error) {
+	defer framed(&err)
 	const op = "EventSource.Timestamp"
 	if s == nil {
 		return 0, mpir.ToolErrorf(mpir.ToolErrInvalidIndex, op, "the event source is nil")
@@ -790,7 +829,8 @@ func (e *EventType) Elements() []ToolType { return append([]ToolType(nil), e.des
 func (t *Tools) Events() []*EventType { return t.list().events }
 
 // Event is the event type named name (MPI_T_event_get_index).
-func (t *Tools) Event(name string) (*EventType, error) {
+func (t *Tools) Event(name string) (_ *EventType, err error) {
+	defer framed(&err)
 	if err := t.ready("Tools.Event"); err != nil {
 		return nil, err
 	}
@@ -826,7 +866,8 @@ type EventSubscription struct {
 // mpigo's: it may call the tool interface, Close its own subscription included, and
 // may run beside the program's own MPI calls, so it must not make other MPI calls.
 // The event it gets is its to keep.
-func (t *Tools) Subscribe(e *EventType, obj any, fn func(*ToolEvent)) (*EventSubscription, error) {
+func (t *Tools) Subscribe(e *EventType, obj any, fn func(*ToolEvent)) (_ *EventSubscription, err error) {
+	defer framed(&err)
 	const op = "Tools.Subscribe"
 	if e == nil || fn == nil {
 		return nil, mpir.ToolErrorf(mpir.ToolErrInvalid, op, "the event type or the function is nil")
@@ -851,7 +892,8 @@ func (t *Tools) Subscribe(e *EventType, obj any, fn func(*ToolEvent)) (*EventSub
 
 // OnDropped has fn told how many events the subscription missed (the engine's log
 // was full), before its next event (MPI_T_event_set_dropped_handler).
-func (s *EventSubscription) OnDropped(fn func(n int64)) error {
+func (s *EventSubscription) OnDropped(fn func(n int64)) (err error) {
+	defer framed(&err)
 	var cb mpir.EventDroppedCallback
 	if fn != nil {
 		cb = func(n int64, _ *mpir.EventRegistration, _ int, _ mpir.CallbackSafety) { fn(n) }
@@ -862,13 +904,15 @@ func (s *EventSubscription) OnDropped(fn func(n int64)) error {
 // SetInfo gives the subscription hints (MPI_T_event_handle_set_info and
 // MPI_T_event_callback_set_info): mpigo's events take none, so every hint is ignored,
 // as the standard lets an implementation do (Info shows what was kept: nothing).
-func (s *EventSubscription) SetInfo(info *Info) error {
+func (s *EventSubscription) SetInfo(info *Info) (err error) {
+	defer framed(&err)
 	return s.reg().Check("EventSubscription.SetInfo")
 }
 
 // Info returns the hints in force (MPI_T_event_handle_get_info and
 // MPI_T_event_callback_get_info): a new Info, with none.
-func (s *EventSubscription) Info() (*Info, error) {
+func (s *EventSubscription) Info() (_ *Info, err error) {
+	defer framed(&err)
 	if err := s.reg().Check("EventSubscription.Info"); err != nil {
 		return nil, err
 	}
@@ -877,7 +921,9 @@ func (s *EventSubscription) Info() (*Info, error) {
 
 // Close ends the subscription (MPI_T_event_handle_free): its function is not called
 // once Close returns, but for a call under way, which finishes.
-func (s *EventSubscription) Close() error { return s.reg().Free("EventSubscription.Close", nil) }
+func (s *EventSubscription) Close() error {
+	return toolErr(s.reg().Free("EventSubscription.Close", nil))
+}
 
 // reg is s's registration in mpir: nil for a nil s, which mpir's calls refuse with
 // MPI_T_ERR_INVALID_HANDLE.

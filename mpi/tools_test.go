@@ -24,12 +24,19 @@ func openTools(t *testing.T) *mpi.Tools {
 	return tools
 }
 
-// wantTool checks that err is a tool error of the code of sentinel.
+// wantTool checks that err is a tool error of the code of sentinel, framed as every
+// error of mpi ("mpi: <call>: ...", the call once) and of the class that is its code.
 func wantTool(t *testing.T, what string, err, sentinel error) {
 	t.Helper()
 	var te *mpi.ToolError
 	if !errors.Is(err, sentinel) || !errors.As(err, &te) || te.Msg == "" {
 		t.Errorf("%s: %v, want an error of %v", what, err, sentinel)
+		return
+	}
+	text := err.Error()
+	if !strings.HasPrefix(text, "mpi: "+te.Op+": ") || strings.Count(text, te.Op) != 1 ||
+		mpi.ClassOf(err) != mpi.ErrorClass(te.Code) {
+		t.Errorf("%s: %q of class %v, want \"mpi: %s: ...\" of class %d", what, text, mpi.ClassOf(err), te.Op, te.Code)
 	}
 }
 
@@ -299,6 +306,11 @@ func TestToolsErrors(t *testing.T) {
 		tools := openTools(t)
 		_, err := tools.ControlVar("no such setting")
 		wantTool(t, "ControlVar", err, mpi.ErrToolInvalidName)
+		// The whole text, and the class (MPI_T_ERR_INVALID_NAME, 1011 in the ABI).
+		if want := `mpi: Tools.ControlVar: name "no such setting": no control variable has it (MPI_T_ERR_INVALID_NAME)`; err == nil || err.Error() != want ||
+			mpi.ClassOf(err) != 1011 || mpi.ClassOf(err).String() != "MPI_T_ERR_INVALID_NAME" {
+			t.Errorf("ControlVar: %v of class %v (%d), want %s of class MPI_T_ERR_INVALID_NAME (1011)", err, mpi.ClassOf(err), int(mpi.ClassOf(err)), want)
+		}
 		_, err = tools.PerfVar("")
 		wantTool(t, "PerfVar", err, mpi.ErrToolInvalidName)
 		_, err = tools.Category("nope")

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/window"
 )
 
@@ -23,7 +24,7 @@ func (w *Win) args(op string, b Buf, rank, disp, count int, dt *Datatype) (windo
 	if err != nil {
 		return o, window.Target{}, err
 	}
-	t, err := dt.inner(op, "target datatype")
+	t, err := mpir.UsableFor(op, "target datatype", dt.obj(), int64(count))
 	return o, window.Target{Rank: rank, Disp: int64(disp), Count: int64(count), Type: t}, err
 }
 

@@ -154,6 +154,20 @@ func typeOf(op string, h uintptr) (*datatype.Type, error) {
 	return d.t, nil
 }
 
+// typeFor checks the datatype argument of count items: MPI_DATATYPE_NULL is taken
+// where count is 0 (mpir.NullFor).
+func typeFor(op string, h uintptr, count int64) (*datatype.Type, error) {
+	return argTypeFor(op, "datatype", h, count)
+}
+
+// argTypeFor is typeFor of the datatype argument arg.
+func argTypeFor(op, arg string, h uintptr, count int64) (*datatype.Type, error) {
+	if h == hDatatypeNull {
+		return mpir.NullFor(op, arg, count)
+	}
+	return typeOf(op, h)
+}
+
 // maxSpan bounds the C memory a buffer may span (2^47 bytes, as much as x86-64 user
 // space holds): a larger count is an error, not a slice the runtime refuses.
 const maxSpan = 1 << 47
@@ -228,7 +242,7 @@ func cbufIn(op string, p unsafe.Pointer, count int64, dh uintptr, lend bool) (co
 			return core.Bytes(unsafe.Slice((*byte)(p), n)), nil, nil
 		}
 	}
-	t, err := typeOf(op, dh)
+	t, err := typeFor(op, dh, count)
 	if err != nil {
 		return core.Buf{}, nil, err
 	}
@@ -278,7 +292,7 @@ func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (collective.Vec,
 		}
 		return collective.InPlaceVec(esz), nil
 	}
-	t, err := typeOf(op, dh)
+	t, err := typeFor(op, dh, count)
 	if err != nil {
 		return collective.Vec{}, err
 	}

@@ -96,11 +96,10 @@ func PMPI_Pack_size(count int32, dh uintptr, ch uintptr, size unsafe.Pointer) in
 //export PMPI_Pack_size_c
 func PMPI_Pack_size_c(count int64, dh uintptr, ch uintptr, size unsafe.Pointer) int32 {
 	const op = "Pack_size"
-	d := dtOf(dh)
-	if d == nil {
-		return fail(op, ch, noType(op, dh))
+	t, err := packType(op, dh, count)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	t := d.t
 	if size == nil {
 		return fail(op, ch, errorf(errArg, op, "size is NULL"))
 	}
@@ -110,6 +109,19 @@ func PMPI_Pack_size_c(count int64, dh uintptr, ch uintptr, size unsafe.Pointer) 
 	}
 	*(*int64)(size) = n
 	return 0
+}
+
+// packType is the datatype dh of count items of a packing call: MPI_DATATYPE_NULL is
+// taken for none (mpir.NullFor).
+func packType(op string, dh uintptr, count int64) (*datatype.Type, error) {
+	if dh == hDatatypeNull {
+		return mpir.NullFor(op, "datatype", count)
+	}
+	d := dtOf(dh)
+	if d == nil {
+		return nil, noType(op, dh)
+	}
+	return d.t, nil
 }
 
 // packBuf is the caller's packed buffer p of size bytes.
@@ -129,11 +141,10 @@ func packBuf(op, arg string, p unsafe.Pointer, size int64) ([]byte, error) {
 // the caller's memory read: count items of dh at in into out at *pos.
 func packC(op string, in unsafe.Pointer, count int64, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer, ch uintptr,
 	pack func(string, *datatype.Type, []byte, int64, int64, []byte, int64) (int64, error)) int32 {
-	d := dtOf(dh)
-	if d == nil {
-		return fail(op, ch, noType(op, dh))
+	t, err := packType(op, dh, count)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	t := d.t
 	if pos == nil {
 		return fail(op, ch, errorf(errArg, op, "position is NULL"))
 	}
@@ -154,11 +165,10 @@ func packC(op string, in unsafe.Pointer, count int64, dh uintptr, out unsafe.Poi
 // caller's memory read: count items of dh into out from in at *pos.
 func unpackC(op string, in unsafe.Pointer, insize int64, pos, out unsafe.Pointer, count int64, dh uintptr, ch uintptr,
 	unpack func(string, []byte, int64, *datatype.Type, []byte, int64, int64) (int64, error)) int32 {
-	d := dtOf(dh)
-	if d == nil {
-		return fail(op, ch, noType(op, dh))
+	t, err := packType(op, dh, count)
+	if err != nil {
+		return fail(op, ch, err)
 	}
-	t := d.t
 	if pos == nil {
 		return fail(op, ch, errorf(errArg, op, "position is NULL"))
 	}

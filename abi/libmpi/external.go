@@ -37,9 +37,9 @@ func packExternalSize(rep unsafe.Pointer, count int64, dh uintptr, size unsafe.P
 	if err := datarep(op, rep); err != nil {
 		return fail(op, 0, err)
 	}
-	t, r := needType(op, dh)
-	if t == nil {
-		return r
+	t, err := packType(op, dh, count)
+	if err != nil {
+		return fail(op, 0, err)
 	}
 	if size == nil {
 		return fail(op, 0, errorf(errArg, op, "size is NULL"))

@@ -487,6 +487,9 @@ func PMPI_File_call_errhandler(fh uintptr, code int32) int32 {
 func ioBuf(op string, p unsafe.Pointer, count int64, dh uintptr) (mpir.IOBuf, error) {
 	d := dtOf(dh)
 	switch {
+	case dh == hDatatypeNull:
+		t, err := mpir.NullFor(op, "datatype", count)
+		return mpir.IOBuf{Type: t}, err
 	case d == nil:
 		return mpir.IOBuf{}, noType(op, dh)
 	case count < 0:
@@ -504,6 +507,9 @@ func fileIO(op string, fh uintptr, a mpir.Access, p unsafe.Pointer, count int64,
 	}
 	b, bad := ioBuf(op, p, count, dh)
 	ps, err := f.d.Access(op, a, b, bad)
+	if a.Shared && a.Coll && a.Write {
+		showOrdered(fh, f.d)
+	}
 	putStatus(st, nil, &ps)
 	return failF(op, fh, err)
 }

@@ -24,7 +24,13 @@
  * the call again from the start and reports its error with its class, through the
  * file's handler. So the short way changes no outcome, only its cost. */
 #include <errno.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include "mpi.h"
 #include "fileshort.h"
@@ -109,4 +115,157 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) {
     if (short_at(0, fh, offset, buf, count, datatype, status)) return MPI_SUCCESS;
     return goPMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+}
+
+/* MPI_File_write_ordered's short way: the joined write on the file's board (mpir's
+ * file_board.go and file_ordered.go say the protocol; this is the same, for a call
+ * whose own part is plain): member r > 0 copies its record into its area, posts its
+ * header and waits for member 0's outcome; member 0 waits for every header, writes
+ * its record and the others' from the board with one pwritev at the shared pointer,
+ * moves the pointer and publishes the outcome. Taken where the gate lets a call be
+ * counted in C (as short_at), the file's record has a board (Go made it, in the
+ * file's first ordered write, and no atomic mode, conversion, sequential mode or
+ * forced collective buffering stands in the way: mpir.File.Ordered), the buffer is
+ * count items of a contiguous predefined type, at most a record area and whole
+ * etypes, and no collective of the file is under way (the lane's mirror on the
+ * board). Member 0 leaves everything to Go before it has published anything: when a
+ * header says a member failed or takes the general way, the write would pass the
+ * largest offset, the system call fails, or a member has not come within the wait's
+ * spin and yields (Go's waiter then sleeps and checks that it lives); Go reads the
+ * same headers and does the call as its own. Member r leaves it to Go before its
+ * header, or after it (mpigo_file_ordered_posted: Go then does not post again) when
+ * the outcome is not there within the spin and yields or is not a success. */
+extern int32_t mpigo_file_ordered_posted(uintptr_t fh, const void *buf, int64_t count, uintptr_t dt, void *st);
+
+#define BD_LINE 64
+#define BD_OUT 0
+#define BD_SLEEP 64
+#define BD_HDR 128
+#define BD_LANE 24
+#define ORD_MAX_MEMBERS 64 /* member 0's iovec on the stack */
+
+static inline uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+static inline int64_t ns_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* bd_poll polls until the word at p is at least v by the board's idle policy's spin
+ * and yields (as collshort.c's poll); 0 when Go must go on waiting. */
+static int bd_poll(const mpigo_file *f, const uint64_t *p, uint64_t v) {
+    for (int i = 0; i < f->spin; i++) {
+        if (ld(p) >= v) return 1;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    for (int y = 0, gave = 0; y < f->yield && (f->handoffs == 0 || gave < f->handoffs); y++) {
+        if (ld(p) >= v) return 1;
+        int64_t t0 = ns_now();
+        sched_yield();
+        if (ns_now() - t0 > 2000) gave++;
+    }
+    return ld(p) >= v;
+}
+
+/* bd_publish stores v in the sequence word at off of board b and wakes its sleepers
+ * (board.publish). */
+static void bd_publish(char *b, int64_t off, uint64_t v) {
+    uint64_t *p = (uint64_t *)(b + off);
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n((int32_t *)(b + BD_SLEEP), __ATOMIC_SEQ_CST) != 0)
+        syscall(SYS_futex, (uint32_t *)p, 1 /* FUTEX_WAKE, shared */, INT_MAX, NULL, NULL, 0);
+}
+
+/* 0: nothing done, Go's way; 1: done; 2: posted, Go finishes (member r > 0). */
+static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Datatype dt, MPI_Status *st) {
+    uintptr_t i = mpigo_slot((uintptr_t)fh, MPIGO_KIND_FILE), di = (uintptr_t)dt - 0x200;
+    if (i >= MPIGO_SHORT_FILES || di >= 256 || (uint64_t)count > (uint64_t)FILE_COUNT_MAX) return 0;
+    mpigo_file *f = &mpigo_files[i];
+    if (f->h != (uintptr_t)fh || !f->write || f->board == NULL || !__atomic_load_n(&mpigo_short_live, __ATOMIC_ACQUIRE))
+        return 0;
+    int64_t size = mpigo_short_dts[di].size, n = count * size, es = f->esize;
+    if (size <= 0 || (n > 0 && buf == NULL) || n > f->area || (es != 1 && n % es != 0)) return 0;
+    if (f->size > ORD_MAX_MEMBERS || f->rank < 0 || f->rank >= f->size) return 0;
+    uint32_t *gate = (uint32_t *)mpigo_file_gate;
+    if (gate == NULL) return 0;
+    uint32_t g = *gate;
+    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    char *b = f->board;
+    const uint64_t *lane = (const uint64_t *)(b + BD_HDR + (int64_t)f->rank * BD_LINE + BD_LANE);
+    if (ld(&lane[0]) != ld(&lane[1])) return 0; /* a collective of the file is under way */
+    char *areas = b + BD_HDR + (int64_t)f->size * BD_LINE;
+    uint64_t *out = (uint64_t *)(b + BD_OUT);
+    if (f->rank != 0) {
+        uint64_t *h = (uint64_t *)(b + BD_HDR + (int64_t)f->rank * BD_LINE);
+        uint64_t seq = ld(h) + 1;
+        if (n > 0) memcpy(areas + (int64_t)(f->rank - 1) * f->area, buf, (size_t)n);
+        h[1] = 0;
+        h[2] = (uint64_t)n;
+        bd_publish(b, (char *)h - b, seq);
+        if (!bd_poll(f, out, seq) || out[1] != 0 /* joinDone */) return 2;
+    } else {
+        if (f->ptr == NULL) return 0;
+        uint64_t seq = ld(out) + 1;
+        struct iovec iov[ORD_MAX_MEMBERS];
+        int k = 0;
+        int64_t total = n;
+        if (n > 0) iov[k++] = (struct iovec){(void *)buf, (size_t)n};
+        for (int r = 1; r < f->size; r++) {
+            const uint64_t *h = (const uint64_t *)(b + BD_HDR + (int64_t)r * BD_LINE);
+            if (!bd_poll(f, h, seq)) return 0;
+            int64_t len = (int64_t)h[2];
+            if (h[1] != 0 || len < 0 || len > f->area) return 0; /* a failure, or the general way: Go's */
+            if (len > 0) iov[k++] = (struct iovec){areas + (int64_t)(r - 1) * f->area, (size_t)len};
+            total += len;
+        }
+        if (total > 0) {
+            int64_t base = (int64_t)ld(f->ptr);
+            if (base < 0 || base > f->end - total) return 0; /* Go's error */
+            int64_t off = f->disp + base, done = 0;
+            struct iovec *v = iov;
+            while (done < total) {
+                ssize_t w = pwritev(f->fd, v, k, off + done);
+                if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+                if (w <= 0) return 0; /* Go writes again from the start and reports */
+                done += w;
+                while (k > 0 && (size_t)w >= v->iov_len) { w -= (ssize_t)v->iov_len; v++; k--; }
+                if (k > 0) { v->iov_base = (char *)v->iov_base + w; v->iov_len -= (size_t)w; }
+            }
+            f->dirty = 1;
+            __atomic_store_n(f->ptr, (uint64_t)(base + total), __ATOMIC_SEQ_CST);
+        }
+        out[1] = out[2] = out[3] = 0;
+        bd_publish(b, BD_OUT, seq);
+    }
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_SOURCE = mpigo_file_source;
+        st->MPI_TAG = mpigo_file_tag;
+        st->MPI_internal[0] = (int)(uint32_t)n;
+        st->MPI_internal[1] = (int)(n >> 32);
+        st->MPI_internal[2] = 0;
+    }
+    mpigo_calls *c = &mpigo_file_calls[MPIGO_FC_WRITE_ORDERED];
+    c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
+    c->bytes += (uint64_t)n;
+    *gate = g - 1;
+    return 1;
+}
+
+int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+    switch (short_ordered(fh, buf, count, datatype, status)) {
+    case 1: return MPI_SUCCESS;
+    case 2: return mpigo_file_ordered_posted((uintptr_t)fh, buf, count, (uintptr_t)datatype, status);
+    }
+    return goPMPI_File_write_ordered(fh, buf, count, datatype, status);
+}
+
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) {
+    switch (short_ordered(fh, buf, count, datatype, status)) {
+    case 1: return MPI_SUCCESS;
+    case 2: return mpigo_file_ordered_posted((uintptr_t)fh, buf, count, (uintptr_t)datatype, status);
+    }
+    return goPMPI_File_write_ordered_c(fh, buf, count, datatype, status);
 }

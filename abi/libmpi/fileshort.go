@@ -60,7 +60,29 @@ func showFile(h uintptr, d *mpir.File) {
 	if p.Write {
 		e.write = 1
 	}
+	if o, ok := d.Ordered(); ok {
+		e.board, e.ptr, e.area = (*C.char)(o.Board), (*C.uint64_t)(o.Ptr), C.int64_t(o.Area)
+		e.size, e.rank = C.int32_t(o.Size), C.int32_t(o.Rank)
+		e.spin, e.yield, e.handoffs = C.int32_t(min(o.Spin, 1<<28)), C.int32_t(min(o.Yield, 1<<28)), C.int32_t(min(o.Handoffs, 1<<28))
+	}
 	e.h = C.uintptr_t(h) // last: the record is complete
+}
+
+// showOrdered makes file h's record again after an ordered write that made the
+// file's board, which the record does not have yet.
+func showOrdered(h uintptr, d *mpir.File) {
+	if e := fileEntry(h); e != nil && e.board == nil && d.HasBoard() {
+		showFile(h, d)
+	}
+}
+
+// mpigo_file_ordered_posted finishes MPI_File_write_ordered (or _c) on file fh whose
+// member posted its header and record on the board in fileshort.c, which did not
+// see the outcome it could finish the call with: the Go way, without posting again.
+//
+//export mpigo_file_ordered_posted
+func mpigo_file_ordered_posted(fh uintptr, buf unsafe.Pointer, count int64, dh uintptr, st unsafe.Pointer) int32 {
+	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true, Posted: true}, buf, count, dh, st)
 }
 
 // hideFile empties file h's record: it is about to be closed.
@@ -81,6 +103,6 @@ func init() {
 	C.mpigo_file_gate = C.uintptr_t(prof.Gate())
 	C.mpigo_file_source = C.int32_t(rankOut(mpir.SourceRank(nil, core.AnySource)))
 	C.mpigo_file_tag = C.int32_t(tagOut(core.AnyTag))
-	prof.WatchTallies([]prof.Call{prof.FileReadAt, prof.FileWriteAt},
+	prof.WatchTallies([]prof.Call{prof.FileReadAt, prof.FileWriteAt, prof.FileWriteOrdered},
 		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_file_calls[0])), C.MPIGO_FC_N))
 }

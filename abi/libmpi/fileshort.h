@@ -21,6 +21,14 @@ typedef struct {
     int64_t esize, disp, end;
     uint32_t dirty; /* C wrote: Go takes it over (Close syncs) before Close and Sync */
     uint32_t pad2;
+    /* MPI_File_write_ordered's short way (mpir.File.Ordered): the file's board in node
+     * shared memory (NULL: none, the Go way), member 0's shared pointer word, a
+     * member's record area, the members, this one's rank and the board waits' idle
+     * policy. */
+    char *board;
+    uint64_t *ptr;
+    int64_t area;
+    int32_t size, rank, spin, yield, handoffs, pad3;
 } mpigo_file;
 
 #define MPIGO_SHORT_FILES 1024 /* files in slots from this on take the Go way */
@@ -36,7 +44,7 @@ extern MPIGO_HIDDEN uintptr_t mpigo_file_gate;
  * writes them (fileIO's putStatus). */
 extern MPIGO_HIDDEN int32_t mpigo_file_source, mpigo_file_tag;
 
-enum { MPIGO_FC_READ_AT, MPIGO_FC_WRITE_AT, MPIGO_FC_N };
+enum { MPIGO_FC_READ_AT, MPIGO_FC_WRITE_AT, MPIGO_FC_WRITE_ORDERED, MPIGO_FC_N };
 /* What the C way did, for the profile (as short.c's mpigo_short_calls). */
 extern MPIGO_HIDDEN mpigo_calls mpigo_file_calls[MPIGO_FC_N];
 

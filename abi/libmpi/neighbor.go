@@ -77,7 +77,7 @@ var typeLists = sync.Pool{New: func() any { return new([]*datatype.Type) }}
 // uniform is one side of n blocks of count items of type dh, at steps of a block
 // (step) or all at the same place.
 func uniform(op string, count int64, dh uintptr, step bool) (collective.NSide, error) {
-	t, err := typeOf(op, dh)
+	t, err := typeFor(op, dh, count)
 	if err != nil {
 		return collective.NSide{}, err
 	}
@@ -90,11 +90,20 @@ func uniform(op string, count int64, dh uintptr, step bool) (collective.NSide, e
 
 // vblocks is one side of the v form: counts[j] items of dh at displs[j] extents.
 func vblocks(op string, counts, displs []int, dh uintptr) (collective.NSide, error) {
-	t, err := typeOf(op, dh)
+	t, err := typeFor(op, dh, items(counts))
 	if err != nil {
 		return collective.NSide{}, err
 	}
 	return collective.NSide{Counts: counts, Displs: displs, Unit: int(t.Extent()), Type: t}, nil
+}
+
+// items is the items of the blocks of counts (those not negative, which mpir refuses).
+func items(counts []int) int64 {
+	n := int64(0)
+	for _, k := range counts {
+		n += int64(max(k, 0))
+	}
+	return n
 }
 
 // place lays side s's n blocks over the C memory from p (argument what): its Mem spans every block

@@ -202,7 +202,11 @@ func redInto(name string, oh uintptr, dh uintptr, out *collective.Red) (err erro
 // errors.
 func makeRed(name string, oh uintptr, dh uintptr, out *collective.Red) error {
 	var e mpir.Elems
-	if err := elems(name, dh, &e); err != nil {
+	if dh == hDatatypeNull {
+		// Taken for no items (the buffers' conversion refuses any other count):
+		// mpir's reduction of nothing.
+		e = mpir.Elems{Type: datatype.Null, Name: "MPI_DATATYPE_NULL", Handle: dh}
+	} else if err := elems(name, dh, &e); err != nil {
 		return err
 	}
 	o, err := needOp(name, oh)
@@ -251,6 +255,10 @@ func predefRedRow(j int, special func(op uintptr) collective.Kernel) {
 // target datatype dh: a predefined operation that MPI defines on dh's predefined
 // type. An accumulate that moves no data ignores its operation.
 func accOp(op string, oh, dh uintptr, count int64) (window.RMAOp, error) {
+	if dh == hDatatypeNull { // taken for no items (mpir.NullFor), which ignore the operation
+		_, err := mpir.NullFor(op, "target datatype", count)
+		return mpir.OpReplace, err
+	}
 	var e mpir.Elems
 	if err := elems(op, dh, &e); err != nil {
 		return 0, err

@@ -449,6 +449,15 @@ func (t *reqSet) comm(i int) uintptr {
 	return 0
 }
 
+// dev is request i's communicator in the device (nil for none), for
+// mpir.SendersNamed.
+func (t *reqSet) dev(i int) *core.Comm {
+	if i >= 0 && i < len(t.rs) && t.rs[i] != nil {
+		return t.rs[i].c.dev()
+	}
+	return nil
+}
+
 // inStatus raises err of op, MPI_ERR_IN_STATUS, on the communicator of the request
 // that failed, after giving each failed status (of sts, n of them; at[k] is status
 // k's request) its error code and the others MPI_SUCCESS.
@@ -534,6 +543,9 @@ func all(op string, hs []uintptr, flag, sts unsafe.Pointer, h how) int32 {
 	if !done {
 		return 0
 	}
+	if err != nil {
+		err = mpir.SendersNamed(op, err, ps, same, t.dev)
+	}
 	for i := range ps {
 		t.put(statusAt(sts, i), i, &ps[i])
 	}
@@ -600,6 +612,9 @@ func anyOf(op string, hs []uintptr, idx, flag, st unsafe.Pointer, h how) int32 {
 		return 0
 	}
 	setInt(idx, i)
+	if err != nil {
+		err, ps.Err = core.TruncFrom(op, t.dev(i), err), core.TruncFrom(op, t.dev(i), ps.Err)
+	}
 	t.put(st, i, &ps)
 	ch := t.comm(i)
 	if h != setPeek {
@@ -661,6 +676,9 @@ func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, h how) int
 	if n < 0 {
 		setInt(outcount, undefined)
 		return 0
+	}
+	if err != nil && n > 0 {
+		err = mpir.SendersNamed(op, err, ps[:min(n, len(ps))], func(k int) int { return ix[k] }, t.dev)
 	}
 	setInt(outcount, n)
 	out := ints(idx, n)

@@ -490,10 +490,10 @@ func PMPI_Win_call_errhandler(wh uintptr, code int32) int32 {
 
 // --- operations ---
 
-// rbuf is an origin or result buffer: count items of dh at p, shifted (as cvec
+// rbuf is an origin or result buffer (what): count items of dh at p, shifted (as cvec
 // does) so that the items start at the slice's start.
-func rbuf(op string, p unsafe.Pointer, count int64, dh uintptr) (window.RBuf, error) {
-	t, err := typeOf(op, dh)
+func rbuf(op, what string, p unsafe.Pointer, count int64, dh uintptr) (window.RBuf, error) {
+	t, err := argTypeFor(op, what+" datatype", dh, count)
 	if err != nil {
 		return window.RBuf{}, err
 	}
@@ -547,9 +547,9 @@ func rmaArgs(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, ran
 	if t.Rank == core.ProcNull {
 		return w, window.RBuf{}, t, 0
 	}
-	ob, err := rbuf(op, o, oc, odt)
+	ob, err := rbuf(op, "origin", o, oc, odt)
 	if err == nil {
-		t.Type, err = typeOf(op, tdt)
+		t.Type, err = argTypeFor(op, "target datatype", tdt, tc)
 	}
 	if err != nil {
 		return nil, window.RBuf{}, window.Target{}, failWin(op, wh, err)
@@ -672,7 +672,7 @@ func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsaf
 	var rb window.RBuf
 	if t.Rank != core.ProcNull {
 		var err error
-		if rb, err = rbuf(op, res, rc, rdt); err != nil {
+		if rb, err = rbuf(op, "result", res, rc, rdt); err != nil {
 			return failWin(op, wh, err)
 		}
 	}

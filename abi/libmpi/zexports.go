@@ -477,8 +477,8 @@ func PMPI_File_write_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uin
 	return fileIO("File_write", fh, mpir.Access{Write: true}, buf, count, datatype, status)
 }
 
-//export PMPI_File_write_ordered
-func PMPI_File_write_ordered(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_File_write_ordered
+func goPMPI_File_write_ordered(fh uintptr, buf unsafe.Pointer, count int32, datatype uintptr, status unsafe.Pointer) int32 {
 	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, int64(count), datatype, status)
 }
 
@@ -492,8 +492,8 @@ func PMPI_File_write_ordered_begin_c(fh uintptr, buf unsafe.Pointer, count int64
 	return fileBegin("File_write_ordered_begin", "File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype)
 }
 
-//export PMPI_File_write_ordered_c
-func PMPI_File_write_ordered_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
+//export goPMPI_File_write_ordered_c
+func goPMPI_File_write_ordered_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
 	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype, status)
 }
 

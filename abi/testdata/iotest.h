@@ -10,10 +10,10 @@
 static int rank, np;
 static char dir[400];
 
-static void path(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
+static inline void path(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
 
 /* posix_read reads the whole file name into buf (up to max) and returns its size. */
-static long posix_read(const char *name, unsigned char *buf, long max) {
+static inline long posix_read(const char *name, unsigned char *buf, long max) {
     int fd = open(name, O_RDONLY);
     CHECK(fd >= 0, "open %s", name);
     long n = 0, k;
@@ -23,7 +23,7 @@ static long posix_read(const char *name, unsigned char *buf, long max) {
 }
 
 /* io_start is MPI_Init with the rank, the size and the directory of argv[1]. */
-static void io_start(int *argc, char ***argv, const char *prog) {
+static inline void io_start(int *argc, char ***argv, const char *prog) {
     OK(MPI_Init(argc, argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);

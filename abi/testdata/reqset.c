@@ -5,6 +5,7 @@
  * report several, each status holding its own code; either goes to the handler of
  * the failed request's communicator; MPI_Request_get_status_* leave the requests. */
 #include "check.h"
+#include <string.h>
 
 static int calls, last;
 static MPI_Comm last_comm;
@@ -19,6 +20,16 @@ static int classof(int rc) {
     int cls = -1;
     MPI_Error_class(rc, &cls);
     return cls;
+}
+
+/* sender_named checks that the text of code names the sender of a truncated message
+ * and both lengths, as MPI_Recv's does. */
+static void sender_named(int code, int from, const char *what) {
+    char text[MPI_MAX_ERROR_STRING], want[100];
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    snprintf(want, sizeof want, "from rank %d: message truncated: 16-byte message, 4-byte receive buffer", from);
+    CHECK(strstr(text, want) != NULL, "%s: \"%s\" does not say \"%s\"", what, text, want);
 }
 
 static int empty(const MPI_Status *st) {
@@ -97,6 +108,7 @@ int main(int argc, char **argv) {
     int rc = MPI_Waitany(1, r2, &idx, &st);
     CHECK(classof(rc) == MPI_ERR_TRUNCATE && idx == 0 && calls == 1 && last == rc && last_comm == c,
           "Waitany of a truncated receive: class %d, index %d, handler calls %d", classof(rc), idx, calls);
+    sender_named(rc, peer, "Waitany");
 
     OK(MPI_Barrier(c));
     OK(MPI_Irecv(&buf[0], 4, MPI_INT, peer, 13, c, &r2[0]));
@@ -107,6 +119,7 @@ int main(int argc, char **argv) {
     CHECK(rc == MPI_ERR_IN_STATUS && sts[0].MPI_ERROR == MPI_SUCCESS && classof(sts[1].MPI_ERROR) == MPI_ERR_TRUNCATE &&
               calls == 2 && last == rc && last_comm == c && r2[0] == MPI_REQUEST_NULL && r2[1] == MPI_REQUEST_NULL,
           "Waitall with a truncated receive: %d, errors %d %d, handler calls %d", rc, sts[0].MPI_ERROR, sts[1].MPI_ERROR, calls);
+    sender_named(sts[1].MPI_ERROR, peer, "Waitall's status");
 
     OK(MPI_Barrier(c));
     OK(MPI_Irecv(&buf[1], 1, MPI_INT, peer, 15, c, &r2[0])); /* truncated */
@@ -116,6 +129,7 @@ int main(int argc, char **argv) {
         rc = MPI_Testsome(1, r2, &n, ix, sts);
     CHECK(rc == MPI_ERR_IN_STATUS && n == 1 && classof(sts[0].MPI_ERROR) == MPI_ERR_TRUNCATE && calls == 3,
           "Testsome with a truncated receive: %d, outcount %d, handler calls %d", rc, n, calls);
+    sender_named(sts[0].MPI_ERROR, peer, "Testsome's status");
 
     OK(MPI_Request_free(&ps));
     OK(MPI_Comm_free(&c));

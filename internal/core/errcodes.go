@@ -226,7 +226,10 @@ func ClassOfCode(op string, code ErrorCode) (ErrorClass, error) {
 // name and meaning; an added class's or code's string, empty when it has none.
 func CodeString(op string, code ErrorCode) (string, error) {
 	if name, ok := ErrorClass(code).name(); ok {
-		return name + ": " + classText[ErrorClass(code)], nil
+		if t := classText[ErrorClass(code)]; t != "" {
+			return name + ": " + t, nil
+		}
+		return name, nil // the tool interface's classes: the name says it
 	}
 	added.Lock()
 	defer added.Unlock()

@@ -37,6 +37,9 @@ func (c ErrorClass) name() (string, bool) {
 	if c == ClassProcFailed {
 		return "MPIX_ERR_PROC_FAILED", true
 	}
+	if n, ok := toolClassNames[c]; ok {
+		return n, true
+	}
 	return "", false
 }
 
@@ -211,6 +214,28 @@ func RecvErr(op string, from int, err error) error {
 		return nil // inlined: the success path costs a compare
 	}
 	return fromErr(op, "from rank %d", from, err)
+}
+
+// TruncFrom is err, a receive's failure on c that op reports, with the sender of a
+// truncated message named as a rank of c (RecvErr): for the calls that learn of it
+// apart from the receive (Waitany, a set's statuses), from the engine's error, which
+// keeps the sender's world rank. Other errors, and a nil c, pass unchanged.
+func TruncFrom(op string, c *Comm, err error) error {
+	var te *p2p.TruncError
+	if c == nil || !errors.As(err, &te) {
+		return err
+	}
+	return RecvErr(op, c.CommRank(te.Src), mapErr(op, err))
+}
+
+// TruncFromCause is TruncFrom for a cause that an error of op frames (a set's first
+// failure, inside its MPI_ERR_IN_STATUS): the sender named, the text not framed.
+func TruncFromCause(c *Comm, err error) error {
+	var te *p2p.TruncError
+	if c == nil || !errors.As(err, &te) {
+		return err
+	}
+	return fmt.Errorf("from rank %d: %w", c.CommRank(te.Src), err)
 }
 
 func fromErr(op, format string, from int, err error) error {

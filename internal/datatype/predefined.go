@@ -131,3 +131,16 @@ func mustCommit(t *Type) {
 		panic("datatype: predefined " + t.name + ": " + err.Error())
 	}
 }
+
+// Null is what MPI_DATATYPE_NULL stands for where a call's count is 0 and a program
+// may pass it (internal/mpir's NullFor): a committed type of no bytes, no elements and
+// no extent, named as the handle is. No handle names it and nothing frees it.
+var Null = func() *Type {
+	t, err := Contiguous(0, Byte)
+	if err != nil {
+		panic("datatype: the null type: " + err.Error())
+	}
+	t.name = "MPI_DATATYPE_NULL"
+	mustCommit(t)
+	return t
+}()

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/datatype"
 )
 
 // The rules on the lengths of a collective's significant buffers: each kind's, given
@@ -323,6 +324,17 @@ func checkTyped(op, what string, v *Vec, bl [2][]int) error {
 	t := v.Type
 	if t == nil {
 		return nil
+	}
+	if t == datatype.Null { // MPI_DATATYPE_NULL: for no items only (NullFor)
+		items := int64(v.Count)
+		if bl[0] != nil {
+			items = 0
+			for _, k := range bl[0] {
+				items += int64(max(k, 0))
+			}
+		}
+		_, err := NullFor(op, what+"'s datatype", items)
+		return err
 	}
 	if t.IsFreed() {
 		return core.Errorf(core.ClassType, op, "%s: datatype %s has been freed", what, t.Name())

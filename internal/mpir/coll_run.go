@@ -190,7 +190,39 @@ func (x collCall) run(a *CollArgs) (*core.Pending, error) {
 		}
 		return nil, err
 	}
+	noBytes(x.p.Kind, a)
 	return x.launch(a, base)
+}
+
+// noBytes gives the device zero counts for the blocks of a v form's side whose
+// datatype has no bytes (MPI_Type_contiguous(0, ...), the null datatype of no items):
+// they move nothing, and the schedules would slice that side's buffer, which holds
+// nothing, by the program's counts (the C face zeroes its own the same way, moved).
+// The checks have seen the program's counts already; a new list is made only where
+// one is not all zeros.
+func noBytes(k CollKind, a *CollArgs) {
+	zero := func(cs []int) []int {
+		for _, c := range cs {
+			if c != 0 {
+				return make([]int, len(cs))
+			}
+		}
+		return cs
+	}
+	if t := a.Send.Type; t != nil && t.Size() == 0 && !a.Send.InPlace {
+		switch k {
+		case CollScatterv:
+			a.Counts = zero(a.Counts)
+		case CollAlltoallv:
+			a.SCounts = zero(a.SCounts)
+		}
+	}
+	if t := a.Recv.Type; t != nil && t.Size() == 0 && !a.Recv.InPlace {
+		switch k {
+		case CollGatherv, CollAllgatherv, CollAlltoallv:
+			a.Counts = zero(a.Counts)
+		}
+	}
 }
 
 // settle checks the significant arguments: what the face's conversion found, where

@@ -132,6 +132,28 @@ func Usable(op, arg string, d *Datatype) (*datatype.Type, error) {
 	return d.t, nil
 }
 
+// NullFor is the layout a call reads for the null datatype (MPI_DATATYPE_NULL) as
+// its datatype argument arg of count items. A count of 0 moves no data, so nothing of
+// the datatype is looked at and the null datatype is taken: it is the empty type
+// (datatype.Null). Real programs pass it so (NCAR ParallelIO, ESMF, PnetCDF's users),
+// MPICH takes it since 4.0.1 (pmodels/mpich#4659, #6323) and the standard gives no
+// meaning to the datatype of no items. Any other count is an error naming arg.
+func NullFor(op, arg string, count int64) (*datatype.Type, error) {
+	if count == 0 {
+		return datatype.Null, nil
+	}
+	return nil, core.Errorf(core.ClassType, op, "%s is the null datatype (MPI_DATATYPE_NULL) for a count of %d: it is taken for a count of 0 only", arg, count)
+}
+
+// UsableFor is Usable of the datatype argument arg of count items: the null datatype
+// is taken where count is 0 (NullFor).
+func UsableFor(op, arg string, d *Datatype, count int64) (*datatype.Type, error) {
+	if d == nil {
+		return NullFor(op, arg, count)
+	}
+	return Usable(op, arg, d)
+}
+
 // usables is Usable of each of ds, named arg[i].
 func usables(op, arg string, ds []*Datatype) ([]*datatype.Type, error) {
 	ts := make([]*datatype.Type, len(ds))

@@ -91,6 +91,8 @@ type File struct {
 	jout   [8 * joinOutFields]byte
 	jslots [][]byte
 	jparts [][]byte
+	bd     atomic.Pointer[board] // the joined write's board (file_board.go), made by the first; read by the faces' Ordered
+	bdOff  bool                  // the board was tried (made or not)
 
 	// The shared file pointer (file_shared.go) is the word at spDisp of sp: slot
 	// of the communicator's window slots, or (slots nil) a window of its own.
@@ -319,6 +321,9 @@ func (f *File) Close(op string) error {
 	if serr := f.closeShared(op); err == nil {
 		err = serr
 	}
+	if berr := f.closeBoard(op); err == nil {
+		err = berr
+	}
 	collective.Free(f.comm, op)
 	return err
 }
@@ -539,8 +544,25 @@ func (h *argHash) bytes(b []byte) {
 type lane struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
-	next    uint64 // the next ticket to give
-	serving uint64 // the ticket that may run
+	next    uint64     // the next ticket to give
+	serving uint64     // the ticket that may run
+	mirror  *[2]uint64 // where next and serving are mirrored (the file's board), nil: nowhere
+}
+
+// mirrorTo mirrors next and serving into m from now on (nil: no more).
+func (l *lane) mirrorTo(m *[2]uint64) {
+	l.mu.Lock()
+	l.mirror = m
+	l.show()
+	l.mu.Unlock()
+}
+
+// show stores next and serving in the mirror; the caller holds mu.
+func (l *lane) show() {
+	if m := l.mirror; m != nil {
+		atomic.StoreUint64(&m[0], l.next)
+		atomic.StoreUint64(&m[1], l.serving)
+	}
 }
 
 // take gives the next ticket.
@@ -549,6 +571,7 @@ func (l *lane) take() uint64 {
 	defer l.mu.Unlock()
 	t := l.next
 	l.next++
+	l.show()
 	return t
 }
 
@@ -568,6 +591,7 @@ func (l *lane) wait(t uint64) {
 func (l *lane) done() {
 	l.mu.Lock()
 	l.serving++
+	l.show()
 	if l.cond != nil {
 		l.cond.Broadcast()
 	}

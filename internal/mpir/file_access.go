@@ -49,6 +49,10 @@ type Access struct {
 	// Shared: at the shared file pointer (file_shared.go), the only one a file
 	// opened MPI_MODE_SEQUENTIAL has; with Coll, in the members' order.
 	Shared bool
+	// Posted: an ordered write whose member (not member 0) already posted its header
+	// and record on the file's board (the C face's short way, file_board.go), which
+	// the call then does not post again.
+	Posted bool
 }
 
 // plan is an access checked and placed: its view, position and memory stream.
@@ -172,7 +176,6 @@ func (f *File) settle() {
 		Atomic:     f.atomic,
 	}
 	f.plain = f.view.Contiguous() && !f.atomic && (f.datarep == RepNative || f.datarep == RepInternal)
-	f.settleQuick()
 	f.cb = cbSettings{
 		read:  cbMode(f.hints.Value("romio_cb_read")),
 		write: cbMode(f.hints.Value("romio_cb_write")),
@@ -180,6 +183,7 @@ func (f *File) settle() {
 		buf:   f.hints.Int("cb_buffer_size"),
 		align: f.hints.Int("striping_unit"),
 	}
+	f.settleQuick()
 }
 
 // ioMem is an access's memory as mpio's stream, and its length; the buffer's checks
@@ -192,9 +196,13 @@ func ioMem(op string, b IOBuf) (mpio.Mem, int64, error) {
 		// all hold, and the memory is the bytes themselves.
 		return mpio.Bytes(b.Mem[b.Origin : b.Origin+b.Count]), b.Count, nil
 	}
+	if t == nil {
+		var err error
+		if t, err = NullFor(op, "datatype", b.Count); err != nil {
+			return mpio.Mem{}, 0, err
+		}
+	}
 	switch {
-	case t == nil:
-		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype is the null datatype (MPI_DATATYPE_NULL)")
 	case t.IsFreed():
 		return mpio.Mem{}, 0, core.Errorf(core.ClassType, op, "datatype %s has been freed", t.Name())
 	case !t.IsCommitted():
@@ -300,6 +308,7 @@ func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, ok bool
 type quickAt struct {
 	es, disp, end int64
 	read, write   bool
+	joins         bool // ordered writes may be joined: collective buffering is not forced (romio_cb_write)
 }
 
 // settleQuick makes plainAt's record from the view, representation and atomicity
@@ -311,7 +320,7 @@ func (f *File) settleQuick() {
 		return
 	}
 	f.quick.Store(&quickAt{es: v.EtypeSize(), disp: v.FileOff(0), end: v.FitEnd(),
-		read: f.amode.CanRead(), write: f.amode.CanWrite()})
+		read: f.amode.CanRead(), write: f.amode.CanWrite(), joins: f.cb.write != cbEnable})
 }
 
 // Plain is what AccessAt's short way needs to do an access outside Go: the C
@@ -418,6 +427,12 @@ func (f *File) access(op string, a Access, b IOBuf, bad error) (core.Status, err
 		t := f.lane.take()
 		f.lane.wait(t)
 		defer f.lane.done()
+		if a.Shared && a.Write && !a.Posted && bad == nil && b.Type == datatype.Byte && b.Count >= 0 && b.Origin >= 0 && b.Count <= int64(len(b.Mem))-b.Origin {
+			if n, ok := f.orderedShort(b.Mem[b.Origin:b.Origin+b.Count], &a); ok {
+				st.Count = n
+				return st, nil
+			}
+		}
 	}
 	var p plan
 	err := bad

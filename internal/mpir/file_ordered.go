@@ -54,7 +54,7 @@ func joinMax(size int) int64 {
 // error of its arguments) as one write by member 0, where it applies. done says
 // whether it did: if not, every member goes on by ordered's general way, with
 // nothing moved and the pointer where it was.
-func (f *File) joinOrdered(op string, p plan, local error) (n int64, done bool, err error) {
+func (f *File) joinOrdered(op string, p plan, local error, posted bool) (n int64, done bool, err error) {
 	var hdr [joinFields]int64
 	switch {
 	case local != nil:
@@ -64,16 +64,38 @@ func (f *File) joinOrdered(op string, p plan, local error) (n int64, done bool, 
 	default:
 		hdr[joinLen] = p.n
 	}
+	b := f.boardFor(op)
+	var seq uint64 // the call's number on the board
+	if b != nil {
+		seq = b.next(f.comm.Rank(), posted)
+	}
 	out := f.jout[:]
 	clear(out)
 	var own error // member 0's failure, which it reports as its own
-	if f.comm.Rank() == spOwner {
-		own = f.joinWrite(op, p, hdr, local, out)
-	} else if err := f.joinSend(hdr, p); err != nil {
-		return 0, true, core.MapErr(op, err)
+	switch {
+	case f.comm.Rank() == spOwner:
+		own = f.joinWrite(op, b, seq, p, hdr, local, out)
+		if b != nil {
+			copy(b.mem[bdOut+8:], out)
+			b.publish(bdOut, seq)
+		}
+	case b != nil:
+		if !posted {
+			b.post(f.comm.Rank(), seq, hdr, p)
+		}
+		if err := b.wait(spOwner, bdOut, seq); err != nil {
+			return 0, true, core.MapErr(op, err)
+		}
+		copy(out, b.mem[bdOut+8:])
+	default:
+		if err := f.joinSend(hdr, p); err != nil {
+			return 0, true, core.MapErr(op, err)
+		}
 	}
-	if err := collective.Bcast(f.comm, op, &collective.Vec{B: out, Esz: 8}, spOwner); err != nil {
-		return 0, true, core.MapErr(op, err)
+	if b == nil {
+		if err := collective.Bcast(f.comm, op, &collective.Vec{B: out, Esz: 8}, spOwner); err != nil {
+			return 0, true, core.MapErr(op, err)
+		}
 	}
 	switch word(out, 0) {
 	case joinGeneral:
@@ -141,10 +163,61 @@ func (f *File) record(p plan) []byte {
 	return b
 }
 
+// joinFrom is member r's header (its error's class, its record's length) and record,
+// from the board b or, b nil, from r's messages.
+func (f *File) joinFrom(op string, b *board, seq uint64, r int) (c, k int64, rec []byte, err error) {
+	if b != nil {
+		h := hdrOff(r)
+		if err := b.wait(r, h, seq); err != nil {
+			return 0, 0, nil, core.MapErr(op, err)
+		}
+		c, k = int64(*b.word(h + 8)), int64(*b.word(h + 16))
+		if c == 0 && k > 0 {
+			rec = b.record(r, k)
+		}
+		return c, k, rec, nil
+	}
+	// The messages fit the slots that earlier calls grew; a longer one comes in new
+	// memory, which the slot then keeps.
+	slot := f.jslots[r]
+	msg, err := f.comm.Local().RecvFit(slot[:cap(slot)], r, core.TagFileOrdered)
+	if err != nil {
+		return 0, 0, nil, core.MapErr(op, err)
+	}
+	if cap(msg) > cap(slot) {
+		slot = msg[:cap(msg)]
+	}
+	c, k = int64(word(msg, joinClass)), int64(word(msg, joinLen))
+	if k > joinInline { // the record follows in a message of its own
+		if int64(cap(slot)) < joinHdr+k {
+			slot = make([]byte, joinHdr+k)
+		}
+		if err := f.comm.Local().Recv(slot[joinHdr:joinHdr+k], r, core.TagFileOrdered); err != nil {
+			return 0, 0, nil, core.MapErr(op, err)
+		}
+	}
+	f.jslots[r] = slot
+	if c == 0 && k > 0 {
+		rec = slot[joinHdr : joinHdr+k]
+	}
+	return c, k, rec, nil
+}
+
+// post is member r's part on the board: its record, then its header.
+func (b *board) post(r int, seq uint64, hdr [joinFields]int64, p plan) {
+	if n := hdr[joinLen]; n > 0 && hdr[joinClass] == 0 {
+		p.mem.PackAt(b.record(r, n), 0)
+	}
+	h := hdrOff(r)
+	*b.word(h + 8) = uint64(hdr[joinClass])
+	*b.word(h + 16) = uint64(hdr[joinLen])
+	b.publish(h, seq)
+}
+
 // joinWrite is member 0's part: it receives every member's header and record and,
 // where the one write applies, writes them, moves the pointer and fills out with
 // the outcome. It returns its own failure (its write's, or placing the records').
-func (f *File) joinWrite(op string, p plan, hdr [joinFields]int64, local error, out []byte) error {
+func (f *File) joinWrite(op string, b *board, seq uint64, p plan, hdr [joinFields]int64, local error, out []byte) error {
 	size := f.comm.Size()
 	if len(f.jslots) < size {
 		f.jslots = make([][]byte, size)
@@ -163,27 +236,15 @@ func (f *File) joinWrite(op string, p plan, hdr [joinFields]int64, local error, 
 	if !general && local == nil && p.n > 0 {
 		parts = append(parts, f.record(p))
 	}
+	put := func(i int, v int64) { binary.LittleEndian.PutUint64(out[8*i:], uint64(v)) }
 	for r := 1; r < size; r++ {
-		// The messages fit the slots that earlier calls grew; a longer one comes in
-		// new memory, which the slot then keeps.
-		slot := f.jslots[r]
-		msg, err := f.comm.Local().RecvFit(slot[:cap(slot)], r, core.TagFileOrdered)
+		c, k, rec, err := f.joinFrom(op, b, seq, r)
 		if err != nil {
-			return core.MapErr(op, err)
+			put(0, joinFailed)
+			put(1, spOwner)
+			put(2, int64(core.ClassOf(err)))
+			return err
 		}
-		if cap(msg) > cap(slot) {
-			slot = msg[:cap(msg)]
-		}
-		c, k := int64(word(msg, joinClass)), int64(word(msg, joinLen))
-		if k > joinInline { // the record follows in a message of its own
-			if int64(cap(slot)) < joinHdr+k {
-				slot = make([]byte, joinHdr+k)
-			}
-			if err := f.comm.Local().Recv(slot[joinHdr:joinHdr+k], r, core.TagFileOrdered); err != nil {
-				return core.MapErr(op, err)
-			}
-		}
-		f.jslots[r] = slot
 		switch {
 		case c != 0:
 			if failed < 0 {
@@ -192,11 +253,10 @@ func (f *File) joinWrite(op string, p plan, hdr [joinFields]int64, local error, 
 		case k < 0:
 			general = true
 		default:
-			parts = append(parts, slot[joinHdr:joinHdr+k])
+			parts = append(parts, rec)
 			total += k
 		}
 	}
-	put := func(i int, v int64) { binary.LittleEndian.PutUint64(out[8*i:], uint64(v)) }
 	switch {
 	case failed >= 0:
 		put(0, joinFailed)

@@ -138,7 +138,7 @@ func (f *File) takeShared(op string, v *mpio.View, n int64) (int64, error) {
 // of its arguments), in the lane, and returns the bytes it moved.
 func (f *File) ordered(op string, a Access, p plan, local error) (int64, error) {
 	if a.Write {
-		if n, done, err := f.joinOrdered(op, p, local); done {
+		if n, done, err := f.joinOrdered(op, p, local, a.Posted); done {
 			return n, err
 		}
 	}

@@ -122,7 +122,19 @@ type Elems struct {
 // A slice of Go integers or floats (e.Type nil) under Maxloc or Minloc holds flat
 // (value, index) pairs, as MPI_2INT and MPI_2DOUBLE_PRECISION do: its unit is two
 // elements and r.Pair asks the device for an even count.
+//
+// The null datatype of no items (datatype.Null, NullFor) reduces nothing, so o takes
+// it whatever o is: the reduction keeps o's name and code, which the ranks' argument
+// checks compare, and its kernel is never given an element.
 func (o *Operation) Red(call string, e *Elems, r *collective.Red) error {
+	if e.Type == datatype.Null {
+		code := uint64(o.code)
+		if o.user != nil {
+			code = userCode
+		}
+		*r = collective.Red{K: collective.ReduceOp{Fn: reduceNothing, Commute: o.commute}, Name: o.name, Code: code, User: o.user != nil}
+		return nil
+	}
 	if o.user != nil {
 		*r = collective.Red{K: collective.ReduceOp{Fn: o.user(e.Type, e.Handle), Commute: o.commute}, Unit: e.Size,
 			User: true, Name: o.name, Code: userCode}
@@ -143,6 +155,9 @@ func (o *Operation) Red(call string, e *Elems, r *collective.Red) error {
 	}
 	return nil
 }
+
+// reduceNothing is the kernel of a reduction of no elements.
+func reduceNothing(inout, in []byte) {}
 
 func opErr(call string, o *Operation, c OpClass, e *Elems) error {
 	return core.Wrap(core.ClassOp, call, "", op.Check(o.code, c, e.Kind, o.name, e.name()))

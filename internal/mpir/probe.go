@@ -70,7 +70,10 @@ func Mrecv(op string, c *core.Comm, b core.Buf, m *core.Message) (core.Status, e
 	n := int(b.Len())
 	defer prof.Exit(prof.Mrecv, prof.EnterTimed(prof.Mrecv, c.Prof(), prof.NoPeer, -2, n), n)
 	st, err := core.Mrecv(b, m)
-	return st, core.MapErr(op, err)
+	if err != nil {
+		err = core.RecvErr(op, SourceRank(c, st.Source), core.MapErr(op, err))
+	}
+	return st, err
 }
 
 // Imrecv starts receiving the message m, matched on c, into b (MPI_Imrecv); m

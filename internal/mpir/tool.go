@@ -1,6 +1,8 @@
 package mpir
 
 import (
+	"errors"
+
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpit"
 )
@@ -134,6 +136,23 @@ const (
 
 // ToolCodeOf is err's MPI_T return code (MPI_SUCCESS for nil).
 func ToolCodeOf(err error) ToolCode { return mpit.CodeOf(err) }
+
+// ToolFramed is err, an error of the tool interface, framed as every other error of
+// the faces (core.Error: "mpi: <call>: ..."), of the class that is its MPI_T return
+// code (MPI 4.1 gives the MPI_T_ERR_* codes as error classes), with the interface's
+// error as its cause: errors.As still finds it, errors.Is matches its sentinels and
+// ToolCodeOf gives the code back. nil and errors already framed pass unchanged.
+func ToolFramed(err error) error {
+	var te *mpit.Error
+	if err == nil || !errors.As(err, &te) {
+		return err
+	}
+	var e *core.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &core.Error{Class: core.ErrorClass(te.Code), Op: te.Op, Err: err}
+}
 
 // ToolErrorf makes an error of the interface with code for the call op.
 func ToolErrorf(code ToolCode, op, format string, args ...any) error {

@@ -111,6 +111,23 @@ func (s Set) wait(ctx context.Context, i int, st *core.Status) error {
 	return s.report(i, st, err, true)
 }
 
+// SendersNamed names the sender of each truncated message that err, the error of op
+// on many requests, and sts report, as a rank of its request's communicator
+// (comm(i), i = at(k) for sts[k]), as Recv and Wait name it: the engine's error knows
+// the world rank only. It runs where err is not nil, off the path of success.
+func SendersNamed(op string, err error, sts []core.Status, at func(k int) int, comm func(i int) *core.Comm) error {
+	for k := range sts {
+		if sts[k].Err != nil {
+			sts[k].Err = core.TruncFrom(op, comm(at(k)), sts[k].Err)
+		}
+	}
+	var se *core.SetError
+	if errors.As(err, &se) && se.Index >= 0 {
+		se.Err = core.TruncFromCause(comm(se.Index), se.Err)
+	}
+	return err
+}
+
 // IsCtx reports whether err is ctx's own: the wait gave up when ctx ended, and the
 // requests not completed are still pending.
 func IsCtx(ctx context.Context, err error) bool {

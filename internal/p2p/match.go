@@ -314,7 +314,21 @@ func (p *bufPool) kept() int {
 	return n
 }
 
-// truncErr is the error of a receive whose buffer is smaller than the message.
-func truncErr(msg, buf int64) error {
-	return fmt.Errorf("%w: %d-byte message, %d-byte receive buffer", ErrTruncate, msg, buf)
+// TruncError is the error of a receive whose buffer is smaller than the message. It
+// keeps the sender (a world rank), so that a call that reports the error apart from
+// the status (Waitall's first failure, with no statuses asked for) can name it.
+type TruncError struct {
+	Src      int   // the sender's world rank
+	Msg, Buf int64 // the message's bytes and the receive buffer's
+}
+
+func (e *TruncError) Error() string {
+	return fmt.Sprintf("%v: %d-byte message, %d-byte receive buffer", ErrTruncate, e.Msg, e.Buf)
+}
+
+func (e *TruncError) Unwrap() error { return ErrTruncate }
+
+// truncErr is the error of a receive from src whose buffer is smaller than the message.
+func truncErr(src int32, msg, buf int64) error {
+	return &TruncError{Src: int(src), Msg: msg, Buf: buf}
 }

@@ -136,7 +136,7 @@ func (e *Engine) deliverEager(r *request, src, tag int32, data []byte) {
 	n := min(int64(len(data)), r.size)
 	r.st = Status{Source: int(src), Tag: int(tag), Count: n}
 	if int64(len(data)) > r.size {
-		r.st.Err = truncErr(int64(len(data)), r.size)
+		r.st.Err = truncErr(src, int64(len(data)), r.size)
 	}
 	e.complete(r)
 }
@@ -166,7 +166,7 @@ func (e *Engine) startRndv(r *request, src, tag int32, msgLen int64, sendID, add
 	r.expect = min(msgLen, r.size)
 	r.st = Status{Source: int(src), Tag: int(tag), Count: r.expect}
 	if msgLen > r.size {
-		r.st.Err = truncErr(msgLen, r.size)
+		r.st.Err = truncErr(src, msgLen, r.size)
 	}
 	r.remote, r.got = sendID, 0
 	r.split, r.putWait = 0, false
