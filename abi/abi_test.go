@@ -626,6 +626,17 @@ func TestRequestShortWay(t *testing.T) {
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2preq", 2, mpitest.TCP.Flags(), []string{"none"}) })
 }
 
+// TestPendingRecv: MPI_Irecv's receives kept pending in C until their messages come,
+// in MPI's order against every other receive, probe and cancel (p2ppend.c says which
+// cases): on 2 ranks with the default rings and 16-cell ones, and where none may be
+// kept: MPI_THREAD_MULTIPLE, TCP.
+func TestPendingRecv(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { job(t, "p2ppend", 2) })
+	t.Run("ring16", func(t *testing.T) { job(t, "p2ppend", 2, "--set", "shm_ring_cells=16") })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2ppend", 2, nil, []string{"multiple"}) })
+	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2ppend", 2, mpitest.TCP.Flags(), []string{"none"}) })
+}
+
 // TestCollShortWay: MPI_Barrier, MPI_Bcast and MPI_Allreduce done in C on the node's
 // shared-memory region (abi/libmpi/collshort.c) where they may be, in Go elsewhere,
 // with the same results and errors; on 2 and 3 ranks, on 4 (more ranks than this

@@ -38,6 +38,10 @@
 
 mpigo_p2p_t mpigo_p2p;
 
+/* How many MPI_Irecv requests are pending here (below, "MPI_Isend, MPI_Irecv and the
+ * requests kept here"): while any is, no receive takes a message here at once. */
+static int64_t npend;
+
 /* put copies n (1 to 32) bytes from src to dst with at most two moves of a width,
  * overlapping, rather than a call of memcpy. */
 static inline void put(char *dst, const char *src, int64_t n) {
@@ -381,7 +385,7 @@ static inline __attribute__((always_inline)) int short_recv(void *buf, int64_t c
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     int64_t n, got;
     const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
-    if (c == NULL || gate == NULL) return 0;
+    if (c == NULL || gate == NULL || npend != 0) return 0;
     uint32_t g = *gate;
     if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
     if (!recv_wait(e, c, buf, n, src, tag, st, &got, e->polls > 0 ? e->polls : 1)) return 0;
@@ -423,7 +427,7 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
     int64_t n, got, sn;
     const mpigo_comm *c = recv_ok(e, rbuf, rcount, rdt, src, rtag, comm, &n);
     uintptr_t i = (uintptr_t)sdt - 0x200;
-    if (c == NULL || gate == NULL || i >= 256 || (uint64_t)scount > MPIGO_SHORT_MAX) return -1;
+    if (c == NULL || gate == NULL || npend != 0 || i >= 256 || (uint64_t)scount > MPIGO_SHORT_MAX) return -1;
     int64_t ss = mpigo_short_dts[i].size;
     sn = scount * ss;
     if (ss <= 0) return -1;
@@ -470,7 +474,7 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
     return r >= 0 ? r : goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
-/* --- MPI_Isend, MPI_Irecv and the requests they complete at once ---
+/* --- MPI_Isend, MPI_Irecv and the requests kept here ---
  *
  * A nonblocking send that MPI_Send's short way can do is done here the same way: the
  * message is in the peer's ring when MPI_Isend returns, so its request is complete.
@@ -479,39 +483,81 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
  * its request is complete too. Such a request is a record of the table below, its
  * handle of kind MPIGO_KIND_CREQ: the status the Go way would report for it (source,
  * tag, count; MPI_Send's status as the engine makes it: the destination and the
- * message's tag and length), nothing else. Every other MPI_Isend and MPI_Irecv takes
- * the Go way, whose requests the Go half's table holds.
+ * message's tag and length).
+ *
+ * A nonblocking receive whose message is not there yet, from a node peer whose ring
+ * the engine shows, into a buffer no larger than the peer's eager limit, is kept here
+ * too, pending: its arguments in its record, its place in one queue of pending
+ * receives in the order they were made (and every later MPI_Irecv that may be kept
+ * joins the queue, taking nothing at once: an earlier pending receive may match its
+ * message). The completion calls take the pending receives' messages from the rings'
+ * heads here (pend_step): each packet at the head of a pending receive's source's ring
+ * goes to the first pending receive in the queue it matches, as the engine's posted
+ * queue would give it, if it is an eager message that receive takes; anything else (a
+ * packet no pending receive matches, another context's, a rendezvous, a synchronous
+ * one, a truncation), a wait longer than pollPeer's polls, a set with Go's requests or
+ * a call other than Wait, Test, Waitall, Testall: the queue is posted to Go
+ * (pend_flush), in order, each record then following its Go request (its handle, the
+ * program's, stays valid; the calls pass Go's handle to the Go half in its place).
+ * Go posts them itself, before anything else could match on any context or move a
+ * packet: the engine's deferred word (p2p.Engine.SetDeferred) makes every receive,
+ * probe and progress round of the engine post them first, so the order of receives is
+ * the order they were made, and a peer waiting for one of them (a full ring, a
+ * synchronous send, a rendezvous) is answered as soon as this rank runs Go at all.
+ * While receives are pending no MPI_Recv, MPI_Sendrecv or at-once MPI_Irecv takes a
+ * message here.
  *
  * Every call that takes a request takes both kinds. On requests of this table alone
- * (and MPI_REQUEST_NULL) the completion calls are done here: each is complete, so
- * MPI_Wait, MPI_Test and the rest report it at once and make the handle
- * MPI_REQUEST_NULL (MPI_Request_get_status* leave it), MPI_Cancel has nothing to
- * cancel, MPI_Request_free frees the record. A set that mixes both kinds goes to the
- * Go half with this table's requests shown as MPI_REQUEST_NULL, and what Go reports is
- * merged with them: MPI_Waitall, MPI_Testall and MPI_Request_get_status_all complete
- * this table's requests when Go completed its own (Testall: all or none); MPI_Waitany,
- * MPI_Testany and MPI_Request_get_status_any report the lowest-indexed completed
- * request, as the engine's do (Go tests the requests before the first of this table;
- * none there completed, that one); MPI_Waitsome, MPI_Testsome and
- * MPI_Request_get_status_some report Go's completed requests and all of this table's,
- * in index order. Where Go reports MPI_ERR_IN_STATUS this table's requests' statuses
- * say MPI_SUCCESS; any other error of Go's leaves them as they were. The calls are
- * counted as the C short ways count (the record's gate), or recorded by Go
- * (mpigo_record_call) where the record would time them. Persistent requests, and
- * MPI_Start, are Go's alone. */
+ * (and MPI_REQUEST_NULL) the completion calls are done here: complete ones are
+ * reported at once and the handle made MPI_REQUEST_NULL (MPI_Request_get_status* leave
+ * it), MPI_Cancel has nothing to cancel, MPI_Request_free frees the record. A set that
+ * mixes both kinds goes to the Go half with this table's complete requests shown as
+ * MPI_REQUEST_NULL and those that follow a Go request as that request (a copy of the
+ * handles), and what Go reports is merged with them: MPI_Waitall, MPI_Testall and
+ * MPI_Request_get_status_all complete this table's requests when Go completed its own
+ * (Testall: all or none); MPI_Waitany, MPI_Testany and MPI_Request_get_status_any report
+ * the lowest-indexed completed request, as the engine's do (Go tests the requests
+ * before the first complete one of this table; none there completed, that one);
+ * MPI_Waitsome, MPI_Testsome and MPI_Request_get_status_some report Go's completed
+ * requests and all of this table's complete ones, in index order. Where Go reports
+ * MPI_ERR_IN_STATUS this table's requests' statuses say MPI_SUCCESS; any other error
+ * of Go's leaves them as they were. The calls are counted as the C short ways count
+ * (the record's gate), or recorded by Go (mpigo_record_call) where the record would
+ * time them. Persistent requests, and MPI_Start, are Go's alone. */
 
-/* A request completed here: its handle while live (0 free), the generation of its
- * next one, and its status. */
+/* A record's states: complete; pending (a receive not yet posted to Go); following
+ * the Go request gh. */
+enum { CREQ_DONE, CREQ_PEND, CREQ_FWD };
+
+/* A request kept here: its handle while live (0 free), the generation of its next
+ * one, its state, and its status (complete) or its receive's arguments (pending) or
+ * its Go request (following). */
 typedef struct {
     uintptr_t h;
-    uint32_t gen, pad;
+    uint32_t gen, state;
     MPI_Status st;
+    int32_t err; /* a complete record's MPI_ERROR: Go failed to post it */
+    int32_t src, tag, wsrc;
+    uint32_t ctx, pad;
+    void *buf;
+    int64_t n, count;
+    MPI_Datatype dt;
+    MPI_Comm comm;
+    uintptr_t gh;
 } mpigo_creq;
 
 #define MPIGO_CREQS 16384 /* live at once; past it MPI_Isend and MPI_Irecv take Go */
 
 static mpigo_creq creqs[MPIGO_CREQS];
 static uint32_t creq_free[MPIGO_CREQS], creq_nfree, creq_made, creq_lock;
+
+/* The queue of pending receives: their handles in the order they were made, from
+ * pend_head to pend_tail; a handle that is no longer a pending record's is skipped.
+ * npend counts the pending records (the engine's deferred word mirrors it). */
+#define PENDQ 4096
+static uintptr_t pend_q[PENDQ];
+static uint32_t pend_head, pend_tail;
+static int32_t pend_src = -1; /* the world rank every pending receive is from, -1 if several */
 
 /* mpigo_creq_mt is set (by the Go side's reqsMT) once MPI_THREAD_MULTIPLE is
  * provided: from then on the completion calls of several threads may free records at
@@ -521,6 +567,9 @@ int32_t mpigo_creq_mt;
 
 /* The Go half that records a call the record would time (p2pshort.go). */
 extern void mpigo_record_call(int call, int64_t n);
+
+/* The Go half that posts the pending receives in order (p2pshort.go: flushPending). */
+extern void mpigo_pend_flush(void);
 
 static inline void creq_locked(int on) {
     if (__builtin_expect(__atomic_load_n(&mpigo_creq_mt, __ATOMIC_RELAXED) == 0, 1)) return;
@@ -550,6 +599,7 @@ static inline mpigo_creq *creq_take(void) {
     else if (creq_made < MPIGO_CREQS)
         q = &creqs[creq_made++];
     creq_locked(0);
+    if (q != NULL) q->state = CREQ_DONE, q->err = MPI_SUCCESS;
     return q;
 }
 
@@ -603,6 +653,167 @@ static inline void record(int call, int64_t n) {
     mpigo_record_call(call, n);
 }
 
+/* set_npend sets the count of pending records and the engine's word mirroring it. */
+static inline void set_npend(int64_t k) {
+    npend = k;
+    if (k == 0) pend_src = -1;
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e != NULL) e->deferred = k != 0;
+}
+
+/* pend_flush has Go post every pending receive, in order (each record then follows
+ * its Go request). */
+static void __attribute__((noinline)) pend_flush(void) {
+    if (npend != 0) mpigo_pend_flush();
+}
+
+/* The pending receive Go posts now (mpigo_pend_pop), in C memory so that Go's side
+ * passes no pointer of its own. */
+static mpigo_pendrec pend_rec;
+
+/* mpigo_pend_pop gives Go the oldest pending receive's arguments and makes it no
+ * longer pending (Go posts it, writing its request into gh, and then calls
+ * mpigo_pend_posted): NULL none left. */
+mpigo_pendrec *mpigo_pend_pop(void) {
+    while (pend_head != pend_tail) {
+        uintptr_t ph = pend_q[pend_head % PENDQ];
+        pend_head++;
+        mpigo_creq *q = creq_of((MPI_Request)ph);
+        if (q == NULL || q->state != CREQ_PEND) continue;
+        q->state = CREQ_FWD;
+        q->gh = (uintptr_t)MPI_REQUEST_NULL;
+        set_npend(npend - 1);
+        pend_rec = (mpigo_pendrec){.h = ph, .buf = q->buf, .count = q->count, .dt = (uintptr_t)q->dt,
+                                   .src = q->src, .tag = q->tag, .comm = (uintptr_t)q->comm, .gh = 0};
+        return &pend_rec;
+    }
+    set_npend(0);
+    return NULL;
+}
+
+/* mpigo_pend_posted: Go posted the pending receive mpigo_pend_pop gave it as its
+ * request gh, or failed with err (the record is then complete, its calls reporting
+ * err). */
+void mpigo_pend_posted(int err) {
+    mpigo_creq *q = creq_of((MPI_Request)pend_rec.h);
+    uintptr_t gh = pend_rec.gh;
+    if (q == NULL) return;
+    if (err != MPI_SUCCESS) {
+        q->state = CREQ_DONE;
+        q->err = err;
+        empty_status(&q->st);
+        q->st.MPI_ERROR = err;
+        return;
+    }
+    q->gh = gh;
+}
+
+/* is_pend says whether queue entry h is still a pending record. */
+static inline int is_pend(uintptr_t h) {
+    mpigo_creq *q = creq_of((MPI_Request)h);
+    return q != NULL && q->state == CREQ_PEND;
+}
+
+/* pend_take takes the packet at the head of ring r (from world rank w), if any, into
+ * the first pending receive in the queue that it matches: 1 taken, 0 no packet, -1 a
+ * packet only Go may handle. */
+static inline int pend_take(mpigo_inring *r, int32_t w) {
+    const uint64_t *wd = (const uint64_t *)(r->cells + (r->pos & r->cell_mask) * MPIGO_CELL);
+    uint64_t stamp = __atomic_load_n(&wd[0], __ATOMIC_ACQUIRE);
+    if ((uint32_t)stamp != (uint32_t)(r->pos + 1)) return 0;
+    uint64_t h2 = wd[2];
+    uint32_t ctx = (uint32_t)h2;
+    int mtag = (int32_t)(h2 >> 32);
+    while (pend_head != pend_tail && !is_pend(pend_q[pend_head % PENDQ])) pend_head++;
+    for (uint32_t i = pend_head; i != pend_tail; i++) {
+        mpigo_creq *q = creq_of((MPI_Request)pend_q[i % PENDQ]);
+        if (q == NULL || q->state != CREQ_PEND || q->wsrc != w || q->ctx != ctx ||
+            (q->tag != MPI_ANY_TAG && q->tag != mtag))
+            continue;
+        int64_t got;
+        int gtag;
+        if (in_take(r, w, ctx, mtag, q->buf, q->n, &got, &gtag) <= 0) return -1;
+        q->st.MPI_SOURCE = q->src;
+        q->st.MPI_TAG = gtag;
+        q->st.MPI_internal[0] = (int)(uint32_t)got;
+        q->st.MPI_internal[1] = (int)(got >> 32);
+        q->st.MPI_internal[2] = 0;
+        q->state = CREQ_DONE;
+        set_npend(npend - 1);
+        return 1;
+    }
+    return -1; /* no pending receive takes it: Go queues it */
+}
+
+/* pend_step takes what the heads of the pending receives' sources' rings hold, in the
+ * queue's order, until they hold nothing more: 1 something taken, 0 nothing there, -1
+ * Go must go on (a packet only it may handle, or the engine wanting more than a look).
+ * Where every pending receive has one source (pend_src), its ring alone. */
+static int pend_step(void) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || !e->quiet) return -1;
+    int took = 0;
+    if (pend_src >= 0) {
+        mpigo_inring *r = pend_src < e->size ? e->inrings[pend_src] : NULL;
+        if (r == NULL) return -1;
+        while (npend != 0) {
+            int k = pend_take(r, pend_src);
+            if (k <= 0) return k < 0 ? -1 : took;
+            took = 1;
+        }
+        return 1;
+    }
+    for (uint32_t i = pend_head; i != pend_tail;) {
+        mpigo_creq *q = creq_of((MPI_Request)pend_q[i % PENDQ]);
+        if (q == NULL || q->state != CREQ_PEND) {
+            i++;
+            continue;
+        }
+        mpigo_inring *r = (unsigned)q->wsrc < (unsigned)e->size ? e->inrings[q->wsrc] : NULL;
+        if (r == NULL) return -1;
+        int k = pend_take(r, q->wsrc);
+        if (k < 0) return -1;
+        if (k == 0) {
+            i++;
+            continue;
+        }
+        /* The next packet from that ring may match an earlier record than this one's. */
+        took = 1;
+        i = pend_head;
+    }
+    return took;
+}
+
+/* pend_wait takes messages for the pending receives until none of the n handles hs is
+ * a pending record, waiting as pollPeer does (up to polls polls of the ring of the first
+ * one still pending, each time nothing came; 0: one look, without waiting), then posts
+ * what is left to Go if any of them is still pending and flush (or at once where a
+ * packet only Go may handle is there). */
+static void pend_wait(int n, const MPI_Request *hs, int64_t polls, int flush) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    int from = 0;
+    for (;;) {
+        while (from < n && !is_pend((uintptr_t)hs[from])) from++;
+        if (from == n) return;
+        int k = pend_step();
+        if (k < 0) break;
+        if (k > 0) continue;
+        if (polls == 0 && !flush) return;
+        int32_t w = creq_of(hs[from])->wsrc;
+        mpigo_inring *r = e != NULL && w < e->size ? e->inrings[w] : NULL;
+        if (r == NULL || !spin_one(r, polls)) {
+            if (!flush) return;
+            break;
+        }
+    }
+    pend_flush();
+}
+
+static inline int64_t wait_polls(void) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    return e != NULL && e->polls > 0 ? e->polls : 1;
+}
+
 /* short_isend is MPI_Isend's short way: 1 sent, *req a complete request; 0 the Go
  * way does it all. */
 static inline __attribute__((always_inline)) int short_isend(const void *buf, int64_t count, MPI_Datatype dt, int dest,
@@ -634,8 +845,9 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     return goPMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
 }
 
-/* short_irecv is MPI_Irecv's short way: 1 received, *req a complete request; 0 the Go
- * way does it all (posts the receive). */
+/* short_irecv is MPI_Irecv's short way: 1 done, *req a request complete (its message
+ * was at the head of its ring) or pending; 0 the Go way does it all (posts the
+ * receive, after the pending ones). */
 static inline __attribute__((always_inline)) int short_irecv(void *buf, int64_t count, MPI_Datatype dt, int src, int tag,
                                                              MPI_Comm comm, MPI_Request *req) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
@@ -643,17 +855,34 @@ static inline __attribute__((always_inline)) int short_irecv(void *buf, int64_t 
     int64_t n, got;
     const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
     if (c == NULL || gate == NULL || req == NULL) return 0;
+    /* A call the record would time takes Go, but behind pending receives, where it
+     * joins them and Go records it. */
     uint32_t g = *gate;
-    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    int timed = g - 2 >= MPIGO_GATE_INCALL - 2;
+    if (timed && npend == 0) return 0;
     mpigo_creq *q = creq_take();
     if (q == NULL) return 0;
-    if (!recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0)) {
-        creq_put(q);
-        return 0;
+    if (npend != 0 || !recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0)) {
+        /* Pending: from a node peer whose ring C reads, no more than it sends eagerly,
+         * its ring empty (a packet there this receive cannot take is Go's) or receives
+         * pending before it. */
+        int w = src != MPI_ANY_SOURCE ? c->world[src] : -1;
+        if (w < 0 || w >= e->size || e->inrings[w] == NULL || n > e->eager[w] || pend_tail - pend_head >= PENDQ ||
+            (npend == 0 && head_there(e->inrings[w]))) {
+            creq_put(q);
+            return 0;
+        }
+        q->state = CREQ_PEND;
+        q->buf = buf, q->n = n, q->count = count, q->dt = dt, q->comm = comm;
+        q->src = src, q->tag = tag, q->wsrc = w, q->ctx = c->ctx;
+        *req = creq_live(q);
+        pend_q[pend_tail++ % PENDQ] = (uintptr_t)*req;
+        pend_src = npend == 0 || pend_src == w ? w : -1;
+        set_npend(npend + 1);
+    } else {
+        *req = creq_live(q);
     }
-    count_call(MPIGO_C_IRECV, n); /* as the Go way's Irecv: the buffer's bytes */
-    *gate = g - 1;
-    *req = creq_live(q);
+    record(MPIGO_C_IRECV, n); /* as the Go way's Irecv: the buffer's bytes */
     return 1;
 }
 
@@ -668,73 +897,137 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
     return goPMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
 }
 
+/* fwd_back makes the program's handle *request MPI_REQUEST_NULL and frees record q
+ * (following a Go request) if the Go half made that request's handle null. */
+static inline void fwd_back(mpigo_creq *q, MPI_Request *request) {
+    if (q->gh == (uintptr_t)MPI_REQUEST_NULL) {
+        creq_put(q);
+        *request = MPI_REQUEST_NULL;
+    }
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Wait(request, status);
+    if (q->state == CREQ_PEND) pend_wait(1, request, wait_polls(), 1);
+    if (q->state == CREQ_FWD) {
+        int rc = goPMPI_Wait((MPI_Request *)&q->gh, status);
+        fwd_back(q, request);
+        return rc;
+    }
+    int err = q->err;
     creq_status(q, status);
+    if (err != MPI_SUCCESS && status != MPI_STATUS_IGNORE) status->MPI_ERROR = err;
     creq_put(q);
     *request = MPI_REQUEST_NULL;
     record(MPIGO_C_WAIT, 0);
-    return MPI_SUCCESS;
+    return err;
 }
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     mpigo_creq *q = request != NULL && flag != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Test(request, flag, status);
+    if (q->state == CREQ_PEND) {
+        pend_wait(1, request, 0, 0);
+        if (q->state == CREQ_PEND) {
+            *flag = 0;
+            record(MPIGO_C_TEST, 0);
+            return MPI_SUCCESS;
+        }
+    }
+    if (q->state == CREQ_FWD) {
+        int rc = goPMPI_Test((MPI_Request *)&q->gh, flag, status);
+        fwd_back(q, request);
+        return rc;
+    }
+    int err = q->err;
     creq_status(q, status);
+    if (err != MPI_SUCCESS && status != MPI_STATUS_IGNORE) status->MPI_ERROR = err;
     creq_put(q);
     *request = MPI_REQUEST_NULL;
     *flag = 1;
     record(MPIGO_C_TEST, 0);
-    return MPI_SUCCESS;
+    return err;
 }
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
     mpigo_creq *q = flag != NULL ? creq_of(request) : NULL;
     if (q == NULL) return goPMPI_Request_get_status(request, flag, status);
+    if (q->state == CREQ_PEND) {
+        pend_wait(1, &request, 0, 0);
+        if (q->state == CREQ_PEND) {
+            *flag = 0;
+            record(MPIGO_C_GET_STATUS, 0);
+            return MPI_SUCCESS;
+        }
+    }
+    if (q->state == CREQ_FWD) return goPMPI_Request_get_status((MPI_Request)q->gh, flag, status);
     creq_status(q, status);
+    if (q->err != MPI_SUCCESS && status != MPI_STATUS_IGNORE) status->MPI_ERROR = q->err;
     *flag = 1;
     record(MPIGO_C_GET_STATUS, 0);
-    return MPI_SUCCESS;
+    return q->err;
 }
 
 int PMPI_Request_free(MPI_Request *request) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Request_free(request);
+    if (q->state == CREQ_PEND) pend_flush(); /* it goes on in Go */
+    if (q->state == CREQ_FWD) {
+        int rc = goPMPI_Request_free((MPI_Request *)&q->gh);
+        fwd_back(q, request);
+        return rc;
+    }
     creq_put(q);
     *request = MPI_REQUEST_NULL;
     record(MPIGO_C_REQUEST_FREE, 0);
     return MPI_SUCCESS;
 }
 
-/* A complete request has nothing to cancel: its status says not cancelled. */
+/* A complete request has nothing to cancel: its status says not cancelled. A pending
+ * one is posted to Go, which cancels it. */
 int PMPI_Cancel(MPI_Request *request) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Cancel(request);
+    if (q->state == CREQ_PEND) pend_flush();
+    if (q->state == CREQ_FWD) return goPMPI_Cancel((MPI_Request *)&q->gh);
     record(MPIGO_C_CANCEL, 0);
     return MPI_SUCCESS;
 }
 
-/* set_scan counts the live records among n handles hs (*nc) and the other handles
- * that are not MPI_REQUEST_NULL (the return), and finds the first record (*first,
- * -1 for none). */
-static inline int set_scan(int n, const MPI_Request *hs, int *nc, int *first) {
+/* A set's records by state: set_scan counts among n handles hs the complete records
+ * (*nd; the first at *first, -1 for none), the pending ones (*np), those following a
+ * Go request (*nf), and the other handles that are not MPI_REQUEST_NULL (the return). */
+static inline int set_scan(int n, const MPI_Request *hs, int *nd, int *np, int *nf, int *first) {
     int ng = 0;
-    *nc = 0;
+    *nd = *np = *nf = 0;
     *first = -1;
     for (int i = 0; i < n; i++) {
         if (hs[i] == MPI_REQUEST_NULL) continue;
-        if (creq_of(hs[i]) != NULL) {
-            if ((*nc)++ == 0) *first = i;
-        } else {
+        mpigo_creq *q = creq_of(hs[i]);
+        if (q == NULL) {
             ng++;
+        } else if (q->state == CREQ_DONE) {
+            if ((*nd)++ == 0) *first = i;
+        } else if (q->state == CREQ_PEND) {
+            (*np)++;
+        } else {
+            (*nf)++;
         }
     }
     return ng;
 }
 
-/* A set's scratch: a copy of its handles with the records shown as MPI_REQUEST_NULL,
- * and room for Go's indices and statuses, on the stack for up to SET_SMALL requests. */
+/* shown is the handle the Go half sees for h: MPI_REQUEST_NULL for a complete record,
+ * its Go request for one following it, h itself for Go's own. */
+static inline MPI_Request shown(MPI_Request h) {
+    mpigo_creq *q = creq_of(h);
+    if (q == NULL) return h;
+    return q->state == CREQ_FWD ? (MPI_Request)q->gh : MPI_REQUEST_NULL;
+}
+
+/* A set's scratch: a copy of its handles as the Go half sees them (shown), and room for
+ * Go's indices and statuses, on the stack for up to SET_SMALL requests. */
 #define SET_SMALL 64
 typedef struct {
     MPI_Request *hs;
@@ -757,12 +1050,12 @@ static int scratch_make(set_scratch *x, int n, const MPI_Request *hs, int idx, i
             return 0;
         }
     }
-    for (int i = 0; i < n; i++) x->hs[i] = creq_of(hs[i]) != NULL ? MPI_REQUEST_NULL : hs[i];
+    for (int i = 0; i < n; i++) x->hs[i] = shown(hs[i]);
     return 1;
 }
 
-/* scratch_errs keeps in x's indices the MPI_ERROR of each record's status in sts,
- * which Go's emptyStatus for the null request it sees there would clear. */
+/* scratch_errs keeps in x's indices the MPI_ERROR of each complete record's status in
+ * sts, which Go's emptyStatus for the null request it sees there would clear. */
 static void scratch_errs(set_scratch *x, int n, const MPI_Status *sts) {
     if (sts == MPI_STATUSES_IGNORE) return;
     for (int i = 0; i < n; i++)
@@ -773,15 +1066,28 @@ static void scratch_free(set_scratch *x, int n) {
     if (n > SET_SMALL) free(x->hs), free(x->idx), free(x->sts);
 }
 
-/* scratch_back writes the Go requests' handles back to hs (Go made those it completed
- * null), and completes (release) or reports the records: their statuses into sts[i]
- * if all, with MPI_SUCCESS as MPI_ERROR where inst (Go's MPI_ERR_IN_STATUS). */
+/* go_back takes what the Go half did to the handle it saw at i into hs[i] (release:
+ * a completing call): Go's own as Go left it; a record following a Go request freed
+ * and made null if Go made that request null. */
+static inline void go_back(set_scratch *x, int i, MPI_Request *hs, int release) {
+    mpigo_creq *q = creq_of(hs[i]);
+    if (q == NULL) {
+        if (release) hs[i] = x->hs[i];
+    } else if (q->state == CREQ_FWD && x->hs[i] == MPI_REQUEST_NULL) {
+        creq_put(q);
+        hs[i] = MPI_REQUEST_NULL;
+    }
+}
+
+/* scratch_back writes the Go requests' handles back to hs (go_back), and completes
+ * (release) or reports the complete records: their statuses into sts[i] if done, with
+ * MPI_SUCCESS as MPI_ERROR where inst (Go's MPI_ERR_IN_STATUS). */
 static void scratch_back(set_scratch *x, int n, MPI_Request *hs, int done, MPI_Status *sts, int inst, int release) {
     /* (sts is not MPI_STATUSES_IGNORE only where scratch_errs kept its errors.) */
     for (int i = 0; i < n; i++) {
         mpigo_creq *q = creq_of(hs[i]);
-        if (q == NULL) {
-            if (release) hs[i] = x->hs[i];
+        if (q == NULL || q->state != CREQ_DONE) {
+            go_back(x, i, hs, release);
             continue;
         }
         if (!done) continue;
@@ -805,21 +1111,45 @@ enum { SET_WAIT, SET_TEST, SET_PEEK };
  * handles, recorded as the call (how: SET_WAIT is Waitany's, Waitsome's). */
 extern int mpigo_set_test(int some, int how, int n, MPI_Request *hs, int *a, int *b, MPI_Status *c);
 
+/* set_pending settles a set's pending records before a call on many: Waitall waits
+ * for them here (and posts them to Go if it must), Testall looks once; the other
+ * calls, and a set with Go's requests, post them to Go. It rescans the set. */
+static inline int set_pending(int how, int all, int n, MPI_Request *hs, int *nd, int *np, int *nf, int *first) {
+    int ng = set_scan(n, hs, nd, np, nf, first);
+    if (*np == 0) return ng;
+    if (all && ng == 0 && *nf == 0 && how != SET_PEEK)
+        pend_wait(n, hs, how == SET_WAIT ? wait_polls() : 0, how == SET_WAIT);
+    else
+        pend_flush();
+    return set_scan(n, hs, nd, np, nf, first);
+}
+
 /* all is MPI_Waitall, MPI_Testall and MPI_Request_get_status_all: -1 where the Go half
  * does it all (no record among hs). */
 static int all(int how, int n, MPI_Request *hs, int *flag, MPI_Status *sts) {
-    int nc, first;
+    int nd, np, nf, first;
     if (n <= 0 || hs == NULL || (how != SET_WAIT && flag == NULL)) return -1;
-    int ng = set_scan(n, hs, &nc, &first);
-    if (nc == 0) return -1;
-    if (ng == 0) {
+    int ng = set_pending(how, 1, n, hs, &nd, &np, &nf, &first);
+    if (nd + np + nf == 0) return -1;
+    if (np > 0) {
+        /* Testall: records only, some still pending. */
+        if (flag != NULL) *flag = 0;
+        record(MPIGO_C_WAITALL + how, 0);
+        return MPI_SUCCESS;
+    }
+    if (ng + nf == 0) {
+        int rc = MPI_SUCCESS;
         for (int i = 0; i < n; i++) {
             mpigo_creq *q = creq_of(hs[i]);
             if (q == NULL) {
                 if (sts != MPI_STATUSES_IGNORE) empty_status(&sts[i]);
                 continue;
             }
-            if (sts != MPI_STATUSES_IGNORE) creq_status(q, &sts[i]);
+            if (sts != MPI_STATUSES_IGNORE) {
+                creq_status(q, &sts[i]);
+                if (q->err != MPI_SUCCESS) sts[i].MPI_ERROR = q->err;
+            }
+            if (q->err != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
             if (how != SET_PEEK) {
                 creq_put(q);
                 hs[i] = MPI_REQUEST_NULL;
@@ -827,7 +1157,7 @@ static int all(int how, int n, MPI_Request *hs, int *flag, MPI_Status *sts) {
         }
         if (flag != NULL) *flag = 1;
         record(MPIGO_C_WAITALL + how, 0);
-        return MPI_SUCCESS;
+        return rc;
     }
     set_scratch x;
     if (!scratch_make(&x, n, hs, 1, 0)) return -1;
@@ -862,19 +1192,37 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
 }
 
 /* any is MPI_Waitany, MPI_Testany and MPI_Request_get_status_any: -1 where the Go half
- * does it all. A record is complete, so the call reports the lowest-indexed completed
- * request: one of Go's before the first record, which Go's Testany finds, or else that
- * record. */
+ * does it all. A complete record is complete, so the call reports the lowest-indexed
+ * completed request: one of Go's before the first complete record, which Go's Testany
+ * finds, or else that record. Without a complete record, Go's call on the handles as
+ * it sees them. */
 static int any(int how, int n, MPI_Request *hs, int *idx, int *flag, MPI_Status *st) {
-    int nc, first;
+    int nd, np, nf, first;
     if (n <= 0 || hs == NULL || idx == NULL || (how != SET_WAIT && flag == NULL)) return -1;
-    set_scan(n, hs, &nc, &first);
-    if (nc == 0) return -1;
+    set_pending(how, 0, n, hs, &nd, &np, &nf, &first);
+    if (nd + nf == 0) return -1;
+    if (nd == 0) {
+        set_scratch x;
+        if (!scratch_make(&x, n, hs, 0, 0)) return -1;
+        int rc;
+        switch (how) {
+        case SET_WAIT: rc = goPMPI_Waitany(n, x.hs, idx, st); break;
+        case SET_TEST: rc = goPMPI_Testany(n, x.hs, idx, flag, st); break;
+        default: rc = goPMPI_Request_get_status_any(n, x.hs, idx, flag, st);
+        }
+        for (int i = 0; i < n; i++) go_back(&x, i, hs, how != SET_PEEK);
+        scratch_free(&x, n);
+        return rc;
+    }
     int before = 0;
     for (int i = 0; i < first; i++) before |= hs[i] != MPI_REQUEST_NULL;
     if (before) {
+        set_scratch x;
+        if (!scratch_make(&x, first, hs, 0, 0)) return -1;
         int gidx = MPI_UNDEFINED, gflag = 0, err = st != MPI_STATUS_IGNORE ? st->MPI_ERROR : 0;
-        int rc = mpigo_set_test(0, how, first, hs, &gidx, &gflag, st);
+        int rc = mpigo_set_test(0, how, first, x.hs, &gidx, &gflag, st);
+        for (int i = 0; i < first; i++) go_back(&x, i, hs, how != SET_PEEK);
+        scratch_free(&x, first);
         if (rc != MPI_SUCCESS || (gflag && gidx != MPI_UNDEFINED)) {
             *idx = gidx;
             if (flag != NULL) *flag = gflag;
@@ -885,14 +1233,16 @@ static int any(int how, int n, MPI_Request *hs, int *idx, int *flag, MPI_Status 
         record(MPIGO_C_WAITANY + how, 0);
     }
     mpigo_creq *q = creq_of(hs[first]);
+    int rc = q->err;
     creq_status(q, st);
+    if (rc != MPI_SUCCESS && st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
     if (how != SET_PEEK) {
         creq_put(q);
         hs[first] = MPI_REQUEST_NULL;
     }
     *idx = first;
     if (flag != NULL) *flag = 1;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) {
@@ -912,15 +1262,28 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
 }
 
 /* some is MPI_Waitsome, MPI_Testsome and MPI_Request_get_status_some: -1 where the Go
- * half does it all. Every record is complete, so the call reports them all with what
- * Go's Testsome reports of the others, in index order. */
+ * half does it all. Every complete record is complete, so the call reports them all
+ * with what Go's Testsome reports of the others, in index order; without a complete
+ * record, Go's call on the handles as it sees them. */
 static int some(int how, int n, MPI_Request *hs, int *outcount, int *idx, MPI_Status *sts) {
-    int nc, first;
+    int nd, np, nf, first;
     if (n <= 0 || hs == NULL || outcount == NULL || idx == NULL) return -1;
-    int ng = set_scan(n, hs, &nc, &first);
-    if (nc == 0) return -1;
+    int ng = set_pending(how, 0, n, hs, &nd, &np, &nf, &first);
+    if (nd + nf == 0) return -1;
     set_scratch x;
-    int gn = 0, rc = MPI_SUCCESS, mixed = ng > 0;
+    if (nd == 0) {
+        if (!scratch_make(&x, n, hs, 0, 0)) return -1;
+        int rc;
+        switch (how) {
+        case SET_WAIT: rc = goPMPI_Waitsome(n, x.hs, outcount, idx, sts); break;
+        case SET_TEST: rc = goPMPI_Testsome(n, x.hs, outcount, idx, sts); break;
+        default: rc = goPMPI_Request_get_status_some(n, x.hs, outcount, idx, sts);
+        }
+        for (int i = 0; i < n; i++) go_back(&x, i, hs, how != SET_PEEK);
+        scratch_free(&x, n);
+        return rc;
+    }
+    int gn = 0, rc = MPI_SUCCESS, mixed = ng + nf > 0;
     if (mixed) {
         if (!scratch_make(&x, n, hs, 1, sts != MPI_STATUSES_IGNORE)) return -1;
         rc = mpigo_set_test(1, how, n, x.hs, &gn, x.idx, sts != MPI_STATUSES_IGNORE ? x.sts : MPI_STATUSES_IGNORE);
@@ -936,7 +1299,7 @@ static int some(int how, int n, MPI_Request *hs, int *outcount, int *idx, MPI_St
     int k = 0, g = 0;
     for (int i = 0; i < n; i++) {
         mpigo_creq *q = creq_of(hs[i]);
-        if (q != NULL) {
+        if (q != NULL && q->state == CREQ_DONE) {
             idx[k] = i;
             if (sts != MPI_STATUSES_IGNORE) {
                 creq_status(q, &sts[k]);
@@ -955,10 +1318,10 @@ static int some(int how, int n, MPI_Request *hs, int *outcount, int *idx, MPI_St
                 sts[k] = x.sts[g];
                 sts[k].MPI_ERROR = err;
             }
-            if (how != SET_PEEK) hs[i] = x.hs[i];
+            go_back(&x, i, hs, how != SET_PEEK);
             g++, k++;
-        } else if (mixed && how != SET_PEEK) {
-            hs[i] = x.hs[i];
+        } else if (mixed) {
+            go_back(&x, i, hs, how != SET_PEEK);
         }
     }
     if (mixed) scratch_free(&x, n);

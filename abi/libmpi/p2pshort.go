@@ -28,11 +28,68 @@ func showP2P() {
 		C.mpigo_p2p.world = newShortComm(hCommWorld, core.World)
 	}
 	C.mpigo_p2p.gate = C.uintptr_t(prof.Gate())
+	core.SetDeferred(flushPending)
 	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&C.mpigo_p2p.eng)), core.Outside())
 }
 
-// hideP2P sends every MPI_Send through Go: MPI_Finalize begins.
-func hideP2P() { atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&C.mpigo_p2p.eng)), 0) }
+// hideP2P sends every MPI_Send through Go, its pending receives posted first:
+// MPI_Finalize begins.
+func hideP2P() {
+	postPending()
+	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&C.mpigo_p2p.eng)), 0)
+}
+
+// flushPending posts p2pshort.c's pending receives to the engine, oldest first, each
+// record then following its Go request: the engine calls it (p2p.Engine.SetDeferred)
+// before it matches or moves a packet while any is pending, and p2pshort.c through
+// the engine (mpigo_pend_flush) where it leaves them to Go. The receives were counted
+// when they were made; posting them records nothing.
+func flushPending() {
+	for {
+		p := C.mpigo_pend_pop()
+		if p == nil {
+			return
+		}
+		C.mpigo_pend_posted(C.int(postCounted(p.buf, int64(p.count), uintptr(p.dt), int32(p.src), int32(p.tag), uintptr(p.comm), unsafe.Pointer(&p.gh))))
+	}
+}
+
+// postCounted is irecv (p2p.go) of a receive p2pshort.c counted when it was made:
+// unrecorded. Its arguments were checked then (a plain predefined datatype, a rank and
+// tag of the communicator's).
+func postCounted(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
+	const op = "Irecv"
+	c := commOf(ch)
+	if c == nil {
+		_, r := needComm(op, ch)
+		return r
+	}
+	b, err := cbuf(op, buf, count, dh)
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	q, err := mpir.IrecvCounted(c.c, b, rankIn(src), tagIn(tag))
+	if err != nil {
+		return fail(op, ch, err)
+	}
+	addP2P(q, c, ch, false, out)
+	return 0
+}
+
+// postPending posts p2pshort.c's pending receives before a communicator is freed or
+// disconnected: a pending receive names its communicator's handle, and goes on after
+// the communicator's free as any posted receive does.
+func postPending() {
+	if C.mpigo_p2p.eng != 0 {
+		core.PostDeferred()
+	}
+}
+
+// mpigo_pend_flush posts p2pshort.c's pending receives (flushPending) through the
+// engine, which keeps them from being posted twice over.
+//
+//export mpigo_pend_flush
+func mpigo_pend_flush() { core.PostDeferred() }
 
 // newShortComm is p2pshort.c's copy of communicator c under handle h, or nil where
 // every send on c takes the Go way: an intercommunicator (its ranks name the remote
@@ -87,7 +144,7 @@ var (
 	_ [0]struct{} = [C.MPIGO_GATE_INCALL - prof.GateInCall]struct{}{}
 	_ [0]struct{} = [prof.GateInCall - C.MPIGO_GATE_INCALL]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 192]struct{}{}
-	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 64]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 72]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_inring{}) - 192]struct{}{}
 )
 

@@ -63,6 +63,8 @@ typedef struct {
     int64_t *eager;     /* per world rank: its eager limit while its ring is shown */
     mpigo_inring **inrings; /* per world rank: the ring from it, once Go's receive found it */
     int64_t polls;      /* a receive's polls of its peer's ring before Go takes over */
+    uint32_t deferred;  /* p2pshort.c holds pending receives: Go posts them first (SetDeferred) */
+    uint32_t pad;
 } mpigo_eng;
 
 /* A context's matching state (p2p's ctxWords): receives posted, messages unexpected. */
@@ -113,5 +115,19 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
  * set once MPI_THREAD_MULTIPLE is provided; mpigo_creq_live says whether h is one. */
 extern MPIGO_HIDDEN int32_t mpigo_creq_mt;
 MPIGO_HIDDEN int mpigo_creq_live(uintptr_t h);
+
+/* The pending receives' queue, as Go posts it (p2pshort.go's flushPending): the oldest
+ * pending receive's arguments, and where Go writes its request. */
+typedef struct {
+    uintptr_t h;
+    void *buf;
+    int64_t count;
+    uintptr_t dt;
+    int32_t src, tag;
+    uintptr_t comm;
+    uintptr_t gh;
+} mpigo_pendrec;
+MPIGO_HIDDEN mpigo_pendrec *mpigo_pend_pop(void);
+MPIGO_HIDDEN void mpigo_pend_posted(int err);
 
 #endif

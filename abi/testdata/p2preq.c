@@ -17,8 +17,9 @@
  *   - 3000 MPI_Isend while the receiver does not receive: the ring fills, Go queues,
  *     the rest must not overtake; received in order;
  *   - MPI_Irecv of a message in the ring: C, data and status right;
- *   - MPI_Irecv posted (Go, the ring empty), two messages sent, a second MPI_Irecv:
- *     Go's (a receive is posted), the first takes the first message;
+ *   - MPI_Irecv of an empty ring (pending in C), two messages sent, a second MPI_Irecv
+ *     (pending behind it), waited for in the reverse order: the first takes the first
+ *     message;
  *   - a message queued unexpected (MPI_Probe), another in the ring: MPI_Irecv gets
  *     the queued one, through Go, then the other;
  *   - MPI_Irecv of a message longer than its buffer: Go (MPI_ERR_TRUNCATE at Wait);
@@ -167,12 +168,14 @@ static void irecvs(void) {
         long d = mpigo_short_irecvs() - c0;
         CHECK(none ? d == 0 : d >= 10, "Irecv of a message in the ring on %s: %ld of 20 in C", cname, d);
     }
-    /* A receive posted: the next Irecv is Go's, and the first gets the first message. */
+    /* A receive pending in C (the ring is empty): the next Irecv is pending too, though
+     * its message is in the ring, and the first gets the first message. */
     if (rank == 1) {
-        OK(MPI_Irecv(&a, 1, MPI_INT64_T, 0, MPI_ANY_TAG, comm, &q)); /* the ring is empty */
+        COUNT(mpigo_short_irecvs, 0, 1, "Irecv of an empty ring",
+              OK(MPI_Irecv(&a, 1, MPI_INT64_T, 0, MPI_ANY_TAG, comm, &q)));
         signal_();
         await();
-        COUNT(mpigo_short_irecvs, 0, 0, "Irecv after a posted Irecv",
+        COUNT(mpigo_short_irecvs, 0, 1, "Irecv after a pending Irecv",
               OK(MPI_Irecv(&b, 1, MPI_INT64_T, 0, MPI_ANY_TAG, comm, &r)));
         OK(MPI_Wait(&r, &st));
         status_is(&st, 0, 52, 8, "the second Irecv");

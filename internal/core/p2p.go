@@ -262,6 +262,14 @@ func (c *Comm) bufKey(op string) (uint32, error) {
 // call it beside the user's: it takes its lock from now on.
 func Concurrent() { eng.Concurrent() }
 
+// SetDeferred gives the engine the function that posts the receives the C library
+// holds back (p2p.Engine.SetDeferred). MPI runs.
+func SetDeferred(fn func()) { eng.SetDeferred(fn) }
+
+// PostDeferred has the engine post the receives the C library holds back now
+// (p2p.Engine.PostDeferred). MPI runs.
+func PostDeferred() { eng.PostDeferred() }
+
 // Outside is the address of the engine's words for code outside Go
 // (p2p.Engine.Outside): the C library's short way for small sends. MPI runs.
 func Outside() uintptr { return eng.Outside() }

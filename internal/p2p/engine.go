@@ -186,6 +186,8 @@ type Engine struct {
 	sleepers  atomic.Int32
 	idle      idle.Adaptive // the idle policy of block, with the spin in force
 	peerPolls int           // a receive's polls of its peer's packets alone (pollPeer)
+	deferFn   func()        // posts the receives code outside Go holds back (SetDeferred)
+	inDefer   bool          // deferFn runs
 	force     string
 	eagerCap  int64
 	info      io.Writer
@@ -305,6 +307,7 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	}
 	e.idle = idle.NewAdaptive(p, endWindow)
 	e.peerPolls = max(int(setPeerPolls.Get()), 0)
+	e.out.polls = int64(min(e.peerPolls, e.idle.Spin())) // before pollPeer's first: C's nonblocking receives wait too
 	e.info = opts.ProtoInfo
 	if e.info == nil && setProtoInfo.Get() {
 		e.info = os.Stderr

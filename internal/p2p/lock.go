@@ -59,6 +59,9 @@ func (e *Engine) Serialized() bool { return e.mu.off.Load() }
 // too (mpi does, for Idup and the nonblocking neighbourhood collectives). It must
 // not be called from inside an engine call. Without Options.Serialized it does nothing.
 func (e *Engine) Concurrent() {
+	if e.out.deferred != 0 && e.mu.off.Load() {
+		e.postDeferred() // while the engine's calls take no lock
+	}
 	e.mu.off.Store(false)
 	atomic.StoreUint32(&e.out.ok, 0) // the short way outside Go takes no lock
 }

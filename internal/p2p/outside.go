@@ -42,6 +42,11 @@ type outsideHead struct {
 	eager   uintptr // [size]int64: world rank d's eager limit while its ring is shown
 	inrings uintptr // [size]uintptr: world rank d's inbound ring record, or 0 (showInbound)
 	polls   int64   // how many polls of one ring a receive's short way makes (pollPeer's)
+	// deferred: code outside Go holds receives it has not posted here yet (the C
+	// library's pending receives), which SetDeferred's function posts before the
+	// engine matches or moves a packet (postDeferred).
+	deferred uint32
+	_        uint32
 }
 
 // ctxWords is what the receive's short way reads of a context's matching state, in
@@ -52,6 +57,37 @@ type outsideHead struct {
 type ctxWords struct {
 	posted uint64
 	queued uint64
+}
+
+// SetDeferred gives the engine fn, which posts the receives that code outside Go
+// holds back while the deferred word says it holds some (the C library's pending
+// receives, abi/libmpi/p2pshort.c: made while the engine is serialised, in order,
+// taken from the rings' heads in C). The engine calls it before anything could match
+// on any context or move a packet (startRecv, probe, progressLocked) and before it
+// takes its lock for good (Concurrent), so that those receives are posted ahead of
+// every later one and no peer waits for them while this rank runs Go. fn posts through
+// the engine's own calls (its lock is off: the engine is serialised); the calls it
+// makes do not call it again.
+func (e *Engine) SetDeferred(fn func()) { e.deferFn = fn }
+
+// PostDeferred posts the receives code outside Go holds back now (SetDeferred's
+// function, as the engine would call it): for that code itself, between engine calls.
+func (e *Engine) PostDeferred() {
+	if e.out.deferred != 0 {
+		e.postDeferred()
+	}
+}
+
+// postDeferred posts the receives code outside Go holds back (SetDeferred), once.
+//
+//go:noinline
+func (e *Engine) postDeferred() {
+	if e.deferFn == nil || e.inDefer {
+		return
+	}
+	e.inDefer = true
+	e.deferFn()
+	e.inDefer = false
 }
 
 // outsideMin is a compact cell's payload, which the short way sends to a peer whose

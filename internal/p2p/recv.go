@@ -112,6 +112,18 @@ func (e *Engine) findPoller(p *peer) bool {
 		return false
 	}
 	p.ppTries++
+	return e.lookPoller(p)
+}
+
+// lookPoller is findPoller's lookup, which Irecv makes too while the short way outside
+// Go may receive (ok): a nonblocking receive's code there keeps receives pending on a
+// ring it reads only once shown, and a program whose receives are all nonblocking
+// never makes pollPeer's lookups. Not counted against pollPeer's: a peer that has not
+// sent yet is looked up again at the next receive from it, at the cost of a lookup.
+func (e *Engine) lookPoller(p *peer) bool {
+	if p.rank == e.self || p.err != nil {
+		return false
+	}
 	for _, t := range e.trs {
 		if t.Reaches(p.rank) {
 			if pp, ok := t.(transport.PeerPoller); ok {
@@ -170,6 +182,11 @@ func (e *Engine) Irecv(b Buf, src, tag int, ctx uint32) (Request, error) {
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
 	r.setBuf(b)
 	e.startRecv(r)
+	if src >= 0 && e.out.ok != 0 {
+		if p := e.peerState(src); p.pp == nil {
+			e.lookPoller(p)
+		}
+	}
 	e.flush()
 	q := Request{r, r.gen}
 	e.mu.Unlock()
@@ -194,6 +211,9 @@ func (e *Engine) RecvInit(b Buf, src, tag int, ctx uint32) (Request, error) {
 // startRecv matches r against the messages already arrived, or posts it. The caller
 // holds e.mu.
 func (e *Engine) startRecv(r *request) {
+	if e.out.deferred != 0 {
+		e.postDeferred() // earlier receives first
+	}
 	r.started, r.matched = true, false
 	if r.done.Load() != 0 {
 		r.done.Store(0)

@@ -389,6 +389,9 @@ func (e *Engine) Progress() int {
 }
 
 func (e *Engine) progressLocked() int {
+	if e.out.deferred != 0 {
+		e.postDeferred() // before a packet they match could move
+	}
 	n := 0
 	for _, t := range e.trs {
 		n += t.Poll(e.h)

@@ -256,6 +256,7 @@ func (e *Engine) Retune() error {
 		e.eagerCap = setEagerLimit.Get()
 	}
 	e.peerPolls = max(int(setPeerPolls.Get()), 0)
+	e.out.polls = int64(min(e.peerPolls, e.idle.Spin()))
 	e.adaptive = e.force == "auto" && setAdapt.Get()
 	e.split = setSplit.Get()
 	if e.infoOpt == nil {
