@@ -31,46 +31,11 @@
  *   - MPI_Request_free, MPI_Cancel (not cancelled), MPI_Test, MPI_Request_get_status
  *     of a C request; MPI_Start of one and a C request used after it completed:
  *     MPI_ERR_REQUEST. */
-#include "check.h"
-#include <stdint.h>
-#include <string.h>
+#include "reqtest.h"
 
 extern long mpigo_short_isends(void);
 extern long mpigo_short_irecvs(void);
 extern long mpigo_short_completions(void);
-
-static int rank, wrank, none;
-static MPI_Comm comm;
-static const char *cname;
-static volatile int *flags; /* flags[r]: world rank r's count of signals, in the shared window */
-static int seen[2];
-
-/* COUNT runs body and checks how many calls it did in C: 0 with "none", else at least
- * min and at most max. */
-#define COUNT(counter, min, max, what, body)                                                  \
-    do {                                                                                      \
-        long r0_ = counter();                                                                 \
-        body;                                                                                 \
-        long d_ = counter() - r0_, m_ = none ? 0 : (max), n_ = none ? 0 : (min);              \
-        CHECK(d_ >= n_ && d_ <= m_, "%s on %s: %ld calls in C, want %ld to %ld", what, cname, d_, n_, m_); \
-    } while (0)
-
-/* signal tells the other rank that everything this rank sent so far is in its ring;
- * await waits for the other rank's next signal, calling nothing of MPI. */
-static void signal_(void) { __atomic_add_fetch((int *)&flags[wrank], 1, __ATOMIC_SEQ_CST); }
-static void await(void) {
-    int o = 1 - wrank;
-    seen[o]++;
-    while (__atomic_load_n((int *)&flags[o], __ATOMIC_SEQ_CST) < seen[o]) __builtin_ia32_pause();
-}
-
-static void status_is(const MPI_Status *st, int src, int tag, int bytes, const char *what) {
-    int n = -1;
-    OK(MPI_Get_count(st, MPI_BYTE, &n));
-    CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag && n == bytes,
-          "%s on %s: status source %d tag %d count %d, want %d %d %d", what, cname, st->MPI_SOURCE, st->MPI_TAG, n, src,
-          tag, bytes);
-}
 
 static void empty_is(const MPI_Status *st, const char *what) {
     int n = -1;
@@ -387,6 +352,13 @@ static void sets(void) {
     OK(MPI_Type_free(&t8));
 }
 
+/* sections runs every section on comm. */
+static void sections(void) {
+    windows();
+    irecvs();
+    sets();
+}
+
 int main(int argc, char **argv) {
     int provided, size;
     none = argc > 1;
@@ -396,38 +368,13 @@ int main(int argc, char **argv) {
     CHECK(size == 2, "p2preq needs 2 ranks, not %d", size);
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
     MPI_Win win;
-    int *base = NULL;
     MPI_Comm node;
-    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    int nsize;
-    OK(MPI_Comm_size(node, &nsize));
-    if (nsize != 2) { /* across hosts: no shared window; nothing to do in C anyway */
-        OK(MPI_Comm_free(&node));
+    if (!signals_open(&win, &node)) {
         if (wrank == 0) printf("OK p2preq\n");
         OK(MPI_Finalize());
         return 0;
     }
-    OK(MPI_Win_allocate_shared(wrank == 0 ? 2 * sizeof(int) : 0, sizeof(int), MPI_INFO_NULL, node, &base, &win));
-    MPI_Aint wsz;
-    int du;
-    OK(MPI_Win_shared_query(win, 0, &wsz, &du, &base));
-    flags = base;
-    if (wrank == 0) flags[0] = flags[1] = 0;
-    OK(MPI_Barrier(MPI_COMM_WORLD));
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 0) {
-            comm = MPI_COMM_WORLD, cname = "MPI_COMM_WORLD";
-        } else {
-            OK(MPI_Comm_split(MPI_COMM_WORLD, 0, -wrank, &comm));
-            cname = "a reversed split";
-        }
-        OK(MPI_Comm_rank(comm, &rank));
-        windows();
-        irecvs();
-        sets();
-        OK(MPI_Barrier(MPI_COMM_WORLD));
-        if (pass == 1) OK(MPI_Comm_free(&comm));
-    }
+    each_comm(sections);
     OK(MPI_Win_free(&win));
     OK(MPI_Comm_free(&node));
     if (wrank == 0) printf("OK p2preq\n");
