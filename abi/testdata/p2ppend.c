@@ -290,25 +290,4 @@ static void sections(void) {
     ssends();
 }
 
-int main(int argc, char **argv) {
-    int provided, size;
-    none = argc > 1;
-    int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
-    OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
-    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    CHECK(size == 2, "p2ppend needs 2 ranks, not %d", size);
-    OK(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
-    MPI_Win win;
-    MPI_Comm node;
-    if (!signals_open(&win, &node)) {
-        if (wrank == 0) printf("OK p2ppend\n");
-        OK(MPI_Finalize());
-        return 0;
-    }
-    each_comm(sections);
-    OK(MPI_Win_free(&win));
-    OK(MPI_Comm_free(&node));
-    if (wrank == 0) printf("OK p2ppend\n");
-    OK(MPI_Finalize());
-    return 0;
-}
+int main(int argc, char **argv) { return req_main(argc, argv, "p2ppend", sections); }

@@ -359,25 +359,4 @@ static void sections(void) {
     sets();
 }
 
-int main(int argc, char **argv) {
-    int provided, size;
-    none = argc > 1;
-    int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
-    OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
-    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    CHECK(size == 2, "p2preq needs 2 ranks, not %d", size);
-    OK(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
-    MPI_Win win;
-    MPI_Comm node;
-    if (!signals_open(&win, &node)) {
-        if (wrank == 0) printf("OK p2preq\n");
-        OK(MPI_Finalize());
-        return 0;
-    }
-    each_comm(sections);
-    OK(MPI_Win_free(&win));
-    OK(MPI_Comm_free(&node));
-    if (wrank == 0) printf("OK p2preq\n");
-    OK(MPI_Finalize());
-    return 0;
-}
+int main(int argc, char **argv) { return req_main(argc, argv, "p2preq", sections); }
