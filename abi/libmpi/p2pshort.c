@@ -897,6 +897,18 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
     return goPMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
 }
 
+/* creq_finish ends complete record q: its status into status (MPI_ERROR left alone:
+ * MPI 4.1 sec. 3.2.5 lets only the calls returning several statuses set it, as the Go
+ * half's putStatus), the record freed and *request MPI_REQUEST_NULL. It returns the
+ * record's error. */
+static inline int creq_finish(mpigo_creq *q, MPI_Request *request, MPI_Status *status) {
+    int err = q->err;
+    creq_status(q, status);
+    creq_put(q);
+    *request = MPI_REQUEST_NULL;
+    return err;
+}
+
 /* fwd_back makes the program's handle *request MPI_REQUEST_NULL and frees record q
  * (following a Go request) if the Go half made that request's handle null. */
 static inline void fwd_back(mpigo_creq *q, MPI_Request *request) {
@@ -915,11 +927,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
         fwd_back(q, request);
         return rc;
     }
-    int err = q->err;
-    creq_status(q, status);
-    if (err != MPI_SUCCESS && status != MPI_STATUS_IGNORE) status->MPI_ERROR = err;
-    creq_put(q);
-    *request = MPI_REQUEST_NULL;
+    int err = creq_finish(q, request, status);
     record(MPIGO_C_WAIT, 0);
     return err;
 }
@@ -940,11 +948,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
         fwd_back(q, request);
         return rc;
     }
-    int err = q->err;
-    creq_status(q, status);
-    if (err != MPI_SUCCESS && status != MPI_STATUS_IGNORE) status->MPI_ERROR = err;
-    creq_put(q);
-    *request = MPI_REQUEST_NULL;
+    int err = creq_finish(q, request, status);
     *flag = 1;
     record(MPIGO_C_TEST, 0);
     return err;
@@ -963,7 +967,6 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) 
     }
     if (q->state == CREQ_FWD) return goPMPI_Request_get_status((MPI_Request)q->gh, flag, status);
     creq_status(q, status);
-    if (q->err != MPI_SUCCESS && status != MPI_STATUS_IGNORE) status->MPI_ERROR = q->err;
     *flag = 1;
     record(MPIGO_C_GET_STATUS, 0);
     return q->err;
@@ -1138,7 +1141,13 @@ static int all(int how, int n, MPI_Request *hs, int *flag, MPI_Status *sts) {
         return MPI_SUCCESS;
     }
     if (ng + nf == 0) {
+        /* MPI_ERR_IN_STATUS where a record failed; then, and only then, every status's
+         * MPI_ERROR is set (MPI 4.1 sec. 3.2.5; the Go half's reqSet.inStatus). */
         int rc = MPI_SUCCESS;
+        for (int i = 0; i < n; i++) {
+            mpigo_creq *q = creq_of(hs[i]);
+            if (q != NULL && q->err != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
+        }
         for (int i = 0; i < n; i++) {
             mpigo_creq *q = creq_of(hs[i]);
             if (q == NULL) {
@@ -1147,9 +1156,8 @@ static int all(int how, int n, MPI_Request *hs, int *flag, MPI_Status *sts) {
             }
             if (sts != MPI_STATUSES_IGNORE) {
                 creq_status(q, &sts[i]);
-                if (q->err != MPI_SUCCESS) sts[i].MPI_ERROR = q->err;
+                if (rc == MPI_ERR_IN_STATUS) sts[i].MPI_ERROR = q->err;
             }
-            if (q->err != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
             if (how != SET_PEEK) {
                 creq_put(q);
                 hs[i] = MPI_REQUEST_NULL;
@@ -1235,7 +1243,6 @@ static int any(int how, int n, MPI_Request *hs, int *idx, int *flag, MPI_Status 
     mpigo_creq *q = creq_of(hs[first]);
     int rc = q->err;
     creq_status(q, st);
-    if (rc != MPI_SUCCESS && st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
     if (how != SET_PEEK) {
         creq_put(q);
         hs[first] = MPI_REQUEST_NULL;
