@@ -157,7 +157,7 @@ func Ensure(log func(string)) (string, error) {
 	tmp := filepath.Join(lib, fmt.Sprintf(".%s.%d", LibName, os.Getpid()))
 	cmd := exec.Command(goTool, "build", "-buildmode=c-shared", "-ldflags=-extldflags=-Wl,-soname,"+LibName, "-o", tmp, "./abi/libmpi")
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	cmd.Env = append(libBuildEnv(os.Environ()), "CGO_ENABLED=1")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		os.Remove(tmp)
@@ -283,4 +283,43 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	return nil
+}
+
+// libBuildEnv is env for the go build of the library. cgo compiles with $CC and $CXX,
+// which a build that uses mpigo's wrappers may have set to one (CC="mpigo cc", make
+// CC=mpicc); that wrapper needs the library, so it would build it again, and so on
+// without end. Such a CC or CXX gives way to MPIGO_CC or MPIGO_CXX, the wrappers' own
+// real compiler, or else to the go command's default. The build also runs as the
+// compiler a wrapper ran does (wrapperVar), so that a wrapper reached another way
+// (CC="ccache mpicc") stops at once with a message.
+func libBuildEnv(env []string) []string {
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		if (name == "CC" || name == "CXX") && namesWrapper(val) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	for _, v := range [][2]string{{"CC", os.Getenv("MPIGO_CC")}, {"CXX", os.Getenv("MPIGO_CXX")}} {
+		if v[1] != "" && !namesWrapper(v[1]) && namesWrapper(os.Getenv(v[0])) {
+			out = append(out, v[0]+"="+v[1])
+		}
+	}
+	return append(out, wrapperVar+"=mpigo (building "+LibName+")")
+}
+
+// namesWrapper reports whether the command line cmd starts with an mpigo compiler
+// wrapper.
+func namesWrapper(cmd string) bool {
+	words := strings.Fields(cmd)
+	if len(words) == 0 {
+		return false
+	}
+	path, err := exec.LookPath(words[0])
+	if err != nil {
+		return false
+	}
+	_, ok := mpigoWrapper(path)
+	return ok
 }

@@ -109,6 +109,27 @@ func TestWrappersMakeCC(t *testing.T) {
 	}
 }
 
+// TestWrapperBuildsLibraryUnderCC: `CC="mpigo cc" mpigo cc -c` where the library is
+// not yet built (a new cache) builds it and compiles. The library's go build runs
+// cgo with $CC, which named the wrapper: each wrapper built the library again, by a
+// wrapper, without end.
+func TestWrapperBuildsLibraryUnderCC(t *testing.T) {
+	mpigo := setup(t)
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v", err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.c"), []byte(wrapC), 0o644)
+	env := []string{"CC=" + mpigo + " cc", "XDG_CACHE_HOME=" + t.TempDir(), "GOCACHE=" + strings.TrimSpace(string(gocache))}
+	if code, out := wrapperRun(t, dir, env, mpigo, "cc", "-c", "main.c"); code != 0 {
+		t.Fatalf(`CC="mpigo cc" mpigo cc -c main.c, the library not built: exit %d\n%s`, code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "main.o")); err != nil {
+		t.Errorf(`CC="mpigo cc" mpigo cc -c main.c made no main.o: %v`, err)
+	}
+}
+
 // TestWrappersRefuseThemselves: MPIGO_CC or MPIGO_CXX naming a wrapper (an installed
 // one, a link to it, mpigo itself, or one reached through another program) is
 // refused at once with a message that says so and names the variable, and nothing

@@ -32,6 +32,11 @@ func def(h uintptr, t *datatype.Type, name string) {
 	predefByName[name] = h
 }
 
+// synonym makes name, which mpi.h defines as the handle of primary, find that handle
+// too. The handle's own name (MPI_Type_get_name) stays primary's, the standard's name
+// for the type (MPI 4.1 Table 3.2 lists the other "as a synonym").
+func synonym(name, primary string) { predefByName[name] = predefByName[primary] }
+
 // predefDtype is the object of the predefined datatype h, named name, laid out as t.
 func predefDtype(h uintptr, name string, t *datatype.Type) *dtype {
 	m := mpir.NewPredefined(name, t)
@@ -58,13 +63,13 @@ func init() {
 	def(0x208, datatype.Int16, "MPI_SHORT")
 	def(0x209, datatype.Int32, "MPI_INT")
 	def(0x20a, datatype.CLong, "MPI_LONG")
-	def(0x20b, datatype.Int64, "MPI_LONG_LONG")
+	def(0x20b, datatype.Int64, "MPI_LONG_LONG_INT")
 	def(0x20c, datatype.Uint16, "MPI_UNSIGNED_SHORT")
 	def(0x20d, datatype.Uint32, "MPI_UNSIGNED")
 	def(0x20e, datatype.CUlong, "MPI_UNSIGNED_LONG")
 	def(0x20f, datatype.Uint64, "MPI_UNSIGNED_LONG_LONG")
 	def(0x210, datatype.Float32, "MPI_FLOAT")
-	def(0x212, datatype.Complex64, "MPI_C_FLOAT_COMPLEX")
+	def(0x212, datatype.Complex64, "MPI_C_COMPLEX")
 	def(0x213, datatype.Complex64, "MPI_CXX_FLOAT_COMPLEX")
 	def(0x214, datatype.Float64, "MPI_DOUBLE")
 	def(0x216, datatype.Complex128, "MPI_C_DOUBLE_COMPLEX")
@@ -124,6 +129,8 @@ func init() {
 	def(0x2e2, datatype.Swapped("real16", 16, 16), "MPI_REAL16")
 	def(0x2e3, datatype.Complex128, "MPI_COMPLEX16")
 	def(0x2eb, datatype.Swapped("complex32", 32, 16), "MPI_COMPLEX32")
+	synonym("MPI_LONG_LONG", "MPI_LONG_LONG_INT")
+	synonym("MPI_C_FLOAT_COMPLEX", "MPI_C_COMPLEX")
 	initPredefRed()
 }
 

@@ -434,6 +434,37 @@ func TestSignalBeforeInit(t *testing.T) {
 	assertGone(t, ps)
 }
 
+// TestLauncherThreads: the launcher waits for its ranks without an OS thread each (a
+// blocked wait for the process, a blocked read of its wire-up socket). Its threads
+// count against the same limit on processes (ulimit -u) as the ranks, and where the Go
+// runtime cannot make one it aborts: the job then ended with a runtime crash (exit
+// code 2) instead of "cannot start rank", and no rank stopped by the launcher.
+func TestLauncherThreads(t *testing.T) {
+	const n = 48
+	cmd, _, _, _ := startReady(t, n, "run", "-n", strconv.Itoa(n), rankBin(t), "ready-before-init")
+	threads := threadsOf(t, cmd.Process.Pid)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if threads >= n {
+		t.Errorf("the launcher of %d ranks runs %d threads, want fewer than one a rank", n, threads)
+	}
+}
+
+// threadsOf is the number of threads process pid runs.
+func threadsOf(t *testing.T, pid int) int {
+	t.Helper()
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	m := regexp.MustCompile(`(?m)^Threads:\s+(\d+)$`).FindSubmatch(status)
+	if m == nil {
+		t.Fatalf("no Threads line in /proc/%d/status:\n%s", pid, status)
+	}
+	k, _ := strconv.Atoi(string(m[1]))
+	return k
+}
+
 func TestLauncherKilledTakesRanksWithIt(t *testing.T) {
 	cmd, out, _ := startJob(t, 3, "block")
 	ps := pids(out.String())

@@ -807,6 +807,12 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	if err != nil {
 		return err
 	}
+	// Non-blocking, so that its reader waits on the poller, not in a thread (exitwait.go).
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return err
+	}
 	mine := os.NewFile(uintptr(fds[0]), "pm")
 	theirs := os.NewFile(uintptr(fds[1]), "pm-child")
 	defer theirs.Close()
@@ -856,7 +862,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	}()
 	go n.serveRank(c)
 	go func() {
-		cmd.Wait()
+		waitRank(cmd)
 		at := time.Now()
 		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize),
 		// and the output forwarders what it wrote last (a panic, its last lines:

@@ -41,6 +41,13 @@
 #define SIZEOF_MPI_AINT 8
 #define STDC_HEADERS 1
 
+/* MPICH's configure defines these when a program that names the type builds against
+ * mpi.h (MPI 2.1 mentions MPI_INTEGER16 in one place only, and some MPIs lack it);
+ * the standard ABI's mpi.h has all three. */
+#define HAVE_MPI_INTEGER16 1
+#define HAVE_MPI_REAL16 1
+#define HAVE_MPI_COMPLEX32 1
+
 /* MPICH's configure defines these when mpi.h has MPI-IO and no ROMIO MPIO_Request
  * (io/async.c then uses MPI_Request and MPI_Wait, as the standard does). */
 #define HAVE_MPI_IO 1
