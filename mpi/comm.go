@@ -67,15 +67,13 @@ func (c *Comm) dev() *core.Comm {
 //
 // A nil communicator (MPI_COMM_NULL) has no ranks, and MPI makes asking one for its
 // rank an error: Rank then raises an error of class ErrComm, which goes to Self's
-// handler (the handler of errors with no communicator). Under ErrorsReturn, the
-// default, Rank has no error result to return it in and panics with it; after a
-// handler of the program's that returns, it returns Undefined. Undefined, unlike
-// ProcNull, is a rank no call accepts, so that a rank taken from the wrong
-// communicator fails the call it is passed to (a Send: ErrRank) rather than make it
-// do nothing.
+// handler (the handler of errors with no communicator), and returns Undefined.
+// Undefined, unlike ProcNull, is a rank no call accepts, so that a rank taken from
+// the wrong communicator fails the call it is passed to (a Send: ErrRank) rather
+// than make it do nothing.
 func (c *Comm) Rank() int {
 	if c == nil {
-		c.raiseNoResult("Rank", errorf(ClassComm, "Rank", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
+		c.raise("Rank", errorf(ClassComm, "Rank", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
 		return Undefined
 	}
 	if c.d == nil || !c.d.Known() {
@@ -86,10 +84,10 @@ func (c *Comm) Rank() int {
 
 // Size is the number of ranks in c (its local group for an intercommunicator); 0
 // before Init. On a nil communicator (MPI_COMM_NULL) it raises an error of class
-// ErrComm as Rank does (a panic under ErrorsReturn), and returns 0.
+// ErrComm, as Rank does, and returns 0.
 func (c *Comm) Size() int {
 	if c == nil {
-		c.raiseNoResult("Size", errorf(ClassComm, "Size", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
+		c.raise("Size", errorf(ClassComm, "Size", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
 		return 0
 	}
 	if c.d == nil || !c.d.Known() {

@@ -2,7 +2,6 @@ package mpi_test
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -250,35 +249,4 @@ func TestNilCommRankSize(t *testing.T) {
 			t.Errorf("a Send to the nil communicator's Rank: %v, want ErrRank", err)
 		}
 	})
-}
-
-// TestNilCommRankPanics: under ErrorsReturn, Self's default, the error of Rank or Size
-// on a nil communicator has no result to be returned in: the call panics with it (a
-// clear error where the rank would go on with -32766 and a size of 0).
-func TestNilCommRankPanics(t *testing.T) {
-	job(t, 1, func(t *testing.T, rank, size int) {
-		var null *mpi.Comm
-		for _, c := range []struct {
-			op   string
-			call func() int
-		}{{"Rank", null.Rank}, {"Size", null.Size}} {
-			got, err := recovered(c.call)
-			if !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), c.op+": the communicator is nil (MPI_COMM_NULL)") {
-				t.Errorf("nil %s() = %d and a panic of %v; want a panic of ErrComm naming %s", c.op, got, err, c.op)
-			}
-		}
-	})
-}
-
-// recovered runs f and returns its result, or the error it panicked with.
-func recovered(f func() int) (n int, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err, _ = p.(error)
-			if err == nil {
-				err = fmt.Errorf("panic: %v", p)
-			}
-		}
-	}()
-	return f(), nil
 }

@@ -152,23 +152,6 @@ func (c *Comm) invoke(op string, err error) error {
 	return c.x.Errh.Raise(op, c, c.x.What, err)
 }
 
-// raiseNoResult raises err of op, a call whose results have no room for an error
-// (Rank, Size), as invoke does. A handler that returns errors
-// (ErrorsReturn, Go's default) has no caller to return this one to: the call panics
-// with it then, as Go does on other misuse of a nil value, rather than give a result
-// the program cannot tell from an answer. After a handler of the program's that
-// returns, the call returns its stand-in result.
-func (c *Comm) raiseNoResult(op string, err error) {
-	err = c.raise(op, err)
-	errh := mpir.NoObject(&Self.x.Errh, &initialErrh) // where invoke raised it
-	if c != nil && c.d != nil && c != Self {
-		errh = &c.x.Errh
-	}
-	if errh.Get() == mpir.ErrorsReturn {
-		panic(err)
-	}
-}
-
 // CallErrHandler invokes c's handler on err, as MPI_Comm_call_errhandler does.
 // The error is passed as it is, not given a class.
 func (c *Comm) CallErrHandler(err error) error {

@@ -61,9 +61,7 @@ func TestFreedCommRefusesEveryCall(t *testing.T) {
 }
 
 // TestNilCommRefusesEveryCall: the nil communicator (MPI_COMM_NULL, what Split gives
-// a rank that passes Undefined) makes every call with an error result return ErrComm;
-// none panics. (Rank and Size, which have none, panic under ErrorsReturn:
-// TestNilCommRankPanics.)
+// a rank that passes Undefined) makes every call return ErrComm; none panics.
 func TestNilCommRefusesEveryCall(t *testing.T) {
 	job(t, 2, func(t *testing.T, rank, size int) {
 		c, err := mpi.World.Split(mpi.Undefined, 0)
@@ -92,8 +90,8 @@ func TestNilCommRefusesEveryCall(t *testing.T) {
 				t.Errorf("%s on the nil communicator: %v, want ErrComm", name, err)
 			}
 		}
-		if c.Name() != "MPI_COMM_NULL" || c.IsInter() {
-			t.Errorf("nil communicator: name %q inter %v", c.Name(), c.IsInter())
+		if c.Name() != "MPI_COMM_NULL" || c.Size() != 0 || c.Rank() != mpi.Undefined || c.IsInter() {
+			t.Errorf("nil communicator: name %q size %d rank %d inter %v", c.Name(), c.Size(), c.Rank(), c.IsInter())
 		}
 	})
 }
