@@ -385,6 +385,7 @@ func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr,
 			at += p.Len
 		}
 	}
+	x.f.wrote()
 	for _, run := range mpio.Cover(their) {
 		if _, err := x.f.os.WriteAt(win[run.Off-w.Off:run.End()-w.Off], run.Off); err != nil {
 			return ioErr(op, err), nil
