@@ -391,7 +391,7 @@ func (f *File) resize(op string, size int64, do func(*mpio.File, int64) error) e
 	}
 	var err error
 	if f.comm.Rank() == 0 {
-		f.wrote() // a size or storage changed is synced as a write is
+		f.wrote() // a new size or storage is synced as a write is
 		err = ioErr(op, do(f.os, size))
 	}
 	return f.agree(op, err, 0, "change the file's size")
@@ -411,10 +411,10 @@ func (f *File) Sync(op string) error {
 	// writes the file's every dirty page whoever wrote it, and every writer's fsync
 	// is over before the agreement lets any member return, so a member whose data an
 	// aggregator wrote has nothing of its own to sync, and its fsync would only wait
-	// for the writers' and ask the device to flush once more.
+	// for the writers' and ask the device to flush once more. The mark is taken
+	// before the fsync, so that a write made meanwhile (a nonblocking one's) marks
+	// the file again for the next sync or the close.
 	var err error
-	// The mark is taken before the fsync, so that a write made meanwhile (a
-	// nonblocking one's) marks the file again for the next sync or the close.
 	if f.amode.CanWrite() && f.dirty.Swap(false) {
 		if err = ioErr(op, f.os.Sync()); err != nil {
 			f.dirty.Store(true)
