@@ -1,9 +1,11 @@
 package mpi_test
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/mpigo/mpigo/mpi"
@@ -138,5 +140,59 @@ func TestFileOrderedAllocatesNothing(t *testing.T) {
 			t.Errorf("rank %d: FileWriteOrdered of 4 KiB: %v allocations per call, want 0", rank, n)
 		}
 		must(t, f.Close())
+	})
+}
+
+// TestFileTwoPhaseKeepsBuffers: on two ranks, a two-phase FileWriteAll and
+// FileReadAll of 1 MiB a rank in 4 KiB blocks interleaved by rank (bench/io's
+// write_strided and read_strided on a disk) take their window and exchange buffers
+// from the last access's instead of allocating them, and read back what they wrote.
+func TestFileTwoPhaseKeepsBuffers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	ioJob(t, 2, func(t *testing.T, dir string, rank, size int) {
+		const blk, n = 4096, 1 << 20
+		in := mpi.InfoCreate()
+		must(t, in.Set("romio_cb_write", "enable"))
+		must(t, in.Set("romio_cb_read", "enable"))
+		f, err := mpi.FileOpen(mpi.World, filepath.Join(dir, "strided"), mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, in)
+		must(t, err)
+		must(t, in.Free())
+		bt, err := mpi.TypeContiguous(blk, mpi.Byte)
+		must(t, err)
+		ft, err := mpi.TypeResized(bt, 0, blk*size)
+		must(t, err)
+		must(t, ft.Commit())
+		must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
+		data, back := make([]byte, n), make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + rank)
+		}
+		for _, c := range []struct {
+			name string
+			op   func()
+		}{
+			{"FileWriteAtAll", func() { _, err := mpi.FileWriteAtAll(f, 0, data); must(t, err) }},
+			{"FileReadAtAll", func() { _, err := mpi.FileReadAtAll(f, 0, back); must(t, err) }},
+		} {
+			name, op := c.name, c.op // the same order on every rank: they are collective
+			op()                     // the first access makes the buffers
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range 4 {
+				op()
+			}
+			runtime.ReadMemStats(&after)
+			if per := (after.TotalAlloc - before.TotalAlloc) / 4; per > n/8 {
+				t.Errorf("rank %d: %s of %d bytes allocated %d bytes per call, want at most %d", rank, name, n, per, n/8)
+			}
+		}
+		if !bytes.Equal(back, data) {
+			t.Errorf("rank %d: read back other data than it wrote", rank)
+		}
+		must(t, f.Close())
+		must(t, ft.Free())
+		must(t, bt.Free())
 	})
 }

@@ -129,3 +129,79 @@ func TestFileTwoPhase(t *testing.T) {
 		must(t, blocks.Free())
 	})
 }
+
+// TestFileSyncWriters checks that Sync has the processes that wrote since their last
+// sync call fsync, and only them: after a two-phase write the aggregator, which wrote
+// every rank's data, and not the ranks whose data it wrote; after an independent
+// write its writer; after SetSize the rank that made the call; after an ordered
+// write the rank that wrote every rank's record; after nothing, none;
+// and that the file is then the reference.
+func TestFileSyncWriters(t *testing.T) {
+	ioJob(t, 3, func(t *testing.T, dir string, rank, size int) {
+		const blk, tiles = 4, 8
+		in := mpi.InfoCreate()
+		must(t, in.Set("romio_cb_write", "enable"))
+		must(t, in.Set("cb_nodes", "1"))
+		name := filepath.Join(dir, "synced")
+		f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, in)
+		must(t, err)
+		must(t, in.Free())
+		last := mpi.FileSyncs(f)
+		synced := func(what string, want int64) {
+			t.Helper()
+			must(t, f.Sync())
+			if got := mpi.FileSyncs(f) - last; got != want {
+				t.Errorf("%s: rank %d synced %d times, want %d", what, rank, got, want)
+			}
+			last = mpi.FileSyncs(f)
+		}
+		ref := make([]byte, 300)
+		data := make([][]byte, size)
+		for r := range size {
+			for k := range tiles * blk {
+				data[r] = append(data[r], byte(r*40+k+1))
+				ref[(k/blk*size+r)*blk+k%blk] = data[r][k]
+			}
+		}
+		blkT, err := mpi.TypeContiguous(blk, mpi.Byte)
+		must(t, err)
+		ft, err := mpi.TypeResized(blkT, 0, blk*size)
+		must(t, err)
+		must(t, ft.Commit())
+		must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
+		_, err = mpi.FileWriteAll(f, data[rank])
+		must(t, err)
+		synced("a two-phase write through rank 0", map[bool]int64{true: 1, false: 0}[rank == 0])
+		must(t, f.SetView(0, mpi.Byte, mpi.Byte, "native", nil))
+		indep := bytes.Repeat([]byte{0xA0}, 10)
+		copy(ref[200:], indep)
+		if rank == size-1 {
+			_, err = mpi.FileWriteAt(f, 200, indep)
+			must(t, err)
+		}
+		synced("an independent write by the last rank", map[bool]int64{true: 1, false: 0}[rank == size-1])
+		synced("no write", 0)
+		must(t, f.SetSize(int64(len(ref))))
+		synced("SetSize", map[bool]int64{true: 1, false: 0}[rank == 0])
+		_, err = f.SeekShared(250, io.SeekStart)
+		must(t, err)
+		rec := []byte{byte(0xC0 + rank), byte(0xD0 + rank)}
+		for r := range size {
+			ref[250+2*r], ref[251+2*r] = byte(0xC0+r), byte(0xD0+r)
+		}
+		_, err = mpi.FileWriteOrdered(f, rec)
+		must(t, err)
+		synced("an ordered write, which rank 0 makes", map[bool]int64{true: 1, false: 0}[rank == 0])
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			raw, err := os.ReadFile(name)
+			must(t, err)
+			if !bytes.Equal(raw, ref) {
+				t.Errorf("the file differs from the reference (%d bytes, want %d)", len(raw), len(ref))
+			}
+		}
+		must(t, f.Close())
+		must(t, ft.Free())
+		must(t, blkT.Free())
+	})
+}

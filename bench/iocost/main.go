@@ -2,9 +2,11 @@
 // instructions under callgrind: "ordered" is bench/io's write_ordered (one record
 // of SIZE bytes per rank per MPI_File_write_ordered), "small" its write_small (each
 // rank's independent SIZE-byte write_at, interleaved by rank). The file is in
-// ANCHOR_IODIR (default /dev/shm) and deleted on close.
+// ANCHOR_IODIR (default /dev/shm) and deleted on close. "strided" is its write_strided:
+// SIZE bytes a rank in 4 KiB blocks interleaved by rank through a file view, one
+// FileWriteAtAll and one Sync per call (two-phase where the file is on a disk).
 //
-// usage: mpigo run -n NP iocost ordered|small ITERS SIZE
+// usage: mpigo run -n NP iocost ordered|small|strided ITERS SIZE
 package main
 
 import (
@@ -19,14 +21,14 @@ import (
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: iocost ordered|small ITERS SIZE")
+		fmt.Fprintln(os.Stderr, "usage: iocost ordered|small|strided ITERS SIZE")
 		os.Exit(2)
 	}
 	mode := os.Args[1]
 	iters, err1 := strconv.Atoi(os.Args[2])
 	size, err2 := strconv.Atoi(os.Args[3])
-	if err1 != nil || err2 != nil || (mode != "ordered" && mode != "small") {
-		fmt.Fprintln(os.Stderr, "usage: iocost ordered|small ITERS SIZE")
+	if err1 != nil || err2 != nil || (mode != "ordered" && mode != "small" && mode != "strided") {
+		fmt.Fprintln(os.Stderr, "usage: iocost ordered|small|strided ITERS SIZE")
 		os.Exit(2)
 	}
 	must(mpi.Init())
@@ -43,6 +45,10 @@ func main() {
 	for i := range rec {
 		rec[i] = byte(rank + 1)
 	}
+	if mode == "strided" {
+		strided(f, rec, iters)
+		iters = 0
+	}
 	for i := range iters {
 		switch mode {
 		case "ordered":
@@ -57,6 +63,26 @@ func main() {
 		must(err)
 	}
 	must(f.Close())
+}
+
+// strided writes rec through a view of 4 KiB blocks interleaved by rank, iters times,
+// each write followed by a sync.
+func strided(f *mpi.File, rec []byte, iters int) {
+	const blk = 4096
+	rank, np := mpi.World.Rank(), mpi.World.Size()
+	bt, err := mpi.TypeContiguous(blk, mpi.Byte)
+	must(err)
+	ft, err := mpi.TypeResized(bt, 0, blk*np)
+	must(err)
+	must(ft.Commit())
+	must(f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
+	for range iters {
+		_, err := mpi.FileWriteAtAll(f, 0, rec)
+		must(err)
+		must(f.Sync())
+	}
+	must(ft.Free())
+	must(bt.Free())
 }
 
 func must(err error) {

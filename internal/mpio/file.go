@@ -3,6 +3,7 @@ package mpio
 import (
 	"errors"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -18,6 +19,7 @@ type File struct {
 	writable bool
 	memory   bool // on a file system in memory (tmpfs)
 	local    bool // on a file system of this machine's (memory or a local disk's)
+	syncs    atomic.Int64
 }
 
 // Open opens path with the access mode a (checked by the caller), creating it when
@@ -247,6 +249,7 @@ func (f *File) Allocate(n int64) error {
 // /dev/full, a pipe) has nothing to write through: fsync's EINVAL and EROFS say so
 // (fsync(2)), and Sync succeeds, so that closing such a file does not fail.
 func (f *File) Sync() error {
+	f.syncs.Add(1)
 	for {
 		err := unix.Fsync(f.fd)
 		switch err {
@@ -258,6 +261,10 @@ func (f *File) Sync() error {
 		return sysErr("fsync", f.path, err)
 	}
 }
+
+// Syncs is how many times Sync was called: which processes' syncs reach the device
+// is part of what a collective sync costs, and tests check it.
+func (f *File) Syncs() int64 { return f.syncs.Load() }
 
 // Close closes the descriptor.
 func (f *File) Close() error {

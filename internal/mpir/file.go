@@ -391,10 +391,14 @@ func (f *File) resize(op string, size int64, do func(*mpio.File, int64) error) e
 	}
 	var err error
 	if f.comm.Rank() == 0 {
+		f.wrote() // a new size or storage is synced as a write is
 		err = ioErr(op, do(f.os, size))
 	}
 	return f.agree(op, err, 0, "change the file's size")
 }
+
+// Syncs is how many times this process's descriptor of the file was synced (fsync).
+func (f *File) Syncs() int64 { return f.os.Syncs() }
 
 // Sync writes what this process wrote to the file through to the storage device,
 // every member at once (MPI_File_sync).
@@ -403,12 +407,18 @@ func (f *File) Sync(op string) error {
 	t := f.lane.take()
 	f.lane.wait(t)
 	defer f.lane.done()
+	// Only a member that wrote since its last sync calls fsync, as ROMIO's does: fsync
+	// writes the file's every dirty page whoever wrote it, and every writer's fsync
+	// is over before the agreement lets any member return, so a member whose data an
+	// aggregator wrote has nothing of its own to sync, and its fsync would only wait
+	// for the writers' and ask the device to flush once more. The mark is taken
+	// before the fsync, so that a write made meanwhile (a nonblocking one's) marks
+	// the file again for the next sync or the close.
 	var err error
-	if f.amode.CanWrite() {
-		err = ioErr(op, f.os.Sync())
-	}
-	if err == nil {
-		f.dirty.Store(false)
+	if f.amode.CanWrite() && f.dirty.Swap(false) {
+		if err = ioErr(op, f.os.Sync()); err != nil {
+			f.dirty.Store(true)
+		}
 	}
 	return f.agree(op, err, 0, "sync the file")
 }

@@ -140,8 +140,8 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64, p *pla
 		p.pos, p.ind = f.fp, true
 		f.fp += n
 	}
-	if a.Write && n > 0 {
-		f.wrote()
+	if a.Write && n > 0 && !a.Coll {
+		f.wrote() // a collective access's writers mark themselves (run, the aggregators)
 	}
 	return nil
 }
@@ -240,6 +240,9 @@ func (f *File) run(op string, a Access, p *plan) (int64, error) {
 	var n int64
 	var err error
 	if a.Write {
+		if p.n > 0 {
+			f.wrote()
+		}
 		n, err = mpio.Write(f.os, p.v, p.pos, p.mem, &p.tun)
 	} else {
 		n, err = mpio.Read(f.os, p.v, p.pos, p.mem, &p.tun)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
@@ -241,9 +242,13 @@ func (x *exchange) run(op string) (int64, error) {
 		x.eof = x.readable(size)
 		moved = x.eof
 	}
+	sc := takeScratch()
+	defer sc.put()
+	x.send, x.recv = sc.send[:0], sc.recv[:0]
+	defer func() { sc.send, sc.recv = x.send, x.recv }()
 	var win []byte
 	if x.agg >= 0 {
-		win = make([]byte, min(x.buf, x.doms[x.agg].Len))
+		win = sc.grow(&sc.win, min(x.buf, x.doms[x.agg].Len))
 	}
 	var ioerr error
 	for k := range mpio.Rounds(x.doms, x.buf) {
@@ -353,21 +358,30 @@ func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr,
 	sc, sd, rc, rd := x.reset()
 	mine := x.windows(x.mine, k, false)
 	for a, r := range x.aggs {
-		sc[r] = piecesLen(mine[a])
+		if r != x.me { // an aggregator's own pieces go straight to its window
+			sc[r] = piecesLen(mine[a])
+		}
 	}
-	send := x.lay(&x.send, sc, sd)
-	for a, r := range x.aggs {
-		at := int64(sd[r])
-		for _, p := range mine[a] {
-			x.p.mem.PackAt(send[at:at+p.Len], p.Stream)
-			at += p.Len
+	send, ok := x.inPlace(mine, sd, x.p.n)
+	if !ok {
+		send = x.lay(&x.send, sc, sd)
+		for a, r := range x.aggs {
+			at := int64(sd[r])
+			for _, p := range mine[a] {
+				if r != x.me {
+					x.p.mem.PackAt(send[at:at+p.Len], p.Stream)
+					at += p.Len
+				}
+			}
 		}
 	}
 	var their [][]mpio.Piece
 	if x.agg >= 0 {
 		their = x.windows(x.their, k, true)
 		for r := range x.size {
-			rc[r] = piecesLen(their[r])
+			if r != x.me {
+				rc[r] = piecesLen(their[r])
+			}
 		}
 	}
 	recv := x.lay(&x.recv, rc, rd)
@@ -378,13 +392,20 @@ func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr,
 		return nil, nil
 	}
 	w := x.window(x.agg, k)
+	for _, p := range mine[x.agg] { // their[x.me] without the stream positions
+		x.p.mem.PackAt(win[p.Off-w.Off:p.End()-w.Off], p.Stream)
+	}
 	for r := range x.size {
+		if r == x.me {
+			continue
+		}
 		at := int64(rd[r])
 		for _, p := range their[r] {
 			copy(win[p.Off-w.Off:p.End()-w.Off], recv[at:at+p.Len])
 			at += p.Len
 		}
 	}
+	x.f.wrote()
 	for _, run := range mpio.Cover(their) {
 		if _, err := x.f.os.WriteAt(win[run.Off-w.Off:run.End()-w.Off], run.Off); err != nil {
 			return ioErr(op, err), nil
@@ -414,34 +435,88 @@ func (x *exchange) readRound(op string, k int, win []byte, skip bool) (fileErr, 
 			}
 		}
 		for r := range x.size {
-			sc[r] = piecesLen(their[r])
+			if r != x.me { // an aggregator's own pieces come straight from its window
+				sc[r] = piecesLen(their[r])
+			}
 		}
 		send = x.lay(&x.send, sc, sd)
 		for r := range x.size {
 			at := int64(sd[r])
 			for _, p := range their[r] {
-				at += int64(copy(send[at:at+p.Len], win[p.Off-w.Off:p.End()-w.Off]))
+				if r != x.me {
+					at += int64(copy(send[at:at+p.Len], win[p.Off-w.Off:p.End()-w.Off]))
+				}
 			}
 		}
 	}
 	mine := x.windows(x.mine, k, false)
-	for a, r := range x.aggs {
-		rc[r] = piecesLen(mine[a])
+	if x.agg >= 0 && !skip {
+		w := x.window(x.agg, k)
+		for _, p := range mine[x.agg] { // their[x.me] without the stream positions
+			x.unpack(win[p.Off-w.Off:p.End()-w.Off], p)
+		}
 	}
-	recv := x.lay(&x.recv, rc, rd)
+	for a, r := range x.aggs {
+		if r != x.me {
+			rc[r] = piecesLen(mine[a])
+		}
+	}
+	recv, direct := x.inPlace(mine, rd, x.eof)
+	if !direct {
+		recv = x.lay(&x.recv, rc, rd)
+	}
 	if _, err := collective.Alltoallv(x.f.comm, op, collective.Vec{B: send, Esz: 1}, sc, sd, collective.Vec{B: recv, Esz: 1}, rc, rd, false); err != nil {
 		return nil, core.MapErr(op, err)
 	}
 	for a, r := range x.aggs {
+		if r == x.me || direct {
+			continue
+		}
 		at := int64(rd[r])
 		for _, p := range mine[a] {
-			if n := min(p.Len, x.eof-p.Stream); n > 0 {
-				x.p.mem.UnpackAt(recv[at:at+n], p.Stream)
-			}
+			x.unpack(recv[at:at+p.Len], p)
 			at += p.Len
 		}
 	}
 	return ioerr, nil
+}
+
+// inPlace is the exchange's buffer on this member's side where it can be the
+// member's own memory: a contiguous buffer in which the member's pieces for each
+// other aggregator (mine, this round's) are one range of the stream, every one
+// before the stream's byte upto (a read's: the end of the file); displs are then
+// set to those ranges. ok is false where the pieces must be packed (unpacked).
+func (x *exchange) inPlace(mine [][]mpio.Piece, displs []int, upto int64) (b []byte, ok bool) {
+	b, ok = x.p.mem.Contig()
+	if !ok {
+		return nil, false
+	}
+	for a, r := range x.aggs {
+		ps := mine[a]
+		if r == x.me || len(ps) == 0 {
+			continue
+		}
+		at := ps[0].Stream
+		for _, p := range ps {
+			if p.Stream != at {
+				return nil, false
+			}
+			at += p.Len
+		}
+		if at > upto {
+			return nil, false
+		}
+		displs[r] = int(ps[0].Stream)
+	}
+	return b, true
+}
+
+// unpack puts piece p's bytes b where they go in this member's memory, but for
+// those past the end of the file.
+func (x *exchange) unpack(b []byte, p mpio.Piece) {
+	if n := min(p.Len, x.eof-p.Stream); n > 0 {
+		x.p.mem.UnpackAt(b[:n], p.Stream)
+	}
 }
 
 // reset clears the exchange's count and displacement lists for a round.
@@ -496,4 +571,32 @@ func nodesOf(c *core.Comm) int {
 		seen[c.NodeOfRank(r)] = true
 	}
 	return len(seen)
+}
+
+// scratch is a two-phase access's buffers (an aggregator's window, the exchange's
+// send and receive buffers), kept from one access to the next: an access of tens of
+// MiB would otherwise take fresh memory each time, which the system zeroes page by
+// page, and leave as much to the collector. One set is kept per process (a
+// concurrent access of another file takes a set of its own, which then replaces it).
+type scratch struct {
+	win, send, recv []byte
+}
+
+var scratchKept atomic.Pointer[scratch]
+
+func takeScratch() *scratch {
+	if s := scratchKept.Swap(nil); s != nil {
+		return s
+	}
+	return new(scratch)
+}
+
+func (s *scratch) put() { scratchKept.Store(s) }
+
+// grow returns (*b)[:n], made larger first if need be.
+func (s *scratch) grow(b *[]byte, n int64) []byte {
+	if int64(cap(*b)) < n {
+		*b = make([]byte, n)
+	}
+	return (*b)[:n]
 }

@@ -296,6 +296,7 @@ func (f *File) joinPut(op string, p plan, parts [][]byte, total int64) error {
 			return ioErr(op, err)
 		}
 	}
+	f.wrote()
 	_, err = f.os.WriteParts(parts, off)
 	if p.tun.Atomic {
 		f.os.Unlock(off, total)
