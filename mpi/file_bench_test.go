@@ -146,7 +146,8 @@ func TestFileOrderedAllocatesNothing(t *testing.T) {
 // TestFileTwoPhaseKeepsBuffers: on two ranks, a two-phase FileWriteAll and
 // FileReadAll of 1 MiB a rank in 4 KiB blocks interleaved by rank (bench/io's
 // write_strided and read_strided on a disk) take their window and exchange buffers
-// from the last access's instead of allocating them, and read back what they wrote.
+// from the last access's instead of allocating them, and read back what they wrote;
+// the buffers are let go when the process's last open file closes.
 func TestFileTwoPhaseKeepsBuffers(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts mean nothing under the race detector")
@@ -191,7 +192,13 @@ func TestFileTwoPhaseKeepsBuffers(t *testing.T) {
 		if !bytes.Equal(back, data) {
 			t.Errorf("rank %d: read back other data than it wrote", rank)
 		}
+		if !mpi.FileTwoPhaseBuffersKept() {
+			t.Errorf("rank %d: no two-phase buffers kept while the file is open", rank)
+		}
 		must(t, f.Close())
+		if mpi.FileTwoPhaseBuffersKept() {
+			t.Errorf("rank %d: the two-phase buffers are still kept after the last file closed", rank)
+		}
 		must(t, ft.Free())
 		must(t, bt.Free())
 	})

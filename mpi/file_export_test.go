@@ -1,5 +1,11 @@
 package mpi
 
+import "github.com/mpigo/mpigo/internal/mpir"
+
 // FileSyncs exposes how many times this process synced f's descriptor (fsync) to
 // the tests of package mpi_test.
 func FileSyncs(f *File) int64 { return f.d.Syncs() }
+
+// FileTwoPhaseBuffersKept exposes whether this process keeps a two-phase access's
+// buffers to the tests of package mpi_test.
+func FileTwoPhaseBuffersKept() bool { return mpir.TwoPhaseBuffersKept() }

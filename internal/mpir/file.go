@@ -195,6 +195,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 		slot = -1
 		return fail(err)
 	}
+	fileOpened()
 	return f, nil
 }
 
@@ -299,6 +300,7 @@ func (f *File) Close(op string) error {
 		return core.Errorf(core.ClassFile, op, "the file %q was closed", f.name)
 	}
 	f.closed.Store(true)
+	defer fileClosed()
 	dirty := f.dirty.Load()
 	f.quick.Store(nil)
 	f.mu.Unlock()

@@ -577,12 +577,30 @@ func nodesOf(c *core.Comm) int {
 // send and receive buffers), kept from one access to the next: an access of tens of
 // MiB would otherwise take fresh memory each time, which the system zeroes page by
 // page, and leave as much to the collector. One set is kept per process (a
-// concurrent access of another file takes a set of its own, which then replaces it).
+// concurrent access of another file takes a set of its own, which then replaces it),
+// while the process has a file open: the last close drops it.
 type scratch struct {
 	win, send, recv []byte
 }
 
-var scratchKept atomic.Pointer[scratch]
+var (
+	scratchKept atomic.Pointer[scratch]
+	filesOpen   atomic.Int64
+)
+
+func fileOpened() { filesOpen.Add(1) }
+
+// fileClosed drops the kept scratch with the last open file: no access can be under
+// way then, since Close waits for its file's.
+func fileClosed() {
+	if filesOpen.Add(-1) == 0 {
+		scratchKept.Store(nil)
+	}
+}
+
+// TwoPhaseBuffersKept reports whether this process keeps a two-phase access's
+// buffers for the next one.
+func TwoPhaseBuffersKept() bool { return scratchKept.Load() != nil }
 
 func takeScratch() *scratch {
 	if s := scratchKept.Swap(nil); s != nil {
