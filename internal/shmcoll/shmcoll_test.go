@@ -296,6 +296,41 @@ func TestAllreduceDirect(t *testing.T) {
 	}
 }
 
+// TestAllreduceDirectPieces: a direct Allreduce goes in pieces of a whole bank (every
+// rank's slot of it: its result's room), not of one slot, so that a message of up to
+// Ranks x Slot bytes takes one op, in which every rank waits twice for the others.
+func TestAllreduceDirectPieces(t *testing.T) {
+	l := small
+	l.Ranks = 4
+	sr := &selfReader{bufs: make([][]byte, l.Ranks)}
+	for r := range sr.bufs {
+		sr.bufs[r] = anon(t, 2*l.Ranks*l.Slot)
+	}
+	group(t, l, Options{Read: sr.read}, func(g *Group) error {
+		for _, m := range []int{l.Ranks * l.Slot, l.Ranks*l.Slot + 8} {
+			send := sr.bufs[g.rank][:m]
+			fill(send, g.rank, m)
+			recv := make([]byte, m)
+			s0 := g.o.S
+			if err := g.AllreduceDirect(send, recv, 8, sumU64); err != nil {
+				return err
+			}
+			if ops, want := g.o.S-s0, uint64((m+l.Ranks*l.Slot-1)/(l.Ranks*l.Slot)); ops != want {
+				return fmt.Errorf("%d bytes took %d ops, want %d", m, ops, want)
+			}
+			want, x := make([]byte, m), make([]byte, m)
+			for r := 0; r < l.Ranks; r++ {
+				fill(x, r, m)
+				sumU64(want, x)
+			}
+			if !bytes.Equal(recv, want) {
+				return fmt.Errorf("%d bytes: wrong result", m)
+			}
+		}
+		return nil
+	})
+}
+
 func testAllreduceDirect(t *testing.T, l Layout, nt int) {
 	n := l.Ranks
 	sr := &selfReader{bufs: make([][]byte, n)}
