@@ -717,7 +717,10 @@ func (g *Group) bcastRead(buf []byte, root int, taken bool) error {
 		c := g.o.C
 		if off == 0 {
 			t := *g.total(c)
-			if t&(directBit|elsewhereBit) != 0 {
+			if t&(directBit|elsewhereBit|stagedBit) != 0 {
+				if t&stagedBit != 0 {
+					return g.readStaged(buf, c, int(t&^stagedBit))
+				}
 				if t&directBit != 0 {
 					if m := int(t &^ directBit); g.keep && m != len(buf) {
 						return g.readKept(buf, root, c, m)
@@ -844,6 +847,80 @@ const directBit = 1 << 63
 // elsewhereBit, set in a chunk's total, says that the broadcast's root sends it by
 // other means (Announce).
 const elsewhereBit = 1 << 62
+
+// stagedBit, set in a chunk's total, says that the broadcast's root copied the whole
+// message into its op's bank (BcastStaged).
+const stagedBit = 1 << 61
+
+// StageMax is the longest Bcast that BcastStaged copies into the region whole: one
+// bank, every rank's slot of it.
+func (g *Group) StageMax() int { return g.size * g.l.Slot }
+
+// BcastStaged is Bcast for a root that copies its whole message into the region at
+// once (the bank of its op, free once every rank has arrived at the op before) and
+// returns, announcing it in one chunk's line; the readers (Bcast) copy it out and
+// acknowledge the chunk. The message crosses in two steps in which ranks must run,
+// the root's copy and each reader's, and the root waits for none of the readers: with
+// many more ranks than cores, a ring's chunks (a step per chunk) or the readers'
+// reads of the root's own buffer (which the root waits for) make the root wait for
+// the scheduler to run every reader, once or many times. A message longer than
+// StageMax streams through the ring, as Bcast. A reader takes the way from the line
+// whatever it called; every rank's next ops follow on as after a Bcast.
+func (g *Group) BcastStaged(buf []byte, root int) error {
+	if g.rank != root || len(buf) > g.StageMax() {
+		return g.Bcast(buf, root)
+	}
+	if g.err != nil {
+		return g.err
+	}
+	g.o.S++
+	g.raise(fArrive, g.o.S)
+	s := g.o.S
+	// The bank was last read in op s-2 (a reduction, or a staged Bcast's copy-out):
+	// every rank is past it once every rank has arrived at op s-1.
+	if s > 2 {
+		if err := g.waitAll(fArrive, s-1); err != nil {
+			return err
+		}
+	}
+	g.o.C++
+	c := g.o.C
+	seq, _ := g.ring(c, 0)
+	if err := g.reuse(c); err != nil {
+		return err
+	}
+	g.stream(g.bankArea(s)[:len(buf)], buf)
+	*g.total(c) = uint64(len(buf)) | stagedBit
+	g.raiseAt(seq, c)
+	g.raise(fAck, c)
+	return nil
+}
+
+// readStaged is a reader's BcastStaged from chunk c, whose line gave the root's n
+// bytes, in the bank of this rank's op: it copies what fits into buf (BcastKeep: the
+// message, kept as ringKept does) and acknowledges the chunk.
+func (g *Group) readStaged(buf []byte, c uint64, n int) error {
+	src := g.bankArea(g.o.S)
+	if n > len(src) {
+		g.raise(fAck, c)
+		return g.fail(fmt.Errorf("Bcast: the root staged %d bytes, more than the region's bank of %d", n, len(src)))
+	}
+	src = src[:n]
+	if g.keep && n != len(buf) {
+		msg := buf[:min(n, len(buf))]
+		if n > len(buf) {
+			msg = make([]byte, n)
+		}
+		copy(msg, src)
+		g.kept = msg
+	}
+	copy(buf, src)
+	g.raise(fAck, c)
+	if n > len(buf) {
+		return truncated(n, len(buf))
+	}
+	return nil
+}
 
 // Announce is the root's side of a Bcast of n bytes that goes by other means (the
 // point-to-point schedules): it puts n in the first chunk's line, where every reader
