@@ -204,8 +204,9 @@ func TestNodeCollBcastDirect(t *testing.T) {
 }
 
 func testNodeCollBcastDirect(t *testing.T, cma string) {
+	// Not staged (TestNodeCollBcastStaged), which would take the reads' range on 4 ranks.
 	set := map[string]string{"coll_shm_bcast_max": "4K", "coll_shm_bcast_direct": "16K", "coll_shm_bcast_direct_max": "256K",
-		"shm_cma": cma}
+		"shm_cma": cma, "coll_shm_bcast_stage_ranks": "0"}
 	state := "(on: every rank can)"
 	if cma == "false" {
 		state = "(off: some rank cannot read another's memory)"
@@ -250,13 +251,13 @@ func testNodeCollBcastDirect(t *testing.T, cma string) {
 	})
 }
 
-// TestNodeCollBcastStaged: on 8 ranks (coll_shm_bcast_stage_ranks' default), the
-// Bcasts beyond the ring's limit up to the region's bank (8 x coll_shm_slot) are copied
-// into the region whole by the root, and beyond the bank they take the other ways; from
-// every root, with the ranks' buffers as long as the root's, longer or shorter
+// TestNodeCollBcastStaged: on 8 ranks, and on 5 (a Split), the Bcasts beyond the
+// ring's limit up to the region's bank (ranks x coll_shm_slot) are copied into the
+// region whole by the root, and beyond the bank they take the other ways; from every
+// root, with the ranks' buffers as long as the root's, longer or shorter
 // (MPI_ERR_TRUNCATE, the bytes that fit), and with reductions on the same banks
-// between them, as on a communicator of 5 and one of 3 ranks (a Split), which do not
-// stage; the collective table of the 8 names the range.
+// between them. The other 3 ranks of the Split, below coll_shm_bcast_stage_ranks' 4,
+// do not stage; the collective table of the 8 names the range.
 func TestNodeCollBcastStaged(t *testing.T) {
 	set := map[string]string{"coll_shm_bcast_max": "4K", "coll_shm_slot": "4K", "coll_shm_split": "1K"}
 	launchOK(t, 8, set, func(t *testing.T) {

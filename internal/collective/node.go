@@ -53,7 +53,7 @@ var (
 	setShmDirectMax = config.Size("coll_shm_bcast_direct_max", 1<<20,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory read from the root's buffer "+
 			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms").Same()
-	setShmBcastStage = config.Int("coll_shm_bcast_stage_ranks", 8,
+	setShmBcastStage = config.Int("coll_shm_bcast_stage_ranks", 4,
 		"smallest communicator (ranks) whose Bcasts longer than coll_shm_bcast_max, up to coll_shm_bcast_direct_max "+
 			"and the region's bank (ranks x coll_shm_slot bytes), the root copies into node shared memory whole and "+
 			"leaves, the others copying it out, instead of the reads from the root's buffer or the schedules; 0: never").AtLeast(0).Same()
