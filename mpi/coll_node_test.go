@@ -204,8 +204,9 @@ func TestNodeCollBcastDirect(t *testing.T) {
 }
 
 func testNodeCollBcastDirect(t *testing.T, cma string) {
+	// Not staged (TestNodeCollBcastStaged), which would take the reads' range on 4 ranks.
 	set := map[string]string{"coll_shm_bcast_max": "4K", "coll_shm_bcast_direct": "16K", "coll_shm_bcast_direct_max": "256K",
-		"shm_cma": cma}
+		"shm_cma": cma, "coll_shm_bcast_stage_ranks": "0"}
 	state := "(on: every rank can)"
 	if cma == "false" {
 		state = "(off: some rank cannot read another's memory)"
@@ -248,6 +249,80 @@ func testNodeCollBcastDirect(t *testing.T, cma string) {
 		must(t, d.Free())
 		must(t, mpi.Finalize())
 	})
+}
+
+// TestNodeCollBcastStaged: on 8 ranks, and on 5 (a Split), the Bcasts beyond the
+// ring's limit up to the region's bank (ranks x coll_shm_slot) are copied into the
+// region whole by the root, and beyond the bank they take the other ways; from every
+// root, with the ranks' buffers as long as the root's, longer or shorter
+// (MPI_ERR_TRUNCATE, the bytes that fit), and with reductions on the same banks
+// between them. The other 3 ranks of the Split, below coll_shm_bcast_stage_ranks' 4,
+// do not stage; the collective table of the 8 names the range.
+func TestNodeCollBcastStaged(t *testing.T) {
+	set := map[string]string{"coll_shm_bcast_max": "4K", "coll_shm_slot": "4K", "coll_shm_split": "1K"}
+	launchOK(t, 8, set, func(t *testing.T) {
+		must(t, mpi.Init())
+		w := mpi.World
+		const staged = "and Bcast from 4097 to 32768 B copied whole into the region by the root"
+		if tab := collective.Table(core.World); !strings.Contains(tab, staged) {
+			t.Errorf("the collective table of 8 ranks does not name the staged range:\n%s", tab)
+		}
+		c, err := w.Split(w.Rank()/5, w.Rank())
+		must(t, err)
+		sizes := []int{0, 100, 4 << 10, 4<<10 + 1, 20000, 32 << 10, 32<<10 + 1, 100000}
+		for it := 0; it < 3*len(sizes); it++ {
+			for _, cc := range []*mpi.Comm{w, c} {
+				stagedRound(t, cc, it, sizes[it%len(sizes)])
+			}
+		}
+		nodeCollCheck(t, w, 20)
+		must(t, c.Free())
+		must(t, mpi.Finalize())
+	})
+}
+
+// stagedRound is one Bcast of n bytes on c, from a root that moves with it; every third
+// one a rank other than the root passes a buffer one byte short (MPI_ERR_TRUNCATE) or
+// longer, and an Allreduce follows.
+func stagedRound(t *testing.T, c *mpi.Comm, it, n int) {
+	me, root := c.Rank(), (it*3)%c.Size()
+	have := n
+	switch {
+	case me != root && n > 0 && it%3 == 1:
+		have = n - 1
+	case me != root && it%3 == 2:
+		have = n + 7
+	}
+	b := make([]byte, have)
+	if me == root {
+		for i := range b {
+			b[i] = byte(input(root, it, i))
+		}
+	}
+	err := mpi.Bcast(c, b, root)
+	if have < n {
+		if !errors.Is(err, mpi.ErrTruncate) {
+			t.Fatalf("Bcast of %d bytes from %d into %d: %v, want MPI_ERR_TRUNCATE", n, root, have, err)
+		}
+	} else {
+		must(t, err)
+	}
+	for i := range b[:min(have, n)] {
+		if b[i] != byte(input(root, it, i)) {
+			t.Fatalf("Bcast of %d bytes from %d on %d ranks: byte %d is %d, want %d", n, root, c.Size(), i, b[i], byte(input(root, it, i)))
+		}
+	}
+	x := make([]float64, 2000+it)
+	for i := range x {
+		x[i] = float64(me + i)
+	}
+	must(t, mpi.Allreduce(c, mpi.InPlace[float64](), x, mpi.Sum))
+	k := c.Size()
+	for i := range x {
+		if want := float64(k*(k-1)/2 + k*i); x[i] != want {
+			t.Fatalf("Allreduce after a Bcast of %d bytes: element %d is %v, want %v", n, i, x[i], want)
+		}
+	}
 }
 
 // TestNodeCollAllreduceDirect: split Allreduces that read the others' contributions

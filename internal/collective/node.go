@@ -53,6 +53,10 @@ var (
 	setShmDirectMax = config.Size("coll_shm_bcast_direct_max", 1<<20,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory read from the root's buffer "+
 			"(coll_shm_bcast_direct); larger ones use the point-to-point algorithms").Same()
+	setShmBcastStage = config.Int("coll_shm_bcast_stage_ranks", 4,
+		"smallest communicator (ranks) whose Bcasts longer than coll_shm_bcast_max, up to coll_shm_bcast_direct_max "+
+			"and the region's bank (ranks x coll_shm_slot bytes), the root copies into node shared memory whole and "+
+			"leaves, the others copying it out, instead of the reads from the root's buffer or the schedules; 0: never").AtLeast(0).Same()
 	setShmReduceDirect = config.Size("coll_shm_allreduce_direct", 256<<10,
 		"smallest split Allreduce (bytes, coll_shm_split) on 3 or more ranks that chooses by timing between the slots "+
 			"and each rank reading its section of the others' contributions from their buffers (single copy, where "+
@@ -188,9 +192,9 @@ func (c *comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, e
 // 2 cores: for two ranks the point-to-point single-copy protocols win sooner).
 // The settings are read once (parsing them on every call would cost more than a short
 // collective).
-var shmLimits = sync.OnceValue(func() [8]int64 {
-	return [8]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
-		setShmDirect.Get(), setShmDirectMax.Get(), setShmReduceDirect.Get()}
+var shmLimits = sync.OnceValue(func() [9]int64 {
+	return [9]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
+		setShmDirect.Get(), setShmDirectMax.Get(), setShmReduceDirect.Get(), setShmBcastStage.Get()}
 })
 
 // nodeLimits are the sizes up to which a communicator's blocking collectives take
@@ -213,6 +217,12 @@ type nodeLimits struct {
 	// pair: two ranks whose schedules' Bcast is one message (coll_bcast auto or
 	// binomial), which a Bcast beyond bcast sends alone (pairBcast).
 	pair bool
+	// Bcasts beyond bcast up to stage bytes (0: none) go through the region whole,
+	// copied in by the root, which leaves (shmcoll's BcastStaged): on a communicator
+	// of at least coll_shm_bcast_stage_ranks ranks, where waiting for the scheduler
+	// to run every reader, as the reads from the root's buffer and the schedules'
+	// trees make the root do, costs more than the second copy.
+	stage int64
 }
 
 func limitsFor(size int) nodeLimits {
@@ -226,6 +236,9 @@ func limitsFor(size int) nodeLimits {
 	lim.userReduce = lim.reduce
 	if lay, err := nodeLayout(size); err == nil {
 		lim.userReduce = min(lim.reduce, int64(lay.Slot))
+		if k := l[8]; k > 0 && int64(size) >= k && size > 2 {
+			lim.stage = min(l[6], int64(size)*int64(lay.Slot))
+		}
 	}
 	return lim
 }

@@ -171,7 +171,10 @@ func Table(cc *core.Comm) string {
 			}
 		} else {
 			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B (split from %d B); beyond, schedules\n", l.bcast, l.reduce, l.split)
-			if l.direct > 0 && l.directMax >= l.direct && p == PathNode {
+			if l.stage > l.bcast {
+				fmt.Fprintf(&b, "  and Bcast from %d to %d B copied whole into the region by the root, which leaves (coll_shm_bcast_stage_ranks)\n", l.bcast+1, l.stage)
+			}
+			if l.direct > 0 && l.directMax >= l.direct && l.directMax > l.stage && p == PathNode {
 				state := "where every rank can"
 				if n := c.node; n.state == nodeOn {
 					state = "(on: every rank can)"
@@ -278,6 +281,9 @@ func nodeBcast(c *comm, op string, buf *Vec, root int) error {
 		return core.MapErr(op, err)
 	}
 	if n > int(c.node.lim.bcast) {
+		if n <= int(c.node.lim.stage) {
+			return nodeBcastStaged(c, g, op, buf, root)
+		}
 		return nodeBcastRoot(c, g, op, buf, root, n)
 	}
 	if err := g.Bcast(buf.B, root); err != nil {
@@ -317,6 +323,16 @@ func nodeBcastRoot(c *comm, g *shmcoll.Group, op string, buf *Vec, root, n int) 
 		ch.Record(v, float64(time.Since(t0))/float64(n))
 	}
 	return err
+}
+
+// nodeBcastStaged is the root's Bcast of a message that it copies into the region
+// whole and leaves (nodeLimits.stage).
+func nodeBcastStaged(c *comm, g *shmcoll.Group, op string, buf *Vec, root int) error {
+	if err := g.BcastStaged(buf.B, root); err != nil {
+		return core.MapErr(op, err)
+	}
+	c.node.sentAll(len(buf.B))
+	return nil
 }
 
 // nodeBcastLong is the schedules' Bcast of the root's n bytes, announced by the root

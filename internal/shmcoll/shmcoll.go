@@ -717,7 +717,10 @@ func (g *Group) bcastRead(buf []byte, root int, taken bool) error {
 		c := g.o.C
 		if off == 0 {
 			t := *g.total(c)
-			if t&(directBit|elsewhereBit) != 0 {
+			if t&(directBit|elsewhereBit|stagedBit) != 0 {
+				if t&stagedBit != 0 {
+					return g.readStaged(buf, c, int(t&^stagedBit))
+				}
 				if t&directBit != 0 {
 					if m := int(t &^ directBit); g.keep && m != len(buf) {
 						return g.readKept(buf, root, c, m)
@@ -844,6 +847,80 @@ const directBit = 1 << 63
 // elsewhereBit, set in a chunk's total, says that the broadcast's root sends it by
 // other means (Announce).
 const elsewhereBit = 1 << 62
+
+// stagedBit, set in a chunk's total, says that the broadcast's root copied the whole
+// message into its op's bank (BcastStaged).
+const stagedBit = 1 << 61
+
+// StageMax is the longest Bcast that BcastStaged copies into the region whole: one
+// bank, every rank's slot of it.
+func (g *Group) StageMax() int { return g.size * g.l.Slot }
+
+// BcastStaged is Bcast for a root that copies its whole message into the region at
+// once (the bank of its op, free once every rank has arrived at the op before) and
+// returns, announcing it in one chunk's line; the readers (Bcast) copy it out and
+// acknowledge the chunk. The message crosses in two steps in which ranks must run,
+// the root's copy and each reader's, and the root waits for none of the readers: with
+// many more ranks than cores, a ring's chunks (a step per chunk) or the readers'
+// reads of the root's own buffer (which the root waits for) make the root wait for
+// the scheduler to run every reader, once or many times. A message longer than
+// StageMax streams through the ring, as Bcast. A reader takes the way from the line
+// whatever it called; every rank's next ops follow on as after a Bcast.
+func (g *Group) BcastStaged(buf []byte, root int) error {
+	if g.rank != root || len(buf) > g.StageMax() {
+		return g.Bcast(buf, root)
+	}
+	if g.err != nil {
+		return g.err
+	}
+	g.o.S++
+	g.raise(fArrive, g.o.S)
+	s := g.o.S
+	// The bank was last read in op s-2 (a reduction, or a staged Bcast's copy-out):
+	// every rank is past it once every rank has arrived at op s-1.
+	if s > 2 {
+		if err := g.waitAll(fArrive, s-1); err != nil {
+			return err
+		}
+	}
+	g.o.C++
+	c := g.o.C
+	seq, _ := g.ring(c, 0)
+	if err := g.reuse(c); err != nil {
+		return err
+	}
+	g.stream(g.bankArea(s)[:len(buf)], buf)
+	*g.total(c) = uint64(len(buf)) | stagedBit
+	g.raiseAt(seq, c)
+	g.raise(fAck, c)
+	return nil
+}
+
+// readStaged is a reader's BcastStaged from chunk c, whose line gave the root's n
+// bytes, in the bank of this rank's op: it copies what fits into buf (BcastKeep: the
+// message, kept as ringKept does) and acknowledges the chunk.
+func (g *Group) readStaged(buf []byte, c uint64, n int) error {
+	src := g.bankArea(g.o.S)
+	if n > len(src) {
+		g.raise(fAck, c)
+		return g.fail(fmt.Errorf("Bcast: the root staged %d bytes, more than the region's bank of %d", n, len(src)))
+	}
+	src = src[:n]
+	if g.keep && n != len(buf) {
+		msg := buf[:min(n, len(buf))]
+		if n > len(buf) {
+			msg = make([]byte, n)
+		}
+		copy(msg, src)
+		g.kept = msg
+	}
+	copy(buf, src)
+	g.raise(fAck, c)
+	if n > len(buf) {
+		return truncated(n, len(buf))
+	}
+	return nil
+}
 
 // Announce is the root's side of a Bcast of n bytes that goes by other means (the
 // point-to-point schedules): it puts n in the first chunk's line, where every reader
@@ -1147,9 +1224,20 @@ func (c *Chooser) Record(v int, x float64) {
 // once, by the rank that combines it, instead of twice through the slots (written
 // there, then read), and where two cores do not share a cache the lines of a send
 // buffer that did not change since the last call need not cross at all
-// (docs/BENCHMARKS.md). A rank's send buffer stays untouched until every rank has
-// combined its section (done), so an in-place call (send is recv) is safe: results
-// are written only after that.
+// (docs/BENCHMARKS.md).
+//
+// The slots hold no contribution here, so the result of op s goes in its whole bank
+// (bankArea: Ranks x Slot bytes), and a message goes in pieces of that size, not of
+// one slot: every piece costs two steps in which every rank must run (all arrived, all
+// combined), and with many more ranks than cores each such step waits for the
+// scheduler to run them all. A rank copies a section of the result out as soon as its
+// combiner is done with it (done), rather than once every rank is, so a rank that runs
+// has work while later combiners wait for a core.
+//
+// A rank's send section j is read only by rank j, which raises done once it has
+// combined it; this rank writes recv's section j only after that, so an in-place call
+// (send is recv) is safe, and it returns only once every rank that reads its send
+// buffer (every rank with a section) is done.
 func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 	if err := g.reduceArgs(send, recv, unit, true); err != nil {
 		return err
@@ -1157,7 +1245,7 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 	if g.read == nil {
 		return errors.New("AllreduceDirect: the group has no single-copy read")
 	}
-	piece := g.l.Slot / unit * unit
+	piece := g.size * g.l.Slot / unit * unit
 	for off := 0; off < len(send); off += piece {
 		m := min(piece, len(send)-off)
 		s, err := g.nextBank()
@@ -1167,55 +1255,98 @@ func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
 		*g.flag(g.rank, offAddr) = uint64(uintptr(unsafe.Pointer(&send[off])))
 		*g.lenWord(g.rank, s) = uint64(len(send))
 		g.raise(fArrive, s)
-		el := m / unit
-		lo := el * g.rank / g.size * unit
-		hi := el * (g.rank + 1) / g.size * unit
+		lo, hi := g.section(m, unit, g.rank)
 		if hi > lo {
-			if len(g.scratch) < 2*(hi-lo) {
-				g.scratch = make([]byte, 2*(hi-lo))
+			if err := g.combineDirect(send[off+lo:off+hi], s, lo, len(send), k); err != nil {
+				return err
 			}
-			// The section is combined in scratch and streamed into the result once:
-			// the result's lines are in the other ranks' caches from their last
-			// copy-out, and taking them back line by line, then writing each several
-			// times, cost most of the call where the cores do not share a cache.
-			acc, tmp := g.scratch[:hi-lo], g.scratch[hi-lo:2*(hi-lo)]
-			for j := g.size - 1; j >= 0; j-- {
-				in := send[off+lo : off+hi]
-				if j != g.rank {
-					if err := g.wait(j, fArrive, s); err != nil {
-						return err
-					}
-					if err := g.sameLen(j, s, len(send)); err != nil {
-						return err
-					}
-					dst := tmp
-					if j == g.size-1 {
-						dst = acc
-					}
-					if err := g.read(j, dst, *g.flag(j, offAddr)+uint64(lo)); err != nil {
-						g.fail(fmt.Errorf("Allreduce: reading rank %d's contribution: %w", j, err))
-						return g.err
-					}
-					in = dst
-				}
-				switch {
-				case j == g.size-1 && j == g.rank:
-					copy(acc, in)
-				case j < g.size-1:
-					k(acc, in)
-				}
-			}
-			g.stream(g.result(s)[lo:hi], acc)
 		} else if err := g.waitAllLen(s, len(send)); err != nil {
 			return err
 		}
 		g.raise(fDone, s)
-		if err := g.waitAll(fDone, s); err != nil {
+		if err := g.copyOutDirect(recv[off:off+m], s, unit); err != nil {
 			return err
 		}
-		copy(recv[off:off+m], g.result(s)[:m])
 	}
 	runtime.KeepAlive(send)
+	return nil
+}
+
+// section is rank r's section [lo, hi) of a piece of m bytes, in whole units.
+func (g *Group) section(m, unit, r int) (lo, hi int) {
+	el := m / unit
+	return el * r / g.size * unit, el * (r + 1) / g.size * unit
+}
+
+// bankArea is the bank of op s, all ranks' slots of it as one buffer.
+func (g *Group) bankArea(s uint64) []byte {
+	off := g.l.slotsOff() + int(s&1)*g.size*g.l.Slot
+	n := g.size * g.l.Slot
+	return g.mem[off : off+n : off+n]
+}
+
+// combineDirect combines this rank's section of op s's piece (mine: its own send
+// bytes, at lo in the piece) with every other rank's, read from their send buffers,
+// and streams the result into the bank. total is the reduction's length, compared
+// with each rank's.
+func (g *Group) combineDirect(mine []byte, s uint64, lo, total int, k Kernel) error {
+	n := len(mine)
+	if len(g.scratch) < 2*n {
+		g.scratch = make([]byte, 2*n)
+	}
+	// The section is combined in scratch and streamed into the result once: the
+	// result's lines are in the other ranks' caches from their last copy-out, and
+	// taking them back line by line, then writing each several times, cost most of
+	// the call where the cores do not share a cache.
+	acc, tmp := g.scratch[:n], g.scratch[n:2*n]
+	for j := g.size - 1; j >= 0; j-- {
+		in := mine
+		if j != g.rank {
+			if err := g.wait(j, fArrive, s); err != nil {
+				return err
+			}
+			if err := g.sameLen(j, s, total); err != nil {
+				return err
+			}
+			dst := tmp
+			if j == g.size-1 {
+				dst = acc
+			}
+			if err := g.read(j, dst, *g.flag(j, offAddr)+uint64(lo)); err != nil {
+				g.fail(fmt.Errorf("Allreduce: reading rank %d's contribution: %w", j, err))
+				return g.err
+			}
+			in = dst
+		}
+		switch {
+		case j == g.size-1 && j == g.rank:
+			copy(acc, in)
+		case j < g.size-1:
+			k(acc, in)
+		}
+	}
+	g.stream(g.bankArea(s)[lo:lo+n], acc)
+	return nil
+}
+
+// copyOutDirect copies op s's result (recv: its piece) out of the bank, section by
+// section as their combiners raise done, from this rank's own on, so that the ranks
+// do not all wait for the same combiner first.
+func (g *Group) copyOutDirect(recv []byte, s uint64, unit int) error {
+	res := g.bankArea(s)
+	for i := 0; i < g.size; i++ {
+		j := (g.rank + i) % g.size
+		lo, hi := g.section(len(recv), unit, j)
+		if hi == lo {
+			continue
+		}
+		if j != g.rank {
+			if err := g.wait(j, fDone, s); err != nil {
+				return err
+			}
+		}
+		copy(recv[lo:hi], res[lo:hi])
+	}
 	return nil
 }
 

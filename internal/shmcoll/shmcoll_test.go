@@ -203,6 +203,106 @@ func TestBcastDirect(t *testing.T) {
 	}
 }
 
+// TestBcastStaged: a root that copies its message into the region (BcastStaged) and
+// leaves gives every reader its bytes, interleaved with any root, with reductions and
+// direct Allreduces on the same banks (so that a bank is reused only once every rank
+// has copied out of it) and with ring Bcasts; a reader whose buffer is shorter gets
+// what fits and ErrTruncate, BcastKeep's reader the whole message; a message longer
+// than StageMax goes through the ring.
+func TestBcastStaged(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			sr := &selfReader{bufs: make([][]byte, n)}
+			for r := range sr.bufs {
+				sr.bufs[r] = anon(t, 1600)
+			}
+			group(t, l, Options{Read: sr.read}, func(g *Group) error { return stagedRounds(g, sr) })
+		})
+	}
+}
+
+func stagedRounds(g *Group, sr *selfReader) error {
+	n := g.Size()
+	max := g.StageMax()
+	want := make([]byte, max+100)
+	buf := make([]byte, max+100)
+	for it := 0; it < 300; it++ {
+		root := (it / 2) % n
+		m := (it * 53) % (max + 100)
+		fill(want[:m], root, it)
+		if g.rank == root {
+			copy(buf, want[:m])
+		} else {
+			clear(buf)
+		}
+		short := it%7 == 3 && g.rank != root && m > 0 && m <= max
+		keep := it%7 == 5 && g.rank != root
+		b := buf[:m]
+		if short {
+			b = buf[:m-1]
+		}
+		var err error
+		var msg []byte
+		switch {
+		case g.rank == root:
+			err = g.BcastStaged(b, root)
+		case keep:
+			msg, err = g.BcastKeep(buf[:m/2], root)
+		default:
+			err = g.Bcast(b, root)
+		}
+		switch {
+		case short:
+			if !errors.Is(err, ErrTruncate) || !bytes.Equal(b, want[:m-1]) {
+				return fmt.Errorf("iteration %d: short buffer: %v, or wrong data", it, err)
+			}
+		case keep && m/2 < m:
+			if !errors.Is(err, ErrTruncate) || !bytes.Equal(msg, want[:m]) {
+				return fmt.Errorf("iteration %d: BcastKeep of %d bytes into %d: %v, or the message not kept", it, m, m/2, err)
+			}
+		case err != nil:
+			return fmt.Errorf("iteration %d (root %d, %d bytes): %v", it, root, m, err)
+		case !keep && !bytes.Equal(buf[:m], want[:m]):
+			return fmt.Errorf("iteration %d (root %d, %d bytes): wrong data", it, root, m)
+		}
+		if err := stagedBetween(g, sr, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stagedBetween runs, between two staged Bcasts, an op that uses the banks (a
+// reduction through the slots or a direct Allreduce) or the ring, by iteration.
+func stagedBetween(g *Group, sr *selfReader, it int) error {
+	m := 16 * (1 + it%40)
+	send := sr.bufs[g.rank][:m]
+	fill(send, g.rank, it)
+	recv := make([]byte, m)
+	var err error
+	switch it % 4 {
+	case 0:
+		err = g.Allreduce(send, recv, 8, sumU64)
+	case 1:
+		err = g.AllreduceDirect(send, recv, 8, sumU64)
+	case 2:
+		return g.Bcast(recv[:it%50], it%g.Size())
+	default:
+		return nil
+	}
+	want, x := make([]byte, m), make([]byte, m)
+	for r := 0; r < g.Size(); r++ {
+		fill(x, r, it)
+		sumU64(want, x)
+	}
+	if err == nil && !bytes.Equal(recv, want) {
+		err = fmt.Errorf("iteration %d: Allreduce after a staged Bcast: wrong result", it)
+	}
+	return err
+}
+
 // TestBcastAnnounce: a root that announces its length (Announce) ends every reader's
 // Bcast with ErrElsewhere and that length, whatever the reader's buffer, interleaved
 // with ring Bcasts (more than the ring's chunks of both, so that the announcements'
@@ -294,6 +394,41 @@ func TestAllreduceDirect(t *testing.T) {
 	if err := g.AllreduceDirect(make([]byte, 8), make([]byte, 8), 8, sumU64); err == nil {
 		t.Error("AllreduceDirect without a Read: no error")
 	}
+}
+
+// TestAllreduceDirectPieces: a direct Allreduce goes in pieces of a whole bank (every
+// rank's slot of it: its result's room), not of one slot, so that a message of up to
+// Ranks x Slot bytes takes one op, in which every rank waits twice for the others.
+func TestAllreduceDirectPieces(t *testing.T) {
+	l := small
+	l.Ranks = 4
+	sr := &selfReader{bufs: make([][]byte, l.Ranks)}
+	for r := range sr.bufs {
+		sr.bufs[r] = anon(t, 2*l.Ranks*l.Slot)
+	}
+	group(t, l, Options{Read: sr.read}, func(g *Group) error {
+		for _, m := range []int{l.Ranks * l.Slot, l.Ranks*l.Slot + 8} {
+			send := sr.bufs[g.rank][:m]
+			fill(send, g.rank, m)
+			recv := make([]byte, m)
+			s0 := g.o.S
+			if err := g.AllreduceDirect(send, recv, 8, sumU64); err != nil {
+				return err
+			}
+			if ops, want := g.o.S-s0, uint64((m+l.Ranks*l.Slot-1)/(l.Ranks*l.Slot)); ops != want {
+				return fmt.Errorf("%d bytes took %d ops, want %d", m, ops, want)
+			}
+			want, x := make([]byte, m), make([]byte, m)
+			for r := 0; r < l.Ranks; r++ {
+				fill(x, r, m)
+				sumU64(want, x)
+			}
+			if !bytes.Equal(recv, want) {
+				return fmt.Errorf("%d bytes: wrong result", m)
+			}
+		}
+		return nil
+	})
 }
 
 func testAllreduceDirect(t *testing.T, l Layout, nt int) {
