@@ -185,15 +185,23 @@ func (c *Client) request(r *Request) (*Answer, error) {
 	if err := c.send(MsgRequest, EncodeRequest(id, r)); err != nil {
 		return nil, err
 	}
+	var a *Answer
 	select {
-	case a := <-ch:
-		if a.Err != "" {
-			return nil, errors.New(a.Err)
-		}
-		return a, nil
+	case a = <-ch:
 	case <-c.dead:
-		return nil, c.err
+		// The reader hands over every answer it read before it marks the launcher
+		// gone, and select picks at random among ready cases: an answer that came
+		// just before the end is still this request's.
+		select {
+		case a = <-ch:
+		default:
+			return nil, c.err
+		}
 	}
+	if a.Err != "" {
+		return nil, errors.New(a.Err)
+	}
+	return a, nil
 }
 
 // answer hands an answer from the launcher to the request waiting for it.
