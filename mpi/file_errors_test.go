@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -310,6 +311,57 @@ func TestFileNoSpace(t *testing.T) {
 			}
 			must(t, ft.Free())
 			must(t, f.Close())
+		}
+	})
+}
+
+// TestFileOwedFailure: a collective write that each rank does on its own (romio_cb_write
+// disabled) and that fails on one rank only (rank 1 writes to /dev/full, rank 0 writes
+// nothing) returns the error on rank 1 at once and success on rank 0, which learns of
+// it at the file's next Sync, naming rank 1, with the failure's class, once (the next
+// Sync succeeds); rank 1, which had the error, is not told again. The same failure
+// before a Close fails rank 0's Close, which still closes the file.
+func TestFileOwedFailure(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	ioJob(t, 2, func(t *testing.T, dir string, rank, size int) {
+		in := mpi.InfoCreate()
+		must(t, in.Set("romio_cb_write", "disable"))
+		defer in.Free()
+		data := []byte{1, 2, 3, 4}
+		if rank == 0 {
+			data = nil
+		}
+		writeAll := func(f *mpi.File) {
+			_, err := mpi.FileWriteAtAll(f, int64(rank*4), data)
+			if rank == 1 {
+				wantClass(t, "FileWriteAtAll on rank 1", err, mpi.ErrNoSpace)
+			} else if err != nil {
+				t.Errorf("FileWriteAtAll on rank 0, which wrote nothing: %v", err)
+			}
+		}
+		told := func(call string, err error) {
+			if rank == 1 {
+				if err != nil {
+					t.Errorf("%s on rank 1, whose own write failed: %v; want success", call, err)
+				}
+				return
+			}
+			wantClass(t, call, err, mpi.ErrNoSpace)
+			if err == nil || !strings.Contains(err.Error(), "rank 1 of the file's group failed its part of an earlier collective access") {
+				t.Errorf("%s on rank 0: %v; want it to name rank 1's earlier collective access", call, err)
+			}
+		}
+		f, err := mpi.FileOpen(mpi.World, "/dev/full", mpi.ModeWronly, in)
+		must(t, err)
+		writeAll(f)
+		told("Sync after the failed write", f.Sync())
+		must(t, f.Sync())
+		writeAll(f)
+		told("Close after the failed write", f.Close())
+		if err := f.Sync(); !errors.Is(err, mpi.ErrFile) {
+			t.Errorf("Sync of the closed file: %v; want ErrFile", err)
 		}
 	})
 }

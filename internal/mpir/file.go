@@ -2,6 +2,7 @@ package mpir
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -83,7 +84,13 @@ type File struct {
 	// used by one call at a time.
 	gbuf  []byte
 	gints []int64
-	abuf  [8 * 5]byte
+	abuf  [8 * agreeWords]byte
+
+	// owed is this member's failure in a collective access that ended without an
+	// agreement (each member did its own access and returned its own error); the
+	// other members learn of it at the file's next Sync or Close (agreeSettling).
+	// Used in the lane only, as the agreements are.
+	owed error
 
 	// The buffers of a joined ordered write (file_ordered.go): a member's message
 	// to member 0, member 0's slot for each member's, and the records it writes.
@@ -311,14 +318,16 @@ func (f *File) Close(op string) error {
 	if cerr := ioErr(op, f.os.Close()); err == nil {
 		err = cerr
 	}
-	err = f.agree(op, err, 0, "close the file")
-	if f.amode&mpio.DeleteOnClose != 0 && err == nil {
+	err = f.agreeSettling(op, err, "close the file")
+	if f.amode&mpio.DeleteOnClose != 0 && (err == nil || errors.Is(err, errOwed)) {
 		// Once every member has closed it; and every member returns once it is gone.
 		var derr error
 		if f.comm.Rank() == 0 {
 			derr = ioErr(op, mpio.Delete(f.path))
 		}
-		err = f.agree(op, derr, 0, "delete the file")
+		if derr = f.agree(op, derr, 0, "delete the file"); err == nil {
+			err = derr
+		}
 	}
 	if serr := f.closeShared(op); err == nil {
 		err = serr
@@ -422,7 +431,7 @@ func (f *File) Sync(op string) error {
 			f.dirty.Store(true)
 		}
 	}
-	return f.agree(op, err, 0, "sync the file")
+	return f.agreeSettling(op, err, "sync the file")
 }
 
 // SetAtomicity sets the file's consistency mode, every member at once with the same
@@ -493,9 +502,37 @@ func (f *File) agree(op string, local error, same uint64, what string) error {
 	return err
 }
 
+// agreeSettling is agree for Sync and Close, which also settle the members' owed
+// failures: a member whose own part of an earlier collective access did not fail,
+// where another's did, fails with that failure's class, naming the lowest such
+// member. A member that owes one returned it already and is not told again; so a
+// Close fails only where the other members' earlier failures were not seen, and
+// the file is closed (and deleted, with MPI_MODE_DELETE_ON_CLOSE) all the same.
+func (f *File) agreeSettling(op string, local error, what string) error {
+	_, err := f.agreeAll(op, local, 0, what, math.MaxUint64, true)
+	return err
+}
+
+// errOwed is the cause of a Sync's or Close's error that reports another member's
+// failure in an earlier collective access: the call itself did what it had to.
+var errOwed = errors.New("that call returned the error on that rank")
+
+// The words of an agreement record: the lowest failed member and its class, the
+// arguments' hash and whether the hashes differ, member 0's value, and the lowest
+// member owing a failure (File.owed) and its class.
+const (
+	agreeWords = 7
+	wordOwed   = 5
+)
+
 // agreeWith is agree that also gives every member member 0's v (the other members'
 // v is not read).
 func (f *File) agreeWith(op string, local error, same uint64, what string, v uint64) (uint64, error) {
+	return f.agreeAll(op, local, same, what, v, false)
+}
+
+// agreeAll is agreeWith that, with settle, settles the owed failures (agreeSettling).
+func (f *File) agreeAll(op string, local error, same uint64, what string, v uint64, settle bool) (uint64, error) {
 	const none = math.MaxUint64
 	buf := f.abuf[:]
 	put := func(i int, v uint64) { binary.LittleEndian.PutUint64(buf[8*i:], v) }
@@ -511,6 +548,14 @@ func (f *File) agreeWith(op string, local error, same uint64, what string, v uin
 	if f.comm.Rank() == 0 {
 		put(4, v)
 	}
+	owed := f.owed
+	put(wordOwed, none)
+	put(wordOwed+1, 0)
+	if settle && owed != nil {
+		put(wordOwed, uint64(f.comm.Rank()))
+		put(wordOwed+1, uint64(core.ClassOf(owed)))
+		f.owed = nil
+	}
 	err := f.comm.InternalAllreduce(op, buf, len(buf), agreeOp, core.TagFileAgree)
 	switch {
 	case err != nil:
@@ -523,19 +568,25 @@ func (f *File) agreeWith(op string, local error, same uint64, what string, v uin
 	case word(buf, 3) != 0:
 		return 0, core.Errorf(core.ClassNotSame, op,
 			"the ranks of the file's group passed different arguments where every rank must pass the same (to %s)", what)
+	case settle && owed == nil && word(buf, wordOwed) != none:
+		return 0, core.Wrap(core.ErrorClass(word(buf, wordOwed+1)), op, fmt.Sprintf(
+			"rank %d of the file's group failed its part of an earlier collective access of the file", word(buf, wordOwed)), errOwed)
 	}
 	return word(buf, 4), nil
 }
 
 // agreeOp combines two members' agreement records: the lowest failed rank with its
-// class, the lowest v (member 0's: the others give none), and whether the hashes
-// differ.
+// class, the lowest v (member 0's: the others give none), whether the hashes
+// differ, and the lowest rank owing a failure with its class.
 func agreeOp(acc, in []byte) {
 	if word(in, 0) < word(acc, 0) {
 		copy(acc[:16], in[:16])
 	}
 	if word(in, 4) < word(acc, 4) {
 		copy(acc[32:], in[32:40])
+	}
+	if word(in, wordOwed) < word(acc, wordOwed) {
+		copy(acc[8*wordOwed:], in[8*wordOwed:8*wordOwed+16])
 	}
 	if word(in, 2) != word(acc, 2) || word(in, 3) != 0 {
 		binary.LittleEndian.PutUint64(acc[24:], 1)

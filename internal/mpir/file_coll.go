@@ -119,11 +119,18 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 		return 0, err
 	}
 	if !twoPhase(all, a.Write, f.nodes > 1) {
+		// Each member's access moves only its own data, so its error is whole where
+		// it is returned; the others learn of it at the file's next Sync or Close
+		// rather than wait here for the slowest member (a wait that would keep a
+		// member's fsync from starting while another member still writes).
 		var n int64
 		if p.n > 0 {
 			n, err = f.run(op, a, &p)
 		}
-		return n, f.agree(op, err, 0, "access the file")
+		if err != nil {
+			f.owed = err
+		}
+		return n, err
 	}
 	x := newExchange(f, a, p, runs, all)
 	n, err := x.run(op)
