@@ -135,6 +135,17 @@ type selfReader struct {
 	reads atomic.Int64
 }
 
+// newSelfReader gives each of n ranks a buffer of size bytes outside the Go heap, as
+// another process's memory is: the race detector cannot see the flags that order the
+// reads.
+func newSelfReader(t *testing.T, n, size int) *selfReader {
+	sr := &selfReader{bufs: make([][]byte, n)}
+	for r := range sr.bufs {
+		sr.bufs[r] = anon(t, size)
+	}
+	return sr
+}
+
 func (s *selfReader) read(r int, dst []byte, addr uint64) error {
 	b := s.bufs[r]
 	base := uint64(uintptr(unsafe.Pointer(&b[0])))
@@ -154,12 +165,7 @@ func TestBcastDirect(t *testing.T) {
 		l := small
 		l.Ranks = n
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			// The ranks' buffers are outside the Go heap, as another process's memory
-			// is: the race detector cannot see the flags that order the reads.
-			sr := &selfReader{bufs: make([][]byte, n)}
-			for r := range sr.bufs {
-				sr.bufs[r] = anon(t, 3000)
-			}
+			sr := newSelfReader(t, n, 3000)
 			group(t, l, Options{Read: sr.read, Direct: 300}, func(g *Group) error {
 				buf := sr.bufs[g.rank]
 				want := make([]byte, 3000)
@@ -214,10 +220,7 @@ func TestBcastStaged(t *testing.T) {
 		l := small
 		l.Ranks = n
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			sr := &selfReader{bufs: make([][]byte, n)}
-			for r := range sr.bufs {
-				sr.bufs[r] = anon(t, 1600)
-			}
+			sr := newSelfReader(t, n, 1600)
 			group(t, l, Options{Read: sr.read}, func(g *Group) error { return stagedRounds(g, sr) })
 		})
 	}
@@ -433,10 +436,7 @@ func TestAllreduceDirectPieces(t *testing.T) {
 
 func testAllreduceDirect(t *testing.T, l Layout, nt int) {
 	n := l.Ranks
-	sr := &selfReader{bufs: make([][]byte, n)}
-	for r := range sr.bufs {
-		sr.bufs[r] = anon(t, 1600)
-	}
+	sr := newSelfReader(t, n, 1600)
 	group(t, l, Options{Read: sr.read, NT: nt}, func(g *Group) error {
 		for it := 0; it < 120; it++ {
 			m := 16 * ((it * 7) % 100)
