@@ -82,7 +82,9 @@ func FileDelete(name string, info *Info) error {
 // Close closes f on every rank of its group at once (MPI_File_close): it waits for
 // f's nonblocking operations, writes what this rank wrote through to the storage,
 // and, for a file opened with ModeDeleteOnClose, deletes it once every rank has
-// closed it. f is no longer valid afterwards.
+// closed it. f is no longer valid afterwards. Like Sync, it reports another rank's
+// failure in an earlier collective access that this rank has not seen (see the data
+// access calls); f is closed all the same.
 func (f *File) Close() error {
 	const op = "FileClose"
 	if err := f.check(op); err != nil {
@@ -142,7 +144,9 @@ func (f *File) Amode() (Amode, error) {
 
 // Sync writes what this rank wrote to f through to the storage device, on every rank
 // of its group at once (MPI_File_sync). With a barrier after it, what one rank wrote
-// before the sync is what every rank reads after.
+// before the sync is what every rank reads after. It fails on a rank whose part of an
+// earlier collective access succeeded where another rank's failed, naming that rank,
+// once (see the data access calls).
 func (f *File) Sync() error {
 	const op = "FileSync"
 	if err := f.check(op); err != nil {

@@ -14,7 +14,11 @@ import (
 //     pointer, which moves past what they access (a nonblocking call moves it when it
 //     starts).
 //   - All: collective: every rank of the file's group calls it, in the same order as
-//     the file's other collective calls; an error on any rank is every rank's.
+//     the file's other collective calls. Where the ranks' data goes through the
+//     aggregators (two-phase I/O), an error on any rank is every rank's; where each
+//     rank accesses its own part, each returns its own error, and a rank whose part
+//     did not fail learns of another's failure at the file's next Sync or Close,
+//     which then fail there with its class, naming that rank.
 //
 // The Status's Bytes are the bytes the call moved (GetCount gives them in elements):
 // a read past the end of the file reads what there is, and none at the end, with no
