@@ -67,13 +67,15 @@ func (c *Comm) dev() *core.Comm {
 //
 // A nil communicator (MPI_COMM_NULL) has no ranks, and MPI makes asking one for its
 // rank an error: Rank then raises an error of class ErrComm, which goes to Self's
-// handler (the handler of errors with no communicator), and returns Undefined.
+// handler (the handler of errors with no communicator), and returns Undefined. When
+// that handler returns the error, as the default ErrorsReturn does, Rank cannot, so
+// the error is written to standard error (once per process).
 // Undefined, unlike ProcNull, is a rank no call accepts, so that a rank taken from
 // the wrong communicator fails the call it is passed to (a Send: ErrRank) rather
 // than make it do nothing.
 func (c *Comm) Rank() int {
 	if c == nil {
-		c.raise("Rank", errorf(ClassComm, "Rank", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
+		unreturned("Rank", errorf(ClassComm, "Rank", "the communicator is nil (MPI_COMM_NULL), which has no ranks"), "Undefined")
 		return Undefined
 	}
 	if c.d == nil || !c.d.Known() {
@@ -87,7 +89,7 @@ func (c *Comm) Rank() int {
 // ErrComm, as Rank does, and returns 0.
 func (c *Comm) Size() int {
 	if c == nil {
-		c.raise("Size", errorf(ClassComm, "Size", "the communicator is nil (MPI_COMM_NULL), which has no ranks"))
+		unreturned("Size", errorf(ClassComm, "Size", "the communicator is nil (MPI_COMM_NULL), which has no ranks"), "0")
 		return 0
 	}
 	if c.d == nil || !c.d.Known() {

@@ -2,10 +2,12 @@ package mpi_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -249,4 +251,38 @@ func TestNilCommRankSize(t *testing.T) {
 			t.Errorf("a Send to the nil communicator's Rank: %v, want ErrRank", err)
 		}
 	})
+}
+
+// TestNilHandleCallsSaySo: Rank and Size of a nil communicator and of a nil group
+// have no error result, so under the default ErrorsReturn the error would be lost;
+// each is written to standard error instead, once per call, with the rank, the
+// class's words and what the call returned.
+func TestNilHandleCallsSaySo(t *testing.T) {
+	res := mpitest.Job(t, mpitest.Options{N: 2}, func(t *testing.T) {
+		must(t, mpi.Init())
+		defer mpi.Finalize()
+		var null *mpi.Comm
+		var g *mpi.Group
+		for i := 0; i < 3; i++ {
+			if r, n := null.Rank(), null.Size(); r != mpi.Undefined || n != 0 {
+				t.Errorf("nil communicator: Rank %d, Size %d; want Undefined and 0", r, n)
+			}
+			if r, n := g.Rank(), g.Size(); r != mpi.Undefined || n != 0 {
+				t.Errorf("nil group: Rank %d, Size %d; want Undefined and 0", r, n)
+			}
+		}
+	})
+	for _, want := range []string{
+		"Rank: the communicator is nil (MPI_COMM_NULL), which has no ranks (Rank has no error result; it returns Undefined)",
+		"Size: the communicator is nil (MPI_COMM_NULL), which has no ranks (Size has no error result; it returns 0)",
+		"Group.Rank: the group is nil (MPI_GROUP_NULL) (Group.Rank has no error result; it returns Undefined)",
+		"Group.Size: the group is nil (MPI_GROUP_NULL) (Group.Size has no error result; it returns 0)",
+	} {
+		for rank := 0; rank < 2; rank++ {
+			line := fmt.Sprintf("mpigo: rank %d: mpi: %s", rank, want)
+			if n := strings.Count(res.Stderr, line); n != 1 {
+				t.Errorf("stderr has %q %d times, want once:\n%s", line, n, res.Stderr)
+			}
+		}
+	}
 }

@@ -1,6 +1,10 @@
 package mpi
 
 import (
+	"fmt"
+	"os"
+	"sync"
+
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
@@ -117,6 +121,22 @@ func noObject(op string, err error) error {
 	}
 	return (*Comm)(nil).raise(op, err)
 }
+
+// unreturned raises err of op, a call with no valid object and no error result,
+// on Self's handler (as noObject does); when the handler returns, as ErrorsReturn
+// does, the caller could never see the error, so it is written to standard error,
+// once per call in a process, with what the call gives instead.
+func unreturned(op string, err error, gives string) {
+	if noObject(op, err) == nil {
+		return
+	}
+	if _, told := unreturnedTold.LoadOrStore(op, true); !told {
+		fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v (%s has no error result; it returns %s)\n", core.WorldRank(), err, op, gives)
+	}
+}
+
+// unreturnedTold holds the calls unreturned has written about.
+var unreturnedTold sync.Map
 
 // fail is the one seam every call's error passes through: it goes to the handler of
 // the call's communicator (Self's, for a nil communicator, MPI's rule for errors with

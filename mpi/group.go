@@ -87,11 +87,27 @@ func derived(op string, x *mpir.Group, err error, from ...*Group) (*Group, error
 	return wrapGroup(x), nil
 }
 
-// Size is the number of members.
-func (g *Group) Size() int { return g.obj().Size() }
+// Size is the number of members. A nil group (MPI_GROUP_NULL) has none to count, and
+// MPI makes asking an error: Size raises an error of class ErrGroup on Self's handler
+// and returns 0. GroupEmpty is the group with no members.
+func (g *Group) Size() int {
+	if g == nil {
+		unreturned("Group.Size", errorf(ClassGroup, "Group.Size", "the group is nil (MPI_GROUP_NULL)"), "0")
+		return 0
+	}
+	return g.x.Size()
+}
 
-// Rank is the calling process's rank in g, or Undefined when it is not a member.
-func (g *Group) Rank() int { return g.obj().Rank() }
+// Rank is the calling process's rank in g, or Undefined when it is not a member. On
+// a nil group (MPI_GROUP_NULL) it raises an error of class ErrGroup, as Size does,
+// and returns Undefined.
+func (g *Group) Rank() int {
+	if g == nil {
+		unreturned("Group.Rank", errorf(ClassGroup, "Group.Rank", "the group is nil (MPI_GROUP_NULL)"), "Undefined")
+		return Undefined
+	}
+	return g.x.Rank()
+}
 
 // String describes the group and its storage.
 func (g *Group) String() string { return g.obj().Members().String() }

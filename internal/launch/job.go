@@ -181,10 +181,11 @@ type event struct {
 	err       error  // a rank broke the protocol
 	failure   string // an agent's word on what went wrong (host named)
 	lost      *child // an agent's connection ended
-	// at is when the launcher saw a local rank's process end (zero for a rank on
-	// another host, whose agent reports it): the order of two ranks' ends, which
-	// their events may not keep.
-	at time.Time
+	// order numbers a local rank's end among this launcher's ranks' ends, in the
+	// order the kernel saw them (exitOrder; zero for a rank on another host, whose
+	// agent reports it): the order of two ranks' ends, which their events may not
+	// keep.
+	order uint64
 }
 
 // rankRequest is a rank's request to the launcher (wireup.MsgRequest) and the way
@@ -408,7 +409,7 @@ func (j *Job) run() int {
 			j.explain(fmt.Sprintf("received %v", sig))
 			j.diag("received %v; forwarding it to %d ranks", sig, j.running())
 			j.signalJobs(sig)
-			j.reapAll(sig, time.Time{})
+			j.reapAll(sig, 0)
 			return 128 + int(sig)
 		case <-timeout:
 			j.explain(fmt.Sprintf("the job timed out after %v", j.spec.Timeout))
@@ -477,7 +478,7 @@ func (j *Job) interruptedStarting() (int, bool) {
 		sig := s.(syscall.Signal)
 		j.diag("received %v while starting the job; stopping the %d ranks started", sig, len(j.ranks))
 		j.signalJobs(sig)
-		j.reapAll(sig, time.Time{})
+		j.reapAll(sig, 0)
 		return 128 + int(sig), true
 	default:
 		return 0, false
@@ -603,7 +604,7 @@ func (j *Job) judge(ev event) (int, bool) {
 		j.diag("%s %s", who(), why)
 		j.flushRanks()
 		j.signalJobs(syscall.SIGTERM)
-		if first, ok := j.reapAll(syscall.SIGTERM, ev.at); ok {
+		if first, ok := j.reapAll(syscall.SIGTERM, ev.order); ok {
 			// Another rank ended with an error of its own before this one, which
 			// probably failed because of it (a survivor that saw its peer gone): the
 			// run ends with the first failure's code.
@@ -654,7 +655,7 @@ func exitCode(ev event) (int, string) {
 func (j *Job) fail(code int) int {
 	j.flushRanks()
 	j.signalJobs(syscall.SIGTERM)
-	j.reapAll(syscall.SIGTERM, time.Time{})
+	j.reapAll(syscall.SIGTERM, 0)
 	return code
 }
 
@@ -724,10 +725,11 @@ func (jb *Job) stopping() bool {
 // run was stopped with: a rank found killed by another one (a SIGKILL before the
 // stop's own) died on its own, perhaps before the failure that stopped the run (its
 // end and a survivor's reach the launcher in either order), so it is reported too.
-// With stopAt (when the launcher saw the rank whose failure stopped the run end), it
-// also returns the earliest local rank that exited with an error code before then.
+// With stopAt (the number of the end of the rank whose failure stopped the run, in
+// exitOrder), it also returns the earliest local rank that exited with an error code
+// before it.
 // Requests that come meanwhile are refused.
-func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bool) {
+func (j *Job) reapAll(sent syscall.Signal, stopAt uint64) (first event, ok bool) {
 	for {
 		left := false
 		for _, jb := range j.all {
@@ -762,8 +764,8 @@ func (j *Job) reapAll(sent syscall.Signal, stopAt time.Time) (first event, ok bo
 				_, why := exitCode(ev)
 				j.diag("%s also %s", jb.rankName(ev.rank, ev.pid, ev.host), why)
 			}
-			if ws := ev.status; !jb.aborted && ws.Exited() && ws.ExitStatus() != 0 && !stopAt.IsZero() && !ev.at.IsZero() &&
-				ev.at.Before(stopAt) && (!ok || ev.at.Before(first.at)) {
+			if ws := ev.status; !jb.aborted && ws.Exited() && ws.ExitStatus() != 0 && stopAt != 0 && ev.order != 0 &&
+				ev.order < stopAt && (!ok || ev.order < first.order) {
 				first, ok = ev, true
 			}
 		case ev.lost != nil:
@@ -861,9 +863,9 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		c.outDone.Done()
 	}()
 	go n.serveRank(c)
+	watch := watchExit(c.pid)
 	go func() {
-		waitRank(cmd)
-		at := time.Now()
+		order := watch.waitRank(cmd)
 		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize),
 		// and the output forwarders what it wrote last (a panic, its last lines:
 		// under an agent, its exit must not overtake them on the way up), before its
@@ -892,7 +894,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		}
 		n.fmu.Lock()
 		ev := event{rank: r, pid: c.pid, host: c.host, exited: true, hello: c.hello, finalized: c.finalized,
-			crash: c.crash, status: cmd.ProcessState.Sys().(syscall.WaitStatus), at: at}
+			crash: c.crash, status: cmd.ProcessState.Sys().(syscall.WaitStatus), order: order}
 		if c.mpiPid != 0 {
 			ev.pid = c.mpiPid
 		}
