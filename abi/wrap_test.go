@@ -3,14 +3,18 @@ package abi_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mpigo/mpigo/abi"
 )
 
 // install lays out the ABI under a new prefix with `mpigo abi install`.
@@ -112,22 +116,61 @@ func TestWrappersMakeCC(t *testing.T) {
 // TestWrapperBuildsLibraryUnderCC: `CC="mpigo cc" mpigo cc -c` where the library is
 // not yet built (a new cache) builds it and compiles. The library's go build runs
 // cgo with $CC, which named the wrapper: each wrapper built the library again, by a
-// wrapper, without end.
+// wrapper, without end. Three such compilations at once, as make -j starts them,
+// build the library once, and each compiles.
 func TestWrapperBuildsLibraryUnderCC(t *testing.T) {
 	mpigo := setup(t)
 	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatalf("go env GOCACHE: %v", err)
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "main.c"), []byte(wrapC), 0o644)
 	env := []string{"CC=" + mpigo + " cc", "XDG_CACHE_HOME=" + t.TempDir(), "GOCACHE=" + strings.TrimSpace(string(gocache))}
-	if code, out := wrapperRun(t, dir, env, mpigo, "cc", "-c", "main.c"); code != 0 {
-		t.Fatalf(`CC="mpigo cc" mpigo cc -c main.c, the library not built: exit %d\n%s`, code, out)
+	const n = 3
+	dirs := make([]string, n)
+	codes, outs := make([]int, n), make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		os.WriteFile(filepath.Join(dirs[i], "main.c"), []byte(wrapC), 0o644)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "main.o")); err != nil {
-		t.Errorf(`CC="mpigo cc" mpigo cc -c main.c made no main.o: %v`, err)
+	var wg sync.WaitGroup
+	for i := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], outs[i] = compileIn(dirs[i], env, mpigo, "cc", "-c", "main.c")
+		}()
 	}
+	wg.Wait()
+	builds := 0
+	for i, dir := range dirs {
+		builds += strings.Count(outs[i], "building "+abi.LibName)
+		if codes[i] != 0 {
+			t.Errorf(`CC="mpigo cc" mpigo cc -c main.c, the library not built: exit %d\n%s`, codes[i], outs[i])
+		} else if _, err := os.Stat(filepath.Join(dir, "main.o")); err != nil {
+			t.Errorf(`CC="mpigo cc" mpigo cc -c main.c made no main.o: %v`, err)
+		}
+	}
+	if builds != 1 {
+		t.Errorf("%d compilations at once built the library %d times, want once:\n%s", n, builds, strings.Join(outs, "\n"))
+	}
+}
+
+// compileIn runs argv in dir with env added, for at most 3 minutes, and returns
+// its exit code (-1 if it did not end) and output; unlike wrapperRun it may run on
+// any goroutine.
+func compileIn(dir string, env []string, argv ...string) (code int, out string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	b, err := cmd.CombinedOutput()
+	if err != nil && (cmd.ProcessState == nil || ctx.Err() != nil) {
+		return -1, fmt.Sprintf("%s\n%v", b, err)
+	}
+	return cmd.ProcessState.ExitCode(), string(b)
 }
 
 // TestWrappersRefuseThemselves: MPIGO_CC or MPIGO_CXX naming a wrapper (an installed
