@@ -31,7 +31,18 @@ func install(t *testing.T, mpigo string) string {
 // would pile up arguments until killed. Everything it started goes with it.
 func wrapperRun(t *testing.T, dir string, env []string, argv ...string) (code int, out string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	code, out, err := runBounded(2*time.Minute, dir, env, argv...)
+	if err != nil {
+		t.Fatalf("%v (env %v): %v\n%.2000s", argv, env, err, out)
+	}
+	return code, out
+}
+
+// runBounded runs argv in dir with env added for at most d, killing everything it
+// started after that, and returns its exit code and output; err says why it has
+// none. Unlike wrapperRun it may run on any goroutine.
+func runBounded(d time.Duration, dir string, env []string, argv ...string) (code int, out string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
@@ -40,14 +51,14 @@ func wrapperRun(t *testing.T, dir string, env []string, argv ...string) (code in
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%v (env %v) did not end in 2 minutes: a wrapper calling itself?\n%.2000s", argv, env, b.String())
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return -1, b.String(), fmt.Errorf("did not end in %v: a wrapper calling itself?", d)
+	case err != nil && cmd.ProcessState == nil:
+		return -1, b.String(), err
 	}
-	if err != nil && cmd.ProcessState == nil {
-		t.Fatalf("%v: %v", argv, err)
-	}
-	return cmd.ProcessState.ExitCode(), b.String()
+	return cmd.ProcessState.ExitCode(), b.String(), nil
 }
 
 const wrapC = `#include <mpi.h>
@@ -137,7 +148,11 @@ func TestWrapperBuildsLibraryUnderCC(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i], outs[i] = compileIn(dirs[i], env, mpigo, "cc", "-c", "main.c")
+			var err error
+			codes[i], outs[i], err = runBounded(3*time.Minute, dirs[i], env, mpigo, "cc", "-c", "main.c")
+			if err != nil {
+				outs[i] += err.Error()
+			}
 		}()
 	}
 	wg.Wait()
@@ -153,24 +168,6 @@ func TestWrapperBuildsLibraryUnderCC(t *testing.T) {
 	if builds != 1 {
 		t.Errorf("%d compilations at once built the library %d times, want once:\n%s", n, builds, strings.Join(outs, "\n"))
 	}
-}
-
-// compileIn runs argv in dir with env added, for at most 3 minutes, and returns
-// its exit code (-1 if it did not end) and output; unlike wrapperRun it may run on
-// any goroutine.
-func compileIn(dir string, env []string, argv ...string) (code int, out string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	b, err := cmd.CombinedOutput()
-	if err != nil && (cmd.ProcessState == nil || ctx.Err() != nil) {
-		return -1, fmt.Sprintf("%s\n%v", b, err)
-	}
-	return cmd.ProcessState.ExitCode(), string(b)
 }
 
 // TestWrappersRefuseThemselves: MPIGO_CC or MPIGO_CXX naming a wrapper (an installed
