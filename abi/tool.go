@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Module is the import path of the module whose source the library is built from.
@@ -139,6 +141,16 @@ func Ensure(log func(string)) (string, error) {
 	if ok {
 		return dir, nil
 	}
+	// Builds started at once (make -j's first compilations) build it once: the
+	// others wait for the lock, then find it built.
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if _, ok, err = Built(); err != nil || ok {
+		return dir, err
+	}
 	src, _ := Source()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -168,12 +180,48 @@ func Ensure(log func(string)) (string, error) {
 	if err := os.Rename(tmp, filepath.Join(lib, LibName)); err != nil {
 		return "", err
 	}
-	link := filepath.Join(lib, "libmpi_abi.so")
-	os.Remove(link)
-	if err := os.Symlink(LibName, link); err != nil && !os.IsExist(err) {
+	if err := replaceLink(LibName, filepath.Join(lib, "libmpi_abi.so")); err != nil {
 		return "", err
 	}
 	return dir, nil
+}
+
+// lockDir holds an exclusive lock on the cache directory dir (a file beside it)
+// until unlock is called.
+func lockDir(dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %v", f.Name(), err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// replaceLink makes path a symbolic link to target, in one step for a reader of
+// path: a compiler or linker running meanwhile sees the old link or the new one.
+func replaceLink(target, path string) error {
+	tmp := fmt.Sprintf("%s.%d", path, os.Getpid())
+	os.Remove(tmp)
+	if err := os.Symlink(target, tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // headerOf is the mpi.h of the source src the library is built from: the one that
@@ -187,11 +235,22 @@ func headerOf(src string) []byte {
 	return Header
 }
 
+// writeHeader writes dir/mpi.h in one step for a reader: a compiler running
+// meanwhile reads the old header or the new one, never a part.
 func writeHeader(dir string, h []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "mpi.h"), h, 0o644)
+	tmp := filepath.Join(dir, fmt.Sprintf(".mpi.h.%d", os.Getpid()))
+	if err := os.WriteFile(tmp, h, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "mpi.h")); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // Install lays the C ABI out under prefix as MPI installations are laid out, so that

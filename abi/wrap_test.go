@@ -3,14 +3,18 @@ package abi_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mpigo/mpigo/abi"
 )
 
 // install lays out the ABI under a new prefix with `mpigo abi install`.
@@ -27,7 +31,18 @@ func install(t *testing.T, mpigo string) string {
 // would pile up arguments until killed. Everything it started goes with it.
 func wrapperRun(t *testing.T, dir string, env []string, argv ...string) (code int, out string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	code, out, err := runBounded(2*time.Minute, dir, env, argv...)
+	if err != nil {
+		t.Fatalf("%v (env %v): %v\n%.2000s", argv, env, err, out)
+	}
+	return code, out
+}
+
+// runBounded runs argv in dir with env added for at most d, killing everything it
+// started after that, and returns its exit code and output; err says why it has
+// none. Unlike wrapperRun it may run on any goroutine.
+func runBounded(d time.Duration, dir string, env []string, argv ...string) (code int, out string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
@@ -36,14 +51,14 @@ func wrapperRun(t *testing.T, dir string, env []string, argv ...string) (code in
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%v (env %v) did not end in 2 minutes: a wrapper calling itself?\n%.2000s", argv, env, b.String())
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return -1, b.String(), fmt.Errorf("did not end in %v: a wrapper calling itself?", d)
+	case err != nil && cmd.ProcessState == nil:
+		return -1, b.String(), err
 	}
-	if err != nil && cmd.ProcessState == nil {
-		t.Fatalf("%v: %v", argv, err)
-	}
-	return cmd.ProcessState.ExitCode(), b.String()
+	return cmd.ProcessState.ExitCode(), b.String(), nil
 }
 
 const wrapC = `#include <mpi.h>
@@ -112,21 +127,46 @@ func TestWrappersMakeCC(t *testing.T) {
 // TestWrapperBuildsLibraryUnderCC: `CC="mpigo cc" mpigo cc -c` where the library is
 // not yet built (a new cache) builds it and compiles. The library's go build runs
 // cgo with $CC, which named the wrapper: each wrapper built the library again, by a
-// wrapper, without end.
+// wrapper, without end. Three such compilations at once, as make -j starts them,
+// build the library once, and each compiles.
 func TestWrapperBuildsLibraryUnderCC(t *testing.T) {
 	mpigo := setup(t)
 	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatalf("go env GOCACHE: %v", err)
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "main.c"), []byte(wrapC), 0o644)
 	env := []string{"CC=" + mpigo + " cc", "XDG_CACHE_HOME=" + t.TempDir(), "GOCACHE=" + strings.TrimSpace(string(gocache))}
-	if code, out := wrapperRun(t, dir, env, mpigo, "cc", "-c", "main.c"); code != 0 {
-		t.Fatalf(`CC="mpigo cc" mpigo cc -c main.c, the library not built: exit %d\n%s`, code, out)
+	const n = 3
+	dirs := make([]string, n)
+	codes, outs := make([]int, n), make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		os.WriteFile(filepath.Join(dirs[i], "main.c"), []byte(wrapC), 0o644)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "main.o")); err != nil {
-		t.Errorf(`CC="mpigo cc" mpigo cc -c main.c made no main.o: %v`, err)
+	var wg sync.WaitGroup
+	for i := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			codes[i], outs[i], err = runBounded(3*time.Minute, dirs[i], env, mpigo, "cc", "-c", "main.c")
+			if err != nil {
+				outs[i] += err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	builds := 0
+	for i, dir := range dirs {
+		builds += strings.Count(outs[i], "building "+abi.LibName)
+		if codes[i] != 0 {
+			t.Errorf(`CC="mpigo cc" mpigo cc -c main.c, the library not built: exit %d\n%s`, codes[i], outs[i])
+		} else if _, err := os.Stat(filepath.Join(dir, "main.o")); err != nil {
+			t.Errorf(`CC="mpigo cc" mpigo cc -c main.c made no main.o: %v`, err)
+		}
+	}
+	if builds != 1 {
+		t.Errorf("%d compilations at once built the library %d times, want once:\n%s", n, builds, strings.Join(outs, "\n"))
 	}
 }
 
