@@ -58,21 +58,11 @@ func fileAccess(op string, f *File, a mpir.Access, b mpir.IOBuf, bad error) (Sta
 	return st, st.Err
 }
 
-// accessAt is FileReadAt's and FileWriteAt's short way (mpir's AccessAt): ok is
-// false where it does not apply, and the call then takes fileAccess.
-func accessAt(op string, f *File, write bool, off int64, b []byte) (Status, bool, error) {
-	if f == nil || f.d == nil {
-		return Status{}, false, nil
-	}
-	n, ok, err := f.d.AccessAt(op, write, off, b)
-	if !ok {
-		return Status{}, false, nil
-	}
-	st := Status{Source: AnySource, Tag: AnyTag, bytes: n}
-	if err != nil {
-		st.Err = f.fail(op, err)
-	}
-	return st, true, st.Err
+// atFailed is the status and error of FileReadAt's and FileWriteAt's short way (mpir's
+// AccessAt) where it failed, having moved n bytes: the file's handler has the error.
+func atFailed(op string, f *File, n int64, err error) (Status, error) {
+	st := Status{Source: AnySource, Tag: AnyTag, bytes: n, Err: f.fail(op, err)}
+	return st, st.Err
 }
 
 // fileStart is every nonblocking access.
@@ -89,8 +79,14 @@ func fileStart(op string, f *File, a mpir.Access, b mpir.IOBuf, bad error) (Requ
 
 // FileReadAt reads f into buf at offset etypes of the view (MPI_File_read_at).
 func FileReadAt[T Elem](f *File, off int64, buf []T) (Status, error) {
-	if st, ok, err := accessAt("FileReadAt", f, false, off, asBytes(buf)); ok {
-		return st, err
+	if f != nil && f.d != nil {
+		// The short way (mpir's AccessAt); ok is false where it does not apply.
+		if n, ok, err := f.d.AccessAt("FileReadAt", false, off, asBytes(buf)); ok {
+			if err != nil {
+				return atFailed("FileReadAt", f, n, err)
+			}
+			return Status{Source: AnySource, Tag: AnyTag, bytes: n}, nil
+		}
 	}
 	return fileAccess("FileReadAt", f, mpir.Access{Explicit: true, Offset: off}, sliceIO(buf), nil)
 }
@@ -103,8 +99,14 @@ func FileReadAtBuf(f *File, off int64, b Buf) (Status, error) {
 
 // FileWriteAt writes buf to f at offset etypes of the view (MPI_File_write_at).
 func FileWriteAt[T Elem](f *File, off int64, buf []T) (Status, error) {
-	if st, ok, err := accessAt("FileWriteAt", f, true, off, asBytes(buf)); ok {
-		return st, err
+	if f != nil && f.d != nil {
+		// The short way (mpir's AccessAt); ok is false where it does not apply.
+		if n, ok, err := f.d.AccessAt("FileWriteAt", true, off, asBytes(buf)); ok {
+			if err != nil {
+				return atFailed("FileWriteAt", f, n, err)
+			}
+			return Status{Source: AnySource, Tag: AnyTag, bytes: n}, nil
+		}
 	}
 	return fileAccess("FileWriteAt", f, mpir.Access{Write: true, Explicit: true, Offset: off}, sliceIO(buf), nil)
 }

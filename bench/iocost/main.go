@@ -6,6 +6,9 @@
 // SIZE bytes a rank in 4 KiB blocks interleaved by rank through a file view, one
 // FileWriteAtAll and one Sync per call (two-phase where the file is on a disk).
 //
+// It starts MPI at bench/io's thread level, ThreadSingle (BENCH_THREAD=multiple:
+// ThreadMultiple, mpi.Init's).
+//
 // usage: mpigo run -n NP iocost ordered|small|strided ITERS SIZE
 package main
 
@@ -16,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/mpigo/mpigo/bench/osu"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -31,7 +35,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: iocost ordered|small|strided ITERS SIZE")
 		os.Exit(2)
 	}
-	must(mpi.Init())
+	osu.Init()
 	defer mpi.Finalize()
 	rank, np := mpi.World.Rank(), mpi.World.Size()
 	dir := os.Getenv("ANCHOR_IODIR")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -94,7 +95,24 @@ func (f *File) Local() bool { return f.local }
 // ReadAt reads len(p) bytes at off, fewer only at the end of the file: n < len(p)
 // with a nil error means the file ended.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
-	n := 0
+	// The common case, a small access's, first: one system call made directly,
+	// without x/sys's wrapper and its error value. A short count goes on in the loop
+	// from there; an error takes the loop from the start, which makes the call again
+	// to retry it (EINTR) or report it.
+	if len(p) > 0 {
+		k, _, e := syscall.Syscall6(unix.SYS_PREAD64, uintptr(f.fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), uintptr(off), 0, 0)
+		switch {
+		case e == 0 && (int(k) == len(p) || k == 0): // all of it, or the end of the file
+			return int(k), nil
+		case e == 0 && int(k) < len(p):
+			return f.readFrom(p, off, int(k))
+		}
+	}
+	return f.readFrom(p, off, 0)
+}
+
+// readFrom is ReadAt's loop, from byte n of p on.
+func (f *File) readFrom(p []byte, off int64, n int) (int, error) {
 	for n < len(p) {
 		k, err := unix.Pread(f.fd, p[n:], off+int64(n))
 		if err == nil && k > 0 { // the common case first: no error's comparisons
@@ -116,7 +134,21 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt writes p at off, all of it or an error.
 func (f *File) WriteAt(p []byte, off int64) (int, error) {
-	n := 0
+	// As ReadAt: one direct system call, else the loop.
+	if len(p) > 0 {
+		k, _, e := syscall.Syscall6(unix.SYS_PWRITE64, uintptr(f.fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), uintptr(off), 0, 0)
+		if e == 0 && int(k) == len(p) {
+			return len(p), nil
+		}
+		if e == 0 && int(k) > 0 && int(k) < len(p) {
+			return f.writeFrom(p, off, int(k))
+		}
+	}
+	return f.writeFrom(p, off, 0)
+}
+
+// writeFrom is WriteAt's loop, from byte n of p on.
+func (f *File) writeFrom(p []byte, off int64, n int) (int, error) {
 	for n < len(p) {
 		k, err := unix.Pwrite(f.fd, p[n:], off+int64(n))
 		if err == nil && k > 0 {

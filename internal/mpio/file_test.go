@@ -188,3 +188,32 @@ func TestFileSystemKind(t *testing.T) {
 		t.Errorf("/proc/self/status: InMemory %v, Local %v; want false, false", f.InMemory(), f.Local())
 	}
 }
+
+// TestReadWriteAt: what WriteAt writes ReadAt reads back at the same offset; a read
+// that crosses the end of the file reads what there is, with no error, and one at the
+// end reads nothing.
+func TestReadWriteAt(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "x")
+	f, err := Open(name, Rdwr|Create, true, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec := []byte("sixty-four bytes, or so: a record of write_small's kind, at 100")
+	if n, err := f.WriteAt(rec, 100); n != len(rec) || err != nil {
+		t.Fatalf("WriteAt: %d, %v", n, err)
+	}
+	got := make([]byte, len(rec))
+	if n, err := f.ReadAt(got, 100); n != len(rec) || err != nil || string(got) != string(rec) {
+		t.Fatalf("ReadAt: %d, %v, %q", n, err, got[:n])
+	}
+	if n, err := f.ReadAt(got, 110); n != len(rec)-10 || err != nil || string(got[:n]) != string(rec[10:]) {
+		t.Errorf("ReadAt across the end: %d, %v, %q; want %d bytes", n, err, got[:n], len(rec)-10)
+	}
+	if n, err := f.ReadAt(got, 100+int64(len(rec))); n != 0 || err != nil {
+		t.Errorf("ReadAt at the end: %d, %v; want 0 and no error", n, err)
+	}
+	if n, err := f.ReadAt(nil, 0); n != 0 || err != nil {
+		t.Errorf("ReadAt of nothing: %d, %v", n, err)
+	}
+}

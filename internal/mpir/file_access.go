@@ -259,50 +259,65 @@ func (f *File) run(op string, a Access, p *plan) (int64, error) {
 // does the access, or finds the error, as ever; nothing has changed, and nothing is
 // recorded.
 func (f *File) AccessAt(op string, write bool, offset int64, mem []byte) (n int64, ok bool, err error) {
-	off, ok := f.plainAt(write, offset, mem)
-	if !ok {
+	off, q := f.plainAt(write, offset, mem)
+	if q == nil {
 		return 0, false, nil
 	}
 	call, t := prof.FileReadAt, int64(0)
 	if write {
 		call = prof.FileWriteAt
 	}
-	if !prof.Try(call, f.profComm(), prof.NoPeer, -2, len(mem)) {
-		t = prof.Enter(call, f.profComm(), prof.NoPeer, -2, len(mem))
+	shared := false // counted by prof's short path at ThreadMultiple
+	if !prof.Try(call, q.pc, prof.NoPeer, -2, len(mem)) {
+		if shared = prof.SharedUntimed(call); !shared {
+			t = prof.Enter(call, q.pc, prof.NoPeer, -2, len(mem))
+		}
 	}
-	n, err = f.moveAt(op, write, off, mem)
-	if !prof.TryExit(call, t, int(n)) {
-		prof.Exit(call, t, int(n))
+	var k int
+	if write {
+		k, err = f.os.WriteAt(mem, off)
+	} else {
+		k, err = f.os.ReadAt(mem, off)
 	}
-	return n, true, err
+	if err != nil {
+		err = ioErr(op, err)
+	}
+	switch {
+	case shared:
+		prof.SharedCount(call, k)
+	case !prof.TryExit(call, t, k):
+		prof.Exit(call, t, k)
+	}
+	return int64(k), true, err
 }
 
 // plainAt checks an access of mem at offset etypes for the short way and returns
-// the file offset it starts at (ok: it applies, and every check holds). It takes no
-// lock: what it reads settle made when the view, hints or atomicity last changed.
-func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, ok bool) {
+// the file offset it starts at and the record it was checked against (nil: the short
+// way does not apply, or a check failed). It takes no lock: what it reads settle
+// made when the view, hints or atomicity last changed.
+func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, q *quickAt) {
 	if f == nil {
-		return 0, false
+		return 0, nil
 	}
-	q := f.quick.Load()
+	q = f.quick.Load()
 	if q == nil || f.closed.Load() || (write && !q.write) || (!write && !q.read) {
-		return 0, false
+		return 0, nil
 	}
 	n := int64(len(mem))
 	pos := offset
 	if q.es != 1 {
 		if n%q.es != 0 || offset < 0 || offset > math.MaxInt64/q.es {
-			return 0, false
+			return 0, nil
 		}
 		pos = offset * q.es
 	}
 	if pos < 0 || n > q.end || pos > q.end-n { // View.Fits, as FitEnd gives it
-		return 0, false
+		return 0, nil
 	}
 	if write && n > 0 {
 		f.wrote()
 	}
-	return q.disp + pos, true
+	return q.disp + pos, q
 }
 
 // quickAt is what plainAt needs of a file whose accesses at explicit offsets may
@@ -311,7 +326,8 @@ func (f *File) plainAt(write bool, offset int64, mem []byte) (off int64, ok bool
 type quickAt struct {
 	es, disp, end int64
 	read, write   bool
-	joins         bool // ordered writes may be joined: collective buffering is not forced (romio_cb_write)
+	joins         bool       // ordered writes may be joined: collective buffering is not forced (romio_cb_write)
+	pc            *prof.Comm // the file's communicator as the record knows it
 }
 
 // settleQuick makes plainAt's record from the view, representation and atomicity
@@ -323,7 +339,7 @@ func (f *File) settleQuick() {
 		return
 	}
 	f.quick.Store(&quickAt{es: v.EtypeSize(), disp: v.FileOff(0), end: v.FitEnd(),
-		read: f.amode.CanRead(), write: f.amode.CanWrite(), joins: f.cb.write != cbEnable})
+		read: f.amode.CanRead(), write: f.amode.CanWrite(), joins: f.cb.write != cbEnable, pc: f.profComm()})
 }
 
 // Plain is what AccessAt's short way needs to do an access outside Go: the C
@@ -420,7 +436,7 @@ func (f *File) access(op string, a Access, b IOBuf, bad error) (core.Status, err
 	st := core.Status{Source: core.AnySource, Tag: core.AnyTag}
 	if a.Explicit && !a.Coll && bad == nil && b.Type == datatype.Byte && b.Count >= 0 && b.Origin >= 0 && b.Count <= int64(len(b.Mem))-b.Origin {
 		mem := b.Mem[b.Origin : b.Origin+b.Count]
-		if off, ok := f.plainAt(a.Write, a.Offset, mem); ok {
+		if off, q := f.plainAt(a.Write, a.Offset, mem); q != nil {
 			var err error
 			st.Count, err = f.moveAt(op, a.Write, off, mem)
 			return st, err

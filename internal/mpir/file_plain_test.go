@@ -67,7 +67,8 @@ func TestPlainIsPlainAt(t *testing.T) {
 			default:
 				offset, n = math.MaxInt64/4-rng.Int64N(3), rng.Int64N(10)
 			}
-			off, took := f.plainAt(write, offset, make([]byte, n))
+			off, q := f.plainAt(write, offset, make([]byte, n))
+			took := q != nil
 			rule := ok && (write && p.Write || !write && p.Read) && n%p.Etype == 0 && offset >= 0 &&
 				offset <= math.MaxInt64/p.Etype && offset*p.Etype <= p.End-n
 			if took != rule || took && off != p.Disp+offset*p.Etype {

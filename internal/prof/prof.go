@@ -36,7 +36,8 @@
 //     race detector and off amd64); a reader (State) takes it when two reads agree.
 //     With several goroutines in MPI at once it is the last call entered.
 //   - In a program at ThreadMultiple every call takes the long path, whose counters
-//     are updated atomically; below it, the caller's promise that calls never overlap
+//     are updated atomically, but the calls of sharedCalls, counted in per-processor
+//     tallies (shared.go); below it, the caller's promise that calls never overlap
 //     lets them be plain adds.
 //   - Data flows down to the record, never the other way: it imports nothing of
 //     mpigo's but config and group, and calls nothing of a layer above, not even

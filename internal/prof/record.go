@@ -333,7 +333,8 @@ func Start(r, n int, multi bool) error {
 	defer func() { stamping = timed && !concurrent }()
 	rank, size, concurrent = r, n, multi
 	if concurrent {
-		gate = 0 // every call takes Enter's long path (atomic counts)
+		gate = 0 // every call takes Enter's long path (atomic counts) but sharedCalls
+		startShared()
 	}
 	host, _ = os.Hostname()
 	start = pairNow()
