@@ -583,3 +583,47 @@ func TestWinSharedQueryEveryFlavor(t *testing.T) {
 		must(t, d.Free())
 	})
 }
+
+// TestWinTestAfterComplete: once the origin's Complete has returned and a barrier
+// after it has ended, the target's Test reports the exposure epoch over (MPI 4.1
+// §12.5.2: Test's flag is true when every origin's Complete has signalled), at its
+// first call.
+func TestWinTestAfterComplete(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		for _, flavor := range []string{"create", "allocate"} {
+			var w *mpi.Win
+			var err error
+			if flavor == "create" {
+				w, err = mpi.WinCreate(make([]byte, 8), 1, nil, mpi.World)
+			} else {
+				w, _, err = mpi.WinAllocate(8, 1, nil, mpi.World)
+			}
+			must(t, err)
+			wg := mpi.World.Group()
+			peer, _ := wg.Incl([]int{1 - rank})
+			for it := 0; it < 50; it++ {
+				if rank == 0 {
+					must(t, w.Start(peer, 0))
+					must(t, mpi.World.Barrier())
+					must(t, w.Complete())
+					must(t, mpi.World.Barrier())
+					continue
+				}
+				must(t, w.Post(peer, 0))
+				ok, err := w.Test()
+				must(t, err)
+				if ok {
+					t.Fatalf("%s, iteration %d: Test true before the origin's Complete", flavor, it)
+				}
+				must(t, mpi.World.Barrier())
+				must(t, mpi.World.Barrier())
+				ok, err = w.Test()
+				must(t, err)
+				if !ok {
+					t.Fatalf("%s, iteration %d: Test false after the origin's Complete and a barrier", flavor, it)
+				}
+			}
+			must(t, w.Free())
+		}
+	})
+}

@@ -40,6 +40,15 @@ func (w *Win) drain() bool {
 	return did
 }
 
+// applyArrived applies every request that has come, waiting for the progress
+// goroutine if it is applying one: Test's answer must count a Complete that arrived
+// before it was called, which the goroutine may hold (drain would give up on it).
+func (w *Win) applyArrived() {
+	w.applyMu.Lock()
+	w.applyQueued()
+	w.applyMu.Unlock()
+}
+
 // serveWhile waits until done holds (done drives the engine's progress), applying
 // this rank's requests meanwhile, through the idle policy's spin and yield phases. It
 // reports whether done holds; false when the phases are over: the caller then sleeps

@@ -420,21 +420,31 @@ func (w *Win) Complete(op string) error {
 	return first
 }
 
+// allOf reports whether ready holds for every rank of g.
+func allOf(g []int32, ready func(int32) bool) bool {
+	for _, o := range g {
+		if !ready(o) {
+			return false
+		}
+	}
+	return true
+}
+
 // Wait ends the exposure epoch Post began, once every origin has completed
 // (MPI_Win_wait); Test is Wait that does not wait (MPI_Win_test).
 func (w *Win) Wait(op string, test bool) (bool, error) {
 	g := w.exposure()
 	ready := func(o int32) bool { return atomic.LoadUint64(w.ctrl.complete(int(o), w.size)) > w.waitSeen[o] }
 	if test {
-		for _, o := range g {
-			if !ready(o) {
-				if w.ships || w.served {
-					eng().Progress()
-				}
-				if w.served {
-					w.drain()
-					w.endServe()
-				}
+		if !allOf(g, ready) {
+			if w.ships || w.served {
+				eng().Progress()
+			}
+			if w.served {
+				w.applyArrived()
+				w.endServe()
+			}
+			if !allOf(g, ready) {
 				return false, nil
 			}
 		}
