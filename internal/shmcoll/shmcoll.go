@@ -320,7 +320,9 @@ type Group struct {
 
 // Own is a rank's own line of the region, which no other rank reads: its counts of
 // ops run (S) and ring chunks used (C), what it last saw of the others' acks
-// (AckKnown), and Short, 1 while the group has not failed. They are in the region,
+// (AckKnown), Short, 1 while the group has not failed, and Bar, the op of its last
+// Barrier (whose yield to rank 0 a Barrier right after a Barrier skips: Barrier). They
+// are in the region,
 // not in the Group, so that code outside Go (the C library's short collectives,
 // abi/libmpi/collshort.c, whose mpigo_own is this struct field for field) runs this
 // rank's ops on the same counts by the same protocol, and Go's next op follows on.
@@ -331,7 +333,8 @@ type Own struct {
 	AckKnown uint64
 	Short    uint64
 	Flow     [2]uint64
-	_        [2]uint64
+	Bar      uint64
+	_        uint64
 }
 
 // Own is this rank's own line (Own).
@@ -633,16 +636,22 @@ func (g *Group) minOther(off int) uint64 {
 // they leave, yield the CPU once if rank 0 has not left yet: this lets rank 0, which
 // often speaks first afterwards (a Bcast's root), go first, at the price of one yield
 // (the figures, and why not a gather then release: docs/BENCHMARKS.md, Collectives).
+// A Barrier that follows a Barrier skips that: what came after the last one was a
+// Barrier, in which no rank speaks first, and the yield would cost the ranks on rank
+// 0's core a switch each (docs/BENCHMARKS.md, Barrier after Barrier). Every rank runs
+// the group's ops in the same order, so all skip it alike.
 func (g *Group) Barrier() error {
 	if g.err != nil {
 		return g.err
 	}
 	g.o.S++
+	again := g.o.Bar != 0 && g.o.Bar == g.o.S-1
+	g.o.Bar = g.o.S
 	g.raise(fArrive, g.o.S)
 	if err := g.waitAll(fArrive, g.o.S); err != nil {
 		return err
 	}
-	if g.size > 2 && g.oversub {
+	if g.size > 2 && g.oversub && !again {
 		if g.rank == 0 {
 			g.raise(fDone, g.o.S)
 		} else if atomic.LoadUint64(g.flag(0, fDone)) < g.o.S {

@@ -626,6 +626,42 @@ func TestBarrierOrders(t *testing.T) {
 	})
 }
 
+// TestBarrierAfterBarrier: with ranks outnumbering cores, rank 0 raises done when it
+// leaves a Barrier so that the others can let it go first, except in a Barrier right
+// after a Barrier; the Barriers still order every rank's steps.
+func TestBarrierAfterBarrier(t *testing.T) {
+	l := small
+	l.Ranks = 4
+	var arrived atomic.Int64
+	group(t, l, Options{Oversubscribed: true}, func(g *Group) error {
+		// Ops 1 and 5 are Bcasts, the others Barriers: rank 0's done after each
+		// Barrier, and the Barriers before and at it.
+		done := map[int]uint64{2: 2, 3: 2, 4: 2, 6: 6}
+		barriers := map[int]int64{2: 1, 3: 2, 4: 3, 6: 4}
+		buf := make([]byte, 8)
+		var errs []error // every rank runs every op, so that a failure ends the test
+		for op := 1; op <= 6; op++ {
+			if op == 1 || op == 5 {
+				if err := g.Bcast(buf, 0); err != nil {
+					return err
+				}
+				continue
+			}
+			arrived.Add(1)
+			if err := g.Barrier(); err != nil {
+				return err
+			}
+			if n := arrived.Load(); n < 4*barriers[op] {
+				errs = append(errs, fmt.Errorf("op %d: a Barrier passed with %d arrivals, want %d", op, n, 4*barriers[op]))
+			}
+			if d := atomic.LoadUint64(g.flag(0, fDone)); g.rank == 0 && d != done[op] {
+				errs = append(errs, fmt.Errorf("op %d: rank 0's done is %d, want %d", op, d, done[op]))
+			}
+		}
+		return errors.Join(errs...)
+	})
+}
+
 // TestDeadPeer: rank 1 never comes; the check says it died, so the others fail with an
 // error naming it, in bounded time, and stay failed.
 func TestDeadPeer(t *testing.T) {
