@@ -537,6 +537,60 @@ func TestAllreduceChoose(t *testing.T) {
 	}
 }
 
+// TestAllreduceChooseTimed: a message longer than Options.Timed takes the reads every
+// time, untimed; the shorter ones still choose by timing.
+func TestAllreduceChooseTimed(t *testing.T) {
+	l := small
+	l.Ranks = 4
+	sr := &selfReader{bufs: make([][]byte, l.Ranks)}
+	for r := range sr.bufs {
+		sr.bufs[r] = anon(t, 1600)
+	}
+	reads := make([]atomic.Int64, l.Ranks)
+	const calls, timed = 80, 1024
+	group(t, l, Options{Read: sr.read, Timed: timed}, func(g *Group) error {
+		// Count this rank's reads of the others' buffers.
+		g.read = func(r int, dst []byte, addr uint64) error {
+			reads[g.rank].Add(1)
+			return sr.read(r, dst, addr)
+		}
+		short := 0
+		for it := 0; it < calls; it++ {
+			m := 1600
+			if it%2 == 1 {
+				m, short = 800, short+1
+			}
+			send := sr.bufs[g.rank][:m]
+			fill(send, g.rank, it)
+			recv := make([]byte, m)
+			want := make([]byte, m)
+			for r := l.Ranks - 1; r >= 0; r-- {
+				c := make([]byte, m)
+				fill(c, r, it)
+				if r == l.Ranks-1 {
+					copy(want, c)
+				} else {
+					sumU64(want, c)
+				}
+			}
+			before := reads[g.rank].Load()
+			if err := g.AllreduceChoose(send, recv, 8, sumU64); err != nil {
+				return err
+			}
+			if !bytes.Equal(recv, want) {
+				return fmt.Errorf("call %d (%d bytes): wrong result", it, m)
+			}
+			if m > timed && reads[g.rank].Load() == before {
+				return fmt.Errorf("call %d of %d bytes, above Timed, took the slots", it, m)
+			}
+		}
+		if c := g.choice; g.rank == 0 && (c.n[0]+c.n[1] != short || c.n[0] < 2 || c.n[1] < 2) {
+			return fmt.Errorf("rank 0 timed %v calls of each way, want both, %d in all", c.n, short)
+		}
+		return nil
+	})
+}
+
 func TestReductionsAllSizes(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		l := small
