@@ -89,7 +89,7 @@ count() { # mode iters -> "function cost" lines over both ranks
 					s["crossing|" fn] += v
 					next
 				}
-				if ($0 ~ /pollPeer|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
+				if ($0 ~ /pollPeer|pollHead|\)\.Arrived|\)\.Poll([^a-zA-Z]|$)|drain|progressLocked|checkPeers|\(\*Engine\)\.block([^a-zA-Z]|$)|internal\/idle|internal\/yield|prof\.Blocked/) next
 				if (mode ~ /^(c|go)-/ && $0 ~ /shmcoll\.\(\*Group\)\.(waitSlow|waitFrom|WaitLong)|main\.mpigo_(coll|win_coll)_wait|main\.mpigo_win_await|\(\*Win\)\.(awaitOr|AwaitAbove|Wait\.func|Start\.func)|collective\.ShortWait|\(\*Engine\)\.Progress|CheckPeer|liveness|checkOut|waitOptions\.func/) next
 				if ($0 !~ /mpigo\/mpigo\/|main\./) next
 			} else {

@@ -155,13 +155,16 @@ static inline void counted(uint32_t *gate, int call, int64_t n) {
 static inline __attribute__((always_inline)) int barrier(mpigo_coll *d, uintptr_t h) {
     MPI_Comm comm = (MPI_Comm)h;
     uint64_t s = ++d->own->s;
+    /* A Barrier right after a Barrier skips the yield to rank 0 (shmcoll's Barrier). */
+    int again = d->own->bar != 0 && d->own->bar == s - 1;
+    d->own->bar = s;
     raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
     for (int j = 0; j < d->size; j++) {
         if (j == d->rank) continue;
         int rc = wait_for(d, MPIGO_CC_BARRIER, comm, j, flag(d, j, MPIGO_R_ARRIVE), s, NULL, 0);
         if (rc != 0) return rc;
     }
-    if (d->oversub) {
+    if (d->oversub && !again) {
         if (d->rank == 0) raise_(d, flag(d, 0, MPIGO_R_DONE), s);
         else if (load(flag(d, 0, MPIGO_R_DONE)) < s) sched_yield();
     }

@@ -154,6 +154,8 @@ var (
 	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.flow_bytes) - unsafe.Offsetof(collective.Own{}.Flow)]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Flow) - unsafe.Offsetof(C.mpigo_own{}.flow_bytes)]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.ok) - unsafe.Offsetof(collective.Own{}.Short)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.bar) - unsafe.Offsetof(collective.Own{}.Bar)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Bar) - unsafe.Offsetof(C.mpigo_own{}.bar)]struct{}{}
 )
 
 func init() {

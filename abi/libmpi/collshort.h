@@ -14,7 +14,8 @@ typedef struct {
     uint64_t ack_known; /* every other rank's ack was at least this when last looked at */
     uint64_t ok;        /* 1 while the group has not failed */
     uint64_t flow_bytes, flow_ops; /* the data sent to every other member (prof.Link) */
-    uint64_t pad[2];
+    uint64_t bar;                  /* the op of this rank's last Barrier */
+    uint64_t pad[1];
 } mpigo_own;
 
 /* A communicator whose node region is in use. */

@@ -6,7 +6,6 @@ import "C"
 
 import (
 	"os"
-	"time"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/collective"
@@ -108,10 +107,7 @@ func PMPI_Abort(ch uintptr, code int32) int32 {
 	return 0
 }
 
-var start = time.Now()
-
-//export PMPI_Wtime
-func PMPI_Wtime() float64 { return float64(time.Since(start).Nanoseconds()) * 1e-9 }
+// PMPI_Wtime is C's (wtime.c).
 
 //export PMPI_Wtick
 func PMPI_Wtick() float64 { return 1e-9 }

@@ -3,6 +3,7 @@
  * predefined datatypes and attributes a program reaches through them. */
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include "check.h"
 
 int main(int argc, char **argv) {
@@ -76,6 +77,13 @@ int main(int argc, char **argv) {
           "MPI_UNIVERSE_SIZE %d (of %d), MPI_APPNUM %d, MPI_LASTUSEDCODE %d", *universe, size, *appnum, *lastused);
     OK(MPI_Comm_free(&dup));
     CHECK(dup == MPI_COMM_NULL, "Comm_free sets MPI_COMM_NULL");
+    /* MPI_Wtime counts seconds on a clock that does not go back, in steps of MPI_Wtick. */
+    double t0 = MPI_Wtime();
+    struct timespec nap = {0, 20000000};
+    nanosleep(&nap, NULL);
+    double t1 = MPI_Wtime();
+    CHECK(t0 >= 0 && t1 - t0 >= 0.02 && t1 - t0 < 10, "MPI_Wtime %.9f then %.9f around a 20 ms sleep", t0, t1);
+    CHECK(MPI_Wtick() > 0 && MPI_Wtick() <= 1e-6, "MPI_Wtick %g", MPI_Wtick());
     OK(MPI_Finalize());
     int fin;
     OK(MPI_Finalized(&fin));

@@ -208,8 +208,11 @@ type nodeLimits struct {
 	split      int64 // Allreduce from which the reduction is split among the ranks
 	// A split Allreduce of at least readSplit bytes (0: none) chooses by timing between
 	// the slots and reading the others' contributions from their buffers, where every
-	// rank can.
-	readSplit int64
+	// rank can, up to readTimed bytes (0: any); a longer one reads untimed. readTimed
+	// is two slots: beyond, the slots' way goes in three pieces or more, and from 16
+	// ranks on, where a 1 MiB message is four, a try of it cost 5-14 calls of the
+	// reads (docs/BENCHMARKS.md, the Allreduce's choice).
+	readSplit, readTimed int64
 	// Bcasts of direct to directMax bytes (3 ranks or more; direct 0: none) go through
 	// shared memory read from the root's buffer, where every rank can (the region's
 	// set-up agrees on it); other ones above bcast take the schedules.
@@ -236,6 +239,7 @@ func limitsFor(size int) nodeLimits {
 	lim.userReduce = lim.reduce
 	if lay, err := nodeLayout(size); err == nil {
 		lim.userReduce = min(lim.reduce, int64(lay.Slot))
+		lim.readTimed = 2 * int64(lay.Slot)
 		if k := l[8]; k > 0 && int64(size) >= k && size > 2 {
 			lim.stage = min(l[6], int64(size)*int64(lay.Slot))
 		}
@@ -467,6 +471,7 @@ func waitOptions(c *comm, sh core.NodeMemory) shmcoll.Options {
 	if sc, ok := sh.(singleCopier); ok && c.size > 2 {
 		if can, _ := sc.CMA(); can && (shmLimits()[5] > 0 || shmLimits()[7] > 0) {
 			o.Direct = int(min(max(shmLimits()[5], 0), 1<<30))
+			o.Timed = int(min(c.node.lim.readTimed, 1<<30))
 			o.Read = func(r int, dst []byte, addr uint64) error { return sc.ReadFrom(c.LocalWorldRank(r), dst, addr) }
 		}
 	}

@@ -270,6 +270,10 @@ func SetDeferred(fn func()) { eng.SetDeferred(fn) }
 // (p2p.Engine.PostDeferred). MPI runs.
 func PostDeferred() { eng.PostDeferred() }
 
+// ShortRecvs is how many blocking receives the engine's short way has done
+// (p2p.Engine.ShortRecvs), for tests. MPI runs.
+func ShortRecvs() uint64 { return eng.ShortRecvs() }
+
 // Outside is the address of the engine's words for code outside Go
 // (p2p.Engine.Outside): the C library's short way for small sends. MPI runs.
 func Outside() uintptr { return eng.Outside() }

@@ -182,15 +182,16 @@ type Engine struct {
 	hdr   transport.Header // scratch header: Send's argument must not escape per call
 	pack  []byte           // scratch for packing non-contiguous data
 
-	db        transport.Doorbell
-	sleepers  atomic.Int32
-	idle      idle.Adaptive // the idle policy of block, with the spin in force
-	peerPolls int           // a receive's polls of its peer's packets alone (pollPeer)
-	deferFn   func()        // posts the receives code outside Go holds back (SetDeferred)
-	inDefer   bool          // deferFn runs
-	force     string
-	eagerCap  int64
-	info      io.Writer
+	db         transport.Doorbell
+	sleepers   atomic.Int32
+	idle       idle.Adaptive // the idle policy of block, with the spin in force
+	peerPolls  int           // a receive's polls of its peer's packets alone (pollPeer)
+	shortRecvs uint64        // blocking receives done by recvNow
+	deferFn    func()        // posts the receives code outside Go holds back (SetDeferred)
+	inDefer    bool          // deferFn runs
+	force      string
+	eagerCap   int64
+	info       io.Writer
 	// forced, capped and infoOpt are what Options fixed, which Retune leaves alone.
 	forced   string
 	capped   int64
@@ -344,6 +345,8 @@ type peer struct {
 	tr         transport.Transport
 	ti         int // tr's index in the engine's transports
 	ep         transport.Endpoint
+	cs         transport.CompactSender // ep, if it writes small eager packets without a Header
+	csMax      int64                   // the largest payload cs takes
 	sc         transport.SingleCopy
 	maxPayload int
 	eagerMax   int64 // messages up to this size go eagerly; -1: none
@@ -361,8 +364,9 @@ type peer struct {
 	adapt adaptive // large receives from this peer, timed by protocol (adapt.go)
 	getOK bool     // a single-copy read from this peer has worked: gets may be split
 
-	pp      transport.PeerPoll // polls this peer's packets alone (see pollPeer)
-	ppTries uint8              // lookups of pp that found none yet
+	pp      transport.PeerPoll  // polls this peer's packets alone (see pollPeer)
+	take    transport.HeadTaker // pp, if it takes the packet at its head alone (recvNow)
+	ppTries uint8               // lookups of pp that found none yet
 }
 
 func (p *peer) idle() bool {
@@ -373,7 +377,7 @@ func (p *peer) idle() bool {
 func (e *Engine) peerState(rank int) *peer {
 	p := e.peers[rank]
 	if p == nil {
-		p = &peer{rank: rank, eagerMax: -1, sent: e.sentTo(rank)}
+		p = &peer{rank: rank, eagerMax: -1, csMax: -1, sent: e.sentTo(rank)}
 		e.peers[rank] = p
 	}
 	return p
@@ -398,6 +402,9 @@ func (e *Engine) connect(p *peer) error {
 			return p.err
 		}
 		p.tr, p.ep = t, ep
+		if cs, ok := ep.(transport.CompactSender); ok {
+			p.cs, p.csMax = cs, int64(cs.CompactMax())
+		}
 		e.route(p)
 		p.sc, _ = t.(transport.SingleCopy)
 		p.maxPayload = ep.MaxPayload()

@@ -43,6 +43,15 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 		}
 		return ProcNull, AnyTag, 0, nil
 	}
+	polled := false
+	if src >= 0 && !stamp && b.l == nil && e.out.quiet != 0 && e.out.deferred == 0 && e.mu.off.Load() && e.failed == nil {
+		switch got, gt, k := e.recvNow(b, src, tag, ctx); k {
+		case 1:
+			return src, int(gt), int64(got), nil
+		case 0:
+			polled = true // pollPeer's polls are made
+		}
+	}
 	e.mu.Lock()
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
@@ -53,7 +62,9 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 		prof.Waiting()
 	}
 	if !r.fin && src >= 0 {
-		e.pollPeer(r, src, stamp)
+		if !polled {
+			e.pollPeer(r, src, stamp)
+		}
 	} else if !r.fin && src == AnySource && e.out.ok != 0 && e.size <= anyLookups {
 		e.findPollers()
 	}
@@ -70,6 +81,54 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 	e.mu.Unlock()
 	return from, gotTag, n, err
 }
+
+// recvNow is a blocking receive's short way, for a receive into plain bytes from peer
+// src, in a serialised engine with nothing queued to any peer (pollPeer's condition)
+// and no receive held back outside Go: where nothing is posted and nothing waits
+// unexpected on context ctx, the packet at the head of src's ring is the message the
+// engine would give this receive, if it is an eager message of ctx with a tag the
+// receive takes, not synchronous (its ack is the engine's), no longer than b (a
+// truncation is the engine's error). Then the transport copies it into b and
+// consumes it (transport.HeadTaker), and the receive is done: 1, with the message's
+// length and tag; the status's source is src. It waits for it as pollPeer does, as
+// many polls, polling that ring alone: 0 if none came, -1 if another packet is at the
+// head or the short way does not apply; either way nothing happened, and the engine
+// does the receive. The C library's short way for receives (abi/libmpi/p2pshort.c)
+// takes the same packets the same way, from the same rings.
+func (e *Engine) recvNow(b Buf, src, tag int, ctx uint32) (n int, gotTag int32, k int) {
+	p := e.peers[src]
+	if p == nil || p.take == nil || p.err != nil {
+		return 0, 0, -1
+	}
+	if q := e.ctxq(ctx); q.ow.posted != 0 || q.ow.queued != 0 {
+		return 0, 0, -1
+	}
+	t, buf := p.take, b.bytes()
+	n, gotTag, k = t.Take(kindEager, int32(src), ctx, int32(tag), tag == AnyTag, buf)
+	if k == 0 && pollHead(t, min(e.peerPolls, e.idle.Spin())) {
+		n, gotTag, k = t.Take(kindEager, int32(src), ctx, int32(tag), tag == AnyTag, buf)
+	}
+	if k > 0 {
+		e.shortRecvs++
+	}
+	return n, gotTag, k
+}
+
+// pollHead waits up to polls polls for a packet at t's head: true if one came. (The
+// wait, apart from recvNow's work, for bench/matrixcost.sh.)
+//
+//go:noinline
+func pollHead(t transport.HeadTaker, polls int) bool {
+	for ; polls > 0; polls-- {
+		if t.Arrived() {
+			return true
+		}
+	}
+	return false
+}
+
+// ShortRecvs is how many blocking receives recvNow has done.
+func (e *Engine) ShortRecvs() uint64 { return e.shortRecvs }
 
 // pollPeer is where a wait for a receive from one peer begins: it polls that peer's
 // packets alone (where its transport can: shm) for up to e.peerPolls polls. A packet
@@ -128,6 +187,7 @@ func (e *Engine) lookPoller(p *peer) bool {
 		if t.Reaches(p.rank) {
 			if pp, ok := t.(transport.PeerPoller); ok {
 				p.pp = pp.PeerPoll(p.rank)
+				p.take, _ = p.pp.(transport.HeadTaker)
 			}
 			break
 		}

@@ -57,9 +57,7 @@ func (e *Engine) SendNow(b Buf, dest, tag int, ctx uint32, mode Mode) (sent bool
 		payload = e.pack[:n]
 		b.l.PackAt(payload, 0)
 	}
-	h := &e.hdr
-	setHeader(h, kindEager, 0, e.self32, ctx, int32(tag), uint64(n), 0)
-	if err = p.ep.Send(h, payload); err == nil {
+	if err = e.sendEager(p, ctx, int32(tag), payload); err == nil {
 		e.count(p, ctx, int64(n))
 		e.wakeSelf(p)
 		e.mu.Unlock()
@@ -73,6 +71,17 @@ func (e *Engine) SendNow(b Buf, dest, tag int, ctx uint32, mode Mode) (sent bool
 	err = p.err
 	e.mu.Unlock()
 	return true, err
+}
+
+// sendEager writes a standard eager message's packet of payload to p: where p's
+// transport can, a compact one without a Header (transport.CompactSender).
+func (e *Engine) sendEager(p *peer, ctx uint32, tag int32, payload []byte) error {
+	if int64(len(payload)) <= p.csMax {
+		return p.cs.SendCompact(kindEager, e.self32, ctx, tag, payload)
+	}
+	h := &e.hdr
+	setHeader(h, kindEager, 0, e.self32, ctx, tag, uint64(len(payload)), 0)
+	return p.ep.Send(h, payload)
 }
 
 // send is Send past its short path (SendNow said no): the checks, buffered and
@@ -133,9 +142,7 @@ func (e *Engine) isendEager(b Buf, dest, tag int, ctx uint32, mode Mode) Request
 		e.mu.Unlock()
 		return Request{}
 	}
-	h := &e.hdr
-	setHeader(h, kindEager, 0, e.self32, ctx, int32(tag), uint64(b.n), 0)
-	if err := p.ep.Send(h, b.bytes()); err != nil {
+	if err := e.sendEager(p, ctx, int32(tag), b.bytes()); err != nil {
 		if err != transport.ErrWouldBlock && !errors.Is(err, transport.ErrWouldBlock) {
 			e.failPeer(p, err) // isend fails the request
 		}

@@ -274,6 +274,10 @@ type Options struct {
 	// a Read, or none.
 	Read   func(r int, dst []byte, addr uint64) error
 	Direct int
+	// Timed: AllreduceChoose times its two ways only for messages of at most Timed
+	// bytes (0: any); a longer one takes the reads without timing. Every rank must be
+	// given the same.
+	Timed int
 	// NT: a Bcast's root writes ring chunks of at least NT bytes (NT > 0), and an
 	// AllreduceDirect its sections of the result, with non-temporal stores, where the
 	// platform has them (see stream).
@@ -303,6 +307,7 @@ type Group struct {
 	read       func(int, []byte, uint64) error
 	direct     int // Bcasts of at least this many bytes are read from the root (0: none)
 	nt         int // ring chunks of at least this many bytes are written non-temporally (0: none)
+	timed      int // AllreduceChoose above this many bytes reads without timing (0: none)
 
 	scratch     []byte  // AllreduceDirect: a section of another rank's contribution
 	calls       uint64  // choices made (Choose)
@@ -320,7 +325,9 @@ type Group struct {
 
 // Own is a rank's own line of the region, which no other rank reads: its counts of
 // ops run (S) and ring chunks used (C), what it last saw of the others' acks
-// (AckKnown), and Short, 1 while the group has not failed. They are in the region,
+// (AckKnown), Short, 1 while the group has not failed, and Bar, the op of its last
+// Barrier (whose yield to rank 0 a Barrier right after a Barrier skips: Barrier). They
+// are in the region,
 // not in the Group, so that code outside Go (the C library's short collectives,
 // abi/libmpi/collshort.c, whose mpigo_own is this struct field for field) runs this
 // rank's ops on the same counts by the same protocol, and Go's next op follows on.
@@ -331,7 +338,8 @@ type Own struct {
 	AckKnown uint64
 	Short    uint64
 	Flow     [2]uint64
-	_        [2]uint64
+	Bar      uint64
+	_        uint64
 }
 
 // Own is this rank's own line (Own).
@@ -394,7 +402,8 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 		return nil, fmt.Errorf("Attach: rank %d out of range [0, %d)", rank, l.Ranks)
 	}
 	g := &Group{mem: mem, base: unsafe.Pointer(&mem[0]), l: l, rank: rank, size: l.Ranks,
-		check: o.Check, checkEvery: o.CheckEvery, progress: o.Progress, oversub: o.Oversubscribed, nt: max(o.NT, 0)}
+		check: o.Check, checkEvery: o.CheckEvery, progress: o.Progress, oversub: o.Oversubscribed, nt: max(o.NT, 0),
+		timed: max(o.Timed, 0)}
 	if o.Read != nil {
 		g.read, g.direct = o.Read, max(o.Direct, 0)
 	}
@@ -633,16 +642,22 @@ func (g *Group) minOther(off int) uint64 {
 // they leave, yield the CPU once if rank 0 has not left yet: this lets rank 0, which
 // often speaks first afterwards (a Bcast's root), go first, at the price of one yield
 // (the figures, and why not a gather then release: docs/BENCHMARKS.md, Collectives).
+// A Barrier that follows a Barrier skips that: what came after the last one was a
+// Barrier, in which no rank speaks first, and the yield would cost the ranks on rank
+// 0's core a switch each (docs/BENCHMARKS.md, Barrier after Barrier). Every rank runs
+// the group's ops in the same order, so all skip it alike.
 func (g *Group) Barrier() error {
 	if g.err != nil {
 		return g.err
 	}
 	g.o.S++
+	again := g.o.Bar != 0 && g.o.Bar == g.o.S-1
+	g.o.Bar = g.o.S
 	g.raise(fArrive, g.o.S)
 	if err := g.waitAll(fArrive, g.o.S); err != nil {
 		return err
 	}
-	if g.size > 2 && g.oversub {
+	if g.size > 2 && g.oversub && !again {
 		if g.rank == 0 {
 			g.raise(fDone, g.o.S)
 		} else if atomic.LoadUint64(g.flag(0, fDone)) < g.o.S {
@@ -1048,8 +1063,12 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 // changes from one minute to the next (docs/BENCHMARKS.md). Rank 0 times its calls of
 // each (time per byte), tries each twice (the reads first), then takes the faster and
 // tries the other every chooseProbe calls; it publishes each call's choice before it
-// starts the call, and the others follow it. Every rank of the group must call it for
-// the same calls, and the group must have a Read.
+// starts the call, and the others follow it. A message longer than Options.Timed
+// takes the reads untimed: the slots' way cuts it in pieces of one slot, each with two
+// steps in which every rank must run, where the reads take one piece, and with many
+// ranks a try of the slots costs many times a call of the reads (docs/BENCHMARKS.md,
+// the Allreduce's choice). Every rank of the group must call it for the same calls,
+// and the group must have a Read.
 func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 	if g.err != nil {
 		return g.err
@@ -1057,7 +1076,11 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 	if g.read == nil {
 		return errors.New("AllreduceChoose: the group has no single-copy read")
 	}
-	v, err := g.choose(&g.choice, true)
+	force := -1
+	if g.timed > 0 && len(send) > g.timed {
+		force = 1
+	}
+	v, err := g.choose(&g.choice, true, force)
 	if err == errNoChoice {
 		return g.AllreduceSplit(send, recv, unit, k) // it finds the lengths differ
 	}
@@ -1073,7 +1096,7 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 	} else {
 		err = g.AllreduceSplit(send, recv, unit, k)
 	}
-	if g.rank == 0 && err == nil && len(send) > 0 {
+	if g.rank == 0 && err == nil && len(send) > 0 && force < 0 {
 		g.choice.Record(v, float64(time.Since(t0))/float64(len(send)))
 	}
 	return err
@@ -1090,12 +1113,13 @@ func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
 // taken the pick that was in it (chosen ≥ k-chooseSlots). With one word, a rank one
 // call behind took the next call's pick and ran the other way than its peers (MPICH's
 // coll/bcasttest at 10 ranks: data of the next Bcast, then a hang).
-func (g *Group) Choose(ch *Chooser) (int, error) { return g.choose(ch, false) }
+func (g *Group) Choose(ch *Chooser) (int, error) { return g.choose(ch, false, -1) }
 
 // choose is Choose; with alt, a rank other than 0 also stops waiting when rank 0
 // enters the next op without a pick (errNoChoice: its length, erroneously not this
-// rank's, took another way), and gives the call back.
-func (g *Group) choose(ch *Chooser, alt bool) (int, error) {
+// rank's, took another way), and gives the call back. A force of 0 or 1 is rank 0's
+// pick, instead of ch's.
+func (g *Group) choose(ch *Chooser, alt bool, force int) (int, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -1109,7 +1133,10 @@ func (g *Group) choose(ch *Chooser, alt bool) (int, error) {
 			}
 			g.chosenKnown = g.minOther(fChosen)
 		}
-		v := ch.pick()
+		v := force
+		if v < 0 {
+			v = ch.pick()
+		}
 		g.raiseAt(p, k<<1|uint64(v))
 		g.raise(fChosen, k)
 		return v, nil

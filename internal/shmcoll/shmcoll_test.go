@@ -537,6 +537,60 @@ func TestAllreduceChoose(t *testing.T) {
 	}
 }
 
+// TestAllreduceChooseTimed: a message longer than Options.Timed takes the reads every
+// time, untimed; the shorter ones still choose by timing.
+func TestAllreduceChooseTimed(t *testing.T) {
+	l := small
+	l.Ranks = 4
+	sr := &selfReader{bufs: make([][]byte, l.Ranks)}
+	for r := range sr.bufs {
+		sr.bufs[r] = anon(t, 1600)
+	}
+	reads := make([]atomic.Int64, l.Ranks)
+	const calls, timed = 80, 1024
+	group(t, l, Options{Read: sr.read, Timed: timed}, func(g *Group) error {
+		// Count this rank's reads of the others' buffers.
+		g.read = func(r int, dst []byte, addr uint64) error {
+			reads[g.rank].Add(1)
+			return sr.read(r, dst, addr)
+		}
+		short := 0
+		for it := 0; it < calls; it++ {
+			m := 1600
+			if it%2 == 1 {
+				m, short = 800, short+1
+			}
+			send := sr.bufs[g.rank][:m]
+			fill(send, g.rank, it)
+			recv := make([]byte, m)
+			want := make([]byte, m)
+			for r := l.Ranks - 1; r >= 0; r-- {
+				c := make([]byte, m)
+				fill(c, r, it)
+				if r == l.Ranks-1 {
+					copy(want, c)
+				} else {
+					sumU64(want, c)
+				}
+			}
+			before := reads[g.rank].Load()
+			if err := g.AllreduceChoose(send, recv, 8, sumU64); err != nil {
+				return err
+			}
+			if !bytes.Equal(recv, want) {
+				return fmt.Errorf("call %d (%d bytes): wrong result", it, m)
+			}
+			if m > timed && reads[g.rank].Load() == before {
+				return fmt.Errorf("call %d of %d bytes, above Timed, took the slots", it, m)
+			}
+		}
+		if c := g.choice; g.rank == 0 && (c.n[0]+c.n[1] != short || c.n[0] < 2 || c.n[1] < 2) {
+			return fmt.Errorf("rank 0 timed %v calls of each way, want both, %d in all", c.n, short)
+		}
+		return nil
+	})
+}
+
 func TestReductionsAllSizes(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		l := small
@@ -623,6 +677,42 @@ func TestBarrierOrders(t *testing.T) {
 			}
 		}
 		return nil
+	})
+}
+
+// TestBarrierAfterBarrier: with ranks outnumbering cores, rank 0 raises done when it
+// leaves a Barrier so that the others can let it go first, except in a Barrier right
+// after a Barrier; the Barriers still order every rank's steps.
+func TestBarrierAfterBarrier(t *testing.T) {
+	l := small
+	l.Ranks = 4
+	var arrived atomic.Int64
+	group(t, l, Options{Oversubscribed: true}, func(g *Group) error {
+		// Ops 1 and 5 are Bcasts, the others Barriers: rank 0's done after each
+		// Barrier, and the Barriers before and at it.
+		done := map[int]uint64{2: 2, 3: 2, 4: 2, 6: 6}
+		barriers := map[int]int64{2: 1, 3: 2, 4: 3, 6: 4}
+		buf := make([]byte, 8)
+		var errs []error // every rank runs every op, so that a failure ends the test
+		for op := 1; op <= 6; op++ {
+			if op == 1 || op == 5 {
+				if err := g.Bcast(buf, 0); err != nil {
+					return err
+				}
+				continue
+			}
+			arrived.Add(1)
+			if err := g.Barrier(); err != nil {
+				return err
+			}
+			if n := arrived.Load(); n < 4*barriers[op] {
+				errs = append(errs, fmt.Errorf("op %d: a Barrier passed with %d arrivals, want %d", op, n, 4*barriers[op]))
+			}
+			if d := atomic.LoadUint64(g.flag(0, fDone)); g.rank == 0 && d != done[op] {
+				errs = append(errs, fmt.Errorf("op %d: rank 0's done is %d, want %d", op, d, done[op]))
+			}
+		}
+		return errors.Join(errs...)
 	})
 }
 

@@ -90,6 +90,33 @@ type PeerPoll interface {
 	Poll(h Handler, max int) int
 }
 
+// CompactSender is implemented by an Endpoint that writes a small eager packet
+// without a Header (shm: a compact cell), for the engine's short way of a small send.
+type CompactSender interface {
+	// CompactMax is the largest payload SendCompact takes.
+	CompactMax() int
+	// SendCompact writes the packet Send would for a header of Kind kind, no Flags,
+	// Src src, Context ctx, Tag tag, Len len(payload) and every other field 0, with
+	// payload (at most CompactMax bytes), or returns what Send would return.
+	SendCompact(kind uint8, src int32, ctx uint32, tag int32, payload []byte) error
+}
+
+// HeadTaker is implemented by a PeerPoll that can hand over the packet at the head of
+// its peer's packets alone, without a Handler (shm): the engine's short way for a
+// blocking receive that nothing else could match, which the C library's short way
+// (OutsideInbound) takes the same way. The caller must serialise it with the poller's
+// Poll and the transport's.
+type HeadTaker interface {
+	// Take looks at the packet at the head: if its Kind is kind, its Flags 0, its Src
+	// src, its Context ctx, its Tag tag (any tag when anyTag), its payload the whole
+	// message (Len) and no longer than buf, it copies the payload into buf and
+	// consumes the packet as Poll would (1, the payload's length n and the tag); 0 if
+	// no packet is there; -1 if another is, which is left for Poll.
+	Take(kind uint8, src int32, ctx uint32, tag int32, anyTag bool, buf []byte) (n int, gotTag int32, k int)
+	// Arrived reports whether a packet is at the head, and takes nothing.
+	Arrived() bool
+}
+
 // OutsideRing is implemented by an Endpoint whose ring code outside Go may write
 // itself (shm): OutsideRing is the address of the ring's record in memory mapped
 // outside Go's heap, which holds the ring's producer positions and where the ring

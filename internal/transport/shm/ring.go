@@ -139,6 +139,41 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 	return nil
 }
 
+var _ transport.CompactSender = (*outbound)(nil)
+
+// CompactMax implements transport.CompactSender.
+func (e *outbound) CompactMax() int { return min(inlineMax, e.maxPayload) }
+
+// SendCompact implements transport.CompactSender: Send's compact cell, its header
+// words made from the fields rather than read back from a Header.
+func (e *outbound) SendCompact(kind uint8, src int32, ctx uint32, tag int32, payload []byte) error {
+	if e.err != nil {
+		return e.err
+	}
+	if atomic.LoadUint32(e.closed) != 0 {
+		e.err = closedBy(e.peer)
+		return e.err
+	}
+	pos := e.pos
+	if pos.cellPos-pos.consCell >= e.nCells {
+		pos.consCell = atomic.LoadUint64(&e.cons[0])
+		if pos.cellPos-pos.consCell >= e.nCells {
+			return e.blocked()
+		}
+	}
+	e.full = 0
+	cell := unsafe.Add(e.cells, (pos.cellPos&e.cellMask)*cellSize)
+	w := (*[3]uint64)(unsafe.Add(cell, 8))
+	w[0] = uint64(kind) | uint64(uint32(src))<<32
+	w[1] = uint64(ctx) | uint64(uint32(tag))<<32
+	w[2] = 0 // SendID
+	n := copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
+	idle.Publish((*uint64)(cell), uint64(uint32(pos.cellPos+1))|(uint64(n)|compactBit)<<32)
+	pos.cellPos++
+	e.door.WakeSleepers()
+	return nil
+}
+
 // putHeadWords stores the Header's first 16 bytes (Kind, Flags, Src, Context, Tag) at
 // cell+8, in two words built from the fields. The caller has just stored the fields
 // one by one, and a wider load of them (copying *h) cannot be forwarded from the store
@@ -217,35 +252,99 @@ func (in *inbound) drain(h transport.Handler, max int) int {
 		} else {
 			in.hdr = *(*transport.Header)(unsafe.Add(cell, 8))
 			if plen > 0 {
-				start := rp.dataPos
-				need := (plen + lineSize - 1) &^ (lineSize - 1)
-				if off := start & in.dataMask; off+need > in.dataSize {
-					start += in.dataSize - off
-				}
-				end = start + need
+				var start uint64
+				start, end = in.place(plen)
 				payload = unsafe.Slice((*byte)(unsafe.Add(in.data, start&in.dataMask)), plen)
 			}
 		}
 		h.Packet(&in.hdr, payload)
-		rp.pos++
-		rp.dataPos = end
-		// Give the space back only after the handler is done with the payload. A
-		// fragment's space goes back at once, so that a pipelining sender can refill;
-		// a small packet's lazily, a quarter of the ring at a time: every publication
-		// is a locked exchange on the path of each message, and the sender looks at
-		// the positions only when its cached copy says the ring is full. A sender that
-		// finds it full raises its blocked flag, and Poll then publishes everything.
-		if plen > lazyPayload || rp.pos-rp.published >= in.lazyCells || rp.dataPos-rp.publishedData >= in.lazyData {
-			in.publish()
-		}
+		in.consumed(plen, end)
 		n++
 	}
 	if atomic.LoadUint32(in.block) != 0 {
-		in.publish()
-		atomic.StoreUint32(in.block, 0)
-		in.wakeSender()
+		in.unblock()
 	}
 	return n
+}
+
+// place is where a payload of plen bytes after the packets consumed lies in the data
+// ring, [start, end) in absolute positions: whole lines, from the ring's start if they
+// would wrap, as the sender placed it.
+func (in *inbound) place(plen uint64) (start, end uint64) {
+	start = in.rp.dataPos
+	need := (plen + lineSize - 1) &^ (lineSize - 1)
+	if off := start & in.dataMask; off+need > in.dataSize {
+		start += in.dataSize - off
+	}
+	return start, start + need
+}
+
+// consumed moves past the packet at the head, whose payload of plen bytes ended at
+// end in the data ring, once its payload has been read.
+func (in *inbound) consumed(plen, end uint64) {
+	rp := in.rp
+	rp.pos++
+	rp.dataPos = end
+	// A fragment's space goes back at once, so that a pipelining sender can refill; a
+	// small packet's lazily, a quarter of the ring at a time: every publication is a
+	// locked exchange on the path of each message, and the sender looks at the
+	// positions only when its cached copy says the ring is full. A sender that finds
+	// it full raises its blocked flag, and the consumer then publishes everything
+	// (unblock).
+	if plen > lazyPayload || rp.pos-rp.published >= in.lazyCells || rp.dataPos-rp.publishedData >= in.lazyData {
+		in.publish()
+	}
+}
+
+// unblock answers a sender that met a full ring (its blocked flag is up): everything
+// consumed is published and its doorbell rung.
+func (in *inbound) unblock() {
+	in.publish()
+	atomic.StoreUint32(in.block, 0)
+	in.wakeSender()
+}
+
+var _ transport.HeadTaker = (*inbound)(nil)
+
+// Take implements transport.HeadTaker: drain's work for the one packet at the head,
+// its payload copied into buf rather than handed to a handler. It takes the packet
+// the C library's short way for receives takes (abi/libmpi/p2pshort.c, in_take), the
+// same way.
+func (in *inbound) Take(kind uint8, src int32, ctx uint32, tag int32, anyTag bool, buf []byte) (int, int32, int) {
+	if in.t.done.Load() {
+		return 0, 0, -1 // closed: the segment is unmapped
+	}
+	rp := in.rp
+	cell := unsafe.Add(in.cells, (rp.pos&in.cellMask)*cellSize)
+	w := atomic.LoadUint64((*uint64)(cell))
+	if uint32(w) != uint32(rp.pos+1) {
+		return 0, 0, 0
+	}
+	meta := uint32(w >> 32)
+	plen := uint64(meta &^ compactBit)
+	hw := (*[3]uint64)(unsafe.Add(cell, 8)) // putHeadWords' two words, then Len unless compact
+	gotTag := int32(hw[1] >> 32)
+	if hw[0] != uint64(kind)|uint64(uint32(src))<<32 || uint32(hw[1]) != ctx || (gotTag != tag && !anyTag) || plen > uint64(len(buf)) {
+		return 0, 0, -1
+	}
+	end := rp.dataPos
+	if meta&compactBit != 0 {
+		copy(buf, unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), plen))
+	} else {
+		if hw[2] != plen {
+			return 0, 0, -1 // a fragment of a longer message
+		}
+		if plen > 0 {
+			var start uint64
+			start, end = in.place(plen)
+			copy(buf, unsafe.Slice((*byte)(unsafe.Add(in.data, start&in.dataMask)), plen))
+		}
+	}
+	in.consumed(plen, end)
+	if atomic.LoadUint32(in.block) != 0 {
+		in.unblock()
+	}
+	return int(plen), gotTag, 1
 }
 
 // Poll hands over this sender's packets alone, at most max (transport.PeerPoll).
@@ -287,6 +386,9 @@ func (in *inbound) wakeSender() {
 	}
 	in.door.Ring()
 }
+
+// Arrived implements transport.HeadTaker.
+func (in *inbound) Arrived() bool { return !in.t.done.Load() && in.pending() }
 
 // pending reports whether a packet is waiting, without consuming it.
 func (in *inbound) pending() bool {
