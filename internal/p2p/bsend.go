@@ -193,6 +193,12 @@ func (e *Engine) bsendLocked(b Buf, dest, tag int, ctx uint32) error {
 	}
 	n := b.Len()
 	dst, off, err := s.take(n)
+	for err != nil && s.busy() && e.failed == nil && e.progressLocked() > 0 {
+		// Earlier messages may have been delivered without this rank hearing of it
+		// yet (no call of its own polled since): their room is free once they are,
+		// so take in what has come while it keeps coming, and look again.
+		dst, off, err = s.take(n)
+	}
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@
 
 #include "mpitestconf.h"
 #include "mpi.h"
+/* Newer MPICH tests start threads having included mpitest.h only. */
+#include "mpithreadtest.h"
 /* Newer MPICH tests rely on mpitest.h for these. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,4 +23,8 @@ int MTest_thread_yield(void);
 int MTest_thread_barrier_init(void);
 int MTest_thread_barrier(int nthreads);
 int MTest_thread_barrier_free(void);
+/* Set up and take down the thread package, around MPI's own use; POSIX threads need
+ * neither. */
+void MTest_init_thread_pkg(void);
+void MTest_finalize_thread_pkg(void);
 #endif
