@@ -85,9 +85,9 @@ FACE, C < abi/libmpi;
 NONE < abi, abi/gen, internal/coverage, internal/deps;
 internal/launch < internal/mpitest;
 mpi, abi, internal/config, internal/core, internal/collective, internal/window, internal/launch, internal/topo < cmd/mpigo;
-mpi < examples/hello, examples/pi, examples/workers, bench/osu, bench/matrixcost, bench/typedcost, bench/iocost;
+mpi < examples/hello, examples/pi, examples/workers, bench/osu, bench/matrixcost, bench/typedcost;
 mpi, bench/osu < bench/bibw, bench/bw, bench/coll, bench/collcost, bench/collmove,
-	bench/io, bench/lat, bench/rma, bench/spawn, bench/value, bench/valuetrials;
+	bench/io, bench/iocost, bench/lat, bench/rma, bench/spawn, bench/value, bench/valuetrials;
 bench/osu, internal/datatype < bench/dtype;
 `
 
