@@ -107,8 +107,9 @@ func PMPI_Abort(ch uintptr, code int32) int32 {
 	return 0
 }
 
-// PMPI_Wtime is C's (wtime.c).
-
+// PMPI_Wtick is the resolution of PMPI_Wtime, which is in C (wtime.c): a call to it
+// need not cross into Go.
+//
 //export PMPI_Wtick
 func PMPI_Wtick() float64 { return 1e-9 }
 
