@@ -160,12 +160,7 @@ func TestFileTwoPhaseKeepsBuffers(t *testing.T) {
 		f, err := mpi.FileOpen(mpi.World, filepath.Join(dir, "strided"), mpi.ModeCreate|mpi.ModeRdwr|mpi.ModeDeleteOnClose, in)
 		must(t, err)
 		must(t, in.Free())
-		bt, err := mpi.TypeContiguous(blk, mpi.Byte)
-		must(t, err)
-		ft, err := mpi.TypeResized(bt, 0, blk*size)
-		must(t, err)
-		must(t, ft.Commit())
-		must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
+		bt, ft := setStridedView(t, f, blk, rank, size)
 		data, back := make([]byte, n), make([]byte, n)
 		for i := range data {
 			data[i] = byte(i*7 + rank)

@@ -163,12 +163,7 @@ func TestFileSyncWriters(t *testing.T) {
 				ref[(k/blk*size+r)*blk+k%blk] = data[r][k]
 			}
 		}
-		blkT, err := mpi.TypeContiguous(blk, mpi.Byte)
-		must(t, err)
-		ft, err := mpi.TypeResized(blkT, 0, blk*size)
-		must(t, err)
-		must(t, ft.Commit())
-		must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
+		blkT, ft := setStridedView(t, f, blk, rank, size)
 		_, err = mpi.FileWriteAll(f, data[rank])
 		must(t, err)
 		synced("a two-phase write through rank 0", map[bool]int64{true: 1, false: 0}[rank == 0])
@@ -204,4 +199,18 @@ func TestFileSyncWriters(t *testing.T) {
 		must(t, ft.Free())
 		must(t, blkT.Free())
 	})
+}
+
+// setStridedView gives rank's view of f blocks of blk bytes, every size-th block from
+// its own, so that the ranks' blocks interleave in the file; it returns the block's
+// type and the filetype, for the caller to free.
+func setStridedView(t *testing.T, f *mpi.File, blk, rank, size int) (bt, ft *mpi.Datatype) {
+	t.Helper()
+	bt, err := mpi.TypeContiguous(blk, mpi.Byte)
+	must(t, err)
+	ft, err = mpi.TypeResized(bt, 0, blk*size)
+	must(t, err)
+	must(t, ft.Commit())
+	must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
+	return bt, ft
 }
