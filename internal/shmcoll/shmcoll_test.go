@@ -87,6 +87,22 @@ func fill(b []byte, rank, iter int) {
 	}
 }
 
+// sumOfFills is the sum (sumU64) of m bytes that fill gives every rank of ranks in
+// call it: an Allreduce's expected result.
+func sumOfFills(ranks, m, it int) []byte {
+	want := make([]byte, m)
+	c := make([]byte, m)
+	for r := ranks - 1; r >= 0; r-- {
+		fill(c, r, it)
+		if r == ranks-1 {
+			copy(want, c)
+		} else {
+			sumU64(want, c)
+		}
+	}
+	return want
+}
+
 // TestBcastAllSizes: every size and root, through ordinary and non-temporal copies of
 // the chunks (NT 64: every whole chunk of the 128-byte ring goes non-temporally).
 func TestBcastAllSizes(t *testing.T) {
@@ -506,16 +522,7 @@ func TestAllreduceChoose(t *testing.T) {
 				send := sr.bufs[g.rank][:m]
 				fill(send, g.rank, it)
 				recv := make([]byte, m)
-				want := make([]byte, m)
-				for r := l.Ranks - 1; r >= 0; r-- {
-					c := make([]byte, m)
-					fill(c, r, it)
-					if r == l.Ranks-1 {
-						copy(want, c)
-					} else {
-						sumU64(want, c)
-					}
-				}
+				want := sumOfFills(l.Ranks, m, it)
 				if err := g.AllreduceChoose(send, recv, 8, sumU64); err != nil {
 					return err
 				}
@@ -563,16 +570,7 @@ func TestAllreduceChooseTimed(t *testing.T) {
 			send := sr.bufs[g.rank][:m]
 			fill(send, g.rank, it)
 			recv := make([]byte, m)
-			want := make([]byte, m)
-			for r := l.Ranks - 1; r >= 0; r-- {
-				c := make([]byte, m)
-				fill(c, r, it)
-				if r == l.Ranks-1 {
-					copy(want, c)
-				} else {
-					sumU64(want, c)
-				}
-			}
+			want := sumOfFills(l.Ranks, m, it)
 			before := reads[g.rank].Load()
 			if err := g.AllreduceChoose(send, recv, 8, sumU64); err != nil {
 				return err
