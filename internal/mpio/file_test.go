@@ -1,6 +1,7 @@
 package mpio
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -191,9 +192,32 @@ func TestFileSystemKind(t *testing.T) {
 
 // TestReadWriteAt: what WriteAt writes ReadAt reads back at the same offset; a read
 // that crosses the end of the file reads what there is, with no error, and one at the
-// end reads nothing.
+// end reads nothing. In the test's temporary directory and in /dev/shm, where small
+// accesses are made without the Go runtime's system-call bookkeeping (File.call), as
+// are accesses of every size up to rawMax and beyond it.
 func TestReadWriteAt(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "x")
+	for _, dir := range []string{"", "/dev/shm"} {
+		name := "tempdir"
+		if dir != "" {
+			name = "devshm"
+			if _, err := os.Stat(dir); err != nil {
+				t.Log(dir, err)
+				continue
+			}
+		}
+		t.Run(name, func(t *testing.T) {
+			d, err := os.MkdirTemp(dir, "mpigo-mpio-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(d)
+			readWriteAt(t, filepath.Join(d, "x"))
+			readWriteSizes(t, filepath.Join(d, "y"))
+		})
+	}
+}
+
+func readWriteAt(t *testing.T, name string) {
 	f, err := Open(name, Rdwr|Create, true, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -215,5 +239,50 @@ func TestReadWriteAt(t *testing.T) {
 	}
 	if n, err := f.ReadAt(nil, 0); n != 0 || err != nil {
 		t.Errorf("ReadAt of nothing: %d, %v", n, err)
+	}
+}
+
+// readWriteSizes writes records of lengths about rawMax back to back, with WriteAt
+// and WriteParts, reads them back with ReadAt and the file with the os package, and
+// checks that a write through a descriptor opened only for reading fails with the
+// system's EBADF whatever its length.
+func readWriteSizes(t *testing.T, name string) {
+	f, err := Open(name, Rdwr|Create, true, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var want []byte
+	for i, n := range []int{1, 64, rawMax - 1, rawMax, rawMax + 1, 3 * rawMax} {
+		rec := bytes.Repeat([]byte{byte('a' + i)}, n)
+		off := int64(len(want))
+		if i%2 == 0 {
+			if k, err := f.WriteAt(rec, off); k != n || err != nil {
+				t.Fatalf("WriteAt of %d bytes: %d, %v", n, k, err)
+			}
+		} else if k, err := f.WriteParts([][]byte{rec[:n/2], nil, rec[n/2:]}, off); k != int64(n) || err != nil {
+			t.Fatalf("WriteParts of %d bytes: %d, %v", n, k, err)
+		}
+		got := make([]byte, n)
+		if k, err := f.ReadAt(got, off); k != n || err != nil || !bytes.Equal(got, rec) {
+			t.Fatalf("ReadAt of %d bytes: %d, %v, equal %v", n, k, err, bytes.Equal(got, rec))
+		}
+		want = append(want, rec...)
+	}
+	if got, err := os.ReadFile(name); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the file read by the os package: %d bytes (%v), want %d as written", len(got), err, len(want))
+	}
+	ro, err := Open(name, Rdonly, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for _, n := range []int{64, 2 * rawMax} {
+		if _, err := ro.WriteAt(make([]byte, n), 0); !errors.Is(err, unix.EBADF) {
+			t.Errorf("WriteAt of %d bytes to a file opened to read: %v, want EBADF", n, err)
+		}
+		if _, err := ro.WriteParts([][]byte{make([]byte, n)}, 0); !errors.Is(err, unix.EBADF) {
+			t.Errorf("WriteParts of %d bytes to a file opened to read: %v, want EBADF", n, err)
+		}
 	}
 }
