@@ -3,7 +3,10 @@ package mpi_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -206,5 +209,133 @@ func shortWayJob(t *testing.T, rank int, short bool) {
 	case !short && got != 0:
 		t.Errorf("%d receives took the short way; want none here", got)
 	}
+	must(t, dup.Free())
+}
+
+// TestRecvAnyShortWay: blocking receives from AnySource in a serialised job take the
+// message at the head of any sender's ring themselves (p2p's recvAnyNow) once every
+// peer's ring is known, and what a program sees is the engine's: ranks 1 and 2 each
+// send numbered rounds of small messages, with a rendezvous one and a message on a
+// duplicate (another context at the ring's head) among them, and rank 0 receives
+// them all from AnySource; each sender's messages must come in the order sent, the
+// status must name the sender, and over shared memory most receives must have taken
+// the short way; over TCP none may (a peer without a ring would wait behind the
+// rings' packets).
+//
+// Rank 0 starts a round's receives once both senders have sent it, as flags in a
+// shared window say: a wait in MPI would move the messages to the unexpected queue,
+// and the receives would test the engine alone.
+func TestRecvAnyShortWay(t *testing.T) {
+	for _, tc := range []struct {
+		tr    mpitest.Transport
+		short bool
+	}{{mpitest.Shm, true}, {mpitest.TCP, false}} {
+		t.Run(tc.tr.Name, func(t *testing.T) {
+			serialJob(t, mpitest.Options{N: 3, Transport: tc.tr}, mpi.ThreadSingle, func(t *testing.T, rank, size int) {
+				anyShortJob(t, rank, tc.short)
+			})
+		})
+	}
+}
+
+func anyShortJob(t *testing.T, rank int, short bool) {
+	const rounds, m = 20, 20
+	w := mpi.World
+	dup, err := w.Dup()
+	must(t, err)
+	win, _, err := mpi.WinAllocateShared(8, 8, nil, w)
+	must(t, err)
+	flag := func(r int) *int64 {
+		mem, _, err := win.SharedQuery(r)
+		must(t, err)
+		return (*int64)(unsafe.Pointer(&mem[0]))
+	}
+	flags := []*int64{flag(0), flag(1), flag(2)}
+	waitFor := func(r int, v int64) {
+		for atomic.LoadInt64(flags[r]) < v {
+			runtime.Gosched()
+		}
+	}
+	// Each sender's messages: round 0's one (which shows rank 0 the senders' rings),
+	// rounds 1 to rounds of m eager ones, gated by the flags; then, ungated, one on the
+	// duplicate, a rendezvous one and m eager ones.
+	sizes := func(r int) []int {
+		switch r {
+		case 0:
+			return []int{8}
+		case rounds + 1:
+			z := []int{1 << 20}
+			for range m {
+				z = append(z, 8)
+			}
+			return z
+		}
+		z := make([]int, m)
+		for i := range z {
+			z[i] = 8 * (1 + i%4)
+		}
+		return z
+	}
+	gated := func(r int) bool { return r > 0 && r <= rounds }
+	if rank != 0 {
+		id := 0
+		for r := 0; r <= rounds+1; r++ {
+			if gated(r) {
+				waitFor(0, int64(r))
+			}
+			if r == rounds+1 {
+				must(t, mpi.Send(dup, fill(rank*10000, 8), 0, 2))
+			}
+			for _, size := range sizes(r) {
+				must(t, mpi.Send(w, fill(rank*10000+id, size), 0, 1))
+				id++
+			}
+			atomic.StoreInt64(flags[rank], int64(r))
+		}
+	} else {
+		next := []int{0, 0, 0} // each sender's next message
+		buf := make([]byte, 1<<20)
+		var before, got uint64
+		for r := 0; r <= rounds+1; r++ {
+			if gated(r) {
+				atomic.StoreInt64(flags[0], int64(r))
+				waitFor(1, int64(r))
+				waitFor(2, int64(r))
+			}
+			if r == 1 {
+				before = mpi.ShortRecvs()
+			}
+			for range 2 * len(sizes(r)) {
+				st, err := mpi.Recv(w, buf, mpi.AnySource, 1)
+				must(t, err)
+				s := st.Source
+				if s != 1 && s != 2 {
+					t.Fatalf("a message from source %d", s)
+				}
+				i := next[s]
+				next[s]++
+				if !bytes.Equal(buf[:st.Bytes()], fill(s*10000+i, int(st.Bytes()))) {
+					t.Fatalf("message %d of rank %d: %d bytes that are not it (out of order?)", i, s, st.Bytes())
+				}
+			}
+			if r == rounds {
+				got = mpi.ShortRecvs() - before
+			}
+		}
+		for range 2 {
+			st, err := mpi.Recv(dup, buf, mpi.AnySource, 2)
+			must(t, err)
+			if !bytes.Equal(buf[:st.Bytes()], fill(st.Source*10000, 8)) {
+				t.Errorf("the duplicate's message from rank %d is not the one sent", st.Source)
+			}
+		}
+		switch {
+		case short && got != 2*rounds*m:
+			t.Errorf("%d of the gated rounds' %d receives from AnySource took the short way; want all", got, 2*rounds*m)
+		case !short && got != 0:
+			t.Errorf("%d receives took the short way; want none here", got)
+		}
+	}
+	must(t, win.Free())
 	must(t, dup.Free())
 }

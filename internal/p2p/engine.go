@@ -187,6 +187,8 @@ type Engine struct {
 	idle       idle.Adaptive // the idle policy of block, with the spin in force
 	peerPolls  int           // a receive's polls of its peer's packets alone (pollPeer)
 	shortRecvs uint64        // blocking receives done by recvNow
+	anyNext    int           // the peer whose ring an AnySource recvNow looks at first
+	takers     int           // peers whose ring is shown to recvNow (p.take)
 	deferFn    func()        // posts the receives code outside Go holds back (SetDeferred)
 	inDefer    bool          // deferFn runs
 	force      string

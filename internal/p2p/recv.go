@@ -44,10 +44,10 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 		return ProcNull, AnyTag, 0, nil
 	}
 	polled := false
-	if src >= 0 && !stamp && b.l == nil && e.out.quiet != 0 && e.out.deferred == 0 && e.mu.off.Load() && e.failed == nil {
-		switch got, gt, k := e.recvNow(b, src, tag, ctx); k {
+	if (src >= 0 || src == AnySource) && !stamp && b.l == nil && e.out.quiet != 0 && e.out.deferred == 0 && e.mu.off.Load() && e.failed == nil {
+		switch from, got, gt, k := e.recvNow(b, src, tag, ctx); k {
 		case 1:
-			return src, int(gt), int64(got), nil
+			return from, int(gt), int64(got), nil
 		case 0:
 			polled = true // pollPeer's polls are made
 		}
@@ -93,15 +93,19 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 // length and tag; the status's source is src. It waits for it as pollPeer does, as
 // many polls, polling that ring alone: 0 if none came, -1 if another packet is at the
 // head or the short way does not apply; either way nothing happened, and the engine
-// does the receive. The C library's short way for receives (abi/libmpi/p2pshort.c)
-// takes the same packets the same way, from the same rings.
-func (e *Engine) recvNow(b Buf, src, tag int, ctx uint32) (n int, gotTag int32, k int) {
+// does the receive. from is the sender, src or, for AnySource, the peer whose packet
+// it took (recvAnyNow). The C library's short way for receives
+// (abi/libmpi/p2pshort.c) takes the same packets the same way, from the same rings.
+func (e *Engine) recvNow(b Buf, src, tag int, ctx uint32) (from, n int, gotTag int32, k int) {
+	if q := e.ctxq(ctx); q.ow.posted != 0 || q.ow.queued != 0 {
+		return 0, 0, 0, -1
+	}
+	if src == AnySource {
+		return e.recvAnyNow(b, tag, ctx)
+	}
 	p := e.peers[src]
 	if p == nil || p.take == nil || p.err != nil {
-		return 0, 0, -1
-	}
-	if q := e.ctxq(ctx); q.ow.posted != 0 || q.ow.queued != 0 {
-		return 0, 0, -1
+		return 0, 0, 0, -1
 	}
 	t, buf := p.take, b.bytes()
 	n, gotTag, k = t.Take(kindEager, int32(src), ctx, int32(tag), tag == AnyTag, buf)
@@ -111,7 +115,68 @@ func (e *Engine) recvNow(b Buf, src, tag int, ctx uint32) (n int, gotTag int32, 
 	if k > 0 {
 		e.shortRecvs++
 	}
-	return n, gotTag, k
+	return src, n, gotTag, k
+}
+
+// recvAnyNow is recvNow for AnySource, in a job of at most anyLookups peers whose
+// every other rank's ring is shown to it (lookPoller: a peer that has sent here on
+// the node; a peer over TCP has none, and its messages would wait behind the rings'
+// while they have packets): it looks at the head of each, one after the other, and takes
+// the first packet the receive takes, as the engine could give the receive a message
+// of any of them (MPI orders messages per sender only). Any other packet at a head
+// (another context's, a rendezvous, a synchronous send, one too long) leaves the
+// receive to the engine (-1), which handles that packet first, so that no sender's
+// packets wait behind another's stream; and the look starts after the peer it last
+// took from, so that one sender's stream does not keep the others' messages waiting
+// either. Nothing there: it polls the heads as recvNow polls one (0 if none came).
+func (e *Engine) recvAnyNow(b Buf, tag int, ctx uint32) (from, n int, gotTag int32, k int) {
+	np := len(e.peers)
+	if np > anyLookups {
+		return 0, 0, 0, -1
+	}
+	if e.takers < np-1 {
+		e.findPollers()
+		if e.takers < np-1 {
+			return 0, 0, 0, -1
+		}
+	}
+	buf := b.bytes()
+	for round := 0; round < 2; round++ {
+		if round == 1 && !e.pollHeads(min(e.peerPolls, e.idle.Spin())) {
+			return 0, 0, 0, 0
+		}
+		for i := range np {
+			s := (e.anyNext + i) % np
+			p := e.peers[s]
+			if p == nil || p.take == nil || p.err != nil {
+				continue
+			}
+			switch n, gotTag, k = p.take.Take(kindEager, int32(s), ctx, int32(tag), tag == AnyTag, buf); k {
+			case 1:
+				e.anyNext = (s + 1) % np
+				e.shortRecvs++
+				return s, n, gotTag, 1
+			case -1:
+				return 0, 0, 0, -1
+			}
+		}
+	}
+	return 0, 0, 0, 0
+}
+
+// pollHeads waits up to polls polls for a packet at the head of any ring shown to the
+// short way: true if one came. (The wait, for bench/matrixcost.sh, as pollHead.)
+//
+//go:noinline
+func (e *Engine) pollHeads(polls int) bool {
+	for ; polls > 0; polls-- {
+		for _, p := range e.peers {
+			if p != nil && p.take != nil && p.take.Arrived() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pollHead waits up to polls polls for a packet at t's head: true if one came. (The
@@ -188,6 +253,9 @@ func (e *Engine) lookPoller(p *peer) bool {
 			if pp, ok := t.(transport.PeerPoller); ok {
 				p.pp = pp.PeerPoll(p.rank)
 				p.take, _ = p.pp.(transport.HeadTaker)
+				if p.take != nil {
+					e.takers++
+				}
 			}
 			break
 		}
