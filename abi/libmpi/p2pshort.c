@@ -340,10 +340,28 @@ static int __attribute__((noinline)) spin_any(const mpigo_eng *e, const mpigo_co
     return 0;
 }
 
+/* any_next: the communicator rank whose ring an MPI_ANY_SOURCE receive looks at first,
+ * the one after the rank it last took from (p2p's recvAnyNow), so that one sender's
+ * stream does not keep the others' messages waiting. */
+static int any_next;
+
+/* any_rings says whether every rank of c but this one has its ring shown here: a rank
+ * without one (over TCP, or not yet seen) would wait behind the rings' packets. */
+static inline int any_rings(const mpigo_eng *e, const mpigo_comm *c) {
+    for (int s = 0; s < c->size; s++) {
+        int w = c->world[s];
+        if ((unsigned)w >= (unsigned)e->size) return 0;
+        if (w != e->self && e->inrings[w] == NULL) return 0;
+    }
+    return 1;
+}
+
 /* recv_wait takes the message from the source's ring (or, for MPI_ANY_SOURCE, from
- * the communicator's ranks' rings, the first with a packet at its head in rank order
- * deciding), waiting for it as pollPeer does (polls polls; 0: MPI_Irecv's look, which
- * does not wait): 1 taken (the status written), 0 not (Go's way). */
+ * the communicator's ranks' rings where each has one, looked at in turn from
+ * any_next, the first with a packet at its head deciding; another packet at a head
+ * leaves the receive to Go, which handles that packet first), waiting for it as
+ * pollPeer does (polls polls; 0: MPI_Irecv's look, which does not wait): 1 taken
+ * (the status written), 0 not (Go's way). */
 static inline __attribute__((always_inline)) int recv_wait(mpigo_eng *e, const mpigo_comm *c, char *buf, int64_t n, int src,
                                                            int tag, MPI_Status *st, int64_t *got, int64_t polls) {
     int gtag = 0, from = src, k = 0;
@@ -355,17 +373,18 @@ static inline __attribute__((always_inline)) int recv_wait(mpigo_eng *e, const m
         k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
         if (k == 0 && polls > 0 && spin_one(r, polls)) k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
     } else {
+        if (!any_rings(e, c)) return 0;
         for (int round = 0; round < 2 && k == 0; round++) {
             if (round == 1 && (polls == 0 || !spin_any(e, c, polls))) return 0;
-            for (int s = 0; s < c->size && k == 0; s++) {
-                int w = c->world[s];
-                if ((unsigned)w >= (unsigned)e->size) return 0;
+            for (int j = 0; j < c->size && k == 0; j++) {
+                int s = (any_next + j) % c->size, w = c->world[s];
                 mpigo_inring *r = e->inrings[w];
-                if (r == NULL) continue;
+                if (r == NULL) continue; /* this rank's own */
                 k = in_take(r, w, c->ctx, tag, buf, n, got, &gtag);
                 from = s;
             }
         }
+        if (k > 0) any_next = (from + 1) % c->size;
     }
     if (k <= 0) return 0;
     if (st != MPI_STATUS_IGNORE) {
