@@ -72,6 +72,70 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
  * caches (win_fast.go copyDirect); a crossing is nothing beside them. */
 #define SHORT_MAX (1 << 20)
 
+/* The copies below SHORT_MAX move as the Go way's do (Go's runtime memmove), so that a
+ * C program's Put and Get run at the same speed as a Go program's: from COPY_LOOP bytes
+ * on, Go copies with REP MOVSB only on Intel's cores that have ERMS and FSRM, with AVX
+ * loops elsewhere; glibc's memmove takes REP MOVSB from about 2 KiB up to the L2
+ * cache's size on every core that has FSRM, which on AMD's is slower than the loop
+ * (docs/BENCHMARKS.md, issue 36's get_bw). copy_loop, set when the library is loaded,
+ * says whether the loop is Go's choice on this CPU. */
+#define COPY_LOOP 2048
+static int32_t copy_loop;
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+__attribute__((constructor)) static void copy_choose(void) {
+    unsigned a, b = 0, c, d = 0;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx")) return;
+    __get_cpuid_count(7, 0, &a, &b, &c, &d);
+    int erms = (b >> 9) & 1, fsrm = (d >> 4) & 1;
+    copy_loop = !(__builtin_cpu_is("intel") && erms && fsrm);
+}
+
+/* copy_avx is Go's avxUnaligned below its non-temporal size: n >= 256 bytes between
+ * buffers that do not overlap, 128 bytes a step in 32-byte loads and stores aligned at
+ * the destination; the first 32 and last 128 bytes are loaded before the loop and
+ * stored after it, which covers the unaligned head and the tail. */
+__attribute__((target("avx"), noinline)) static void copy_avx(char *d, const char *s, size_t n) {
+    __m256i head = _mm256_loadu_si256((const __m256i *)s);
+    __m256i t0 = _mm256_loadu_si256((const __m256i *)(s + n - 128));
+    __m256i t1 = _mm256_loadu_si256((const __m256i *)(s + n - 96));
+    __m256i t2 = _mm256_loadu_si256((const __m256i *)(s + n - 64));
+    __m256i t3 = _mm256_loadu_si256((const __m256i *)(s + n - 32));
+    size_t k = 32 - ((uintptr_t)d & 31); /* to the destination's first aligned byte */
+    for (; n - k > 128; k += 128) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(s + k));
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + k + 32));
+        __m256i v2 = _mm256_loadu_si256((const __m256i *)(s + k + 64));
+        __m256i v3 = _mm256_loadu_si256((const __m256i *)(s + k + 96));
+        _mm256_store_si256((__m256i *)(d + k), v0);
+        _mm256_store_si256((__m256i *)(d + k + 32), v1);
+        _mm256_store_si256((__m256i *)(d + k + 64), v2);
+        _mm256_store_si256((__m256i *)(d + k + 96), v3);
+    }
+    _mm256_storeu_si256((__m256i *)(d + n - 128), t0);
+    _mm256_storeu_si256((__m256i *)(d + n - 96), t1);
+    _mm256_storeu_si256((__m256i *)(d + n - 64), t2);
+    _mm256_storeu_si256((__m256i *)(d + n - 32), t3);
+    _mm256_storeu_si256((__m256i *)d, head);
+}
+#else
+static void copy_avx(char *d, const char *s, size_t n) { memmove(d, s, n); }
+#endif
+
+/* copy is memmove(d, s, n) for the short ways' Put and Get, as the Go way copies;
+ * buffers that overlap (an origin inside this rank's own window) take memmove. */
+static inline void copy(void *d, const void *s, int64_t n) {
+    uintptr_t dd = (uintptr_t)d, ss = (uintptr_t)s;
+    if (n >= COPY_LOOP && copy_loop && dd - ss >= (uint64_t)n && ss - dd >= (uint64_t)n)
+        copy_avx(d, s, (size_t)n);
+    else
+        memmove(d, s, (size_t)n);
+}
+
 void mpigo_short_set(uintptr_t h, mpigo_win *d) {
     uintptr_t i = mpigo_slot(h, MPIGO_KIND_WIN);
     if (i < MPIGO_SHORT_WINS) __atomic_store_n(&mpigo_short_wins[i], d, __ATOMIC_RELEASE);
@@ -127,7 +191,7 @@ static inline int short_put(const void *o, int64_t oc, MPI_Datatype odt, int ran
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
     uint64_t *to = &d->t[rank].to_bytes; /* before the store, which may alias d->t */
     if (n == 8) memcpy(p, o, 8); /* one store */
-    else memmove(p, o, n);
+    else copy(p, o, n);
     counted(MPIGO_C_PUT, n, to, NULL);
     return 1;
 }
@@ -139,7 +203,7 @@ static inline int short_get(void *o, int64_t oc, MPI_Datatype odt, int rank, MPI
     if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
     uint64_t *from = &d->t[rank].from_bytes;
     if (n == 8) memcpy(o, p, 8);
-    else memmove(o, p, n);
+    else copy(o, p, n);
     counted(MPIGO_C_GET, n, NULL, from);
     return 1;
 }

@@ -7,8 +7,9 @@
  * (MPI_COMM_TYPE_SHARED), but not this rank's own memory when a rank on another node
  * ships requests to it, and nowhere with the argument "tcp" (the job runs with
  * transports=self,tcp). Then the errors: a bad rank, displacement, range or epoch,
- * and a freed window, reported as before through the window's handler; and two
- * threads updating the same words at once (MPI_THREAD_MULTIPLE). */
+ * and a freed window, reported as before through the window's handler; two
+ * threads updating the same words at once (MPI_THREAD_MULTIPLE); and Put and Get
+ * from 2 KiB to just under 1 MiB at odd offsets, byte for byte. */
 #include "check.h"
 #include <pthread.h>
 #include <stdint.h>
@@ -272,6 +273,44 @@ int main(int argc, char **argv) {
     }
     CHECK(acc == (long)n * NTH * per * 16, "threads' Accumulate total %ld, want %ld", acc, (long)n * NTH * per * 16);
     OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* Put and Get of 2 KiB to just under 1 MiB, which short.c copies with its own loop
+     * where the CPU calls for it: every byte where it belongs at odd origins and
+     * displacements, and the bytes beside the range untouched, at the target (Put) and
+     * at the origin (Get). Fence epochs, so each target checks its own window. */
+    {
+        static const int sizes[] = {2047, 2048, 2049, 4096 + 3, 65536 + 5, (1 << 20) - 1};
+        static const int offs[][2] = {{0, 0}, {1, 7}, {33, 31}}; /* origin offset, displacement */
+        MPI_Aint wsz = (1 << 20) + 128;
+        char *cw, *co = malloc(wsz), *cr = malloc(wsz);
+        MPI_Win cwin;
+        OK(MPI_Win_allocate(wsz, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &cw, &cwin));
+        for (MPI_Aint i = 0; i < wsz; i++) co[i] = (char)(rank * 37 + i * 13 + (i >> 8));
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            for (size_t a = 0; a < sizeof offs / sizeof offs[0]; a++) {
+                int m = sizes[k], oo = offs[a][0], td = offs[a][1];
+                memset(cw, 0xEE, wsz);
+                memset(cr, 0xDD, wsz);
+                OK(MPI_Win_fence(0, cwin));
+                SPAN(right, "Put 2 KiB-1 MiB", OK(MPI_Put(co + oo, m, MPI_CHAR, right, td, m, MPI_CHAR, cwin)));
+                OK(MPI_Win_fence(0, cwin));
+                for (int i = 0; i < m; i++)
+                    CHECK(cw[td + i] == (char)(left * 37 + (MPI_Aint)(oo + i) * 13 + ((MPI_Aint)(oo + i) >> 8)),
+                          "Put of %d bytes from %d (origin offset %d, displacement %d): byte %d", m, left, oo, td, i);
+                CHECK((td == 0 || cw[td - 1] == (char)0xEE) && cw[td + m] == (char)0xEE,
+                      "Put of %d bytes from %d at displacement %d wrote beside its range", m, left, td);
+                SPAN(right, "Get 2 KiB-1 MiB", OK(MPI_Get(cr + oo, m, MPI_CHAR, right, td, m, MPI_CHAR, cwin)));
+                OK(MPI_Win_fence(0, cwin));
+                CHECK(memcmp(cr + oo, co + oo, m) == 0, "Get of %d bytes from %d (origin offset %d, displacement %d)", m,
+                      right, oo, td);
+                CHECK((oo == 0 || cr[oo - 1] == (char)0xDD) && cr[oo + m] == (char)0xDD,
+                      "Get of %d bytes from %d into origin offset %d wrote beside its range", m, right, oo);
+            }
+        }
+        OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, cwin));
+        OK(MPI_Win_free(&cwin));
+        free(co), free(cr);
+    }
 
     /* 1 MiB copies take Go's cache model, and so does the next Flush, which resets it;
      * the one after stays in C. */
