@@ -181,6 +181,7 @@ func (b *board) waitSlow(r int, p *uint64, v uint64) error {
 			return nil
 		}
 		if w.Next(1) {
+			idle.Pause()
 			w.Gosched()
 			continue
 		}

@@ -175,6 +175,7 @@ func (e *Engine) pollHeads(polls int) bool {
 				return true
 			}
 		}
+		idle.Pause()
 	}
 	return false
 }
@@ -188,6 +189,7 @@ func pollHead(t transport.HeadTaker, polls int) bool {
 		if t.Arrived() {
 			return true
 		}
+		idle.Pause()
 	}
 	return false
 }
@@ -225,6 +227,7 @@ func (e *Engine) pollPeer(r *request, src int, stamp bool) {
 			}
 			return
 		}
+		idle.Pause()
 	}
 }
 
