@@ -229,6 +229,8 @@ type exchange struct {
 	// The rounds' alltoallv arguments, kept from one round to the next.
 	sc, sd, rc, rd []int
 	send, recv     []byte
+	parts          []part   // an aggregator's window as parts (partsOf)
+	bufs           [][]byte // a run of them, for writeParts
 }
 
 func newExchange(f *File, a Access, p plan, runs []mpio.Run, all []int64) *exchange {
@@ -272,8 +274,13 @@ func (x *exchange) run(op string) (int64, error) {
 	}
 	sc := takeScratch()
 	defer sc.put()
-	x.send, x.recv = sc.send[:0], sc.recv[:0]
-	defer func() { sc.send, sc.recv = x.send, x.recv }()
+	x.send, x.recv, x.parts, x.bufs = sc.send[:0], sc.recv[:0], sc.parts[:0], sc.bufs[:0]
+	defer func() {
+		// The parts point into the program's memory, which the kept set must not hold.
+		clear(x.parts[:cap(x.parts)])
+		clear(x.bufs[:cap(x.bufs)])
+		sc.send, sc.recv, sc.parts, sc.bufs = x.send, x.recv, x.parts, x.bufs
+	}()
 	var win []byte
 	if x.agg >= 0 {
 		win = sc.grow(&sc.win, min(x.buf, x.doms[x.agg].Len))
@@ -420,6 +427,10 @@ func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr,
 		return nil, nil
 	}
 	w := x.window(x.agg, k)
+	if x.partsOf(their, mine[x.agg], recv, rd, win, w) {
+		x.f.wrote()
+		return x.writeParts(op), nil
+	}
 	for _, p := range mine[x.agg] { // their[x.me] without the stream positions
 		x.p.mem.PackAt(win[p.Off-w.Off:p.End()-w.Off], p.Stream)
 	}
@@ -440,6 +451,81 @@ func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr,
 		}
 	}
 	return nil, nil
+}
+
+// A window's part: Len bytes at file offset Off, whose data is b.
+type part struct {
+	off int64
+	b   []byte
+}
+
+// partMin is the mean length of a window's pieces from which an aggregator writes
+// them where they arrived (writeParts) rather than copied into its window first:
+// each part costs the kernel an iovec, which for shorter pieces costs more than the
+// copy it saves.
+const partMin = 1 << 10
+
+// partsOf lays out round k's window w of an aggregator as parts in file order
+// (x.parts): each member's pieces (their) where the exchange received them (recv at
+// rd), the aggregator's own (mine) in its memory where that is contiguous, else
+// packed into win. It reports false where the pieces are short (partMin) or two of
+// them overlap (a write the standard leaves undefined, which the window resolves
+// as ever).
+func (x *exchange) partsOf(their [][]mpio.Piece, mine []mpio.Piece, recv []byte, rd []int, win []byte, w mpio.Run) bool {
+	n, total := 0, int64(0)
+	for _, ps := range their {
+		n += len(ps)
+		total += int64(piecesLen(ps))
+	}
+	if n == 0 || total < int64(n)*partMin {
+		return false
+	}
+	x.parts = x.parts[:0]
+	for r := range x.size {
+		if r == x.me {
+			continue
+		}
+		at := int64(rd[r])
+		for _, p := range their[r] {
+			x.parts = append(x.parts, part{p.Off, recv[at : at+p.Len]})
+			at += p.Len
+		}
+	}
+	contig, direct := x.p.mem.Contig()
+	for _, p := range mine {
+		b := win[p.Off-w.Off : p.End()-w.Off]
+		if direct {
+			b = contig[p.Stream : p.Stream+p.Len]
+		} else {
+			x.p.mem.PackAt(b, p.Stream)
+		}
+		x.parts = append(x.parts, part{p.Off, b})
+	}
+	slices.SortFunc(x.parts, func(a, b part) int { return cmp.Compare(a.off, b.off) })
+	for i := 1; i < len(x.parts); i++ {
+		if q := x.parts[i-1]; x.parts[i].off < q.off+int64(len(q.b)) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeParts writes x.parts, each run of touching parts by one vectored write, and
+// returns the error of the first that fails.
+func (x *exchange) writeParts(op string) error {
+	for i := 0; i < len(x.parts); {
+		j, end := i+1, x.parts[i].off+int64(len(x.parts[i].b))
+		x.bufs = append(x.bufs[:0], x.parts[i].b)
+		for ; j < len(x.parts) && x.parts[j].off == end; j++ {
+			x.bufs = append(x.bufs, x.parts[j].b)
+			end += int64(len(x.parts[j].b))
+		}
+		if _, err := x.f.os.WriteParts(x.bufs, x.parts[i].off); err != nil {
+			return ioErr(op, err)
+		}
+		i = j
+	}
+	return nil
 }
 
 // readRound has an aggregator read the union of round k's pieces and send each member
@@ -601,14 +687,16 @@ func nodesOf(c *core.Comm) int {
 	return len(seen)
 }
 
-// scratch is a two-phase access's buffers (an aggregator's window, the exchange's
-// send and receive buffers), kept from one access to the next: an access of tens of
+// scratch is a two-phase access's buffers (an aggregator's window and parts, the
+// exchange's send and receive buffers), kept from one access to the next: an access of tens of
 // MiB would otherwise take fresh memory each time, which the system zeroes page by
 // page, and leave as much to the collector. One set is kept per process (a
 // concurrent access of another file takes a set of its own, which then replaces it),
 // while the process has a file open: the last close drops it.
 type scratch struct {
 	win, send, recv []byte
+	parts           []part
+	bufs            [][]byte
 }
 
 var (
