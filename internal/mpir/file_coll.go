@@ -231,6 +231,7 @@ type exchange struct {
 	send, recv     []byte
 	parts          []part   // an aggregator's window as parts (partsOf)
 	bufs           [][]byte // a run of them, for writeParts
+	heads, ats     []int    // partsOf's merge: each member's next piece, and its data's offset
 }
 
 func newExchange(f *File, a Access, p plan, runs []mpio.Run, all []int64) *exchange {
@@ -467,10 +468,10 @@ const partMin = 1 << 10
 
 // partsOf lays out round k's window w of an aggregator as parts in file order
 // (x.parts): each member's pieces (their) where the exchange received them (recv at
-// rd), the aggregator's own (mine) in its memory where that is contiguous, else
-// packed into win. It reports false where the pieces are short (partMin) or two of
-// them overlap (a write the standard leaves undefined, which the window resolves
-// as ever).
+// rd), the aggregator's own (mine, their[x.me] with stream positions) in its memory
+// where that is contiguous, else packed into win. It reports false where the pieces
+// are short (partMin), or out of file order or overlapping (a view that goes back; a
+// write the standard leaves undefined, which the window resolves as ever).
 func (x *exchange) partsOf(their [][]mpio.Piece, mine []mpio.Piece, recv []byte, rd []int, win []byte, w mpio.Run) bool {
 	n, total := 0, int64(0)
 	for _, ps := range their {
@@ -480,34 +481,50 @@ func (x *exchange) partsOf(their [][]mpio.Piece, mine []mpio.Piece, recv []byte,
 	if n == 0 || total < int64(n)*partMin {
 		return false
 	}
-	x.parts = x.parts[:0]
-	for r := range x.size {
-		if r == x.me {
-			continue
-		}
-		at := int64(rd[r])
-		for _, p := range their[r] {
-			x.parts = append(x.parts, part{p.Off, recv[at : at+p.Len]})
-			at += p.Len
-		}
-	}
+	x.heads = append(x.heads[:0], make([]int, x.size)...)
+	x.ats = append(x.ats[:0], rd...)
 	contig, direct := x.p.mem.Contig()
-	for _, p := range mine {
-		b := win[p.Off-w.Off : p.End()-w.Off]
-		if direct {
-			b = contig[p.Stream : p.Stream+p.Len]
-		} else {
-			x.p.mem.PackAt(b, p.Stream)
+	x.parts = x.parts[:0]
+	end := int64(math.MinInt64)
+	for {
+		r := x.lowestHead(their)
+		if r < 0 {
+			return true
 		}
-		x.parts = append(x.parts, part{p.Off, b})
-	}
-	slices.SortFunc(x.parts, func(a, b part) int { return cmp.Compare(a.off, b.off) })
-	for i := 1; i < len(x.parts); i++ {
-		if q := x.parts[i-1]; x.parts[i].off < q.off+int64(len(q.b)) {
+		p := their[r][x.heads[r]]
+		if p.Off < end {
 			return false
 		}
+		var b []byte
+		switch {
+		case r != x.me:
+			b = recv[x.ats[r] : x.ats[r]+int(p.Len)]
+			x.ats[r] += int(p.Len)
+		case direct:
+			q := mine[x.heads[r]]
+			b = contig[q.Stream : q.Stream+q.Len]
+		default:
+			q := mine[x.heads[r]]
+			b = win[q.Off-w.Off : q.End()-w.Off]
+			x.p.mem.PackAt(b, q.Stream)
+		}
+		x.heads[r]++
+		x.parts = append(x.parts, part{p.Off, b})
+		end = p.End()
 	}
-	return true
+}
+
+// lowestHead is the member whose next piece in their (from x.heads) has the lowest
+// offset, -1 once every member's are taken: a merge of the members' lists, each in
+// file order where the view is.
+func (x *exchange) lowestHead(their [][]mpio.Piece) int {
+	best, off := -1, int64(0)
+	for r, ps := range their {
+		if h := x.heads[r]; h < len(ps) && (best < 0 || ps[h].Off < off) {
+			best, off = r, ps[h].Off
+		}
+	}
+	return best
 }
 
 // writeParts writes x.parts, each run of touching parts by one vectored write, and
