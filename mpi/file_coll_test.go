@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
 
@@ -209,6 +210,102 @@ func setStridedView(t *testing.T, f *mpi.File, blk, rank, size int) (bt, ft *mpi
 	bt, err := mpi.TypeContiguous(blk, mpi.Byte)
 	must(t, err)
 	ft, err = mpi.TypeResized(bt, 0, blk*size)
+	must(t, err)
+	must(t, ft.Commit())
+	must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
+	return bt, ft
+}
+
+// TestFileTwoPhaseLongPieces writes interleaved blocks of 1500 bytes (an aggregator
+// writes such pieces where they arrived, by vectored writes) through one and two
+// aggregators whose windows cut blocks in two, from contiguous memory and from a
+// strided memory type, with a hole block per tile that keeps its old bytes: the file
+// is the reference byte for byte, on the disk and on /dev/shm.
+func TestFileTwoPhaseLongPieces(t *testing.T) {
+	for _, c := range []struct{ name, base string }{{"tempdir", ""}, {"shm", "/dev/shm"}} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.base != "" && !inMemory(c.base) {
+				t.Skip(c.base, " is not tmpfs here")
+			}
+			ioJobIn(t, mpitest.Options{N: 3}, c.base, twoPhaseLongPieces)
+		})
+	}
+}
+
+func twoPhaseLongPieces(t *testing.T, dir string, rank, size int) {
+	const blk, tiles = 1500, 20
+	tile := blk * (size + 1)
+	old := bytes.Repeat([]byte{0xEE}, tile*tiles)
+	ref := bytes.Clone(old)
+	data := make([][]byte, size)
+	for r := range size {
+		for k := range tiles * blk {
+			v := byte(r*61 + k*7 + k>>8 + 1)
+			data[r] = append(data[r], v)
+			ref[k/blk*tile+r*blk+k%blk] = v
+		}
+	}
+	// The strided memory: every other int32 of a buffer twice as long.
+	vec, err := mpi.TypeVector(blk*tiles/4, 1, 2, mpi.Int32)
+	must(t, err)
+	must(t, vec.Commit())
+	spread := make([]byte, 2*len(data[rank]))
+	for i := 0; i < len(data[rank]); i += 4 {
+		copy(spread[2*i:2*i+4], data[rank][i:i+4])
+	}
+	for i, kv := range [][]string{
+		{"cb_nodes", "1", "cb_buffer_size", "10000"},
+		{"cb_nodes", "2", "cb_buffer_size", "7000", "striping_unit", "512"},
+	} {
+		for _, strided := range []bool{false, true} {
+			in := mpi.InfoCreate()
+			must(t, in.Set("romio_cb_write", "enable"))
+			for j := 0; j < len(kv); j += 2 {
+				must(t, in.Set(kv[j], kv[j+1]))
+			}
+			name := filepath.Join(dir, fmt.Sprint("long", i, strided))
+			f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, in)
+			must(t, err)
+			must(t, in.Free())
+			if rank == 0 {
+				_, err = mpi.FileWriteAt(f, 0, old)
+				must(t, err)
+			}
+			syncAll(t, f)
+			bt, ft := setStridedViewHoles(t, f, blk, rank, size)
+			if strided {
+				sb := make([]int32, len(spread)/4)
+				for j := range sb {
+					sb[j] = int32(uint32(spread[4*j]) | uint32(spread[4*j+1])<<8 | uint32(spread[4*j+2])<<16 | uint32(spread[4*j+3])<<24)
+				}
+				_, err = mpi.FileWriteAllBuf(f, mpi.Typed(sb, 1, vec))
+			} else {
+				_, err = mpi.FileWriteAll(f, data[rank])
+			}
+			must(t, err)
+			syncAll(t, f)
+			if rank == 0 {
+				raw, err := os.ReadFile(name)
+				must(t, err)
+				if !bytes.Equal(raw, ref) {
+					t.Errorf("hints %v, strided memory %v: the file differs from the reference (%d bytes, want %d)", kv, strided, len(raw), len(ref))
+				}
+			}
+			must(t, f.Close())
+			must(t, ft.Free())
+			must(t, bt.Free())
+		}
+	}
+	must(t, vec.Free())
+}
+
+// setStridedViewHoles is setStridedView with a hole of a block after each tile's
+// blocks of the size ranks.
+func setStridedViewHoles(t *testing.T, f *mpi.File, blk, rank, size int) (bt, ft *mpi.Datatype) {
+	t.Helper()
+	bt, err := mpi.TypeContiguous(blk, mpi.Byte)
+	must(t, err)
+	ft, err = mpi.TypeResized(bt, 0, blk*(size+1))
 	must(t, err)
 	must(t, ft.Commit())
 	must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))

@@ -6,6 +6,10 @@ import "github.com/mpigo/mpigo/internal/mpir"
 // the tests of package mpi_test.
 func FileSyncs(f *File) int64 { return f.d.Syncs() }
 
+// FileCopied exposes how many bytes this process's collective writes of f copied
+// into the file's mapping to the tests of package mpi_test.
+func FileCopied(f *File) int64 { return f.d.Copied() }
+
 // FileTwoPhaseBuffersKept exposes whether this process keeps a two-phase access's
 // buffers to the tests of package mpi_test.
 func FileTwoPhaseBuffersKept() bool { return mpir.TwoPhaseBuffersKept() }

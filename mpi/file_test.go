@@ -29,12 +29,26 @@ func ioJob(t *testing.T, n int, body func(t *testing.T, dir string, rank, size i
 // ioJobWith is ioJob of a job shaped by o.
 func ioJobWith(t *testing.T, o mpitest.Options, body func(t *testing.T, dir string, rank, size int)) {
 	t.Helper()
+	ioJobIn(t, o, "", body)
+}
+
+// ioJobIn is ioJobWith in a new directory under base ("": the test's temporary
+// directory), removed when the test ends.
+func ioJobIn(t *testing.T, o mpitest.Options, base string, body func(t *testing.T, dir string, rank, size int)) {
+	t.Helper()
 	if mpitest.IsRank(t) {
 		dir := os.Getenv(ioDirVar)
 		jobWith(t, o, func(t *testing.T, rank, size int) { body(t, dir, rank, size) })
 		return
 	}
 	dir := t.TempDir()
+	if base != "" {
+		var err error
+		if dir, err = os.MkdirTemp(base, "mpigo-test-"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	}
 	o.Env = append(o.Env, ioDirVar+"="+dir)
 	jobWith(t, o, func(t *testing.T, rank, size int) {})
 	if left, _ := os.ReadDir(dir); len(left) > 0 {

@@ -22,6 +22,10 @@
 //     at the end of the file and says how much it moved; it is not an error. A
 //     sieved write rewrites the holes of its span under an exclusive lock of the span,
 //     so concurrent sieved writes of interleaved views keep each other's bytes.
+//   - WriteMapped writes a view's runs to a file in memory by copies into a shared
+//     mapping of the file, which take no lock of the file's (tmpfs holds the inode's
+//     lock for each write), the bytes past the file's end and the runs after a
+//     faulting copy by pwrite, whose errors are the ones reported.
 //   - The two-phase plan (Aggregators, Domains, Split, Window, Cover) is arithmetic
 //     only, the same on every rank for the same inputs, tested in memory.
 package mpio

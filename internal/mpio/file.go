@@ -21,6 +21,7 @@ type File struct {
 	memory   bool // on a file system in memory (tmpfs)
 	local    bool // on a file system of this machine's (memory or a local disk's)
 	syncs    atomic.Int64
+	m        mapping // WriteMapped's (mapped.go)
 }
 
 // Open opens path with the access mode a (checked by the caller), creating it when
@@ -327,6 +328,7 @@ func (f *File) Syncs() int64 { return f.syncs.Load() }
 
 // Close closes the descriptor.
 func (f *File) Close() error {
+	f.m.unmap()
 	err := unix.Close(f.fd)
 	f.fd = -1
 	return sysErr("close", f.path, err)

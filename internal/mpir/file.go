@@ -411,6 +411,10 @@ func (f *File) resize(op string, size int64, do func(*mpio.File, int64) error) e
 // Syncs is how many times this process's descriptor of the file was synced (fsync).
 func (f *File) Syncs() int64 { return f.os.Syncs() }
 
+// Copied is how many bytes this process's collective writes copied into the file's
+// mapping (mpio.WriteMapped), for tests.
+func (f *File) Copied() int64 { return f.os.Copied() }
+
 // Sync writes what this process wrote to the file through to the storage device,
 // every member at once (MPI_File_sync).
 func (f *File) Sync(op string) error {

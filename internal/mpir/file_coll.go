@@ -125,7 +125,7 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 		// member's fsync from starting while another member still writes).
 		var n int64
 		if p.n > 0 {
-			n, err = f.run(op, a, &p)
+			n, err = f.own(op, a, &p, len(runs))
 		}
 		if err != nil {
 			f.owed = err
@@ -142,6 +142,27 @@ func (f *File) collAccess(op string, a Access, p plan, local error) (int64, erro
 	}
 	return n, nil
 }
+
+// own does this member's own part of a collective access (runs: its file runs). A
+// write to a file in memory copies into the file's shared mapping (mpio.WriteMapped)
+// where it has a few runs or many bytes: the members' writes then run at once, where
+// the system's writes of one file in memory take its lock one after another; a single
+// short run costs fewer system calls written.
+func (f *File) own(op string, a Access, p *plan, runs int) (int64, error) {
+	if !a.Write || p.tun.Atomic || !f.os.CanMap() || (runs < mapRuns && p.n < mapBytes) {
+		return f.run(op, a, p)
+	}
+	f.wrote()
+	n, err := mpio.WriteMapped(f.os, p.v, p.pos, p.mem)
+	return n, ioErr(op, err)
+}
+
+// A member's own write goes through the file's mapping with at least mapRuns runs or
+// mapBytes bytes.
+const (
+	mapRuns  = 4
+	mapBytes = 64 << 10
+)
 
 // firstFailed is the call's error where a member's arguments were bad: this
 // member's own, or one naming the lowest member that failed, with its class.
@@ -208,6 +229,9 @@ type exchange struct {
 	// The rounds' alltoallv arguments, kept from one round to the next.
 	sc, sd, rc, rd []int
 	send, recv     []byte
+	parts          []part   // an aggregator's window as parts (partsOf)
+	bufs           [][]byte // a run of them, for writeParts
+	heads, ats     []int    // partsOf's merge: each member's next piece, and its data's offset
 }
 
 func newExchange(f *File, a Access, p plan, runs []mpio.Run, all []int64) *exchange {
@@ -251,8 +275,13 @@ func (x *exchange) run(op string) (int64, error) {
 	}
 	sc := takeScratch()
 	defer sc.put()
-	x.send, x.recv = sc.send[:0], sc.recv[:0]
-	defer func() { sc.send, sc.recv = x.send, x.recv }()
+	x.send, x.recv, x.parts, x.bufs = sc.send[:0], sc.recv[:0], sc.parts[:0], sc.bufs[:0]
+	defer func() {
+		// The parts point into the program's memory, which the kept set must not hold.
+		clear(x.parts[:cap(x.parts)])
+		clear(x.bufs[:cap(x.bufs)])
+		sc.send, sc.recv, sc.parts, sc.bufs = x.send, x.recv, x.parts, x.bufs
+	}()
 	var win []byte
 	if x.agg >= 0 {
 		win = sc.grow(&sc.win, min(x.buf, x.doms[x.agg].Len))
@@ -399,6 +428,10 @@ func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr,
 		return nil, nil
 	}
 	w := x.window(x.agg, k)
+	if x.partsOf(their, mine[x.agg], recv, rd, win, w) {
+		x.f.wrote()
+		return x.writeParts(op), nil
+	}
 	for _, p := range mine[x.agg] { // their[x.me] without the stream positions
 		x.p.mem.PackAt(win[p.Off-w.Off:p.End()-w.Off], p.Stream)
 	}
@@ -419,6 +452,97 @@ func (x *exchange) writeRound(op string, k int, win []byte, skip bool) (fileErr,
 		}
 	}
 	return nil, nil
+}
+
+// A window's part: Len bytes at file offset Off, whose data is b.
+type part struct {
+	off int64
+	b   []byte
+}
+
+// partMin is the mean length of a window's pieces from which an aggregator writes
+// them where they arrived (writeParts) rather than copied into its window first:
+// each part costs the kernel an iovec, which for shorter pieces costs more than the
+// copy it saves.
+const partMin = 1 << 10
+
+// partsOf lays out round k's window w of an aggregator as parts in file order
+// (x.parts): each member's pieces (their) where the exchange received them (recv at
+// rd), the aggregator's own (mine, their[x.me] with stream positions) in its memory
+// where that is contiguous, else packed into win. It reports false where the pieces
+// are short (partMin), or out of file order or overlapping (a view that goes back; a
+// write the standard leaves undefined, which the window resolves as ever).
+func (x *exchange) partsOf(their [][]mpio.Piece, mine []mpio.Piece, recv []byte, rd []int, win []byte, w mpio.Run) bool {
+	n, total := 0, int64(0)
+	for _, ps := range their {
+		n += len(ps)
+		total += int64(piecesLen(ps))
+	}
+	if n == 0 || total < int64(n)*partMin {
+		return false
+	}
+	x.heads = append(x.heads[:0], make([]int, x.size)...)
+	x.ats = append(x.ats[:0], rd...)
+	contig, direct := x.p.mem.Contig()
+	x.parts = x.parts[:0]
+	end := int64(math.MinInt64)
+	for {
+		r := x.lowestHead(their)
+		if r < 0 {
+			return true
+		}
+		p := their[r][x.heads[r]]
+		if p.Off < end {
+			return false
+		}
+		var b []byte
+		switch {
+		case r != x.me:
+			b = recv[x.ats[r] : x.ats[r]+int(p.Len)]
+			x.ats[r] += int(p.Len)
+		case direct:
+			q := mine[x.heads[r]]
+			b = contig[q.Stream : q.Stream+q.Len]
+		default:
+			q := mine[x.heads[r]]
+			b = win[q.Off-w.Off : q.End()-w.Off]
+			x.p.mem.PackAt(b, q.Stream)
+		}
+		x.heads[r]++
+		x.parts = append(x.parts, part{p.Off, b})
+		end = p.End()
+	}
+}
+
+// lowestHead is the member whose next piece in their (from x.heads) has the lowest
+// offset, -1 once every member's are taken: a merge of the members' lists, each in
+// file order where the view is.
+func (x *exchange) lowestHead(their [][]mpio.Piece) int {
+	best, off := -1, int64(0)
+	for r, ps := range their {
+		if h := x.heads[r]; h < len(ps) && (best < 0 || ps[h].Off < off) {
+			best, off = r, ps[h].Off
+		}
+	}
+	return best
+}
+
+// writeParts writes x.parts, each run of touching parts by one vectored write, and
+// returns the error of the first that fails.
+func (x *exchange) writeParts(op string) error {
+	for i := 0; i < len(x.parts); {
+		j, end := i+1, x.parts[i].off+int64(len(x.parts[i].b))
+		x.bufs = append(x.bufs[:0], x.parts[i].b)
+		for ; j < len(x.parts) && x.parts[j].off == end; j++ {
+			x.bufs = append(x.bufs, x.parts[j].b)
+			end += int64(len(x.parts[j].b))
+		}
+		if _, err := x.f.os.WriteParts(x.bufs, x.parts[i].off); err != nil {
+			return ioErr(op, err)
+		}
+		i = j
+	}
+	return nil
 }
 
 // readRound has an aggregator read the union of round k's pieces and send each member
@@ -580,14 +704,16 @@ func nodesOf(c *core.Comm) int {
 	return len(seen)
 }
 
-// scratch is a two-phase access's buffers (an aggregator's window, the exchange's
-// send and receive buffers), kept from one access to the next: an access of tens of
+// scratch is a two-phase access's buffers (an aggregator's window and parts, the
+// exchange's send and receive buffers), kept from one access to the next: an access of tens of
 // MiB would otherwise take fresh memory each time, which the system zeroes page by
 // page, and leave as much to the collector. One set is kept per process (a
 // concurrent access of another file takes a set of its own, which then replaces it),
 // while the process has a file open: the last close drops it.
 type scratch struct {
 	win, send, recv []byte
+	parts           []part
+	bufs            [][]byte
 }
 
 var (
