@@ -4,6 +4,10 @@
  *   small:   4096 pwrites of 64 bytes interleaved by rank, then fsync (as io.c times
  *            write_small with MPI_File_sync inside), us per record;
  *   ordered: nord pwrites of 4 KiB, call i of rank r at (i*np + r)*4096, us per call.
+ * With PREFILL=CHUNK in the environment the file is first written to 64 MiB in pwrites of
+ * CHUNK bytes and synced, as io.c's earlier phases leave it (16 MiB calls: the file's pages
+ * in the page cache are then large folios, over which a small write costs several times
+ * what it costs on a fresh file of a local disk's file system: docs/BENCHMARKS.md).
  * usage: cc -O2 -o ploop bench/ploop.c -lpthread; ploop NP [scale]; prints, per key, the
  * median, least and greatest of 5 repetitions (each the slowest process's). docs/BENCHMARKS.md
  * (MPI-IO's write_small and write_ordered) compares mpigo with it. */
@@ -29,7 +33,17 @@ int main(int argc, char **argv) {
     struct shared *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     pthread_barrierattr_t ba; pthread_barrierattr_init(&ba); pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
     pthread_barrier_init(&s->b, &ba, np);
-    close(open(name, O_CREAT | O_RDWR | O_TRUNC, 0600));
+    int fd0 = open(name, O_CREAT | O_RDWR | O_TRUNC, 0600);
+    long chunk = getenv("PREFILL") ? atol(getenv("PREFILL")) : 0;
+    if (chunk > 0) {
+        char *fill = malloc(chunk);
+        memset(fill, 1, chunk);
+        for (long off = 0; off < (64L << 20); off += chunk)
+            if (pwrite(fd0, fill, chunk, off) != chunk) return 1;
+        fsync(fd0);
+        free(fill);
+    }
+    close(fd0);
     for (int r = 0; r < np; r++) {
         if (fork() == 0) {
             int fd = open(name, O_RDWR);
