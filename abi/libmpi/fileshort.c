@@ -16,14 +16,22 @@
  * writes them, the count of bytes moved, not cancelled. The individual file pointer is
  * not involved.
  *
- * It is taken only where the record would count the call untimed (the gate, as
- * p2pshort.c takes it: never at MPI_THREAD_MULTIPLE, nor for the sampled call, nor
- * under the timeline); the call is then counted in C memory, which the record reads at
- * its snapshots. Anything else goes to the call's Go half (goPMPI_x, zgo.h), and so
+ * It is taken only where the record would count the call (the gate, as p2pshort.c
+ * takes it: never at MPI_THREAD_MULTIPLE, nor under the timeline); the call is then
+ * counted in C memory, which the record reads at its snapshots. The call the record
+ * would time (the gate at 1: one in about prof.SampleEvery) is timed here, by the
+ * record's clock (the time-stamp counter, prof.ticks), into the same memory, and the
+ * gate drawn again as prof.nextGap draws it: leaving it to Go would cross into Go, and
+ * every crossing back into C leaves the rank's one P in the system-call state, which
+ * Go's sysmon retakes at once, waking a thread on the rank's core
+ * (docs/BENCHMARKS.md: MPI-IO's small writes). Anything else goes to the call's Go half (goPMPI_x, zgo.h), and so
  * does every failure of the system call, before anything is counted: the Go way makes
  * the call again from the start and reports its error with its class, through the
  * file's handler. So the short way changes no outcome, only its cost. */
 #include <errno.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
@@ -45,6 +53,27 @@ mpigo_calls mpigo_file_calls[MPIGO_FC_N];
 /* A count beyond this takes the Go way (then count * size cannot overflow: sizes are
  * at most 64 KiB). */
 #define FILE_COUNT_MAX ((int64_t)1 << 40)
+
+/* sample_rng and next_gap: prof.nextGap's draw of the calls to the next sample, 1 to
+ * 2*SampleEvery-1, with a generator of this library's own (the record's is Go's). */
+static uint64_t sample_rng = 0x2545f4914f6cdd1dull;
+
+static uint32_t next_gap(void) {
+    sample_rng ^= sample_rng << 13;
+    sample_rng ^= sample_rng >> 7;
+    sample_rng ^= sample_rng << 17;
+    return (uint32_t)(sample_rng % (2 * MPIGO_SAMPLE_EVERY - 1)) + 1;
+}
+
+/* The record's clock (prof.ticks): the time-stamp counter; 0 where Go's record has no
+ * short path (gate NULL: no call gets here). */
+static inline uint64_t ticks(void) {
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return 0;
+#endif
+}
 
 /* move writes (reads) n bytes of buf at file byte off of fd; 1 when every byte moved
  * (a read: or the file ended, *got then short), 0 when the system call failed. */
@@ -79,9 +108,12 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     uint32_t *gate = (uint32_t *)mpigo_file_gate;
     if (gate == NULL) return 0;
     uint32_t g = *gate;
-    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    int sample = g == 1;
+    if (g - 2 >= MPIGO_GATE_INCALL - 2 && !sample) return 0;
     int64_t got = 0;
+    uint64_t t0 = sample ? ticks() : 0;
     if (n > 0 && !move(write, f->fd, buf, n, f->disp + pos, &got)) return 0;
+    uint64_t t1 = sample ? ticks() : 0;
     if (write && n > 0) f->dirty = 1;
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = mpigo_file_source;
@@ -93,7 +125,13 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     mpigo_calls *c = &mpigo_file_calls[write ? MPIGO_FC_WRITE_AT : MPIGO_FC_READ_AT];
     c->hist[got > 0 ? 64 - __builtin_clzll((uint64_t)got) : 0]++;
     c->bytes += (uint64_t)got;
-    *gate = g - 1;
+    if (sample) {
+        c->timed++;
+        c->ticks += t1 - t0;
+        *gate = next_gap();
+    } else {
+        *gate = g - 1;
+    }
     return 1;
 }
 

@@ -143,6 +143,8 @@ var (
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_link{}) - unsafe.Sizeof(prof.Link{})]struct{}{}
 	_ [0]struct{} = [C.MPIGO_GATE_INCALL - prof.GateInCall]struct{}{}
 	_ [0]struct{} = [prof.GateInCall - C.MPIGO_GATE_INCALL]struct{}{}
+	_ [0]struct{} = [C.MPIGO_SAMPLE_EVERY - prof.SampleEvery]struct{}{}
+	_ [0]struct{} = [prof.SampleEvery - C.MPIGO_SAMPLE_EVERY]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 192]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 72]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_inring{}) - 192]struct{}{}

@@ -108,6 +108,7 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 #define MPIGO_SHORT_MAX (1 << 24)      /* bounds a count before it is multiplied; the peer's eager limit decides */
 #define MPIGO_COMPACT (1u << 31)       /* in the stamp's high word */
 #define MPIGO_GATE_INCALL (1u << 31)   /* prof.GateInCall */
+#define MPIGO_SAMPLE_EVERY 64          /* prof.SampleEvery */
 #define MPIGO_KIND_EAGER 1             /* p2p's kindEager */
 #define MPIGO_ANY_MAX 64               /* MPI_ANY_SOURCE in C on communicators up to this size */
 

@@ -171,11 +171,13 @@ func readMatrix(cols *[numColumns][]Link) {
 
 // Tally is a call's counts kept outside the record's counters by their owner (the C
 // library's short ways, in C memory, so that they never cross into Go to count): its
-// bytes and its calls by size class, as Counter's Bytes and Hist, written with aligned
-// 8-byte stores.
+// bytes and its calls by size class, as Counter's Bytes and Hist, and the samples its
+// owner timed itself (Timed of them, Ticks in all: calls that did not wait, which
+// count as Counter's Quick ones too), written with aligned 8-byte stores.
 type Tally struct {
-	Bytes uint64
-	Hist  [HistBuckets]uint64
+	Bytes        uint64
+	Hist         [HistBuckets]uint64
+	Timed, Ticks uint64
 }
 
 type tally struct {
@@ -206,5 +208,15 @@ func readTallies(calls []Counter) {
 			c.Hist[b] += h
 			c.N += h
 		}
+		x.t.addSamples(c)
 	}
+}
+
+// addSamples adds the samples t's owner timed to c, as calls that did not wait.
+func (t *Tally) addSamples(c *Counter) {
+	n, k := atomic.LoadUint64(&t.Timed), atomic.LoadUint64(&t.Ticks)
+	c.Timed += n
+	c.Ticks += k
+	c.Quick += n
+	c.QuickTicks += k
 }

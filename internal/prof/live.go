@@ -30,6 +30,7 @@ func LiveTotals(call Call) (n, bytes uint64, seconds float64) {
 			for b := range x.t.Hist {
 				t.N += atomic.LoadUint64(&x.t.Hist[b])
 			}
+			x.t.addSamples(&t)
 		}
 	}
 	matrix.Unlock()

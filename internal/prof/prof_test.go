@@ -327,9 +327,11 @@ func TestMatrixTaps(t *testing.T) {
 	defer win.Retire()
 	AddLink(&live, 8)
 	AddLink(&live, 16)
-	// C's: calls counted in memory the record does not own.
+	// C's: calls counted in memory the record does not own, one of them a sample its
+	// owner timed.
 	ts := make([]Tally, 2)
 	ts[0].Bytes, ts[0].Hist[Bucket(8)] = 24, 3
+	ts[0].Timed, ts[0].Ticks = 1, 1000
 	ts[1].Hist[0] = 2
 	WatchTallies([]Call{Put, WinFlush}, ts)
 	before := map[Call]Counter{Put: counts[Put], WinFlush: counts[WinFlush]}
@@ -351,6 +353,9 @@ func TestMatrixTaps(t *testing.T) {
 			b := before[call]
 			if c.N != nCalls(&b)+w[0] || c.Bytes != b.Bytes+w[1] {
 				t.Errorf("%s: %d calls, %d bytes; want the tally's %d and %d added", c.Call, c.N, c.Bytes, w[0], w[1])
+			}
+			if call == Put && (c.Timed != b.Timed+1 || c.Ns <= 0) {
+				t.Errorf("Put: %d timed, %g ns; want the tally's sample added (%d timed before), and a time", c.Timed, c.Ns, b.Timed)
 			}
 			delete(want, call)
 		}
