@@ -61,19 +61,8 @@ func TestFileTwoPhase(t *testing.T) {
 		must(t, ft.Commit())
 		for i, kv := range settings {
 			t.Run(fmt.Sprint(i), func(t *testing.T) {
-				in := mpi.InfoCreate()
-				for j := 0; j < len(kv); j += 2 {
-					must(t, in.Set(kv[j], kv[j+1]))
-				}
 				name := filepath.Join(dir, fmt.Sprint("t", i))
-				f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, in)
-				must(t, err)
-				must(t, in.Free())
-				if rank == 0 {
-					_, err = mpi.FileWriteAt(f, 0, old)
-					must(t, err)
-				}
-				syncAll(t, f)
+				f := openPrefilled(t, name, old, kv...)
 				must(t, f.SetView(0, mpi.Byte, ft, "native", nil))
 				st, err := mpi.FileWriteAll(f, data[rank])
 				must(t, err)
@@ -202,14 +191,41 @@ func TestFileSyncWriters(t *testing.T) {
 	})
 }
 
+// openPrefilled opens name on the world, deleted on close, with the hints kv (key,
+// value, ...), and rank 0 writes old at its start, synced on every rank before it
+// returns.
+func openPrefilled(t *testing.T, name string, old []byte, kv ...string) *mpi.File {
+	t.Helper()
+	in := mpi.InfoCreate()
+	for j := 0; j < len(kv); j += 2 {
+		must(t, in.Set(kv[j], kv[j+1]))
+	}
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, in)
+	must(t, err)
+	must(t, in.Free())
+	if mpi.World.Rank() == 0 {
+		_, err = mpi.FileWriteAt(f, 0, old)
+		must(t, err)
+	}
+	syncAll(t, f)
+	return f
+}
+
 // setStridedView gives rank's view of f blocks of blk bytes, every size-th block from
 // its own, so that the ranks' blocks interleave in the file; it returns the block's
 // type and the filetype, for the caller to free.
 func setStridedView(t *testing.T, f *mpi.File, blk, rank, size int) (bt, ft *mpi.Datatype) {
 	t.Helper()
+	return setStridedTiles(t, f, blk, rank, size)
+}
+
+// setStridedTiles is setStridedView with tiles of tile blocks (size of them the
+// ranks', the rest holes).
+func setStridedTiles(t *testing.T, f *mpi.File, blk, rank, tile int) (bt, ft *mpi.Datatype) {
+	t.Helper()
 	bt, err := mpi.TypeContiguous(blk, mpi.Byte)
 	must(t, err)
-	ft, err = mpi.TypeResized(bt, 0, blk*size)
+	ft, err = mpi.TypeResized(bt, 0, blk*tile)
 	must(t, err)
 	must(t, ft.Commit())
 	must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
@@ -258,20 +274,8 @@ func twoPhaseLongPieces(t *testing.T, dir string, rank, size int) {
 		{"cb_nodes", "2", "cb_buffer_size", "7000", "striping_unit", "512"},
 	} {
 		for _, strided := range []bool{false, true} {
-			in := mpi.InfoCreate()
-			must(t, in.Set("romio_cb_write", "enable"))
-			for j := 0; j < len(kv); j += 2 {
-				must(t, in.Set(kv[j], kv[j+1]))
-			}
 			name := filepath.Join(dir, fmt.Sprint("long", i, strided))
-			f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, in)
-			must(t, err)
-			must(t, in.Free())
-			if rank == 0 {
-				_, err = mpi.FileWriteAt(f, 0, old)
-				must(t, err)
-			}
-			syncAll(t, f)
+			f := openPrefilled(t, name, old, append([]string{"romio_cb_write", "enable"}, kv...)...)
 			bt, ft := setStridedViewHoles(t, f, blk, rank, size)
 			if strided {
 				sb := make([]int32, len(spread)/4)
@@ -303,11 +307,5 @@ func twoPhaseLongPieces(t *testing.T, dir string, rank, size int) {
 // blocks of the size ranks.
 func setStridedViewHoles(t *testing.T, f *mpi.File, blk, rank, size int) (bt, ft *mpi.Datatype) {
 	t.Helper()
-	bt, err := mpi.TypeContiguous(blk, mpi.Byte)
-	must(t, err)
-	ft, err = mpi.TypeResized(bt, 0, blk*(size+1))
-	must(t, err)
-	must(t, ft.Commit())
-	must(t, f.SetView(int64(rank*blk), mpi.Byte, ft, "native", nil))
-	return bt, ft
+	return setStridedTiles(t, f, blk, rank, size+1)
 }

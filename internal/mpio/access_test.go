@@ -61,14 +61,20 @@ func mems(t *testing.T, n int64) map[string]func(stream []byte) (Mem, func() []b
 	}
 }
 
+// testStream is n bytes of a pattern that tells their positions apart.
+func testStream(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*13 + 5)
+	}
+	return b
+}
+
 // TestReadWrite writes views' streams, checks the file's bytes against the view's
 // mapping, reads them back, and reads past the end of the file.
 func TestReadWrite(t *testing.T) {
 	const n = 400
-	stream := make([]byte, n)
-	for i := range stream {
-		stream[i] = byte(i*13 + 5)
-	}
+	stream := testStream(n)
 	for vi, v := range testViews(t) {
 		ref := refOffsets(t, v.Disp(), v.Filetype(), 2*n)
 		for tn, tun := range tunings {

@@ -42,10 +42,7 @@ func openShm(t *testing.T, name string) *File {
 // bytes before the old end were copied.
 func TestWriteMapped(t *testing.T) {
 	const n = 400
-	stream := make([]byte, n)
-	for i := range stream {
-		stream[i] = byte(i*13 + 5)
-	}
+	stream := testStream(n)
 	for vi, v := range testViews(t) {
 		ref := refOffsets(t, v.Disp(), v.Filetype(), n)
 		for _, oldLen := range []int64{0, 1, ref[n/2], ref[n-1] + 1, ref[n-1] + 100} {
