@@ -994,7 +994,7 @@ func TestFileOrderedShortWay(t *testing.T) {
 		n     int
 		extra []string
 		args  []string
-	}{{"1", 1, nil, nil}, {"2", 2, nil, nil}, {"3", 3, nil, nil}, {"4", 4, nil, nil},
+	}{{"1", 1, nil, nil}, {"2", 2, nil, nil}, {"3", 3, nil, nil}, {"4", 4, nil, nil}, {"6", 6, nil, nil},
 		{"tcp", 2, mpitest.TCP.Flags(), nil}, {"multiple", 2, nil, []string{"multiple"}}} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -75,13 +75,15 @@ static inline uint64_t ticks(void) {
 #endif
 }
 
-/* move writes (reads) n bytes of buf at file byte off of fd; 1 when every byte moved
- * (a read: or the file ended, *got then short), 0 when the system call failed. */
-static inline int move(int write, int fd, void *buf, int64_t n, int64_t off, int64_t *got) {
+/* move writes (reads) n bytes of buf at file byte off of fd, writes in calls of at
+ * most piece bytes where piece is not 0; 1 when every byte moved (a read: or the file
+ * ended, *got then short), 0 when the system call failed. */
+static inline int move(int write, int fd, uint32_t piece, void *buf, int64_t n, int64_t off, int64_t *got) {
     int64_t k = 0;
     while (k < n) {
-        ssize_t r = write ? pwrite(fd, (char *)buf + k, (size_t)(n - k), off + k)
-                          : pread(fd, (char *)buf + k, (size_t)(n - k), off + k);
+        int64_t m = write && piece != 0 && n - k > piece ? piece : n - k;
+        ssize_t r = write ? pwrite(fd, (char *)buf + k, (size_t)m, off + k)
+                          : pread(fd, (char *)buf + k, (size_t)m, off + k);
         if (r > 0) {
             k += r;
             continue;
@@ -92,6 +94,18 @@ static inline int move(int write, int fd, void *buf, int64_t n, int64_t off, int
     }
     *got = k;
     return 1;
+}
+
+/* pwritev_piece is pwritev of v[0..k) at off, of at most piece bytes where piece is
+ * not 0: the whole parts that fit, or the first piece bytes of a longer first part. */
+static ssize_t pwritev_piece(int fd, const struct iovec *v, int k, int64_t off, uint32_t piece) {
+    if (piece == 0) return pwritev(fd, v, k, off);
+    size_t room = piece;
+    int n = 0;
+    while (n < k && v[n].iov_len <= room) room -= v[n++].iov_len;
+    if (n > 0) return pwritev(fd, v, n, off);
+    struct iovec one = {v[0].iov_base, piece};
+    return pwritev(fd, &one, 1, off);
 }
 
 static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh, MPI_Offset offset, void *buf, int64_t count, MPI_Datatype dt, MPI_Status *st) {
@@ -112,7 +126,7 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     if (g - 2 >= MPIGO_GATE_INCALL - 2 && !sample) return 0;
     int64_t got = 0;
     uint64_t t0 = sample ? ticks() : 0;
-    if (n > 0 && !move(write, f->fd, buf, n, f->disp + pos, &got)) return 0;
+    if (n > 0 && !move(write, f->fd, f->piece, buf, n, f->disp + pos, &got)) return 0;
     uint64_t t1 = sample ? ticks() : 0;
     if (write && n > 0) f->dirty = 1;
     if (st != MPI_STATUS_IGNORE) {
@@ -265,7 +279,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
             int64_t off = f->disp + base, done = 0;
             struct iovec *v = iov;
             while (done < total) {
-                ssize_t w = pwritev(f->fd, v, k, off + done);
+                ssize_t w = pwritev_piece(f->fd, v, k, off + done, f->piece);
                 if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
                 if (w <= 0) return 0; /* Go writes again from the start and reports */
                 done += w;

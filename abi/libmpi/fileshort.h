@@ -20,7 +20,7 @@ typedef struct {
     uint8_t pad[2];
     int64_t esize, disp, end;
     uint32_t dirty; /* C wrote: Go takes it over (Close syncs) before Close and Sync */
-    uint32_t pad2;
+    uint32_t piece; /* the longest write call to make, 0: no bound (mpio.File.WritePiece) */
     /* MPI_File_write_ordered's short way (mpir.File.Ordered): the file's board in node
      * shared memory (NULL: none, the Go way), member 0's shared pointer word, a
      * member's record area, the members, this one's rank and the board waits' idle

@@ -1,7 +1,8 @@
 /* fileordered.c - MPI_File_write_ordered's short way in C (abi/libmpi/fileshort.c), in
  * the directory argv[1]: 120 rounds of ordered writes, each rank's record of a length
  * that changes from round to round (none, a few bytes, 4 KiB, and twice 70 KiB, more
- * than the board's record area, which sends that round the general way), in MPI_BYTE
+ * than the board's record area, which sends that round the general way; in one round
+ * 60 KiB each, which on six ranks is more than one write call takes), in MPI_BYTE
  * or, some rounds, MPI_INT; in some rounds one rank passes a derived datatype (its
  * call goes to Go while the others' are in C), in some every rank uses the split
  * collective (MPI_File_write_ordered_begin/_end: Go's); between some rounds one rank
@@ -22,6 +23,7 @@ enum { ROUNDS = 120, BIG = 70 << 10 };
 static int len_of(int i, int r) {
     if (i % 9 == 4) return 0;
     if ((i == 7 && r == 0) || (i == 11 && r == 1)) return BIG;
+    if (i == 14) return 60 << 10; /* six ranks' records pass a write call's bound (256 KiB on ext4) */
     if (i % 5 == 3) return 4096;
     return ((i * 37 + r * 13) % 211) & ~3; /* whole ints, for the MPI_INT rounds */
 }

@@ -193,6 +193,33 @@ static void plain(void) {
     same("plain", end);
 }
 
+/* pieces: writes longer than the library's longest write call to a file on ext4
+ * (mpio's writePiece, 256 KiB), which the C way makes in pieces, at an odd offset,
+ * through MPI_File_write_at and the _c form; the file read back by POSIX. */
+static void pieces(void) {
+    enum { N = 3 * (256 << 10) + 12345, OFF = 777 };
+    unsigned char *buf = malloc(2 * N), *back = malloc(N + OFF + 1);
+    CHECK(buf != NULL && back != NULL, "malloc");
+    for (long i = 0; i < 2 * N; i++) buf[i] = pat(i, rank);
+    char p[512], q[520];
+    path(p, "pieces");
+    snprintf(q, sizeof q, "%s.%d", p, rank);
+    MPI_File a;
+    MPI_Status st;
+    OK(MPI_File_open(MPI_COMM_SELF, q, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &a));
+    long n0 = mpigo_short_files();
+    OK(MPI_File_write_at(a, OFF, buf + N, N, MPI_BYTE, &st)); /* over by the second */
+    OK(MPI_File_write_at_c(a, OFF, buf, N, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == N, "write_at_c of %d bytes: count %d", N, count_of(&st, MPI_BYTE));
+    if (!none) CHECK(mpigo_short_files() - n0 >= 1, "neither long write took the C way");
+    OK(MPI_File_close(&a));
+    long got = posix_read(q, back, N + OFF + 1);
+    CHECK(got == N + OFF, "the file has %ld bytes, want %d", got, N + OFF);
+    CHECK(memcmp(back + OFF, buf, N) == 0, "the file's bytes differ from what write_at_c wrote");
+    OK(MPI_File_delete(q, MPI_INFO_NULL));
+    free(buf), free(back);
+}
+
 /* views: a displacement and an etype of 4 bytes (C); bytes that are not whole etypes,
  * a vector filetype, atomic mode, a derived datatype (Go); back to the plain view (C). */
 static void views(void) {
@@ -367,6 +394,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     plain();
+    pieces();
     views();
     errors();
     shared();

@@ -20,6 +20,9 @@ type File struct {
 	writable bool
 	memory   bool // on a file system in memory (tmpfs)
 	local    bool // on a file system of this machine's (memory or a local disk's)
+	rawRead  int  // the longest read made without the runtime (call), 0 for none
+	rawWrite int  // the same for writes
+	piece    int  // the longest write call, 0 for no bound (writePiece)
 	syncs    atomic.Int64
 	m        mapping // WriteMapped's (mapped.go)
 }
@@ -54,8 +57,44 @@ func Open(path string, a Amode, create bool, perm uint32) (*File, error) {
 		typ = int64(fs.Type)
 	}
 	memory := typ == unix.TMPFS_MAGIC || typ == unix.RAMFS_MAGIC
-	return &File{fd: fd, path: path, readable: readable, writable: a.CanWrite(), memory: memory,
-		local: memory || slices.Contains(localFS, typ)}, nil
+	f := &File{fd: fd, path: path, readable: readable, writable: a.CanWrite(), memory: memory,
+		local: memory || slices.Contains(localFS, typ)}
+	f.rawRead, f.rawWrite = rawLimits(memory, f.local)
+	if typ == unix.EXT4_SUPER_MAGIC {
+		f.piece = writePiece
+	}
+	return f, nil
+}
+
+// writePiece bounds the bytes of one write call to a file on ext4. The kernel gives
+// the pages a write brings into its cache folios as large as the call (up to 2 MiB),
+// and they stay so while cached. ext4 keeps a buffer head per block of a folio, and
+// a later write of a few bytes into the folio walks all of them, and its sync writes
+// the folio back: over a file written in one call of 16 MiB a write of 64 bytes
+// costs several times what it costs over one written in pieces of 256 KiB, where a
+// large write loses nothing measurable (docs/BENCHMARKS.md).
+const writePiece = 256 << 10
+
+// WritePiece is the longest write call a writer of the file should make, 0 for no
+// bound: for code outside Go that writes to the descriptor (Fd).
+func (f *File) WritePiece() int { return f.piece }
+
+// rawLimits gives the longest read and write of a file that call makes without the
+// Go runtime's bookkeeping. In memory both are copies. On a local disk a small write
+// is a copy into the page cache too; it waits on the device only where the kernel
+// must first read a partial block it has not cached or throttles a process that
+// dirtied too much, and such a wait holds the rank's processor as it holds a C
+// process's thread, for no longer than the kernel takes and never on this process.
+// A read there waits on the device whenever its pages are not cached, so reads tell
+// the runtime, as every call to a file elsewhere does.
+func rawLimits(memory, local bool) (read, write int) {
+	switch {
+	case memory:
+		return rawMax, rawMax
+	case local:
+		return 0, rawMax
+	}
+	return 0, 0
 }
 
 // localFS are the file systems of local disks whose reads come from the page cache
@@ -101,7 +140,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	// from there; an error takes the loop from the start, which makes the call again
 	// to retry it (EINTR) or report it.
 	if len(p) > 0 {
-		k, e := f.call(unix.SYS_PREAD64, p, off)
+		k, e := f.call(unix.SYS_PREAD64, p, off, len(p) <= f.rawRead)
 		switch {
 		case e == 0 && (int(k) == len(p) || k == 0): // all of it, or the end of the file
 			return int(k), nil
@@ -113,15 +152,16 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // call makes the positioned system call trap (pread64 or pwrite64) for p at off,
-// once. An access of at most rawMax bytes to a file in memory is a copy that ends in
-// microseconds, well within the time after which the Go runtime would hand the
-// caller's processor to another thread (sysmon's retake: 20 µs at least); such a call
-// is made without telling the runtime (RawSyscall6), which saves the runtime's entry
-// and exit, a tenth of the call's whole cost. Anything else may wait on a device or
-// a server, and tells the runtime, so that the process's other goroutines go on.
-func (f *File) call(trap uintptr, p []byte, off int64) (uintptr, syscall.Errno) {
+// once. A raw call (rawLimits says which) is made without telling the runtime
+// (RawSyscall6). That saves the runtime's entry and exit, a tenth of a small call's
+// cost, and more: in a rank of one processor (GOMAXPROCS 1), the runtime's monitor
+// takes the processor from a thread it finds in a system call and wakes another
+// thread for it, which then competes for the rank's core. Any other call may wait on
+// a device or a server, and tells the runtime, so that the process's other goroutines
+// go on meanwhile.
+func (f *File) call(trap uintptr, p []byte, off int64, raw bool) (uintptr, syscall.Errno) {
 	ptr, n := uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p))
-	if f.memory && len(p) <= rawMax {
+	if raw {
 		k, _, e := syscall.RawSyscall6(trap, uintptr(f.fd), ptr, n, uintptr(off), 0, 0)
 		return k, e
 	}
@@ -130,7 +170,8 @@ func (f *File) call(trap uintptr, p []byte, off int64) (uintptr, syscall.Errno) 
 }
 
 // rawMax is the longest access call makes without the runtime: a copy of 64 KiB
-// takes a few microseconds.
+// takes a few microseconds, well within the time after which the runtime would hand
+// the caller's processor to another thread (20 µs at least).
 const rawMax = 64 << 10
 
 // readFrom is ReadAt's loop, from byte n of p on.
@@ -157,8 +198,8 @@ func (f *File) readFrom(p []byte, off int64, n int) (int, error) {
 // WriteAt writes p at off, all of it or an error.
 func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	// As ReadAt: one direct system call, else the loop.
-	if len(p) > 0 {
-		k, e := f.call(unix.SYS_PWRITE64, p, off)
+	if len(p) > 0 && (f.piece == 0 || len(p) <= f.piece) {
+		k, e := f.call(unix.SYS_PWRITE64, p, off, len(p) <= f.rawWrite)
 		if e == 0 && int(k) == len(p) {
 			return len(p), nil
 		}
@@ -172,7 +213,11 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 // writeFrom is WriteAt's loop, from byte n of p on.
 func (f *File) writeFrom(p []byte, off int64, n int) (int, error) {
 	for n < len(p) {
-		k, err := unix.Pwrite(f.fd, p[n:], off+int64(n))
+		q := p[n:]
+		if f.piece > 0 && len(q) > f.piece {
+			q = q[:f.piece]
+		}
+		k, err := unix.Pwrite(f.fd, q, off+int64(n))
 		if err == nil && k > 0 {
 			n += k
 			continue
@@ -208,14 +253,18 @@ func (f *File) WriteParts(parts [][]byte, off int64) (int64, error) {
 		}
 	}
 	sys := syscall.Syscall6
-	if f.memory && total <= rawMax { // as call's
+	if total <= f.rawWrite { // as call's
 		sys = syscall.RawSyscall6
 	}
 	var done int64
 	for len(iov) > 0 {
 		at := off + done
+		cnt, first := f.batch(iov)
+		whole := iov[0].Len
+		iov[0].Len = first
 		k, _, e := sys(unix.SYS_PWRITEV, uintptr(f.fd), uintptr(unsafe.Pointer(&iov[0])),
-			uintptr(min(len(iov), iovMax)), uintptr(at), uintptr(uint64(at)>>32), 0)
+			uintptr(cnt), uintptr(at), uintptr(uint64(at)>>32), 0)
+		iov[0].Len = whole
 		switch {
 		case e == unix.EINTR || e == unix.EAGAIN:
 			continue
@@ -237,6 +286,27 @@ func (f *File) WriteParts(parts [][]byte, off int64) (int64, error) {
 		}
 	}
 	return done, nil
+}
+
+// batch is how many of iov's parts one pwritev takes, at most iovMax and, where the
+// file bounds its write calls (writePiece), no more bytes than that in all; of the
+// first part it takes first bytes, fewer than all where the part alone is longer.
+func (f *File) batch(iov []unix.Iovec) (n int, first uint64) {
+	n = min(len(iov), iovMax)
+	if f.piece == 0 {
+		return n, iov[0].Len
+	}
+	room := uint64(f.piece)
+	if iov[0].Len >= room {
+		return 1, room
+	}
+	for i := range n {
+		if iov[i].Len > room {
+			return i, iov[0].Len
+		}
+		room -= iov[i].Len
+	}
+	return n, iov[0].Len
 }
 
 // iovMax is the most parts one pwritev takes (Linux's IOV_MAX).

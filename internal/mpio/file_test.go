@@ -2,10 +2,12 @@ package mpio
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -242,7 +244,7 @@ func readWriteAt(t *testing.T, name string) {
 	}
 }
 
-// readWriteSizes writes records of lengths about rawMax back to back, with WriteAt
+// readWriteSizes writes records of lengths about rawMax and writePiece back to back, with WriteAt
 // and WriteParts, reads them back with ReadAt and the file with the os package, and
 // checks that a write through a descriptor opened only for reading fails with the
 // system's EBADF whatever its length.
@@ -253,7 +255,8 @@ func readWriteSizes(t *testing.T, name string) {
 	}
 	defer f.Close()
 	var want []byte
-	for i, n := range []int{1, 64, rawMax - 1, rawMax, rawMax + 1, 3 * rawMax} {
+	for i, n := range []int{1, 64, rawMax - 1, rawMax, rawMax + 1, 3 * rawMax,
+		writePiece - 1, writePiece, writePiece + 1, 3*writePiece + 5} {
 		rec := bytes.Repeat([]byte{byte('a' + i)}, n)
 		off := int64(len(want))
 		if i%2 == 0 {
@@ -285,4 +288,144 @@ func readWriteSizes(t *testing.T, name string) {
 			t.Errorf("WriteParts of %d bytes to a file opened to read: %v, want EBADF", n, err)
 		}
 	}
+}
+
+// TestWriteUncachedBlock: on a local disk's file system, small writes (made without
+// the runtime's bookkeeping, File.call) into pages the kernel has dropped from its
+// cache, so that it must read each block before changing part of it, write what they
+// were given and leave the rest of each block as it was.
+func TestWriteUncachedBlock(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "x")
+	f, err := Open(name, Rdwr|Create, true, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.Local() || f.InMemory() {
+		t.Skipf("%s is not on a local disk's file system", name)
+	}
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	if n, err := f.WriteAt(want, 0); n != len(want) || err != nil {
+		t.Fatalf("WriteAt of the file: %d, %v", n, err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fadvise(f.Fd(), 0, 0, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	if cached := cachedPages(t, f.Fd(), len(want)); cached > 0 {
+		t.Logf("%d of %d pages still cached after FADV_DONTNEED", cached, len(want)>>12)
+	}
+	rec := []byte("a record of 64 bytes, as write_small's, in a block not cached..")
+	for i, off := range []int{7, 4096*3 + 4090, 4096*100 + 1, len(want) - len(rec)} {
+		if i%2 == 0 {
+			if n, err := f.WriteAt(rec, int64(off)); n != len(rec) || err != nil {
+				t.Fatalf("WriteAt at %d: %d, %v", off, n, err)
+			}
+		} else if n, err := f.WriteParts([][]byte{rec[:10], rec[10:]}, int64(off)); n != int64(len(rec)) || err != nil {
+			t.Fatalf("WriteParts at %d: %d, %v", off, n, err)
+		}
+		copy(want[off:], rec)
+	}
+	if got, err := os.ReadFile(name); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the file read by the os package: %d bytes (%v), equal to what was written: %v", len(got), err, bytes.Equal(got, want))
+	}
+}
+
+// cachedPages counts the pages of the file's first n bytes in the page cache.
+func cachedPages(t *testing.T, fd, n int) int {
+	m, err := unix.Mmap(fd, 0, n, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	vec := make([]byte, (n+4095)>>12)
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(n),
+		uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Fatal("mincore:", e)
+	}
+	c := 0
+	for _, v := range vec {
+		c += int(v & 1)
+	}
+	return c
+}
+
+// TestWriteFolioBound: on ext4 a file written in calls of 16 MiB (WriteAt, and
+// WriteParts of parts of 4 MiB) is in the page cache in folios of at most
+// writePiece bytes, over which later small writes stay cheap. It reads the folios'
+// sizes from /proc/kpageflags, which only root may read.
+func TestWriteFolioBound(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "x")
+	f, err := Open(name, Rdwr|Create, true, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.WritePiece() == 0 {
+		t.Skipf("%s is not on ext4: its writes are not bounded", name)
+	}
+	block := bytes.Repeat([]byte{7}, 16<<20)
+	if n, err := f.WriteAt(block, 0); n != len(block) || err != nil {
+		t.Fatalf("WriteAt: %d, %v", n, err)
+	}
+	q := len(block) / 4
+	if n, err := f.WriteParts([][]byte{block[:q], block[q : 2*q], block[2*q : 3*q], block[3*q:]}, int64(len(block))); n != int64(len(block)) || err != nil {
+		t.Fatalf("WriteParts: %d, %v", n, err)
+	}
+	largest, ok := largestFolio(t, f.Fd(), 2*len(block))
+	if !ok {
+		t.Skip("the page flags (/proc/kpageflags) cannot be read here")
+	}
+	if largest > writePiece {
+		t.Errorf("a folio of %d bytes in the page cache, more than the bound %d", largest, writePiece)
+	}
+	t.Logf("largest folio %d bytes", largest)
+}
+
+// largestFolio maps the file's first n bytes and reads, per page, whether it
+// continues a folio (the compound tail flag), for the longest run.
+func largestFolio(t *testing.T, fd, n int) (int, bool) {
+	m, err := unix.Mmap(fd, 0, n, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return 0, false
+	}
+	defer pm.Close()
+	kf, err := os.Open("/proc/kpageflags")
+	if err != nil {
+		return 0, false
+	}
+	defer kf.Close()
+	var e [8]byte
+	var sum byte
+	largest, run := 0, 0
+	for off := 0; off < n; off += 4096 {
+		sum += m[off] // fault the page in
+		addr := uintptr(unsafe.Pointer(&m[off]))
+		if _, err := pm.ReadAt(e[:], int64(addr/4096)*8); err != nil {
+			return 0, false
+		}
+		pfn := binary.LittleEndian.Uint64(e[:]) & (1<<55 - 1)
+		if pfn == 0 {
+			return 0, false
+		}
+		if _, err := kf.ReadAt(e[:], int64(pfn)*8); err != nil {
+			return 0, false
+		}
+		if binary.LittleEndian.Uint64(e[:])&(1<<16) == 0 { // not a tail: a folio starts
+			run = 0
+		}
+		run += 4096
+		largest = max(largest, run)
+	}
+	if sum != byte(n/4096*7) {
+		t.Errorf("the mapping read %d, not the pages' bytes", sum)
+	}
+	return largest, true
 }

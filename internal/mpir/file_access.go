@@ -354,6 +354,7 @@ type Plain struct {
 	Etype       int64 // the view's etype, bytes
 	Disp        int64 // the file byte of view byte 0
 	End         int64 // the largest end of an access, in view bytes (View.Fits)
+	Piece       int   // the longest write call to make, 0 for no bound (mpio.File.WritePiece)
 }
 
 // Plain reports what an access outside Go needs (Plain's doc) while the view, the
@@ -371,7 +372,8 @@ func (f *File) Plain() (p Plain, ok bool) {
 	if q == nil {
 		return p, false
 	}
-	return Plain{Fd: f.os.Fd(), Read: q.read, Write: q.write, Etype: q.es, Disp: q.disp, End: q.end}, true
+	return Plain{Fd: f.os.Fd(), Read: q.read, Write: q.write, Etype: q.es, Disp: q.disp, End: q.end,
+		Piece: f.os.WritePiece()}, true
 }
 
 // Wrote notes that an access outside Go wrote to the file (Plain): Close syncs it.
