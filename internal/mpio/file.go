@@ -135,6 +135,11 @@ func (f *File) Local() bool { return f.local }
 // ReadAt reads len(p) bytes at off, fewer only at the end of the file: n < len(p)
 // with a nil error means the file ended.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if len(p) >= mapReadMin {
+		if n, ok := f.readMapped(p, off); ok {
+			return n, nil
+		}
+	}
 	// The common case, a small access's, first: one system call made directly,
 	// without x/sys's wrapper and its error value. A short count goes on in the loop
 	// from there; an error takes the loop from the start, which makes the call again

@@ -36,6 +36,7 @@ type mapping struct {
 	b      []byte // from the file's byte 0; nil before the first use
 	failed bool   // mmap refused the file: its writes go through pwrite
 	copied atomic.Int64
+	read   atomic.Int64 // bytes ReadAt copied from the mapping (mapread.go), for tests
 }
 
 // mapGrain is what a mapping's length is rounded up to: addresses, not memory (only
@@ -48,6 +49,15 @@ const mapGrain = 64 << 20
 // addresses.
 func (f *File) CanMap() bool {
 	return f.memory && f.readable && f.writable && unsafe.Sizeof(uintptr(0)) == 8
+}
+
+// mapProt is the protection of f's mapping: writable where WriteMapped may copy into
+// it, else only readable (ReadAt's copies from it, mapread.go).
+func (f *File) mapProt() int {
+	if f.CanMap() {
+		return unix.PROT_READ | unix.PROT_WRITE
+	}
+	return unix.PROT_READ
 }
 
 // WriteMapped is Write by copies into the file's shared mapping (f.CanMap must hold),
@@ -68,7 +78,7 @@ func WriteMapped(f *File, v *View, pos int64, m Mem) (int64, error) {
 // writeMapped is WriteMapped where the file held size bytes when the access began.
 func writeMapped(f *File, v *View, pos int64, m Mem, size int64) (int64, error) {
 	w := mapWriter{mover: mover{f: f, m: m, bufSize: DefaultWriteBuf}, c: v.Cursor(pos, m.Len()), size: size}
-	if b := f.m.hold(f.fd, size); b != nil {
+	if b := f.m.hold(f.fd, size, f.mapProt()); b != nil {
 		w.b = b
 		faulted, err := w.pass()
 		f.m.mu.RUnlock()
@@ -83,9 +93,10 @@ func writeMapped(f *File, v *View, pos int64, m Mem, size int64) (int64, error) 
 	return w.done, err
 }
 
-// hold returns the mapping of the file's bytes [0, size) and more, with mu held for
+// hold returns the mapping of the file's bytes [0, size) and more, made with
+// protection prot (the same at every call for a file: mapProt), with mu held for
 // reading; nil (mu not held) where there is nothing to map or mmap refuses the file.
-func (mp *mapping) hold(fd int, size int64) []byte {
+func (mp *mapping) hold(fd int, size int64, prot int) []byte {
 	if size <= 0 {
 		return nil
 	}
@@ -101,7 +112,7 @@ func (mp *mapping) hold(fd int, size int64) []byte {
 	mp.mu.Lock()
 	if int64(len(mp.b)) < size && !mp.failed {
 		n := (max(size, 2*int64(len(mp.b))) + mapGrain - 1) / mapGrain * mapGrain
-		b, err := unix.Mmap(fd, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		b, err := unix.Mmap(fd, 0, int(n), prot, unix.MAP_SHARED)
 		if err != nil {
 			mp.failed = true
 		} else {

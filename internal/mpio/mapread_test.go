@@ -1,0 +1,152 @@
+package mpio
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestReadMapped: large reads of a cached file, in the test's temporary directory and
+// in /dev/shm, come from the file's mapping and read what pread reads: whole, across
+// the end, at and past it, after the file grew and after another descriptor cut it
+// short; of pages dropped from the cache they are preads.
+func TestReadMapped(t *testing.T) {
+	for _, dir := range []string{"", "/dev/shm"} {
+		if dir != "" {
+			if _, err := os.Stat(dir); err != nil {
+				t.Log(dir, err)
+				continue
+			}
+		}
+		d, err := os.MkdirTemp(dir, "mpigo-mpio-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(d)
+		readMappedIn(t, filepath.Join(d, "x"))
+	}
+}
+
+func readMappedIn(t *testing.T, name string) {
+	f, err := Open(name, Rdwr|Create, true, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.Local() {
+		t.Logf("%s: not a local file system, reads are preads", name)
+	}
+	want := make([]byte, 3*mapReadMin+12345)
+	for i := range want {
+		want[i] = byte(i*7 + i>>12)
+	}
+	if n, err := f.WriteAt(want, 0); n != len(want) || err != nil {
+		t.Fatalf("WriteAt: %d, %v", n, err)
+	}
+	read := func(what string, off int64, n, wantN int, mapped bool) {
+		t.Helper()
+		got := make([]byte, n)
+		before := f.m.read.Load()
+		k, err := f.ReadAt(got, off)
+		if k != wantN || err != nil {
+			t.Fatalf("%s: ReadAt of %d at %d: %d, %v; want %d", what, n, off, k, err, wantN)
+		}
+		if k > 0 && !bytes.Equal(got[:k], want[off:off+int64(k)]) {
+			t.Fatalf("%s: the bytes read differ from the file's", what)
+		}
+		if took := f.m.read.Load() > before; f.Local() && took != mapped {
+			t.Errorf("%s: from the mapping %v, want %v", what, took, mapped)
+		}
+	}
+	read("whole", 0, len(want), len(want), true)
+	read("inside", 77, 2*mapReadMin, 2*mapReadMin, true)
+	read("across the end", int64(len(want)-mapReadMin+5), 2*mapReadMin, mapReadMin-5, true)
+	read("short", 5, mapReadMin-1, mapReadMin-1, false)
+	read("at the end", int64(len(want)), mapReadMin, 0, false)
+	read("past the end", int64(len(want))+4096, mapReadMin, 0, false)
+
+	more := bytes.Repeat([]byte{0xa5}, 5*mapReadMin)
+	if n, err := f.WriteAt(more, int64(len(want))); n != len(more) || err != nil {
+		t.Fatalf("WriteAt: %d, %v", n, err)
+	}
+	want = append(want, more...)
+	read("grown", int64(len(want)-4*mapReadMin), 4*mapReadMin, 4*mapReadMin, true)
+
+	if err := os.Truncate(name, int64(2*mapReadMin)); err != nil {
+		t.Fatal(err)
+	}
+	want = want[:2*mapReadMin]
+	read("cut short", mapReadMin, 2*mapReadMin, mapReadMin, true)
+
+	if !f.InMemory() && f.Local() {
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Fadvise(f.Fd(), 0, 0, unix.FADV_DONTNEED); err != nil {
+			t.Fatal(err)
+		}
+		if cachedPages(t, f.Fd(), len(want)) == 0 {
+			read("not cached", 0, len(want), len(want), false)
+		}
+	}
+}
+
+// TestCopyGuarded: a copy from a mapping past the end of its file faults, and is
+// reported, not a crash.
+func TestCopyGuarded(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(name, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(name, unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	m, err := unix.Mmap(fd, 0, 4*4096, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	dst := make([]byte, len(m))
+	if !copyGuarded(dst[:4096], m[:4096]) {
+		t.Error("a copy inside the file faulted")
+	}
+	if copyGuarded(dst, m) {
+		t.Error("a copy past the end of the file did not fault")
+	}
+}
+
+// BenchmarkReadAt: a cached 16 MiB range read by ReadAt (from the mapping) and by
+// pread (ReadAt's loop), for docs/BENCHMARKS.md.
+func BenchmarkReadAt(b *testing.B) {
+	name := filepath.Join(b.TempDir(), "x")
+	f, err := Open(name, Rdwr|Create, true, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	p := make([]byte, 16<<20)
+	if _, err := f.WriteAt(p, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("mapped", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for b.Loop() {
+			if n, err := f.ReadAt(p, 0); n != len(p) || err != nil {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("pread", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for b.Loop() {
+			if n, err := f.readFrom(p, 0, 0); n != len(p) || err != nil {
+				b.Fatal(n, err)
+			}
+		}
+	})
+}
