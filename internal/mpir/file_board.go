@@ -319,7 +319,7 @@ func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
 		if base < 0 || base > q.end-total {
 			return 0, false
 		}
-		if _, err := f.os.WriteParts(parts, q.disp+base); err != nil {
+		if _, err := f.putJoined(parts, q.disp+base); err != nil {
 			return 0, false
 		}
 		f.wrote()
