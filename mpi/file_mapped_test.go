@@ -21,6 +21,21 @@ func inMemory(dir string) bool {
 	return syscall.Statfs(dir, &fs) == nil && fs.Type == tmpfsMagic
 }
 
+// checkRef makes every rank's writes to f visible (syncAll) and has rank 0 compare
+// the file name with ref byte for byte; the ranks of World call it together.
+func checkRef(t *testing.T, f *mpi.File, name string, ref []byte, rank int, what string) {
+	t.Helper()
+	syncAll(t, f)
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
+		must(t, err)
+		if !bytes.Equal(raw, ref) {
+			t.Errorf("%s: the file differs from the reference (%d bytes, want %d)", what, len(raw), len(ref))
+		}
+	}
+	must(t, mpi.World.Barrier())
+}
+
 // TestFileWriteAllMapped checks the collective writes whose ranks each write their
 // own part, on a file in memory (/dev/shm) and on the test's directory: the file is
 // the reference byte for byte after each, and on tmpfs the bytes a rank writes
@@ -58,15 +73,7 @@ func writeAllMapped(t *testing.T, dir string, rank, size int) {
 	}
 	checkFile := func(what string) {
 		t.Helper()
-		syncAll(t, f)
-		if rank == 0 {
-			raw, err := os.ReadFile(name)
-			must(t, err)
-			if !bytes.Equal(raw, ref) {
-				t.Errorf("%s: the file differs from the reference (%d bytes, want %d)", what, len(raw), len(ref))
-			}
-		}
-		must(t, mpi.World.Barrier())
+		checkRef(t, f, name, ref, rank, what)
 	}
 
 	// Contiguous blocks: the first write makes the file (which of its bytes a rank
@@ -223,18 +230,10 @@ func orderedMapped(t *testing.T, dir string, rank, size int) {
 	}
 	check := func(what string) {
 		t.Helper()
-		syncAll(t, f)
+		checkRef(t, f, name, ref, rank, what)
 		if got := mpi.FileCopied(f); rank == 0 && mapped && got != want || (rank != 0 || !mapped) && got != 0 {
 			t.Errorf("%s: rank %d copied %d bytes in all, want %d", what, rank, got, want)
 		}
-		if rank == 0 {
-			raw, err := os.ReadFile(name)
-			must(t, err)
-			if !bytes.Equal(raw, ref) {
-				t.Errorf("%s: the file differs from the reference (%d bytes, want %d)", what, len(raw), len(ref))
-			}
-		}
-		must(t, mpi.World.Barrier())
 	}
 
 	pass(0, 0, 30)

@@ -33,6 +33,19 @@ static void fill(unsigned char *b, int i, int r, int n) {
     for (int j = 0; j < n; j++) b[j] = (unsigned char)(i * 7 + r * 31 + j);
 }
 
+/* check_file syncs fh and has rank 0 compare the file name (read into got, cap
+ * bytes) with want_total bytes of want; every rank calls it. */
+static void check_file(MPI_File fh, const char *name, const unsigned char *want, unsigned char *got, long cap, long want_total) {
+    OK(MPI_File_sync(fh));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        long n = posix_read(name, got, cap);
+        CHECK(n == want_total, "the file has %ld bytes, want %ld", n, want_total);
+        for (long j = 0; j < n; j++) CHECK(got[j] == want[j], "byte %ld is %d, want %d", j, got[j], want[j]);
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* over_memory writes a record of every rank per round over the file of want_total
  * bytes (want) from its start, which set_view moves the shared pointer to: none of
  * member 0's calls takes the C way, the file is want with the records over it (got:
@@ -54,14 +67,7 @@ static void over_memory(MPI_File fh, const char *name, unsigned char *want, unsi
     CHECK(at <= want_total, "the records pass the file's end (%ld of %ld bytes)", at, want_total);
     long in_c = mpigo_short_files() - c0;
     CHECK(rank != 0 || in_c == 0, "member 0 made %ld calls in C over a file in memory", in_c);
-    OK(MPI_File_sync(fh));
-    OK(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0) {
-        long n = posix_read(name, got, cap);
-        CHECK(n == want_total, "the file has %ld bytes after the records over it, want %ld", n, want_total);
-        for (long j = 0; j < n; j++) CHECK(got[j] == want[j], "byte %ld is %d after the records over it, want %d", j, got[j], want[j]);
-    }
-    OK(MPI_Barrier(MPI_COMM_WORLD));
+    check_file(fh, name, want, got, cap, want_total);
 }
 
 int main(int argc, char **argv) {
@@ -147,14 +153,7 @@ int main(int argc, char **argv) {
         CHECK(in_c > 0, "no call took the C way");
     else
         CHECK(in_c > ROUNDS / 4, "only %ld calls of every rank took the C way", in_c);
-    OK(MPI_File_sync(fh));
-    OK(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0) {
-        long n = posix_read(name, got, cap);
-        CHECK(n == want_total, "the file has %ld bytes, want %ld", n, want_total);
-        for (long j = 0; j < n; j++) CHECK(got[j] == want[j], "byte %ld is %d, want %d", j, got[j], want[j]);
-    }
-    OK(MPI_Barrier(MPI_COMM_WORLD));
+    check_file(fh, name, want, got, cap, want_total);
     if (memory) over_memory(fh, name, want, got, cap, want_total, rec);
     OK(MPI_File_close(&fh));
     /* Member 0's write fails (/dev/full): every rank's call fails with its class, the

@@ -148,14 +148,7 @@ type mapWriter struct {
 func (w *mapWriter) pass() (faulted bool, err error) {
 	if w.b != nil {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if e := recover(); e != nil {
-				if _, fault := e.(interface{ Addr() uintptr }); !fault {
-					panic(e)
-				}
-				faulted = true
-			}
-		}()
+		defer caughtFault(&faulted)
 	}
 	for {
 		if w.cur.Len == 0 {
@@ -225,9 +218,9 @@ func (f *File) WritePartsMapped(parts [][]byte, off int64) (int64, error) {
 	if b == nil {
 		return f.WriteParts(parts, off)
 	}
-	ok := copyParts(b[off:end], parts)
+	faulted := copyParts(b[off:end], parts)
 	f.m.mu.RUnlock()
-	if !ok {
+	if faulted {
 		return f.WriteParts(parts, off)
 	}
 	f.m.copied.Add(total)
@@ -246,21 +239,25 @@ func (mp *mapping) learnAtLeast(n int64) {
 }
 
 // copyParts copies parts back to back into dst, the file's mapped bytes, reporting
-// false where a copy faulted.
-func copyParts(dst []byte, parts [][]byte) (ok bool) {
+// whether a copy faulted.
+func copyParts(dst []byte, parts [][]byte) (faulted bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if e := recover(); e != nil {
-			if _, fault := e.(interface{ Addr() uintptr }); !fault {
-				panic(e)
-			}
-			ok = false
-		}
-	}()
+	defer caughtFault(&faulted)
 	for _, p := range parts {
 		dst = dst[copy(dst, p):]
 	}
-	return true
+	return false
+}
+
+// caughtFault, deferred where SetPanicOnFault is set, ends the panic of a memory
+// fault (a copy into the mapping) and sets *faulted; any other panic goes on.
+func caughtFault(faulted *bool) {
+	if e := recover(); e != nil {
+		if _, fault := e.(interface{ Addr() uintptr }); !fault {
+			panic(e)
+		}
+		*faulted = true
+	}
 }
 
 // lateTouch is the modification time of WritePartsMapped's copies: setting it is a
