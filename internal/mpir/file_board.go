@@ -29,7 +29,8 @@ import (
 //     word (member 0's outcome, another member's header) holds its last, so that Go
 //     and the C face's short way count the same calls. Member r > 0 writes its
 //     record and header, then the header's sequence word; member 0 waits for
-//     every header of the call, writes the records from the board itself (no copy),
+//     every header of the call, writes the records from the board itself (into
+//     the file, or its mapping: putJoined, with no copy of its own between),
 //     and publishes the outcome, then its sequence word. Member r waits for that word
 //     before it returns, so its area and header are member 0's until then, and
 //     member 0's outcome line is read by every member before member 0 can write it
