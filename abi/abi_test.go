@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -987,7 +988,8 @@ func TestFileShortWay(t *testing.T) {
 // the file's board where every member's part is plain, in Go elsewhere, mixed within
 // one call (fileordered.c says which cases), on 1 to 4 ranks over node shared memory,
 // on 2 over TCP (the board is node memory whatever the transport), and at
-// MPI_THREAD_MULTIPLE, where no call may take the C way.
+// MPI_THREAD_MULTIPLE, where no call may take the C way; and on 2 and 3 ranks in
+// /dev/shm, where member 0 leaves the records written over the file's bytes to Go.
 func TestFileOrderedShortWay(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -995,15 +997,35 @@ func TestFileOrderedShortWay(t *testing.T) {
 		extra []string
 		args  []string
 	}{{"1", 1, nil, nil}, {"2", 2, nil, nil}, {"3", 3, nil, nil}, {"4", 4, nil, nil}, {"6", 6, nil, nil},
-		{"tcp", 2, mpitest.TCP.Flags(), nil}, {"multiple", 2, nil, []string{"multiple"}}} {
+		{"tcp", 2, mpitest.TCP.Flags(), nil}, {"multiple", 2, nil, []string{"multiple"}},
+		{"memory2", 2, nil, []string{"memory"}}, {"memory3", 3, nil, []string{"memory"}}} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
+			if len(c.args) > 0 && c.args[0] == "memory" {
+				dir = shmDir(t)
+			}
 			jobArgs(t, "fileordered", c.n, c.extra, append([]string{dir}, c.args...))
 			if left, _ := os.ReadDir(dir); len(left) > 0 {
 				t.Errorf("fileordered.c left %d files, the first %s", len(left), left[0].Name())
 			}
 		})
 	}
+}
+
+// shmDir is a new directory in /dev/shm, removed when the test ends; the test is
+// skipped where /dev/shm is not tmpfs.
+func shmDir(t *testing.T) string {
+	t.Helper()
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs("/dev/shm", &fs); err != nil || fs.Type != 0x01021994 {
+		t.Skip("/dev/shm is not tmpfs here")
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "mpigo-abi-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // TestFileOrderedShortWayCounted: the ordered writes done in C count in the rank's

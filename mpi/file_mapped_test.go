@@ -2,10 +2,12 @@ package mpi_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -17,6 +19,21 @@ const tmpfsMagic = 0x01021994
 func inMemory(dir string) bool {
 	var fs syscall.Statfs_t
 	return syscall.Statfs(dir, &fs) == nil && fs.Type == tmpfsMagic
+}
+
+// checkRef makes every rank's writes to f visible (syncAll) and has rank 0 compare
+// the file name with ref byte for byte; the ranks of World call it together.
+func checkRef(t *testing.T, f *mpi.File, name string, ref []byte, rank int, what string) {
+	t.Helper()
+	syncAll(t, f)
+	if rank == 0 {
+		raw, err := os.ReadFile(name)
+		must(t, err)
+		if !bytes.Equal(raw, ref) {
+			t.Errorf("%s: the file differs from the reference (%d bytes, want %d)", what, len(raw), len(ref))
+		}
+	}
+	must(t, mpi.World.Barrier())
 }
 
 // TestFileWriteAllMapped checks the collective writes whose ranks each write their
@@ -56,15 +73,7 @@ func writeAllMapped(t *testing.T, dir string, rank, size int) {
 	}
 	checkFile := func(what string) {
 		t.Helper()
-		syncAll(t, f)
-		if rank == 0 {
-			raw, err := os.ReadFile(name)
-			must(t, err)
-			if !bytes.Equal(raw, ref) {
-				t.Errorf("%s: the file differs from the reference (%d bytes, want %d)", what, len(raw), len(ref))
-			}
-		}
-		must(t, mpi.World.Barrier())
+		checkRef(t, f, name, ref, rank, what)
 	}
 
 	// Contiguous blocks: the first write makes the file (which of its bytes a rank
@@ -146,4 +155,115 @@ func writeAllMapped(t *testing.T, dir string, rank, size int) {
 	must(t, ft.Free())
 	must(t, bt.Free())
 	must(t, mem.Free())
+}
+
+// TestFileOrderedMapped checks ordered writes of a file in memory (/dev/shm) and of
+// the test's directory, on one node (the board) and across pretended hosts (the
+// messages): the file is the reference byte for byte after each pass, and on tmpfs
+// member 0 copies the records into the file's mapping where they land inside the
+// file (a rewrite from the start, blocking and nonblocking), and writes them where
+// they make the file grow, after set_size cut it short and in atomic mode; the
+// copies set the file's modification time by the sync.
+func TestFileOrderedMapped(t *testing.T) {
+	for _, c := range []struct {
+		name, base string
+		o          mpitest.Options
+	}{
+		{"shm", "/dev/shm", mpitest.Options{N: 3}},
+		{"shm-hosts", "/dev/shm", mpitest.Options{N: 4, Hosts: pretendHosts}},
+		{"tempdir", "", mpitest.Options{N: 3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.base != "" && !inMemory(c.base) {
+				t.Skip(c.base, " is not tmpfs here")
+			}
+			ioJobIn(t, c.o, c.base, orderedMapped)
+		})
+	}
+}
+
+// orderedLen is rank r's record length in round i of orderedMapped's passes.
+func orderedLen(i, r int) int {
+	if i%5 == 2 {
+		return 4096
+	}
+	return 100 + (i*37+r*91)%900
+}
+
+func orderedMapped(t *testing.T, dir string, rank, size int) {
+	mapped := inMemory(dir)
+	name := filepath.Join(dir, "ordered")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	var ref []byte // the file as plain Go's writes of the same records make it
+	var want int64 // the bytes rank 0 copied
+	// pass writes rounds of ordered records from byte from, one round in three
+	// nonblocking, and returns their bytes.
+	pass := func(k int, from int64, rounds int) int64 {
+		t.Helper()
+		_, err := f.SeekShared(from, io.SeekStart)
+		must(t, err)
+		pos := from
+		for i := range rounds {
+			for r := range size {
+				rec := bytes.Repeat([]byte{byte(k*50 + i*7 + r)}, orderedLen(i, r))
+				if end := pos + int64(len(rec)); end > int64(len(ref)) {
+					ref = append(ref, make([]byte, end-int64(len(ref)))...)
+				}
+				copy(ref[pos:], rec)
+				pos += int64(len(rec))
+				if r != rank {
+					continue
+				}
+				if i%3 == 1 {
+					req, err := mpi.FileIwriteOrdered(f, rec)
+					must(t, err)
+					_, err = req.Wait()
+					must(t, err)
+				} else {
+					_, err := mpi.FileWriteOrdered(f, rec)
+					must(t, err)
+				}
+			}
+		}
+		return pos - from
+	}
+	check := func(what string) {
+		t.Helper()
+		checkRef(t, f, name, ref, rank, what)
+		if got := mpi.FileCopied(f); rank == 0 && mapped && got != want || (rank != 0 || !mapped) && got != 0 {
+			t.Errorf("%s: rank %d copied %d bytes in all, want %d", what, rank, got, want)
+		}
+	}
+
+	pass(0, 0, 30)
+	check("records that make the file grow")
+	want += pass(1, 0, 30)
+	check("records over the file's bytes")
+
+	// set_size cuts the file within a page: the records from just before the new
+	// end are written, the file grown again.
+	mid := int64(4096*3 + 1000)
+	must(t, f.SetSize(mid))
+	ref = ref[:mid]
+	pass(2, mid-50, 5)
+	check("records across the end after set_size")
+
+	long := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	if rank == 0 {
+		must(t, os.Chtimes(name, long, long))
+	}
+	must(t, mpi.World.Barrier())
+	want += pass(3, 0, 3)
+	check("records after the time was set back")
+	if rank == 0 {
+		if st, err := os.Stat(name); err != nil || !st.ModTime().After(long) {
+			t.Errorf("the ordered writes and the sync left the modification time at %v", st.ModTime())
+		}
+	}
+
+	must(t, f.SetAtomicity(true))
+	pass(4, 0, 3)
+	check("atomic mode")
+	must(t, f.Close())
 }

@@ -184,7 +184,10 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
  * header says a member failed or takes the general way, the write would pass the
  * largest offset, the system call fails, or a member has not come within the wait's
  * spin and yields (Go's waiter then sleeps and checks that it lives); Go reads the
- * same headers and does the call as its own. Member r leaves it to Go before its
+ * same headers and does the call as its own. It leaves it to Go as well where Go
+ * would copy the records into the file's mapping (a file in memory: copies) and they
+ * land before the size the file is known to have: a copy costs Go less than the
+ * pwritev, the crossing included, and a copy that faults needs Go's recovery. Member r leaves it to Go before its
  * header, or after it (mpigo_file_ordered_posted: Go then does not post again) when
  * the outcome is not there within the spin and yields or is not a success. */
 extern int32_t mpigo_file_ordered_posted(uintptr_t fh, const void *buf, int64_t count, uintptr_t dt, void *st);
@@ -277,6 +280,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
             int64_t base = (int64_t)ld(f->ptr);
             if (base < 0 || base > f->end - total) return 0; /* Go's error */
             int64_t off = f->disp + base, done = 0;
+            if (f->copies && off + total <= f->known) return 0; /* Go copies them */
             struct iovec *v = iov;
             while (done < total) {
                 ssize_t w = pwritev_piece(f->fd, v, k, off + done, f->piece);
@@ -287,6 +291,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
                 if (k > 0) { v->iov_base = (char *)v->iov_base + w; v->iov_len -= (size_t)w; }
             }
             f->dirty = 1;
+            if (off + total > f->known) f->known = off + total;
             __atomic_store_n(f->ptr, (uint64_t)(base + total), __ATOMIC_SEQ_CST);
         }
         out[1] = out[2] = out[3] = 0;

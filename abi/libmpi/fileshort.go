@@ -65,6 +65,9 @@ func showFile(h uintptr, d *mpir.File) {
 		e.board, e.ptr, e.area = (*C.char)(o.Board), (*C.uint64_t)(o.Ptr), C.int64_t(o.Area)
 		e.size, e.rank = C.int32_t(o.Size), C.int32_t(o.Rank)
 		e.spin, e.yield, e.handoffs = C.int32_t(min(o.Spin, 1<<28)), C.int32_t(min(o.Yield, 1<<28)), C.int32_t(min(o.Handoffs, 1<<28))
+		if o.Copies {
+			e.copies, e.known = 1, C.int64_t(o.FileSize)
+		}
 	}
 	e.h = C.uintptr_t(h) // last: the record is complete
 }

@@ -12,7 +12,10 @@
  * counts its bytes, the shared pointer is where the records end, and rank 0 compares
  * the file byte for byte (a POSIX read) with the records in rank order. With more
  * than one rank some calls must have taken the C way (mpigo_short_files); with the
- * argument "multiple" (MPI_THREAD_MULTIPLE) none may. */
+ * argument "multiple" (MPI_THREAD_MULTIPLE) none may. With the argument "memory" (the
+ * directory is on tmpfs) the ranks then write records over the file's bytes from its
+ * start: member 0 leaves every such call to Go, which copies the records into the
+ * file's mapping, and the file is compared again. */
 #include "iotest.h"
 #include <stdint.h>
 
@@ -32,8 +35,46 @@ static void fill(unsigned char *b, int i, int r, int n) {
     for (int j = 0; j < n; j++) b[j] = (unsigned char)(i * 7 + r * 31 + j);
 }
 
+/* check_file syncs fh and has rank 0 compare the file name (read into got, cap
+ * bytes) with want_total bytes of want; every rank calls it. */
+static void check_file(MPI_File fh, const char *name, const unsigned char *want, unsigned char *got, long cap, long want_total) {
+    OK(MPI_File_sync(fh));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        long n = posix_read(name, got, cap);
+        CHECK(n == want_total, "the file has %ld bytes, want %ld", n, want_total);
+        for (long j = 0; j < n; j++) CHECK(got[j] == want[j], "byte %ld is %d, want %d", j, got[j], want[j]);
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* over_memory writes a record of every rank per round over the file of want_total
+ * bytes (want) from its start, which set_view moves the shared pointer to: none of
+ * member 0's calls takes the C way, the file is want with the records over it (got:
+ * cap bytes to read it into). */
+static void over_memory(MPI_File fh, const char *name, unsigned char *want, unsigned char *got, long cap, long want_total,
+                        unsigned char *rec) {
+    OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    long c0 = mpigo_short_files(), at = 0;
+    for (int i = 0; i < ROUNDS; i++) {
+        int n = 4 + len_of(i, rank) % 4093;
+        fill(rec, i + 77, rank, n);
+        OK(MPI_File_write_ordered(fh, rec, n, MPI_BYTE, MPI_STATUS_IGNORE));
+        for (int r = 0; r < np; r++) {
+            int k = 4 + len_of(i, r) % 4093;
+            fill(want + at, i + 77, r, k);
+            at += k;
+        }
+    }
+    CHECK(at <= want_total, "the records pass the file's end (%ld of %ld bytes)", at, want_total);
+    long in_c = mpigo_short_files() - c0;
+    CHECK(rank != 0 || in_c == 0, "member 0 made %ld calls in C over a file in memory", in_c);
+    check_file(fh, name, want, got, cap, want_total);
+}
+
 int main(int argc, char **argv) {
     int multiple = argc > 2 && strcmp(argv[2], "multiple") == 0;
+    int memory = argc > 2 && strcmp(argv[2], "memory") == 0;
     if (multiple) {
         int got;
         OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &got));
@@ -114,14 +155,8 @@ int main(int argc, char **argv) {
         CHECK(in_c > 0, "no call took the C way");
     else
         CHECK(in_c > ROUNDS / 4, "only %ld calls of every rank took the C way", in_c);
-    OK(MPI_File_sync(fh));
-    OK(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0) {
-        long n = posix_read(name, got, cap);
-        CHECK(n == want_total, "the file has %ld bytes, want %ld", n, want_total);
-        for (long j = 0; j < n; j++) CHECK(got[j] == want[j], "byte %ld is %d, want %d", j, got[j], want[j]);
-    }
-    OK(MPI_Barrier(MPI_COMM_WORLD));
+    check_file(fh, name, want, got, cap, want_total);
+    if (memory) over_memory(fh, name, want, got, cap, want_total, rec);
     OK(MPI_File_close(&fh));
     /* Member 0's write fails (/dev/full): every rank's call fails with its class, the
      * first (which makes the board) in Go, the later ones with the others in C. */

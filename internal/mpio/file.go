@@ -60,6 +60,7 @@ func Open(path string, a Amode, create bool, perm uint32) (*File, error) {
 	f := &File{fd: fd, path: path, readable: readable, writable: a.CanWrite(), memory: memory,
 		local: memory || slices.Contains(localFS, typ)}
 	f.rawRead, f.rawWrite = rawLimits(memory, f.local)
+	f.m.known.Store(st.Size)
 	if typ == unix.EXT4_SUPER_MAGIC {
 		f.piece = writePiece
 	}
@@ -206,6 +207,7 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	if len(p) > 0 && (f.piece == 0 || len(p) <= f.piece) {
 		k, e := f.call(unix.SYS_PWRITE64, p, off, len(p) <= f.rawWrite)
 		if e == 0 && int(k) == len(p) {
+			f.m.learnAtLeast(off + int64(k))
 			return len(p), nil
 		}
 		if e == 0 && int(k) > 0 && int(k) < len(p) {
@@ -237,6 +239,7 @@ func (f *File) writeFrom(p []byte, off int64, n int) (int, error) {
 		}
 		n += k
 	}
+	f.m.learnAtLeast(off + int64(n))
 	return n, nil
 }
 
@@ -290,6 +293,7 @@ func (f *File) WriteParts(parts [][]byte, off int64) (int64, error) {
 			n = 0
 		}
 	}
+	f.m.learnAtLeast(off + done)
 	return done, nil
 }
 
@@ -323,6 +327,7 @@ func (f *File) Size() (int64, error) {
 	if err := unix.Fstat(f.fd, &st); err != nil {
 		return 0, sysErr("fstat", f.path, err)
 	}
+	f.m.known.Store(st.Size)
 	return st.Size, nil
 }
 
@@ -341,6 +346,9 @@ func (f *File) BlockSize() int64 {
 func (f *File) Truncate(n int64) error {
 	for {
 		err := unix.Ftruncate(f.fd, n)
+		if err == nil {
+			f.m.known.Store(n)
+		}
 		if err != unix.EINTR {
 			return sysErr("ftruncate", f.path, err)
 		}
@@ -382,9 +390,11 @@ func (f *File) Allocate(n int64) error {
 // Sync writes what the process wrote through to the storage device (fsync). A
 // special file that has no storage to synchronise (a character device such as
 // /dev/full, a pipe) has nothing to write through: fsync's EINVAL and EROFS say so
-// (fsync(2)), and Sync succeeds, so that closing such a file does not fail.
+// (fsync(2)), and Sync succeeds, so that closing such a file does not fail. It sets
+// the modification time WritePartsMapped left to later, as msync does a mapping's.
 func (f *File) Sync() error {
 	f.syncs.Add(1)
+	f.m.late.settle(f.fd)
 	for {
 		err := unix.Fsync(f.fd)
 		switch err {
@@ -401,8 +411,10 @@ func (f *File) Sync() error {
 // is part of what a collective sync costs, and tests check it.
 func (f *File) Syncs() int64 { return f.syncs.Load() }
 
-// Close closes the descriptor.
+// Close closes the descriptor, after setting the modification time
+// WritePartsMapped left to later.
 func (f *File) Close() error {
+	f.m.late.settle(f.fd)
 	f.m.unmap()
 	err := unix.Close(f.fd)
 	f.fd = -1

@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -37,6 +38,8 @@ type mapping struct {
 	failed bool   // mmap refused the file: its writes go through pwrite
 	copied atomic.Int64
 	read   atomic.Int64 // bytes ReadAt copied from the mapping (mapread.go), for tests
+	known  atomic.Int64 // WritePartsMapped's: a size the file has at least, as this process last learnt it
+	late   lateTouch    // WritePartsMapped's modification time
 }
 
 // mapGrain is what a mapping's length is rounded up to: addresses, not memory (only
@@ -156,14 +159,7 @@ type mapWriter struct {
 func (w *mapWriter) pass() (faulted bool, err error) {
 	if w.b != nil {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if e := recover(); e != nil {
-				if _, fault := e.(interface{ Addr() uintptr }); !fault {
-					panic(e)
-				}
-				faulted = true
-			}
-		}()
+		defer caughtFault(&faulted)
 	}
 	for {
 		if w.cur.Len == 0 {
@@ -197,6 +193,124 @@ func (w *mapWriter) touch() {
 		return
 	}
 	w.f.m.copied.Add(w.copied)
+	touchFd(w.f.fd)
+}
+
+// WritePartsMapped is WriteParts by copies into the file's shared mapping (f.CanMap
+// must hold; outside atomic mode, whose locks the copies would not take), for short
+// writes where a system call is most of the cost: the parts go back to back from off.
+// It asks the file's size only when the parts would straddle the size it last
+// learnt (at Open, from Size, this process's writes, Truncate), so that a write
+// inside the file makes no system call at all and one that starts past it (a file
+// growing by such writes) no more than WriteParts; a write that passes the file's
+// end goes through WriteParts whole, which sets the size. A copy that faults (a
+// hole tmpfs cannot fill, a file cut short by another open of it past the page the
+// copy starts in) is made again by WriteParts, which reports the file system's
+// error. The modification time is set as a shared mapping's is (mmap(2): at some
+// point before the next msync): by the first copy after a pause of touchEvery, else
+// by a later copy, Sync or Close.
+func (f *File) WritePartsMapped(parts [][]byte, off int64) (int64, error) {
+	var total int64
+	for _, p := range parts {
+		total += int64(len(p))
+	}
+	end := off + total
+	if total == 0 || off < 0 {
+		return f.WriteParts(parts, off)
+	}
+	if known := f.m.known.Load(); off >= known {
+		return f.WriteParts(parts, off)
+	} else if end > known {
+		if size, err := f.Size(); err != nil || end > size {
+			return f.WriteParts(parts, off)
+		}
+	}
+	b := f.m.hold(f.fd, end, f.mapProt())
+	if b == nil {
+		return f.WriteParts(parts, off)
+	}
+	faulted := copyParts(b[off:end], parts)
+	f.m.mu.RUnlock()
+	if faulted {
+		return f.WriteParts(parts, off)
+	}
+	f.m.copied.Add(total)
+	f.m.late.copied(f.fd)
+	return total, nil
+}
+
+// learnAtLeast raises the size the file is known to have to n.
+func (mp *mapping) learnAtLeast(n int64) {
+	for {
+		k := mp.known.Load()
+		if k >= n || mp.known.CompareAndSwap(k, n) {
+			return
+		}
+	}
+}
+
+// copyParts copies parts back to back into dst, the file's mapped bytes, reporting
+// whether a copy faulted.
+func copyParts(dst []byte, parts [][]byte) (faulted bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer caughtFault(&faulted)
+	for _, p := range parts {
+		dst = dst[copy(dst, p):]
+	}
+	return false
+}
+
+// caughtFault, deferred where SetPanicOnFault is set, ends the panic of a memory
+// fault (a copy into the mapping) and sets *faulted; any other panic goes on.
+func caughtFault(faulted *bool) {
+	if e := recover(); e != nil {
+		if _, fault := e.(interface{ Addr() uintptr }); !fault {
+			panic(e)
+		}
+		*faulted = true
+	}
+}
+
+// lateTouch is the modification time of WritePartsMapped's copies: setting it is a
+// system call that costs as much as a short copy's write, so copies that follow one
+// another within touchEvery leave it to the next copy past that, or to Sync or Close.
+type lateTouch struct {
+	at      atomic.Int64 // when it was last set (monoNow)
+	pending atomic.Bool  // copies made since
+}
+
+// touchEvery is how long a file's modification time may lag its copies while they
+// go on.
+const touchEvery = int64(time.Millisecond)
+
+// copied sets the modification time of the file fd after a copy, or leaves it to later.
+func (lt *lateTouch) copied(fd int) {
+	now := monoNow()
+	if at := lt.at.Load(); at != 0 && now-at < touchEvery {
+		lt.pending.Store(true)
+		return
+	}
+	lt.at.Store(now)
+	lt.pending.Store(false)
+	touchFd(fd)
+}
+
+// settle sets the modification time where copies left it to later.
+func (lt *lateTouch) settle(fd int) {
+	if lt.pending.Swap(false) {
+		lt.at.Store(monoNow())
+		touchFd(fd)
+	}
+}
+
+var mono0 = time.Now()
+
+// monoNow is a monotonic clock in nanoseconds.
+func monoNow() int64 { return int64(time.Since(mono0)) }
+
+// touchFd sets the modification time of the file fd to now; a failure is not the
+// access's (the data is written).
+func touchFd(fd int) {
 	ts := [2]unix.Timespec{{Nsec: unix.UTIME_OMIT}, {Nsec: unix.UTIME_NOW}}
-	unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(w.f.fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+	unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
 }

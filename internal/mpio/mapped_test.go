@@ -152,3 +152,113 @@ func TestWriteMappedGrows(t *testing.T) {
 		t.Errorf("read back past the first mapping's length: %v, equal %v", err, bytes.Equal(got, block))
 	}
 }
+
+// TestWritePartsMapped writes records back to back by WritePartsMapped into a file
+// in memory and by WriteParts into a file on the test's directory, step by step:
+// the files are equal byte for byte after each step, and exactly the steps whose
+// bytes lie inside the file as it is copy them (a file growing, a rewrite, a write
+// across the end, within the page past the end after Truncate shortened the file
+// below the size learnt before, where a copy would not fault; after another open of
+// the file cut it short, where the copy faults).
+func TestWritePartsMapped(t *testing.T) {
+	mapped, plain := openShm(t, "parts"), openTemp(t)
+	recs := func(seed, n int) [][]byte {
+		parts := make([][]byte, n)
+		for i := range parts {
+			parts[i] = make([]byte, 1000+i*333)
+			for j := range parts[i] {
+				parts[i][j] = byte(seed*13 + i*7 + j)
+			}
+		}
+		return parts
+	}
+	steps := []struct {
+		what   string
+		before func()
+		off    int64
+		parts  [][]byte
+		copied bool
+	}{
+		{what: "growing the file", off: 0, parts: recs(1, 5)},
+		{what: "growing it again", off: 6330, parts: recs(2, 3)},
+		{what: "inside it", off: 100, parts: recs(3, 4), copied: true},
+		{what: "an empty part inside it", off: 5000, parts: [][]byte{{}, {1, 2, 3}, {}}, copied: true},
+		{what: "across its end", off: 8000, parts: recs(4, 2)},
+		{what: "after Truncate shortened it", off: 3400, parts: [][]byte{recs(5, 1)[0][:100], recs(5, 1)[0][:200]}, before: func() {
+			for _, f := range []*File{mapped, plain} {
+				if err := f.Truncate(3500); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{what: "after another open cut it short", off: 8192, parts: recs(6, 2), before: func() {
+			grow := [][]byte{make([]byte, 16384)}
+			if _, err := mapped.WritePartsMapped(grow, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := plain.WriteParts(grow, 0); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []*File{mapped, plain} {
+				if err := os.Truncate(f.Path(), 4096); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+	}
+	var copied int64
+	for _, s := range steps {
+		if s.before != nil {
+			s.before()
+		}
+		var total int64
+		for _, p := range s.parts {
+			total += int64(len(p))
+		}
+		if got, err := mapped.WritePartsMapped(s.parts, s.off); err != nil || got != total {
+			t.Fatalf("%s: WritePartsMapped wrote %d, %v; want %d", s.what, got, err, total)
+		}
+		if _, err := plain.WriteParts(s.parts, s.off); err != nil {
+			t.Fatal(err)
+		}
+		if s.copied {
+			copied += total
+		}
+		if c := mapped.Copied(); c != copied {
+			t.Errorf("%s: %d bytes copied in all, want %d", s.what, c, copied)
+		}
+		a, _ := os.ReadFile(mapped.Path())
+		b, _ := os.ReadFile(plain.Path())
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s: the files differ (%d and %d bytes)", s.what, len(a), len(b))
+		}
+	}
+}
+
+// TestWritePartsMappedTime: copies set the file's modification time by the next
+// Sync at the latest, however soon after each other they come.
+func TestWritePartsMappedTime(t *testing.T) {
+	f := openShm(t, "time")
+	block := bytes.Repeat([]byte{0xCD}, 8192)
+	if _, err := f.WriteAt(block, 0); err != nil {
+		t.Fatal(err)
+	}
+	long := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		if err := os.Chtimes(f.Path(), long, long); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WritePartsMapped([][]byte{block[:100], block[:200]}, int64(i*300)); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(f.Path()); err != nil || !st.ModTime().After(long) {
+			t.Errorf("copy %d: the modification time is %v after the sync", i, st.ModTime())
+		}
+	}
+	if f.Copied() != 900 {
+		t.Errorf("copied %d bytes, want 900", f.Copied())
+	}
+}

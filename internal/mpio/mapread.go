@@ -74,16 +74,12 @@ func resident(b []byte, off, n int64) bool {
 
 // copyGuarded copies src to dst, false where the copy faulted (a page past the
 // file's end since it was cut short).
-func copyGuarded(dst, src []byte) (ok bool) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if e := recover(); e != nil {
-			if _, fault := e.(interface{ Addr() uintptr }); !fault {
-				panic(e)
-			}
-			ok = false
-		}
+func copyGuarded(dst, src []byte) bool {
+	faulted := false
+	func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer caughtFault(&faulted)
+		copy(dst, src)
 	}()
-	copy(dst, src)
-	return true
+	return !faulted
 }

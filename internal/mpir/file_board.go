@@ -29,7 +29,8 @@ import (
 //     word (member 0's outcome, another member's header) holds its last, so that Go
 //     and the C face's short way count the same calls. Member r > 0 writes its
 //     record and header, then the header's sequence word; member 0 waits for
-//     every header of the call, writes the records from the board itself (no copy),
+//     every header of the call, writes the records from the board itself (into
+//     the file, or its mapping: putJoined, with no copy of its own between),
 //     and publishes the outcome, then its sequence word. Member r waits for that word
 //     before it returns, so its area and header are member 0's until then, and
 //     member 0's outcome line is read by every member before member 0 can write it
@@ -223,12 +224,16 @@ func (b *board) waitSlow(r int, p *uint64, v uint64) error {
 // Ordered is what the C face's short way of an ordered write (fileshort.c) needs of a
 // file with a board, beside Plain's record: the board (member 0's part, mapped here),
 // a member's record area, the members and this one's rank, member 0's pointer word
-// and the board waits' idle policy.
+// and the board waits' idle policy; and, for member 0, whether its records go by
+// copies into the file's mapping where they land before the file's end (putJoined),
+// and the file's size now, from which it may tell.
 type Ordered struct {
 	Board, Ptr            unsafe.Pointer // Ptr: member 0's only
 	Area                  int64
 	Size, Rank            int
 	Spin, Yield, Handoffs int
+	Copies                bool
+	FileSize              int64 // with Copies
 }
 
 // Ordered reports whether an ordered write of the file may take the C face's short
@@ -251,6 +256,11 @@ func (f *File) Ordered() (o Ordered, ok bool) {
 	p := b.ad.Policy()
 	o = Ordered{Board: unsafe.Pointer(unsafe.SliceData(b.mem)), Area: b.area, Size: b.size, Rank: f.comm.Rank(),
 		Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs, Ptr: unsafe.Pointer(b.ptr)}
+	if o.Rank == spOwner && f.os.CanMap() {
+		if n, err := f.os.Size(); err == nil {
+			o.Copies, o.FileSize = true, n
+		}
+	}
 	return o, o.Rank != spOwner || b.ptr != nil
 }
 
@@ -319,7 +329,7 @@ func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
 		if base < 0 || base > q.end-total {
 			return 0, false
 		}
-		if _, err := f.os.WriteParts(parts, q.disp+base); err != nil {
+		if _, err := f.putJoined(parts, q.disp+base); err != nil {
 			return 0, false
 		}
 		f.wrote()

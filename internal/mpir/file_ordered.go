@@ -10,11 +10,12 @@ import (
 // A write_ordered whose records are small and whose view is contiguous is one write
 // (joinOrdered): every member sends its record, behind a header (its error's class,
 // its length), to member 0, the shared pointer's holder, which reads the pointer,
-// writes the records back to back in rank order with one pwritev, moves the pointer
-// past them and broadcasts the outcome (a member's bad arguments, or its own failed
-// write, with the error's class). The file system's lock on the file (the inode's,
-// on tmpfs and ext4) is then taken once per call instead of once per member, one
-// member after the other; and the call is a message to member 0 and a broadcast,
+// writes the records back to back in rank order with one pwritev (on a file in
+// memory, by copies into its mapping: putJoined), moves the pointer past them and
+// broadcasts the outcome (a member's bad arguments, or its own failed write, with
+// the error's class). The file system's lock on the file (the inode's, on tmpfs and
+// ext4) is then taken once per call instead of once per member, one member after
+// the other, or not at all; and the call is a message to member 0 and a broadcast,
 // where the general way (ordered) is a gather of the sizes, the members' writes and
 // an agreement.
 //
@@ -297,14 +298,28 @@ func (f *File) joinPut(op string, p plan, parts [][]byte, total int64) error {
 		}
 	}
 	f.wrote()
-	_, err = f.os.WriteParts(parts, off)
 	if p.tun.Atomic {
+		_, err = f.os.WriteParts(parts, off)
 		f.os.Unlock(off, total)
+	} else {
+		_, err = f.putJoined(parts, off)
 	}
 	if _, perr := f.spOp(op, base+total, OpReplace); err == nil {
 		return ioErr(op, perr)
 	}
 	return ioErr(op, err)
+}
+
+// putJoined writes the joined records (parts) back to back from file byte off,
+// outside atomic mode: on a file in memory by copies into its mapping, where the
+// records land before the file's end (mpio.WritePartsMapped: no system call and no
+// inode lock, which a pwritev of a few KiB spends most of its time in), else by one
+// pwritev.
+func (f *File) putJoined(parts [][]byte, off int64) (int64, error) {
+	if f.os.CanMap() {
+		return f.os.WritePartsMapped(parts, off)
+	}
+	return f.os.WriteParts(parts, off)
 }
 
 // collMode is the romio_cb_read (or, write, romio_cb_write) setting.
