@@ -187,9 +187,10 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
  * same headers and does the call as its own. It leaves it to Go as well where Go
  * would copy the records into the file's mapping (a file in memory: copies) and they
  * land before the size the file is known to have: a copy costs Go less than the
- * pwritev, the crossing included, and a copy that faults needs Go's recovery. Member r leaves it to Go before its
- * header, or after it (mpigo_file_ordered_posted: Go then does not post again) when
- * the outcome is not there within the spin and yields or is not a success. */
+ * pwritev, the crossing included, and a copy that faults needs Go's recovery.
+ * Member r leaves it to Go before its header, or after it (mpigo_file_ordered_posted:
+ * Go then does not post again) when the outcome is not there within the spin and
+ * yields or is not a success. */
 extern int32_t mpigo_file_ordered_posted(uintptr_t fh, const void *buf, int64_t count, uintptr_t dt, void *st);
 
 #define BD_LINE 64
