@@ -234,25 +234,29 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
     mpigo_own *o = d->own;
     int reader = d->rank != root;
     if (o->owed != 0) {
-        /* A reader of bytes waits for the lines owed first, and so does a rank that
-         * owes as many as it may: Go does. */
-        if (settle_ready(d, o) || (o->owed != 0 && reader && n > 0) || (int)(o->owed & 0xff) >= owed_max(d))
-            return -1;
+        /* A reader takes its line only after those it owes, so while it still owes
+         * some Go takes the call (it waits for them, or owes one more), as it does at a
+         * rank that owes as many as it may. */
+        if (settle_ready(d, o) || (o->owed != 0 && reader) || (int)(o->owed & 0xff) >= owed_max(d)) return -1;
     }
     uint64_t s = ++o->s;
     uint64_t c = ++o->c;
     char *line = ring_line(d, c);
     uint64_t *seq = (uint64_t *)line, *total = (uint64_t *)(line + 56);
     char *data = n <= MPIGO_R_BCAST_INLINE ? line + 8 : line + 64;
-    if (reader && n == 0 && (o->owed != 0 || load(seq) < c)) {
-        /* Not there: leave owing it, the op in the defer flag before arrive. */
-        __atomic_store_n(flag(d, d->rank, MPIGO_R_DEFER), s, __ATOMIC_RELEASE);
+    if (reader && n == 0 && load(seq) < c) {
+        /* Not there: leave owing it, unless the root has begun the op (the defer flag,
+         * then the root's arrive, sequentially consistent: shmcoll's deferrer). */
+        __atomic_store_n(flag(d, d->rank, MPIGO_R_DEFER), s, __ATOMIC_SEQ_CST);
         raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
-        owe(o, root);
-        counted(gate, MPIGO_CC_BCAST, 0);
-        return MPI_SUCCESS;
+        if (__atomic_load_n(flag(d, root, MPIGO_R_ARRIVE), __ATOMIC_SEQ_CST) < s) {
+            owe(o, root);
+            counted(gate, MPIGO_CC_BCAST, 0);
+            return MPI_SUCCESS;
+        }
+    } else {
+        raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
     }
-    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
     if (!reader) {
         /* The ring buffer is free once every other rank acknowledged its last chunk
          * (shmcoll's reuse). */

@@ -700,11 +700,8 @@ func (g *Group) Bcast(buf []byte, root int) error {
 	if g.rank != root {
 		return g.bcastRead(buf, root, false)
 	}
-	// A long message's root may wait for every reader: first, none left owing it.
-	if j, err := g.deferrer(g.o.S); j >= 0 || err != nil {
-		if err != nil {
-			return err
-		}
+	// A long message's root may wait for every reader: none may have left owing it.
+	if j := g.deferrer(g.o.S); j >= 0 {
 		return g.bcastStop(len(buf), j)
 	}
 	if g.direct > 0 && len(buf) >= g.direct {
@@ -779,10 +776,11 @@ func (g *Group) bcastOne(buf []byte) error {
 //
 // Every chunk owed is one op's: the ways that take more (a ring of several chunks, the
 // reads from the root's buffer, the schedules) make the root wait for its readers in
-// any case, and their root first waits until every reader has arrived at the op, then
-// reads their defer flags (deferrer): a reader whose buffer is empty (erroneous: the
-// root sends bytes) left owing it, and the root sends one line that stops the op
-// (stopBit) instead. A reader that finds, when it takes an owed line, that the root
+// any case, and their root, once it has raised arrive, reads the readers' defer flags
+// (deferrer), while a reader about to leave owing a line writes its defer flag, then
+// reads its root's arrive and, if the root has begun the op, waits for the line after
+// all: where a reader whose buffer is empty (erroneous: the root sends bytes) may have
+// left owing it, the root sends one line that stops the op (stopBit) instead. A reader that finds, when it takes an owed line, that the root
 // sent bytes, returns MPI_ERR_TRUNCATE (naming the Bcast's root and both counts) from
 // the call in which it took it; readers of a stopped op, and its root, return an error
 // (ErrStopped). Every rank takes the same chunks and ops, so the group stays in step.
@@ -822,10 +820,20 @@ func (g *Group) bcastEmpty(root int) error {
 		g.raise(fArrive, s)
 		return after(late, g.bcastRead(nil, root, true))
 	}
-	atomic.StoreUint64(g.flag(g.rank, fDefer), s) // before arrive: deferrer
+	// The defer flag, then the root's arrive (deferrer: the root's writes and reads in
+	// the other order, sequentially consistent, so one of the two sees the other's).
+	atomic.StoreUint64(g.flag(g.rank, fDefer), s)
 	g.raise(fArrive, s)
-	g.owe(root)
-	return late
+	if atomic.LoadUint64(g.flag(root, fArrive)) < s {
+		g.owe(root)
+		return late
+	}
+	// The root has begun the op: its line comes without waiting for this rank.
+	late = after(late, g.Settle())
+	if err := g.waitAt(root, seq, c); err != nil {
+		return err
+	}
+	return after(late, g.bcastRead(nil, root, true))
 }
 
 // settleReady takes the owed lines that are there, in order, and returns the error of
@@ -889,22 +897,20 @@ func after(late, err error) error {
 	return late
 }
 
-// deferrer is, at the root of a long Bcast's op s, a reader that left the op owing
-// its line (its buffer is empty: Owing), or -1; it waits until every reader has
-// arrived at the op.
-func (g *Group) deferrer(s uint64) (int, error) {
+// deferrer is, at the root of a long Bcast's op s (its arrive raised), a reader that
+// left the op owing its line (its buffer is empty: Owing), or may have, or -1. The
+// root writes arrive again, sequentially consistent, then reads the readers' defer
+// flags; such a reader writes its defer flag, then reads the root's arrive. So a
+// reader that did not see the root arrive (and left owing the line) is seen here, and
+// one seen here that did see it waits for the line, which it takes whatever it says.
+func (g *Group) deferrer(s uint64) int {
+	atomic.StoreUint64(g.flag(g.rank, fArrive), s)
 	for j := 0; j < g.size; j++ {
-		if j == g.rank {
-			continue
-		}
-		if err := g.wait(j, fArrive, s); err != nil {
-			return -1, err
-		}
-		if atomic.LoadUint64(g.flag(j, fDefer)) >= s {
-			return j, nil
+		if j != g.rank && atomic.LoadUint64(g.flag(j, fDefer)) >= s {
+			return j
 		}
 	}
-	return -1, nil
+	return -1
 }
 
 // ErrStopped: a long Bcast's root stopped the op, since a reader passed an empty
@@ -1187,10 +1193,7 @@ func (g *Group) Announce(n int) error {
 	}
 	g.o.S++
 	g.raise(fArrive, g.o.S)
-	if j, err := g.deferrer(g.o.S); j >= 0 || err != nil {
-		if err != nil {
-			return err
-		}
+	if j := g.deferrer(g.o.S); j >= 0 {
 		return g.bcastStop(n, j)
 	}
 	g.o.C++
