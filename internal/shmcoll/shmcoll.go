@@ -780,10 +780,11 @@ func (g *Group) bcastOne(buf []byte) error {
 // (deferrer), while a reader about to leave owing a line writes its defer flag, then
 // reads its root's arrive and, if the root has begun the op, waits for the line after
 // all: where a reader whose buffer is empty (erroneous: the root sends bytes) may have
-// left owing it, the root sends one line that stops the op (stopBit) instead. A reader that finds, when it takes an owed line, that the root
-// sent bytes, returns MPI_ERR_TRUNCATE (naming the Bcast's root and both counts) from
-// the call in which it took it; readers of a stopped op, and its root, return an error
-// (ErrStopped). Every rank takes the same chunks and ops, so the group stays in step.
+// left owing it, the root sends one line that stops the op (stopBit) instead. A
+// reader that finds, when it takes an owed line, that the root sent bytes returns
+// ErrTruncate (naming the Bcast's root and both counts) from the call in which it took
+// it, after that call's own op; readers of a stopped op, and its root, return
+// ErrStopped. Every rank takes the same chunks and ops, so the group stays in step.
 //
 // Own.Owed holds how many chunks are owed (low byte) and, 16 bits each, the root of
 // each from the oldest (this rank: its own chunk, written); the last owed is chunk C.
