@@ -176,11 +176,49 @@ int mpigo_coll_barrier(mpigo_coll *d, uintptr_t h) { return barrier(d, h); }
 int PMPI_Barrier(MPI_Comm comm) {
     mpigo_coll *d = coll_of(comm);
     uint32_t *gate;
-    if (d == NULL || (gate = gate_of()) == NULL) return goPMPI_Barrier(comm);
+    /* Lines owed (shmcoll's Owing): Go waits for them first. */
+    if (d == NULL || d->own->owed != 0 || (gate = gate_of()) == NULL) return goPMPI_Barrier(comm);
     int rc = barrier(d, (uintptr_t)comm);
     if (rc != 0) return rc;
     counted(gate, MPIGO_CC_BARRIER, 0);
     return MPI_SUCCESS;
+}
+
+static inline char *ring_line(const mpigo_coll *d, uint64_t c) {
+    return d->base + d->ring_off + (int64_t)(c % (uint64_t)d->chunks) * d->ring_stride;
+}
+
+static inline int owed_max(const mpigo_coll *d) { return d->chunks - 1 < 3 ? (int)d->chunks - 1 : 3; }
+
+/* settle_ready takes the lines this rank owes (shmcoll's Owing: the count in owed's
+ * low byte, each chunk's root in 16 bits from the oldest, the last owed chunk c) that
+ * are there, in order, acknowledging each; it stops before a line that holds bytes
+ * (erroneous), and then says 1: Go takes it and reports. */
+static int settle_ready(const mpigo_coll *d, mpigo_own *o) {
+    uint64_t w = o->owed;
+    int m = (int)(w & 0xff), i = 0, bytes = 0;
+    uint64_t c = o->c - (uint64_t)m + 1;
+    for (; i < m; i++) {
+        uint64_t x = c + (uint64_t)i;
+        int r = (int)(uint16_t)(w >> (8 + 16 * i));
+        if (r != d->rank) {
+            char *line = ring_line(d, x);
+            if (load((uint64_t *)line) < x) break;
+            if (*(uint64_t *)(line + 56) != 0) {
+                bytes = 1;
+                break;
+            }
+        }
+        raise_(d, flag(d, d->rank, MPIGO_R_ACK), x);
+    }
+    o->owed = (w >> (8 + 16 * i)) << 8 | (uint64_t)(m - i);
+    return bytes;
+}
+
+/* owe adds chunk o->c, whose root is r, to the lines owed. */
+static inline void owe(mpigo_own *o, int r) {
+    uint64_t w = o->owed, m = w & 0xff;
+    o->owed = (w & ~(uint64_t)0xff) | (uint64_t)r << (8 + 16 * m) | (m + 1);
 }
 
 /* short_bcast is MPI_Bcast here, or -1: the Go way. */
@@ -194,13 +232,32 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
     if (mpigo_short_dts[i].size <= 0 || n > d->bcast_max || (n > 0 && buf == NULL) || (gate = gate_of()) == NULL)
         return -1;
     mpigo_own *o = d->own;
+    int reader = d->rank != root;
+    if (o->owed != 0) {
+        /* A reader takes its line only after those it owes, so while it still owes
+         * some Go takes the call (it waits for them, or owes one more), as it does at a
+         * rank that owes as many as it may. */
+        if (settle_ready(d, o) || (o->owed != 0 && reader) || (int)(o->owed & 0xff) >= owed_max(d)) return -1;
+    }
     uint64_t s = ++o->s;
-    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
     uint64_t c = ++o->c;
-    char *line = d->base + d->ring_off + (int64_t)(c % (uint64_t)d->chunks) * d->ring_stride;
+    char *line = ring_line(d, c);
     uint64_t *seq = (uint64_t *)line, *total = (uint64_t *)(line + 56);
     char *data = n <= MPIGO_R_BCAST_INLINE ? line + 8 : line + 64;
-    if (d->rank == root) {
+    if (reader && n == 0 && load(seq) < c) {
+        /* Not there: leave owing it, unless the root has begun the op (the defer flag,
+         * then the root's arrive, sequentially consistent: shmcoll's deferrer). */
+        __atomic_store_n(flag(d, d->rank, MPIGO_R_DEFER), s, __ATOMIC_SEQ_CST);
+        raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+        if (__atomic_load_n(flag(d, root, MPIGO_R_ARRIVE), __ATOMIC_SEQ_CST) < s) {
+            owe(o, root);
+            counted(gate, MPIGO_CC_BCAST, 0);
+            return MPI_SUCCESS;
+        }
+    } else {
+        raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+    }
+    if (!reader) {
         /* The ring buffer is free once every other rank acknowledged its last chunk
          * (shmcoll's reuse). */
         uint64_t k = (uint64_t)d->chunks;
@@ -218,7 +275,9 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
         if (n > 0) memcpy(data, buf, (size_t)n);
         *total = (uint64_t)n;
         raise_(d, seq, c);
-        raise_(d, flag(d, d->rank, MPIGO_R_ACK), c);
+        /* Owing lines before it, its own chunk is acknowledged after them. */
+        if (o->owed == 0) raise_(d, flag(d, d->rank, MPIGO_R_ACK), c);
+        else owe(o, d->rank);
         o->flow_bytes += (uint64_t)n;
         o->flow_ops++;
     } else {
@@ -297,7 +356,7 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
     int64_t size = mpigo_short_dts[i].size, n = count * size;
     const char *src = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
     uint32_t *gate;
-    if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > d->reduce_max || sbuf == rbuf ||
+    if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > d->reduce_max || sbuf == rbuf || d->own->owed != 0 ||
         (n > 0 && (rbuf == NULL || src == NULL)) || (gate = gate_of()) == NULL)
         return -1;
     mpigo_own *o = d->own;

@@ -62,7 +62,7 @@ func showColl(h uintptr, c *comm) {
 // the C code reads the region where Go's protocol keeps its words.
 func geometry(g collective.Geometry) collective.Geometry {
 	g.Blocks, g.Stride, g.Arrive, g.Ack, g.Done = C.MPIGO_R_BLOCKS, C.MPIGO_R_STRIDE, C.MPIGO_R_ARRIVE, C.MPIGO_R_ACK, C.MPIGO_R_DONE
-	g.Len, g.Inline = C.MPIGO_R_LEN, C.MPIGO_R_INLINE
+	g.Len, g.Inline, g.Defer = C.MPIGO_R_LEN, C.MPIGO_R_INLINE, C.MPIGO_R_DEFER
 	g.BcastInline, g.ReduceInline = C.MPIGO_R_BCAST_INLINE, C.MPIGO_R_REDUCE_INLINE
 	return g
 }
@@ -156,6 +156,8 @@ var (
 	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.ok) - unsafe.Offsetof(collective.Own{}.Short)]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.bar) - unsafe.Offsetof(collective.Own{}.Bar)]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Bar) - unsafe.Offsetof(C.mpigo_own{}.bar)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.owed) - unsafe.Offsetof(collective.Own{}.Owed)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Owed) - unsafe.Offsetof(C.mpigo_own{}.owed)]struct{}{}
 )
 
 func init() {

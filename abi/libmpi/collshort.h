@@ -15,7 +15,7 @@ typedef struct {
     uint64_t ok;        /* 1 while the group has not failed */
     uint64_t flow_bytes, flow_ops; /* the data sent to every other member (prof.Link) */
     uint64_t bar;                  /* the op of this rank's last Barrier */
-    uint64_t pad[1];
+    uint64_t owed; /* broadcast chunks not acknowledged yet (shmcoll's Owing): count, roots */
 } mpigo_own;
 
 /* A communicator whose node region is in use. */
@@ -42,6 +42,7 @@ typedef struct {
 #define MPIGO_R_ACK 16
 #define MPIGO_R_DONE 24
 #define MPIGO_R_LEN 32     /* two words, by bank */
+#define MPIGO_R_DEFER 48   /* the op of the last Bcast this rank left owing its line */
 #define MPIGO_R_INLINE 128 /* two lines, by bank */
 #define MPIGO_R_SLEEPERS 64 /* in the header: int32, waiters asleep on a futex */
 #define MPIGO_R_BCAST_INLINE 48

@@ -21,6 +21,8 @@
  *     whose ranks' lengths differ (MPI_ERR_TRUNCATE where a buffer is shorter, the
  *     message where it is longer), an Allreduce whose counts differ (MPI_ERR_COUNT on
  *     every rank); and the group in step afterwards;
+ *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
+ *     buffer where the root sends bytes;
  *   - a freed communicator's handle, and a new one in its slot. */
 #include "check.h"
 #include <stdint.h>
@@ -250,6 +252,95 @@ static void errors(MPI_Comm comm, const char *name) {
     OK(MPI_Barrier(comm));
 }
 
+/* between runs, after a round of empty Bcasts, another call: a Barrier, a Bcast of 8
+ * bytes, an Allreduce, or a ring of point-to-point messages, by iteration. */
+static void between(MPI_Comm comm, const char *name, int it) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    unsigned char b[8];
+    int64_t a = rank + it, r = 0;
+    int tok = rank, got = -1;
+    switch (it % 4) {
+    case 0: OK(MPI_Barrier(comm)); break;
+    case 1:
+        for (int i = 0; i < 8; i++) b[i] = rank == (it / 4) % size ? val(it, 1, i) : 0;
+        OK(MPI_Bcast(b, 8, MPI_BYTE, (it / 4) % size, comm));
+        for (int i = 0; i < 8; i++) CHECK(b[i] == val(it, 1, i), "%s: empties %d: Bcast byte %d", name, it, i);
+        break;
+    case 2:
+        OK(MPI_Allreduce(&a, &r, 1, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(r == (int64_t)size * (size - 1) / 2 + (int64_t)size * it, "%s: empties %d: Allreduce %lld", name, it, (long long)r);
+        break;
+    default:
+        OK(MPI_Sendrecv(&tok, 1, MPI_INT, (rank + 1) % size, 5, &got, 1, MPI_INT, (rank + size - 1) % size, 5, comm,
+                        MPI_STATUS_IGNORE));
+        CHECK(got == (rank + size - 1) % size, "%s: empties %d: Sendrecv got %d", name, it, got);
+    }
+}
+
+/* AHEAD: with the C way, the readers of a Bcast with empty buffers (those for which
+ * empty holds, nempty of them) leave before its root calls it: each sends the root a
+ * message after its Bcast, which the root receives before its own (a reader that
+ * waited for the root would hang); elsewhere (the schedules, where a reader waits) the
+ * root goes first. */
+#define AHEAD(comm, root, empty, nempty, reader, root_call)                                      \
+    do {                                                                                         \
+        int rank_, tok_ = 0;                                                                     \
+        MPI_Comm_rank(comm, &rank_);                                                             \
+        if (rank_ != (root)) {                                                                   \
+            reader;                                                                              \
+            if (cway && (empty)) OK(MPI_Send(&tok_, 1, MPI_INT, root, 7, comm));                 \
+        } else {                                                                                 \
+            if (cway)                                                                            \
+                for (int j_ = 0; j_ < (nempty); j_++)                                            \
+                    OK(MPI_Recv(&tok_, 1, MPI_INT, MPI_ANY_SOURCE, 7, comm, MPI_STATUS_IGNORE)); \
+            root_call;                                                                           \
+        }                                                                                        \
+    } while (0)
+
+/* Empty Bcasts (shmcoll's Owing): a reader's returns without waiting for its root
+ * (AHEAD), one or two in a row, from rotating roots, between other calls; a root's
+ * empty message into a longer buffer leaves it as it was; a reader's empty buffer
+ * while the root sends bytes (erroneous) ends with MPI_ERR_TRUNCATE at that reader,
+ * in the Bcast or in its next call, and a long message so stopped with MPI_ERR_COUNT
+ * at the root and the other readers; the group in step after each. */
+static void empties(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    IN_C(60 * 6, name, {
+        for (int it = 0; it < 60; it++) {
+            int root = it % size, k = 1 + it % 2;
+            AHEAD(comm, root, 1, size - 1, for (int j = 0; j < k; j++) OK(MPI_Bcast(NULL, 0, MPI_BYTE, root, comm)),
+                  for (int j = 0; j < k; j++) OK(MPI_Bcast(NULL, 0, MPI_INT, root, comm)));
+            between(comm, name, it);
+        }
+    });
+    unsigned char b[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+    OK(MPI_Bcast(b, rank == 0 ? 0 : 8, MPI_BYTE, 0, comm)); /* a root's empty message */
+    CHECK(b[0] == 9 && b[7] == 9, "%s: an empty Bcast changed a reader's buffer", name);
+    static unsigned char big[20000];
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass == 0 ? 8 : (int)sizeof big, rc = MPI_SUCCESS, rc2, cls = MPI_SUCCESS, cls2 = MPI_SUCCESS;
+        AHEAD(comm, 0, rank == 1, 1, rc = MPI_Bcast(big, rank == 1 ? 0 : n, MPI_BYTE, 0, comm), rc = MPI_Bcast(big, n, MPI_BYTE, 0, comm));
+        rc2 = MPI_Barrier(comm);
+        MPI_Error_class(rc, &cls);
+        MPI_Error_class(rc2, &cls2);
+        if (rank == 1)
+            CHECK((cls == MPI_ERR_TRUNCATE) != (cls2 == MPI_ERR_TRUNCATE) && (cls | cls2) == MPI_ERR_TRUNCATE,
+                  "%s: empty buffer, %d bytes from the root: classes %d and %d", name, n, cls, cls2);
+        else
+            CHECK(cls2 == MPI_SUCCESS && (cls == MPI_SUCCESS || (n > 8 && cls == MPI_ERR_COUNT)) &&
+                      (!cway || (cls == MPI_ERR_COUNT) == (n > 8)),
+                  "%s: %d bytes, rank 1's buffer empty: classes %d and %d", name, n, cls, cls2);
+        between(comm, name, 2);
+    }
+    OK(MPI_Barrier(comm));
+}
+
 static void all(MPI_Comm comm, const char *name) {
     int size;
     MPI_Comm_size(comm, &size);
@@ -259,6 +350,7 @@ static void all(MPI_Comm comm, const char *name) {
     bcasts(comm, name);
     allreduces(comm, name);
     errors(comm, name);
+    empties(comm, name);
 }
 
 int main(int argc, char **argv) {

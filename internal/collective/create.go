@@ -79,11 +79,15 @@ func IntercommFromGroups(op string, local *group.Group, localLeader int, remote 
 // collectives release what they hold (its node region, or the node and leaders'
 // communicators of its hierarchical collectives).
 func Free(c *core.Comm, op string) error {
+	var late error
+	if cc := of(c); cc != nil {
+		late = cc.settleNode(op)
+	}
 	if err := c.FreeCore(op); err != nil {
 		return err
 	}
 	of(c).freeNode()
-	return nil
+	return late
 }
 
 // worldMu orders the making of World's and Self's collectives.
@@ -123,9 +127,13 @@ func makeWorld() {
 // regions of every communicator's collectives are unmapped after it, once every rank
 // has passed the final fence.
 func Finalize(before func() error) error {
+	late := settleNodes("Finalize")
 	err := core.Finalize(before)
 	if !core.Live() {
 		closeNodeRegions()
+	}
+	if err == nil {
+		err = late
 	}
 	return err
 }

@@ -827,6 +827,31 @@ func hierReduce(h *hierColl, c *comm, op string, send, recv *Vec, r *Red, root i
 	return err
 }
 
+// settleNode takes the lines c's region's group owes (shmcoll's Owing: a Bcast's
+// reader whose buffer was empty did not wait for them), before the communicator is
+// freed or MPI ends: a line that held bytes (an erroneous Bcast) is op's error.
+func (c *comm) settleNode(op string) error {
+	if n := c.node; n != nil && n.state == nodeOn && n.g != nil {
+		return core.MapErr(op, n.g.Settle())
+	}
+	return nil
+}
+
+// settleNodes is settleNode of every region mapped now (Finalize).
+func settleNodes(op string) error {
+	nodeRegions.Lock()
+	defer nodeRegions.Unlock()
+	var err error
+	for n := range nodeRegions.m {
+		if n.state == nodeOn && n.g != nil {
+			if e := n.g.Settle(); err == nil && e != nil {
+				err = core.MapErr(op, e)
+			}
+		}
+	}
+	return err
+}
+
 // freeNode releases c's region, or its node and leaders' communicators (Free).
 func (c *comm) freeNode() {
 	n := c.node

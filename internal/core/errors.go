@@ -183,7 +183,8 @@ func mapErr(op string, err error) error {
 	switch {
 	case errors.Is(err, p2p.ErrTruncate), errors.Is(err, shmcoll.ErrTruncate), errors.Is(err, coll.ErrTruncate):
 		class = ClassTruncate
-	case errors.Is(err, coll.ErrShort), errors.Is(err, coll.ErrMismatch), errors.Is(err, shmcoll.ErrCount):
+	case errors.Is(err, coll.ErrShort), errors.Is(err, coll.ErrMismatch), errors.Is(err, shmcoll.ErrCount),
+		errors.Is(err, shmcoll.ErrStopped):
 		class = ClassCount
 	case errors.Is(err, p2p.ErrBuffer), errors.Is(err, p2p.ErrNoBuffer), errors.Is(err, p2p.ErrBufferAttached):
 		class = ClassBuffer

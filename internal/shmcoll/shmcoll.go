@@ -94,7 +94,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 6
+	version = 7
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
@@ -115,7 +115,10 @@ const (
 	// fLen, two words (by bank, s mod 2): the total length of this rank's reduction
 	// op s, written before arrive = s, so that a combiner, which reads arrive's line
 	// anyway, compares it with its own for free.
-	fLen    = 32
+	fLen = 32
+	// fDefer: the last op s whose (empty) broadcast line this rank left owing, written
+	// before its arrive = s (Bcast's empty readers).
+	fDefer  = 48
 	offAddr = lineSize // AllreduceDirect: where op s's piece of this rank's send buffer is
 	// Choose, rank 0's block: chooseSlots words, call k's choice, k<<1 | way, in word
 	// k mod chooseSlots.
@@ -325,8 +328,9 @@ type Group struct {
 
 // Own is a rank's own line of the region, which no other rank reads: its counts of
 // ops run (S) and ring chunks used (C), what it last saw of the others' acks
-// (AckKnown), Short, 1 while the group has not failed, and Bar, the op of its last
-// Barrier (whose yield to rank 0 a Barrier right after a Barrier skips: Barrier). They
+// (AckKnown), Short, 1 while the group has not failed, Bar, the op of its last
+// Barrier (whose yield to rank 0 a Barrier right after a Barrier skips: Barrier), and
+// Owed, the broadcast chunks it has not acknowledged yet (see Owing). They
 // are in the region,
 // not in the Group, so that code outside Go (the C library's short collectives,
 // abi/libmpi/collshort.c, whose mpigo_own is this struct field for field) runs this
@@ -339,7 +343,7 @@ type Own struct {
 	Short    uint64
 	Flow     [2]uint64
 	Bar      uint64
-	_        uint64
+	Owed     uint64
 }
 
 // Own is this rank's own line (Own).
@@ -348,7 +352,7 @@ func (g *Group) Own() *Own { return g.o }
 // Geometry is where code outside Go finds the group's words in the region (Own says
 // why it would): rank r's block is at Blocks + r*Stride, and in it its flags at Arrive,
 // Ack, Done and Len (two words, by bank) and its two inline lines (one per bank) at
-// Inline; ring buffer i's line is at RingOff + i*RingStride, its chunk after its
+// Inline, and the op of its last deferred broadcast at Defer; ring buffer i's line is at RingOff + i*RingStride, its chunk after its
 // sequence word (BcastInline bytes at most) or, longer, from the next line on, the
 // broadcast's length in the line's last word. Spin is how many polls a waiter spins
 // before it yields, Yield how many polls it follows with a yield of the CPU before it
@@ -356,18 +360,18 @@ func (g *Group) Own() *Own { return g.o }
 // policy); Oversub: Barrier's rank 0 raises done and the others yield once if it has
 // not (Barrier).
 type Geometry struct {
-	Blocks, Stride, Arrive, Ack, Done, Len, Inline int
-	RingOff, RingStride, Chunks, Chunk             int
-	BcastInline, ReduceInline                      int
-	Spin, Yield, Handoffs                          int
-	Oversub                                        bool
+	Blocks, Stride, Arrive, Ack, Done, Len, Inline, Defer int
+	RingOff, RingStride, Chunks, Chunk                    int
+	BcastInline, ReduceInline                             int
+	Spin, Yield, Handoffs                                 int
+	Oversub                                               bool
 }
 
 // Geometry is the group's Geometry.
 func (g *Group) Geometry() Geometry {
 	p := g.idle.Policy()
 	return Geometry{Blocks: hdrSize, Stride: rankStride, Arrive: fArrive, Ack: fAck, Done: fDone, Len: fLen,
-		Inline: offInline, RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
+		Inline: offInline, Defer: fDefer, RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
 		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
 		Oversub: g.size > 2 && g.oversub}
 }
@@ -424,6 +428,7 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 	g.o.S = atomic.LoadUint64(g.flag(rank, fArrive))
 	g.o.C = atomic.LoadUint64(g.flag(rank, fAck))
 	g.o.AckKnown = g.o.C
+	g.o.Owed = 0
 	g.o.Short = 1
 	g.calls = atomic.LoadUint64(g.flag(rank, fChosen))
 	return g, nil
@@ -650,6 +655,9 @@ func (g *Group) Barrier() error {
 	if g.err != nil {
 		return g.err
 	}
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.Barrier())
+	}
 	g.o.S++
 	again := g.o.Bar != 0 && g.o.Bar == g.o.S-1
 	g.o.Bar = g.o.S
@@ -670,7 +678,7 @@ func (g *Group) Barrier() error {
 // Bcast copies root's buf to every rank's buf; all pass bufs of the same length. With
 // Options.Read, one of at least Options.Direct bytes is read by the others straight
 // from the root's buf (the root waits until they have); otherwise it streams through
-// the ring.
+// the ring. A reader whose buf is empty does not wait for the root (Owing).
 func (g *Group) Bcast(buf []byte, root int) error {
 	if g.err != nil {
 		return g.err
@@ -678,19 +686,31 @@ func (g *Group) Bcast(buf []byte, root int) error {
 	if root < 0 || root >= g.size {
 		return fmt.Errorf("Bcast: root %d out of range [0, %d)", root, g.size)
 	}
+	if g.rank == root && g.oneChunk(len(buf)) {
+		return g.bcastOne(buf)
+	}
+	if g.rank != root && len(buf) == 0 && !g.keep {
+		return g.bcastEmpty(root)
+	}
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.Bcast(buf, root))
+	}
 	g.o.S++
 	g.raise(fArrive, g.o.S)
-	if g.rank == root && g.direct > 0 && len(buf) >= g.direct {
-		return g.bcastDirect(buf)
-	}
 	if g.rank != root {
 		return g.bcastRead(buf, root, false)
 	}
-	// The root's length decides how many chunks go (at least one, so that an empty
-	// broadcast keeps every rank's chunk count in step): readers learn it from the
-	// first chunk and follow it, whatever their own buffer's length.
+	// A long message's root may wait for every reader: none may have left owing it.
+	if j := g.deferrer(g.o.S); j >= 0 {
+		return g.bcastStop(len(buf), j)
+	}
+	if g.direct > 0 && len(buf) >= g.direct {
+		return g.bcastDirect(buf)
+	}
+	// The root's length decides how many chunks go: readers learn it from the first
+	// chunk and follow it, whatever their own buffer's length.
 	n := len(buf)
-	for off := 0; off < n || off == 0; off += g.l.Chunk {
+	for off := 0; off < n; off += g.l.Chunk {
 		g.o.C++
 		c := g.o.C
 		part := buf[off:min(off+g.l.Chunk, n)]
@@ -704,6 +724,218 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		g.raise(fAck, c) // for the reuse checks of later roots
 	}
 	return nil
+}
+
+// oneChunk reports whether a root's Bcast of n bytes takes one ring chunk: no more
+// than a chunk, and not read from the root's buffer.
+func (g *Group) oneChunk(n int) bool { return n <= g.l.Chunk && (g.direct <= 0 || n < g.direct) }
+
+// bcastOne is the root's Bcast of one chunk (an empty broadcast too, so that every
+// rank's chunk count stays in step). It waits for no reader, not even for one that
+// owes lines (Owing), and one that owes lines itself writes its own before it has
+// taken them: the chunk's place is known, since every chunk owed is one op's.
+func (g *Group) bcastOne(buf []byte) error {
+	var late error
+	if g.o.Owed != 0 {
+		if late = g.settleReady(); owedN(g.o.Owed) >= g.owedMax() {
+			late = after(late, g.Settle())
+		}
+		if g.err != nil {
+			return g.err
+		}
+	}
+	g.o.S++
+	g.raise(fArrive, g.o.S)
+	g.o.C++
+	c := g.o.C
+	seq, b := g.ring(c, len(buf))
+	if err := g.reuse(c); err != nil {
+		return err
+	}
+	g.stream(b, buf)
+	*g.total(c) = uint64(len(buf))
+	g.raiseAt(seq, c)
+	if g.o.Owed == 0 {
+		g.raise(fAck, c) // for the reuse checks of later roots
+	} else {
+		g.owe(g.rank) // acknowledged in order, after the lines before it
+	}
+	return late
+}
+
+// Owing: a reader whose Bcast buffer is empty (bcastEmpty) takes its op and chunk
+// and, when the root's line is not there yet, leaves it owing: it writes the op to
+// its defer flag, then raises arrive, and returns at once. It takes the lines it owes,
+// in order, and acknowledges them (a ring chunk is acknowledged only with every chunk
+// before it), as they come, in its later Bcasts, and waits for them before any other
+// op of the group (Settle), or once it owes owedMax (Chunks-1 at most, so the
+// root's reuse of the ring never waits for an owed line: a Recv after the Bcast
+// cannot deadlock with a root that could not write). A root that owes lines writes its
+// own chunk all the same, and owes its acknowledgement. So a correct program's empty
+// Bcast waits for nobody.
+//
+// Every chunk owed is one op's: the ways that take more (a ring of several chunks, the
+// reads from the root's buffer, the schedules) make the root wait for its readers in
+// any case, and their root, once it has raised arrive, reads the readers' defer flags
+// (deferrer), while a reader about to leave owing a line writes its defer flag, then
+// reads its root's arrive and, if the root has begun the op, waits for the line after
+// all: where a reader whose buffer is empty (erroneous: the root sends bytes) may have
+// left owing it, the root sends one line that stops the op (stopBit) instead. A
+// reader that finds, when it takes an owed line, that the root sent bytes returns
+// ErrTruncate (naming the Bcast's root and both counts) from the call in which it took
+// it, after that call's own op; readers of a stopped op, and its root, return
+// ErrStopped. Every rank takes the same chunks and ops, so the group stays in step.
+//
+// Own.Owed holds how many chunks are owed (low byte) and, 16 bits each, the root of
+// each from the oldest (this rank: its own chunk, written); the last owed is chunk C.
+const owedMaxAll = 3
+
+func (g *Group) owedMax() int { return min(owedMaxAll, g.l.Chunks-1) }
+
+func owedN(w uint64) int { return int(w & 0xff) }
+
+// owe adds chunk C, whose root is r, to the chunks owed.
+func (g *Group) owe(r int) {
+	w := g.o.Owed
+	m := owedN(w)
+	g.o.Owed = (w&^0xff | uint64(r)<<(8+16*m)) + uint64(m) + 1
+}
+
+// bcastEmpty is a reader's Bcast whose buffer is empty (Owing).
+func (g *Group) bcastEmpty(root int) error {
+	var late error
+	if g.o.Owed != 0 {
+		if late = g.settleReady(); owedN(g.o.Owed) >= g.owedMax() {
+			late = after(late, g.Settle())
+		}
+		if g.err != nil {
+			return g.err
+		}
+	}
+	g.o.S++
+	s := g.o.S
+	g.o.C++
+	c := g.o.C
+	seq, _ := g.ring(c, 0)
+	if g.o.Owed == 0 && atomic.LoadUint64(seq) >= c {
+		g.raise(fArrive, s)
+		return after(late, g.bcastRead(nil, root, true))
+	}
+	// The defer flag, then the root's arrive (deferrer: the root's writes and reads in
+	// the other order, sequentially consistent, so one of the two sees the other's).
+	atomic.StoreUint64(g.flag(g.rank, fDefer), s)
+	g.raise(fArrive, s)
+	if atomic.LoadUint64(g.flag(root, fArrive)) < s {
+		g.owe(root)
+		return late
+	}
+	// The root has begun the op: its line comes without waiting for this rank.
+	late = after(late, g.Settle())
+	if err := g.waitAt(root, seq, c); err != nil {
+		return err
+	}
+	return after(late, g.bcastRead(nil, root, true))
+}
+
+// settleReady takes the owed lines that are there, in order, and returns the error of
+// one that held bytes (owedErr).
+func (g *Group) settleReady() error { return g.settle(false) }
+
+// Settle takes every owed line, waiting for those not there yet, and returns the
+// error of one that held bytes (owedErr). Every op but a Bcast settles first, and so
+// do the communicator's free and Finalize.
+func (g *Group) Settle() error {
+	if g.err != nil || g.o.Owed == 0 {
+		return g.err
+	}
+	return g.settle(true)
+}
+
+func (g *Group) settle(wait bool) error {
+	w := g.o.Owed
+	m := owedN(w)
+	c := g.o.C - uint64(m) + 1
+	var late error
+	i := 0
+	for ; i < m; i++ {
+		r := int(uint16(w >> (8 + 16*i)))
+		x := c + uint64(i)
+		if r != g.rank {
+			seq, _ := g.ring(x, 0)
+			if atomic.LoadUint64(seq) < x {
+				if !wait {
+					break
+				}
+				if err := g.waitAt(r, seq, x); err != nil {
+					g.o.Owed = 0 // the group failed: every later op returns g.err
+					return err
+				}
+			}
+			if n := *g.total(x) &^ wayBits; n != 0 && late == nil {
+				late = owedErr(r, n)
+			}
+		}
+		g.raise(fAck, x)
+	}
+	g.o.Owed = (w>>(8+16*i))<<8 | uint64(m-i)
+	return late
+}
+
+// owedErr is the error of an owed line of root r, whose message has n bytes (not 0).
+func owedErr(r int, n uint64) error {
+	return fmt.Errorf("an earlier Bcast from root %d: %w", r, truncated(int(n), 0))
+}
+
+// wayBits are the bits of a chunk's total that say the way, not the length.
+const wayBits = directBit | elsewhereBit | stagedBit | stopBit
+
+// after is err, or late when err is nil: an op's own error first, then one found
+// in the lines owed before it.
+func after(late, err error) error {
+	if err != nil {
+		return err
+	}
+	return late
+}
+
+// deferrer is, at the root of a long Bcast's op s (its arrive raised), a reader that
+// left the op owing its line (its buffer is empty: Owing), or may have, or -1. The
+// root writes arrive again, sequentially consistent, then reads the readers' defer
+// flags; such a reader writes its defer flag, then reads the root's arrive. So a
+// reader that did not see the root arrive (and left owing the line) is seen here, and
+// one seen here that did see it waits for the line, which it takes whatever it says.
+func (g *Group) deferrer(s uint64) int {
+	atomic.StoreUint64(g.flag(g.rank, fArrive), s)
+	for j := 0; j < g.size; j++ {
+		if j != g.rank && atomic.LoadUint64(g.flag(j, fDefer)) >= s {
+			return j
+		}
+	}
+	return -1
+}
+
+// ErrStopped: a long Bcast's root stopped the op, since a reader passed an empty
+// buffer (erroneous: MPI requires the same type signature on every rank) and left
+// without waiting for it. The root and every reader return it; nothing is sent.
+var ErrStopped = errors.New("Bcast stopped: the ranks' counts differ")
+
+// stopBit, set in a chunk's total, says that the root stopped the broadcast
+// (bcastStop).
+const stopBit = 1 << 60
+
+// bcastStop is the root's line that stops its op of n bytes: rank j left owing it.
+func (g *Group) bcastStop(n, j int) error {
+	g.o.C++
+	c := g.o.C
+	seq, _ := g.ring(c, 0)
+	if err := g.reuse(c); err != nil {
+		return err
+	}
+	*g.total(c) = uint64(n) | stopBit
+	g.raiseAt(seq, c)
+	g.raise(fAck, c)
+	return fmt.Errorf("%w: the root's message has %d bytes, rank %d's buffer none "+
+		"(MPI requires the same type signature on every rank); nothing was sent", ErrStopped, n, j)
 }
 
 // BcastResume is a reader's Bcast that code outside Go began (the C library's short
@@ -732,7 +964,12 @@ func (g *Group) bcastRead(buf []byte, root int, taken bool) error {
 		c := g.o.C
 		if off == 0 {
 			t := *g.total(c)
-			if t&(directBit|elsewhereBit|stagedBit) != 0 {
+			if t&(directBit|elsewhereBit|stagedBit|stopBit) != 0 {
+				if t&stopBit != 0 {
+					g.raise(fAck, c)
+					return fmt.Errorf("%w: another rank passed an empty buffer, the root %d bytes "+
+						"(MPI requires the same type signature on every rank); nothing was sent", ErrStopped, int(t&^stopBit))
+				}
 				if t&stagedBit != 0 {
 					return g.readStaged(buf, c, int(t&^stagedBit))
 				}
@@ -888,6 +1125,9 @@ func (g *Group) BcastStaged(buf []byte, root int) error {
 	if g.err != nil {
 		return g.err
 	}
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.BcastStaged(buf, root))
+	}
 	g.o.S++
 	g.raise(fArrive, g.o.S)
 	s := g.o.S
@@ -949,8 +1189,14 @@ func (g *Group) Announce(n int) error {
 	if g.err != nil {
 		return g.err
 	}
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.Announce(n))
+	}
 	g.o.S++
 	g.raise(fArrive, g.o.S)
+	if j := g.deferrer(g.o.S); j >= 0 {
+		return g.bcastStop(n, j)
+	}
 	g.o.C++
 	c := g.o.C
 	seq, _ := g.ring(c, 0)
@@ -1015,6 +1261,9 @@ func (g *Group) readDirect(buf []byte, root int, c uint64, n int) error {
 // (as long as send; recv may be send). esize is the element size: a message longer
 // than a slot goes in pieces of whole elements.
 func (g *Group) Allreduce(send, recv []byte, esize int, k Kernel) error {
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.Allreduce(send, recv, esize, k))
+	}
 	return g.reduce(send, recv, esize, k, -1)
 }
 
@@ -1024,6 +1273,9 @@ func (g *Group) Allreduce(send, recv []byte, esize int, k Kernel) error {
 // reduction's work instead of each doing all of it. unit is the size of what k must
 // see whole (an element, or a (value, index) pair): sections are whole units.
 func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.AllreduceSplit(send, recv, unit, k))
+	}
 	if err := g.reduceArgs(send, recv, unit, true); err != nil {
 		return err
 	}
@@ -1070,6 +1322,9 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 // the Allreduce's choice). Every rank of the group must call it for the same calls,
 // and the group must have a Read.
 func (g *Group) AllreduceChoose(send, recv []byte, unit int, k Kernel) error {
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.AllreduceChoose(send, recv, unit, k))
+	}
 	if g.err != nil {
 		return g.err
 	}
@@ -1266,6 +1521,9 @@ func (c *Chooser) Record(v int, x float64) {
 // (send is recv) is safe, and it returns only once every rank that reads its send
 // buffer (every rank with a section) is done.
 func (g *Group) AllreduceDirect(send, recv []byte, unit int, k Kernel) error {
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.AllreduceDirect(send, recv, unit, k))
+	}
 	if err := g.reduceArgs(send, recv, unit, true); err != nil {
 		return err
 	}
@@ -1532,6 +1790,9 @@ func (g *Group) Elsewhere(n int) error {
 	if g.err != nil {
 		return g.err
 	}
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.Elsewhere(n))
+	}
 	s, err := g.nextBank()
 	if err != nil {
 		return err
@@ -1558,6 +1819,9 @@ func (g *Group) reduceArgs(send, recv []byte, esize int, want bool) error {
 func (g *Group) Reduce(send, recv []byte, esize int, k Kernel, root int) error {
 	if root < 0 || root >= g.size {
 		return fmt.Errorf("Reduce: root %d out of range [0, %d)", root, g.size)
+	}
+	if g.o.Owed != 0 {
+		return after(g.Settle(), g.Reduce(send, recv, esize, k, root))
 	}
 	return g.reduce(send, recv, esize, k, root)
 }

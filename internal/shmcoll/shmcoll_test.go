@@ -325,7 +325,8 @@ func stagedBetween(g *Group, sr *selfReader, it int) error {
 // TestBcastAnnounce: a root that announces its length (Announce) ends every reader's
 // Bcast with ErrElsewhere and that length, whatever the reader's buffer, interleaved
 // with ring Bcasts (more than the ring's chunks of both, so that the announcements'
-// chunks are reused), and the group stays in step.
+// chunks are reused), and the group stays in step. (A reader whose buffer is empty
+// leaves without the line, and the root stops the op: TestBcastEmptyLong.)
 func TestBcastAnnounce(t *testing.T) {
 	for _, n := range []int{2, 3, 5} {
 		l := small
@@ -338,6 +339,7 @@ func TestBcastAnnounce(t *testing.T) {
 					root := it % n
 					m := (it * 37) % len(buf)
 					if it%3 == 0 {
+						m = max(m, 1)
 						var err error
 						if g.rank == root {
 							err = g.Announce(100000 + it)
@@ -954,4 +956,163 @@ func TestPickFirst(t *testing.T) {
 			t.Errorf("fast %d: after the tries, %d of %d calls took the slower way: %v", fast, other, len(rest), picks)
 		}
 	}
+}
+
+// TestBcastEmptyOwing: a reader's empty Bcast returns before its root has called
+// (each reader signals the root only once its Bcasts returned: a reader that waited
+// would hang the test), up to owedMax of them, from rotating roots, and the lines owed
+// are taken in the readers' later Bcasts and before their other ops, which stay in
+// step: ring Bcasts of one and of several chunks, Barriers, Allreduces.
+func TestBcastEmptyOwing(t *testing.T) {
+	for _, n := range []int{2, 3, 4} {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			gate := make([]chan struct{}, 40)
+			for i := range gate {
+				gate[i] = make(chan struct{}, n)
+			}
+			group(t, l, Options{}, func(g *Group) error {
+				buf := make([]byte, 3*l.Chunk)
+				for it := range gate {
+					root := it % n
+					k := 1 + it%g.owedMax()
+					if g.rank != root {
+						for range k {
+							if err := g.Bcast(nil, root); err != nil {
+								return fmt.Errorf("iteration %d: empty Bcast: %v", it, err)
+							}
+						}
+						gate[it] <- struct{}{}
+					} else {
+						for range n - 1 {
+							<-gate[it]
+						}
+						for range k {
+							if err := g.Bcast(nil, root); err != nil {
+								return fmt.Errorf("iteration %d: root's empty Bcast: %v", it, err)
+							}
+						}
+					}
+					if err := owingBetween(g, buf, it); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// owingBetween runs, after a round of empty Bcasts, another op, by iteration.
+func owingBetween(g *Group, buf []byte, it int) error {
+	root := (it / 2) % g.size
+	switch it % 4 {
+	case 0:
+		return g.Barrier()
+	case 1:
+		m := []int{8, 100, len(buf)}[it%3]
+		fill(buf[:m], root, it)
+		want := append([]byte(nil), buf[:m]...)
+		if g.rank != root {
+			clear(buf)
+		}
+		if err := g.Bcast(buf[:m], root); err != nil {
+			return fmt.Errorf("iteration %d: Bcast of %d: %v", it, m, err)
+		}
+		if !bytes.Equal(buf[:m], want) {
+			return fmt.Errorf("iteration %d: Bcast of %d: wrong data", it, m)
+		}
+	case 2:
+		send, recv := make([]byte, 16), make([]byte, 16)
+		fill(send, g.rank, it)
+		if err := g.Allreduce(send, recv, 8, sumU64); err != nil {
+			return fmt.Errorf("iteration %d: Allreduce: %v", it, err)
+		}
+		want, x := make([]byte, 16), make([]byte, 16)
+		for r := 0; r < g.size; r++ {
+			fill(x, r, it)
+			sumU64(want, x)
+		}
+		if !bytes.Equal(recv, want) {
+			return fmt.Errorf("iteration %d: Allreduce: wrong result", it)
+		}
+	}
+	return nil
+}
+
+// TestBcastEmptyMismatch: a reader whose buffer is empty while the root sends bytes
+// (erroneous) and which left before the root wrote: a one-chunk message makes its next
+// op (a Barrier, a Bcast) return ErrTruncate naming both counts; a longer one (several
+// chunks, an announcement) is stopped by its root, which finds the reader left
+// (ErrStopped there and at the other readers); either way no rank hangs and the group
+// stays in step (an Allreduce after it).
+func TestBcastEmptyMismatch(t *testing.T) {
+	for _, n := range []int{2, 3, 4} {
+		l := small
+		l.Ranks = n
+		for _, m := range []int{8, 100, 3 * 128} {
+			for _, next := range []string{"barrier", "bcast", "announce"} {
+				if next == "announce" && m != 8 {
+					continue
+				}
+				t.Run(fmt.Sprintf("%d/%d/%s", n, m, next), func(t *testing.T) {
+					left := make(chan struct{}, 1)
+					group(t, l, Options{}, func(g *Group) error {
+						return emptyMismatch(g, m, next, left)
+					})
+				})
+			}
+		}
+	}
+}
+
+// emptyMismatch: rank 1's buffer is empty, rank 0 (the root) sends m bytes (next
+// "announce": announces them), and rank 1 has left before the root begins.
+func emptyMismatch(g *Group, m int, next string, left chan struct{}) error {
+	long := m > small.Chunk || next == "announce"
+	buf := make([]byte, m)
+	var err error
+	switch g.rank {
+	case 1:
+		err = g.Bcast(nil, 0)
+		left <- struct{}{}
+	case 0:
+		<-left
+		if next == "announce" {
+			err = g.Announce(m)
+		} else {
+			err = g.Bcast(buf, 0)
+		}
+	default:
+		err = g.Bcast(buf, 0)
+		if err == ErrElsewhere {
+			return fmt.Errorf("a reader of a stopped announcement took it")
+		}
+	}
+	switch {
+	case long && g.rank != 1 && !errors.Is(err, ErrStopped):
+		return fmt.Errorf("the stopped Bcast: %v, want ErrStopped", err)
+	case (!long || g.rank == 1) && err != nil:
+		return fmt.Errorf("the Bcast: %v", err)
+	}
+	if next == "bcast" {
+		b := make([]byte, 8)
+		err = g.Bcast(b, 0)
+	} else {
+		err = g.Barrier()
+	}
+	if g.rank == 1 {
+		if !errors.Is(err, ErrTruncate) || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes", m)) {
+			return fmt.Errorf("the op after it: %v, want ErrTruncate for %d bytes", err, m)
+		}
+	} else if err != nil {
+		return fmt.Errorf("the op after it: %v", err)
+	}
+	send, recv := make([]byte, 8), make([]byte, 8)
+	send[0] = 1
+	if err := g.Allreduce(send, recv, 8, sumU64); err != nil || recv[0] != byte(g.size) {
+		return fmt.Errorf("the Allreduce after it: %v, %v", err, recv)
+	}
+	return nil
 }
