@@ -735,14 +735,9 @@ func (g *Group) oneChunk(n int) bool { return n <= g.l.Chunk && (g.direct <= 0 |
 // owes lines (Owing), and one that owes lines itself writes its own before it has
 // taken them: the chunk's place is known, since every chunk owed is one op's.
 func (g *Group) bcastOne(buf []byte) error {
-	var late error
-	if g.o.Owed != 0 {
-		if late = g.settleReady(); owedN(g.o.Owed) >= g.owedMax() {
-			late = after(late, g.Settle())
-		}
-		if g.err != nil {
-			return g.err
-		}
+	late := g.takeOwed()
+	if g.err != nil {
+		return g.err
 	}
 	g.o.S++
 	g.raise(fArrive, g.o.S)
@@ -801,16 +796,23 @@ func (g *Group) owe(r int) {
 	g.o.Owed = (w&^0xff | uint64(r)<<(8+16*m)) + uint64(m) + 1
 }
 
+// takeOwed takes the owed lines that have arrived, and waits for the rest once the
+// rank owes owedMax (Owing); late is what a line taken reported.
+func (g *Group) takeOwed() (late error) {
+	if g.o.Owed == 0 {
+		return nil
+	}
+	if late = g.settleReady(); owedN(g.o.Owed) >= g.owedMax() {
+		late = after(late, g.Settle())
+	}
+	return late
+}
+
 // bcastEmpty is a reader's Bcast whose buffer is empty (Owing).
 func (g *Group) bcastEmpty(root int) error {
-	var late error
-	if g.o.Owed != 0 {
-		if late = g.settleReady(); owedN(g.o.Owed) >= g.owedMax() {
-			late = after(late, g.Settle())
-		}
-		if g.err != nil {
-			return g.err
-		}
+	late := g.takeOwed()
+	if g.err != nil {
+		return g.err
 	}
 	g.o.S++
 	s := g.o.S
