@@ -973,9 +973,12 @@ func TestFileShortWay(t *testing.T) {
 		name string
 		n    int
 		args []string
-	}{{"1", 1, nil}, {"2", 2, nil}, {"multiple", 2, []string{"multiple"}}} {
+	}{{"1", 1, nil}, {"2", 2, nil}, {"multiple", 2, []string{"multiple"}}, {"memory", 2, []string{"memory"}}} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
+			if len(c.args) > 0 && c.args[0] == "memory" {
+				dir = shmDir(t)
+			}
 			jobArgs(t, "fileshort", c.n, nil, append([]string{dir}, c.args...))
 			if left, _ := os.ReadDir(dir); len(left) > 0 {
 				t.Errorf("fileshort.c left %d files, the first %s", len(left), left[0].Name())

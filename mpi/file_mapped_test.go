@@ -267,3 +267,58 @@ func orderedMapped(t *testing.T, dir string, rank, size int) {
 	check("atomic mode")
 	must(t, f.Close())
 }
+
+// TestFileWriteAtMapped checks independent write_at of small records interleaved by
+// rank, on a file in memory (/dev/shm) and on the test's directory: the file is the
+// reference byte for byte, and on tmpfs the records that land before the file's end
+// are copied into the file's mapping, those that make it grow written; elsewhere
+// nothing is copied.
+func TestFileWriteAtMapped(t *testing.T) {
+	for _, c := range []struct{ name, base string }{{"shm", "/dev/shm"}, {"tempdir", ""}} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.base != "" && !inMemory(c.base) {
+				t.Skip(c.base, " is not tmpfs here")
+			}
+			ioJobIn(t, mpitest.Options{N: 2}, c.base, writeAtMapped)
+		})
+	}
+}
+
+func writeAtMapped(t *testing.T, dir string, rank, size int) {
+	const rec, n = 64, 500
+	mapped := inMemory(dir)
+	name := filepath.Join(dir, "small")
+	f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, nil)
+	must(t, err)
+	ref := make([]byte, size*n*rec)
+	buf := make([]byte, rec)
+	// The first pass makes the file grow (every record past its end when written,
+	// but for the other ranks' that land before it), the second rewrites it.
+	for pass := range 2 {
+		before := mpi.FileCopied(f)
+		for i := range n {
+			at := (i*size + rank) * rec
+			for j := range buf {
+				buf[j] = byte(pass*31 + i + rank*7 + j)
+			}
+			_, err := mpi.FileWriteAt(f, int64(at), buf)
+			must(t, err)
+		}
+		for r := range size {
+			for i := range n {
+				for j := range rec {
+					ref[(i*size+r)*rec+j] = byte(pass*31 + i + r*7 + j)
+				}
+			}
+		}
+		checkRef(t, f, name, ref, rank, "write_at")
+		copied := mpi.FileCopied(f) - before
+		switch {
+		case pass == 1 && mapped && copied != n*rec:
+			t.Errorf("rewrite: %d bytes copied into the mapping, want all %d", copied, n*rec)
+		case !mapped && copied != 0:
+			t.Errorf("%d bytes copied into a file not in memory", copied)
+		}
+	}
+	must(t, f.Close())
+}

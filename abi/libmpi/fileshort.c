@@ -124,11 +124,15 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     uint32_t g = *gate;
     int sample = g == 1;
     if (g - 2 >= MPIGO_GATE_INCALL - 2 && !sample) return 0;
+    if (write && f->copies && n > 0 && f->disp + pos + n <= f->known) return 0; /* Go copies it */
     int64_t got = 0;
     uint64_t t0 = sample ? ticks() : 0;
     if (n > 0 && !move(write, f->fd, f->piece, buf, n, f->disp + pos, &got)) return 0;
     uint64_t t1 = sample ? ticks() : 0;
-    if (write && n > 0) f->dirty = 1;
+    if (write && n > 0) {
+        f->dirty = 1;
+        if (f->disp + pos + got > f->known) f->known = f->disp + pos + got;
+    }
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = mpigo_file_source;
         st->MPI_TAG = mpigo_file_tag;

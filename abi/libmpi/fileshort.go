@@ -61,6 +61,9 @@ func showFile(h uintptr, d *mpir.File) {
 	if p.Write {
 		e.write = 1
 	}
+	if p.Copies {
+		e.copies, e.known = 1, C.int64_t(p.Known)
+	}
 	if o, ok := d.Ordered(); ok {
 		e.board, e.ptr, e.area = (*C.char)(o.Board), (*C.uint64_t)(o.Ptr), C.int64_t(o.Area)
 		e.size, e.rank = C.int32_t(o.Size), C.int32_t(o.Rank)

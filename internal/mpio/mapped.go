@@ -239,6 +239,15 @@ func (f *File) WritePartsMapped(parts [][]byte, off int64) (int64, error) {
 	return total, nil
 }
 
+// WriteAtMapped is WriteAt by a copy into the file's mapping (f.CanMap must hold),
+// as WritePartsMapped makes one: for p where it lands before the size the file is
+// known to have, by pwrite elsewhere or where the copy faults.
+func (f *File) WriteAtMapped(p []byte, off int64) (int, error) {
+	parts := [1][]byte{p}
+	n, err := f.WritePartsMapped(parts[:], off)
+	return int(n), err
+}
+
 // learnAtLeast raises the size the file is known to have to n.
 func (mp *mapping) learnAtLeast(n int64) {
 	for {

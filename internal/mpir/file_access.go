@@ -275,7 +275,7 @@ func (f *File) AccessAt(op string, write bool, offset int64, mem []byte) (n int6
 	}
 	var k int
 	if write {
-		k, err = f.os.WriteAt(mem, off)
+		k, err = f.writeAt(mem, off)
 	} else {
 		k, err = f.os.ReadAt(mem, off)
 	}
@@ -355,6 +355,11 @@ type Plain struct {
 	Disp        int64 // the file byte of view byte 0
 	End         int64 // the largest end of an access, in view bytes (View.Fits)
 	Piece       int   // the longest write call to make, 0 for no bound (mpio.File.WritePiece)
+	// Copies: Go writes to the file by copies into its mapping (a file in memory)
+	// where the bytes land before Known, the file's size when Plain was made: such a
+	// write is Go's to make (it costs less than pwrite, the crossing included).
+	Copies bool
+	Known  int64
 }
 
 // Plain reports what an access outside Go needs (Plain's doc) while the view, the
@@ -372,8 +377,14 @@ func (f *File) Plain() (p Plain, ok bool) {
 	if q == nil {
 		return p, false
 	}
-	return Plain{Fd: f.os.Fd(), Read: q.read, Write: q.write, Etype: q.es, Disp: q.disp, End: q.end,
-		Piece: f.os.WritePiece()}, true
+	p = Plain{Fd: f.os.Fd(), Read: q.read, Write: q.write, Etype: q.es, Disp: q.disp, End: q.end,
+		Piece: f.os.WritePiece()}
+	if f.os.CanMap() {
+		if n, err := f.os.Size(); err == nil {
+			p.Copies, p.Known = true, n
+		}
+	}
+	return p, true
 }
 
 // Wrote notes that an access outside Go wrote to the file (Plain): Close syncs it.
@@ -387,6 +398,17 @@ func (f *File) wrote() {
 	}
 }
 
+// writeAt writes mem at file byte off, outside atomic mode: on a file in memory by a
+// copy into its mapping where it lands before the file's end (mpio.WriteAtMapped:
+// no system call and no inode lock, which two ranks' small writes to one file on
+// tmpfs would take in turn), else by pwrite.
+func (f *File) writeAt(mem []byte, off int64) (int, error) {
+	if f.os.CanMap() {
+		return f.os.WriteAtMapped(mem, off)
+	}
+	return f.os.WriteAt(mem, off)
+}
+
 // moveAt is the system call of the short way and of Bytes: mem at file offset off.
 func (f *File) moveAt(op string, write bool, off int64, mem []byte) (int64, error) {
 	if len(mem) == 0 {
@@ -395,7 +417,7 @@ func (f *File) moveAt(op string, write bool, off int64, mem []byte) (int64, erro
 	var k int
 	var err error
 	if write {
-		k, err = f.os.WriteAt(mem, off)
+		k, err = f.writeAt(mem, off)
 	} else {
 		k, err = f.os.ReadAt(mem, off)
 	}
