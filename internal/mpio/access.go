@@ -121,6 +121,11 @@ func Read(f *File, v *View, pos int64, m Mem, t *Tuning) (int64, error) {
 		}
 		defer f.Unlock(lo, hi-lo)
 	}
+	if !v.contig && n >= mapReadMin {
+		if got, ok := readMappedRuns(f, v, pos, m); ok {
+			return got, nil
+		}
+	}
 	x := mover{f: f, m: m, bufSize: max(t.ReadBuf, 1), sieve: t.SieveRead}
 	c := v.Cursor(pos, n)
 	if t.SieveRead != SieveOff && !v.contig {

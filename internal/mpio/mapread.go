@@ -50,6 +50,45 @@ func (f *File) readMapped(p []byte, off int64) (n int, ok bool) {
 	return n, true
 }
 
+// readMappedRuns is Read of a view that is not contiguous by copies of its runs from
+// the file's mapping, where they all lie inside the file and every page of their span
+// is cached (ok): a sieve would copy the span into a buffer and the runs out of it,
+// three times the bytes, or read run by run. A copy that faults leaves the read to
+// the caller, which makes it again whole.
+func readMappedRuns(f *File, v *View, pos int64, m Mem) (done int64, ok bool) {
+	if !f.readable || !f.local || unsafe.Sizeof(uintptr(0)) != 8 {
+		return 0, false
+	}
+	lo, hi := v.Span(pos, m.Len())
+	size, err := f.Size()
+	if err != nil || lo < 0 || hi > size {
+		return 0, false
+	}
+	b := f.m.hold(f.fd, hi, f.mapProt())
+	if b == nil {
+		return 0, false
+	}
+	defer f.m.mu.RUnlock()
+	if !resident(b, lo, hi-lo) {
+		return 0, false
+	}
+	c := v.Cursor(pos, m.Len())
+	faulted := false
+	func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer caughtFault(&faulted)
+		for r, more := c.Next(); more; r, more = c.Next() {
+			m.UnpackAt(b[r.Off:r.End()], done)
+			done += r.Len
+		}
+	}()
+	if faulted {
+		return 0, false
+	}
+	f.m.read.Add(done)
+	return done, true
+}
+
 // resident reports whether every page of b's bytes [off, off+n) is in the page
 // cache, asking mincore for 16 MiB at a time.
 func resident(b []byte, off, n int64) bool {

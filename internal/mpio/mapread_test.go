@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mpigo/mpigo/internal/datatype"
 	"golang.org/x/sys/unix"
 )
 
@@ -90,6 +91,57 @@ func readMappedIn(t *testing.T, name string) {
 		}
 		if cachedPages(t, f.Fd(), len(want)) == 0 {
 			read("not cached", 0, len(want), len(want), false)
+		}
+	}
+}
+
+// TestReadMappedRuns: a read through a strided view (4 KiB of every 8 KiB) of a
+// cached file copies its runs from the mapping and reads the view's bytes, at the
+// view's start and from a position inside it; a read that passes the end of the
+// file (reading what is there), or of fewer than mapReadMin bytes, is the sieve's.
+func TestReadMappedRuns(t *testing.T) {
+	f := openTemp(t)
+	data := make([]byte, 6*mapReadMin+4096)
+	for i := range data {
+		data[i] = byte(i*13 + i>>13)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	vec, err := datatype.Vector(1, 4096, 8192, datatype.Byte)
+	blk := committed(t, vec, err)
+	ft, err := datatype.Resized(blk, 0, 8192)
+	ft = committed(t, ft, err)
+	v, err := NewView(100, datatype.Byte, ft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what   string
+		pos, n int64
+		mapped bool
+	}{
+		{"from the start", 0, 2 * mapReadMin, true},
+		{"from inside a run", 1000, 2*mapReadMin + 5, true},
+		{"short", 0, mapReadMin - 1, false},
+		{"past the end", 2 * mapReadMin, 2 * mapReadMin, false},
+	} {
+		var want []byte // the view's bytes, as far as the file goes
+		for q := c.pos; q < c.pos+c.n; q++ {
+			at := 100 + q/4096*8192 + q%4096
+			if at >= int64(len(data)) {
+				break
+			}
+			want = append(want, data[at])
+		}
+		got := make([]byte, c.n)
+		before := f.m.read.Load()
+		n, err := Read(f, v, c.pos, Bytes(got), &Tuning{SieveRead: SieveAll, ReadBuf: 1 << 20})
+		if err != nil || n != int64(len(want)) || !bytes.Equal(got[:n], want) {
+			t.Errorf("%s: read %d bytes (%v), want %d, equal %v", c.what, n, err, len(want), bytes.Equal(got[:n], want[:min(n, int64(len(want)))]))
+		}
+		if took := f.m.read.Load() > before; f.Local() && took != c.mapped {
+			t.Errorf("%s: from the mapping %v, want %v", c.what, took, c.mapped)
 		}
 	}
 }
