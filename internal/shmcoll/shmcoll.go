@@ -969,6 +969,11 @@ func (g *Group) bcastRead(buf []byte, root int, taken bool) error {
 			if t&(directBit|elsewhereBit|stagedBit|stopBit) != 0 {
 				if t&stopBit != 0 {
 					g.raise(fAck, c)
+					if m := int(t &^ stopBit); len(buf) < m {
+						// This reader's buffer is the short one (it found the root begun
+						// before it could leave owing the line): a truncation, as anywhere.
+						return truncated(m, len(buf))
+					}
 					return fmt.Errorf("%w: another rank passed an empty buffer, the root %d bytes "+
 						"(MPI requires the same type signature on every rank); nothing was sent", ErrStopped, int(t&^stopBit))
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1115,4 +1116,64 @@ func emptyMismatch(g *Group, m int, next string, left chan struct{}) error {
 		return fmt.Errorf("the Allreduce after it: %v, %v", err, recv)
 	}
 	return nil
+}
+
+// TestBcastEmptyStoppedReader: the interleaving in which a reader with an empty
+// buffer and the root of a long Bcast each see the other (the reader its root begun
+// after writing its defer flag, the root the flag after raising arrive): the root
+// stops the op, and the reader, which waits for the line after all, reports the
+// truncation its buffer makes, as it would have from an owed line; the group stays
+// in step. Rank 1 makes bcastEmpty's steps by hand to hold the interleaving.
+func TestBcastEmptyStoppedReader(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		l := small
+		l.Ranks = n
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			deferred := make(chan struct{}, 1)
+			group(t, l, Options{}, func(g *Group) error { return emptyStopped(g, deferred) })
+		})
+	}
+}
+
+func emptyStopped(g *Group, deferred chan struct{}) error {
+	const m = 3 * 128 // three chunks of small's: a long Bcast
+	var err error
+	switch g.rank {
+	case 1:
+		g.o.S++
+		s := g.o.S
+		g.o.C++
+		c := g.o.C
+		seq, _ := g.ring(c, 0)
+		atomic.StoreUint64(g.flag(g.rank, fDefer), s)
+		g.raise(fArrive, s)
+		deferred <- struct{}{}
+		for atomic.LoadUint64(g.flag(0, fArrive)) < s {
+			runtime.Gosched() // the root begins at once: deferred says so
+		}
+		if err = g.waitAt(0, seq, c); err == nil {
+			err = g.bcastRead(nil, 0, true)
+		}
+		if !errors.Is(err, ErrTruncate) || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes", m)) {
+			err = fmt.Errorf("the empty reader: %v, want ErrTruncate for %d bytes", err, m)
+		} else {
+			err = nil
+		}
+	case 0:
+		<-deferred
+		fallthrough
+	default:
+		if err = g.Bcast(make([]byte, m), 0); !errors.Is(err, ErrStopped) {
+			err = fmt.Errorf("the stopped Bcast: %v, want ErrStopped", err)
+		} else {
+			err = nil
+		}
+	}
+	// Every rank takes the Allreduce, whatever it found, so that none waits forever.
+	send, recv := make([]byte, 8), make([]byte, 8)
+	send[0] = 1
+	if e := g.Allreduce(send, recv, 8, sumU64); e != nil || recv[0] != byte(g.size) {
+		return errors.Join(err, fmt.Errorf("the Allreduce after it: %v, %v", e, recv))
+	}
+	return err
 }
