@@ -927,15 +927,9 @@ const stopBit = 1 << 60
 
 // bcastStop is the root's line that stops its op of n bytes: rank j left owing it.
 func (g *Group) bcastStop(n, j int) error {
-	g.o.C++
-	c := g.o.C
-	seq, _ := g.ring(c, 0)
-	if err := g.reuse(c); err != nil {
+	if err := g.postLine(uint64(n) | stopBit); err != nil {
 		return err
 	}
-	*g.total(c) = uint64(n) | stopBit
-	g.raiseAt(seq, c)
-	g.raise(fAck, c)
 	return fmt.Errorf("%w: the root's message has %d bytes, rank %d's buffer none "+
 		"(MPI requires the same type signature on every rank); nothing was sent", ErrStopped, n, j)
 }
@@ -1204,13 +1198,20 @@ func (g *Group) Announce(n int) error {
 	if j := g.deferrer(g.o.S); j >= 0 {
 		return g.bcastStop(n, j)
 	}
+	return g.postLine(uint64(n) | elsewhereBit)
+}
+
+// postLine takes the next ring chunk and writes in it a line of its total alone (a
+// way's bit and the message's length), which the root acknowledges at once: the
+// lines that stop a Bcast and that announce one.
+func (g *Group) postLine(total uint64) error {
 	g.o.C++
 	c := g.o.C
 	seq, _ := g.ring(c, 0)
 	if err := g.reuse(c); err != nil {
 		return err
 	}
-	*g.total(c) = uint64(n) | elsewhereBit
+	*g.total(c) = total
 	g.raiseAt(seq, c)
 	g.raise(fAck, c)
 	return nil
