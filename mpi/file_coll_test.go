@@ -238,14 +238,7 @@ func setStridedTiles(t *testing.T, f *mpi.File, blk, rank, tile int) (bt, ft *mp
 // strided memory type, with a hole block per tile that keeps its old bytes: the file
 // is the reference byte for byte, on the disk and on /dev/shm.
 func TestFileTwoPhaseLongPieces(t *testing.T) {
-	for _, c := range []struct{ name, base string }{{"tempdir", ""}, {"shm", "/dev/shm"}} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.base != "" && !inMemory(c.base) {
-				t.Skip(c.base, " is not tmpfs here")
-			}
-			ioJobIn(t, mpitest.Options{N: 3}, c.base, twoPhaseLongPieces)
-		})
-	}
+	ioJobsInMemoryAndTemp(t, mpitest.Options{N: 3}, twoPhaseLongPieces)
 }
 
 func twoPhaseLongPieces(t *testing.T, dir string, rank, size int) {

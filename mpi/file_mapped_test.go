@@ -21,6 +21,19 @@ func inMemory(dir string) bool {
 	return syscall.Statfs(dir, &fs) == nil && fs.Type == tmpfsMagic
 }
 
+// ioJobsInMemoryAndTemp runs body as a job of o (ioJobIn) twice: in /dev/shm, where
+// it is tmpfs, and in the test's directory, as subtests shm and tempdir.
+func ioJobsInMemoryAndTemp(t *testing.T, o mpitest.Options, body func(t *testing.T, dir string, rank, size int)) {
+	for _, c := range []struct{ name, base string }{{"shm", "/dev/shm"}, {"tempdir", ""}} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.base != "" && !inMemory(c.base) {
+				t.Skip(c.base, " is not tmpfs here")
+			}
+			ioJobIn(t, o, c.base, body)
+		})
+	}
+}
+
 // checkRef makes every rank's writes to f visible (syncAll) and has rank 0 compare
 // the file name with ref byte for byte; the ranks of World call it together.
 func checkRef(t *testing.T, f *mpi.File, name string, ref []byte, rank int, what string) {
@@ -44,14 +57,7 @@ func checkRef(t *testing.T, f *mpi.File, name string, ref []byte, rank int, what
 // holes from a strided memory type; a nonblocking write across the end), and none in
 // atomic mode. Elsewhere nothing is copied.
 func TestFileWriteAllMapped(t *testing.T) {
-	for _, c := range []struct{ name, base string }{{"shm", "/dev/shm"}, {"tempdir", ""}} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.base != "" && !inMemory(c.base) {
-				t.Skip(c.base, " is not tmpfs here")
-			}
-			ioJobIn(t, mpitest.Options{N: 3}, c.base, writeAllMapped)
-		})
-	}
+	ioJobsInMemoryAndTemp(t, mpitest.Options{N: 3}, writeAllMapped)
 }
 
 func writeAllMapped(t *testing.T, dir string, rank, size int) {
@@ -274,14 +280,7 @@ func orderedMapped(t *testing.T, dir string, rank, size int) {
 // are copied into the file's mapping, those that make it grow written; elsewhere
 // nothing is copied.
 func TestFileWriteAtMapped(t *testing.T) {
-	for _, c := range []struct{ name, base string }{{"shm", "/dev/shm"}, {"tempdir", ""}} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.base != "" && !inMemory(c.base) {
-				t.Skip(c.base, " is not tmpfs here")
-			}
-			ioJobIn(t, mpitest.Options{N: 2}, c.base, writeAtMapped)
-		})
-	}
+	ioJobsInMemoryAndTemp(t, mpitest.Options{N: 2}, writeAtMapped)
 }
 
 func writeAtMapped(t *testing.T, dir string, rank, size int) {

@@ -10,7 +10,7 @@ import (
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
-func openTemp(t *testing.T) *File {
+func openTemp(t testing.TB) *File {
 	t.Helper()
 	f, err := Open(filepath.Join(t.TempDir(), "f"), Rdwr|Create, true, 0o644)
 	if err != nil {

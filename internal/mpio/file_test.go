@@ -295,12 +295,8 @@ func readWriteSizes(t *testing.T, name string) {
 // cache, so that it must read each block before changing part of it, write what they
 // were given and leave the rest of each block as it was.
 func TestWriteUncachedBlock(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "x")
-	f, err := Open(name, Rdwr|Create, true, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openTemp(t)
+	name := f.Path()
 	if !f.Local() || f.InMemory() {
 		t.Skipf("%s is not on a local disk's file system", name)
 	}
@@ -357,14 +353,9 @@ func cachedPages(t *testing.T, fd, n int) int {
 // writePiece bytes, over which later small writes stay cheap. It reads the folios'
 // sizes from /proc/kpageflags, which only root may read.
 func TestWriteFolioBound(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "x")
-	f, err := Open(name, Rdwr|Create, true, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openTemp(t)
 	if f.WritePiece() == 0 {
-		t.Skipf("%s is not on ext4: its writes are not bounded", name)
+		t.Skipf("%s is not on ext4: its writes are not bounded", f.Path())
 	}
 	block := bytes.Repeat([]byte{7}, 16<<20)
 	if n, err := f.WriteAt(block, 0); n != len(block) || err != nil {

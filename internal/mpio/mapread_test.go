@@ -175,12 +175,7 @@ func TestCopyGuarded(t *testing.T) {
 // BenchmarkReadAt: a cached 16 MiB range read by ReadAt (from the mapping) and by
 // pread (ReadAt's loop), for docs/BENCHMARKS.md.
 func BenchmarkReadAt(b *testing.B) {
-	name := filepath.Join(b.TempDir(), "x")
-	f, err := Open(name, Rdwr|Create, true, 0o644)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
+	f := openTemp(b)
 	p := make([]byte, 16<<20)
 	if _, err := f.WriteAt(p, 0); err != nil {
 		b.Fatal(err)
