@@ -188,8 +188,11 @@ func (f *File) SetInfo(info *Info) error {
 // Info returns a new Info with the hints in effect on f (MPI_File_get_info): every
 // hint mpigo takes for files at its value (cb_nodes, cb_buffer_size, romio_cb_read,
 // romio_cb_write, romio_ds_read, romio_ds_write, ind_rd_buffer_size,
-// ind_wr_buffer_size, striping_unit), and access_style and file_perm once given.
-// Hints mpigo ignores are not reported.
+// ind_wr_buffer_size, striping_unit, mpigo_write_behind), and access_style and
+// file_perm once given. Hints mpigo ignores are not reported. mpigo_write_behind
+// ("automatic", "enable" or "disable") says whether a write of 2 MiB or more starts
+// writing its bytes to the device while it goes on, which Sync and Close would wait
+// for; "automatic" does so on a local disk.
 func (f *File) Info() (*Info, error) {
 	const op = "FileGetInfo"
 	if err := f.check(op); err != nil {

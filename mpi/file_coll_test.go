@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
@@ -301,4 +303,67 @@ func twoPhaseLongPieces(t *testing.T, dir string, rank, size int) {
 func setStridedViewHoles(t *testing.T, f *mpi.File, blk, rank, size int) (bt, ft *mpi.Datatype) {
 	t.Helper()
 	return setStridedTiles(t, f, blk, rank, size+1)
+}
+
+// TestFileWriteBehind: on a local disk the long writes of a file start their
+// writeback as they go (few of their pages are left dirty in the page cache, by
+// cachestat), collective and independent; the hint mpigo_write_behind is reported
+// as "automatic", and "disable" leaves the next writes' pages dirty until the sync.
+func TestFileWriteBehind(t *testing.T) {
+	ioJob(t, 2, func(t *testing.T, dir string, rank, size int) {
+		name := filepath.Join(dir, "behind")
+		f, err := mpi.FileOpen(mpi.World, name, mpi.ModeRdwr|mpi.ModeCreate|mpi.ModeDeleteOnClose, nil)
+		must(t, err)
+		if v := infoMap(t, f)["mpigo_write_behind"]; v != "automatic" {
+			t.Errorf("hint mpigo_write_behind = %q, want automatic", v)
+		}
+		probe, err := os.Open(name)
+		must(t, err)
+		defer probe.Close()
+		var fs unix.Statfs_t
+		must(t, unix.Fstatfs(int(probe.Fd()), &fs))
+		disk := fs.Type == unix.EXT4_SUPER_MAGIC || fs.Type == unix.XFS_SUPER_MAGIC || fs.Type == unix.BTRFS_SUPER_MAGIC
+		const blk = 6 << 20
+		mine := bytes.Repeat([]byte{byte(rank + 1)}, blk)
+		round := 0
+		write := func(what, behind string, coll bool) {
+			t.Helper()
+			if behind != "" {
+				in := mpi.InfoCreate()
+				must(t, in.Set("mpigo_write_behind", behind))
+				must(t, f.SetInfo(in))
+				must(t, in.Free())
+			}
+			off := int64((round*size + rank) * blk)
+			round++
+			if coll {
+				_, err = mpi.FileWriteAtAll(f, off, mine)
+			} else {
+				_, err = mpi.FileWriteAt(f, off, mine)
+			}
+			must(t, err)
+			var st unix.Cachestat_t
+			r := unix.CachestatRange{Off: uint64(off), Len: blk}
+			if !disk || unix.Cachestat(uint(probe.Fd()), &r, &st, 0) != nil {
+				return // not a local disk, or a kernel without cachestat: nothing to see
+			}
+			pages := uint64(blk / 4096)
+			if on := behind != "disable"; on && st.Dirty > pages/4 || !on && st.Dirty < pages/2 {
+				t.Errorf("%s (mpigo_write_behind %q): %d of rank %d's %d pages dirty", what, behind, st.Dirty, rank, pages)
+			}
+		}
+		write("FileWriteAtAll", "", true)
+		write("FileWriteAtAll", "disable", true)
+		write("FileWriteAt", "enable", false)
+		must(t, f.Sync())
+		back := make([]byte, blk)
+		for r := range round {
+			_, err = mpi.FileReadAt(f, int64((r*size+rank)*blk), back)
+			must(t, err)
+			if !bytes.Equal(back, mine) {
+				t.Errorf("round %d: the file does not hold rank %d's block", r, rank)
+			}
+		}
+		must(t, f.Close())
+	})
 }

@@ -29,6 +29,7 @@
  * the call again from the start and reports its error with its class, through the
  * file's handler. So the short way changes no outcome, only its cost. */
 #include <errno.h>
+#include <fcntl.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -75,17 +76,35 @@ static inline uint64_t ticks(void) {
 #endif
 }
 
+#ifndef SYNC_FILE_RANGE_WRITE
+#define SYNC_FILE_RANGE_WRITE 2 /* Linux's; fcntl.h gives it only under _GNU_SOURCE */
+#endif
+
+/* behind_from is where a write of n bytes starts the writeback of what it wrote (at
+ * its first byte, 0), or -1 for one that does not (mpio's behind). */
+static inline int64_t behind_from(uint32_t behind, int64_t n) { return behind != 0 && n >= behind ? 0 : -1; }
+
+/* behind_wrote starts the writeback of the write's bytes [*from, k) from file byte off
+ * once they are behind bytes or the write's end n; an error is the next sync's. */
+static inline void behind_wrote(int fd, uint32_t behind, int64_t off, int64_t *from, int64_t k, int64_t n) {
+    if (*from < 0 || (k - *from < behind && k < n) || k <= *from) return;
+    syscall(SYS_sync_file_range, fd, off + *from, k - *from, SYNC_FILE_RANGE_WRITE);
+    *from = k;
+}
+
 /* move writes (reads) n bytes of buf at file byte off of fd, writes in calls of at
- * most piece bytes where piece is not 0; 1 when every byte moved (a read: or the file
+ * most piece bytes where piece is not 0, and with behind (not 0) starts the writeback
+ * of a long write as it goes; 1 when every byte moved (a read: or the file
  * ended, *got then short), 0 when the system call failed. */
-static inline int move(int write, int fd, uint32_t piece, void *buf, int64_t n, int64_t off, int64_t *got) {
-    int64_t k = 0;
+static inline int move(int write, int fd, uint32_t piece, uint32_t behind, void *buf, int64_t n, int64_t off, int64_t *got) {
+    int64_t k = 0, from = write ? behind_from(behind, n) : -1;
     while (k < n) {
         int64_t m = write && piece != 0 && n - k > piece ? piece : n - k;
         ssize_t r = write ? pwrite(fd, (char *)buf + k, (size_t)m, off + k)
                           : pread(fd, (char *)buf + k, (size_t)m, off + k);
         if (r > 0) {
             k += r;
+            behind_wrote(fd, behind, off, &from, k, n);
             continue;
         }
         if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -127,7 +146,7 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     if (write && f->copies && n > 0 && f->disp + pos + n <= f->known) return 0; /* Go copies it */
     int64_t got = 0;
     uint64_t t0 = sample ? ticks() : 0;
-    if (n > 0 && !move(write, f->fd, f->piece, buf, n, f->disp + pos, &got)) return 0;
+    if (n > 0 && !move(write, f->fd, f->piece, f->behind, buf, n, f->disp + pos, &got)) return 0;
     uint64_t t1 = sample ? ticks() : 0;
     if (write && n > 0) {
         f->dirty = 1;
@@ -284,7 +303,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
         if (total > 0) {
             int64_t base = (int64_t)ld(f->ptr);
             if (base < 0 || base > f->end - total) return 0; /* Go's error */
-            int64_t off = f->disp + base, done = 0;
+            int64_t off = f->disp + base, done = 0, from = behind_from(f->behind, total);
             if (f->copies && off + total <= f->known) return 0; /* Go copies them */
             struct iovec *v = iov;
             while (done < total) {
@@ -292,6 +311,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
                 if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
                 if (w <= 0) return 0; /* Go writes again from the start and reports */
                 done += w;
+                behind_wrote(f->fd, f->behind, off, &from, done, total);
                 while (k > 0 && (size_t)w >= v->iov_len) { w -= (ssize_t)v->iov_len; v++; k--; }
                 if (k > 0) { v->iov_base = (char *)v->iov_base + w; v->iov_len -= (size_t)w; }
             }

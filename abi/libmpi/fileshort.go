@@ -54,7 +54,7 @@ func showFile(h uintptr, d *mpir.File) {
 		return
 	}
 	*e = C.mpigo_file{fd: C.int32_t(p.Fd), esize: C.int64_t(p.Etype), disp: C.int64_t(p.Disp), end: C.int64_t(p.End),
-		piece: C.uint32_t(min(p.Piece, math.MaxUint32))}
+		piece: C.uint32_t(min(p.Piece, math.MaxUint32)), behind: C.uint32_t(min(p.Behind, math.MaxUint32))}
 	if p.Read {
 		e.read = 1
 	}

@@ -33,6 +33,10 @@ typedef struct {
     int64_t area;
     int32_t size, rank, spin, yield, handoffs, copies;
     int64_t known;
+    /* A write of behind bytes or more starts the writeback of each behind bytes it
+     * wrote, 0: none (mpio.File.WriteBehind). */
+    uint32_t behind;
+    uint32_t pad2;
 } mpigo_file;
 
 #define MPIGO_SHORT_FILES 1024 /* files in slots from this on take the Go way */

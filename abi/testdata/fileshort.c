@@ -20,7 +20,10 @@
  * record's counts (TestFileShortWayCounted). */
 #include "iotest.h"
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 extern long mpigo_short_files(void);
 extern int goPMPI_File_write_at(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
@@ -224,6 +227,52 @@ static void pieces(void) {
     free(buf), free(back);
 }
 
+/* dirty_pages is how many pages of [off, off+n) of the file open as fd are dirty in
+ * the page cache (cachestat(2), Linux 6.5), -1 where the system cannot say. */
+static long dirty_pages(int fd, long off, long n) {
+    struct { uint64_t off, len; } range = {(uint64_t)off, (uint64_t)n};
+    struct { uint64_t cache, dirty, writeback, evicted, recently_evicted; } cs;
+    if (syscall(451 /* SYS_cachestat */, fd, &range, &cs, 0) != 0) return -1;
+    return (long)cs.dirty;
+}
+
+/* behind: a write_at of 6 MiB to a file on a disk (taken in C, in pieces) starts its
+ * writeback as it goes, so few of its pages are left dirty; with the hint
+ * mpigo_write_behind "disable" most are, until the sync. */
+static void behind(void) {
+    enum { N = 6 << 20 };
+    if (memory) return; /* tmpfs has no device to write back to */
+    unsigned char *buf = malloc(N);
+    CHECK(buf != NULL, "malloc");
+    for (long i = 0; i < N; i++) buf[i] = pat(i, rank);
+    char p[512], q[520];
+    path(p, "behind");
+    snprintf(q, sizeof q, "%s.%d", p, rank);
+    MPI_File a;
+    MPI_Status st;
+    OK(MPI_File_open(MPI_COMM_SELF, q, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &a));
+    int fd = open(q, O_RDONLY);
+    CHECK(fd >= 0, "open %s", q);
+    for (int on = 0; on <= 1; on++) {
+        {
+            MPI_Info in;
+            OK(MPI_Info_create(&in));
+            OK(MPI_Info_set(in, "mpigo_write_behind", on ? "enable" : "disable"));
+            OK(MPI_File_set_info(a, in));
+            OK(MPI_Info_free(&in));
+        }
+        long n0 = mpigo_short_files(), off = on ? 0 : N;
+        OK(MPI_File_write_at(a, off, buf, N, MPI_BYTE, &st));
+        long dirty = dirty_pages(fd, off, N), pages = N / 4096;
+        if (dirty < 0) break; /* a kernel without cachestat, or a file system in memory */
+        CHECK(on ? dirty <= pages / 4 : dirty >= pages / 2, "write_at (%s, %s way): %ld of %ld pages dirty",
+              on ? "write-behind" : "mpigo_write_behind disable", mpigo_short_files() > n0 ? "C" : "Go", dirty, pages);
+    }
+    close(fd);
+    OK(MPI_File_close(&a));
+    free(buf);
+}
+
 /* views: a displacement and an etype of 4 bytes (C); bytes that are not whole etypes,
  * a vector filetype, atomic mode, a derived datatype (Go); back to the plain view (C). */
 static void views(void) {
@@ -400,6 +449,7 @@ int main(int argc, char **argv) {
     }
     plain();
     pieces();
+    behind();
     views();
     errors();
     shared();

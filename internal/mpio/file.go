@@ -18,11 +18,12 @@ type File struct {
 	path     string
 	readable bool // opened for reading (a write-only file where the permissions allowed it)
 	writable bool
-	memory   bool // on a file system in memory (tmpfs)
-	local    bool // on a file system of this machine's (memory or a local disk's)
-	rawRead  int  // the longest read made without the runtime (call), 0 for none
-	rawWrite int  // the same for writes
-	piece    int  // the longest write call, 0 for no bound (writePiece)
+	memory   bool        // on a file system in memory (tmpfs)
+	local    bool        // on a file system of this machine's (memory or a local disk's)
+	rawRead  int         // the longest read made without the runtime (call), 0 for none
+	rawWrite int         // the same for writes
+	piece    int         // the longest write call, 0 for no bound (writePiece)
+	behind   atomic.Bool // long writes start their writeback (SetWriteBehind)
 	syncs    atomic.Int64
 	m        mapping // WriteMapped's (mapped.go)
 }
@@ -64,6 +65,7 @@ func Open(path string, a Amode, create bool, perm uint32) (*File, error) {
 	if typ == unix.EXT4_SUPER_MAGIC {
 		f.piece = writePiece
 	}
+	f.behind.Store(f.BehindByDefault())
 	return f, nil
 }
 
@@ -208,6 +210,9 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 		k, e := f.call(unix.SYS_PWRITE64, p, off, len(p) <= f.rawWrite)
 		if e == 0 && int(k) == len(p) {
 			f.m.learnAtLeast(off + int64(k))
+			if len(p) >= behindStep && f.behind.Load() {
+				f.startWriteback(off, int64(k))
+			}
 			return len(p), nil
 		}
 		if e == 0 && int(k) > 0 && int(k) < len(p) {
@@ -219,6 +224,7 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 
 // writeFrom is WriteAt's loop, from byte n of p on.
 func (f *File) writeFrom(p []byte, off int64, n int) (int, error) {
+	wb := behindFrom(len(p) >= behindStep && f.behind.Load(), off+int64(n))
 	for n < len(p) {
 		q := p[n:]
 		if f.piece > 0 && len(q) > f.piece {
@@ -227,6 +233,7 @@ func (f *File) writeFrom(p []byte, off int64, n int) (int, error) {
 		k, err := unix.Pwrite(f.fd, q, off+int64(n))
 		if err == nil && k > 0 {
 			n += k
+			wb.wrote(f, off+int64(n), n == len(p))
 			continue
 		}
 		switch {
@@ -265,6 +272,7 @@ func (f *File) WriteParts(parts [][]byte, off int64) (int64, error) {
 		sys = syscall.RawSyscall6
 	}
 	var done int64
+	wb := behindFrom(total >= behindStep && f.behind.Load(), off)
 	for len(iov) > 0 {
 		at := off + done
 		cnt, first := f.batch(iov)
@@ -282,6 +290,7 @@ func (f *File) WriteParts(parts [][]byte, off int64) (int64, error) {
 			return done, errorf(ErrIO, "write %s: the system wrote nothing at %d", f.path, at)
 		}
 		done += int64(k)
+		wb.wrote(f, off+done, done == int64(total))
 		for n := uint64(k); n > 0; {
 			if l := iov[0].Len; l <= n {
 				n -= l
@@ -316,6 +325,62 @@ func (f *File) batch(iov []unix.Iovec) (n int, first uint64) {
 		room -= iov[i].Len
 	}
 	return n, iov[0].Len
+}
+
+// behindStep is how many bytes of a long write go to the page cache before the
+// kernel is told to start writing them to the device, and the shortest write that
+// does so. Every byte a process writes reaches the device before its Close returns
+// (MPI_File_close syncs), so the writeback is work the file owes: started while the
+// rest of the write is still being copied, the disk works meanwhile and the sync
+// finds less to wait for. A short write is left to the page cache, where later
+// writes may still change it at no cost.
+const behindStep = 2 << 20
+
+// SetWriteBehind says whether writes of behindStep bytes or more start the writeback
+// of what they wrote. It has no effect on a file in memory, which has no device.
+func (f *File) SetWriteBehind(on bool) { f.behind.Store(on && !f.memory) }
+
+// BehindByDefault reports whether the file's long writes start their writeback
+// unless told otherwise: on a local disk, where the kernel's writeback costs the
+// writer only the submission. A file elsewhere (NFS, a parallel file system) may
+// do its own write-behind.
+func (f *File) BehindByDefault() bool { return f.local && !f.memory }
+
+// WriteBehind is the step in bytes of a long write after which code outside Go that
+// writes to the descriptor (Fd) starts the writeback of what it wrote, 0 for none.
+func (f *File) WriteBehind() int {
+	if f.behind.Load() {
+		return behindStep
+	}
+	return 0
+}
+
+// behind is one long write's progress towards starting its writeback: the file
+// offset up to which it was started, or -1 for a write that does not.
+type behind int64
+
+func behindFrom(on bool, off int64) behind {
+	if !on {
+		return -1
+	}
+	return behind(off)
+}
+
+// wrote notes that the write reached end, the last call of it where last is set,
+// and starts the writeback of what is behind it once that is behindStep or the end.
+func (b *behind) wrote(f *File, end int64, last bool) {
+	from := int64(*b)
+	if from < 0 || (end-from < behindStep && !last) || end <= from {
+		return
+	}
+	f.startWriteback(from, end-from)
+	*b = behind(end)
+}
+
+// startWriteback asks the kernel to begin writing n bytes from off to the device and
+// does not wait for it. An error of the device is the next sync's to report.
+func (f *File) startWriteback(off, n int64) {
+	unix.SyncFileRange(f.fd, off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
 
 // iovMax is the most parts one pwritev takes (Linux's IOV_MAX).

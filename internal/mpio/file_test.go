@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -419,4 +420,76 @@ func largestFolio(t *testing.T, fd, n int) (int, bool) {
 		t.Errorf("the mapping read %d, not the pages' bytes", sum)
 	}
 	return largest, true
+}
+
+// TestWriteBehind: on a local disk a write of behindStep bytes or more leaves its
+// bytes on their way to the device (none dirty in the page cache: cachestat), by
+// WriteAt and WriteParts alike, and with write-behind off leaves them dirty for the
+// next sync; a file in memory never takes it.
+func TestWriteBehind(t *testing.T) {
+	f := openTemp(t)
+	if !f.BehindByDefault() {
+		t.Skipf("%s is not on a local disk", f.Path())
+	}
+	if f.WriteBehind() != behindStep {
+		t.Fatalf("WriteBehind %d on a local disk, want %d", f.WriteBehind(), behindStep)
+	}
+	block := bytes.Repeat([]byte{5}, 3*behindStep+4096)
+	write := map[string]func(off int64) error{
+		"WriteAt": func(off int64) error {
+			n, err := f.WriteAt(block, off)
+			if n != len(block) && err == nil {
+				err = fmt.Errorf("wrote %d of %d", n, len(block))
+			}
+			return err
+		},
+		"WriteParts": func(off int64) error {
+			q := len(block) / 3
+			n, err := f.WriteParts([][]byte{block[:q], block[q : 2*q], block[2*q:]}, off)
+			if n != int64(len(block)) && err == nil {
+				err = fmt.Errorf("wrote %d of %d", n, len(block))
+			}
+			return err
+		},
+	}
+	pages := uint64(len(block) / 4096)
+	off := int64(0)
+	for _, name := range []string{"WriteAt", "WriteParts"} {
+		for _, on := range []bool{false, true} {
+			f.SetWriteBehind(on)
+			if err := write[name](off); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			dirty, ok := dirtyPages(f.Fd(), off, int64(len(block)))
+			if !ok {
+				t.Skip("cachestat(2) is not available")
+			}
+			switch {
+			case on && dirty > pages/4:
+				t.Errorf("%s with write-behind: %d of %d pages still dirty", name, dirty, pages)
+			case !on && dirty < pages/2:
+				t.Errorf("%s without write-behind: %d of %d pages dirty, want the most", name, dirty, pages)
+			}
+			off += int64(len(block))
+		}
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+
+	m := openShm(t, "behind")
+	if m.SetWriteBehind(true); m.WriteBehind() != 0 || m.BehindByDefault() {
+		t.Errorf("a file in memory takes write-behind")
+	}
+}
+
+// dirtyPages is how many pages of the file's bytes [off, off+n) are dirty in the
+// page cache; false where the system cannot say.
+func dirtyPages(fd int, off, n int64) (uint64, bool) {
+	var st unix.Cachestat_t
+	r := unix.CachestatRange{Off: uint64(off), Len: uint64(n)}
+	if err := unix.Cachestat(uint(fd), &r, &st, 0); err != nil {
+		return 0, false
+	}
+	return st.Dirty, true
 }

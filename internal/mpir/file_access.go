@@ -151,7 +151,8 @@ func (f *File) place(op string, a Access, b IOBuf, mem mpio.Mem, n int64, p *pla
 // (romio_ds_read "enable" sieves every run a buffer holds, as does "automatic" on a
 // file system that is neither in memory nor on a local disk, where a request may
 // cost a round trip; "automatic" on a local one sieves the runs close together;
-// romio_ds_write sieves with "enable" only), the collective accesses' settings, and
+// romio_ds_write sieves with "enable" only), whether long writes start their
+// writeback (mpigo_write_behind), the collective accesses' settings, and
 // whether accessAt's short way applies (a view, an atomicity or a representation
 // that it does not take sends every access the general way).
 func (f *File) settle() {
@@ -176,6 +177,14 @@ func (f *File) settle() {
 		Atomic:     f.atomic,
 	}
 	f.plain = f.view.Contiguous() && !f.atomic && (f.datarep == RepNative || f.datarep == RepInternal)
+	switch f.hints.Value("mpigo_write_behind") {
+	case "enable":
+		f.os.SetWriteBehind(true)
+	case "disable":
+		f.os.SetWriteBehind(false)
+	default:
+		f.os.SetWriteBehind(f.os.BehindByDefault())
+	}
 	f.cb = cbSettings{
 		read:  cbMode(f.hints.Value("romio_cb_read")),
 		write: cbMode(f.hints.Value("romio_cb_write")),
@@ -355,6 +364,7 @@ type Plain struct {
 	Disp        int64 // the file byte of view byte 0
 	End         int64 // the largest end of an access, in view bytes (View.Fits)
 	Piece       int   // the longest write call to make, 0 for no bound (mpio.File.WritePiece)
+	Behind      int   // the step of a write's writeback, 0 for none (mpio.File.WriteBehind)
 	// Copies: Go writes to the file by copies into its mapping (a file in memory)
 	// where the bytes land before Known, the file's size when Plain was made: such a
 	// write is Go's to make (it costs less than pwrite, the crossing included).
@@ -378,7 +388,7 @@ func (f *File) Plain() (p Plain, ok bool) {
 		return p, false
 	}
 	p = Plain{Fd: f.os.Fd(), Read: q.read, Write: q.write, Etype: q.es, Disp: q.disp, End: q.end,
-		Piece: f.os.WritePiece()}
+		Piece: f.os.WritePiece(), Behind: f.os.WriteBehind()}
 	if f.os.CanMap() {
 		if n, err := f.os.Size(); err == nil {
 			p.Copies, p.Known = true, n

@@ -28,6 +28,12 @@ import (
 //     reverse_sequential, random); recorded and reported once given.
 //   - file_perm: the permissions (octal) of a file the open creates; reported once
 //     given.
+//   - mpigo_write_behind: "enable", "disable" or "automatic": whether a write of 2
+//     MiB or more starts the writeback of its bytes to the device while it goes on
+//     (mpio.File.SetWriteBehind), which the sync at the latest Close would wait for.
+//     "automatic" does so on a local disk; "enable" on every file not in memory. A
+//     program that writes the same bytes again and again between syncs may disable
+//     it. Each process's own: it may differ between processes.
 //
 // striping_factor (how many storage targets to stripe over) is ignored, as the
 // standard lets an implementation ignore a hint, until mpigo sets a parallel file
@@ -44,6 +50,7 @@ var fileHints = &hintKind{keys: []hintKey{
 	{name: "ind_wr_buffer_size", def: "524288", takes: isPositive},
 	{name: "striping_unit", takes: isPositive, atCreation: true}, // the block size once open
 	{name: "file_perm", takes: isPerm, atCreation: true},
+	{name: "mpigo_write_behind", def: "automatic", takes: isSwitch},
 }}
 
 func isPositive(v string) bool {
