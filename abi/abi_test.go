@@ -1087,3 +1087,8 @@ func TestFileShortWayCounted(t *testing.T) {
 		t.Errorf("calls per rank %v with the C way, %v with the Go way", c, g)
 	}
 }
+
+// TestSampledCallsInC: the record's sampled calls take the C short ways too, timed in
+// C: every Send, Recv, Barrier, Bcast, Allreduce and window synchronisation of
+// samples.c on 2 ranks is done in C, and their times are in the record (samples.c).
+func TestSampledCallsInC(t *testing.T) { job(t, "samples", 2) }

@@ -112,6 +112,7 @@ static int __attribute__((noinline)) spin_wait(const mpigo_coll *d, int op, MPI_
                                                uint64_t *q, uint64_t qv) {
     int32_t spun;
     if (poll(d, p, v, q, qv, &spun)) return 0;
+    mpigo_sample.go_waits++;
     if (d->win) return mpigo_win_coll_wait((uintptr_t)comm, spun, r, p, v);
     return mpigo_coll_wait(op, (uintptr_t)comm, spun, r, p, v, q, qv);
 }
@@ -135,20 +136,21 @@ static inline mpigo_coll *coll_of(MPI_Comm comm) {
     return d;
 }
 
-/* gate_of is the record's short-path word when it would count a call now untimed
- * (prof.Later's LaterCount), else NULL. */
+/* gate_of is the record's short-path word when a C short way may take a call now
+ * (mpigo_gate_open: counted untimed, or timed here as the sample), else NULL. */
 static inline uint32_t *gate_of(void) {
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
-    if (gate == NULL || *gate - 2 >= MPIGO_GATE_INCALL - 2) return NULL;
+    if (gate == NULL || !mpigo_gate_open(*gate)) return NULL;
     return gate;
 }
 
-/* counted counts a call of n bytes for the profile, as prof.Count does. */
+/* counted counts a call of n bytes for the profile, as prof.Count does (the sample
+ * timed: mpigo_gate_count). */
 static inline void counted(uint32_t *gate, int call, int64_t n) {
     mpigo_calls *c = &mpigo_coll_calls[call];
     c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
     c->bytes += (uint64_t)n;
-    *gate -= 1;
+    mpigo_gate_count(gate, c);
 }
 
 /* barrier is shmcoll's Barrier on d's region (h: d's handle, for the Go half). */

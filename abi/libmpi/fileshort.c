@@ -30,9 +30,6 @@
  * file's handler. So the short way changes no outcome, only its cost. */
 #include <errno.h>
 #include <fcntl.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
@@ -54,27 +51,6 @@ mpigo_calls mpigo_file_calls[MPIGO_FC_N];
 /* A count beyond this takes the Go way (then count * size cannot overflow: sizes are
  * at most 64 KiB). */
 #define FILE_COUNT_MAX ((int64_t)1 << 40)
-
-/* sample_rng and next_gap: prof.nextGap's draw of the calls to the next sample, 1 to
- * 2*SampleEvery-1, with a generator of this library's own (the record's is Go's). */
-static uint64_t sample_rng = 0x2545f4914f6cdd1dull;
-
-static uint32_t next_gap(void) {
-    sample_rng ^= sample_rng << 13;
-    sample_rng ^= sample_rng >> 7;
-    sample_rng ^= sample_rng << 17;
-    return (uint32_t)(sample_rng % (2 * MPIGO_SAMPLE_EVERY - 1)) + 1;
-}
-
-/* The record's clock (prof.ticks): the time-stamp counter; 0 where Go's record has no
- * short path (gate NULL: no call gets here). */
-static inline uint64_t ticks(void) {
-#if defined(__x86_64__)
-    return __rdtsc();
-#else
-    return 0;
-#endif
-}
 
 #ifndef SYNC_FILE_RANGE_WRITE
 #define SYNC_FILE_RANGE_WRITE 2 /* Linux's; fcntl.h gives it only under _GNU_SOURCE */
@@ -145,9 +121,9 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     if (g - 2 >= MPIGO_GATE_INCALL - 2 && !sample) return 0;
     if (write && f->copies && n > 0 && f->disp + pos + n <= f->known) return 0; /* Go copies it */
     int64_t got = 0;
-    uint64_t t0 = sample ? ticks() : 0;
+    uint64_t t0 = sample ? mpigo_ticks() : 0;
     if (n > 0 && !move(write, f->fd, f->piece, f->behind, buf, n, f->disp + pos, &got)) return 0;
-    uint64_t t1 = sample ? ticks() : 0;
+    uint64_t t1 = sample ? mpigo_ticks() : 0;
     if (write && n > 0) {
         f->dirty = 1;
         if (f->disp + pos + got > f->known) f->known = f->disp + pos + got;
@@ -165,7 +141,7 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     if (sample) {
         c->timed++;
         c->ticks += t1 - t0;
-        *gate = next_gap();
+        *gate = mpigo_next_gap();
     } else {
         *gate = g - 1;
     }

@@ -37,6 +37,7 @@
 #include "zgo.h"
 
 mpigo_p2p_t mpigo_p2p;
+mpigo_sample_t mpigo_sample = {.rng = 0x2545f4914f6cdd1dull};
 
 /* How many MPI_Irecv requests are pending here (below, "MPI_Isend, MPI_Irecv and the
  * requests kept here"): while any is, no receive takes a message here at once. */
@@ -130,8 +131,7 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     int w = c->world[dest];
     if ((unsigned)w >= (unsigned)e->size) return 0;
     mpigo_ring *r = e->rings[w]; /* none for this rank itself */
-    uint32_t g = *gate;
-    if (r == NULL || g - 2 >= MPIGO_GATE_INCALL - 2 || __atomic_load_n(r->closed, __ATOMIC_ACQUIRE)) return 0;
+    if (r == NULL || __atomic_load_n(r->closed, __ATOMIC_ACQUIRE) || (call >= 0 && !mpigo_gate_open(*gate))) return 0;
     uint64_t pos = r->cell_pos;
     if (pos - r->cons_cell >= r->n_cells) {
         r->cons_cell = __atomic_load_n(&r->cons[0], __ATOMIC_ACQUIRE);
@@ -188,7 +188,7 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     l->ops++;
     if (call >= 0) {
         count_call(call, n);
-        *gate = g - 1;
+        mpigo_gate_count(gate, &mpigo_short_calls[call]);
     }
     return 1;
 }
@@ -405,11 +405,10 @@ static inline __attribute__((always_inline)) int short_recv(void *buf, int64_t c
     int64_t n, got;
     const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
     if (c == NULL || gate == NULL || npend != 0) return 0;
-    uint32_t g = *gate;
-    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    if (!mpigo_gate_open(*gate)) return 0;
     if (!recv_wait(e, c, buf, n, src, tag, st, &got, e->polls > 0 ? e->polls : 1)) return 0;
     count_call(MPIGO_C_RECV, got);
-    *gate = g - 1;
+    mpigo_gate_count(gate, &mpigo_short_calls[MPIGO_C_RECV]);
     return 1;
 }
 
@@ -452,13 +451,13 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
     if (ss <= 0) return -1;
     if (!replace && sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + sn)
         return -1;
-    uint32_t g = *gate;
-    if (g - 2 >= MPIGO_GATE_INCALL - 2) return -1;
+    if (!mpigo_gate_open(*gate)) return -1;
     if (!short_send(sbuf, scount, sdt, dest, stag, comm, -1)) return -1;
     if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got, e->polls > 0 ? e->polls : 1))
         return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace);
-    count_call(replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV, sn);
-    *gate = g - 1;
+    int call = replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV;
+    count_call(call, sn);
+    mpigo_gate_count(gate, &mpigo_short_calls[call]);
     return MPI_SUCCESS;
 }
 

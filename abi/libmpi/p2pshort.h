@@ -112,6 +112,75 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 #define MPIGO_KIND_EAGER 1             /* p2p's kindEager */
 #define MPIGO_ANY_MAX 64               /* MPI_ANY_SOURCE in C on communicators up to this size */
 
+/* The record's sample, taken in C. The gate (prof.Gate) at 1 says the call now due is
+ * the one in about MPIGO_SAMPLE_EVERY that the record times; a C short way times it
+ * itself, by the record's clock, into its tally, and draws the next gap as
+ * prof.nextGap does, instead of leaving the call to Go: each crossing into Go and back
+ * leaves the rank's one P in the system-call state, which Go's sysmon retakes, waking
+ * a thread on the rank's core (docs/BENCHMARKS.md). t0 is the sample's start, waits
+ * what go_waits was then; go_waits counts the C ways' waits that outlasted their spin
+ * and went on in Go (which sleeps): a sample during which it moved waited. */
+typedef struct {
+    uint64_t rng, t0;
+    uint32_t waits, go_waits;
+} mpigo_sample_t;
+extern MPIGO_HIDDEN mpigo_sample_t mpigo_sample;
+
+/* mpigo_ticks is the record's clock (prof.ticks): the time-stamp counter; 0 where Go's
+ * record has no short path (its gate is then NULL: no call gets here). */
+static inline uint64_t mpigo_ticks(void) {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#else
+    return 0;
+#endif
+}
+
+/* mpigo_next_gap is prof.nextGap: the calls to the next sample, 1 to
+ * 2*MPIGO_SAMPLE_EVERY-1, so that a program's periodic calls cannot line up with the
+ * samples. */
+static inline uint32_t mpigo_next_gap(void) {
+    uint64_t x = mpigo_sample.rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    mpigo_sample.rng = x;
+    return (uint32_t)(x % (2 * MPIGO_SAMPLE_EVERY - 1)) + 1;
+}
+
+/* mpigo_gate_open says whether a C short way may take a call now, gate's word being g
+ * (prof.Later's LaterCount, or the sample due: 1 <= g < MPIGO_GATE_INCALL; 0 is the
+ * timeline's or MPI_THREAD_MULTIPLE's, and the in-call bit a call under way in Go),
+ * and starts the sample's clock where it is due. */
+static inline int mpigo_gate_open(uint32_t g) {
+    if (g - 1 >= MPIGO_GATE_INCALL - 1) return 0;
+    if (__builtin_expect(g == 1, 0)) {
+        mpigo_sample.t0 = mpigo_ticks();
+        mpigo_sample.waits = mpigo_sample.go_waits;
+    }
+    return 1;
+}
+
+/* mpigo_gate_count ends a call a C short way took and counted in c: the gate one call
+ * nearer the sample, or, where this call was the sample, its time into c and the next
+ * gap drawn. */
+static inline void mpigo_gate_count(uint32_t *gate, mpigo_calls *c) {
+    uint32_t g = *gate;
+    if (__builtin_expect(g != 1, 1)) {
+        *gate = g - 1;
+        return;
+    }
+    uint64_t d = mpigo_ticks() - mpigo_sample.t0;
+    if (mpigo_sample.go_waits != mpigo_sample.waits) {
+        c->blocked++;
+        c->blocked_ticks += d;
+    } else {
+        c->timed++;
+        c->ticks += d;
+    }
+    *gate = mpigo_next_gap();
+}
+
 /* The requests p2pshort.c completes at once (MPI_Isend, MPI_Irecv): mpigo_creq_mt is
  * set once MPI_THREAD_MULTIPLE is provided; mpigo_creq_live says whether h is one. */
 extern MPIGO_HIDDEN int32_t mpigo_creq_mt;

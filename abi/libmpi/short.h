@@ -73,13 +73,14 @@ enum { MPIGO_K_NONE, MPIGO_K_I8, MPIGO_K_I16, MPIGO_K_I32, MPIGO_K_I64, MPIGO_K_
 
 /* What the short ways did, for the profile (internal/prof): per call its bytes and
  * sizes (as prof.Counter: bucket b holds sizes of bit length b; the count is the
- * buckets' sum), the samples a short way timed itself (timed of them, ticks in all:
- * prof.Tally), and per target (mpigo_target) what moved to and from it. Plain adds
+ * buckets' sum), the samples a short way timed itself (timed of them, ticks in all,
+ * and those that waited: prof.Tally), and per target (mpigo_target) what moved to and from it. Plain adds
  * below MPI_THREAD_MULTIPLE, atomic at it; Go reads them at its snapshots (short.go),
  * so the short ways never cross into Go to count. */
 typedef struct {
     uint64_t bytes, hist[65];
-    uint64_t timed, ticks;
+    uint64_t timed, ticks;                 /* samples that did not wait */
+    uint64_t blocked, blocked_ticks;       /* samples whose wait went to Go's idle policy */
 } mpigo_calls;
 
 enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_FLUSH, MPIGO_C_FLUSH_LOCAL,

@@ -45,13 +45,13 @@ extern int32_t mpigo_win_await(uintptr_t win, void *p, uint64_t v);
 static inline int32_t ld(const int32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void st(int32_t *p, int32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
-/* sync_of is window h's copy when its sync calls may run here and the record would
- * count a call now untimed (*gate its word), else NULL: the Go way. */
+/* sync_of is window h's copy when its sync calls may run here and a C short way may
+ * take a call now (mpigo_gate_open; *gate its word), else NULL: the Go way. */
 static inline mpigo_win *sync_of(MPI_Win h, uint32_t **gate) {
     mpigo_win *d = mpigo_win_of((uintptr_t)h);
     if (d == NULL || d->sync == NULL || mpigo_short_mt) return NULL;
     uint32_t *g = (uint32_t *)mpigo_p2p.gate;
-    if (g == NULL || *g - 2 >= MPIGO_GATE_INCALL - 2) return NULL;
+    if (g == NULL || !mpigo_gate_open(*g)) return NULL;
     *gate = g;
     return d;
 }
@@ -62,10 +62,11 @@ static inline int busy(const mpigo_win *d, int access) {
     return ld(&d->ep->nlocked) != 0 || ld(&d->ep->lock_all) != 0 || (access && ld(&d->ep->accessing) != 0);
 }
 
-/* counted counts a call for the profile, as prof.Count does. */
+/* counted counts a call for the profile, as prof.Count does (the sample timed:
+ * mpigo_gate_count). */
 static inline void counted(uint32_t *gate, int call) {
     mpigo_wsync_calls[call].hist[0]++;
-    *gate -= 1;
+    mpigo_gate_count(gate, &mpigo_wsync_calls[call]);
 }
 
 /* group_of is g's ranks in the window as Go translated them last, or NULL. */
@@ -78,6 +79,7 @@ static inline const mpigo_wgroup *group_of(const mpigo_wgroup *c, MPI_Group g) {
 static int __attribute__((noinline)) await(struct mpigo_wsync *s, MPI_Win win, uint64_t *p, uint64_t v) {
     int32_t spun;
     if (mpigo_coll_poll(&s->pol, p, v, &spun)) return 0;
+    mpigo_sample.go_waits++;
     return mpigo_win_await((uintptr_t)win, p, v);
 }
 

@@ -172,12 +172,14 @@ func readMatrix(cols *[numColumns][]Link) {
 // Tally is a call's counts kept outside the record's counters by their owner (the C
 // library's short ways, in C memory, so that they never cross into Go to count): its
 // bytes and its calls by size class, as Counter's Bytes and Hist, and the samples its
-// owner timed itself (Timed of them, Ticks in all: calls that did not wait, which
-// count as Counter's Quick ones too), written with aligned 8-byte stores.
+// owner timed itself: Timed of them in Ticks that did not wait (Counter's Quick ones
+// too), Blocked in BlockedTicks whose wait went past its spin, written with aligned
+// 8-byte stores.
 type Tally struct {
-	Bytes        uint64
-	Hist         [HistBuckets]uint64
-	Timed, Ticks uint64
+	Bytes                 uint64
+	Hist                  [HistBuckets]uint64
+	Timed, Ticks          uint64
+	Blocked, BlockedTicks uint64
 }
 
 type tally struct {
@@ -212,11 +214,13 @@ func readTallies(calls []Counter) {
 	}
 }
 
-// addSamples adds the samples t's owner timed to c, as calls that did not wait.
+// addSamples adds the samples t's owner timed to c: timed from their entry, as a
+// sampled call is, and Quick those that did not wait.
 func (t *Tally) addSamples(c *Counter) {
 	n, k := atomic.LoadUint64(&t.Timed), atomic.LoadUint64(&t.Ticks)
-	c.Timed += n
-	c.Ticks += k
+	b, bk := atomic.LoadUint64(&t.Blocked), atomic.LoadUint64(&t.BlockedTicks)
+	c.Timed += n + b
+	c.Ticks += k + bk
 	c.Quick += n
 	c.QuickTicks += k
 }

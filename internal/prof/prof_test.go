@@ -458,3 +458,17 @@ func TestLiveTotals(t *testing.T) {
 		t.Errorf("Calls: %d, first %v", len(got), got[0])
 	}
 }
+
+// TestTallySamples: a tally's samples count as timed calls, and only those that did
+// not wait as quick ones, whose mean the calls not timed are estimated by.
+func TestTallySamples(t *testing.T) {
+	var c Counter
+	(&Tally{Timed: 2, Ticks: 30, Blocked: 1, BlockedTicks: 500}).addSamples(&c)
+	if want := (Counter{Timed: 3, Ticks: 530, Quick: 2, QuickTicks: 30}); c != want {
+		t.Errorf("addSamples gave %+v, want %+v", c, want)
+	}
+	c.N = 13 // ten calls not timed, estimated at the quick mean of 15 ticks
+	if e := c.Estimate(); e != 680 {
+		t.Errorf("Estimate %g, want 680", e)
+	}
+}

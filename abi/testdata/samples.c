@@ -1,0 +1,107 @@
+/* samples.c - the record's sampled calls done in C: the one call in about 64 that
+ * the record times (prof.SampleEvery) takes the C short way like every other, timed
+ * there (abi/libmpi/p2pshort.h, mpigo_gate_open and mpigo_gate_count), so that every
+ * MPI_Send, MPI_Recv, MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Win_fence and
+ * post/start/complete/wait of this program on 2 ranks takes C, and the record still
+ * has their times (the MPI_T performance variables NAME_time, which are the record's
+ * estimates: zero where no call of NAME was timed). Each receive's message is there
+ * when it is made (a Barrier after the send), so that no receive outlasts its spin
+ * and goes on in Go. */
+#include "check.h"
+#include <stdint.h>
+#include <string.h>
+
+extern long mpigo_short_sends(void);
+extern long mpigo_short_recvs(void);
+extern long mpigo_short_colls(void);
+extern long mpigo_short_syncs(void);
+
+enum { ROUNDS = 1000 };
+
+static int rank;
+
+static const char *timers[] = {"send_time", "recv_time", "barrier_time", "bcast_time", "allreduce_time", "fence_time"};
+enum { NTIMERS = sizeof timers / sizeof timers[0] };
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle handles[NTIMERS];
+
+/* watch starts the timers: a handle of an accumulating variable reads what it
+ * gathered since it was made (MPI 4.1 sec. 15.3.7). */
+static void watch(void) {
+    OK(MPI_T_pvar_session_create(&session));
+    for (int k = 0; k < NTIMERS; k++) {
+        int i, count;
+        CHECK(MPI_T_pvar_get_index(timers[k], MPI_T_PVAR_CLASS_TIMER, &i) == MPI_SUCCESS, "no timer %s", timers[k]);
+        OK(MPI_T_pvar_handle_alloc(session, i, NULL, &handles[k], &count));
+    }
+}
+
+/* timed checks that every timer has a time, and frees them. */
+static void timed(void) {
+    for (int k = 0; k < NTIMERS; k++) {
+        double v = -1;
+        OK(MPI_T_pvar_read(session, handles[k], &v));
+        CHECK(v > 0 && v < 60, "%s is %g s", timers[k], v);
+        OK(MPI_T_pvar_handle_free(session, &handles[k]));
+    }
+    OK(MPI_T_pvar_session_free(&session));
+}
+
+int main(int argc, char **argv) {
+    int provided;
+    OK(MPI_Init(&argc, &argv));
+    OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    watch();
+    int peer = 1 - rank;
+    int64_t v = 0, sum = 0;
+    long s0 = 0, r0 = 0, c0 = 0;
+    for (int i = -1; i < ROUNDS; i++) {
+        if (i == 0) /* round -1 makes the rings between the ranks, in Go */
+            s0 = mpigo_short_sends(), r0 = mpigo_short_recvs(), c0 = mpigo_short_colls();
+        for (int from = 0; from < 2; from++) {
+            if (rank == from) OK(MPI_Send(&i, 1, MPI_INT, peer, 7, MPI_COMM_WORLD));
+            OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (rank != from) {
+                int got = -1;
+                OK(MPI_Recv(&got, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                CHECK(got == i, "round %d: received %d", i, got);
+            }
+        }
+        v = i;
+        OK(MPI_Bcast(&v, 1, MPI_INT64_T, i & 1, MPI_COMM_WORLD));
+        OK(MPI_Allreduce(&v, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(sum == 2 * (int64_t)i, "round %d: Allreduce %lld", i, (long long)sum);
+    }
+    long s = mpigo_short_sends() - s0, r = mpigo_short_recvs() - r0, c = mpigo_short_colls() - c0;
+    CHECK(s == ROUNDS && r == ROUNDS, "%ld of %d sends, %ld of %d receives took C", s, ROUNDS, r, ROUNDS);
+    CHECK(c == 4 * ROUNDS, "%ld of %d collectives took C", c, 4 * ROUNDS);
+
+    int64_t *base;
+    MPI_Win win;
+    MPI_Group world, other;
+    OK(MPI_Win_allocate(sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    OK(MPI_Group_incl(world, 1, &peer, &other));
+    long y0 = 0;
+    for (int i = -1; i < ROUNDS; i++) {
+        if (i == 0) y0 = mpigo_short_syncs(); /* round -1: Go translates the group, once */
+        OK(MPI_Win_fence(0, win));
+        OK(MPI_Win_post(other, 0, win));
+        OK(MPI_Win_start(other, 0, win));
+        OK(MPI_Win_complete(win));
+        OK(MPI_Win_wait(win));
+    }
+    OK(MPI_Win_fence(0, win));
+    long y = mpigo_short_syncs() - y0;
+    CHECK(y == 5 * ROUNDS + 1, "%ld of %d window synchronisations took C", y, 5 * ROUNDS + 1);
+    OK(MPI_Group_free(&other));
+    OK(MPI_Group_free(&world));
+    OK(MPI_Win_free(&win));
+
+    timed();
+    OK(MPI_T_finalize());
+    OK(MPI_Finalize());
+    if (rank == 0) printf("OK samples\n");
+    return 0;
+}
