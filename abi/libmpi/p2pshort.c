@@ -656,20 +656,24 @@ static inline void empty_status(MPI_Status *st) {
     st->MPI_internal[0] = st->MPI_internal[1] = st->MPI_internal[2] = 0;
 }
 
-/* record counts a completion call done here (of n bytes) where the record counts it
- * untimed, and has Go record it elsewhere. */
+/* record counts a call done here (of n bytes) that armed the sample at its start
+ * (mpigo_gate_arm) where the record counts it, untimed or as the sample, and has Go
+ * record it elsewhere (the timeline, a call under way in Go). */
 static inline void record(int call, int64_t n) {
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     if (gate != NULL) {
         uint32_t g = *gate;
-        if (g - 2 < MPIGO_GATE_INCALL - 2) {
+        if (g - 1 < MPIGO_GATE_INCALL - 1 && (g != 1 || mpigo_sample.armed)) {
             count_call(call, n);
-            *gate = g - 1;
+            mpigo_gate_count(gate, &mpigo_short_calls[call]);
             return;
         }
     }
     mpigo_record_call(call, n);
 }
+
+/* arm is mpigo_gate_arm on the record's gate. */
+static inline void arm(void) { mpigo_gate_arm((const uint32_t *)mpigo_p2p.gate); }
 
 /* set_npend sets the count of pending records and the engine's word mirroring it. */
 static inline void set_npend(int64_t k) {
@@ -873,11 +877,9 @@ static inline __attribute__((always_inline)) int short_irecv(void *buf, int64_t 
     int64_t n, got;
     const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
     if (c == NULL || gate == NULL || req == NULL) return 0;
-    /* A call the record would time takes Go, but behind pending receives, where it
-     * joins them and Go records it. */
-    uint32_t g = *gate;
-    int timed = g - 2 >= MPIGO_GATE_INCALL - 2;
-    if (timed && npend == 0) return 0;
+    /* A call the record would time in Go (the timeline, a call under way) takes Go,
+     * but behind pending receives, where it joins them and Go records it. */
+    if (!mpigo_gate_open(*gate) && npend == 0) return 0;
     mpigo_creq *q = creq_take();
     if (q == NULL) return 0;
     if (npend != 0 || !recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0)) {
@@ -939,6 +941,7 @@ static inline void fwd_back(mpigo_creq *q, MPI_Request *request) {
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Wait(request, status);
+    arm();
     if (q->state == CREQ_PEND) pend_wait(1, request, wait_polls(), 1);
     if (q->state == CREQ_FWD) {
         int rc = goPMPI_Wait((MPI_Request *)&q->gh, status);
@@ -953,6 +956,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     mpigo_creq *q = request != NULL && flag != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Test(request, flag, status);
+    arm();
     if (q->state == CREQ_PEND) {
         pend_wait(1, request, 0, 0);
         if (q->state == CREQ_PEND) {
@@ -975,6 +979,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
     mpigo_creq *q = flag != NULL ? creq_of(request) : NULL;
     if (q == NULL) return goPMPI_Request_get_status(request, flag, status);
+    arm();
     if (q->state == CREQ_PEND) {
         pend_wait(1, &request, 0, 0);
         if (q->state == CREQ_PEND) {
@@ -993,6 +998,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) 
 int PMPI_Request_free(MPI_Request *request) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Request_free(request);
+    arm();
     if (q->state == CREQ_PEND) pend_flush(); /* it goes on in Go */
     if (q->state == CREQ_FWD) {
         int rc = goPMPI_Request_free((MPI_Request *)&q->gh);
@@ -1010,6 +1016,7 @@ int PMPI_Request_free(MPI_Request *request) {
 int PMPI_Cancel(MPI_Request *request) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Cancel(request);
+    arm();
     if (q->state == CREQ_PEND) pend_flush();
     if (q->state == CREQ_FWD) return goPMPI_Cancel((MPI_Request *)&q->gh);
     record(MPIGO_C_CANCEL, 0);
@@ -1150,6 +1157,7 @@ static inline int set_pending(int how, int all, int n, MPI_Request *hs, int *nd,
 static int all(int how, int n, MPI_Request *hs, int *flag, MPI_Status *sts) {
     int nd, np, nf, first;
     if (n <= 0 || hs == NULL || (how != SET_WAIT && flag == NULL)) return -1;
+    arm();
     int ng = set_pending(how, 1, n, hs, &nd, &np, &nf, &first);
     if (nd + np + nf == 0) return -1;
     if (np > 0) {
@@ -1225,6 +1233,7 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
 static int any(int how, int n, MPI_Request *hs, int *idx, int *flag, MPI_Status *st) {
     int nd, np, nf, first;
     if (n <= 0 || hs == NULL || idx == NULL || (how != SET_WAIT && flag == NULL)) return -1;
+    arm();
     set_pending(how, 0, n, hs, &nd, &np, &nf, &first);
     if (nd + nf == 0) return -1;
     if (nd == 0) {
@@ -1293,6 +1302,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
 static int some(int how, int n, MPI_Request *hs, int *outcount, int *idx, MPI_Status *sts) {
     int nd, np, nf, first;
     if (n <= 0 || hs == NULL || outcount == NULL || idx == NULL) return -1;
+    arm();
     int ng = set_pending(how, 0, n, hs, &nd, &np, &nf, &first);
     if (nd + nf == 0) return -1;
     set_scratch x;

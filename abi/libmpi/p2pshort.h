@@ -118,11 +118,13 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
  * prof.nextGap does, instead of leaving the call to Go: each crossing into Go and back
  * leaves the rank's one P in the system-call state, which Go's sysmon retakes, waking
  * a thread on the rank's core (docs/BENCHMARKS.md). t0 is the sample's start, waits
- * what go_waits was then; go_waits counts the C ways' waits that outlasted their spin
+ * what go_waits was then, armed whether a call began at the gate's 1 (a call that left
+ * for Go after it was armed leaves it set; the next arms it again); go_waits counts the C ways' waits that outlasted their spin
  * and went on in Go (which sleeps): a sample during which it moved waited. */
 typedef struct {
     uint64_t rng, t0;
     uint32_t waits, go_waits;
+    uint32_t armed, pad; /* t0 is this call's: the gate was at 1 when it began */
 } mpigo_sample_t;
 extern MPIGO_HIDDEN mpigo_sample_t mpigo_sample;
 
@@ -157,27 +159,37 @@ static inline int mpigo_gate_open(uint32_t g) {
     if (__builtin_expect(g == 1, 0)) {
         mpigo_sample.t0 = mpigo_ticks();
         mpigo_sample.waits = mpigo_sample.go_waits;
+        mpigo_sample.armed = 1;
     }
     return 1;
 }
 
+/* mpigo_gate_arm is mpigo_gate_open for a call that decides only at its end whether it
+ * was done in C (the completion calls on the requests p2pshort.c keeps: record()). */
+static inline void mpigo_gate_arm(const uint32_t *gate) {
+    if (gate != NULL) (void)mpigo_gate_open(*gate);
+}
+
 /* mpigo_gate_count ends a call a C short way took and counted in c: the gate one call
- * nearer the sample, or, where this call was the sample, its time into c and the next
- * gap drawn. */
+ * nearer the sample, or, where this call was the sample (armed), its time into c and
+ * the next gap drawn. */
 static inline void mpigo_gate_count(uint32_t *gate, mpigo_calls *c) {
     uint32_t g = *gate;
     if (__builtin_expect(g != 1, 1)) {
         *gate = g - 1;
         return;
     }
-    uint64_t d = mpigo_ticks() - mpigo_sample.t0;
-    if (mpigo_sample.go_waits != mpigo_sample.waits) {
-        c->blocked++;
-        c->blocked_ticks += d;
-    } else {
-        c->timed++;
-        c->ticks += d;
-    }
+    if (mpigo_sample.armed) {
+        uint64_t d = mpigo_ticks() - mpigo_sample.t0;
+        if (mpigo_sample.go_waits != mpigo_sample.waits) {
+            c->blocked++;
+            c->blocked_ticks += d;
+        } else {
+            c->timed++;
+            c->ticks += d;
+        }
+        mpigo_sample.armed = 0;
+    } /* else the sample fell due during the call (a Go call in it counted): skipped */
     *gate = mpigo_next_gap();
 }
 

@@ -1,8 +1,9 @@
 /* samples.c - the record's sampled calls done in C: the one call in about 64 that
  * the record times (prof.SampleEvery) takes the C short way like every other, timed
  * there (abi/libmpi/p2pshort.h, mpigo_gate_open and mpigo_gate_count), so that every
- * MPI_Send, MPI_Recv, MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Win_fence and
- * post/start/complete/wait of this program on 2 ranks takes C, and the record still
+ * MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Wait, MPI_Waitall, MPI_Test,
+ * MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Win_fence and post/start/complete/wait
+ * of this program on 2 ranks takes C, and the record still
  * has their times (the MPI_T performance variables NAME_time, which are the record's
  * estimates: zero where no call of NAME was timed). Each receive's message is there
  * when it is made (a Barrier after the send), so that no receive outlasts its spin
@@ -15,12 +16,16 @@ extern long mpigo_short_sends(void);
 extern long mpigo_short_recvs(void);
 extern long mpigo_short_colls(void);
 extern long mpigo_short_syncs(void);
+extern long mpigo_short_isends(void);
+extern long mpigo_short_irecvs(void);
+extern long mpigo_short_completions(void);
 
 enum { ROUNDS = 1000 };
 
 static int rank;
 
-static const char *timers[] = {"send_time", "recv_time", "barrier_time", "bcast_time", "allreduce_time", "fence_time"};
+static const char *timers[] = {"send_time",   "recv_time",      "isend_time", "irecv_time", "wait_time",
+                               "barrier_time", "allreduce_time", "bcast_time", "fence_time"};
 enum { NTIMERS = sizeof timers / sizeof timers[0] };
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle handles[NTIMERS];
@@ -76,6 +81,31 @@ int main(int argc, char **argv) {
     long s = mpigo_short_sends() - s0, r = mpigo_short_recvs() - r0, c = mpigo_short_colls() - c0;
     CHECK(s == ROUNDS && r == ROUNDS, "%ld of %d sends, %ld of %d receives took C", s, ROUNDS, r, ROUNDS);
     CHECK(c == 4 * ROUNDS, "%ld of %d collectives took C", c, 4 * ROUNDS);
+
+    /* Nonblocking: each request complete in C (the message there before its Irecv),
+     * completed by MPI_Wait, MPI_Waitall or MPI_Test in turn. */
+    long is0 = mpigo_short_isends(), ir0 = mpigo_short_irecvs(), w0 = mpigo_short_completions();
+    for (int i = 0; i < ROUNDS; i++) {
+        for (int from = 0; from < 2; from++) {
+            MPI_Request q;
+            int got = -1, flag = 0;
+            if (rank == from) OK(MPI_Isend(&i, 1, MPI_INT, peer, 8, MPI_COMM_WORLD, &q));
+            OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (rank != from) OK(MPI_Irecv(&got, 1, MPI_INT, peer, 8, MPI_COMM_WORLD, &q));
+            switch (i % 3) {
+            case 0: OK(MPI_Wait(&q, MPI_STATUS_IGNORE)); break;
+            case 1: OK(MPI_Waitall(1, &q, MPI_STATUSES_IGNORE)); break;
+            default:
+                OK(MPI_Test(&q, &flag, MPI_STATUS_IGNORE));
+                CHECK(flag, "round %d: MPI_Test of a complete request says not done", i);
+            }
+            CHECK(q == MPI_REQUEST_NULL, "round %d: the request was not freed", i);
+            if (rank != from) CHECK(got == i, "round %d: received %d", i, got);
+        }
+    }
+    long is = mpigo_short_isends() - is0, ir = mpigo_short_irecvs() - ir0, w = mpigo_short_completions() - w0;
+    CHECK(is == ROUNDS && ir == ROUNDS && w == 2 * ROUNDS, "%ld isends, %ld irecvs, %ld completions of %d, %d, %d took C",
+          is, ir, w, ROUNDS, ROUNDS, 2 * ROUNDS);
 
     int64_t *base;
     MPI_Win win;
