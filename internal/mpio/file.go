@@ -355,26 +355,26 @@ func (f *File) WriteBehind() int {
 	return 0
 }
 
-// behind is one long write's progress towards starting its writeback: the file
+// writeback is one long write's progress towards starting its writeback: the file
 // offset up to which it was started, or -1 for a write that does not.
-type behind int64
+type writeback int64
 
-func behindFrom(on bool, off int64) behind {
+func behindFrom(on bool, off int64) writeback {
 	if !on {
 		return -1
 	}
-	return behind(off)
+	return writeback(off)
 }
 
 // wrote notes that the write reached end, the last call of it where last is set,
 // and starts the writeback of what is behind it once that is behindStep or the end.
-func (b *behind) wrote(f *File, end int64, last bool) {
+func (b *writeback) wrote(f *File, end int64, last bool) {
 	from := int64(*b)
 	if from < 0 || (end-from < behindStep && !last) || end <= from {
 		return
 	}
 	f.startWriteback(from, end-from)
-	*b = behind(end)
+	*b = writeback(end)
 }
 
 // startWriteback asks the kernel to begin writing n bytes from off to the device and
