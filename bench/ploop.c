@@ -3,7 +3,9 @@
  * together by a process-shared barrier before every repetition.
  *   small:   4096 pwrites of 64 bytes interleaved by rank, then fsync (as io.c times
  *            write_small with MPI_File_sync inside), us per record;
- *   ordered: nord pwrites of 4 KiB, call i of rank r at (i*np + r)*4096, us per call.
+ *   ordered: nord pwrites of 4 KiB, call i of rank r at (i*np + r)*4096, us per call;
+ *   contig:  one pwrite of 16 MiB at rank*16 MiB, then fsync (io.c's write_contig),
+ *            MB/s of all processes.
  * With PREFILL=CHUNK in the environment the file is first written to 64 MiB in pwrites of
  * CHUNK bytes and synced, as io.c's earlier phases leave it (16 MiB calls: the file's pages
  * in the page cache are then large folios, over which a small write costs several times
@@ -22,7 +24,8 @@
 #include <unistd.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 #define REPS 5
-struct shared { pthread_barrier_t b; double t[2][64][REPS]; };
+struct shared { pthread_barrier_t b; double t[3][64][REPS]; };
+#define BLOCK (16L << 20)
 static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
 int main(int argc, char **argv) {
     int np = argc > 1 ? atoi(argv[1]) : 2;
@@ -69,17 +72,37 @@ int main(int argc, char **argv) {
                 pthread_barrier_wait(&s->b);
                 s->t[1][r][k] = (now() - t0) * 1e6 / nord;
             }
+            char *block = malloc(BLOCK);
+            if (block == NULL) return 1;
+            for (int k = 0; k < REPS; k++) {
+                memset(block, r + k + 1, BLOCK);
+                pthread_barrier_wait(&s->b);
+                double t0 = now();
+                for (long n = 0; n < BLOCK;) {
+                    ssize_t w = pwrite(fd, block + n, BLOCK - n, r * BLOCK + n);
+                    if (w <= 0) return 1;
+                    n += w;
+                }
+                fsync(fd);
+                pthread_barrier_wait(&s->b);
+                s->t[2][r][k] = now() - t0;
+            }
             return 0;
         }
     }
     while (wait(NULL) > 0) {}
     unlink(name);
-    const char *key[2] = {"write_small", "write_ordered"};
-    for (int j = 0; j < 2; j++) {
+    const char *key[3] = {"write_small", "write_ordered", "write_contig"};
+    for (int j = 0; j < 3; j++) {
         double m[REPS];
         for (int k = 0; k < REPS; k++) { m[k] = 0; for (int r = 0; r < np; r++) if (s->t[j][r][k] > m[k]) m[k] = s->t[j][r][k]; }
         qsort(m, REPS, sizeof m[0], cmp);
-        printf("RESULT ploop_n%d %s %.3f us (min %.3f max %.3f)\n", np, key[j], m[REPS / 2], m[0], m[REPS - 1]);
+        if (j == 2) {
+            double mb = (double)np * BLOCK / 1e6;
+            printf("RESULT ploop_n%d %s %.3f MB/s (min %.3f max %.3f)\n", np, key[j], mb / m[REPS / 2], mb / m[REPS - 1], mb / m[0]);
+        } else {
+            printf("RESULT ploop_n%d %s %.3f us (min %.3f max %.3f)\n", np, key[j], m[REPS / 2], m[0], m[REPS - 1]);
+        }
     }
     return 0;
 }
