@@ -21,7 +21,9 @@
  * counted in C memory, which the record reads at its snapshots. The call the record
  * would time (the gate at 1: one in about prof.SampleEvery) is timed here, by the
  * record's clock (the time-stamp counter, prof.ticks), into the same memory, and the
- * gate drawn again as prof.nextGap draws it: leaving it to Go would cross into Go, and
+ * gate drawn again as prof.nextGap draws it (p2pshort.h's mpigo_gate_open and
+ * mpigo_gate_count, as every C short way does; MPI_File_write_ordered's too): leaving
+ * it to Go would cross into Go, and
  * every crossing back into C leaves the rank's one P in the system-call state, which
  * Go's sysmon retakes at once, waking a thread on the rank's core
  * (docs/BENCHMARKS.md: MPI-IO's small writes). Anything else goes to the call's Go half (goPMPI_x, zgo.h), and so
@@ -116,14 +118,10 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     if (pos > f->end - n) return 0; /* end >= 0 and n >= 0: no overflow */
     uint32_t *gate = (uint32_t *)mpigo_file_gate;
     if (gate == NULL) return 0;
-    uint32_t g = *gate;
-    int sample = g == 1;
-    if (g - 2 >= MPIGO_GATE_INCALL - 2 && !sample) return 0;
     if (write && f->copies && n > 0 && f->disp + pos + n <= f->known) return 0; /* Go copies it */
+    if (!mpigo_gate_open(*gate)) return 0;
     int64_t got = 0;
-    uint64_t t0 = sample ? mpigo_ticks() : 0;
     if (n > 0 && !move(write, f->fd, f->piece, f->behind, buf, n, f->disp + pos, &got)) return 0;
-    uint64_t t1 = sample ? mpigo_ticks() : 0;
     if (write && n > 0) {
         f->dirty = 1;
         if (f->disp + pos + got > f->known) f->known = f->disp + pos + got;
@@ -138,13 +136,7 @@ static inline __attribute__((always_inline)) int short_at(int write, MPI_File fh
     mpigo_calls *c = &mpigo_file_calls[write ? MPIGO_FC_WRITE_AT : MPIGO_FC_READ_AT];
     c->hist[got > 0 ? 64 - __builtin_clzll((uint64_t)got) : 0]++;
     c->bytes += (uint64_t)got;
-    if (sample) {
-        c->timed++;
-        c->ticks += t1 - t0;
-        *gate = mpigo_next_gap();
-    } else {
-        *gate = g - 1;
-    }
+    mpigo_gate_count(gate, c);
     return 1;
 }
 
@@ -246,8 +238,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
     if (f->size > ORD_MAX_MEMBERS || f->rank < 0 || f->rank >= f->size) return 0;
     uint32_t *gate = (uint32_t *)mpigo_file_gate;
     if (gate == NULL) return 0;
-    uint32_t g = *gate;
-    if (g - 2 >= MPIGO_GATE_INCALL - 2) return 0;
+    if (!mpigo_gate_open(*gate)) return 0;
     char *b = f->board;
     const uint64_t *lane = (const uint64_t *)(b + BD_HDR + (int64_t)f->rank * BD_LINE + BD_LANE);
     if (ld(&lane[0]) != ld(&lane[1])) return 0; /* a collective of the file is under way */
@@ -308,7 +299,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
     mpigo_calls *c = &mpigo_file_calls[MPIGO_FC_WRITE_ORDERED];
     c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
     c->bytes += (uint64_t)n;
-    *gate = g - 1;
+    mpigo_gate_count(gate, c);
     return 1;
 }
 
