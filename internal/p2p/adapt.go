@@ -50,8 +50,12 @@ const adaptFirst = 6
 
 const (
 	// streamFirst is how many segments of each protocol a size class's streams time
-	// before they choose.
+	// before they choose. The protocol the cost models prefer, if it lost, is timed
+	// streamRetry times in all before the other is taken: a class's first segment
+	// can be slowed by pages and caches still cold, and the other, probed rarely once
+	// it is behind, would otherwise stay chosen for most of a short run.
 	streamFirst = 1
+	streamRetry = 2
 	// segMin is the fewest completions a segment needs to be timed.
 	segMin = 4
 	// streamBlock is how many decisions at the start of a burst take the protocol
@@ -108,6 +112,13 @@ type estimate struct {
 
 // ready reports whether both protocols have at least k samples.
 func (s *estimate) ready(k uint32) bool { return s.samples[0] >= k && s.samples[1] >= k }
+
+// retry reports whether protocol p, which the cost models prefer, lost its first
+// segments to the other and is still to be timed again (streamRetry).
+func (s *estimate) retry(p transport.Protocol) bool {
+	best, _ := s.best()
+	return best != p && s.samples[protoIdx(p)] < streamRetry
+}
 
 // best returns the cheaper protocol and how many times dearer the other one is.
 func (s *estimate) best() (transport.Protocol, float64) {
@@ -196,7 +207,7 @@ func (a *adaptive) streamed(c *adaptClass, r *request, table transport.Protocol)
 		c.bursts++
 		s := &c.stream
 		switch {
-		case !s.ready(streamFirst):
+		case !s.ready(streamFirst) || s.retry(table):
 			// Explore: the protocol with fewer samples first, then the other.
 			c.first = table
 			if n := s.samples; n[protoIdx(table)] > n[protoIdx(otherProto(table))] {
@@ -308,15 +319,27 @@ func (a *adaptive) endSegment() {
 		return
 	}
 	ns := float64(a.segLast.Sub(a.segBegin).Nanoseconds()) / float64(bytes) * 1024
-	s := &a.class[a.segClass].stream
-	i := protoIdx(a.segProto)
+	a.class[a.segClass].stream.segment(protoIdx(a.segProto), ns)
+}
+
+// segment takes the cost (ns per KiB) of a stream segment of protocol i. A
+// segment averages many transfers, but a rank preempted in it, and the first
+// segments of a class (pages not yet mapped on both sides, caches cold), only
+// ever slow it: the best of the first streamRetry is believed, then a faster
+// segment half way and a slower one by a quarter, an outlier bounded at four
+// times the estimate. Otherwise a cold first segment of the faster protocol
+// would make it look the slower, and it is probed too rarely to recover in a
+// short run.
+func (s *estimate) segment(i int, ns float64) {
 	s.samples[i]++
-	// A segment averages many transfers, but one may contain a preempted rank: the
-	// estimate follows the segments with a weight of a quarter, an outlier bounded
-	// at four times it.
-	if old := s.nsPerKB[i]; old == 0 {
+	switch old := s.nsPerKB[i]; {
+	case old == 0:
 		s.nsPerKB[i] = ns
-	} else {
+	case s.samples[i] <= streamRetry:
+		s.nsPerKB[i] = min(old, ns)
+	case ns < old:
+		s.nsPerKB[i] = old + (ns-old)/2
+	default:
 		s.nsPerKB[i] = old + (min(ns, 4*old)-old)/4
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"testing"
+
+	"github.com/mpigo/mpigo/internal/transport"
 )
 
 // TestShmAdaptive: large messages over shared memory in auto mode are offered for get
@@ -191,5 +193,35 @@ func TestSplitGet(t *testing.T) {
 		if puts, done := net.kinds[kindPut].Load(), net.kinds[kindPutDone].Load(); puts != 4 || done != 4 {
 			t.Errorf("refused %v: %d put and %d putdone packets, want 4 and 4", refuse, puts, done)
 		}
+	}
+}
+
+// TestStreamEstimate: a stream's first segment of a protocol, slowed by cold pages,
+// must not decide the choice: the models' protocol that lost it is timed again and
+// the better of its two believed; a faster segment later is believed half way, and one
+// slowed by a preempted rank moves the estimate by a quarter at most four times it.
+func TestStreamEstimate(t *testing.T) {
+	var s estimate
+	s.segment(1, 300) // get, cold
+	s.segment(0, 60)  // pipeline
+	if !s.retry(transport.Get) || s.retry(transport.Pipeline) {
+		t.Fatalf("get, preferred by the models, lost its first segment: retry %v, want it timed again (and pipeline not: %v)",
+			s.retry(transport.Get), s.retry(transport.Pipeline))
+	}
+	s.segment(1, 33)
+	if s.retry(transport.Get) {
+		t.Fatal("get timed twice: retry still asked")
+	}
+	s.segment(0, 62)
+	if best, _ := s.best(); best != transport.Get || s.nsPerKB[1] != 33 || s.nsPerKB[0] != 60 {
+		t.Fatalf("after the first segments (pipeline, get) %v ns/KiB: best %v, want get at 33 and pipeline at 60", s.nsPerKB, best)
+	}
+	s.segment(1, 1000) // preempted: bounded at 4 x 33, a quarter of the way
+	if want := 33 + (4*33-33)/4.0; s.nsPerKB[1] != want {
+		t.Errorf("after a slow segment: get %v ns/KiB, want %v", s.nsPerKB[1], want)
+	}
+	s.segment(1, 33)
+	if want := 33 + (4*33-33)/4.0 - (4*33-33)/8.0; s.nsPerKB[1] != want {
+		t.Errorf("after a fast segment: get %v ns/KiB, want %v (half way back)", s.nsPerKB[1], want)
 	}
 }
