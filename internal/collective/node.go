@@ -62,9 +62,10 @@ var (
 			"and each rank reading its section of the others' contributions from their buffers (single copy, where "+
 			"cross-memory attach works); 0: always the slots").Same()
 	setShmNT = config.Size("coll_shm_nt", 16<<10,
-		"smallest chunk (bytes) that a node shared-memory Bcast's root writes into the ring with non-temporal stores "+
-			"(amd64), so that it does not take the lines back from the readers' caches; 0: never").Same()
-	setShmChunks = config.Int("coll_shm_chunks", 8,
+		"smallest chunk (bytes) that a node shared-memory Bcast's root may write into the ring with non-temporal stores "+
+			"(amd64), so that it does not take the lines back from the readers' caches: the root times its Bcasts that "+
+			"way and the ordinary way and keeps the faster; 0: never").Same()
+	setShmChunks = config.Int("coll_shm_chunks", 16,
 		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16).Same()
 	setShmSlot = config.Size("coll_shm_slot", 512<<10,
 		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
