@@ -12,6 +12,7 @@ import (
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/shmcoll"
 	"github.com/mpigo/mpigo/internal/transport"
@@ -62,9 +63,9 @@ var (
 			"and each rank reading its section of the others' contributions from their buffers (single copy, where "+
 			"cross-memory attach works); 0: always the slots").Same()
 	setShmNT = config.Size("coll_shm_nt", 16<<10,
-		"smallest chunk (bytes) that a node shared-memory Bcast's root may write into the ring with non-temporal stores "+
-			"(amd64), so that it does not take the lines back from the readers' caches: the root times its Bcasts that "+
-			"way and the ordinary way and keeps the faster; 0: never").Same()
+		"smallest chunk (bytes) that a node shared-memory Bcast's root writes into the ring with non-temporal stores "+
+			"(amd64), so that it does not take the lines back from the readers' caches, on CPUs whose cores are grouped "+
+			"in complexes with a cache each (AMD's); where every core shares the last-level cache (Intel's) never; 0: never").Same()
 	setShmChunks = config.Int("coll_shm_chunks", 16,
 		"buffers in a node shared-memory Bcast's ring (at least 2)").Range(2, 1<<16).Same()
 	setShmSlot = config.Size("coll_shm_slot", 512<<10,
@@ -452,6 +453,16 @@ func (n *nodeColl) setup(c *comm) error {
 	return nil
 }
 
+// shmNT is the smallest Bcast ring chunk (and AllreduceDirect result section) written
+// with non-temporal stores: coll_shm_nt, on CPUs whose caches are split among core
+// complexes (ntcopy.SplitCaches); elsewhere none.
+func shmNT() int {
+	if !ntcopy.SplitCaches {
+		return 0
+	}
+	return int(min(max(setShmNT.Get(), 0), 1<<30))
+}
+
 // waitOptions follows the point-to-point engine's idle policy (idle.Configured:
 // p2p_spin, p2p_yield, p2p_sleep; oversubscribed nodes spin little), and checks the shm
 // transport's view of a peer a wait is for about every millisecond.
@@ -463,7 +474,7 @@ func waitOptions(c *comm, sh core.NodeMemory) shmcoll.Options {
 		Sleep:          p.Sleep,
 		Oversubscribed: core.LocalSize() > runtime.NumCPU(),
 		CheckEvery:     time.Millisecond,
-		NT:             int(min(max(setShmNT.Get(), 0), 1<<30)),
+		NT:             shmNT(),
 		Progress:       func() { eng().Progress() },
 	}
 	if sh != nil {

@@ -63,3 +63,15 @@ gloop:
 	SFENCE
 gdone:
 	RET
+
+// func vendor() (ebx, edx, ecx uint32)
+//
+// CPUID leaf 0: the vendor's name, twelve bytes in EBX, EDX, ECX.
+TEXT ·vendor(SB), NOSPLIT, $0-12
+	MOVL $0, AX
+	MOVL $0, CX
+	CPUID
+	MOVL BX, ebx+0(FP)
+	MOVL DX, edx+4(FP)
+	MOVL CX, ecx+8(FP)
+	RET

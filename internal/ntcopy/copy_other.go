@@ -8,6 +8,9 @@ import "unsafe"
 // stores.
 const Have = false
 
+// SplitCaches is false where Copy is not available.
+const SplitCaches = false
+
 // Copy is not available here (Have is false).
 func Copy(dst, src unsafe.Pointer, lines uintptr) {
 	panic("ntcopy: Copy called on a platform without non-temporal stores")

@@ -281,10 +281,9 @@ type Options struct {
 	// bytes (0: any); a longer one takes the reads without timing. Every rank must be
 	// given the same.
 	Timed int
-	// NT: a Bcast's root writes ring chunks of at least NT bytes (NT > 0) with
-	// non-temporal stores or ordinary ones, whichever its Bcasts measure faster
-	// (ringWay), and an AllreduceDirect its sections of the result with non-temporal
-	// stores, where the platform has them (see stream).
+	// NT: a Bcast's root writes ring chunks of at least NT bytes (NT > 0), and an
+	// AllreduceDirect its sections of the result, with non-temporal stores, where the
+	// platform has them (see stream).
 	NT int
 }
 
@@ -309,10 +308,9 @@ type Group struct {
 	progress   func()
 	oversub    bool
 	read       func(int, []byte, uint64) error
-	direct     int     // Bcasts of at least this many bytes are read from the root (0: none)
-	nt         int     // ring chunks of at least this many bytes may be written non-temporally (0: none)
-	ntWay      Chooser // a root's Bcasts of nt bytes and more: ordinary stores (0) or non-temporal (1)
-	timed      int     // AllreduceChoose above this many bytes reads without timing (0: none)
+	direct     int // Bcasts of at least this many bytes are read from the root (0: none)
+	nt         int // ring chunks of at least this many bytes are written non-temporally (0: none)
+	timed      int // AllreduceChoose above this many bytes reads without timing (0: none)
 
 	scratch     []byte  // AllreduceDirect: a section of another rank's contribution
 	calls       uint64  // choices made (Choose)
@@ -381,7 +379,7 @@ func (g *Group) Geometry() Geometry {
 // Base is the region's address.
 func (g *Group) Base() unsafe.Pointer { return g.base }
 
-// NT is the smallest ring chunk the root may write with non-temporal stores (0: none).
+// NT is the smallest ring chunk the root writes with non-temporal stores (0: none).
 func (g *Group) NT() int {
 	if !ntcopy.Have {
 		return 0
@@ -712,7 +710,6 @@ func (g *Group) Bcast(buf []byte, root int) error {
 	// The root's length decides how many chunks go: readers learn it from the first
 	// chunk and follow it, whatever their own buffer's length.
 	n := len(buf)
-	way, t0 := g.ringWay(n)
 	for off := 0; off < n; off += g.l.Chunk {
 		g.o.C++
 		c := g.o.C
@@ -721,57 +718,12 @@ func (g *Group) Bcast(buf []byte, root int) error {
 		if err := g.reuse(c); err != nil {
 			return err
 		}
-		g.streamWay(b, part, way)
+		g.stream(b, part)
 		*g.total(c) = uint64(n)
 		g.raiseAt(seq, c)
 		g.raise(fAck, c) // for the reuse checks of later roots
 	}
-	g.ringTimed(way, t0, n)
 	return nil
-}
-
-// How a Bcast's root writes ring chunks of at least nt bytes: with non-temporal
-// stores, the lines go to memory and the readers read them from there; with ordinary
-// ones, each line the readers' caches hold from an earlier Bcast is first taken back
-// across the cores, and the readers then read it from the root's cache. Which costs
-// less depends on where the host runs the cores: on AMD hosts whose two vCPUs sit on
-// different core complexes the non-temporal way was 4-5 times faster at 64 KiB, on an
-// Intel host with one shared cache it was 1.5-2 times slower (docs/BENCHMARKS.md). So
-// the root times its own Bcasts each way (Chooser: each twice, then the faster, the
-// other now and then: probeEvery) and keeps the faster; the choice is the root's alone,
-// since readers copy the lines out alike.
-
-// ringWay is the way of a root's Bcast of n bytes through the ring and when it began:
-// -1 where no chunk is long enough to choose.
-func (g *Group) ringWay(n int) (int, time.Time) {
-	if !ntcopy.Have || g.nt <= 0 || n < g.nt {
-		return -1, time.Time{}
-	}
-	return g.ntWay.Pick(), time.Now()
-}
-
-// ringTimed records the time of a root's Bcast of n bytes through the ring, which
-// took way (ringWay). A Bcast slowed by a preemption counts at most four times the
-// way's estimate, so that one does not keep the way unchosen for long.
-func (g *Group) ringTimed(way int, t0 time.Time, n int) {
-	if way < 0 {
-		return
-	}
-	x := float64(time.Since(t0)) / float64(n)
-	if c := &g.ntWay; c.n[way] >= 2 {
-		x = min(x, 4*c.est[way])
-	}
-	g.ntWay.Record(way, x)
-}
-
-// streamWay copies a ring chunk the way ringWay chose: non-temporal (1, stream's
-// rule), ordinary (0), or by stream's rule alone (-1).
-func (g *Group) streamWay(dst, src []byte, way int) {
-	if way == 0 {
-		copy(dst, src)
-		return
-	}
-	g.stream(dst, src)
 }
 
 // oneChunk reports whether a root's Bcast of n bytes takes one ring chunk: no more
@@ -795,9 +747,7 @@ func (g *Group) bcastOne(buf []byte) error {
 	if err := g.reuse(c); err != nil {
 		return err
 	}
-	way, t0 := g.ringWay(len(buf))
-	g.streamWay(b, buf, way)
-	g.ringTimed(way, t0, len(buf))
+	g.stream(b, buf)
 	*g.total(c) = uint64(len(buf))
 	g.raiseAt(seq, c)
 	if g.o.Owed == 0 {
@@ -1372,8 +1322,7 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 // faster depends on whether the cores share a cache at the time, which on a shared VM
 // changes from one minute to the next (docs/BENCHMARKS.md). Rank 0 times its calls of
 // each (time per byte), tries each twice (the reads first), then takes the faster and
-// tries the other every chooseProbe calls (more apart the further behind it is:
-// probeEvery); it publishes each call's choice before it
+// tries the other every chooseProbe calls; it publishes each call's choice before it
 // starts the call, and the others follow it. A message longer than Options.Timed
 // takes the reads untimed: the slots' way cuts it in pieces of one slot, each with two
 // steps in which every rank must run, where the reads take one piece, and with many
@@ -1496,9 +1445,8 @@ const chooseSlots = 7
 const chooseProbe = 32
 
 // Chooser is the record of an operation that chooses by timing between two ways,
-// kept by the rank that picks: rank 0 for Choose, a rank that picks and tells the
-// others itself (Pick), or one whose pick concerns itself alone (a Bcast's root's
-// stores, ringWay): the estimated time per byte of each (for AllreduceChoose, the
+// kept by the rank that picks: rank 0 for Choose, or a rank that picks and tells the
+// others itself (Pick): the estimated time per byte of each (for AllreduceChoose, the
 // slots (0) and single-copy reads (1)).
 type Chooser struct {
 	est   [2]float64
@@ -1509,7 +1457,7 @@ type Chooser struct {
 // Pick is the way of the next call, for a caller that tells the others the pick in a
 // publication of its own (a long Bcast's root, in the line that announces it): each
 // way twice at first (way 1 first), then the faster, and the other one call in
-// chooseProbe (probeEvery). The caller times the call and gives the time to Record.
+// chooseProbe. The caller times the call and gives the time to Record.
 func (c *Chooser) Pick() int { return c.pick() }
 
 // PickFirst is Pick for an operation whose way v usually wins and whose other way
@@ -1538,23 +1486,10 @@ func (c *Chooser) pick() int {
 	if c.est[1] < c.est[0] {
 		best = 1
 	}
-	if c.calls%probeEvery(c.est[1-best]/c.est[best]) == 0 {
+	if c.calls%chooseProbe == 0 {
 		return 1 - best
 	}
 	return best
-}
-
-// probeEvery is how many calls apart a Chooser tries the way that is behind by ratio:
-// chooseProbe, stretched the further behind it is, since a try then costs more and a
-// change of the host's state that large is less likely.
-func probeEvery(ratio float64) int {
-	switch {
-	case ratio > 3:
-		return chooseProbe * 16
-	case ratio > 1.5:
-		return chooseProbe * 4
-	}
-	return chooseProbe
 }
 
 // Record takes a call's time per byte: the first two of a way keep the faster (the

@@ -1,0 +1,37 @@
+package ntcopy
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// SplitCaches follows the CPU's vendor, as the kernel reports it in /proc/cpuinfo.
+func TestSplitCaches(t *testing.T) {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		t.Skip("no /proc/cpuinfo:", err)
+	}
+	var v string
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, val, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "vendor_id" {
+			v = strings.TrimSpace(val)
+			break
+		}
+	}
+	if v == "" {
+		t.Skip("no vendor_id in /proc/cpuinfo")
+	}
+	if want := v == "AuthenticAMD" || v == "HygonGenuine"; SplitCaches != want {
+		t.Errorf("SplitCaches %v on a CPU of vendor %q, want %v", SplitCaches, v, want)
+	}
+	for _, c := range []struct {
+		name string
+		want bool
+	}{{"GenuineIntel", false}, {"AuthenticAMD", true}, {"HygonGenuine", true}, {"CentaurHauls", false}} {
+		w := func(s string) uint32 { return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24 }
+		if got := splitVendor(w(c.name[0:4]), w(c.name[4:8]), w(c.name[8:12])); got != c.want {
+			t.Errorf("splitVendor(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
