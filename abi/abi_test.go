@@ -21,6 +21,7 @@ import (
 
 	"github.com/mpigo/mpigo/abi"
 	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/internal/shmcoll"
 )
 
 // The C programs of testdata/, built with `mpigo cc` and run as jobs with `mpigo run`:
@@ -644,9 +645,14 @@ func TestPendingRecv(t *testing.T) {
 // machine's cores, where Barrier's rank 0 goes first), and where no call may take the C
 // way: MPI_THREAD_MULTIPLE, TCP, coll_shm=off.
 func TestCollShortWay(t *testing.T) {
-	t.Run("shm2", func(t *testing.T) { job(t, "collshort", 2) })
-	t.Run("shm3", func(t *testing.T) { job(t, "collshort", 3) })
-	t.Run("shm4", func(t *testing.T) { job(t, "collshort", 4) })
+	// Whether a whole ring chunk goes non-temporally, and so by Go (shmcoll.NTOn).
+	var nt []string
+	if shmcoll.NTOn(1) > 0 {
+		nt = []string{"nt"}
+	}
+	t.Run("shm2", func(t *testing.T) { jobArgs(t, "collshort", 2, nil, nt) })
+	t.Run("shm3", func(t *testing.T) { jobArgs(t, "collshort", 3, nil, nt) })
+	t.Run("shm4", func(t *testing.T) { jobArgs(t, "collshort", 4, nil, nt) })
 	t.Run("multiple", func(t *testing.T) { jobArgs(t, "collshort", 2, nil, []string{"multiple"}) })
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "collshort", 2, mpitest.TCP.Flags(), []string{"none"}) })
 	t.Run("off", func(t *testing.T) { jobArgs(t, "collshort", 3, []string{"--set", "coll_shm=off"}, []string{"none"}) })

@@ -31,6 +31,7 @@
 extern long mpigo_short_colls(void);
 
 static int none, cway; /* cway: the communicator under test may take the C way */
+static int nt;         /* coll_shm_nt applies on this CPU: a whole ring chunk goes by Go */
 
 /* IN_C runs body and checks how many calls it did in C: none if max is 0, in "none"
  * mode or on a communicator of one rank, else some and at most max (the record times one call in about 64, in
@@ -107,19 +108,21 @@ static void bcasts(MPI_Comm comm, const char *name) {
             OK(MPI_Bcast(NULL, 0, MPI_INT, root, comm));
         }
     });
-    /* Up to a ring chunk below coll_shm_nt (16 KiB): C, with ordinary stores. */
-    IN_C(2 * size, name, {
+    /* Up to a ring chunk (16 KiB) below coll_shm_nt (16 KiB, where it applies: nt):
+     * C, with ordinary stores. */
+    int whole = nt ? 8192 : 16384;
+    IN_C((whole / 4096) * size, name, {
         for (int root = 0; root < size; root++)
-            for (int n = 4096; n <= 8192; n += 4096) {
+            for (int n = 4096; n <= whole; n += 4096) {
                 for (int i = 0; i < n; i++) b[i] = rank == root ? val(root, n, i) : 0;
                 OK(MPI_Bcast(b, n, MPI_BYTE, root, comm));
                 for (int i = 0; i < n; i++) CHECK(b[i] == val(root, n, i), "%s: Bcast of %d: byte %d", name, n, i);
             }
     });
-    /* Longer: Go (non-temporal stores from 16 KiB, pieces, other ways). */
+    /* Longer: Go (non-temporal stores from 16 KiB where nt, pieces, other ways). */
     IN_C(0, name, {
         for (int root = 0; root < size; root++)
-            for (int n = 16384; n <= 20000; n += 3616) {
+            for (int n = whole + 1; n <= 20000; n += 20000 - whole - 1) {
                 for (int i = 0; i < n; i++) b[i] = rank == root ? val(root, n, i) : 0;
                 OK(MPI_Bcast(b, n, MPI_BYTE, root, comm));
                 for (int i = 0; i < n; i++) CHECK(b[i] == val(root, n, i), "%s: Bcast of %d: byte %d", name, n, i);
@@ -357,6 +360,7 @@ int main(int argc, char **argv) {
     int provided, rank, size;
     int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
     none = multiple || (argc > 1 && strcmp(argv[1], "none") == 0);
+    nt = argc > 1 && strcmp(argv[1], "nt") == 0;
     MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

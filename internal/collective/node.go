@@ -12,7 +12,6 @@ import (
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
-	"github.com/mpigo/mpigo/internal/ntcopy"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/shmcoll"
 	"github.com/mpigo/mpigo/internal/transport"
@@ -453,16 +452,6 @@ func (n *nodeColl) setup(c *comm) error {
 	return nil
 }
 
-// shmNT is the smallest Bcast ring chunk (and AllreduceDirect result section) written
-// with non-temporal stores: coll_shm_nt, on CPUs whose caches are split among core
-// complexes (ntcopy.SplitCaches); elsewhere none.
-func shmNT() int {
-	if !ntcopy.SplitCaches {
-		return 0
-	}
-	return int(min(max(setShmNT.Get(), 0), 1<<30))
-}
-
 // waitOptions follows the point-to-point engine's idle policy (idle.Configured:
 // p2p_spin, p2p_yield, p2p_sleep; oversubscribed nodes spin little), and checks the shm
 // transport's view of a peer a wait is for about every millisecond.
@@ -474,7 +463,7 @@ func waitOptions(c *comm, sh core.NodeMemory) shmcoll.Options {
 		Sleep:          p.Sleep,
 		Oversubscribed: core.LocalSize() > runtime.NumCPU(),
 		CheckEvery:     time.Millisecond,
-		NT:             shmNT(),
+		NT:             shmcoll.NTOn(int(min(max(setShmNT.Get(), 0), 1<<30))),
 		Progress:       func() { eng().Progress() },
 	}
 	if sh != nil {

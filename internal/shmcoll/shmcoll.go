@@ -287,6 +287,17 @@ type Options struct {
 	NT int
 }
 
+// NTOn is the Options.NT to give for a setting of nt bytes on this CPU: nt where its
+// caches are split among core complexes (ntcopy.SplitCaches), so that an ordinary
+// store would take each line back across them; 0 where every core shares the
+// last-level cache and a reader finds the lines there (docs/ARCHITECTURE.md).
+func NTOn(nt int) int {
+	if !ntcopy.SplitCaches {
+		return 0
+	}
+	return nt
+}
+
 // Kernel is a reduction over two equal-length byte buffers of whole elements: it sets
 // inout to in ⊕ inout, in holding the lower ranks' contribution (coll.Kernel's rule).
 type Kernel = func(inout, in []byte)
