@@ -225,3 +225,59 @@ func TestStreamEstimate(t *testing.T) {
 		t.Errorf("after a fast segment: get %v ns/KiB, want %v (half way back)", s.nsPerKB[1], want)
 	}
 }
+
+// TestExchangeSplit: a get is not split while the receiver's own large send to the
+// same peer is under way (an exchange, as MPI_Sendrecv makes), below exchangeSplitMin;
+// from it, and where the receiver sends nothing back, it is. Every message arrives whole.
+func TestExchangeSplit(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		both  bool // each rank sends to the other
+		split bool
+	}{{100000, true, false}, {100000, false, true}, {exchangeSplitMin, true, true}} {
+		net := newMemNet(2)
+		es := net.engines(t, Options{Protocol: "get"})
+		// A first get from each peer, never split (nothing known of the peer yet).
+		for from := range 2 {
+			sq, err := es[from].Isend(Bytes(pattern(from, splitMin)), 1-from, 1, 0, Standard)
+			mustOK(t, err)
+			rq, err := es[1-from].Irecv(Bytes(make([]byte, splitMin)), from, 1, 0)
+			mustOK(t, err)
+			drive(t, es, func() bool { return sq.r.done.Load() != 0 && rq.r.done.Load() != 0 })
+			mustOK(t, es[from].Waitall([]Request{sq}, nil))
+			mustOK(t, es[1-from].Waitall([]Request{rq}, nil))
+		}
+		before := net.kinds[kindPut].Load()
+		var sqs, rqs []Request
+		got := [2][]byte{make([]byte, c.n), make([]byte, c.n)}
+		for from := range 2 {
+			if from == 1 && !c.both {
+				break
+			}
+			sq, err := es[from].Isend(Bytes(pattern(from+7, c.n)), 1-from, 2, 0, Standard)
+			mustOK(t, err)
+			rq, err := es[1-from].Irecv(Bytes(got[1-from]), from, 2, 0)
+			mustOK(t, err)
+			sqs, rqs = append(sqs, sq), append(rqs, rq)
+		}
+		drive(t, es, func() bool {
+			for _, q := range append(append([]Request(nil), sqs...), rqs...) {
+				if q.r.done.Load() == 0 {
+					return false
+				}
+			}
+			return true
+		})
+		for i := range sqs {
+			from := i
+			mustOK(t, es[from].Waitall([]Request{sqs[i]}, nil))
+			mustOK(t, es[1-from].Waitall([]Request{rqs[i]}, nil))
+			if !bytes.Equal(got[1-from], pattern(from+7, c.n)) {
+				t.Fatalf("%d bytes, exchange %v: rank %d's message arrived wrong", c.n, c.both, from)
+			}
+		}
+		if puts := net.kinds[kindPut].Load() - before; (puts > 0) != c.split {
+			t.Errorf("%d bytes, exchange %v: %d put packets, want split %v", c.n, c.both, puts, c.split)
+		}
+	}
+}

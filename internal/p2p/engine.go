@@ -365,6 +365,10 @@ type peer struct {
 
 	adapt adaptive // large receives from this peer, timed by protocol (adapt.go)
 	getOK bool     // a single-copy read from this peer has worked: gets may be split
+	// offered: this rank's sends to the peer offered for get (splitMin bytes and
+	// more) and not complete, which the peer is reading or will read: while there
+	// are any, a get from the peer is not split (startGet)
+	offered int
 
 	pp      transport.PeerPoll  // polls this peer's packets alone (see pollPeer)
 	take    transport.HeadTaker // pp, if it takes the packet at its head alone (recvNow)

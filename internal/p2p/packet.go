@@ -239,14 +239,23 @@ const getChunk = 8 << 20
 // splitMin is the smallest get that is split between the two ranks (p2p_split).
 const splitMin = 32 << 10
 
+// exchangeSplitMin is the smallest get that is split while the receiver's own large
+// sends to the same peer are under way (an exchange): from 1 MiB the split still
+// paid there (docs/BENCHMARKS.md, the quiet-host runs on an Intel host).
+const exchangeSplitMin = 1 << 20
+
 // startGet queues get receive r, to be read in the progress loop, outside the
 // transport's Poll. A large one is split when p2p_split allows and a read from the
 // peer has worked before: the receiver reads the first half and asks the sender to
 // write the second, so that both cores copy: one process_vm_readv spends most of its
 // time pinning pages, and two in parallel move nearly twice the bytes
-// (docs/BENCHMARKS.md, shared memory: rendezvous).
+// (docs/BENCHMARKS.md, shared memory: rendezvous). Below exchangeSplitMin, not while
+// this rank has large sends of its own offered to the peer (peer.offered): in an
+// exchange (Sendrecv) both cores copy already, each reading the other's message, and
+// a split would make each write too and wait on the other's control packets
+// (docs/BENCHMARKS.md, the quiet-host runs on an Intel host).
 func (e *Engine) startGet(p *peer, r *request) {
-	if e.split && p != nil && p.getOK && r.lay == nil && r.expect >= splitMin {
+	if e.split && p != nil && p.getOK && (p.offered == 0 || r.expect >= exchangeSplitMin) && r.lay == nil && r.expect >= splitMin {
 		half := (r.expect/2 + 4095) &^ 4095
 		r.split, r.putWait = half, true
 		e.putAsked = true

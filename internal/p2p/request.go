@@ -86,6 +86,7 @@ type request struct {
 	private    bool // a blocking Send's or Recv's own request: no handle on it exists
 	fin        bool // a private request completed (set and read under e.mu)
 	putWait    bool // receive: the sender's part of a split get is not in place yet
+	offered    bool // send: counted in its peer's offered
 
 	ctx  uint32
 	peer int32 // send: destination; receive: source filter
@@ -180,6 +181,12 @@ func (e *Engine) lookup(c uint64, kind reqKind) *request {
 func (e *Engine) complete(r *request) {
 	if r.adapt {
 		e.adaptDone(r)
+	}
+	if r.offered {
+		r.offered = false
+		if p := e.peers[r.peer]; p != nil {
+			p.offered--
+		}
 	}
 	if r.internal {
 		e.bsendDone(r)

@@ -296,6 +296,10 @@ func (e *Engine) sendFirst(p *peer, r *request) bool {
 	if r.list != nil {
 		r.list.remove(r)
 	}
+	if err == nil && r.proto == transport.Get && r.size >= splitMin {
+		r.offered = true
+		p.offered++
+	}
 	if err != nil {
 		e.failPeer(p, err)
 		if r.pending() {
