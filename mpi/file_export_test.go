@@ -13,3 +13,7 @@ func FileCopied(f *File) int64 { return f.d.Copied() }
 // FileTwoPhaseBuffersKept exposes whether this process keeps a two-phase access's
 // buffers to the tests of package mpi_test.
 func FileTwoPhaseBuffersKept() bool { return mpir.TwoPhaseBuffersKept() }
+
+// FileHasBoard exposes whether f's ordered writes go by the board in node shared
+// memory (after the first one made it).
+func FileHasBoard(f *File) bool { return f.d.HasBoard() }

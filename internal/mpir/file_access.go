@@ -481,9 +481,9 @@ func (f *File) access(op string, a Access, b IOBuf, bad error) (core.Status, err
 		f.lane.wait(t)
 		defer f.lane.done()
 		if a.Shared && a.Write && !a.Posted && bad == nil && b.Type == datatype.Byte && b.Count >= 0 && b.Origin >= 0 && b.Count <= int64(len(b.Mem))-b.Origin {
-			if n, ok := f.orderedShort(b.Mem[b.Origin:b.Origin+b.Count], &a); ok {
+			if n, ok, err := f.orderedShort(b.Mem[b.Origin:b.Origin+b.Count], &a); ok {
 				st.Count = n
-				return st, nil
+				return st, err
 			}
 		}
 	}

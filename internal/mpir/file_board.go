@@ -35,6 +35,13 @@ import (
 //     before it returns, so its area and header are member 0's until then, and
 //     member 0's outcome line is read by every member before member 0 can write it
 //     again (it first waits for their next headers).
+//   - On a file in memory, member 0 of the short way (orderedShort) does not copy the
+//     others' records: once every header is in, it moves the pointer, writes into
+//     each member's header line the file offset of its record, publishes the
+//     outcome joinPlace and copies its own record; each member then copies its own
+//     record into the file's mapping from its program's memory (placeOwn). A member
+//     reads only its own line's offset: another member, done with the call, may
+//     post its next header before this one reads.
 //   - A member's header line also mirrors its lane (words 3 and 4: the next ticket,
 //     the ticket served), so that the C face's short way (fileshort.c), which runs
 //     outside the lane, runs only when no collective of the file is under way.
@@ -60,6 +67,7 @@ const (
 	bdSleep = bdLine     // the count of sleepers (an int32)
 	bdHdr   = 2 * bdLine // member r's header at bdHdr + r*bdLine: sequence word, class, length, lane
 	bdLane  = 24         // in a member's header line: its lane's next ticket, then the one served
+	bdPlace = 40         // in a member's header line: the file offset of its record (joinPlace)
 )
 
 // boardFor is the file's board, made on the first call (collectively, in the lane),
@@ -276,12 +284,12 @@ func (f *File) HasBoard() bool { return f != nil && f.bd.Load() != nil }
 // member's failure or general way, a write past the largest offset, a failed write,
 // which ordered's way makes again and reports); another member after its header
 // when the outcome is not a success.
-func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
+func (f *File) orderedShort(mem []byte, a *Access) (int64, bool, error) {
 	b := f.bd.Load()
 	q := f.quick.Load()
 	n := int64(len(mem))
 	if b == nil || q == nil || !q.write || !q.joins || n > b.area || (q.es != 1 && n%q.es != 0) {
-		return 0, false
+		return 0, false, nil
 	}
 	rank := f.comm.Rank()
 	if rank != spOwner {
@@ -292,13 +300,19 @@ func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
 		*b.word(h + 16) = uint64(n)
 		b.publish(h, seq)
 		a.Posted = true
-		if b.wait(spOwner, bdOut, seq) != nil || atomic.LoadUint64(b.word(bdOut+8)) != joinDone {
-			return 0, false
+		if b.wait(spOwner, bdOut, seq) != nil {
+			return 0, false, nil
 		}
-		return n, true
+		switch atomic.LoadUint64(b.word(bdOut + 8)) {
+		case joinDone:
+			return n, true, nil
+		case joinPlace:
+			return f.placeOwn("File_write_ordered", b, mem)
+		}
+		return 0, false, nil
 	}
 	if b.ptr == nil {
-		return 0, false
+		return 0, false, nil
 	}
 	seq := b.next(rank, false)
 	parts := f.jparts[:0]
@@ -313,11 +327,11 @@ func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
 	for r := 1; r < b.size; r++ {
 		h := hdrOff(r)
 		if b.wait(r, h, seq) != nil {
-			return 0, false
+			return 0, false, nil
 		}
 		c, k := *b.word(h + 8), int64(*b.word(h + 16))
 		if c != 0 || k < 0 || k > b.area {
-			return 0, false
+			return 0, false, nil
 		}
 		if k > 0 {
 			parts = append(parts, b.record(r, k))
@@ -327,15 +341,48 @@ func (f *File) orderedShort(mem []byte, a *Access) (int64, bool) {
 	if total > 0 {
 		base := int64(atomic.LoadUint64(b.ptr))
 		if base < 0 || base > q.end-total {
-			return 0, false
+			return 0, false, nil
+		}
+		if f.os.CanMap() && total > n {
+			// Each member places its own record (joinPlace).
+			at := q.disp + base + n
+			for r := 1; r < b.size; r++ {
+				h := hdrOff(r)
+				*b.word(h + bdPlace) = uint64(at)
+				at += int64(*b.word(h + 16))
+			}
+			atomic.StoreUint64(b.ptr, uint64(base+total))
+			clear(b.mem[bdOut+8 : bdOut+8*(1+joinOutFields)])
+			*b.word(bdOut + 8) = joinPlace
+			b.publish(bdOut, seq)
+			if n > 0 {
+				f.wrote()
+				if _, err := f.os.WriteAtMapped(mem, q.disp+base); err != nil {
+					return 0, true, ioErr("File_write_ordered", err)
+				}
+			}
+			return n, true, nil
 		}
 		if _, err := f.putJoined(parts, q.disp+base); err != nil {
-			return 0, false
+			return 0, false, nil
 		}
 		f.wrote()
 		atomic.StoreUint64(b.ptr, uint64(base+total))
 	}
 	clear(b.mem[bdOut+8 : bdOut+8*(1+joinOutFields)])
 	b.publish(bdOut, seq)
-	return n, true
+	return n, true, nil
+}
+
+// placeOwn is a member's part of a joined write whose outcome is joinPlace: it
+// writes its record rec at the offset member 0 left in its header line.
+func (f *File) placeOwn(op string, b *board, rec []byte) (int64, bool, error) {
+	off := int64(atomic.LoadUint64(b.word(hdrOff(f.comm.Rank()) + bdPlace)))
+	if len(rec) > 0 {
+		f.wrote()
+		if _, err := f.os.WriteAtMapped(rec, off); err != nil {
+			return 0, true, ioErr(op, err)
+		}
+	}
+	return int64(len(rec)), true, nil
 }

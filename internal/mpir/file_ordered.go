@@ -41,8 +41,11 @@ const (
 	joinDone    = iota // written: every member moved its record
 	joinGeneral        // the one write does not apply: every member takes ordered's way
 	joinFailed         // a member's arguments or member 0's write failed
-	joinOutFields
+	joinPlace          // on the board, a file in memory: the pointer moved, each member writes its own record (bdPlace)
 )
+
+// joinOutFields is the number of words of the outcome.
+const joinOutFields = 3
 
 // joinMax is the longest record of a member that a joined ordered write takes, on
 // a file of size members: 64 KiB, less where member 0 would hold more than 4 MiB of
@@ -101,6 +104,8 @@ func (f *File) joinOrdered(op string, p plan, local error, posted bool) (n int64
 	switch word(out, 0) {
 	case joinGeneral:
 		return 0, false, nil
+	case joinPlace: // only on the board
+		return f.placeOwn(op, b, f.record(p))
 	case joinFailed:
 		switch r := word(out, 1); {
 		case local != nil:
