@@ -357,7 +357,7 @@ func (f *File) orderedShort(mem []byte, a *Access) (int64, bool, error) {
 			b.publish(bdOut, seq)
 			if n > 0 {
 				f.wrote()
-				if _, err := f.os.WriteAtMapped(mem, q.disp+base); err != nil {
+				if _, err := f.putJoined([][]byte{mem}, q.disp+base); err != nil {
 					return 0, true, ioErr("File_write_ordered", err)
 				}
 			}
@@ -380,7 +380,7 @@ func (f *File) placeOwn(op string, b *board, rec []byte) (int64, bool, error) {
 	off := int64(atomic.LoadUint64(b.word(hdrOff(f.comm.Rank()) + bdPlace)))
 	if len(rec) > 0 {
 		f.wrote()
-		if _, err := f.os.WriteAtMapped(rec, off); err != nil {
+		if _, err := f.putJoined([][]byte{rec}, off); err != nil {
 			return 0, true, ioErr(op, err)
 		}
 	}
