@@ -283,7 +283,10 @@ func (f *File) HasBoard() bool { return f != nil && f.bd.Load() != nil }
 // is on the board already. Member 0 gives up before it publishes anything (a
 // member's failure or general way, a write past the largest offset, a failed write,
 // which ordered's way makes again and reports); another member after its header
-// when the outcome is not a success.
+// when the outcome is neither a success nor joinPlace. Under joinPlace each member's
+// own write comes after the outcome: a member whose write fails returns its error
+// (the others, whose records are written, succeed), as where each member writes
+// its own part of a collective write.
 func (f *File) orderedShort(mem []byte, a *Access) (int64, bool, error) {
 	b := f.bd.Load()
 	q := f.quick.Load()
@@ -375,7 +378,8 @@ func (f *File) orderedShort(mem []byte, a *Access) (int64, bool, error) {
 }
 
 // placeOwn is a member's part of a joined write whose outcome is joinPlace: it
-// writes its record rec at the offset member 0 left in its header line.
+// writes its record rec at the offset member 0 left in its header line, and returns
+// the write's error, its own alone (the call is done either way).
 func (f *File) placeOwn(op string, b *board, rec []byte) (int64, bool, error) {
 	off := int64(atomic.LoadUint64(b.word(hdrOff(f.comm.Rank()) + bdPlace)))
 	if len(rec) > 0 {
