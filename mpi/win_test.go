@@ -627,3 +627,49 @@ func TestWinTestAfterComplete(t *testing.T) {
 		}
 	})
 }
+
+// TestWinStreamPutGet: puts and gets of more than a megabyte each, several in one
+// passive-target epoch (past the first 2 MiB the direct way copies them as a stream,
+// with non-temporal stores), at offsets that align to no cache line, land exactly.
+func TestWinStreamPutGet(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		const piece, pieces = 1<<20 + 77, 4
+		w, base, err := mpi.WinAllocate(piece*pieces+64, 1, nil, mpi.World)
+		must(t, err)
+		clear(base)
+		must(t, mpi.World.Barrier())
+		if rank == 0 {
+			src := make([]byte, piece*pieces+3)
+			for i := range src {
+				src[i] = byte(i*13 + i>>12)
+			}
+			must(t, w.Lock(mpi.LockShared, 1, 0))
+			for k := range pieces {
+				must(t, mpi.Put(w, src[3+k*piece:3+(k+1)*piece], 1, 5+k*piece))
+			}
+			must(t, w.Flush(1))
+			got := make([]byte, piece*pieces+9)
+			for k := range pieces {
+				must(t, mpi.Get(w, got[9+k*piece:9+(k+1)*piece], 1, 5+k*piece))
+			}
+			must(t, w.Unlock(1))
+			for i := range piece * pieces {
+				if got[9+i] != src[3+i] {
+					t.Fatalf("byte %d of the gets is %d, want %d", i, got[9+i], src[3+i])
+				}
+			}
+		}
+		must(t, mpi.World.Barrier())
+		if rank == 1 {
+			for i, b := range base[:5] {
+				if b != 0 {
+					t.Fatalf("byte %d before the puts is %d", i, b)
+				}
+			}
+			if b := base[5+piece*pieces]; b != 0 {
+				t.Fatalf("the byte after the puts is %d", b)
+			}
+		}
+		must(t, w.Free())
+	})
+}

@@ -57,7 +57,7 @@ internal/config, internal/idle, internal/pm, internal/prof, internal/transport/s
 
 # The device, over everything below it.
 internal/coll, internal/config, internal/datatype, internal/group, internal/idle,
-internal/p2p, internal/pm, internal/pm/pmi, internal/prof, internal/rma, internal/shmcoll,
+internal/ntcopy, internal/p2p, internal/pm, internal/pm/pmi, internal/prof, internal/rma, internal/shmcoll,
 internal/topo, internal/transport, internal/transport/self, internal/transport/shm,
 internal/transport/tcp, internal/wireup, internal/yield
 < DEVICE;

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 )
@@ -85,16 +86,16 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	return true
 }
 
-// Large copies and the cache. Go's memmove switches to non-temporal stores from 1 MiB
-// on where it copies with AVX (every CPU but an Intel one with fast REP MOVSB, where
-// it takes REP MOVSQ at every size when the destination is 16-byte aligned), which
-// sends the bytes to memory, past the caches: right for a stream larger than the
-// cache, which would evict them anyway, wrong for a megabyte the target (or, for Get,
-// the origin) reads next from its cache, as in a put-flush loop. The cost model:
-// bytes this rank copied to or from direct targets since its last Flush of a direct
-// target (Win.streamed) beyond streamBytes, about a core's L2, are a stream and take
-// memmove's way, non-temporal where it has that; below it, copies go in chunks under
-// 1 MiB, which stay in cache.
+// Large copies and the cache. A copy the origin (for Get) or the target (for Put)
+// reads next from its cache should stay there; a stream larger than the cache would
+// evict itself anyway, and its stores cost less sent to memory past the caches
+// (non-temporal), which spares the read of every destination line before it is
+// written. Go's memmove does the latter from 1 MiB only where it copies with AVX;
+// on an Intel CPU with fast REP MOVSB it never does. The cost model: bytes this rank
+// copied to or from direct targets since its last Flush of a direct target
+// (Win.streamed) beyond streamBytes, about a core's L2, are a stream and take
+// non-temporal stores; below it, copies go in chunks under 1 MiB, which stay in
+// cache.
 const (
 	streamBytes = 2 << 20
 	copyChunk   = 512 << 10
@@ -102,14 +103,34 @@ const (
 
 // copyDirect is copy(dst, src) (equal lengths) into or out of a direct target.
 func (w *Win) copyDirect(dst, src []byte) {
-	if len(src) < 1<<20 || w.streamed.Add(int64(len(src))) > streamBytes {
+	if len(src) < 1<<20 {
 		copy(dst, src)
+		return
+	}
+	if w.streamed.Add(int64(len(src))) > streamBytes {
+		streamCopy(dst, src)
 		return
 	}
 	for len(src) > 0 {
 		n := copy(dst[:min(len(dst), copyChunk)], src)
 		dst, src = dst[n:], src[n:]
 	}
+}
+
+// streamCopy is copy(dst, src) (equal lengths, at least a few lines) with
+// non-temporal stores where the platform has them: the head up to dst's next cache
+// line and the tail past its last whole line are ordinary copies.
+func streamCopy(dst, src []byte) {
+	if !ntcopy.Have {
+		copy(dst, src)
+		return
+	}
+	head := int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst))) & 63)
+	copy(dst[:head], src)
+	lines := (len(dst) - head) / 64
+	ntcopy.Copy(unsafe.Pointer(&dst[head]), unsafe.Pointer(&src[head]), uintptr(lines))
+	tail := head + 64*lines
+	copy(dst[tail:], src[tail:])
 }
 
 // AccBytes combines origin (elements of kind k) into disp of target t's window with
