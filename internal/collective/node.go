@@ -36,7 +36,7 @@ var (
 	setShmBcastMax = config.Size("coll_shm_bcast_max", 128<<10,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory; larger ones use the "+
 			"point-to-point algorithms").Same()
-	setShmBcastMax2 = config.Size("coll_shm_bcast_max2", 32<<10,
+	setShmBcastMax2 = config.Size("coll_shm_bcast_max2", 16<<10,
 		"largest Bcast (bytes) on 2 ranks that goes through node shared memory (beyond, a single-copy get is faster)").Same()
 	setShmReduceMax = config.Size("coll_shm_reduce_max", 1<<20,
 		"largest Reduce or Allreduce (bytes) on 3 or more ranks that goes through node shared memory").Same()
