@@ -15,6 +15,7 @@ import (
 // peerInfo is what ReadFrom needs about a peer.
 type peerInfo struct {
 	pid  int
+	task int       // the thread its single-copy calls name (parkedTID)
 	cma  bool      // single-copy reads from this peer are possible
 	why  string    // and if not, why not
 	live *liveness // made by CheckPeer when first needed
@@ -115,7 +116,7 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 	if !p.cma {
 		return fmt.Errorf("shared memory: %s rank %d: single-copy %s are not available (%s)", op, peer, what, p.why)
 	}
-	if err := cma(p.pid, buf, addr, write); err != nil {
+	if err := cma(p.task, buf, addr, write); err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return died(peer, p.pid)
 		}
@@ -139,7 +140,19 @@ func (t *Transport) peerLocked(peer int) (*peerInfo, error) {
 	if !ok || len(raw) < 4 {
 		return nil, fmt.Errorf("shared memory: rank %d published no pid", peer)
 	}
-	p := &peerInfo{pid: int(binary.LittleEndian.Uint32(raw)), cma: t.cma, why: t.cmaWhy}
+	pid := int(binary.LittleEndian.Uint32(raw))
+	p := &peerInfo{pid: pid, task: t.cmaTask(peer, pid), cma: t.cma, why: t.cmaWhy}
 	t.peers[peer] = p
 	return p, nil
+}
+
+// cmaTask is the thread of peer, whose process is pid, that single-copy calls name:
+// its parked thread, published beside the pid (pm.KeyPID), or the process itself.
+func (t *Transport) cmaTask(peer, pid int) int {
+	if raw, ok := t.c.Get(pm.Proc, pm.KeyPID, peer); ok && len(raw) >= 8 {
+		if tid := int(binary.LittleEndian.Uint32(raw[4:])); tid > 0 {
+			return tid
+		}
+	}
+	return pid
 }

@@ -228,7 +228,7 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 	t.door = transport.NewDoorbell(seg.u32(offDoorbell), seg.u32(offDoorbell+4))
 	t.connGen = seg.u32(offConnGen)
 	t.inSlots = make([]uint64, (localSize+63)/64)
-	pid := binary.LittleEndian.AppendUint32(nil, uint32(t.pid))
+	pid := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(t.pid)), uint32(parkedTID()))
 	if err := c.Put(pm.Proc, pm.KeyShm, addr.encode()); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("shared memory: publishing address: %w", err)
@@ -355,10 +355,10 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	}
 	p, ok := t.peers[peer]
 	if !ok {
-		p = &peerInfo{pid: a.pid, cma: t.cma, why: t.cmaWhy}
+		p = &peerInfo{pid: a.pid, task: t.cmaTask(peer, a.pid), cma: t.cma, why: t.cmaWhy}
 		t.peers[peer] = p
 	}
-	if p.cma && !probePeer(a.pid, a.base) {
+	if p.cma && !probePeer(p.task, a.base) {
 		p.cma, p.why = false, "a probe read of the peer's memory failed (ptrace permission?)"
 	}
 	e.models = t.models(a.pid, e.maxPayload, p.cma)
