@@ -20,7 +20,9 @@ import (
 // address) and the receiver chooses, by measurement, per size class:
 //
 //   - A message that arrives alone (no other adaptive receive from the peer under
-//     way) is timed from the match to its last byte: latency.
+//     way) is timed from the match to its last byte: latency. One that arrives while
+//     this rank's own large send to the peer is under way (an exchange) is read, not
+//     timed: streamed, both cores would copy both messages.
 //   - Messages that arrive while others are under way form a stream, where
 //     throughput counts. A stream changes protocol at most once per burst (a burst
 //     ends when nothing from the peer is in flight, or after streamEpoch
@@ -161,6 +163,13 @@ func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (prot
 	}
 	if a.inflight > 1 {
 		return a.streamed(c, r, table)
+	}
+	if p.offered > 0 {
+		// An exchange: this rank's own large send to the peer is under way. Streamed,
+		// each core would copy both messages (into the ring and out of it); read,
+		// each copies one. So get, untimed: an exchange's transfer says nothing of
+		// a one-way one's.
+		return transport.Get, false
 	}
 	r.t0 = sinceStart()
 	c.decided++

@@ -281,3 +281,57 @@ func TestExchangeSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestExchangeReads: in an exchange (each rank's large send to the other under way
+// while it receives the other's) the receiver reads, with no trial of the pipeline
+// and no timing in the one-way estimates, and every message arrives whole.
+func TestExchangeReads(t *testing.T) {
+	es := shmEngines(t, 2, Options{Spin: 200, Yield: 20})
+	tab, err := es[1].Protocols(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tab.SingleCopy || !es[1].adaptive {
+		t.Skip("no single copy between the ranks: nothing to choose")
+	}
+	const n, rounds = 100000, 2*adaptFirst + 4
+	var wg sync.WaitGroup
+	for me := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got := make([]byte, n)
+			for i := range rounds {
+				sq, err := es[me].Isend(Bytes(pattern(10*i+me, n)), 1-me, 3, 0, Standard)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := es[me].Recv(Bytes(got), 1-me, 3, 0); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := es[me].Wait(&sq); err != nil {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(got, pattern(10*i+1-me, n)) {
+					t.Errorf("rank %d, exchange %d: the message arrived wrong", me, i)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for me := range 2 {
+		if s := es[me].TransportStats("shm"); s.Pipeline != 0 || s.Get != rounds {
+			t.Errorf("rank %d's sends: %d streamed, %d read; want 0 and %d", me, s.Pipeline, s.Get, rounds)
+		}
+		es[me].mu.Lock()
+		c := es[me].peers[1-me].adapt.class[sizeClass(n)]
+		es[me].mu.Unlock()
+		if c.alone.samples != [2]uint32{} {
+			t.Errorf("rank %d: exchanges timed as one-way transfers: %v samples", me, c.alone.samples)
+		}
+	}
+}
