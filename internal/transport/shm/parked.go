@@ -3,24 +3,30 @@ package shm
 import (
 	"os"
 	"runtime"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// parkedTID is the thread id of a thread of this process that never runs, which
-// peers' single-copy calls name (process_vm_readv and process_vm_writev take any
-// thread of a process and use its memory). The kernel looks that task up and holds a
-// reference to it for each call; named by the process id, it is the main thread's
-// task, which in a C program is the one calling MPI and writes that task's lines on
-// every system call of its own, so each peer's call waited for them to cross the
-// cores. The thread is a goroutine's, locked to it and blocked for the life of the
-// process, so the id stays valid as long as the process. A goroutine that locks the
-// main thread (Go's first thread may be free when it starts) keeps it until the next
-// one has locked another, and then lets it go.
-var parkedTID = sync.OnceValue(func() int {
+// parked is a thread of this process that does not run while the transport is open,
+// which peers' single-copy calls name (process_vm_readv and process_vm_writev take
+// any thread of a process and use its memory). The kernel looks that task up and
+// holds a reference to it for each call; named by the process id, it is the main
+// thread's task, which in a C program is the one calling MPI and writes that task's
+// lines on every system call of its own, so each peer's call waited for them to cross
+// the cores. The thread is a goroutine's, locked to it and blocked until release, so
+// the id stays valid while the transport is open.
+type parked struct {
+	tid        int
+	stop, done chan struct{}
+}
+
+// park starts the parked thread. A goroutine that locks the main thread (Go's first
+// thread may be free when it starts) keeps it until the next one has locked another,
+// and then lets it go.
+func park() *parked {
 	pid := os.Getpid()
 	tid := make(chan int)
+	stop, done := make(chan struct{}), make(chan struct{})
 	var held chan struct{}
 	for {
 		release := make(chan struct{})
@@ -33,15 +39,23 @@ var parkedTID = sync.OnceValue(func() int {
 				runtime.UnlockOSThread()
 				return
 			}
-			select {}
+			<-stop
+			runtime.UnlockOSThread()
+			close(done)
 		}()
 		id := <-tid
 		if held != nil {
 			close(held)
 		}
 		if id != pid {
-			return id
+			return &parked{tid: id, stop: stop, done: done}
 		}
 		held = release
 	}
-})
+}
+
+// release ends the parked thread's goroutine and waits for it.
+func (p *parked) release() {
+	close(p.stop)
+	<-p.done
+}

@@ -2,6 +2,7 @@ package shm
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,14 +11,13 @@ import (
 
 // TestParkedTID: the thread that peers' single-copy calls name is a thread of this
 // process other than the main one, asleep, and a read naming it reads this process's
-// memory.
+// memory; after release its goroutine is gone.
 func TestParkedTID(t *testing.T) {
-	tid := parkedTID()
+	before := runtime.NumGoroutine()
+	p := park()
+	tid := p.tid
 	if tid == os.Getpid() || tid <= 0 {
 		t.Fatalf("parked thread id %d; the process is %d", tid, os.Getpid())
-	}
-	if parkedTID() != tid {
-		t.Fatal("a second call gave another thread")
 	}
 	stat, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
 	if err != nil {
@@ -30,9 +30,14 @@ func TestParkedTID(t *testing.T) {
 	want := uint64(0x5eed_c0de_1234_5678)
 	var got uint64
 	if err := readv(tid, unsafe.Slice((*byte)(unsafe.Pointer(&got)), 8), uint64(uintptr(unsafe.Pointer(&want)))); err != nil {
+		p.release()
 		t.Skipf("process_vm_readv is not permitted here: %v", err)
 	}
 	if got != want {
 		t.Fatalf("read %#x through thread %d, want %#x", got, tid, want)
+	}
+	p.release()
+	for runtime.NumGoroutine() > before {
+		runtime.Gosched()
 	}
 }

@@ -172,6 +172,7 @@ type Transport struct {
 	node      int
 	localRank int
 	pid       int
+	parked    *parked // the thread peers' single-copy calls name
 	opts      Options
 
 	seg      *segment
@@ -228,7 +229,8 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 	t.door = transport.NewDoorbell(seg.u32(offDoorbell), seg.u32(offDoorbell+4))
 	t.connGen = seg.u32(offConnGen)
 	t.inSlots = make([]uint64, (localSize+63)/64)
-	pid := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(t.pid)), uint32(parkedTID()))
+	t.parked = park()
+	pid := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(t.pid)), uint32(t.parked.tid))
 	if err := c.Put(pm.Proc, pm.KeyShm, addr.encode()); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("shared memory: publishing address: %w", err)
@@ -590,6 +592,9 @@ func (t *Transport) Close() error {
 	keep(unix.Munmap(t.seg.mem))
 	if t.memfd >= 0 {
 		keep(unix.Close(t.memfd))
+	}
+	if t.parked != nil {
+		t.parked.release()
 	}
 	return first
 }
