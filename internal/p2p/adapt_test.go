@@ -9,10 +9,10 @@ import (
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
-// TestShmAdaptive: large messages over shared memory in auto mode are offered for get
-// and the receiver chooses; over enough of them it tries both protocols, and every
-// message arrives whole, including into a smaller (truncating) buffer.
-func TestShmAdaptive(t *testing.T) {
+// adaptiveEngines are two engines over shared memory whose receiver chooses between
+// the protocols (single copy exists between them); the test is skipped where not.
+func adaptiveEngines(t *testing.T) []*Engine {
+	t.Helper()
 	es := shmEngines(t, 2, Options{Spin: 200, Yield: 20})
 	tab, err := es[1].Protocols(0) // the receiver's route to the sender: single copy
 	if err != nil {
@@ -21,6 +21,14 @@ func TestShmAdaptive(t *testing.T) {
 	if !tab.SingleCopy || !es[1].adaptive {
 		t.Skip("no single copy between the ranks: nothing to choose")
 	}
+	return es
+}
+
+// TestShmAdaptive: large messages over shared memory in auto mode are offered for get
+// and the receiver chooses; over enough of them it tries both protocols, and every
+// message arrives whole, including into a smaller (truncating) buffer.
+func TestShmAdaptive(t *testing.T) {
+	es := adaptiveEngines(t)
 	sizes := []int{adaptMin, 100000, 1 << 20}
 	const rounds = 3 * adaptProbe
 	var wg sync.WaitGroup
@@ -83,14 +91,7 @@ func TestShmAdaptive(t *testing.T) {
 // ones have completed; every message must still arrive whole and in place, the held
 // list must end empty, and both protocols must have been timed in a stream.
 func TestShmAdaptiveStream(t *testing.T) {
-	es := shmEngines(t, 2, Options{Spin: 200, Yield: 20})
-	tab, err := es[1].Protocols(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !tab.SingleCopy || !es[1].adaptive {
-		t.Skip("no single copy between the ranks: nothing to choose")
-	}
+	es := adaptiveEngines(t)
 	const (
 		window  = 40 // more than streamBlock, so that a window changes protocol
 		windows = 12
@@ -286,14 +287,7 @@ func TestExchangeSplit(t *testing.T) {
 // while it receives the other's) the receiver reads, with no trial of the pipeline
 // and no timing in the one-way estimates, and every message arrives whole.
 func TestExchangeReads(t *testing.T) {
-	es := shmEngines(t, 2, Options{Spin: 200, Yield: 20})
-	tab, err := es[1].Protocols(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !tab.SingleCopy || !es[1].adaptive {
-		t.Skip("no single copy between the ranks: nothing to choose")
-	}
+	es := adaptiveEngines(t)
 	const n, rounds = 100000, 2*adaptFirst + 4
 	var wg sync.WaitGroup
 	for me := range 2 {
