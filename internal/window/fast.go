@@ -119,9 +119,12 @@ func (w *Win) copyDirect(dst, src []byte) {
 
 // streamCopy is copy(dst, src) (equal lengths, at least a few lines) with
 // non-temporal stores where the platform has them: the head up to dst's next cache
-// line and the tail past its last whole line are ordinary copies.
+// line and the tail past its last whole line are ordinary copies. Overlapping slices
+// (a rank's own window as both origin and target) take copy, which copies them as if
+// through a buffer.
 func streamCopy(dst, src []byte) {
-	if !ntcopy.Have {
+	d, s, n := uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(unsafe.Pointer(unsafe.SliceData(src))), uintptr(len(dst))
+	if !ntcopy.Have || (d < s+n && s < d+n) {
 		copy(dst, src)
 		return
 	}

@@ -6,7 +6,8 @@ import (
 )
 
 // TestStreamCopy checks the non-temporal copy of a stream at every alignment of
-// source and destination and lengths that end inside a line and on one.
+// source and destination and lengths that end inside a line and on one, and between
+// overlapping slices.
 func TestStreamCopy(t *testing.T) {
 	const n = 1<<20 + 200
 	src := make([]byte, n+128)
@@ -26,6 +27,17 @@ func TestStreamCopy(t *testing.T) {
 					t.Fatalf("source offset %d, destination offset %d, length %d: wrote outside the destination", so, do, l)
 				}
 			}
+		}
+	}
+	// Overlapping, the destination past the source and before it.
+	for _, shift := range []int{-100, 100} {
+		buf := append([]byte(nil), src...)
+		want := append([]byte(nil), src...)
+		lo := 128
+		streamCopy(buf[lo+shift:lo+shift+1<<20], buf[lo:lo+1<<20])
+		copy(want[lo+shift:lo+shift+1<<20], want[lo:lo+1<<20])
+		if !bytes.Equal(buf, want) {
+			t.Fatalf("overlapping, destination %+d from the source: copy differs", shift)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 // peerInfo is what ReadFrom needs about a peer.
 type peerInfo struct {
 	pid  int
-	task int       // the thread its single-copy calls name (parkedTID)
+	task int       // the thread its single-copy calls name (its parked thread)
 	cma  bool      // single-copy reads from this peer are possible
 	why  string    // and if not, why not
 	live *liveness // made by CheckPeer when first needed
