@@ -7,6 +7,12 @@ import (
 	"testing"
 )
 
+// lockedTries bounds the Gosched calls a locked goroutine makes before the tests
+// expect skipping: sixteen probes. A probe sees a hand-off only when it finds the
+// thread switched out inside Gosched, which under load (CI runs packages in parallel)
+// it does not always: four probes in a row saw none once.
+const lockedTries = 16 * (probeEvery + 1)
+
 // A goroutine locked to its thread makes Gosched skip; an unlocked one afterwards
 // makes it stop skipping.
 func TestGoschedNoticesLockedCallers(t *testing.T) {
@@ -16,7 +22,10 @@ func TestGoschedNoticesLockedCallers(t *testing.T) {
 		defer wg.Done()
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		for i := 0; i < 4*(probeEvery+1) && !Skipping(); i++ {
+		for i := 0; i < lockedTries; i++ {
+			if Skipping() {
+				break
+			}
 			Gosched()
 		}
 	}()
@@ -41,7 +50,10 @@ func TestGoschedLetsOthersRunWhenSkipping(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	for i := 0; i < 4*(probeEvery+1) && !Skipping(); i++ {
+	for i := 0; i < lockedTries; i++ {
+		if Skipping() {
+			break
+		}
 		Gosched()
 	}
 	if !Skipping() {
