@@ -1,8 +1,11 @@
 package mpi_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -672,4 +675,76 @@ func TestWinStreamPutGet(t *testing.T) {
 		}
 		must(t, w.Free())
 	})
+}
+
+// TestWinCreateSingleCopy: on one node, Put and Get to a window made over the
+// program's memory go by single copy where the node's transport has it (shm), and
+// complete while the target computes without calling MPI, for several epochs in a
+// row; accumulates still go to the target's progress goroutine, and everything lands.
+func TestWinCreateSingleCopy(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
+		mpitest.Job(t, mpitest.Options{N: 2, Transport: tr}, func(t *testing.T) {
+			_, err := mpi.InitThread(mpi.ThreadMultiple)
+			must(t, err)
+			rank := mpi.World.Rank()
+			mem := make([]byte, 4096)
+			win, err := mpi.WinCreate(mem, 1, nil, mpi.World)
+			must(t, err)
+			flag, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+			must(t, err)
+			route := mpi.WinRoute(win)
+			got := strings.Contains(route, "(of them 1 read and written by single copy)")
+			switch {
+			case tr.Name == "tcp" && got:
+				t.Errorf("over tcp: route %q takes single copy", route)
+			case tr.Name == "shm" && !got && ptraceOpen():
+				t.Errorf("over shm, ptrace open: route %q takes no single copy", route)
+			}
+			must(t, mpi.World.Barrier())
+			if rank == 0 {
+				for e := range 20 {
+					must(t, win.Lock(mpi.LockExclusive, 1, 0))
+					msg := []byte(fmt.Sprintf("epoch %02d", e))
+					must(t, mpi.Put(win, msg, 1, 100+e))
+					must(t, mpi.Accumulate(win, []int64{1}, 1, 0, mpi.Sum))
+					must(t, win.Flush(1))
+					got := make([]byte, len(msg))
+					must(t, mpi.Get(win, got, 1, 100+e))
+					must(t, win.Unlock(1))
+					if !bytes.Equal(got, msg) {
+						t.Fatalf("epoch %d: got %q back, want %q", e, got, msg)
+					}
+				}
+				must(t, flag.Lock(mpi.LockExclusive, 1, 0))
+				must(t, mpi.Accumulate(flag, []int64{1}, 1, 0, mpi.Replace))
+				must(t, flag.Unlock(1))
+			} else {
+				deadline := time.Now().Add(60 * time.Second)
+				word := (*int64)(unsafe.Pointer(&flag.Base()[0]))
+				for atomic.LoadInt64(word) == 0 { // computing, never calling MPI
+					if time.Now().After(deadline) {
+						t.Fatal("rank 0's epochs did not complete while rank 1 computed")
+					}
+				}
+				must(t, win.Lock(mpi.LockExclusive, 1, 0))
+				if got := i64view(mem[:8])[0]; got != 20 {
+					t.Errorf("accumulated %d, want 20", got)
+				}
+				if want := "epoch 19"; string(mem[119:127]) != want {
+					t.Errorf("window holds %q at 119, want %q", mem[119:127], want)
+				}
+				must(t, win.Unlock(1))
+			}
+			must(t, flag.Free())
+			must(t, win.Free())
+			must(t, mpi.Finalize())
+		})
+	})
+}
+
+// ptraceOpen reports whether Yama lets a process read another of the same user's
+// (ptrace_scope 0, or no Yama): single-copy calls between ranks are then possible.
+func ptraceOpen() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	return err != nil || strings.TrimSpace(string(b)) == "0"
 }

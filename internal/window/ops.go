@@ -159,6 +159,11 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 		prof.AddLink(&pr.p.to, int(pr.bytes))
 		return core.Completed(), nil
 	}
+	if pr.p.single.Load() && pr.bytes > batchAlone && pr.bytes <= singleMax {
+		if done, err := w.putSingle(op, pr, o, t); done {
+			return core.Completed(), err
+		}
+	}
 	var one [1]rma.Piece
 	x := w.ship(t.Rank, &rma.Header{Kind: rma.KPut}, pr.off, pieces(t, 0, &one), stream(o), false, req, nil, nil)
 	return x.pending(), nil
@@ -193,6 +198,11 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 		}
 		prof.AddLink(&pr.p.from, int(pr.bytes))
 		return core.Completed(), nil
+	}
+	if pr.p.single.Load() && pr.bytes <= singleMax {
+		if done, err := w.getSingle(op, pr, o, t); done {
+			return core.Completed(), err
+		}
 	}
 	var one [1]rma.Piece
 	into, fin := resultSink(o)

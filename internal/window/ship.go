@@ -243,7 +243,9 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		b = append(b, make([]byte, (n+7)&^7)...)
 		copy(rma.Encode(b[at:], h, ps), data)
 		w.batch[t] = b
-		w.dirty[t] = true
+		if h.Kind != rma.KPut || !w.peers[t].single.Load() {
+			w.dirty[t] = true // a Put to a single-copy target is marked when shipped
+		}
 		w.mu.Unlock()
 		return nil
 	}
@@ -321,6 +323,13 @@ func (w *Win) sendBatchLocked(t int) {
 	b := w.batch[t]
 	if len(b) == 0 {
 		return
+	}
+	if w.peers[t].single.Load() {
+		if w.writeBatchLocked(t, b) {
+			w.batch[t] = b[:0]
+			return
+		}
+		w.dirty[t] = true // shipped after all: the next Flush asks the target
 	}
 	w.reapLocked(t)
 	x := w.newOp(false)
@@ -450,9 +459,15 @@ func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
 }
 
 // completeOut waits for the shipped operations to t and forgets them.
-func (w *Win) completeOut(op string, t int) error {
+func (w *Win) completeOut(op string, t int) error { return w.finishOut(op, t, true) }
+
+// finishOut is completeOut; without send, t's batch stays to be sent later (its
+// operations are complete at this rank: their data was copied into it).
+func (w *Win) finishOut(op string, t int, send bool) error {
 	w.mu.Lock()
-	w.sendBatchLocked(t)
+	if send {
+		w.sendBatchLocked(t)
+	}
 	out := w.out[t]
 	w.out[t] = nil
 	w.mu.Unlock()
@@ -469,6 +484,9 @@ func (w *Win) completeOut(op string, t int) error {
 // flushShipped completes every operation shipped to t: at the target too.
 func (w *Win) flushShipped(op string, t int) error {
 	w.mu.Lock()
+	if w.peers[t].single.Load() {
+		w.sendBatchLocked(t) // Puts alone are written here, and need no request
+	}
 	dirty := w.dirty[t]
 	w.dirty[t] = false
 	w.mu.Unlock()

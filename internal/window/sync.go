@@ -310,7 +310,9 @@ func (w *Win) Flush(op string, t int, local bool) error {
 		return nil
 	}
 	if local {
-		return w.completeOut(op, t)
+		// A batch of Puts to a single-copy target is written at the next Flush or
+		// when it fills, not for a local completion, which its copies give already.
+		return w.finishOut(op, t, !w.peers[t].single.Load())
 	}
 	return w.flushShipped(op, t)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/p2p"
 	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/transport"
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
 
@@ -119,10 +120,16 @@ type Win struct {
 
 	mem      []byte // this rank's memory
 	dispUnit int
-	ctrl     ctrlBlock // this rank's control block
-	peers    []winPeer
-	reg      *shm.Region // the node's region, for direct windows
-	local    []uint64    // a control block (and Allocate memory) not in a region
+	ctrl     ctrlBlock            // this rank's control block
+	sc       transport.SingleCopy // the node's single-copy calls, for targets with single set
+	vec      interface {
+		WriteVec(peer int, srcs [][]byte, addrs []uint64) error
+	}
+	vsrc  [][]byte // writeBatchLocked's scratch (w.mu)
+	vaddr []uint64
+	peers []winPeer
+	reg   *shm.Region // the node's region, for direct windows
+	local []uint64    // a control block (and Allocate memory) not in a region
 
 	ships    bool // some target is shipped to
 	served   bool // some origin ships to this rank: the progress goroutine serves it
@@ -167,8 +174,13 @@ type winPeer struct {
 	dispUnit int
 	maxDisp  int64 // size / dispUnit: the largest displacement inside the window
 	direct   bool
-	ctrl     ctrlBlock
-	world    int // its world rank: where the recorder counts what moves to and from it
+	// single: a created window's target on this node whose memory this rank reads
+	// and writes with single-copy system calls (Put and Get; singlecopy.go), at addr
+	// in the target's process; cleared for good when a call fails.
+	single atomic.Bool
+	addr   uint64
+	ctrl   ctrlBlock
+	world  int // its world rank: where the recorder counts what moves to and from it
 	// What this rank's direct operations moved to it and from it, for the recorder
 	// (prof.go).
 	to, from prof.Link
@@ -201,7 +213,7 @@ func u64s(b []byte) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
 }
 
-const winRecord = 40 // size, disp unit, node, direct-capable, spare: int64 each
+const winRecord = 40 // size, disp unit, node, direct-capable, created memory's address: int64 each
 
 // CreateWin makes a window over c (collective): WinCreate, WinAllocate,
 // WinAllocateShared or WinCreateDynamic by a.Flavor.
@@ -235,6 +247,9 @@ func (w *Win) setup(op string, a Args) error {
 	if regionWanted {
 		binary.LittleEndian.PutUint64(rec[24:], 1)
 	}
+	if a.Flavor == FlavorCreate && len(a.Mem) > 0 {
+		binary.LittleEndian.PutUint64(rec[32:], uint64(uintptr(unsafe.Pointer(unsafe.SliceData(a.Mem)))))
+	}
 	all, err := w.allgather(rec)
 	if err != nil {
 		return core.MapErr(op, err)
@@ -259,7 +274,8 @@ func (w *Win) setup(op string, a Args) error {
 	}
 	w.peers = make([]winPeer, n)
 	for r := range n {
-		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1)), world: w.worldOf(r)}
+		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1)), world: w.worldOf(r),
+			addr: binary.LittleEndian.Uint64(all[r*winRecord+32:])}
 	}
 	cw := ctrlWords(n)
 	if regionWanted {
@@ -294,6 +310,9 @@ func (w *Win) setup(op string, a Args) error {
 	if a.Flavor == FlavorDynamic {
 		w.ships, w.served = true, true // every target, this rank too, goes through the goroutine
 		me0.direct = false
+	}
+	if a.Flavor == FlavorCreate {
+		w.chooseSingle(nodes)
 	}
 	w.out, w.dirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([][]byte, n)
 	w.epochIn(w.ctrl)
@@ -513,15 +532,19 @@ func (w *Win) Segment(r int) (mem []byte, size int64, dispUnit int, mapped bool)
 
 // Route describes how this rank reaches each target, for `mpigo info`.
 func (w *Win) Route() string {
-	d, s := 0, 0
+	d, s, c := 0, 0, 0
 	for r := range w.peers {
-		if w.peers[r].direct {
+		switch {
+		case w.peers[r].direct:
 			d++
-		} else {
+		case w.peers[r].single.Load():
+			c++
+			s++
+		default:
 			s++
 		}
 	}
-	return fmt.Sprintf("%s window: %d targets direct (node shared memory), %d shipped to their progress goroutine", w.flavor, d, s)
+	return fmt.Sprintf("%s window: %d targets direct (node shared memory), %d shipped to their progress goroutine (of them %d read and written by single copy)", w.flavor, d, s, c)
 }
 
 // Free frees w (collective): this rank's operations complete, every rank waits until

@@ -156,3 +156,50 @@ func (t *Transport) cmaTask(peer, pid int) int {
 	}
 	return pid
 }
+
+// WriteVec writes srcs[i] to addrs[i] in peer's address space, many in one
+// process_vm_writev (up to IOV_MAX at a time): a batch of small writes at the cost of
+// one system call. A transfer the kernel cuts short is an error (the caller writes
+// it another way).
+func (t *Transport) WriteVec(peer int, srcs [][]byte, addrs []uint64) error {
+	t.mu.Lock()
+	p, err := t.peerLocked(peer)
+	t.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !p.cma {
+		return fmt.Errorf("shared memory: WriteVec rank %d: single-copy writes are not available (%s)", peer, p.why)
+	}
+	var local [iovMax]unix.Iovec
+	var remote [iovMax]unix.RemoteIovec
+	for len(srcs) > 0 {
+		k := min(len(srcs), iovMax)
+		want := 0
+		for i := range k {
+			local[i] = unix.Iovec{Base: unsafe.SliceData(srcs[i])}
+			local[i].SetLen(len(srcs[i]))
+			remote[i] = unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(srcs[i])}
+			want += len(srcs[i])
+		}
+		n, err := unix.ProcessVMWritev(p.task, local[:k], remote[:k], 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, unix.ESRCH) {
+				return died(peer, p.pid)
+			}
+			return fmt.Errorf("shared memory: WriteVec rank %d: %d writes: %w", peer, k, err)
+		}
+		if n != want {
+			return fmt.Errorf("shared memory: WriteVec rank %d: %d of %d bytes written", peer, n, want)
+		}
+		srcs, addrs = srcs[k:], addrs[k:]
+	}
+	return nil
+}
+
+// iovMax is the most iovecs one process_vm_writev takes (Linux's UIO_MAXIOV).
+const iovMax = 1024
+

@@ -1,0 +1,172 @@
+package window
+
+import (
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/prof"
+	"github.com/mpigo/mpigo/internal/rma"
+	"github.com/mpigo/mpigo/internal/transport"
+)
+
+// Created windows' targets on this node, by single copy. A window made over memory
+// the program gave (WinCreate) lies in no region the node's ranks map, so its
+// operations are shipped to the target's progress goroutine, which must get its
+// rank's core to apply them: while that rank computes, or waits in a call of
+// another kind, each request waits for the scheduler. Where the node's transport
+// reads and writes other processes' memory (cross-memory attach), a Put or Get whose
+// target is contiguous, up to singleMax, is instead a process_vm_writev or
+// process_vm_readv at the target's memory, whose address every rank published at
+// creation: the target takes no part, as MPI's passive target asks. Everything else
+// still ships: accumulates (element-wise atomic, so applied by the target),
+// non-contiguous targets, longer transfers, the synchronisation.
+//
+// Why this keeps MPI's rules: the calls that open access to a shipped target wait for
+// it (Lock and LockAll for the grant, Start for the post), so the copy lands inside
+// the target's epoch; a copy is complete when its call returns, so Flush, Unlock,
+// Complete and Fence, which complete the shipped operations, complete it too, and a
+// Flush after copies alone sends nothing (nothing was shipped). An origin's
+// operations to one target take effect in the order of its calls, as shipped ones
+// do: a copy first writes or sends what is waiting in the target's batch, and waits
+// for shipped requests to be applied (before), which costs a round trip only where
+// shipped and copied operations mix. A call that fails (the peer refused the access,
+// or left) clears the target's single way for good and ships the operation, whose
+// path reports what is wrong.
+
+// singleMax is the longest Put or Get that goes by single copy. A longer one ships:
+// its data moves as a large point-to-point message, which the two ranks copy
+// together (the engine's split get), where this rank's one system call copies alone
+// (docs/BENCHMARKS.md, IMB-RMA: where the two ways cross).
+const singleMax = 128 << 10
+
+// singleCopier is what the node's transport offers: the single-copy calls, many
+// writes in one call, and whether this process may make them at all.
+type singleCopier interface {
+	transport.SingleCopy
+	WriteVec(peer int, srcs [][]byte, addrs []uint64) error
+	CMA() (bool, string)
+}
+
+// chooseSingle marks the created window's targets on this node (nodes: each rank's)
+// that Put and Get reach by single copy.
+func (w *Win) chooseSingle(nodes []int) {
+	sc, ok := core.NodeTransport().(singleCopier)
+	if !ok {
+		return
+	}
+	if can, _ := sc.CMA(); !can {
+		return
+	}
+	w.sc, w.vec = sc, sc
+	me := nodes[w.rank]
+	for r := range w.peers {
+		if p := &w.peers[r]; r != w.rank && !p.direct && nodes[r] == me && p.addr != 0 {
+			p.single.Store(true)
+		}
+	}
+}
+
+// Small Puts join the target's batch as they do for a shipped target, so that a run
+// of them costs one system call: when the batch would go (full, or at a Flush, or
+// before a request that must follow them), a batch of contiguous Puts alone is
+// written by one vectored call (writeBatchLocked); one with anything else is
+// shipped whole, as before. A Put longer than a batch takes putSingle at once.
+
+// writeBatchLocked writes batch b of target t by single copy, if it holds only
+// Puts of their data inline (done); w.mu is held.
+func (w *Win) writeBatchLocked(t int, b []byte) (done bool) {
+	p := &w.peers[t]
+	srcs, addrs := w.vsrc[:0], w.vaddr[:0]
+	for rest := b; len(rest) > 0; {
+		req, next, err := rma.Split(rest)
+		if err != nil {
+			return false
+		}
+		h, ps, data, err := rma.Decode(req)
+		if err != nil || h.Kind != rma.KPut || h.Flags&rma.SplitData != 0 {
+			return false
+		}
+		for _, pc := range ps {
+			if pc.Len > int64(len(data)) {
+				return false
+			}
+			srcs = append(srcs, data[:pc.Len])
+			addrs = append(addrs, p.addr+uint64(h.Base+pc.Off))
+			data = data[pc.Len:]
+		}
+		rest = next
+	}
+	w.vsrc, w.vaddr = srcs[:0], addrs[:0]
+	if err := w.vec.WriteVec(p.world, srcs, addrs); err != nil {
+		p.single.Store(false)
+		return false
+	}
+	n := 0
+	for _, s := range srcs {
+		n += len(s)
+	}
+	prof.AddLink(&p.to, n)
+	return true
+}
+
+// before makes the operations this rank issued to target t before the one about to
+// be copied take effect first, as the shipped requests of one origin do: its batch
+// is written or sent now, and a shipped request not yet known applied is flushed.
+func (w *Win) before(op string, t int) error {
+	w.mu.Lock()
+	if len(w.batch[t]) > 0 {
+		w.sendBatchLocked(t)
+	}
+	wait := w.dirty[t] || len(w.out[t]) > 0
+	w.mu.Unlock()
+	if wait {
+		return w.flushShipped(op, t)
+	}
+	return nil
+}
+
+// putSingle writes o to the target by single copy, if it can (done; err is the
+// call's).
+func (w *Win) putSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, err error) {
+	toff, n, ok := contig(t.Type, t.Count)
+	if !ok {
+		return false, nil
+	}
+	if err := w.before(op, t.Rank); err != nil {
+		return true, err
+	}
+	p := pr.p
+	if err := w.sc.WriteTo(p.world, stream(o)[:n], p.addr+uint64(pr.off+toff)); err != nil {
+		p.single.Store(false)
+		return false, nil
+	}
+	prof.AddLink(&p.to, int(n))
+	return true, nil
+}
+
+// getSingle reads the target into o by single copy, if it can (done; err is the
+// call's).
+func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, err error) {
+	toff, n, ok := contig(t.Type, t.Count)
+	if !ok {
+		return false, nil
+	}
+	if err := w.before(op, t.Rank); err != nil {
+		return true, err
+	}
+	p := pr.p
+	addr := p.addr + uint64(pr.off+toff)
+	if ooff, m, ok := contig(o.Type, o.Count); ok && m == n {
+		if err := w.sc.ReadFrom(p.world, o.Mem[ooff:ooff+m], addr); err != nil {
+			p.single.Store(false)
+			return false, nil
+		}
+	} else {
+		s := make([]byte, n)
+		if err := w.sc.ReadFrom(p.world, s, addr); err != nil {
+			p.single.Store(false)
+			return false, nil
+		}
+		unstream(o, s)
+	}
+	prof.AddLink(&p.from, int(n))
+	return true, nil
+}
