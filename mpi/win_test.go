@@ -687,7 +687,7 @@ func TestWinCreateSingleCopy(t *testing.T) {
 			_, err := mpi.InitThread(mpi.ThreadMultiple)
 			must(t, err)
 			rank := mpi.World.Rank()
-			mem := make([]byte, 4096)
+			mem := make([]byte, 4096+256<<10)
 			win, err := mpi.WinCreate(mem, 1, nil, mpi.World)
 			must(t, err)
 			flag, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
@@ -713,6 +713,42 @@ func TestWinCreateSingleCopy(t *testing.T) {
 					must(t, win.Unlock(1))
 					if !bytes.Equal(got, msg) {
 						t.Fatalf("epoch %d: got %q back, want %q", e, got, msg)
+					}
+				}
+				// A strided origin, and sizes past a batch and past the single way's
+				// bound (which ships), each read back.
+				every2, err := mpi.TypeVector(64, 1, 2, mpi.Int64)
+				must(t, err)
+				must(t, every2.Commit())
+				src := make([]int64, 128)
+				for i := range src {
+					src[i] = int64(i)
+				}
+				must(t, win.Lock(mpi.LockShared, 1, 0))
+				must(t, mpi.PutBuf(win, mpi.Typed(src, 1, every2), 1, 1024, 512, mpi.Byte))
+				back := make([]int64, 128)
+				must(t, mpi.GetBuf(win, mpi.Typed(back, 1, every2), 1, 1024, 512, mpi.Byte))
+				for _, n := range []int{64 << 10, 200 << 10} {
+					big := make([]byte, n)
+					for i := range big {
+						big[i] = byte(i*7 + n)
+					}
+					must(t, mpi.Put(win, big, 1, 4096))
+					got := make([]byte, n)
+					must(t, mpi.Get(win, got, 1, 4096))
+					must(t, win.Flush(1))
+					if !bytes.Equal(got, big) {
+						t.Fatalf("%d bytes: read back differs", n)
+					}
+				}
+				must(t, win.Unlock(1))
+				for i := range back {
+					want := int64(0) // the gaps are left as they were
+					if i%2 == 0 {
+						want = int64(i)
+					}
+					if back[i] != want {
+						t.Fatalf("strided Put and Get: element %d is %d, want %d", i, back[i], want)
 					}
 				}
 				must(t, flag.Lock(mpi.LockExclusive, 1, 0))

@@ -123,18 +123,28 @@ func (w *Win) before(op string, t int) error {
 	return nil
 }
 
+// singleAt is where a Put or Get of t, prepared as pr, lies in the target's process,
+// and its length, when it may go by single copy (ok); err is before's.
+func (w *Win) singleAt(op string, pr prepared, t *Target) (addr uint64, n int64, ok bool, err error) {
+	toff, n, ok := contig(t.Type, t.Count)
+	if !ok {
+		return 0, 0, false, nil
+	}
+	if err := w.before(op, t.Rank); err != nil {
+		return 0, 0, true, err
+	}
+	return pr.p.addr + uint64(pr.off+toff), n, true, nil
+}
+
 // putSingle writes o to the target by single copy, if it can (done; err is the
 // call's).
 func (w *Win) putSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, err error) {
-	toff, n, ok := contig(t.Type, t.Count)
-	if !ok {
-		return false, nil
-	}
-	if err := w.before(op, t.Rank); err != nil {
-		return true, err
+	addr, n, ok, err := w.singleAt(op, pr, t)
+	if !ok || err != nil {
+		return ok, err
 	}
 	p := pr.p
-	if err := w.sc.WriteTo(p.world, stream(o)[:n], p.addr+uint64(pr.off+toff)); err != nil {
+	if err := w.sc.WriteTo(p.world, stream(o)[:n], addr); err != nil {
 		p.single.Store(false)
 		return false, nil
 	}
@@ -145,27 +155,25 @@ func (w *Win) putSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, 
 // getSingle reads the target into o by single copy, if it can (done; err is the
 // call's).
 func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, err error) {
-	toff, n, ok := contig(t.Type, t.Count)
-	if !ok {
-		return false, nil
-	}
-	if err := w.before(op, t.Rank); err != nil {
-		return true, err
+	addr, n, ok, err := w.singleAt(op, pr, t)
+	if !ok || err != nil {
+		return ok, err
 	}
 	p := pr.p
-	addr := p.addr + uint64(pr.off+toff)
-	if ooff, m, ok := contig(o.Type, o.Count); ok && m == n {
-		if err := w.sc.ReadFrom(p.world, o.Mem[ooff:ooff+m], addr); err != nil {
-			p.single.Store(false)
-			return false, nil
-		}
+	ooff, m, inPlace := contig(o.Type, o.Count)
+	inPlace = inPlace && m == n
+	var dst []byte
+	if inPlace {
+		dst = o.Mem[ooff : ooff+m]
 	} else {
-		s := make([]byte, n)
-		if err := w.sc.ReadFrom(p.world, s, addr); err != nil {
-			p.single.Store(false)
-			return false, nil
-		}
-		unstream(o, s)
+		dst = make([]byte, n)
+	}
+	if err := w.sc.ReadFrom(p.world, dst, addr); err != nil {
+		p.single.Store(false)
+		return false, nil
+	}
+	if !inPlace {
+		unstream(o, dst)
 	}
 	prof.AddLink(&p.from, int(n))
 	return true, nil

@@ -107,14 +107,9 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 	if write {
 		op, what = "WriteTo", "writes"
 	}
-	t.mu.Lock()
-	p, err := t.peerLocked(peer)
-	t.mu.Unlock()
+	p, err := t.cmaPeer(peer, op, what)
 	if err != nil {
 		return err
-	}
-	if !p.cma {
-		return fmt.Errorf("shared memory: %s rank %d: single-copy %s are not available (%s)", op, peer, what, p.why)
 	}
 	if err := cma(p.task, buf, addr, write); err != nil {
 		if errors.Is(err, unix.ESRCH) {
@@ -123,6 +118,21 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 		return fmt.Errorf("shared memory: %s rank %d: %d bytes at %#x: %w", op, peer, len(buf), addr, err)
 	}
 	return nil
+}
+
+// cmaPeer is what is known of peer, when single-copy calls (op, making what) to it
+// are possible.
+func (t *Transport) cmaPeer(peer int, op, what string) (*peerInfo, error) {
+	t.mu.Lock()
+	p, err := t.peerLocked(peer)
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if !p.cma {
+		return nil, fmt.Errorf("shared memory: %s rank %d: single-copy %s are not available (%s)", op, peer, what, p.why)
+	}
+	return p, nil
 }
 
 // peerLocked finds or makes what is known of peer; t.mu is held.
@@ -162,14 +172,9 @@ func (t *Transport) cmaTask(peer, pid int) int {
 // one system call. A transfer the kernel cuts short is an error (the caller writes
 // it another way).
 func (t *Transport) WriteVec(peer int, srcs [][]byte, addrs []uint64) error {
-	t.mu.Lock()
-	p, err := t.peerLocked(peer)
-	t.mu.Unlock()
+	p, err := t.cmaPeer(peer, "WriteVec", "writes")
 	if err != nil {
 		return err
-	}
-	if !p.cma {
-		return fmt.Errorf("shared memory: WriteVec rank %d: single-copy writes are not available (%s)", peer, p.why)
 	}
 	var local [iovMax]unix.Iovec
 	var remote [iovMax]unix.RemoteIovec
@@ -202,4 +207,3 @@ func (t *Transport) WriteVec(peer int, srcs [][]byte, addrs []uint64) error {
 
 // iovMax is the most iovecs one process_vm_writev takes (Linux's UIO_MAXIOV).
 const iovMax = 1024
-
