@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -19,13 +20,20 @@ func TestParkedTID(t *testing.T) {
 	if tid == os.Getpid() || tid <= 0 {
 		t.Fatalf("parked thread id %d; the process is %d", tid, os.Getpid())
 	}
-	stat, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
-	if err != nil {
-		t.Fatalf("thread %d is not one of this process's: %v", tid, err)
-	}
-	// The state follows the command's closing parenthesis.
-	if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) == 0 || f[0] != "S" {
-		t.Fatalf("thread %d is not asleep: %s", tid, stat)
+	// The thread goes to sleep just after it has said its id: look until it has.
+	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+		stat, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
+		if err != nil {
+			t.Fatalf("thread %d is not one of this process's: %v", tid, err)
+		}
+		// The state follows the command's closing parenthesis.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 0 && f[0] == "S" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("thread %d is not asleep after 10 s: %s", tid, stat)
+		}
 	}
 	want := uint64(0x5eed_c0de_1234_5678)
 	var got uint64
