@@ -243,8 +243,10 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		b = append(b, make([]byte, (n+7)&^7)...)
 		copy(rma.Encode(b[at:], h, ps), data)
 		w.batch[t] = b
-		if h.Kind != rma.KPut || !w.peers[t].single.Load() {
-			w.dirty[t] = true // a Put to a single-copy target is marked when shipped
+		if h.Kind == rma.KPut && w.peers[t].single.Load() {
+			w.undirty[t] = true // marked if the batch ships (sendBatchLocked)
+		} else {
+			w.dirty[t] = true
 		}
 		w.mu.Unlock()
 		return nil
@@ -324,8 +326,9 @@ func (w *Win) sendBatchLocked(t int) {
 	if len(b) == 0 {
 		return
 	}
-	if w.peers[t].single.Load() {
-		if w.writeBatchLocked(t, b) {
+	if w.undirty[t] {
+		w.undirty[t] = false
+		if w.peers[t].single.Load() && w.writeBatchLocked(t, b) {
 			w.batch[t] = b[:0]
 			return
 		}

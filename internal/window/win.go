@@ -135,14 +135,17 @@ type Win struct {
 	served   bool // some origin ships to this rank: the progress goroutine serves it
 	unserved bool // Free has taken it from the progress goroutine (applyMu's)
 
-	applyMu  sync.Mutex // held by the goroutine applying this rank's requests (drain.go)
-	mu       sync.Mutex
-	nextID   uint32
-	out      [][]*shipOp // per target: shipped operations not yet complete
-	batch    [][]byte    // per target: requests not sent yet (ship.go)
-	free     [][]byte    // sent batches' buffers, for reuse
-	xfree    []*shipOp   // completed shipOps, for reuse
-	dirty    []bool      // per target: shipped without a reply since its last flush
+	applyMu sync.Mutex // held by the goroutine applying this rank's requests (drain.go)
+	mu      sync.Mutex
+	nextID  uint32
+	out     [][]*shipOp // per target: shipped operations not yet complete
+	batch   [][]byte    // per target: requests not sent yet (ship.go)
+	free    [][]byte    // sent batches' buffers, for reuse
+	xfree   []*shipOp   // completed shipOps, for reuse
+	dirty   []bool      // per target: shipped without a reply since its last flush
+	// undirty: per target, Puts wait in its batch that were not marked dirty, since
+	// the batch may be written by single copy (singlecopy.go); marked when shipped.
+	undirty  []bool
 	attached []attachment
 	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
 	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (applyMu's)
@@ -314,7 +317,7 @@ func (w *Win) setup(op string, a Args) error {
 	if a.Flavor == FlavorCreate {
 		w.chooseSingle(nodes)
 	}
-	w.out, w.dirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([][]byte, n)
+	w.out, w.dirty, w.undirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([]bool, n), make([][]byte, n)
 	w.epochIn(w.ctrl)
 	w.nextID = 2
 	if w.served {
