@@ -469,7 +469,7 @@ func waitOptions(c *comm, sh core.NodeMemory) shmcoll.Options {
 	if sh != nil {
 		o.Check = func(r int) error { return sh.CheckPeer(c.LocalWorldRank(r)) }
 	}
-	if sc, ok := sh.(singleCopier); ok && c.size > 2 {
+	if sc, ok := sh.(transport.NodeCopier); ok && c.size > 2 {
 		if can, _ := sc.CMA(); can && (shmLimits()[5] > 0 || shmLimits()[7] > 0) {
 			o.Direct = int(min(max(shmLimits()[5], 0), 1<<30))
 			o.Timed = int(min(c.node.lim.readTimed, 1<<30))
@@ -477,14 +477,6 @@ func waitOptions(c *comm, sh core.NodeMemory) shmcoll.Options {
 		}
 	}
 	return o
-}
-
-// singleCopier is the capability the single-copy Bcast and Allreduce need of the node's
-// transport: reading a peer's memory (cross-memory attach), and whether this process
-// can at all.
-type singleCopier interface {
-	transport.SingleCopy
-	CMA() (bool, string)
 }
 
 // close unmaps the region; the communicator's collectives must not run afterwards.

@@ -76,6 +76,16 @@ type SingleCopy interface {
 	WriteTo(peer int, src []byte, addr uint64) error
 }
 
+// NodeCopier is the node transport's single-copy capability as the layers above the
+// engine use it (node collectives reading a root's buffer, windows reaching a peer's
+// memory): SingleCopy, many writes in one call (WriteVec writes srcs[i] at addrs[i]),
+// and whether this process may make such calls at all (CMA, with why not).
+type NodeCopier interface {
+	SingleCopy
+	WriteVec(peer int, srcs [][]byte, addrs []uint64) error
+	CMA() (bool, string)
+}
+
 // PeerPoller is implemented by transports that can poll one peer's packets alone
 // (shm: that sender's ring), which a receive waiting for one peer polls first.
 type PeerPoller interface {

@@ -37,25 +37,17 @@ import (
 // (docs/BENCHMARKS.md, IMB-RMA: where the two ways cross).
 const singleMax = 128 << 10
 
-// singleCopier is what the node's transport offers: the single-copy calls, many
-// writes in one call, and whether this process may make them at all.
-type singleCopier interface {
-	transport.SingleCopy
-	WriteVec(peer int, srcs [][]byte, addrs []uint64) error
-	CMA() (bool, string)
-}
-
 // chooseSingle marks the created window's targets on this node (nodes: each rank's)
 // that Put and Get reach by single copy.
 func (w *Win) chooseSingle(nodes []int) {
-	sc, ok := core.NodeTransport().(singleCopier)
+	sc, ok := core.NodeTransport().(transport.NodeCopier)
 	if !ok {
 		return
 	}
 	if can, _ := sc.CMA(); !can {
 		return
 	}
-	w.sc, w.vec = sc, sc
+	w.sc = sc
 	me := nodes[w.rank]
 	for r := range w.peers {
 		if p := &w.peers[r]; r != w.rank && !p.direct && nodes[r] == me && p.addr != 0 {
@@ -95,7 +87,7 @@ func (w *Win) writeBatchLocked(t int, b []byte) (done bool) {
 		rest = next
 	}
 	w.vsrc, w.vaddr = srcs[:0], addrs[:0]
-	if err := w.vec.WriteVec(p.world, srcs, addrs); err != nil {
+	if err := w.sc.WriteVec(p.world, srcs, addrs); err != nil {
 		p.single.Store(false)
 		return false
 	}

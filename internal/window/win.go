@@ -121,15 +121,12 @@ type Win struct {
 	mem      []byte // this rank's memory
 	dispUnit int
 	ctrl     ctrlBlock            // this rank's control block
-	sc       transport.SingleCopy // the node's single-copy calls, for targets with single set
-	vec      interface {
-		WriteVec(peer int, srcs [][]byte, addrs []uint64) error
-	}
-	vsrc  [][]byte // writeBatchLocked's scratch (w.mu)
-	vaddr []uint64
-	peers []winPeer
-	reg   *shm.Region // the node's region, for direct windows
-	local []uint64    // a control block (and Allocate memory) not in a region
+	sc       transport.NodeCopier // the node's single-copy calls, for targets with single set
+	vsrc     [][]byte             // writeBatchLocked's scratch (w.mu)
+	vaddr    []uint64
+	peers    []winPeer
+	reg      *shm.Region // the node's region, for direct windows
+	local    []uint64    // a control block (and Allocate memory) not in a region
 
 	ships    bool // some target is shipped to
 	served   bool // some origin ships to this rank: the progress goroutine serves it

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/pm"
+	"github.com/mpigo/mpigo/internal/transport"
 	"golang.org/x/sys/unix"
 )
 
@@ -119,6 +120,8 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 	}
 	return nil
 }
+
+var _ transport.NodeCopier = (*Transport)(nil)
 
 // cmaPeer is what is known of peer, when single-copy calls (op, making what) to it
 // are possible.
