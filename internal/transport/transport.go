@@ -78,11 +78,13 @@ type SingleCopy interface {
 
 // NodeCopier is the node transport's single-copy capability as the layers above the
 // engine use it (node collectives reading a root's buffer, windows reaching a peer's
-// memory): SingleCopy, many writes in one call (WriteVec writes srcs[i] at addrs[i]),
-// and whether this process may make such calls at all (CMA, with why not).
+// memory): SingleCopy, many writes or reads in one call (WriteVec writes srcs[i] at
+// addrs[i], ReadVec reads dsts[i] from addrs[i]), and whether this process may make
+// such calls at all (CMA, with why not).
 type NodeCopier interface {
 	SingleCopy
 	WriteVec(peer int, srcs [][]byte, addrs []uint64) error
+	ReadVec(peer int, dsts [][]byte, addrs []uint64) error
 	CMA() (bool, string)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/pm"
@@ -175,22 +176,51 @@ func (t *Transport) cmaTask(peer, pid int) int {
 // one system call. A transfer the kernel cuts short is an error (the caller writes
 // it another way).
 func (t *Transport) WriteVec(peer int, srcs [][]byte, addrs []uint64) error {
-	p, err := t.cmaPeer(peer, "WriteVec", "writes")
+	return t.vec(peer, srcs, addrs, true)
+}
+
+// ReadVec reads into dsts[i] from addrs[i] in peer's address space, many in one
+// process_vm_readv, as WriteVec writes.
+func (t *Transport) ReadVec(peer int, dsts [][]byte, addrs []uint64) error {
+	return t.vec(peer, dsts, addrs, false)
+}
+
+// vec is ReadVec, or with write WriteVec.
+func (t *Transport) vec(peer int, bufs [][]byte, addrs []uint64, write bool) error {
+	if len(bufs) == 1 {
+		return t.single(peer, bufs[0], addrs[0], write)
+	}
+	op, what := "ReadVec", "reads"
+	if write {
+		op, what = "WriteVec", "writes"
+	}
+	p, err := t.cmaPeer(peer, op, what)
 	if err != nil {
 		return err
 	}
-	var local [iovMax]unix.Iovec
-	var remote [iovMax]unix.RemoteIovec
-	for len(srcs) > 0 {
-		k := min(len(srcs), iovMax)
+	v := iovPool.Get().(*iovecs)
+	used := 0
+	defer func() {
+		clear(v.local[:used]) // keep no pointer to the caller's memory
+		iovPool.Put(v)
+	}()
+	local, remote := &v.local, &v.remote
+	for len(bufs) > 0 {
+		k := min(len(bufs), iovMax)
 		want := 0
 		for i := range k {
-			local[i] = unix.Iovec{Base: unsafe.SliceData(srcs[i])}
-			local[i].SetLen(len(srcs[i]))
-			remote[i] = unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(srcs[i])}
-			want += len(srcs[i])
+			local[i] = unix.Iovec{Base: unsafe.SliceData(bufs[i])}
+			local[i].SetLen(len(bufs[i]))
+			remote[i] = unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(bufs[i])}
+			want += len(bufs[i])
 		}
-		n, err := unix.ProcessVMWritev(p.task, local[:k], remote[:k], 0)
+		used = max(used, k)
+		var n int
+		if write {
+			n, err = unix.ProcessVMWritev(p.task, local[:k], remote[:k], 0)
+		} else {
+			n, err = unix.ProcessVMReadv(p.task, local[:k], remote[:k], 0)
+		}
 		if err == unix.EINTR {
 			continue
 		}
@@ -198,15 +228,24 @@ func (t *Transport) WriteVec(peer int, srcs [][]byte, addrs []uint64) error {
 			if errors.Is(err, unix.ESRCH) {
 				return died(peer, p.pid)
 			}
-			return fmt.Errorf("shared memory: WriteVec rank %d: %d writes: %w", peer, k, err)
+			return fmt.Errorf("shared memory: %s rank %d: %d %s: %w", op, peer, k, what, err)
 		}
 		if n != want {
-			return fmt.Errorf("shared memory: WriteVec rank %d: %d of %d bytes written", peer, n, want)
+			return fmt.Errorf("shared memory: %s rank %d: %d of %d bytes copied", op, peer, n, want)
 		}
-		srcs, addrs = srcs[k:], addrs[k:]
+		bufs, addrs = bufs[k:], addrs[k:]
 	}
 	return nil
 }
 
-// iovMax is the most iovecs one process_vm_writev takes (Linux's UIO_MAXIOV).
+// iovecs is room for one vectored call's iovecs; a pool keeps them, since a call's
+// own would be 32 KiB of stack to clear each time.
+type iovecs struct {
+	local  [iovMax]unix.Iovec
+	remote [iovMax]unix.RemoteIovec
+}
+
+var iovPool = sync.Pool{New: func() any { return new(iovecs) }}
+
+// iovMax is the most iovecs one process_vm_readv or process_vm_writev takes (Linux's UIO_MAXIOV).
 const iovMax = 1024

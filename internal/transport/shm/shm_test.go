@@ -293,6 +293,52 @@ func TestReadFromInProcess(t *testing.T) {
 	}
 }
 
+// TestVecInProcess reads and writes many pieces in one call each, more than one
+// system call takes (iovMax), and refuses an unmapped address.
+func TestVecInProcess(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	if ok, why := ts[1].CMA(); !ok {
+		t.Skip("no CMA here: " + why)
+	}
+	const n = iovMax + 77
+	src := fill(make([]byte, 8*n+3), 5)
+	base := uint64(uintptr(unsafe.Pointer(&src[0])))
+	bufs := make([][]byte, n)
+	addrs := make([]uint64, n)
+	for i := range n {
+		// Pieces of 1 to 8 bytes at every eighth byte, in reverse order.
+		k := 1 + i%8
+		bufs[i] = make([]byte, k)
+		addrs[i] = base + uint64(8*(n-1-i))
+	}
+	if err := ts[1].ReadVec(0, bufs, addrs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		at := 8 * (n - 1 - i)
+		if want := src[at : at+len(bufs[i])]; !bytes.Equal(bufs[i], want) {
+			t.Fatalf("ReadVec piece %d: % x, want % x", i, bufs[i], want)
+		}
+	}
+	for i := range bufs {
+		for j := range bufs[i] {
+			bufs[i][j] = byte(i + j)
+		}
+	}
+	if err := ts[1].WriteVec(0, bufs, addrs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		at := 8 * (n - 1 - i)
+		if !bytes.Equal(src[at:at+len(bufs[i])], bufs[i]) {
+			t.Fatalf("WriteVec piece %d: % x, want % x", i, src[at:at+len(bufs[i])], bufs[i])
+		}
+	}
+	if err := ts[1].ReadVec(0, bufs[:2], []uint64{base, 8}); err == nil {
+		t.Fatal("ReadVec of an unmapped address succeeded")
+	}
+}
+
 func TestModels(t *testing.T) {
 	ts := inProcess(t, 2, Options{})
 	e := endpoint(t, ts[0], 1)
