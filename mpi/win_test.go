@@ -741,6 +741,38 @@ func TestWinCreateSingleCopy(t *testing.T) {
 						t.Fatalf("%d bytes: read back differs", n)
 					}
 				}
+				// Short Gets, more than one vectored read takes, read at the Flush,
+				// between a Put and an Accumulate to the same bytes: each reads what
+				// the calls before it left.
+				const k, words = 1500, 256
+				p1, p2 := make([]int64, words), make([]int64, words)
+				for i := range words {
+					p1[i], p2[i] = int64(i)+1e6, int64(i)+2e6
+				}
+				vals := make([]int64, k)
+				must(t, mpi.Put(win, p1, 1, 2048))
+				for i := range k {
+					switch i {
+					case 700:
+						must(t, mpi.Put(win, p2, 1, 2048))
+					case 1200:
+						must(t, mpi.Accumulate(win, []int64{1000}, 1, 2048+8*(1200%words), mpi.Sum))
+					}
+					must(t, mpi.Get(win, vals[i:i+1], 1, 2048+8*(i%words)))
+				}
+				must(t, win.Flush(1))
+				for i, v := range vals {
+					want := p1[i%words]
+					if i >= 700 {
+						want = p2[i%words]
+					}
+					if i >= 1200 && i%words == 1200%words {
+						want += 1000
+					}
+					if v != want {
+						t.Fatalf("Get %d of %d: %d, want %d", i, k, v, want)
+					}
+				}
 				must(t, win.Unlock(1))
 				for i := range back {
 					want := int64(0) // the gaps are left as they were

@@ -159,7 +159,7 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 		prof.AddLink(&pr.p.to, int(pr.bytes))
 		return core.Completed(), nil
 	}
-	if pr.p.single.Load() && pr.bytes > batchAlone && pr.bytes <= singleMax {
+	if pr.p.single.Load() && pr.bytes <= singleMax && (pr.bytes > batchAlone || !w.run[t.Rank].Swap(true)) {
 		if done, err := w.putSingle(op, pr, o, t); done {
 			return core.Completed(), err
 		}
@@ -200,7 +200,7 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 		return core.Completed(), nil
 	}
 	if pr.p.single.Load() && pr.bytes <= singleMax {
-		if done, err := w.getSingle(op, pr, o, t); done {
+		if done, err := w.getSingle(op, pr, o, t, !req); done {
 			return core.Completed(), err
 		}
 	}

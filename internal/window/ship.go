@@ -233,6 +233,11 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 	h.Base, h.Pieces, h.Data = base, uint32(len(ps)), int64(len(data))
 	n := h.Len()
 	w.mu.Lock()
+	if len(w.gets[t]) > 0 {
+		w.mu.Unlock()
+		w.readGets(t) // they come first
+		w.mu.Lock()
+	}
 	if !reply && n <= batchAlone {
 		b := w.batch[t]
 		if len(b)+n > batchMax {
@@ -428,6 +433,7 @@ func (w *Win) call(op string, t int, h *rma.Header) (byte, error) {
 	if err != nil {
 		return 0, core.MapErr(op, err)
 	}
+	w.readGets(t) // they come first
 	w.mu.Lock()
 	if len(w.batch[t]) > 0 {
 		// The request ends the batch: one message, one wake-up of the target.
@@ -467,7 +473,13 @@ func (w *Win) completeOut(op string, t int) error { return w.finishOut(op, t, tr
 // finishOut is completeOut; without send, t's batch stays to be sent later (its
 // operations are complete at this rank: their data was copied into it).
 func (w *Win) finishOut(op string, t int, send bool) error {
+	w.run[t].Store(false)
 	w.mu.Lock()
+	if failed := w.readGetsLocked(t); failed != nil {
+		w.mu.Unlock()
+		w.shipGets(t, failed)
+		w.mu.Lock()
+	}
 	if send {
 		w.sendBatchLocked(t)
 	}

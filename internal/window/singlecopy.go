@@ -60,7 +60,8 @@ func (w *Win) chooseSingle(nodes []int) {
 // of them costs one system call: when the batch would go (full, or at a Flush, or
 // before a request that must follow them), a batch of contiguous Puts alone is
 // written by one vectored call (writeBatchLocked); one with anything else is
-// shipped whole, as before. A Put longer than a batch takes putSingle at once.
+// shipped whole, as before. A Put longer than a batch, or the first of a run
+// (below), takes putSingle at once.
 
 // writeBatchLocked writes batch b of target t by single copy, if it holds only
 // Puts of their data inline (done); w.mu is held.
@@ -131,6 +132,7 @@ func (w *Win) singleAt(op string, pr prepared, t *Target) (addr uint64, n int64,
 // putSingle writes o to the target by single copy, if it can (done; err is the
 // call's).
 func (w *Win) putSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, err error) {
+	w.readGets(t.Rank)
 	addr, n, ok, err := w.singleAt(op, pr, t)
 	if !ok || err != nil {
 		return ok, err
@@ -145,8 +147,9 @@ func (w *Win) putSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, 
 }
 
 // getSingle reads the target into o by single copy, if it can (done; err is the
-// call's).
-func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, err error) {
+// call's). With later, a short Get into o's own contiguous bytes is only noted, to be
+// read with the others at once (readGets).
+func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target, later bool) (done bool, err error) {
 	addr, n, ok, err := w.singleAt(op, pr, t)
 	if !ok || err != nil {
 		return ok, err
@@ -154,6 +157,18 @@ func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, 
 	p := pr.p
 	ooff, m, inPlace := contig(o.Type, o.Count)
 	inPlace = inPlace && m == n
+	if later && inPlace && n <= batchAlone && w.run[t.Rank].Swap(true) {
+		w.mu.Lock()
+		g := append(w.gets[t.Rank], laterGet{dst: o.Mem[ooff : ooff+m], off: int64(addr - p.addr)})
+		w.gets[t.Rank] = g
+		full := len(g) >= laterMax
+		w.mu.Unlock()
+		prof.AddLink(&p.from, int(n))
+		if full {
+			w.readGets(t.Rank)
+		}
+		return true, nil
+	}
 	var dst []byte
 	if inPlace {
 		dst = o.Mem[ooff : ooff+m]
@@ -169,4 +184,71 @@ func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target) (done bool, 
 	}
 	prof.AddLink(&p.from, int(n))
 	return true, nil
+}
+
+// Gets wait to be read, as Puts wait in the batch to be written: a Get's result is
+// MPI's only once the operation is complete (a Flush, Flush_local, Unlock, Complete
+// or Fence), so the short contiguous Gets of an epoch are noted and read together by
+// one vectored process_vm_readv when the target's operations must complete
+// (finishOut), or before any other operation to the target is issued (ship, call,
+// putSingle), so that they read what the calls before them left and nothing after.
+// Gets among themselves need no order: they only read. Request-based Gets (Rget)
+// read at once, since their requests complete alone.
+//
+// The first short Put or Get since the target's last completion goes at once, so
+// that an operation followed by its Flush costs one system call and no batch; the
+// run after it waits to go together (run).
+
+// laterGet is a Get noted to be read: into dst from off bytes past the target's base.
+type laterGet struct {
+	dst []byte
+	off int64
+}
+
+// laterMax is the most Gets noted per target: one vectored call's (IOV_MAX).
+const laterMax = 1024
+
+// readGets reads t's noted Gets, if any. If the read fails (the peer refused, or
+// left), the target's single way is cleared and the Gets are shipped, whose path
+// reports what is wrong at the operations' completion.
+func (w *Win) readGets(t int) {
+	w.mu.Lock()
+	failed := w.readGetsLocked(t)
+	w.mu.Unlock()
+	w.shipGets(t, failed)
+}
+
+// shipGets ships Gets a read failed to do (w.mu not held).
+func (w *Win) shipGets(t int, failed []laterGet) {
+	for _, g := range failed {
+		one := [1]rma.Piece{{Len: int64(len(g.dst))}}
+		w.ship(t, &rma.Header{Kind: rma.KGet}, g.off, one[:], nil, true, false, g.dst, nil)
+	}
+}
+
+// readGetsLocked is readGets' read (w.mu held); it returns the Gets to ship.
+func (w *Win) readGetsLocked(t int) []laterGet {
+	gs := w.gets[t]
+	if len(gs) == 0 {
+		return nil
+	}
+	p := &w.peers[t]
+	dsts, addrs := w.vsrc[:0], w.vaddr[:0]
+	for _, g := range gs {
+		dsts = append(dsts, g.dst)
+		addrs = append(addrs, p.addr+uint64(g.off))
+	}
+	err := w.sc.ReadVec(p.world, dsts, addrs)
+	clear(dsts)
+	w.vsrc, w.vaddr = dsts[:0], addrs[:0]
+	if err != nil {
+		p.single.Store(false)
+		failed := append([]laterGet(nil), gs...)
+		clear(gs)
+		w.gets[t] = gs[:0]
+		return failed
+	}
+	clear(gs) // the caller's buffers are not kept
+	w.gets[t] = gs[:0]
+	return nil
 }

@@ -142,7 +142,12 @@ type Win struct {
 	dirty   []bool      // per target: shipped without a reply since its last flush
 	// undirty: per target, Puts wait in its batch that were not marked dirty, since
 	// the batch may be written by single copy (singlecopy.go); marked when shipped.
-	undirty  []bool
+	undirty []bool
+	// gets: per target, contiguous Gets by single copy not read yet; run: a short
+	// operation went by single copy since its last completion, so the next wait to
+	// go together (singlecopy.go).
+	gets     [][]laterGet
+	run      []atomic.Bool
 	attached []attachment
 	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
 	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (applyMu's)
@@ -315,6 +320,7 @@ func (w *Win) setup(op string, a Args) error {
 		w.chooseSingle(nodes)
 	}
 	w.out, w.dirty, w.undirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([]bool, n), make([][]byte, n)
+	w.gets, w.run = make([][]laterGet, n), make([]atomic.Bool, n)
 	w.epochIn(w.ctrl)
 	w.nextID = 2
 	if w.served {
