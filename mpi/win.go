@@ -470,7 +470,7 @@ func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 
 func fetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 	var res T
-	err := w.obj().FetchAndOp("FetchAndOp", elemBytes(&origin), elemBytes(&res), elemType[T](), rank, int64(disp), accOp(op))
+	err := w.obj().FetchAndOp("FetchAndOp", elemBytes(&origin), elemBytes(&res), elemType[T](), rank, int64(disp), accOp(op), true)
 	return res, w.fail("FetchAndOp", err)
 }
 
@@ -489,7 +489,7 @@ func CompareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error
 
 func compareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
 	var res T
-	err := w.obj().CompareAndSwap("CompareAndSwap", elemBytes(&origin), elemBytes(&compare), elemBytes(&res), elemType[T](), rank, int64(disp))
+	err := w.obj().CompareAndSwap("CompareAndSwap", elemBytes(&origin), elemBytes(&compare), elemBytes(&res), elemType[T](), rank, int64(disp), true)
 	return res, w.fail("CompareAndSwap", err)
 }
 

@@ -824,7 +824,7 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 			return 0
 		}
 	}
-	return failWin(op, wh, w.w.FetchAndOp(op, cbytes(o, t), cbytes(res, t), t, rankIn(rank), disp, rop))
+	return failWin(op, wh, w.w.FetchAndOp(op, cbytes(o, t), cbytes(res, t), t, rankIn(rank), disp, rop, false))
 }
 
 // cbytes is one element of predefined type t at p, nil for a NULL p: its extent,
@@ -858,7 +858,7 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 			return 0
 		}
 	}
-	return failWin(op, wh, w.w.CompareAndSwap(op, cbytes(o, t), cbytes(cmp, t), cbytes(res, t), t, rankIn(rank), disp))
+	return failWin(op, wh, w.w.CompareAndSwap(op, cbytes(o, t), cbytes(cmp, t), cbytes(res, t), t, rankIn(rank), disp, false))
 }
 
 // --- synchronisation ---

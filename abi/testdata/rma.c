@@ -117,9 +117,24 @@ int main(int argc, char **argv) {
     OK(MPI_Compare_and_swap(&swap, &cmp, &got, MPI_LONG, peer, 0, w));
     OK(MPI_Win_flush_all(w));
     CHECK(got == peer, "Compare_and_swap old %ld", got);
+    /* a run of Fetch_and_op and Compare_and_swap, their results at the flush, in call order */
+    enum { NFOP = 300, NCAS = 60 };
+    long lone = 1, fres[NFOP], cres[NCAS], cv[NCAS], sv[NCAS];
+    for (int i = 0; i < NFOP; i++) {
+        fres[i] = -1;
+        OK(MPI_Fetch_and_op(&lone, &fres[i], MPI_LONG, peer, 1, MPI_SUM, w));
+    }
+    for (int i = 0; i < NCAS; i++) {
+        cv[i] = i, sv[i] = i + 1, cres[i] = -1;
+        OK(MPI_Compare_and_swap(&sv[i], &cv[i], &cres[i], MPI_LONG, peer, 2, w));
+    }
+    OK(MPI_Win_flush(peer, w));
+    for (int i = 0; i < NFOP; i++) CHECK(fres[i] == i, "Fetch_and_op %d of the run: %ld", i, fres[i]);
+    for (int i = 0; i < NCAS; i++) CHECK(cres[i] == i, "Compare_and_swap %d of the run: %ld", i, cres[i]);
     OK(MPI_Win_unlock_all(w));
     OK(MPI_Barrier(MPI_COMM_WORLD));
     CHECK(mem[0] == 100 + peer, "Compare_and_swap swapped: %ld", mem[0]);
+    CHECK(mem[1] == NFOP && mem[2] == NCAS, "after the runs: %ld %ld", mem[1], mem[2]);
     /* the window's error handler: a Put to a rank out of range */
     MPI_Errhandler eh;
     OK(MPI_Win_create_errhandler(win_errh, &eh));

@@ -117,7 +117,7 @@ func spWord(op string, w *window.Win, disp, v int64, rop window.RMAOp) (int64, e
 	}
 	var o, r [8]byte
 	binary.LittleEndian.PutUint64(o[:], uint64(v))
-	err := w.FetchAndOp(op, o[:], r[:], datatype.Int64, spOwner, disp, rop)
+	err := w.FetchAndOp(op, o[:], r[:], datatype.Int64, spOwner, disp, rop, true)
 	return int64(binary.LittleEndian.Uint64(r[:])), err
 }
 
@@ -253,7 +253,7 @@ func (f *File) advanceOrdered(op string, o ordPlace) error {
 	var n, c, r [8]byte
 	binary.LittleEndian.PutUint64(n[:], uint64(o.base+o.total))
 	binary.LittleEndian.PutUint64(c[:], uint64(o.base))
-	return f.sp.CompareAndSwap(op, n[:], c[:], r[:], datatype.Int64, spOwner, f.spDisp)
+	return f.sp.CompareAndSwap(op, n[:], c[:], r[:], datatype.Int64, spOwner, f.spDisp, true)
 }
 
 // gatherInts is every member's record of int64s, member r's at [r*len(rec):], in a

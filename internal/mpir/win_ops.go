@@ -254,10 +254,10 @@ func holds(op, what string, b []byte, dt *datatype.Type) error {
 }
 
 // FetchAndOp is MPI_Fetch_and_op: the target element at disp of rank into r, then o
-// combined into it with rop, atomically; o is ignored with MPI_NO_OP. Unlike MPI's, it
-// returns with r filled (a shipped one waits for its reply): the Go face returns the
-// value.
-func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop window.RMAOp) error {
+// combined into it with rop, atomically; o is ignored with MPI_NO_OP. With wait it
+// returns with r filled, as the Go face, which returns the value, needs; without, r
+// holds the value once the operation completes, as MPI says (the C face).
+func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop window.RMAOp, wait bool) error {
 	n := sizeOf(dt)
 	defer prof.Exit(prof.FetchAndOp, w.enter(prof.FetchAndOp, rank, n), n)
 	if null, err := w.single(op, dt, rank, disp); null || err != nil {
@@ -279,13 +279,13 @@ func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, di
 	if err != nil {
 		return err
 	}
-	return w.d.FetchAndOp(op, o, r, dt, rank, disp, rop)
+	return w.d.FetchAndOp(op, o, r, dt, rank, disp, rop, wait)
 }
 
 // CompareAndSwap is MPI_Compare_and_swap: the target element at disp of rank into
 // r, replaced by o if it equalled cmp, atomically; dt is a predefined integer, bool
-// or byte type.
-func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, rank int, disp int64) error {
+// or byte type. wait is FetchAndOp's.
+func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, rank int, disp int64, wait bool) error {
 	n := sizeOf(dt)
 	defer prof.Exit(prof.CompareAndSwap, w.enter(prof.CompareAndSwap, rank, n), n)
 	if null, err := w.single(op, dt, rank, disp); null || err != nil {
@@ -302,7 +302,7 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 			return err
 		}
 	}
-	return w.d.CompareAndSwap(op, o, cmp, r, dt, rank, disp)
+	return w.d.CompareAndSwap(op, o, cmp, r, dt, rank, disp, wait)
 }
 
 // single checks the target of an atomic (Fetch_and_op, Compare_and_swap): w, the

@@ -143,8 +143,8 @@ func TestWinOperationErrors(t *testing.T) {
 		{"a user-defined op", acc(i64s(1), at(0, 0, 1, datatype.Int64), 0), core.ClassOp},
 		{"Band on float64", acc(&window.RBuf{Mem: make([]byte, 8), Count: 1, Type: datatype.Float64}, at(0, 0, 1, datatype.Float64), OpBand), core.ClassOp},
 		{"origin and target of different kinds", acc(&window.RBuf{Mem: make([]byte, 8), Count: 1, Type: datatype.Float64}, at(0, 0, 1, datatype.Int64), OpSum), core.ClassType},
-		{"Compare_and_swap on float64", w.CompareAndSwap("CompareAndSwap", make([]byte, 8), make([]byte, 8), make([]byte, 8), datatype.Float64, 0, 0), core.ClassType},
-		{"Fetch_and_op's result too small", w.FetchAndOp("FetchAndOp", make([]byte, 8), make([]byte, 4), datatype.Int64, 0, 0, OpSum), core.ClassBuffer},
+		{"Compare_and_swap on float64", w.CompareAndSwap("CompareAndSwap", make([]byte, 8), make([]byte, 8), make([]byte, 8), datatype.Float64, 0, 0, true), core.ClassType},
+		{"Fetch_and_op's result too small", w.FetchAndOp("FetchAndOp", make([]byte, 8), make([]byte, 4), datatype.Int64, 0, 0, OpSum, true), core.ClassBuffer},
 	} {
 		wantClassOf(t, tc.name, tc.err, tc.want)
 	}

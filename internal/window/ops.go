@@ -305,23 +305,25 @@ func finishResult(r *RBuf, s []byte) {
 }
 
 // FetchAndOp is GetAccumulate of one element of the predefined type dt
-// (MPI_Fetch_and_op): o and r hold one element each (o nil with NoOp). Unlike MPI's,
-// it returns with r filled (a shipped one waits for its reply), since the facade
-// returns the value.
-func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop rma.Op) error {
+// (MPI_Fetch_and_op): o and r hold one element each (o nil with NoOp). With wait it
+// returns with r filled (a shipped one waits for its reply), as the Go face, which
+// returns the value, needs; without, r is filled by the operation's completion (a
+// Flush, Unlock, ...), as MPI says, so that a run of them to a shipped target costs
+// no round trip each.
+func (w *Win) FetchAndOp(op string, o, r []byte, dt *datatype.Type, rank int, disp int64, rop rma.Op, wait bool) error {
 	ob, rb := RBuf{Mem: o, Count: 1, Type: dt}, RBuf{Mem: r, Count: 1, Type: dt}
 	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
-	p, err := w.acc(op, &ob, &rb, &t, rop, true) // waited on below: kept
-	if err != nil {
+	p, err := w.acc(op, &ob, &rb, &t, rop, wait) // waited on below: kept
+	if err != nil || !wait {
 		return err
 	}
-	return p.Wait() // the facade returns the value: wait for it
+	return p.Wait()
 }
 
 // CompareAndSwap replaces the target element by o if it equals cmp and returns its
 // old value in r (MPI_Compare_and_swap); dt is a predefined integer, bool or byte
-// type, and each buffer holds one element.
-func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, rank int, disp int64) error {
+// type, and each buffer holds one element. wait is FetchAndOp's.
+func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, rank int, disp int64, wait bool) error {
 	t := Target{Rank: rank, Disp: disp, Count: 1, Type: dt}
 	pr, err := w.prepare(op, &t)
 	if err != nil {
@@ -336,7 +338,10 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 	data := make([]byte, 2*n)
 	copy(data, cmp[:n])
 	copy(data[n:], o[:n])
-	x := w.ship(rank, &rma.Header{Kind: rma.KCas, Elem: dt.Kind()}, pr.off, []rma.Piece{{Off: 0, Len: int64(n)}}, data, true, true, r[:n], nil)
+	x := w.ship(rank, &rma.Header{Kind: rma.KCas, Elem: dt.Kind()}, pr.off, []rma.Piece{{Off: 0, Len: int64(n)}}, data, true, wait, r[:n], nil)
+	if !wait {
+		return nil
+	}
 	return x.complete()
 }
 

@@ -207,11 +207,11 @@ func TestOperationsOnSelf(t *testing.T) {
 				t.Errorf("Get after Put and Accumulate: %d %d, want 15 26", word(got), word(got[8:]))
 			}
 			old := make([]byte, 8)
-			must(t, w.FetchAndOp("FetchAndOp", bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp, rma.OpSum))
+			must(t, w.FetchAndOp("FetchAndOp", bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp, rma.OpSum, true))
 			if word(old) != 0 {
 				t.Errorf("FetchAndOp's old value %d, want 0", word(old))
 			}
-			must(t, w.CompareAndSwap("CompareAndSwap", bytesOf(7), bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp))
+			must(t, w.CompareAndSwap("CompareAndSwap", bytesOf(7), bytesOf(100), old, datatype.Int64, 0, tgt(2, 1).Disp, true))
 			if word(old) != 100 {
 				t.Errorf("CompareAndSwap's old value %d, want 100", word(old))
 			}
