@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -518,6 +519,77 @@ func TestWinDynamic(t *testing.T) {
 			t.Errorf("attached memory holds %v", buf)
 		}
 		must(t, w.Unlock(rank))
+		must(t, mpi.World.Barrier())
+		must(t, w.Detach(asBytesI64(buf)))
+		must(t, w.Free())
+	})
+}
+
+// TestWinBatchedReplies: Gets and GetAccumulates to a shipped target (a dynamic
+// window's) issued in a run before one Flush, whose replies come back together, each
+// land where its call said, in call order; a strided result, and one request the
+// target refuses among them, which the Flush reports while the others still land.
+func TestWinBatchedReplies(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		w, err := mpi.WinCreateDynamic(nil, mpi.World)
+		must(t, err)
+		const words = 256
+		buf := make([]int64, words)
+		for i := range buf {
+			buf[i] = int64(rank*100000 + i)
+		}
+		addr, err := w.Attach(asBytesI64(buf))
+		must(t, err)
+		addrs := make([]int64, 2)
+		must(t, mpi.Allgather(mpi.World, []int64{int64(addr)}, addrs))
+		peer := 1 - rank
+		base := int(addrs[peer])
+		every2, err := mpi.TypeVector(2, 1, 2, mpi.Int64)
+		must(t, err)
+		must(t, every2.Commit())
+
+		const gets, adds = 700, 140
+		got := make([]int64, gets)
+		old := make([]int64, adds)
+		strided := make([]int64, 4)
+		must(t, w.Lock(mpi.LockShared, peer, 0))
+		for i := range gets {
+			must(t, mpi.Get(w, got[i:i+1], peer, base+8*(i%words)))
+			if i%5 == 0 && i/5 < adds {
+				must(t, mpi.GetAccumulate(w, []int64{1}, old[i/5:i/5+1], peer, base, mpi.Sum))
+			}
+		}
+		must(t, mpi.GetAccumulateBuf(w, mpi.Typed([]int64{0, 0}, 2, mpi.Int64), mpi.Typed(strided, 1, every2), peer, base+8*10, 2, mpi.Int64, mpi.NoOp))
+		must(t, w.Flush(peer))
+		for i, v := range got {
+			want := int64(peer*100000 + i%words)
+			if i%words == 0 {
+				// Element 0 gains 1 per GetAccumulate before this Get.
+				want += int64(min((i+4)/5, adds))
+			}
+			if v != want {
+				t.Fatalf("Get %d: %d, want %d", i, v, want)
+			}
+		}
+		for k, v := range old {
+			if want := int64(peer*100000 + k); v != want {
+				t.Fatalf("GetAccumulate %d: old value %d, want %d", k, v, want)
+			}
+		}
+		if want := []int64{int64(peer*100000 + 10), 0, int64(peer*100000 + 11), 0}; !slices.Equal(strided, want) {
+			t.Errorf("a strided result: %v, want %v", strided, want)
+		}
+		// A Get past the attached memory, among good ones: the Flush reports it.
+		must(t, mpi.Get(w, got[0:1], peer, base+8))
+		must(t, mpi.Get(w, got[1:2], peer, base+8*words))
+		must(t, mpi.Get(w, got[2:3], peer, base+16))
+		if err := w.Flush(peer); !errors.Is(err, mpi.ErrRMARange) {
+			t.Errorf("a Get past the attached memory: %v, want ErrRMARange", err)
+		}
+		if got[0] != int64(peer*100000+1) || got[2] != int64(peer*100000+2) {
+			t.Errorf("the good Gets beside the refused one: %d %d", got[0], got[2])
+		}
+		must(t, w.Unlock(peer))
 		must(t, mpi.World.Barrier())
 		must(t, w.Detach(asBytesI64(buf)))
 		must(t, w.Free())

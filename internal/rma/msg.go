@@ -43,6 +43,11 @@ const (
 	// moves it straight between the caller's buffer and the window. The request's
 	// Data still says its length.
 	SplitData = 2
+	// Batched: the request came in a batch with others that expect a reply, and is
+	// answered in the batch's one reply (tag ID, sent once the batch is applied): per
+	// such request in order, a status byte, the length of what follows (2 bytes, little
+	// endian), then the data, or the error's text.
+	Batched = 4
 )
 
 // HeaderLen is the size of a request's header.

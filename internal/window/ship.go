@@ -29,6 +29,8 @@ type shipOp struct {
 	into    []byte       // a split reply's data, received apart from sink
 	fin     func([]byte) // stores a reply's data in the caller's buffer
 	batch   []byte       // a sent batch, back to the window's free list once sent
+	sinks   []batchSink  // the batch's requests' replies, in order, from rbuf
+	rbuf    []byte
 	out     sendLayout
 	head    [rma.HeaderLen + 16]byte // the header and one piece, sent from here
 	keep    bool                     // handed out as a request: never reused
@@ -62,7 +64,9 @@ func (x *shipOp) complete() error {
 
 // finish records x's outcome; x.mu is held.
 func (x *shipOp) finish(err error) {
-	if err == nil && x.hasRecv {
+	if err == nil && x.sinks != nil {
+		err = x.scatter()
+	} else if err == nil && x.hasRecv {
 		if x.sink.status != 0 {
 			err = core.Errorf(core.ClassRMARange, "", "%s", x.sink.msg)
 		} else if x.fin != nil {
@@ -76,10 +80,52 @@ func (x *shipOp) finish(err error) {
 	if err != nil {
 		err = core.MapErr("RMA", err)
 	}
-	if x.batch != nil {
-		x.w.recycle(x.batch)
+	if x.batch != nil || x.rbuf != nil {
+		x.w.recycle(x.batch, x.rbuf)
 	}
+	clear(x.sinks)
 	x.done, x.err, x.fin, x.batch, x.sink.data, x.into, x.out = true, err, nil, nil, nil, nil, sendLayout{}
+	x.sinks, x.rbuf = x.sinks[:0], nil
+}
+
+// batchSink is where the reply to a request of a batch goes: into, then to fin if not
+// nil (ship's into and fin).
+type batchSink struct {
+	into []byte
+	fin  func([]byte)
+}
+
+// batchErrRoom is the most bytes of an error's text a batched reply carries.
+const batchErrRoom = 128
+
+// replyBound is the most bytes the batched reply to a request whose data has n bytes
+// takes.
+func replyBound(n int) int { return 3 + max(n, batchErrRoom) }
+
+// scatter hands each request of a batch its part of the batch's reply (x.mu held);
+// it returns the first error a request met.
+func (x *shipOp) scatter() error {
+	b := x.rbuf
+	var first error
+	for _, s := range x.sinks {
+		if len(b) < 3 || len(b) < 3+int(b[1])|int(b[2])<<8 {
+			return core.Errorf(core.ClassIntern, "", "a batch's reply is short: %d requests, %d bytes", len(x.sinks), len(x.rbuf))
+		}
+		n := int(b[1]) | int(b[2])<<8
+		data := b[3 : 3+n]
+		switch {
+		case b[0] != 0:
+			if first == nil {
+				first = core.Errorf(core.ClassRMARange, "", "%s", data)
+			}
+		case s.fin != nil:
+			s.fin(data)
+		default:
+			copy(s.into, data)
+		}
+		b = b[3+n:]
+	}
+	return first
 }
 
 // testSend is test for a batch's send with w.mu held: the batch's buffer goes back
@@ -216,10 +262,17 @@ func (s *sendLayout) UnpackAt(src []byte, off int64) int { return 0 }
 // Batches: requests without a reply (Put, Accumulate, Complete) are not sent
 // one by one but gathered per target, back to back and each padded to 8 bytes, and
 // sent as one message when the batch is full or before anything that must reach the
-// target (a request with a reply, Flush, Unlock, Complete): one
+// target (a request with a reply of its own, Flush, Unlock, Complete): one
 // system call per batch, not per operation, and no allocation (the batches' buffers
 // are reused). An operation in a batch is complete at the origin when its call
 // returns, since its data was copied.
+//
+// Short requests with a reply (Get, Get_accumulate, Fetch_and_op, Compare_and_swap)
+// that complete at a Flush rather than by a request of their own join the batch too,
+// after the first since the target's last completion (run), which goes at once; the
+// target answers all of a batch's in one reply (rma.Batched), which the batch's send
+// waits for and scatters to their buffers (scatter). A run of them then costs the
+// target one message in and one out, not one each.
 const (
 	batchMax   = 64 << 10 // bytes of one batch
 	batchAlone = 16 << 10 // a request larger than this goes alone, its data not copied
@@ -253,6 +306,29 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		} else {
 			w.dirty[t] = true
 		}
+		w.mu.Unlock()
+		return nil
+	}
+	if reply && !keep && n <= batchAlone && batchable(h.Kind) && len(into) <= batchReplyMax && w.run[t].Swap(true) {
+		// The request joins the batch, and its reply the batch's one reply; the first
+		// since the target's last completion goes at once (below), so that one
+		// followed by its Flush is under way while the Flush is called.
+		m := replyBound(len(into))
+		if len(w.batch[t])+n > batchMax || w.brepLen[t]+m > batchMax {
+			w.sendBatchLocked(t)
+		}
+		if w.brepID[t] == 0 {
+			w.brepID[t] = w.idLocked()
+		}
+		h.ID = w.brepID[t]
+		h.Flags |= rma.Batched
+		b := w.batch[t]
+		at := len(b)
+		b = append(b, make([]byte, (n+7)&^7)...)
+		copy(rma.Encode(b[at:], h, ps), data)
+		w.batch[t] = b
+		w.breps[t] = append(w.breps[t], batchSink{into: into, fin: fin})
+		w.brepLen[t] += m
 		w.mu.Unlock()
 		return nil
 	}
@@ -342,6 +418,9 @@ func (w *Win) sendBatchLocked(t int) {
 	w.reapLocked(t)
 	x := w.newOp(false)
 	x.batch = b
+	if len(w.breps[t]) > 0 {
+		w.expectReplyLocked(t, x)
+	}
 	q, err := eng().Isend(p2p.Bytes(b), w.worldOf(t), tagRMA, w.comm.Ctx(), p2p.Standard)
 	if err != nil {
 		x.done, x.err = true, core.MapErr("RMA", err)
@@ -353,6 +432,34 @@ func (w *Win) sendBatchLocked(t int) {
 	} else {
 		w.batch[t] = make([]byte, 0, batchMax)
 	}
+}
+
+// batchReplyMax is the longest reply of a request that joins a batch (ship): a
+// Get, Get_accumulate, Fetch_and_op or Compare_and_swap of this many bytes or fewer.
+const batchReplyMax = 1024
+
+// batchable says whether a request of kind k may join a batch with its reply.
+func batchable(k rma.Kind) bool { return k == rma.KGet || k == rma.KGetAcc || k == rma.KCas }
+
+// expectReplyLocked makes x, the send of t's batch, wait for the batch's one reply
+// too, which scatters into the requests' sinks (w.mu held).
+func (w *Win) expectReplyLocked(t int, x *shipOp) {
+	x.sinks = append(x.sinks, w.breps[t]...)
+	clear(w.breps[t])
+	w.breps[t] = w.breps[t][:0]
+	n := w.brepLen[t]
+	if k := len(w.rfree); k > 0 && cap(w.rfree[k-1]) >= n {
+		x.rbuf, w.rfree = w.rfree[k-1][:n], w.rfree[:k-1]
+	} else {
+		x.rbuf = make([]byte, n)
+	}
+	q, err := eng().Irecv(p2p.Bytes(x.rbuf), w.worldOf(t), int(w.brepID[t]), w.comm.Ctx())
+	w.brepID[t], w.brepLen[t] = 0, 0
+	if err != nil {
+		x.done, x.err = true, core.MapErr("RMA", err)
+		return
+	}
+	x.recv, x.hasRecv = q, true
 }
 
 // newOp returns a shipOp from the window's free list (w.mu held). keep marks one
@@ -392,7 +499,7 @@ func (w *Win) reuseLocked(x *shipOp) {
 func (w *Win) reapLocked(t int) {
 	out := w.out[t]
 	k := 0
-	for k < len(out) && out[k].batch != nil {
+	for k < len(out) && out[k].batch != nil && !out[k].hasRecv {
 		x := out[k]
 		if ok, _ := x.testSend(); !ok {
 			break
@@ -412,11 +519,14 @@ func (w *Win) reapLocked(t int) {
 	w.out[t] = out[:n]
 }
 
-// recycle takes back a sent batch's buffer.
-func (w *Win) recycle(b []byte) {
+// recycle takes back a sent batch's buffer and its reply's (each may be nil).
+func (w *Win) recycle(b, r []byte) {
 	w.mu.Lock()
-	if len(w.free) < 4 {
+	if b != nil && len(w.free) < 4 {
 		w.free = append(w.free, b[:0])
+	}
+	if r != nil && len(w.rfree) < 4 {
+		w.rfree = append(w.rfree, r[:0])
 	}
 	w.mu.Unlock()
 }
@@ -480,7 +590,7 @@ func (w *Win) finishOut(op string, t int, send bool) error {
 		w.shipGets(t, failed)
 		w.mu.Lock()
 	}
-	if send {
+	if send || len(w.breps[t]) > 0 { // a reply a local completion needs must come
 		w.sendBatchLocked(t)
 	}
 	out := w.out[t]
@@ -546,6 +656,7 @@ func (w *Win) apply(m *p2p.Message, st *p2p.Status) {
 		return
 	}
 	defer w.applied.Add(1) // publishes the writes to the window (see observe)
+	w.bout, w.boutID = w.bout[:0], 0
 	for len(b) > 0 {
 		req, rest, err := rma.Split(b)
 		if err != nil {
@@ -555,6 +666,24 @@ func (w *Win) apply(m *p2p.Message, st *p2p.Status) {
 		w.handle(origin, st.Source, req)
 		b = rest
 	}
+	if w.boutID != 0 {
+		eng().Send(p2p.Bytes(w.bout), st.Source, int(w.boutID), w.comm.Ctx(), p2p.Standard)
+	}
+}
+
+// answer replies to request h of world rank src: status (0: done), then payload (or
+// an error's text); a batched request's answer joins the batch's reply (apply).
+func (w *Win) answer(src int, h *rma.Header, status byte, payload []byte) {
+	if h.Flags&rma.Batched == 0 {
+		w.reply(src, h.ID, status, payload)
+		return
+	}
+	if status != 0 && len(payload) > batchErrRoom {
+		payload = payload[:batchErrRoom]
+	}
+	n := len(payload)
+	w.bout = append(append(w.bout, status, byte(n), byte(n>>8)), payload...)
+	w.boutID = h.ID
 }
 
 // recvData receives the data of a split Put from world rank src: straight into the
@@ -587,6 +716,16 @@ func (w *Win) reply(src int, id uint32, status byte, payload []byte) {
 	eng().Send(p2p.Bytes(out), src, int(id), w.comm.Ctx(), p2p.Standard)
 }
 
+// answerGet adds a batched Get's data, pieces ps of mem, to the batch's reply.
+func (w *Win) answerGet(src int, h *rma.Header, mem []byte, ps []rma.Piece) {
+	n := sum(ps)
+	w.bout = append(w.bout, 0, byte(n), byte(n>>8))
+	at := len(w.bout)
+	w.bout = append(w.bout, make([]byte, n)...)
+	rma.Get(w.bout[at:], mem, ps)
+	w.boutID = h.ID
+}
+
 // handle applies one request from origin (rank in the window; world rank src).
 func (w *Win) handle(origin, src int, b []byte) {
 	// Publish the earlier requests' writes before this one's reply can tell an origin
@@ -606,7 +745,7 @@ func (w *Win) handle(origin, src int, b []byte) {
 		mem, ps, runs, why = w.resolve(h.Base, ps)
 		if why != "" {
 			if h.ID != 0 {
-				w.reply(src, h.ID, 1, []byte(why))
+				w.answer(src, &h, 1, []byte(why))
 			} else {
 				w.noteErr(origin, why)
 			}
@@ -648,6 +787,10 @@ func (w *Win) handle(origin, src int, b []byte) {
 			eng().Send(p2p.Bytes(out), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
 			break
 		}
+		if h.Flags&rma.Batched != 0 {
+			w.answerGet(src, &h, mem, ps)
+			break
+		}
 		if len(ps) == 1 {
 			// Straight from the window: no copy here.
 			var ok [1]byte
@@ -673,13 +816,15 @@ func (w *Win) handle(origin, src int, b []byte) {
 		}
 		if err := rma.Acc(mem, ps, data, old, h.Op, h.Elem, w.ctrl.acc(), nil); err != nil {
 			if h.ID != 0 {
-				w.reply(src, h.ID, 1, []byte(err.Error()))
+				w.answer(src, &h, 1, []byte(err.Error()))
 			} else {
 				w.noteErr(origin, err.Error())
 			}
 			return
 		}
-		if old != nil {
+		if old != nil && h.Flags&rma.Batched != 0 {
+			w.answer(src, &h, 0, old)
+		} else if old != nil {
 			out := w.scratch[:1+len(data)]
 			out[0] = 0
 			eng().Send(p2p.Bytes(out), src, int(h.ID), w.comm.Ctx(), p2p.Standard)
@@ -688,7 +833,7 @@ func (w *Win) handle(origin, src int, b []byte) {
 		n := len(data) / 2
 		var old [16]byte
 		rma.CompareSwap(mem, ps[0].Off, data[:n], data[n:], old[:n], h.Elem, w.ctrl.acc())
-		w.reply(src, h.ID, 0, old[:n])
+		w.answer(src, &h, 0, old[:n])
 	case rma.KFlush:
 		w.replyErrs(origin, src, h.ID)
 	case rma.KLock:

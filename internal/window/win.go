@@ -144,10 +144,19 @@ type Win struct {
 	// the batch may be written by single copy (singlecopy.go); marked when shipped.
 	undirty []bool
 	// gets: per target, contiguous Gets by single copy not read yet; run: a short
-	// operation went by single copy since its last completion, so the next wait to
-	// go together (singlecopy.go).
-	gets     [][]laterGet
-	run      []atomic.Bool
+	// operation by single copy or with a reply went to it since its last completion,
+	// so the next such wait to go together (singlecopy.go, ship.go).
+	gets [][]laterGet
+	run  []atomic.Bool
+	// Batched replies (ship.go), per target: where the replies of the batch's
+	// requests go, the tag of the batch's one reply (0: none yet), and the most bytes
+	// that reply can have.
+	breps    [][]batchSink
+	brepID   []uint32
+	brepLen  []int
+	rfree    [][]byte // batch replies' buffers, for reuse
+	bout     []byte   // target side: the reply to the batch being applied (applyMu's)
+	boutID   uint32
 	attached []attachment
 	errs     map[int]string // target side: the first failure of each origin's requests since its last flush
 	lockQ    []lockWaiter   // target side: remote lock requests not granted yet (applyMu's)
@@ -321,6 +330,7 @@ func (w *Win) setup(op string, a Args) error {
 	}
 	w.out, w.dirty, w.undirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([]bool, n), make([][]byte, n)
 	w.gets, w.run = make([][]laterGet, n), make([]atomic.Bool, n)
+	w.breps, w.brepID, w.brepLen = make([][]batchSink, n), make([]uint32, n), make([]int, n)
 	w.epochIn(w.ctrl)
 	w.nextID = 2
 	if w.served {
@@ -621,12 +631,18 @@ const (
 // id returns a fresh reply tag.
 func (w *Win) id() uint32 {
 	w.mu.Lock()
+	id := w.idLocked()
+	w.mu.Unlock()
+	return id
+}
+
+// idLocked is id with w.mu held.
+func (w *Win) idLocked() uint32 {
 	id := w.nextID
 	w.nextID++
 	if w.nextID >= tagData {
 		w.nextID = tagReplies
 	}
-	w.mu.Unlock()
 	return id
 }
 
