@@ -583,7 +583,11 @@ func (w *Win) completeOut(op string, t int) error { return w.finishOut(op, t, tr
 // finishOut is completeOut; without send, t's batch stays to be sent later (its
 // operations are complete at this rank: their data was copied into it).
 func (w *Win) finishOut(op string, t int, send bool) error {
-	w.run[t].Store(false)
+	if send {
+		// A completion at the target: the next short operation goes at once. A local
+		// one leaves the batch to grow (Flush_local after each Put costs a copy).
+		w.run[t].Store(false)
+	}
 	w.mu.Lock()
 	if failed := w.readGetsLocked(t); failed != nil {
 		w.mu.Unlock()
