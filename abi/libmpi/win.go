@@ -490,10 +490,10 @@ func PMPI_Win_call_errhandler(wh uintptr, code int32) int32 {
 
 // --- operations ---
 
-// rbuf is an origin or result buffer (what): count items of dh at p, shifted (as cvec
-// does) so that the items start at the slice's start.
-func rbuf(op, what string, p unsafe.Pointer, count int64, dh uintptr) (window.RBuf, error) {
-	t, err := argTypeFor(op, what+" datatype", dh, count)
+// rbuf is an origin or result buffer (arg names its datatype): count items of dh at
+// p, shifted (as cvec does) so that the items start at the slice's start.
+func rbuf(op, arg string, p unsafe.Pointer, count int64, dh uintptr) (window.RBuf, error) {
+	t, err := argTypeFor(op, arg, dh, count)
 	if err != nil {
 		return window.RBuf{}, err
 	}
@@ -547,7 +547,7 @@ func rmaArgs(op string, wh uintptr, o unsafe.Pointer, oc int64, odt uintptr, ran
 	if t.Rank == core.ProcNull {
 		return w, window.RBuf{}, t, 0
 	}
-	ob, err := rbuf(op, "origin", o, oc, odt)
+	ob, err := rbuf(op, "origin datatype", o, oc, odt)
 	if err == nil {
 		t.Type, err = argTypeFor(op, "target datatype", tdt, tc)
 	}
@@ -672,7 +672,7 @@ func getAccumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, res unsaf
 	var rb window.RBuf
 	if t.Rank != core.ProcNull {
 		var err error
-		if rb, err = rbuf(op, "result", res, rc, rdt); err != nil {
+		if rb, err = rbuf(op, "result datatype", res, rc, rdt); err != nil {
 			return failWin(op, wh, err)
 		}
 	}
@@ -883,6 +883,16 @@ func assertIn(a int32) int {
 	return out | int(a)<<16 // bits no call takes stay wrong: mpir refuses them
 }
 
+// winCall runs a call that changes no epoch (the flushes, Win_sync): the copy of the
+// window's state that short.c reads stays true.
+func winCall(op string, wh uintptr, f func(w *mpir.Win) error) int32 {
+	w, r := needWin(op, wh)
+	if w == nil {
+		return r
+	}
+	return failWin(op, wh, f(w.w))
+}
+
 // winSync runs a synchronisation call, then refreshes the copy of the window's state
 // that short.c reads.
 func winSync(op string, wh uintptr, f func(w *mpir.Win) error) int32 {
@@ -1013,31 +1023,31 @@ func goPMPI_Win_flush(rank int32, wh uintptr) int32 {
 		prof.Done(prof.WinFlush, 0)
 		return 0 // a direct target's operations completed in their calls
 	}
-	return winSync("Win_flush", wh, func(w *mpir.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
+	return winCall("Win_flush", wh, func(w *mpir.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })
 }
 
 //export goPMPI_Win_flush_local
 func goPMPI_Win_flush_local(rank int32, wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync("Win_flush_local", wh, func(w *mpir.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
+	return winCall("Win_flush_local", wh, func(w *mpir.Win) error { return w.Flush("Win_flush_local", rankIn(rank), true) })
 }
 
 //export goPMPI_Win_flush_all
 func goPMPI_Win_flush_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync("Win_flush_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_all", false) })
+	return winCall("Win_flush_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_all", false) })
 }
 
 //export goPMPI_Win_flush_local_all
 func goPMPI_Win_flush_local_all(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync("Win_flush_local_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_local_all", true) })
+	return winCall("Win_flush_local_all", wh, func(w *mpir.Win) error { return w.FlushAll("Win_flush_local_all", true) })
 }
 
 //export goPMPI_Win_sync
 func goPMPI_Win_sync(wh uintptr) int32 {
 	goHalves.Add(1)
-	return winSync("Win_sync", wh, func(w *mpir.Win) error { return w.Sync("Win_sync") })
+	return winCall("Win_sync", wh, func(w *mpir.Win) error { return w.Sync("Win_sync") })
 }
 
 //export PMPI_Alloc_mem
