@@ -613,8 +613,10 @@ func (w *Win) finishOut(op string, t int, send bool) error {
 // flushShipped completes every operation shipped to t: at the target too.
 func (w *Win) flushShipped(op string, t int) error {
 	w.mu.Lock()
-	if w.peers[t].single.Load() {
-		w.sendBatchLocked(t) // Puts alone are written here, and need no request
+	if w.peers[t].single.Load() && !w.dirty[t] {
+		// Puts alone are written here, and need no request; a batch with shipped
+		// requests rides with the flush request below, one message.
+		w.sendBatchLocked(t)
 	}
 	dirty := w.dirty[t]
 	w.dirty[t] = false
