@@ -589,6 +589,22 @@ func TestWinBatchedReplies(t *testing.T) {
 		if got[0] != int64(peer*100000+1) || got[2] != int64(peer*100000+2) {
 			t.Errorf("the good Gets beside the refused one: %d %d", got[0], got[2])
 		}
+		// An Accumulate past the attached memory, first after a Flush (answered on
+		// its own), then one inside it: each Flush reports the refusal.
+		must(t, mpi.Accumulate(w, []int64{5}, peer, base+8*words, mpi.Sum))
+		if err := w.Flush(peer); !errors.Is(err, mpi.ErrRMARange) {
+			t.Errorf("an Accumulate past the attached memory: %v, want ErrRMARange", err)
+		}
+		must(t, mpi.Accumulate(w, []int64{5}, peer, base+8*3, mpi.Sum))
+		must(t, mpi.Accumulate(w, []int64{5}, peer, base+8*words, mpi.Sum))
+		if err := w.Flush(peer); !errors.Is(err, mpi.ErrRMARange) {
+			t.Errorf("a second Accumulate past the attached memory: %v, want ErrRMARange", err)
+		}
+		must(t, mpi.Get(w, got[0:1], peer, base+8*3))
+		must(t, w.Flush(peer))
+		if want := int64(peer*100000 + 3 + 5); got[0] != want {
+			t.Errorf("the good Accumulate beside the refused one: %d, want %d", got[0], want)
+		}
 		must(t, w.Unlock(peer))
 		must(t, mpi.World.Barrier())
 		must(t, w.Detach(asBytesI64(buf)))

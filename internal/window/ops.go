@@ -271,7 +271,11 @@ func (w *Win) acc(op string, o, r *RBuf, t *Target, rop rma.Op, req bool) (*core
 	}
 	h := &rma.Header{Kind: rma.KAcc, Op: rop, Elem: k}
 	if r == nil {
-		return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, false, req, nil, nil).pending(), nil
+		// The first short Accumulate since the target's last completion asks for an
+		// answer and goes at once, as a Fetch_and_op does: a Flush after it then
+		// waits for that answer, and needs no flush request of its own.
+		ack := pr.bytes <= batchAlone && !w.run[t.Rank].Swap(true)
+		return w.ship(t.Rank, h, pr.off, pieces(t, 0, &one), data, ack, req, nil, nil).pending(), nil
 	}
 	h.Kind = rma.KGetAcc
 	into, fin := resultSink(r)

@@ -493,28 +493,29 @@ func (w *Win) reuseLocked(x *shipOp) {
 	}
 }
 
-// reapLocked forgets the sends to t at the front of its list that have completed
-// (w.mu held), so that a rank that only posts or completes epochs at t, and never
-// flushes it, does not pile up requests and batch buffers.
+// reapLocked forgets the batch sends to t that have completed, up to the first that
+// has not, past the requests that await a reply (w.mu held), so that a rank that only
+// posts or completes epochs at t, and never flushes it, does not pile up requests and
+// batch buffers. A failed send stays for completeOut to report.
 func (w *Win) reapLocked(t int) {
 	out := w.out[t]
-	k := 0
-	for k < len(out) && out[k].batch != nil && !out[k].hasRecv {
-		x := out[k]
-		if ok, _ := x.testSend(); !ok {
-			break
+	n, i := 0, 0
+	for ; i < len(out); i++ {
+		x := out[i]
+		if x.batch != nil && !x.hasRecv {
+			ok, _ := x.testSend()
+			if !ok {
+				break // the later sends to t are not done either
+			}
+			if x.err == nil {
+				w.reuseLocked(x)
+				continue
+			}
 		}
-		k++
+		out[n] = x // a request awaiting its reply, or a failed send for completeOut
+		n++
 	}
-	if k == 0 {
-		return
-	}
-	for _, x := range out[:k] {
-		if x.err == nil {
-			w.reuseLocked(x) // a failed one stays for completeOut to report
-		}
-	}
-	n := copy(out, out[k:])
+	n += copy(out[n:], out[i:])
 	clear(out[n:])
 	w.out[t] = out[:n]
 }
@@ -828,7 +829,9 @@ func (w *Win) handle(origin, src int, b []byte) {
 			}
 			return
 		}
-		if old != nil && h.Flags&rma.Batched != 0 {
+		if old == nil && h.ID != 0 {
+			w.answer(src, &h, 0, nil) // an Accumulate that asked to be answered (acc)
+		} else if old != nil && h.Flags&rma.Batched != 0 {
 			w.answer(src, &h, 0, old)
 		} else if old != nil {
 			out := w.scratch[:1+len(data)]
