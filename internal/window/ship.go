@@ -585,8 +585,8 @@ func (w *Win) completeOut(op string, t int) error { return w.finishOut(op, t, tr
 // operations are complete at this rank: their data was copied into it).
 func (w *Win) finishOut(op string, t int, send bool) error {
 	if send {
-		// A completion at the target: the next short operation goes at once. A local
-		// one leaves the batch to grow (Flush_local after each Put costs a copy).
+		// A completion at the target: the next short operation with an answer goes
+		// at once (run). A local one leaves the run going.
 		w.run[t].Store(false)
 	}
 	w.mu.Lock()

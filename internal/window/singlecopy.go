@@ -60,8 +60,7 @@ func (w *Win) chooseSingle(nodes []int) {
 // of them costs one system call: when the batch would go (full, or at a Flush, or
 // before a request that must follow them), a batch of contiguous Puts alone is
 // written by one vectored call (writeBatchLocked); one with anything else is
-// shipped whole, as before. A Put longer than a batch, or the first of a run
-// (below), takes putSingle at once.
+// shipped whole, as before. A Put longer than a batch takes putSingle at once.
 
 // writeBatchLocked writes batch b of target t by single copy, if it holds only
 // Puts of their data inline (done); w.mu is held.
@@ -157,7 +156,7 @@ func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target, later bool) 
 	p := pr.p
 	ooff, m, inPlace := contig(o.Type, o.Count)
 	inPlace = inPlace && m == n
-	if later && inPlace && n <= batchAlone && w.run[t.Rank].Swap(true) {
+	if later && inPlace && n <= batchAlone {
 		w.mu.Lock()
 		g := append(w.gets[t.Rank], laterGet{dst: o.Mem[ooff : ooff+m], off: int64(addr - p.addr)})
 		w.gets[t.Rank] = g
@@ -193,11 +192,9 @@ func (w *Win) getSingle(op string, pr prepared, o *RBuf, t *Target, later bool) 
 // (finishOut), or before any other operation to the target is issued (ship, call,
 // putSingle), so that they read what the calls before them left and nothing after.
 // Gets among themselves need no order: they only read. Request-based Gets (Rget)
-// read at once, since their requests complete alone.
-//
-// The first short Put or Get since the target's last completion goes at once, so
-// that an operation followed by its Flush costs one system call and no batch; the
-// run after it waits to go together (run).
+// read at once, since their requests complete alone. Even a lone Get waits: the
+// Flush after it reads it by one call as the Get would have, and two of them (a Put
+// and a Get to each of two targets, or both to one) then cost one call, not two.
 
 // laterGet is a Get noted to be read: into dst from off bytes past the target's base.
 type laterGet struct {

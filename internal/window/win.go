@@ -143,9 +143,9 @@ type Win struct {
 	// undirty: per target, Puts wait in its batch that were not marked dirty, since
 	// the batch may be written by single copy (singlecopy.go); marked when shipped.
 	undirty []bool
-	// gets: per target, contiguous Gets by single copy not read yet; run: a short
-	// operation by single copy or with a reply went to it since its last completion,
-	// so the next such wait to go together (singlecopy.go, ship.go).
+	// gets: per target, contiguous Gets by single copy not read yet (singlecopy.go);
+	// run: a short shipped operation with a reply (or an answered Accumulate) went to
+	// it since its last completion, so the next such join the batch (ship.go, acc).
 	gets [][]laterGet
 	run  []atomic.Bool
 	// Batched replies (ship.go), per target: where the replies of the batch's
