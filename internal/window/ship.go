@@ -108,10 +108,13 @@ func (x *shipOp) scatter() error {
 	b := x.rbuf
 	var first error
 	for _, s := range x.sinks {
-		if len(b) < 3 || len(b) < 3+int(b[1])|int(b[2])<<8 {
+		n := -1
+		if len(b) >= 3 {
+			n = int(b[1]) | int(b[2])<<8
+		}
+		if n < 0 || len(b) < 3+n {
 			return core.Errorf(core.ClassIntern, "", "a batch's reply is short: %d requests, %d bytes", len(x.sinks), len(x.rbuf))
 		}
-		n := int(b[1]) | int(b[2])<<8
 		data := b[3 : 3+n]
 		switch {
 		case b[0] != 0:
