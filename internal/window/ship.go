@@ -497,13 +497,13 @@ func (w *Win) reuseLocked(x *shipOp) {
 }
 
 // reapLocked forgets the batch sends to t that have completed, up to the first that
-// has not, past the requests that await a reply (w.mu held), so that a rank that only
-// posts or completes epochs at t, and never flushes it, does not pile up requests and
-// batch buffers. A failed send stays for completeOut to report.
+// has not, past up to reapPast requests that await a reply (w.mu held), so that a
+// rank that only posts or completes epochs at t, and never flushes it, does not pile
+// up requests and batch buffers. A failed send stays for completeOut to report.
 func (w *Win) reapLocked(t int) {
 	out := w.out[t]
-	n, i := 0, 0
-	for ; i < len(out); i++ {
+	n, i, kept := 0, 0, 0
+	for ; i < len(out) && kept <= reapPast; i++ {
 		x := out[i]
 		if x.batch != nil && !x.hasRecv {
 			ok, _ := x.testSend()
@@ -517,11 +517,17 @@ func (w *Win) reapLocked(t int) {
 		}
 		out[n] = x // a request awaiting its reply, or a failed send for completeOut
 		n++
+		kept++
 	}
 	n += copy(out[n:], out[i:])
 	clear(out[n:])
 	w.out[t] = out[:n]
 }
+
+// reapPast is how many requests awaiting their reply reapLocked looks past: enough
+// for the answered first operation of a run, and a bound on its cost where many such
+// requests are outstanding.
+const reapPast = 8
 
 // recycle takes back a sent batch's buffer and its reply's (each may be nil).
 func (w *Win) recycle(b, r []byte) {
