@@ -181,6 +181,12 @@ func (e *Engine) isend(b Buf, dest, tag int, ctx uint32, mode Mode) (Request, er
 		return Request{r, r.gen}, nil
 	}
 	e.startSend(r)
+	if r.list != nil {
+		// Queued behind a full transport: make progress, as a blocked send would,
+		// so that a rank issuing many sends still drains what its peer sends back
+		// (the peer may be waiting on room for its answers).
+		e.progressLocked()
+	}
 	return Request{r, r.gen}, nil
 }
 
