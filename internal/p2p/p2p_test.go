@@ -1400,3 +1400,45 @@ func TestMprobeClaimOnce(t *testing.T) {
 		t.Errorf("Mrecv: %v, got %d with tag %d, want 7 with tag 5", err, b[0], st.Tag)
 	}
 }
+
+// TestIsendQueuedMakesProgress: an Isend that its transport cannot take now (the link
+// is full) makes progress before it returns, so what the peer sent meanwhile is taken
+// in: a rank that only issues sends still drains the answers its peer waits to send.
+func TestIsendQueuedMakesProgress(t *testing.T) {
+	net := newMemNet(2)
+	net.capacity = 4
+	es := net.engines(t, Options{})
+	ans, err := es[1].Isend(Bytes([]byte("answer")), 0, 7, 0, Standard)
+	mustOK(t, err)
+	var qs []Request
+	for i := range 6 {
+		q, err := es[0].Isend(Bytes([]byte{byte(i)}), 1, 1, 0, Standard)
+		mustOK(t, err)
+		qs = append(qs, q)
+	}
+	es[0].mu.Lock()
+	taken := es[0].ctxq(0).unexp.head != nil
+	es[0].mu.Unlock()
+	if !taken {
+		t.Fatal("six Isends into a link of four returned without taking in the peer's message")
+	}
+	rs := make([]Request, 6)
+	bufs := make([][]byte, 6)
+	for i := range rs {
+		bufs[i] = make([]byte, 1)
+		rs[i], err = es[1].Irecv(Bytes(bufs[i]), 0, 1, 0)
+		mustOK(t, err)
+	}
+	got := make([]byte, 6)
+	r, err := es[0].Irecv(Bytes(got), 1, 7, 0)
+	mustOK(t, err)
+	driveAll(t, es, qs, rs, []Request{ans, r})
+	for i, b := range bufs {
+		if b[0] != byte(i) {
+			t.Fatalf("message %d holds %d", i, b[0])
+		}
+	}
+	if string(got) != "answer" {
+		t.Fatalf("the peer's message: %q", got)
+	}
+}
