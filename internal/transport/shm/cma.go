@@ -105,11 +105,7 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 	if len(buf) == 0 {
 		return nil
 	}
-	op, what := "ReadFrom", "reads"
-	if write {
-		op, what = "WriteTo", "writes"
-	}
-	p, err := t.cmaPeer(peer, op, what)
+	op, p, err := t.cmaPeerFor(peer, write, "ReadFrom", "WriteTo")
 	if err != nil {
 		return err
 	}
@@ -123,6 +119,17 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 }
 
 var _ transport.NodeCopier = (*Transport)(nil)
+
+// cmaPeerFor is cmaPeer for a call named read, or with write named wr; it returns
+// the call's name too.
+func (t *Transport) cmaPeerFor(peer int, write bool, read, wr string) (string, *peerInfo, error) {
+	op, what := read, "reads"
+	if write {
+		op, what = wr, "writes"
+	}
+	p, err := t.cmaPeer(peer, op, what)
+	return op, p, err
+}
 
 // cmaPeer is what is known of peer, when single-copy calls (op, making what) to it
 // are possible.
@@ -190,11 +197,7 @@ func (t *Transport) vec(peer int, bufs [][]byte, addrs []uint64, write bool) err
 	if len(bufs) == 1 {
 		return t.single(peer, bufs[0], addrs[0], write)
 	}
-	op, what := "ReadVec", "reads"
-	if write {
-		op, what = "WriteVec", "writes"
-	}
-	p, err := t.cmaPeer(peer, op, what)
+	op, p, err := t.cmaPeerFor(peer, write, "ReadVec", "WriteVec")
 	if err != nil {
 		return err
 	}
@@ -228,7 +231,7 @@ func (t *Transport) vec(peer int, bufs [][]byte, addrs []uint64, write bool) err
 			if errors.Is(err, unix.ESRCH) {
 				return died(peer, p.pid)
 			}
-			return fmt.Errorf("shared memory: %s rank %d: %d %s: %w", op, peer, k, what, err)
+			return fmt.Errorf("shared memory: %s rank %d: %d pieces: %w", op, peer, k, err)
 		}
 		if n != want {
 			return fmt.Errorf("shared memory: %s rank %d: %d of %d bytes copied", op, peer, n, want)
