@@ -146,17 +146,21 @@ func TestHungJobOnFreedCommunicator(t *testing.T) {
 // short calls are sampled; the time of the receives not sampled is measured from when
 // they blocked, and the mean of the sampled ones (which blocked too) is not added for
 // them again: that made 50 times the wall time.
+// At ThreadMultiple every call is timed, in the tallies of the processors that run
+// them: the same holds.
 func TestReportOfBlockedCalls(t *testing.T) {
-	r := mpigo(t, "", "run", "-n", "2", "--report", rankBin(t), "slowsend-single", "200")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	m := regexp.MustCompile(`mpigo: rank 0: ([0-9.]+) s in MPI of ([0-9.]+) s \(([0-9.]+)%\)`).FindStringSubmatch(r.stderr)
-	if m == nil {
-		t.Fatalf("no report line for rank 0:\n%s", r.stderr)
-	}
-	if pct, _ := strconv.ParseFloat(m[3], 64); pct < 50 || pct > 101 {
-		t.Errorf("rank 0 in MPI %s%% of its time (%s s of %s s); want most of it and at most all of it", m[3], m[1], m[2])
+	for _, mode := range []string{"slowsend-single", "slowsend"} {
+		r := mpigo(t, "", "run", "-n", "2", "--report", rankBin(t), mode, "200")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", mode, r.code, r.stderr)
+		}
+		m := regexp.MustCompile(`mpigo: rank 0: ([0-9.]+) s in MPI of ([0-9.]+) s \(([0-9.]+)%\)`).FindStringSubmatch(r.stderr)
+		if m == nil {
+			t.Fatalf("%s: no report line for rank 0:\n%s", mode, r.stderr)
+		}
+		if pct, _ := strconv.ParseFloat(m[3], 64); pct < 50 || pct > 101 {
+			t.Errorf("%s: rank 0 in MPI %s%% of its time (%s s of %s s); want most of it and at most all of it", mode, m[3], m[1], m[2])
+		}
 	}
 }
 
@@ -789,11 +793,18 @@ func TestProfileHierarchicalFlows(t *testing.T) {
 
 // One-sided operations on node memory (an allocated window on one node: the device's
 // short way) are in the matrix's one-sided column, origin to target for Put and
-// Accumulate, target to origin for Get, both ways for FetchAndOp and GetAccumulate.
+// Accumulate, target to origin for Get, both ways for FetchAndOp and GetAccumulate:
+// at ThreadMultiple (the processors' links) as below it.
 func TestProfileOneSidedFlows(t *testing.T) {
+	for _, mode := range []string{"rmaflows", "rmaflows-single"} {
+		t.Run(mode, func(t *testing.T) { testOneSidedFlows(t, mode) })
+	}
+}
+
+func testOneSidedFlows(t *testing.T, mode string) {
 	const n = 3
 	dir := t.TempDir()
-	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin(t), "rmaflows")
+	r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--profile", dir, rankBin(t), mode)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -106,10 +106,31 @@ func (c *Counter) Estimate() float64 {
 
 // Done counts a call that completed at once without entering the record (a window
 // operation on the short path to node memory): its count, bytes and size, no time.
+// A hot caller tries TryDone first, inlined, and calls Done when it says no:
+//
+//	if !prof.TryDone(call, n) {
+//		prof.Done(call, n)
+//	}
 func Done(call Call, n int) {
+	if fast && concurrent && sharedIndex[call] >= 0 {
+		shareCount(call, n)
+		return
+	}
 	c := &counts[call]
 	add(&c.Bytes, uint64(n))
 	add(&c.Hist[bits.Len64(uint64(n))], 1)
+}
+
+// TryDone is Done's short path below ThreadMultiple, inlined: two plain adds. It
+// reports whether it counted the call.
+func TryDone(call Call, n int) bool {
+	if !fast || concurrent {
+		return false
+	}
+	c := &counts[call]
+	c.Bytes += uint64(n)
+	c.Hist[bits.Len64(uint64(n))]++
+	return true
 }
 
 // Bucket is the histogram bucket of a message of n bytes.
@@ -649,10 +670,11 @@ func Settle() {
 	}
 }
 
-// TryExit is Exit's short path, inlined: a call not timed that did not wait is
-// counted by two adds and two stores. It reports whether it counted the call.
+// TryExit is Exit's short path below ThreadMultiple, inlined: a call not timed that
+// did not wait is counted by two adds and two stores. It reports whether it counted
+// the call.
 func TryExit(call Call, t int64, n int) bool {
-	if !fast || t != 0 || cur.since != 0 {
+	if !fast || t != 0 || concurrent || cur.since != 0 {
 		return false
 	}
 	c := &counts[call]
@@ -676,6 +698,9 @@ func exit(call Call, t int64, n int) {
 	publish(&cur.call, 0)
 	if !concurrent {
 		gate &^= inCall
+	}
+	if concurrent && fast && !timed && t > 0 && sharedIndex[call] >= 0 && shareExit(call, n, t, word&blocked != 0) {
+		return
 	}
 	c := &counts[call]
 	add(&c.Bytes, uint64(n))

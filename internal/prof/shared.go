@@ -3,52 +3,84 @@ package prof
 import (
 	"math/bits"
 	"runtime"
-	_ "unsafe" // linkname
+	"sync/atomic"
+	"unsafe"
 )
 
-// The short path at ThreadMultiple, for the calls in sharedCalls: a call that does
-// not wait and moves a few bytes (the file short way's read_at and write_at: one
-// system call), for which Enter's long path (a clock read at entry and exit, six
-// atomic adds) cost as much again as the call's own work in user space. Such a call is
-// counted instead in a tally of the Go scheduler's processor (P) that runs the
-// caller, with plain adds made while the goroutine is pinned to it, so that no other
-// goroutine adds to the same words meanwhile; every snapshot adds the tallies to the
-// record's counts (WatchTallies), so counts and bytes stay exact. One call in about
-// SampleEvery per processor still goes through Enter and Exit, timed, and the others'
-// time is estimated from those (Counter.Estimate), as below ThreadMultiple. A call
-// counted this way is not the current call while it runs (State does not show it):
-// it cannot wait.
+// The counts at ThreadMultiple. Where calls may overlap, the record's counters take
+// atomic adds, and a locked add waits for the stores before it to drain: after a
+// send's packet or a Put's copy, the four to six of a call cost as much as the call
+// itself. So the calls of sharedCalls (the point-to-point calls and their completions,
+// the one-sided operations that complete at once) and the one-sided links of node
+// memory (AddLinkTo) are counted instead in tallies of the Go scheduler's processor
+// (P) that runs the caller, with plain adds made while the goroutine is pinned to it,
+// so that no other goroutine adds to the same words meanwhile; every snapshot adds
+// the tallies to the record's counts (WatchTallies) and reads the links as it reads
+// the owners' (Watch), so counts, bytes and times stay exact. A call timed from its
+// entry, as every one through Enter is at ThreadMultiple, adds its time to the tally
+// too (Tally's Timed or Blocked).
 //
-// Below ThreadMultiple these calls take Try and TryExit; with the timeline on, or
-// under the race detector (whose builds have no short path), Enter and Exit.
+// The calls of untimedCalls (the file short way's read_at and write_at: one system
+// call, no wait) go further: one in about SampleEvery per processor goes through
+// Enter and Exit, timed, and the others skip them (SharedUntimed, SharedCount) and
+// have their time estimated from those (Counter.Estimate), as below ThreadMultiple.
+// Such a call is not the current call while it runs (State does not show it).
+//
+// Below ThreadMultiple the calls take Try, TryExit and TryDone; with the timeline on,
+// or under the race detector (whose builds have no short path), Enter, Exit and Done
+// with atomic counts.
 
-// sharedCalls are the calls that may take the short path at ThreadMultiple.
-var sharedCalls = [...]Call{FileReadAt, FileWriteAt}
+// sharedCalls are the calls counted in the processors' tallies at ThreadMultiple:
+// the point-to-point calls and completions (ReqStart to Testsome), the one-sided
+// operations (Put to CompareAndSwap, which Done counts, their request forms, and
+// WinFlush), and the file calls of untimedCalls.
+var sharedCalls = func() (cs [nShared]Call) {
+	i := 0
+	for c := ReqStart; c <= Testsome; c++ {
+		cs[i], i = c, i+1
+	}
+	for c := Put; c <= RgetAccumulate; c++ {
+		cs[i], i = c, i+1
+	}
+	cs[i], cs[i+1], cs[i+2] = WinFlush, FileReadAt, FileWriteAt
+	return cs
+}()
+
+const nShared = uintptr(Testsome-ReqStart+1) + uintptr(RgetAccumulate-Put+1) + 3
 
 // sharedIndex is a call's index in sharedCalls, -1 where it is not one.
-var sharedIndex = func() (x [NumCalls]int8) {
+var sharedIndex = func() (x [NumCalls]int16) {
 	for c := range x {
 		x[c] = -1
 	}
 	for i, c := range sharedCalls {
-		x[c] = int8(i)
+		x[c] = int16(i)
 	}
 	return x
 }()
 
-// shard is one processor's tallies of sharedCalls, and its count of calls to the next
-// timed one; a whole number of cache lines, so that processors share none.
+// untimedCalls says which calls may skip Enter and Exit at ThreadMultiple
+// (SharedUntimed).
+var untimedCalls = func() (x [NumCalls]bool) {
+	x[FileReadAt], x[FileWriteAt] = true, true
+	return x
+}()
+
+// shard is one processor's tallies of sharedCalls, its count of calls to the next
+// timed one, and its one-sided links (AddLinkTo); a whole number of cache lines, so
+// that processors share none.
 type shard struct {
-	gap uint64
-	rng uint64
-	_   [6]uint64
-	t   [len(sharedCalls)]Tally
-	_   [(64 - len(sharedCalls)*(HistBuckets+1)*8%64) % 64]byte
+	gap   uint64
+	rng   uint64
+	links []Link // by world rank w: 2w what went to w, 2w+1 what came from it
+	_     [3]uint64
+	t     [nShared]Tally
+	_     [(64 - nShared*unsafe.Sizeof(Tally{})%64) % 64]byte
 }
 
 // shards is indexed by processor id (made once, at the first Start at ThreadMultiple,
-// for the processors there may be then); a call on a processor beyond it takes the
-// long path.
+// for the processors there are then: GOMAXPROCS, which the rank has set by then); a
+// call on a processor beyond it (GOMAXPROCS raised later) counts atomically.
 var shards []shard
 
 //go:linkname procPin runtime.procPin
@@ -63,24 +95,98 @@ func startShared() {
 	if !fast || shards != nil {
 		return
 	}
-	n := max(runtime.GOMAXPROCS(0), runtime.NumCPU())
-	shards = make([]shard, n)
+	shards = make([]shard, runtime.GOMAXPROCS(0))
+	linked := len(shards)*size <= maxSharedLinks
 	for p := range shards {
-		shards[p].gap = uint64(p%SampleEvery) + 1
-		shards[p].rng = 0x9e3779b97f4a7c15 ^ uint64(p+1)*0xbf58476d1ce4e5b9
+		s := &shards[p]
+		s.gap = uint64(p%SampleEvery) + 1
+		s.rng = 0x9e3779b97f4a7c15 ^ uint64(p+1)*0xbf58476d1ce4e5b9
 		calls := sharedCalls
-		WatchTallies(calls[:], shards[p].t[:])
+		WatchTallies(calls[:], s.t[:])
+		if !linked {
+			continue
+		}
+		s.links = make([]Link, 2*size)
+		taps := make([]Tap, 0, 2*size)
+		for w := range size {
+			taps = append(taps, Tap{Link: &s.links[2*w], World: w, Cols: RMATo},
+				Tap{Link: &s.links[2*w+1], World: w, Cols: RMAFrom})
+		}
+		Watch(taps)
 	}
 }
 
-// SharedUntimed says whether call, a call of sharedCalls about to be made at
-// ThreadMultiple, is to be counted by SharedCount once done, untimed; false: it goes
-// through Enter and Exit (the program is not at ThreadMultiple, the timeline is on,
-// it is the processor's next sample, or call is not one of sharedCalls).
-func SharedUntimed(call Call) bool {
-	if !fast || !concurrent || timed || sharedIndex[call] < 0 {
+// maxSharedLinks bounds the processors' one-sided links (processors times world
+// ranks, 32 bytes each): past it AddLinkTo counts atomically at ThreadMultiple.
+const maxSharedLinks = 1 << 16
+
+// AddLinkTo counts one transfer of n bytes in l, the link of a one-sided operation
+// done directly on node memory with world rank w, at slot 2w for what went to w and
+// 2w+1 for what came from it: as AddLink, except at ThreadMultiple, where the transfer
+// is counted in the calling processor's link of that slot (a plain add, the goroutine
+// pinned), which every snapshot reads as it reads l.
+func AddLinkTo(l *Link, slot, n int) {
+	if fast && !concurrent {
+		*l = Link{l.Bytes + uint64(n), l.Ops + 1}
+	} else {
+		addLinkShared(l, slot, n)
+	}
+}
+
+func addLinkShared(l *Link, slot, n int) {
+	if fast {
+		p := procPin()
+		if p < len(shards) && uint(slot) < uint(len(shards[p].links)) {
+			x := &shards[p].links[slot]
+			x.Bytes += uint64(n)
+			x.Ops++
+			procUnpin()
+			return
+		}
+		procUnpin()
+	}
+	atomic.AddUint64(&l.Bytes, uint64(n))
+	atomic.AddUint64(&l.Ops, 1)
+}
+
+// shareExit counts call (one of sharedCalls), of n bytes, timed from t, at
+// ThreadMultiple in the tally of the processor that runs the caller now: false for a
+// processor without one.
+func shareExit(call Call, n int, t int64, blocked bool) bool {
+	end := Now()
+	p := procPin()
+	if p >= len(shards) {
+		procUnpin()
 		return false
 	}
+	x := &shards[p].t[sharedIndex[call]]
+	x.Bytes += uint64(n)
+	x.Hist[bits.Len64(uint64(n))]++
+	if blocked {
+		x.Blocked++
+		x.BlockedTicks += uint64(end - t)
+	} else {
+		x.Timed++
+		x.Ticks += uint64(end - t)
+	}
+	procUnpin()
+	return true
+}
+
+// SharedUntimed says whether call, a call of untimedCalls about to be made at
+// ThreadMultiple, is to be counted by SharedCount once done, untimed; false: it goes
+// through Enter and Exit (the program is not at ThreadMultiple, the timeline is on,
+// it is the processor's next sample, or call is not one of untimedCalls).
+func SharedUntimed(call Call) bool {
+	if !fast || !concurrent || timed || !untimedCalls[call] {
+		return false
+	}
+	return between()
+}
+
+// between counts down the calling processor's calls to its next sample: true for a
+// call between samples, false for the sample (or a processor without a tally).
+func between() bool {
 	p := procPin()
 	if p >= len(shards) {
 		procUnpin()
@@ -102,7 +208,11 @@ func SharedUntimed(call Call) bool {
 
 // SharedCount counts call, of n bytes, done where SharedUntimed said so, in the
 // tally of the processor that runs the caller now.
-func SharedCount(call Call, n int) {
+func SharedCount(call Call, n int) { shareCount(call, n) }
+
+// shareCount counts call (one of sharedCalls), of n bytes, at ThreadMultiple in the
+// tally of the processor that runs the caller now.
+func shareCount(call Call, n int) {
 	p := procPin()
 	if p < len(shards) {
 		t := &shards[p].t[sharedIndex[call]]

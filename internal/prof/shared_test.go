@@ -98,3 +98,113 @@ func TestSharedAllocs(t *testing.T) {
 		t.Errorf("%v allocations per call", a)
 	}
 }
+
+// At ThreadMultiple the point-to-point calls, made as the engine's callers make them
+// (Try or Enter, TryExit or Exit) from many goroutines at once, are every one
+// counted, with their bytes and size classes, and every one timed from its entry, in
+// the processors' tallies.
+func TestSharedPointToPoint(t *testing.T) {
+	if err := Start(0, 2, true); err != nil {
+		t.Fatal(err)
+	}
+	defer Start(0, 2, false)
+	before, ticks0 := totals(Send), shardTicks(Send)
+	const goroutines, each = 8, 4000
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				n := 8 << (g % 2 * (i % 2)) // 8, and 16 for half of the odd goroutines' calls
+				var at int64
+				if !Try(Send, nil, 1, 0, n) {
+					at = Enter(Send, nil, 1, 0, n)
+				}
+				if !TryExit(Send, at, n) {
+					Exit(Send, at, n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	after := totals(Send)
+	const ncalls = goroutines * each
+	big := goroutines / 2 * each / 2
+	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 8*ncalls+8*uint64(big) {
+		t.Errorf("Send: %d calls, %d bytes; want %d, %d", n, b, ncalls, 8*ncalls+8*big)
+	}
+	if h4, h5 := after.Hist[4]-before.Hist[4], after.Hist[5]-before.Hist[5]; h4 != ncalls-uint64(big) || h5 != uint64(big) {
+		t.Errorf("Send by size: %d of 8-15 bytes, %d of 16-31; want %d, %d", h4, h5, ncalls-big, big)
+	}
+	if timed := after.Timed - before.Timed; timed != ncalls {
+		t.Errorf("%d of %d calls timed, want all", timed, ncalls)
+	}
+	if fast && shardTicks(Send) <= ticks0 {
+		t.Errorf("the processors' tallies hold no time of the calls: %d ticks, then %d", ticks0, shardTicks(Send))
+	}
+}
+
+// shardTicks is the time the processors' tallies hold of call.
+func shardTicks(call Call) (ticks uint64) {
+	for p := range shards {
+		x := &shards[p].t[sharedIndex[call]]
+		ticks += x.Ticks + x.BlockedTicks
+	}
+	return ticks
+}
+
+// At ThreadMultiple the one-sided operations done at once (Done) and the links they
+// move data on (AddLinkTo), from many goroutines at once, are every one counted: the
+// calls in the per-call totals, the links in the matrix's one-sided columns of their
+// world rank. A link of a world rank past the processors' (a job grown since) is
+// counted in its owner's memory. Neither allocates.
+func TestSharedOneSided(t *testing.T) {
+	if err := Start(0, 2, true); err != nil {
+		t.Fatal(err)
+	}
+	defer Start(0, 2, false)
+	var to, from, far Link
+	taps := Watch([]Tap{{&to, 1, RMATo}, {&from, 1, RMAFrom}})
+	defer taps.Retire()
+	before, p0 := totals(Put), snapshot("")
+	const goroutines, each = 8, 4000
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				if !TryDone(Put, 8) {
+					Done(Put, 8)
+				}
+				AddLinkTo(&to, 2*1, 8)
+				AddLinkTo(&from, 2*1+1, 3)
+				AddLinkTo(&far, 2*1000, 5)
+			}
+		}()
+	}
+	wg.Wait()
+	after, p1 := totals(Put), snapshot("")
+	const ncalls = goroutines * each
+	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 8*ncalls {
+		t.Errorf("Put: %d calls, %d bytes; want %d, %d", n, b, ncalls, 8*ncalls)
+	}
+	if b, o := p1.RMABytes[1]-p0.RMABytes[1], p1.RMAOps[1]-p0.RMAOps[1]; b != 8*ncalls || o != ncalls {
+		t.Errorf("to rank 1: %d bytes in %d operations; want %d in %d", b, o, 8*ncalls, ncalls)
+	}
+	if b, o := p1.RMAInBytes[1]-p0.RMAInBytes[1], p1.RMAInOps[1]-p0.RMAInOps[1]; b != 3*ncalls || o != ncalls {
+		t.Errorf("from rank 1: %d bytes in %d operations; want %d in %d", b, o, 3*ncalls, ncalls)
+	}
+	if far != (Link{5 * ncalls, ncalls}) {
+		t.Errorf("link of world rank 1000: %+v; want %d bytes in %d operations", far, 5*ncalls, ncalls)
+	}
+	if a := testing.AllocsPerRun(1000, func() {
+		if !TryDone(Get, 8) {
+			Done(Get, 8)
+		}
+		AddLinkTo(&to, 2*1, 8)
+	}); a != 0 {
+		t.Errorf("%v allocations per operation", a)
+	}
+}

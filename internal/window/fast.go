@@ -57,11 +57,11 @@ func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
 	if len(src) == 8 {
 		// One store: memmove's size dispatch costs more than the copy.
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(src)))
-		prof.AddLink(&p.to, 8)
+		prof.AddLinkTo(&p.to, 2*p.world, 8)
 		return true
 	}
 	w.copyDirect(p.mem[off:off+int64(len(src))], src)
-	prof.AddLink(&p.to, len(src))
+	prof.AddLinkTo(&p.to, 2*p.world, len(src))
 	return true
 }
 
@@ -78,11 +78,11 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	}
 	if len(dst) == 8 {
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
-		prof.AddLink(&p.from, 8)
+		prof.AddLinkTo(&p.from, 2*p.world+1, 8)
 		return true
 	}
 	w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
-	prof.AddLink(&p.from, len(dst))
+	prof.AddLinkTo(&p.from, 2*p.world+1, len(dst))
 	return true
 }
 
@@ -151,7 +151,7 @@ func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.K
 	if !rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc()) {
 		return false
 	}
-	prof.AddLink(&p.to, len(origin))
+	prof.AddLinkTo(&p.to, 2*p.world, len(origin))
 	return true
 }
 
@@ -175,7 +175,7 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
 	case rma.OpReplace:
 		old = atomic.SwapUint64(a, v)
 	case rma.OpNoOp:
-		prof.AddLink(&p.from, 8) // a read: nothing goes to the target
+		prof.AddLinkTo(&p.from, 2*p.world+1, 8) // a read: nothing goes to the target
 		return atomic.LoadUint64(a), true
 	default:
 		return 0, false
@@ -187,8 +187,8 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
 // fetched counts a fetching operation of n bytes on p: its operand goes there, the
 // old value comes back.
 func (p *winPeer) fetched(n int) {
-	prof.AddLink(&p.to, n)
-	prof.AddLink(&p.from, n)
+	prof.AddLinkTo(&p.to, 2*p.world, n)
+	prof.AddLinkTo(&p.from, 2*p.world+1, n)
 }
 
 // CasWord is CompareAndSwap on an 8-byte integer at disp of target t's window when
