@@ -9,9 +9,10 @@ import (
 
 // The counts at ThreadMultiple. Where calls may overlap, the record's counters take
 // atomic adds, and a locked add waits for the stores before it to drain: after a
-// send's packet or a Put's copy, the four to six of a call cost as much as the call
-// itself. So the calls of sharedCalls (the point-to-point calls and their completions,
-// the one-sided operations that complete at once) and the one-sided links of node
+// send's packet, a collective's flag or a Put's copy, the four to six of a call cost
+// as much as the call itself. So the calls of sharedCalls (the point-to-point calls and
+// their completions, the blocking collectives, the one-sided operations that complete
+// at once) and the one-sided links of node
 // memory (AddLinkTo) are counted instead in tallies of the Go scheduler's processor
 // (P) that runs the caller, with plain adds made while the goroutine is pinned to it,
 // so that no other goroutine adds to the same words meanwhile; every snapshot adds
@@ -31,12 +32,16 @@ import (
 // with atomic counts.
 
 // sharedCalls are the calls counted in the processors' tallies at ThreadMultiple:
-// the point-to-point calls and completions (ReqStart to Testsome), the one-sided
+// the point-to-point calls and completions (ReqStart to Testsome), the blocking
+// collectives (Barrier to Exscan), the one-sided
 // operations (Put to CompareAndSwap, which Done counts, their request forms, and
 // WinFlush), and the file calls of untimedCalls.
 var sharedCalls = func() (cs [nShared]Call) {
 	i := 0
 	for c := ReqStart; c <= Testsome; c++ {
+		cs[i], i = c, i+1
+	}
+	for c := Barrier; c <= Exscan; c++ {
 		cs[i], i = c, i+1
 	}
 	for c := Put; c <= RgetAccumulate; c++ {
@@ -46,7 +51,7 @@ var sharedCalls = func() (cs [nShared]Call) {
 	return cs
 }()
 
-const nShared = uintptr(Testsome-ReqStart+1) + uintptr(RgetAccumulate-Put+1) + 3
+const nShared = uintptr(Testsome-ReqStart+1) + uintptr(Exscan-Barrier+1) + uintptr(RgetAccumulate-Put+1) + 3
 
 // sharedIndex is a call's index in sharedCalls, -1 where it is not one.
 var sharedIndex = func() (x [NumCalls]int16) {

@@ -99,16 +99,22 @@ func TestSharedAllocs(t *testing.T) {
 	}
 }
 
-// At ThreadMultiple the point-to-point calls, made as the engine's callers make them
-// (Try or Enter, TryExit or Exit) from many goroutines at once, are every one
-// counted, with their bytes and size classes, and every one timed from its entry, in
-// the processors' tallies.
+// At ThreadMultiple the point-to-point calls and the blocking collectives, made as
+// their callers make them (Try or Enter, TryExit or Exit) from many goroutines at
+// once, are every one counted, with their bytes and size classes, and every one timed
+// from its entry, in the processors' tallies.
 func TestSharedPointToPoint(t *testing.T) {
+	for _, call := range []Call{Send, Bcast} {
+		t.Run(call.String(), func(t *testing.T) { testSharedCall(t, call) })
+	}
+}
+
+func testSharedCall(t *testing.T, call Call) {
 	if err := Start(0, 2, true); err != nil {
 		t.Fatal(err)
 	}
 	defer Start(0, 2, false)
-	before, ticks0 := totals(Send), shardTicks(Send)
+	before, ticks0 := totals(call), shardTicks(call)
 	const goroutines, each = 8, 4000
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -118,35 +124,38 @@ func TestSharedPointToPoint(t *testing.T) {
 			for i := range each {
 				n := 8 << (g % 2 * (i % 2)) // 8, and 16 for half of the odd goroutines' calls
 				var at int64
-				if !Try(Send, nil, 1, 0, n) {
-					at = Enter(Send, nil, 1, 0, n)
+				if !Try(call, nil, 1, 0, n) {
+					at = Enter(call, nil, 1, 0, n)
 				}
-				if !TryExit(Send, at, n) {
-					Exit(Send, at, n)
+				if !TryExit(call, at, n) {
+					Exit(call, at, n)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	after := totals(Send)
+	after := totals(call)
 	const ncalls = goroutines * each
 	big := goroutines / 2 * each / 2
 	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 8*ncalls+8*uint64(big) {
-		t.Errorf("Send: %d calls, %d bytes; want %d, %d", n, b, ncalls, 8*ncalls+8*big)
+		t.Errorf("%d calls, %d bytes; want %d, %d", n, b, ncalls, 8*ncalls+8*big)
 	}
 	if h4, h5 := after.Hist[4]-before.Hist[4], after.Hist[5]-before.Hist[5]; h4 != ncalls-uint64(big) || h5 != uint64(big) {
-		t.Errorf("Send by size: %d of 8-15 bytes, %d of 16-31; want %d, %d", h4, h5, ncalls-big, big)
+		t.Errorf("by size: %d of 8-15 bytes, %d of 16-31; want %d, %d", h4, h5, ncalls-big, big)
 	}
 	if timed := after.Timed - before.Timed; timed != ncalls {
 		t.Errorf("%d of %d calls timed, want all", timed, ncalls)
 	}
-	if fast && shardTicks(Send) <= ticks0 {
-		t.Errorf("the processors' tallies hold no time of the calls: %d ticks, then %d", ticks0, shardTicks(Send))
+	if fast && shardTicks(call) <= ticks0 {
+		t.Errorf("the processors' tallies hold no time of the calls: %d ticks, then %d", ticks0, shardTicks(call))
 	}
 }
 
 // shardTicks is the time the processors' tallies hold of call.
 func shardTicks(call Call) (ticks uint64) {
+	if sharedIndex[call] < 0 {
+		return 0
+	}
 	for p := range shards {
 		x := &shards[p].t[sharedIndex[call]]
 		ticks += x.Ticks + x.BlockedTicks
