@@ -34,28 +34,7 @@ func TestSharedCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer Start(0, 2, false)
-	before := totals(FileWriteAt)
-	const goroutines, each = 8, 4000
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				sharedCall(FileWriteAt, 64+g%2*(i%2)*64) // 64, and 128 for half of the odd goroutines' calls
-			}
-		}()
-	}
-	wg.Wait()
-	after := totals(FileWriteAt)
-	const ncalls = goroutines * each
-	big := goroutines / 2 * each / 2
-	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 64*ncalls+64*uint64(big) {
-		t.Errorf("FileWriteAt: %d calls, %d bytes; want %d, %d", n, b, ncalls, 64*ncalls+64*big)
-	}
-	if h7, h8 := after.Hist[7]-before.Hist[7], after.Hist[8]-before.Hist[8]; h7 != ncalls-uint64(big) || h8 != uint64(big) {
-		t.Errorf("FileWriteAt by size: %d of 64-127 bytes, %d of 128-255; want %d, %d", h7, h8, ncalls-big, big)
-	}
+	before, after, ncalls := hammer(t, FileWriteAt, 64, sharedCall)
 	timed := after.Timed - before.Timed
 	switch {
 	case !fast && timed != ncalls:
@@ -66,6 +45,38 @@ func TestSharedCalls(t *testing.T) {
 	if after.Ns <= before.Ns {
 		t.Errorf("FileWriteAt's time did not grow: %v ns, then %v", before.Ns, after.Ns)
 	}
+}
+
+// hammer makes call from 8 goroutines at once, 4000 times each, through do, with
+// base bytes, and twice that for half of the odd goroutines' calls, and checks that
+// the record counted every call, its bytes and its size class. It returns the call's
+// totals before and after, and the number of calls.
+func hammer(t *testing.T, call Call, base int, do func(Call, int)) (before, after CallTotals, ncalls uint64) {
+	t.Helper()
+	before = totals(call)
+	const goroutines, each = 8, 4000
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				do(call, base<<(g%2*(i%2)))
+			}
+		}()
+	}
+	wg.Wait()
+	after = totals(call)
+	ncalls = goroutines * each
+	big := uint64(goroutines / 2 * each / 2)
+	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != uint64(base)*(ncalls+big) {
+		t.Errorf("%s: %d calls, %d bytes; want %d, %d", call, n, b, ncalls, uint64(base)*(ncalls+big))
+	}
+	k := Bucket(base)
+	if lo, hi := after.Hist[k]-before.Hist[k], after.Hist[k+1]-before.Hist[k+1]; lo != ncalls-big || hi != big {
+		t.Errorf("%s by size: %d of %d bytes, %d of %d; want %d, %d", call, lo, base, hi, 2*base, ncalls-big, big)
+	}
+	return before, after, ncalls
 }
 
 // A call that is not one of sharedCalls, or one made below ThreadMultiple, is not
@@ -114,35 +125,16 @@ func testSharedCall(t *testing.T, call Call) {
 		t.Fatal(err)
 	}
 	defer Start(0, 2, false)
-	before, ticks0 := totals(call), shardTicks(call)
-	const goroutines, each = 8, 4000
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				n := 8 << (g % 2 * (i % 2)) // 8, and 16 for half of the odd goroutines' calls
-				var at int64
-				if !Try(call, nil, 1, 0, n) {
-					at = Enter(call, nil, 1, 0, n)
-				}
-				if !TryExit(call, at, n) {
-					Exit(call, at, n)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	after := totals(call)
-	const ncalls = goroutines * each
-	big := goroutines / 2 * each / 2
-	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 8*ncalls+8*uint64(big) {
-		t.Errorf("%d calls, %d bytes; want %d, %d", n, b, ncalls, 8*ncalls+8*big)
-	}
-	if h4, h5 := after.Hist[4]-before.Hist[4], after.Hist[5]-before.Hist[5]; h4 != ncalls-uint64(big) || h5 != uint64(big) {
-		t.Errorf("by size: %d of 8-15 bytes, %d of 16-31; want %d, %d", h4, h5, ncalls-big, big)
-	}
+	ticks0 := shardTicks(call)
+	before, after, ncalls := hammer(t, call, 8, func(call Call, n int) {
+		var at int64
+		if !Try(call, nil, 1, 0, n) {
+			at = Enter(call, nil, 1, 0, n)
+		}
+		if !TryExit(call, at, n) {
+			Exit(call, at, n)
+		}
+	})
 	if timed := after.Timed - before.Timed; timed != ncalls {
 		t.Errorf("%d of %d calls timed, want all", timed, ncalls)
 	}
