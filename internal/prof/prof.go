@@ -113,7 +113,7 @@ func (c *Counter) Estimate() float64 {
 //	}
 func Done(call Call, n int) {
 	if fast && concurrent && sharedIndex[call] >= 0 {
-		shareCount(call, n)
+		SharedCount(call, n)
 		return
 	}
 	c := &counts[call]

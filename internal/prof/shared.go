@@ -12,14 +12,14 @@ import (
 // send's packet, a collective's flag or a Put's copy, the four to six of a call cost
 // as much as the call itself. So the calls of sharedCalls (the point-to-point calls and
 // their completions, the blocking collectives, the one-sided operations that complete
-// at once) and the one-sided links of node
-// memory (AddLinkTo) are counted instead in tallies of the Go scheduler's processor
-// (P) that runs the caller, with plain adds made while the goroutine is pinned to it,
-// so that no other goroutine adds to the same words meanwhile; every snapshot adds
-// the tallies to the record's counts (WatchTallies) and reads the links as it reads
-// the owners' (Watch), so counts, bytes and times stay exact. A call timed from its
-// entry, as every one through Enter is at ThreadMultiple, adds its time to the tally
-// too (Tally's Timed or Blocked).
+// at once) and the one-sided links of node memory (AddLinkTo) are counted instead in
+// tallies of the Go scheduler's processor (P) that runs the caller, with plain adds
+// made while the goroutine is pinned to it, so that no other goroutine adds to the
+// same words meanwhile; every snapshot adds the tallies to the record's counts
+// (WatchTallies) and reads the links as it reads the owners' (Watch), so counts,
+// bytes and times stay exact. A call timed from its entry, as every one through
+// Enter is at ThreadMultiple, adds its time to the tally too (Tally's Timed or
+// Blocked).
 //
 // The calls of untimedCalls (the file short way's read_at and write_at: one system
 // call, no wait) go further: one in about SampleEvery per processor goes through
@@ -33,9 +33,9 @@ import (
 
 // sharedCalls are the calls counted in the processors' tallies at ThreadMultiple:
 // the point-to-point calls and completions (ReqStart to Testsome), the blocking
-// collectives (Barrier to Exscan), the one-sided
-// operations (Put to CompareAndSwap, which Done counts, their request forms, and
-// WinFlush), and the file calls of untimedCalls.
+// collectives (Barrier to Exscan), the one-sided operations (Put to CompareAndSwap,
+// which Done counts, their request forms, and WinFlush), and the file calls of
+// untimedCalls.
 var sharedCalls = func() (cs [nShared]Call) {
 	i := 0
 	for c := ReqStart; c <= Testsome; c++ {
@@ -186,12 +186,6 @@ func SharedUntimed(call Call) bool {
 	if !fast || !concurrent || timed || !untimedCalls[call] {
 		return false
 	}
-	return between()
-}
-
-// between counts down the calling processor's calls to its next sample: true for a
-// call between samples, false for the sample (or a processor without a tally).
-func between() bool {
 	p := procPin()
 	if p >= len(shards) {
 		procUnpin()
@@ -211,13 +205,10 @@ func between() bool {
 	return false
 }
 
-// SharedCount counts call, of n bytes, done where SharedUntimed said so, in the
-// tally of the processor that runs the caller now.
-func SharedCount(call Call, n int) { shareCount(call, n) }
-
-// shareCount counts call (one of sharedCalls), of n bytes, at ThreadMultiple in the
-// tally of the processor that runs the caller now.
-func shareCount(call Call, n int) {
+// SharedCount counts call (one of sharedCalls), of n bytes, at ThreadMultiple in the
+// tally of the processor that runs the caller now: a call done where SharedUntimed
+// said so, or one Done counts.
+func SharedCount(call Call, n int) {
 	p := procPin()
 	if p < len(shards) {
 		t := &shards[p].t[sharedIndex[call]]
