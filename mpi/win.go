@@ -283,9 +283,6 @@ func (w *Win) UnlockAll() error {
 // Flush completes every operation to rank, at the target too (MPI_Win_flush).
 func (w *Win) Flush(rank int) error {
 	if w != nil && w.d.FlushDirect(rank) {
-		if !prof.TryDone(prof.WinFlush, 0) {
-			prof.Done(prof.WinFlush, 0)
-		}
 		return nil // a direct target's operations completed in their calls
 	}
 	return w.flush(rank)
@@ -405,9 +402,6 @@ func accOp(o Op) window.RMAOp { return o.code() }
 // len(origin) elements (MPI_Put).
 func Put[T Elem](w *Win, origin []T, rank, disp int) error {
 	if w != nil && w.d.PutBytes(rank, int64(disp), asBytes(origin)) {
-		if !prof.TryDone(prof.Put, nbytes(origin)) {
-			prof.Done(prof.Put, nbytes(origin))
-		}
 		return nil
 	}
 	return put(w, origin, rank, disp)
@@ -423,9 +417,6 @@ func put[T Elem](w *Win, origin []T, rank, disp int) error {
 // Get reads len(origin) elements of rank's window at disp into origin (MPI_Get).
 func Get[T Elem](w *Win, origin []T, rank, disp int) error {
 	if w != nil && w.d.GetBytes(rank, int64(disp), asBytes(origin)) {
-		if !prof.TryDone(prof.Get, nbytes(origin)) {
-			prof.Done(prof.Get, nbytes(origin))
-		}
 		return nil
 	}
 	return get(w, origin, rank, disp)
@@ -441,9 +432,6 @@ func get[T Elem](w *Win, origin []T, rank, disp int) error {
 // and atomically per element (MPI_Accumulate): a predefined op, Replace or NoOp.
 func Accumulate[T Elem](w *Win, origin []T, rank, disp int, op Op) error {
 	if w != nil && op.user == nil && w.d.AccBytes(rank, int64(disp), asBytes(origin), window.RMAOp(op.code()), elemKind[T]()) {
-		if !prof.TryDone(prof.Accumulate, nbytes(origin)) {
-			prof.Done(prof.Accumulate, nbytes(origin))
-		}
 		return nil
 	}
 	return accumulate(w, origin, rank, disp, op)
@@ -468,10 +456,7 @@ func GetAccumulate[T Elem](w *Win, origin, result []T, rank, disp int, op Op) er
 // atomically (MPI_Fetch_and_op).
 func FetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 	if w != nil && op.user == nil && isWord[T]() {
-		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), window.RMAOp(op.code())); ok {
-			if !prof.TryDone(prof.FetchAndOp, esize[T]()) {
-				prof.Done(prof.FetchAndOp, esize[T]())
-			}
+		if old, ok := w.d.FetchWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&origin)), window.RMAOp(op.code()), prof.FetchAndOp); ok {
 			return *(*T)(unsafe.Pointer(&old)), nil
 		}
 	}
@@ -489,10 +474,7 @@ func fetchAndOp[T Elem](w *Win, origin T, rank, disp int, op Op) (T, error) {
 // bool type.
 func CompareAndSwap[T Elem](w *Win, origin, compare T, rank, disp int) (T, error) {
 	if w != nil && isWord[T]() {
-		if old, ok := w.d.CasWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&compare)), *(*uint64)(unsafe.Pointer(&origin))); ok {
-			if !prof.TryDone(prof.CompareAndSwap, esize[T]()) {
-				prof.Done(prof.CompareAndSwap, esize[T]())
-			}
+		if old, ok := w.d.CasWord(rank, int64(disp), *(*uint64)(unsafe.Pointer(&compare)), *(*uint64)(unsafe.Pointer(&origin)), prof.CompareAndSwap); ok {
 			return *(*T)(unsafe.Pointer(&old)), nil
 		}
 	}

@@ -610,9 +610,6 @@ func put(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if b, _, ok := contigBytes(o, oc, odt); ok && w.d.PutBytes(int(rank), disp, b) {
 			w.streamed(len(b))
-			if !prof.TryDone(prof.Put, len(b)) {
-				prof.Done(prof.Put, len(b))
-			}
 			return 0
 		}
 	}
@@ -629,9 +626,6 @@ func get(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, t
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if b, _, ok := contigBytes(o, oc, odt); ok && w.d.GetBytes(int(rank), disp, b) {
 			w.streamed(len(b))
-			if !prof.TryDone(prof.Get, len(b)) {
-				prof.Done(prof.Get, len(b))
-			}
 			return 0
 		}
 	}
@@ -647,9 +641,6 @@ func accumulate(op string, o unsafe.Pointer, oc int64, odt uintptr, rank int32, 
 	if w := short(wh, req, oc, odt, tc, tdt); w != nil {
 		if rop, ok := shortAccOp(oh, odt); ok {
 			if b, t, ok := contigBytes(o, oc, odt); ok && t.Kind() != datatype.KindNone && w.d.AccBytes(int(rank), disp, b, rop, t.Kind()) {
-				if !prof.TryDone(prof.Accumulate, len(b)) {
-					prof.Done(prof.Accumulate, len(b))
-				}
 				return 0
 			}
 		}
@@ -824,11 +815,8 @@ func goPMPI_Fetch_and_op(o, res unsafe.Pointer, dh uintptr, rank int32, disp int
 		if o != nil {
 			v = *(*uint64)(o)
 		}
-		if old, ok := w.d.FetchWord(rankIn(rank), disp, v, rop); ok {
+		if old, ok := w.d.FetchWord(rankIn(rank), disp, v, rop, prof.FetchAndOp); ok {
 			*(*uint64)(res) = old
-			if !prof.TryDone(prof.FetchAndOp, 8) {
-				prof.Done(prof.FetchAndOp, 8)
-			}
 			return 0
 		}
 	}
@@ -860,11 +848,8 @@ func goPMPI_Compare_and_swap(o, cmp, res unsafe.Pointer, dh uintptr, rank int32,
 		return failWin(op, wh, err)
 	}
 	if word(t) && o != nil && cmp != nil && res != nil {
-		if old, ok := w.d.CasWord(rankIn(rank), disp, *(*uint64)(cmp), *(*uint64)(o)); ok {
+		if old, ok := w.d.CasWord(rankIn(rank), disp, *(*uint64)(cmp), *(*uint64)(o), prof.CompareAndSwap); ok {
 			*(*uint64)(res) = old
-			if !prof.TryDone(prof.CompareAndSwap, 8) {
-				prof.Done(prof.CompareAndSwap, 8)
-			}
 			return 0
 		}
 	}
@@ -1030,9 +1015,6 @@ func goPMPI_Win_flush(rank int32, wh uintptr) int32 {
 	goHalves.Add(1)
 	if w := winOf(wh); w != nil && w.d.FlushDirect(int(rank)) {
 		w.flushed()
-		if !prof.TryDone(prof.WinFlush, 0) {
-			prof.Done(prof.WinFlush, 0)
-		}
 		return 0 // a direct target's operations completed in their calls
 	}
 	return winCall("Win_flush", wh, func(w *mpir.Win) error { return w.Flush("Win_flush", rankIn(rank), false) })

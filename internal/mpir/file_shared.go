@@ -112,7 +112,7 @@ func (f *File) spOp(op string, v int64, rop window.RMAOp) (int64, error) {
 // spWord applies rop with v to the word at disp of member 0's part of w and returns
 // its value before.
 func spWord(op string, w *window.Win, disp, v int64, rop window.RMAOp) (int64, error) {
-	if old, ok := w.FetchWord(spOwner, disp, uint64(v), rop); ok {
+	if old, ok := w.FetchWord(spOwner, disp, uint64(v), rop, prof.None); ok {
 		return int64(old), nil
 	}
 	var o, r [8]byte
@@ -247,7 +247,7 @@ func (f *File) advanceOrdered(op string, o ordPlace) error {
 	if o.total == 0 {
 		return nil
 	}
-	if _, ok := f.sp.CasWord(spOwner, f.spDisp, uint64(o.base), uint64(o.base+o.total)); ok {
+	if _, ok := f.sp.CasWord(spOwner, f.spDisp, uint64(o.base), uint64(o.base+o.total), prof.None); ok {
 		return nil
 	}
 	var n, c, r [8]byte

@@ -44,7 +44,13 @@ func (p *winPeer) at(disp int64, n int) (int64, bool) {
 	return off, int64(n) <= p.size-off
 }
 
-// PutBytes stores src at disp of target t's window when the short way applies.
+// The short ways below count the MPI call they complete (Put, Get, Accumulate,
+// FetchAndOp, CompareAndSwap, Flush) for both faces, through the inlined
+// prof.TryDone, else prof.Done; FetchWord and CasWord name theirs, since the shared
+// file pointer uses them inside a file call.
+
+// PutBytes stores src at disp of target t's window when the short way applies, and
+// counts the Put.
 func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
 	p := w.directPeer(t)
 	if p == nil {
@@ -57,16 +63,18 @@ func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
 	if len(src) == 8 {
 		// One store: memmove's size dispatch costs more than the copy.
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(src)))
-		prof.AddLinkTo(&p.to, 2*p.world, 8)
-		return true
+	} else {
+		w.copyDirect(p.mem[off:off+int64(len(src))], src)
 	}
-	w.copyDirect(p.mem[off:off+int64(len(src))], src)
 	prof.AddLinkTo(&p.to, 2*p.world, len(src))
+	if !prof.TryDone(prof.Put, len(src)) {
+		prof.Done(prof.Put, len(src))
+	}
 	return true
 }
 
 // GetBytes loads len(dst) bytes from disp of target t's window when the short way
-// applies.
+// applies, and counts the Get.
 func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	p := w.directPeer(t)
 	if p == nil {
@@ -78,11 +86,13 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	}
 	if len(dst) == 8 {
 		*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:])))
-		prof.AddLinkTo(&p.from, 2*p.world+1, 8)
-		return true
+	} else {
+		w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
 	}
-	w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
 	prof.AddLinkTo(&p.from, 2*p.world+1, len(dst))
+	if !prof.TryDone(prof.Get, len(dst)) {
+		prof.Done(prof.Get, len(dst))
+	}
 	return true
 }
 
@@ -138,7 +148,7 @@ func streamCopy(dst, src []byte) {
 
 // AccBytes combines origin (elements of kind k) into disp of target t's window with
 // op when the short way applies: 8-byte integers with the CPU's atomics, other kinds
-// under the target's accumulate lock with rma's kernels.
+// under the target's accumulate lock with rma's kernels. It counts the Accumulate.
 func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.Kind) bool {
 	p := w.directPeer(t)
 	if p == nil {
@@ -152,13 +162,16 @@ func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.K
 		return false
 	}
 	prof.AddLinkTo(&p.to, 2*p.world, len(origin))
+	if !prof.TryDone(prof.Accumulate, len(origin)) {
+		prof.Done(prof.Accumulate, len(origin))
+	}
 	return true
 }
 
 // FetchWord is FetchAndOp on an 8-byte integer at disp of target t's window when the
 // short way applies and op is one instruction: Sum (LOCK XADD), Replace (XCHG) or
-// NoOp (a load).
-func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
+// NoOp (a load). It counts call (prof.None: none).
+func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op, call prof.Call) (uint64, bool) {
 	p := w.directPeer(t)
 	if p == nil {
 		return 0, false
@@ -175,12 +188,18 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op) (uint64, bool) {
 	case rma.OpReplace:
 		old = atomic.SwapUint64(a, v)
 	case rma.OpNoOp:
-		prof.AddLinkTo(&p.from, 2*p.world+1, 8) // a read: nothing goes to the target
-		return atomic.LoadUint64(a), true
+		old = atomic.LoadUint64(a)
 	default:
 		return 0, false
 	}
-	p.fetched(8)
+	if op == rma.OpNoOp {
+		prof.AddLinkTo(&p.from, 2*p.world+1, 8) // a read: nothing goes to the target
+	} else {
+		p.fetched(8)
+	}
+	if call != prof.None && !prof.TryDone(call, 8) {
+		prof.Done(call, 8)
+	}
 	return old, true
 }
 
@@ -192,8 +211,8 @@ func (p *winPeer) fetched(n int) {
 }
 
 // CasWord is CompareAndSwap on an 8-byte integer at disp of target t's window when
-// the short way applies.
-func (w *Win) CasWord(t int, disp int64, cmp, swap uint64) (uint64, bool) {
+// the short way applies. It counts call (prof.None: none).
+func (w *Win) CasWord(t int, disp int64, cmp, swap uint64, call prof.Call) (uint64, bool) {
 	p := w.directPeer(t)
 	if p == nil {
 		return 0, false
@@ -204,11 +223,15 @@ func (w *Win) CasWord(t int, disp int64, cmp, swap uint64) (uint64, bool) {
 	}
 	old := rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap)
 	p.fetched(8)
+	if call != prof.None && !prof.TryDone(call, 8) {
+		prof.Done(call, 8)
+	}
 	return old, true
 }
 
 // FlushDirect reports whether Flush of target t has nothing to do: t is direct and
-// locked by this rank, so its operations completed in their calls.
+// locked by this rank, so its operations completed in their calls. It then counts
+// the Flush.
 func (w *Win) FlushDirect(t int) bool {
 	if uint(t) < uint(len(w.peers)) && core.Live() && !w.freed.Load() &&
 		w.peers[t].direct && w.locks[t].Load() != 0 {
@@ -217,6 +240,9 @@ func (w *Win) FlushDirect(t int) bool {
 		}
 		if w.served {
 			w.published.Store(1) // see observe
+		}
+		if !prof.TryDone(prof.WinFlush, 0) {
+			prof.Done(prof.WinFlush, 0)
 		}
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 	"golang.org/x/sys/unix"
 )
@@ -379,10 +380,10 @@ func TestShortWays(t *testing.T) {
 	if !w.AccBytes(0, 1, bytesOf(1), rma.OpSum, datatype.KindInt64) {
 		t.Error("AccBytes of an int64 Sum did not take the short way")
 	}
-	if old, ok := w.FetchWord(0, 1, 5, rma.OpSum); !ok || old != 10 {
+	if old, ok := w.FetchWord(0, 1, 5, rma.OpSum, prof.None); !ok || old != 10 {
 		t.Errorf("FetchWord: %d %v, want 10 true", old, ok)
 	}
-	if old, ok := w.CasWord(0, 1, 15, 3); !ok || old != 15 {
+	if old, ok := w.CasWord(0, 1, 15, 3, prof.None); !ok || old != 15 {
 		t.Errorf("CasWord: %d %v, want 15 true", old, ok)
 	}
 	if !w.Locked(0) || w.ShortState(0) == 0 || w.TargetWorld(0) != 0 {
