@@ -75,3 +75,25 @@ TEXT ·vendor(SB), NOSPLIT, $0-12
 	MOVL DX, edx+4(FP)
 	MOVL CX, ecx+8(FP)
 	RET
+
+// func movsb(dst, src unsafe.Pointer, n uintptr)
+//
+// Copies n bytes forward with REP MOVSB. The slices do not overlap.
+TEXT ·movsb(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	REP; MOVSB
+	RET
+
+// func leaf7() (ebx, edx uint32)
+//
+// CPUID leaf 7, subleaf 0: the extended feature words EBX (ERMS is bit 9) and EDX
+// (FSRM is bit 4).
+TEXT ·leaf7(SB), NOSPLIT, $0-8
+	MOVL $7, AX
+	MOVL $0, CX
+	CPUID
+	MOVL BX, ebx+0(FP)
+	MOVL DX, edx+4(FP)
+	RET
