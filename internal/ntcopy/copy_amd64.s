@@ -64,16 +64,17 @@ gloop:
 gdone:
 	RET
 
-// func vendor() (ebx, edx, ecx uint32)
+// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 //
-// CPUID leaf 0: the vendor's name, twelve bytes in EBX, EDX, ECX.
-TEXT ·vendor(SB), NOSPLIT, $0-12
-	MOVL $0, AX
-	MOVL $0, CX
+// The CPUID instruction's four words for leaf and subleaf.
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
 	CPUID
-	MOVL BX, ebx+0(FP)
-	MOVL DX, edx+4(FP)
-	MOVL CX, ecx+8(FP)
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
 	RET
 
 // func movsb(dst, src unsafe.Pointer, n uintptr)
@@ -84,16 +85,4 @@ TEXT ·movsb(SB), NOSPLIT, $0-24
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	REP; MOVSB
-	RET
-
-// func leaf7() (ebx, edx uint32)
-//
-// CPUID leaf 7, subleaf 0: the extended feature words EBX (ERMS is bit 9) and EDX
-// (FSRM is bit 4).
-TEXT ·leaf7(SB), NOSPLIT, $0-8
-	MOVL $7, AX
-	MOVL $0, CX
-	CPUID
-	MOVL BX, ebx+0(FP)
-	MOVL DX, edx+4(FP)
 	RET

@@ -17,7 +17,11 @@ var repMove = SplitCaches && fastStrings(leaf7())
 // fastStrings says whether CPUID leaf 7's words show ERMS and FSRM.
 func fastStrings(ebx, edx uint32) bool { return ebx&(1<<9) != 0 && edx&(1<<4) != 0 }
 
-func leaf7() (ebx, edx uint32)
+// leaf7 is CPUID leaf 7's (subleaf 0) extended feature words EBX and EDX.
+func leaf7() (ebx, edx uint32) {
+	_, b, _, d := cpuid(7, 0)
+	return b, d
+}
 
 //go:noescape
 func movsb(dst, src unsafe.Pointer, n uintptr)
