@@ -72,15 +72,19 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
  * caches (win_fast.go copyDirect); a crossing is nothing beside them. */
 #define SHORT_MAX (1 << 20)
 
-/* The copies below SHORT_MAX move as the Go way's do (Go's runtime memmove), so that a
+/* The copies below SHORT_MAX move as the Go way's do (window.Win.copyDirect), so that a
  * C program's Put and Get run at the same speed as a Go program's: from COPY_LOOP bytes
- * on, Go copies with REP MOVSB only on Intel's cores that have ERMS and FSRM, with AVX
- * loops elsewhere; glibc's memmove takes REP MOVSB from about 2 KiB up to the L2
- * cache's size on every core that has FSRM, which on AMD's is slower than the loop
- * (docs/BENCHMARKS.md, issue 36's get_bw). copy_loop, set when the library is loaded,
- * says whether the loop is Go's choice on this CPU. */
+ * on, Go's memmove copies with REP MOVSB only on Intel's cores that have ERMS and FSRM,
+ * with AVX loops elsewhere; glibc's memmove takes REP MOVSB from about 2 KiB up to the
+ * L2 cache's size on every core that has FSRM, which on AMD's is slower than the loop
+ * below the first-level cache's size (docs/BENCHMARKS.md, issue 36's get_bw); from
+ * COPY_REP bytes on AMD's cores with ERMS and FSRM, REP MOVSB is the faster
+ * (ntcopy.Move, docs/BENCHMARKS.md, "Copies on AMD"). copy_loop and copy_rep, set when
+ * the library is loaded, say whether the loop and REP MOVSB are Go's choices on this
+ * CPU. */
 #define COPY_LOOP 2048
-static int32_t copy_loop;
+#define COPY_REP (32 << 10)
+static int32_t copy_loop, copy_rep;
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <cpuid.h>
@@ -93,6 +97,14 @@ __attribute__((constructor)) static void copy_choose(void) {
     __get_cpuid_count(7, 0, &a, &b, &c, &d);
     int erms = (b >> 9) & 1, fsrm = (d >> 4) & 1;
     copy_loop = !(__builtin_cpu_is("intel") && erms && fsrm);
+    unsigned v = 0;
+    __get_cpuid(0, &a, &v, &c, &d); /* the vendor's first four letters: AMD's or Hygon's (ntcopy.SplitCaches) */
+    copy_rep = (v == 0x68747541u || v == 0x6f677948u) && erms && fsrm;
+}
+
+/* copy_movsb copies n bytes forward with REP MOVSB (buffers that do not overlap). */
+static inline void copy_movsb(void *d, const void *s, size_t n) {
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 
 /* copy_avx is Go's avxUnaligned below its non-temporal size: n >= 256 bytes between
@@ -124,15 +136,19 @@ __attribute__((target("avx"), noinline)) static void copy_avx(char *d, const cha
 }
 #else
 static void copy_avx(char *d, const char *s, size_t n) { memmove(d, s, n); }
+static void copy_movsb(void *d, const void *s, size_t n) { memmove(d, s, n); }
 #endif
 
 /* copy is memmove(d, s, n) for the short ways' Put and Get, as the Go way copies;
  * buffers that overlap (an origin inside this rank's own window) take memmove. */
 static inline void copy(void *d, const void *s, int64_t n) {
     uintptr_t dd = (uintptr_t)d, ss = (uintptr_t)s;
-    if (n >= COPY_LOOP && copy_loop && dd - ss >= (uint64_t)n && ss - dd >= (uint64_t)n)
-        copy_avx(d, s, (size_t)n);
-    else
+    if (n >= COPY_LOOP && copy_loop && dd - ss >= (uint64_t)n && ss - dd >= (uint64_t)n) {
+        if (n >= COPY_REP && copy_rep)
+            copy_movsb(d, s, (size_t)n);
+        else
+            copy_avx(d, s, (size_t)n);
+    } else
         memmove(d, s, (size_t)n);
 }
 

@@ -108,9 +108,9 @@ static void bcasts(MPI_Comm comm, const char *name) {
             OK(MPI_Bcast(NULL, 0, MPI_INT, root, comm));
         }
     });
-    /* Up to a ring chunk (16 KiB) below coll_shm_nt (16 KiB, where it applies: nt):
-     * C, with ordinary stores. */
-    int whole = nt ? 8192 : 16384;
+    /* Up to a ring chunk (16 KiB) and below coll_shm_nt (16 KiB, where it applies: nt):
+     * C, with ordinary stores; from there on, Go. */
+    int whole = nt ? 12288 : 16384, longer = nt ? 16384 : whole + 1;
     IN_C((whole / 4096) * size, name, {
         for (int root = 0; root < size; root++)
             for (int n = 4096; n <= whole; n += 4096) {
@@ -122,7 +122,7 @@ static void bcasts(MPI_Comm comm, const char *name) {
     /* Longer: Go (non-temporal stores from 16 KiB where nt, pieces, other ways). */
     IN_C(0, name, {
         for (int root = 0; root < size; root++)
-            for (int n = whole + 1; n <= 20000; n += 20000 - whole - 1) {
+            for (int n = longer; n <= 20000; n += 20000 - longer) {
                 for (int i = 0; i < n; i++) b[i] = rank == root ? val(root, n, i) : 0;
                 OK(MPI_Bcast(b, n, MPI_BYTE, root, comm));
                 for (int i = 0; i < n; i++) CHECK(b[i] == val(root, n, i), "%s: Bcast of %d: byte %d", name, n, i);

@@ -12,6 +12,7 @@ import (
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/idle"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/shmcoll"
 	"github.com/mpigo/mpigo/internal/transport"
@@ -29,6 +30,18 @@ import (
 // communicator spanning nodes, with several ranks on some, runs Barrier, Bcast and
 // commutative Allreduce hierarchically (hierColl). The size limits were measured at 2
 // and 4 ranks on 2 cores (docs/ARCHITECTURE.md).
+// shmBcastMax2 is coll_shm_bcast_max2's default. Where the cores' caches are split
+// among complexes (ntcopy.SplitCaches: AMD's), a 2-rank Bcast of up to 64 KiB is
+// faster through the ring, whose copies run at REP MOVSB's speed (ntcopy.Move), than
+// by the single-copy get, and so is its slowest rank; on Intel's, 32 KiB in two
+// chunks was slower than the get (docs/BENCHMARKS.md, "Copies on AMD").
+func shmBcastMax2() int64 {
+	if ntcopy.SplitCaches {
+		return 64 << 10
+	}
+	return 16 << 10
+}
+
 var (
 	setCollShm = config.String("coll_shm", "auto",
 		"node-local collectives (Barrier, Bcast, Reduce, Allreduce) through shared memory when all ranks of a "+
@@ -36,8 +49,9 @@ var (
 	setShmBcastMax = config.Size("coll_shm_bcast_max", 128<<10,
 		"largest Bcast (bytes) on 3 or more ranks that goes through node shared memory; larger ones use the "+
 			"point-to-point algorithms").Same()
-	setShmBcastMax2 = config.Size("coll_shm_bcast_max2", 16<<10,
-		"largest Bcast (bytes) on 2 ranks that goes through node shared memory (beyond, a single-copy get is faster)").Same()
+	setShmBcastMax2 = config.Size("coll_shm_bcast_max2", shmBcastMax2(),
+		"largest Bcast (bytes) on 2 ranks that goes through node shared memory (beyond, a single-copy get is faster): "+
+			"64 KiB on CPUs whose cores are grouped in complexes with a cache each (AMD's), 16 KiB elsewhere").Same()
 	setShmReduceMax = config.Size("coll_shm_reduce_max", 1<<20,
 		"largest Reduce or Allreduce (bytes) on 3 or more ranks that goes through node shared memory").Same()
 	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", 16<<10,

@@ -52,7 +52,7 @@ internal/idle < internal/transport;
 internal/transport < internal/transport/self;
 internal/config, internal/idle, internal/ntcopy, internal/pm, internal/transport < internal/transport/shm;
 internal/config, internal/pm, internal/transport < internal/transport/tcp;
-internal/config, internal/idle, internal/prof, internal/rawmem, internal/transport < internal/p2p;
+internal/config, internal/idle, internal/ntcopy, internal/prof, internal/rawmem, internal/transport < internal/p2p;
 internal/config, internal/idle, internal/pm, internal/prof, internal/transport/shm, internal/wireup < internal/launch;
 
 # The device, over everything below it.

@@ -24,8 +24,14 @@ func splitVendor(ebx, edx, ecx uint32) bool {
 	return v == "AuthenticAMD" || v == "HygonGenuine"
 }
 
-// vendor is CPUID leaf 0's vendor words (copy_amd64.s).
-func vendor() (ebx, edx, ecx uint32)
+// cpuid is the CPUID instruction's four words for leaf and subleaf (copy_amd64.s).
+func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+
+// vendor is CPUID leaf 0's vendor words, in the name's order: EBX, EDX, ECX.
+func vendor() (ebx, edx, ecx uint32) {
+	_, b, c, d := cpuid(0, 0)
+	return b, d, c
+}
 
 // Copy copies lines×64 bytes from src to dst (16-byte aligned) with non-temporal
 // stores and fences them (copy_amd64.s).

@@ -64,14 +64,25 @@ gloop:
 gdone:
 	RET
 
-// func vendor() (ebx, edx, ecx uint32)
+// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 //
-// CPUID leaf 0: the vendor's name, twelve bytes in EBX, EDX, ECX.
-TEXT ·vendor(SB), NOSPLIT, $0-12
-	MOVL $0, AX
-	MOVL $0, CX
+// The CPUID instruction's four words for leaf and subleaf.
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
 	CPUID
-	MOVL BX, ebx+0(FP)
-	MOVL DX, edx+4(FP)
-	MOVL CX, ecx+8(FP)
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func movsb(dst, src unsafe.Pointer, n uintptr)
+//
+// Copies n bytes forward with REP MOVSB. The slices do not overlap.
+TEXT ·movsb(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	REP; MOVSB
 	RET

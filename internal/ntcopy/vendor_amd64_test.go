@@ -35,3 +35,34 @@ func TestSplitCaches(t *testing.T) {
 		}
 	}
 }
+
+// Move takes REP MOVSB on the CPUs whose vendor and flags say so, as /proc/cpuinfo
+// reports them.
+func TestRepMove(t *testing.T) {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		t.Skip("no /proc/cpuinfo:", err)
+	}
+	var vendor, flags string
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		switch k = strings.TrimSpace(k); {
+		case !ok:
+		case k == "vendor_id" && vendor == "":
+			vendor = strings.TrimSpace(v)
+		case k == "flags" && flags == "":
+			flags = " " + strings.TrimSpace(v) + " "
+		}
+	}
+	if vendor == "" || flags == "" {
+		t.Skip("no vendor_id or flags in /proc/cpuinfo")
+	}
+	want := (vendor == "AuthenticAMD" || vendor == "HygonGenuine") &&
+		strings.Contains(flags, " erms ") && strings.Contains(flags, " fsrm ")
+	if repMove != want {
+		t.Errorf("repMove %v on a %s CPU with flags %q, want %v", repMove, vendor, flags, want)
+	}
+	if !fastStrings(1<<9, 1<<4) || fastStrings(1<<9, 0) || fastStrings(0, 1<<4) {
+		t.Error("fastStrings does not read ERMS (leaf 7 EBX bit 9) and FSRM (EDX bit 4)")
+	}
+}

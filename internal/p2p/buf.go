@@ -1,6 +1,10 @@
 package p2p
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/ntcopy"
+)
 
 // Layout is a non-contiguous buffer seen as a packed byte stream of Len bytes, packed
 // and unpacked in resumable pieces at any byte offset: the datatype engine's cursor
@@ -84,7 +88,7 @@ func (r *request) store(src []byte, off int64) {
 		src = src[:rest]
 	}
 	if r.lay == nil {
-		copy(r.buf[off:], src)
+		ntcopy.Move(r.buf[off:], src)
 		return
 	}
 	r.lay.UnpackAt(src, off)

@@ -1002,7 +1002,7 @@ func (g *Group) bcastRead(buf []byte, root int, taken bool) error {
 		}
 		_, b := g.ring(c, min(g.l.Chunk, n-off))
 		if off < len(buf) {
-			copy(buf[off:], b)
+			ntcopy.Move(buf[off:], b)
 		}
 		g.raise(fAck, c)
 	}
@@ -1042,12 +1042,12 @@ func (g *Group) ringKept(buf []byte, root int, c uint64, n int) error {
 			}
 		}
 		_, b := g.ring(c, min(g.l.Chunk, n-off))
-		copy(msg[off:], b)
+		ntcopy.Move(msg[off:], b)
 		g.raise(fAck, c)
 	}
 	g.kept = msg
 	if n > len(buf) {
-		copy(buf, msg)
+		ntcopy.Move(buf, msg)
 		return truncated(n, len(buf))
 	}
 	return nil
@@ -1064,7 +1064,7 @@ func (g *Group) readKept(buf []byte, root int, c uint64, n int) error {
 	}
 	g.kept = msg
 	if n > len(buf) {
-		copy(buf, msg)
+		ntcopy.Move(buf, msg)
 		return truncated(n, len(buf))
 	}
 	return nil
@@ -1094,7 +1094,7 @@ func (g *Group) reuse(c uint64) error {
 // bytes before the flag that announces them.
 func (g *Group) stream(dst, src []byte) {
 	if !ntcopy.Have || g.nt <= 0 || len(src) < g.nt {
-		copy(dst, src)
+		ntcopy.Move(dst, src)
 		return
 	}
 	head := min(int((lineSize-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%lineSize)%lineSize), len(src))
@@ -1178,10 +1178,10 @@ func (g *Group) readStaged(buf []byte, c uint64, n int) error {
 		if n > len(buf) {
 			msg = make([]byte, n)
 		}
-		copy(msg, src)
+		ntcopy.Move(msg, src)
 		g.kept = msg
 	}
-	copy(buf, src)
+	ntcopy.Move(buf, src)
 	g.raise(fAck, c)
 	if n > len(buf) {
 		return truncated(n, len(buf))
@@ -1315,7 +1315,7 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 		hi := el * (g.rank + 1) / g.size * esize
 		if hi > lo {
 			acc := g.result(s)[lo:hi]
-			copy(acc, g.slot(s, g.size-1)[lo:hi])
+			ntcopy.Move(acc, g.slot(s, g.size-1)[lo:hi])
 			for j := g.size - 2; j >= 0; j-- {
 				k(acc, g.slot(s, j)[lo:hi])
 			}
@@ -1324,7 +1324,7 @@ func (g *Group) AllreduceSplit(send, recv []byte, unit int, k Kernel) error {
 		if err := g.waitAll(fDone, s); err != nil {
 			return err
 		}
-		copy(recv[off:off+m], g.result(s)[:m])
+		ntcopy.Move(recv[off:off+m], g.result(s)[:m])
 	}
 	return nil
 }
@@ -1624,7 +1624,7 @@ func (g *Group) combineDirect(mine []byte, s uint64, lo, total int, k Kernel) er
 		}
 		switch {
 		case j == g.size-1 && j == g.rank:
-			copy(acc, in)
+			ntcopy.Move(acc, in)
 		case j < g.size-1:
 			k(acc, in)
 		}
@@ -1649,7 +1649,7 @@ func (g *Group) copyOutDirect(recv []byte, s uint64, unit int) error {
 				return err
 			}
 		}
-		copy(recv[lo:hi], res[lo:hi])
+		ntcopy.Move(recv[lo:hi], res[lo:hi])
 	}
 	return nil
 }
@@ -1675,10 +1675,10 @@ func (g *Group) contribute(b []byte, small bool, total int) (uint64, error) {
 	}
 	if small {
 		seq, d := g.inline(g.rank, s)
-		copy(d, b)
+		ntcopy.Move(d, b)
 		g.raiseAt(seq, s<<8|inlineTag(total))
 	} else {
-		copy(g.slot(s, g.rank), b)
+		ntcopy.Move(g.slot(s, g.rank), b)
 	}
 	*g.lenWord(g.rank, s) = uint64(total)
 	g.raise(fArrive, s)
@@ -1764,7 +1764,7 @@ func (g *Group) combineInline(acc []byte, s uint64, k Kernel, total int) error {
 			}
 		}
 		if j == g.size-1 {
-			copy(acc, d)
+			ntcopy.Move(acc, d)
 		} else {
 			k(acc, d[:len(acc)])
 		}
@@ -1883,7 +1883,7 @@ func (g *Group) reduce(send, recv []byte, esize int, k Kernel, root int) error {
 			return err
 		}
 		acc := recv[off : off+m]
-		copy(acc, g.slot(s, g.size-1)[:m])
+		ntcopy.Move(acc, g.slot(s, g.size-1)[:m])
 		for j := g.size - 2; j >= 0; j-- {
 			k(acc, g.slot(s, j)[:m])
 		}

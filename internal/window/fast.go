@@ -114,7 +114,7 @@ const (
 // copyDirect is copy(dst, src) (equal lengths) into or out of a direct target.
 func (w *Win) copyDirect(dst, src []byte) {
 	if len(src) < 1<<20 {
-		copy(dst, src)
+		ntcopy.Move(dst, src)
 		return
 	}
 	if w.streamed.Add(int64(len(src))) > streamBytes {
@@ -122,7 +122,7 @@ func (w *Win) copyDirect(dst, src []byte) {
 		return
 	}
 	for len(src) > 0 {
-		n := copy(dst[:min(len(dst), copyChunk)], src)
+		n := ntcopy.Move(dst[:min(len(dst), copyChunk)], src)
 		dst, src = dst[n:], src[n:]
 	}
 }

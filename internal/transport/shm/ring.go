@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/idle"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -121,7 +122,7 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 		if dst := unsafe.Add(e.data, start&e.dataMask); n >= e.cc.min && n <= e.cc.max {
 			e.cc.copy(dst, payload)
 		} else if n > 0 {
-			copy(unsafe.Slice((*byte)(dst), n), payload)
+			ntcopy.Move(unsafe.Slice((*byte)(dst), n), payload)
 		}
 		putHeadWords(cell, h)
 		w := (*[5]uint64)(unsafe.Add(cell, 24))
@@ -337,7 +338,7 @@ func (in *inbound) Take(kind uint8, src int32, ctx uint32, tag int32, anyTag boo
 		if plen > 0 {
 			var start uint64
 			start, end = in.place(plen)
-			copy(buf, unsafe.Slice((*byte)(unsafe.Add(in.data, start&in.dataMask)), plen))
+			ntcopy.Move(buf, unsafe.Slice((*byte)(unsafe.Add(in.data, start&in.dataMask)), plen))
 		}
 	}
 	in.consumed(plen, end)

@@ -1,0 +1,43 @@
+package ntcopy
+
+import "unsafe"
+
+// moveMin is the size from which Move copies with REP MOVSB where it does. Within one
+// core's caches Go's AVX loop is the faster up to 32 KiB and falls to the second
+// level's speed beyond, while REP MOVSB keeps its own; a copy whose lines another
+// core wrote or reads next (a ring's payload, a window) is faster by REP MOVSB from
+// 32 KiB on (docs/BENCHMARKS.md, "Copies on AMD").
+const moveMin = 32 << 10
+
+// repMove says whether Move takes REP MOVSB: an AMD (or Hygon) CPU with fast string
+// moves (ERMS and FSRM), where Go's memmove copies with its AVX loop at every size.
+// On Intel CPUs with both, Go's memmove takes REP MOVS itself from 2 KiB.
+var repMove = SplitCaches && fastStrings(leaf7())
+
+// fastStrings says whether CPUID leaf 7's words show ERMS and FSRM.
+func fastStrings(ebx, edx uint32) bool { return ebx&(1<<9) != 0 && edx&(1<<4) != 0 }
+
+// leaf7 is CPUID leaf 7's (subleaf 0) extended feature words EBX and EDX.
+func leaf7() (ebx, edx uint32) {
+	_, b, _, d := cpuid(7, 0)
+	return b, d
+}
+
+//go:noescape
+func movsb(dst, src unsafe.Pointer, n uintptr)
+
+// Move is copy(dst, src) for large copies whose destination stays in cache: the
+// copy of the CPU's fastest ordinary stores for the size. It returns the number of
+// bytes copied, min(len(dst), len(src)).
+func Move(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	if !repMove || n < moveMin {
+		return copy(dst, src)
+	}
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	if d, s := uintptr(dp), uintptr(sp); d < s+uintptr(n) && s < d+uintptr(n) {
+		return copy(dst, src)
+	}
+	movsb(dp, sp, uintptr(n))
+	return n
+}

@@ -1,0 +1,68 @@
+package ntcopy
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// Move copies min(len(dst), len(src)) bytes at any size and offset, and nothing past
+// them; overlapping slices copy as if through a buffer, as copy does.
+func TestMove(t *testing.T) {
+	for _, n := range []int{0, 1, 100, moveMin - 1, moveMin, moveMin + 1, 200<<10 + 13} {
+		for _, off := range []int{0, 1, 63} {
+			src := make([]byte, n+off)
+			for i := range src {
+				src[i] = byte(i*31 + 7)
+			}
+			dst := make([]byte, n+off+64)
+			if got := Move(dst[off:off+n], src[off:]); got != n {
+				t.Fatalf("n %d off %d: Move returned %d", n, off, got)
+			}
+			if !bytes.Equal(dst[off:off+n], src[off:]) {
+				t.Fatalf("n %d off %d: the bytes differ", n, off)
+			}
+			for i, b := range dst[off+n:] {
+				if b != 0 || (i < off && dst[i] != 0) {
+					t.Fatalf("n %d off %d: a byte outside the copy was written", n, off)
+				}
+			}
+			if got := Move(dst[off:off+n/2], src[off:]); got != n/2 {
+				t.Fatalf("n %d: Move into a shorter dst returned %d, want %d", n, got, n/2)
+			}
+		}
+	}
+	for _, shift := range []int{-4096, -1, 1, 4096} {
+		n := 2 * moveMin
+		buf := make([]byte, n+8192)
+		for i := range buf {
+			buf[i] = byte(i * 13)
+		}
+		want := make([]byte, n)
+		copy(want, buf[4096:4096+n])
+		Move(buf[4096+shift:4096+shift+n], buf[4096:4096+n])
+		if !bytes.Equal(buf[4096+shift:4096+shift+n], want) {
+			t.Fatalf("overlap by %d: the bytes differ from copy's", shift)
+		}
+	}
+}
+
+// BenchmarkMove compares Move with copy from below its threshold to past a core's
+// second-level cache, buffers in cache (go test -bench Move ./internal/ntcopy).
+func BenchmarkMove(b *testing.B) {
+	for _, n := range []int{16 << 10, 32 << 10, 64 << 10, 256 << 10, 1 << 20} {
+		dst, src := make([]byte, n), make([]byte, n)
+		b.Run(fmt.Sprintf("copy/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for range b.N {
+				copy(dst, src)
+			}
+		})
+		b.Run(fmt.Sprintf("Move/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for range b.N {
+				Move(dst, src)
+			}
+		})
+	}
+}
