@@ -5,7 +5,7 @@
  * on an intracommunicator (one the Go side made a copy of: p2pshort.go) of a
  * predefined plain datatype to a node peer is done here, as the engine's short path
  * (p2p's SendNow) does it: the message written into the peer's shared-memory ring (a
- * compact cell up to 32 bytes; above, a cell and the payload in the ring's data area),
+ * compact cell up to 96 bytes; above, a cell and the payload in the ring's data area),
  * its stamp last, the ring's positions advanced, the peer's doorbell rung if it
  * sleeps, the message counted in the engine's traffic counts and the call in the
  * record's (as prof.Count does).
@@ -13,7 +13,7 @@
  * It is taken only where the Go way would take that short path and do nothing else:
  * the engine serialised (below MPI_THREAD_MULTIPLE, no goroutine of mpigo's calling
  * it) and not failed; the peer connected through shared memory with an eager limit
- * of at least 32 bytes (and the message's size), nothing queued to it (so the message
+ * of at least 96 bytes (and the message's size), nothing queued to it (so the message
  * is in order with every send before it, on any communicator) and not failed; from
  * the size from which shm's Send chooses how to copy (shm_nt_min), the way its chooser
  * says, counted in its epoch, but for the epoch's first and last copy (Go's);
@@ -43,9 +43,9 @@ mpigo_sample_t mpigo_sample = {.rng = 0x2545f4914f6cdd1dull};
  * requests kept here"): while any is, no receive takes a message here at once. */
 static int64_t npend;
 
-/* put copies n (1 to 32) bytes from src to dst with at most two moves of a width,
+/* put32 copies n (1 to 32) bytes from src to dst with at most two moves of a width,
  * overlapping, rather than a call of memcpy. */
-static inline void put(char *dst, const char *src, int64_t n) {
+static inline void put32(char *dst, const char *src, int64_t n) {
     uint64_t a, b;
     if (n >= 16) {
         uint64_t c, d;
@@ -63,6 +63,16 @@ static inline void put(char *dst, const char *src, int64_t n) {
     } else {
         for (int64_t i = 0; i < n; i++) dst[i] = src[i];
     }
+}
+
+/* put copies n (1 to MPIGO_INLINE) bytes from src to dst: 32 at a time, the last 32
+ * overlapping what came before. */
+static inline void put(char *dst, const char *src, int64_t n) {
+    if (n > 32) {
+        for (int64_t o = 0; o + 32 < n; o += 32) put32(dst + o, src + o, 32);
+        dst += n - 32, src += n - 32, n = 32;
+    }
+    put32(dst, src, n);
 }
 
 /* nt_copy copies n bytes to dst (line-aligned) as shm's copy chooser does with
@@ -248,7 +258,7 @@ static void __attribute__((noinline)) in_unblock(mpigo_inring *r) {
         syscall(SYS_futex, r->door_seq, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
 }
 
-/* get copies n (1 to 32) bytes from a compact cell's payload. */
+/* get copies n (1 to MPIGO_INLINE) bytes from a compact cell's payload. */
 static inline void get(char *dst, const char *src, uint64_t n) { put(dst, src, (int64_t)n); }
 
 /* in_take looks at the head of ring r from world rank wsrc for the message a receive

@@ -102,8 +102,8 @@ MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 
 /* Compact cells (internal/transport/shm/ring.go), checked against Go's in
  * p2pshort.go. */
-#define MPIGO_CELL 64
-#define MPIGO_INLINE 32                /* payload bytes */
+#define MPIGO_CELL 128
+#define MPIGO_INLINE 96                /* payload bytes */
 #define MPIGO_LINE 64                  /* the data ring's unit */
 #define MPIGO_SHORT_MAX (1 << 24)      /* bounds a count before it is multiplied; the peer's eager limit decides */
 #define MPIGO_COMPACT (1u << 31)       /* in the stamp's high word */

@@ -90,11 +90,12 @@ func (e *Engine) postDeferred() {
 	e.inDefer = false
 }
 
-// outsideMin is a compact cell's payload, which the short way sends to a peer whose
-// eager limit reaches it; larger messages up to the peer's eager limit (eager, which
-// it reads) and the ring's own bound for them. A peer whose eager limit is below
-// outsideMin takes the Go way for every size.
-const outsideMin = 32
+// outsideMin is a compact cell's payload (shm.OutsideInline), which the short way
+// sends to a peer whose eager limit and compact cells reach it; larger messages up to
+// the peer's eager limit (eager, which it reads) and the ring's own bound for them. A
+// peer whose eager limit or compact cell is below outsideMin takes the Go way for
+// every size.
+const outsideMin = 96
 
 // mapOutside maps the engine's outside memory for a job of size ranks, and points
 // e.out, e.rings and e.sent into it.
@@ -187,7 +188,7 @@ func (e *Engine) outsideRing(p *peer) {
 	if p.pp != nil {
 		e.showInbound(p)
 	}
-	if o, ok := p.ep.(transport.OutsideRing); ok && p.eagerMax >= outsideMin {
+	if o, ok := p.ep.(transport.OutsideRing); ok && p.eagerMax >= outsideMin && p.csMax >= outsideMin {
 		p.oring = o.OutsideRing()
 	}
 	e.showRing(p)

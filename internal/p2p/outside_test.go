@@ -5,7 +5,15 @@ import (
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/transport"
+	"github.com/mpigo/mpigo/internal/transport/shm"
 )
+
+// outsideMin is the compact cell's payload that the C way writes.
+func TestOutsideMinIsTheCompactCell(t *testing.T) {
+	if outsideMin != shm.OutsideInline {
+		t.Fatalf("outsideMin %d, shm's compact cell %d", outsideMin, shm.OutsideInline)
+	}
+}
 
 // The words the C short way for small sends reads (outside.go): its ok word, and per
 // world rank the ring it may write into, published exactly while nothing is queued

@@ -24,10 +24,15 @@ import (
 //     starts at the beginning of the next lap), and both sides compute the same
 //     placement from the sequence of lengths, so the cell need not carry an offset.
 //
-// A compact cell carries a whole small message in one cache line: the first 16 bytes
-// of the Header (kind, flags, source, context, tag), SendID, and up to 32 payload bytes,
-// used when Len equals the payload length and RecvID, Addr and Offset are zero (an
-// eager message). Other packets store the 56-byte Header verbatim in the cell.
+// A compact cell carries a whole small message: the first 16 bytes of the Header
+// (kind, flags, source, context, tag), SendID, and up to 96 payload bytes, used when
+// Len equals the payload length and RecvID, Addr and Offset are zero (an eager
+// message). Other packets store the 56-byte Header verbatim in the cell's first line.
+// A cell is two cache lines, 128-byte aligned: up to 32 payload bytes the message is
+// one line; up to 96 its payload is in the line next to the stamp's, which the
+// receiver takes at less cost than a line of the data ring, whose place moves on with
+// every message (docs/BENCHMARKS.md, "Copies on AMD": a 64-byte ping-pong 0.34 us
+// against 0.40-0.49).
 //
 // The consumer publishes how far it has consumed (cells and data bytes) in its own
 // cache line, which the producer reads only when its cached copy says the ring is full;

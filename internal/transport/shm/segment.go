@@ -31,15 +31,15 @@ import (
 //	  line 0: sender's world rank + 1, sender's pid (written once by the sender), and
 //	          the sender's "blocked" flag (set when it met a full ring)
 //	  line 1: consumer positions (cells consumed, data bytes consumed), written by the owner
-//	  cells: nCells cells of 64 bytes, each a stamp word then 56 bytes
+//	  cells: nCells cells of 128 bytes, each a stamp word then 120 bytes
 //	  data: ringBytes bytes of payload, a power of two
 const (
 	magic      = 0x6d70_6967_6f73_686d // "mpigoshm"
 	version    = 1
 	lineSize   = 64
-	cellSize   = 64
+	cellSize   = 128
 	pageSize   = 4096
-	inlineMax  = 32 // payload bytes that fit in a compact cell
+	inlineMax  = 96 // payload bytes that fit in a compact cell
 	compactBit = 1 << 31
 
 	offMagic     = 0

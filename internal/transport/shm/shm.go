@@ -29,7 +29,7 @@
 // The segment holds the rank's doorbell and one slot per possible sender on the node
 // (indexed by local rank). The rings live in the receiver's memory: the receiver polls
 // its own pages and never maps anyone, and packets already written survive the death
-// of their sender. A slot is a ring of 64-byte cells (one per packet; a small eager
+// of their sender. A slot is a ring of 128-byte cells (one per packet; a small eager
 // message fits whole in one cell, one cache line published by one atomic store) beside
 // a byte ring for larger payloads (ring.go). A sender writes with no system call, lock
 // or allocation, and rings the receiver's doorbell (one atomic add when nobody sleeps).
@@ -72,7 +72,7 @@ var (
 			"pipelined messages stream through it, so it should hold several fragments; left at "+
 			"the default it shrinks to 16 MiB/(local ranks-1), not below 256 KiB").Range(pageSize, 1<<30).Same()
 	setCells = config.Int("shm_ring_cells", 256,
-		"packet slots (64 bytes each) per sender→receiver pair (rounded up to a power of two)").Range(4, 1<<20).Same()
+		"packet slots (128 bytes each) per sender→receiver pair (rounded up to a power of two)").Range(4, 1<<20).Same()
 	setFragment = config.Size("shm_max_fragment", 64<<10,
 		"largest payload of one shared-memory packet: the pipeline fragment size").Range(1, 512<<20).Same()
 	setEager = config.Size("shm_eager_limit", 16<<10,
