@@ -269,7 +269,9 @@ func (e *Engine) Retune() error {
 		if p == nil || p.ep == nil || p.err != nil {
 			continue
 		}
-		e.selectTables(p)
+		p.table = Select(p.ep.Models(), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
+		p.table.Peer, p.table.Transport = p.rank, p.tr.Name()
+		p.eagerMax = p.table.eagerMax()
 		e.outsideRing(p)
 		if e.info != nil {
 			fmt.Fprint(e.info, p.table.String())
