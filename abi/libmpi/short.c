@@ -79,12 +79,13 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
  * L2 cache's size on every core that has FSRM, which on AMD's is slower than the loop
  * below the first-level cache's size (docs/BENCHMARKS.md, issue 36's get_bw); from
  * COPY_REP bytes on AMD's cores with ERMS and FSRM, REP MOVSB is the faster
- * (ntcopy.Move, docs/BENCHMARKS.md, "Copies on AMD"). copy_loop and copy_rep, set when
- * the library is loaded, say whether the loop and REP MOVSB are Go's choices on this
- * CPU. */
+ * (ntcopy.Move, docs/BENCHMARKS.md, "Copies on AMD"). copy_loop, set when the library is
+ * loaded, says whether the loop is Go's choice on this CPU; mpigo_copy_rep, set by Go
+ * (short.go, from window.CopyREP), the size from which Go copies with REP MOVSB (0:
+ * never). */
 #define COPY_LOOP 2048
-#define COPY_REP (32 << 10)
-static int32_t copy_loop, copy_rep;
+static int32_t copy_loop;
+int64_t mpigo_copy_rep;
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <cpuid.h>
@@ -97,9 +98,6 @@ __attribute__((constructor)) static void copy_choose(void) {
     __get_cpuid_count(7, 0, &a, &b, &c, &d);
     int erms = (b >> 9) & 1, fsrm = (d >> 4) & 1;
     copy_loop = !(__builtin_cpu_is("intel") && erms && fsrm);
-    unsigned v = 0;
-    __get_cpuid(0, &a, &v, &c, &d); /* the vendor's first four letters: AMD's or Hygon's (ntcopy.SplitCaches) */
-    copy_rep = (v == 0x68747541u || v == 0x6f677948u) && erms && fsrm;
 }
 
 /* copy_movsb copies n bytes forward with REP MOVSB (buffers that do not overlap). */
@@ -144,7 +142,7 @@ static void copy_movsb(void *d, const void *s, size_t n) { memmove(d, s, n); }
 static inline void copy(void *d, const void *s, int64_t n) {
     uintptr_t dd = (uintptr_t)d, ss = (uintptr_t)s;
     if (n >= COPY_LOOP && copy_loop && dd - ss >= (uint64_t)n && ss - dd >= (uint64_t)n) {
-        if (n >= COPY_REP && copy_rep)
+        if (mpigo_copy_rep > 0 && n >= mpigo_copy_rep)
             copy_movsb(d, s, (size_t)n);
         else
             copy_avx(d, s, (size_t)n);

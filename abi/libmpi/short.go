@@ -51,6 +51,7 @@ func init() {
 	for i := range predefT {
 		shortDatatype(i)
 	}
+	C.mpigo_copy_rep = C.int64_t(window.CopyREP())
 }
 
 // shortDatatype writes short.c's entry for the predefined datatype of handle

@@ -30,18 +30,6 @@ import (
 // communicator spanning nodes, with several ranks on some, runs Barrier, Bcast and
 // commutative Allreduce hierarchically (hierColl). The size limits were measured at 2
 // and 4 ranks on 2 cores (docs/ARCHITECTURE.md).
-// shmBcastMax2 is coll_shm_bcast_max2's default. Where the cores' caches are split
-// among complexes (ntcopy.SplitCaches: AMD's), a 2-rank Bcast of up to 64 KiB is
-// faster through the ring, whose copies run at REP MOVSB's speed (ntcopy.Move), than
-// by the single-copy get, and so is its slowest rank; on Intel's, 32 KiB in two
-// chunks was slower than the get (docs/BENCHMARKS.md, "Copies on AMD").
-func shmBcastMax2() int64 {
-	if ntcopy.SplitCaches {
-		return 64 << 10
-	}
-	return 16 << 10
-}
-
 var (
 	setCollShm = config.String("coll_shm", "auto",
 		"node-local collectives (Barrier, Bcast, Reduce, Allreduce) through shared memory when all ranks of a "+
@@ -85,6 +73,18 @@ var (
 		"bytes per rank (and per bank of two) for node shared-memory reductions (rounded up to 64); longer "+
 			"messages go in pieces of this size; left at the default it shrinks to 4 MiB/ranks, not below 64 KiB").Range(1, 1<<30).Same()
 )
+
+// shmBcastMax2 is coll_shm_bcast_max2's default. Where the cores' caches are split
+// among complexes (ntcopy.SplitCaches: AMD's), a 2-rank Bcast of up to 64 KiB is
+// faster through the ring, whose copies run at REP MOVSB's speed (ntcopy.Move), than
+// by the single-copy get, and so is its slowest rank; on Intel's, 32 KiB in two
+// chunks was slower than the get (docs/BENCHMARKS.md, "Copies on AMD").
+func shmBcastMax2() int64 {
+	if ntcopy.SplitCaches {
+		return 64 << 10
+	}
+	return 16 << 10
+}
 
 // nodeColl is a communicator's node-local collective state (collState.node), made on
 // its first collective that could use it.

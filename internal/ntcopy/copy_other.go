@@ -21,6 +21,9 @@ func Gather8(dst, src unsafe.Pointer, stride, lines uintptr) {
 	panic("ntcopy: Gather8 called on a platform without non-temporal stores")
 }
 
+// MoveREP is 0: Move never copies with REP MOVSB on this platform.
+func MoveREP() int { return 0 }
+
 // Move is copy(dst, src) for large copies whose destination stays in cache: this
 // platform's copy.
 func Move(dst, src []byte) int { return copy(dst, src) }

@@ -26,6 +26,15 @@ func leaf7() (ebx, edx uint32) {
 //go:noescape
 func movsb(dst, src unsafe.Pointer, n uintptr)
 
+// MoveREP is the size from which Move copies with REP MOVSB on this CPU, 0 where it
+// never does: for code outside Go that copies the same way (abi/libmpi's short.c).
+func MoveREP() int {
+	if repMove {
+		return moveMin
+	}
+	return 0
+}
+
 // Move is copy(dst, src) for large copies whose destination stays in cache: the
 // copy of the CPU's fastest ordinary stores for the size. It returns the number of
 // bytes copied, min(len(dst), len(src)).

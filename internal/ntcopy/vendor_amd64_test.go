@@ -62,6 +62,9 @@ func TestRepMove(t *testing.T) {
 	if repMove != want {
 		t.Errorf("repMove %v on a %s CPU with flags %q, want %v", repMove, vendor, flags, want)
 	}
+	if want := map[bool]int{true: moveMin, false: 0}[repMove]; MoveREP() != want {
+		t.Errorf("MoveREP %d with repMove %v, want %d", MoveREP(), repMove, want)
+	}
 	if !fastStrings(1<<9, 1<<4) || fastStrings(1<<9, 0) || fastStrings(0, 1<<4) {
 		t.Error("fastStrings does not read ERMS (leaf 7 EBX bit 9) and FSRM (EDX bit 4)")
 	}

@@ -111,6 +111,10 @@ const (
 	copyChunk   = 512 << 10
 )
 
+// CopyREP is the size from which copyDirect's copies below 1 MiB take REP MOVSB on this
+// CPU (ntcopy.Move), 0 where they never do: the C face's short ways copy the same way.
+func CopyREP() int { return ntcopy.MoveREP() }
+
 // copyDirect is copy(dst, src) (equal lengths) into or out of a direct target.
 func (w *Win) copyDirect(dst, src []byte) {
 	if len(src) < 1<<20 {

@@ -11,6 +11,7 @@ import (
 	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/datatype"
+	"github.com/mpigo/mpigo/internal/ntcopy"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/rma"
 	"golang.org/x/sys/unix"
@@ -425,5 +426,13 @@ func TestRMAInfo(t *testing.T) {
 func TestOpNames(t *testing.T) {
 	if !RMAAtomic(datatype.KindInt64) || RMAAtomic(datatype.KindComplex128) {
 		t.Error("int64 is updated by one atomic instruction, complex128 not")
+	}
+}
+
+// CopyREP tells the C face the size from which the direct copies take REP MOVSB:
+// Move's, since copyDirect copies with Move (abi's rmashort.c Puts and Gets them).
+func TestCopyREP(t *testing.T) {
+	if CopyREP() != ntcopy.MoveREP() {
+		t.Fatalf("CopyREP %d, ntcopy.MoveREP %d", CopyREP(), ntcopy.MoveREP())
 	}
 }
