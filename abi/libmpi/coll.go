@@ -197,7 +197,7 @@ func reduceArgs(op string, sbuf, rbuf unsafe.Pointer, scount, rcount int64, dh, 
 		return // an intercommunicator's process of the root's group other than the root
 	}
 	a.oerr = redInto(op, oh, dh, &a.rd)
-	if t := dtOf(dh); t != nil && t.t.IsCommitted() && !dense(t.t) && scount >= 0 && rcount >= 0 {
+	if t := dtOf(dh); t != nil && t.t.IsCommitted() && !t.t.IsDense() && scount >= 0 && rcount >= 0 {
 		a.st, a.serr, a.rerr = stageReduce(op, sbuf, rbuf, scount, rcount, t.t, sides, &a.s, &a.rv)
 		return
 	}

@@ -307,7 +307,7 @@ func cvec(op string, p unsafe.Pointer, count int64, dh uintptr) (collective.Vec,
 		return collective.Vec{}, errorf(errCount, op, "count %d is negative", count)
 	}
 	esz := int(t.Size())
-	if t.IsContiguous() && t.LB() == 0 && t.Extent() == t.Size() {
+	if t.IsDense() {
 		if esz == 0 {
 			return collective.Vec{Esz: 1}, nil
 		}

@@ -141,7 +141,7 @@ func PMPI_Op_commutative(h uintptr, flag unsafe.Pointer) int32 {
 func cKernel(fn unsafe.Pointer, big bool) mpir.UserKernel {
 	return func(t *datatype.Type, dh uintptr) mpir.Kernel {
 		size := t.Size()
-		if dense(t) {
+		if t.IsDense() {
 			return func(inout, in []byte) {
 				if len(in) == 0 {
 					return
@@ -297,12 +297,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// dense reports whether items of t lie back to back with no gaps: their packed form
-// is their layout.
-func dense(t *datatype.Type) bool {
-	return t.IsContiguous() && t.LB() == 0 && t.Extent() == t.Size()
 }
 
 //export PMPI_Reduce_local

@@ -500,7 +500,7 @@ func rbuf(op, arg string, p unsafe.Pointer, count int64, dh uintptr) (window.RBu
 	if count < 0 {
 		return window.RBuf{Count: count, Type: t}, nil // mpir says what is wrong
 	}
-	if t.IsContiguous() && t.LB() == 0 {
+	if t.IsDense() {
 		n := count * t.Size()
 		if n == 0 {
 			return window.RBuf{Count: count, Type: t}, nil

@@ -108,3 +108,38 @@ func TestBytesOfElements(t *testing.T) {
 		}
 	}
 }
+
+// IsDense: a type's buffer is its packed form only where its data starts at byte 0 and
+// items follow back to back; a type resized to lb 0 whose data lies further on (an
+// int at byte 8 in an extent of 4) is contiguous but not dense.
+func TestIsDense(t *testing.T) {
+	late, err := Hindexed([]int64{1}, []int64{8}, Int32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shifted, err := Resized(late, 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gapped, err := Resized(Int32, 0, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	four, err := Contiguous(4, Int32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		t     *Type
+		dense bool
+	}{{"int32", Int32, true}, {"4 x int32", four, true}, {"int32 at byte 8, extent 4", shifted, false},
+		{"int32 in an extent of 8", gapped, false}} {
+		if err := c.t.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.t.IsDense(); got != c.dense {
+			t.Errorf("%s: IsDense %v, want %v (contiguous %v, true lb %d)", c.name, got, c.dense, c.t.IsContiguous(), c.t.TrueLB())
+		}
+	}
+}

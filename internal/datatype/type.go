@@ -274,6 +274,14 @@ func (t *Type) TrueLB() int64 { return t.tlb }
 // TrueExtent returns the span from the lowest to one past the highest data byte.
 func (t *Type) TrueExtent() int64 { return t.tub - t.tlb }
 
+// IsDense reports whether count items of t lie back to back from the buffer's first
+// byte, count*Size() bytes with no gaps, so that the buffer is its packed form:
+// contiguous, with its data from byte 0 (TrueLB, not LB: a type resized to lb 0 may
+// hold its data further on) and an extent of its size.
+func (t *Type) IsDense() bool {
+	return t.IsContiguous() && t.TrueLB() == 0 && t.Extent() == t.Size()
+}
+
 // IsPredefined reports whether t is one of the package's predefined types.
 func (t *Type) IsPredefined() bool { return t.predefined }
 

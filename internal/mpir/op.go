@@ -254,7 +254,7 @@ func ReduceLocal(call string, o *Operation, e *Elems, in, inout []byte, origin, 
 		return core.Errorf(core.ClassCount, call, "%s takes (value, index) pairs: the count %d is odd", o.name, count)
 	}
 	t := e.Type
-	if t == nil || dense(t) {
+	if t == nil || t.IsDense() {
 		n := count * int64(e.Size)
 		r.K.Fn(inout[origin:origin+n], in[origin:origin+n])
 		return nil
@@ -271,12 +271,6 @@ func ReduceLocal(call string, o *Operation, e *Elems, in, inout []byte, origin, 
 	r.K.Fn(b, a)
 	_, err := t.UnpackAt(inout, origin, b, count)
 	return core.TypeErr(call, err)
-}
-
-// dense reports whether items of t lie back to back with no gaps: their packed form
-// is their layout.
-func dense(t *datatype.Type) bool {
-	return t.IsContiguous() && t.LB() == 0 && t.Extent() == t.Size()
 }
 
 // KernelAlign is the alignment the kernels of kind k need of their memory (op.Align).
