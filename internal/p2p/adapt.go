@@ -167,8 +167,12 @@ func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (prot
 	if p.offered > 0 {
 		// An exchange: this rank's own large send to the peer is under way. Streamed,
 		// each core would copy both messages (into the ring and out of it); read,
-		// each copies one. So get, untimed: an exchange's transfer says nothing of
-		// a one-way one's.
+		// each copies one, after a system call's fixed cost. So the exchange table's
+		// choice (selectTables), untimed: an exchange's transfer says nothing of a
+		// one-way one's.
+		if p.exchange.lookup(r.expect) == transport.Pipeline {
+			return transport.Pipeline, false
+		}
 		return transport.Get, false
 	}
 	r.t0 = sinceStart()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/transport"
 )
@@ -284,8 +285,9 @@ func TestExchangeSplit(t *testing.T) {
 }
 
 // TestExchangeReads: in an exchange (each rank's large send to the other under way
-// while it receives the other's) the receiver reads, with no trial of the pipeline
-// and no timing in the one-way estimates, and every message arrives whole.
+// while it receives the other's) the receiver takes the exchange table's protocol,
+// with no trial of the other and no timing in the one-way estimates, and every
+// message arrives whole.
 func TestExchangeReads(t *testing.T) {
 	es := adaptiveEngines(t)
 	const n, rounds = 100000, 2*adaptFirst + 4
@@ -318,14 +320,58 @@ func TestExchangeReads(t *testing.T) {
 	}
 	wg.Wait()
 	for me := range 2 {
-		if s := es[me].TransportStats("shm"); s.Pipeline != 0 || s.Get != rounds {
-			t.Errorf("rank %d's sends: %d streamed, %d read; want 0 and %d", me, s.Pipeline, s.Get, rounds)
+		es[me].mu.Lock()
+		read := es[me].peers[1-me].exchange.lookup(n) == transport.Get
+		es[me].mu.Unlock()
+		want := [2]uint64{rounds, 0} // streamed, read
+		if read {
+			want = [2]uint64{0, rounds}
+		}
+		if s := es[1-me].TransportStats("shm"); s.Pipeline != want[0] || s.Get != want[1] {
+			t.Errorf("rank %d's receives: %d streamed, %d read; want %d and %d", me, s.Pipeline, s.Get, want[0], want[1])
 		}
 		es[me].mu.Lock()
 		c := es[me].peers[1-me].adapt.class[sizeClass(n)]
 		es[me].mu.Unlock()
 		if c.alone.samples != [2]uint32{} {
 			t.Errorf("rank %d: exchanges timed as one-way transfers: %v samples", me, c.alone.samples)
+		}
+	}
+}
+
+// TestExchangeTable: in an exchange the pipeline's copies do not overlap, so its cost
+// is the one-packet model's at every size, and a get wins from where its fixed cost
+// is paid back: with shm's models on a host that copies at 40 GB/s and reads at 30
+// GB/s after 1.6 us more, the pipeline up to 96 KB, the get beyond.
+func TestExchangeTable(t *testing.T) {
+	const copyBW, maxPayload = 40e9, 64 << 10
+	ms := []transport.Model{
+		{Protocol: transport.Eager, MaxSize: 16 << 10, Fixed: 250 * time.Nanosecond, Bandwidth: copyBW / 2},
+		{Protocol: transport.Pipeline, MaxSize: maxPayload, Fixed: 600 * time.Nanosecond, Bandwidth: copyBW / 2},
+		{Protocol: transport.Pipeline, MinSize: maxPayload + 1, Fixed: 2 * time.Microsecond, Bandwidth: 0.8 * copyBW},
+		{Protocol: transport.Get, Fixed: 2200 * time.Nanosecond, Bandwidth: 30e9},
+	}
+	x := exchangeModels(ms)
+	if len(x) != 3 || x[1].Protocol != transport.Pipeline || x[1].MinSize != 0 || x[1].MaxSize != 0 {
+		t.Fatalf("exchange models %+v: want eager, one pipeline model of every size, get", x)
+	}
+	one, ex := Select(ms, maxPayload, true, "auto", 16<<10), Select(x, maxPayload, true, "auto", 16<<10)
+	for _, c := range []struct {
+		n       int64
+		one, ex transport.Protocol
+	}{
+		{8 << 10, transport.Eager, transport.Eager},
+		{32 << 10, transport.Pipeline, transport.Pipeline},
+		{64 << 10, transport.Pipeline, transport.Pipeline},
+		{100 << 10, transport.Pipeline, transport.Get},
+		{256 << 10, transport.Pipeline, transport.Get},
+		{4 << 20, transport.Pipeline, transport.Get},
+	} {
+		if p := one.lookup(c.n); p != c.one {
+			t.Errorf("%d bytes one way: %v, want %v", c.n, p, c.one)
+		}
+		if p := ex.lookup(c.n); p != c.ex {
+			t.Errorf("%d bytes in an exchange: %v, want %v", c.n, p, c.ex)
 		}
 	}
 }

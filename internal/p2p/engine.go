@@ -353,6 +353,7 @@ type peer struct {
 	maxPayload int
 	eagerMax   int64 // messages up to this size go eagerly; -1: none
 	table      Table
+	exchange   Table         // the choice for a large message that arrives while one to the peer is under way (adapt.go)
 	err        error         // set once the peer has failed
 	sent       *[2]prof.Link // what was sent to it, on even and odd contexts (count)
 	oring      uintptr       // its ring's record for the short way, if it may have one (outside.go)
@@ -414,9 +415,7 @@ func (e *Engine) connect(p *peer) error {
 		e.route(p)
 		p.sc, _ = t.(transport.SingleCopy)
 		p.maxPayload = ep.MaxPayload()
-		p.table = Select(ep.Models(), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
-		p.table.Peer, p.table.Transport = p.rank, t.Name()
-		p.eagerMax = p.table.eagerMax()
+		e.selectTables(p)
 		if e.info != nil {
 			fmt.Fprint(e.info, p.table.String())
 		}

@@ -160,6 +160,38 @@ func (t *Table) lookup(n int64) transport.Protocol {
 	return transport.Pipeline
 }
 
+// selectTables builds p's selection tables from its endpoint's cost models: the table
+// of its messages, and the one a receiver consults for a large message that arrives
+// while its own to p is under way (an exchange). There both cores copy: a pipeline's
+// sender fills the ring while its receiver empties the other way's, so no copy
+// overlaps another and every pipelined message costs as one that fits a packet does
+// (the pipeline model with MinSize 0, extended to every size), while a get reads each
+// message once.
+func (e *Engine) selectTables(p *peer) {
+	ms := p.ep.Models()
+	p.table = Select(ms, p.maxPayload, p.sc != nil, e.force, e.eagerCap)
+	p.table.Peer, p.table.Transport = p.rank, p.tr.Name()
+	p.eagerMax = p.table.eagerMax()
+	p.exchange = Select(exchangeModels(ms), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
+}
+
+// exchangeModels is models with the pipeline's overlap taken out: its model of the
+// messages that fit one packet covers every size, and its others are dropped.
+func exchangeModels(models []transport.Model) []transport.Model {
+	out := make([]transport.Model, 0, len(models))
+	for _, m := range models {
+		switch {
+		case m.Protocol != transport.Pipeline:
+		case m.MinSize == 0:
+			m.MaxSize = 0
+		default:
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // eagerMax is the largest size up to which every message goes eagerly, or -1.
 func (t *Table) eagerMax() int64 {
 	if len(t.Ranges) > 0 && t.Ranges[0].Min == 0 && t.Ranges[0].Protocol == transport.Eager {

@@ -269,9 +269,7 @@ func (e *Engine) Retune() error {
 		if p == nil || p.ep == nil || p.err != nil {
 			continue
 		}
-		p.table = Select(p.ep.Models(), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
-		p.table.Peer, p.table.Transport = p.rank, p.tr.Name()
-		p.eagerMax = p.table.eagerMax()
+		e.selectTables(p)
 		e.outsideRing(p)
 		if e.info != nil {
 			fmt.Fprint(e.info, p.table.String())
