@@ -39,11 +39,13 @@ var (
 			"point-to-point algorithms").Same()
 	setShmBcastMax2 = config.Size("coll_shm_bcast_max2", shmBcastMax2(),
 		"largest Bcast (bytes) on 2 ranks that goes through node shared memory (beyond, a single-copy get is faster): "+
-			"64 KiB on CPUs whose cores are grouped in complexes with a cache each (AMD's), 16 KiB elsewhere").Same()
+			"128 KiB on CPUs whose cores are grouped in complexes with a cache each (AMD's), 16 KiB elsewhere").Same()
 	setShmReduceMax = config.Size("coll_shm_reduce_max", 1<<20,
 		"largest Reduce or Allreduce (bytes) on 3 or more ranks that goes through node shared memory").Same()
-	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", 16<<10,
-		"largest Reduce or Allreduce (bytes) on 2 ranks that goes through node shared memory").Same()
+	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", shmReduceMax2(),
+		"largest Reduce or Allreduce (bytes) on 2 ranks that goes through node shared memory (beyond, the "+
+			"point-to-point schedule is faster): 8 KiB on CPUs whose cores are grouped in complexes with a cache each "+
+			"(AMD's), 16 KiB elsewhere").Same()
 	setShmSplit = config.Size("coll_shm_split", 64<<10,
 		"Allreduce (bytes) from which the node shared-memory path splits the reduction among the ranks "+
 			"(each combines a section, all copy the result) instead of each rank combining it all").Same()
@@ -75,13 +77,24 @@ var (
 )
 
 // shmBcastMax2 is coll_shm_bcast_max2's default. Where the cores' caches are split
-// among complexes (ntcopy.SplitCaches: AMD's), a 2-rank Bcast of up to 64 KiB is
+// among complexes (ntcopy.SplitCaches: AMD's), a 2-rank Bcast of up to 128 KiB is
 // faster through the ring, whose copies run at REP MOVSB's speed (ntcopy.Move), than
-// by the single-copy get, and so is its slowest rank; on Intel's, 32 KiB in two
-// chunks was slower than the get (docs/BENCHMARKS.md, "Copies on AMD").
+// by the single-copy get; on Intel's, 32 KiB in two chunks was slower than the get
+// (docs/BENCHMARKS.md, "Copies on AMD" and "Two-rank limits on AMD").
 func shmBcastMax2() int64 {
 	if ntcopy.SplitCaches {
-		return 64 << 10
+		return 128 << 10
+	}
+	return 16 << 10
+}
+
+// shmReduceMax2 is coll_shm_reduce_max2's default: the size from which a 2-rank
+// Allreduce by the point-to-point schedule overtakes the region's. Where the cores'
+// caches are split (AMD's) that is 12 KiB, on Intel's beyond 16 KiB
+// (docs/BENCHMARKS.md, "Two-rank limits on AMD").
+func shmReduceMax2() int64 {
+	if ntcopy.SplitCaches {
+		return 8 << 10
 	}
 	return 16 << 10
 }
