@@ -45,11 +45,12 @@ extern int32_t mpigo_win_await(uintptr_t win, void *p, uint64_t v);
 static inline int32_t ld(const int32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void st(int32_t *p, int32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
-/* bump adds one to a post or complete counter, which only this rank writes (as
- * internal/window's bump): a plain store after this rank's earlier stores, not a locked add,
- * which would wait for them (an epoch's Puts into the target's lines) and then for
- * the counter's line before the call returns. */
-static inline void bump(uint64_t *p) { __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE); }
+/* bump adds one to a post or complete counter p, which only this rank writes, from its
+ * value kept in *sent (as internal/window's bump): a plain store after this rank's
+ * earlier stores. A locked add would wait for them (an epoch's Puts into the target's
+ * lines) and then for the counter's line before the call returns, and so would a load
+ * of the line the peer is polling. */
+static inline void bump(uint64_t *p, uint64_t *sent) { __atomic_store_n(p, ++*sent, __ATOMIC_RELEASE); }
 
 /* sync_of is window h's copy when its sync calls may run here and a C short way may
  * take a call now (mpigo_gate_open; *gate its word), else NULL: the Go way. */
@@ -144,7 +145,7 @@ int PMPI_Win_complete(MPI_Win win) {
     st(&d->ep->accessing, 0);
     for (int i = 0; i < n; i++) st(&d->access_to[s->access[i]], 0);
     /* The epoch's operations were loads and stores, done: the count tells the target. */
-    for (int i = 0; i < n; i++) bump(d->t[s->access[i]].complete_out);
+    for (int i = 0; i < n; i++) bump(d->t[s->access[i]].complete_out, &s->complete_sent[s->access[i]]);
     counted(gate, MPIGO_W_COMPLETE);
     return MPI_SUCCESS;
 }
@@ -161,7 +162,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     d->ep->n_exposure = g->n;
     st(&d->ep->exposed, 1);
     if ((assert & MPI_MODE_NOCHECK) == 0)
-        for (int i = 0; i < g->n; i++) bump(d->t[g->ranks[i]].post_out);
+        for (int i = 0; i < g->n; i++) bump(d->t[g->ranks[i]].post_out, &s->post_sent[g->ranks[i]]);
     counted(gate, MPIGO_W_POST);
     return MPI_SUCCESS;
 }

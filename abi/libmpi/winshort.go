@@ -31,6 +31,7 @@ func newWinSync(e window.Epoch, n int, spin, yield, handoffs int) *C.struct_mpig
 	y.pol.spin, y.pol.yield, y.pol.handoffs = C.int32_t(min(spin, 1<<28)), C.int32_t(min(yield, 1<<28)), C.int32_t(min(handoffs, 1<<28))
 	y.access, y.exposure = (*C.int32_t)(e.Access), (*C.int32_t)(e.Exposure)
 	y.start_seen, y.wait_seen = (*C.uint64_t)(e.StartSeen), (*C.uint64_t)(e.WaitSeen)
+	y.post_sent, y.complete_sent = (*C.uint64_t)(e.PostSent), (*C.uint64_t)(e.CompleteSent)
 	y.start.ranks = (*C.int32_t)(C.calloc(C.size_t(max(n, 1)), 4))
 	y.post.ranks = (*C.int32_t)(C.calloc(C.size_t(max(n, 1)), 4))
 	return y

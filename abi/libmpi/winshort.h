@@ -26,9 +26,9 @@ struct mpigo_wsync {
     mpigo_coll pol;
     /* The device's PSCW words (epoch.go): the access epoch's targets and the exposure
      * epoch's origins (the epoch head's counts say how many), per rank the post and
-     * complete counts Start and Wait have seen. */
+     * complete counts Start and Wait have seen and those Post and Complete raised. */
     int32_t *access, *exposure;
-    uint64_t *start_seen, *wait_seen;
+    uint64_t *start_seen, *wait_seen, *post_sent, *complete_sent;
     mpigo_wgroup start, post;
 };
 

@@ -17,7 +17,9 @@ import (
 // 4 words), then per target the lock (int32: 0, LockShared or LockExclusive, with
 // lockNoCheck), whether it is in the open access epoch (int32), the access epoch's
 // targets and the exposure epoch's origins (int32 each, the head's counts say how
-// many), then per target the PSCW counters Start and Wait have seen (uint64 each).
+// many), then per target the PSCW counters Start and Wait have seen and the counts
+// Post and Complete have raised at it (uint64 each): the writer of a peer's counter
+// keeps its value here, so that raising it needs no load of the peer's line.
 
 // epochHead is a rank's epoch flags and counts (abi/libmpi/short.h's mpigo_epoch).
 type epochHead struct {
@@ -34,7 +36,7 @@ type epochHead struct {
 const epochHeadWords = int(unsafe.Sizeof(epochHead{}) / 8)
 
 // epochWords is the words of the epoch state of a window of n ranks.
-func epochWords(n int) int { return epochHeadWords + 4*((n+1)/2) + 2*n }
+func epochWords(n int) int { return epochHeadWords + 4*((n+1)/2) + 4*n }
 
 // epochIn lays w's epoch state out at the end of its control block c.
 func (w *Win) epochIn(c ctrlBlock) {
@@ -49,6 +51,8 @@ func (w *Win) epochIn(c ctrlBlock) {
 	w.exposureL = unsafe.Slice((*int32)(i32(3)), n)
 	w.startSeen = e[epochHeadWords+4*half:][:n:n]
 	w.waitSeen = e[epochHeadWords+4*half+n:][:n:n]
+	w.postSent = e[epochHeadWords+4*half+2*n:][:n:n]
+	w.completeSent = e[epochHeadWords+4*half+3*n:][:n:n]
 }
 
 func flag(b bool) int32 {
@@ -73,6 +77,7 @@ type Epoch struct {
 	Locks, AccessTo         unsafe.Pointer // int32s
 	Access, Exposure        unsafe.Pointer // int32s
 	StartSeen, WaitSeen     unsafe.Pointer // uint64s
+	PostSent, CompleteSent  unsafe.Pointer // uint64s: the values of PostOut and CompleteOut
 	PostOut, PostIn         []*uint64      // per rank: the counters Post raises at it, Start waits on
 	CompleteOut, CompleteIn []*uint64      // per rank: the counters Complete raises at it, Wait waits on
 	LockWord, Held, Queued  []*uint64      // per rank: its passive-target lock, this rank's holder word there, its queue count
@@ -89,6 +94,7 @@ func (w *Win) EpochState() (Epoch, bool) {
 	e := Epoch{Head: unsafe.Pointer(w.ep), Locks: unsafe.Pointer(&w.locks[0]), AccessTo: unsafe.Pointer(&w.accessTo[0]),
 		Access: unsafe.Pointer(&w.accessL[0]), Exposure: unsafe.Pointer(&w.exposureL[0]),
 		StartSeen: unsafe.Pointer(&w.startSeen[0]), WaitSeen: unsafe.Pointer(&w.waitSeen[0]),
+		PostSent: unsafe.Pointer(&w.postSent[0]), CompleteSent: unsafe.Pointer(&w.completeSent[0]),
 		PostOut: make([]*uint64, n), PostIn: make([]*uint64, n), CompleteOut: make([]*uint64, n), CompleteIn: make([]*uint64, n),
 		LockWord: make([]*uint64, n), Held: make([]*uint64, n), Queued: make([]*uint64, n),
 		HeadSize: int(unsafe.Sizeof(epochHead{}))}

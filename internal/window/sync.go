@@ -352,7 +352,7 @@ func (w *Win) Post(op string, g []int, assert int) error {
 	}
 	for _, o := range g {
 		if p := &w.peers[o]; p.direct {
-			bump(p.ctrl.post(w.rank))
+			bump(p.ctrl.post(w.rank), &w.postSent[o])
 		} else {
 			// A message the origin's Start receives itself: no hand-off through its
 			// progress goroutine, which the notice needs nothing of.
@@ -365,12 +365,16 @@ func (w *Win) Post(op string, g []int, assert int) error {
 	return nil
 }
 
-// bump adds one to a post or complete counter in a peer's control block, which only
-// this rank writes (libmpi's winshort.c does the same): a plain store after this
-// rank's earlier stores (idle.Publish), not a locked add, which would first wait for
-// them (an epoch's Puts into the target's lines) and then for the counter's line
-// before the call returns. The waiters poll (await); nobody is woken.
-func bump(p *uint64) { idle.Publish(p, atomic.LoadUint64(p)+1) }
+// bump adds one to a post or complete counter p in a peer's control block, which only
+// this rank writes (libmpi's winshort.c does the same), from its value kept here in
+// sent: a plain store after this rank's earlier stores (idle.Publish). A locked add
+// would first wait for them (an epoch's Puts into the target's lines) and then for the
+// counter's line before the call returns, and so would a load of the line the peer is
+// polling. The waiters poll (await); nobody is woken.
+func bump(p, sent *uint64) {
+	*sent++
+	idle.Publish(p, *sent)
+}
 
 // Start starts an access epoch to the targets g, once each has posted
 // (MPI_Win_start).
@@ -416,7 +420,7 @@ func (w *Win) Complete(op string) error {
 		t := int(t32)
 		p := &w.peers[t]
 		if p.direct {
-			bump(p.ctrl.complete(w.rank, w.size))
+			bump(p.ctrl.complete(w.rank, w.size), &w.completeSent[t])
 			continue
 		}
 		// The notice ends the epoch's batch: one message; the target applies it

@@ -175,6 +175,9 @@ type Win struct {
 	exposureL []int32        // the origins of the open exposure epoch: [:ep.nExposure]
 	startSeen []uint64
 	waitSeen  []uint64
+	// The values this rank gave the peers' post and complete counters (bump).
+	postSent, completeSent []uint64
+
 	freed     atomic.Bool
 	name      string
 	streamed  atomic.Int64  // bytes copied to or from direct targets since the last Flush (fast.go)
