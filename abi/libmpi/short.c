@@ -231,7 +231,10 @@ static inline void acc_lock(uint32_t *w) {
     }
 }
 
-static inline void acc_unlock(uint32_t *w) { __atomic_store_n(w, 0, __ATOMIC_SEQ_CST); }
+/* A release store: what was written under the lock reaches a taker that sees 0 (as
+ * rma.Unlock), without the wait for this core's stores that a sequentially consistent
+ * one makes. */
+static inline void acc_unlock(uint32_t *w) { __atomic_store_n(w, 0, __ATOMIC_RELEASE); }
 
 /* Unrolled, the vector loop issues several loads before its stores: twice as fast on a
  * 4 KiB accumulate, whose stores otherwise stall the next loads (the origin and target

@@ -206,9 +206,6 @@ func lockSlow(w *uint32) {
 	}
 }
 
-// Unlock releases a spin lock word.
-func Unlock(w *uint32) { atomic.StoreUint32(w, 0) }
-
 // The passive-target lock word: shared holders count in the low bits, an exclusive
 // holder sets excl.
 const excl = 1 << 63
