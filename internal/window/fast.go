@@ -105,11 +105,16 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 // copied to or from direct targets since its last Flush of a direct target
 // (Win.streamed) beyond streamBytes, about a core's L2, are a stream and take
 // non-temporal stores; below it, copies go in chunks under 1 MiB, which stay in
-// cache.
+// cache. Where Move itself copies with REP MOVSB (AMD's: ntcopy.MoveREP), a stream
+// takes Move too, in chunks: there it moved 1 MiB Puts and Gets at least as fast as
+// the non-temporal stores (docs/BENCHMARKS.md, "Streams on AMD").
 const (
 	streamBytes = 2 << 20
 	copyChunk   = 512 << 10
 )
+
+// streamNT says whether a stream takes non-temporal stores (streamCopy).
+var streamNT = ntcopy.MoveREP() == 0
 
 // CopyREP is the size from which copyDirect's copies below 1 MiB take REP MOVSB on this
 // CPU (ntcopy.Move), 0 where they never do: the C face's short ways copy the same way.
@@ -121,7 +126,7 @@ func (w *Win) copyDirect(dst, src []byte) {
 		ntcopy.Move(dst, src)
 		return
 	}
-	if w.streamed.Add(int64(len(src))) > streamBytes {
+	if w.streamed.Add(int64(len(src))) > streamBytes && streamNT {
 		streamCopy(dst, src)
 		return
 	}
