@@ -416,9 +416,6 @@ func (e *Engine) connect(p *peer) error {
 		p.sc, _ = t.(transport.SingleCopy)
 		p.maxPayload = ep.MaxPayload()
 		e.selectTables(p)
-		if e.info != nil {
-			fmt.Fprint(e.info, p.table.String())
-		}
 		if p.maxPayload > len(e.pack) {
 			e.pack = make([]byte, p.maxPayload)
 		}

@@ -933,7 +933,8 @@ func TestProtocolsInfo(t *testing.T) {
 	es := net.engines(t, Options{ProtoInfo: &out})
 	tab, err := es[0].Protocols(1)
 	mustOK(t, err)
-	if tab.Transport != "mem" || !strings.Contains(out.String(), "rank 1 via mem") || !strings.Contains(out.String(), "eager") {
+	if tab.Transport != "mem" || !strings.Contains(out.String(), "rank 1 via mem") || !strings.Contains(out.String(), "eager") ||
+		!strings.Contains(out.String(), "in an exchange, rank 1 via mem") {
 		t.Fatalf("protocol info:\n%s", out.String())
 	}
 	t.Logf("\n%s", out.String())

@@ -160,9 +160,10 @@ func (t *Table) lookup(n int64) transport.Protocol {
 	return transport.Pipeline
 }
 
-// selectTables builds p's selection tables from its endpoint's cost models: the table
-// of its messages, and the one a receiver consults for a large message that arrives
-// while its own to p is under way (an exchange). There both cores copy: a pipeline's
+// selectTables builds p's selection tables from its endpoint's cost models, and prints
+// both where the protocol info is on: the table of its messages, and the one a receiver
+// consults for a large message that arrives while its own to p is under way (an
+// exchange). There both cores copy: a pipeline's
 // sender fills the ring while its receiver empties the other way's, so no copy
 // overlaps another and every pipelined message costs as one that fits a packet does
 // (the pipeline model with MinSize 0, extended to every size), while a get reads each
@@ -173,6 +174,10 @@ func (e *Engine) selectTables(p *peer) {
 	p.table.Peer, p.table.Transport = p.rank, p.tr.Name()
 	p.eagerMax = p.table.eagerMax()
 	p.exchange = Select(exchangeModels(ms), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
+	p.exchange.Peer, p.exchange.Transport = p.rank, p.tr.Name()
+	if e.info != nil {
+		fmt.Fprint(e.info, p.table.String(), "in an exchange, ", p.exchange.String())
+	}
 }
 
 // exchangeModels is models with the pipeline's overlap taken out: its model of the

@@ -1,7 +1,6 @@
 package p2p
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"sync/atomic"
@@ -271,9 +270,6 @@ func (e *Engine) Retune() error {
 		}
 		e.selectTables(p)
 		e.outsideRing(p)
-		if e.info != nil {
-			fmt.Fprint(e.info, p.table.String())
-		}
 	}
 	return nil
 }

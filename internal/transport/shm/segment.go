@@ -35,7 +35,7 @@ import (
 //	  data: ringBytes bytes of payload, a power of two
 const (
 	magic      = 0x6d70_6967_6f73_686d // "mpigoshm"
-	version    = 1
+	version    = 2                     // changes with the layout, so that mixed builds on a node refuse each other
 	lineSize   = 64
 	cellSize   = 128
 	pageSize   = 4096

@@ -30,7 +30,7 @@
 // (indexed by local rank). The rings live in the receiver's memory: the receiver polls
 // its own pages and never maps anyone, and packets already written survive the death
 // of their sender. A slot is a ring of 128-byte cells (one per packet; a small eager
-// message fits whole in one cell, one cache line published by one atomic store) beside
+// message fits whole in one cell, one or two cache lines published by one atomic store) beside
 // a byte ring for larger payloads (ring.go). A sender writes with no system call, lock
 // or allocation, and rings the receiver's doorbell (one atomic add when nobody sleeps).
 // Poll looks only at the slots of senders that attached.
