@@ -4,14 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond, ...)                                                        \
+#define CHECK(cond, ...) CHECK_AS(#cond, cond, __VA_ARGS__)
+
+/* CHECK_AS is CHECK that names the check what. */
+#define CHECK_AS(what, cond, ...)                                               \
     do {                                                                        \
         if (!(cond)) {                                                          \
             int r_ = -1;                                                        \
             int init_ = 0;                                                      \
             MPI_Initialized(&init_);                                            \
             if (init_) MPI_Comm_rank(MPI_COMM_WORLD, &r_);                      \
-            fprintf(stderr, "FAIL rank %d %s:%d: %s: ", r_, __FILE__, __LINE__, #cond); \
+            fprintf(stderr, "FAIL rank %d %s:%d: %s: ", r_, __FILE__, __LINE__, what); \
             fprintf(stderr, __VA_ARGS__);                                       \
             fprintf(stderr, "\n");                                              \
             fflush(stderr);                                                     \
@@ -20,7 +23,20 @@
         }                                                                       \
     } while (0)
 
-#define OK(call) CHECK((call) == MPI_SUCCESS, "returned an error")
+/* check_err_ is rc's error string, for the failure's message. */
+static inline const char *check_err_(int rc) {
+    static char s[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    if (MPI_Error_string(rc, s, &n) != MPI_SUCCESS) s[0] = 0;
+    return s;
+}
+
+/* OK checks that call succeeds, and otherwise says what it returned. */
+#define OK(call)                                                                \
+    do {                                                                        \
+        int ok_ = (call);                                                       \
+        CHECK_AS(#call, ok_ == MPI_SUCCESS, "returned %d: %s", ok_, check_err_(ok_)); \
+    } while (0)
 
 /* FAILS checks that call returns an error of class cls. */
 #define FAILS(call, cls)                                                        \

@@ -65,6 +65,10 @@ static void *fop_worker(void *arg) {
         OK(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, t, wordoff, MPI_SUM, win));
         OK(MPI_Accumulate(ones, 16, MPI_INT, t, accoff + 64 * (1 + (i & 7)), 16, MPI_INT, MPI_SUM, win));
     }
+    /* res and ones live on this thread's stack, which goes when it returns: the
+     * operations must complete here, not at the main thread's MPI_Win_unlock_all
+     * (over TCP a late reply would write into a dead stack). */
+    OK(MPI_Win_flush_local_all(win));
     return NULL;
 }
 
