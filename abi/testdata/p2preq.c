@@ -197,7 +197,8 @@ static void sets(void) {
     MPI_Datatype t8;
     OK(MPI_Type_contiguous(8, MPI_BYTE, &t8)); /* a derived datatype: Go's way */
     OK(MPI_Type_commit(&t8));
-    int64_t s[8] = {1, 2, 3, 4, 5, 6, 7, 8}, g[8] = {0};
+    static const int64_t s[8] = {1, 2, 3, 4, 5, 6, 7, 8}; /* a freed Isend may read it after the return */
+    int64_t g[8] = {0};
     MPI_Request q[6];
     MPI_Status st[6];
     int idx, flag, n, ix[6];

@@ -154,13 +154,13 @@ int main(int argc, char **argv) {
     for (int i = 0; i < NACC; i++) ones[i] = i + 1;
     OK(MPI_Win_lock_all(0, win));
     for (int t = 0; t < n; t++) {
-        int64_t one = 1, res = -1, cmp = 0, swp = 7;
+        int64_t one = 1, fres = -1, res = -1, cmp = 0, swp = 7; /* two results: MPI orders no writes to one */
         double d = rank + 0.5;
         SPAN(t, "Accumulate, Fetch_and_op, Compare_and_swap, Flush_all", {
             OK(MPI_Accumulate(ones, NACC, MPI_INT, t, accoff, NACC, MPI_INT, MPI_SUM, win));
             OK(MPI_Accumulate_c(&one, 1, MPI_INT64_T, t, wordoff, 1, MPI_INT64_T, MPI_SUM, win));
             OK(MPI_Accumulate(&d, 1, MPI_DOUBLE, t, (MPI_Aint)rank * SLOT + 8, 1, MPI_DOUBLE, MPI_REPLACE, win));
-            OK(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, t, wordoff + 8, MPI_SUM, win));
+            OK(MPI_Fetch_and_op(&one, &fres, MPI_INT64_T, t, wordoff + 8, MPI_SUM, win));
             OK(MPI_Compare_and_swap(&swp, &cmp, &res, MPI_INT64_T, t, wordoff + 16, win));
             OK(MPI_Win_flush_local(t, win));
         });
@@ -171,6 +171,7 @@ int main(int argc, char **argv) {
             OK(MPI_Win_flush_local_all(win));
         });
         CHECK(res == 0 || res == 7, "Compare_and_swap at %d returned %lld", t, (long long)res);
+        CHECK(fres >= 0 && fres < n, "Fetch_and_op at %d returned %lld", t, (long long)fres);
     }
     /* A vector target type takes the Go way. */
     MPI_Datatype every2;

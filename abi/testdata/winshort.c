@@ -213,10 +213,8 @@ int main(int argc, char **argv) {
     INC(!nopscw, 1, "post NOCHECK", OK(MPI_Win_post(from, MPI_MODE_NOCHECK, win)));
     OK(MPI_Barrier(MPI_COMM_WORLD));
     INC(!nopscw, 1, "start NOCHECK", OK(MPI_Win_start(to, MPI_MODE_NOCHECK, win)));
-    {
-        int64_t v = 6000 + rank;
-        OK(MPI_Put(&v, 1, MPI_INT64_T, right, 5, 1, MPI_INT64_T, win));
-    }
+    int64_t v6 = 6000 + rank; /* the origin lives until Complete */
+    OK(MPI_Put(&v6, 1, MPI_INT64_T, right, 5, 1, MPI_INT64_T, win));
     INC(!nopscw, 2, "complete and wait", {
         OK(MPI_Win_complete(win));
         OK(MPI_Win_wait(win));
@@ -258,14 +256,14 @@ int main(int argc, char **argv) {
     /* MPI_Win_create's memory is shipped to: operations may be pending in Go at a fence,
      * which then stays in Go (and completes them). */
     {
-        int64_t *mem = calloc(words, 8);
+        int64_t *mem = calloc(words, 8), *vs = calloc(words, 8); /* origins: until the fence */
         MPI_Win cw;
         OK(MPI_Win_create(mem, words * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &cw));
         OK(MPI_Win_fence(0, cw));
         for (int64_t i = 1; i <= 20; i++) {
             for (int k = 0; k < words; k++) {
-                int64_t v = rank * 100000 + i * 100 + k;
-                OK(MPI_Put(&v, 1, MPI_INT64_T, right, k, 1, MPI_INT64_T, cw));
+                vs[k] = rank * 100000 + i * 100 + k;
+                OK(MPI_Put(&vs[k], 1, MPI_INT64_T, right, k, 1, MPI_INT64_T, cw));
             }
             INC(0, 0, "fence of a created window", OK(MPI_Win_fence(0, cw)));
             for (int k = 0; k < words; k++)
@@ -275,7 +273,7 @@ int main(int argc, char **argv) {
         }
         OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, cw));
         OK(MPI_Win_free(&cw));
-        free(mem);
+        free(mem), free(vs);
     }
 
     OK(MPI_Finalize());
