@@ -1504,7 +1504,10 @@ func (c *Chooser) pick() int {
 }
 
 // Record takes a call's time per byte: the first two of a way keep the faster (the
-// first may run on cold pages), later ones move the estimate a quarter of the way.
+// first may run on cold pages), later ones move the estimate a quarter of the way,
+// counting a time of more than twice the estimate as twice it: a call whose rank lost
+// its core for a while would otherwise turn the choice for many calls, while a way
+// that stays slower still raises its estimate by a quarter a call.
 func (c *Chooser) Record(v int, x float64) {
 	switch {
 	case c.n[v] == 0:
@@ -1512,6 +1515,9 @@ func (c *Chooser) Record(v int, x float64) {
 	case c.n[v] == 1:
 		c.est[v] = min(c.est[v], x)
 	default:
+		if c.est[v] > 0 {
+			x = min(x, 2*c.est[v])
+		}
 		c.est[v] += (x - c.est[v]) / 4
 	}
 	c.n[v]++

@@ -511,10 +511,10 @@ func TestAllreduceChoose(t *testing.T) {
 		read := sr.read
 		if slowRead {
 			// Far slower than the slots can be even on a loaded machine, where a
-			// call's slots may take milliseconds: the test is of the choice, not of
-			// the host.
+			// call's slots may take tens of milliseconds (four ranks' goroutines on
+			// two busy cores): the test is of the choice, not of the host.
 			read = func(r int, dst []byte, addr uint64) error {
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(100 * time.Millisecond)
 				return sr.read(r, dst, addr)
 			}
 		}
@@ -1176,4 +1176,35 @@ func emptyStopped(g *Group, deferred chan struct{}) error {
 		return errors.Join(err, fmt.Errorf("the Allreduce after it: %v, %v", e, recv))
 	}
 	return err
+}
+
+// TestChooserOutlier: once a chooser has found the faster way, one call of it that
+// took a thousand times as long (its rank descheduled) does not turn the choice; a way
+// that stays slower for good is left within a few calls.
+func TestChooserOutlier(t *testing.T) {
+	var ch Chooser
+	times := [2]float64{1, 3} // way 0 is faster
+	pick := func() int {
+		v := ch.Pick()
+		ch.Record(v, times[v])
+		return v
+	}
+	for range 4 {
+		pick() // each way twice
+	}
+	ch.Record(0, 1000) // a call of the faster way that lost its core
+	for k := 0; k < chooseProbe-8; k++ {
+		if v := pick(); v != 0 && ch.calls%chooseProbe != 0 {
+			t.Fatalf("call %d after one slow call of way 0 took way %d", k+1, v)
+		}
+	}
+	times[0] = 10 // way 0 is slower for good now
+	for k := 0; ; k++ {
+		if pick() == 1 {
+			break
+		}
+		if k == 8 {
+			t.Fatalf("way 0 took 10 against way 1's 3 for %d calls and is still chosen (estimates %v)", k+1, ch.est)
+		}
+	}
 }
