@@ -703,13 +703,20 @@ func TestCacheClean(t *testing.T) {
 // rank, a Reduce's from every other rank to the root, an Allreduce's from every rank
 // to every other. Two jobs differ only in how many times they run the collectives,
 // so the difference of their matrices is the collectives' own (the region's set-up
-// sends the same messages in both).
+// sends the same messages in both). At Init's ThreadMultiple (the flows counted per
+// processor) and at ThreadSingle.
 func TestProfileNodeCollectiveFlows(t *testing.T) {
+	for _, mode := range []string{"flows", "flows-single"} {
+		t.Run(mode, func(t *testing.T) { testNodeCollectiveFlows(t, mode) })
+	}
+}
+
+func testNodeCollectiveFlows(t *testing.T, mode string) {
 	const n = 3
 	run := func(reps int, set ...string) map[[2]int][6]int {
 		dir := t.TempDir()
 		args := append([]string{"run", "-n", strconv.Itoa(n), "--profile", dir}, set...)
-		r := mpigo(t, "", append(args, rankBin(t), "flows", strconv.Itoa(reps))...)
+		r := mpigo(t, "", append(args, rankBin(t), mode, strconv.Itoa(reps))...)
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}

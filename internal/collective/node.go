@@ -113,11 +113,12 @@ type nodeColl struct {
 	// collective column, as their logical flow: a Bcast's n bytes from the root to
 	// every other member, a Reduce's from every other member to the root, an
 	// Allreduce's from every member to every other): to every other member (toAll)
-	// and to one (to, by rank of the communicator). Written by the calling goroutine
-	// (prof.AddLink), read by the record's snapshots, to which they are handed down
+	// and to one (to, by rank of the communicator). Written by the calling goroutines
+	// (prof.Flows), read by the record's snapshots, to which they are handed down
 	// when the region is made (taps) and retired when it goes (forget).
-	toAll *prof.Link // in the region (shmcoll.Own's Flow), where C's short collectives count too
-	to    []prof.Link
+	toAll prof.Flows // over the region's shmcoll.Own.Flow, where C's short collectives count too
+	to    []prof.Flows
+	tos   []prof.Link // to's base links
 	taps  *prof.Taps
 	// bcast is this rank's record, as their root, of the long Bcasts that choose by
 	// timing between the point-to-point tree (0) and every rank reading the root's
@@ -157,25 +158,28 @@ var nodeRegions struct {
 
 // sentAll counts a node collective's flow of n bytes from this rank to every other
 // member.
-func (n *nodeColl) sentAll(b int) { prof.AddLink(n.toAll, b) }
+func (n *nodeColl) sentAll(b int) { n.toAll.Add(b) }
 
 // sentTo counts a node collective's flow of n bytes from this rank to member r.
 func (n *nodeColl) sentTo(r, b int) {
 	if uint(r) < uint(len(n.to)) {
-		prof.AddLink(&n.to[r], b)
+		n.to[r].Add(b)
 	}
 }
 
-// watch hands n's flows down to the record: both counts towards every other member
-// of c, by its world rank.
-func (n *nodeColl) watch(c *comm) {
-	n.to = make([]prof.Link, c.size)
-	taps := make([]prof.Tap, 0, 2*c.size)
+// watch makes n's flows, toAll over all (in the region), and hands them down to the
+// record: both count towards every other member of c, by its world rank.
+func (n *nodeColl) watch(c *comm, all *prof.Link) {
+	n.toAll = prof.NewFlows(all)
+	n.tos = make([]prof.Link, c.size)
+	n.to = make([]prof.Flows, c.size)
+	var taps []prof.Tap
 	for r := range c.size {
+		n.to[r] = prof.NewFlows(&n.tos[r])
 		if r != c.rank {
 			w := c.LocalWorldRank(r)
-			taps = append(taps, prof.Tap{Link: n.toAll, World: w, Cols: prof.Sent | prof.Coll},
-				prof.Tap{Link: &n.to[r], World: w, Cols: prof.Sent | prof.Coll})
+			taps = n.toAll.Taps(taps, w, prof.Sent|prof.Coll)
+			taps = n.to[r].Taps(taps, w, prof.Sent|prof.Coll)
 		}
 	}
 	n.taps = prof.Watch(taps)
@@ -468,8 +472,7 @@ func (n *nodeColl) setup(c *comm) error {
 	}
 	reg.CloseFd() // every rank has mapped it: nobody opens it any more
 	n.state, n.g, n.reg = nodeOn, g, reg
-	n.toAll = (*prof.Link)(unsafe.Pointer(&g.Own().Flow))
-	n.watch(c)
+	n.watch(c, (*prof.Link)(unsafe.Pointer(&g.Own().Flow)))
 	nodeRegions.Lock()
 	if nodeRegions.m == nil {
 		nodeRegions.m = map[*nodeColl]struct{}{}

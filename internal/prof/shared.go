@@ -224,3 +224,56 @@ func SharedCount(call Call, n int) {
 	add(&c.Bytes, uint64(n))
 	add(&c.Hist[bits.Len64(uint64(n))], 1)
 }
+
+// Flows is a Link counted by the calling goroutines of an owner that may be called
+// from several at once: a node collective's flows. Below ThreadMultiple its adds go
+// to its base link (AddLink: plain adds); at ThreadMultiple to a copy per processor,
+// a cache line each, with plain adds while the goroutine is pinned, for the shards'
+// reason: a locked add right after a collective's stores into lines a peer holds
+// waits for them to leave this core. Taps hands the base and every copy to the record.
+type Flows struct {
+	base *Link
+	per  []Link // at ThreadMultiple: processor p's at flowStride*p; the last line for a processor added later
+}
+
+// flowStride is the Links of a cache line.
+const flowStride = 64 / int(unsafe.Sizeof(Link{}))
+
+// NewFlows makes a Flows over base (which the caller keeps; C's short ways may count
+// there too). Made after Start, whose level decides whether there are copies.
+func NewFlows(base *Link) Flows {
+	f := Flows{base: base}
+	if fast && concurrent && len(shards) > 0 {
+		f.per = make([]Link, flowStride*(len(shards)+1))
+	}
+	return f
+}
+
+// Add counts one transfer of n bytes.
+func (f *Flows) Add(n int) {
+	if f.per == nil {
+		AddLink(f.base, n)
+		return
+	}
+	p := procPin()
+	if i := flowStride * p; i < len(f.per)-flowStride {
+		x := &f.per[i]
+		x.Bytes += uint64(n)
+		x.Ops++
+		procUnpin()
+		return
+	}
+	procUnpin()
+	x := &f.per[len(f.per)-flowStride]
+	atomic.AddUint64(&x.Bytes, uint64(n))
+	atomic.AddUint64(&x.Ops, 1)
+}
+
+// Taps appends f's links to taps, as flows to world rank w in cols.
+func (f *Flows) Taps(taps []Tap, w int, cols Column) []Tap {
+	taps = append(taps, Tap{Link: f.base, World: w, Cols: cols})
+	for i := 0; i < len(f.per); i += flowStride {
+		taps = append(taps, Tap{Link: &f.per[i], World: w, Cols: cols})
+	}
+	return taps
+}

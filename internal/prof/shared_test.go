@@ -155,6 +155,15 @@ func shardTicks(call Call) (ticks uint64) {
 	return ticks
 }
 
+// col is a profile column's count of world rank w: 0 where the column is empty (a
+// snapshot leaves the one-sided columns out until an operation is counted).
+func col(c []uint64, w int) uint64 {
+	if w < len(c) {
+		return c[w]
+	}
+	return 0
+}
+
 // At ThreadMultiple the one-sided operations done at once (Done) and the links they
 // move data on (AddLinkTo), from many goroutines at once, are every one counted: the
 // calls in the per-call totals, the links in the matrix's one-sided columns of their
@@ -191,10 +200,10 @@ func TestSharedOneSided(t *testing.T) {
 	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 8*ncalls {
 		t.Errorf("Put: %d calls, %d bytes; want %d, %d", n, b, ncalls, 8*ncalls)
 	}
-	if b, o := p1.RMABytes[1]-p0.RMABytes[1], p1.RMAOps[1]-p0.RMAOps[1]; b != 8*ncalls || o != ncalls {
+	if b, o := col(p1.RMABytes, 1)-col(p0.RMABytes, 1), col(p1.RMAOps, 1)-col(p0.RMAOps, 1); b != 8*ncalls || o != ncalls {
 		t.Errorf("to rank 1: %d bytes in %d operations; want %d in %d", b, o, 8*ncalls, ncalls)
 	}
-	if b, o := p1.RMAInBytes[1]-p0.RMAInBytes[1], p1.RMAInOps[1]-p0.RMAInOps[1]; b != 3*ncalls || o != ncalls {
+	if b, o := col(p1.RMAInBytes, 1)-col(p0.RMAInBytes, 1), col(p1.RMAInOps, 1)-col(p0.RMAInOps, 1); b != 3*ncalls || o != ncalls {
 		t.Errorf("from rank 1: %d bytes in %d operations; want %d in %d", b, o, 3*ncalls, ncalls)
 	}
 	if far != (Link{5 * ncalls, ncalls}) {
@@ -208,4 +217,49 @@ func TestSharedOneSided(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("%v allocations per operation", a)
 	}
+}
+
+// A node collective's flows (Flows), added to from many goroutines at once at
+// ThreadMultiple, are every one counted in the matrix's collective column of the world
+// rank they are tapped for, beside what C's short ways add to their base link; below
+// ThreadMultiple they are the base link alone. Neither level allocates per add.
+func TestFlows(t *testing.T) {
+	for _, multi := range []bool{true, false} {
+		if err := Start(0, 2, multi); err != nil {
+			t.Fatal(err)
+		}
+		var base Link
+		f := NewFlows(&base)
+		if fast && multi != (f.per != nil) {
+			t.Errorf("ThreadMultiple %v: per-processor copies %v", multi, f.per != nil)
+		}
+		taps := Watch(f.Taps(nil, 1, Sent|Coll))
+		p0 := snapshot("")
+		goroutines, each := 8, 4000
+		if !multi {
+			goroutines = 1 // one goroutine calls below ThreadMultiple
+		}
+		var wg sync.WaitGroup
+		for range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range each {
+					f.Add(8)
+				}
+			}()
+		}
+		wg.Wait()
+		base.Bytes, base.Ops = base.Bytes+100, base.Ops+1 // a C short way's count
+		p1 := snapshot("")
+		n := uint64(goroutines * each)
+		if b, o := col(p1.CollBytes, 1)-col(p0.CollBytes, 1), col(p1.CollMsgs, 1)-col(p0.CollMsgs, 1); b != 8*n+100 || o != n+1 {
+			t.Errorf("ThreadMultiple %v: %d collective bytes in %d flows to rank 1; want %d in %d", multi, b, o, 8*n+100, n+1)
+		}
+		if a := testing.AllocsPerRun(1000, func() { f.Add(8) }); a != 0 {
+			t.Errorf("ThreadMultiple %v: %v allocations per add", multi, a)
+		}
+		taps.Retire()
+	}
+	Start(0, 2, false)
 }
