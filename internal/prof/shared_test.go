@@ -179,22 +179,14 @@ func TestSharedOneSided(t *testing.T) {
 	defer taps.Retire()
 	before, p0 := totals(Put), snapshot("")
 	const goroutines, each = 8, 4000
-	var wg sync.WaitGroup
-	for range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				if !TryDone(Put, 8) {
-					Done(Put, 8)
-				}
-				AddLinkTo(&to, 2*1, 8)
-				AddLinkTo(&from, 2*1+1, 3)
-				AddLinkTo(&far, 2*1000, 5)
-			}
-		}()
-	}
-	wg.Wait()
+	together(goroutines, each, func() {
+		if !TryDone(Put, 8) {
+			Done(Put, 8)
+		}
+		AddLinkTo(&to, 2*1, 8)
+		AddLinkTo(&from, 2*1+1, 3)
+		AddLinkTo(&far, 2*1000, 5)
+	})
 	after, p1 := totals(Put), snapshot("")
 	const ncalls = goroutines * each
 	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 8*ncalls {
@@ -239,17 +231,7 @@ func TestFlows(t *testing.T) {
 		if !multi {
 			goroutines = 1 // one goroutine calls below ThreadMultiple
 		}
-		var wg sync.WaitGroup
-		for range goroutines {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range each {
-					f.Add(8)
-				}
-			}()
-		}
-		wg.Wait()
+		together(goroutines, each, func() { f.Add(8) })
 		base.Bytes, base.Ops = base.Bytes+100, base.Ops+1 // a C short way's count
 		p1 := snapshot("")
 		n := uint64(goroutines * each)
@@ -262,4 +244,19 @@ func TestFlows(t *testing.T) {
 		taps.Retire()
 	}
 	Start(0, 2, false)
+}
+
+// together runs do each times in every one of goroutines goroutines at once.
+func together(goroutines, each int, do func()) {
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				do()
+			}
+		}()
+	}
+	wg.Wait()
 }
