@@ -118,7 +118,6 @@ type nodeColl struct {
 	// when the region is made (taps) and retired when it goes (forget).
 	toAll prof.Flows // over the region's shmcoll.Own.Flow, where C's short collectives count too
 	to    []prof.Flows
-	tos   []prof.Link // to's base links
 	taps  *prof.Taps
 	// bcast is this rank's record, as their root, of the long Bcasts that choose by
 	// timing between the point-to-point tree (0) and every rank reading the root's
@@ -171,11 +170,10 @@ func (n *nodeColl) sentTo(r, b int) {
 // record: both count towards every other member of c, by its world rank.
 func (n *nodeColl) watch(c *comm, all *prof.Link) {
 	n.toAll = prof.NewFlows(all)
-	n.tos = make([]prof.Link, c.size)
 	n.to = make([]prof.Flows, c.size)
 	var taps []prof.Tap
 	for r := range c.size {
-		n.to[r] = prof.NewFlows(&n.tos[r])
+		n.to[r] = prof.NewFlows(nil)
 		if r != c.rank {
 			w := c.LocalWorldRank(r)
 			taps = n.toAll.Taps(taps, w, prof.Sent|prof.Coll)

@@ -239,9 +239,13 @@ type Flows struct {
 // flowStride is the Links of a cache line.
 const flowStride = 64 / int(unsafe.Sizeof(Link{}))
 
-// NewFlows makes a Flows over base (which the caller keeps; C's short ways may count
-// there too). Made after Start, whose level decides whether there are copies.
+// NewFlows makes a Flows over base, a link the caller keeps (C's short ways may count
+// there too), or over one of its own when base is nil. Made after Start, whose level
+// decides whether there are copies.
 func NewFlows(base *Link) Flows {
+	if base == nil {
+		base = new(Link)
+	}
 	f := Flows{base: base}
 	if fast && concurrent && len(shards) > 0 {
 		f.per = make([]Link, flowStride*(len(shards)+1))
