@@ -866,6 +866,11 @@ func readMatrix(t *testing.T, dir string) [][]string {
 // SIGUSR1 after) stay its own: the library's Go runtime does not take the signals.
 func TestOwnSignalHandlers(t *testing.T) { job(t, "sigint", 2) }
 
+// TestAltStackTakenAway: a C program that takes its thread's alternate signal stack
+// away after MPI_Init (Python's faulthandler at exit) runs long calls on that thread
+// without the library's runtime signalling it (abi.libGodebug).
+func TestAltStackTakenAway(t *testing.T) { job(t, "altstack", 2) }
+
 // TestForkedChildren: a C program that forks after MPI_Init (system(), a child that
 // calls exit() and so runs the atexit handlers, one that calls _exit()) keeps its MPI.
 func TestForkedChildren(t *testing.T) { job(t, "fork", 2) }

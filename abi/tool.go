@@ -167,7 +167,7 @@ func Ensure(log func(string)) (string, error) {
 		log("mpigo: building " + LibName + " (once) into " + lib)
 	}
 	tmp := filepath.Join(lib, fmt.Sprintf(".%s.%d", LibName, os.Getpid()))
-	cmd := exec.Command(goTool, "build", "-buildmode=c-shared", "-ldflags=-extldflags=-Wl,-soname,"+LibName, "-o", tmp, "./abi/libmpi")
+	cmd := exec.Command(goTool, "build", "-buildmode=c-shared", "-ldflags="+libLdflags, "-o", tmp, "./abi/libmpi")
 	cmd.Dir = src
 	cmd.Env = append(libBuildEnv(os.Environ()), "CGO_ENABLED=1")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -185,6 +185,21 @@ func Ensure(log func(string)) (string, error) {
 	}
 	return dir, nil
 }
+
+// libLdflags are the linker's flags for the library: its soname, and the GODEBUG
+// default of its Go runtime (libGodebug).
+const libLdflags = "-extldflags=-Wl,-soname," + LibName + " -X=runtime.godebugDefault=" + libGodebug
+
+// libGodebug turns off the Go runtime's asynchronous preemption in the library. It
+// preempts a goroutine that runs long by a signal (SIGURG) to its thread, and a
+// signal's handler runs on the thread's alternate signal stack; on a thread of the
+// host program that stack is the host's to take away, and Python's faulthandler (on
+// under -X dev, PYTHONFAULTHANDLER, pytest) takes it away at exit, before mpi4py's
+// MPI_Finalize: the next preemption then aborts the process ("non-Go code disabled
+// sigaltstack"). Without the signal a goroutine yields at its next function call,
+// which every wait of the library reaches. The package main's default GODEBUG is
+// empty (TestLibGodebugAlone), so this replaces nothing.
+const libGodebug = "asyncpreemptoff=1"
 
 // lockDir holds an exclusive lock on the cache directory dir (a file beside it)
 // until unlock is called.

@@ -3,7 +3,9 @@ package abi
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +25,17 @@ func TestHeaderOfSource(t *testing.T) {
 	}
 	if got := headerOf(t.TempDir()); !bytes.Equal(got, Header) {
 		t.Errorf("headerOf(source without mpi.h) is not the embedded Header")
+	}
+}
+
+// The library's GODEBUG default (libGodebug, given to the linker) replaces the one
+// the go command would give it: that one must be empty, or libGodebug must carry it.
+func TestLibGodebugAlone(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.DefaultGODEBUG}}", "./libmpi").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	if d := strings.TrimSpace(string(out)); d != "" {
+		t.Fatalf("package libmpi's default GODEBUG is %q: libGodebug (%q) would drop it", d, libGodebug)
 	}
 }

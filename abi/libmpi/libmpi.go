@@ -1,7 +1,10 @@
 // Command libmpi is mpigo's implementation of the MPI standard ABI: built with
 // "go build -buildmode=c-shared" it is libmpi_abi.so.1, the library a C (or C++, or
 // any language's) MPI program compiled against the standard ABI's mpi.h links to.
-// `mpigo cc` builds it on first use; see abi (package doc) for the tools.
+// `mpigo cc` builds it on first use; see abi (package doc) for the tools. Its Go
+// runtime must not preempt by signals, whose handlers need the stack a host program
+// may take from its threads: abi builds it with the linker flag
+// -X=runtime.godebugDefault=asyncpreemptoff=1, and a build by hand needs it too.
 //
 // It is a second face of mpigo's device (internal/core), beside the Go facade mpi,
 // and the only package of mpigo that uses cgo. Contracts:

@@ -237,7 +237,7 @@ func TestRankFailure(t *testing.T) {
 		{"at start", 7, "rank 1 (pid ", []string{"exit-at-start", "1", "7"}},
 		{"killed at start", 137, "was killed by signal 9", []string{"signal-at-start", "2"}},
 		{"in the middle", 7, "exited with code 7", []string{"exit-mid", "2", "7"}},
-		{"without finalize", 1, "without calling mpi.Finalize", []string{"no-finalize", "0"}},
+		{"without finalize", 1, "without finalizing MPI (mpi.Finalize, MPI_Finalize)", []string{"no-finalize", "0"}},
 		{"panic with deferred finalize", 2, "panicked: deliberate failure in rank 1", []string{"panic", "1"}},
 		{"panic", 2, "host " + host + ") panicked: deliberate bare panic in rank 1 (exit code 2); stopping the job", []string{"panic-bare", "1"}},
 		{"go fatal error", 2, "crashed: fatal error: stack overflow (exit code 2)", []string{"overflow-at-start", "2"}},

@@ -646,7 +646,7 @@ func exitCode(ev event) (int, string) {
 	case ws.ExitStatus() != 0:
 		return ws.ExitStatus(), fmt.Sprintf("exited with code %d", ws.ExitStatus())
 	case ev.hello && !ev.finalized:
-		return 1, "exited with code 0 without calling mpi.Finalize"
+		return 1, "exited with code 0 without finalizing MPI (mpi.Finalize, MPI_Finalize)"
 	}
 	return 0, ""
 }
