@@ -194,7 +194,8 @@ func checkKernels[T ordered](t *testing.T, k Kind, gen func(r *rand.Rand) T) {
 				// (Accumulate).
 				for i := 1; i <= n; i++ {
 					want := ref(o, b[i], a[i])
-					if got := inout[i]; got != want && !(got != got && want != want) {
+					// Bit for bit (a zero's sign counts), but any NaN for a NaN.
+					if got := inout[i]; !same(got, want) && !(got != got && want != want) {
 						t.Fatalf("%v on %v (accumulate %v), %d elements, element %d: got %v, want %v (operands %v, %v)", o, k, acc, n, i, got, want, a[i], b[i])
 					}
 				}
