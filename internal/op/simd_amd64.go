@@ -6,10 +6,11 @@ import (
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
-// The kernels programs reach most, Sum on integers and floats and the bitwise
-// operations, run as AVX2 loops of 64 bytes a step (simd_amd64.s) where the CPU has
-// AVX2: the Go compiler does not vectorise. Each lane is one element's operation, so
-// the results are the Go loops' (IEEE addition for floats, wrapping for integers);
+// The kernels programs reach most, Sum, Min and Max on integers and floats and the
+// bitwise operations, run as AVX2 loops of 64 bytes a step (simd_amd64.s) where the
+// CPU has AVX2: the Go compiler does not vectorise. Each lane is one element's
+// operation, so the results are the Go loops' (IEEE addition for floats, wrapping for
+// integers, Go's min and max);
 // the bytes past the last whole 64 go to the Go loop. A call shorter than 64 bytes
 // costs one comparison more than the Go loop alone.
 
@@ -39,6 +40,60 @@ func vpor(dst, src *byte, blocks int)
 
 //go:noescape
 func vpxor(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmaxsb(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminsb(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmaxub(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminub(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmaxsw(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminsw(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmaxuw(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminuw(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmaxsd(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminsd(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmaxud(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminud(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmaxsq(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminsq(dst, src *byte, blocks int)
+
+//go:noescape
+func vmaxpd(dst, src *byte, blocks int)
+
+//go:noescape
+func vminpd(dst, src *byte, blocks int)
+
+//go:noescape
+func vmaxps(dst, src *byte, blocks int)
+
+//go:noescape
+func vminps(dst, src *byte, blocks int)
 
 // Each kernel runs its vector loop on inout's whole 64-byte blocks and a Go loop of
 // its own on the rest: a named function with the loop inline, so that a short call
@@ -155,6 +210,46 @@ func bxor(inout, in []byte) {
 	}
 }
 
+// minmaxK is MIN (isMax false) or MAX of Ts: vec on inout's whole 64-byte blocks,
+// Go's min or max on the rest. The vector loops give Go's results exactly, for floats
+// too (NaN if either operand is, -0 below +0: simd_amd64.s).
+func minmaxK[T ordered](vec func(dst, src *byte, blocks int), isMax bool) Kernel {
+	return func(inout, in []byte) {
+		n := len(inout) &^ 63
+		if n > 0 {
+			vec(&inout[0], &in[0], n>>6)
+		}
+		if isMax {
+			maxK[T](inout[n:], in[n:len(inout)])
+		} else {
+			minK[T](inout[n:], in[n:len(inout)])
+		}
+	}
+}
+
+// minmaxKernels are the vector MIN and MAX kernels by kind. Unsigned 64-bit integers
+// keep the Go loop: AVX2 compares quadwords as signed only.
+func minmaxKernels() []struct {
+	k        Kind
+	min, max Kernel
+} {
+	return []struct {
+		k        Kind
+		min, max Kernel
+	}{
+		{datatype.KindInt8, minmaxK[int8](vpminsb, false), minmaxK[int8](vpmaxsb, true)},
+		{datatype.KindUint8, minmaxK[uint8](vpminub, false), minmaxK[uint8](vpmaxub, true)},
+		{datatype.KindInt16, minmaxK[int16](vpminsw, false), minmaxK[int16](vpmaxsw, true)},
+		{datatype.KindUint16, minmaxK[uint16](vpminuw, false), minmaxK[uint16](vpmaxuw, true)},
+		{datatype.KindInt32, minmaxK[int32](vpminsd, false), minmaxK[int32](vpmaxsd, true)},
+		{datatype.KindUint32, minmaxK[uint32](vpminud, false), minmaxK[uint32](vpmaxud, true)},
+		{datatype.KindInt64, minmaxK[int64](vpminsq, false), minmaxK[int64](vpmaxsq, true)},
+		{datatype.KindInt, minmaxK[int](vpminsq, false), minmaxK[int](vpmaxsq, true)},
+		{datatype.KindFloat32, minmaxK[float32](vminps, false), minmaxK[float32](vmaxps, true)},
+		{datatype.KindFloat64, minmaxK[float64](vminpd, false), minmaxK[float64](vmaxpd, true)},
+	}
+}
+
 func simdKernels() {
 	if !cpu.X86.HasAVX2 {
 		return
@@ -173,6 +268,11 @@ func simdKernels() {
 	}
 	for _, s := range sums {
 		kernels[Sum][s.k] = s.fn
+	}
+	for _, m := range minmaxKernels() {
+		if kernels[Min][m.k] != nil {
+			kernels[Min][m.k], kernels[Max][m.k] = m.min, m.max
+		}
 	}
 	for k := range datatype.NumKinds {
 		if kernels[Band][k] != nil {

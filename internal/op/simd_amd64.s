@@ -60,3 +60,146 @@ TEXT ·vpor(SB), NOSPLIT, $0-24
 // func vpxor(dst, src *byte, blocks int)
 TEXT ·vpxor(SB), NOSPLIT, $0-24
 	LOOP64(VPXOR)
+
+// The integers' MIN and MAX are one instruction a lane (signed and unsigned bytes,
+// words and doublewords).
+
+// func vpmaxsb(dst, src *byte, blocks int)
+TEXT ·vpmaxsb(SB), NOSPLIT, $0-24
+	LOOP64(VPMAXSB)
+
+// func vpminsb(dst, src *byte, blocks int)
+TEXT ·vpminsb(SB), NOSPLIT, $0-24
+	LOOP64(VPMINSB)
+
+// func vpmaxub(dst, src *byte, blocks int)
+TEXT ·vpmaxub(SB), NOSPLIT, $0-24
+	LOOP64(VPMAXUB)
+
+// func vpminub(dst, src *byte, blocks int)
+TEXT ·vpminub(SB), NOSPLIT, $0-24
+	LOOP64(VPMINUB)
+
+// func vpmaxsw(dst, src *byte, blocks int)
+TEXT ·vpmaxsw(SB), NOSPLIT, $0-24
+	LOOP64(VPMAXSW)
+
+// func vpminsw(dst, src *byte, blocks int)
+TEXT ·vpminsw(SB), NOSPLIT, $0-24
+	LOOP64(VPMINSW)
+
+// func vpmaxuw(dst, src *byte, blocks int)
+TEXT ·vpmaxuw(SB), NOSPLIT, $0-24
+	LOOP64(VPMAXUW)
+
+// func vpminuw(dst, src *byte, blocks int)
+TEXT ·vpminuw(SB), NOSPLIT, $0-24
+	LOOP64(VPMINUW)
+
+// func vpmaxsd(dst, src *byte, blocks int)
+TEXT ·vpmaxsd(SB), NOSPLIT, $0-24
+	LOOP64(VPMAXSD)
+
+// func vpminsd(dst, src *byte, blocks int)
+TEXT ·vpminsd(SB), NOSPLIT, $0-24
+	LOOP64(VPMINSD)
+
+// func vpmaxud(dst, src *byte, blocks int)
+TEXT ·vpmaxud(SB), NOSPLIT, $0-24
+	LOOP64(VPMAXUD)
+
+// func vpminud(dst, src *byte, blocks int)
+TEXT ·vpminud(SB), NOSPLIT, $0-24
+	LOOP64(VPMINUD)
+
+// Signed quadwords have no MIN or MAX in AVX2: a lane compares (VPCMPGTQ, dst > src)
+// and picks by the mask. PICKQ(a, b, out) writes to out the lane of a where dst > src,
+// of b elsewhere: MAX picks dst, MIN src.
+
+#define LOOPQ(A0, B0, A1, B1) \
+	MOVQ dst+0(FP), DI; \
+	MOVQ src+8(FP), SI; \
+	MOVQ blocks+16(FP), CX; \
+	TESTQ CX, CX; \
+	JZ done; \
+loop: \
+	VMOVDQU 0(DI), Y0; \
+	VMOVDQU 32(DI), Y1; \
+	VMOVDQU 0(SI), Y2; \
+	VMOVDQU 32(SI), Y3; \
+	VPCMPGTQ Y2, Y0, Y4; \
+	VPCMPGTQ Y3, Y1, Y5; \
+	VPBLENDVB Y4, A0, B0, Y4; \
+	VPBLENDVB Y5, A1, B1, Y5; \
+	VMOVDQU Y4, 0(DI); \
+	VMOVDQU Y5, 32(DI); \
+	ADDQ $64, SI; \
+	ADDQ $64, DI; \
+	DECQ CX; \
+	JNZ loop; \
+	VZEROUPPER; \
+done: \
+	RET
+
+// func vpmaxsq(dst, src *byte, blocks int)
+TEXT ·vpmaxsq(SB), NOSPLIT, $0-24
+	LOOPQ(Y0, Y2, Y1, Y3)
+
+// func vpminsq(dst, src *byte, blocks int)
+TEXT ·vpminsq(SB), NOSPLIT, $0-24
+	LOOPQ(Y2, Y0, Y3, Y1)
+
+// Floating MIN and MAX as Go's min and max have them: NaN if either operand is NaN, and
+// -0 below +0. VMAXPD/VMINPD give the second operand for a NaN and for equal operands,
+// so two fixes follow each: lanes that compare equal (+0 and -0 among them) take the
+// operands' AND for MAX (+0 if either is) or OR for MIN (-0 if either is); lanes that
+// are unordered take their sum, a NaN. FMINMAX(OP, EQ, CMP, SUM, BLEND) is one 32-byte
+// lane: dst in Y0, src in Y1, the result in Y2.
+
+#define FMINMAX(OP, EQ, CMP, SUM, BLEND) \
+	OP Y0, Y1, Y2; \
+	CMP $0, Y1, Y0, Y3; \
+	EQ Y1, Y0, Y4; \
+	BLEND Y3, Y4, Y2, Y2; \
+	CMP $3, Y1, Y0, Y3; \
+	SUM Y1, Y0, Y4; \
+	BLEND Y3, Y4, Y2, Y2
+
+#define LOOPF(OP, EQ, CMP, SUM, BLEND) \
+	MOVQ dst+0(FP), DI; \
+	MOVQ src+8(FP), SI; \
+	MOVQ blocks+16(FP), CX; \
+	TESTQ CX, CX; \
+	JZ done; \
+loop: \
+	VMOVDQU 0(DI), Y0; \
+	VMOVDQU 0(SI), Y1; \
+	FMINMAX(OP, EQ, CMP, SUM, BLEND); \
+	VMOVDQU Y2, 0(DI); \
+	VMOVDQU 32(DI), Y0; \
+	VMOVDQU 32(SI), Y1; \
+	FMINMAX(OP, EQ, CMP, SUM, BLEND); \
+	VMOVDQU Y2, 32(DI); \
+	ADDQ $64, SI; \
+	ADDQ $64, DI; \
+	DECQ CX; \
+	JNZ loop; \
+	VZEROUPPER; \
+done: \
+	RET
+
+// func vmaxpd(dst, src *byte, blocks int)
+TEXT ·vmaxpd(SB), NOSPLIT, $0-24
+	LOOPF(VMAXPD, VANDPD, VCMPPD, VADDPD, VBLENDVPD)
+
+// func vminpd(dst, src *byte, blocks int)
+TEXT ·vminpd(SB), NOSPLIT, $0-24
+	LOOPF(VMINPD, VORPD, VCMPPD, VADDPD, VBLENDVPD)
+
+// func vmaxps(dst, src *byte, blocks int)
+TEXT ·vmaxps(SB), NOSPLIT, $0-24
+	LOOPF(VMAXPS, VANDPS, VCMPPS, VADDPS, VBLENDVPS)
+
+// func vminps(dst, src *byte, blocks int)
+TEXT ·vminps(SB), NOSPLIT, $0-24
+	LOOPF(VMINPS, VORPS, VCMPPS, VADDPS, VBLENDVPS)

@@ -79,10 +79,12 @@ func init() {
 
 	// MPI_2INT is flat pairs of int32; the other pairs are packed records.
 	kernels[Maxloc][datatype.KindInt32Int32], kernels[Minloc][datatype.KindInt32Int32] = flatLoc[int32](true), flatLoc[int32](false)
-	regPacked(datatype.KindFloat32Int32, 4, orderF32)
-	regPacked(datatype.KindFloat64Int32, 8, orderF64)
-	regPacked(datatype.KindInt64Int32, 8, orderI64)
-	regPacked(datatype.KindInt16Int32, 2, orderI16)
+	for _, p := range []struct {
+		k  Kind
+		fn func(maxloc bool) Kernel
+	}{{datatype.KindFloat32Int32, locF32}, {datatype.KindFloat64Int32, locF64}, {datatype.KindInt64Int32, locI64}, {datatype.KindInt16Int32, locI16}} {
+		kernels[Maxloc][p.k], kernels[Minloc][p.k] = p.fn(true), p.fn(false)
+	}
 	regPacked(datatype.KindLongDoubleInt, ldSize, orderX87)
 
 	kernels[Sum][datatype.KindLongDouble], kernels[Prod][datatype.KindLongDouble] = ldSum, ldProd
