@@ -15,7 +15,7 @@ func BenchmarkKernel(b *testing.B) {
 		o Op
 		k Kind
 	}{
-		{Sum, datatype.KindFloat64}, {Sum, datatype.KindInt32}, {Sum, datatype.KindInt64}, {Sum, datatype.KindFloat32},
+		{Sum, datatype.KindFloat64}, {Prod, datatype.KindFloat64}, {Prod, datatype.KindInt32}, {Sum, datatype.KindInt32}, {Sum, datatype.KindInt64}, {Sum, datatype.KindFloat32},
 		{Band, datatype.KindUint8}, {Max, datatype.KindFloat64}, {Min, datatype.KindFloat32}, {Max, datatype.KindInt32},
 		{Min, datatype.KindInt64}, {Max, datatype.KindUint8},
 		{Maxloc, datatype.KindFloat64Int32}, {Minloc, datatype.KindFloat32Int32}, {Sum, datatype.KindLongDouble},

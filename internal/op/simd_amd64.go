@@ -6,7 +6,7 @@ import (
 	"github.com/mpigo/mpigo/internal/datatype"
 )
 
-// The kernels programs reach most, Sum, Min and Max on integers and floats and the
+// The kernels programs reach most, Sum, Prod, Min and Max on integers and floats and the
 // bitwise operations, run as AVX2 loops of 64 bytes a step (simd_amd64.s) where the
 // CPU has AVX2: the Go compiler does not vectorise. Each lane is one element's
 // operation, so the results are the Go loops' (IEEE addition for floats, wrapping for
@@ -94,6 +94,18 @@ func vmaxps(dst, src *byte, blocks int)
 
 //go:noescape
 func vminps(dst, src *byte, blocks int)
+
+//go:noescape
+func vmulpd(dst, src *byte, blocks int)
+
+//go:noescape
+func vmulps(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmulld(dst, src *byte, blocks int)
+
+//go:noescape
+func vpmullw(dst, src *byte, blocks int)
 
 // Each kernel runs its vector loop on inout's whole 64-byte blocks and a Go loop of
 // its own on the rest: a named function with the loop inline, so that a short call
@@ -227,6 +239,17 @@ func minmaxK[T ordered](vec func(dst, src *byte, blocks int), isMax bool) Kernel
 	}
 }
 
+// prodVecK is Prod of Ts: vec on inout's whole 64-byte blocks, the Go loop on the rest.
+func prodVecK[T number](vec func(dst, src *byte, blocks int)) Kernel {
+	return func(inout, in []byte) {
+		n := len(inout) &^ 63
+		if n > 0 {
+			vec(&inout[0], &in[0], n>>6)
+		}
+		prodK[T](inout[n:], in[n:len(inout)])
+	}
+}
+
 // minmaxKernels are the vector MIN and MAX kernels by kind. Unsigned 64-bit integers
 // keep the Go loop: AVX2 compares quadwords as signed only.
 func minmaxKernels() []struct {
@@ -268,6 +291,17 @@ func simdKernels() {
 	}
 	for _, s := range sums {
 		kernels[Sum][s.k] = s.fn
+	}
+	prods := []struct {
+		k  Kind
+		fn Kernel
+	}{
+		{datatype.KindInt16, prodVecK[int16](vpmullw)}, {datatype.KindUint16, prodVecK[uint16](vpmullw)},
+		{datatype.KindInt32, prodVecK[int32](vpmulld)}, {datatype.KindUint32, prodVecK[uint32](vpmulld)},
+		{datatype.KindFloat32, prodVecK[float32](vmulps)}, {datatype.KindFloat64, prodVecK[float64](vmulpd)},
+	}
+	for _, p := range prods {
+		kernels[Prod][p.k] = p.fn
 	}
 	for _, m := range minmaxKernels() {
 		if kernels[Min][m.k] != nil {

@@ -203,3 +203,22 @@ TEXT ·vmaxps(SB), NOSPLIT, $0-24
 // func vminps(dst, src *byte, blocks int)
 TEXT ·vminps(SB), NOSPLIT, $0-24
 	LOOPF(VMINPS, VORPS, VCMPPS, VADDPS, VBLENDVPS)
+
+// Prod: floats lane by lane (IEEE multiplication, as Go's), integers of 16 and 32 bits
+// by their low halves (wrapping, as Go's); AVX2 has no 8- or 64-bit multiply.
+
+// func vmulpd(dst, src *byte, blocks int)
+TEXT ·vmulpd(SB), NOSPLIT, $0-24
+	LOOP64(VMULPD)
+
+// func vmulps(dst, src *byte, blocks int)
+TEXT ·vmulps(SB), NOSPLIT, $0-24
+	LOOP64(VMULPS)
+
+// func vpmulld(dst, src *byte, blocks int)
+TEXT ·vpmulld(SB), NOSPLIT, $0-24
+	LOOP64(VPMULLD)
+
+// func vpmullw(dst, src *byte, blocks int)
+TEXT ·vpmullw(SB), NOSPLIT, $0-24
+	LOOP64(VPMULLW)
