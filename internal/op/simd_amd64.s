@@ -2,21 +2,19 @@
 
 // AVX2 loops of the reduction kernels (simd_amd64.go): dst[i] = dst[i] op src[i] on
 // blocks×64 bytes, two 32-byte lanes a step; unaligned loads and stores. Every loop
-// is LOOP64 with its instruction (labels are local to each TEXT block).
+// is BEGIN, its body, END (labels are local to each TEXT block).
 
-#define LOOP64(INSTR) \
+// BEGIN and END are every loop's frame: dst in DI, src in SI, blocks in CX; the body
+// between them does one 64-byte block.
+#define BEGIN \
 	MOVQ dst+0(FP), DI; \
 	MOVQ src+8(FP), SI; \
 	MOVQ blocks+16(FP), CX; \
 	TESTQ CX, CX; \
 	JZ done; \
-loop: \
-	VMOVDQU 0(DI), Y0; \
-	VMOVDQU 32(DI), Y1; \
-	INSTR 0(SI), Y0, Y0; \
-	INSTR 32(SI), Y1, Y1; \
-	VMOVDQU Y0, 0(DI); \
-	VMOVDQU Y1, 32(DI); \
+loop:
+
+#define END \
 	ADDQ $64, SI; \
 	ADDQ $64, DI; \
 	DECQ CX; \
@@ -24,6 +22,16 @@ loop: \
 	VZEROUPPER; \
 done: \
 	RET
+
+#define LOOP64(INSTR) \
+	BEGIN; \
+	VMOVDQU 0(DI), Y0; \
+	VMOVDQU 32(DI), Y1; \
+	INSTR 0(SI), Y0, Y0; \
+	INSTR 32(SI), Y1, Y1; \
+	VMOVDQU Y0, 0(DI); \
+	VMOVDQU Y1, 32(DI); \
+	END
 
 // func vpaddb(dst, src *byte, blocks int)
 TEXT ·vpaddb(SB), NOSPLIT, $0-24
@@ -117,12 +125,7 @@ TEXT ·vpminud(SB), NOSPLIT, $0-24
 // of b elsewhere: MAX picks dst, MIN src.
 
 #define LOOPQ(A0, B0, A1, B1) \
-	MOVQ dst+0(FP), DI; \
-	MOVQ src+8(FP), SI; \
-	MOVQ blocks+16(FP), CX; \
-	TESTQ CX, CX; \
-	JZ done; \
-loop: \
+	BEGIN; \
 	VMOVDQU 0(DI), Y0; \
 	VMOVDQU 32(DI), Y1; \
 	VMOVDQU 0(SI), Y2; \
@@ -133,13 +136,7 @@ loop: \
 	VPBLENDVB Y5, A1, B1, Y5; \
 	VMOVDQU Y4, 0(DI); \
 	VMOVDQU Y5, 32(DI); \
-	ADDQ $64, SI; \
-	ADDQ $64, DI; \
-	DECQ CX; \
-	JNZ loop; \
-	VZEROUPPER; \
-done: \
-	RET
+	END
 
 // func vpmaxsq(dst, src *byte, blocks int)
 TEXT ·vpmaxsq(SB), NOSPLIT, $0-24
@@ -166,12 +163,7 @@ TEXT ·vpminsq(SB), NOSPLIT, $0-24
 	BLEND Y3, Y4, Y2, Y2
 
 #define LOOPF(OP, EQ, CMP, SUM, BLEND) \
-	MOVQ dst+0(FP), DI; \
-	MOVQ src+8(FP), SI; \
-	MOVQ blocks+16(FP), CX; \
-	TESTQ CX, CX; \
-	JZ done; \
-loop: \
+	BEGIN; \
 	VMOVDQU 0(DI), Y0; \
 	VMOVDQU 0(SI), Y1; \
 	FMINMAX(OP, EQ, CMP, SUM, BLEND); \
@@ -180,13 +172,7 @@ loop: \
 	VMOVDQU 32(SI), Y1; \
 	FMINMAX(OP, EQ, CMP, SUM, BLEND); \
 	VMOVDQU Y2, 32(DI); \
-	ADDQ $64, SI; \
-	ADDQ $64, DI; \
-	DECQ CX; \
-	JNZ loop; \
-	VZEROUPPER; \
-done: \
-	RET
+	END
 
 // func vmaxpd(dst, src *byte, blocks int)
 TEXT ·vmaxpd(SB), NOSPLIT, $0-24
