@@ -222,54 +222,16 @@ func bxor(inout, in []byte) {
 	}
 }
 
-// minmaxK is MIN (isMax false) or MAX of Ts: vec on inout's whole 64-byte blocks,
-// Go's min or max on the rest. The vector loops give Go's results exactly, for floats
-// too (NaN if either operand is, -0 below +0: simd_amd64.s).
-func minmaxK[T ordered](vec func(dst, src *byte, blocks int), isMax bool) Kernel {
+// vecK is a kernel whose vector loop vec does inout's whole 64-byte blocks and the Go
+// kernel tail the rest: Prod, Min and Max (the vector Min and Max give Go's min and
+// max exactly, for floats too: NaN if either operand is, -0 below +0, simd_amd64.s).
+func vecK(vec func(dst, src *byte, blocks int), tail Kernel) Kernel {
 	return func(inout, in []byte) {
 		n := len(inout) &^ 63
 		if n > 0 {
 			vec(&inout[0], &in[0], n>>6)
 		}
-		if isMax {
-			maxK[T](inout[n:], in[n:len(inout)])
-		} else {
-			minK[T](inout[n:], in[n:len(inout)])
-		}
-	}
-}
-
-// prodVecK is Prod of Ts: vec on inout's whole 64-byte blocks, the Go loop on the rest.
-func prodVecK[T number](vec func(dst, src *byte, blocks int)) Kernel {
-	return func(inout, in []byte) {
-		n := len(inout) &^ 63
-		if n > 0 {
-			vec(&inout[0], &in[0], n>>6)
-		}
-		prodK[T](inout[n:], in[n:len(inout)])
-	}
-}
-
-// minmaxKernels are the vector MIN and MAX kernels by kind. Unsigned 64-bit integers
-// keep the Go loop: AVX2 compares quadwords as signed only.
-func minmaxKernels() []struct {
-	k        Kind
-	min, max Kernel
-} {
-	return []struct {
-		k        Kind
-		min, max Kernel
-	}{
-		{datatype.KindInt8, minmaxK[int8](vpminsb, false), minmaxK[int8](vpmaxsb, true)},
-		{datatype.KindUint8, minmaxK[uint8](vpminub, false), minmaxK[uint8](vpmaxub, true)},
-		{datatype.KindInt16, minmaxK[int16](vpminsw, false), minmaxK[int16](vpmaxsw, true)},
-		{datatype.KindUint16, minmaxK[uint16](vpminuw, false), minmaxK[uint16](vpmaxuw, true)},
-		{datatype.KindInt32, minmaxK[int32](vpminsd, false), minmaxK[int32](vpmaxsd, true)},
-		{datatype.KindUint32, minmaxK[uint32](vpminud, false), minmaxK[uint32](vpmaxud, true)},
-		{datatype.KindInt64, minmaxK[int64](vpminsq, false), minmaxK[int64](vpmaxsq, true)},
-		{datatype.KindInt, minmaxK[int](vpminsq, false), minmaxK[int](vpmaxsq, true)},
-		{datatype.KindFloat32, minmaxK[float32](vminps, false), minmaxK[float32](vmaxps, true)},
-		{datatype.KindFloat64, minmaxK[float64](vminpd, false), minmaxK[float64](vmaxpd, true)},
+		tail(inout[n:], in[n:len(inout)])
 	}
 }
 
@@ -292,21 +254,29 @@ func simdKernels() {
 	for _, s := range sums {
 		kernels[Sum][s.k] = s.fn
 	}
-	prods := []struct {
-		k  Kind
-		fn Kernel
+	// AVX2 multiplies no 8- or 64-bit integers, and compares quadwords as signed
+	// only: those Prods, and unsigned 64-bit Min and Max, keep the Go loops.
+	vecs := []struct {
+		o   Op
+		k   Kind
+		vec func(dst, src *byte, blocks int)
 	}{
-		{datatype.KindInt16, prodVecK[int16](vpmullw)}, {datatype.KindUint16, prodVecK[uint16](vpmullw)},
-		{datatype.KindInt32, prodVecK[int32](vpmulld)}, {datatype.KindUint32, prodVecK[uint32](vpmulld)},
-		{datatype.KindFloat32, prodVecK[float32](vmulps)}, {datatype.KindFloat64, prodVecK[float64](vmulpd)},
+		{Prod, datatype.KindInt16, vpmullw}, {Prod, datatype.KindUint16, vpmullw},
+		{Prod, datatype.KindInt32, vpmulld}, {Prod, datatype.KindUint32, vpmulld},
+		{Prod, datatype.KindFloat32, vmulps}, {Prod, datatype.KindFloat64, vmulpd},
+		{Min, datatype.KindInt8, vpminsb}, {Max, datatype.KindInt8, vpmaxsb},
+		{Min, datatype.KindUint8, vpminub}, {Max, datatype.KindUint8, vpmaxub},
+		{Min, datatype.KindInt16, vpminsw}, {Max, datatype.KindInt16, vpmaxsw},
+		{Min, datatype.KindUint16, vpminuw}, {Max, datatype.KindUint16, vpmaxuw},
+		{Min, datatype.KindInt32, vpminsd}, {Max, datatype.KindInt32, vpmaxsd},
+		{Min, datatype.KindUint32, vpminud}, {Max, datatype.KindUint32, vpmaxud},
+		{Min, datatype.KindInt64, vpminsq}, {Max, datatype.KindInt64, vpmaxsq},
+		{Min, datatype.KindInt, vpminsq}, {Max, datatype.KindInt, vpmaxsq},
+		{Min, datatype.KindFloat32, vminps}, {Max, datatype.KindFloat32, vmaxps},
+		{Min, datatype.KindFloat64, vminpd}, {Max, datatype.KindFloat64, vmaxpd},
 	}
-	for _, p := range prods {
-		kernels[Prod][p.k] = p.fn
-	}
-	for _, m := range minmaxKernels() {
-		if kernels[Min][m.k] != nil {
-			kernels[Min][m.k], kernels[Max][m.k] = m.min, m.max
-		}
+	for _, v := range vecs {
+		kernels[v.o][v.k] = vecK(v.vec, kernels[v.o][v.k])
 	}
 	for k := range datatype.NumKinds {
 		if kernels[Band][k] != nil {
