@@ -582,6 +582,10 @@ func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 			return nil
 		}
 		if w.Next(1) {
+			// One PAUSE a poll, as the C library's waits (collshort.c) and p2p's spins:
+			// the core neither runs ahead through the loop nor flushes its pipeline
+			// when the other rank's write comes.
+			idle.Pause()
 			if w.Gosched() && g.progress != nil {
 				g.progress()
 			}
