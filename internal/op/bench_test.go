@@ -17,7 +17,7 @@ func BenchmarkKernel(b *testing.B) {
 	}{
 		{Sum, datatype.KindFloat64}, {Prod, datatype.KindFloat64}, {Prod, datatype.KindInt32}, {Sum, datatype.KindInt32}, {Sum, datatype.KindInt64}, {Sum, datatype.KindFloat32},
 		{Band, datatype.KindUint8}, {Max, datatype.KindFloat64}, {Min, datatype.KindFloat32}, {Max, datatype.KindInt32},
-		{Min, datatype.KindInt64}, {Max, datatype.KindUint8},
+		{Min, datatype.KindInt64}, {Max, datatype.KindUint8}, {Max, datatype.KindUint64},
 		{Maxloc, datatype.KindFloat64Int32}, {Minloc, datatype.KindFloat32Int32}, {Sum, datatype.KindLongDouble},
 	}
 	for _, c := range cases {

@@ -84,6 +84,12 @@ func vpmaxsq(dst, src *byte, blocks int)
 func vpminsq(dst, src *byte, blocks int)
 
 //go:noescape
+func vpmaxuq(dst, src *byte, blocks int)
+
+//go:noescape
+func vpminuq(dst, src *byte, blocks int)
+
+//go:noescape
 func vmaxpd(dst, src *byte, blocks int)
 
 //go:noescape
@@ -254,8 +260,7 @@ func simdKernels() {
 	for _, s := range sums {
 		kernels[Sum][s.k] = s.fn
 	}
-	// AVX2 multiplies no 8- or 64-bit integers, and compares quadwords as signed
-	// only: those Prods, and unsigned 64-bit Min and Max, keep the Go loops.
+	// AVX2 multiplies no 8- or 64-bit integers: those Prods keep the Go loops.
 	vecs := []struct {
 		o   Op
 		k   Kind
@@ -272,6 +277,8 @@ func simdKernels() {
 		{Min, datatype.KindUint32, vpminud}, {Max, datatype.KindUint32, vpmaxud},
 		{Min, datatype.KindInt64, vpminsq}, {Max, datatype.KindInt64, vpmaxsq},
 		{Min, datatype.KindInt, vpminsq}, {Max, datatype.KindInt, vpmaxsq},
+		{Min, datatype.KindUint64, vpminuq}, {Max, datatype.KindUint64, vpmaxuq},
+		{Min, datatype.KindUint, vpminuq}, {Max, datatype.KindUint, vpmaxuq},
 		{Min, datatype.KindFloat32, vminps}, {Max, datatype.KindFloat32, vmaxps},
 		{Min, datatype.KindFloat64, vminpd}, {Max, datatype.KindFloat64, vmaxpd},
 	}

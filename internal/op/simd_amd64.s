@@ -146,6 +146,42 @@ TEXT ·vpmaxsq(SB), NOSPLIT, $0-24
 TEXT ·vpminsq(SB), NOSPLIT, $0-24
 	LOOPQ(Y2, Y0, Y3, Y1)
 
+// Unsigned quadwords: AVX2 compares them as signed only, so both operands' sign bits
+// are flipped (signq) before the compare, which then orders them as unsigned; the
+// blend takes the operands as they were.
+DATA signq<>+0(SB)/8, $0x8000000000000000
+DATA signq<>+8(SB)/8, $0x8000000000000000
+DATA signq<>+16(SB)/8, $0x8000000000000000
+DATA signq<>+24(SB)/8, $0x8000000000000000
+GLOBL signq<>(SB), RODATA|NOPTR, $32
+
+#define LOOPUQ(A0, B0, A1, B1) \
+	BEGIN; \
+	VMOVDQU 0(DI), Y0; \
+	VMOVDQU 32(DI), Y1; \
+	VMOVDQU 0(SI), Y2; \
+	VMOVDQU 32(SI), Y3; \
+	VMOVDQU signq<>(SB), Y8; \
+	VPXOR Y8, Y0, Y4; \
+	VPXOR Y8, Y2, Y6; \
+	VPXOR Y8, Y1, Y5; \
+	VPXOR Y8, Y3, Y7; \
+	VPCMPGTQ Y6, Y4, Y4; \
+	VPCMPGTQ Y7, Y5, Y5; \
+	VPBLENDVB Y4, A0, B0, Y4; \
+	VPBLENDVB Y5, A1, B1, Y5; \
+	VMOVDQU Y4, 0(DI); \
+	VMOVDQU Y5, 32(DI); \
+	END
+
+// func vpmaxuq(dst, src *byte, blocks int)
+TEXT ·vpmaxuq(SB), NOSPLIT, $0-24
+	LOOPUQ(Y0, Y2, Y1, Y3)
+
+// func vpminuq(dst, src *byte, blocks int)
+TEXT ·vpminuq(SB), NOSPLIT, $0-24
+	LOOPUQ(Y2, Y0, Y3, Y1)
+
 // Floating MIN and MAX as Go's min and max have them: NaN if either operand is NaN, and
 // -0 below +0. VMAXPD/VMINPD give the second operand for a NaN and for equal operands,
 // so two fixes follow each: lanes that compare equal (+0 and -0 among them) take the
