@@ -65,11 +65,6 @@ static inline void raise_(const mpigo_coll *d, uint64_t *p, uint64_t v) {
     if (__atomic_load_n((int32_t *)(d->base + MPIGO_R_SLEEPERS), __ATOMIC_RELAXED) != 0) wake(p);
 }
 
-static inline void relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 static inline int64_t now_ns(void) {
     struct timespec ts;
@@ -87,7 +82,7 @@ static inline int64_t now_ns(void) {
 static int poll(const mpigo_coll *d, const uint64_t *p, uint64_t v, const uint64_t *q, uint64_t qv, int32_t *spun) {
     for (int i = 0; i < d->spin; i++) {
         if (load(p) >= v || (q != NULL && load(q) >= qv)) return 1;
-        relax();
+        mpigo_pause();
     }
     int y = 0, gave = 0;
     for (; y < d->yield && (d->handoffs == 0 || gave < d->handoffs); y++) {

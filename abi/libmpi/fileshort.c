@@ -204,9 +204,7 @@ static inline int64_t ns_now(void) {
 static int bd_poll(const mpigo_file *f, const uint64_t *p, uint64_t v) {
     for (int i = 0; i < f->spin; i++) {
         if (ld(p) >= v) return 1;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
+        mpigo_pause();
     }
     for (int y = 0, gave = 0; y < f->yield && (f->handoffs == 0 || gave < f->handoffs); y++) {
         if (ld(p) >= v) return 1;

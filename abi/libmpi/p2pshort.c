@@ -327,12 +327,20 @@ static inline int head_there(const mpigo_inring *r) {
     return (uint32_t)__atomic_load_n(&wd[0], __ATOMIC_ACQUIRE) == (uint32_t)(pos + 1);
 }
 
+void __attribute__((noinline)) mpigo_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
 /* spin_one waits up to polls polls for a packet at the head of ring r: 1 there. (The
  * waiting, apart from the work, for bench/matrixcost.sh.) */
 static int __attribute__((noinline)) spin_one(const mpigo_inring *r, int64_t polls) {
     for (; polls > 0; polls--) {
         if (head_there(r)) return 1;
-        __builtin_ia32_pause();
+        mpigo_pause();
     }
     return 0;
 }
@@ -345,7 +353,7 @@ static int __attribute__((noinline)) spin_any(const mpigo_eng *e, const mpigo_co
             const mpigo_inring *r = (unsigned)w < (unsigned)e->size ? e->inrings[w] : NULL;
             if (r != NULL && head_there(r)) return 1;
         }
-        __builtin_ia32_pause();
+        mpigo_pause();
     }
     return 0;
 }
