@@ -65,7 +65,6 @@ static inline void raise_(const mpigo_coll *d, uint64_t *p, uint64_t v) {
     if (__atomic_load_n((int32_t *)(d->base + MPIGO_R_SLEEPERS), __ATOMIC_RELAXED) != 0) wake(p);
 }
 
-
 static inline int64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
