@@ -120,67 +120,60 @@ TEXT ·vpmaxud(SB), NOSPLIT, $0-24
 TEXT ·vpminud(SB), NOSPLIT, $0-24
 	LOOP64(VPMINUD)
 
-// Signed quadwords have no MIN or MAX in AVX2: a lane compares (VPCMPGTQ, dst > src)
-// and picks by the mask. PICKQ(a, b, out) writes to out the lane of a where dst > src,
-// of b elsewhere: MAX picks dst, MIN src.
+// Quadwords have no MIN or MAX in AVX2: a lane compares keys (VPCMPGTQ, dst's > src's)
+// and picks by the mask. LOOPQ(KEYS, k0, k1, l0, l1, a0, b0, a1, b1) makes the keys with
+// KEYS, compares dst's (k0, k1) with src's (l0, l1), and writes a0 (a1) to the lanes
+// where dst's key is greater, b0 (b1) elsewhere: MAX picks dst, MIN src.
 
-#define LOOPQ(A0, B0, A1, B1) \
+#define LOOPQ(KEYS, K0, K1, L0, L1, A0, B0, A1, B1) \
 	BEGIN; \
 	VMOVDQU 0(DI), Y0; \
 	VMOVDQU 32(DI), Y1; \
 	VMOVDQU 0(SI), Y2; \
 	VMOVDQU 32(SI), Y3; \
-	VPCMPGTQ Y2, Y0, Y4; \
-	VPCMPGTQ Y3, Y1, Y5; \
+	KEYS; \
+	VPCMPGTQ L0, K0, Y4; \
+	VPCMPGTQ L1, K1, Y5; \
 	VPBLENDVB Y4, A0, B0, Y4; \
 	VPBLENDVB Y5, A1, B1, Y5; \
 	VMOVDQU Y4, 0(DI); \
 	VMOVDQU Y5, 32(DI); \
 	END
 
-// func vpmaxsq(dst, src *byte, blocks int)
-TEXT ·vpmaxsq(SB), NOSPLIT, $0-24
-	LOOPQ(Y0, Y2, Y1, Y3)
+// Signed quadwords are their own keys (SIGNEDQ makes none). Unsigned ones, which AVX2
+// compares as signed only, have their sign bits flipped (UNSIGNEDQ, into Y4-Y7): the
+// signed order of the keys is then the operands' unsigned order; the blend takes the
+// operands as they were.
+#define SIGNEDQ
 
-// func vpminsq(dst, src *byte, blocks int)
-TEXT ·vpminsq(SB), NOSPLIT, $0-24
-	LOOPQ(Y2, Y0, Y3, Y1)
-
-// Unsigned quadwords: AVX2 compares them as signed only, so both operands' sign bits
-// are flipped (signq) before the compare, which then orders them as unsigned; the
-// blend takes the operands as they were.
 DATA signq<>+0(SB)/8, $0x8000000000000000
 DATA signq<>+8(SB)/8, $0x8000000000000000
 DATA signq<>+16(SB)/8, $0x8000000000000000
 DATA signq<>+24(SB)/8, $0x8000000000000000
 GLOBL signq<>(SB), RODATA|NOPTR, $32
 
-#define LOOPUQ(A0, B0, A1, B1) \
-	BEGIN; \
-	VMOVDQU 0(DI), Y0; \
-	VMOVDQU 32(DI), Y1; \
-	VMOVDQU 0(SI), Y2; \
-	VMOVDQU 32(SI), Y3; \
+#define UNSIGNEDQ \
 	VMOVDQU signq<>(SB), Y8; \
 	VPXOR Y8, Y0, Y4; \
-	VPXOR Y8, Y2, Y6; \
 	VPXOR Y8, Y1, Y5; \
-	VPXOR Y8, Y3, Y7; \
-	VPCMPGTQ Y6, Y4, Y4; \
-	VPCMPGTQ Y7, Y5, Y5; \
-	VPBLENDVB Y4, A0, B0, Y4; \
-	VPBLENDVB Y5, A1, B1, Y5; \
-	VMOVDQU Y4, 0(DI); \
-	VMOVDQU Y5, 32(DI); \
-	END
+	VPXOR Y8, Y2, Y6; \
+	VPXOR Y8, Y3, Y7
+
+// func vpmaxsq(dst, src *byte, blocks int)
+TEXT ·vpmaxsq(SB), NOSPLIT, $0-24
+	LOOPQ(SIGNEDQ, Y0, Y1, Y2, Y3, Y0, Y2, Y1, Y3)
+
+// func vpminsq(dst, src *byte, blocks int)
+TEXT ·vpminsq(SB), NOSPLIT, $0-24
+	LOOPQ(SIGNEDQ, Y0, Y1, Y2, Y3, Y2, Y0, Y3, Y1)
 
 // func vpmaxuq(dst, src *byte, blocks int)
 TEXT ·vpmaxuq(SB), NOSPLIT, $0-24
-	LOOPUQ(Y0, Y2, Y1, Y3)
+	LOOPQ(UNSIGNEDQ, Y4, Y5, Y6, Y7, Y0, Y2, Y1, Y3)
 
 // func vpminuq(dst, src *byte, blocks int)
 TEXT ·vpminuq(SB), NOSPLIT, $0-24
-	LOOPUQ(Y2, Y0, Y3, Y1)
+	LOOPQ(UNSIGNEDQ, Y4, Y5, Y6, Y7, Y2, Y0, Y3, Y1)
 
 // Floating MIN and MAX as Go's min and max have them: NaN if either operand is NaN, and
 // -0 below +0. VMAXPD/VMINPD give the second operand for a NaN and for equal operands,
