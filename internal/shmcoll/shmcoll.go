@@ -551,9 +551,23 @@ const endWindow = 2
 // yield, 4.5 us (the C library's) without (docs/BENCHMARKS.md, Oversubscribed waits).
 const goEvery = 8
 
+// waitSlow first polls a few times on its own (quickPolls, or the spin in force if
+// less), pausing after each, and only then takes waitFrom's way, whose waiter and clock
+// cost a short wait more than its polls: most of a 2-rank group's waits end within
+// them.
 func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error {
-	return g.waitFrom(0, r, p, v, q, qv)
+	n := min(quickPolls, g.idle.Spin())
+	for i := 0; i < n; i++ {
+		idle.Pause()
+		if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
+			return nil
+		}
+	}
+	return g.waitFrom(n, r, p, v, q, qv)
 }
+
+// quickPolls bounds waitSlow's own polls.
+const quickPolls = 64
 
 // WaitLong is waitEither (q nil: waitAt) for a waiter outside Go that has already
 // spun through spun polls (the C library's short collectives, which hand a wait that
