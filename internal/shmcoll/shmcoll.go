@@ -559,7 +559,7 @@ func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error
 	n := min(quickPolls, g.idle.Spin())
 	for i := 0; i < n; i++ {
 		idle.Pause()
-		if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
+		if reached(p, v, q, qv) {
 			return nil
 		}
 	}
@@ -569,6 +569,12 @@ func (g *Group) waitSlow(r int, p *uint64, v uint64, q *uint64, qv uint64) error
 // quickPolls bounds waitSlow's own polls.
 const quickPolls = 64
 
+// reached is the condition of every wait: the word at p is at least v, or the word at
+// q, where there is one, is at least qv.
+func reached(p *uint64, v uint64, q *uint64, qv uint64) bool {
+	return atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv
+}
+
 // WaitLong is waitEither (q nil: waitAt) for a waiter outside Go that has already
 // spun through spun polls (the C library's short collectives, which hand a wait that
 // lasts to Go): it goes on from there, yields and sleeps as a Go waiter does, and
@@ -577,7 +583,7 @@ func (g *Group) WaitLong(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 	if g.err != nil {
 		return g.err
 	}
-	if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
+	if reached(p, v, q, qv) {
 		return nil
 	}
 	return g.waitFrom(spun, r, p, v, q, qv)
@@ -591,7 +597,7 @@ func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 		w.Next(spun)
 	}
 	for {
-		if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
+		if reached(p, v, q, qv) {
 			w.End()
 			return nil
 		}
@@ -637,7 +643,7 @@ func (g *Group) waitFrom(spun int, r int, p *uint64, v uint64, q *uint64, qv uin
 			next = now.Add(g.checkEvery)
 			if g.check != nil && r != g.rank {
 				if err := g.check(r); err != nil {
-					if atomic.LoadUint64(p) >= v || q != nil && atomic.LoadUint64(q) >= qv {
+					if reached(p, v, q, qv) {
 						return nil // it finished its part before it went
 					}
 					return g.fail(fmt.Errorf("waiting for rank %d: %w", r, err))
