@@ -17,8 +17,7 @@
 #
 # A key is BENCHMARK_nNP_BYTES (BENCHMARK_nNP where there are no sizes, as Barrier):
 # PingPong and PingPing give t[usec], the others t_avg[usec]; rates (Uniband, Biband)
-# are left out. MPICH and Open MPI are launched as compare.sh does (bound to cores on
-# 1-2 ranks), mpigo with its defaults.
+# are left out. Each job starts as bench/launch.sh says.
 set -eu
 imb=${1:?usage: bench/imb.sh IMB_DIR [IMB-MPI1 ARGS...]}; shift
 [ -f "$imb/Makefile" ] && [ -d "$imb/src_c" ] || { echo "imb: $imb is not an IMB checkout"; exit 2; }
@@ -49,16 +48,7 @@ for impl in $IMPLS; do
 		{ echo "imb: building IMB-MPI1 with $cc failed: $OUT/$impl/build.log"; exit 1; }
 done
 
-launch() { # launch IMPL PROGRAM ARGS...
-	local impl=$1; shift
-	case $impl in
-	openmpi) if [ "$NP" -le 2 ]; then mpirun.openmpi -n "$NP" --bind-to core "$@"
-		else mpirun.openmpi -n "$NP" --oversubscribe --bind-to none "$@"; fi ;;
-	mpich) if [ "$NP" -le 2 ]; then mpiexec.mpich -n "$NP" -bind-to core "$@"
-		else mpiexec.mpich -n "$NP" "$@"; fi ;;
-	mpigo_c) "$bin/mpigo" run -n "$NP" "$@" ;;
-	esac
-}
+. "$PROJECT/bench/launch.sh"
 
 # results turns IMB's output into RESULT lines, one a benchmark, process count and size.
 results() {
@@ -73,7 +63,7 @@ results() {
 for r in $(seq "$RUNS"); do
 	for impl in $IMPLS; do
 		echo "imb run $r $impl: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
-		timeout "${TIMEOUT:-1800}" bash -c "$(declare -f launch); NP=$NP; bin=$bin; launch $impl $bin/imb-$impl/IMB-MPI1 $(printf '%q ' "${args[@]}")" \
+		timeout "${TIMEOUT:-1800}" bash -c "$(declare -f launch); bin=$bin; launch ${impl%_c} $NP $bin/imb-$impl/IMB-MPI1 $(printf '%q ' "${args[@]}")" \
 			>"$OUT/$impl/imb.$r.log" 2>&1 || echo "imb: $impl run $r failed: $OUT/$impl/imb.$r.log"
 		results <"$OUT/$impl/imb.$r.log" >"$OUT/$impl/imb.$r.txt"
 	done
