@@ -17,9 +17,7 @@
 #        1, 5 and 15 minute load averages before every run)
 # needs: openmpi-bin libopenmpi-dev mpich libmpich-dev (mpicc.openmpi, mpicc.mpich)
 #
-# Each MPI is launched as compare.sh's cmd_for does: on 1-2 ranks Open MPI and MPICH
-# bound to cores, beyond Open MPI with --oversubscribe --bind-to none and MPICH with its
-# defaults; mpigo with its defaults.
+# Each MPI's job starts as bench/launch.sh says (compare.sh's cmd_for).
 set -eu
 what=$1; shift
 PROJECT=$(pwd)
@@ -37,16 +35,7 @@ go build -o "$bin/mpigo" ./cmd/mpigo
 go build -o "$bin/coll_mpigo" ./bench/coll
 go build -o "$bin/hello_mpigo" ./examples/hello
 
-launch() { # launch IMPL NP PROGRAM ARGS...
-	local impl=$1 n=$2; shift 2
-	case $impl in
-	openmpi) if [ "$n" -le 2 ]; then mpirun.openmpi -n "$n" --bind-to core "$@"
-		else mpirun.openmpi -n "$n" --oversubscribe --bind-to none "$@"; fi ;;
-	mpich) if [ "$n" -le 2 ]; then mpiexec.mpich -n "$n" -bind-to core "$@"
-		else mpiexec.mpich -n "$n" "$@"; fi ;;
-	mpigo) "$bin/mpigo" run -n "$n" "$@" ;;
-	esac
-}
+. "$PROJECT/bench/launch.sh"
 
 for n in "$@"; do
 	for r in $(seq "$RUNS"); do
