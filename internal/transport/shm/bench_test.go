@@ -74,6 +74,38 @@ func BenchmarkPingPong(b *testing.B) {
 	j.wait(b)
 }
 
+// BenchmarkTakePingPong is the one-way latency of the calls the short ways make: a
+// packet of 8 payload bytes sent with SendCompact and taken with Take, each rank polling
+// Arrived with a pause between polls as p2p's pollHead does. It is the transport's part
+// of a small mpi.Send and mpi.Recv, under the engine and the layers above it.
+func BenchmarkTakePingPong(b *testing.B) {
+	pin(0)
+	j, tr := startJob(b, "echotake", 2, "auto")
+	e := endpoint(b, tr, 1)
+	o := e.(*outbound)
+	in := takerOf(tr, 1)
+	buf, p := make([]byte, 8), make([]byte, 8)
+	if _, err := takeWait(in, buf); err != nil { // the child's first, empty packet
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		if err := sendCompact(o, 0, p); err != nil {
+			b.Fatal(err)
+		}
+		if n, err := takeWait(in, buf); err != nil || n != len(p) {
+			b.Fatalf("take: %d bytes, %v", n, err)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(2*b.N)/1e3, "us/one-way")
+	if err := sendCompact(o, 0, nil); err != nil {
+		b.Fatal(err)
+	}
+	j.wait(b)
+}
+
 // BenchmarkStream is OSU-style streaming bandwidth (window of 64 messages, one buffer
 // reused on each side): pipeline streams fragments through the ring and the receiver
 // copies them out; get sends a request per message and the receiver reads the message

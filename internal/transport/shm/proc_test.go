@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/transport"
 )
 
@@ -130,6 +131,7 @@ var children = map[string]func(*Transport) error{
 	"cma":      childCMA,
 	"sendhang": childSendHang,
 	"alltoall": childAllToAll,
+	"echotake": childEchoTake,
 }
 
 // handlerFunc adapts a function to transport.Handler.
@@ -194,6 +196,71 @@ func childEcho(tr *Transport) error {
 	}
 	return serr
 }
+
+// childEchoTake answers each compact packet from rank 0 with its payload, as the short
+// ways do: Take and SendCompact, the polls of p2p's pollHead between. An empty packet
+// ends it.
+func childEchoTake(tr *Transport) error {
+	e, err := tr.Endpoint(0)
+	if err != nil {
+		return err
+	}
+	o := e.(*outbound)
+	if err := sendCompact(o, 1, nil); err != nil { // rank 0 attaches this ring on it
+		return err
+	}
+	in := takerOf(tr, 0)
+	buf := make([]byte, inlineMax)
+	for {
+		n, err := takeWait(in, buf)
+		if err != nil || n == 0 {
+			return err
+		}
+		if err := sendCompact(o, 1, buf[:n]); err != nil {
+			return err
+		}
+	}
+}
+
+// takerOf is this rank's inbound ring from peer, once peer has claimed it (no packet
+// is drained meanwhile).
+func takerOf(tr *Transport, peer int) *inbound {
+	for {
+		tr.attach()
+		if p := tr.PeerPoll(peer); p != nil {
+			return p.(*inbound)
+		}
+	}
+}
+
+// takeWait takes the next compact packet of the take benchmark into buf, polling
+// Arrived with idle.Pause between polls as p2p's pollHead does.
+func takeWait(in *inbound, buf []byte) (int, error) {
+	for {
+		switch n, _, k := in.Take(kData, int32(in.src), takeCtx, takeTag, false, buf); k {
+		case 1:
+			return n, nil
+		case -1:
+			return 0, errors.New("take: another packet at the head")
+		}
+		for !in.Arrived() {
+			idle.Pause()
+		}
+	}
+}
+
+// sendCompact sends payload as src in a compact cell, retrying a full ring.
+func sendCompact(o *outbound, src int32, payload []byte) error {
+	for {
+		err := o.SendCompact(kData, src, takeCtx, takeTag, payload)
+		if !errors.Is(err, transport.ErrWouldBlock) {
+			return err
+		}
+	}
+}
+
+// The take benchmark's context and tag.
+const takeCtx, takeTag = 7, 3
 
 // childSink takes pipelined fragments (verifying the pattern when Flags is 1) and
 // single-copy requests, and acknowledges syncs and gets.
