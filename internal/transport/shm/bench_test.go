@@ -83,7 +83,10 @@ func BenchmarkTakePingPong(b *testing.B) {
 	j, tr := startJob(b, "echotake", 2, "auto")
 	e := endpoint(b, tr, 1)
 	o := e.(*outbound)
-	in := takerOf(tr, 1)
+	in, err := takerOf(tr, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
 	buf, p := make([]byte, 8), make([]byte, 8)
 	if _, err := takeWait(in, buf); err != nil { // the child's first, empty packet
 		b.Fatal(err)

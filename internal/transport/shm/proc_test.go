@@ -209,7 +209,10 @@ func childEchoTake(tr *Transport) error {
 	if err := sendCompact(o, 1, nil); err != nil { // rank 0 attaches this ring on it
 		return err
 	}
-	in := takerOf(tr, 0)
+	in, err := takerOf(tr, 0)
+	if err != nil {
+		return err
+	}
 	buf := make([]byte, inlineMax)
 	for {
 		n, err := takeWait(in, buf)
@@ -223,19 +226,25 @@ func childEchoTake(tr *Transport) error {
 }
 
 // takerOf is this rank's inbound ring from peer, once peer has claimed it (no packet
-// is drained meanwhile).
-func takerOf(tr *Transport, peer int) *inbound {
+// is drained meanwhile), or an error after a minute without it.
+func takerOf(tr *Transport, peer int) (*inbound, error) {
+	start := time.Now()
 	for {
 		tr.attach()
 		if p := tr.PeerPoll(peer); p != nil {
-			return p.(*inbound)
+			return p.(*inbound), nil
+		}
+		if time.Since(start) > time.Minute {
+			return nil, fmt.Errorf("rank %d never claimed its ring", peer)
 		}
 	}
 }
 
-// takeWait takes the next compact packet of the take benchmark into buf, polling
-// Arrived with idle.Pause between polls as p2p's pollHead does.
+// takeWait takes the next compact packet of the take benchmark into buf, polling as
+// p2p's pollHead does; after a minute of silence it gives up (a peer that died sends
+// nothing more).
 func takeWait(in *inbound, buf []byte) (int, error) {
+	var start time.Time
 	for {
 		switch n, _, k := in.Take(kData, int32(in.src), takeCtx, takeTag, false, buf); k {
 		case 1:
@@ -243,10 +252,28 @@ func takeWait(in *inbound, buf []byte) (int, error) {
 		case -1:
 			return 0, errors.New("take: another packet at the head")
 		}
-		for !in.Arrived() {
-			idle.Pause()
+		if !pollHead(in, 1<<16) {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > time.Minute {
+				return 0, fmt.Errorf("no packet from rank %d for a minute", in.src)
+			}
 		}
 	}
+}
+
+// pollHead is p2p's pollHead on in: up to polls polls of its head, a pause after each
+// miss; true if a packet came.
+//
+//go:noinline
+func pollHead(in *inbound, polls int) bool {
+	for ; polls > 0; polls-- {
+		if in.Arrived() {
+			return true
+		}
+		idle.Pause()
+	}
+	return false
 }
 
 // sendCompact sends payload as src in a compact cell, retrying a full ring.
