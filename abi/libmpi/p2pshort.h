@@ -101,9 +101,10 @@ extern MPIGO_HIDDEN mpigo_p2p_t mpigo_p2p;
 MPIGO_HIDDEN void mpigo_comm_set(uintptr_t h, const mpigo_comm *d);
 
 /* mpigo_pause is what a spin does between two polls of a word another core writes: one
- * PAUSE (x86; YIELD on ARM), in a function of its own. Called, not inlined: spins that
- * paused inline saw the other core's write later (docs/BENCHMARKS.md, "The Go face
- * against the C face on one node"), as Go's idle.Pause found. */
+ * PAUSE (x86; YIELD on ARM), in a function of its own. Called, not inlined: a
+ * shared-memory ping-pong whose spins paused inline took longer a round trip
+ * (docs/BENCHMARKS.md, "The Go face against the C face on one node"), as with Go's
+ * idle.Pause. */
 MPIGO_HIDDEN void mpigo_pause(void);
 
 /* Compact cells (internal/transport/shm/ring.go), checked against Go's in

@@ -7,6 +7,6 @@ package idle
 //
 // It is one PAUSE in an assembly function of its own: runtime.procyield(1), which other
 // platforms call, does the same through a Go function that hands its count on the stack
-// to an assembly loop, and spins that called it saw the other core's write later
-// (docs/BENCHMARKS.md, "The Go face against the C face on one node").
+// to an assembly loop, and a shared-memory ping-pong whose spins called it took longer
+// a round trip (docs/BENCHMARKS.md, "The Go face against the C face on one node").
 func Pause()
