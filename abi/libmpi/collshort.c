@@ -241,11 +241,13 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
     uint64_t *seq = (uint64_t *)line, *total = (uint64_t *)(line + 56);
     char *data = n <= MPIGO_R_BCAST_INLINE ? line + 8 : line + 64;
     if (reader && n == 0 && load(seq) < c) {
-        /* Not there: leave owing it, unless the root has begun the op (the defer flag,
-         * then the root's arrive, sequentially consistent: shmcoll's deferrer). */
+        /* Not there: leave owing it, unless the root has begun a long op (the defer
+         * flag, then the root's begun word, sequentially consistent: shmcoll's
+         * deferrer; only long ops write that word's line, so it is read from this
+         * core's cache). */
         __atomic_store_n(flag(d, d->rank, MPIGO_R_DEFER), s, __ATOMIC_SEQ_CST);
         raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
-        if (__atomic_load_n(flag(d, root, MPIGO_R_ARRIVE), __ATOMIC_SEQ_CST) < s) {
+        if (__atomic_load_n(flag(d, root, MPIGO_R_BEGUN), __ATOMIC_SEQ_CST) < s) {
             owe(o, root);
             counted(gate, MPIGO_CC_BCAST, 0);
             return MPI_SUCCESS;

@@ -62,7 +62,7 @@ func showColl(h uintptr, c *comm) {
 // the C code reads the region where Go's protocol keeps its words.
 func geometry(g collective.Geometry) collective.Geometry {
 	g.Blocks, g.Stride, g.Arrive, g.Ack, g.Done = C.MPIGO_R_BLOCKS, C.MPIGO_R_STRIDE, C.MPIGO_R_ARRIVE, C.MPIGO_R_ACK, C.MPIGO_R_DONE
-	g.Len, g.Inline, g.Defer = C.MPIGO_R_LEN, C.MPIGO_R_INLINE, C.MPIGO_R_DEFER
+	g.Len, g.Inline, g.Defer, g.Begun = C.MPIGO_R_LEN, C.MPIGO_R_INLINE, C.MPIGO_R_DEFER, C.MPIGO_R_BEGUN
 	g.BcastInline, g.ReduceInline = C.MPIGO_R_BCAST_INLINE, C.MPIGO_R_REDUCE_INLINE
 	return g
 }

@@ -1119,8 +1119,8 @@ func emptyMismatch(g *Group, m int, next string, left chan struct{}) error {
 }
 
 // TestBcastEmptyStoppedReader: the interleaving in which a reader with an empty
-// buffer and the root of a long Bcast each see the other (the reader its root begun
-// after writing its defer flag, the root the flag after raising arrive): the root
+// buffer and the root of a long Bcast each see the other (the reader the root's begun
+// word after writing its defer flag, the root the flag after writing that word): the root
 // stops the op, and the reader, which waits for the line after all, reports the
 // truncation its buffer makes, as it would have from an owed line; the group stays
 // in step. Rank 1 makes bcastEmpty's steps by hand to hold the interleaving.
@@ -1148,7 +1148,7 @@ func emptyStopped(g *Group, deferred chan struct{}) error {
 		atomic.StoreUint64(g.flag(g.rank, fDefer), s)
 		g.raise(fArrive, s)
 		deferred <- struct{}{}
-		for atomic.LoadUint64(g.flag(0, fArrive)) < s {
+		for atomic.LoadUint64(g.flag(0, offBegun)) < s {
 			runtime.Gosched() // the root begins at once: deferred says so
 		}
 		if err = g.waitAt(0, seq, c); err == nil {
