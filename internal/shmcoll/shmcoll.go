@@ -875,12 +875,37 @@ func (g *Group) bcastEmpty(root int) error {
 		g.owe(root)
 		return late
 	}
-	// The root has begun a long op: its line comes without waiting for this rank.
-	late = after(late, g.Settle())
+	return g.bcastBegun(root, late)
+}
+
+// bcastBegun is an empty reader's Bcast past its defer flag (bcastEmpty), which took
+// op S and chunk C and found its root begun on a long op, whose line comes without
+// waiting for this rank: it takes the lines it owes (chunks before C), in order,
+// waiting for them, then the op's own line, whatever it says. late is what the call
+// found before.
+func (g *Group) bcastBegun(root int, late error) error {
+	c := g.o.C
+	if g.o.Owed != 0 {
+		late = after(late, g.settleTo(c-1, true))
+		if g.err != nil {
+			return g.err
+		}
+	}
+	seq, _ := g.ring(c, 0)
 	if err := g.waitAt(root, seq, c); err != nil {
 		return err
 	}
 	return after(late, g.bcastRead(nil, root, true))
+}
+
+// BcastBegun is bcastBegun for a reader that code outside Go began (the C library's
+// short Bcast): it took the op and its chunk while it owed lines, wrote its defer flag
+// and arrive, and found its root begun.
+func (g *Group) BcastBegun(root int) error {
+	if g.err != nil {
+		return g.err
+	}
+	return g.bcastBegun(root, nil)
 }
 
 // settleReady takes the owed lines that are there, in order, and returns the error of
@@ -897,10 +922,13 @@ func (g *Group) Settle() error {
 	return g.settle(true)
 }
 
-func (g *Group) settle(wait bool) error {
+func (g *Group) settle(wait bool) error { return g.settleTo(g.o.C, wait) }
+
+// settleTo is settle where the last chunk owed is last.
+func (g *Group) settleTo(last uint64, wait bool) error {
 	w := g.o.Owed
 	m := owedN(w)
-	c := g.o.C - uint64(m) + 1
+	c := last - uint64(m) + 1
 	var late error
 	i := 0
 	for ; i < m; i++ {

@@ -1178,6 +1178,69 @@ func emptyStopped(g *Group, deferred chan struct{}) error {
 	return err
 }
 
+// TestBcastBegunOwing: a reader with an empty buffer that owes an earlier op's line
+// and finds the root of a long Bcast begun (the C library's short Bcast hands that
+// over: BcastBegun) takes the owed line first, then the op's own, which stops the op
+// since the root saw its defer flag: the reader reports the truncation, the root
+// ErrStopped, and the group stays in step. Rank 1 makes bcastEmpty's steps by hand,
+// as the C code does, to hold the interleaving.
+func TestBcastBegunOwing(t *testing.T) {
+	left, deferred := make(chan struct{}, 1), make(chan struct{}, 1)
+	l := small
+	l.Ranks = 2
+	group(t, l, Options{}, func(g *Group) error {
+		const m = 3 * 128 // three chunks of small's: a long Bcast
+		var err error
+		switch g.rank {
+		case 1:
+			if err = g.Bcast(nil, 0); err != nil {
+				return fmt.Errorf("the first empty Bcast: %v", err)
+			}
+			left <- struct{}{}
+			if owedN(g.o.Owed) != 1 {
+				return fmt.Errorf("the first empty Bcast left %d lines owing, want 1", owedN(g.o.Owed))
+			}
+			g.o.S++
+			s := g.o.S
+			g.o.C++
+			atomic.StoreUint64(g.flag(g.rank, fDefer), s)
+			g.raise(fArrive, s)
+			deferred <- struct{}{}
+			for atomic.LoadUint64(g.flag(0, offBegun)) < s {
+				runtime.Gosched() // the root begins once deferred says so
+			}
+			err = g.BcastBegun(0)
+			switch {
+			case !errors.Is(err, ErrTruncate) || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes", m)):
+				err = fmt.Errorf("the empty reader: %v, want ErrTruncate for %d bytes", err, m)
+			case g.o.Owed != 0:
+				err = fmt.Errorf("the empty reader still owes %d lines", owedN(g.o.Owed))
+			case atomic.LoadUint64(g.flag(g.rank, fAck)) != g.o.C:
+				err = fmt.Errorf("the empty reader acknowledged chunk %d, took %d", atomic.LoadUint64(g.flag(g.rank, fAck)), g.o.C)
+			default:
+				err = nil
+			}
+		case 0:
+			<-left
+			if err = g.Bcast(nil, 0); err != nil {
+				return fmt.Errorf("the root's first empty Bcast: %v", err)
+			}
+			<-deferred
+			if err = g.Bcast(make([]byte, m), 0); !errors.Is(err, ErrStopped) {
+				err = fmt.Errorf("the stopped Bcast: %v, want ErrStopped", err)
+			} else {
+				err = nil
+			}
+		}
+		send, recv := make([]byte, 8), make([]byte, 8)
+		send[0] = 1
+		if e := g.Allreduce(send, recv, 8, sumU64); e != nil || recv[0] != byte(g.size) {
+			return errors.Join(err, fmt.Errorf("the Allreduce after it: %v, %v", e, recv))
+		}
+		return err
+	})
+}
+
 // TestChooserOutlier: once a chooser has found the faster way, one call of it that
 // took a thousand times as long (its rank descheduled) does not turn the choice; a way
 // that stays slower for good is left within a few calls.
