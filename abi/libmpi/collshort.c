@@ -44,7 +44,8 @@ enum { MPIGO_OP_SUM = 1, MPIGO_OP_PROD = 2, MPIGO_OP_BAND = 4, MPIGO_OP_BOR = 8,
 
 /* The Go halves that go on from where C stopped (collshort.go). */
 extern int32_t mpigo_coll_wait(int32_t op, uintptr_t comm, int32_t spun, int32_t r, void *p, uint64_t v, void *q, uint64_t qv);
-extern int32_t mpigo_coll_bcast_resume(void *buf, int64_t count, uintptr_t dt, int32_t root, uintptr_t comm);
+extern int32_t mpigo_coll_bcast_resume(void *buf, int64_t count, uintptr_t dt, int32_t root, uintptr_t comm,
+                                       int32_t begun);
 extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz);
 extern int32_t mpigo_win_coll_wait(uintptr_t win, int32_t spun, int32_t r, void *p, uint64_t v);
 
@@ -231,24 +232,33 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
     int reader = d->rank != root;
     if (o->owed != 0) {
         /* A reader takes its line only after those it owes, so while it still owes
-         * some Go takes the call (it waits for them, or owes one more), as it does at a
-         * rank that owes as many as it may. */
-        if (settle_ready(d, o) || (o->owed != 0 && reader) || (int)(o->owed & 0xff) >= owed_max(d)) return -1;
+         * some a reader of bytes goes to Go (which waits for them), as does a rank that
+         * owes as many as it may; a reader of an empty buffer owes one more. */
+        if (settle_ready(d, o) || (o->owed != 0 && reader && n != 0) || (int)(o->owed & 0xff) >= owed_max(d))
+            return -1;
     }
     uint64_t s = ++o->s;
     uint64_t c = ++o->c;
     char *line = ring_line(d, c);
     uint64_t *seq = (uint64_t *)line, *total = (uint64_t *)(line + 56);
     char *data = n <= MPIGO_R_BCAST_INLINE ? line + 8 : line + 64;
-    if (reader && n == 0 && load(seq) < c) {
-        /* Not there: leave owing it, unless the root has begun the op (the defer flag,
-         * then the root's arrive, sequentially consistent: shmcoll's deferrer). */
+    if (reader && n == 0 && (o->owed != 0 || load(seq) < c)) {
+        /* Not there: leave owing it, unless the root has begun a long op (the defer
+         * flag, then the root's begun word, sequentially consistent: shmcoll's
+         * deferrer; only long ops write that word's line, so it is read from this
+         * core's cache). */
         __atomic_store_n(flag(d, d->rank, MPIGO_R_DEFER), s, __ATOMIC_SEQ_CST);
         raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
-        if (__atomic_load_n(flag(d, root, MPIGO_R_ARRIVE), __ATOMIC_SEQ_CST) < s) {
+        if (__atomic_load_n(flag(d, root, MPIGO_R_BEGUN), __ATOMIC_SEQ_CST) < s) {
             owe(o, root);
             counted(gate, MPIGO_CC_BCAST, 0);
             return MPI_SUCCESS;
+        }
+        if (o->owed != 0) {
+            /* Its line comes, but the lines owed come first: Go waits for them. */
+            int rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 1);
+            if (rc == 0) counted(gate, MPIGO_CC_BCAST, 0);
+            return rc;
         }
     } else {
         raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
@@ -281,7 +291,7 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
         if (rc != 0) return rc;
         if (*total != (uint64_t)n) {
             /* Another length, or another way: Go goes on (and reports the mismatch). */
-            rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm);
+            rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 0);
             if (rc == 0) counted(gate, MPIGO_CC_BCAST, n);
             return rc;
         }

@@ -62,7 +62,7 @@ func showColl(h uintptr, c *comm) {
 // the C code reads the region where Go's protocol keeps its words.
 func geometry(g collective.Geometry) collective.Geometry {
 	g.Blocks, g.Stride, g.Arrive, g.Ack, g.Done = C.MPIGO_R_BLOCKS, C.MPIGO_R_STRIDE, C.MPIGO_R_ARRIVE, C.MPIGO_R_ACK, C.MPIGO_R_DONE
-	g.Len, g.Inline, g.Defer = C.MPIGO_R_LEN, C.MPIGO_R_INLINE, C.MPIGO_R_DEFER
+	g.Len, g.Inline, g.Defer, g.Begun = C.MPIGO_R_LEN, C.MPIGO_R_INLINE, C.MPIGO_R_DEFER, C.MPIGO_R_BEGUN
 	g.BcastInline, g.ReduceInline = C.MPIGO_R_BCAST_INLINE, C.MPIGO_R_REDUCE_INLINE
 	return g
 }
@@ -119,15 +119,20 @@ func mpigo_coll_wait(op int32, ch uintptr, spun, r int32, p unsafe.Pointer, v ui
 }
 
 // mpigo_coll_bcast_resume goes on with collshort.c's Bcast at a reader that found the
-// root's message of another length or sent another way (collective.ShortBcastResume).
+// root's message of another length or sent another way (collective.ShortBcastResume),
+// or, begun not 0, at a reader of an empty buffer that owes lines and found its root
+// begun on a long op (collective.ShortBcastBegun).
 //
 //export mpigo_coll_bcast_resume
-func mpigo_coll_bcast_resume(buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr) int32 {
+func mpigo_coll_bcast_resume(buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr, begun int32) int32 {
 	const op = "Bcast"
 	c := commOf(ch)
 	v, err := cvec(op, buf, count, dh)
 	if err != nil { // cannot be: C took only a predefined datatype and a good count
 		return fail(op, ch, err)
+	}
+	if begun != 0 {
+		return fail(op, ch, collective.ShortBcastBegun(c.c, op, &v, int(root)))
 	}
 	return fail(op, ch, collective.ShortBcastResume(c.c, op, &v, int(root)))
 }

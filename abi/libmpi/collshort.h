@@ -43,6 +43,7 @@ typedef struct {
 #define MPIGO_R_DONE 24
 #define MPIGO_R_LEN 32     /* two words, by bank */
 #define MPIGO_R_DEFER 48   /* the op of the last Bcast this rank left owing its line */
+#define MPIGO_R_BEGUN 120  /* the op of the last long Bcast this rank began as root */
 #define MPIGO_R_INLINE 128 /* two lines, by bank */
 #define MPIGO_R_SLEEPERS 64 /* in the header: int32, waiters asleep on a futex */
 #define MPIGO_R_BCAST_INLINE 48

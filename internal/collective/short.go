@@ -73,7 +73,21 @@ func ShortWait(cc *core.Comm, op string, spun, r int, p *uint64, v uint64, q *ui
 // of nodeBcast's reader.
 func ShortBcastResume(cc *core.Comm, op string, buf *Vec, root int) error {
 	c := of(cc)
-	err := c.node.g.BcastResume(buf.B, root)
+	return shortBcastRest(c, op, buf, root, c.node.g.BcastResume(buf.B, root))
+}
+
+// ShortBcastBegun is a C short Bcast's reader whose buffer is empty, which took its op
+// while it owed lines and found its root begun on a long one (shmcoll's Owing): the
+// rest of nodeBcast's reader.
+func ShortBcastBegun(cc *core.Comm, op string, buf *Vec, root int) error {
+	c := of(cc)
+	return shortBcastRest(c, op, buf, root, c.node.g.BcastBegun(root))
+}
+
+// shortBcastRest is a C short Bcast's reader after Go went on with its op in the
+// region, which ended with err: a message sent by the schedules instead is received
+// by them.
+func shortBcastRest(c *comm, op string, buf *Vec, root int, err error) error {
 	if err == shmcoll.ErrElsewhere {
 		return nodeBcastLong(c, op, buf, root, c.node.g.Announced())
 	}

@@ -9,8 +9,9 @@
 //
 //	one block per rank (256 bytes: no prefetcher pairs two ranks' lines): a line of
 //	  flags, arrive, chosen, ack and done, each a uint64 only its rank writes, and
-//	  the total length of its reduction of each bank, a line
-//	  for AllreduceDirect's address and (rank 0) Choose's picks, and two inline lines,
+//	  the total length of its reduction of each bank and its defer flag, a line
+//	  for AllreduceDirect's address, (rank 0) Choose's picks and the op of the last
+//	  long Bcast it began as root (only long ops write it), and two inline lines,
 //	  one per bank (sequence parity), that each hold a sequence number and a reduction
 //	  contribution of at most 56 bytes
 //	a ring of Chunks buffers of Chunk bytes, which broadcasts stream through, each
@@ -94,7 +95,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 7
+	version = 8
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
@@ -123,6 +124,11 @@ const (
 	// Choose, rank 0's block: chooseSlots words, call k's choice, k<<1 | way, in word
 	// k mod chooseSlots.
 	offChoice = lineSize + 8
+	// offBegun: the last op s whose long Bcast (or announcement) this rank began as
+	// root, written before it reads the readers' defer flags (deferrer). It shares the
+	// block's second line, which only long ops write, with offAddr and offChoice, so
+	// that an empty reader's read of it finds the line in its own cache.
+	offBegun = lineSize + 56
 
 	offInline = 2 * lineSize // a rank's two lines (one per bank) of small contributions
 )
@@ -363,7 +369,8 @@ func (g *Group) Own() *Own { return g.o }
 // Geometry is where code outside Go finds the group's words in the region (Own says
 // why it would): rank r's block is at Blocks + r*Stride, and in it its flags at Arrive,
 // Ack, Done and Len (two words, by bank) and its two inline lines (one per bank) at
-// Inline, and the op of its last deferred broadcast at Defer; ring buffer i's line is at RingOff + i*RingStride, its chunk after its
+// Inline, the op of its last deferred broadcast at Defer and of its last long one begun
+// as root at Begun; ring buffer i's line is at RingOff + i*RingStride, its chunk after its
 // sequence word (BcastInline bytes at most) or, longer, from the next line on, the
 // broadcast's length in the line's last word. Spin is how many polls a waiter spins
 // before it yields, Yield how many polls it follows with a yield of the CPU before it
@@ -371,18 +378,18 @@ func (g *Group) Own() *Own { return g.o }
 // policy); Oversub: Barrier's rank 0 raises done and the others yield once if it has
 // not (Barrier).
 type Geometry struct {
-	Blocks, Stride, Arrive, Ack, Done, Len, Inline, Defer int
-	RingOff, RingStride, Chunks, Chunk                    int
-	BcastInline, ReduceInline                             int
-	Spin, Yield, Handoffs                                 int
-	Oversub                                               bool
+	Blocks, Stride, Arrive, Ack, Done, Len, Inline, Defer, Begun int
+	RingOff, RingStride, Chunks, Chunk                           int
+	BcastInline, ReduceInline                                    int
+	Spin, Yield, Handoffs                                        int
+	Oversub                                                      bool
 }
 
 // Geometry is the group's Geometry.
 func (g *Group) Geometry() Geometry {
 	p := g.idle.Policy()
 	return Geometry{Blocks: hdrSize, Stride: rankStride, Arrive: fArrive, Ack: fAck, Done: fDone, Len: fLen,
-		Inline: offInline, Defer: fDefer, RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
+		Inline: offInline, Defer: fDefer, Begun: offBegun, RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
 		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
 		Oversub: g.size > 2 && g.oversub}
 }
@@ -806,10 +813,12 @@ func (g *Group) bcastOne(buf []byte) error {
 //
 // Every chunk owed is one op's: the ways that take more (a ring of several chunks, the
 // reads from the root's buffer, the schedules) make the root wait for its readers in
-// any case, and their root, once it has raised arrive, reads the readers' defer flags
-// (deferrer), while a reader about to leave owing a line writes its defer flag, then
-// reads its root's arrive and, if the root has begun the op, waits for the line after
-// all: where a reader whose buffer is empty (erroneous: the root sends bytes) may have
+// any case, and their root writes the op to its begun word (offBegun), then reads the
+// readers' defer flags (deferrer), while a reader about to leave owing a line writes
+// its defer flag, then reads its root's begun word and, if the root has begun the op
+// so, waits for the line after all. Only long ops write the begun word's line, so the
+// reader's read of it, in every empty Bcast, finds the line in its own cache, where
+// the root's arrive would cost the trip of a line from the root's core. Where a reader whose buffer is empty (erroneous: the root sends bytes) may have
 // left owing it, the root sends one line that stops the op (stopBit) instead. A
 // reader that finds, when it takes an owed line, that the root sent bytes returns
 // ErrTruncate (naming the Bcast's root and both counts) from the call in which it took
@@ -858,20 +867,45 @@ func (g *Group) bcastEmpty(root int) error {
 		g.raise(fArrive, s)
 		return after(late, g.bcastRead(nil, root, true))
 	}
-	// The defer flag, then the root's arrive (deferrer: the root's writes and reads in
-	// the other order, sequentially consistent, so one of the two sees the other's).
+	// The defer flag, then the root's begun word (deferrer: the root's writes and reads
+	// in the other order, sequentially consistent, so one of the two sees the other's).
 	atomic.StoreUint64(g.flag(g.rank, fDefer), s)
 	g.raise(fArrive, s)
-	if atomic.LoadUint64(g.flag(root, fArrive)) < s {
+	if atomic.LoadUint64(g.flag(root, offBegun)) < s {
 		g.owe(root)
 		return late
 	}
-	// The root has begun the op: its line comes without waiting for this rank.
-	late = after(late, g.Settle())
+	return g.bcastBegun(root, late)
+}
+
+// bcastBegun is an empty reader's Bcast past its defer flag (bcastEmpty), which took
+// op S and chunk C and found its root begun on a long op, whose line comes without
+// waiting for this rank: it takes the lines it owes (chunks before C), in order,
+// waiting for them, then the op's own line, whatever it says. late is what the call
+// found before.
+func (g *Group) bcastBegun(root int, late error) error {
+	c := g.o.C
+	if g.o.Owed != 0 {
+		late = after(late, g.settleTo(c-1, true))
+		if g.err != nil {
+			return g.err
+		}
+	}
+	seq, _ := g.ring(c, 0)
 	if err := g.waitAt(root, seq, c); err != nil {
 		return err
 	}
 	return after(late, g.bcastRead(nil, root, true))
+}
+
+// BcastBegun is bcastBegun for a reader that code outside Go began (the C library's
+// short Bcast): it took the op and its chunk while it owed lines, wrote its defer flag
+// and arrive, and found its root begun.
+func (g *Group) BcastBegun(root int) error {
+	if g.err != nil {
+		return g.err
+	}
+	return g.bcastBegun(root, nil)
 }
 
 // settleReady takes the owed lines that are there, in order, and returns the error of
@@ -888,10 +922,13 @@ func (g *Group) Settle() error {
 	return g.settle(true)
 }
 
-func (g *Group) settle(wait bool) error {
+func (g *Group) settle(wait bool) error { return g.settleTo(g.o.C, wait) }
+
+// settleTo is settle where the last chunk owed is last.
+func (g *Group) settleTo(last uint64, wait bool) error {
 	w := g.o.Owed
 	m := owedN(w)
-	c := g.o.C - uint64(m) + 1
+	c := last - uint64(m) + 1
 	var late error
 	i := 0
 	for ; i < m; i++ {
@@ -937,12 +974,13 @@ func after(late, err error) error {
 
 // deferrer is, at the root of a long Bcast's op s (its arrive raised), a reader that
 // left the op owing its line (its buffer is empty: Owing), or may have, or -1. The
-// root writes arrive again, sequentially consistent, then reads the readers' defer
-// flags; such a reader writes its defer flag, then reads the root's arrive. So a
-// reader that did not see the root arrive (and left owing the line) is seen here, and
-// one seen here that did see it waits for the line, which it takes whatever it says.
+// root writes s to its begun word, sequentially consistent, then reads the readers'
+// defer flags; such a reader writes its defer flag, then reads the root's begun word.
+// So a reader that did not see the root begin (and left owing the line) is seen here,
+// and one seen here that did see it waits for the line, which it takes whatever it
+// says.
 func (g *Group) deferrer(s uint64) int {
-	atomic.StoreUint64(g.flag(g.rank, fArrive), s)
+	atomic.StoreUint64(g.flag(g.rank, offBegun), s)
 	for j := 0; j < g.size; j++ {
 		if j != g.rank && atomic.LoadUint64(g.flag(j, fDefer)) >= s {
 			return j
@@ -1472,8 +1510,8 @@ func (g *Group) SkipChoice() {
 }
 
 // chooseSlots is how many calls' picks Choose keeps at once (the words of rank 0's
-// spare line after offChoice): how far rank 0 may run ahead before it waits.
-const chooseSlots = 7
+// second line from offChoice to offBegun): how far rank 0 may run ahead before it waits.
+const chooseSlots = 6
 
 // chooseProbe: once a choice is made, one call in this many tries the other way, so
 // that a change of the host's state is noticed.

@@ -1119,8 +1119,8 @@ func emptyMismatch(g *Group, m int, next string, left chan struct{}) error {
 }
 
 // TestBcastEmptyStoppedReader: the interleaving in which a reader with an empty
-// buffer and the root of a long Bcast each see the other (the reader its root begun
-// after writing its defer flag, the root the flag after raising arrive): the root
+// buffer and the root of a long Bcast each see the other (the reader the root's begun
+// word after writing its defer flag, the root the flag after writing that word): the root
 // stops the op, and the reader, which waits for the line after all, reports the
 // truncation its buffer makes, as it would have from an owed line; the group stays
 // in step. Rank 1 makes bcastEmpty's steps by hand to hold the interleaving.
@@ -1148,7 +1148,7 @@ func emptyStopped(g *Group, deferred chan struct{}) error {
 		atomic.StoreUint64(g.flag(g.rank, fDefer), s)
 		g.raise(fArrive, s)
 		deferred <- struct{}{}
-		for atomic.LoadUint64(g.flag(0, fArrive)) < s {
+		for atomic.LoadUint64(g.flag(0, offBegun)) < s {
 			runtime.Gosched() // the root begins at once: deferred says so
 		}
 		if err = g.waitAt(0, seq, c); err == nil {
@@ -1163,19 +1163,83 @@ func emptyStopped(g *Group, deferred chan struct{}) error {
 		<-deferred
 		fallthrough
 	default:
-		if err = g.Bcast(make([]byte, m), 0); !errors.Is(err, ErrStopped) {
-			err = fmt.Errorf("the stopped Bcast: %v, want ErrStopped", err)
-		} else {
-			err = nil
-		}
+		err = wantStopped(g, m)
 	}
-	// Every rank takes the Allreduce, whatever it found, so that none waits forever.
+	return inStep(g, err)
+}
+
+// wantStopped is a long Bcast of m bytes from root 0, which a reader's empty buffer
+// stops.
+func wantStopped(g *Group, m int) error {
+	if err := g.Bcast(make([]byte, m), 0); !errors.Is(err, ErrStopped) {
+		return fmt.Errorf("the stopped Bcast: %v, want ErrStopped", err)
+	}
+	return nil
+}
+
+// inStep is err joined with the failure of an Allreduce that every rank takes after
+// it, whatever it found, so that none waits forever and the group shows in step.
+func inStep(g *Group, err error) error {
 	send, recv := make([]byte, 8), make([]byte, 8)
 	send[0] = 1
 	if e := g.Allreduce(send, recv, 8, sumU64); e != nil || recv[0] != byte(g.size) {
 		return errors.Join(err, fmt.Errorf("the Allreduce after it: %v, %v", e, recv))
 	}
 	return err
+}
+
+// TestBcastBegunOwing: a reader with an empty buffer that owes an earlier op's line
+// and finds the root of a long Bcast begun (the C library's short Bcast hands that
+// over: BcastBegun) takes the owed line first, then the op's own, which stops the op
+// since the root saw its defer flag: the reader reports the truncation, the root
+// ErrStopped, and the group stays in step. Rank 1 makes bcastEmpty's steps by hand,
+// as the C code does, to hold the interleaving.
+func TestBcastBegunOwing(t *testing.T) {
+	left, deferred := make(chan struct{}, 1), make(chan struct{}, 1)
+	l := small
+	l.Ranks = 2
+	group(t, l, Options{}, func(g *Group) error {
+		const m = 3 * 128 // three chunks of small's: a long Bcast
+		var err error
+		switch g.rank {
+		case 1:
+			if err = g.Bcast(nil, 0); err != nil {
+				return fmt.Errorf("the first empty Bcast: %v", err)
+			}
+			left <- struct{}{}
+			if owedN(g.o.Owed) != 1 {
+				return fmt.Errorf("the first empty Bcast left %d lines owing, want 1", owedN(g.o.Owed))
+			}
+			g.o.S++
+			s := g.o.S
+			g.o.C++
+			atomic.StoreUint64(g.flag(g.rank, fDefer), s)
+			g.raise(fArrive, s)
+			deferred <- struct{}{}
+			for atomic.LoadUint64(g.flag(0, offBegun)) < s {
+				runtime.Gosched() // the root begins once deferred says so
+			}
+			err = g.BcastBegun(0)
+			switch {
+			case !errors.Is(err, ErrTruncate) || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes", m)):
+				err = fmt.Errorf("the empty reader: %v, want ErrTruncate for %d bytes", err, m)
+			case g.o.Owed != 0:
+				err = fmt.Errorf("the empty reader still owes %d lines", owedN(g.o.Owed))
+			case atomic.LoadUint64(g.flag(g.rank, fAck)) != g.o.C:
+				err = fmt.Errorf("the empty reader acknowledged chunk %d, took %d", atomic.LoadUint64(g.flag(g.rank, fAck)), g.o.C)
+			default:
+				err = nil
+			}
+		case 0:
+			<-left
+			if err = g.Bcast(nil, 0); err != nil {
+				return fmt.Errorf("the root's first empty Bcast: %v", err)
+			}
+			<-deferred
+			err = wantStopped(g, m)
+		}
+		return inStep(g, err)
+	})
 }
 
 // TestChooserOutlier: once a chooser has found the faster way, one call of it that
