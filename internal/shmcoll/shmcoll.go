@@ -389,7 +389,8 @@ type Geometry struct {
 func (g *Group) Geometry() Geometry {
 	p := g.idle.Policy()
 	return Geometry{Blocks: hdrSize, Stride: rankStride, Arrive: fArrive, Ack: fAck, Done: fDone, Len: fLen,
-		Inline: offInline, Defer: fDefer, Begun: offBegun, RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
+		Inline: offInline, Defer: fDefer, Begun: offBegun,
+		RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
 		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
 		Oversub: g.size > 2 && g.oversub}
 }
@@ -817,9 +818,10 @@ func (g *Group) bcastOne(buf []byte) error {
 // readers' defer flags (deferrer), while a reader about to leave owing a line writes
 // its defer flag, then reads its root's begun word and, if the root has begun the op
 // so, waits for the line after all. Only long ops write the begun word's line, so the
-// reader's read of it, in every empty Bcast, finds the line in its own cache, where
-// the root's arrive would cost the trip of a line from the root's core. Where a reader whose buffer is empty (erroneous: the root sends bytes) may have
-// left owing it, the root sends one line that stops the op (stopBit) instead. A
+// reader's read of it, in every empty Bcast, finds the line in its own cache (the
+// root's arrive, which every op writes, would cost the trip of a line from the root's
+// core). Where a reader whose buffer is empty (erroneous: the root sends bytes) may
+// have left owing it, the root sends one line that stops the op (stopBit) instead. A
 // reader that finds, when it takes an owed line, that the root sent bytes returns
 // ErrTruncate (naming the Bcast's root and both counts) from the call in which it took
 // it, after that call's own op; readers of a stopped op, and its root, return
