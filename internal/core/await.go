@@ -36,7 +36,9 @@ func NoteDone() {
 var awaitPolicy = sync.OnceValue(idle.Configured)
 
 // Await waits, through the idle policy, until poll reports true. poll tests the set
-// (and so drives the engine's progress).
+// (and so drives the engine's progress), and may take what it finds (a Waitany's poll
+// completes and releases the request it reports), so Await returns at its first true
+// and never polls after it.
 func Await(poll func() bool) { AwaitCtx(nil, poll) }
 
 // AwaitCtx is Await whose sleeps also end when ctx (nil: none) ends, so that a poll
@@ -58,9 +60,12 @@ func AwaitCtx(ctx context.Context, poll func() bool) {
 			cw.Arm()
 			sleepers.Add(1)
 			v := atomic.LoadUint32(&doneWord)
-			if !poll() {
-				w.Sleep(&doneWord, v)
+			if poll() {
+				sleepers.Add(-1)
+				cw.Stop()
+				return
 			}
+			w.Sleep(&doneWord, v)
 			sleepers.Add(-1)
 		}
 		if poll() {
