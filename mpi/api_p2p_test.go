@@ -752,6 +752,70 @@ func TestCancelAndWaitContext(t *testing.T) {
 	})
 }
 
+// TestCancelSend: sends whose message has left but not matched (a synchronous one,
+// and one long enough for a rendezvous) are cancelled, their Wait returns, and the
+// receives that would have matched them take the messages sent next; a send already
+// matched completes normally, its data received.
+func TestCancelSend(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		w := mpi.World
+		long := 1 << 20
+		if rank == 1 {
+			await(t, 0, tagGo) // the cancelled messages have arrived, unmatched
+			small, big := []int{0}, make([]byte, long)
+			_, err := mpi.Recv(w, small, 0, 30)
+			must(t, err)
+			_, err = mpi.Recv(w, big, 0, 31)
+			must(t, err)
+			if small[0] != 2 || big[0] != 2 {
+				t.Errorf("after the cancelled sends: received %d and %d, want the second messages (2)", small[0], big[0])
+			}
+			r, err := mpi.Irecv(w, big, 0, 32)
+			must(t, err)
+			signal(t, 0, tagPosted)
+			_, err = r.Wait()
+			must(t, err)
+			if big[0] != 3 {
+				t.Errorf("a send matched before its cancel: received %d, want 3", big[0])
+			}
+			return
+		}
+		big := make([]byte, long)
+		big[0] = 1
+		s1, err := mpi.Issend(w, []int{1}, 1, 30)
+		must(t, err)
+		s2, err := mpi.Isend(w, big, 1, 31)
+		must(t, err)
+		must(t, s1.Cancel())
+		must(t, s2.Cancel())
+		for _, s := range []*mpi.Request{&s1, &s2} {
+			st, err := s.Wait()
+			must(t, err)
+			if !st.Cancelled() {
+				t.Errorf("an unmatched send: Cancelled() = false")
+			}
+		}
+		big2 := make([]byte, long)
+		big2[0] = 2
+		must(t, mpi.Send(w, []int{2}, 1, 30))
+		s3, err := mpi.Isend(w, big2, 1, 31)
+		must(t, err)
+		signal(t, 1, tagGo)
+		_, err = s3.Wait()
+		must(t, err)
+		big[0] = 3
+		await(t, 1, tagPosted)
+		s4, err := mpi.Issend(w, big, 1, 32) // matches on arrival
+		must(t, err)
+		must(t, s4.Cancel())
+		st, err := s4.Wait()
+		must(t, err)
+		if st.Cancelled() {
+			t.Errorf("a matched send: Cancelled() = true")
+		}
+	})
+}
+
 // TestWaitContextOnCollective: WaitContext on a nonblocking collective's request gives
 // up, as on a message's, while the collective cannot complete.
 func TestWaitContextOnCollective(t *testing.T) {

@@ -471,8 +471,13 @@ func (r *Request) test(op string, release bool) (st Status, ok bool, err error) 
 	return st, ok, r.c.fail(op, mapErr(op, err))
 }
 
-// Cancel asks that a pending receive be cancelled; Wait then completes it, and its
-// status says whether the cancel took effect.
+// Cancel asks that a pending receive or send be cancelled; Wait then completes it,
+// and its status says whether the cancel took effect (Status.Cancelled). A receive
+// that has not matched is cancelled at once. A send is cancelled if its message has
+// not matched at the destination, which the destination's mpigo answers when it next
+// makes progress (any MPI call there); a standard send of a short message has
+// completed when it left, and is not cancelled. A cancelled send's message is never
+// received: the receive that would have matched it takes the next one.
 func (r *Request) Cancel() error {
 	defer prof.Exit(prof.Cancel, r.enterWait(prof.Cancel), 0)
 	return r.cancel()

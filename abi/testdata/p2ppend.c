@@ -20,6 +20,9 @@
  *   - MPI_Irecv from MPI_ANY_SOURCE (Go's) after a pending one: the same;
  *   - MPI_Probe after a pending MPI_Irecv: it sees the second message;
  *   - MPI_Cancel of a pending receive: cancelled, its message left for the next;
+ *   - MPI_Cancel of an MPI_Issend and a long MPI_Isend that left unmatched: cancelled
+ *     (their wait ends while the receiver waits for another message), and the
+ *     receives that would have matched them take the messages sent next;
  *   - Testall, Waitany, Testsome and Waitsome over pending receives, C's complete
  *     Isends and Go's Irecvs (a derived datatype's);
  *   - MPI_Test until done; two communicators and tags whose messages come in the
@@ -156,6 +159,37 @@ static void order(void) {
     } else if (rank == 0) {
         await();
         send64(61, 61, comm);
+    }
+
+    /* Cancel of sends that left unmatched (an MPI_Issend, and an MPI_Isend past the
+     * eager limit): cancelled, their Waitall returns while the receiver sits in another
+     * receive, and the receives that would have matched them take the next messages. */
+    static char big[100000];
+    if (rank == 0) {
+        int64_t one = 1;
+        MPI_Request q[2];
+        MPI_Status st[2];
+        int f0 = 0, f1 = 0;
+        big[0] = 1;
+        OK(MPI_Issend(&one, 1, MPI_INT64_T, 1, 62, comm, &q[0]));
+        OK(MPI_Isend(big, sizeof big, MPI_BYTE, 1, 63, comm, &q[1]));
+        OK(MPI_Cancel(&q[0]));
+        OK(MPI_Cancel(&q[1]));
+        OK(MPI_Waitall(2, q, st));
+        OK(MPI_Test_cancelled(&st[0], &f0));
+        OK(MPI_Test_cancelled(&st[1], &f1));
+        CHECK(f0 && f1, "unmatched sends on %s: cancelled %d and %d", cname, f0, f1);
+        send64(0, 64, comm);
+        send64(2, 62, comm);
+        big[0] = 2;
+        OK(MPI_Send(big, sizeof big, MPI_BYTE, 1, 63, comm));
+    } else if (rank == 1) {
+        int64_t go = -1, b = 0;
+        OK(MPI_Recv(&go, 1, MPI_INT64_T, 0, 64, comm, MPI_STATUS_IGNORE));
+        OK(MPI_Recv(&b, 1, MPI_INT64_T, 0, 62, comm, MPI_STATUS_IGNORE));
+        OK(MPI_Recv(big, sizeof big, MPI_BYTE, 0, 63, comm, MPI_STATUS_IGNORE));
+        CHECK(b == 2 && big[0] == 2, "after cancelled sends on %s: received %lld and %d, want 2 and 2", cname,
+              (long long)b, big[0]);
     }
 }
 

@@ -28,6 +28,12 @@ import (
 //	       answers putdone.
 //	putdone the sender's part is in place, sender to receiver: RecvID. With
 //	       Flags&flagRefused the write failed and the receiver reads that part itself.
+//	cancel sender to receiver: Context, SendID of a synchronous eager message or a
+//	       request to send, whose send was cancelled (MPI_Cancel). Answered by
+//	       cancelled.
+//	cancelled receiver to sender: SendID. With Flags&flagCancelled the message was
+//	       unmatched and is gone (no ack, cts or fin follows); without, it had matched
+//	       (or was never there) and the send completes as it would have.
 const (
 	kindEager uint8 = iota + 1
 	kindRTS
@@ -37,11 +43,14 @@ const (
 	kindAck
 	kindPut
 	kindPutDone
+	kindCancel
+	kindCancelled
 )
 
 const (
-	flagSync    uint8 = 1 // eager
-	flagRefused uint8 = 1 // putdone
+	flagSync      uint8 = 1 // eager
+	flagRefused   uint8 = 1 // putdone
+	flagCancelled uint8 = 1 // cancelled
 )
 
 // handler is the engine seen as a transport.Handler (a distinct type keeps Packet out
@@ -72,6 +81,10 @@ func (h *handler) Packet(hd *transport.Header, payload []byte) {
 		e.onPut(hd)
 	case kindPutDone:
 		e.onPutDone(hd)
+	case kindCancel:
+		e.onCancel(hd)
+	case kindCancelled:
+		e.onCancelled(hd)
 	case kindFin, kindAck:
 		if r := e.lookup(hd.SendID, sendReq); r != nil {
 			if hd.Kind == kindFin && r.proto == transport.Get {

@@ -422,32 +422,6 @@ func (e *Engine) Startall(qs []Request) error {
 	return nil
 }
 
-// Cancel cancels a receive that has not matched (persistent or not), or a send whose
-// first packet has not left. A cancelled request completes with Status.Cancelled;
-// one too late to cancel completes normally. It still has to be waited for.
-func (e *Engine) Cancel(q *Request) error {
-	r := q.r
-	if r == nil {
-		return nil
-	}
-	if q.Stale() {
-		return usedUp("Cancel")
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !r.started || r.done.Load() != 0 {
-		return nil
-	}
-	cancellable := (r.kind == recvReq && !r.matched && r.list != nil) ||
-		(r.kind == sendReq && r.list != nil && r.list == &e.peers[r.peer].sendq)
-	if cancellable {
-		r.list.remove(r)
-		r.st = Status{Source: int(r.peer), Tag: int(r.tag), Cancelled: true}
-		e.complete(r)
-	}
-	return nil
-}
-
 // Free releases a request. One still pending completes in the background (its
 // buffer must not be touched until the operation is known to be done).
 func (e *Engine) Free(q *Request) error {

@@ -87,6 +87,7 @@ type request struct {
 	fin        bool // a private request completed (set and read under e.mu)
 	putWait    bool // receive: the sender's part of a split get is not in place yet
 	offered    bool // send: counted in its peer's offered
+	cancelling bool // send: marked for cancellation, its cancel packet sent (cancel.go)
 
 	ctx  uint32
 	peer int32 // send: destination; receive: source filter

@@ -211,7 +211,7 @@ func (e *Engine) startSend(r *request) {
 	if r.done.Load() != 0 {
 		r.done.Store(0)
 	}
-	r.sent, r.limit, r.remote = 0, 0, 0
+	r.sent, r.limit, r.remote, r.cancelling = 0, 0, 0, false
 	if r.peer == ProcNull {
 		r.st = Status{Source: ProcNull, Tag: AnyTag}
 		e.complete(r)
