@@ -245,10 +245,11 @@ func (k Conn) All() *Conn {
 }
 
 // Cancel cancels q, a request of k's Isend or Irecv, and waits for it to end; q
-// becomes null.
+// becomes null. A send whose message has left is not taken back (Engine.Withdraw):
+// it completes when its receiver takes it.
 func (k *Conn) Cancel(q *coll.Req) {
 	r := engReq(*q)
-	eng.Cancel(&r)
+	eng.Withdraw(&r)
 	eng.Wait(&r)
 	*q = coll.Req{}
 }

@@ -194,6 +194,7 @@ func WaitCtx(ctx context.Context, q *p2p.Request) (p2p.Status, error) {
 func TestInto(q *p2p.Request, st *p2p.Status) (bool, error) { return eng.TestInto(q, st) }
 func PeekInto(q *p2p.Request, st *p2p.Status) (bool, error) { return eng.PeekInto(q, st) }
 func Cancel(q *p2p.Request) error                           { return eng.Cancel(q) }
+func Withdraw(q *p2p.Request) error                         { return eng.Withdraw(q) }
 func FreeRequest(q *p2p.Request) error                      { return eng.Free(q) }
 func Start(q *p2p.Request) error                            { return eng.Start(q) }
 func Waitall(qs []p2p.Request, sts []p2p.Status) error      { return eng.Waitall(qs, sts) }

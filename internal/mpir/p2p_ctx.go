@@ -42,7 +42,7 @@ func EndSend(op string, ctx context.Context, q *core.Request, mayCancel bool) (c
 		return false, core.MapErr(op, err)
 	}
 	if mayCancel {
-		core.Cancel(q)
+		core.Withdraw(q)
 		var st core.Status
 		if ok, terr := core.TestInto(q, &st); ok {
 			if st.Cancelled {

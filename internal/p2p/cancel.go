@@ -22,7 +22,15 @@ import "github.com/mpigo/mpigo/internal/transport"
 //     its packet leaves, so it is never cancelled.
 //
 // Either the cancellation succeeds or the operation completes, never both.
-func (e *Engine) Cancel(q *Request) error {
+func (e *Engine) Cancel(q *Request) error { return e.cancel(q, true) }
+
+// Withdraw is Cancel without asking a receiver: a send whose message has left
+// completes normally, its message delivered when a receive takes it. It is for
+// mpigo's own calls that give up on a send and promise that much (a context view's
+// send whose context ended, a neighbourhood collective's error path).
+func (e *Engine) Withdraw(q *Request) error { return e.cancel(q, false) }
+
+func (e *Engine) cancel(q *Request, ask bool) error {
 	r := q.r
 	if r == nil {
 		return nil
@@ -40,7 +48,7 @@ func (e *Engine) Cancel(q *Request) error {
 		(r.kind == sendReq && r.list != nil && r.list == &e.peers[r.peer].sendq):
 		r.list.remove(r)
 		e.cancelled(r)
-	case r.kind == sendReq && r.list == nil && !r.cancelling && (r.proto != transport.Eager || r.mode == Synchronous):
+	case ask && r.kind == sendReq && r.list == nil && !r.cancelling && (r.proto != transport.Eager || r.mode == Synchronous):
 		r.cancelling = true
 		e.queueCtrlHdr(r.peer, transport.Header{Kind: kindCancel, Context: r.ctx, SendID: r.cookie()})
 	}

@@ -8,7 +8,8 @@ import (
 // TestCancelSend cancels sends whose first packet has left, by every protocol: an
 // unmatched one is cancelled and never received (the next receive takes the message
 // sent after it); one already matched completes normally, its data delivered; a
-// standard eager one has completed when its packet left and is not cancelled.
+// standard eager one has completed when its packet left and is not cancelled; one
+// withdrawn (Withdraw: not asked about) is delivered.
 func TestCancelSend(t *testing.T) {
 	for _, proto := range protocols {
 		for _, mode := range []Mode{Standard, Synchronous} {
@@ -71,6 +72,22 @@ func TestCancelSend(t *testing.T) {
 				}
 				if _, err = es[1].Wait(&q); err != nil || !bytes.Equal(in, gone) {
 					t.Fatalf("matched receive: %v, data %q...", err, in[:1])
+				}
+
+				// Withdrawn, not asked about: delivered when a receive takes it.
+				s, err = es[0].Isend(Bytes(gone), 1, 9, 0, mode)
+				mustOK(t, err)
+				drive(t, es, func() bool { return es[1].ctxq(0).ow.queued == 1 })
+				mustOK(t, es[0].Withdraw(&s))
+				clear(in)
+				q, err = es[1].Irecv(Bytes(in), 0, 9, 0)
+				mustOK(t, err)
+				driveAll(t, es, []Request{s, q})
+				if st, err = es[0].Wait(&s); err != nil || st.Cancelled {
+					t.Fatalf("withdrawn send: %+v %v", st, err)
+				}
+				if _, err = es[1].Wait(&q); err != nil || !bytes.Equal(in, gone) {
+					t.Fatalf("withdrawn send's receive: %v, data %q...", err, in[:1])
 				}
 			})
 		}
