@@ -65,6 +65,9 @@ func run(t *testing.T, timeout time.Duration, name string, args ...string) (stri
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
+	// A test binary ended by go test's -timeout (shorter than timeout) dies without
+	// cancelling ctx: the signal still ends its child, and a launcher its ranks.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
