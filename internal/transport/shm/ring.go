@@ -13,7 +13,7 @@ import (
 // The ring of one sender→receiver pair. It is two single-producer single-consumer
 // rings that advance together:
 //
-//   - cells: fixed 64-byte slots. Every packet takes exactly one cell. The cell's first
+//   - cells: fixed 128-byte slots. Every packet takes exactly one cell. The cell's first
 //     word is its stamp, written last with an atomic store (release) and polled by the
 //     consumer with an atomic load (acquire): low 32 bits = the cell's absolute index + 1
 //     (mod 2^32), high 32 bits = payload length | compactBit. Every lap rewrites every
@@ -116,9 +116,10 @@ func (e *outbound) Send(h *transport.Header, payload []byte) error {
 	cell := unsafe.Add(e.cells, (pos.cellPos&e.cellMask)*cellSize)
 	meta := uint64(n)
 	if compact {
+		// The payload first, as SendCompact does.
+		copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
 		putHeadWords(cell, h)
 		*(*uint64)(unsafe.Add(cell, offCompactSendID)) = h.SendID
-		copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
 		meta |= compactBit
 	} else {
 		// The payload first, then the cell's words and at once its stamp: the receiver
@@ -169,11 +170,16 @@ func (e *outbound) SendCompact(kind uint8, src int32, ctx uint32, tag int32, pay
 	}
 	e.full = 0
 	cell := unsafe.Add(e.cells, (pos.cellPos&e.cellMask)*cellSize)
+	// The payload first, then the header's words and at once the stamp: the receiver
+	// polls the stamp's line and takes it back whenever it can, and a payload past 32
+	// bytes reaches into the cell's second line, whose store waits for that line;
+	// header words stored before it would take the stamp's line only to lose it again
+	// meanwhile (docs/BENCHMARKS.md, "Compact cells: the payload first").
+	n := copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
 	w := (*[3]uint64)(unsafe.Add(cell, 8))
 	w[0] = uint64(kind) | uint64(uint32(src))<<32
 	w[1] = uint64(ctx) | uint64(uint32(tag))<<32
 	w[2] = 0 // SendID
-	n := copy(unsafe.Slice((*byte)(unsafe.Add(cell, offInline)), inlineMax), payload)
 	idle.Publish((*uint64)(cell), uint64(uint32(pos.cellPos+1))|(uint64(n)|compactBit)<<32)
 	pos.cellPos++
 	e.door.WakeSleepers()
