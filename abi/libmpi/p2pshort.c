@@ -117,6 +117,59 @@ static inline const mpigo_comm *comm_of(MPI_Comm h) {
 }
 
 
+/* --- MPI_Comm_rank and MPI_Comm_size ---
+ *
+ * Asked often, answered from the communicator's copy without crossing into Go: the
+ * copy lives exactly as long as its communicator (a freed one's handle finds none),
+ * and the world model runs (eng, as for the sends: MPI_Init done, MPI_Finalize not
+ * begun). MPI_COMM_SELF, which has no copy, is rank 0 of 1 then. Anything else (no
+ * copy, a NULL argument, MPI not running) is the Go half's, errors included. */
+static inline const mpigo_comm *query_comm(MPI_Comm comm, const void *out, int *self) {
+    if (out == NULL || __atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE) == 0) return NULL;
+    *self = comm == MPI_COMM_SELF;
+    return *self ? NULL : comm_of(comm);
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
+    int self = 0;
+    const mpigo_comm *c = query_comm(comm, rank, &self);
+    if (c == NULL && !self) return goPMPI_Comm_rank(comm, rank);
+    *rank = self ? 0 : c->rank;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_size(MPI_Comm comm, int *size) {
+    int self = 0;
+    const mpigo_comm *c = query_comm(comm, size, &self);
+    if (c == NULL && !self) return goPMPI_Comm_size(comm, size);
+    *size = self ? 1 : c->size;
+    return MPI_SUCCESS;
+}
+
+/* A communicator with a copy is an intracommunicator (newShortComm), as is
+ * MPI_COMM_SELF. */
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
+    int self = 0;
+    const mpigo_comm *c = query_comm(comm, flag, &self);
+    if (c == NULL && !self) return goPMPI_Comm_test_inter(comm, flag);
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+/* While the world model runs (eng), MPI_Init has been called and MPI_Finalize has not
+ * begun: the Go halves' answers (core.Initialized, core.Finalized) then. */
+int PMPI_Initialized(int *flag) {
+    if (flag == NULL || __atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE) == 0) return goPMPI_Initialized(flag);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag) {
+    if (flag == NULL || __atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE) == 0) return goPMPI_Finalized(flag);
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
 /* count_call counts a call of n bytes in the record's tally, as prof.Count does. */
 static inline void count_call(int call, int64_t n) {
     mpigo_calls *cs = &mpigo_short_calls[call];
@@ -957,6 +1010,12 @@ static inline void fwd_back(mpigo_creq *q, MPI_Request *request) {
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
+    if (request != NULL && *request == MPI_REQUEST_NULL) {
+        arm();
+        empty_status(status);
+        record(MPIGO_C_WAIT, 0);
+        return MPI_SUCCESS;
+    }
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Wait(request, status);
     arm();
@@ -972,6 +1031,13 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
 }
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    if (request != NULL && flag != NULL && *request == MPI_REQUEST_NULL) {
+        arm();
+        empty_status(status);
+        *flag = 1;
+        record(MPIGO_C_TEST, 0);
+        return MPI_SUCCESS;
+    }
     mpigo_creq *q = request != NULL && flag != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Test(request, flag, status);
     arm();
