@@ -28,6 +28,7 @@ int goPMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_
 int goPMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int goPMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 int goPMPI_Initialized(int *flag);
+int goPMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int goPMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
 int goPMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
 int goPMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);

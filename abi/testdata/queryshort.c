@@ -1,7 +1,8 @@
 /* queryshort.c - the questions the C library answers without crossing into Go
  * (abi/libmpi/p2pshort.c, typeshort.c): MPI_Comm_rank, MPI_Comm_size,
  * MPI_Comm_test_inter, MPI_Initialized, MPI_Finalized, MPI_Type_size(_c),
- * MPI_Get_count(_c), and MPI_Test and MPI_Wait of MPI_REQUEST_NULL. Each answer is
+ * MPI_Get_count(_c), MPI_Test and MPI_Wait of MPI_REQUEST_NULL, and MPI_Iprobe that
+ * finds nothing. Each answer is
  * checked against what a user knows from elsewhere (a group's rank and size, a split's
  * order, a message's length), and, through mpigo_short_fallbacks (the library's count
  * of calls handed to their Go halves), which way it took: here where the C way
@@ -181,6 +182,80 @@ static void null_requests(void) {
     FAILS(MPI_Test(NULL, &flag, &st1), MPI_ERR_ARG);
 }
 
+/* poll probes until a message from src with tag is there: the loop must end, however
+ * the message travels (a first message's ring is not shown to C yet, a message to
+ * this rank itself waits in Go). */
+static long poll(int src, int tag, MPI_Status *st) {
+    int flag = 0;
+    long k = 0;
+    while (!flag && k < 100000000) {
+        OK(MPI_Iprobe(src, tag, MPI_COMM_WORLD, &flag, st));
+        k++;
+    }
+    CHECK(flag, "no message from %d tag %d after %ld probes", src, tag, k);
+    return k;
+}
+
+static void probes(int rank, int multiple) {
+    int peer = 1 - rank, flag = -1, count = -1, got[3];
+    const int msg[3] = {1, 2, 3};
+    long n;
+    MPI_Status st;
+
+    /* A first message, to rank 0, which probes for it. */
+    if (rank == 1) {
+        OK(MPI_Send(msg, 3, MPI_INT, 0, 5, MPI_COMM_WORLD));
+    } else {
+        poll(1, 5, &st);
+        OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECK(st.MPI_SOURCE == 1 && st.MPI_TAG == 5 && count == 3, "first: source %d tag %d count %d", st.MPI_SOURCE,
+              st.MPI_TAG, count);
+        OK(MPI_Recv(got, 3, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(got[2] == 3, "first: got %d", got[2]);
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* Nothing there: Go is asked one probe in MPIGO_PROBE_TURN (32), or at
+     * MPI_THREAD_MULTIPLE every time. */
+    CALLS(n, {
+        for (int i = 0; i < 320; i++) {
+            OK(MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, &st));
+            CHECK(flag == 0, "probe %d found a message", i);
+        }
+    });
+    CHECK(multiple ? n == 320 : n >= 10 && n <= 11, "320 empty probes: %ld calls to Go", n);
+    OK(MPI_Barrier(MPI_COMM_WORLD)); /* a message unexpected on the context would make them Go's */
+
+    /* From any source, with any tag: rank 0 sends to rank 1. */
+    if (rank == 0) {
+        OK(MPI_Send(msg, 2, MPI_INT, 1, 6, MPI_COMM_WORLD));
+    } else {
+        poll(MPI_ANY_SOURCE, MPI_ANY_TAG, &st);
+        OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 6 && count == 2, "any: source %d tag %d count %d", st.MPI_SOURCE,
+              st.MPI_TAG, count);
+        OK(MPI_Recv(got, 2, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+
+    /* To this rank itself: Go answers at once. */
+    MPI_Request rq;
+    OK(MPI_Isend(msg, 1, MPI_INT, rank, 8, MPI_COMM_WORLD, &rq));
+    OK(MPI_Iprobe(rank, 8, MPI_COMM_WORLD, &flag, &st));
+    CHECK(flag == 1 && st.MPI_SOURCE == rank && st.MPI_TAG == 8, "self: flag %d source %d tag %d", flag, st.MPI_SOURCE,
+          st.MPI_TAG);
+    OK(MPI_Recv(got, 1, MPI_INT, rank, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+
+    /* MPI_PROC_NULL: a message at once, from MPI_PROC_NULL (MPI 4.1 sec. 3.11). */
+    OK(MPI_Iprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &flag, &st));
+    OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(flag == 1 && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+          "PROC_NULL: flag %d source %d tag %d count %d", flag, st.MPI_SOURCE, st.MPI_TAG, count);
+    FAILS(MPI_Iprobe(peer, 3, MPI_COMM_WORLD, NULL, &st), MPI_ERR_ARG);
+    FAILS(MPI_Iprobe(peer, -5, MPI_COMM_WORLD, &flag, &st), MPI_ERR_TAG);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv) {
     int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
     long n;
@@ -204,6 +279,7 @@ int main(int argc, char **argv) {
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK(size == 2, "size %d: run on 2 ranks", size);
+    probes(rank, multiple);
     communicators(rank, size);
     types();
     null_requests();
