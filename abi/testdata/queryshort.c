@@ -13,16 +13,6 @@
 #include <string.h>
 #include "check.h"
 
-extern long mpigo_short_fallbacks(void);
-
-/* CALLS runs the statement and sets n to the calls it handed to Go. */
-#define CALLS(n, stmt)                      \
-    do {                                    \
-        long f0_ = mpigo_short_fallbacks(); \
-        stmt;                               \
-        n = mpigo_short_fallbacks() - f0_;  \
-    } while (0)
-
 static void communicators(int rank, int size) {
     long n;
     int r = -1, s = -1, inter = -1;
