@@ -151,6 +151,15 @@ func TestDatatypeShortWays(t *testing.T) {
 	t.Run("multiple", func(t *testing.T) { jobArgs(t, "typeshort", 2, nil, []string{"multiple"}) })
 }
 
+// TestQueryShortWays: the questions answered in C (MPI_Comm_rank and _size,
+// MPI_Comm_test_inter, MPI_Initialized, MPI_Finalized, MPI_Type_size, MPI_Get_count,
+// MPI_Test and MPI_Wait of MPI_REQUEST_NULL) give Go's answers, and take the Go way
+// where the C one does not apply (abi/testdata/queryshort.c).
+func TestQueryShortWays(t *testing.T) {
+	t.Run("single", func(t *testing.T) { job(t, "queryshort", 2) })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "queryshort", 2, nil, []string{"multiple"}) })
+}
+
 func TestAttributeCallbacks(t *testing.T) {
 	out := job(t, "attr", 2)
 	if !strings.Contains(out, "self attribute deleted at finalize (MPI still running: yes)") {

@@ -396,8 +396,12 @@ func goPMPI_Type_free(p unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Type_size
-func PMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
+//export goPMPI_Type_size
+func goPMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
+	goHalves.Add(1)
+	if size == nil {
+		return fail("Type_size", 0, errorf(errArg, "Type_size", "size is NULL"))
+	}
 	if fortranOff(h) { // what an unsupported optional type says (MPI 5.0 §21.4)
 		setInt(size, undefined)
 		return 0
@@ -410,8 +414,12 @@ func PMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Type_size_c
-func PMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
+//export goPMPI_Type_size_c
+func goPMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
+	goHalves.Add(1)
+	if size == nil {
+		return fail("Type_size", 0, errorf(errArg, "Type_size", "size is NULL"))
+	}
 	if fortranOff(h) {
 		*(*int64)(size) = undefined
 		return 0
@@ -425,7 +433,7 @@ func PMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
 }
 
 //export PMPI_Type_size_x
-func PMPI_Type_size_x(h uintptr, size unsafe.Pointer) int32 { return PMPI_Type_size_c(h, size) }
+func PMPI_Type_size_x(h uintptr, size unsafe.Pointer) int32 { return goPMPI_Type_size_c(h, size) }
 
 //export PMPI_Type_get_extent
 func PMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {

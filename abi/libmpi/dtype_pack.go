@@ -45,21 +45,25 @@ func statusCount(op string, st unsafe.Pointer, dh uintptr, count unsafe.Pointer,
 	switch {
 	case t == nil:
 		return r
-	case large && count != nil:
+	case count == nil:
+		return fail(op, 0, errorf(errArg, op, "count is NULL"))
+	case large:
 		*(*int64)(count) = f(t, n)
-	case !large:
+	default:
 		setIntOrUndefined(count, f(t, n))
 	}
 	return 0
 }
 
-//export PMPI_Get_count
-func PMPI_Get_count(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+//export goPMPI_Get_count
+func goPMPI_Get_count(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	return statusCount("Get_count", st, dh, count, false, mpir.GetCount)
 }
 
-//export PMPI_Get_count_c
-func PMPI_Get_count_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+//export goPMPI_Get_count_c
+func goPMPI_Get_count_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	return statusCount("Get_count", st, dh, count, true, mpir.GetCount)
 }
 

@@ -74,14 +74,16 @@ func PMPI_Is_thread_main(flag unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Initialized
-func PMPI_Initialized(flag unsafe.Pointer) int32 {
+//export goPMPI_Initialized
+func goPMPI_Initialized(flag unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	setBool(flag, core.Initialized())
 	return 0
 }
 
-//export PMPI_Finalized
-func PMPI_Finalized(flag unsafe.Pointer) int32 {
+//export goPMPI_Finalized
+func goPMPI_Finalized(flag unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	setBool(flag, core.Finalized())
 	return 0
 }

@@ -117,6 +117,59 @@ static inline const mpigo_comm *comm_of(MPI_Comm h) {
 }
 
 
+/* --- MPI_Comm_rank and MPI_Comm_size ---
+ *
+ * Asked often, answered from the communicator's copy without crossing into Go: the
+ * copy lives exactly as long as its communicator (a freed one's handle finds none),
+ * and the world model runs (eng, as for the sends: MPI_Init done, MPI_Finalize not
+ * begun). MPI_COMM_SELF, which has no copy, is rank 0 of 1 then. Anything else (no
+ * copy, a NULL argument, MPI not running) is the Go half's, errors included. */
+static inline const mpigo_comm *query_comm(MPI_Comm comm, const void *out, int *self) {
+    if (out == NULL || __atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE) == 0) return NULL;
+    *self = comm == MPI_COMM_SELF;
+    return *self ? NULL : comm_of(comm);
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
+    int self = 0;
+    const mpigo_comm *c = query_comm(comm, rank, &self);
+    if (c == NULL && !self) return goPMPI_Comm_rank(comm, rank);
+    *rank = self ? 0 : c->rank;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_size(MPI_Comm comm, int *size) {
+    int self = 0;
+    const mpigo_comm *c = query_comm(comm, size, &self);
+    if (c == NULL && !self) return goPMPI_Comm_size(comm, size);
+    *size = self ? 1 : c->size;
+    return MPI_SUCCESS;
+}
+
+/* A communicator with a copy is an intracommunicator (newShortComm), as is
+ * MPI_COMM_SELF. */
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
+    int self = 0;
+    const mpigo_comm *c = query_comm(comm, flag, &self);
+    if (c == NULL && !self) return goPMPI_Comm_test_inter(comm, flag);
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+/* While the world model runs (eng), MPI_Init has been called and MPI_Finalize has not
+ * begun: the Go halves' answers (core.Initialized, core.Finalized) then. */
+int PMPI_Initialized(int *flag) {
+    if (flag == NULL || __atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE) == 0) return goPMPI_Initialized(flag);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag) {
+    if (flag == NULL || __atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE) == 0) return goPMPI_Finalized(flag);
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
 /* count_call counts a call of n bytes in the record's tally, as prof.Count does. */
 static inline void count_call(int call, int64_t n) {
     mpigo_calls *cs = &mpigo_short_calls[call];
@@ -413,6 +466,61 @@ static inline __attribute__((always_inline)) int recv_wait(mpigo_eng *e, const m
         st->MPI_internal[2] = 0;
     }
     return 1;
+}
+
+/* --- MPI_Iprobe that finds nothing ---
+ *
+ * A loop of MPI_Iprobe waiting for a message would cross into Go on every call to
+ * hear that none has come. The answer "no" is given here where the engine would
+ * give it and have nothing else to do: the engine serialised, not failed and quiet
+ * (nothing queued to any peer, no get under way: no peer waits for this rank), no
+ * receive pending here, nothing unexpected on the communicator's context (the
+ * messages a probe could match that Go already holds), and an empty head in the ring
+ * of the source, or of each rank of the communicator for MPI_ANY_SOURCE (on at most
+ * MPIGO_ANY_MAX ranks), where Go has shown it. A packet at such a head, this rank as
+ * the source, MPI_PROC_NULL, a communicator without a copy, MPI_THREAD_MULTIPLE, every
+ * error: the Go half, which makes progress and matches. What C cannot see (a ring
+ * not yet shown, as a first message's is; TCP; the self transport's queue for
+ * MPI_ANY_SOURCE; a failed peer) Go sees at every MPIGO_PROBE_TURN-th probe that
+ * would have been answered here: a loop of probes finds such a message within that
+ * many calls, as MPI's progress rule asks ("eventually", MPI 4.1 sec. 3.8.1). */
+#define MPIGO_PROBE_TURN 32
+static uint32_t probe_turn;
+
+static inline __attribute__((always_inline)) int probe_none(int src, int tag, MPI_Comm comm, const int *flag) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+    if (flag == NULL || e == NULL || gate == NULL || npend != 0 || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) ||
+        !e->quiet || (tag < 0 && tag != MPI_ANY_TAG))
+        return 0;
+    const mpigo_comm *c = comm_of(comm);
+    if (c == NULL || c->ctxw == NULL || c->ctxw->queued != 0) return 0;
+    if (src == MPI_ANY_SOURCE) {
+        if (c->size > MPIGO_ANY_MAX) return 0;
+        for (int s = 0; s < c->size; s++) {
+            int w = c->world[s];
+            const mpigo_inring *r = (unsigned)w < (unsigned)e->size ? e->inrings[w] : NULL;
+            if (r != NULL && head_there(r)) return 0;
+        }
+    } else {
+        if ((unsigned)src >= (unsigned)c->size) return 0;
+        int w = c->world[src];
+        if ((unsigned)w >= (unsigned)e->size || w == e->self) return 0;
+        const mpigo_inring *r = e->inrings[w];
+        if (r != NULL && head_there(r)) return 0;
+    }
+    if (++probe_turn % MPIGO_PROBE_TURN == 0 || !mpigo_gate_open(*gate)) return 0;
+    count_call(MPIGO_C_IPROBE, 0);
+    mpigo_gate_count(gate, &mpigo_short_calls[MPIGO_C_IPROBE]);
+    return 1;
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    if (probe_none(source, tag, comm, flag)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    return goPMPI_Iprobe(source, tag, comm, flag, status);
 }
 
 /* short_recv is MPI_Recv's short way: 1 done, 0 the Go way does it all. */
@@ -957,6 +1065,12 @@ static inline void fwd_back(mpigo_creq *q, MPI_Request *request) {
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
+    if (request != NULL && *request == MPI_REQUEST_NULL) {
+        arm();
+        empty_status(status);
+        record(MPIGO_C_WAIT, 0);
+        return MPI_SUCCESS;
+    }
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Wait(request, status);
     arm();
@@ -972,6 +1086,13 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
 }
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    if (request != NULL && flag != NULL && *request == MPI_REQUEST_NULL) {
+        arm();
+        empty_status(status);
+        *flag = 1;
+        record(MPIGO_C_TEST, 0);
+        return MPI_SUCCESS;
+    }
     mpigo_creq *q = request != NULL && flag != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Test(request, flag, status);
     arm();

@@ -107,7 +107,7 @@ func newShortComm(h uintptr, c *core.Comm) *C.mpigo_comm {
 	for r := range w {
 		w[r] = int32(c.LocalWorldRank(r))
 	}
-	d.h, d.ctx, d.size = C.uintptr_t(h), C.uint32_t(c.Ctx()), C.int32_t(n)
+	d.h, d.ctx, d.size, d.rank = C.uintptr_t(h), C.uint32_t(c.Ctx()), C.int32_t(n), C.int32_t(c.Rank())
 	d.world = (*C.int32_t)(unsafe.Pointer(unsafe.SliceData(w)))
 	*(*uintptr)(unsafe.Pointer(&d.ctxw)) = c.OutsideCtx() // outside Go's heap (p2p's ctxWords)
 	return d

@@ -80,6 +80,7 @@ typedef struct {
     uintptr_t h;  /* the communicator's handle: a stale one (a freed communicator's) finds no copy */
     uint32_t ctx;
     int32_t size;
+    int32_t rank; /* this rank's */
     const int32_t *world; /* size ranks */
     const mpigo_ctxw *ctxw; /* the context's matching state; NULL: every receive takes Go */
 } mpigo_comm;

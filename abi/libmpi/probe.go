@@ -29,8 +29,9 @@ func PMPI_Probe(src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Iprobe
-func PMPI_Iprobe(src, tag int32, ch uintptr, flag, st unsafe.Pointer) int32 {
+//export goPMPI_Iprobe
+func goPMPI_Iprobe(src, tag int32, ch uintptr, flag, st unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	c, r := needComm("Iprobe", ch)
 	if c == nil {
 		return r

@@ -12,6 +12,10 @@
  *     the record at the handle's first use in Go. MPI_Type_commit and MPI_Type_free of
  *     such a handle that Go has not used stay here too.
  *
+ *   - MPI_Type_size and MPI_Get_count of a predefined type that is one run of bytes
+ *     (mpigo_short_dts: its size; Go fills the table when the library loads, and again
+ *     when MPI_Abi_set_fortran_info changes a Fortran type) are answered here.
+ *
  * Only where the arguments cannot be wrong (counts not negative, nothing that could
  * overflow, an output pointer) and MPI runs below MPI_THREAD_MULTIPLE (the records are
  * kept without locks); everything else, every error included, goes to the Go half. */
@@ -159,4 +163,48 @@ int PMPI_Type_free(MPI_Datatype *p) {
         }
     }
     return goPMPI_Type_free(p);
+}
+
+/* --- MPI_Type_size and MPI_Get_count of a predefined plain type ---
+ * As the Go halves answer them (dtype.go, dtype_pack.go: mpir.GetCount): the size;
+ * the status's bytes over the size, MPI_UNDEFINED where they are not whole items or
+ * the int form cannot hold the count. A status of negative bytes (not one MPI wrote)
+ * and every NULL go to Go, which says what is wrong. */
+int PMPI_Type_size(MPI_Datatype datatype, int *size) {
+    int64_t n;
+    if (size == NULL || !plain(datatype, &n)) return goPMPI_Type_size(datatype, size);
+    *size = (int)n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) {
+    int64_t n;
+    if (size == NULL || !plain(datatype, &n)) return goPMPI_Type_size_c(datatype, size);
+    *size = n;
+    return MPI_SUCCESS;
+}
+
+/* status_items is the count of items of size n in status st: 1 done (*items, or
+ * MPI_UNDEFINED), 0 the Go half's. */
+static inline int status_items(const MPI_Status *st, MPI_Datatype dt, int64_t *items) {
+    int64_t n;
+    if (st == NULL || !plain(dt, &n)) return 0;
+    int64_t bytes = (int64_t)(uint32_t)st->MPI_internal[0] | (int64_t)st->MPI_internal[1] << 32;
+    if (bytes < 0) return 0;
+    *items = bytes % n != 0 ? MPI_UNDEFINED : bytes / n;
+    return 1;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+    int64_t k;
+    if (count == NULL || !status_items(status, datatype, &k)) return goPMPI_Get_count(status, datatype, count);
+    *count = k > INT32_MAX ? MPI_UNDEFINED : (int)k;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
+    int64_t k;
+    if (count == NULL || !status_items(status, datatype, &k)) return goPMPI_Get_count_c(status, datatype, count);
+    *count = k;
+    return MPI_SUCCESS;
 }

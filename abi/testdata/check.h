@@ -45,3 +45,15 @@ static inline const char *check_err_(int rc) {
         if (rc_ != MPI_SUCCESS) MPI_Error_class(rc_, &class_);                  \
         CHECK(class_ == (cls), "returned %d (class %d), want %s", rc_, class_, #cls); \
     } while (0)
+
+/* mpigo_short_fallbacks is how many calls the C library has handed to their Go halves
+ * (mpigo's own, for the tests of its short ways in C). */
+extern long mpigo_short_fallbacks(void);
+
+/* CALLS runs the statement and sets n to the calls it handed to Go. */
+#define CALLS(n, stmt)                      \
+    do {                                    \
+        long f0_ = mpigo_short_fallbacks(); \
+        stmt;                               \
+        n = mpigo_short_fallbacks() - f0_;  \
+    } while (0)

@@ -9,16 +9,6 @@
 #include <string.h>
 #include "check.h"
 
-extern long mpigo_short_fallbacks(void);
-
-/* calls runs the statement and sets n to the calls it handed to Go. */
-#define CALLS(n, stmt)                           \
-    do {                                         \
-        long f0_ = mpigo_short_fallbacks();      \
-        stmt;                                    \
-        n = mpigo_short_fallbacks() - f0_;       \
-    } while (0)
-
 static void check_pack(MPI_Datatype t, const double *src, int nelem, int stride, const char *what) {
     double out[64];
     int pos = 0;

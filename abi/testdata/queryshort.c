@@ -1,0 +1,285 @@
+/* queryshort.c - the questions the C library answers without crossing into Go
+ * (abi/libmpi/p2pshort.c, typeshort.c): MPI_Comm_rank, MPI_Comm_size,
+ * MPI_Comm_test_inter, MPI_Initialized, MPI_Finalized, MPI_Type_size(_c),
+ * MPI_Get_count(_c), MPI_Test and MPI_Wait of MPI_REQUEST_NULL, and MPI_Iprobe that
+ * finds nothing. Each answer is
+ * checked against what a user knows from elsewhere (a group's rank and size, a split's
+ * order, a message's length), and, through mpigo_short_fallbacks (the library's count
+ * of calls handed to their Go halves), which way it took: here where the C way
+ * applies, Go where it does not (an intercommunicator, a derived or paired type, a
+ * freed handle, a NULL argument, MPI not running). Argument "multiple" runs at
+ * MPI_THREAD_MULTIPLE, where the same ways apply. Runs on 2 ranks. */
+#include <limits.h>
+#include <string.h>
+#include "check.h"
+
+static void communicators(int rank, int size) {
+    long n;
+    int r = -1, s = -1, inter = -1;
+    MPI_Group g;
+    int grank, gsize;
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+    OK(MPI_Group_rank(g, &grank));
+    OK(MPI_Group_size(g, &gsize));
+    OK(MPI_Group_free(&g));
+    CALLS(n, {
+        OK(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+        OK(MPI_Comm_size(MPI_COMM_WORLD, &s));
+        OK(MPI_Comm_test_inter(MPI_COMM_WORLD, &inter));
+    });
+    CHECK(r == grank && s == gsize && inter == 0 && n == 0, "world: rank %d size %d inter %d, %ld calls to Go", r, s,
+          inter, n);
+
+    /* Ranks in reverse order: the copy holds this rank's own place. */
+    MPI_Comm rev;
+    OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev));
+    CALLS(n, {
+        OK(MPI_Comm_rank(rev, &r));
+        OK(MPI_Comm_size(rev, &s));
+        OK(MPI_Comm_test_inter(rev, &inter));
+    });
+    CHECK(r == size - 1 - rank && s == size && inter == 0 && n == 0, "reversed: rank %d size %d inter %d, %ld calls", r,
+          s, inter, n);
+
+    CALLS(n, {
+        OK(MPI_Comm_rank(MPI_COMM_SELF, &r));
+        OK(MPI_Comm_size(MPI_COMM_SELF, &s));
+        OK(MPI_Comm_test_inter(MPI_COMM_SELF, &inter));
+    });
+    CHECK(r == 0 && s == 1 && inter == 0 && n == 0, "self: rank %d size %d inter %d, %ld calls", r, s, inter, n);
+
+    /* A communicator of one rank has no copy: Go answers. */
+    MPI_Comm alone;
+    OK(MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &alone));
+    CALLS(n, {
+        OK(MPI_Comm_rank(alone, &r));
+        OK(MPI_Comm_size(alone, &s));
+    });
+    CHECK(r == 0 && s == 1 && n == 2, "alone: rank %d size %d, %ld calls", r, s, n);
+
+    /* An intercommunicator between the two ranks: the local group's answers, from Go. */
+    MPI_Comm inter_c;
+    OK(MPI_Intercomm_create(alone, 0, MPI_COMM_WORLD, 1 - rank, 7, &inter_c));
+    CALLS(n, {
+        OK(MPI_Comm_rank(inter_c, &r));
+        OK(MPI_Comm_size(inter_c, &s));
+        OK(MPI_Comm_test_inter(inter_c, &inter));
+    });
+    CHECK(r == 0 && s == 1 && inter == 1 && n == 3, "inter: rank %d size %d inter %d, %ld calls", r, s, inter, n);
+
+    /* A freed communicator's handle finds no copy: Go says what is wrong. */
+    MPI_Comm stale = rev;
+    OK(MPI_Comm_free(&rev));
+    CALLS(n, {
+        FAILS(MPI_Comm_rank(stale, &r), MPI_ERR_COMM);
+        FAILS(MPI_Comm_size(stale, &s), MPI_ERR_COMM);
+        FAILS(MPI_Comm_test_inter(stale, &inter), MPI_ERR_COMM);
+        FAILS(MPI_Comm_rank(MPI_COMM_NULL, &r), MPI_ERR_COMM);
+        FAILS(MPI_Comm_rank(MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+        FAILS(MPI_Comm_size(MPI_COMM_SELF, NULL), MPI_ERR_ARG);
+    });
+    CHECK(n == 6, "errors: %ld calls to Go", n);
+    OK(MPI_Comm_free(&inter_c));
+    OK(MPI_Comm_free(&alone));
+}
+
+static void types(void) {
+    long n;
+    int a = -1, b = -1, c = -1, d = -1;
+    MPI_Count e = -1;
+    CALLS(n, {
+        OK(MPI_Type_size(MPI_INT, &a));
+        OK(MPI_Type_size(MPI_DOUBLE, &b));
+        OK(MPI_Type_size(MPI_2INT, &c));
+        OK(MPI_Type_size(MPI_CHAR, &d));
+        OK(MPI_Type_size_c(MPI_LONG_LONG, &e));
+    });
+    CHECK(a == 4 && b == 8 && c == 8 && d == 1 && e == 8 && n == 0, "sizes %d %d %d %d %lld, %ld calls", a, b, c, d,
+          (long long)e, n);
+
+    /* A pair with a gap and a derived type are Go's. */
+    MPI_Datatype three;
+    OK(MPI_Type_contiguous(3, MPI_INT, &three));
+    OK(MPI_Type_commit(&three));
+    CALLS(n, {
+        OK(MPI_Type_size(MPI_DOUBLE_INT, &a));
+        OK(MPI_Type_size(three, &b));
+        OK(MPI_Type_size_c(three, &e));
+        FAILS(MPI_Type_size(MPI_DATATYPE_NULL, &c), MPI_ERR_TYPE);
+        FAILS(MPI_Type_size(MPI_INT, NULL), MPI_ERR_ARG);
+        FAILS(MPI_Type_size_c(MPI_INT, NULL), MPI_ERR_ARG);
+    });
+    CHECK(a == 12 && b == 12 && e == 12 && n == 6, "Go's sizes %d %d %lld, %ld calls", a, b, (long long)e, n);
+
+    /* A message of 12 bytes, to this rank itself. */
+    char sb[12] = {0}, rb[16];
+    MPI_Status st;
+    OK(MPI_Sendrecv(sb, 12, MPI_BYTE, 0, 1, rb, 16, MPI_BYTE, 0, 1, MPI_COMM_SELF, &st));
+    MPI_Count k1 = -1, k2 = -1;
+    CALLS(n, {
+        OK(MPI_Get_count(&st, MPI_INT, &a));
+        OK(MPI_Get_count(&st, MPI_DOUBLE, &b));
+        OK(MPI_Get_count(&st, MPI_BYTE, &c));
+        OK(MPI_Get_count_c(&st, MPI_SHORT, &k1));
+        OK(MPI_Get_count_c(&st, MPI_DOUBLE, &k2));
+    });
+    CHECK(a == 3 && b == MPI_UNDEFINED && c == 12 && k1 == 6 && k2 == MPI_UNDEFINED && n == 0,
+          "counts %d %d %d %lld %lld, %ld calls", a, b, c, (long long)k1, (long long)k2, n);
+    CALLS(n, {
+        OK(MPI_Get_count(&st, three, &a));
+        OK(MPI_Get_count(&st, MPI_DOUBLE_INT, &b));
+        FAILS(MPI_Get_count(MPI_STATUS_IGNORE, MPI_INT, &c), MPI_ERR_ARG);
+        FAILS(MPI_Get_count(&st, MPI_DATATYPE_NULL, &c), MPI_ERR_TYPE);
+        FAILS(MPI_Get_count(&st, MPI_INT, NULL), MPI_ERR_ARG);
+        FAILS(MPI_Get_count_c(&st, MPI_INT, NULL), MPI_ERR_ARG);
+    });
+    CHECK(a == 1 && b == 1 && n == 6, "Go's counts %d %d, %ld calls", a, b, n);
+
+    /* More items than an int holds: MPI_UNDEFINED in the int form, the count in the
+     * MPI_Count form. */
+    MPI_Count big = (MPI_Count)INT_MAX + 10;
+    OK(MPI_Status_set_elements_x(&st, MPI_BYTE, big));
+    CALLS(n, {
+        OK(MPI_Get_count(&st, MPI_BYTE, &a));
+        OK(MPI_Get_count_c(&st, MPI_BYTE, &k1));
+        OK(MPI_Get_count(&st, MPI_SHORT, &b));
+    });
+    CHECK(a == MPI_UNDEFINED && k1 == big && b == MPI_UNDEFINED && n == 0, "big: %d %lld %d, %ld calls", a,
+          (long long)k1, b, n);
+    OK(MPI_Type_free(&three));
+}
+
+static void null_requests(void) {
+    long n;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    MPI_Status st1, st2;
+    int flag = 0, count = -1, cancelled = -1;
+    memset(&st1, 0x5a, sizeof st1);
+    memset(&st2, 0x5a, sizeof st2);
+    CALLS(n, {
+        OK(MPI_Test(&rq, &flag, &st1));
+        OK(MPI_Wait(&rq, &st2));
+    });
+    CHECK(flag == 1 && rq == MPI_REQUEST_NULL && n == 0, "flag %d, %ld calls", flag, n);
+    for (MPI_Status *st = &st1; st != NULL; st = st == &st1 ? &st2 : NULL) {
+        OK(MPI_Get_count(st, MPI_BYTE, &count));
+        OK(MPI_Test_cancelled(st, &cancelled));
+        CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && st->MPI_ERROR == MPI_SUCCESS &&
+                  count == 0 && cancelled == 0,
+              "empty status: source %d tag %d error %d count %d cancelled %d", st->MPI_SOURCE, st->MPI_TAG,
+              st->MPI_ERROR, count, cancelled);
+    }
+    FAILS(MPI_Test(NULL, &flag, &st1), MPI_ERR_ARG);
+}
+
+/* poll probes until a message from src with tag is there: the loop must end, however
+ * the message travels (a first message's ring is not shown to C yet, a message to
+ * this rank itself waits in Go). */
+static long poll(int src, int tag, MPI_Status *st) {
+    int flag = 0;
+    long k = 0;
+    while (!flag && k < 100000000) {
+        OK(MPI_Iprobe(src, tag, MPI_COMM_WORLD, &flag, st));
+        k++;
+    }
+    CHECK(flag, "no message from %d tag %d after %ld probes", src, tag, k);
+    return k;
+}
+
+static void probes(int rank, int multiple) {
+    int peer = 1 - rank, flag = -1, count = -1, got[3];
+    const int msg[3] = {1, 2, 3};
+    long n;
+    MPI_Status st;
+
+    /* A first message, to rank 0, which probes for it. */
+    if (rank == 1) {
+        OK(MPI_Send(msg, 3, MPI_INT, 0, 5, MPI_COMM_WORLD));
+    } else {
+        poll(1, 5, &st);
+        OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECK(st.MPI_SOURCE == 1 && st.MPI_TAG == 5 && count == 3, "first: source %d tag %d count %d", st.MPI_SOURCE,
+              st.MPI_TAG, count);
+        OK(MPI_Recv(got, 3, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(got[2] == 3, "first: got %d", got[2]);
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* Nothing there: Go is asked one probe in MPIGO_PROBE_TURN (32), or at
+     * MPI_THREAD_MULTIPLE every time. */
+    CALLS(n, {
+        for (int i = 0; i < 320; i++) {
+            OK(MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, &st));
+            CHECK(flag == 0, "probe %d found a message", i);
+        }
+    });
+    CHECK(multiple ? n == 320 : n >= 10 && n <= 11, "320 empty probes: %ld calls to Go", n);
+    OK(MPI_Barrier(MPI_COMM_WORLD)); /* a message unexpected on the context would make them Go's */
+
+    /* From any source, with any tag: rank 0 sends to rank 1. */
+    if (rank == 0) {
+        OK(MPI_Send(msg, 2, MPI_INT, 1, 6, MPI_COMM_WORLD));
+    } else {
+        poll(MPI_ANY_SOURCE, MPI_ANY_TAG, &st);
+        OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 6 && count == 2, "any: source %d tag %d count %d", st.MPI_SOURCE,
+              st.MPI_TAG, count);
+        OK(MPI_Recv(got, 2, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+
+    /* To this rank itself: Go answers at once. */
+    MPI_Request rq;
+    OK(MPI_Isend(msg, 1, MPI_INT, rank, 8, MPI_COMM_WORLD, &rq));
+    OK(MPI_Iprobe(rank, 8, MPI_COMM_WORLD, &flag, &st));
+    CHECK(flag == 1 && st.MPI_SOURCE == rank && st.MPI_TAG == 8, "self: flag %d source %d tag %d", flag, st.MPI_SOURCE,
+          st.MPI_TAG);
+    OK(MPI_Recv(got, 1, MPI_INT, rank, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+
+    /* MPI_PROC_NULL: a message at once, from MPI_PROC_NULL (MPI 4.1 sec. 3.11). */
+    OK(MPI_Iprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &flag, &st));
+    OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(flag == 1 && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+          "PROC_NULL: flag %d source %d tag %d count %d", flag, st.MPI_SOURCE, st.MPI_TAG, count);
+    FAILS(MPI_Iprobe(peer, 3, MPI_COMM_WORLD, NULL, &st), MPI_ERR_ARG);
+    FAILS(MPI_Iprobe(peer, -5, MPI_COMM_WORLD, &flag, &st), MPI_ERR_TAG);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+int main(int argc, char **argv) {
+    int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
+    long n;
+    int init = -1, fin = -1, provided;
+    CALLS(n, {
+        OK(MPI_Initialized(&init));
+        OK(MPI_Finalized(&fin));
+    });
+    CHECK(init == 0 && fin == 0 && n == 2, "before Init: initialized %d finalized %d, %ld calls", init, fin, n);
+    OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
+    CHECK(!multiple || provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    /* Errors on freed and null handles return (they are raised on MPI_COMM_SELF). */
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    CALLS(n, {
+        OK(MPI_Initialized(&init));
+        OK(MPI_Finalized(&fin));
+    });
+    CHECK(init == 1 && fin == 0 && n == 0, "running: initialized %d finalized %d, %ld calls", init, fin, n);
+    int rank, size;
+    OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    CHECK(size == 2, "size %d: run on 2 ranks", size);
+    probes(rank, multiple);
+    communicators(rank, size);
+    types();
+    null_requests();
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    OK(MPI_Finalize());
+    CALLS(n, {
+        OK(MPI_Initialized(&init));
+        OK(MPI_Finalized(&fin));
+    });
+    CHECK(init == 1 && fin == 1 && n == 2, "after Finalize: initialized %d finalized %d, %ld calls", init, fin, n);
+    if (rank == 0) printf("OK queryshort\n");
+    return 0;
+}
