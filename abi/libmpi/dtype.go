@@ -441,6 +441,9 @@ func PMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
 	if t == nil {
 		return r
 	}
+	if lb == nil || extent == nil {
+		return fail("Type_get_extent", 0, errorf(errArg, "Type_get_extent", "lb or extent is NULL"))
+	}
 	*(*int64)(lb), *(*int64)(extent) = t.LB(), t.Extent()
 	return 0
 }
@@ -460,6 +463,9 @@ func PMPI_Type_get_true_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
 	t, r := needType("Type_get_true_extent", h)
 	if t == nil {
 		return r
+	}
+	if lb == nil || extent == nil {
+		return fail("Type_get_true_extent", 0, errorf(errArg, "Type_get_true_extent", "true_lb or true_extent is NULL"))
 	}
 	*(*int64)(lb), *(*int64)(extent) = t.TrueLB(), t.TrueExtent()
 	return 0
@@ -505,6 +511,9 @@ func PMPI_Type_get_name(h uintptr, name, n unsafe.Pointer) int32 {
 
 //export PMPI_Get_address
 func PMPI_Get_address(p unsafe.Pointer, addr unsafe.Pointer) int32 {
+	if addr == nil {
+		return fail("Get_address", 0, errorf(errArg, "Get_address", "address is NULL"))
+	}
 	*(*int64)(addr) = int64(uintptr(p))
 	return 0
 }

@@ -64,6 +64,9 @@ func PMPI_Init_thread(argc, argv unsafe.Pointer, required int32, provided unsafe
 
 //export PMPI_Query_thread
 func PMPI_Query_thread(provided unsafe.Pointer) int32 {
+	if provided == nil {
+		return fail("Query_thread", 0, errorf(errArg, "Query_thread", "provided is NULL"))
+	}
 	setInt(provided, int(abiLevel(core.ThreadLevel())))
 	return 0
 }

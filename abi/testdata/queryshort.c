@@ -7,7 +7,8 @@
  * order, a message's length), and, through mpigo_short_fallbacks (the library's count
  * of calls handed to their Go halves), which way it took: here where the C way
  * applies, Go where it does not (an intercommunicator, a derived or paired type, a
- * freed handle, a NULL argument, MPI not running). Argument "multiple" runs at
+ * freed handle, a NULL argument, MPI not running). A NULL where an answer goes is
+ * MPI_ERR_ARG for the other questions too. Argument "multiple" runs at
  * MPI_THREAD_MULTIPLE, where the same ways apply. Runs on 2 ranks. */
 #include <limits.h>
 #include <string.h>
@@ -149,6 +150,25 @@ static void types(void) {
     OK(MPI_Type_free(&three));
 }
 
+/* NULL where an answer goes: MPI_ERR_ARG, not a crash and not a silent success. */
+static void null_outputs(void) {
+    MPI_Datatype vec;
+    MPI_Aint a;
+    MPI_Count c;
+    char buf[8];
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    OK(MPI_Type_commit(&vec));
+    FAILS(MPI_Type_get_extent(MPI_INT, NULL, &a), MPI_ERR_ARG);
+    FAILS(MPI_Type_get_extent(vec, &a, NULL), MPI_ERR_ARG);
+    FAILS(MPI_Type_get_extent_c(vec, NULL, &c), MPI_ERR_ARG);
+    FAILS(MPI_Type_get_true_extent(vec, NULL, &a), MPI_ERR_ARG);
+    FAILS(MPI_Type_get_true_extent_c(vec, &c, NULL), MPI_ERR_ARG);
+    FAILS(MPI_Get_address(buf, NULL), MPI_ERR_ARG);
+    FAILS(MPI_Pack_size(2, MPI_INT, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    FAILS(MPI_Query_thread(NULL), MPI_ERR_ARG);
+    OK(MPI_Type_free(&vec));
+}
+
 static void null_requests(void) {
     long n;
     MPI_Request rq = MPI_REQUEST_NULL;
@@ -273,6 +293,7 @@ int main(int argc, char **argv) {
     communicators(rank, size);
     types();
     null_requests();
+    null_outputs();
     OK(MPI_Barrier(MPI_COMM_WORLD));
     OK(MPI_Finalize());
     CALLS(n, {
