@@ -1,5 +1,5 @@
-/* typeshort.c - the datatype calls' short ways in C. A C call into Go costs about 50
- * ns (the cgo callback), more than MPI_Type_commit or a vector constructor has to do,
+/* typeshort.c - the datatype calls' short ways in C. A C call into Go costs 50-160
+ * ns (the cgo callback; docs/BENCHMARKS.md), more than MPI_Type_commit or a vector constructor has to do,
  * and more than a C MPI takes for them. So:
  *
  *   - MPI_Type_commit of a type Go made marks it committed in a word of C memory per
