@@ -435,8 +435,9 @@ func goPMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
 //export PMPI_Type_size_x
 func PMPI_Type_size_x(h uintptr, size unsafe.Pointer) int32 { return goPMPI_Type_size_c(h, size) }
 
-//export PMPI_Type_get_extent
-func PMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
+//export goPMPI_Type_get_extent
+func goPMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
+	goHalves.Add(1)
 	t, r := needType("Type_get_extent", h)
 	if t == nil {
 		return r
@@ -448,14 +449,14 @@ func PMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Type_get_extent_c
-func PMPI_Type_get_extent_c(h uintptr, lb, extent unsafe.Pointer) int32 {
-	return PMPI_Type_get_extent(h, lb, extent)
+//export goPMPI_Type_get_extent_c
+func goPMPI_Type_get_extent_c(h uintptr, lb, extent unsafe.Pointer) int32 {
+	return goPMPI_Type_get_extent(h, lb, extent)
 }
 
-//export PMPI_Type_get_extent_x
-func PMPI_Type_get_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
-	return PMPI_Type_get_extent(h, lb, extent)
+//export goPMPI_Type_get_extent_x
+func goPMPI_Type_get_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
+	return goPMPI_Type_get_extent(h, lb, extent)
 }
 
 //export PMPI_Type_get_true_extent

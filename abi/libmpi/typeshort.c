@@ -12,9 +12,12 @@
  *     the record at the handle's first use in Go. MPI_Type_commit and MPI_Type_free of
  *     such a handle that Go has not used stay here too.
  *
- *   - MPI_Type_size and MPI_Get_count of a predefined type that is one run of bytes
- *     (mpigo_short_dts: its size; Go fills the table when the library loads, and again
- *     when MPI_Abi_set_fortran_info changes a Fortran type) are answered here.
+ *   - MPI_Type_size, MPI_Type_get_extent and MPI_Get_count are answered here for a
+ *     predefined type that is one run of bytes (mpigo_short_dts: its size; Go fills
+ *     the table when the library loads, and again when MPI_Abi_set_fortran_info
+ *     changes a Fortran type), for a type made here (from its record) and for a type
+ *     Go made in one of the first MPIGO_TYPE_SLOTS slots (mpigo_type_geom, read once
+ *     the slot's word holds the handle).
  *
  * Only where the arguments cannot be wrong (counts not negative, nothing that could
  * overflow, an output pointer) and MPI runs below MPI_THREAD_MULTIPLE (the records are
@@ -26,6 +29,7 @@
 #include "zgo.h"
 
 uint32_t mpigo_type_state[MPIGO_TYPE_SLOTS];
+mpigo_geom mpigo_type_geom[MPIGO_TYPE_SLOTS];
 /* Page-aligned so that the records a program cycles through (the quarantine's and a few
  * live ones: 4096 / sizeof(mpigo_ctype) of them) lie in one page, which the first
  * constructor faults in: a later record's first use takes no page fault. */
@@ -165,33 +169,94 @@ int PMPI_Type_free(MPI_Datatype *p) {
     return goPMPI_Type_free(p);
 }
 
-/* --- MPI_Type_size and MPI_Get_count of a predefined plain type ---
- * As the Go halves answer them (dtype.go, dtype_pack.go: mpir.GetCount): the size;
- * the status's bytes over the size, MPI_UNDEFINED where they are not whole items or
- * the int form cannot hold the count. A status of negative bytes (not one MPI wrote)
- * and every NULL go to Go, which says what is wrong. */
-int PMPI_Type_size(MPI_Datatype datatype, int *size) {
+/* --- MPI_Type_size, MPI_Type_get_extent and MPI_Get_count ---
+ * As the Go halves answer them (dtype.go, dtype_pack.go: mpir.GetCount): the size,
+ * lower bound and extent; the status's bytes over the size, 0 for a type of size 0,
+ * MPI_UNDEFINED where they are not whole items or the int form cannot hold the count.
+ * A status of negative bytes (not one MPI wrote), a type C knows nothing of (a freed
+ * handle, a slot past the table, a record of no blocks) and every NULL go to Go, which
+ * says what is wrong. */
+
+/* record_geom is the geometry of record r (a predefined plain type repeated): blocks of
+ * bl items of size sz, count of them, each step bytes after the last, their bounds
+ * the first and last blocks' (the old type has lower bound 0 and extent sz). Only with
+ * blocks of something (an empty type's bounds are the Go half's): 1 done, 0 not. */
+static inline int record_geom(const mpigo_ctype *r, mpigo_geom *g) {
+    int64_t sz, count = r->count, bl = r->comb == MPIGO_CT_CONTIGUOUS ? 1 : r->bl;
+    if (!plain((MPI_Datatype)r->old, &sz) || count <= 0 || bl <= 0) return 0;
+    int64_t step = r->comb == MPIGO_CT_CONTIGUOUS ? sz : r->comb == MPIGO_CT_VECTOR ? r->stride * sz : r->stride;
+    int64_t last = (count - 1) * step; /* the records' arguments keep this far inside int64 */
+    g->size = count * bl * sz;
+    g->lb = last < 0 ? last : 0;
+    g->extent = (last > 0 ? last : 0) + bl * sz - g->lb;
+    return 1;
+}
+
+/* geom is dt's size, lower bound and extent: 1 known here, 0 the Go half's. */
+static inline int geom(MPI_Datatype dt, mpigo_geom *g) {
+    uintptr_t h = (uintptr_t)dt, i;
     int64_t n;
-    if (size == NULL || !plain(datatype, &n)) return goPMPI_Type_size(datatype, size);
-    *size = (int)n;
+    if (plain(dt, &n)) {
+        g->size = g->extent = n;
+        g->lb = 0;
+        return 1;
+    }
+    const mpigo_ctype *r = live(h);
+    if (r != NULL) return record_geom(r, g);
+    if ((i = mpigo_slot(h, MPIGO_KIND_TYPE)) < MPIGO_TYPE_SLOTS &&
+        (__atomic_load_n(&mpigo_type_state[i], __ATOMIC_ACQUIRE) & ~MPIGO_TYPE_COMMITTED) == h) {
+        *g = mpigo_type_geom[i];
+        return 1;
+    }
+    return 0;
+}
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size) {
+    mpigo_geom g;
+    if (size == NULL || !geom(datatype, &g)) return goPMPI_Type_size(datatype, size);
+    *size = g.size > INT32_MAX ? MPI_UNDEFINED : (int)g.size;
     return MPI_SUCCESS;
 }
 
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) {
-    int64_t n;
-    if (size == NULL || !plain(datatype, &n)) return goPMPI_Type_size_c(datatype, size);
-    *size = n;
+    mpigo_geom g;
+    if (size == NULL || !geom(datatype, &g)) return goPMPI_Type_size_c(datatype, size);
+    *size = g.size;
     return MPI_SUCCESS;
 }
 
-/* status_items is the count of items of size n in status st: 1 done (*items, or
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
+    mpigo_geom g;
+    if (lb == NULL || extent == NULL || !geom(datatype, &g)) return goPMPI_Type_get_extent(datatype, lb, extent);
+    *lb = g.lb;
+    *extent = g.extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
+    mpigo_geom g;
+    if (lb == NULL || extent == NULL || !geom(datatype, &g)) return goPMPI_Type_get_extent_c(datatype, lb, extent);
+    *lb = g.lb;
+    *extent = g.extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
+    mpigo_geom g;
+    if (lb == NULL || extent == NULL || !geom(datatype, &g)) return goPMPI_Type_get_extent_x(datatype, lb, extent);
+    *lb = g.lb;
+    *extent = g.extent;
+    return MPI_SUCCESS;
+}
+
+/* status_items is the count of items of dt in status st: 1 done (*items, or
  * MPI_UNDEFINED), 0 the Go half's. */
 static inline int status_items(const MPI_Status *st, MPI_Datatype dt, int64_t *items) {
-    int64_t n;
-    if (st == NULL || !plain(dt, &n)) return 0;
+    mpigo_geom g;
+    if (st == NULL || !geom(dt, &g)) return 0;
     int64_t bytes = (int64_t)(uint32_t)st->MPI_internal[0] | (int64_t)st->MPI_internal[1] << 32;
     if (bytes < 0) return 0;
-    *items = bytes % n != 0 ? MPI_UNDEFINED : bytes / n;
+    *items = g.size == 0 ? 0 : bytes % g.size != 0 ? MPI_UNDEFINED : bytes / g.size;
     return 1;
 }
 

@@ -19,7 +19,9 @@ import (
 //   - addType and removeType keep a slot's word in C.mpigo_type_state (the handle
 //     while the slot holds it, 0 when free), so that MPI_Type_commit may mark it
 //     (MPIGO_TYPE_COMMITTED) without crossing; dtOf commits the engine's type when it
-//     finds the mark (the engine compiles at first use anyway).
+//     finds the mark (the engine compiles at first use anyway). addType writes the
+//     type's size, lb and extent (C.mpigo_type_geom) before the word, for the
+//     queries C answers.
 //   - A handle of kind kTypeC is a record of C.mpigo_ctypes made by a constructor in
 //     C, which holds the handle. Its first lookup in Go (cType) builds the engine's
 //     type from the record, as the Go half of the constructor would have, and marks
@@ -43,7 +45,9 @@ func typeState(h uintptr) *uint32 {
 func addType(d *dtype) uintptr {
 	h := types.add(d)
 	if s := typeState(h); s != nil {
-		atomic.StoreUint32(s, uint32(h))
+		g := &C.mpigo_type_geom[slotOf(h)]
+		g.size, g.lb, g.extent = C.int64_t(d.t.Size()), C.int64_t(d.t.LB()), C.int64_t(d.t.Extent())
+		atomic.StoreUint32(s, uint32(h)) // after the geometry, which C reads once it sees h
 	}
 	return h
 }

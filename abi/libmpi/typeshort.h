@@ -16,6 +16,14 @@
 #define MPIGO_TYPE_COMMITTED 0x80000000u /* handles are below 2^31 */
 extern MPIGO_HIDDEN uint32_t mpigo_type_state[MPIGO_TYPE_SLOTS];
 
+/* The size, lower bound and extent of the type in each of those slots, which Go writes
+ * before the slot's word (a type does not change once made), for the queries C
+ * answers (MPI_Type_size, MPI_Type_get_extent, MPI_Get_count). */
+typedef struct {
+    int64_t size, lb, extent;
+} mpigo_geom;
+extern MPIGO_HIDDEN mpigo_geom mpigo_type_geom[MPIGO_TYPE_SLOTS];
+
 /* Types made here have handles of kind MPIGO_KIND_CTYPE: slot i is record i. */
 #define MPIGO_CTYPES 4096
 
