@@ -8,8 +8,8 @@
 #include "mpi.h"
 
 #define CONV(T, Name) \
-	T PMPI_##Name##_fromint(int i) { return (T)(intptr_t)i; } \
-	int PMPI_##Name##_toint(T h) { return (int)(intptr_t)h; }
+    T PMPI_##Name##_fromint(int i) { return (T)(intptr_t)i; } \
+    int PMPI_##Name##_toint(T h) { return (int)(intptr_t)h; }
 
 CONV(MPI_Comm, Comm)
 CONV(MPI_Errhandler, Errhandler)
@@ -40,32 +40,32 @@ extern int goPMPI_Status_set_source(MPI_Status *status, int source);
 extern int goPMPI_Status_set_tag(MPI_Status *status, int tag);
 extern int goPMPI_Status_set_error(MPI_Status *status, int error);
 int PMPI_Status_get_source(const MPI_Status *s, int *v) {
-	if (s == NULL || v == NULL) return goPMPI_Status_get_source(s, v);
-	*v = s->MPI_SOURCE;
-	return MPI_SUCCESS;
+    if (s == NULL || v == NULL) return goPMPI_Status_get_source(s, v);
+    *v = s->MPI_SOURCE;
+    return MPI_SUCCESS;
 }
 int PMPI_Status_get_tag(const MPI_Status *s, int *v) {
-	if (s == NULL || v == NULL) return goPMPI_Status_get_tag(s, v);
-	*v = s->MPI_TAG;
-	return MPI_SUCCESS;
+    if (s == NULL || v == NULL) return goPMPI_Status_get_tag(s, v);
+    *v = s->MPI_TAG;
+    return MPI_SUCCESS;
 }
 int PMPI_Status_get_error(const MPI_Status *s, int *v) {
-	if (s == NULL || v == NULL) return goPMPI_Status_get_error(s, v);
-	*v = s->MPI_ERROR;
-	return MPI_SUCCESS;
+    if (s == NULL || v == NULL) return goPMPI_Status_get_error(s, v);
+    *v = s->MPI_ERROR;
+    return MPI_SUCCESS;
 }
 int PMPI_Status_set_source(MPI_Status *s, int v) {
-	if (s == NULL) return goPMPI_Status_set_source(s, v);
-	s->MPI_SOURCE = v;
-	return MPI_SUCCESS;
+    if (s == NULL) return goPMPI_Status_set_source(s, v);
+    s->MPI_SOURCE = v;
+    return MPI_SUCCESS;
 }
 int PMPI_Status_set_tag(MPI_Status *s, int v) {
-	if (s == NULL) return goPMPI_Status_set_tag(s, v);
-	s->MPI_TAG = v;
-	return MPI_SUCCESS;
+    if (s == NULL) return goPMPI_Status_set_tag(s, v);
+    s->MPI_TAG = v;
+    return MPI_SUCCESS;
 }
 int PMPI_Status_set_error(MPI_Status *s, int v) {
-	if (s == NULL) return goPMPI_Status_set_error(s, v);
-	s->MPI_ERROR = v;
-	return MPI_SUCCESS;
+    if (s == NULL) return goPMPI_Status_set_error(s, v);
+    s->MPI_ERROR = v;
+    return MPI_SUCCESS;
 }
