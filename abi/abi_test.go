@@ -160,6 +160,23 @@ func TestQueryShortWays(t *testing.T) {
 	t.Run("multiple", func(t *testing.T) { jobArgs(t, "queryshort", 2, nil, []string{"multiple"}) })
 }
 
+// TestNullOutputs: NULL where a procedure writes its answer is MPI_ERR_ARG through the
+// handler, naming the argument, never a crash or a success that answers nothing
+// (abi/testdata/nullout.c); a NULL provided ends MPI_Init_thread, before MPI starts,
+// through the initial handler, which is fatal.
+func TestNullOutputs(t *testing.T) {
+	job(t, "nullout", 2)
+	t.Run("init_thread", func(t *testing.T) {
+		mpigo := setup(t)
+		bin := cc(t, mpigo, filepath.Join("testdata", "nullout.c"))
+		out, errs, err := run(t, 2*time.Minute, mpigo, "run", "-n", "1", bin, "init_thread")
+		if err == nil || !strings.Contains(errs, "MPI_Init_thread: provided is NULL") ||
+			strings.Contains(out, "MPI_Init_thread returned") || strings.Contains(errs, "panic") {
+			t.Fatalf("MPI_Init_thread with a NULL provided: %v\n--- stdout\n%s--- stderr\n%s", err, out, errs)
+		}
+	})
+}
+
 func TestAttributeCallbacks(t *testing.T) {
 	out := job(t, "attr", 2)
 	if !strings.Contains(out, "self attribute deleted at finalize (MPI still running: yes)") {

@@ -141,8 +141,8 @@ func freeKeyval(op string, kind mpir.AttrKind, key unsafe.Pointer) int32 {
 // getAttr writes an attribute's value for MPI_x_get_attr: val and flag must not be
 // NULL.
 func getAttr(op string, val, flag unsafe.Pointer, v any, ok bool) error {
-	if val == nil || flag == nil {
-		return errorf(errArg, op, "attribute_val or flag is NULL")
+	if err := nullOut(op, "attribute_val, flag", val, flag); err != nil {
+		return err
 	}
 	if ok {
 		*(*uintptr)(val) = v.(uintptr)

@@ -62,7 +62,7 @@ func bufferOut(addr, size unsafe.Pointer, b []byte, auto bool) {
 //export PMPI_Buffer_detach
 func PMPI_Buffer_detach(addr unsafe.Pointer, size unsafe.Pointer) int32 {
 	var n int64
-	r := PMPI_Buffer_detach_c(addr, unsafe.Pointer(&n))
+	r := PMPI_Buffer_detach_c(addr, narrowOut(size, &n))
 	if r == 0 {
 		setInt(size, int(n))
 	}
@@ -74,11 +74,20 @@ func PMPI_Buffer_detach_c(addr unsafe.Pointer, size unsafe.Pointer) int32 {
 	return detachBuffer("Buffer_detach", (*core.Comm)(nil), 0, addr, size)
 }
 
+// narrowOut is where an int form has its wider form write the value it narrows into
+// the caller's out: v, or NULL where out is, which the wider form refuses.
+func narrowOut(out unsafe.Pointer, v *int64) unsafe.Pointer {
+	if out == nil {
+		return nil
+	}
+	return unsafe.Pointer(v)
+}
+
 // detachBuffer detaches o's buffer, its address (MPI_BUFFER_AUTOMATIC for an
 // automatic one) and size into *addr and *size.
 func detachBuffer(op string, o mpir.BufferOwner, ch uintptr, addr unsafe.Pointer, size unsafe.Pointer) int32 {
-	if addr == nil || size == nil {
-		return fail(op, ch, errorf(errArg, op, "buffer_addr or size is NULL"))
+	if err := nullOut(op, "buffer_addr, size", addr, size); err != nil {
+		return fail(op, ch, err)
 	}
 	b, auto, err := mpir.DetachBuffer(op, o)
 	if err != nil {
@@ -119,7 +128,7 @@ func PMPI_Comm_attach_buffer_c(ch uintptr, p unsafe.Pointer, size int64) int32 {
 //export PMPI_Comm_detach_buffer
 func PMPI_Comm_detach_buffer(ch uintptr, addr, size unsafe.Pointer) int32 {
 	var n int64
-	r := PMPI_Comm_detach_buffer_c(ch, addr, unsafe.Pointer(&n))
+	r := PMPI_Comm_detach_buffer_c(ch, addr, narrowOut(size, &n))
 	if r == 0 {
 		setInt(size, int(n))
 	}

@@ -126,6 +126,9 @@ func PMPI_Comm_remote_size(ch uintptr, size unsafe.Pointer) int32 {
 	if !c.c.IsInter() {
 		return fail("Comm_remote_size", ch, errorf(errComm, "Comm_remote_size", "comm is not an intercommunicator"))
 	}
+	if err := nullOut("Comm_remote_size", "size", size); err != nil {
+		return fail("Comm_remote_size", ch, err)
+	}
 	setInt(size, c.c.Remote().Size())
 	return 0
 }
@@ -136,6 +139,9 @@ func goPMPI_Comm_test_inter(ch uintptr, flag unsafe.Pointer) int32 {
 	c, r := needComm("Comm_test_inter", ch)
 	if c == nil {
 		return r
+	}
+	if err := nullOut("Comm_test_inter", "flag", flag); err != nil {
+		return fail("Comm_test_inter", ch, err)
 	}
 	setBool(flag, c.c.IsInter())
 	return 0
@@ -401,8 +407,8 @@ func PMPI_Comm_get_name(ch uintptr, name, n unsafe.Pointer) int32 {
 		}
 		x = c.x
 	}
-	if name == nil || n == nil {
-		return fail(op, ch, errorf(errArg, op, "comm_name or resultlen is NULL"))
+	if err := nullOut(op, "comm_name, resultlen", name, n); err != nil {
+		return fail(op, ch, err)
 	}
 	putCString(name, C.MPI_MAX_OBJECT_NAME, x.Name(), n)
 	return 0

@@ -442,8 +442,8 @@ func goPMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
 	if t == nil {
 		return r
 	}
-	if lb == nil || extent == nil {
-		return fail("Type_get_extent", 0, errorf(errArg, "Type_get_extent", "lb or extent is NULL"))
+	if err := nullOut("Type_get_extent", "lb, extent", lb, extent); err != nil {
+		return fail("Type_get_extent", 0, err)
 	}
 	*(*int64)(lb), *(*int64)(extent) = t.LB(), t.Extent()
 	return 0
@@ -465,8 +465,8 @@ func PMPI_Type_get_true_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
 	if t == nil {
 		return r
 	}
-	if lb == nil || extent == nil {
-		return fail("Type_get_true_extent", 0, errorf(errArg, "Type_get_true_extent", "true_lb or true_extent is NULL"))
+	if err := nullOut("Type_get_true_extent", "true_lb, true_extent", lb, extent); err != nil {
+		return fail("Type_get_true_extent", 0, err)
 	}
 	*(*int64)(lb), *(*int64)(extent) = t.TrueLB(), t.TrueExtent()
 	return 0
@@ -505,6 +505,9 @@ func PMPI_Type_get_name(h uintptr, name, n unsafe.Pointer) int32 {
 		if m, r = needObj(op, h); m == nil {
 			return r
 		}
+	}
+	if err := nullOut(op, "type_name, resultlen", name, n); err != nil {
+		return fail(op, 0, err)
 	}
 	putCString(name, C.MPI_MAX_OBJECT_NAME, m.Name(), n)
 	return 0

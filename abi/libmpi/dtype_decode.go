@@ -44,6 +44,15 @@ func envelope(op string, h uintptr, ni, na, nc, nt, comb unsafe.Pointer, large b
 	if m == nil {
 		return r
 	}
+	var err error
+	if large {
+		err = nullOut(op, "num_integers, num_addresses, num_large_counts, num_datatypes, combiner", ni, na, nc, nt, comb)
+	} else {
+		err = nullOut(op, "num_integers, num_addresses, num_datatypes, combiner", ni, na, nt, comb)
+	}
+	if err != nil {
+		return fail(op, 0, err)
+	}
 	e, err := mpir.TypeEnvelope(op, m, large)
 	if err != nil {
 		return fail(op, 0, err)
@@ -53,9 +62,7 @@ func envelope(op string, h uintptr, ni, na, nc, nt, comb unsafe.Pointer, large b
 			p unsafe.Pointer
 			v int
 		}{{ni, e.Ints}, {na, e.Addrs}, {nc, e.Counts}, {nt, e.Types}} {
-			if o.p != nil {
-				*(*int64)(o.p) = int64(o.v)
-			}
+			*(*int64)(o.p) = int64(o.v)
 		}
 	} else {
 		setInt(ni, e.Ints)

@@ -103,6 +103,38 @@ func fail(op string, ch uintptr, err error) int32 {
 	return raise(op, ch, err)
 }
 
+// nullOut is the error of a call op given NULL where it must write a result: names
+// lists the outputs ps by name, comma-separated, and the first NULL one is named
+// (MPI_ERR_ARG, as MPICH's "Null pointer in parameter"), else nil. Writing through
+// such a pointer would end the process with a Go panic, and skipping the write would
+// succeed without an answer; an export checks its outputs with it before acting, so
+// that a refused call has done nothing. (The NULLs the ABI defines as sentinels,
+// MPI_STATUS_IGNORE and its kin, are not outputs here; MPI_T's procedures ignore a
+// NULL output, as the standard has them do, and do not use this.)
+func nullOut(op, names string, ps ...unsafe.Pointer) error {
+	for i, p := range ps {
+		if p != nil {
+			continue
+		}
+		name := names
+		for ; i > 0; i-- {
+			_, name, _ = strings.Cut(name, ",")
+		}
+		name, _, _ = strings.Cut(name, ",")
+		return errorf(errArg, op, "%s is NULL", strings.TrimSpace(name))
+	}
+	return nil
+}
+
+// nullArray is nullOut for an output array that receives n entries: NULL is refused
+// only where something would be written.
+func nullArray(op, name string, p unsafe.Pointer, n int) error {
+	if p == nil && n > 0 {
+		return errorf(errArg, op, "%s is NULL", name)
+	}
+	return nil
+}
+
 func raise(op string, ch uintptr, err error) int32 {
 	if kindOf(ch) == kFile || ch == hFileNull {
 		// A file's request, or a call of the I/O chapter: the file's handler, or
@@ -288,8 +320,8 @@ func errorText(code int32) string {
 //export PMPI_Error_string
 func PMPI_Error_string(code int32, s unsafe.Pointer, n unsafe.Pointer) int32 {
 	const op = "Error_string"
-	if s == nil || n == nil {
-		return fail(op, 0, errorf(errArg, op, "string or resultlen is NULL"))
+	if err := nullOut(op, "string, resultlen", s, n); err != nil {
+		return fail(op, 0, err)
 	}
 	if !isErrCode(code) && !isClass(code) && code < 1001 || code > 1018 && code <= int32(core.LastCode) {
 		if _, err := core.ClassOfCode(op, core.ErrorCode(code)); err != nil {
@@ -320,6 +352,9 @@ func PMPI_Error_class(code int32, class unsafe.Pointer) int32 {
 
 //export PMPI_Add_error_class
 func PMPI_Add_error_class(class unsafe.Pointer) int32 {
+	if err := nullOut("Add_error_class", "errorclass", class); err != nil {
+		return fail("Add_error_class", 0, err)
+	}
 	c, err := core.AddClass("Add_error_class")
 	if err != nil {
 		return fail("Add_error_class", 0, err)
@@ -330,6 +365,9 @@ func PMPI_Add_error_class(class unsafe.Pointer) int32 {
 
 //export PMPI_Add_error_code
 func PMPI_Add_error_code(class int32, code unsafe.Pointer) int32 {
+	if err := nullOut("Add_error_code", "errorcode", code); err != nil {
+		return fail("Add_error_code", 0, err)
+	}
 	c, err := core.AddCode("Add_error_code", core.ErrorClass(class))
 	if err != nil {
 		return fail("Add_error_code", 0, err)

@@ -327,8 +327,8 @@ func PMPI_File_get_view(fh uintptr, disp, ep, tp, rep unsafe.Pointer) int32 {
 	if f == nil {
 		return r
 	}
-	if disp == nil || ep == nil || tp == nil || rep == nil {
-		return failF(op, fh, errorf(errArg, op, "disp, etype, filetype or datarep is NULL"))
+	if err := nullOut(op, "disp, etype, filetype, datarep", disp, ep, tp, rep); err != nil {
+		return failF(op, fh, err)
 	}
 	d, et, ft, datarep := f.d.View(lookup)
 	*(*int64)(disp) = d

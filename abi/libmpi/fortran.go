@@ -220,8 +220,8 @@ func PMPI_Abi_get_fortran_booleans(size int32, yes, no, isSet unsafe.Pointer) in
 		setBool(isSet, false)
 		return 0
 	}
-	if yes == nil || no == nil {
-		return fail(op, 0, errorf(errArg, op, "logical_true or logical_false is NULL"))
+	if err := nullOut(op, "logical_true, logical_false", yes, no); err != nil {
+		return fail(op, 0, err)
 	}
 	if int(size) != len(fortran.yes) {
 		return fail(op, 0, errorf(errABI, op, "logical_size is %d, but the booleans were set for a LOGICAL of %d bytes", size, len(fortran.yes)))
@@ -235,8 +235,8 @@ func PMPI_Abi_get_fortran_booleans(size int32, yes, no, isSet unsafe.Pointer) in
 //export PMPI_Abi_set_fortran_booleans
 func PMPI_Abi_set_fortran_booleans(size int32, yes, no unsafe.Pointer) int32 {
 	const op = "Abi_set_fortran_booleans"
-	if yes == nil || no == nil {
-		return fail(op, 0, errorf(errArg, op, "logical_true or logical_false is NULL"))
+	if err := nullOut(op, "logical_true, logical_false", yes, no); err != nil {
+		return fail(op, 0, err)
 	}
 	if _, ok := fortranSized["logical"][int(size)]; !ok {
 		return fail(op, 0, errorf(errArg, op, "logical_size is %d: a Fortran LOGICAL has 1, 2, 4, 8 or 16 bytes", size))

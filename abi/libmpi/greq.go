@@ -181,6 +181,9 @@ func PMPI_Parrived(h uintptr, part int32, flag unsafe.Pointer) int32 {
 	if r == nil {
 		return rc
 	}
+	if err := nullOut(op, "flag", flag); err != nil {
+		return fail(op, r.ch, err)
+	}
 	defer prof.Exit(prof.Parrived, enterReq(prof.Parrived, r), 0)
 	ok, err := r.x.Parrived(op, int(part))
 	setBool(flag, ok)

@@ -103,6 +103,9 @@ func PMPI_Info_delete(h uintptr, key unsafe.Pointer) int32 {
 func PMPI_Info_get(h uintptr, key unsafe.Pointer, valuelen int32, val, flag unsafe.Pointer) int32 {
 	const op = "Info_get"
 	in, k, err := infoCall(op, h, key)
+	if err == nil {
+		err = nullOut(op, "value, flag", val, flag)
+	}
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -124,10 +127,13 @@ func PMPI_Info_get_string(h uintptr, key unsafe.Pointer, buflen, val, flag unsaf
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	if buflen == nil {
-		return fail(op, 0, errorf(errArg, op, "buflen is NULL"))
+	if err := nullOut(op, "buflen, flag", buflen, flag); err != nil {
+		return fail(op, 0, err)
 	}
 	n := (*int32)(buflen)
+	if *n > 0 && val == nil { // with buflen 0, value is not written
+		return fail(op, 0, errorf(errArg, op, "value is NULL, but buflen is %d", *n))
+	}
 	v, need, ok, err := in.GetString(k, int(*n))
 	if err != nil {
 		return fail(op, 0, mpir.InfoErr(op, err))
@@ -146,6 +152,9 @@ func PMPI_Info_get_string(h uintptr, key unsafe.Pointer, buflen, val, flag unsaf
 func PMPI_Info_get_valuelen(h uintptr, key unsafe.Pointer, n, flag unsafe.Pointer) int32 {
 	const op = "Info_get_valuelen"
 	in, k, err := infoCall(op, h, key)
+	if err == nil {
+		err = nullOut(op, "valuelen, flag", n, flag)
+	}
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -164,6 +173,9 @@ func PMPI_Info_get_valuelen(h uintptr, key unsafe.Pointer, n, flag unsafe.Pointe
 func PMPI_Info_get_nkeys(h uintptr, n unsafe.Pointer) int32 {
 	const op = "Info_get_nkeys"
 	in, err := infoArg(op, h)
+	if err == nil {
+		err = nullOut(op, "nkeys", n)
+	}
 	if err != nil {
 		return fail(op, 0, err)
 	}
@@ -179,6 +191,9 @@ func PMPI_Info_get_nkeys(h uintptr, n unsafe.Pointer) int32 {
 func PMPI_Info_get_nthkey(h uintptr, n int32, key unsafe.Pointer) int32 {
 	const op = "Info_get_nthkey"
 	in, err := infoArg(op, h)
+	if err == nil {
+		err = nullOut(op, "key", key)
+	}
 	if err != nil {
 		return fail(op, 0, err)
 	}

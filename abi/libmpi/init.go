@@ -55,6 +55,9 @@ func PMPI_Init(argc, argv unsafe.Pointer) int32 {
 
 //export PMPI_Init_thread
 func PMPI_Init_thread(argc, argv unsafe.Pointer, required int32, provided unsafe.Pointer) int32 {
+	if err := nullOut("Init_thread", "provided", provided); err != nil {
+		return fail("Init_thread", 0, err)
+	}
 	if r := initialize("Init_thread", required); r != 0 {
 		return r
 	}
@@ -73,6 +76,9 @@ func PMPI_Query_thread(provided unsafe.Pointer) int32 {
 
 //export PMPI_Is_thread_main
 func PMPI_Is_thread_main(flag unsafe.Pointer) int32 {
+	if err := nullOut("Is_thread_main", "flag", flag); err != nil {
+		return fail("Is_thread_main", 0, err)
+	}
 	setBool(flag, int64(gettid()) == mainThread)
 	return 0
 }
@@ -80,6 +86,9 @@ func PMPI_Is_thread_main(flag unsafe.Pointer) int32 {
 //export goPMPI_Initialized
 func goPMPI_Initialized(flag unsafe.Pointer) int32 {
 	goHalves.Add(1)
+	if err := nullOut("Initialized", "flag", flag); err != nil {
+		return fail("Initialized", 0, err)
+	}
 	setBool(flag, core.Initialized())
 	return 0
 }
@@ -87,6 +96,9 @@ func goPMPI_Initialized(flag unsafe.Pointer) int32 {
 //export goPMPI_Finalized
 func goPMPI_Finalized(flag unsafe.Pointer) int32 {
 	goHalves.Add(1)
+	if err := nullOut("Finalized", "flag", flag); err != nil {
+		return fail("Finalized", 0, err)
+	}
 	setBool(flag, core.Finalized())
 	return 0
 }
@@ -120,6 +132,9 @@ func PMPI_Wtick() float64 { return 1e-9 }
 
 //export PMPI_Get_processor_name
 func PMPI_Get_processor_name(name, n unsafe.Pointer) int32 {
+	if err := nullOut("Get_processor_name", "name, resultlen", name, n); err != nil {
+		return fail("Get_processor_name", 0, err)
+	}
 	h, _ := os.Hostname()
 	putCString(name, C.MPI_MAX_PROCESSOR_NAME, h, n)
 	return 0
@@ -127,6 +142,9 @@ func PMPI_Get_processor_name(name, n unsafe.Pointer) int32 {
 
 //export PMPI_Get_version
 func PMPI_Get_version(v, sv unsafe.Pointer) int32 {
+	if err := nullOut("Get_version", "version, subversion", v, sv); err != nil {
+		return fail("Get_version", 0, err)
+	}
 	setInt(v, 5)
 	setInt(sv, 0)
 	return 0
@@ -137,8 +155,8 @@ func PMPI_Get_version(v, sv unsafe.Pointer) int32 {
 //
 //export PMPI_Abi_get_version
 func PMPI_Abi_get_version(v, sv unsafe.Pointer) int32 {
-	if v == nil || sv == nil {
-		return fail("Abi_get_version", 0, errorf(errArg, "Abi_get_version", "abi_major or abi_minor is NULL"))
+	if err := nullOut("Abi_get_version", "abi_major, abi_minor", v, sv); err != nil {
+		return fail("Abi_get_version", 0, err)
 	}
 	setInt(v, C.MPI_ABI_VERSION)
 	setInt(sv, C.MPI_ABI_SUBVERSION)
@@ -147,6 +165,9 @@ func PMPI_Abi_get_version(v, sv unsafe.Pointer) int32 {
 
 //export PMPI_Get_library_version
 func PMPI_Get_library_version(s, n unsafe.Pointer) int32 {
+	if err := nullOut("Get_library_version", "version, resultlen", s, n); err != nil {
+		return fail("Get_library_version", 0, err)
+	}
 	putCString(s, C.MPI_MAX_LIBRARY_VERSION_STRING, "mpigo (MPI in Go), MPI 5.0 standard ABI 1.0", n)
 	return 0
 }

@@ -99,8 +99,8 @@ func PMPI_Op_create_c(fn unsafe.Pointer, commute int32, out unsafe.Pointer) int3
 
 // opCreate is MPI_Op_create; big: MPI_Op_create_c, whose function takes an MPI_Count.
 func opCreate(fn unsafe.Pointer, commute int32, out unsafe.Pointer, big bool) int32 {
-	if fn == nil || out == nil {
-		return fail("Op_create", 0, errorf(errArg, "Op_create", "user_fn or op is NULL"))
+	if err := nullOut("Op_create", "user_fn, op", fn, out); err != nil {
+		return fail("Op_create", 0, err)
 	}
 	setHandle(out, userOps.add(mpir.UserOp("a user function", commute != 0, cKernel(fn, big))))
 	return 0
@@ -126,6 +126,9 @@ func PMPI_Op_free(p unsafe.Pointer) int32 {
 //export PMPI_Op_commutative
 func PMPI_Op_commutative(h uintptr, flag unsafe.Pointer) int32 {
 	o, err := needOp("Op_commutative", h)
+	if err == nil {
+		err = nullOut("Op_commutative", "commute", flag)
+	}
 	if err != nil {
 		return fail("Op_commutative", 0, err)
 	}

@@ -229,9 +229,9 @@ func mpigo_set_test(some1, how1, n int32, p, a, b, c unsafe.Pointer) int32 {
 	}
 	defer prof.Exit(o.call, enterAll(o.call, hs), 0)
 	if some1 == 0 {
-		return anyOf(o.op, hs, a, b, c, h)
+		return anyOf(o.op, hs, nil, a, b, c, h)
 	}
-	return some(o.op, hs, a, b, c, h)
+	return some(o.op, hs, nil, a, b, c, h)
 }
 
 // mpigo_short_isends, mpigo_short_irecvs and mpigo_short_completions count the calls

@@ -93,8 +93,8 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 	if c == nil {
 		return r
 	}
-	if flag == nil || out == nil { // a message taken would be lost
-		return fail("Improbe", ch, errorf(errArg, "Improbe", "flag or message is NULL"))
+	if err := nullOut("Improbe", "flag, message", flag, out); err != nil { // a message taken would be lost
+		return fail("Improbe", ch, err)
 	}
 	m, ps, ok, err := mpir.Improbe("Improbe", c.c, rankIn(src), tagIn(tag))
 	if err != nil {

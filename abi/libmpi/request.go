@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"cmp"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -203,12 +204,28 @@ func startReq(h uintptr, r *request) int32 {
 //export PMPI_Startall
 func PMPI_Startall(n int32, p unsafe.Pointer) int32 {
 	defer prof.Exit(prof.Startall, prof.EnterWait(prof.Startall, nil, prof.NoPeer, -2, false), 0)
-	for _, h := range handles(p, int(n)) {
+	hs, err := requests("Startall", p, n)
+	if err != nil {
+		return fail("Startall", 0, err)
+	}
+	for _, h := range hs {
 		if r := startReq(h, reqOf(h)); r != 0 {
 			return r
 		}
 	}
 	return 0
+}
+
+// requests is the array of count request handles at p of a call op on many: a
+// negative count or a NULL array that should hold some is refused.
+func requests(op string, p unsafe.Pointer, count int32) ([]uintptr, error) {
+	if count < 0 {
+		return nil, errorf(errCount, op, "count %d is negative", count)
+	}
+	if err := nullArray(op, "array_of_requests", p, int(count)); err != nil {
+		return nil, err
+	}
+	return handles(p, int(count)), nil
 }
 
 func handles(p unsafe.Pointer, n int) []uintptr {
@@ -302,8 +319,8 @@ func goPMPI_Wait(p unsafe.Pointer, st unsafe.Pointer) int32 {
 
 //export goPMPI_Test
 func goPMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
-	if p == nil || flag == nil {
-		return fail("Test", 0, errorf(errArg, "Test", "request or flag is NULL"))
+	if err := nullOut("Test", "request, flag", p, flag); err != nil {
+		return fail("Test", 0, err)
 	}
 	r := reqOf(*(*uintptr)(p))
 	ch := r.handle() // before complete releases r
@@ -316,6 +333,9 @@ func goPMPI_Test(p unsafe.Pointer, flag, st unsafe.Pointer) int32 {
 
 //export goPMPI_Request_get_status
 func goPMPI_Request_get_status(h uintptr, flag, st unsafe.Pointer) int32 {
+	if err := nullOut("Request_get_status", "flag", flag); err != nil {
+		return fail("Request_get_status", reqComm(h), err)
+	}
 	defer prof.Exit(prof.RequestGetStatus, enterReq(prof.RequestGetStatus, reqOf(h)), 0)
 	ok, _, err := complete("Request_get_status", unsafe.Pointer(&h), st, false, false)
 	setBool(flag, ok)
@@ -496,29 +516,32 @@ const (
 
 //export goPMPI_Waitall
 func goPMPI_Waitall(n int32, p unsafe.Pointer, sts unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Waitall", p, n)
 	defer prof.Exit(prof.Waitall, enterAll(prof.Waitall, hs), 0)
-	return all("Waitall", hs, nil, sts, setWait)
+	return all("Waitall", hs, bad, nil, sts, setWait)
 }
 
 //export goPMPI_Testall
 func goPMPI_Testall(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Testall", p, n)
 	defer prof.Exit(prof.Testall, enterAll(prof.Testall, hs), 0)
-	return all("Testall", hs, flag, sts, setTest)
+	return all("Testall", hs, bad, flag, sts, setTest)
 }
 
 //export goPMPI_Request_get_status_all
 func goPMPI_Request_get_status_all(n int32, p unsafe.Pointer, flag, sts unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Request_get_status_all", p, n)
 	defer prof.Exit(prof.RequestGetStatusAll, enterAll(prof.RequestGetStatusAll, hs), 0)
-	return all("Request_get_status_all", hs, flag, sts, setPeek)
+	return all("Request_get_status_all", hs, bad, flag, sts, setPeek)
 }
 
 // all is MPI_Waitall, MPI_Testall and MPI_Request_get_status_all, unrecorded.
-func all(op string, hs []uintptr, flag, sts unsafe.Pointer, h how) int32 {
-	if flag == nil && h != setWait {
-		return fail(op, 0, errorf(errArg, op, "flag is NULL"))
+func all(op string, hs []uintptr, bad error, flag, sts unsafe.Pointer, h how) int32 {
+	if bad == nil && h != setWait {
+		bad = nullOut(op, "flag", flag)
+	}
+	if bad != nil {
+		return fail(op, 0, bad)
 	}
 	var qb [smallSet]core.Request
 	var rb [smallSet]*request
@@ -561,29 +584,35 @@ func all(op string, hs []uintptr, flag, sts unsafe.Pointer, h how) int32 {
 
 //export goPMPI_Waitany
 func goPMPI_Waitany(n int32, p unsafe.Pointer, idx, st unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Waitany", p, n)
 	defer prof.Exit(prof.Waitany, enterAll(prof.Waitany, hs), 0)
-	return anyOf("Waitany", hs, idx, nil, st, setWait)
+	return anyOf("Waitany", hs, bad, idx, nil, st, setWait)
 }
 
 //export goPMPI_Testany
 func goPMPI_Testany(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Testany", p, n)
 	defer prof.Exit(prof.Testany, enterAll(prof.Testany, hs), 0)
-	return anyOf("Testany", hs, idx, flag, st, setTest)
+	return anyOf("Testany", hs, bad, idx, flag, st, setTest)
 }
 
 //export goPMPI_Request_get_status_any
 func goPMPI_Request_get_status_any(n int32, p unsafe.Pointer, idx, flag, st unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Request_get_status_any", p, n)
 	defer prof.Exit(prof.RequestGetStatusAny, enterAll(prof.RequestGetStatusAny, hs), 0)
-	return anyOf("Request_get_status_any", hs, idx, flag, st, setPeek)
+	return anyOf("Request_get_status_any", hs, bad, idx, flag, st, setPeek)
 }
 
 // anyOf is MPI_Waitany, MPI_Testany and MPI_Request_get_status_any, unrecorded.
-func anyOf(op string, hs []uintptr, idx, flag, st unsafe.Pointer, h how) int32 {
-	if idx == nil || flag == nil && h != setWait {
-		return fail(op, 0, errorf(errArg, op, "index or flag is NULL"))
+func anyOf(op string, hs []uintptr, bad error, idx, flag, st unsafe.Pointer, h how) int32 {
+	if bad == nil {
+		bad = nullOut(op, "index", idx)
+	}
+	if bad == nil && h != setWait {
+		bad = nullOut(op, "flag", flag)
+	}
+	if bad != nil {
+		return fail(op, 0, bad)
 	}
 	var qb [smallSet]core.Request
 	var rb [smallSet]*request
@@ -625,29 +654,30 @@ func anyOf(op string, hs []uintptr, idx, flag, st unsafe.Pointer, h how) int32 {
 
 //export goPMPI_Waitsome
 func goPMPI_Waitsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Waitsome", p, n)
 	defer prof.Exit(prof.Waitsome, enterAll(prof.Waitsome, hs), 0)
-	return some("Waitsome", hs, outcount, idx, sts, setWait)
+	return some("Waitsome", hs, bad, outcount, idx, sts, setWait)
 }
 
 //export goPMPI_Testsome
 func goPMPI_Testsome(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Testsome", p, n)
 	defer prof.Exit(prof.Testsome, enterAll(prof.Testsome, hs), 0)
-	return some("Testsome", hs, outcount, idx, sts, setTest)
+	return some("Testsome", hs, bad, outcount, idx, sts, setTest)
 }
 
 //export goPMPI_Request_get_status_some
 func goPMPI_Request_get_status_some(n int32, p unsafe.Pointer, outcount, idx, sts unsafe.Pointer) int32 {
-	hs := handles(p, int(n))
+	hs, bad := requests("Request_get_status_some", p, n)
 	defer prof.Exit(prof.RequestGetStatusSome, enterAll(prof.RequestGetStatusSome, hs), 0)
-	return some("Request_get_status_some", hs, outcount, idx, sts, setPeek)
+	return some("Request_get_status_some", hs, bad, outcount, idx, sts, setPeek)
 }
 
 // some is MPI_Waitsome, MPI_Testsome and MPI_Request_get_status_some, unrecorded.
-func some(op string, hs []uintptr, outcount, idx, sts unsafe.Pointer, h how) int32 {
-	if outcount == nil || idx == nil && len(hs) > 0 {
-		return fail(op, 0, errorf(errArg, op, "outcount or array_of_indices is NULL"))
+func some(op string, hs []uintptr, bad error, outcount, idx, sts unsafe.Pointer, h how) int32 {
+	bad = cmp.Or(bad, nullOut(op, "outcount", outcount), nullArray(op, "array_of_indices", idx, len(hs)))
+	if bad != nil {
+		return fail(op, 0, bad)
 	}
 	var qb [smallSet]core.Request
 	var rb [smallSet]*request
@@ -753,8 +783,8 @@ func cancelReq(p unsafe.Pointer, rec bool) int32 {
 
 //export PMPI_Test_cancelled
 func PMPI_Test_cancelled(st unsafe.Pointer, flag unsafe.Pointer) int32 {
-	if st == nil {
-		return fail("Test_cancelled", 0, errorf(errArg, "Test_cancelled", "status is NULL"))
+	if err := nullOut("Test_cancelled", "status, flag", st, flag); err != nil {
+		return fail("Test_cancelled", 0, err)
 	}
 	setBool(flag, (*cstatus)(st).cancelled != 0)
 	return 0
@@ -769,6 +799,63 @@ func PMPI_Status_set_cancelled(st unsafe.Pointer, flag int32) int32 {
 	if flag != 0 {
 		(*cstatus)(st).cancelled = 1
 	}
+	return 0
+}
+
+// The Go halves of the status accessors of handles.c, which come here only with a
+// NULL status or output.
+
+//export goPMPI_Status_get_source
+func goPMPI_Status_get_source(st, v unsafe.Pointer) int32 {
+	if err := nullOut("Status_get_source", "status, source", st, v); err != nil {
+		return fail("Status_get_source", 0, err)
+	}
+	*(*int32)(v) = (*cstatus)(st).source
+	return 0
+}
+
+//export goPMPI_Status_get_tag
+func goPMPI_Status_get_tag(st, v unsafe.Pointer) int32 {
+	if err := nullOut("Status_get_tag", "status, tag", st, v); err != nil {
+		return fail("Status_get_tag", 0, err)
+	}
+	*(*int32)(v) = (*cstatus)(st).tag
+	return 0
+}
+
+//export goPMPI_Status_get_error
+func goPMPI_Status_get_error(st, v unsafe.Pointer) int32 {
+	if err := nullOut("Status_get_error", "status, error", st, v); err != nil {
+		return fail("Status_get_error", 0, err)
+	}
+	*(*int32)(v) = (*cstatus)(st).err
+	return 0
+}
+
+//export goPMPI_Status_set_source
+func goPMPI_Status_set_source(st unsafe.Pointer, v int32) int32 {
+	if err := nullOut("Status_set_source", "status", st); err != nil {
+		return fail("Status_set_source", 0, err)
+	}
+	(*cstatus)(st).source = v
+	return 0
+}
+
+//export goPMPI_Status_set_tag
+func goPMPI_Status_set_tag(st unsafe.Pointer, v int32) int32 {
+	if err := nullOut("Status_set_tag", "status", st); err != nil {
+		return fail("Status_set_tag", 0, err)
+	}
+	(*cstatus)(st).tag = v
+	return 0
+}
+
+//export goPMPI_Status_set_error
+func goPMPI_Status_set_error(st unsafe.Pointer, v int32) int32 {
+	if err := nullOut("Status_set_error", "status", st); err != nil {
+		return fail("Status_set_error", 0, err)
+	}
+	(*cstatus)(st).err = v
 	return 0
 }
 

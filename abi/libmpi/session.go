@@ -381,7 +381,7 @@ func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int3
 //export PMPI_Session_detach_buffer
 func PMPI_Session_detach_buffer(sh uintptr, addr, size unsafe.Pointer) int32 {
 	var n int64
-	r := PMPI_Session_detach_buffer_c(sh, addr, unsafe.Pointer(&n))
+	r := PMPI_Session_detach_buffer_c(sh, addr, narrowOut(size, &n))
 	if r == 0 {
 		setInt(size, int(n))
 	}
@@ -395,8 +395,8 @@ func PMPI_Session_detach_buffer_c(sh uintptr, addr, size unsafe.Pointer) int32 {
 	if s == nil {
 		return r
 	}
-	if addr == nil || size == nil {
-		return failSession(op, s, sh, errorf(errArg, op, "buffer_addr or size is NULL"))
+	if err := nullOut(op, "buffer_addr, size", addr, size); err != nil {
+		return failSession(op, s, sh, err)
 	}
 	b, auto, err := mpir.DetachBuffer(op, s.s)
 	if err != nil {

@@ -72,14 +72,6 @@ func weightsIn(op, what string, p unsafe.Pointer, n int) ([]int, error) {
 	return intsIn(op, what, p, n)
 }
 
-// outComm checks a constructor's address of its new communicator.
-func outComm(op string, out unsafe.Pointer) error {
-	if out == nil {
-		return argErr(op, "the new communicator's address is NULL")
-	}
-	return nil
-}
-
 // adopt ends a topology constructor on c: the device's communicator nc (nil on a rank left
 // out: MPI_COMM_NULL) with topology t in *out, or err.
 func adopt(op string, c *comm, ch uintptr, nc *core.Comm, t *mpir.Topology, err error, out unsafe.Pointer) int32 {
@@ -127,7 +119,7 @@ func PMPI_Cart_create(ch uintptr, ndims int32, dimsP, periodsP unsafe.Pointer, r
 	n, e1 := count(op, "ndims", ndims)
 	dims, e2 := intsIn(op, "dims", dimsP, n)
 	periods, e3 := boolsIn(op, "periods", periodsP, n)
-	bad := cmp.Or(e1, e2, e3, outComm(op, out))
+	bad := cmp.Or(e1, e2, e3, nullOut(op, "comm_cart", out))
 	nc, t, err := mpir.CartCreate(op, c.c, bad, dims, periods, reorder != 0)
 	return adopt(op, c, ch, nc, t, err, out)
 }
@@ -140,6 +132,9 @@ func PMPI_Cartdim_get(ch uintptr, ndims unsafe.Pointer) int32 {
 		return r
 	}
 	n, err := mpir.Cartdim(op, c.c, c.x.Topo())
+	if err == nil {
+		err = nullOut(op, "ndims", ndims)
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -157,6 +152,10 @@ func PMPI_Cart_get(ch uintptr, maxdims int32, dimsP, periodsP, coordsP unsafe.Po
 	dims, periods, coords, err := mpir.CartGet(op, c.c, c.x.Topo())
 	if err == nil && maxdims < 0 {
 		err = argErr(op, "maxdims = %d must not be negative", maxdims)
+	}
+	if err == nil {
+		n := min(len(dims), int(maxdims))
+		err = cmp.Or(nullArray(op, "dims", dimsP, n), nullArray(op, "periods", periodsP, n), nullArray(op, "coords", coordsP, n))
 	}
 	if err != nil {
 		return fail(op, ch, err)
@@ -183,6 +182,9 @@ func PMPI_Cart_rank(ch uintptr, coordsP, rank unsafe.Pointer) int32 {
 		return fail(op, ch, err)
 	}
 	coords, err := intsIn(op, "coords", coordsP, n)
+	if err == nil {
+		err = nullOut(op, "rank", rank)
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -224,6 +226,9 @@ func PMPI_Cart_shift(ch uintptr, dir, disp int32, src, dest unsafe.Pointer) int3
 		return r
 	}
 	s, d, err := mpir.CartShift(op, c.c, c.x.Topo(), int(dir), int(disp))
+	if err == nil {
+		err = nullOut(op, "rank_source, rank_dest", src, dest)
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -246,7 +251,7 @@ func PMPI_Cart_sub(ch uintptr, remainP, out unsafe.Pointer) int32 {
 		return fail(op, ch, err)
 	}
 	remain, err := boolsIn(op, "remain_dims", remainP, n)
-	nc, t, err := mpir.CartSub(op, c.c, c.x.Topo(), cmp.Or(err, outComm(op, out)), remain)
+	nc, t, err := mpir.CartSub(op, c.c, c.x.Topo(), cmp.Or(err, nullOut(op, "newcomm", out)), remain)
 	return adopt(op, c, ch, nc, t, err, out)
 }
 
@@ -260,7 +265,7 @@ func PMPI_Cart_map(ch uintptr, ndims int32, dimsP, periodsP, newrank unsafe.Poin
 	n, e1 := count(op, "ndims", ndims)
 	dims, e2 := intsIn(op, "dims", dimsP, n)
 	periods, e3 := boolsIn(op, "periods", periodsP, n)
-	if err := cmp.Or(e1, e2, e3); err != nil {
+	if err := cmp.Or(e1, e2, e3, nullOut(op, "newrank", newrank)); err != nil {
 		return fail(op, ch, err)
 	}
 	rk, err := mpir.CartMap(op, c.c, dims, periods)
@@ -298,7 +303,7 @@ func PMPI_Graph_create(ch uintptr, nnodes int32, indexP, edgesP unsafe.Pointer, 
 	}
 	defer prof.Exit(prof.GraphCreate, c.enterTimed(prof.GraphCreate, prof.NoPeer, -1, 0), 0)
 	index, edges, err := graphIn(op, nnodes, indexP, edgesP)
-	nc, t, err := mpir.GraphCreate(op, c.c, cmp.Or(err, outComm(op, out)), index, edges, reorder != 0)
+	nc, t, err := mpir.GraphCreate(op, c.c, cmp.Or(err, nullOut(op, "comm_graph", out)), index, edges, reorder != 0)
 	return adopt(op, c, ch, nc, t, err, out)
 }
 
@@ -310,6 +315,9 @@ func PMPI_Graphdims_get(ch uintptr, nnodes, nedges unsafe.Pointer) int32 {
 		return r
 	}
 	nn, ne, err := mpir.Graphdims(op, c.c, c.x.Topo())
+	if err == nil {
+		err = nullOut(op, "nnodes, nedges", nnodes, nedges)
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -326,6 +334,10 @@ func PMPI_Graph_get(ch uintptr, maxindex, maxedges int32, indexP, edgesP unsafe.
 		return r
 	}
 	index, edges, err := mpir.GraphGet(op, c.c, c.x.Topo())
+	if err == nil {
+		err = cmp.Or(nullArray(op, "index", indexP, min(len(index), int(maxindex))),
+			nullArray(op, "edges", edgesP, min(len(edges), int(maxedges))))
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -342,6 +354,9 @@ func PMPI_Graph_neighbors_count(ch uintptr, rank int32, n unsafe.Pointer) int32 
 		return r
 	}
 	nb, err := mpir.GraphNeighbors(op, c.c, c.x.Topo(), int(rank))
+	if err == nil {
+		err = nullOut(op, "nneighbors", n)
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -357,6 +372,9 @@ func PMPI_Graph_neighbors(ch uintptr, rank, maxn int32, nbrs unsafe.Pointer) int
 		return r
 	}
 	nb, err := mpir.GraphNeighbors(op, c.c, c.x.Topo(), int(rank))
+	if err == nil {
+		err = nullArray(op, "neighbors", nbrs, min(len(nb), int(maxn)))
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -372,6 +390,9 @@ func PMPI_Graph_map(ch uintptr, nnodes int32, indexP, edgesP, newrank unsafe.Poi
 		return r
 	}
 	index, edges, err := graphIn(op, nnodes, indexP, edgesP)
+	if err == nil {
+		err = nullOut(op, "newrank", newrank)
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -388,6 +409,9 @@ func PMPI_Topo_test(ch uintptr, status unsafe.Pointer) int32 {
 	c, r := needComm("Topo_test", ch)
 	if c == nil {
 		return r
+	}
+	if err := nullOut("Topo_test", "status", status); err != nil {
+		return fail("Topo_test", ch, err)
 	}
 	kind := undefined
 	switch c.x.Topo().Kind() {
@@ -416,7 +440,7 @@ func PMPI_Dist_graph_create_adjacent(ch uintptr, indeg int32, srcP, srcWP unsafe
 	outn, e4 := count(op, "outdegree", outdeg)
 	dsts, e5 := intsIn(op, "destinations", dstP, outn)
 	dstW, e6 := weightsIn(op, "destweights", dstWP, outn)
-	bad := cmp.Or(e1, e2, e3, e4, e5, e6, outComm(op, out))
+	bad := cmp.Or(e1, e2, e3, e4, e5, e6, nullOut(op, "comm_dist_graph", out))
 	nc, t, err := mpir.DistGraphCreateAdjacent(op, c.c, bad, srcs, srcW, dsts, dstW, reorder != 0)
 	return adopt(op, c, ch, nc, t, err, out)
 }
@@ -430,7 +454,7 @@ func PMPI_Dist_graph_create(ch uintptr, n int32, srcP, degP, dstP, wP unsafe.Poi
 	}
 	defer prof.Exit(prof.DistGraphCreate, c.enterTimed(prof.DistGraphCreate, prof.NoPeer, -1, 0), 0)
 	srcs, degs, dsts, ws, err := distGraphIn(op, n, srcP, degP, dstP, wP)
-	nc, t, err := mpir.DistGraphCreate(op, c.c, cmp.Or(err, outComm(op, out)), srcs, degs, dsts, ws, reorder != 0)
+	nc, t, err := mpir.DistGraphCreate(op, c.c, cmp.Or(err, nullOut(op, "comm_dist_graph", out)), srcs, degs, dsts, ws, reorder != 0)
 	return adopt(op, c, ch, nc, t, err, out)
 }
 
@@ -466,6 +490,9 @@ func PMPI_Dist_graph_neighbors_count(ch uintptr, indeg, outdeg, weighted unsafe.
 		return r
 	}
 	s, _, d, _, w, err := mpir.DistGraphNeighbors(op, c.c, c.x.Topo())
+	if err == nil {
+		err = nullOut(op, "indegree, outdegree, weighted", indeg, outdeg, weighted)
+	}
 	if err != nil {
 		return fail(op, ch, err)
 	}
@@ -487,6 +514,14 @@ func PMPI_Dist_graph_neighbors(ch uintptr, maxin int32, srcP, srcWP unsafe.Point
 		_, e1 := count(op, "maxindegree", maxin)
 		_, e2 := count(op, "maxoutdegree", maxout)
 		err = cmp.Or(e1, e2)
+	}
+	if err == nil {
+		nin, nout := min(len(s), int(maxin)), min(len(d), int(maxout))
+		err = cmp.Or(nullArray(op, "sources", srcP, nin), nullArray(op, "destinations", dstP, nout))
+		if w && err == nil {
+			// Only a weighted graph's weights are written, MPI_UNWEIGHTED's excepted.
+			err = cmp.Or(nullArray(op, "sourceweights", srcWP, nin), nullArray(op, "destweights", dstWP, nout))
+		}
 	}
 	if err != nil {
 		return fail(op, ch, err)

@@ -141,8 +141,8 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 	if c == nil {
 		return r
 	}
-	if out == nil || baseptr == nil {
-		return fail(op, ch, errorf(errArg, op, "win or baseptr is NULL"))
+	if err := nullOut(op, "baseptr, win", baseptr, out); err != nil {
+		return fail(op, ch, err)
 	}
 	in, err := infoArg(op, info)
 	if err != nil {
@@ -251,7 +251,7 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 //export PMPI_Win_shared_query
 func PMPI_Win_shared_query(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
 	var u int64
-	r := sharedQuery(wh, rank, size, unsafe.Pointer(&u), baseptr)
+	r := sharedQuery(wh, rank, size, narrowOut(unit, &u), baseptr)
 	if r == 0 {
 		setInt(unit, int(u))
 	}
@@ -269,8 +269,8 @@ func sharedQuery(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int
 	if w == nil {
 		return r
 	}
-	if size == nil || unit == nil || baseptr == nil {
-		return failWin(op, wh, errorf(errArg, op, "size, disp_unit or baseptr is NULL"))
+	if err := nullOut(op, "size, disp_unit, baseptr", size, unit, baseptr); err != nil {
+		return failWin(op, wh, err)
 	}
 	mem, u, err := w.w.SharedQuery(op, rankIn(rank))
 	if err != nil {
@@ -328,8 +328,8 @@ func PMPI_Win_get_name(wh uintptr, name, n unsafe.Pointer) int32 {
 		}
 		x = w.w
 	}
-	if name == nil || n == nil {
-		return failWin(op, wh, errorf(errArg, op, "win_name or resultlen is NULL"))
+	if err := nullOut(op, "win_name, resultlen", name, n); err != nil {
+		return failWin(op, wh, err)
 	}
 	putCString(name, C.MPI_MAX_OBJECT_NAME, x.Name(), n)
 	return 0
@@ -400,8 +400,8 @@ func PMPI_Win_get_attr(wh uintptr, key int32, val, flag unsafe.Pointer) int32 {
 	if w == nil {
 		return r
 	}
-	if val == nil || flag == nil {
-		return failWin(op, wh, errorf(errArg, op, "attribute_val or flag is NULL"))
+	if err := nullOut(op, "attribute_val, flag", val, flag); err != nil {
+		return failWin(op, wh, err)
 	}
 	k, err := keyArg(op, key)
 	if err != nil {

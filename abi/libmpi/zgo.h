@@ -2,7 +2,7 @@
 
 /* mpi.h: sha256 ecbff00bfbad1dbc850e493847906301d5aa552d55eb0299d850a347f52b3a61 */
 
-/* The Go halves of the procedures whose PMPI_x is hand-written C (short.c, p2pshort.c, collshort.c, fileshort.c). */
+/* The Go halves of the procedures whose PMPI_x is hand-written C (short.c, p2pshort.c, collshort.c, fileshort.c, handles.c). */
 int goPMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int goPMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int goPMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -49,6 +49,12 @@ int goPMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, i
 int goPMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int goPMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int goPMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int goPMPI_Status_get_error(const MPI_Status *status, int *error);
+int goPMPI_Status_get_source(const MPI_Status *status, int *source);
+int goPMPI_Status_get_tag(const MPI_Status *status, int *tag);
+int goPMPI_Status_set_error(MPI_Status *status, int error);
+int goPMPI_Status_set_source(MPI_Status *status, int source);
+int goPMPI_Status_set_tag(MPI_Status *status, int tag);
 int goPMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int goPMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
 int goPMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status);
