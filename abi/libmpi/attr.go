@@ -19,6 +19,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -110,8 +111,8 @@ func callbackErr(op, what string, key, rc int32) error {
 
 // createKeyval is MPI_x_create_keyval for kind.
 func createKeyval(op string, kind mpir.AttrKind, copyFn, deleteFn, key, extra unsafe.Pointer) int32 {
-	if key == nil {
-		return fail(op, 0, errorf(errArg, op, "keyval is NULL"))
+	if err := nullOut(op, keyvalName(op), key); err != nil {
+		return fail(op, 0, err)
 	}
 	num := new(int32)
 	k := mpir.NewKeyval(kind, copyCallback(op, copyFn, num), deleteCallback(op, deleteFn, num), extra)
@@ -122,10 +123,24 @@ func createKeyval(op string, kind mpir.AttrKind, copyFn, deleteFn, key, extra un
 	return 0
 }
 
+// keyvalName is the name the C binding of op gives its keyval: comm_keyval,
+// type_keyval, win_keyval, or the deprecated forms' keyval.
+func keyvalName(op string) string {
+	switch {
+	case strings.HasPrefix(op, "Comm_"):
+		return "comm_keyval"
+	case strings.HasPrefix(op, "Type_"):
+		return "type_keyval"
+	case strings.HasPrefix(op, "Win_"):
+		return "win_keyval"
+	}
+	return "keyval"
+}
+
 // freeKeyval is MPI_x_free_keyval for kind: the keyval goes once no attribute uses it.
 func freeKeyval(op string, kind mpir.AttrKind, key unsafe.Pointer) int32 {
-	if key == nil {
-		return fail(op, 0, errorf(errArg, op, "keyval is NULL"))
+	if err := nullOut(op, keyvalName(op), key); err != nil {
+		return fail(op, 0, err)
 	}
 	k, err := keyArg(op, *(*int32)(key))
 	if err == nil {

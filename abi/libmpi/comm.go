@@ -153,11 +153,22 @@ func created(op string, parent *comm, ph uintptr, c *core.Comm, err error, out u
 	if err != nil {
 		return fail(op, ph, err)
 	}
-	if out == nil {
-		return fail(op, ph, errorf(errArg, op, "newcomm is NULL"))
+	if err := nullOut(op, newCommName(op), out); err != nil {
+		return fail(op, ph, err)
 	}
 	setHandle(out, newComm(c, parent, nil, nil))
 	return 0
+}
+
+// newCommName is the name the C binding of op gives its new communicator.
+func newCommName(op string) string {
+	switch op {
+	case "Intercomm_create", "Intercomm_create_from_groups":
+		return "newintercomm"
+	case "Intercomm_merge":
+		return "newintracomm"
+	}
+	return "newcomm"
 }
 
 //export PMPI_Comm_dup

@@ -98,9 +98,13 @@ static void communicators(int rank) {
     OK(MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &half));
     OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank, 7, &inter));
     REFUSES(MPI_Comm_remote_size(inter, NULL), "size");
+    REFUSES(MPI_Intercomm_merge(inter, rank, NULL), "newintracomm"); /* both ranks: it is collective */
     OK(MPI_Comm_free(&inter));
     OK(MPI_Comm_free(&half));
     OK(MPI_Comm_free(&dup));
+    REFUSES(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, NULL, NULL), "comm_keyval");
+    REFUSES(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, NULL, NULL), "type_keyval");
+    REFUSES(MPI_Win_free_keyval(NULL), "win_keyval");
 }
 
 static void topologies(void) {
