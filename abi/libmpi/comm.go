@@ -154,6 +154,11 @@ func created(op string, parent *comm, ph uintptr, c *core.Comm, err error, out u
 		return fail(op, ph, err)
 	}
 	if err := nullOut(op, newCommName(op), out); err != nil {
+		// Checked after the call, which is collective: refused before, the peers would
+		// wait in it. The communicator it made has no handle to free it by.
+		if c != nil {
+			_ = collective.Free(c, op)
+		}
 		return fail(op, ph, err)
 	}
 	setHandle(out, newComm(c, parent, nil, nil))
