@@ -21,8 +21,12 @@ import (
 //
 //   - A message that arrives alone (no other adaptive receive from the peer under
 //     way) is timed from the match to its last byte: latency. One that arrives while
-//     this rank's own large send to the peer is under way (an exchange) is read, not
-//     timed: streamed, both cores would copy both messages.
+//     this rank's own large send to the peer is under way (an exchange) is timed so
+//     too, in estimates of its own, starting from the exchange table's choice: in an
+//     exchange both cores copy at once, so its costs say nothing of a one-way
+//     transfer's, and the table, built from a start-up calibration of about a
+//     millisecond, chose the pipeline, two and a half times slower there, in some
+//     runs and the get in others on one host (docs/BENCHMARKS.md, the Intel guest).
 //   - Messages that arrive while others are under way form a stream, where
 //     throughput counts. A stream changes protocol at most once per burst (a burst
 //     ends when nothing from the peer is in flight, or after streamEpoch
@@ -96,8 +100,10 @@ type adaptive struct {
 // adaptClass is what a receiver knows of one size class's transfers from one peer.
 type adaptClass struct {
 	alone   estimate // uncontended transfers
+	exch    estimate // transfers in an exchange
 	stream  estimate // streamed transfers
 	decided uint32   // uncontended decisions made
+	exchN   uint32   // exchange decisions made
 	// The class's part of the current burst: the burst's number, the decisions made
 	// in it, and its plan (first for the first streamBlock decisions, then rest).
 	burst       uint32
@@ -164,41 +170,47 @@ func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (prot
 	if a.inflight > 1 {
 		return a.streamed(c, r, table)
 	}
+	r.t0 = sinceStart()
 	if p.offered > 0 {
 		// An exchange: this rank's own large send to the peer is under way. Streamed,
 		// each core would copy both messages (into the ring and out of it); read,
 		// each copies one, after a system call's fixed cost. So the exchange table's
-		// choice (selectTables), untimed: an exchange's transfer says nothing of a
-		// one-way one's.
-		if p.exchange.lookup(r.expect) == transport.Pipeline {
-			return transport.Pipeline, false
-		}
-		return transport.Get, false
+		// choice (selectTables) first, then the faster in exchanges.
+		r.exch = true
+		c.exchN++
+		return c.exch.choose(p.exchange.lookup(r.expect), c.exchN), false
 	}
-	r.t0 = sinceStart()
 	c.decided++
-	s := &c.alone
+	return c.alone.choose(table, c.decided), false
+}
+
+// choose is the protocol of a timed receive, the n-th decision of its kind, where
+// the cost models say table.
+func (s *estimate) choose(table transport.Protocol, n uint32) transport.Protocol {
+	if table != transport.Get {
+		table = transport.Pipeline
+	}
 	if !s.ready(adaptFirst) {
 		// Start with a few of each, the models' choice first, and believe the best
 		// of them: one transfer slowed by a neighbour must not decide for the run.
-		n := s.samples
+		k := s.samples
 		switch {
-		case n[protoIdx(table)] == 0:
-			return table, false
-		case n[0] < n[1]:
-			return transport.Pipeline, false
-		case n[1] < n[0]:
-			return transport.Get, false
+		case k[protoIdx(table)] == 0:
+			return table
+		case k[0] < k[1]:
+			return transport.Pipeline
+		case k[1] < k[0]:
+			return transport.Get
 		}
-		return table, false
+		return table
 	}
 	// Try the other protocol now and then: the further behind it is, the more a try
 	// costs and the less likely conditions have changed that much.
 	best, ratio := s.best()
-	if c.decided%probeEvery(adaptProbe, ratio) == 0 {
-		return otherProto(best), false
+	if n%probeEvery(adaptProbe, ratio) == 0 {
+		return otherProto(best)
 	}
-	return best, false
+	return best
 }
 
 // probeEvery stretches a probing period by how far behind the other protocol is.
@@ -259,6 +271,8 @@ func (a *adaptive) streamed(c *adaptClass, r *request, table transport.Protocol)
 // adaptDone records the end of an adaptive receive. The caller holds e.mu.
 func (e *Engine) adaptDone(r *request) {
 	r.adapt = false
+	exch := r.exch
+	r.exch = false
 	p := e.peers[r.st.Source]
 	if p == nil {
 		return
@@ -279,6 +293,9 @@ func (e *Engine) adaptDone(r *request) {
 	ns := float64(sinceStart()-r.t0) / float64(r.got) * 1024
 	r.t0 = 0
 	s := &a.class[sizeClass(r.got)].alone
+	if exch {
+		s = &a.class[sizeClass(r.got)].exch
+	}
 	i := protoIdx(r.proto)
 	// Interference (a descheduled rank, a neighbour's burst) only ever slows a
 	// transfer, by up to a whole time slice: a faster sample is believed at once

@@ -82,6 +82,7 @@ type request struct {
 	matched    bool // receive: a message is matched to it
 	adapt      bool // receive: a rendezvous whose protocol this rank chose by measurement
 	stream     bool // receive: an adaptive one that joined a stream (adapt.go)
+	exch       bool // receive: an adaptive one timed as an exchange (adapt.go)
 	running    bool // receive: a streamed one started, not held
 	private    bool // a blocking Send's or Recv's own request: no handle on it exists
 	fin        bool // a private request completed (set and read under e.mu)
