@@ -271,8 +271,11 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	if out == nil {
-		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
+	if err := nullOut(op, "newcomm", out); err != nil {
+		if nc != nil { // made by the collective call before the check, as in created
+			_ = collective.Free(nc, op)
+		}
+		return fail(op, ch, err)
 	}
 	setHandle(out, newComm(nc, c, nil, hints))
 	return 0

@@ -99,6 +99,7 @@ static void communicators(int rank) {
     OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank, 7, &inter));
     REFUSES(MPI_Comm_remote_size(inter, NULL), "size");
     REFUSES(MPI_Intercomm_merge(inter, rank, NULL), "newintracomm"); /* both ranks: it is collective */
+    REFUSES(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, NULL), "newcomm");
     OK(MPI_Comm_free(&inter));
     OK(MPI_Comm_free(&half));
     OK(MPI_Comm_free(&dup));
