@@ -177,6 +177,13 @@ func TestNullOutputs(t *testing.T) {
 	})
 }
 
+// TestNullInputs: NULL where a procedure reads an argument (an array that holds
+// entries, a string, a pointer to a handle) is an error of the call's class through
+// the object's handler, naming the C binding's argument, never a crash or a success
+// that read nothing; a NULL the standard allows (no entries, a side not significant on
+// the rank, the send side in place) stays allowed (abi/testdata/nullin.c).
+func TestNullInputs(t *testing.T) { job(t, "nullin", 2) }
+
 func TestAttributeCallbacks(t *testing.T) {
 	out := job(t, "attr", 2)
 	if !strings.Contains(out, "self attribute deleted at finalize (MPI still running: yes)") {

@@ -447,10 +447,14 @@ func reduceScatter(op string, sbuf, rbuf unsafe.Pointer, rcounts unsafe.Pointer,
 	return runColl(op, mpir.CollReduceScatter, c, ch, req, m, &ca)
 }
 
-// vbuf is one side of a v form: counts and displacements read from C where the side
-// is significant (sig), and the buffer over the items they reach.
-func vbuf(op string, sig bool, buf unsafe.Pointer, counts, displs unsafe.Pointer, n int, dh uintptr, big bool) (v collective.Vec, cs, ds []int, err error) {
+// vbuf is one side of a v form: counts and displacements (names: their C names, as
+// nullOut's) read from C where the side is significant (sig), and the buffer over the
+// items they reach. A NULL array the side would read is the side's error.
+func vbuf(op string, sig bool, buf unsafe.Pointer, counts, displs unsafe.Pointer, names string, n int, dh uintptr, big bool) (v collective.Vec, cs, ds []int, err error) {
 	if !sig {
+		return
+	}
+	if err = nullArrays(op, n, names, counts, displs); err != nil {
 		return
 	}
 	cs, ds = moved(carr(counts, n, big), dh), carr(displs, n, big)
@@ -478,7 +482,7 @@ func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	a := mpir.CollArgs{Root: rankIn(root)}
 	sig := mpir.Significant(mpir.CollGatherv, c.c, a.Root, uintptr(sbuf) == inPlaceAddr)
 	a.Send, a.SendErr = side(op, sig.Send(), sbuf, scount, sdt)
-	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, sig.Recv(), rbuf, rcounts, displs, c.c.Peers(), rdt, big)
+	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, sig.Recv(), rbuf, rcounts, displs, "recvcounts, displs", c.c.Peers(), rdt, big)
 	return runColl(op, mpir.CollGatherv, c, ch, req, m, &a)
 }
 
@@ -501,7 +505,7 @@ func scatterv(op string, sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, sd
 	}
 	a := mpir.CollArgs{Root: rankIn(root)}
 	sig := mpir.Significant(mpir.CollScatterv, c.c, a.Root, false)
-	a.Send, a.Counts, a.Displs, a.SendErr = vbuf(op, sig.Send(), sbuf, scounts, displs, c.c.Peers(), sdt, big)
+	a.Send, a.Counts, a.Displs, a.SendErr = vbuf(op, sig.Send(), sbuf, scounts, displs, "sendcounts, displs", c.c.Peers(), sdt, big)
 	a.Recv, a.RecvErr = side(op, sig.Recv(), rbuf, rcount, rdt)
 	return runColl(op, mpir.CollScatterv, c, ch, req, m, &a)
 }
@@ -524,7 +528,7 @@ func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf 
 	}
 	var a mpir.CollArgs
 	a.Send, a.SendErr = cvec(op, sbuf, scount, sdt)
-	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, true, rbuf, rcounts, displs, c.c.Peers(), rdt, big)
+	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, true, rbuf, rcounts, displs, "recvcounts, displs", c.c.Peers(), rdt, big)
 	return runColl(op, mpir.CollAllgatherv, c, ch, req, m, &a)
 }
 
@@ -547,20 +551,28 @@ func alltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, 
 	}
 	var a mpir.CollArgs
 	n, inPlace := c.c.Peers(), uintptr(sbuf) == inPlaceAddr
-	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, true, rbuf, rcounts, rdispls, n, rdt, big)
+	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, true, rbuf, rcounts, rdispls, "recvcounts, rdispls", n, rdt, big)
 	if inPlace {
 		a.Send = collective.InPlaceVec(1)
 	} else {
-		a.Send, a.SCounts, a.SDispls, a.SendErr = vbuf(op, true, sbuf, scounts, sdispls, n, sdt, big)
+		a.Send, a.SCounts, a.SDispls, a.SendErr = vbuf(op, true, sbuf, scounts, sdispls, "sendcounts, sdispls", n, sdt, big)
 	}
 	return runColl(op, mpir.CollAlltoallv, c, ch, req, m, &a)
 }
 
-// wside reads one side of a w form (bigDispls: the displacements are MPI_Aint): its
-// counts and displacements, the datatypes of its blocks of data (mpir.WTypes), and
-// its memory, spanning every block (p may be MPI_BOTTOM with absolute displacements;
-// the displacements returned count from its start).
+// wside reads one side of a w form (what: "send" or "recv"; bigDispls: the
+// displacements are MPI_Aint): its counts and displacements, the datatypes of its
+// blocks of data (mpir.WTypes), and its memory, spanning every block (p may be
+// MPI_BOTTOM with absolute displacements; the displacements returned count from its
+// start). A NULL array is the side's error, named as the C binding names it.
 func wside(op, what string, n int, p, counts, displs, types unsafe.Pointer, big, bigDispls bool) (s mpir.WSide) {
+	names := "sendcounts, sdispls, sendtypes"
+	if what == "recv" {
+		names = "recvcounts, rdispls, recvtypes"
+	}
+	if s.Err = nullArrays(op, n, names, counts, displs, types); s.Err != nil {
+		return
+	}
 	s.Counts, s.Displs = carr(counts, n, big), carr(displs, n, bigDispls)
 	hs := handles(types, n)
 	if hs == nil || s.Counts == nil || s.Displs == nil {

@@ -30,6 +30,9 @@ func PMPI_Comm_spawn(command, argv unsafe.Pointer, maxprocs int32, info uintptr,
 		if err != nil {
 			return nil, err
 		}
+		if err := nullOut(op, "command", command); err != nil {
+			return nil, err
+		}
 		return []mpir.SpawnCmd{{Command: cstr(command), Argv: cArgv(argv), MaxProcs: int(maxprocs), Info: in}}, nil
 	})
 }
@@ -62,6 +65,9 @@ func PMPI_Comm_spawn_multiple(count int32, commands, argvs, maxprocs, infos unsa
 			in, err := infoArg(op, ih[i])
 			if err != nil {
 				return nil, err
+			}
+			if names[i] == nil {
+				return nil, argErr(op, "array_of_commands[%d] is NULL", i)
 			}
 			cmds[i] = mpir.SpawnCmd{Command: cstr(unsafe.Pointer(names[i])), MaxProcs: int(np[i]), Info: in}
 			if av != nil {
@@ -192,10 +198,10 @@ func PMPI_Comm_connect(portName unsafe.Pointer, info uintptr, root int32, ch uin
 }
 
 // accept is MPI_Comm_accept or _connect (do, mpir's; call, the recorder's): the port
-// name and info are read at the root only, where a NULL port name is one nobody
-// opened. An info handle at the root that is none is the root's error; the root still
-// enters the call with it, and mpir reports it to every process, so that the others
-// return it rather than wait for the root.
+// name and info are read at the root only. An info handle at the root that is none,
+// or a NULL port name there (which names no port: MPI_ERR_PORT), is the root's error;
+// the root still enters the call with it, and mpir reports it to every process, so
+// that the others return it rather than wait for the root.
 func accept(op string, call prof.Call, do func(string, string, *mpir.Info, error, int, *core.Comm, *mpir.Session) (*core.Comm, error),
 	portName unsafe.Pointer, info uintptr, root int32, ch uintptr, out unsafe.Pointer) int32 {
 	c, r := needComm(op, ch)
@@ -213,7 +219,11 @@ func accept(op string, call prof.Call, do func(string, string, *mpir.Info, error
 	var in *mpir.Info
 	var bad error
 	if c.c.Rank() == int(root) {
-		if in, bad = infoArg(op, info); bad == nil {
+		switch in, bad = infoArg(op, info); {
+		case bad != nil:
+		case portName == nil: // names no port: MPI_ERR_PORT, as one nobody opened
+			bad = errorf(core.ClassPort, op, "port_name is NULL")
+		default:
 			port = cstr(portName)
 		}
 	}

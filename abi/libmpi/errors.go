@@ -103,14 +103,16 @@ func fail(op string, ch uintptr, err error) int32 {
 	return raise(op, ch, err)
 }
 
-// nullOut is the error of a call op given NULL where it must write a result: names
-// lists the outputs ps by name, comma-separated, and the first NULL one is named
-// (MPI_ERR_ARG, as MPICH's "Null pointer in parameter"), else nil. Writing through
-// such a pointer would end the process with a Go panic, and skipping the write would
-// succeed without an answer; an export checks its outputs with it before acting, so
-// that a refused call has done nothing. (The NULLs the ABI defines as sentinels,
-// MPI_STATUS_IGNORE and its kin, are not outputs here; MPI_T's procedures ignore a
-// NULL output, as the standard has them do, and do not use this.)
+// nullOut is the error of a call op given NULL where it must write a result or read
+// an argument: names lists the pointers ps by the C binding's names, comma-separated,
+// and the first NULL one is named (MPI_ERR_ARG, as MPICH's "Null pointer in
+// parameter"), else nil. Writing or reading through such a pointer would end the
+// process with a Go panic, and skipping it would succeed without an answer or with an
+// argument never read; an export checks its pointers with it before acting, so that a
+// refused call has done nothing. (The NULLs the ABI defines as sentinels,
+// MPI_STATUS_IGNORE and its kin, MPI_BOTTOM, MPI_ARGV_NULL, are not refused here;
+// MPI_T's procedures ignore a NULL output, as the standard has them do, and do not use
+// this.)
 func nullOut(op, names string, ps ...unsafe.Pointer) error {
 	for i, p := range ps {
 		if p != nil {
@@ -126,13 +128,22 @@ func nullOut(op, names string, ps ...unsafe.Pointer) error {
 	return nil
 }
 
-// nullArray is nullOut for an output array that receives n entries: NULL is refused
-// only where something would be written.
+// nullArray is nullOut for an array that receives or holds n entries: NULL is refused
+// only where something would be written or read.
 func nullArray(op, name string, p unsafe.Pointer, n int) error {
 	if p == nil && n > 0 {
 		return errorf(errArg, op, "%s is NULL", name)
 	}
 	return nil
+}
+
+// nullArrays is nullArray for the arrays ps of n entries each (a side of a v or w
+// collective), named by names as nullOut's are.
+func nullArrays(op string, n int, names string, ps ...unsafe.Pointer) error {
+	if n <= 0 {
+		return nil
+	}
+	return nullOut(op, names, ps...)
 }
 
 func raise(op string, ch uintptr, err error) int32 {
@@ -378,7 +389,11 @@ func PMPI_Add_error_code(class int32, code unsafe.Pointer) int32 {
 
 //export PMPI_Add_error_string
 func PMPI_Add_error_string(code int32, s unsafe.Pointer) int32 {
-	return fail("Add_error_string", 0, core.AddString("Add_error_string", core.ErrorCode(code), cstr(s)))
+	const op = "Add_error_string"
+	if err := nullOut(op, "string", s); err != nil {
+		return fail(op, 0, err)
+	}
+	return fail(op, 0, core.AddString(op, core.ErrorCode(code), cstr(s)))
 }
 
 //export PMPI_Remove_error_class

@@ -302,6 +302,8 @@ func PMPI_File_set_view(fh uintptr, disp int64, eh, th uintptr, rep unsafe.Point
 		bad = noType(op, th)
 	case err != nil:
 		bad = err
+	case rep == nil:
+		bad = nullOut(op, "datarep", rep) // no representation's name: "native" is spelled out
 	}
 	datarep := "native"
 	if rep != nil {

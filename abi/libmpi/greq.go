@@ -164,10 +164,23 @@ func PMPI_Pready_range(lo, hi int32, h uintptr) int32 {
 
 //export PMPI_Pready_list
 func PMPI_Pready_list(n int32, parts unsafe.Pointer, h uintptr) int32 {
+	const op = "Pready_list"
 	// One call, whose pready calls are its parts.
 	defer prof.Exit(prof.PreadyList, enterReq(prof.PreadyList, reqOf(h)), 0)
+	// The request and the list are checked even where no partition is named, and
+	// before any is marked.
+	r, rc := partReq(op, h)
+	if r == nil {
+		return rc
+	}
+	if n < 0 {
+		return fail(op, r.ch, errorf(errCount, op, "length %d is negative", n))
+	}
+	if err := nullArray(op, "array_of_partitions", parts, int(n)); err != nil {
+		return fail(op, r.ch, err)
+	}
 	for _, p := range ints(parts, int(n)) {
-		if rc := pready(prof.None, "Pready_list", p, p, h); rc != 0 {
+		if rc := pready(prof.None, op, p, p, h); rc != 0 {
 			return rc
 		}
 	}

@@ -163,7 +163,9 @@ func neighborAllgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintpt
 	n, _ := c.degree()
 	var a mpir.NArgs
 	a.Send, a.SendErr = uniform(op, scount, sdt, false)
-	a.Recv, a.RecvErr = vblocks(op, l.counts(rcounts, n, big), l.counts(displs, n, big), rdt)
+	if a.RecvErr = nullArrays(op, n, "recvcounts, displs", rcounts, displs); a.RecvErr == nil {
+		a.Recv, a.RecvErr = vblocks(op, l.counts(rcounts, n, big), l.counts(displs, n, big), rdt)
+	}
 	return nbrRun(op, mpir.CollNeighborAllgatherv, c, ch, req, m, sbuf, rbuf, &a)
 }
 
@@ -187,8 +189,16 @@ func neighborAlltoallv(op string, sbuf unsafe.Pointer, scounts, sdispls unsafe.P
 	defer l.release()
 	ni, no := c.degree()
 	var a mpir.NArgs
-	a.Send, a.SendErr = vblocks(op, l.counts(scounts, no, big), l.counts(sdispls, no, big), sdt)
-	a.Recv, a.RecvErr = vblocks(op, l.counts(rcounts, ni, big), l.counts(rdispls, ni, big), rdt)
+	// A NULL array is a side's error; MPI_IN_PLACE is left to mpir's refusal of it.
+	if uintptr(sbuf) != inPlaceAddr {
+		a.SendErr = nullArrays(op, no, "sendcounts, sdispls", scounts, sdispls)
+	}
+	if a.SendErr == nil {
+		a.Send, a.SendErr = vblocks(op, l.counts(scounts, no, big), l.counts(sdispls, no, big), sdt)
+	}
+	if a.RecvErr = nullArrays(op, ni, "recvcounts, rdispls", rcounts, rdispls); a.RecvErr == nil {
+		a.Recv, a.RecvErr = vblocks(op, l.counts(rcounts, ni, big), l.counts(rdispls, ni, big), rdt)
+	}
 	return nbrRun(op, mpir.CollNeighborAlltoallv, c, ch, req, m, sbuf, rbuf, &a)
 }
 
@@ -206,5 +216,12 @@ func neighborAlltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes 
 	a.Recv = collective.NSide{Counts: l.counts(rcounts, ni, big), Displs: l.counts(rdispls, ni, true), Unit: 1}
 	a.Send.Types, a.SendErr = l.typeList(op, "sendtypes", stypes, no, a.Send.Counts)
 	a.Recv.Types, a.RecvErr = l.typeList(op, "recvtypes", rtypes, ni, a.Recv.Counts)
+	// A NULL array is a side's error; MPI_IN_PLACE is left to mpir's refusal of it.
+	if err := nullArrays(op, no, "sendcounts, sdispls, sendtypes", scounts, sdispls, stypes); err != nil && uintptr(sbuf) != inPlaceAddr {
+		a.SendErr = err
+	}
+	if err := nullArrays(op, ni, "recvcounts, rdispls, recvtypes", rcounts, rdispls, rtypes); err != nil {
+		a.RecvErr = err
+	}
 	return nbrRun(op, mpir.CollNeighborAlltoallw, c, ch, req, m, sbuf, rbuf, &a)
 }
