@@ -184,6 +184,12 @@ func TestNullOutputs(t *testing.T) {
 // the rank, the send side in place) stays allowed (abi/testdata/nullin.c).
 func TestNullInputs(t *testing.T) { job(t, "nullin", 2) }
 
+// TestConstructorsAgree: a collective constructor refused at one rank (a NULL output,
+// a bad color, split type, group, size or disp_unit) fails at every rank, the other's
+// error naming it, instead of leaving it waiting; refused creations take no context
+// id (abi/testdata/badctor.c).
+func TestConstructorsAgree(t *testing.T) { job(t, "badctor", 2) }
+
 func TestAttributeCallbacks(t *testing.T) {
 	out := job(t, "attr", 2)
 	if !strings.Contains(out, "self attribute deleted at finalize (MPI still running: yes)") {

@@ -182,6 +182,40 @@ func TestCreateGroupOnDisjointGroups(t *testing.T) {
 	})
 }
 
+// TestConstructorOneBadRank: a constructor whose arguments are bad at one rank only
+// fails at every rank, with the class of that rank's error and a message naming it,
+// instead of leaving the others waiting in it (abi's TestConstructorsAgree checks
+// the C face).
+func TestConstructorOneBadRank(t *testing.T) {
+	job(t, 3, func(t *testing.T, rank, size int) {
+		check := func(what string, err error, class error) {
+			t.Helper()
+			if !errors.Is(err, class) {
+				t.Errorf("%s: rank %d got %v, want %v", what, rank, err, class)
+			}
+			if rank != 2 && (err == nil || !strings.Contains(err.Error(), "rank 2 passed invalid arguments")) {
+				t.Errorf("%s: rank %d's error %v does not name rank 2", what, rank, err)
+			}
+		}
+		color := 0
+		if rank == 2 {
+			color = -3
+		}
+		_, err := mpi.World.Split(color, 0)
+		check("Split with a negative colour at rank 2", err, mpi.ErrArg)
+		var g *mpi.Group
+		if rank != 2 {
+			g = mpi.World.Group()
+		}
+		_, err = mpi.World.Create(g)
+		check("Create with a nil group at rank 2", err, mpi.ErrGroup)
+		d, err := mpi.World.Dup() // the failures left every rank in step
+		must(t, err)
+		must(t, d.Barrier())
+		must(t, d.Free())
+	})
+}
+
 func TestCommBadInput(t *testing.T) {
 	job(t, 2, func(t *testing.T, rank, size int) {
 		if _, err := mpi.World.Split(-7, 0); !errors.Is(err, mpi.ErrArg) {

@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 )
@@ -28,28 +27,21 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
-	d, err := c.dup(nil)
+	d, err := c.dup(nil, nil)
 	return d, c.fail("Dup", err)
 }
 
-func (c *Comm) dup(hints *mpir.Hints) (*Comm, error) {
+// dup makes a duplicate of c (mpir.Comm.Dup: c's handler, session, topology and
+// hints, hints in their place when not nil, and the attributes c's copy functions
+// keep); bad, this rank's error in its arguments, fails it at every rank.
+func (c *Comm) dup(hints *mpir.Hints, bad error) (*Comm, error) {
 	d := &Comm{}
-	if err := c.dupInto("Dup", d, hints); err != nil {
+	x, err := c.x.Dup("Dup", hints, bad, func(*mpir.Comm) any { return d })
+	if err != nil {
 		return nil, err
 	}
-	return d, nil
-}
-
-// dupInto makes d a duplicate of c (mpir.Comm.Dup: c's handler, session, topology and
-// hints, hints in their place when not nil, and the attributes c's copy functions
-// keep).
-func (c *Comm) dupInto(op string, d *Comm, hints *mpir.Hints) error {
-	x, err := c.x.Dup(op, hints, func(*mpir.Comm) any { return d })
-	if err != nil {
-		return err
-	}
 	d.x, d.d = x, x.Dev()
-	return nil
+	return d, nil
 }
 
 // Idup starts duplicating c and returns the new communicator at once, with a request
@@ -60,16 +52,17 @@ func (c *Comm) Idup() (*Comm, Request, error) {
 	if err := c.check("Idup"); err != nil {
 		return nil, Request{}, err
 	}
-	return c.idup(nil)
+	return c.idup(nil, nil)
 }
 
-// idup starts the duplication; non-nil hints replace c's on the new communicator.
-func (c *Comm) idup(hints *mpir.Hints) (*Comm, Request, error) {
+// idup starts the duplication; non-nil hints replace c's on the new communicator, and
+// bad, this rank's error in its arguments, fails it at every rank.
+func (c *Comm) idup(hints *mpir.Hints, bad error) (*Comm, Request, error) {
 	if hints == nil {
 		hints = c.x.Hints().Dup() // as they are at the call
 	}
 	d := &Comm{}
-	p, err := c.x.Idup("Idup", hints, func(*mpir.Comm) any { return d }, func(x *mpir.Comm, err error) {
+	p, err := c.x.Idup("Idup", hints, bad, func(*mpir.Comm) any { return d }, func(x *mpir.Comm, err error) {
 		// The new communicator becomes visible to the caller through the request's
 		// completion, which orders these writes before any use.
 		if err == nil {
@@ -93,11 +86,8 @@ func (c *Comm) DupWithInfo(info *Info) (*Comm, error) {
 	if err := c.check("DupWithInfo"); err != nil {
 		return nil, err
 	}
-	hints, err := mpir.NewCommHints("DupWithInfo", info.obj())
-	if err != nil {
-		return nil, c.fail("DupWithInfo", err)
-	}
-	d, err := c.dup(hints)
+	hints, bad := mpir.NewCommHints("DupWithInfo", info.obj())
+	d, err := c.dup(hints, bad)
 	return d, c.fail("DupWithInfo", err)
 }
 
@@ -109,11 +99,8 @@ func (c *Comm) IdupWithInfo(info *Info) (*Comm, Request, error) {
 	if err := c.check("IdupWithInfo"); err != nil {
 		return nil, Request{}, err
 	}
-	hints, err := mpir.NewCommHints("IdupWithInfo", info.obj())
-	if err != nil {
-		return nil, Request{}, c.fail("IdupWithInfo", err)
-	}
-	return c.idup(hints)
+	hints, bad := mpir.NewCommHints("IdupWithInfo", info.obj())
+	return c.idup(hints, bad)
 }
 
 // Split partitions c: the ranks that pass the same color form a new communicator, ranked
@@ -131,7 +118,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 			return nc, nil
 		}
 	}
-	nd, err := collective.Split(c.dev(), "Split", color, key)
+	nd, err := mpir.Split("Split", c.dev(), color, key, nil)
 	if err != nil {
 		return nil, c.fail("Split", err)
 	}
@@ -156,13 +143,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}
-	if g.obj() == nil {
-		return nil, c.fail("Create", errorf(ClassGroup, "Create", "the group is nil"))
-	}
-	if err := mpir.Owns("Create", c.x.Owner(), g.obj()); err != nil {
-		return nil, c.fail("Create", err)
-	}
-	nd, err := collective.Create(c.dev(), "Create", g.obj().Members())
+	nd, err := mpir.Create("Create", c.dev(), c.x.Owner(), g.obj(), nil)
 	if err != nil {
 		return nil, c.fail("Create", err)
 	}
@@ -177,10 +158,7 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if nc, done, err := c.aroundNew("CreateGroup", func(b *Comm) (*Comm, error) { return b.CreateGroup(g, tag) }); done {
 		return nc, err
 	}
-	if err := mpir.Owns("CreateGroup", c.owner(), g.obj()); err != nil {
-		return nil, c.fail("CreateGroup", err)
-	}
-	nd, err := collective.CreateGroup(c.dev(), "CreateGroup", g.obj().Members(), tag)
+	nd, err := mpir.CreateGroup("CreateGroup", c.dev(), c.owner(), g.obj(), tag, nil)
 	if err != nil {
 		return nil, c.fail("CreateGroup", err)
 	}
@@ -233,7 +211,7 @@ func IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag
 	if nc, done, err := local.aroundNew("IntercommCreate", func(b *Comm) (*Comm, error) { return IntercommCreate(b, localLeader, peer, remoteLeader, tag) }); done {
 		return nc, err
 	}
-	nd, err := mpir.IntercommCreate("IntercommCreate", local.dev(), local.owner(), localLeader, peer.dev(), peer.owner(), remoteLeader, tag)
+	nd, err := mpir.IntercommCreate("IntercommCreate", local.dev(), local.owner(), localLeader, peer.dev(), peer.owner(), remoteLeader, tag, nil)
 	if err != nil {
 		return nil, local.fail("IntercommCreate", err)
 	}
@@ -248,7 +226,7 @@ func (c *Comm) IntercommMerge(high bool) (*Comm, error) {
 	if nc, done, err := c.aroundNew("IntercommMerge", func(b *Comm) (*Comm, error) { return b.IntercommMerge(high) }); done {
 		return nc, err
 	}
-	nd, err := collective.Merge(c.dev(), "IntercommMerge", high)
+	nd, err := mpir.Merge("IntercommMerge", c.dev(), high, nil)
 	if err != nil {
 		return nil, c.fail("IntercommMerge", err)
 	}

@@ -259,7 +259,7 @@ func CommCreateFromGroup(g *Group, stringtag string, info *Info, errh *ErrHandle
 	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new communicator"), err)
 	}
-	d, err := mpir.CommFromGroup(op, g.obj(), stringtag)
+	d, err := mpir.CommFromGroup(op, g.obj(), stringtag, nil)
 	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new communicator"), err)
 	}
@@ -282,7 +282,7 @@ func IntercommCreateFromGroups(local *Group, localLeader int, remote *Group, rem
 	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
 	}
-	d, err := mpir.IntercommFromGroups(op, local.obj(), localLeader, remote.obj(), remoteLeader, stringtag)
+	d, err := mpir.IntercommFromGroups(op, local.obj(), localLeader, remote.obj(), remoteLeader, stringtag, nil)
 	if err != nil {
 		return nil, h.Run(op, nil, mpir.Text("a new intercommunicator"), err)
 	}

@@ -5,9 +5,9 @@ package main
 import "C"
 
 import (
+	"cmp"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
@@ -149,21 +149,21 @@ func goPMPI_Comm_test_inter(ch uintptr, flag unsafe.Pointer) int32 {
 
 // --- communicator creation ---
 
+// created ends a constructor: the new communicator's handle at out, or err through
+// the parent's handler. The constructor was given newOut(op, out) as its bad, so a
+// NULL out fails it at every member and never reaches here without err.
 func created(op string, parent *comm, ph uintptr, c *core.Comm, err error, out unsafe.Pointer) int32 {
 	if err != nil {
-		return fail(op, ph, err)
-	}
-	if err := nullOut(op, newCommName(op), out); err != nil {
-		// Checked after the call, which is collective: refused before, the peers would
-		// wait in it. The communicator it made has no handle to free it by.
-		if c != nil {
-			_ = collective.Free(c, op)
-		}
 		return fail(op, ph, err)
 	}
 	setHandle(out, newComm(c, parent, nil, nil))
 	return 0
 }
+
+// newOut is the error of a NULL new-communicator output of op, nil if out is not
+// NULL. Constructors pass it down as their bad (mpir's constructors) rather than
+// refuse at once: the call is collective, and the other members would wait in it.
+func newOut(op string, out unsafe.Pointer) error { return nullOut(op, newCommName(op), out) }
 
 // newCommName is the name the C binding of op gives its new communicator.
 func newCommName(op string) string {
@@ -183,22 +183,21 @@ func PMPI_Comm_dup(ch uintptr, out unsafe.Pointer) int32 {
 	if c == nil {
 		return r
 	}
-	if out == nil {
-		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
-	}
 	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
-	nh, err := dup(op, c, nil)
-	setHandle(out, nh) // MPI_COMM_NULL when it failed
+	nh, err := dup(op, c, nil, newOut(op, out))
+	if out != nil {
+		setHandle(out, nh) // MPI_COMM_NULL when it failed
+	}
 	return fail(op, ch, err)
 }
 
 // dup is MPI_Comm_dup of c (mpir.Comm.Dup), unrecorded, with hints in place of c's
-// when not nil: the new communicator's handle. A duplicate whose attribute copy
-// failed (mpir freed its device communicator) loses its handle: the duplication is
-// not returned.
-func dup(op string, c *comm, hints *mpir.Hints) (uintptr, error) {
+// when not nil, failed at every member by bad: the new communicator's handle. A
+// duplicate whose attribute copy failed (mpir freed its device communicator) loses
+// its handle: the duplication is not returned.
+func dup(op string, c *comm, hints *mpir.Hints, bad error) (uintptr, error) {
 	var nh uintptr
-	_, err := c.x.Dup(op, hints, func(x *mpir.Comm) any {
+	_, err := c.x.Dup(op, hints, bad, func(x *mpir.Comm) any {
 		nh = addComm(x)
 		return nh
 	})
@@ -218,16 +217,12 @@ func PMPI_Comm_dup_with_info(ch uintptr, info uintptr, out unsafe.Pointer) int32
 	if c == nil {
 		return r
 	}
-	hints, err := newCommHints(op, info)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	if out == nil {
-		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
-	}
+	hints, bad := newCommHints(op, info)
 	defer prof.Exit(prof.Dup, c.enterTimed(prof.Dup, prof.NoPeer, -1, 0), 0)
-	nh, err := dup("Comm_dup", c, hints)
-	setHandle(out, nh) // MPI_COMM_NULL when it failed
+	nh, err := dup("Comm_dup", c, hints, cmp.Or(bad, newOut(op, out)))
+	if out != nil {
+		setHandle(out, nh) // MPI_COMM_NULL when it failed
+	}
 	return fail(op, ch, err)
 }
 
@@ -239,7 +234,7 @@ func PMPI_Comm_split(ch uintptr, color, key int32, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.Split, c.enterTimed(prof.Split, prof.NoPeer, -1, 0), 0)
-	nc, err := collective.Split(c.c, op, int(color), int(key))
+	nc, err := mpir.Split(op, c.c, int(color), int(key), newOut(op, out))
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -252,6 +247,7 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	}
 	defer prof.Exit(prof.SplitType, c.enterTimed(prof.SplitType, prof.NoPeer, -1, 0), 0)
 	a := core.SplitTypeArgs{Key: int(key)}
+	bad := newOut(op, out)
 	switch kind {
 	case C.MPI_COMM_TYPE_SHARED:
 		a.Kind = core.SplitShared
@@ -264,17 +260,11 @@ func PMPI_Comm_split_type(ch uintptr, kind, key int32, info uintptr, out unsafe.
 	case undefined:
 		a.Kind = core.Undefined
 	default:
-		return fail(op, ch, errorf(errArg, op, "split_type %d is not MPI_COMM_TYPE_SHARED, _HW_UNGUIDED, _HW_GUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", kind))
+		bad = cmp.Or(bad, errorf(errArg, op, "split_type %d is not MPI_COMM_TYPE_SHARED, _HW_UNGUIDED, _HW_GUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", kind))
 	}
 	in, ierr := infoArg(op, info)
-	nc, hints, err := mpir.SplitType(op, c.c, a, in, ierr)
+	nc, hints, err := mpir.SplitType(op, c.c, a, in, cmp.Or(bad, ierr))
 	if err != nil {
-		return fail(op, ch, err)
-	}
-	if err := nullOut(op, "newcomm", out); err != nil {
-		if nc != nil { // made by the collective call before the check, as in created
-			_ = collective.Free(nc, op)
-		}
 		return fail(op, ch, err)
 	}
 	setHandle(out, newComm(nc, c, nil, hints))
@@ -303,14 +293,12 @@ func PMPI_Comm_create(ch uintptr, gh uintptr, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.Create, c.enterTimed(prof.Create, prof.NoPeer, -1, 0), 0)
+	bad := newOut(op, out)
 	g := groupOf(gh)
 	if g == nil {
-		return fail(op, ch, badHandle(op, "group", gh, kGroup))
+		bad = cmp.Or(bad, badHandle(op, "group", gh, kGroup))
 	}
-	if err := mpir.Owns(op, c.x.Owner(), g); err != nil {
-		return fail(op, ch, err)
-	}
-	nc, err := collective.Create(c.c, op, g.Members())
+	nc, err := mpir.Create(op, c.c, c.x.Owner(), g, bad)
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -323,13 +311,10 @@ func PMPI_Comm_create_group(ch uintptr, gh uintptr, tag int32, out unsafe.Pointe
 	}
 	defer prof.Exit(prof.CreateGroup, c.enterTimed(prof.CreateGroup, prof.NoPeer, -1, 0), 0)
 	g := groupOf(gh)
-	if g == nil {
+	if g == nil { // without the group this rank cannot know whom to agree with
 		return fail(op, ch, badHandle(op, "group", gh, kGroup))
 	}
-	if err := mpir.Owns(op, c.x.Owner(), g); err != nil {
-		return fail(op, ch, err)
-	}
-	nc, err := collective.CreateGroup(c.c, op, g.Members(), int(tag))
+	nc, err := mpir.CreateGroup(op, c.c, c.x.Owner(), g, int(tag), newOut(op, out))
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -346,7 +331,7 @@ func PMPI_Intercomm_create(lh uintptr, lleader int32, ph uintptr, rleader, tag i
 	if p := commOf(ph); p != nil {
 		peer, peerOwner = p.c, p.x.Owner()
 	}
-	nc, err := mpir.IntercommCreate(op, l.c, l.x.Owner(), int(lleader), peer, peerOwner, int(rleader), int(tag))
+	nc, err := mpir.IntercommCreate(op, l.c, l.x.Owner(), int(lleader), peer, peerOwner, int(rleader), int(tag), newOut(op, out))
 	return created(op, l, lh, nc, err, out)
 }
 
@@ -358,7 +343,7 @@ func PMPI_Intercomm_merge(ch uintptr, high int32, out unsafe.Pointer) int32 {
 		return r
 	}
 	defer prof.Exit(prof.IntercommMerge, c.enterTimed(prof.IntercommMerge, prof.NoPeer, -1, 0), 0)
-	nc, err := collective.Merge(c.c, op, high != 0)
+	nc, err := mpir.Merge(op, c.c, high != 0, newOut(op, out))
 	return created(op, c, ch, nc, err, out)
 }
 
@@ -408,11 +393,15 @@ func PMPI_Comm_compare(h1, h2 uintptr, result unsafe.Pointer) int32 {
 
 //export PMPI_Comm_set_name
 func PMPI_Comm_set_name(ch uintptr, name unsafe.Pointer) int32 {
-	c, r := needComm("Comm_set_name", ch)
+	const op = "Comm_set_name"
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	return fail("Comm_set_name", ch, c.x.SetName("Comm_set_name", cstr(name)))
+	if err := nullOut(op, "comm_name", name); err != nil {
+		return fail(op, ch, err)
+	}
+	return fail(op, ch, c.x.SetName(op, cstr(name)))
 }
 
 //export PMPI_Comm_get_name
@@ -447,23 +436,20 @@ func PMPI_Comm_idup_with_info(ch uintptr, info uintptr, out, req unsafe.Pointer)
 // completes (the standard lends newcomm to MPI until then). withInfo gives the new
 // communicator the hints of info instead of c's.
 func idup(op string, ch uintptr, withInfo bool, info uintptr, out, req unsafe.Pointer) int32 {
-	c, r := commArg(op, ch, req, mNB)
+	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	if out == nil {
-		return fail(op, ch, errorf(errArg, op, "newcomm is NULL"))
-	}
 	defer prof.Exit(prof.Idup, c.enterTimed(prof.Idup, prof.NoPeer, -1, 0), 0)
+	bad := nullOut(op, "newcomm, request", out, req)
 	hints := c.x.Hints().Dup() // as they are at the call
 	if withInfo {
 		var err error
-		if hints, err = newCommHints(op, info); err != nil {
-			return fail(op, ch, err)
-		}
+		hints, err = newCommHints(op, info)
+		bad = cmp.Or(bad, err)
 	}
 	var nh uintptr
-	p, err := c.x.Idup(op, hints, func(x *mpir.Comm) any {
+	p, err := c.x.Idup(op, hints, bad, func(x *mpir.Comm) any {
 		nh = addComm(x)
 		return nh
 	}, func(_ *mpir.Comm, err error) {

@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"cmp"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -308,24 +309,26 @@ func stringTagArg(op string, p unsafe.Pointer) (string, error) {
 //export PMPI_Comm_create_from_group
 func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	const op, what = "Comm_create_from_group", "a new communicator"
-	hints, x, err := groupArgs(op, ih, eh, out)
-	if x == nil {
-		return failOwned(op, err, gh)
-	}
-	if err != nil {
+	// A group and a tag say with whom and where to agree; without them this rank
+	// cannot take part. The other arguments' errors fail it at every member.
+	hints, x, bad := groupArgs(op, ih, eh, out)
+	failed := func(err error) int32 {
+		if x == nil {
+			return failOwned(op, err, gh)
+		}
 		return failWith(op, x, hCommNull, what, err)
 	}
 	g := groupOf(gh)
 	if g == nil {
-		return failWith(op, x, hCommNull, what, badHandle(op, "group", gh, kGroup))
+		return failed(cmp.Or(bad, badHandle(op, "group", gh, kGroup)))
 	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {
-		return failWith(op, x, hCommNull, what, err)
+		return failed(cmp.Or(bad, err))
 	}
-	c, err := mpir.CommFromGroup(op, g, tag)
+	c, err := mpir.CommFromGroup(op, g, tag, bad)
 	if err != nil {
-		return failWith(op, x, hCommNull, what, err)
+		return failed(err)
 	}
 	fromGroups(c, g, x, hints, out)
 	return 0
@@ -334,26 +337,28 @@ func PMPI_Comm_create_from_group(gh uintptr, tp unsafe.Pointer, ih uintptr, eh u
 //export PMPI_Intercomm_create_from_groups
 func PMPI_Intercomm_create_from_groups(lh uintptr, ll int32, rh uintptr, rl int32, tp unsafe.Pointer, ih uintptr, eh uintptr, out unsafe.Pointer) int32 {
 	const op, what = "Intercomm_create_from_groups", "a new intercommunicator"
-	hints, x, err := groupArgs(op, ih, eh, out)
-	if x == nil {
-		return failOwned(op, err, lh, rh)
-	}
-	if err != nil {
+	// As for MPI_Comm_create_from_group: the groups and the tag are needed to take
+	// part, the other arguments' errors fail it at every member of both groups.
+	hints, x, bad := groupArgs(op, ih, eh, out)
+	failed := func(err error) int32 {
+		if x == nil {
+			return failOwned(op, err, lh, rh)
+		}
 		return failWith(op, x, hCommNull, what, err)
 	}
 	var lg, rg *mpir.Group
 	if lg, rg = groupOf(lh), groupOf(rh); lg == nil {
-		return failWith(op, x, hCommNull, what, badHandle(op, "local_group", lh, kGroup))
+		return failed(cmp.Or(bad, badHandle(op, "local_group", lh, kGroup)))
 	} else if rg == nil {
-		return failWith(op, x, hCommNull, what, badHandle(op, "remote_group", rh, kGroup))
+		return failed(cmp.Or(bad, badHandle(op, "remote_group", rh, kGroup)))
 	}
 	tag, err := stringTagArg(op, tp)
 	if err != nil {
-		return failWith(op, x, hCommNull, what, err)
+		return failed(cmp.Or(bad, err))
 	}
-	c, err := mpir.IntercommFromGroups(op, lg, int(ll), rg, int(rl), tag)
+	c, err := mpir.IntercommFromGroups(op, lg, int(ll), rg, int(rl), tag, bad)
 	if err != nil {
-		return failWith(op, x, hCommNull, what, err)
+		return failed(err)
 	}
 	fromGroups(c, lg, x, hints, out)
 	return 0

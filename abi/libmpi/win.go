@@ -13,6 +13,7 @@ typedef struct { MPI_Aint size; int disp_unit, flavor, model; } winattrs;
 import "C"
 
 import (
+	"cmp"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -92,20 +93,15 @@ func newWin(x *mpir.Win, base, cmem unsafe.Pointer, out unsafe.Pointer) {
 }
 
 // makeWin makes a window over communicator ch (the creation calls' common part) and
-// writes its handle to out.
+// writes its handle to out. Errors in this rank's arguments go to mpir as a.Bad, which
+// fails the creation, collective, on every rank rather than leave them waiting.
 func makeWin(op string, ch, info uintptr, out unsafe.Pointer, a mpir.WinArgs, base unsafe.Pointer) int32 {
 	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	if out == nil {
-		return fail(op, ch, errorf(errArg, op, "win is NULL"))
-	}
 	in, err := infoArg(op, info)
-	if err != nil {
-		return fail(op, ch, err)
-	}
-	a.Info = in
+	a.Info, a.Bad = in, cmp.Or(a.Bad, nullOut(op, "win", out), err)
 	x, err := mpir.NewWin(op, c.c, c.x.Owner(), mpir.ErrorsAreFatal, a)
 	if err != nil {
 		return fail(op, ch, err)
@@ -117,13 +113,13 @@ func makeWin(op string, ch, info uintptr, out unsafe.Pointer, a mpir.WinArgs, ba
 func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsafe.Pointer) int32 {
 	const op = "Win_create"
 	var mem []byte
-	if size > 0 {
-		if base == nil {
-			return fail(op, ch, errorf(errBuffer, op, "base is NULL for %d bytes", size))
-		}
+	var bad error
+	if size > 0 && base == nil {
+		bad = errorf(errBuffer, op, "base is NULL for %d bytes", size)
+	} else if size > 0 {
 		mem = unsafe.Slice((*byte)(base), size)
 	}
-	return makeWin(op, ch, info, out, mpir.WinArgs{Flavor: window.FlavorCreate, Size: size, DispUnit: unit, Mem: mem}, base)
+	return makeWin(op, ch, info, out, mpir.WinArgs{Flavor: window.FlavorCreate, Size: size, DispUnit: unit, Mem: mem, Bad: bad}, base)
 }
 
 //export PMPI_Win_create
@@ -141,13 +137,9 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 	if c == nil {
 		return r
 	}
-	if err := nullOut(op, "baseptr, win", baseptr, out); err != nil {
-		return fail(op, ch, err)
-	}
+	// As in makeWin, this rank's bad arguments fail the creation on every rank.
 	in, err := infoArg(op, info)
-	if err != nil {
-		return fail(op, ch, err)
-	}
+	bad := cmp.Or(nullOut(op, "baseptr, win", baseptr, out), err)
 	// Memory C may hold a pointer to, where the device would use Go's.
 	var cmem unsafe.Pointer
 	alloc := func(n int64) ([]byte, error) {
@@ -156,7 +148,7 @@ func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out uns
 		}
 		return unsafe.Slice((*byte)(cmem), n), nil
 	}
-	x, err := mpir.NewWin(op, c.c, c.x.Owner(), mpir.ErrorsAreFatal, mpir.WinArgs{Flavor: f, Size: size, DispUnit: unit, Info: in, Alloc: alloc})
+	x, err := mpir.NewWin(op, c.c, c.x.Owner(), mpir.ErrorsAreFatal, mpir.WinArgs{Flavor: f, Size: size, DispUnit: unit, Info: in, Alloc: alloc, Bad: bad})
 	if err != nil {
 		if cmem != nil {
 			C.free(cmem)

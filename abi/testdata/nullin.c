@@ -4,7 +4,7 @@
  * names the C binding's argument, never a crash, a hang or a success that read
  * nothing. Covered: the v and w collectives, blocking, nonblocking, persistent and
  * large-count, on MPI_COMM_WORLD (every rank passing NULL) and MPI_COMM_SELF, and
- * their neighbourhood forms; MPI_Pready_list; MPI_Add_error_string;
+ * their neighbourhood forms; MPI_Pready_list; MPI_Add_error_string; MPI_Comm_set_name;
  * MPI_File_set_view's datarep; the port names of MPI_Comm_accept and _connect
  * (MPI_ERR_PORT: NULL names no port) and the commands of MPI_Comm_spawn(_multiple);
  * and, refused before, the datatype constructors, groups, topologies, info keys and
@@ -191,6 +191,7 @@ static void strings(void) {
     REFUSES(MPI_Add_error_string(code, NULL), "string");
     REFUSES(MPI_Add_error_string(cls, NULL), "string");
     OK(MPI_Add_error_string(code, "an error of nullin.c's"));
+    REFUSES(MPI_Comm_set_name(MPI_COMM_SELF, NULL), "comm_name");
 
     MPI_Comm c;
     REFUSES_AS(MPI_Comm_accept(NULL, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c), MPI_ERR_PORT, "port_name");

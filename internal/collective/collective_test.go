@@ -85,7 +85,7 @@ func TestTables(t *testing.T) {
 		!strings.Contains(tab, "every other collective, and every nonblocking one: schedules") {
 		t.Errorf("Table(World):\n%s", tab)
 	}
-	d, err := Dup(core.World, "Dup")
+	d, err := Dup(core.World, "Dup", nil)
 	must(t, err)
 	if of(d) == nil || of(d).Comm != d || of(d).size != 1 {
 		t.Fatal("Dup's communicator has no collectives of its own")
@@ -98,12 +98,14 @@ func TestTables(t *testing.T) {
 	wantClass(t, "Free twice", Free(d, "Free"), core.ClassComm)
 	wantClass(t, "Barrier on a nil communicator", Barrier(nil, "Barrier"), core.ClassComm)
 	for name, make := range map[string]func() (*core.Comm, error){
-		"Split":           func() (*core.Comm, error) { return Split(core.World, "Split", 1, 0) },
-		"Create":          func() (*core.Comm, error) { return Create(core.World, "Create", core.World.Group()) },
-		"CreateGroup":     func() (*core.Comm, error) { return CreateGroup(core.World, "Create_group", core.World.Group(), 3) },
-		"CreateFromGroup": func() (*core.Comm, error) { return CreateFromGroup("Comm_create_from_group", core.World.Group(), "t") },
+		"Split":       func() (*core.Comm, error) { return Split(core.World, "Split", 1, 0, nil) },
+		"Create":      func() (*core.Comm, error) { return Create(core.World, "Create", core.World.Group(), nil) },
+		"CreateGroup": func() (*core.Comm, error) { return CreateGroup(core.World, "Create_group", core.World.Group(), 3, nil) },
+		"CreateFromGroup": func() (*core.Comm, error) {
+			return CreateFromGroup("Comm_create_from_group", core.World.Group(), "t", nil)
+		},
 		"SplitType": func() (*core.Comm, error) {
-			c, _, err := SplitType(core.World, "Split_type", core.SplitTypeArgs{Kind: core.SplitShared})
+			c, _, err := SplitType(core.World, "Split_type", core.SplitTypeArgs{Kind: core.SplitShared}, nil)
 			return c, err
 		},
 	} {
@@ -115,7 +117,7 @@ func TestTables(t *testing.T) {
 		must(t, Barrier(c, "Barrier"))
 		must(t, Free(c, "Free"))
 	}
-	if c, err := Split(core.World, "Split", core.Undefined, 0); c != nil || err != nil {
+	if c, err := Split(core.World, "Split", core.Undefined, 0, nil); c != nil || err != nil {
 		t.Errorf("Split with Undefined: %v, %v; want nil, nil", c, err)
 	}
 }

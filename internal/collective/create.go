@@ -25,54 +25,58 @@ func made(c *core.Comm, err error) (*core.Comm, error) {
 }
 
 // Dup is MPI_Comm_dup (core.Comm.DupCore, then the new communicator's collectives).
-func Dup(c *core.Comm, op string) (*core.Comm, error) { return made(c.DupCore(op)) }
+// bad, here and in every constructor, is the error the caller met in its arguments,
+// which fails the creation at every member (core's creation calls).
+func Dup(c *core.Comm, op string, bad error) (*core.Comm, error) {
+	return made(c.DupCore(op, bad))
+}
 
 // DupAt is Dup with the duplication's tag taken already (core.Comm.DupCoreAt).
-func DupAt(c *core.Comm, op string, tag int) (*core.Comm, error) {
-	return made(c.DupCoreAt(op, tag))
+func DupAt(c *core.Comm, op string, tag int, bad error) (*core.Comm, error) {
+	return made(c.DupCoreAt(op, tag, bad))
 }
 
 // Split is MPI_Comm_split (core.Comm.SplitCore).
-func Split(c *core.Comm, op string, color, key int) (*core.Comm, error) {
-	return made(c.SplitCore(op, color, key))
+func Split(c *core.Comm, op string, color, key int, bad error) (*core.Comm, error) {
+	return made(c.SplitCore(op, color, key, bad))
 }
 
 // SplitType is MPI_Comm_split_type (core.Comm.SplitTypeCore).
-func SplitType(c *core.Comm, op string, a core.SplitTypeArgs) (*core.Comm, string, error) {
-	nc, typ, err := c.SplitTypeCore(op, a)
+func SplitType(c *core.Comm, op string, a core.SplitTypeArgs, bad error) (*core.Comm, string, error) {
+	nc, typ, err := c.SplitTypeCore(op, a, bad)
 	nc, err = made(nc, err)
 	return nc, typ, err
 }
 
 // Create is MPI_Comm_create (core.Comm.CreateCore).
-func Create(c *core.Comm, op string, g *group.Group) (*core.Comm, error) {
-	return made(c.CreateCore(op, g))
+func Create(c *core.Comm, op string, g *group.Group, bad error) (*core.Comm, error) {
+	return made(c.CreateCore(op, g, bad))
 }
 
 // CreateGroup is MPI_Comm_create_group (core.Comm.CreateGroupCore).
-func CreateGroup(c *core.Comm, op string, g *group.Group, tag int) (*core.Comm, error) {
-	return made(c.CreateGroupCore(op, g, tag))
+func CreateGroup(c *core.Comm, op string, g *group.Group, tag int, bad error) (*core.Comm, error) {
+	return made(c.CreateGroupCore(op, g, tag, bad))
 }
 
 // IntercommCreate is MPI_Intercomm_create (core.IntercommCreateCore).
-func IntercommCreate(op string, bad error, local *core.Comm, localLeader int, peer *core.Comm, remoteLeader, tag int) (*core.Comm, error) {
-	return made(core.IntercommCreateCore(op, bad, local, localLeader, peer, remoteLeader, tag))
+func IntercommCreate(op string, bad, peerBad error, local *core.Comm, localLeader int, peer *core.Comm, remoteLeader, tag int) (*core.Comm, error) {
+	return made(core.IntercommCreateCore(op, bad, peerBad, local, localLeader, peer, remoteLeader, tag))
 }
 
 // Merge is MPI_Intercomm_merge (core.Comm.MergeCore).
-func Merge(c *core.Comm, op string, high bool) (*core.Comm, error) {
-	return made(c.MergeCore(op, high))
+func Merge(c *core.Comm, op string, high bool, bad error) (*core.Comm, error) {
+	return made(c.MergeCore(op, high, bad))
 }
 
 // CreateFromGroup is MPI_Comm_create_from_group (core.CreateFromGroupCore).
-func CreateFromGroup(op string, g *group.Group, stringtag string) (*core.Comm, error) {
-	return made(core.CreateFromGroupCore(op, g, stringtag))
+func CreateFromGroup(op string, g *group.Group, stringtag string, bad error) (*core.Comm, error) {
+	return made(core.CreateFromGroupCore(op, g, stringtag, bad))
 }
 
 // IntercommFromGroups is MPI_Intercomm_create_from_groups
 // (core.IntercommFromGroupsCore).
-func IntercommFromGroups(op string, local *group.Group, localLeader int, remote *group.Group, remoteLeader int, stringtag string) (*core.Comm, error) {
-	return made(core.IntercommFromGroupsCore(op, local, localLeader, remote, remoteLeader, stringtag))
+func IntercommFromGroups(op string, local *group.Group, localLeader int, remote *group.Group, remoteLeader int, stringtag string, bad error) (*core.Comm, error) {
+	return made(core.IntercommFromGroupsCore(op, local, localLeader, remote, remoteLeader, stringtag, bad))
 }
 
 // Free is MPI_Comm_free: core frees c's core (core.Comm.FreeCore), then c's

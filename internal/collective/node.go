@@ -566,7 +566,7 @@ func makeHier(c *comm) (*hierColl, error) {
 			h.blocks = false
 		}
 	}
-	nc, err := Split(c.Comm, "Split", core.NodeOf(core.World.Rank()), c.rank)
+	nc, err := Split(c.Comm, "Split", core.NodeOf(core.World.Rank()), c.rank, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -575,7 +575,7 @@ func makeHier(c *comm) (*hierColl, error) {
 	if h.nodeRank[c.rank] == 0 {
 		color = 0
 	}
-	lc, err := Split(c.Comm, "Split", color, c.rank)
+	lc, err := Split(c.Comm, "Split", color, c.rank, nil)
 	if err != nil {
 		Free(h.node.Comm, "Free")
 		return nil, err

@@ -117,7 +117,7 @@ func joinGroups(op, portName string, bad error, root int, c *Comm, accept bool) 
 		a, b = rg, c.group
 	}
 	k := unionConn(a, b, dynCtx+1)
-	ctx, err := allocCtx(op, &k, dynCtx, tag)
+	ctx, err := allocCtx(op, &k, dynCtx, tag, nil)
 	if err != nil {
 		return nil, err
 	}

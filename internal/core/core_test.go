@@ -86,7 +86,7 @@ func TestCheck(t *testing.T) {
 	if nilComm.Name() != "MPI_COMM_NULL" {
 		t.Errorf("a nil communicator's name: %q", nilComm.Name())
 	}
-	c, err := World.DupCore("Dup")
+	c, err := World.DupCore("Dup", nil)
 	must(t, err)
 	c.SetName("dup")
 	must(t, c.FreeCore("Free"))
@@ -148,7 +148,7 @@ func TestRankTranslation(t *testing.T) {
 			}
 		}
 	}
-	d, err := World.DupCore("Dup")
+	d, err := World.DupCore("Dup", nil)
 	must(t, err)
 	defer d.FreeCore("Free")
 	if !d.direct || d.WorldRank(0) != 0 || d.CommRank(0) != 0 || !d.DirectSend(0, 5) || d.DirectSend(1, 5) || d.DirectSend(0, MaxTag+1) {
@@ -193,7 +193,7 @@ func TestContextIDs(t *testing.T) {
 		}
 	}()
 	for {
-		c, err := World.DupCore("Dup")
+		c, err := World.DupCore("Dup", nil)
 		if err != nil {
 			wantClass(t, "Dup with every context id in use", err, ClassOther)
 			if !strings.Contains(err.Error(), "no context id is free") {
@@ -216,7 +216,7 @@ func TestContextIDs(t *testing.T) {
 	freed := made[17].Ctx()
 	must(t, made[17].FreeCore("Free"))
 	made = append(made[:17], made[18:]...)
-	c, err := World.DupCore("Dup")
+	c, err := World.DupCore("Dup", nil)
 	must(t, err)
 	made = append(made, c)
 	if c.Ctx() != freed {
@@ -382,38 +382,38 @@ func TestErrorCodes(t *testing.T) {
 // TestCreationCore: the creation calls on a one-rank world, and their argument
 // errors.
 func TestCreationCore(t *testing.T) {
-	s, err := World.SplitCore("Split", 3, 0)
+	s, err := World.SplitCore("Split", 3, 0, nil)
 	must(t, err)
 	if s.Size() != 1 || s.Rank() != 0 || s.Ctx() == World.Ctx() {
 		t.Errorf("Split: size %d, rank %d, context %d", s.Size(), s.Rank(), s.Ctx())
 	}
 	must(t, s.FreeCore("Free"))
-	if c, err := World.SplitCore("Split", Undefined, 0); c != nil || err != nil {
+	if c, err := World.SplitCore("Split", Undefined, 0, nil); c != nil || err != nil {
 		t.Errorf("Split with Undefined: %v, %v; want nil, nil", c, err)
 	}
-	_, err = World.SplitCore("Split", -2, 0)
+	_, err = World.SplitCore("Split", -2, 0, nil)
 	wantClass(t, "Split with a negative color", err, ClassArg)
-	sh, typ, err := World.SplitTypeCore("Split_type", SplitTypeArgs{Kind: SplitShared})
+	sh, typ, err := World.SplitTypeCore("Split_type", SplitTypeArgs{Kind: SplitShared}, nil)
 	must(t, err)
 	if sh == nil || sh.Size() != 1 || typ != "" {
 		t.Errorf("SplitType shared: %v, %q", sh, typ)
 	} else {
 		must(t, sh.FreeCore("Free"))
 	}
-	_, err = World.CreateCore("Create", nil)
+	_, err = World.CreateCore("Create", nil, nil)
 	wantClass(t, "Create of a nil group", err, ClassGroup)
-	_, err = World.CreateGroupCore("Create_group", World.Group(), groupTagLimit)
+	_, err = World.CreateGroupCore("Create_group", World.Group(), groupTagLimit, nil)
 	wantClass(t, "CreateGroup with a tag out of range", err, ClassTag)
-	g, err := World.CreateGroupCore("Create_group", World.Group(), 7)
+	g, err := World.CreateGroupCore("Create_group", World.Group(), 7, nil)
 	must(t, err)
 	must(t, g.FreeCore("Free"))
-	_, err = World.MergeCore("Intercomm_merge", false)
+	_, err = World.MergeCore("Intercomm_merge", false, nil)
 	wantClass(t, "Merge of an intracommunicator", err, ClassComm)
-	_, err = IntercommCreateCore("Intercomm_create", nil, World, 1, World, 0, 0)
+	_, err = IntercommCreateCore("Intercomm_create", nil, nil, World, 1, World, 0, 0)
 	wantClass(t, "IntercommCreate with a local leader out of range", err, ClassRank)
-	_, err = IntercommCreateCore("Intercomm_create", nil, World, 0, World, 0, 0)
+	_, err = IntercommCreateCore("Intercomm_create", nil, nil, World, 0, World, 0, 0)
 	wantClass(t, "IntercommCreate of overlapping groups", err, ClassGroup)
-	if c, err := CreateFromGroupCore("Comm_create_from_group", World.Group(), "core test"); err != nil || c.Size() != 1 {
+	if c, err := CreateFromGroupCore("Comm_create_from_group", World.Group(), "core test", nil); err != nil || c.Size() != 1 {
 		t.Errorf("CreateFromGroup: %v, %v", c, err)
 	} else {
 		must(t, c.FreeCore("Free"))

@@ -20,6 +20,13 @@ import (
 // context, or World's for IntercommCreate, whose two groups share no communicator
 // but World).
 //
+// Each takes bad, the error a face met in its own arguments (a NULL output, a handle
+// it could not convert), nil if none, and adds the checks it makes itself that a
+// member can fail alone: the member still takes part, and the context agreement
+// (allocCtx) fails the creation at every member. Only a member that cannot take part
+// at all (its communicator is not valid, or it cannot know the processes to agree
+// with) returns its error alone.
+//
 // These make a communicator's core only: its groups, context and conns. The faces
 // make communicators through internal/collective (its Dup, Split, ...), which calls
 // these and then chooses the new communicator's collectives, once, before anyone else
@@ -29,18 +36,18 @@ import (
 const Undefined = -32766
 
 // DupCore returns a communicator with c's groups and a new context (MPI_Comm_dup).
-func (c *Comm) DupCore(op string) (*Comm, error) {
+func (c *Comm) DupCore(op string, bad error) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	return c.DupCoreAt(op, c.SeqTag())
+	return c.DupCoreAt(op, c.SeqTag(), bad)
 }
 
 // DupCoreAt is DupCore with the duplication's tag, a number of c's collective
 // sequence (SeqTag) taken already: MPI_Comm_idup takes it at the call and
 // duplicates in the background, so that duplications and other collectives pending
 // on c at once agree pairwise whatever order their goroutines run in.
-func (c *Comm) DupCoreAt(op string, tag int) (*Comm, error) {
+func (c *Comm) DupCoreAt(op string, tag int, bad error) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -53,7 +60,7 @@ func (c *Comm) DupCoreAt(op string, tag int) (*Comm, error) {
 		}
 		k = unionConn(a, b, c.ctx+1)
 	}
-	ctx, err := allocCtx(op, &k, c.ctx, tag)
+	ctx, err := allocCtx(op, &k, c.ctx, tag, bad)
 	if err != nil {
 		return nil, err
 	}
@@ -64,18 +71,21 @@ func (c *Comm) DupCoreAt(op string, tag int) (*Comm, error) {
 // new communicator, ranked by key (ties by rank in c). A process passing Undefined
 // gets nil. On an intercommunicator each color's processes of both groups form an
 // intercommunicator; a color found in one group only gives nil there.
-func (c *Comm) SplitCore(op string, color, key int) (*Comm, error) {
+func (c *Comm) SplitCore(op string, color, key int, bad error) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
 	if color < 0 && color != Undefined {
-		return nil, Errorf(ClassArg, op, "color %d is negative (and not Undefined)", color)
+		bad = cmp.Or(bad, Errorf(ClassArg, op, "color %d is negative (and not Undefined)", color))
+	}
+	if bad != nil {
+		color = Undefined
 	}
 	local, remote, err := c.gather(op, colorKey(color, key))
 	if err != nil {
 		return nil, err
 	}
-	return c.splitBy(op, local, remote, color)
+	return c.splitBy(op, local, remote, color, bad)
 }
 
 // colorKey is a process's record in a split: its color and key.
@@ -114,19 +124,19 @@ func (c *Comm) gather(op string, rec []byte) (local, remote []byte, err error) {
 // (colorKey) every process has: each color's processes of the local group, and on an
 // intercommunicator (remote not nil) the same color's processes of the other group
 // (MPI 4.1 section 7.4.2). All of c agree on one context, which the new communicators
-// share, as they are disjoint.
-func (c *Comm) splitBy(op string, local, remote []byte, color int) (*Comm, error) {
+// share, as they are disjoint; bad fails it everywhere, as for allocCtx.
+func (c *Comm) splitBy(op string, local, remote []byte, color int, bad error) (*Comm, error) {
 	var ctx uint32
 	var err error
 	if c.remote == nil {
-		ctx, err = allocCtx(op, &c.lconn, c.ctx, c.SeqTag())
+		ctx, err = allocCtx(op, &c.lconn, c.ctx, c.SeqTag(), bad)
 	} else {
 		a, b := c.group, c.remote
 		if procBefore(b.WorldRank(0), a.WorldRank(0)) {
 			a, b = b, a
 		}
 		k := unionConn(a, b, c.ctx+1)
-		ctx, err = allocCtx(op, &k, c.ctx, c.SeqTag())
+		ctx, err = allocCtx(op, &k, c.ctx, c.SeqTag(), bad)
 	}
 	if err != nil {
 		return nil, err
@@ -217,13 +227,21 @@ type SplitTypeArgs struct {
 // type or set mpigo does not know, the process is not within one instance of the
 // type, or (HW_UNGUIDED) no level of the hardware splits c. On an intercommunicator the
 // processes of both groups within one instance form an intercommunicator, as Split's
-// colors do. The second result is the resource type HW_UNGUIDED split by.
-func (c *Comm) SplitTypeCore(op string, a SplitTypeArgs) (*Comm, string, error) {
+// colors do. The second result is the resource type HW_UNGUIDED split by. bad is as
+// for every constructor, but carried by this process's record, which the processes
+// exchange before any context is agreed.
+func (c *Comm) SplitTypeCore(op string, a SplitTypeArgs, bad error) (*Comm, string, error) {
 	if err := c.Check(op); err != nil {
 		return nil, "", err
 	}
+	if bad != nil {
+		a = SplitTypeArgs{Kind: kindBad, Key: int(ClassOf(bad))}
+	}
 	local, remote, err := c.gather(op, a.record(World.rank))
 	if err != nil {
+		return nil, "", err
+	}
+	if err := cmp.Or(bad, badRecord(op, local, remote)); err != nil {
 		return nil, "", err
 	}
 	all := append(slices.Clip(local), remote...)
@@ -246,7 +264,7 @@ func (c *Comm) splitTypeBy(op string, level int, local, remote []byte, typ strin
 	if remote != nil {
 		rck, _ = colorKeys(level, remote, -1)
 	}
-	nc, err := c.splitBy(op, lck, rck, color)
+	nc, err := c.splitBy(op, lck, rck, color, nil)
 	if nc == nil {
 		typ = ""
 	}
@@ -285,6 +303,29 @@ func (a SplitTypeArgs) record(world int) []byte {
 		rec = binary.LittleEndian.AppendUint64(rec, uint64(int64(v)))
 	}
 	return rec
+}
+
+// kindBad, as a SplitType record's split type, marks a process whose arguments were
+// bad; its key is then its error's class.
+const kindBad = -1
+
+// badRecord is the error of a SplitType in which a process's record is marked
+// kindBad, naming the first such process; nil if none is.
+func badRecord(op string, local, remote []byte) error {
+	for i, recs := range [][]byte{local, remote} {
+		for r := 0; (r+1)*stLen() <= len(recs); r++ {
+			rec := recs[r*stLen():]
+			if word(rec, stKind) != kindBad {
+				continue
+			}
+			where := ""
+			if remote != nil {
+				where = [2]string{" of this group", " of the other group"}[i]
+			}
+			return Errorf(ErrorClass(word(rec, stKey)), op, "rank %d%s passed invalid arguments (its error says which), so the call failed at every process", r, where)
+		}
+	}
+	return nil
 }
 
 // fingerprint stands for the info values a split type reads, which every process must
@@ -456,21 +497,25 @@ func colorKeys(level int, recs []byte, me int) ([]byte, int) {
 // CreateCore makes a communicator of the members of g, a subgroup of c's group; it is
 // collective over all of c, and processes outside g get nil (MPI_Comm_create). On an
 // intercommunicator g is a subgroup of the local group, and the result joins each
-// side's g (nil where either side's g is empty).
-func (c *Comm) CreateCore(op string, g *group.Group) (*Comm, error) {
+// side's g (nil where either side's g is empty). A nil g is bad (ClassGroup), as is
+// one that is not a subgroup.
+func (c *Comm) CreateCore(op string, g *group.Group, bad error) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	if g == nil {
-		return nil, Errorf(ClassGroup, op, "the group is nil")
+	if bad == nil && g == nil {
+		bad = Errorf(ClassGroup, op, "the group is nil")
 	}
-	if err := c.subgroup(op, g); err != nil {
-		return nil, err
+	if bad == nil {
+		bad = c.subgroup(op, g)
+	}
+	if bad != nil {
+		g = group.Empty()
 	}
 	if c.remote != nil {
-		return c.createInter(op, g)
+		return c.createInter(op, g, bad)
 	}
-	ctx, err := allocCtx(op, &c.lconn, c.ctx, c.SeqTag())
+	ctx, err := allocCtx(op, &c.lconn, c.ctx, c.SeqTag(), bad)
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +528,7 @@ func (c *Comm) CreateCore(op string, g *group.Group) (*Comm, error) {
 
 // createInter is Create on an intercommunicator: each side passes a subgroup of its
 // own group; the leaders swap them and tell their sides.
-func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
+func (c *Comm) createInter(op string, g *group.Group, bad error) (*Comm, error) {
 	mine := encodeMembers(g)
 	sizes := make([]byte, 8)
 	var theirs []byte
@@ -508,15 +553,15 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 		return nil, MapErr(op, err)
 	}
 	rg, err := decodeMembers(op, theirs)
-	if err != nil {
-		return nil, err
+	if bad = cmp.Or(bad, err); bad != nil {
+		rg = group.Empty()
 	}
 	a, b := c.group, c.remote
 	if procBefore(b.WorldRank(0), a.WorldRank(0)) {
 		a, b = b, a
 	}
 	k := unionConn(a, b, c.ctx+1)
-	ctx, err := allocCtx(op, &k, c.ctx, c.SeqTag())
+	ctx, err := allocCtx(op, &k, c.ctx, c.SeqTag(), bad)
 	if err != nil {
 		return nil, err
 	}
@@ -529,8 +574,9 @@ func (c *Comm) createInter(op string, g *group.Group) (*Comm, error) {
 
 // CreateGroupCore makes a communicator of the members of g, a subgroup of c's group,
 // collectively over g's members only (MPI_Comm_create_group); concurrent calls on
-// overlapping groups are told apart by tag.
-func (c *Comm) CreateGroupCore(op string, g *group.Group, tag int) (*Comm, error) {
+// overlapping groups are told apart by tag. Its checks fail alike at every member of
+// g, so bad is the only error the agreement carries.
+func (c *Comm) CreateGroupCore(op string, g *group.Group, tag int, bad error) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -550,7 +596,7 @@ func (c *Comm) CreateGroupCore(op string, g *group.Group, tag int) (*Comm, error
 		return nil, err
 	}
 	k := groupConn(g, c.ctx+1)
-	ctx, err := allocCtx(op, &k, c.ctx, tagGroupBase+tag)
+	ctx, err := allocCtx(op, &k, c.ctx, tagGroupBase+tag, bad)
 	if err != nil {
 		return nil, err
 	}
@@ -636,10 +682,13 @@ func unionTag(a, b *group.Group, tag int) int {
 // concurrent creations apart on peer. Where either group may not know the other's
 // members (either side's group or peer spans jobs, as either leader sees it), the
 // leaders swap records that make them reachable, not names alone: so each leader
-// first tells the other whether its side needs them. bad, at the local leader, is
-// an error its arguments already gave: the leader then tells its group, which
-// returns an error rather than waits.
-func IntercommCreateCore(op string, bad error, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
+// first tells the other whether its side needs them. bad, at any member of either
+// side, fails the creation at every member of both, as for every constructor. A
+// leader that cannot use its peer (peerBad, at the local leader: an error the face
+// found in the peer argument) or reach the other leader through it (peer or
+// remoteLeader is not valid) tells its group, which returns an error rather than
+// waits.
+func IntercommCreateCore(op string, bad, peerBad error, local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	if err := local.Check(op); err != nil {
 		return nil, err
 	}
@@ -654,22 +703,26 @@ func IntercommCreateCore(op string, bad error, local *Comm, localLeader int, pee
 	// procs.go) then goes to the other side, not its name alone.
 	withRecs := []byte{0}
 	var pk *Conn
+	var unreached error // the leader's
 	leader := remoteLeader
-	if local.rank == localLeader && bad == nil {
-		pk, leader, bad = peerLeader(op, peer, remoteLeader)
-		if bad == nil {
-			withRecs[0], bad = leadersNeed(op, pk, leader, tag, local.foreign || peer.foreign)
+	if local.rank == localLeader {
+		unreached = peerBad
+		if unreached == nil {
+			pk, leader, unreached = peerLeader(op, peer, remoteLeader)
 		}
-	}
-	if local.rank == localLeader && bad != nil {
-		withRecs[0] = needFailed
+		if unreached == nil {
+			withRecs[0], unreached = leadersNeed(op, pk, leader, tag, local.foreign || peer.foreign)
+		}
+		if unreached != nil {
+			withRecs[0] = needFailed
+		}
 	}
 	if err := local.lconn.Run(tagInterBcast, 1, func(s *coll.Sched) { s.Bcast(withRecs, localLeader) }); err != nil {
 		return nil, MapErr(op, err)
 	}
 	if withRecs[0] == needFailed {
 		if local.rank == localLeader {
-			return nil, bad
+			return nil, unreached
 		}
 		return nil, Errorf(ClassComm, op, "the leader of this group could not reach the other group's leader")
 	}
@@ -707,7 +760,7 @@ func IntercommCreateCore(op string, bad error, local *Comm, localLeader int, pee
 		k = unionConn(a, b, dynCtx+1)
 		parent, atag = dynCtx, unionTag(a, b, tag)
 	}
-	ctx, err := allocCtx(op, &k, parent, atag)
+	ctx, err := allocCtx(op, &k, parent, atag, bad)
 	if err != nil {
 		return nil, err
 	}
@@ -836,7 +889,7 @@ func remoteMembers(op string, word []byte) (*group.Group, []int32, error) {
 // MergeCore makes an intracommunicator of both groups of an intercommunicator
 // (MPI_Intercomm_merge): the group whose processes pass high=false comes first
 // (ties broken by the groups' leaders).
-func (c *Comm) MergeCore(op string, high bool) (*Comm, error) {
+func (c *Comm) MergeCore(op string, high bool, bad error) (*Comm, error) {
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
@@ -863,7 +916,7 @@ func (c *Comm) MergeCore(op string, high bool) (*Comm, error) {
 		first, second = c.remote, c.group
 	}
 	k := unionConn(first, second, c.ctx+1)
-	ctx, err := allocCtx(op, &k, c.ctx, c.SeqTag())
+	ctx, err := allocCtx(op, &k, c.ctx, c.SeqTag(), bad)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -58,7 +60,29 @@ func init() {
 	ctxs.free[0] &^= 15 // World (bit 0), Self (bit 1), sessions' creations (bit 2, sessCtx), dynamic connections' (bit 3, dynCtx)
 }
 
-// andKernel is the agreement's reduction: a bitwise AND of words.
+// The words of an agreement's vector: the mask (ctxWords), whether every member
+// offered the rest of its mask, then the lowest member (its rank in the conn; none
+// when no member's arguments were bad) whose arguments were bad, and its error's class.
+const (
+	wOffered = ctxWords + iota
+	wBad
+	wClass
+	ctxVecWords
+)
+
+const noneBad = math.MaxUint64
+
+// ctxKernel is the agreement's reduction: a bitwise AND of the mask and of whether
+// each offered it, and the lowest bad member with its class. It is declared not
+// commutative, so that no algorithm splits the vector, whose words differ in kind.
+func ctxKernel(acc, in []byte) {
+	andKernel(acc[:8*wBad], in[:8*wBad])
+	if binary.LittleEndian.Uint64(in[8*wBad:]) < binary.LittleEndian.Uint64(acc[8*wBad:]) {
+		copy(acc[8*wBad:8*ctxVecWords], in[8*wBad:8*ctxVecWords])
+	}
+}
+
+// andKernel is a bitwise AND of words.
 func andKernel(acc, in []byte) {
 	for i := 0; i+8 <= len(acc); i += 8 {
 		binary.LittleEndian.PutUint64(acc[i:], binary.LittleEndian.Uint64(acc[i:])&binary.LittleEndian.Uint64(in[i:]))
@@ -71,7 +95,14 @@ func andKernel(acc, in []byte) {
 // collective sequence number (SeqTag), so that creations and collectives pending
 // on it at once never take each other's messages. (parent, tag) orders concurrent
 // creations.
-func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
+//
+// bad is this member's error in the creation's arguments, nil if none. The first
+// round carries it: if any member has one, every member returns an error (its own,
+// or one naming the lowest such member) and none takes a context. So one member's
+// bad argument fails the creation everywhere instead of leaving the others waiting
+// in it; a constructor checks what it can before it calls here, and hands on the
+// checks it cannot make alone.
+func allocCtx(op string, m *Conn, parent uint32, tag int, bad error) (uint32, error) {
 	me := waiter{parent, tag}
 	waits := false
 	defer func() {
@@ -83,10 +114,15 @@ func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
 			ctxs.Unlock()
 		}
 	}()
-	buf := make([]byte, 8*(ctxWords+1))
+	buf := make([]byte, 8*ctxVecWords)
 	for round := 0; ; round++ {
 		ctxs.Lock()
 		clear(buf)
+		binary.LittleEndian.PutUint64(buf[8*wBad:], noneBad)
+		if bad != nil && round == 0 {
+			binary.LittleEndian.PutUint64(buf[8*wBad:], uint64(m.me))
+			binary.LittleEndian.PutUint64(buf[8*wClass:], uint64(ClassOf(bad)))
+		}
 		lo, hi := eagerWords, ctxWords // the words this round offers
 		own := false
 		if round == 0 {
@@ -104,7 +140,7 @@ func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
 			}
 		}
 		ctxs.Unlock()
-		err := m.Run(tag, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: andKernel, Commute: true}) })
+		err := m.Run(tag, 8, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: ctxKernel}) })
 		ctxs.Lock()
 		if own && round == 0 {
 			ctxs.eagerInUse = false
@@ -114,6 +150,10 @@ func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
 		if err != nil {
 			ctxs.Unlock()
 			return 0, MapErr(op, err)
+		}
+		if who := binary.LittleEndian.Uint64(buf[8*wBad:]); who != noneBad {
+			ctxs.Unlock()
+			return 0, cmp.Or(bad, badMember(op, m, int(who), ErrorClass(binary.LittleEndian.Uint64(buf[8*wClass:]))))
 		}
 		for i := lo; i < hi; i++ {
 			if w := binary.LittleEndian.Uint64(buf[8*i:]); w != 0 {
@@ -128,11 +168,28 @@ func allocCtx(op string, m *Conn, parent uint32, tag int) (uint32, error) {
 			waits = true
 		}
 		ctxs.Unlock()
-		if round > 0 && binary.LittleEndian.Uint64(buf[8*ctxWords:]) == 1 {
+		if round > 0 && binary.LittleEndian.Uint64(buf[8*wOffered:]) == 1 {
 			return 0, Errorf(ClassOther, op, "no context id is free on every member: %d communicators are alive; free some", 64*ctxWords)
 		}
 		yield.Gosched()
 	}
+}
+
+// badMember is the error of a creation that member who of m (a rank of m's first
+// group, or of its second past it) refused: it has the class of that member's error,
+// which says what was wrong.
+func badMember(op string, m *Conn, who int, class ErrorClass) error {
+	where := ""
+	if m.b != nil {
+		where = " of this group"
+		if (who < m.na) != (m.me < m.na) {
+			where = " of the other group"
+		}
+		if who >= m.na {
+			who -= m.na
+		}
+	}
+	return Errorf(class, op, "rank %d%s passed invalid arguments (its error says which), so the call failed at every process", who, where)
 }
 
 // lowest reports whether w is the process's first waiting creation (ctxs held).

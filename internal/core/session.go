@@ -187,8 +187,9 @@ func stringTag(op, kind, tag string) (int, error) {
 
 // CreateFromGroupCore makes an intracommunicator of the members of g, collectively over
 // them only (MPI_Comm_create_from_group): every member passes the same group and
-// string tag. An empty group gives nil at once.
-func CreateFromGroupCore(op string, g *group.Group, stringtag string) (*Comm, error) {
+// string tag. An empty group gives nil at once. Its checks fail alike at every member
+// of g, so bad is the only error the agreement carries.
+func CreateFromGroupCore(op string, g *group.Group, stringtag string, bad error) (*Comm, error) {
 	if err := Ready(op); err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func CreateFromGroupCore(op string, g *group.Group, stringtag string) (*Comm, er
 		return nil, Errorf(ClassGroup, op, "the calling process is not a member of the group")
 	}
 	k := groupConn(g, sessCtx+1)
-	ctx, err := allocCtx(op, &k, sessCtx, tag)
+	ctx, err := allocCtx(op, &k, sessCtx, tag, bad)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +217,10 @@ func CreateFromGroupCore(op string, g *group.Group, stringtag string) (*Comm, er
 // IntercommFromGroupsCore makes an intercommunicator between the disjoint groups local
 // (the caller's) and remote, collectively over both (MPI_Intercomm_create_from_groups).
 // Every member knows both groups, so no leader need tell its side the other's; the
-// leaders are checked and ordered the two groups alike everywhere.
-func IntercommFromGroupsCore(op string, local *group.Group, localLeader int, remote *group.Group, remoteLeader int, stringtag string) (*Comm, error) {
+// leaders are checked and ordered the two groups alike everywhere. Its checks fail
+// alike at every member of a side that passes the same arguments; bad is what the
+// agreement carries to both sides.
+func IntercommFromGroupsCore(op string, local *group.Group, localLeader int, remote *group.Group, remoteLeader int, stringtag string, bad error) (*Comm, error) {
 	if err := Ready(op); err != nil {
 		return nil, err
 	}
@@ -250,7 +253,7 @@ func IntercommFromGroupsCore(op string, local *group.Group, localLeader int, rem
 		a, b = remote, local
 	}
 	k := unionConn(a, b, sessCtx+1)
-	ctx, err := allocCtx(op, &k, sessCtx, tag)
+	ctx, err := allocCtx(op, &k, sessCtx, tag, bad)
 	if err != nil {
 		return nil, err
 	}

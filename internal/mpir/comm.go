@@ -84,12 +84,13 @@ func (p *Comm) Derive(d *core.Comm, t *Topology, hints *Hints) *Comm {
 // gives the face's name for the new object before the attributes are copied, since
 // the delete functions of a failed copy are given it; if a copy fails, the new
 // device communicator is freed (freeing is local) and the copy's error returned:
-// the face discards what handle made.
-func (p *Comm) Dup(op string, hints *Hints, handle func(*Comm) any) (*Comm, error) {
+// the face discards what handle made. bad is the error the face met in this rank's
+// arguments, nil if none: it fails the duplication at every member (collective.Dup).
+func (p *Comm) Dup(op string, hints *Hints, bad error, handle func(*Comm) any) (*Comm, error) {
 	if err := p.Check(op); err != nil {
 		return nil, err
 	}
-	return p.dupAt(op, p.d.SeqTag(), hints, handle)
+	return p.dupAt(op, p.d.SeqTag(), hints, bad, handle)
 }
 
 // Idup is MPI_Comm_idup of p: Dup, run in the background. The duplication takes its
@@ -97,21 +98,23 @@ func (p *Comm) Dup(op string, hints *Hints, handle func(*Comm) any) (*Comm, erro
 // sequence), as MPI orders it: duplications and other creations and collectives
 // pending on p at once then agree pairwise at every member, whatever order their
 // goroutines run in. done gets the new communicator, or the error, before the
-// request completes: the faces publish the handle there.
-func (p *Comm) Idup(op string, hints *Hints, handle func(*Comm) any, done func(*Comm, error)) (*core.Pending, error) {
+// request completes: the faces publish the handle there. bad is as for Dup: with one,
+// the duplication still runs, so that it fails at the other members too, and its
+// error is returned at once as well (the request is then for the face to drop).
+func (p *Comm) Idup(op string, hints *Hints, bad error, handle func(*Comm) any, done func(*Comm, error)) (*core.Pending, error) {
 	if err := p.Check(op); err != nil {
 		return nil, err
 	}
 	tag := p.d.SeqTag()
 	return core.Go(op, func() error {
-		c, err := p.dupAt(op, tag, hints, handle)
+		c, err := p.dupAt(op, tag, hints, bad, handle)
 		done(c, err)
 		return err
-	}), nil
+	}), bad
 }
 
-func (p *Comm) dupAt(op string, tag int, hints *Hints, handle func(*Comm) any) (*Comm, error) {
-	nd, err := collective.DupAt(p.d, op, tag)
+func (p *Comm) dupAt(op string, tag int, hints *Hints, bad error, handle func(*Comm) any) (*Comm, error) {
+	nd, err := collective.DupAt(p.d, op, tag, bad)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 func testComm(t *testing.T, handle string) *Comm {
 	t.Helper()
 	startWorld(t)
-	d, err := collective.Dup(core.World, "Dup")
+	d, err := collective.Dup(core.World, "Dup", nil)
 	mustOK(t, err)
 	c := NewComm(d, nil, ErrorsAreFatal, nil)
 	c.Handle = handle
@@ -45,7 +45,7 @@ func TestCommDerive(t *testing.T) {
 	_, err := p.Errh.Set("SetErrhandler", KindComm, h)
 	mustOK(t, err)
 	mustOK(t, p.SetInfo("SetInfo", InfoOf("mpi_assert_no_any_tag", "true")))
-	d, err := collective.Split(p.Dev(), "Split", 0, 0)
+	d, err := collective.Split(p.Dev(), "Split", 0, 0, nil)
 	mustOK(t, err)
 	n := p.Derive(d, nil, nil)
 	if n.Errh.Get() != h {
@@ -73,7 +73,7 @@ func TestCommDup(t *testing.T) {
 	mustOK(t, p.SetAttr("SetAttr", kept, 7))
 	mustOK(t, p.SetAttr("SetAttr", dropped, 8))
 	var got any
-	n, err := p.Dup("Dup", nil, func(c *Comm) any { got = c; return "dup" })
+	n, err := p.Dup("Dup", nil, nil, func(c *Comm) any { got = c; return "dup" })
 	mustOK(t, err)
 	if got != n || n.Handle != "dup" {
 		t.Errorf("handle given %v, Handle %v: want the new object and its face's name", got, n.Handle)
@@ -96,7 +96,7 @@ func TestCommDup(t *testing.T) {
 	}
 	mustOK(t, n.Free("Free"))
 
-	with, err := p.Dup("Dup", DefaultCommHints(), func(*Comm) any { return "with" })
+	with, err := p.Dup("Dup", DefaultCommHints(), nil, func(*Comm) any { return "with" })
 	mustOK(t, err)
 	if v := hint(t, with, "mpi_assert_no_any_tag"); v != "false" {
 		t.Errorf("Dup with hints: mpi_assert_no_any_tag %q, want the given \"false\"", v)
@@ -116,7 +116,7 @@ func TestCommDupCopyFails(t *testing.T) {
 	fails := func(any, *Keyval, any) (any, bool, error) { return nil, false, boom }
 	mustOK(t, p.SetAttr("SetAttr", NewKeyval(AttrComm, fails, nil, nil), 2))
 	var n *Comm
-	_, err := p.Dup("Dup", nil, func(c *Comm) any { n = c; return "dup" })
+	_, err := p.Dup("Dup", nil, nil, func(c *Comm) any { n = c; return "dup" })
 	if !errors.Is(err, boom) {
 		t.Fatalf("Dup with a failing copy function: %v, want its error", err)
 	}

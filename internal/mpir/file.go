@@ -159,7 +159,7 @@ func FileOpen(op string, c *core.Comm, owner *Session, name string, amode int, i
 	if local == nil && err != nil {
 		local = err
 	}
-	d, err := collective.Dup(c, op)
+	d, err := collective.Dup(c, op, nil)
 	if err != nil {
 		return nil, err
 	}

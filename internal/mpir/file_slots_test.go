@@ -15,7 +15,7 @@ import (
 func TestFileSlots(t *testing.T) {
 	startWorld(t)
 	const op = "TestFileSlots"
-	x, err := NewComm(core.World, nil, ErrorsReturn, nil).Dup(op, nil, func(*Comm) any { return nil })
+	x, err := NewComm(core.World, nil, ErrorsReturn, nil).Dup(op, nil, nil, func(*Comm) any { return nil })
 	mustOK(t, err)
 	dir := t.TempDir()
 	n := 0

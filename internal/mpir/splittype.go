@@ -1,6 +1,7 @@
 package mpir
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/mpigo/mpigo/internal/collective"
@@ -19,15 +20,13 @@ const (
 // SplitType splits c by where its processes run, a giving the split type and key: it
 // reads in's keys, and for MPI_COMM_TYPE_HW_UNGUIDED sets in's mpi_hw_resource_type to
 // the type it split by (MPI_INFO_ENV, MPI_INFO_NULL and a freed info are left alone).
-// inErr is the face's error reading the info argument: a rank with one, or with an info
-// it cannot read, still takes part with a split type no rank passes, so that the
-// others get an error instead of waiting for it, and returns its error. The new
-// communicator (nil where the rank is left out) takes its hints from in.
-func SplitType(op string, c *core.Comm, a core.SplitTypeArgs, in *Info, inErr error) (*core.Comm, *Hints, error) {
+// bad is the error the face met in this rank's arguments (the info argument, a NULL
+// output), nil if none; it fails the split at every rank, as an info this rank cannot
+// read does (core.Comm.SplitTypeCore). The new communicator (nil where the rank is
+// left out) takes its hints from in.
+func SplitType(op string, c *core.Comm, a core.SplitTypeArgs, in *Info, bad error) (*core.Comm, *Hints, error) {
 	pairs, err := in.Pairs()
-	if inErr == nil {
-		inErr = InfoErr(op, err)
-	}
+	bad = cmp.Or(bad, InfoErr(op, err))
 	for _, p := range pairs {
 		switch p[0] {
 		case HWTypeKey:
@@ -36,13 +35,7 @@ func SplitType(op string, c *core.Comm, a core.SplitTypeArgs, in *Info, inErr er
 			a.Pset, a.HasPset = p[1], true
 		}
 	}
-	if inErr != nil {
-		a.Kind = -1
-	}
-	nc, typ, err := collective.SplitType(c, op, a)
-	if inErr != nil {
-		return nil, nil, inErr
-	}
+	nc, typ, err := collective.SplitType(c, op, a, bad)
 	if err != nil || nc == nil {
 		return nil, nil, err
 	}

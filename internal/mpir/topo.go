@@ -179,7 +179,7 @@ func createFirst(op string, c *core.Comm, n int) (*core.Comm, error) {
 			return nil, core.GroupErr(op, err)
 		}
 	}
-	return collective.Create(c, op, g)
+	return collective.Create(c, op, g, nil)
 }
 
 // CartCreate makes the communicator of MPI_Cart_create over c, a live communicator:
@@ -219,7 +219,7 @@ func CartSub(op string, c *core.Comm, t *Topology, bad error, remain []bool) (*c
 	if _, err := agree(op, c, cmp.Or(bad, topoErr(op, err)), h.sum(), 0); err != nil {
 		return nil, nil, err
 	}
-	nc, err := collective.Split(c, op, color, key)
+	nc, err := collective.Split(c, op, color, key, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package mpir
 
 import (
+	"cmp"
 	"sync/atomic"
 	"unsafe"
 
@@ -57,6 +58,10 @@ type WinArgs struct {
 	// in the Go heap (no node shared memory for it): the C face's, which hands C a
 	// pointer to it. nil: Go's own.
 	Alloc func(n int64) ([]byte, error)
+	// Bad is the error the face met in this rank's arguments (a NULL output), nil if
+	// none. It fails the creation on every rank, as do the checks here, so that no
+	// rank waits in it for one that refused.
+	Bad error
 }
 
 // winCalls are the record's calls of the creation calls, by flavour.
@@ -75,18 +80,19 @@ func NewWin(op string, c *core.Comm, owner *Session, initial *Errhandler, a WinA
 	if err := c.Check(op); err != nil {
 		return nil, err
 	}
-	if a.Size < 0 {
-		return nil, core.Errorf(core.ClassSize, op, "size %d is negative", a.Size)
+	bad := a.Bad
+	if bad == nil && a.Size < 0 {
+		bad = core.Errorf(core.ClassSize, op, "size %d is negative", a.Size)
 	}
-	if a.DispUnit < 1 || a.DispUnit > 1<<31-1 {
-		return nil, core.Errorf(core.ClassDisp, op, "disp_unit %d must be a positive int", a.DispUnit)
+	if bad == nil && (a.DispUnit < 1 || a.DispUnit > 1<<31-1) {
+		bad = core.Errorf(core.ClassDisp, op, "disp_unit %d must be a positive int", a.DispUnit)
 	}
 	hints, err := NewWinHints(op, a.Info)
-	if err != nil {
-		return nil, err
+	bad = cmp.Or(bad, err)
+	da := window.Args{Flavor: a.Flavor, Size: a.Size, DispUnit: int(a.DispUnit), Mem: a.Mem, Alloc: a.Alloc, Bad: bad}
+	if bad == nil {
+		hints.ShapeWin(&da)
 	}
-	da := window.Args{Flavor: a.Flavor, Size: a.Size, DispUnit: int(a.DispUnit), Mem: a.Mem, Alloc: a.Alloc}
-	hints.ShapeWin(&da)
 	d, err := window.Create(c, op, da)
 	if err != nil {
 		return nil, err

@@ -94,6 +94,9 @@ type Args struct {
 	// called on every rank or on none (the choice is made alike everywhere), and the
 	// window fails on every rank if it fails on one.
 	Alloc func(n int64) ([]byte, error)
+	// Bad is the error the caller met in this rank's arguments, nil if none: the
+	// window's creation then fails on every rank (collective.Dup's bad).
+	Bad error
 }
 
 // Lock types (MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED).
@@ -241,7 +244,7 @@ func Create(c *core.Comm, op string, a Args) (*Win, error) {
 	if c.IsInter() {
 		return nil, core.Errorf(core.ClassComm, op, "windows are made over intracommunicators; %s is an intercommunicator", c.Name())
 	}
-	wc, err := collective.Dup(c, op)
+	wc, err := collective.Dup(c, op, a.Bad)
 	if err != nil {
 		return nil, err
 	}
