@@ -659,6 +659,61 @@ func TestRankTimerSlack(t *testing.T) {
 	}
 }
 
+// The ranks of a node with more ranks than CPUs ask for a 100 us scheduler slice (see
+// idle.RankSchedSlice), so that a woken rank may preempt another process's task; a
+// node with no more ranks than CPUs, and the setting at 0, keep the launcher's.
+func TestRankSchedSlice(t *testing.T) {
+	slice := func(sched string) string {
+		for _, l := range strings.Split(sched, "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "se.slice" {
+				return strings.TrimSpace(v)
+			}
+		}
+		return ""
+	}
+	own, err := os.ReadFile("/proc/self/sched")
+	keep := slice(string(own))
+	if err != nil || keep == "" {
+		t.Skip("no se.slice in /proc/self/sched:", err)
+	}
+	if keep == "100000" {
+		t.Skip("this process runs with a 100 us slice already")
+	}
+	over := runtime.NumCPU() + 1
+	cases := []struct {
+		n    int
+		set  string
+		want string
+	}{
+		{over, "", "100000"},
+		{over, "rank_sched_slice=300", "300000"},
+		{over, "rank_sched_slice=0", keep},
+		{runtime.NumCPU(), "", keep},
+	}
+	for _, c := range cases {
+		args := []string{"run", "-n", strconv.Itoa(c.n)}
+		if c.set != "" {
+			args = append(args, "--set", c.set)
+		}
+		r := mpigo(t, "", append(args, "sh", "-c", "grep '^se.slice ' /proc/self/sched")...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		got := 0
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if slice(l) == c.want {
+				got++
+			}
+		}
+		if got != c.n {
+			if c.want == "100000" && !strings.Contains(r.stdout, "se.slice") {
+				t.Skipf("the kernel shows no slice: %s", r.stdout)
+			}
+			t.Errorf("%v: want %d ranks with se.slice %s, got output\n%s", args, c.n, c.want, r.stdout)
+		}
+	}
+}
+
 // TestBindAuto: by default a node with as many ranks as CPUs or more binds its ranks
 // to cores round robin, one with fewer ranks than CPUs leaves them free, and
 // --bind-to none leaves an oversubscribed node free too.

@@ -94,6 +94,23 @@ var (
 var RankTimerSlack = config.Int("rank_timer_slack", 1000,
 	"timer slack, in microseconds, that the launcher gives the ranks of a node with no more CPUs than ranks, so that Go's runtime monitor wakes them less often (0: the launcher's own slack)").Range(0, 1_000_000).Launcher()
 
+// RankSchedSlice is the scheduler slice the ranks of an oversubscribed node (more ranks
+// than CPUs) start with, on Linux 6.12 and later, whose fair scheduler (EEVDF) lets a
+// task ask for a slice of its own (sched_setattr's sched_runtime; older kernels ignore
+// it). The launcher applies it, as RankTimerSlack, and a rank's threads inherit it.
+//
+// Why: an oversubscribed rank's wait ends in a futex sleep (Policy.Oversubscribed), and
+// the peer that raises its word wakes it. When another process keeps a CPU busy (a
+// build, another job), the woken rank lands behind it, and the kernel lets the running
+// task finish its slice (milliseconds) before the woken one runs, so that every short
+// collective takes a millisecond or more. A woken task whose slice is shorter than the
+// running one's may preempt it: with 100 us slices such collectives take a tenth of
+// that. The cost, a rank that computes beside others being switched more often, did
+// not show in CPU-bound runs, nor did the ranks run slower alone (docs/BENCHMARKS.md,
+// oversubscribed beside a busy process).
+var RankSchedSlice = config.Int("rank_sched_slice", 100,
+	"scheduler slice, in microseconds, that the launcher asks for the ranks of a node with more ranks than CPUs (Linux 6.12 and later, which takes at least 100), so that a woken rank need not wait out another process's slice (0: the kernel's)").Range(0, 100_000).Launcher()
+
 // Configured returns the policy the settings p2p_spin, p2p_yield and p2p_sleep give (a
 // value outside a setting's rule gives its default).
 func Configured() Policy {

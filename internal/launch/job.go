@@ -844,7 +844,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	_, nlocal := n.lay.LocalRank(r)
-	if err := startWithSlack(cmd, rankSlack(n.spec.Settings, nlocal)); err != nil {
+	if err := rankSchedOf(n.spec.Settings, nlocal).start(cmd); err != nil {
 		mine.Close()
 		outR.Close()
 		errR.Close()

@@ -10,32 +10,55 @@ import (
 	"github.com/mpigo/mpigo/internal/idle"
 )
 
-// rankSlack is the slack in nanoseconds for the ranks of a node that runs nlocal of
-// them, or 0 to leave the slack alone. settings are the job's --set flags.
-func rankSlack(settings map[string]string, nlocal int) int64 {
-	us := idle.RankTimerSlack.Get()
-	if v, ok := settings["rank_timer_slack"]; ok {
-		us, _ = strconv.ParseInt(v, 0, 64)
+// rankSched is how a rank's threads are scheduled, as the launcher sets it on the
+// thread that starts the rank (they inherit it): a timer slack and a fair scheduler
+// slice, in nanoseconds, 0 leaving each as the launcher's.
+type rankSched struct{ slack, slice int64 }
+
+// rankSchedOf is rankSched for the ranks of a node that runs nlocal of them: the timer
+// slack when the ranks leave no CPU idle (idle.RankTimerSlack), the slice when they
+// outnumber the CPUs (idle.RankSchedSlice). settings are the job's --set flags.
+func rankSchedOf(settings map[string]string, nlocal int) rankSched {
+	get := func(s interface{ Get() int64 }, name string) int64 {
+		v := s.Get()
+		if t, ok := settings[name]; ok {
+			v, _ = strconv.ParseInt(t, 0, 64)
+		}
+		return max(v, 0) * 1000
 	}
-	if us <= 0 || nlocal < runtime.NumCPU() {
-		return 0
+	var rs rankSched
+	if nlocal >= runtime.NumCPU() {
+		rs.slack = get(idle.RankTimerSlack, "rank_timer_slack")
 	}
-	return us * 1000
+	if nlocal > runtime.NumCPU() {
+		rs.slice = get(idle.RankSchedSlice, "rank_sched_slice")
+	}
+	return rs
 }
 
-// startWithSlack starts cmd from a thread whose timer slack is slack ns (when not 0),
-// so that the process and its threads inherit it.
-func startWithSlack(cmd *exec.Cmd, slack int64) error {
-	if slack == 0 {
+// start starts cmd from a thread scheduled as rs says, so that the process and its
+// threads inherit it. A setting the system refuses is left out.
+func (rs rankSched) start(cmd *exec.Cmd) error {
+	if rs == (rankSched{}) {
 		return cmd.Start()
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-	if err != nil {
-		return cmd.Start()
+	if rs.slack != 0 {
+		if old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0); err == nil {
+			unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(rs.slack), 0, 0, 0)
+			defer unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(old), 0, 0, 0)
+		}
 	}
-	unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(slack), 0, 0, 0)
-	defer unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(old), 0, 0, 0)
+	if rs.slice != 0 {
+		// Only a fair policy's slice is set; the thread's policy and nice value stay.
+		if old, err := unix.SchedGetAttr(0, 0); err == nil && (old.Policy == unix.SCHED_NORMAL || old.Policy == unix.SCHED_BATCH) {
+			a := *old
+			a.Runtime = uint64(rs.slice)
+			if unix.SchedSetAttr(0, &a, 0) == nil {
+				defer unix.SchedSetAttr(0, old, 0)
+			}
+		}
+	}
 	return cmd.Start()
 }
