@@ -209,6 +209,7 @@ func TestSplitTypeMismatch(t *testing.T) {
 			{"a hint only some give", mpi.SplitTypeResourceGuided, pick(hw(mpi.HWSharedMemory), nil), nil, nil},
 			{"split types differ", map[bool]int{true: mpi.SplitTypeShared, false: mpi.SplitTypeHWUnguided}[rank == 0], nil, mpi.ErrArg, nil},
 			{"no such split type", 99, nil, mpi.ErrArg, nil},
+			{"split type -1", -1, nil, mpi.ErrArg, nil},
 			{"both keys", mpi.SplitTypeResourceGuided, infoWith(t, "mpi_hw_resource_type", "hwloc://Core", "mpi_pset_name", mpi.PsetWorld), mpi.ErrInfoKey, nil},
 			// Rank 0's own error, whose class the others' errors take.
 			{"a freed info", mpi.SplitTypeHWGuided, pick(freed, hw("hwloc://Core")), mpi.ErrInfo, nil},

@@ -234,10 +234,11 @@ func (c *Comm) SplitTypeCore(op string, a SplitTypeArgs, bad error) (*Comm, stri
 	if err := c.Check(op); err != nil {
 		return nil, "", err
 	}
+	rec := a.record(World.rank)
 	if bad != nil {
-		a = SplitTypeArgs{Kind: kindBad, Key: int(ClassOf(bad))}
+		binary.LittleEndian.PutUint64(rec[8*stWorld:], uint64(int64(-1-int(ClassOf(bad)))))
 	}
-	local, remote, err := c.gather(op, a.record(World.rank))
+	local, remote, err := c.gather(op, rec)
 	if err != nil {
 		return nil, "", err
 	}
@@ -272,8 +273,9 @@ func (c *Comm) splitTypeBy(op string, level int, local, remote []byte, typ strin
 }
 
 // A SplitType record is int64 words: the split type, a fingerprint of the info values
-// that split type reads, the key, the node, the world rank, then for each of
-// topo.ResourceTypes the instance the process is within (-1 if none).
+// that split type reads, the key, the node, the world rank (negative where the
+// process's arguments were bad: badRecord), then for each of topo.ResourceTypes the
+// instance the process is within (-1 if none).
 const (
 	stKind = iota
 	stPrint
@@ -305,24 +307,22 @@ func (a SplitTypeArgs) record(world int) []byte {
 	return rec
 }
 
-// kindBad, as a SplitType record's split type, marks a process whose arguments were
-// bad; its key is then its error's class.
-const kindBad = -1
-
-// badRecord is the error of a SplitType in which a process's record is marked
-// kindBad, naming the first such process; nil if none is.
+// badRecord is the error of a SplitType in which a process's record says that its
+// arguments were bad, naming the first such process; nil if none is. Such a record's
+// world rank, which no argument sets, is -1 less the class of the process's error.
 func badRecord(op string, local, remote []byte) error {
 	for i, recs := range [][]byte{local, remote} {
 		for r := 0; (r+1)*stLen() <= len(recs); r++ {
 			rec := recs[r*stLen():]
-			if word(rec, stKind) != kindBad {
+			w := word(rec, stWorld)
+			if w >= 0 {
 				continue
 			}
 			where := ""
 			if remote != nil {
 				where = [2]string{" of this group", " of the other group"}[i]
 			}
-			return Errorf(ErrorClass(word(rec, stKey)), op, "rank %d%s passed invalid arguments (its error says which), so the call failed at every process", r, where)
+			return Errorf(ErrorClass(-1-w), op, "rank %d%s passed invalid arguments (its error says which), so the call failed at every process", r, where)
 		}
 	}
 	return nil
