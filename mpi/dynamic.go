@@ -163,7 +163,7 @@ func CommConnect(port string, info *Info, root int, comm *Comm) (*Comm, error) {
 
 // join is CommAccept or CommConnect (do, mpir's) on c, port and info read at root
 // only.
-func (c *Comm) join(op string, do func(string, string, *mpir.Info, error, int, *core.Comm, *mpir.Session) (*core.Comm, error),
+func (c *Comm) join(op string, do func(string, string, *mpir.Info, error, error, int, *core.Comm, *mpir.Session) (*core.Comm, error),
 	port string, info *Info, root int) (*Comm, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func (c *Comm) join(op string, do func(string, string, *mpir.Info, error, int, *
 	if c.d.Rank() == root {
 		p, in = port, info.obj()
 	}
-	nd, err := do(op, p, in, nil, root, c.d, c.owner())
+	nd, err := do(op, p, in, nil, nil, root, c.d, c.owner())
 	if err != nil {
 		return nil, c.fail(op, err)
 	}

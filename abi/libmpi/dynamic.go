@@ -201,16 +201,16 @@ func PMPI_Comm_connect(portName unsafe.Pointer, info uintptr, root int32, ch uin
 // name and info are read at the root only. An info handle at the root that is none,
 // or a NULL port name there (which names no port: MPI_ERR_PORT), is the root's error;
 // the root still enters the call with it, and mpir reports it to every process, so
-// that the others return it rather than wait for the root.
-func accept(op string, call prof.Call, do func(string, string, *mpir.Info, error, int, *core.Comm, *mpir.Session) (*core.Comm, error),
+// that the others return it rather than wait for the root. A NULL newcomm at any
+// process lets the connection be made and fails its agreement at every process of
+// both sides (mpir's mine).
+func accept(op string, call prof.Call, do func(string, string, *mpir.Info, error, error, int, *core.Comm, *mpir.Session) (*core.Comm, error),
 	portName unsafe.Pointer, info uintptr, root int32, ch uintptr, out unsafe.Pointer) int32 {
 	c, r := needComm(op, ch)
 	if c == nil {
 		return r
 	}
-	if out == nil {
-		return fail(op, ch, argErr(op, "newcomm is NULL"))
-	}
+	mine := nullOut(op, "newcomm", out)
 	defer prof.Exit(call, c.enterTimed(call, int(root), -1, 0), 0)
 	if err := mpir.CheckCollective(op, int(root), c.c); err != nil {
 		return fail(op, ch, err)
@@ -227,9 +227,11 @@ func accept(op string, call prof.Call, do func(string, string, *mpir.Info, error
 			port = cstr(portName)
 		}
 	}
-	nc, err := do(op, port, in, bad, int(root), c.c, c.x.Owner())
+	nc, err := do(op, port, in, bad, mine, int(root), c.c, c.x.Owner())
 	if err != nil {
-		setHandle(out, hCommNull)
+		if out != nil {
+			setHandle(out, hCommNull)
+		}
 		return fail(op, ch, err)
 	}
 	setHandle(out, newComm(nc, c, nil, nil))

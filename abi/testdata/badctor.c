@@ -4,7 +4,8 @@
  * are good, gets an error of the same class that names rank 1. Covered: the
  * communicator constructors (dup, dup_with_info, idup, split, split_type, create,
  * create_group, the intercommunicator's create and merge, the constructors from
- * groups) and the window constructors. After each a barrier shows that both ranks go
+ * groups), MPI_Comm_accept and _connect, and the window constructors. After each a
+ * barrier shows that both ranks go
  * on; creations refused many times over leave no context id taken. Runs on 2
  * ranks. */
 #include <string.h>
@@ -99,6 +100,30 @@ static void communicators(void) {
     OK(MPI_Comm_free(&c));
 }
 
+/* MPI_Comm_accept and _connect between the two ranks, each on MPI_COMM_SELF: one
+ * side's NULL newcomm lets the connection be made and then fails it on both sides. */
+static void connections(void) {
+    char port[MPI_MAX_PORT_NAME] = "";
+    MPI_Comm c = MPI_COMM_NULL;
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    for (int nuller = 1; nuller >= 0; nuller--) { /* the connector's NULL, then the acceptor's */
+        if (rank == 0) OK(MPI_Open_port(MPI_INFO_NULL, port));
+        OK(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD));
+        MPI_Comm *out = rank == nuller ? NULL : &c;
+        int rc = rank == 0 ? MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, out)
+                           : MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, out);
+        int cls = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_ARG, "connection with rank %d's NULL newcomm: class %d", nuller, cls);
+        const char *s = check_err_(rc);
+        const char *want = rank == nuller ? "newcomm is NULL" : "rank 0 of the other group";
+        CHECK(strstr(s, want) != NULL, "connection with rank %d's NULL newcomm: \"%s\" does not say %s", nuller, s, want);
+        CHECK(c == MPI_COMM_NULL, "a failed connection wrote a communicator");
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) OK(MPI_Close_port(port));
+    }
+}
+
 static void windows(void) {
     MPI_Win w = MPI_WIN_NULL;
     int buf[4];
@@ -119,6 +144,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     communicators();
+    connections();
     windows();
     MPI_Finalize();
     if (rank == 0) printf("OK badctor\n");

@@ -143,13 +143,13 @@ func Finalize(before func() error) error {
 }
 
 // Accept is MPI_Comm_accept (core.AcceptCore).
-func Accept(op, port string, bad error, root int, c *core.Comm) (*core.Comm, error) {
-	return made(core.AcceptCore(op, port, bad, root, c))
+func Accept(op, port string, bad, mine error, root int, c *core.Comm) (*core.Comm, error) {
+	return made(core.AcceptCore(op, port, bad, mine, root, c))
 }
 
 // Connect is MPI_Comm_connect (core.ConnectCore).
-func Connect(op, port string, bad error, root int, c *core.Comm) (*core.Comm, error) {
-	return made(core.ConnectCore(op, port, bad, root, c))
+func Connect(op, port string, bad, mine error, root int, c *core.Comm) (*core.Comm, error) {
+	return made(core.ConnectCore(op, port, bad, mine, root, c))
 }
 
 // Join is MPI_Comm_join (core.JoinCore).

@@ -42,14 +42,29 @@ const (
 
 // AcceptCore is MPI_Comm_accept: port is significant at root only. bad, at root, is
 // an error the root's arguments already gave: the root then reaches no port and
-// every member returns an error of bad's class and text, rather than waits.
-func AcceptCore(op, port string, bad error, root int, c *Comm) (*Comm, error) {
-	return joinGroups(op, port, bad, root, c, true)
+// every member returns an error of bad's class and text, rather than waits. mine, at
+// any member, is an error of that member's own arguments that does not keep the root
+// from the port (a NULL output): the connection is made, and its context agreement
+// fails at every member of both sides, as every constructor's (allocCtx).
+// A member with mine returns it, whatever else failed.
+func AcceptCore(op, port string, bad, mine error, root int, c *Comm) (*Comm, error) {
+	return ownFirst(mine)(joinGroups(op, port, bad, mine, root, c, true))
 }
 
-// ConnectCore is MPI_Comm_connect: port and bad are as for AcceptCore.
-func ConnectCore(op, port string, bad error, root int, c *Comm) (*Comm, error) {
-	return joinGroups(op, port, bad, root, c, false)
+// ConnectCore is MPI_Comm_connect: port, bad and mine are as for AcceptCore.
+func ConnectCore(op, port string, bad, mine error, root int, c *Comm) (*Comm, error) {
+	return ownFirst(mine)(joinGroups(op, port, bad, mine, root, c, false))
+}
+
+// ownFirst returns a creation's result with mine, this member's own error, in place
+// of the creation's error when both are there: its own says what it did wrong.
+func ownFirst(mine error) func(*Comm, error) (*Comm, error) {
+	return func(nc *Comm, err error) (*Comm, error) {
+		if err != nil && mine != nil {
+			return nil, mine
+		}
+		return nc, err
+	}
 }
 
 func checkRoot(op string, root int, c *Comm) error {
@@ -65,7 +80,7 @@ func checkRoot(op string, root int, c *Comm) error {
 	return nil
 }
 
-func joinGroups(op, portName string, bad error, root int, c *Comm, accept bool) (*Comm, error) {
+func joinGroups(op, portName string, bad, mine error, root int, c *Comm, accept bool) (*Comm, error) {
 	if err := checkRoot(op, root, c); err != nil {
 		return nil, err
 	}
@@ -117,7 +132,7 @@ func joinGroups(op, portName string, bad error, root int, c *Comm, accept bool) 
 		a, b = rg, c.group
 	}
 	k := unionConn(a, b, dynCtx+1)
-	ctx, err := allocCtx(op, &k, dynCtx, tag, nil)
+	ctx, err := allocCtx(op, &k, dynCtx, tag, mine)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +299,7 @@ func SpawnCore(op string, cmds []pm.SpawnCmd, bad error, root int, c *Comm) (*Co
 		}
 		return nil, errs, Errorf(ClassSpawn, op, "%s", whole)
 	}
-	inter, err := AcceptCore(op, portName, nil, root, c)
+	inter, err := AcceptCore(op, portName, nil, nil, root, c)
 	if portName != "" {
 		ClosePortCore(op, portName)
 	}
@@ -380,7 +395,7 @@ func connectParent(op string) error {
 	if !ok || ji.ParentPort() == "" {
 		return nil
 	}
-	p, err := ConnectCore(op, ji.ParentPort(), nil, 0, World)
+	p, err := ConnectCore(op, ji.ParentPort(), nil, nil, 0, World)
 	if err != nil {
 		return Wrap(ClassSpawn, op, "connecting to the job that spawned this one", err)
 	}
@@ -428,9 +443,9 @@ func JoinCore(op string, fd int) (*Comm, error) {
 		return nil, Errorf(ClassArg, op, "the process at the other end of fd %d is not in MPI_Comm_join", fd)
 	}
 	if mine < string(theirs) {
-		return AcceptCore(op, mine, nil, 0, Self)
+		return AcceptCore(op, mine, nil, nil, 0, Self)
 	}
-	return ConnectCore(op, string(theirs), nil, 0, Self)
+	return ConnectCore(op, string(theirs), nil, nil, 0, Self)
 }
 
 func fdWrite(fd int, b []byte) error {

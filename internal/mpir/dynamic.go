@@ -42,16 +42,18 @@ func ClosePort(op, port string) error {
 // port and in are significant at root only. A bad port fails at root after root has
 // told the other members, so that every member returns the error rather than waits;
 // bad, at root, is the error its arguments gave in the binding (a handle that is no
-// Info), which root reports the same way without reaching any port.
-func CommAccept(op, port string, in *Info, bad error, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
-	return collective.Accept(op, port, bad, root, c)
+// Info), which root reports the same way without reaching any port; mine, at any
+// member, is an error of its own arguments that lets the connection be made and then
+// fails it at every member of both sides (core.AcceptCore).
+func CommAccept(op, port string, in *Info, bad, mine error, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
+	return collective.Accept(op, port, bad, mine, root, c)
 }
 
 // CommConnect connects c's group, from root, to the group accepting on port and
 // returns the intercommunicator between them (MPI_Comm_connect). port and in are
-// significant at root only; bad is as for CommAccept.
-func CommConnect(op, port string, in *Info, bad error, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
-	return collective.Connect(op, port, bad, root, c)
+// significant at root only; bad and mine are as for CommAccept.
+func CommConnect(op, port string, in *Info, bad, mine error, root int, c *core.Comm, owner *Session) (*core.Comm, error) {
+	return collective.Connect(op, port, bad, mine, root, c)
 }
 
 // CommSpawn starts the processes of cmds as one new job (MPI_Comm_spawn with one
