@@ -295,6 +295,14 @@ func TestIntercommFromGroups(t *testing.T) {
 		if _, err := mpi.IntercommCreateFromGroups(local, 5, remote, 0, "x", nil, nil); !errors.Is(err, mpi.ErrRank) {
 			t.Errorf("local leader 5 of 2: %v, want ErrRank", err)
 		}
+		// A leader out of range at one rank only fails every rank of both sides.
+		bad := rl
+		if me == 3 {
+			bad = 7
+		}
+		if _, err := mpi.IntercommCreateFromGroups(local, ll, remote, bad, "y", nil, nil); !errors.Is(err, mpi.ErrRank) {
+			t.Errorf("remote leader 7 at rank 3 only: rank %d got %v, want ErrRank", me, err)
+		}
 		must(t, s.Finalize())
 	})
 }

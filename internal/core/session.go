@@ -216,10 +216,9 @@ func CreateFromGroupCore(op string, g *group.Group, stringtag string, bad error)
 
 // IntercommFromGroupsCore makes an intercommunicator between the disjoint groups local
 // (the caller's) and remote, collectively over both (MPI_Intercomm_create_from_groups).
-// Every member knows both groups, so no leader need tell its side the other's; the
-// leaders are checked and ordered the two groups alike everywhere. Its checks fail
-// alike at every member of a side that passes the same arguments; bad is what the
-// agreement carries to both sides.
+// Every member knows both groups, so no leader need tell its side the other's, and
+// every member orders the two alike by their first members. A leader out of range is
+// bad, as bad itself is: the agreement carries it to both sides.
 func IntercommFromGroupsCore(op string, local *group.Group, localLeader int, remote *group.Group, remoteLeader int, stringtag string, bad error) (*Comm, error) {
 	if err := Ready(op); err != nil {
 		return nil, err
@@ -230,11 +229,11 @@ func IntercommFromGroupsCore(op string, local *group.Group, localLeader int, rem
 	if local.Size() == 0 || remote.Size() == 0 {
 		return nil, Errorf(ClassGroup, op, "a group is empty; an intercommunicator joins two groups of at least one process")
 	}
-	if localLeader < 0 || localLeader >= local.Size() {
-		return nil, Errorf(ClassRank, op, "local_leader %d out of range [0,%d)", localLeader, local.Size())
+	if bad == nil && (localLeader < 0 || localLeader >= local.Size()) {
+		bad = Errorf(ClassRank, op, "local_leader %d out of range [0,%d)", localLeader, local.Size())
 	}
-	if remoteLeader < 0 || remoteLeader >= remote.Size() {
-		return nil, Errorf(ClassRank, op, "remote_leader %d out of range [0,%d)", remoteLeader, remote.Size())
+	if bad == nil && (remoteLeader < 0 || remoteLeader >= remote.Size()) {
+		bad = Errorf(ClassRank, op, "remote_leader %d out of range [0,%d)", remoteLeader, remote.Size())
 	}
 	if local.Rank(int32(World.rank)) == group.Undefined {
 		return nil, Errorf(ClassGroup, op, "the calling process is not a member of the local group")
@@ -246,10 +245,9 @@ func IntercommFromGroupsCore(op string, local *group.Group, localLeader int, rem
 	if err != nil {
 		return nil, err
 	}
-	// Both sides list the union alike: the group whose leader has the lower world
-	// rank first.
+	// Both sides list the union alike: the group whose first member comes first.
 	a, b := local, remote
-	if remote.WorldRank(remoteLeader) < local.WorldRank(localLeader) {
+	if procBefore(remote.WorldRank(0), local.WorldRank(0)) {
 		a, b = remote, local
 	}
 	k := unionConn(a, b, sessCtx+1)
