@@ -102,7 +102,7 @@ func (c *Comm) spawn(op string, root int, cmds func() []mpir.SpawnCmd) (*Comm, [
 	}
 	// A spawn that started fewer processes than asked for fails, yet joins those that
 	// started (nd is not nil then), which the caller must be able to disconnect.
-	nd, errs, err := mpir.CommSpawn(op, at, root, c.d, c.owner())
+	nd, errs, err := mpir.CommSpawn(op, at, nil, root, c.d, c.owner())
 	return wrapComm(c, nd), errs, c.fail(op, err)
 }
 

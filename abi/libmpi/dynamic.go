@@ -90,9 +90,7 @@ func spawn(op string, root int32, ch uintptr, intercomm, errcodes unsafe.Pointer
 	if c == nil {
 		return r
 	}
-	if intercomm == nil {
-		return fail(op, ch, argErr(op, "intercomm is NULL"))
-	}
+	mine := nullOut(op, "intercomm", intercomm) // agreed before anything starts
 	defer prof.Exit(prof.CommSpawn, c.enterTimed(prof.CommSpawn, int(root), -1, 0), 0)
 	if err := mpir.CheckCollective(op, int(root), c.c); err != nil {
 		return fail(op, ch, err)
@@ -102,9 +100,12 @@ func spawn(op string, root int32, ch uintptr, intercomm, errcodes unsafe.Pointer
 	if c.c.Rank() == int(root) {
 		at, bad = cmds() // at is nil when bad
 	}
-	nc, errs, err := mpir.CommSpawn(op, at, int(root), c.c, c.x.Owner())
+	nc, errs, err := mpir.CommSpawn(op, at, mine, int(root), c.c, c.x.Owner())
 	if bad != nil {
 		err = bad // the root's own reason, not mpir's "no command"
+	}
+	if mine != nil {
+		return fail(op, ch, mine) // nothing was started
 	}
 	if errcodes != nil { // MPI_ERRCODES_IGNORE
 		codes := ints(errcodes, len(errs))

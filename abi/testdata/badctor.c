@@ -4,7 +4,7 @@
  * are good, gets an error of the same class that names rank 1. Covered: the
  * communicator constructors (dup, dup_with_info, idup, split, split_type, create,
  * create_group, the intercommunicator's create and merge, the constructors from
- * groups), MPI_Comm_accept and _connect, and the window constructors. After each a
+ * groups), MPI_Comm_accept, _connect and _spawn, and the window constructors. After each a
  * barrier shows that both ranks go
  * on; creations refused many times over leave no context id taken. Runs on 2
  * ranks. */
@@ -101,7 +101,8 @@ static void communicators(void) {
 }
 
 /* MPI_Comm_accept and _connect between the two ranks, each on MPI_COMM_SELF: one
- * side's NULL newcomm lets the connection be made and then fails it on both sides. */
+ * side's NULL newcomm lets the connection be made and then fails it on both sides.
+ * Then MPI_Comm_spawn with rank 1's NULL intercomm. */
 static void connections(void) {
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm c = MPI_COMM_NULL;
@@ -122,6 +123,12 @@ static void connections(void) {
         OK(MPI_Barrier(MPI_COMM_WORLD));
         if (rank == 0) OK(MPI_Close_port(port));
     }
+    /* A spawn: the members agree on their arguments before anything starts. */
+    MPI_Comm inter = MPI_COMM_WORLD;
+    BOTH_FAIL(MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, OUT(&inter),
+                             MPI_ERRCODES_IGNORE),
+              MPI_ERR_ARG);
+    CHECK(rank == 1 || inter == MPI_COMM_NULL, "a failed spawn gave %s", "a communicator");
 }
 
 static void windows(void) {

@@ -156,8 +156,8 @@ func Connect(op, port string, bad, mine error, root int, c *core.Comm) (*core.Co
 func Join(op string, fd int) (*core.Comm, error) { return made(core.JoinCore(op, fd)) }
 
 // Spawn is MPI_Comm_spawn(_multiple) (core.SpawnCore).
-func Spawn(op string, cmds []core.SpawnCmd, bad error, root int, c *core.Comm) (*core.Comm, []error, error) {
-	nc, errs, err := core.SpawnCore(op, cmds, bad, root, c)
+func Spawn(op string, cmds []core.SpawnCmd, bad, mine error, root int, c *core.Comm) (*core.Comm, []error, error) {
+	nc, errs, err := core.SpawnCore(op, cmds, bad, mine, root, c)
 	nc, err = made(nc, err)
 	return nc, errs, err
 }

@@ -38,6 +38,7 @@ const (
 	tagDynGather = tagManage + 600 // a member's record to its root
 	tagDynBcast  = tagManage + 601 // the root's word to its members
 	tagDynDone   = tagManage + 602 // Disconnect's barrier
+	tagDynAgree  = tagManage + 603 // a spawn's agreement on its members' arguments
 )
 
 // AcceptCore is MPI_Comm_accept: port is significant at root only. bad, at root, is
@@ -268,9 +269,14 @@ func bcastBytes(op string, c *Comm, root int, b []byte) ([]byte, error) {
 // error per process asked for (nil where it started), at every member of c.
 //
 // bad, at root, is what is wrong with cmds (mpir's checks): nothing is started, every
-// member fails, and root returns bad itself.
-func SpawnCore(op string, cmds []pm.SpawnCmd, bad error, root int, c *Comm) (*Comm, []error, error) {
+// member fails, and root returns bad itself. mine, at any member, is an error of its
+// own arguments (a NULL output): the members agree on it first, so that nothing is
+// started and every member fails (agreeBad).
+func SpawnCore(op string, cmds []pm.SpawnCmd, bad, mine error, root int, c *Comm) (*Comm, []error, error) {
 	if err := checkRoot(op, root, c); err != nil {
+		return nil, nil, err
+	}
+	if err := agreeBad(op, &c.lconn, tagDynAgree, mine); err != nil {
 		return nil, nil, err
 	}
 	var word []byte

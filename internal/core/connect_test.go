@@ -99,11 +99,11 @@ func TestNamesWithoutService(t *testing.T) {
 // TestSpawnWithoutLauncher: a singleton's process manager starts nothing: the spawn
 // fails with MPI_ERR_SPAWN and an error for each process asked for.
 func TestSpawnWithoutLauncher(t *testing.T) {
-	c, errs, err := SpawnCore("Comm_spawn", []pm.SpawnCmd{{Program: "true", MaxProcs: 2}}, nil, 0, Self)
+	c, errs, err := SpawnCore("Comm_spawn", []pm.SpawnCmd{{Program: "true", MaxProcs: 2}}, nil, nil, 0, Self)
 	wantClass(t, "spawn", err, ClassSpawn)
 	if c != nil || len(errs) != 2 || errs[0] == nil || errs[1] == nil {
 		t.Errorf("got %v, errcodes %v", c, errs)
 	}
-	_, _, err = SpawnCore("Comm_spawn", nil, nil, 1, Self)
+	_, _, err = SpawnCore("Comm_spawn", nil, nil, nil, 1, Self)
 	wantClass(t, "root 1 of Self", err, ClassRoot)
 }

@@ -175,6 +175,31 @@ func allocCtx(op string, m *Conn, parent uint32, tag int, bad error) (uint32, er
 	}
 }
 
+// agreeBad agrees over m, with tag, on whether any member's arguments were bad (mine,
+// this member's error, nil if none), as allocCtx's first round does: mine itself, or
+// an error naming the lowest such member, at every member; nil if none was. For a
+// creation that acts before it agrees on a context (a spawn starts processes).
+func agreeBad(op string, m *Conn, tag int, mine error) error {
+	buf := make([]byte, 16)
+	binary.LittleEndian.PutUint64(buf, noneBad)
+	if mine != nil {
+		binary.LittleEndian.PutUint64(buf, uint64(m.me))
+		binary.LittleEndian.PutUint64(buf[8:], uint64(ClassOf(mine)))
+	}
+	lowest := func(acc, in []byte) {
+		if binary.LittleEndian.Uint64(in) < binary.LittleEndian.Uint64(acc) {
+			copy(acc[:16], in[:16])
+		}
+	}
+	if err := m.Run(tag, 16, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: lowest}) }); err != nil {
+		return MapErr(op, err)
+	}
+	if who := binary.LittleEndian.Uint64(buf); who != noneBad {
+		return cmp.Or(mine, badMember(op, m, int(who), ErrorClass(binary.LittleEndian.Uint64(buf[8:]))))
+	}
+	return nil
+}
+
 // badMember is the error of a creation that member who of m (a rank of m's first
 // group, or of its second past it) refused: it has the class of that member's error,
 // which says what was wrong.

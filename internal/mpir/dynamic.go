@@ -63,7 +63,9 @@ func CommConnect(op, port string, in *Info, bad, mine error, root int, c *core.C
 // process of c: nil for a process started, else why it was not (class ClassSpawn).
 // Where fewer processes started than asked for and no command allowed it (the info
 // key soft), the error is ClassSpawn and the intercommunicator joins those that did.
-func CommSpawn(op string, cmds []SpawnCmd, root int, c *core.Comm, owner *Session) (*core.Comm, []error, error) {
+// mine, at any process, is an error of its own arguments (a NULL output): nothing is
+// started and every process fails (core.SpawnCore).
+func CommSpawn(op string, cmds []SpawnCmd, mine error, root int, c *core.Comm, owner *Session) (*core.Comm, []error, error) {
 	if err := c.Check(op); err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +75,7 @@ func CommSpawn(op string, cmds []SpawnCmd, root int, c *core.Comm, owner *Sessio
 	if c.Rank() == root {
 		pcmds, soft, bad = spawnCmds(op, cmds)
 	}
-	nc, errs, err := collective.Spawn(op, pcmds, bad, root, c)
+	nc, errs, err := collective.Spawn(op, pcmds, bad, mine, root, c)
 	if err == nil && !soft {
 		for _, e := range errs {
 			if e != nil {
