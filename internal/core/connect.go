@@ -47,25 +47,14 @@ const (
 // any member, is an error of that member's own arguments that does not keep the root
 // from the port (a NULL output): the connection is made, and its context agreement
 // fails at every member of both sides, as every constructor's (allocCtx).
-// A member with mine returns it, whatever else failed.
+// A member with mine returns it, whatever else failed: it says what it did wrong.
 func AcceptCore(op, port string, bad, mine error, root int, c *Comm) (*Comm, error) {
-	return ownFirst(mine)(joinGroups(op, port, bad, mine, root, c, true))
+	return joinGroups(op, port, bad, mine, root, c, true)
 }
 
 // ConnectCore is MPI_Comm_connect: port, bad and mine are as for AcceptCore.
 func ConnectCore(op, port string, bad, mine error, root int, c *Comm) (*Comm, error) {
-	return ownFirst(mine)(joinGroups(op, port, bad, mine, root, c, false))
-}
-
-// ownFirst returns a creation's result with mine, this member's own error, in place
-// of the creation's error when both are there: its own says what it did wrong.
-func ownFirst(mine error) func(*Comm, error) (*Comm, error) {
-	return func(nc *Comm, err error) (*Comm, error) {
-		if err != nil && mine != nil {
-			return nil, mine
-		}
-		return nc, err
-	}
+	return joinGroups(op, port, bad, mine, root, c, false)
 }
 
 func checkRoot(op string, root int, c *Comm) error {
@@ -81,7 +70,12 @@ func checkRoot(op string, root int, c *Comm) error {
 	return nil
 }
 
-func joinGroups(op, portName string, bad, mine error, root int, c *Comm, accept bool) (*Comm, error) {
+func joinGroups(op, portName string, bad, mine error, root int, c *Comm, accept bool) (nc *Comm, err error) {
+	defer func() {
+		if err != nil && mine != nil {
+			nc, err = nil, mine
+		}
+	}()
 	if err := checkRoot(op, root, c); err != nil {
 		return nil, err
 	}
@@ -103,7 +97,7 @@ func joinGroups(op, portName string, bad, mine error, root int, c *Comm, accept 
 		return nil, MapErr(op, err)
 	}
 	// Step 3.
-	word, err := bcastBytes(op, c, root, word)
+	word, err = bcastBytes(op, c, root, word)
 	if err != nil {
 		return nil, err
 	}

@@ -73,13 +73,42 @@ const (
 const noneBad = math.MaxUint64
 
 // ctxKernel is the agreement's reduction: a bitwise AND of the mask and of whether
-// each offered it, and the lowest bad member with its class. It is declared not
-// commutative, so that no algorithm splits the vector, whose words differ in kind.
+// each offered it, and the lowest bad member with its class (lowerBad). It is declared
+// not commutative, so that no algorithm splits the vector, whose words differ in kind.
 func ctxKernel(acc, in []byte) {
 	andKernel(acc[:8*wBad], in[:8*wBad])
-	if binary.LittleEndian.Uint64(in[8*wBad:]) < binary.LittleEndian.Uint64(acc[8*wBad:]) {
-		copy(acc[8*wBad:8*ctxVecWords], in[8*wBad:8*ctxVecWords])
+	lowerBad(acc[8*wBad:], in[8*wBad:])
+}
+
+// A bad pair is two words of an agreement: the lowest member (its rank in the conn)
+// whose arguments were bad, noneBad if none, and its error's class.
+
+// putBad writes this member's bad pair into b: its rank in m and bad's class, or none.
+func putBad(b []byte, m *Conn, bad error) {
+	if bad == nil {
+		binary.LittleEndian.PutUint64(b, noneBad)
+		binary.LittleEndian.PutUint64(b[8:], 0)
+		return
 	}
+	binary.LittleEndian.PutUint64(b, uint64(m.me))
+	binary.LittleEndian.PutUint64(b[8:], uint64(ClassOf(bad)))
+}
+
+// lowerBad reduces two bad pairs: acc takes in's where in's member is the lower.
+func lowerBad(acc, in []byte) {
+	if binary.LittleEndian.Uint64(in) < binary.LittleEndian.Uint64(acc) {
+		copy(acc[:16], in[:16])
+	}
+}
+
+// agreedBad is the error of an agreed bad pair b: nil if no member was bad, else
+// mine (this member's own) or one naming the lowest bad member (badMember).
+func agreedBad(op string, m *Conn, b []byte, mine error) error {
+	who := binary.LittleEndian.Uint64(b)
+	if who == noneBad {
+		return nil
+	}
+	return cmp.Or(mine, badMember(op, m, int(who), ErrorClass(binary.LittleEndian.Uint64(b[8:]))))
 }
 
 // andKernel is a bitwise AND of words.
@@ -118,10 +147,10 @@ func allocCtx(op string, m *Conn, parent uint32, tag int, bad error) (uint32, er
 	for round := 0; ; round++ {
 		ctxs.Lock()
 		clear(buf)
-		binary.LittleEndian.PutUint64(buf[8*wBad:], noneBad)
-		if bad != nil && round == 0 {
-			binary.LittleEndian.PutUint64(buf[8*wBad:], uint64(m.me))
-			binary.LittleEndian.PutUint64(buf[8*wClass:], uint64(ClassOf(bad)))
+		if round == 0 {
+			putBad(buf[8*wBad:], m, bad)
+		} else {
+			putBad(buf[8*wBad:], m, nil)
 		}
 		lo, hi := eagerWords, ctxWords // the words this round offers
 		own := false
@@ -151,9 +180,9 @@ func allocCtx(op string, m *Conn, parent uint32, tag int, bad error) (uint32, er
 			ctxs.Unlock()
 			return 0, MapErr(op, err)
 		}
-		if who := binary.LittleEndian.Uint64(buf[8*wBad:]); who != noneBad {
+		if err := agreedBad(op, m, buf[8*wBad:], bad); err != nil {
 			ctxs.Unlock()
-			return 0, cmp.Or(bad, badMember(op, m, int(who), ErrorClass(binary.LittleEndian.Uint64(buf[8*wClass:]))))
+			return 0, err
 		}
 		for i := lo; i < hi; i++ {
 			if w := binary.LittleEndian.Uint64(buf[8*i:]); w != 0 {
@@ -181,23 +210,11 @@ func allocCtx(op string, m *Conn, parent uint32, tag int, bad error) (uint32, er
 // creation that acts before it agrees on a context (a spawn starts processes).
 func agreeBad(op string, m *Conn, tag int, mine error) error {
 	buf := make([]byte, 16)
-	binary.LittleEndian.PutUint64(buf, noneBad)
-	if mine != nil {
-		binary.LittleEndian.PutUint64(buf, uint64(m.me))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(ClassOf(mine)))
-	}
-	lowest := func(acc, in []byte) {
-		if binary.LittleEndian.Uint64(in) < binary.LittleEndian.Uint64(acc) {
-			copy(acc[:16], in[:16])
-		}
-	}
-	if err := m.Run(tag, 16, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: lowest}) }); err != nil {
+	putBad(buf, m, mine)
+	if err := m.Run(tag, 16, func(s *coll.Sched) { s.Allreduce(buf, buf, coll.Op{Fn: lowerBad}) }); err != nil {
 		return MapErr(op, err)
 	}
-	if who := binary.LittleEndian.Uint64(buf); who != noneBad {
-		return cmp.Or(mine, badMember(op, m, int(who), ErrorClass(binary.LittleEndian.Uint64(buf[8:]))))
-	}
-	return nil
+	return agreedBad(op, m, buf, mine)
 }
 
 // badMember is the error of a creation that member who of m (a rank of m's first
