@@ -363,8 +363,13 @@ func enter(word uint64, comm *Comm, pt uint64, n int, always bool) int64 {
 	}
 	var t int64
 	switch {
-	case always || concurrent || timed:
+	case always || timed:
 		t = Now()
+	case concurrent:
+		// A call of untimedCalls here is its processor's sample already.
+		if c := Call(word); !fast || sharedIndex[c] < 0 || untimedCalls[c] || sampleShared() {
+			t = Now()
+		}
 	case gate <= 1:
 		gate = nextGap()
 		t = Now()
@@ -699,7 +704,7 @@ func exit(call Call, t int64, n int) {
 	if !concurrent {
 		gate &^= inCall
 	}
-	if concurrent && fast && !timed && t > 0 && sharedIndex[call] >= 0 && shareExit(call, n, t, word&blocked != 0) {
+	if concurrent && fast && !timed && sharedIndex[call] >= 0 && shareEnd(call, n, t, since, word&blocked != 0) {
 		return
 	}
 	c := &counts[call]

@@ -16,16 +16,18 @@ import (
 // tallies of the Go scheduler's processor (P) that runs the caller, with plain adds
 // made while the goroutine is pinned to it, so that no other goroutine adds to the
 // same words meanwhile; every snapshot adds the tallies to the record's counts
-// (WatchTallies) and reads the links as it reads the owners' (Watch), so counts,
-// bytes and times stay exact. A call timed from its entry, as every one through
-// Enter is at ThreadMultiple, adds its time to the tally too (Tally's Timed or
-// Blocked).
+// (WatchTallies) and reads the links as it reads the owners' (Watch), so counts and
+// bytes stay exact. Their times are sampled as below ThreadMultiple, per processor:
+// one in about SampleEvery is timed from its entry (Tally's Timed, or Blocked if it
+// waited), one that is not but blocks is timed from its wait (Blocked), and the
+// others' time is estimated from the samples that did not block (Counter.Estimate).
+// Reading the clock at both edges of every call was a tenth of a short
+// collective's time.
 //
 // The calls of untimedCalls (the file short way's read_at and write_at: one system
-// call, no wait) go further: one in about SampleEvery per processor goes through
-// Enter and Exit, timed, and the others skip them (SharedUntimed, SharedCount) and
-// have their time estimated from those (Counter.Estimate), as below ThreadMultiple.
-// Such a call is not the current call while it runs (State does not show it).
+// call, no wait) go further: the unsampled ones skip Enter and Exit too
+// (SharedUntimed, SharedCount), so such a call is not the current call while it runs
+// (State does not show it).
 //
 // Below ThreadMultiple the calls take Try, TryExit and TryDone; with the timeline on,
 // or under the race detector (whose builds have no short path), Enter, Exit and Done
@@ -154,6 +156,21 @@ func addLinkShared(l *Link, slot, n int) {
 	atomic.AddUint64(&l.Ops, 1)
 }
 
+// shareEnd is exit's path for a call of sharedCalls at ThreadMultiple, entered at t
+// (0: not sampled) and waiting since since (0: it did not block): counted in its
+// processor's tally, timed from its entry if it was sampled, from its wait if it
+// blocked, else untimed. False: a processor without one, for exit's atomic counts.
+func shareEnd(call Call, n int, t, since int64, blocked bool) bool {
+	switch {
+	case t > 0:
+		return shareExit(call, n, t, blocked)
+	case since != 0:
+		return shareExit(call, n, since, true)
+	}
+	SharedCount(call, n)
+	return true
+}
+
 // shareExit counts call (one of sharedCalls), of n bytes, timed from t, at
 // ThreadMultiple in the tally of the processor that runs the caller now: false for a
 // processor without one.
@@ -191,18 +208,33 @@ func SharedUntimed(call Call) bool {
 		procUnpin()
 		return false
 	}
-	s := &shards[p]
+	untimed := !shards[p].sample()
+	procUnpin()
+	return untimed
+}
+
+// sample counts a call on s's processor (pinned to it) and says whether it is the
+// processor's next sample, drawing the gap to the one after it as nextGap does.
+func (s *shard) sample() bool {
 	if s.gap > 1 {
 		s.gap--
-		procUnpin()
-		return true
+		return false
 	}
 	s.rng ^= s.rng << 13
 	s.rng ^= s.rng >> 7
 	s.rng ^= s.rng << 17
 	s.gap = s.rng%(2*SampleEvery-1) + 1
+	return true
+}
+
+// sampleShared says whether a call of sharedCalls entered at ThreadMultiple is to be
+// timed from its entry: its processor's next sample, or a call on a processor without
+// tallies (GOMAXPROCS raised since Start).
+func sampleShared() bool {
+	p := procPin()
+	timed := p >= len(shards) || shards[p].sample()
 	procUnpin()
-	return false
+	return timed
 }
 
 // SharedCount counts call (one of sharedCalls), of n bytes, at ThreadMultiple in the

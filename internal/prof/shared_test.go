@@ -112,8 +112,9 @@ func TestSharedAllocs(t *testing.T) {
 
 // At ThreadMultiple the point-to-point calls and the blocking collectives, made as
 // their callers make them (Try or Enter, TryExit or Exit) from many goroutines at
-// once, are every one counted, with their bytes and size classes, and every one timed
-// from its entry, in the processors' tallies.
+// once, are every one counted, with their bytes and size classes, in the processors'
+// tallies, and about one in SampleEvery is timed from its entry (every one without
+// the short path).
 func TestSharedPointToPoint(t *testing.T) {
 	for _, call := range []Call{Send, Bcast} {
 		t.Run(call.String(), func(t *testing.T) { testSharedCall(t, call) })
@@ -135,11 +136,38 @@ func testSharedCall(t *testing.T, call Call) {
 			Exit(call, at, n)
 		}
 	})
-	if timed := after.Timed - before.Timed; timed != ncalls {
-		t.Errorf("%d of %d calls timed, want all", timed, ncalls)
+	timed := after.Timed - before.Timed
+	switch {
+	case !fast && timed != ncalls:
+		t.Errorf("%d of %d calls timed, want all (no short path)", timed, ncalls)
+	case fast && (timed < ncalls/(2*SampleEvery) || timed > 4*ncalls/SampleEvery):
+		t.Errorf("%d of %d calls timed, want about 1 in %d", timed, ncalls, SampleEvery)
+	}
+	if after.Ns <= before.Ns {
+		t.Errorf("%v's time did not grow: %v ns, then %v", call, before.Ns, after.Ns)
 	}
 	if fast && shardTicks(call) <= ticks0 {
 		t.Errorf("the processors' tallies hold no time of the calls: %d ticks, then %d", ticks0, shardTicks(call))
+	}
+}
+
+// At ThreadMultiple a call that blocks is timed from its wait when it is not a sample,
+// so every one that blocked has a time.
+func TestSharedBlocked(t *testing.T) {
+	if err := Start(0, 2, true); err != nil {
+		t.Fatal(err)
+	}
+	defer Start(0, 2, false)
+	before := totals(Bcast)
+	const ncalls = 4 * SampleEvery
+	for range ncalls {
+		at := Enter(Bcast, nil, 0, -1, 8)
+		Blocked()
+		Exit(Bcast, at, 8)
+	}
+	after := totals(Bcast)
+	if n, timed := after.N-before.N, after.Timed-before.Timed; n != ncalls || timed != ncalls {
+		t.Errorf("%d blocked calls: %d counted, %d timed; want every one both", ncalls, n, timed)
 	}
 }
 
