@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -714,9 +715,51 @@ func TestRankSchedSlice(t *testing.T) {
 	}
 }
 
+// TestBindWatch: beside a process that keeps a CPU busy (this test's), the launcher
+// frees ranks that bound themselves to cores under bind_to=auto, within a second or
+// so; with bind_watch=false they stay bound. (That it binds them again once the
+// process stops is the watch's policy, tested in internal/launch.)
+func TestBindWatch(t *testing.T) {
+	m := topo.Machine()
+	all, err := topo.Allowed()
+	if err != nil || !all.Equal(m.CPUs) {
+		t.Skipf("this process may not use every CPU of the machine (%v, %v): auto binding stands aside", all, err)
+	}
+	var stop atomic.Bool
+	defer stop.Store(true)
+	go func() {
+		for !stop.Load() {
+		}
+	}()
+	n := all.Count()
+	for _, c := range []struct {
+		watch string
+		wait  string
+		freed bool
+	}{{"true", "60s", true}, {"false", "3s", false}} {
+		t.Run("bind_watch="+c.watch, func(t *testing.T) {
+			r := mpigo(t, "", "run", "-n", strconv.Itoa(n), "--set", "bind_watch="+c.watch, rankBin(t), "freed", c.wait)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for rk := range n {
+				want := m.CoreFor(rk)
+				if c.freed {
+					want = all
+				}
+				if line := fmt.Sprintf("rank %d cpus %s\n", rk, want); !strings.Contains(r.stdout, line) {
+					t.Errorf("missing %q in\n%s", line, r.stdout)
+				}
+			}
+		})
+	}
+}
+
 // TestBindAuto: by default a node with as many ranks as CPUs or more binds its ranks
 // to cores round robin, one with fewer ranks than CPUs leaves them free, and
-// --bind-to none leaves an oversubscribed node free too.
+// --bind-to none leaves an oversubscribed node free too. (The watch that frees bound
+// ranks beside a busy process is off here, so that other tests' load cannot free
+// them: TestBindWatch is about it.)
 func TestBindAuto(t *testing.T) {
 	m := topo.Machine()
 	all, err := topo.Allowed()
@@ -740,7 +783,7 @@ func TestBindAuto(t *testing.T) {
 			if c.n < 1 {
 				t.Skip("one CPU: no job has fewer ranks")
 			}
-			args := append(append([]string{"run", "-n", strconv.Itoa(c.n)}, c.args...), rankBin(t), "affinity")
+			args := append(append([]string{"run", "-n", strconv.Itoa(c.n), "--set", "bind_watch=false"}, c.args...), rankBin(t), "affinity")
 			r := mpigo(t, "", args...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)

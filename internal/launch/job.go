@@ -844,7 +844,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	_, nlocal := n.lay.LocalRank(r)
-	if err := rankSchedOf(n.spec.Settings, nlocal).start(cmd); err != nil {
+	if err := rankSchedOf(n.spec, nlocal).start(cmd); err != nil {
 		mine.Close()
 		outR.Close()
 		errR.Close()
@@ -864,8 +864,15 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	}()
 	go n.serveRank(c)
 	watch := watchExit(c.pid)
+	watched := watchesBinding(n.spec, nlocal)
+	if watched {
+		watchCPUs(c.pid)
+	}
 	go func() {
 		order := watch.waitRank(cmd)
+		if watched {
+			unwatchCPUs(c.pid)
+		}
 		// Let the wire-up reader drain what the rank sent last (an Abort or Finalize),
 		// and the output forwarders what it wrote last (a panic, its last lines:
 		// under an agent, its exit must not overtake them on the way up), before its

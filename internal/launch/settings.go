@@ -49,3 +49,19 @@ func CheckSettings(spec *Spec) error {
 	}
 	return errors.Join(errs...)
 }
+
+// settingOf is the value setting s has for the ranks of spec: its --set value, else an
+// MPIGO_ variable passed with -x, else the launcher's own (its environment or config
+// file, which the local ranks inherit).
+func settingOf(spec *Spec, s *config.Setting) string {
+	if v, ok := spec.Settings[s.Name]; ok {
+		return v
+	}
+	for _, kv := range spec.Env {
+		if name, v, _ := strings.Cut(kv, "="); name == s.EnvName() {
+			return v
+		}
+	}
+	v, _ := s.Value()
+	return v
+}

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/idle"
 )
 
@@ -17,21 +18,18 @@ type rankSched struct{ slack, slice int64 }
 
 // rankSchedOf is rankSched for the ranks of a node that runs nlocal of them: the timer
 // slack when the ranks leave no CPU idle (idle.RankTimerSlack), the slice when they
-// outnumber the CPUs (idle.RankSchedSlice). settings are the job's --set flags.
-func rankSchedOf(settings map[string]string, nlocal int) rankSched {
-	get := func(s interface{ Get() int64 }, name string) int64 {
-		v := s.Get()
-		if t, ok := settings[name]; ok {
-			v, _ = strconv.ParseInt(t, 0, 64)
-		}
+// outnumber the CPUs (idle.RankSchedSlice), as the job's settings give them.
+func rankSchedOf(spec *Spec, nlocal int) rankSched {
+	get := func(s *config.Setting) int64 {
+		v, _ := strconv.ParseInt(settingOf(spec, s), 0, 64)
 		return max(v, 0) * 1000
 	}
 	var rs rankSched
 	if nlocal >= runtime.NumCPU() {
-		rs.slack = get(idle.RankTimerSlack, "rank_timer_slack")
+		rs.slack = get(idle.RankTimerSlack.Setting)
 	}
 	if nlocal > runtime.NumCPU() {
-		rs.slice = get(idle.RankSchedSlice, "rank_sched_slice")
+		rs.slice = get(idle.RankSchedSlice.Setting)
 	}
 	return rs
 }

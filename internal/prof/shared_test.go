@@ -35,15 +35,21 @@ func TestSharedCalls(t *testing.T) {
 	}
 	defer Start(0, 2, false)
 	before, after, ncalls := hammer(t, FileWriteAt, 64, sharedCall)
-	timed := after.Timed - before.Timed
+	checkSampled(t, after.Timed-before.Timed, ncalls)
+	if after.Ns <= before.Ns {
+		t.Errorf("FileWriteAt's time did not grow: %v ns, then %v", before.Ns, after.Ns)
+	}
+}
+
+// checkSampled checks that timed of ncalls calls were timed: about one in SampleEvery,
+// or every one where there is no short path (the race detector's builds).
+func checkSampled(t *testing.T, timed, ncalls uint64) {
+	t.Helper()
 	switch {
 	case !fast && timed != ncalls:
 		t.Errorf("%d of %d calls timed, want all (no short path)", timed, ncalls)
 	case fast && (timed < ncalls/(2*SampleEvery) || timed > 4*ncalls/SampleEvery):
 		t.Errorf("%d of %d calls timed, want about 1 in %d", timed, ncalls, SampleEvery)
-	}
-	if after.Ns <= before.Ns {
-		t.Errorf("FileWriteAt's time did not grow: %v ns, then %v", before.Ns, after.Ns)
 	}
 }
 
@@ -136,13 +142,7 @@ func testSharedCall(t *testing.T, call Call) {
 			Exit(call, at, n)
 		}
 	})
-	timed := after.Timed - before.Timed
-	switch {
-	case !fast && timed != ncalls:
-		t.Errorf("%d of %d calls timed, want all (no short path)", timed, ncalls)
-	case fast && (timed < ncalls/(2*SampleEvery) || timed > 4*ncalls/SampleEvery):
-		t.Errorf("%d of %d calls timed, want about 1 in %d", timed, ncalls, SampleEvery)
-	}
+	checkSampled(t, after.Timed-before.Timed, ncalls)
 	if after.Ns <= before.Ns {
 		t.Errorf("%v's time did not grow: %v ns, then %v", call, before.Ns, after.Ns)
 	}

@@ -35,10 +35,13 @@ func fromUnix(u *unix.CPUSet) CPUSet {
 
 // Allowed returns the CPUs this process may run on. It asks for the calling thread,
 // which has the process's mask unless something bound threads one by one.
-func Allowed() (CPUSet, error) {
+func Allowed() (CPUSet, error) { return AllowedPID(0) }
+
+// AllowedPID returns the CPUs process pid's main thread may run on.
+func AllowedPID(pid int) (CPUSet, error) {
 	var u unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &u); err != nil {
-		return CPUSet{}, fmt.Errorf("sched_getaffinity: %w", err)
+	if err := unix.SchedGetaffinity(pid, &u); err != nil {
+		return CPUSet{}, fmt.Errorf("sched_getaffinity of pid %d: %w", pid, err)
 	}
 	return fromUnix(&u), nil
 }

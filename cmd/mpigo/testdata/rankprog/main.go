@@ -515,6 +515,18 @@ func main() {
 		cpus, err := topo.Allowed()
 		must(err)
 		fmt.Printf("rank %d cpus %s\n", rank, cpus)
+	case "freed": // wait, at most os.Args[2], for the launcher to free this rank from its core (bind_watch)
+		d, err := time.ParseDuration(os.Args[2])
+		must(err)
+		all := topo.Machine().CPUs
+		cpus, err := topo.Allowed()
+		must(err)
+		for end := time.Now().Add(d); !cpus.Equal(all) && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+			cpus, err = topo.Allowed()
+			must(err)
+		}
+		fmt.Printf("rank %d cpus %s\n", rank, cpus)
 	case "block": // say ready and wait forever (the test ends the job)
 		fmt.Printf("ready %d\n", rank)
 		select {}

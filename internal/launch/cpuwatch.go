@@ -1,0 +1,240 @@
+package launch
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/topo"
+)
+
+// The CPU watch. Under bind_to=auto a node whose ranks fill or outnumber its CPUs binds
+// each rank to a core (internal/core), since ranks left free are stacked and moved run
+// by run. A core that another process keeps busy is worse than any stacking: a woken
+// rank waits behind that process's slice, and a collective for its slowest rank, while
+// ranks left free are moved off the busy CPU by the scheduler. So the process that
+// starts a node's ranks (the launcher, or an agent) watches the node's CPU time while
+// they run: what the CPUs spent busy (/proc/stat) less what its ranks and itself spent
+// (/proc/PID/stat) is what other processes took. Once they took at least freeAt CPUs
+// in each of freeAfter intervals in a row, it frees every rank it started that bound
+// itself (every thread, to the CPUs the launcher may use); once they took less than
+// bindAt in each of bindAfter intervals in a row, it binds each again to the core it
+// had chosen. The interval is watchEvery. A rank started by another launcher (srun,
+// Hydra) is not watched, nor a rank bound by bind_to=core, which the user asked for.
+
+// BindWatch turns the watch off: a node's bound ranks then stay bound whatever else runs.
+var BindWatch = config.Bool("bind_watch", true,
+	"under bind_to=auto, free a node's ranks from their cores while other processes keep at least 0.4 CPU busy, and bind them again once they stop (mpigo's own launcher and agents)")
+
+const (
+	watchEvery = 250 * time.Millisecond
+	freeAt     = 0.4 // CPUs
+	freeAfter  = 2   // intervals
+	bindAt     = 0.2
+	bindAfter  = 8
+	// userHZ is the unit of /proc's CPU times (USER_HZ), 100 on every Linux
+	// architecture Go runs on.
+	userHZ = 100
+)
+
+// bindState is the watch's decision, fed one interval at a time.
+type bindState struct {
+	free      bool // the ranks are freed
+	hot, cold int  // intervals in a row at or above freeAt, below bindAt
+}
+
+// step takes the CPUs other processes kept busy in the last interval and says what to
+// do: +1 free the ranks, -1 bind them again, 0 nothing.
+func (s *bindState) step(others float64) int {
+	s.hot, s.cold = s.hot+1, s.cold+1
+	if others < freeAt {
+		s.hot = 0
+	}
+	if others >= bindAt {
+		s.cold = 0
+	}
+	switch {
+	case !s.free && s.hot >= freeAfter:
+		s.free = true
+		return +1
+	case s.free && s.cold >= bindAfter:
+		s.free = false
+		return -1
+	}
+	return 0
+}
+
+// watchedRank is a rank under the watch.
+type watchedRank struct {
+	core  topo.CPUSet // the CPUs it bound itself to; empty until seen bound
+	ticks int64       // its CPU time at the last look; -1 before the first
+}
+
+var cpuWatch struct {
+	mu    sync.Mutex
+	ranks map[int]*watchedRank // by process id
+	on    bool                 // the loop runs
+}
+
+// watchesBinding says whether a rank of spec on a node of nlocal ranks is watched:
+// bind_to is auto, the watch is on, and the ranks fill the CPUs (else they do not bind).
+func watchesBinding(spec *Spec, nlocal int) bool {
+	if nlocal < runtime.NumCPU() {
+		return false
+	}
+	on, _ := strconv.ParseBool(settingOf(spec, BindWatch.Setting))
+	if b, ok := config.Lookup("bind_to"); ok {
+		return on && settingOf(spec, b) == "auto"
+	}
+	return false
+}
+
+// watchCPUs puts the rank with process id pid under the watch, starting its loop.
+func watchCPUs(pid int) {
+	cpuWatch.mu.Lock()
+	defer cpuWatch.mu.Unlock()
+	if cpuWatch.ranks == nil {
+		cpuWatch.ranks = map[int]*watchedRank{}
+	}
+	cpuWatch.ranks[pid] = &watchedRank{ticks: -1}
+	if !cpuWatch.on {
+		cpuWatch.on = true
+		go watchLoop()
+	}
+}
+
+// unwatchCPUs takes the rank with process id pid, which has ended, off the watch.
+func unwatchCPUs(pid int) {
+	cpuWatch.mu.Lock()
+	delete(cpuWatch.ranks, pid)
+	cpuWatch.mu.Unlock()
+}
+
+// watchLoop is the watch, until no rank is left under it.
+func watchLoop() {
+	all, err := topo.Allowed()
+	if err != nil {
+		cpuWatch.mu.Lock()
+		cpuWatch.on = false
+		cpuWatch.mu.Unlock()
+		return
+	}
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	var st bindState
+	busy, _ := nodeBusy()
+	self, _ := procTicks("self")
+	last := time.Now()
+	for now := range t.C {
+		cpuWatch.mu.Lock()
+		if len(cpuWatch.ranks) == 0 {
+			cpuWatch.on = false
+			cpuWatch.mu.Unlock()
+			return
+		}
+		mine := int64(0)
+		for pid, r := range cpuWatch.ranks {
+			if k, err := procTicks(strconv.Itoa(pid)); err == nil {
+				mine += k - max(r.ticks, 0)
+				r.ticks = k
+			}
+			if r.core.IsEmpty() {
+				learnCore(pid, r, all, st.free)
+			}
+		}
+		b, err1 := nodeBusy()
+		s, err2 := procTicks("self")
+		if err1 == nil && err2 == nil {
+			others := float64(b-busy-(s-self)-mine) / userHZ / now.Sub(last).Seconds()
+			switch st.step(others) {
+			case +1:
+				rebind(func(*watchedRank) topo.CPUSet { return all })
+			case -1:
+				rebind(func(r *watchedRank) topo.CPUSet { return r.core })
+			}
+		}
+		busy, self, last = b, s, now
+		cpuWatch.mu.Unlock()
+	}
+}
+
+// learnCore looks whether the rank with process id pid has bound itself to a part of
+// all, and if so notes where, and frees it at once if the watch has freed the others.
+func learnCore(pid int, r *watchedRank, all topo.CPUSet, free bool) {
+	cpus, err := topo.AllowedPID(pid)
+	if err != nil || !cpus.SubsetOf(all) || cpus.Equal(all) {
+		return
+	}
+	r.core = cpus
+	if free {
+		_ = topo.BindPID(pid, all)
+	}
+}
+
+// rebind binds every watched rank that bound itself to to(rank); a rank that ended
+// meanwhile is skipped. Under cpuWatch.mu.
+func rebind(to func(*watchedRank) topo.CPUSet) {
+	for pid, r := range cpuWatch.ranks {
+		if !r.core.IsEmpty() {
+			_ = topo.BindPID(pid, to(r))
+		}
+	}
+}
+
+// nodeBusy is the time the node's CPUs have spent busy, in USER_HZ ticks: /proc/stat's
+// user, nice, system, irq and softirq (idle, iowait and the hypervisor's steal are not
+// a process's).
+func nodeBusy() (int64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 8 || string(f[0]) != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var sum int64
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		v, err := strconv.ParseInt(string(f[i]), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		sum += v
+	}
+	return sum, nil
+}
+
+// procTicks is the CPU time process pid ("self" for this one) has spent, its utime and
+// stime in /proc/PID/stat, in USER_HZ ticks.
+func procTicks(pid string) (int64, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseProcTicks(b)
+}
+
+// parseProcTicks reads utime and stime from a /proc/PID/stat line: the 14th and 15th
+// fields, counted after the command name, which may hold spaces and parentheses.
+func parseProcTicks(b []byte) (int64, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/PID/stat: no command name in %q", b)
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/PID/stat: %d fields after the command name", len(f))
+	}
+	u, err1 := strconv.ParseInt(string(f[11]), 10, 64)
+	s, err2 := strconv.ParseInt(string(f[12]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/PID/stat: utime %q, stime %q", f[11], f[12])
+	}
+	return u + s, nil
+}

@@ -1,0 +1,85 @@
+package launch
+
+import (
+	"testing"
+)
+
+// The watch frees the ranks after freeAfter busy intervals in a row and binds them
+// again after bindAfter quiet ones in a row; a single interval either way, or a load
+// between the two thresholds, changes nothing.
+func TestBindStateSteps(t *testing.T) {
+	var s bindState
+	run := func(others float64, k int) (acts []int) {
+		for range k {
+			if a := s.step(others); a != 0 {
+				acts = append(acts, a)
+			}
+		}
+		return acts
+	}
+	if a := run(0, 20); a != nil || s.free {
+		t.Fatalf("quiet node: actions %v, free %v", a, s.free)
+	}
+	if a := run(1, freeAfter-1); a != nil {
+		t.Fatalf("%d busy intervals: %v", freeAfter-1, a)
+	}
+	if a := run(0, 1); a != nil {
+		t.Fatalf("then a quiet one: %v", a)
+	}
+	if a := run(freeAt, freeAfter); len(a) != 1 || a[0] != +1 || !s.free {
+		t.Fatalf("%d intervals at %v CPUs: %v, free %v; want the ranks freed once", freeAfter, freeAt, a, s.free)
+	}
+	if a := run(2, 10); a != nil {
+		t.Fatalf("still busy: %v", a)
+	}
+	if a := run((freeAt+bindAt)/2, 3*bindAfter); a != nil || !s.free {
+		t.Fatalf("between the thresholds: %v, free %v; want no change", a, s.free)
+	}
+	if a := run(0, bindAfter-1); a != nil {
+		t.Fatalf("%d quiet intervals: %v", bindAfter-1, a)
+	}
+	if a := run(bindAt, 1); a != nil {
+		t.Fatalf("then one at %v: %v", bindAt, a)
+	}
+	if a := run(bindAt/2, bindAfter); len(a) != 1 || a[0] != -1 || s.free {
+		t.Fatalf("%d quiet intervals: %v, free %v; want the ranks bound again once", bindAfter, a, s.free)
+	}
+}
+
+// parseProcTicks reads utime and stime after the command name, whatever it holds.
+func TestParseProcTicks(t *testing.T) {
+	line := "4242 (a (b) c) R 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 3 0 100 0 0\n"
+	if k, err := parseProcTicks([]byte(line)); err != nil || k != 1234+567 {
+		t.Fatalf("got %d, %v; want %d", k, err, 1234+567)
+	}
+	for _, bad := range []string{"4242 no name", "4242 (x) R 1 2 3", "4242 (x) R 1 2 3 4 5 6 7 8 9 a b c"} {
+		if _, err := parseProcTicks([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// nodeBusy and procTicks("self") grow while this process keeps a CPU busy.
+func TestBusyTicksGrow(t *testing.T) {
+	b0, err := nodeBusy()
+	if err != nil {
+		t.Skipf("no /proc/stat: %v", err)
+	}
+	s0, err := procTicks("self")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		b, err1 := nodeBusy()
+		s, err2 := procTicks("self")
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if b > b0 && s > s0 {
+			return
+		}
+		if s-s0 > 100 {
+			t.Fatalf("this process spent %d ticks but the node's busy time stayed %d", s-s0, b)
+		}
+	}
+}
