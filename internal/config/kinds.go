@@ -128,6 +128,9 @@ func (s DurationSetting) Live() DurationSetting { s.When = Live; return s }
 // Live marks the setting as read each time it applies.
 func (s BoolSetting) Live() BoolSetting { s.When = Live; return s }
 
+// Launcher marks the setting as the launcher's (IntSetting.Launcher).
+func (s BoolSetting) Launcher() BoolSetting { s.When = Launcher; return s }
+
 // Same marks the setting as one every rank must set alike.
 func (s BoolSetting) Same() BoolSetting { s.Setting.Same = true; return s }
 

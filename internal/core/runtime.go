@@ -34,9 +34,6 @@ import (
 var setTransports = config.String("transports", "self,shm,tcp",
 	"transports to use, in order of preference: self, shm, tcp (self,tcp forces TCP on one machine)").ListOf("self", "shm", "tcp").Same()
 
-var setBindTo = config.String("bind_to", "auto",
-	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")
-
 var setGOMAXPROCS = config.String("gomaxprocs", "auto",
 	"Go threads per rank: auto (the node's CPUs shared out among its ranks, at least 1), keep (Go's default), or a number; a GOMAXPROCS variable wins").OneOf("auto", "keep").OrRange(1, 1<<16)
 
@@ -73,7 +70,7 @@ func startWorld(c pm.Client) error {
 	if err := shareCPUs(c.LocalSize()); err != nil {
 		return err
 	}
-	switch b := setBindTo.Get(); b {
+	switch b := topo.BindTo.Get(); b {
 	case "none":
 	case "auto", "":
 		// Ranks that fill or outnumber the CPUs are best placed once, one (or k) to a

@@ -35,7 +35,8 @@ const module = "github.com/mpigo/mpigo"
 const rules = `
 # The pure packages: one job each, nothing of the module's, or only another pure
 # package, below them.
-NONE < internal/config, internal/rawmem, internal/ntcopy, internal/yield, internal/topo, internal/pm;
+NONE < internal/config, internal/rawmem, internal/ntcopy, internal/yield, internal/pm;
+internal/config < internal/topo;
 internal/config < internal/coll, internal/group;
 internal/config, internal/group < internal/prof;
 internal/config, internal/prof, internal/yield < internal/idle;
@@ -53,7 +54,7 @@ internal/transport < internal/transport/self;
 internal/config, internal/idle, internal/ntcopy, internal/pm, internal/transport < internal/transport/shm;
 internal/config, internal/pm, internal/transport < internal/transport/tcp;
 internal/config, internal/idle, internal/ntcopy, internal/prof, internal/rawmem, internal/transport < internal/p2p;
-internal/config, internal/idle, internal/pm, internal/prof, internal/transport/shm, internal/wireup < internal/launch;
+internal/config, internal/idle, internal/pm, internal/prof, internal/topo, internal/transport/shm, internal/wireup < internal/launch;
 
 # The device, over everything below it.
 internal/coll, internal/config, internal/datatype, internal/group, internal/idle,

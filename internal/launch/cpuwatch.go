@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/topo"
 )
 
@@ -25,11 +24,8 @@ import (
 // itself (every thread, to the CPUs the launcher may use); once they took less than
 // bindAt in each of bindAfter intervals in a row, it binds each again to the core it
 // had chosen. The interval is watchEvery. A rank started by another launcher (srun,
-// Hydra) is not watched, nor a rank bound by bind_to=core, which the user asked for.
-
-// BindWatch turns the watch off: a node's bound ranks then stay bound whatever else runs.
-var BindWatch = config.Bool("bind_watch", true,
-	"under bind_to=auto, free a node's ranks from their cores while other processes keep at least 0.4 CPU busy, and bind them again once they stop (mpigo's own launcher and agents)")
+// Hydra) is not watched, nor a rank bound by bind_to=core, which the user asked for;
+// bind_watch=false (topo.BindWatch) turns the watch off.
 
 const (
 	watchEvery = 250 * time.Millisecond
@@ -87,11 +83,8 @@ func watchesBinding(spec *Spec, nlocal int) bool {
 	if nlocal < runtime.NumCPU() {
 		return false
 	}
-	on, _ := strconv.ParseBool(settingOf(spec, BindWatch.Setting))
-	if b, ok := config.Lookup("bind_to"); ok {
-		return on && settingOf(spec, b) == "auto"
-	}
-	return false
+	on, _ := strconv.ParseBool(settingOf(spec, topo.BindWatch.Setting))
+	return on && settingOf(spec, topo.BindTo.Setting) == "auto"
 }
 
 // watchCPUs puts the rank with process id pid under the watch, starting its loop.

@@ -7,7 +7,20 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mpigo/mpigo/internal/config"
 )
+
+// BindTo is where a rank binds itself at Init (internal/core). Declared here, beside
+// BindWatch, so that the launcher, which does not link the runtime, reads both.
+var BindTo = config.String("bind_to", "auto",
+	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")
+
+// BindWatch is whether the process that starts a node's ranks frees those that auto
+// binding bound while other processes keep a CPU busy (internal/launch, cpuwatch.go).
+// Declared here so that a rank links it too, as every setting is a control variable.
+var BindWatch = config.Bool("bind_watch", true,
+	"under bind_to=auto, free a node's ranks from their cores while other processes keep at least 0.4 CPU busy, and bind them again once they stop (mpigo's own launcher and agents)").Launcher()
 
 // maxAffinityCPU is what unix.CPUSet can hold; sched_{get,set}affinity work with it.
 const maxAffinityCPU = 1024
