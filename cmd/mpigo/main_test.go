@@ -717,8 +717,9 @@ func TestRankSchedSlice(t *testing.T) {
 
 // TestBindWatch: beside a process that keeps a CPU busy (this test's), the launcher
 // frees ranks that bound themselves to cores under bind_to=auto, within a second or
-// so; with bind_watch=false they stay bound. (That it binds them again once the
-// process stops is the watch's policy, tested in internal/launch.)
+// so; with bind_watch=false they stay bound, and ranks that a wrapper (taskset) bound
+// are left alone. (That it binds them again once the process stops is the watch's
+// policy, tested in internal/launch.)
 func TestBindWatch(t *testing.T) {
 	m := topo.Machine()
 	all, err := topo.Allowed()
@@ -732,6 +733,23 @@ func TestBindWatch(t *testing.T) {
 		}
 	}()
 	n := all.Count()
+	t.Run("taskset", func(t *testing.T) {
+		// A mask the ranks did not take from auto binding is not the watch's.
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			t.Skip("no taskset")
+		}
+		last := all.List()[n-1]
+		r := mpigo(t, "", "run", "-n", strconv.Itoa(n), taskset, "-c", strconv.Itoa(last), rankBin(t), "freed", "3s")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		for rk := range n {
+			if line := fmt.Sprintf("rank %d cpus %d\n", rk, last); !strings.Contains(r.stdout, line) {
+				t.Errorf("missing %q in\n%s", line, r.stdout)
+			}
+		}
+	})
 	for _, c := range []struct {
 		watch string
 		wait  string

@@ -13,6 +13,7 @@ import (
 	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/pm"
 	"github.com/mpigo/mpigo/internal/pm/pmi"
+	"github.com/mpigo/mpigo/internal/topo"
 	"github.com/mpigo/mpigo/internal/wireup"
 )
 
@@ -166,7 +167,8 @@ func connect() (pm.Client, error) {
 			fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v; exiting\n", c.Rank(), err)
 			os.Exit(1)
 		})
-		if err := c.Hello(); err != nil {
+		all, err := topo.Allowed()
+		if err := c.Hello(err == nil && all.Equal(topo.Machine().CPUs)); err != nil {
 			return nil, err
 		}
 		return c, nil

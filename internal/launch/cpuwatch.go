@@ -22,10 +22,14 @@ import (
 // (/proc/PID/stat) is what other processes took. Once they took at least freeAt CPUs
 // in each of freeAfter intervals in a row, it frees every rank it started that bound
 // itself (every thread, to the CPUs the launcher may use); once they took less than
-// bindAt in each of bindAfter intervals in a row, it binds each again to the core it
-// had chosen. The interval is watchEvery. A rank started by another launcher (srun,
-// Hydra) is not watched, nor a rank bound by bind_to=core, which the user asked for;
-// bind_watch=false (topo.BindWatch) turns the watch off.
+// bindAt in each of bindAfter intervals in a row, it binds each again to its core. A
+// rank counts as bound by auto binding when it said at Init (wireup's Hello) that it
+// could use every CPU and its mask is then the core auto binding gives its local rank
+// (topo's CoreFor); whether a rank binds stays decided in internal/core, and a mask
+// given by a wrapper (taskset) or taken by the program itself is left alone. The
+// interval is watchEvery. A rank started by another launcher (srun, Hydra) is not
+// watched, nor a rank bound by bind_to=core, which the user asked for; bind_watch=false
+// (topo.BindWatch) turns the watch off.
 
 const (
 	watchEvery = 250 * time.Millisecond
@@ -67,7 +71,9 @@ func (s *bindState) step(others float64) int {
 
 // watchedRank is a rank under the watch.
 type watchedRank struct {
-	core  topo.CPUSet // the CPUs it bound itself to; empty until seen bound
+	core  topo.CPUSet // the core auto binding gives it
+	free  bool        // it said at Init that nobody had bound it
+	bound bool        // free, then seen bound to core: the watch may free it
 	ticks int64       // its CPU time at the last look; -1 before the first
 }
 
@@ -87,17 +93,33 @@ func watchesBinding(spec *Spec, nlocal int) bool {
 	return on && settingOf(spec, topo.BindTo.Setting) == "auto"
 }
 
-// watchCPUs puts the rank with process id pid under the watch, starting its loop.
-func watchCPUs(pid int) {
+// watchCPUs puts the rank with process id pid, local rank local, under the watch,
+// starting its loop.
+func watchCPUs(pid, local int) {
 	cpuWatch.mu.Lock()
 	defer cpuWatch.mu.Unlock()
 	if cpuWatch.ranks == nil {
 		cpuWatch.ranks = map[int]*watchedRank{}
 	}
-	cpuWatch.ranks[pid] = &watchedRank{ticks: -1}
+	cpuWatch.ranks[pid] = &watchedRank{core: topo.Machine().CoreFor(local), ticks: -1}
 	if !cpuWatch.on {
 		cpuWatch.on = true
 		go watchLoop()
+	}
+}
+
+// helloCPUs notes what the rank with process id pid said at Init: whether it could use
+// every CPU then. One that could not was bound by someone else (a wrapper, a cpuset)
+// and leaves the watch.
+func helloCPUs(pid int, free bool) {
+	cpuWatch.mu.Lock()
+	defer cpuWatch.mu.Unlock()
+	if r, ok := cpuWatch.ranks[pid]; ok {
+		if free {
+			r.free = true
+		} else {
+			delete(cpuWatch.ranks, pid)
+		}
 	}
 }
 
@@ -136,8 +158,8 @@ func watchLoop() {
 				mine += k - max(r.ticks, 0)
 				r.ticks = k
 			}
-			if r.core.IsEmpty() {
-				learnCore(pid, r, all, st.free)
+			if r.free && !r.bound {
+				learnBound(pid, r, all, st.free)
 			}
 		}
 		b, err1 := nodeBusy()
@@ -156,14 +178,15 @@ func watchLoop() {
 	}
 }
 
-// learnCore looks whether the rank with process id pid has bound itself to a part of
-// all, and if so notes where, and frees it at once if the watch has freed the others.
-func learnCore(pid int, r *watchedRank, all topo.CPUSet, free bool) {
+// learnBound looks whether the rank with process id pid, free at Init, has bound
+// itself to its core (a part of all), and if so frees it at once if the watch has
+// freed the others. Another mask is the program's own and is never touched.
+func learnBound(pid int, r *watchedRank, all topo.CPUSet, free bool) {
 	cpus, err := topo.AllowedPID(pid)
-	if err != nil || !cpus.SubsetOf(all) || cpus.Equal(all) {
+	if err != nil || cpus.Equal(all) || !cpus.Equal(r.core) {
 		return
 	}
-	r.core = cpus
+	r.bound = true
 	if free {
 		_ = topo.BindPID(pid, all)
 	}
@@ -173,7 +196,7 @@ func learnCore(pid int, r *watchedRank, all topo.CPUSet, free bool) {
 // meanwhile is skipped. Under cpuWatch.mu.
 func rebind(to func(*watchedRank) topo.CPUSet) {
 	for pid, r := range cpuWatch.ranks {
-		if !r.core.IsEmpty() {
+		if r.bound {
 			_ = topo.BindPID(pid, to(r))
 		}
 	}

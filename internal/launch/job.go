@@ -843,7 +843,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 		cmd.Stdin = n.spec.Stdin
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	_, nlocal := n.lay.LocalRank(r)
+	local, nlocal := n.lay.LocalRank(r)
 	if err := rankSchedOf(n.spec, nlocal).start(cmd); err != nil {
 		mine.Close()
 		outR.Close()
@@ -866,7 +866,7 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	watch := watchExit(c.pid)
 	watched := watchesBinding(n.spec, nlocal)
 	if watched {
-		watchCPUs(c.pid)
+		watchCPUs(c.pid, local)
 	}
 	go func() {
 		order := watch.waitRank(cmd)
@@ -982,7 +982,9 @@ func (n *node) serveRank(c *child) {
 		}
 		switch typ {
 		case wireup.MsgHello:
-			pid, _ := binary.Uvarint(body)
+			pid, k := binary.Uvarint(body)
+			free, _ := binary.Uvarint(body[max(k, 0):])
+			helloCPUs(c.pid, free == 1)
 			n.fmu.Lock()
 			c.hello = true
 			c.mpiPid = int(pid)

@@ -182,9 +182,16 @@ func (c *Client) send(typ byte, body []byte) error {
 	return nil
 }
 
-// Hello tells the launcher this rank has started MPI.
-func (c *Client) Hello() error {
-	return c.send(MsgHello, binary.AppendUvarint(nil, uint64(os.Getpid())))
+// Hello tells the launcher this rank has started MPI, and whether it may use every CPU
+// of its machine as it starts: nobody bound it, so that a binding it has later is its
+// own (the launcher's CPU watch frees only such ranks). A launcher that reads only the
+// pid ignores the rest.
+func (c *Client) Hello(free bool) error {
+	b := binary.AppendUvarint(nil, uint64(os.Getpid()))
+	if free {
+		return c.send(MsgHello, binary.AppendUvarint(b, 1))
+	}
+	return c.send(MsgHello, binary.AppendUvarint(b, 0))
 }
 
 func (c *Client) Rank() int                { return c.rank }

@@ -9,7 +9,7 @@ import (
 
 // Message types. Up: rank (or agent) to launcher; down: launcher to rank.
 const (
-	MsgHello    byte = 1  // up: pid (uvarint); the rank has called Init
+	MsgHello    byte = 1  // up: pid (uvarint), then 1 if the rank may use every CPU of its machine (uvarint); the rank has called Init
 	MsgFenceUp  byte = 2  // up: a Contribution (see encode.go)
 	MsgFenceDn  byte = 3  // down: the fence's result (see encode.go)
 	MsgAbort    byte = 4  // up: code (varint), kind (AbortCall or AbortError), message (rest)

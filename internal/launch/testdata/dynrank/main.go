@@ -62,7 +62,7 @@ func main() {
 			fmt.Printf("answer %d %d\n", i, time.Now().UnixNano())
 		}
 	case "hello":
-		c.Hello()
+		c.Hello(false)
 		fmt.Printf("hello %s %d\n", args[1], time.Now().UnixNano())
 		c.Finalize()
 	}
