@@ -109,17 +109,13 @@ func watchCPUs(pid, local int) {
 }
 
 // helloCPUs notes what the rank with process id pid said at Init: whether it could use
-// every CPU then. One that could not was bound by someone else (a wrapper, a cpuset)
-// and leaves the watch.
+// every CPU then. One that could not was bound by someone else (a wrapper, a cpuset):
+// the watch never binds or frees it, but still counts its CPU time as its job's.
 func helloCPUs(pid int, free bool) {
 	cpuWatch.mu.Lock()
 	defer cpuWatch.mu.Unlock()
 	if r, ok := cpuWatch.ranks[pid]; ok {
-		if free {
-			r.free = true
-		} else {
-			delete(cpuWatch.ranks, pid)
-		}
+		r.free = free
 	}
 }
 
