@@ -983,7 +983,10 @@ func (n *node) serveRank(c *child) {
 		switch typ {
 		case wireup.MsgHello:
 			pid, k := binary.Uvarint(body)
-			free, _ := binary.Uvarint(body[max(k, 0):])
+			var free uint64
+			if k > 0 { // a rank older than the CPU watch sends the pid only
+				free, _ = binary.Uvarint(body[k:])
+			}
 			helloCPUs(c.pid, free == 1)
 			n.fmu.Lock()
 			c.hello = true
