@@ -37,11 +37,12 @@ const (
 	freeAfter  = 2   // intervals
 	bindAt     = 0.2
 	bindAfter  = 8
-	// settle: no interval counts until this long after a rank started or ended. A
-	// process's start and end cost CPU time that neither it nor the launcher is
-	// charged with (64 ranks starting: 1.85 and 1.00 CPU of "others" in the first two
-	// intervals, 1.44 in the last).
-	settle = time.Second
+	// settlePer16: no interval counts until this long per 16 watched ranks (at least
+	// once) after a rank started or ended. A process's start and end cost CPU time that
+	// neither it nor the launcher is charged with, for longer the more start at once
+	// (in the first intervals of "others": 0.72 with 16 ranks starting, 1.24 with 32,
+	// 1.85 and 1.00 with 64, and 1.44 as 64 ended).
+	settlePer16 = watchEvery
 	// userHZ is the unit of /proc's CPU times (USER_HZ), 100 on every Linux
 	// architecture Go runs on.
 	userHZ = 100
@@ -168,6 +169,7 @@ func watchLoop() {
 		}
 		b, err1 := nodeBusy()
 		s, err2 := procTicks("self")
+		settle := settlePer16 * time.Duration(max(1, len(cpuWatch.ranks)/16))
 		if err1 == nil && err2 == nil && now.Sub(cpuWatch.changed) >= settle {
 			others := float64(b-busy-(s-self)-mine) / userHZ / now.Sub(last).Seconds()
 			switch st.step(others) {
