@@ -629,35 +629,41 @@ func TestRankTimerSlack(t *testing.T) {
 	}
 	keep := strings.TrimSpace(string(own))
 	full := runtime.NumCPU()
-	cases := []struct {
-		n    int
-		set  string
-		want string
-	}{
+	cases := []rankSetting{
 		{full, "", "1000000"},
 		{full, "rank_timer_slack=250", "250000"},
 		{full, "rank_timer_slack=0", keep},
 	}
 	if full > 1 {
-		cases = append(cases, struct {
-			n    int
-			set  string
-			want string
-		}{full - 1, "", keep})
+		cases = append(cases, rankSetting{full - 1, "", keep})
 	}
 	for _, c := range cases {
-		args := []string{"run", "-n", strconv.Itoa(c.n)}
-		if c.set != "" {
-			args = append(args, "--set", c.set)
-		}
-		r := mpigo(t, "", append(args, "sh", "-c", "echo slack=$(cat /proc/self/timerslack_ns)")...)
-		if r.code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
-		}
+		r, args := c.run(t, "echo slack=$(cat /proc/self/timerslack_ns)")
 		if got := strings.Count(r.stdout, "slack="+c.want+"\n"); got != c.n {
 			t.Errorf("%v: want %d ranks with slack %s ns, got output\n%s", args, c.n, c.want, r.stdout)
 		}
 	}
+}
+
+// rankSetting is a case of a setting the launcher applies to the ranks it starts: n
+// ranks, a --set flag ("" for none), and the value each rank should show.
+type rankSetting struct {
+	n         int
+	set, want string
+}
+
+// run runs the shell script on c's ranks; it fails the test if the job fails.
+func (c rankSetting) run(t *testing.T, script string) (run, []string) {
+	t.Helper()
+	args := []string{"run", "-n", strconv.Itoa(c.n)}
+	if c.set != "" {
+		args = append(args, "--set", c.set)
+	}
+	r := mpigo(t, "", append(args, "sh", "-c", script)...)
+	if r.code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+	}
+	return r, args
 }
 
 // The ranks of a node with more ranks than CPUs ask for a 100 us scheduler slice (see
@@ -681,25 +687,14 @@ func TestRankSchedSlice(t *testing.T) {
 		t.Skip("this process runs with a 100 us slice already")
 	}
 	over := runtime.NumCPU() + 1
-	cases := []struct {
-		n    int
-		set  string
-		want string
-	}{
+	cases := []rankSetting{
 		{over, "", "100000"},
 		{over, "rank_sched_slice=300", "300000"},
 		{over, "rank_sched_slice=0", keep},
 		{runtime.NumCPU(), "", keep},
 	}
 	for _, c := range cases {
-		args := []string{"run", "-n", strconv.Itoa(c.n)}
-		if c.set != "" {
-			args = append(args, "--set", c.set)
-		}
-		r := mpigo(t, "", append(args, "sh", "-c", "grep '^se.slice ' /proc/self/sched")...)
-		if r.code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
-		}
+		r, args := c.run(t, "grep '^se.slice ' /proc/self/sched")
 		got := 0
 		for _, l := range strings.Split(r.stdout, "\n") {
 			if slice(l) == c.want {
