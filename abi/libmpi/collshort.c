@@ -80,19 +80,20 @@ static inline int64_t now_ns(void) {
  * the word got there; 0 when Go must go on waiting (it sleeps, drives the engine's
  * progress, checks that r lives), from the polls done (*spun). */
 static int poll(const mpigo_coll *d, const uint64_t *p, uint64_t v, const uint64_t *q, uint64_t qv, int32_t *spun) {
-    for (int i = 0; i < d->spin; i++) {
+    int32_t spin = (int32_t)mpigo_spin_cap(d->spin), handoffs = mpigo_handoffs_cap(d->handoffs);
+    for (int i = 0; i < spin; i++) {
         if (load(p) >= v || (q != NULL && load(q) >= qv)) return 1;
         mpigo_pause();
     }
     int y = 0, gave = 0;
-    for (; y < d->yield && (d->handoffs == 0 || gave < d->handoffs); y++) {
+    for (; y < d->yield && (handoffs == 0 || gave < handoffs); y++) {
         if (load(p) >= v || (q != NULL && load(q) >= qv)) return 1;
         int64_t t0 = now_ns();
         sched_yield();
         if (now_ns() - t0 > 2000) gave++; /* another process took the core (yield.OS) */
     }
     /* Go's waiter goes on from the polls done: past its yields when the handoffs ran out. */
-    *spun = d->spin + (y < d->yield ? d->yield + 1 : y);
+    *spun = spin + (y < d->yield ? d->yield + 1 : y);
     return 0;
 }
 

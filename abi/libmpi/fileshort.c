@@ -202,11 +202,12 @@ static inline int64_t ns_now(void) {
 /* bd_poll polls until the word at p is at least v by the board's idle policy's spin
  * and yields (as collshort.c's poll); 0 when Go must go on waiting. */
 static int bd_poll(const mpigo_file *f, const uint64_t *p, uint64_t v) {
-    for (int i = 0; i < f->spin; i++) {
+    int32_t spin = (int32_t)mpigo_spin_cap(f->spin), handoffs = mpigo_handoffs_cap(f->handoffs);
+    for (int i = 0; i < spin; i++) {
         if (ld(p) >= v) return 1;
         mpigo_pause();
     }
-    for (int y = 0, gave = 0; y < f->yield && (f->handoffs == 0 || gave < f->handoffs); y++) {
+    for (int y = 0, gave = 0; y < f->yield && (handoffs == 0 || gave < handoffs); y++) {
         if (ld(p) >= v) return 1;
         int64_t t0 = ns_now();
         sched_yield();

@@ -532,7 +532,7 @@ static inline __attribute__((always_inline)) int short_recv(void *buf, int64_t c
     const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
     if (c == NULL || gate == NULL || npend != 0) return 0;
     if (!mpigo_gate_open(*gate)) return 0;
-    if (!recv_wait(e, c, buf, n, src, tag, st, &got, e->polls > 0 ? e->polls : 1)) return 0;
+    if (!recv_wait(e, c, buf, n, src, tag, st, &got, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1)) return 0;
     count_call(MPIGO_C_RECV, got);
     mpigo_gate_count(gate, &mpigo_short_calls[MPIGO_C_RECV]);
     return 1;
@@ -579,7 +579,7 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
         return -1;
     if (!mpigo_gate_open(*gate)) return -1;
     if (!short_send(sbuf, scount, sdt, dest, stag, comm, -1)) return -1;
-    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got, e->polls > 0 ? e->polls : 1))
+    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1))
         return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace);
     int call = replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV;
     count_call(call, sn);
@@ -959,7 +959,7 @@ static void pend_wait(int n, const MPI_Request *hs, int64_t polls, int flush) {
 
 static inline int64_t wait_polls(void) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
-    return e != NULL && e->polls > 0 ? e->polls : 1;
+    return e != NULL && e->polls > 0 ? mpigo_spin_cap(e->polls) : 1;
 }
 
 /* short_isend is MPI_Isend's short way: 1 sent, *req a complete request; 0 the Go

@@ -86,6 +86,7 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
 #define COPY_LOOP 2048
 static int32_t copy_loop;
 int64_t mpigo_copy_rep;
+int32_t mpigo_shared_spin, mpigo_shared_handoffs;
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <cpuid.h>

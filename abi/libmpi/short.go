@@ -52,6 +52,13 @@ func init() {
 		shortDatatype(i)
 	}
 	C.mpigo_copy_rep = C.int64_t(window.CopyREP())
+	core.OnSharedWaits(sharedWaits)
+}
+
+// sharedWaits caps the C ways' waits as Go's are capped while the node is shared.
+func sharedWaits(spin, handoffs int) {
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_shared_handoffs)), int32(handoffs))
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_shared_spin)), int32(spin))
 }
 
 // shortDatatype writes short.c's entry for the predefined datatype of handle

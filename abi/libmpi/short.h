@@ -102,6 +102,24 @@ extern MPIGO_HIDDEN mpigo_calls mpigo_short_calls[MPIGO_C_N];
 MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);
 extern MPIGO_HIDDEN mpigo_win *mpigo_short_wins[MPIGO_SHORT_WINS];
 
+/* While the launcher says other processes share the node (internal/idle's SetShared,
+ * through short.go), every wait of the C ways spins at most mpigo_shared_spin polls
+ * (idle.MinSpin) and yields the core away at most mpigo_shared_handoffs times
+ * (idle.MaxHandoffs) before it goes on in Go, as Go's waits do then; 0: the node is the
+ * job's, and the waits follow their own policy. */
+extern MPIGO_HIDDEN int32_t mpigo_shared_spin, mpigo_shared_handoffs;
+
+/* mpigo_spin_cap is spin capped by the node's shared state. */
+static inline int64_t mpigo_spin_cap(int64_t spin) {
+    int32_t cap = __atomic_load_n(&mpigo_shared_spin, __ATOMIC_RELAXED);
+    return cap > 0 && spin > cap ? cap : spin;
+}
+
+/* mpigo_handoffs_cap is a policy's handoffs under the node's shared state. */
+static inline int32_t mpigo_handoffs_cap(int32_t handoffs) {
+    return __atomic_load_n(&mpigo_shared_spin, __ATOMIC_RELAXED) > 0 ? mpigo_shared_handoffs : handoffs;
+}
+
 /* mpigo_win_of is the copy of window h, NULL when the Go way must take the call: h is
  * not a live window's handle (the copy in its slot is another generation's), or MPI
  * does not run. */

@@ -711,10 +711,12 @@ func TestRankSchedSlice(t *testing.T) {
 }
 
 // TestBindWatch: beside a process that keeps a CPU busy (this test's), the launcher
-// frees ranks that bound themselves to cores under bind_to=auto, within a second or
-// so; with bind_watch=false they stay bound, and ranks that a wrapper (taskset) bound
-// are left alone. (That it binds them again once the process stops is the watch's
-// policy, tested in internal/launch.)
+// tells the ranks that fill the node's CPUs that the node is shared (so that they wait
+// as oversubscribed ones) and frees those that bound themselves to cores under
+// bind_to=auto, within a second or so; with bind_watch=false they stay bound and are
+// told nothing, and ranks that a wrapper (taskset) bound are told but left on their
+// CPU. (That it undoes both once the process stops is the watch's policy, tested in
+// internal/launch.)
 func TestBindWatch(t *testing.T) {
 	m := topo.Machine()
 	all, err := topo.Allowed()
@@ -740,8 +742,10 @@ func TestBindWatch(t *testing.T) {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
 		for rk := range n {
-			if line := fmt.Sprintf("rank %d cpus %d\n", rk, last); !strings.Contains(r.stdout, line) {
-				t.Errorf("missing %q in\n%s", line, r.stdout)
+			for _, line := range []string{fmt.Sprintf("rank %d cpus %d\n", rk, last), fmt.Sprintf("rank %d shared true\n", rk)} {
+				if !strings.Contains(r.stdout, line) {
+					t.Errorf("missing %q in\n%s", line, r.stdout)
+				}
 			}
 		}
 	})
@@ -760,8 +764,10 @@ func TestBindWatch(t *testing.T) {
 				if c.freed {
 					want = all
 				}
-				if line := fmt.Sprintf("rank %d cpus %s\n", rk, want); !strings.Contains(r.stdout, line) {
-					t.Errorf("missing %q in\n%s", line, r.stdout)
+				for _, line := range []string{fmt.Sprintf("rank %d cpus %s\n", rk, want), fmt.Sprintf("rank %d shared %v\n", rk, c.freed)} {
+					if !strings.Contains(r.stdout, line) {
+						t.Errorf("missing %q in\n%s", line, r.stdout)
+					}
 				}
 			}
 		})

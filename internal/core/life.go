@@ -154,6 +154,20 @@ func startRuntime(op string, required int) error {
 	return nil
 }
 
+// OnSharedWaits makes f hear, at once and at every change, how the waits of the C
+// library's short ways are capped while the launcher says other processes share the
+// node, as Go's are (idle.SetShared): at most spin polls of spinning and handoffs
+// yields that gave the core away; 0, 0 while the node is the job's.
+func OnSharedWaits(f func(spin, handoffs int)) {
+	idle.OnShared(func(on bool) {
+		if on {
+			f(idle.MinSpin, idle.MaxHandoffs)
+		} else {
+			f(0, 0)
+		}
+	})
+}
+
 // connect finds who launched this process, in order: mpigo's own launcher, a PMI-1 or
 // PMI-2 launcher (MPICH's mpiexec, Slurm's srun --mpi=pmi2), a PMIx launcher (refused
 // with a clear word: mpigo does not speak PMIx), or nobody (a singleton).
@@ -167,6 +181,7 @@ func connect() (pm.Client, error) {
 			fmt.Fprintf(os.Stderr, "mpigo: rank %d: %v; exiting\n", c.Rank(), err)
 			os.Exit(1)
 		})
+		c.OnShared(idle.SetShared)
 		all, err := topo.Allowed()
 		if err := c.Hello(err == nil && all.Equal(topo.Machine().CPUs)); err != nil {
 			return nil, err

@@ -15,7 +15,9 @@
 //
 // A rank whose node has more ranks than cores (Policy.Oversubscribed) spins a few polls
 // only, and its wait sleeps once MaxHandoffs of its yields gave the core to another task
-// (Policy.Handoffs): yielding on and on would put it behind every task on its core.
+// (Policy.Handoffs): yielding on and on would put it behind every task on its core. So
+// does every rank while its launcher says that other processes share the node
+// (SetShared).
 //
 // The spin adapts (Adaptive): a wait that ends right after a yield that gave the core
 // away was waiting for a rank that needed this core (the OS may leave two ranks on one
@@ -189,12 +191,22 @@ func NewAdaptive(p Policy, window int) Adaptive {
 // Policy returns the policy applied.
 func (a *Adaptive) Policy() Policy { return a.p }
 
-// Spin returns the spin of the next wait.
-func (a *Adaptive) Spin() int { return a.now }
+// Spin returns the spin of the next wait (Begin's).
+func (a *Adaptive) Spin() int {
+	if shared.Load() {
+		return min(a.now, MinSpin)
+	}
+	return a.now
+}
 
-// Begin starts a wait.
+// Begin starts a wait: by the policy, or by Policy.Oversubscribed while the node is
+// shared (shared.go).
 func (a *Adaptive) Begin() Waiter {
-	return Waiter{a: a, spin: a.now, yield: a.now + a.p.Yield}
+	spin, h := a.now, a.p.Handoffs
+	if shared.Load() {
+		spin, h = min(a.now, MinSpin), MaxHandoffs
+	}
+	return Waiter{a: a, spin: spin, yield: spin + a.p.Yield, handoffs: h}
 }
 
 // Waiter is one wait. After each poll that found nothing the caller counts it with
@@ -210,6 +222,7 @@ type Waiter struct {
 	nap      time.Duration // the last sleep's bound; 0 before the first
 	switched bool          // a yield of this wait gave the core to another process
 	gave     int           // yields that gave the core away since the wait began or Restart
+	handoffs int           // the policy's Handoffs for this wait
 }
 
 // Next counts k polls that found nothing and reports whether the wait still spins.
@@ -234,7 +247,7 @@ func (w *Waiter) Gosched() bool {
 // Yielding reports whether the wait, past its spin, is still in its yield phase (else
 // it sleeps): its yields are not used up, nor its handoffs (Policy.Handoffs).
 func (w *Waiter) Yielding() bool {
-	return w.n <= w.yield && (w.a.p.Handoffs == 0 || w.gave < w.a.p.Handoffs)
+	return w.n <= w.yield && (w.handoffs == 0 || w.gave < w.handoffs)
 }
 
 // Yield lets other goroutines, then other processes, run, and notes whether another

@@ -296,3 +296,39 @@ func TestTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestShared: while the node is shared every wait spins at most MinSpin polls and
+// leaves its yields after MaxHandoffs handoffs, whatever its policy; the hooks hear
+// each change, and the state now when they are added; once the node is the job's
+// again the policy's spin is back.
+func TestShared(t *testing.T) {
+	var heard []bool
+	OnShared(func(on bool) { heard = append(heard, on) })
+	defer SetShared(false)
+	a := NewAdaptive(Policy{Spin: 1000, Yield: 100}, 2)
+	SetShared(true)
+	if !Shared() || a.Spin() != MinSpin {
+		t.Fatalf("shared: Shared %v, Spin %d; want true, %d", Shared(), a.Spin(), MinSpin)
+	}
+	w := a.Begin()
+	if !w.Next(MinSpin) || w.Next(1) {
+		t.Fatalf("shared: the wait does not spin %d polls", MinSpin)
+	}
+	w.gave = MaxHandoffs
+	if w.Yielding() {
+		t.Fatalf("shared: still yielding after %d handoffs", MaxHandoffs)
+	}
+	SetShared(false)
+	if Shared() || a.Spin() != 1000 {
+		t.Fatalf("the job's again: Shared %v, Spin %d; want false, 1000", Shared(), a.Spin())
+	}
+	w = a.Begin()
+	w.Next(1001)
+	w.gave = 1000
+	if !w.Yielding() {
+		t.Fatal("the job's again: a policy without Handoffs stops yielding early")
+	}
+	if len(heard) != 3 || heard[0] || !heard[1] || heard[2] {
+		t.Fatalf("the hook heard %v, want [false true false]", heard)
+	}
+}

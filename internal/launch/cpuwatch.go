@@ -16,20 +16,24 @@ import (
 // each rank to a core (internal/core), since ranks left free are stacked and moved run
 // by run. A core that another process keeps busy is worse than any stacking: a woken
 // rank waits behind that process's slice, and a collective for its slowest rank, while
-// ranks left free are moved off the busy CPU by the scheduler. So the process that
-// starts a node's ranks (the launcher, or an agent) watches the node's CPU time while
-// they run: what the CPUs spent busy (/proc/stat) less what its ranks and itself spent
+// ranks left free are moved off the busy CPU by the scheduler. And ranks that fill the
+// CPUs wait by spinning, as if alone: beside other busy processes (another job) they
+// keep cores from the ranks they wait for. So the process that starts a node's ranks
+// (the launcher, or an agent) watches the node's CPU time while they run, if they fill
+// its CPUs: what the CPUs spent busy (/proc/stat) less what its ranks and itself spent
 // (/proc/PID/stat) is what other processes took. Once they took at least freeAt CPUs
-// in each of freeAfter intervals in a row, it frees every rank it started that bound
-// itself (every thread, to the CPUs the launcher may use); once they took less than
-// bindAt in each of bindAfter intervals in a row, it binds each again to its core. A
-// rank counts as bound by auto binding when it said at Init (wireup's Hello) that it
+// in each of freeAfter intervals in a row, the node is shared: it tells every rank so
+// (wireup's MsgShared; the rank then waits as an oversubscribed one, internal/idle)
+// and frees every rank it started that bound itself (every thread, to the CPUs the
+// launcher may use); once they took less than bindAt in each of bindAfter intervals in
+// a row, it tells the ranks the node is theirs again and binds each again to its core.
+// A rank counts as bound by auto binding when it said at Init (wireup's Hello) that it
 // could use every CPU and its mask is then the core auto binding gives its local rank
 // (topo's CoreFor); whether a rank binds stays decided in internal/core, and a mask
 // given by a wrapper (taskset) or taken by the program itself is left alone. The
 // interval is watchEvery. A rank started by another launcher (srun, Hydra) is not
-// watched, nor a rank bound by bind_to=core, which the user asked for; bind_watch=false
-// (topo.BindWatch) turns the watch off.
+// watched; a rank bound by bind_to=core, which the user asked for, is told but never
+// freed; bind_watch=false (topo.BindWatch) turns the watch off.
 
 const (
 	watchEvery = 250 * time.Millisecond
@@ -48,39 +52,82 @@ const (
 	userHZ = 100
 )
 
-// bindState is the watch's decision, fed one interval at a time.
-type bindState struct {
-	free      bool // the ranks are freed
-	hot, cold int  // intervals in a row at or above freeAt, below bindAt
+// stallAt and stallQuiet are the share of an interval in which some task of the node
+// waited for a CPU (the kernel's pressure stall information, /proc/pressure/cpu) at
+// or above which the node counts as shared, and below which as quiet again. Other
+// processes' CPU time alone misses a job whose ranks wait for a CPU that this job's
+// ranks keep by spinning: its ranks are starved, not busy. Ranks that fill the CPUs
+// alone stall a little (their threads, the launcher's): about 0.2, and more as they
+// start (0.43 and 0.66 in two intervals of a 2-rank job's first second), so a stall
+// counts once it lasted stallAfter intervals in a row.
+const (
+	stallAt    = 0.5
+	stallQuiet = 0.35
+	stallAfter = 4
+)
+
+// hysteresis is a decision of the watch, fed one interval at a time: on after
+// freeAfter hot intervals in a row, off after bindAfter cold ones in a row.
+type hysteresis struct {
+	on        bool
+	hot, cold int // hot intervals in a row, cold ones in a row
 }
 
-// step takes the CPUs other processes kept busy in the last interval and says what to
-// do: +1 free the ranks, -1 bind them again, 0 nothing.
-func (s *bindState) step(others float64) int {
-	s.hot, s.cold = s.hot+1, s.cold+1
-	if others < freeAt {
-		s.hot = 0
+// step takes whether the last interval was hot and whether it was cold, and says what
+// to do: +1 turn on, -1 turn off, 0 nothing.
+func (h *hysteresis) step(hot, cold bool) int {
+	h.hot, h.cold = h.hot+1, h.cold+1
+	if !hot {
+		h.hot = 0
 	}
-	if others >= bindAt {
-		s.cold = 0
+	if !cold {
+		h.cold = 0
 	}
 	switch {
-	case !s.free && s.hot >= freeAfter:
-		s.free = true
+	case !h.on && h.hot >= freeAfter:
+		h.on = true
 		return +1
-	case s.free && s.cold >= bindAfter:
-		s.free = false
+	case h.on && h.cold >= bindAfter:
+		h.on = false
 		return -1
 	}
 	return 0
 }
 
+// bindState is whether the auto-bound ranks are freed: hot when other processes took
+// freeAt CPUs or more, cold below bindAt.
+type bindState struct{ hysteresis }
+
+func (s *bindState) step(others float64) int {
+	return s.hysteresis.step(others >= freeAt, others < bindAt)
+}
+
+// shareState is whether the node is shared: as bindState, or on once some task
+// waited for a CPU stallAt of each of stallAfter intervals in a row or more; cold only
+// below stallQuiet too. stall is negative where the kernel does not say.
+type shareState struct {
+	hysteresis
+	stalled int // intervals in a row at or above stallAt
+}
+
+func (s *shareState) step(others, stall float64) int {
+	s.stalled++
+	if stall < stallAt {
+		s.stalled = 0
+	}
+	hot := others >= freeAt || s.stalled > stallAfter-freeAfter
+	return s.hysteresis.step(hot, others < bindAt && stall < stallQuiet)
+}
+
 // watchedRank is a rank under the watch.
 type watchedRank struct {
-	core  topo.CPUSet // the core auto binding gives it
-	free  bool        // it said at Init that nobody had bound it
-	bound bool        // free, then seen bound to core: the watch may free it
-	ticks int64       // its CPU time at the last look; -1 before the first
+	tell  func(shared bool) // sends it MsgShared
+	auto  bool              // it runs under bind_to=auto
+	hello bool              // it has said Hello: it reads what tell sends
+	core  topo.CPUSet       // the core auto binding gives it
+	free  bool              // it said at Init that nobody had bound it
+	bound bool              // free, then seen bound to core: the watch may free it
+	ticks int64             // its CPU time at the last look; -1 before the first
 }
 
 var cpuWatch struct {
@@ -88,27 +135,29 @@ var cpuWatch struct {
 	ranks   map[int]*watchedRank // by process id
 	on      bool                 // the loop runs
 	changed time.Time            // when a rank last joined or left
+	shared  bool                 // the ranks were told the node is shared
 }
 
-// watchesBinding says whether a rank of spec on a node of nlocal ranks is watched:
-// bind_to is auto, the watch is on, and the ranks fill the CPUs (else they do not bind).
-func watchesBinding(spec *Spec, nlocal int) bool {
+// watches says whether a rank of spec on a node of nlocal ranks is watched (the watch
+// is on and the ranks fill the CPUs: fewer spin on cores of their own and never bind),
+// and whether the watch may free it from its core (bind_to is auto).
+func watches(spec *Spec, nlocal int) (watched, auto bool) {
 	if nlocal < runtime.NumCPU() {
-		return false
+		return false, false
 	}
 	on, _ := strconv.ParseBool(settingOf(spec, topo.BindWatch.Setting))
-	return on && settingOf(spec, topo.BindTo.Setting) == "auto"
+	return on, on && settingOf(spec, topo.BindTo.Setting) == "auto"
 }
 
 // watchCPUs puts the rank with process id pid, local rank local, under the watch,
-// starting its loop.
-func watchCPUs(pid, local int) {
+// starting its loop; auto: it runs under bind_to=auto; tell sends it MsgShared.
+func watchCPUs(pid, local int, auto bool, tell func(shared bool)) {
 	cpuWatch.mu.Lock()
 	defer cpuWatch.mu.Unlock()
 	if cpuWatch.ranks == nil {
 		cpuWatch.ranks = map[int]*watchedRank{}
 	}
-	cpuWatch.ranks[pid] = &watchedRank{core: topo.Machine().CoreFor(local), ticks: -1}
+	cpuWatch.ranks[pid] = &watchedRank{tell: tell, auto: auto, core: topo.Machine().CoreFor(local), ticks: -1}
 	cpuWatch.changed = time.Now()
 	if !cpuWatch.on {
 		cpuWatch.on = true
@@ -118,12 +167,16 @@ func watchCPUs(pid, local int) {
 
 // helloCPUs notes what the rank with process id pid said at Init: whether it could use
 // every CPU then. One that could not was bound by someone else (a wrapper, a cpuset):
-// the watch never binds or frees it, but still counts its CPU time as its job's.
+// the watch never binds or frees it, but still counts its CPU time as its job's. A
+// rank that says Hello while the node is shared is told so.
 func helloCPUs(pid int, free bool) {
 	cpuWatch.mu.Lock()
 	defer cpuWatch.mu.Unlock()
 	if r, ok := cpuWatch.ranks[pid]; ok {
-		r.free = free
+		r.free, r.hello = free && r.auto, true
+		if cpuWatch.shared {
+			r.tell(true)
+		}
 	}
 }
 
@@ -146,14 +199,16 @@ func watchLoop() {
 	}
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
-	var st bindState
+	var bind bindState
+	var share shareState
 	busy, _ := nodeBusy()
 	self, _ := procTicks("self")
+	stalled, errStall := cpuStalled()
 	last := time.Now()
 	for now := range t.C {
 		cpuWatch.mu.Lock()
 		if len(cpuWatch.ranks) == 0 {
-			cpuWatch.on = false
+			cpuWatch.on, cpuWatch.shared = false, false
 			cpuWatch.mu.Unlock()
 			return
 		}
@@ -164,15 +219,27 @@ func watchLoop() {
 				r.ticks = k
 			}
 			if r.free && !r.bound {
-				learnBound(pid, r, all, st.free)
+				learnBound(pid, r, all, bind.on)
 			}
 		}
 		b, err1 := nodeBusy()
 		s, err2 := procTicks("self")
+		st, err3 := cpuStalled()
 		settle := settlePer16 * time.Duration(max(1, len(cpuWatch.ranks)/16))
 		if err1 == nil && err2 == nil && now.Sub(cpuWatch.changed) >= settle {
-			others := float64(b-busy-(s-self)-mine) / userHZ / now.Sub(last).Seconds()
-			switch st.step(others) {
+			secs := now.Sub(last).Seconds()
+			others := float64(b-busy-(s-self)-mine) / userHZ / secs
+			stall := -1.0
+			if err3 == nil && errStall == nil {
+				stall = float64(st-stalled) / 1e6 / secs
+			}
+			switch share.step(others, stall) {
+			case +1:
+				tellShared(true)
+			case -1:
+				tellShared(false)
+			}
+			switch bind.step(others) {
 			case +1:
 				rebind(func(*watchedRank) topo.CPUSet { return all })
 			case -1:
@@ -180,6 +247,7 @@ func watchLoop() {
 			}
 		}
 		busy, self, last = b, s, now
+		stalled, errStall = st, err3
 		cpuWatch.mu.Unlock()
 	}
 }
@@ -195,6 +263,17 @@ func learnBound(pid int, r *watchedRank, all topo.CPUSet, free bool) {
 	r.bound = true
 	if free {
 		_ = topo.BindPID(pid, all)
+	}
+}
+
+// tellShared tells every watched rank that has said Hello whether the node is shared.
+// Under cpuWatch.mu.
+func tellShared(on bool) {
+	cpuWatch.shared = on
+	for _, r := range cpuWatch.ranks {
+		if r.hello {
+			r.tell(on)
+		}
 	}
 }
 
@@ -230,6 +309,32 @@ func nodeBusy() (int64, error) {
 		sum += v
 	}
 	return sum, nil
+}
+
+// cpuStalled is the time, in microseconds, in which some task of the node waited for a
+// CPU: the "some" line's total in /proc/pressure/cpu (Linux 4.20 and later, where the
+// kernel keeps pressure stall information).
+func cpuStalled() (int64, error) {
+	b, err := os.ReadFile("/proc/pressure/cpu")
+	if err != nil {
+		return 0, err
+	}
+	return parseStalled(b)
+}
+
+// parseStalled reads the total of the "some" line of a /proc/pressure file.
+func parseStalled(b []byte) (int64, error) {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) == 0 || string(f[0]) != "some" {
+		return 0, fmt.Errorf("/proc/pressure/cpu: unexpected first line %q", line)
+	}
+	for _, kv := range f[1:] {
+		if v, ok := bytes.CutPrefix(kv, []byte("total=")); ok {
+			return strconv.ParseInt(string(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/pressure/cpu: no total in %q", line)
 }
 
 // procTicks is the CPU time process pid ("self" for this one) has spent, its utime and

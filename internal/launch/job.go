@@ -164,6 +164,15 @@ func (c *child) write(typ byte, body []byte) error {
 	return wireup.WriteFrame(c.conn, typ, body)
 }
 
+// tellShared sends the rank whether other processes keep its node's CPUs busy.
+func (c *child) tellShared(on bool) {
+	body := []byte{0}
+	if on {
+		body[0] = 1
+	}
+	_ = c.write(wireup.MsgShared, body)
+}
+
 // event is something the supervising loop must judge or pass on.
 type event struct {
 	job       int // which job of the run (Job.no)
@@ -864,9 +873,9 @@ func (n *node) startRank(r, idx int, out, errw *lineWriter, tag string) error {
 	}()
 	go n.serveRank(c)
 	watch := watchExit(c.pid)
-	watched := watchesBinding(n.spec, nlocal)
+	watched, auto := watches(n.spec, nlocal)
 	if watched {
-		watchCPUs(c.pid, local)
+		watchCPUs(c.pid, local, auto, c.tellShared)
 	}
 	go func() {
 		order := watch.waitRank(cmd)

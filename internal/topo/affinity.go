@@ -16,11 +16,13 @@ import (
 var BindTo = config.String("bind_to", "auto",
 	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")
 
-// BindWatch is whether the process that starts a node's ranks frees those that auto
-// binding bound while other processes keep a CPU busy (internal/launch, cpuwatch.go).
+// BindWatch is whether the process that starts a node's ranks watches the node's CPUs
+// while they fill them: while other processes keep a CPU busy it frees the ranks that
+// auto binding bound, and tells every rank to wait as an oversubscribed one
+// (internal/launch, cpuwatch.go).
 // Declared here so that a rank links it too, as every setting is a control variable.
 var BindWatch = config.Bool("bind_watch", true,
-	"under bind_to=auto, free a node's ranks from their cores while other processes keep at least 0.4 CPU busy, and bind them again once they stop (mpigo's own launcher and agents)").Launcher()
+	"while other processes keep at least 0.4 CPU of a node busy beside ranks that fill its CPUs, have the ranks wait as on an oversubscribed node and, under bind_to=auto, free them from their cores; undo both once the others stop (mpigo's own launcher and agents)").Launcher()
 
 // maxAffinityCPU is what unix.CPUSet can hold; sched_{get,set}affinity work with it.
 const maxAffinityCPU = 1024

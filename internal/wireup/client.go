@@ -56,6 +56,7 @@ type Client struct {
 	aborting  bool            // Abort was called: the connection's end is expected
 	onLost    func(err error) // OnLost's function
 	onQuery   func() []byte   // OnQuery's function
+	onShared  func(bool)      // OnShared's function
 
 	// Requests out to the launcher (dynamic.go), by id, under mu.
 	nextID  uint64
@@ -150,6 +151,14 @@ func (c *Client) read() {
 		case MsgError:
 			c.die(errors.New(string(body)))
 			return
+		case MsgShared:
+			on, _ := binary.Uvarint(body)
+			c.mu.Lock()
+			f := c.onShared
+			c.mu.Unlock()
+			if f != nil {
+				f(on == 1)
+			}
 		case MsgQuery:
 			c.mu.Lock()
 			f := c.onQuery
@@ -343,6 +352,15 @@ func (c *Client) abort(code int, kind byte, msg string) error {
 func (c *Client) OnQuery(f func() []byte) {
 	c.mu.Lock()
 	c.onQuery = f
+	c.mu.Unlock()
+}
+
+// OnShared makes f take the launcher's word on whether other processes keep the node's
+// CPUs busy (MsgShared; internal/idle.SetShared). f runs on the connection's reader
+// and must not block.
+func (c *Client) OnShared(f func(bool)) {
+	c.mu.Lock()
+	c.onShared = f
 	c.mu.Unlock()
 }
 

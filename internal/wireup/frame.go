@@ -20,6 +20,7 @@ const (
 	MsgReport   byte = 9  // up, before MsgFinalize: the rank's account (JSON: internal/prof.Report)
 	MsgRequest  byte = 10 // up: id (uvarint), a Request (JSON; dynamic.go)
 	MsgAnswer   byte = 11 // down: the request's id (uvarint), an Answer (JSON)
+	MsgShared   byte = 12 // down: 1 while other processes keep the node's CPUs busy, 0 once they stop (uvarint); a rank older than it ignores it
 )
 
 // maxFrame bounds a frame: a fence at 16,384 ranks with a few hundred bytes each is

@@ -276,3 +276,26 @@ func TestFrameRejectsGarbage(t *testing.T) {
 		}
 	}
 }
+
+// TestClientShared: the launcher's MsgShared reaches the function given to OnShared,
+// in order, on the client's reader; a fence goes on around it.
+func TestClientShared(t *testing.T) {
+	l := blockLayout(1, 1)
+	srv, cli := net.Pipe()
+	defer srv.Close()
+	c := NewClient(cli, 0, l, "job")
+	heard := make(chan bool, 4)
+	c.OnShared(func(on bool) { heard <- on })
+	go func() {
+		for _, b := range []byte{1, 0, 1} {
+			if err := WriteFrame(srv, MsgShared, []byte{b}); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	for i, want := range []bool{true, false, true} {
+		if got := <-heard; got != want {
+			t.Fatalf("message %d: heard %v, want %v", i, got, want)
+		}
+	}
+}

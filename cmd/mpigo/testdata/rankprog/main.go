@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/topo"
 	"github.com/mpigo/mpigo/mpi"
@@ -515,18 +516,19 @@ func main() {
 		cpus, err := topo.Allowed()
 		must(err)
 		fmt.Printf("rank %d cpus %s\n", rank, cpus)
-	case "freed": // wait, at most os.Args[2], for the launcher to free this rank from its core (bind_watch)
+	case "freed": // wait, at most os.Args[2], for the launcher to free this rank from its core and say the node is shared (bind_watch)
 		d, err := time.ParseDuration(os.Args[2])
 		must(err)
 		all := topo.Machine().CPUs
 		cpus, err := topo.Allowed()
 		must(err)
-		for end := time.Now().Add(d); !cpus.Equal(all) && time.Now().Before(end); {
+		for end := time.Now().Add(d); (!cpus.Equal(all) || !idle.Shared()) && time.Now().Before(end); {
 			time.Sleep(10 * time.Millisecond)
 			cpus, err = topo.Allowed()
 			must(err)
 		}
 		fmt.Printf("rank %d cpus %s\n", rank, cpus)
+		fmt.Printf("rank %d shared %v\n", rank, idle.Shared())
 	case "block": // say ready and wait forever (the test ends the job)
 		fmt.Printf("ready %d\n", rank)
 		select {}
