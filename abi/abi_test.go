@@ -1145,3 +1145,29 @@ func TestFileShortWayCounted(t *testing.T) {
 // C: every Send, Recv, Barrier, Bcast, Allreduce and window synchronisation of
 // samples.c on 2 ranks is done in C, and their times are in the record (samples.c).
 func TestSampledCallsInC(t *testing.T) { job(t, "samples", 2) }
+
+// TestLargeCountFormsNameThemselves: the _c and _x forms of MPI 4.1 share their int
+// forms' code, and their errors name them, not the int form (largenames.c: collectives
+// of each mode, sends and receives, datatype, pack, window, buffer and file calls); a
+// negative count is said once, as "count -1 is negative".
+func TestLargeCountFormsNameThemselves(t *testing.T) {
+	out := job(t, "largenames", 1)
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		_, s, ok := strings.Cut(line, "ERR ")
+		if !ok {
+			continue
+		}
+		n++
+		call, text, _ := strings.Cut(s, " ")
+		if !strings.Contains(text, call+": ") {
+			t.Errorf("an error of %s does not name it: %s", call, text)
+		}
+		if strings.Contains(text, "invalid argument: negative count") {
+			t.Errorf("an error of %s says its count twice over: %s", call, text)
+		}
+	}
+	if n != 39 {
+		t.Errorf("%d errors, want 39:\n%s", n, out)
+	}
+}

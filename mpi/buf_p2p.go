@@ -43,7 +43,7 @@ func RecvBuf(c *Comm, b Buf, src, tag int) (Status, error) {
 	var st Status
 	if c != nil && c.ctx != nil {
 		st, err = recvView(c, eb, src, tag)
-	} else if st.Source, st.Tag, st.bytes, err = mpir.Recv(c.dev(), eb, src, tag); err != nil {
+	} else if st.Source, st.Tag, st.bytes, err = mpir.Recv("Recv", c.dev(), eb, src, tag); err != nil {
 		st.Err, err = err, c.fail(op, err)
 	}
 	if err == nil {

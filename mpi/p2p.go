@@ -190,7 +190,7 @@ func Recv[T Elem](c *Comm, buf []T, src, tag int) (st Status, err error) {
 		}
 		d = c.d
 	}
-	st.Source, st.Tag, st.bytes, err = mpir.Recv(d, bufOf(buf), src, tag)
+	st.Source, st.Tag, st.bytes, err = mpir.Recv("Recv", d, bufOf(buf), src, tag)
 	if err != nil {
 		st.Err, err = err, c.fail("Recv", err)
 	}

@@ -25,7 +25,7 @@ var collFamilies = []string{
 
 // collForm is how procedure name is a form of a collective family, if it is one.
 type collForm struct {
-	family, call     string // "Bcast"; the name errors and the profile give it: "Ibcast", "Bcast_init"
+	family, call     string // "Bcast"; the name errors give it: "Ibcast", "Bcast_init", "Bcast_c"
 	big, nb, persist bool
 }
 
@@ -36,10 +36,10 @@ func collFormOf(name string) (collForm, bool) {
 	}
 	base := strings.TrimPrefix(name, "MPI_")
 	var f collForm
+	f.call = base
 	if b, ok := strings.CutSuffix(base, "_c"); ok {
 		f.big, base = true, b
 	}
-	f.call = base
 	if b, ok := strings.CutSuffix(base, "_init"); ok {
 		f.persist, base = true, b
 	}
@@ -74,25 +74,30 @@ var p2pSends = []string{"Send", "Ssend", "Rsend", "Bsend"}
 // its arguments are the procedure's, the counts widened, then (nonblocking and
 // persistent forms) whether it is persistent and the request.
 func p2pCall(name string, args []string) (string, bool) {
-	base, _ := strings.CutSuffix(strings.TrimPrefix(name, "MPI_"), "_c")
+	full := strings.TrimPrefix(name, "MPI_")
+	base, big := strings.CutSuffix(full, "_c")
+	large := ""
+	if big {
+		large = ".Large()" // the same procedure, named as the _c form in its errors
+	}
 	for _, m := range p2pSends {
 		nb := "I" + strings.ToLower(m[:1]) + m[1:]
 		switch base {
 		case m:
-			return fmt.Sprintf("send(mpir.Proc%s, %s)", m, strings.Join(args, ", ")), true
+			return fmt.Sprintf("send(mpir.Proc%s%s, %s)", m, large, strings.Join(args, ", ")), true
 		case nb:
-			return fmt.Sprintf("isend(mpir.Proc%s, %s, false, %s)", nb, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+			return fmt.Sprintf("isend(mpir.Proc%s%s, %s, false, %s)", nb, large, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
 		case m + "_init":
-			return fmt.Sprintf("isend(mpir.Proc%sInit, %s, true, %s)", m, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+			return fmt.Sprintf("isend(mpir.Proc%sInit%s, %s, true, %s)", m, large, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
 		}
 	}
 	switch base {
 	case "Recv":
-		return fmt.Sprintf("recv(%s)", strings.Join(args, ", ")), true
+		return fmt.Sprintf("recv(%q, %s)", full, strings.Join(args, ", ")), true
 	case "Irecv":
-		return fmt.Sprintf("irecv(%q, %s, false, %s)", base, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+		return fmt.Sprintf("irecv(%q, %s, false, %s)", full, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
 	case "Recv_init":
-		return fmt.Sprintf("irecv(%q, %s, true, %s)", base, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
+		return fmt.Sprintf("irecv(%q, %s, true, %s)", full, strings.Join(args[:len(args)-1], ", "), args[len(args)-1]), true
 	}
 	return "", false
 }
@@ -133,7 +138,8 @@ func collCall(p proc, widened []string) (string, bool) {
 // file.go: fileIO (blocking), fileStart (nonblocking), fileBegin and fileEnd (split
 // collectives, given the name of the access they split).
 func fileCall(name string, args []string) (string, bool) {
-	base, _ := strings.CutSuffix(strings.TrimPrefix(name, "MPI_"), "_c")
+	full := strings.TrimPrefix(name, "MPI_")
+	base, _ := strings.CutSuffix(full, "_c")
 	rest, ok := strings.CutPrefix(base, "File_")
 	if !ok {
 		return "", false
@@ -191,13 +197,13 @@ func fileCall(name string, args []string) (string, bool) {
 	call := strings.TrimSuffix(base, split)
 	switch {
 	case split == "_end": // fh, buf, status
-		return fmt.Sprintf("fileEnd(%q, %q, %s, %s)", base, call, args[0], args[2]), true
+		return fmt.Sprintf("fileEnd(%q, %q, %s, %s)", full, call, args[0], args[2]), true
 	case split == "_begin": // fh, buf, count, datatype
-		return fmt.Sprintf("fileBegin(%q, %q, %s, %s, %s)", base, call, args[0], access, strings.Join(args[1:], ", ")), true
+		return fmt.Sprintf("fileBegin(%q, %q, %s, %s, %s)", full, call, args[0], access, strings.Join(args[1:], ", ")), true
 	case nb:
-		return fmt.Sprintf("fileStart(%q, %s, %s, %s)", base, args[0], access, strings.Join(args[1:], ", ")), true
+		return fmt.Sprintf("fileStart(%q, %s, %s, %s)", full, args[0], access, strings.Join(args[1:], ", ")), true
 	}
-	return fmt.Sprintf("fileIO(%q, %s, %s, %s)", base, args[0], access, strings.Join(args[1:], ", ")), true
+	return fmt.Sprintf("fileIO(%q, %s, %s, %s)", full, args[0], access, strings.Join(args[1:], ", ")), true
 }
 
 // cFirst are the procedures whose PMPI_x is hand-written C (abi/libmpi/p2pshort.c,

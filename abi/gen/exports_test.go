@@ -35,8 +35,8 @@ func TestCollFormOf(t *testing.T) {
 	for name, want := range map[string]collForm{
 		"MPI_Bcast":                       {family: "Bcast", call: "Bcast"},
 		"MPI_Ibarrier":                    {family: "Barrier", call: "Ibarrier", nb: true},
-		"MPI_Reduce_scatter_block_init_c": {family: "Reduce_scatter_block", call: "Reduce_scatter_block_init", big: true, persist: true},
-		"MPI_Ineighbor_alltoallw_c":       {family: "Neighbor_alltoallw", call: "Ineighbor_alltoallw", big: true, nb: true},
+		"MPI_Reduce_scatter_block_init_c": {family: "Reduce_scatter_block", call: "Reduce_scatter_block_init_c", big: true, persist: true},
+		"MPI_Ineighbor_alltoallw_c":       {family: "Neighbor_alltoallw", call: "Ineighbor_alltoallw_c", big: true, nb: true},
 		"MPI_Ireduce_scatter":             {family: "Reduce_scatter", call: "Ireduce_scatter", nb: true},
 		"MPI_Allgatherv_init":             {family: "Allgatherv", call: "Allgatherv_init", persist: true},
 	} {
@@ -57,10 +57,11 @@ func TestCollFormOf(t *testing.T) {
 func TestP2PCall(t *testing.T) {
 	args := []string{"buf", "int64(count)", "datatype", "dest", "tag", "comm", "request"}
 	for name, want := range map[string]string{
-		"MPI_Issend_c":    "isend(mpir.ProcIssend, buf, int64(count), datatype, dest, tag, comm, false, request)",
+		"MPI_Issend_c":    "isend(mpir.ProcIssend.Large(), buf, int64(count), datatype, dest, tag, comm, false, request)",
 		"MPI_Bsend_init":  "isend(mpir.ProcBsendInit, buf, int64(count), datatype, dest, tag, comm, true, request)",
-		"MPI_Recv_init_c": `irecv("Recv_init", buf, int64(count), datatype, dest, tag, comm, true, request)`,
+		"MPI_Recv_init_c": `irecv("Recv_init_c", buf, int64(count), datatype, dest, tag, comm, true, request)`,
 		"MPI_Send":        "send(mpir.ProcSend, buf, int64(count), datatype, dest, tag, comm, request)",
+		"MPI_Recv_c":      `recv("Recv_c", buf, int64(count), datatype, dest, tag, comm, request)`,
 	} {
 		if got, ok := p2pCall(name, args); !ok || got != want {
 			t.Errorf("p2pCall(%s) = %q, %v; want %q", name, got, ok, want)
@@ -85,8 +86,8 @@ func TestFileCall(t *testing.T) {
 	}{
 		{"MPI_File_read_at", at, `fileIO("File_read_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, int64(count), datatype, status)`},
 		{"MPI_File_write_at_all", at, `fileIO("File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, int64(count), datatype, status)`},
-		{"MPI_File_iwrite_shared_c", ind, `fileStart("File_iwrite_shared", fh, mpir.Access{Write: true, Shared: true}, buf, int64(count), datatype, request)`},
-		{"MPI_File_read_ordered_begin_c", begin, `fileBegin("File_read_ordered_begin", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype)`},
+		{"MPI_File_iwrite_shared_c", ind, `fileStart("File_iwrite_shared_c", fh, mpir.Access{Write: true, Shared: true}, buf, int64(count), datatype, request)`},
+		{"MPI_File_read_ordered_begin_c", begin, `fileBegin("File_read_ordered_begin_c", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype)`},
 		{"MPI_File_write_at_all_end", end, `fileEnd("File_write_at_all_end", "File_write_at_all", fh, status)`},
 	} {
 		if got, ok := fileCall(c.name, c.args); !ok || got != c.want {

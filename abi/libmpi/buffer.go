@@ -22,7 +22,7 @@ func PMPI_Buffer_attach(p unsafe.Pointer, size int32) int32 {
 
 //export PMPI_Buffer_attach_c
 func PMPI_Buffer_attach_c(p unsafe.Pointer, size int64) int32 {
-	return attachBuffer("Buffer_attach", (*core.Comm)(nil), 0, p, size)
+	return attachBuffer("Buffer_attach_c", (*core.Comm)(nil), 0, p, size)
 }
 
 // attachBuffer attaches C memory (or MPI_BUFFER_AUTOMATIC) as o's buffer, its errors
@@ -71,7 +71,7 @@ func PMPI_Buffer_detach(addr unsafe.Pointer, size unsafe.Pointer) int32 {
 
 //export PMPI_Buffer_detach_c
 func PMPI_Buffer_detach_c(addr unsafe.Pointer, size unsafe.Pointer) int32 {
-	return detachBuffer("Buffer_detach", (*core.Comm)(nil), 0, addr, size)
+	return detachBuffer("Buffer_detach_c", (*core.Comm)(nil), 0, addr, size)
 }
 
 // narrowOut is where an int form has its wider form write the value it narrows into
@@ -118,11 +118,11 @@ func PMPI_Comm_attach_buffer(ch uintptr, p unsafe.Pointer, size int32) int32 {
 
 //export PMPI_Comm_attach_buffer_c
 func PMPI_Comm_attach_buffer_c(ch uintptr, p unsafe.Pointer, size int64) int32 {
-	c, r := needComm("Comm_attach_buffer", ch)
+	c, r := needComm("Comm_attach_buffer_c", ch)
 	if c == nil {
 		return r
 	}
-	return attachBuffer("Comm_attach_buffer", c.c, ch, p, size)
+	return attachBuffer("Comm_attach_buffer_c", c.c, ch, p, size)
 }
 
 //export PMPI_Comm_detach_buffer
@@ -137,11 +137,11 @@ func PMPI_Comm_detach_buffer(ch uintptr, addr, size unsafe.Pointer) int32 {
 
 //export PMPI_Comm_detach_buffer_c
 func PMPI_Comm_detach_buffer_c(ch uintptr, addr, size unsafe.Pointer) int32 {
-	c, r := needComm("Comm_detach_buffer", ch)
+	c, r := needComm("Comm_detach_buffer_c", ch)
 	if c == nil {
 		return r
 	}
-	return detachBuffer("Comm_detach_buffer", c.c, ch, addr, size)
+	return detachBuffer("Comm_detach_buffer_c", c.c, ch, addr, size)
 }
 
 //export PMPI_Comm_flush_buffer

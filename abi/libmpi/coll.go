@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -43,7 +44,20 @@ var (
 	pBcast     = mpir.CollProc(mpir.CollBcast, mpir.Blocking)
 	pReduce    = mpir.CollProc(mpir.CollReduce, mpir.Blocking)
 	pAllreduce = mpir.CollProc(mpir.CollAllreduce, mpir.Blocking)
+
+	pBcastC     = mpir.CollProcLarge(mpir.CollBcast, mpir.Blocking)
+	pReduceC    = mpir.CollProcLarge(mpir.CollReduce, mpir.Blocking)
+	pAllreduceC = mpir.CollProcLarge(mpir.CollAllreduce, mpir.Blocking)
 )
+
+// collProc is mpir's procedure of kind k in mode m as the face's op names it: its
+// large-count form for a _c procedure ("Bcast_c"), which errors name so.
+func collProc(op string, k mpir.CollKind, m mpir.Mode) *mpir.Coll {
+	if strings.HasSuffix(op, "_c") {
+		return mpir.CollProcLarge(k, m)
+	}
+	return mpir.CollProc(k, m)
+}
 
 // commArg is the communicator of a call that gives a request back (m not blocking),
 // whose pointer must not be NULL.
@@ -63,7 +77,7 @@ func commArg(op string, ch uintptr, req unsafe.Pointer, m mode) (*comm, int32) {
 // and the info handle are arguments of every process, checked with the others.
 func runColl(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer, m mode, a *mpir.CollArgs) int32 {
 	a.Err, a.Info = reqInfo(op, req, m)
-	p, err := mpir.Collective(mpir.CollProc(k, m.m), c.c, a)
+	p, err := mpir.Collective(collProc(op, k, m.m), c.c, a)
 	return given(op, c, ch, req, m, p, err)
 }
 
@@ -169,7 +183,11 @@ func bcast(op string, buf unsafe.Pointer, count int64, dh uintptr, root int32, c
 	}
 	v, err := side(op, !c.c.IsInter() || root != C.MPI_PROC_NULL, buf, count, dh)
 	if m == mBlock {
-		r := fail(op, ch, mpir.Bcast(pBcast, c.c, &v, err, rankIn(root)))
+		p := pBcast
+		if big {
+			p = pBcastC
+		}
+		r := fail(op, ch, mpir.Bcast(p, c.c, &v, err, rankIn(root)))
 		showColl(ch, c)
 		return r
 	}
@@ -341,7 +359,11 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 	var a redArgs
 	reduceArgs(op, sbuf, rbuf, count, count, dh, oh, mpir.Significant(mpir.CollReduce, c.c, rt, uintptr(sbuf) == inPlaceAddr), &a)
 	if m == mBlock && a.st == nil {
-		return fail(op, ch, mpir.Reduce(pReduce, c.c, &a.s, &a.rv, &a.rd, cmpOr(a.serr, a.oerr), a.rerr, rt))
+		p := pReduce
+		if big {
+			p = pReduceC
+		}
+		return fail(op, ch, mpir.Reduce(p, c.c, &a.s, &a.rv, &a.rd, cmpOr(a.serr, a.oerr), a.rerr, rt))
 	}
 	ca := a.coll(rt)
 	return runColl(op, mpir.CollReduce, c, ch, req, m, &ca)
@@ -367,7 +389,11 @@ func allreduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr
 		if err == nil {
 			err = cmpOr(a.rerr, a.oerr)
 		}
-		r := fail(op, ch, mpir.Allreduce(pAllreduce, c.c, &a.s, &a.rv, &a.rd, err))
+		p := pAllreduce
+		if big {
+			p = pAllreduceC
+		}
+		r := fail(op, ch, mpir.Allreduce(p, c.c, &a.s, &a.rv, &a.rd, err))
 		showColl(ch, c)
 		return r
 	}
@@ -608,6 +634,6 @@ func alltoallw(op string, sbuf unsafe.Pointer, scounts, sdispls, stypes unsafe.P
 		a.Send = wside(op, "send", n, sbuf, scounts, sdispls, stypes, big, big)
 	}
 	a.Err, a.Info = reqInfo(op, req, m)
-	p, err := mpir.Alltoallw(mpir.CollProc(mpir.CollAlltoallw, m.m), c.c, &a)
+	p, err := mpir.Alltoallw(collProc(op, mpir.CollAlltoallw, m.m), c.c, &a)
 	return given(op, c, ch, req, m, p, err)
 }

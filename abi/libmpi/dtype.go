@@ -417,14 +417,24 @@ func goPMPI_Type_size(h uintptr, size unsafe.Pointer) int32 {
 //export goPMPI_Type_size_c
 func goPMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
 	goHalves.Add(1)
+	return typeSize64("Type_size_c", h, size)
+}
+
+//export PMPI_Type_size_x
+func PMPI_Type_size_x(h uintptr, size unsafe.Pointer) int32 {
+	return typeSize64("Type_size_x", h, size)
+}
+
+// typeSize64 is MPI_Type_size's MPI_Count forms, named op.
+func typeSize64(op string, h uintptr, size unsafe.Pointer) int32 {
 	if size == nil {
-		return fail("Type_size", 0, errorf(errArg, "Type_size", "size is NULL"))
+		return fail(op, 0, errorf(errArg, op, "size is NULL"))
 	}
 	if fortranOff(h) {
 		*(*int64)(size) = undefined
 		return 0
 	}
-	t, r := needType("Type_size", h)
+	t, r := needType(op, h)
 	if t == nil {
 		return r
 	}
@@ -432,54 +442,69 @@ func goPMPI_Type_size_c(h uintptr, size unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Type_size_x
-func PMPI_Type_size_x(h uintptr, size unsafe.Pointer) int32 { return goPMPI_Type_size_c(h, size) }
-
 //export goPMPI_Type_get_extent
 func goPMPI_Type_get_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
 	goHalves.Add(1)
-	t, r := needType("Type_get_extent", h)
-	if t == nil {
-		return r
-	}
-	if err := nullOut("Type_get_extent", "lb, extent", lb, extent); err != nil {
-		return fail("Type_get_extent", 0, err)
-	}
-	*(*int64)(lb), *(*int64)(extent) = t.LB(), t.Extent()
-	return 0
+	return getExtent("Type_get_extent", h, lb, extent)
 }
 
 //export goPMPI_Type_get_extent_c
 func goPMPI_Type_get_extent_c(h uintptr, lb, extent unsafe.Pointer) int32 {
-	return goPMPI_Type_get_extent(h, lb, extent)
+	goHalves.Add(1)
+	return getExtent("Type_get_extent_c", h, lb, extent)
 }
 
 //export goPMPI_Type_get_extent_x
 func goPMPI_Type_get_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
-	return goPMPI_Type_get_extent(h, lb, extent)
+	goHalves.Add(1)
+	return getExtent("Type_get_extent_x", h, lb, extent)
+}
+
+// getExtent is MPI_Type_get_extent, named op (its forms write MPI_Aint or MPI_Count,
+// both 64 bits in the standard ABI).
+func getExtent(op string, h uintptr, lb, extent unsafe.Pointer) int32 {
+	return extents(op, h, lb, extent, false)
+}
+
+// extents writes the type's lower bound and extent, or its true ones.
+func extents(op string, h uintptr, lb, extent unsafe.Pointer, trueOnes bool) int32 {
+	t, r := needType(op, h)
+	if t == nil {
+		return r
+	}
+	names := "lb, extent"
+	if trueOnes {
+		names = "true_lb, true_extent"
+	}
+	if err := nullOut(op, names, lb, extent); err != nil {
+		return fail(op, 0, err)
+	}
+	if trueOnes {
+		*(*int64)(lb), *(*int64)(extent) = t.TrueLB(), t.TrueExtent()
+	} else {
+		*(*int64)(lb), *(*int64)(extent) = t.LB(), t.Extent()
+	}
+	return 0
 }
 
 //export PMPI_Type_get_true_extent
 func PMPI_Type_get_true_extent(h uintptr, lb, extent unsafe.Pointer) int32 {
-	t, r := needType("Type_get_true_extent", h)
-	if t == nil {
-		return r
-	}
-	if err := nullOut("Type_get_true_extent", "true_lb, true_extent", lb, extent); err != nil {
-		return fail("Type_get_true_extent", 0, err)
-	}
-	*(*int64)(lb), *(*int64)(extent) = t.TrueLB(), t.TrueExtent()
-	return 0
+	return getTrueExtent("Type_get_true_extent", h, lb, extent)
 }
 
 //export PMPI_Type_get_true_extent_c
 func PMPI_Type_get_true_extent_c(h uintptr, lb, extent unsafe.Pointer) int32 {
-	return PMPI_Type_get_true_extent(h, lb, extent)
+	return getTrueExtent("Type_get_true_extent_c", h, lb, extent)
 }
 
 //export PMPI_Type_get_true_extent_x
 func PMPI_Type_get_true_extent_x(h uintptr, lb, extent unsafe.Pointer) int32 {
-	return PMPI_Type_get_true_extent(h, lb, extent)
+	return getTrueExtent("Type_get_true_extent_x", h, lb, extent)
+}
+
+// getTrueExtent is MPI_Type_get_true_extent, named op.
+func getTrueExtent(op string, h uintptr, lb, extent unsafe.Pointer) int32 {
+	return extents(op, h, lb, extent, true)
 }
 
 //export PMPI_Type_set_name

@@ -91,7 +91,10 @@ func PMPI_Type_contiguous_c(count int64, old uintptr, out unsafe.Pointer) int32 
 }
 
 func contiguous(count int64, old uintptr, out unsafe.Pointer, large bool) int32 {
-	const op = "Type_contiguous"
+	op := "Type_contiguous"
+	if large {
+		op = "Type_contiguous_c"
+	}
 	o, r := objArg(op, "oldtype", old)
 	if o == nil {
 		return r
@@ -112,7 +115,10 @@ func PMPI_Type_vector_c(count, bl, stride int64, old uintptr, out unsafe.Pointer
 }
 
 func vector(count, bl, stride int64, old uintptr, out unsafe.Pointer, large bool) int32 {
-	const op = "Type_vector"
+	op := "Type_vector"
+	if large {
+		op = "Type_vector_c"
+	}
 	o, r := objArg(op, "oldtype", old)
 	if o == nil {
 		return r
@@ -133,7 +139,10 @@ func PMPI_Type_create_hvector_c(count, bl, stride int64, old uintptr, out unsafe
 }
 
 func hvector(count, bl, stride int64, old uintptr, out unsafe.Pointer, large bool) int32 {
-	const op = "Type_create_hvector"
+	op := "Type_create_hvector"
+	if large {
+		op = "Type_create_hvector_c"
+	}
 	o, r := objArg(op, "oldtype", old)
 	if o == nil {
 		return r
@@ -181,7 +190,7 @@ func PMPI_Type_indexed(count int32, bls, displs unsafe.Pointer, old uintptr, out
 
 //export PMPI_Type_indexed_c
 func PMPI_Type_indexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexed[int64, int64]("Type_indexed", count, bls, displs, old, out, false, true)
+	return indexed[int64, int64]("Type_indexed_c", count, bls, displs, old, out, false, true)
 }
 
 //export PMPI_Type_create_hindexed
@@ -191,7 +200,7 @@ func PMPI_Type_create_hindexed(count int32, bls, displs unsafe.Pointer, old uint
 
 //export PMPI_Type_create_hindexed_c
 func PMPI_Type_create_hindexed_c(count int64, bls, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexed[int64, int64]("Type_create_hindexed", count, bls, displs, old, out, true, true)
+	return indexed[int64, int64]("Type_create_hindexed_c", count, bls, displs, old, out, true, true)
 }
 
 // indexedBlock is MPI_Type_create_indexed_block (bytes: _hindexed_block) with the
@@ -221,7 +230,7 @@ func PMPI_Type_create_indexed_block(count, bl int32, displs unsafe.Pointer, old 
 
 //export PMPI_Type_create_indexed_block_c
 func PMPI_Type_create_indexed_block_c(count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexedBlock[int64]("Type_create_indexed_block", count, bl, displs, old, out, false, true)
+	return indexedBlock[int64]("Type_create_indexed_block_c", count, bl, displs, old, out, false, true)
 }
 
 //export PMPI_Type_create_hindexed_block
@@ -231,11 +240,14 @@ func PMPI_Type_create_hindexed_block(count, bl int32, displs unsafe.Pointer, old
 
 //export PMPI_Type_create_hindexed_block_c
 func PMPI_Type_create_hindexed_block_c(count, bl int64, displs unsafe.Pointer, old uintptr, out unsafe.Pointer) int32 {
-	return indexedBlock[int64]("Type_create_hindexed_block", count, bl, displs, old, out, true, true)
+	return indexedBlock[int64]("Type_create_hindexed_block_c", count, bl, displs, old, out, true, true)
 }
 
 func structType(count int64, bls, displs, ts unsafe.Pointer, out unsafe.Pointer, large bool) int32 {
-	const op = "Type_create_struct"
+	op := "Type_create_struct"
+	if large {
+		op = "Type_create_struct_c"
+	}
 	if err := cCount(op, "count", count); err != nil {
 		return fail(op, 0, err)
 	}
@@ -274,7 +286,10 @@ func PMPI_Type_create_struct_c(count int64, bls, displs, ts unsafe.Pointer, out 
 }
 
 func resized(old uintptr, lb, extent int64, out unsafe.Pointer, large bool) int32 {
-	const op = "Type_create_resized"
+	op := "Type_create_resized"
+	if large {
+		op = "Type_create_resized_c"
+	}
 	o, r := objArg(op, "oldtype", old)
 	if o == nil {
 		return r
@@ -314,7 +329,10 @@ func cDims(op string, ndims int64) error {
 }
 
 func subarray(ndims int64, sizes, subsizes, starts unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer, large bool) int32 {
-	const op = "Type_create_subarray"
+	op := "Type_create_subarray"
+	if large {
+		op = "Type_create_subarray_c"
+	}
 	o, r := objArg(op, "oldtype", old)
 	if o == nil {
 		return r
@@ -380,7 +398,10 @@ func darrayArgs(op string, distribs, dargs unsafe.Pointer, n int64) ([]datatype.
 }
 
 func darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32, old uintptr, out unsafe.Pointer, large bool) int32 {
-	const op = "Type_create_darray"
+	op := "Type_create_darray"
+	if large {
+		op = "Type_create_darray_c"
+	}
 	o, r := objArg(op, "oldtype", old)
 	if o == nil {
 		return r

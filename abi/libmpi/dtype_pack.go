@@ -64,7 +64,7 @@ func goPMPI_Get_count(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32
 //export goPMPI_Get_count_c
 func goPMPI_Get_count_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
 	goHalves.Add(1)
-	return statusCount("Get_count", st, dh, count, true, mpir.GetCount)
+	return statusCount("Get_count_c", st, dh, count, true, mpir.GetCount)
 }
 
 //export PMPI_Get_elements
@@ -74,12 +74,12 @@ func PMPI_Get_elements(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int3
 
 //export PMPI_Get_elements_c
 func PMPI_Get_elements_c(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	return statusCount("Get_elements", st, dh, count, true, mpir.GetElements)
+	return statusCount("Get_elements_c", st, dh, count, true, mpir.GetElements)
 }
 
 //export PMPI_Get_elements_x
 func PMPI_Get_elements_x(st unsafe.Pointer, dh uintptr, count unsafe.Pointer) int32 {
-	return PMPI_Get_elements_c(st, dh, count)
+	return statusCount("Get_elements_x", st, dh, count, true, mpir.GetElements)
 }
 
 //export PMPI_Pack_size
@@ -102,7 +102,7 @@ func PMPI_Pack_size(count int32, dh uintptr, ch uintptr, size unsafe.Pointer) in
 
 //export PMPI_Pack_size_c
 func PMPI_Pack_size_c(count int64, dh uintptr, ch uintptr, size unsafe.Pointer) int32 {
-	const op = "Pack_size"
+	const op = "Pack_size_c"
 	t, err := packType(op, dh, count)
 	if err != nil {
 		return fail(op, ch, err)
@@ -205,7 +205,7 @@ func PMPI_Pack(in unsafe.Pointer, count int32, dh uintptr, out unsafe.Pointer, o
 
 //export PMPI_Pack_c
 func PMPI_Pack_c(in unsafe.Pointer, count int64, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer, ch uintptr) int32 {
-	return packC("Pack", in, count, dh, out, outsize, pos, ch, mpir.Pack)
+	return packC("Pack_c", in, count, dh, out, outsize, pos, ch, mpir.Pack)
 }
 
 //export PMPI_Unpack
@@ -221,5 +221,5 @@ func PMPI_Unpack(in unsafe.Pointer, insize int32, pos unsafe.Pointer, out unsafe
 
 //export PMPI_Unpack_c
 func PMPI_Unpack_c(in unsafe.Pointer, insize int64, pos unsafe.Pointer, out unsafe.Pointer, count int64, dh uintptr, ch uintptr) int32 {
-	return unpackC("Unpack", in, insize, pos, out, count, dh, ch, mpir.Unpack)
+	return unpackC("Unpack_c", in, insize, pos, out, count, dh, ch, mpir.Unpack)
 }

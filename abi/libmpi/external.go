@@ -24,16 +24,15 @@ func datarep(op string, p unsafe.Pointer) error {
 
 //export PMPI_Pack_external_size
 func PMPI_Pack_external_size(rep unsafe.Pointer, count int32, dh uintptr, size unsafe.Pointer) int32 {
-	return packExternalSize(rep, int64(count), dh, size)
+	return packExternalSize("Pack_external_size", rep, int64(count), dh, size)
 }
 
 //export PMPI_Pack_external_size_c
 func PMPI_Pack_external_size_c(rep unsafe.Pointer, count int64, dh uintptr, size unsafe.Pointer) int32 {
-	return packExternalSize(rep, count, dh, size)
+	return packExternalSize("Pack_external_size_c", rep, count, dh, size)
 }
 
-func packExternalSize(rep unsafe.Pointer, count int64, dh uintptr, size unsafe.Pointer) int32 {
-	const op = "Pack_external_size"
+func packExternalSize(op string, rep unsafe.Pointer, count int64, dh uintptr, size unsafe.Pointer) int32 {
 	if err := datarep(op, rep); err != nil {
 		return fail(op, 0, err)
 	}
@@ -54,16 +53,15 @@ func packExternalSize(rep unsafe.Pointer, count int64, dh uintptr, size unsafe.P
 
 //export PMPI_Pack_external
 func PMPI_Pack_external(rep, in unsafe.Pointer, count int32, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer) int32 {
-	return packExternal(rep, in, int64(count), dh, out, outsize, pos)
+	return packExternal("Pack_external", rep, in, int64(count), dh, out, outsize, pos)
 }
 
 //export PMPI_Pack_external_c
 func PMPI_Pack_external_c(rep, in unsafe.Pointer, count int64, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer) int32 {
-	return packExternal(rep, in, count, dh, out, outsize, pos)
+	return packExternal("Pack_external_c", rep, in, count, dh, out, outsize, pos)
 }
 
-func packExternal(rep, in unsafe.Pointer, count int64, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer) int32 {
-	const op = "Pack_external"
+func packExternal(op string, rep, in unsafe.Pointer, count int64, dh uintptr, out unsafe.Pointer, outsize int64, pos unsafe.Pointer) int32 {
 	if err := datarep(op, rep); err != nil {
 		return fail(op, 0, err)
 	}
@@ -72,16 +70,15 @@ func packExternal(rep, in unsafe.Pointer, count int64, dh uintptr, out unsafe.Po
 
 //export PMPI_Unpack_external
 func PMPI_Unpack_external(rep, in unsafe.Pointer, insize int64, pos, out unsafe.Pointer, count int32, dh uintptr) int32 {
-	return unpackExternal(rep, in, insize, pos, out, int64(count), dh)
+	return unpackExternal("Unpack_external", rep, in, insize, pos, out, int64(count), dh)
 }
 
 //export PMPI_Unpack_external_c
 func PMPI_Unpack_external_c(rep, in unsafe.Pointer, insize int64, pos, out unsafe.Pointer, count int64, dh uintptr) int32 {
-	return unpackExternal(rep, in, insize, pos, out, count, dh)
+	return unpackExternal("Unpack_external_c", rep, in, insize, pos, out, count, dh)
 }
 
-func unpackExternal(rep, in unsafe.Pointer, insize int64, pos, out unsafe.Pointer, count int64, dh uintptr) int32 {
-	const op = "Unpack_external"
+func unpackExternal(op string, rep, in unsafe.Pointer, insize int64, pos, out unsafe.Pointer, count int64, dh uintptr) int32 {
 	if err := datarep(op, rep); err != nil {
 		return fail(op, 0, err)
 	}

@@ -117,7 +117,7 @@ func PMPI_Psend_init(buf unsafe.Pointer, parts int32, count int64, dh uintptr, d
 
 //export PMPI_Psend_init_c
 func PMPI_Psend_init_c(buf unsafe.Pointer, parts int32, count int64, dh uintptr, dest, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
-	return pinit("Psend_init", true, buf, parts, count, dh, dest, tag, ch, out)
+	return pinit("Psend_init_c", true, buf, parts, count, dh, dest, tag, ch, out)
 }
 
 //export PMPI_Precv_init
@@ -127,7 +127,7 @@ func PMPI_Precv_init(buf unsafe.Pointer, parts int32, count int64, dh uintptr, s
 
 //export PMPI_Precv_init_c
 func PMPI_Precv_init_c(buf unsafe.Pointer, parts int32, count int64, dh uintptr, src, tag int32, ch, info uintptr, out unsafe.Pointer) int32 {
-	return pinit("Precv_init", false, buf, parts, count, dh, src, tag, ch, out)
+	return pinit("Precv_init_c", false, buf, parts, count, dh, src, tag, ch, out)
 }
 
 func partReq(op string, h uintptr) (*request, int32) {

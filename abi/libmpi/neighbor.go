@@ -131,7 +131,7 @@ func nbrRun(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer,
 	place(op, "recvbuf", &a.Recv, &a.RecvErr, rbuf, len(in))
 	a.SendInPlace, a.RecvInPlace = uintptr(sbuf) == inPlaceAddr, uintptr(rbuf) == inPlaceAddr
 	a.Err, a.Info = reqInfo(op, req, m)
-	p, err := mpir.Neighbor(mpir.CollProc(k, m.m), c.c, c.x.Topo(), a)
+	p, err := mpir.Neighbor(collProc(op, k, m.m), c.c, c.x.Topo(), a)
 	return given(op, c, ch, req, m, p, err)
 }
 

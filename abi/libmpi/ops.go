@@ -99,8 +99,12 @@ func PMPI_Op_create_c(fn unsafe.Pointer, commute int32, out unsafe.Pointer) int3
 
 // opCreate is MPI_Op_create; big: MPI_Op_create_c, whose function takes an MPI_Count.
 func opCreate(fn unsafe.Pointer, commute int32, out unsafe.Pointer, big bool) int32 {
-	if err := nullOut("Op_create", "user_fn, op", fn, out); err != nil {
-		return fail("Op_create", 0, err)
+	op := "Op_create"
+	if big {
+		op = "Op_create_c"
+	}
+	if err := nullOut(op, "user_fn, op", fn, out); err != nil {
+		return fail(op, 0, err)
 	}
 	setHandle(out, userOps.add(mpir.UserOp("a user function", commute != 0, cKernel(fn, big))))
 	return 0
@@ -309,7 +313,7 @@ func PMPI_Reduce_local(in, inout unsafe.Pointer, count int32, dh uintptr, oh uin
 
 //export PMPI_Reduce_local_c
 func PMPI_Reduce_local_c(in, inout unsafe.Pointer, count int64, dh uintptr, oh uintptr) int32 {
-	const op = "Reduce_local"
+	const op = "Reduce_local_c"
 	var e mpir.Elems
 	if err := elems(op, dh, &e); err != nil {
 		return fail(op, 0, err)

@@ -75,8 +75,7 @@ func send(p *mpir.Proc, buf unsafe.Pointer, count int64, dh uintptr, dest, tag i
 	return 0
 }
 
-func recv(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
-	const op = "Recv"
+func recv(op string, buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, st unsafe.Pointer) int32 {
 	c := commOf(ch)
 	if c == nil {
 		_, r := needComm(op, ch)
@@ -90,7 +89,7 @@ func recv(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintpt
 			return fail(op, ch, err)
 		}
 	}
-	from, t, n, err := mpir.Recv(c.c, b, rankIn(src), tagIn(tag))
+	from, t, n, err := mpir.Recv(op, c.c, b, rankIn(src), tagIn(tag))
 	if st != nil {
 		s := (*cstatus)(st)
 		s.source, s.tag = rankOut(from), tagOut(t)

@@ -110,12 +110,12 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
-	return mrecv(buf, int64(count), dh, mp, st)
+	return mrecv("Mrecv", buf, int64(count), dh, mp, st)
 }
 
 //export PMPI_Mrecv_c
 func PMPI_Mrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
-	return mrecv(buf, count, dh, mp, st)
+	return mrecv("Mrecv_c", buf, count, dh, mp, st)
 }
 
 // messageOf is the message of the handle at mp for call op, with its communicator
@@ -149,8 +149,7 @@ func received(mp unsafe.Pointer) {
 	*(*uintptr)(mp) = hMessageNull
 }
 
-func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
-	const op = "Mrecv"
+func mrecv(op string, buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
 	m, c, ch, err := messageOf(op, mp)
 	if err != nil {
 		return fail(op, 0, err)
@@ -171,16 +170,15 @@ func mrecv(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st un
 
 //export PMPI_Imrecv
 func PMPI_Imrecv(buf unsafe.Pointer, count int32, dh uintptr, mp, out unsafe.Pointer) int32 {
-	return imrecv(buf, int64(count), dh, mp, out)
+	return imrecv("Imrecv", buf, int64(count), dh, mp, out)
 }
 
 //export PMPI_Imrecv_c
 func PMPI_Imrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.Pointer) int32 {
-	return imrecv(buf, count, dh, mp, out)
+	return imrecv("Imrecv_c", buf, count, dh, mp, out)
 }
 
-func imrecv(buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.Pointer) int32 {
-	const op = "Imrecv"
+func imrecv(op string, buf unsafe.Pointer, count int64, dh uintptr, mp, out unsafe.Pointer) int32 {
 	if out == nil {
 		return fail(op, 0, errorf(errArg, op, "request is NULL"))
 	}

@@ -866,7 +866,11 @@ func PMPI_Status_set_elements(st unsafe.Pointer, dh uintptr, count int32) int32 
 
 //export PMPI_Status_set_elements_c
 func PMPI_Status_set_elements_c(st unsafe.Pointer, dh uintptr, count int64) int32 {
-	const op = "Status_set_elements"
+	return statusSetElements("Status_set_elements_c", st, dh, count)
+}
+
+// statusSetElements is MPI_Status_set_elements's MPI_Count forms, named op.
+func statusSetElements(op string, st unsafe.Pointer, dh uintptr, count int64) int32 {
 	if st == nil {
 		return fail(op, 0, errorf(errArg, op, "status is NULL"))
 	}
@@ -885,5 +889,5 @@ func PMPI_Status_set_elements_c(st unsafe.Pointer, dh uintptr, count int64) int3
 
 //export PMPI_Status_set_elements_x
 func PMPI_Status_set_elements_x(st unsafe.Pointer, dh uintptr, count int64) int32 {
-	return PMPI_Status_set_elements_c(st, dh, count)
+	return statusSetElements("Status_set_elements_x", st, dh, count)
 }

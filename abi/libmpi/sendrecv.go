@@ -19,18 +19,17 @@ import (
 //export goPMPI_Sendrecv
 func goPMPI_Sendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int32, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return sendrecv(sbuf, int64(scount), sdt, dest, stag, rbuf, int64(rcount), rdt, src, rtag, ch, st)
+	return sendrecv("Sendrecv", sbuf, int64(scount), sdt, dest, stag, rbuf, int64(rcount), rdt, src, rtag, ch, st)
 }
 
 //export goPMPI_Sendrecv_c
 func goPMPI_Sendrecv_c(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, ch, st)
+	return sendrecv("Sendrecv_c", sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, ch, st)
 }
 
-func sendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
+func sendrecv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	const op = "Sendrecv"
 	c, r := needComm(op, ch)
 	if c == nil {
 		return r
@@ -83,16 +82,15 @@ func goSendrecvSent(sn int64, dest, stag int32, rbuf unsafe.Pointer, rcount int6
 
 //export goPMPI_Sendrecv_replace
 func goPMPI_Sendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return sendrecvReplace(buf, int64(count), dh, dest, stag, src, rtag, ch, st)
+	return sendrecvReplace("Sendrecv_replace", buf, int64(count), dh, dest, stag, src, rtag, ch, st)
 }
 
 //export goPMPI_Sendrecv_replace_c
 func goPMPI_Sendrecv_replace_c(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	return sendrecvReplace(buf, count, dh, dest, stag, src, rtag, ch, st)
+	return sendrecvReplace("Sendrecv_replace_c", buf, count, dh, dest, stag, src, rtag, ch, st)
 }
 
-func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
-	const op = "Sendrecv_replace"
+func sendrecvReplace(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {
 	c, r := needComm(op, ch)
 	if c == nil {
 		return r
@@ -113,18 +111,17 @@ func sendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, sr
 //export PMPI_Isendrecv
 func PMPI_Isendrecv(sbuf unsafe.Pointer, scount int32, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int32, rdt uintptr, src, rtag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isendrecv(sbuf, int64(scount), sdt, dest, stag, rbuf, int64(rcount), rdt, src, rtag, ch, out)
+	return isendrecv("Isendrecv", sbuf, int64(scount), sdt, dest, stag, rbuf, int64(rcount), rdt, src, rtag, ch, out)
 }
 
 //export PMPI_Isendrecv_c
 func PMPI_Isendrecv_c(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, ch, out)
+	return isendrecv("Isendrecv_c", sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, ch, out)
 }
 
-func isendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
+func isendrecv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 	rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, out unsafe.Pointer) int32 {
-	const op = "Isendrecv"
 	c, r := commArg(op, ch, out, mNB)
 	if c == nil {
 		return r
@@ -143,16 +140,15 @@ func isendrecv(sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, stag int32,
 
 //export PMPI_Isendrecv_replace
 func PMPI_Isendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isendrecvReplace(buf, int64(count), dh, dest, stag, src, rtag, ch, out)
+	return isendrecvReplace("Isendrecv_replace", buf, int64(count), dh, dest, stag, src, rtag, ch, out)
 }
 
 //export PMPI_Isendrecv_replace_c
 func PMPI_Isendrecv_replace_c(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, out unsafe.Pointer) int32 {
-	return isendrecvReplace(buf, count, dh, dest, stag, src, rtag, ch, out)
+	return isendrecvReplace("Isendrecv_replace_c", buf, count, dh, dest, stag, src, rtag, ch, out)
 }
 
-func isendrecvReplace(buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, out unsafe.Pointer) int32 {
-	const op = "Isendrecv_replace"
+func isendrecvReplace(op string, buf unsafe.Pointer, count int64, dh uintptr, dest, stag, src, rtag int32, ch uintptr, out unsafe.Pointer) int32 {
 	c, r := commArg(op, ch, out, mNB)
 	if c == nil {
 		return r

@@ -371,7 +371,7 @@ func PMPI_Session_attach_buffer(sh uintptr, p unsafe.Pointer, size int32) int32 
 
 //export PMPI_Session_attach_buffer_c
 func PMPI_Session_attach_buffer_c(sh uintptr, p unsafe.Pointer, size int64) int32 {
-	const op = "Session_attach_buffer"
+	const op = "Session_attach_buffer_c"
 	s, r := needSession(op, sh)
 	if s == nil {
 		return r
@@ -395,7 +395,7 @@ func PMPI_Session_detach_buffer(sh uintptr, addr, size unsafe.Pointer) int32 {
 
 //export PMPI_Session_detach_buffer_c
 func PMPI_Session_detach_buffer_c(sh uintptr, addr, size unsafe.Pointer) int32 {
-	const op = "Session_detach_buffer"
+	const op = "Session_detach_buffer_c"
 	s, r := needSession(op, sh)
 	if s == nil {
 		return r

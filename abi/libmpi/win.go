@@ -110,8 +110,7 @@ func makeWin(op string, ch, info uintptr, out unsafe.Pointer, a mpir.WinArgs, ba
 	return 0
 }
 
-func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsafe.Pointer) int32 {
-	const op = "Win_create"
+func winCreate(op string, base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsafe.Pointer) int32 {
 	var mem []byte
 	var bad error
 	if size > 0 && base == nil {
@@ -124,12 +123,12 @@ func winCreate(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsa
 
 //export PMPI_Win_create
 func PMPI_Win_create(base unsafe.Pointer, size int64, unit int32, info, ch uintptr, out unsafe.Pointer) int32 {
-	return winCreate(base, size, int64(unit), info, ch, out)
+	return winCreate("Win_create", base, size, int64(unit), info, ch, out)
 }
 
 //export PMPI_Win_create_c
 func PMPI_Win_create_c(base unsafe.Pointer, size, unit int64, info, ch uintptr, out unsafe.Pointer) int32 {
-	return winCreate(base, size, unit, info, ch, out)
+	return winCreate("Win_create_c", base, size, unit, info, ch, out)
 }
 
 func winAllocate(op string, size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer, f window.Flavor) int32 {
@@ -171,7 +170,7 @@ func PMPI_Win_allocate(size int64, unit int32, info, ch uintptr, baseptr, out un
 
 //export PMPI_Win_allocate_c
 func PMPI_Win_allocate_c(size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
-	return winAllocate("Win_allocate", size, unit, info, ch, baseptr, out, window.FlavorAllocate)
+	return winAllocate("Win_allocate_c", size, unit, info, ch, baseptr, out, window.FlavorAllocate)
 }
 
 //export PMPI_Win_allocate_shared
@@ -181,7 +180,7 @@ func PMPI_Win_allocate_shared(size int64, unit int32, info, ch uintptr, baseptr,
 
 //export PMPI_Win_allocate_shared_c
 func PMPI_Win_allocate_shared_c(size, unit int64, info, ch uintptr, baseptr, out unsafe.Pointer) int32 {
-	return winAllocate("Win_allocate_shared", size, unit, info, ch, baseptr, out, window.FlavorShared)
+	return winAllocate("Win_allocate_shared_c", size, unit, info, ch, baseptr, out, window.FlavorShared)
 }
 
 //export PMPI_Win_create_dynamic
@@ -243,7 +242,7 @@ func PMPI_Win_free(p unsafe.Pointer) int32 {
 //export PMPI_Win_shared_query
 func PMPI_Win_shared_query(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
 	var u int64
-	r := sharedQuery(wh, rank, size, narrowOut(unit, &u), baseptr)
+	r := sharedQuery("Win_shared_query", wh, rank, size, narrowOut(unit, &u), baseptr)
 	if r == 0 {
 		setInt(unit, int(u))
 	}
@@ -252,11 +251,10 @@ func PMPI_Win_shared_query(wh uintptr, rank int32, size, unit, baseptr unsafe.Po
 
 //export PMPI_Win_shared_query_c
 func PMPI_Win_shared_query_c(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
-	return sharedQuery(wh, rank, size, unit, baseptr)
+	return sharedQuery("Win_shared_query_c", wh, rank, size, unit, baseptr)
 }
 
-func sharedQuery(wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
-	const op = "Win_shared_query"
+func sharedQuery(op string, wh uintptr, rank int32, size, unit, baseptr unsafe.Pointer) int32 {
 	w, r := needWin(op, wh)
 	if w == nil {
 		return r
@@ -682,7 +680,7 @@ func goPMPI_Put(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64,
 //export goPMPI_Put_c
 func goPMPI_Put_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
 	goHalves.Add(1)
-	return put("Put", o, oc, odt, rank, disp, tc, tdt, wh, nil)
+	return put("Put_c", o, oc, odt, rank, disp, tc, tdt, wh, nil)
 }
 
 //export PMPI_Rput
@@ -696,9 +694,9 @@ func PMPI_Rput(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, 
 //export PMPI_Rput_c
 func PMPI_Rput_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr, req unsafe.Pointer) int32 {
 	if req == nil {
-		return failWin("Rput", wh, errorf(errArg, "Rput", "request is NULL"))
+		return failWin("Rput_c", wh, errorf(errArg, "Rput_c", "request is NULL"))
 	}
-	return put("Rput", o, oc, odt, rank, disp, tc, tdt, wh, req)
+	return put("Rput_c", o, oc, odt, rank, disp, tc, tdt, wh, req)
 }
 
 //export goPMPI_Get
@@ -710,7 +708,7 @@ func goPMPI_Get(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64,
 //export goPMPI_Get_c
 func goPMPI_Get_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr) int32 {
 	goHalves.Add(1)
-	return get("Get", o, oc, odt, rank, disp, tc, tdt, wh, nil)
+	return get("Get_c", o, oc, odt, rank, disp, tc, tdt, wh, nil)
 }
 
 //export PMPI_Rget
@@ -724,9 +722,9 @@ func PMPI_Rget(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp int64, 
 //export PMPI_Rget_c
 func PMPI_Rget_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, wh uintptr, req unsafe.Pointer) int32 {
 	if req == nil {
-		return failWin("Rget", wh, errorf(errArg, "Rget", "request is NULL"))
+		return failWin("Rget_c", wh, errorf(errArg, "Rget_c", "request is NULL"))
 	}
-	return get("Rget", o, oc, odt, rank, disp, tc, tdt, wh, req)
+	return get("Rget_c", o, oc, odt, rank, disp, tc, tdt, wh, req)
 }
 
 //export goPMPI_Accumulate
@@ -738,7 +736,7 @@ func goPMPI_Accumulate(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp
 //export goPMPI_Accumulate_c
 func goPMPI_Accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
 	goHalves.Add(1)
-	return accumulate("Accumulate", o, oc, odt, rank, disp, tc, tdt, oh, wh, nil)
+	return accumulate("Accumulate_c", o, oc, odt, rank, disp, tc, tdt, oh, wh, nil)
 }
 
 //export PMPI_Raccumulate
@@ -752,9 +750,9 @@ func PMPI_Raccumulate(o unsafe.Pointer, oc int32, odt uintptr, rank int32, disp 
 //export PMPI_Raccumulate_c
 func PMPI_Raccumulate_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
 	if req == nil {
-		return failWin("Raccumulate", wh, errorf(errArg, "Raccumulate", "request is NULL"))
+		return failWin("Raccumulate_c", wh, errorf(errArg, "Raccumulate_c", "request is NULL"))
 	}
-	return accumulate("Raccumulate", o, oc, odt, rank, disp, tc, tdt, oh, wh, req)
+	return accumulate("Raccumulate_c", o, oc, odt, rank, disp, tc, tdt, oh, wh, req)
 }
 
 //export PMPI_Get_accumulate
@@ -764,7 +762,7 @@ func PMPI_Get_accumulate(o unsafe.Pointer, oc int32, odt uintptr, res unsafe.Poi
 
 //export PMPI_Get_accumulate_c
 func PMPI_Get_accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
-	return getAccumulate("Get_accumulate", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, nil)
+	return getAccumulate("Get_accumulate_c", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, nil)
 }
 
 //export PMPI_Rget_accumulate
@@ -778,9 +776,9 @@ func PMPI_Rget_accumulate(o unsafe.Pointer, oc int32, odt uintptr, res unsafe.Po
 //export PMPI_Rget_accumulate_c
 func PMPI_Rget_accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr, req unsafe.Pointer) int32 {
 	if req == nil {
-		return failWin("Rget_accumulate", wh, errorf(errArg, "Rget_accumulate", "request is NULL"))
+		return failWin("Rget_accumulate_c", wh, errorf(errArg, "Rget_accumulate_c", "request is NULL"))
 	}
-	return getAccumulate("Rget_accumulate", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, req)
+	return getAccumulate("Rget_accumulate_c", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, req)
 }
 
 //export goPMPI_Fetch_and_op

@@ -19,7 +19,7 @@ func PMPI_Allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, r
 
 //export PMPI_Allgather_c
 func PMPI_Allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
-	return allgather("Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
+	return allgather("Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Allgather_init
@@ -29,7 +29,7 @@ func PMPI_Allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintp
 
 //export PMPI_Allgather_init_c
 func PMPI_Allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return allgather("Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
+	return allgather("Allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Allgatherv
@@ -39,7 +39,7 @@ func PMPI_Allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, 
 
 //export PMPI_Allgatherv_c
 func PMPI_Allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
-	return allgatherv("Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, nil, mBlock)
+	return allgatherv("Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Allgatherv_init
@@ -49,7 +49,7 @@ func PMPI_Allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uint
 
 //export PMPI_Allgatherv_init_c
 func PMPI_Allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return allgatherv("Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mPersist(info))
+	return allgatherv("Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mPersist(info))
 }
 
 //export goPMPI_Allreduce
@@ -59,7 +59,7 @@ func goPMPI_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int3
 
 //export goPMPI_Allreduce_c
 func goPMPI_Allreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr) int32 {
-	return allreduce("Allreduce", sendbuf, recvbuf, count, datatype, op, comm, true, nil, mBlock)
+	return allreduce("Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm, true, nil, mBlock)
 }
 
 //export PMPI_Allreduce_init
@@ -69,7 +69,7 @@ func PMPI_Allreduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count i
 
 //export PMPI_Allreduce_init_c
 func PMPI_Allreduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return allreduce("Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
+	return allreduce("Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Alltoall
@@ -79,7 +79,7 @@ func PMPI_Alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, re
 
 //export PMPI_Alltoall_c
 func PMPI_Alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
-	return alltoall("Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
+	return alltoall("Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Alltoall_init
@@ -89,7 +89,7 @@ func PMPI_Alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintpt
 
 //export PMPI_Alltoall_init_c
 func PMPI_Alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return alltoall("Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
+	return alltoall("Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Alltoallv
@@ -99,7 +99,7 @@ func PMPI_Alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls u
 
 //export PMPI_Alltoallv_c
 func PMPI_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
-	return alltoallv("Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, nil, mBlock)
+	return alltoallv("Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Alltoallv_init
@@ -109,7 +109,7 @@ func PMPI_Alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdis
 
 //export PMPI_Alltoallv_init_c
 func PMPI_Alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return alltoallv("Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mPersist(info))
+	return alltoallv("Alltoallv_init_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Alltoallw
@@ -119,7 +119,7 @@ func PMPI_Alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls u
 
 //export PMPI_Alltoallw_c
 func PMPI_Alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm uintptr) int32 {
-	return alltoallw("Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, nil, mBlock)
+	return alltoallw("Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, nil, mBlock)
 }
 
 //export PMPI_Alltoallw_init
@@ -129,7 +129,7 @@ func PMPI_Alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdis
 
 //export PMPI_Alltoallw_init_c
 func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return alltoallw("Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mPersist(info))
+	return alltoallw("Alltoallw_init_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mPersist(info))
 }
 
 //export goPMPI_Barrier
@@ -149,7 +149,7 @@ func goPMPI_Bcast(buffer unsafe.Pointer, count int32, datatype uintptr, root int
 
 //export goPMPI_Bcast_c
 func goPMPI_Bcast_c(buffer unsafe.Pointer, count int64, datatype uintptr, root int32, comm uintptr) int32 {
-	return bcast("Bcast", buffer, count, datatype, root, comm, true, nil, mBlock)
+	return bcast("Bcast_c", buffer, count, datatype, root, comm, true, nil, mBlock)
 }
 
 //export PMPI_Bcast_init
@@ -159,7 +159,7 @@ func PMPI_Bcast_init(buffer unsafe.Pointer, count int32, datatype uintptr, root 
 
 //export PMPI_Bcast_init_c
 func PMPI_Bcast_init_c(buffer unsafe.Pointer, count int64, datatype uintptr, root int32, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return bcast("Bcast_init", buffer, count, datatype, root, comm, true, request, mPersist(info))
+	return bcast("Bcast_init_c", buffer, count, datatype, root, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Bsend
@@ -169,7 +169,7 @@ func PMPI_Bsend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, t
 
 //export PMPI_Bsend_c
 func PMPI_Bsend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
-	return send(mpir.ProcBsend, buf, count, datatype, dest, tag, comm)
+	return send(mpir.ProcBsend.Large(), buf, count, datatype, dest, tag, comm)
 }
 
 //export PMPI_Bsend_init
@@ -179,7 +179,7 @@ func PMPI_Bsend_init(buf unsafe.Pointer, count int32, datatype uintptr, dest int
 
 //export PMPI_Bsend_init_c
 func PMPI_Bsend_init_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcBsendInit, buf, count, datatype, dest, tag, comm, true, request)
+	return isend(mpir.ProcBsendInit.Large(), buf, count, datatype, dest, tag, comm, true, request)
 }
 
 //export PMPI_Exscan
@@ -189,7 +189,7 @@ func PMPI_Exscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, da
 
 //export PMPI_Exscan_c
 func PMPI_Exscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr) int32 {
-	return exscan("Exscan", sendbuf, recvbuf, count, datatype, op, comm, true, nil, mBlock)
+	return exscan("Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, true, nil, mBlock)
 }
 
 //export PMPI_Exscan_init
@@ -199,7 +199,7 @@ func PMPI_Exscan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int3
 
 //export PMPI_Exscan_init_c
 func PMPI_Exscan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return exscan("Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
+	return exscan("Exscan_init_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
 }
 
 //export PMPI_File_iread
@@ -214,7 +214,7 @@ func PMPI_File_iread_all(fh uintptr, buf unsafe.Pointer, count int32, datatype u
 
 //export PMPI_File_iread_all_c
 func PMPI_File_iread_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iread_all", fh, mpir.Access{Coll: true}, buf, count, datatype, request)
+	return fileStart("File_iread_all_c", fh, mpir.Access{Coll: true}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iread_at
@@ -229,17 +229,17 @@ func PMPI_File_iread_at_all(fh uintptr, offset int64, buf unsafe.Pointer, count 
 
 //export PMPI_File_iread_at_all_c
 func PMPI_File_iread_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iread_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, request)
+	return fileStart("File_iread_at_all_c", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iread_at_c
 func PMPI_File_iread_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iread_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, count, datatype, request)
+	return fileStart("File_iread_at_c", fh, mpir.Access{Explicit: true, Offset: offset}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iread_c
 func PMPI_File_iread_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iread", fh, mpir.Access{}, buf, count, datatype, request)
+	return fileStart("File_iread_c", fh, mpir.Access{}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iread_shared
@@ -249,7 +249,7 @@ func PMPI_File_iread_shared(fh uintptr, buf unsafe.Pointer, count int32, datatyp
 
 //export PMPI_File_iread_shared_c
 func PMPI_File_iread_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iread_shared", fh, mpir.Access{Shared: true}, buf, count, datatype, request)
+	return fileStart("File_iread_shared_c", fh, mpir.Access{Shared: true}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iwrite
@@ -264,7 +264,7 @@ func PMPI_File_iwrite_all(fh uintptr, buf unsafe.Pointer, count int32, datatype 
 
 //export PMPI_File_iwrite_all_c
 func PMPI_File_iwrite_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iwrite_all", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype, request)
+	return fileStart("File_iwrite_all_c", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iwrite_at
@@ -279,17 +279,17 @@ func PMPI_File_iwrite_at_all(fh uintptr, offset int64, buf unsafe.Pointer, count
 
 //export PMPI_File_iwrite_at_all_c
 func PMPI_File_iwrite_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iwrite_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, request)
+	return fileStart("File_iwrite_at_all_c", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iwrite_at_c
 func PMPI_File_iwrite_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iwrite_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, count, datatype, request)
+	return fileStart("File_iwrite_at_c", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iwrite_c
 func PMPI_File_iwrite_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iwrite", fh, mpir.Access{Write: true}, buf, count, datatype, request)
+	return fileStart("File_iwrite_c", fh, mpir.Access{Write: true}, buf, count, datatype, request)
 }
 
 //export PMPI_File_iwrite_shared
@@ -299,7 +299,7 @@ func PMPI_File_iwrite_shared(fh uintptr, buf unsafe.Pointer, count int32, dataty
 
 //export PMPI_File_iwrite_shared_c
 func PMPI_File_iwrite_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, request unsafe.Pointer) int32 {
-	return fileStart("File_iwrite_shared", fh, mpir.Access{Write: true, Shared: true}, buf, count, datatype, request)
+	return fileStart("File_iwrite_shared_c", fh, mpir.Access{Write: true, Shared: true}, buf, count, datatype, request)
 }
 
 //export PMPI_File_read
@@ -319,12 +319,12 @@ func PMPI_File_read_all_begin(fh uintptr, buf unsafe.Pointer, count int32, datat
 
 //export PMPI_File_read_all_begin_c
 func PMPI_File_read_all_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
-	return fileBegin("File_read_all_begin", "File_read_all", fh, mpir.Access{Coll: true}, buf, count, datatype)
+	return fileBegin("File_read_all_begin_c", "File_read_all", fh, mpir.Access{Coll: true}, buf, count, datatype)
 }
 
 //export PMPI_File_read_all_c
 func PMPI_File_read_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_read_all", fh, mpir.Access{Coll: true}, buf, count, datatype, status)
+	return fileIO("File_read_all_c", fh, mpir.Access{Coll: true}, buf, count, datatype, status)
 }
 
 //export PMPI_File_read_all_end
@@ -349,12 +349,12 @@ func PMPI_File_read_at_all_begin(fh uintptr, offset int64, buf unsafe.Pointer, c
 
 //export PMPI_File_read_at_all_begin_c
 func PMPI_File_read_at_all_begin_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
-	return fileBegin("File_read_at_all_begin", "File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype)
+	return fileBegin("File_read_at_all_begin_c", "File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype)
 }
 
 //export PMPI_File_read_at_all_c
 func PMPI_File_read_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_read_at_all", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, status)
+	return fileIO("File_read_at_all_c", fh, mpir.Access{Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, status)
 }
 
 //export PMPI_File_read_at_all_end
@@ -364,12 +364,12 @@ func PMPI_File_read_at_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Poi
 
 //export goPMPI_File_read_at_c
 func goPMPI_File_read_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_read_at", fh, mpir.Access{Explicit: true, Offset: offset}, buf, count, datatype, status)
+	return fileIO("File_read_at_c", fh, mpir.Access{Explicit: true, Offset: offset}, buf, count, datatype, status)
 }
 
 //export PMPI_File_read_c
 func PMPI_File_read_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_read", fh, mpir.Access{}, buf, count, datatype, status)
+	return fileIO("File_read_c", fh, mpir.Access{}, buf, count, datatype, status)
 }
 
 //export PMPI_File_read_ordered
@@ -384,12 +384,12 @@ func PMPI_File_read_ordered_begin(fh uintptr, buf unsafe.Pointer, count int32, d
 
 //export PMPI_File_read_ordered_begin_c
 func PMPI_File_read_ordered_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
-	return fileBegin("File_read_ordered_begin", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype)
+	return fileBegin("File_read_ordered_begin_c", "File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype)
 }
 
 //export PMPI_File_read_ordered_c
 func PMPI_File_read_ordered_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_read_ordered", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype, status)
+	return fileIO("File_read_ordered_c", fh, mpir.Access{Shared: true, Coll: true}, buf, count, datatype, status)
 }
 
 //export PMPI_File_read_ordered_end
@@ -404,7 +404,7 @@ func PMPI_File_read_shared(fh uintptr, buf unsafe.Pointer, count int32, datatype
 
 //export PMPI_File_read_shared_c
 func PMPI_File_read_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_read_shared", fh, mpir.Access{Shared: true}, buf, count, datatype, status)
+	return fileIO("File_read_shared_c", fh, mpir.Access{Shared: true}, buf, count, datatype, status)
 }
 
 //export PMPI_File_write
@@ -424,12 +424,12 @@ func PMPI_File_write_all_begin(fh uintptr, buf unsafe.Pointer, count int32, data
 
 //export PMPI_File_write_all_begin_c
 func PMPI_File_write_all_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
-	return fileBegin("File_write_all_begin", "File_write_all", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype)
+	return fileBegin("File_write_all_begin_c", "File_write_all", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype)
 }
 
 //export PMPI_File_write_all_c
 func PMPI_File_write_all_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_write_all", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype, status)
+	return fileIO("File_write_all_c", fh, mpir.Access{Write: true, Coll: true}, buf, count, datatype, status)
 }
 
 //export PMPI_File_write_all_end
@@ -454,12 +454,12 @@ func PMPI_File_write_at_all_begin(fh uintptr, offset int64, buf unsafe.Pointer, 
 
 //export PMPI_File_write_at_all_begin_c
 func PMPI_File_write_at_all_begin_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
-	return fileBegin("File_write_at_all_begin", "File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype)
+	return fileBegin("File_write_at_all_begin_c", "File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype)
 }
 
 //export PMPI_File_write_at_all_c
 func PMPI_File_write_at_all_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_write_at_all", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, status)
+	return fileIO("File_write_at_all_c", fh, mpir.Access{Write: true, Explicit: true, Offset: offset, Coll: true}, buf, count, datatype, status)
 }
 
 //export PMPI_File_write_at_all_end
@@ -469,12 +469,12 @@ func PMPI_File_write_at_all_end(fh uintptr, buf unsafe.Pointer, status unsafe.Po
 
 //export goPMPI_File_write_at_c
 func goPMPI_File_write_at_c(fh uintptr, offset int64, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_write_at", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, count, datatype, status)
+	return fileIO("File_write_at_c", fh, mpir.Access{Write: true, Explicit: true, Offset: offset}, buf, count, datatype, status)
 }
 
 //export PMPI_File_write_c
 func PMPI_File_write_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_write", fh, mpir.Access{Write: true}, buf, count, datatype, status)
+	return fileIO("File_write_c", fh, mpir.Access{Write: true}, buf, count, datatype, status)
 }
 
 //export goPMPI_File_write_ordered
@@ -489,12 +489,12 @@ func PMPI_File_write_ordered_begin(fh uintptr, buf unsafe.Pointer, count int32, 
 
 //export PMPI_File_write_ordered_begin_c
 func PMPI_File_write_ordered_begin_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr) int32 {
-	return fileBegin("File_write_ordered_begin", "File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype)
+	return fileBegin("File_write_ordered_begin_c", "File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype)
 }
 
 //export goPMPI_File_write_ordered_c
 func goPMPI_File_write_ordered_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype, status)
+	return fileIO("File_write_ordered_c", fh, mpir.Access{Write: true, Shared: true, Coll: true}, buf, count, datatype, status)
 }
 
 //export PMPI_File_write_ordered_end
@@ -509,7 +509,7 @@ func PMPI_File_write_shared(fh uintptr, buf unsafe.Pointer, count int32, datatyp
 
 //export PMPI_File_write_shared_c
 func PMPI_File_write_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datatype uintptr, status unsafe.Pointer) int32 {
-	return fileIO("File_write_shared", fh, mpir.Access{Write: true, Shared: true}, buf, count, datatype, status)
+	return fileIO("File_write_shared_c", fh, mpir.Access{Write: true, Shared: true}, buf, count, datatype, status)
 }
 
 //export PMPI_Gather
@@ -519,7 +519,7 @@ func PMPI_Gather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recv
 
 //export PMPI_Gather_c
 func PMPI_Gather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
-	return gather("Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
+	return gather("Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
 }
 
 //export PMPI_Gather_init
@@ -529,7 +529,7 @@ func PMPI_Gather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr,
 
 //export PMPI_Gather_init_c
 func PMPI_Gather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return gather("Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
+	return gather("Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Gatherv
@@ -539,7 +539,7 @@ func PMPI_Gatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, rec
 
 //export PMPI_Gatherv_c
 func PMPI_Gatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr) int32 {
-	return gatherv("Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, nil, mBlock)
+	return gatherv("Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, nil, mBlock)
 }
 
 //export PMPI_Gatherv_init
@@ -549,7 +549,7 @@ func PMPI_Gatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr
 
 //export PMPI_Gatherv_init_c
 func PMPI_Gatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return gatherv("Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, request, mPersist(info))
+	return gatherv("Gatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Iallgather
@@ -559,7 +559,7 @@ func PMPI_Iallgather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, 
 
 //export PMPI_Iallgather_c
 func PMPI_Iallgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return allgather("Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
+	return allgather("Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Iallgatherv
@@ -569,7 +569,7 @@ func PMPI_Iallgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr,
 
 //export PMPI_Iallgatherv_c
 func PMPI_Iallgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return allgatherv("Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mNB)
+	return allgatherv("Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Iallreduce
@@ -579,7 +579,7 @@ func PMPI_Iallreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32
 
 //export PMPI_Iallreduce_c
 func PMPI_Iallreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return allreduce("Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, true, request, mNB)
+	return allreduce("Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mNB)
 }
 
 //export PMPI_Ialltoall
@@ -589,7 +589,7 @@ func PMPI_Ialltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, r
 
 //export PMPI_Ialltoall_c
 func PMPI_Ialltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return alltoall("Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
+	return alltoall("Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Ialltoallv
@@ -599,7 +599,7 @@ func PMPI_Ialltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls 
 
 //export PMPI_Ialltoallv_c
 func PMPI_Ialltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return alltoallv("Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mNB)
+	return alltoallv("Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Ialltoallw
@@ -609,7 +609,7 @@ func PMPI_Ialltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls 
 
 //export PMPI_Ialltoallw_c
 func PMPI_Ialltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm uintptr, request unsafe.Pointer) int32 {
-	return alltoallw("Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mNB)
+	return alltoallw("Ialltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mNB)
 }
 
 //export PMPI_Ibarrier
@@ -624,7 +624,7 @@ func PMPI_Ibcast(buffer unsafe.Pointer, count int32, datatype uintptr, root int3
 
 //export PMPI_Ibcast_c
 func PMPI_Ibcast_c(buffer unsafe.Pointer, count int64, datatype uintptr, root int32, comm uintptr, request unsafe.Pointer) int32 {
-	return bcast("Ibcast", buffer, count, datatype, root, comm, true, request, mNB)
+	return bcast("Ibcast_c", buffer, count, datatype, root, comm, true, request, mNB)
 }
 
 //export PMPI_Ibsend
@@ -634,7 +634,7 @@ func PMPI_Ibsend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, 
 
 //export PMPI_Ibsend_c
 func PMPI_Ibsend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcIbsend, buf, count, datatype, dest, tag, comm, false, request)
+	return isend(mpir.ProcIbsend.Large(), buf, count, datatype, dest, tag, comm, false, request)
 }
 
 //export PMPI_Iexscan
@@ -644,7 +644,7 @@ func PMPI_Iexscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, d
 
 //export PMPI_Iexscan_c
 func PMPI_Iexscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return exscan("Iexscan", sendbuf, recvbuf, count, datatype, op, comm, true, request, mNB)
+	return exscan("Iexscan_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mNB)
 }
 
 //export PMPI_Igather
@@ -654,7 +654,7 @@ func PMPI_Igather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, rec
 
 //export PMPI_Igather_c
 func PMPI_Igather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr, request unsafe.Pointer) int32 {
-	return gather("Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mNB)
+	return gather("Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mNB)
 }
 
 //export PMPI_Igatherv
@@ -664,7 +664,7 @@ func PMPI_Igatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, re
 
 //export PMPI_Igatherv_c
 func PMPI_Igatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr, request unsafe.Pointer) int32 {
-	return gatherv("Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, request, mNB)
+	return gatherv("Igatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, request, mNB)
 }
 
 //export PMPI_Ineighbor_allgather
@@ -674,7 +674,7 @@ func PMPI_Ineighbor_allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype 
 
 //export PMPI_Ineighbor_allgather_c
 func PMPI_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return neighborAllgather("Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
+	return neighborAllgather("Ineighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Ineighbor_allgatherv
@@ -684,7 +684,7 @@ func PMPI_Ineighbor_allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype
 
 //export PMPI_Ineighbor_allgatherv_c
 func PMPI_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return neighborAllgatherv("Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mNB)
+	return neighborAllgatherv("Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Ineighbor_alltoall
@@ -694,7 +694,7 @@ func PMPI_Ineighbor_alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype u
 
 //export PMPI_Ineighbor_alltoall_c
 func PMPI_Ineighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return neighborAlltoall("Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
+	return neighborAlltoall("Ineighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Ineighbor_alltoallv
@@ -704,7 +704,7 @@ func PMPI_Ineighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer,
 
 //export PMPI_Ineighbor_alltoallv_c
 func PMPI_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return neighborAlltoallv("Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mNB)
+	return neighborAlltoallv("Ineighbor_alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mNB)
 }
 
 //export PMPI_Ineighbor_alltoallw
@@ -714,7 +714,7 @@ func PMPI_Ineighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer,
 
 //export PMPI_Ineighbor_alltoallw_c
 func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm uintptr, request unsafe.Pointer) int32 {
-	return neighborAlltoallw("Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mNB)
+	return neighborAlltoallw("Ineighbor_alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mNB)
 }
 
 //export goPMPI_Irecv
@@ -724,7 +724,7 @@ func goPMPI_Irecv(buf unsafe.Pointer, count int32, datatype uintptr, source int3
 
 //export goPMPI_Irecv_c
 func goPMPI_Irecv_c(buf unsafe.Pointer, count int64, datatype uintptr, source int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return irecv("Irecv", buf, count, datatype, source, tag, comm, false, request)
+	return irecv("Irecv_c", buf, count, datatype, source, tag, comm, false, request)
 }
 
 //export PMPI_Ireduce
@@ -734,7 +734,7 @@ func PMPI_Ireduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, d
 
 //export PMPI_Ireduce_c
 func PMPI_Ireduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, root int32, comm uintptr, request unsafe.Pointer) int32 {
-	return reduce("Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, true, request, mNB)
+	return reduce("Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, true, request, mNB)
 }
 
 //export PMPI_Ireduce_scatter
@@ -749,12 +749,12 @@ func PMPI_Ireduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, 
 
 //export PMPI_Ireduce_scatter_block_c
 func PMPI_Ireduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype uintptr, op uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return reduceScatterBlock("Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm, true, request, mNB)
+	return reduceScatterBlock("Ireduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm, true, request, mNB)
 }
 
 //export PMPI_Ireduce_scatter_c
 func PMPI_Ireduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return reduceScatter("Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm, true, request, mNB)
+	return reduceScatter("Ireduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm, true, request, mNB)
 }
 
 //export PMPI_Irsend
@@ -764,7 +764,7 @@ func PMPI_Irsend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, 
 
 //export PMPI_Irsend_c
 func PMPI_Irsend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcIrsend, buf, count, datatype, dest, tag, comm, false, request)
+	return isend(mpir.ProcIrsend.Large(), buf, count, datatype, dest, tag, comm, false, request)
 }
 
 //export PMPI_Iscan
@@ -774,7 +774,7 @@ func PMPI_Iscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, dat
 
 //export PMPI_Iscan_c
 func PMPI_Iscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr, request unsafe.Pointer) int32 {
-	return scan("Iscan", sendbuf, recvbuf, count, datatype, op, comm, true, request, mNB)
+	return scan("Iscan_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mNB)
 }
 
 //export PMPI_Iscatter
@@ -784,7 +784,7 @@ func PMPI_Iscatter(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, re
 
 //export PMPI_Iscatter_c
 func PMPI_Iscatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr, request unsafe.Pointer) int32 {
-	return scatter("Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mNB)
+	return scatter("Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mNB)
 }
 
 //export PMPI_Iscatterv
@@ -794,7 +794,7 @@ func PMPI_Iscatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs un
 
 //export PMPI_Iscatterv_c
 func PMPI_Iscatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr, request unsafe.Pointer) int32 {
-	return scatterv("Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mNB)
+	return scatterv("Iscatterv_c", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mNB)
 }
 
 //export goPMPI_Isend
@@ -804,7 +804,7 @@ func goPMPI_Isend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32,
 
 //export goPMPI_Isend_c
 func goPMPI_Isend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcIsend, buf, count, datatype, dest, tag, comm, false, request)
+	return isend(mpir.ProcIsend.Large(), buf, count, datatype, dest, tag, comm, false, request)
 }
 
 //export PMPI_Issend
@@ -814,7 +814,7 @@ func PMPI_Issend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, 
 
 //export PMPI_Issend_c
 func PMPI_Issend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcIssend, buf, count, datatype, dest, tag, comm, false, request)
+	return isend(mpir.ProcIssend.Large(), buf, count, datatype, dest, tag, comm, false, request)
 }
 
 //export PMPI_Neighbor_allgather
@@ -824,7 +824,7 @@ func PMPI_Neighbor_allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype u
 
 //export PMPI_Neighbor_allgather_c
 func PMPI_Neighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
-	return neighborAllgather("Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
+	return neighborAllgather("Neighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Neighbor_allgather_init
@@ -834,7 +834,7 @@ func PMPI_Neighbor_allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendt
 
 //export PMPI_Neighbor_allgather_init_c
 func PMPI_Neighbor_allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return neighborAllgather("Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
+	return neighborAllgather("Neighbor_allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Neighbor_allgatherv
@@ -844,7 +844,7 @@ func PMPI_Neighbor_allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype 
 
 //export PMPI_Neighbor_allgatherv_c
 func PMPI_Neighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
-	return neighborAllgatherv("Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, nil, mBlock)
+	return neighborAllgatherv("Neighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Neighbor_allgatherv_init
@@ -854,7 +854,7 @@ func PMPI_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, send
 
 //export PMPI_Neighbor_allgatherv_init_c
 func PMPI_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return neighborAllgatherv("Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mPersist(info))
+	return neighborAllgatherv("Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoall
@@ -864,7 +864,7 @@ func PMPI_Neighbor_alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype ui
 
 //export PMPI_Neighbor_alltoall_c
 func PMPI_Neighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
-	return neighborAlltoall("Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
+	return neighborAlltoall("Neighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Neighbor_alltoall_init
@@ -874,7 +874,7 @@ func PMPI_Neighbor_alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendty
 
 //export PMPI_Neighbor_alltoall_init_c
 func PMPI_Neighbor_alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return neighborAlltoall("Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
+	return neighborAlltoall("Neighbor_alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoallv
@@ -884,7 +884,7 @@ func PMPI_Neighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, 
 
 //export PMPI_Neighbor_alltoallv_c
 func PMPI_Neighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
-	return neighborAlltoallv("Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, nil, mBlock)
+	return neighborAlltoallv("Neighbor_alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, nil, mBlock)
 }
 
 //export PMPI_Neighbor_alltoallv_init
@@ -894,7 +894,7 @@ func PMPI_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Poin
 
 //export PMPI_Neighbor_alltoallv_init_c
 func PMPI_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return neighborAlltoallv("Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mPersist(info))
+	return neighborAlltoallv("Neighbor_alltoallv_init_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Neighbor_alltoallw
@@ -904,7 +904,7 @@ func PMPI_Neighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, 
 
 //export PMPI_Neighbor_alltoallw_c
 func PMPI_Neighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm uintptr) int32 {
-	return neighborAlltoallw("Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, nil, mBlock)
+	return neighborAlltoallw("Neighbor_alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, nil, mBlock)
 }
 
 //export PMPI_Neighbor_alltoallw_init
@@ -914,17 +914,17 @@ func PMPI_Neighbor_alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Poin
 
 //export PMPI_Neighbor_alltoallw_init_c
 func PMPI_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return neighborAlltoallw("Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mPersist(info))
+	return neighborAlltoallw("Neighbor_alltoallw_init_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true, request, mPersist(info))
 }
 
 //export goPMPI_Recv
 func goPMPI_Recv(buf unsafe.Pointer, count int32, datatype uintptr, source int32, tag int32, comm uintptr, status unsafe.Pointer) int32 {
-	return recv(buf, int64(count), datatype, source, tag, comm, status)
+	return recv("Recv", buf, int64(count), datatype, source, tag, comm, status)
 }
 
 //export goPMPI_Recv_c
 func goPMPI_Recv_c(buf unsafe.Pointer, count int64, datatype uintptr, source int32, tag int32, comm uintptr, status unsafe.Pointer) int32 {
-	return recv(buf, count, datatype, source, tag, comm, status)
+	return recv("Recv_c", buf, count, datatype, source, tag, comm, status)
 }
 
 //export PMPI_Recv_init
@@ -934,7 +934,7 @@ func PMPI_Recv_init(buf unsafe.Pointer, count int32, datatype uintptr, source in
 
 //export PMPI_Recv_init_c
 func PMPI_Recv_init_c(buf unsafe.Pointer, count int64, datatype uintptr, source int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return irecv("Recv_init", buf, count, datatype, source, tag, comm, true, request)
+	return irecv("Recv_init_c", buf, count, datatype, source, tag, comm, true, request)
 }
 
 //export PMPI_Reduce
@@ -944,7 +944,7 @@ func PMPI_Reduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, da
 
 //export PMPI_Reduce_c
 func PMPI_Reduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, root int32, comm uintptr) int32 {
-	return reduce("Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, true, nil, mBlock)
+	return reduce("Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, true, nil, mBlock)
 }
 
 //export PMPI_Reduce_init
@@ -954,7 +954,7 @@ func PMPI_Reduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int3
 
 //export PMPI_Reduce_init_c
 func PMPI_Reduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, root int32, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return reduce("Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm, true, request, mPersist(info))
+	return reduce("Reduce_init_c", sendbuf, recvbuf, count, datatype, op, root, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Reduce_scatter
@@ -969,7 +969,7 @@ func PMPI_Reduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, r
 
 //export PMPI_Reduce_scatter_block_c
 func PMPI_Reduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype uintptr, op uintptr, comm uintptr) int32 {
-	return reduceScatterBlock("Reduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm, true, nil, mBlock)
+	return reduceScatterBlock("Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm, true, nil, mBlock)
 }
 
 //export PMPI_Reduce_scatter_block_init
@@ -979,12 +979,12 @@ func PMPI_Reduce_scatter_block_init(sendbuf unsafe.Pointer, recvbuf unsafe.Point
 
 //export PMPI_Reduce_scatter_block_init_c
 func PMPI_Reduce_scatter_block_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype uintptr, op uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return reduceScatterBlock("Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype, op, comm, true, request, mPersist(info))
+	return reduceScatterBlock("Reduce_scatter_block_init_c", sendbuf, recvbuf, recvcount, datatype, op, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Reduce_scatter_c
 func PMPI_Reduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, comm uintptr) int32 {
-	return reduceScatter("Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm, true, nil, mBlock)
+	return reduceScatter("Reduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm, true, nil, mBlock)
 }
 
 //export PMPI_Reduce_scatter_init
@@ -994,7 +994,7 @@ func PMPI_Reduce_scatter_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, re
 
 //export PMPI_Reduce_scatter_init_c
 func PMPI_Reduce_scatter_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return reduceScatter("Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, comm, true, request, mPersist(info))
+	return reduceScatter("Reduce_scatter_init_c", sendbuf, recvbuf, recvcounts, datatype, op, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Rsend
@@ -1004,7 +1004,7 @@ func PMPI_Rsend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, t
 
 //export PMPI_Rsend_c
 func PMPI_Rsend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
-	return send(mpir.ProcRsend, buf, count, datatype, dest, tag, comm)
+	return send(mpir.ProcRsend.Large(), buf, count, datatype, dest, tag, comm)
 }
 
 //export PMPI_Rsend_init
@@ -1014,7 +1014,7 @@ func PMPI_Rsend_init(buf unsafe.Pointer, count int32, datatype uintptr, dest int
 
 //export PMPI_Rsend_init_c
 func PMPI_Rsend_init_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcRsendInit, buf, count, datatype, dest, tag, comm, true, request)
+	return isend(mpir.ProcRsendInit.Large(), buf, count, datatype, dest, tag, comm, true, request)
 }
 
 //export PMPI_Scan
@@ -1024,7 +1024,7 @@ func PMPI_Scan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, data
 
 //export PMPI_Scan_c
 func PMPI_Scan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr) int32 {
-	return scan("Scan", sendbuf, recvbuf, count, datatype, op, comm, true, nil, mBlock)
+	return scan("Scan_c", sendbuf, recvbuf, count, datatype, op, comm, true, nil, mBlock)
 }
 
 //export PMPI_Scan_init
@@ -1034,7 +1034,7 @@ func PMPI_Scan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32,
 
 //export PMPI_Scan_init_c
 func PMPI_Scan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return scan("Scan_init", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
+	return scan("Scan_init_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Scatter
@@ -1044,7 +1044,7 @@ func PMPI_Scatter(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, rec
 
 //export PMPI_Scatter_c
 func PMPI_Scatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
-	return scatter("Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
+	return scatter("Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
 }
 
 //export PMPI_Scatter_init
@@ -1054,7 +1054,7 @@ func PMPI_Scatter_init(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr
 
 //export PMPI_Scatter_init_c
 func PMPI_Scatter_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return scatter("Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
+	return scatter("Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
 }
 
 //export PMPI_Scatterv
@@ -1064,7 +1064,7 @@ func PMPI_Scatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs uns
 
 //export PMPI_Scatterv_c
 func PMPI_Scatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
-	return scatterv("Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
+	return scatterv("Scatterv_c", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
 }
 
 //export PMPI_Scatterv_init
@@ -1074,7 +1074,7 @@ func PMPI_Scatterv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displ
 
 //export PMPI_Scatterv_init_c
 func PMPI_Scatterv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr, info uintptr, request unsafe.Pointer) int32 {
-	return scatterv("Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
+	return scatterv("Scatterv_init_c", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
 }
 
 //export goPMPI_Send
@@ -1084,7 +1084,7 @@ func goPMPI_Send(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, 
 
 //export goPMPI_Send_c
 func goPMPI_Send_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
-	return send(mpir.ProcSend, buf, count, datatype, dest, tag, comm)
+	return send(mpir.ProcSend.Large(), buf, count, datatype, dest, tag, comm)
 }
 
 //export PMPI_Send_init
@@ -1094,7 +1094,7 @@ func PMPI_Send_init(buf unsafe.Pointer, count int32, datatype uintptr, dest int3
 
 //export PMPI_Send_init_c
 func PMPI_Send_init_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcSendInit, buf, count, datatype, dest, tag, comm, true, request)
+	return isend(mpir.ProcSendInit.Large(), buf, count, datatype, dest, tag, comm, true, request)
 }
 
 //export PMPI_Ssend
@@ -1104,7 +1104,7 @@ func PMPI_Ssend(buf unsafe.Pointer, count int32, datatype uintptr, dest int32, t
 
 //export PMPI_Ssend_c
 func PMPI_Ssend_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr) int32 {
-	return send(mpir.ProcSsend, buf, count, datatype, dest, tag, comm)
+	return send(mpir.ProcSsend.Large(), buf, count, datatype, dest, tag, comm)
 }
 
 //export PMPI_Ssend_init
@@ -1114,5 +1114,5 @@ func PMPI_Ssend_init(buf unsafe.Pointer, count int32, datatype uintptr, dest int
 
 //export PMPI_Ssend_init_c
 func PMPI_Ssend_init_c(buf unsafe.Pointer, count int64, datatype uintptr, dest int32, tag int32, comm uintptr, request unsafe.Pointer) int32 {
-	return isend(mpir.ProcSsendInit, buf, count, datatype, dest, tag, comm, true, request)
+	return isend(mpir.ProcSsendInit.Large(), buf, count, datatype, dest, tag, comm, true, request)
 }

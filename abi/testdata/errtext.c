@@ -6,23 +6,10 @@
  * which checks that it names its procedure and none of mpigo's internal packages. */
 #include <mpi.h>
 #include <stdio.h>
+#include "errshow.h"
 
 static void userop(void *in, void *inout, int *len, MPI_Datatype *t) {
     (void)in, (void)inout, (void)len, (void)t;
-}
-
-static int failures;
-
-static void show(int rc, const char *call) {
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    if (rc == MPI_SUCCESS) {
-        printf("NOERR %s\n", call);
-        failures++;
-        return;
-    }
-    MPI_Error_string(rc, s, &n);
-    printf("ERR %s %s\n", call, s);
 }
 
 int main(int argc, char **argv) {

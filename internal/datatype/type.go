@@ -237,10 +237,17 @@ func argErr(arg, rule string, a ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrArg, arg, fmt.Sprintf(rule, a...))
 }
 
-// countErr is the error of the count or block length arg, n, below zero.
-func countErr(arg string, n int64) error {
-	return fmt.Errorf("%w: %s is %d", ErrCount, arg, n)
+// countErr is the error of the count or block length arg, n, below zero: ErrCount,
+// said as the faces' own checks say it ("count -1 is negative").
+func countErr(arg string, n int64) error { return &countError{arg, n} }
+
+type countError struct {
+	arg string
+	n   int64
 }
+
+func (e *countError) Error() string { return fmt.Sprintf("%s %d is negative", e.arg, e.n) }
+func (e *countError) Unwrap() error { return ErrCount }
 
 // Name returns the type's name: the Go name for predefined types, the
 // combiner for derived ones.

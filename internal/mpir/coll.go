@@ -114,6 +114,10 @@ type Coll struct {
 // CollProc is the procedure of kind k in mode m.
 func CollProc(k CollKind, m Mode) *Coll { return &colls[k][m] }
 
+// CollProcLarge is CollProc's large-count form (the C binding's MPI_Bcast_c): the
+// same procedure, named so in its errors.
+func CollProcLarge(k CollKind, m Mode) *Coll { return &collsLarge[k][m] }
+
 // As is p named op in its errors.
 func (p *Coll) As(op string) *Coll {
 	q := *p
@@ -157,6 +161,16 @@ var colls = func() (t [NumCollKinds][numModes]Coll) {
 		t[k][Blocking] = Coll{CollKind(k), Blocking, n.calls[Blocking], name}
 		t[k][Nonblocking] = Coll{CollKind(k), Nonblocking, n.calls[Nonblocking], "I" + lowerFirst(name)}
 		t[k][Persistent] = Coll{CollKind(k), Persistent, n.calls[Persistent], name + "_init"}
+	}
+	return
+}()
+
+var collsLarge = func() (t [NumCollKinds][numModes]Coll) {
+	for k := range colls {
+		for m, p := range colls[k] {
+			p.Op += "_c"
+			t[k][m] = p
+		}
 	}
 	return
 }()

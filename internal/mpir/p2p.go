@@ -58,33 +58,51 @@ func SourceRank(c *core.Comm, w int) int {
 // A Proc is one argument where three would be: the small-message path's calls then
 // pass every argument in registers.
 type Proc struct {
-	Call prof.Call
-	Op   string
-	Mode core.Mode
+	Call  prof.Call
+	Op    string
+	Mode  core.Mode
+	large *Proc // the large-count form (Large)
 }
 
 // The point-to-point procedures.
 var (
-	ProcSend      = &Proc{prof.Send, "Send", core.ModeStandard}
-	ProcSsend     = &Proc{prof.Ssend, "Ssend", core.ModeSynchronous}
-	ProcRsend     = &Proc{prof.Rsend, "Rsend", core.ModeReady}
-	ProcBsend     = &Proc{prof.Bsend, "Bsend", core.ModeBuffered}
-	ProcIsend     = &Proc{prof.Isend, "Isend", core.ModeStandard}
-	ProcIssend    = &Proc{prof.Issend, "Issend", core.ModeSynchronous}
-	ProcIrsend    = &Proc{prof.Irsend, "Irsend", core.ModeReady}
-	ProcIbsend    = &Proc{prof.Ibsend, "Ibsend", core.ModeBuffered}
-	ProcSendInit  = &Proc{prof.SendInit, "Send_init", core.ModeStandard}
-	ProcSsendInit = &Proc{prof.SsendInit, "Ssend_init", core.ModeSynchronous}
-	ProcRsendInit = &Proc{prof.RsendInit, "Rsend_init", core.ModeReady}
-	ProcBsendInit = &Proc{prof.BsendInit, "Bsend_init", core.ModeBuffered}
-	ProcRecvInit  = &Proc{prof.RecvInit, "Recv_init", core.ModeStandard}
+	ProcSend      = &Proc{prof.Send, "Send", core.ModeStandard, nil}
+	ProcSsend     = &Proc{prof.Ssend, "Ssend", core.ModeSynchronous, nil}
+	ProcRsend     = &Proc{prof.Rsend, "Rsend", core.ModeReady, nil}
+	ProcBsend     = &Proc{prof.Bsend, "Bsend", core.ModeBuffered, nil}
+	ProcIsend     = &Proc{prof.Isend, "Isend", core.ModeStandard, nil}
+	ProcIssend    = &Proc{prof.Issend, "Issend", core.ModeSynchronous, nil}
+	ProcIrsend    = &Proc{prof.Irsend, "Irsend", core.ModeReady, nil}
+	ProcIbsend    = &Proc{prof.Ibsend, "Ibsend", core.ModeBuffered, nil}
+	ProcSendInit  = &Proc{prof.SendInit, "Send_init", core.ModeStandard, nil}
+	ProcSsendInit = &Proc{prof.SsendInit, "Ssend_init", core.ModeSynchronous, nil}
+	ProcRsendInit = &Proc{prof.RsendInit, "Rsend_init", core.ModeReady, nil}
+	ProcBsendInit = &Proc{prof.BsendInit, "Bsend_init", core.ModeBuffered, nil}
+	ProcRecvInit  = &Proc{prof.RecvInit, "Recv_init", core.ModeStandard, nil}
 )
 
 // As is p named op in its errors.
 func (p *Proc) As(op string) *Proc {
 	q := *p
-	q.Op = op
+	q.Op, q.large = op, nil
 	return &q
+}
+
+// Large is p's large-count form (the C binding's MPI_Send_c to MPI_Send): the same
+// procedure, named so in its errors. A Proc that is not one of the standard's is its
+// own.
+func (p *Proc) Large() *Proc {
+	if p.large != nil {
+		return p.large
+	}
+	return p
+}
+
+func init() {
+	for _, p := range []*Proc{ProcSend, ProcSsend, ProcRsend, ProcBsend, ProcIsend, ProcIssend, ProcIrsend,
+		ProcIbsend, ProcSendInit, ProcSsendInit, ProcRsendInit, ProcBsendInit, ProcRecvInit} {
+		p.large = &Proc{Call: p.Call, Op: p.Op + "_c", Mode: p.Mode}
+	}
 }
 
 // Send is the blocking send of b to rank dest of c with tag (MPI_Send, MPI_Ssend,
@@ -155,10 +173,10 @@ func exit(call prof.Call, t int64, n int) {
 }
 
 // Recv is the blocking receive into b of a message from rank src of c (or
-// AnySource) with tag (or AnyTag) (MPI_Recv): its status field by field, its source
-// a rank of c. A longer message fills b and returns an error of class ClassTruncate.
-func Recv(c *core.Comm, b core.Buf, src, tag int) (from, gotTag int, n int64, err error) {
-	const op = "Recv"
+// AnySource) with tag (or AnyTag) (MPI_Recv, named op in its errors: "Recv", or the C
+// binding's "Recv_c"): its status field by field, its source a rank of c. A longer
+// message fills b and returns an error of class ClassTruncate.
+func Recv(op string, c *core.Comm, b core.Buf, src, tag int) (from, gotTag int, n int64, err error) {
 	size := int(b.Len())
 	var t int64
 	if !prof.Try(prof.Recv, c.Prof(), src, tag, size) {

@@ -95,7 +95,7 @@ func sendrecv(op string, c *core.Comm, ctx context.Context, sb core.Buf, dest, s
 	if err != nil {
 		return emptyStatus, err
 	}
-	part := Proc{prof.None, op, core.ModeStandard}
+	part := Proc{Call: prof.None, Op: op, Mode: core.ModeStandard}
 	if ctx != nil {
 		err = SendView(&part, c, ctx, sb, dest, sendtag)
 	} else {
