@@ -22,11 +22,13 @@ import (
 // (the launcher, or an agent) watches the node's CPU time while they run, if they fill
 // its CPUs: what the CPUs spent busy (/proc/stat) less what its ranks and itself spent
 // (/proc/PID/stat) is what other processes took. Once they took at least freeAt CPUs
-// in each of freeAfter intervals in a row, the node is shared: it tells every rank so
-// (wireup's MsgShared; the rank then waits as an oversubscribed one, internal/idle)
-// and frees every rank it started that bound itself (every thread, to the CPUs the
-// launcher may use); once they took less than bindAt in each of bindAfter intervals in
-// a row, it tells the ranks the node is theirs again and binds each again to its core.
+// in each of freeAfter intervals in a row, it frees every rank it started that bound
+// itself (every thread, to the CPUs the launcher may use), and once they took less
+// than bindAt in each of bindAfter intervals in a row, it binds each again to its
+// core. The node is shared then too, or while tasks wait for a CPU (stallAt, below):
+// the watch tells every rank so (wireup's MsgShared; the rank then waits as an
+// oversubscribed one, internal/idle), and that the node is theirs again once both
+// measures are quiet.
 // A rank counts as bound by auto binding when it said at Init (wireup's Hello) that it
 // could use every CPU and its mask is then the core auto binding gives its local rank
 // (topo's CoreFor); whether a rank binds stays decided in internal/core, and a mask
@@ -57,9 +59,9 @@ const (
 // or above which the node counts as shared, and below which as quiet again. Other
 // processes' CPU time alone misses a job whose ranks wait for a CPU that this job's
 // ranks keep by spinning: its ranks are starved, not busy. Ranks that fill the CPUs
-// alone stall a little (their threads, the launcher's): about 0.2, and more as they
-// start (0.43 and 0.66 in two intervals of a 2-rank job's first second), so a stall
-// counts once it lasted stallAfter intervals in a row.
+// alone stall little (0.02-0.06 of an interval for a Go job, up to 0.3 for IMB-MPI1,
+// whose C ranks run Go's runtime threads beside), and a stall counts once it lasted
+// stallAfter intervals in a row, so that a short one (a job's start) does not.
 const (
 	stallAt    = 0.5
 	stallQuiet = 0.35
