@@ -66,19 +66,19 @@ type Proc struct {
 
 // The point-to-point procedures.
 var (
-	ProcSend      = &Proc{prof.Send, "Send", core.ModeStandard, nil}
-	ProcSsend     = &Proc{prof.Ssend, "Ssend", core.ModeSynchronous, nil}
-	ProcRsend     = &Proc{prof.Rsend, "Rsend", core.ModeReady, nil}
-	ProcBsend     = &Proc{prof.Bsend, "Bsend", core.ModeBuffered, nil}
-	ProcIsend     = &Proc{prof.Isend, "Isend", core.ModeStandard, nil}
-	ProcIssend    = &Proc{prof.Issend, "Issend", core.ModeSynchronous, nil}
-	ProcIrsend    = &Proc{prof.Irsend, "Irsend", core.ModeReady, nil}
-	ProcIbsend    = &Proc{prof.Ibsend, "Ibsend", core.ModeBuffered, nil}
-	ProcSendInit  = &Proc{prof.SendInit, "Send_init", core.ModeStandard, nil}
-	ProcSsendInit = &Proc{prof.SsendInit, "Ssend_init", core.ModeSynchronous, nil}
-	ProcRsendInit = &Proc{prof.RsendInit, "Rsend_init", core.ModeReady, nil}
-	ProcBsendInit = &Proc{prof.BsendInit, "Bsend_init", core.ModeBuffered, nil}
-	ProcRecvInit  = &Proc{prof.RecvInit, "Recv_init", core.ModeStandard, nil}
+	ProcSend      = standard(prof.Send, "Send", core.ModeStandard)
+	ProcSsend     = standard(prof.Ssend, "Ssend", core.ModeSynchronous)
+	ProcRsend     = standard(prof.Rsend, "Rsend", core.ModeReady)
+	ProcBsend     = standard(prof.Bsend, "Bsend", core.ModeBuffered)
+	ProcIsend     = standard(prof.Isend, "Isend", core.ModeStandard)
+	ProcIssend    = standard(prof.Issend, "Issend", core.ModeSynchronous)
+	ProcIrsend    = standard(prof.Irsend, "Irsend", core.ModeReady)
+	ProcIbsend    = standard(prof.Ibsend, "Ibsend", core.ModeBuffered)
+	ProcSendInit  = standard(prof.SendInit, "Send_init", core.ModeStandard)
+	ProcSsendInit = standard(prof.SsendInit, "Ssend_init", core.ModeSynchronous)
+	ProcRsendInit = standard(prof.RsendInit, "Rsend_init", core.ModeReady)
+	ProcBsendInit = standard(prof.BsendInit, "Bsend_init", core.ModeBuffered)
+	ProcRecvInit  = standard(prof.RecvInit, "Recv_init", core.ModeStandard)
 )
 
 // As is p named op in its errors.
@@ -98,11 +98,9 @@ func (p *Proc) Large() *Proc {
 	return p
 }
 
-func init() {
-	for _, p := range []*Proc{ProcSend, ProcSsend, ProcRsend, ProcBsend, ProcIsend, ProcIssend, ProcIrsend,
-		ProcIbsend, ProcSendInit, ProcSsendInit, ProcRsendInit, ProcBsendInit, ProcRecvInit} {
-		p.large = &Proc{Call: p.Call, Op: p.Op + "_c", Mode: p.Mode}
-	}
+// standard is the standard's procedure op, with its large-count form.
+func standard(call prof.Call, op string, m core.Mode) *Proc {
+	return &Proc{Call: call, Op: op, Mode: m, large: &Proc{Call: call, Op: op + "_c", Mode: m}}
 }
 
 // Send is the blocking send of b to rank dest of c with tag (MPI_Send, MPI_Ssend,

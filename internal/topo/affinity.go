@@ -18,11 +18,11 @@ var BindTo = config.String("bind_to", "auto",
 
 // BindWatch is whether the process that starts a node's ranks watches the node's CPUs
 // while they fill them: while other processes keep a CPU busy it frees the ranks that
-// auto binding bound, and tells every rank to wait as an oversubscribed one
-// (internal/launch, cpuwatch.go).
+// auto binding bound, and while they keep one busy or wait for one it tells every rank
+// to wait as an oversubscribed one (internal/launch, cpuwatch.go).
 // Declared here so that a rank links it too, as every setting is a control variable.
 var BindWatch = config.Bool("bind_watch", true,
-	"while other processes keep at least 0.4 CPU of a node busy beside ranks that fill its CPUs, have the ranks wait as on an oversubscribed node and, under bind_to=auto, free them from their cores; undo both once the others stop (mpigo's own launcher and agents)").Launcher()
+	"while ranks fill a node's CPUs, watch it (mpigo's own launcher and agents): while other processes keep at least 0.4 CPU busy, or tasks wait for a CPU half the time, have the ranks wait as on an oversubscribed node; while others keep 0.4 CPU busy, under bind_to=auto, free the ranks from their cores; undo each once it stops").Launcher()
 
 // maxAffinityCPU is what unix.CPUSet can hold; sched_{get,set}affinity work with it.
 const maxAffinityCPU = 1024
