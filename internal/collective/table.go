@@ -518,7 +518,7 @@ func nodeCountErr(c *comm, g *shmcoll.Group, op string, err error, esz int, r *R
 		}
 	}
 	esz = max(esz, 1)
-	return core.Errorf(core.ClassCount, op, "this rank passes %d elements (%d bytes), rank %d passes %d (%d bytes): "+
+	return core.Errorf(core.ClassCount, op, "this rank passes a count of %d (%d bytes), rank %d a count of %d (%d bytes): "+
 		"MPI requires the same count on every rank", ce.Want/esz, ce.Want, ce.Rank, ce.Len/esz, ce.Len)
 }
 
