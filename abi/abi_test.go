@@ -1146,6 +1146,31 @@ func TestFileShortWayCounted(t *testing.T) {
 // samples.c on 2 ranks is done in C, and their times are in the record (samples.c).
 func TestSampledCallsInC(t *testing.T) { job(t, "samples", 2) }
 
+// TestLargeShortWaysNameThemselves: the errors of _c calls that the C library began
+// itself and handed to Go part way (largeshort.c: a truncated Bcast_c and Sendrecv_c,
+// an Allreduce_c of unequal counts, on 2 ranks) name the _c form.
+func TestLargeShortWaysNameThemselves(t *testing.T) {
+	out := job(t, "largeshort", 2)
+	want := map[string]int{"MPI_Bcast_c": 1, "MPI_Allreduce_c": 2, "MPI_Sendrecv_c": 1}
+	got := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		_, s, ok := strings.Cut(line, "ERR ")
+		if !ok {
+			continue
+		}
+		call, text, _ := strings.Cut(s, " ")
+		got[call]++
+		if !strings.Contains(text, call+": ") {
+			t.Errorf("an error of %s does not name it: %s", call, text)
+		}
+	}
+	for call, n := range want {
+		if got[call] != n {
+			t.Errorf("%d errors of %s, want %d:\n%s", got[call], call, n, out)
+		}
+	}
+}
+
 // TestLargeCountFormsNameThemselves: the _c and _x forms of MPI 4.1 share their int
 // forms' code, and their errors name them, not the int form (largenames.c: collectives
 // of each mode, sends and receives, datatype, pack, window, buffer and file calls); a

@@ -45,8 +45,8 @@ enum { MPIGO_OP_SUM = 1, MPIGO_OP_PROD = 2, MPIGO_OP_BAND = 4, MPIGO_OP_BOR = 8,
 /* The Go halves that go on from where C stopped (collshort.go). */
 extern int32_t mpigo_coll_wait(int32_t op, uintptr_t comm, int32_t spun, int32_t r, void *p, uint64_t v, void *q, uint64_t qv);
 extern int32_t mpigo_coll_bcast_resume(void *buf, int64_t count, uintptr_t dt, int32_t root, uintptr_t comm,
-                                       int32_t begun);
-extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz);
+                                       int32_t begun, int32_t big);
+extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz, int32_t big);
 extern int32_t mpigo_win_coll_wait(uintptr_t win, int32_t spun, int32_t r, void *p, uint64_t v);
 
 static inline uint64_t *flag(const mpigo_coll *d, int r, int off) {
@@ -219,9 +219,10 @@ static inline void owe(mpigo_own *o, int r) {
     o->owed = (w & ~(uint64_t)0xff) | (uint64_t)r << (8 + 16 * m) | (m + 1);
 }
 
-/* short_bcast is MPI_Bcast here, or -1: the Go way. */
+/* short_bcast is MPI_Bcast here (MPI_Bcast_c with big), or -1: the Go way. */
 static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t count, MPI_Datatype dt, int root,
-                                                             MPI_Comm comm) {
+                                                             MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_BCAST | (big ? MPIGO_CC_LARGE : 0);
     mpigo_coll *d = coll_of(comm);
     uintptr_t i = (uintptr_t)dt - 0x200;
     if (d == NULL || i >= 256 || count < 0 || count > d->bcast_max || (unsigned)root >= (unsigned)d->size) return -1;
@@ -257,7 +258,7 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
         }
         if (o->owed != 0) {
             /* Its line comes, but the lines owed come first: Go waits for them. */
-            int rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 1);
+            int rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 1, big);
             if (rc == 0) counted(gate, MPIGO_CC_BCAST, 0);
             return rc;
         }
@@ -272,7 +273,7 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
             uint64_t m = UINT64_MAX;
             for (int j = 0; j < d->size; j++) {
                 if (j == d->rank) continue;
-                int rc = wait_for(d, MPIGO_CC_BCAST, comm, j, flag(d, j, MPIGO_R_ACK), c - k, NULL, 0);
+                int rc = wait_for(d, cc, comm, j, flag(d, j, MPIGO_R_ACK), c - k, NULL, 0);
                 if (rc != 0) return rc;
             }
             for (int j = 0; j < d->size; j++)
@@ -288,11 +289,11 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
         o->flow_bytes += (uint64_t)n;
         o->flow_ops++;
     } else {
-        int rc = wait_for(d, MPIGO_CC_BCAST, comm, root, seq, c, NULL, 0);
+        int rc = wait_for(d, cc, comm, root, seq, c, NULL, 0);
         if (rc != 0) return rc;
         if (*total != (uint64_t)n) {
             /* Another length, or another way: Go goes on (and reports the mismatch). */
-            rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 0);
+            rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 0, big);
             if (rc == 0) counted(gate, MPIGO_CC_BCAST, n);
             return rc;
         }
@@ -304,12 +305,12 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
 }
 
 int PMPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    int rc = short_bcast(buf, count, datatype, root, comm);
+    int rc = short_bcast(buf, count, datatype, root, comm, 0);
     return rc >= 0 ? rc : goPMPI_Bcast(buf, count, datatype, root, comm);
 }
 
 int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    int rc = short_bcast(buf, count, datatype, root, comm);
+    int rc = short_bcast(buf, count, datatype, root, comm, 1);
     return rc >= 0 ? rc : goPMPI_Bcast_c(buf, count, datatype, root, comm);
 }
 
@@ -353,9 +354,10 @@ static inline int op_bit(MPI_Op op) {
     return 0;
 }
 
-/* short_allreduce is MPI_Allreduce here, or -1: the Go way. */
+/* short_allreduce is MPI_Allreduce here (MPI_Allreduce_c with big), or -1: the Go way. */
 static inline __attribute__((always_inline)) int short_allreduce(const void *sbuf, void *rbuf, int64_t count,
-                                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+                                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_ALLREDUCE | (big ? MPIGO_CC_LARGE : 0);
     mpigo_coll *d = coll_of(comm);
     uintptr_t i = (uintptr_t)dt - 0x200;
     if (d == NULL || i >= 256 || count < 0 || count > d->reduce_max) return -1;
@@ -372,7 +374,7 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
     if (s > 2) {
         for (int j = 0; j < d->size; j++) {
             if (j == d->rank) continue;
-            int rc = wait_for(d, MPIGO_CC_ALLREDUCE, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
+            int rc = wait_for(d, cc, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
             if (rc != 0) return rc;
         }
     }
@@ -389,11 +391,11 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
             uint64_t v = load(line);
             if (v < s << 8) {
                 /* A rank that arrives without an inline line took another way. */
-                int rc = wait_for(d, MPIGO_CC_ALLREDUCE, comm, j, line, s << 8, flag(d, j, MPIGO_R_ARRIVE), s);
+                int rc = wait_for(d, cc, comm, j, line, s << 8, flag(d, j, MPIGO_R_ARRIVE), s);
                 if (rc != 0) return rc;
                 v = load(line);
             }
-            if (v != want) return mpigo_coll_mismatch((uintptr_t)comm, j, n, (int32_t)size);
+            if (v != want) return mpigo_coll_mismatch((uintptr_t)comm, j, n, (int32_t)size, big);
         }
         if (j == d->size - 1) {
             if (n > 0) memcpy(rbuf, (char *)line + 8, (size_t)n);
@@ -408,12 +410,12 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    int rc = short_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    int rc = short_allreduce(sendbuf, recvbuf, count, datatype, op, comm, 0);
     return rc >= 0 ? rc : goPMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm) {
-    int rc = short_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    int rc = short_allreduce(sendbuf, recvbuf, count, datatype, op, comm, 1);
     return rc >= 0 ? rc : goPMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }

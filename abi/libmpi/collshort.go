@@ -105,15 +105,29 @@ func collOps() {
 	}
 }
 
-// collOpName names collshort.c's calls (MPIGO_CC_*) for their errors.
-var collOpName = [C.MPIGO_CC_N]string{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce"}
+// collOpName names collshort.c's calls (MPIGO_CC_*) for their errors, by form (1: the
+// large-count one, MPIGO_CC_LARGE).
+var collOpName = [2][C.MPIGO_CC_N]string{
+	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce"},
+	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c"},
+}
+
+// ccName is the name of collshort.c's call op (MPIGO_CC_*, with MPIGO_CC_LARGE for the
+// large-count form).
+func ccName(op int32) string {
+	form := 0
+	if op&C.MPIGO_CC_LARGE != 0 {
+		form = 1
+	}
+	return collOpName[form][op&^C.MPIGO_CC_LARGE]
+}
 
 // mpigo_coll_wait goes on with a wait of collshort.c's call op on communicator ch that
 // spun spun polls (collective.ShortWait); 0, or the error's code through ch's handler.
 //
 //export mpigo_coll_wait
 func mpigo_coll_wait(op int32, ch uintptr, spun, r int32, p unsafe.Pointer, v uint64, q unsafe.Pointer, qv uint64) int32 {
-	name := collOpName[op]
+	name := ccName(op)
 	c := commOf(ch)
 	return fail(name, ch, collective.ShortWait(c.c, name, int(spun), int(r), (*uint64)(p), v, (*uint64)(q), qv))
 }
@@ -121,11 +135,11 @@ func mpigo_coll_wait(op int32, ch uintptr, spun, r int32, p unsafe.Pointer, v ui
 // mpigo_coll_bcast_resume goes on with collshort.c's Bcast at a reader that found the
 // root's message of another length or sent another way (collective.ShortBcastResume),
 // or, begun not 0, at a reader of an empty buffer that owes lines and found its root
-// begun on a long op (collective.ShortBcastBegun).
+// begun on a long op (collective.ShortBcastBegun); big: the call is MPI_Bcast_c.
 //
 //export mpigo_coll_bcast_resume
-func mpigo_coll_bcast_resume(buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr, begun int32) int32 {
-	const op = "Bcast"
+func mpigo_coll_bcast_resume(buf unsafe.Pointer, count int64, dh uintptr, root int32, ch uintptr, begun, big int32) int32 {
+	op := ccName(C.MPIGO_CC_BCAST | big*C.MPIGO_CC_LARGE)
 	c := commOf(ch)
 	v, err := cvec(op, buf, count, dh)
 	if err != nil { // cannot be: C took only a predefined datatype and a good count
@@ -138,11 +152,12 @@ func mpigo_coll_bcast_resume(buf unsafe.Pointer, count int64, dh uintptr, root i
 }
 
 // mpigo_coll_mismatch is the error of collshort.c's Allreduce of total bytes of
-// esz-byte elements whose combine found rank r's contribution of another length.
+// esz-byte elements whose combine found rank r's contribution of another length (big:
+// the call is MPI_Allreduce_c).
 //
 //export mpigo_coll_mismatch
-func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz int32) int32 {
-	const op = "Allreduce"
+func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz, big int32) int32 {
+	op := ccName(C.MPIGO_CC_ALLREDUCE | big*C.MPIGO_CC_LARGE)
 	return fail(op, ch, collective.ShortReduceMismatch(commOf(ch).c, op, int(r), int(total), int(esz)))
 }
 

@@ -55,6 +55,9 @@ typedef struct {
 extern MPIGO_HIDDEN mpigo_coll mpigo_colls[MPIGO_COLL_COMMS + 1];
 
 enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_N };
+/* Or'ed into a call's MPIGO_CC_* where it reaches Go (mpigo_coll_wait): the large-count
+ * form (MPI_Bcast_c), which errors name. */
+#define MPIGO_CC_LARGE 0x100
 /* A window's fence: winshort.c's wait goes on in Go as the window's (mpigo_win_coll_wait). */
 #define MPIGO_CC_FENCE MPIGO_CC_N
 /* What the short collectives did, for the profile (as short.c's mpigo_short_calls). */

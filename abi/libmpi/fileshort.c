@@ -182,7 +182,8 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
  * Member r leaves it to Go before its header, or after it (mpigo_file_ordered_posted:
  * Go then does not post again) when the outcome is not there within the spin and
  * yields or is not a success. */
-extern int32_t mpigo_file_ordered_posted(uintptr_t fh, const void *buf, int64_t count, uintptr_t dt, void *st);
+extern int32_t mpigo_file_ordered_posted(uintptr_t fh, const void *buf, int64_t count, uintptr_t dt, void *st,
+                                         int32_t big);
 
 #define BD_LINE 64
 #define BD_OUT 0
@@ -305,7 +306,7 @@ static int short_ordered(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
     switch (short_ordered(fh, buf, count, datatype, status)) {
     case 1: return MPI_SUCCESS;
-    case 2: return mpigo_file_ordered_posted((uintptr_t)fh, buf, count, (uintptr_t)datatype, status);
+    case 2: return mpigo_file_ordered_posted((uintptr_t)fh, buf, count, (uintptr_t)datatype, status, 0);
     }
     return goPMPI_File_write_ordered(fh, buf, count, datatype, status);
 }
@@ -313,7 +314,7 @@ int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatyp
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) {
     switch (short_ordered(fh, buf, count, datatype, status)) {
     case 1: return MPI_SUCCESS;
-    case 2: return mpigo_file_ordered_posted((uintptr_t)fh, buf, count, (uintptr_t)datatype, status);
+    case 2: return mpigo_file_ordered_posted((uintptr_t)fh, buf, count, (uintptr_t)datatype, status, 1);
     }
     return goPMPI_File_write_ordered_c(fh, buf, count, datatype, status);
 }

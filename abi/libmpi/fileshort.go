@@ -88,8 +88,12 @@ func showOrdered(h uintptr, d *mpir.File) {
 // see the outcome it could finish the call with: the Go way, without posting again.
 //
 //export mpigo_file_ordered_posted
-func mpigo_file_ordered_posted(fh uintptr, buf unsafe.Pointer, count int64, dh uintptr, st unsafe.Pointer) int32 {
-	return fileIO("File_write_ordered", fh, mpir.Access{Write: true, Shared: true, Coll: true, Posted: true}, buf, count, dh, st)
+func mpigo_file_ordered_posted(fh uintptr, buf unsafe.Pointer, count int64, dh uintptr, st unsafe.Pointer, big int32) int32 {
+	op := "File_write_ordered"
+	if big != 0 {
+		op = "File_write_ordered_c"
+	}
+	return fileIO(op, fh, mpir.Access{Write: true, Shared: true, Coll: true, Posted: true}, buf, count, dh, st)
 }
 
 // hideFile empties file h's record: it is about to be closed.

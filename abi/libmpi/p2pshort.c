@@ -550,7 +550,7 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 
 /* The Go half of an MPI_Sendrecv whose send was done here (sendrecv.go). */
 int goSendrecvSent(int64_t sn, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                   int source, int recvtag, MPI_Comm comm, MPI_Status *status, int replace);
+                   int source, int recvtag, MPI_Comm comm, MPI_Status *status, int replace, int big);
 
 /* short_sendrecv is MPI_Sendrecv's short way: the send done here as MPI_Send's short
  * way does it, then the receive as MPI_Recv's. An eager message that has left needs
@@ -565,7 +565,7 @@ int goSendrecvSent(int64_t sn, int dest, int sendtag, void *recvbuf, MPI_Count r
 static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf, int64_t scount, MPI_Datatype sdt, int dest,
                                                                 int stag, void *rbuf, int64_t rcount, MPI_Datatype rdt,
                                                                 int src, int rtag, MPI_Comm comm, MPI_Status *st,
-                                                                int replace) {
+                                                                int replace, int big) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     int64_t n, got, sn;
@@ -580,7 +580,7 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
     if (!mpigo_gate_open(*gate)) return -1;
     if (!short_send(sbuf, scount, sdt, dest, stag, comm, -1)) return -1;
     if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1))
-        return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace);
+        return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace, big);
     int call = replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV;
     count_call(call, sn);
     mpigo_gate_count(gate, &mpigo_short_calls[call]);
@@ -590,7 +590,7 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
     int r = short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                           comm, status, 0);
+                           comm, status, 0, 0);
     return r >= 0 ? r
                   : goPMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                                     recvtag, comm, status);
@@ -600,7 +600,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                     MPI_Status *status) {
     int r = short_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                           comm, status, 0);
+                           comm, status, 0, 1);
     return r >= 0 ? r
                   : goPMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                                       recvtag, comm, status);
@@ -608,13 +608,13 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Status *status) {
-    int r = short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    int r = short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1, 0);
     return r >= 0 ? r : goPMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
                             int recvtag, MPI_Comm comm, MPI_Status *status) {
-    int r = short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1);
+    int r = short_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status, 1, 1);
     return r >= 0 ? r : goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 

@@ -53,16 +53,14 @@ func sendrecv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, dest, s
 	return 0
 }
 
-// goSendrecvSent is the rest of an MPI_Sendrecv (replace: MPI_Sendrecv_replace) whose
+// goSendrecvSent is the rest of an MPI_Sendrecv (replace: MPI_Sendrecv_replace; big:
+// the large-count form, which errors name) whose
 // arguments p2pshort.c checked and whose send of sn bytes it did (an eager message,
 // gone whole): the receive, the call's record and its errors, as Sendrecv's.
 //
 //export goSendrecvSent
-func goSendrecvSent(sn int64, dest, stag int32, rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer, replace int32) int32 {
-	op := "Sendrecv"
-	if replace != 0 {
-		op = "Sendrecv_replace"
-	}
+func goSendrecvSent(sn int64, dest, stag int32, rbuf unsafe.Pointer, rcount int64, rdt uintptr, src, rtag int32, ch uintptr, st unsafe.Pointer, replace, big int32) int32 {
+	op := sendrecvNames[min(replace, 1)][min(big, 1)]
 	c, r := needComm(op, ch)
 	if c == nil {
 		return r
@@ -79,6 +77,9 @@ func goSendrecvSent(sn int64, dest, stag int32, rbuf unsafe.Pointer, rcount int6
 	rl.Return()
 	return 0
 }
+
+// sendrecvNames are goSendrecvSent's calls, by replace and big (the large-count form).
+var sendrecvNames = [2][2]string{{"Sendrecv", "Sendrecv_c"}, {"Sendrecv_replace", "Sendrecv_replace_c"}}
 
 //export goPMPI_Sendrecv_replace
 func goPMPI_Sendrecv_replace(buf unsafe.Pointer, count int32, dh uintptr, dest, stag, src, rtag int32, ch uintptr, st unsafe.Pointer) int32 {

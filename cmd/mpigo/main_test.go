@@ -715,8 +715,9 @@ func TestRankSchedSlice(t *testing.T) {
 // as oversubscribed ones) and frees those that bound themselves to cores under
 // bind_to=auto, within a second or so; with bind_watch=false they stay bound and are
 // told nothing, and ranks that a wrapper (taskset) bound are told but left on their
-// CPU. (That it undoes both once the process stops is the watch's policy, tested in
-// internal/launch.)
+// CPU. Fewer ranks than CPUs are told too, once the busy processes want more than the
+// CPUs the ranks leave. (That it undoes both once the process stops is the watch's
+// policy, tested in internal/launch.)
 func TestBindWatch(t *testing.T) {
 	m := topo.Machine()
 	all, err := topo.Allowed()
@@ -743,6 +744,29 @@ func TestBindWatch(t *testing.T) {
 		}
 		for rk := range n {
 			for _, line := range []string{fmt.Sprintf("rank %d cpus %d\n", rk, last), fmt.Sprintf("rank %d shared true\n", rk)} {
+				if !strings.Contains(r.stdout, line) {
+					t.Errorf("missing %q in\n%s", line, r.stdout)
+				}
+			}
+		}
+	})
+	t.Run("fewer-ranks-than-cpus", func(t *testing.T) {
+		// One rank short of the CPUs leaves one to the busy goroutine above; two
+		// more busy ones want more than the CPUs left: the rank, never bound, is told.
+		var more atomic.Bool
+		defer more.Store(true)
+		for range 2 {
+			go func() {
+				for !more.Load() {
+				}
+			}()
+		}
+		r := mpigo(t, "", "run", "-n", strconv.Itoa(n-1), rankBin(t), "freed", "60s")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		for rk := range n - 1 {
+			for _, line := range []string{fmt.Sprintf("rank %d cpus %s\n", rk, all), fmt.Sprintf("rank %d shared true\n", rk)} {
 				if !strings.Contains(r.stdout, line) {
 					t.Errorf("missing %q in\n%s", line, r.stdout)
 				}

@@ -237,17 +237,32 @@ func (c *comm) nodeErr(op string) error {
 
 func (c *comm) nodeErrSlow(op string) error { return core.Errorf(core.ClassArg, op, "%v", c.node.err) }
 
-func nodeBarrier(c *comm, op string) error {
-	if err := c.nodeErr(op); err != nil {
-		return err
+// ready is c's region while it is in use and calls need no comparison first
+// (coll_check), else nil. The node collectives take it at once when the call's
+// arguments allow (a root in range, a length within the region's limit); otherwise,
+// and on the first call, which makes the region, they take nodeGroup's way, which
+// builds the call's description for the checks.
+func (c *comm) ready() *shmcoll.Group {
+	if c.check {
+		return nil
 	}
-	cl := Call{Op: op, Kind: KBarrier, Root: NoRoot}
-	g, err := c.nodeGroup(&cl, 0, 0)
-	if err != nil || g == nil {
-		if err != nil {
+	return c.node.g
+}
+
+func nodeBarrier(c *comm, op string) error {
+	g := c.ready()
+	if g == nil {
+		if err := c.nodeErr(op); err != nil {
 			return err
 		}
-		return schedBarrier(c, op)
+		cl := Call{Op: op, Kind: KBarrier, Root: NoRoot}
+		var err error
+		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
+			if err != nil {
+				return err
+			}
+			return schedBarrier(c, op)
+		}
 	}
 	return core.MapErr(op, g.Barrier())
 }
@@ -261,16 +276,19 @@ func nodeBarrier(c *comm, op string) error {
 // the root's (erroneous: MPI requires equal type signatures) gets MPI_ERR_TRUNCATE or
 // the message, never a wait for a peer that took another way.
 func nodeBcast(c *comm, op string, buf *Vec, root int) error {
-	if err := c.nodeErr(op); err != nil {
-		return err
-	}
-	cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
-	g, err := c.nodeGroup(&cl, 0, 0)
-	if err != nil || g == nil {
-		if err != nil {
+	g := c.ready()
+	if g == nil || uint(root) >= uint(c.size) {
+		if err := c.nodeErr(op); err != nil {
 			return err
 		}
-		return schedBcast(c, op, buf, root)
+		cl := Call{Op: op, Kind: KBcast, Root: root, Size: int64(buf.N()), Elem: int64(buf.Esz)}
+		var err error
+		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
+			if err != nil {
+				return err
+			}
+			return schedBcast(c, op, buf, root)
+		}
 	}
 	n := len(buf.B)
 	if c.rank != root {
@@ -405,19 +423,22 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 		return err
 	}
 	s := reduceSend(c.rank, root, send, recv)
-	cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
 	n, limit := int64(len(s.B)), reduceLimit(c, r)
-	g, err := c.nodeGroup(&cl, n, limit)
-	if err != nil || g == nil {
-		if err != nil {
-			return err
-		}
-		if n > limit {
-			if err := c.nodeElsewhere(&cl, len(s.B), s.Esz, nil); err != nil {
+	g := c.ready()
+	if g == nil || n > limit || uint(root) >= uint(c.size) {
+		cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
+		var err error
+		if g, err = c.nodeGroup(&cl, n, limit); err != nil || g == nil {
+			if err != nil {
 				return err
 			}
+			if n > limit {
+				if err := c.nodeElsewhere(&cl, len(s.B), s.Esz, nil); err != nil {
+					return err
+				}
+			}
+			return schedReduce(c, op, send, recv, r, root)
 		}
-		return schedReduce(c, op, send, recv, r, root)
 	}
 	if err := g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root); err != nil {
 		return nodeCountErr(c, g, op, err, s.Esz, nil)
@@ -433,19 +454,22 @@ func nodeAllreduceEntry(c *comm, op string, send, recv *Vec, r *Red) error {
 		return err
 	}
 	s := allreduceSend(send, recv)
-	cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
 	n, limit := int64(len(recv.B)), reduceLimit(c, r)
-	g, err := c.nodeGroup(&cl, n, limit)
-	if err != nil || g == nil {
-		if err != nil {
-			return err
-		}
-		if n > limit {
-			if err := c.nodeElsewhere(&cl, len(recv.B), recv.Esz, r); err != nil {
+	g := c.ready()
+	if g == nil || n > limit {
+		cl := Call{Op: op, Kind: KAllreduce, Root: NoRoot, Size: int64(recv.N()), Elem: int64(recv.Esz), Red: r.code()}
+		var err error
+		if g, err = c.nodeGroup(&cl, n, limit); err != nil || g == nil {
+			if err != nil {
 				return err
 			}
+			if n > limit {
+				if err := c.nodeElsewhere(&cl, len(recv.B), recv.Esz, r); err != nil {
+					return err
+				}
+			}
+			return schedAllreduce(c, op, send, recv, r)
 		}
-		return schedAllreduce(c, op, send, recv, r)
 	}
 	if err := nodeAllreduce(g, &c.node.lim, s.B, recv.B, recv.Esz, r); err != nil {
 		return nodeCountErr(c, g, op, err, recv.Esz, r)
@@ -494,7 +518,7 @@ func nodeCountErr(c *comm, g *shmcoll.Group, op string, err error, esz int, r *R
 		}
 	}
 	esz = max(esz, 1)
-	return core.Errorf(core.ClassCount, op, "this rank passes %d elements (%d bytes), rank %d passes %d (%d bytes): "+
+	return core.Errorf(core.ClassCount, op, "this rank passes a count of %d (%d bytes), rank %d a count of %d (%d bytes): "+
 		"MPI requires the same count on every rank", ce.Want/esz, ce.Want, ce.Rank, ce.Len/esz, ce.Len)
 }
 

@@ -18,15 +18,18 @@ import (
 // rank waits behind that process's slice, and a collective for its slowest rank, while
 // ranks left free are moved off the busy CPU by the scheduler. And ranks that fill the
 // CPUs wait by spinning, as if alone: beside other busy processes (another job) they
-// keep cores from the ranks they wait for. So the process that starts a node's ranks
-// (the launcher, or an agent) watches the node's CPU time while they run, if they fill
-// its CPUs: what the CPUs spent busy (/proc/stat) less what its ranks and itself spent
-// (/proc/PID/stat) is what other processes took. Once they took at least freeAt CPUs
-// in each of freeAfter intervals in a row, it frees every rank it started that bound
-// itself (every thread, to the CPUs the launcher may use), and once they took less
-// than bindAt in each of bindAfter intervals in a row, it binds each again to its
-// core. The node is shared then too, or while tasks wait for a CPU (stallAt, below):
-// the watch tells every rank so (wireup's MsgShared; the rank then waits as an
+// keep cores from the ranks they wait for; so do fewer ranks than CPUs beside other
+// jobs that want more than the CPUs left. So the process that starts a node's ranks
+// (the launcher, or an agent) watches the node's CPU time while they run: what the
+// CPUs spent busy (/proc/stat) less what its ranks and itself spent (/proc/PID/stat)
+// is what other processes took, and what they took beyond the CPUs the ranks leave
+// (one each) is their excess, the whole of it where the ranks fill the CPUs. Once the
+// excess was at least freeAt CPUs in each of freeAfter intervals in a row, the watch
+// frees every rank it started that bound itself (every thread, to the CPUs the
+// launcher may use; only ranks that fill the CPUs bind), and once it was below
+// bindAt in each of bindAfter intervals in a row, it binds each again to its core.
+// The node is shared then too, or while tasks wait for a CPU (stallAt, below): the
+// watch tells every rank so (wireup's MsgShared; the rank then waits as an
 // oversubscribed one, internal/idle), and that the node is theirs again once both
 // measures are quiet.
 // A rank counts as bound by auto binding when it said at Init (wireup's Hello) that it
@@ -97,7 +100,7 @@ func (h *hysteresis) step(hot, cold bool) int {
 }
 
 // bindState is whether the auto-bound ranks are freed: hot when other processes took
-// freeAt CPUs or more, cold below bindAt.
+// freeAt CPUs or more beyond those the ranks leave (excess), cold below bindAt.
 type bindState struct{ hysteresis }
 
 func (s *bindState) step(others float64) int {
@@ -141,14 +144,18 @@ var cpuWatch struct {
 }
 
 // watches says whether a rank of spec on a node of nlocal ranks is watched (the watch
-// is on and the ranks fill the CPUs: fewer spin on cores of their own and never bind),
-// and whether the watch may free it from its core (bind_to is auto).
+// is on), and whether the watch may free it from its core (bind_to is auto, and the
+// ranks fill the CPUs: fewer never bind).
 func watches(spec *Spec, nlocal int) (watched, auto bool) {
-	if nlocal < runtime.NumCPU() {
-		return false, false
-	}
 	on, _ := strconv.ParseBool(settingOf(spec, topo.BindWatch.Setting))
-	return on, on && settingOf(spec, topo.BindTo.Setting) == "auto"
+	return on, on && nlocal >= runtime.NumCPU() && settingOf(spec, topo.BindTo.Setting) == "auto"
+}
+
+// excess is what other processes took in an interval, others CPUs, beyond the CPUs
+// that n ranks leave of cpus: ranks that fill the CPUs leave none, and fewer leave
+// the rest to others without sharing a core with them.
+func excess(others float64, cpus, n int) float64 {
+	return others - float64(max(cpus-n, 0))
 }
 
 // watchCPUs puts the rank with process id pid, local rank local, under the watch,
@@ -235,13 +242,14 @@ func watchLoop() {
 			if err3 == nil && errStall == nil {
 				stall = float64(st-stalled) / 1e6 / secs
 			}
-			switch share.step(others, stall) {
+			more := excess(others, all.Count(), len(cpuWatch.ranks))
+			switch share.step(more, stall) {
 			case +1:
 				tellShared(true)
 			case -1:
 				tellShared(false)
 			}
-			switch bind.step(others) {
+			switch bind.step(more) {
 			case +1:
 				rebind(func(*watchedRank) topo.CPUSet { return all })
 			case -1:

@@ -128,6 +128,20 @@ func TestShareStateSteps(t *testing.T) {
 	}
 }
 
+// The excess is what others took beyond the CPUs the ranks leave: all of it where the
+// ranks fill or outnumber the CPUs, less one CPU a rank short of them.
+func TestExcess(t *testing.T) {
+	for _, c := range []struct {
+		others  float64
+		cpus, n int
+		want    float64
+	}{{0.5, 4, 4, 0.5}, {0.5, 4, 6, 0.5}, {1.5, 4, 3, 0.5}, {1.5, 4, 2, -0.5}, {2.5, 4, 2, 0.5}, {0, 2, 1, -1}} {
+		if got := excess(c.others, c.cpus, c.n); got != c.want {
+			t.Errorf("excess(%v, %d CPUs, %d ranks) = %v, want %v", c.others, c.cpus, c.n, got, c.want)
+		}
+	}
+}
+
 // parseStalled reads the "some" line's total; other shapes are errors.
 func TestParseStalled(t *testing.T) {
 	b := []byte("some avg10=19.92 avg60=35.78 avg300=23.27 total=8924175837\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")

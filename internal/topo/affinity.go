@@ -17,12 +17,13 @@ var BindTo = config.String("bind_to", "auto",
 	"bind each rank to a core: none; core (the i-th rank of a node to the i-th core, round robin); auto: core where a node has as many ranks as CPUs or more and nobody bound the ranks, else none; mpigo run --bind-to sets it").OneOf("none", "core", "auto")
 
 // BindWatch is whether the process that starts a node's ranks watches the node's CPUs
-// while they fill them: while other processes keep a CPU busy it frees the ranks that
-// auto binding bound, and while they keep one busy or wait for one it tells every rank
-// to wait as an oversubscribed one (internal/launch, cpuwatch.go).
+// while they run: while other processes keep busy a CPU more than the ranks leave them,
+// it frees the ranks that auto binding bound, and while they do or tasks wait for a
+// CPU it tells every rank to wait as an oversubscribed one (internal/launch,
+// cpuwatch.go).
 // Declared here so that a rank links it too, as every setting is a control variable.
 var BindWatch = config.Bool("bind_watch", true,
-	"while ranks fill a node's CPUs, watch it (mpigo's own launcher and agents): while other processes keep at least 0.4 CPU busy, or tasks wait for a CPU half the time, have the ranks wait as on an oversubscribed node; while others keep 0.4 CPU busy, under bind_to=auto, free the ranks from their cores; undo each once it stops").Launcher()
+	"watch the CPUs of a node while its ranks run (mpigo's own launcher and agents): while other processes keep busy at least 0.4 CPU more than the CPUs the ranks leave them (one each), or tasks wait for a CPU half the time, have the ranks wait as on an oversubscribed node; while others keep that 0.4 CPU busy, under bind_to=auto, free the ranks from their cores; undo each once it stops").Launcher()
 
 // maxAffinityCPU is what unix.CPUSet can hold; sched_{get,set}affinity work with it.
 const maxAffinityCPU = 1024
