@@ -179,8 +179,9 @@ static inline void count_call(int call, int64_t n) {
 
 /* short_send is MPI_Send's short way: 1 if it sent the message, 0 if it did nothing
  * (the Go way does it all). It counts the call as call (MPIGO_C_SEND, MPIGO_C_ISEND);
- * MPI_Sendrecv's short way (call -1) counts itself. */
-static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int call) {
+ * MPI_Sendrecv's short way (call -1) counts itself. exch: the send is half of an
+ * exchange, which goes eagerly up to the peer's exchange limit (e->exch). */
+static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int call, int exch) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     uintptr_t i = (uintptr_t)dt - 0x200;
@@ -211,7 +212,7 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
         /* A cell and its payload in the data ring, whole lines, from the ring's
          * start if they would wrap: as shm's Send lays out a packet it does not copy
          * with its chooser (below shm_nt_min). */
-        if (n > e->eager[w]) return 0;
+        if (n > (exch ? e->exch[w] : e->eager[w])) return 0;
         int nt = 0, chosen = (uint64_t)n > r->plain_max;
         if (chosen) {
             /* The copy chooser's: Send reads the clock at an epoch's first copy and
@@ -257,12 +258,12 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND, 0)) return MPI_SUCCESS;
     return goPMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND, 0)) return MPI_SUCCESS;
     return goPMPI_Send_c(buf, count, datatype, dest, tag, comm);
 }
 
@@ -578,7 +579,9 @@ static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf
     if (!replace && sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + sn)
         return -1;
     if (!mpigo_gate_open(*gate)) return -1;
-    if (!short_send(sbuf, scount, sdt, dest, stag, comm, -1)) return -1;
+    /* Receiving from the rank it sends to, it is half of an exchange: its send goes
+     * eagerly up to the exchange's limit (p2p's exchEager). */
+    if (!short_send(sbuf, scount, sdt, dest, stag, comm, -1, src == dest)) return -1;
     if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1))
         return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace, big);
     int call = replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV;
@@ -969,7 +972,7 @@ static inline __attribute__((always_inline)) int short_isend(const void *buf, in
     if (req == NULL || (uintptr_t)dt - 0x200 >= 256) return 0;
     mpigo_creq *q = creq_take();
     if (q == NULL) return 0;
-    if (!short_send(buf, count, dt, dest, tag, comm, MPIGO_C_ISEND)) {
+    if (!short_send(buf, count, dt, dest, tag, comm, MPIGO_C_ISEND, 0)) {
         creq_put(q);
         return 0;
     }

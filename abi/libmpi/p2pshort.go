@@ -146,7 +146,7 @@ var (
 	_ [0]struct{} = [C.MPIGO_SAMPLE_EVERY - prof.SampleEvery]struct{}{}
 	_ [0]struct{} = [prof.SampleEvery - C.MPIGO_SAMPLE_EVERY]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 192]struct{}{}
-	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 72]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 80]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_inring{}) - 192]struct{}{}
 )
 

@@ -65,6 +65,7 @@ typedef struct {
     int64_t polls;      /* a receive's polls of its peer's ring before Go takes over */
     uint32_t deferred;  /* p2pshort.c holds pending receives: Go posts them first (SetDeferred) */
     uint32_t pad;
+    int64_t *exch; /* per world rank: its eager limit in an exchange (p2p's exchEager) while its ring is shown */
 } mpigo_eng;
 
 /* A context's matching state (p2p's ctxWords): receives posted, messages unexpected. */

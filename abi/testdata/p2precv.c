@@ -25,7 +25,8 @@
  *   - a synchronous send: its receive is Go's (the ack), the send completes;
  *   - MPI_ANY_SOURCE with two senders, 200 messages each: every sender's in order,
  *     MPI_SOURCE right;
- *   - MPI_Sendrecv exchanges of 8 bytes, and MPI_Sendrecv_replace ones of 16: C;
+ *   - MPI_Sendrecv exchanges of 8 bytes and 16 KiB (eager as an exchange only), and
+ *     MPI_Sendrecv_replace ones of 16: C;
  *     MPI_Sendrecv of 8 bytes with a 4-byte receive
  *     buffer: MPI_ERR_TRUNCATE, the send delivered; overlapping buffers:
  *     MPI_ERR_BUFFER, nothing sent. */
@@ -279,6 +280,15 @@ static void sendrecv(void) {
         CHECK(b2[0] == 2000 * peer + i && b2[1] == -i, "Sendrecv_replace on %s: got %lld %lld in round %d", cname,
               (long long)b2[0], (long long)b2[1], i);
         status_is(&st, peer, 330, 16, "Sendrecv_replace");
+    });
+    /* 16 KiB, beyond a message's eager range alone and within an exchange's
+     * (p2p's exchEager): C sends it eagerly too. */
+    static unsigned char xo[16384], xi[16384];
+    RECVS_SOME(mpigo_short_sendrecvs, ROUNDS, "a 16 KiB MPI_Sendrecv", for (int i = 0; i < ROUNDS; i++) {
+        fill(xo, sizeof xo, 7 * rank + i);
+        OK(MPI_Sendrecv(xo, sizeof xo, MPI_BYTE, peer, 340, xi, sizeof xi, MPI_BYTE, peer, 340, comm, &st));
+        expect(xi, sizeof xi, 7 * peer + i, "a 16 KiB Sendrecv");
+        status_is(&st, peer, 340, sizeof xi, "a 16 KiB Sendrecv");
     });
     OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     /* The receive truncates; the send arrives whole. */

@@ -221,10 +221,12 @@ type Engine struct {
 
 	// What code outside Go reads of the engine, in memory outside Go's heap
 	// (outside.go): the ok word, and per world rank its ring record while the short
-	// way may use it, and the peer's eager limit. sent lies in the same memory.
+	// way may use it, and the peer's eager limits, alone and in an exchange. sent
+	// lies in the same memory.
 	out     *outsideHead
 	rings   []uintptr
 	eager   []int64
+	exch    []int64
 	inrings []uintptr
 	ppAll   bool // findPollers has nothing left to look up
 

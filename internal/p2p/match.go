@@ -66,6 +66,18 @@ func (e *Engine) ctxqSlow(c uint32) *ctxq {
 
 func tagMatch(want, tag int32) bool { return want == tag || want == AnyTag }
 
+// awaits reports whether a receive posted on context ctx and not yet matched awaits
+// a message from src: a send to src then is half of an exchange (exchEager).
+func (e *Engine) awaits(ctx uint32, src int32) bool {
+	var q *ctxq
+	if ctx < uint32(len(e.ctxs)) {
+		q = e.ctxs[ctx]
+	} else {
+		q = e.ctxm[ctx]
+	}
+	return q != nil && int(src) < len(q.bySrc) && q.bySrc[src].head != nil
+}
+
 // matchPosted finds the earliest posted receive that takes a message (src, tag).
 func (q *ctxq) matchPosted(src, tag int32) *request {
 	var best *request

@@ -47,6 +47,7 @@ type outsideHead struct {
 	// engine matches or moves a packet (postDeferred).
 	deferred uint32
 	_        uint32
+	exch     uintptr // [size]int64: world rank d's eager limit in an exchange (exchEager) while its ring is shown
 }
 
 // ctxWords is what the receive's short way reads of a context's matching state, in
@@ -102,7 +103,7 @@ const outsideMin = 96
 func (e *Engine) mapOutside(size int) error {
 	head := int(unsafe.Sizeof(outsideHead{}))
 	links := 2 * size * int(unsafe.Sizeof(prof.Link{}))
-	base, err := outsideAlloc(head + 8*size + links + 8*size + 8*size)
+	base, err := outsideAlloc(head + 8*size + links + 8*size + 8*size + 8*size)
 	if err != nil {
 		return err
 	}
@@ -111,6 +112,7 @@ func (e *Engine) mapOutside(size int) error {
 	e.sent = unsafe.Slice((*prof.Link)(unsafe.Add(base, head+8*size)), 2*size)
 	e.eager = unsafe.Slice((*int64)(unsafe.Add(base, head+8*size+links)), size)
 	e.inrings = unsafe.Slice((*uintptr)(unsafe.Add(base, head+8*size+links+8*size)), size)
+	e.exch = unsafe.Slice((*int64)(unsafe.Add(base, head+8*size+links+16*size)), size)
 	o := e.out
 	o.self, o.size = int32(e.self), int32(size)
 	o.head0 = uint64(kindEager) | uint64(uint32(e.self))<<32
@@ -118,6 +120,7 @@ func (e *Engine) mapOutside(size int) error {
 	o.sent = uintptr(unsafe.Pointer(unsafe.SliceData(e.sent)))
 	o.eager = uintptr(unsafe.Pointer(unsafe.SliceData(e.eager)))
 	o.inrings = uintptr(unsafe.Pointer(unsafe.SliceData(e.inrings)))
+	o.exch = uintptr(unsafe.Pointer(unsafe.SliceData(e.exch)))
 	o.quiet = 1
 	return nil
 }
@@ -205,6 +208,7 @@ func (e *Engine) showRing(p *peer) {
 		r = 0
 	}
 	e.eager[p.rank] = p.eagerMax
+	e.exch[p.rank] = max(p.eagerMax, p.table.Exchange)
 	e.rings[p.rank] = r
 }
 

@@ -27,6 +27,9 @@ type Table struct {
 	SingleCopy bool
 	Forced     string // "" or the forced protocol
 	Ranges     []Range
+	// Exchange: a message of up to this size (beyond the eager range; 0: none) to a
+	// rank that a receive posted here awaits a message from goes eagerly (exchEager).
+	Exchange int64
 }
 
 // Select builds the selection table of an endpoint from its cost models, as UCX's
@@ -173,11 +176,37 @@ func (e *Engine) selectTables(p *peer) {
 	p.table = Select(ms, p.maxPayload, p.sc != nil, e.force, e.eagerCap)
 	p.table.Peer, p.table.Transport = p.rank, p.tr.Name()
 	p.eagerMax = p.table.eagerMax()
+	p.table.Exchange = e.exchEager(ms, p)
 	p.exchange = Select(exchangeModels(ms), p.maxPayload, p.sc != nil, e.force, e.eagerCap)
 	p.exchange.Peer, p.exchange.Transport = p.rank, p.tr.Name()
 	if e.info != nil {
 		fmt.Fprint(e.info, p.table.String(), "in an exchange, ", p.exchange.String())
 	}
+}
+
+// exchEager is the largest message to p that goes eagerly in an exchange (0: none
+// beyond the table's eager range): the transport's own eager limit, where the choice
+// is the cost models' (no protocol forced, no eager_limit set). A sender whose peer
+// sends to it at the same time (a Sendrecv, a halo's Irecv and Isend) pays a
+// rendezvous's handshake twice over, each rank's waiting on the other's progress,
+// while an eager message leaves at once and each core copies its own in and the
+// other's out: at 16 KiB on 2 ranks, IMB-MPI1's Sendrecv took 3.9 us eagerly against
+// 5.1 by the get that the cost models choose for a message alone, whose ping-pong
+// costs the same either way (docs/BENCHMARKS.md).
+func (e *Engine) exchEager(ms []transport.Model, p *peer) int64 {
+	if e.force != "auto" || e.eagerCap != 0 {
+		return 0
+	}
+	var limit int64
+	for _, m := range ms {
+		if m.Protocol == transport.Eager && m.MinSize == 0 && m.Bandwidth > 0 {
+			limit = max(limit, m.MaxSize)
+		}
+	}
+	if limit = min(limit, int64(p.maxPayload)); limit <= p.eagerMax {
+		return 0
+	}
+	return limit
 }
 
 // exchangeModels is models with the pipeline's overlap taken out: its model of the
@@ -227,6 +256,9 @@ func (t Table) String() string {
 			fmt.Fprintf(&b, " %v + n / %.1f GB/s", r.Model.Fixed, r.Model.Bandwidth/1e9)
 		}
 		b.WriteByte('\n')
+	}
+	if t.Exchange > 0 {
+		fmt.Fprintf(&b, "  to a rank a posted receive awaits (an exchange): eager up to %s\n", FormatSize(t.Exchange))
 	}
 	return b.String()
 }

@@ -240,7 +240,7 @@ func (e *Engine) startSend(r *request) {
 		return
 	}
 	r.proto = transport.Eager
-	if r.size > p.eagerMax {
+	if r.size > p.eagerMax && (r.size > p.table.Exchange || !e.awaits(r.ctx, r.peer)) {
 		r.proto = p.table.lookup(r.size)
 		if r.proto == transport.Eager { // eager_limit or MaxPayload said no
 			r.proto = transport.Pipeline

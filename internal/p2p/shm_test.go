@@ -307,3 +307,73 @@ func BenchmarkShmIdleProgress(b *testing.B) {
 		}
 	})
 }
+
+// TestShmExchangeEager: a message longer than the peer's eager range, up to its
+// exchange limit, leaves eagerly when a receive from that peer is posted on the same
+// context (half of an exchange): its Isend is complete at once, before the peer has
+// run at all; the same message with no such receive (or one on another context) waits
+// for the peer's part of the rendezvous. The peer then gets both whole.
+func TestShmExchangeEager(t *testing.T) {
+	es := shmEngines(t, 2, Options{})
+	tab, err := es[0].Protocols(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(tab.Exchange)
+	if n == 0 {
+		t.Skipf("no exchange rule for this peer:\n%s", tab)
+	}
+	if tab.lookup(int64(n)) == transport.Eager {
+		t.Fatalf("%d bytes are eager alone, so the test shows nothing:\n%s", n, tab)
+	}
+	in := make([]byte, 8)
+	rq, err := es[0].Irecv(Bytes(in), 1, 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := pattern(1, n)
+	q, err := es[0].Isend(Bytes(out), 1, 6, 0, Standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, done, err := es[0].Test(&q); !done || err != nil {
+		t.Fatalf("a %d-byte send with a receive from its peer posted: done %v, %v; want it sent eagerly", n, done, err)
+	}
+	alone := pattern(2, n)
+	q2, err := es[0].Isend(Bytes(alone), 1, 7, 1, Standard) // context 1: nothing awaits rank 1 there
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, done, err := es[0].Test(&q2); done || err != nil {
+		t.Fatalf("a %d-byte send with no receive from its peer posted: done %v, %v; want a rendezvous", n, done, err)
+	}
+	buf := make([]byte, n)
+	for _, m := range []struct {
+		tag  int
+		ctx  uint32
+		want []byte
+	}{{6, 0, out}, {7, 1, alone}} {
+		rdone := make(chan error, 1)
+		go func() {
+			st, err := es[1].Recv(Bytes(buf), 0, m.tag, m.ctx)
+			if err == nil && (st.Count != int64(n) || !bytes.Equal(buf, m.want)) {
+				err = fmt.Errorf("tag %d: %d bytes, equal %v", m.tag, st.Count, bytes.Equal(buf, m.want))
+			}
+			rdone <- err
+		}()
+		if m.tag == 7 {
+			if _, err := es[0].Wait(&q2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := <-rdone; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := es[1].Send(Bytes(pattern(3, 8)), 0, 5, 0, Standard); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := es[0].Wait(&rq); err != nil || st.Count != 8 || !bytes.Equal(in, pattern(3, 8)) {
+		t.Fatalf("the exchange's receive: %+v, %v", st, err)
+	}
+}
