@@ -62,9 +62,9 @@ const (
 // or above which the node counts as shared, and below which as quiet again. Other
 // processes' CPU time alone misses a job whose ranks wait for a CPU that this job's
 // ranks keep by spinning: its ranks are starved, not busy. Ranks that fill the CPUs
-// alone stall little (0.02-0.06 of an interval for a Go job, up to 0.3 for IMB-MPI1,
-// whose C ranks run Go's runtime threads beside), and a stall counts once it lasted
-// stallAfter intervals in a row, so that a short one (a job's start) does not.
+// alone stall well below stallQuiet, a C program's too, whose ranks run Go's runtime
+// threads beside (docs/BENCHMARKS.md, "Two jobs on one node"), and a stall counts once
+// it lasted stallAfter intervals in a row, so that a short one (a job's start) does not.
 const (
 	stallAt    = 0.5
 	stallQuiet = 0.35

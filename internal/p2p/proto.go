@@ -190,9 +190,8 @@ func (e *Engine) selectTables(p *peer) {
 // sends to it at the same time (a Sendrecv, a halo's Irecv and Isend) pays a
 // rendezvous's handshake twice over, each rank's waiting on the other's progress,
 // while an eager message leaves at once and each core copies its own in and the
-// other's out: at 16 KiB on 2 ranks, IMB-MPI1's Sendrecv took 3.9 us eagerly against
-// 5.1 by the get that the cost models choose for a message alone, whose ping-pong
-// costs the same either way (docs/BENCHMARKS.md).
+// other's out; a message alone costs the same either way up to that limit, and beyond
+// it an exchange's eager copies lose (docs/BENCHMARKS.md, "Exchanges of 16 KiB").
 func (e *Engine) exchEager(ms []transport.Model, p *peer) int64 {
 	if e.force != "auto" || e.eagerCap != 0 {
 		return 0
