@@ -295,3 +295,30 @@ func TestRequestGetStatus(t *testing.T) {
 		}
 	})
 }
+
+// TestSendrecvLargeExchange: pairs of ranks exchanging large messages back to back,
+// so that one rank's offer is often here before the other's receive is posted (the
+// exchange's receive, p2p's IrecvPair); every message arrives whole and in order.
+func TestSendrecvLargeExchange(t *testing.T) {
+	job(t, 2, func(t *testing.T, rank, size int) {
+		peer := 1 - rank
+		for _, n := range []int{128 << 10, 256 << 10, 1 << 20} {
+			out, in := make([]byte, n), make([]byte, n)
+			for round := range 20 {
+				for i := range out {
+					out[i] = byte(rank*7 + round*3 + i>>10)
+				}
+				st, err := mpi.Sendrecv(mpi.World, out, peer, round, in, peer, round)
+				must(t, err)
+				if st.Source != peer || st.Tag != round || mpi.GetCount[byte](st) != n {
+					t.Fatalf("%d bytes, round %d: status %+v", n, round, st)
+				}
+				for i := range in {
+					if in[i] != byte(peer*7+round*3+i>>10) {
+						t.Fatalf("%d bytes, round %d: byte %d is %d", n, round, i, in[i])
+					}
+				}
+			}
+		}
+	})
+}

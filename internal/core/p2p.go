@@ -55,6 +55,24 @@ func (c *Comm) IrecvDirect(b p2p.Buf, src, tag int) (p2p.Request, error) {
 	return eng.Irecv(b, src, tag, c.ctx)
 }
 
+// IrecvPair starts the receive of a send-receive, checked and translated, whose send
+// of n bytes to dest of c follows at once (p2p's IrecvPair).
+func (c *Comm) IrecvPair(op string, b p2p.Buf, src, tag, dest int, n int64) (p2p.Request, error) {
+	w, d := src, dest
+	if !c.DirectRecv(src, tag) {
+		var err error
+		if w, err = c.Target(op, "source", src, tag, true); err != nil {
+			return p2p.Request{}, err
+		}
+		d = ProcNull
+		if uint(dest) < uint(c.Peers()) {
+			d = c.WorldRank(dest)
+		}
+	}
+	q, err := eng.IrecvPair(b, w, tag, c.ctx, d, n)
+	return q, MapErr(op, err)
+}
+
 // RecvDirect receives where DirectRecv said yes, and answers field by field (a
 // Status returned whole is copied through memory at each return).
 func (c *Comm) RecvDirect(b p2p.Buf, src, tag int) (int, int, int64, error) {

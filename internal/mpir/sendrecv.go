@@ -91,7 +91,7 @@ func sendrecv(op string, c *core.Comm, ctx context.Context, sb core.Buf, dest, s
 	if err := checkPair(op, c, sb, dest, sendtag, rb, src, recvtag); err != nil {
 		return emptyStatus, err
 	}
-	q, err := irecv(prof.None, op, c, rb, src, recvtag)
+	q, err := c.IrecvPair(op, rb, src, recvtag, dest, sb.Len())
 	if err != nil {
 		return emptyStatus, err
 	}

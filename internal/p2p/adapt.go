@@ -171,7 +171,7 @@ func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (prot
 		return a.streamed(c, r, table)
 	}
 	r.t0 = sinceStart()
-	if p.offered > 0 {
+	if e.exchanging(p) {
 		// An exchange: this rank's own large send to the peer is under way. Streamed,
 		// each core would copy both messages (into the ring and out of it); read,
 		// each copies one, after a system call's fixed cost. So the exchange table's
@@ -182,6 +182,13 @@ func (e *Engine) chooseRndv(p *peer, r *request, table transport.Protocol) (prot
 	}
 	c.decided++
 	return c.alone.choose(table, c.decided), false
+}
+
+// exchanging says whether a large message from p is one of an exchange: this rank's
+// own large send to p is under way (offered), or follows the receive being posted
+// (IrecvPair).
+func (e *Engine) exchanging(p *peer) bool {
+	return p.offered > 0 || p == e.pairing
 }
 
 // choose is the protocol of a timed receive, the n-th decision of its kind, where

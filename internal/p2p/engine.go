@@ -202,6 +202,9 @@ type Engine struct {
 	adaptive bool // p2p_adapt, and no protocol forced
 	split    bool // p2p_split
 	putAsked bool // a split get's put request is queued: push sends it before reading
+	// pairing: the peer to which a send-receive's large send follows the receive being
+	// posted (IrecvPair); nil outside IrecvPair.
+	pairing *peer
 
 	lastCheck time.Time // when checkPeers last ran (after a doorbell timeout)
 

@@ -263,12 +263,12 @@ const exchangeSplitMin = 1 << 20
 // write the second, so that both cores copy: one process_vm_readv spends most of its
 // time pinning pages, and two in parallel move nearly twice the bytes
 // (docs/BENCHMARKS.md, shared memory: rendezvous). Below exchangeSplitMin, not while
-// this rank has large sends of its own offered to the peer (peer.offered): in an
+// this rank has large sends of its own offered to the peer (exchanging): in an
 // exchange (Sendrecv) both cores copy already, each reading the other's message, and
 // a split would make each write too and wait on the other's control packets
 // (docs/BENCHMARKS.md, the quiet-host runs on an Intel host).
 func (e *Engine) startGet(p *peer, r *request) {
-	if e.split && p != nil && p.getOK && (p.offered == 0 || r.expect >= exchangeSplitMin) && r.lay == nil && r.expect >= splitMin {
+	if e.split && p != nil && p.getOK && (!e.exchanging(p) || r.expect >= exchangeSplitMin) && r.lay == nil && r.expect >= splitMin {
 		half := (r.expect/2 + 4095) &^ 4095
 		r.split, r.putWait = half, true
 		e.putAsked = true

@@ -324,6 +324,40 @@ func (e *Engine) Irecv(b Buf, src, tag int, ctx uint32) (Request, error) {
 	return q, nil
 }
 
+// IrecvPair is Irecv for the receive of a send-receive whose send of n bytes to world
+// rank dest follows at once: Sendrecv posts its receive first, so that the send finds
+// it awaited (exchEager). Where dest is src and n is a large message, its send will
+// be under way to the peer that sends this receive's message, so a large message
+// matched now is one of an exchange (exchanging), as it would be once the send is
+// offered, though the peer's offer may be here before this rank's has left. And
+// nothing is read before the send has started: the progress that reads it is the
+// send's, so the peer does not wait for this rank's offer while this rank reads its.
+func (e *Engine) IrecvPair(b Buf, src, tag int, ctx uint32, dest int, n int64) (Request, error) {
+	if dest != src || n < pairMin || uint(src) >= uint(e.reach.Load()) {
+		return e.Irecv(b, src, tag, ctx)
+	}
+	if err := e.checkRecv("Irecv", src, tag); err != nil {
+		return Request{}, err
+	}
+	e.mu.Lock()
+	r := e.newReq()
+	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
+	r.setBuf(b)
+	p := e.peerState(src)
+	e.pairing = p
+	e.startRecv(r)
+	e.pairing = nil
+	if e.out.ok != 0 && p.pp == nil {
+		e.lookPoller(p)
+	}
+	q := Request{r, r.gen}
+	e.mu.Unlock()
+	return q, nil
+}
+
+// pairMin is the smallest send for which IrecvPair takes its receive as an exchange's.
+const pairMin = 128 << 10
+
 // RecvInit makes a persistent receive request; Start starts it.
 func (e *Engine) RecvInit(b Buf, src, tag int, ctx uint32) (Request, error) {
 	if err := e.checkRecv("RecvInit", src, tag); err != nil {

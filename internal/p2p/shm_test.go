@@ -377,3 +377,61 @@ func TestShmExchangeEager(t *testing.T) {
 		t.Fatalf("the exchange's receive: %+v, %v", st, err)
 	}
 }
+
+// TestShmIrecvPair: the receive of a send-receive whose peer's offer of a large get
+// is here already is taken as an exchange's: not split between the two ranks and not
+// read before this rank's own send has started. The get is forced, so that the
+// receiver's choice is not a trial of the other protocol.
+func TestShmIrecvPair(t *testing.T) {
+	es := shmEngines(t, 2, Options{Protocol: "get"})
+	tab, err := es[0].Protocols(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(pairMin)
+	if tab.lookup(int64(n)) != transport.Get {
+		t.Skipf("%d bytes are not read by single copy here:\n%s", n, tab)
+	}
+	// A first get from the peer, so that later ones may be split (getOK).
+	exchange := func(seq, tag int, pair bool) {
+		t.Helper()
+		out, in := pattern(seq, n), make([]byte, n)
+		sent := make(chan error, 1)
+		go func() { sent <- es[1].Send(Bytes(out), 0, tag, 0, Standard) }()
+		if _, err := es[0].Probe(1, tag, 0); err != nil {
+			t.Fatal(err)
+		}
+		var q Request
+		if pair {
+			q, err = es[0].IrecvPair(Bytes(in), 1, tag, 0, 1, int64(n))
+		} else {
+			q, err = es[0].Irecv(Bytes(in), 1, tag, 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		es[0].mu.Lock()
+		split, got := q.r.split, q.r.got
+		es[0].mu.Unlock()
+		if pair && (split != 0 || got != 0) {
+			t.Fatalf("IrecvPair of a %d-byte offer here already: split at %d, %d bytes read before the send; want neither", n, split, got)
+		}
+		if !pair && seq > 1 && split == 0 {
+			t.Fatalf("Irecv of a %d-byte offer here already, alone: not split; the test shows nothing", n)
+		}
+		if st, err := es[0].Wait(&q); err != nil || st.Count != int64(n) || !bytes.Equal(in, out) {
+			t.Fatalf("receive %d: %+v, %v, equal %v", seq, st, err, bytes.Equal(in, out))
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+	}
+	exchange(1, 5, false)
+	exchange(2, 6, false)
+	exchange(3, 7, true)
+	es[0].mu.Lock()
+	if p := es[0].peers[1]; !p.getOK || p.offered != 0 || es[0].pairing != nil {
+		t.Errorf("after the exchange: getOK %v, offered %d, pairing %v", p.getOK, p.offered, es[0].pairing)
+	}
+	es[0].mu.Unlock()
+}
