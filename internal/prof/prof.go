@@ -189,11 +189,15 @@ func add(p *uint64, v uint64) {
 	plainAdd(p, v)
 }
 
+// countedAtEntry is Enter's answer for a call counted as it entered (shareEnter).
+const countedAtEntry = -2
+
 // Enter records that the caller entered call, a short point-to-point call, on comm
 // (the record's descriptor of the communicator; nil: none)
 // naming peer (a rank of comm, a wildcard, NoPeer), tag and n bytes. It returns the
-// ticks at entry, 0 when this call is not timed (between samples), or -1 when it is
-// made inside another call and not counted.
+// ticks at entry, 0 when this call is not timed (between samples), -1 when it is
+// made inside another call and not counted, or -2 when it was counted as it entered
+// (a blocking collective at ThreadMultiple, between samples: shareEnter).
 //
 // A hot call tries the short path first, inlined, and calls Enter only when it says
 // no (Enter and Exit themselves, which hold the long path's call, cannot be inlined):
@@ -367,7 +371,17 @@ func enter(word uint64, comm *Comm, pt uint64, n int, always bool) int64 {
 		t = Now()
 	case concurrent:
 		// A call of untimedCalls here is its processor's sample already.
-		if c := Call(word); !fast || sharedIndex[c] < 0 || untimedCalls[c] || sampleShared() {
+		c := Call(word)
+		switch {
+		case !fast || sharedIndex[c] < 0 || untimedCalls[c]:
+			t = Now()
+		case entryCounted[c]:
+			if shareEnter(c, n) {
+				t = countedAtEntry
+			} else {
+				t = Now()
+			}
+		case sampleShared():
 			t = Now()
 		}
 	case gate <= 1:
@@ -383,7 +397,7 @@ func enter(word uint64, comm *Comm, pt uint64, n int, always bool) int64 {
 	publishComm(&cur.comm, comm)
 	publish(&cur.peer, pt)
 	publish(&cur.bytes, uint64(n))
-	publish(&cur.since, uint64(t))
+	publish(&cur.since, uint64(max(t, 0)))
 	return t
 }
 
@@ -693,6 +707,9 @@ func TryExit(call Call, t int64, n int) bool {
 // exit is Exit's long path.
 func exit(call Call, t int64, n int) {
 	if t < 0 {
+		if t == countedAtEntry {
+			exitCounted(call)
+		}
 		return
 	}
 	since := int64(load(&cur.since))

@@ -103,13 +103,21 @@ func nCalls(c *Counter) (n uint64) {
 }
 
 // The cost of recording one short call: the always-on counters (short path, with the
-// sampled calls' clock reads), and with the timeline on (every call timed, an event
-// in the ring, the ring written to a file when full).
+// sampled calls' clock reads), a collective's at ThreadMultiple (the processors'
+// tallies), and with the timeline on (every call timed, an event in the ring, the
+// ring written to a file when full).
 func BenchmarkCall(b *testing.B) {
 	b.Run("counters", func(b *testing.B) {
 		Start(0, 2, false)
 		for i := 0; i < b.N; i++ {
 			call(Send, 8, nil)
+		}
+	})
+	b.Run("collective-multiple", func(b *testing.B) {
+		Start(0, 2, true)
+		defer Start(0, 2, false)
+		for i := 0; i < b.N; i++ {
+			call(Bcast, 8, nil)
 		}
 	})
 	b.Run("timeline", func(b *testing.B) {

@@ -22,7 +22,9 @@ import (
 // waited), one that is not but blocks is timed from its wait (Blocked), and the
 // others' time is estimated from the samples that did not block (Counter.Estimate).
 // Reading the clock at both edges of every call was a tenth of a short
-// collective's time.
+// collective's time. The blocking collectives (entryCounted), whose bytes are known
+// as they enter, are counted then when not sampled (shareEnter), so that the
+// goroutine is pinned once per call rather than at both ends.
 //
 // The calls of untimedCalls (the file short way's read_at and write_at: one system
 // call, no wait) go further: the unsampled ones skip Enter and Exit too
@@ -154,6 +156,58 @@ func addLinkShared(l *Link, slot, n int) {
 	}
 	atomic.AddUint64(&l.Bytes, uint64(n))
 	atomic.AddUint64(&l.Ops, 1)
+}
+
+// entryCounted are the calls of sharedCalls counted as they enter at ThreadMultiple
+// (shareEnter): the blocking collectives, whose bytes are known at entry and are what
+// their exit reports. So an unsampled one pins its processor once, not at both ends,
+// and its exit, unless it blocked, only clears the current call.
+var entryCounted = func() (x [NumCalls]bool) {
+	for c := Barrier; c <= Exscan; c++ {
+		x[c] = true
+	}
+	return x
+}()
+
+// shareEnter counts call (one of entryCounted), of n bytes, as it enters at
+// ThreadMultiple, in the tally of the processor that runs the caller: false if it is
+// the processor's next sample, timed from its entry and counted at its exit, or the
+// processor has no tally (GOMAXPROCS raised since Start).
+func shareEnter(call Call, n int) bool {
+	p := procPin()
+	if p >= len(shards) || shards[p].sample() {
+		procUnpin()
+		return false
+	}
+	x := &shards[p].t[sharedIndex[call]]
+	x.Bytes += uint64(n)
+	x.Hist[bits.Len64(uint64(n))]++
+	procUnpin()
+	return true
+}
+
+// exitCounted ends a call that shareEnter counted: the current call cleared, and its
+// time from when it began to wait if it blocked, as shareEnd times one.
+func exitCounted(call Call) {
+	since := int64(load(&cur.since))
+	publish(&cur.since, 0)
+	publish(&cur.call, 0)
+	if since == 0 {
+		return
+	}
+	end := Now()
+	p := procPin()
+	if p < len(shards) {
+		x := &shards[p].t[sharedIndex[call]]
+		x.Blocked++
+		x.BlockedTicks += uint64(end - since)
+		procUnpin()
+		return
+	}
+	procUnpin()
+	c := &counts[call]
+	add(&c.Waited, 1)
+	add(&c.WaitTicks, uint64(end-since))
 }
 
 // shareEnd is exit's path for a call of sharedCalls at ThreadMultiple, entered at t
