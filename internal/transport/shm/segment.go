@@ -280,9 +280,18 @@ func openSegment(a address) (*segment, error) {
 	return &segment{mem: mem, base: unsafe.Pointer(&mem[0]), l: l}, nil
 }
 
-// populate maps in the pages of one slot ahead of use, so that the first lap of the
-// rings takes no page faults in the middle of a message (about a microsecond each on
-// a VM). Failure (kernels before 5.14) is harmless: the pages fault in on first use.
+// populate maps in the pages of one slot ahead of use: its cells and the first
+// populateRing bytes of its data ring, so that a pair's first messages take no page
+// faults in the middle of a message (about a microsecond each on a VM). Failure
+// (kernels before 5.14) is harmless: the pages fault in on first use.
 func (s *segment) populate(slot int) {
-	unix.Madvise(s.mem[slot:slot+s.l.slotSize], unix.MADV_POPULATE_WRITE)
+	n := roundUp(slotCells+s.l.cells*cellSize+min(s.l.ringBytes, populateRing), pageSize)
+	unix.Madvise(s.mem[slot:slot+min(n, s.l.slotSize)], unix.MADV_POPULATE_WRITE)
 }
+
+// populateRing is how much of a data ring populate maps in. The rest faults in on the
+// first lap: both ends of a pair map every page they touch, and a resident page counts
+// in each one's memory, so populating whole rings made every pair that ever exchanged
+// a message cost each rank its ring (a 16-rank job's root held 15 MiB of them after
+// Init). A pair that streams laps the ring at once and pays the faults once.
+const populateRing = 64 << 10
