@@ -305,23 +305,7 @@ func (e *Engine) Recv(b Buf, src, tag int, ctx uint32) (Status, error) {
 
 // Irecv starts a receive and returns its request.
 func (e *Engine) Irecv(b Buf, src, tag int, ctx uint32) (Request, error) {
-	if err := e.checkRecv("Irecv", src, tag); err != nil {
-		return Request{}, err
-	}
-	e.mu.Lock()
-	r := e.newReq()
-	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
-	r.setBuf(b)
-	e.startRecv(r)
-	if src >= 0 && e.out.ok != 0 {
-		if p := e.peerState(src); p.pp == nil {
-			e.lookPoller(p)
-		}
-	}
-	e.flush()
-	q := Request{r, r.gen}
-	e.mu.Unlock()
-	return q, nil
+	return e.irecv(b, src, tag, ctx, false)
 }
 
 // IrecvPair is Irecv for the receive of a send-receive whose send of n bytes to world
@@ -333,9 +317,12 @@ func (e *Engine) Irecv(b Buf, src, tag int, ctx uint32) (Request, error) {
 // nothing is read before the send has started: the progress that reads it is the
 // send's, so the peer does not wait for this rank's offer while this rank reads its.
 func (e *Engine) IrecvPair(b Buf, src, tag int, ctx uint32, dest int, n int64) (Request, error) {
-	if dest != src || n < pairMin || uint(src) >= uint(e.reach.Load()) {
-		return e.Irecv(b, src, tag, ctx)
-	}
+	pair := dest == src && n >= pairMin && uint(src) < uint(e.reach.Load())
+	return e.irecv(b, src, tag, ctx, pair)
+}
+
+// irecv is Irecv, or with pair IrecvPair's receive of an exchange with src.
+func (e *Engine) irecv(b Buf, src, tag int, ctx uint32, pair bool) (Request, error) {
 	if err := e.checkRecv("Irecv", src, tag); err != nil {
 		return Request{}, err
 	}
@@ -343,12 +330,18 @@ func (e *Engine) IrecvPair(b Buf, src, tag int, ctx uint32, dest int, n int64) (
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
 	r.setBuf(b)
-	p := e.peerState(src)
-	e.pairing = p
+	if pair {
+		e.pairing = e.peerState(src)
+	}
 	e.startRecv(r)
 	e.pairing = nil
-	if e.out.ok != 0 && p.pp == nil {
-		e.lookPoller(p)
+	if src >= 0 && e.out.ok != 0 {
+		if p := e.peerState(src); p.pp == nil {
+			e.lookPoller(p)
+		}
+	}
+	if !pair {
+		e.flush()
 	}
 	q := Request{r, r.gen}
 	e.mu.Unlock()
