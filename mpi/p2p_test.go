@@ -297,8 +297,9 @@ func TestRequestGetStatus(t *testing.T) {
 }
 
 // TestSendrecvLargeExchange: pairs of ranks exchanging large messages back to back,
-// so that one rank's offer is often here before the other's receive is posted (the
-// exchange's receive, p2p's IrecvPair); every message arrives whole and in order.
+// with Sendrecv and Isendrecv in turn, so that one rank's offer is often here before
+// the other's receive is posted (the exchange's receive, p2p's IrecvPair); every
+// message arrives whole and in order.
 func TestSendrecvLargeExchange(t *testing.T) {
 	job(t, 2, func(t *testing.T, rank, size int) {
 		peer := 1 - rank
@@ -308,7 +309,16 @@ func TestSendrecvLargeExchange(t *testing.T) {
 				for i := range out {
 					out[i] = byte(rank*7 + round*3 + i>>10)
 				}
-				st, err := mpi.Sendrecv(mpi.World, out, peer, round, in, peer, round)
+				var st mpi.Status
+				var err error
+				if round%2 == 0 {
+					st, err = mpi.Sendrecv(mpi.World, out, peer, round, in, peer, round)
+				} else {
+					var q mpi.Request
+					q, err = mpi.Isendrecv(mpi.World, out, peer, round, in, peer, round)
+					must(t, err)
+					st, err = q.Wait()
+				}
 				must(t, err)
 				if st.Source != peer || st.Tag != round || mpi.GetCount[byte](st) != n {
 					t.Fatalf("%d bytes, round %d: status %+v", n, round, st)

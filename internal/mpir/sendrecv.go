@@ -137,7 +137,7 @@ func isendrecv(op string, c *core.Comm, sb core.Buf, dest, sendtag int, rb core.
 	if err := checkPair(op, c, sb, dest, sendtag, rb, src, recvtag); err != nil {
 		return nil, err
 	}
-	rq, err := c.Irecv(op, rb, src, recvtag, false)
+	rq, err := c.IrecvPair(op, rb, src, recvtag, dest, sb.Len())
 	if err != nil {
 		return nil, err
 	}
