@@ -380,7 +380,7 @@ func (n *nodeColl) setup(c *comm) error {
 	if c.rank == 0 {
 		l, lerr := nodeLayout(c.size)
 		if lerr == nil {
-			reg, lerr = shm.CreateRegion("coll-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(c.Ctx())), l.Size())
+			reg, lerr = shm.CreatePart("coll-"+strconv.Itoa(core.World.Rank())+"-"+strconv.Itoa(int(c.Ctx())), l.Size(), l.Hot())
 		}
 		if lerr == nil {
 			if lerr = shmcoll.Format(reg.Mem, l); lerr != nil {
@@ -413,7 +413,10 @@ func (n *nodeColl) setup(c *comm) error {
 		why = "the leader could not make the region"
 	}
 	if c.rank != 0 && addr[0] != 0 {
-		if reg, err = shm.OpenRegion(addr[1:addr[0]]); err != nil {
+		// The leader's settings made the region; this rank's give the part to map in
+		// ahead of use, which only saves page faults.
+		l, _ := nodeLayout(c.size)
+		if reg, err = shm.OpenPart(addr[1:addr[0]], l.Hot()); err != nil {
 			why, reg = err.Error(), nil
 		}
 	}

@@ -211,6 +211,12 @@ func (l Layout) ownOff() int { return l.resultOff() + 2*l.Slot }
 // Size is the region's size in bytes.
 func (l Layout) Size() int { return l.ownOff() + l.Ranks*lineSize }
 
+// Hot is how many bytes from the region's start the short collectives touch: the
+// header, the ranks' flag lines and the broadcast ring. The reductions' slots after
+// them are touched only as far as a reduction's contributions reach (2 x Ranks x Slot
+// bytes in all), so a rank need map in ahead of use only these (shm.CreatePart).
+func (l Layout) Hot() int { return l.slotsOff() }
+
 // Format writes l into the header of mem, a fresh zeroed region of at least l.Size()
 // bytes, before any rank attaches.
 func Format(mem []byte, l Layout) error {

@@ -1272,3 +1272,17 @@ func TestChooserOutlier(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutHot: the part of a region mapped in ahead of use holds the header, every
+// rank's flags and the whole broadcast ring, and leaves out the reductions' slots, which
+// at the default geometry are most of the region.
+func TestLayoutHot(t *testing.T) {
+	l := Layout{Ranks: 16, Chunk: 16 << 10, Chunks: 8, Slot: 256 << 10}
+	hot := l.Hot()
+	if end := l.ringOff() + l.Chunks*l.ringStride(); hot < end {
+		t.Errorf("Hot %d ends before the broadcast ring's end %d", hot, end)
+	}
+	if rest := l.Size() - hot; rest < 2*l.Ranks*l.Slot {
+		t.Errorf("Hot %d of %d bytes leaves %d, less than the slots' %d", hot, l.Size(), rest, 2*l.Ranks*l.Slot)
+	}
+}
