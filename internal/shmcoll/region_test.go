@@ -7,12 +7,12 @@ import (
 	"github.com/mpigo/mpigo/internal/transport/shm"
 )
 
-// TestRegion: a group over a memfd region made by shm.CreateRegion and opened again
+// TestRegion: a group over a memfd region made by shm.CreatePart and opened again
 // through /proc (as a peer process would), then the descriptor closed and the
 // region unmapped.
 func TestRegion(t *testing.T) {
 	l := Layout{Ranks: 2, Chunk: 4096, Chunks: 2, Slot: 4096}
-	a, err := shm.CreateRegion("test", l.Size())
+	a, err := shm.CreatePart("test", l.Size(), l.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestRegion(t *testing.T) {
 	if err := Format(a.Mem, l); err != nil {
 		t.Fatal(err)
 	}
-	b, err := shm.OpenRegion(a.Addr())
+	b, err := shm.OpenPart(a.Addr(), l.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,13 +49,13 @@ func TestRegion(t *testing.T) {
 	if err := a.CloseFd(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := shm.OpenRegion(a.Addr()); err == nil {
-		t.Error("OpenRegion succeeded after the creator closed its descriptor")
+	if _, err := shm.OpenPart(a.Addr(), l.Size()); err == nil {
+		t.Error("OpenPart succeeded after the creator closed its descriptor")
 	}
-	if _, err := shm.OpenRegion([]byte{1, 2, 3}); err == nil || !strings.Contains(err.Error(), "malformed") {
-		t.Errorf("OpenRegion of 3 bytes: %v", err)
+	if _, err := shm.OpenPart([]byte{1, 2, 3}, 0); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("OpenPart of 3 bytes: %v", err)
 	}
-	if _, err := shm.CreateRegion("test", 0); err == nil || !strings.Contains(err.Error(), "size") {
-		t.Errorf("CreateRegion of 0 bytes: %v", err)
+	if _, err := shm.CreatePart("test", 0, 0); err == nil || !strings.Contains(err.Error(), "size") {
+		t.Errorf("CreatePart of 0 bytes: %v", err)
 	}
 }

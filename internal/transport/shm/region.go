@@ -12,7 +12,7 @@ import (
 // Region is a block of shared memory that a few ranks of one node map, for uses other
 // than the transport's rings (the node-local collectives of internal/shmcoll). Its
 // creator makes it as an anonymous memfd and hands Addr to the others, who open it
-// through /proc/<pid>/fd/<fd> with OpenRegion: there is never a name in /dev/shm, and
+// through /proc/<pid>/fd/<fd> with OpenPart: there is never a name in /dev/shm, and
 // the memory goes away once the last process that mapped it unmaps it or exits.
 type Region struct {
 	// Mem is the mapping, page aligned, read and write, shared with the other mappers.
@@ -23,15 +23,12 @@ type Region struct {
 
 const regionAddrLen = 16 // version, 3 spare, pid, fd, size (uint32 each but size)
 
-// CreateRegion makes a region of size bytes (rounded up to whole pages), zeroed, and
-// maps it, its pages faulted in ahead of use. name shows in /proc/<pid>/fd and
-// /proc/<pid>/maps, to tell regions apart.
-func CreateRegion(name string, size int) (*Region, error) { return CreatePart(name, size, size) }
-
-// CreatePart is CreateRegion that faults in only the first populate bytes ahead of
-// use; the other pages fault in when first touched. For memory a program may never
-// touch whole (a window's, of any size): faulting in a gigabyte costs seconds, and
-// the pages of a memfd read as zero untouched.
+// CreatePart makes a region of size bytes (rounded up to whole pages), zeroed, and
+// maps it, its first populate bytes faulted in ahead of use; the other pages fault in
+// when first touched. For memory a program may never touch whole (a window's, of any
+// size, or the reductions' slots of the node collectives): faulting in a gigabyte
+// costs seconds, and the pages of a memfd read as zero untouched. name shows in
+// /proc/<pid>/fd and /proc/<pid>/maps, to tell regions apart.
 func CreatePart(name string, size, populate int) (*Region, error) {
 	if size <= 0 || size > 1<<40 {
 		return nil, fmt.Errorf("shared memory: region of %d bytes: the size must be in (0, 1 TiB]", size)
@@ -55,15 +52,12 @@ func CreatePart(name string, size, populate int) (*Region, error) {
 	return &Region{Mem: seg.mem, fd: fd, addr: a}, nil
 }
 
-// Addr is how other processes of the node open the region (with OpenRegion), for as
+// Addr is how other processes of the node open the region (with OpenPart), for as
 // long as the creator keeps its descriptor (until CloseFd or Close).
 func (r *Region) Addr() []byte { return r.addr }
 
-// OpenRegion maps the region another process of this node created, from its Addr,
-// its pages faulted in ahead of use.
-func OpenRegion(addr []byte) (*Region, error) { return OpenPart(addr, 1<<62) }
-
-// OpenPart is OpenRegion that faults in only the first populate bytes (CreatePart).
+// OpenPart maps the region another process of this node created, from its Addr, its
+// first populate bytes faulted in ahead of use (as CreatePart).
 func OpenPart(addr []byte, populate int) (*Region, error) {
 	if len(addr) != regionAddrLen || addr[0] != version {
 		return nil, fmt.Errorf("shared memory: region address of %d bytes is malformed or of another version", len(addr))
