@@ -634,8 +634,9 @@ func TestOneSidedShortWays(t *testing.T) {
 
 // TestSendShortWay: MPI_Send's short way in C (libmpi/p2pshort.c) for small messages
 // to a node peer, and the Go way for every other send, with the same data, order and
-// errors (p2pshort.c says which cases): over shared memory with rings of 16 cells;
-// and where the short way must never be taken, MPI_THREAD_MULTIPLE and TCP.
+// errors (p2pshort.c says which cases): over shared memory with rings of 16 cells, at
+// MPI_THREAD_SINGLE and at MPI_THREAD_MULTIPLE (under the engine's shared lock); and
+// where the short way must never be taken, TCP.
 func TestSendShortWay(t *testing.T) {
 	ring := []string{"--set", "shm_ring_cells=16"}
 	t.Run("shm", func(t *testing.T) { job(t, "p2pshort", 2, ring...) })
@@ -647,15 +648,26 @@ func TestSendShortWay(t *testing.T) {
 // for a message at the head of a node peer's ring, and the Go way for every other
 // receive, with the same matching order, wildcards, statuses and errors when the two
 // mix (p2precv.c says which cases): over shared memory, on 2 ranks with the default
-// rings and with rings of 16 cells, and on 3 with two senders; and where the short way
-// must never be taken, MPI_THREAD_MULTIPLE and TCP.
+// rings and with rings of 16 cells, and on 3 with two senders, each at
+// MPI_THREAD_MULTIPLE too (under the engine's shared lock); and where the short way
+// must never be taken, TCP.
 func TestRecvShortWay(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "p2precv", 2) })
 	t.Run("ring16", func(t *testing.T) { job(t, "p2precv", 2, "--set", "shm_ring_cells=16") })
 	t.Run("shm3", func(t *testing.T) { job(t, "p2precv", 3, "--set", "shm_ring_cells=16") })
-	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2precv", 3, nil, []string{"multiple"}) })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2precv", 2, nil, []string{"multiple"}) })
+	t.Run("multiple-ring16", func(t *testing.T) {
+		jobArgs(t, "p2precv", 2, []string{"--set", "shm_ring_cells=16"}, []string{"multiple"})
+	})
+	t.Run("multiple3", func(t *testing.T) { jobArgs(t, "p2precv", 3, nil, []string{"multiple"}) })
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2precv", 3, mpitest.TCP.Flags(), []string{"none"}) })
 }
+
+// TestShortWaysThreadMultiple: at MPI_THREAD_MULTIPLE the C short ways of MPI_Send,
+// MPI_Recv and MPI_Sendrecv hold the engine's shared lock: one thread's calls nearly
+// all in C, counted and timed in the record; four threads' at once right and in
+// order, some in C, each counted once (p2pmt.c).
+func TestShortWaysThreadMultiple(t *testing.T) { job(t, "p2pmt", 2) }
 
 // TestRequestShortWay: MPI_Isend and MPI_Irecv done in C where they may be, their
 // requests complete in C, and every call on requests taking them and Go's in one set

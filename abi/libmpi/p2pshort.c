@@ -177,15 +177,83 @@ static inline void count_call(int call, int64_t n) {
     cs->bytes += (uint64_t)n;
 }
 
+/* --- At MPI_THREAD_MULTIPLE ---
+ *
+ * Where the engine takes its lock (ok 0: MPI_THREAD_MULTIPLE, or a goroutine of
+ * mpigo's calls it beside the program) and shares it with this library (locked),
+ * MPI_Send's, MPI_Recv's and MPI_Sendrecv's short ways run holding it, under the
+ * same conditions, which the engine keeps true under it. A thread tries the lock
+ * once and takes the Go way if it is held: the short ways never wait for it, and
+ * hold it only for one look at a ring and one message, so a Go waiter for it
+ * (engineLock's lockShared) waits for a bounded piece of work. A receive waits for
+ * its message with the lock given back, and looks again holding it.
+ *
+ * How such a call is recorded: where the record has a gate (below
+ * MPI_THREAD_MULTIPLE) through it, as the program's one thread does; at
+ * MPI_THREAD_MULTIPLE (conc) counted here under the lock, one in about
+ * MPIGO_SAMPLE_EVERY timed (its own gap, conc_gap); with the timeline on, not here:
+ * every call takes Go. */
+
+/* eng_lock tries engine e's shared lock: 1 held (and the short ways may run under it). */
+static inline int eng_lock(mpigo_eng *e) {
+    uint32_t z = 0;
+    if (!__atomic_load_n(&e->locked, __ATOMIC_RELAXED) || __atomic_load_n(&e->lockw, __ATOMIC_RELAXED) != 0 ||
+        !__atomic_compare_exchange_n(&e->lockw, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return 0;
+    if (__atomic_load_n(&e->locked, __ATOMIC_RELAXED)) return 1;
+    __atomic_store_n(&e->lockw, 0, __ATOMIC_RELEASE); /* failed meanwhile */
+    return 0;
+}
+
+static inline void eng_unlock(mpigo_eng *e) { __atomic_store_n(&e->lockw, 0, __ATOMIC_RELEASE); }
+
+/* How a call a short way does is recorded: through the record's gate, or (conc) in
+ * its tally here, t0 the start of a timed one. */
+typedef struct {
+    uint32_t *gate;
+    uint64_t t0;
+    int conc;
+} srec;
+
+/* conc_gap is the calls to the next one timed here at MPI_THREAD_MULTIPLE; the
+ * engine's lock guards it (and mpigo_sample.rng, which draws it). */
+static uint32_t conc_gap = 1;
+
+/* srec_open says whether the record lets the short way take the call now (as
+ * mpigo_gate_open), locked whether the engine's lock is held. */
+static inline int srec_open(srec *s, int locked) {
+    s->gate = (uint32_t *)mpigo_p2p.gate;
+    s->t0 = 0;
+    s->conc = locked && mpigo_p2p.conc != 0;
+    if (!s->conc) return s->gate != NULL && mpigo_gate_open(*s->gate);
+    if (--conc_gap == 0) {
+        conc_gap = mpigo_next_gap();
+        s->t0 = mpigo_ticks() | 1;
+    }
+    return 1;
+}
+
+/* srec_count ends a call a short way took, counted in c (as mpigo_gate_count). */
+static inline void srec_count(srec *s, mpigo_calls *c) {
+    if (!s->conc) {
+        mpigo_gate_count(s->gate, c);
+        return;
+    }
+    if (s->t0 != 0) {
+        c->timed++;
+        c->ticks += mpigo_ticks() - s->t0;
+    }
+}
+
 /* short_send is MPI_Send's short way: 1 if it sent the message, 0 if it did nothing
- * (the Go way does it all). It counts the call as call (MPIGO_C_SEND, MPIGO_C_ISEND);
- * MPI_Sendrecv's short way (call -1) counts itself. exch: the send is half of an
- * exchange, which goes eagerly up to the peer's exchange limit (e->exch). */
-static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int call, int exch) {
-    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
-    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+ * (the Go way does it all). It counts the call as call (MPIGO_C_SEND, MPIGO_C_ISEND),
+ * recorded through s (opened here); MPI_Sendrecv's short way (call -1, s NULL) counts
+ * itself. exch: the send is half of an exchange, which goes eagerly up to the peer's
+ * exchange limit (e->exch). locked: the caller holds the engine's shared lock, in
+ * place of the engine's being serialised (ok). */
+static inline __attribute__((always_inline)) int send_in(mpigo_eng *e, srec *s, const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int call, int exch, int locked) {
     uintptr_t i = (uintptr_t)dt - 0x200;
-    if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || gate == NULL || i >= 256 ||
+    if ((!locked && !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) || i >= 256 ||
         (uint64_t)count > MPIGO_SHORT_MAX || tag < 0)
         return 0;
     int64_t size = mpigo_short_dts[i].size, n = count * size;
@@ -195,7 +263,7 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     int w = c->world[dest];
     if ((unsigned)w >= (unsigned)e->size) return 0;
     mpigo_ring *r = e->rings[w]; /* none for this rank itself */
-    if (r == NULL || __atomic_load_n(r->closed, __ATOMIC_ACQUIRE) || (call >= 0 && !mpigo_gate_open(*gate))) return 0;
+    if (r == NULL || __atomic_load_n(r->closed, __ATOMIC_ACQUIRE) || (s != NULL && !srec_open(s, locked))) return 0;
     uint64_t pos = r->cell_pos;
     if (pos - r->cons_cell >= r->n_cells) {
         r->cons_cell = __atomic_load_n(&r->cons[0], __ATOMIC_ACQUIRE);
@@ -250,20 +318,39 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     mpigo_link *l = &e->sent[2 * w + (ctx & 1)];
     l->bytes += (uint64_t)n;
     l->ops++;
-    if (call >= 0) {
+    if (s != NULL) {
         count_call(call, n);
-        mpigo_gate_count(gate, &mpigo_short_calls[call]);
+        srec_count(s, &mpigo_short_calls[call]);
     }
     return 1;
 }
 
+/* locked_send is short_send holding the engine's shared lock. */
+static int __attribute__((noinline)) locked_send(mpigo_eng *e, const void *buf, int64_t count, MPI_Datatype dt, int dest,
+                                                 int tag, MPI_Comm comm, int call) {
+    if (!eng_lock(e)) return 0;
+    srec s;
+    int k = send_in(e, &s, buf, count, dt, dest, tag, comm, call, 0, 1);
+    eng_unlock(e);
+    return k;
+}
+
+static inline __attribute__((always_inline)) int short_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int call) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e == NULL) return 0;
+    if (__builtin_expect(!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE), 0))
+        return call == MPIGO_C_SEND && locked_send(e, buf, count, dt, dest, tag, comm, call);
+    srec s;
+    return send_in(e, &s, buf, count, dt, dest, tag, comm, call, 0, 0);
+}
+
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND, 0)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND)) return MPI_SUCCESS;
     return goPMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND, 0)) return MPI_SUCCESS;
+    if (short_send(buf, count, datatype, dest, tag, comm, MPIGO_C_SEND)) return MPI_SUCCESS;
     return goPMPI_Send_c(buf, count, datatype, dest, tag, comm);
 }
 
@@ -356,13 +443,13 @@ static inline __attribute__((always_inline)) int in_take(mpigo_inring *r, int32_
 }
 
 /* recv_ok checks what a receive's short way needs before it looks at a ring: the
- * engine, the buffer (*n its bytes), the communicator's copy and its matching state,
- * the source and the tag. */
+ * engine (serialised, or its shared lock held: locked), the buffer (*n its bytes),
+ * the communicator's copy and its matching state, the source and the tag. */
 static inline __attribute__((always_inline)) const mpigo_comm *recv_ok(mpigo_eng *e, const void *buf, int64_t count,
                                                                        MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                                                                       int64_t *n) {
+                                                                       int64_t *n, int locked) {
     uintptr_t i = (uintptr_t)dt - 0x200;
-    if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || !e->quiet || i >= 256 ||
+    if (e == NULL || (!locked && !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) || !e->quiet || i >= 256 ||
         (uint64_t)count > (uint64_t)INT64_MAX / 1024 || (tag < 0 && tag != MPI_ANY_TAG))
         return NULL;
     int64_t size = mpigo_short_dts[i].size;
@@ -374,9 +461,11 @@ static inline __attribute__((always_inline)) const mpigo_comm *recv_ok(mpigo_eng
     return c;
 }
 
-/* head_there says whether a packet is at the head of ring r. */
+/* head_there says whether a packet is at the head of ring r. (pos is read atomically:
+ * at MPI_THREAD_MULTIPLE a receive waits without the engine's lock, under which the
+ * ring's consumer advances it; what it sees it looks at again holding the lock.) */
 static inline int head_there(const mpigo_inring *r) {
-    uint64_t pos = r->pos;
+    uint64_t pos = __atomic_load_n(&r->pos, __ATOMIC_RELAXED);
     const uint64_t *wd = (const uint64_t *)(r->cells + (pos & r->cell_mask) * MPIGO_CELL);
     return (uint32_t)__atomic_load_n(&wd[0], __ATOMIC_ACQUIRE) == (uint32_t)(pos + 1);
 }
@@ -524,13 +613,59 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     return goPMPI_Iprobe(source, tag, comm, flag, status);
 }
 
+/* recv_spin waits, without the engine's lock, up to polls polls for a packet at the
+ * head of the ring of communicator c's rank src (or of any of its ranks'): 1 there. */
+static int __attribute__((noinline)) recv_spin(const mpigo_eng *e, const mpigo_comm *c, int src, int64_t polls) {
+    if (src == MPI_ANY_SOURCE) return spin_any(e, c, polls);
+    int w = c->world[src];
+    const mpigo_inring *r = (unsigned)w < (unsigned)e->size ? __atomic_load_n(&e->inrings[w], __ATOMIC_ACQUIRE) : NULL;
+    return r != NULL && spin_one(r, polls);
+}
+
+/* locked_take is the look of a receive's short way holding the engine's shared lock:
+ * the conditions checked and the message taken as at once, recorded through s (opened
+ * at the first look: first); 1 taken, 0 not. The caller gives the lock back. */
+static inline int locked_take(mpigo_eng *e, srec *s, int first, void *buf, int64_t count, MPI_Datatype dt, int src,
+                              int tag, MPI_Comm comm, MPI_Status *st, int64_t *got) {
+    int64_t n;
+    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n, 1);
+    if (c == NULL || npend != 0 || (first && !srec_open(s, 1))) return 0;
+    return recv_wait(e, c, buf, n, src, tag, st, got, 0);
+}
+
+/* locked_recv is short_recv with the engine's shared lock: it waits without the lock
+ * for a packet at the head of the source's ring (the first poll finds one already
+ * there), then takes it holding the lock, where it is the message. The lock's
+ * compare-and-swap waits for this rank's earlier stores to leave the store buffer,
+ * which after a send are stores into lines the peer reads: taken once the peer has
+ * answered, it finds them gone. */
+static int __attribute__((noinline)) locked_recv(mpigo_eng *e, void *buf, int64_t count, MPI_Datatype dt, int src,
+                                                 int tag, MPI_Comm comm, MPI_Status *st) {
+    const mpigo_comm *c = comm_of(comm);
+    if (c == NULL || (src == MPI_ANY_SOURCE ? c->size > MPIGO_ANY_MAX : (unsigned)src >= (unsigned)c->size) ||
+        !recv_spin(e, c, src, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1) || !eng_lock(e))
+        return 0;
+    srec s;
+    int64_t got;
+    int k = locked_take(e, &s, 1, buf, count, dt, src, tag, comm, st, &got);
+    if (k) {
+        count_call(MPIGO_C_RECV, got);
+        srec_count(&s, &mpigo_short_calls[MPIGO_C_RECV]);
+    }
+    eng_unlock(e);
+    return k;
+}
+
 /* short_recv is MPI_Recv's short way: 1 done, 0 the Go way does it all. */
 static inline __attribute__((always_inline)) int short_recv(void *buf, int64_t count, MPI_Datatype dt, int src, int tag,
                                                             MPI_Comm comm, MPI_Status *st) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e == NULL) return 0;
+    if (__builtin_expect(!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE), 0))
+        return locked_recv(e, buf, count, dt, src, tag, comm, st);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     int64_t n, got;
-    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
+    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n, 0);
     if (c == NULL || gate == NULL || npend != 0) return 0;
     if (!mpigo_gate_open(*gate)) return 0;
     if (!recv_wait(e, c, buf, n, src, tag, st, &got, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1)) return 0;
@@ -563,31 +698,66 @@ int goSendrecvSent(int64_t sn, int dest, int sendtag, void *recvbuf, MPI_Count r
  * replace (MPI_Sendrecv_replace, one
  * buffer) the send has copied the buffer into the ring before the receive writes it,
  * which is what the Go way's packed copy is for. */
-static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf, int64_t scount, MPI_Datatype sdt, int dest,
-                                                                int stag, void *rbuf, int64_t rcount, MPI_Datatype rdt,
-                                                                int src, int rtag, MPI_Comm comm, MPI_Status *st,
-                                                                int replace, int big) {
-    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
-    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
+static inline __attribute__((always_inline)) int sendrecv_in(mpigo_eng *e, srec *s, const void *sbuf, int64_t scount,
+                                                             MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                                                             int64_t rcount, MPI_Datatype rdt, int src, int rtag,
+                                                             MPI_Comm comm, MPI_Status *st, int replace, int big,
+                                                             int locked, int *held) {
     int64_t n, got, sn;
-    const mpigo_comm *c = recv_ok(e, rbuf, rcount, rdt, src, rtag, comm, &n);
+    const mpigo_comm *c = recv_ok(e, rbuf, rcount, rdt, src, rtag, comm, &n, locked);
     uintptr_t i = (uintptr_t)sdt - 0x200;
-    if (c == NULL || gate == NULL || npend != 0 || i >= 256 || (uint64_t)scount > MPIGO_SHORT_MAX) return -1;
+    if (c == NULL || npend != 0 || i >= 256 || (uint64_t)scount > MPIGO_SHORT_MAX) return -1;
     int64_t ss = mpigo_short_dts[i].size;
     sn = scount * ss;
     if (ss <= 0) return -1;
     if (!replace && sn > 0 && n > 0 && (const char *)sbuf < (char *)rbuf + n && (char *)rbuf < (const char *)sbuf + sn)
         return -1;
-    if (!mpigo_gate_open(*gate)) return -1;
+    if (!srec_open(s, locked)) return -1;
     /* Receiving from the rank it sends to, it is half of an exchange: its send goes
      * eagerly up to the exchange's limit (p2p's exchEager). */
-    if (!short_send(sbuf, scount, sdt, dest, stag, comm, -1, src == dest)) return -1;
-    if (!recv_wait(e, c, rbuf, n, src, rtag, st, &got, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1))
-        return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace, big);
+    if (!send_in(e, NULL, sbuf, scount, sdt, dest, stag, comm, -1, src == dest, locked)) return -1;
+    int64_t polls = e->polls > 0 ? mpigo_spin_cap(e->polls) : 1;
+    int k = recv_wait(e, c, rbuf, n, src, rtag, st, &got, locked ? 0 : polls);
+    if (!k && locked) {
+        /* The message waited for without the lock, then looked at holding it. */
+        eng_unlock(e);
+        *held = k = recv_spin(e, c, src, polls) && eng_lock(e);
+        if (k && !locked_take(e, s, 0, rbuf, rcount, rdt, src, rtag, comm, st, &got)) {
+            eng_unlock(e);
+            *held = k = 0;
+        }
+    }
+    if (!k) return goSendrecvSent(sn, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace, big);
     int call = replace ? MPIGO_C_SENDRECV_REPLACE : MPIGO_C_SENDRECV;
     count_call(call, sn);
-    mpigo_gate_count(gate, &mpigo_short_calls[call]);
+    srec_count(s, &mpigo_short_calls[call]);
     return MPI_SUCCESS;
+}
+
+/* locked_sendrecv is short_sendrecv holding the engine's shared lock. */
+static int __attribute__((noinline)) locked_sendrecv(mpigo_eng *e, const void *sbuf, int64_t scount, MPI_Datatype sdt,
+                                                     int dest, int stag, void *rbuf, int64_t rcount, MPI_Datatype rdt,
+                                                     int src, int rtag, MPI_Comm comm, MPI_Status *st, int replace,
+                                                     int big) {
+    if (!eng_lock(e)) return -1;
+    srec s;
+    int held = 1;
+    int r = sendrecv_in(e, &s, sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace, big, 1, &held);
+    if (held) eng_unlock(e);
+    return r;
+}
+
+static inline __attribute__((always_inline)) int short_sendrecv(const void *sbuf, int64_t scount, MPI_Datatype sdt, int dest,
+                                                                int stag, void *rbuf, int64_t rcount, MPI_Datatype rdt,
+                                                                int src, int rtag, MPI_Comm comm, MPI_Status *st,
+                                                                int replace, int big) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e == NULL) return -1;
+    if (__builtin_expect(!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE), 0))
+        return locked_sendrecv(e, sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace, big);
+    srec s;
+    int held = 0;
+    return sendrecv_in(e, &s, sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag, comm, st, replace, big, 0, &held);
 }
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
@@ -972,7 +1142,7 @@ static inline __attribute__((always_inline)) int short_isend(const void *buf, in
     if (req == NULL || (uintptr_t)dt - 0x200 >= 256) return 0;
     mpigo_creq *q = creq_take();
     if (q == NULL) return 0;
-    if (!short_send(buf, count, dt, dest, tag, comm, MPIGO_C_ISEND, 0)) {
+    if (!short_send(buf, count, dt, dest, tag, comm, MPIGO_C_ISEND)) {
         creq_put(q);
         return 0;
     }
@@ -1004,7 +1174,7 @@ static inline __attribute__((always_inline)) int short_irecv(void *buf, int64_t 
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     int64_t n, got;
-    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n);
+    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n, 0);
     if (c == NULL || gate == NULL || req == NULL) return 0;
     /* A call the record would time in Go (the timeline, a call under way) takes Go,
      * but behind pending receives, where it joins them and Go records it. */

@@ -22,12 +22,21 @@ import (
 // with it. The engine's words themselves the engine and the shm transport keep
 // (internal/p2p/outside.go); nothing here copies them.
 
+// The engine's lock is one p2pshort.c can take (p2p.Options.SharedLock), so that its
+// short ways run where the engine takes its lock: at MPI_THREAD_MULTIPLE, and once a
+// goroutine of mpigo's calls the engine beside the program.
+func init() { core.ShareLock() }
+
 // showP2P gives p2pshort.c the world's engine: MPI_Init succeeded.
 func showP2P() {
 	if C.mpigo_p2p.world == nil {
 		C.mpigo_p2p.world = newShortComm(hCommWorld, core.World)
 	}
 	C.mpigo_p2p.gate = C.uintptr_t(prof.Gate())
+	C.mpigo_p2p.conc = 0
+	if prof.SharedOutside() {
+		C.mpigo_p2p.conc = 1
+	}
 	core.SetDeferred(flushPending)
 	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&C.mpigo_p2p.eng)), core.Outside())
 }
@@ -146,7 +155,7 @@ var (
 	_ [0]struct{} = [C.MPIGO_SAMPLE_EVERY - prof.SampleEvery]struct{}{}
 	_ [0]struct{} = [prof.SampleEvery - C.MPIGO_SAMPLE_EVERY]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_ring{}) - 192]struct{}{}
-	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 80]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_eng{}) - 88]struct{}{}
 	_ [0]struct{} = [unsafe.Sizeof(C.mpigo_inring{}) - 192]struct{}{}
 )
 

@@ -66,6 +66,8 @@ typedef struct {
     uint32_t deferred;  /* p2pshort.c holds pending receives: Go posts them first (SetDeferred) */
     uint32_t pad;
     int64_t *exch; /* per world rank: its eager limit in an exchange (p2p's exchEager) while its ring is shown */
+    uint32_t lockw;  /* the engine's lock where it is shared (p2p's engineLock): 0 free, 1 held */
+    uint32_t locked; /* the short ways may run holding lockw: the engine takes its lock (ok 0), shares it, not failed */
 } mpigo_eng;
 
 /* A context's matching state (p2p's ctxWords): receives posted, messages unexpected. */
@@ -88,11 +90,14 @@ typedef struct {
 
 /* Where the short way finds them: eng is 0 unless MPI_Init made the world and
  * MPI_Finalize has not begun; gate is the record's short-path word (prof.Gate), 0
- * where the record has none; world is MPI_COMM_WORLD's copy. */
+ * where the record has none; world is MPI_COMM_WORLD's copy; conc says the record
+ * lets code outside Go count the calls it does at MPI_THREAD_MULTIPLE in its own
+ * tallies, timing its own samples (prof.SharedOutside: the gate is then 0). */
 typedef struct {
     uintptr_t eng;
     uintptr_t gate;
     const mpigo_comm *world;
+    uintptr_t conc;
 } mpigo_p2p_t;
 
 extern MPIGO_HIDDEN mpigo_p2p_t mpigo_p2p;

@@ -2,9 +2,10 @@ package core
 
 import (
 	"context"
-	"github.com/mpigo/mpigo/internal/prof"
+	"sync/atomic"
 
 	"github.com/mpigo/mpigo/internal/p2p"
+	"github.com/mpigo/mpigo/internal/prof"
 )
 
 // Point-to-point on a communicator's user context. Buffers are the engine's p2p.Buf
@@ -280,6 +281,13 @@ func (c *Comm) bufKey(op string) (uint32, error) {
 // Concurrent tells the engine that goroutines of the library's own (or the facade's)
 // call it beside the user's: it takes its lock from now on.
 func Concurrent() { eng.Concurrent() }
+
+// ShareLock makes every engine started from now on take its lock as a word code
+// outside Go takes too (p2p.Options.SharedLock): the C library calls it before MPI
+// starts, for its short ways at MPI_THREAD_MULTIPLE.
+func ShareLock() { sharedLock.Store(true) }
+
+var sharedLock atomic.Bool
 
 // SetDeferred gives the engine the function that posts the receives the C library
 // holds back (p2p.Engine.SetDeferred). MPI runs.

@@ -153,6 +153,7 @@ func startWorld(c pm.Client) error {
 		Doorbell:       bell,
 		Oversubscribed: c.LocalSize() > runtime.NumCPU(),
 		Serialized:     threadLevel < ThreadMultiple,
+		SharedLock:     sharedLock.Load(),
 		Events:         toolEvents,
 	})
 	if err != nil {

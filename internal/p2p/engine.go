@@ -138,6 +138,10 @@ type Options struct {
 	// engine then takes no lock, until Concurrent. PeerFailed may still come from any
 	// goroutine.
 	Serialized bool
+	// SharedLock makes the engine's lock a word in its outside memory, which code
+	// outside Go may take too (lock.go; the C library's short ways at
+	// MPI_THREAD_MULTIPLE). Without it the lock is a sync.Mutex.
+	SharedLock bool
 }
 
 // PeerChecker may be implemented by a Transport that can tell, other than by a failed
@@ -276,6 +280,9 @@ func New(self, size int, trs []transport.Transport, opts Options) (*Engine, erro
 	}
 	if err := e.mapOutside(size); err != nil {
 		return nil, fmt.Errorf("New: mapping the engine's outside words: %w", err)
+	}
+	if opts.SharedLock {
+		e.shareLock()
 	}
 	e.reach.Store(int64(size))
 	e.far.Store(&farTraffic{})

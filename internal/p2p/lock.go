@@ -1,9 +1,13 @@
 package p2p
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/idle"
 )
 
 // engineLock is the engine's mutex, or no lock at all while the program has promised
@@ -19,9 +23,18 @@ import (
 // The lock goes from off to on once (Concurrent) and never back. The switch is made
 // by the program's goroutine between engine calls, before mpigo starts a goroutine of
 // its own, so no critical section straddles it.
+//
+// With Options.SharedLock the lock is a word in the engine's outside memory (w, 0
+// free, 1 held), which code outside Go takes too: the C library's short ways at
+// MPI_THREAD_MULTIPLE (abi/libmpi/p2pshort.c) try it once and take the Go way if it
+// is held, so they never wait for it and hold it only for a bounded piece of work.
+// Go takes it with one compare-and-swap; a goroutine that finds it held waits for it
+// under mu, so that one Go waiter spins at a time and the others park.
 type engineLock struct {
 	mu  sync.Mutex
 	off atomic.Bool
+	w   *uint32
+	rmu sync.Mutex // held with w in race builds (raceLock)
 }
 
 // Lock, Unlock and TryLock test off inline and call the mutex out of line: inlined
@@ -44,12 +57,76 @@ func (l *engineLock) TryLock() bool {
 }
 
 //go:noinline
-func (l *engineLock) lock() { l.mu.Lock() }
+func (l *engineLock) lock() {
+	if l.w == nil {
+		l.mu.Lock()
+		return
+	}
+	if !atomic.CompareAndSwapUint32(l.w, 0, 1) {
+		l.lockShared()
+	}
+	if raceLock {
+		l.rmu.Lock()
+	}
+}
 
 //go:noinline
-func (l *engineLock) unlock() { l.mu.Unlock() }
+func (l *engineLock) unlock() {
+	if l.w == nil {
+		l.mu.Unlock()
+		return
+	}
+	if raceLock {
+		l.rmu.Unlock()
+	}
+	atomic.StoreUint32(l.w, 0)
+}
 
-func (l *engineLock) tryLock() bool { return l.mu.TryLock() }
+func (l *engineLock) tryLock() bool {
+	if l.w == nil {
+		return l.mu.TryLock()
+	}
+	if !atomic.CompareAndSwapUint32(l.w, 0, 1) {
+		return false
+	}
+	if raceLock {
+		l.rmu.Lock()
+	}
+	return true
+}
+
+// lockShared waits for the shared word. Its holder is another goroutine or a C short
+// way, which holds it for a bounded piece of work, or a goroutine in a system call
+// under the lock (a large single-copy read): so spin a little, then let other
+// goroutines run, then sleep in short naps rather than keep a core from a rank that
+// has work.
+func (l *engineLock) lockShared() {
+	l.mu.Lock()
+	for i := 0; !atomic.CompareAndSwapUint32(l.w, 0, 1); i++ {
+		switch {
+		case i < sharedSpins:
+			idle.Pause()
+		case i < sharedSpins+sharedYields:
+			runtime.Gosched()
+		default:
+			time.Sleep(sharedNap)
+		}
+	}
+	l.mu.Unlock()
+}
+
+// How lockShared waits: polls with a pause, then yields, then naps.
+const (
+	sharedSpins  = 100
+	sharedYields = 100
+	sharedNap    = 20 * time.Microsecond
+)
+
+// shareLock makes the engine's lock the outside word (Options.SharedLock). New calls
+// it before the engine is used.
+func (e *Engine) shareLock() {
+	e.mu.w = &e.out.lockw
+}
 
 // Serialized reports whether the engine runs without its lock (see Options.Serialized).
 func (e *Engine) Serialized() bool { return e.mu.off.Load() }
@@ -63,7 +140,9 @@ func (e *Engine) Concurrent() {
 		e.postDeferred() // while the engine's calls take no lock
 	}
 	e.mu.off.Store(false)
-	atomic.StoreUint32(&e.out.ok, 0) // the short way outside Go takes no lock
+	e.mu.Lock()
+	e.outsideOK() // the short way outside Go now takes the lock, if it is shared
+	e.mu.Unlock()
 }
 
 // setDone marks r complete for its waiters: an atomic store (a locked exchange on

@@ -48,6 +48,13 @@ type outsideHead struct {
 	deferred uint32
 	_        uint32
 	exch     uintptr // [size]int64: world rank d's eager limit in an exchange (exchEager) while its ring is shown
+	// lockw is the engine's lock where it is shared (Options.SharedLock): 0 free, 1
+	// held (engineLock).
+	lockw uint32
+	// locked: the short way may send and receive holding lockw: the engine takes its
+	// lock, shares it, and has not failed. The short way reads ok's words (quiet,
+	// the rings, the contexts' words) only while it holds lockw then.
+	locked uint32
 }
 
 // ctxWords is what the receive's short way reads of a context's matching state, in
@@ -175,13 +182,19 @@ func (e *Engine) OutsideCtx(ctx uint32) uintptr {
 // abi/libmpi/p2pshort.h has their layout): valid for the life of the process.
 func (e *Engine) Outside() uintptr { return uintptr(unsafe.Pointer(e.out)) }
 
-// outsideOK recomputes the engine's ok word. The caller holds e.mu (or is New).
+// outsideOK recomputes the engine's ok and locked words. The caller holds e.mu (or is
+// New).
 func (e *Engine) outsideOK() {
-	v := uint32(0)
-	if e.mu.off.Load() && e.failed == nil {
-		v = 1
+	ok, locked := uint32(0), uint32(0)
+	switch {
+	case e.failed != nil:
+	case e.mu.off.Load():
+		ok = 1
+	case e.mu.w != nil:
+		locked = 1
 	}
-	atomic.StoreUint32(&e.out.ok, v)
+	atomic.StoreUint32(&e.out.ok, ok)
+	atomic.StoreUint32(&e.out.locked, locked)
 }
 
 // outsideRing notes p's ring record once p is connected: the short way may use it

@@ -1,7 +1,11 @@
 package p2p
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mpigo/mpigo/internal/transport"
@@ -191,5 +195,94 @@ func TestOutsideRecvWords(t *testing.T) {
 	r.mu.Unlock()
 	if r.inrings[0] != 0 {
 		t.Errorf("a failed peer's inbound ring is still shown")
+	}
+}
+
+// With Options.SharedLock the engine's lock is the outside word lockw, which code
+// outside Go (the C short ways at MPI_THREAD_MULTIPLE) takes by a compare-and-swap:
+// the locked word says so while the engine takes its lock and has not failed; Go's
+// holders and an outside holder exclude one another; goroutines of both engines
+// ping-pong meanwhile, every message right.
+func TestSharedLock(t *testing.T) {
+	es := shmEngines(t, 2, Options{SharedLock: true, Spin: 100, Yield: 10})
+	for i, e := range es {
+		if e.out.ok != 0 || e.out.locked != 1 || e.mu.w != &e.out.lockw {
+			t.Fatalf("engine %d: ok %d locked %d, lock word %p (want %p)", i, e.out.ok, e.out.locked, e.mu.w, &e.out.lockw)
+		}
+	}
+	const rounds, pingers = 2000, 3
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*pingers)
+	for g := range pingers {
+		for i, e := range es {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b := make([]byte, 8)
+				for k := range rounds {
+					if i == 0 {
+						binary.LittleEndian.PutUint64(b, uint64(g<<20|k))
+						if err := e.Send(Bytes(b), 1, g, 0, Standard); err != nil {
+							errs <- err
+							return
+						}
+						continue
+					}
+					if _, err := e.Recv(Bytes(b), 0, g, 0); err != nil {
+						errs <- err
+						return
+					}
+					if v := binary.LittleEndian.Uint64(b); v != uint64(g<<20|k) {
+						errs <- fmt.Errorf("pinger %d round %d: received %#x", g, k, v)
+						return
+					}
+				}
+			}()
+		}
+	}
+	// Meanwhile two goroutines take Go's lock and one takes the word as code outside
+	// Go does: none of them finds another inside.
+	e := es[1]
+	var inside, overlaps atomic.Int32
+	enter := func() {
+		if inside.Add(1) != 1 {
+			overlaps.Add(1)
+		}
+		inside.Add(-1)
+	}
+	const holds = 20000
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range holds {
+				e.mu.Lock()
+				enter()
+				e.mu.Unlock()
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for k := 0; k < holds; {
+			if atomic.CompareAndSwapUint32(&e.out.lockw, 0, 1) {
+				enter()
+				k++
+				atomic.StoreUint32(&e.out.lockw, 0)
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if k := overlaps.Load(); k != 0 {
+		t.Errorf("%d of %d holds of the shared lock found another holder inside", k, 3*holds)
+	}
+	e.Fail(errors.New("test"))
+	if e.out.locked != 0 || e.out.lockw != 0 {
+		t.Errorf("a failed engine: locked %d, lock word %d", e.out.locked, e.out.lockw)
 	}
 }

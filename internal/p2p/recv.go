@@ -65,7 +65,7 @@ func (e *Engine) RecvCall(b Buf, src, tag int, ctx uint32, stamp bool) (from, go
 		if !polled {
 			e.pollPeer(r, src, stamp)
 		}
-	} else if !r.fin && src == AnySource && e.out.ok != 0 && e.size <= anyLookups {
+	} else if !r.fin && src == AnySource && (e.out.ok != 0 || e.out.locked != 0) && e.size <= anyLookups {
 		e.findPollers()
 	}
 	if !r.fin {
@@ -205,10 +205,22 @@ func (e *Engine) ShortRecvs() uint64 { return e.shortRecvs }
 // back: a poll of one ring costs a fraction of a progress round (docs/BENCHMARKS.md,
 // point-to-point engine). Packets of other peers wait those few microseconds at most;
 // block then makes full progress.
-// It runs only in a serialised engine (a locked one releases its lock between polls,
+// It polls only in a serialised engine (a locked one releases its lock between polls,
 // in block) and only while this rank has nothing to send. The caller holds e.mu.
+//
+// In a locked engine whose lock code outside Go shares, it polls nothing but finds
+// the peer's poller, so that the receive's short way there, which polls without the
+// lock, sees the peer's ring.
 func (e *Engine) pollPeer(r *request, src int, stamp bool) {
-	if len(e.busy) > 0 || e.gets.head != nil || !e.mu.off.Load() {
+	if len(e.busy) > 0 || e.gets.head != nil {
+		return
+	}
+	if !e.mu.off.Load() {
+		if e.mu.w != nil {
+			if p := e.peerState(src); p.pp != nil || e.findPoller(p) {
+				e.out.polls = int64(min(e.peerPolls, e.idle.Spin()))
+			}
+		}
 		return
 	}
 	p := e.peerState(src)

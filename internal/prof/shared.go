@@ -249,6 +249,12 @@ func shareExit(call Call, n int, t int64, blocked bool) bool {
 	return true
 }
 
+// SharedOutside says whether code outside Go that does a call itself at ThreadMultiple
+// counts it in its own tally (WatchTallies), timing one in about SampleEvery of its
+// calls itself: the program is at ThreadMultiple, where Gate's word stays 0, and the
+// timeline is off (with it on, every call goes through Enter and Exit).
+func SharedOutside() bool { return fast && concurrent && !timed }
+
 // SharedUntimed says whether call, a call of untimedCalls about to be made at
 // ThreadMultiple, is to be counted by SharedCount once done, untimed; false: it goes
 // through Enter and Exit (the program is not at ThreadMultiple, the timeline is on,

@@ -1,0 +1,141 @@
+/* p2pmt.c - MPI_Send's, MPI_Recv's and MPI_Sendrecv's short ways in C at
+ * MPI_THREAD_MULTIPLE (abi/libmpi/p2pshort.c), where they hold the engine's shared
+ * lock, on 2 ranks:
+ *
+ *   - one thread: ROUNDS rounds of an 8-byte MPI_Send and its MPI_Recv (the message
+ *     there before the receive is made, after a Barrier) and ROUNDS MPI_Sendrecv
+ *     exchanges: every send and nearly every receive and exchange in C, and the
+ *     record has their counts and times (the MPI_T variables send_calls, send_time,
+ *     ...), timed in C one in about 64;
+ *   - NT threads at once, each ping-ponging 8 bytes with the peer's thread of its
+ *     number, in turn on its own duplicate of MPI_COMM_WORLD and on MPI_COMM_WORLD
+ *     with its own tag, half the receives from MPI_ANY_SOURCE: every message's data,
+ *     source and tag right and in order, whichever way each call took (C where the
+ *     lock was free and the message at its ring's head, else Go), some in C, and
+ *     every call counted once (send_calls, recv_calls). */
+#include <pthread.h>
+#include <stdint.h>
+#include "check.h"
+
+extern long mpigo_short_sends(void);
+extern long mpigo_short_recvs(void);
+extern long mpigo_short_sendrecvs(void);
+
+enum { ROUNDS = 1000, NT = 4, TROUNDS = 2000 };
+
+static int rank, peer;
+static MPI_Comm comms[NT];
+
+static const char *vars[] = {"send_calls", "recv_calls", "sendrecv_calls", "send_time", "recv_time", "sendrecv_time"};
+enum { NVARS = sizeof vars / sizeof vars[0] };
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle handles[NVARS];
+
+static void watch(void) {
+    OK(MPI_T_pvar_session_create(&session));
+    for (int k = 0; k < NVARS; k++) {
+        int i, count;
+        int class = k < 3 ? MPI_T_PVAR_CLASS_COUNTER : MPI_T_PVAR_CLASS_TIMER;
+        CHECK(MPI_T_pvar_get_index(vars[k], class, &i) == MPI_SUCCESS, "no variable %s", vars[k]);
+        OK(MPI_T_pvar_handle_alloc(session, i, NULL, &handles[k], &count));
+    }
+}
+
+static unsigned long long calls(int k) {
+    unsigned long long n = 0;
+    OK(MPI_T_pvar_read(session, handles[k], &n));
+    return n;
+}
+
+static double seconds(int k) {
+    double v = -1;
+    OK(MPI_T_pvar_read(session, handles[k], &v));
+    return v;
+}
+
+static void *worker(void *arg) {
+    int t = (int)(long)arg;
+    for (int i = 0; i < TROUNDS; i++) {
+        MPI_Comm c = i & 1 ? comms[t] : MPI_COMM_WORLD;
+        int src = i & 2 ? MPI_ANY_SOURCE : peer;
+        int64_t v = (int64_t)t << 32 | i, got = -1;
+        MPI_Status st;
+        if (rank == 0) {
+            OK(MPI_Send(&v, 1, MPI_INT64_T, peer, t, c));
+            OK(MPI_Recv(&got, 1, MPI_INT64_T, src, t, c, &st));
+            CHECK(got == v + 1, "thread %d round %d: the answer %lld", t, i, (long long)got);
+        } else {
+            OK(MPI_Recv(&got, 1, MPI_INT64_T, src, t, c, &st));
+            CHECK(got == v, "thread %d round %d: received %lld", t, i, (long long)got);
+            got++;
+            OK(MPI_Send(&got, 1, MPI_INT64_T, peer, t, c));
+        }
+        CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == t, "thread %d round %d: source %d tag %d", t, i, st.MPI_SOURCE,
+              st.MPI_TAG);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int provided, size;
+    OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    OK(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size == 2, "p2pmt runs on 2 ranks, not %d", size);
+    peer = 1 - rank;
+    watch();
+
+    long s0 = 0, r0 = 0, x0 = 0;
+    unsigned long long n0[3] = {0};
+    for (int i = -1; i < ROUNDS; i++) {
+        if (i == 0) { /* round -1 makes the rings between the ranks, in Go */
+            s0 = mpigo_short_sends(), r0 = mpigo_short_recvs(), x0 = mpigo_short_sendrecvs();
+            for (int k = 0; k < 3; k++) n0[k] = calls(k);
+        }
+        for (int from = 0; from < 2; from++) {
+            if (rank == from) OK(MPI_Send(&i, 1, MPI_INT, peer, 7, MPI_COMM_WORLD));
+            OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (rank != from) {
+                int got = -1;
+                OK(MPI_Recv(&got, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                CHECK(got == i, "round %d: received %d", i, got);
+            }
+        }
+        int64_t out = (int64_t)rank << 32 | (i & 0xffff), in = -1;
+        OK(MPI_Sendrecv(&out, 1, MPI_INT64_T, peer, 9, &in, 1, MPI_INT64_T, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(in == ((int64_t)peer << 32 | (i & 0xffff)), "round %d: exchanged %lld", i, (long long)in);
+    }
+    long s = mpigo_short_sends() - s0, r = mpigo_short_recvs() - r0, x = mpigo_short_sendrecvs() - x0;
+    /* A receive whose message the engine took first (a Barrier that waited in Go made
+     * progress) goes on in Go: up to one in a hundred may. An exchange whose peer is
+     * late waits out its spin and goes on in Go: up to one in ten may. */
+    CHECK(s == ROUNDS && r >= ROUNDS - ROUNDS / 100 && r <= ROUNDS && x >= ROUNDS - ROUNDS / 10 && x <= ROUNDS,
+          "%ld sends, %ld receives, %ld exchanges of %d took C", s, r, x, ROUNDS);
+    CHECK(calls(0) - n0[0] == ROUNDS && calls(1) - n0[1] == ROUNDS && calls(2) - n0[2] == ROUNDS,
+          "the record counts %llu sends, %llu receives, %llu exchanges, not %d each", calls(0) - n0[0],
+          calls(1) - n0[1], calls(2) - n0[2], ROUNDS);
+    for (int k = 3; k < NVARS; k++) CHECK(seconds(k) > 0 && seconds(k) < 60, "%s is %g s", vars[k], seconds(k));
+
+    for (int t = 0; t < NT; t++) OK(MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]));
+    s0 = mpigo_short_sends(), r0 = mpigo_short_recvs();
+    for (int k = 0; k < 2; k++) n0[k] = calls(k);
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++) pthread_create(&th[t], NULL, worker, (void *)(long)t);
+    for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+    s = mpigo_short_sends() - s0, r = mpigo_short_recvs() - r0;
+    CHECK(s > 0 && s <= NT * TROUNDS && r > 0 && r <= NT * TROUNDS, "threads: %ld sends, %ld receives of %d took C",
+          s, r, NT * TROUNDS);
+    CHECK(calls(0) - n0[0] == NT * TROUNDS && calls(1) - n0[1] == NT * TROUNDS,
+          "threads: the record counts %llu sends, %llu receives, not %d each", calls(0) - n0[0], calls(1) - n0[1],
+          NT * TROUNDS);
+    for (int t = 0; t < NT; t++) OK(MPI_Comm_free(&comms[t]));
+
+    for (int k = 0; k < NVARS; k++) OK(MPI_T_pvar_handle_free(session, &handles[k]));
+    OK(MPI_T_pvar_session_free(&session));
+    OK(MPI_T_finalize());
+    OK(MPI_Finalize());
+    if (rank == 0) printf("OK p2pmt (threads: %ld sends, %ld receives of %d in C)\n", s, r, NT * TROUNDS);
+    return 0;
+}
