@@ -669,6 +669,16 @@ func TestRecvShortWay(t *testing.T) {
 // order, some in C, each counted once (p2pmt.c).
 func TestShortWaysThreadMultiple(t *testing.T) { job(t, "p2pmt", 2) }
 
+// TestMprobeShortWay: MPI_Mprobe and MPI_Mrecv done in C for a message at the head of a
+// node peer's ring, and Go's adoption of such a message for every other receive of it
+// (mprobe.c says which cases): over shared memory at MPI_THREAD_SINGLE and
+// MPI_THREAD_MULTIPLE, and over TCP, where no call takes C.
+func TestMprobeShortWay(t *testing.T) {
+	t.Run("shm", func(t *testing.T) { job(t, "mprobe", 2) })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "mprobe", 2, nil, []string{"multiple"}) })
+	t.Run("tcp", func(t *testing.T) { jobArgs(t, "mprobe", 2, mpitest.TCP.Flags(), []string{"none"}) })
+}
+
 // TestRequestShortWay: MPI_Isend and MPI_Irecv done in C where they may be, their
 // requests complete in C, and every call on requests taking them and Go's in one set
 // (p2preq.c says which cases): on 2 ranks with the default rings, 16-cell ones and

@@ -51,6 +51,7 @@ const (
 	kFile    kind = C.MPIGO_KIND_FILE
 	kKeyval  kind = C.MPIGO_KIND_KEYVAL
 	kCReq    kind = C.MPIGO_KIND_CREQ // a request p2pshort.c completed at once
+	kCMsg    kind = C.MPIGO_KIND_CMSG // a message p2pshort.c's MPI_Mprobe took
 	nKinds        = C.MPIGO_KINDS
 )
 
@@ -80,10 +81,14 @@ func slotOf(h uintptr) int { return int(h & slotMask) }
 
 // kindOf is the kind of a created handle, 0 for anything else.
 func kindOf(h uintptr) kind {
-	if k := h >> kindShift; k > 0 && k < nKinds {
-		return kind(k)
+	k := kind(h >> kindShift)
+	switch {
+	case k == 0 || k >= nKinds:
+		return 0
+	case k == kCMsg && slotOf(h) >= C.MPIGO_CMSGS:
+		return 0 // p2pshort.c's table has no such slot
 	}
-	return 0
+	return k
 }
 
 // table holds the objects of one kind by slot, each with the handle it was made
@@ -211,6 +216,7 @@ var kinds = [nKinds]kindInfo{
 	kFile:    {"file", C.MPI_ERR_FILE, hFileNull, "MPI_FILE_NULL", 0x118, 0x120, nil},
 	kKeyval:  {"keyval", C.MPI_ERR_KEYVAL, 0, "MPI_KEYVAL_INVALID", 0, 0, nil},
 	kCReq:    {"request", C.MPI_ERR_REQUEST, hRequestNull, "MPI_REQUEST_NULL", 0x180, 0x188, nil},
+	kCMsg:    {"message", C.MPI_ERR_REQUEST, hMessageNull, "MPI_MESSAGE_NULL", 0x128, 0x130, nil},
 }
 
 func init() {
@@ -223,6 +229,7 @@ func init() {
 	kinds[kRequest].made = reqMade
 	kinds[kTypeC].made = cTypeMade
 	kinds[kCReq].made = func(uintptr) bool { return true } // made only by p2pshort.c
+	kinds[kCMsg].made = func(uintptr) bool { return true } // made only by p2pshort.c
 }
 
 // predefKind is the kind whose predefined handles' range holds h, 0 for none.
@@ -249,6 +256,8 @@ func canonKind(k kind) kind {
 		return kType
 	case kCReq:
 		return kRequest
+	case kCMsg:
+		return kMessage
 	}
 	return k
 }

@@ -43,8 +43,14 @@ enum {
     MPIGO_KIND_FILE,
     MPIGO_KIND_KEYVAL, /* attribute keys are C ints, made by the same tables */
     MPIGO_KIND_CREQ,   /* a request p2pshort.c completed at once: a record of its table */
+    MPIGO_KIND_CMSG,   /* a message p2pshort.c's MPI_Mprobe took: a record of its table */
     MPIGO_KINDS
 };
+
+/* The slots of MPIGO_KIND_CMSG: p2pshort.c's matched messages, at most this many live
+ * at once (past it MPI_Mprobe takes Go); a handle of that kind with a higher slot is
+ * none. */
+#define MPIGO_CMSGS 1024
 
 /* mpigo_slot is h's slot when h has kind k, else MPIGO_SLOTS (no slot): a garbage
  * value wider than 31 bits has no kind. */

@@ -791,6 +791,195 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
     return r >= 0 ? r : goPMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
+/* --- MPI_Mprobe and MPI_Mrecv ---
+ *
+ * mpi4py's comm.recv of an object is MPI_Mprobe, MPI_Get_count and MPI_Mrecv. A matched
+ * probe whose message MPI_Recv's short way would take (the same conditions and the
+ * same wait, serialised or holding the engine's shared lock) takes it here: the
+ * packet off the ring into a record of the table below, its handle of kind
+ * MPIGO_KIND_CMSG, the status as a receive's. MPI_Mrecv of such a message into a
+ * predefined plain datatype with room for it copies it out here and frees the record;
+ * anything else (another datatype, too little room, MPI_Imrecv, a freed handle) is
+ * the Go half's, which adopts the record as a message the engine matched
+ * (p2p.Engine.Adopt, through mpigo_cmsg_info and mpigo_cmsg_drain) and receives it as
+ * its own, errors included. The table is guarded as the engine's words are: the engine
+ * serialised, or its lock held (Go adopts under it). */
+typedef struct {
+    uintptr_t h; /* while live; 0 free */
+    uint32_t gen, ctx;
+    int32_t src, tag, wsrc; /* src: the communicator's rank */
+    int32_t pad;
+    MPI_Comm comm;
+    int64_t len, cap;
+    char *buf;
+} mpigo_cmsg;
+
+#define MPIGO_CMSG_ROOM (64 << 10) /* a record's room: a larger message is Go's */
+
+static mpigo_cmsg cmsgs[MPIGO_CMSGS];
+/* The free records in the order freed (cmsg_head to cmsg_tail), reused once
+ * MPIGO_QUARANTINE others wait, as handle.h asks; cmsg_made have been made. */
+static uint32_t cmsg_ring[MPIGO_CMSGS], cmsg_head, cmsg_tail, cmsg_made;
+
+static mpigo_cmsg *cmsg_take(void) {
+    uint32_t i;
+    if (cmsg_tail - cmsg_head > MPIGO_QUARANTINE || (cmsg_made == MPIGO_CMSGS && cmsg_tail != cmsg_head))
+        i = cmsg_ring[cmsg_head++ % MPIGO_CMSGS];
+    else if (cmsg_made < MPIGO_CMSGS)
+        i = cmsg_made++;
+    else
+        return NULL;
+    mpigo_cmsg *m = &cmsgs[i];
+    if (m->buf == NULL) {
+        m->buf = malloc(MPIGO_CMSG_ROOM);
+        if (m->buf == NULL) {
+            cmsg_ring[cmsg_tail++ % MPIGO_CMSGS] = i;
+            return NULL;
+        }
+        m->cap = MPIGO_CMSG_ROOM;
+    }
+    return m;
+}
+
+/* cmsg_put frees record m, or gives back one cmsg_take gave that was not used. */
+static void cmsg_put(mpigo_cmsg *m) {
+    __atomic_store_n(&m->h, 0, __ATOMIC_RELAXED);
+    cmsg_ring[cmsg_tail++ % MPIGO_CMSGS] = (uint32_t)(m - cmsgs);
+}
+
+/* cmsg_of is the live record of handle h, or NULL. */
+static mpigo_cmsg *cmsg_of(uintptr_t h) {
+    uintptr_t i = mpigo_slot(h, MPIGO_KIND_CMSG);
+    if (i >= MPIGO_CMSGS) return NULL;
+    mpigo_cmsg *m = &cmsgs[i];
+    return __atomic_load_n(&m->h, __ATOMIC_RELAXED) == h && h != 0 ? m : NULL;
+}
+
+/* mprobe_in is MPI_Mprobe's short way, the engine serialised or its lock held
+ * (locked): the message taken into a record (polls: how long to wait for it; 0 a look),
+ * *msg its handle, the status written; 0 nothing done. */
+static inline int mprobe_in(mpigo_eng *e, srec *s, int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st,
+                            int64_t polls, int locked) {
+    int64_t n, got;
+    const mpigo_comm *c = recv_ok(e, NULL, 0, MPI_BYTE, src, tag, comm, &n, locked);
+    if (c == NULL || npend != 0) return 0;
+    mpigo_cmsg *m = cmsg_take();
+    if (m == NULL) return 0;
+    MPI_Status ms;
+    if (!srec_open(s, locked) || !recv_wait(e, c, m->buf, m->cap, src, tag, &ms, &got, polls)) {
+        cmsg_put(m);
+        return 0;
+    }
+    m->gen++;
+    m->ctx = c->ctx;
+    m->src = ms.MPI_SOURCE;
+    m->tag = ms.MPI_TAG;
+    m->wsrc = c->world[ms.MPI_SOURCE];
+    m->comm = comm;
+    m->len = got;
+    __atomic_store_n(&m->h, mpigo_handle(MPIGO_KIND_CMSG, m->gen, (uintptr_t)(m - cmsgs)), __ATOMIC_RELAXED);
+    *msg = (MPI_Message)m->h;
+    if (st != MPI_STATUS_IGNORE) {
+        ms.MPI_ERROR = st->MPI_ERROR;
+        *st = ms;
+    }
+    count_call(MPIGO_C_MPROBE, 0);
+    srec_count(s, &mpigo_short_calls[MPIGO_C_MPROBE]);
+    return 1;
+}
+
+/* locked_mprobe is MPI_Mprobe's short way with the engine's shared lock: as
+ * locked_recv, it waits without the lock and takes the message holding it. */
+static int __attribute__((noinline)) locked_mprobe(mpigo_eng *e, int src, int tag, MPI_Comm comm, MPI_Message *msg,
+                                                   MPI_Status *st) {
+    const mpigo_comm *c = comm_of(comm);
+    if (c == NULL || (src == MPI_ANY_SOURCE ? c->size > MPIGO_ANY_MAX : (unsigned)src >= (unsigned)c->size) ||
+        !recv_spin(e, c, src, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1) || !eng_lock(e))
+        return 0;
+    srec s;
+    int k = mprobe_in(e, &s, src, tag, comm, msg, st, 0, 1);
+    eng_unlock(e);
+    return k;
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e != NULL && message != NULL) {
+        srec s;
+        if (!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) {
+            if (locked_mprobe(e, source, tag, comm, message, status)) return MPI_SUCCESS;
+        } else if (mprobe_in(e, &s, source, tag, comm, message, status, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1, 0))
+            return MPI_SUCCESS;
+    }
+    return goPMPI_Mprobe(source, tag, comm, message, status);
+}
+
+/* short_mrecv is MPI_Mrecv's short way for a message of this table: 1 received (the
+ * record freed, *msg MPI_MESSAGE_NULL), 0 the Go way does it all. */
+static int short_mrecv(void *buf, int64_t count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (e == NULL || msg == NULL || mpigo_slot((uintptr_t)*msg, MPIGO_KIND_CMSG) >= MPIGO_CMSGS || i >= 256 ||
+        (uint64_t)count > MPIGO_SHORT_MAX)
+        return 0;
+    int64_t size = mpigo_short_dts[i].size;
+    int locked = !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE);
+    if (size <= 0 || (locked && !eng_lock(e))) return 0;
+    mpigo_cmsg *m = cmsg_of((uintptr_t)*msg);
+    srec s;
+    int k = m != NULL && count * size >= m->len && (m->len == 0 || buf != NULL) && srec_open(&s, locked);
+    if (k) {
+        if (m->len > 0) memcpy(buf, m->buf, (size_t)m->len);
+        if (st != MPI_STATUS_IGNORE) {
+            st->MPI_SOURCE = m->src;
+            st->MPI_TAG = m->tag;
+            st->MPI_internal[0] = (int)(uint32_t)m->len;
+            st->MPI_internal[1] = (int)(m->len >> 32);
+            st->MPI_internal[2] = 0;
+        }
+        cmsg_put(m);
+        *msg = MPI_MESSAGE_NULL;
+        count_call(MPIGO_C_MRECV, count * size);
+        srec_count(&s, &mpigo_short_calls[MPIGO_C_MRECV]);
+    }
+    if (locked) eng_unlock(e);
+    return k;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) {
+    if (short_mrecv(buf, count, datatype, message, status)) return MPI_SUCCESS;
+    return goPMPI_Mrecv(buf, count, datatype, message, status);
+}
+
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) {
+    if (short_mrecv(buf, count, datatype, message, status)) return MPI_SUCCESS;
+    return goPMPI_Mrecv_c(buf, count, datatype, message, status);
+}
+
+/* mpigo_cmsg_info is what the Go half needs of the message of handle h to adopt it:
+ * its context, source (world rank), tag, length and communicator; 0 if h is no live
+ * record's. The caller holds the engine's lock, or the engine is serialised. */
+MPIGO_HIDDEN int mpigo_cmsg_info(uintptr_t h, int32_t *wsrc, int32_t *tag, int64_t *len, uintptr_t *comm) {
+    mpigo_cmsg *m = cmsg_of(h);
+    if (m == NULL) return 0;
+    *wsrc = m->wsrc;
+    *tag = m->tag;
+    *len = m->len;
+    *comm = (uintptr_t)m->comm;
+    return 1;
+}
+
+/* mpigo_cmsg_drain copies the n bytes of the message of handle h to dst and frees its
+ * record: 0 if h is no live record's or its length is not n. Under the engine's lock
+ * (p2p.Engine.Adopt's fill), or serialised. */
+MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n) {
+    mpigo_cmsg *m = cmsg_of(h);
+    if (m == NULL || m->len != n) return 0;
+    if (n > 0) memcpy(dst, m->buf, (size_t)n);
+    cmsg_put(m);
+    return 1;
+}
+
 /* --- MPI_Isend, MPI_Irecv and the requests kept here ---
  *
  * A nonblocking send that MPI_Send's short way can do is done here the same way: the

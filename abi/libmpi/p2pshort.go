@@ -170,6 +170,15 @@ func cellConsts() (inline, compact int) { return C.MPIGO_INLINE, C.MPIGO_COMPACT
 //export mpigo_short_recvs
 func mpigo_short_recvs() int64 { return shortCount(C.MPIGO_C_RECV) }
 
+// mpigo_short_mprobes and mpigo_short_mrecvs count the MPI_Mprobe and MPI_Mrecv calls
+// p2pshort.c did itself (abi/testdata/mprobe.c).
+//
+//export mpigo_short_mprobes
+func mpigo_short_mprobes() int64 { return shortCount(C.MPIGO_C_MPROBE) }
+
+//export mpigo_short_mrecvs
+func mpigo_short_mrecvs() int64 { return shortCount(C.MPIGO_C_MRECV) }
+
 //export mpigo_short_sendrecvs
 func mpigo_short_sendrecvs() int64 {
 	return shortCount(C.MPIGO_C_SENDRECV) + shortCount(C.MPIGO_C_SENDRECV_REPLACE)

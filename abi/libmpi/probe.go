@@ -2,6 +2,7 @@ package main
 
 // #define MPIGO_ABI_NO_PROTOTYPES 1
 // #include "mpi.h"
+// #include "p2pshort.h"
 import "C"
 
 import (
@@ -69,8 +70,8 @@ func addMessage(m core.Message, c *comm, ch uintptr, out unsafe.Pointer) {
 	setHandle(out, messages.add(&message{m: m, c: c, ch: ch}))
 }
 
-//export PMPI_Mprobe
-func PMPI_Mprobe(src, tag int32, ch uintptr, out, st unsafe.Pointer) int32 {
+//export goPMPI_Mprobe
+func goPMPI_Mprobe(src, tag int32, ch uintptr, out, st unsafe.Pointer) int32 {
 	c, r := needComm("Mprobe", ch)
 	if c == nil {
 		return r
@@ -108,20 +109,21 @@ func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int3
 	return 0
 }
 
-//export PMPI_Mrecv
-func PMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
+//export goPMPI_Mrecv
+func goPMPI_Mrecv(buf unsafe.Pointer, count int32, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
 	return mrecv("Mrecv", buf, int64(count), dh, mp, st)
 }
 
-//export PMPI_Mrecv_c
-func PMPI_Mrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
+//export goPMPI_Mrecv_c
+func goPMPI_Mrecv_c(buf unsafe.Pointer, count int64, dh uintptr, mp unsafe.Pointer, st unsafe.Pointer) int32 {
 	return mrecv("Mrecv_c", buf, count, dh, mp, st)
 }
 
 // messageOf is the message of the handle at mp for call op, with its communicator
 // (nil but for a message Mprobe made): the message from no process for
 // MPI_MESSAGE_NO_PROC, the null message for MPI_MESSAGE_NULL (which mpir rejects).
-// A handle that is none of these is an error.
+// A message p2pshort.c's MPI_Mprobe took is adopted (adoptCMsg), the handle at mp
+// then Go's. A handle that is none of these is an error.
 func messageOf(op string, mp unsafe.Pointer) (m core.Message, c *comm, ch uintptr, err error) {
 	if mp == nil {
 		return m, nil, 0, errorf(errArg, op, "message is NULL")
@@ -132,12 +134,43 @@ func messageOf(op string, mp unsafe.Pointer) (m core.Message, c *comm, ch uintpt
 	case hMessageNull:
 		return m, nil, 0, nil
 	default:
+		if kindOf(h) == kCMsg {
+			// Adopted, the message is Go's: its handle becomes a Go one, so that a
+			// call that fails on another argument leaves it to be received still.
+			if m, c, ch, err = adoptCMsg(op, h); err == nil {
+				*(*uintptr)(mp) = messages.add(&message{m: m, c: c, ch: ch})
+			}
+			return m, c, ch, err
+		}
 		x := messages.get(h)
 		if x == nil {
 			return m, nil, 0, badHandle(op, "message", h, kMessage)
 		}
 		return x.m, x.c, x.ch, nil
 	}
+}
+
+// adoptCMsg makes a message the engine matched of the one p2pshort.c's MPI_Mprobe
+// took (handle h, of its table), so that the Go way receives it: under the engine's
+// lock (core.Comm.Adopt), its record read and freed.
+func adoptCMsg(op string, h uintptr) (m core.Message, c *comm, ch uintptr, err error) {
+	var src, tag C.int32_t
+	var n C.int64_t
+	var cc C.uintptr_t
+	if C.mpigo_cmsg_info(C.uintptr_t(h), &src, &tag, &n, &cc) == 0 {
+		return m, nil, 0, badHandle(op, "message", h, kMessage)
+	}
+	ch = uintptr(cc)
+	if c = commOf(ch); c == nil {
+		return m, nil, 0, errorf(C.MPI_ERR_COMM, op, "message %#x was matched on communicator %#x, which was freed", h, ch)
+	}
+	m, ok := c.c.Adopt(int(src), int(tag), int(n), func(b []byte) bool {
+		return C.mpigo_cmsg_drain(C.uintptr_t(h), unsafe.Pointer(unsafe.SliceData(b)), n) != 0
+	})
+	if !ok {
+		return m, nil, 0, badHandle(op, "message", h, kMessage)
+	}
+	return m, c, ch, nil
 }
 
 // received makes the handle at mp the null message: Mrecv and Imrecv took its

@@ -16,6 +16,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "check.h"
+#include "pvars.h"
+#include "sentfirst.h"
 
 extern long mpigo_short_sends(void);
 extern long mpigo_short_recvs(void);
@@ -27,29 +29,20 @@ static int rank, peer;
 static MPI_Comm comms[NT];
 
 static const char *vars[] = {"send_calls", "recv_calls", "sendrecv_calls", "send_time", "recv_time", "sendrecv_time"};
+static const int classes[] = {MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER,
+                              MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER};
 enum { NVARS = sizeof vars / sizeof vars[0] };
-static MPI_T_pvar_session session;
 static MPI_T_pvar_handle handles[NVARS];
-
-static void watch(void) {
-    OK(MPI_T_pvar_session_create(&session));
-    for (int k = 0; k < NVARS; k++) {
-        int i, count;
-        int class = k < 3 ? MPI_T_PVAR_CLASS_COUNTER : MPI_T_PVAR_CLASS_TIMER;
-        CHECK(MPI_T_pvar_get_index(vars[k], class, &i) == MPI_SUCCESS, "no variable %s", vars[k]);
-        OK(MPI_T_pvar_handle_alloc(session, i, NULL, &handles[k], &count));
-    }
-}
 
 static unsigned long long calls(int k) {
     unsigned long long n = 0;
-    OK(MPI_T_pvar_read(session, handles[k], &n));
+    OK(MPI_T_pvar_read(pv_session, handles[k], &n));
     return n;
 }
 
 static double seconds(int k) {
     double v = -1;
-    OK(MPI_T_pvar_read(session, handles[k], &v));
+    OK(MPI_T_pvar_read(pv_session, handles[k], &v));
     return v;
 }
 
@@ -85,7 +78,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size == 2, "p2pmt runs on 2 ranks, not %d", size);
     peer = 1 - rank;
-    watch();
+    pv_watch(NVARS, vars, classes, handles);
 
     long s0 = 0, r0 = 0, x0 = 0;
     unsigned long long n0[3] = {0};
@@ -94,15 +87,7 @@ int main(int argc, char **argv) {
             s0 = mpigo_short_sends(), r0 = mpigo_short_recvs(), x0 = mpigo_short_sendrecvs();
             for (int k = 0; k < 3; k++) n0[k] = calls(k);
         }
-        for (int from = 0; from < 2; from++) {
-            if (rank == from) OK(MPI_Send(&i, 1, MPI_INT, peer, 7, MPI_COMM_WORLD));
-            OK(MPI_Barrier(MPI_COMM_WORLD));
-            if (rank != from) {
-                int got = -1;
-                OK(MPI_Recv(&got, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                CHECK(got == i, "round %d: received %d", i, got);
-            }
-        }
+        sent_first(i, rank, peer, 7);
         int64_t out = (int64_t)rank << 32 | (i & 0xffff), in = -1;
         OK(MPI_Sendrecv(&out, 1, MPI_INT64_T, peer, 9, &in, 1, MPI_INT64_T, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(in == ((int64_t)peer << 32 | (i & 0xffff)), "round %d: exchanged %lld", i, (long long)in);
@@ -132,8 +117,7 @@ int main(int argc, char **argv) {
           NT * TROUNDS);
     for (int t = 0; t < NT; t++) OK(MPI_Comm_free(&comms[t]));
 
-    for (int k = 0; k < NVARS; k++) OK(MPI_T_pvar_handle_free(session, &handles[k]));
-    OK(MPI_T_pvar_session_free(&session));
+    pv_free(NVARS, handles);
     OK(MPI_T_finalize());
     OK(MPI_Finalize());
     if (rank == 0) printf("OK p2pmt (threads: %ld sends, %ld receives of %d in C)\n", s, r, NT * TROUNDS);

@@ -9,6 +9,8 @@
  * when it is made (a Barrier after the send), so that no receive outlasts its spin
  * and goes on in Go. */
 #include "check.h"
+#include "pvars.h"
+#include "sentfirst.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -27,29 +29,23 @@ static int rank;
 static const char *timers[] = {"send_time",   "recv_time",      "isend_time", "irecv_time", "wait_time",
                                "barrier_time", "allreduce_time", "bcast_time", "fence_time"};
 enum { NTIMERS = sizeof timers / sizeof timers[0] };
-static MPI_T_pvar_session session;
 static MPI_T_pvar_handle handles[NTIMERS];
 
-/* watch starts the timers: a handle of an accumulating variable reads what it
- * gathered since it was made (MPI 4.1 sec. 15.3.7). */
+/* watch starts the timers. */
 static void watch(void) {
-    OK(MPI_T_pvar_session_create(&session));
-    for (int k = 0; k < NTIMERS; k++) {
-        int i, count;
-        CHECK(MPI_T_pvar_get_index(timers[k], MPI_T_PVAR_CLASS_TIMER, &i) == MPI_SUCCESS, "no timer %s", timers[k]);
-        OK(MPI_T_pvar_handle_alloc(session, i, NULL, &handles[k], &count));
-    }
+    int classes[NTIMERS];
+    for (int k = 0; k < NTIMERS; k++) classes[k] = MPI_T_PVAR_CLASS_TIMER;
+    pv_watch(NTIMERS, timers, classes, handles);
 }
 
 /* timed checks that every timer has a time, and frees them. */
 static void timed(void) {
     for (int k = 0; k < NTIMERS; k++) {
         double v = -1;
-        OK(MPI_T_pvar_read(session, handles[k], &v));
+        OK(MPI_T_pvar_read(pv_session, handles[k], &v));
         CHECK(v > 0 && v < 60, "%s is %g s", timers[k], v);
-        OK(MPI_T_pvar_handle_free(session, &handles[k]));
     }
-    OK(MPI_T_pvar_session_free(&session));
+    pv_free(NTIMERS, handles);
 }
 
 int main(int argc, char **argv) {
@@ -64,15 +60,7 @@ int main(int argc, char **argv) {
     for (int i = -1; i < ROUNDS; i++) {
         if (i == 0) /* round -1 makes the rings between the ranks, in Go */
             s0 = mpigo_short_sends(), r0 = mpigo_short_recvs(), c0 = mpigo_short_colls();
-        for (int from = 0; from < 2; from++) {
-            if (rank == from) OK(MPI_Send(&i, 1, MPI_INT, peer, 7, MPI_COMM_WORLD));
-            OK(MPI_Barrier(MPI_COMM_WORLD));
-            if (rank != from) {
-                int got = -1;
-                OK(MPI_Recv(&got, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                CHECK(got == i, "round %d: received %d", i, got);
-            }
-        }
+        sent_first(i, rank, peer, 7);
         v = i;
         OK(MPI_Bcast(&v, 1, MPI_INT64_T, i & 1, MPI_COMM_WORLD));
         OK(MPI_Allreduce(&v, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));

@@ -204,6 +204,13 @@ func (c *Comm) Improbe(op string, src, tag int) (p2p.Message, p2p.Status, bool, 
 // The calls on requests and messages, which the engine owns; the communicator a
 // request came from is the facade's to remember.
 
+// Adopt makes a matched message of one the C library's MPI_Mprobe took off a ring
+// itself (p2p.Engine.Adopt): n bytes from world rank src with tag on c's
+// point-to-point context.
+func (c *Comm) Adopt(src, tag, n int, fill func([]byte) bool) (p2p.Message, bool) {
+	return eng.Adopt(c.ctx, src, tag, n, fill)
+}
+
 func Mrecv(b p2p.Buf, m *p2p.Message) (p2p.Status, error)   { return eng.Mrecv(b, m) }
 func Imrecv(b p2p.Buf, m *p2p.Message) (p2p.Request, error) { return eng.Imrecv(b, m) }
 func WaitInto(q *p2p.Request, st *p2p.Status) error         { return eng.WaitInto(q, st) }

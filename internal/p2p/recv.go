@@ -298,6 +298,27 @@ func (e *Engine) findPollers() {
 	e.ppAll = all
 }
 
+// showPollers shows the short way outside Go the rings a probe from src waits on
+// (its matched form, the C library's MPI_Mprobe, takes messages from them), with
+// pollPeer's polls, where that way may receive: a program whose receives are all
+// matched probes makes no receive's lookups.
+func (e *Engine) showPollers(src int) {
+	if e.out.ok == 0 && e.out.locked == 0 {
+		return
+	}
+	switch {
+	case src >= 0:
+		if p := e.peerState(src); p.pp == nil && !e.lookPoller(p) {
+			return
+		}
+	case src == AnySource && e.size <= anyLookups:
+		e.findPollers()
+	default:
+		return
+	}
+	e.out.polls = int64(min(e.peerPolls, e.idle.Spin()))
+}
+
 // maxPPTries bounds the lookups of a peer's poller that find none (the peer has not
 // sent here yet) before pollPeer leaves that peer to block.
 const maxPPTries = 64
@@ -593,6 +614,7 @@ func (e *Engine) probe(op string, c *idle.Watch, src, tag int, ctx uint32, wait,
 		return false
 	}
 	if !look() && !noPoll {
+		e.showPollers(src)
 		e.progressLocked()
 		if !look() && wait {
 			if werr := e.block(c, nil, look); werr != nil {
@@ -609,6 +631,25 @@ func (e *Engine) probe(op string, c *idle.Watch, src, tag int, ctx uint32, wait,
 	}
 	e.take(q, m)
 	return st, Message{m: m, gen: m.gen}, true, nil
+}
+
+// Adopt makes a matched message, as Mprobe's, of an eager message of n bytes from
+// world rank src with tag on context ctx that code outside Go took off its ring itself
+// (the C library's MPI_Mprobe: abi/libmpi/p2pshort.c): fill copies its bytes into the
+// slice it is given, under the engine's lock, which guards that code's record of it,
+// and reports whether it had them. Mrecv and Imrecv then receive it as any matched
+// message. ok is false, and the message null, where fill had none.
+func (e *Engine) Adopt(ctx uint32, src, tag, n int, fill func([]byte) bool) (msg Message, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := e.newUmsg()
+	m.kind, m.ctx, m.src, m.tag, m.len = kindEager, ctx, int32(src), int32(tag), int64(n)
+	m.data = e.pool.get(n)
+	if !fill(m.data[:n]) {
+		e.freeUmsg(m)
+		return Message{}, false
+	}
+	return Message{m: m, gen: m.gen}, true
 }
 
 // Mrecv receives the message m (from Mprobe or Improbe) into b.
