@@ -55,6 +55,9 @@ const (
 	nKinds        = C.MPIGO_KINDS
 )
 
+// cMsgSlots bounds the slots of kCMsg's handles: p2pshort.c's table of messages.
+const cMsgSlots = C.MPIGO_CMSGS
+
 const (
 	kindShift = C.MPIGO_KIND_SHIFT
 	genShift  = C.MPIGO_GEN_SHIFT
@@ -85,7 +88,7 @@ func kindOf(h uintptr) kind {
 	switch {
 	case k == 0 || k >= nKinds:
 		return 0
-	case k == kCMsg && slotOf(h) >= C.MPIGO_CMSGS:
+	case k == kCMsg && slotOf(h) >= cMsgSlots:
 		return 0 // p2pshort.c's table has no such slot
 	}
 	return k
