@@ -706,8 +706,8 @@ func TestPendingRecv(t *testing.T) {
 // TestCollShortWay: MPI_Barrier, MPI_Bcast and MPI_Allreduce done in C on the node's
 // shared-memory region (abi/libmpi/collshort.c) where they may be, in Go elsewhere,
 // with the same results and errors; on 2 and 3 ranks, on 4 (more ranks than this
-// machine's cores, where Barrier's rank 0 goes first), and where no call may take the C
-// way: MPI_THREAD_MULTIPLE, TCP, coll_shm=off.
+// machine's cores, where Barrier's rank 0 goes first), at MPI_THREAD_MULTIPLE, and where
+// no call may take the C way: TCP, coll_shm=off.
 func TestCollShortWay(t *testing.T) {
 	// Whether a whole ring chunk goes non-temporally, and so by Go (shmcoll.NTOn).
 	var nt []string

@@ -10,7 +10,9 @@
  * datatype with MPI_SUM, MPI_PROD or a bitwise op whose message fits the inline lines.
  *
  * Taken only where the record would count the call untimed (prof.Gate, as p2pshort.c),
- * below MPI_THREAD_MULTIPLE, while the group has not failed; everything else goes to
+ * or at MPI_THREAD_MULTIPLE where it lets C count the call (mpigo_conc_open: counted
+ * atomically, one in about 64 of all threads' calls timed), while the group has not
+ * failed; everything else goes to
  * the Go half (goPMPI_x, zgo.h) before the op begins, which does what it always did. Once
  * begun, what only Go does is handed to Go to go on from where C stopped: a wait
  * that outlasts the spin (the Go waiter yields, sleeps, drives the engine's progress
@@ -108,7 +110,7 @@ static int __attribute__((noinline)) spin_wait(const mpigo_coll *d, int op, MPI_
                                                uint64_t *q, uint64_t qv) {
     int32_t spun;
     if (poll(d, p, v, q, qv, &spun)) return 0;
-    mpigo_sample.go_waits++;
+    __atomic_fetch_add(&mpigo_sample.go_waits, 1, __ATOMIC_RELAXED);
     if (d->win) return mpigo_win_coll_wait((uintptr_t)comm, spun, r, p, v);
     return mpigo_coll_wait(op, (uintptr_t)comm, spun, r, p, v, q, qv);
 }
@@ -128,25 +130,47 @@ static inline mpigo_coll *coll_of(MPI_Comm comm) {
         if (i >= MPIGO_COLL_COMMS) return NULL;
     }
     mpigo_coll *d = &mpigo_colls[i];
-    if (d->h != (uintptr_t)comm || mpigo_short_mt || !d->own->ok) return NULL;
+    if (d->h != (uintptr_t)comm || !d->own->ok) return NULL;
     return d;
 }
 
-/* gate_of is the record's short-path word when a C short way may take a call now
- * (mpigo_gate_open: counted untimed, or timed here as the sample), else NULL. */
-static inline uint32_t *gate_of(void) {
-    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
-    if (gate == NULL || !mpigo_gate_open(*gate)) return NULL;
-    return gate;
+/* How a call done here is recorded: through the record's gate (below
+ * MPI_THREAD_MULTIPLE), or at it counted atomically (mt), t0 a timed one's start. */
+typedef struct {
+    uint32_t *gate;
+    uint64_t t0;
+    uint32_t waits;
+    int mt;
+} crec;
+
+/* rec_open says whether the record lets a C short way take a call now
+ * (mpigo_gate_open: counted untimed, or timed here as the sample; at
+ * MPI_THREAD_MULTIPLE mpigo_conc_open). */
+static inline int rec_open(crec *r) {
+    r->mt = mpigo_short_mt != 0;
+    if (r->mt) {
+        if (!mpigo_p2p.conc) return 0;
+        r->t0 = mpigo_conc_open(&r->waits);
+        return 1;
+    }
+    r->gate = (uint32_t *)mpigo_p2p.gate;
+    return r->gate != NULL && mpigo_gate_open(*r->gate);
 }
 
 /* counted counts a call of n bytes for the profile, as prof.Count does (the sample
- * timed: mpigo_gate_count). */
-static inline void counted(uint32_t *gate, int call, int64_t n) {
+ * timed: mpigo_gate_count, mpigo_conc_count). */
+static inline void counted(crec *r, int call, int64_t n) {
     mpigo_calls *c = &mpigo_coll_calls[call];
-    c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
+    int b = n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0;
+    if (r->mt) {
+        __atomic_fetch_add(&c->hist[b], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->bytes, (uint64_t)n, __ATOMIC_RELAXED);
+        mpigo_conc_count(c, r->t0, r->waits);
+        return;
+    }
+    c->hist[b]++;
     c->bytes += (uint64_t)n;
-    mpigo_gate_count(gate, c);
+    mpigo_gate_count(r->gate, c);
 }
 
 /* barrier is shmcoll's Barrier on d's region (h: d's handle, for the Go half). */
@@ -173,12 +197,12 @@ int mpigo_coll_barrier(mpigo_coll *d, uintptr_t h) { return barrier(d, h); }
 
 int PMPI_Barrier(MPI_Comm comm) {
     mpigo_coll *d = coll_of(comm);
-    uint32_t *gate;
+    crec rec;
     /* Lines owed (shmcoll's Owing): Go waits for them first. */
-    if (d == NULL || d->own->owed != 0 || (gate = gate_of()) == NULL) return goPMPI_Barrier(comm);
+    if (d == NULL || d->own->owed != 0 || !rec_open(&rec)) return goPMPI_Barrier(comm);
     int rc = barrier(d, (uintptr_t)comm);
     if (rc != 0) return rc;
-    counted(gate, MPIGO_CC_BARRIER, 0);
+    counted(&rec, MPIGO_CC_BARRIER, 0);
     return MPI_SUCCESS;
 }
 
@@ -227,8 +251,8 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
     uintptr_t i = (uintptr_t)dt - 0x200;
     if (d == NULL || i >= 256 || count < 0 || count > d->bcast_max || (unsigned)root >= (unsigned)d->size) return -1;
     int64_t n = count * mpigo_short_dts[i].size;
-    uint32_t *gate;
-    if (mpigo_short_dts[i].size <= 0 || n > d->bcast_max || (n > 0 && buf == NULL) || (gate = gate_of()) == NULL)
+    crec rec;
+    if (mpigo_short_dts[i].size <= 0 || n > d->bcast_max || (n > 0 && buf == NULL) || !rec_open(&rec))
         return -1;
     mpigo_own *o = d->own;
     int reader = d->rank != root;
@@ -253,13 +277,13 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
         raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
         if (__atomic_load_n(flag(d, root, MPIGO_R_BEGUN), __ATOMIC_SEQ_CST) < s) {
             owe(o, root);
-            counted(gate, MPIGO_CC_BCAST, 0);
+            counted(&rec, MPIGO_CC_BCAST, 0);
             return MPI_SUCCESS;
         }
         if (o->owed != 0) {
             /* Its line comes, but the lines owed come first: Go waits for them. */
             int rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 1, big);
-            if (rc == 0) counted(gate, MPIGO_CC_BCAST, 0);
+            if (rc == 0) counted(&rec, MPIGO_CC_BCAST, 0);
             return rc;
         }
     } else {
@@ -294,13 +318,13 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
         if (*total != (uint64_t)n) {
             /* Another length, or another way: Go goes on (and reports the mismatch). */
             rc = mpigo_coll_bcast_resume(buf, count, (uintptr_t)dt, root, (uintptr_t)comm, 0, big);
-            if (rc == 0) counted(gate, MPIGO_CC_BCAST, n);
+            if (rc == 0) counted(&rec, MPIGO_CC_BCAST, n);
             return rc;
         }
         if (n > 0) memcpy(buf, data, (size_t)n);
         raise_(d, flag(d, d->rank, MPIGO_R_ACK), c);
     }
-    counted(gate, MPIGO_CC_BCAST, n);
+    counted(&rec, MPIGO_CC_BCAST, n);
     return MPI_SUCCESS;
 }
 
@@ -364,9 +388,9 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
     int bit = op_bit(op), kind = mpigo_short_dts[i].kind;
     int64_t size = mpigo_short_dts[i].size, n = count * size;
     const char *src = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
-    uint32_t *gate;
+    crec rec;
     if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > d->reduce_max || sbuf == rbuf || d->own->owed != 0 ||
-        (n > 0 && (rbuf == NULL || src == NULL)) || (gate = gate_of()) == NULL)
+        (n > 0 && (rbuf == NULL || src == NULL)) || !rec_open(&rec))
         return -1;
     mpigo_own *o = d->own;
     uint64_t s = ++o->s;
@@ -405,7 +429,7 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
     }
     o->flow_bytes += (uint64_t)n;
     o->flow_ops++;
-    counted(gate, MPIGO_CC_ALLREDUCE, n);
+    counted(&rec, MPIGO_CC_ALLREDUCE, n);
     return MPI_SUCCESS;
 }
 

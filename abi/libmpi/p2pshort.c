@@ -191,7 +191,7 @@ static inline void count_call(int call, int64_t n) {
  * How such a call is recorded: where the record has a gate (below
  * MPI_THREAD_MULTIPLE) through it, as the program's one thread does; at
  * MPI_THREAD_MULTIPLE (conc) counted here under the lock, one in about
- * MPIGO_SAMPLE_EVERY timed (its own gap, conc_gap); with the timeline on, not here:
+ * MPIGO_SAMPLE_EVERY timed (mpigo_conc_open); with the timeline on, not here:
  * every call takes Go. */
 
 /* eng_lock tries engine e's shared lock: 1 held (and the short ways may run under it). */
@@ -208,16 +208,15 @@ static inline int eng_lock(mpigo_eng *e) {
 static inline void eng_unlock(mpigo_eng *e) { __atomic_store_n(&e->lockw, 0, __ATOMIC_RELEASE); }
 
 /* How a call a short way does is recorded: through the record's gate, or (conc) in
- * its tally here, t0 the start of a timed one. */
+ * its tally here, t0 the start of a timed one (mpigo_conc_open). */
 typedef struct {
     uint32_t *gate;
     uint64_t t0;
     int conc;
+    uint32_t waits;
 } srec;
 
-/* conc_gap is the calls to the next one timed here at MPI_THREAD_MULTIPLE; the
- * engine's lock guards it (and mpigo_sample.rng, which draws it). */
-static uint32_t conc_gap = 1;
+int32_t mpigo_conc_gap = 1;
 
 /* srec_open says whether the record lets the short way take the call now (as
  * mpigo_gate_open), locked whether the engine's lock is held. */
@@ -226,10 +225,7 @@ static inline int srec_open(srec *s, int locked) {
     s->t0 = 0;
     s->conc = locked && mpigo_p2p.conc != 0;
     if (!s->conc) return s->gate != NULL && mpigo_gate_open(*s->gate);
-    if (--conc_gap == 0) {
-        conc_gap = mpigo_next_gap();
-        s->t0 = mpigo_ticks() | 1;
-    }
+    s->t0 = mpigo_conc_open(&s->waits);
     return 1;
 }
 
@@ -239,10 +235,7 @@ static inline void srec_count(srec *s, mpigo_calls *c) {
         mpigo_gate_count(s->gate, c);
         return;
     }
-    if (s->t0 != 0) {
-        c->timed++;
-        c->ticks += mpigo_ticks() - s->t0;
-    }
+    mpigo_conc_count(c, s->t0, s->waits);
 }
 
 /* short_send is MPI_Send's short way: 1 if it sent the message, 0 if it did nothing

@@ -207,6 +207,44 @@ static inline void mpigo_gate_count(uint32_t *gate, mpigo_calls *c) {
     *gate = mpigo_next_gap();
 }
 
+/* At MPI_THREAD_MULTIPLE the record's gate stays 0. Where the record lets code
+ * outside Go count its own calls there (mpigo_p2p.conc), a C short way takes the call,
+ * counts it, and times one in about MPIGO_SAMPLE_EVERY of all such calls of every
+ * thread, drawn from one countdown (mpigo_conc_gap) that threads take turns at by
+ * compare-and-swap, the next gap from the clock's low bits. mpigo_conc_open says
+ * whether this call is the one timed: its start (never 0), else 0, and the count of
+ * waits gone to Go then (*waits), which tells a sample that waited. */
+extern MPIGO_HIDDEN int32_t mpigo_conc_gap;
+static inline uint64_t mpigo_conc_open(uint32_t *waits) {
+    int32_t g = __atomic_load_n(&mpigo_conc_gap, __ATOMIC_RELAXED);
+    for (;;) {
+        if (g > 1) {
+            if (__atomic_compare_exchange_n(&mpigo_conc_gap, &g, g - 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return 0;
+            continue;
+        }
+        uint64_t t0 = mpigo_ticks() | 1;
+        int32_t next = (int32_t)((t0 >> 5) % (2 * MPIGO_SAMPLE_EVERY - 1)) + 1;
+        if (__atomic_compare_exchange_n(&mpigo_conc_gap, &g, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            *waits = __atomic_load_n(&mpigo_sample.go_waits, __ATOMIC_RELAXED);
+            return t0;
+        }
+    }
+}
+
+/* mpigo_conc_count ends a call mpigo_conc_open let a C short way take at
+ * MPI_THREAD_MULTIPLE, timed from t0 (0: untimed), into c, atomically. */
+static inline void mpigo_conc_count(mpigo_calls *c, uint64_t t0, uint32_t waits) {
+    if (t0 == 0) return;
+    uint64_t d = mpigo_ticks() - t0;
+    if (__atomic_load_n(&mpigo_sample.go_waits, __ATOMIC_RELAXED) != waits) {
+        __atomic_fetch_add(&c->blocked, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->blocked_ticks, d, __ATOMIC_RELAXED);
+    } else {
+        __atomic_fetch_add(&c->timed, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->ticks, d, __ATOMIC_RELAXED);
+    }
+}
+
 /* The requests p2pshort.c completes at once (MPI_Isend, MPI_Irecv): mpigo_creq_mt is
  * set once MPI_THREAD_MULTIPLE is provided; mpigo_creq_live says whether h is one. */
 extern MPIGO_HIDDEN int32_t mpigo_creq_mt;

@@ -4,8 +4,8 @@
  * region without crossing into Go, by the protocol Go's calls use on the same
  * counts, and every other call taken by Go; mpigo_short_colls (the library's count of
  * the calls done in C) says which way each took. With the argument "none" (the job
- * over TCP, with coll_shm=off, or at MPI_THREAD_MULTIPLE with "multiple") no call may
- * take the C way.
+ * over TCP, or with coll_shm=off) no call may take the C way; with "multiple" the job
+ * runs at MPI_THREAD_MULTIPLE, where the same calls take it (counted atomically).
  *
  * On MPI_COMM_WORLD, a duplicate and a split of it:
  *   - Barriers that order a shared window's writes and reads (a Barrier that returns
@@ -359,7 +359,7 @@ static void all(MPI_Comm comm, const char *name) {
 int main(int argc, char **argv) {
     int provided, rank, size;
     int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
-    none = multiple || (argc > 1 && strcmp(argv[1], "none") == 0);
+    none = argc > 1 && strcmp(argv[1], "none") == 0;
     nt = argc > 1 && strcmp(argv[1], "nt") == 0;
     MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

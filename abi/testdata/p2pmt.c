@@ -12,7 +12,10 @@
  *     with its own tag, half the receives from MPI_ANY_SOURCE: every message's data,
  *     source and tag right and in order, whichever way each call took (C where the
  *     lock was free and the message at its ring's head, else Go), some in C, and
- *     every call counted once (send_calls, recv_calls). */
+ *     every call counted once (send_calls, recv_calls);
+ *   - NT threads at once, each making Barriers, Bcasts and Allreduces of 8 bytes on
+ *     its own duplicate (the C short collectives, counted atomically at this level):
+ *     every result right, some in C, each call counted once. */
 #include <pthread.h>
 #include <stdint.h>
 #include "check.h"
@@ -22,15 +25,18 @@
 extern long mpigo_short_sends(void);
 extern long mpigo_short_recvs(void);
 extern long mpigo_short_sendrecvs(void);
+extern long mpigo_short_colls(void);
 
 enum { ROUNDS = 1000, NT = 4, TROUNDS = 2000 };
 
 static int rank, peer;
 static MPI_Comm comms[NT];
 
-static const char *vars[] = {"send_calls", "recv_calls", "sendrecv_calls", "send_time", "recv_time", "sendrecv_time"};
+static const char *vars[] = {"send_calls", "recv_calls",    "sendrecv_calls", "send_time",     "recv_time",
+                             "sendrecv_time", "barrier_calls", "bcast_calls",    "allreduce_calls"};
 static const int classes[] = {MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER,
-                              MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER};
+                              MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,
+                              MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER};
 enum { NVARS = sizeof vars / sizeof vars[0] };
 static MPI_T_pvar_handle handles[NVARS];
 
@@ -44,6 +50,21 @@ static double seconds(int k) {
     double v = -1;
     OK(MPI_T_pvar_read(pv_session, handles[k], &v));
     return v;
+}
+
+/* colls runs thread t's collectives on its own duplicate: Barrier, Bcast of 8 bytes
+ * from each rank in turn, Allreduce of 8 bytes. */
+static void *colls(void *arg) {
+    int t = (int)(long)arg;
+    for (int i = 0; i < TROUNDS; i++) {
+        int64_t v = rank == i % 2 ? (int64_t)t << 32 | i : -1, sum = 0, mine = rank + t + i;
+        OK(MPI_Barrier(comms[t]));
+        OK(MPI_Bcast(&v, 1, MPI_INT64_T, i % 2, comms[t]));
+        CHECK(v == ((int64_t)t << 32 | i), "thread %d round %d: Bcast gave %lld", t, i, (long long)v);
+        OK(MPI_Allreduce(&mine, &sum, 1, MPI_INT64_T, MPI_SUM, comms[t]));
+        CHECK(sum == 1 + 2 * (int64_t)(t + i), "thread %d round %d: Allreduce gave %lld", t, i, (long long)sum);
+    }
+    return NULL;
 }
 
 static void *worker(void *arg) {
@@ -101,7 +122,7 @@ int main(int argc, char **argv) {
     CHECK(calls(0) - n0[0] == ROUNDS && calls(1) - n0[1] == ROUNDS && calls(2) - n0[2] == ROUNDS,
           "the record counts %llu sends, %llu receives, %llu exchanges, not %d each", calls(0) - n0[0],
           calls(1) - n0[1], calls(2) - n0[2], ROUNDS);
-    for (int k = 3; k < NVARS; k++) CHECK(seconds(k) > 0 && seconds(k) < 60, "%s is %g s", vars[k], seconds(k));
+    for (int k = 3; k < 6; k++) CHECK(seconds(k) > 0 && seconds(k) < 60, "%s is %g s", vars[k], seconds(k));
 
     for (int t = 0; t < NT; t++) OK(MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]));
     s0 = mpigo_short_sends(), r0 = mpigo_short_recvs();
@@ -115,11 +136,26 @@ int main(int argc, char **argv) {
     CHECK(calls(0) - n0[0] == NT * TROUNDS && calls(1) - n0[1] == NT * TROUNDS,
           "threads: the record counts %llu sends, %llu receives, not %d each", calls(0) - n0[0], calls(1) - n0[1],
           NT * TROUNDS);
+
+    /* Collectives of every thread at once, each on its duplicate: right, some in C,
+     * each counted once. */
+    long c0 = mpigo_short_colls();
+    unsigned long long k0[3];
+    for (int k = 0; k < 3; k++) k0[k] = calls(6 + k);
+    for (int t = 0; t < NT; t++) pthread_create(&th[t], NULL, colls, (void *)(long)t);
+    for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+    long c = mpigo_short_colls() - c0;
+    CHECK(c > 0 && c <= 3 * NT * TROUNDS, "threads: %ld of %d collectives took C", c, 3 * NT * TROUNDS);
+    for (int k = 0; k < 3; k++)
+        CHECK(calls(6 + k) - k0[k] == NT * TROUNDS, "threads: the record counts %llu of %s, not %d",
+              calls(6 + k) - k0[k], vars[6 + k], NT * TROUNDS);
     for (int t = 0; t < NT; t++) OK(MPI_Comm_free(&comms[t]));
 
     pv_free(NVARS, handles);
     OK(MPI_T_finalize());
     OK(MPI_Finalize());
-    if (rank == 0) printf("OK p2pmt (threads: %ld sends, %ld receives of %d in C)\n", s, r, NT * TROUNDS);
+    if (rank == 0)
+        printf("OK p2pmt (threads: %ld sends, %ld receives of %d, %ld collectives of %d in C)\n", s, r, NT * TROUNDS, c,
+               3 * NT * TROUNDS);
     return 0;
 }
