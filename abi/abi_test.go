@@ -699,7 +699,7 @@ func TestRequestShortWay(t *testing.T) {
 func TestPendingRecv(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "p2ppend", 2) })
 	t.Run("ring16", func(t *testing.T) { job(t, "p2ppend", 2, "--set", "shm_ring_cells=16") })
-	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2ppend", 2, nil, []string{"multiple"}) })
+	t.Run("multiple", func(t *testing.T) { jobArgs(t, "p2ppend", 2, nil, []string{"multiple-none"}) })
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "p2ppend", 2, mpitest.TCP.Flags(), []string{"none"}) })
 }
 

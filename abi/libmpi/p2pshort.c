@@ -332,7 +332,7 @@ static inline __attribute__((always_inline)) int short_send(const void *buf, int
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     if (e == NULL) return 0;
     if (__builtin_expect(!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE), 0))
-        return call == MPIGO_C_SEND && locked_send(e, buf, count, dt, dest, tag, comm, call);
+        return locked_send(e, buf, count, dt, dest, tag, comm, call);
     srec s;
     return send_in(e, &s, buf, count, dt, dest, tag, comm, call, 0, 0);
 }
@@ -551,59 +551,110 @@ static inline __attribute__((always_inline)) int recv_wait(mpigo_eng *e, const m
     return 1;
 }
 
-/* --- MPI_Iprobe that finds nothing ---
+/* --- MPI_Iprobe ---
  *
  * A loop of MPI_Iprobe waiting for a message would cross into Go on every call to
- * hear that none has come. The answer "no" is given here where the engine would
- * give it and have nothing else to do: the engine serialised, not failed and quiet
- * (nothing queued to any peer, no get under way: no peer waits for this rank), no
- * receive pending here, nothing unexpected on the communicator's context (the
- * messages a probe could match that Go already holds), and an empty head in the ring
- * of the source, or of each rank of the communicator for MPI_ANY_SOURCE (on at most
- * MPIGO_ANY_MAX ranks), where Go has shown it. A packet at such a head, this rank as
- * the source, MPI_PROC_NULL, a communicator without a copy, MPI_THREAD_MULTIPLE, every
- * error: the Go half, which makes progress and matches. What C cannot see (a ring
- * not yet shown, as a first message's is; TCP; the self transport's queue for
- * MPI_ANY_SOURCE; a failed peer) Go sees at every MPIGO_PROBE_TURN-th probe that
- * would have been answered here: a loop of probes finds such a message within that
- * many calls, as MPI's progress rule asks ("eventually", MPI 4.1 sec. 3.8.1). */
+ * hear that none has come, and again to hear that it has. The answer is given here
+ * where the engine would give it and have nothing else to do: the engine serialised
+ * (or its shared lock held, at MPI_THREAD_MULTIPLE), not failed and quiet (nothing
+ * queued to any peer, no get under way: no peer waits for this rank), no receive
+ * pending here, nothing unexpected on the communicator's context (the messages a
+ * probe could match that Go already holds). Then "no" where the head of the source's
+ * ring, or of each rank's of the communicator for MPI_ANY_SOURCE (on at most
+ * MPIGO_ANY_MAX ranks), is empty where Go has shown it; "yes", with the message's
+ * status, where a head holds the message a receive would take there with nothing
+ * posted on the context (in_peek: an eager packet of the context with a tag the probe
+ * takes), which stays there for the receive that follows. Another packet at a head,
+ * this rank as the source, MPI_PROC_NULL, a communicator without a copy, every error:
+ * the Go half, which makes progress and matches. What C cannot see (a ring not yet
+ * shown, as a first message's is; TCP; the self transport's queue for MPI_ANY_SOURCE;
+ * a failed peer) Go sees at every MPIGO_PROBE_TURN-th probe that would have been
+ * answered "no" here: a loop of probes finds such a message within that many calls,
+ * as MPI's progress rule asks ("eventually", MPI 4.1 sec. 3.8.1). */
 #define MPIGO_PROBE_TURN 32
 static uint32_t probe_turn;
 
-static inline __attribute__((always_inline)) int probe_none(int src, int tag, MPI_Comm comm, const int *flag) {
-    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
-    uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
-    if (flag == NULL || e == NULL || gate == NULL || npend != 0 || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) ||
-        !e->quiet || (tag < 0 && tag != MPI_ANY_TAG))
+/* in_peek is in_take that leaves the packet where it is: 1 the message a receive on
+ * context ctx with tag (or MPI_ANY_TAG) would take (its length and tag in *got and
+ * *gtag), 0 nothing there, -1 another packet. */
+static inline int in_peek(const mpigo_inring *r, int32_t wsrc, uint32_t ctx, int tag, int64_t *got, int *gtag) {
+    uint64_t pos = __atomic_load_n(&r->pos, __ATOMIC_RELAXED);
+    const uint64_t *wd = (const uint64_t *)(r->cells + (pos & r->cell_mask) * MPIGO_CELL);
+    uint64_t stamp = __atomic_load_n(&wd[0], __ATOMIC_ACQUIRE);
+    if ((uint32_t)stamp != (uint32_t)(pos + 1)) return 0;
+    uint64_t h1 = wd[1], h2 = wd[2];
+    int mtag = (int32_t)(h2 >> 32);
+    if ((h1 & 0xffff) != MPIGO_KIND_EAGER || (int32_t)(h1 >> 32) != wsrc || (uint32_t)h2 != ctx ||
+        (tag != MPI_ANY_TAG && mtag != tag))
+        return -1;
+    *got = (int64_t)((uint32_t)(stamp >> 32) & ~MPIGO_COMPACT);
+    *gtag = mtag;
+    return 1;
+}
+
+/* probe_in is MPI_Iprobe's short way: 1 nothing there, 2 a message (its status in *st),
+ * 0 the Go way. The message is one at the head of the source's ring that a receive
+ * would take there (the receive's conditions: nothing unexpected or posted on the
+ * context, an eager packet of it with a tag it takes); it stays there for the receive
+ * that follows. For MPI_ANY_SOURCE the first such head from any_next on, as a receive
+ * would look (a head with another packet: Go's). */
+static inline __attribute__((always_inline)) int probe_in(mpigo_eng *e, srec *s, int src, int tag, MPI_Comm comm,
+                                                          MPI_Status *st, int locked) {
+    if (npend != 0 || (!locked && !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) || !e->quiet ||
+        (tag < 0 && tag != MPI_ANY_TAG))
         return 0;
     const mpigo_comm *c = comm_of(comm);
     if (c == NULL || c->ctxw == NULL || c->ctxw->queued != 0) return 0;
+    int from = -1, gtag = 0, k = 0;
+    int64_t got = 0;
     if (src == MPI_ANY_SOURCE) {
         if (c->size > MPIGO_ANY_MAX) return 0;
-        for (int s = 0; s < c->size; s++) {
-            int w = c->world[s];
+        for (int j = 0; j < c->size && k == 0; j++) {
+            int q = (any_next + j) % c->size, w = c->world[q];
             const mpigo_inring *r = (unsigned)w < (unsigned)e->size ? e->inrings[w] : NULL;
-            if (r != NULL && head_there(r)) return 0;
+            if (r != NULL) k = in_peek(r, w, c->ctx, tag, &got, &gtag), from = q;
         }
     } else {
         if ((unsigned)src >= (unsigned)c->size) return 0;
         int w = c->world[src];
         if ((unsigned)w >= (unsigned)e->size || w == e->self) return 0;
         const mpigo_inring *r = e->inrings[w];
-        if (r != NULL && head_there(r)) return 0;
+        if (r != NULL) k = in_peek(r, w, c->ctx, tag, &got, &gtag), from = src;
     }
-    if (++probe_turn % MPIGO_PROBE_TURN == 0 || !mpigo_gate_open(*gate)) return 0;
+    if (k < 0 || c->ctxw->posted != 0 || (k == 0 && ++probe_turn % MPIGO_PROBE_TURN == 0) || !srec_open(s, locked))
+        return 0;
+    if (k > 0 && st != MPI_STATUS_IGNORE) {
+        st->MPI_SOURCE = from;
+        st->MPI_TAG = gtag;
+        st->MPI_internal[0] = (int)(uint32_t)got;
+        st->MPI_internal[1] = (int)(got >> 32);
+        st->MPI_internal[2] = 0;
+    }
     count_call(MPIGO_C_IPROBE, 0);
-    mpigo_gate_count(gate, &mpigo_short_calls[MPIGO_C_IPROBE]);
-    return 1;
+    srec_count(s, &mpigo_short_calls[MPIGO_C_IPROBE]);
+    return k > 0 ? 2 : 1;
+}
+
+/* locked_probe is probe_in holding the engine's shared lock. */
+static int __attribute__((noinline)) locked_probe(mpigo_eng *e, int src, int tag, MPI_Comm comm, MPI_Status *st) {
+    if (!eng_lock(e)) return 0;
+    srec s;
+    int k = probe_in(e, &s, src, tag, comm, st, 1);
+    eng_unlock(e);
+    return k;
 }
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
-    if (probe_none(source, tag, comm, flag)) {
-        *flag = 0;
-        return MPI_SUCCESS;
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    int k = 0;
+    if (flag != NULL && e != NULL) {
+        srec s;
+        k = __builtin_expect(!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE), 0) ? locked_probe(e, source, tag, comm, status)
+                                                                               : probe_in(e, &s, source, tag, comm, status, 0);
     }
-    return goPMPI_Iprobe(source, tag, comm, flag, status);
+    if (k == 0) return goPMPI_Iprobe(source, tag, comm, flag, status);
+    *flag = k == 2;
+    return MPI_SUCCESS;
 }
 
 /* recv_spin waits, without the engine's lock, up to polls polls for a packet at the
@@ -613,6 +664,21 @@ static int __attribute__((noinline)) recv_spin(const mpigo_eng *e, const mpigo_c
     int w = c->world[src];
     const mpigo_inring *r = (unsigned)w < (unsigned)e->size ? __atomic_load_n(&e->inrings[w], __ATOMIC_ACQUIRE) : NULL;
     return r != NULL && spin_one(r, polls);
+}
+
+/* spin_ok is the communicator's copy where a receive's short way at the engine's
+ * shared lock may wait for its message without the lock: what recv_ok would refuse at
+ * once (a message unexpected on the context, a receive posted, the engine not quiet,
+ * a source it does not read), read without the lock as a hint (the take checks it all
+ * holding the lock), so that a message Go has already taken off the ring (an MPI_Iprobe
+ * that found it) is not waited for at the ring's head. NULL: Go's way. */
+static inline const mpigo_comm *spin_ok(const mpigo_eng *e, int src, MPI_Comm comm) {
+    const mpigo_comm *c = comm_of(comm);
+    if (c == NULL || c->ctxw == NULL || npend != 0 || !__atomic_load_n(&e->quiet, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&c->ctxw->queued, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&c->ctxw->posted, __ATOMIC_RELAXED) != 0 ||
+        (src == MPI_ANY_SOURCE ? c->size > MPIGO_ANY_MAX : (unsigned)src >= (unsigned)c->size))
+        return NULL;
+    return c;
 }
 
 /* locked_take is the look of a receive's short way holding the engine's shared lock:
@@ -634,10 +700,8 @@ static inline int locked_take(mpigo_eng *e, srec *s, int first, void *buf, int64
  * answered, it finds them gone. */
 static int __attribute__((noinline)) locked_recv(mpigo_eng *e, void *buf, int64_t count, MPI_Datatype dt, int src,
                                                  int tag, MPI_Comm comm, MPI_Status *st) {
-    const mpigo_comm *c = comm_of(comm);
-    if (c == NULL || (src == MPI_ANY_SOURCE ? c->size > MPIGO_ANY_MAX : (unsigned)src >= (unsigned)c->size) ||
-        !recv_spin(e, c, src, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1) || !eng_lock(e))
-        return 0;
+    const mpigo_comm *c = spin_ok(e, src, comm);
+    if (c == NULL || !recv_spin(e, c, src, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1) || !eng_lock(e)) return 0;
     srec s;
     int64_t got;
     int k = locked_take(e, &s, 1, buf, count, dt, src, tag, comm, st, &got);
@@ -885,10 +949,8 @@ static inline int mprobe_in(mpigo_eng *e, srec *s, int src, int tag, MPI_Comm co
  * locked_recv, it waits without the lock and takes the message holding it. */
 static int __attribute__((noinline)) locked_mprobe(mpigo_eng *e, int src, int tag, MPI_Comm comm, MPI_Message *msg,
                                                    MPI_Status *st) {
-    const mpigo_comm *c = comm_of(comm);
-    if (c == NULL || (src == MPI_ANY_SOURCE ? c->size > MPIGO_ANY_MAX : (unsigned)src >= (unsigned)c->size) ||
-        !recv_spin(e, c, src, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1) || !eng_lock(e))
-        return 0;
+    const mpigo_comm *c = spin_ok(e, src, comm);
+    if (c == NULL || !recv_spin(e, c, src, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1) || !eng_lock(e)) return 0;
     srec s;
     int k = mprobe_in(e, &s, src, tag, comm, msg, st, 0, 1);
     eng_unlock(e);
@@ -1141,6 +1203,20 @@ static inline void empty_status(MPI_Status *st) {
  * (mpigo_gate_arm) where the record counts it, untimed or as the sample, and has Go
  * record it elsewhere (the timeline, a call under way in Go). */
 static inline void record(int call, int64_t n) {
+    if (__builtin_expect(mpigo_short_mt != 0, 0)) {
+        /* Threads may count at once: atomically, timed as mpigo_conc_open says. */
+        if (!mpigo_p2p.conc) {
+            mpigo_record_call(call, n);
+            return;
+        }
+        uint32_t w = 0;
+        uint64_t t0 = mpigo_conc_open(&w);
+        mpigo_calls *c = &mpigo_short_calls[call];
+        __atomic_fetch_add(&c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->bytes, (uint64_t)n, __ATOMIC_RELAXED);
+        mpigo_conc_count(c, t0, w);
+        return;
+    }
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     if (gate != NULL) {
         uint32_t g = *gate;
@@ -1351,9 +1427,33 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 /* short_irecv is MPI_Irecv's short way: 1 done, *req a request complete (its message
  * was at the head of its ring) or pending; 0 the Go way does it all (posts the
  * receive, after the pending ones). */
+/* locked_irecv is short_irecv with the engine's shared lock: only a message already at
+ * its ring's head, taken at once (no receive is kept pending then). */
+static int __attribute__((noinline)) locked_irecv(mpigo_eng *e, void *buf, int64_t count, MPI_Datatype dt, int src,
+                                                  int tag, MPI_Comm comm, MPI_Request *req) {
+    if (req == NULL || !eng_lock(e)) return 0;
+    int64_t n, got;
+    srec s;
+    mpigo_creq *q = NULL;
+    const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n, 1);
+    int k = c != NULL && npend == 0 && (q = creq_take()) != NULL && srec_open(&s, 1) &&
+            recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0);
+    if (k) {
+        *req = creq_live(q);
+        count_call(MPIGO_C_IRECV, n); /* as the Go way's Irecv: the buffer's bytes */
+        srec_count(&s, &mpigo_short_calls[MPIGO_C_IRECV]);
+    } else if (q != NULL) {
+        creq_put(q);
+    }
+    eng_unlock(e);
+    return k;
+}
+
 static inline __attribute__((always_inline)) int short_irecv(void *buf, int64_t count, MPI_Datatype dt, int src, int tag,
                                                              MPI_Comm comm, MPI_Request *req) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e != NULL && __builtin_expect(!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE), 0))
+        return locked_irecv(e, buf, count, dt, src, tag, comm, req);
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;
     int64_t n, got;
     const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n, 0);

@@ -8,7 +8,9 @@
  * shared-memory window's flags, which neither rank's MPI library polls: a rank that
  * waits on a flag calls nothing of the library. mpigo_short_isends, _irecvs and
  * _completions (the library's counts of calls done in C) say which way calls took; with
- * the argument "none" (TCP, MPI_THREAD_MULTIPLE) none may take C.
+ * the argument "none" (TCP) none may take C; with "multiple" the job runs at
+ * MPI_THREAD_MULTIPLE, where the C ways hold the engine's shared lock and keep no
+ * receive pending (a receive whose ring is empty is Go's).
  *
  *   - a window of 64 MPI_Isend of 8 bytes and one of 1024 (through the data ring, the
  *     way shm's copy chooser says: with shm_nt_copy=on non-temporal stores), MPI_Waitall

@@ -76,13 +76,14 @@ static void each_comm(void (*body)(void)) {
     }
 }
 
-/* req_main is a test's main: MPI at the thread level argv[1] names ("multiple"; any
- * argument also means no call may take C: none), two ranks, and sections run on each
+/* req_main is a test's main: MPI at the thread level argv[1] names ("multiple",
+ * where the C ways hold the engine's shared lock, or "multiple-none"; any argument but
+ * "multiple" means no call may take C: none), two ranks, and sections run on each
  * communicator (each_comm) where the ranks share a node. */
 static int req_main(int argc, char **argv, const char *prog, void (*sections)(void)) {
     int provided, size;
-    none = argc > 1;
-    int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
+    int multiple = argc > 1 && strncmp(argv[1], "multiple", 8) == 0;
+    none = argc > 1 && strcmp(argv[1], "multiple") != 0;
     OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK(size == 2, "%s needs 2 ranks, not %d", prog, size);
