@@ -199,15 +199,35 @@ func shortWayJob(t *testing.T, rank int, short bool) {
 			mpi.Send(w, v, peer, 9)
 		}
 	}
-	if a := testing.AllocsPerRun(1000, pingpong); a != 0 && !raceEnabled {
-		t.Errorf("Send/Recv ping-pong: %.2f allocations per round trip", a)
-	}
-	got := mpi.ShortRecvs() - before
-	switch {
-	case short && got < 500:
-		t.Errorf("%d receives took the short way; want most of the ping-pong's 1000 at least", got)
-	case !short && got != 0:
-		t.Errorf("%d receives took the short way; want none here", got)
+	// The ping-pong's receives meet their messages within the spin while both ranks
+	// run. On a loaded machine a descheduled peer can make a whole block of them miss
+	// it (both ranks then take turns sleeping in Go), so a block with fewer than half in
+	// the short way is run again, up to five blocks, the ranks agreeing.
+	for try := 1; ; try++ {
+		b0 := mpi.ShortRecvs()
+		if a := testing.AllocsPerRun(1000, pingpong); a != 0 && !raceEnabled {
+			t.Errorf("Send/Recv ping-pong: %.2f allocations per round trip", a)
+		}
+		got := mpi.ShortRecvs() - b0 // this block's
+		if !short {
+			got = mpi.ShortRecvs() - before // the whole job's
+		}
+		again := []int32{0}
+		if short && got < 500 && try < 5 {
+			again[0] = 1
+		}
+		agreed := []int32{0}
+		must(t, mpi.Allreduce(w, again, agreed, mpi.Max))
+		if agreed[0] != 0 {
+			continue
+		}
+		switch {
+		case short && got < 500:
+			t.Errorf("%d receives took the short way; want most of the ping-pong's 1000 at least (%d blocks)", got, try)
+		case !short && got != 0:
+			t.Errorf("%d receives took the short way; want none here", got)
+		}
+		break
 	}
 	must(t, dup.Free())
 }
