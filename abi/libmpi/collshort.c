@@ -161,14 +161,11 @@ static inline int rec_open(crec *r) {
  * timed: mpigo_gate_count, mpigo_conc_count). */
 static inline void counted(crec *r, int call, int64_t n) {
     mpigo_calls *c = &mpigo_coll_calls[call];
-    int b = n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0;
     if (r->mt) {
-        __atomic_fetch_add(&c->hist[b], 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->bytes, (uint64_t)n, __ATOMIC_RELAXED);
-        mpigo_conc_count(c, r->t0, r->waits);
+        mpigo_count_mt(c, n, r->t0, r->waits);
         return;
     }
-    c->hist[b]++;
+    c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
     c->bytes += (uint64_t)n;
     mpigo_gate_count(r->gate, c);
 }

@@ -399,19 +399,39 @@ static inline void get(char *dst, const char *src, uint64_t n) { put(dst, src, (
  * on context ctx with tag (or MPI_ANY_TAG) and room for n bytes takes: 1 taken (its
  * bytes into buf, its length and tag into *got and *gtag), 0 nothing there yet, -1
  * another packet is there, which the engine must handle. */
-static inline __attribute__((always_inline)) int in_take(mpigo_inring *r, int32_t wsrc, uint32_t ctx, int tag, char *buf,
-                                                          int64_t n, int64_t *got, int *gtag) {
-    uint64_t pos = r->pos;
-    uint64_t *wd = (uint64_t *)(r->cells + (pos & r->cell_mask) * MPIGO_CELL);
+/* in_head reads the packet at the head of ring r from world rank wsrc, at position
+ * pos: 1 the message a receive on context ctx with tag (or MPI_ANY_TAG) takes (its cell
+ * in *cell, its stamp's high word in *meta, its length and tag in *got and *gtag), 0
+ * nothing there, -1 another packet. */
+static inline __attribute__((always_inline)) int in_head(const mpigo_inring *r, uint64_t pos, int32_t wsrc, uint32_t ctx,
+                                                          int tag, const uint64_t **cell, uint32_t *meta, int64_t *got,
+                                                          int *gtag) {
+    const uint64_t *wd = (const uint64_t *)(r->cells + (pos & r->cell_mask) * MPIGO_CELL);
     uint64_t stamp = __atomic_load_n(&wd[0], __ATOMIC_ACQUIRE);
     if ((uint32_t)stamp != (uint32_t)(pos + 1)) return 0;
-    uint32_t meta = (uint32_t)(stamp >> 32);
-    uint64_t plen = meta & ~MPIGO_COMPACT, h1 = wd[1], h2 = wd[2];
+    uint64_t h1 = wd[1], h2 = wd[2];
     int mtag = (int32_t)(h2 >> 32);
     /* Kind and flags: an eager message, not synchronous (its ack is Go's). */
     if ((h1 & 0xffff) != MPIGO_KIND_EAGER || (int32_t)(h1 >> 32) != wsrc || (uint32_t)h2 != ctx ||
-        (tag != MPI_ANY_TAG && mtag != tag) || plen > (uint64_t)n)
+        (tag != MPI_ANY_TAG && mtag != tag))
         return -1;
+    *cell = wd;
+    *meta = (uint32_t)(stamp >> 32);
+    *got = (int64_t)(*meta & ~MPIGO_COMPACT);
+    *gtag = mtag;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int in_take(mpigo_inring *r, int32_t wsrc, uint32_t ctx, int tag, char *buf,
+                                                          int64_t n, int64_t *got, int *gtag) {
+    uint64_t pos = r->pos;
+    const uint64_t *wd;
+    uint32_t meta;
+    int64_t len;
+    int mtag, k = in_head(r, pos, wsrc, ctx, tag, &wd, &meta, &len, &mtag);
+    if (k <= 0) return k;
+    uint64_t plen = (uint64_t)len;
+    if (plen > (uint64_t)n) return -1;
     uint64_t end = r->data_pos;
     if (meta & MPIGO_COMPACT) {
         if (plen > 0) get(buf, (const char *)&wd[4], plen);
@@ -578,18 +598,9 @@ static uint32_t probe_turn;
  * context ctx with tag (or MPI_ANY_TAG) would take (its length and tag in *got and
  * *gtag), 0 nothing there, -1 another packet. */
 static inline int in_peek(const mpigo_inring *r, int32_t wsrc, uint32_t ctx, int tag, int64_t *got, int *gtag) {
-    uint64_t pos = __atomic_load_n(&r->pos, __ATOMIC_RELAXED);
-    const uint64_t *wd = (const uint64_t *)(r->cells + (pos & r->cell_mask) * MPIGO_CELL);
-    uint64_t stamp = __atomic_load_n(&wd[0], __ATOMIC_ACQUIRE);
-    if ((uint32_t)stamp != (uint32_t)(pos + 1)) return 0;
-    uint64_t h1 = wd[1], h2 = wd[2];
-    int mtag = (int32_t)(h2 >> 32);
-    if ((h1 & 0xffff) != MPIGO_KIND_EAGER || (int32_t)(h1 >> 32) != wsrc || (uint32_t)h2 != ctx ||
-        (tag != MPI_ANY_TAG && mtag != tag))
-        return -1;
-    *got = (int64_t)((uint32_t)(stamp >> 32) & ~MPIGO_COMPACT);
-    *gtag = mtag;
-    return 1;
+    const uint64_t *wd;
+    uint32_t meta;
+    return in_head(r, r->pos, wsrc, ctx, tag, &wd, &meta, got, gtag);
 }
 
 /* probe_in is MPI_Iprobe's short way: 1 nothing there, 2 a message (its status in *st),
@@ -1211,10 +1222,7 @@ static inline void record(int call, int64_t n) {
         }
         uint32_t w = 0;
         uint64_t t0 = mpigo_conc_open(&w);
-        mpigo_calls *c = &mpigo_short_calls[call];
-        __atomic_fetch_add(&c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0], 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->bytes, (uint64_t)n, __ATOMIC_RELAXED);
-        mpigo_conc_count(c, t0, w);
+        mpigo_count_mt(&mpigo_short_calls[call], n, t0, w);
         return;
     }
     uint32_t *gate = (uint32_t *)mpigo_p2p.gate;

@@ -245,6 +245,15 @@ static inline void mpigo_conc_count(mpigo_calls *c, uint64_t t0, uint32_t waits)
     }
 }
 
+/* mpigo_count_mt counts a call of n bytes that a C short way did at
+ * MPI_THREAD_MULTIPLE without the engine's lock, into c: atomically, as prof's shared
+ * tallies count, with its sample (mpigo_conc_open's t0 and waits). */
+static inline void mpigo_count_mt(mpigo_calls *c, int64_t n, uint64_t t0, uint32_t waits) {
+    __atomic_fetch_add(&c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c->bytes, (uint64_t)n, __ATOMIC_RELAXED);
+    mpigo_conc_count(c, t0, waits);
+}
+
 /* The requests p2pshort.c completes at once (MPI_Isend, MPI_Irecv): mpigo_creq_mt is
  * set once MPI_THREAD_MULTIPLE is provided; mpigo_creq_live says whether h is one. */
 extern MPIGO_HIDDEN int32_t mpigo_creq_mt;
