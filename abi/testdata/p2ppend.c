@@ -9,8 +9,8 @@
  * receives from comm rank 0, which sends when told through a shared-memory window's
  * flags (calling nothing of the library while it waits), so that the ring is empty when
  * a receive is made and holds the messages when the next call comes. With the argument
- * "none" (TCP) or "multiple-none" (MPI_THREAD_MULTIPLE, where C keeps no receive
- * pending and every receive here finds its ring empty) none may take C.
+ * "multiple" (MPI_THREAD_MULTIPLE) the receives are kept pending holding the engine's
+ * shared lock, as they are here; with "none" (TCP) none may take C.
  *
  *   - a window of 300 receives (some MPI_ANY_TAG), more than a 16-cell ring holds:
  *     the sender waits for room while the receiver's Waitall takes in C;
