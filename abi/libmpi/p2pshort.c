@@ -1059,8 +1059,10 @@ MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n) {
  * message's tag and length).
  *
  * A nonblocking receive whose message is not there yet, from a node peer whose ring
- * the engine shows, into a buffer no larger than the peer's eager limit, is kept here
- * too, pending: its arguments in its record, its place in one queue of pending
+ * the engine shows, is kept here too, pending (whatever its buffer's size: a program
+ * may receive a short message into a large buffer, as mpi4py's irecv of an object
+ * does into 32 KiB, and a message past the eager limit comes as a rendezvous, which
+ * posts the queue to Go): its arguments in its record, its place in one queue of pending
  * receives in the order they were made (and every later MPI_Irecv that may be kept
  * joins the queue, taking nothing at once: an earlier pending receive may match its
  * message). The completion calls take the pending receives' messages from the rings'
@@ -1495,12 +1497,12 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 /* pend_make makes record q the pending receive of n bytes into buf (count of dt) from
  * src with tag on communicator c (handle comm), *req its handle, where one may be kept
  * (serialised, or holding the engine's shared lock): from a node peer whose ring the
- * engine shows, no more than it sends eagerly, its ring empty (a packet there this
- * receive could not take is Go's) or receives pending before it. 1 made, 0 not. */
+ * engine shows, its ring empty (a packet there this receive could not take is Go's)
+ * or receives pending before it. 1 made, 0 not. */
 static inline int pend_make(mpigo_eng *e, const mpigo_comm *c, mpigo_creq *q, void *buf, int64_t n, int64_t count,
                             MPI_Datatype dt, int src, int tag, MPI_Comm comm, MPI_Request *req) {
     int w = src != MPI_ANY_SOURCE ? c->world[src] : -1;
-    if (w < 0 || w >= e->size || e->inrings[w] == NULL || n > e->eager[w] || pend_tail - pend_head >= PENDQ ||
+    if (w < 0 || w >= e->size || e->inrings[w] == NULL || pend_tail - pend_head >= PENDQ ||
         (npend == 0 && head_there(e->inrings[w])))
         return 0;
     q->state = CREQ_PEND;
