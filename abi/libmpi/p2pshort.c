@@ -685,7 +685,8 @@ static int __attribute__((noinline)) recv_spin(const mpigo_eng *e, const mpigo_c
  * that found it) is not waited for at the ring's head. NULL: Go's way. */
 static inline const mpigo_comm *spin_ok(const mpigo_eng *e, int src, MPI_Comm comm) {
     const mpigo_comm *c = comm_of(comm);
-    if (c == NULL || c->ctxw == NULL || npend != 0 || !__atomic_load_n(&e->quiet, __ATOMIC_RELAXED) ||
+    if (c == NULL || c->ctxw == NULL || __atomic_load_n(&npend, __ATOMIC_RELAXED) != 0 ||
+        !__atomic_load_n(&e->quiet, __ATOMIC_RELAXED) ||
         __atomic_load_n(&c->ctxw->queued, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&c->ctxw->posted, __ATOMIC_RELAXED) != 0 ||
         (src == MPI_ANY_SOURCE ? c->size > MPIGO_ANY_MAX : (unsigned)src >= (unsigned)c->size))
         return NULL;
@@ -1058,8 +1059,10 @@ MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n) {
  * message's tag and length).
  *
  * A nonblocking receive whose message is not there yet, from a node peer whose ring
- * the engine shows, into a buffer no larger than the peer's eager limit, is kept here
- * too, pending: its arguments in its record, its place in one queue of pending
+ * the engine shows, is kept here too, pending (whatever its buffer's size: a program
+ * may receive a short message into a large buffer, as mpi4py's irecv of an object
+ * does into 32 KiB, and a message past the eager limit comes as a rendezvous, which
+ * posts the queue to Go): its arguments in its record, its place in one queue of pending
  * receives in the order they were made (and every later MPI_Irecv that may be kept
  * joins the queue, taking nothing at once: an earlier pending receive may match its
  * message). The completion calls take the pending receives' messages from the rings'
@@ -1077,7 +1080,9 @@ MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n) {
  * the order they were made, and a peer waiting for one of them (a full ring, a
  * synchronous send, a rendezvous) is answered as soon as this rank runs Go at all.
  * While receives are pending no MPI_Recv, MPI_Sendrecv or at-once MPI_Irecv takes a
- * message here.
+ * message here. Where the engine is not serialised (MPI_THREAD_MULTIPLE) all this is
+ * done holding its shared lock, under which the engine calls Go's half too; a
+ * completion call waits between its looks without it (locked_pend_wait).
  *
  * Every call that takes a request takes both kinds. On requests of this table alone
  * (and MPI_REQUEST_NULL) the completion calls are done here: complete ones are
@@ -1098,8 +1103,14 @@ MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n) {
  * time them. Persistent requests, and MPI_Start, are Go's alone. */
 
 /* A record's states: complete; pending (a receive not yet posted to Go); following
- * the Go request gh. */
-enum { CREQ_DONE, CREQ_PEND, CREQ_FWD };
+ * the Go request gh; being posted to Go (mpigo_pend_pop to mpigo_pend_posted, inside
+ * one hold of the engine's lock). Complete and following are final: only the record's
+ * owner (the thread that holds its handle) changes it then. Pending records change
+ * under the engine's lock (serialised, or its shared lock held): at
+ * MPI_THREAD_MULTIPLE another thread may take a pending record's message or post it
+ * to Go meanwhile, so its owner reads the state with creq_state and settles a record
+ * that is not final before reading anything else of it. */
+enum { CREQ_DONE, CREQ_PEND, CREQ_FWD, CREQ_POST };
 
 /* A request kept here: its handle while live (0 free), the generation of its next
  * one, its state, and its status (complete) or its receive's arguments (pending) or
@@ -1151,6 +1162,14 @@ static inline void creq_locked(int on) {
     }
     while (__atomic_exchange_n(&creq_lock, 1, __ATOMIC_ACQUIRE) != 0) __builtin_ia32_pause();
 }
+
+/* creq_state is q's state, and what was written of q before it (creq_set). */
+static inline uint32_t creq_state(const mpigo_creq *q) { return __atomic_load_n(&q->state, __ATOMIC_ACQUIRE); }
+
+static inline void creq_set(mpigo_creq *q, uint32_t state) { __atomic_store_n(&q->state, state, __ATOMIC_RELEASE); }
+
+/* creq_final says whether q's state is final (complete, or following a Go request). */
+static inline int creq_final(uint32_t state) { return state == CREQ_DONE || state == CREQ_FWD; }
 
 /* creq_of is the live record of handle h, NULL when h is not one. */
 static inline mpigo_creq *creq_of(MPI_Request h) {
@@ -1242,17 +1261,16 @@ static inline void arm(void) { mpigo_gate_arm((const uint32_t *)mpigo_p2p.gate);
 
 /* set_npend sets the count of pending records and the engine's word mirroring it. */
 static inline void set_npend(int64_t k) {
-    npend = k;
+    __atomic_store_n(&npend, k, __ATOMIC_RELAXED);
     if (k == 0) pend_src = -1;
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
     if (e != NULL) e->deferred = k != 0;
 }
 
 /* pend_flush has Go post every pending receive, in order (each record then follows
- * its Go request). */
-static void __attribute__((noinline)) pend_flush(void) {
-    if (npend != 0) mpigo_pend_flush();
-}
+ * its Go request). Go takes the engine's lock to do it, so a record another thread was
+ * posting meanwhile is posted too when it returns. */
+static void __attribute__((noinline)) pend_flush(void) { mpigo_pend_flush(); }
 
 /* The pending receive Go posts now (mpigo_pend_pop), in C memory so that Go's side
  * passes no pointer of its own. */
@@ -1267,8 +1285,8 @@ mpigo_pendrec *mpigo_pend_pop(void) {
         pend_head++;
         mpigo_creq *q = creq_of((MPI_Request)ph);
         if (q == NULL || q->state != CREQ_PEND) continue;
-        q->state = CREQ_FWD;
         q->gh = (uintptr_t)MPI_REQUEST_NULL;
+        creq_set(q, CREQ_POST);
         set_npend(npend - 1);
         pend_rec = (mpigo_pendrec){.h = ph, .buf = q->buf, .count = q->count, .dt = (uintptr_t)q->dt,
                                    .src = q->src, .tag = q->tag, .comm = (uintptr_t)q->comm, .gh = 0};
@@ -1286,13 +1304,14 @@ void mpigo_pend_posted(int err) {
     uintptr_t gh = pend_rec.gh;
     if (q == NULL) return;
     if (err != MPI_SUCCESS) {
-        q->state = CREQ_DONE;
         q->err = err;
         empty_status(&q->st);
         q->st.MPI_ERROR = err;
+        creq_set(q, CREQ_DONE);
         return;
     }
     q->gh = gh;
+    creq_set(q, CREQ_FWD);
 }
 
 /* is_pend says whether queue entry h is still a pending record. */
@@ -1325,7 +1344,7 @@ static inline int pend_take(mpigo_inring *r, int32_t w) {
         q->st.MPI_internal[0] = (int)(uint32_t)got;
         q->st.MPI_internal[1] = (int)(got >> 32);
         q->st.MPI_internal[2] = 0;
-        q->state = CREQ_DONE;
+        creq_set(q, CREQ_DONE);
         set_npend(npend - 1);
         return 1;
     }
@@ -1335,10 +1354,10 @@ static inline int pend_take(mpigo_inring *r, int32_t w) {
 /* pend_step takes what the heads of the pending receives' sources' rings hold, in the
  * queue's order, until they hold nothing more: 1 something taken, 0 nothing there, -1
  * Go must go on (a packet only it may handle, or the engine wanting more than a look).
- * Where every pending receive has one source (pend_src), its ring alone. */
-static int pend_step(void) {
-    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
-    if (e == NULL || !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE) || !e->quiet) return -1;
+ * Where every pending receive has one source (pend_src), its ring alone. locked: the
+ * caller holds engine e's shared lock, in place of the engine's being serialised. */
+static int pend_step(mpigo_eng *e, int locked) {
+    if (e == NULL || (!locked && !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) || !e->quiet) return -1;
     int took = 0;
     if (pend_src >= 0) {
         mpigo_inring *r = pend_src < e->size ? e->inrings[pend_src] : NULL;
@@ -1371,6 +1390,45 @@ static int pend_step(void) {
     return took;
 }
 
+/* spin_pend is spin_one that stops too when pending record q is pending no more (another
+ * thread took its message, or posted it to Go): 1 stopped, 0 polls polls passed. */
+static int __attribute__((noinline)) spin_pend(const mpigo_inring *r, const mpigo_creq *q, int64_t polls) {
+    for (; polls > 0; polls--) {
+        if (head_there(r) || creq_state(q) != CREQ_PEND) return 1;
+        mpigo_pause();
+    }
+    return 0;
+}
+
+/* locked_pend_wait is pend_wait where the engine is not serialised: each look at the
+ * rings is made holding its shared lock, and the waiting between looks without it. Where
+ * the lock is held (by Go, or by another thread's look) or the engine does not share it,
+ * the pending receives are posted to Go at once. */
+static void __attribute__((noinline)) locked_pend_wait(mpigo_eng *e, int n, const MPI_Request *hs, int64_t polls,
+                                                       int flush) {
+    for (;;) {
+        if (!eng_lock(e)) break;
+        int from = 0;
+        while (from < n && !is_pend((uintptr_t)hs[from])) from++;
+        if (from == n) {
+            eng_unlock(e);
+            return;
+        }
+        int k = pend_step(e, 1);
+        const mpigo_creq *q = creq_of(hs[from]);
+        const mpigo_inring *r = (unsigned)q->wsrc < (unsigned)e->size ? e->inrings[q->wsrc] : NULL;
+        eng_unlock(e);
+        if (k < 0) break;
+        if (k > 0) continue;
+        if (polls == 0 && !flush) return;
+        if (r == NULL || !spin_pend(r, q, polls)) {
+            if (!flush) return;
+            break;
+        }
+    }
+    pend_flush();
+}
+
 /* pend_wait takes messages for the pending receives until none of the n handles hs is
  * a pending record, waiting as pollPeer does (up to polls polls of the ring of the first
  * one still pending, each time nothing came; 0: one look, without waiting), then posts
@@ -1378,11 +1436,15 @@ static int pend_step(void) {
  * packet only Go may handle is there). */
 static void pend_wait(int n, const MPI_Request *hs, int64_t polls, int flush) {
     mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e != NULL && !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) {
+        locked_pend_wait(e, n, hs, polls, flush);
+        return;
+    }
     int from = 0;
     for (;;) {
         while (from < n && !is_pend((uintptr_t)hs[from])) from++;
         if (from == n) return;
-        int k = pend_step();
+        int k = pend_step(e, 0);
         if (k < 0) break;
         if (k > 0) continue;
         if (polls == 0 && !flush) return;
@@ -1432,11 +1494,32 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     return goPMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
 }
 
+/* pend_make makes record q the pending receive of n bytes into buf (count of dt) from
+ * src with tag on communicator c (handle comm), *req its handle, where one may be kept
+ * (serialised, or holding the engine's shared lock): from a node peer whose ring the
+ * engine shows, its ring empty (a packet there this receive could not take is Go's)
+ * or receives pending before it. 1 made, 0 not. */
+static inline int pend_make(mpigo_eng *e, const mpigo_comm *c, mpigo_creq *q, void *buf, int64_t n, int64_t count,
+                            MPI_Datatype dt, int src, int tag, MPI_Comm comm, MPI_Request *req) {
+    int w = src != MPI_ANY_SOURCE ? c->world[src] : -1;
+    if (w < 0 || w >= e->size || e->inrings[w] == NULL || pend_tail - pend_head >= PENDQ ||
+        (npend == 0 && head_there(e->inrings[w])))
+        return 0;
+    q->state = CREQ_PEND;
+    q->buf = buf, q->n = n, q->count = count, q->dt = dt, q->comm = comm;
+    q->src = src, q->tag = tag, q->wsrc = w, q->ctx = c->ctx;
+    *req = creq_live(q);
+    pend_q[pend_tail++ % PENDQ] = (uintptr_t)*req;
+    pend_src = npend == 0 || pend_src == w ? w : -1;
+    set_npend(npend + 1);
+    return 1;
+}
+
 /* short_irecv is MPI_Irecv's short way: 1 done, *req a request complete (its message
  * was at the head of its ring) or pending; 0 the Go way does it all (posts the
  * receive, after the pending ones). */
-/* locked_irecv is short_irecv with the engine's shared lock: only a message already at
- * its ring's head, taken at once (no receive is kept pending then). */
+/* locked_irecv is short_irecv with the engine's shared lock: the message taken at once
+ * or the receive kept pending as where the engine is serialised, holding the lock. */
 static int __attribute__((noinline)) locked_irecv(mpigo_eng *e, void *buf, int64_t count, MPI_Datatype dt, int src,
                                                   int tag, MPI_Comm comm, MPI_Request *req) {
     if (req == NULL || !eng_lock(e)) return 0;
@@ -1444,10 +1527,16 @@ static int __attribute__((noinline)) locked_irecv(mpigo_eng *e, void *buf, int64
     srec s;
     mpigo_creq *q = NULL;
     const mpigo_comm *c = recv_ok(e, buf, count, dt, src, tag, comm, &n, 1);
-    int k = c != NULL && npend == 0 && (q = creq_take()) != NULL && srec_open(&s, 1) &&
-            recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0);
+    int k = 0;
+    if (c != NULL && (q = creq_take()) != NULL && srec_open(&s, 1)) {
+        if (npend == 0 && recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0)) {
+            *req = creq_live(q);
+            k = 1;
+        } else {
+            k = pend_make(e, c, q, buf, n, count, dt, src, tag, comm, req);
+        }
+    }
     if (k) {
-        *req = creq_live(q);
         count_call(MPIGO_C_IRECV, n); /* as the Go way's Irecv: the buffer's bytes */
         srec_count(&s, &mpigo_short_calls[MPIGO_C_IRECV]);
     } else if (q != NULL) {
@@ -1472,22 +1561,10 @@ static inline __attribute__((always_inline)) int short_irecv(void *buf, int64_t 
     mpigo_creq *q = creq_take();
     if (q == NULL) return 0;
     if (npend != 0 || !recv_wait(e, c, buf, n, src, tag, &q->st, &got, 0)) {
-        /* Pending: from a node peer whose ring C reads, no more than it sends eagerly,
-         * its ring empty (a packet there this receive cannot take is Go's) or receives
-         * pending before it. */
-        int w = src != MPI_ANY_SOURCE ? c->world[src] : -1;
-        if (w < 0 || w >= e->size || e->inrings[w] == NULL || n > e->eager[w] || pend_tail - pend_head >= PENDQ ||
-            (npend == 0 && head_there(e->inrings[w]))) {
+        if (!pend_make(e, c, q, buf, n, count, dt, src, tag, comm, req)) {
             creq_put(q);
             return 0;
         }
-        q->state = CREQ_PEND;
-        q->buf = buf, q->n = n, q->count = count, q->dt = dt, q->comm = comm;
-        q->src = src, q->tag = tag, q->wsrc = w, q->ctx = c->ctx;
-        *req = creq_live(q);
-        pend_q[pend_tail++ % PENDQ] = (uintptr_t)*req;
-        pend_src = npend == 0 || pend_src == w ? w : -1;
-        set_npend(npend + 1);
     } else {
         *req = creq_live(q);
     }
@@ -1537,8 +1614,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Wait(request, status);
     arm();
-    if (q->state == CREQ_PEND) pend_wait(1, request, wait_polls(), 1);
-    if (q->state == CREQ_FWD) {
+    if (!creq_final(creq_state(q))) pend_wait(1, request, wait_polls(), 1);
+    if (creq_state(q) == CREQ_FWD) {
         int rc = goPMPI_Wait((MPI_Request *)&q->gh, status);
         fwd_back(q, request);
         return rc;
@@ -1559,15 +1636,15 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     mpigo_creq *q = request != NULL && flag != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Test(request, flag, status);
     arm();
-    if (q->state == CREQ_PEND) {
+    if (!creq_final(creq_state(q))) {
         pend_wait(1, request, 0, 0);
-        if (q->state == CREQ_PEND) {
+        if (!creq_final(creq_state(q))) {
             *flag = 0;
             record(MPIGO_C_TEST, 0);
             return MPI_SUCCESS;
         }
     }
-    if (q->state == CREQ_FWD) {
+    if (creq_state(q) == CREQ_FWD) {
         int rc = goPMPI_Test((MPI_Request *)&q->gh, flag, status);
         fwd_back(q, request);
         return rc;
@@ -1582,15 +1659,15 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) 
     mpigo_creq *q = flag != NULL ? creq_of(request) : NULL;
     if (q == NULL) return goPMPI_Request_get_status(request, flag, status);
     arm();
-    if (q->state == CREQ_PEND) {
+    if (!creq_final(creq_state(q))) {
         pend_wait(1, &request, 0, 0);
-        if (q->state == CREQ_PEND) {
+        if (!creq_final(creq_state(q))) {
             *flag = 0;
             record(MPIGO_C_GET_STATUS, 0);
             return MPI_SUCCESS;
         }
     }
-    if (q->state == CREQ_FWD) return goPMPI_Request_get_status((MPI_Request)q->gh, flag, status);
+    if (creq_state(q) == CREQ_FWD) return goPMPI_Request_get_status((MPI_Request)q->gh, flag, status);
     creq_status(q, status);
     *flag = 1;
     record(MPIGO_C_GET_STATUS, 0);
@@ -1601,8 +1678,8 @@ int PMPI_Request_free(MPI_Request *request) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Request_free(request);
     arm();
-    if (q->state == CREQ_PEND) pend_flush(); /* it goes on in Go */
-    if (q->state == CREQ_FWD) {
+    if (!creq_final(creq_state(q))) pend_flush(); /* it goes on in Go */
+    if (creq_state(q) == CREQ_FWD) {
         int rc = goPMPI_Request_free((MPI_Request *)&q->gh);
         fwd_back(q, request);
         return rc;
@@ -1619,8 +1696,8 @@ int PMPI_Cancel(MPI_Request *request) {
     mpigo_creq *q = request != NULL ? creq_of(*request) : NULL;
     if (q == NULL) return goPMPI_Cancel(request);
     arm();
-    if (q->state == CREQ_PEND) pend_flush();
-    if (q->state == CREQ_FWD) return goPMPI_Cancel((MPI_Request *)&q->gh);
+    if (!creq_final(creq_state(q))) pend_flush();
+    if (creq_state(q) == CREQ_FWD) return goPMPI_Cancel((MPI_Request *)&q->gh);
     record(MPIGO_C_CANCEL, 0);
     return MPI_SUCCESS;
 }
@@ -1630,6 +1707,7 @@ int PMPI_Cancel(MPI_Request *request) {
  * Go request (*nf), and the other handles that are not MPI_REQUEST_NULL (the return). */
 static inline int set_scan(int n, const MPI_Request *hs, int *nd, int *np, int *nf, int *first) {
     int ng = 0;
+    uint32_t st;
     *nd = *np = *nf = 0;
     *first = -1;
     for (int i = 0; i < n; i++) {
@@ -1637,9 +1715,9 @@ static inline int set_scan(int n, const MPI_Request *hs, int *nd, int *np, int *
         mpigo_creq *q = creq_of(hs[i]);
         if (q == NULL) {
             ng++;
-        } else if (q->state == CREQ_DONE) {
+        } else if ((st = creq_state(q)) == CREQ_DONE) {
             if ((*nd)++ == 0) *first = i;
-        } else if (q->state == CREQ_PEND) {
+        } else if (st != CREQ_FWD) {
             (*np)++;
         } else {
             (*nf)++;

@@ -51,8 +51,10 @@ func hideP2P() {
 // flushPending posts p2pshort.c's pending receives to the engine, oldest first, each
 // record then following its Go request: the engine calls it (p2p.Engine.SetDeferred)
 // before it matches or moves a packet while any is pending, and p2pshort.c through
-// the engine (mpigo_pend_flush) where it leaves them to Go. The receives were counted
-// when they were made; posting them records nothing.
+// the engine (mpigo_pend_flush) where it leaves them to Go; either way it runs holding
+// the engine's lock (or with the lock off), the only place the pending queue is
+// changed at MPI_THREAD_MULTIPLE. The receives were counted when they were made;
+// posting them records nothing.
 func flushPending() {
 	for {
 		p := C.mpigo_pend_pop()
@@ -64,7 +66,7 @@ func flushPending() {
 }
 
 // postCounted is irecv (p2p.go) of a receive p2pshort.c counted when it was made:
-// unrecorded. Its arguments were checked then (a plain predefined datatype, a rank and
+// unrecorded, under the engine's lock (mpir.IrecvDeferred). Its arguments were checked then (a plain predefined datatype, a rank and
 // tag of the communicator's).
 func postCounted(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
 	const op = "Irecv"
@@ -77,7 +79,7 @@ func postCounted(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch
 	if err != nil {
 		return fail(op, ch, err)
 	}
-	q, err := mpir.IrecvCounted(c.c, b, rankIn(src), tagIn(tag))
+	q, err := mpir.IrecvDeferred(c.c, b, rankIn(src), tagIn(tag))
 	if err != nil {
 		return fail(op, ch, err)
 	}

@@ -13,6 +13,14 @@
  *     source and tag right and in order, whichever way each call took (C where the
  *     lock was free and the message at its ring's head, else Go), some in C, and
  *     every call counted once (send_calls, recv_calls);
+ *   - NT threads at once, each ping-ponging 8 bytes by MPI_Isend and MPI_Irecv with
+ *     the peer's thread of its number, each rank making its next receive before it
+ *     sends (so that every receive but a thread's first is made before its message,
+ *     and may be kept pending in C), on its duplicate and on MPI_COMM_WORLD, one
+ *     receive in four from MPI_ANY_SOURCE (Go's), completed by each of MPI_Wait,
+ *     MPI_Waitall, MPI_Test, MPI_Testall, MPI_Waitany and MPI_Waitsome in turn: every
+ *     message's data, source and tag right and in order, more receives in C than the
+ *     threads' first ones, and every MPI_Irecv counted once (irecv_calls);
  *   - NT threads at once, each making Barriers, Bcasts and Allreduces of 8 bytes on
  *     its own duplicate (the C short collectives, counted atomically at this level):
  *     every result right, some in C, each call counted once. */
@@ -26,17 +34,20 @@ extern long mpigo_short_sends(void);
 extern long mpigo_short_recvs(void);
 extern long mpigo_short_sendrecvs(void);
 extern long mpigo_short_colls(void);
+extern long mpigo_short_irecvs(void);
 
 enum { ROUNDS = 1000, NT = 4, TROUNDS = 2000 };
 
 static int rank, peer;
 static MPI_Comm comms[NT];
 
-static const char *vars[] = {"send_calls", "recv_calls",    "sendrecv_calls", "send_time",     "recv_time",
-                             "sendrecv_time", "barrier_calls", "bcast_calls",    "allreduce_calls"};
+static const char *vars[] = {"send_calls",    "recv_calls",    "sendrecv_calls", "send_time",
+                             "recv_time",     "sendrecv_time", "barrier_calls",  "bcast_calls",
+                             "allreduce_calls", "irecv_calls"};
 static const int classes[] = {MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER,
                               MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,
-                              MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER};
+                              MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER,
+                              MPI_T_PVAR_CLASS_COUNTER};
 enum { NVARS = sizeof vars / sizeof vars[0] };
 static MPI_T_pvar_handle handles[NVARS];
 
@@ -90,6 +101,78 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* complete completes the n requests rq by the calls of mode (0 MPI_Wait each, 1
+ * MPI_Waitall, 2 MPI_Test each until true, 3 MPI_Testall until true, 4 MPI_Waitany, 5
+ * MPI_Waitsome), their statuses into st in the requests' order. */
+static void complete(int mode, int n, MPI_Request *rq, MPI_Status *st) {
+    int flag = 0, left = n, idx[2], k;
+    MPI_Status s[2];
+    switch (mode) {
+    case 0:
+        for (int j = 0; j < n; j++) OK(MPI_Wait(&rq[j], &st[j]));
+        break;
+    case 1: OK(MPI_Waitall(n, rq, st)); break;
+    case 2:
+        for (int j = 0; j < n; j++)
+            for (flag = 0; !flag;) OK(MPI_Test(&rq[j], &flag, &st[j]));
+        break;
+    case 3:
+        while (!flag) OK(MPI_Testall(n, rq, &flag, st));
+        break;
+    case 4:
+        while (left-- > 0) {
+            OK(MPI_Waitany(n, rq, &k, &s[0]));
+            CHECK(k >= 0 && k < n, "MPI_Waitany gave index %d of %d", k, n);
+            st[k] = s[0];
+        }
+        break;
+    default:
+        while (left > 0) {
+            OK(MPI_Waitsome(n, rq, &k, idx, s));
+            CHECK(k >= 1 && k <= left, "MPI_Waitsome gave %d of %d", k, left);
+            for (int j = 0; j < k; j++) st[idx[j]] = s[j];
+            left -= k;
+        }
+    }
+    for (int j = 0; j < n; j++) CHECK(rq[j] == MPI_REQUEST_NULL, "mode %d left request %d live", mode, j);
+}
+
+/* nbcomm and nbsrc are thread t's communicator and source for round i's receive. */
+static MPI_Comm nbcomm(int t, int i) { return i & 1 ? comms[t] : MPI_COMM_WORLD; }
+static int nbsrc(int i) { return (i & 6) == 6 ? MPI_ANY_SOURCE : peer; }
+
+static void *nbworker(void *arg) {
+    int t = (int)(long)arg;
+    int64_t in = -1, out;
+    MPI_Request rq[2];
+    MPI_Status st[2];
+    if (rank == 1) OK(MPI_Irecv(&in, 1, MPI_INT64_T, nbsrc(0), t, nbcomm(t, 0), &rq[0]));
+    for (int i = 0; i < TROUNDS; i++) {
+        int64_t v = (int64_t)t << 32 | i;
+        int mode = (i / 2) % 6;
+        if (rank == 0) {
+            in = -1, out = v;
+            OK(MPI_Irecv(&in, 1, MPI_INT64_T, nbsrc(i), t, nbcomm(t, i), &rq[0]));
+            OK(MPI_Isend(&out, 1, MPI_INT64_T, peer, t, nbcomm(t, i), &rq[1]));
+            complete(mode, 2, rq, st);
+            CHECK(in == v + 1, "nonblocking thread %d round %d: the answer %lld", t, i, (long long)in);
+        } else {
+            complete(mode, 1, rq, st);
+            CHECK(in == v, "nonblocking thread %d round %d: received %lld", t, i, (long long)in);
+            out = in + 1, in = -1;
+            if (i + 1 < TROUNDS) OK(MPI_Irecv(&in, 1, MPI_INT64_T, nbsrc(i + 1), t, nbcomm(t, i + 1), &rq[0]));
+            OK(MPI_Isend(&out, 1, MPI_INT64_T, peer, t, nbcomm(t, i), &rq[1]));
+            complete(mode, 1, &rq[1], &st[1]);
+        }
+        int n = -1;
+        OK(MPI_Get_count(&st[0], MPI_INT64_T, &n));
+        CHECK(st[0].MPI_SOURCE == peer && st[0].MPI_TAG == t && n == 1,
+              "nonblocking thread %d round %d (mode %d): source %d tag %d count %d", t, i, mode, st[0].MPI_SOURCE,
+              st[0].MPI_TAG, n);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     int provided, size;
     OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
@@ -137,6 +220,19 @@ int main(int argc, char **argv) {
           "threads: the record counts %llu sends, %llu receives, not %d each", calls(0) - n0[0], calls(1) - n0[1],
           NT * TROUNDS);
 
+    /* Nonblocking ping-pongs of every thread at once, each receive made before its
+     * message (but a thread's first): right, some kept pending in C and taken there
+     * (before MPI_Irecv's receives were kept at this level, at most the NT first
+     * could take C), each counted once. */
+    long i0 = mpigo_short_irecvs();
+    unsigned long long ic0 = calls(9);
+    for (int t = 0; t < NT; t++) pthread_create(&th[t], NULL, nbworker, (void *)(long)t);
+    for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+    long ir = mpigo_short_irecvs() - i0;
+    CHECK(ir > NT && ir <= NT * TROUNDS, "nonblocking threads: %ld receives of %d took C", ir, NT * TROUNDS);
+    CHECK(calls(9) - ic0 == NT * TROUNDS, "nonblocking threads: the record counts %llu receives, not %d",
+          calls(9) - ic0, NT * TROUNDS);
+
     /* Collectives of every thread at once, each on its duplicate: right, some in C,
      * each counted once. */
     long c0 = mpigo_short_colls();
@@ -155,7 +251,8 @@ int main(int argc, char **argv) {
     OK(MPI_T_finalize());
     OK(MPI_Finalize());
     if (rank == 0)
-        printf("OK p2pmt (threads: %ld sends, %ld receives of %d, %ld collectives of %d in C)\n", s, r, NT * TROUNDS, c,
-               3 * NT * TROUNDS);
+        printf("OK p2pmt (threads: %ld sends, %ld receives, %ld nonblocking receives of %d, %ld collectives of %d in "
+               "C)\n",
+               s, r, ir, NT * TROUNDS, c, 3 * NT * TROUNDS);
     return 0;
 }

@@ -9,13 +9,15 @@
  * receives from comm rank 0, which sends when told through a shared-memory window's
  * flags (calling nothing of the library while it waits), so that the ring is empty when
  * a receive is made and holds the messages when the next call comes. With the argument
- * "none" (TCP) or "multiple-none" (MPI_THREAD_MULTIPLE, where C keeps no receive
- * pending and every receive here finds its ring empty) none may take C.
+ * "multiple" (MPI_THREAD_MULTIPLE) the receives are kept pending holding the engine's
+ * shared lock, as they are here; with "none" (TCP) none may take C.
  *
  *   - a window of 300 receives (some MPI_ANY_TAG), more than a 16-cell ring holds:
  *     the sender waits for room while the receiver's Waitall takes in C;
- *   - one tag, sizes 8, 4000 and 40000 bytes in turn (the last past the eager limit,
- *     its receive Go's): each receive gets its own message;
+ *   - one tag, sizes 8, 4000 and 40000 bytes in turn (the last past the eager limit:
+ *     its rendezvous posts the queue to Go): each receive gets its own message;
+ *   - a receive into a buffer past the eager limit (32 KiB, as mpi4py's irecv of an
+ *     object makes it) is kept pending, and an 8-byte message into it taken in C;
  *   - MPI_Recv after a pending MPI_Irecv, both messages in the ring: the Irecv gets the
  *     first (so neither the C way nor Go's may take it for the Recv);
  *   - MPI_Irecv from MPI_ANY_SOURCE (Go's) after a pending one: the same;
@@ -34,6 +36,7 @@
 #include "reqtest.h"
 
 extern long mpigo_short_irecvs(void);
+extern long mpigo_short_completions(void);
 
 static void send64(int64_t v, int tag, MPI_Comm c) { OK(MPI_Send(&v, 1, MPI_INT64_T, 0 == rank ? 1 : 0, tag, c)); }
 
@@ -85,6 +88,27 @@ static void sizes(void) {
             fill(b[0], sz[i % 3], i);
             OK(MPI_Send(b[0], sz[i % 3], MPI_BYTE, 1, 20, comm));
         }
+    }
+}
+
+static void big_buffer(void) {
+    static unsigned char b[32768];
+    if (rank == 1) {
+        MPI_Request q;
+        MPI_Status st;
+        int64_t v = 0;
+        COUNT(mpigo_short_irecvs, 1, 1, "an Irecv into 32 KiB",
+              OK(MPI_Irecv(b, (int)sizeof b, MPI_BYTE, 0, 25, comm, &q)));
+        signal_();
+        await();
+        COUNT(mpigo_short_completions, 1, 1, "the Wait of an Irecv into 32 KiB", OK(MPI_Wait(&q, &st)));
+        status_is(&st, 0, 25, 8, "an 8-byte message into 32 KiB");
+        memcpy(&v, b, 8);
+        CHECK(v == 25, "an 8-byte message into 32 KiB on %s: %lld", cname, (long long)v);
+    } else if (rank == 0) {
+        await();
+        send64(25, 25, comm);
+        signal_();
     }
 }
 
@@ -319,6 +343,7 @@ static void sections(void) {
     OK(MPI_Sendrecv(&w, 1, MPI_INT64_T, 1 - rank, 1, &w2, 1, MPI_INT64_T, 1 - rank, 1, comm, MPI_STATUS_IGNORE));
     window();
     sizes();
+    big_buffer();
     order();
     sets();
     comms();

@@ -148,6 +148,17 @@ func (c *Comm) Irecv(op string, b p2p.Buf, src, tag int, persistent bool) (p2p.R
 	return q, MapErr(op, err)
 }
 
+// IrecvDeferred starts a receive, checked and translated, from the engine's deferred
+// function (p2p.Engine.IrecvDeferred), which runs holding the engine's lock.
+func (c *Comm) IrecvDeferred(op string, b p2p.Buf, src, tag int) (p2p.Request, error) {
+	w, err := c.Target(op, "source", src, tag, true)
+	if err != nil {
+		return p2p.Request{}, err
+	}
+	q, err := eng.IrecvDeferred(b, w, tag, c.ctx)
+	return q, MapErr(op, err)
+}
+
 // Recv receives into b, checked and translated; from is the sender's rank in c.
 func (c *Comm) Recv(op string, b p2p.Buf, src, tag int) (from, gotTag int, n int64, err error) {
 	w, err := c.Target(op, "source", src, tag, true)

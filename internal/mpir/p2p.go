@@ -237,10 +237,12 @@ func Irecv(c *core.Comm, b core.Buf, src, tag int) (core.Request, error) {
 	return irecv(prof.Irecv, "Irecv", c, b, src, tag)
 }
 
-// IrecvCounted is Irecv unrecorded: a receive the C library counted when the program
-// made it and posts later (abi/libmpi/p2pshort.c's pending receives).
-func IrecvCounted(c *core.Comm, b core.Buf, src, tag int) (core.Request, error) {
-	return irecv(prof.None, "Irecv", c, b, src, tag)
+// IrecvDeferred is Irecv unrecorded, from the engine's deferred function
+// (core.SetDeferred), which runs holding the engine's lock: a receive the C library
+// counted when the program made it and posts later (abi/libmpi/p2pshort.c's pending
+// receives).
+func IrecvDeferred(c *core.Comm, b core.Buf, src, tag int) (core.Request, error) {
+	return c.IrecvDeferred("Irecv", b, src, tag)
 }
 
 // irecv is Irecv recorded as call (prof.None: not recorded), its errors op's.

@@ -73,17 +73,22 @@ type ctxWords struct {
 // taken from the rings' heads in C). The engine calls it before anything could match
 // on any context or move a packet (startRecv, probe, progressLocked) and before it
 // takes its lock for good (Concurrent), so that those receives are posted ahead of
-// every later one and no peer waits for them while this rank runs Go. fn posts through
-// the engine's own calls (its lock is off: the engine is serialised); the calls it
-// makes do not call it again.
+// every later one and no peer waits for them while this rank runs Go. The engine
+// calls fn holding its lock (where the outside code made them holding the shared lock,
+// Options.SharedLock) or with its lock off (serialised); fn posts through
+// IrecvDeferred, which takes no lock, and the calls it makes do not call it again.
 func (e *Engine) SetDeferred(fn func()) { e.deferFn = fn }
 
 // PostDeferred posts the receives code outside Go holds back now (SetDeferred's
 // function, as the engine would call it): for that code itself, between engine calls.
+// It takes the engine's lock even when nothing is held back: where the lock is shared,
+// another goroutine may be posting them, and they are all posted once it returns.
 func (e *Engine) PostDeferred() {
+	e.mu.Lock()
 	if e.out.deferred != 0 {
 		e.postDeferred()
 	}
+	e.mu.Unlock()
 }
 
 // postDeferred posts the receives code outside Go holds back (SetDeferred), once.

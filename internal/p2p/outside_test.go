@@ -286,3 +286,92 @@ func TestSharedLock(t *testing.T) {
 		t.Errorf("a failed engine: locked %d, lock word %d", e.out.locked, e.out.lockw)
 	}
 }
+
+// TestDeferredShared: receives held back outside Go (as the C library's pending
+// receives are) in an engine whose lock is shared are posted by the deferred function
+// under the engine's lock, through IrecvDeferred, which does not take it again: by a
+// receive of another goroutine that runs meanwhile, and by PostDeferred. They are
+// posted in the order they were held, ahead of every later receive.
+func TestDeferredShared(t *testing.T) {
+	es := shmEngines(t, 2, Options{SharedLock: true, Spin: 100, Yield: 10})
+	e := es[1]
+	type held struct{ b []byte }
+	var (
+		waiting []held    // held back, under the engine's lock
+		posted  []Request // posted by the deferred function, in order
+		bufs    [][]byte
+	)
+	e.SetDeferred(func() {
+		for _, h := range waiting {
+			q, err := e.IrecvDeferred(Bytes(h.b), 0, 7, 0)
+			if err != nil {
+				t.Errorf("IrecvDeferred: %v", err)
+				continue
+			}
+			posted = append(posted, q)
+			bufs = append(bufs, h.b)
+		}
+		waiting = waiting[:0]
+		e.out.deferred = 0
+	})
+	const rounds = 500
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	wg.Add(2)
+	go func() { // engine 0 sends tag 7 in order, and tag 9 for the other receiver
+		defer wg.Done()
+		b := make([]byte, 8)
+		for k := range rounds {
+			for _, tag := range []int{7, 9} {
+				binary.LittleEndian.PutUint64(b, uint64(k))
+				if err := es[0].Send(Bytes(b), 1, tag, 0, Standard); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}
+	}()
+	go func() { // another goroutine's receives post the held ones first
+		defer wg.Done()
+		b := make([]byte, 8)
+		for k := range rounds {
+			if _, err := e.Recv(Bytes(b), 0, 9, 0); err != nil {
+				errs <- err
+				return
+			}
+			if v := binary.LittleEndian.Uint64(b); v != uint64(k) {
+				errs <- fmt.Errorf("tag 9 round %d: received %d", k, v)
+				return
+			}
+		}
+	}()
+	for k := range rounds {
+		e.mu.Lock()
+		waiting = append(waiting, held{make([]byte, 8)})
+		e.out.deferred = 1
+		e.mu.Unlock()
+		if k%10 == 9 {
+			e.PostDeferred()
+		}
+	}
+	e.PostDeferred()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	n, left := len(posted), len(waiting)
+	e.mu.Unlock()
+	if n != rounds || left != 0 || e.out.deferred != 0 {
+		t.Fatalf("%d of %d held receives posted, %d still held, deferred word %d", n, rounds, left, e.out.deferred)
+	}
+	for k := range posted {
+		if _, err := e.Wait(&posted[k]); err != nil {
+			t.Fatalf("held receive %d: %v", k, err)
+		}
+		if v := binary.LittleEndian.Uint64(bufs[k]); v != uint64(k) {
+			t.Fatalf("held receive %d got message %d: not posted in order", k, v)
+		}
+	}
+}

@@ -354,12 +354,28 @@ func (e *Engine) IrecvPair(b Buf, src, tag int, ctx uint32, dest int, n int64) (
 	return e.irecv(b, src, tag, ctx, pair)
 }
 
+// IrecvDeferred is Irecv for the engine's deferred function (SetDeferred), which the
+// engine calls holding its lock, or with the lock off: it does not take the lock.
+func (e *Engine) IrecvDeferred(b Buf, src, tag int, ctx uint32) (Request, error) {
+	if err := e.checkRecv("Irecv", src, tag); err != nil {
+		return Request{}, err
+	}
+	return e.irecvHeld(b, src, tag, ctx, false), nil
+}
+
 // irecv is Irecv, or with pair IrecvPair's receive of an exchange with src.
 func (e *Engine) irecv(b Buf, src, tag int, ctx uint32, pair bool) (Request, error) {
 	if err := e.checkRecv("Irecv", src, tag); err != nil {
 		return Request{}, err
 	}
 	e.mu.Lock()
+	q := e.irecvHeld(b, src, tag, ctx, pair)
+	e.mu.Unlock()
+	return q, nil
+}
+
+// irecvHeld is irecv's work. The caller holds e.mu.
+func (e *Engine) irecvHeld(b Buf, src, tag int, ctx uint32, pair bool) Request {
 	r := e.newReq()
 	r.kind, r.ctx, r.peer, r.tag = recvReq, ctx, int32(src), int32(tag)
 	r.setBuf(b)
@@ -376,9 +392,7 @@ func (e *Engine) irecv(b Buf, src, tag int, ctx uint32, pair bool) (Request, err
 	if !pair {
 		e.flush()
 	}
-	q := Request{r, r.gen}
-	e.mu.Unlock()
-	return q, nil
+	return Request{r, r.gen}
 }
 
 // pairMin is the smallest send for which IrecvPair takes its receive as an exchange's.
