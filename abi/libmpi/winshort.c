@@ -15,9 +15,15 @@
  * window's copy is live (not freed, MPI runs), its assertions are the call's (any
  * other bit: Go's MPI_ERR_ASSERT), the epochs allow the call (else Go's
  * MPI_ERR_RMA_SYNC or MPI_ERR_RMA_CONFLICT), the group is the one Go translated for
- * the last Start or Post (and no group was freed since), below MPI_THREAD_MULTIPLE,
- * where the record counts the call untimed (prof.Gate). Everything else goes to the Go
- * half (goPMPI_x, zgo.h) before anything is done. A wait that outlasts the idle
+ * the last Start or Post (and no group was freed since), and the record lets a C
+ * short way count the call (prof.Gate below MPI_THREAD_MULTIPLE; at it the count is
+ * atomic and one call in about 64 of all threads' is timed, mpigo_conc_open). At
+ * MPI_THREAD_MULTIPLE the fence and PSCW run here too: a fence is collective on the
+ * window, which MPI lets one thread make at a time, and an access epoch's Start and
+ * Complete (an exposure epoch's Post and Wait) are one thread's to make in order, on
+ * words of their own; MPI_Win_lock and MPI_Win_unlock, whose targets' words several
+ * threads may lock at once, stay Go's there. Everything else goes to the Go half
+ * (goPMPI_x, zgo.h) before anything is done. A wait that outlasts the idle
  * policy's spin and yields goes on in Go (mpigo_win_coll_wait for the fence's barrier,
  * mpigo_win_await for PSCW's counters), which sleeps as the device's waits do.
  *
@@ -52,14 +58,30 @@ static inline void st(int32_t *p, int32_t v) { __atomic_store_n(p, v, __ATOMIC_R
  * of the line the peer is polling. */
 static inline void bump(uint64_t *p, uint64_t *sent) { __atomic_store_n(p, ++*sent, __ATOMIC_RELEASE); }
 
+/* How a call done here is recorded: through the record's gate (below
+ * MPI_THREAD_MULTIPLE), or at it counted atomically (mt), t0 a timed one's start. */
+typedef struct {
+    uint32_t *gate;
+    uint64_t t0;
+    uint32_t waits;
+    int mt;
+} wrec;
+
 /* sync_of is window h's copy when its sync calls may run here and a C short way may
- * take a call now (mpigo_gate_open; *gate its word), else NULL: the Go way. */
-static inline mpigo_win *sync_of(MPI_Win h, uint32_t **gate) {
+ * take a call now (mpigo_gate_open, or at MPI_THREAD_MULTIPLE, where mt allows,
+ * mpigo_conc_open: r says which), else NULL: the Go way. */
+static inline mpigo_win *sync_of(MPI_Win h, wrec *r, int mt) {
     mpigo_win *d = mpigo_win_of((uintptr_t)h);
-    if (d == NULL || d->sync == NULL || mpigo_short_mt) return NULL;
+    if (d == NULL || d->sync == NULL) return NULL;
+    r->mt = mpigo_short_mt != 0;
+    if (r->mt) {
+        if (!mt || !mpigo_p2p.conc) return NULL;
+        r->t0 = mpigo_conc_open(&r->waits);
+        return d;
+    }
     uint32_t *g = (uint32_t *)mpigo_p2p.gate;
     if (g == NULL || !mpigo_gate_open(*g)) return NULL;
-    *gate = g;
+    r->gate = g;
     return d;
 }
 
@@ -70,15 +92,22 @@ static inline int busy(const mpigo_win *d, int access) {
 }
 
 /* counted counts a call for the profile, as prof.Count does (the sample timed:
- * mpigo_gate_count). */
-static inline void counted(uint32_t *gate, int call) {
-    mpigo_wsync_calls[call].hist[0]++;
-    mpigo_gate_count(gate, &mpigo_wsync_calls[call]);
+ * mpigo_gate_count, mpigo_conc_count). */
+static inline void counted(wrec *r, int call) {
+    mpigo_calls *c = &mpigo_wsync_calls[call];
+    if (r->mt) {
+        mpigo_count_mt(c, 0, r->t0, r->waits);
+        return;
+    }
+    c->hist[0]++;
+    mpigo_gate_count(r->gate, c);
 }
 
-/* group_of is g's ranks in the window as Go translated them last, or NULL. */
+/* group_of is g's ranks in the window as Go translated them last, or NULL (Go writes
+ * the handle last: showGroup). */
 static inline const mpigo_wgroup *group_of(const mpigo_wgroup *c, MPI_Group g) {
-    return c->h == (uintptr_t)g && c->h != 0 && c->frees == mpigo_group_frees ? c : NULL;
+    uintptr_t h = __atomic_load_n(&c->h, __ATOMIC_ACQUIRE);
+    return h == (uintptr_t)g && h != 0 && c->frees == __atomic_load_n(&mpigo_group_frees, __ATOMIC_RELAXED) ? c : NULL;
 }
 
 /* await waits until the word at p is at least v: the device's idle policy's spin and
@@ -86,15 +115,16 @@ static inline const mpigo_wgroup *group_of(const mpigo_wgroup *c, MPI_Group g) {
 static int __attribute__((noinline)) await(struct mpigo_wsync *s, MPI_Win win, uint64_t *p, uint64_t v) {
     int32_t spun;
     if (mpigo_coll_poll(&s->pol, p, v, &spun)) return 0;
-    mpigo_sample.go_waits++;
+    __atomic_fetch_add(&mpigo_sample.go_waits, 1, __ATOMIC_RELAXED);
     return mpigo_win_await((uintptr_t)win, p, v);
 }
 
 int PMPI_Win_fence(int assert, MPI_Win win) {
-    uint32_t *gate;
-    mpigo_win *d = sync_of(win, &gate);
+    wrec rec;
+    mpigo_win *d = sync_of(win, &rec, 1);
     struct mpigo_wsync *s;
-    if (d == NULL || (s = d->sync)->coll.h != (uintptr_t)win || !s->coll.own->ok || (assert & ~FENCE_ASSERTS) != 0 ||
+    if (d == NULL || __atomic_load_n(&(s = d->sync)->coll.h, __ATOMIC_ACQUIRE) != (uintptr_t)win || !s->coll.own->ok ||
+        (assert & ~FENCE_ASSERTS) != 0 ||
         busy(d, 1))
         return goPMPI_Win_fence(assert, win);
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) {
@@ -102,13 +132,13 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
         if (rc != 0) return rc;
     }
     st(&d->ep->fence, (assert & MPI_MODE_NOSUCCEED) == 0);
-    counted(gate, MPIGO_W_FENCE);
+    counted(&rec, MPIGO_W_FENCE);
     return MPI_SUCCESS;
 }
 
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
-    uint32_t *gate;
-    mpigo_win *d = sync_of(win, &gate);
+    wrec rec;
+    mpigo_win *d = sync_of(win, &rec, 1);
     struct mpigo_wsync *s;
     const mpigo_wgroup *g;
     if (d == NULL || (g = group_of(&(s = d->sync)->start, group)) == NULL || (assert & ~MPI_MODE_NOCHECK) != 0 ||
@@ -132,13 +162,13 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     }
     d->ep->n_access = g->n;
     st(&d->ep->accessing, 1);
-    counted(gate, MPIGO_W_START);
+    counted(&rec, MPIGO_W_START);
     return MPI_SUCCESS;
 }
 
 int PMPI_Win_complete(MPI_Win win) {
-    uint32_t *gate;
-    mpigo_win *d = sync_of(win, &gate);
+    wrec rec;
+    mpigo_win *d = sync_of(win, &rec, 1);
     if (d == NULL || !ld(&d->ep->accessing)) return goPMPI_Win_complete(win);
     struct mpigo_wsync *s = d->sync;
     int n = d->ep->n_access;
@@ -146,13 +176,13 @@ int PMPI_Win_complete(MPI_Win win) {
     for (int i = 0; i < n; i++) st(&d->access_to[s->access[i]], 0);
     /* The epoch's operations were loads and stores, done: the count tells the target. */
     for (int i = 0; i < n; i++) bump(d->t[s->access[i]].complete_out, &s->complete_sent[s->access[i]]);
-    counted(gate, MPIGO_W_COMPLETE);
+    counted(&rec, MPIGO_W_COMPLETE);
     return MPI_SUCCESS;
 }
 
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
-    uint32_t *gate;
-    mpigo_win *d = sync_of(win, &gate);
+    wrec rec;
+    mpigo_win *d = sync_of(win, &rec, 1);
     struct mpigo_wsync *s;
     const mpigo_wgroup *g;
     if (d == NULL || (g = group_of(&(s = d->sync)->post, group)) == NULL || (assert & ~POST_ASSERTS) != 0 ||
@@ -163,13 +193,13 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     st(&d->ep->exposed, 1);
     if ((assert & MPI_MODE_NOCHECK) == 0)
         for (int i = 0; i < g->n; i++) bump(d->t[g->ranks[i]].post_out, &s->post_sent[g->ranks[i]]);
-    counted(gate, MPIGO_W_POST);
+    counted(&rec, MPIGO_W_POST);
     return MPI_SUCCESS;
 }
 
 int PMPI_Win_wait(MPI_Win win) {
-    uint32_t *gate;
-    mpigo_win *d = sync_of(win, &gate);
+    wrec rec;
+    mpigo_win *d = sync_of(win, &rec, 1);
     if (d == NULL || !ld(&d->ep->exposed)) return goPMPI_Win_wait(win);
     struct mpigo_wsync *s = d->sync;
     int n = d->ep->n_exposure;
@@ -183,7 +213,7 @@ int PMPI_Win_wait(MPI_Win win) {
     }
     for (int i = 0; i < n; i++) s->wait_seen[s->exposure[i]]++;
     st(&d->ep->exposed, 0);
-    counted(gate, MPIGO_W_WAIT);
+    counted(&rec, MPIGO_W_WAIT);
     return MPI_SUCCESS;
 }
 
@@ -194,8 +224,8 @@ int PMPI_Win_wait(MPI_Win win) {
  * window (MPI_PROC_NULL: Go), not locked by this rank already (LockAll included), not
  * in Start's access epoch. */
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
-    uint32_t *gate;
-    mpigo_win *d = sync_of(win, &gate);
+    wrec rec;
+    mpigo_win *d = sync_of(win, &rec, 0);
     if (d == NULL || (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE) ||
         (assert & ~MPI_MODE_NOCHECK) != 0 || (unsigned)rank >= (unsigned)d->n || ld(&d->locks[rank]) != 0 ||
         ld(&d->ep->accessing) != 0)
@@ -216,7 +246,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     }
     st(&d->locks[rank], typ);
     __atomic_fetch_add(&d->ep->nlocked, 1, __ATOMIC_SEQ_CST);
-    counted(gate, MPIGO_W_LOCK);
+    counted(&rec, MPIGO_W_LOCK);
     return MPI_SUCCESS;
 }
 
@@ -224,8 +254,8 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
  * loads and stores, done; the lock goes back, unless shipped origins queue at the
  * target (the Go half grants them). */
 int PMPI_Win_unlock(int rank, MPI_Win win) {
-    uint32_t *gate;
-    mpigo_win *d = sync_of(win, &gate);
+    wrec rec;
+    mpigo_win *d = sync_of(win, &rec, 0);
     int32_t typ;
     if (d == NULL || (unsigned)rank >= (unsigned)d->n || (typ = ld(&d->locks[rank])) == 0 || ld(&d->ep->lock_all) != 0 ||
         (!(typ & MPIGO_DEV_LOCK_NOCHECK) && __atomic_load_n(d->t[rank].queued, __ATOMIC_ACQUIRE) != 0))
@@ -238,6 +268,6 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
     }
     st(&d->locks[rank], 0);
     __atomic_fetch_sub(&d->ep->nlocked, 1, __ATOMIC_SEQ_CST);
-    counted(gate, MPIGO_W_UNLOCK);
+    counted(&rec, MPIGO_W_UNLOCK);
     return MPI_SUCCESS;
 }

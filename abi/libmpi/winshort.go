@@ -59,7 +59,8 @@ func (w *win) showFence(wh uintptr) {
 	if sh.Geo.Oversub {
 		e.oversub = 1
 	}
-	e.h = C.uintptr_t(wh) // last: the entry is complete (one thread calls MPI below MPI_THREAD_MULTIPLE)
+	// Last, and atomically: at MPI_THREAD_MULTIPLE another thread's fence may read it.
+	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&e.h)), wh)
 }
 
 // showGroup records group gh (g) as the last one Post (post) or Start of window w
@@ -73,9 +74,12 @@ func (w *win) showGroup(post bool, gh uintptr, mw *mpir.Win, g *mpir.Group) {
 	if post {
 		c = &s.d.sync.post
 	}
+	// The handle goes first and comes back last, atomically, as winshort.c's group_of
+	// reads it first: at MPI_THREAD_MULTIPLE the next Start or Post may be another
+	// thread's.
+	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&c.h)), 0)
 	rs, err := mw.RanksOf("", g)
 	if err != nil || len(rs) > len(s.locked) {
-		c.h = 0
 		return
 	}
 	ranks := unsafe.Slice((*int32)(unsafe.Pointer(c.ranks)), len(s.locked))
@@ -84,7 +88,7 @@ func (w *win) showGroup(post bool, gh uintptr, mw *mpir.Win, g *mpir.Group) {
 	}
 	c.n = C.int32_t(len(rs))
 	c.frees = C.uint64_t(atomic.LoadUint64((*uint64)(unsafe.Pointer(&C.mpigo_group_frees))))
-	c.h = C.uintptr_t(gh)
+	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&c.h)), gh)
 }
 
 // groupFreed empties every window's groups (winshort.c compares the count): a freed
