@@ -669,10 +669,10 @@ func TestRecvShortWay(t *testing.T) {
 // order, some in C, each counted once (p2pmt.c).
 func TestShortWaysThreadMultiple(t *testing.T) { job(t, "p2pmt", 2) }
 
-// TestMprobeShortWay: MPI_Mprobe and MPI_Mrecv done in C for a message at the head of a
-// node peer's ring, and Go's adoption of such a message for every other receive of it
-// (mprobe.c says which cases): over shared memory at MPI_THREAD_SINGLE and
-// MPI_THREAD_MULTIPLE, and over TCP, where no call takes C.
+// TestMprobeShortWay: MPI_Mprobe, MPI_Improbe and MPI_Mrecv done in C for a message at
+// the head of a node peer's ring, and Go's adoption of such a message for every other
+// receive of it (mprobe.c says which cases): over shared memory at MPI_THREAD_SINGLE
+// and MPI_THREAD_MULTIPLE, and over TCP, where no message is taken in C.
 func TestMprobeShortWay(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "mprobe", 2) })
 	t.Run("multiple", func(t *testing.T) { jobArgs(t, "mprobe", 2, nil, []string{"multiple"}) })

@@ -4,6 +4,7 @@
  *   mprobe    MPI_Send; MPI_Mprobe, MPI_Get_count, MPI_Mrecv (mpi4py's comm.recv)
  *   iprobe    MPI_Send; MPI_Iprobe until found, MPI_Recv
  *   nonblock  MPI_Isend+MPI_Wait; MPI_Irecv (before its message)+MPI_Wait
+ *   improbe   MPI_Send; MPI_Improbe until found, MPI_Mrecv
  * Standard MPI only, so any MPI's mpicc builds it: mpigo cc -O2 -o mtpatterns
  * abi/bench/mtpatterns.c && mpigo run -n 2 ./mtpatterns [rounds]; mpicc.openmpi ... &&
  * mpirun.openmpi -n 2 --bind-to core ./mtpatterns. */
@@ -39,6 +40,15 @@ static void iprobe(int first) {
     if (!first) MPI_Send(b, 8, MPI_BYTE, peer, 3, MPI_COMM_WORLD);
 }
 
+static void improbe(int first) {
+    MPI_Message m;
+    int flag = 0;
+    if (first) MPI_Send(b, 8, MPI_BYTE, peer, 5, MPI_COMM_WORLD);
+    while (!flag) MPI_Improbe(peer, 5, MPI_COMM_WORLD, &flag, &m, MPI_STATUS_IGNORE);
+    MPI_Mrecv(b, 8, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+    if (!first) MPI_Send(b, 8, MPI_BYTE, peer, 5, MPI_COMM_WORLD);
+}
+
 static void nonblock(int first) {
     MPI_Request q;
     if (first) {
@@ -67,8 +77,9 @@ int main(int argc, char **argv) {
     static const struct {
         const char *name;
         void (*round)(int);
-    } pats[] = {{"sendrecv", sendrecv}, {"mprobe", mprobe}, {"iprobe", iprobe}, {"nonblock", nonblock}};
-    for (int p = 0; p < 4; p++) {
+    } pats[] = {{"sendrecv", sendrecv}, {"mprobe", mprobe}, {"iprobe", iprobe}, {"nonblock", nonblock},
+                {"improbe", improbe}};
+    for (int p = 0; p < (int)(sizeof pats / sizeof pats[0]); p++) {
         for (int i = 0; i < n / 10; i++) pats[p].round(rank == 0); /* warm-up */
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();

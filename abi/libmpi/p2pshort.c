@@ -604,13 +604,13 @@ static inline int in_peek(const mpigo_inring *r, int32_t wsrc, uint32_t ctx, int
 }
 
 /* probe_in is MPI_Iprobe's short way: 1 nothing there, 2 a message (its status in *st),
- * 0 the Go way. The message is one at the head of the source's ring that a receive
+ * 0 the Go way; counted as call (none where call < 0: the caller counts). The message is one at the head of the source's ring that a receive
  * would take there (the receive's conditions: nothing unexpected or posted on the
  * context, an eager packet of it with a tag it takes); it stays there for the receive
  * that follows. For MPI_ANY_SOURCE the first such head from any_next on, as a receive
  * would look (a head with another packet: Go's). */
 static inline __attribute__((always_inline)) int probe_in(mpigo_eng *e, srec *s, int src, int tag, MPI_Comm comm,
-                                                          MPI_Status *st, int locked) {
+                                                          MPI_Status *st, int locked, int call) {
     if (npend != 0 || (!locked && !__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) || !e->quiet ||
         (tag < 0 && tag != MPI_ANY_TAG))
         return 0;
@@ -632,7 +632,8 @@ static inline __attribute__((always_inline)) int probe_in(mpigo_eng *e, srec *s,
         const mpigo_inring *r = e->inrings[w];
         if (r != NULL) k = in_peek(r, w, c->ctx, tag, &got, &gtag), from = src;
     }
-    if (k < 0 || c->ctxw->posted != 0 || (k == 0 && ++probe_turn % MPIGO_PROBE_TURN == 0) || !srec_open(s, locked))
+    if (k < 0 || c->ctxw->posted != 0 || (k == 0 && ++probe_turn % MPIGO_PROBE_TURN == 0) ||
+        (call >= 0 && !srec_open(s, locked)))
         return 0;
     if (k > 0 && st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = from;
@@ -641,8 +642,10 @@ static inline __attribute__((always_inline)) int probe_in(mpigo_eng *e, srec *s,
         st->MPI_internal[1] = (int)(got >> 32);
         st->MPI_internal[2] = 0;
     }
-    count_call(MPIGO_C_IPROBE, 0);
-    srec_count(s, &mpigo_short_calls[MPIGO_C_IPROBE]);
+    if (call >= 0) {
+        count_call(call, 0);
+        srec_count(s, &mpigo_short_calls[call]);
+    }
     return k > 0 ? 2 : 1;
 }
 
@@ -650,7 +653,7 @@ static inline __attribute__((always_inline)) int probe_in(mpigo_eng *e, srec *s,
 static int __attribute__((noinline)) locked_probe(mpigo_eng *e, int src, int tag, MPI_Comm comm, MPI_Status *st) {
     if (!eng_lock(e)) return 0;
     srec s;
-    int k = probe_in(e, &s, src, tag, comm, st, 1);
+    int k = probe_in(e, &s, src, tag, comm, st, 1, MPIGO_C_IPROBE);
     eng_unlock(e);
     return k;
 }
@@ -661,7 +664,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     if (flag != NULL && e != NULL) {
         srec s;
         k = __builtin_expect(!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE), 0) ? locked_probe(e, source, tag, comm, status)
-                                                                               : probe_in(e, &s, source, tag, comm, status, 0);
+                                                                               : probe_in(e, &s, source, tag, comm, status, 0, MPIGO_C_IPROBE);
     }
     if (k == 0) return goPMPI_Iprobe(source, tag, comm, flag, status);
     *flag = k == 2;
@@ -928,7 +931,7 @@ static mpigo_cmsg *cmsg_of(uintptr_t h) {
  * (locked): the message taken into a record (polls: how long to wait for it; 0 a look),
  * *msg its handle, the status written; 0 nothing done. */
 static inline int mprobe_in(mpigo_eng *e, srec *s, int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st,
-                            int64_t polls, int locked) {
+                            int64_t polls, int locked, int call) {
     int64_t n, got;
     const mpigo_comm *c = recv_ok(e, NULL, 0, MPI_BYTE, src, tag, comm, &n, locked);
     if (c == NULL || npend != 0) return 0;
@@ -952,8 +955,8 @@ static inline int mprobe_in(mpigo_eng *e, srec *s, int src, int tag, MPI_Comm co
         ms.MPI_ERROR = st->MPI_ERROR;
         *st = ms;
     }
-    count_call(MPIGO_C_MPROBE, 0);
-    srec_count(s, &mpigo_short_calls[MPIGO_C_MPROBE]);
+    count_call(call, 0);
+    srec_count(s, &mpigo_short_calls[call]);
     return 1;
 }
 
@@ -964,7 +967,7 @@ static int __attribute__((noinline)) locked_mprobe(mpigo_eng *e, int src, int ta
     const mpigo_comm *c = spin_ok(e, src, comm);
     if (c == NULL || !recv_spin(e, c, src, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1) || !eng_lock(e)) return 0;
     srec s;
-    int k = mprobe_in(e, &s, src, tag, comm, msg, st, 0, 1);
+    int k = mprobe_in(e, &s, src, tag, comm, msg, st, 0, 1, MPIGO_C_MPROBE);
     eng_unlock(e);
     return k;
 }
@@ -975,10 +978,49 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
         srec s;
         if (!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) {
             if (locked_mprobe(e, source, tag, comm, message, status)) return MPI_SUCCESS;
-        } else if (mprobe_in(e, &s, source, tag, comm, message, status, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1, 0))
+        } else if (mprobe_in(e, &s, source, tag, comm, message, status, e->polls > 0 ? mpigo_spin_cap(e->polls) : 1, 0,
+                             MPIGO_C_MPROBE))
             return MPI_SUCCESS;
     }
     return goPMPI_Mprobe(source, tag, comm, message, status);
+}
+
+/* improbe_in is MPI_Improbe's short way, the engine serialised or its lock held
+ * (locked): MPI_Iprobe's answer (probe_in) where it is "no", and where it finds the
+ * message a receive would take at its ring's head, MPI_Mprobe's take of it (one look)
+ * into a record of the table above. 1 done (*flag set; on "no" the message and status
+ * are left alone, as the Go half leaves them), 0 the Go way. */
+static inline int improbe_in(mpigo_eng *e, int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *st,
+                             int locked) {
+    srec s;
+    int k = probe_in(e, &s, src, tag, comm, MPI_STATUS_IGNORE, locked, -1);
+    if (k == 2 && mprobe_in(e, &s, src, tag, comm, msg, st, 0, locked, MPIGO_C_IMPROBE)) {
+        *flag = 1;
+        return 1;
+    }
+    if (k != 1 || !srec_open(&s, locked)) return 0;
+    *flag = 0;
+    count_call(MPIGO_C_IMPROBE, 0);
+    srec_count(&s, &mpigo_short_calls[MPIGO_C_IMPROBE]);
+    return 1;
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) {
+    mpigo_eng *e = (mpigo_eng *)__atomic_load_n(&mpigo_p2p.eng, __ATOMIC_ACQUIRE);
+    if (e != NULL && flag != NULL && message != NULL) {
+        int k;
+        if (!__atomic_load_n(&e->ok, __ATOMIC_ACQUIRE)) {
+            k = eng_lock(e);
+            if (k) {
+                k = improbe_in(e, source, tag, comm, flag, message, status, 1);
+                eng_unlock(e);
+            }
+        } else {
+            k = improbe_in(e, source, tag, comm, flag, message, status, 0);
+        }
+        if (k) return MPI_SUCCESS;
+    }
+    return goPMPI_Improbe(source, tag, comm, flag, message, status);
 }
 
 /* short_mrecv is MPI_Mrecv's short way for a message of this table: 1 received (the

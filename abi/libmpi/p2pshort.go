@@ -178,6 +178,12 @@ func mpigo_short_recvs() int64 { return shortCount(C.MPIGO_C_RECV) }
 //export mpigo_short_mprobes
 func mpigo_short_mprobes() int64 { return shortCount(C.MPIGO_C_MPROBE) }
 
+// mpigo_short_improbes counts the MPI_Improbe calls p2pshort.c answered itself ("no",
+// or the message taken), for abi/testdata/mprobe.c.
+//
+//export mpigo_short_improbes
+func mpigo_short_improbes() int64 { return shortCount(C.MPIGO_C_IMPROBE) }
+
 //export mpigo_short_mrecvs
 func mpigo_short_mrecvs() int64 { return shortCount(C.MPIGO_C_MRECV) }
 

@@ -88,8 +88,8 @@ func goPMPI_Mprobe(src, tag int32, ch uintptr, out, st unsafe.Pointer) int32 {
 	return 0
 }
 
-//export PMPI_Improbe
-func PMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int32 {
+//export goPMPI_Improbe
+func goPMPI_Improbe(src, tag int32, ch uintptr, flag, out, st unsafe.Pointer) int32 {
 	c, r := needComm("Improbe", ch)
 	if c == nil {
 		return r

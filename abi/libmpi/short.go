@@ -296,7 +296,7 @@ var shortCalls = [C.MPIGO_C_N]prof.Call{
 	C.MPIGO_C_WAITSOME: prof.Waitsome, C.MPIGO_C_TESTSOME: prof.Testsome,
 	C.MPIGO_C_GET_STATUS_SOME: prof.RequestGetStatusSome, C.MPIGO_C_REQUEST_FREE: prof.RequestFree,
 	C.MPIGO_C_CANCEL: prof.Cancel, C.MPIGO_C_IPROBE: prof.Iprobe, C.MPIGO_C_MPROBE: prof.Mprobe,
-	C.MPIGO_C_MRECV: prof.Mrecv,
+	C.MPIGO_C_MRECV: prof.Mrecv, C.MPIGO_C_IMPROBE: prof.Improbe,
 }
 
 // short.c's counts are the record's Tally and Link, field for field (short.h).

@@ -27,6 +27,7 @@ int goPMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype
 int goPMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
 int goPMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int goPMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int goPMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
 int goPMPI_Initialized(int *flag);
 int goPMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int goPMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);

@@ -11,6 +11,13 @@
  *     MPI_ANY_SOURCE with MPI_ANY_TAG: data, source, tag and count right; then
  *     messages sent before the probe is made (a Barrier between): nearly every probe
  *     and receive in C;
+ *   - MPI_Improbe in a loop until it finds the message, then MPI_Mrecv: most calls
+ *     answered in C, and some messages taken and received there (the others found
+ *     by Go's progress, which every MPIGO_PROBE_TURN-th "no" is), the message's data,
+ *     source and tag right; from MPI_ANY_SOURCE with MPI_ANY_TAG in turn; a probe that
+ *     finds nothing leaves the message handle and the status as they were. Over TCP
+ *     the "no"s are C's too (as MPI_Iprobe's: the rings C reads are empty), the
+ *     messages Go's;
  *   - sizes 0 to 100, 1000 and 6000 bytes: the data and MPI_Get_count right;
  *   - a message received into a derived datatype, one received through MPI_Imrecv,
  *     one into too small a buffer (MPI_ERR_TRUNCATE, and the message gone), one
@@ -26,6 +33,7 @@
 
 extern long mpigo_short_mprobes(void);
 extern long mpigo_short_mrecvs(void);
+extern long mpigo_short_improbes(void);
 
 enum { ROUNDS = 1000, BIG = 200 << 10 };
 
@@ -110,6 +118,48 @@ int main(int argc, char **argv) {
         p = mpigo_short_mprobes() - p0, r = mpigo_short_mrecvs() - r0;
         CHECK(none ? p == 0 && r == 0 : p >= ROUNDS - ROUNDS / 10 && p <= ROUNDS && r == p,
               "%ld probes and %ld receives of %d took C", p, r, ROUNDS);
+    }
+
+    /* MPI_Improbe until found, then MPI_Mrecv: rank 0 sends after a Barrier, so rank 1's
+     * first probe finds nothing. Every MPIGO_PROBE_TURN-th "no" is Go's (its progress,
+     * which may find the message first), and the take is C's where the message is at
+     * the ring's head. */
+    {
+        long i0 = mpigo_short_improbes(), calls = 0;
+        r0 = mpigo_short_mrecvs();
+        for (int i = 0; i < 200; i++) {
+            int64_t v = 1000 + i, got = -1;
+            if (rank == 0) {
+                OK(MPI_Barrier(MPI_COMM_WORLD));
+                OK(MPI_Send(&v, 1, MPI_INT64_T, peer, 7, MPI_COMM_WORLD));
+                continue;
+            }
+            int src = i & 1 ? MPI_ANY_SOURCE : peer, tag = i & 2 ? MPI_ANY_TAG : 7, flag = 0;
+            MPI_Message m = (MPI_Message)(uintptr_t)0x1234;
+            MPI_Status st;
+            st.MPI_SOURCE = -7;
+            OK(MPI_Improbe(src, tag, MPI_COMM_WORLD, &flag, &m, &st));
+            calls++;
+            CHECK(flag || (m == (MPI_Message)(uintptr_t)0x1234 && st.MPI_SOURCE == -7),
+                  "round %d: a probe that found nothing wrote message %#lx, source %d", i, (long)(uintptr_t)m,
+                  st.MPI_SOURCE);
+            OK(MPI_Barrier(MPI_COMM_WORLD));
+            while (!flag) {
+                OK(MPI_Improbe(src, tag, MPI_COMM_WORLD, &flag, &m, &st));
+                calls++;
+            }
+            int n = -1;
+            OK(MPI_Get_count(&st, MPI_BYTE, &n));
+            CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 7 && n == 8, "round %d: Improbe's status source %d tag %d count %d",
+                  i, st.MPI_SOURCE, st.MPI_TAG, n);
+            OK(MPI_Mrecv(&got, 1, MPI_INT64_T, &m, &st));
+            CHECK(got == v && m == MPI_MESSAGE_NULL, "round %d: Mrecv after Improbe got %lld", i, (long long)got);
+        }
+        if (rank == 1) {
+            long ic = mpigo_short_improbes() - i0, rc = mpigo_short_mrecvs() - r0;
+            CHECK(ic >= calls / 2 && ic <= calls && (none ? rc == 0 : rc > 0 && rc <= 200),
+                  "Improbe: %ld of %ld calls and %ld of 200 receives took C", ic, calls, rc);
+        }
     }
 
     /* Sizes, in both directions of the eager range the short way takes. */
