@@ -726,10 +726,10 @@ func TestCollShortWay(t *testing.T) {
 // TestWinSyncShortWay: MPI_Win_fence and post/start/complete/wait done in C on a window
 // whose every target is in node shared memory (abi/libmpi/winshort.c), on the device's
 // own epoch words, with the same data and errors as Go's: on 2 and 3 ranks, on 4 (more
-// ranks than this machine's cores), at MPI_THREAD_MULTIPLE (the lock in Go; two
-// threads fencing a window each at once), without the node region (coll_shm=off: the
-// fence stays in Go, PSCW does not), over TCP and on two nodes (targets shipped to:
-// all in Go).
+// ranks than this machine's cores), at MPI_THREAD_MULTIPLE (two threads fencing a
+// window each at once, then locking two targets at once), without the node region
+// (coll_shm=off: the fence stays in Go, PSCW does not), over TCP and on two nodes
+// (targets shipped to: all in Go).
 func TestWinSyncShortWay(t *testing.T) {
 	t.Run("shm2", func(t *testing.T) { job(t, "winshort", 2) })
 	t.Run("shm3", func(t *testing.T) { job(t, "winshort", 3) })

@@ -18,12 +18,14 @@
  * the last Start or Post (and no group was freed since), and the record lets a C
  * short way count the call (prof.Gate below MPI_THREAD_MULTIPLE; at it the count is
  * atomic and one call in about 64 of all threads' is timed, mpigo_conc_open). At
- * MPI_THREAD_MULTIPLE the fence and PSCW run here too: a fence is collective on the
- * window, which MPI lets one thread make at a time, and an access epoch's Start and
- * Complete (an exposure epoch's Post and Wait) are one thread's to make in order, on
- * words of their own; MPI_Win_lock and MPI_Win_unlock, whose targets' words several
- * threads may lock at once, stay Go's there. Everything else goes to the Go half
- * (goPMPI_x, zgo.h) before anything is done. A wait that outlasts the idle
+ * MPI_THREAD_MULTIPLE these calls run here too: a fence is collective on the window,
+ * which MPI lets one thread make at a time, and an access epoch's Start and Complete
+ * (an exposure epoch's Post and Wait) are one thread's to make in order, on words of
+ * their own; a lock of one target is that target's words alone (this rank's lock
+ * state for it, its lock word, taken by compare-and-swap, and the count of locks
+ * held, changed atomically), as in the device's Lock, so threads locking different
+ * targets at once meet as Go's do. Everything else goes to the Go half (goPMPI_x,
+ * zgo.h) before anything is done. A wait that outlasts the idle
  * policy's spin and yields goes on in Go (mpigo_win_coll_wait for the fence's barrier,
  * mpigo_win_await for PSCW's counters), which sleeps as the device's waits do.
  *
@@ -68,14 +70,14 @@ typedef struct {
 } wrec;
 
 /* sync_of is window h's copy when its sync calls may run here and a C short way may
- * take a call now (mpigo_gate_open, or at MPI_THREAD_MULTIPLE, where mt allows,
- * mpigo_conc_open: r says which), else NULL: the Go way. */
-static inline mpigo_win *sync_of(MPI_Win h, wrec *r, int mt) {
+ * take a call now (mpigo_gate_open, or at MPI_THREAD_MULTIPLE mpigo_conc_open: r says
+ * which), else NULL: the Go way. */
+static inline mpigo_win *sync_of(MPI_Win h, wrec *r) {
     mpigo_win *d = mpigo_win_of((uintptr_t)h);
     if (d == NULL || d->sync == NULL) return NULL;
     r->mt = mpigo_short_mt != 0;
     if (r->mt) {
-        if (!mt || !mpigo_p2p.conc) return NULL;
+        if (!mpigo_p2p.conc) return NULL;
         r->t0 = mpigo_conc_open(&r->waits);
         return d;
     }
@@ -121,7 +123,7 @@ static int __attribute__((noinline)) await(struct mpigo_wsync *s, MPI_Win win, u
 
 int PMPI_Win_fence(int assert, MPI_Win win) {
     wrec rec;
-    mpigo_win *d = sync_of(win, &rec, 1);
+    mpigo_win *d = sync_of(win, &rec);
     struct mpigo_wsync *s;
     if (d == NULL || __atomic_load_n(&(s = d->sync)->coll.h, __ATOMIC_ACQUIRE) != (uintptr_t)win || !s->coll.own->ok ||
         (assert & ~FENCE_ASSERTS) != 0 ||
@@ -138,7 +140,7 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
 
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     wrec rec;
-    mpigo_win *d = sync_of(win, &rec, 1);
+    mpigo_win *d = sync_of(win, &rec);
     struct mpigo_wsync *s;
     const mpigo_wgroup *g;
     if (d == NULL || (g = group_of(&(s = d->sync)->start, group)) == NULL || (assert & ~MPI_MODE_NOCHECK) != 0 ||
@@ -168,7 +170,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
 
 int PMPI_Win_complete(MPI_Win win) {
     wrec rec;
-    mpigo_win *d = sync_of(win, &rec, 1);
+    mpigo_win *d = sync_of(win, &rec);
     if (d == NULL || !ld(&d->ep->accessing)) return goPMPI_Win_complete(win);
     struct mpigo_wsync *s = d->sync;
     int n = d->ep->n_access;
@@ -182,7 +184,7 @@ int PMPI_Win_complete(MPI_Win win) {
 
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     wrec rec;
-    mpigo_win *d = sync_of(win, &rec, 1);
+    mpigo_win *d = sync_of(win, &rec);
     struct mpigo_wsync *s;
     const mpigo_wgroup *g;
     if (d == NULL || (g = group_of(&(s = d->sync)->post, group)) == NULL || (assert & ~POST_ASSERTS) != 0 ||
@@ -199,7 +201,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
 
 int PMPI_Win_wait(MPI_Win win) {
     wrec rec;
-    mpigo_win *d = sync_of(win, &rec, 1);
+    mpigo_win *d = sync_of(win, &rec);
     if (d == NULL || !ld(&d->ep->exposed)) return goPMPI_Win_wait(win);
     struct mpigo_wsync *s = d->sync;
     int n = d->ep->n_exposure;
@@ -225,7 +227,7 @@ int PMPI_Win_wait(MPI_Win win) {
  * in Start's access epoch. */
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     wrec rec;
-    mpigo_win *d = sync_of(win, &rec, 0);
+    mpigo_win *d = sync_of(win, &rec);
     if (d == NULL || (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE) ||
         (assert & ~MPI_MODE_NOCHECK) != 0 || (unsigned)rank >= (unsigned)d->n || ld(&d->locks[rank]) != 0 ||
         ld(&d->ep->accessing) != 0)
@@ -255,7 +257,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
  * target (the Go half grants them). */
 int PMPI_Win_unlock(int rank, MPI_Win win) {
     wrec rec;
-    mpigo_win *d = sync_of(win, &rec, 0);
+    mpigo_win *d = sync_of(win, &rec);
     int32_t typ;
     if (d == NULL || (unsigned)rank >= (unsigned)d->n || (typ = ld(&d->locks[rank])) == 0 || ld(&d->ep->lock_all) != 0 ||
         (!(typ & MPIGO_DEV_LOCK_NOCHECK) && __atomic_load_n(d->t[rank].queued, __ATOMIC_ACQUIRE) != 0))

@@ -9,9 +9,10 @@
  * does not take, a lock held). It counts the calls C did (mpigo_short_syncs) and those
  * handed to Go (mpigo_short_fallbacks). argv[1] "go": no sync call may stay in C
  * (TCP); "nofence": the fence may not (coll_shm=off: no node region for its barrier),
- * PSCW may; "multiple": MPI_THREAD_MULTIPLE, where the fence and PSCW stay in C, the
- * lock and unlock go to Go, and two threads then fence and put on a window each at
- * once (each window's fence a barrier of its own). */
+ * PSCW may; "multiple": MPI_THREAD_MULTIPLE, where the calls stay in C too, and two
+ * threads then fence and put on a window each at once (each window's fence a barrier
+ * of its own), and then lock, put and unlock at once: on 3 ranks or more two targets
+ * of one window, on 2 a window each. */
 #include "check.h"
 #include <pthread.h>
 #include <stdint.h>
@@ -20,7 +21,7 @@
 extern long mpigo_short_fallbacks(void);
 extern long mpigo_short_syncs(void);
 
-static int rank, n, nofence, nopscw, nolock;
+static int rank, n, nofence, nopscw;
 static MPI_Win win;
 static int64_t *base;
 
@@ -72,7 +73,24 @@ static void *fencer(void *arg) {
     return NULL;
 }
 
-/* threads runs fencer on two threads at once, each on a window of its own. */
+/* locker is a thread's part of the locks at MPI_THREAD_MULTIPLE: 100 exclusive locks of
+ * its target (thread 0 its right neighbour, thread 1 its left one), a Put into word
+ * 1+t and the unlock, on window wins[0] (3 ranks or more: two targets of one window)
+ * or wins[t]. */
+static void *locker(void *arg) {
+    int t = (int)(long)arg, target = t == 0 ? (rank + 1) % n : (rank + n - 1) % n;
+    MPI_Win w = n >= 3 ? wins[0] : wins[t];
+    for (int64_t i = 1; i <= 100; i++) {
+        int64_t v = (t + 1) * 100000 + rank * 1000 + i;
+        OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, w));
+        OK(MPI_Put(&v, 1, MPI_INT64_T, target, 1 + t, 1, MPI_INT64_T, w));
+        OK(MPI_Win_unlock(target, w));
+    }
+    return NULL;
+}
+
+/* threads runs fencer on two threads at once, each on a window of its own, then
+ * locker. */
 static void threads(void) {
     pthread_t th[2];
     for (int t = 0; t < 2; t++) {
@@ -86,17 +104,26 @@ static void threads(void) {
     long s = mpigo_short_syncs() - s0;
     /* Both threads count in one tally: each sees the other's too. */
     CHECK(s > 200 && s <= 400 && tsyncs[0] > 0 && tsyncs[1] > 0, "two threads' fences: %ld of 400 in C", s);
-    for (int t = 0; t < 2; t++) {
-        OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, wins[t]));
-        OK(MPI_Win_free(&wins[t]));
-    }
+    for (int t = 0; t < 2; t++) OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, wins[t]));
+
+    s0 = mpigo_short_syncs();
+    for (int t = 0; t < 2; t++) pthread_create(&th[t], NULL, locker, (void *)(long)t);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    s = mpigo_short_syncs() - s0;
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    int right = (rank + 1) % n, left = (rank + n - 1) % n;
+    int64_t *b1 = wbase[0], *b2 = n >= 3 ? wbase[0] : wbase[1];
+    int64_t w1 = __atomic_load_n(&b1[1], __ATOMIC_SEQ_CST), w2 = __atomic_load_n(&b2[2], __ATOMIC_SEQ_CST);
+    CHECK(w1 == 100000 + left * 1000 + 100 && w2 == 200000 + right * 1000 + 100,
+          "two threads' locks: words %lld and %lld", (long long)w1, (long long)w2);
+    CHECK(s > 200 && s <= 400, "two threads' locks: %ld of 400 in C", s);
+    for (int t = 0; t < 2; t++) OK(MPI_Win_free(&wins[t]));
 }
 
 int main(int argc, char **argv) {
     int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0, provided;
     OK(MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided));
     CHECK(!multiple || provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-    nolock = multiple;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     int go = argc > 1 && strcmp(argv[1], "go") == 0;
@@ -183,10 +210,10 @@ int main(int argc, char **argv) {
             OK(MPI_Put(&v, 1, MPI_INT64_T, right, 7, 1, MPI_INT64_T, win));
             long f0 = mpigo_short_fallbacks();
             OK(MPI_Win_flush_all(win));
-            CHECK(nopscw || nolock || mpigo_short_fallbacks() == f0, "Flush_all in a lock went to Go");
+            CHECK(nopscw || mpigo_short_fallbacks() == f0, "Flush_all in a lock went to Go");
             OK(MPI_Win_unlock(right, win));
         }
-        mostly(!nopscw && !nolock, s0, 40, "Lock/Unlock");
+        mostly(!nopscw, s0, 40, "Lock/Unlock");
         OK(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(base[7] == left * 1000 + 20, "after locks: %lld", (long long)base[7]);
         /* Mutual exclusion: every rank adds 1 to rank 0's word 8 by Get and Put under an
