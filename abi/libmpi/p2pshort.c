@@ -1089,6 +1089,21 @@ MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n) {
     return 1;
 }
 
+/* mpigo_cmsg_next is the handle of the next live record, from slot *from on, of a
+ * message matched on communicator comm (*from moved past it), 0 for none: the Go half
+ * adopts them before comm is freed (adoptCMsgsOf). */
+MPIGO_HIDDEN uintptr_t mpigo_cmsg_next(uintptr_t comm, uint32_t *from) {
+    for (; *from < cmsg_made; (*from)++) {
+        mpigo_cmsg *m = &cmsgs[*from];
+        uintptr_t h = __atomic_load_n(&m->h, __ATOMIC_RELAXED);
+        if (h != 0 && (uintptr_t)m->comm == comm) {
+            (*from)++;
+            return h;
+        }
+    }
+    return 0;
+}
+
 /* --- MPI_Isend, MPI_Irecv and the requests kept here ---
  *
  * A nonblocking send that MPI_Send's short way can do is done here the same way: the

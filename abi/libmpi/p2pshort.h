@@ -311,6 +311,7 @@ MPIGO_HIDDEN mpigo_pendrec *mpigo_pend_pop(void);
 /* The messages p2pshort.c's MPI_Mprobe took, as the Go half adopts them (probe.go). */
 MPIGO_HIDDEN int mpigo_cmsg_info(uintptr_t h, int32_t *wsrc, int32_t *tag, int64_t *len, uintptr_t *comm);
 MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n);
+MPIGO_HIDDEN uintptr_t mpigo_cmsg_next(uintptr_t comm, uint32_t *from);
 MPIGO_HIDDEN void mpigo_pend_posted(int err);
 
 #endif
