@@ -134,41 +134,8 @@ static inline mpigo_coll *coll_of(MPI_Comm comm) {
     return d;
 }
 
-/* How a call done here is recorded: through the record's gate (below
- * MPI_THREAD_MULTIPLE), or at it counted atomically (mt), t0 a timed one's start. */
-typedef struct {
-    uint32_t *gate;
-    uint64_t t0;
-    uint32_t waits;
-    int mt;
-} crec;
-
-/* rec_open says whether the record lets a C short way take a call now
- * (mpigo_gate_open: counted untimed, or timed here as the sample; at
- * MPI_THREAD_MULTIPLE mpigo_conc_open). */
-static inline int rec_open(crec *r) {
-    r->mt = mpigo_short_mt != 0;
-    if (r->mt) {
-        if (!mpigo_p2p.conc) return 0;
-        r->t0 = mpigo_conc_open(&r->waits);
-        return 1;
-    }
-    r->gate = (uint32_t *)mpigo_p2p.gate;
-    return r->gate != NULL && mpigo_gate_open(*r->gate);
-}
-
-/* counted counts a call of n bytes for the profile, as prof.Count does (the sample
- * timed: mpigo_gate_count, mpigo_conc_count). */
-static inline void counted(crec *r, int call, int64_t n) {
-    mpigo_calls *c = &mpigo_coll_calls[call];
-    if (r->mt) {
-        mpigo_count_mt(c, n, r->t0, r->waits);
-        return;
-    }
-    c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
-    c->bytes += (uint64_t)n;
-    mpigo_gate_count(r->gate, c);
-}
+/* counted counts a call of n bytes for the profile (mpigo_rec_count). */
+static inline void counted(mpigo_rec *r, int call, int64_t n) { mpigo_rec_count(r, &mpigo_coll_calls[call], n); }
 
 /* barrier is shmcoll's Barrier on d's region (h: d's handle, for the Go half). */
 static inline __attribute__((always_inline)) int barrier(mpigo_coll *d, uintptr_t h) {
@@ -194,9 +161,9 @@ int mpigo_coll_barrier(mpigo_coll *d, uintptr_t h) { return barrier(d, h); }
 
 int PMPI_Barrier(MPI_Comm comm) {
     mpigo_coll *d = coll_of(comm);
-    crec rec;
+    mpigo_rec rec;
     /* Lines owed (shmcoll's Owing): Go waits for them first. */
-    if (d == NULL || d->own->owed != 0 || !rec_open(&rec)) return goPMPI_Barrier(comm);
+    if (d == NULL || d->own->owed != 0 || !mpigo_rec_open(&rec)) return goPMPI_Barrier(comm);
     int rc = barrier(d, (uintptr_t)comm);
     if (rc != 0) return rc;
     counted(&rec, MPIGO_CC_BARRIER, 0);
@@ -248,8 +215,8 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
     uintptr_t i = (uintptr_t)dt - 0x200;
     if (d == NULL || i >= 256 || count < 0 || count > d->bcast_max || (unsigned)root >= (unsigned)d->size) return -1;
     int64_t n = count * mpigo_short_dts[i].size;
-    crec rec;
-    if (mpigo_short_dts[i].size <= 0 || n > d->bcast_max || (n > 0 && buf == NULL) || !rec_open(&rec))
+    mpigo_rec rec;
+    if (mpigo_short_dts[i].size <= 0 || n > d->bcast_max || (n > 0 && buf == NULL) || !mpigo_rec_open(&rec))
         return -1;
     mpigo_own *o = d->own;
     int reader = d->rank != root;
@@ -385,9 +352,9 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
     int bit = op_bit(op), kind = mpigo_short_dts[i].kind;
     int64_t size = mpigo_short_dts[i].size, n = count * size;
     const char *src = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
-    crec rec;
+    mpigo_rec rec;
     if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > d->reduce_max || sbuf == rbuf || d->own->owed != 0 ||
-        (n > 0 && (rbuf == NULL || src == NULL)) || !rec_open(&rec))
+        (n > 0 && (rbuf == NULL || src == NULL)) || !mpigo_rec_open(&rec))
         return -1;
     mpigo_own *o = d->own;
     uint64_t s = ++o->s;

@@ -361,6 +361,7 @@ func PMPI_Comm_free(p unsafe.Pointer) int32 {
 	defer prof.Exit(prof.CommFree, c.enterTimed(prof.CommFree, prof.NoPeer, -1, 0), 0)
 	hideColl(h) // before its region goes
 	postPending()
+	adoptCMsgsOf(op, h)
 	if err := c.x.Free(op); err != nil {
 		return fail(op, h, err) // on a delete function's error the communicator stays
 	}

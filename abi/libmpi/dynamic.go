@@ -271,6 +271,7 @@ func PMPI_Comm_disconnect(p unsafe.Pointer) int32 {
 	defer prof.Exit(prof.CommDisconnect, c.enterTimed(prof.CommDisconnect, prof.NoPeer, -1, 0), 0)
 	hideColl(h) // before its region goes
 	postPending()
+	adoptCMsgsOf(op, h)
 	if err := mpir.CommDisconnect(op, c.x); err != nil {
 		return fail(op, h, err)
 	}

@@ -604,10 +604,10 @@ static inline int in_peek(const mpigo_inring *r, int32_t wsrc, uint32_t ctx, int
 }
 
 /* probe_in is MPI_Iprobe's short way: 1 nothing there, 2 a message (its status in *st),
- * 0 the Go way; counted as call (none where call < 0: the caller counts). The message is one at the head of the source's ring that a receive
- * would take there (the receive's conditions: nothing unexpected or posted on the
- * context, an eager packet of it with a tag it takes); it stays there for the receive
- * that follows. For MPI_ANY_SOURCE the first such head from any_next on, as a receive
+ * 0 the Go way; counted as call (none where call < 0: the caller counts). The message
+ * is one at the head of the source's ring that a receive would take there (the
+ * receive's conditions: nothing unexpected or posted on the context, an eager packet
+ * of it with a tag it takes); it stays there for the receive that follows. For MPI_ANY_SOURCE the first such head from any_next on, as a receive
  * would look (a head with another packet: Go's). */
 static inline __attribute__((always_inline)) int probe_in(mpigo_eng *e, srec *s, int src, int tag, MPI_Comm comm,
                                                           MPI_Status *st, int locked, int call) {
@@ -1087,6 +1087,21 @@ MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n) {
     if (n > 0) memcpy(dst, m->buf, (size_t)n);
     cmsg_put(m);
     return 1;
+}
+
+/* mpigo_cmsg_next is the handle of the next live record, from slot *from on, of a
+ * message matched on communicator comm (*from moved past it), 0 for none: the Go half
+ * adopts them before comm is freed (adoptCMsgsOf). */
+MPIGO_HIDDEN uintptr_t mpigo_cmsg_next(uintptr_t comm, uint32_t *from) {
+    for (; *from < cmsg_made; (*from)++) {
+        mpigo_cmsg *m = &cmsgs[*from];
+        uintptr_t h = __atomic_load_n(&m->h, __ATOMIC_RELAXED);
+        if (h != 0 && (uintptr_t)m->comm == comm) {
+            (*from)++;
+            return h;
+        }
+    }
+    return 0;
 }
 
 /* --- MPI_Isend, MPI_Irecv and the requests kept here ---

@@ -66,8 +66,8 @@ func flushPending() {
 }
 
 // postCounted is irecv (p2p.go) of a receive p2pshort.c counted when it was made:
-// unrecorded, under the engine's lock (mpir.IrecvDeferred). Its arguments were checked then (a plain predefined datatype, a rank and
-// tag of the communicator's).
+// unrecorded, under the engine's lock (mpir.IrecvDeferred). Its arguments were
+// checked then (a plain predefined datatype, a rank and tag of the communicator's).
 func postCounted(buf unsafe.Pointer, count int64, dh uintptr, src, tag int32, ch uintptr, out unsafe.Pointer) int32 {
 	const op = "Irecv"
 	c := commOf(ch)

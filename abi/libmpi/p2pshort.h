@@ -254,6 +254,42 @@ static inline void mpigo_count_mt(mpigo_calls *c, int64_t n, uint64_t t0, uint32
     mpigo_conc_count(c, t0, waits);
 }
 
+/* How a C short way that takes no engine lock (a short collective, a window's
+ * synchronisation) records its call: through the record's gate below
+ * MPI_THREAD_MULTIPLE, or at it counted atomically (mt), t0 a timed one's start. */
+typedef struct {
+    uint32_t *gate;
+    uint64_t t0;
+    uint32_t waits;
+    int mt;
+} mpigo_rec;
+
+/* mpigo_rec_open says whether the record lets such a way take a call now
+ * (mpigo_gate_open: counted untimed, or timed here as the sample; at
+ * MPI_THREAD_MULTIPLE mpigo_conc_open). */
+static inline int mpigo_rec_open(mpigo_rec *r) {
+    r->mt = mpigo_short_mt != 0;
+    if (r->mt) {
+        if (!mpigo_p2p.conc) return 0;
+        r->t0 = mpigo_conc_open(&r->waits);
+        return 1;
+    }
+    r->gate = (uint32_t *)mpigo_p2p.gate;
+    return r->gate != NULL && mpigo_gate_open(*r->gate);
+}
+
+/* mpigo_rec_count counts a call of n bytes that mpigo_rec_open let through into c, as
+ * prof.Count does (the sample timed: mpigo_gate_count, mpigo_conc_count). */
+static inline void mpigo_rec_count(mpigo_rec *r, mpigo_calls *c, int64_t n) {
+    if (r->mt) {
+        mpigo_count_mt(c, n, r->t0, r->waits);
+        return;
+    }
+    c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0]++;
+    c->bytes += (uint64_t)n;
+    mpigo_gate_count(r->gate, c);
+}
+
 /* The requests p2pshort.c completes at once (MPI_Isend, MPI_Irecv): mpigo_creq_mt is
  * set once MPI_THREAD_MULTIPLE is provided; mpigo_creq_live says whether h is one. */
 extern MPIGO_HIDDEN int32_t mpigo_creq_mt;
@@ -275,6 +311,7 @@ MPIGO_HIDDEN mpigo_pendrec *mpigo_pend_pop(void);
 /* The messages p2pshort.c's MPI_Mprobe took, as the Go half adopts them (probe.go). */
 MPIGO_HIDDEN int mpigo_cmsg_info(uintptr_t h, int32_t *wsrc, int32_t *tag, int64_t *len, uintptr_t *comm);
 MPIGO_HIDDEN int mpigo_cmsg_drain(uintptr_t h, void *dst, int64_t n);
+MPIGO_HIDDEN uintptr_t mpigo_cmsg_next(uintptr_t comm, uint32_t *from);
 MPIGO_HIDDEN void mpigo_pend_posted(int err);
 
 #endif

@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/core"
@@ -135,12 +136,17 @@ func messageOf(op string, mp unsafe.Pointer) (m core.Message, c *comm, ch uintpt
 		return m, nil, 0, nil
 	default:
 		if kindOf(h) == kCMsg {
-			// Adopted, the message is Go's: its handle becomes a Go one, so that a
-			// call that fails on another argument leaves it to be received still.
-			if m, c, ch, err = adoptCMsg(op, h); err == nil {
-				*(*uintptr)(mp) = messages.add(&message{m: m, c: c, ch: ch})
+			if gh, ok := cmsgAdopted.take(h); ok {
+				h = gh // adopted when its communicator was freed
+				*(*uintptr)(mp) = h
+			} else {
+				// Adopted, the message is Go's: its handle becomes a Go one, so that
+				// a call that fails on another argument leaves it to be received still.
+				if m, c, ch, err = adoptCMsg(op, h); err == nil {
+					*(*uintptr)(mp) = messages.add(&message{m: m, c: c, ch: ch})
+				}
+				return m, c, ch, err
 			}
-			return m, c, ch, err
 		}
 		x := messages.get(h)
 		if x == nil {
@@ -171,6 +177,52 @@ func adoptCMsg(op string, h uintptr) (m core.Message, c *comm, ch uintptr, err e
 		return m, nil, 0, badHandle(op, "message", h, kMessage)
 	}
 	return m, c, ch, nil
+}
+
+// cmsgAdopted maps the handle of a message p2pshort.c's MPI_Mprobe took to the Go
+// message that adopted it when its communicator was freed (adoptCMsgsOf): the program
+// still holds the first, and MPI 4.1 sec. 6.4.3 lets it receive the message after
+// the free, as it may a Go message, which keeps its communicator.
+var cmsgAdopted adoptedMsgs
+
+type adoptedMsgs struct {
+	sync.Mutex
+	m map[uintptr]uintptr
+}
+
+// take is the Go message's handle that adopted C message h, removed from the map.
+func (a *adoptedMsgs) take(h uintptr) (uintptr, bool) {
+	a.Lock()
+	defer a.Unlock()
+	gh, ok := a.m[h]
+	delete(a.m, h)
+	return gh, ok
+}
+
+// adoptCMsgsOf adopts the messages p2pshort.c's MPI_Mprobe took on communicator ch,
+// which is about to be freed or disconnected: their records name it by its handle,
+// which stops naming it then.
+func adoptCMsgsOf(op string, ch uintptr) {
+	if C.mpigo_p2p.eng == 0 {
+		return
+	}
+	for from := C.uint32_t(0); ; {
+		h := uintptr(C.mpigo_cmsg_next(C.uintptr_t(ch), &from))
+		if h == 0 {
+			return
+		}
+		m, c, _, err := adoptCMsg(op, h)
+		if err != nil {
+			continue
+		}
+		gh := messages.add(&message{m: m, c: c, ch: ch})
+		cmsgAdopted.Lock()
+		if cmsgAdopted.m == nil {
+			cmsgAdopted.m = map[uintptr]uintptr{}
+		}
+		cmsgAdopted.m[h] = gh
+		cmsgAdopted.Unlock()
+	}
 }
 
 // received makes the handle at mp the null message: Mrecv and Imrecv took its

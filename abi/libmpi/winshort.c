@@ -60,31 +60,12 @@ static inline void st(int32_t *p, int32_t v) { __atomic_store_n(p, v, __ATOMIC_R
  * of the line the peer is polling. */
 static inline void bump(uint64_t *p, uint64_t *sent) { __atomic_store_n(p, ++*sent, __ATOMIC_RELEASE); }
 
-/* How a call done here is recorded: through the record's gate (below
- * MPI_THREAD_MULTIPLE), or at it counted atomically (mt), t0 a timed one's start. */
-typedef struct {
-    uint32_t *gate;
-    uint64_t t0;
-    uint32_t waits;
-    int mt;
-} wrec;
-
 /* sync_of is window h's copy when its sync calls may run here and a C short way may
  * take a call now (mpigo_gate_open, or at MPI_THREAD_MULTIPLE mpigo_conc_open: r says
  * which), else NULL: the Go way. */
-static inline mpigo_win *sync_of(MPI_Win h, wrec *r) {
+static inline mpigo_win *sync_of(MPI_Win h, mpigo_rec *r) {
     mpigo_win *d = mpigo_win_of((uintptr_t)h);
-    if (d == NULL || d->sync == NULL) return NULL;
-    r->mt = mpigo_short_mt != 0;
-    if (r->mt) {
-        if (!mpigo_p2p.conc) return NULL;
-        r->t0 = mpigo_conc_open(&r->waits);
-        return d;
-    }
-    uint32_t *g = (uint32_t *)mpigo_p2p.gate;
-    if (g == NULL || !mpigo_gate_open(*g)) return NULL;
-    r->gate = g;
-    return d;
+    return d == NULL || d->sync == NULL || !mpigo_rec_open(r) ? NULL : d;
 }
 
 /* locking reports whether this rank holds a passive-target lock on d (mpir's
@@ -93,17 +74,8 @@ static inline int busy(const mpigo_win *d, int access) {
     return ld(&d->ep->nlocked) != 0 || ld(&d->ep->lock_all) != 0 || (access && ld(&d->ep->accessing) != 0);
 }
 
-/* counted counts a call for the profile, as prof.Count does (the sample timed:
- * mpigo_gate_count, mpigo_conc_count). */
-static inline void counted(wrec *r, int call) {
-    mpigo_calls *c = &mpigo_wsync_calls[call];
-    if (r->mt) {
-        mpigo_count_mt(c, 0, r->t0, r->waits);
-        return;
-    }
-    c->hist[0]++;
-    mpigo_gate_count(r->gate, c);
-}
+/* counted counts a call for the profile (mpigo_rec_count). */
+static inline void counted(mpigo_rec *r, int call) { mpigo_rec_count(r, &mpigo_wsync_calls[call], 0); }
 
 /* group_of is g's ranks in the window as Go translated them last, or NULL (Go writes
  * the handle last: showGroup). */
@@ -122,7 +94,7 @@ static int __attribute__((noinline)) await(struct mpigo_wsync *s, MPI_Win win, u
 }
 
 int PMPI_Win_fence(int assert, MPI_Win win) {
-    wrec rec;
+    mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
     struct mpigo_wsync *s;
     if (d == NULL || __atomic_load_n(&(s = d->sync)->coll.h, __ATOMIC_ACQUIRE) != (uintptr_t)win || !s->coll.own->ok ||
@@ -139,7 +111,7 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
 }
 
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
-    wrec rec;
+    mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
     struct mpigo_wsync *s;
     const mpigo_wgroup *g;
@@ -169,7 +141,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
 }
 
 int PMPI_Win_complete(MPI_Win win) {
-    wrec rec;
+    mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
     if (d == NULL || !ld(&d->ep->accessing)) return goPMPI_Win_complete(win);
     struct mpigo_wsync *s = d->sync;
@@ -183,7 +155,7 @@ int PMPI_Win_complete(MPI_Win win) {
 }
 
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
-    wrec rec;
+    mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
     struct mpigo_wsync *s;
     const mpigo_wgroup *g;
@@ -200,7 +172,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
 }
 
 int PMPI_Win_wait(MPI_Win win) {
-    wrec rec;
+    mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
     if (d == NULL || !ld(&d->ep->exposed)) return goPMPI_Win_wait(win);
     struct mpigo_wsync *s = d->sync;
@@ -226,7 +198,7 @@ int PMPI_Win_wait(MPI_Win win) {
  * window (MPI_PROC_NULL: Go), not locked by this rank already (LockAll included), not
  * in Start's access epoch. */
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
-    wrec rec;
+    mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
     if (d == NULL || (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE) ||
         (assert & ~MPI_MODE_NOCHECK) != 0 || (unsigned)rank >= (unsigned)d->n || ld(&d->locks[rank]) != 0 ||
@@ -256,7 +228,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
  * loads and stores, done; the lock goes back, unless shipped origins queue at the
  * target (the Go half grants them). */
 int PMPI_Win_unlock(int rank, MPI_Win win) {
-    wrec rec;
+    mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
     int32_t typ;
     if (d == NULL || (unsigned)rank >= (unsigned)d->n || (typ = ld(&d->locks[rank])) == 0 || ld(&d->ep->lock_all) != 0 ||

@@ -18,6 +18,9 @@
  *     finds nothing leaves the message handle and the status as they were. Over TCP
  *     the "no"s are C's too (as MPI_Iprobe's: the rings C reads are empty), the
  *     messages Go's;
+ *   - a message matched on a duplicate that is then freed (MPI 4.1 sec. 6.4.3: what
+ *     is pending on it completes): received by MPI_Imrecv and by MPI_Mrecv after the
+ *     free, data and status right;
  *   - sizes 0 to 100, 1000 and 6000 bytes: the data and MPI_Get_count right;
  *   - a message received into a derived datatype, one received through MPI_Imrecv,
  *     one into too small a buffer (MPI_ERR_TRUNCATE, and the message gone), one
@@ -159,6 +162,34 @@ int main(int argc, char **argv) {
             long ic = mpigo_short_improbes() - i0, rc = mpigo_short_mrecvs() - r0;
             CHECK(ic >= calls / 2 && ic <= calls && (none ? rc == 0 : rc > 0 && rc <= 200),
                   "Improbe: %ld of %ld calls and %ld of 200 receives took C", ic, calls, rc);
+        }
+    }
+
+    /* Matched on a duplicate, received after its free: by MPI_Imrecv (Go's, which
+     * adopts a message C took) and by MPI_Mrecv. */
+    for (int i = 0; i < 4; i++) {
+        MPI_Comm d;
+        OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        int64_t v = 7000 + i, got = -1;
+        if (rank == 0) OK(MPI_Send(&v, 1, MPI_INT64_T, peer, 8, d));
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 1) {
+            MPI_Message m;
+            MPI_Status st;
+            OK(MPI_Mprobe(peer, 8, d, &m, &st));
+            OK(MPI_Comm_free(&d));
+            if (i % 2 == 0) {
+                MPI_Request q;
+                OK(MPI_Imrecv(&got, 1, MPI_INT64_T, &m, &q));
+                OK(MPI_Wait(&q, &st));
+            } else {
+                OK(MPI_Mrecv(&got, 1, MPI_INT64_T, &m, &st));
+            }
+            CHECK(got == v && st.MPI_SOURCE == peer && st.MPI_TAG == 8 && m == MPI_MESSAGE_NULL,
+                  "round %d: received %lld (source %d, tag %d) after the communicator's free", i, (long long)got,
+                  st.MPI_SOURCE, st.MPI_TAG);
+        } else {
+            OK(MPI_Comm_free(&d));
         }
     }
 
