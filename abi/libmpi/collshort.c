@@ -409,12 +409,9 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 }
 
 /* The Go halves of the gathers (collshort.go): the root's receive of a block that went
- * as a message; a block taken from a slot or found far (not in an inline line); the
- * error of a block whose length is not the collector's (far: the sender took the
+ * as a message; the error of a block whose length is not the collector's (far: the sender took the
  * schedules' way, this rank the region's). */
 extern int32_t mpigo_coll_gather_far(int32_t op, uintptr_t comm, int32_t j, int64_t n, void *dst, int64_t want);
-extern int32_t mpigo_coll_take(int32_t op, uintptr_t comm, int32_t j, uint64_t s, void *dst, int64_t want, int64_t *n,
-                               int32_t *far);
 extern int32_t mpigo_coll_block_err(int32_t op, uintptr_t comm, int32_t j, int64_t n, int64_t want, int32_t far);
 
 static inline char *cell(const mpigo_coll *d, int r, uint64_t g) {
@@ -422,6 +419,11 @@ static inline char *cell(const mpigo_coll *d, int r, uint64_t g) {
 }
 
 #define MPIGO_FAR ((uint64_t)1 << 63)
+
+/* slot_of is rank r's reduction slot of bank b. */
+static inline char *slot_of(const mpigo_coll *d, int b, int r) {
+    return d->base + d->slots_off + ((int64_t)b * d->size + r) * d->slot;
+}
 
 /* dt_size is a predefined datatype's size, or -1 (not one this file takes). */
 static inline int64_t dt_size(MPI_Datatype dt) {
@@ -556,8 +558,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 }
 
 /* short_allgather is MPI_Allgather here (counts NULL; MPI_Allgather_c with big) or
- * MPI_Allgatherv (counts, displs), or -1: the Go way. Every block fits an inline line:
- * shmcoll's Put and Take, as the Allreduce's lines without the combine. */
+ * MPI_Allgatherv (counts, displs), or -1: the Go way. Every block fits the region
+ * (d->gather_max): shmcoll's Put and Take, an inline line up to 56 bytes, else a slot,
+ * as the Allreduce's without the combine. */
 static inline __attribute__((always_inline)) int short_allgather(const void *sbuf, int64_t scount, MPI_Datatype sdt,
                                                                  void *rbuf, int64_t rcount, const int *counts,
                                                                  const int *displs, MPI_Datatype rdt, MPI_Comm comm,
@@ -596,9 +599,13 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
         }
     }
     int bank = (int)(s & 1);
-    char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
-    if (n > 0) memcpy(mine + 8, src, (size_t)n);
-    raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
+    if (n <= MPIGO_R_REDUCE_INLINE) {
+        char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
+        if (n > 0) memcpy(mine + 8, src, (size_t)n);
+        raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
+    } else {
+        memcpy(slot_of(d, bank, d->rank), src, (size_t)n);
+    }
     *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
     raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
     int bad = -1, badfar = 0;
@@ -623,9 +630,11 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
             nj = (int64_t)(v & 0xff);
             if (nj > 0 && m > 0) memcpy(dst, (char *)line + 8, (size_t)(nj < m ? nj : m));
         } else {
-            /* Its block took a slot or the schedules' way: Go takes it. */
-            int rc = mpigo_coll_take(cc, (uintptr_t)comm, j, s, dst, m, &nj, &far);
-            if (rc != 0) return rc;
+            /* Its block is in its slot, or took the schedules' way (far: its length alone). */
+            uint64_t w = *flag(d, j, MPIGO_R_LEN + 8 * bank);
+            nj = (int64_t)(w & ~MPIGO_FAR);
+            far = (w & MPIGO_FAR) != 0;
+            if (!far && nj > 0 && m > 0) memcpy(dst, slot_of(d, bank, j), (size_t)(nj < m ? nj : m));
         }
         if (bad < 0 && (far || nj != m)) bad = j, badn = nj, badw = m, badfar = far;
     }

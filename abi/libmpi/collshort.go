@@ -52,6 +52,7 @@ func showColl(h uintptr, c *comm) {
 		ring_off: C.int64_t(s.Geo.RingOff), ring_stride: C.int64_t(s.Geo.RingStride), chunks: C.int64_t(s.Geo.Chunks),
 		bcast_max: C.int32_t(s.Bcast), reduce_max: C.int32_t(s.Reduce),
 		cells_off: C.int64_t(s.Geo.CellsOff), gather_max: C.int32_t(s.Gather),
+		slots_off: C.int64_t(s.Geo.SlotsOff), slot: C.int64_t(s.Geo.Slot),
 	}
 	if s.Geo.Oversub {
 		e.oversub = 1
@@ -175,21 +176,6 @@ func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz, big int32) int32
 func mpigo_coll_gather_far(op int32, ch uintptr, j int32, n int64, dst unsafe.Pointer, want int64) int32 {
 	name := ccName(op)
 	return fail(name, ch, collective.ShortGatherFar(commOf(ch).c, name, rawBytes(dst, want), int(n), int(j)))
-}
-
-// mpigo_coll_take takes, for collshort.c's Allgather, rank j's block of op s outside
-// its inline line into dst's want bytes (collective.ShortTake): its length in *n, and
-// in *far whether it went the schedules' way instead.
-//
-//export mpigo_coll_take
-func mpigo_coll_take(op int32, ch uintptr, j int32, s uint64, dst unsafe.Pointer, want int64, n *int64, far *int32) int32 {
-	name := ccName(op)
-	k, f, err := collective.ShortTake(commOf(ch).c, name, int(j), rawBytes(dst, want))
-	*n, *far = int64(k), 0
-	if f {
-		*far = 1
-	}
-	return fail(name, ch, err)
 }
 
 // mpigo_coll_block_err is the error of collshort.c's gather whose rank j sent n bytes

@@ -37,7 +37,8 @@ typedef struct {
     int32_t bcast_max;  /* the largest Bcast (bytes) done here: one chunk, ordinary stores */
     int32_t reduce_max; /* the largest Allreduce done here: the inline lines */
     int64_t cells_off;  /* the gather cells (shmcoll.Geometry's CellsOff) */
-    int32_t gather_max; /* the longest block of an Allgather done here (coll_shm_gather_max) */
+    int64_t slots_off, slot; /* the reductions' slots: rank r's of bank b at slots_off + (b*size + r)*slot */
+    int32_t gather_max; /* the longest block of an Allgather done here (coll_shm_gather_max, a slot) */
 } mpigo_coll;
 
 /* The region's geometry (shmcoll.Geometry), checked against Go's before an entry is

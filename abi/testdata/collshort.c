@@ -1,10 +1,11 @@
 /* collshort.c - the short collectives in C (abi/libmpi/collshort.c): MPI_Barrier,
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
  * MPI_SUM, MPI_PROD or a bitwise op, MPI_Gather and MPI_Gatherv of at most 112 bytes
- * per block and MPI_Allgather and MPI_Allgatherv of at most 56, run on a communicator's node shared-memory
- * region without crossing into Go, by the protocol Go's calls use on the same
- * counts, and every other call taken by Go; mpigo_short_colls (the library's count of
- * the calls done in C) says which way each took. With the argument "none" (the job
+ * per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max, run
+ * on a communicator's node shared-memory region without crossing into Go, by the
+ * protocol Go's calls use on the same counts, and every other call taken by Go;
+ * mpigo_short_colls (the library's count of the calls done in C) says which way each
+ * took. With the argument "none" (the job
  * over TCP, or with coll_shm=off) no call may take the C way; with "multiple" the job
  * runs at MPI_THREAD_MULTIPLE, where the same calls take it (counted atomically).
  *
@@ -359,8 +360,8 @@ static void checkb(const char *name, const char *what, const unsigned char *p, i
  * bytes per block in C, from rotating roots, more than a rank's 16 cells; longer
  * blocks (a point-to-point message each, through Go) mixed among them, one rank's
  * alone; non-roots that leave before their root calls; in place at the root;
- * MPI_Allgather and MPI_Allgatherv of up to 56 bytes per block in C, longer in Go, in
- * place too; their data checked exactly. */
+ * MPI_Allgather and MPI_Allgatherv in C (inline lines up to 56 bytes per block, slots
+ * beyond), in place too; their data checked exactly. */
 static void gathers(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -389,8 +390,8 @@ static void gathers(MPI_Comm comm, const char *name) {
             }
             if (rank == root)
                 for (int j = 0; j < size; j++) checkb(name, "Gatherv", r + 4 * displs[j], 4 * counts[j], j, it);
-            /* Allgather of (it % 15) ints, in place every third time. */
-            int k = it % 15;
+            /* Allgather of (it % 40) ints (inline lines, then slots), in place every third time. */
+            int k = it % 40;
             for (int i = 0; i < 4 * k; i++) s[i] = gval(rank, it, i);
             memset(r, 0, sizeof r);
             if (it % 3 == 1) {
@@ -401,7 +402,7 @@ static void gathers(MPI_Comm comm, const char *name) {
             }
             for (int j = 0; j < size; j++) checkb(name, "Allgather", r + 4 * k * j, 4 * k, j, it);
             at = 0;
-            for (int j = 0; j < size; j++) counts[j] = (j + it) % 57, displs[j] = at, at += counts[j] + 3;
+            for (int j = 0; j < size; j++) counts[j] = (j + it * 5) % 150, displs[j] = at, at += counts[j] + 3;
             for (int i = 0; i < counts[rank]; i++) s[i] = gval(rank, it, i);
             memset(r, 0, sizeof r);
             OK(MPI_Allgatherv(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, comm));
@@ -480,14 +481,18 @@ static void gather_errors(MPI_Comm comm, const char *name) {
         OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
         CHECK(t == size, "%s: after a mismatched Gather: %lld", name, (long long)t);
     }
-    int k = rank == 0 ? 2 : 1, rc = MPI_Allgather(s, k, MPI_INT, r, k, MPI_INT, comm);
-    MPI_Error_class(rc, &cls);
-    CHECK(rank == 0 ? cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE) : (cls == MPI_ERR_COUNT || cls == MPI_ERR_TRUNCATE || (!cway && cls == MPI_SUCCESS)),
-          "%s: Allgather of other counts: class %d", name, cls);
-    OK(MPI_Barrier(comm));
-    int64_t a = 1, t = 0;
-    OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
-    CHECK(t == size, "%s: after a mismatched Allgather: %lld", name, (long long)t);
+    /* Rank 0's blocks longer: in an inline line, then in its slot. */
+    for (int c = 0; c < 2; c++) {
+        int k = rank == 0 ? (c ? 20 : 2) : (c ? 10 : 1), rc = MPI_Allgather(s, k, MPI_INT, r, k, MPI_INT, comm);
+        MPI_Error_class(rc, &cls);
+        CHECK(rank == 0 ? cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE)
+                        : (cls == MPI_ERR_COUNT || cls == MPI_ERR_TRUNCATE || (!cway && cls == MPI_SUCCESS)),
+              "%s: Allgather of other counts (%d): class %d", name, c, cls);
+        OK(MPI_Barrier(comm));
+        int64_t a = 1, t = 0;
+        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(t == size, "%s: after a mismatched Allgather: %lld", name, (long long)t);
+    }
 }
 
 static void all(MPI_Comm comm, const char *name) {

@@ -34,8 +34,9 @@ type Short struct {
 	// with ordinary stores: beyond it (non-temporal stores, pieces, other ways) Go
 	// runs it. Reduce is the largest Allreduce that goes through the inline lines.
 	Bcast, Reduce int
-	// Gather is the longest block of an Allgather that goes through the inline
-	// lines (a Gather's blocks go through the cells up to Geo.GatherInline).
+	// Gather is the longest block of an Allgather that goes through the region (its
+	// inline lines and slots; a Gather's blocks go through the cells up to
+	// Geo.GatherInline).
 	Gather int
 }
 
@@ -58,7 +59,7 @@ func ShortOf(cc *core.Comm) (Short, bool) {
 		b = min(b, nt-1)
 	}
 	r := int(min(n.lim.reduce, int64(geo.ReduceInline)))
-	a := int(min(n.lim.gather, int64(geo.ReduceInline)))
+	a := int(min(n.lim.gather, int64(geo.Slot)))
 	return Short{Base: g.Base(), Own: g.Own(), Geo: geo, Rank: c.rank, Size: c.size, Bcast: b, Reduce: r, Gather: a}, true
 }
 
@@ -113,15 +114,6 @@ func ShortReduceMismatch(cc *core.Comm, op string, r, total, esz int) error {
 // caller's, ShortBlockErr).
 func ShortGatherFar(cc *core.Comm, op string, dst []byte, n, j int) error {
 	return core.MapErr(op, recvFar(of(cc), dst, n, j))
-}
-
-// ShortTake is shmcoll's Take of rank j's block of this rank's last op into dst, for
-// code outside Go that runs an Allgather and found the block outside rank j's inline
-// line.
-func ShortTake(cc *core.Comm, op string, j int, dst []byte) (n int, far bool, err error) {
-	g := node(cc)
-	n, far, err = g.Take(j, g.Own().S, dst)
-	return n, far, core.MapErr(op, err)
 }
 
 // ShortBlockErr is the error of a gather whose rank j sent a block of n bytes where

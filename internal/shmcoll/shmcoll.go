@@ -405,6 +405,8 @@ type Geometry struct {
 	// sequence word, its length word, then at most GatherInline bytes; a root's taken
 	// word in its flags at Taken.
 	CellsOff, Cells, Cell, GatherInline, Taken int
+	// The reductions' slots: rank r's of bank b at SlotsOff + (b*ranks + r)*Slot.
+	SlotsOff, Slot int
 }
 
 // Geometry is the group's Geometry.
@@ -415,7 +417,8 @@ func (g *Group) Geometry() Geometry {
 		RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
 		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
 		Oversub:  g.size > 2 && g.oversub,
-		CellsOff: g.l.cellsOff(), Cells: GatherCells, Cell: gatherCell, GatherInline: GatherInline, Taken: fTaken}
+		CellsOff: g.l.cellsOff(), Cells: GatherCells, Cell: gatherCell, GatherInline: GatherInline, Taken: fTaken,
+		SlotsOff: g.l.slotsOff(), Slot: g.l.Slot}
 }
 
 // Base is the region's address.
