@@ -432,6 +432,15 @@ static inline int64_t dt_size(MPI_Datatype dt) {
     return mpigo_short_dts[i].size;
 }
 
+/* count_at and displ_at read element j of a v form's counts and displacements: int
+ * arrays, or (wide, the _c forms) MPI_Count and MPI_Aint ones. */
+static inline int64_t count_at(const void *counts, int j, int wide) {
+    return wide ? (int64_t)((const MPI_Count *)counts)[j] : (int64_t)((const int *)counts)[j];
+}
+static inline int64_t displ_at(const void *displs, int j, int wide) {
+    return wide ? (int64_t)((const MPI_Aint *)displs)[j] : (int64_t)((const int *)displs)[j];
+}
+
 /* gather_put is shmcoll's GatherPut: a non-root's block of n bytes (at most a cell's)
  * in its cell of the next Gather, to root. */
 static inline int gather_put(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, int root) {
@@ -479,12 +488,12 @@ static inline int gather_take(mpigo_coll *d, int cc, MPI_Comm comm, int j, uint6
     return MPI_SUCCESS;
 }
 
-/* short_gather is MPI_Gather here (counts NULL; MPI_Gather_c with big) or MPI_Gatherv
- * (counts, displs), or -1: the Go way. A non-root whose block fits a cell puts it
+/* short_gather is MPI_Gather here (counts NULL) or MPI_Gatherv (counts, displs), their
+ * _c forms with big, or -1: the Go way. A non-root whose block fits a cell puts it
  * there and leaves; a root whose blocks all fit one takes them. */
 static inline __attribute__((always_inline)) int short_gather(const void *sbuf, int64_t scount, MPI_Datatype sdt,
-                                                              void *rbuf, int64_t rcount, const int *counts,
-                                                              const int *displs, MPI_Datatype rdt, int root,
+                                                              void *rbuf, int64_t rcount, const void *counts,
+                                                              const void *displs, MPI_Datatype rdt, int root,
                                                               MPI_Comm comm, int big) {
     int cc = (counts != NULL ? MPIGO_CC_GATHERV : MPIGO_CC_GATHER) | (big ? MPIGO_CC_LARGE : 0);
     mpigo_coll *d = coll_of(comm);
@@ -505,9 +514,11 @@ static inline __attribute__((always_inline)) int short_gather(const void *sbuf, 
     if (counts == NULL) {
         if (rcount < 0 || rcount * rsz > MPIGO_R_GATHER_INLINE) return -1;
     } else {
-        if (counts == NULL || displs == NULL) return -1;
-        for (int j = 0; j < d->size; j++)
-            if (counts[j] < 0 || counts[j] * rsz > MPIGO_R_GATHER_INLINE) return -1;
+        if (displs == NULL) return -1;
+        for (int j = 0; j < d->size; j++) {
+            int64_t k = count_at(counts, j, big);
+            if (k < 0 || k * rsz > MPIGO_R_GATHER_INLINE) return -1;
+        }
     }
     if (sbuf != MPI_IN_PLACE) {
         ssz = dt_size(sdt);
@@ -521,8 +532,8 @@ static inline __attribute__((always_inline)) int short_gather(const void *sbuf, 
     int bad = -1, badrc = 0;
     int64_t badn = 0, badw = 0, total = 0;
     for (int j = 0; j < d->size; j++) {
-        int64_t want = counts == NULL ? rcount * rsz : (int64_t)counts[j] * rsz;
-        char *dst = (char *)rbuf + (counts == NULL ? (int64_t)j * want : (int64_t)displs[j] * rsz);
+        int64_t want = (counts == NULL ? rcount : count_at(counts, j, big)) * rsz;
+        char *dst = (char *)rbuf + (counts == NULL ? (int64_t)j * want : displ_at(displs, j, big) * rsz);
         if (j == root) {
             if (sbuf != MPI_IN_PLACE && own > 0 && want > 0) memcpy(dst, sbuf, (size_t)(own < want ? own : want));
             continue;
@@ -557,13 +568,21 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                    : goPMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
-/* short_allgather is MPI_Allgather here (counts NULL; MPI_Allgather_c with big) or
- * MPI_Allgatherv (counts, displs), or -1: the Go way. Every block fits the region
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm) {
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 1);
+    return rc >= 0 ? rc
+                   : goPMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+/* short_allgather is MPI_Allgather here (counts NULL) or MPI_Allgatherv (counts,
+ * displs), their _c forms with big, or -1: the Go way. Every block fits the region
  * (d->gather_max): shmcoll's Put and Take, an inline line up to 56 bytes, else a slot,
  * as the Allreduce's without the combine. */
 static inline __attribute__((always_inline)) int short_allgather(const void *sbuf, int64_t scount, MPI_Datatype sdt,
-                                                                 void *rbuf, int64_t rcount, const int *counts,
-                                                                 const int *displs, MPI_Datatype rdt, MPI_Comm comm,
+                                                                 void *rbuf, int64_t rcount, const void *counts,
+                                                                 const void *displs, MPI_Datatype rdt, MPI_Comm comm,
                                                                  int big) {
     const int cc = (counts != NULL ? MPIGO_CC_ALLGATHERV : MPIGO_CC_ALLGATHER) | (big ? MPIGO_CC_LARGE : 0);
     mpigo_coll *d = coll_of(comm);
@@ -574,11 +593,13 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
         if (rcount < 0 || rcount * rsz > d->gather_max) return -1;
     } else {
         if (displs == NULL) return -1;
-        for (int j = 0; j < d->size; j++)
-            if (counts[j] < 0 || counts[j] * rsz > d->gather_max) return -1;
+        for (int j = 0; j < d->size; j++) {
+            int64_t k = count_at(counts, j, big);
+            if (k < 0 || k * rsz > d->gather_max) return -1;
+        }
     }
-#define BLOCK_LEN(j) (counts == NULL ? rcount * rsz : (int64_t)counts[j] * rsz)
-#define BLOCK_AT(j) ((char *)rbuf + (counts == NULL ? (int64_t)(j) * rcount * rsz : (int64_t)displs[j] * rsz))
+#define BLOCK_LEN(j) ((counts == NULL ? rcount : count_at(counts, j, big)) * rsz)
+#define BLOCK_AT(j) ((char *)rbuf + (counts == NULL ? (int64_t)(j) * rcount * rsz : displ_at(displs, j, big) * rsz))
     const char *src = BLOCK_AT(d->rank);
     int64_t n = BLOCK_LEN(d->rank);
     if (sbuf != MPI_IN_PLACE) {
@@ -663,4 +684,11 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
     int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 0);
     return rc >= 0 ? rc : goPMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 1);
+    return rc >= 0 ? rc
+                   : goPMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }

@@ -37,8 +37,8 @@ func goPMPI_Allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr
 	return allgatherv("Allgatherv", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, false, nil, mBlock)
 }
 
-//export PMPI_Allgatherv_c
-func PMPI_Allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Allgatherv_c
+func goPMPI_Allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
 	return allgatherv("Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, nil, mBlock)
 }
 
@@ -537,8 +537,8 @@ func goPMPI_Gatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, r
 	return gatherv("Gatherv", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, false, nil, mBlock)
 }
 
-//export PMPI_Gatherv_c
-func PMPI_Gatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Gatherv_c
+func goPMPI_Gatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr) int32 {
 	return gatherv("Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, nil, mBlock)
 }
 

@@ -356,12 +356,13 @@ static void checkb(const char *name, const char *what, const unsigned char *p, i
               gval(from, iter, i));
 }
 
-/* Gathers (shmcoll's cells and inline lines): MPI_Gather and MPI_Gatherv of 0 to 112
- * bytes per block in C, from rotating roots, more than a rank's 16 cells; longer
- * blocks (a point-to-point message each, through Go) mixed among them, one rank's
- * alone; non-roots that leave before their root calls; in place at the root;
- * MPI_Allgather and MPI_Allgatherv in C (inline lines up to 56 bytes per block, slots
- * beyond), in place too; their data checked exactly. */
+/* Gathers (shmcoll's cells, inline lines and slots): MPI_Gather and MPI_Gatherv (and
+ * its _c form) of 0 to 112 bytes per block in C, from rotating roots, more than a
+ * rank's 16 cells; longer blocks (a point-to-point message each, through Go) mixed
+ * among them, one rank's alone; non-roots that leave before their root calls; in
+ * place at the root;
+ * MPI_Allgather and MPI_Allgatherv (and its _c form) in C (inline lines up to 56 bytes
+ * per block, slots beyond), in place too; their data checked exactly. */
 static void gathers(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -385,6 +386,11 @@ static void gathers(MPI_Comm comm, const char *name) {
             if (rank == root && it % 3 == 0) {
                 memcpy(r + 4 * displs[rank], s, 4 * mine);
                 OK(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, counts, displs, MPI_INT, root, comm));
+            } else if (it % 2) {
+                MPI_Count cc[8];
+                MPI_Aint cd[8];
+                for (int j = 0; j < size; j++) cc[j] = counts[j], cd[j] = displs[j];
+                OK(MPI_Gatherv_c(s, mine, MPI_INT, r, cc, cd, MPI_INT, root, comm));
             } else {
                 OK(MPI_Gatherv(s, mine, MPI_INT, r, counts, displs, MPI_INT, root, comm));
             }
@@ -405,7 +411,14 @@ static void gathers(MPI_Comm comm, const char *name) {
             for (int j = 0; j < size; j++) counts[j] = (j + it * 5) % 150, displs[j] = at, at += counts[j] + 3;
             for (int i = 0; i < counts[rank]; i++) s[i] = gval(rank, it, i);
             memset(r, 0, sizeof r);
-            OK(MPI_Allgatherv(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, comm));
+            if (it % 2) {
+                MPI_Count cc[8];
+                MPI_Aint cd[8];
+                for (int j = 0; j < size; j++) cc[j] = counts[j], cd[j] = displs[j];
+                OK(MPI_Allgatherv_c(s, counts[rank], MPI_BYTE, r, cc, cd, MPI_BYTE, comm));
+            } else {
+                OK(MPI_Allgatherv(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, comm));
+            }
             for (int j = 0; j < size; j++) checkb(name, "Allgatherv", r + displs[j], counts[j], j, it);
         }
     });
