@@ -342,6 +342,18 @@ static inline int op_bit(MPI_Op op) {
     return 0;
 }
 
+/* bank_free waits until op s's bank (s mod 2), last read in op s-2, is free: every
+ * other rank has entered op s-1 (shmcoll's nextBank). 0, or the Go half's error code. */
+static inline int bank_free(const mpigo_coll *d, int cc, MPI_Comm comm, uint64_t s) {
+    if (s <= 2) return MPI_SUCCESS;
+    for (int j = 0; j < d->size; j++) {
+        if (j == d->rank) continue;
+        int rc = wait_for(d, cc, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
+        if (rc != 0) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* short_allreduce is MPI_Allreduce here (MPI_Allreduce_c with big), or -1: the Go way. */
 static inline __attribute__((always_inline)) int short_allreduce(const void *sbuf, void *rbuf, int64_t count,
                                                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int big) {
@@ -358,14 +370,8 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
         return -1;
     mpigo_own *o = d->own;
     uint64_t s = ++o->s;
-    /* Bank s mod 2 was last read in op s-2: everyone must be past it. */
-    if (s > 2) {
-        for (int j = 0; j < d->size; j++) {
-            if (j == d->rank) continue;
-            int rc = wait_for(d, cc, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
-            if (rc != 0) return rc;
-        }
-    }
+    int rc = bank_free(d, cc, comm, s);
+    if (rc != 0) return rc;
     int bank = (int)(s & 1);
     char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
     if (n > 0) memcpy(mine + 8, src, (size_t)n);
@@ -612,13 +618,8 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
     if (!mpigo_rec_open(&rec)) return -1;
     mpigo_own *o = d->own;
     uint64_t s = ++o->s;
-    if (s > 2) {
-        for (int j = 0; j < d->size; j++) {
-            if (j == d->rank) continue;
-            int rc = wait_for(d, cc, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
-            if (rc != 0) return rc;
-        }
-    }
+    int rc = bank_free(d, cc, comm, s);
+    if (rc != 0) return rc;
     int bank = (int)(s & 1);
     if (n <= MPIGO_R_REDUCE_INLINE) {
         char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
