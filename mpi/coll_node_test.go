@@ -535,6 +535,33 @@ func TestNodeCollNoAllocs(t *testing.T) {
 	})
 }
 
+// TestNodeGatherNoAllocs: the shared-memory Gather, Gatherv (cells), Allgather and
+// Allgatherv (inline lines and slots) allocate nothing.
+func TestNodeGatherNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items, so allocations are not counted")
+	}
+	launchOK(t, 3, nil, func(t *testing.T) {
+		must(t, mpi.Init())
+		w := mpi.World
+		small, big := make([]int32, 4), make([]int32, 200)
+		recv := make([]int32, 3*200)
+		counts, displs := []int{4, 4, 4}, []int{0, 10, 20}
+		must(t, w.Barrier()) // makes the region
+		a := testing.AllocsPerRun(200, func() {
+			must(t, mpi.Gather(w, small, recv[:12], 1))
+			must(t, mpi.Gatherv(w, small, recv, counts, displs, 2))
+			must(t, mpi.Allgather(w, small, recv[:12]))
+			must(t, mpi.Allgather(w, big, recv))
+			must(t, mpi.Allgatherv(w, small, recv, counts, displs))
+		})
+		if a != 0 {
+			t.Errorf("%v allocations per Gather+Gatherv+Allgather+Allgatherv, want 0", a)
+		}
+		must(t, mpi.Finalize())
+	})
+}
+
 // TestNodeCollHierarchical: communicators spanning three (pretend) hosts, with ranks
 // mapped round robin or in blocks, run Barrier, Bcast, Reduce and Allreduce
 // hierarchically (shared memory on each host, one rank per host across); a

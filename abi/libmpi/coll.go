@@ -40,10 +40,14 @@ func mPersist(info uintptr) mode { return mode{mpir.Persistent, info} }
 
 // The blocking forms of the short collectives, which take entry points of their own.
 var (
-	pBarrier   = mpir.CollProc(mpir.CollBarrier, mpir.Blocking)
-	pBcast     = mpir.CollProc(mpir.CollBcast, mpir.Blocking)
-	pReduce    = mpir.CollProc(mpir.CollReduce, mpir.Blocking)
-	pAllreduce = mpir.CollProc(mpir.CollAllreduce, mpir.Blocking)
+	pBarrier    = mpir.CollProc(mpir.CollBarrier, mpir.Blocking)
+	pBcast      = mpir.CollProc(mpir.CollBcast, mpir.Blocking)
+	pReduce     = mpir.CollProc(mpir.CollReduce, mpir.Blocking)
+	pAllreduce  = mpir.CollProc(mpir.CollAllreduce, mpir.Blocking)
+	pGather     = mpir.CollProc(mpir.CollGather, mpir.Blocking)
+	pGatherv    = mpir.CollProc(mpir.CollGatherv, mpir.Blocking)
+	pAllgather  = mpir.CollProc(mpir.CollAllgather, mpir.Blocking)
+	pAllgatherv = mpir.CollProc(mpir.CollAllgatherv, mpir.Blocking)
 
 	pBcastC     = mpir.CollProcLarge(mpir.CollBcast, mpir.Blocking)
 	pReduceC    = mpir.CollProcLarge(mpir.CollReduce, mpir.Blocking)
@@ -79,6 +83,16 @@ func runColl(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer
 	a.Err, a.Info = reqInfo(op, req, m)
 	p, err := mpir.Collective(collProc(op, k, m.m), c.c, a)
 	return given(op, c, ch, req, m, p, err)
+}
+
+// runCollShown is runColl for a collective that collshort.c runs too: a blocking one
+// fills in the communicator's entry once its region is in use.
+func runCollShown(op string, k mpir.CollKind, c *comm, ch uintptr, req unsafe.Pointer, m mode, a *mpir.CollArgs) int32 {
+	r := runColl(op, k, c, ch, req, m, a)
+	if m.m == mpir.Blocking {
+		showColl(ch, c)
+	}
+	return r
 }
 
 // reqInfo checks a nonblocking or persistent call's request pointer and a persistent
@@ -497,7 +511,7 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 	sig := mpir.Significant(mpir.CollGather, c.c, a.Root, uintptr(sbuf) == inPlaceAddr)
 	a.Send, a.SendErr = side(op, sig.Send(), sbuf, scount, sdt)
 	a.Recv, a.RecvErr = side(op, sig.Recv(), rbuf, rcount*int64(c.c.Peers()), rdt)
-	return runColl(op, mpir.CollGather, c, ch, req, m, &a)
+	return runCollShown(op, mpir.CollGather, c, ch, req, m, &a)
 }
 
 func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -509,7 +523,7 @@ func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf uns
 	sig := mpir.Significant(mpir.CollGatherv, c.c, a.Root, uintptr(sbuf) == inPlaceAddr)
 	a.Send, a.SendErr = side(op, sig.Send(), sbuf, scount, sdt)
 	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, sig.Recv(), rbuf, rcounts, displs, "recvcounts, displs", c.c.Peers(), rdt, big)
-	return runColl(op, mpir.CollGatherv, c, ch, req, m, &a)
+	return runCollShown(op, mpir.CollGatherv, c, ch, req, m, &a)
 }
 
 func scatter(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -544,7 +558,7 @@ func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf u
 	var a mpir.CollArgs
 	a.Send, a.SendErr = cvec(op, sbuf, scount, sdt)
 	a.Recv, a.RecvErr = cvec(op, rbuf, rcount*int64(c.c.Peers()), rdt)
-	return runColl(op, mpir.CollAllgather, c, ch, req, m, &a)
+	return runCollShown(op, mpir.CollAllgather, c, ch, req, m, &a)
 }
 
 func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -555,7 +569,7 @@ func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf 
 	var a mpir.CollArgs
 	a.Send, a.SendErr = cvec(op, sbuf, scount, sdt)
 	a.Recv, a.Counts, a.Displs, a.RecvErr = vbuf(op, true, rbuf, rcounts, displs, "recvcounts, displs", c.c.Peers(), rdt, big)
-	return runColl(op, mpir.CollAllgatherv, c, ch, req, m, &a)
+	return runCollShown(op, mpir.CollAllgatherv, c, ch, req, m, &a)
 }
 
 func alltoall(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcount int64, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {

@@ -342,6 +342,18 @@ static inline int op_bit(MPI_Op op) {
     return 0;
 }
 
+/* bank_free waits until op s's bank (s mod 2), last read in op s-2, is free: every
+ * other rank has entered op s-1 (shmcoll's nextBank). 0, or the Go half's error code. */
+static inline int bank_free(const mpigo_coll *d, int cc, MPI_Comm comm, uint64_t s) {
+    if (s <= 2) return MPI_SUCCESS;
+    for (int j = 0; j < d->size; j++) {
+        if (j == d->rank) continue;
+        int rc = wait_for(d, cc, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
+        if (rc != 0) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* short_allreduce is MPI_Allreduce here (MPI_Allreduce_c with big), or -1: the Go way. */
 static inline __attribute__((always_inline)) int short_allreduce(const void *sbuf, void *rbuf, int64_t count,
                                                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int big) {
@@ -358,14 +370,8 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
         return -1;
     mpigo_own *o = d->own;
     uint64_t s = ++o->s;
-    /* Bank s mod 2 was last read in op s-2: everyone must be past it. */
-    if (s > 2) {
-        for (int j = 0; j < d->size; j++) {
-            if (j == d->rank) continue;
-            int rc = wait_for(d, cc, comm, j, flag(d, j, MPIGO_R_ARRIVE), s - 1, NULL, 0);
-            if (rc != 0) return rc;
-        }
-    }
+    int rc = bank_free(d, cc, comm, s);
+    if (rc != 0) return rc;
     int bank = (int)(s & 1);
     char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
     if (n > 0) memcpy(mine + 8, src, (size_t)n);
@@ -406,4 +412,284 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
                      MPI_Comm comm) {
     int rc = short_allreduce(sendbuf, recvbuf, count, datatype, op, comm, 1);
     return rc >= 0 ? rc : goPMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+/* The Go halves of the gathers (collshort.go): the root's receive of a block that went
+ * as a message; the error of a block whose length is not the collector's (far: the sender took the
+ * schedules' way, this rank the region's). */
+extern int32_t mpigo_coll_gather_far(int32_t op, uintptr_t comm, int32_t j, int64_t n, void *dst, int64_t want);
+extern int32_t mpigo_coll_block_err(int32_t op, uintptr_t comm, int32_t j, int64_t n, int64_t want, int32_t far);
+
+static inline char *cell(const mpigo_coll *d, int r, uint64_t g) {
+    return d->base + d->cells_off + ((int64_t)r * MPIGO_R_CELLS + (int64_t)(g % MPIGO_R_CELLS)) * MPIGO_R_CELL;
+}
+
+#define MPIGO_FAR ((uint64_t)1 << 63)
+
+/* slot_of is rank r's reduction slot of bank b. */
+static inline char *slot_of(const mpigo_coll *d, int b, int r) {
+    return d->base + d->slots_off + ((int64_t)b * d->size + r) * d->slot;
+}
+
+/* dt_size is a predefined datatype's size, or -1 (not one this file takes). */
+static inline int64_t dt_size(MPI_Datatype dt) {
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (i >= 256 || mpigo_short_dts[i].size <= 0) return -1;
+    return mpigo_short_dts[i].size;
+}
+
+/* count_at and displ_at read element j of a v form's counts and displacements: int
+ * arrays, or (wide, the _c forms) MPI_Count and MPI_Aint ones. */
+static inline int64_t count_at(const void *counts, int j, int wide) {
+    return wide ? (int64_t)((const MPI_Count *)counts)[j] : (int64_t)((const int *)counts)[j];
+}
+static inline int64_t displ_at(const void *displs, int j, int wide) {
+    return wide ? (int64_t)((const MPI_Aint *)displs)[j] : (int64_t)((const int *)displs)[j];
+}
+
+/* gather_put is shmcoll's GatherPut: a non-root's block of n bytes (at most a cell's)
+ * in its cell of the next Gather, to root. */
+static inline int gather_put(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, int root) {
+    mpigo_own *o = d->own;
+    uint64_t g = o->g + 1;
+    int i = (int)(g % MPIGO_R_CELLS), old = o->roots[i];
+    if (g > MPIGO_R_CELLS && old != d->rank) {
+        /* The cell is free once the root of the Gather that last used it took it. */
+        uint64_t need = g - MPIGO_R_CELLS;
+        if (!((int)(o->g_known & 0xffff) == old && (o->g_known >> 16) >= need)) {
+            uint64_t *p = flag(d, old, MPIGO_R_TAKEN);
+            int rc = wait_for(d, cc, comm, old, p, need, NULL, 0);
+            if (rc != 0) return rc;
+            o->g_known = load(p) << 16 | (uint64_t)old;
+        }
+    }
+    char *c = cell(d, d->rank, g);
+    if (n > 0) memcpy(c + 16, src, (size_t)n);
+    *(uint64_t *)(c + 8) = (uint64_t)n;
+    raise_(d, (uint64_t *)c, g);
+    o->g = g;
+    o->roots[i] = (uint16_t)root;
+    return MPI_SUCCESS;
+}
+
+/* gather_take is shmcoll's GatherTake of rank j's block of Gather g into dst (want
+ * bytes): 0, or an error code; *bad is set at the first block whose length differs
+ * (then *badn, *badw), *badrc at the first failed receive of a far block. */
+static inline int gather_take(mpigo_coll *d, int cc, MPI_Comm comm, int j, uint64_t g, char *dst, int64_t want,
+                              int *bad, int64_t *badn, int64_t *badw, int *badrc) {
+    char *c = cell(d, j, g);
+    if (load((uint64_t *)c) < g) {
+        int rc = wait_for(d, cc, comm, j, (uint64_t *)c, g, NULL, 0);
+        if (rc != 0) return rc;
+    }
+    uint64_t w = *(uint64_t *)(c + 8);
+    int64_t n = (int64_t)(w & ~MPIGO_FAR);
+    if (w & MPIGO_FAR) {
+        int rc = mpigo_coll_gather_far(cc, (uintptr_t)comm, j, n, dst, want);
+        if (rc != 0 && *badrc == 0) *badrc = rc;
+    } else if (n > 0 && want > 0) {
+        memcpy(dst, c + 16, (size_t)(n < want ? n : want));
+    }
+    if (n != want && *bad < 0) *bad = j, *badn = n, *badw = want;
+    return MPI_SUCCESS;
+}
+
+/* short_gather is MPI_Gather here (counts NULL) or MPI_Gatherv (counts, displs), their
+ * _c forms with big, or -1: the Go way. A non-root whose block fits a cell puts it
+ * there and leaves; a root whose blocks all fit one takes them. */
+static inline __attribute__((always_inline)) int short_gather(const void *sbuf, int64_t scount, MPI_Datatype sdt,
+                                                              void *rbuf, int64_t rcount, const void *counts,
+                                                              const void *displs, MPI_Datatype rdt, int root,
+                                                              MPI_Comm comm, int big) {
+    int cc = (counts != NULL ? MPIGO_CC_GATHERV : MPIGO_CC_GATHER) | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL || (unsigned)root >= (unsigned)d->size) return -1;
+    mpigo_rec rec;
+    if (d->rank != root) {
+        int64_t ssz = dt_size(sdt), n = scount * ssz;
+        if (ssz < 0 || scount < 0 || n > MPIGO_R_GATHER_INLINE || (n > 0 && sbuf == NULL) || sbuf == MPI_IN_PLACE ||
+            !mpigo_rec_open(&rec))
+            return -1;
+        int rc = gather_put(d, cc, comm, sbuf, n, root);
+        if (rc != 0) return rc;
+        counted(&rec, cc & ~MPIGO_CC_LARGE, n);
+        return MPI_SUCCESS;
+    }
+    int64_t rsz = dt_size(rdt), ssz = 0, own = 0;
+    if (rsz < 0) return -1;
+    if (counts == NULL) {
+        if (rcount < 0 || rcount * rsz > MPIGO_R_GATHER_INLINE) return -1;
+    } else {
+        if (displs == NULL) return -1;
+        for (int j = 0; j < d->size; j++) {
+            int64_t k = count_at(counts, j, big);
+            if (k < 0 || k * rsz > MPIGO_R_GATHER_INLINE) return -1;
+        }
+    }
+    if (sbuf != MPI_IN_PLACE) {
+        ssz = dt_size(sdt);
+        own = scount * ssz;
+        if (ssz < 0 || scount < 0 || (own > 0 && sbuf == NULL)) return -1;
+    }
+    if (rbuf == NULL || !mpigo_rec_open(&rec)) return -1;
+    mpigo_own *o = d->own;
+    uint64_t g = ++o->g;
+    o->roots[g % MPIGO_R_CELLS] = (uint16_t)d->rank;
+    int bad = -1, badrc = 0;
+    int64_t badn = 0, badw = 0, total = 0;
+    for (int j = 0; j < d->size; j++) {
+        int64_t want = (counts == NULL ? rcount : count_at(counts, j, big)) * rsz;
+        char *dst = (char *)rbuf + (counts == NULL ? (int64_t)j * want : displ_at(displs, j, big) * rsz);
+        if (j == root) {
+            if (sbuf != MPI_IN_PLACE && own > 0 && want > 0) memcpy(dst, sbuf, (size_t)(own < want ? own : want));
+            continue;
+        }
+        total += want;
+        int rc = gather_take(d, cc, comm, j, g, dst, want, &bad, &badn, &badw, &badrc);
+        if (rc != 0) return rc;
+    }
+    raise_(d, flag(d, d->rank, MPIGO_R_TAKEN), g);
+    if (badrc != 0) return badrc;
+    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw, 0);
+    counted(&rec, cc & ~MPIGO_CC_LARGE, total);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, 0);
+    return rc >= 0 ? rc : goPMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, 1);
+    return rc >= 0 ? rc : goPMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 0);
+    return rc >= 0 ? rc
+                   : goPMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm) {
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 1);
+    return rc >= 0 ? rc
+                   : goPMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+/* short_allgather is MPI_Allgather here (counts NULL) or MPI_Allgatherv (counts,
+ * displs), their _c forms with big, or -1: the Go way. Every block fits the region
+ * (d->gather_max): shmcoll's Put and Take, an inline line up to 56 bytes, else a slot,
+ * as the Allreduce's without the combine. */
+static inline __attribute__((always_inline)) int short_allgather(const void *sbuf, int64_t scount, MPI_Datatype sdt,
+                                                                 void *rbuf, int64_t rcount, const void *counts,
+                                                                 const void *displs, MPI_Datatype rdt, MPI_Comm comm,
+                                                                 int big) {
+    const int cc = (counts != NULL ? MPIGO_CC_ALLGATHERV : MPIGO_CC_ALLGATHER) | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL) return -1;
+    int64_t rsz = dt_size(rdt);
+    if (rsz < 0 || rbuf == NULL || d->own->owed != 0) return -1;
+    if (counts == NULL) {
+        if (rcount < 0 || rcount * rsz > d->gather_max) return -1;
+    } else {
+        if (displs == NULL) return -1;
+        for (int j = 0; j < d->size; j++) {
+            int64_t k = count_at(counts, j, big);
+            if (k < 0 || k * rsz > d->gather_max) return -1;
+        }
+    }
+#define BLOCK_LEN(j) ((counts == NULL ? rcount : count_at(counts, j, big)) * rsz)
+#define BLOCK_AT(j) ((char *)rbuf + (counts == NULL ? (int64_t)(j) * rcount * rsz : displ_at(displs, j, big) * rsz))
+    const char *src = BLOCK_AT(d->rank);
+    int64_t n = BLOCK_LEN(d->rank);
+    if (sbuf != MPI_IN_PLACE) {
+        int64_t ssz = dt_size(sdt);
+        n = scount * ssz;
+        src = (const char *)sbuf;
+        if (ssz < 0 || scount < 0 || n > d->gather_max || (n > 0 && sbuf == NULL)) return -1;
+    }
+    mpigo_rec rec;
+    if (!mpigo_rec_open(&rec)) return -1;
+    mpigo_own *o = d->own;
+    uint64_t s = ++o->s;
+    int rc = bank_free(d, cc, comm, s);
+    if (rc != 0) return rc;
+    int bank = (int)(s & 1);
+    if (n <= MPIGO_R_REDUCE_INLINE) {
+        char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
+        if (n > 0) memcpy(mine + 8, src, (size_t)n);
+        raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
+    } else {
+        memcpy(slot_of(d, bank, d->rank), src, (size_t)n);
+    }
+    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
+    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+    int bad = -1, badfar = 0;
+    int64_t badn = 0, badw = 0;
+    for (int j = 0; j < d->size; j++) {
+        char *dst = BLOCK_AT(j);
+        int64_t m = BLOCK_LEN(j);
+        if (j == d->rank) {
+            if (sbuf != MPI_IN_PLACE && n > 0 && m > 0) memcpy(dst, src, (size_t)(n < m ? n : m));
+            continue;
+        }
+        uint64_t *line = flag(d, j, MPIGO_R_INLINE + bank * 64);
+        uint64_t v = load(line);
+        if (v >> 8 != s) {
+            int rc = wait_for(d, cc, comm, j, line, s << 8, flag(d, j, MPIGO_R_ARRIVE), s);
+            if (rc != 0) return rc;
+            v = load(line);
+        }
+        int64_t nj;
+        int32_t far = 0;
+        if (v >> 8 == s) {
+            nj = (int64_t)(v & 0xff);
+            if (nj > 0 && m > 0) memcpy(dst, (char *)line + 8, (size_t)(nj < m ? nj : m));
+        } else {
+            /* Its block is in its slot, or took the schedules' way (far: its length alone). */
+            uint64_t w = *flag(d, j, MPIGO_R_LEN + 8 * bank);
+            nj = (int64_t)(w & ~MPIGO_FAR);
+            far = (w & MPIGO_FAR) != 0;
+            if (!far && nj > 0 && m > 0) memcpy(dst, slot_of(d, bank, j), (size_t)(nj < m ? nj : m));
+        }
+        if (bad < 0 && (far || nj != m)) bad = j, badn = nj, badw = m, badfar = far;
+    }
+#undef BLOCK_LEN
+#undef BLOCK_AT
+    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw, badfar);
+    o->flow_bytes += (uint64_t)n;
+    o->flow_ops++;
+    counted(&rec, cc & ~MPIGO_CC_LARGE, n);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 0);
+    return rc >= 0 ? rc : goPMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 1);
+    return rc >= 0 ? rc : goPMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 0);
+    return rc >= 0 ? rc : goPMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 1);
+    return rc >= 0 ? rc
+                   : goPMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }

@@ -51,6 +51,8 @@ func showColl(h uintptr, c *comm) {
 		yield: C.int32_t(min(s.Geo.Yield, 1<<28)), handoffs: C.int32_t(min(s.Geo.Handoffs, 1<<28)),
 		ring_off: C.int64_t(s.Geo.RingOff), ring_stride: C.int64_t(s.Geo.RingStride), chunks: C.int64_t(s.Geo.Chunks),
 		bcast_max: C.int32_t(s.Bcast), reduce_max: C.int32_t(s.Reduce),
+		cells_off: C.int64_t(s.Geo.CellsOff), gather_max: C.int32_t(s.Gather),
+		slots_off: C.int64_t(s.Geo.SlotsOff), slot: C.int64_t(s.Geo.Slot),
 	}
 	if s.Geo.Oversub {
 		e.oversub = 1
@@ -64,6 +66,7 @@ func geometry(g collective.Geometry) collective.Geometry {
 	g.Blocks, g.Stride, g.Arrive, g.Ack, g.Done = C.MPIGO_R_BLOCKS, C.MPIGO_R_STRIDE, C.MPIGO_R_ARRIVE, C.MPIGO_R_ACK, C.MPIGO_R_DONE
 	g.Len, g.Inline, g.Defer, g.Begun = C.MPIGO_R_LEN, C.MPIGO_R_INLINE, C.MPIGO_R_DEFER, C.MPIGO_R_BEGUN
 	g.BcastInline, g.ReduceInline = C.MPIGO_R_BCAST_INLINE, C.MPIGO_R_REDUCE_INLINE
+	g.Cells, g.Cell, g.GatherInline, g.Taken = C.MPIGO_R_CELLS, C.MPIGO_R_CELL, C.MPIGO_R_GATHER_INLINE, C.MPIGO_R_TAKEN
 	return g
 }
 
@@ -108,8 +111,12 @@ func collOps() {
 // collOpName names collshort.c's calls (MPIGO_CC_*) for their errors, by form (1: the
 // large-count one, MPIGO_CC_LARGE).
 var collOpName = [2][C.MPIGO_CC_N]string{
-	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce"},
-	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c"},
+	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce",
+		C.MPIGO_CC_GATHER: "Gather", C.MPIGO_CC_GATHERV: "Gatherv", C.MPIGO_CC_ALLGATHER: "Allgather",
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv"},
+	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c",
+		C.MPIGO_CC_GATHER: "Gather_c", C.MPIGO_CC_GATHERV: "Gatherv_c", C.MPIGO_CC_ALLGATHER: "Allgather_c",
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c"},
 }
 
 // ccName is the name of collshort.c's call op (MPIGO_CC_*, with MPIGO_CC_LARGE for the
@@ -161,7 +168,35 @@ func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz, big int32) int32
 	return fail(op, ch, collective.ShortReduceMismatch(commOf(ch).c, op, int(r), int(total), int(esz)))
 }
 
-// mpigo_short_colls is how many Barrier, Bcast and Allreduce calls collshort.c did
+// mpigo_coll_gather_far is the receive, at the root of collshort.c's Gather, of rank
+// j's block of n bytes that its cell says went as a message, into dst's want bytes
+// (collective.ShortGatherFar).
+//
+//export mpigo_coll_gather_far
+func mpigo_coll_gather_far(op int32, ch uintptr, j int32, n int64, dst unsafe.Pointer, want int64) int32 {
+	name := ccName(op)
+	return fail(name, ch, collective.ShortGatherFar(commOf(ch).c, name, rawBytes(dst, want), int(n), int(j)))
+}
+
+// mpigo_coll_block_err is the error of collshort.c's gather whose rank j sent n bytes
+// where the block for it has want (far: j took the schedules' way).
+//
+//export mpigo_coll_block_err
+func mpigo_coll_block_err(op int32, ch uintptr, j int32, n, want int64, far int32) int32 {
+	name := ccName(op)
+	return fail(name, ch, collective.ShortBlockErr(name, int(j), int(n), int(want), far != 0))
+}
+
+// rawBytes is n bytes of C memory at p (nil for none).
+func rawBytes(p unsafe.Pointer, n int64) []byte {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
+// mpigo_short_colls is how many Barrier, Bcast, Allreduce, Gather, Gatherv, Allgather
+// and Allgatherv calls collshort.c did
 // itself, for C programs that check which way a call took (abi/testdata/collshort.c).
 //
 //export mpigo_short_colls
@@ -178,9 +213,14 @@ var (
 	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Bar) - unsafe.Offsetof(C.mpigo_own{}.bar)]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.owed) - unsafe.Offsetof(collective.Own{}.Owed)]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Owed) - unsafe.Offsetof(C.mpigo_own{}.owed)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.g) - unsafe.Offsetof(collective.Own{}.G)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.G) - unsafe.Offsetof(C.mpigo_own{}.g)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(C.mpigo_own{}.roots) - unsafe.Offsetof(collective.Own{}.Roots)]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(collective.Own{}.Roots) - unsafe.Offsetof(C.mpigo_own{}.roots)]struct{}{}
 )
 
 func init() {
-	prof.WatchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call},
+	prof.WatchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
+		pAllgatherv.Call},
 		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_coll_calls[0])), C.MPIGO_CC_N))
 }

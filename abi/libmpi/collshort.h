@@ -16,6 +16,10 @@ typedef struct {
     uint64_t flow_bytes, flow_ops; /* the data sent to every other member (prof.Link) */
     uint64_t bar;                  /* the op of this rank's last Barrier */
     uint64_t owed; /* broadcast chunks not acknowledged yet (shmcoll's Owing): count, roots */
+    uint64_t g;       /* the blocking Gathers run (shmcoll's gather cells) */
+    uint64_t g_known; /* a root's taken word as last read: value << 16 | rank */
+    uint16_t roots[16]; /* the root of Gather g at g mod MPIGO_R_CELLS */
+    uint64_t pad_[2];
 } mpigo_own;
 
 /* A communicator whose node region is in use. */
@@ -32,6 +36,9 @@ typedef struct {
     int64_t ring_off, ring_stride, chunks;
     int32_t bcast_max;  /* the largest Bcast (bytes) done here: one chunk, ordinary stores */
     int32_t reduce_max; /* the largest Allreduce done here: the inline lines */
+    int64_t cells_off;  /* the gather cells (shmcoll.Geometry's CellsOff) */
+    int64_t slots_off, slot; /* the reductions' slots: rank r's of bank b at slots_off + (b*size + r)*slot */
+    int32_t gather_max; /* the longest block of an Allgather done here (coll_shm_gather_max, a slot) */
 } mpigo_coll;
 
 /* The region's geometry (shmcoll.Geometry), checked against Go's before an entry is
@@ -48,13 +55,18 @@ typedef struct {
 #define MPIGO_R_SLEEPERS 64 /* in the header: int32, waiters asleep on a futex */
 #define MPIGO_R_BCAST_INLINE 48
 #define MPIGO_R_REDUCE_INLINE 56
+#define MPIGO_R_TAKEN 56   /* in a block: the last Gather this rank took as root */
+#define MPIGO_R_CELLS 16   /* gather cells per rank */
+#define MPIGO_R_CELL 128   /* a cell: sequence word, length word, block */
+#define MPIGO_R_GATHER_INLINE 112
 
 #define MPIGO_COLL_COMMS 1024 /* communicators in slots from this on take the Go way */
 
 /* By communicator slot; the last entry is MPI_COMM_WORLD's. */
 extern MPIGO_HIDDEN mpigo_coll mpigo_colls[MPIGO_COLL_COMMS + 1];
 
-enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_N };
+enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_GATHER, MPIGO_CC_GATHERV, MPIGO_CC_ALLGATHER,
+       MPIGO_CC_ALLGATHERV, MPIGO_CC_N };
 /* Or'ed into a call's MPIGO_CC_* where it reaches Go (mpigo_coll_wait): the large-count
  * form (MPI_Bcast_c), which errors name. */
 #define MPIGO_CC_LARGE 0x100

@@ -12,13 +12,13 @@ import (
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
-//export PMPI_Allgather
-func PMPI_Allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Allgather
+func goPMPI_Allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, comm uintptr) int32 {
 	return allgather("Allgather", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, comm, false, nil, mBlock)
 }
 
-//export PMPI_Allgather_c
-func PMPI_Allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Allgather_c
+func goPMPI_Allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
 	return allgather("Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
 }
 
@@ -32,13 +32,13 @@ func PMPI_Allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uin
 	return allgather("Allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Allgatherv
-func PMPI_Allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Allgatherv
+func goPMPI_Allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
 	return allgatherv("Allgatherv", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, false, nil, mBlock)
 }
 
-//export PMPI_Allgatherv_c
-func PMPI_Allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Allgatherv_c
+func goPMPI_Allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
 	return allgatherv("Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, true, nil, mBlock)
 }
 
@@ -512,13 +512,13 @@ func PMPI_File_write_shared_c(fh uintptr, buf unsafe.Pointer, count int64, datat
 	return fileIO("File_write_shared_c", fh, mpir.Access{Write: true, Shared: true}, buf, count, datatype, status)
 }
 
-//export PMPI_Gather
-func PMPI_Gather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Gather
+func goPMPI_Gather(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, comm uintptr) int32 {
 	return gather("Gather", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, root, comm, false, nil, mBlock)
 }
 
-//export PMPI_Gather_c
-func PMPI_Gather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Gather_c
+func goPMPI_Gather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
 	return gather("Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
 }
 
@@ -532,13 +532,13 @@ func PMPI_Gather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintpt
 	return gather("Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Gatherv
-func PMPI_Gatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Gatherv
+func goPMPI_Gatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr) int32 {
 	return gatherv("Gatherv", sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, false, nil, mBlock)
 }
 
-//export PMPI_Gatherv_c
-func PMPI_Gatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Gatherv_c
+func goPMPI_Gatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype uintptr, root int32, comm uintptr) int32 {
 	return gatherv("Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true, nil, mBlock)
 }
 

@@ -1,9 +1,11 @@
 /* collshort.c - the short collectives in C (abi/libmpi/collshort.c): MPI_Barrier,
- * MPI_Bcast of at most one ring chunk and MPI_Allreduce of at most 56 bytes with
- * MPI_SUM, MPI_PROD or a bitwise op, run on a communicator's node shared-memory
- * region without crossing into Go, by the protocol Go's calls use on the same
- * counts, and every other call taken by Go; mpigo_short_colls (the library's count of
- * the calls done in C) says which way each took. With the argument "none" (the job
+ * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
+ * MPI_SUM, MPI_PROD or a bitwise op, MPI_Gather and MPI_Gatherv of at most 112 bytes
+ * per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max, run
+ * on a communicator's node shared-memory region without crossing into Go, by the
+ * protocol Go's calls use on the same counts, and every other call taken by Go;
+ * mpigo_short_colls (the library's count of the calls done in C) says which way each
+ * took. With the argument "none" (the job
  * over TCP, or with coll_shm=off) no call may take the C way; with "multiple" the job
  * runs at MPI_THREAD_MULTIPLE, where the same calls take it (counted atomically).
  *
@@ -23,6 +25,7 @@
  *     every rank); and the group in step afterwards;
  *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
  *     buffer where the root sends bytes;
+ *   - gathers (gathers, gather_errors: see there);
  *   - a freed communicator's handle, and a new one in its slot. */
 #include "check.h"
 #include <stdint.h>
@@ -344,6 +347,167 @@ static void empties(MPI_Comm comm, const char *name) {
     OK(MPI_Barrier(comm));
 }
 
+static unsigned char gval(int from, int iter, int i) { return (unsigned char)(from * 29 + iter * 13 + i * 5 + 1); }
+
+/* checkb checks n bytes at p against gval(from, iter, ...). */
+static void checkb(const char *name, const char *what, const unsigned char *p, int n, int from, int iter) {
+    for (int i = 0; i < n; i++)
+        CHECK(p[i] == gval(from, iter, i), "%s: %s %d: rank %d's byte %d is %d, want %d", name, what, iter, from, i, p[i],
+              gval(from, iter, i));
+}
+
+/* Gathers (shmcoll's cells, inline lines and slots): MPI_Gather and MPI_Gatherv (and
+ * its _c form) of 0 to 112 bytes per block in C, from rotating roots, more than a
+ * rank's 16 cells; longer blocks (a point-to-point message each, through Go) mixed
+ * among them, one rank's alone; non-roots that leave before their root calls; in
+ * place at the root;
+ * MPI_Allgather and MPI_Allgatherv (and its _c form) in C (inline lines up to 56 bytes
+ * per block, slots beyond), in place too; their data checked exactly. */
+static void gathers(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static unsigned char s[512], r[8 * 512];
+    int counts[8], displs[8];
+    IN_C(40 * 4, name, {
+        for (int it = 0; it < 40; it++) {
+            int root = it % size, m = (it * 7) % 113;
+            for (int i = 0; i < m; i++) s[i] = gval(rank, it, i);
+            memset(r, 0, sizeof r);
+            OK(MPI_Gather(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
+            if (rank == root)
+                for (int j = 0; j < size; j++) checkb(name, "Gather", r + j * m, m, j, it);
+            /* Gatherv: block j of (j + it) % 5 ints, laid out backwards with gaps. */
+            int at = 0;
+            for (int j = size - 1; j >= 0; j--) counts[j] = (j + it) % 5 * 7, displs[j] = at, at += counts[j] + 1;
+            int mine = counts[rank];
+            for (int i = 0; i < 4 * mine; i++) s[i] = gval(rank, it, i);
+            memset(r, 0, sizeof r);
+            if (rank == root && it % 3 == 0) {
+                memcpy(r + 4 * displs[rank], s, 4 * mine);
+                OK(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, counts, displs, MPI_INT, root, comm));
+            } else if (it % 2) {
+                MPI_Count cc[8];
+                MPI_Aint cd[8];
+                for (int j = 0; j < size; j++) cc[j] = counts[j], cd[j] = displs[j];
+                OK(MPI_Gatherv_c(s, mine, MPI_INT, r, cc, cd, MPI_INT, root, comm));
+            } else {
+                OK(MPI_Gatherv(s, mine, MPI_INT, r, counts, displs, MPI_INT, root, comm));
+            }
+            if (rank == root)
+                for (int j = 0; j < size; j++) checkb(name, "Gatherv", r + 4 * displs[j], 4 * counts[j], j, it);
+            /* Allgather of (it % 40) ints (inline lines, then slots), in place every third time. */
+            int k = it % 40;
+            for (int i = 0; i < 4 * k; i++) s[i] = gval(rank, it, i);
+            memset(r, 0, sizeof r);
+            if (it % 3 == 1) {
+                memcpy(r + 4 * k * rank, s, 4 * k);
+                OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, k, MPI_INT, comm));
+            } else {
+                OK(MPI_Allgather(s, k, MPI_INT, r, k, MPI_INT, comm));
+            }
+            for (int j = 0; j < size; j++) checkb(name, "Allgather", r + 4 * k * j, 4 * k, j, it);
+            at = 0;
+            for (int j = 0; j < size; j++) counts[j] = (j + it * 5) % 150, displs[j] = at, at += counts[j] + 3;
+            for (int i = 0; i < counts[rank]; i++) s[i] = gval(rank, it, i);
+            memset(r, 0, sizeof r);
+            if (it % 2) {
+                MPI_Count cc[8];
+                MPI_Aint cd[8];
+                for (int j = 0; j < size; j++) cc[j] = counts[j], cd[j] = displs[j];
+                OK(MPI_Allgatherv_c(s, counts[rank], MPI_BYTE, r, cc, cd, MPI_BYTE, comm));
+            } else {
+                OK(MPI_Allgatherv(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, comm));
+            }
+            for (int j = 0; j < size; j++) checkb(name, "Allgatherv", r + displs[j], counts[j], j, it);
+        }
+    });
+    /* Longer blocks: messages to the root, the cells between them; one rank's alone. */
+    for (int it = 0; it < 24; it++) {
+        int root = (it / 2) % size, m = it % 2 ? 8 : 300;
+        for (int i = 0; i < m; i++) s[i] = gval(rank, it, i);
+        memset(r, 0, sizeof r);
+        OK(MPI_Gather(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
+        if (rank == root)
+            for (int j = 0; j < size; j++) checkb(name, "long Gather", r + j * m, m, j, it);
+        int at = 0;
+        for (int j = 0; j < size; j++) counts[j] = j == (it + 1) % size ? 400 : j % 3 * 20, displs[j] = at, at += counts[j];
+        for (int i = 0; i < counts[rank]; i++) s[i] = gval(rank, it, i);
+        memset(r, 0, sizeof r);
+        OK(MPI_Gatherv(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, root, comm));
+        if (rank == root)
+            for (int j = 0; j < size; j++) checkb(name, "long Gatherv", r + displs[j], counts[j], j, it);
+        int k = it % 2 ? 20 : 100;
+        for (int i = 0; i < 4 * k; i++) s[i] = gval(rank, it, i);
+        OK(MPI_Allgather(s, k, MPI_INT, r, k, MPI_INT, comm));
+        for (int j = 0; j < size; j++) checkb(name, "long Allgather", r + 4 * k * j, 4 * k, j, it);
+    }
+    /* Non-roots leave before their root calls: each sends the root a message after
+     * ten Gathers (fewer than its cells), which the root receives before its own. */
+    if (size > 1) {
+        int tok = 0;
+        if (rank != 0) {
+            for (int it = 0; it < 10; it++) {
+                for (int i = 0; i < 8; i++) s[i] = gval(rank, it, i);
+                OK(MPI_Gather(s, 8, MPI_BYTE, NULL, 0, MPI_DATATYPE_NULL, 0, comm));
+            }
+            OK(MPI_Send(&tok, 1, MPI_INT, 0, 9, comm));
+        } else {
+            for (int j = 1; j < size; j++) OK(MPI_Recv(&tok, 1, MPI_INT, MPI_ANY_SOURCE, 9, comm, MPI_STATUS_IGNORE));
+            for (int it = 0; it < 10; it++) {
+                for (int i = 0; i < 8; i++) s[i] = gval(rank, it, i);
+                OK(MPI_Gather(s, 8, MPI_BYTE, r, 8, MPI_BYTE, 0, comm));
+                for (int j = 0; j < size; j++) checkb(name, "early Gather", r + 8 * j, 8, j, it);
+            }
+        }
+    }
+    OK(MPI_Barrier(comm));
+}
+
+/* gather_errors: blocks whose lengths differ from the root's (erroneous): shorter,
+ * MPI_ERR_COUNT at the root; longer, MPI_ERR_TRUNCATE with what fits kept, from a
+ * cell and from a message; an Allgather whose counts differ, an error where a rank
+ * sees it; the group in step after each. */
+static void gather_errors(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    static unsigned char s[512], r[8 * 512];
+    int sends[3] = {8, 24, 300}, cls;
+    for (int c = 0; c < 3; c++) {
+        int m = rank == 1 ? sends[c] : 16;
+        for (int i = 0; i < m; i++) s[i] = gval(rank, c, i);
+        memset(r, 0, sizeof r);
+        int rc = MPI_Gather(s, m, MPI_BYTE, r, 16, MPI_BYTE, 0, comm);
+        MPI_Error_class(rc, &cls);
+        if (rank == 0) {
+            CHECK(cls == (sends[c] < 16 ? MPI_ERR_COUNT : MPI_ERR_TRUNCATE), "%s: Gather, rank 1 sends %d: class %d", name,
+                  sends[c], cls);
+            checkb(name, "mismatched Gather", r + 16, sends[c] < 16 ? sends[c] : 16, 1, c);
+            for (int j = 2; j < size; j++) checkb(name, "mismatched Gather", r + 16 * j, 16, j, c);
+        } else {
+            CHECK(cls == MPI_SUCCESS, "%s: Gather, a sender's class %d", name, cls);
+        }
+        int64_t a = 1, t = 0;
+        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(t == size, "%s: after a mismatched Gather: %lld", name, (long long)t);
+    }
+    /* Rank 0's blocks longer: in an inline line, then in its slot. */
+    for (int c = 0; c < 2; c++) {
+        int k = rank == 0 ? (c ? 20 : 2) : (c ? 10 : 1), rc = MPI_Allgather(s, k, MPI_INT, r, k, MPI_INT, comm);
+        MPI_Error_class(rc, &cls);
+        CHECK(rank == 0 ? cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE)
+                        : (cls == MPI_ERR_COUNT || cls == MPI_ERR_TRUNCATE || (!cway && cls == MPI_SUCCESS)),
+              "%s: Allgather of other counts (%d): class %d", name, c, cls);
+        OK(MPI_Barrier(comm));
+        int64_t a = 1, t = 0;
+        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(t == size, "%s: after a mismatched Allgather: %lld", name, (long long)t);
+    }
+}
+
 static void all(MPI_Comm comm, const char *name) {
     int size;
     MPI_Comm_size(comm, &size);
@@ -354,6 +518,8 @@ static void all(MPI_Comm comm, const char *name) {
     allreduces(comm, name);
     errors(comm, name);
     empties(comm, name);
+    gathers(comm, name);
+    gather_errors(comm, name);
 }
 
 int main(int argc, char **argv) {

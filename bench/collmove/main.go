@@ -1,6 +1,7 @@
-// Collmove measures the latency of the data-movement collectives that run as
-// schedules on every path (Scatter, Gatherv, Allgather, Alltoall, Alltoallv: blocks of
-// 8 B and 64 KiB per rank), by coll's method: each operation timed alone and followed
+// Collmove measures the latency of the data-movement collectives (Scatter, Gather,
+// Gatherv, Allgather, Allgatherv, Alltoall, Alltoallv: blocks of 8 B and 64 KiB per
+// rank; the gathers go through the node region where there is one, the others run as
+// schedules on every path), by coll's method: each operation timed alone and followed
 // by an untimed Barrier, after warm-up operations. Rank 0 prints the mean over ranks
 // ("collmove_n<np>") and the maximum ("collmove_n<np>_max"), in microseconds. It
 // watches what checking every received block's length costs a correct call.
@@ -42,8 +43,10 @@ func main() {
 			f    func() error
 		}{
 			{"scatter", func() error { return mpi.Scatter(w, send, recv[:m], 0) }},
+			{"gather", func() error { return mpi.Gather(w, send[:m], recv, 0) }},
 			{"gatherv", func() error { return mpi.Gatherv(w, send[:m], recv, counts, displs, 0) }},
 			{"allgather", func() error { return mpi.Allgather(w, send[:m], recv) }},
+			{"allgatherv", func() error { return mpi.Allgatherv(w, send[:m], recv, counts, displs) }},
 			{"alltoall", func() error { return mpi.Alltoall(w, send, recv) }},
 			{"alltoallv", func() error { return mpi.Alltoallv(w, send, counts, displs, recv, counts, displs) }},
 		}

@@ -86,6 +86,12 @@ func Gather(cc *core.Comm, op string, send, recv Vec, root int, nb bool) (*core.
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.gatherTyped(op, send, recv, nil, nil, root, false, nb)
 	}
+	if !nb && c.path == PathNode {
+		s := c.rootBlock(root, recv, send)
+		if done, err := nodeGatherEntry(c, op, &s, &recv, nil, nil, root); done {
+			return nil, err
+		}
+	}
 	s, err := c.sched.gather(c, op, send, recv, root, nb)
 	return finish(op, nb, s, err)
 }
@@ -97,6 +103,12 @@ func Gatherv(cc *core.Comm, op string, send, recv Vec, counts, displs []int, roo
 	c := of(cc)
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.gatherTyped(op, send, recv, counts, displs, root, true, nb)
+	}
+	if !nb && c.path == PathNode {
+		s := c.rootVBlock(root, recv, send, counts, displs)
+		if done, err := nodeGatherEntry(c, op, &s, &recv, counts, displs, root); done {
+			return nil, err
+		}
 	}
 	s, err := c.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
 	return finish(op, nb, s, err)
@@ -134,6 +146,16 @@ func Allgather(cc *core.Comm, op string, send, recv Vec, nb bool) (*core.Pending
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.allgatherTyped(op, send, recv, nil, nil, false, nb)
 	}
+	if !nb && c.path == PathNode {
+		s := send
+		if s.InPlace {
+			m := recv.N() / c.size
+			s = recv.Sub(c.rank*m, (c.rank+1)*m)
+		}
+		if done, err := nodeAllgatherEntry(c, op, &s, &recv, nil, nil); done {
+			return nil, err
+		}
+	}
 	s, err := c.sched.allgather(c, op, send, recv, nb)
 	return finish(op, nb, s, err)
 }
@@ -145,6 +167,15 @@ func Allgatherv(cc *core.Comm, op string, send, recv Vec, counts, displs []int, 
 	c := of(cc)
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.allgatherTyped(op, send, recv, counts, displs, true, nb)
+	}
+	if !nb && c.path == PathNode {
+		s := send
+		if s.InPlace {
+			s = recv.block(counts, displs, c.rank)
+		}
+		if done, err := nodeAllgatherEntry(c, op, &s, &recv, counts, displs); done {
+			return nil, err
+		}
 	}
 	s, err := c.sched.allgatherv(c, op, send, recv, counts, displs, nb)
 	return finish(op, nb, s, err)

@@ -231,6 +231,7 @@ var shmLimits = sync.OnceValue(func() [9]int64 {
 // the node's shared memory, fixed when the communicator is made.
 type nodeLimits struct {
 	bcast, reduce int64
+	gather        int64 // the longest block a blocking gather puts in the region (nodegather.go)
 	// userReduce bounds a reduction with a user op, which may treat several elements
 	// as one (the tests' 2x2 matrices of four int64s): its message must fit one slot
 	// and is never cut.
@@ -267,8 +268,10 @@ func limitsFor(size int) nodeLimits {
 		lim.pair = err == nil && (t.Bcast == coll.Auto || t.Bcast == coll.Binomial)
 	}
 	lim.userReduce = lim.reduce
+	lim.gather = gatherMax()
 	if lay, err := nodeLayout(size); err == nil {
 		lim.userReduce = min(lim.reduce, int64(lay.Slot))
+		lim.gather = min(lim.gather, int64(lay.Slot))
 		lim.readTimed = 2 * int64(lay.Slot)
 		if k := l[8]; k > 0 && int64(size) >= k && size > 2 {
 			lim.stage = min(l[6], int64(size)*int64(lay.Slot))

@@ -34,6 +34,10 @@ type Short struct {
 	// with ordinary stores: beyond it (non-temporal stores, pieces, other ways) Go
 	// runs it. Reduce is the largest Allreduce that goes through the inline lines.
 	Bcast, Reduce int
+	// Gather is the longest block of an Allgather that goes through the region (its
+	// inline lines and slots; a Gather's blocks go through the cells up to
+	// Geo.GatherInline).
+	Gather int
 }
 
 // ShortOf reports cc's Short once its node region is in use, and false while it is
@@ -55,7 +59,8 @@ func ShortOf(cc *core.Comm) (Short, bool) {
 		b = min(b, nt-1)
 	}
 	r := int(min(n.lim.reduce, int64(geo.ReduceInline)))
-	return Short{Base: g.Base(), Own: g.Own(), Geo: geo, Rank: c.rank, Size: c.size, Bcast: b, Reduce: r}, true
+	a := int(min(n.lim.gather, int64(geo.Slot)))
+	return Short{Base: g.Base(), Own: g.Own(), Geo: geo, Rank: c.rank, Size: c.size, Bcast: b, Reduce: r, Gather: a}, true
 }
 
 // node is cc's group, for the Short* halves: the C code took the op on it, so it is on.
@@ -101,4 +106,22 @@ func ShortReduceMismatch(cc *core.Comm, op string, r, total, esz int) error {
 	c := of(cc)
 	g := c.node.g
 	return nodeCountErr(c, g, op, g.ReduceMismatch(r, total), esz, &Red{})
+}
+
+// ShortGatherFar is a Gather root's receive, for code outside Go that runs the
+// root's part (the C library's short Gather), of rank j's block of n bytes, which its
+// cell says went as a message, into dst (what fits; the length's error is the
+// caller's, ShortBlockErr).
+func ShortGatherFar(cc *core.Comm, op string, dst []byte, n, j int) error {
+	return core.MapErr(op, recvFar(of(cc), dst, n, j))
+}
+
+// ShortBlockErr is the error of a gather whose rank j sent a block of n bytes where
+// the collector's block has want (far: j took the schedules' way, this rank the
+// region's), as the Go way reports it.
+func ShortBlockErr(op string, j, n, want int, far bool) error {
+	if far {
+		return farErr(op, j, true)
+	}
+	return blockErr(op, j, n, want)
 }

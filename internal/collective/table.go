@@ -190,6 +190,10 @@ func Table(cc *core.Comm) string {
 			}
 		}
 	}
+	if p == PathNode {
+		fmt.Fprintf(&b, "  Gather, Gatherv: node shared memory (blocks over %d B as messages); Allgather, Allgatherv: node shared memory up to %d B per block\n",
+			shmcoll.GatherInline, c.node.gatherLimit())
+	}
 	t, err := coll.Tune()
 	if err != nil {
 		fmt.Fprintf(&b, "  %v\n", err)

@@ -19,6 +19,7 @@ const (
 	tagMergeFlags   = tagManage + 13 // IntercommMerge's high flags
 	tagFinalize     = tagManage + 14 // Finalize's agreement on how the ranks end (on World)
 	TagHier         = tagManage + 20 // a hierarchical Reduce's result to a root that does not lead its node
+	TagNodeGather   = tagManage + 21 // a node Gather's block too long for the region, to the root
 
 	// TagTopoAgree, TagTopoCount and TagTopoEdges are the topology constructors':
 	// the agreement on the old communicator, DistGraphCreate's edge counts and edges on

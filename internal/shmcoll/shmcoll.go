@@ -19,6 +19,9 @@
 //	  a chunk of at most 56 bytes, the chunk itself (one cache line carries both)
 //	two banks (by sequence parity) of one slot of Slot bytes per rank, where
 //	  reductions put their contributions, and one result buffer of Slot bytes per bank
+//	two lines per rank of its own state (Own)
+//	a ring of GatherCells cells per rank, where a Gather's non-roots put their blocks
+//	  (gather.go)
 //
 // # Sequence numbers
 //
@@ -95,7 +98,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 8
+	version = 9
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
@@ -208,8 +211,11 @@ func (l Layout) resultOff() int { return l.slotsOff() + 2*l.Ranks*l.Slot }
 
 func (l Layout) ownOff() int { return l.resultOff() + 2*l.Slot }
 
+// cellsOff is where the gather cells begin: GatherCells of gatherCell bytes per rank.
+func (l Layout) cellsOff() int { return l.ownOff() + l.Ranks*ownSize }
+
 // Size is the region's size in bytes.
-func (l Layout) Size() int { return l.ownOff() + l.Ranks*lineSize }
+func (l Layout) Size() int { return l.cellsOff() + l.Ranks*GatherCells*gatherCell }
 
 // Hot is how many bytes from the region's start the short collectives touch: the
 // header, the ranks' flag lines and the broadcast ring. The reductions' slots after
@@ -323,7 +329,7 @@ type Group struct {
 	rank int
 	size int
 
-	o *Own // this rank's own line of the region: its counts
+	o *Own // this rank's own lines of the region: its counts
 
 	idle       idle.Adaptive
 	check      func(int) error
@@ -349,7 +355,7 @@ type Group struct {
 	err error // sticky: the first failure; the group's state is unknown afterwards
 }
 
-// Own is a rank's own line of the region, which no other rank reads: its counts of
+// Own is a rank's own lines of the region, which no other rank reads: its counts of
 // ops run (S) and ring chunks used (C), what it last saw of the others' acks
 // (AckKnown), Short, 1 while the group has not failed, Bar, the op of its last
 // Barrier (whose yield to rank 0 a Barrier right after a Barrier skips: Barrier), and
@@ -367,9 +373,15 @@ type Own struct {
 	Flow     [2]uint64
 	Bar      uint64
 	Owed     uint64
+	// The blocking gathers (gather.go): G counts them; GKnown is a root's taken word
+	// last read, value<<16 | rank; Roots[g mod GatherCells] is the root of gather g.
+	G      uint64
+	GKnown uint64
+	Roots  [GatherCells]uint16
+	_      [2]uint64
 }
 
-// Own is this rank's own line (Own).
+// Own is this rank's own lines (Own).
 func (g *Group) Own() *Own { return g.o }
 
 // Geometry is where code outside Go finds the group's words in the region (Own says
@@ -389,6 +401,12 @@ type Geometry struct {
 	BcastInline, ReduceInline                                    int
 	Spin, Yield, Handoffs                                        int
 	Oversub                                                      bool
+	// The gather cells: rank r's cell k at CellsOff + (r*Cells + k)*Cell, its
+	// sequence word, its length word, then at most GatherInline bytes; a root's taken
+	// word in its flags at Taken.
+	CellsOff, Cells, Cell, GatherInline, Taken int
+	// The reductions' slots: rank r's of bank b at SlotsOff + (b*ranks + r)*Slot.
+	SlotsOff, Slot int
 }
 
 // Geometry is the group's Geometry.
@@ -398,7 +416,9 @@ func (g *Group) Geometry() Geometry {
 		Inline: offInline, Defer: fDefer, Begun: offBegun,
 		RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
 		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
-		Oversub: g.size > 2 && g.oversub}
+		Oversub:  g.size > 2 && g.oversub,
+		CellsOff: g.l.cellsOff(), Cells: GatherCells, Cell: gatherCell, GatherInline: GatherInline, Taken: fTaken,
+		SlotsOff: g.l.slotsOff(), Slot: g.l.Slot}
 }
 
 // Base is the region's address.
@@ -449,7 +469,7 @@ func Attach(mem []byte, rank int, o Options) (*Group, error) {
 	}
 	// A rank re-attaching (never done by mpi) would restart its counts; a fresh
 	// region starts every flag at zero.
-	g.o = (*Own)(unsafe.Add(g.base, l.ownOff()+rank*lineSize))
+	g.o = (*Own)(unsafe.Add(g.base, l.ownOff()+rank*ownSize))
 	g.o.S = atomic.LoadUint64(g.flag(rank, fArrive))
 	g.o.C = atomic.LoadUint64(g.flag(rank, fAck))
 	g.o.AckKnown = g.o.C

@@ -1,0 +1,228 @@
+package collective
+
+import (
+	"sync"
+
+	"github.com/mpigo/mpigo/internal/config"
+	"github.com/mpigo/mpigo/internal/core"
+	"github.com/mpigo/mpigo/internal/shmcoll"
+)
+
+// The blocking gathers of a communicator on the node path run through its region,
+// with no schedule built. A Gather's or Gatherv's non-root puts its block in a cell
+// of its own (shmcoll's GatherPut) and leaves, as after an eager send, and the root
+// copies the cells out; a block longer than a cell goes to the root as one
+// point-to-point message (TagNodeGather), which the root receives where the sender's
+// cell says so. An Allgather's or Allgatherv's ranks each put their block where a
+// reduction puts its contribution (shmcoll's Put) and copy the others' out (Take);
+// where a block is longer than coll_shm_gather_max (or a slot), they take the op
+// without data (far), check that every rank did, then the schedules, which compare
+// the lengths. Every rank takes the region's way whatever its length, so a rank whose
+// length disagrees with the collector's block (erroneous) is reported there instead
+// of waited for on a way it did not take.
+var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
+	"largest block (bytes) of a blocking Allgather or Allgatherv that goes through node shared memory; "+
+		"longer ones take the schedules").Same()
+
+// gatherMax is coll_shm_gather_max, read once.
+var gatherMax = sync.OnceValue(setShmGatherMax.Get)
+
+// gatherLimit is the longest block c's gathers put in the region.
+func (n *nodeColl) gatherLimit() int { return int(n.lim.gather) }
+
+// nodeGatherEntry is Gather (counts nil) or Gatherv on the node path: it returns
+// done false when the schedules must run the call (the region is off or coll_check
+// wants the calls compared first, which nodeGroup does before the region's way).
+func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, root int) (done bool, err error) {
+	g := c.ready()
+	if g == nil || uint(root) >= uint(c.size) {
+		if err := c.nodeErr(op); err != nil {
+			return true, err
+		}
+		if c.check {
+			return false, nil
+		}
+		cl := Call{Op: op, Kind: KGather, Root: root, Size: int64(send.N()), Elem: int64(send.Esz)}
+		if counts != nil {
+			cl.Kind, cl.Size = KGatherv, -1
+		}
+		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
+			return err != nil, err
+		}
+	}
+	if c.rank != root {
+		return true, nodeGatherSend(c, g, op, send.B, root)
+	}
+	return true, nodeGatherRoot(c, g, op, send, recv, counts, displs)
+}
+
+// nodeGatherSend is a non-root's part: its block in its cell of the region, or,
+// longer than a cell holds, to the root as a message.
+func nodeGatherSend(c *comm, g *shmcoll.Group, op string, b []byte, root int) error {
+	far := len(b) > shmcoll.GatherInline
+	if err := g.GatherPut(b, far, root); err != nil {
+		return core.MapErr(op, err)
+	}
+	if far {
+		return core.MapErr(op, c.Local().Send(b, root, core.TagNodeGather))
+	}
+	c.node.sentTo(root, len(b))
+	return nil
+}
+
+// nodeGatherRoot is the root's part: its own block copied (unless in place), every
+// other rank's taken from its cell or received, each checked against its block.
+// The first block that disagrees makes the error, after every block was taken, so
+// that no message is left behind.
+func nodeGatherRoot(c *comm, g *shmcoll.Group, op string, send, recv *Vec, counts, displs []int) error {
+	s, err := g.GatherBegin()
+	if err != nil {
+		return core.MapErr(op, err)
+	}
+	var first error
+	for j := 0; j < c.size; j++ {
+		dst := gatherBlock(c, recv, counts, displs, j)
+		if j == c.rank {
+			if !same(dst, send.B) {
+				copy(dst, send.B)
+			}
+			continue
+		}
+		n, far, err := g.GatherTake(j, s, dst)
+		if err != nil {
+			return core.MapErr(op, err)
+		}
+		if far {
+			err = recvFar(c, dst, n, j)
+		}
+		if first == nil {
+			first = err
+			if first == nil && n != len(dst) {
+				first = blockErr(op, j, n, len(dst))
+			}
+		}
+	}
+	g.GatherEnd(s)
+	return core.MapErr(op, first)
+}
+
+// gatherBlock is rank j's block of recv: one of size equal blocks (counts nil) or
+// the v form's block j.
+func gatherBlock(c *comm, recv *Vec, counts, displs []int, j int) []byte {
+	if counts == nil {
+		m := len(recv.B) / c.size
+		return recv.B[j*m : (j+1)*m]
+	}
+	return recv.block(counts, displs, j).B
+}
+
+// recvFar receives rank j's block of n bytes sent as a message into dst, or what of it
+// fits (the length's error is the caller's).
+func recvFar(c *comm, dst []byte, n, j int) error {
+	if n <= len(dst) {
+		return c.Local().Recv(dst[:n], j, core.TagNodeGather)
+	}
+	b := make([]byte, n)
+	err := c.Local().Recv(b, j, core.TagNodeGather)
+	copy(dst, b)
+	return err
+}
+
+// blockErr is the error of rank j's block of n bytes where the collector's has want:
+// MPI_ERR_TRUNCATE when longer (what fits was kept), MPI_ERR_COUNT when shorter, as
+// the schedules report them.
+func blockErr(op string, j, n, want int) error {
+	class := core.ClassCount
+	if n > want {
+		class = core.ClassTruncate
+	}
+	return core.Errorf(class, op, "rank %d sent %d bytes, the block this rank gave for it has %d "+
+		"(MPI requires the type signatures of the two sides to match)", j, n, want)
+}
+
+// nodeAllgatherEntry is Allgather (counts nil) or Allgatherv on the node path; done
+// false: the schedules run the call (as nodeGatherEntry), after the region's op
+// without data where a block is too long for it.
+func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int) (done bool, err error) {
+	g := c.ready()
+	if g == nil {
+		if err := c.nodeErr(op); err != nil {
+			return true, err
+		}
+		if c.check {
+			return false, nil
+		}
+		cl := Call{Op: op, Kind: KAllgather, Root: NoRoot, Size: int64(send.N()), Elem: int64(send.Esz)}
+		if counts != nil {
+			cl.Kind, cl.Size = KAllgatherv, -1
+		}
+		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
+			return err != nil, err
+		}
+	}
+	far := !allgatherFits(c, recv, counts, send.Esz)
+	s, err := g.Put(send.B, far)
+	if err != nil {
+		return true, core.MapErr(op, err)
+	}
+	var first error
+	for j := 0; j < c.size; j++ {
+		dst := gatherBlock(c, recv, counts, displs, j)
+		if j == c.rank {
+			if !far && !same(dst, send.B) {
+				copy(dst, send.B)
+			}
+			continue
+		}
+		into := dst
+		if far {
+			into = nil
+		}
+		n, jfar, err := g.Take(j, s, into)
+		if err != nil {
+			return true, core.MapErr(op, err)
+		}
+		switch {
+		case first != nil:
+		case jfar != far:
+			first = farErr(op, j, jfar)
+		case !far && n != len(dst):
+			first = blockErr(op, j, n, len(dst))
+		}
+	}
+	if first != nil {
+		return true, first
+	}
+	if far {
+		return false, nil
+	}
+	c.node.sentAll(len(send.B))
+	return true, nil
+}
+
+// farErr is the error of an Allgather(v) whose rank j took the region while this rank
+// took the schedules (jfar false), or the reverse: their blocks' lengths disagree
+// about the region's limit (erroneous), and both report it instead of waiting for
+// each other. Where every rank takes the schedules, they compare the lengths.
+func farErr(op string, j int, jfar bool) error {
+	if jfar {
+		return core.Errorf(core.ClassCount, op, "rank %d has a block too long for the node region (coll_shm_gather_max), "+
+			"this rank's blocks fit it (MPI requires the same counts on every rank)", j)
+	}
+	return core.Errorf(core.ClassCount, op, "rank %d's blocks fit the node region (coll_shm_gather_max), this rank has "+
+		"a longer one (MPI requires the same counts on every rank)", j)
+}
+
+// allgatherFits reports whether every block of an Allgather(v) fits the region.
+func allgatherFits(c *comm, recv *Vec, counts []int, esz int) bool {
+	lim := c.node.gatherLimit()
+	if counts == nil {
+		return len(recv.B)/c.size <= lim
+	}
+	for _, k := range counts {
+		if k*esz > lim {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,190 @@
+package shmcoll
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mpigo/mpigo/internal/ntcopy"
+)
+
+// Gathers, two ways. An Allgather's ranks all wait for all anyway, so it takes an op
+// as a reduction does (Put, Take): every rank puts its block where a reduction puts
+// its contribution (the inline line of the op's bank when it holds at most inlineMax
+// bytes, else its slot of the bank), publishes the block's length beside arrive and
+// raises arrive, and copies every other rank's block out once it came. A Gather's
+// blocks go through cells instead (below). Either way a block too long for the region
+// goes by other means (the collective layer's: a message to the root, or the
+// schedules): its rank puts no data and publishes the length with farBit set, so the
+// collector follows each sender's way rather than its own guess of it, and a sender
+// whose length differs from the collector's block (erroneous) is reported by the
+// collector, never waited for on a way it did not take.
+
+// farBit in a gather op's length word: the block went by other means.
+const farBit = 1 << 63
+
+// A Gather's blocks do not take an op: the non-roots would wait for the root to
+// enter the previous one (the banks' rule), a round trip per call where a Gather's
+// senders, as an eager send's, need not wait at all. Each rank has instead a ring of
+// GatherCells cells of its own, one per blocking Gather (Own.G counts them on every
+// rank alike): a non-root writes its block (at most GatherInline bytes, else farBit
+// and the length) into cell g mod GatherCells and raises the cell's sequence word to
+// g; the root of gather g copies every other rank's cell g out and then raises its
+// taken word (fTaken) to g. A rank reuses cell g mod GatherCells once the root of
+// gather g-GatherCells (Own.Roots) has taken it, which it rarely has to wait for.
+const (
+	// GatherCells is the cells per rank; a non-root runs at most this many Gathers
+	// ahead of their roots.
+	GatherCells = 16
+	gatherCell  = 2 * lineSize // a cell: its sequence word, its length word, the block
+	// GatherInline is the longest block a cell holds.
+	GatherInline = gatherCell - 16
+	fTaken       = 56 // in a rank's flags line: the last Gather it took as root
+	ownSize      = 2 * lineSize
+)
+
+// Own fills its two lines exactly (code outside Go mirrors it field for field).
+var _ [0]struct{} = [unsafe.Sizeof(Own{}) - ownSize]struct{}{}
+
+// cell is rank r's cell of Gather g: its sequence word, its length word and its data.
+func (g *Group) cell(r int, n uint64) (*uint64, *uint64, []byte) {
+	off := g.l.cellsOff() + (r*GatherCells+int(n%GatherCells))*gatherCell
+	return (*uint64)(unsafe.Pointer(&g.mem[off])), (*uint64)(unsafe.Pointer(&g.mem[off+8])),
+		g.mem[off+16 : off+gatherCell : off+gatherCell]
+}
+
+// GatherPut is a non-root's part of the next Gather, to root: its block b in its
+// cell, or, longer than GatherInline or far, its length alone (the block goes by
+// other means, and the root follows). It waits only while the root of the Gather
+// that last used the cell has not taken it.
+func (g *Group) GatherPut(b []byte, far bool, root int) error {
+	if g.err != nil {
+		return g.err
+	}
+	o := g.o
+	n := o.G + 1
+	i := n % GatherCells
+	if old := int(o.Roots[i]); n > GatherCells && old != g.rank {
+		if err := g.taken(old, n-GatherCells); err != nil {
+			return err
+		}
+	}
+	seq, lw, d := g.cell(g.rank, n)
+	w := uint64(len(b))
+	if far || len(b) > GatherInline {
+		w |= farBit
+	} else {
+		copy(d, b)
+	}
+	*lw = w
+	g.raiseAt(seq, n)
+	o.G, o.Roots[i] = n, uint16(root)
+	return nil
+}
+
+// taken waits until rank r has taken Gather n as its root, remembering what it read.
+func (g *Group) taken(r int, n uint64) error {
+	o := g.o
+	if int(o.GKnown&0xffff) == r && o.GKnown>>16 >= n {
+		return nil
+	}
+	p := g.flag(r, fTaken)
+	if err := g.waitAt(r, p, n); err != nil {
+		return err
+	}
+	o.GKnown = atomic.LoadUint64(p)<<16 | uint64(r)
+	return nil
+}
+
+// GatherBegin is the root's start of the next Gather: it returns its number.
+func (g *Group) GatherBegin() (uint64, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	o := g.o
+	o.G++
+	o.Roots[o.G%GatherCells] = uint16(g.rank)
+	return o.G, nil
+}
+
+// GatherTake is the root's copy of rank r's block of Gather n into dst (what fits),
+// once it came, unless it went by other means (far). It returns the block's length.
+func (g *Group) GatherTake(r int, n uint64, dst []byte) (int, bool, error) {
+	seq, lw, d := g.cell(r, n)
+	if atomic.LoadUint64(seq) < n {
+		if err := g.waitAt(r, seq, n); err != nil {
+			return 0, false, err
+		}
+	}
+	w := *lw
+	m := int(w &^ farBit)
+	if w&farBit != 0 {
+		return m, true, nil
+	}
+	copy(dst, d[:min(m, len(dst))])
+	return m, false, nil
+}
+
+// GatherEnd is the root's end of Gather n: every block taken, the cells are free.
+func (g *Group) GatherEnd(n uint64) { g.raise(fTaken, n) }
+
+// Put starts this rank's part of the next gather op: its block b goes into the
+// region (far: it goes by other means; b's length is published, no data), and arrive
+// is raised. It returns the op's number, which Take needs. b must fit a slot.
+func (g *Group) Put(b []byte, far bool) (uint64, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if !far && len(b) > g.l.Slot {
+		return 0, fmt.Errorf("gather: block of %d bytes exceeds the region's slot (%d)", len(b), g.l.Slot)
+	}
+	if g.o.Owed != 0 {
+		if err := g.Settle(); err != nil {
+			return 0, err
+		}
+	}
+	s, err := g.nextBank()
+	if err != nil {
+		return 0, err
+	}
+	n := uint64(len(b))
+	switch {
+	case far:
+		n |= farBit
+	case len(b) <= inlineMax:
+		seq, d := g.inline(g.rank, s)
+		ntcopy.Move(d, b)
+		g.raiseAt(seq, s<<8|uint64(len(b)))
+	default:
+		ntcopy.Move(g.slot(s, g.rank), b)
+	}
+	*g.lenWord(g.rank, s) = n
+	g.raise(fArrive, s)
+	return s, nil
+}
+
+// Take waits for rank r's block of op s (r != this rank) and copies what fits of it
+// into dst, unless it went by other means (far: nothing copied). It returns the
+// block's length. A length other than len(dst) is the caller's to report (Check).
+func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
+	seq, d := g.inline(r, s)
+	v := atomic.LoadUint64(seq)
+	if v>>8 != s {
+		if err := g.waitEither(r, seq, s<<8, g.flag(r, fArrive), s); err != nil {
+			return 0, false, err
+		}
+		v = atomic.LoadUint64(seq)
+	}
+	if v>>8 == s {
+		n = int(v & 0xff)
+		ntcopy.Move(dst, d[:min(n, len(dst))])
+		return n, false, nil
+	}
+	w := atomic.LoadUint64(g.lenWord(r, s))
+	n = int(w &^ farBit)
+	if w&farBit != 0 {
+		return n, true, nil
+	}
+	ntcopy.Move(dst, g.slot(s, r)[:min(n, len(dst))])
+	return n, false, nil
+}

@@ -1,0 +1,130 @@
+package mpi_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mpigo/mpigo/internal/mpitest"
+	"github.com/mpigo/mpigo/mpi"
+)
+
+// gfill is the byte i of rank r's block in gather it.
+func gfill(r, it, i int) byte { return byte(r*29 + it*13 + i*5 + 1) }
+
+func gblock(r, it, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = gfill(r, it, i)
+	}
+	return b
+}
+
+// checkGathered reports the first byte of block j (from rank j, gather it) that is
+// not what rank j sent.
+func checkGathered(t *testing.T, what string, it, j int, got []byte) {
+	t.Helper()
+	for i, v := range got {
+		if v != gfill(j, it, i) {
+			t.Fatalf("%s %d: rank %d's byte %d is %d, want %d", what, it, j, i, v, gfill(j, it, i))
+		}
+	}
+}
+
+// TestGatherWays: the blocking gathers on every way they take (the node region's
+// cells and inline lines and slots, point-to-point messages for a Gather's long
+// blocks, the schedules for an Allgather's, TCP): Gathers from rotating roots, many
+// more than a rank's cells, of 0 to 300 bytes per block, in place at the root every
+// third; Gatherv with one rank's block long and the others short or empty;
+// Allgather and Allgatherv up to beyond coll_shm_gather_max (set to 1 KiB here), in
+// place too; non-roots of ten Gathers that return before their root calls. At 2, 3
+// and 4 ranks; every block checked.
+func TestGatherWays(t *testing.T) {
+	for _, p := range pathsShmSchedTCP {
+		for n := 2; n <= 4; n++ {
+			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
+				tr := p
+				tr.Settings = map[string]string{"coll_shm_gather_max": "1024"}
+				for k, v := range p.Settings {
+					tr.Settings[k] = v
+				}
+				jobWith(t, mpitest.Options{N: n, Transport: tr}, func(t *testing.T, rank, size int) {
+					w := mpi.World
+					for it := 0; it < 60; it++ {
+						root, m := it%size, (it*23)%301
+						recv := make([]byte, size*m)
+						send := gblock(rank, it, m)
+						if rank == root && it%3 == 0 {
+							copy(recv[root*m:], send)
+							send = mpi.InPlace[byte]()
+						}
+						must(t, mpi.Gather(w, send, recv, root))
+						if rank == root {
+							for j := 0; j < size; j++ {
+								checkGathered(t, "Gather", it, j, recv[j*m:(j+1)*m])
+							}
+						}
+						counts, displs, at := make([]int, size), make([]int, size), 0
+						for j := range counts {
+							counts[j] = (j * 17) % 40
+							if j == (it+1)%size {
+								counts[j] = 200 + it
+							}
+							displs[j], at = at, at+counts[j]+2
+						}
+						recv = make([]byte, at)
+						must(t, mpi.Gatherv(w, gblock(rank, it, counts[rank]), recv, counts, displs, root))
+						if rank == root {
+							for j := 0; j < size; j++ {
+								checkGathered(t, "Gatherv", it, j, recv[displs[j]:displs[j]+counts[j]])
+							}
+						}
+						k := (it * 37) % 1300
+						recv = make([]byte, size*k)
+						send = gblock(rank, it, k)
+						if it%3 == 1 {
+							copy(recv[rank*k:], send)
+							send = mpi.InPlace[byte]()
+						}
+						must(t, mpi.Allgather(w, send, recv))
+						for j := 0; j < size; j++ {
+							checkGathered(t, "Allgather", it, j, recv[j*k:(j+1)*k])
+						}
+						at = 0
+						for j := range counts {
+							counts[j] = (j*31 + it*7) % 60
+							if it%4 == 2 && j == 0 {
+								counts[j] = 1100
+							}
+							displs[j], at = at, at+counts[j]+1
+						}
+						recv = make([]byte, at)
+						must(t, mpi.Allgatherv(w, gblock(rank, it, counts[rank]), recv, counts, displs))
+						for j := 0; j < size; j++ {
+							checkGathered(t, "Allgatherv", it, j, recv[displs[j]:displs[j]+counts[j]])
+						}
+					}
+					// Non-roots return before their root calls.
+					tok := []int32{0}
+					if rank != 0 {
+						for it := 0; it < 10; it++ {
+							must(t, mpi.Gather(w, gblock(rank, it, 8), nil, 0))
+						}
+						must(t, mpi.Send(w, tok, 0, 9))
+						return
+					}
+					for j := 1; j < size; j++ {
+						_, err := mpi.Recv(w, tok, mpi.AnySource, 9)
+						must(t, err)
+					}
+					recv := make([]byte, 8*size)
+					for it := 0; it < 10; it++ {
+						must(t, mpi.Gather(w, gblock(rank, it, 8), recv, 0))
+						for j := 0; j < size; j++ {
+							checkGathered(t, "early Gather", it, j, recv[8*j:8*j+8])
+						}
+					}
+				})
+			})
+		}
+	}
+}
