@@ -128,3 +128,48 @@ func TestGatherWays(t *testing.T) {
 		}
 	}
 }
+
+// TestAllgatherStraddle: an Allgatherv whose ranks' counts disagree (erroneous) about
+// whether a block fits the node region (coll_shm_gather_max 1 KiB): the rank whose
+// own block is too long takes the schedules, the others find it in the region and
+// join them. Nobody waits for a rank on a way it did not take: the call ends with an
+// error at some rank, and the group is in step afterwards.
+func TestAllgatherStraddle(t *testing.T) {
+	for _, p := range pathsShmSchedTCP {
+		t.Run(p.Name, func(t *testing.T) {
+			tr := p
+			tr.Settings = map[string]string{"coll_shm_gather_max": "1024"}
+			for k, v := range p.Settings {
+				tr.Settings[k] = v
+			}
+			jobWith(t, mpitest.Options{N: 3, Transport: tr}, func(t *testing.T, rank, size int) {
+				w := mpi.World
+				for _, long := range []int{0, 1, 2} {
+					counts, displs, at := make([]int, size), make([]int, size), 0
+					for j := range counts {
+						counts[j] = 100
+						if j == long && rank == long {
+							counts[j] = 4000
+						}
+						displs[j], at = at, at+counts[j]
+					}
+					err := mpi.Allgatherv(w, gblock(rank, long, counts[rank]), make([]byte, at), counts, displs)
+					errs := []int32{0}
+					if err != nil {
+						errs[0] = 1
+					}
+					all := []int32{0}
+					must(t, mpi.Allreduce(w, errs, all, mpi.Sum))
+					if all[0] == 0 {
+						t.Fatalf("long block at rank %d: no rank reported the disagreement", long)
+					}
+					recv := make([]byte, 8*size)
+					must(t, mpi.Allgather(w, gblock(rank, 99, 8), recv))
+					for j := 0; j < size; j++ {
+						checkGathered(t, "Allgather after", 99, j, recv[8*j:8*j+8])
+					}
+				}
+			})
+		})
+	}
+}

@@ -418,7 +418,8 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
  * as a message; the error of a block whose length is not the collector's (far: the sender took the
  * schedules' way, this rank the region's). */
 extern int32_t mpigo_coll_gather_far(int32_t op, uintptr_t comm, int32_t j, int64_t n, void *dst, int64_t want);
-extern int32_t mpigo_coll_block_err(int32_t op, uintptr_t comm, int32_t j, int64_t n, int64_t want, int32_t far);
+extern int32_t mpigo_coll_block_err(int32_t op, uintptr_t comm, int32_t j, int64_t n, int64_t want);
+extern void mpigo_coll_allgather_join(uintptr_t comm);
 
 static inline char *cell(const mpigo_coll *d, int r, uint64_t g) {
     return d->base + d->cells_off + ((int64_t)r * MPIGO_R_CELLS + (int64_t)(g % MPIGO_R_CELLS)) * MPIGO_R_CELL;
@@ -550,7 +551,7 @@ static inline __attribute__((always_inline)) int short_gather(const void *sbuf, 
     }
     raise_(d, flag(d, d->rank, MPIGO_R_TAKEN), g);
     if (badrc != 0) return badrc;
-    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw, 0);
+    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw);
     counted(&rec, cc & ~MPIGO_CC_LARGE, total);
     return MPI_SUCCESS;
 }
@@ -630,7 +631,7 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
     }
     *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
     raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
-    int bad = -1, badfar = 0;
+    int bad = -1, far = 0;
     int64_t badn = 0, badw = 0;
     for (int j = 0; j < d->size; j++) {
         char *dst = BLOCK_AT(j);
@@ -647,7 +648,6 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
             v = load(line);
         }
         int64_t nj;
-        int32_t far = 0;
         if (v >> 8 == s) {
             nj = (int64_t)(v & 0xff);
             if (nj > 0 && m > 0) memcpy(dst, (char *)line + 8, (size_t)(nj < m ? nj : m));
@@ -655,14 +655,23 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
             /* Its block is in its slot, or took the schedules' way (far: its length alone). */
             uint64_t w = *flag(d, j, MPIGO_R_LEN + 8 * bank);
             nj = (int64_t)(w & ~MPIGO_FAR);
-            far = (w & MPIGO_FAR) != 0;
-            if (!far && nj > 0 && m > 0) memcpy(dst, slot_of(d, bank, j), (size_t)(nj < m ? nj : m));
+            if (w & MPIGO_FAR) {
+                far = 1;
+                continue;
+            }
+            if (nj > 0 && m > 0) memcpy(dst, slot_of(d, bank, j), (size_t)(nj < m ? nj : m));
         }
-        if (bad < 0 && (far || nj != m)) bad = j, badn = nj, badw = m, badfar = far;
+        if (bad < 0 && nj != m) bad = j, badn = nj, badw = m;
     }
 #undef BLOCK_LEN
 #undef BLOCK_AT
-    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw, badfar);
+    if (far) {
+        /* A rank's counts differ (erroneous) and its block is too long for the region:
+         * it took the schedules, which the Go half joins, without an op. */
+        mpigo_coll_allgather_join((uintptr_t)comm);
+        return -1;
+    }
+    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw);
     o->flow_bytes += (uint64_t)n;
     o->flow_ops++;
     counted(&rec, cc & ~MPIGO_CC_LARGE, n);

@@ -179,13 +179,20 @@ func mpigo_coll_gather_far(op int32, ch uintptr, j int32, n int64, dst unsafe.Po
 }
 
 // mpigo_coll_block_err is the error of collshort.c's gather whose rank j sent n bytes
-// where the block for it has want (far: j took the schedules' way).
+// where the block for it has want.
 //
 //export mpigo_coll_block_err
-func mpigo_coll_block_err(op int32, ch uintptr, j int32, n, want int64, far int32) int32 {
+func mpigo_coll_block_err(op int32, ch uintptr, j int32, n, want int64) int32 {
 	name := ccName(op)
-	return fail(name, ch, collective.ShortBlockErr(name, int(j), int(n), int(want), far != 0))
+	return fail(name, ch, collective.ShortBlockErr(name, int(j), int(n), int(want)))
 }
+
+// mpigo_coll_allgather_join says that collshort.c's Allgather on communicator ch took
+// its op and found a rank that took the schedules: the call's Go half, next, joins
+// them (collective.ShortAllgatherJoin).
+//
+//export mpigo_coll_allgather_join
+func mpigo_coll_allgather_join(ch uintptr) { collective.ShortAllgatherJoin(commOf(ch).c) }
 
 // rawBytes is n bytes of C memory at p (nil for none).
 func rawBytes(p unsafe.Pointer, n int64) []byte {

@@ -124,6 +124,11 @@ type nodeColl struct {
 	// buffer (1): which is faster depends on whether the cores share a cache at the
 	// time (docs/BENCHMARKS.md). The root picks (nodeBcastRoot).
 	bcast shmcoll.Chooser
+	far   []farBlock // a Gather root's blocks that went as messages, kept for reuse
+	// joined: code outside Go (the C library's Allgather) took this rank's op of the
+	// call under way and found a rank that took the schedules, which the call's Go
+	// half, next, joins without an op (ShortAllgatherJoin).
+	joined bool
 }
 
 const (

@@ -3,6 +3,7 @@ package collective
 import (
 	"sync"
 
+	"github.com/mpigo/mpigo/internal/coll"
 	"github.com/mpigo/mpigo/internal/config"
 	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/shmcoll"
@@ -16,8 +17,7 @@ import (
 // cell says so. An Allgather's or Allgatherv's ranks each put their block where a
 // reduction puts its contribution (shmcoll's Put) and copy the others' out (Take);
 // where a block is longer than coll_shm_gather_max (or a slot), they take the op
-// without data (far), check that every rank did, then the schedules, which compare
-// the lengths. Every rank takes the region's way whatever its length, so a rank whose
+// without data (far) and then the schedules, which compare the lengths. Every rank takes the region's way whatever its length, so a rank whose
 // length disagrees with the collector's block (erroneous) is reported there instead
 // of waited for on a way it did not take.
 var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
@@ -71,15 +71,17 @@ func nodeGatherSend(c *comm, g *shmcoll.Group, op string, b []byte, root int) er
 }
 
 // nodeGatherRoot is the root's part: its own block copied (unless in place), every
-// other rank's taken from its cell or received, each checked against its block.
-// The first block that disagrees makes the error, after every block was taken, so
-// that no message is left behind.
+// other rank's taken from its cell, and the blocks that went as messages received
+// together once every cell was read (their receives posted at once, as the schedules'
+// root does), each checked against its block. The first block that disagrees makes
+// the error, after every block was taken, so that no message is left behind.
 func nodeGatherRoot(c *comm, g *shmcoll.Group, op string, send, recv *Vec, counts, displs []int) error {
 	s, err := g.GatherBegin()
 	if err != nil {
 		return core.MapErr(op, err)
 	}
 	var first error
+	far := c.node.far[:0]
 	for j := 0; j < c.size; j++ {
 		dst := gatherBlock(c, recv, counts, displs, j)
 		if j == c.rank {
@@ -88,22 +90,70 @@ func nodeGatherRoot(c *comm, g *shmcoll.Group, op string, send, recv *Vec, count
 			}
 			continue
 		}
-		n, far, err := g.GatherTake(j, s, dst)
+		n, isFar, err := g.GatherTake(j, s, dst)
 		if err != nil {
 			return core.MapErr(op, err)
 		}
-		if far {
-			err = recvFar(c, dst, n, j)
+		if isFar {
+			far = append(far, farBlock{j: j, n: n})
 		}
-		if first == nil {
-			first = err
-			if first == nil && n != len(dst) {
-				first = blockErr(op, j, n, len(dst))
-			}
+		if first == nil && n != len(dst) {
+			first = blockErr(op, j, n, len(dst))
 		}
 	}
 	g.GatherEnd(s)
+	if len(far) > 0 {
+		if err := recvFar(c, recv, counts, displs, far); first == nil {
+			first = err
+		}
+	}
+	c.node.far = far[:0]
 	return core.MapErr(op, first)
+}
+
+// farBlock is a Gather's block that went as a message: from rank j, n bytes (and,
+// while its receive is under way, the receive).
+type farBlock struct {
+	j, n int
+	q    coll.Req
+	tmp  []byte // n > the block: the whole message, of which the block keeps what fits
+}
+
+// recvFar receives the far blocks into their blocks of recv (what fits of a longer
+// one), all posted before any is waited for.
+func recvFar(c *comm, recv *Vec, counts, displs []int, far []farBlock) error {
+	var first error
+	k := c.Local()
+	for i := range far {
+		f := &far[i]
+		dst := gatherBlock(c, recv, counts, displs, f.j)
+		b := dst[:min(f.n, len(dst))]
+		if f.n > len(dst) {
+			f.tmp = make([]byte, f.n)
+			b = f.tmp
+		}
+		var err error
+		if f.q, err = k.Irecv(b, f.j, core.TagNodeGather); err != nil {
+			f.n = -1 // not posted
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	for i := range far {
+		f := &far[i]
+		if f.n < 0 {
+			continue
+		}
+		if err := k.Wait(&f.q); err != nil && first == nil {
+			first = err
+		}
+		if f.tmp != nil {
+			copy(gatherBlock(c, recv, counts, displs, f.j), f.tmp)
+			f.tmp = nil
+		}
+	}
+	return first
 }
 
 // gatherBlock is rank j's block of recv: one of size equal blocks (counts nil) or
@@ -114,18 +164,6 @@ func gatherBlock(c *comm, recv *Vec, counts, displs []int, j int) []byte {
 		return recv.B[j*m : (j+1)*m]
 	}
 	return recv.block(counts, displs, j).B
-}
-
-// recvFar receives rank j's block of n bytes sent as a message into dst, or what of it
-// fits (the length's error is the caller's).
-func recvFar(c *comm, dst []byte, n, j int) error {
-	if n <= len(dst) {
-		return c.Local().Recv(dst[:n], j, core.TagNodeGather)
-	}
-	b := make([]byte, n)
-	err := c.Local().Recv(b, j, core.TagNodeGather)
-	copy(dst, b)
-	return err
 }
 
 // blockErr is the error of rank j's block of n bytes where the collector's has want:
@@ -141,9 +179,17 @@ func blockErr(op string, j, n, want int) error {
 }
 
 // nodeAllgatherEntry is Allgather (counts nil) or Allgatherv on the node path; done
-// false: the schedules run the call (as nodeGatherEntry), after the region's op
-// without data where a block is too long for it.
+// false: the schedules run the call (as nodeGatherEntry). Where a block is too long
+// for the region, every rank takes the op without data (far) and goes on to the
+// schedules without waiting; a rank whose blocks fit (its counts differ: erroneous)
+// takes every rank's block, finds the far one, and joins the schedules too, which
+// compare the lengths, so that no rank waits for another on a way it did not take.
 func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int) (done bool, err error) {
+	if c.node.joined {
+		// The C library's Allgather took this call's op and found a far rank.
+		c.node.joined = false
+		return false, nil
+	}
 	g := c.ready()
 	if g == nil {
 		if err := c.nodeErr(op); err != nil {
@@ -162,55 +208,37 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 	}
 	far := !allgatherFits(c, recv, counts, send.Esz)
 	s, err := g.Put(send.B, far)
-	if err != nil {
-		return true, core.MapErr(op, err)
+	if err != nil || far {
+		return err != nil, core.MapErr(op, err)
 	}
 	var first error
+	anyFar := false
 	for j := 0; j < c.size; j++ {
 		dst := gatherBlock(c, recv, counts, displs, j)
 		if j == c.rank {
-			if !far && !same(dst, send.B) {
+			if !same(dst, send.B) {
 				copy(dst, send.B)
 			}
 			continue
 		}
-		into := dst
-		if far {
-			into = nil
-		}
-		n, jfar, err := g.Take(j, s, into)
-		if err != nil {
-			return true, core.MapErr(op, err)
-		}
+		n, jfar, err := g.Take(j, s, dst)
 		switch {
-		case first != nil:
-		case jfar != far:
-			first = farErr(op, j, jfar)
-		case !far && n != len(dst):
+		case err != nil:
+			return true, core.MapErr(op, err)
+		case jfar:
+			anyFar = true
+		case first == nil && n != len(dst):
 			first = blockErr(op, j, n, len(dst))
 		}
+	}
+	if anyFar {
+		return false, nil
 	}
 	if first != nil {
 		return true, first
 	}
-	if far {
-		return false, nil
-	}
 	c.node.sentAll(len(send.B))
 	return true, nil
-}
-
-// farErr is the error of an Allgather(v) whose rank j took the region while this rank
-// took the schedules (jfar false), or the reverse: their blocks' lengths disagree
-// about the region's limit (erroneous), and both report it instead of waiting for
-// each other. Where every rank takes the schedules, they compare the lengths.
-func farErr(op string, j int, jfar bool) error {
-	if jfar {
-		return core.Errorf(core.ClassCount, op, "rank %d has a block too long for the node region (coll_shm_gather_max), "+
-			"this rank's blocks fit it (MPI requires the same counts on every rank)", j)
-	}
-	return core.Errorf(core.ClassCount, op, "rank %d's blocks fit the node region (coll_shm_gather_max), this rank has "+
-		"a longer one (MPI requires the same counts on every rank)", j)
 }
 
 // allgatherFits reports whether every block of an Allgather(v) fits the region.
@@ -225,4 +253,16 @@ func allgatherFits(c *comm, recv *Vec, counts []int, esz int) bool {
 		}
 	}
 	return true
+}
+
+// recvOne receives rank j's block of n bytes sent as a message into dst, or what of
+// it fits (the length's error is the caller's).
+func recvOne(c *comm, dst []byte, n, j int) error {
+	if n <= len(dst) {
+		return c.Local().Recv(dst[:n], j, core.TagNodeGather)
+	}
+	b := make([]byte, n)
+	err := c.Local().Recv(b, j, core.TagNodeGather)
+	copy(dst, b)
+	return err
 }

@@ -113,15 +113,14 @@ func ShortReduceMismatch(cc *core.Comm, op string, r, total, esz int) error {
 // cell says went as a message, into dst (what fits; the length's error is the
 // caller's, ShortBlockErr).
 func ShortGatherFar(cc *core.Comm, op string, dst []byte, n, j int) error {
-	return core.MapErr(op, recvFar(of(cc), dst, n, j))
+	return core.MapErr(op, recvOne(of(cc), dst, n, j))
 }
 
+// ShortAllgatherJoin says that code outside Go (the C library's Allgather) took this
+// rank's op of an Allgather and found a rank that took the schedules' way: the call's
+// Go half, which it calls next, runs the schedules without taking an op.
+func ShortAllgatherJoin(cc *core.Comm) { of(cc).node.joined = true }
+
 // ShortBlockErr is the error of a gather whose rank j sent a block of n bytes where
-// the collector's block has want (far: j took the schedules' way, this rank the
-// region's), as the Go way reports it.
-func ShortBlockErr(op string, j, n, want int, far bool) error {
-	if far {
-		return farErr(op, j, true)
-	}
-	return blockErr(op, j, n, want)
-}
+// the collector's block has want, as the Go way reports it.
+func ShortBlockErr(op string, j, n, want int) error { return blockErr(op, j, n, want) }
