@@ -425,6 +425,15 @@ static inline char *cell(const mpigo_coll *d, int r, uint64_t g) {
     return d->base + d->cells_off + ((int64_t)r * MPIGO_R_CELLS + (int64_t)(g % MPIGO_R_CELLS)) * MPIGO_R_CELL;
 }
 
+/* cell_ext is the extension of rank r's cell of Gather g: its block's bytes beyond the
+ * cell's head (MPIGO_R_CELL - 16). */
+static inline char *cell_ext(const mpigo_coll *d, int r, uint64_t g) {
+    return d->base + d->cells_off + (int64_t)d->size * MPIGO_R_CELLS * MPIGO_R_CELL +
+           ((int64_t)r * MPIGO_R_CELLS + (int64_t)(g % MPIGO_R_CELLS)) * MPIGO_R_CELL_EXT;
+}
+
+#define MPIGO_CELL_HEAD (MPIGO_R_CELL - 16)
+
 #define MPIGO_FAR ((uint64_t)1 << 63)
 
 /* slot_of is rank r's reduction slot of bank b. */
@@ -448,8 +457,9 @@ static inline int64_t displ_at(const void *displs, int j, int wide) {
     return wide ? (int64_t)((const MPI_Aint *)displs)[j] : (int64_t)((const int *)displs)[j];
 }
 
-/* gather_put is shmcoll's GatherPut: a non-root's block of n bytes (at most a cell's)
- * in its cell of the next Gather, to root. */
+/* gather_put is shmcoll's GatherPut: a non-root's block of n bytes (at most a cell's,
+ * MPIGO_R_GATHER_INLINE: its head, then its extension) in its cell of the next Gather,
+ * to root. */
 static inline int gather_put(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, int root) {
     mpigo_own *o = d->own;
     uint64_t g = o->g + 1;
@@ -465,7 +475,12 @@ static inline int gather_put(mpigo_coll *d, int cc, MPI_Comm comm, const void *s
         }
     }
     char *c = cell(d, d->rank, g);
-    if (n > 0) memcpy(c + 16, src, (size_t)n);
+    if (n > MPIGO_CELL_HEAD) {
+        memcpy(c + 16, src, MPIGO_CELL_HEAD);
+        memcpy(cell_ext(d, d->rank, g), (const char *)src + MPIGO_CELL_HEAD, (size_t)(n - MPIGO_CELL_HEAD));
+    } else if (n > 0) {
+        memcpy(c + 16, src, (size_t)n);
+    }
     *(uint64_t *)(c + 8) = (uint64_t)n;
     raise_(d, (uint64_t *)c, g);
     o->g = g;
@@ -489,7 +504,13 @@ static inline int gather_take(mpigo_coll *d, int cc, MPI_Comm comm, int j, uint6
         int rc = mpigo_coll_gather_far(cc, (uintptr_t)comm, j, n, dst, want);
         if (rc != 0 && *badrc == 0) *badrc = rc;
     } else if (n > 0 && want > 0) {
-        memcpy(dst, c + 16, (size_t)(n < want ? n : want));
+        int64_t k = n < want ? n : want;
+        if (k > MPIGO_CELL_HEAD) {
+            memcpy(dst, c + 16, MPIGO_CELL_HEAD);
+            memcpy(dst + MPIGO_CELL_HEAD, cell_ext(d, j, g), (size_t)(k - MPIGO_CELL_HEAD));
+        } else {
+            memcpy(dst, c + 16, (size_t)k);
+        }
     }
     if (n != want && *bad < 0) *bad = j, *badn = n, *badw = want;
     return MPI_SUCCESS;

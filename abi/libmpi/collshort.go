@@ -66,7 +66,8 @@ func geometry(g collective.Geometry) collective.Geometry {
 	g.Blocks, g.Stride, g.Arrive, g.Ack, g.Done = C.MPIGO_R_BLOCKS, C.MPIGO_R_STRIDE, C.MPIGO_R_ARRIVE, C.MPIGO_R_ACK, C.MPIGO_R_DONE
 	g.Len, g.Inline, g.Defer, g.Begun = C.MPIGO_R_LEN, C.MPIGO_R_INLINE, C.MPIGO_R_DEFER, C.MPIGO_R_BEGUN
 	g.BcastInline, g.ReduceInline = C.MPIGO_R_BCAST_INLINE, C.MPIGO_R_REDUCE_INLINE
-	g.Cells, g.Cell, g.GatherInline, g.Taken = C.MPIGO_R_CELLS, C.MPIGO_R_CELL, C.MPIGO_R_GATHER_INLINE, C.MPIGO_R_TAKEN
+	g.Cells, g.Cell, g.CellExt, g.GatherInline = C.MPIGO_R_CELLS, C.MPIGO_R_CELL, C.MPIGO_R_CELL_EXT, C.MPIGO_R_GATHER_INLINE
+	g.Taken = C.MPIGO_R_TAKEN
 	return g
 }
 

@@ -1,6 +1,6 @@
 /* collshort.c - the short collectives in C (abi/libmpi/collshort.c): MPI_Barrier,
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
- * MPI_SUM, MPI_PROD or a bitwise op, MPI_Gather and MPI_Gatherv of at most 112 bytes
+ * MPI_SUM, MPI_PROD or a bitwise op, MPI_Gather and MPI_Gatherv of at most 2032 bytes
  * per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max, run
  * on a communicator's node shared-memory region without crossing into Go, by the
  * protocol Go's calls use on the same counts, and every other call taken by Go;
@@ -357,7 +357,7 @@ static void checkb(const char *name, const char *what, const unsigned char *p, i
 }
 
 /* Gathers (shmcoll's cells, inline lines and slots): MPI_Gather and MPI_Gatherv (and
- * its _c form) of 0 to 112 bytes per block in C, from rotating roots, more than a
+ * its _c form) of 0 to 2032 bytes per block in C, from rotating roots, more than a
  * rank's 16 cells; longer blocks (a point-to-point message each, through Go) mixed
  * among them, one rank's alone; non-roots that leave before their root calls; in
  * place at the root;
@@ -367,11 +367,11 @@ static void gathers(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    static unsigned char s[512], r[8 * 512];
+    static unsigned char s[4096], r[8 * 4096];
     int counts[8], displs[8];
     IN_C(40 * 4, name, {
         for (int it = 0; it < 40; it++) {
-            int root = it % size, m = (it * 7) % 113;
+            int root = it % size, m = (it * 7) % 113 + (it % 4 == 3 ? 1900 : 0); /* heads, extensions */
             for (int i = 0; i < m; i++) s[i] = gval(rank, it, i);
             memset(r, 0, sizeof r);
             OK(MPI_Gather(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
@@ -424,14 +424,14 @@ static void gathers(MPI_Comm comm, const char *name) {
     });
     /* Longer blocks: messages to the root, the cells between them; one rank's alone. */
     for (int it = 0; it < 24; it++) {
-        int root = (it / 2) % size, m = it % 2 ? 8 : 300;
+        int root = (it / 2) % size, m = it % 2 ? 8 : 3000;
         for (int i = 0; i < m; i++) s[i] = gval(rank, it, i);
         memset(r, 0, sizeof r);
         OK(MPI_Gather(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
         if (rank == root)
             for (int j = 0; j < size; j++) checkb(name, "long Gather", r + j * m, m, j, it);
         int at = 0;
-        for (int j = 0; j < size; j++) counts[j] = j == (it + 1) % size ? 400 : j % 3 * 20, displs[j] = at, at += counts[j];
+        for (int j = 0; j < size; j++) counts[j] = j == (it + 1) % size ? 2500 : j % 3 * 20, displs[j] = at, at += counts[j];
         for (int i = 0; i < counts[rank]; i++) s[i] = gval(rank, it, i);
         memset(r, 0, sizeof r);
         OK(MPI_Gatherv(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, root, comm));
@@ -474,9 +474,9 @@ static void gather_errors(MPI_Comm comm, const char *name) {
     MPI_Comm_size(comm, &size);
     if (size < 2) return;
     OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-    static unsigned char s[512], r[8 * 512];
-    int sends[3] = {8, 24, 300}, cls;
-    for (int c = 0; c < 3; c++) {
+    static unsigned char s[4096], r[8 * 4096];
+    int sends[4] = {8, 24, 300, 3000}, cls;
+    for (int c = 0; c < 4; c++) {
         int m = rank == 1 ? sends[c] : 16;
         for (int i = 0; i < m; i++) s[i] = gval(rank, c, i);
         memset(r, 0, sizeof r);

@@ -31,14 +31,19 @@ const farBit = 1 << 63
 // and the length) into cell g mod GatherCells and raises the cell's sequence word to
 // g; the root of gather g copies every other rank's cell g out and then raises its
 // taken word (fTaken) to g. A rank reuses cell g mod GatherCells once the root of
-// gather g-GatherCells (Own.Roots) has taken it, which it rarely has to wait for.
+// gather g-GatherCells (Own.Roots) has taken it, which it rarely has to wait for. A
+// cell is two lines, its words and the block's first cellHead bytes, and an extension
+// elsewhere for the rest (cellExt bytes), so that the rings of small blocks stay
+// within few pages.
 const (
 	// GatherCells is the cells per rank; a non-root runs at most this many Gathers
 	// ahead of their roots.
 	GatherCells = 16
-	gatherCell  = 2 * lineSize // a cell: its sequence word, its length word, the block
+	gatherCell  = 2 * lineSize // a cell: its sequence word, its length word, the block's head
+	cellHead    = gatherCell - 16
+	cellExt     = 30 * lineSize // the rest of a cell's block, in the extensions' area
 	// GatherInline is the longest block a cell holds.
-	GatherInline = gatherCell - 16
+	GatherInline = cellHead + cellExt
 	fTaken       = 56 // in a rank's flags line: the last Gather it took as root
 	ownSize      = 2 * lineSize
 )
@@ -46,11 +51,31 @@ const (
 // Own fills its two lines exactly (code outside Go mirrors it field for field).
 var _ [0]struct{} = [unsafe.Sizeof(Own{}) - ownSize]struct{}{}
 
-// cell is rank r's cell of Gather g: its sequence word, its length word and its data.
-func (g *Group) cell(r int, n uint64) (*uint64, *uint64, []byte) {
-	off := g.l.cellsOff() + (r*GatherCells+int(n%GatherCells))*gatherCell
+// cell is rank r's cell of Gather g: its sequence word, its length word, the block's
+// head and the rest's extension.
+func (g *Group) cell(r int, n uint64) (seq, lw *uint64, head, ext []byte) {
+	k := r*GatherCells + int(n%GatherCells)
+	off := g.l.cellsOff() + k*gatherCell
+	x := g.l.extOff() + k*cellExt
 	return (*uint64)(unsafe.Pointer(&g.mem[off])), (*uint64)(unsafe.Pointer(&g.mem[off+8])),
-		g.mem[off+16 : off+gatherCell : off+gatherCell]
+		g.mem[off+16 : off+gatherCell : off+gatherCell], g.mem[x : x+cellExt : x+cellExt]
+}
+
+// cellPut copies block b (at most GatherInline bytes) into a cell's head and
+// extension; cellGet copies what fits in dst of a cell's block of n bytes.
+func cellPut(head, ext, b []byte) {
+	k := copy(head, b)
+	if k < len(b) {
+		copy(ext, b[k:])
+	}
+}
+
+func cellGet(dst, head, ext []byte, n int) {
+	n = min(n, len(dst))
+	k := copy(dst[:n], head)
+	if k < n {
+		copy(dst[k:n], ext)
+	}
 }
 
 // GatherPut is a non-root's part of the next Gather, to root: its block b in its
@@ -69,12 +94,12 @@ func (g *Group) GatherPut(b []byte, far bool, root int) error {
 			return err
 		}
 	}
-	seq, lw, d := g.cell(g.rank, n)
+	seq, lw, head, ext := g.cell(g.rank, n)
 	w := uint64(len(b))
 	if far || len(b) > GatherInline {
 		w |= farBit
 	} else {
-		copy(d, b)
+		cellPut(head, ext, b)
 	}
 	*lw = w
 	g.raiseAt(seq, n)
@@ -110,7 +135,7 @@ func (g *Group) GatherBegin() (uint64, error) {
 // GatherTake is the root's copy of rank r's block of Gather n into dst (what fits),
 // once it came, unless it went by other means (far). It returns the block's length.
 func (g *Group) GatherTake(r int, n uint64, dst []byte) (int, bool, error) {
-	seq, lw, d := g.cell(r, n)
+	seq, lw, head, ext := g.cell(r, n)
 	if atomic.LoadUint64(seq) < n {
 		if err := g.waitAt(r, seq, n); err != nil {
 			return 0, false, err
@@ -121,7 +146,7 @@ func (g *Group) GatherTake(r int, n uint64, dst []byte) (int, bool, error) {
 	if w&farBit != 0 {
 		return m, true, nil
 	}
-	copy(dst, d[:min(m, len(dst))])
+	cellGet(dst, head, ext, m)
 	return m, false, nil
 }
 

@@ -20,8 +20,8 @@
 //	two banks (by sequence parity) of one slot of Slot bytes per rank, where
 //	  reductions put their contributions, and one result buffer of Slot bytes per bank
 //	two lines per rank of its own state (Own)
-//	a ring of GatherCells cells per rank, where a Gather's non-roots put their blocks
-//	  (gather.go)
+//	a ring of GatherCells cells per rank, where a Gather's non-roots put their blocks,
+//	  and the cells' extensions, for the longer ones (gather.go)
 //
 // # Sequence numbers
 //
@@ -211,11 +211,13 @@ func (l Layout) resultOff() int { return l.slotsOff() + 2*l.Ranks*l.Slot }
 
 func (l Layout) ownOff() int { return l.resultOff() + 2*l.Slot }
 
-// cellsOff is where the gather cells begin: GatherCells of gatherCell bytes per rank.
+// cellsOff is where the gather cells begin: GatherCells of gatherCell bytes per rank;
+// extOff where their extensions begin, cellExt bytes each.
 func (l Layout) cellsOff() int { return l.ownOff() + l.Ranks*ownSize }
+func (l Layout) extOff() int   { return l.cellsOff() + l.Ranks*GatherCells*gatherCell }
 
 // Size is the region's size in bytes.
-func (l Layout) Size() int { return l.cellsOff() + l.Ranks*GatherCells*gatherCell }
+func (l Layout) Size() int { return l.extOff() + l.Ranks*GatherCells*cellExt }
 
 // Hot is how many bytes from the region's start the short collectives touch: the
 // header, the ranks' flag lines and the broadcast ring. The reductions' slots after
@@ -402,9 +404,10 @@ type Geometry struct {
 	Spin, Yield, Handoffs                                        int
 	Oversub                                                      bool
 	// The gather cells: rank r's cell k at CellsOff + (r*Cells + k)*Cell, its
-	// sequence word, its length word, then at most GatherInline bytes; a root's taken
-	// word in its flags at Taken.
-	CellsOff, Cells, Cell, GatherInline, Taken int
+	// sequence word, its length word, then the block's first Cell-16 bytes, the rest
+	// (up to GatherInline in all) at CellsOff + ranks*Cells*Cell + (r*Cells + k)*CellExt;
+	// a root's taken word in its flags at Taken.
+	CellsOff, Cells, Cell, CellExt, GatherInline, Taken int
 	// The reductions' slots: rank r's of bank b at SlotsOff + (b*ranks + r)*Slot.
 	SlotsOff, Slot int
 }
@@ -417,7 +420,8 @@ func (g *Group) Geometry() Geometry {
 		RingOff: g.l.ringOff(), RingStride: g.l.ringStride(), Chunks: g.l.Chunks, Chunk: g.l.Chunk,
 		BcastInline: bcastInlineMax, ReduceInline: inlineMax, Spin: p.Spin, Yield: p.Yield, Handoffs: p.Handoffs,
 		Oversub:  g.size > 2 && g.oversub,
-		CellsOff: g.l.cellsOff(), Cells: GatherCells, Cell: gatherCell, GatherInline: GatherInline, Taken: fTaken,
+		CellsOff: g.l.cellsOff(), Cells: GatherCells, Cell: gatherCell, CellExt: cellExt, GatherInline: GatherInline,
+		Taken:    fTaken,
 		SlotsOff: g.l.slotsOff(), Slot: g.l.Slot}
 }
 
