@@ -17,9 +17,10 @@ import (
 // cell says so. An Allgather's or Allgatherv's ranks each put their block where a
 // reduction puts its contribution (shmcoll's Put) and copy the others' out (Take);
 // where a block is longer than coll_shm_gather_max (or a slot), they take the op
-// without data (far) and then the schedules, which compare the lengths. Every rank takes the region's way whatever its length, so a rank whose
-// length disagrees with the collector's block (erroneous) is reported there instead
-// of waited for on a way it did not take.
+// without data (far) and then the schedules, which compare the lengths. Every rank
+// takes the region's way whatever its length, so a rank whose length disagrees with
+// the collector's block (erroneous) is reported there, or joined on the schedules,
+// instead of waited for on a way it did not take.
 var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
 	"largest block (bytes) of a blocking Allgather or Allgatherv that goes through node shared memory; "+
 		"longer ones take the schedules").Same()
