@@ -180,7 +180,8 @@ func blockErr(op string, j, n, want int) error {
 }
 
 // nodeAllgatherEntry is Allgather (counts nil) or Allgatherv on the node path; done
-// false: the schedules run the call (as nodeGatherEntry). Where a block is too long
+// false: the schedules run the call (as nodeGatherEntry), and err, if any, is an
+// earlier Bcast's truncation found on the way (shmcoll's Put), to report after them. Where a block is too long
 // for the region, every rank takes the op without data (far) and goes on to the
 // schedules without waiting; a rank whose blocks fit (its counts differ: erroneous)
 // takes every rank's block, finds the far one, and joins the schedules too, which
@@ -208,9 +209,12 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 		}
 	}
 	far := !allgatherFits(c, recv, counts, send.Esz)
-	s, err := g.Put(send.B, far)
-	if err != nil || far {
-		return err != nil, core.MapErr(op, err)
+	s, late := g.Put(send.B, far)
+	if s == 0 {
+		return true, core.MapErr(op, late)
+	}
+	if far {
+		return false, core.MapErr(op, late)
 	}
 	var first error
 	anyFar := false
@@ -233,13 +237,13 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 		}
 	}
 	if anyFar {
-		return false, nil
+		return false, core.MapErr(op, late)
 	}
 	if first != nil {
 		return true, first
 	}
 	c.node.sentAll(len(send.B))
-	return true, nil
+	return true, core.MapErr(op, late)
 }
 
 // allgatherFits reports whether every block of an Allgather(v) fits the region.
