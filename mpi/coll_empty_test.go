@@ -137,6 +137,37 @@ func emptyMismatches(t *testing.T, w *mpi.Comm, ahead bool) {
 		}
 		emptyBetween(t, w, 2)
 	}
+	// A line owed, taken by an Allgather (the region's op; beyond coll_shm_gather_max
+	// the op without data, then the schedules): the truncation is reported once, by
+	// the Bcast or the Allgather, whose data are right on every rank.
+	for _, k := range []int{8, 20 << 10} {
+		var err error
+		emptyAhead(t, w, 0, ahead, func(rank int) {
+			buf := make([]byte, 8)
+			if rank == 1 {
+				buf = nil
+			}
+			err = mpi.Bcast(w, buf, 0)
+		}, 1)
+		send, recv := make([]byte, k), make([]byte, k*w.Size())
+		for i := range send {
+			send[i] = byte(rank + 1)
+		}
+		ag := mpi.Allgather(w, send, recv)
+		if rank == 1 {
+			if errors.Is(err, mpi.ErrTruncate) == errors.Is(ag, mpi.ErrTruncate) || (err != nil && ag != nil) {
+				t.Errorf("8 bytes into an empty buffer, then an Allgather of %d: Bcast %v, Allgather %v: want ErrTruncate from one", k, err, ag)
+			}
+		} else if err != nil || ag != nil {
+			t.Errorf("8 bytes, rank 1's buffer empty, then an Allgather of %d: Bcast %v, Allgather %v", k, err, ag)
+		}
+		for i, v := range recv {
+			if v != byte(i/k+1) {
+				t.Fatalf("Allgather of %d after an owed line: byte %d is %d, want %d", k, i, v, i/k+1)
+			}
+		}
+		emptyBetween(t, w, 4)
+	}
 	// A line owed at the communicator's free.
 	d, err := w.Dup()
 	must(t, err)

@@ -553,7 +553,9 @@ static inline __attribute__((always_inline)) int short_gather(const void *sbuf, 
         own = scount * ssz;
         if (ssz < 0 || scount < 0 || (own > 0 && sbuf == NULL)) return -1;
     }
-    if (rbuf == NULL || !mpigo_rec_open(&rec)) return -1;
+    /* A send buffer that is the receive buffer (erroneous but for MPI_IN_PLACE): Go's
+     * checks report it. */
+    if (rbuf == NULL || sbuf == rbuf || !mpigo_rec_open(&rec)) return -1;
     mpigo_own *o = d->own;
     uint64_t g = ++o->g;
     o->roots[g % MPIGO_R_CELLS] = (uint16_t)d->rank;
@@ -616,7 +618,7 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
     mpigo_coll *d = coll_of(comm);
     if (d == NULL) return -1;
     int64_t rsz = dt_size(rdt);
-    if (rsz < 0 || rbuf == NULL || d->own->owed != 0) return -1;
+    if (rsz < 0 || rbuf == NULL || sbuf == rbuf || d->own->owed != 0) return -1;
     if (counts == NULL) {
         if (rcount < 0 || rcount * rsz > d->gather_max) return -1;
     } else {

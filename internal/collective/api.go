@@ -152,8 +152,13 @@ func Allgather(cc *core.Comm, op string, send, recv Vec, nb bool) (*core.Pending
 			m := recv.N() / c.size
 			s = recv.Sub(c.rank*m, (c.rank+1)*m)
 		}
-		if done, err := nodeAllgatherEntry(c, op, &s, &recv, nil, nil); done {
-			return nil, err
+		done, late := nodeAllgatherEntry(c, op, &s, &recv, nil, nil)
+		if done {
+			return nil, late
+		}
+		if late != nil {
+			s, err := c.sched.allgather(c, op, send, recv, false)
+			return nil, after(late, runSched(op, s, err))
 		}
 	}
 	s, err := c.sched.allgather(c, op, send, recv, nb)
@@ -173,8 +178,13 @@ func Allgatherv(cc *core.Comm, op string, send, recv Vec, counts, displs []int, 
 		if s.InPlace {
 			s = recv.block(counts, displs, c.rank)
 		}
-		if done, err := nodeAllgatherEntry(c, op, &s, &recv, counts, displs); done {
-			return nil, err
+		done, late := nodeAllgatherEntry(c, op, &s, &recv, counts, displs)
+		if done {
+			return nil, late
+		}
+		if late != nil {
+			s, err := c.sched.allgatherv(c, op, send, recv, counts, displs, false)
+			return nil, after(late, runSched(op, s, err))
 		}
 	}
 	s, err := c.sched.allgatherv(c, op, send, recv, counts, displs, nb)
@@ -287,4 +297,13 @@ func finish(op string, nb bool, s *coll.Sched, err error) (*core.Pending, error)
 	err = s.Run()
 	s.Free()
 	return nil, core.MapErr(op, err)
+}
+
+// after is err, or where the call went well, late: an earlier call's error that this
+// one found on the way (a Bcast's truncation, taken with the lines this rank owed).
+func after(late, err error) error {
+	if err != nil {
+		return err
+	}
+	return late
 }

@@ -17,9 +17,10 @@ import (
 // cell says so. An Allgather's or Allgatherv's ranks each put their block where a
 // reduction puts its contribution (shmcoll's Put) and copy the others' out (Take);
 // where a block is longer than coll_shm_gather_max (or a slot), they take the op
-// without data (far) and then the schedules, which compare the lengths. Every rank takes the region's way whatever its length, so a rank whose
-// length disagrees with the collector's block (erroneous) is reported there instead
-// of waited for on a way it did not take.
+// without data (far) and then the schedules, which compare the lengths. Every rank
+// takes the region's way whatever its length, so a rank whose length disagrees with
+// the collector's block (erroneous) is reported there, or joined on the schedules,
+// instead of waited for on a way it did not take.
 var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
 	"largest block (bytes) of a blocking Allgather or Allgatherv that goes through node shared memory; "+
 		"longer ones take the schedules").Same()
@@ -179,7 +180,8 @@ func blockErr(op string, j, n, want int) error {
 }
 
 // nodeAllgatherEntry is Allgather (counts nil) or Allgatherv on the node path; done
-// false: the schedules run the call (as nodeGatherEntry). Where a block is too long
+// false: the schedules run the call (as nodeGatherEntry), and err, if any, is an
+// earlier Bcast's truncation found on the way (shmcoll's Put), to report after them. Where a block is too long
 // for the region, every rank takes the op without data (far) and goes on to the
 // schedules without waiting; a rank whose blocks fit (its counts differ: erroneous)
 // takes every rank's block, finds the far one, and joins the schedules too, which
@@ -207,9 +209,12 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 		}
 	}
 	far := !allgatherFits(c, recv, counts, send.Esz)
-	s, err := g.Put(send.B, far)
-	if err != nil || far {
-		return err != nil, core.MapErr(op, err)
+	s, late := g.Put(send.B, far)
+	if s == 0 {
+		return true, core.MapErr(op, late)
+	}
+	if far {
+		return false, core.MapErr(op, late)
 	}
 	var first error
 	anyFar := false
@@ -232,13 +237,13 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 		}
 	}
 	if anyFar {
-		return false, nil
+		return false, core.MapErr(op, late)
 	}
 	if first != nil {
 		return true, first
 	}
 	c.node.sentAll(len(send.B))
-	return true, nil
+	return true, core.MapErr(op, late)
 }
 
 // allgatherFits reports whether every block of an Allgather(v) fits the region.

@@ -155,8 +155,12 @@ func (g *Group) GatherEnd(n uint64) { g.raise(fTaken, n) }
 
 // Put starts this rank's part of the next gather op: its block b goes into the
 // region (far: it goes by other means; b's length is published, no data), and arrive
-// is raised. It returns the op's number, which Take needs. b must fit a slot.
-func (g *Group) Put(b []byte, far bool) (uint64, error) {
+// is raised. It returns the op's number, which Take needs, or 0 when it could not take
+// the op (late says why: the group failed, or b does not fit a slot). Broadcast lines
+// this rank owed are taken first, as before every op; a truncation one of them
+// reports (erroneous) is late's, with the op taken all the same, to be reported after
+// the call.
+func (g *Group) Put(b []byte, far bool) (s uint64, late error) {
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -164,8 +168,8 @@ func (g *Group) Put(b []byte, far bool) (uint64, error) {
 		return 0, fmt.Errorf("gather: block of %d bytes exceeds the region's slot (%d)", len(b), g.l.Slot)
 	}
 	if g.o.Owed != 0 {
-		if err := g.Settle(); err != nil {
-			return 0, err
+		if late = g.Settle(); g.err != nil {
+			return 0, g.err
 		}
 	}
 	s, err := g.nextBank()
@@ -185,7 +189,7 @@ func (g *Group) Put(b []byte, far bool) (uint64, error) {
 	}
 	*g.lenWord(g.rank, s) = n
 	g.raise(fArrive, s)
-	return s, nil
+	return s, late
 }
 
 // Take waits for rank r's block of op s (r != this rank) and copies what fits of it
