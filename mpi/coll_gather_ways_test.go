@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
@@ -169,6 +170,57 @@ func TestAllgatherStraddle(t *testing.T) {
 						checkGathered(t, "Allgather after", 99, j, recv[8*j:8*j+8])
 					}
 				}
+			})
+		})
+	}
+}
+
+// TestGatherTypedMixed: ranks that describe their blocks with different layouts of
+// the same type signature (MPI requires only the signatures to match) take the same
+// way: the root gathers 12 float64 per rank into a plain buffer while the others send
+// every other element of a strided array (a vector datatype, packed first), and an
+// Allgather's ranks alternate the two layouts (MPICH's coll/gather2 on the C face).
+func TestGatherTypedMixed(t *testing.T) {
+	for n := 2; n <= 3; n++ {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			jobWith(t, mpitest.Options{N: n, Timeout: 30 * time.Second}, func(t *testing.T, rank, size int) {
+				w := mpi.World
+				const k = 12
+				vec, err := mpi.TypeVector(k, 1, 2, mpi.Float64)
+				must(t, err)
+				must(t, vec.Commit())
+				strided := make([]float64, 2*k)
+				plain := make([]float64, k)
+				for i := 0; i < k; i++ {
+					strided[2*i], strided[2*i+1] = float64(rank*k+i), -1
+					plain[i] = float64(rank*k + i)
+				}
+				for root := 0; root < size; root++ {
+					for it := 0; it < 20; it++ {
+						recv := make([]float64, size*k)
+						if rank == root {
+							must(t, mpi.Gather(w, plain, recv, root))
+							for i, v := range recv {
+								if v != float64(i) {
+									t.Fatalf("root %d, gather %d: element %d is %v", root, it, i, v)
+								}
+							}
+						} else {
+							must(t, mpi.GatherBuf(w, mpi.Typed(strided, 1, vec), mpi.Typed[float64](nil, 0, mpi.Float64), root))
+						}
+						if (rank+it)%2 == 0 {
+							must(t, mpi.AllgatherBuf(w, mpi.Typed(strided, 1, vec), mpi.Typed(recv, size*k, mpi.Float64)))
+						} else {
+							must(t, mpi.Allgather(w, plain, recv))
+						}
+						for i, v := range recv {
+							if v != float64(i) {
+								t.Fatalf("allgather %d: element %d is %v", it, i, v)
+							}
+						}
+					}
+				}
+				must(t, vec.Free())
 			})
 		})
 	}

@@ -516,14 +516,14 @@ static inline int gather_take(mpigo_coll *d, int cc, MPI_Comm comm, int j, uint6
     return MPI_SUCCESS;
 }
 
-/* short_gather is MPI_Gather here (counts NULL) or MPI_Gatherv (counts, displs), their
- * _c forms with big, or -1: the Go way. A non-root whose block fits a cell puts it
+/* short_gather is MPI_Gather here, or MPI_Gatherv with v (counts, displs: the root's),
+ * their _c forms with big, or -1: the Go way. A non-root whose block fits a cell puts it
  * there and leaves; a root whose blocks all fit one takes them. */
 static inline __attribute__((always_inline)) int short_gather(const void *sbuf, int64_t scount, MPI_Datatype sdt,
                                                               void *rbuf, int64_t rcount, const void *counts,
                                                               const void *displs, MPI_Datatype rdt, int root,
-                                                              MPI_Comm comm, int big) {
-    int cc = (counts != NULL ? MPIGO_CC_GATHERV : MPIGO_CC_GATHER) | (big ? MPIGO_CC_LARGE : 0);
+                                                              MPI_Comm comm, int v, int big) {
+    int cc = (v ? MPIGO_CC_GATHERV : MPIGO_CC_GATHER) | (big ? MPIGO_CC_LARGE : 0);
     mpigo_coll *d = coll_of(comm);
     if (d == NULL || (unsigned)root >= (unsigned)d->size) return -1;
     mpigo_rec rec;
@@ -539,10 +539,10 @@ static inline __attribute__((always_inline)) int short_gather(const void *sbuf, 
     }
     int64_t rsz = dt_size(rdt), ssz = 0, own = 0;
     if (rsz < 0) return -1;
-    if (counts == NULL) {
+    if (!v) {
         if (rcount < 0 || rcount * rsz > MPIGO_R_GATHER_INLINE) return -1;
     } else {
-        if (displs == NULL) return -1;
+        if (counts == NULL || displs == NULL) return -1;
         for (int j = 0; j < d->size; j++) {
             int64_t k = count_at(counts, j, big);
             if (k < 0 || k * rsz > MPIGO_R_GATHER_INLINE) return -1;
@@ -562,8 +562,8 @@ static inline __attribute__((always_inline)) int short_gather(const void *sbuf, 
     int bad = -1, badrc = 0;
     int64_t badn = 0, badw = 0, total = 0;
     for (int j = 0; j < d->size; j++) {
-        int64_t want = (counts == NULL ? rcount : count_at(counts, j, big)) * rsz;
-        char *dst = (char *)rbuf + (counts == NULL ? (int64_t)j * want : displ_at(displs, j, big) * rsz);
+        int64_t want = (v ? count_at(counts, j, big) : rcount) * rsz;
+        char *dst = (char *)rbuf + (v ? displ_at(displs, j, big) * rsz : (int64_t)j * want);
         if (j == root) {
             if (sbuf != MPI_IN_PLACE && own > 0 && want > 0) memcpy(dst, sbuf, (size_t)(own < want ? own : want));
             continue;
@@ -581,19 +581,19 @@ static inline __attribute__((always_inline)) int short_gather(const void *sbuf, 
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, 0);
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, 0, 0);
     return rc >= 0 ? rc : goPMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, 1);
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, 0, 1);
     return rc >= 0 ? rc : goPMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 0);
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 1, 0);
     return rc >= 0 ? rc
                    : goPMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
@@ -601,35 +601,35 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm) {
-    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 1);
+    int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 1, 1);
     return rc >= 0 ? rc
                    : goPMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
-/* short_allgather is MPI_Allgather here (counts NULL) or MPI_Allgatherv (counts,
- * displs), their _c forms with big, or -1: the Go way. Every block fits the region
+/* short_allgather is MPI_Allgather here, or MPI_Allgatherv with v (counts, displs),
+ * their _c forms with big, or -1: the Go way. Every block fits the region
  * (d->gather_max): shmcoll's Put and Take, an inline line up to 56 bytes, else a slot,
  * as the Allreduce's without the combine. */
 static inline __attribute__((always_inline)) int short_allgather(const void *sbuf, int64_t scount, MPI_Datatype sdt,
                                                                  void *rbuf, int64_t rcount, const void *counts,
                                                                  const void *displs, MPI_Datatype rdt, MPI_Comm comm,
-                                                                 int big) {
-    const int cc = (counts != NULL ? MPIGO_CC_ALLGATHERV : MPIGO_CC_ALLGATHER) | (big ? MPIGO_CC_LARGE : 0);
+                                                                 int v, int big) {
+    const int cc = (v ? MPIGO_CC_ALLGATHERV : MPIGO_CC_ALLGATHER) | (big ? MPIGO_CC_LARGE : 0);
     mpigo_coll *d = coll_of(comm);
     if (d == NULL) return -1;
     int64_t rsz = dt_size(rdt);
     if (rsz < 0 || rbuf == NULL || sbuf == rbuf || d->own->owed != 0) return -1;
-    if (counts == NULL) {
+    if (!v) {
         if (rcount < 0 || rcount * rsz > d->gather_max) return -1;
     } else {
-        if (displs == NULL) return -1;
+        if (counts == NULL || displs == NULL) return -1;
         for (int j = 0; j < d->size; j++) {
             int64_t k = count_at(counts, j, big);
             if (k < 0 || k * rsz > d->gather_max) return -1;
         }
     }
-#define BLOCK_LEN(j) ((counts == NULL ? rcount : count_at(counts, j, big)) * rsz)
-#define BLOCK_AT(j) ((char *)rbuf + (counts == NULL ? (int64_t)(j) * rcount * rsz : displ_at(displs, j, big) * rsz))
+#define BLOCK_LEN(j) ((v ? count_at(counts, j, big) : rcount) * rsz)
+#define BLOCK_AT(j) ((char *)rbuf + (v ? displ_at(displs, j, big) * rsz : (int64_t)(j) * rcount * rsz))
     const char *src = BLOCK_AT(d->rank);
     int64_t n = BLOCK_LEN(d->rank);
     if (sbuf != MPI_IN_PLACE) {
@@ -703,25 +703,25 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 0);
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 0, 0);
     return rc >= 0 ? rc : goPMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 1);
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 0, 1);
     return rc >= 0 ? rc : goPMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 0);
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 1, 0);
     return rc >= 0 ? rc : goPMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 1);
+    int rc = short_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 1, 1);
     return rc >= 0 ? rc
                    : goPMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }

@@ -86,14 +86,7 @@ func Gather(cc *core.Comm, op string, send, recv Vec, root int, nb bool) (*core.
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.gatherTyped(op, send, recv, nil, nil, root, false, nb)
 	}
-	if !nb && c.path == PathNode {
-		s := c.rootBlock(root, recv, send)
-		if done, err := nodeGatherEntry(c, op, &s, &recv, nil, nil, root); done {
-			return nil, err
-		}
-	}
-	s, err := c.sched.gather(c, op, send, recv, root, nb)
-	return finish(op, nb, s, err)
+	return c.gatherRun(op, send, recv, nil, nil, root, false, nb)
 }
 
 func Gatherv(cc *core.Comm, op string, send, recv Vec, counts, displs []int, root int, nb bool) (*core.Pending, error) {
@@ -104,14 +97,7 @@ func Gatherv(cc *core.Comm, op string, send, recv Vec, counts, displs []int, roo
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.gatherTyped(op, send, recv, counts, displs, root, true, nb)
 	}
-	if !nb && c.path == PathNode {
-		s := c.rootVBlock(root, recv, send, counts, displs)
-		if done, err := nodeGatherEntry(c, op, &s, &recv, counts, displs, root); done {
-			return nil, err
-		}
-	}
-	s, err := c.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
-	return finish(op, nb, s, err)
+	return c.gatherRun(op, send, recv, counts, displs, root, true, nb)
 }
 
 func Scatter(cc *core.Comm, op string, send, recv Vec, root int, nb bool) (*core.Pending, error) {
@@ -146,23 +132,7 @@ func Allgather(cc *core.Comm, op string, send, recv Vec, nb bool) (*core.Pending
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.allgatherTyped(op, send, recv, nil, nil, false, nb)
 	}
-	if !nb && c.path == PathNode {
-		s := send
-		if s.InPlace {
-			m := recv.N() / c.size
-			s = recv.Sub(c.rank*m, (c.rank+1)*m)
-		}
-		done, late := nodeAllgatherEntry(c, op, &s, &recv, nil, nil)
-		if done {
-			return nil, late
-		}
-		if late != nil {
-			s, err := c.sched.allgather(c, op, send, recv, false)
-			return nil, after(late, runSched(op, s, err))
-		}
-	}
-	s, err := c.sched.allgather(c, op, send, recv, nb)
-	return finish(op, nb, s, err)
+	return c.allgatherRun(op, send, recv, nil, nil, false, nb)
 }
 
 func Allgatherv(cc *core.Comm, op string, send, recv Vec, counts, displs []int, nb bool) (*core.Pending, error) {
@@ -173,22 +143,7 @@ func Allgatherv(cc *core.Comm, op string, send, recv Vec, counts, displs []int, 
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.allgatherTyped(op, send, recv, counts, displs, true, nb)
 	}
-	if !nb && c.path == PathNode {
-		s := send
-		if s.InPlace {
-			s = recv.block(counts, displs, c.rank)
-		}
-		done, late := nodeAllgatherEntry(c, op, &s, &recv, counts, displs)
-		if done {
-			return nil, late
-		}
-		if late != nil {
-			s, err := c.sched.allgatherv(c, op, send, recv, counts, displs, false)
-			return nil, after(late, runSched(op, s, err))
-		}
-	}
-	s, err := c.sched.allgatherv(c, op, send, recv, counts, displs, nb)
-	return finish(op, nb, s, err)
+	return c.allgatherRun(op, send, recv, counts, displs, true, nb)
 }
 
 func Alltoall(cc *core.Comm, op string, send, recv Vec, nb bool) (*core.Pending, error) {

@@ -25,16 +25,72 @@ var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
 	"largest block (bytes) of a blocking Allgather or Allgatherv that goes through node shared memory; "+
 		"longer ones take the schedules").Same()
 
+// gatherRun is a Gather or (v) a Gatherv on laid-out buffers (a typed call's
+// packed ones too, so that every rank takes the same way whatever its datatypes'
+// layout): blocking on the node path through the region, else the schedules.
+func (c *comm) gatherRun(op string, send, recv Vec, counts, displs []int, root int, v, nb bool) (*core.Pending, error) {
+	if !nb && c.path == PathNode {
+		s := c.rootBlock(root, recv, send)
+		if v {
+			s = c.rootVBlock(root, recv, send, counts, displs)
+		}
+		if done, err := nodeGatherEntry(c, op, &s, &recv, counts, displs, root, v); done {
+			return nil, err
+		}
+	}
+	var sc *coll.Sched
+	var err error
+	if v {
+		sc, err = c.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
+	} else {
+		sc, err = c.sched.gather(c, op, send, recv, root, nb)
+	}
+	return finish(op, nb, sc, err)
+}
+
+// allgatherRun is an Allgather or (v) an Allgatherv on laid-out buffers, as
+// gatherRun. An earlier Bcast's truncation found on the region's way (late) is
+// reported after the call's own work.
+func (c *comm) allgatherRun(op string, send, recv Vec, counts, displs []int, v, nb bool) (*core.Pending, error) {
+	var late error
+	if !nb && c.path == PathNode {
+		s := send
+		if s.InPlace {
+			if v {
+				s = recv.block(counts, displs, c.rank)
+			} else {
+				m := recv.N() / c.size
+				s = recv.Sub(c.rank*m, (c.rank+1)*m)
+			}
+		}
+		var done bool
+		if done, late = nodeAllgatherEntry(c, op, &s, &recv, counts, displs, v); done {
+			return nil, late
+		}
+	}
+	var sc *coll.Sched
+	var err error
+	if v {
+		sc, err = c.sched.allgatherv(c, op, send, recv, counts, displs, nb)
+	} else {
+		sc, err = c.sched.allgather(c, op, send, recv, nb)
+	}
+	if late != nil {
+		return nil, after(late, runSched(op, sc, err))
+	}
+	return finish(op, nb, sc, err)
+}
+
 // gatherMax is coll_shm_gather_max, read once.
 var gatherMax = sync.OnceValue(setShmGatherMax.Get)
 
 // gatherLimit is the longest block c's gathers put in the region.
 func (n *nodeColl) gatherLimit() int { return int(n.lim.gather) }
 
-// nodeGatherEntry is Gather (counts nil) or Gatherv on the node path: it returns
+// nodeGatherEntry is Gather or (v) Gatherv on the node path: it returns
 // done false when the schedules must run the call (the region is off or coll_check
 // wants the calls compared first, which nodeGroup does before the region's way).
-func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, root int) (done bool, err error) {
+func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, root int, v bool) (done bool, err error) {
 	g := c.ready()
 	if g == nil || uint(root) >= uint(c.size) {
 		if err := c.nodeErr(op); err != nil {
@@ -44,7 +100,7 @@ func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, 
 			return false, nil
 		}
 		cl := Call{Op: op, Kind: KGather, Root: root, Size: int64(send.N()), Elem: int64(send.Esz)}
-		if counts != nil {
+		if v {
 			cl.Kind, cl.Size = KGatherv, -1
 		}
 		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
@@ -54,7 +110,7 @@ func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, 
 	if c.rank != root {
 		return true, nodeGatherSend(c, g, op, send.B, root)
 	}
-	return true, nodeGatherRoot(c, g, op, send, recv, counts, displs)
+	return true, nodeGatherRoot(c, g, op, send, recv, counts, displs, v)
 }
 
 // nodeGatherSend is a non-root's part: its block in its cell of the region, or,
@@ -76,7 +132,7 @@ func nodeGatherSend(c *comm, g *shmcoll.Group, op string, b []byte, root int) er
 // together once every cell was read (their receives posted at once, as the schedules'
 // root does), each checked against its block. The first block that disagrees makes
 // the error, after every block was taken, so that no message is left behind.
-func nodeGatherRoot(c *comm, g *shmcoll.Group, op string, send, recv *Vec, counts, displs []int) error {
+func nodeGatherRoot(c *comm, g *shmcoll.Group, op string, send, recv *Vec, counts, displs []int, v bool) error {
 	s, err := g.GatherBegin()
 	if err != nil {
 		return core.MapErr(op, err)
@@ -84,7 +140,7 @@ func nodeGatherRoot(c *comm, g *shmcoll.Group, op string, send, recv *Vec, count
 	var first error
 	far := c.node.far[:0]
 	for j := 0; j < c.size; j++ {
-		dst := gatherBlock(c, recv, counts, displs, j)
+		dst := gatherBlock(c, recv, counts, displs, j, v)
 		if j == c.rank {
 			if !same(dst, send.B) {
 				copy(dst, send.B)
@@ -104,7 +160,7 @@ func nodeGatherRoot(c *comm, g *shmcoll.Group, op string, send, recv *Vec, count
 	}
 	g.GatherEnd(s)
 	if len(far) > 0 {
-		if err := recvFar(c, recv, counts, displs, far); first == nil {
+		if err := recvFar(c, recv, counts, displs, v, far); first == nil {
 			first = err
 		}
 	}
@@ -122,12 +178,12 @@ type farBlock struct {
 
 // recvFar receives the far blocks into their blocks of recv (what fits of a longer
 // one), all posted before any is waited for.
-func recvFar(c *comm, recv *Vec, counts, displs []int, far []farBlock) error {
+func recvFar(c *comm, recv *Vec, counts, displs []int, v bool, far []farBlock) error {
 	var first error
 	k := c.Local()
 	for i := range far {
 		f := &far[i]
-		dst := gatherBlock(c, recv, counts, displs, f.j)
+		dst := gatherBlock(c, recv, counts, displs, f.j, v)
 		b := dst[:min(f.n, len(dst))]
 		if f.n > len(dst) {
 			f.tmp = make([]byte, f.n)
@@ -150,17 +206,17 @@ func recvFar(c *comm, recv *Vec, counts, displs []int, far []farBlock) error {
 			first = err
 		}
 		if f.tmp != nil {
-			copy(gatherBlock(c, recv, counts, displs, f.j), f.tmp)
+			copy(gatherBlock(c, recv, counts, displs, f.j, v), f.tmp)
 			f.tmp = nil
 		}
 	}
 	return first
 }
 
-// gatherBlock is rank j's block of recv: one of size equal blocks (counts nil) or
-// the v form's block j.
-func gatherBlock(c *comm, recv *Vec, counts, displs []int, j int) []byte {
-	if counts == nil {
+// gatherBlock is rank j's block of recv: one of size equal blocks, or (v) the v
+// form's block j.
+func gatherBlock(c *comm, recv *Vec, counts, displs []int, j int, v bool) []byte {
+	if !v {
 		m := len(recv.B) / c.size
 		return recv.B[j*m : (j+1)*m]
 	}
@@ -179,14 +235,14 @@ func blockErr(op string, j, n, want int) error {
 		"(MPI requires the type signatures of the two sides to match)", j, n, want)
 }
 
-// nodeAllgatherEntry is Allgather (counts nil) or Allgatherv on the node path; done
+// nodeAllgatherEntry is Allgather or (v) Allgatherv on the node path; done
 // false: the schedules run the call (as nodeGatherEntry), and err, if any, is an
 // earlier Bcast's truncation found on the way (shmcoll's Put), to report after them. Where a block is too long
 // for the region, every rank takes the op without data (far) and goes on to the
 // schedules without waiting; a rank whose blocks fit (its counts differ: erroneous)
 // takes every rank's block, finds the far one, and joins the schedules too, which
 // compare the lengths, so that no rank waits for another on a way it did not take.
-func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int) (done bool, err error) {
+func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, v bool) (done bool, err error) {
 	if c.node.joined {
 		// The C library's Allgather took this call's op and found a far rank.
 		c.node.joined = false
@@ -201,14 +257,14 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 			return false, nil
 		}
 		cl := Call{Op: op, Kind: KAllgather, Root: NoRoot, Size: int64(send.N()), Elem: int64(send.Esz)}
-		if counts != nil {
+		if v {
 			cl.Kind, cl.Size = KAllgatherv, -1
 		}
 		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
 			return err != nil, err
 		}
 	}
-	far := !allgatherFits(c, recv, counts, send.Esz)
+	far := !allgatherFits(c, recv, counts, send.Esz, v)
 	s, late := g.Put(send.B, far)
 	if s == 0 {
 		return true, core.MapErr(op, late)
@@ -219,7 +275,7 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 	var first error
 	anyFar := false
 	for j := 0; j < c.size; j++ {
-		dst := gatherBlock(c, recv, counts, displs, j)
+		dst := gatherBlock(c, recv, counts, displs, j, v)
 		if j == c.rank {
 			if !same(dst, send.B) {
 				copy(dst, send.B)
@@ -247,9 +303,9 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 }
 
 // allgatherFits reports whether every block of an Allgather(v) fits the region.
-func allgatherFits(c *comm, recv *Vec, counts []int, esz int) bool {
+func allgatherFits(c *comm, recv *Vec, counts []int, esz int, v bool) bool {
 	lim := c.node.gatherLimit()
-	if counts == nil {
+	if !v {
 		return len(recv.B)/c.size <= lim
 	}
 	for _, k := range counts {

@@ -323,14 +323,7 @@ func (c *comm) gatherTyped(op string, send, recv Vec, counts, displs []int, root
 		}
 	}
 	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
-		var s *coll.Sched
-		var err error
-		if v {
-			s, err = c.sched.gatherv(c, op, send, recv, counts, displs, root, nb)
-		} else {
-			s, err = c.sched.gather(c, op, send, recv, root, nb)
-		}
-		return finish(op, nb, s, err)
+		return c.gatherRun(op, send, recv, counts, displs, root, v, nb)
 	})
 }
 
@@ -366,14 +359,7 @@ func (c *comm) allgatherTyped(op string, send, recv Vec, counts, displs []int, v
 		}
 	}
 	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
-		var s *coll.Sched
-		var err error
-		if v {
-			s, err = c.sched.allgatherv(c, op, send, recv, counts, displs, nb)
-		} else {
-			s, err = c.sched.allgather(c, op, send, recv, nb)
-		}
-		return finish(op, nb, s, err)
+		return c.allgatherRun(op, send, recv, counts, displs, v, nb)
 	})
 }
 
