@@ -91,26 +91,45 @@ func (n *nodeColl) gatherLimit() int { return int(n.lim.gather) }
 // done false when the schedules must run the call (the region is off or coll_check
 // wants the calls compared first, which nodeGroup does before the region's way).
 func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, root int, v bool) (done bool, err error) {
-	g := c.ready()
-	if g == nil || uint(root) >= uint(c.size) {
-		if err := c.nodeErr(op); err != nil {
-			return true, err
-		}
-		if c.check {
-			return false, nil
-		}
-		cl := Call{Op: op, Kind: KGather, Root: root, Size: int64(send.N()), Elem: int64(send.Esz)}
-		if v {
-			cl.Kind, cl.Size = KGatherv, -1
-		}
-		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
-			return err != nil, err
-		}
+	k := KGather
+	if v {
+		k = KGatherv
+	}
+	g, done, err := c.gatherGroup(op, k, root, send)
+	if g == nil {
+		return done, err
 	}
 	if c.rank != root {
 		return true, nodeGatherSend(c, g, op, send.B, root)
 	}
 	return true, nodeGatherRoot(c, g, op, send, recv, counts, displs, v)
+}
+
+// gatherGroup is the region that runs c's gather of kind k (root: NoRoot for the
+// all-gathers; send: this rank's block), or nil with done false where the schedules
+// run it (the region off, or coll_check, which compares the calls on their way), or
+// done true with the call's error (a bad node setting, a root out of range). A call
+// that cannot take the region at once (its first, which makes it) takes nodeGroup's
+// way, which builds the call's description for the checks.
+func (c *comm) gatherGroup(op string, k Kind, root int, send *Vec) (g *shmcoll.Group, done bool, err error) {
+	g = c.ready()
+	if g != nil && (root == NoRoot || uint(root) < uint(c.size)) {
+		return g, false, nil
+	}
+	if err := c.nodeErr(op); err != nil {
+		return nil, true, err
+	}
+	if c.check {
+		return nil, false, nil
+	}
+	cl := Call{Op: op, Kind: k, Root: root, Size: int64(send.N()), Elem: int64(send.Esz)}
+	if k == KGatherv || k == KAllgatherv {
+		cl.Size = -1
+	}
+	if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
+		return nil, err != nil, err
+	}
+	return g, false, nil
 }
 
 // nodeGatherSend is a non-root's part: its block in its cell of the region, or,
@@ -248,21 +267,13 @@ func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []in
 		c.node.joined = false
 		return false, nil
 	}
-	g := c.ready()
+	k := KAllgather
+	if v {
+		k = KAllgatherv
+	}
+	g, done, err := c.gatherGroup(op, k, NoRoot, send)
 	if g == nil {
-		if err := c.nodeErr(op); err != nil {
-			return true, err
-		}
-		if c.check {
-			return false, nil
-		}
-		cl := Call{Op: op, Kind: KAllgather, Root: NoRoot, Size: int64(send.N()), Elem: int64(send.Esz)}
-		if v {
-			cl.Kind, cl.Size = KAllgatherv, -1
-		}
-		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
-			return err != nil, err
-		}
+		return done, err
 	}
 	far := !allgatherFits(c, recv, counts, send.Esz, v)
 	s, late := g.Put(send.B, far)
