@@ -547,6 +547,12 @@ func nodeCountErr(c *comm, g *shmcoll.Group, op string, err error, esz int, r *R
 			g.SkipChoice()
 		}
 	}
+	return countErr(op, ce, esz)
+}
+
+// countErr is MPI_ERR_COUNT for a reduction's ranks whose lengths differ (ce), of
+// esz-byte elements.
+func countErr(op string, ce *shmcoll.CountError, esz int) error {
 	esz = max(esz, 1)
 	return core.Errorf(core.ClassCount, op, "this rank passes a count of %d (%d bytes), rank %d a count of %d (%d bytes): "+
 		"MPI requires the same count on every rank", ce.Want/esz, ce.Want, ce.Rank, ce.Len/esz, ce.Len)
